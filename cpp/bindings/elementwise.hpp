@@ -1,0 +1,95 @@
+// Element-wise evaluation of a scalar core function over equally shaped,
+// C-contiguous float64 arrays: GIL released, OpenMP over the flat index.
+//
+// The core returns NaN only outside its domain.  When any output is NaN the
+// binding finds the first such element and raises ValueError with the message
+// that `explain(args...)` gives for it (argument name and rule), so no NaN
+// ever reaches the caller.  Broadcasting happens in the facade.
+#pragma once
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace hockeystick_bindings {
+
+namespace py = pybind11;
+using input_array = py::array_t<double, py::array::c_style | py::array::forcecast>;
+
+inline int resolve_threads(int threads, std::int64_t n) {
+#ifdef _OPENMP
+    if (threads <= 0) return n >= (1 << 15) ? omp_get_max_threads() : 1;
+    return threads;
+#else
+    (void)n;
+    (void)threads;
+    return 1;
+#endif
+}
+
+template <std::size_t N, class Kernel, class Explain, std::size_t... I>
+py::array_t<double> elementwise_impl(const std::array<input_array, N>& in, Kernel kernel,
+                                     Explain explain, int threads, std::index_sequence<I...>) {
+    const auto& first = in[0];
+    for (std::size_t k = 1; k < N; ++k) {
+        if (in[k].ndim() != first.ndim() ||
+            !std::equal(first.shape(), first.shape() + first.ndim(), in[k].shape()))
+            throw py::value_error("internal: arrays reaching the core must share one shape");
+    }
+    std::vector<py::ssize_t> shape(first.shape(), first.shape() + first.ndim());
+    py::array_t<double> out(shape);
+    const std::int64_t n = static_cast<std::int64_t>(first.size());
+    std::array<const double*, N> src{in[I].data()...};
+    double* dst = out.mutable_data();
+    const int nthreads = resolve_threads(threads, n);
+    int any_nan = 0;
+    {
+        py::gil_scoped_release release;
+#pragma omp parallel for num_threads(nthreads) schedule(static) reduction(| : any_nan)
+        for (std::int64_t i = 0; i < n; ++i) {
+            const double v = kernel(src[I][i]...);
+            dst[i] = v;
+            any_nan |= std::isnan(v) ? 1 : 0;
+        }
+    }
+    if (any_nan) {
+        for (std::int64_t i = 0; i < n; ++i) {
+            if (!std::isnan(dst[i])) continue;
+            std::string why = explain(src[I][i]...);
+            std::ostringstream msg;
+            msg.precision(17);
+            if (why.empty()) {
+                msg << "hockeystick internal error: NaN for valid input (";
+                ((msg << (I ? ", " : "") << src[I][i]), ...);
+                msg << "); please report it";
+                throw std::runtime_error(msg.str());
+            }
+            msg << why << " (first offending element at flat index " << i << ": ";
+            ((msg << (I ? ", " : "") << src[I][i]), ...);
+            msg << ")";
+            throw py::value_error(msg.str());
+        }
+    }
+    return out;
+}
+
+template <std::size_t N, class Kernel, class Explain>
+py::array_t<double> elementwise(const std::array<input_array, N>& in, Kernel kernel, Explain explain,
+                                int threads) {
+    return elementwise_impl<N>(in, kernel, explain, threads, std::make_index_sequence<N>{});
+}
+
+}  // namespace hockeystick_bindings

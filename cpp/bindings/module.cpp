@@ -1,0 +1,17 @@
+// hockeystick._core: one register_<family>() per family of numerics, each in
+// its own register_<family>.cpp (the layout of boost-histogram's bindings).
+#include <pybind11/pybind11.h>
+
+namespace py = pybind11;
+
+void register_hockey_stick(py::module_& m);
+
+PYBIND11_MODULE(_core, m) {
+    m.doc() = "Compiled numerics of hockeystick (array in, array out). Use the hockeystick package, not this module.";
+#ifdef _OPENMP
+    m.attr("openmp") = true;
+#else
+    m.attr("openmp") = false;
+#endif
+    register_hockey_stick(m);
+}

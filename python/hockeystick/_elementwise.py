@@ -1,0 +1,59 @@
+"""Broadcasting front end shared by every element-wise call into ``_core``.
+
+Inputs are converted to float64, broadcast together (numpy rules), made
+C-contiguous only when they are not already, and handed to the compiled kernel,
+which loops over the flat index with OpenMP and the GIL released.  Scalars in
+give a Python float out.  Domain errors are raised by the kernel as ValueError
+naming the argument and the rule.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Union
+
+import numpy as np
+import numpy.typing as npt
+
+ArrayLike = npt.ArrayLike
+FloatOrArray = Union[float, np.ndarray]
+
+
+def as_float_array(value: ArrayLike, name: str) -> np.ndarray:
+    """Convert ``value`` to a float64 array, or raise ValueError naming ``name``."""
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a real number or an array of real numbers ({exc})") from None
+    return arr
+
+
+def broadcast_float_arrays(**named: ArrayLike) -> tuple[list[np.ndarray], tuple[int, ...], bool]:
+    """Broadcast named inputs; return contiguous arrays, their shape, and whether all were scalars."""
+    arrays = [as_float_array(v, k) for k, v in named.items()]
+    try:
+        shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    except ValueError:
+        shapes = ", ".join(f"{k} {a.shape}" for k, a in zip(named, arrays))
+        raise ValueError(f"shapes do not broadcast together: {shapes}; "
+                         "give arrays of equal shape, scalars, or shapes numpy can broadcast") from None
+    # np.ascontiguousarray would turn 0-d into 1-d; copy only what is not already C-contiguous.
+    out = [a if a.shape == shape and a.flags.c_contiguous else np.array(np.broadcast_to(a, shape), order="C")
+           for a in arrays]
+    return out, shape, all(a.ndim == 0 for a in arrays)
+
+
+def check_threads(threads: int | None) -> int:
+    """0 means automatic (all cores for large arrays, one for small ones)."""
+    if threads is None:
+        return 0
+    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
+        raise ValueError(f"threads must be a positive integer or None, got {threads!r}")
+    return int(threads)
+
+
+def apply(kernel: Callable[..., np.ndarray], threads: int | None, **named: ArrayLike) -> FloatOrArray:
+    """Evaluate a compiled element-wise kernel with numpy broadcasting over ``named``."""
+    nthreads = check_threads(threads)
+    arrays, _, scalar = broadcast_float_arrays(**named)
+    result = kernel(*arrays, nthreads)
+    return float(result) if scalar else result
