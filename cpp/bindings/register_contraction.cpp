@@ -132,6 +132,46 @@ hockeystick::noise_kind parse_noise(const std::string& noise) {
 
 void register_contraction(py::module_& m) {
     using namespace hockeystick;
+    m.def("gaussian_factor_pairs", [](contiguous eps, contiguous r1, contiguous r2, int threads) {
+        if (eps.size() != r1.size() || eps.size() != r2.size())
+            throw py::value_error("internal: factor inputs must share one shape");
+        std::vector<py::ssize_t> shape{4};
+        shape.insert(shape.end(), eps.shape(), eps.shape() + eps.ndim());
+        py::array_t<double> out(shape);
+        const std::int64_t n = static_cast<std::int64_t>(eps.size());
+        const double* e = eps.data();
+        const double* x = r1.data();
+        const double* y = r2.data();
+        double* o = out.mutable_data();
+        const int nthreads = resolve_threads(threads, n);
+        {
+            py::gil_scoped_release release;
+#pragma omp parallel for num_threads(nthreads) schedule(static)
+            for (std::int64_t i = 0; i < n; ++i) {
+                const factor_pair f = gaussian_factor_pair(e[i], x[i], y[i]);
+                o[i] = f.first_value;
+                o[n + i] = f.first_log;
+                o[2 * n + i] = f.product_complement;
+                o[3 * n + i] = f.product_log;
+            }
+        }
+        return out;
+    }, py::arg("epsilon"), py::arg("r_first"), py::arg("r_product"), py::arg("threads") = 0);
+    m.def("geometric_bound_from_factors", [](arr w, arr terms, arr av, arr al, arr bc, arr bl, int threads) {
+        return broadcast_apply<6>({w, terms, av, al, bc, bl},
+                                  [](double a, double t, double x, double y, double z, double u) {
+            return std::fmin(1.0, geometric_bound_from_factors(a, t, x, y, z, u));
+        }, threads, "geometric_bound_from_factors");
+    }, py::arg("weight"), py::arg("terms"), py::arg("first_value"), py::arg("first_log"),
+       py::arg("product_complement"), py::arg("product_log"), py::arg("threads") = 0);
+    m.def("random_stop_bound_from_factors", [](arr w, arr terms, arr stop, arr av, arr al, arr bc, arr bl,
+                                               int threads) {
+        return broadcast_apply<7>({w, terms, stop, av, al, bc, bl},
+                                  [](double a, double t, double s, double x, double y, double z, double u) {
+            return std::fmin(1.0, random_stop_bound_from_factors(a, t, s, x, y, z, u));
+        }, threads, "random_stop_bound_from_factors");
+    }, py::arg("weight"), py::arg("terms"), py::arg("first_stop"), py::arg("first_value"), py::arg("first_log"),
+       py::arg("product_complement"), py::arg("product_log"), py::arg("threads") = 0);
     m.def("geometric_bound_delta", [](arr eps, arr w, arr terms, arr r1, arr r2, int threads) {
         return broadcast_apply<5>({eps, w, terms, r1, r2}, [](double e, double a, double t, double x, double y) {
             return std::fmin(1.0, geometric_bound_delta(e, a, t, x, y));

@@ -41,6 +41,43 @@ inline bool valid_common(double eps, double weight, double r_first) {
 
 }  // namespace detail
 
+// ---- factors shared across a grid axis ------------------------------------------
+// On a grid where (eps, r1, r2) repeat along other axes (rounds, weight), the two
+// Gaussian factors are evaluated once per distinct (eps, r1, r2) and combined later.
+struct factor_pair {
+    double first_value, first_log, product_complement, product_log;
+};
+
+inline factor_pair gaussian_factor_pair(double eps, double r_first, double r_product) {
+    const contraction_factor a = gaussian_factor(r_first, eps, false);
+    const contraction_factor b = gaussian_factor(r_product, eps, false);
+    return {a.value, a.log_value, b.complement, b.log_value};
+}
+
+namespace detail {
+inline contraction_factor product_factor_from(double complement, double log_value) {
+    return {std::exp(log_value), log_value, complement, nan};
+}
+inline contraction_factor first_factor_from(double value, double log_value) {
+    return {value, log_value, 1.0 - value, nan};
+}
+}  // namespace detail
+
+inline double geometric_bound_from_factors(double weight, double terms, double a_value, double a_log,
+                                           double b_complement, double b_log) {
+    if (!(weight > 0.0) || !(terms >= 1.0)) return detail::nan;
+    return detail::first_times_exp(detail::first_factor_from(a_value, a_log),
+                                   std::log(weight) + log_geometric_sum(detail::product_factor_from(b_complement, b_log), terms));
+}
+
+inline double random_stop_bound_from_factors(double weight, double terms, double first_stop, double a_value,
+                                             double a_log, double b_complement, double b_log) {
+    if (!(weight > 0.0) || !(first_stop >= 1.0 && first_stop <= terms)) return detail::nan;
+    return detail::first_times_exp(
+        detail::first_factor_from(a_value, a_log),
+        std::log(weight) + log_random_stop_geometric_sum(detail::product_factor_from(b_complement, b_log), terms, first_stop));
+}
+
 // ---- geometric: w theta(r1) G(theta(r2), T) ---------------------------------------
 
 inline log_and_slope geometric_bound_log(double eps, double weight, double terms, double r_first, double r_product) {
