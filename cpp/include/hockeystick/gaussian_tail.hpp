@@ -1,5 +1,6 @@
 // The Gaussian tail Q(x) = P(N(0,1) > x), its logarithm and its inverse.
 //
+//   |x| <= 0.66: Q(x) = (1 - erf(x/sqrt 2)) / 2  (Cody's erf rational; exact 1/2 at 0)
 //   x >= 0:  Q(x) = phi(x) M(x)                 (no cancellation, subnormal below ~1e-308)
 //   x <  0:  Q(x) = 1 - Q(-x)                   (Q(-x) <= 1/2, so no cancellation)
 //   log Q(x) = -x^2/2 - log sqrt(2 pi) + log M(x) for x >= 0 (finite for all finite x),
@@ -24,6 +25,8 @@ inline double log_gaussian_density(double x) {
 
 inline double gaussian_tail(double x) {
     if (std::isnan(x)) return x;
+    const double z = x * constants::sqrt_half;
+    if (std::fabs(z) <= detail::cody_small) return 0.5 - 0.5 * detail::cody_erf_small(z);
     if (x >= 0.0) {
         if (x > 40.0) return 0.0;  // Q(40) = 3.7e-350
         return gaussian_density(x) * mills_ratio(x);
