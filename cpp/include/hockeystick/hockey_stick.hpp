@@ -96,7 +96,13 @@ struct theta_parts {
     double_double square;
     double factor;
 
-    double log_density() const { return (-0.5 * square.hi - constants::log_sqrt_two_pi) - 0.5 * square.lo; }
+    // log phi(x1) = -x1^2/2 - log sqrt(2 pi) as an unevaluated sum, so that log theta
+    // near -1e6 is rounded once (half an ulp = 5.8e-11) rather than three times.
+    double_double log_density() const {
+        double_double s = two_sum(-0.5 * square.hi, -constants::log_sqrt_two_pi);
+        s.lo -= 0.5 * square.lo;
+        return s;
+    }
     // phi(x1) to a few ulp: -hi/2 is exact, so exp sees no rounded argument.
     double density() const {
         return constants::inv_sqrt_two_pi * std::exp(-0.5 * square.hi) * (1.0 - 0.5 * square.lo);
@@ -106,14 +112,28 @@ struct theta_parts {
 // exp(-745.2) is below half the smallest subnormal: phi(x1) * factor (factor < 1) rounds to 0.
 constexpr double log_underflow = -745.2;
 
+// The standardized thresholds x1 = eps/r - r/2 (double-double), x2 = eps/r + r/2,
+// and x1^2 (double-double).  Requires 0 < r < inf, 0 <= eps < inf, eps/r finite.
+struct thresholds {
+    double_double x1;
+    double x2;
+    double_double square;
+};
+
+inline thresholds standardized_thresholds(double_double a, double r) {
+    double_double x1 = two_sum(a.hi, -0.5 * r);
+    x1 = two_sum(x1.hi, x1.lo + a.lo);
+    return {x1, a.hi + 0.5 * r, dd_square(x1)};
+}
+
 // Requires 0 < r < inf and 0 <= eps < inf.
 inline theta_parts theta_decompose(double r, double eps) {
     const double_double a = dd_divide(eps, r);
     if (std::isinf(a.hi)) return {true, 0.0, {0.0, 0.0}, 0.0};  // eps/r overflows: theta = 0
-    double_double x1 = two_sum(a.hi, -0.5 * r);
-    x1 = two_sum(x1.hi, x1.lo + a.lo);
-    const double x2 = a.hi + 0.5 * r;
-    theta_parts p{false, 0.0, dd_square(x1), 0.0};
+    const thresholds t = standardized_thresholds(a, r);
+    const double_double x1 = t.x1;
+    const double x2 = t.x2;
+    theta_parts p{false, 0.0, t.square, 0.0};
     if (r <= 0.1 * std::fmax(x1.hi, 1.0)) {
         // Here M(x2) / M(x1) >= 0.9 (or Q(x1) - e^eps Q(x2) <= 0.1 Q(x1)): integrate N instead.
         p.factor = mills_complement_integral(x1.hi, r);
@@ -143,7 +163,7 @@ inline double theta(double r, double eps) {
     if (std::isinf(r)) return 1.0;
     const detail::theta_parts p = detail::theta_decompose(r, eps);
     if (p.is_direct) return p.direct;
-    const double log_density = p.log_density();
+    const double log_density = p.log_density().hi;
     if (log_density > -700.0) return p.density() * p.factor;
     if (log_density < detail::log_underflow) return 0.0;
     return std::exp(log_density + std::log(p.factor));
@@ -156,7 +176,8 @@ inline double log_theta(double r, double eps) {
     if (std::isinf(r)) return 0.0;
     const detail::theta_parts p = detail::theta_decompose(r, eps);
     if (p.is_direct) return std::log(p.direct);  // log 0 = -inf when eps/r overflows
-    return p.log_density() + std::log(p.factor);
+    const double_double log_density = p.log_density();
+    return log_density.hi + (log_density.lo + std::log(p.factor));
 }
 
 // d theta / d eps = -e^eps Q(eps/r + r/2) = -phi(x1) M(x2) (<= 0).
@@ -164,13 +185,11 @@ inline double theta_depsilon(double r, double eps) {
     if (!(r >= 0.0) || !(eps >= 0.0)) return detail::nan;
     if (std::isinf(r) && std::isinf(eps)) return detail::nan;
     if (r == 0.0 || std::isinf(eps) || std::isinf(r)) return 0.0;
-    if (std::isinf(eps / r)) return 0.0;
     const double_double a = dd_divide(eps, r);
-    double_double x1 = two_sum(a.hi, -0.5 * r);
-    x1 = two_sum(x1.hi, x1.lo + a.lo);
-    const double_double sq = dd_square(x1);
-    const double log_density = (-0.5 * sq.hi - constants::log_sqrt_two_pi) - 0.5 * sq.lo;
-    return -std::exp(log_density + std::log(mills_ratio(a.hi + 0.5 * r)));
+    if (std::isinf(a.hi)) return 0.0;
+    const detail::thresholds t = detail::standardized_thresholds(a, r);
+    const detail::theta_parts p{false, 0.0, t.square, 0.0};
+    return -std::exp(p.log_density().hi + std::log(mills_ratio(t.x2)));
 }
 
 // d theta / d r = phi(eps/r - r/2) (>= 0).
@@ -179,10 +198,9 @@ inline double theta_dradius(double r, double eps) {
     if (std::isinf(r) || std::isinf(eps)) return 0.0;
     if (r == 0.0) return eps == 0.0 ? constants::inv_sqrt_two_pi : 0.0;
     const double_double a = dd_divide(eps, r);
-    double_double x1 = two_sum(a.hi, -0.5 * r);
-    x1 = two_sum(x1.hi, x1.lo + a.lo);
-    const double_double sq = dd_square(x1);
-    return std::exp((-0.5 * sq.hi - constants::log_sqrt_two_pi) - 0.5 * sq.lo);
+    if (std::isinf(a.hi)) return 0.0;
+    const detail::thresholds t = detail::standardized_thresholds(a, r);
+    return detail::theta_parts{false, 0.0, t.square, 0.0}.density();
 }
 
 // E_{e^eps}(Lap(m1, scale) || Lap(m2, scale)) with distance = |m1 - m2| (paper 002 Lemma 1).
