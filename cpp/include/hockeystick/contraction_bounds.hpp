@@ -98,7 +98,9 @@ inline double geometric_bound_delta(double eps, double weight, double terms, dou
 inline double geometric_bound_epsilon(double delta, double weight, double terms, double r_first, double r_product) {
     if (!(delta > 0.0 && delta < 1.0)) return detail::nan;
     auto f = [&](double eps) { return geometric_bound_log(eps, weight, terms, r_first, r_product); };
-    return solve_epsilon(f, std::log(delta), gaussian_epsilon_ceiling(r_first, delta));
+    const double eps = solve_epsilon(f, std::log(delta), gaussian_epsilon_ceiling(r_first, delta));
+    return safe_epsilon(eps, [&](double e) { return geometric_bound_delta(e, weight, terms, r_first, r_product); },
+                        delta);
 }
 
 // ---- random stop: w theta(r1) sum_{tau=tau0..T} G(theta(r2), tau) -----------------
@@ -127,7 +129,9 @@ inline double random_stop_bound_epsilon(double delta, double weight, double term
                                         double r_product) {
     if (!(delta > 0.0 && delta < 1.0)) return detail::nan;
     auto f = [&](double eps) { return random_stop_bound_log(eps, weight, terms, first_stop, r_first, r_product); };
-    return solve_epsilon(f, std::log(delta), gaussian_epsilon_ceiling(r_first, delta));
+    const double eps = solve_epsilon(f, std::log(delta), gaussian_epsilon_ceiling(r_first, delta));
+    return safe_epsilon(
+        eps, [&](double e) { return random_stop_bound_delta(e, weight, terms, first_stop, r_first, r_product); }, delta);
 }
 
 // ---- power: F(g1) F(g2)^k with F Gaussian (theta) or Laplace ----------------------
@@ -165,7 +169,9 @@ inline double power_bound_epsilon(noise_kind kind, double delta, double exponent
         hi = (exponent > 0.0 && g_product < g_first) ? g_product : g_first;
         if (!(hi > 0.0) || std::isinf(hi)) hi = 1.0;
     }
-    return solve_epsilon(f, std::log(delta), hi);
+    const double eps = solve_epsilon(f, std::log(delta), hi);
+    return safe_epsilon(eps, [&](double e) { return power_bound_delta(kind, e, exponent, g_first, g_product); },
+                        delta);
 }
 
 // ---- schedule: per-round radii, O(T) ----------------------------------------------
@@ -193,7 +199,9 @@ inline double schedule_bound_epsilon(double delta, double weight, std::int64_t f
     double r_max = 0.0;
     for (std::int64_t t = 0; t < rounds; ++t) r_max = r_first[t] > r_max ? r_first[t] : r_max;
     auto f = [&](double eps) { return schedule_bound_log(eps, weight, first_stop, rounds, r_first, r_product); };
-    return solve_epsilon(f, std::log(delta), gaussian_epsilon_ceiling(r_max, delta));
+    const double eps = solve_epsilon(f, std::log(delta), gaussian_epsilon_ceiling(r_max, delta));
+    return safe_epsilon(
+        eps, [&](double e) { return schedule_bound_delta(e, weight, first_stop, rounds, r_first, r_product); }, delta);
 }
 
 }  // namespace hockeystick

@@ -89,4 +89,15 @@ double solve_epsilon(Evaluate evaluate, double log_delta, double hi_guess) {
     return hi;
 }
 
+// The solver compares log delta with log target; the reported delta is evaluated by a
+// different (more accurate) route, so the two can disagree in the last bits.  Nudge eps
+// up until the reported delta itself is <= the target: the answer stays on the safe side.
+template <class Delta>
+double safe_epsilon(double eps, Delta delta_of, double delta) {
+    if (!(eps > 0.0) || !std::isfinite(eps)) return eps;
+    double step = 4e-16 * eps;
+    for (int k = 0; k < 64 && delta_of(eps) > delta; ++k, step *= 2.0) eps += step;
+    return eps;
+}
+
 }  // namespace hockeystick

@@ -49,17 +49,17 @@ inline contraction_factor gaussian_factor(double r, double eps, bool with_slope 
     if (r == 0.0 || std::isinf(eps) || std::isinf(eps / r)) return detail::constant_factor(0.0);
     if (std::isinf(r)) return detail::constant_factor(1.0);
     const double_double ratio = dd_divide(eps, r);
-    double_double x1 = two_sum(ratio.hi, -0.5 * r);
-    x1 = two_sum(x1.hi, x1.lo + ratio.lo);
+    if (std::isinf(ratio.hi)) return detail::constant_factor(0.0);
+    const detail::thresholds x = detail::standardized_thresholds(ratio, r);
     contraction_factor f{0.0, 0.0, 0.0, detail::nan};
     double log_density = 0.0, m2 = 0.0;
-    if (x1.hi < 0.0) {
+    if (x.x1.hi < 0.0) {
         // 1 - theta = phi(x1) (M(-x1) + M(x2)): two positive terms.
-        const double_double sq = dd_square(x1);
-        log_density = (-0.5 * sq.hi - constants::log_sqrt_two_pi) - 0.5 * sq.lo;
-        m2 = mills_ratio(ratio.hi + 0.5 * r);
-        const double tails = mills_ratio(-x1.hi) + m2;
-        f.complement = log_density > -700.0 ? std::exp(log_density) * tails
+        const detail::theta_parts shape{false, 0.0, x.square, 0.0};
+        log_density = shape.log_density().hi;
+        m2 = mills_ratio(x.x2);
+        const double tails = mills_ratio(-x.x1.hi) + m2;
+        f.complement = log_density > -700.0 ? shape.density() * tails
                                             : std::exp(log_density + std::log(tails));
         if (f.complement < 0.5) {
             f.log_value = std::log1p(-f.complement);
@@ -70,19 +70,17 @@ inline contraction_factor gaussian_factor(double r, double eps, bool with_slope 
         }
     } else {  // theta <= Q(x1) <= 1/2, so 1 - theta is exact to an ulp
         const detail::theta_parts p = detail::theta_decompose(r, eps);
-        log_density = p.log_density;
+        const double_double ld = p.log_density();
+        log_density = ld.hi;
         if (p.is_direct) {
             f.value = p.direct;
             f.log_value = std::log(p.direct);
-        } else if (p.log_density > -700.0) {
-            f.value = std::exp(p.log_density) * p.factor;
-            f.log_value = f.value >= 1e-250 ? std::log(f.value) : p.log_density + std::log(p.factor);
         } else {
-            f.log_value = p.log_density + std::log(p.factor);
-            f.value = std::exp(f.log_value);
+            f.log_value = ld.hi + (ld.lo + std::log(p.factor));
+            f.value = ld.hi > -700.0 ? p.density() * p.factor : std::exp(f.log_value);
         }
         f.complement = 1.0 - f.value;
-        if (with_slope) m2 = mills_ratio(p.x2);
+        if (with_slope) m2 = mills_ratio(x.x2);
     }
     // d log theta / d eps = -phi(x1) M(x2) / theta
     if (with_slope) f.log_slope = -std::exp(log_density - f.log_value) * m2;

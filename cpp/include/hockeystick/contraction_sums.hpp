@@ -29,6 +29,7 @@
 #include <limits>
 
 #include "contraction_factor.hpp"
+#include "error_free.hpp"
 
 namespace hockeystick {
 
@@ -110,19 +111,32 @@ template <class Factors>
 log_and_slope contraction_recursion(std::int64_t rounds, std::int64_t first_stop, Factors factors) {
     constexpr double tiny = 1e-250;
     double scale = 0.0;             // log of the common scale of s and r
-    double s = 0.0, s_slope = 0.0;  // S_t / e^scale and d log S_t / d eps
-    double r = 0.0, r_deriv = 0.0;  // R / e^scale and dR/d eps / e^scale
+    double s = 0.0, s_err = 0.0;    // S_t / e^scale = s + s_err (compensated: T up to 1e7 stays at ~u)
+    double s_slope = 0.0;           // d log S_t / d eps
+    double r = 0.0, r_err = 0.0;    // R / e^scale = r + r_err
+    double r_deriv = 0.0;           // dR/d eps / e^scale
     contraction_factor a{}, b{};
     for (std::int64_t t = 0; t < rounds; ++t) {
         factors(t, a, b);
         if (scale == 0.0 && a.value >= tiny) {
-            const double carried = (b.complement < 0.5) ? s - b.complement * s : b.value * s;
-            const double next = carried + a.value;
+            double carried, carried_err;
+            if (b.complement < 0.5) {  // b S = S - (1 - b) S: b's rounding near 1 does not accumulate
+                const double_double c = two_sum(s, -(b.complement * s));
+                carried = c.hi;
+                carried_err = c.lo + (s_err - b.complement * s_err);
+            } else {
+                carried = b.value * s;
+                carried_err = b.value * s_err;
+            }
+            const double_double next = two_sum(carried, a.value);
             double slope = a.value * a.log_slope;
             if (carried > 0.0) slope += carried * (b.log_slope + s_slope);
-            s_slope = slope / next;
-            s = next;
+            s = next.hi;
+            s_err = next.lo + carried_err;
+            s_slope = slope / s;
         } else {
+            s += s_err;
+            s_err = 0.0;
             const double log_carried = (s > 0.0) ? std::log(s) + scale + b.log_value : -detail::inf;
             const double log_next = detail::log_add_exp(log_carried, a.log_value);
             if (log_next == -detail::inf) continue;  // still exactly 0
@@ -134,19 +148,22 @@ log_and_slope contraction_recursion(std::int64_t rounds, std::int64_t first_stop
             s_slope = slope;
             const double new_scale = (log_next < std::log(tiny)) ? log_next : 0.0;
             const double rescale = std::exp(scale - new_scale);
-            r *= rescale;
+            r = (r + r_err) * rescale;
+            r_err = 0.0;
             r_deriv *= rescale;
             scale = new_scale;
             s = std::exp(log_next - scale);
         }
         if (first_stop > 0 && t + 1 >= first_stop) {
-            r += s;
+            const double_double sum = two_sum(r, s);
+            r = sum.hi;
+            r_err += sum.lo + s_err;
             r_deriv += s * s_slope;
         }
     }
-    const double total = first_stop > 0 ? r : s;
+    const double total = first_stop > 0 ? r + r_err : s + s_err;
     if (!(total > 0.0)) return {-detail::inf, detail::nan};
-    return {std::log(total) + scale, first_stop > 0 ? r_deriv / r : s_slope};
+    return {std::log(total) + scale, first_stop > 0 ? r_deriv / total : s_slope};
 }
 
 }  // namespace hockeystick
