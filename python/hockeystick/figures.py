@@ -84,9 +84,15 @@ def write_figures(out_dir: str | Path) -> list[Path]:
     written = []
     for name, curves in figure_curves().items():
         fig, ax = plt.subplots(figsize=(6, 4.2))
+        groups: list[str] = []  # one colour per record i (or per q), solid Thm / dashed Prop 1
         for label, delta in curves.items():
+            group = label.split(", ")[-1]
+            if group not in groups:
+                groups.append(group)
             style = "--" if label.startswith("Prop") else "-"
-            ax.semilogy(FIGURE_EPSILONS, np.maximum(delta, 1e-300), style, label=label)
+            ax.semilogy(FIGURE_EPSILONS, np.maximum(delta, 1e-300), style, color=f"C{groups.index(group)}",
+                        label=label)
+        ax.set_ylim(bottom=max(ax.get_ylim()[0], 1e-40), top=2.0)
         ax.set_xlabel(r"$\varepsilon$")
         ax.set_ylabel(r"$\delta$")
         ax.set_title(_TITLES[name], fontsize=9)
