@@ -35,6 +35,13 @@ inline double first_times_exp(const contraction_factor& first, double rest_log) 
     return std::exp(first.log_value + rest_log);
 }
 
+// w a G(b, T) with one expm1 when everything is a normal number, logs otherwise.
+inline double geometric_value(double weight, double terms, const contraction_factor& a, const contraction_factor& b) {
+    if (a.value >= 1e-250 && b.complement >= 1e-250 && b.log_value > -inf && std::isfinite(terms))
+        return weight * a.value * (-std::expm1(terms * b.log_value) / b.complement);
+    return first_times_exp(a, std::log(weight) + log_geometric_sum(b, terms));
+}
+
 inline bool valid_common(double eps, double weight, double r_first) {
     return eps >= 0.0 && weight > 0.0 && r_first >= 0.0;
 }
@@ -56,7 +63,7 @@ inline factor_pair gaussian_factor_pair(double eps, double r_first, double r_pro
 
 namespace detail {
 inline contraction_factor product_factor_from(double complement, double log_value) {
-    return {std::exp(log_value), log_value, complement, nan};
+    return {nan, log_value, complement, nan};  // the closed forms read only log_value and complement
 }
 inline contraction_factor first_factor_from(double value, double log_value) {
     return {value, log_value, 1.0 - value, nan};
@@ -66,8 +73,8 @@ inline contraction_factor first_factor_from(double value, double log_value) {
 inline double geometric_bound_from_factors(double weight, double terms, double a_value, double a_log,
                                            double b_complement, double b_log) {
     if (!(weight > 0.0) || !(terms >= 1.0)) return detail::nan;
-    return detail::first_times_exp(detail::first_factor_from(a_value, a_log),
-                                   std::log(weight) + log_geometric_sum(detail::product_factor_from(b_complement, b_log), terms));
+    return detail::geometric_value(weight, terms, detail::first_factor_from(a_value, a_log),
+                                   detail::product_factor_from(b_complement, b_log));
 }
 
 inline double random_stop_bound_from_factors(double weight, double terms, double first_stop, double a_value,
@@ -85,14 +92,15 @@ inline log_and_slope geometric_bound_log(double eps, double weight, double terms
         return {detail::nan, detail::nan};
     const contraction_factor a = gaussian_factor(r_first, eps);
     const contraction_factor b = gaussian_factor(r_product, eps);
-    return {std::log(weight) + a.log_value + log_geometric_sum(b, terms), a.log_slope + geometric_sum_slope(b, terms)};
+    const log_and_slope g = log_geometric_sum_and_slope(b, terms);
+    return {std::log(weight) + a.log_value + g.log_value, a.log_slope + g.slope};
 }
 
 inline double geometric_bound_delta(double eps, double weight, double terms, double r_first, double r_product) {
     if (!detail::valid_common(eps, weight, r_first) || !(terms >= 1.0) || !(r_product >= 0.0)) return detail::nan;
     const contraction_factor a = gaussian_factor(r_first, eps, false);
     const contraction_factor b = gaussian_factor(r_product, eps, false);
-    return detail::first_times_exp(a, std::log(weight) + log_geometric_sum(b, terms));
+    return detail::geometric_value(weight, terms, a, b);
 }
 
 inline double geometric_bound_epsilon(double delta, double weight, double terms, double r_first, double r_product) {
