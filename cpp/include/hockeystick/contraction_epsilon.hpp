@@ -30,28 +30,52 @@ inline double gaussian_epsilon_ceiling(double r_first, double delta) {
 }
 
 // evaluate(eps) -> log_and_slope of delta(eps).  log_delta = log of the target.
+// start (optional): a guess inside (0, hi_guess), e.g. the answer for a neighbouring delta.
 template <class Evaluate>
-double solve_epsilon(Evaluate evaluate, double log_delta, double hi_guess) {
+double solve_epsilon(Evaluate evaluate, double log_delta, double hi_guess, double start = detail::nan) {
     constexpr double rel_tol = 1e-15;
     constexpr double quadratic = 1e-9;  // after a Newton step this small the error is ~ step^2 / eps
+    const double root_target = std::sqrt(-log_delta);
     double lo = 0.0, f_lo = detail::nan;  // f(0) is evaluated only if the root may be at 0
     double hi = hi_guess > 0.0 && std::isfinite(hi_guess) ? hi_guess : 1.0;
-    log_and_slope at = evaluate(hi);
-    double f_hi = at.log_value - log_delta;
-    for (int k = 0; f_hi > 0.0; ++k) {
-        if (k > 1100) return detail::inf;
-        lo = hi;
-        f_lo = f_hi;
-        hi = 2.0 * hi + 1.0;
+    double f_hi = detail::nan;            // NaN: not evaluated yet
+    log_and_slope at{};
+    // f(hi) <= 0, doubling hi while it is not (the ceiling is exact for bounds <= theta(r1)).
+    auto settle_hi = [&]() -> bool {
         at = evaluate(hi);
         f_hi = at.log_value - log_delta;
+        for (int k = 0; f_hi > 0.0; ++k) {
+            if (k > 1100) return false;
+            lo = hi;
+            f_lo = f_hi;
+            hi = 2.0 * hi + 1.0;
+            at = evaluate(hi);
+            f_hi = at.log_value - log_delta;
+        }
+        return !std::isnan(f_hi);
+    };
+    double x, f_x, slope;
+    if (start > 0.0 && start < hi) {
+        at = evaluate(start);
+        f_x = at.log_value - log_delta;
+        if (std::isnan(f_x)) return detail::nan;
+        if (f_x <= 0.0) {
+            hi = start;
+            f_hi = f_x;
+        } else {
+            lo = start;
+            f_lo = f_x;
+        }
+        x = start;
+    } else {
+        if (!settle_hi()) return std::isnan(f_hi) ? detail::nan : detail::inf;
+        x = hi;
+        f_x = f_hi;
     }
-    if (std::isnan(f_hi)) return detail::nan;
-    double x = hi, f_x = f_hi, slope = at.slope;
-    const double root_target = std::sqrt(-log_delta);
+    slope = at.slope;
     int last_moved = 0;  // +1: hi moved last, -1: lo moved last (Illinois bookkeeping)
     for (int it = 0; it < 300; ++it) {
-        if (hi - lo <= rel_tol * hi) break;
+        if (hi - lo <= rel_tol * hi && !std::isnan(f_hi)) break;
         double next = detail::nan;
         bool newton = false;
         if (std::isfinite(f_x) && slope < 0.0 && std::isfinite(slope)) {
@@ -65,10 +89,20 @@ double solve_epsilon(Evaluate evaluate, double log_delta, double hi_guess) {
             if (std::fabs(step) <= quadratic * x) {  // converged; safe_epsilon checks the side
                 if (newton) return next;
                 // the step rounds onto x: x itself if delta(x) <= delta, else the next doubles above it
-                return f_x <= 0.0 ? x : std::fmin(hi, x + std::fmax(std::fabs(step), 4.5e-16 * x));
+                if (f_x <= 0.0) return x;
+                if (!std::isnan(f_hi)) return std::fmin(hi, x + std::fmax(std::fabs(step), 4.5e-16 * x));
             }
         }
         if (!newton) {
+            if (std::isnan(f_hi)) {  // the warm start was below the root: make the ceiling a bracket
+                const double keep_lo = lo, keep_f_lo = f_lo;
+                if (!settle_hi()) return std::isnan(f_hi) ? detail::nan : detail::inf;
+                if (lo < keep_lo) {
+                    lo = keep_lo;
+                    f_lo = keep_f_lo;
+                }
+                continue;
+            }
             if (std::isnan(f_lo)) {  // the step points below the bracket: is delta(0) already small enough?
                 f_lo = evaluate(0.0).log_value - log_delta;
                 if (std::isnan(f_lo)) return detail::nan;
