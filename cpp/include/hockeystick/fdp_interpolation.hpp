@@ -72,7 +72,7 @@ interpolation_bound shifted_interpolation_bound(std::int64_t rounds, Round&& rou
         // P_t is proportional to 1/R_{t+1}; the common factor cancels in every ratio used.
         detail::interpolation_block block{-log_r, gamma, 1.0};
         if (t == 0) total = block; else detail::pool(total, block);
-        while (!stack.empty() && stack.back().log_slope() > block.log_slope()) {
+        while (!stack.empty() && stack.back().log_slope() >= block.log_slope()) {  // ties pool: same energy, one block
             detail::pool(block, stack.back());
             stack.pop_back();
         }
