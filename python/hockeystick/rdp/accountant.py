@@ -34,12 +34,15 @@ class SubsampledGaussianRDP:
 
     Parameters broadcast together (keyword-only): sigma > 0, sampling_rate q in [0, 1] (1 = no
     sampling: the plain Gaussian), rounds >= 1 (whole), orders (default: dp_accounting's default
-    orders), conversion "tight" (Balle et al. 2020 / Canonne et al. 2020, as dp_accounting) or "classic".
+    orders), conversion "tight" (Balle et al. 2020 / Canonne et al. 2020, as dp_accounting) or "classic",
+    fractional_series "absolute" (dp_accounting's upper bound at fractional orders) or "signed" (exact,
+    tighter; see ``hockeystick.rdp.mechanisms``).
     ``rdp`` has shape params.shape + (len(orders),).  Each distinct (sigma, q) is computed once.
     """
 
     def __init__(self, *, sigma: npt.ArrayLike, sampling_rate: npt.ArrayLike = 1.0, rounds: npt.ArrayLike = 1,
-                 orders: npt.ArrayLike | None = None, conversion: str = "tight") -> None:
+                 orders: npt.ArrayLike | None = None, conversion: str = "tight",
+                 fractional_series: str = "absolute") -> None:
         self.conversion = choice("conversion", conversion, CONVERSIONS)
         p = broadcast(sigma=positive("sigma", sigma),
                       sampling_rate=probability("sampling_rate", sampling_rate, open_low=False, open_high=False),
@@ -48,7 +51,7 @@ class SubsampledGaussianRDP:
         self.orders = check_orders(orders)
         pairs = np.stack([p["sigma"].ravel(), p["sampling_rate"].ravel()], axis=-1)
         unique, inverse = np.unique(pairs, axis=0, return_inverse=True)
-        step = subsampled_gaussian_rdp(unique[:, 0], unique[:, 1], self.orders)
+        step = subsampled_gaussian_rdp(unique[:, 0], unique[:, 1], self.orders, fractional_series=fractional_series)
         shape = p["sigma"].shape
         self.rdp = (step[inverse.ravel()].reshape(shape + self.orders.shape) * p["rounds"][..., None])
 
