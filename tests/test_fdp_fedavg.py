@@ -227,6 +227,8 @@ def test_invalid_inputs() -> None:
         interpolation_bound([1.0, -1.0], [0.1, 0.1])
     with pytest.raises(ValueError, match="rounds axis"):
         interpolation_bound(1.0, 0.1)
+    with pytest.raises(ValueError, match="e\\^700"):
+        NoisyFedAvg(**{**SEEDS, "learning_rate": 1.0, "local_steps": 2000, "schedule": "stagewise"})
 
 
 def test_general_engine_accepts_any_schedule_shape() -> None:
@@ -251,3 +253,22 @@ def test_cyclic_harmonic_and_gamma_function_forms() -> None:
         assert s == pytest.approx(a * sum(1 / (j + 1) for j in range(kk)), rel=1e-13)
         assert lr == pytest.approx(math.fsum(math.log1p(a * L / (j + 1)) for j in range(kk)), rel=1e-12)
     assert special.digamma(2) + np.euler_gamma == pytest.approx(1.0)
+
+
+def test_engine_survives_products_far_beyond_double_range() -> None:
+    """rho products of 1e+-2500 (R overflows double many times over): compare with log-domain sums."""
+    from scipy.special import logsumexp
+
+    rng = np.random.default_rng(3)
+    for rho in (np.full(10, 1e250), np.full(10, 1e-250), 10.0 ** rng.uniform(-300, 300, 40)):
+        gamma = rng.uniform(0.1, 1.0, rho.size)
+        log_p = np.append(np.cumsum(np.log(rho[:0:-1]))[::-1], 0.0)  # log P_t = sum_{j>t} log rho_j
+        h0_ref = math.exp(2 * logsumexp(log_p, b=gamma) - logsumexp(2 * log_p))
+        h = interpolation_bound(rho, gamma)
+        assert h.h0 == pytest.approx(h0_ref, rel=1e-12)
+        assert h.h_composition == pytest.approx(float(np.sum(gamma**2)), rel=1e-14)
+        assert h.h0 * (1 - 1e-12) <= h.h_optimal <= h.h_composition * (1 + 1e-12)
+    h = interpolation_bound(np.full(10, 1e250), np.full(10, 0.5))
+    assert h.h_optimal == pytest.approx(2.5, rel=1e-14)  # rho > 1 constant: optimum is composition
+    h = interpolation_bound(np.full(10, 1e-250), np.full(10, 0.5))
+    assert h.h0_attained and h.h_optimal == pytest.approx(h.h0, rel=1e-14)  # contraction: H0 attained

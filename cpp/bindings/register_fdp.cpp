@@ -62,13 +62,13 @@ result fedavg_interpolation(int schedule, input_array a, input_array lipschitz, 
             for (std::int64_t i = 0; i < n; ++i) {
                 const auto K = static_cast<std::int64_t>(pk[i]);
                 const auto T = static_cast<std::int64_t>(pt[i]);
-                double fixed_log_rho = 0.0, fixed_sum = 0.0;
-                if (!per_round) hockeystick::fedavg_round(sched, pa[i], pl[i], K, 0, fixed_log_rho, fixed_sum);
-                auto round = [&](std::int64_t t, double& log_rho, double& step_sum) {
+                double fixed_rho = 1.0, fixed_sum = 0.0;
+                if (!per_round) hockeystick::fedavg_round(sched, pa[i], pl[i], K, 0, fixed_rho, fixed_sum);
+                auto round = [&](std::int64_t t, double& rho, double& step_sum) {
                     if (per_round) {
-                        hockeystick::fedavg_round(sched, pa[i], pl[i], K, t, log_rho, step_sum);
+                        hockeystick::fedavg_round(sched, pa[i], pl[i], K, t, rho, step_sum);
                     } else {
-                        log_rho = fixed_log_rho;
+                        rho = fixed_rho;
                         step_sum = fixed_sum;
                     }
                 };
@@ -79,14 +79,14 @@ result fedavg_interpolation(int schedule, input_array a, input_array lipschitz, 
     return out.tuple();
 }
 
-// General engine: row i holds rounds 0..lengths[i]-1 of log rho_t and gamma_t.
-result interpolation_from_rounds(input_array log_rho, input_array gamma, input_array lengths, int threads) {
-    if (log_rho.ndim() != 2 || gamma.ndim() != 2 || log_rho.shape(0) != gamma.shape(0) ||
-        log_rho.shape(1) != gamma.shape(1) || lengths.ndim() != 1 || lengths.shape(0) != log_rho.shape(0))
-        throw py::value_error("internal: log_rho, gamma must be (n, T) and lengths (n,)");
-    const std::int64_t n = log_rho.shape(0), width = log_rho.shape(1);
+// General engine: row i holds rounds 0..lengths[i]-1 of rho_t and gamma_t.
+result interpolation_from_rounds(input_array rho, input_array gamma, input_array lengths, int threads) {
+    if (rho.ndim() != 2 || gamma.ndim() != 2 || rho.shape(0) != gamma.shape(0) ||
+        rho.shape(1) != gamma.shape(1) || lengths.ndim() != 1 || lengths.shape(0) != rho.shape(0))
+        throw py::value_error("internal: rho, gamma must be (n, T) and lengths (n,)");
+    const std::int64_t n = rho.shape(0), width = rho.shape(1);
     outputs out({static_cast<py::ssize_t>(n)});
-    const double *plr = log_rho.data(), *pg = gamma.data(), *pn = lengths.data();
+    const double *plr = rho.data(), *pg = gamma.data(), *pn = lengths.data();
     const int nthreads = resolve_threads(threads, n * width);
     {
         py::gil_scoped_release release;
@@ -97,8 +97,8 @@ result interpolation_from_rounds(input_array log_rho, input_array gamma, input_a
             for (std::int64_t i = 0; i < n; ++i) {
                 const double* lr = plr + i * width;
                 const double* g = pg + i * width;
-                auto round = [&](std::int64_t t, double& log_r, double& gam) {
-                    log_r = lr[t];
+                auto round = [&](std::int64_t t, double& r, double& gam) {
+                    r = lr[t];
                     gam = g[t];
                 };
                 out.store(i, hockeystick::shifted_interpolation_bound(static_cast<std::int64_t>(pn[i]), round, stack));
@@ -115,7 +115,7 @@ void register_fdp(py::module_& m) {
           py::arg("lipschitz"), py::arg("local_steps"), py::arg("rounds"), py::arg("threads") = 0,
           "Shifted-interpolation H values (h0, h_optimal, h_composition, h0_attained) of noisy FedAvg "
           "in units of (sum_k eta)^2; paper 004 eq. 12-16.");
-    m.def("interpolation_from_rounds", &interpolation_from_rounds, py::arg("log_rho"), py::arg("gamma"),
+    m.def("interpolation_from_rounds", &interpolation_from_rounds, py::arg("rho"), py::arg("gamma"),
           py::arg("lengths"), py::arg("threads") = 0,
-          "Shifted-interpolation H values from per-round log rho_t and gamma_t (rows of a 2-D array).");
+          "Shifted-interpolation H values from per-round rho_t and gamma_t (rows of a 2-D array).");
 }

@@ -20,7 +20,9 @@
 // with steps (1/R_{t+1}^2, gamma_t / R_{t+1}), solved exactly by pool-adjacent-violators in O(T).
 // h0 is attained (eq. 41 holds) exactly when that minorant is a single segment.
 //
-// Products of rho overflow for long runs, so every block carries its own scale exponent.
+// Products of rho overflow for long runs, so R is carried as r * 2^{256 e} with r in [2^-256, 2^256),
+// and every block as (a, b) * (2^{256 e}, 2^{512 e}).  Rescaling multiplies by table powers of 2
+// (exact), so a round costs no exp, log, frexp or ldexp of its own.
 #pragma once
 
 #include <cmath>
@@ -38,41 +40,84 @@ struct interpolation_bound {
 
 namespace detail {
 
-// A pooled block of rounds: sum gamma_s P_s = a e^c, sum P_s^2 = b e^{2c}.
+constexpr double chunk = 0x1p256;       // one unit of the scale exponents
+constexpr double chunk_inverse = 0x1p-256;
+
+// 2^{256 d}: exact for |d| <= 3, and 0 or inf beyond (where it only decides comparisons).
+inline double chunk_power(long d) {
+    static constexpr double table[7] = {0x1p-768, 0x1p-512, 0x1p-256, 1.0, 0x1p256, 0x1p512, 0x1p768};
+    if (d < -3) return 0.0;
+    if (d > 3) return HUGE_VAL;
+    return table[d + 3];
+}
+
+// A pooled block of rounds, with P~_s = 1/R_{s+1} (proportional to P_s):
+// sum gamma_s P~_s = a 2^{256 e} and sum P~_s^2 = b 2^{512 e}, e the largest member's exponent.
+// b >= 2^-512 (its largest member), so terms that underflow are below 1e-150 of the sum.
 struct interpolation_block {
-    double c, a, b;
-    double log_slope() const { return std::log(a / b) - c; }  // log of (sum gamma P)/(sum P^2)
-    double energy() const { return a * a / b; }              // (sum gamma P)^2 / sum P^2, scale-free
+    double a, b;
+    long e;
+    double energy() const { return a * a / b; }  // (sum gamma P)^2 / sum P^2: scale-free
 };
 
 inline void pool(interpolation_block& into, const interpolation_block& other) {
-    const double c = into.c > other.c ? into.c : other.c;
-    const double s1 = std::exp(into.c - c), s2 = std::exp(other.c - c);
-    into.a = into.a * s1 + other.a * s2;
-    into.b = into.b * s1 * s1 + other.b * s2 * s2;
-    into.c = c;
+    if (into.e >= other.e) {
+        const double s = chunk_power(other.e - into.e);
+        into.a += other.a * s;
+        into.b += other.b * s * s;
+    } else {
+        const double s = chunk_power(into.e - other.e);
+        into.a = into.a * s + other.a;
+        into.b = into.b * s * s + other.b;
+        into.e = other.e;
+    }
+}
+
+// slope(x) = (x.a / x.b) 2^{-256 x.e} = (sum gamma P)/(sum P^2); true when slope(left) >= slope(right).
+inline bool slope_not_below(const interpolation_block& left, const interpolation_block& right) {
+    const double lhs = left.a * right.b;
+    if (lhs == 0.0) return right.a == 0.0;  // slope(left) = 0
+    return lhs * chunk_power(right.e - left.e) >= right.a * left.b;
+}
+
+// R <- R * rho with R = r 2^{256 e} kept in range; the rare far-out case goes through frexp.
+inline void scale_product(double& r, long& e, double rho) {
+    const double next = r * rho;
+    if (next >= chunk_inverse && next < chunk) {
+        r = next;
+        return;
+    }
+    int er = 0, ep = 0;
+    const double m = std::frexp(r, &er) * std::frexp(rho, &ep);  // in [1/4, 1)
+    long bits = static_cast<long>(er) + ep;                      // r * rho = m 2^bits
+    long q = bits >= 0 ? bits / 256 : -((-bits + 255) / 256);   // floor(bits / 256)
+    r = std::ldexp(m, static_cast<int>(bits - 256 * q));
+    e += q;
+    if (r < chunk_inverse) { r *= chunk; e -= 1; }
 }
 
 }  // namespace detail
 
-// round(t, log_rho, gamma) fills log rho_t and gamma_t >= 0 for t = 0..rounds-1.
+// round(t, rho, gamma) fills rho_t > 0 and gamma_t >= 0 for t = 0..rounds-1.
 // `stack` is scratch space (reused across calls to avoid allocation).
 template <class Round>
 interpolation_bound shifted_interpolation_bound(std::int64_t rounds, Round&& round,
                                                 std::vector<detail::interpolation_block>& stack) {
     stack.clear();
-    detail::interpolation_block total{0.0, 0.0, 0.0};
-    double log_r = 0.0;  // log R_{t+1} = sum_{j<=t} log rho_j
+    detail::interpolation_block total{0.0, 1.0, 0};
+    double r = 1.0;  // R_{t+1} = prod_{j<=t} rho_j = r 2^{256 r_exp}
+    long r_exp = 0;
     double h_comp = 0.0;
     for (std::int64_t t = 0; t < rounds; ++t) {
-        double log_rho = 0.0, gamma = 0.0;
-        round(t, log_rho, gamma);
-        log_r += log_rho;
+        double rho = 1.0, gamma = 0.0;
+        round(t, rho, gamma);
+        detail::scale_product(r, r_exp, rho);
         h_comp += gamma * gamma;
-        // P_t is proportional to 1/R_{t+1}; the common factor cancels in every ratio used.
-        detail::interpolation_block block{-log_r, gamma, 1.0};
+        const double p = 1.0 / r;  // P~_t = p 2^{-256 r_exp}
+        detail::interpolation_block block{gamma * p, p * p, -r_exp};
         if (t == 0) total = block; else detail::pool(total, block);
-        while (!stack.empty() && stack.back().log_slope() >= block.log_slope()) {  // ties pool: same energy, one block
+        // Pool adjacent violators: slopes must end non-decreasing; ties pool (same energy, one block).
+        while (!stack.empty() && detail::slope_not_below(stack.back(), block)) {
             detail::pool(block, stack.back());
             stack.pop_back();
         }
@@ -87,33 +132,44 @@ interpolation_bound shifted_interpolation_bound(std::int64_t rounds, Round&& rou
 // constant eta = a; cyclic eta_{k,t} = a/(k+1); stage-wise a/(t+1); continuous a/(tK+k+1).
 enum class fedavg_schedule : int { constant = 0, cyclic = 1, stagewise = 2, continuous = 3 };
 
-// log rho_t = sum_k log(1 + eta_{k,t} L) (eq. 30 telescoped) and the step sum sum_k eta_{k,t}
+// base^n for a whole n >= 0 by repeated squaring (relative error ~ 2 log2(n) ulp, no exp/log).
+inline double whole_power(double base, std::int64_t n) {
+    double result = 1.0;
+    while (n > 0) {
+        if (n & 1) result *= base;
+        base *= base;
+        n >>= 1;
+    }
+    return result;
+}
+
+// rho_t = prod_k (1 + eta_{k,t} L) (eq. 30 telescoped) and the step sum sum_k eta_{k,t}
 // (eq. 29 without the factor 2V/m) for round t.
 inline void fedavg_round(fedavg_schedule schedule, double a, double lipschitz, std::int64_t local_steps,
-                         std::int64_t t, double& log_rho, double& step_sum) {
+                         std::int64_t t, double& rho, double& step_sum) {
     const double K = static_cast<double>(local_steps);
     switch (schedule) {
         case fedavg_schedule::constant:
-            log_rho = K * std::log1p(a * lipschitz);
+            rho = std::exp(K * std::log1p(a * lipschitz));
             step_sum = a * K;
             return;
         case fedavg_schedule::stagewise: {
             const double eta = a / static_cast<double>(t + 1);
-            log_rho = K * std::log1p(eta * lipschitz);
+            rho = whole_power(1.0 + eta * lipschitz, local_steps);
             step_sum = eta * K;
             return;
         }
         case fedavg_schedule::cyclic:
         case fedavg_schedule::continuous: {
             const double base = schedule == fedavg_schedule::cyclic ? 1.0 : static_cast<double>(t) * K + 1.0;
-            double lr = 0.0, s = 0.0;
+            double r = 1.0, s = 0.0;
             // Sum the small terms first: k runs from the last (smallest eta) to the first.
             for (std::int64_t k = local_steps - 1; k >= 0; --k) {
                 const double eta = a / (base + static_cast<double>(k));
-                lr += std::log1p(eta * lipschitz);
+                r *= 1.0 + eta * lipschitz;
                 s += eta;
             }
-            log_rho = lr;
+            rho = r;
             step_sum = s;
             return;
         }

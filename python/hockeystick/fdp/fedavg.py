@@ -120,10 +120,19 @@ class NoisyFedAvg(LastIterateAccountant):
             self._paper_h = h0
             self._paper_h_limit = constant_rate_h0_limit(log_rho, gamma)
             return
+        # Round 0 has the largest factor, rho_0 <= (1 + aL)^K; it must stay a finite double.
+        too_big = K * np.log1p(a * L) > 700.0
+        if too_big.any():
+            i = tuple(np.argwhere(too_big)[0])
+            raise ValueError(f"(1 + learning_rate * lipschitz)^local_steps must stay below e^700 for the "
+                             f"{schedule} schedule (got learning_rate={a[i]!r}, lipschitz={L[i]!r}, "
+                             f"local_steps={K[i]!r}); the bound there is the composition value")
         code = SCHEDULES.index(schedule)
         flat = [np.ascontiguousarray(v.ravel()) for v in (a, L, K, T)]
         raw = _core.fedavg_interpolation(code, *flat, check_threads(threads))
         h0, h_opt, h_comp, attained = (np.asarray(r).reshape(m.shape) for r in raw)
+        if not (np.isfinite(h0).all() and np.isfinite(h_opt).all()):
+            raise RuntimeError("hockeystick internal error: non-finite interpolation bound; please report it")
         scale2 = step_scale**2
         if schedule == "stagewise":
             base = a * K * step_scale  # gamma_t = base / (t + 1)

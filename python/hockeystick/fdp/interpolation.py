@@ -83,10 +83,10 @@ def interpolation_bound(rho: npt.ArrayLike, gamma: npt.ArrayLike, *,
     except ValueError:
         raise ValueError(f"rho {rho_arr.shape} and gamma {gamma_arr.shape} do not broadcast together") from None
     lead, rounds = rho_b.shape[:-1], rho_b.shape[-1]
-    log_rho = np.ascontiguousarray(np.log(rho_b).reshape(-1, rounds))
+    rho_rows = np.ascontiguousarray(rho_b.reshape(-1, rounds))
     gam = np.ascontiguousarray(gamma_b.reshape(-1, rounds))
-    lengths = np.full(log_rho.shape[0], float(rounds))
-    return _bound_from_core(_core.interpolation_from_rounds(log_rho, gam, lengths, check_threads(threads)), lead)
+    lengths = np.full(rho_rows.shape[0], float(rounds))
+    return _bound_from_core(_core.interpolation_from_rounds(rho_rows, gam, lengths, check_threads(threads)), lead)
 
 
 def rounds_from_learning_rates(eta: npt.ArrayLike, *, lipschitz: npt.ArrayLike, clip: npt.ArrayLike,
