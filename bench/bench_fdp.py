@@ -37,8 +37,9 @@ def numpy_engine_mu(p: dict[str, np.ndarray], i: int) -> tuple[float, float]:
     eta = {"constant": np.full((T, K), a), "stagewise": a / (t + 1) + 0 * k}[p["schedule"]]
     rho = np.prod(1 + eta * L, axis=1)
     gamma = 2 * V / m * eta.sum(axis=1)
-    P = np.append(np.cumprod(rho[:0:-1])[::-1], 1.0)  # P_t = prod_{j>t} rho_j
-    h0 = (P @ gamma) ** 2 / (P @ P)
+    with np.errstate(over="ignore", invalid="ignore"):  # the straightforward way overflows: NaN
+        P = np.append(np.cumprod(rho[:0:-1])[::-1], 1.0)  # P_t = prod_{j>t} rho_j
+        h0 = (P @ gamma) ** 2 / (P @ P)
     return np.sqrt(m * h0) / sigma, np.sqrt(m * np.sum(gamma**2)) / sigma
 
 
