@@ -31,7 +31,7 @@ def close(value: float, reference) -> bool:
     """Relative error <= 1e-12, or both below the double range (the value underflows to <= 1e-300)."""
     if reference < mp.mpf("1e-305"):
         return value <= 1e-300
-    return ref.relative_error(value, reference) < TOL
+    return ref.relative_error(value, reference) < TOL and mp.mpf(value) >= reference
 
 
 # ---- 000 Theorem 2 -------------------------------------------------------------------------------

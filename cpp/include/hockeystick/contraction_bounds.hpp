@@ -14,7 +14,8 @@
 //   schedule       delta = w sum_{t} theta_eps(r1_t) prod_{j>t} theta_eps(r2_j)  (000 Thm 2
 //                  general, Cor 1) or its random-stop double sum (000 Cor 3), O(T).
 //
-// Arguments outside the domain give NaN; the facade checks the theorems' conditions
+// Reported deltas are rounded up by 2^-42 relative (detail::safe_side): never below the
+// exact value of the formula.  Arguments outside the domain give NaN; the facade checks the theorems' conditions
 // first and raises ValueError, so NaN here means an internal error.
 #pragma once
 
@@ -29,16 +30,22 @@ namespace hockeystick {
 
 namespace detail {
 
+// Every reported delta is moved up by 2^-42 = 2.3e-13 relative: more than the rounding of
+// these evaluations (a few ulp of log delta >= -745 where exp is taken of a log), so the
+// reported delta is never below the exact value of the paper's formula, and still agrees
+// with it to 1e-12.  epsilon(delta) is then taken against these reported values.
+constexpr double safe_side = 1.0 + 0x1p-42;
+
 // delta = first * exp(rest_log), accurate while the first factor is a normal number.
 inline double first_times_exp(const contraction_factor& first, double rest_log) {
-    if (first.value >= 1e-250) return first.value * std::exp(rest_log);
-    return std::exp(first.log_value + rest_log);
+    if (first.value >= 1e-250) return first.value * std::exp(rest_log) * safe_side;
+    return std::exp(first.log_value + rest_log) * safe_side;
 }
 
 // w a G(b, T) with one expm1 when everything is a normal number, logs otherwise.
 inline double geometric_value(double weight, double terms, const contraction_factor& a, const contraction_factor& b) {
     if (a.value >= 1e-250 && b.complement >= 1e-250 && b.log_value > -inf && std::isfinite(terms))
-        return weight * a.value * (-std::expm1(terms * b.log_value) / b.complement);
+        return weight * a.value * (-std::expm1(terms * b.log_value) / b.complement) * safe_side;
     return first_times_exp(a, std::log(weight) + log_geometric_sum(b, terms));
 }
 
@@ -163,7 +170,7 @@ inline log_and_slope power_bound_log(noise_kind kind, double eps, double exponen
 inline double power_bound_delta(noise_kind kind, double eps, double exponent, double g_first, double g_product) {
     if (!(eps >= 0.0) || !(exponent >= 0.0) || !(g_first >= 0.0) || !(g_product >= 0.0)) return detail::nan;
     const contraction_factor a = noise_factor(kind, g_first, eps);
-    if (exponent == 0.0) return a.value;
+    if (exponent == 0.0) return a.value * detail::safe_side;
     const contraction_factor b = noise_factor(kind, g_product, eps);
     return detail::first_times_exp(a, exponent * b.log_value);
 }
@@ -200,7 +207,8 @@ inline log_and_slope schedule_bound_log(double eps, double weight, std::int64_t 
 
 inline double schedule_bound_delta(double eps, double weight, std::int64_t first_stop, std::int64_t rounds,
                                    const double* r_first, const double* r_product) {
-    return std::exp(schedule_bound_log(eps, weight, first_stop, rounds, r_first, r_product).log_value);
+    return std::exp(schedule_bound_log(eps, weight, first_stop, rounds, r_first, r_product).log_value) *
+           detail::safe_side;
 }
 
 inline double schedule_bound_epsilon(double delta, double weight, std::int64_t first_stop, std::int64_t rounds,
