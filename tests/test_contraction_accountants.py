@@ -90,6 +90,15 @@ def test_epsilon_inverts_delta_on_a_grid():
     np.testing.assert_allclose(back[positive], np.broadcast_to(targets, eps.shape)[positive], rtol=1e-12)
 
 
+def test_results_do_not_depend_on_the_thread_count():
+    # warm starts restart at every fixed-size chunk, so 1 and 2 threads give identical bits
+    acc = TrustedAggregator(n=1000, batch_size=np.arange(1, 41)[:, None], sigma=np.linspace(0.5, 4, 30)[:, None, None],
+                            learning_rate=0.1, lipschitz=1.0, radius=1.0)
+    targets = np.logspace(-12, -2, 25)
+    np.testing.assert_array_equal(acc.epsilon(targets, threads=1), acc.epsilon(targets, threads=2))
+    np.testing.assert_array_equal(acc.delta(targets, threads=1), acc.delta(targets, threads=2))
+
+
 @pytest.mark.parametrize("change, rule", [
     (dict(batch_size=101), "batch_size must be <= n"),
     (dict(batch_size=2.5), "batch_size must be a whole number"),
