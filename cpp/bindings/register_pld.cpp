@@ -85,6 +85,22 @@ void register_pld(py::module_& m) {
         return both_sides([=] { return pld::subsampled_gaussian_cells(sigma, q, remove, h, tail, max_cells); });
     }, py::arg("sigma"), py::arg("sampling_rate"), py::arg("remove"), py::arg("h"), py::arg("tail"),
        py::arg("max_cells"));
+    m.def("pld_subsampled_gaussian_cells", [](double sigma, double q, bool remove, double h, double tail,
+                                              std::int64_t max_cells) {
+        pld::Cells cells;
+        {
+            py::gil_scoped_release release;
+            cells = pld::subsampled_gaussian_cells(sigma, q, remove, h, tail, max_cells);
+        }
+        py::dict out;
+        out["k_lo"] = cells.k_lo;
+        out["c"] = to_array(cells.c);
+        out["d"] = to_array(cells.d);
+        out["tail_lo"] = cells.tail_lo;
+        out["tail_hi"] = cells.tail_hi;
+        return out;
+    }, py::arg("sigma"), py::arg("sampling_rate"), py::arg("remove"), py::arg("h"), py::arg("tail"),
+       py::arg("max_cells"));
     m.def("pld_laplace", [](double distance, double scale, double h, std::int64_t max_cells) {
         return both_sides([=] { return pld::laplace_cells(distance, scale, h, max_cells); });
     }, py::arg("distance"), py::arg("scale"), py::arg("h"), py::arg("max_cells"));
