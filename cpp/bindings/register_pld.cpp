@@ -112,6 +112,19 @@ void register_pld(py::module_& m) {
         const std::int64_t n = static_cast<std::int64_t>(loss.size());
         return both_sides([=] { return pld::atom_cells(l, w, n, h, max_cells); });
     }, py::arg("loss"), py::arg("mass"), py::arg("h"), py::arg("max_cells"));
+    m.def("pld_log_mgf", [](input_array p, std::int64_t k_lo, double h, input_array lam) {
+        py::array_t<double> out(lam.size());
+        const double* pp = p.data();
+        const double* lp = lam.data();
+        double* dst = out.mutable_data();
+        const std::int64_t n = static_cast<std::int64_t>(p.size()), m = static_cast<std::int64_t>(lam.size());
+        {
+            py::gil_scoped_release release;
+#pragma omp parallel for schedule(static)
+            for (std::int64_t i = 0; i < m; ++i) dst[i] = pld::grid_log_mgf(pp, n, k_lo, h, lp[i]);
+        }
+        return out;
+    }, py::arg("p"), py::arg("k_lo"), py::arg("h"), py::arg("lam"));
     m.def("pld_delta", [](input_array p, std::int64_t k_lo, double h, double p_inf, input_array eps, int threads) {
         return over_grid_profile(p, k_lo, h, p_inf, eps, threads,
                                  [](const pld::GridProfile& g, double e) { return g.delta(e); });

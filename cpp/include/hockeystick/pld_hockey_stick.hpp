@@ -13,6 +13,7 @@
 // callers that certify a bound widen by that much.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -66,6 +67,25 @@ class GridProfile {
     double h_, p_inf_;
     std::vector<double> D_, R_;
 };
+
+// log sum_k p_k e^{lam l_k}, l_k = (k_lo + k) h, for one lam (the cumulant generating
+// function of the finite part, used for Chernoff bounds on composed tails).  One
+// exp per element, scaled by the largest lam l_k (terms <= p_k, no overflow); if
+// that underflows everything, a second pass scales by the largest log p_k + lam l_k.
+inline double grid_log_mgf(const double* p, std::int64_t n, std::int64_t k_lo, double h, double lam) {
+    const double shift = lam * (lam >= 0.0 ? (k_lo + n - 1) * h : k_lo * h);
+    double sum = 0.0;
+    for (std::int64_t k = 0; k < n; ++k) sum += p[k] * std::exp(lam * (k_lo + k) * h - shift);
+    if (sum > 1e-250) return shift + std::log(sum);
+    double top = -std::numeric_limits<double>::infinity();
+    for (std::int64_t k = 0; k < n; ++k)
+        if (p[k] > 0.0) top = std::max(top, std::log(p[k]) + lam * (k_lo + k) * h);
+    if (!std::isfinite(top)) return top;
+    sum = 0.0;
+    for (std::int64_t k = 0; k < n; ++k)
+        if (p[k] > 0.0) sum += std::exp(std::log(p[k]) + lam * (k_lo + k) * h - top);
+    return top + std::log(sum);
+}
 
 }  // namespace pld
 }  // namespace hockeystick

@@ -22,8 +22,11 @@ round-off; 8 per stage is generous).  With delta_i that bound for factor i, the
 spectrum error obeys |dY_k| <= prod (|X_ik| + delta_i)^c_i - prod |X_ik|^c_i
 plus the rounding of the power taken in polar form, and the total error of
 the output entries is <= ||dY||_2 (Parseval) plus the inverse FFT's own error.
-That total is charged to +infinity (pessimistic) and subtracted twice
-(optimistic: negative entries are clipped to zero).
+Per grid entry the error is at most (1/M) sum_k |dY_k| plus the inverse
+transform's own; delta(eps) is charged that bound times the number of grid
+points above eps (capped by the Parseval total), added on the pessimistic
+side and subtracted twice on the optimistic side (negative entries are
+clipped to zero).
 """
 
 from __future__ import annotations
@@ -37,26 +40,31 @@ import scipy.fft
 from .pmf import UNIT_ROUNDOFF, GridPMF
 
 DEFAULT_TAIL = 1e-15
-# Chernoff exponents tried: a coarse logarithmic scan, then a finer one around the best.
-_COARSE = np.logspace(-4, 3, 15)
+# Chernoff exponents tried, as multiples of the Gaussian-approximation optimum z / s
+# (z = sqrt(2 log(1/tail)), s the composed standard deviation): any lam gives a valid
+# bound, these few are where the best one lies for near-Gaussian sums.
+_LAMBDA_FACTORS = np.array([0.35, 0.5, 0.7, 1.0, 1.4, 2.0])
 
 
-def _chernoff_edge(factors: Sequence[tuple[GridPMF, int]], tail: float, upper: bool) -> tuple[float, float]:
-    """Loss a (upper) or b (lower) with composed finite mass beyond it <= tail; and the bound reached."""
-    sign = 1.0 if upper else -1.0
+def _chernoff_edges(factors: Sequence[tuple[GridPMF, int]], tail: float) -> tuple[float, float]:
+    """Losses (b, a) with composed finite mass below b and above a each <= tail."""
+    mean = var = 0.0
+    for pmf, count in factors:
+        mass = pmf.finite_mass
+        if mass <= 0:
+            continue
+        m1 = float(pmf.p @ pmf.losses) / mass
+        m2 = float(pmf.p @ np.square(pmf.losses - m1)) / mass
+        mean += count * m1
+        var += count * m2
+    z = math.sqrt(2.0 * math.log(1.0 / tail))
+    lams = _LAMBDA_FACTORS * z / math.sqrt(max(var, 1e-300))
     log_tail = math.log(tail)
-
-    def edges(lams: np.ndarray) -> np.ndarray:
-        k = sum(count * pmf.log_mgf(sign * lams) for pmf, count in factors)
-        return sign * (k - log_tail) / lams  # a = (K - log tail)/lam ; b = -(K(-lam) - log tail)/lam
-
-    coarse = edges(_COARSE)
-    best = int(np.argmin(coarse) if upper else np.argmax(coarse))
-    fine_lams = _COARSE[best] * np.logspace(-0.25, 0.25, 7)
-    fine = edges(fine_lams)
-    edge = float(fine.min() if upper else fine.max())
-    edge = min(edge, float(coarse[best])) if upper else max(edge, float(coarse[best]))
-    return edge, tail
+    k_plus = sum(count * pmf.log_mgf(lams) for pmf, count in factors)
+    k_minus = sum(count * pmf.log_mgf(-lams) for pmf, count in factors)
+    top = float(np.min((k_plus - log_tail) / lams))       # mass{S >= a} <= e^{K(lam) - lam a}
+    bottom = float(np.max((log_tail - k_minus) / lams))   # mass{S <= b} <= e^{K(-lam) + lam b}
+    return bottom, top
 
 
 def compose(factors: Sequence[tuple[GridPMF, int]], *, pessimistic: bool, tail: float = DEFAULT_TAIL,
@@ -75,14 +83,11 @@ def compose(factors: Sequence[tuple[GridPMF, int]], *, pessimistic: bool, tail: 
     charge_above = charge_below = 0.0
     a_idx, b_idx = lo_full, hi_full
     if hi_full - lo_full + 1 > 4096:
-        top, charge_above = _chernoff_edge(factors, tail, upper=True)
-        bottom, charge_below = _chernoff_edge(factors, tail, upper=False)
-        b_idx = min(hi_full, math.ceil(top / h))
-        a_idx = max(lo_full, math.floor(bottom / h))
-        if b_idx >= hi_full:
-            charge_above = 0.0
-        if a_idx <= lo_full:
-            charge_below = 0.0
+        bottom, top = _chernoff_edges(factors, tail)
+        if math.ceil(top / h) < hi_full:
+            b_idx, charge_above = math.ceil(top / h), tail
+        if math.floor(bottom / h) > lo_full:
+            a_idx, charge_below = math.floor(bottom / h), tail
     width = b_idx - a_idx + 1
     if width > max_points:
         raise ValueError(f"the composed loss window needs {width} grid points (max_points={max_points}); "
@@ -110,9 +115,11 @@ def compose(factors: Sequence[tuple[GridPMF, int]], *, pessimistic: bool, tail: 
     d_spec = (np.exp(log_mod_pert) - modulus) + modulus * (2.0 * UNIT_ROUNDOFF * power_rel_err)
     out = scipy.fft.irfft(spectrum, n=m, workers=workers)
     spec_l1 = 2.0 * float(modulus.sum())
-    rounding = math.sqrt(2.0 * float(np.square(d_spec).sum())) + fft_err * spec_l1
+    # Per entry: (1/M) sum_k |dY_k| + the inverse transform's own error; in total: Parseval.
+    entry = (2.0 * float(d_spec.sum()) + fft_err * spec_l1) / m
+    total = math.sqrt(2.0 * float(np.square(d_spec).sum())) + fft_err * spec_l1
     out = np.roll(out, -((a_idx - lo_full) % m))
     np.maximum(out, 0.0, out=out)
     if pessimistic:
-        return GridPMF(a_idx, h, out, min(1.0, p_inf + charge_above + rounding), 0.0, True)
-    return GridPMF(a_idx, h, out, p_inf, -(charge_above + charge_below + 2.0 * rounding), False)
+        return GridPMF(a_idx, h, out, min(1.0, p_inf + charge_above), 0.0, True, entry, total)
+    return GridPMF(a_idx, h, out, p_inf, -(charge_above + charge_below), False, entry, total)

@@ -1,12 +1,17 @@
 """A privacy-loss PMF on the uniform grid l_k = k h, and its hockey-stick curve.
 
-delta(eps) = sum_k p_k (1 - e^{eps - l_k})_+ + p_inf + shift
+delta(eps) = sum_k p_k (1 - e^{eps - l_k})_+ + p_inf
 
 is evaluated in C++ (``_core.pld_delta``: suffix sums, O(grid + n_eps)), and
-epsilon(delta) inverts it exactly (``_core.pld_epsilon``).  ``shift`` carries the
-error charges of a composition (>= 0 on a pessimistic PMF, <= 0 on an
-optimistic one); ``slack`` is the relative floating-point allowance of the
-suffix sums (grid size times the unit round-off), applied in the safe direction.
+epsilon(delta) inverts it exactly (``_core.pld_epsilon``).  A composed PMF also
+carries its error charges, applied in the safe direction (added on a
+pessimistic PMF, subtracted on an optimistic one):
+
+- ``shift``: a constant (truncated tail mass on the optimistic side);
+- ``entry_error``: a bound on the round-off of each grid mass, so the charge at
+  eps is entry_error times the number of grid points above eps, capped by
+- ``total_error``: a bound on the summed round-off of all masses;
+- ``slack``: the relative round-off of the suffix sums (grid size times u).
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ class GridPMF:
     p_inf: float
     shift: float = 0.0
     pessimistic: bool = True
+    entry_error: float = 0.0
+    total_error: float = 0.0
 
     @property
     def losses(self) -> np.ndarray:
@@ -42,32 +49,53 @@ class GridPMF:
     def _slack(self) -> float:
         return 4.0 * (self.p.size + 4) * UNIT_ROUNDOFF
 
+    def _charge(self, eps: np.ndarray) -> np.ndarray:
+        """Round-off charge at eps: entry_error per grid point above eps, at most total_error."""
+        if self.total_error == 0.0:
+            return np.zeros(eps.shape)
+        first_above = np.clip(np.floor(eps / self.h) - self.k_lo + 1, 0, self.p.size)
+        return np.minimum(self.entry_error * (self.p.size - first_above), self.total_error)
+
     def delta(self, epsilon: np.ndarray, threads: int = 0) -> np.ndarray:
         eps = np.ascontiguousarray(epsilon, dtype=np.float64)
         d = _core.pld_delta(self.p, self.k_lo, self.h, self.p_inf, eps, threads)
         if self.pessimistic:
-            return np.minimum(d * (1.0 + self._slack()) + self.shift, 1.0)
-        return np.maximum(d * (1.0 - self._slack()) + self.shift, 0.0)
+            return np.minimum(d * (1.0 + self._slack()) + self.shift + self._charge(eps), 1.0)
+        return np.maximum(d * (1.0 - self._slack()) + self.shift - 2.0 * self._charge(eps), 0.0)
 
-    def epsilon(self, delta: np.ndarray, threads: int = 0) -> np.ndarray:
-        # delta_pmf(eps) (1 +- slack) + shift <= delta  <=>  delta_pmf(eps) <= (delta - shift) / (1 +- slack)
-        given = np.asarray(delta, dtype=np.float64)
-        target = given.ravel() - self.shift
-        target = target / (1.0 + self._slack()) if self.pessimistic else target / (1.0 - self._slack())
+    def _invert(self, target: np.ndarray, threads: int) -> np.ndarray:
+        """Smallest eps with the uncharged curve <= target (+inf where target <= 0)."""
         out = np.full(target.shape, np.inf)
         ok = target > 0
         out[ok] = _core.pld_epsilon(self.p, self.k_lo, self.h, self.p_inf, np.ascontiguousarray(target[ok]),
                                     threads)
-        return out.reshape(given.shape)
+        return out
+
+    def epsilon(self, delta: np.ndarray, threads: int = 0) -> np.ndarray:
+        """Smallest eps whose charged bound is <= delta."""
+        given = np.asarray(delta, dtype=np.float64)
+        target = given.ravel() - self.shift
+        scale = 1.0 + self._slack() if self.pessimistic else 1.0 - self._slack()
+        # The charge lies in [0, total_error] (twice that below): the answer lies between the
+        # inverses of the uncharged curve at the two extremes; bisect on the charged curve there.
+        low_end = self._invert(target / scale, threads)
+        if self.total_error == 0.0:
+            return low_end.reshape(given.shape)
+        far = target - self.total_error if self.pessimistic else target + 2.0 * self.total_error
+        far_end = self._invert(far / scale, threads)
+        a, b = (low_end, far_end) if self.pessimistic else (far_end, low_end)
+        result = b.copy() if self.pessimistic else a.copy()  # safe side where no bracket exists
+        bounded = np.isfinite(a) & np.isfinite(b) & (b > a)
+        a, b, want = a[bounded], b[bounded], given.ravel()[bounded]
+        for _ in range(60):
+            mid = 0.5 * (a + b)
+            ok = self.delta(mid, threads) <= want
+            b = np.where(ok, mid, b)
+            a = np.where(ok, a, mid)
+        result[bounded] = b
+        return result.reshape(given.shape)
 
     def log_mgf(self, lam: np.ndarray) -> np.ndarray:
         """log sum_k p_k e^{lam l_k} for each lam (the finite part; a sub-probability)."""
-        lam = np.atleast_1d(np.asarray(lam, dtype=np.float64))
-        keep = self.p > 0
-        logp, loss = np.log(self.p[keep]), self.losses[keep]
-        out = np.empty(lam.shape)
-        for i, t in enumerate(lam):
-            expo = logp + t * loss
-            top = expo.max()
-            out[i] = top + np.log(np.exp(expo - top).sum())
-        return out
+        lam = np.ascontiguousarray(np.atleast_1d(lam), dtype=np.float64)
+        return _core.pld_log_mgf(self.p, self.k_lo, self.h, lam)
