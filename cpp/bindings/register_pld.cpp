@@ -120,7 +120,6 @@ void register_pld(py::module_& m) {
         const std::int64_t n = static_cast<std::int64_t>(p.size()), m = static_cast<std::int64_t>(lam.size());
         {
             py::gil_scoped_release release;
-#pragma omp parallel for schedule(static)
             for (std::int64_t i = 0; i < m; ++i) dst[i] = pld::grid_log_mgf(pp, n, k_lo, h, lp[i]);
         }
         return out;

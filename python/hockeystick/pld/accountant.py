@@ -123,8 +123,11 @@ class SubsampledGaussianPLD:
                 exact = gaussian(math.sqrt(ti) * ci / si, flat_x[sel])
                 flat_lo[sel] = flat_up[sel] = exact
                 continue
-            lo, up = getattr(self._pld(si, qi, ti, ci), method)(flat_x[sel], bound="both")
-            flat_lo[sel], flat_up[sel] = lo, up
+            dist = self._pld(si, qi, ti, ci)
+            if bound in ("upper", "both"):
+                flat_up[sel] = getattr(dist, method)(flat_x[sel], bound="upper")
+            if bound in ("lower", "both"):
+                flat_lo[sel] = getattr(dist, method)(flat_x[sel], bound="lower")
         pick = {"upper": (upper,), "lower": (lower,), "both": (lower, upper)}[bound]
         out = tuple(float(v) if scalar else v for v in pick)
         return out if bound == "both" else out[0]

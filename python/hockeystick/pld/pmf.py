@@ -72,27 +72,29 @@ class GridPMF:
         return out
 
     def epsilon(self, delta: np.ndarray, threads: int = 0) -> np.ndarray:
-        """Smallest eps whose charged bound is <= delta."""
+        """Smallest eps whose charged bound is <= delta.
+
+        The charge is constant on each open grid interval (l_{k-1}, l_k), so the charged
+        curve is inverted exactly: find the first grid point where it is <= delta, then
+        invert the uncharged curve (in C++) with that interval's charge, clamped to it.
+        """
         given = np.asarray(delta, dtype=np.float64)
-        target = given.ravel() - self.shift
+        want = given.ravel()
         scale = 1.0 + self._slack() if self.pessimistic else 1.0 - self._slack()
-        # The charge lies in [0, total_error] (twice that below): the answer lies between the
-        # inverses of the uncharged curve at the two extremes; bisect on the charged curve there.
-        low_end = self._invert(target / scale, threads)
         if self.total_error == 0.0:
-            return low_end.reshape(given.shape)
-        far = target - self.total_error if self.pessimistic else target + 2.0 * self.total_error
-        far_end = self._invert(far / scale, threads)
-        a, b = (low_end, far_end) if self.pessimistic else (far_end, low_end)
-        result = b.copy() if self.pessimistic else a.copy()  # safe side where no bracket exists
-        bounded = np.isfinite(a) & np.isfinite(b) & (b > a)
-        a, b, want = a[bounded], b[bounded], given.ravel()[bounded]
-        for _ in range(60):
-            mid = 0.5 * (a + b)
-            ok = self.delta(mid, threads) <= want
-            b = np.where(ok, mid, b)
-            a = np.where(ok, a, mid)
-        result[bounded] = b
+            return self._invert((want - self.shift) / scale, threads).reshape(given.shape)
+        grid = self.losses
+        at_grid = self.delta(grid, threads)                     # non-increasing
+        k = np.searchsorted(-at_grid, -want, side="left")      # first k with at_grid[k] <= want
+        result = np.full(want.shape, np.inf)
+        inside = k < grid.size
+        kk = k[inside]
+        # On (l_{k-1}, l_k) every grid point from k up lies above eps.
+        charge = np.minimum(self.entry_error * (self.p.size - kk), self.total_error)
+        sign = 1.0 if self.pessimistic else -2.0
+        eps = self._invert((want[inside] - self.shift - sign * charge) / scale, threads)
+        lower_end = np.where(kk > 0, grid[np.maximum(kk - 1, 0)], -np.inf)
+        result[inside] = np.clip(eps, lower_end, grid[kk])
         return result.reshape(given.shape)
 
     def log_mgf(self, lam: np.ndarray) -> np.ndarray:
