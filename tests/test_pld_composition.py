@@ -127,3 +127,27 @@ def test_against_dp_accounting():
     # At our cost of their h (we discretize and compose faster), a finer grid: no looser above.
     _, up_fine = ours(h / 2)
     assert up_fine <= their_up
+
+
+def test_fixed_size_replace_one_against_dp_accounting():
+    """Fixed-size batches, replace-one neighbours: dp_accounting's REPLACE_ONE pair, same h."""
+    try:
+        from dp_accounting.pld import privacy_loss_distribution as dpl
+    except ImportError:  # pragma: no cover
+        pytest.skip("dp_accounting is not installed (pip install hockeystick[test])")
+    sigma, m, n, rounds, h, delta = 2.0, 50, 1000, 200, 1e-3, 1e-5
+    their_up = dpl.from_gaussian_mechanism(
+        standard_deviation=sigma, sensitivity=1.0, sampling_prob=m / n, value_discretization_interval=h,
+        neighboring_relation=dpl.NeighborRel.REPLACE_ONE).self_compose(rounds).get_epsilon_for_delta(delta)
+    lo, up = pld.fixed_size_subsampled_gaussian(sigma, m, n, value_discretization_interval=h).self_compose(
+        rounds).epsilon(delta, bound="both")
+    assert abs(up - their_up) < 1e-6 * their_up
+    assert lo <= their_up and up - lo < 1e-3
+
+
+def test_fixed_size_full_batch_is_gaussian_with_double_shift():
+    """m = n: the pair is N(1, s^2) vs N(-1, s^2), i.e. theta(2/s, eps) exactly."""
+    dist = pld.fixed_size_subsampled_gaussian(3.0, 10, 10, value_discretization_interval=5e-3).self_compose(20)
+    exact = hs.theta_epsilon(2 * math.sqrt(20) / 3.0, 1e-6)
+    lo, up = dist.epsilon(1e-6, bound="both")
+    assert lo <= exact <= up and up - lo < 1e-3

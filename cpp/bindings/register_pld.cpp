@@ -85,6 +85,10 @@ void register_pld(py::module_& m) {
         return both_sides([=] { return pld::subsampled_gaussian_cells(sigma, q, remove, h, tail, max_cells); });
     }, py::arg("sigma"), py::arg("sampling_rate"), py::arg("remove"), py::arg("h"), py::arg("tail"),
        py::arg("max_cells"));
+    m.def("pld_replace_subsampled_gaussian", [](double sigma, double q, double h, double tail,
+                                                std::int64_t max_cells) {
+        return both_sides([=] { return pld::replace_subsampled_gaussian_cells(sigma, q, h, tail, max_cells); });
+    }, py::arg("sigma"), py::arg("sampling_rate"), py::arg("h"), py::arg("tail"), py::arg("max_cells"));
     m.def("pld_subsampled_gaussian_cells", [](double sigma, double q, bool remove, double h, double tail,
                                               std::int64_t max_cells) {
         pld::Cells cells;

@@ -179,7 +179,56 @@ struct gaussian_vs_mixture {
     double mass_above(double y) const { return gaussian_tail((y - 1.0) / m.s); }
 };
 
+// P = (1-q) N(0, s^2) + q N(1, s^2), Q = (1-q) N(0, s^2) + q N(-1, s^2): subsampling
+// with replace-one neighbours (fixed-size batches without replacement, q = m/n; the
+// REPLACE pair of dp_accounting).  L(x) = l(x) - l(-x) with l the remove-direction loss,
+// strictly increasing; its inverse by safeguarded Newton (L' = (w(x) + w(-x))/s^2).
+struct mixture_vs_mirror {
+    mixture_vs_gaussian m;
+    double loss(double x) const { return m.loss(x) - m.loss(-x); }
+    double slope(double x) const { return (m.shifted_weight(x) + m.shifted_weight(-x)) / (m.s * m.s); }
+    double x_of_loss(double l) const {
+        if (!std::isfinite(l)) return l;
+        double lo = -1.0, hi = 1.0;
+        while (loss(lo) > l) lo *= 2.0;
+        while (loss(hi) < l) hi *= 2.0;
+        double x = 0.5 * (lo + hi);
+        for (int it = 0; it < 200; ++it) {
+            const double f = loss(x) - l;
+            if (f == 0.0) return x;
+            (f < 0.0 ? lo : hi) = x;
+            double next = x - f / slope(x);
+            if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
+            if (std::fabs(next - x) <= 1e-15 * std::max(1.0, std::fabs(x)) || hi - lo <= 1e-15 * std::max(1.0, std::fabs(x)))
+                return next;
+            x = next;
+        }
+        return x;
+    }
+    double loss_step(double x0, double dx) const {
+        const double s2 = m.s * m.s;
+        return std::log1p(m.shifted_weight(x0) * std::expm1(dx / s2)) -
+               std::log1p(m.shifted_weight(-x0) * std::expm1(-dx / s2));
+    }
+    double density(double x) const { return m.density(x); }
+    double scale(double x) const { return m.scale(x); }
+    double mass_below(double x) const { return m.mass_below(x); }
+    double mass_above(double x) const { return m.mass_above(x); }
+};
+
 }  // namespace detail
+
+// Subsampled Gaussian with replace-one neighbours (symmetric: one direction).
+inline Cells replace_subsampled_gaussian_cells(double sigma, double q, double h, double tail,
+                                               std::int64_t max_cells) {
+    if (!(sigma > 0.0) || !std::isfinite(sigma)) throw std::invalid_argument("sigma must be positive and finite");
+    if (!(q > 0.0 && q <= 1.0)) throw std::invalid_argument("sampling_rate must lie in (0, 1]");
+    if (!(tail > 0.0 && tail < 1.0)) throw std::invalid_argument("tail must lie in (0, 1)");
+    const double z = gaussian_tail_inverse(0.5 * tail);
+    const detail::mixture_vs_mirror mm{{sigma, q}};
+    const double x_lo = -z * sigma, x_hi = 1.0 + z * sigma;
+    return detail::continuous_cells(mm, x_lo, x_hi, mm.mass_below(x_lo), mm.mass_above(x_hi), h, max_cells);
+}
 
 // The Poisson-subsampled Gaussian mechanism, sensitivity 1, noise sigma, rate q
 // (q = 1: the plain Gaussian mechanism).  remove = true: P = (1-q)N(0) + qN(1),

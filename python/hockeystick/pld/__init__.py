@@ -11,12 +11,19 @@ curve), ``compose`` (FFT composition with charged truncation and round-off),
 
 from .accountant import PLDAccountant, SubsampledGaussianPLD
 from .distribution import PrivacyLossDistribution
-from .mechanisms import from_distributions, gaussian, laplace, subsampled_gaussian
+from .mechanisms import (
+    fixed_size_subsampled_gaussian,
+    from_distributions,
+    gaussian,
+    laplace,
+    subsampled_gaussian,
+)
 
 __all__ = [
     "PLDAccountant",
     "PrivacyLossDistribution",
     "SubsampledGaussianPLD",
+    "fixed_size_subsampled_gaussian",
     "from_distributions",
     "gaussian",
     "laplace",

@@ -75,6 +75,31 @@ def subsampled_gaussian(sigma: float, sampling_rate: float, *, sensitivity: floa
     return PrivacyLossDistribution([{remove: 1}, {add: 1}], t)
 
 
+def fixed_size_subsampled_gaussian(sigma: float, batch_size: int, dataset_size: int, *,
+                                   sensitivity: float = 1.0,
+                                   value_discretization_interval: float = DEFAULT_INTERVAL,
+                                   tail: float = DEFAULT_TAIL) -> PrivacyLossDistribution:
+    """Batches of ``batch_size`` drawn without replacement from ``dataset_size``, replace-one neighbours.
+
+    The replaced record is in the batch with probability q = m/n and then moves
+    the output by at most 2 x sensitivity (two records of norm <= sensitivity),
+    giving the symmetric pair P = (1-q) N(0, s^2) + q N(1, s^2) vs
+    Q = (1-q) N(0, s^2) + q N(-1, s^2), s = sigma/sensitivity (Zhu, Dong, Wang
+    2022, Sec. 5; dp_accounting's REPLACE adjacency).  ``sensitivity`` is the
+    norm bound of one record's contribution (for a mean: clip norm / m).
+    """
+    s = _positive("sigma", sigma) / _positive("sensitivity", sensitivity)
+    m, n = int(batch_size), int(dataset_size)
+    if m != batch_size or n != dataset_size or not (1 <= m <= n):
+        raise ValueError(f"batch_size and dataset_size must be integers with 1 <= batch_size <= dataset_size, "
+                         f"got {batch_size!r}, {dataset_size!r}")
+    h = _positive("value_discretization_interval", value_discretization_interval)
+    t = _check_tail(tail)
+    f = _factor(f"fixed_size_subsampled_gaussian(sigma={s}, q={m}/{n}, replace-one)",
+                _core.pld_replace_subsampled_gaussian(s, m / n, h, t, MAX_CELLS))
+    return PrivacyLossDistribution([{f: 1}], t)
+
+
 def gaussian(sigma: float, *, sensitivity: float = 1.0,
              value_discretization_interval: float = DEFAULT_INTERVAL,
              tail: float = DEFAULT_TAIL) -> PrivacyLossDistribution:
