@@ -5,6 +5,7 @@
 namespace py = pybind11;
 
 void register_hockey_stick(py::module_& m);
+void register_fdp(py::module_& m);
 void register_pld(py::module_& m);
 
 PYBIND11_MODULE(_core, m) {
@@ -15,5 +16,6 @@ PYBIND11_MODULE(_core, m) {
     m.attr("openmp") = false;
 #endif
     register_hockey_stick(m);
+    register_fdp(m);
     register_pld(m);
 }
