@@ -34,7 +34,9 @@
 // P-mass is kept up to the ends and the error is that of the chord, O(h^2) per
 // cell, instead of the O(h) shift of rounding losses down.  A negative residue
 // from round-off is cancelled by removing as much mass above it (which lowers
-// the curve everywhere); if that fails the PMF falls back to rounding every loss
+// the curve everywhere).  Near the bottom, where H hugs its tangent at g_0, the
+// points follow that tangent instead (it lies below H, keeps the P- and Q-mass,
+// and avoids the mass a lowered envelope would otherwise cost there); if that fails the PMF falls back to rounding every loss
 // down, and `connect_dots` says so.
 #pragma once
 
@@ -122,6 +124,41 @@ inline GridPMF optimistic_pmf(const Cells& cells) {
         pin_below(j);
     }
     for (std::int64_t j = pin + 1; j <= top + 1; ++j) e[j] = H[j];
+    // Follow the tangent at g_0 wherever it is closer to H than the envelope: its excess
+    // below H, x_j = H_j - (H_0 - Q(L > l_0)(g_j - g_0)), by a positive recursion
+    //   x_{j+1} = x_j + d_j + e^h S_{j-1},  S_j = e^h S_{j-1} + c_j + d_j.
+    // A cell with both ends on the tangent has the tangent as chord (below H); any other
+    // cell must meet the tent condition.
+    {
+        std::vector<double> excess(pin + 1, 0.0), env(e.begin(), e.begin() + pin + 1);
+        double acc = 0.0;  // S_{j-1}
+        for (std::int64_t j = 0; j < pin; ++j) {
+            excess[j + 1] = excess[j] + d[j] + eh * acc;
+            acc = eh * acc + c[j] + d[j];
+        }
+        std::vector<char> on_tangent(pin + 1, 0);
+        for (std::int64_t j = 0; j < pin; ++j)
+            if (excess[j] < e[j]) { e[j] = excess[j]; on_tangent[j] = 1; }
+        // One pass upward: a failing cell keeps its lower end and lowers its upper end just
+        // enough, e_{j+1} = (gap_j - (1 - theta) e_j) / theta (raising e only helps the cell
+        // above); if that would push the point below zero the lower end returns to the envelope.
+        for (std::int64_t j = 0; j < pin; ++j) {
+            if (on_tangent[j] && on_tangent[j + 1]) continue;
+            const double s = c[j] + d[j];
+            if (!(s > 0.0)) continue;
+            const double theta = c[j] / s;
+            if ((1.0 - theta) * e[j] + theta * e[j + 1] >= gap(j)) continue;
+            const double need = (gap(j) - (1.0 - theta) * e[j]) / theta;
+            if (j + 1 < pin && need <= H[j + 1]) {
+                e[j + 1] = need;
+                on_tangent[j + 1] = 0;
+            } else {
+                e[j] = env[j];
+                on_tangent[j] = 0;
+                if ((1.0 - theta) * e[j] + theta * e[j + 1] < gap(j)) e[j + 1] = std::max(e[j + 1], env[j + 1]);
+            }
+        }
+    }
     // Greatest convex minorant: blocks of consecutive chord segments with their rise and width.
     // Segment -1 runs from g = 0 along the tangent at g_0 (slope -Q(L > l_0)).
     struct Block { std::int64_t first, last; double rise, width; };
