@@ -151,3 +151,10 @@ def test_fixed_size_full_batch_is_gaussian_with_double_shift():
     exact = hs.theta_epsilon(2 * math.sqrt(20) / 3.0, 1e-6)
     lo, up = dist.epsilon(1e-6, bound="both")
     assert lo <= exact <= up and up - lo < 1e-3
+
+
+def test_small_rate_bracket_is_tight():
+    """W3-like (q = 0.001, sigma = 0.8), 2000 rounds: the optimistic side stays close to the pessimistic."""
+    dist = pld.subsampled_gaussian(0.8, 0.001, value_discretization_interval=2e-4).self_compose(2000)
+    lo, up = dist.epsilon(1e-5, bound="both")
+    assert 0 < up - lo < 2e-3

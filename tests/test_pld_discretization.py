@@ -98,3 +98,11 @@ def test_bad_inputs_raise():
         _core.pld_subsampled_gaussian(1.0, 1.0, True, 1e-9, 1e-15, 1000)
     with pytest.raises(ValueError, match="sum to 1"):
         pld.from_distributions([0.5, 0.6], [0.5, 0.5])
+
+
+@pytest.mark.parametrize("sigma, q, h", [(0.8, 0.001, 2e-4), (1.0, 0.01, 1e-3)])
+def test_optimistic_keeps_the_mass_at_a_sharp_lower_edge(sigma, q, h):
+    """Small q piles the remove-direction loss against log(1 - q); the lower PMF must not drop it."""
+    remove = _factors(pld.subsampled_gaussian(sigma, q, value_discretization_interval=h))[0]
+    assert remove.lower.finite_mass == pytest.approx(1.0, abs=1e-12)
+    assert float(remove.lower.p @ np.exp(-remove.lower.losses)) <= 1 + 1e-12

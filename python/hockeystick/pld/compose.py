@@ -42,8 +42,8 @@ from .pmf import UNIT_ROUNDOFF, GridPMF
 DEFAULT_TAIL = 1e-15
 # Chernoff exponents tried, as multiples of the Gaussian-approximation optimum z / s
 # (z = sqrt(2 log(1/tail)), s the composed standard deviation): any lam gives a valid
-# bound, these few are where the best one lies for near-Gaussian sums.
-_LAMBDA_FACTORS = np.array([0.35, 0.5, 0.7, 1.0, 1.4, 2.0])
+# bound; the best lies near 1 for near-Gaussian sums and far below it for heavy upper tails.
+_LAMBDA_FACTORS = np.concatenate([np.logspace(-4, -0.5, 8), [0.5, 0.7, 1.0, 1.4, 2.0]])
 
 
 def _chernoff_edges(factors: Sequence[tuple[GridPMF, int]], tail: float) -> tuple[float, float]:
