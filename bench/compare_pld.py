@@ -32,13 +32,12 @@ W4_SIGMAS = (0.5, 5.0)
 PLANS = {
     "W1": [("hockeystick-exact", 0), ("hockeystick-pld", 1e-3), ("hockeystick-pld", 2e-3),
            ("dp_accounting", 1e-4), ("prv_accountant", 0.1)],
-    "W2": [("hockeystick-pld", 1e-4), ("hockeystick-pld", 1.5e-4), ("hockeystick-pld", 3e-4),
-           ("hockeystick-pld-upper", 3e-4), ("dp_accounting", 1e-4), ("dp_accounting", 1e-3),
-           ("prv_accountant", 0.1)],
-    "W3": [("hockeystick-pld", 1e-4), ("hockeystick-pld", 3e-4), ("dp_accounting", 1e-4),
-           ("prv_accountant", 0.1)],
-    "W4": [("hockeystick-pld-upper", 1e-3), ("hockeystick-pld", 3e-4), ("dp_accounting", 1e-4),
-           ("dp_accounting", 1e-3), ("prv_accountant", 0.1)],
+    "W2": [("hockeystick-pld", 1.5e-4), ("hockeystick-pld", 3e-4), ("hockeystick-pld-upper", 3e-4),
+           ("dp_accounting", 1e-4), ("dp_accounting", 1e-3), ("prv_accountant", 0.1)],
+    "W3": [("hockeystick-pld", 1e-4), ("hockeystick-pld", 2e-4), ("hockeystick-pld-upper", 2e-4),
+           ("dp_accounting", 1e-4), ("prv_accountant", 0.1)],
+    "W4": [("hockeystick-pld-upper", 1e-3), ("hockeystick-pld-upper", 3e-4), ("hockeystick-pld", 3e-4),
+           ("dp_accounting", 1e-4), ("dp_accounting", 1e-3), ("prv_accountant", 0.1)],
 }
 
 

@@ -91,7 +91,7 @@ Cells continuous_cells(const M& mech, double x_lo, double x_hi, double tail_lo, 
     cells.d.assign(n, 0.0);
     cells.tail_lo = tail_lo;
     cells.tail_hi = tail_hi;
-#pragma omp parallel for schedule(dynamic, 256)
+#pragma omp parallel for schedule(dynamic, 256) if (n > 20000)
     for (std::int64_t j = 0; j < n; ++j) {
         const double l_j = (cells.k_lo + j) * h;
         double xa = j == 0 ? x_lo : std::max(x_lo, mech.x_of_loss(l_j));
