@@ -1,0 +1,108 @@
+"""Accountants by name, with the parameters each takes: what sweeps and calibration can drive.
+
+An entry names an accountant class (the accountant contract: keyword parameters that
+broadcast, ``.delta(epsilon)`` and ``.epsilon(delta)``), and says which of its
+parameters are integers and which can be calibrated (and in which direction the
+bound moves with them).  Data flows down: this module imports the accountants,
+the accountants never import it.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+from typing import Any, Callable, Literal
+
+from ..gaussian_mechanism import GaussianMechanism
+
+__all__ = ["Calibratable", "AccountantEntry", "REGISTRY", "get", "names", "register"]
+
+
+@dataclass(frozen=True)
+class Calibratable:
+    """A parameter the bound is monotone in, and the interval to search it over.
+
+    ``direction``: "decreasing" if delta(eps) falls as the parameter grows (sigma:
+    calibration returns the SMALLEST feasible value), "increasing" if it rises
+    (rounds, sampling rate: calibration returns the LARGEST feasible value).
+    """
+
+    direction: Literal["decreasing", "increasing"]
+    lower: float
+    upper: float
+    integer: bool = False
+
+
+@dataclass(frozen=True)
+class AccountantEntry:
+    """One registered accountant: its class, its parameter names and their roles."""
+
+    name: str
+    factory: Callable[..., Any]
+    summary: str
+    integers: frozenset[str] = frozenset()
+    calibratable: dict[str, Calibratable] = field(default_factory=dict)
+
+    @property
+    def parameters(self) -> tuple[str, ...]:
+        """Every keyword the constructor takes, in signature order."""
+        return tuple(self._signature().parameters)
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        """The keywords without a default."""
+        return tuple(n for n, p in self._signature().parameters.items() if p.default is inspect.Parameter.empty)
+
+    @property
+    def defaults(self) -> dict[str, Any]:
+        return {n: p.default for n, p in self._signature().parameters.items()
+                if p.default is not inspect.Parameter.empty}
+
+    def _signature(self) -> inspect.Signature:
+        sig = inspect.signature(self.factory)
+        return sig.replace(parameters=[p for p in sig.parameters.values()
+                                       if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)])
+
+    def build(self, **params: Any) -> Any:
+        """Construct the accountant from the parameters it takes (extra keys are ignored)."""
+        return self.factory(**{k: v for k, v in params.items() if k in self.parameters})
+
+
+REGISTRY: dict[str, AccountantEntry] = {}
+
+
+def register(entry: AccountantEntry) -> AccountantEntry:
+    """Add ``entry`` under ``entry.name`` (a name can be registered once)."""
+    if entry.name in REGISTRY:
+        raise ValueError(f"accountant {entry.name!r} is already registered")
+    for name in list(entry.integers) + list(entry.calibratable):
+        if name not in entry.parameters:
+            raise ValueError(f"{entry.name}: {name!r} is not a parameter of {entry.factory.__name__}")
+    REGISTRY[entry.name] = entry
+    return entry
+
+
+def names() -> list[str]:
+    return sorted(REGISTRY)
+
+
+def get(name: str) -> AccountantEntry:
+    """The entry called ``name``, or a ValueError listing the registered names."""
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise ValueError(f"unknown accountant {name!r}; registered accountants: {', '.join(names())}") from None
+
+
+# --- the registered accountants -------------------------------------------------------------
+
+_SIGMA = Calibratable("decreasing", 0.0, float("inf"))
+_ROUNDS = Calibratable("increasing", 1.0, float("inf"), integer=True)
+
+register(AccountantEntry(
+    name="gaussian",
+    factory=GaussianMechanism,
+    summary="Gaussian mechanism composed over rounds, exact: mu = sqrt(rounds) sensitivity / sigma (004 eq. 8)",
+    integers=frozenset({"rounds"}),
+    calibratable={"sigma": _SIGMA, "rounds": _ROUNDS},
+))
