@@ -24,7 +24,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy.optimize.elementwise import find_root
 
 from ._elementwise import ArrayLike, FloatOrArray, broadcast_float_arrays
 from .sweep import registry
@@ -174,8 +173,8 @@ class _Problem:
         reached = float(np.exp(f[0]) * self.dlt[i])
         raise ValueError(
             f"target (epsilon={self.eps[i]:g}, delta={self.dlt[i]:g}) is unreachable for {self.entry.name!r}"
-            f"{' at ' + where if where else ''}: even {self.parameter}={x[0]:g} gives delta={reached:.3g} "
-            f"({idx.size} point(s) affected); raise epsilon or delta, or change the other parameters")
+            f"{' at ' + where if where else ''}: even {self.parameter}={x[0]:g} gives delta={reached:.3g}; "
+            f"raise epsilon or delta, or change the other parameters")
 
     def _bisect_integers(self, good: np.ndarray, bad: np.ndarray, idx: np.ndarray) -> None:
         while idx.size:
@@ -190,6 +189,8 @@ class _Problem:
 
     def _refine(self, good: np.ndarray, bad: np.ndarray, idx: np.ndarray, rtol: float) -> None:
         """Chandrupatla's bracketing root finder (scipy) on log delta - log target vs log x."""
+        from scipy.optimize.elementwise import find_root  # scipy.optimize takes ~0.4 s to import
+
         if not idx.size:
             return
         lg, lb = np.log(good[idx]), np.log(bad[idx])

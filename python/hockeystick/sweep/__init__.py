@@ -3,14 +3,14 @@
     from hockeystick.sweep import Grid, run
     grid = Grid.from_parameters("gaussian", "delta", {
         "sigma": "log:0.5:20:1000", "rounds": [1, 10, 100, 1000], "epsilon": "linear:0.1:8:500"})
-    run(grid, "sweep.parquet")          # or run(grid).to_pandas()
+    run_sweep(grid, "sweep.parquet")          # or run_sweep(grid).to_pandas()
 
 ``hockeystick.sweep.dask.run_on_dask`` runs the same grid on a Dask cluster.
 """
 
 from . import registry
 from .grid import Axis, Chunk, Grid, load_toml, parse_value
-from .run import SweepResult, dataframe, evaluate, preflight, run
+from .run import SweepResult, dataframe, evaluate, preflight, run_sweep
 
 __all__ = ["Axis", "Chunk", "Grid", "SweepResult", "dataframe", "evaluate", "load_toml", "parse_value",
-           "preflight", "registry", "run"]
+           "preflight", "registry", "run_sweep"]

@@ -34,7 +34,7 @@ import numpy as np
 from . import registry
 from .registry import AccountantEntry
 
-__all__ = ["Axis", "Grid", "Chunk", "parse_value", "load_toml"]
+__all__ = ["Axis", "Grid", "Chunk", "parse_value", "load_toml", "read_toml"]
 
 AxisKind = Literal["list", "linear", "log"]
 
@@ -81,7 +81,7 @@ class Axis:
 
 def _count(name: str, num: Any) -> int:
     if isinstance(num, bool) or not float(num).is_integer() or int(num) < 1:
-        raise ValueError(f"axis {name!r}: the number of values must be an integer >= 1, got {num!r}")
+        raise ValueError(f"axis {name!r}: the number of values must be an integer >= 1, got {num:g}")
     return int(num)
 
 
@@ -121,12 +121,13 @@ def _parse_string(name: str, text: str) -> Axis | float:
         parts = rest.split(":")
         return _range(name, "linear" if head == "lin" else head, parts)
     try:
-        if "," in text:
-            return Axis(name, np.array([float(t) for t in text.split(",") if t.strip()]), "list")
-        return float(text)
+        values = [float(t) for t in text.split(",") if t.strip()]
     except ValueError:
         raise ValueError(f"{name}={text!r}: give a number (1.5), a list (1,2,4) or a range "
                          "(log:0.5:20:100, linear:1:1000:50)") from None
+    if "," in text:
+        return Axis(name, np.array(values), "list")
+    return values[0] if values else _parse_string(name, "?")
 
 
 def _range(name: str, kind: str, args: Any) -> Axis:
@@ -369,18 +370,23 @@ def _integral_axis(axis: Axis, entries: list[AccountantEntry]) -> Axis:
     return Axis(axis.name, rounded.astype(np.int64), axis.kind)
 
 
-def load_toml(path: str | os.PathLike[str]) -> tuple[Grid, dict[str, Any]]:
-    """A Grid from a sweep file, and the file's other settings (chunk_size)."""
+def read_toml(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The raw contents of a sweep file (accountants, output, [parameters], chunk_size)."""
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover - Python 3.10
         import tomli as tomllib
     try:
         with open(path, "rb") as fh:
-            spec = tomllib.load(fh)
+            return tomllib.load(fh)
     except OSError as exc:
         raise ValueError(f"cannot read sweep file {os.fspath(path)!r}: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"sweep file {os.fspath(path)!r} is not valid TOML: {exc}") from None
-    settings = {k: spec[k] for k in ("chunk_size",) if k in spec}
+
+
+def load_toml(path: str | os.PathLike[str]) -> tuple[Grid, dict[str, Any]]:
+    """A Grid from a sweep file, and the file's other settings (chunk_size)."""
+    spec = read_toml(path)
+    settings = {k: spec.pop(k) for k in ("chunk_size",) if k in spec}
     return Grid.from_dict(spec), settings

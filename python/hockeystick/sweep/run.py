@@ -1,6 +1,6 @@
 """Evaluate a grid in chunks through the vectorized accountants, streaming to a writer.
 
-``run(grid, "out.parquet")`` checks everything first (the output path, then a probe of
+``run_sweep(grid, "out.parquet")`` checks everything first (the output path, then a probe of
 every axis value and every corner of the grid through each accountant), so bad input
 fails before any work starts; it then evaluates chunk after chunk (one accountant call
 per chunk and accountant), hands each chunk to the writer and keeps a running summary.
@@ -19,9 +19,9 @@ from typing import Any
 import numpy as np
 
 from .grid import Chunk, Grid
-from .writers import check_destination, open_writer
+from .writers import MemoryWriter, check_destination, open_writer
 
-__all__ = ["run", "dataframe", "evaluate", "evaluate_chunk", "preflight", "default_chunk_size",
+__all__ = ["run_sweep", "dataframe", "evaluate", "evaluate_chunk", "preflight", "default_chunk_size",
            "SweepResult", "Summary"]
 
 
@@ -82,6 +82,7 @@ class Summary:
     best_counts: np.ndarray | None = None
 
     def update(self, chunk: Chunk, outputs: dict[str, np.ndarray]) -> None:
+        """Fold one chunk's outputs into the running extremes."""
         for name in self.grid.outputs:
             col = outputs[name]
             if not col.size or np.all(np.isnan(col)):
@@ -137,33 +138,37 @@ def progress_bar(total: int, progress: bool | None) -> Any:
                 desc="sweep", smoothing=0.1)
 
 
-def run(grid: Grid, path: str | os.PathLike[str] | None = None, *, chunk_size: int | None = None,
-        progress: bool | None = None) -> SweepResult:
+def run_sweep(grid: Grid, path: str | os.PathLike[str] | None = None, *, chunk_size: int | None = None,
+              progress: bool | None = None, keep: bool = False) -> SweepResult:
     """Evaluate ``grid`` in-process and write it to ``path`` (*.csv, *.npz, *.parquet) or memory.
 
     ``progress``: a tqdm bar on stderr (default: when stderr is a terminal).
+    ``keep``: also keep the columns in memory when writing a file (``result.columns``).
     """
     chunk_size = default_chunk_size(grid) if chunk_size is None else chunk_size
     grid.chunk_layout(chunk_size)
     preflight(grid, path)
     started = time.perf_counter()
-    writer = open_writer(grid, path)
+    writers = [open_writer(grid, path)] + ([MemoryWriter(grid)] if keep and path is not None else [])
     summary = Summary(grid)
     try:
         with progress_bar(grid.size, progress) as bar:
             for chunk in grid.chunks(chunk_size):
                 outputs = evaluate_chunk(grid, chunk)
-                writer.write(chunk, outputs)
+                for writer in writers:
+                    writer.write(chunk, outputs)
                 summary.update(chunk, outputs)
                 bar.update(chunk.size)
-        writer.close()
+        for writer in writers:
+            writer.close()
     except BaseException:
-        writer.abort()
+        for writer in writers:
+            writer.abort()
         raise
     return SweepResult(grid, None if path is None else os.fspath(path), grid.size,
-                       time.perf_counter() - started, summary, getattr(writer, "columns", None))
+                       time.perf_counter() - started, summary, getattr(writers[-1], "columns", None))
 
 
 def dataframe(grid: Grid, *, chunk_size: int | None = None, progress: bool | None = False) -> Any:
     """The sweep as a pandas DataFrame (one row per point)."""
-    return run(grid, None, chunk_size=chunk_size, progress=progress).to_pandas()
+    return run_sweep(grid, None, chunk_size=chunk_size, progress=progress).to_pandas()
