@@ -64,9 +64,7 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
     if np.any(~(eps >= 0)):
         raise ValueError(f"epsilon must be >= 0, got {eps[~(eps >= 0)][0]}")
     problem = _Problem(entry, parameter, spec, eps, dlt, dict(zip(params, rest)))
-    x0 = 1.0 if start is None else float(start)
-    result = problem.solve(min(max(x0, _inside(spec.lower, spec)), spec.upper), rtol)
-    result = result.reshape(shape)
+    result = problem.solve(1.0 if start is None else float(start), rtol).reshape(shape)
     return float(result) if scalar else result
 
 
@@ -86,11 +84,16 @@ def _spec(entry: AccountantEntry, parameter: str, params: dict[str, Any]) -> Cal
     return entry.calibratable[parameter]
 
 
-def _inside(lower: float, spec: Calibratable) -> float:
-    """The smallest value the search may evaluate (open lower ends are nudged inside)."""
+def _search_range(spec: Calibratable, params: dict[str, np.ndarray], n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per point, the smallest and largest value the search may evaluate (open ends nudged inside)."""
+    lower = spec.lower
+    upper = np.broadcast_to(np.asarray(spec.upper(params) if callable(spec.upper) else spec.upper, float), (n,))
     if spec.integer:
-        return max(np.ceil(lower), 1.0) if lower > 0 else 1.0
-    return lower if lower > 0 else np.finfo(float).tiny ** 0.25
+        low = max(np.ceil(lower), 1.0) if lower > 0 else 1.0
+        upper = np.floor(upper)
+    else:
+        low = lower if lower > 0 else np.finfo(float).tiny ** 0.25
+    return np.full(n, low), upper.copy()
 
 
 class _Problem:
@@ -113,16 +116,18 @@ class _Problem:
         # the sign of f must say exactly whether d <= target (log can round across it)
         return np.where(d <= target, np.minimum(f, 0.0), np.maximum(f, _SMALLEST))
 
-    def solve(self, x0: float, rtol: float) -> np.ndarray:
+    def solve(self, start: float, rtol: float) -> np.ndarray:
         n = self.eps.size
+        self.lower, self.upper = _search_range(self.spec, self.params, n)
+        x0 = np.clip(start, self.lower, self.upper)
         good = np.full(n, np.nan)   # a value meeting the target
         bad = np.full(n, np.nan)    # a value failing it (adjacent side)
         fbad = np.full(n, np.nan)   # log excess at ``bad`` (for the unreachable message)
         everything = np.arange(n)
-        f0 = self.log_excess(np.full(n, x0), everything)
+        f0 = self.log_excess(x0, everything)
         ok = f0 <= 0
-        good[ok] = x0
-        bad[~ok], fbad[~ok] = x0, f0[~ok]
+        good[ok] = x0[ok]
+        bad[~ok], fbad[~ok] = x0[~ok], f0[~ok]
         result = np.full(n, np.nan)
         self._bracket(good, bad, fbad, result, x0)
         open_ = np.flatnonzero(np.isnan(result))
@@ -134,27 +139,30 @@ class _Problem:
         return result
 
     def _bracket(self, good: np.ndarray, bad: np.ndarray, fbad: np.ndarray, result: np.ndarray,
-                 x0: float) -> None:
+                 x0: np.ndarray) -> None:
         """Step geometrically until every point has a feasible and an infeasible value.
 
         A point infeasible even at the easy limit is unreachable (ValueError); a point
-        feasible even at the hard limit gets the range end (0 for sigma, inf for rounds).
+        feasible even at the hard limit gets the range end: 0 for sigma; for rounds the
+        largest the accountant allows, or inf when that is unbounded (the search stops
+        _SPAN = 1e12 from the start).
         """
         spec = self.spec
-        low, high = max(x0 / _SPAN, _inside(spec.lower, spec)), min(x0 * _SPAN, spec.upper)
+        low, high = np.maximum(x0 / _SPAN, self.lower), np.minimum(x0 * _SPAN, self.upper)
         to_easy, easy_limit = (_STEP, high) if self.up else (1 / _STEP, low)
         to_hard, hard_limit = (1 / _STEP, low) if self.up else (_STEP, high)
-        hard_end = spec.lower if self.up else spec.upper
-        for factor, limit, missing in ((to_easy, easy_limit, good), (to_hard, hard_limit, bad)):
+        hard_end = np.full(x0.size, spec.lower) if self.up else np.where(high < self.upper, np.inf, self.upper)
+        for factor, limits, missing in ((to_easy, easy_limit, good), (to_hard, hard_limit, bad)):
             idx = np.flatnonzero(np.isnan(missing))
             x = np.where(np.isnan(good[idx]), bad[idx], good[idx])
             while idx.size:
+                limit = limits[idx]
                 at_limit = x == limit
                 if np.any(at_limit):
                     if missing is good:
                         self._unreachable(idx[at_limit], x[at_limit], fbad[idx[at_limit]])
-                    result[idx[at_limit]] = hard_end
-                    idx, x = idx[~at_limit], x[~at_limit]
+                    result[idx[at_limit]] = hard_end[idx[at_limit]]
+                    idx, x, limit = idx[~at_limit], x[~at_limit], limit[~at_limit]
                     if not idx.size:
                         break
                 x = np.minimum(x * factor, limit) if factor > 1 else np.maximum(x * factor, limit)

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Literal, Mapping
+
+import numpy as np
 
 from ..gaussian_mechanism import GaussianMechanism
 
@@ -25,11 +27,12 @@ class Calibratable:
     ``direction``: "decreasing" if delta(eps) falls as the parameter grows (sigma:
     calibration returns the SMALLEST feasible value), "increasing" if it rises
     (rounds, sampling rate: calibration returns the LARGEST feasible value).
+    ``upper`` may depend on the other parameters (rounds <= n / batch_size).
     """
 
     direction: Literal["decreasing", "increasing"]
     lower: float
-    upper: float
+    upper: float | Callable[[Mapping[str, np.ndarray]], np.ndarray]
     integer: bool = False
 
 

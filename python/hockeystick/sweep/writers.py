@@ -34,11 +34,11 @@ FORMATS = {".csv": "csv", ".npz": "npz", ".parquet": "parquet"}
 def check_destination(path: str | os.PathLike[str]) -> str:
     """The format of ``path`` by its suffix, after checking a file can be created beside it."""
     path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"output {str(path)!r} is a directory; give a file name such as {path / 'sweep.npz'}")
     fmt = FORMATS.get(path.suffix.lower())
     if fmt is None:
         raise ValueError(f"output {str(path)!r}: unknown format; name it *.csv, *.npz or *.parquet")
-    if path.is_dir():
-        raise ValueError(f"output {str(path)!r} is a directory; give a file name such as {path / 'sweep.npz'}")
     parent = path.parent if str(path.parent) else Path(".")
     if not parent.is_dir():
         raise ValueError(f"output {str(path)!r}: directory {str(parent)!r} does not exist; create it first")
