@@ -31,8 +31,9 @@ from .sweep.registry import AccountantEntry, Calibratable
 
 __all__ = ["calibrate"]
 
-_STEP = 4.0                 # geometric bracketing factor
-_SPAN = 1e12                # how far (as a ratio) the bracket may move from the start before giving up
+_STEP = 4.0                 # first bracketing factor; it is squared after every step (4, 16, 256, ...)
+_SPAN = 1e300               # how far (as a ratio) the bracket may move from the start before giving up
+_INTEGER_SPAN = 2.0 ** 52   # ... for integer parameters (exact in double precision)
 _SMALLEST = np.nextafter(0.0, 1.0)
 
 
@@ -145,10 +146,11 @@ class _Problem:
         A point infeasible even at the easy limit is unreachable (ValueError); a point
         feasible even at the hard limit gets the range end: 0 for sigma; for rounds the
         largest the accountant allows, or inf when that is unbounded (the search stops
-        _SPAN = 1e12 from the start).
+        a factor _SPAN from the start; 2^52 for integers).
         """
         spec = self.spec
-        low, high = np.maximum(x0 / _SPAN, self.lower), np.minimum(x0 * _SPAN, self.upper)
+        span = _INTEGER_SPAN if spec.integer else _SPAN
+        low, high = np.maximum(x0 / span, self.lower), np.minimum(x0 * span, self.upper)
         to_easy, easy_limit = (_STEP, high) if self.up else (1 / _STEP, low)
         to_hard, hard_limit = (1 / _STEP, low) if self.up else (_STEP, high)
         hard_end = np.full(x0.size, spec.lower) if self.up else np.where(high < self.upper, np.inf, self.upper)
@@ -166,6 +168,7 @@ class _Problem:
                     if not idx.size:
                         break
                 x = np.minimum(x * factor, limit) if factor > 1 else np.maximum(x * factor, limit)
+                factor *= factor
                 if spec.integer:
                     x = np.round(x)
                 f = self.log_excess(x, idx)
