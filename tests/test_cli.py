@@ -129,3 +129,16 @@ def test_the_readme_main_job_runs_end_to_end(tmp_path):
     table = pd.read_parquet(written[0]) if written[0].endswith(".parquet") else None
     assert table is None or len(table) >= 2_000_000
     assert "sigma needed for (epsilon, delta) = (1, 1e-05)" in proc.stdout
+
+
+def test_figures_writes_into_a_new_directory(capsys, tmp_path, monkeypatch):
+    import hockeystick.figures
+
+    def fake_write_figures(out_dir):  # the figures themselves are tested with the contraction accountants
+        path = out_dir / "fig.png"
+        path.write_bytes(b"\x89PNG")
+        return [path]
+
+    monkeypatch.setattr(hockeystick.figures, "write_figures", fake_write_figures)
+    code, out, _ = _run(capsys, "figures", "--out-dir", str(tmp_path / "new" / "figs"))
+    assert code == 0 and f"figure written to {tmp_path / 'new' / 'figs' / 'fig.png'}" in out

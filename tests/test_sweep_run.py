@@ -211,3 +211,29 @@ def test_summary_finds_the_extremes():
     (low, i), (high, j) = result.summary.low["delta"], result.summary.high["delta"]
     assert low == delta.min() and high == delta.max() and delta[i] == low and delta[j] == high
     assert result.summary.point(j) == {"sigma": 0.5, "rounds": 100, "epsilon": 0.1}
+
+
+def test_trusted_aggregator_sweep_and_calibration():
+    """The registered 000 Thm 2 accountant: the sweep is the accountant on the mesh; calibration is tight."""
+    from hockeystick.contraction import TrustedAggregator
+
+    fixed = dict(n=6000, learning_rate=0.5, lipschitz=1.0, radius=1.0)
+    grid = Grid.from_parameters("trusted_aggregator", "delta", {
+        "sigma": "log:0.1:5:9", "batch_size": [10, 100, 1000], "epsilon": "log:0.01:10:11", **fixed})
+    df = dataframe(grid, chunk_size=50)
+    direct = TrustedAggregator(sigma=df["sigma"].to_numpy(), batch_size=df["batch_size"].to_numpy(), **fixed)
+    np.testing.assert_array_equal(df["delta"], direct.delta(df["epsilon"].to_numpy()))
+    cal = dataframe(Grid.from_parameters("trusted_aggregator", "sigma",
+                                         {"batch_size": [10, 100, 1000], "epsilon": [0.5, 2], "delta": 1e-6, **fixed}))
+    m, eps, sigma = (cal[k].to_numpy() for k in ("batch_size", "epsilon", "sigma"))
+    assert np.all(TrustedAggregator(sigma=sigma, batch_size=m, **fixed).delta(eps) <= 1e-6)
+    assert np.all(TrustedAggregator(sigma=sigma * (1 - 1e-8), batch_size=m, **fixed).delta(eps) > 1e-6)
+    rounds = dataframe(Grid.from_parameters("trusted_aggregator", "rounds",
+                                            {"batch_size": [10, 100, 1000], "epsilon": [1.0, 2.0], "sigma": 2.0,
+                                             "delta": 1e-5, **fixed}))
+    cap = 6000 // rounds["batch_size"]
+    assert np.all(rounds["rounds"] <= cap) and np.any(rounds["rounds"] < cap)  # the cap binds, and not always
+    for m, e, t in rounds[["batch_size", "epsilon", "rounds"]].itertuples(index=False):
+        assert TrustedAggregator(sigma=2.0, batch_size=m, rounds=t, **fixed).delta(e) <= 1e-5
+        if t < 6000 // m:
+            assert TrustedAggregator(sigma=2.0, batch_size=m, rounds=t + 1, **fixed).delta(e) > 1e-5

@@ -15,6 +15,7 @@ run itself fails, 130 when interrupted.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -181,6 +182,8 @@ def _execute(grid: Any, args: argparse.Namespace, *, out: str | None, keep: bool
 
 def _check_plot_path(path: str) -> None:
     p = Path(path)
+    if importlib.util.find_spec("matplotlib") is None:
+        raise _UsageError("--plot needs matplotlib: pip install 'hockeystick[plot]'")
     if p.suffix.lower() != ".png":
         raise _UsageError(f"--plot {path!r}: name the picture *.png")
     if not (p.parent if str(p.parent) else Path(".")).is_dir():
@@ -273,13 +276,20 @@ def _example(args: argparse.Namespace) -> int:
           f"{report.toml_path} -o my_sweep.parquet)")
     _print_summary(report.sweep)
     print(f"result written to {os.path.abspath(report.sweep.path)}")
-    print(f"plot written to {os.path.abspath(report.sweep_plot)}")
+    _print_plot(report.sweep_plot)
     grid = report.calibration.grid
     print(f"\nsigma needed for (epsilon, delta) = ({grid.fixed['epsilon']:g}, {grid.fixed['delta']:g}):")
     _print_points(report.calibration, max_rows=100)
     print(f"calibration written to {os.path.abspath(report.calibration.path)}")
-    print(f"plot written to {os.path.abspath(report.calibration_plot)}")
+    _print_plot(report.calibration_plot)
     return 0
+
+
+def _print_plot(path: str | None) -> None:
+    if path is None:
+        print("plot skipped: matplotlib is not installed (pip install 'hockeystick[plot]')")
+    else:
+        print(f"plot written to {os.path.abspath(path)}")
 
 
 def _demo(args: argparse.Namespace) -> int:

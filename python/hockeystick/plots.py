@@ -9,6 +9,7 @@ itself (at most a few hundred values per axis), so it never needs the sweep's fi
 from __future__ import annotations
 
 import os
+import textwrap
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -164,7 +165,7 @@ def plot_grid(grid: Any, path: str | os.PathLike[str], *, max_points: int = 200)
     assert columns is not None
     values = columns[grid.output].reshape(sub.shape)
     held_text = ", ".join(f"{k}={v:g}" for k, v in sorted(fixed.items()))
-    title = f"{' / '.join(grid.accountants)}" + (f"  ({held_text})" if held_text else "")
+    title = " / ".join(grid.accountants) + ("\n" + textwrap.fill(held_text, 90) if held_text else "")
     if kind == "heatmap":
         return heatmap(sub_axes[1].values, sub_axes[0].values, values, path, xlabel=x, ylabel=y,
                        zlabel=grid.output, title=title)

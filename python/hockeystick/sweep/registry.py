@@ -15,6 +15,7 @@ from typing import Any, Callable, Literal, Mapping
 
 import numpy as np
 
+from .. import contraction
 from ..gaussian_mechanism import GaussianMechanism
 
 __all__ = ["Calibratable", "AccountantEntry", "REGISTRY", "get", "names", "register"]
@@ -102,6 +103,15 @@ def get(name: str) -> AccountantEntry:
 _SIGMA = Calibratable("decreasing", 0.0, float("inf"))
 _ROUNDS = Calibratable("increasing", 1.0, float("inf"), integer=True)
 
+
+def _rounds_per_pass(params: Mapping[str, np.ndarray]) -> np.ndarray:
+    """000 Algorithm 1 samples without replacement: at most floor(n / batch_size) rounds."""
+    return np.floor(np.asarray(params["n"], float) / np.asarray(params["batch_size"], float))
+
+
+_ONE_PASS_ROUNDS = Calibratable("increasing", 1.0, _rounds_per_pass, integer=True)
+_FL = frozenset({"n", "batch_size", "rounds"})
+
 register(AccountantEntry(
     name="gaussian",
     factory=GaussianMechanism,
@@ -109,3 +119,26 @@ register(AccountantEntry(
     integers=frozenset({"rounds"}),
     calibratable={"sigma": _SIGMA, "rounds": _ROUNDS},
 ))
+
+for _name, _cls, _summary, _rounds in (
+    ("trusted_aggregator", contraction.TrustedAggregator,
+     "FL with a trusted aggregator, last model only, convex (000 Thm 2)", True),
+    ("trusted_aggregator_nonconvex", contraction.NonconvexTrustedAggregator,
+     "000 Thm 2 without convexity: diameter 2(rho + eta L)", True),
+    ("trusted_aggregator_strongly_convex", contraction.StronglyConvexTrustedAggregator,
+     "000 Thm 2, strongly convex: diameter 2 rho M", True),
+    ("trusted_aggregator_random_stop", contraction.RandomStopTrustedAggregator,
+     "000 Corollary 3: stopped at a uniformly random round", False),
+):
+    register(AccountantEntry(name=_name, factory=_cls, summary=_summary, integers=_FL,
+                             calibratable={"sigma": _SIGMA, **({"rounds": _ONE_PASS_ROUNDS} if _rounds else {})}))
+
+register(AccountantEntry(
+    name="pnsgd_gaussian", factory=contraction.PNSGDGaussian, integers=frozenset({"n", "index"}),
+    summary="projected noisy SGD, Gaussian noise, i-th record (002 Thm 4)", calibratable={"sigma": _SIGMA}))
+register(AccountantEntry(
+    name="pnsgd_laplace", factory=contraction.PNSGDLaplace, integers=frozenset({"n", "index"}),
+    summary="projected noisy SGD, Laplace noise, i-th record (002 Thm 3)", calibratable={"scale": _SIGMA}))
+register(AccountantEntry(
+    name="pnsgd_renyi_baseline", factory=contraction.PNSGDRenyiBaseline, integers=frozenset({"n", "index"}),
+    summary="projected noisy SGD, Balle et al.'s RDP bound converted (002 Prop. 1)", calibratable={"sigma": _SIGMA}))
