@@ -9,13 +9,14 @@ the accountants never import it.
 
 from __future__ import annotations
 
+import functools
 import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Mapping
 
 import numpy as np
 
-from .. import contraction
+from .. import contraction, fdp, rdp
 from ..gaussian_mechanism import GaussianMechanism
 
 __all__ = ["Calibratable", "AccountantEntry", "REGISTRY", "get", "names", "register"]
@@ -46,6 +47,8 @@ class AccountantEntry:
     summary: str
     integers: frozenset[str] = frozenset()
     calibratable: dict[str, Calibratable] = field(default_factory=dict)
+    hidden: frozenset[str] = frozenset()     # constructor options that are not numeric grid parameters
+    max_chunk: int | None = None             # points per call the accountant handles in bounded memory
 
     @property
     def parameters(self) -> tuple[str, ...]:
@@ -65,7 +68,8 @@ class AccountantEntry:
     def _signature(self) -> inspect.Signature:
         sig = inspect.signature(self.factory)
         return sig.replace(parameters=[p for p in sig.parameters.values()
-                                       if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)])
+                                       if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
+                                       and p.name not in self.hidden and p.name != "threads"])
 
     def build(self, **params: Any) -> Any:
         """Construct the accountant from the parameters it takes (extra keys are ignored)."""
@@ -81,7 +85,7 @@ def register(entry: AccountantEntry) -> AccountantEntry:
         raise ValueError(f"accountant {entry.name!r} is already registered")
     for name in list(entry.integers) + list(entry.calibratable):
         if name not in entry.parameters:
-            raise ValueError(f"{entry.name}: {name!r} is not a parameter of {entry.factory.__name__}")
+            raise ValueError(f"{entry.name}: {name!r} is not a parameter of {entry.factory!r}")
     REGISTRY[entry.name] = entry
     return entry
 
@@ -142,3 +146,25 @@ register(AccountantEntry(
 register(AccountantEntry(
     name="pnsgd_renyi_baseline", factory=contraction.PNSGDRenyiBaseline, integers=frozenset({"n", "index"}),
     summary="projected noisy SGD, Balle et al.'s RDP bound converted (002 Prop. 1)", calibratable={"sigma": _SIGMA}))
+
+register(AccountantEntry(
+    name="gdp", factory=fdp.GaussianDP, summary="mu-Gaussian DP: delta(eps) = theta_eps(mu) (004 Lemma 7, eq. 8)",
+    calibratable={"mu": Calibratable("increasing", 0.0, float("inf"))}))
+
+for _schedule in fdp.SCHEDULES:
+    # constant and cyclic schedules: the valid bound is GDP composition, monotone in the rounds
+    _monotone_rounds = _schedule in ("constant", "cyclic")
+    register(AccountantEntry(
+        name="noisy_fedavg" if _schedule == "constant" else f"noisy_fedavg_{_schedule}",
+        factory=functools.partial(fdp.NoisyFedAvg, schedule=_schedule), hidden=frozenset({"schedule"}),
+        summary=f"noisy FedAvg, last model, {_schedule} learning rate, exact interpolation bound (004 Thm 12)",
+        integers=frozenset({"clients", "local_steps", "rounds"}),
+        calibratable={"sigma": _SIGMA, **({"rounds": _ROUNDS} if _monotone_rounds else {})}))
+
+register(AccountantEntry(
+    name="rdp_subsampled_gaussian", factory=rdp.SubsampledGaussianRDP,
+    hidden=frozenset({"orders", "conversion", "fractional_series"}), max_chunk=1 << 14,
+    summary="Poisson-subsampled Gaussian over rounds, RDP with the tight conversion (baseline)",
+    integers=frozenset({"rounds"}),
+    calibratable={"sigma": _SIGMA, "rounds": _ROUNDS,
+                  "sampling_rate": Calibratable("increasing", 0.0, 1.0)}))

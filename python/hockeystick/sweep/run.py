@@ -26,8 +26,10 @@ __all__ = ["run_sweep", "dataframe", "evaluate", "evaluate_chunk", "preflight", 
 
 
 def default_chunk_size(grid: Grid) -> int:
-    """~1M points for delta (a few theta calls each), fewer for the iterative outputs."""
-    return 1 << 20 if grid.output == "delta" else 1 << 17
+    """~1M points for delta (a few theta calls each), fewer for the iterative outputs and for
+    accountants that hold per-point tables (RDP orders)."""
+    size = 1 << 20 if grid.output == "delta" else 1 << 17
+    return min([size] + [e.max_chunk for e in grid.entries if e.max_chunk])
 
 
 def evaluate(grid: Grid, params: dict[str, Any], shape: tuple[int, ...]) -> dict[str, np.ndarray]:
