@@ -107,7 +107,7 @@ def test_calibrate_sigma_dp_accounting_loop(benchmark, method):
     """dp_accounting has no batch call: a loop over a few points (PLD composition is slow at large T)."""
     dp_accounting = pytest.importorskip("dp_accounting")
     benchmark.group = "calibrate sigma, delta=1e-5"
-    rounds = np.array([10.0, 100.0, 1000.0][: pick(3, 1)] if method == "pld" else _calibration_points()[0][:pick(50, 2)])
+    rounds = np.array([10.0, 100.0, 1000.0][: pick(3, 1)] if method == "pld" else _calibration_points()[0][:pick(50, 1)])
     eps = np.ones_like(rounds)
     make = {"rdp": dp_accounting.rdp.RdpAccountant,
             "pld": lambda: dp_accounting.pld.PLDAccountant(value_discretization_interval=1e-3)}[method]

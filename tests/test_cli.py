@@ -67,10 +67,17 @@ def test_sweep_from_toml_with_flag_overrides_and_plot(capsys, tmp_path):
     assert png.stat().st_size > 1000
 
 
-def test_sweep_on_a_local_dask_cluster(capsys, tmp_path):
+def test_sweep_on_a_dask_scheduler(capsys, tmp_path):
+    """--scheduler ADDRESS (--workers N starts its own LocalCluster: tested in test_sweep_dask.py)."""
+    from dask.distributed import LocalCluster
+
     args = ["sweep", "-a", "gaussian", "-p", "sigma=log:1:10:20", "--epsilon", "linear:0.5:4:20", "--no-progress"]
     assert _run(capsys, *args, "-o", str(tmp_path / "a.csv"))[0] == 0
-    assert _run(capsys, *args, "-o", str(tmp_path / "b.csv"), "--workers", "2", "--chunk-size", "50")[0] == 0
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, host="127.0.0.1", protocol="tcp",
+                      dashboard_address=None) as cluster:
+        code, out, _ = _run(capsys, *args, "-o", str(tmp_path / "b.csv"), "--scheduler", cluster.scheduler_address,
+                            "--chunk-size", "50")
+    assert code == 0 and "400 points" in out
     assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "b.csv").read_bytes()
 
 
