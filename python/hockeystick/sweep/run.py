@@ -87,9 +87,13 @@ class Summary:
         """Fold one chunk's outputs into the running extremes."""
         for name in self.grid.outputs:
             col = outputs[name]
-            if not col.size or np.all(np.isnan(col)):
+            if not col.size:
                 continue
-            i, j = int(np.nanargmin(col)), int(np.nanargmax(col))
+            i, j = int(np.argmin(col)), int(np.argmax(col))   # one pass each; NaN (never expected) wins
+            if np.isnan(col[i]):
+                if np.all(np.isnan(col)):
+                    continue
+                i, j = int(np.nanargmin(col)), int(np.nanargmax(col))
             if name not in self.low or col[i] < self.low[name][0]:
                 self.low[name] = (float(col[i]), chunk.start + i)
             if name not in self.high or col[j] > self.high[name][0]:
