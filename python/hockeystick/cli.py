@@ -372,7 +372,9 @@ def build_parser() -> argparse.ArgumentParser:
                                 "  hockeystick calibrate -a gaussian --parameter rounds --epsilon 1 --delta 1e-5 "
                                 "-p sigma=2,5,10\n"
                                 "  hockeystick calibrate -a gaussian --epsilon 0.5,1,2,4 --delta 1e-5 "
-                                "-p rounds=log:1:10000:40 --plot sigma.png",
+                                "-p rounds=log:1:10000:40 --plot sigma.png\n"
+                                "  hockeystick calibrate -a trusted_aggregator --epsilon 1 --delta 1e-5 -p n=60000 \\\n"
+                                "      -p batch_size=10,100,1000 -p learning_rate=0.5 -p lipschitz=1 -p radius=1",
                          formatter_class=raw)
     cal.add_argument("--parameter", default="sigma", metavar="NAME",
                      help="what to calibrate (default sigma; rounds, sampling_rate ... where the accountant has it)")

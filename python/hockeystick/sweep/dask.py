@@ -3,8 +3,8 @@
 ``run_on_dask(grid, "out.parquet", workers=4)`` starts a LocalCluster on 127.0.0.1;
 ``scheduler="tcp://host:8786"`` uses a running cluster instead (its workers must see the
 output's directory: a shared filesystem).  Each task computes one chunk and saves its
-outputs as ``chunk-<index>.npy``-style part beside the destination, written to a temporary
-name and then ``os.replace``d into place, so a task that Dask retries (a worker lost
+outputs as a part file ``chunk-<index>.npz`` in a directory beside the destination, written
+to a temporary name and then ``os.replace``d into place, so a task that Dask retries (a worker lost
 mid-sweep) rewrites the same part instead of adding rows.  The client feeds the parts to
 the same writer as the in-process run, in grid order, as soon as each one's turn comes:
 the file is identical to ``run_sweep(grid, path)``'s.

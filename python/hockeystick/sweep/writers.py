@@ -107,7 +107,7 @@ class _CsvWriter(_FileWriter):
     """Quoted header, then one line per point; doubles in shortest exact form; best by name.
 
     pyarrow's CSV writer when pyarrow is installed (10x faster), else Python's repr
-    (the same text).
+    (the same numbers, possibly spelled differently: 1 or 1.0).
     """
 
     def __init__(self, grid: Grid, path: str | os.PathLike[str]) -> None:
@@ -192,6 +192,11 @@ class _NpzWriter(_FileWriter):
     def _write(self, chunk: Chunk, outputs: dict[str, np.ndarray]) -> None:
         for name, values in outputs.items():
             self.maps[name].reshape(-1)[chunk.start:chunk.stop] = values
+
+    def abort(self) -> None:
+        self.maps = None
+        shutil.rmtree(self.workdir, ignore_errors=True)
+        self.tmp.unlink(missing_ok=True)
 
     def _finish(self) -> None:
         if self.maps is None:
