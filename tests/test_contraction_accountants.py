@@ -31,7 +31,7 @@ def close(value: float, reference) -> bool:
     """Relative error <= 1e-12, or both below the double range (the value underflows to <= 1e-300)."""
     if reference < mp.mpf("1e-305"):
         return value <= 1e-300
-    return ref.relative_error(value, reference) < TOL
+    return ref.relative_error(value, reference) < TOL and mp.mpf(value) >= reference
 
 
 # ---- 000 Theorem 2 -------------------------------------------------------------------------------
@@ -88,6 +88,15 @@ def test_epsilon_inverts_delta_on_a_grid():
     assert np.all(back <= targets)
     positive = eps > 0
     np.testing.assert_allclose(back[positive], np.broadcast_to(targets, eps.shape)[positive], rtol=1e-12)
+
+
+def test_results_do_not_depend_on_the_thread_count():
+    # warm starts restart at every fixed-size chunk, so 1 and 2 threads give identical bits
+    acc = TrustedAggregator(n=1000, batch_size=np.arange(1, 41)[:, None], sigma=np.linspace(0.5, 4, 30)[:, None, None],
+                            learning_rate=0.1, lipschitz=1.0, radius=1.0)
+    targets = np.logspace(-12, -2, 25)
+    np.testing.assert_array_equal(acc.epsilon(targets, threads=1), acc.epsilon(targets, threads=2))
+    np.testing.assert_array_equal(acc.delta(targets, threads=1), acc.delta(targets, threads=2))
 
 
 @pytest.mark.parametrize("change, rule", [
@@ -259,7 +268,7 @@ def test_theorem_5_finite_sum_is_below_equation_16_and_covers_every_record():
     eps = np.linspace(0.05, 3, 15)
     finite = PNSGDRandomStop(**PN).delta(eps)
     paper = PNSGDRandomStop(**PN, paper_form=True).delta(eps)
-    assert np.all(finite <= paper)
+    assert np.all(finite <= paper * (1 + 1e-14))
     for i in (1, 2, 20, 40):
         assert np.all(PNSGDRandomStop(**PN, index=i).delta(eps) <= finite)
     e = 0.4

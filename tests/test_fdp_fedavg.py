@@ -39,7 +39,7 @@ def eta_matrix(schedule: str, a: float, K: int, T: int) -> np.ndarray:
 
 def test_seeds_regression_values() -> None:
     acct = NoisyFedAvg(**SEEDS)
-    assert acct.mu == pytest.approx(1.417885043, abs=5e-10)
+    assert acct.mu_paper_h0 == pytest.approx(1.417885043, abs=5e-10)
     assert acct.mu_paper == pytest.approx(1.417885043, abs=5e-10)  # eq. 17 is eq. 16 for constant rates
     # Full-transcript composition: sqrt(T) * sqrt(m) * (2 a V K / m) / sigma = sqrt(30) = 5.477...
     assert acct.mu_composition == pytest.approx(math.sqrt(30.0), rel=1e-13)
@@ -51,7 +51,7 @@ def test_eq17_literal_formula() -> None:
     r = (1 + a * L) ** K
     literal = 2 * a * V * K / (math.sqrt(m) * sigma) * math.sqrt((r + 1) / (r - 1) * (r**T - 1) / (r**T + 1))
     acct = NoisyFedAvg(clients=m, sigma=sigma, clip=V, lipschitz=L, learning_rate=a, local_steps=K, rounds=T)
-    assert acct.mu == pytest.approx(literal, rel=1e-13)
+    assert acct.mu_paper_h0 == pytest.approx(literal, rel=1e-13)
 
 
 @pytest.mark.parametrize("schedule", SCHEDULES)
@@ -66,8 +66,8 @@ def test_closed_forms_equal_the_engine(schedule: str) -> None:
         h = interpolation_bound(rho, gamma)
         scale = math.sqrt(m) / sigma
         ctx = (schedule, a, L, K, T)
-        assert acct.mu == pytest.approx(scale * math.sqrt(h.h0), rel=1e-11), ctx
-        assert acct.mu_optimal == pytest.approx(scale * math.sqrt(h.h_optimal), rel=1e-11), ctx
+        assert acct.mu_paper_h0 == pytest.approx(scale * math.sqrt(h.h0), rel=1e-11), ctx
+        assert acct.mu == pytest.approx(scale * math.sqrt(h.h_optimal), rel=1e-11), ctx
         assert acct.mu_composition == pytest.approx(scale * math.sqrt(h.h_composition), rel=1e-11), ctx
         assert acct.h0_attained == bool(h.h0_attained), ctx
 
@@ -142,9 +142,9 @@ def test_optimal_is_the_exact_constrained_minimum() -> None:
 def test_eq41_fails_for_constant_rates_and_holds_for_seeds_stagewise() -> None:
     acct = NoisyFedAvg(**{**SEEDS, "rounds": np.array([1, 2, 600])})
     assert list(acct.h0_attained) == [True, False, False]
-    assert np.allclose(acct.mu_optimal, acct.mu_composition, rtol=1e-15)
+    assert np.allclose(acct.mu, acct.mu_composition, rtol=1e-15)
     stage = NoisyFedAvg(**{**SEEDS, "schedule": "stagewise"})
-    assert stage.h0_attained and stage.mu == pytest.approx(stage.mu_optimal, rel=1e-12)
+    assert stage.h0_attained and stage.mu_paper_h0 == pytest.approx(stage.mu, rel=1e-12)
     # T = 2 by hand: H(lambda_1) = lambda_1^2 g^2 + (rho (1 - lambda_1) g + g)^2 is minimised over
     # [0, 1] at lambda_1 = 1 (its free minimiser rho(rho+1)/(rho^2+1) exceeds 1), so H = 2 g^2.
     rho, g = 1.4, 0.3
@@ -154,13 +154,13 @@ def test_eq41_fails_for_constant_rates_and_holds_for_seeds_stagewise() -> None:
 
 
 @pytest.mark.parametrize("schedule", ["constant", "cyclic"])
-def test_mu_monotone_in_T_and_below_its_limit(schedule: str) -> None:
+def test_paper_h0_monotone_in_T_and_below_its_limit(schedule: str) -> None:
     T = np.arange(1, 3001)
     for a, L, K in [(0.01, 1.0, 5), (0.3, 2.0, 10), (1e-4, 0.5, 2)]:
         acct = NoisyFedAvg(clients=20, sigma=1.0, clip=10.0, lipschitz=L, learning_rate=a, local_steps=K,
                            rounds=T, schedule=schedule)
-        assert (np.diff(acct.mu) >= 0).all()
-        assert (acct.mu <= acct.mu_paper_limit * (1 + 1e-13)).all()
+        assert (np.diff(acct.mu_paper_h0) >= 0).all()
+        assert (acct.mu_paper_h0 <= acct.mu_paper_limit * (1 + 1e-13)).all()
         assert (np.diff(acct.mu_composition) > 0).all()
 
 
@@ -169,8 +169,8 @@ def test_ordering_and_composition_monotone(schedule: str) -> None:
     T = np.arange(1, 400)
     acct = NoisyFedAvg(clients=7, sigma=0.8, clip=1.0, lipschitz=1.0, learning_rate=0.05, local_steps=3,
                        rounds=T, schedule=schedule)
-    assert (acct.mu <= acct.mu_optimal * (1 + 1e-12)).all()
-    assert (acct.mu_optimal <= acct.mu_composition * (1 + 1e-12)).all()
+    assert (acct.mu_paper_h0 <= acct.mu * (1 + 1e-12)).all()
+    assert (acct.mu <= acct.mu_composition * (1 + 1e-12)).all()
     assert (np.diff(acct.mu_composition) > 0).all()
     if schedule in ("stagewise", "continuous"):
         assert (acct.mu_composition <= acct.mu_paper * (1 + 1e-12)).all()
@@ -187,17 +187,17 @@ def test_grid_is_one_call_and_matches_pointwise() -> None:
         one = NoisyFedAvg(clients=10, sigma=1.0, clip=1.0, lipschitz=1.0, learning_rate=0.05,
                           local_steps=5, rounds=40, schedule=schedule)
         assert grid.mu[1, 1, 1] == pytest.approx(one.mu, rel=1e-15)
-        assert grid.mu_optimal[1, 1, 1] == pytest.approx(one.mu_optimal, rel=1e-15)
+        assert grid.mu_paper_h0[1, 1, 1] == pytest.approx(one.mu_paper_h0, rel=1e-15)
         eps = np.array([0.5, 2.0])[:, None, None, None]
         d = grid.delta(eps)
         assert d.shape == (2, 3, 2, 3)
-        assert d[1, 1, 1, 1] == pytest.approx(hs.theta(one.mu_optimal, 2.0), rel=1e-15)
+        assert d[1, 1, 1, 1] == pytest.approx(hs.theta(one.mu, 2.0), rel=1e-15)
 
 
 def test_delta_epsilon_use_the_selected_mu() -> None:
     acct = NoisyFedAvg(**SEEDS)
-    assert acct.delta(1.0, bound="h0") == hs.theta(acct.mu, 1.0)
-    assert acct.delta(1.0) == hs.theta(acct.mu_optimal, 1.0)
+    assert acct.delta(1.0, bound="h0") == hs.theta(acct.mu_paper_h0, 1.0)
+    assert acct.delta(1.0) == hs.theta(acct.mu, 1.0)
     assert acct.delta(1.0, bound="composition") == hs.theta(acct.mu_composition, 1.0)
     e = acct.epsilon(1e-5, bound="h0")
     assert acct.delta(e, bound="h0") == pytest.approx(1e-5, rel=1e-9)

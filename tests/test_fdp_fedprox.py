@@ -20,14 +20,14 @@ def eq21(m: float, sigma: float, V: float, L: float, alpha: float, T: int) -> fl
 
 def test_seeds_regression_value() -> None:
     acct = NoisyFedProx(**SEEDS)
-    assert acct.mu == pytest.approx(2.683281573, abs=5e-10)
-    assert acct.mu == pytest.approx(eq21(20, 1.0, 10.0, 1.0, 5.0, 600), rel=1e-13)
+    assert acct.mu_paper_h0 == pytest.approx(2.683281573, abs=5e-10)
+    assert acct.mu_paper_h0 == pytest.approx(eq21(20, 1.0, 10.0, 1.0, 5.0, 600), rel=1e-13)
 
 
 @pytest.mark.parametrize("T", [1, 2, 7, 90])
 def test_eq21_for_several_T(T: int) -> None:
     acct = NoisyFedProx(clients=6, sigma=1.7, clip=2.0, lipschitz=0.8, proximal=1.5, learning_rate=0.3, rounds=T)
-    assert acct.mu == pytest.approx(eq21(6, 1.7, 2.0, 0.8, 1.5, T), rel=1e-13)
+    assert acct.mu_paper_h0 == pytest.approx(eq21(6, 1.7, 2.0, 0.8, 1.5, T), rel=1e-13)
 
 
 def test_exact_constants_equal_the_local_recursions() -> None:
@@ -42,29 +42,29 @@ def test_exact_constants_equal_the_local_recursions() -> None:
                         local_steps=K, constants="exact")
     h = interpolation_bound(np.full(T, rho_model), np.full(T, gamma))
     scale = math.sqrt(m) / sigma
-    assert acct.mu == pytest.approx(scale * math.sqrt(h.h0), rel=1e-12)
+    assert acct.mu_paper_h0 == pytest.approx(scale * math.sqrt(h.h0), rel=1e-12)
     assert acct.mu_composition == pytest.approx(scale * math.sqrt(h.h_composition), rel=1e-13)
-    assert acct.mu_optimal == pytest.approx(scale * math.sqrt(h.h_optimal), rel=1e-12)
+    assert acct.mu == pytest.approx(scale * math.sqrt(h.h_optimal), rel=1e-12)
     assert rho_model < alpha / (alpha - L) and gamma < 2 * V / (m * alpha)
     theorem = NoisyFedProx(clients=m, sigma=sigma, clip=V, lipschitz=L, proximal=alpha, learning_rate=a, rounds=T)
     assert acct.mu_composition < theorem.mu_composition
 
 
-def test_monotone_in_T_bounded_by_limit() -> None:
+def test_paper_h0_monotone_in_T_bounded_by_limit() -> None:
     T = np.arange(1, 2001)
     for alpha in (1.2, 5.0, 50.0):
         acct = NoisyFedProx(**{**SEEDS, "proximal": alpha, "learning_rate": 0.5 / alpha, "rounds": T})
-        assert (np.diff(acct.mu) >= 0).all()
-        assert (acct.mu <= acct.mu_limit * (1 + 1e-13)).all()
+        assert (np.diff(acct.mu_paper_h0) >= 0).all()
+        assert (acct.mu_paper_h0 <= acct.mu_paper_h0_limit * (1 + 1e-13)).all()
         limit = 2 * 10 / (math.sqrt(20) * alpha) * math.sqrt((2 * alpha - 1) / 1)
-        assert acct.mu_limit == pytest.approx(limit, rel=1e-13)
+        assert acct.mu_paper_h0_limit == pytest.approx(limit, rel=1e-13)
 
 
 def test_eq41_fails_so_optimal_is_composition() -> None:
     acct = NoisyFedProx(**{**SEEDS, "rounds": np.array([1, 2, 600])})
     assert list(acct.h0_attained) == [True, False, False]
     expected = np.sqrt([1, 2, 600]) * math.sqrt(20) * 2 * 10 / (20 * 5.0)
-    assert np.allclose(acct.mu_optimal, expected, rtol=1e-14)
+    assert np.allclose(acct.mu, expected, rtol=1e-14)
     assert np.allclose(acct.mu_composition, expected, rtol=1e-14)
 
 
@@ -83,5 +83,5 @@ def test_grid_broadcast() -> None:
     acct = NoisyFedProx(**{**SEEDS, "proximal": np.array([2.0, 5.0, 10.0])[:, None],
                            "rounds": np.array([10, 100])[None, :]})
     assert acct.mu.shape == (3, 2)
-    assert acct.mu[1, 1] == pytest.approx(eq21(20, 1.0, 10.0, 1.0, 5.0, 100), rel=1e-13)
+    assert acct.mu_paper_h0[1, 1] == pytest.approx(eq21(20, 1.0, 10.0, 1.0, 5.0, 100), rel=1e-13)
     assert acct.delta(np.array([0.5, 1.0])[:, None, None]).shape == (2, 3, 2)

@@ -14,7 +14,8 @@
 //   schedule       delta = w sum_{t} theta_eps(r1_t) prod_{j>t} theta_eps(r2_j)  (000 Thm 2
 //                  general, Cor 1) or its random-stop double sum (000 Cor 3), O(T).
 //
-// Arguments outside the domain give NaN; the facade checks the theorems' conditions
+// Reported deltas are rounded up by 2^-42 relative (detail::safe_side): never below the
+// exact value of the formula.  Arguments outside the domain give NaN; the facade checks the theorems' conditions
 // first and raises ValueError, so NaN here means an internal error.
 #pragma once
 
@@ -29,10 +30,23 @@ namespace hockeystick {
 
 namespace detail {
 
+// Every reported delta is moved up by 2^-42 = 2.3e-13 relative: more than the rounding of
+// these evaluations (a few ulp of log delta >= -745 where exp is taken of a log), so the
+// reported delta is never below the exact value of the paper's formula, and still agrees
+// with it to 1e-12.  epsilon(delta) is then taken against these reported values.
+constexpr double safe_side = 1.0 + 0x1p-42;
+
 // delta = first * exp(rest_log), accurate while the first factor is a normal number.
 inline double first_times_exp(const contraction_factor& first, double rest_log) {
-    if (first.value >= 1e-250) return first.value * std::exp(rest_log);
-    return std::exp(first.log_value + rest_log);
+    if (first.value >= 1e-250) return first.value * std::exp(rest_log) * safe_side;
+    return std::exp(first.log_value + rest_log) * safe_side;
+}
+
+// w a G(b, T) with one expm1 when everything is a normal number, logs otherwise.
+inline double geometric_value(double weight, double terms, const contraction_factor& a, const contraction_factor& b) {
+    if (a.value >= 1e-250 && b.complement >= 1e-250 && b.log_value > -inf && std::isfinite(terms))
+        return weight * a.value * (-std::expm1(terms * b.log_value) / b.complement) * safe_side;
+    return first_times_exp(a, std::log(weight) + log_geometric_sum(b, terms));
 }
 
 inline bool valid_common(double eps, double weight, double r_first) {
@@ -56,7 +70,7 @@ inline factor_pair gaussian_factor_pair(double eps, double r_first, double r_pro
 
 namespace detail {
 inline contraction_factor product_factor_from(double complement, double log_value) {
-    return {std::exp(log_value), log_value, complement, nan};
+    return {nan, log_value, complement, nan};  // the closed forms read only log_value and complement
 }
 inline contraction_factor first_factor_from(double value, double log_value) {
     return {value, log_value, 1.0 - value, nan};
@@ -66,8 +80,8 @@ inline contraction_factor first_factor_from(double value, double log_value) {
 inline double geometric_bound_from_factors(double weight, double terms, double a_value, double a_log,
                                            double b_complement, double b_log) {
     if (!(weight > 0.0) || !(terms >= 1.0)) return detail::nan;
-    return detail::first_times_exp(detail::first_factor_from(a_value, a_log),
-                                   std::log(weight) + log_geometric_sum(detail::product_factor_from(b_complement, b_log), terms));
+    return detail::geometric_value(weight, terms, detail::first_factor_from(a_value, a_log),
+                                   detail::product_factor_from(b_complement, b_log));
 }
 
 inline double random_stop_bound_from_factors(double weight, double terms, double first_stop, double a_value,
@@ -85,20 +99,22 @@ inline log_and_slope geometric_bound_log(double eps, double weight, double terms
         return {detail::nan, detail::nan};
     const contraction_factor a = gaussian_factor(r_first, eps);
     const contraction_factor b = gaussian_factor(r_product, eps);
-    return {std::log(weight) + a.log_value + log_geometric_sum(b, terms), a.log_slope + geometric_sum_slope(b, terms)};
+    const log_and_slope g = log_geometric_sum_and_slope(b, terms);
+    return {std::log(weight) + a.log_value + g.log_value, a.log_slope + g.slope};
 }
 
 inline double geometric_bound_delta(double eps, double weight, double terms, double r_first, double r_product) {
     if (!detail::valid_common(eps, weight, r_first) || !(terms >= 1.0) || !(r_product >= 0.0)) return detail::nan;
     const contraction_factor a = gaussian_factor(r_first, eps, false);
     const contraction_factor b = gaussian_factor(r_product, eps, false);
-    return detail::first_times_exp(a, std::log(weight) + log_geometric_sum(b, terms));
+    return detail::geometric_value(weight, terms, a, b);
 }
 
-inline double geometric_bound_epsilon(double delta, double weight, double terms, double r_first, double r_product) {
+inline double geometric_bound_epsilon(double delta, double weight, double terms, double r_first, double r_product,
+                                      double start = detail::nan) {
     if (!(delta > 0.0 && delta < 1.0)) return detail::nan;
     auto f = [&](double eps) { return geometric_bound_log(eps, weight, terms, r_first, r_product); };
-    const double eps = solve_epsilon(f, std::log(delta), gaussian_epsilon_ceiling(r_first, delta));
+    const double eps = solve_epsilon(f, std::log(delta), gaussian_epsilon_ceiling(r_first, delta), start);
     return safe_epsilon(eps, [&](double e) { return geometric_bound_delta(e, weight, terms, r_first, r_product); },
                         delta);
 }
@@ -126,10 +142,10 @@ inline double random_stop_bound_delta(double eps, double weight, double terms, d
 }
 
 inline double random_stop_bound_epsilon(double delta, double weight, double terms, double first_stop, double r_first,
-                                        double r_product) {
+                                        double r_product, double start = detail::nan) {
     if (!(delta > 0.0 && delta < 1.0)) return detail::nan;
     auto f = [&](double eps) { return random_stop_bound_log(eps, weight, terms, first_stop, r_first, r_product); };
-    const double eps = solve_epsilon(f, std::log(delta), gaussian_epsilon_ceiling(r_first, delta));
+    const double eps = solve_epsilon(f, std::log(delta), gaussian_epsilon_ceiling(r_first, delta), start);
     return safe_epsilon(
         eps, [&](double e) { return random_stop_bound_delta(e, weight, terms, first_stop, r_first, r_product); }, delta);
 }
@@ -154,12 +170,13 @@ inline log_and_slope power_bound_log(noise_kind kind, double eps, double exponen
 inline double power_bound_delta(noise_kind kind, double eps, double exponent, double g_first, double g_product) {
     if (!(eps >= 0.0) || !(exponent >= 0.0) || !(g_first >= 0.0) || !(g_product >= 0.0)) return detail::nan;
     const contraction_factor a = noise_factor(kind, g_first, eps);
-    if (exponent == 0.0) return a.value;
+    if (exponent == 0.0) return a.value * detail::safe_side;
     const contraction_factor b = noise_factor(kind, g_product, eps);
     return detail::first_times_exp(a, exponent * b.log_value);
 }
 
-inline double power_bound_epsilon(noise_kind kind, double delta, double exponent, double g_first, double g_product) {
+inline double power_bound_epsilon(noise_kind kind, double delta, double exponent, double g_first, double g_product,
+                                  double start = detail::nan) {
     if (!(delta > 0.0 && delta < 1.0)) return detail::nan;
     auto f = [&](double eps) { return power_bound_log(kind, eps, exponent, g_first, g_product); };
     double hi;
@@ -169,7 +186,7 @@ inline double power_bound_epsilon(noise_kind kind, double delta, double exponent
         hi = (exponent > 0.0 && g_product < g_first) ? g_product : g_first;
         if (!(hi > 0.0) || std::isinf(hi)) hi = 1.0;
     }
-    const double eps = solve_epsilon(f, std::log(delta), hi);
+    const double eps = solve_epsilon(f, std::log(delta), hi, start);
     return safe_epsilon(eps, [&](double e) { return power_bound_delta(kind, e, exponent, g_first, g_product); },
                         delta);
 }
@@ -190,7 +207,8 @@ inline log_and_slope schedule_bound_log(double eps, double weight, std::int64_t 
 
 inline double schedule_bound_delta(double eps, double weight, std::int64_t first_stop, std::int64_t rounds,
                                    const double* r_first, const double* r_product) {
-    return std::exp(schedule_bound_log(eps, weight, first_stop, rounds, r_first, r_product).log_value);
+    return std::exp(schedule_bound_log(eps, weight, first_stop, rounds, r_first, r_product).log_value) *
+           detail::safe_side;
 }
 
 inline double schedule_bound_epsilon(double delta, double weight, std::int64_t first_stop, std::int64_t rounds,

@@ -48,9 +48,8 @@ inline contraction_factor gaussian_factor(double r, double eps, bool with_slope 
         return {detail::nan, detail::nan, detail::nan, detail::nan};
     if (r == 0.0 || std::isinf(eps) || std::isinf(eps / r)) return detail::constant_factor(0.0);
     if (std::isinf(r)) return detail::constant_factor(1.0);
-    const double_double ratio = dd_divide(eps, r);
-    if (std::isinf(ratio.hi)) return detail::constant_factor(0.0);
-    const detail::thresholds x = detail::standardized_thresholds(ratio, r);
+    const detail::thresholds x = detail::standardized_thresholds(r, eps);  // the core's x1, x2, x1^2
+    if (x.overflow) return detail::constant_factor(0.0);
     contraction_factor f{0.0, 0.0, 0.0, detail::nan};
     double log_density = 0.0, m2 = 0.0;
     if (x.x1.hi < 0.0) {

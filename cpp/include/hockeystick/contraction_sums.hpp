@@ -62,35 +62,34 @@ inline double log_add_exp(double x, double y) {
 }  // namespace detail
 
 // log G(b, terms), G = sum_{k < terms} b^k, terms >= 1 (integer or +inf).
+// The closed forms read only b's log_value and complement.
 inline double log_geometric_sum(const contraction_factor& b, double terms) {
-    if (b.value == 0.0) return 0.0;
+    if (b.log_value == -detail::inf) return 0.0;
     if (b.complement == 0.0) return std::log(terms);
     return std::log(-std::expm1(terms * b.log_value)) - std::log(b.complement);
 }
 
-// d log G / d eps = (d log G / d b) * b * (d log b / d eps), with
-// d log G / d b = 1/(1 - b) - T b^{T-1} / (1 - b^T) in [0, T - 1].
-inline double geometric_sum_slope(const contraction_factor& b, double terms) {
-    if (b.value == 0.0 || terms <= 1.0) return 0.0;
-    double dlog_db;
-    if (b.complement == 0.0) {
-        dlog_db = 0.5 * (terms - 1.0);
-    } else if (std::isinf(terms)) {
-        dlog_db = 1.0 / b.complement;
-    } else {
-        dlog_db = 1.0 / b.complement -
-                  terms * std::exp((terms - 1.0) * b.log_value) / -std::expm1(terms * b.log_value);
-        if (!(dlog_db >= 0.0)) dlog_db = 0.0;
-        if (dlog_db > terms - 1.0) dlog_db = terms - 1.0;
-    }
-    return dlog_db * b.value * b.log_slope;
+// log G(b, terms) and d log G / d eps = (d log G / d b) * b * (d log b / d eps), with
+// d log G / d b = 1/(1 - b) - T b^{T-1} / (1 - b^T) in [0, T - 1] (clamped there: near
+// b = 1 the difference cancels, and Newton needs only a few correct digits of it).
+inline log_and_slope log_geometric_sum_and_slope(const contraction_factor& b, double terms) {
+    if (b.log_value == -detail::inf) return {0.0, 0.0};
+    if (b.complement == 0.0) return {std::log(terms), 0.0};
+    if (std::isinf(terms)) return {-std::log(b.complement), b.value * b.log_slope / b.complement};
+    const double power_minus_one = std::expm1(terms * b.log_value);  // b^T - 1 < 0
+    const double log_sum = std::log(-power_minus_one) - std::log(b.complement);
+    if (terms <= 1.0) return {log_sum, 0.0};
+    double dlog_db = 1.0 / b.complement - terms * ((1.0 + power_minus_one) / b.value) / -power_minus_one;
+    if (!(dlog_db >= 0.0)) dlog_db = 0.0;
+    if (dlog_db > terms - 1.0) dlog_db = terms - 1.0;
+    return {log_sum, dlog_db * b.value * b.log_slope};
 }
 
 // log sum_{tau = first_stop..terms} G(b, tau), 1 <= first_stop <= terms.
 inline double log_random_stop_geometric_sum(const contraction_factor& b, double terms, double first_stop) {
     const double count = terms - first_stop + 1.0;  // N
     double nested;                                   // H(N) = sum_{k<N} G(b, k)
-    if (b.value == 0.0) {
+    if (b.log_value == -detail::inf) {
         nested = count - 1.0;
     } else if (b.complement == 0.0) {
         nested = 0.5 * count * (count - 1.0);

@@ -112,25 +112,33 @@ struct theta_parts {
 // exp(-745.2) is below half the smallest subnormal: phi(x1) * factor (factor < 1) rounds to 0.
 constexpr double log_underflow = -745.2;
 
-// The standardized thresholds x1 = eps/r - r/2 (double-double), x2 = eps/r + r/2,
-// and x1^2 (double-double).  Requires 0 < r < inf, 0 <= eps < inf, eps/r finite.
+// The standardized thresholds x1 = eps/r - r/2, x2 = eps/r + r/2 and x1^2.  Where
+// x1^2/2 exceeds 32 the rounding of x1 and of x1^2 would cost up to x1^2 ulp in
+// phi(x1), so x1 and x1^2 are then carried in double-double; below that plain
+// doubles err by < 1e-14 and the error-free steps are skipped.
+// Requires 0 < r < inf and 0 <= eps < inf; `overflow` is set when eps/r is infinite.
 struct thresholds {
     double_double x1;
     double x2;
     double_double square;
+    bool overflow;
 };
 
-inline thresholds standardized_thresholds(double_double a, double r) {
-    double_double x1 = two_sum(a.hi, -0.5 * r);
-    x1 = two_sum(x1.hi, x1.lo + a.lo);
-    return {x1, a.hi + 0.5 * r, dd_square(x1)};
+inline thresholds standardized_thresholds(double r, double eps) {
+    const double a = eps / r;
+    if (std::isinf(a)) return {{inf, 0.0}, inf, {inf, 0.0}, true};
+    const double x1 = a - 0.5 * r;
+    if (std::fabs(x1) < 8.0 && r < 16.0) return {{x1, 0.0}, a + 0.5 * r, {x1 * x1, 0.0}, false};
+    const double_double q = dd_divide(eps, r);
+    double_double x1dd = two_sum(q.hi, -0.5 * r);
+    x1dd = two_sum(x1dd.hi, x1dd.lo + q.lo);
+    return {x1dd, q.hi + 0.5 * r, dd_square(x1dd), false};
 }
 
 // Requires 0 < r < inf and 0 <= eps < inf.
 inline theta_parts theta_decompose(double r, double eps) {
-    const double_double a = dd_divide(eps, r);
-    if (std::isinf(a.hi)) return {true, 0.0, {0.0, 0.0}, 0.0};  // eps/r overflows: theta = 0
-    const thresholds t = standardized_thresholds(a, r);
+    const thresholds t = standardized_thresholds(r, eps);
+    if (t.overflow) return {true, 0.0, {0.0, 0.0}, 0.0};  // eps/r overflows: theta = 0
     const double_double x1 = t.x1;
     const double x2 = t.x2;
     theta_parts p{false, 0.0, t.square, 0.0};
@@ -185,9 +193,8 @@ inline double theta_depsilon(double r, double eps) {
     if (!(r >= 0.0) || !(eps >= 0.0)) return detail::nan;
     if (std::isinf(r) && std::isinf(eps)) return detail::nan;
     if (r == 0.0 || std::isinf(eps) || std::isinf(r)) return 0.0;
-    const double_double a = dd_divide(eps, r);
-    if (std::isinf(a.hi)) return 0.0;
-    const detail::thresholds t = detail::standardized_thresholds(a, r);
+    const detail::thresholds t = detail::standardized_thresholds(r, eps);
+    if (t.overflow) return 0.0;
     const detail::theta_parts p{false, 0.0, t.square, 0.0};
     return -std::exp(p.log_density().hi + std::log(mills_ratio(t.x2)));
 }
@@ -197,9 +204,8 @@ inline double theta_dradius(double r, double eps) {
     if (!(r >= 0.0) || !(eps >= 0.0)) return detail::nan;
     if (std::isinf(r) || std::isinf(eps)) return 0.0;
     if (r == 0.0) return eps == 0.0 ? constants::inv_sqrt_two_pi : 0.0;
-    const double_double a = dd_divide(eps, r);
-    if (std::isinf(a.hi)) return 0.0;
-    const detail::thresholds t = detail::standardized_thresholds(a, r);
+    const detail::thresholds t = detail::standardized_thresholds(r, eps);
+    if (t.overflow) return 0.0;
     return detail::theta_parts{false, 0.0, t.square, 0.0}.density();
 }
 

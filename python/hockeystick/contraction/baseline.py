@@ -22,6 +22,8 @@ from .._elementwise import FloatOrArray
 from . import _checks
 from .pnsgd import record_index
 
+_SAFE_SIDE = 1.0 + 2.0 ** -42
+
 
 class PNSGDRenyiBaseline:
     """002 Proposition 1 (adapted from Balle et al.), Gaussian PNSGD, i-th record.
@@ -50,7 +52,8 @@ class PNSGDRenyiBaseline:
         eps = _checks.epsilon_values(epsilon)
         with np.errstate(invalid="ignore"):
             gap = eps - self.kappa
-            out = np.where(gap > 0, np.exp(-np.square(gap) / (4.0 * self.kappa)), 1.0)
+            # rounded up by 2^-42 relative like every reported delta (see contraction_bounds.hpp)
+            out = np.where(gap > 0, np.minimum(1.0, np.exp(-np.square(gap) / (4.0 * self.kappa)) * _SAFE_SIDE), 1.0)
         return float(out) if out.ndim == 0 else out
 
     def epsilon(self, delta: npt.ArrayLike, *, threads: int | None = None) -> FloatOrArray:

@@ -18,6 +18,7 @@ which is also what the paper's own upper bound theta(2 rho lambda n/(sqrt(m) sig
 from __future__ import annotations
 
 import math
+from typing import Callable
 
 import numpy as np
 import numpy.typing as npt
@@ -27,7 +28,7 @@ from . import _checks, _kernels
 from .trusted_aggregator import TrustedAggregator
 
 
-def _scalar(value: npt.ArrayLike, name: str, check) -> float:
+def _scalar(value: npt.ArrayLike, name: str, check: Callable[[npt.ArrayLike, str], np.ndarray]) -> float:
     arr = check(value, name)
     if arr.ndim != 0:
         raise ValueError(f"{name} must be a scalar for a per-round schedule (only epsilon / delta broadcast)")

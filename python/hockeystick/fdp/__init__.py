@@ -1,10 +1,12 @@
-"""f-DP and Gaussian DP accounting, and the convergent last-iterate bounds of paper 004.
+"""f-DP and Gaussian DP accounting, and the last-iterate bounds of paper 004.
 
 * ``GaussianDP(mu)``: delta(eps) = theta(mu, eps), epsilon(delta), mu_for(eps, delta), GDP -> RDP.
 * ``GaussianTradeOff``, ``TradeOffFunction``, ``gaussian_tradeoff``: trade-off functions.
 * ``interpolation_bound(rho, gamma)``: the shifted-interpolation engine (eq. 12-16) for any
   per-round factors; ``rounds_from_learning_rates`` turns any eta_{k,t} schedule into them.
 * ``NoisyFedAvg`` (Theorem 12) and ``NoisyFedProx`` (Theorem 15): accountants over parameter grids.
+  Their ``mu`` is always a valid bound.  The paper's "convergent" H0 values (``mu_paper_h0``) are
+  false for constant and cyclic FedAvg rates and for FedProx (errata section 1).
 
 See docs/paper-004-errata.md for every place the paper's printed formulas differ from what is computed.
 """

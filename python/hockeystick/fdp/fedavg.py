@@ -15,15 +15,22 @@ continuous a/(tK+k+1).  Exact per-round values (the paper replaces them by appro
     stage-wise  log rho_t = K log(1 + aL/(t+1)),              sum eta = aK/(t+1)
     continuous  log rho_t = sum_k log(1 + aL/(tK+k+1)),       sum eta = a (psi((t+1)K+1) - psi(tK+1))
 
+``mu`` (valid, the default) is the exact minimum of the interpolation bound over admissible weights;
+for the constant and cyclic schedules it equals ``mu_composition`` = sqrt(m T) gamma / sigma, and the
+linear loss +-V w_1 (L = 0, so inside every L-smooth class) attains it: it is tight there.
+``mu_paper_h0`` is eq. 16, for reproducing the paper; it is false for constant and cyclic rates, T >= 2.
+
 ``mu_paper`` is the paper's closed-form theorem value, with the exact sums:
-    constant    eq. 17 (identical to eq. 16 = ``mu``), limit 2aVK/(sqrt(m) sigma) sqrt((r+1)/(r-1)), r = rho
+    constant    eq. 17 (identical to eq. 16 = ``mu_paper_h0``; NOT a valid bound for T >= 2),
+                limit 2aVK/(sqrt(m) sigma) sqrt((r+1)/(r-1)), r = rho
     cyclic      eq. 18 corrected: eq. 17's form with the exact rho and sum eta above (the printed
-                eq. 18 drops the factor a in gamma and replaces H_K and rho by c ln(K+1), (1+K)^{caL})
+                eq. 18 drops the factor a in gamma and replaces H_K and rho by c ln(K+1), (1+K)^{caL});
+                equal to ``mu_paper_h0``, NOT a valid bound for T >= 2
     stage-wise  eq. 19: 2aVK/(sqrt(m) sigma) sqrt(2 - 1/T), an upper bound on ``mu_composition``
-                (sum_t 1/(t+1)^2 <= 2 - 1/T); limit sqrt(2) 2aVK/(sqrt(m) sigma)
+                (sum_t 1/(t+1)^2 <= 2 - 1/T); limit sqrt(2) 2aVK/(sqrt(m) sigma).  Valid.
     continuous  eq. 20 corrected: 2aV/(sqrt(m) sigma) sqrt(H_K^2 + zeta(2) - psi'(T)), an upper bound
                 on ``mu_composition`` (gamma_0 = 2aV H_K/m, gamma_t <= 2aV/(m t) for t >= 1); the
-                printed eq. 20 drops a and treats z (which grows like H_K / ln 2) as a constant.
+                printed eq. 20 drops a and treats z (which grows like H_K / ln 2) as a constant.  Valid.
 """
 
 from __future__ import annotations
@@ -84,16 +91,17 @@ class NoisyFedAvg(LastIterateAccountant):
         learning_rate a > 0, local_steps K >= 1 (whole), rounds T >= 1 (whole),
         schedule in {"constant", "cyclic", "stagewise", "continuous"}.
 
-    Attributes: ``mu`` (paper eq. 16, optimized H0: rests on the unchecked condition eq. 41; see
-    ``h0_attained``), ``mu_optimal`` (exact minimum over interpolation weights: valid),
-    ``mu_composition`` (GDP composition over rounds: valid), ``mu_paper`` / ``mu_paper_limit``
-    (the theorem's closed form and its T -> infinity limit, see the module docstring).
-    ``delta(eps, bound=...)`` / ``epsilon(delta, bound=...)`` use ``mu_optimal`` by default;
-    ``bound="h0"`` gives the paper's numbers, ``bound="composition"`` the baseline.
+    Attributes: ``mu`` (exact minimum over interpolation weights: valid; the default of
+    ``delta``/``epsilon``), ``mu_composition`` (GDP composition over rounds: valid),
+    ``mu_paper_h0`` (paper eq. 16, optimized H0: rests on eq. 41, false where it fails; see
+    ``h0_attained``), ``mu_paper`` / ``mu_paper_limit`` (the theorem's closed form and its
+    T -> infinity limit, see the module docstring).  ``bound="h0"`` in ``delta``/``epsilon``
+    reproduces the paper's numbers and is NOT a valid bound in general; ``bound="composition"``
+    gives the baseline.
 
     For the constant and cyclic schedules rho_t is constant and > 1, so eq. 41 fails for T >= 2 and
-    the exact optimum is the composition value (the optimal weights are all 1): mu_optimal ==
-    mu_composition there.  Decaying schedules (stage-wise, continuous) can reach H0.
+    the exact optimum is the composition value (the optimal weights are all 1): ``mu`` ==
+    ``mu_composition``, attained by a linear loss.  Decaying schedules (stage-wise, continuous) can reach H0.
     """
 
     def __init__(self, *, clients: npt.ArrayLike, sigma: npt.ArrayLike, clip: npt.ArrayLike,
@@ -149,7 +157,10 @@ class NoisyFedAvg(LastIterateAccountant):
 
     @property
     def mu_paper(self) -> float | np.ndarray:
-        """The theorem's closed form (eq. 17-20 with exact sums; see the module docstring)."""
+        """The theorem's closed form (eq. 17-20 with exact sums; see the module docstring).
+
+        Constant and cyclic: eq. 16's H0 (``mu_paper_h0``), not a valid bound for T >= 2.
+        Stage-wise and continuous: an upper bound on ``mu_composition``, valid."""
         return scalar_or_array(self._mu_scale * np.sqrt(self._paper_h))
 
     @property

@@ -37,11 +37,14 @@ class NoisyFedProx(LastIterateAccountant):
     Parameters (keyword-only, broadcast together): clients m, sigma, clip V, lipschitz L,
     proximal alpha > L, learning_rate a with a * alpha <= 1, rounds T, local_steps K (needed for
     ``constants="exact"``).  ``constants="theorem"`` uses the K-free bounds rho = alpha/(alpha-L),
-    gamma = 2V/(m alpha), so ``mu`` is exactly eq. 21; ``"exact"`` uses the exact constant-rate
-    rho, gamma (smaller, so ``mu_optimal`` and ``mu_composition`` are tighter).
+    gamma = 2V/(m alpha), so ``mu_paper_h0`` is exactly eq. 21; ``"exact"`` uses the exact constant-rate
+    rho, gamma (smaller, so ``mu`` and ``mu_composition`` are tighter).
 
-    rho > 1 is constant, so the paper's condition eq. 41 fails for T >= 2 and ``mu_optimal`` equals
-    ``mu_composition``; ``mu`` (eq. 21) is reported, labelled, and used only with ``bound="h0"``.
+    rho > 1 is constant, so the paper's condition eq. 41 fails for T >= 2 and ``mu`` (valid, the
+    default of ``delta``/``epsilon``) equals ``mu_composition`` = sqrt(m T) gamma / sigma.  With
+    ``constants="exact"`` the linear loss +-V w_1 attains it (tight); with the theorem's constants it is
+    valid but loose.  ``mu_paper_h0`` (eq. 21) is false for T >= 2: reported, labelled, and used only
+    with ``bound="h0"`` to reproduce the paper.
     """
 
     def __init__(self, *, clients: npt.ArrayLike, sigma: npt.ArrayLike, clip: npt.ArrayLike,
@@ -86,8 +89,8 @@ class NoisyFedProx(LastIterateAccountant):
         self._h0_limit = constant_rate_h0_limit(log_rho, gamma)
 
     @property
-    def mu_limit(self) -> float | np.ndarray:
-        """T -> infinity limit of ``mu`` (eq. 21's limit with the chosen constants)."""
+    def mu_paper_h0_limit(self) -> float | np.ndarray:
+        """T -> infinity limit of ``mu_paper_h0`` (eq. 21's limit, chosen constants); ``mu`` grows like sqrt(T)."""
         return scalar_or_array(self._mu_scale * np.sqrt(self._h0_limit))
 
     def __repr__(self) -> str:

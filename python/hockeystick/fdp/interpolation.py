@@ -10,20 +10,26 @@ D_{t+1} = (1 - lambda_{t+1})(rho_t D_t + gamma_t), the final model is mu-GDP wit
 
     mu = sqrt(m H) / sigma,   H = sum_{t<T} lambda_{t+1}^2 (rho_t D_t + gamma_t)^2      (eq. 12, 14, 16).
 
+The constraint lambda in [0, 1] comes from the gap recursion (the constraint of eq. 38/39): the
+shifted iterate's gap is |1 - lambda| (rho_t D_t + gamma_t).  lambda > 1 is dominated by lambda = 1
+(a larger term now and a positive gap later) and lambda < 0 by lambda = 0, so [0, 1] loses nothing.
+
 Three values of H, every one returned by ``interpolation_bound``:
 
-* ``h_composition`` (lambda == 1): sum_t gamma_t^2, plain GDP composition of the rounds.  Valid.
-* ``h0`` (eq. 16): (sum_t P_t gamma_t)^2 / sum_t P_t^2 with P_t = prod_{j=t+1}^{T-1} rho_j.  This is
-  the Cauchy-Schwarz lower bound on H over lambda.  It is a privacy bound only when the optimality
-  condition eq. 41 (0 <= lambda <= 1) can be met, which the paper never checks; ``h0_attained`` says
-  whether it can.  For any schedule with constant rho > 1 (constant and cyclic FedAvg rates, FedProx)
-  and T >= 2 it can NOT: the first weight would need lambda_1 > 1 (see docs/paper-004-errata.md).
 * ``h_optimal``: the exact minimum of H over every admissible lambda (and so over the observation
   point t0 as well).  In y_t = lambda_{t+1}(rho_t D_t + gamma_t)/R_{t+1}, R_t = prod_{j<t} rho_j, the
   problem is a weighted isotonic regression whose solution is the greatest convex minorant of the
   cumulative-sum diagram with steps (1/R_{t+1}^2, gamma_t/R_{t+1}); pool-adjacent-violators finds it
-  in O(T).  h0 <= h_optimal <= h_composition always, with h_optimal = h0 exactly when eq. 41 holds.
+  in O(T).  The accountants' ``mu``.  Valid.
+* ``h_composition`` (lambda == 1): sum_t gamma_t^2, plain GDP composition of the rounds.  Valid.
+* ``h0`` (eq. 16): (sum_t P_t gamma_t)^2 / sum_t P_t^2 with P_t = prod_{j=t+1}^{T-1} rho_j, the
+  Cauchy-Schwarz lower bound on H over lambda.  It equals ``h_optimal`` exactly when the optimality
+  condition eq. 41 (0 <= lambda <= 1) can be met (``h0_attained``), which the paper never checks.
+  Where it cannot, h0 is NOT a privacy bound, and for constant rho > 1 (constant and cyclic FedAvg
+  rates, FedProx) and T >= 2 it is false: a linear loss leaks exactly the composition value, above
+  h0 (see docs/paper-004-errata.md section 1).
 
+h0 <= h_optimal <= h_composition always.
 The O(T) pass runs in C++ (cpp/include/hockeystick/fdp_interpolation.hpp), OpenMP over grid points.
 """
 
@@ -131,14 +137,15 @@ def constant_rate_h0_limit(log_rho: npt.ArrayLike, gamma: npt.ArrayLike) -> np.n
 
 
 class LastIterateAccountant:
-    """A released-last-iterate mu-GDP accountant holding the three shifted-interpolation mu values.
+    """A released-last-iterate mu-GDP accountant holding the shifted-interpolation mu values.
 
     Subclasses set ``_h`` (an InterpolationBound in units of gamma^2 already scaled to the model)
     and ``_mu_scale`` = sqrt(m)/sigma.  ``delta``/``epsilon`` use ``bound``:
 
-    * ``"optimal"`` (default): exact minimum over admissible interpolation weights; a valid bound.
-    * ``"h0"``: the paper's eq. 16 value; valid only where ``h0_attained`` (eq. 41 holds).
-    * ``"composition"``: lambda == 1, GDP composition over rounds; valid.
+    * ``"optimal"`` (default): ``mu``, the exact minimum over admissible interpolation weights; valid.
+    * ``"composition"``: ``mu_composition``, lambda == 1, GDP composition over rounds; valid.
+    * ``"h0"``: ``mu_paper_h0``, the paper's eq. 16 value, for reproducing the paper.  NOT a valid
+      bound in general: only where ``h0_attained``; false for constant rho > 1 and T >= 2.
     """
 
     _h: InterpolationBound
@@ -146,13 +153,15 @@ class LastIterateAccountant:
 
     @property
     def mu(self) -> float | np.ndarray:
-        """The paper's optimized-H0 mu (eq. 16).  Rests on eq. 41 (see ``h0_attained``); not a bound otherwise."""
-        return scalar_or_array(self._mu_scale * np.sqrt(self._h.h0))
+        """mu-GDP of the released model: the exact minimum of the interpolation bound H (eq. 15) over
+        lambda in [0, 1].  Valid.  Equals ``mu_composition`` when rho is constant and > 1."""
+        return scalar_or_array(self._mu_scale * np.sqrt(self._h.h_optimal))
 
     @property
-    def mu_optimal(self) -> float | np.ndarray:
-        """mu from the exact constrained minimum of H over interpolation weights: always valid."""
-        return scalar_or_array(self._mu_scale * np.sqrt(self._h.h_optimal))
+    def mu_paper_h0(self) -> float | np.ndarray:
+        """The paper's optimized-H0 mu (eq. 16).  Rests on eq. 41 and is false where eq. 41 fails
+        (``h0_attained`` says where it holds; there it equals ``mu``).  For reproducing the paper only."""
+        return scalar_or_array(self._mu_scale * np.sqrt(self._h.h0))
 
     @property
     def mu_composition(self) -> float | np.ndarray:
@@ -161,13 +170,13 @@ class LastIterateAccountant:
 
     @property
     def h0_attained(self) -> bool | np.ndarray:
-        """Whether the paper's condition eq. 41 holds, i.e. ``mu`` equals ``mu_optimal`` and is a bound."""
+        """Whether the paper's condition eq. 41 holds, i.e. ``mu_paper_h0`` equals ``mu`` and is a bound."""
         h = self._h.h0_attained
         return bool(h) if np.ndim(h) == 0 else h
 
     def mu_for_bound(self, bound: str = "optimal") -> float | np.ndarray:
         choice("bound", bound, BOUNDS)
-        return {"optimal": self.mu_optimal, "h0": self.mu, "composition": self.mu_composition}[bound]
+        return {"optimal": self.mu, "h0": self.mu_paper_h0, "composition": self.mu_composition}[bound]
 
     def delta(self, epsilon: npt.ArrayLike, *, bound: str = "optimal",
               threads: int | None = None) -> float | np.ndarray:
