@@ -23,6 +23,7 @@ EXAMPLES = {
     "pnsgd_laplace": dict(_PNSGD, scale=2.0, diameter=1.0),
     "pnsgd_renyi_baseline": dict(_PNSGD, sigma=2.0),
     "rdp_subsampled_gaussian": dict(sigma=1.0, sampling_rate=0.01, rounds=1000),
+    "pld_subsampled_gaussian": dict(sigma=1.0, sampling_rate=0.01, rounds=100, value_discretization_interval=1e-3),
     "trusted_aggregator": _TA,
     "trusted_aggregator_nonconvex": _TA,
     "trusted_aggregator_random_stop": _TA,

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ._elementwise import ArrayLike, FloatOrArray, broadcast_float_arrays
+from ._elementwise import ArrayLike, FloatOrArray, as_float_array
 from .sweep import registry
 from .sweep.registry import AccountantEntry, Calibratable
 
@@ -58,13 +58,22 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
     spec = _spec(entry, parameter, params)
     if not (0 < rtol < 1):
         raise ValueError(f"rtol must lie in (0, 1), got {rtol}")
-    arrays, shape, scalar = broadcast_float_arrays(epsilon=epsilon, delta=delta, **params)
-    eps, dlt, *rest = (a.ravel() for a in arrays)
+    named = {k: as_float_array(v, k) for k, v in dict(epsilon=epsilon, delta=delta, **params).items()}
+    try:
+        shape = np.broadcast_shapes(*(a.shape for a in named.values()))
+    except ValueError:
+        given = ", ".join(f"{k} {a.shape}" for k, a in named.items())
+        raise ValueError(f"shapes do not broadcast together: {given}") from None
+    scalar = all(a.ndim == 0 for a in named.values())
+    # parameters given as scalars stay scalars (some accountants take scalar-only options)
+    flat = {k: float(a) if a.ndim == 0 and k not in ("epsilon", "delta") else np.broadcast_to(a, shape).ravel()
+            for k, a in named.items()}
+    eps, dlt = flat.pop("epsilon"), flat.pop("delta")
     if np.any(~(dlt > 0) | ~(dlt < 1)):
         raise ValueError(f"delta must lie strictly between 0 and 1, got {dlt[~(dlt > 0) | ~(dlt < 1)][0]}")
     if np.any(~(eps >= 0)):
         raise ValueError(f"epsilon must be >= 0, got {eps[~(eps >= 0)][0]}")
-    problem = _Problem(entry, parameter, spec, eps, dlt, dict(zip(params, rest)))
+    problem = _Problem(entry, parameter, spec, eps, dlt, flat)
     result = problem.solve(1.0 if start is None else float(start), rtol).reshape(shape)
     return float(result) if scalar else result
 
@@ -85,7 +94,7 @@ def _spec(entry: AccountantEntry, parameter: str, params: dict[str, Any]) -> Cal
     return entry.calibratable[parameter]
 
 
-def _search_range(spec: Calibratable, params: dict[str, np.ndarray], n: int) -> tuple[np.ndarray, np.ndarray]:
+def _search_range(spec: Calibratable, params: dict[str, float | np.ndarray], n: int) -> tuple[np.ndarray, np.ndarray]:
     """Per point, the smallest and largest value the search may evaluate (open ends nudged inside)."""
     lower = spec.lower
     upper = np.broadcast_to(np.asarray(spec.upper(params) if callable(spec.upper) else spec.upper, float), (n,))
@@ -101,7 +110,7 @@ class _Problem:
     """Vectorized bracketing + refinement state for one calibration call."""
 
     def __init__(self, entry: AccountantEntry, parameter: str, spec: Calibratable,
-                 eps: np.ndarray, dlt: np.ndarray, params: dict[str, np.ndarray]) -> None:
+                 eps: np.ndarray, dlt: np.ndarray, params: dict[str, float | np.ndarray]) -> None:
         self.entry, self.parameter, self.spec = entry, parameter, spec
         self.eps, self.dlt, self.params = eps, dlt, params
         # "up" is the direction in which the bound meets the target more easily.
@@ -109,7 +118,7 @@ class _Problem:
 
     def log_excess(self, x: np.ndarray, idx: np.ndarray) -> np.ndarray:
         """log delta(eps; x) - log target at the points ``idx`` (<= 0 means feasible)."""
-        sub = {k: v[idx] for k, v in self.params.items()}
+        sub: dict[str, Any] = {k: v[idx] if isinstance(v, np.ndarray) else v for k, v in self.params.items()}
         sub[self.parameter] = x
         d = np.asarray(self.entry.build(**sub).delta(self.eps[idx]), dtype=float)
         target = self.dlt[idx]
@@ -180,7 +189,7 @@ class _Problem:
 
     def _unreachable(self, idx: np.ndarray, x: np.ndarray, f: np.ndarray) -> None:
         i = int(idx[0])
-        where = ", ".join(f"{k}={v[i]:g}" for k, v in self.params.items())
+        where = ", ".join(f"{k}={v[i] if isinstance(v, np.ndarray) else v:g}" for k, v in self.params.items())
         reached = float(np.exp(f[0]) * self.dlt[i])
         raise ValueError(
             f"target (epsilon={self.eps[i]:g}, delta={self.dlt[i]:g}) is unreachable for {self.entry.name!r}"

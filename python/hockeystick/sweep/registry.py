@@ -16,7 +16,7 @@ from typing import Any, Callable, Literal, Mapping
 
 import numpy as np
 
-from .. import contraction, fdp, rdp
+from .. import contraction, fdp, pld, rdp
 from ..gaussian_mechanism import GaussianMechanism
 
 __all__ = ["Calibratable", "AccountantEntry", "REGISTRY", "get", "names", "register"]
@@ -165,6 +165,13 @@ register(AccountantEntry(
     name="rdp_subsampled_gaussian", factory=rdp.SubsampledGaussianRDP,
     hidden=frozenset({"orders", "conversion", "fractional_series"}), max_chunk=1 << 14,
     summary="Poisson-subsampled Gaussian over rounds, RDP with the tight conversion (baseline)",
+    integers=frozenset({"rounds"}),
+    calibratable={"sigma": _SIGMA, "rounds": _ROUNDS,
+                  "sampling_rate": Calibratable("increasing", 0.0, 1.0)}))
+
+register(AccountantEntry(
+    name="pld_subsampled_gaussian", factory=pld.SubsampledGaussianPLD, max_chunk=1 << 10,
+    summary="Poisson-subsampled Gaussian over rounds, every round released: PLD composition, certified upper bound",
     integers=frozenset({"rounds"}),
     calibratable={"sigma": _SIGMA, "rounds": _ROUNDS,
                   "sampling_rate": Calibratable("increasing", 0.0, 1.0)}))
