@@ -245,9 +245,6 @@ class Grid:
         spec = self.entries[0].calibratable.get(self.output)
         return spec is not None and spec.direction == "increasing"
 
-    def is_integer(self, name: str) -> bool:
-        return any(name in e.integers for e in self.entries)
-
     # --- chunks ---------------------------------------------------------------------------
 
     def chunk_layout(self, chunk_size: int) -> tuple[int, int, int]:
