@@ -126,10 +126,17 @@ def _describe(point: dict[str, Any]) -> str:
     return ", ".join(f"{k}={_cell(v)}" for k, v in point.items()) or "-"
 
 
+def _rate(points_per_second: float) -> str:
+    for scale, unit in ((1e6, "M "), (1e3, "k ")):
+        if points_per_second >= scale:
+            return f"{points_per_second / scale:.3g} {unit}points/s"
+    return f"{points_per_second:.3g} points/s"
+
+
 def _print_summary(result: Any) -> None:
     grid, summary = result.grid, result.summary
     print(f"{grid.size:,} points  {' + '.join(grid.accountants)} -> {grid.output}  "
-          f"in {result.seconds:.2f} s ({result.points_per_second / 1e6:.3g} M points/s)")
+          f"in {result.seconds:.2f} s ({_rate(result.points_per_second)})")
     if grid.fixed:
         print("fixed: " + _describe(dict(grid.fixed)))
     rows = []
