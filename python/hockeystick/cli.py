@@ -417,6 +417,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader went away (hockeystick ... | head): stop quietly, as other filters do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except (OSError, RuntimeError) as exc:
         print(f"{prog}: failed: {exc}", file=sys.stderr)
         return EXIT_FAILURE
