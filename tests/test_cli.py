@@ -20,7 +20,7 @@ def _run(capsys, *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
-@pytest.mark.parametrize("command", ["sweep", "calibrate", "delta", "epsilon", "figures", "demo"])
+@pytest.mark.parametrize("command", ["sweep", "calibrate", "delta", "epsilon", "figures", "accountants", "demo"])
 def test_every_subcommand_has_help_with_examples(capsys, command):
     with pytest.raises(SystemExit) as exit_:
         main([command, "--help"])
@@ -149,3 +149,14 @@ def test_figures_writes_into_a_new_directory(capsys, tmp_path, monkeypatch):
     monkeypatch.setattr(hockeystick.figures, "write_figures", fake_write_figures)
     code, out, _ = _run(capsys, "figures", "--out-dir", str(tmp_path / "new" / "figs"))
     assert code == 0 and f"figure written to {tmp_path / 'new' / 'figs' / 'fig.png'}" in out
+
+
+def test_accountants_lists_every_entry_with_its_parameters(capsys):
+    from hockeystick.sweep import registry
+
+    code, out, _ = _run(capsys, "accountants")
+    assert code == 0
+    for name in registry.names():
+        assert f"{name}: {registry.get(name).summary}" in out
+    assert "needs: n, batch_size, sigma, learning_rate, lipschitz, radius; optional: rounds, smoothness" in out
+    assert "calibrate: sigma (smallest), rounds (largest)" in out

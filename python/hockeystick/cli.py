@@ -5,6 +5,7 @@
     hockeystick calibrate -a gaussian --epsilon 1 --delta 1e-5 -p rounds=1,10,100,1000
     hockeystick delta -a gaussian -p sigma=2 -p rounds=100 --epsilon 1
     hockeystick epsilon -a gaussian -p sigma=2 -p rounds=100 --delta 1e-5
+    hockeystick accountants                      what -a accepts, with each one's parameters
 
 Parameters are NAME=VALUE where VALUE is a number (fixed), a list 1,2,4, or a range
 log:START:STOP:NUM / linear:START:STOP:NUM (an axis of the grid).  Exit status: 0 on
@@ -299,6 +300,20 @@ def _print_plot(path: str | None) -> None:
         print(f"plot written to {os.path.abspath(path)}")
 
 
+def _list_accountants(args: argparse.Namespace) -> int:
+    from .sweep import registry
+
+    for name in registry.names():
+        entry = registry.get(name)
+        optional = [p for p in entry.parameters if p not in entry.required]
+        print(f"{name}: {entry.summary}")
+        print(f"    needs: {', '.join(entry.required)}" + (f"; optional: {', '.join(optional)}" if optional else ""))
+        if entry.calibratable:
+            print("    calibrate: " + ", ".join(f"{p} ({'smallest' if c.direction == 'decreasing' else 'largest'})"
+                                             for p, c in entry.calibratable.items()))
+    return 0
+
+
 def _demo(args: argparse.Namespace) -> int:
     print("theta(r, epsilon) = delta of the Gaussian mechanism with sensitivity/sigma = r")
     for r in (0.1, 1.0, 4.0):
@@ -395,6 +410,10 @@ def build_parser() -> argparse.ArgumentParser:
                          epilog="example:\n  hockeystick figures --out-dir figures/", formatter_class=raw)
     fig.add_argument("--out-dir", default="figures", metavar="DIR", help="directory for the PNGs (default ./figures)")
     fig.set_defaults(func=_figures)
+
+    acc = sub.add_parser("accountants", help="list the accountants with their parameters",
+                         epilog="example:\n  hockeystick accountants", formatter_class=raw)
+    acc.set_defaults(func=_list_accountants)
 
     demo = sub.add_parser("demo", help="print a few theta values and one noise calibration",
                           epilog="example: hockeystick demo --epsilon 1 --delta 1e-5")
