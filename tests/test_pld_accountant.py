@@ -70,3 +70,16 @@ def test_bad_arguments_raise():
         acc.delta(1.0, bound="middle")
     with pytest.raises(ValueError, match="compose"):
         PLDAccountant().epsilon(1e-5)
+
+
+def test_accuracy_picks_the_grid():
+    """accuracy=: the certified epsilon bracket is no wider than requested, and contains a fine answer."""
+    acc = SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.05, rounds=100, accuracy=2e-3)
+    lo, up = acc.epsilon(1e-5, bound="both")
+    assert 0 <= up - lo <= 2e-3
+    fine_lo, fine_up = SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.05, rounds=100,
+                                             value_discretization_interval=2e-4).epsilon(1e-5, bound="both")
+    assert lo <= fine_up and fine_lo <= up
+    with pytest.raises(ValueError, match="either"):
+        SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.05, rounds=10, accuracy=1e-3,
+                              value_discretization_interval=1e-3)

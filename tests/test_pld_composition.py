@@ -155,6 +155,13 @@ def test_fixed_size_full_batch_is_gaussian_with_double_shift():
 
 def test_small_rate_bracket_is_tight():
     """W3-like (q = 0.001, sigma = 0.8), 2000 rounds: the optimistic side stays close to the pessimistic."""
-    dist = pld.subsampled_gaussian(0.8, 0.001, value_discretization_interval=2e-4).self_compose(2000)
-    lo, up = dist.epsilon(1e-5, bound="both")
+    def bracket(h: float) -> tuple[float, float]:
+        dist = pld.subsampled_gaussian(0.8, 0.001, value_discretization_interval=h).self_compose(2000)
+        return dist.epsilon(1e-5, bound="both")
+
+    lo, up = bracket(2e-4)
     assert 0 < up - lo < 2e-3
+    # Both are certified, so every lower bound lies below every upper bound, across grids.
+    lo_coarse, up_coarse = bracket(1e-3)
+    assert lo_coarse <= up and lo <= up_coarse
+    assert up <= up_coarse + 1e-9  # connect the dots on a refined grid lies below the coarse chord

@@ -27,17 +27,20 @@
 // slopes, weighted by the cell widths in g) makes the masses non-negative; it
 // only lowers the curve.  The result is the profile of a pair dominated by
 // (P, Q) (Blackwell), so all its compositions bound delta from below.  Tails are
-// dropped.  The masses are
+// dropped.  Near the bottom, where H hugs its tangent at g_0, the points follow
+// that tangent instead (it lies below H and keeps the P- and Q-mass; a lowered
+// envelope there would push the Q-mass above 1 and cost P-mass, which T-fold
+// composition multiplies by T); a cell leaving the tangent must meet the tent
+// condition, which one upward pass enforces by lowering its upper end.  The masses are
 //   p_j (e^h - 1) = (d_j - e_{j+1} + e_j) + e^h (c_{j-1} + e_j - e_{j-1})
 // where the minorant leaves the curve unchanged (no cancellation), and
 // g_j (slope right - slope left) where it pools.  Since the e's telescope, the
-// P-mass is kept up to the ends and the error is that of the chord, O(h^2) per
-// cell, instead of the O(h) shift of rounding losses down.  A negative residue
-// from round-off is cancelled by removing as much mass above it (which lowers
-// the curve everywhere).  Near the bottom, where H hugs its tangent at g_0, the
-// points follow that tangent instead (it lies below H, keeps the P- and Q-mass,
-// and avoids the mass a lowered envelope would otherwise cost there); if that fails the PMF falls back to rounding every loss
-// down, and `connect_dots` says so.
+// P-mass is kept up to the ends; the deficit at each grid point is O(h) times
+// the local cell mass, i.e. O(h^2) times the density, instead of the O(h) shift
+// of every loss that rounding down makes.  A negative residue from round-off is
+// cancelled by removing as much mass above it (which lowers the curve
+// everywhere); if that fails the PMF falls back to rounding every loss down, and
+// `connect_dots` says so.
 #pragma once
 
 #include <algorithm>

@@ -78,11 +78,21 @@ class SubsampledGaussianPLD:
 
     Parameters broadcast with each other and with the argument; one PLD is
     built per distinct (sigma, sampling_rate, rounds, sensitivity).
+
+    Grid: either a fixed ``value_discretization_interval`` h, or ``accuracy``:
+    then, per distinct point, h starts at 2e-3 and is halved (down to 1e-5)
+    until the certified bracket is no wider than ``accuracy`` (in epsilon for
+    ``.epsilon``, relative to the upper bound for ``.delta``) at every requested
+    argument; the reported bounds are those of the final grid.
     """
+
+    COARSEST_INTERVAL = 2e-3
+    FINEST_INTERVAL = 1e-5
 
     def __init__(self, sigma: ArrayLike, sampling_rate: ArrayLike, rounds: ArrayLike, *,
                  sensitivity: ArrayLike = 1.0,
-                 value_discretization_interval: float = DEFAULT_INTERVAL, tail: float = DEFAULT_TAIL):
+                 value_discretization_interval: float | None = None, accuracy: float | None = None,
+                 tail: float = DEFAULT_TAIL):
         (s, q, t, c), _, _ = broadcast_float_arrays(sigma=sigma, sampling_rate=sampling_rate, rounds=rounds,
                                                     sensitivity=sensitivity)
         if not np.all((s > 0) & np.isfinite(s)):
@@ -94,17 +104,35 @@ class SubsampledGaussianPLD:
         if not np.all((c > 0) & np.isfinite(c)):
             raise ValueError("sensitivity must be positive and finite")
         self.sigma, self.sampling_rate, self.rounds, self.sensitivity = s, q, t, c
-        self.value_discretization_interval = float(value_discretization_interval)
+        if accuracy is not None and value_discretization_interval is not None:
+            raise ValueError("give either value_discretization_interval or accuracy, not both")
+        if accuracy is not None and not (float(accuracy) > 0 and math.isfinite(float(accuracy))):
+            raise ValueError(f"accuracy must be positive and finite, got {accuracy!r}")
+        self.accuracy = None if accuracy is None else float(accuracy)
+        self.value_discretization_interval = (DEFAULT_INTERVAL if value_discretization_interval is None
+                                              else float(value_discretization_interval))
         self.tail = float(tail)
         self._plds: dict[tuple, PrivacyLossDistribution] = {}
 
-    def _pld(self, s: float, q: float, t: float, c: float) -> PrivacyLossDistribution:
-        key = (s, q, t, c)
+    def _pld(self, s: float, q: float, t: float, c: float, h: float) -> PrivacyLossDistribution:
+        key = (s, q, t, c, h)
         if key not in self._plds:
             self._plds[key] = subsampled_gaussian(
-                s, q, sensitivity=c, value_discretization_interval=self.value_discretization_interval,
-                tail=self.tail).self_compose(int(t))
+                s, q, sensitivity=c, value_discretization_interval=h, tail=self.tail).self_compose(int(t))
         return self._plds[key]
+
+    def _refined(self, point: tuple, x: np.ndarray, method: str) -> PrivacyLossDistribution:
+        """The PLD of the coarsest grid (halving from 2e-3) whose bracket meets ``accuracy``."""
+        h = self.COARSEST_INTERVAL
+        while True:
+            dist = self._pld(*point, h)
+            if h / 2 < self.FINEST_INTERVAL:
+                return dist
+            lo, up = getattr(dist, method)(x, bound="both")
+            width = up - lo if method == "epsilon" else (up - lo) / np.maximum(up, 1e-300)
+            if np.all(width <= self.accuracy):
+                return dist
+            h /= 2
 
     def _evaluate(self, x: ArrayLike, name: str, bound: Bound, gaussian, method: str) -> Result:
         (xa, s, q, t, c), shape, scalar = broadcast_float_arrays(
@@ -123,7 +151,9 @@ class SubsampledGaussianPLD:
                 exact = gaussian(math.sqrt(ti) * ci / si, flat_x[sel])
                 flat_lo[sel] = flat_up[sel] = exact
                 continue
-            dist = self._pld(si, qi, ti, ci)
+            point = (float(si), float(qi), float(ti), float(ci))
+            dist = (self._pld(*point, self.value_discretization_interval) if self.accuracy is None
+                    else self._refined(point, flat_x[sel], method))
             if bound in ("upper", "both"):
                 flat_up[sel] = getattr(dist, method)(flat_x[sel], bound="upper")
             if bound in ("lower", "both"):

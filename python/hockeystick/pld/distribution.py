@@ -98,7 +98,11 @@ class PrivacyLossDistribution:
         return self._both(lambda pmf: pmf.delta(eps), eps.ndim == 0, bound, np.maximum)
 
     def epsilon(self, delta: ArrayLike, bound: Bound = "upper") -> Result:
-        """Smallest eps >= 0 with delta(eps) <= delta (upper: certified, lower: a lower bound)."""
+        """Smallest eps >= 0 with delta(eps) <= delta (upper: certified, lower: a lower bound).
+
+        The upper side is ``inf`` when ``delta`` lies below what can be certified: the mass
+        at +infinity plus the composition's truncation and round-off charges.
+        """
         d = np.asarray(delta, dtype=np.float64)
         if not np.all((d > 0) & (d < 1)):
             raise ValueError("delta must lie strictly between 0 and 1")

@@ -74,27 +74,50 @@ class GridPMF:
     def epsilon(self, delta: np.ndarray, threads: int = 0) -> np.ndarray:
         """Smallest eps whose charged bound is <= delta.
 
-        The charge is constant on each open grid interval (l_{k-1}, l_k), so the charged
-        curve is inverted exactly: find the first grid point where it is <= delta, then
-        invert the uncharged curve (in C++) with that interval's charge, clamped to it.
+        The charge lies in [0, total_error] (twice that on the optimistic side), so the
+        answer lies between the inverses of the uncharged curve at the two extremes; the
+        charge is constant on each open grid interval (l_{k-1}, l_k), so on the grid points
+        between them find the first k where the charged curve is <= delta, then invert the
+        uncharged curve (in C++) with that interval's charge, clamped to the interval.
         """
         given = np.asarray(delta, dtype=np.float64)
         want = given.ravel()
         scale = 1.0 + self._slack() if self.pessimistic else 1.0 - self._slack()
+        near = self._invert((want - self.shift) / scale, threads)
         if self.total_error == 0.0:
-            return self._invert((want - self.shift) / scale, threads).reshape(given.shape)
-        grid = self.losses
-        at_grid = self.delta(grid, threads)                     # non-increasing
-        k = np.searchsorted(-at_grid, -want, side="left")      # first k with at_grid[k] <= want
-        result = np.full(want.shape, np.inf)
-        inside = k < grid.size
-        kk = k[inside]
-        # On (l_{k-1}, l_k) every grid point from k up lies above eps.
-        charge = np.minimum(self.entry_error * (self.p.size - kk), self.total_error)
+            return near.reshape(given.shape)
+        far_target = want - self.shift + (-self.total_error if self.pessimistic else 2.0 * self.total_error)
+        far = self._invert(far_target / scale, threads)
+        first, last = (near, far) if self.pessimistic else (far, near)
+        result = last.copy() if self.pessimistic else first.copy()  # safe side if no grid point decides
         sign = 1.0 if self.pessimistic else -2.0
-        eps = self._invert((want[inside] - self.shift - sign * charge) / scale, threads)
-        lower_end = np.where(kk > 0, grid[np.maximum(kk - 1, 0)], -np.inf)
-        result[inside] = np.clip(eps, lower_end, grid[kk])
+        decided = np.flatnonzero(np.isfinite(first) & np.isfinite(last))
+        if decided.size > 64:  # many deltas: one pass over the whole grid, vectorized
+            grid = self.losses
+            at_grid = self.delta(grid, threads)                         # non-increasing
+            k = np.searchsorted(-at_grid, -want[decided], side="left")  # first k with at_grid[k] <= want
+            ok = k < grid.size
+            idx, kk = decided[ok], k[ok]
+            charge = np.minimum(self.entry_error * (self.p.size - kk), self.total_error)
+            eps = self._invert((want[idx] - self.shift - sign * charge) / scale, threads)
+            lower_end = np.where(kk > 0, grid[np.maximum(kk - 1, 0)], -np.inf)
+            result[idx] = np.clip(eps, lower_end, grid[kk])
+            return result.reshape(given.shape)
+        for i in decided:
+            k0 = max(int(np.floor(first[i] / self.h)) - self.k_lo - 1, 0)
+            k1 = min(int(np.ceil(last[i] / self.h)) - self.k_lo + 2, self.p.size)
+            if k1 <= k0:
+                continue
+            grid = (self.k_lo + np.arange(k0, k1)) * self.h
+            at_grid = self.delta(grid, threads)
+            hit = np.flatnonzero(at_grid <= want[i])
+            if hit.size == 0:
+                continue
+            k = k0 + int(hit[0])
+            charge = min(self.entry_error * (self.p.size - k), self.total_error)
+            eps = float(self._invert(np.array([(want[i] - self.shift - sign * charge) / scale]), threads)[0])
+            lower_end = (self.k_lo + k - 1) * self.h if k > 0 else -np.inf
+            result[i] = min(max(eps, lower_end), (self.k_lo + k) * self.h)
         return result.reshape(given.shape)
 
     def log_mgf(self, lam: np.ndarray) -> np.ndarray:
