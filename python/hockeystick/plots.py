@@ -95,7 +95,7 @@ def heatmap(x: Sequence[float], y: Sequence[float], z: np.ndarray, path: str | o
     mesh = ax.pcolormesh(np.asarray(x), np.asarray(y), np.where(z > 0, z, np.nan) if norm else z,
                          shading="nearest", norm=norm, cmap="viridis")
     fig.colorbar(mesh, ax=ax, label=zlabel)
-    for axis, values, setter in ((x, x, ax.set_xscale), (y, y, ax.set_yscale)):
+    for values, setter in ((x, ax.set_xscale), (y, ax.set_yscale)):
         v = np.asarray(values)
         if len(v) > 2 and _positive(v) and v.max() / v.min() > 20:
             setter("log")

@@ -4,8 +4,8 @@
 every axis value and every corner of the grid through each accountant), so bad input
 fails before any work starts; it then evaluates chunk after chunk (one accountant call
 per chunk and accountant), hands each chunk to the writer and keeps a running summary.
-Memory is bounded by the chunk size, whatever the grid size (NPZ and in-memory results
-excepted: they hold the outputs, or everything, as arrays).
+Memory is bounded by the chunk size, whatever the grid size, except for in-memory results
+(NPZ stages its output arrays as memory-mapped .npy files beside the destination).
 """
 
 from __future__ import annotations
