@@ -98,6 +98,7 @@ def test_sweep_on_a_dask_scheduler(capsys, tmp_path):
     (["sweep", "-a", "gaussian", "-p", "sigma=1", "--epsilon", "1"], "-o FILE.parquet"),
     (["sweep", "-a", "gaussian", "-p", "sigma=1", "--epsilon", "1", "-o", "x.csv", "--plot", "x.jpg"], "*.png"),
     (["sweep", "missing.toml", "-o", "x.csv"], "cannot read sweep file"),
+    (["sweep", "--example", "--out-dir", "/proc/hockeystick-example"], "give --out-dir a directory you can write to"),
 ])
 def test_bad_input_exits_2_with_a_fix(capsys, tmp_path, monkeypatch, argv, message):
     monkeypatch.chdir(tmp_path)

@@ -72,9 +72,13 @@ def run_example(out_dir: Path, *, progress: bool | None = None) -> ExampleReport
     """Write the example file, run the sweep and the calibration, draw them; all under ``out_dir``."""
     from ..plots import plot_grid
 
-    out_dir.mkdir(parents=True, exist_ok=True)
-    toml_path = out_dir / "example.toml"
-    toml_path.write_text(example_toml())
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        toml_path = out_dir / "example.toml"
+        toml_path.write_text(example_toml())
+    except OSError as exc:
+        raise ValueError(f"cannot write the example into {str(out_dir)!r} ({exc.strerror}); "
+                         "give --out-dir a directory you can write to") from None
     grid, settings = load_toml(toml_path)
     try:
         import pyarrow  # noqa: F401
