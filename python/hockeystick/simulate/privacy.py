@@ -60,7 +60,7 @@ class Guarantee:
             hi *= 2.0
             if hi > 1e6:
                 return math.inf
-        eps = brentq(lambda e: f(e) - target, 0.0, hi, xtol=1e-13, rtol=4e-16)
+        eps = brentq(lambda e: f(e) - target, 0.0, hi, xtol=1e-13, rtol=1e-15)
         while f(eps) > target:  # round toward the safe side
             eps += 1e-12
         return eps

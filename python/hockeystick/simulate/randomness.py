@@ -67,3 +67,14 @@ class ClientStreams:
         if out is None:
             out = np.empty((self.n_clients, *shape))
         return self._fill(out, lambda g, o: g.random(out=o))
+
+    def laplace(self, shape: tuple[int, ...], out: np.ndarray | None = None) -> np.ndarray:
+        """Standard Laplace draws (scale 1), as the difference of two standard exponentials."""
+        if out is None:
+            out = np.empty((self.n_clients, *shape))
+
+        def draw(g: np.random.Generator, o: np.ndarray) -> None:
+            g.standard_exponential(out=o)
+            o -= g.standard_exponential(size=o.shape)
+
+        return self._fill(out, draw)
