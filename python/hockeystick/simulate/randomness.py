@@ -69,12 +69,13 @@ class ClientStreams:
         return self._fill(out, lambda g, o: g.random(out=o))
 
     def laplace(self, shape: tuple[int, ...], out: np.ndarray | None = None) -> np.ndarray:
-        """Standard Laplace draws (scale 1), as the difference of two standard exponentials."""
+        """Standard Laplace draws (scale 1), each the difference of two consecutive standard
+        exponentials (so a client's numbers do not depend on how many clients share its block)."""
         if out is None:
             out = np.empty((self.n_clients, *shape))
 
         def draw(g: np.random.Generator, o: np.ndarray) -> None:
-            g.standard_exponential(out=o)
-            o -= g.standard_exponential(size=o.shape)
+            pairs = g.standard_exponential(size=(*o.shape, 2))
+            np.subtract(pairs[..., 0], pairs[..., 1], out=o)
 
         return self._fill(out, draw)
