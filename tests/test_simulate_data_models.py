@@ -113,3 +113,23 @@ def test_schedules_of_paper_004():
     np.testing.assert_allclose(learning_rates("continuous", 0.5, 3, 4), 0.5 / (4 * t + k + 1))
     with pytest.raises(ValueError, match="schedule"):
         learning_rates("cosine", 0.5, 3, 4)
+
+
+@pytest.mark.parametrize("model, classes", [("logistic", 2), ("linear", 1), ("softmax", 2), ("softmax", 5)])
+def test_evaluate_matches_numpy(model, classes):
+    data = sim.synthetic(model, 6, 7, 3, n_classes=classes, seed=3)
+    w = np.random.default_rng(0).standard_normal(parameter_size(model, 3, data.n_classes))
+    loss, accuracy = sim.evaluate(data, w)
+    x, y = data.features, data.labels
+    if model == "logistic":
+        z = x @ w
+        assert loss == pytest.approx(np.mean(np.logaddexp(0, z) - y * z), rel=1e-12)
+        assert accuracy == np.mean((z > 0) == (y > 0.5))
+    elif model == "linear":
+        assert loss == pytest.approx(np.mean((x @ w - y) ** 2) / 2, rel=1e-12)
+        assert np.isnan(accuracy)
+    else:
+        logits = x @ w.reshape(classes, 3).T
+        expected = np.mean(np.log(np.exp(logits).sum(axis=1)) - logits[np.arange(len(y)), y.astype(int)])
+        assert loss == pytest.approx(expected, rel=1e-12)
+        assert accuracy == np.mean(logits.argmax(axis=1) == y)

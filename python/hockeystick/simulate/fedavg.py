@@ -26,30 +26,36 @@ from .schedules import learning_rates
 CLIENT_BLOCK = 64  # clients per parallel task; results do not depend on it
 
 
+@njit(cache=True)
+def train_client(model, w_global, features, norms, labels, lo, hi, uniforms, etas, proximal, clip, noise,
+                 sigma, w, coef, grad, rows):
+    """One client's round: w = upload after K local steps from w_global (+ sigma * noise)."""
+    p = w_global.shape[0]
+    for j in range(p):
+        w[j] = w_global[j]
+    for k in range(etas.shape[0]):
+        local_gradient(model, w, features, norms, labels, lo, hi, uniforms[k], rows, clip, coef, grad)
+        eta = etas[k]
+        for j in range(p):
+            w[j] -= eta * (grad[j] + proximal * (w[j] - w_global[j]))
+    if sigma > 0.0:
+        for j in range(p):
+            w[j] += sigma * noise[j]
+
+
 @njit(parallel=True, cache=True)
 def local_training(model, n_coef, w_global, features, norms, labels, offsets, uniforms, etas,
                    proximal, clip, noise, sigma, local_models):
     """local_models[i] = client i's upload after K local steps (+ sigma * noise[i] if sigma > 0)."""
     n_clients = offsets.shape[0] - 1
-    p = w_global.shape[0]
     n_blocks = (n_clients + CLIENT_BLOCK - 1) // CLIENT_BLOCK
     for block in prange(n_blocks):
         coef = np.empty(n_coef)
-        grad = np.empty(p)
+        grad = np.empty(w_global.shape[0])
         rows = np.empty(max(uniforms.shape[2], 1), dtype=np.int64)
         for i in range(block * CLIENT_BLOCK, min((block + 1) * CLIENT_BLOCK, n_clients)):
-            w = local_models[i]
-            w[:] = w_global
-            lo = offsets[i]
-            hi = offsets[i + 1]
-            for k in range(etas.shape[0]):
-                local_gradient(model, w, features, norms, labels, lo, hi, uniforms[i, k], rows, clip, coef, grad)
-                eta = etas[k]
-                for j in range(p):
-                    w[j] -= eta * (grad[j] + proximal * (w[j] - w_global[j]))
-            if sigma > 0.0:
-                for j in range(p):
-                    w[j] += sigma * noise[i, j]
+            train_client(model, w_global, features, norms, labels, offsets[i], offsets[i + 1], uniforms[i],
+                         etas, proximal, clip, noise[i], sigma, local_models[i], coef, grad, rows)
 
 
 def noisy_fedavg(data: FederatedData, *, rounds: int, local_steps: int, rate: float,
@@ -96,7 +102,8 @@ def noisy_fedavg(data: FederatedData, *, rounds: int, local_steps: int, rate: fl
         if sigma > 0:
             noising.standard_normal((p,), out=noise)
         local_training(code, coefficient_count(code, data.n_classes), state["w"], data.features, norms,
-                       data.labels, data.offsets, uniforms, etas[t], proximal, clip, noise, sigma, uploads)
+                       data.labels, data.offsets, uniforms, etas[t], float(proximal), float(clip), noise,
+                       float(sigma), uploads)
         state["w"] = uploads.mean(axis=0)
         return state["w"]
 

@@ -14,21 +14,24 @@ from numba import njit, prange
 from .models import local_gradient
 
 
+@njit(cache=True)
+def noisy_gradient(model, w, features, norms, labels, lo, hi, uniforms, clip, noise, sigma, out, coef, rows):
+    """out = clipped minibatch gradient at w of the client owning rows lo..hi-1 (+ sigma * noise)."""
+    local_gradient(model, w, features, norms, labels, lo, hi, uniforms, rows, clip, coef, out)
+    if sigma > 0.0:
+        for k in range(w.shape[0]):
+            out[k] += sigma * noise[k]
+
+
 @njit(parallel=True, cache=True)
 def client_gradients(model, n_coef, w, features, norms, labels, offsets, clients, uniforms, clip,
                      noise, sigma, out):
     """out[j] = clipped minibatch gradient of client clients[j] at w (+ sigma * noise[j] if sigma > 0);
     uniforms[j] picks its minibatch (an empty row = its full local batch)."""
-    p = w.shape[0]
     for j in prange(clients.shape[0]):
-        coef = np.empty(n_coef)
-        rows = np.empty(max(uniforms.shape[1], 1), dtype=np.int64)
         c = clients[j]
-        local_gradient(model, w, features, norms, labels, offsets[c], offsets[c + 1], uniforms[j],
-                       rows, clip, coef, out[j])
-        if sigma > 0.0:
-            for k in range(p):
-                out[j, k] += sigma * noise[j, k]
+        noisy_gradient(model, w, features, norms, labels, offsets[c], offsets[c + 1], uniforms[j], clip,
+                       noise[j], sigma, out[j], np.empty(n_coef), np.empty(max(uniforms.shape[1], 1), dtype=np.int64))
 
 
 def project_to_ball(w: np.ndarray, radius: float) -> np.ndarray:

@@ -26,24 +26,29 @@ from .rounds import run_rounds
 from .trusted_aggregator import per_round
 
 
+@njit(cache=True)
+def noisy_local_steps(model, w_global, features, norms, labels, lo, hi, uniforms, eta, clip, noise, sigma,
+                      w, coef, grad, rows):
+    """w = one silo's iterate after len(uniforms) noisy one-sample SGD steps from w_global."""
+    p = w_global.shape[0]
+    for q in range(p):
+        w[q] = w_global[q]
+    for k in range(uniforms.shape[0]):
+        local_gradient(model, w, features, norms, labels, lo, hi, uniforms[k:k + 1], rows, clip, coef, grad)
+        for q in range(p):
+            g = grad[q] + sigma * noise[k, q] if sigma > 0.0 else grad[q]
+            w[q] -= eta * g
+
+
 @njit(parallel=True, cache=True)
 def noisy_local_sgd(model, n_coef, w_global, features, norms, labels, offsets, silos, uniforms, eta,
                     clip, noise, sigma, out):
     """out[j] = silo silos[j]'s iterate after K noisy one-sample SGD steps from w_global."""
-    p = w_global.shape[0]
     for j in prange(silos.shape[0]):
-        coef = np.empty(n_coef)
-        grad = np.empty(p)
-        rows = np.empty(1, dtype=np.int64)
         c = silos[j]
-        w = out[j]
-        w[:] = w_global
-        for k in range(uniforms.shape[1]):
-            local_gradient(model, w, features, norms, labels, offsets[c], offsets[c + 1],
-                           uniforms[j, k:k + 1], rows, clip, coef, grad)
-            for q in range(p):
-                g = grad[q] + sigma * noise[j, k, q] if sigma > 0.0 else grad[q]
-                w[q] -= eta * g
+        noisy_local_steps(model, w_global, features, norms, labels, offsets[c], offsets[c + 1], uniforms[j],
+                          eta, clip, noise[j], sigma, out[j], np.empty(n_coef), np.empty(w_global.shape[0]),
+                          np.empty(1, dtype=np.int64))
 
 
 def _isrl(data: FederatedData, local: bool, rounds: int, steps: int, rate, sigma: float, clip: float,
@@ -76,12 +81,12 @@ def _isrl(data: FederatedData, local: bool, rounds: int, steps: int, rate, sigma
         if local:
             noise = noising.standard_normal((m, steps, p)) if sigma > 0 else np.empty((m, steps, 0))
             noisy_local_sgd(code, n_coef, state["w"], data.features, norms, data.labels, data.offsets, silos,
-                            uniforms, etas[t], clip, noise, sigma, out)
+                            uniforms, etas[t], float(clip), noise, float(sigma), out)
             state["w"] = project_to_ball(out.mean(axis=0), radius)
         else:
             noise = noising.standard_normal((m, p)) if sigma > 0 else out
             client_gradients(code, n_coef, state["w"], data.features, norms, data.labels, data.offsets,
-                             silos, uniforms, clip, noise, sigma, out)
+                             silos, uniforms, float(clip), noise, float(sigma), out)
             state["w"] = project_to_ball(state["w"] - etas[t] * out.mean(axis=0), radius)
         return state["w"]
 

@@ -26,30 +26,36 @@ from .rounds import run_rounds
 STEP_CHUNK = 256  # steps whose noise is drawn at once: memory O(replicas x chunk x d)
 
 
+@njit(cache=True)
+def advance_chain(model, y, features, norms, labels, first, noise, scale, eta, radius, stop, stopped, coef, grad):
+    """Advance one chain y by noise.shape[0] steps from sample ``first``; copy y into stopped at step stop."""
+    p = y.shape[0]
+    for s in range(noise.shape[0]):
+        i = first + s
+        for j in range(p):
+            grad[j] = 0.0
+        add_clipped_gradient(model, y, features[i], norms[i], labels[i], np.inf, 1.0, coef, grad)
+        norm2 = 0.0
+        for j in range(p):
+            y[j] -= eta * (grad[j] + scale * noise[s, j])
+            norm2 += y[j] * y[j]
+        norm = math.sqrt(norm2)
+        if norm > radius:
+            for j in range(p):
+                y[j] *= radius / norm
+        if i + 1 == stop:
+            for j in range(p):
+                stopped[j] = y[j]
+
+
 @njit(parallel=True, cache=True)
 def advance_chains(model, n_coef, chains, features, norms, labels, first, noise, scale, eta, radius,
                    stop, stopped):
     """Advance every chain by noise.shape[1] steps using samples first, first+1, ...; a chain whose
     stopping time stop[r] is reached copies its state into stopped[r]."""
-    p = chains.shape[1]
     for r in prange(chains.shape[0]):
-        coef = np.empty(n_coef)
-        grad = np.empty(p)
-        y = chains[r]
-        for s in range(noise.shape[1]):
-            i = first + s
-            grad[:] = 0.0
-            add_clipped_gradient(model, y, features[i], norms[i], labels[i], np.inf, 1.0, coef, grad)
-            norm2 = 0.0
-            for j in range(p):
-                y[j] -= eta * (grad[j] + scale * noise[r, s, j])
-                norm2 += y[j] * y[j]
-            norm = math.sqrt(norm2)
-            if norm > radius:
-                for j in range(p):
-                    y[j] *= radius / norm
-            if i + 1 == stop[r]:
-                stopped[r] = y
+        advance_chain(model, chains[r], features, norms, labels, first, noise[r], scale, eta, radius, stop[r],
+                      stopped[r], np.empty(n_coef), np.empty(chains.shape[1]))
 
 
 def _check(data: FederatedData, rate: float, noise: str, scale: float, diameter: float) -> None:
@@ -117,7 +123,7 @@ def pnsgd_final_iterates(data: FederatedData, *, rate: float, noise: str = "gaus
             c = min(STEP_CHUNK, n - first)
             z = _draw(streams, noise, (c, p), np.empty((replicas, c, p)))
             advance_chains(code, coefficient_count(code, data.n_classes), chains, data.features, norms,
-                           data.labels, first, z, scale, rate, diameter / 2, stop, stopped)
+                           data.labels, first, z, float(scale), float(rate), diameter / 2, stop, stopped)
     finally:
         streams.close()
     return stopped
@@ -148,7 +154,7 @@ def pnsgd(data: FederatedData, *, rate: float, noise: str = "gaussian", scale: f
         if s == 0:
             _draw(streams, noise, (min(STEP_CHUNK, n - t), p), buffer[:, :min(STEP_CHUNK, n - t)])
         advance_chains(code, coefficient_count(code, data.n_classes), chain, data.features, norms, data.labels,
-                       t, buffer[:, s:s + 1], scale, rate, diameter / 2, stop, chain)
+                       t, buffer[:, s:s + 1], float(scale), float(rate), diameter / 2, stop, chain)
         return chain[0].copy()
 
     out = run_rounds(steps, step, w0, data, test=test, every=every or max(1, steps // 10),
