@@ -133,3 +133,12 @@ def test_evaluate_matches_numpy(model, classes):
         expected = np.mean(np.log(np.exp(logits).sum(axis=1)) - logits[np.arange(len(y)), y.astype(int)])
         assert loss == pytest.approx(expected, rel=1e-12)
         assert accuracy == np.mean(logits.argmax(axis=1) == y)
+
+
+def test_split_keeps_every_client_on_both_sides():
+    data = sim.synthetic("logistic", 5, 7, 3, seed=0)
+    train, test = data.split(0.3)
+    assert train.n_clients == test.n_clients == 5
+    assert np.diff(train.offsets).tolist() == [5] * 5 and np.diff(test.offsets).tolist() == [2] * 5
+    np.testing.assert_array_equal(test.client(2)[0], data.client(2)[0][5:])
+    np.testing.assert_array_equal(train.client(4)[1], data.client(4)[1][:5])

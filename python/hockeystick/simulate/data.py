@@ -64,6 +64,24 @@ class FederatedData:
         lo, hi = self.offsets[i], self.offsets[i + 1]
         return self.features[lo:hi], self.labels[lo:hi]
 
+    def split(self, test_fraction: float) -> tuple["FederatedData", "FederatedData"]:
+        """(train, test): the last round(test_fraction * n_i) samples of every client (at least one
+        each side) go to test. Synthetic samples are i.i.d. within a client, so this is a random split."""
+        if not 0 < test_fraction < 1:
+            raise ValueError("test_fraction must be in (0, 1)")
+        sizes = np.diff(self.offsets)
+        if np.any(sizes < 2):
+            raise ValueError("every client needs >= 2 samples to split")
+        n_test = np.clip(np.round(test_fraction * sizes).astype(np.int64), 1, sizes - 1)
+        is_test = np.arange(self.features.shape[0]) >= np.repeat(self.offsets[1:] - n_test, sizes)
+
+        def part(mask: np.ndarray, counts: np.ndarray) -> FederatedData:
+            offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+            return FederatedData(np.ascontiguousarray(self.features[mask]), self.labels[mask].copy(), offsets,
+                                 self.model, self.n_classes)
+
+        return part(~is_test, sizes - n_test), part(is_test, n_test)
+
     def replace_sample(self, row: int, features: np.ndarray, label: float) -> "FederatedData":
         """The neighbouring data set with sample ``row`` replaced (replace-one adjacency)."""
         f = self.features.copy()
