@@ -17,7 +17,8 @@ from numba import njit, prange
 
 from . import privacy
 from .data import FederatedData
-from .models import coefficient_count, local_gradient, model_code, parameter_size, smoothness_constants
+from .models import (clip_scale, coefficient_count, gradient_coefficients, local_gradient, model_code,
+                     parameter_size, sample_row, smoothness_constants)
 from .randomness import NOISE, SAMPLING, ClientStreams
 from .result import RunResult
 from .rounds import run_rounds
@@ -33,11 +34,22 @@ def train_client(model, w_global, features, norms, labels, lo, hi, uniforms, eta
     p = w_global.shape[0]
     for j in range(p):
         w[j] = w_global[j]
-    for k in range(etas.shape[0]):
-        local_gradient(model, w, features, norms, labels, lo, hi, uniforms[k], rows, clip, coef, grad)
-        eta = etas[k]
-        for j in range(p):
-            w[j] -= eta * (grad[j] + proximal * (w[j] - w_global[j]))
+    if uniforms.shape[1] == 1 and coef.shape[0] == 1:
+        # one sample per step and a scalar coefficient: the gradient is s x, applied in one pass
+        for k in range(etas.shape[0]):
+            r = sample_row(lo, hi, uniforms[k, 0])
+            x = features[r]
+            gradient_coefficients(model, w, x, labels[r], coef)
+            s = clip_scale(coef, norms[r], clip, 1.0) * coef[0]
+            eta = etas[k]
+            for j in range(p):
+                w[j] -= eta * (s * x[j] + proximal * (w[j] - w_global[j]))
+    else:
+        for k in range(etas.shape[0]):
+            local_gradient(model, w, features, norms, labels, lo, hi, uniforms[k], rows, clip, coef, grad)
+            eta = etas[k]
+            for j in range(p):
+                w[j] -= eta * (grad[j] + proximal * (w[j] - w_global[j]))
     if sigma > 0.0:
         for j in range(p):
             w[j] += sigma * noise[j]

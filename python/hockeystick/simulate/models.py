@@ -123,16 +123,22 @@ def predicts_label(model, w, x, y, coef):
 
 
 @njit(cache=True)
-def add_clipped_gradient(model, w, x, x_norm, y, clip, weight, coef, out):
-    """out += weight * clip_V(grad loss(w; x, y)), with clip_V(g) = g / max(1, ||g|| / V)."""
-    gradient_coefficients(model, w, x, y, coef)
+def clip_scale(coef, x_norm, clip, weight):
+    """weight / max(1, ||coef (x) x|| / V), the factor clipping applies to the gradient coef (x) x."""
     coef_norm2 = 0.0
     for c in range(coef.shape[0]):
         coef_norm2 += coef[c] * coef[c]
     norm = math.sqrt(coef_norm2) * x_norm
-    scale = weight
     if norm > clip:
-        scale = weight * clip / norm
+        return weight * clip / norm
+    return weight
+
+
+@njit(cache=True)
+def add_clipped_gradient(model, w, x, x_norm, y, clip, weight, coef, out):
+    """out += weight * clip_V(grad loss(w; x, y)), with clip_V(g) = g / max(1, ||g|| / V)."""
+    gradient_coefficients(model, w, x, y, coef)
+    scale = clip_scale(coef, x_norm, clip, weight)
     d = x.shape[0]
     for c in range(coef.shape[0]):
         s = scale * coef[c]
@@ -190,10 +196,16 @@ def local_gradient(model, w, features, norms, labels, lo, hi, uniforms, rows, cl
     if b == 0:
         add_range_gradient(model, w, features, norms, labels, lo, hi, clip, coef, out)
         return
-    n = hi - lo
     for r in range(b):
-        rows[r] = lo + min(int(uniforms[r] * n), n - 1)
+        rows[r] = sample_row(lo, hi, uniforms[r])
     add_batch_gradient(model, w, features, norms, labels, rows[:b], clip, coef, out)
+
+
+@njit(cache=True)
+def sample_row(lo, hi, u):
+    """The row lo + floor(u (hi - lo)) of a client's block, for a uniform u in [0, 1)."""
+    n = hi - lo
+    return lo + min(int(u * n), n - 1)
 
 
 def coefficient_count(model: int, n_classes: int) -> int:
