@@ -125,3 +125,21 @@ def test_runs_report_their_guarantees():
         run.privacy[0].epsilon(0.0)
     with pytest.raises(ValueError, match="epsilon"):
         run.privacy[0].delta(-1.0)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: privacy.pnsgd_gaussian(1.0, 1.0, 0.7, 1.0, 0.9, 40, 30),
+    lambda: privacy.pnsgd_laplace(1.0, 0.5, 0.5, 1.0, 1.0, 10, 8),
+    lambda: privacy.pnsgd_random_stop(1.0, 1.0, 0.5, 1.0, 0.8, 20),
+    lambda: privacy.trusted_aggregator(1.0, np.full(10, 1.5), np.full(10, 0.5), 1.0, 10, 100, False),
+])
+def test_epsilon_inverts_delta_on_the_safe_side_vectorized(make):
+    g = make()
+    grid = np.linspace(0.0, 5.0, 1001)
+    deltas = g.delta(grid)
+    assert deltas.shape == grid.shape and np.all(np.diff(deltas) <= 1e-15)
+    targets = np.array([1e-1, 1e-2, 1e-4])
+    targets = targets[targets < g.delta(0.0)]
+    eps = g.epsilon(targets)
+    assert np.all(g.delta(eps) <= targets)
+    assert np.all(g.delta(np.maximum(eps - 1e-9, 0)) >= targets * (1 - 1e-6))

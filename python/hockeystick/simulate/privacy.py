@@ -19,51 +19,65 @@ from typing import Callable
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.optimize import brentq
 
 import hockeystick as hs
 
 
 @dataclass(frozen=True)
 class Guarantee:
-    """A privacy profile delta(epsilon) of one run configuration."""
+    """A privacy profile delta(epsilon) of one run configuration.
+
+    ``delta_of_epsilon`` maps a 1-D float array of epsilons to the deltas (vectorized);
+    ``epsilon_of_delta`` likewise, when a closed-form inverse exists (else bisection)."""
 
     name: str
     source: str
     proven: bool
-    delta_of_epsilon: Callable[[float], float] = field(repr=False)
-    epsilon_of_delta: Callable[[float], float] | None = field(default=None, repr=False)
+    delta_of_epsilon: Callable[[np.ndarray], np.ndarray] = field(repr=False)
+    epsilon_of_delta: Callable[[np.ndarray], np.ndarray] | None = field(default=None, repr=False)
 
     def delta(self, epsilon: ArrayLike) -> float | np.ndarray:
         """Upper bound on delta at each epsilon >= 0."""
         e = np.asarray(epsilon, dtype=float)
         if np.any(~np.isfinite(e)) or np.any(e < 0):
             raise ValueError("epsilon must be finite and >= 0")
-        out = np.vectorize(self.delta_of_epsilon, otypes=[float])(e)
+        out = np.asarray(self.delta_of_epsilon(e.ravel()), dtype=float).reshape(e.shape)
         return float(out) if out.ndim == 0 else out
 
     def epsilon(self, delta: ArrayLike) -> float | np.ndarray:
-        """Smallest epsilon (to 1e-12, rounded up) whose delta bound is <= delta, for delta in (0, 1)."""
+        """Smallest epsilon (to 1e-12 relative, rounded up) whose delta bound is <= delta, delta in (0, 1)."""
         d = np.asarray(delta, dtype=float)
         if np.any(~(d > 0)) or np.any(~(d < 1)):
             raise ValueError("delta must be in (0, 1)")
-        solve = self.epsilon_of_delta or self._solve
-        out = np.vectorize(solve, otypes=[float])(d)
+        solve = self.epsilon_of_delta or self._bisect
+        out = np.asarray(solve(d.ravel()), dtype=float).reshape(d.shape)
         return float(out) if out.ndim == 0 else out
 
-    def _solve(self, target: float) -> float:
+    def _bisect(self, target: np.ndarray) -> np.ndarray:
+        """Vectorized bisection on the non-increasing delta(eps); keeps delta(hi) <= target throughout."""
         f = self.delta_of_epsilon
-        if f(0.0) <= target:
-            return 0.0
-        hi = 1.0
-        while f(hi) > target:
-            hi *= 2.0
-            if hi > 1e6:
-                return math.inf
-        eps = brentq(lambda e: f(e) - target, 0.0, hi, xtol=1e-13, rtol=1e-15)
-        while f(eps) > target:  # round toward the safe side
-            eps += 1e-12
-        return eps
+        lo = np.zeros_like(target)
+        hi = np.ones_like(target)
+        done = f(lo) <= target
+        hi[done] = 0.0
+        for _ in range(60):  # grow hi until delta(hi) <= target (eps up to 2^60: inf beyond)
+            grow = (f(hi) > target) & ~done
+            if not grow.any():
+                break
+            lo[grow] = hi[grow]
+            hi[grow] *= 2.0
+        hi[f(hi) > target] = math.inf
+        active = np.isfinite(hi) & (hi > 0)
+        for _ in range(200):
+            width = hi - lo
+            active &= width > 1e-12 * np.maximum(1.0, hi)
+            if not active.any():
+                break
+            mid = np.where(active, 0.5 * (lo + hi), hi)
+            below = f(mid) <= target
+            hi = np.where(active & below, mid, hi)
+            lo = np.where(active & ~below, mid, lo)
+        return hi
 
 
 def gaussian_dp(mu: float, name: str, source: str, proven: bool) -> Guarantee:
@@ -88,8 +102,10 @@ def pnsgd_gaussian(lipschitz: float, sigma: float, eta: float, diameter: float, 
     a = 2.0 * lipschitz / sigma
     b = contraction * diameter / (eta * sigma)
 
-    def delta(e: float) -> float:
-        return math.exp(hs.log_theta(a, e) + (n - i) * hs.log_theta(b, e)) if b > 0 or n == i else 0.0
+    def delta(e: np.ndarray) -> np.ndarray:
+        if b == 0 and n > i:
+            return np.zeros_like(e)
+        return np.exp(hs.log_theta(a, e) + ((n - i) * hs.log_theta(b, e) if n > i else 0.0))
 
     return Guarantee(f"PNSGD Gaussian, input {i} of {n}", "paper 002 Theorem 4", True, delta)
 
@@ -98,7 +114,7 @@ def pnsgd_laplace(lipschitz: float, scale: float, eta: float, diameter: float, c
                   n: int, i: int) -> Guarantee:
     """Paper 002 Theorem 3 (K = [a, b], one dimension), via Lemma 1 (hs.laplace_hockey_stick):
     delta = E(shift 2L eta, scale eta v) E(shift M (b - a), scale eta v)^(n - i)."""
-    def delta(e: float) -> float:
+    def delta(e: np.ndarray) -> np.ndarray:
         first = hs.laplace_hockey_stick(2.0 * lipschitz, scale, e)
         rest = hs.laplace_hockey_stick(contraction * diameter, eta * scale, e)
         return first * rest ** (n - i)
@@ -128,10 +144,12 @@ def trusted_aggregator(lipschitz: float, sigmas: np.ndarray, etas: np.ndarray, r
     diam = 2.0 * radius if nonexpansive else 2.0 * (radius + etas * lipschitz)
     later = diam * root / (etas * sigmas)
 
-    def delta(e: float) -> float:
-        log_later = np.asarray(hs.log_theta(later, e))
-        after = np.concatenate([np.cumsum(log_later[::-1])[::-1][1:], [0.0]])  # sum_{j>t}
-        return float(batch / n_users * np.sum(np.exp(np.asarray(hs.log_theta(first, e)) + after)))
+    def delta(e: np.ndarray) -> np.ndarray:
+        # Horner form of the sum: S_t = S_{t-1} theta(later_t) + theta(first_t), delta = (m/n) S_T
+        total = np.zeros_like(e)
+        for t in range(first.shape[0]):
+            total = total * hs.theta(later[t], e) + hs.theta(first[t], e)
+        return batch / n_users * total
 
     return Guarantee("trusted aggregator", "paper 000 Theorem 2", True, delta)
 
