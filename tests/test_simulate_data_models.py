@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import hockeystick.simulate as sim
-from hockeystick.simulate.models import (add_clipped_gradient, coefficient_count, gradient_coefficients,
-                                         model_code, parameter_size, smoothness_constants)
+from hockeystick.simulate.models import (add_clipped_gradient, coefficient_count, model_code, parameter_size,
+                                         sample_loss, smoothness_constants)
 from hockeystick.simulate.schedules import learning_rates
 
 
@@ -16,7 +16,7 @@ def gradient_and_loss(model, w, x, y, n_classes, clip=np.inf):
     coef = np.empty(coefficient_count(code, n_classes))
     out = np.zeros(w.shape[0])
     add_clipped_gradient(code, w, x, float(np.linalg.norm(x)), y, clip, 1.0, coef, out)
-    return out, gradient_coefficients(code, w, x, y, coef)
+    return out, sample_loss(code, w, x, y, coef)
 
 
 @pytest.mark.parametrize("model, y, classes", [("logistic", 1.0, 2), ("logistic", 0.0, 2), ("linear", 0.7, 1),

@@ -10,7 +10,7 @@ import numpy as np
 from numba import njit, prange
 
 from .data import FederatedData
-from .models import coefficient_count, gradient_coefficients, model_code, predicts_label
+from .models import coefficient_count, model_code, predicts_label, sample_loss
 
 
 @njit(cache=True)
@@ -18,7 +18,7 @@ def _rows_sums(model, w, features, labels, lo, hi, coef):
     loss = 0.0
     correct = 0.0
     for r in range(lo, hi):
-        loss += gradient_coefficients(model, w, features[r], labels[r], coef)
+        loss += sample_loss(model, w, features[r], labels[r], coef)
         correct += predicts_label(model, w, features[r], labels[r], coef)
     return loss, correct
 

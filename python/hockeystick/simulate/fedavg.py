@@ -42,8 +42,12 @@ def train_client(model, w_global, features, norms, labels, lo, hi, uniforms, eta
             gradient_coefficients(model, w, x, labels[r], coef)
             s = clip_scale(coef, norms[r], clip, 1.0) * coef[0]
             eta = etas[k]
-            for j in range(p):
-                w[j] -= eta * (s * x[j] + proximal * (w[j] - w_global[j]))
+            if proximal == 0.0:
+                for j in range(p):
+                    w[j] -= eta * (s * x[j])
+            else:
+                for j in range(p):
+                    w[j] -= eta * (s * x[j] + proximal * (w[j] - w_global[j]))
     else:
         for k in range(etas.shape[0]):
             local_gradient(model, w, features, norms, labels, lo, hi, uniforms[k], rows, clip, coef, grad)

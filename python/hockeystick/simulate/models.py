@@ -76,15 +76,13 @@ def softplus(z):
 
 @njit(cache=True)
 def gradient_coefficients(model, w, x, y, coef):
-    """Fill coef so that the per-sample gradient is coef (x) x; return the per-sample loss."""
+    """Fill coef so that the per-sample gradient of the loss at w is coef (x) x."""
     if model == LOGISTIC:
-        z = dot(w, x, 0)
-        coef[0] = sigmoid(z) - y
-        return softplus(z) - y * z
+        coef[0] = sigmoid(dot(w, x, 0)) - y
+        return
     if model == LINEAR:
-        z = dot(w, x, 0)
-        coef[0] = z - y
-        return 0.5 * (z - y) * (z - y)
+        coef[0] = dot(w, x, 0) - y
+        return
     d = x.shape[0]
     n_classes = coef.shape[0]
     largest = -np.inf
@@ -92,16 +90,34 @@ def gradient_coefficients(model, w, x, y, coef):
         coef[c] = dot(w, x, c * d)
         if coef[c] > largest:
             largest = coef[c]
-    label = int(y)
-    label_logit = coef[label]
     total = 0.0
     for c in range(n_classes):
         coef[c] = math.exp(coef[c] - largest)
         total += coef[c]
     for c in range(n_classes):
         coef[c] = coef[c] / total
-    coef[label] -= 1.0
-    return largest + math.log(total) - label_logit
+    coef[int(y)] -= 1.0
+
+
+@njit(cache=True)
+def sample_loss(model, w, x, y, scratch):
+    """The per-sample loss at w (scratch: C entries for softmax)."""
+    if model == LOGISTIC:
+        z = dot(w, x, 0)
+        return softplus(z) - y * z
+    if model == LINEAR:
+        z = dot(w, x, 0)
+        return 0.5 * (z - y) * (z - y)
+    d = x.shape[0]
+    largest = -np.inf
+    for c in range(scratch.shape[0]):
+        scratch[c] = dot(w, x, c * d)
+        if scratch[c] > largest:
+            largest = scratch[c]
+    total = 0.0
+    for c in range(scratch.shape[0]):
+        total += math.exp(scratch[c] - largest)
+    return largest + math.log(total) - scratch[int(y)]
 
 
 @njit(cache=True)
