@@ -10,6 +10,7 @@
 //   0 <= z <= 0.46875          erfcx(z) = exp(z^2) (1 - z A(z^2))      A rational 4/4
 //   0.46875 < z <= 4           erfcx(z) = C(z)                          C rational 8/8
 //   z > 4                      erfcx(z) = (1/sqrt(pi) - w R(w)) / z     R rational 5/5, w = 1/z^2
+//                              (multiplied through by z^10: one division)
 //   x < 0                      M(x) = sqrt(2 pi) exp(x^2/2) - M(-x)     (reflection)
 //
 // The z > 4 form gives N(x) = sqrt(pi) w R(w) with no cancellation, which is
@@ -73,30 +74,35 @@ inline double cody_erfcx_mid(double z) {
     return (num + c[7]) / (den + d[7]);
 }
 
-// R(w) of the z > 4 form erfcx(z) = (1/sqrt(pi) - w R(w)) / z, w = 1/z^2.
-inline double cody_tail_rational(double w) {
+// Cody's z > 4 rational, R(w) with w = 1/z^2, multiplied through by z^10 so that
+// one division serves: w R(w) = num(y) / (y den(y)), y = z^2.  Valid for z <= 6.71e7
+// (y^6 stays far below overflow); beyond it erfcx(z) = 1/(sqrt(pi) z) to double precision.
+struct cody_tail {
+    double num;  // p4 y^5 + p3 y^4 + p2 y^3 + p1 y^2 + p0 y + p5
+    double den;  // y (q4 y^5 + q3 y^4 + q2 y^3 + q1 y^2 + q0 y + 1)
+};
+
+inline cody_tail cody_tail_rational(double y) {
     constexpr double p[6] = {3.05326634961232344e-1, 3.60344899949804439e-1,
                              1.25781726111229246e-1, 1.60837851487422766e-2,
                              6.58749161529837803e-4, 1.63153871373020978e-2};
     constexpr double q[5] = {2.56852019228982242e00, 1.87295284992346047e00,
                              5.27905102951428412e-1, 6.05183413124413191e-2,
                              2.33520497626869185e-3};
-    double num = p[5] * w;
-    double den = w;
-    for (int i = 0; i < 4; ++i) {
-        num = (num + p[i]) * w;
-        den = (den + q[i]) * w;
-    }
-    return (num + p[4]) / (den + q[4]);
+    const double num = ((((p[4] * y + p[3]) * y + p[2]) * y + p[1]) * y + p[0]) * y + p[5];
+    const double den = (((((q[4] * y + q[3]) * y + q[2]) * y + q[1]) * y + q[0]) * y + 1.0) * y;
+    return {num, den};
 }
+
+constexpr double cody_huge = 6.71e7;
 
 // erfcx(z) = exp(z^2) erfc(z) for z >= 0.
 inline double erfcx_nonnegative(double z) {
     if (z <= cody_small) return std::exp(z * z) * (1.0 - cody_erf_small(z));
     if (z <= cody_large) return cody_erfcx_mid(z);
-    if (z > 6.71e7) return constants::inv_sqrt_pi / z;  // 1 - 1/(2z^2) == 1 in double
-    const double w = 1.0 / (z * z);
-    return (constants::inv_sqrt_pi - w * cody_tail_rational(w)) / z;
+    if (z > cody_huge) return constants::inv_sqrt_pi / z;  // 1 - 1/(2z^2) == 1 in double
+    const cody_tail t = cody_tail_rational(z * z);
+    return (constants::inv_sqrt_pi * t.den - t.num) / (z * t.den);
 }
 
 }  // namespace detail
@@ -127,9 +133,9 @@ inline double mills_complement(double x) {
     if (std::isnan(x)) return x;
     const double z = x * constants::sqrt_half;
     if (z > detail::cody_large) {
-        if (z > 6.71e7) return 1.0 / (x * x);
-        const double w = 1.0 / (z * z);
-        return constants::sqrt_pi * w * detail::cody_tail_rational(w);
+        if (z > detail::cody_huge) return 1.0 / (x * x);
+        const detail::cody_tail t = detail::cody_tail_rational(z * z);
+        return constants::sqrt_pi * t.num / t.den;
     }
     return 1.0 - x * mills_ratio(x);  // |x| <= 5.66: at most 5 bits lost
 }

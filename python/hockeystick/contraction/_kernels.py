@@ -1,0 +1,108 @@
+"""Calls into the compiled contraction kernels (cpp/include/hockeystick/contraction_*.hpp).
+
+Inputs are broadcast as numpy views (stride 0 along repeated axes), so the compiled
+loop reads a grid built from short axes in place.  For the geometric and random-stop
+bounds, when (epsilon, r_first, r_product) span a much smaller grid than the full
+broadcast (rounds or batch weights as extra axes), the two Gaussian factors are
+evaluated once on that smaller grid and combined on the full one.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import _core
+from .._elementwise import FloatOrArray, check_threads
+
+
+def _finish(result: np.ndarray, scalar: bool) -> FloatOrArray:
+    return float(result) if scalar else result
+
+
+def _size(shape: tuple[int, ...]) -> int:
+    return math.prod(shape)
+
+
+def _factor_table(epsilon: np.ndarray, r_first: np.ndarray, r_product: np.ndarray, threads: int,
+                  full: tuple[int, ...]) -> list[np.ndarray] | None:
+    """The factors on the (epsilon, r_first, r_product) grid, shaped to broadcast with
+    ``full``; None when that grid is not at least 4x smaller than the full one."""
+    small = np.broadcast_shapes(epsilon.shape, r_first.shape, r_product.shape)
+    if _size(small) * 4 > _size(full):
+        return None
+    lead = (1,) * (len(full) - len(small))
+    e, a, b = (np.ascontiguousarray(np.broadcast_to(x, small)) for x in (epsilon, r_first, r_product))
+    table = _core.gaussian_factor_pairs(e, a, b, threads)
+    return [t.reshape(lead + small) for t in table]
+
+
+def geometric_delta(epsilon: np.ndarray, weight: np.ndarray, terms: np.ndarray, r_first: np.ndarray,
+                    r_product: np.ndarray, threads: int | None) -> FloatOrArray:
+    """w theta_eps(r1) sum_{k<T} theta_eps(r2)^k, broadcast."""
+    nthreads = check_threads(threads)
+    full = np.broadcast_shapes(epsilon.shape, weight.shape, terms.shape, r_first.shape, r_product.shape)
+    table = _factor_table(epsilon, r_first, r_product, nthreads, full)
+    if table is not None:
+        out = _core.geometric_bound_from_factors(*np.broadcast_arrays(weight, terms, *table), nthreads)
+    else:
+        out = _core.geometric_bound_delta(*np.broadcast_arrays(epsilon, weight, terms, r_first, r_product), nthreads)
+    return _finish(out, full == ())
+
+
+def geometric_epsilon(delta: np.ndarray, weight: np.ndarray, terms: np.ndarray, r_first: np.ndarray,
+                      r_product: np.ndarray, threads: int | None) -> FloatOrArray:
+    arrays = np.broadcast_arrays(delta, weight, terms, r_first, r_product)
+    return _finish(_core.geometric_bound_epsilon(*arrays, check_threads(threads)), arrays[0].shape == ())
+
+
+def random_stop_delta(epsilon: np.ndarray, weight: np.ndarray, terms: np.ndarray, first_stop: np.ndarray,
+                      r_first: np.ndarray, r_product: np.ndarray, threads: int | None) -> FloatOrArray:
+    """w theta_eps(r1) sum_{tau=tau0..T} sum_{k<tau} theta_eps(r2)^k, broadcast."""
+    nthreads = check_threads(threads)
+    full = np.broadcast_shapes(epsilon.shape, weight.shape, terms.shape, first_stop.shape, r_first.shape,
+                               r_product.shape)
+    table = _factor_table(epsilon, r_first, r_product, nthreads, full)
+    if table is not None:
+        out = _core.random_stop_bound_from_factors(*np.broadcast_arrays(weight, terms, first_stop, *table), nthreads)
+    else:
+        out = _core.random_stop_bound_delta(
+            *np.broadcast_arrays(epsilon, weight, terms, first_stop, r_first, r_product), nthreads)
+    return _finish(out, full == ())
+
+
+def random_stop_epsilon(delta: np.ndarray, weight: np.ndarray, terms: np.ndarray, first_stop: np.ndarray,
+                        r_first: np.ndarray, r_product: np.ndarray, threads: int | None) -> FloatOrArray:
+    arrays = np.broadcast_arrays(delta, weight, terms, first_stop, r_first, r_product)
+    return _finish(_core.random_stop_bound_epsilon(*arrays, check_threads(threads)), arrays[0].shape == ())
+
+
+def power_delta(noise: str, epsilon: np.ndarray, exponent: np.ndarray, g_first: np.ndarray,
+                g_product: np.ndarray, threads: int | None) -> FloatOrArray:
+    """F(g1) F(g2)^k with F = theta_eps (noise='gaussian') or the Laplace factor."""
+    arrays = np.broadcast_arrays(epsilon, exponent, g_first, g_product)
+    return _finish(_core.power_bound_delta(noise, *arrays, check_threads(threads)), arrays[0].shape == ())
+
+
+def power_epsilon(noise: str, delta: np.ndarray, exponent: np.ndarray, g_first: np.ndarray,
+                  g_product: np.ndarray, threads: int | None) -> FloatOrArray:
+    arrays = np.broadcast_arrays(delta, exponent, g_first, g_product)
+    return _finish(_core.power_bound_epsilon(noise, *arrays, check_threads(threads)), arrays[0].shape == ())
+
+
+def schedule_delta(epsilon: np.ndarray, weight: float, first_stop: int, r_first: np.ndarray,
+                   r_product: np.ndarray, threads: int | None) -> FloatOrArray:
+    """w sum_t theta(r1_t) prod_{j>t} theta(r2_j) (first_stop = 0) or its random-stop sum."""
+    out = _core.schedule_bound_delta(np.ascontiguousarray(epsilon), weight, first_stop,
+                                     np.ascontiguousarray(r_first), np.ascontiguousarray(r_product),
+                                     check_threads(threads))
+    return _finish(out.reshape(epsilon.shape), epsilon.shape == ())
+
+
+def schedule_epsilon(delta: np.ndarray, weight: float, first_stop: int, r_first: np.ndarray,
+                     r_product: np.ndarray, threads: int | None) -> FloatOrArray:
+    out = _core.schedule_bound_epsilon(np.ascontiguousarray(delta), weight, first_stop,
+                                       np.ascontiguousarray(r_first), np.ascontiguousarray(r_product),
+                                       check_threads(threads))
+    return _finish(out.reshape(delta.shape), delta.shape == ())

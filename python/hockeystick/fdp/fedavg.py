@@ -1,0 +1,172 @@
+"""Noisy FedAvg, final model released (paper 004 Algorithm 1, Theorem 12), as a mu-GDP accountant.
+
+m clients all take part in each of T rounds; each runs K local steps of clipped gradient descent
+(clip V, L-smooth loss) with rates eta_{k,t}, uploads its model plus N(0, sigma^2 I); the server
+averages (noise sigma^2/m).  Neighbours differ in one sample at one client.  Per round
+(Lemmas 20-21, eq. 29-30):
+
+    rho_t = prod_{k<K} (1 + eta_{k,t} L),      gamma_t = (2V/m) sum_{k<K} eta_{k,t}.
+
+Schedules, learning rate a:  constant eta = a;  cyclic a/(k+1);  stage-wise a/(t+1);
+continuous a/(tK+k+1).  Exact per-round values (the paper replaces them by approximations):
+
+    constant    log rho = K log(1 + aL),                      sum eta = aK
+    cyclic      log rho = log Gamma(K+1+aL) - log Gamma(1+aL) - log Gamma(K+1),  sum eta = a H_K
+    stage-wise  log rho_t = K log(1 + aL/(t+1)),              sum eta = aK/(t+1)
+    continuous  log rho_t = sum_k log(1 + aL/(tK+k+1)),       sum eta = a (psi((t+1)K+1) - psi(tK+1))
+
+``mu`` (valid, the default) is the exact minimum of the interpolation bound over admissible weights;
+for the constant and cyclic schedules it equals ``mu_composition`` = sqrt(m T) gamma / sigma, and the
+linear loss +-V w_1 (L = 0, so inside every L-smooth class) attains it: it is tight there.
+``mu_paper_h0`` is eq. 16, for reproducing the paper; it is false for constant and cyclic rates, T >= 2.
+
+``mu_paper`` is the paper's closed-form theorem value, with the exact sums:
+    constant    eq. 17 (identical to eq. 16 = ``mu_paper_h0``; NOT a valid bound for T >= 2),
+                limit 2aVK/(sqrt(m) sigma) sqrt((r+1)/(r-1)), r = rho
+    cyclic      eq. 18 corrected: eq. 17's form with the exact rho and sum eta above (the printed
+                eq. 18 drops the factor a in gamma and replaces H_K and rho by c ln(K+1), (1+K)^{caL});
+                equal to ``mu_paper_h0``, NOT a valid bound for T >= 2
+    stage-wise  eq. 19: 2aVK/(sqrt(m) sigma) sqrt(2 - 1/T), an upper bound on ``mu_composition``
+                (sum_t 1/(t+1)^2 <= 2 - 1/T); limit sqrt(2) 2aVK/(sqrt(m) sigma).  Valid.
+    continuous  eq. 20 corrected: 2aV/(sqrt(m) sigma) sqrt(H_K^2 + zeta(2) - psi'(T)), an upper bound
+                on ``mu_composition`` (gamma_0 = 2aV H_K/m, gamma_t <= 2aV/(m t) for t >= 1); the
+                printed eq. 20 drops a and treats z (which grows like H_K / ln 2) as a constant.  Valid.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+from scipy import special
+
+from .. import _core
+from .._elementwise import check_threads
+from ._parameters import broadcast, choice, nonnegative, positive, positive_integer, scalar_or_array
+from .interpolation import (
+    InterpolationBound,
+    LastIterateAccountant,
+    constant_rate_h0,
+    constant_rate_h0_limit,
+)
+
+__all__ = ["NoisyFedAvg", "SCHEDULES", "schedule_round_factors"]
+
+SCHEDULES = ("constant", "cyclic", "stagewise", "continuous")
+
+
+def schedule_round_factors(schedule: str, learning_rate: npt.ArrayLike, lipschitz: npt.ArrayLike,
+                           local_steps: npt.ArrayLike, round_index: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    """Exact (log rho_t, sum_k eta_{k,t}) of a FedAvg schedule at round t (0-based), broadcast.
+
+    Closed forms (gamma functions, digamma) of the products and sums over the K local steps;
+    see the module docstring.  gamma_t = (2V/m) * the returned step sum.
+    """
+    choice("schedule", schedule, SCHEDULES)
+    a = np.asarray(learning_rate, dtype=np.float64)
+    L = np.asarray(lipschitz, dtype=np.float64)
+    K = np.asarray(local_steps, dtype=np.float64)
+    t = np.asarray(round_index, dtype=np.float64)
+    x = a * L
+    if schedule == "constant":
+        return K * np.log1p(x) + 0 * t, a * K + 0 * t
+    if schedule == "cyclic":
+        # prod_{k=1..K} (1 + x/k) = 1 / (K B(1 + x, K)); betaln keeps the small-x difference accurate.
+        return -np.log(K) - special.betaln(1.0 + x, K) + 0 * t, a * (special.digamma(K + 1) + np.euler_gamma) + 0 * t
+    if schedule == "stagewise":
+        return K * np.log1p(x / (t + 1)), a * K / (t + 1)
+    lo, hi = t * K + 1, (t + 1) * K + 1
+    # Differences of log-gamma lose digits when tK is large; sum log1p over the steps instead.
+    x, lo, K = np.broadcast_arrays(x, lo, K)
+    log_rho = np.zeros(x.shape)
+    for k in range(int(K.max()) if K.size else 0):
+        log_rho += np.where(k < K, np.log1p(x / (lo + k)), 0.0)
+    return log_rho, a * (special.digamma(hi) - special.digamma(lo))
+
+
+class NoisyFedAvg(LastIterateAccountant):
+    """mu-GDP of the final model of noisy FedAvg (paper 004 Theorem 12), vectorized over every parameter.
+
+    Parameters (keyword-only, numpy arrays broadcast together):
+        clients m >= 1, sigma > 0 (per-client noise std), clip V >= 0, lipschitz L >= 0 (smoothness),
+        learning_rate a > 0, local_steps K >= 1 (whole), rounds T >= 1 (whole),
+        schedule in {"constant", "cyclic", "stagewise", "continuous"}.
+
+    Attributes: ``mu`` (exact minimum over interpolation weights: valid; the default of
+    ``delta``/``epsilon``), ``mu_composition`` (GDP composition over rounds: valid),
+    ``mu_paper_h0`` (paper eq. 16, optimized H0: rests on eq. 41, false where it fails; see
+    ``h0_attained``), ``mu_paper`` / ``mu_paper_limit`` (the theorem's closed form and its
+    T -> infinity limit, see the module docstring).  ``bound="h0"`` in ``delta``/``epsilon``
+    reproduces the paper's numbers and is NOT a valid bound in general; ``bound="composition"``
+    gives the baseline.
+
+    For the constant and cyclic schedules rho_t is constant and > 1, so eq. 41 fails for T >= 2 and
+    the exact optimum is the composition value (the optimal weights are all 1): ``mu`` ==
+    ``mu_composition``, attained by a linear loss.  Decaying schedules (stage-wise, continuous) can reach H0.
+    """
+
+    def __init__(self, *, clients: npt.ArrayLike, sigma: npt.ArrayLike, clip: npt.ArrayLike,
+                 lipschitz: npt.ArrayLike, learning_rate: npt.ArrayLike, local_steps: npt.ArrayLike,
+                 rounds: npt.ArrayLike, schedule: str = "constant", threads: int | None = None) -> None:
+        self.schedule = choice("schedule", schedule, SCHEDULES)
+        p = broadcast(
+            clients=positive("clients", clients), sigma=positive("sigma", sigma),
+            clip=nonnegative("clip", clip), lipschitz=nonnegative("lipschitz", lipschitz),
+            learning_rate=positive("learning_rate", learning_rate),
+            local_steps=positive_integer("local_steps", local_steps), rounds=positive_integer("rounds", rounds),
+        )
+        self.parameters = p
+        m, a, L, K, T = p["clients"], p["learning_rate"], p["lipschitz"], p["local_steps"], p["rounds"]
+        step_scale = 2.0 * p["clip"] / m  # gamma_t = step_scale * sum_k eta_{k,t}
+        self._mu_scale = np.sqrt(m) / p["sigma"]
+        if schedule in ("constant", "cyclic"):
+            log_rho, steps = schedule_round_factors(schedule, a, L, K, 0)
+            gamma = step_scale * steps
+            h0 = constant_rate_h0(log_rho, gamma, T)
+            h_comp = T * gamma**2
+            # Constant rho >= 1: the cumulative-sum diagram is convex, so lambda == 1 is optimal.
+            self._h = InterpolationBound(h0, h_comp, h_comp, (T == 1) | (log_rho == 0))
+            self._paper_h = h0
+            self._paper_h_limit = constant_rate_h0_limit(log_rho, gamma)
+            return
+        # Round 0 has the largest factor, rho_0 <= (1 + aL)^K; it must stay a finite double.
+        too_big = K * np.log1p(a * L) > 700.0
+        if too_big.any():
+            i = tuple(np.argwhere(too_big)[0])
+            raise ValueError(f"(1 + learning_rate * lipschitz)^local_steps must stay below e^700 for the "
+                             f"{schedule} schedule (got learning_rate={a[i]!r}, lipschitz={L[i]!r}, "
+                             f"local_steps={K[i]!r}); the bound there is the composition value")
+        code = SCHEDULES.index(schedule)
+        flat = [np.ascontiguousarray(v.ravel()) for v in (a, L, K, T)]
+        raw = _core.fedavg_interpolation(code, *flat, check_threads(threads))
+        h0, h_opt, h_comp, attained = (np.asarray(r).reshape(m.shape) for r in raw)
+        if not (np.isfinite(h0).all() and np.isfinite(h_opt).all()):
+            raise RuntimeError("hockeystick internal error: non-finite interpolation bound; please report it")
+        scale2 = step_scale**2
+        if schedule == "stagewise":
+            base = a * K * step_scale  # gamma_t = base / (t + 1)
+            h_comp_closed = base**2 * (np.pi**2 / 6 - special.polygamma(1, T + 1))
+            self._h = InterpolationBound(h0 * scale2, h_opt * scale2, h_comp_closed, attained.astype(bool))
+            self._paper_h = base**2 * (2.0 - 1.0 / T)
+            self._paper_h_limit = 2.0 * base**2
+            return
+        harmonic = special.digamma(K + 1) + np.euler_gamma
+        base = a * step_scale
+        self._h = InterpolationBound(h0 * scale2, h_opt * scale2, h_comp * scale2, attained.astype(bool))
+        self._paper_h = base**2 * (harmonic**2 + np.pi**2 / 6 - special.polygamma(1, T))
+        self._paper_h_limit = base**2 * (harmonic**2 + np.pi**2 / 6)
+
+    @property
+    def mu_paper(self) -> float | np.ndarray:
+        """The theorem's closed form (eq. 17-20 with exact sums; see the module docstring).
+
+        Constant and cyclic: eq. 16's H0 (``mu_paper_h0``), not a valid bound for T >= 2.
+        Stage-wise and continuous: an upper bound on ``mu_composition``, valid."""
+        return scalar_or_array(self._mu_scale * np.sqrt(self._paper_h))
+
+    @property
+    def mu_paper_limit(self) -> float | np.ndarray:
+        """T -> infinity limit of ``mu_paper``."""
+        return scalar_or_array(self._mu_scale * np.sqrt(self._paper_h_limit))
+
+    def __repr__(self) -> str:
+        return f"NoisyFedAvg(schedule={self.schedule!r}, shape={np.shape(self._h.h0)})"

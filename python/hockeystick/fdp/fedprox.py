@@ -1,0 +1,97 @@
+"""Noisy FedProx, final model released (paper 004 eq. 4, Theorem 15), as a mu-GDP accountant.
+
+Local step w <- w - eta [g + alpha (w - w_t)] with proximal coefficient alpha > L.  With a constant
+rate a and K local steps, Lemmas 22-23 give per round (exact, and the theorem's K-free upper bounds)
+
+    rho   = alpha/(alpha-L) - L (1 - a(alpha-L))^K / (alpha-L)   <=  alpha/(alpha-L)
+    gamma = (2V/m) (1 - (1 - a alpha)^K) / alpha                  <=  2V/(m alpha)
+
+and eq. 16 with constant rho, gamma gives Theorem 15 (eq. 21):
+
+    mu = 2V/(sqrt(m) alpha sigma) sqrt((2 alpha - L)/L * (alpha^T - (alpha-L)^T)/(alpha^T + (alpha-L)^T)),
+
+with limit 2V/(sqrt(m) alpha sigma) sqrt((2 alpha - L)/L) as T -> infinity.
+
+Conditions.  alpha > L (Theorem 15).  The theorem states eta < 1/(alpha - L), but both lemmas'
+proofs pull (1 - eta alpha) out of a norm, which needs eta alpha <= 1; the weaker printed condition
+lets |1 - eta alpha| exceed 1 - eta alpha and the constants above fail.  hockeystick requires
+learning_rate * proximal <= 1 (which implies the printed condition).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from ._parameters import broadcast, choice, nonnegative, positive, positive_integer, scalar_or_array
+from .interpolation import InterpolationBound, LastIterateAccountant, constant_rate_h0, constant_rate_h0_limit
+
+__all__ = ["NoisyFedProx"]
+
+CONSTANTS = ("theorem", "exact")
+
+
+class NoisyFedProx(LastIterateAccountant):
+    """mu-GDP of the final model of noisy FedProx (paper 004 Theorem 15), vectorized over every parameter.
+
+    Parameters (keyword-only, broadcast together): clients m, sigma, clip V, lipschitz L,
+    proximal alpha > L, learning_rate a with a * alpha <= 1, rounds T, local_steps K (needed for
+    ``constants="exact"``).  ``constants="theorem"`` uses the K-free bounds rho = alpha/(alpha-L),
+    gamma = 2V/(m alpha), so ``mu_paper_h0`` is exactly eq. 21; ``"exact"`` uses the exact constant-rate
+    rho, gamma (smaller, so ``mu`` and ``mu_composition`` are tighter).
+
+    rho > 1 is constant, so the paper's condition eq. 41 fails for T >= 2 and ``mu`` (valid, the
+    default of ``delta``/``epsilon``) equals ``mu_composition`` = sqrt(m T) gamma / sigma.  With
+    ``constants="exact"`` the linear loss +-V w_1 attains it (tight); with the theorem's constants it is
+    valid but loose.  ``mu_paper_h0`` (eq. 21) is false for T >= 2: reported, labelled, and used only
+    with ``bound="h0"`` to reproduce the paper.
+    """
+
+    def __init__(self, *, clients: npt.ArrayLike, sigma: npt.ArrayLike, clip: npt.ArrayLike,
+                 lipschitz: npt.ArrayLike, proximal: npt.ArrayLike, learning_rate: npt.ArrayLike,
+                 rounds: npt.ArrayLike, local_steps: npt.ArrayLike | None = None,
+                 constants: str = "theorem") -> None:
+        self.constants = choice("constants", constants, CONSTANTS)
+        named = dict(
+            clients=positive("clients", clients), sigma=positive("sigma", sigma), clip=nonnegative("clip", clip),
+            lipschitz=positive("lipschitz", lipschitz), proximal=positive("proximal", proximal),
+            learning_rate=positive("learning_rate", learning_rate), rounds=positive_integer("rounds", rounds),
+        )
+        if constants == "exact":
+            if local_steps is None:
+                raise ValueError('local_steps is required with constants="exact"')
+            named["local_steps"] = positive_integer("local_steps", local_steps)
+        p = broadcast(**named)
+        self.parameters = p
+        m, V, L, alpha, a, T = (p[k] for k in ("clients", "clip", "lipschitz", "proximal", "learning_rate", "rounds"))
+        if (alpha <= L).any():
+            bad = np.argwhere(alpha <= L)[0]
+            raise ValueError(f"proximal must exceed lipschitz (Theorem 15 needs alpha > L; got alpha="
+                             f"{alpha[tuple(bad)]!r}, L={L[tuple(bad)]!r})")
+        if (a * alpha > 1).any():
+            bad = np.argwhere(a * alpha > 1)[0]
+            raise ValueError("learning_rate * proximal must be <= 1 (the proofs of Lemmas 22-23 need "
+                             "1 - eta alpha >= 0; the printed eta < 1/(alpha - L) is not enough; got "
+                             f"learning_rate={a[tuple(bad)]!r}, proximal={alpha[tuple(bad)]!r})")
+        gap = alpha - L
+        if constants == "theorem":
+            log_rho = -np.log1p(-L / alpha)
+            gamma = 2.0 * V / (m * alpha)
+        else:
+            K = p["local_steps"]
+            contraction = -np.expm1(K * np.log1p(-a * gap))  # 1 - (1 - a(alpha - L))^K
+            log_rho = np.log1p(L * contraction / gap)
+            gamma = 2.0 * V / m * (-np.expm1(K * np.log1p(-a * alpha))) / alpha
+        self._mu_scale = np.sqrt(m) / p["sigma"]
+        h0 = constant_rate_h0(log_rho, gamma, T)
+        h_comp = T * gamma**2
+        self._h = InterpolationBound(h0, h_comp, h_comp, (T == 1) | (log_rho == 0))
+        self._h0_limit = constant_rate_h0_limit(log_rho, gamma)
+
+    @property
+    def mu_paper_h0_limit(self) -> float | np.ndarray:
+        """T -> infinity limit of ``mu_paper_h0`` (eq. 21's limit, chosen constants); ``mu`` grows like sqrt(T)."""
+        return scalar_or_array(self._mu_scale * np.sqrt(self._h0_limit))
+
+    def __repr__(self) -> str:
+        return f"NoisyFedProx(constants={self.constants!r}, shape={np.shape(self._h.h0)})"

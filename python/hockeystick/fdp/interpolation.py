@@ -1,0 +1,192 @@
+"""The shifted-interpolation engine of paper 004 (eq. 12-16, Appendix A.3), for any per-round (rho_t, gamma_t).
+
+Each round of the released-last-iterate algorithm satisfies (Theorem 10)
+
+    ||phi(w) - phi'(w~)|| <= rho_t ||w - w~|| + gamma_t,
+
+and with the Gaussian noise of the average (std sigma/sqrt(m)), interpolation weights
+lambda_{t+1} in [0, 1], lambda_T = 1 and the worst-case gaps D_0 = 0,
+D_{t+1} = (1 - lambda_{t+1})(rho_t D_t + gamma_t), the final model is mu-GDP with
+
+    mu = sqrt(m H) / sigma,   H = sum_{t<T} lambda_{t+1}^2 (rho_t D_t + gamma_t)^2      (eq. 12, 14, 16).
+
+The constraint lambda in [0, 1] comes from the gap recursion (the constraint of eq. 38/39): the
+shifted iterate's gap is |1 - lambda| (rho_t D_t + gamma_t).  lambda > 1 is dominated by lambda = 1
+(a larger term now and a positive gap later) and lambda < 0 by lambda = 0, so [0, 1] loses nothing.
+
+Three values of H, every one returned by ``interpolation_bound``:
+
+* ``h_optimal``: the exact minimum of H over every admissible lambda (and so over the observation
+  point t0 as well).  In y_t = lambda_{t+1}(rho_t D_t + gamma_t)/R_{t+1}, R_t = prod_{j<t} rho_j, the
+  problem is a weighted isotonic regression whose solution is the greatest convex minorant of the
+  cumulative-sum diagram with steps (1/R_{t+1}^2, gamma_t/R_{t+1}); pool-adjacent-violators finds it
+  in O(T).  The accountants' ``mu``.  Valid.
+* ``h_composition`` (lambda == 1): sum_t gamma_t^2, plain GDP composition of the rounds.  Valid.
+* ``h0`` (eq. 16): (sum_t P_t gamma_t)^2 / sum_t P_t^2 with P_t = prod_{j=t+1}^{T-1} rho_j, the
+  Cauchy-Schwarz lower bound on H over lambda.  It equals ``h_optimal`` exactly when the optimality
+  condition eq. 41 (0 <= lambda <= 1) can be met (``h0_attained``), which the paper never checks.
+  Where it cannot, h0 is NOT a privacy bound, and for constant rho > 1 (constant and cyclic FedAvg
+  rates, FedProx) and T >= 2 it is false: a linear loss leaks exactly the composition value, above
+  h0 (see docs/paper-004-errata.md section 1).
+
+h0 <= h_optimal <= h_composition always.
+The O(T) pass runs in C++ (cpp/include/hockeystick/fdp_interpolation.hpp), OpenMP over grid points.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from .. import _core
+from .. import hockey_stick as _hs
+from .._elementwise import check_threads
+from ._parameters import choice, nonnegative, positive, probability, scalar_or_array
+
+__all__ = [
+    "InterpolationBound",
+    "interpolation_bound",
+    "rounds_from_learning_rates",
+    "constant_rate_h0",
+    "constant_rate_h0_limit",
+    "BOUNDS",
+]
+
+BOUNDS = ("optimal", "h0", "composition")
+
+
+class InterpolationBound(NamedTuple):
+    """H values of the shifted-interpolation bound, in the units of gamma^2 (mu = sqrt(m H)/sigma)."""
+
+    h0: np.ndarray
+    h_optimal: np.ndarray
+    h_composition: np.ndarray
+    h0_attained: np.ndarray
+
+
+def _bound_from_core(result: tuple[np.ndarray, ...], shape: tuple[int, ...]) -> InterpolationBound:
+    h0, h_opt, h_comp, attained = (np.asarray(r).reshape(shape) for r in result)
+    return InterpolationBound(h0, h_opt, h_comp, attained.astype(bool))
+
+
+def interpolation_bound(rho: npt.ArrayLike, gamma: npt.ArrayLike, *,
+                        threads: int | None = None) -> InterpolationBound:
+    """Shifted-interpolation H for per-round factors: rho, gamma of shape (..., T), rounds on the last axis.
+
+    ``rho`` > 0 is the per-round expansion of the model gap (Theorem 10's model sensitivity),
+    ``gamma`` >= 0 the per-round data sensitivity; they broadcast together.  Any local
+    learning-rate schedule reduces to these through ``rounds_from_learning_rates``.
+    Returns arrays of shape ``...`` (the leading axes).
+    """
+    rho_arr = positive("rho", rho)
+    gamma_arr = nonnegative("gamma", gamma)
+    if rho_arr.ndim == 0 and gamma_arr.ndim == 0:
+        raise ValueError("rho and gamma need a rounds axis (the last axis): give arrays of length T")
+    try:
+        rho_b, gamma_b = np.broadcast_arrays(np.atleast_1d(rho_arr), np.atleast_1d(gamma_arr))
+    except ValueError:
+        raise ValueError(f"rho {rho_arr.shape} and gamma {gamma_arr.shape} do not broadcast together") from None
+    lead, rounds = rho_b.shape[:-1], rho_b.shape[-1]
+    rho_rows = np.ascontiguousarray(rho_b.reshape(-1, rounds))
+    gam = np.ascontiguousarray(gamma_b.reshape(-1, rounds))
+    lengths = np.full(rho_rows.shape[0], float(rounds))
+    return _bound_from_core(_core.interpolation_from_rounds(rho_rows, gam, lengths, check_threads(threads)), lead)
+
+
+def rounds_from_learning_rates(eta: npt.ArrayLike, *, lipschitz: npt.ArrayLike, clip: npt.ArrayLike,
+                               clients: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    """(rho_t, gamma_t) of noisy FedAvg from local rates eta of shape (..., T, K)  (paper 004 Lemmas 20-21).
+
+    rho_t = prod_k (1 + eta_{k,t} L)   (eq. 30: 1 + eta(K, t) L telescopes to this product),
+    gamma_t = (2 V / m) sum_k eta_{k,t}   (eq. 29).
+    ``lipschitz``, ``clip`` and ``clients`` broadcast with the leading axes of ``eta``.
+    """
+    eta_arr = nonnegative("eta", eta)
+    if eta_arr.ndim < 2:
+        raise ValueError("eta must have shape (..., T, K): rounds, then local steps")
+    L = nonnegative("lipschitz", lipschitz)[..., None]
+    V = nonnegative("clip", clip)[..., None]
+    m = positive("clients", clients)[..., None]
+    rho = np.exp(np.sum(np.log1p(eta_arr * L[..., None]), axis=-1))
+    gamma = 2.0 * V / m * np.sum(eta_arr, axis=-1)
+    return rho, gamma
+
+
+def constant_rate_h0(log_rho: npt.ArrayLike, gamma: npt.ArrayLike, rounds: npt.ArrayLike) -> np.ndarray:
+    """eq. 16 for rho_t = rho, gamma_t = gamma: gamma^2 (rho+1)/(rho-1) (rho^T-1)/(rho^T+1).
+
+    Written as gamma^2 tanh(T l/2) / tanh(l/2), l = log rho, which is exact and stable for every
+    l >= 0 (it tends to T gamma^2 as l -> 0).  This is eq. 17 (FedAvg) and eq. 21 (FedProx).
+    """
+    ell = np.asarray(log_rho, dtype=np.float64)
+    g2 = np.square(np.asarray(gamma, dtype=np.float64))
+    T = np.asarray(rounds, dtype=np.float64)
+    flat = ell == 0
+    safe = np.where(flat, 1.0, ell)
+    return np.where(flat, T * g2, g2 * np.tanh(T * safe / 2) / np.tanh(safe / 2))
+
+
+def constant_rate_h0_limit(log_rho: npt.ArrayLike, gamma: npt.ArrayLike) -> np.ndarray:
+    """T -> infinity limit of ``constant_rate_h0``: gamma^2 (rho+1)/(rho-1) = gamma^2 / tanh(l/2)."""
+    ell = np.asarray(log_rho, dtype=np.float64)
+    g2 = np.square(np.asarray(gamma, dtype=np.float64))
+    with np.errstate(divide="ignore"):
+        return np.where(ell == 0, np.inf, g2 / np.tanh(np.where(ell == 0, 1.0, ell) / 2))
+
+
+class LastIterateAccountant:
+    """A released-last-iterate mu-GDP accountant holding the shifted-interpolation mu values.
+
+    Subclasses set ``_h`` (an InterpolationBound in units of gamma^2 already scaled to the model)
+    and ``_mu_scale`` = sqrt(m)/sigma.  ``delta``/``epsilon`` use ``bound``:
+
+    * ``"optimal"`` (default): ``mu``, the exact minimum over admissible interpolation weights; valid.
+    * ``"composition"``: ``mu_composition``, lambda == 1, GDP composition over rounds; valid.
+    * ``"h0"``: ``mu_paper_h0``, the paper's eq. 16 value, for reproducing the paper.  NOT a valid
+      bound in general: only where ``h0_attained``; false for constant rho > 1 and T >= 2.
+    """
+
+    _h: InterpolationBound
+    _mu_scale: np.ndarray
+
+    @property
+    def mu(self) -> float | np.ndarray:
+        """mu-GDP of the released model: the exact minimum of the interpolation bound H (eq. 15) over
+        lambda in [0, 1].  Valid.  Equals ``mu_composition`` when rho is constant and > 1."""
+        return scalar_or_array(self._mu_scale * np.sqrt(self._h.h_optimal))
+
+    @property
+    def mu_paper_h0(self) -> float | np.ndarray:
+        """The paper's optimized-H0 mu (eq. 16).  Rests on eq. 41 and is false where eq. 41 fails
+        (``h0_attained`` says where it holds; there it equals ``mu``).  For reproducing the paper only."""
+        return scalar_or_array(self._mu_scale * np.sqrt(self._h.h0))
+
+    @property
+    def mu_composition(self) -> float | np.ndarray:
+        """mu from GDP composition over the rounds (lambda == 1): always valid, a baseline."""
+        return scalar_or_array(self._mu_scale * np.sqrt(self._h.h_composition))
+
+    @property
+    def h0_attained(self) -> bool | np.ndarray:
+        """Whether the paper's condition eq. 41 holds, i.e. ``mu_paper_h0`` equals ``mu`` and is a bound."""
+        h = self._h.h0_attained
+        return bool(h) if np.ndim(h) == 0 else h
+
+    def mu_for_bound(self, bound: str = "optimal") -> float | np.ndarray:
+        choice("bound", bound, BOUNDS)
+        return {"optimal": self.mu, "h0": self.mu_paper_h0, "composition": self.mu_composition}[bound]
+
+    def delta(self, epsilon: npt.ArrayLike, *, bound: str = "optimal",
+              threads: int | None = None) -> float | np.ndarray:
+        """delta(eps) = theta(mu, eps) for the mu that ``bound`` selects (paper 004 Lemma 7)."""
+        mu = self.mu_for_bound(bound)
+        return _hs.theta(mu, nonnegative("epsilon", epsilon, allow_inf=True), threads=threads)
+
+    def epsilon(self, delta: npt.ArrayLike, *, bound: str = "optimal",
+                threads: int | None = None) -> float | np.ndarray:
+        """Smallest eps >= 0 with theta(mu, eps) <= delta, for the mu that ``bound`` selects."""
+        mu = self.mu_for_bound(bound)
+        return _hs.theta_epsilon(mu, probability("delta", delta, open_low=True, open_high=True),
+                                 threads=threads)
