@@ -70,24 +70,17 @@ def _check(data: FederatedData, rate: float, noise: str, scale: float, diameter:
 def pnsgd_guarantee(data: FederatedData, *, rate: float, noise: str, scale: float, diameter: float,
                     random_stop: bool = False, record: int | None = None) -> privacy.Guarantee | None:
     """Paper 002's bound for this configuration: Theorem 4 (Gaussian), Theorem 3 (Laplace, d = 1)
-    or Theorem 5 (Gaussian, random stop), for input ``record`` (1-based; default n, the worst).
+    or Theorem 5 (Gaussian, random stop), for input ``record`` (1-based; default the worst record).
     None where the paper gives no bound (Laplace in d > 1, random stop with Laplace)."""
     _check(data, rate, noise, scale, diameter)
     if scale == 0:
         return None
     n = data.features.shape[0]
-    i = n if record is None else record
-    if not 1 <= i <= n:
-        raise ValueError(f"record must be in [1, {n}]")
     lipschitz, beta, strong = smoothness_constants(data.model, data.features, data.labels, diameter / 2)
-    m = privacy.contraction_factor(rate, beta, strong)
-    if noise == "gaussian":
-        if random_stop:
-            return privacy.pnsgd_random_stop(lipschitz, scale, rate, diameter, m, n)
-        return privacy.pnsgd_gaussian(lipschitz, scale, rate, diameter, m, n, i)
-    if parameter_size(data.model, data.n_features, data.n_classes) > 1 or random_stop:
+    if noise == "laplace" and (parameter_size(data.model, data.n_features, data.n_classes) > 1 or random_stop):
         return None
-    return privacy.pnsgd_laplace(lipschitz, scale, rate, diameter, m, n, i)
+    return privacy.pnsgd(noise=noise, scale=scale, learning_rate=rate, lipschitz=lipschitz, smoothness=beta,
+                         strong_convexity=strong, diameter=diameter, n=n, index=record, random_stop=random_stop)
 
 
 def _draw(streams: ClientStreams, noise: str, shape: tuple[int, ...], out: np.ndarray) -> np.ndarray:

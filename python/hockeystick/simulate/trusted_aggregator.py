@@ -81,8 +81,9 @@ def trusted_aggregator(data: FederatedData, *, batch: int, rate: float | np.ndar
     if np.all(sigmas > 0):
         lipschitz, beta, _ = smoothness_constants(data.model, data.features, data.labels, radius)
         nonexpansive = clip >= lipschitz and bool(np.all(etas <= 2.0 / beta))
-        guarantees = [privacy.trusted_aggregator(min(clip, lipschitz), sigmas, etas, radius, batch, n,
-                                                 nonexpansive)]
+        guarantees = [privacy.trusted_aggregator(lipschitz=min(clip, lipschitz), sigmas=sigmas, etas=etas,
+                                                 radius=radius, batch=batch, n_users=n, smoothness=beta,
+                                                 nonexpansive=nonexpansive)]
     config = dict(batch=batch, rounds=rounds, rate=rate, sigma=sigma, radius=radius, clip=clip, seed=seed,
                   users=n)
     return RunResult("trusted aggregator", config, out["weights"], out["metric_rounds"], out["loss"],
