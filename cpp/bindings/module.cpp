@@ -7,6 +7,7 @@ namespace py = pybind11;
 void register_hockey_stick(py::module_& m);
 void register_contraction(py::module_& m);
 void register_fdp(py::module_& m);
+void register_pld(py::module_& m);
 
 PYBIND11_MODULE(_core, m) {
     m.doc() = "Compiled numerics of hockeystick (array in, array out). Use the hockeystick package, not this module.";
@@ -18,4 +19,5 @@ PYBIND11_MODULE(_core, m) {
     register_hockey_stick(m);
     register_contraction(m);
     register_fdp(m);
+    register_pld(m);
 }

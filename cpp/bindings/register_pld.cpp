@@ -1,0 +1,140 @@
+// Bindings of the PLD discretizations and of the hockey-stick evaluation of a grid PMF.
+// Each discretization returns both sides at once: a dict with the grid offset
+// k_lo (loss of element 0 is k_lo * h), the pessimistic masses and mass at
+// +infinity, the optimistic ones, and whether the optimistic side is connect-the-dots.
+#include <hockeystick/pld_cells.hpp>
+#include <hockeystick/pld_connect_dots.hpp>
+#include <hockeystick/pld_hockey_stick.hpp>
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "elementwise.hpp"
+
+namespace py = pybind11;
+using hockeystick_bindings::input_array;
+using hockeystick_bindings::resolve_threads;
+namespace pld = hockeystick::pld;
+
+namespace {
+
+py::array_t<double> to_array(const std::vector<double>& v) {
+    py::array_t<double> out(static_cast<py::ssize_t>(v.size()));
+    std::copy(v.begin(), v.end(), out.mutable_data());
+    return out;
+}
+
+template <class Build>
+py::dict both_sides(Build build) {
+    pld::GridPMF up, low;
+    {
+        py::gil_scoped_release release;
+        try {
+            const pld::Cells cells = build();
+            up = pld::pessimistic_pmf(cells);
+            low = pld::optimistic_pmf(cells);
+        } catch (const std::invalid_argument& e) {
+            py::gil_scoped_acquire acquire;
+            throw py::value_error(e.what());
+        } catch (const std::length_error& e) {
+            py::gil_scoped_acquire acquire;
+            throw py::value_error(std::string(e.what()) +
+                                  "; use a coarser value_discretization_interval or a larger max_cells");
+        }
+    }
+    py::dict out;
+    out["k_lo"] = up.k_lo;
+    out["h"] = up.h;
+    out["upper"] = to_array(up.p);
+    out["upper_inf"] = up.p_inf;
+    out["lower"] = to_array(low.p);
+    out["lower_inf"] = low.p_inf;
+    out["connect_dots"] = low.connect_dots;
+    return out;
+}
+
+template <class Eval>
+py::array_t<double> over_grid_profile(input_array p, std::int64_t k_lo, double h, double p_inf, input_array x,
+                                      int threads, Eval eval) {
+    if (p.ndim() != 1) throw py::value_error("internal: the PMF must be one-dimensional");
+    std::vector<py::ssize_t> shape(x.shape(), x.shape() + x.ndim());
+    py::array_t<double> out(shape);
+    const std::int64_t n = static_cast<std::int64_t>(x.size());
+    const double* src = x.data();
+    double* dst = out.mutable_data();
+    {
+        py::gil_scoped_release release;
+        const pld::GridProfile profile(p.data(), static_cast<std::int64_t>(p.size()), k_lo, h, p_inf);
+        const int nthreads = resolve_threads(threads, n);
+#pragma omp parallel for num_threads(nthreads) schedule(static)
+        for (std::int64_t i = 0; i < n; ++i) dst[i] = eval(profile, src[i]);
+    }
+    return out;
+}
+
+}  // namespace
+
+void register_pld(py::module_& m) {
+    m.def("pld_subsampled_gaussian", [](double sigma, double q, bool remove, double h, double tail,
+                                        std::int64_t max_cells) {
+        return both_sides([=] { return pld::subsampled_gaussian_cells(sigma, q, remove, h, tail, max_cells); });
+    }, py::arg("sigma"), py::arg("sampling_rate"), py::arg("remove"), py::arg("h"), py::arg("tail"),
+       py::arg("max_cells"));
+    m.def("pld_replace_subsampled_gaussian", [](double sigma, double q, double h, double tail,
+                                                std::int64_t max_cells) {
+        return both_sides([=] { return pld::replace_subsampled_gaussian_cells(sigma, q, h, tail, max_cells); });
+    }, py::arg("sigma"), py::arg("sampling_rate"), py::arg("h"), py::arg("tail"), py::arg("max_cells"));
+    m.def("pld_subsampled_gaussian_cells", [](double sigma, double q, bool remove, double h, double tail,
+                                              std::int64_t max_cells) {
+        pld::Cells cells;
+        {
+            py::gil_scoped_release release;
+            cells = pld::subsampled_gaussian_cells(sigma, q, remove, h, tail, max_cells);
+        }
+        py::dict out;
+        out["k_lo"] = cells.k_lo;
+        out["c"] = to_array(cells.c);
+        out["d"] = to_array(cells.d);
+        out["tail_lo"] = cells.tail_lo;
+        out["tail_hi"] = cells.tail_hi;
+        return out;
+    }, py::arg("sigma"), py::arg("sampling_rate"), py::arg("remove"), py::arg("h"), py::arg("tail"),
+       py::arg("max_cells"));
+    m.def("pld_laplace", [](double distance, double scale, double h, std::int64_t max_cells) {
+        return both_sides([=] { return pld::laplace_cells(distance, scale, h, max_cells); });
+    }, py::arg("distance"), py::arg("scale"), py::arg("h"), py::arg("max_cells"));
+    m.def("pld_atoms", [](input_array loss, input_array mass, double h, std::int64_t max_cells) {
+        if (loss.ndim() != 1 || mass.ndim() != 1 || loss.size() != mass.size())
+            throw py::value_error("internal: losses and masses must be 1-d arrays of one length");
+        const double* l = loss.data();
+        const double* w = mass.data();
+        const std::int64_t n = static_cast<std::int64_t>(loss.size());
+        return both_sides([=] { return pld::atom_cells(l, w, n, h, max_cells); });
+    }, py::arg("loss"), py::arg("mass"), py::arg("h"), py::arg("max_cells"));
+    m.def("pld_log_mgf", [](input_array p, std::int64_t k_lo, double h, input_array lam) {
+        py::array_t<double> out(lam.size());
+        const double* pp = p.data();
+        const double* lp = lam.data();
+        double* dst = out.mutable_data();
+        const std::int64_t n = static_cast<std::int64_t>(p.size()), m = static_cast<std::int64_t>(lam.size());
+        {
+            py::gil_scoped_release release;
+            for (std::int64_t i = 0; i < m; ++i) dst[i] = pld::grid_log_mgf(pp, n, k_lo, h, lp[i]);
+        }
+        return out;
+    }, py::arg("p"), py::arg("k_lo"), py::arg("h"), py::arg("lam"));
+    m.def("pld_delta", [](input_array p, std::int64_t k_lo, double h, double p_inf, input_array eps, int threads) {
+        return over_grid_profile(p, k_lo, h, p_inf, eps, threads,
+                                 [](const pld::GridProfile& g, double e) { return g.delta(e); });
+    }, py::arg("p"), py::arg("k_lo"), py::arg("h"), py::arg("p_inf"), py::arg("epsilon"), py::arg("threads") = 0);
+    m.def("pld_epsilon", [](input_array p, std::int64_t k_lo, double h, double p_inf, input_array delta,
+                            int threads) {
+        return over_grid_profile(p, k_lo, h, p_inf, delta, threads,
+                                 [](const pld::GridProfile& g, double d) { return g.epsilon(d); });
+    }, py::arg("p"), py::arg("k_lo"), py::arg("h"), py::arg("p_inf"), py::arg("delta"), py::arg("threads") = 0);
+}

@@ -1,0 +1,310 @@
+// Privacy-loss distributions (PLDs) cut into cells of a uniform loss grid.
+//
+// A dominating pair (P, Q) has privacy loss L = log(dP/dQ) with law P.  On the
+// grid l_k = k h the cell j is (l_j, l_{j+1}] (j = 0 .. N-1, l_j = (k_lo + j) h).
+// Each cell is summarised by the two numbers that the connect-the-dots
+// discretizations need (Doroshenko, Ghazi, Kamath, Kumar, Manurangsi, PETS 2022):
+//
+//   c_j = E_P[(1 - e^{l_j - L})     ; L in cell j]   = a_j - e^{l_j} b_j      >= 0
+//   d_j = E_P[(e^{l_{j+1} - L} - 1) ; L in cell j]   = e^{l_{j+1}} b_j - a_j  >= 0
+//
+// (a_j = P(cell), b_j = Q(cell)).  Both are computed as integrals of
+// non-negative integrands, never as the difference a - e^l b, so they keep full
+// relative precision however small h is.  Continuous mechanisms integrate in
+// output space x (L increasing in x) with 5-point Gauss-Legendre on
+// sub-intervals short enough that the density changes by < 30% across each;
+// atoms (Laplace ends, user distributions) add their exact contribution.
+// Mass outside [x_lo, x_hi] (each side <= tail/2) is reported separately:
+// tail_lo (its loss is <= l_1), tail_hi (losses above l_N, including +inf).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include "gaussian_tail.hpp"
+#include "mills_ratio.hpp"
+
+namespace hockeystick {
+namespace pld {
+
+struct Cells {
+    std::int64_t k_lo = 0;  // grid index of l_0
+    double h = 0.0;         // grid spacing in loss
+    std::vector<double> c, d;
+    double tail_lo = 0.0;   // P-mass cut below (loss <= l_1)
+    double tail_hi = 0.0;   // P-mass cut above l_N, including the mass at +infinity
+    double top_atom = 0.0;  // P-mass of atoms exactly at l_N (the optimistic side keeps it there)
+};
+
+// Adds an atom of P-mass m at finite loss lam (l_0 < lam <= l_N) to its cell.
+inline void add_atom(Cells& cells, double lam, double m) {
+    const double h = cells.h;
+    const std::int64_t n = static_cast<std::int64_t>(cells.c.size());
+    // An atom within a few ulps of a grid point sits on it (the end of the cell below).
+    const double k_near = std::round(lam / h);
+    const bool on_grid = std::fabs(lam - k_near * h) <= 4.0 * std::numeric_limits<double>::epsilon() *
+                                                             std::max(std::fabs(lam), h);
+    std::int64_t j = static_cast<std::int64_t>(on_grid ? k_near : std::ceil(lam / h)) - 1 - cells.k_lo;
+    j = std::min<std::int64_t>(std::max<std::int64_t>(j, 0), n - 1);
+    const double u = on_grid ? h : std::min(std::max(lam - (cells.k_lo + j) * h, 0.0), h);  // lam - l_j
+    cells.c[j] += m * -std::expm1(-u);
+    cells.d[j] += m * std::expm1(h - u);
+    if (on_grid && j == n - 1 && u == h) cells.top_atom += m;
+}
+
+namespace detail {
+
+// 5-point Gauss-Legendre on [-1, 1] (exact for polynomials of degree 9).
+constexpr double gl_nodes[5] = {-0.9061798459386640, -0.5384693101056831, 0.0,
+                                0.5384693101056831, 0.9061798459386640};
+constexpr double gl_weights[5] = {0.2369268850561891, 0.4786286704993665, 0.5688888888888889,
+                                  0.4786286704993665, 0.2369268850561891};
+
+inline std::int64_t checked_cell_count(double lo, double hi, double h, std::int64_t max_cells,
+                                       std::int64_t& k_lo) {
+    if (!(h > 0.0) || !std::isfinite(h)) throw std::invalid_argument("h must be positive and finite");
+    const double klo = std::floor(lo / h), khi = std::ceil(hi / h);
+    if (!(khi - klo <= static_cast<double>(max_cells)))
+        throw std::length_error("the loss grid would need more cells than max_cells");
+    k_lo = static_cast<std::int64_t>(klo);
+    return std::max<std::int64_t>(static_cast<std::int64_t>(khi - klo), 1);
+}
+
+// Cells of a continuous mechanism described in output space.  M provides
+//   loss(x)                  L(x), continuous and strictly increasing on (x_lo, x_hi)
+//   x_of_loss(l)             its inverse (clamped by the caller to [x_lo, x_hi])
+//   loss_step(x0, dx)        L(x0 + dx) - L(x0) without cancellation
+//   density(x)               the density of P
+//   scale(x)                 a length over which density(x) changes by a bounded factor
+template <class M>
+Cells continuous_cells(const M& mech, double x_lo, double x_hi, double tail_lo, double tail_hi,
+                       double h, std::int64_t max_cells) {
+    Cells cells;
+    cells.h = h;
+    const double l_lo = mech.loss(x_lo), l_hi = mech.loss(x_hi);
+    const std::int64_t n = checked_cell_count(l_lo, l_hi, h, max_cells, cells.k_lo);
+    cells.c.assign(n, 0.0);
+    cells.d.assign(n, 0.0);
+    cells.tail_lo = tail_lo;
+    cells.tail_hi = tail_hi;
+#pragma omp parallel for schedule(dynamic, 256) if (n > 20000)
+    for (std::int64_t j = 0; j < n; ++j) {
+        const double l_j = (cells.k_lo + j) * h;
+        double xa = j == 0 ? x_lo : std::max(x_lo, mech.x_of_loss(l_j));
+        double xb = j == n - 1 ? x_hi : std::min(x_hi, mech.x_of_loss(l_j + h));
+        if (!(xb > xa)) continue;
+        // L(xa) - l_j: zero except in the first cell, where x_lo sits inside it.
+        const double offset = j == 0 ? std::max(l_lo - l_j, 0.0) : 0.0;
+        const double step = std::min(mech.scale(xa), mech.scale(xb));
+        const std::int64_t pieces =
+            std::min<std::int64_t>(static_cast<std::int64_t>(std::ceil((xb - xa) / step)), 1 << 16);
+        const double w = (xb - xa) / static_cast<double>(std::max<std::int64_t>(pieces, 1));
+        double c = 0.0, d = 0.0;
+        for (std::int64_t s = 0; s < std::max<std::int64_t>(pieces, 1); ++s) {
+            const double mid = (s + 0.5) * w;  // offset of the piece's centre from xa
+            for (int k = 0; k < 5; ++k) {
+                const double dx = mid + 0.5 * w * gl_nodes[k];
+                const double u = std::min(std::max(offset + mech.loss_step(xa, dx), 0.0), h);
+                const double f = 0.5 * w * gl_weights[k] * mech.density(xa + dx);
+                c += f * -std::expm1(-u);
+                d += f * std::expm1(h - u);
+            }
+        }
+        cells.c[j] = c;
+        cells.d[j] = d;
+    }
+    return cells;
+}
+
+// P = (1-q) N(0, s^2) + q N(1, s^2), Q = N(0, s^2): the remove direction of the
+// Poisson-subsampled Gaussian (q = 1: the Gaussian mechanism, sensitivity 1,
+// noise s).  L(x) = log(1 - q + q e^{t}), t = (x - 1/2)/s^2.
+struct mixture_vs_gaussian {
+    double s, q;
+    double t(double x) const { return (x - 0.5) / (s * s); }
+    double loss(double x) const {
+        const double v = t(x);
+        if (q == 1.0) return v;
+        return v < 0.0 ? std::log1p(q * std::expm1(v)) : v + std::log(q + (1.0 - q) * std::exp(-v));
+    }
+    double x_of_loss(double l) const {
+        if (q == 1.0) return 0.5 + s * s * l;
+        const double z = std::expm1(l) / q;  // e^t - 1
+        if (!(z > -1.0)) return -std::numeric_limits<double>::infinity();
+        return 0.5 + s * s * std::log1p(z);
+    }
+    // q e^t / (1 - q + q e^t): the weight of the shifted component at x.
+    double shifted_weight(double x) const {
+        const double v = t(x);
+        if (q == 1.0) return 1.0;
+        return v >= 0.0 ? q / (q + (1.0 - q) * std::exp(-v)) : q * std::exp(v) / (1.0 - q + q * std::exp(v));
+    }
+    double loss_step(double x0, double dx) const {
+        return std::log1p(shifted_weight(x0) * std::expm1(dx / (s * s)));
+    }
+    double density(double x) const {
+        const double a = q == 1.0 ? 0.0 : (1.0 - q) * gaussian_density(x / s);
+        return (a + q * gaussian_density((x - 1.0) / s)) / s;
+    }
+    double scale(double x) const {
+        const double z = std::max({1.0, std::fabs(x / s), std::fabs((x - 1.0) / s)});
+        return 0.25 * s / z;
+    }
+    double mass_below(double x) const {
+        return (q == 1.0 ? 0.0 : (1.0 - q) * gaussian_tail(-x / s)) + q * gaussian_tail((1.0 - x) / s);
+    }
+    double mass_above(double x) const {
+        return (q == 1.0 ? 0.0 : (1.0 - q) * gaussian_tail(x / s)) + q * gaussian_tail((x - 1.0) / s);
+    }
+};
+
+// P = N(0, s^2) seen through x -> 1 - x, Q = (1-q) N(0, s^2) + q N(1, s^2) likewise:
+// the add direction of the Poisson-subsampled Gaussian.  With y = 1 - x,
+// L(y) = -log(1 - q + q e^{(1/2 - y)/s^2}), increasing in y; P is N(1, s^2) in y.
+struct gaussian_vs_mixture {
+    mixture_vs_gaussian m;  // evaluated at x = 1 - y
+    double loss(double y) const { return -m.loss(1.0 - y); }
+    double x_of_loss(double l) const { return 1.0 - m.x_of_loss(-l); }
+    double loss_step(double y0, double dy) const {
+        // -L_m(1 - y0 - dy) + L_m(1 - y0) = -log1p(w expm1(-dy/s^2)), w at x = 1 - y0.
+        return -std::log1p(m.shifted_weight(1.0 - y0) * std::expm1(-dy / (m.s * m.s)));
+    }
+    double density(double y) const { return gaussian_density((y - 1.0) / m.s) / m.s; }
+    double scale(double y) const { return 0.25 * m.s / std::max(1.0, std::fabs((y - 1.0) / m.s)); }
+    double mass_below(double y) const { return gaussian_tail((1.0 - y) / m.s); }
+    double mass_above(double y) const { return gaussian_tail((y - 1.0) / m.s); }
+};
+
+// P = (1-q) N(0, s^2) + q N(1, s^2), Q = (1-q) N(0, s^2) + q N(-1, s^2): subsampling
+// with replace-one neighbours (fixed-size batches without replacement, q = m/n; the
+// REPLACE pair of dp_accounting).  L(x) = l(x) - l(-x) with l the remove-direction loss,
+// strictly increasing; its inverse by safeguarded Newton (L' = (w(x) + w(-x))/s^2).
+struct mixture_vs_mirror {
+    mixture_vs_gaussian m;
+    double loss(double x) const { return m.loss(x) - m.loss(-x); }
+    double slope(double x) const { return (m.shifted_weight(x) + m.shifted_weight(-x)) / (m.s * m.s); }
+    double x_of_loss(double l) const {
+        if (!std::isfinite(l)) return l;
+        double lo = -1.0, hi = 1.0;
+        while (loss(lo) > l) lo *= 2.0;
+        while (loss(hi) < l) hi *= 2.0;
+        double x = 0.5 * (lo + hi);
+        for (int it = 0; it < 200; ++it) {
+            const double f = loss(x) - l;
+            if (f == 0.0) return x;
+            (f < 0.0 ? lo : hi) = x;
+            double next = x - f / slope(x);
+            if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
+            if (std::fabs(next - x) <= 1e-15 * std::max(1.0, std::fabs(x)) || hi - lo <= 1e-15 * std::max(1.0, std::fabs(x)))
+                return next;
+            x = next;
+        }
+        return x;
+    }
+    double loss_step(double x0, double dx) const {
+        const double s2 = m.s * m.s;
+        return std::log1p(m.shifted_weight(x0) * std::expm1(dx / s2)) -
+               std::log1p(m.shifted_weight(-x0) * std::expm1(-dx / s2));
+    }
+    double density(double x) const { return m.density(x); }
+    double scale(double x) const { return m.scale(x); }
+    double mass_below(double x) const { return m.mass_below(x); }
+    double mass_above(double x) const { return m.mass_above(x); }
+};
+
+}  // namespace detail
+
+// Subsampled Gaussian with replace-one neighbours (symmetric: one direction).
+inline Cells replace_subsampled_gaussian_cells(double sigma, double q, double h, double tail,
+                                               std::int64_t max_cells) {
+    if (!(sigma > 0.0) || !std::isfinite(sigma)) throw std::invalid_argument("sigma must be positive and finite");
+    if (!(q > 0.0 && q <= 1.0)) throw std::invalid_argument("sampling_rate must lie in (0, 1]");
+    if (!(tail > 0.0 && tail < 1.0)) throw std::invalid_argument("tail must lie in (0, 1)");
+    const double z = gaussian_tail_inverse(0.5 * tail);
+    const detail::mixture_vs_mirror mm{{sigma, q}};
+    const double x_lo = -z * sigma, x_hi = 1.0 + z * sigma;
+    return detail::continuous_cells(mm, x_lo, x_hi, mm.mass_below(x_lo), mm.mass_above(x_hi), h, max_cells);
+}
+
+// The Poisson-subsampled Gaussian mechanism, sensitivity 1, noise sigma, rate q
+// (q = 1: the plain Gaussian mechanism).  remove = true: P = (1-q)N(0) + qN(1),
+// Q = N(0); remove = false (add): P = N(0), Q = (1-q)N(0) + qN(1).
+// Each tail beyond the integration range has P-mass <= tail/2.
+inline Cells subsampled_gaussian_cells(double sigma, double q, bool remove, double h, double tail,
+                                       std::int64_t max_cells) {
+    if (!(sigma > 0.0) || !std::isfinite(sigma)) throw std::invalid_argument("sigma must be positive and finite");
+    if (!(q > 0.0 && q <= 1.0)) throw std::invalid_argument("sampling_rate must lie in (0, 1]");
+    if (!(tail > 0.0 && tail < 1.0)) throw std::invalid_argument("tail must lie in (0, 1)");
+    const double z = gaussian_tail_inverse(0.5 * tail);
+    const detail::mixture_vs_gaussian mg{sigma, q};
+    if (remove) {
+        const double x_lo = -z * sigma, x_hi = 1.0 + z * sigma;
+        return detail::continuous_cells(mg, x_lo, x_hi, mg.mass_below(x_lo), mg.mass_above(x_hi), h,
+                                        max_cells);
+    }
+    const detail::gaussian_vs_mixture gm{mg};
+    const double y_lo = 1.0 - z * sigma, y_hi = 1.0 + z * sigma;
+    return detail::continuous_cells(gm, y_lo, y_hi, gm.mass_below(y_lo), gm.mass_above(y_hi), h, max_cells);
+}
+
+// Laplace mechanism, P = Lap(distance, scale), Q = Lap(0, scale), a = distance/scale:
+// atoms of P-mass 1/2 at L = a and e^{-a}/2 at L = -a, density e^{(l-a)/2}/4 between.
+// The density part is integrated in closed form:
+//   int_{u0}^{u1} (1 - e^{-u}) e^{u/2} du       = 8 sinh(m/2) sinh(w/2)
+//   int_{u0}^{u1} (e^{h-u} - 1) e^{u/2} du      = 8 e^{h/2} sinh(w/2) sinh((h-m)/2)
+// with m = (u0+u1)/2, w = (u1-u0)/2, u = l - l_j.
+inline Cells laplace_cells(double distance, double scale, double h, std::int64_t max_cells) {
+    if (!(distance > 0.0) || !std::isfinite(distance)) throw std::invalid_argument("distance must be positive and finite");
+    if (!(scale > 0.0) || !std::isfinite(scale)) throw std::invalid_argument("scale must be positive and finite");
+    const double a = distance / scale;
+    Cells cells;
+    cells.h = h;
+    const std::int64_t n = detail::checked_cell_count(-a - h, a, h, max_cells, cells.k_lo);
+    cells.c.assign(n, 0.0);
+    cells.d.assign(n, 0.0);
+    for (std::int64_t j = 0; j < n; ++j) {
+        const double l_j = (cells.k_lo + j) * h;
+        const double u0 = std::max(-a - l_j, 0.0), u1 = std::min(a - l_j, h);
+        if (!(u1 > u0)) continue;
+        const double m = 0.5 * (u0 + u1), w = 0.5 * (u1 - u0);
+        const double base = 0.25 * std::exp(0.5 * (l_j - a));
+        cells.c[j] = base * 8.0 * std::sinh(0.5 * m) * std::sinh(0.5 * w);
+        cells.d[j] = base * 8.0 * std::exp(0.5 * h) * std::sinh(0.5 * w) * std::sinh(0.5 * (h - m));
+    }
+    add_atom(cells, a, 0.5);
+    add_atom(cells, -a, 0.5 * std::exp(-a));
+    return cells;
+}
+
+// A PLD from a list of losses with their P-masses (loss +inf allowed: P-only
+// outcomes; loss -inf outcomes contribute nothing and may be omitted).
+inline Cells atom_cells(const double* loss, const double* mass, std::int64_t count, double h,
+                        std::int64_t max_cells) {
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (std::int64_t i = 0; i < count; ++i) {
+        if (!(mass[i] >= 0.0)) throw std::invalid_argument("masses must be non-negative");
+        if (std::isfinite(loss[i]) && mass[i] > 0.0) {
+            lo = std::min(lo, loss[i]);
+            hi = std::max(hi, loss[i]);
+        }
+    }
+    Cells cells;
+    cells.h = h;
+    if (!(lo <= hi)) lo = hi = 0.0;
+    const std::int64_t n = detail::checked_cell_count(lo - h, hi, h, max_cells, cells.k_lo);
+    cells.c.assign(n, 0.0);
+    cells.d.assign(n, 0.0);
+    for (std::int64_t i = 0; i < count; ++i) {
+        if (mass[i] == 0.0) continue;
+        if (loss[i] == std::numeric_limits<double>::infinity()) cells.tail_hi += mass[i];
+        else if (std::isfinite(loss[i])) add_atom(cells, loss[i], mass[i]);
+    }
+    return cells;
+}
+
+}  // namespace pld
+}  // namespace hockeystick

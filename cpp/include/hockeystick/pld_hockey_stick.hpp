@@ -1,0 +1,91 @@
+// The hockey-stick divergence of a PMF on the loss grid, for many epsilons at once.
+//
+//   delta(eps) = sum_i p_i (1 - e^{eps - l_i})_+ + p_inf
+//
+// From two suffix sums, built once in O(n) with positive terms only,
+//   R_k = sum_{i>=k} p_i e^{l_k - l_i} = p_k + e^{-h} R_{k+1}            (no overflow: <= mass)
+//   D_k = sum_{i>=k} p_i (1 - e^{l_k - l_i}) = D_{k+1} + (1 - e^{-h}) R_{k+1},
+// each eps in (l_{k-1}, l_k] costs O(1):
+//   delta(eps) = D_k + (1 - e^{eps - l_k}) R_k + p_inf   (all terms >= 0, no cancellation),
+// and epsilon(delta) inverts it exactly: binary search for k, then
+//   eps = l_k + log1p((D_k + p_inf - delta) / R_k).
+// Floating-point error: each suffix sum carries relative error <= n u (u = 2^-53);
+// callers that certify a bound widen by that much.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace hockeystick {
+namespace pld {
+
+class GridProfile {
+   public:
+    GridProfile(const double* p, std::int64_t n, std::int64_t k_lo, double h, double p_inf)
+        : k_lo_(k_lo), h_(h), p_inf_(p_inf), D_(n + 1, 0.0), R_(n + 1, 0.0) {
+        const double decay = std::exp(-h), grow = -std::expm1(-h);
+        for (std::int64_t k = n - 1; k >= 0; --k) {
+            R_[k] = p[k] + decay * R_[k + 1];
+            D_[k] = D_[k + 1] + grow * R_[k + 1];
+        }
+    }
+
+    std::int64_t size() const { return static_cast<std::int64_t>(R_.size()) - 1; }
+
+    double delta(double eps) const {
+        const std::int64_t n = size();
+        if (eps == -std::numeric_limits<double>::infinity()) return D_[0] + R_[0] + p_inf_;
+        const double kf = std::ceil(eps / h_) - static_cast<double>(k_lo_);
+        if (kf >= static_cast<double>(n)) return p_inf_;
+        const std::int64_t k = kf <= 0.0 ? 0 : static_cast<std::int64_t>(kf);
+        const double t = eps - static_cast<double>(k_lo_ + k) * h_;  // <= 0
+        return D_[k] - std::expm1(t) * R_[k] + p_inf_;
+    }
+
+    // Smallest eps with delta(eps) <= target (+inf if none, -inf if every eps qualifies).
+    double epsilon(double target) const {
+        const std::int64_t n = size();
+        if (target < p_inf_) return std::numeric_limits<double>::infinity();
+        if (n == 0) return -std::numeric_limits<double>::infinity();
+        std::int64_t lo = 0, hi = n - 1;  // smallest k with D_k + p_inf <= target (D_{n-1} = 0)
+        while (lo < hi) {
+            const std::int64_t mid = lo + (hi - lo) / 2;
+            if (D_[mid] + p_inf_ <= target) hi = mid;
+            else lo = mid + 1;
+        }
+        const double arg = (D_[lo] + p_inf_ - target) / R_[lo];
+        if (R_[lo] == 0.0 || arg >= 0.0) return static_cast<double>(k_lo_ + lo) * h_;
+        if (arg <= -1.0) return -std::numeric_limits<double>::infinity();
+        return static_cast<double>(k_lo_ + lo) * h_ + std::log1p(arg);
+    }
+
+   private:
+    std::int64_t k_lo_;
+    double h_, p_inf_;
+    std::vector<double> D_, R_;
+};
+
+// log sum_k p_k e^{lam l_k}, l_k = (k_lo + k) h, for one lam (the cumulant generating
+// function of the finite part, used for Chernoff bounds on composed tails).  One
+// exp per element, scaled by the largest lam l_k (terms <= p_k, no overflow); if
+// that underflows everything, a second pass scales by the largest log p_k + lam l_k.
+inline double grid_log_mgf(const double* p, std::int64_t n, std::int64_t k_lo, double h, double lam) {
+    const double shift = lam * (lam >= 0.0 ? (k_lo + n - 1) * h : k_lo * h);
+    double sum = 0.0;
+    for (std::int64_t k = 0; k < n; ++k) sum += p[k] * std::exp(lam * (k_lo + k) * h - shift);
+    if (sum > 1e-250) return shift + std::log(sum);
+    double top = -std::numeric_limits<double>::infinity();
+    for (std::int64_t k = 0; k < n; ++k)
+        if (p[k] > 0.0) top = std::max(top, std::log(p[k]) + lam * (k_lo + k) * h);
+    if (!std::isfinite(top)) return top;
+    sum = 0.0;
+    for (std::int64_t k = 0; k < n; ++k)
+        if (p[k] > 0.0) sum += std::exp(std::log(p[k]) + lam * (k_lo + k) * h - top);
+    return top + std::log(sum);
+}
+
+}  // namespace pld
+}  // namespace hockeystick

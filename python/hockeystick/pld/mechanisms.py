@@ -1,0 +1,155 @@
+"""Constructors of discretized privacy-loss distributions, one per mechanism.
+
+Every constructor returns a ``PrivacyLossDistribution`` holding, per
+neighbouring direction, a pessimistic PMF (connect-the-dots, Doroshenko et al.
+2022: its delta(eps) is a certified upper bound, also after composition) and an
+optimistic PMF (a connect-the-dots chord lowered by the local interpolation
+gap: a certified lower bound; see cpp/include/hockeystick/pld_connect_dots.hpp).
+Per-cell masses are integrals computed in C++ (pld_cells.hpp); the tails beyond
+``tail``/2 go to +infinity on the pessimistic side and are dropped on the
+optimistic side.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import _core
+from .._elementwise import ArrayLike
+from .compose import DEFAULT_TAIL
+from .distribution import Factor, PrivacyLossDistribution
+from .pmf import GridPMF
+
+DEFAULT_INTERVAL = 1e-4
+MAX_CELLS = 1 << 26
+
+
+def _positive(name: str, value: float) -> float:
+    v = float(value)
+    if not (v > 0 and math.isfinite(v)):
+        raise ValueError(f"{name} must be positive and finite, got {value!r}")
+    return v
+
+
+def _factor(name: str, raw: dict) -> Factor:
+    h = float(raw["h"])
+    upper = GridPMF(int(raw["k_lo"]), h, raw["upper"], float(raw["upper_inf"]), 0.0, True)
+    lower = GridPMF(int(raw["k_lo"]), h, raw["lower"], float(raw["lower_inf"]), 0.0, False)
+    # The pessimistic side must carry all the mass: a deficit from round-off goes to +infinity.
+    deficit = 1.0 - upper.finite_mass - upper.p_inf
+    if deficit > 0:
+        upper = GridPMF(upper.k_lo, h, upper.p, upper.p_inf + deficit, 0.0, True)
+    return Factor(name, upper, lower, bool(raw["connect_dots"]))
+
+
+def _check_tail(tail: float) -> float:
+    t = float(tail)
+    if not (0 < t < 1e-3):
+        raise ValueError(f"tail must lie in (0, 1e-3), got {tail!r}")
+    return t
+
+
+def subsampled_gaussian(sigma: float, sampling_rate: float, *, sensitivity: float = 1.0,
+                        value_discretization_interval: float = DEFAULT_INTERVAL,
+                        tail: float = DEFAULT_TAIL) -> PrivacyLossDistribution:
+    """Poisson-subsampled Gaussian mechanism, add and remove neighbours.
+
+    Remove: P = (1-q) N(0, s^2) + q N(1, s^2) vs Q = N(0, s^2); add: the pair
+    swapped (Zhu, Dong, Wang 2022, Thm 11), with s = sigma / sensitivity.
+    ``sampling_rate=1`` is the Gaussian mechanism (one symmetric direction).
+    """
+    s = _positive("sigma", sigma) / _positive("sensitivity", sensitivity)
+    q = float(sampling_rate)
+    if not (0 < q <= 1):
+        raise ValueError(f"sampling_rate must lie in (0, 1], got {sampling_rate!r}")
+    h = _positive("value_discretization_interval", value_discretization_interval)
+    t = _check_tail(tail)
+    remove = _factor(f"subsampled_gaussian(sigma={s}, q={q}, remove)",
+                     _core.pld_subsampled_gaussian(s, q, True, h, t, MAX_CELLS))
+    if q == 1.0:
+        return PrivacyLossDistribution([{remove: 1}], t)
+    add = _factor(f"subsampled_gaussian(sigma={s}, q={q}, add)",
+                  _core.pld_subsampled_gaussian(s, q, False, h, t, MAX_CELLS))
+    return PrivacyLossDistribution([{remove: 1}, {add: 1}], t)
+
+
+def fixed_size_subsampled_gaussian(sigma: float, batch_size: int, dataset_size: int, *,
+                                   sensitivity: float = 1.0,
+                                   value_discretization_interval: float = DEFAULT_INTERVAL,
+                                   tail: float = DEFAULT_TAIL) -> PrivacyLossDistribution:
+    """Batches of ``batch_size`` drawn without replacement from ``dataset_size``, replace-one neighbours.
+
+    The replaced record is in the batch with probability q = m/n and then moves
+    the output by at most 2 x sensitivity (two records of norm <= sensitivity),
+    giving the symmetric pair P = (1-q) N(0, s^2) + q N(1, s^2) vs
+    Q = (1-q) N(0, s^2) + q N(-1, s^2), s = sigma/sensitivity (Zhu, Dong, Wang
+    2022, Sec. 5; dp_accounting's REPLACE adjacency).  ``sensitivity`` is the
+    norm bound of one record's contribution (for a mean: clip norm / m).
+    """
+    s = _positive("sigma", sigma) / _positive("sensitivity", sensitivity)
+    m, n = int(batch_size), int(dataset_size)
+    if m != batch_size or n != dataset_size or not (1 <= m <= n):
+        raise ValueError(f"batch_size and dataset_size must be integers with 1 <= batch_size <= dataset_size, "
+                         f"got {batch_size!r}, {dataset_size!r}")
+    h = _positive("value_discretization_interval", value_discretization_interval)
+    t = _check_tail(tail)
+    f = _factor(f"fixed_size_subsampled_gaussian(sigma={s}, q={m}/{n}, replace-one)",
+                _core.pld_replace_subsampled_gaussian(s, m / n, h, t, MAX_CELLS))
+    return PrivacyLossDistribution([{f: 1}], t)
+
+
+def gaussian(sigma: float, *, sensitivity: float = 1.0,
+             value_discretization_interval: float = DEFAULT_INTERVAL,
+             tail: float = DEFAULT_TAIL) -> PrivacyLossDistribution:
+    """Gaussian mechanism: P = N(sensitivity, sigma^2), Q = N(0, sigma^2); exact delta = theta(sensitivity/sigma, eps)."""
+    return subsampled_gaussian(sigma, 1.0, sensitivity=sensitivity,
+                               value_discretization_interval=value_discretization_interval, tail=tail)
+
+
+def laplace(scale: float, *, sensitivity: float = 1.0,
+            value_discretization_interval: float = DEFAULT_INTERVAL) -> PrivacyLossDistribution:
+    """Laplace mechanism: P = Lap(sensitivity, scale), Q = Lap(0, scale) (paper 002, Lemma 1).
+
+    Its loss has atoms at +-sensitivity/scale; a grid whose spacing divides
+    sensitivity/scale keeps the top atom exactly on the optimistic side.
+    """
+    b = _positive("scale", scale)
+    dist = _positive("sensitivity", sensitivity)
+    h = _positive("value_discretization_interval", value_discretization_interval)
+    f = _factor(f"laplace(scale={b}, sensitivity={dist})", _core.pld_laplace(dist, b, h, MAX_CELLS))
+    return PrivacyLossDistribution([{f: 1}])
+
+
+def from_distributions(p: ArrayLike, q: ArrayLike, *,
+                       value_discretization_interval: float = DEFAULT_INTERVAL,
+                       symmetric: bool = False) -> PrivacyLossDistribution:
+    """The PLD of two discrete distributions on one finite outcome set.
+
+    Losses log(p/q) are placed exactly by their cell integrals; outcomes with
+    q = 0 < p carry loss +infinity.  Unless ``symmetric``, the pair (q, p) is
+    kept as a second direction and the worse one is reported.
+    """
+    pa = np.asarray(p, dtype=np.float64).ravel()
+    qa = np.asarray(q, dtype=np.float64).ravel()
+    if pa.shape != qa.shape:
+        raise ValueError(f"p and q must have one shape, got {pa.shape} and {qa.shape}")
+    for name, arr in (("p", pa), ("q", qa)):
+        if not np.all(np.isfinite(arr)) or np.any(arr < 0):
+            raise ValueError(f"{name} must be finite and non-negative")
+        if abs(arr.sum() - 1.0) > 1e-9:
+            raise ValueError(f"{name} must sum to 1 (got {arr.sum()!r})")
+    h = _positive("value_discretization_interval", value_discretization_interval)
+
+    def one(a: np.ndarray, b: np.ndarray, label: str) -> Factor:
+        keep = a > 0
+        with np.errstate(divide="ignore"):
+            loss = np.where(b[keep] > 0, np.log(a[keep]) - np.log(b[keep]), np.inf)
+        return _factor(label, _core.pld_atoms(np.ascontiguousarray(loss), np.ascontiguousarray(a[keep]),
+                                              h, MAX_CELLS))
+
+    forward = one(pa, qa, "from_distributions(p, q)")
+    if symmetric:
+        return PrivacyLossDistribution([{forward: 1}])
+    return PrivacyLossDistribution([{forward: 1}, {one(qa, pa, 'from_distributions(q, p)'): 1}])

@@ -1,0 +1,126 @@
+"""A privacy-loss PMF on the uniform grid l_k = k h, and its hockey-stick curve.
+
+delta(eps) = sum_k p_k (1 - e^{eps - l_k})_+ + p_inf
+
+is evaluated in C++ (``_core.pld_delta``: suffix sums, O(grid + n_eps)), and
+epsilon(delta) inverts it exactly (``_core.pld_epsilon``).  A composed PMF also
+carries its error charges, applied in the safe direction (added on a
+pessimistic PMF, subtracted on an optimistic one):
+
+- ``shift``: a constant (truncated tail mass on the optimistic side);
+- ``entry_error``: a bound on the round-off of each grid mass, so the charge at
+  eps is entry_error times the number of grid points above eps, capped by
+- ``total_error``: a bound on the summed round-off of all masses;
+- ``slack``: the relative round-off of the suffix sums (grid size times u).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import _core
+
+UNIT_ROUNDOFF = np.finfo(np.float64).eps / 2
+
+
+@dataclass(frozen=True)
+class GridPMF:
+    """Masses ``p`` at losses ``(k_lo + arange(len(p))) * h``, ``p_inf`` at +infinity."""
+
+    k_lo: int
+    h: float
+    p: np.ndarray
+    p_inf: float
+    shift: float = 0.0
+    pessimistic: bool = True
+    entry_error: float = 0.0
+    total_error: float = 0.0
+
+    @property
+    def losses(self) -> np.ndarray:
+        return (self.k_lo + np.arange(self.p.size)) * self.h
+
+    @property
+    def finite_mass(self) -> float:
+        return float(self.p.sum())
+
+    def _slack(self) -> float:
+        return 4.0 * (self.p.size + 4) * UNIT_ROUNDOFF
+
+    def _charge(self, eps: np.ndarray) -> np.ndarray:
+        """Round-off charge at eps: entry_error per grid point above eps, at most total_error."""
+        if self.total_error == 0.0:
+            return np.zeros(eps.shape)
+        first_above = np.clip(np.floor(eps / self.h) - self.k_lo + 1, 0, self.p.size)
+        return np.minimum(self.entry_error * (self.p.size - first_above), self.total_error)
+
+    def delta(self, epsilon: np.ndarray, threads: int = 0) -> np.ndarray:
+        eps = np.ascontiguousarray(epsilon, dtype=np.float64)
+        d = _core.pld_delta(self.p, self.k_lo, self.h, self.p_inf, eps, threads)
+        if self.pessimistic:
+            return np.minimum(d * (1.0 + self._slack()) + self.shift + self._charge(eps), 1.0)
+        return np.maximum(d * (1.0 - self._slack()) + self.shift - 2.0 * self._charge(eps), 0.0)
+
+    def _invert(self, target: np.ndarray, threads: int) -> np.ndarray:
+        """Smallest eps with the uncharged curve <= target (+inf where target <= 0)."""
+        out = np.full(target.shape, np.inf)
+        ok = target > 0
+        out[ok] = _core.pld_epsilon(self.p, self.k_lo, self.h, self.p_inf, np.ascontiguousarray(target[ok]),
+                                    threads)
+        return out
+
+    def epsilon(self, delta: np.ndarray, threads: int = 0) -> np.ndarray:
+        """Smallest eps whose charged bound is <= delta.
+
+        The charge lies in [0, total_error] (twice that on the optimistic side), so the
+        answer lies between the inverses of the uncharged curve at the two extremes; the
+        charge is constant on each open grid interval (l_{k-1}, l_k), so on the grid points
+        between them find the first k where the charged curve is <= delta, then invert the
+        uncharged curve (in C++) with that interval's charge, clamped to the interval.
+        """
+        given = np.asarray(delta, dtype=np.float64)
+        want = given.ravel()
+        scale = 1.0 + self._slack() if self.pessimistic else 1.0 - self._slack()
+        near = self._invert((want - self.shift) / scale, threads)
+        if self.total_error == 0.0:
+            return near.reshape(given.shape)
+        far_target = want - self.shift + (-self.total_error if self.pessimistic else 2.0 * self.total_error)
+        far = self._invert(far_target / scale, threads)
+        first, last = (near, far) if self.pessimistic else (far, near)
+        result = last.copy() if self.pessimistic else first.copy()  # safe side if no grid point decides
+        sign = 1.0 if self.pessimistic else -2.0
+        decided = np.flatnonzero(np.isfinite(first) & np.isfinite(last))
+        if decided.size > 64:  # many deltas: one pass over the whole grid, vectorized
+            grid = self.losses
+            at_grid = self.delta(grid, threads)                         # non-increasing
+            k = np.searchsorted(-at_grid, -want[decided], side="left")  # first k with at_grid[k] <= want
+            ok = k < grid.size
+            idx, kk = decided[ok], k[ok]
+            charge = np.minimum(self.entry_error * (self.p.size - kk), self.total_error)
+            eps = self._invert((want[idx] - self.shift - sign * charge) / scale, threads)
+            lower_end = np.where(kk > 0, grid[np.maximum(kk - 1, 0)], -np.inf)
+            result[idx] = np.clip(eps, lower_end, grid[kk])
+            return result.reshape(given.shape)
+        for i in decided:
+            k0 = max(int(np.floor(first[i] / self.h)) - self.k_lo - 1, 0)
+            k1 = min(int(np.ceil(last[i] / self.h)) - self.k_lo + 2, self.p.size)
+            if k1 <= k0:
+                continue
+            grid = (self.k_lo + np.arange(k0, k1)) * self.h
+            at_grid = self.delta(grid, threads)
+            hit = np.flatnonzero(at_grid <= want[i])
+            if hit.size == 0:
+                continue
+            k = k0 + int(hit[0])
+            charge = min(self.entry_error * (self.p.size - k), self.total_error)
+            eps = float(self._invert(np.array([(want[i] - self.shift - sign * charge) / scale]), threads)[0])
+            lower_end = (self.k_lo + k - 1) * self.h if k > 0 else -np.inf
+            result[i] = min(max(eps, lower_end), (self.k_lo + k) * self.h)
+        return result.reshape(given.shape)
+
+    def log_mgf(self, lam: np.ndarray) -> np.ndarray:
+        """log sum_k p_k e^{lam l_k} for each lam (the finite part; a sub-probability)."""
+        lam = np.ascontiguousarray(np.atleast_1d(lam), dtype=np.float64)
+        return _core.pld_log_mgf(self.p, self.k_lo, self.h, lam)

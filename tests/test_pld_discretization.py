@@ -1,0 +1,108 @@
+"""Per-mechanism discretization: cell integrals, validity and direction of both PMFs."""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import numpy as np
+import pytest
+
+import hockeystick as hs
+import hockeystick.pld as pld
+from hockeystick import _core
+
+
+def _factors(dist):
+    return [f for direction in dist.directions for f in direction]
+
+
+def test_gaussian_cells_match_mpmath():
+    """c_j = E_P[(1 - e^{l_j - L}); L in cell], L ~ N(1/(2 s^2), 1/s^2): 30-digit quadrature."""
+    s, h = 0.8, 0.05
+    cells = _core.pld_subsampled_gaussian_cells(s, 1.0, True, h, 1e-12, 1 << 20)
+    mu, sd = 1 / (2 * s * s), 1 / s
+    mpmath.mp.dps = 30
+    dens = lambda l: mpmath.npdf(l, mu, sd)  # noqa: E731
+    for j in (3, len(cells["c"]) // 2, len(cells["c"]) - 4):
+        lj = (cells["k_lo"] + j) * h
+        c = mpmath.quad(lambda l: (1 - mpmath.e ** (lj - l)) * dens(l), [lj, lj + h])
+        d = mpmath.quad(lambda l: (mpmath.e ** (lj + h - l) - 1) * dens(l), [lj, lj + h])
+        assert cells["c"][j] == pytest.approx(float(c), rel=1e-12)
+        assert cells["d"][j] == pytest.approx(float(d), rel=1e-12)
+
+
+@pytest.mark.parametrize("sigma, q", [(1.0, 1.0), (0.7, 0.05), (2.0, 0.3)])
+def test_pmfs_are_valid_pairs(sigma, q):
+    """Non-negative masses, P-mass <= 1 (= 1 pessimistic), Q-mass sum p e^{-l} <= 1."""
+    for f in _factors(pld.subsampled_gaussian(sigma, q, value_discretization_interval=2e-3)):
+        assert f.connect_dots
+        for pmf in (f.upper, f.lower):
+            assert np.all(pmf.p >= 0)
+            assert pmf.finite_mass + pmf.p_inf <= 1 + 1e-12
+            assert float(pmf.p @ np.exp(-pmf.losses)) <= 1 + 1e-12
+        assert f.upper.finite_mass + f.upper.p_inf == pytest.approx(1.0, abs=1e-15)
+
+
+def test_gaussian_pessimistic_is_exact_at_grid_points_and_brackets_between():
+    """Connect the dots: delta_up(l_k) = theta(1/s, l_k); everywhere lower <= theta <= upper."""
+    s, h = 1.3, 1e-2
+    f = _factors(pld.gaussian(s, value_discretization_interval=h))[0]
+    grid = np.arange(0, 300) * h
+    exact = hs.theta(1 / s, grid)
+    assert f.upper.delta(grid) == pytest.approx(exact, rel=1e-11)
+    between = np.linspace(0.0, 3.0, 997)
+    exact = hs.theta(1 / s, between)
+    assert np.all(f.upper.delta(between) >= exact)
+    assert np.all(f.lower.delta(between) <= exact)
+    # Between grid points a single step is off by O(h) relative in the tail (h = 1e-2: < 1e-3).
+    big = exact > 1e-6
+    assert np.max((f.upper.delta(between) - exact)[big] / exact[big]) < 1e-3
+    assert np.max((exact - f.lower.delta(between))[big] / exact[big]) < 2e-3
+
+
+@pytest.mark.parametrize("h", [0.01, 0.0123])
+def test_laplace_bracket_closed_form(h):
+    """Laplace: delta = (1 - e^{(eps - a)/2})_+ (paper 002 Lemma 1, unit scale)."""
+    dist = pld.laplace(scale=0.8, sensitivity=1.0, value_discretization_interval=h)
+    eps = np.linspace(0, 1.5, 301)
+    exact = hs.laplace_hockey_stick(1.0, 0.8, eps)
+    lo, up = dist.delta(eps, bound="both")
+    assert np.all(lo <= exact + 1e-15) and np.all(exact <= up + 1e-15)
+    if h == 0.01:  # a grid through the atoms at +-a = +-1.25: second order on both sides
+        assert np.max(up - exact) < 5 * h * h and np.max(exact - lo) < 5 * h * h
+    else:  # an atom inside a cell costs O(h) near it
+        assert np.max(up - exact) < h and np.max(exact - lo) < h
+
+
+def test_from_distributions_randomized_response():
+    """Randomized response: delta(eps) = (e^{e0} - e^{eps})_+ / (1 + e^{e0}), both directions."""
+    e0 = 0.9137
+    p = np.array([math.exp(e0), 1.0]) / (1 + math.exp(e0))
+    dist = pld.from_distributions(p, p[::-1], value_discretization_interval=0.01)
+    eps = np.linspace(0, 1.2, 121)
+    exact = np.maximum(np.exp(e0) - np.exp(eps), 0) / (1 + np.exp(e0))
+    lo, up = dist.delta(eps, bound="both")
+    assert np.all(lo <= exact + 1e-15) and np.all(exact <= up + 1e-15)
+    assert np.max(up - lo) < 0.01
+
+
+def test_bad_inputs_raise():
+    with pytest.raises(ValueError, match="sigma"):
+        pld.subsampled_gaussian(-1.0, 0.1)
+    with pytest.raises(ValueError, match="sampling_rate"):
+        pld.subsampled_gaussian(1.0, 1.5)
+    with pytest.raises(ValueError, match="value_discretization_interval"):
+        pld.gaussian(1.0, value_discretization_interval=0.0)
+    with pytest.raises(ValueError, match="max_cells"):
+        _core.pld_subsampled_gaussian(1.0, 1.0, True, 1e-9, 1e-15, 1000)
+    with pytest.raises(ValueError, match="sum to 1"):
+        pld.from_distributions([0.5, 0.6], [0.5, 0.5])
+
+
+@pytest.mark.parametrize("sigma, q, h", [(0.8, 0.001, 2e-4), (1.0, 0.01, 1e-3)])
+def test_optimistic_keeps_the_mass_at_a_sharp_lower_edge(sigma, q, h):
+    """Small q piles the remove-direction loss against log(1 - q); the lower PMF must not drop it."""
+    remove = _factors(pld.subsampled_gaussian(sigma, q, value_discretization_interval=h))[0]
+    assert remove.lower.finite_mass == pytest.approx(1.0, abs=1e-12)
+    assert float(remove.lower.p @ np.exp(-remove.lower.losses)) <= 1 + 1e-12
