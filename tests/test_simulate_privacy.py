@@ -123,3 +123,16 @@ def test_runs_report_their_guarantees_with_epsilon_on_the_safe_side():
         run.privacy[0].epsilon(0.0)
     with pytest.raises(ValueError, match="epsilon"):
         run.privacy[0].delta(-1.0)
+
+
+def test_isrl_local_sgd_reports_a_pld_bound_between_truth_and_composition():
+    """One-sample steps: the PLD bound beats plain composition; and with a single silo record
+    (n = 1, no sampling) it must agree with the Gaussian mechanism composed, theta(2V sqrt(RK)/sigma)."""
+    data = sim.synthetic("logistic", 4, 50, 3, seed=0)
+    run = sim.isrl_local_sgd(data, rounds=20, local_steps=5, rate=0.1, sigma=2.0, clip=1.0)
+    composed, sampled = run.privacy
+    assert sampled.epsilon(1e-5) < composed.epsilon(1e-5)
+    single = privacy.isrl_one_sample_steps(1.0, 2.0, 100, 1)
+    exact = hs.theta(2.0 * math.sqrt(100) / 2.0, np.array([0.5, 2.0]))
+    upper = single.delta(np.array([0.5, 2.0]))
+    assert np.all(upper >= exact) and np.allclose(upper, exact, rtol=1e-3)

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from hockeystick import contraction, fdp
+from hockeystick import contraction, fdp, pld
 
 
 @dataclass(frozen=True)
@@ -108,8 +108,18 @@ def isrl_composition(clip: float, sigma: float, releases: int) -> Guarantee:
     """ISRL-DP of one silo's transcript (paper 003), without subsampling amplification: each
     release is a Gaussian mechanism on a mean of clipped gradients whose replace-one sensitivity is
     at most 2V (a with-replacement batch may draw the changed record every time), so
-    mu = 2 V sqrt(releases) / sigma. Valid but loose: the tight figure needs the with-replacement
-    subsampled-Gaussian PLD, which the library does not have yet."""
+    mu = 2 V sqrt(releases) / sigma. Valid but loose (no credit for sampling; minibatch SGD's
+    with-replacement batches of K have no PLD mechanism in the library yet)."""
     mu = 2.0 * clip * math.sqrt(releases) / sigma
     return gaussian_dp(mu, f"silo transcript, GDP composition without amplification (mu = {mu:.6g})",
                        "paper 003 ISRL-DP; Gaussian mechanism composed")
+
+
+def isrl_one_sample_steps(clip: float, sigma: float, steps: int, silo_size: int) -> Guarantee:
+    """ISRL-DP of one silo's local-SGD transcript (paper 003, Appendix I): every step draws one of
+    the silo's n records uniformly and adds N(0, sigma^2 I) to its clipped gradient, so it is the
+    replace-one subsampled Gaussian with batch 1 of n (sensitivity V), composed over all steps by
+    the certified PLD accountant (pld.fixed_size_subsampled_gaussian)."""
+    accountant = pld.fixed_size_subsampled_gaussian(sigma, 1, silo_size, sensitivity=clip).self_compose(steps)
+    return Guarantee(f"silo transcript, subsampled-Gaussian PLD over {steps} steps",
+                     "paper 003 ISRL-DP; PLD composition (hockeystick.pld)", True, accountant)
