@@ -211,3 +211,31 @@ def test_laplace_zero_beyond_distance_over_scale():
     assert hs.laplace_hockey_stick(1.0, 1.0, 1.0) == 0.0
     assert hs.laplace_hockey_stick(1.0, 1.0, 5.0) == 0.0
     assert hs.laplace_hockey_stick(np.inf, 1.0, 5.0) == 1.0
+
+
+@pytest.mark.parametrize(
+    "r, eps, expected",
+    [(1e155, 1.0, 1.0), (1e-155, 1.0, 0.0), (1.0, 1e155, 0.0), (1e300, 1e-300, 1.0),
+     (1e-300, 1e300, 0.0), (1e308, 0.0, 1.0), (5e-324, 1.0, 0.0), (1e154, 1e154, 1.0)],
+)
+def test_extreme_valid_inputs_give_the_limit(r, eps, expected):
+    # |eps/r -/+ r/2| beyond 1e150: theta is 0 or 1 to double precision, never an error
+    assert hs.theta(r, eps) == expected
+    assert hs.log_theta(r, eps) == (0.0 if expected == 1.0 else -np.inf)
+    assert hs.theta_depsilon(r, eps) <= 0.0
+
+
+def test_inverses_on_the_safe_side_where_theta_is_steep():
+    # near delta = 1e-300 one ulp of r moves theta by ~1400 ulp: the answer must still satisfy theta <= delta
+    rng = np.random.default_rng(7)
+    eps = 10.0 ** rng.uniform(-8, 3, 5000)
+    delta = 10.0 ** rng.uniform(-300, -0.01, 5000)
+    assert np.all(hs.theta(hs.theta_radius(eps, delta), eps) <= delta)
+    r = 10.0 ** rng.uniform(-3, 3, 5000)
+    assert np.all(hs.theta(r, hs.theta_epsilon(r, delta)) <= delta)
+    e, d = 2.375244889027305e-06, 2.591660729107911e-299  # found unsafe by review, +2.4e-12
+    assert hs.theta(hs.theta_radius(e, d), e) <= d
+
+
+def test_huge_thread_count_is_capped_not_fatal():
+    assert hs.theta(1.0, 1.0, threads=10**9) == hs.theta(1.0, 1.0)

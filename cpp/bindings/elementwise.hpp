@@ -29,10 +29,13 @@ namespace hockeystick_bindings {
 namespace py = pybind11;
 using input_array = py::array_t<double, py::array::c_style | py::array::forcecast>;
 
+// threads <= 0: all cores for large work (n >= 2^15 units), one below.  An explicit
+// count is capped at 4x the processors, so a typo cannot make OpenMP allocate a
+// stack per requested thread and abort the process.
 inline int resolve_threads(int threads, std::int64_t n) {
 #ifdef _OPENMP
     if (threads <= 0) return n >= (1 << 15) ? omp_get_max_threads() : 1;
-    return threads;
+    return std::min(threads, 4 * omp_get_num_procs());
 #else
     (void)n;
     (void)threads;

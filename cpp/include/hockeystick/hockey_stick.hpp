@@ -99,6 +99,7 @@ struct theta_parts {
     // log phi(x1) = -x1^2/2 - log sqrt(2 pi) as an unevaluated sum, so that log theta
     // near -1e6 is rounded once (half an ulp = 5.8e-11) rather than three times.
     double_double log_density() const {
+        if (std::isinf(square.hi)) return {-inf, 0.0};  // |x1| > 1.3e154
         double_double s = two_sum(-0.5 * square.hi, -constants::log_sqrt_two_pi);
         s.lo -= 0.5 * square.lo;
         return s;
@@ -129,6 +130,9 @@ inline thresholds standardized_thresholds(double r, double eps) {
     if (std::isinf(a)) return {{inf, 0.0}, inf, {inf, 0.0}, true};
     const double x1 = a - 0.5 * r;
     if (std::fabs(x1) < 8.0 && r < 16.0) return {{x1, 0.0}, a + 0.5 * r, {x1 * x1, 0.0}, false};
+    // Beyond 1e150 the error-free split would overflow; x1^2/2 > 5e299 there, so theta is
+    // 0 or 1 to double precision and log theta = -x1^2/2 (-inf past 1.3e154) needs no extra digits.
+    if (std::fabs(x1) > 1e150) return {{x1, 0.0}, a + 0.5 * r, {x1 * x1, 0.0}, false};
     const double_double q = dd_divide(eps, r);
     double_double x1dd = two_sum(q.hi, -0.5 * r);
     x1dd = two_sum(x1dd.hi, x1dd.lo + q.lo);

@@ -13,7 +13,9 @@
 //
 // Safe side: both solve theta = delta (1 - 2^-40), so the returned eps (or r) makes
 // theta <= delta even allowing theta's own error (< 1e-13 relative, 50x below the
-// margin); the answer moves by about 1e-12 relative, far inside any use.
+// margin); the answer moves by about 1e-12 relative, far inside any use.  Where theta
+// is so steep that one ulp of the answer exceeds the margin, a final check steps the
+// answer toward the safe side until theta <= delta holds (step_to_safe_side).
 #pragma once
 
 #include <cmath>
@@ -49,6 +51,20 @@ double bracketed_newton(F fdf, double lo, double hi, double x, double rel_tol, d
     return x;
 }
 
+// The Newton iterate can still sit one ulp on the wrong side where theta is steep
+// (d log theta / d log r ~ 2 log(1/delta) ~ 1400 near delta = 1e-300): step x by growing
+// multiples of its ulp in direction `dir` until theta(x) <= delta holds as computed.
+template <class Theta>
+double step_to_safe_side(double x, double dir, double delta, Theta theta_at) {
+    double step = std::fmax(std::fabs(x) * 2.220446049250313e-16, std::numeric_limits<double>::denorm_min());
+    for (int i = 0; i < 200 && theta_at(x) > delta; ++i) {
+        const double next = x + dir * step;
+        x = (next > 0.0) ? next : 0.5 * x;
+        step *= 2.0;
+    }
+    return x;
+}
+
 }  // namespace detail
 
 inline double theta_epsilon(double r, double delta) {
@@ -65,7 +81,8 @@ inline double theta_epsilon(double r, double delta) {
         if (!std::isfinite(*df)) *df = 0.0;
         return lt - log_delta;
     };
-    return detail::bracketed_newton(fdf, 0.0, hi, hi, 4e-16, 0.0);
+    const double eps = detail::bracketed_newton(fdf, 0.0, hi, hi, 4e-16, 0.0);
+    return detail::step_to_safe_side(eps, +1.0, delta, [&](double e) { return theta(r, e); });
 }
 
 inline double theta_radius(double eps, double delta) {
@@ -87,7 +104,7 @@ inline double theta_radius(double eps, double delta) {
         return log_delta - lt;
     };
     const double u = detail::bracketed_newton(fdf, std::log(r_lo), std::log(r_hi), std::log(r_lo), 0.0, 1e-16);
-    return std::exp(u);
+    return detail::step_to_safe_side(std::exp(u), -1.0, delta, [&](double r) { return theta(r, eps); });
 }
 
 }  // namespace hockeystick
