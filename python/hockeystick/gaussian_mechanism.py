@@ -9,15 +9,15 @@ exact privacy profile
     delta(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2) = theta_eps(mu)
 
 (paper 004 Lemma 7, eq. 8; paper 000 eq. 6).  Both directions are exact, not bounds
-with slack: ``delta`` is hs.theta and ``epsilon`` is its inverse hs.theta_epsilon.
+with slack: it is ``fdp.GaussianDP`` with mu computed from (sigma, sensitivity, rounds).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ._elementwise import ArrayLike, FloatOrArray, as_float_array
-from .hockey_stick import theta, theta_epsilon
+from ._elementwise import ArrayLike, as_float_array
+from .fdp.gdp import GaussianDP
 
 __all__ = ["GaussianMechanism"]
 
@@ -34,7 +34,7 @@ def _first_bad(arr: np.ndarray, ok) -> float:
     return float(flat[np.argmin(ok(flat))])
 
 
-class GaussianMechanism:
+class GaussianMechanism(GaussianDP):
     """T-fold composition of the Gaussian mechanism: mu = sqrt(rounds) * sensitivity / sigma.
 
     Parameters (numpy arrays broadcast with each other and with the argument)
@@ -57,17 +57,8 @@ class GaussianMechanism:
         if not np.all(integral(rounds_arr)):
             raise ValueError(f"rounds must be an integer >= 1, got {_first_bad(rounds_arr, integral)}")
         try:
-            self.mu: FloatOrArray = np.sqrt(rounds_arr) * sensitivity_arr / sigma_arr
+            mu = np.sqrt(rounds_arr) * sensitivity_arr / sigma_arr
         except ValueError:
             raise ValueError(f"sigma {sigma_arr.shape}, sensitivity {sensitivity_arr.shape} and rounds "
                              f"{rounds_arr.shape} do not broadcast together") from None
-        if np.ndim(self.mu) == 0:
-            self.mu = float(self.mu)
-
-    def delta(self, epsilon: ArrayLike) -> FloatOrArray:
-        """delta(eps) = theta_eps(mu) = Q(eps/mu - mu/2) - e^eps Q(eps/mu + mu/2)  (004 eq. 8)."""
-        return theta(self.mu, epsilon)
-
-    def epsilon(self, delta: ArrayLike) -> FloatOrArray:
-        """The smallest eps >= 0 with theta_eps(mu) <= delta, delta in (0, 1)."""
-        return theta_epsilon(self.mu, delta)
+        super().__init__(mu)
