@@ -13,6 +13,11 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <vector>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "elementwise.hpp"
 
@@ -26,6 +31,18 @@ namespace {
 py::array_t<double> to_array(const std::vector<double>& v) {
     py::array_t<double> out(static_cast<py::ssize_t>(v.size()));
     std::copy(v.begin(), v.end(), out.mutable_data());
+    return out;
+}
+
+py::dict to_dict(const pld::GridPMF& up, const pld::GridPMF& low) {
+    py::dict out;
+    out["k_lo"] = up.k_lo;
+    out["h"] = up.h;
+    out["upper"] = to_array(up.p);
+    out["upper_inf"] = up.p_inf;
+    out["lower"] = to_array(low.p);
+    out["lower_inf"] = low.p_inf;
+    out["connect_dots"] = low.connect_dots;
     return out;
 }
 
@@ -47,14 +64,52 @@ py::dict both_sides(Build build) {
                                   "; use a coarser value_discretization_interval or a larger max_cells");
         }
     }
-    py::dict out;
-    out["k_lo"] = up.k_lo;
-    out["h"] = up.h;
-    out["upper"] = to_array(up.p);
-    out["upper_inf"] = up.p_inf;
-    out["lower"] = to_array(low.p);
-    out["lower_inf"] = low.p_inf;
-    out["connect_dots"] = low.connect_dots;
+    return to_dict(up, low);
+}
+
+// Many subsampled-Gaussian PLDs (one per (sigma, q, direction)) in one call: the items are
+// independent, so they run in parallel over items with the GIL released; each item's own
+// cell loop stays serial inside (no nested parallel region).  Errors are collected per item
+// and the first one is raised after the loop.
+py::list many_subsampled_gaussians(input_array sigma, input_array q, py::array_t<bool> remove, double h,
+                                   double tail, std::int64_t max_cells, int threads) {
+    const std::int64_t n = static_cast<std::int64_t>(sigma.size());
+    if (q.size() != n || remove.size() != n || sigma.ndim() != 1 || q.ndim() != 1 || remove.ndim() != 1)
+        throw py::value_error("internal: sigma, sampling_rate and remove must be 1-d arrays of one length");
+    const double* s = sigma.data();
+    const double* r = q.data();
+    std::vector<char> rem(remove.data(), remove.data() + n);
+    std::vector<pld::GridPMF> up(n), low(n);
+    std::vector<std::string> error(n);
+    std::vector<char> too_long(n, 0);
+    {
+        py::gil_scoped_release release;
+#ifdef _OPENMP
+        const int nthreads = threads > 0 ? threads : std::min<int>(omp_get_max_threads(), static_cast<int>(n));
+#else
+        const int nthreads = 1;
+        (void)threads;
+#endif
+#pragma omp parallel for num_threads(std::max(nthreads, 1)) schedule(dynamic, 1) if (n > 1)
+        for (std::int64_t i = 0; i < n; ++i) {
+            try {
+                const pld::Cells cells = pld::subsampled_gaussian_cells(s[i], r[i], rem[i] != 0, h, tail, max_cells);
+                up[i] = pld::pessimistic_pmf(cells);
+                low[i] = pld::optimistic_pmf(cells);
+            } catch (const std::length_error& e) {
+                error[i] = e.what();
+                too_long[i] = 1;
+            } catch (const std::exception& e) {
+                error[i] = e.what();
+            }
+        }
+    }
+    for (std::int64_t i = 0; i < n; ++i)
+        if (!error[i].empty())
+            throw py::value_error(error[i] + (too_long[i] ? "; use a coarser value_discretization_interval or a "
+                                                            "larger max_cells" : ""));
+    py::list out;
+    for (std::int64_t i = 0; i < n; ++i) out.append(to_dict(up[i], low[i]));
     return out;
 }
 
@@ -85,6 +140,8 @@ void register_pld(py::module_& m) {
         return both_sides([=] { return pld::subsampled_gaussian_cells(sigma, q, remove, h, tail, max_cells); });
     }, py::arg("sigma"), py::arg("sampling_rate"), py::arg("remove"), py::arg("h"), py::arg("tail"),
        py::arg("max_cells"));
+    m.def("pld_subsampled_gaussian_many", &many_subsampled_gaussians, py::arg("sigma"), py::arg("sampling_rate"),
+          py::arg("remove"), py::arg("h"), py::arg("tail"), py::arg("max_cells"), py::arg("threads") = 0);
     m.def("pld_replace_subsampled_gaussian", [](double sigma, double q, double h, double tail,
                                                 std::int64_t max_cells) {
         return both_sides([=] { return pld::replace_subsampled_gaussian_cells(sigma, q, h, tail, max_cells); });
