@@ -43,6 +43,8 @@ DEFAULT_TAIL = 1e-15
 # Chernoff exponents tried, as multiples of the Gaussian-approximation optimum z / s
 # (z = sqrt(2 log(1/tail)), s the composed standard deviation): any lam gives a valid
 # bound; the best lies near 1 for near-Gaussian sums and far below it for heavy upper tails.
+# exp(x) is exactly 0 in double precision for every x below this.
+_LOG_UNDERFLOW = -746.0
 _LAMBDA_FACTORS = np.concatenate([np.logspace(-4, -0.5, 8), [0.5, 0.7, 1.0, 1.4, 2.0]])
 
 
@@ -100,8 +102,7 @@ def compose(factors: Sequence[tuple[GridPMF, int]], *, pessimistic: bool, tail: 
 
     log_mod = np.zeros(m // 2 + 1)      # sum c log|X|
     log_mod_pert = np.zeros(m // 2 + 1)  # sum c log(|X| + delta)
-    phase = np.zeros(m // 2 + 1)
-    power_rel_err = np.zeros(m // 2 + 1)
+    spectra = []
     for pmf, count in factors:
         folded = np.bincount(np.arange(pmf.p.size) % m, weights=pmf.p, minlength=m) if pmf.p.size > m else pmf.p
         spec = scipy.fft.rfft(folded, n=m, workers=workers)
@@ -110,11 +111,22 @@ def compose(factors: Sequence[tuple[GridPMF, int]], *, pessimistic: bool, tail: 
             lm = np.log(mod)
         log_mod += count * lm
         log_mod_pert += count * np.log(mod + fft_err * pmf.finite_mass)
-        phase += count * np.angle(spec)
-        power_rel_err += count * (np.abs(np.where(np.isfinite(lm), lm, 0.0)) + math.pi + 2.0)
-    modulus = np.exp(log_mod)
-    spectrum = modulus * np.exp(1j * np.mod(phase, 2 * math.pi))
-    d_spec = (np.exp(log_mod_pert) - modulus) + modulus * (2.0 * UNIT_ROUNDOFF * power_rel_err)
+        spectra.append((spec, lm, count))
+    # Where even the perturbed power underflows (exp < e^-746 is 0 in double), the power,
+    # its error bound and hence the spectrum entry are exactly 0: only the other ("live")
+    # frequencies need the phase and the exponentials.  After many rounds these are a
+    # small band of low frequencies (|X_k|^T decays like exp(-T var w_k^2 / 2)).
+    live = np.flatnonzero(log_mod_pert > _LOG_UNDERFLOW)
+    phase = np.zeros(live.size)
+    power_rel_err = np.zeros(live.size)
+    for spec, lm, count in spectra:
+        phase += count * np.angle(spec[live])
+        lm_live = lm[live]
+        power_rel_err += count * (np.abs(np.where(np.isfinite(lm_live), lm_live, 0.0)) + math.pi + 2.0)
+    modulus = np.exp(log_mod[live])
+    spectrum = np.zeros(m // 2 + 1, dtype=np.complex128)
+    spectrum[live] = modulus * np.exp(1j * np.mod(phase, 2 * math.pi))
+    d_spec = (np.exp(log_mod_pert[live]) - modulus) + modulus * (2.0 * UNIT_ROUNDOFF * power_rel_err)
     out = scipy.fft.irfft(spectrum, n=m, workers=workers)
     spec_l1 = 2.0 * float(modulus.sum())
     # Per entry: (1/M) sum_k |dY_k| + the inverse transform's own error; in total: Parseval.
