@@ -84,13 +84,17 @@ py::list many_subsampled_gaussians(input_array sigma, input_array q, py::array_t
     std::vector<char> too_long(n, 0);
     {
         py::gil_scoped_release release;
+        // threads = 0: all cores, but only when the work (estimated cells) is large enough to pay
+        // for a parallel region, which costs milliseconds on a loaded machine.
+        double cells = 0.0;
+        for (std::int64_t i = 0; i < n; ++i) cells += pld::subsampled_gaussian_loss_width(s[i], r[i], tail) / h;
 #ifdef _OPENMP
-        const int nthreads = threads > 0 ? threads : std::min<int>(omp_get_max_threads(), static_cast<int>(n));
+        const int nthreads = threads > 0 ? threads : (cells >= 100000.0 ? omp_get_max_threads() : 1);
 #else
         const int nthreads = 1;
         (void)threads;
 #endif
-#pragma omp parallel for num_threads(std::max(nthreads, 1)) schedule(dynamic, 1) if (n > 1)
+#pragma omp parallel for num_threads(std::max(nthreads, 1)) schedule(dynamic, 1) if (n > 1 && nthreads > 1)
         for (std::int64_t i = 0; i < n; ++i) {
             try {
                 const pld::Cells cells = pld::subsampled_gaussian_cells(s[i], r[i], rem[i] != 0, h, tail, max_cells);
