@@ -75,3 +75,14 @@ def test_batched_sweep_equals_pointwise_evaluation():
         one = pld.SubsampledGaussianPLD(sigma=sigmas[i], **kw).epsilon(1e-4, bound="both")
         assert (lo[i], up[i]) == one
     assert np.all(np.diff(up) <= 0)  # more noise, smaller epsilon
+
+
+def test_kept_profile_equals_the_one_shot_evaluation():
+    """GridPMF keeps its suffix sums; delta/epsilon through them equal the one-shot kernels exactly."""
+    composed = pld.subsampled_gaussian(1.0, 0.1, value_discretization_interval=5e-3).self_compose(30).composed(True)[0]
+    eps = np.linspace(-1, 8, 301)
+    deltas = np.logspace(-12, -0.5, 50)
+    args = (composed.p, composed.k_lo, composed.h, composed.p_inf)
+    np.testing.assert_array_equal(composed._profile.delta(eps, 1), _core.pld_delta(*args, eps, 1))
+    np.testing.assert_array_equal(composed._profile.epsilon(deltas, 1), _core.pld_epsilon(*args, deltas, 1))
+    assert composed._profile is composed._profile

@@ -117,10 +117,9 @@ py::list many_subsampled_gaussians(input_array sigma, input_array q, py::array_t
     return out;
 }
 
+// delta(eps) / epsilon(delta) of one PMF, many arguments, OpenMP over them (GIL released).
 template <class Eval>
-py::array_t<double> over_grid_profile(input_array p, std::int64_t k_lo, double h, double p_inf, input_array x,
-                                      int threads, Eval eval) {
-    if (p.ndim() != 1) throw py::value_error("internal: the PMF must be one-dimensional");
+py::array_t<double> over_profile(const pld::GridProfile& profile, input_array x, int threads, Eval eval) {
     std::vector<py::ssize_t> shape(x.shape(), x.shape() + x.ndim());
     py::array_t<double> out(shape);
     const std::int64_t n = static_cast<std::int64_t>(x.size());
@@ -128,7 +127,6 @@ py::array_t<double> over_grid_profile(input_array p, std::int64_t k_lo, double h
     double* dst = out.mutable_data();
     {
         py::gil_scoped_release release;
-        const pld::GridProfile profile(p.data(), static_cast<std::int64_t>(p.size()), k_lo, h, p_inf);
         const int nthreads = resolve_threads(threads, n);
 #pragma omp parallel for num_threads(nthreads) schedule(static)
         for (std::int64_t i = 0; i < n; ++i) dst[i] = eval(profile, src[i]);
@@ -136,9 +134,36 @@ py::array_t<double> over_grid_profile(input_array p, std::int64_t k_lo, double h
     return out;
 }
 
+// The same for a PMF given by its masses: the profile is built for this call only.
+template <class Eval>
+py::array_t<double> over_grid_profile(input_array p, std::int64_t k_lo, double h, double p_inf, input_array x,
+                                      int threads, Eval eval) {
+    if (p.ndim() != 1) throw py::value_error("internal: the PMF must be one-dimensional");
+    const pld::GridProfile profile = [&] {
+        py::gil_scoped_release release;
+        return pld::GridProfile(p.data(), static_cast<std::int64_t>(p.size()), k_lo, h, p_inf);
+    }();
+    return over_profile(profile, x, threads, eval);
+}
+
 }  // namespace
 
 void register_pld(py::module_& m) {
+    // The suffix sums of one PMF, built once (O(grid)) and kept, so that the several
+    // delta/epsilon evaluations of a charged inversion do not rebuild them each time.
+    py::class_<pld::GridProfile>(m, "PldGridProfile")
+        .def(py::init([](input_array p, std::int64_t k_lo, double h, double p_inf) {
+                 if (p.ndim() != 1) throw py::value_error("internal: the PMF must be one-dimensional");
+                 py::gil_scoped_release release;
+                 return pld::GridProfile(p.data(), static_cast<std::int64_t>(p.size()), k_lo, h, p_inf);
+             }),
+             py::arg("p"), py::arg("k_lo"), py::arg("h"), py::arg("p_inf"))
+        .def("delta", [](const pld::GridProfile& g, input_array eps, int threads) {
+            return over_profile(g, eps, threads, [](const pld::GridProfile& q, double e) { return q.delta(e); });
+        }, py::arg("epsilon"), py::arg("threads") = 0)
+        .def("epsilon", [](const pld::GridProfile& g, input_array delta, int threads) {
+            return over_profile(g, delta, threads, [](const pld::GridProfile& q, double d) { return q.epsilon(d); });
+        }, py::arg("delta"), py::arg("threads") = 0);
     m.def("pld_subsampled_gaussian", [](double sigma, double q, bool remove, double h, double tail,
                                         std::int64_t max_cells) {
         return both_sides([=] { return pld::subsampled_gaussian_cells(sigma, q, remove, h, tail, max_cells); });
