@@ -89,7 +89,7 @@ py::list many_subsampled_gaussians(input_array sigma, input_array q, py::array_t
         double cells = 0.0;
         for (std::int64_t i = 0; i < n; ++i) cells += pld::subsampled_gaussian_loss_width(s[i], r[i], tail) / h;
 #ifdef _OPENMP
-        const int nthreads = threads > 0 ? threads : (cells >= 100000.0 ? omp_get_max_threads() : 1);
+        const int nthreads = threads > 0 ? threads : (cells >= 20000.0 ? omp_get_max_threads() : 1);
 #else
         const int nthreads = 1;
         (void)threads;
