@@ -92,7 +92,7 @@ class SubsampledGaussianPLD:
     FINEST_INTERVAL = 1e-5
     # Points discretized per C++ call: enough items to keep every core busy, while the
     # cache of composed PLDs (kept for the current chunk only) stays small.
-    BATCH = 16
+    BATCH = 8
 
     def __init__(self, sigma: ArrayLike, sampling_rate: ArrayLike, rounds: ArrayLike, *,
                  sensitivity: ArrayLike = 1.0,
