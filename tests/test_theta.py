@@ -140,6 +140,7 @@ def test_theta_epsilon_round_trip(r, log10_delta):
     if eps == 0.0:
         assert hs.theta(r, 0.0) <= delta
     else:
+        assert hs.theta(r, eps) <= delta  # the safe side: eps is never too small
         assert hs.theta(r, eps) == pytest.approx(delta, rel=1e-10)
 
 
@@ -148,6 +149,7 @@ def test_theta_epsilon_round_trip(r, log10_delta):
 def test_theta_radius_round_trip(eps, log10_delta):
     delta = 10.0**log10_delta
     r = hs.theta_radius(eps, delta)
+    assert hs.theta(r, eps) <= delta  # the safe side: the calibrated noise is never too small
     assert hs.theta(r, eps) == pytest.approx(delta, rel=1e-10)
 
 

@@ -20,6 +20,17 @@ from .hockey_stick import (
 
 __version__ = "0.1.0"
 
+# Families of accountants, imported on first use (``hockeystick.pld`` etc.).
+_SUBPACKAGES = ("contraction", "pld", "fdp", "rdp", "simulate", "sweep", "calibrate", "plots", "figures")
+
+
+def __getattr__(name: str):
+    if name in _SUBPACKAGES:
+        import importlib
+
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'hockeystick' has no attribute {name!r}")
+
 __all__ = [
     "gaussian_tail",
     "gaussian_tail_inverse",

@@ -1,12 +1,317 @@
-"""The ``hockeystick`` command line (grows a subcommand per accountant)."""
+"""The ``hockeystick`` command line: sweeps, calibration, single guarantees, figures.
+
+    hockeystick sweep --example                  the README's main job (writes ./hockeystick-out/)
+    hockeystick sweep grid.toml -o sweep.parquet
+    hockeystick calibrate -a gaussian --epsilon 1 --delta 1e-5 -p rounds=1,10,100,1000
+    hockeystick delta -a gaussian -p sigma=2 -p rounds=100 --epsilon 1
+    hockeystick epsilon -a gaussian -p sigma=2 -p rounds=100 --delta 1e-5
+    hockeystick accountants                      what -a accepts, with each one's parameters
+
+Parameters are NAME=VALUE where VALUE is a number (fixed), a list 1,2,4, or a range
+log:START:STOP:NUM / linear:START:STOP:NUM (an axis of the grid).  Exit status: 0 on
+success, 2 for bad input (with a message on stderr saying what to change), 1 when the
+run itself fails, 130 when interrupted.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import os
 import sys
+from pathlib import Path
+from typing import Any, Sequence
 
 from . import __version__
 from .hockey_stick import theta, theta_epsilon, theta_radius
+
+EXIT_USAGE = 2
+EXIT_FAILURE = 1
+
+
+class _UsageError(Exception):
+    """Bad input found by the command itself (exit status 2)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a pointer to --help and the examples on every usage error."""
+
+    def error(self, message: str) -> Any:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n"
+                              f"run '{self.prog} --help' for the options and examples\n")
+
+
+# --- shared options ------------------------------------------------------------------------
+
+def _accountant_options(parser: argparse.ArgumentParser) -> None:
+    from .sweep import registry
+
+    group = parser.add_argument_group("what to evaluate")
+    group.add_argument("-a", "--accountant", action="append", default=None, metavar="NAME",
+                       help=f"accountant (repeat or comma-separate for several: best bound per point); "
+                            f"registered: {', '.join(registry.names())}")
+    group.add_argument("-p", "--param", action="append", default=[], metavar="NAME=VALUE",
+                       help="a parameter: NAME=1.5 (fixed), NAME=1,2,4 (list), NAME=log:0.5:20:100 or "
+                            "NAME=linear:1:1000:50 (range); repeat for each parameter")
+    group.add_argument("--epsilon", metavar="VALUE", help="epsilon (same VALUE forms as --param)")
+    group.add_argument("--delta", metavar="VALUE", help="delta (same VALUE forms as --param)")
+
+
+def _output_options(parser: argparse.ArgumentParser, *, required_out: bool = False) -> None:
+    group = parser.add_argument_group("output")
+    group.add_argument("-o", "--out", metavar="FILE", required=False,
+                       help="write every point to FILE.csv, FILE.npz or FILE.parquet"
+                            + (" (required)" if required_out else ""))
+    group.add_argument("--plot", metavar="PNG", help="draw the sweep's natural picture to PNG")
+    group.add_argument("--chunk-size", type=_positive_int, metavar="N", help="points per chunk (default ~1M)")
+    group.add_argument("--progress", dest="progress", action="store_true", default=None,
+                       help="always show the progress bar (default: when stderr is a terminal)")
+    group.add_argument("--no-progress", dest="progress", action="store_false", help="never show it")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _parameters(args: argparse.Namespace) -> dict[str, str]:
+    params: dict[str, str] = {}
+    for item in args.param:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip() or not value.strip():
+            raise _UsageError(f"--param {item!r}: write NAME=VALUE, e.g. -p sigma=2 or -p rounds=1,10,100")
+        params[name.strip()] = value.strip()
+    for name in ("epsilon", "delta"):
+        if getattr(args, name, None) is not None:
+            params[name] = getattr(args, name)
+    return params
+
+
+def _accountants(args: argparse.Namespace, default: Sequence[str] | None = None) -> list[str]:
+    from .sweep import registry
+
+    names = [n.strip() for item in (args.accountant or []) for n in item.split(",") if n.strip()]
+    if not names:
+        if default:
+            return list(default)
+        raise _UsageError(f"say which accountant with -a NAME; registered: {', '.join(registry.names())}")
+    return names
+
+
+# --- output --------------------------------------------------------------------------------
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    cells = [[_cell(v) for v in row] for row in rows]
+    widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(headers)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths)),
+             "  ".join("-" * w for w in widths)]
+    lines += ["  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in cells]
+    return "\n".join(lines)
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int,)) or (isinstance(value, float) and value.is_integer() and abs(value) < 1e15):
+        return f"{int(value)}"
+    return f"{value:.6g}"
+
+
+def _describe(point: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={_cell(v)}" for k, v in point.items()) or "-"
+
+
+def _rate(points_per_second: float) -> str:
+    for scale, unit in ((1e6, "M "), (1e3, "k ")):
+        if points_per_second >= scale:
+            return f"{points_per_second / scale:.3g} {unit}points/s"
+    return f"{points_per_second:.3g} points/s"
+
+
+def _print_summary(result: Any) -> None:
+    grid, summary = result.grid, result.summary
+    print(f"{grid.size:,} points  {' + '.join(grid.accountants)} -> {grid.output}  "
+          f"in {result.seconds:.2f} s ({_rate(result.points_per_second)})")
+    if grid.fixed:
+        print("fixed: " + _describe(dict(grid.fixed)))
+    rows = []
+    for name in grid.outputs:
+        if name in summary.low:
+            (lo, i), (hi, j) = summary.low[name], summary.high[name]
+            rows.append([name, lo, _describe(summary.point(i)), hi, _describe(summary.point(j))])
+    if rows:
+        print(_table(["column", "min", "at", "max", "at"], rows))
+    if summary.best_counts is not None:
+        total = max(int(summary.best_counts.sum()), 1)
+        print("best bound from: " + ", ".join(f"{a} {100 * c / total:.1f}%"
+                                               for a, c in zip(grid.accountants, summary.best_counts)))
+
+
+def _print_points(result: Any, max_rows: int) -> None:
+    """Every point as a table when there are few, else the summary."""
+    columns = result.columns
+    if columns is None or result.grid.size > max_rows:
+        _print_summary(result)
+        return
+    names = list(columns)
+    rows = []
+    for i in range(result.grid.size):
+        row = []
+        for n in names:
+            v = columns[n][i]
+            row.append(result.grid.accountants[int(v)] if n == "best" else v.item())
+        rows.append(row)
+    if result.grid.fixed:
+        print("fixed: " + _describe(dict(result.grid.fixed)))
+    print(_table(names, rows))
+
+
+# --- subcommands ---------------------------------------------------------------------------
+
+def _execute(grid: Any, args: argparse.Namespace, *, out: str | None, keep: bool = False) -> Any:
+    """Run ``grid`` in-process or on Dask (--workers / --scheduler), after checking --plot."""
+    from .sweep.run import run_sweep
+
+    if getattr(args, "plot", None):
+        _check_plot_path(args.plot)
+    kwargs = dict(chunk_size=args.chunk_size, progress=args.progress)
+    if getattr(args, "workers", None) or getattr(args, "scheduler", None):
+        from .sweep.dask import run_on_dask
+
+        return run_on_dask(grid, out, scheduler=args.scheduler, workers=args.workers or 2, **kwargs)
+    return run_sweep(grid, out, keep=keep, **kwargs)
+
+
+def _check_plot_path(path: str) -> None:
+    p = Path(path)
+    if importlib.util.find_spec("matplotlib") is None:
+        raise _UsageError("--plot needs matplotlib: pip install 'hockeystick[plot]'")
+    if p.suffix.lower() != ".png":
+        raise _UsageError(f"--plot {path!r}: name the picture *.png")
+    if not (p.parent if str(p.parent) else Path(".")).is_dir():
+        raise _UsageError(f"--plot {path!r}: directory {str(p.parent)!r} does not exist; create it first")
+    if not os.access(p.parent if str(p.parent) else ".", os.W_OK):
+        raise _UsageError(f"--plot {path!r}: directory {str(p.parent)!r} is not writable")
+
+
+def _finish(grid: Any, result: Any, args: argparse.Namespace) -> None:
+    if result.path:
+        print(f"result written to {os.path.abspath(result.path)}")
+    if args.plot:
+        from .plots import plot_grid
+
+        print(f"plot written to {os.path.abspath(plot_grid(grid, args.plot))}")
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    from .sweep.grid import Grid, read_toml
+
+    if args.example:
+        return _example(args)
+    spec: dict[str, Any] = read_toml(args.config) if args.config else {}
+    params = dict(spec.get("parameters", {}))
+    params.update(_parameters(args))
+    if args.accountant or not spec:
+        spec["accountants"] = _accountants(args)
+        spec.pop("accountant", None)
+    if args.quantity or "output" not in spec:
+        spec["output"] = args.quantity or "delta"
+    spec["parameters"] = params
+    chunk_size = spec.pop("chunk_size", None)
+    if args.chunk_size is None and chunk_size is not None:
+        args.chunk_size = int(chunk_size)
+    grid = Grid.from_dict(spec)
+    if not args.out:
+        raise _UsageError("say where to write the sweep: -o FILE.parquet (or .npz, .csv)")
+    result = _execute(grid, args, out=args.out)
+    _print_summary(result)
+    _finish(grid, result, args)
+    return 0
+
+
+def _single(output: str):
+    def command(args: argparse.Namespace) -> int:
+        from .sweep.grid import Grid
+
+        grid = Grid.from_parameters(_accountants(args), output, _parameters(args))
+        result = _execute(grid, args, out=args.out, keep=grid.size <= args.max_rows)
+        _print_points(result, args.max_rows)
+        _finish(grid, result, args)
+        return 0
+    return command
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    from .sweep.grid import Grid
+
+    params = _parameters(args)
+    for name in ("epsilon", "delta"):
+        if name not in params:
+            raise _UsageError(f"calibration needs a target: give --{name} VALUE")
+    grid = Grid.from_parameters(_accountants(args), args.parameter, params)
+    result = _execute(grid, args, out=args.out, keep=grid.size <= args.max_rows)
+    _print_points(result, args.max_rows)
+    _finish(grid, result, args)
+    return 0
+
+
+def _figures(args: argparse.Namespace) -> int:
+    try:
+        from .figures import write_figures
+    except ImportError:
+        raise _UsageError("this build has no paper figures (hockeystick.figures is missing); "
+                          "install a release that includes the contraction accountant") from None
+    out_dir = Path(args.out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    if not os.access(out_dir, os.W_OK):
+        raise _UsageError(f"--out-dir {str(out_dir)!r} is not writable")
+    for path in write_figures(out_dir):
+        print(f"figure written to {os.path.abspath(path)}")
+    return 0
+
+
+def _example(args: argparse.Namespace) -> int:
+    from .sweep.example import run_example
+
+    report = run_example(Path(args.out_dir), progress=args.progress)
+    print(f"sweep file: {os.path.abspath(report.toml_path)}  (edit it, then: hockeystick sweep "
+          f"{report.toml_path} -o my_sweep.parquet)")
+    _print_summary(report.sweep)
+    print(f"result written to {os.path.abspath(report.sweep.path)}")
+    _print_plot(report.sweep_plot)
+    grid = report.calibration.grid
+    print(f"\nsigma needed for (epsilon, delta) = ({grid.fixed['epsilon']:g}, {grid.fixed['delta']:g}):")
+    _print_points(report.calibration, max_rows=100)
+    print(f"calibration written to {os.path.abspath(report.calibration.path)}")
+    _print_plot(report.calibration_plot)
+    return 0
+
+
+def _print_plot(path: str | None) -> None:
+    if path is None:
+        print("plot skipped: matplotlib is not installed (pip install 'hockeystick[plot]')")
+    else:
+        print(f"plot written to {os.path.abspath(path)}")
+
+
+def _list_accountants(args: argparse.Namespace) -> int:
+    from .sweep import registry
+
+    for name in registry.names():
+        entry = registry.get(name)
+        optional = [p for p in entry.parameters if p not in entry.required]
+        print(f"{name}: {entry.summary}")
+        print(f"    needs: {', '.join(entry.required)}" + (f"; optional: {', '.join(optional)}" if optional else ""))
+        if entry.calibratable:
+            print("    calibrate: " + ", ".join(f"{p} ({'smallest' if c.direction == 'decreasing' else 'largest'})"
+                                             for p, c in entry.calibratable.items()))
+    return 0
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -21,10 +326,95 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
+_SWEEP_EXAMPLES = """\
+examples:
+  hockeystick sweep --example                       # the main job: a few million points + calibration
+  hockeystick sweep grid.toml -o sweep.parquet --plot sweep.png
+  hockeystick sweep -a gaussian -p sigma=log:0.5:20:1000 -p rounds=1,10,100,1000 \\
+      --epsilon linear:0.1:8:500 -o sweep.npz
+  hockeystick sweep grid.toml -o sweep.parquet --workers 4          # on a local Dask cluster
+  hockeystick sweep grid.toml -o /shared/sweep.parquet --scheduler tcp://host:8786
+
+grid.toml:
+  accountants = ["gaussian"]
+  output = "delta"                  # or "epsilon", or a parameter to calibrate ("sigma")
+  [parameters]
+  sigma = { log = [0.5, 20, 1000] }
+  rounds = [1, 10, 100, 1000]
+  epsilon = { linear = [0.1, 8, 500] }
+  sensitivity = 1.0
+"""
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="hockeystick", description=__doc__)
+    parser = _Parser(prog="hockeystick", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
+    raw = argparse.RawDescriptionHelpFormatter
+
+    sweep = sub.add_parser("sweep", help="evaluate an accountant over a grid of parameter points",
+                           description="Evaluate one or more accountants over the Cartesian product of the "
+                                       "parameter axes, in chunks, streaming to a file.",
+                           epilog=_SWEEP_EXAMPLES, formatter_class=raw)
+    sweep.add_argument("config", nargs="?", help="a sweep file (TOML, layout below); flags add to or override it")
+    sweep.add_argument("--example", action="store_true",
+                       help="run the built-in example end to end (sweep + calibration + plots)")
+    sweep.add_argument("--out-dir", default="hockeystick-out", metavar="DIR",
+                       help="where --example writes (default ./hockeystick-out)")
+    sweep.add_argument("-q", "--quantity", metavar="OUTPUT",
+                       help="delta (default), epsilon, or a parameter to calibrate such as sigma")
+    _accountant_options(sweep)
+    _output_options(sweep, required_out=True)
+    dask = sweep.add_argument_group("Dask (default: in-process)")
+    dask.add_argument("--workers", type=_positive_int, metavar="N", help="run on a LocalCluster with N workers")
+    dask.add_argument("--scheduler", metavar="ADDRESS", help="run on the Dask cluster at ADDRESS (shared filesystem)")
+    sweep.set_defaults(func=_sweep)
+
+    for name, output, other in (("delta", "delta", "epsilon"), ("epsilon", "epsilon", "delta")):
+        p = sub.add_parser(name, help=f"{output}({other}) of an accountant at a point or a few",
+                           description=f"Print {output}({other}) for each point (a table for a few points, "
+                                       "a summary for many).",
+                           epilog=f"examples:\n  hockeystick {name} -a gaussian -p sigma=2 -p rounds=100 "
+                                  f"--{other} {'1' if other == 'epsilon' else '1e-5'}\n"
+                                  f"  hockeystick {name} -a gaussian -p sigma=1,2,4 -p rounds=100 "
+                                  f"--{other} {'0.5,1,2' if other == 'epsilon' else '1e-5,1e-8'}",
+                           formatter_class=raw)
+        _accountant_options(p)
+        _output_options(p)
+        p.add_argument("--max-rows", type=_positive_int, default=50, metavar="N",
+                       help="print every point up to N points, else a summary (default 50)")
+        p.set_defaults(func=_single(output), workers=None, scheduler=None)
+
+    cal = sub.add_parser("calibrate", help="smallest sigma (or largest rounds ...) within a target (epsilon, delta)",
+                         description="For each point, the extreme value of --parameter that keeps the accountant "
+                                     "within (epsilon, delta): the smallest sigma, or the largest rounds or "
+                                     "sampling rate.",
+                         epilog="examples:\n"
+                                "  hockeystick calibrate -a gaussian --epsilon 1 --delta 1e-5 -p rounds=1,10,100,1000\n"
+                                "  hockeystick calibrate -a gaussian --parameter rounds --epsilon 1 --delta 1e-5 "
+                                "-p sigma=2,5,10\n"
+                                "  hockeystick calibrate -a gaussian --epsilon 0.5,1,2,4 --delta 1e-5 "
+                                "-p rounds=log:1:10000:40 --plot sigma.png\n"
+                                "  hockeystick calibrate -a trusted_aggregator --epsilon 1 --delta 1e-5 -p n=60000 \\\n"
+                                "      -p batch_size=10,100,1000 -p learning_rate=0.5 -p lipschitz=1 -p radius=1",
+                         formatter_class=raw)
+    cal.add_argument("--parameter", default="sigma", metavar="NAME",
+                     help="what to calibrate (default sigma; rounds, sampling_rate ... where the accountant has it)")
+    _accountant_options(cal)
+    _output_options(cal)
+    cal.add_argument("--max-rows", type=_positive_int, default=50, metavar="N",
+                     help="print every point up to N points, else a summary (default 50)")
+    cal.set_defaults(func=_calibrate, workers=None, scheduler=None)
+
+    fig = sub.add_parser("figures", help="reproduce the papers' figures as PNG files",
+                         epilog="example:\n  hockeystick figures --out-dir figures/", formatter_class=raw)
+    fig.add_argument("--out-dir", default="figures", metavar="DIR", help="directory for the PNGs (default ./figures)")
+    fig.set_defaults(func=_figures)
+
+    acc = sub.add_parser("accountants", help="list the accountants with their parameters",
+                         epilog="example:\n  hockeystick accountants", formatter_class=raw)
+    acc.set_defaults(func=_list_accountants)
+
     demo = sub.add_parser("demo", help="print a few theta values and one noise calibration",
                           epilog="example: hockeystick demo --epsilon 1 --delta 1e-5")
     demo.add_argument("--epsilon", type=float, default=1.0, help="target epsilon (default 1)")
@@ -37,11 +427,22 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    prog = f"hockeystick {args.command}"
     try:
         return args.func(args)
-    except ValueError as exc:
-        print(f"hockeystick: error: {exc}", file=sys.stderr)
-        return 2
+    except (_UsageError, ValueError) as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # the reader went away (hockeystick ... | head): stop quietly, as other filters do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+    except (OSError, RuntimeError) as exc:
+        print(f"{prog}: failed: {exc}", file=sys.stderr)
+        return EXIT_FAILURE
 
 
 if __name__ == "__main__":

@@ -1,9 +1,25 @@
 // hockeystick: header-only numerics for differential-privacy accounting.
-// Include this one header to embed the core; it needs only the C++17 standard library.
+// Include this one header to embed the core; it needs only the C++17 standard library
+// (OpenMP pragmas in the PLD loops take effect when compiled with -fopenmp).
 #pragma once
 
+// Gaussian tail, Mills ratio, the hockey-stick divergence theta and its inverses.
 #include "error_free.hpp"
 #include "gaussian_tail.hpp"
 #include "hockey_stick.hpp"
 #include "hockey_stick_inverse.hpp"
 #include "mills_ratio.hpp"
+
+// Contraction bounds for hidden-state training (papers 000 and 002).
+#include "contraction_bounds.hpp"
+#include "contraction_epsilon.hpp"
+#include "contraction_factor.hpp"
+#include "contraction_sums.hpp"
+
+// The shifted-interpolation engine of paper 004 (f-DP of noisy FedAvg / FedProx).
+#include "fdp_interpolation.hpp"
+
+// Discretized privacy loss distributions and their hockey-stick curves.
+#include "pld_cells.hpp"
+#include "pld_connect_dots.hpp"
+#include "pld_hockey_stick.hpp"

@@ -1,0 +1,227 @@
+"""Noise calibration for any registered accountant: the extreme parameter value within (eps, delta).
+
+``calibrate("gaussian", "sigma", epsilon=1, delta=1e-5, rounds=[10, 100])`` returns the
+smallest sigma whose bound satisfies delta(eps) <= delta at every grid point; for a
+parameter the bound INCREASES with (rounds, sampling rate) it returns the largest
+value.  It needs only the accountant contract and the monotonicity the registry
+records for the parameter:
+
+1. bracket: from a starting value, step geometrically (x4, x16, x256, ...) towards the feasible side
+   until the bound meets the target, and towards the infeasible side until it fails;
+   a point whose target no value inside the parameter's range can meet raises a
+   ValueError saying which point and what the bound reaches there;
+2. refine: Chandrupatla's bracketing root finder (scipy.optimize.elementwise.find_root)
+   on log delta - log target against log parameter; integers by bisection to adjacent
+   values.
+
+Everything is vectorized: each step is ONE accountant call on the still-open points.
+The value returned was evaluated and met the target, so it is valid even if the bound
+were not monotone (then it may just not be the extreme one).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._elementwise import ArrayLike, FloatOrArray, as_float_array
+from .sweep import registry
+from .sweep.registry import AccountantEntry, Calibratable
+
+__all__ = ["calibrate"]
+
+_STEP = 4.0                 # first bracketing factor; it is squared after every step (4, 16, 256, ...)
+_SPAN = 1e300               # how far (as a ratio) the bracket may move from the start before giving up
+_INTEGER_SPAN = 2.0 ** 52   # ... for integer parameters (exact in double precision)
+_SMALLEST = np.nextafter(0.0, 1.0)
+
+
+def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: ArrayLike, delta: ArrayLike,
+              rtol: float = 1e-10, start: float | None = None, **params: ArrayLike) -> FloatOrArray:
+    """The smallest (or largest) ``parameter`` keeping ``accountant`` within (epsilon, delta).
+
+    Parameters
+    ----------
+    accountant : registered name (see ``hockeystick.sweep.registry.names()``) or entry
+    parameter : a calibratable parameter of that accountant ("sigma", "rounds", ...)
+    epsilon, delta : target; delta in (0, 1).  Broadcast with ``params``.
+    rtol : relative width of the final bracket for continuous parameters.
+    start : where bracketing starts (default 1, clipped to the parameter's range).
+    **params : the accountant's other parameters (arrays broadcast together).
+
+    Returns the calibrated value at each broadcast point (float for scalar input).
+    For a "decreasing" parameter (sigma) 0.0 means every value meets the target; for
+    an "increasing" one (rounds) ``inf`` means no value breaks it.
+    """
+    entry = registry.get(accountant) if isinstance(accountant, str) else accountant
+    spec = _spec(entry, parameter, params)
+    if not (0 < rtol < 1):
+        raise ValueError(f"rtol must lie in (0, 1), got {rtol}")
+    named = {k: as_float_array(v, k) for k, v in dict(epsilon=epsilon, delta=delta, **params).items()}
+    try:
+        shape = np.broadcast_shapes(*(a.shape for a in named.values()))
+    except ValueError:
+        given = ", ".join(f"{k} {a.shape}" for k, a in named.items())
+        raise ValueError(f"shapes do not broadcast together: {given}") from None
+    scalar = all(a.ndim == 0 for a in named.values())
+    # parameters given as scalars stay scalars (some accountants take scalar-only options)
+    flat = {k: float(a) if a.ndim == 0 and k not in ("epsilon", "delta") else np.broadcast_to(a, shape).ravel()
+            for k, a in named.items()}
+    eps, dlt = flat.pop("epsilon"), flat.pop("delta")
+    if np.any(~(dlt > 0) | ~(dlt < 1)):
+        raise ValueError(f"delta must lie strictly between 0 and 1, got {dlt[~(dlt > 0) | ~(dlt < 1)][0]}")
+    if np.any(~(eps >= 0)):
+        raise ValueError(f"epsilon must be >= 0, got {eps[~(eps >= 0)][0]}")
+    problem = _Problem(entry, parameter, spec, eps, dlt, flat)
+    result = problem.solve(1.0 if start is None else float(start), rtol).reshape(shape)
+    return float(result) if scalar else result
+
+
+def _spec(entry: AccountantEntry, parameter: str, params: dict[str, Any]) -> Calibratable:
+    if parameter not in entry.calibratable:
+        can = ", ".join(sorted(entry.calibratable)) or "none"
+        raise ValueError(f"accountant {entry.name!r} cannot calibrate {parameter!r}; calibratable: {can}")
+    if parameter in params:
+        raise ValueError(f"{parameter!r} is the calibrated parameter: do not also give it a value")
+    unknown = sorted(set(params) - set(entry.parameters))
+    if unknown:
+        raise ValueError(f"accountant {entry.name!r} takes no parameter {', '.join(map(repr, unknown))}; "
+                         f"its parameters: {', '.join(entry.parameters)}")
+    missing = sorted(set(entry.required) - set(params) - {parameter})
+    if missing:
+        raise ValueError(f"accountant {entry.name!r} needs {', '.join(map(repr, missing))}")
+    return entry.calibratable[parameter]
+
+
+def _search_range(spec: Calibratable, params: dict[str, float | np.ndarray], n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per point, the smallest and largest value the search may evaluate (open ends nudged inside)."""
+    lower = spec.lower
+    upper = np.broadcast_to(np.asarray(spec.upper(params) if callable(spec.upper) else spec.upper, float), (n,))
+    if spec.integer:
+        low = max(np.ceil(lower), 1.0) if lower > 0 else 1.0
+        upper = np.floor(upper)
+    else:
+        low = lower if lower > 0 else np.finfo(float).tiny ** 0.25
+    return np.full(n, low), upper.copy()
+
+
+class _Problem:
+    """Vectorized bracketing + refinement state for one calibration call."""
+
+    def __init__(self, entry: AccountantEntry, parameter: str, spec: Calibratable,
+                 eps: np.ndarray, dlt: np.ndarray, params: dict[str, float | np.ndarray]) -> None:
+        self.entry, self.parameter, self.spec = entry, parameter, spec
+        self.eps, self.dlt, self.params = eps, dlt, params
+        # "up" is the direction in which the bound meets the target more easily.
+        self.up = spec.direction == "decreasing"
+
+    def log_excess(self, x: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        """log delta(eps; x) - log target at the points ``idx`` (<= 0 means feasible)."""
+        sub: dict[str, Any] = {k: v[idx] if isinstance(v, np.ndarray) else v for k, v in self.params.items()}
+        sub[self.parameter] = x
+        d = np.asarray(self.entry.build(**sub).delta(self.eps[idx]), dtype=float)
+        target = self.dlt[idx]
+        f = np.log(np.maximum(d, _SMALLEST)) - np.log(target)
+        # the sign of f must say exactly whether d <= target (log can round across it)
+        return np.where(d <= target, np.minimum(f, 0.0), np.maximum(f, _SMALLEST))
+
+    def solve(self, start: float, rtol: float) -> np.ndarray:
+        n = self.eps.size
+        self.lower, self.upper = _search_range(self.spec, self.params, n)
+        x0 = np.clip(start, self.lower, self.upper)
+        good = np.full(n, np.nan)   # a value meeting the target
+        bad = np.full(n, np.nan)    # a value failing it (adjacent side)
+        fbad = np.full(n, np.nan)   # log excess at ``bad`` (for the unreachable message)
+        everything = np.arange(n)
+        f0 = self.log_excess(x0, everything)
+        ok = f0 <= 0
+        good[ok] = x0[ok]
+        bad[~ok], fbad[~ok] = x0[~ok], f0[~ok]
+        result = np.full(n, np.nan)
+        self._bracket(good, bad, fbad, result, x0)
+        open_ = np.flatnonzero(np.isnan(result))
+        if self.spec.integer:
+            self._bisect_integers(good, bad, open_)
+        else:
+            self._refine(good, bad, open_, rtol)
+        result[open_] = good[open_]
+        return result
+
+    def _bracket(self, good: np.ndarray, bad: np.ndarray, fbad: np.ndarray, result: np.ndarray,
+                 x0: np.ndarray) -> None:
+        """Step geometrically until every point has a feasible and an infeasible value.
+
+        A point infeasible even at the easy limit is unreachable (ValueError); a point
+        feasible even at the hard limit gets the range end: 0 for sigma; for rounds the
+        largest the accountant allows, or inf when that is unbounded (the search stops
+        a factor _SPAN from the start; 2^52 for integers).
+        """
+        spec = self.spec
+        span = _INTEGER_SPAN if spec.integer else _SPAN
+        low, high = np.maximum(x0 / span, self.lower), np.minimum(x0 * span, self.upper)
+        to_easy, easy_limit = (_STEP, high) if self.up else (1 / _STEP, low)
+        to_hard, hard_limit = (1 / _STEP, low) if self.up else (_STEP, high)
+        hard_end = np.full(x0.size, spec.lower) if self.up else np.where(high < self.upper, np.inf, self.upper)
+        for factor, limits, missing in ((to_easy, easy_limit, good), (to_hard, hard_limit, bad)):
+            idx = np.flatnonzero(np.isnan(missing))
+            x = np.where(np.isnan(good[idx]), bad[idx], good[idx])
+            while idx.size:
+                limit = limits[idx]
+                at_limit = x == limit
+                if np.any(at_limit):
+                    if missing is good:
+                        self._unreachable(idx[at_limit], x[at_limit], fbad[idx[at_limit]])
+                    result[idx[at_limit]] = hard_end[idx[at_limit]]
+                    idx, x, limit = idx[~at_limit], x[~at_limit], limit[~at_limit]
+                    if not idx.size:
+                        break
+                x = np.minimum(x * factor, limit) if factor > 1 else np.maximum(x * factor, limit)
+                factor *= factor
+                if spec.integer:
+                    x = np.round(x)
+                f = self.log_excess(x, idx)
+                ok = f <= 0
+                good[idx[ok]] = x[ok]
+                bad[idx[~ok]], fbad[idx[~ok]] = x[~ok], f[~ok]
+                keep = ~ok if missing is good else ok
+                idx, x = idx[keep], x[keep]
+
+    def _unreachable(self, idx: np.ndarray, x: np.ndarray, f: np.ndarray) -> None:
+        i = int(idx[0])
+        where = ", ".join(f"{k}={v[i] if isinstance(v, np.ndarray) else v:g}" for k, v in self.params.items())
+        reached = float(np.exp(f[0]) * self.dlt[i])
+        raise ValueError(
+            f"target (epsilon={self.eps[i]:g}, delta={self.dlt[i]:g}) is unreachable for {self.entry.name!r}"
+            f"{' at ' + where if where else ''}: even {self.parameter}={x[0]:g} gives delta={reached:.3g}; "
+            f"raise epsilon or delta, or change the other parameters")
+
+    def _bisect_integers(self, good: np.ndarray, bad: np.ndarray, idx: np.ndarray) -> None:
+        while idx.size:
+            done = np.abs(bad[idx] - good[idx]) <= 1
+            idx = idx[~done]
+            if not idx.size:
+                break
+            mid = np.floor((good[idx] + bad[idx]) / 2)
+            ok = self.log_excess(mid, idx) <= 0
+            good[idx[ok]] = mid[ok]
+            bad[idx[~ok]] = mid[~ok]
+
+    def _refine(self, good: np.ndarray, bad: np.ndarray, idx: np.ndarray, rtol: float) -> None:
+        """Chandrupatla's bracketing root finder (scipy) on log delta - log target vs log x."""
+        from scipy.optimize.elementwise import find_root  # scipy.optimize takes ~0.4 s to import
+
+        if not idx.size:
+            return
+        lg, lb = np.log(good[idx]), np.log(bad[idx])
+        left = lg < lb
+        init = (np.where(left, lg, lb), np.where(left, lb, lg))
+
+        def f(u: np.ndarray, where: np.ndarray) -> np.ndarray:
+            return self.log_excess(np.exp(u), where.astype(np.intp))
+
+        res = find_root(f, init, args=(idx.astype(float),),
+                        tolerances=dict(xatol=rtol, xrtol=0.0, fatol=0.0, frtol=0.0))
+        (ul, ur), (fl, fr) = res.bracket, res.f_bracket
+        use_left = fl <= 0
+        good[idx] = np.exp(np.where(use_left, ul, ur))

@@ -1,0 +1,73 @@
+"""The Gaussian mechanism composed over rounds: an exact accountant built on theta alone.
+
+Each of ``rounds`` releases adds N(0, sigma^2 I) noise to a query of L2 sensitivity
+``sensitivity``.  One release is mu-GDP with mu = sensitivity / sigma; T adaptive
+releases compose to mu = sqrt(T) * sensitivity / sigma (paper 004, GDP composition
+below Definition 2; Dong, Roth, Su 2022 Cor. 3.3), and a mu-GDP mechanism has the
+exact privacy profile
+
+    delta(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2) = theta_eps(mu)
+
+(paper 004 Lemma 7, eq. 8; paper 000 eq. 6).  Both directions are exact, not bounds
+with slack: ``delta`` is hs.theta and ``epsilon`` is its inverse hs.theta_epsilon.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._elementwise import ArrayLike, FloatOrArray, as_float_array
+from .hockey_stick import theta, theta_epsilon
+
+__all__ = ["GaussianMechanism"]
+
+
+def _positive(value: ArrayLike, name: str) -> np.ndarray:
+    arr = as_float_array(value, name)
+    if not np.all(np.isfinite(arr) & (arr > 0)):
+        raise ValueError(f"{name} must be finite and > 0, got {_first_bad(arr, lambda a: np.isfinite(a) & (a > 0))}")
+    return arr
+
+
+def _first_bad(arr: np.ndarray, ok) -> float:
+    flat = np.ravel(arr)
+    return float(flat[np.argmin(ok(flat))])
+
+
+class GaussianMechanism:
+    """T-fold composition of the Gaussian mechanism: mu = sqrt(rounds) * sensitivity / sigma.
+
+    Parameters (numpy arrays broadcast with each other and with the argument)
+    ----------
+    sigma : array_like, > 0
+        Standard deviation of the noise added in each round.
+    sensitivity : array_like, > 0
+        L2 sensitivity of each round's query (default 1).
+    rounds : array_like, integer >= 1
+        Number of composed releases (default 1).
+
+    ``delta(epsilon)`` = theta_eps(mu) (004 eq. 8) and ``epsilon(delta)`` its exact inverse.
+    """
+
+    def __init__(self, *, sigma: ArrayLike, sensitivity: ArrayLike = 1.0, rounds: ArrayLike = 1) -> None:
+        sigma_arr = _positive(sigma, "sigma")
+        sensitivity_arr = _positive(sensitivity, "sensitivity")
+        rounds_arr = as_float_array(rounds, "rounds")
+        integral = lambda a: np.isfinite(a) & (a >= 1) & (a == np.floor(a))  # noqa: E731
+        if not np.all(integral(rounds_arr)):
+            raise ValueError(f"rounds must be an integer >= 1, got {_first_bad(rounds_arr, integral)}")
+        try:
+            self.mu: FloatOrArray = np.sqrt(rounds_arr) * sensitivity_arr / sigma_arr
+        except ValueError:
+            raise ValueError(f"sigma {sigma_arr.shape}, sensitivity {sensitivity_arr.shape} and rounds "
+                             f"{rounds_arr.shape} do not broadcast together") from None
+        if np.ndim(self.mu) == 0:
+            self.mu = float(self.mu)
+
+    def delta(self, epsilon: ArrayLike) -> FloatOrArray:
+        """delta(eps) = theta_eps(mu) = Q(eps/mu - mu/2) - e^eps Q(eps/mu + mu/2)  (004 eq. 8)."""
+        return theta(self.mu, epsilon)
+
+    def epsilon(self, delta: ArrayLike) -> FloatOrArray:
+        """The smallest eps >= 0 with theta_eps(mu) <= delta, delta in (0, 1)."""
+        return theta_epsilon(self.mu, delta)

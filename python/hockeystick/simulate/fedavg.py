@@ -1,0 +1,148 @@
+"""Noisy FedAvg and noisy FedProx (paper 004, Algorithm 1 with eq. 2 and eq. 4 / 35).
+
+Every round t all m clients start from w_t and take K local steps
+    w_{i,k+1} = w_{i,k} - eta_{k,t} (g_{i,k} + alpha (w_{i,k} - w_t))      (alpha = 0: FedAvg)
+with g the mean of per-sample clipped gradients (clip V, paper eq. 2) over a minibatch drawn with
+replacement (or the full local batch), upload w_{i,K} + N(0, sigma^2 I), and the server averages.
+Clients run in parallel (numba prange); memory is O(clients x d) per round.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+from numba import njit, prange
+
+from . import privacy
+from .data import FederatedData
+from .models import (clip_scale, coefficient_count, gradient_coefficients, local_gradient, model_code,
+                     parameter_size, sample_row, smoothness_constants)
+from .randomness import NOISE, SAMPLING, ClientStreams
+from .result import RunResult
+from .rounds import run_rounds
+from .schedules import learning_rates
+
+CLIENT_BLOCK = 64  # clients per parallel task; results do not depend on it
+
+
+@njit(cache=True)
+def train_client(model, w_global, features, norms, labels, lo, hi, uniforms, etas, proximal, clip, noise,
+                 sigma, w, coef, grad, rows):
+    """One client's round: w = upload after K local steps from w_global (+ sigma * noise)."""
+    p = w_global.shape[0]
+    for j in range(p):
+        w[j] = w_global[j]
+    if uniforms.shape[1] == 1 and coef.shape[0] == 1:
+        # one sample per step and a scalar coefficient: the gradient is s x, applied in one pass
+        for k in range(etas.shape[0]):
+            r = sample_row(lo, hi, uniforms[k, 0])
+            x = features[r]
+            gradient_coefficients(model, w, x, labels[r], coef)
+            s = clip_scale(coef, norms[r], clip, 1.0) * coef[0]
+            eta = etas[k]
+            if proximal == 0.0:
+                for j in range(p):
+                    w[j] -= eta * (s * x[j])
+            else:
+                for j in range(p):
+                    w[j] -= eta * (s * x[j] + proximal * (w[j] - w_global[j]))
+    else:
+        for k in range(etas.shape[0]):
+            local_gradient(model, w, features, norms, labels, lo, hi, uniforms[k], rows, clip, coef, grad)
+            eta = etas[k]
+            for j in range(p):
+                w[j] -= eta * (grad[j] + proximal * (w[j] - w_global[j]))
+    if sigma > 0.0:
+        for j in range(p):
+            w[j] += sigma * noise[j]
+
+
+@njit(parallel=True, cache=True)
+def local_training(model, n_coef, w_global, features, norms, labels, offsets, uniforms, etas,
+                   proximal, clip, noise, sigma, local_models):
+    """local_models[i] = client i's upload after K local steps (+ sigma * noise[i] if sigma > 0)."""
+    n_clients = offsets.shape[0] - 1
+    n_blocks = (n_clients + CLIENT_BLOCK - 1) // CLIENT_BLOCK
+    for block in prange(n_blocks):
+        coef = np.empty(n_coef)
+        grad = np.empty(w_global.shape[0])
+        rows = np.empty(max(uniforms.shape[2], 1), dtype=np.int64)
+        for i in range(block * CLIENT_BLOCK, min((block + 1) * CLIENT_BLOCK, n_clients)):
+            train_client(model, w_global, features, norms, labels, offsets[i], offsets[i + 1], uniforms[i],
+                         etas, proximal, clip, noise[i], sigma, local_models[i], coef, grad, rows)
+
+
+def noisy_fedavg(data: FederatedData, *, rounds: int, local_steps: int, rate: float,
+                 schedule: str = "constant", clip: float = math.inf, sigma: float = 0.0,
+                 proximal: float = 0.0, batch_size: int | None = 1, seed: int = 0,
+                 initial: np.ndarray | None = None, test: FederatedData | None = None,
+                 every: int | None = None, trajectory: bool = False, progress: bool = False,
+                 threads: int | None = None, smoothness: float | None = None) -> RunResult:
+    """Train noisy FedAvg (``proximal = 0``) or noisy FedProx (``proximal = alpha > 0``).
+
+    ``batch_size=None`` uses each client's full local batch at every step. ``smoothness`` (beta,
+    paper 004's L) defaults to the data bound of :func:`models.smoothness_constants`. The run
+    reports, when sigma > 0 and clip < inf, paper 004's shifted-interpolation bound for the final
+    model (optimal admissible weights) and the GDP composition over all rounds, both valid.
+    """
+    if rounds < 1 or local_steps < 1:
+        raise ValueError("rounds and local_steps must be >= 1")
+    if not sigma >= 0 or not clip > 0 or not proximal >= 0:
+        raise ValueError("need sigma >= 0, clip > 0 and proximal >= 0")
+    if batch_size is not None and batch_size < 1:
+        raise ValueError("batch_size must be >= 1 or None (full local batch)")
+    code = model_code(data.model)
+    p = parameter_size(data.model, data.n_features, data.n_classes)
+    etas = learning_rates(schedule, rate, rounds, local_steps)
+    w0 = np.zeros(p) if initial is None else np.array(initial, dtype=float)
+    if w0.shape != (p,):
+        raise ValueError(f"initial must have shape ({p},)")
+    if threads is not None:
+        numba.set_num_threads(threads)
+    workers = numba.get_num_threads()
+    m = data.n_clients
+    b = 0 if batch_size is None else batch_size
+    sampling = ClientStreams(seed, SAMPLING, m, workers)
+    noising = ClientStreams(seed, NOISE, m, workers)
+    uniforms = np.empty((m, local_steps, b))
+    noise = np.empty((m, p)) if sigma > 0 else np.empty((m, 0))
+    uploads = np.empty((m, p))
+    norms = data.row_norms
+    state = {"w": w0}
+
+    def step(t: int) -> np.ndarray:
+        if b > 0:
+            sampling.random((local_steps, b), out=uniforms)
+        if sigma > 0:
+            noising.standard_normal((p,), out=noise)
+        local_training(code, coefficient_count(code, data.n_classes), state["w"], data.features, norms,
+                       data.labels, data.offsets, uniforms, etas[t], float(proximal), float(clip), noise,
+                       float(sigma), uploads)
+        state["w"] = uploads.mean(axis=0)
+        return state["w"]
+
+    name = "noisy FedProx" if proximal > 0 else "noisy FedAvg"
+    try:
+        out = run_rounds(rounds, step, w0, data, test=test, every=every or max(1, rounds // 10),
+                         trajectory=trajectory, progress=progress, description=name)
+    finally:
+        sampling.close()
+        noising.close()
+    guarantees = []
+    if sigma > 0 and math.isfinite(clip):
+        beta = smoothness if smoothness is not None else smoothness_constants(data.model, data.features, data.labels, 0.0)[1]
+        rho, gamma = privacy.fedprox_sensitivities(etas, beta, proximal, clip, m)
+        guarantees = privacy.last_iterate(rho, gamma, m, sigma)
+    config = dict(rounds=rounds, local_steps=local_steps, rate=rate, schedule=schedule, clip=clip,
+                  sigma=sigma, proximal=proximal, batch_size=batch_size, seed=seed, clients=m)
+    return RunResult(name, config, out["weights"], out["metric_rounds"], out["loss"], out["accuracy"],
+                     guarantees, out["test_loss"], out["test_accuracy"], out["trajectory"])
+
+
+def noisy_fedprox(data: FederatedData, *, proximal: float, **options) -> RunResult:
+    """Noisy FedProx (paper 004 eq. 4): :func:`noisy_fedavg` with proximal coefficient alpha > 0."""
+    if not proximal > 0:
+        raise ValueError("proximal (alpha) must be > 0 for FedProx")
+    return noisy_fedavg(data, proximal=proximal, **options)

@@ -1,0 +1,43 @@
+"""Clipped gradients of many clients at one common model, in parallel (numba prange).
+
+Used by the algorithms whose clients send gradients rather than models: the trusted aggregator
+(paper 000) and ISRL-DP minibatch SGD (paper 003).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from .models import local_gradient
+
+
+@njit(cache=True)
+def noisy_gradient(model, w, features, norms, labels, lo, hi, uniforms, clip, noise, sigma, out, coef, rows):
+    """out = clipped minibatch gradient at w of the client owning rows lo..hi-1 (+ sigma * noise)."""
+    local_gradient(model, w, features, norms, labels, lo, hi, uniforms, rows, clip, coef, out)
+    if sigma > 0.0:
+        for k in range(w.shape[0]):
+            out[k] += sigma * noise[k]
+
+
+@njit(parallel=True, cache=True)
+def client_gradients(model, n_coef, w, features, norms, labels, offsets, clients, uniforms, clip,
+                     noise, sigma, out):
+    """out[j] = clipped minibatch gradient of client clients[j] at w (+ sigma * noise[j] if sigma > 0);
+    uniforms[j] picks its minibatch (an empty row = its full local batch)."""
+    for j in prange(clients.shape[0]):
+        c = clients[j]
+        noisy_gradient(model, w, features, norms, labels, offsets[c], offsets[c + 1], uniforms[j], clip,
+                       noise[j], sigma, out[j], np.empty(n_coef), np.empty(max(uniforms.shape[1], 1), dtype=np.int64))
+
+
+def project_to_ball(w: np.ndarray, radius: float) -> np.ndarray:
+    """Euclidean projection onto the ball of the given radius around 0 (in place; inf = no-op)."""
+    if math.isfinite(radius):
+        norm = float(np.sqrt(np.dot(w, w)))
+        if norm > radius:
+            w *= radius / norm
+    return w

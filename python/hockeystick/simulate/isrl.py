@@ -1,0 +1,129 @@
+"""ISRL-DP noisy minibatch SGD and ISRL-DP local SGD (paper 003, Algorithm 2 and Appendix I).
+
+Each round r the server draws S_r, M of the N silos without replacement (all of them if M = N).
+  minibatch SGD: silo i draws K samples with replacement, sends the mean of their clipped
+      gradients at w_r plus N(0, sigma^2 I); w_{r+1} = Pi_W(w_r - eta_r * mean over S_r).
+  local SGD: silo i takes K steps w <- w - eta (clipped grad at one uniformly drawn sample + u),
+      u ~ N(0, sigma^2 I) fresh each step, and sends its K-th iterate; w_{r+1} = mean over S_r.
+Every silo's transcript gets a Gaussian-composition ISRL-DP guarantee (no amplification); local
+SGD's one-sample steps also get the subsampled-Gaussian PLD composition.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+from numba import njit, prange
+
+from . import privacy
+from .data import FederatedData
+from .gradients import client_gradients, project_to_ball
+from .models import coefficient_count, local_gradient, model_code, parameter_size
+from .randomness import NOISE, SAMPLING, SERVER, generator
+from .result import RunResult
+from .rounds import run_rounds
+from .trusted_aggregator import per_round
+
+
+@njit(cache=True)
+def noisy_local_steps(model, w_global, features, norms, labels, lo, hi, uniforms, eta, clip, noise, sigma,
+                      w, coef, grad, rows):
+    """w = one silo's iterate after len(uniforms) noisy one-sample SGD steps from w_global."""
+    p = w_global.shape[0]
+    for q in range(p):
+        w[q] = w_global[q]
+    for k in range(uniforms.shape[0]):
+        local_gradient(model, w, features, norms, labels, lo, hi, uniforms[k:k + 1], rows, clip, coef, grad)
+        for q in range(p):
+            g = grad[q] + sigma * noise[k, q] if sigma > 0.0 else grad[q]
+            w[q] -= eta * g
+
+
+@njit(parallel=True, cache=True)
+def noisy_local_sgd(model, n_coef, w_global, features, norms, labels, offsets, silos, uniforms, eta,
+                    clip, noise, sigma, out):
+    """out[j] = silo silos[j]'s iterate after K noisy one-sample SGD steps from w_global."""
+    for j in prange(silos.shape[0]):
+        c = silos[j]
+        noisy_local_steps(model, w_global, features, norms, labels, offsets[c], offsets[c + 1], uniforms[j],
+                          eta, clip, noise[j], sigma, out[j], np.empty(n_coef), np.empty(w_global.shape[0]),
+                          np.empty(1, dtype=np.int64))
+
+
+def _isrl(data: FederatedData, local: bool, rounds: int, steps: int, rate, sigma: float, clip: float,
+          silos_per_round: int | None, radius: float, seed: int, initial, test, every, trajectory,
+          progress, threads) -> RunResult:
+    n = data.n_clients
+    m = n if silos_per_round is None else silos_per_round
+    if rounds < 1 or steps < 1:
+        raise ValueError("rounds and the per-round sample count K must be >= 1")
+    if not 1 <= m <= n:
+        raise ValueError(f"silos_per_round must be in [1, {n}]")
+    if not sigma >= 0 or not clip > 0 or not radius > 0:
+        raise ValueError("need sigma >= 0, clip > 0, radius > 0")
+    etas = per_round(rate, rounds, "rate")
+    code = model_code(data.model)
+    n_coef = coefficient_count(code, data.n_classes)
+    p = parameter_size(data.model, data.n_features, data.n_classes)
+    w0 = np.zeros(p) if initial is None else project_to_ball(np.array(initial, dtype=float), radius)
+    if threads is not None:
+        numba.set_num_threads(threads)
+    server, sampling, noising = generator(seed, SERVER), generator(seed, SAMPLING), generator(seed, NOISE)
+    norms = data.row_norms
+    everyone = np.arange(n, dtype=np.int64)
+    out = np.empty((m, p))
+    state = {"w": w0}
+
+    def step(t: int) -> np.ndarray:
+        silos = everyone if m == n else np.sort(server.choice(n, m, replace=False)).astype(np.int64)
+        uniforms = sampling.random((m, steps))
+        if local:
+            noise = noising.standard_normal((m, steps, p)) if sigma > 0 else np.empty((m, steps, 0))
+            noisy_local_sgd(code, n_coef, state["w"], data.features, norms, data.labels, data.offsets, silos,
+                            uniforms, etas[t], float(clip), noise, float(sigma), out)
+            state["w"] = project_to_ball(out.mean(axis=0), radius)
+        else:
+            noise = noising.standard_normal((m, p)) if sigma > 0 else out
+            client_gradients(code, n_coef, state["w"], data.features, norms, data.labels, data.offsets,
+                             silos, uniforms, float(clip), noise, float(sigma), out)
+            state["w"] = project_to_ball(state["w"] - etas[t] * out.mean(axis=0), radius)
+        return state["w"]
+
+    name = "ISRL-DP local SGD" if local else "ISRL-DP minibatch SGD"
+    res = run_rounds(rounds, step, w0, data, test=test, every=every or max(1, rounds // 10),
+                     trajectory=trajectory, progress=progress, description=name)
+    guarantees = []
+    if sigma > 0 and math.isfinite(clip):
+        guarantees = [privacy.isrl_composition(clip, sigma, rounds * (steps if local else 1))]
+        if local:
+            smallest = int(np.min(np.diff(data.offsets)))  # the silo with fewest records is the worst
+            guarantees.append(privacy.isrl_one_sample_steps(clip, sigma, rounds * steps, smallest))
+    config = dict(rounds=rounds, K=steps, rate=rate, sigma=sigma, clip=clip, silos_per_round=m,
+                  radius=radius, seed=seed, silos=n)
+    return RunResult(name, config, res["weights"], res["metric_rounds"], res["loss"], res["accuracy"],
+                     guarantees, res["test_loss"], res["test_accuracy"], res["trajectory"])
+
+
+def isrl_minibatch_sgd(data: FederatedData, *, rounds: int, batch: int, rate: float | np.ndarray,
+                       sigma: float, clip: float = math.inf, silos_per_round: int | None = None,
+                       radius: float = math.inf, seed: int = 0, initial: np.ndarray | None = None,
+                       test: FederatedData | None = None, every: int | None = None,
+                       trajectory: bool = False, progress: bool = False,
+                       threads: int | None = None) -> RunResult:
+    """ISRL-DP noisy minibatch SGD (paper 003 Algorithm 2) with K = ``batch`` samples per silo per round.
+    Returns the last iterate w_R (Algorithm 2 outputs a weighted average of the iterates: average
+    ``trajectory`` yourself if you want it)."""
+    return _isrl(data, False, rounds, batch, rate, sigma, clip, silos_per_round, radius, seed, initial,
+                 test, every, trajectory, progress, threads)
+
+
+def isrl_local_sgd(data: FederatedData, *, rounds: int, local_steps: int, rate: float | np.ndarray,
+                   sigma: float, clip: float = math.inf, silos_per_round: int | None = None,
+                   seed: int = 0, initial: np.ndarray | None = None, test: FederatedData | None = None,
+                   every: int | None = None, trajectory: bool = False, progress: bool = False,
+                   threads: int | None = None) -> RunResult:
+    """ISRL-DP local SGD (paper 003 Appendix I): K = ``local_steps`` noisy one-sample steps per round."""
+    return _isrl(data, True, rounds, local_steps, rate, sigma, clip, silos_per_round, math.inf, seed,
+                 initial, test, every, trajectory, progress, threads)

@@ -1,0 +1,229 @@
+"""Per-sample losses and clipped gradients of the three simulated models, as numba kernels.
+
+A model's parameter is a flat vector ``w`` of length ``p``:
+    logistic regression  p = d,      label y in {0, 1},  loss log(1 + e^z) - y z,  z = w.x
+    linear regression    p = d,      label y real,       loss (z - y)^2 / 2
+    softmax regression   p = C d,    label y in {0..C-1}, loss logsumexp(W x) - (W x)_y,
+                         W = w.reshape(C, d) (row c holds class c's weights)
+Every per-sample gradient is an outer product ``coef (x) x`` with ``coef`` of length 1 (logistic,
+linear) or C (softmax), so its norm is ||coef|| ||x|| and clipping to norm V costs nothing extra.
+Clipping follows paper 004 eq. (2): g / max(1, ||g|| / V); ``clip = inf`` means no clipping.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+LOGISTIC = 0
+LINEAR = 1
+SOFTMAX = 2
+
+MODEL_CODES = {"logistic": LOGISTIC, "linear": LINEAR, "softmax": SOFTMAX}
+
+
+def model_code(model: str) -> int:
+    """The integer code the kernels use for ``model``; ValueError for an unknown name."""
+    if model not in MODEL_CODES:
+        raise ValueError(f"model must be one of {sorted(MODEL_CODES)}, got {model!r}")
+    return MODEL_CODES[model]
+
+
+def parameter_size(model: str, n_features: int, n_classes: int) -> int:
+    """Length of the flat parameter vector: d, or C d for softmax."""
+    return n_features * n_classes if model_code(model) == SOFTMAX else n_features
+
+
+@njit(cache=True)
+def dot(a, b, a_offset):
+    """sum_j a[a_offset + j] b[j] with four fixed partial sums: deterministic, and not latency bound."""
+    d = b.shape[0]
+    s0 = 0.0
+    s1 = 0.0
+    s2 = 0.0
+    s3 = 0.0
+    j = 0
+    while j + 4 <= d:
+        s0 += a[a_offset + j] * b[j]
+        s1 += a[a_offset + j + 1] * b[j + 1]
+        s2 += a[a_offset + j + 2] * b[j + 2]
+        s3 += a[a_offset + j + 3] * b[j + 3]
+        j += 4
+    while j < d:
+        s0 += a[a_offset + j] * b[j]
+        j += 1
+    return (s0 + s1) + (s2 + s3)
+
+
+@njit(cache=True)
+def sigmoid(z):
+    """1 / (1 + e^-z) without overflow for either sign of z."""
+    if z >= 0.0:
+        return 1.0 / (1.0 + math.exp(-z))
+    e = math.exp(z)
+    return e / (1.0 + e)
+
+
+@njit(cache=True)
+def softplus(z):
+    """log(1 + e^z) without overflow."""
+    if z > 0.0:
+        return z + math.log1p(math.exp(-z))
+    return math.log1p(math.exp(z))
+
+
+@njit(cache=True)
+def gradient_coefficients(model, w, x, y, coef):
+    """Fill coef so that the per-sample gradient of the loss at w is coef (x) x."""
+    if model == LOGISTIC:
+        coef[0] = sigmoid(dot(w, x, 0)) - y
+        return
+    if model == LINEAR:
+        coef[0] = dot(w, x, 0) - y
+        return
+    d = x.shape[0]
+    n_classes = coef.shape[0]
+    largest = -np.inf
+    for c in range(n_classes):
+        coef[c] = dot(w, x, c * d)
+        if coef[c] > largest:
+            largest = coef[c]
+    total = 0.0
+    for c in range(n_classes):
+        coef[c] = math.exp(coef[c] - largest)
+        total += coef[c]
+    for c in range(n_classes):
+        coef[c] = coef[c] / total
+    coef[int(y)] -= 1.0
+
+
+@njit(cache=True)
+def sample_loss(model, w, x, y, scratch):
+    """The per-sample loss at w (scratch: C entries for softmax)."""
+    if model == LOGISTIC:
+        z = dot(w, x, 0)
+        return softplus(z) - y * z
+    if model == LINEAR:
+        z = dot(w, x, 0)
+        return 0.5 * (z - y) * (z - y)
+    d = x.shape[0]
+    largest = -np.inf
+    for c in range(scratch.shape[0]):
+        scratch[c] = dot(w, x, c * d)
+        if scratch[c] > largest:
+            largest = scratch[c]
+    total = 0.0
+    for c in range(scratch.shape[0]):
+        total += math.exp(scratch[c] - largest)
+    return largest + math.log(total) - scratch[int(y)]
+
+
+@njit(cache=True)
+def predicts_label(model, w, x, y, coef):
+    """1.0 if the model's prediction at x equals the label y, else 0.0 (nan for linear regression)."""
+    if model == LOGISTIC:
+        return 1.0 if (dot(w, x, 0) > 0.0) == (y > 0.5) else 0.0
+    if model == LINEAR:
+        return np.nan
+    d = x.shape[0]
+    best = 0
+    best_logit = -np.inf
+    for c in range(coef.shape[0]):
+        logit = dot(w, x, c * d)
+        if logit > best_logit:
+            best_logit = logit
+            best = c
+    return 1.0 if best == int(y) else 0.0
+
+
+@njit(cache=True)
+def clip_scale(coef, x_norm, clip, weight):
+    """weight / max(1, ||coef (x) x|| / V), the factor clipping applies to the gradient coef (x) x."""
+    coef_norm2 = 0.0
+    for c in range(coef.shape[0]):
+        coef_norm2 += coef[c] * coef[c]
+    norm = math.sqrt(coef_norm2) * x_norm
+    if norm > clip:
+        return weight * clip / norm
+    return weight
+
+
+@njit(cache=True)
+def add_clipped_gradient(model, w, x, x_norm, y, clip, weight, coef, out):
+    """out += weight * clip_V(grad loss(w; x, y)), with clip_V(g) = g / max(1, ||g|| / V)."""
+    gradient_coefficients(model, w, x, y, coef)
+    scale = clip_scale(coef, x_norm, clip, weight)
+    d = x.shape[0]
+    for c in range(coef.shape[0]):
+        s = scale * coef[c]
+        base = c * d
+        for j in range(d):
+            out[base + j] += s * x[j]
+
+
+@njit(cache=True)
+def add_batch_gradient(model, w, features, norms, labels, rows, clip, coef, out):
+    """out = mean over ``rows`` of the per-sample clipped gradients at w (rows may repeat)."""
+    out[:] = 0.0
+    weight = 1.0 / rows.shape[0]
+    for r in range(rows.shape[0]):
+        i = rows[r]
+        add_clipped_gradient(model, w, features[i], norms[i], labels[i], clip, weight, coef, out)
+
+
+def smoothness_constants(model: str, features: np.ndarray, labels: np.ndarray,
+                         radius: float) -> tuple[float, float, float]:
+    """(Lipschitz L, smoothness beta, strong convexity) of w -> loss(w; x, y) on ||w|| <= radius,
+    for every sample (x, y) with ||x|| <= max_i ||x_i|| (and |y| <= max_i |y_i| for linear).
+
+    logistic: grad = (s - y) x, |s - y| <= 1, Hessian s(1-s) x x^T <= ||x||^2 / 4;
+    softmax: grad = (p - e_y) x^T, ||p - e_y|| <= sqrt 2, Hessian (diag p - p p^T) (x) x x^T, and
+    diag p - p p^T <= I (a safe over-estimate; any beta above the truth keeps paper 002's M valid);
+    linear: grad = (w.x - y) x, ||grad|| <= ||x|| (||x|| radius + |y|), Hessian x x^T, which is
+    strongly convex only in one dimension (min_i x_i^2).
+    """
+    code = model_code(model)
+    x_max = float(np.sqrt(np.max(np.einsum("ij,ij->i", features, features))))
+    if code == LOGISTIC:
+        return x_max, x_max**2 / 4.0, 0.0
+    if code == SOFTMAX:
+        return math.sqrt(2.0) * x_max, x_max**2, 0.0
+    y_max = float(np.max(np.abs(labels)))
+    strong = float(np.min(features[:, 0] ** 2)) if features.shape[1] == 1 else 0.0
+    return x_max * (x_max * radius + y_max), x_max**2, strong
+
+
+@njit(cache=True)
+def add_range_gradient(model, w, features, norms, labels, lo, hi, clip, coef, out):
+    """out = mean over rows lo..hi-1 (a client's full local batch) of the clipped gradients at w."""
+    out[:] = 0.0
+    weight = 1.0 / (hi - lo)
+    for i in range(lo, hi):
+        add_clipped_gradient(model, w, features[i], norms[i], labels[i], clip, weight, coef, out)
+
+
+@njit(cache=True)
+def local_gradient(model, w, features, norms, labels, lo, hi, uniforms, rows, clip, coef, out):
+    """The clipped minibatch gradient of the client owning rows lo..hi-1: rows drawn with
+    replacement as lo + floor(u (hi - lo)) for each uniform u, or the full batch if there are none."""
+    b = uniforms.shape[0]
+    if b == 0:
+        add_range_gradient(model, w, features, norms, labels, lo, hi, clip, coef, out)
+        return
+    for r in range(b):
+        rows[r] = sample_row(lo, hi, uniforms[r])
+    add_batch_gradient(model, w, features, norms, labels, rows[:b], clip, coef, out)
+
+
+@njit(cache=True)
+def sample_row(lo, hi, u):
+    """The row lo + floor(u (hi - lo)) of a client's block, for a uniform u in [0, 1)."""
+    n = hi - lo
+    return lo + min(int(u * n), n - 1)
+
+
+def coefficient_count(model: int, n_classes: int) -> int:
+    """Length of the per-sample coefficient vector: C for softmax, else 1."""
+    return n_classes if model == SOFTMAX else 1

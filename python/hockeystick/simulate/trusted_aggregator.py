@@ -1,0 +1,90 @@
+"""Federated learning with a trusted aggregator and projection (paper 000, Algorithm 1).
+
+n users (clients), T = floor(n/m) rounds; the users are permuted once and round t takes the t-th
+block of m (batches without replacement, each user used once). Each chosen user sends
+eta_t (grad_j(W) + sigma_t Z_j), grad_j the mean of its per-sample clipped gradients; the
+aggregator sets W_t = proj_rho(W_{t-1} - (1/m) sum_j eta_t (grad_j + sigma_t Z_j)) and only W_T
+is released. (Line 7 of the printed algorithm drops the minus sign; the text and the proof of
+Theorem 2 use the gradient step written here.)
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from . import privacy
+from .data import FederatedData
+from .gradients import client_gradients, project_to_ball
+from .models import coefficient_count, model_code, parameter_size, smoothness_constants
+from .randomness import NOISE, SERVER, generator
+from .result import RunResult
+from .rounds import run_rounds
+
+
+def per_round(value: float | np.ndarray, rounds: int, name: str) -> np.ndarray:
+    """A scalar or a length-``rounds`` array as a positive finite per-round array."""
+    arr = np.broadcast_to(np.asarray(value, dtype=float), (rounds,)).copy() if np.ndim(value) == 0 \
+        else np.asarray(value, dtype=float)
+    if arr.shape != (rounds,):
+        raise ValueError(f"{name} must be a scalar or have one entry per round ({rounds})")
+    if not np.all(np.isfinite(arr)) or np.any(arr < 0):
+        raise ValueError(f"{name} must be finite and >= 0")
+    return arr
+
+
+def trusted_aggregator(data: FederatedData, *, batch: int, rate: float | np.ndarray,
+                       sigma: float | np.ndarray, radius: float, clip: float = math.inf,
+                       seed: int = 0, initial: np.ndarray | None = None,
+                       test: FederatedData | None = None, every: int | None = None,
+                       trajectory: bool = False, progress: bool = False,
+                       threads: int | None = None) -> RunResult:
+    """Run paper 000's Algorithm 1 for one pass (T = floor(n/m) rounds) and report Theorem 2's
+    user-level guarantee (convex losses; non-expansive step when clipping is inactive and
+    eta_t <= 2/beta, else the relaxed diameter 2(rho + eta_t L))."""
+    n = data.n_clients
+    if not 1 <= batch <= n:
+        raise ValueError(f"batch must be in [1, n_clients = {n}]")
+    if not radius > 0 or not clip > 0:
+        raise ValueError("radius and clip must be > 0")
+    rounds = n // batch
+    etas = per_round(rate, rounds, "rate")
+    sigmas = per_round(sigma, rounds, "sigma")
+    if np.any(etas == 0):
+        raise ValueError("rate must be > 0")
+    code = model_code(data.model)
+    p = parameter_size(data.model, data.n_features, data.n_classes)
+    w0 = np.zeros(p) if initial is None else project_to_ball(np.array(initial, dtype=float), radius)
+    if threads is not None:
+        numba.set_num_threads(threads)
+    order = generator(seed, SERVER).permutation(n).astype(np.int64)
+    noise_stream = generator(seed, NOISE)
+    norms = data.row_norms
+    grads = np.empty((batch, p))
+    no_uniforms = np.empty((batch, 0))
+    state = {"w": w0}
+
+    def step(t: int) -> np.ndarray:
+        s = sigmas[t]
+        noise = noise_stream.standard_normal((batch, p)) if s > 0 else grads
+        client_gradients(code, coefficient_count(code, data.n_classes), state["w"], data.features, norms,
+                         data.labels, data.offsets, order[t * batch:(t + 1) * batch], no_uniforms, clip,
+                         noise, s, grads)
+        state["w"] = project_to_ball(state["w"] - etas[t] * grads.mean(axis=0), radius)
+        return state["w"]
+
+    out = run_rounds(rounds, step, w0, data, test=test, every=every or max(1, rounds // 10),
+                     trajectory=trajectory, progress=progress, description="trusted aggregator")
+    guarantees = []
+    if np.all(sigmas > 0):
+        lipschitz, beta, _ = smoothness_constants(data.model, data.features, data.labels, radius)
+        nonexpansive = clip >= lipschitz and bool(np.all(etas <= 2.0 / beta))
+        guarantees = [privacy.trusted_aggregator(lipschitz=min(clip, lipschitz), sigmas=sigmas, etas=etas,
+                                                 radius=radius, batch=batch, n_users=n, smoothness=beta,
+                                                 nonexpansive=nonexpansive)]
+    config = dict(batch=batch, rounds=rounds, rate=rate, sigma=sigma, radius=radius, clip=clip, seed=seed,
+                  users=n)
+    return RunResult("trusted aggregator", config, out["weights"], out["metric_rounds"], out["loss"],
+                     out["accuracy"], guarantees, out["test_loss"], out["test_accuracy"], out["trajectory"])

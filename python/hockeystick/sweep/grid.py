@@ -1,0 +1,389 @@
+"""The grid specification of a sweep: named axes, fixed parameters, accountants, output quantity.
+
+A grid is the Cartesian product of its axes (C order: the LAST axis varies fastest),
+with the fixed parameters added at every point.  ``output`` says what each point gets:
+
+- ``"delta"``: delta(epsilon) (``epsilon`` must be an axis or fixed);
+- ``"epsilon"``: epsilon(delta) (``delta`` must be given);
+- a calibratable parameter such as ``"sigma"``: its extreme value meeting the target
+  (``epsilon``, ``delta``), see ``hockeystick.calibrate``.
+
+With several accountants each one's value gets a column ``<output>_<accountant>``, and
+``<output>`` holds the best valid one (smallest delta, epsilon or sigma; largest rounds
+or sampling rate) with ``best`` naming the accountant that gave it.
+
+Value specifications (TOML, command line, Python): a number (fixed), a list (an axis),
+``{log = [start, stop, num]}`` / ``{linear = [start, stop, num]}`` or the strings
+``"log:start:stop:num"``, ``"linear:start:stop:num"``, ``"1,2,4"``.
+
+Every chunk of a grid is a contiguous run of points that is also a rectangle (a block
+of rows along one axis times all later axes), so a chunk's parameters are broadcastable
+slices of the axes and the accountant sees the block without an index computation.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Literal, Mapping, Sequence
+
+import numpy as np
+
+from . import registry
+from .registry import AccountantEntry
+
+__all__ = ["Axis", "Grid", "Chunk", "parse_value", "load_toml", "read_toml"]
+
+AxisKind = Literal["list", "linear", "log"]
+
+
+@dataclass(frozen=True)
+class Axis:
+    """One named axis: a non-empty, finite, strictly monotone 1-D array of values."""
+
+    name: str
+    values: np.ndarray
+    kind: AxisKind = "list"
+
+    def __post_init__(self) -> None:
+        values = np.asarray(self.values)
+        if values.dtype.kind not in "iuf" or values.ndim != 1:
+            raise ValueError(f"axis {self.name!r}: values must be a 1-D list of real numbers")
+        if values.size == 0:
+            raise ValueError(f"axis {self.name!r} is empty: give at least one value (num >= 1 for a range)")
+        if not np.all(np.isfinite(values)):
+            raise ValueError(f"axis {self.name!r}: values must be finite")
+        steps = np.diff(values)
+        if values.size > 1 and not (np.all(steps > 0) or np.all(steps < 0)):
+            raise ValueError(f"axis {self.name!r} is not strictly monotone ({_preview(values)}): "
+                             "list its values in increasing (or decreasing) order without repeats")
+        object.__setattr__(self, "values", values)
+
+    @classmethod
+    def linear(cls, name: str, start: float, stop: float, num: int) -> Axis:
+        """``num`` evenly spaced values from start to stop inclusive."""
+        return cls(name, np.linspace(float(start), float(stop), _count(name, num)), "linear")
+
+    @classmethod
+    def log(cls, name: str, start: float, stop: float, num: int) -> Axis:
+        """``num`` log-spaced values from start to stop inclusive (both > 0)."""
+        if not (float(start) > 0 and float(stop) > 0):
+            raise ValueError(f"axis {name!r}: a log range needs start > 0 and stop > 0, got {start}, {stop}")
+        values = np.geomspace(float(start), float(stop), _count(name, num))
+        values[0], values[-1] = float(start), float(stop)
+        return cls(name, values, "log")
+
+    def __len__(self) -> int:
+        return int(self.values.size)
+
+
+def _count(name: str, num: Any) -> int:
+    if isinstance(num, bool) or not float(num).is_integer() or int(num) < 1:
+        raise ValueError(f"axis {name!r}: the number of values must be an integer >= 1, got {num:g}")
+    return int(num)
+
+
+def _preview(values: np.ndarray) -> str:
+    shown = ", ".join(f"{v:g}" for v in values[:6])
+    return shown + (", ..." if values.size > 6 else "")
+
+
+def parse_value(name: str, spec: Any) -> Axis | float:
+    """A fixed number or an Axis from a TOML / command-line / Python value specification."""
+    if isinstance(spec, Axis):
+        return spec
+    if isinstance(spec, bool):
+        raise ValueError(f"{name}: expected a number, a list or a range, got {spec!r}")
+    if isinstance(spec, (int, float, np.integer, np.floating)):
+        return float(spec)
+    if isinstance(spec, str):
+        return _parse_string(name, spec.strip())
+    if isinstance(spec, Mapping):
+        if len(spec) != 1 or next(iter(spec)) not in ("log", "linear"):
+            raise ValueError(f"{name}: a range is {{log = [start, stop, num]}} or {{linear = [start, stop, num]}}, "
+                             f"got {dict(spec)!r}")
+        kind, args = next(iter(spec.items()))
+        return _range(name, kind, args)
+    if isinstance(spec, (Sequence, np.ndarray)):
+        try:
+            values = np.asarray(spec, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name}: list values must be numbers, got {spec!r}") from None
+        return Axis(name, values, "list")
+    raise ValueError(f"{name}: expected a number, a list or a range, got {spec!r}")
+
+
+def _parse_string(name: str, text: str) -> Axis | float:
+    head, sep, rest = text.partition(":")
+    if sep and head in ("log", "linear", "lin"):
+        parts = rest.split(":")
+        return _range(name, "linear" if head == "lin" else head, parts)
+    try:
+        values = [float(t) for t in text.split(",") if t.strip()]
+    except ValueError:
+        raise ValueError(f"{name}={text!r}: give a number (1.5), a list (1,2,4) or a range "
+                         "(log:0.5:20:100, linear:1:1000:50)") from None
+    if "," in text:
+        return Axis(name, np.array(values), "list")
+    return values[0] if values else _parse_string(name, "?")
+
+
+def _range(name: str, kind: str, args: Any) -> Axis:
+    try:
+        start, stop, num = (float(a) for a in args)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: a {kind} range is [start, stop, num] with three numbers, got {args!r}") from None
+    return Axis.log(name, start, stop, num) if kind == "log" else Axis.linear(name, start, stop, num)
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """Points [start, stop) of a grid: rows [row_start, row_stop) of axis ``split`` at ``outer``."""
+
+    index: int
+    start: int
+    stop: int
+    split: int
+    outer: tuple[int, ...]
+    row_start: int
+    row_stop: int
+
+    @property
+    def size(self) -> int:
+        return self.stop - self.start
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A sweep: accountants x (axes product) x fixed parameters -> one output quantity."""
+
+    accountants: tuple[str, ...]
+    output: str
+    axes: tuple[Axis, ...] = ()
+    fixed: Mapping[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        accountants = (self.accountants,) if isinstance(self.accountants, str) else tuple(self.accountants)
+        if not accountants:
+            raise ValueError("give at least one accountant; registered: " + ", ".join(registry.names()))
+        if len(set(accountants)) != len(accountants):
+            raise ValueError(f"accountants are listed twice: {', '.join(accountants)}")
+        entries = [registry.get(a) for a in accountants]
+        object.__setattr__(self, "accountants", accountants)
+        object.__setattr__(self, "fixed", {k: float(v) for k, v in dict(self.fixed).items()})
+        names = [a.name for a in self.axes] + list(self.fixed)
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        if repeated:
+            raise ValueError(f"parameter(s) given twice: {', '.join(repeated)}")
+        _check_output(self.output, entries, set(names))
+        object.__setattr__(self, "axes", tuple(_integral_axis(a, entries) for a in self.axes))
+
+    # --- construction ---------------------------------------------------------------------
+
+    @classmethod
+    def from_parameters(cls, accountants: str | Sequence[str], output: str,
+                        parameters: Mapping[str, Any]) -> Grid:
+        """Build from {name: value specification}; numbers are fixed, the rest are axes (in order)."""
+        axes, fixed = [], {}
+        for name, spec in parameters.items():
+            value = parse_value(name, spec)
+            if isinstance(value, Axis):
+                axes.append(value if value.name == name else Axis(name, value.values, value.kind))
+            else:
+                fixed[name] = value
+        return cls(accountants=(accountants,) if isinstance(accountants, str) else tuple(accountants),
+                   output=output, axes=tuple(axes), fixed=fixed)
+
+    @classmethod
+    def from_dict(cls, spec: Mapping[str, Any]) -> Grid:
+        """From the TOML layout: accountant(s), output, [parameters]."""
+        known = {"accountant", "accountants", "output", "parameters", "chunk_size"}
+        extra = sorted(set(spec) - known)
+        if extra:
+            raise ValueError(f"unknown key(s) {', '.join(extra)}; a sweep file has {', '.join(sorted(known))}")
+        accountants = spec.get("accountants", spec.get("accountant"))
+        if accountants is None:
+            raise ValueError("say which accountant(s): accountants = [\"gaussian\"]")
+        if "output" not in spec:
+            raise ValueError("say what to compute: output = \"delta\" (or \"epsilon\", or \"sigma\" to calibrate)")
+        parameters = spec.get("parameters", {})
+        if not isinstance(parameters, Mapping):
+            raise ValueError("[parameters] must be a table of name = value")
+        return cls.from_parameters(accountants, str(spec["output"]), parameters)
+
+    # --- shape ----------------------------------------------------------------------------
+
+    @property
+    def entries(self) -> list[AccountantEntry]:
+        return [registry.get(a) for a in self.accountants]
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(len(a) for a in self.axes)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def inputs(self) -> tuple[str, ...]:
+        """Column names of the axes, in grid order."""
+        return tuple(a.name for a in self.axes)
+
+    @property
+    def outputs(self) -> tuple[str, ...]:
+        """Output column names: one per accountant, plus best-of and its source for several."""
+        if len(self.accountants) == 1:
+            return (self.output,)
+        return tuple(f"{self.output}_{a}" for a in self.accountants) + (self.output,)
+
+    @property
+    def best_is_max(self) -> bool:
+        """True when a larger output is better (rounds, sampling rate): calibrated 'increasing' parameters."""
+        spec = self.entries[0].calibratable.get(self.output)
+        return spec is not None and spec.direction == "increasing"
+
+    # --- chunks ---------------------------------------------------------------------------
+
+    def chunk_layout(self, chunk_size: int) -> tuple[int, int, int]:
+        """(split axis, rows per chunk along it, points per row) for chunks of <= chunk_size points."""
+        if isinstance(chunk_size, bool) or int(chunk_size) < 1:
+            raise ValueError(f"chunk_size must be a positive integer, got {chunk_size!r}")
+        shape = self.shape
+        if not shape:
+            return 0, 1, 1
+        split = next(j for j in range(len(shape)) if math.prod(shape[j + 1:]) <= chunk_size)
+        row = math.prod(shape[split + 1:])
+        return split, max(1, min(shape[split], int(chunk_size) // row)), row
+
+    def n_chunks(self, chunk_size: int) -> int:
+        if not self.shape:
+            return 1
+        split, rows, _ = self.chunk_layout(chunk_size)
+        return math.prod(self.shape[:split]) * -(-self.shape[split] // rows)
+
+    def chunk(self, index: int, chunk_size: int) -> Chunk:
+        """The ``index``-th chunk (chunks tile the grid in order)."""
+        if not self.shape:
+            return Chunk(index, 0, 1, 0, (), 0, 1)
+        split, rows, row = self.chunk_layout(chunk_size)
+        n = self.shape[split]
+        per_outer = -(-n // rows)
+        outer_flat, block = divmod(index, per_outer)
+        outer = tuple(int(i) for i in np.unravel_index(outer_flat, self.shape[:split])) if split else ()
+        s, e = block * rows, min(block * rows + rows, n)
+        start = (outer_flat * n + s) * row
+        return Chunk(index, start, start + (e - s) * row, split, outer, s, e)
+
+    def chunks(self, chunk_size: int) -> Iterator[Chunk]:
+        for i in range(self.n_chunks(chunk_size)):
+            yield self.chunk(i, chunk_size)
+
+    def block_shape(self, chunk: Chunk) -> tuple[int, ...]:
+        if not self.shape:
+            return ()
+        return (chunk.row_stop - chunk.row_start,) + self.shape[chunk.split + 1:]
+
+    def chunk_parameters(self, chunk: Chunk) -> dict[str, Any]:
+        """Every parameter at the chunk's points, as arrays broadcastable to ``block_shape``."""
+        params: dict[str, Any] = dict(self.fixed)
+        if not self.axes:
+            return params
+        tail = len(self.axes) - chunk.split
+        for k, axis in enumerate(self.axes):
+            if k < chunk.split:
+                params[axis.name] = axis.values[chunk.outer[k]]
+            else:
+                shape = [1] * tail
+                shape[k - chunk.split] = -1
+                values = axis.values[chunk.row_start:chunk.row_stop] if k == chunk.split else axis.values
+                params[axis.name] = values.reshape(shape)
+        return params
+
+    def chunk_inputs(self, chunk: Chunk) -> dict[str, np.ndarray]:
+        """The axis columns of a chunk, flat (what a table row holds besides the outputs)."""
+        shape = self.block_shape(chunk)
+        params = self.chunk_parameters(chunk)
+        return {a.name: np.broadcast_to(params[a.name], shape).ravel() for a in self.axes}
+
+    def probe_parameters(self) -> dict[str, np.ndarray]:
+        """A few hundred points that exercise every value's extremes: each axis's whole list at
+        the other axes' first values, plus every corner (first/last value of each axis)."""
+        columns: dict[str, list[np.ndarray]] = {a.name: [] for a in self.axes}
+        for k, axis in enumerate(self.axes):
+            for j, other in enumerate(self.axes):
+                columns[other.name].append(axis.values if j == k else np.full(len(axis), other.values[0]))
+        ends = [np.array([a.values[0], a.values[-1]]) for a in self.axes[:12]]
+        if ends:
+            corners = np.stack(np.meshgrid(*ends, indexing="ij"), -1).reshape(-1, len(ends))
+            for k, axis in enumerate(self.axes):
+                columns[axis.name].append(corners[:, k] if k < len(ends) else np.full(len(corners), axis.values[0]))
+        probe: dict[str, Any] = {name: np.concatenate(parts) for name, parts in columns.items()}
+        probe.update(self.fixed)
+        return probe
+
+
+def _check_output(output: str, entries: list[AccountantEntry], given: set[str]) -> None:
+    names = ", ".join(e.name for e in entries)
+    if output in ("delta", "epsilon"):
+        needs, forbidden = {"delta": ("epsilon", "delta"), "epsilon": ("delta", "epsilon")}[output]
+        targets = {needs}
+    else:
+        cannot = [e.name for e in entries if output not in e.calibratable]
+        if cannot:
+            options = sorted(set.intersection(*(set(e.calibratable) for e in entries)))
+            raise ValueError(f"output must be delta, epsilon or a parameter to calibrate "
+                             f"({', '.join(options) or 'none in common'} for {names}); got {output!r}")
+        forbidden, targets = output, {"epsilon", "delta"}
+    if forbidden in given:
+        raise ValueError(f"{forbidden!r} is what the sweep computes (output = {output!r}); do not give it a value")
+    missing = sorted(targets - given)
+    if missing:
+        raise ValueError(f"output {output!r} needs {' and '.join(missing)}: give a value or an axis for it")
+    allowed = set().union(*(e.parameters for e in entries)) | targets
+    unknown = sorted(given - allowed)
+    if unknown:
+        raise ValueError(f"unknown parameter(s) {', '.join(map(repr, unknown))} for {names}; "
+                         f"allowed: {', '.join(sorted(allowed - {output}))}")
+    for e in entries:
+        lacking = sorted(set(e.required) - given - {output})
+        if lacking:
+            raise ValueError(f"accountant {e.name!r} needs {', '.join(map(repr, lacking))}")
+
+
+def _integral_axis(axis: Axis, entries: list[AccountantEntry]) -> Axis:
+    """Integer parameters: ranges are rounded (repeats dropped); listed values must be integers."""
+    if not any(axis.name in e.integers for e in entries):
+        return axis
+    rounded = np.round(axis.values)
+    if axis.kind == "list":
+        if not np.array_equal(rounded, axis.values):
+            raise ValueError(f"{axis.name} takes integers, got {_preview(axis.values)}")
+    else:
+        keep = np.concatenate([[True], np.diff(rounded) != 0])
+        rounded = rounded[keep]
+    return Axis(axis.name, rounded.astype(np.int64), axis.kind)
+
+
+def read_toml(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The raw contents of a sweep file (accountants, output, [parameters], chunk_size)."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except OSError as exc:
+        raise ValueError(f"cannot read sweep file {os.fspath(path)!r}: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"sweep file {os.fspath(path)!r} is not valid TOML: {exc}") from None
+
+
+def load_toml(path: str | os.PathLike[str]) -> tuple[Grid, dict[str, Any]]:
+    """A Grid from a sweep file, and the file's other settings (chunk_size)."""
+    spec = read_toml(path)
+    settings = {k: spec.pop(k) for k in ("chunk_size",) if k in spec}
+    return Grid.from_dict(spec), settings

@@ -1,0 +1,180 @@
+"""Evaluate a grid in chunks through the vectorized accountants, streaming to a writer.
+
+``run_sweep(grid, "out.parquet")`` checks everything first (the output path, then a probe of
+every axis value and every corner of the grid through each accountant), so bad input
+fails before any work starts; it then evaluates chunk after chunk (one accountant call
+per chunk and accountant), hands each chunk to the writer and keeps a running summary.
+Memory is bounded by the chunk size, whatever the grid size, except for in-memory results
+(NPZ stages its output arrays as memory-mapped .npy files beside the destination).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .grid import Chunk, Grid
+from .writers import MemoryWriter, check_destination, open_writer
+
+__all__ = ["run_sweep", "dataframe", "evaluate", "evaluate_chunk", "preflight", "default_chunk_size",
+           "SweepResult", "Summary"]
+
+
+def default_chunk_size(grid: Grid) -> int:
+    """~1M points for delta (a few theta calls each), fewer for the iterative outputs and for
+    accountants that hold per-point tables (RDP orders)."""
+    size = 1 << 20 if grid.output == "delta" else 1 << 17
+    return min([size] + [e.max_chunk for e in grid.entries if e.max_chunk])
+
+
+def evaluate(grid: Grid, params: dict[str, Any], shape: tuple[int, ...]) -> dict[str, np.ndarray]:
+    """Outputs at the points ``params`` (arrays broadcastable to ``shape``), flat, by column name."""
+    from ..calibrate import calibrate  # here, not at the top: calibrate imports the registry
+
+    values = []
+    for entry in grid.entries:
+        mine = {k: v for k, v in params.items() if k in entry.parameters}
+        if grid.output == "delta":
+            value = entry.build(**mine).delta(params["epsilon"])
+        elif grid.output == "epsilon":
+            value = entry.build(**mine).epsilon(params["delta"])
+        else:
+            value = calibrate(entry, grid.output, epsilon=params["epsilon"], delta=params["delta"], **mine)
+        values.append(np.broadcast_to(np.asarray(value, dtype=np.float64), shape).ravel())
+    if len(values) == 1:
+        return {grid.output: values[0]}
+    outputs = dict(zip(grid.outputs, values))
+    stacked = np.stack(values)
+    invalid = -np.inf if grid.best_is_max else np.inf
+    stacked = np.where(np.isnan(stacked), invalid, stacked)
+    best = np.argmax(stacked, axis=0) if grid.best_is_max else np.argmin(stacked, axis=0)
+    chosen = np.take_along_axis(stacked, best[None, :], axis=0)[0]
+    outputs[grid.output] = np.where(chosen == invalid, np.nan, chosen)
+    outputs["best"] = best.astype(np.int8)
+    return outputs
+
+
+def evaluate_chunk(grid: Grid, chunk: Chunk) -> dict[str, np.ndarray]:
+    """The outputs of one chunk (what a Dask task computes)."""
+    return evaluate(grid, grid.chunk_parameters(chunk), grid.block_shape(chunk))
+
+
+def preflight(grid: Grid, path: str | os.PathLike[str] | None) -> None:
+    """Raise ValueError now for anything that would fail later: output path, parameter values,
+    unreachable calibration targets (probed on each axis's values and on the grid's corners)."""
+    if path is not None:
+        check_destination(path)
+    probe = grid.probe_parameters()
+    n = max((np.size(v) for v in probe.values()), default=1)
+    evaluate(grid, probe, (n,))
+
+
+@dataclass
+class Summary:
+    """Running extremes of each output column and, for several accountants, who was best how often."""
+
+    grid: Grid
+    low: dict[str, tuple[float, int]] = field(default_factory=dict)
+    high: dict[str, tuple[float, int]] = field(default_factory=dict)
+    best_counts: np.ndarray | None = None
+
+    def update(self, chunk: Chunk, outputs: dict[str, np.ndarray]) -> None:
+        """Fold one chunk's outputs into the running extremes."""
+        for name in self.grid.outputs:
+            col = outputs[name]
+            if not col.size:
+                continue
+            i, j = int(np.argmin(col)), int(np.argmax(col))   # one pass each; NaN (never expected) wins
+            if np.isnan(col[i]):
+                if np.all(np.isnan(col)):
+                    continue
+                i, j = int(np.nanargmin(col)), int(np.nanargmax(col))
+            if name not in self.low or col[i] < self.low[name][0]:
+                self.low[name] = (float(col[i]), chunk.start + i)
+            if name not in self.high or col[j] > self.high[name][0]:
+                self.high[name] = (float(col[j]), chunk.start + j)
+        if "best" in outputs:
+            counts = np.bincount(outputs["best"], minlength=len(self.grid.accountants))
+            self.best_counts = counts if self.best_counts is None else self.best_counts + counts
+
+    def point(self, flat_index: int) -> dict[str, float]:
+        """The axis values at a flat grid index."""
+        idx = np.unravel_index(flat_index, self.grid.shape) if self.grid.shape else ()
+        return {a.name: a.values[i].item() for a, i in zip(self.grid.axes, idx)}
+
+
+@dataclass
+class SweepResult:
+    """What a sweep produced: the file (or in-memory columns), its size, time and summary."""
+
+    grid: Grid
+    path: str | None
+    points: int
+    seconds: float
+    summary: Summary
+    columns: dict[str, np.ndarray] | None = None
+
+    @property
+    def points_per_second(self) -> float:
+        return self.points / self.seconds if self.seconds > 0 else float("inf")
+
+    def to_pandas(self) -> Any:
+        """The in-memory result as a DataFrame (``best`` as a categorical of accountant names)."""
+        import pandas as pd
+
+        if self.columns is None:
+            raise ValueError("this sweep was written to a file: read it with pandas "
+                             "(read_csv / read_parquet) or np.load")
+        data: dict[str, Any] = dict(self.columns)
+        if "best" in data:
+            data["best"] = pd.Categorical.from_codes(data["best"], categories=list(self.grid.accountants))
+        return pd.DataFrame(data)
+
+
+def progress_bar(total: int, progress: bool | None) -> Any:
+    from tqdm.auto import tqdm
+
+    enabled = sys.stderr.isatty() if progress is None else progress
+    return tqdm(total=total, unit="pt", unit_scale=True, disable=not enabled, file=sys.stderr,
+                desc="sweep", smoothing=0.1)
+
+
+def run_sweep(grid: Grid, path: str | os.PathLike[str] | None = None, *, chunk_size: int | None = None,
+              progress: bool | None = None, keep: bool = False) -> SweepResult:
+    """Evaluate ``grid`` in-process and write it to ``path`` (*.csv, *.npz, *.parquet) or memory.
+
+    ``progress``: a tqdm bar on stderr (default: when stderr is a terminal).
+    ``keep``: also keep the columns in memory when writing a file (``result.columns``).
+    """
+    chunk_size = default_chunk_size(grid) if chunk_size is None else chunk_size
+    grid.chunk_layout(chunk_size)
+    preflight(grid, path)
+    started = time.perf_counter()
+    writers = [open_writer(grid, path)] + ([MemoryWriter(grid)] if keep and path is not None else [])
+    summary = Summary(grid)
+    try:
+        with progress_bar(grid.size, progress) as bar:
+            for chunk in grid.chunks(chunk_size):
+                outputs = evaluate_chunk(grid, chunk)
+                for writer in writers:
+                    writer.write(chunk, outputs)
+                summary.update(chunk, outputs)
+                bar.update(chunk.size)
+        for writer in writers:
+            writer.close()
+    except BaseException:
+        for writer in writers:
+            writer.abort()
+        raise
+    return SweepResult(grid, None if path is None else os.fspath(path), grid.size,
+                       time.perf_counter() - started, summary, getattr(writers[-1], "columns", None))
+
+
+def dataframe(grid: Grid, *, chunk_size: int | None = None, progress: bool | None = False) -> Any:
+    """The sweep as a pandas DataFrame (one row per point)."""
+    return run_sweep(grid, None, chunk_size=chunk_size, progress=progress).to_pandas()

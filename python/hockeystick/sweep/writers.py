@@ -1,0 +1,249 @@
+"""Where sweep results go: CSV, NPZ, Parquet files, or arrays in memory, one chunk at a time.
+
+Every writer receives the chunks in grid order and writes to a temporary file beside
+the destination, which ``close`` moves into place with ``os.replace`` (a reader never
+sees half a file; an aborted sweep leaves nothing behind).
+
+- CSV and Parquet hold one row per point: the axis columns, then the outputs (``best``
+  names the accountant for several).  Doubles are written to round-trip exactly.
+- NPZ holds the grid as numpy sees it: each axis as a 1-D array, each fixed parameter
+  as a 0-d array, each output with the grid's shape (``best`` as int8 codes into the
+  ``accountants`` array).
+- In memory: flat columns, as CSV/Parquet would hold them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .grid import Chunk, Grid
+
+__all__ = ["FORMATS", "check_destination", "open_writer", "MemoryWriter"]
+
+FORMATS = {".csv": "csv", ".npz": "npz", ".parquet": "parquet"}
+
+
+def check_destination(path: str | os.PathLike[str]) -> str:
+    """The format of ``path`` by its suffix, after checking a file can be created beside it."""
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"output {str(path)!r} is a directory; give a file name such as {path / 'sweep.npz'}")
+    fmt = FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        raise ValueError(f"output {str(path)!r}: unknown format; name it *.csv, *.npz or *.parquet")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise ValueError(f"output {str(path)!r}: directory {str(parent)!r} does not exist; create it first")
+    try:
+        with tempfile.NamedTemporaryFile(dir=parent, prefix=".hockeystick-check-"):
+            pass
+    except OSError as exc:
+        raise ValueError(f"output {str(path)!r} is not writable ({exc.strerror}); "
+                         "choose a directory you can write to") from None
+    if fmt == "parquet":
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError:
+            raise ValueError("Parquet output needs pyarrow: pip install 'hockeystick[parquet]', "
+                             "or write *.csv / *.npz") from None
+    return fmt
+
+
+def _metadata(grid: Grid) -> dict[str, str]:
+    return {"hockeystick.accountants": json.dumps(list(grid.accountants)),
+            "hockeystick.output": grid.output,
+            "hockeystick.fixed": json.dumps(dict(grid.fixed))}
+
+
+class _FileWriter:
+    """Common temp-file handling: subclasses write into ``self.tmp``."""
+
+    def __init__(self, grid: Grid, path: str | os.PathLike[str]) -> None:
+        self.grid, self.path = grid, Path(path)
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent if str(self.path.parent) else ".",
+                                   prefix=f".{self.path.name}.", suffix=".tmp")
+        os.close(fd)
+        self.tmp = Path(tmp)
+        self.next_start = 0
+
+    def write(self, chunk: Chunk, outputs: dict[str, np.ndarray]) -> None:
+        if chunk.start != self.next_start:
+            raise RuntimeError(f"chunk {chunk.index} out of order (starts at {chunk.start}, expected {self.next_start})")
+        self._write(chunk, outputs)
+        self.next_start = chunk.stop
+
+    def _write(self, chunk: Chunk, outputs: dict[str, np.ndarray]) -> None:
+        raise NotImplementedError
+
+    def _finish(self) -> None:
+        """Flush and close the temporary file."""
+
+    def close(self) -> None:
+        self._finish()
+        os.replace(self.tmp, self.path)
+
+    def abort(self) -> None:
+        try:
+            self._finish()
+        finally:
+            self.tmp.unlink(missing_ok=True)
+
+
+def _table_columns(grid: Grid, chunk: Chunk, outputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    columns = grid.chunk_inputs(chunk)
+    columns.update(outputs)
+    return columns
+
+
+class _CsvWriter(_FileWriter):
+    """Quoted header, then one line per point; doubles in shortest exact form; best by name.
+
+    pyarrow's CSV writer when pyarrow is installed (10x faster), else Python's repr
+    (the same numbers, possibly spelled differently: 1 or 1.0).
+    """
+
+    def __init__(self, grid: Grid, path: str | os.PathLike[str]) -> None:
+        super().__init__(grid, path)
+        self.names = np.array(grid.accountants, dtype=object)
+        header = grid.inputs + grid.outputs + (("best",) if len(grid.accountants) > 1 else ())
+        try:
+            import pyarrow.csv as pacsv
+        except ImportError:
+            pacsv = None
+        self.fh = open(self.tmp, "wb")
+        self.fh.write((",".join(f'"{h}"' for h in header) + "\n").encode())
+        self.arrow = pacsv
+
+    def _write(self, chunk: Chunk, outputs: dict[str, np.ndarray]) -> None:
+        columns = _table_columns(self.grid, chunk, outputs)
+        if "best" in columns:
+            columns["best"] = self.names[columns["best"]]
+        if self.arrow is not None:
+            import pyarrow as pa
+
+            table = pa.table({k: pa.array(v) for k, v in columns.items()})
+            self.arrow.write_csv(table, self.fh, self.arrow.WriteOptions(include_header=False))
+        else:
+            self.fh.write(_csv_lines(list(columns.values())).encode())
+
+    def _finish(self) -> None:
+        if not self.fh.closed:
+            self.fh.close()
+
+
+def _csv_lines(columns: list[np.ndarray]) -> str:
+    """'a,b,c\n' per row: repr for doubles (shortest exact round-trip), quoted strings."""
+    def text(col: np.ndarray) -> list[str]:
+        if col.dtype == object:
+            return [f'"{v}"' for v in col.tolist()]
+        return [repr(v) for v in col.tolist()]
+    return "".join(",".join(row) + "\n" for row in zip(*(text(c) for c in columns)))
+
+
+class _ParquetWriter(_FileWriter):
+    """One row group per chunk; best dictionary-encoded; grid description in the metadata."""
+
+    def __init__(self, grid: Grid, path: str | os.PathLike[str]) -> None:
+        super().__init__(grid, path)
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        self.pa = pa
+        fields = [pa.field(a.name, pa.int64() if a.values.dtype.kind in "iu" else pa.float64()) for a in grid.axes]
+        fields += [pa.field(name, pa.float64()) for name in grid.outputs]
+        if len(grid.accountants) > 1:
+            fields.append(pa.field("best", pa.dictionary(pa.int8(), pa.string())))
+        self.schema = pa.schema(fields, metadata=_metadata(grid))
+        self.names = pa.array(list(grid.accountants), pa.string())
+        self.writer = pq.ParquetWriter(self.tmp, self.schema)
+
+    def _write(self, chunk: Chunk, outputs: dict[str, np.ndarray]) -> None:
+        pa = self.pa
+        columns = _table_columns(self.grid, chunk, outputs)
+        arrays = [pa.DictionaryArray.from_arrays(pa.array(col, pa.int8()), self.names) if name == "best"
+                  else pa.array(col) for name, col in columns.items()]
+        self.writer.write_table(pa.Table.from_arrays(arrays, schema=self.schema))
+
+    def _finish(self) -> None:
+        if self.writer.is_open:
+            self.writer.close()
+
+
+class _NpzWriter(_FileWriter):
+    """Outputs stream into .npy memory maps beside the file; ``close`` zips them with the axes."""
+
+    def __init__(self, grid: Grid, path: str | os.PathLike[str]) -> None:
+        super().__init__(grid, path)
+        self.workdir = Path(tempfile.mkdtemp(dir=self.tmp.parent, prefix=f".{self.path.name}.parts."))
+        names = grid.outputs + (("best",) if len(grid.accountants) > 1 else ())
+        self.maps = {name: np.lib.format.open_memmap(self.workdir / f"{name}.npy", mode="w+",
+                                                     dtype=np.int8 if name == "best" else np.float64,
+                                                     shape=grid.shape)
+                     for name in names}
+
+    def _write(self, chunk: Chunk, outputs: dict[str, np.ndarray]) -> None:
+        for name, values in outputs.items():
+            self.maps[name].reshape(-1)[chunk.start:chunk.stop] = values
+
+    def abort(self) -> None:
+        self.maps = None
+        shutil.rmtree(self.workdir, ignore_errors=True)
+        self.tmp.unlink(missing_ok=True)
+
+    def _finish(self) -> None:
+        if self.maps is None:
+            return
+        for m in self.maps.values():
+            m.flush()
+        names = list(self.maps)
+        self.maps = None
+        small: dict[str, np.ndarray] = {a.name: a.values for a in self.grid.axes}
+        small.update({k: np.array(v) for k, v in self.grid.fixed.items()})
+        if len(self.grid.accountants) > 1:
+            small["accountants"] = np.array(self.grid.accountants)
+        try:
+            with zipfile.ZipFile(self.tmp, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
+                for name, arr in small.items():
+                    with zf.open(f"{name}.npy", "w", force_zip64=True) as fh:
+                        np.lib.format.write_array(fh, np.asarray(arr))
+                for name in names:
+                    zf.write(self.workdir / f"{name}.npy", f"{name}.npy")
+        finally:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+class MemoryWriter:
+    """Flat columns in memory (axes, then outputs), preallocated for the whole grid."""
+
+    def __init__(self, grid: Grid) -> None:
+        self.grid = grid
+        n = grid.size
+        self.columns: dict[str, np.ndarray] = {a.name: np.empty(n, a.values.dtype) for a in grid.axes}
+        self.columns.update({name: np.empty(n) for name in grid.outputs})
+        if len(grid.accountants) > 1:
+            self.columns["best"] = np.empty(n, np.int8)
+
+    def write(self, chunk: Chunk, outputs: dict[str, np.ndarray]) -> None:
+        for name, values in _table_columns(self.grid, chunk, outputs).items():
+            self.columns[name][chunk.start:chunk.stop] = values
+
+    def close(self) -> None:
+        pass
+
+    def abort(self) -> None:
+        pass
+
+
+def open_writer(grid: Grid, path: str | os.PathLike[str] | None) -> Any:
+    """A writer for ``path`` (format from its suffix), or a MemoryWriter for None."""
+    if path is None:
+        return MemoryWriter(grid)
+    return {"csv": _CsvWriter, "npz": _NpzWriter, "parquet": _ParquetWriter}[check_destination(path)](grid, path)

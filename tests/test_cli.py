@@ -1,0 +1,163 @@
+"""The command line: every subcommand end to end, exit codes, messages that say how to fix things."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import hockeystick as hs
+from hockeystick.cli import build_parser, main
+
+
+def _run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("command", ["sweep", "calibrate", "delta", "epsilon", "figures", "accountants", "demo"])
+def test_every_subcommand_has_help_with_examples(capsys, command):
+    with pytest.raises(SystemExit) as exit_:
+        main([command, "--help"])
+    out = capsys.readouterr().out
+    assert exit_.value.code == 0 and f"hockeystick {command}" in out and "example" in out
+
+
+def test_delta_table(capsys):
+    code, out, _ = _run(capsys, "delta", "-a", "gaussian", "-p", "sigma=1,2,4", "-p", "rounds=100", "--epsilon", "1")
+    assert code == 0
+    rows = [line.split() for line in out.splitlines()[3:]]
+    sigma = np.array([float(r[0]) for r in rows])
+    np.testing.assert_allclose([float(r[1]) for r in rows], hs.theta(10 / sigma, 1.0), rtol=1e-5)
+
+
+def test_epsilon_and_calibrate_and_files(capsys, tmp_path):
+    code, out, _ = _run(capsys, "epsilon", "-a", "gaussian", "-p", "sigma=20", "-p", "rounds=100", "--delta", "1e-5")
+    assert code == 0 and float(out.split()[-1]) == pytest.approx(hs.theta_epsilon(0.5, 1e-5), rel=1e-5)
+    csv, png = tmp_path / "cal.csv", tmp_path / "cal.png"
+    code, out, _ = _run(capsys, "calibrate", "-a", "gaussian", "--epsilon", "1", "--delta", "1e-5",
+                        "-p", "rounds=1,10,100,1000", "-o", str(csv), "--plot", str(png))
+    assert code == 0 and f"result written to {csv}" in out and f"plot written to {png}" in out
+    table = pd.read_csv(csv)
+    np.testing.assert_allclose(table["sigma"], np.sqrt(table["rounds"]) / hs.theta_radius(1.0, 1e-5), rtol=1e-9)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    code, out, _ = _run(capsys, "calibrate", "-a", "gaussian", "--parameter", "rounds", "--epsilon", "1",
+                        "--delta", "1e-5", "-p", "sigma=50")
+    assert code == 0 and out.split()[-1] == "179"
+
+
+def test_sweep_from_toml_with_flag_overrides_and_plot(capsys, tmp_path):
+    config = tmp_path / "grid.toml"
+    config.write_text('accountants = ["gaussian"]\noutput = "delta"\n[parameters]\n'
+                      'sigma = { log = [0.5, 20, 30] }\nrounds = [1, 10, 100]\nepsilon = { linear = [0.1, 8, 40] }\n')
+    out_file, png = tmp_path / "sweep.npz", tmp_path / "sweep.png"
+    code, out, _ = _run(capsys, "sweep", str(config), "-p", "sensitivity=2", "-o", str(out_file), "--plot", str(png),
+                        "--no-progress")
+    assert code == 0 and "3,600 points" in out and "delta" in out and str(out_file) in out
+    with np.load(out_file) as npz:
+        assert npz["delta"].shape == (30, 3, 40) and float(npz["sensitivity"]) == 2.0
+        expected = hs.theta(2 * np.sqrt(npz["rounds"])[None, :, None] / npz["sigma"][:, None, None],
+                            npz["epsilon"][None, None, :])
+        np.testing.assert_array_equal(npz["delta"], expected)
+    assert png.stat().st_size > 1000
+
+
+def test_sweep_on_a_dask_scheduler(capsys, tmp_path):
+    """--scheduler ADDRESS (--workers N starts its own LocalCluster: tested in test_sweep_dask.py)."""
+    from dask.distributed import LocalCluster
+
+    args = ["sweep", "-a", "gaussian", "-p", "sigma=log:1:10:20", "--epsilon", "linear:0.5:4:20", "--no-progress"]
+    assert _run(capsys, *args, "-o", str(tmp_path / "a.csv"))[0] == 0
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, host="127.0.0.1", protocol="tcp",
+                      dashboard_address=None) as cluster:
+        code, out, _ = _run(capsys, *args, "-o", str(tmp_path / "b.csv"), "--scheduler", cluster.scheduler_address,
+                            "--chunk-size", "50")
+    assert code == 0 and "400 points" in out
+    assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "b.csv").read_bytes()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["delta", "-a", "nope", "-p", "sigma=1", "--epsilon", "1"], "unknown accountant 'nope'; registered"),
+    (["delta", "-a", "gaussian", "-p", "sigma=1", "-p", "foo=2", "--epsilon", "1"], "unknown parameter"),
+    (["delta", "-a", "gaussian", "-p", "sigma", "--epsilon", "1"], "write NAME=VALUE"),
+    (["delta", "-p", "sigma=1", "--epsilon", "1"], "say which accountant with -a NAME"),
+    (["delta", "-a", "gaussian", "-p", "sigma=3,2,5", "--epsilon", "1"], "not strictly monotone"),
+    (["delta", "-a", "gaussian", "-p", "sigma=log:1:2:0", "--epsilon", "1"], "integer >= 1"),
+    (["delta", "-a", "gaussian", "-p", "sigma=0", "--epsilon", "1"], "sigma must be finite and > 0"),
+    (["calibrate", "-a", "gaussian", "--parameter", "rounds", "--epsilon", "0.1", "--delta", "1e-5", "-p", "sigma=1"],
+     "unreachable"),
+    (["calibrate", "-a", "gaussian", "--epsilon", "1", "-p", "rounds=10"], "give --delta"),
+    (["sweep", "-a", "gaussian", "-p", "sigma=1", "--epsilon", "1", "-o", "/nonexistent/x.csv"], "does not exist"),
+    (["sweep", "-a", "gaussian", "-p", "sigma=1", "--epsilon", "1", "-o", "/proc/x.csv"], "not writable"),
+    (["sweep", "-a", "gaussian", "-p", "sigma=1", "--epsilon", "1", "-o", "x.txt"], "name it *.csv"),
+    (["sweep", "-a", "gaussian", "-p", "sigma=1", "--epsilon", "1"], "-o FILE.parquet"),
+    (["sweep", "-a", "gaussian", "-p", "sigma=1", "--epsilon", "1", "-o", "x.csv", "--plot", "x.jpg"], "*.png"),
+    (["sweep", "missing.toml", "-o", "x.csv"], "cannot read sweep file"),
+    (["sweep", "--example", "--out-dir", "/proc/hockeystick-example"], "give --out-dir a directory you can write to"),
+])
+def test_bad_input_exits_2_with_a_fix(capsys, tmp_path, monkeypatch, argv, message):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = _run(capsys, *argv)
+    assert code == 2 and message in err and err.startswith(f"hockeystick {argv[0]}: error:")
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["sweep", "--chunk-size", "0"], "expected a positive integer"),
+    (["delta", "--bogus"], "unrecognized arguments"),
+    (["nope"], "invalid choice"),
+    ([], "required"),
+])
+def test_argparse_errors_exit_2_and_point_to_help(capsys, argv, message):
+    with pytest.raises(SystemExit) as exit_:
+        build_parser().parse_args(argv)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and message in err and "--help" in err
+
+
+def test_figures_without_the_module_is_a_clear_error(capsys, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "hockeystick.figures", None)
+    code, _, err = _run(capsys, "figures", "--out-dir", str(tmp_path / "figs"))
+    assert code == 2 and "hockeystick.figures" in err
+
+
+def test_the_readme_main_job_runs_end_to_end(tmp_path):
+    """`hockeystick sweep --example` as a user runs it: a real process, files where it says."""
+    out_dir = tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-m", "hockeystick", "sweep", "--example", "--out-dir", str(out_dir)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    written = [line.split(" written to ")[1] for line in proc.stdout.splitlines() if " written to " in line]
+    assert len(written) == 4 and all(os.path.exists(p) for p in written)
+    table = pd.read_parquet(written[0]) if written[0].endswith(".parquet") else None
+    assert table is None or len(table) >= 2_000_000
+    assert "sigma needed for (epsilon, delta) = (1, 1e-05)" in proc.stdout
+
+
+def test_figures_writes_into_a_new_directory(capsys, tmp_path, monkeypatch):
+    import hockeystick.figures
+
+    def fake_write_figures(out_dir):  # the figures themselves are tested with the contraction accountants
+        path = out_dir / "fig.png"
+        path.write_bytes(b"\x89PNG")
+        return [path]
+
+    monkeypatch.setattr(hockeystick.figures, "write_figures", fake_write_figures)
+    code, out, _ = _run(capsys, "figures", "--out-dir", str(tmp_path / "new" / "figs"))
+    assert code == 0 and f"figure written to {tmp_path / 'new' / 'figs' / 'fig.png'}" in out
+
+
+def test_accountants_lists_every_entry_with_its_parameters(capsys):
+    from hockeystick.sweep import registry
+
+    code, out, _ = _run(capsys, "accountants")
+    assert code == 0
+    for name in registry.names():
+        assert f"{name}: {registry.get(name).summary}" in out
+    assert "needs: n, batch_size, sigma, learning_rate, lipschitz, radius; optional: rounds, smoothness" in out
+    assert "calibrate: sigma (smallest), rounds (largest)" in out

@@ -1,0 +1,88 @@
+"""The same sweep on a real 2-worker LocalCluster on 127.0.0.1: identical files, retried chunks once."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+pytest.importorskip("dask.distributed")
+
+from hockeystick.sweep import Grid, run_sweep  # noqa: E402
+from hockeystick.sweep import dask as sweep_dask  # noqa: E402
+
+GRID = dict(sigma="log:0.5:20:40", rounds=[1, 10, 100], epsilon="linear:0.1:8:50")
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    from dask.distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, host="127.0.0.1",
+                      protocol="tcp", dashboard_address=None) as c:
+        assert c.scheduler_address.startswith("tcp://127.0.0.1:")
+        yield c
+
+
+def _same_file(a, b) -> bool:
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        return fa.read() == fb.read()
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".csv", ".npz"])
+def test_dask_writes_the_in_process_file(tmp_path, cluster, suffix):
+    grid = Grid.from_parameters("gaussian", "delta", GRID)
+    local = run_sweep(grid, tmp_path / f"local{suffix}", chunk_size=500, progress=False)
+    remote = sweep_dask.run_on_dask(grid, tmp_path / f"dask{suffix}", scheduler=cluster.scheduler_address,
+                                    chunk_size=500, progress=False)
+    assert grid.n_chunks(500) > 4 and remote.points == local.points == grid.size
+    if suffix == ".npz":
+        with np.load(tmp_path / "local.npz") as a, np.load(tmp_path / "dask.npz") as b:
+            assert a.files == b.files and all(np.array_equal(a[k], b[k]) for k in a.files)
+    else:
+        assert _same_file(tmp_path / f"local{suffix}", tmp_path / f"dask{suffix}")
+    assert sorted(os.listdir(tmp_path)) == sorted([f"local{suffix}", f"dask{suffix}"])  # parts cleaned up
+
+
+def test_calibration_in_memory_on_dask(cluster):
+    grid = Grid.from_parameters("gaussian", "sigma", {"rounds": [1, 10, 100, 1000], "epsilon": [0.5, 1, 2],
+                                                      "delta": 1e-6})
+    local = run_sweep(grid, chunk_size=2, progress=False)
+    remote = sweep_dask.run_on_dask(grid, scheduler=cluster.scheduler_address, chunk_size=2, progress=False)
+    for name in local.columns:
+        np.testing.assert_array_equal(local.columns[name], remote.columns[name])
+
+
+def test_a_retried_chunk_is_written_once(tmp_path, cluster, monkeypatch):
+    """A task that dies after publishing its part is re-run by Dask: the part is replaced, not added."""
+    grid = Grid.from_parameters("gaussian", "delta", GRID)
+    real = sweep_dask.compute_part
+    markers = tmp_path / "attempts"
+    markers.mkdir()
+
+    def dies_after_writing(index, grid, chunk_size, parts_dir):
+        # the task is pickled by value: remember attempts in the filesystem, not in a closure
+        size = real(index, grid, chunk_size, parts_dir)
+        first = not (markers / str(index)).exists()
+        (markers / str(index)).touch()
+        if index % 3 == 0 and first:
+            raise OSError("worker lost after writing its part")
+        return size
+
+    monkeypatch.setattr(sweep_dask, "compute_part", dies_after_writing)
+    run_sweep(grid, tmp_path / "local.parquet", chunk_size=500, progress=False)
+    sweep_dask.run_on_dask(grid, tmp_path / "dask.parquet", scheduler=cluster.scheduler_address,
+                           chunk_size=500, progress=False, retries=2)
+    assert len(os.listdir(markers)) == grid.n_chunks(500)
+    assert _same_file(tmp_path / "local.parquet", tmp_path / "dask.parquet")
+
+
+def test_own_local_cluster_and_failures(tmp_path):
+    grid = Grid.from_parameters("gaussian", "delta", {"sigma": [1, 2], "epsilon": [0.5, 1]})
+    result = sweep_dask.run_on_dask(grid, tmp_path / "own.csv", workers=2, processes=False, progress=False)
+    assert result.points == 4 and (tmp_path / "own.csv").exists()
+    with pytest.raises(ValueError, match="workers must be a positive integer"):
+        sweep_dask.run_on_dask(grid, tmp_path / "x.csv", workers=0)
+    with pytest.raises(ValueError, match="does not exist"):
+        sweep_dask.run_on_dask(grid, tmp_path / "nowhere" / "x.csv", workers=2, processes=False)

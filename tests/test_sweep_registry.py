@@ -1,0 +1,64 @@
+"""Every registered accountant through the sweep and calibration layers: the contract, end to end."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hockeystick.calibrate import calibrate
+from hockeystick.sweep import Grid, dataframe, registry
+
+_TA = dict(n=6000, batch_size=100, sigma=2.0, learning_rate=0.5, lipschitz=1.0, radius=1.0, rounds=30)
+_FEDAVG = dict(clients=20, sigma=1.0, clip=10.0, lipschitz=1.0, learning_rate=0.01, local_steps=5, rounds=600)
+_PNSGD = dict(n=40, index=20, learning_rate=0.5, lipschitz=1.0, smoothness=0.5)
+
+EXAMPLES = {
+    "gaussian": dict(sigma=2.0, rounds=10),
+    "gdp": dict(mu=1.0),
+    "noisy_fedavg": _FEDAVG,
+    "noisy_fedavg_cyclic": _FEDAVG,
+    "noisy_fedavg_stagewise": _FEDAVG,
+    "noisy_fedavg_continuous": _FEDAVG,
+    "pnsgd_gaussian": dict(_PNSGD, sigma=2.0, diameter=1.0),
+    "pnsgd_laplace": dict(_PNSGD, scale=2.0, diameter=1.0),
+    "pnsgd_renyi_baseline": dict(_PNSGD, sigma=2.0),
+    "rdp_subsampled_gaussian": dict(sigma=1.0, sampling_rate=0.01, rounds=1000),
+    "pld_subsampled_gaussian": dict(sigma=1.0, sampling_rate=0.01, rounds=100, value_discretization_interval=1e-3),
+    "trusted_aggregator": _TA,
+    "trusted_aggregator_nonconvex": _TA,
+    "trusted_aggregator_random_stop": _TA,
+    "trusted_aggregator_strongly_convex": dict(_TA, smoothness=1.0, strong_convexity=0.1),
+}
+
+
+def test_every_registered_accountant_has_an_example():
+    assert sorted(EXAMPLES) == registry.names()
+    with pytest.raises(ValueError, match="already registered"):
+        registry.register(registry.get("gaussian"))
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_sweep_is_the_accountant_and_calibration_recovers_the_parameter(name):
+    entry, params = registry.get(name), EXAMPLES[name]
+    eps = np.array([0.25, 0.5, 1.0, 2.0, 4.0])
+    direct = np.asarray(entry.build(**params).delta(eps), dtype=float)
+    swept = dataframe(Grid.from_parameters(name, "delta", dict(params, epsilon=eps)))["delta"].to_numpy()
+    np.testing.assert_array_equal(swept, direct)
+    # epsilon(delta) is the smallest eps whose bound is <= delta
+    target = 1e-6
+    eps_at = dataframe(Grid.from_parameters(name, "epsilon", dict(params, delta=target)))["epsilon"].iloc[0]
+    assert entry.build(**params).delta(eps_at) <= target * (1 + 1e-9)
+    # calibrating any parameter at the example's own (eps, delta(eps)) gives back (at least) the example value
+    e = float(eps[np.argmax((direct > 1e-200) & (direct < 0.5))])
+    d = float(entry.build(**params).delta(e))
+    for parameter, spec in entry.calibratable.items():
+        others = {k: v for k, v in params.items() if k != parameter}
+        got = calibrate(entry, parameter, epsilon=e, delta=d, **others)
+        assert entry.build(**others, **{parameter: got}).delta(e) <= d
+        value = params.get(parameter, entry.defaults.get(parameter))
+        if spec.direction == "decreasing":
+            assert got <= value and got == pytest.approx(value, rel=1e-6)
+        elif spec.integer:
+            assert got >= value
+        else:
+            assert got >= value * (1 - 1e-9) and got == pytest.approx(value, rel=1e-6)
