@@ -50,3 +50,14 @@ def test_hockey_stick_many_epsilons(benchmark, size):
     eps = np.linspace(0, 60, size(1_000_000, 10_000))
     out = benchmark(lambda: _core.pld_delta(composed.p, composed.k_lo, composed.h, composed.p_inf, eps, 0))
     assert np.all(np.diff(out) <= 0)
+
+
+def test_w4_sigma_sweep_upper(benchmark, size):
+    """W4: W2 for 1000 sigmas in [0.5, 5] (short: 8 sigmas, T = 100), upper bound at h = 1e-3.
+
+    Discretization is batched across sigmas (one C++ call per 8 points)."""
+    sigmas, rounds = np.linspace(0.5, 5.0, size(1000, 8)), size(10_000, 100)
+    result = benchmark.pedantic(lambda: pld.SubsampledGaussianPLD(
+        sigma=sigmas, sampling_rate=0.01, rounds=rounds, value_discretization_interval=1e-3).epsilon(1e-5),
+        rounds=1, iterations=1)
+    assert np.all(np.diff(result) <= 0)

@@ -13,6 +13,11 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <vector>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "elementwise.hpp"
 
@@ -26,6 +31,18 @@ namespace {
 py::array_t<double> to_array(const std::vector<double>& v) {
     py::array_t<double> out(static_cast<py::ssize_t>(v.size()));
     std::copy(v.begin(), v.end(), out.mutable_data());
+    return out;
+}
+
+py::dict to_dict(const pld::GridPMF& up, const pld::GridPMF& low) {
+    py::dict out;
+    out["k_lo"] = up.k_lo;
+    out["h"] = up.h;
+    out["upper"] = to_array(up.p);
+    out["upper_inf"] = up.p_inf;
+    out["lower"] = to_array(low.p);
+    out["lower_inf"] = low.p_inf;
+    out["connect_dots"] = low.connect_dots;
     return out;
 }
 
@@ -47,21 +64,62 @@ py::dict both_sides(Build build) {
                                   "; use a coarser value_discretization_interval or a larger max_cells");
         }
     }
-    py::dict out;
-    out["k_lo"] = up.k_lo;
-    out["h"] = up.h;
-    out["upper"] = to_array(up.p);
-    out["upper_inf"] = up.p_inf;
-    out["lower"] = to_array(low.p);
-    out["lower_inf"] = low.p_inf;
-    out["connect_dots"] = low.connect_dots;
+    return to_dict(up, low);
+}
+
+// Many subsampled-Gaussian PLDs (one per (sigma, q, direction)) in one call: the items are
+// independent, so they run in parallel over items with the GIL released; each item's own
+// cell loop stays serial inside (no nested parallel region).  Errors are collected per item
+// and the first one is raised after the loop.
+py::list many_subsampled_gaussians(input_array sigma, input_array q, py::array_t<bool> remove, double h,
+                                   double tail, std::int64_t max_cells, int threads) {
+    const std::int64_t n = static_cast<std::int64_t>(sigma.size());
+    if (q.size() != n || remove.size() != n || sigma.ndim() != 1 || q.ndim() != 1 || remove.ndim() != 1)
+        throw py::value_error("internal: sigma, sampling_rate and remove must be 1-d arrays of one length");
+    const double* s = sigma.data();
+    const double* r = q.data();
+    std::vector<char> rem(remove.data(), remove.data() + n);
+    std::vector<pld::GridPMF> up(n), low(n);
+    std::vector<std::string> error(n);
+    std::vector<char> too_long(n, 0);
+    {
+        py::gil_scoped_release release;
+        // threads = 0: all cores, but only when the work (estimated cells) is large enough to pay
+        // for a parallel region, which costs milliseconds on a loaded machine.
+        double cells = 0.0;
+        for (std::int64_t i = 0; i < n; ++i) cells += pld::subsampled_gaussian_loss_width(s[i], r[i], tail) / h;
+#ifdef _OPENMP
+        const int nthreads = threads > 0 ? threads : (cells >= 20000.0 ? omp_get_max_threads() : 1);
+#else
+        const int nthreads = 1;
+        (void)threads;
+#endif
+#pragma omp parallel for num_threads(std::max(nthreads, 1)) schedule(dynamic, 1) if (n > 1 && nthreads > 1)
+        for (std::int64_t i = 0; i < n; ++i) {
+            try {
+                const pld::Cells cells = pld::subsampled_gaussian_cells(s[i], r[i], rem[i] != 0, h, tail, max_cells);
+                up[i] = pld::pessimistic_pmf(cells);
+                low[i] = pld::optimistic_pmf(cells);
+            } catch (const std::length_error& e) {
+                error[i] = e.what();
+                too_long[i] = 1;
+            } catch (const std::exception& e) {
+                error[i] = e.what();
+            }
+        }
+    }
+    for (std::int64_t i = 0; i < n; ++i)
+        if (!error[i].empty())
+            throw py::value_error(error[i] + (too_long[i] ? "; use a coarser value_discretization_interval or a "
+                                                            "larger max_cells" : ""));
+    py::list out;
+    for (std::int64_t i = 0; i < n; ++i) out.append(to_dict(up[i], low[i]));
     return out;
 }
 
+// delta(eps) / epsilon(delta) of one PMF, many arguments, OpenMP over them (GIL released).
 template <class Eval>
-py::array_t<double> over_grid_profile(input_array p, std::int64_t k_lo, double h, double p_inf, input_array x,
-                                      int threads, Eval eval) {
-    if (p.ndim() != 1) throw py::value_error("internal: the PMF must be one-dimensional");
+py::array_t<double> over_profile(const pld::GridProfile& profile, input_array x, int threads, Eval eval) {
     std::vector<py::ssize_t> shape(x.shape(), x.shape() + x.ndim());
     py::array_t<double> out(shape);
     const std::int64_t n = static_cast<std::int64_t>(x.size());
@@ -69,7 +127,6 @@ py::array_t<double> over_grid_profile(input_array p, std::int64_t k_lo, double h
     double* dst = out.mutable_data();
     {
         py::gil_scoped_release release;
-        const pld::GridProfile profile(p.data(), static_cast<std::int64_t>(p.size()), k_lo, h, p_inf);
         const int nthreads = resolve_threads(threads, n);
 #pragma omp parallel for num_threads(nthreads) schedule(static)
         for (std::int64_t i = 0; i < n; ++i) dst[i] = eval(profile, src[i]);
@@ -77,14 +134,43 @@ py::array_t<double> over_grid_profile(input_array p, std::int64_t k_lo, double h
     return out;
 }
 
+// The same for a PMF given by its masses: the profile is built for this call only.
+template <class Eval>
+py::array_t<double> over_grid_profile(input_array p, std::int64_t k_lo, double h, double p_inf, input_array x,
+                                      int threads, Eval eval) {
+    if (p.ndim() != 1) throw py::value_error("internal: the PMF must be one-dimensional");
+    const pld::GridProfile profile = [&] {
+        py::gil_scoped_release release;
+        return pld::GridProfile(p.data(), static_cast<std::int64_t>(p.size()), k_lo, h, p_inf);
+    }();
+    return over_profile(profile, x, threads, eval);
+}
+
 }  // namespace
 
 void register_pld(py::module_& m) {
+    // The suffix sums of one PMF, built once (O(grid)) and kept, so that the several
+    // delta/epsilon evaluations of a charged inversion do not rebuild them each time.
+    py::class_<pld::GridProfile>(m, "PldGridProfile")
+        .def(py::init([](input_array p, std::int64_t k_lo, double h, double p_inf) {
+                 if (p.ndim() != 1) throw py::value_error("internal: the PMF must be one-dimensional");
+                 py::gil_scoped_release release;
+                 return pld::GridProfile(p.data(), static_cast<std::int64_t>(p.size()), k_lo, h, p_inf);
+             }),
+             py::arg("p"), py::arg("k_lo"), py::arg("h"), py::arg("p_inf"))
+        .def("delta", [](const pld::GridProfile& g, input_array eps, int threads) {
+            return over_profile(g, eps, threads, [](const pld::GridProfile& q, double e) { return q.delta(e); });
+        }, py::arg("epsilon"), py::arg("threads") = 0)
+        .def("epsilon", [](const pld::GridProfile& g, input_array delta, int threads) {
+            return over_profile(g, delta, threads, [](const pld::GridProfile& q, double d) { return q.epsilon(d); });
+        }, py::arg("delta"), py::arg("threads") = 0);
     m.def("pld_subsampled_gaussian", [](double sigma, double q, bool remove, double h, double tail,
                                         std::int64_t max_cells) {
         return both_sides([=] { return pld::subsampled_gaussian_cells(sigma, q, remove, h, tail, max_cells); });
     }, py::arg("sigma"), py::arg("sampling_rate"), py::arg("remove"), py::arg("h"), py::arg("tail"),
        py::arg("max_cells"));
+    m.def("pld_subsampled_gaussian_many", &many_subsampled_gaussians, py::arg("sigma"), py::arg("sampling_rate"),
+          py::arg("remove"), py::arg("h"), py::arg("tail"), py::arg("max_cells"), py::arg("threads") = 0);
     m.def("pld_replace_subsampled_gaussian", [](double sigma, double q, double h, double tail,
                                                 std::int64_t max_cells) {
         return both_sides([=] { return pld::replace_subsampled_gaussian_cells(sigma, q, h, tail, max_cells); });

@@ -77,7 +77,8 @@ inline std::int64_t checked_cell_count(double lo, double hi, double h, std::int6
 // Cells of a continuous mechanism described in output space.  M provides
 //   loss(x)                  L(x), continuous and strictly increasing on (x_lo, x_hi)
 //   x_of_loss(l)             its inverse (clamped by the caller to [x_lo, x_hi])
-//   loss_step(x0, dx)        L(x0 + dx) - L(x0) without cancellation
+//   steps_from(x0)           a callable dx -> L(x0 + dx) - L(x0) without cancellation (what
+//                            depends on x0 alone is computed once per cell, not per node)
 //   density(x)               the density of P
 //   scale(x)                 a length over which density(x) changes by a bounded factor
 template <class M>
@@ -103,12 +104,13 @@ Cells continuous_cells(const M& mech, double x_lo, double x_hi, double tail_lo, 
         const std::int64_t pieces =
             std::min<std::int64_t>(static_cast<std::int64_t>(std::ceil((xb - xa) / step)), 1 << 16);
         const double w = (xb - xa) / static_cast<double>(std::max<std::int64_t>(pieces, 1));
+        const auto loss_step = mech.steps_from(xa);
         double c = 0.0, d = 0.0;
         for (std::int64_t s = 0; s < std::max<std::int64_t>(pieces, 1); ++s) {
             const double mid = (s + 0.5) * w;  // offset of the piece's centre from xa
             for (int k = 0; k < 5; ++k) {
                 const double dx = mid + 0.5 * w * gl_nodes[k];
-                const double u = std::min(std::max(offset + mech.loss_step(xa, dx), 0.0), h);
+                const double u = std::min(std::max(offset + loss_step(dx), 0.0), h);
                 const double f = 0.5 * w * gl_weights[k] * mech.density(xa + dx);
                 c += f * -std::expm1(-u);
                 d += f * std::expm1(h - u);
@@ -143,8 +145,9 @@ struct mixture_vs_gaussian {
         if (q == 1.0) return 1.0;
         return v >= 0.0 ? q / (q + (1.0 - q) * std::exp(-v)) : q * std::exp(v) / (1.0 - q + q * std::exp(v));
     }
-    double loss_step(double x0, double dx) const {
-        return std::log1p(shifted_weight(x0) * std::expm1(dx / (s * s)));
+    auto steps_from(double x0) const {
+        const double w = shifted_weight(x0), s2 = s * s;
+        return [w, s2](double dx) { return std::log1p(w * std::expm1(dx / s2)); };
     }
     double density(double x) const {
         const double a = q == 1.0 ? 0.0 : (1.0 - q) * gaussian_density(x / s);
@@ -169,9 +172,10 @@ struct gaussian_vs_mixture {
     mixture_vs_gaussian m;  // evaluated at x = 1 - y
     double loss(double y) const { return -m.loss(1.0 - y); }
     double x_of_loss(double l) const { return 1.0 - m.x_of_loss(-l); }
-    double loss_step(double y0, double dy) const {
+    auto steps_from(double y0) const {
         // -L_m(1 - y0 - dy) + L_m(1 - y0) = -log1p(w expm1(-dy/s^2)), w at x = 1 - y0.
-        return -std::log1p(m.shifted_weight(1.0 - y0) * std::expm1(-dy / (m.s * m.s)));
+        const double w = m.shifted_weight(1.0 - y0), s2 = m.s * m.s;
+        return [w, s2](double dy) { return -std::log1p(w * std::expm1(-dy / s2)); };
     }
     double density(double y) const { return gaussian_density((y - 1.0) / m.s) / m.s; }
     double scale(double y) const { return 0.25 * m.s / std::max(1.0, std::fabs((y - 1.0) / m.s)); }
@@ -205,10 +209,11 @@ struct mixture_vs_mirror {
         }
         return x;
     }
-    double loss_step(double x0, double dx) const {
-        const double s2 = m.s * m.s;
-        return std::log1p(m.shifted_weight(x0) * std::expm1(dx / s2)) -
-               std::log1p(m.shifted_weight(-x0) * std::expm1(-dx / s2));
+    auto steps_from(double x0) const {
+        const double s2 = m.s * m.s, w_plus = m.shifted_weight(x0), w_minus = m.shifted_weight(-x0);
+        return [s2, w_plus, w_minus](double dx) {
+            return std::log1p(w_plus * std::expm1(dx / s2)) - std::log1p(w_minus * std::expm1(-dx / s2));
+        };
     }
     double density(double x) const { return m.density(x); }
     double scale(double x) const { return m.scale(x); }
@@ -217,6 +222,14 @@ struct mixture_vs_mirror {
 };
 
 }  // namespace detail
+
+// Width in loss of the remove-direction grid of subsampled_gaussian_cells (the add direction's
+// is no wider): a cheap estimate of the work, cells ~ width / h, made before discretizing.
+inline double subsampled_gaussian_loss_width(double sigma, double q, double tail) {
+    const double z = gaussian_tail_inverse(0.5 * tail);
+    const detail::mixture_vs_gaussian mg{sigma, q};
+    return mg.loss(1.0 + z * sigma) - mg.loss(-z * sigma);
+}
 
 // Subsampled Gaussian with replace-one neighbours (symmetric: one direction).
 inline Cells replace_subsampled_gaussian_cells(double sigma, double q, double h, double tail,

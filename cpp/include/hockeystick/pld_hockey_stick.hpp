@@ -69,14 +69,27 @@ class GridProfile {
 };
 
 // log sum_k p_k e^{lam l_k}, l_k = (k_lo + k) h, for one lam (the cumulant generating
-// function of the finite part, used for Chernoff bounds on composed tails).  One
-// exp per element, scaled by the largest lam l_k (terms <= p_k, no overflow); if
-// that underflows everything, a second pass scales by the largest log p_k + lam l_k.
+// function of the finite part, used for Chernoff bounds on composed tails), rounded UP:
+// the caller's tail bounds only widen with it.  Terms are scaled by the largest lam l_k
+// (terms <= p_k, no overflow) and formed by a recurrence: one exp per block of 32, then
+// multiplication by r = e^{lam h}.  Each term then carries relative error <= (3 j + 4) u
+// <= 100 u (j <= 31 steps, u = 2^-53), the sum of n positive terms a further n u, so the
+// result is raised by 2 (n + 110) u + 4 u (|result| + 1) (the last term for log and the
+// shift).  If the scaled sum underflows, a second pass (one exp per element) scales by the
+// largest log p_k + lam l_k, with the same margin plus that of its exponents.
 inline double grid_log_mgf(const double* p, std::int64_t n, std::int64_t k_lo, double h, double lam) {
+    constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
+    constexpr std::int64_t block = 32;
+    auto raised = [&](double v) { return v + 2.0 * (n + 110) * u + 4.0 * u * (std::fabs(v) + 1.0); };
     const double shift = lam * (lam >= 0.0 ? (k_lo + n - 1) * h : k_lo * h);
+    const double r = std::exp(lam * h);
     double sum = 0.0;
-    for (std::int64_t k = 0; k < n; ++k) sum += p[k] * std::exp(lam * (k_lo + k) * h - shift);
-    if (sum > 1e-250) return shift + std::log(sum);
+    for (std::int64_t k0 = 0; k0 < n; k0 += block) {
+        double t = std::exp(lam * (k_lo + k0) * h - shift);
+        const std::int64_t k1 = std::min(n, k0 + block);
+        for (std::int64_t k = k0; k < k1; ++k, t *= r) sum += p[k] * t;
+    }
+    if (sum > 1e-250) return raised(shift + std::log(sum));
     double top = -std::numeric_limits<double>::infinity();
     for (std::int64_t k = 0; k < n; ++k)
         if (p[k] > 0.0) top = std::max(top, std::log(p[k]) + lam * (k_lo + k) * h);
@@ -84,7 +97,8 @@ inline double grid_log_mgf(const double* p, std::int64_t n, std::int64_t k_lo, d
     sum = 0.0;
     for (std::int64_t k = 0; k < n; ++k)
         if (p[k] > 0.0) sum += std::exp(std::log(p[k]) + lam * (k_lo + k) * h - top);
-    return top + std::log(sum);
+    // Each exponent's argument is off by <= 2 u (|top| + 750) absolute (log p_k >= -745).
+    return raised(top + std::log(sum)) + 4.0 * u * (std::fabs(top) + 750.0);
 }
 
 }  // namespace pld

@@ -60,19 +60,45 @@ def subsampled_gaussian(sigma: float, sampling_rate: float, *, sensitivity: floa
     swapped (Zhu, Dong, Wang 2022, Thm 11), with s = sigma / sensitivity.
     ``sampling_rate=1`` is the Gaussian mechanism (one symmetric direction).
     """
-    s = _positive("sigma", sigma) / _positive("sensitivity", sensitivity)
-    q = float(sampling_rate)
-    if not (0 < q <= 1):
-        raise ValueError(f"sampling_rate must lie in (0, 1], got {sampling_rate!r}")
+    return subsampled_gaussians([sigma], [sampling_rate], sensitivity=[sensitivity],
+                                value_discretization_interval=value_discretization_interval, tail=tail)[0]
+
+
+def subsampled_gaussians(sigma: ArrayLike, sampling_rate: ArrayLike, *, sensitivity: ArrayLike = 1.0,
+                         value_discretization_interval: float = DEFAULT_INTERVAL, tail: float = DEFAULT_TAIL,
+                         threads: int = 0) -> list[PrivacyLossDistribution]:
+    """``subsampled_gaussian`` for many points (1-d arrays that broadcast), one C++ call.
+
+    Every direction of every point is discretized in parallel (OpenMP over the
+    items, GIL released; ``threads=0``: all cores), so a sweep over sigma pays
+    neither one Python round trip nor one serial discretization per point.
+    """
+    s_in, q_in, c_in = np.broadcast_arrays(*(np.atleast_1d(np.asarray(v, dtype=np.float64))
+                                             for v in (sigma, sampling_rate, sensitivity)))
+    if s_in.ndim != 1:
+        raise ValueError("sigma, sampling_rate and sensitivity must broadcast to a 1-d array")
+    s = np.array([_positive("sigma", a) / _positive("sensitivity", b) for a, b in zip(s_in, c_in)])
+    q = q_in.astype(np.float64)
+    if not np.all((q > 0) & (q <= 1)):
+        raise ValueError(f"sampling_rate must lie in (0, 1], got {q[~((q > 0) & (q <= 1))][0]!r}")
     h = _positive("value_discretization_interval", value_discretization_interval)
     t = _check_tail(tail)
-    remove = _factor(f"subsampled_gaussian(sigma={s}, q={q}, remove)",
-                     _core.pld_subsampled_gaussian(s, q, True, h, t, MAX_CELLS))
-    if q == 1.0:
-        return PrivacyLossDistribution([{remove: 1}], t)
-    add = _factor(f"subsampled_gaussian(sigma={s}, q={q}, add)",
-                  _core.pld_subsampled_gaussian(s, q, False, h, t, MAX_CELLS))
-    return PrivacyLossDistribution([{remove: 1}, {add: 1}], t)
+    # Items: the remove direction of every point, then the add direction of the subsampled ones.
+    sub = np.flatnonzero(q < 1.0)
+    item_s = np.concatenate([s, s[sub]])
+    item_q = np.concatenate([q, q[sub]])
+    item_remove = np.concatenate([np.ones(s.size, bool), np.zeros(sub.size, bool)])
+    raw = _core.pld_subsampled_gaussian_many(item_s, item_q, item_remove, h, t, MAX_CELLS, int(threads))
+    add_of = dict(zip(sub.tolist(), raw[s.size:]))
+    out = []
+    for i in range(s.size):
+        remove = _factor(f"subsampled_gaussian(sigma={s[i]}, q={q[i]}, remove)", raw[i])
+        if i not in add_of:
+            out.append(PrivacyLossDistribution([{remove: 1}], t))
+            continue
+        add = _factor(f"subsampled_gaussian(sigma={s[i]}, q={q[i]}, add)", add_of[i])
+        out.append(PrivacyLossDistribution([{remove: 1}, {add: 1}], t))
+    return out
 
 
 def fixed_size_subsampled_gaussian(sigma: float, batch_size: int, dataset_size: int, *,

@@ -2,10 +2,10 @@
 
 delta(eps) = sum_k p_k (1 - e^{eps - l_k})_+ + p_inf
 
-is evaluated in C++ (``_core.pld_delta``: suffix sums, O(grid + n_eps)), and
-epsilon(delta) inverts it exactly (``_core.pld_epsilon``).  A composed PMF also
-carries its error charges, applied in the safe direction (added on a
-pessimistic PMF, subtracted on an optimistic one):
+is evaluated in C++ (``_core.PldGridProfile``: suffix sums built once per
+PMF, then O(1) per eps), and epsilon(delta) inverts it exactly (its
+``epsilon``).  A composed PMF also carries its error charges, applied in the
+safe direction (added on a pessimistic PMF, subtracted on an optimistic one):
 
 - ``shift``: a constant (truncated tail mass on the optimistic side);
 - ``entry_error``: a bound on the round-off of each grid mass, so the charge at
@@ -17,6 +17,7 @@ pessimistic PMF, subtracted on an optimistic one):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -46,6 +47,11 @@ class GridPMF:
     def finite_mass(self) -> float:
         return float(self.p.sum())
 
+    @cached_property
+    def _profile(self) -> _core.PldGridProfile:
+        """The suffix sums behind delta/epsilon, built once per PMF (an epsilon() call evaluates several times)."""
+        return _core.PldGridProfile(np.ascontiguousarray(self.p, dtype=np.float64), self.k_lo, self.h, self.p_inf)
+
     def _slack(self) -> float:
         return 4.0 * (self.p.size + 4) * UNIT_ROUNDOFF
 
@@ -58,7 +64,7 @@ class GridPMF:
 
     def delta(self, epsilon: np.ndarray, threads: int = 0) -> np.ndarray:
         eps = np.ascontiguousarray(epsilon, dtype=np.float64)
-        d = _core.pld_delta(self.p, self.k_lo, self.h, self.p_inf, eps, threads)
+        d = self._profile.delta(eps, threads)
         if self.pessimistic:
             return np.minimum(d * (1.0 + self._slack()) + self.shift + self._charge(eps), 1.0)
         return np.maximum(d * (1.0 - self._slack()) + self.shift - 2.0 * self._charge(eps), 0.0)
@@ -67,8 +73,7 @@ class GridPMF:
         """Smallest eps with the uncharged curve <= target (+inf where target <= 0)."""
         out = np.full(target.shape, np.inf)
         ok = target > 0
-        out[ok] = _core.pld_epsilon(self.p, self.k_lo, self.h, self.p_inf, np.ascontiguousarray(target[ok]),
-                                    threads)
+        out[ok] = self._profile.epsilon(np.ascontiguousarray(target[ok]), threads)
         return out
 
     def epsilon(self, delta: np.ndarray, threads: int = 0) -> np.ndarray:

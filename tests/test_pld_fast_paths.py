@@ -1,0 +1,120 @@
+"""The fast paths (batched discretization, recurrence log-MGF, grid from accuracy) keep the bounds."""
+
+from __future__ import annotations
+
+import math
+
+import mpmath as mp
+import numpy as np
+import pytest
+
+import hockeystick as hs
+import hockeystick.pld as pld
+from hockeystick import _core
+from hockeystick.pld.mechanisms import MAX_CELLS, subsampled_gaussians
+
+
+def test_batched_discretization_equals_one_at_a_time():
+    """One C++ call for many (sigma, q, direction) items gives exactly the single-item PMFs."""
+    sigma, q, h, tail = np.array([0.7, 2.0, 0.7]), np.array([0.02, 0.3, 1.0]), 2e-3, 1e-12
+    remove = np.array([True, False, True])
+    for threads in (1, 2):
+        many = _core.pld_subsampled_gaussian_many(sigma, q, remove, h, tail, MAX_CELLS, threads)
+        for i, got in enumerate(many):
+            one = _core.pld_subsampled_gaussian(sigma[i], q[i], bool(remove[i]), h, tail, MAX_CELLS)
+            assert got["k_lo"] == one["k_lo"] and got["upper_inf"] == one["upper_inf"]
+            np.testing.assert_array_equal(got["upper"], one["upper"])
+            np.testing.assert_array_equal(got["lower"], one["lower"])
+
+
+def test_batched_constructor_matches_single_and_rejects_bad_points():
+    dists = subsampled_gaussians([1.0, 3.0], [0.05, 1.0], value_discretization_interval=5e-3)
+    assert [len(d.directions) for d in dists] == [2, 1]
+    single = pld.subsampled_gaussian(1.0, 0.05, value_discretization_interval=5e-3)
+    for a, b in zip(dists[0].directions, single.directions):
+        np.testing.assert_array_equal(next(iter(a)).upper.p, next(iter(b)).upper.p)
+    with pytest.raises(ValueError, match="sampling_rate"):
+        subsampled_gaussians([1.0, 1.0], [0.1, 1.5])
+    with pytest.raises(ValueError, match="sigma"):
+        subsampled_gaussians([1.0, -1.0], 0.1)
+
+
+@pytest.mark.parametrize("lam", [-40.0, -0.3, 0.0, 0.05, 2.0, 35.0])
+def test_log_mgf_never_below_the_exact_value(lam):
+    """The Chernoff window needs K(lam) from above: 50-digit reference, margin <= 1e-10."""
+    rng = np.random.default_rng(7)
+    p = rng.random(3001) * np.exp(-rng.random(3001) * 30)
+    k_lo, h = -1700, 1e-3
+    got = float(_core.pld_log_mgf(p, k_lo, h, np.array([lam]))[0])
+    with mp.workdps(50):
+        exact = mp.log(mp.fsum(mp.mpf(float(pk)) * mp.exp(mp.mpf(lam) * (k_lo + k) * mp.mpf(h))
+                               for k, pk in enumerate(p)))
+    assert got >= exact
+    assert got - exact <= 1e-10 * max(1.0, abs(float(exact)))
+
+
+def test_accuracy_mode_meets_accuracy_across_sigmas_and_brackets_the_gaussian():
+    """Predicted grids: every bracket within accuracy; q = 1 stays the exact closed form."""
+    acc = pld.SubsampledGaussianPLD(sigma=np.array([0.8, 1.5, 4.0]), sampling_rate=0.02, rounds=300,
+                                    accuracy=2e-3)
+    lo, up = acc.epsilon(1e-5, bound="both")
+    assert np.all(up - lo <= 2e-3) and np.all(lo <= up)
+    fine = pld.SubsampledGaussianPLD(sigma=np.array([0.8, 1.5, 4.0]), sampling_rate=0.02, rounds=300,
+                                     value_discretization_interval=2e-4).epsilon(1e-5, bound="both")
+    assert np.all(lo <= fine[1]) and np.all(fine[0] <= up)  # certified brackets must overlap
+    gauss = pld.SubsampledGaussianPLD(sigma=2.0, sampling_rate=1.0, rounds=50, accuracy=1e-3)
+    assert gauss.epsilon(1e-5) == pytest.approx(hs.theta_epsilon(math.sqrt(50) / 2.0, 1e-5), rel=1e-14)
+
+
+def test_batched_sweep_equals_pointwise_evaluation():
+    """More points than one batch: each sigma's bounds equal its own single-point accountant."""
+    sigmas = np.linspace(0.8, 4.0, pld.SubsampledGaussianPLD.BATCH + 3)
+    kw = dict(sampling_rate=0.05, rounds=40, value_discretization_interval=4e-3)
+    lo, up = pld.SubsampledGaussianPLD(sigma=sigmas, **kw).epsilon(1e-4, bound="both")
+    for i in (0, pld.SubsampledGaussianPLD.BATCH, sigmas.size - 1):
+        one = pld.SubsampledGaussianPLD(sigma=sigmas[i], **kw).epsilon(1e-4, bound="both")
+        assert (lo[i], up[i]) == one
+    assert np.all(np.diff(up) <= 0)  # more noise, smaller epsilon
+
+
+def test_kept_profile_equals_the_one_shot_evaluation():
+    """GridPMF keeps its suffix sums; delta/epsilon through them equal the one-shot kernels exactly."""
+    composed = pld.subsampled_gaussian(1.0, 0.1, value_discretization_interval=5e-3).self_compose(30).composed(True)[0]
+    eps = np.linspace(-1, 8, 301)
+    deltas = np.logspace(-12, -0.5, 50)
+    args = (composed.p, composed.k_lo, composed.h, composed.p_inf)
+    np.testing.assert_array_equal(composed._profile.delta(eps, 1), _core.pld_delta(*args, eps, 1))
+    np.testing.assert_array_equal(composed._profile.epsilon(deltas, 1), _core.pld_epsilon(*args, deltas, 1))
+    assert composed._profile is composed._profile
+
+
+def test_windowed_composition_matches_direct_convolution_within_its_charges():
+    """Live-band FFT composition vs exact repeated convolution: every entry within its charges.
+
+    Two factors, counts 25 and 15, so the Chernoff window cuts the 7000-point support."""
+    from hockeystick.pld.compose import compose
+    from hockeystick.pld.pmf import GridPMF
+
+    rng = np.random.default_rng(3)
+    a = rng.random(180) ** 4
+    b = rng.random(160) ** 2
+    a, b = a / a.sum() * (1 - 1e-9), b / b.sum()
+    fa, fb = GridPMF(-90, 1e-2, a, 1e-9), GridPMF(-40, 1e-2, b, 0.0)
+    exact, k_lo = np.ones(1), 0
+    for f, count in ((fa, 25), (fb, 15)):
+        for _ in range(count):
+            exact = np.convolve(exact, f.p)
+            k_lo += f.k_lo
+    tail = 1e-15
+    for pessimistic in (True, False):
+        out = compose([(fa, 25), (fb, 15)], pessimistic=pessimistic, tail=tail)
+        assert out.p.size < exact.size  # the window did cut
+        start = out.k_lo - k_lo
+        inside = exact[start:start + out.p.size]
+        assert np.all(np.abs(out.p - inside) <= out.entry_error + 2 * tail)
+        assert exact[:start].sum() <= tail and exact[start + out.p.size:].sum() <= tail
+        composed_inf = 1 - (1 - 1e-9) ** 25
+        if pessimistic:
+            assert out.p_inf >= composed_inf
+        else:
+            assert out.p_inf == pytest.approx(composed_inf)
