@@ -83,3 +83,14 @@ def test_accuracy_picks_the_grid():
     with pytest.raises(ValueError, match="either"):
         SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.05, rounds=10, accuracy=1e-3,
                               value_discretization_interval=1e-3)
+
+
+def test_scalar_epsilon_gives_scalar_delta():
+    # review finding: a scalar epsilon raised TypeError (0-d array made 1-d on its way to C++)
+    from hockeystick import pld
+
+    dist = pld.subsampled_gaussian(1.0, 0.01)
+    value = dist.delta(0.5)
+    assert isinstance(value, float)
+    assert value == dist.delta([0.5, 1.0])[0]
+    assert dist.delta(np.array([[0.5], [1.0]])).shape == (2, 1)

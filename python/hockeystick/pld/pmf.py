@@ -63,8 +63,8 @@ class GridPMF:
         return np.minimum(self.entry_error * (self.p.size - first_above), self.total_error)
 
     def delta(self, epsilon: np.ndarray, threads: int = 0) -> np.ndarray:
-        eps = np.ascontiguousarray(epsilon, dtype=np.float64)
-        d = self._profile.delta(eps, threads)
+        eps = np.asarray(epsilon, dtype=np.float64)  # ascontiguousarray would make 0-d input 1-d
+        d = self._profile.delta(np.ascontiguousarray(eps.ravel()), threads).reshape(eps.shape)
         if self.pessimistic:
             return np.minimum(d * (1.0 + self._slack()) + self.shift + self._charge(eps), 1.0)
         return np.maximum(d * (1.0 - self._slack()) + self.shift - 2.0 * self._charge(eps), 0.0)
