@@ -305,3 +305,72 @@ def test_pnsgd_epsilon_round_trip_on_a_grid():
     assert np.all(back <= targets)
     positive = eps > 0
     np.testing.assert_allclose(back[positive], np.broadcast_to(targets, eps.shape)[positive], rtol=1e-12)
+
+
+# ---- the cap at 1: in the core, NaN-preserving -----------------------------------------------------
+
+def _f(*values: float) -> list[np.ndarray]:
+    return [np.array([v]) for v in values]
+
+
+def test_delta_kernels_cap_at_one_but_never_turn_nan_into_one() -> None:
+    from hockeystick import _core
+
+    nan = float("nan")
+    kernels = {  # (kernel, arguments giving a delta above 1, the same with one argument NaN)
+        "geometric": (_core.geometric_bound_delta, _f(0.0, 50.0, 3.0, 5.0, 5.0), _f(nan, 50.0, 3.0, 5.0, 5.0)),
+        "random_stop": (_core.random_stop_bound_delta, _f(0.0, 50.0, 3.0, 1.0, 5.0, 5.0),
+                        _f(nan, 50.0, 3.0, 1.0, 5.0, 5.0)),
+        "geometric_factors": (_core.geometric_bound_from_factors, _f(50.0, 3.0, 0.9, np.log(0.9), 0.1, np.log(0.9)),
+                              _f(nan, 3.0, 0.9, np.log(0.9), 0.1, np.log(0.9))),
+        "random_stop_factors": (_core.random_stop_bound_from_factors,
+                                _f(50.0, 3.0, 1.0, 0.9, np.log(0.9), 0.1, np.log(0.9)),
+                                _f(nan, 3.0, 1.0, 0.9, np.log(0.9), 0.1, np.log(0.9))),
+    }
+    for name, (kernel, above, broken) in kernels.items():
+        assert kernel(*above, 1)[0] == 1.0, name
+        with pytest.raises(RuntimeError, match="NaN"):  # used to come back as a silent 1.0
+            kernel(*broken, 1)
+    radii = np.array([5.0, 5.0])
+    assert _core.schedule_bound_delta(np.array([0.0]), 50.0, 0, radii, radii, 1)[0] == 1.0
+    with pytest.raises(RuntimeError, match="NaN"):
+        _core.schedule_bound_delta(np.array([nan]), 50.0, 0, radii, radii, 1)
+
+
+def test_tiny_radius_is_never_reported_as_delta_one() -> None:
+    # radius -> 0 makes theta(r2) -> 0: delta tends to (m/n) theta(r1), the value at radius 1e-20.
+    # At radius 1e-200 the core's theta could give NaN, which the binding's fmin(1, .) turned into 1.0.
+    params = dict(n=1000, batch_size=10, sigma=1.0, learning_rate=0.1, lipschitz=1.0)
+    limit = TrustedAggregator(**params, radius=1e-20).delta(1.0)
+    try:
+        value = TrustedAggregator(**params, radius=1e-200).delta(1.0)
+    except RuntimeError:
+        return  # an internal NaN is reported, not hidden
+    assert value == pytest.approx(limit, rel=1e-9)
+
+
+# ---- argument types and shapes ---------------------------------------------------------------------
+
+def test_mismatched_shapes_name_the_arguments() -> None:
+    with pytest.raises(ValueError, match=r"sigma \(2,\).*radius \(3,\)"):
+        TrustedAggregator(**{**BASE, "sigma": [1.0, 2.0], "radius": [1.0, 2.0, 3.0]})
+    with pytest.raises(ValueError, match=r"n \(2,\).*batch_size \(3,\)"):
+        TrustedAggregator(**{**BASE, "n": [100, 200], "batch_size": [1, 2, 3]})
+    with pytest.raises(ValueError, match=r"learning_rate \(2,\).*smoothness \(3,\)"):
+        TrustedAggregator(**{**BASE, "learning_rate": [0.1, 0.2], "smoothness": [1.0, 2.0, 3.0]})
+    with pytest.raises(ValueError, match=r"strong_convexity \(3,\)"):
+        StronglyConvexTrustedAggregator(**{**BASE, "learning_rate": [0.1, 0.2]}, smoothness=1.0,
+                                        strong_convexity=[0.1, 0.2, 0.3])
+    with pytest.raises(ValueError, match=r"sigma \(2,\).*diameter \(3,\)"):
+        PNSGDGaussian(n=100, index=1, sigma=[1.0, 2.0], learning_rate=0.1, lipschitz=1.0,
+                      diameter=[1.0, 2.0, 3.0], smoothness=1.0, strong_convexity=0.1)
+    grid = TrustedAggregator(**{**BASE, "sigma": np.array([1.0, 2.0])[:, None], "radius": [1.0, 2.0, 3.0]})
+    assert np.shape(grid.delta(1.0)) == (2, 3)
+
+
+@pytest.mark.parametrize("value", ["1000", True, np.array([True, True]), b"100", [1.0, "2"]])
+def test_non_numeric_and_bool_arguments_are_rejected(value) -> None:
+    with pytest.raises(ValueError, match="^n "):
+        TrustedAggregator(**{**BASE, "n": value})
+    with pytest.raises(ValueError, match="^sigma "):
+        TrustedAggregator(**{**BASE, "sigma": value})

@@ -10,6 +10,7 @@ import pytest
 
 from hockeystick.rdp import (
     DEFAULT_ORDERS,
+    MAX_ORDER,
     SubsampledGaussianRDP,
     compose_rdp,
     gaussian_rdp,
@@ -146,3 +147,40 @@ def test_invalid_inputs() -> None:
         gaussian_rdp(-1.0, [2.0])
     with pytest.raises(ValueError, match="fractional_series"):
         subsampled_gaussian_rdp(1.0, 0.1, [2.5], fractional_series="exactish")
+
+
+@pytest.mark.parametrize("q", [1e-9, 1e-12, 1e-15])
+def test_small_rate_delta_is_not_below_the_exact_total_variation(q: float) -> None:
+    # One round of the subsampled Gaussian: delta(0) is the total variation q (1 - 2 Q(1/(2 sigma)))
+    # exactly (mpmath, 50 digits); an upper bound must not fall below it.  It used to be 0 (1 - e^-r
+    # rounded to 0 for r < 1.1e-16).
+    sigma = 1.0
+    mp.mp.dps = 50
+    exact = float(mp.mpf(q) * mp.erf(1 / (2 * mp.sqrt(2) * sigma)))
+    bound = SubsampledGaussianRDP(sigma=sigma, sampling_rate=q).delta(0.0)
+    assert exact <= bound <= 1.0
+
+
+def test_total_variation_conversion_at_tiny_rdp() -> None:
+    # The TV bound sqrt(1 - e^-r) at r = 1e-20 is 1e-10 (to 1e-20 relative), not 0.
+    for r in (1e-20, 1e-17, 1e-10):
+        ref = float(mp.sqrt(-mp.expm1(-mp.mpf(r))))
+        assert rdp_to_delta([r], [2.0], 0.0) == pytest.approx(ref, rel=1e-14)
+
+
+def test_tiny_rate_rdp_is_zero_not_negative() -> None:
+    # Fractional orders at q = 1e-20 round log A to ~ -4e-34; A >= 1, so the RDP is clamped at 0.
+    rdp = subsampled_gaussian_rdp(1.0, 1e-20)
+    assert (rdp >= 0).all()
+    acct = SubsampledGaussianRDP(sigma=1.0, sampling_rate=1e-20)
+    assert 0.0 <= acct.delta(1.0) <= 1.0
+    assert acct.epsilon(1e-5) == 0.0
+
+
+def test_orders_must_be_non_empty_and_bounded() -> None:
+    with pytest.raises(ValueError, match="orders must not be empty"):
+        SubsampledGaussianRDP(sigma=1.0, sampling_rate=0.1, orders=[])
+    with pytest.raises(ValueError, match="orders must be <= 10000"):
+        SubsampledGaussianRDP(sigma=1.0, sampling_rate=0.1, orders=[1e6])
+    top = SubsampledGaussianRDP(sigma=1.0, sampling_rate=0.1, orders=[MAX_ORDER])  # the cap itself is allowed
+    assert np.isfinite(top.rdp).all() and top.rdp[0] > 0

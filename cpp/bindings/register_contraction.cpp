@@ -187,7 +187,7 @@ void register_contraction(py::module_& m) {
     m.def("geometric_bound_from_factors", [](arr w, arr terms, arr av, arr al, arr bc, arr bl, int threads) {
         return broadcast_apply<6>({w, terms, av, al, bc, bl},
                                   [](double a, double t, double x, double y, double z, double u) {
-            return std::fmin(1.0, geometric_bound_from_factors(a, t, x, y, z, u));
+            return geometric_bound_from_factors(a, t, x, y, z, u);
         }, threads, "geometric_bound_from_factors");
     }, py::arg("weight"), py::arg("terms"), py::arg("first_value"), py::arg("first_log"),
        py::arg("product_complement"), py::arg("product_log"), py::arg("threads") = 0);
@@ -195,13 +195,13 @@ void register_contraction(py::module_& m) {
                                                int threads) {
         return broadcast_apply<7>({w, terms, stop, av, al, bc, bl},
                                   [](double a, double t, double s, double x, double y, double z, double u) {
-            return std::fmin(1.0, random_stop_bound_from_factors(a, t, s, x, y, z, u));
+            return random_stop_bound_from_factors(a, t, s, x, y, z, u);
         }, threads, "random_stop_bound_from_factors");
     }, py::arg("weight"), py::arg("terms"), py::arg("first_stop"), py::arg("first_value"), py::arg("first_log"),
        py::arg("product_complement"), py::arg("product_log"), py::arg("threads") = 0);
     m.def("geometric_bound_delta", [](arr eps, arr w, arr terms, arr r1, arr r2, int threads) {
         return broadcast_apply<5>({eps, w, terms, r1, r2}, [](double e, double a, double t, double x, double y) {
-            return std::fmin(1.0, geometric_bound_delta(e, a, t, x, y));
+            return geometric_bound_delta(e, a, t, x, y);
         }, threads, "geometric_bound_delta");
     }, py::arg("epsilon"), py::arg("weight"), py::arg("terms"), py::arg("r_first"), py::arg("r_product"),
        py::arg("threads") = 0);
@@ -215,7 +215,7 @@ void register_contraction(py::module_& m) {
     m.def("random_stop_bound_delta", [](arr eps, arr w, arr terms, arr stop, arr r1, arr r2, int threads) {
         return broadcast_apply<6>({eps, w, terms, stop, r1, r2},
                                   [](double e, double a, double t, double s, double x, double y) {
-            return std::fmin(1.0, random_stop_bound_delta(e, a, t, s, x, y));
+            return random_stop_bound_delta(e, a, t, s, x, y);
         }, threads, "random_stop_bound_delta");
     }, py::arg("epsilon"), py::arg("weight"), py::arg("terms"), py::arg("first_stop"), py::arg("r_first"),
        py::arg("r_product"), py::arg("threads") = 0);
@@ -249,7 +249,7 @@ void register_contraction(py::module_& m) {
         const double* a = r1.data();
         const double* b = r2.data();
         return schedule_apply(eps, [=](double e) {
-            return std::fmin(1.0, schedule_bound_delta(e, weight, first_stop, rounds, a, b));
+            return schedule_bound_delta(e, weight, first_stop, rounds, a, b);
         }, threads, "schedule_bound_delta");
     }, py::arg("epsilon"), py::arg("weight"), py::arg("first_stop"), py::arg("r_first"), py::arg("r_product"),
        py::arg("threads") = 0);

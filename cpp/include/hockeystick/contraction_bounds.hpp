@@ -15,7 +15,7 @@
 //                  general, Cor 1) or its random-stop double sum (000 Cor 3), O(T).
 //
 // Reported deltas are rounded up by 2^-42 relative (detail::safe_side): never below the
-// exact value of the formula.  Arguments outside the domain give NaN; the facade checks the theorems' conditions
+// exact value of the formula; then capped at 1 (detail::at_most_one, NaN-preserving).  Arguments outside the domain give NaN; the facade checks the theorems' conditions
 // first and raises ValueError, so NaN here means an internal error.
 #pragma once
 
@@ -35,6 +35,10 @@ namespace detail {
 // reported delta is never below the exact value of the paper's formula, and still agrees
 // with it to 1e-12.  epsilon(delta) is then taken against these reported values.
 constexpr double safe_side = 1.0 + 0x1p-42;
+
+// A delta is a probability bound: cap it at 1.  std::fmin(1, NaN) is 1, which would hide an
+// internal error as a plausible answer; a NaN stays NaN so the binding reports it.
+inline double at_most_one(double delta) { return std::isnan(delta) ? delta : std::fmin(1.0, delta); }
 
 // delta = first * exp(rest_log), accurate while the first factor is a normal number.
 inline double first_times_exp(const contraction_factor& first, double rest_log) {
@@ -80,16 +84,16 @@ inline contraction_factor first_factor_from(double value, double log_value) {
 inline double geometric_bound_from_factors(double weight, double terms, double a_value, double a_log,
                                            double b_complement, double b_log) {
     if (!(weight > 0.0) || !(terms >= 1.0)) return detail::nan;
-    return detail::geometric_value(weight, terms, detail::first_factor_from(a_value, a_log),
-                                   detail::product_factor_from(b_complement, b_log));
+    return detail::at_most_one(detail::geometric_value(weight, terms, detail::first_factor_from(a_value, a_log),
+                                                       detail::product_factor_from(b_complement, b_log)));
 }
 
 inline double random_stop_bound_from_factors(double weight, double terms, double first_stop, double a_value,
                                              double a_log, double b_complement, double b_log) {
     if (!(weight > 0.0) || !(first_stop >= 1.0 && first_stop <= terms)) return detail::nan;
-    return detail::first_times_exp(
+    return detail::at_most_one(detail::first_times_exp(
         detail::first_factor_from(a_value, a_log),
-        std::log(weight) + log_random_stop_geometric_sum(detail::product_factor_from(b_complement, b_log), terms, first_stop));
+        std::log(weight) + log_random_stop_geometric_sum(detail::product_factor_from(b_complement, b_log), terms, first_stop)));
 }
 
 // ---- geometric: w theta(r1) G(theta(r2), T) ---------------------------------------
@@ -107,7 +111,7 @@ inline double geometric_bound_delta(double eps, double weight, double terms, dou
     if (!detail::valid_common(eps, weight, r_first) || !(terms >= 1.0) || !(r_product >= 0.0)) return detail::nan;
     const contraction_factor a = gaussian_factor(r_first, eps, false);
     const contraction_factor b = gaussian_factor(r_product, eps, false);
-    return detail::geometric_value(weight, terms, a, b);
+    return detail::at_most_one(detail::geometric_value(weight, terms, a, b));
 }
 
 inline double geometric_bound_epsilon(double delta, double weight, double terms, double r_first, double r_product,
@@ -138,7 +142,8 @@ inline double random_stop_bound_delta(double eps, double weight, double terms, d
         return detail::nan;
     const contraction_factor a = gaussian_factor(r_first, eps, false);
     const contraction_factor b = gaussian_factor(r_product, eps, false);
-    return detail::first_times_exp(a, std::log(weight) + log_random_stop_geometric_sum(b, terms, first_stop));
+    return detail::at_most_one(
+        detail::first_times_exp(a, std::log(weight) + log_random_stop_geometric_sum(b, terms, first_stop)));
 }
 
 inline double random_stop_bound_epsilon(double delta, double weight, double terms, double first_stop, double r_first,
@@ -170,9 +175,9 @@ inline log_and_slope power_bound_log(noise_kind kind, double eps, double exponen
 inline double power_bound_delta(noise_kind kind, double eps, double exponent, double g_first, double g_product) {
     if (!(eps >= 0.0) || !(exponent >= 0.0) || !(g_first >= 0.0) || !(g_product >= 0.0)) return detail::nan;
     const contraction_factor a = noise_factor(kind, g_first, eps);
-    if (exponent == 0.0) return a.value * detail::safe_side;
+    if (exponent == 0.0) return detail::at_most_one(a.value * detail::safe_side);
     const contraction_factor b = noise_factor(kind, g_product, eps);
-    return detail::first_times_exp(a, exponent * b.log_value);
+    return detail::at_most_one(detail::first_times_exp(a, exponent * b.log_value));
 }
 
 inline double power_bound_epsilon(noise_kind kind, double delta, double exponent, double g_first, double g_product,
@@ -207,8 +212,8 @@ inline log_and_slope schedule_bound_log(double eps, double weight, std::int64_t 
 
 inline double schedule_bound_delta(double eps, double weight, std::int64_t first_stop, std::int64_t rounds,
                                    const double* r_first, const double* r_product) {
-    return std::exp(schedule_bound_log(eps, weight, first_stop, rounds, r_first, r_product).log_value) *
-           detail::safe_side;
+    return detail::at_most_one(
+        std::exp(schedule_bound_log(eps, weight, first_stop, rounds, r_first, r_product).log_value) * detail::safe_side);
 }
 
 inline double schedule_bound_epsilon(double delta, double weight, std::int64_t first_stop, std::int64_t rounds,

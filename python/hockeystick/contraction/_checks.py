@@ -12,8 +12,20 @@ import numpy.typing as npt
 from .._elementwise import as_float_array
 
 
+def _numeric_kind(value: npt.ArrayLike, name: str) -> None:
+    """Refuse what numpy would quietly turn into a number: strings ("1000" -> 1000.0) and bools (True -> 1.0)."""
+    kind = np.asarray(value).dtype.kind if not isinstance(value, (str, bytes)) else "U"
+    if kind == "O":  # mixed sequences: look at the elements
+        kinds = {np.asarray(v).dtype.kind for v in np.asarray(value, dtype=object).ravel()}
+        kind = next((k for k in kinds if k in "bUS"), "O")
+    if kind in "bUS":
+        what = "a bool" if kind == "b" else "a string"
+        raise ValueError(f"{name} must be a real number or an array of real numbers (got {what}: {value!r})")
+
+
 def real(value: npt.ArrayLike, name: str) -> np.ndarray:
-    """float64 array with no NaN."""
+    """float64 array with no NaN (numbers only: no strings, no bools)."""
+    _numeric_kind(value, name)
     arr = as_float_array(value, name)
     if np.isnan(arr).any():
         raise ValueError(f"{name} must not be NaN")
@@ -83,3 +95,14 @@ def contraction_modulus(learning_rate: np.ndarray, smoothness: npt.ArrayLike,
     lam = nonnegative(strong_convexity, "strong_convexity")
     smoothness_rate(learning_rate, beta, lam)
     return np.sqrt(np.maximum(0.0, 1.0 - 2.0 * learning_rate * beta * lam / (beta + lam)))
+
+
+def broadcastable(**named: npt.ArrayLike | None) -> None:
+    """Raise ValueError naming every argument and its shape unless the given ones broadcast together."""
+    given = {k: np.shape(v) for k, v in named.items() if v is not None}
+    try:
+        np.broadcast_shapes(*given.values())
+    except ValueError:
+        shapes = ", ".join(f"{k} {s}" for k, s in given.items())
+        raise ValueError(f"parameter shapes do not broadcast together: {shapes}; "
+                         "give arrays of equal shape, scalars, or shapes numpy can broadcast") from None

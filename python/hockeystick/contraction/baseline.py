@@ -35,6 +35,8 @@ class PNSGDRenyiBaseline:
     def __init__(self, *, n: npt.ArrayLike, index: npt.ArrayLike, sigma: npt.ArrayLike,
                  learning_rate: npt.ArrayLike, lipschitz: npt.ArrayLike, smoothness: npt.ArrayLike,
                  strong_convexity: npt.ArrayLike = 0.0) -> None:
+        _checks.broadcastable(n=n, index=index, sigma=sigma, learning_rate=learning_rate, lipschitz=lipschitz,
+                              smoothness=smoothness, strong_convexity=strong_convexity)
         self.n = _checks.positive_integer(n, "n")
         self.index = record_index(self.n, index)
         self.sigma = _checks.positive(sigma, "sigma")

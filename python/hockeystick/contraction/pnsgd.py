@@ -63,6 +63,8 @@ class PNSGDGaussian(_PNSGDPower):
     def __init__(self, *, n: npt.ArrayLike, index: npt.ArrayLike, sigma: npt.ArrayLike,
                  learning_rate: npt.ArrayLike, lipschitz: npt.ArrayLike, smoothness: npt.ArrayLike,
                  diameter: npt.ArrayLike, strong_convexity: npt.ArrayLike = 0.0) -> None:
+        _checks.broadcastable(n=n, index=index, sigma=sigma, learning_rate=learning_rate, lipschitz=lipschitz,
+                              smoothness=smoothness, diameter=diameter, strong_convexity=strong_convexity)
         self.n = _checks.positive_integer(n, "n")
         self.index = record_index(self.n, index)
         self.sigma = _checks.positive(sigma, "sigma")
@@ -87,6 +89,8 @@ class PNSGDLaplace(_PNSGDPower):
     def __init__(self, *, n: npt.ArrayLike, index: npt.ArrayLike, scale: npt.ArrayLike,
                  learning_rate: npt.ArrayLike, lipschitz: npt.ArrayLike, smoothness: npt.ArrayLike,
                  diameter: npt.ArrayLike, strong_convexity: npt.ArrayLike = 0.0) -> None:
+        _checks.broadcastable(n=n, index=index, scale=scale, learning_rate=learning_rate, lipschitz=lipschitz,
+                              smoothness=smoothness, diameter=diameter, strong_convexity=strong_convexity)
         self.n = _checks.positive_integer(n, "n")
         self.index = record_index(self.n, index)
         self.scale = _checks.positive(scale, "scale")
@@ -113,6 +117,8 @@ class PNSGDRandomStop:
                  lipschitz: npt.ArrayLike, smoothness: npt.ArrayLike, diameter: npt.ArrayLike,
                  strong_convexity: npt.ArrayLike = 0.0, index: npt.ArrayLike | None = None,
                  paper_form: bool = False) -> None:
+        _checks.broadcastable(n=n, index=index, sigma=sigma, learning_rate=learning_rate, lipschitz=lipschitz,
+                              smoothness=smoothness, diameter=diameter, strong_convexity=strong_convexity)
         self.n = _checks.positive_integer(n, "n")
         self.index = np.float64(1.0) if index is None else record_index(self.n, index)
         self.sigma = _checks.positive(sigma, "sigma")

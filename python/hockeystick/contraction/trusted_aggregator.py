@@ -62,6 +62,8 @@ class TrustedAggregator:
     def __init__(self, *, n: npt.ArrayLike, batch_size: npt.ArrayLike, sigma: npt.ArrayLike,
                  learning_rate: npt.ArrayLike, lipschitz: npt.ArrayLike, radius: npt.ArrayLike,
                  rounds: npt.ArrayLike | None = None, smoothness: npt.ArrayLike | None = None) -> None:
+        _checks.broadcastable(n=n, batch_size=batch_size, sigma=sigma, learning_rate=learning_rate,
+                              lipschitz=lipschitz, radius=radius, rounds=rounds, smoothness=smoothness)
         self.n = _checks.positive_integer(n, "n")
         self.batch_size = _checks.positive_integer(batch_size, "batch_size")
         _checks.at_most(self.batch_size, self.n, "batch_size must be <= n")
@@ -123,6 +125,9 @@ class StronglyConvexTrustedAggregator(TrustedAggregator):
                  learning_rate: npt.ArrayLike, lipschitz: npt.ArrayLike, radius: npt.ArrayLike,
                  smoothness: npt.ArrayLike, strong_convexity: npt.ArrayLike,
                  rounds: npt.ArrayLike | None = None) -> None:
+        _checks.broadcastable(n=n, batch_size=batch_size, sigma=sigma, learning_rate=learning_rate,
+                              lipschitz=lipschitz, radius=radius, rounds=rounds, smoothness=smoothness,
+                              strong_convexity=strong_convexity)
         self.strong_convexity = _checks.positive(strong_convexity, "strong_convexity")
         self.smoothness = _checks.positive(smoothness, "smoothness")
         super().__init__(n=n, batch_size=batch_size, sigma=sigma, learning_rate=learning_rate,

@@ -9,11 +9,12 @@
 
 from .accountant import SubsampledGaussianRDP, compose_rdp
 from .conversion import CONVERSIONS, rdp_to_delta, rdp_to_epsilon
-from .mechanisms import DEFAULT_ORDERS, gaussian_rdp, subsampled_gaussian_rdp
+from .mechanisms import DEFAULT_ORDERS, MAX_ORDER, gaussian_rdp, subsampled_gaussian_rdp
 
 __all__ = [
     "CONVERSIONS",
     "DEFAULT_ORDERS",
+    "MAX_ORDER",
     "SubsampledGaussianRDP",
     "compose_rdp",
     "gaussian_rdp",

@@ -69,7 +69,8 @@ def rdp_to_delta(rdp: npt.ArrayLike, orders: npt.ArrayLike, epsilon: npt.ArrayLi
         if conversion == "classic":
             log_delta = (alpha - 1) * (r - e)
         else:
-            log_tv = np.where(r > 0, 0.5 * np.log1p(-np.exp(-r)), -np.inf)
+            # log(1 - e^-r) as log(-expm1(-r)): 1 - e^-r by log1p(-exp(-r)) is 0 for r < 1.1e-16.
+            log_tv = np.where(r > 0, 0.5 * np.log(-np.expm1(-r)), -np.inf)
             log_rdp = np.where(alpha > 1.01,
                                (alpha - 1) * (r - e + np.log1p(-1.0 / alpha)) - np.log(alpha), np.inf)
             log_delta = np.minimum(log_tv, log_rdp)

@@ -25,6 +25,13 @@ relative in A): negligible for eps, but it can be a visible fraction of eps_R(al
 that is ~1e-7, and it is the one place where this baseline (like dp_accounting) is not rounded up.
 Integer orders (including 2.0, 3.0, ...) take the finite sum.
 
+Tiny q (A = 1 + O(q^2)): the integer sum is taken as log1p(A - 1) over positive terms, exact to rounding
+however small; the fractional series cannot be (its terms are ~1 and only their sum is near 1), so a
+fractional order whose log A is below 1e-10 is excluded (eps = inf), and any log A rounded below 0 is
+clamped at 0 (A >= 1 by Jensen).  Orders are capped at MAX_ORDER = 10^4: the integer sum costs
+alpha terms (10^6 would take minutes), and orders above 10^4 only help for noise multipliers above ~1000
+(the Gaussian's best order is about 1 + sigma sqrt(2 log(1/delta))).
+
 Everything is vectorized: sigma and q broadcast, orders is the last axis of the result.
 """
 
@@ -36,7 +43,7 @@ from scipy import special
 
 from ..fdp._parameters import broadcast, choice, positive, probability
 
-__all__ = ["DEFAULT_ORDERS", "FRACTIONAL_SERIES", "gaussian_rdp", "subsampled_gaussian_rdp", "check_orders"]
+__all__ = ["DEFAULT_ORDERS", "FRACTIONAL_SERIES", "MAX_ORDER", "gaussian_rdp", "subsampled_gaussian_rdp", "check_orders"]
 
 # The orders of dp_accounting's RdpAccountant, so results compare one to one.
 DEFAULT_ORDERS = np.array([1 + x / 10.0 for x in range(1, 100)] + list(range(11, 64)) + [128, 256, 512, 1024],
@@ -44,19 +51,29 @@ DEFAULT_ORDERS = np.array([1 + x / 10.0 for x in range(1, 100)] + list(range(11,
 
 FRACTIONAL_SERIES = ("absolute", "signed")
 
+MAX_ORDER = 1e4  # the integer series costs alpha terms; see the module docstring
+
 _MAX_SERIES_TERMS = 1000
 _SERIES_MARGIN = 30.0
+# The fractional series sums terms of size ~1 to get log A: its absolute rounding is ~1e-16 per term, so a
+# log A below 1e-10 (tiny q) is mostly rounding and could sit below the truth; such orders are excluded.
+_FRACTIONAL_FLOOR = 1e-10
 
 
 def check_orders(orders: npt.ArrayLike | None) -> np.ndarray:
-    """A 1-D float array of finite orders > 1 (DEFAULT_ORDERS when None)."""
+    """A non-empty 1-D float array of orders in (1, MAX_ORDER] (DEFAULT_ORDERS when None)."""
     if orders is None:
         return DEFAULT_ORDERS.copy()
     arr = np.atleast_1d(positive("orders", orders))
     if arr.ndim != 1:
         raise ValueError("orders must be a 1-D sequence")
+    if arr.size == 0:
+        raise ValueError("orders must not be empty (give at least one order > 1, or None for the defaults)")
     if (arr <= 1).any():
         raise ValueError(f"orders must be > 1 (got {arr[arr <= 1][0]!r})")
+    if (arr > MAX_ORDER).any():
+        raise ValueError(f"orders must be <= {MAX_ORDER:g} (got {arr[arr > MAX_ORDER][0]!r}): the integer-order "
+                         "series costs alpha terms, and larger orders only help for sigma above ~1000")
     return arr
 
 
@@ -73,17 +90,23 @@ def _log_binomial(alpha: np.ndarray, i: np.ndarray | float) -> np.ndarray:
 
 
 def _log_a_integer(log_q: np.ndarray, log_1mq: np.ndarray, sigma: np.ndarray, alpha: np.ndarray) -> np.ndarray:
-    """log A for integer alpha (element-wise over the flat inputs)."""
-    out = np.full(alpha.shape, -np.inf)
+    """log A for integer alpha (element-wise over the flat inputs), as log1p(A - 1).
+
+    The binomial weights sum to 1, so A - 1 = sum_{i>=2} C(alpha, i) (1-q)^{alpha-i} q^i (e^{(i^2-i)/(2 sigma^2)} - 1):
+    positive terms, no cancellation, so log A keeps its relative accuracy when it is far below 1e-16 (tiny q).
+    """
+    log_a_minus_1 = np.full(alpha.shape, -np.inf)
     inv2s2 = 0.5 / np.square(sigma)
-    for i in range(int(alpha.max()) + 1 if alpha.size else 0):
+    for i in range(2, int(alpha.max()) + 1 if alpha.size else 0):
         live = alpha >= i
         if not live.any():
             break
         a = alpha[live]
-        term = _log_binomial(a, float(i)) + i * log_q[live] + (a - i) * log_1mq[live] + (i * i - i) * inv2s2[live]
-        out[live] = np.logaddexp(out[live], term)
-    return out
+        x = (i * i - i) * inv2s2[live]
+        log_expm1 = x + np.log(-np.expm1(-x))  # log(e^x - 1) without overflow
+        term = _log_binomial(a, float(i)) + i * log_q[live] + (a - i) * log_1mq[live] + log_expm1
+        log_a_minus_1[live] = np.logaddexp(log_a_minus_1[live], term)
+    return np.logaddexp(0.0, log_a_minus_1)
 
 
 def _log_a_fractional(log_q: np.ndarray, log_1mq: np.ndarray, sigma: np.ndarray, alpha: np.ndarray,
@@ -125,6 +148,7 @@ def _log_a_fractional(log_q: np.ndarray, log_1mq: np.ndarray, sigma: np.ndarray,
     if signed:
         result = result + np.log1p(-np.exp(log_negative - result))
     result[active] = np.inf  # did not settle: exclude the order (eps = inf is always safe)
+    result[result < _FRACTIONAL_FLOOR] = np.inf  # rounding-level log A: exclude (integer orders stay exact)
     return result
 
 
@@ -159,4 +183,4 @@ def subsampled_gaussian_rdp(sigma: npt.ArrayLike, sampling_rate: npt.ArrayLike,
     if fractional.any():
         f = fractional
         out[f] = _log_a_fractional(log_q[f], log_1mq[f], s_b[f], a_b[f], signed) / (a_b[f] - 1)
-    return out.reshape(shape)
+    return np.maximum(out, 0.0).reshape(shape)  # A >= 1: a log A rounded below 0 goes up to 0 (safe side)
