@@ -88,8 +88,13 @@ def capped():
 
 
 def test_range_ends(capped):
-    # delta <= 1/2 always: a target of 0.6 is met by every sigma (0 returned) ...
-    assert calibrate(capped, "sigma", epsilon=0.0, delta=0.6) == 0.0
+    # delta <= 1/2 always: a target of 0.6 is met by every sigma: the smallest sigma searched is
+    # returned, a value the accountant accepts (0 is outside every accountant's domain) ...
+    smallest = calibrate(capped, "sigma", epsilon=0.0, delta=0.6)
+    assert 0.0 < smallest <= 1e-70
+    assert GaussianMechanism(sigma=smallest).delta(0.0) <= 1.0
+    with pytest.raises(ValueError, match="sigma"):
+        GaussianMechanism(sigma=0.0)
     # ... and by every allowed number of rounds, whatever the cap (per point)
     got = calibrate(capped, "rounds", epsilon=0.0, delta=0.6, sigma=1.0, max_rounds=[3, 50])
     np.testing.assert_array_equal(got, [3, 50])
@@ -114,3 +119,21 @@ def test_range_ends(capped):
 def test_errors_say_what_to_change(kwargs, message):
     with pytest.raises(ValueError, match=message):
         calibrate("gaussian", **kwargs)
+
+
+def test_a_finite_cap_beyond_the_search_span_is_returned_not_inf(capped):
+    # the cap (1e20) lies beyond 2^52 from the start: it is evaluated, and returned when it meets the target
+    assert calibrate(capped, "rounds", epsilon=0.0, delta=0.6, sigma=1.0, max_rounds=1e20) == 1e20
+    # the registered one-pass cap floor(n / batch_size) of the trusted aggregator, with a target every
+    # number of rounds meets (the contraction bound does not grow without limit in the rounds)
+    params = dict(n=1e20, batch_size=1, learning_rate=0.5, lipschitz=1.0, radius=1.0, sigma=1.0)
+    rounds = calibrate("trusted_aggregator", "rounds", epsilon=1.0, delta=0.5, **params)
+    assert rounds == 1e20
+    assert registry.get("trusted_aggregator").build(rounds=rounds, **params).delta(1.0) <= 0.5
+    # a cap that does NOT meet the target, with the answer beyond 2^53 (doubles 8 apart there): the
+    # search ends at a feasible value at the answer (sigma r)^2, r = theta_radius (to the bound's ~1e-13 accuracy)
+    sigma = 1e9
+    exact = (sigma * hs.theta_radius(1.0, 2e-5)) ** 2
+    got = calibrate(capped, "rounds", epsilon=1.0, delta=1e-5, sigma=sigma, max_rounds=1e20)
+    assert got > 2.0**53 and got == pytest.approx(exact, rel=1e-11)
+    assert _Capped(sigma=sigma, rounds=got).delta(1.0) <= 1e-5

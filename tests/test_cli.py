@@ -98,12 +98,25 @@ def test_sweep_on_a_dask_scheduler(capsys, tmp_path):
     (["sweep", "-a", "gaussian", "-p", "sigma=1", "--epsilon", "1"], "-o FILE.parquet"),
     (["sweep", "-a", "gaussian", "-p", "sigma=1", "--epsilon", "1", "-o", "x.csv", "--plot", "x.jpg"], "*.png"),
     (["sweep", "missing.toml", "-o", "x.csv"], "cannot read sweep file"),
+    (["delta", "-a", "gaussian", "-p", "sigma=log:1:2:1000000000000", "--epsilon", "1"],
+     "more than one axis can hold"),
+    (["sweep", "-a", "gaussian", "-p", "sigma=linear:1:2:200000000", "--epsilon", "1", "-o", "x.csv"], "lower NUM"),
+    (["delta", "-a", "gaussian", "-p", "sigma=1", "-p", "sigma=2", "--epsilon", "1"], "'sigma' is given twice"),
+    (["delta", "-a", "gaussian", "-p", "sigma=1", "-p", "epsilon=2", "--epsilon", "1"], "'epsilon' is given twice"),
+    (["calibrate", "-a", "gaussian", "--epsilon", "1", "--delta", "1e-5", "-p", "rounds=1", "-p", "rounds=2,3"],
+     "'rounds' is given twice"),
+    (["demo", "--epsilon", "-1"], "epsilon"),
+    (["demo", "--delta", "2"], "delta"),
+    (["demo", "--delta", "0"], "delta"),
+    (["demo", "--epsilon", "nan"], "epsilon"),
+    (["demo", "--sensitivity", "0"], "--sensitivity must be a positive finite number"),
     (["sweep", "--example", "--out-dir", "/proc/hockeystick-example"], "give --out-dir a directory you can write to"),
 ])
 def test_bad_input_exits_2_with_a_fix(capsys, tmp_path, monkeypatch, argv, message):
     monkeypatch.chdir(tmp_path)
     code, out, err = _run(capsys, *argv)
     assert code == 2 and message in err and err.startswith(f"hockeystick {argv[0]}: error:")
+    assert out == "" and "Traceback" not in err
     assert os.listdir(tmp_path) == []
 
 

@@ -40,6 +40,8 @@ def test_value_forms_give_the_same_axes():
     ({"geom": [1, 2, 3]}, "a range is"),
     ({"log": [1, 2]}, "three numbers"),
     (True, "expected a number"),
+    ("log:1:2:1000000000000", "more than one axis can hold"),
+    ({"linear": [1, 2, 1e8 + 1]}, "lower NUM"),
 ])
 def test_bad_values_are_named(spec, message):
     with pytest.raises(ValueError, match=message):
@@ -64,6 +66,10 @@ def _gaussian(**params):
     (lambda: _gaussian(sigma=1, epsilon=1, rounds=[1.5, 2]), "rounds takes integers"),
     (lambda: Grid.from_parameters(["gaussian", "gaussian"], "delta", {"sigma": 1, "epsilon": 1}), "twice"),
     (lambda: Grid.from_parameters([], "delta", {"sigma": 1, "epsilon": 1}), "at least one accountant"),
+    # 4 axes of 2^16 values: each one fits, the product (2^64 points) cannot be indexed in int64
+    (lambda: Grid("gaussian", "delta", tuple(Axis(n, np.arange(1.0, 2.0**16 + 1))
+                                             for n in ("sigma", "rounds", "sensitivity", "epsilon"))),
+     "more than a sweep can index"),
 ])
 def test_bad_grids_fail_on_construction(make, message):
     with pytest.raises(ValueError, match=message):
@@ -123,3 +129,14 @@ def test_probe_covers_every_value_and_corner():
     for axis in grid.axes:
         assert set(axis.values) <= set(probe[axis.name])
     assert {(s, r, e) for s in (1, 3) for r in (1, 5) for e in (0.5, 4)} <= points
+
+
+def test_a_grid_beyond_2_53_points_still_tiles_exactly():
+    # 4 axes of 2^14 values: 2^56 points, streamable in chunks; offsets stay exact integers
+    grid = Grid("gaussian", "delta", tuple(Axis(n, np.arange(1.0, 2.0**14 + 1))
+                                           for n in ("sigma", "rounds", "sensitivity", "epsilon")))
+    assert grid.size == 2**56
+    chunk_size = 1 << 20
+    last = grid.chunk(grid.n_chunks(chunk_size) - 1, chunk_size)
+    assert last.stop == grid.size and last.size == chunk_size
+    assert grid.chunk(1, chunk_size).start == chunk_size

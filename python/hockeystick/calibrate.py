@@ -51,8 +51,11 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
     **params : the accountant's other parameters (arrays broadcast together).
 
     Returns the calibrated value at each broadcast point (float for scalar input).
-    For a "decreasing" parameter (sigma) 0.0 means every value meets the target; for
-    an "increasing" one (rounds) ``inf`` means no value breaks it.
+    For a "decreasing" parameter (sigma) whose every value meets the target the result
+    is the smallest value searched (``tiny ** 0.25`` ~ 1.5e-77 for sigma > 0): a value the
+    accountant accepts, unlike 0.  For an "increasing" one (rounds) the result is the
+    parameter's cap when the cap still meets the target (rounds = n / batch_size, however
+    large), and ``inf`` when there is no cap and no value breaks it.
     """
     entry = registry.get(accountant) if isinstance(accountant, str) else accountant
     spec = _spec(entry, parameter, params)
@@ -153,16 +156,22 @@ class _Problem:
         """Step geometrically until every point has a feasible and an infeasible value.
 
         A point infeasible even at the easy limit is unreachable (ValueError); a point
-        feasible even at the hard limit gets the range end: 0 for sigma; for rounds the
-        largest the accountant allows, or inf when that is unbounded (the search stops
-        a factor _SPAN from the start; 2^52 for integers).
+        feasible even at the hard limit gets the range end: for sigma the smallest value
+        searched (the lower end nudged inside an open range, ~1.5e-77 when it is 0); for
+        rounds the largest the accountant allows, or inf when that is unbounded (the search
+        stops a factor _SPAN from the start; 2^52 for integers).
         """
         spec = self.spec
         span = _INTEGER_SPAN if spec.integer else _SPAN
-        low, high = np.maximum(x0 / span, self.lower), np.minimum(x0 * span, self.upper)
+        # the span only bounds an unbounded end: a finite range end (rounds <= n / batch_size) is
+        # itself evaluated, however far from the start it lies
+        low = np.maximum(x0 / span, self.lower)
+        high = np.where(np.isfinite(self.upper), self.upper, np.minimum(x0 * span, self.upper))
         to_easy, easy_limit = (_STEP, high) if self.up else (1 / _STEP, low)
         to_hard, hard_limit = (1 / _STEP, low) if self.up else (_STEP, high)
-        hard_end = np.full(x0.size, spec.lower) if self.up else np.where(high < self.upper, np.inf, self.upper)
+        # feasible at the hard end: sigma gets the smallest value searched (evaluated, so the
+        # accountant accepts it; 0 would not be); rounds the cap, or inf when there is none
+        hard_end = low if self.up else np.where(np.isfinite(self.upper), self.upper, np.inf)
         for factor, limits, missing in ((to_easy, easy_limit, good), (to_hard, hard_limit, bad)):
             idx = np.flatnonzero(np.isnan(missing))
             x = np.where(np.isnan(good[idx]), bad[idx], good[idx])
@@ -198,11 +207,12 @@ class _Problem:
 
     def _bisect_integers(self, good: np.ndarray, bad: np.ndarray, idx: np.ndarray) -> None:
         while idx.size:
-            done = np.abs(bad[idx] - good[idx]) <= 1
-            idx = idx[~done]
+            mid = np.floor((good[idx] + bad[idx]) / 2)
+            # adjacent integers, or adjacent doubles above 2^53 (a cap such as n = 1e20)
+            done = (np.abs(bad[idx] - good[idx]) <= 1) | (mid == good[idx]) | (mid == bad[idx])
+            idx, mid = idx[~done], mid[~done]
             if not idx.size:
                 break
-            mid = np.floor((good[idx] + bad[idx]) / 2)
             ok = self.log_excess(mid, idx) <= 0
             good[idx[ok]] = mid[ok]
             bad[idx[~ok]] = mid[~ok]

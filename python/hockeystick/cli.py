@@ -86,11 +86,19 @@ def _parameters(args: argparse.Namespace) -> dict[str, str]:
         name, sep, value = item.partition("=")
         if not sep or not name.strip() or not value.strip():
             raise _UsageError(f"--param {item!r}: write NAME=VALUE, e.g. -p sigma=2 or -p rounds=1,10,100")
-        params[name.strip()] = value.strip()
+        _add_once(params, name.strip(), value.strip(), f"-p {name.strip()}=...")
     for name in ("epsilon", "delta"):
         if getattr(args, name, None) is not None:
-            params[name] = getattr(args, name)
+            _add_once(params, name, getattr(args, name), f"--{name}")
     return params
+
+
+def _add_once(params: dict[str, str], name: str, value: str, flag: str) -> None:
+    """A parameter given twice is a mistake, not 'the last one wins'."""
+    if name in params:
+        raise _UsageError(f"parameter {name!r} is given twice ({params[name]} and {value}); give it once "
+                          f"({flag}), with a list 1,2,4 or a range log:START:STOP:NUM for several values")
+    params[name] = value
 
 
 def _accountants(args: argparse.Namespace, default: Sequence[str] | None = None) -> list[str]:
@@ -315,11 +323,14 @@ def _list_accountants(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    print("theta(r, epsilon) = delta of the Gaussian mechanism with sensitivity/sigma = r")
-    for r in (0.1, 1.0, 4.0):
-        for eps in (0.5, 1.0, 8.0):
-            print(f"  r = {r:<4} epsilon = {eps:<4} delta = {theta(r, eps):.6e}")
+    # validate (and compute) before printing anything: bad input gets a message, no half output
+    if not (0 < args.sensitivity < float("inf")):
+        raise _UsageError(f"--sensitivity must be a positive finite number, got {args.sensitivity:g}")
     r = theta_radius(args.epsilon, args.delta)
+    print("theta(r, epsilon) = delta of the Gaussian mechanism with sensitivity/sigma = r")
+    for radius in (0.1, 1.0, 4.0):
+        for eps in (0.5, 1.0, 8.0):
+            print(f"  r = {radius:<4} epsilon = {eps:<4} delta = {theta(radius, eps):.6e}")
     print(f"calibration: (epsilon, delta) = ({args.epsilon}, {args.delta}) needs sigma >= "
           f"{args.sensitivity / r:.10g} for sensitivity {args.sensitivity}")
     print(f"  check: epsilon(delta) at that sigma = {theta_epsilon(r, args.delta):.12g}")
@@ -442,6 +453,10 @@ def main(argv: list[str] | None = None) -> int:
         return 141
     except (OSError, RuntimeError) as exc:
         print(f"{prog}: failed: {exc}", file=sys.stderr)
+        return EXIT_FAILURE
+    except MemoryError:
+        print(f"{prog}: failed: out of memory; lower --chunk-size or the number of values per axis",
+              file=sys.stderr)
         return EXIT_FAILURE
 
 

@@ -38,6 +38,9 @@ __all__ = ["Axis", "Grid", "Chunk", "parse_value", "load_toml", "read_toml"]
 
 AxisKind = Literal["list", "linear", "log"]
 
+MAX_AXIS_VALUES = 10**8   # an axis is materialized (8 bytes a value, plus its steps when checked)
+MAX_POINTS = 2**62        # chunk offsets and summary indices are int64
+
 
 @dataclass(frozen=True)
 class Axis:
@@ -82,6 +85,9 @@ class Axis:
 def _count(name: str, num: Any) -> int:
     if isinstance(num, bool) or not float(num).is_integer() or int(num) < 1:
         raise ValueError(f"axis {name!r}: the number of values must be an integer >= 1, got {num:g}")
+    if int(num) > MAX_AXIS_VALUES:
+        raise ValueError(f"axis {name!r}: {int(num):,} values is more than one axis can hold "
+                         f"({MAX_AXIS_VALUES:,}); lower NUM, or split the range over several sweeps")
     return int(num)
 
 
@@ -179,6 +185,9 @@ class Grid:
             raise ValueError(f"parameter(s) given twice: {', '.join(repeated)}")
         _check_output(self.output, entries, set(names))
         object.__setattr__(self, "axes", tuple(_integral_axis(a, entries) for a in self.axes))
+        if self.size > MAX_POINTS:
+            raise ValueError(f"the grid has {self.size:.3g} points ({' x '.join(map(str, self.shape))}), "
+                             f"more than a sweep can index ({MAX_POINTS:.3g}); use fewer values per axis")
 
     # --- construction ---------------------------------------------------------------------
 
