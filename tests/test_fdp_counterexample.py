@@ -21,18 +21,7 @@ import pytest
 
 from hockeystick.fdp import SCHEDULES, NoisyFedAvg, NoisyFedProx, gaussian_tradeoff
 
-SEEDS = dict(clients=20, sigma=1.0, clip=10.0, lipschitz=1.0, learning_rate=0.01, local_steps=5, rounds=600)
-
-
-def eta_matrix(schedule: str, a: float, K: int, T: int) -> np.ndarray:
-    t = np.arange(T)[:, None].astype(float)
-    k = np.arange(K)[None, :].astype(float)
-    return {
-        "constant": a + 0 * t + 0 * k,
-        "cyclic": a / (k + 1) + 0 * t,
-        "stagewise": a / (t + 1) + 0 * k,
-        "continuous": a / (t * K + k + 1),
-    }[schedule]
+from .test_fdp_fedavg import SEEDS, eta_matrix
 
 
 def linear_loss_attained_mu(eta: np.ndarray, *, clients: int, sigma: float, clip: float,
