@@ -126,10 +126,10 @@ inline double geometric_bound_delta(double eps, double weight, double terms, dou
 }
 
 inline double geometric_bound_epsilon(double delta, double weight, double terms, double r_first, double r_product,
-                                      double start = detail::nan) {
+                                      evaluated_point* warm = nullptr) {
     if (!(delta > 0.0 && delta < 1.0)) return detail::nan;
     auto f = [&](double eps) { return geometric_bound_log(eps, weight, terms, r_first, r_product); };
-    const double eps = solve_epsilon(f, detail::log_solver_target(delta), gaussian_epsilon_ceiling(r_first, delta), start);
+    const double eps = solve_epsilon(f, detail::log_solver_target(delta), gaussian_epsilon_ceiling(r_first, delta), warm);
     return safe_epsilon(eps, [&](double e) { return geometric_bound_delta(e, weight, terms, r_first, r_product); },
                         delta);
 }
@@ -158,10 +158,10 @@ inline double random_stop_bound_delta(double eps, double weight, double terms, d
 }
 
 inline double random_stop_bound_epsilon(double delta, double weight, double terms, double first_stop, double r_first,
-                                        double r_product, double start = detail::nan) {
+                                        double r_product, evaluated_point* warm = nullptr) {
     if (!(delta > 0.0 && delta < 1.0)) return detail::nan;
     auto f = [&](double eps) { return random_stop_bound_log(eps, weight, terms, first_stop, r_first, r_product); };
-    const double eps = solve_epsilon(f, detail::log_solver_target(delta), gaussian_epsilon_ceiling(r_first, delta), start);
+    const double eps = solve_epsilon(f, detail::log_solver_target(delta), gaussian_epsilon_ceiling(r_first, delta), warm);
     return safe_epsilon(
         eps, [&](double e) { return random_stop_bound_delta(e, weight, terms, first_stop, r_first, r_product); }, delta);
 }
@@ -192,7 +192,7 @@ inline double power_bound_delta(noise_kind kind, double eps, double exponent, do
 }
 
 inline double power_bound_epsilon(noise_kind kind, double delta, double exponent, double g_first, double g_product,
-                                  double start = detail::nan) {
+                                  evaluated_point* warm = nullptr) {
     if (!(delta > 0.0 && delta < 1.0)) return detail::nan;
     auto f = [&](double eps) { return power_bound_log(kind, eps, exponent, g_first, g_product); };
     double hi;
@@ -202,7 +202,7 @@ inline double power_bound_epsilon(noise_kind kind, double delta, double exponent
         hi = (exponent > 0.0 && g_product < g_first) ? g_product : g_first;
         if (!(hi > 0.0) || std::isinf(hi)) hi = 1.0;
     }
-    const double eps = solve_epsilon(f, detail::log_solver_target(delta), hi, start);
+    const double eps = solve_epsilon(f, detail::log_solver_target(delta), hi, warm);
     return safe_epsilon(eps, [&](double e) { return power_bound_delta(kind, e, exponent, g_first, g_product); },
                         delta);
 }
