@@ -29,10 +29,25 @@ inline double gaussian_epsilon_ceiling(double r_first, double delta) {
     return (hi > 0.0 && std::isfinite(hi)) ? hi : 1.0;
 }
 
+// A point where the bound was evaluated: eps, log delta(eps) and its slope (NaN: not known).
+struct evaluated_point {
+    double eps = std::numeric_limits<double>::quiet_NaN();
+    double log_value = std::numeric_limits<double>::quiet_NaN();
+    double slope = std::numeric_limits<double>::quiet_NaN();
+};
+
 // evaluate(eps) -> log_and_slope of delta(eps).  log_delta = log of the target.
-// start (optional): a guess inside (0, hi_guess), e.g. the answer for a neighbouring delta.
+// warm (optional, in/out): in, a start inside (0, hi_guess), e.g. from the solve for a
+// neighbouring delta of the same bound; when its log_value is known the start costs no
+// evaluation.  Out, the last point evaluated (for the next neighbour).
 template <class Evaluate>
-double solve_epsilon(Evaluate evaluate, double log_delta, double hi_guess, double start = detail::nan) {
+double solve_epsilon(Evaluate evaluate_bound, double log_delta, double hi_guess, evaluated_point* warm = nullptr) {
+    const evaluated_point start = warm ? *warm : evaluated_point{};
+    auto evaluate = [&](double eps) {
+        const log_and_slope v = evaluate_bound(eps);
+        if (warm && eps > 0.0 && std::isfinite(v.log_value)) *warm = {eps, v.log_value, v.slope};
+        return v;
+    };
     constexpr double rel_tol = 1e-15;
     constexpr double quadratic = 1e-9;  // after a Newton step this small the error is ~ step^2 / eps
     const double root_target = std::sqrt(-log_delta);
@@ -55,18 +70,18 @@ double solve_epsilon(Evaluate evaluate, double log_delta, double hi_guess, doubl
         return !std::isnan(f_hi);
     };
     double x, f_x, slope;
-    if (start > 0.0 && start < hi) {
-        at = evaluate(start);
+    if (start.eps > 0.0 && start.eps < hi) {
+        at = std::isnan(start.log_value) ? evaluate(start.eps) : log_and_slope{start.log_value, start.slope};
         f_x = at.log_value - log_delta;
         if (std::isnan(f_x)) return detail::nan;
         if (f_x <= 0.0) {
-            hi = start;
+            hi = start.eps;
             f_hi = f_x;
         } else {
-            lo = start;
+            lo = start.eps;
             f_lo = f_x;
         }
-        x = start;
+        x = start.eps;
     } else {
         if (!settle_hi()) return std::isnan(f_hi) ? detail::nan : detail::inf;
         x = hi;
