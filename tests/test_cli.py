@@ -74,7 +74,7 @@ def test_sweep_on_a_dask_scheduler(capsys, tmp_path):
     args = ["sweep", "-a", "gaussian", "-p", "sigma=log:1:10:20", "--epsilon", "linear:0.5:4:20", "--no-progress"]
     assert _run(capsys, *args, "-o", str(tmp_path / "a.csv"))[0] == 0
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, host="127.0.0.1", protocol="tcp",
-                      dashboard_address=None) as cluster:
+                      dashboard_address=":0") as cluster:
         code, out, _ = _run(capsys, *args, "-o", str(tmp_path / "b.csv"), "--scheduler", cluster.scheduler_address,
                             "--chunk-size", "50")
     assert code == 0 and "400 points" in out

@@ -20,7 +20,7 @@ def cluster():
     from dask.distributed import LocalCluster
 
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, host="127.0.0.1",
-                      protocol="tcp", dashboard_address=None) as c:
+                      protocol="tcp", dashboard_address=":0") as c:
         assert c.scheduler_address.startswith("tcp://127.0.0.1:")
         yield c
 

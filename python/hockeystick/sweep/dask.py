@@ -71,7 +71,7 @@ def run_on_dask(grid: Grid, path: str | os.PathLike[str] | None = None, *, sched
     try:
         if scheduler is None:
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=processes,
-                                   host="127.0.0.1", protocol="tcp", dashboard_address=None)
+                                   host="127.0.0.1", protocol="tcp", dashboard_address=":0")
         with Client(scheduler if cluster is None else cluster) as client:
             result = _run(client, as_completed, grid, path, chunk_size, parts_dir, progress, retries)
     finally:
