@@ -154,6 +154,13 @@ hockeystick::noise_kind parse_noise(const std::string& noise) {
     throw py::value_error("noise must be 'gaussian' or 'laplace'");
 }
 
+// The per-round radii of a schedule bound: two 1-d arrays of one length >= 1.
+std::int64_t checked_rounds(const contiguous& r1, const contiguous& r2) {
+    if (r1.ndim() != 1 || r2.ndim() != 1 || r1.size() != r2.size() || r1.size() < 1)
+        throw py::value_error("internal: per-round radii must be two 1-d arrays of one length >= 1");
+    return r1.size();
+}
+
 }  // namespace
 
 void register_contraction(py::module_& m) {
@@ -242,9 +249,7 @@ void register_contraction(py::module_& m) {
        py::arg("threads") = 0);
     m.def("schedule_bound_delta", [](contiguous eps, double weight, std::int64_t first_stop, contiguous r1,
                                      contiguous r2, int threads) {
-        if (r1.ndim() != 1 || r2.ndim() != 1 || r1.size() != r2.size() || r1.size() < 1)
-            throw py::value_error("internal: per-round radii must be two 1-d arrays of one length >= 1");
-        const std::int64_t rounds = r1.size();
+        const std::int64_t rounds = checked_rounds(r1, r2);
         const double* a = r1.data();
         const double* b = r2.data();
         return schedule_apply(eps, [=](double e) {
@@ -254,9 +259,7 @@ void register_contraction(py::module_& m) {
        py::arg("threads") = 0);
     m.def("schedule_bound_epsilon", [](contiguous delta, double weight, std::int64_t first_stop, contiguous r1,
                                        contiguous r2, int threads) {
-        if (r1.ndim() != 1 || r2.ndim() != 1 || r1.size() != r2.size() || r1.size() < 1)
-            throw py::value_error("internal: per-round radii must be two 1-d arrays of one length >= 1");
-        const std::int64_t rounds = r1.size();
+        const std::int64_t rounds = checked_rounds(r1, r2);
         const double* a = r1.data();
         const double* b = r2.data();
         return schedule_apply(delta, [=](double d) {
