@@ -38,9 +38,21 @@ class _PNSGDPower:
     """F(g1) F(g2)^{n-i}: the shape of 002 Theorems 3 and 4."""
 
     _noise = "gaussian"
-    _exponent: np.ndarray
-    _g_first: np.ndarray
-    _g_product: np.ndarray
+
+    def _setup(self, n: npt.ArrayLike, index: npt.ArrayLike, noise_scale: np.ndarray,
+               learning_rate: npt.ArrayLike, lipschitz: npt.ArrayLike, smoothness: npt.ArrayLike,
+               diameter: npt.ArrayLike, strong_convexity: npt.ArrayLike) -> None:
+        """Checks shared by Theorems 3 and 4, and the two arguments of F: 2L/s and M D/(eta s),
+        s the noise scale (sigma, or the Laplace v: 002 Lemma 1 with distance/scale)."""
+        self.n = _checks.positive_integer(n, "n")
+        self.index = record_index(self.n, index)
+        self.learning_rate = _checks.positive(learning_rate, "learning_rate")
+        self.lipschitz = _checks.positive(lipschitz, "lipschitz")
+        self.diameter = _checks.positive(diameter, "diameter")
+        self.modulus = _checks.contraction_modulus(self.learning_rate, smoothness, strong_convexity)
+        self._exponent = self.n - self.index
+        self._g_first = 2.0 * self.lipschitz / noise_scale
+        self._g_product = self.modulus * self.diameter / (self.learning_rate * noise_scale)
 
     def delta(self, epsilon: npt.ArrayLike, *, threads: int | None = None) -> FloatOrArray:
         """The theorem's delta(eps) for the i-th record."""
@@ -65,16 +77,8 @@ class PNSGDGaussian(_PNSGDPower):
                  diameter: npt.ArrayLike, strong_convexity: npt.ArrayLike = 0.0) -> None:
         _checks.broadcastable(n=n, index=index, sigma=sigma, learning_rate=learning_rate, lipschitz=lipschitz,
                               smoothness=smoothness, diameter=diameter, strong_convexity=strong_convexity)
-        self.n = _checks.positive_integer(n, "n")
-        self.index = record_index(self.n, index)
         self.sigma = _checks.positive(sigma, "sigma")
-        self.learning_rate = _checks.positive(learning_rate, "learning_rate")
-        self.lipschitz = _checks.positive(lipschitz, "lipschitz")
-        self.diameter = _checks.positive(diameter, "diameter")
-        self.modulus = _checks.contraction_modulus(self.learning_rate, smoothness, strong_convexity)
-        self._exponent = self.n - self.index
-        self._g_first = 2.0 * self.lipschitz / self.sigma
-        self._g_product = self.modulus * self.diameter / (self.learning_rate * self.sigma)
+        self._setup(n, index, self.sigma, learning_rate, lipschitz, smoothness, diameter, strong_convexity)
 
 
 class PNSGDLaplace(_PNSGDPower):
@@ -91,17 +95,8 @@ class PNSGDLaplace(_PNSGDPower):
                  diameter: npt.ArrayLike, strong_convexity: npt.ArrayLike = 0.0) -> None:
         _checks.broadcastable(n=n, index=index, scale=scale, learning_rate=learning_rate, lipschitz=lipschitz,
                               smoothness=smoothness, diameter=diameter, strong_convexity=strong_convexity)
-        self.n = _checks.positive_integer(n, "n")
-        self.index = record_index(self.n, index)
         self.scale = _checks.positive(scale, "scale")
-        self.learning_rate = _checks.positive(learning_rate, "learning_rate")
-        self.lipschitz = _checks.positive(lipschitz, "lipschitz")
-        self.diameter = _checks.positive(diameter, "diameter")
-        self.modulus = _checks.contraction_modulus(self.learning_rate, smoothness, strong_convexity)
-        self._exponent = self.n - self.index
-        # 002 Lemma 1 with distance/scale: first step 2 eta L / (eta v), later steps M D / (eta v)
-        self._g_first = 2.0 * self.lipschitz / self.scale
-        self._g_product = self.modulus * self.diameter / (self.learning_rate * self.scale)
+        self._setup(n, index, self.scale, learning_rate, lipschitz, smoothness, diameter, strong_convexity)
 
 
 class PNSGDRandomStop:
