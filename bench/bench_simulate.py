@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 import hockeystick.simulate as sim
-from hockeystick.simulate.fedavg import local_training
+from hockeystick.simulate.fedavg import average_local_models, client_blocks
 from hockeystick.simulate.models import LOGISTIC
 from hockeystick.simulate.randomness import NOISE, SAMPLING, ClientStreams, generator
 
@@ -34,12 +34,13 @@ def problem(clients: int, d: int):
     data = sim.synthetic("logistic", clients, SAMPLES_PER_CLIENT, d, label_concentration=0.5,
                          feature_shift=0.2, seed=0)
     u = generator(0, SAMPLING).random((clients, LOCAL_STEPS, 1))
-    z = generator(0, NOISE).standard_normal((clients, d))
+    z = generator(0, NOISE).standard_normal(d)  # the round's aggregate noise (mean of the uploads' noise)
     return data, u, z
 
 
 def numpy_round(w, data, norms, uniforms, etas, clip, noise, sigma):
-    """The same FedAvg round, vectorized over clients with numpy (one array op per local step)."""
+    """The same FedAvg round, vectorized over clients with numpy (one array op per local step); the
+    uploads' noise enters through its mean, sigma/sqrt(m) z, as in the simulator."""
     sizes = np.diff(data.offsets)
     local = np.repeat(w[None, :], data.n_clients, axis=0)
     for k in range(etas.shape[0]):
@@ -50,14 +51,13 @@ def numpy_round(w, data, norms, uniforms, etas, clip, noise, sigma):
         g_norm = np.abs(c) * norms[rows]
         c *= np.where(g_norm > clip, clip / np.where(g_norm > 0, g_norm, 1.0), 1.0)
         local -= etas[k] * c[:, None] * x
-    local += sigma * noise
-    return local.mean(axis=0)
+    return local.mean(axis=0) + (sigma / np.sqrt(data.n_clients)) * noise
 
 
-def numba_round(w, data, norms, uniforms, etas, clip, noise, sigma, uploads):
-    local_training(LOGISTIC, 1, w, data.features, norms, data.labels, data.offsets, uniforms, etas, 0.0,
-                   clip, noise, sigma, uploads)
-    return uploads.mean(axis=0)
+def numba_round(w, data, norms, uniforms, etas, clip, noise, sigma, block_sums):
+    mean = average_local_models(LOGISTIC, 1, w, data.features, norms, data.labels, data.offsets, uniforms, etas,
+                                0.0, clip, block_sums)
+    return mean + (sigma / np.sqrt(data.n_clients)) * noise
 
 
 @pytest.fixture
@@ -76,9 +76,9 @@ def record(benchmark, client_steps: int) -> None:
 def test_fedavg_round_numba(benchmark, fedavg_problem):
     data, norms, u, z, etas = fedavg_problem
     w = np.full(data.n_features, 0.01)
-    uploads = np.empty((data.n_clients, data.n_features))
-    numba_round(w, data, norms, u, etas, CLIP, z, SIGMA, uploads)  # compile outside the timing
-    out = benchmark(numba_round, w, data, norms, u, etas, CLIP, z, SIGMA, uploads)
+    block_sums = np.empty((client_blocks(data.n_clients), data.n_features))
+    numba_round(w, data, norms, u, etas, CLIP, z, SIGMA, block_sums)  # compile outside the timing
+    out = benchmark(numba_round, w, data, norms, u, etas, CLIP, z, SIGMA, block_sums)
     np.testing.assert_allclose(out, numpy_round(w, data, norms, u, etas, CLIP, z, SIGMA), rtol=1e-12, atol=1e-13)
     record(benchmark, data.n_clients * LOCAL_STEPS)
 
@@ -90,17 +90,16 @@ def test_fedavg_round_numpy(benchmark, fedavg_problem):
     record(benchmark, data.n_clients * LOCAL_STEPS)
 
 
-def test_round_randomness_client_streams(benchmark, fedavg_problem):
-    """Drawing one round's minibatch uniforms and upload noise, all clients, on every thread."""
+def test_round_randomness(benchmark, fedavg_problem):
+    """Drawing one round's random numbers: every client's minibatch uniforms (per-block streams, on
+    every thread) and the d-vector of aggregate upload noise."""
     data = fedavg_problem[0]
     import numba
     sampling = ClientStreams(1, SAMPLING, data.n_clients, numba.get_num_threads())
-    noising = ClientStreams(1, NOISE, data.n_clients, numba.get_num_threads())
+    noising = generator(1, NOISE)
     u = np.empty((data.n_clients, LOCAL_STEPS, 1))
-    z = np.empty((data.n_clients, data.n_features))
-    benchmark(lambda: (sampling.random((LOCAL_STEPS, 1), out=u), noising.standard_normal((data.n_features,), out=z)))
+    benchmark(lambda: (sampling.random((LOCAL_STEPS, 1), out=u), noising.standard_normal(data.n_features)))
     sampling.close()
-    noising.close()
 
 
 @pytest.mark.skipif(os.environ.get("HOCKEYSTICK_BENCH_FULL") != "1",

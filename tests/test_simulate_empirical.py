@@ -18,7 +18,9 @@ def test_empirical_sensitivity_below_the_recursion_bound(proximal, schedule):
     """Paper 004 Figure 2's experiment: ||w_t - w'_t|| under shared randomness <= Delta_t."""
     data = sim.synthetic("logistic", 5, 3, 4, label_concentration=0.5, seed=3)
     row = 4
-    neighbour = data.replace_sample(row, -3.0 * data.features[row], 1.0 - data.labels[row])
+    # same label, reflected features: the two clipped gradients point opposite ways (flipping the
+    # label as well would make them equal wherever both are clipped)
+    neighbour = data.replace_sample(row, -3.0 * data.features[row], data.labels[row])
     options = dict(rounds=30, local_steps=4, rate=0.3, schedule=schedule, clip=0.5, sigma=0.4,
                    proximal=proximal, batch_size=1, seed=8)
     measured = sensitivity_trajectory(sim.noisy_fedavg, data, neighbour, **options)

@@ -68,6 +68,55 @@ def test_trusted_aggregator_run_reports_theorem_2_closed_form():
     assert "2(rho + eta L)" in clipped.privacy[0].name  # clipping active: no non-expansive step
 
 
+@pytest.mark.parametrize("suffix", [0.0, 0.5])
+def test_trusted_aggregator_random_stop_reports_corollary_3_double_sum(suffix):
+    """Paper 000 Corollary 3 (suffix 0) and the alpha-suffix form: (m/n)(1/N) sum over the N
+    stopping rounds tau of sum_{t<=tau} theta(a_t) prod_{t<j<=tau} theta(b_j), at 50 digits,
+    per-round eta_t; it is below Theorem 2's bound for the full run."""
+    data = sim.synthetic("logistic", 60, 2, 3, seed=0)
+    lip = float(np.max(data.row_norms))
+    m, n, rho, sigma = 6, 60, 1.0, 1.2
+    etas = np.linspace(0.5, 0.2, n // m)
+    run = sim.trusted_aggregator(data, batch=m, rate=etas, sigma=sigma, radius=rho, random_stop=True,
+                                 suffix=suffix, seed=3)
+    full = sim.trusted_aggregator(data, batch=m, rate=etas, sigma=sigma, radius=rho, seed=3)
+    (g,) = run.privacy
+    assert "Corollary 3" in g.source
+    rounds = n // m
+    first = max(1, math.ceil(suffix * rounds))
+    mpmath.mp.dps = 50
+    for eps in (0.2, 1.0, 2.5):
+        a = mpmath.mpf(hs.theta(2 * lip / (math.sqrt(m) * sigma), eps))
+        b = [mpmath.mpf(hs.theta(2 * rho * math.sqrt(m) / (eta * sigma), eps)) for eta in etas]
+        total = mpmath.mpf(0)
+        for tau in range(first, rounds + 1):
+            for t in range(1, tau + 1):
+                total += a * mpmath.fprod(b[t:tau])
+        expected = float(mpmath.mpf(m) / n * total / (rounds - first + 1))
+        assert g.delta(eps) == pytest.approx(expected, rel=1e-11)
+        assert g.delta(eps) >= expected * (1 - 1e-14)  # an upper bound, rounded up
+        assert g.delta(eps) <= full.privacy[0].delta(eps)
+    stops = {sim.trusted_aggregator(data, batch=m, rate=etas, sigma=sigma, radius=rho, random_stop=True,
+                                    suffix=suffix, seed=s, trajectory=True).config["stopped_at"]
+             for s in range(60)}
+    assert stops == set(range(first, rounds + 1))  # uniform on {tau0, ..., T}: all reached, none outside
+
+
+def test_trusted_aggregator_random_stop_releases_w_tau():
+    """The released model is the tau-th iterate of the full run with the same seed."""
+    data = sim.synthetic("logistic", 40, 2, 3, seed=1)
+    common = dict(batch=4, rate=0.3, sigma=0.8, radius=1.0, seed=11, trajectory=True)
+    stopped = sim.trusted_aggregator(data, random_stop=True, **common)
+    full = sim.trusted_aggregator(data, **common)
+    tau = stopped.config["stopped_at"]
+    assert 1 <= tau <= 10
+    np.testing.assert_array_equal(stopped.weights, full.trajectory[tau])
+    with pytest.raises(ValueError, match="suffix"):
+        sim.trusted_aggregator(data, random_stop=True, suffix=1.0, **common)
+    with pytest.raises(ValueError, match="random_stop"):
+        sim.trusted_aggregator(data, suffix=0.5, **common)
+
+
 def pnsgd_line(n: int, x: float = 1.0) -> sim.FederatedData:
     return sim.from_client_arrays([np.full((n, 1), x)], [np.linspace(-1, 1, n)], "linear")
 

@@ -4,7 +4,13 @@ Every round t all m clients start from w_t and take K local steps
     w_{i,k+1} = w_{i,k} - eta_{k,t} (g_{i,k} + alpha (w_{i,k} - w_t))      (alpha = 0: FedAvg)
 with g the mean of per-sample clipped gradients (clip V, paper eq. 2) over a minibatch drawn with
 replacement (or the full local batch), upload w_{i,K} + N(0, sigma^2 I), and the server averages.
-Clients run in parallel (numba prange); memory is O(clients x d) per round.
+
+The server's average of m uploads is mean_i w_{i,K} + sigma * mean_i z_i with z_i i.i.d. N(0, I),
+and mean_i z_i ~ N(0, I/m) exactly, so the simulator draws that one d-vector per round instead
+of m of them: the trained models have exactly the distribution of the algorithm's, at 1/m of
+the random numbers. Clients run in parallel (numba prange, in fixed blocks whose partial sums
+are added in block order, so results do not depend on the thread count); memory is O(d) per
+round beyond the data.
 """
 
 from __future__ import annotations
@@ -19,18 +25,18 @@ from . import privacy
 from .data import FederatedData
 from .models import (clip_scale, coefficient_count, gradient_coefficients, local_gradient, model_code,
                      parameter_size, sample_row, smoothness_constants)
-from .randomness import NOISE, SAMPLING, ClientStreams
+from .randomness import NOISE, SAMPLING, ClientStreams, generator
 from .result import RunResult
 from .rounds import run_rounds
 from .schedules import learning_rates
 
-CLIENT_BLOCK = 64  # clients per parallel task; results do not depend on it
+CLIENT_BLOCK = 64  # clients per parallel task (fixes the summation order: never change)
 
 
 @njit(cache=True)
-def train_client(model, w_global, features, norms, labels, lo, hi, uniforms, etas, proximal, clip, noise,
-                 sigma, w, coef, grad, rows):
-    """One client's round: w = upload after K local steps from w_global (+ sigma * noise)."""
+def train_client(model, w_global, features, norms, labels, lo, hi, uniforms, etas, proximal, clip, w, coef,
+                 grad, rows):
+    """One client's round: w = its model after K local steps from w_global (before upload noise)."""
     p = w_global.shape[0]
     for j in range(p):
         w[j] = w_global[j]
@@ -54,24 +60,42 @@ def train_client(model, w_global, features, norms, labels, lo, hi, uniforms, eta
             eta = etas[k]
             for j in range(p):
                 w[j] -= eta * (grad[j] + proximal * (w[j] - w_global[j]))
-    if sigma > 0.0:
-        for j in range(p):
-            w[j] += sigma * noise[j]
 
 
 @njit(parallel=True, cache=True)
-def local_training(model, n_coef, w_global, features, norms, labels, offsets, uniforms, etas,
-                   proximal, clip, noise, sigma, local_models):
-    """local_models[i] = client i's upload after K local steps (+ sigma * noise[i] if sigma > 0)."""
+def average_local_models(model, n_coef, w_global, features, norms, labels, offsets, uniforms, etas,
+                         proximal, clip, block_sums):
+    """The mean over clients of their models after K local steps (no upload noise).
+
+    block_sums (one row per block of CLIENT_BLOCK clients) is scratch: each block sums its
+    clients in order, then the rows are added in block order, whatever the thread count."""
     n_clients = offsets.shape[0] - 1
+    p = w_global.shape[0]
     n_blocks = (n_clients + CLIENT_BLOCK - 1) // CLIENT_BLOCK
     for block in prange(n_blocks):
         coef = np.empty(n_coef)
-        grad = np.empty(w_global.shape[0])
+        grad = np.empty(p)
+        w = np.empty(p)
         rows = np.empty(max(uniforms.shape[2], 1), dtype=np.int64)
+        total = block_sums[block]
+        total[:] = 0.0
         for i in range(block * CLIENT_BLOCK, min((block + 1) * CLIENT_BLOCK, n_clients)):
             train_client(model, w_global, features, norms, labels, offsets[i], offsets[i + 1], uniforms[i],
-                         etas, proximal, clip, noise[i], sigma, local_models[i], coef, grad, rows)
+                         etas, proximal, clip, w, coef, grad, rows)
+            for j in range(p):
+                total[j] += w[j]
+    mean = np.zeros(p)
+    for block in range(n_blocks):
+        for j in range(p):
+            mean[j] += block_sums[block, j]
+    for j in range(p):
+        mean[j] /= n_clients
+    return mean
+
+
+def client_blocks(n_clients: int) -> int:
+    """Rows of the block_sums scratch for :func:`average_local_models`."""
+    return (n_clients + CLIENT_BLOCK - 1) // CLIENT_BLOCK
 
 
 def noisy_fedavg(data: FederatedData, *, rounds: int, local_steps: int, rate: float,
@@ -105,23 +129,22 @@ def noisy_fedavg(data: FederatedData, *, rounds: int, local_steps: int, rate: fl
     m = data.n_clients
     b = 0 if batch_size is None else batch_size
     sampling = ClientStreams(seed, SAMPLING, m, workers)
-    noising = ClientStreams(seed, NOISE, m, workers)
+    noising = generator(seed, NOISE)
     uniforms = np.empty((m, local_steps, b))
-    noise = np.empty((m, p)) if sigma > 0 else np.empty((m, 0))
-    uploads = np.empty((m, p))
+    block_sums = np.empty((client_blocks(m), p))
     norms = data.row_norms
     state = {"w": w0}
 
     def step(t: int) -> np.ndarray:
         if b > 0:
             sampling.random((local_steps, b), out=uniforms)
+        w = average_local_models(code, coefficient_count(code, data.n_classes), state["w"], data.features,
+                                 norms, data.labels, data.offsets, uniforms, etas[t], float(proximal),
+                                 float(clip), block_sums)
         if sigma > 0:
-            noising.standard_normal((p,), out=noise)
-        local_training(code, coefficient_count(code, data.n_classes), state["w"], data.features, norms,
-                       data.labels, data.offsets, uniforms, etas[t], float(proximal), float(clip), noise,
-                       float(sigma), uploads)
-        state["w"] = uploads.mean(axis=0)
-        return state["w"]
+            w += (sigma / math.sqrt(m)) * noising.standard_normal(p)  # the mean of m uploads' noise
+        state["w"] = w
+        return w
 
     name = "noisy FedProx" if proximal > 0 else "noisy FedAvg"
     try:
@@ -129,7 +152,6 @@ def noisy_fedavg(data: FederatedData, *, rounds: int, local_steps: int, rate: fl
                          trajectory=trajectory, progress=progress, description=name)
     finally:
         sampling.close()
-        noising.close()
     guarantees = []
     if sigma > 0 and math.isfinite(clip):
         beta = smoothness if smoothness is not None else smoothness_constants(data.model, data.features, data.labels, 0.0)[1]

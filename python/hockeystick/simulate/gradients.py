@@ -14,24 +14,15 @@ from numba import njit, prange
 from .models import local_gradient
 
 
-@njit(cache=True)
-def noisy_gradient(model, w, features, norms, labels, lo, hi, uniforms, clip, noise, sigma, out, coef, rows):
-    """out = clipped minibatch gradient at w of the client owning rows lo..hi-1 (+ sigma * noise)."""
-    local_gradient(model, w, features, norms, labels, lo, hi, uniforms, rows, clip, coef, out)
-    if sigma > 0.0:
-        for k in range(w.shape[0]):
-            out[k] += sigma * noise[k]
-
-
 @njit(parallel=True, cache=True)
-def client_gradients(model, n_coef, w, features, norms, labels, offsets, clients, uniforms, clip,
-                     noise, sigma, out):
-    """out[j] = clipped minibatch gradient of client clients[j] at w (+ sigma * noise[j] if sigma > 0);
-    uniforms[j] picks its minibatch (an empty row = its full local batch)."""
+def client_gradients(model, n_coef, w, features, norms, labels, offsets, clients, uniforms, clip, out):
+    """out[j] = clipped minibatch gradient of client clients[j] at w; uniforms[j] picks its
+    minibatch (an empty row = its full local batch). The clients' Gaussian noise is added by the
+    caller through its mean (sigma/sqrt(m) times one standard normal vector, the same distribution)."""
     for j in prange(clients.shape[0]):
         c = clients[j]
-        noisy_gradient(model, w, features, norms, labels, offsets[c], offsets[c + 1], uniforms[j], clip,
-                       noise[j], sigma, out[j], np.empty(n_coef), np.empty(max(uniforms.shape[1], 1), dtype=np.int64))
+        local_gradient(model, w, features, norms, labels, offsets[c], offsets[c + 1], uniforms[j],
+                       np.empty(max(uniforms.shape[1], 1), dtype=np.int64), clip, np.empty(n_coef), out[j])
 
 
 def project_to_ball(w: np.ndarray, radius: float) -> np.ndarray:

@@ -85,10 +85,12 @@ def _isrl(data: FederatedData, local: bool, rounds: int, steps: int, rate, sigma
                             uniforms, etas[t], float(clip), noise, float(sigma), out)
             state["w"] = project_to_ball(out.mean(axis=0), radius)
         else:
-            noise = noising.standard_normal((m, p)) if sigma > 0 else out
             client_gradients(code, n_coef, state["w"], data.features, norms, data.labels, data.offsets,
-                             silos, uniforms, float(clip), noise, float(sigma), out)
-            state["w"] = project_to_ball(state["w"] - etas[t] * out.mean(axis=0), radius)
+                             silos, uniforms, float(clip), out)
+            g = out.mean(axis=0)
+            if sigma > 0:  # the mean of the m silos' N(0, sigma^2 I) is N(0, sigma^2 I / m)
+                g += (sigma / math.sqrt(m)) * noising.standard_normal(p)
+            state["w"] = project_to_ball(state["w"] - etas[t] * g, radius)
         return state["w"]
 
     name = "ISRL-DP local SGD" if local else "ISRL-DP minibatch SGD"

@@ -62,14 +62,21 @@ def pnsgd(*, noise: str, scale: float, learning_rate: float, lipschitz: float, s
 
 
 def trusted_aggregator(*, lipschitz: float, sigmas: np.ndarray, etas: np.ndarray, radius: float,
-                       batch: int, n_users: int, smoothness: float, nonexpansive: bool) -> Guarantee:
+                       batch: int, n_users: int, smoothness: float, nonexpansive: bool,
+                       suffix: float | None = None) -> Guarantee:
     """Paper 000 Theorem 2 with per-round eta_t, sigma_t (user level, hidden intermediate models);
-    diameter 2 rho when the gradient step is non-expansive, else the relaxation 2(rho + eta_t L)."""
-    accountant = contraction.TrustedAggregatorSchedule(
-        n=n_users, batch_size=batch, sigma=sigmas, learning_rate=etas, lipschitz=lipschitz, radius=radius,
-        smoothness=smoothness if nonexpansive else None, nonconvex=not nonexpansive)
+    diameter 2 rho when the gradient step is non-expansive, else the relaxation 2(rho + eta_t L).
+    ``suffix`` alpha (not None): the model released at a uniformly random round of
+    {max(1, ceil(alpha T)), ..., T}, Corollary 3's double sum (alpha = 0) or its alpha-suffix form."""
+    common = dict(n=n_users, batch_size=batch, sigma=sigmas, learning_rate=etas, lipschitz=lipschitz,
+                  radius=radius, smoothness=smoothness if nonexpansive else None, nonconvex=not nonexpansive)
     kind = "" if nonexpansive else ", diameter 2(rho + eta L)"
-    return Guarantee(f"trusted aggregator{kind}", "paper 000 Theorem 2", True, accountant)
+    if suffix is None:
+        return Guarantee(f"trusted aggregator{kind}", "paper 000 Theorem 2", True,
+                         contraction.TrustedAggregatorSchedule(**common))
+    stop = "random stop" if suffix == 0 else f"random stop in the last {1 - suffix:g} of the rounds"
+    return Guarantee(f"trusted aggregator, {stop}{kind}", "paper 000 Corollary 3", True,
+                     contraction.RandomStopTrustedAggregatorSchedule(suffix=suffix, **common))
 
 
 def fedprox_sensitivities(etas: np.ndarray, smoothness: float, proximal: float, clip: float,

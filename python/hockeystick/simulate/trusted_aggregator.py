@@ -5,7 +5,13 @@ block of m (batches without replacement, each user used once). Each chosen user 
 eta_t (grad_j(W) + sigma_t Z_j), grad_j the mean of its per-sample clipped gradients; the
 aggregator sets W_t = proj_rho(W_{t-1} - (1/m) sum_j eta_t (grad_j + sigma_t Z_j)) and only W_T
 is released. (Line 7 of the printed algorithm drops the minus sign; the text and the proof of
-Theorem 2 use the gradient step written here.)
+Theorem 2 use the gradient step written here.) The m users' noise enters only through its mean,
+(1/m) sum_j sigma_t Z_j ~ N(0, sigma_t^2 I / m), which the simulator draws directly (the same
+distribution, m times fewer random numbers).
+
+With ``random_stop=True`` the released model is W_tau, tau uniform on {tau0, ..., T} (tau0 = 1:
+Corollary 3; tau0 = max(1, ceil(alpha T)) with ``suffix`` alpha: the alpha-suffix variant), and
+the guarantee is Corollary 3's double sum.
 """
 
 from __future__ import annotations
@@ -40,15 +46,22 @@ def trusted_aggregator(data: FederatedData, *, batch: int, rate: float | np.ndar
                        seed: int = 0, initial: np.ndarray | None = None,
                        test: FederatedData | None = None, every: int | None = None,
                        trajectory: bool = False, progress: bool = False,
-                       threads: int | None = None) -> RunResult:
+                       threads: int | None = None, random_stop: bool = False,
+                       suffix: float = 0.0) -> RunResult:
     """Run paper 000's Algorithm 1 for one pass (T = floor(n/m) rounds) and report Theorem 2's
     user-level guarantee (convex losses; non-expansive step when clipping is inactive and
-    eta_t <= 2/beta, else the relaxed diameter 2(rho + eta_t L))."""
+    eta_t <= 2/beta, else the relaxed diameter 2(rho + eta_t L)); with ``random_stop``, stop at
+    tau uniform on {max(1, ceil(suffix T)), ..., T} and report Corollary 3 (suffix = 0) or the
+    alpha-suffix bound. ``config["stopped_at"]`` is the round the released model comes from."""
     n = data.n_clients
     if not 1 <= batch <= n:
         raise ValueError(f"batch must be in [1, n_clients = {n}]")
     if not radius > 0 or not clip > 0:
         raise ValueError("radius and clip must be > 0")
+    if not 0.0 <= suffix < 1.0:
+        raise ValueError(f"suffix (alpha) must satisfy 0 <= suffix < 1, got {suffix!r}")
+    if suffix > 0 and not random_stop:
+        raise ValueError("suffix only applies with random_stop=True")
     rounds = n // batch
     etas = per_round(rate, rounds, "rate")
     sigmas = per_round(sigma, rounds, "sigma")
@@ -60,6 +73,8 @@ def trusted_aggregator(data: FederatedData, *, batch: int, rate: float | np.ndar
     if threads is not None:
         numba.set_num_threads(threads)
     order = generator(seed, SERVER).permutation(n).astype(np.int64)
+    first = max(1, math.ceil(suffix * rounds))
+    stop = int(generator(seed, SERVER, 1).integers(first, rounds + 1)) if random_stop else rounds
     noise_stream = generator(seed, NOISE)
     norms = data.row_norms
     grads = np.empty((batch, p))
@@ -67,15 +82,15 @@ def trusted_aggregator(data: FederatedData, *, batch: int, rate: float | np.ndar
     state = {"w": w0}
 
     def step(t: int) -> np.ndarray:
-        s = sigmas[t]
-        noise = noise_stream.standard_normal((batch, p)) if s > 0 else grads
         client_gradients(code, coefficient_count(code, data.n_classes), state["w"], data.features, norms,
-                         data.labels, data.offsets, order[t * batch:(t + 1) * batch], no_uniforms, clip,
-                         noise, s, grads)
-        state["w"] = project_to_ball(state["w"] - etas[t] * grads.mean(axis=0), radius)
+                         data.labels, data.offsets, order[t * batch:(t + 1) * batch], no_uniforms, clip, grads)
+        g = grads.mean(axis=0)
+        if sigmas[t] > 0:
+            g += (sigmas[t] / math.sqrt(batch)) * noise_stream.standard_normal(p)
+        state["w"] = project_to_ball(state["w"] - etas[t] * g, radius)
         return state["w"]
 
-    out = run_rounds(rounds, step, w0, data, test=test, every=every or max(1, rounds // 10),
+    out = run_rounds(stop, step, w0, data, test=test, every=every or max(1, rounds // 10),
                      trajectory=trajectory, progress=progress, description="trusted aggregator")
     guarantees = []
     if np.all(sigmas > 0):
@@ -83,8 +98,9 @@ def trusted_aggregator(data: FederatedData, *, batch: int, rate: float | np.ndar
         nonexpansive = clip >= lipschitz and bool(np.all(etas <= 2.0 / beta))
         guarantees = [privacy.trusted_aggregator(lipschitz=min(clip, lipschitz), sigmas=sigmas, etas=etas,
                                                  radius=radius, batch=batch, n_users=n, smoothness=beta,
-                                                 nonexpansive=nonexpansive)]
+                                                 nonexpansive=nonexpansive,
+                                                 suffix=suffix if random_stop else None)]
     config = dict(batch=batch, rounds=rounds, rate=rate, sigma=sigma, radius=radius, clip=clip, seed=seed,
-                  users=n)
+                  users=n, random_stop=random_stop, suffix=suffix, stopped_at=stop)
     return RunResult("trusted aggregator", config, out["weights"], out["metric_rounds"], out["loss"],
                      out["accuracy"], guarantees, out["test_loss"], out["test_accuracy"], out["trajectory"])
