@@ -49,8 +49,9 @@ def train_client(model, w_global, features, norms, labels, lo, hi, uniforms, eta
             s = clip_scale(coef, norms[r], clip, 1.0) * coef[0]
             eta = etas[k]
             if proximal == 0.0:
+                step = eta * s
                 for j in range(p):
-                    w[j] -= eta * (s * x[j])
+                    w[j] -= step * x[j]
             else:
                 for j in range(p):
                     w[j] -= eta * (s * x[j] + proximal * (w[j] - w_global[j]))
