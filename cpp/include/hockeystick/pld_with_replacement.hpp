@@ -269,7 +269,7 @@ inline Cells with_replacement_lower_cells(double s, std::int64_t K, std::int64_t
     if (!(s > 0.0) || !std::isfinite(s)) throw std::invalid_argument("sigma/sensitivity must be positive and finite");
     if (!(tail > 0.0 && tail < 1.0)) throw std::invalid_argument("tail must lie in (0, 1)");
     const BinomialCounts counts = binomial_counts(K, n, 0.25 * tail);
-    detail::binomial_shifts_vs_gaussian mech{{}, 0.5 * s};
+    detail::binomial_shifts_vs_gaussian mech{{}, 0.5 * s, {}, {}};
     mech.log_b.resize(counts.weight.size());
     for (std::size_t c = 0; c < counts.weight.size(); ++c)
         mech.log_b[c] = counts.weight[c] > 0.0 ? std::log(counts.weight[c]) : -std::numeric_limits<double>::infinity();
