@@ -236,3 +236,13 @@ def test_bad_arguments_name_the_argument():
         f(1.0, 2, 10, tail=0.5)
     with pytest.raises(ValueError, match="value_discretization_interval"):
         f(1.0, 2, 10, value_discretization_interval=0.0)
+
+
+def test_upper_pair_is_symmetric_and_carries_all_the_mass():
+    """The upper PLD dominates both orders of every neighbouring pair: its curve obeys
+    delta(-eps) = 1 - e^-eps + e^-eps delta(eps) (a symmetric pair), and its PMF has mass 1."""
+    d = pld.with_replacement_subsampled_gaussian(2.0, 5, 10, value_discretization_interval=1e-3)
+    upper = next(iter(d.directions[0])).upper
+    assert upper.finite_mass + upper.p_inf == pytest.approx(1.0, abs=1e-12)
+    for eps in (0.3, 1.0, 2.0):
+        assert d.delta(-eps) == pytest.approx(1 - np.exp(-eps) + np.exp(-eps) * d.delta(eps), abs=1e-8)
