@@ -236,6 +236,8 @@ def test_bad_arguments_name_the_argument():
         f(1.0, 2, 10, tail=0.5)
     with pytest.raises(ValueError, match="value_discretization_interval"):
         f(1.0, 2, 10, value_discretization_interval=0.0)
+    with pytest.raises(ValueError, match="coarser value_discretization_interval"):  # checked before the work
+        f(1.0, 200, 20, value_discretization_interval=1e-3)
 
 
 def test_upper_pair_is_symmetric_and_carries_all_the_mass():

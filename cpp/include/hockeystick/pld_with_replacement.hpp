@@ -291,15 +291,18 @@ inline Cells with_replacement_upper_cells(double s, std::int64_t K, std::int64_t
     if (K < 1 || n < 1) throw std::invalid_argument("batch_size and dataset_size must be at least 1");
     const BinomialCounts counts = binomial_counts(K, n, 0.25 * tail * binomial_eta(K, n));
     const double eta = counts.eta;
+    // The work, estimated before any of it is done: the components' cells together <= max_cells.
+    double cells = 0.0;
+    for (std::size_t c = 1; c < counts.weight.size(); ++c)
+        cells += subsampled_gaussian_loss_width(s / (2.0 * static_cast<double>(c)), eta, 0.25 * tail) / h;
+    if (!(cells <= static_cast<double>(max_cells)))
+        throw std::length_error("the loss grid would need more cells than max_cells");
     Cells acc;
     acc.h = h;
-    std::int64_t cells_so_far = 0;
     for (std::size_t c = 1; c < counts.weight.size(); ++c) {
         if (!(counts.weight[c] > 0.0)) continue;
         const Cells part = subsampled_gaussian_cells(s / (2.0 * static_cast<double>(c)), eta, true, h, 0.25 * tail,
                                                      max_cells);
-        cells_so_far += static_cast<std::int64_t>(part.c.size());
-        if (cells_so_far > 4 * max_cells) throw std::length_error("the loss grid would need more cells than max_cells");
         detail::add_cells(acc, part, counts.weight[c] / eta);
     }
     acc.tail_hi += counts.cut / eta;
