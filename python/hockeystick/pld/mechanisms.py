@@ -148,8 +148,12 @@ def with_replacement_subsampled_gaussian(sigma: float, batch_size: int, dataset_
     joint convexity over the batch (coupling the record's copies with fresh draws).  That curve
     is the PLD of a b_c/eta-mixture of Poisson-remove pairs (rate eta, shift 2c); it is
     symmetrised (mirror below loss 0) so that it dominates both orders of every neighbouring
-    pair and composes adaptively (Zhu, Dong & Wang, AISTATS 2022).  For K = 1 the two sides
-    are one pair: the fixed-size replace-one pair (1-q) N(0) + q N(2) vs N(0), q = 1/n.
+    pair and composes adaptively (Zhu, Dong & Wang, AISTATS 2022).  For K = 1 the bound is
+    attained: one round's bracket is only discretization, and both sides are the remove pair
+    (1-q) N(0) + q N(2) vs N(0), q = 1/n.  Composed, the lower side keeps one configuration in
+    every round and the upper side allows any per round (remove-like or add-like), so a gap
+    remains.  For K > 1 the gap also holds the unknown worst configuration.  The realizable pair
+    is exceeded by non-collinear gradients at eps = 0, so it is not an upper bound.
 
     NOT valid here: the "replace" pair sum_c b_c N(c) vs sum_c b_c N(-c) (each record moving
     the output by Delta on either side of the others' mean): when the other records sit at
