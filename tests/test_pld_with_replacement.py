@@ -248,3 +248,15 @@ def test_upper_pair_is_symmetric_and_carries_all_the_mass():
     assert upper.finite_mass + upper.p_inf == pytest.approx(1.0, abs=1e-12)
     for eps in (0.3, 1.0, 2.0):
         assert d.delta(-eps) == pytest.approx(1 - np.exp(-eps) + np.exp(-eps) * d.delta(eps), abs=1e-8)
+
+
+def test_loss_range_beyond_700_keeps_finite_bounds():
+    """A grid wider than 700 in loss (little noise): the lower side is cut at 700 above its bottom
+    (e^{h j} would overflow the connect-the-dots recursions); both sides stay finite and ordered."""
+    d = pld.with_replacement_subsampled_gaussian(0.15, 3, 4, value_discretization_interval=1e-2)
+    factor = next(iter(d.directions[0]))
+    assert factor.upper.losses[-1] > 700 and np.all(np.isfinite(factor.lower.p))
+    for eps in (0.0, 5.0, 50.0):
+        lower, upper = d.delta(eps, bound="both")
+        assert 0.0 <= lower <= upper <= 1.0
+        assert lower <= float(realizable_delta(0.15, 3, 4, eps)) * (1 + 1e-9) + 1e-300
