@@ -61,3 +61,15 @@ def test_w4_sigma_sweep_upper(benchmark, size):
         sigma=sigmas, sampling_rate=0.01, rounds=rounds, value_discretization_interval=1e-3).epsilon(1e-5),
         rounds=1, iterations=1)
     assert np.all(np.diff(result) <= 0)
+
+
+def test_isrl_with_replacement_bracket(benchmark, size):
+    """Paper 003's silo message (batches drawn with replacement, replace-one): n = 1238, K = 128,
+    sigma = 0.0340 L (its App. I calibration for eps = 1.5 at R = 35), R = 35 rounds (short: 5),
+    both bounds at delta = 1/n^2, h = 1e-4 (short: 1e-3)."""
+    n, K, sigma = 1238, 128, 0.03401
+    rounds, h = size(35, 5), (1e-4 if size(1, 0) else 1e-3)
+    result = benchmark.pedantic(lambda: pld.with_replacement_subsampled_gaussian(
+        sigma, K, n, sensitivity=1.0 / K, value_discretization_interval=h).self_compose(rounds).epsilon(
+        1.0 / n**2, bound="both"), rounds=1, iterations=1)
+    assert result[0] <= result[1]

@@ -5,6 +5,7 @@
 #include <hockeystick/pld_cells.hpp>
 #include <hockeystick/pld_connect_dots.hpp>
 #include <hockeystick/pld_hockey_stick.hpp>
+#include <hockeystick/pld_with_replacement.hpp>
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -175,6 +176,42 @@ void register_pld(py::module_& m) {
                                                 std::int64_t max_cells) {
         return both_sides([=] { return pld::replace_subsampled_gaussian_cells(sigma, q, h, tail, max_cells); });
     }, py::arg("sigma"), py::arg("sampling_rate"), py::arg("h"), py::arg("tail"), py::arg("max_cells"));
+    // Batches drawn with replacement (pld_with_replacement.hpp): the two sides come from two
+    // different pairs (a proved upper pair, a realizable lower pair), so each has its own grid.
+    m.def("pld_with_replacement_subsampled_gaussian", [](double sigma, std::int64_t batch_size,
+                                                         std::int64_t dataset_size, double h, double tail,
+                                                         std::int64_t max_cells) {
+        pld::GridPMF up, low;
+        {
+            py::gil_scoped_release release;
+            try {
+                up = pld::pessimistic_pmf(
+                    pld::with_replacement_upper_cells(sigma, batch_size, dataset_size, h, tail, max_cells));
+                low = pld::optimistic_pmf(
+                    pld::with_replacement_lower_cells(sigma, batch_size, dataset_size, h, tail, max_cells));
+            } catch (const std::invalid_argument& e) {
+                py::gil_scoped_acquire acquire;
+                throw py::value_error(e.what());
+            } catch (const std::length_error& e) {
+                py::gil_scoped_acquire acquire;
+                throw py::value_error(std::string(e.what()) +
+                                      "; use a coarser value_discretization_interval or a larger max_cells");
+            }
+        }
+        py::dict upper, lower, out;
+        upper["k_lo"] = up.k_lo;
+        upper["p"] = to_array(up.p);
+        upper["p_inf"] = up.p_inf;
+        lower["k_lo"] = low.k_lo;
+        lower["p"] = to_array(low.p);
+        lower["p_inf"] = low.p_inf;
+        out["h"] = h;
+        out["upper"] = upper;
+        out["lower"] = lower;
+        out["connect_dots"] = low.connect_dots;
+        return out;
+    }, py::arg("sigma"), py::arg("batch_size"), py::arg("dataset_size"), py::arg("h"), py::arg("tail"),
+       py::arg("max_cells"));
     m.def("pld_subsampled_gaussian_cells", [](double sigma, double q, bool remove, double h, double tail,
                                               std::int64_t max_cells) {
         pld::Cells cells;

@@ -17,6 +17,7 @@ from .mechanisms import (
     gaussian,
     laplace,
     subsampled_gaussian,
+    with_replacement_subsampled_gaussian,
 )
 
 __all__ = [
@@ -28,4 +29,5 @@ __all__ = [
     "gaussian",
     "laplace",
     "subsampled_gaussian",
+    "with_replacement_subsampled_gaussian",
 ]

@@ -126,6 +126,64 @@ def fixed_size_subsampled_gaussian(sigma: float, batch_size: int, dataset_size: 
     return PrivacyLossDistribution([{f: 1}], t)
 
 
+def with_replacement_subsampled_gaussian(sigma: float, batch_size: int, dataset_size: int, *,
+                                         sensitivity: float = 1.0,
+                                         value_discretization_interval: float = DEFAULT_INTERVAL,
+                                         tail: float = DEFAULT_TAIL) -> PrivacyLossDistribution:
+    """Batches of ``batch_size`` = K indices drawn uniformly WITH replacement from ``dataset_size`` = n
+    records, replace-one neighbours (the per-silo message of Noisy MB-SGD, paper 003, Alg. 2).
+
+    ``sensitivity`` = Delta is the norm bound of one record's contribution to the released
+    statistic (for the mean of K gradients clipped to norm L: Delta = L/K), s = sigma/Delta.
+    The replaced record appears c ~ Binomial(K, 1/n) times, b_c its pmf, and moves the
+    output by up to 2 c Delta (its old and new gradient, each of norm <= L, both scaled 1/K).
+
+    Lower bound (certified, from a realizable pair): every other record has one gradient w,
+    the new record has w too, the old one w + 2L e_1, in every round:
+        P = sum_c b_c N(2c, s^2)  vs  Q = N(0, s^2).
+    Upper bound (certified; proof in cpp/include/hockeystick/pld_with_replacement.hpp), for
+    eps >= 0, any dimension and any gradients, with eta = 1 - b_0:
+        delta(eps) <= sum_{c>=1} b_c theta(2c/s, log(1 + (e^eps - 1)/eta)),
+    from the advanced joint convexity of Balle, Barthe & Gaboardi (NeurIPS 2018, Thm 2) and
+    joint convexity over the batch (coupling the record's copies with fresh draws).  That curve
+    is the PLD of a b_c/eta-mixture of Poisson-remove pairs (rate eta, shift 2c); it is
+    symmetrised (mirror below loss 0) so that it dominates both orders of every neighbouring
+    pair and composes adaptively (Zhu, Dong & Wang, AISTATS 2022).  For K = 1 the bound is
+    attained: one round's bracket is only discretization, and both sides are the remove pair
+    (1-q) N(0) + q N(2) vs N(0), q = 1/n.  Composed, the lower side keeps one configuration in
+    every round and the upper side allows any per round (remove-like or add-like), so a gap
+    remains.  For K > 1 the gap also holds the unknown worst configuration.  The realizable pair
+    is exceeded by non-collinear gradients at eps = 0, so it is not an upper bound.
+
+    NOT valid here: the "replace" pair sum_c b_c N(c) vs sum_c b_c N(-c) (each record moving
+    the output by Delta on either side of the others' mean): when the other records sit at
+    -L, the batch mean moves by 2 c Delta, not c Delta (tests/test_pld_with_replacement.py).
+
+    Paper 003 (ISRL-DP): each silo's transcript is R such messages (its own noise, the other
+    silos' messages independent of its data), so its (eps0, delta0) is
+        with_replacement_subsampled_gaussian(sigma, K, n, sensitivity=L / K).self_compose(R).epsilon(delta0)
+    (docs/paper-003-errata.md compares this with the paper's calibrations).
+    """
+    s = _positive("sigma", sigma) / _positive("sensitivity", sensitivity)
+    k, n = batch_size, dataset_size
+    if (isinstance(k, bool) or isinstance(n, bool) or not isinstance(k, (int, np.integer))
+            or not isinstance(n, (int, np.integer)) or k < 1 or n < 1):
+        raise ValueError(f"batch_size and dataset_size must be positive integers (batch_size may exceed "
+                         f"dataset_size: draws are with replacement), got {batch_size!r}, {dataset_size!r}")
+    h = _positive("value_discretization_interval", value_discretization_interval)
+    t = _check_tail(tail)
+    raw = _core.pld_with_replacement_subsampled_gaussian(s, int(k), int(n), h, t, MAX_CELLS)
+    up, low = raw["upper"], raw["lower"]
+    upper = GridPMF(int(up["k_lo"]), h, up["p"], float(up["p_inf"]), 0.0, True)
+    deficit = 1.0 - upper.finite_mass - upper.p_inf
+    if deficit > 0:  # round-off: the pessimistic side carries all the mass
+        upper = GridPMF(upper.k_lo, h, upper.p, upper.p_inf + deficit, 0.0, True)
+    lower = GridPMF(int(low["k_lo"]), h, low["p"], float(low["p_inf"]), 0.0, False)
+    f = Factor(f"with_replacement_subsampled_gaussian(sigma={s}, K={k}, n={n}, replace-one)", upper, lower,
+               bool(raw["connect_dots"]))
+    return PrivacyLossDistribution([{f: 1}], t)
+
+
 def gaussian(sigma: float, *, sensitivity: float = 1.0,
              value_discretization_interval: float = DEFAULT_INTERVAL,
              tail: float = DEFAULT_TAIL) -> PrivacyLossDistribution:

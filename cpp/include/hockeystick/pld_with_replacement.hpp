@@ -1,0 +1,328 @@
+// The Gaussian mechanism on fixed-size batches drawn WITH replacement, replace-one neighbours
+// (the per-silo message of Noisy MB-SGD, Lowy & Razaviyayn, paper 003, Alg. 2).
+//
+// Setting, in units of Delta (the norm bound of one record's contribution to the released
+// statistic, Delta = L/K for the mean of K clipped gradients; s = sigma/Delta): the batch is K
+// indices drawn uniformly with replacement from n records; the replaced record appears
+// c ~ Binomial(K, p = 1/n) times and moves the output by c u with |u| <= 2 Delta.
+//
+// Lower side (realizable, hence a certified lower bound): all other records share one
+// gradient w, the replacing record has gradient w too and the replaced one w + 2L e_1:
+//     P_low = sum_c b_c N(2c, s^2)   vs   Q_low = N(0, s^2),      b_c = Binom(c; K, 1/n),
+// the same pair in every round (a linear loss has constant gradients).
+//
+// Upper side (proved for every dimension and every configuration): with eta = 1 - b_0 and,
+// for gamma = e^eps >= 1, gamma' = 1 + (gamma - 1)/eta,
+//     H_gamma(M(D) || M(D')) <= sum_{c >= 1} b_c theta(2c/s, log gamma').          (*)
+// Proof.  Couple the two runs on the same index sequence.  Batches with c = 0 give one common
+// component R, so M(D) = b_0 R + eta P1, M(D') = b_0 R + eta Q1, and the advanced joint
+// convexity of Balle, Barthe & Gaboardi (NeurIPS 2018, Thm 2) gives
+//     H_gamma(M(D) || M(D')) = eta H_gamma'(P1 || (1 - beta) R + beta Q1),  beta = gamma/gamma',
+// which by joint convexity is <= eta [(1 - beta) H_gamma'(P1 || R) + beta H_gamma'(P1 || Q1)].
+// H(P1 || Q1): same batch, means differ by c u, |c u| <= 2c Delta; joint convexity over the
+// batch gives <= E[theta(2c/s) | c >= 1].  H(P1 || R): replace each copy of the record by an
+// independent uniform draw among the other n - 1 records; this maps the batch law given c >= 1
+// onto the batch law given c = 0, and moves the mean by <= 2c Delta; joint convexity again.
+// The right side of (*) is the curve of the "labelled" pair (the adversary also sees c >= 1)
+//     P_up = sum_{c>=1} (b_c/eta) [c] x (b_0 N(0, s^2) + eta N(2c, s^2)),
+//     Q_up = sum_{c>=1} (b_c/eta) [c] x N(0, s^2),
+// whose PLD is the b_c/eta-mixture of Poisson-remove PLDs (rate eta, shift 2c).  K = 1 makes
+// (*) an equality with the lower pair (Zhu, Dong & Wang 2022's fixed-size replace-one pair).
+//
+// Composition needs domination for every gamma >= 0, not just gamma >= 1: replace-one is a
+// symmetric relation, so a round may be "remove-like" or "add-like" (the adversary can swap
+// the two records' gradients between rounds).  The upper PLD is therefore symmetrised: its
+// losses above 0 are those of the labelled pair, below 0 their mirror image (P-density
+// e^{-l} p(-l)), and the remaining mass sits at loss 0.  Its curve is (*) for eps >= 0 and
+// 1 - gamma + gamma H(1/gamma) below, which bounds every ordered pair of neighbours in both
+// directions, so it is a dominating pair in the sense of Zhu, Dong & Wang (AISTATS 2022, Def. 7)
+// and its compositions are certified upper bounds under adaptive composition.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include "gaussian_tail.hpp"
+#include "pld_cells.hpp"
+
+namespace hockeystick {
+namespace pld {
+
+// log Binom(c; K, p) for c = 0 .. K.
+inline std::vector<double> log_binomial_pmf(std::int64_t K, double p) {
+    std::vector<double> out(K + 1);
+    const double lp = std::log(p), lq = std::log1p(-p), lk = std::lgamma(K + 1.0);
+    for (std::int64_t c = 0; c <= K; ++c)
+        out[c] = lk - std::lgamma(c + 1.0) - std::lgamma(K - c + 1.0) + (c > 0 ? c * lp : 0.0) +
+                 (K - c > 0 ? (K - c) * lq : 0.0);
+    return out;
+}
+
+// The binomial weights kept (c = 0 .. c_max) and the mass of the counts cut beyond c_max.
+struct BinomialCounts {
+    std::vector<double> weight;  // b_c, c = 0 .. c_max
+    double eta = 0.0;            // 1 - b_0, computed without cancellation
+    double cut = 0.0;            // sum_{c > c_max} b_c
+};
+
+// 1 - b_0 = 1 - (1 - 1/n)^K, the probability that the record is drawn at least once.
+inline double binomial_eta(std::int64_t K, std::int64_t n) {
+    return n == 1 ? 1.0 : -std::expm1(static_cast<double>(K) * std::log1p(-1.0 / static_cast<double>(n)));
+}
+
+// Keeps the smallest c_max >= 1 with sum_{c > c_max} b_c <= budget.
+inline BinomialCounts binomial_counts(std::int64_t K, std::int64_t n, double budget) {
+    if (K < 1) throw std::invalid_argument("batch_size must be at least 1");
+    if (n < 1) throw std::invalid_argument("dataset_size must be at least 1");
+    const double p = 1.0 / static_cast<double>(n);
+    BinomialCounts out;
+    out.eta = binomial_eta(K, n);
+    std::vector<double> b(K + 1);
+    if (n == 1) {
+        std::fill(b.begin(), b.end(), 0.0);
+        b[K] = 1.0;
+    } else {
+        const std::vector<double> lb = log_binomial_pmf(K, p);
+        for (std::int64_t c = 0; c <= K; ++c) b[c] = std::exp(lb[c]);
+    }
+    // Suffix sums from the top (the terms beyond the mode decrease, so this is accurate).
+    std::vector<double> above(K + 2, 0.0);  // above[c] = sum_{c' >= c} b_c'
+    for (std::int64_t c = K; c >= 0; --c) above[c] = above[c + 1] + b[c];
+    std::int64_t c_max = 1;
+    while (c_max < K && above[c_max + 1] > budget) ++c_max;
+    c_max = std::min<std::int64_t>(c_max, K);
+    out.weight.assign(b.begin(), b.begin() + c_max + 1);
+    out.cut = above[c_max + 1];
+    return out;
+}
+
+namespace detail {
+
+// P = sum_{c <= c_max} b_c N(c, s^2) (a sub-probability when counts are cut), Q = N(0, s^2):
+// the realizable pair in units where one copy moves the output by 1 (s = sigma/(2 Delta)).
+// L(x) = log sum_c b_c exp((c x - c^2/2)/s^2), convex and increasing in x.
+struct binomial_shifts_vs_gaussian {
+    std::vector<double> log_b;  // log b_c (-inf for b_c = 0)
+    double s;
+    std::vector<double> table_x, table_l;  // losses on a grid of x, to start the inversion
+
+    double exponent(std::size_t c, double x) const {
+        const double cc = static_cast<double>(c);
+        return log_b[c] + (cc * x - 0.5 * cc * cc) / (s * s);
+    }
+    // L(x) and, if wanted, the posterior mean of c at x (L'(x) = mean / s^2), in one pass.
+    double loss(double x, double* mean = nullptr) const {
+        double top = -std::numeric_limits<double>::infinity();
+        for (std::size_t c = 0; c < log_b.size(); ++c) top = std::max(top, exponent(c, x));
+        double sum = 0.0, first = 0.0;
+        for (std::size_t c = 0; c < log_b.size(); ++c) {
+            const double e = exponent(c, x) - top;
+            if (e < -60.0) continue;  // below 1e-26 of the largest term
+            const double w = std::exp(e);
+            sum += w;
+            first += w * static_cast<double>(c);
+        }
+        if (mean) *mean = first / sum;
+        return top + std::log(sum);
+    }
+    // Posterior weights of the components at x (they sum to 1).
+    std::vector<double> posterior(double x) const {
+        const double l = loss(x);
+        std::vector<double> w(log_b.size());
+        for (std::size_t c = 0; c < log_b.size(); ++c) w[c] = std::exp(exponent(c, x) - l);
+        return w;
+    }
+    void build_table(double x_lo, double x_hi) {
+        const int m = 4096;
+        table_x.resize(m + 1);
+        table_l.resize(m + 1);
+        for (int i = 0; i <= m; ++i) {
+            table_x[i] = x_lo + (x_hi - x_lo) * i / m;
+            table_l[i] = loss(table_x[i]);
+        }
+    }
+    // Inverse of L: bracket from the table, then safeguarded Newton.
+    double x_of_loss(double l) const {
+        if (!std::isfinite(l)) return l;
+        const std::size_t i = static_cast<std::size_t>(
+            std::upper_bound(table_l.begin(), table_l.end(), l) - table_l.begin());
+        double lo = i == 0 ? table_x.front() - 1.0 : table_x[i - 1];
+        double hi = i == table_l.size() ? table_x.back() + 1.0 : table_x[i];
+        for (int k = 0; k < 64 && loss(lo) > l; ++k) lo -= 2.0 * (hi - lo);
+        for (int k = 0; k < 64 && loss(hi) < l; ++k) hi += 2.0 * (hi - lo);
+        double x = 0.5 * (lo + hi);
+        for (int it = 0; it < 200; ++it) {
+            double mean = 0.0;
+            const double f = loss(x, &mean) - l;
+            if (f == 0.0) return x;
+            (f < 0.0 ? lo : hi) = x;
+            const double g = mean / (s * s);
+            double next = g > 0.0 ? x - f / g : 0.5 * (lo + hi);
+            if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
+            const double tol = 1e-15 * std::max(1.0, std::fabs(x));
+            if (std::fabs(next - x) <= tol || hi - lo <= tol) return next;
+            x = next;
+        }
+        return x;
+    }
+    auto steps_from(double x0) const {
+        // L(x0 + dx) - L(x0) = log sum_c w_c(x0) e^{c dx/s^2} = log1p(sum_c w_c expm1(c dx/s^2)).
+        std::vector<double> w = posterior(x0);
+        const double s2 = s * s;
+        return [w, s2](double dx) {
+            double acc = 0.0;
+            for (std::size_t c = 1; c < w.size(); ++c) acc += w[c] * std::expm1(static_cast<double>(c) * dx / s2);
+            return std::log1p(acc);
+        };
+    }
+    double density(double x) const {
+        double sum = 0.0;
+        for (std::size_t c = 0; c < log_b.size(); ++c)
+            if (std::isfinite(log_b[c])) sum += std::exp(log_b[c]) * gaussian_density((x - static_cast<double>(c)) / s);
+        return sum / s;
+    }
+    double scale(double x) const {
+        const double top = static_cast<double>(log_b.size() - 1);
+        return 0.25 * s / std::max({1.0, std::fabs(x / s), std::fabs((x - top) / s)});
+    }
+    double mass_below(double x) const {
+        double sum = 0.0;
+        for (std::size_t c = 0; c < log_b.size(); ++c)
+            if (std::isfinite(log_b[c])) sum += std::exp(log_b[c]) * gaussian_tail((static_cast<double>(c) - x) / s);
+        return sum;
+    }
+    double mass_above(double x) const {
+        double sum = 0.0;
+        for (std::size_t c = 0; c < log_b.size(); ++c)
+            if (std::isfinite(log_b[c])) sum += std::exp(log_b[c]) * gaussian_tail((x - static_cast<double>(c)) / s);
+        return sum;
+    }
+};
+
+// Adds weight * cells into acc (both on the grid of spacing h; acc grows to cover both).
+inline void add_cells(Cells& acc, const Cells& part, double weight) {
+    if (acc.c.empty()) {
+        acc.k_lo = part.k_lo;
+        acc.c.assign(part.c.size(), 0.0);
+        acc.d.assign(part.d.size(), 0.0);
+    }
+    const std::int64_t lo = std::min(acc.k_lo, part.k_lo);
+    const std::int64_t hi = std::max(acc.k_lo + static_cast<std::int64_t>(acc.c.size()),
+                                     part.k_lo + static_cast<std::int64_t>(part.c.size()));
+    if (lo < acc.k_lo || hi > acc.k_lo + static_cast<std::int64_t>(acc.c.size())) {
+        std::vector<double> c(hi - lo, 0.0), d(hi - lo, 0.0);
+        std::copy(acc.c.begin(), acc.c.end(), c.begin() + (acc.k_lo - lo));
+        std::copy(acc.d.begin(), acc.d.end(), d.begin() + (acc.k_lo - lo));
+        acc.c.swap(c);
+        acc.d.swap(d);
+        acc.k_lo = lo;
+    }
+    const std::int64_t off = part.k_lo - acc.k_lo;
+    for (std::size_t j = 0; j < part.c.size(); ++j) {
+        acc.c[off + j] += weight * part.c[j];
+        acc.d[off + j] += weight * part.d[j];
+    }
+    acc.tail_lo += weight * part.tail_lo;
+    acc.tail_hi += weight * part.tail_hi;
+}
+
+// The symmetric pair whose losses above 0 are those of `cells` (cells (l_k, l_{k+1}], k >= 0),
+// mirrored below 0, with the rest of the mass at loss 0 (see the header comment).  A cell
+// (l, l + h] with (c, d) mirrors to (-l - h, -l] with (e^{-l-h} d, e^{-l} c).  The P-mass of the
+// mirrored part above l_N (<= e^{-l_N} tail_hi, not known exactly) is rounded up to loss 0.
+inline Cells symmetrised_cells(const Cells& cells) {
+    const double h = cells.h;
+    const std::int64_t top = std::max<std::int64_t>(cells.k_lo + static_cast<std::int64_t>(cells.c.size()), 1);
+    Cells out;
+    out.h = h;
+    out.k_lo = -top;
+    out.c.assign(2 * top, 0.0);
+    out.d.assign(2 * top, 0.0);
+    out.tail_hi = cells.tail_hi;
+    const double em1 = std::expm1(h);
+    double kept = 0.0;  // P- plus Q-mass of the cells above 0
+    for (std::int64_t k = 0; k < top; ++k) {
+        const std::int64_t j = k - cells.k_lo;
+        if (j < 0 || j >= static_cast<std::int64_t>(cells.c.size())) continue;
+        const double c = cells.c[j], d = cells.d[j];
+        const double q_scaled = (c + d) / em1;  // e^{l_k} Q(cell)
+        kept += c + q_scaled + q_scaled * std::exp(-k * h);
+        out.c[top + k] = c;
+        out.d[top + k] = d;
+        out.c[top - 1 - k] = std::exp(-(k + 1) * h) * d;
+        out.d[top - 1 - k] = std::exp(-k * h) * c;
+    }
+    add_atom(out, 0.0, std::max(1.0 - kept - cells.tail_hi, 0.0));
+    return out;
+}
+
+}  // namespace detail
+
+// Cells of the realizable pair sum_c b_c N(2c, s^2) vs N(0, s^2) (s = sigma/Delta): the lower side.
+// Counts beyond c_max (mass <= tail/4) are dropped, as are the two x-tails (<= tail/4 each side)
+// and any losses more than 700 above the bottom of the grid.
+inline Cells with_replacement_lower_cells(double s, std::int64_t K, std::int64_t n, double h, double tail,
+                                          std::int64_t max_cells) {
+    if (!(s > 0.0) || !std::isfinite(s)) throw std::invalid_argument("sigma/sensitivity must be positive and finite");
+    if (!(tail > 0.0 && tail < 1.0)) throw std::invalid_argument("tail must lie in (0, 1)");
+    const BinomialCounts counts = binomial_counts(K, n, 0.25 * tail);
+    detail::binomial_shifts_vs_gaussian mech{{}, 0.5 * s, {}, {}};
+    mech.log_b.resize(counts.weight.size());
+    for (std::size_t c = 0; c < counts.weight.size(); ++c)
+        mech.log_b[c] = counts.weight[c] > 0.0 ? std::log(counts.weight[c]) : -std::numeric_limits<double>::infinity();
+    const double z = gaussian_tail_inverse(0.25 * tail);
+    const double x_lo = -z * mech.s, x_hi = static_cast<double>(counts.weight.size() - 1) + z * mech.s;
+    mech.build_table(x_lo, x_hi);
+    Cells cells = detail::continuous_cells(mech, x_lo, x_hi, mech.mass_below(x_lo), mech.mass_above(x_hi) + counts.cut,
+                                           h, max_cells);
+    // optimistic_pmf's recursions scale by e^{h j}: keep the grid within 700 in loss (e^700 < DBL_MAX).
+    // The cut cells' P-mass joins the upper tail, which the optimistic side drops (a lower bound stays one).
+    const std::int64_t keep = static_cast<std::int64_t>(std::floor(700.0 / h));
+    if (static_cast<std::int64_t>(cells.c.size()) > keep) {
+        const double em1 = std::expm1(h);
+        for (std::size_t j = static_cast<std::size_t>(keep); j < cells.c.size(); ++j)
+            cells.tail_hi += cells.c[j] + (cells.c[j] + cells.d[j]) / em1;
+        cells.c.resize(static_cast<std::size_t>(keep));
+        cells.d.resize(static_cast<std::size_t>(keep));
+    }
+    return cells;
+}
+
+// Cells of the symmetrised labelled pair of (*): the upper side.  Component c >= 1 is the
+// Poisson-remove pair of rate eta = 1 - b_0 and shift 2c, i.e. subsampled_gaussian_cells with
+// noise s/(2c), weighted b_c/eta; the counts beyond c_max (mass <= tail/4 of the labels) go
+// to +infinity, each component's x-tails are <= tail/8 a side.
+inline Cells with_replacement_upper_cells(double s, std::int64_t K, std::int64_t n, double h, double tail,
+                                          std::int64_t max_cells) {
+    if (!(s > 0.0) || !std::isfinite(s)) throw std::invalid_argument("sigma/sensitivity must be positive and finite");
+    if (!(tail > 0.0 && tail < 1.0)) throw std::invalid_argument("tail must lie in (0, 1)");
+    if (K < 1 || n < 1) throw std::invalid_argument("batch_size and dataset_size must be at least 1");
+    const BinomialCounts counts = binomial_counts(K, n, 0.25 * tail * binomial_eta(K, n));
+    const double eta = counts.eta;
+    // The work, estimated before any of it is done: the components' cells together <= max_cells.
+    double cells = 0.0;
+    for (std::size_t c = 1; c < counts.weight.size(); ++c)
+        cells += subsampled_gaussian_loss_width(s / (2.0 * static_cast<double>(c)), eta, 0.25 * tail) / h;
+    if (!(cells <= static_cast<double>(max_cells)))
+        throw std::length_error("the loss grid would need more cells than max_cells");
+    Cells acc;
+    acc.h = h;
+    for (std::size_t c = 1; c < counts.weight.size(); ++c) {
+        if (!(counts.weight[c] > 0.0)) continue;
+        const Cells part = subsampled_gaussian_cells(s / (2.0 * static_cast<double>(c)), eta, true, h, 0.25 * tail,
+                                                     max_cells);
+        detail::add_cells(acc, part, counts.weight[c] / eta);
+    }
+    acc.tail_hi += counts.cut / eta;
+    Cells out = detail::symmetrised_cells(acc);
+    if (static_cast<std::int64_t>(out.c.size()) > max_cells)
+        throw std::length_error("the loss grid would need more cells than max_cells");
+    return out;
+}
+
+}  // namespace pld
+}  // namespace hockeystick
