@@ -5,7 +5,7 @@
 #include <hockeystick/pld_cells.hpp>
 #include <hockeystick/pld_connect_dots.hpp>
 #include <hockeystick/pld_hockey_stick.hpp>
-#include <hockeystick/pld_with_replacement.hpp>
+#include <hockeystick/pld_replace_one.hpp>
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #ifdef _OPENMP
@@ -32,6 +33,41 @@ namespace {
 py::array_t<double> to_array(const std::vector<double>& v) {
     py::array_t<double> out(static_cast<py::ssize_t>(v.size()));
     std::copy(v.begin(), v.end(), out.mutable_data());
+    return out;
+}
+
+// The replace-one pair's PMFs: the pessimistic side from the proved upper cells, the
+// optimistic side from the realizable lower cells; counts() gives the copy-count laws for each
+// (their cut mass is budgeted differently).  C++ argument errors become ValueErrors.
+template <class Counts>
+py::dict replace_one_sides(Counts counts, double sigma, double h, double tail, std::int64_t max_cells) {
+    pld::GridPMF up, low;
+    {
+        py::gil_scoped_release release;
+        try {
+            const auto [upper_counts, lower_counts] = counts();
+            up = pld::pessimistic_pmf(pld::replace_one_upper_cells(sigma, upper_counts, h, tail, max_cells));
+            low = pld::optimistic_pmf(pld::replace_one_lower_cells(sigma, lower_counts, h, tail, max_cells));
+        } catch (const std::invalid_argument& e) {
+            py::gil_scoped_acquire acquire;
+            throw py::value_error(e.what());
+        } catch (const std::length_error& e) {
+            py::gil_scoped_acquire acquire;
+            throw py::value_error(std::string(e.what()) +
+                                  "; use a coarser value_discretization_interval or a larger max_cells");
+        }
+    }
+    py::dict upper, lower, out;
+    upper["k_lo"] = up.k_lo;
+    upper["p"] = to_array(up.p);
+    upper["p_inf"] = up.p_inf;
+    lower["k_lo"] = low.k_lo;
+    lower["p"] = to_array(low.p);
+    lower["p_inf"] = low.p_inf;
+    out["h"] = h;
+    out["upper"] = upper;
+    out["lower"] = lower;
+    out["connect_dots"] = low.connect_dots;
     return out;
 }
 
@@ -172,46 +208,23 @@ void register_pld(py::module_& m) {
        py::arg("max_cells"));
     m.def("pld_subsampled_gaussian_many", &many_subsampled_gaussians, py::arg("sigma"), py::arg("sampling_rate"),
           py::arg("remove"), py::arg("h"), py::arg("tail"), py::arg("max_cells"), py::arg("threads") = 0);
-    m.def("pld_replace_subsampled_gaussian", [](double sigma, double q, double h, double tail,
-                                                std::int64_t max_cells) {
-        return both_sides([=] { return pld::replace_subsampled_gaussian_cells(sigma, q, h, tail, max_cells); });
-    }, py::arg("sigma"), py::arg("sampling_rate"), py::arg("h"), py::arg("tail"), py::arg("max_cells"));
-    // Batches drawn with replacement (pld_with_replacement.hpp): the two sides come from two
+    // Fixed-size batches under replace-one (pld_replace_one.hpp): the two sides come from two
     // different pairs (a proved upper pair, a realizable lower pair), so each has its own grid.
     m.def("pld_with_replacement_subsampled_gaussian", [](double sigma, std::int64_t batch_size,
                                                          std::int64_t dataset_size, double h, double tail,
                                                          std::int64_t max_cells) {
-        pld::GridPMF up, low;
-        {
-            py::gil_scoped_release release;
-            try {
-                up = pld::pessimistic_pmf(
-                    pld::with_replacement_upper_cells(sigma, batch_size, dataset_size, h, tail, max_cells));
-                low = pld::optimistic_pmf(
-                    pld::with_replacement_lower_cells(sigma, batch_size, dataset_size, h, tail, max_cells));
-            } catch (const std::invalid_argument& e) {
-                py::gil_scoped_acquire acquire;
-                throw py::value_error(e.what());
-            } catch (const std::length_error& e) {
-                py::gil_scoped_acquire acquire;
-                throw py::value_error(std::string(e.what()) +
-                                      "; use a coarser value_discretization_interval or a larger max_cells");
-            }
-        }
-        py::dict upper, lower, out;
-        upper["k_lo"] = up.k_lo;
-        upper["p"] = to_array(up.p);
-        upper["p_inf"] = up.p_inf;
-        lower["k_lo"] = low.k_lo;
-        lower["p"] = to_array(low.p);
-        lower["p_inf"] = low.p_inf;
-        out["h"] = h;
-        out["upper"] = upper;
-        out["lower"] = lower;
-        out["connect_dots"] = low.connect_dots;
-        return out;
+        return replace_one_sides([=] {
+            const double eta = pld::binomial_eta(batch_size, dataset_size);
+            return std::make_pair(pld::binomial_counts(batch_size, dataset_size, 0.25 * tail * eta),
+                                  pld::binomial_counts(batch_size, dataset_size, 0.25 * tail));
+        }, sigma, h, tail, max_cells);
     }, py::arg("sigma"), py::arg("batch_size"), py::arg("dataset_size"), py::arg("h"), py::arg("tail"),
        py::arg("max_cells"));
+    m.def("pld_without_replacement_subsampled_gaussian", [](double sigma, double q, double h, double tail,
+                                                            std::int64_t max_cells) {
+        return replace_one_sides([=] { return std::make_pair(pld::bernoulli_counts(q), pld::bernoulli_counts(q)); },
+                                 sigma, h, tail, max_cells);
+    }, py::arg("sigma"), py::arg("sampling_rate"), py::arg("h"), py::arg("tail"), py::arg("max_cells"));
     m.def("pld_subsampled_gaussian_cells", [](double sigma, double q, bool remove, double h, double tail,
                                               std::int64_t max_cells) {
         pld::Cells cells;

@@ -23,4 +23,4 @@
 #include "pld_cells.hpp"
 #include "pld_connect_dots.hpp"
 #include "pld_hockey_stick.hpp"
-#include "pld_with_replacement.hpp"
+#include "pld_replace_one.hpp"

@@ -101,29 +101,51 @@ def subsampled_gaussians(sigma: ArrayLike, sampling_rate: ArrayLike, *, sensitiv
     return out
 
 
+def _replace_one(name: str, raw: dict, tail: float) -> PrivacyLossDistribution:
+    """The PLD of a replace-one pair whose upper and lower sides come from two pairs (two grids)."""
+    h = float(raw["h"])
+    up, low = raw["upper"], raw["lower"]
+    upper = GridPMF(int(up["k_lo"]), h, up["p"], float(up["p_inf"]), 0.0, True)
+    deficit = 1.0 - upper.finite_mass - upper.p_inf
+    if deficit > 0:  # round-off: the pessimistic side carries all the mass
+        upper = GridPMF(upper.k_lo, h, upper.p, upper.p_inf + deficit, 0.0, True)
+    lower = GridPMF(int(low["k_lo"]), h, low["p"], float(low["p_inf"]), 0.0, False)
+    return PrivacyLossDistribution([{Factor(name, upper, lower, bool(raw["connect_dots"])): 1}], tail)
+
+
 def fixed_size_subsampled_gaussian(sigma: float, batch_size: int, dataset_size: int, *,
                                    sensitivity: float = 1.0,
                                    value_discretization_interval: float = DEFAULT_INTERVAL,
                                    tail: float = DEFAULT_TAIL) -> PrivacyLossDistribution:
-    """Batches of ``batch_size`` drawn without replacement from ``dataset_size``, replace-one neighbours.
+    """Batches of ``batch_size`` = m drawn without replacement from ``dataset_size`` = n, replace-one neighbours.
 
-    The replaced record is in the batch with probability q = m/n and then moves
-    the output by at most 2 x sensitivity (two records of norm <= sensitivity),
-    giving the symmetric pair P = (1-q) N(0, s^2) + q N(1, s^2) vs
-    Q = (1-q) N(0, s^2) + q N(-1, s^2), s = sigma/sensitivity (Zhu, Dong, Wang
-    2022, Sec. 5; dp_accounting's REPLACE adjacency).  ``sensitivity`` is the
-    norm bound of one record's contribution (for a mean: clip norm / m).
+    ``sensitivity`` = Delta is the norm bound of one record's contribution (for a mean of m
+    gradients clipped to L: Delta = L/m), s = sigma/Delta, q = m/n. The replaced record is in
+    the batch with probability q and then moves the output by up to 2 Delta, so for eps >= 0
+        delta(eps) <= q theta(2/s, log(1 + (e^eps - 1)/q))
+    (Balle, Barthe & Gaboardi 2018, Thm 2, advanced joint convexity, with the batch without the
+    record as the common part; proof in cpp/include/hockeystick/pld_replace_one.hpp), and this
+    is attained: with every other record at gradient -L, the old one at +L and the new one at
+    -L, one round is exactly P = (1-q) N(0, s^2) + q N(2, s^2) vs Q = N(0, s^2). The upper side
+    is that pair symmetrised (mirrored below loss 0), which dominates both orders of every
+    neighbouring pair and so composes adaptively (a round may be remove-like or add-like); the
+    lower side is the realizable pair composed with itself.
+
+    Not an upper bound here: P = (1-q) N(0) + q N(1) vs (1-q) N(0) + q N(-1), i.e. dp_accounting's
+    REPLACE_ONE pair with sensitivity Delta (it assumes the others' mean sits midway between the
+    two records); with sensitivity 2 Delta that pair is valid but looser than this one.
+    m = n is the Gaussian mechanism with shift 2 Delta.
     """
     s = _positive("sigma", sigma) / _positive("sensitivity", sensitivity)
-    m, n = int(batch_size), int(dataset_size)
-    if m != batch_size or n != dataset_size or not (1 <= m <= n):
+    m, n = batch_size, dataset_size
+    if (isinstance(m, bool) or isinstance(n, bool) or not isinstance(m, (int, np.integer))
+            or not isinstance(n, (int, np.integer)) or not 1 <= m <= n):
         raise ValueError(f"batch_size and dataset_size must be integers with 1 <= batch_size <= dataset_size, "
                          f"got {batch_size!r}, {dataset_size!r}")
     h = _positive("value_discretization_interval", value_discretization_interval)
     t = _check_tail(tail)
-    f = _factor(f"fixed_size_subsampled_gaussian(sigma={s}, q={m}/{n}, replace-one)",
-                _core.pld_replace_subsampled_gaussian(s, m / n, h, t, MAX_CELLS))
-    return PrivacyLossDistribution([{f: 1}], t)
+    raw = _core.pld_without_replacement_subsampled_gaussian(s, int(m) / int(n), h, t, MAX_CELLS)
+    return _replace_one(f"fixed_size_subsampled_gaussian(sigma={s}, q={m}/{n}, replace-one)", raw, t)
 
 
 def with_replacement_subsampled_gaussian(sigma: float, batch_size: int, dataset_size: int, *,
@@ -141,7 +163,7 @@ def with_replacement_subsampled_gaussian(sigma: float, batch_size: int, dataset_
     Lower bound (certified, from a realizable pair): every other record has one gradient w,
     the new record has w too, the old one w + 2L e_1, in every round:
         P = sum_c b_c N(2c, s^2)  vs  Q = N(0, s^2).
-    Upper bound (certified; proof in cpp/include/hockeystick/pld_with_replacement.hpp), for
+    Upper bound (certified; proof in cpp/include/hockeystick/pld_replace_one.hpp), for
     eps >= 0, any dimension and any gradients, with eta = 1 - b_0:
         delta(eps) <= sum_{c>=1} b_c theta(2c/s, log(1 + (e^eps - 1)/eta)),
     from the advanced joint convexity of Balle, Barthe & Gaboardi (NeurIPS 2018, Thm 2) and
@@ -173,15 +195,7 @@ def with_replacement_subsampled_gaussian(sigma: float, batch_size: int, dataset_
     h = _positive("value_discretization_interval", value_discretization_interval)
     t = _check_tail(tail)
     raw = _core.pld_with_replacement_subsampled_gaussian(s, int(k), int(n), h, t, MAX_CELLS)
-    up, low = raw["upper"], raw["lower"]
-    upper = GridPMF(int(up["k_lo"]), h, up["p"], float(up["p_inf"]), 0.0, True)
-    deficit = 1.0 - upper.finite_mass - upper.p_inf
-    if deficit > 0:  # round-off: the pessimistic side carries all the mass
-        upper = GridPMF(upper.k_lo, h, upper.p, upper.p_inf + deficit, 0.0, True)
-    lower = GridPMF(int(low["k_lo"]), h, low["p"], float(low["p_inf"]), 0.0, False)
-    f = Factor(f"with_replacement_subsampled_gaussian(sigma={s}, K={k}, n={n}, replace-one)", upper, lower,
-               bool(raw["connect_dots"]))
-    return PrivacyLossDistribution([{f: 1}], t)
+    return _replace_one(f"with_replacement_subsampled_gaussian(sigma={s}, K={k}, n={n}, replace-one)", raw, t)
 
 
 def gaussian(sigma: float, *, sensitivity: float = 1.0,

@@ -1,10 +1,12 @@
-// The Gaussian mechanism on fixed-size batches drawn WITH replacement, replace-one neighbours
-// (the per-silo message of Noisy MB-SGD, Lowy & Razaviyayn, paper 003, Alg. 2).
+// The subsampled Gaussian mechanism on fixed-size batches under replace-one neighbours, drawn
+// WITH replacement (the per-silo message of Noisy MB-SGD, Lowy & Razaviyayn, paper 003, Alg. 2)
+// or WITHOUT (the usual fixed-size DP-SGD batch).
 //
 // Setting, in units of Delta (the norm bound of one record's contribution to the released
-// statistic, Delta = L/K for the mean of K clipped gradients; s = sigma/Delta): the batch is K
-// indices drawn uniformly with replacement from n records; the replaced record appears
-// c ~ Binomial(K, p = 1/n) times and moves the output by c u with |u| <= 2 Delta.
+// statistic, Delta = L/K for the mean of K clipped gradients; s = sigma/Delta): the replaced
+// record appears c times in the batch, c ~ Binomial(K, p = 1/n) for K draws with replacement
+// from n records, c ~ Bernoulli(q = m/n) for m draws without replacement, and moves the output
+// by c u with |u| <= 2 Delta.  Everything below holds for either law of c, b_c its pmf.
 //
 // Lower side (realizable, hence a certified lower bound): all other records share one
 // gradient w, the replacing record has gradient w too and the replaced one w + 2L e_1:
@@ -21,13 +23,17 @@
 // which by joint convexity is <= eta [(1 - beta) H_gamma'(P1 || R) + beta H_gamma'(P1 || Q1)].
 // H(P1 || Q1): same batch, means differ by c u, |c u| <= 2c Delta; joint convexity over the
 // batch gives <= E[theta(2c/s) | c >= 1].  H(P1 || R): replace each copy of the record by an
-// independent uniform draw among the other n - 1 records; this maps the batch law given c >= 1
-// onto the batch law given c = 0, and moves the mean by <= 2c Delta; joint convexity again.
+// independent uniform draw among the other n - 1 records (without replacement: by a uniform
+// record not in the batch); this maps the batch law given c >= 1 onto the batch law given
+// c = 0, and moves the mean by <= 2c Delta; joint convexity again.
 // The right side of (*) is the curve of the "labelled" pair (the adversary also sees c >= 1)
 //     P_up = sum_{c>=1} (b_c/eta) [c] x (b_0 N(0, s^2) + eta N(2c, s^2)),
 //     Q_up = sum_{c>=1} (b_c/eta) [c] x N(0, s^2),
-// whose PLD is the b_c/eta-mixture of Poisson-remove PLDs (rate eta, shift 2c).  K = 1 makes
-// (*) an equality with the lower pair (Zhu, Dong & Wang 2022's fixed-size replace-one pair).
+// whose PLD is the b_c/eta-mixture of Poisson-remove PLDs (rate eta, shift 2c).  For c in {0, 1}
+// (without replacement, or K = 1) (*) is attained by the lower pair: one round is exact, and
+// the pair (1-q) N(0) + q N(1) vs (1-q) N(0) + q N(-1) often quoted for this setting (with
+// shift 1 = Delta, dp_accounting's REPLACE_ONE pair with sensitivity Delta) is NOT an upper
+// bound: with the other records at -L it is exceeded by orders of magnitude (tests).
 //
 // Composition needs domination for every gamma >= 0, not just gamma >= 1: replace-one is a
 // symmetric relation, so a round may be "remove-like" or "add-like" (the adversary can swap
@@ -62,8 +68,9 @@ inline std::vector<double> log_binomial_pmf(std::int64_t K, double p) {
     return out;
 }
 
-// The binomial weights kept (c = 0 .. c_max) and the mass of the counts cut beyond c_max.
-struct BinomialCounts {
+// The law of the replaced record's copy count: weights kept (c = 0 .. c_max) and the mass cut
+// beyond c_max.
+struct CopyCounts {
     std::vector<double> weight;  // b_c, c = 0 .. c_max
     double eta = 0.0;            // 1 - b_0, computed without cancellation
     double cut = 0.0;            // sum_{c > c_max} b_c
@@ -75,11 +82,11 @@ inline double binomial_eta(std::int64_t K, std::int64_t n) {
 }
 
 // Keeps the smallest c_max >= 1 with sum_{c > c_max} b_c <= budget.
-inline BinomialCounts binomial_counts(std::int64_t K, std::int64_t n, double budget) {
+inline CopyCounts binomial_counts(std::int64_t K, std::int64_t n, double budget) {
     if (K < 1) throw std::invalid_argument("batch_size must be at least 1");
     if (n < 1) throw std::invalid_argument("dataset_size must be at least 1");
     const double p = 1.0 / static_cast<double>(n);
-    BinomialCounts out;
+    CopyCounts out;
     out.eta = binomial_eta(K, n);
     std::vector<double> b(K + 1);
     if (n == 1) {
@@ -97,6 +104,15 @@ inline BinomialCounts binomial_counts(std::int64_t K, std::int64_t n, double bud
     c_max = std::min<std::int64_t>(c_max, K);
     out.weight.assign(b.begin(), b.begin() + c_max + 1);
     out.cut = above[c_max + 1];
+    return out;
+}
+
+// One copy with probability q (a batch of m drawn without replacement from n: q = m/n).
+inline CopyCounts bernoulli_counts(double q) {
+    if (!(q > 0.0 && q <= 1.0)) throw std::invalid_argument("sampling rate must lie in (0, 1]");
+    CopyCounts out;
+    out.weight = {1.0 - q, q};
+    out.eta = q;
     return out;
 }
 
@@ -263,13 +279,12 @@ inline Cells symmetrised_cells(const Cells& cells) {
 }  // namespace detail
 
 // Cells of the realizable pair sum_c b_c N(2c, s^2) vs N(0, s^2) (s = sigma/Delta): the lower side.
-// Counts beyond c_max (mass <= tail/4) are dropped, as are the two x-tails (<= tail/4 each side)
+// Counts beyond c_max (mass counts.cut) are dropped, as are the two x-tails (<= tail/4 each side)
 // and any losses more than 700 above the bottom of the grid.
-inline Cells with_replacement_lower_cells(double s, std::int64_t K, std::int64_t n, double h, double tail,
-                                          std::int64_t max_cells) {
+inline Cells replace_one_lower_cells(double s, const CopyCounts& counts, double h, double tail,
+                                     std::int64_t max_cells) {
     if (!(s > 0.0) || !std::isfinite(s)) throw std::invalid_argument("sigma/sensitivity must be positive and finite");
     if (!(tail > 0.0 && tail < 1.0)) throw std::invalid_argument("tail must lie in (0, 1)");
-    const BinomialCounts counts = binomial_counts(K, n, 0.25 * tail);
     detail::binomial_shifts_vs_gaussian mech{{}, 0.5 * s, {}, {}};
     mech.log_b.resize(counts.weight.size());
     for (std::size_t c = 0; c < counts.weight.size(); ++c)
@@ -294,14 +309,12 @@ inline Cells with_replacement_lower_cells(double s, std::int64_t K, std::int64_t
 
 // Cells of the symmetrised labelled pair of (*): the upper side.  Component c >= 1 is the
 // Poisson-remove pair of rate eta = 1 - b_0 and shift 2c, i.e. subsampled_gaussian_cells with
-// noise s/(2c), weighted b_c/eta; the counts beyond c_max (mass <= tail/4 of the labels) go
-// to +infinity, each component's x-tails are <= tail/8 a side.
-inline Cells with_replacement_upper_cells(double s, std::int64_t K, std::int64_t n, double h, double tail,
-                                          std::int64_t max_cells) {
+// noise s/(2c), weighted b_c/eta; the counts beyond c_max (mass counts.cut) go to +infinity,
+// each component's x-tails are <= tail/8 a side.
+inline Cells replace_one_upper_cells(double s, const CopyCounts& counts, double h, double tail,
+                                     std::int64_t max_cells) {
     if (!(s > 0.0) || !std::isfinite(s)) throw std::invalid_argument("sigma/sensitivity must be positive and finite");
     if (!(tail > 0.0 && tail < 1.0)) throw std::invalid_argument("tail must lie in (0, 1)");
-    if (K < 1 || n < 1) throw std::invalid_argument("batch_size and dataset_size must be at least 1");
-    const BinomialCounts counts = binomial_counts(K, n, 0.25 * tail * binomial_eta(K, n));
     const double eta = counts.eta;
     // The work, estimated before any of it is done: the components' cells together <= max_cells.
     double cells = 0.0;
