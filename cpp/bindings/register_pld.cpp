@@ -210,7 +210,7 @@ void register_pld(py::module_& m) {
         const std::int64_t n = static_cast<std::int64_t>(p.size()), m = static_cast<std::int64_t>(lam.size());
         {
             py::gil_scoped_release release;
-            for (std::int64_t i = 0; i < m; ++i) dst[i] = pld::grid_log_mgf(pp, n, k_lo, h, lp[i]);
+            pld::grid_log_mgf(pp, n, k_lo, h, lp, m, dst);
         }
         return out;
     }, py::arg("p"), py::arg("k_lo"), py::arg("h"), py::arg("lam"));

@@ -17,7 +17,7 @@ import numpy as np
 from .._elementwise import ArrayLike, broadcast_float_arrays
 from ..hockey_stick import theta, theta_epsilon
 from .compose import DEFAULT_TAIL
-from .distribution import Bound, PrivacyLossDistribution, Result
+from .distribution import Bound, PrivacyLossDistribution, Result, compose_all
 from .mechanisms import DEFAULT_INTERVAL, subsampled_gaussian, subsampled_gaussians
 
 
@@ -90,9 +90,11 @@ class SubsampledGaussianPLD:
 
     COARSEST_INTERVAL = 2e-3
     FINEST_INTERVAL = 1e-5
-    # Points discretized per C++ call: enough items to keep every core busy, while the
-    # cache of composed PLDs (kept for the current chunk only) stays small.
-    BATCH = 8
+    # At most this many points are discretized per C++ call and composed per batch of FFTs
+    # (compose_all), fewer when their composed grids would exceed BUDGET points in total:
+    # the composed PLDs are kept for the current chunk only, so memory stays bounded.
+    BATCH = 64
+    BUDGET = 1 << 22
 
     def __init__(self, sigma: ArrayLike, sampling_rate: ArrayLike, rounds: ArrayLike, *,
                  sensitivity: ArrayLike = 1.0,
@@ -157,6 +159,35 @@ class SubsampledGaussianPLD:
             step = next_step
         return chosen
 
+    def _chunks(self, pending: list[tuple[tuple, np.ndarray]]) -> list[list[tuple[tuple, np.ndarray]]]:
+        """Consecutive runs of at most BATCH points whose estimated composed grids fit BUDGET.
+
+        Estimate (memory only, never accuracy): with s = sigma / sensitivity, one round's loss
+        spans about log(1 - q + q e^{(1/2 + z s)/s^2}) - log(1 - q) (z = 8.5 standard deviations),
+        and its variance is about q^2 (e^{1/s^2} - 1), so T rounds span about
+        2 z sqrt(T var) plus two rounds' spans, on a grid of h (with ``accuracy``, the h that
+        the bracket's h^2 scaling on W2 predicts).
+        """
+        if self.accuracy is None:
+            h = self.value_discretization_interval
+        else:
+            h = max(self.FINEST_INTERVAL, self.COARSEST_INTERVAL * min(1.0, math.sqrt(self.accuracy / 4.2e-2)))
+        z = 8.5
+        chunks: list[list[tuple[tuple, np.ndarray]]] = [[]]
+        used = 0.0
+        for item in pending:
+            sigma, q, t, c = item[0]
+            s = sigma / c
+            one_round = (np.logaddexp(math.log1p(-q), math.log(q) + (0.5 + z * s) / (s * s)) - math.log1p(-q)) / h
+            spread = 2 * z * math.sqrt(t * q * q * math.expm1(min(1.0 / (s * s), 700.0))) / h
+            size = min(spread + 2 * one_round, t * one_round) + 1.0
+            if chunks[-1] and (len(chunks[-1]) >= self.BATCH or used + size > self.BUDGET):
+                chunks.append([])
+                used = 0.0
+            chunks[-1].append(item)
+            used += size
+        return [c for c in chunks if c]
+
     def _evaluate(self, x: ArrayLike, name: str, bound: Bound, gaussian, method: str) -> Result:
         (xa, s, q, t, c), shape, scalar = broadcast_float_arrays(
             **{name: x}, sigma=self.sigma, sampling_rate=self.sampling_rate, rounds=self.rounds,
@@ -178,8 +209,7 @@ class SubsampledGaussianPLD:
                 flat_lo[sel] = flat_up[sel] = exact
                 continue
             pending.append(((float(si), float(qi), float(ti), float(ci)), sel))
-        for start in range(0, len(pending), self.BATCH):
-            chunk = pending[start:start + self.BATCH]
+        for chunk in self._chunks(pending):
             keep = {p for p, _ in chunk}
             self._plds = {k: v for k, v in self._plds.items() if k[:4] in keep}  # memory: one chunk
             pts = [p for p, _ in chunk]
@@ -188,6 +218,8 @@ class SubsampledGaussianPLD:
                 dists = [self._plds[(*p, self.value_discretization_interval)] for p in pts]
             else:
                 dists = self._refined(pts, [flat_x[sel] for _, sel in chunk], method)
+            for side in {"upper": (True,), "lower": (False,), "both": (False, True)}[bound]:
+                compose_all(dists, side)
             for (_, sel), dist in zip(chunk, dists):
                 if bound in ("upper", "both"):
                     flat_up[sel] = getattr(dist, method)(flat_x[sel], bound="upper")
