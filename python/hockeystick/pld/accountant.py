@@ -121,15 +121,20 @@ class SubsampledGaussianPLD:
         self.tail = float(tail)
         self._plds: dict[tuple, PrivacyLossDistribution] = {}
 
-    def _build(self, points: list[tuple], h: float) -> None:
-        """Discretizes every point not cached at grid h in one C++ call (parallel over points)."""
-        missing = [p for p in points if (*p, h) not in self._plds]
+    def _build(self, points: list[tuple], h: float, optimistic: bool = True) -> None:
+        """Discretizes every point not cached at grid h in one C++ call (parallel over points).
+
+        ``optimistic=False`` (an upper bound is all that is asked) skips the optimistic PMFs;
+        such PLDs are cached under their own key, so a later lower bound rebuilds them.
+        """
+        missing = [p for p in points if (*p, h, optimistic) not in self._plds]
         if not missing:
             return
         s, q, _, c = (np.array(v) for v in zip(*missing))
-        dists = subsampled_gaussians(s, q, sensitivity=c, value_discretization_interval=h, tail=self.tail)
+        dists = subsampled_gaussians(s, q, sensitivity=c, value_discretization_interval=h, tail=self.tail,
+                                     optimistic=optimistic)
         for p, dist in zip(missing, dists):
-            self._plds[(*p, h)] = dist.self_compose(int(p[2]))
+            self._plds[(*p, h, optimistic)] = dist.self_compose(int(p[2]))
 
     def _refined(self, points: list[tuple], xs: list[np.ndarray], method: str) -> list[PrivacyLossDistribution]:
         """Per point, a PLD whose certified bracket meets ``accuracy`` (or the finest grid's).
@@ -147,7 +152,7 @@ class SubsampledGaussianPLD:
                 self._build([points[i] for i, hi in step.items() if hi == h], h)
             next_step = {}
             for i, h in step.items():
-                dist = self._plds[(*points[i], h)]
+                dist = self._plds[(*points[i], h, True)]
                 if h > self.FINEST_INTERVAL:
                     lo, up = getattr(dist, method)(xs[i], bound="both")
                     width = float(np.max(up - lo if method == "epsilon" else (up - lo) / np.maximum(up, 1e-300)))
@@ -214,8 +219,9 @@ class SubsampledGaussianPLD:
             self._plds = {k: v for k, v in self._plds.items() if k[:4] in keep}  # memory: one chunk
             pts = [p for p, _ in chunk]
             if self.accuracy is None:
-                self._build(pts, self.value_discretization_interval)
-                dists = [self._plds[(*p, self.value_discretization_interval)] for p in pts]
+                h, optimistic = self.value_discretization_interval, bound != "upper"
+                self._build(pts, h, optimistic)
+                dists = [self._plds[(*p, h, optimistic)] for p in pts]
             else:
                 dists = self._refined(pts, [flat_x[sel] for _, sel in chunk], method)
             for side in {"upper": (True,), "lower": (False,), "both": (False, True)}[bound]:

@@ -31,11 +31,11 @@ Result = Union[float, np.ndarray, tuple]
 
 @dataclass(frozen=True, eq=False)
 class Factor:
-    """One mechanism's PLD on the grid: pessimistic and optimistic PMFs."""
+    """One mechanism's PLD on the grid: pessimistic and optimistic PMFs (None: not computed)."""
 
     name: str
     upper: GridPMF
-    lower: GridPMF
+    lower: GridPMF | None
     connect_dots: bool
 
 
@@ -130,6 +130,9 @@ def compose_all(plds: Sequence[PrivacyLossDistribution], pessimistic: bool) -> N
             todo.setdefault(pld.tail, []).append(pld)
     for tail, group in todo.items():
         items = [[(f.upper if key else f.lower, c) for f, c in d.items()] for pld in group for d in pld.directions]
+        if any(pmf is None for item in items for pmf, _ in item):
+            raise ValueError("this PLD was built without its optimistic side (optimistic=False): "
+                             "only bound=\"upper\" is available")
         composed = iter(compose_many(items, pessimistic=key, tail=tail))
         for pld in group:
             pld._composed[key] = [next(composed) for _ in pld.directions]
