@@ -25,10 +25,11 @@ spectrum error obeys |dY_k| <= prod (|X_ik| + delta_i)^c_i - prod |X_ik|^c_i
 plus the rounding of the power taken in polar form, and the total error of
 the output entries is <= ||dY||_2 (Parseval) plus the inverse FFT's own error.
 Per grid entry the error is at most (1/M) sum_k |dY_k| plus the inverse
-transform's own; delta(eps) is charged that bound times the number of grid
-points above eps (capped by the Parseval total), added on the pessimistic
-side and subtracted twice on the optimistic side (negative entries are
-clipped to zero).
+transform's own; delta(eps) is charged that bound times the number n of grid
+points above eps, capped by the Parseval total and by the Cauchy-Schwarz bound
+||dY||_2 sqrt(n / M) + n times the inverse transform's own error per entry
+(``GridPMF``), added on the pessimistic side and subtracted twice on the
+optimistic side (negative entries are clipped to zero).
 """
 
 from __future__ import annotations
@@ -223,9 +224,13 @@ def _compose_group(windows: list[_Window], m: int, pessimistic: bool, workers: i
     out = scipy.fft.irfft(spectrum, n=m, axis=1, workers=workers)
     del spectrum
     spec_l1 = 2.0 * np.bincount(item, weights=modulus, minlength=len(windows))
-    # Per entry: (1/M) sum_k |dY_k| + the inverse transform's own error; in total: Parseval.
-    entry = (2.0 * np.bincount(item, weights=d_spec, minlength=len(windows)) + fft_err * spec_l1) / m
-    total = np.sqrt(2.0 * np.bincount(item, weights=np.square(d_spec), minlength=len(windows))) + fft_err * spec_l1
+    # Per entry: (1/M) sum_k |dY_k| + the inverse transform's own error (fft_err ||Y||_1 / M);
+    # the first part has Euclidean norm <= ||dY||_2 / sqrt(M) (Parseval), so in total <= ||dY||_2.
+    inverse = fft_err * spec_l1 / m
+    entry = 2.0 * np.bincount(item, weights=d_spec, minlength=len(windows)) / m + inverse
+    spec_err_l2 = np.sqrt(2.0 * np.bincount(item, weights=np.square(d_spec), minlength=len(windows)))
+    total = spec_err_l2 + fft_err * spec_l1
+    norm = spec_err_l2 / math.sqrt(m)
     result = []
     for i, w in enumerate(windows):
         # Only the window a..b is kept: above b lies true mass above b (charged to +infinity
@@ -235,8 +240,8 @@ def _compose_group(windows: list[_Window], m: int, pessimistic: bool, workers: i
         if pessimistic:
             wrapped = w.charge_below if m > w.width else 0.0
             result.append(GridPMF(w.a_idx, w.h, p, min(1.0, w.p_inf + w.charge_above + wrapped), 0.0, True,
-                                  float(entry[i]), float(total[i])))
+                                  float(entry[i]), float(total[i]), float(norm[i]), float(inverse[i])))
         else:
             result.append(GridPMF(w.a_idx, w.h, p, w.p_inf, -(w.charge_above + w.charge_below), False,
-                                  float(entry[i]), float(total[i])))
+                                  float(entry[i]), float(total[i]), float(norm[i]), float(inverse[i])))
     return result

@@ -9,13 +9,18 @@ safe direction (added on a pessimistic PMF, subtracted on an optimistic one):
 
 - ``shift``: a constant (truncated tail mass on the optimistic side);
 - ``entry_error``: a bound on the round-off of each grid mass, so the charge at
-  eps is entry_error times the number of grid points above eps, capped by
-- ``total_error``: a bound on the summed round-off of all masses;
+  eps is entry_error times the number n of grid points above eps, capped by
+- ``total_error``: a bound on the summed round-off of all masses, and by
+- ``spectral_l2`` sqrt(n) + ``inverse_error`` n: the error splits into a part whose
+  Euclidean norm is at most ``spectral_l2`` (Parseval) and one of at most
+  ``inverse_error`` per entry; by Cauchy-Schwarz the first adds at most its norm
+  times sqrt(n) over n entries (with weights in [0, 1]);
 - ``slack``: the relative round-off of the suffix sums (grid size times u).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -38,6 +43,8 @@ class GridPMF:
     pessimistic: bool = True
     entry_error: float = 0.0
     total_error: float = 0.0
+    spectral_l2: float = math.inf
+    inverse_error: float = 0.0
 
     @property
     def losses(self) -> np.ndarray:
@@ -55,12 +62,17 @@ class GridPMF:
     def _slack(self) -> float:
         return 4.0 * (self.p.size + 4) * UNIT_ROUNDOFF
 
+    def _charge_above(self, count: np.ndarray) -> np.ndarray:
+        """Round-off charge of ``count`` grid masses (the least of the three bounds above)."""
+        by_norm = self.spectral_l2 * np.sqrt(count) + self.inverse_error * count
+        return np.minimum(np.minimum(self.entry_error * count, self.total_error), by_norm)
+
     def _charge(self, eps: np.ndarray) -> np.ndarray:
-        """Round-off charge at eps: entry_error per grid point above eps, at most total_error."""
+        """Round-off charge at eps: that of the grid points above eps."""
         if self.total_error == 0.0:
             return np.zeros(eps.shape)
         first_above = np.clip(np.floor(eps / self.h) - self.k_lo + 1, 0, self.p.size)
-        return np.minimum(self.entry_error * (self.p.size - first_above), self.total_error)
+        return self._charge_above(self.p.size - first_above)
 
     def delta(self, epsilon: np.ndarray, threads: int = 0) -> np.ndarray:
         eps = np.asarray(epsilon, dtype=np.float64)  # ascontiguousarray would make 0-d input 1-d
@@ -103,7 +115,7 @@ class GridPMF:
             k = np.searchsorted(-at_grid, -want[decided], side="left")  # first k with at_grid[k] <= want
             ok = k < grid.size
             idx, kk = decided[ok], k[ok]
-            charge = np.minimum(self.entry_error * (self.p.size - kk), self.total_error)
+            charge = self._charge_above(self.p.size - kk)
             eps = self._invert((want[idx] - self.shift - sign * charge) / scale, threads)
             lower_end = np.where(kk > 0, grid[np.maximum(kk - 1, 0)], -np.inf)
             result[idx] = np.clip(eps, lower_end, grid[kk])
@@ -119,7 +131,7 @@ class GridPMF:
             if hit.size == 0:
                 continue
             k = k0 + int(hit[0])
-            charge = min(self.entry_error * (self.p.size - k), self.total_error)
+            charge = float(self._charge_above(self.p.size - k))
             eps = float(self._invert(np.array([(want[i] - self.shift - sign * charge) / scale]), threads)[0])
             lower_end = (self.k_lo + k - 1) * self.h if k > 0 else -np.inf
             result[i] = min(max(eps, lower_end), (self.k_lo + k) * self.h)
