@@ -132,3 +132,13 @@ def test_upper_only_skips_the_optimistic_side_and_changes_nothing_else():
     one_sided = pld.mechanisms.subsampled_gaussians([1.0], [0.02], optimistic=False)[0].self_compose(10)
     with pytest.raises(ValueError, match="optimistic"):
         one_sided.delta(1.0, bound="lower")
+
+
+def test_top_profile_answers_exactly_as_the_whole_profile():
+    """delta/epsilon through the suffix sums above loss 0 (with fallback below) equal the whole profile's."""
+    composed = pld.subsampled_gaussian(0.9, 0.2, value_discretization_interval=5e-3).self_compose(20).composed(True)[0]
+    assert composed._top > 0 and composed._top_profile is not composed._profile
+    eps = np.linspace(-3, 9, 2001)
+    deltas = np.concatenate([np.logspace(-14, -0.01, 300), composed.delta(eps[::20])])
+    np.testing.assert_array_equal(composed._raw_delta(eps, 1), composed._profile.delta(eps, 1))
+    np.testing.assert_array_equal(composed._invert(deltas, 1), composed._profile.epsilon(deltas, 1))

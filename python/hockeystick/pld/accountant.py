@@ -94,7 +94,7 @@ class SubsampledGaussianPLD:
     # (compose_all), fewer when their composed grids would exceed BUDGET points in total:
     # the composed PLDs are kept for the current chunk only, so memory stays bounded.
     BATCH = 64
-    BUDGET = 1 << 22
+    BUDGET = 1 << 21
 
     def __init__(self, sigma: ArrayLike, sampling_rate: ArrayLike, rounds: ArrayLike, *,
                  sensitivity: ArrayLike = 1.0,

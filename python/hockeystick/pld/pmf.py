@@ -59,6 +59,38 @@ class GridPMF:
         """The suffix sums behind delta/epsilon, built once per PMF (an epsilon() call evaluates several times)."""
         return _core.PldGridProfile(np.ascontiguousarray(self.p, dtype=np.float64), self.k_lo, self.h, self.p_inf)
 
+    @cached_property
+    def _top(self) -> int:
+        """Index of the first grid point with loss >= 0 (0 if there is none below it)."""
+        return int(min(max(-self.k_lo, 0), self.p.size - 1))
+
+    @cached_property
+    def _top_profile(self) -> _core.PldGridProfile:
+        """The suffix sums of the grid points from ``_top`` up, the same numbers as ``_profile``'s there.
+
+        The sums run from the top down, so delta(eps) for eps above the grid point below
+        ``_top`` needs nothing lower: queries at eps >= 0 (most of them) skip building the
+        whole profile, often half the grid; others fall back to ``_profile``.
+        """
+        if self._top == 0:
+            return self._profile
+        return _core.PldGridProfile(np.ascontiguousarray(self.p[self._top:], dtype=np.float64),
+                                    self.k_lo + self._top, self.h, self.p_inf)
+
+    def _top_floor(self) -> float:
+        """Arguments eps above this loss are answered exactly by ``_top_profile``."""
+        return (self.k_lo + self._top - 1) * self.h if self._top > 0 else -np.inf
+
+    def _raw_delta(self, eps: np.ndarray, threads: int) -> np.ndarray:
+        """The uncharged curve at a flat array of eps."""
+        high = eps > self._top_floor()
+        if high.all():
+            return self._top_profile.delta(eps, threads)
+        out = np.empty(eps.shape)
+        out[high] = self._top_profile.delta(np.ascontiguousarray(eps[high]), threads)
+        out[~high] = self._profile.delta(np.ascontiguousarray(eps[~high]), threads)
+        return out
+
     def _slack(self) -> float:
         return 4.0 * (self.p.size + 4) * UNIT_ROUNDOFF
 
@@ -76,7 +108,7 @@ class GridPMF:
 
     def delta(self, epsilon: np.ndarray, threads: int = 0) -> np.ndarray:
         eps = np.asarray(epsilon, dtype=np.float64)  # ascontiguousarray would make 0-d input 1-d
-        d = self._profile.delta(np.ascontiguousarray(eps.ravel()), threads).reshape(eps.shape)
+        d = self._raw_delta(np.ascontiguousarray(eps.ravel()), threads).reshape(eps.shape)
         if self.pessimistic:
             return np.minimum(d * (1.0 + self._slack()) + self.shift + self._charge(eps), 1.0)
         return np.maximum(d * (1.0 - self._slack()) + self.shift - 2.0 * self._charge(eps), 0.0)
@@ -84,8 +116,12 @@ class GridPMF:
     def _invert(self, target: np.ndarray, threads: int) -> np.ndarray:
         """Smallest eps with the uncharged curve <= target (+inf where target <= 0)."""
         out = np.full(target.shape, np.inf)
-        ok = target > 0
-        out[ok] = self._profile.epsilon(np.ascontiguousarray(target[ok]), threads)
+        ok = np.flatnonzero(target > 0)
+        out[ok] = self._top_profile.epsilon(np.ascontiguousarray(target[ok]), threads)
+        # At or below the top profile's floor the answer may lie lower on the grid: ask the whole profile.
+        low = ok[~(out[ok] > self._top_floor())]
+        if low.size:
+            out[low] = self._profile.epsilon(np.ascontiguousarray(target[low]), threads)
         return out
 
     def epsilon(self, delta: np.ndarray, threads: int = 0) -> np.ndarray:
