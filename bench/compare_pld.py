@@ -3,6 +3,7 @@
     python bench/compare_pld.py                          # every workload, every library (minutes)
     python bench/compare_pld.py --w4-baseline-points 40  # W4 baselines on 40 of the 1000 sigmas
     python bench/compare_pld.py --only W2
+    python bench/compare_pld.py --only W1 --libraries hockeystick-exact hockeystick-pld
 
 Each measurement runs in a fresh subprocess (wall time of the call, imports
 excluded; peak resident memory of the process), then one table is printed.
@@ -133,6 +134,8 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", default=list(PLANS))
     parser.add_argument("--w4-baseline-points", type=int, default=40,
                         help="sigmas (of the 1000) the looping baselines run; their time is scaled to 1000")
+    parser.add_argument("--libraries", nargs="*", default=None,
+                        help="only these libraries (e.g. hockeystick-pld dp_accounting); default: all")
     parser.add_argument("--timeout", type=float, default=1800)
     args = parser.parse_args()
     print("| workload | library | setting | eps lower | eps estimate | eps upper | time s | peak MB |")
@@ -141,6 +144,8 @@ def main() -> None:
     dp_reference = None  # dp_accounting's W4 upper bounds at 1e-4 on the subset
     for workload in args.only:
         for library, setting in PLANS[workload]:
+            if args.libraries is not None and library not in args.libraries:
+                continue
             baseline = not library.startswith("hockeystick")
             points = (args.w4_baseline_points if baseline else W4_POINTS) if workload == "W4" else 1
             r = _run(library, setting, workload, points, args.timeout)

@@ -194,7 +194,7 @@ def _compose_group(windows: list[_Window], m: int, pessimistic: bool, workers: i
     headroom = np.add.reduceat(count * np.log1p(err), first_row[:-1]) + 1.0
     item_of_row = np.repeat(np.arange(len(windows)), n_factors)
     floor = np.exp((_LOG_UNDERFLOW - headroom[item_of_row]) / count)
-    candidate = mod + err[:, None] > floor[:, None]
+    candidate = mod > (floor - err)[:, None]
     if len(rows) > len(windows):  # some item has several factors: a bin must clear every one
         candidate = np.logical_and.reduceat(candidate, first_row[:-1], axis=0)
     flat = np.flatnonzero(candidate)
@@ -235,7 +235,9 @@ def _compose_group(windows: list[_Window], m: int, pessimistic: bool, workers: i
     for i, w in enumerate(windows):
         # Only the window a..b is kept: above b lies true mass above b (charged to +infinity
         # already) and, when m exceeds the window, mass from below a wrapped around (charged now).
-        p = np.roll(out[i], -((w.a_idx - w.lo_full) % m))[:w.width]
+        start = (w.a_idx - w.lo_full) % m  # where grid index a landed in the circular output
+        wrap = max(start + w.width - m, 0)
+        p = np.concatenate([out[i, start:start + w.width], out[i, :wrap]])
         np.maximum(p, 0.0, out=p)
         if pessimistic:
             wrapped = w.charge_below if m > w.width else 0.0
