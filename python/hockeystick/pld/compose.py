@@ -68,8 +68,9 @@ def _chernoff_edges(factors: Sequence[tuple[GridPMF, int]], tail: float) -> tupl
     z = math.sqrt(2.0 * math.log(1.0 / tail))
     lams = _LAMBDA_FACTORS * z / math.sqrt(max(var, 1e-300))
     log_tail = math.log(tail)
-    k_plus = sum(count * pmf.log_mgf(lams) for pmf, count in factors)
-    k_minus = sum(count * pmf.log_mgf(-lams) for pmf, count in factors)
+    both = np.concatenate([lams, -lams])  # one pass over each PMF for both tails
+    k_both = sum(count * pmf.log_mgf(both) for pmf, count in factors)
+    k_plus, k_minus = k_both[:lams.size], k_both[lams.size:]
     top = float(np.min((k_plus - log_tail) / lams))       # mass{S >= a} <= e^{K(lam) - lam a}
     bottom = float(np.max((log_tail - k_minus) / lams))   # mass{S <= b} <= e^{K(-lam) + lam b}
     return bottom, top

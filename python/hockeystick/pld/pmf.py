@@ -50,7 +50,7 @@ class GridPMF:
     def losses(self) -> np.ndarray:
         return (self.k_lo + np.arange(self.p.size)) * self.h
 
-    @property
+    @cached_property
     def finite_mass(self) -> float:
         return float(self.p.sum())
 
@@ -127,7 +127,7 @@ class GridPMF:
     def epsilon(self, delta: np.ndarray, threads: int = 0) -> np.ndarray:
         """Smallest eps whose charged bound is <= delta.
 
-        The charge lies in [0, total_error] (twice that on the optimistic side), so the
+        The charge lies in [0, its value below the grid] (twice that on the optimistic side), so the
         answer lies between the inverses of the uncharged curve at the two extremes; the
         charge is constant on each open grid interval (l_{k-1}, l_k), so on the grid points
         between them find the first k where the charged curve is <= delta, then invert the
@@ -136,11 +136,12 @@ class GridPMF:
         given = np.asarray(delta, dtype=np.float64)
         want = given.ravel()
         scale = 1.0 + self._slack() if self.pessimistic else 1.0 - self._slack()
-        near = self._invert((want - self.shift) / scale, threads)
         if self.total_error == 0.0:
-            return near.reshape(given.shape)
-        far_target = want - self.shift + (-self.total_error if self.pessimistic else 2.0 * self.total_error)
-        far = self._invert(far_target / scale, threads)
+            return self._invert((want - self.shift) / scale, threads).reshape(given.shape)
+        most = float(self._charge_above(self.p.size))  # the charge at eps below the grid, its largest
+        far_target = want - self.shift + (-most if self.pessimistic else 2.0 * most)
+        both = self._invert(np.concatenate([want - self.shift, far_target]) / scale, threads)
+        near, far = both[:want.size], both[want.size:]
         first, last = (near, far) if self.pessimistic else (far, near)
         result = last.copy() if self.pessimistic else first.copy()  # safe side if no grid point decides
         sign = 1.0 if self.pessimistic else -2.0
