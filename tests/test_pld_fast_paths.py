@@ -118,3 +118,27 @@ def test_windowed_composition_matches_direct_convolution_within_its_charges():
             assert out.p_inf >= composed_inf
         else:
             assert out.p_inf == pytest.approx(composed_inf)
+
+
+def test_upper_only_skips_the_optimistic_side_and_changes_nothing_else():
+    """bound="upper" builds no optimistic PMF; its upper bound equals the two-sided run's bit for bit."""
+    kw = dict(sigma=np.array([0.9, 2.0]), sampling_rate=0.02, rounds=300, value_discretization_interval=2e-3)
+    acc = pld.SubsampledGaussianPLD(**kw)
+    up = acc.epsilon(1e-6)
+    assert all(f.lower is None for dist in acc._plds.values() for d in dist.directions for f in d)
+    lo, up_both = pld.SubsampledGaussianPLD(**kw).epsilon(1e-6, bound="both")
+    np.testing.assert_array_equal(up, up_both)
+    assert np.all(acc.epsilon(1e-6, bound="lower") == lo)  # the same accountant rebuilds the lower side
+    one_sided = pld.mechanisms.subsampled_gaussians([1.0], [0.02], optimistic=False)[0].self_compose(10)
+    with pytest.raises(ValueError, match="optimistic"):
+        one_sided.delta(1.0, bound="lower")
+
+
+def test_top_profile_answers_exactly_as_the_whole_profile():
+    """delta/epsilon through the suffix sums above loss 0 (with fallback below) equal the whole profile's."""
+    composed = pld.subsampled_gaussian(0.9, 0.2, value_discretization_interval=5e-3).self_compose(20).composed(True)[0]
+    assert composed._top > 0 and composed._top_profile is not composed._profile
+    eps = np.linspace(-3, 9, 2001)
+    deltas = np.concatenate([np.logspace(-14, -0.01, 300), composed.delta(eps[::20])])
+    np.testing.assert_array_equal(composed._raw_delta(eps, 1), composed._profile.delta(eps, 1))
+    np.testing.assert_array_equal(composed._invert(deltas, 1), composed._profile.epsilon(deltas, 1))

@@ -108,8 +108,9 @@ py::dict both_sides(Build build) {
 // independent, so they run in parallel over items with the GIL released; each item's own
 // cell loop stays serial inside (no nested parallel region).  Errors are collected per item
 // and the first one is raised after the loop.
+// optimistic = false skips the optimistic PMF (its "lower" entry is then None).
 py::list many_subsampled_gaussians(input_array sigma, input_array q, py::array_t<bool> remove, double h,
-                                   double tail, std::int64_t max_cells, int threads) {
+                                   double tail, std::int64_t max_cells, int threads, bool optimistic) {
     const std::int64_t n = static_cast<std::int64_t>(sigma.size());
     if (q.size() != n || remove.size() != n || sigma.ndim() != 1 || q.ndim() != 1 || remove.ndim() != 1)
         throw py::value_error("internal: sigma, sampling_rate and remove must be 1-d arrays of one length");
@@ -136,7 +137,7 @@ py::list many_subsampled_gaussians(input_array sigma, input_array q, py::array_t
             try {
                 const pld::Cells cells = pld::subsampled_gaussian_cells(s[i], r[i], rem[i] != 0, h, tail, max_cells);
                 up[i] = pld::pessimistic_pmf(cells);
-                low[i] = pld::optimistic_pmf(cells);
+                if (optimistic) low[i] = pld::optimistic_pmf(cells);
             } catch (const std::length_error& e) {
                 error[i] = e.what();
                 too_long[i] = 1;
@@ -150,7 +151,11 @@ py::list many_subsampled_gaussians(input_array sigma, input_array q, py::array_t
             throw py::value_error(error[i] + (too_long[i] ? "; use a coarser value_discretization_interval or a "
                                                             "larger max_cells" : ""));
     py::list out;
-    for (std::int64_t i = 0; i < n; ++i) out.append(to_dict(up[i], low[i]));
+    for (std::int64_t i = 0; i < n; ++i) {
+        py::dict item = to_dict(up[i], low[i]);
+        if (!optimistic) item["lower"] = py::none();
+        out.append(item);
+    }
     return out;
 }
 
@@ -207,7 +212,8 @@ void register_pld(py::module_& m) {
     }, py::arg("sigma"), py::arg("sampling_rate"), py::arg("remove"), py::arg("h"), py::arg("tail"),
        py::arg("max_cells"));
     m.def("pld_subsampled_gaussian_many", &many_subsampled_gaussians, py::arg("sigma"), py::arg("sampling_rate"),
-          py::arg("remove"), py::arg("h"), py::arg("tail"), py::arg("max_cells"), py::arg("threads") = 0);
+          py::arg("remove"), py::arg("h"), py::arg("tail"), py::arg("max_cells"), py::arg("threads") = 0,
+          py::arg("optimistic") = true);
     // Fixed-size batches under replace-one (pld_replace_one.hpp): the two sides come from two
     // different pairs (a proved upper pair, a realizable lower pair), so each has its own grid.
     m.def("pld_with_replacement_subsampled_gaussian", [](double sigma, std::int64_t batch_size,
@@ -260,7 +266,7 @@ void register_pld(py::module_& m) {
         const std::int64_t n = static_cast<std::int64_t>(p.size()), m = static_cast<std::int64_t>(lam.size());
         {
             py::gil_scoped_release release;
-            for (std::int64_t i = 0; i < m; ++i) dst[i] = pld::grid_log_mgf(pp, n, k_lo, h, lp[i]);
+            pld::grid_log_mgf(pp, n, k_lo, h, lp, m, dst);
         }
         return out;
     }, py::arg("p"), py::arg("k_lo"), py::arg("h"), py::arg("lam"));

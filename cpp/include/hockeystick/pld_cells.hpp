@@ -23,6 +23,8 @@
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "gaussian_tail.hpp"
@@ -81,6 +83,38 @@ inline std::int64_t checked_cell_count(double lo, double hi, double h, std::int6
 //                            depends on x0 alone is computed once per cell, not per node)
 //   density(x)               the density of P
 //   scale(x)                 a length over which density(x) changes by a bounded factor
+// and optionally
+//   cell_kernel(x0, l, off, grid)  a callable dx -> (P-density times (1 - e^{l - L}), times
+//                            (e^{l + h - L} - 1)) at x0 + dx, where L(x0) = l + off, clamped to
+//                            the cell; mechanisms whose density is e^L times a simple function
+//                            write both without a logarithm (two transcendental calls per node
+//                            instead of six).  Without it the kernel is built from the four above.
+// Each cell edge x_of_loss(l_j) is computed once and shared by the two cells it separates.
+struct CellGrid {
+    double h, expm1_h, exp_h;  // h, e^h - 1, e^h
+};
+
+template <class M, class = void>
+struct has_cell_kernel : std::false_type {};
+template <class M>
+struct has_cell_kernel<M, std::void_t<decltype(std::declval<const M&>().cell_kernel(0.0, 0.0, 0.0, CellGrid{}))>>
+    : std::true_type {};
+
+template <class M>
+auto cell_kernel(const M& mech, double x0, double l, double off, const CellGrid& g) {
+    if constexpr (has_cell_kernel<M>::value) {
+        return mech.cell_kernel(x0, l, off, g);
+    } else {
+        const auto loss_step = mech.steps_from(x0);
+        const double h = g.h;
+        return [&mech, loss_step, x0, off, h](double dx) {
+            const double u = std::min(std::max(off + loss_step(dx), 0.0), h);
+            const double f = mech.density(x0 + dx);
+            return std::pair<double, double>{f * -std::expm1(-u), f * std::expm1(h - u)};
+        };
+    }
+}
+
 template <class M>
 Cells continuous_cells(const M& mech, double x_lo, double x_hi, double tail_lo, double tail_hi,
                        double h, std::int64_t max_cells) {
@@ -92,28 +126,33 @@ Cells continuous_cells(const M& mech, double x_lo, double x_hi, double tail_lo, 
     cells.d.assign(n, 0.0);
     cells.tail_lo = tail_lo;
     cells.tail_hi = tail_hi;
+    const CellGrid grid{h, std::expm1(h), std::exp(h)};
+    std::vector<double> edge(n + 1);  // edge[j] = x at loss l_j, clamped to [x_lo, x_hi]
+    edge[0] = x_lo;
+    edge[n] = x_hi;
+#pragma omp parallel for schedule(static) if (n > 20000)
+    for (std::int64_t j = 1; j < n; ++j)
+        edge[j] = std::min(x_hi, std::max(x_lo, mech.x_of_loss((cells.k_lo + j) * h)));
 #pragma omp parallel for schedule(dynamic, 256) if (n > 20000)
     for (std::int64_t j = 0; j < n; ++j) {
         const double l_j = (cells.k_lo + j) * h;
-        double xa = j == 0 ? x_lo : std::max(x_lo, mech.x_of_loss(l_j));
-        double xb = j == n - 1 ? x_hi : std::min(x_hi, mech.x_of_loss(l_j + h));
+        const double xa = edge[j], xb = edge[j + 1];
         if (!(xb > xa)) continue;
         // L(xa) - l_j: zero except in the first cell, where x_lo sits inside it.
         const double offset = j == 0 ? std::max(l_lo - l_j, 0.0) : 0.0;
         const double step = std::min(mech.scale(xa), mech.scale(xb));
-        const std::int64_t pieces =
-            std::min<std::int64_t>(static_cast<std::int64_t>(std::ceil((xb - xa) / step)), 1 << 16);
-        const double w = (xb - xa) / static_cast<double>(std::max<std::int64_t>(pieces, 1));
-        const auto loss_step = mech.steps_from(xa);
+        const std::int64_t pieces = std::max<std::int64_t>(
+            std::min<std::int64_t>(static_cast<std::int64_t>(std::ceil((xb - xa) / step)), 1 << 16), 1);
+        const double w = (xb - xa) / static_cast<double>(pieces);
+        const auto kernel = cell_kernel(mech, xa, l_j, offset, grid);
         double c = 0.0, d = 0.0;
-        for (std::int64_t s = 0; s < std::max<std::int64_t>(pieces, 1); ++s) {
+        for (std::int64_t s = 0; s < pieces; ++s) {
             const double mid = (s + 0.5) * w;  // offset of the piece's centre from xa
             for (int k = 0; k < 5; ++k) {
-                const double dx = mid + 0.5 * w * gl_nodes[k];
-                const double u = std::min(std::max(offset + loss_step(dx), 0.0), h);
-                const double f = 0.5 * w * gl_weights[k] * mech.density(xa + dx);
-                c += f * -std::expm1(-u);
-                d += f * std::expm1(h - u);
+                const auto [fc, fd] = kernel(mid + 0.5 * w * gl_nodes[k]);
+                const double weight = 0.5 * w * gl_weights[k];
+                c += weight * fc;
+                d += weight * fd;
             }
         }
         cells.c[j] = c;
@@ -149,6 +188,21 @@ struct mixture_vs_gaussian {
         const double w = shifted_weight(x0), s2 = s * s;
         return [w, s2](double dx) { return std::log1p(w * std::expm1(dx / s2)); };
     }
+    // The density is phi(x/s)/s e^{L(x)} and e^{L(x0 + dx) - L(x0)} = 1 + w expm1(dx/s^2), so with
+    // L(x0) = l + off both integrands are phi(x/s)/s e^l times e^u - 1 and e^h - e^u (u = L - l),
+    // where e^u - 1 = expm1(off) + e^off w expm1(dx/s^2) >= 0: no logarithm, no difference of
+    // nearly equal terms, and phi(x/s) e^l is one exponential (x^2 formed exactly).
+    auto cell_kernel(double x0, double l, double off, const CellGrid& g) const {
+        const double w = shifted_weight(x0), s2 = s * s, inv_s = 1.0 / s;
+        const double grow = off == 0.0 ? 1.0 : std::exp(off), base = off == 0.0 ? 0.0 : std::expm1(off);
+        const double top = g.expm1_h;
+        return [=](double dx) {
+            const double_double sq = two_prod((x0 + dx) * inv_s, (x0 + dx) * inv_s);
+            const double f = constants::inv_sqrt_two_pi * inv_s * std::exp(l - 0.5 * sq.hi) * (1.0 - 0.5 * sq.lo);
+            const double eu = std::min(std::max(base + grow * w * std::expm1(dx / s2), 0.0), top);
+            return std::pair<double, double>{f * eu, f * (top - eu)};
+        };
+    }
     double density(double x) const {
         const double a = q == 1.0 ? 0.0 : (1.0 - q) * gaussian_density(x / s);
         return (a + q * gaussian_density((x - 1.0) / s)) / s;
@@ -177,48 +231,22 @@ struct gaussian_vs_mixture {
         const double w = m.shifted_weight(1.0 - y0), s2 = m.s * m.s;
         return [w, s2](double dy) { return -std::log1p(w * std::expm1(-dy / s2)); };
     }
+    // e^{-L(y0 + dy) + L(y0)} = 1 + w expm1(-dy/s^2) = 1 + F, F in (-w, 0], so with L(y0) = l + off
+    // 1 - e^{-u} = -expm1(-off) - e^{-off} F >= 0 and e^{h-u} - 1 = expm1(h) - e^h (1 - e^{-u}).
+    auto cell_kernel(double y0, double, double off, const CellGrid& g) const {
+        const double w = m.shifted_weight(1.0 - y0), s2 = m.s * m.s, inv_s = 1.0 / m.s;
+        const double shrink = off == 0.0 ? 1.0 : std::exp(-off), base = off == 0.0 ? 0.0 : -std::expm1(-off);
+        const double top = -std::expm1(-g.h), expm1_h = g.expm1_h, exp_h = g.exp_h;
+        return [=](double dy) {
+            const double f = inv_s * gaussian_density((y0 + dy - 1.0) * inv_s);
+            const double cu = std::min(std::max(base - shrink * w * std::expm1(-dy / s2), 0.0), top);
+            return std::pair<double, double>{f * cu, f * std::max(expm1_h - exp_h * cu, 0.0)};
+        };
+    }
     double density(double y) const { return gaussian_density((y - 1.0) / m.s) / m.s; }
     double scale(double y) const { return 0.25 * m.s / std::max(1.0, std::fabs((y - 1.0) / m.s)); }
     double mass_below(double y) const { return gaussian_tail((1.0 - y) / m.s); }
     double mass_above(double y) const { return gaussian_tail((y - 1.0) / m.s); }
-};
-
-// P = (1-q) N(0, s^2) + q N(1, s^2), Q = (1-q) N(0, s^2) + q N(-1, s^2): subsampling
-// with replace-one neighbours (fixed-size batches without replacement, q = m/n; the
-// REPLACE pair of dp_accounting).  L(x) = l(x) - l(-x) with l the remove-direction loss,
-// strictly increasing; its inverse by safeguarded Newton (L' = (w(x) + w(-x))/s^2).
-struct mixture_vs_mirror {
-    mixture_vs_gaussian m;
-    double loss(double x) const { return m.loss(x) - m.loss(-x); }
-    double slope(double x) const { return (m.shifted_weight(x) + m.shifted_weight(-x)) / (m.s * m.s); }
-    double x_of_loss(double l) const {
-        if (!std::isfinite(l)) return l;
-        double lo = -1.0, hi = 1.0;
-        while (loss(lo) > l) lo *= 2.0;
-        while (loss(hi) < l) hi *= 2.0;
-        double x = 0.5 * (lo + hi);
-        for (int it = 0; it < 200; ++it) {
-            const double f = loss(x) - l;
-            if (f == 0.0) return x;
-            (f < 0.0 ? lo : hi) = x;
-            double next = x - f / slope(x);
-            if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
-            if (std::fabs(next - x) <= 1e-15 * std::max(1.0, std::fabs(x)) || hi - lo <= 1e-15 * std::max(1.0, std::fabs(x)))
-                return next;
-            x = next;
-        }
-        return x;
-    }
-    auto steps_from(double x0) const {
-        const double s2 = m.s * m.s, w_plus = m.shifted_weight(x0), w_minus = m.shifted_weight(-x0);
-        return [s2, w_plus, w_minus](double dx) {
-            return std::log1p(w_plus * std::expm1(dx / s2)) - std::log1p(w_minus * std::expm1(-dx / s2));
-        };
-    }
-    double density(double x) const { return m.density(x); }
-    double scale(double x) const { return m.scale(x); }
-    double mass_below(double x) const { return m.mass_below(x); }
-    double mass_above(double x) const { return m.mass_above(x); }
 };
 
 }  // namespace detail
@@ -229,18 +257,6 @@ inline double subsampled_gaussian_loss_width(double sigma, double q, double tail
     const double z = gaussian_tail_inverse(0.5 * tail);
     const detail::mixture_vs_gaussian mg{sigma, q};
     return mg.loss(1.0 + z * sigma) - mg.loss(-z * sigma);
-}
-
-// Subsampled Gaussian with replace-one neighbours (symmetric: one direction).
-inline Cells replace_subsampled_gaussian_cells(double sigma, double q, double h, double tail,
-                                               std::int64_t max_cells) {
-    if (!(sigma > 0.0) || !std::isfinite(sigma)) throw std::invalid_argument("sigma must be positive and finite");
-    if (!(q > 0.0 && q <= 1.0)) throw std::invalid_argument("sampling_rate must lie in (0, 1]");
-    if (!(tail > 0.0 && tail < 1.0)) throw std::invalid_argument("tail must lie in (0, 1)");
-    const double z = gaussian_tail_inverse(0.5 * tail);
-    const detail::mixture_vs_mirror mm{{sigma, q}};
-    const double x_lo = -z * sigma, x_hi = 1.0 + z * sigma;
-    return detail::continuous_cells(mm, x_lo, x_hi, mm.mass_below(x_lo), mm.mass_above(x_hi), h, max_cells);
 }
 
 // The Poisson-subsampled Gaussian mechanism, sensitivity 1, noise sigma, rate q

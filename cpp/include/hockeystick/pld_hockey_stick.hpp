@@ -68,37 +68,65 @@ class GridProfile {
     std::vector<double> D_, R_;
 };
 
-// log sum_k p_k e^{lam l_k}, l_k = (k_lo + k) h, for one lam (the cumulant generating
+// log sum_k p_k e^{lam l_k}, l_k = (k_lo + k) h, for each of m lams (the cumulant generating
 // function of the finite part, used for Chernoff bounds on composed tails), rounded UP:
 // the caller's tail bounds only widen with it.  Terms are scaled by the largest lam l_k
 // (terms <= p_k, no overflow) and formed by a recurrence: one exp per block of 32, then
 // multiplication by r = e^{lam h}.  Each term then carries relative error <= (3 j + 4) u
 // <= 100 u (j <= 31 steps, u = 2^-53), the sum of n positive terms a further n u, so the
 // result is raised by 2 (n + 110) u + 4 u (|result| + 1) (the last term for log and the
-// shift).  If the scaled sum underflows, a second pass (one exp per element) scales by the
-// largest log p_k + lam l_k, with the same margin plus that of its exponents.
-inline double grid_log_mgf(const double* p, std::int64_t n, std::int64_t k_lo, double h, double lam) {
+// shift).  Eight lams share one pass over p (independent recurrences, each term formed
+// exactly as with one lam).  If a scaled sum underflows, a second pass (one exp per element)
+// scales by the largest log p_k + lam l_k, with the same margin plus that of its exponents.
+namespace detail {
+
+inline double raised_log_mgf(double v, std::int64_t n) {
     constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
-    constexpr std::int64_t block = 32;
-    auto raised = [&](double v) { return v + 2.0 * (n + 110) * u + 4.0 * u * (std::fabs(v) + 1.0); };
-    const double shift = lam * (lam >= 0.0 ? (k_lo + n - 1) * h : k_lo * h);
-    const double r = std::exp(lam * h);
-    double sum = 0.0;
-    for (std::int64_t k0 = 0; k0 < n; k0 += block) {
-        double t = std::exp(lam * (k_lo + k0) * h - shift);
-        const std::int64_t k1 = std::min(n, k0 + block);
-        for (std::int64_t k = k0; k < k1; ++k, t *= r) sum += p[k] * t;
-    }
-    if (sum > 1e-250) return raised(shift + std::log(sum));
+    return v + 2.0 * (n + 110) * u + 4.0 * u * (std::fabs(v) + 1.0);
+}
+
+inline double rescaled_log_mgf(const double* p, std::int64_t n, std::int64_t k_lo, double h, double lam) {
+    constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
     double top = -std::numeric_limits<double>::infinity();
     for (std::int64_t k = 0; k < n; ++k)
         if (p[k] > 0.0) top = std::max(top, std::log(p[k]) + lam * (k_lo + k) * h);
     if (!std::isfinite(top)) return top;
-    sum = 0.0;
+    double sum = 0.0;
     for (std::int64_t k = 0; k < n; ++k)
         if (p[k] > 0.0) sum += std::exp(std::log(p[k]) + lam * (k_lo + k) * h - top);
     // Each exponent's argument is off by <= 2 u (|top| + 750) absolute (log p_k >= -745).
-    return raised(top + std::log(sum)) + 4.0 * u * (std::fabs(top) + 750.0);
+    return raised_log_mgf(top + std::log(sum), n) + 4.0 * u * (std::fabs(top) + 750.0);
+}
+
+}  // namespace detail
+
+inline void grid_log_mgf(const double* p, std::int64_t n, std::int64_t k_lo, double h, const double* lam,
+                         std::int64_t m, double* out) {
+    constexpr std::int64_t block = 32;
+    constexpr int lanes = 8;
+    for (std::int64_t i0 = 0; i0 < m; i0 += lanes) {
+        double l[lanes], shift[lanes], r[lanes], t[lanes], sum[lanes];
+        for (int j = 0; j < lanes; ++j) {
+            l[j] = lam[std::min<std::int64_t>(i0 + j, m - 1)];  // spare lanes repeat the last lam
+            shift[j] = l[j] * (l[j] >= 0.0 ? (k_lo + n - 1) * h : k_lo * h);
+            r[j] = std::exp(l[j] * h);
+            sum[j] = 0.0;
+        }
+        for (std::int64_t k0 = 0; k0 < n; k0 += block) {
+            for (int j = 0; j < lanes; ++j) t[j] = std::exp(l[j] * (k_lo + k0) * h - shift[j]);
+            const std::int64_t k1 = std::min(n, k0 + block);
+            for (std::int64_t k = k0; k < k1; ++k) {
+                const double pk = p[k];
+                for (int j = 0; j < lanes; ++j) {
+                    sum[j] += pk * t[j];
+                    t[j] *= r[j];
+                }
+            }
+        }
+        for (int j = 0; j < lanes && i0 + j < m; ++j)
+            out[i0 + j] = sum[j] > 1e-250 ? detail::raised_log_mgf(shift[j] + std::log(sum[j]), n)
+                                          : detail::rescaled_log_mgf(p, n, k_lo, h, l[j]);
+    }
 }
 
 }  // namespace pld

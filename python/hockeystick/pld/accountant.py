@@ -17,7 +17,7 @@ import numpy as np
 from .._elementwise import ArrayLike, broadcast_float_arrays
 from ..hockey_stick import theta, theta_epsilon
 from .compose import DEFAULT_TAIL
-from .distribution import Bound, PrivacyLossDistribution, Result
+from .distribution import Bound, PrivacyLossDistribution, Result, compose_all
 from .mechanisms import DEFAULT_INTERVAL, subsampled_gaussian, subsampled_gaussians
 
 
@@ -90,9 +90,11 @@ class SubsampledGaussianPLD:
 
     COARSEST_INTERVAL = 2e-3
     FINEST_INTERVAL = 1e-5
-    # Points discretized per C++ call: enough items to keep every core busy, while the
-    # cache of composed PLDs (kept for the current chunk only) stays small.
-    BATCH = 8
+    # At most this many points are discretized per C++ call and composed per batch of FFTs
+    # (compose_all), fewer when their composed grids would exceed BUDGET points in total:
+    # the composed PLDs are kept for the current chunk only, so memory stays bounded.
+    BATCH = 64
+    BUDGET = 1 << 21
 
     def __init__(self, sigma: ArrayLike, sampling_rate: ArrayLike, rounds: ArrayLike, *,
                  sensitivity: ArrayLike = 1.0,
@@ -119,15 +121,20 @@ class SubsampledGaussianPLD:
         self.tail = float(tail)
         self._plds: dict[tuple, PrivacyLossDistribution] = {}
 
-    def _build(self, points: list[tuple], h: float) -> None:
-        """Discretizes every point not cached at grid h in one C++ call (parallel over points)."""
-        missing = [p for p in points if (*p, h) not in self._plds]
+    def _build(self, points: list[tuple], h: float, optimistic: bool = True) -> None:
+        """Discretizes every point not cached at grid h in one C++ call (parallel over points).
+
+        ``optimistic=False`` (an upper bound is all that is asked) skips the optimistic PMFs;
+        such PLDs are cached under their own key, so a later lower bound rebuilds them.
+        """
+        missing = [p for p in points if (*p, h, optimistic) not in self._plds]
         if not missing:
             return
         s, q, _, c = (np.array(v) for v in zip(*missing))
-        dists = subsampled_gaussians(s, q, sensitivity=c, value_discretization_interval=h, tail=self.tail)
+        dists = subsampled_gaussians(s, q, sensitivity=c, value_discretization_interval=h, tail=self.tail,
+                                     optimistic=optimistic)
         for p, dist in zip(missing, dists):
-            self._plds[(*p, h)] = dist.self_compose(int(p[2]))
+            self._plds[(*p, h, optimistic)] = dist.self_compose(int(p[2]))
 
     def _refined(self, points: list[tuple], xs: list[np.ndarray], method: str) -> list[PrivacyLossDistribution]:
         """Per point, a PLD whose certified bracket meets ``accuracy`` (or the finest grid's).
@@ -145,7 +152,7 @@ class SubsampledGaussianPLD:
                 self._build([points[i] for i, hi in step.items() if hi == h], h)
             next_step = {}
             for i, h in step.items():
-                dist = self._plds[(*points[i], h)]
+                dist = self._plds[(*points[i], h, True)]
                 if h > self.FINEST_INTERVAL:
                     lo, up = getattr(dist, method)(xs[i], bound="both")
                     width = float(np.max(up - lo if method == "epsilon" else (up - lo) / np.maximum(up, 1e-300)))
@@ -156,6 +163,35 @@ class SubsampledGaussianPLD:
                 chosen[i] = dist
             step = next_step
         return chosen
+
+    def _chunks(self, pending: list[tuple[tuple, np.ndarray]]) -> list[list[tuple[tuple, np.ndarray]]]:
+        """Consecutive runs of at most BATCH points whose estimated composed grids fit BUDGET.
+
+        Estimate (memory only, never accuracy): with s = sigma / sensitivity, one round's loss
+        spans about log(1 - q + q e^{(1/2 + z s)/s^2}) - log(1 - q) (z = 8.5 standard deviations),
+        and its variance is about q^2 (e^{1/s^2} - 1), so T rounds span about
+        2 z sqrt(T var) plus two rounds' spans, on a grid of h (with ``accuracy``, the h that
+        the bracket's h^2 scaling on W2 predicts).
+        """
+        if self.accuracy is None:
+            h = self.value_discretization_interval
+        else:
+            h = max(self.FINEST_INTERVAL, self.COARSEST_INTERVAL * min(1.0, math.sqrt(self.accuracy / 4.2e-2)))
+        z = 8.5
+        chunks: list[list[tuple[tuple, np.ndarray]]] = [[]]
+        used = 0.0
+        for item in pending:
+            sigma, q, t, c = item[0]
+            s = sigma / c
+            one_round = (np.logaddexp(math.log1p(-q), math.log(q) + (0.5 + z * s) / (s * s)) - math.log1p(-q)) / h
+            spread = 2 * z * math.sqrt(t * q * q * math.expm1(min(1.0 / (s * s), 700.0))) / h
+            size = min(spread + 2 * one_round, t * one_round) + 1.0
+            if chunks[-1] and (len(chunks[-1]) >= self.BATCH or used + size > self.BUDGET):
+                chunks.append([])
+                used = 0.0
+            chunks[-1].append(item)
+            used += size
+        return [c for c in chunks if c]
 
     def _evaluate(self, x: ArrayLike, name: str, bound: Bound, gaussian, method: str) -> Result:
         (xa, s, q, t, c), shape, scalar = broadcast_float_arrays(
@@ -178,16 +214,18 @@ class SubsampledGaussianPLD:
                 flat_lo[sel] = flat_up[sel] = exact
                 continue
             pending.append(((float(si), float(qi), float(ti), float(ci)), sel))
-        for start in range(0, len(pending), self.BATCH):
-            chunk = pending[start:start + self.BATCH]
+        for chunk in self._chunks(pending):
             keep = {p for p, _ in chunk}
             self._plds = {k: v for k, v in self._plds.items() if k[:4] in keep}  # memory: one chunk
             pts = [p for p, _ in chunk]
             if self.accuracy is None:
-                self._build(pts, self.value_discretization_interval)
-                dists = [self._plds[(*p, self.value_discretization_interval)] for p in pts]
+                h, optimistic = self.value_discretization_interval, bound != "upper"
+                self._build(pts, h, optimistic)
+                dists = [self._plds[(*p, h, optimistic)] for p in pts]
             else:
                 dists = self._refined(pts, [flat_x[sel] for _, sel in chunk], method)
+            for side in {"upper": (True,), "lower": (False,), "both": (False, True)}[bound]:
+                compose_all(dists, side)
             for (_, sel), dist in zip(chunk, dists):
                 if bound in ("upper", "both"):
                     flat_up[sel] = getattr(dist, method)(flat_x[sel], bound="upper")

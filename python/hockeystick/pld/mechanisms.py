@@ -36,7 +36,8 @@ def _positive(name: str, value: float) -> float:
 def _factor(name: str, raw: dict) -> Factor:
     h = float(raw["h"])
     upper = GridPMF(int(raw["k_lo"]), h, raw["upper"], float(raw["upper_inf"]), 0.0, True)
-    lower = GridPMF(int(raw["k_lo"]), h, raw["lower"], float(raw["lower_inf"]), 0.0, False)
+    lower = (None if raw["lower"] is None
+             else GridPMF(int(raw["k_lo"]), h, raw["lower"], float(raw["lower_inf"]), 0.0, False))
     # The pessimistic side must carry all the mass: a deficit from round-off goes to +infinity.
     deficit = 1.0 - upper.finite_mass - upper.p_inf
     if deficit > 0:
@@ -66,12 +67,13 @@ def subsampled_gaussian(sigma: float, sampling_rate: float, *, sensitivity: floa
 
 def subsampled_gaussians(sigma: ArrayLike, sampling_rate: ArrayLike, *, sensitivity: ArrayLike = 1.0,
                          value_discretization_interval: float = DEFAULT_INTERVAL, tail: float = DEFAULT_TAIL,
-                         threads: int = 0) -> list[PrivacyLossDistribution]:
+                         threads: int = 0, optimistic: bool = True) -> list[PrivacyLossDistribution]:
     """``subsampled_gaussian`` for many points (1-d arrays that broadcast), one C++ call.
 
     Every direction of every point is discretized in parallel (OpenMP over the
     items, GIL released; ``threads=0``: all cores), so a sweep over sigma pays
     neither one Python round trip nor one serial discretization per point.
+    ``optimistic=False`` skips the optimistic PMFs: the PLDs then give upper bounds only.
     """
     s_in, q_in, c_in = np.broadcast_arrays(*(np.atleast_1d(np.asarray(v, dtype=np.float64))
                                              for v in (sigma, sampling_rate, sensitivity)))
@@ -88,7 +90,8 @@ def subsampled_gaussians(sigma: ArrayLike, sampling_rate: ArrayLike, *, sensitiv
     item_s = np.concatenate([s, s[sub]])
     item_q = np.concatenate([q, q[sub]])
     item_remove = np.concatenate([np.ones(s.size, bool), np.zeros(sub.size, bool)])
-    raw = _core.pld_subsampled_gaussian_many(item_s, item_q, item_remove, h, t, MAX_CELLS, int(threads))
+    raw = _core.pld_subsampled_gaussian_many(item_s, item_q, item_remove, h, t, MAX_CELLS, int(threads),
+                                             bool(optimistic))
     add_of = dict(zip(sub.tolist(), raw[s.size:]))
     out = []
     for i in range(s.size):

@@ -9,13 +9,18 @@ safe direction (added on a pessimistic PMF, subtracted on an optimistic one):
 
 - ``shift``: a constant (truncated tail mass on the optimistic side);
 - ``entry_error``: a bound on the round-off of each grid mass, so the charge at
-  eps is entry_error times the number of grid points above eps, capped by
-- ``total_error``: a bound on the summed round-off of all masses;
+  eps is entry_error times the number n of grid points above eps, capped by
+- ``total_error``: a bound on the summed round-off of all masses, and by
+- ``spectral_l2`` sqrt(n) + ``inverse_error`` n: the error splits into a part whose
+  Euclidean norm is at most ``spectral_l2`` (Parseval) and one of at most
+  ``inverse_error`` per entry; by Cauchy-Schwarz the first adds at most its norm
+  times sqrt(n) over n entries (with weights in [0, 1]);
 - ``slack``: the relative round-off of the suffix sums (grid size times u).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -38,12 +43,14 @@ class GridPMF:
     pessimistic: bool = True
     entry_error: float = 0.0
     total_error: float = 0.0
+    spectral_l2: float = math.inf
+    inverse_error: float = 0.0
 
     @property
     def losses(self) -> np.ndarray:
         return (self.k_lo + np.arange(self.p.size)) * self.h
 
-    @property
+    @cached_property
     def finite_mass(self) -> float:
         return float(self.p.sum())
 
@@ -52,19 +59,56 @@ class GridPMF:
         """The suffix sums behind delta/epsilon, built once per PMF (an epsilon() call evaluates several times)."""
         return _core.PldGridProfile(np.ascontiguousarray(self.p, dtype=np.float64), self.k_lo, self.h, self.p_inf)
 
+    @cached_property
+    def _top(self) -> int:
+        """Index of the first grid point with loss >= 0 (0 if there is none below it)."""
+        return int(min(max(-self.k_lo, 0), self.p.size - 1))
+
+    @cached_property
+    def _top_profile(self) -> _core.PldGridProfile:
+        """The suffix sums of the grid points from ``_top`` up, the same numbers as ``_profile``'s there.
+
+        The sums run from the top down, so delta(eps) for eps above the grid point below
+        ``_top`` needs nothing lower: queries at eps >= 0 (most of them) skip building the
+        whole profile, often half the grid; others fall back to ``_profile``.
+        """
+        if self._top == 0:
+            return self._profile
+        return _core.PldGridProfile(np.ascontiguousarray(self.p[self._top:], dtype=np.float64),
+                                    self.k_lo + self._top, self.h, self.p_inf)
+
+    def _top_floor(self) -> float:
+        """Arguments eps above this loss are answered exactly by ``_top_profile``."""
+        return (self.k_lo + self._top - 1) * self.h if self._top > 0 else -np.inf
+
+    def _raw_delta(self, eps: np.ndarray, threads: int) -> np.ndarray:
+        """The uncharged curve at a flat array of eps."""
+        high = eps > self._top_floor()
+        if high.all():
+            return self._top_profile.delta(eps, threads)
+        out = np.empty(eps.shape)
+        out[high] = self._top_profile.delta(np.ascontiguousarray(eps[high]), threads)
+        out[~high] = self._profile.delta(np.ascontiguousarray(eps[~high]), threads)
+        return out
+
     def _slack(self) -> float:
         return 4.0 * (self.p.size + 4) * UNIT_ROUNDOFF
 
+    def _charge_above(self, count: np.ndarray) -> np.ndarray:
+        """Round-off charge of ``count`` grid masses (the least of the three bounds above)."""
+        by_norm = self.spectral_l2 * np.sqrt(count) + self.inverse_error * count
+        return np.minimum(np.minimum(self.entry_error * count, self.total_error), by_norm)
+
     def _charge(self, eps: np.ndarray) -> np.ndarray:
-        """Round-off charge at eps: entry_error per grid point above eps, at most total_error."""
+        """Round-off charge at eps: that of the grid points above eps."""
         if self.total_error == 0.0:
             return np.zeros(eps.shape)
         first_above = np.clip(np.floor(eps / self.h) - self.k_lo + 1, 0, self.p.size)
-        return np.minimum(self.entry_error * (self.p.size - first_above), self.total_error)
+        return self._charge_above(self.p.size - first_above)
 
     def delta(self, epsilon: np.ndarray, threads: int = 0) -> np.ndarray:
         eps = np.asarray(epsilon, dtype=np.float64)  # ascontiguousarray would make 0-d input 1-d
-        d = self._profile.delta(np.ascontiguousarray(eps.ravel()), threads).reshape(eps.shape)
+        d = self._raw_delta(np.ascontiguousarray(eps.ravel()), threads).reshape(eps.shape)
         if self.pessimistic:
             return np.minimum(d * (1.0 + self._slack()) + self.shift + self._charge(eps), 1.0)
         return np.maximum(d * (1.0 - self._slack()) + self.shift - 2.0 * self._charge(eps), 0.0)
@@ -72,14 +116,18 @@ class GridPMF:
     def _invert(self, target: np.ndarray, threads: int) -> np.ndarray:
         """Smallest eps with the uncharged curve <= target (+inf where target <= 0)."""
         out = np.full(target.shape, np.inf)
-        ok = target > 0
-        out[ok] = self._profile.epsilon(np.ascontiguousarray(target[ok]), threads)
+        ok = np.flatnonzero(target > 0)
+        out[ok] = self._top_profile.epsilon(np.ascontiguousarray(target[ok]), threads)
+        # At or below the top profile's floor the answer may lie lower on the grid: ask the whole profile.
+        low = ok[~(out[ok] > self._top_floor())]
+        if low.size:
+            out[low] = self._profile.epsilon(np.ascontiguousarray(target[low]), threads)
         return out
 
     def epsilon(self, delta: np.ndarray, threads: int = 0) -> np.ndarray:
         """Smallest eps whose charged bound is <= delta.
 
-        The charge lies in [0, total_error] (twice that on the optimistic side), so the
+        The charge lies in [0, its value below the grid] (twice that on the optimistic side), so the
         answer lies between the inverses of the uncharged curve at the two extremes; the
         charge is constant on each open grid interval (l_{k-1}, l_k), so on the grid points
         between them find the first k where the charged curve is <= delta, then invert the
@@ -88,11 +136,12 @@ class GridPMF:
         given = np.asarray(delta, dtype=np.float64)
         want = given.ravel()
         scale = 1.0 + self._slack() if self.pessimistic else 1.0 - self._slack()
-        near = self._invert((want - self.shift) / scale, threads)
         if self.total_error == 0.0:
-            return near.reshape(given.shape)
-        far_target = want - self.shift + (-self.total_error if self.pessimistic else 2.0 * self.total_error)
-        far = self._invert(far_target / scale, threads)
+            return self._invert((want - self.shift) / scale, threads).reshape(given.shape)
+        most = float(self._charge_above(self.p.size))  # the charge at eps below the grid, its largest
+        far_target = want - self.shift + (-most if self.pessimistic else 2.0 * most)
+        both = self._invert(np.concatenate([want - self.shift, far_target]) / scale, threads)
+        near, far = both[:want.size], both[want.size:]
         first, last = (near, far) if self.pessimistic else (far, near)
         result = last.copy() if self.pessimistic else first.copy()  # safe side if no grid point decides
         sign = 1.0 if self.pessimistic else -2.0
@@ -103,7 +152,7 @@ class GridPMF:
             k = np.searchsorted(-at_grid, -want[decided], side="left")  # first k with at_grid[k] <= want
             ok = k < grid.size
             idx, kk = decided[ok], k[ok]
-            charge = np.minimum(self.entry_error * (self.p.size - kk), self.total_error)
+            charge = self._charge_above(self.p.size - kk)
             eps = self._invert((want[idx] - self.shift - sign * charge) / scale, threads)
             lower_end = np.where(kk > 0, grid[np.maximum(kk - 1, 0)], -np.inf)
             result[idx] = np.clip(eps, lower_end, grid[kk])
@@ -119,7 +168,7 @@ class GridPMF:
             if hit.size == 0:
                 continue
             k = k0 + int(hit[0])
-            charge = min(self.entry_error * (self.p.size - k), self.total_error)
+            charge = float(self._charge_above(self.p.size - k))
             eps = float(self._invert(np.array([(want[i] - self.shift - sign * charge) / scale]), threads)[0])
             lower_end = (self.k_lo + k - 1) * self.h if k > 0 else -np.inf
             result[i] = min(max(eps, lower_end), (self.k_lo + k) * self.h)
