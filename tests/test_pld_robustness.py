@@ -1,0 +1,72 @@
+"""Extreme parameters: little noise with a large sampling rate, loss grids far wider than 709,
+and Chernoff exponents with lam h large.
+
+References are independent of the C++ code: the closed form of one round of the
+Poisson-subsampled Gaussian evaluated with mpmath at 50 digits (both directions), a direct
+log-sum-exp in mpmath for the cumulant generating function, and dp_accounting for compositions.
+"""
+
+from __future__ import annotations
+
+import mpmath as mp
+import numpy as np
+import pytest
+
+import hockeystick.pld as pld
+from hockeystick import _core
+
+
+def _q(x: mp.mpf) -> mp.mpf:
+    return mp.erfc(x / mp.sqrt(2)) / 2
+
+
+def _theta(r: mp.mpf, a: mp.mpf) -> mp.mpf:
+    """H_{e^a}(N(r, 1) || N(0, 1)) = Q(a/r - r/2) - e^a Q(a/r + r/2), any real a."""
+    return _q(a / r - r / 2) - mp.exp(a) * _q(a / r + r / 2)
+
+
+def exact_one_round(sigma: float, q: float, eps: float) -> float:
+    """delta(eps) of one round, the larger of the two directions, eps >= 0 (mpmath, 60 digits).
+
+    Remove, P = (1-q) N(0) + q N(1) vs Q = N(0): q theta(1/sigma, log(1 + (e^eps - 1)/q)).
+    Add, P = N(0) vs Q = (1-q) N(0) + q N(1): with c = 1 - e^eps (1-q), (P - e^eps Q)_+ =
+    c (P - (e^eps q / c) N(1))_+ when c > 0 (else 0), i.e. c theta(1/sigma, eps + log q - log c).
+    """
+    with mp.workdps(60):
+        s, qq, e = mp.mpf(sigma), mp.mpf(q), mp.mpf(eps)
+        r = 1 / s
+        remove = qq * _theta(r, mp.log(1 + mp.expm1(e) / qq))
+        c = 1 - mp.exp(e) * (1 - qq)
+        add = c * _theta(r, e + mp.log(qq) - mp.log(c)) if c > 0 else mp.mpf(0)
+        return float(max(remove, add))
+
+
+def test_closed_form_matches_direct_quadrature():
+    """The reference itself: the remove-direction closed form against a quadrature of (p - e^eps q)_+."""
+    sigma, q, eps = 0.4, 0.3, 0.7
+    with mp.workdps(30):
+        s, g = mp.mpf(sigma), mp.exp(mp.mpf(eps))
+        f = lambda x: max((1 - q) * mp.npdf(x, 0, s) + q * mp.npdf(x, 1, s) - g * mp.npdf(x, 0, s), 0)  # noqa: E731
+        # The loss is increasing in x: one crossing, x* = 1/2 + s^2 log(1 + (e^eps - 1)/q).
+        x_star = mp.mpf(0.5) + s**2 * mp.log(1 + (g - 1) / q)
+        direct = mp.quad(f, [x_star, x_star + 1, mp.inf])
+    assert exact_one_round(sigma, q, eps) == pytest.approx(float(direct), rel=1e-20)
+
+
+@pytest.mark.parametrize("sigma, q, h", [(0.03, 0.5, 1e-3), (0.02, 0.9, 1e-2), (0.03, 1e-2, 1e-3)])
+def test_little_noise_large_rate_upper_bound_is_finite_and_certified(sigma, q, h):
+    """sigma = 0.03: the shifted component's weight underflows to 0 at the bottom of the x range
+    while e^{dx/s^2} - 1 overflows across the first cell (0 * inf = NaN). The pessimistic cells
+    must be finite and the upper bound must lie above the exact one-round curve, close to it."""
+    for remove in (True, False):
+        cells = _core.pld_subsampled_gaussian_cells(sigma, q, remove, h, 1e-15, 1 << 26)
+        assert np.all(np.isfinite(cells["c"])) and np.all(np.isfinite(cells["d"]))
+        assert np.all(cells["c"] >= 0) and np.all(cells["d"] >= 0)
+    d = pld.subsampled_gaussian(sigma, q, value_discretization_interval=h)
+    eps = np.array([0.0, 0.3, 1.0, 2.0, 5.0, 20.0, 100.0])
+    upper = d.delta(eps)
+    exact = np.array([exact_one_round(sigma, q, e) for e in eps])
+    assert np.all(np.isfinite(upper))
+    assert np.all(upper >= exact)
+    # One round of connect-the-dots: exact at grid points, a chord between (relative O(h)).
+    assert np.all(upper <= exact * (1 + 2 * h) + 1e-14)
