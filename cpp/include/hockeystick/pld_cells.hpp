@@ -83,7 +83,7 @@ inline std::int64_t checked_cell_count(double lo, double hi, double h, std::int6
 //                            depends on x0 alone is computed once per cell, not per node)
 //   density(x)               the density of P
 //   scale(x)                 a length over which density(x) changes by a bounded factor
-// and optionally
+// and instead of steps_from and density, optionally
 //   cell_kernel(x0, l, off, grid)  a callable dx -> (P-density times (1 - e^{l - L}), times
 //                            (e^{l + h - L} - 1)) at x0 + dx, where L(x0) = l + off, clamped to
 //                            the cell; mechanisms whose density is e^L times a simple function
@@ -172,8 +172,12 @@ struct mixture_vs_gaussian {
         if (q == 1.0) return v;
         return v < 0.0 ? std::log1p(q * std::expm1(v)) : v + std::log(q + (1.0 - q) * std::exp(-v));
     }
+    // t = log(1 + (e^l - 1)/q): below 0 as log1p(expm1(l)/q) (-inf at and below l = log(1 - q));
+    // above 0 as l - log q + log1p(-(1 - q) e^{-l}), which stays finite where e^l overflows
+    // (little noise: the grid reaches losses far above 709).
     double x_of_loss(double l) const {
         if (q == 1.0) return 0.5 + s * s * l;
+        if (l > 0.0) return 0.5 + s * s * (l - std::log(q) + std::log1p(-(1.0 - q) * std::exp(-l)));
         const double z = std::expm1(l) / q;  // e^t - 1
         if (!(z > -1.0)) return -std::numeric_limits<double>::infinity();
         return 0.5 + s * s * std::log1p(z);
@@ -184,22 +188,31 @@ struct mixture_vs_gaussian {
         if (q == 1.0) return 1.0;
         return v >= 0.0 ? q / (q + (1.0 - q) * std::exp(-v)) : q * std::exp(v) / (1.0 - q + q * std::exp(v));
     }
-    auto steps_from(double x0) const {
-        const double w = shifted_weight(x0), s2 = s * s;
-        return [w, s2](double dx) { return std::log1p(w * std::expm1(dx / s2)); };
+    // Its logarithm, finite where the weight itself underflows (t far below 0: little noise).
+    double log_shifted_weight(double x) const {
+        const double v = t(x);
+        if (q == 1.0) return 0.0;
+        return v >= 0.0 ? -std::log1p((1.0 - q) / q * std::exp(-v)) : std::log(q) + v - std::log1p(q * std::expm1(v));
     }
     // The density is phi(x/s)/s e^{L(x)} and e^{L(x0 + dx) - L(x0)} = 1 + w expm1(dx/s^2), so with
     // L(x0) = l + off both integrands are phi(x/s)/s e^l times e^u - 1 and e^h - e^u (u = L - l),
     // where e^u - 1 = expm1(off) + e^off w expm1(dx/s^2) >= 0: no logarithm, no difference of
     // nearly equal terms, and phi(x/s) e^l is one exponential (x^2 formed exactly).
+    // With little noise the first cell spans many s^2 in x: where w underflows (t(x0) < -745),
+    // w expm1(dx/s^2) would be 0 * inf; such a cell forms it as e^{log w + a} (1 - e^{-a}) for
+    // a = dx/s^2 > 0 (both factors accurate, no overflow: the product is <= e^{h - off} - 1).
     auto cell_kernel(double x0, double l, double off, const CellGrid& g) const {
         const double w = shifted_weight(x0), s2 = s * s, inv_s = 1.0 / s;
+        const bool tiny = w < 1e-250;
+        const double log_w = tiny ? log_shifted_weight(x0) : 0.0;
         const double grow = off == 0.0 ? 1.0 : std::exp(off), base = off == 0.0 ? 0.0 : std::expm1(off);
         const double top = g.expm1_h;
         return [=](double dx) {
             const double_double sq = two_prod((x0 + dx) * inv_s, (x0 + dx) * inv_s);
             const double f = constants::inv_sqrt_two_pi * inv_s * std::exp(l - 0.5 * sq.hi) * (1.0 - 0.5 * sq.lo);
-            const double eu = std::min(std::max(base + grow * w * std::expm1(dx / s2), 0.0), top);
+            const double a = dx / s2;
+            const double rise = tiny && a > 0.0 ? std::exp(log_w + a) * -std::expm1(-a) : w * std::expm1(a);
+            const double eu = std::min(std::max(base + grow * rise, 0.0), top);
             return std::pair<double, double>{f * eu, f * (top - eu)};
         };
     }
@@ -226,11 +239,6 @@ struct gaussian_vs_mixture {
     mixture_vs_gaussian m;  // evaluated at x = 1 - y
     double loss(double y) const { return -m.loss(1.0 - y); }
     double x_of_loss(double l) const { return 1.0 - m.x_of_loss(-l); }
-    auto steps_from(double y0) const {
-        // -L_m(1 - y0 - dy) + L_m(1 - y0) = -log1p(w expm1(-dy/s^2)), w at x = 1 - y0.
-        const double w = m.shifted_weight(1.0 - y0), s2 = m.s * m.s;
-        return [w, s2](double dy) { return -std::log1p(w * std::expm1(-dy / s2)); };
-    }
     // e^{-L(y0 + dy) + L(y0)} = 1 + w expm1(-dy/s^2) = 1 + F, F in (-w, 0], so with L(y0) = l + off
     // 1 - e^{-u} = -expm1(-off) - e^{-off} F >= 0 and e^{h-u} - 1 = expm1(h) - e^h (1 - e^{-u}).
     auto cell_kernel(double y0, double, double off, const CellGrid& g) const {

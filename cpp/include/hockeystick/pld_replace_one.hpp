@@ -145,13 +145,6 @@ struct binomial_shifts_vs_gaussian {
         if (mean) *mean = first / sum;
         return top + std::log(sum);
     }
-    // Posterior weights of the components at x (they sum to 1).
-    std::vector<double> posterior(double x) const {
-        const double l = loss(x);
-        std::vector<double> w(log_b.size());
-        for (std::size_t c = 0; c < log_b.size(); ++c) w[c] = std::exp(exponent(c, x) - l);
-        return w;
-    }
     void build_table(double x_lo, double x_hi) {
         const int m = 4096;
         table_x.resize(m + 1);
@@ -187,11 +180,20 @@ struct binomial_shifts_vs_gaussian {
     }
     auto steps_from(double x0) const {
         // L(x0 + dx) - L(x0) = log sum_c w_c(x0) e^{c dx/s^2} = log1p(sum_c w_c expm1(c dx/s^2)).
-        std::vector<double> w = posterior(x0);
-        const double s2 = s * s;
-        return [w, s2](double dx) {
+        // A weight that underflows (little noise, x0 far below) while e^{c dx/s^2} overflows
+        // across a wide cell would give 0 * inf: such terms are e^{log w_c + a} (1 - e^{-a}).
+        const double l0 = loss(x0), s2 = s * s;
+        std::vector<double> w(log_b.size()), log_w(log_b.size());
+        for (std::size_t c = 0; c < log_b.size(); ++c) {
+            log_w[c] = exponent(c, x0) - l0;
+            w[c] = std::exp(log_w[c]);
+        }
+        return [w, log_w, s2](double dx) {
             double acc = 0.0;
-            for (std::size_t c = 1; c < w.size(); ++c) acc += w[c] * std::expm1(static_cast<double>(c) * dx / s2);
+            for (std::size_t c = 1; c < w.size(); ++c) {
+                const double a = static_cast<double>(c) * dx / s2;
+                acc += w[c] < 1e-250 && a > 0.0 ? std::exp(log_w[c] + a) * -std::expm1(-a) : w[c] * std::expm1(a);
+            }
             return std::log1p(acc);
         };
     }

@@ -148,13 +148,21 @@ def compose_many(items: Sequence[Factors], *, pessimistic: bool, tail: float = D
     operations over the whole group replace one round of Python calls per item.  Each
     item's result is bit-for-bit the same whether composed alone or in a batch.
     """
-    windows = [_window(f, tail, max_points) for f in items]
-    lengths = [fft_length(w.width) for w in windows]
     out: list[GridPMF | None] = [None] * len(items)
-    for m in sorted(set(lengths)):
+    # One factor once is its own composition: no transform, no truncation, no round-off charge.
+    todo = []
+    for i, f in enumerate(items):
+        live = [(pmf, int(count)) for pmf, count in f if count > 0]
+        if len(live) == 1 and live[0][1] == 1 and live[0][0].pessimistic == pessimistic:
+            out[i] = live[0][0]
+        else:
+            todo.append(i)
+    windows = {i: _window(items[i], tail, max_points) for i in todo}
+    lengths = {i: fft_length(w.width) for i, w in windows.items()}
+    for m in sorted(set(lengths.values())):
         group: list[int] = []
         rows = 0
-        for i in [j for j, mj in enumerate(lengths) if mj == m] + [-1]:
+        for i in [j for j, mj in lengths.items() if mj == m] + [-1]:
             if group and (i < 0 or (rows + len(windows[i].factors)) * m > _GROUP_CELLS):
                 for j, pmf in zip(group, _compose_group([windows[j] for j in group], m, pessimistic, workers)):
                     out[j] = pmf
