@@ -77,3 +77,52 @@ def test_little_noise_large_rate_upper_bound_is_finite_and_certified(sigma, q, h
     assert np.all(upper >= exact)
     # One round of connect-the-dots is exact at grid points, up to the mass at +infinity (< 1e-13).
     assert np.all(upper <= exact * (1 + 1e-9) + 1e-13)
+
+
+def _exact_discrete(p: np.ndarray, q: np.ndarray, eps: float) -> float:
+    """sum_i (p_i - e^eps q_i)_+ at 50 digits."""
+    with mp.workdps(50):
+        g = mp.exp(mp.mpf(eps))
+        return float(mp.fsum(max(mp.mpf(float(a)) - g * mp.mpf(float(b)), 0) for a, b in zip(p, q)))
+
+
+def test_optimistic_side_is_finite_and_certified_on_grids_wider_than_709():
+    """The optimistic construction scaled by e^{l_j} (chord widths, tangent excess, Q-mass):
+    on a grid spanning more than 709 in loss it overflowed to NaN. Gaussian sigma = 0.02 spans
+    -1650 .. 1650; the bracket must hold the exact theta(1/sigma, eps) and stay tight."""
+    h = 1e-2
+    d = pld.gaussian(0.02, value_discretization_interval=h)
+    factor = next(iter(d.directions[0]))
+    assert factor.upper.losses[0] < -709 and factor.upper.losses[-1] > 709
+    assert factor.connect_dots and np.all(np.isfinite(factor.lower.p)) and np.all(factor.lower.p >= 0)
+    assert factor.lower.finite_mass <= 1 + 1e-12
+    assert float(np.sum(np.exp(np.log(np.maximum(factor.lower.p, 1e-320)) - factor.lower.losses)
+                        [factor.lower.p > 0])) <= 1 + 1e-12  # Q-mass, formed without overflow
+    eps = np.array([0.0, 1.0, 100.0, 800.0, 1000.0, 1400.0, 1500.0])
+    lower, upper = d.delta(eps, bound="both")
+    exact = np.array([float(_theta(mp.mpf(50), mp.mpf(e))) for e in eps])
+    assert np.all(lower <= exact) and np.all(exact <= upper)
+    assert np.all(lower >= exact * (1 - 0.1 * h) - 1e-13)
+
+
+@pytest.mark.parametrize("sigma, q, h", [(0.03, 0.5, 1e-3), (0.025, 1e-3, 1e-2)])
+def test_little_noise_subsampled_bracket_holds_the_exact_curve(sigma, q, h):
+    d = pld.subsampled_gaussian(sigma, q, value_discretization_interval=h)
+    top = 0.5 / sigma**2 + 8.1 / sigma
+    eps = np.round(np.concatenate([[0.0, 0.3, 1.0, 5.0], np.linspace(0.1, 0.95, 10) * top]) / h) * h
+    lower, upper = d.delta(eps, bound="both")
+    exact = np.array([exact_one_round(sigma, q, e) for e in eps])
+    assert np.all(lower <= exact) and np.all(exact <= upper)
+    assert np.all(lower >= exact * (1 - 0.1 * h) - 1e-13)
+
+
+def test_extreme_ratio_distributions_bracket_the_exact_curve():
+    """Atoms at losses 737, 0 and -690 (a span of 1427) in both directions."""
+    p = np.array([0.5, 0.5 - 1e-300, 1e-300])
+    q = np.array([1e-320, 0.5, 0.5 - 1e-320])
+    d = pld.from_distributions(p, q, value_discretization_interval=1e-2)
+    for eps in (0.0, 0.5, 100.0, 600.0, 730.0):
+        lower, upper = d.delta(eps, bound="both")
+        exact = max(_exact_discrete(p, q, eps), _exact_discrete(q, p, eps))
+        assert lower <= exact <= upper
+        assert lower >= exact * (1 - 1e-2) - 1e-13
