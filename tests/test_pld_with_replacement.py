@@ -251,11 +251,12 @@ def test_upper_pair_is_symmetric_and_carries_all_the_mass():
 
 
 def test_loss_range_beyond_700_keeps_finite_bounds():
-    """A grid wider than 700 in loss (little noise): the lower side is cut at 700 above its bottom
-    (e^{h j} would overflow the connect-the-dots recursions); both sides stay finite and ordered."""
+    """A grid wider than 700 in loss (little noise): both sides keep their whole grid (the
+    connect-the-dots construction is stable for any span), stay finite and ordered."""
     d = pld.with_replacement_subsampled_gaussian(0.15, 3, 4, value_discretization_interval=1e-2)
     factor = next(iter(d.directions[0]))
     assert factor.upper.losses[-1] > 700 and np.all(np.isfinite(factor.lower.p))
+    assert factor.lower.losses[-1] - factor.lower.losses[0] > 700 and factor.connect_dots
     for eps in (0.0, 5.0, 50.0):
         lower, upper = d.delta(eps, bound="both")
         assert 0.0 <= lower <= upper <= 1.0

@@ -46,6 +46,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "pld_cells.hpp"
@@ -133,9 +134,14 @@ inline GridPMF optimistic_pmf(const Cells& cells) {
     // A cell with both ends on the tangent has the tangent as chord (below H); any other
     // cell must meet the tent condition.
     {
-        std::vector<double> excess(pin + 1, 0.0), env(e.begin(), e.begin() + pin + 1);
+        // The excess grows like e^{l_j} (it overflows on grids wider than 709) and never falls:
+        // once it exceeds every e_j no later point can join the tangent, so it stops there.
+        std::vector<double> env(e.begin(), e.begin() + pin + 1);
+        const double e_max = *std::max_element(env.begin(), env.end());
+        std::vector<double> excess(pin + 1, std::numeric_limits<double>::infinity());
+        excess[0] = 0.0;
         double acc = 0.0;  // S_{j-1}
-        for (std::int64_t j = 0; j < pin; ++j) {
+        for (std::int64_t j = 0; j < pin && excess[j] <= e_max; ++j) {
             excess[j + 1] = excess[j] + d[j] + eh * acc;
             acc = eh * acc + c[j] + d[j];
         }
@@ -162,30 +168,38 @@ inline GridPMF optimistic_pmf(const Cells& cells) {
             }
         }
     }
-    // Greatest convex minorant: blocks of consecutive chord segments with their rise and width.
+    // Greatest convex minorant: blocks of consecutive chord segments with their rise and the
+    // logarithm of their width in g (widths e^{l_j} (e^h - 1) span e^{+-1000} on wide grids).
     // Segment -1 runs from g = 0 along the tangent at g_0 (slope -Q(L > l_0)).
-    struct Block { std::int64_t first, last; double rise, width; };
+    struct Block { std::int64_t first, last; double rise, log_width; };
     std::vector<Block> blocks;
     blocks.reserve(pin + 1);
-    const double g0 = std::exp((cells.k_lo) * h);
-    blocks.push_back({-1, -1, -(c[0] + d[0] + rho[0]) / em1, g0});  // width g_0, slope -Q(L > l_0)
+    const double log_em1 = std::log(em1);
+    auto l_at = [&](std::int64_t j) { return static_cast<double>(cells.k_lo + j) * h; };
+    blocks.push_back({-1, -1, -(c[0] + d[0] + rho[0]) / em1, l_at(0)});  // width g_0, slope -Q(L > l_0)
     for (std::int64_t j = 0; j < pin; ++j) {
-        const double gj = std::exp((cells.k_lo + j) * h);
-        blocks.push_back({j, j, -(c[j] + rho[j] + e[j + 1] - e[j]), gj * em1});
+        blocks.push_back({j, j, -(c[j] + rho[j] + e[j + 1] - e[j]), l_at(j) + log_em1});
         while (blocks.size() >= 2) {
             const Block& b = blocks[blocks.size() - 1];
             const Block& a = blocks[blocks.size() - 2];
-            if (a.rise * b.width <= b.rise * a.width) break;  // slopes already non-decreasing
-            const Block merged{a.first, b.last, a.rise + b.rise, a.width + b.width};
+            // a.rise / a.width <= b.rise / b.width, both sides divided by the larger width.
+            const double ratio = std::exp(-std::fabs(a.log_width - b.log_width));  // smaller / larger width
+            const bool a_wider = a.log_width >= b.log_width;
+            if (a.rise * (a_wider ? ratio : 1.0) <= b.rise * (a_wider ? 1.0 : ratio)) break;  // non-decreasing
+            const Block merged{a.first, b.last, a.rise + b.rise,
+                               std::max(a.log_width, b.log_width) + std::log1p(ratio)};
             blocks.pop_back();
             blocks.back() = merged;
         }
     }
-    std::vector<double> slope(pin + 1, 0.0);  // slope[j + 1] = slope of segment j, j = -1 .. pin - 1
+    // Per segment j = -1 .. pin - 1 (index j + 1): its block's rise and log width; at grid point
+    // j the slope times g_j is rise e^{l_j - log width}, bounded by the block's rise e^h / (e^h - 1).
+    std::vector<double> seg_rise(pin + 1, 0.0), seg_log_width(pin + 1, 0.0);
     std::vector<char> pooled(pin + 1, 0);
     for (const Block& b : blocks)
         for (std::int64_t j = b.first; j <= b.last; ++j) {
-            slope[j + 1] = b.rise / b.width;
+            seg_rise[j + 1] = b.rise;
+            seg_log_width[j + 1] = b.log_width;
             pooled[j + 1] = b.first != b.last;
         }
     GridPMF pmf;
@@ -201,8 +215,8 @@ inline GridPMF optimistic_pmf(const Cells& cells) {
             const double eprev = j > 0 ? e[j - 1] : e[0];
             pmf.p[j] = ((dj - e[j + 1] + e[j]) + eh * (cprev + e[j] - eprev)) / em1;
         } else {
-            const double right = j < pin ? slope[j + 1] : 0.0;
-            pmf.p[j] = std::exp((cells.k_lo + j) * h) * (right - slope[j]);
+            const double right = j < pin ? seg_rise[j + 1] * std::exp(l_at(j) - seg_log_width[j + 1]) : 0.0;
+            pmf.p[j] = right - seg_rise[j] * std::exp(l_at(j) - seg_log_width[j]);
         }
     }
     // Cancel negative residues against mass above them, from the bottom up.
@@ -219,13 +233,20 @@ inline GridPMF optimistic_pmf(const Cells& cells) {
     }
     if (debt > 0.0) return rounded_down_pmf(cells);
     // A valid pair needs Q-mass <= 1: drop mass from the bottom if the minorant overshot.
+    // Q-mass of a point: p_j e^{-l_j}, through logarithms where e^{-l_j} would overflow.
+    auto q_mass = [&](std::int64_t j) {
+        const double l = l_at(j), pj = pmf.p[j];
+        if (!(pj > 0.0)) return 0.0;
+        return l > -700.0 ? pj * std::exp(-l) : std::exp(std::min(std::log(pj) - l, 700.0));
+    };
     double qmass = 0.0;
-    for (std::int64_t j = 0; j <= n; ++j) qmass += pmf.p[j] * std::exp(-(cells.k_lo + j) * h);
+    for (std::int64_t j = 0; j <= n; ++j) qmass += q_mass(j);
     for (std::int64_t j = 0; j <= n && qmass > 1.0; ++j) {
-        const double w = std::exp(-(cells.k_lo + j) * h);
-        const double take = std::min(pmf.p[j], (qmass - 1.0) / w);
-        pmf.p[j] -= take;
-        qmass -= take * w;
+        const double qj = q_mass(j);
+        if (!(qj > 0.0)) continue;
+        const double keep = std::max(1.0 - (qmass - 1.0) / qj, 0.0);  // fraction of p_j kept
+        pmf.p[j] *= keep;
+        qmass -= (1.0 - keep) * qj;
     }
     return pmf;
 }

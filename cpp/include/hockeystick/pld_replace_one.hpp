@@ -281,8 +281,7 @@ inline Cells symmetrised_cells(const Cells& cells) {
 }  // namespace detail
 
 // Cells of the realizable pair sum_c b_c N(2c, s^2) vs N(0, s^2) (s = sigma/Delta): the lower side.
-// Counts beyond c_max (mass counts.cut) are dropped, as are the two x-tails (<= tail/4 each side)
-// and any losses more than 700 above the bottom of the grid.
+// Counts beyond c_max (mass counts.cut) are dropped, as are the two x-tails (<= tail/4 each side).
 inline Cells replace_one_lower_cells(double s, const CopyCounts& counts, double h, double tail,
                                      std::int64_t max_cells) {
     if (!(s > 0.0) || !std::isfinite(s)) throw std::invalid_argument("sigma/sensitivity must be positive and finite");
@@ -294,19 +293,8 @@ inline Cells replace_one_lower_cells(double s, const CopyCounts& counts, double 
     const double z = gaussian_tail_inverse(0.25 * tail);
     const double x_lo = -z * mech.s, x_hi = static_cast<double>(counts.weight.size() - 1) + z * mech.s;
     mech.build_table(x_lo, x_hi);
-    Cells cells = detail::continuous_cells(mech, x_lo, x_hi, mech.mass_below(x_lo), mech.mass_above(x_hi) + counts.cut,
-                                           h, max_cells);
-    // optimistic_pmf's recursions scale by e^{h j}: keep the grid within 700 in loss (e^700 < DBL_MAX).
-    // The cut cells' P-mass joins the upper tail, which the optimistic side drops (a lower bound stays one).
-    const std::int64_t keep = static_cast<std::int64_t>(std::floor(700.0 / h));
-    if (static_cast<std::int64_t>(cells.c.size()) > keep) {
-        const double em1 = std::expm1(h);
-        for (std::size_t j = static_cast<std::size_t>(keep); j < cells.c.size(); ++j)
-            cells.tail_hi += cells.c[j] + (cells.c[j] + cells.d[j]) / em1;
-        cells.c.resize(static_cast<std::size_t>(keep));
-        cells.d.resize(static_cast<std::size_t>(keep));
-    }
-    return cells;
+    return detail::continuous_cells(mech, x_lo, x_hi, mech.mass_below(x_lo), mech.mass_above(x_hi) + counts.cut, h,
+                                    max_cells);
 }
 
 // Cells of the symmetrised labelled pair of (*): the upper side.  Component c >= 1 is the
