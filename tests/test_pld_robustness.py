@@ -133,3 +133,41 @@ def test_extreme_ratio_distributions_bracket_the_exact_curve():
         exact = max(_exact_discrete(p, q, eps), _exact_discrete(q, p, eps))
         assert lower <= exact <= upper
         assert lower >= exact * (1 - 1e-2) - 1e-13
+
+
+def _exact_log_mgf(p: np.ndarray, k_lo: int, h: float, lam: float) -> mp.mpf:
+    with mp.workdps(50):
+        return mp.log(mp.fsum(mp.mpf(float(pk)) * mp.exp(mp.mpf(lam) * (k_lo + k) * mp.mpf(h))
+                              for k, pk in enumerate(p) if pk > 0))
+
+
+@pytest.mark.parametrize("lam", [24.0, 30.0, 200.0, -24.0, -200.0])
+def test_log_mgf_keeps_blocks_whose_first_term_underflows(lam):
+    """With lam h large a block of 32 terms can start below e^{-745} (its first term, formed by one
+    exp, underflows to 0 and the recurrence keeps it 0) and still end near the top term: those
+    terms were dropped, so K(lam) came out too small and the Chernoff window too narrow."""
+    h, k_lo = 1.0, -5
+    p = np.zeros(33)
+    if lam > 0:
+        p[31], p[32] = 1.0, 1e-20   # the top term is tiny, the one just below the block edge is not
+    else:
+        p[0], p[1] = 1e-20, 1.0     # mirrored: the bottom term is tiny
+    got = float(_core.pld_log_mgf(p, k_lo, h, np.array([lam]))[0])
+    exact = _exact_log_mgf(p, k_lo, h, lam)
+    assert got >= exact
+    assert got - exact <= 1e-10 * max(1.0, abs(float(exact)))
+
+
+def test_log_mgf_matches_log_sum_exp_over_a_wide_range():
+    """Random masses spread over 20 orders of magnitude, 5000 points, many lam, numpy log-sum-exp
+    in extended precision as the reference (and mpmath for a few)."""
+    rng = np.random.default_rng(11)
+    p = rng.random(5000) * 10.0 ** -rng.integers(0, 20, 5000)
+    p[rng.random(5000) < 0.3] = 0.0
+    k_lo, h = -2500, 1e-2
+    lams = np.array([-500.0, -90.0, -3.0, 0.5, 7.0, 60.0, 300.0, 2000.0])
+    got = _core.pld_log_mgf(p, k_lo, h, lams)
+    for lam, g in zip(lams, got):
+        exact = _exact_log_mgf(p, k_lo, h, float(lam))
+        assert g >= exact
+        assert g - exact <= 1e-10 * max(1.0, abs(float(exact)))
