@@ -171,3 +171,31 @@ def test_log_mgf_matches_log_sum_exp_over_a_wide_range():
         exact = _exact_log_mgf(p, k_lo, h, float(lam))
         assert g >= exact
         assert g - exact <= 1e-10 * max(1.0, abs(float(exact)))
+
+
+def _sweep_points():
+    """(sigma, q, h) over sigma in [0.02, 5], q in [1e-4, 1], h in {1e-2, 1e-3, 1e-4}; the finer
+    grids skip the smallest sigmas (millions of cells: bench sizes, not test sizes)."""
+    sigmas = {1e-2: (0.02, 0.05, 0.2, 1.0, 5.0), 1e-3: (0.03, 0.2, 1.0, 5.0), 1e-4: (0.5, 2.0, 5.0)}
+    rates = {1e-2: (1e-4, 1e-2, 0.3, 1.0), 1e-3: (1e-4, 0.05, 1.0), 1e-4: (1e-4, 0.3, 1.0)}
+    return [(s, q, h) for h in sigmas for s in sigmas[h] for q in rates[h]
+            if not (h == 1e-3 and s == 0.03 and q != 0.05)]
+
+
+def test_sweep_has_no_nan_and_every_bracket_is_ordered_monotone_and_holds_the_exact_curve():
+    """One round: lower <= exact <= upper at 8 eps (mpmath closed form, both directions); one and
+    three rounds: finite, within [0, 1], lower <= upper, both non-increasing on a 60-point eps grid."""
+    grid = np.linspace(0.0, 40.0, 60)
+    check = np.array([0.0, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0])
+    for sigma, q, h in _sweep_points():
+        one = pld.subsampled_gaussian(sigma, q, value_discretization_interval=h)
+        lo, up = one.delta(check, bound="both")
+        exact = np.array([exact_one_round(sigma, q, e) for e in check])
+        assert np.all(lo <= exact) and np.all(exact <= up), (sigma, q, h)
+        for dist in (one, one.self_compose(3)):
+            lo, up = dist.delta(grid, bound="both")
+            assert np.all(np.isfinite(lo)) and np.all(np.isfinite(up)), (sigma, q, h)
+            assert np.all((0 <= lo) & (lo <= up) & (up <= 1)), (sigma, q, h)
+            assert np.all(np.diff(lo) <= 0) and np.all(np.diff(up) <= 0), (sigma, q, h)
+            e_lo, e_up = dist.epsilon(1e-5, bound="both")
+            assert 0 <= e_lo <= e_up, (sigma, q, h)

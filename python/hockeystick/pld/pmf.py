@@ -106,12 +106,29 @@ class GridPMF:
         first_above = np.clip(np.floor(eps / self.h) - self.k_lo + 1, 0, self.p.size)
         return self._charge_above(self.p.size - first_above)
 
+    def _charged_lower(self, eps: np.ndarray, threads: int) -> np.ndarray:
+        d = self._raw_delta(np.ascontiguousarray(eps.ravel()), threads).reshape(eps.shape)
+        return np.maximum(d * (1.0 - self._slack()) + self.shift - 2.0 * self._charge(eps), 0.0)
+
+    @cached_property
+    def _lower_from_grid_up(self) -> np.ndarray:
+        """max over grid points l_j, j >= k, of the charged lower curve (suffix maxima)."""
+        return np.maximum.accumulate(self._charged_lower(self.losses, 0)[::-1])[::-1]
+
     def delta(self, epsilon: np.ndarray, threads: int = 0) -> np.ndarray:
         eps = np.asarray(epsilon, dtype=np.float64)  # ascontiguousarray would make 0-d input 1-d
-        d = self._raw_delta(np.ascontiguousarray(eps.ravel()), threads).reshape(eps.shape)
         if self.pessimistic:
+            d = self._raw_delta(np.ascontiguousarray(eps.ravel()), threads).reshape(eps.shape)
             return np.minimum(d * (1.0 + self._slack()) + self.shift + self._charge(eps), 1.0)
-        return np.maximum(d * (1.0 - self._slack()) + self.shift - 2.0 * self._charge(eps), 0.0)
+        low = self._charged_lower(eps, threads)
+        if self.total_error == 0.0:
+            return low
+        # The round-off charge falls as eps rises (fewer grid points above), so the charged curve
+        # may rise; delta itself does not, so a lower bound at any eps' >= eps also bounds delta(eps):
+        # take the largest one, at eps or at a grid point above it (the charge is constant between).
+        k = np.clip(np.ceil(eps / self.h) - self.k_lo, 0, self.p.size).astype(np.int64)
+        above = np.append(self._lower_from_grid_up, 0.0)[k]
+        return np.maximum(low, above)
 
     def _invert(self, target: np.ndarray, threads: int) -> np.ndarray:
         """Smallest eps with the uncharged curve <= target (+inf where target <= 0)."""
