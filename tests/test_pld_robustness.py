@@ -199,3 +199,29 @@ def test_sweep_has_no_nan_and_every_bracket_is_ordered_monotone_and_holds_the_ex
             assert np.all(np.diff(lo) <= 0) and np.all(np.diff(up) <= 0), (sigma, q, h)
             e_lo, e_up = dist.epsilon(1e-5, bound="both")
             assert 0 <= e_lo <= e_up, (sigma, q, h)
+
+
+@pytest.mark.parametrize("sigma, q, rounds, h", [(0.05, 0.3, 5, 1e-2), (0.2, 0.1, 10, 1e-3)])
+def test_little_noise_compositions_against_dp_accounting(sigma, q, rounds, h):
+    """Same grid, same connect-the-dots upper construction: our upper bound is no looser than
+    theirs beyond our certified round-off charges, and the two brackets overlap. Fails (never
+    skips) when dp_accounting is importable."""
+    try:
+        from dp_accounting.pld import privacy_loss_distribution as dpl
+    except ImportError:  # pragma: no cover - dp_accounting is in the test extra
+        pytest.skip("dp_accounting is not installed (pip install hockeystick[test])")
+    import logging
+    logging.getLogger().setLevel(logging.ERROR)  # their optimistic side warns that it is not connect-the-dots
+    eps = [0.5, 5.0, 30.0]
+
+    def theirs(pessimistic: bool) -> np.ndarray:
+        d = dpl.from_gaussian_mechanism(standard_deviation=sigma, sensitivity=1.0, sampling_prob=q,
+                                        value_discretization_interval=h, pessimistic_estimate=pessimistic)
+        composed = d.self_compose(rounds)
+        return np.array([composed.get_delta_for_epsilon(e) for e in eps])
+
+    their_up, their_low = theirs(True), theirs(False)
+    lo, up = pld.subsampled_gaussian(sigma, q, value_discretization_interval=h).self_compose(rounds).delta(
+        np.array(eps), bound="both")
+    assert np.all(up <= their_up * (1 + 1e-6) + 1e-9)
+    assert np.all(lo <= their_up) and np.all(their_low <= up)
