@@ -258,6 +258,26 @@ void register_pld(py::module_& m) {
         const std::int64_t n = static_cast<std::int64_t>(loss.size());
         return both_sides([=] { return pld::atom_cells(l, w, n, h, max_cells); });
     }, py::arg("loss"), py::arg("mass"), py::arg("h"), py::arg("max_cells"));
+    m.def("pld_charged_epsilon", [](input_array p, std::int64_t k_lo, double h, double p_inf, double shift,
+                                    double slack, double entry, double total, double l2, double inverse,
+                                    input_array delta) {
+        if (p.ndim() != 1) throw py::value_error("internal: the PMF must be one-dimensional");
+        const pld::GridCharges ch{shift, slack, entry, total, l2, inverse};
+        for (py::ssize_t i = 0; i < delta.size(); ++i)
+            if (std::isnan(delta.data()[i])) throw py::value_error("delta must not be NaN");
+        py::array_t<double> out(delta.size());
+        const double* pp = p.data();
+        const double* dd = delta.data();
+        double* dst = out.mutable_data();
+        const std::int64_t n = static_cast<std::int64_t>(p.size()), m = static_cast<std::int64_t>(delta.size());
+        {
+            py::gil_scoped_release release;
+            pld::charged_epsilon(pp, n, k_lo, h, p_inf, ch, dd, m, dst);
+        }
+        return out;
+    }, py::arg("p"), py::arg("k_lo"), py::arg("h"), py::arg("p_inf"), py::arg("shift"), py::arg("slack"),
+       py::arg("entry_error"), py::arg("total_error"), py::arg("spectral_l2"), py::arg("inverse_error"),
+       py::arg("delta"));
     m.def("pld_log_mgf", [](input_array p, std::int64_t k_lo, double h, input_array lam) {
         py::array_t<double> out(lam.size());
         const double* pp = p.data();

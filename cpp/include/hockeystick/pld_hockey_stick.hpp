@@ -68,6 +68,71 @@ class GridProfile {
     std::vector<double> D_, R_;
 };
 
+// The certified (pessimistic) epsilon of a composed PMF carrying error charges (python
+// pmf.GridPMF): the smallest eps with
+//   C(eps) = delta_raw(eps) (1 + slack) + shift + charge(#grid points above eps) <= target,
+//   charge(m) = min(entry m, total, l2 sqrt(m) + inverse m)    (0 when total = 0).
+// C is non-increasing, and the charge is constant on each open grid interval, so one scan down
+// from the top of the grid (suffix sums as in GridProfile, built on the way) finds the first grid
+// point l_k where C(l_k) > target; the answer lies in (l_k, l_{k+1}] and inverts delta_raw there
+// with that interval's charge.  O(grid points above the answer), no allocation.
+struct GridCharges {
+    double shift = 0.0, slack = 0.0, entry = 0.0, total = 0.0, l2 = 0.0, inverse = 0.0;
+    double above(double count) const {
+        if (total == 0.0) return 0.0;
+        return std::min(std::min(entry * count, total), l2 * std::sqrt(count) + inverse * count);
+    }
+};
+
+// For m targets at once: sorted ascending, each target's scan continues where the previous one
+// stopped (a larger target stops lower), so the whole call costs O(n + m log m).
+inline void charged_epsilon(const double* p, std::int64_t n, std::int64_t k_lo, double h, double p_inf,
+                            const GridCharges& ch, const double* target, std::int64_t m, double* out) {
+    const double inf = std::numeric_limits<double>::infinity();
+    const double scale = 1.0 + ch.slack;
+    auto l_at = [&](std::int64_t k) { return static_cast<double>(k_lo + k) * h; };
+    std::vector<std::int64_t> order(m);
+    for (std::int64_t i = 0; i < m; ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) { return target[a] < target[b]; });
+    const double decay = std::exp(-h), grow = -std::expm1(-h);
+    std::int64_t k = n - 1;   // next grid point to test
+    double R = 0.0, D = 0.0;  // R_{k+1}, D_{k+1}
+    for (const std::int64_t i : order) {
+        const double t = target[i];
+        auto raw_target = [&](std::int64_t above) { return (t - ch.shift - ch.above(static_cast<double>(above))) / scale; };
+        if (n == 0 || !(raw_target(0) > 0.0) || p_inf > raw_target(0)) {
+            out[i] = inf;
+            continue;
+        }
+        bool stopped = false;
+        for (; k >= 0; --k) {
+            const double Rk = p[k] + decay * R, Dk = D + grow * R;
+            if (!(Dk + p_inf <= raw_target(n - 1 - k))) {
+                stopped = true;
+                break;
+            }
+            R = Rk;
+            D = Dk;
+        }
+        if (stopped && k == n - 1) {  // C holds just above the top grid point only
+            out[i] = l_at(k);
+            continue;
+        }
+        // Invert delta_raw(eps) = D + p_inf - expm1(eps - l) R on (l - h, l], l = l_{k+1}, with the
+        // charge of that interval (below the grid: of all n points, and no lower end).
+        const double l = l_at(k + 1), want = raw_target(n - 1 - k);
+        const double floor = stopped ? l - h : -inf;
+        double eps = l;
+        if (R > 0.0) {
+            const double arg = (D + p_inf - want) / R;
+            if (arg < 0.0) eps = arg <= -1.0 ? floor : std::max(l + std::log1p(arg), floor);
+        } else if (!stopped) {
+            eps = -inf;
+        }
+        out[i] = eps;
+    }
+}
+
 // log sum_k p_k e^{lam l_k}, l_k = (k_lo + k) h, for each of m lams (the cumulant generating
 // function of the finite part, used for Chernoff bounds on composed tails), rounded UP:
 // the caller's tail bounds only widen with it.  Terms are scaled by the largest lam l_k

@@ -144,51 +144,33 @@ class GridPMF:
     def epsilon(self, delta: np.ndarray, threads: int = 0) -> np.ndarray:
         """Smallest eps whose charged bound is <= delta.
 
-        The charge lies in [0, its value below the grid] (twice that on the optimistic side), so the
-        answer lies between the inverses of the uncharged curve at the two extremes; the
-        charge is constant on each open grid interval (l_{k-1}, l_k), so on the grid points
-        between them find the first k where the charged curve is <= delta, then invert the
-        uncharged curve (in C++) with that interval's charge, clamped to the interval.
+        Pessimistic: one scan down the grid for all deltas in C++ (``pld_charged_epsilon``: the
+        charge is constant on each open grid interval, so the first grid point from the top
+        where the charged curve exceeds delta fixes the interval, inverted there exactly).
+        Optimistic: the charged lower curve (``delta``, non-increasing) at every grid point picks
+        the first l_k where it is <= delta; on (l_{k-1}, l_k] the uncharged curve is inverted
+        (in C++) with that interval's charge, clamped to the interval.
         """
         given = np.asarray(delta, dtype=np.float64)
-        want = given.ravel()
-        scale = 1.0 + self._slack() if self.pessimistic else 1.0 - self._slack()
+        want = np.ascontiguousarray(given.ravel())
+        if self.pessimistic:
+            return _core.pld_charged_epsilon(
+                self.p, self.k_lo, self.h, self.p_inf, self.shift, self._slack(), self.entry_error,
+                self.total_error, self.spectral_l2, self.inverse_error, want).reshape(given.shape)
+        scale = 1.0 - self._slack()
         if self.total_error == 0.0:
             return self._invert((want - self.shift) / scale, threads).reshape(given.shape)
-        most = float(self._charge_above(self.p.size))  # the charge at eps below the grid, its largest
-        far_target = want - self.shift + (-most if self.pessimistic else 2.0 * most)
-        both = self._invert(np.concatenate([want - self.shift, far_target]) / scale, threads)
-        near, far = both[:want.size], both[want.size:]
-        first, last = (near, far) if self.pessimistic else (far, near)
-        result = last.copy() if self.pessimistic else first.copy()  # safe side if no grid point decides
-        sign = 1.0 if self.pessimistic else -2.0
-        decided = np.flatnonzero(np.isfinite(first) & np.isfinite(last))
-        if decided.size > 64:  # many deltas: one pass over the whole grid, vectorized
-            grid = self.losses
-            at_grid = self.delta(grid, threads)                         # non-increasing
-            k = np.searchsorted(-at_grid, -want[decided], side="left")  # first k with at_grid[k] <= want
-            ok = k < grid.size
-            idx, kk = decided[ok], k[ok]
-            charge = self._charge_above(self.p.size - kk)
-            eps = self._invert((want[idx] - self.shift - sign * charge) / scale, threads)
-            lower_end = np.where(kk > 0, grid[np.maximum(kk - 1, 0)], -np.inf)
-            result[idx] = np.clip(eps, lower_end, grid[kk])
-            return result.reshape(given.shape)
-        for i in decided:
-            k0 = max(int(np.floor(first[i] / self.h)) - self.k_lo - 1, 0)
-            k1 = min(int(np.ceil(last[i] / self.h)) - self.k_lo + 2, self.p.size)
-            if k1 <= k0:
-                continue
-            grid = (self.k_lo + np.arange(k0, k1)) * self.h
-            at_grid = self.delta(grid, threads)
-            hit = np.flatnonzero(at_grid <= want[i])
-            if hit.size == 0:
-                continue
-            k = k0 + int(hit[0])
-            charge = float(self._charge_above(self.p.size - k))
-            eps = float(self._invert(np.array([(want[i] - self.shift - sign * charge) / scale]), threads)[0])
-            lower_end = (self.k_lo + k - 1) * self.h if k > 0 else -np.inf
-            result[i] = min(max(eps, lower_end), (self.k_lo + k) * self.h)
+        result = np.full(want.shape, -np.inf)  # every eps qualifies unless a grid point says otherwise
+        grid = self.losses
+        at_grid = self.delta(grid, threads)                   # non-increasing
+        k = np.searchsorted(-at_grid, -want, side="left")     # first k with at_grid[k] <= want
+        ok = k < grid.size
+        result[~ok] = grid[-1] if grid.size else np.inf
+        idx, kk = np.flatnonzero(ok), k[ok]
+        charge = self._charge_above(self.p.size - kk)
+        eps = self._invert((want[idx] - self.shift + 2.0 * charge) / scale, threads)
+        lower_end = np.where(kk > 0, grid[np.maximum(kk - 1, 0)], -np.inf)
+        result[idx] = np.clip(eps, lower_end, grid[kk])
         return result.reshape(given.shape)
 
     def log_mgf(self, lam: np.ndarray) -> np.ndarray:
