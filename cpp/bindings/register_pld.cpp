@@ -278,6 +278,12 @@ void register_pld(py::module_& m) {
     }, py::arg("p"), py::arg("k_lo"), py::arg("h"), py::arg("p_inf"), py::arg("shift"), py::arg("slack"),
        py::arg("entry_error"), py::arg("total_error"), py::arg("spectral_l2"), py::arg("inverse_error"),
        py::arg("delta"));
+    m.def("pld_loss_variance", [](input_array p, double h) {
+        const double* pp = p.data();
+        const std::int64_t n = static_cast<std::int64_t>(p.size());
+        py::gil_scoped_release release;
+        return pld::grid_loss_variance(pp, n, h);
+    }, py::arg("p"), py::arg("h"));
     m.def("pld_log_mgf", [](input_array p, std::int64_t k_lo, double h, input_array lam) {
         py::array_t<double> out(lam.size());
         const double* pp = p.data();

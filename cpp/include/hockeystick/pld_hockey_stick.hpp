@@ -133,6 +133,22 @@ inline void charged_epsilon(const double* p, std::int64_t n, std::int64_t k_lo, 
     }
 }
 
+// Variance of the loss under p / sum p (two passes, about the mean, in grid steps times h^2; it
+// does not depend on where the grid starts); 0 for an empty PMF.
+// Only a scale for the Chernoff exponents tried (any exponent gives a valid bound).
+inline double grid_loss_variance(const double* p, std::int64_t n, double h) {
+    double mass = 0.0, first = 0.0;
+    for (std::int64_t k = 0; k < n; ++k) {
+        mass += p[k];
+        first += p[k] * static_cast<double>(k);
+    }
+    if (!(mass > 0.0)) return 0.0;
+    const double mean = first / mass;
+    double second = 0.0;
+    for (std::int64_t k = 0; k < n; ++k) second += p[k] * (static_cast<double>(k) - mean) * (static_cast<double>(k) - mean);
+    return second / mass * h * h;
+}
+
 // log sum_k p_k e^{lam l_k}, l_k = (k_lo + k) h, for each of m lams (the cumulant generating
 // function of the finite part, used for Chernoff bounds on composed tails), rounded UP:
 // the caller's tail bounds only widen with it.  Terms are scaled by the largest lam l_k

@@ -41,6 +41,7 @@ from typing import Sequence
 import numpy as np
 import scipy.fft
 
+from .. import _core
 from .pmf import UNIT_ROUNDOFF, GridPMF
 
 DEFAULT_TAIL = 1e-15
@@ -54,17 +55,7 @@ _LAMBDA_FACTORS = np.concatenate([np.logspace(-4, -0.5, 8), [0.5, 0.7, 1.0, 1.4,
 
 def _chernoff_edges(factors: Sequence[tuple[GridPMF, int]], tail: float) -> tuple[float, float]:
     """Losses (b, a) with composed finite mass below b and above a each <= tail."""
-    mean = var = 0.0
-    for pmf, count in factors:
-        mass = pmf.finite_mass
-        if mass <= 0:
-            continue
-        losses = pmf.losses
-        # Elementwise products, not ``@``: a BLAS dot spawns threads, which costs ~15 ms on a busy box.
-        m1 = float(np.sum(pmf.p * losses)) / mass
-        m2 = float(np.sum(pmf.p * np.square(losses - m1))) / mass
-        mean += count * m1
-        var += count * m2
+    var = sum(count * _core.pld_loss_variance(pmf.p, pmf.h) for pmf, count in factors)
     z = math.sqrt(2.0 * math.log(1.0 / tail))
     lams = _LAMBDA_FACTORS * z / math.sqrt(max(var, 1e-300))
     log_tail = math.log(tail)
