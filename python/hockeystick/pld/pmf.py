@@ -111,9 +111,22 @@ class GridPMF:
         return np.maximum(d * (1.0 - self._slack()) + self.shift - 2.0 * self._charge(eps), 0.0)
 
     @cached_property
-    def _lower_from_grid_up(self) -> np.ndarray:
-        """max over grid points l_j, j >= k, of the charged lower curve (suffix maxima)."""
-        return np.maximum.accumulate(self._charged_lower(self.losses, 0)[::-1])[::-1]
+    def _lower_envelope_top(self) -> np.ndarray:
+        """Entry k - ``_top``: max over grid points l_j, j >= k >= ``_top``, of the charged lower curve."""
+        return np.maximum.accumulate(self._charged_lower(self.losses[self._top:], 0)[::-1])[::-1]
+
+    @cached_property
+    def _lower_envelope(self) -> np.ndarray:
+        """The same suffix maxima for every k (built on those from ``_top`` up)."""
+        top = self._lower_envelope_top
+        below = self._charged_lower(self.losses[:self._top], 0)
+        return np.concatenate([np.maximum.accumulate(np.append(below, top[:1])[::-1])[::-1][:-1], top])
+
+    def _envelope_at(self, k: np.ndarray) -> np.ndarray:
+        """Suffix maxima at grid indices k in [0, n] (0 at n), from the top part when it suffices."""
+        if np.all(k >= self._top):
+            return np.append(self._lower_envelope_top, 0.0)[k - self._top]
+        return np.append(self._lower_envelope, 0.0)[k]
 
     def delta(self, epsilon: np.ndarray, threads: int = 0) -> np.ndarray:
         eps = np.asarray(epsilon, dtype=np.float64)  # ascontiguousarray would make 0-d input 1-d
@@ -127,8 +140,7 @@ class GridPMF:
         # may rise; delta itself does not, so a lower bound at any eps' >= eps also bounds delta(eps):
         # take the largest one, at eps or at a grid point above it (the charge is constant between).
         k = np.clip(np.ceil(eps / self.h) - self.k_lo, 0, self.p.size).astype(np.int64)
-        above = np.append(self._lower_from_grid_up, 0.0)[k]
-        return np.maximum(low, above)
+        return np.maximum(low, self._envelope_at(k))
 
     def _invert(self, target: np.ndarray, threads: int) -> np.ndarray:
         """Smallest eps with the uncharged curve <= target (+inf where target <= 0)."""
@@ -162,8 +174,12 @@ class GridPMF:
             return self._invert((want - self.shift) / scale, threads).reshape(given.shape)
         result = np.full(want.shape, -np.inf)  # every eps qualifies unless a grid point says otherwise
         grid = self.losses
-        at_grid = self.delta(grid, threads)                   # non-increasing
-        k = np.searchsorted(-at_grid, -want, side="left")     # first k with at_grid[k] <= want
+        # delta at the grid points is the envelope there (non-increasing): the first k with
+        # envelope <= want, searched from loss 0 up, and over the whole grid where that is k = _top.
+        k = self._top + np.searchsorted(-self._lower_envelope_top, -want, side="left")
+        low = (k == self._top) & (self._top > 0)
+        if low.any():
+            k[low] = np.searchsorted(-self._lower_envelope, -want[low], side="left")
         ok = k < grid.size
         result[~ok] = grid[-1] if grid.size else np.inf
         idx, kk = np.flatnonzero(ok), k[ok]
