@@ -8,6 +8,7 @@
 
 namespace py = pybind11;
 using hockeystick_bindings::elementwise;
+using hockeystick_bindings::elementwise_batch;
 using hockeystick_bindings::input_array;
 
 namespace {
@@ -56,8 +57,11 @@ void register_hockey_stick(py::module_& m) {
                               [](double) { return std::string("x must not be NaN"); }, threads);
     }, py::arg("x"), py::arg("threads") = 0);
     m.def("theta", [](input_array r, input_array eps, int threads) {
-        return elementwise<2>(binary{r, eps}, [](double a, double b) { return hockeystick::theta(a, b); },
-                              explain_r_eps, threads);
+        return elementwise_batch<2>(binary{r, eps},
+                                    [](const double* a, const double* b, double* out, std::size_t n) {
+                                        hockeystick::theta_batch(a, b, out, n);
+                                    },
+                                    explain_r_eps, threads);
     }, py::arg("r"), py::arg("epsilon"), py::arg("threads") = 0);
     m.def("log_theta", [](input_array r, input_array eps, int threads) {
         return elementwise<2>(binary{r, eps}, [](double a, double b) { return hockeystick::log_theta(a, b); },

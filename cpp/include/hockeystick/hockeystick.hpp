@@ -7,6 +7,7 @@
 #include "error_free.hpp"
 #include "gaussian_tail.hpp"
 #include "hockey_stick.hpp"
+#include "hockey_stick_batch.hpp"
 #include "hockey_stick_inverse.hpp"
 #include "mills_ratio.hpp"
 
