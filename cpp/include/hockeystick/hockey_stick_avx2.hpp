@@ -63,53 +63,71 @@ HOCKEYSTICK_AVX2 inline __m256d cody_erf_small_avx2(__m256d z) {
     return _mm256_div_pd(_mm256_mul_pd(z, num), den);
 }
 
+// N(x) for four lanes, by the tail rational alone when every lane is in Cody's tail.
+template <bool tail_only>
+HOCKEYSTICK_AVX2 inline __m256d mills_complement_lanes(__m256d x) {
+    return tail_only ? mills_complement_tail_avx2(x) : mills_complement_avx2(x);
+}
+
 // h * sum_i w_i (N(mid - h t_i) + N(mid + h t_i)): mills_complement_rule<n>, four lanes.
-template <int n>
+template <int n, bool tail_only>
 HOCKEYSTICK_AVX2 inline __m256d mills_complement_rule_avx2(__m256d mid, __m256d h) {
     __m256d sum = _mm256_setzero_pd();
 #pragma GCC unroll 4
     for (int i = 0; i < n; ++i) {
         const __m256d offset = _mm256_mul_pd(h, _mm256_set1_pd(gauss_legendre<n>::node[i]));
-        const __m256d pair = _mm256_add_pd(mills_complement_avx2(_mm256_sub_pd(mid, offset)),
-                                           mills_complement_avx2(_mm256_add_pd(mid, offset)));
+        const __m256d pair = _mm256_add_pd(mills_complement_lanes<tail_only>(_mm256_sub_pd(mid, offset)),
+                                           mills_complement_lanes<tail_only>(_mm256_add_pd(mid, offset)));
         sum = _mm256_add_pd(sum, _mm256_mul_pd(_mm256_set1_pd(gauss_legendre<n>::weight[i]), pair));
     }
     return _mm256_mul_pd(h, sum);
 }
 
-// integral_{x}^{x+r} N(t) dt for four lanes, with the finest rule mills_complement_integral
-// would pick for any of them.
+// The rule of mills_complement_integral for the largest rho of four lanes (never coarser
+// than the scalar's choice for any of them).
+template <bool tail_only>
+HOCKEYSTICK_AVX2 inline __m256d mills_complement_rules_avx2(__m256d mid, __m256d h, double largest_rho) {
+    if (!(largest_rho < 6e-3)) return mills_complement_rule_avx2<4, tail_only>(mid, h);
+    if (!(largest_rho < 1e-3)) return mills_complement_rule_avx2<3, tail_only>(mid, h);
+    if (!(largest_rho < 2e-5)) return mills_complement_rule_avx2<2, tail_only>(mid, h);
+    return mills_complement_rule_avx2<1, tail_only>(mid, h);
+}
+
+// integral_{x}^{x+r} N(t) dt for four lanes with x / sqrt 2 > 0.46875.
 HOCKEYSTICK_AVX2 inline __m256d mills_complement_integral_avx2(__m256d x, __m256d r) {
     const __m256d h = _mm256_mul_pd(_mm256_set1_pd(0.5), r);
     const __m256d mid = _mm256_add_pd(x, h);
     const __m256d abs_mid = _mm256_andnot_pd(_mm256_set1_pd(-0.0), mid);
     const __m256d rho = _mm256_div_pd(h, _mm256_max_pd(abs_mid, _mm256_set1_pd(1.0)));
-    // The largest rho of the four lanes picks the rule (as the scalar thresholds would).
     const __m256d swapped = _mm256_max_pd(rho, _mm256_permute4x64_pd(rho, 0x4e));
-    const double largest = _mm256_cvtsd_f64(_mm256_max_pd(swapped, _mm256_permute_pd(swapped, 0x5)));
-    if (!(largest < 6e-3)) return mills_complement_rule_avx2<4>(mid, h);
-    if (!(largest < 1e-3)) return mills_complement_rule_avx2<3>(mid, h);
-    if (!(largest < 2e-5)) return mills_complement_rule_avx2<2>(mid, h);
-    return mills_complement_rule_avx2<1>(mid, h);
+    const double largest_rho = _mm256_cvtsd_f64(_mm256_max_pd(swapped, _mm256_permute_pd(swapped, 0x5)));
+    // Every node lies above x; all in the tail when x / sqrt 2 > 4 in every lane.
+    const __m256d tail = _mm256_cmp_pd(_mm256_mul_pd(x, _mm256_set1_pd(constants::sqrt_half)),
+                                       _mm256_set1_pd(cody_large), _CMP_GT_OQ);
+    if (_mm256_movemask_pd(tail) == 0xf) return mills_complement_rules_avx2<true>(mid, h, largest_rho);
+    return mills_complement_rules_avx2<false>(mid, h, largest_rho);
 }
 
-constexpr std::size_t theta_block_size = 256;  // a multiple of 4
+constexpr std::size_t theta_block_size = 256;               // a multiple of 4
+constexpr std::size_t theta_block_room = theta_block_size + 4;  // whole-vector stores past a count
 
-// One block's intermediate values (structure of arrays, indices relative to the block
-// start) and the lanes left for passes 2 and 3.
+// Packed lanes of one block: position k holds the block element index[k].
+struct theta_lanes {
+    std::size_t count = 0;
+    alignas(32) std::int64_t index[theta_block_room];
+    alignas(32) double x1[theta_block_room];
+    alignas(32) double x2_or_r[theta_block_room];           // x2 (direct, difference) or r (quadrature)
+    alignas(32) double minus_half_square[theta_block_room];  // -x1^2/2, leading double
+    alignas(32) double square_lo[theta_block_room];          // x1^2 - its leading double
+};
+
+// One block's lanes after stage 1, and the intermediate values of the later stages.
 struct theta_block_state {
-    alignas(32) double x1[theta_block_size];
-    alignas(32) double x2[theta_block_size];
-    alignas(32) double minus_half_square[theta_block_size];  // -x1^2/2, leading double
-    alignas(32) double square_lo[theta_block_size];          // x1^2 - its leading double
-    alignas(32) double density[theta_block_size];            // phi(x1)
-    alignas(32) double mills_x1[theta_block_size];           // M(|x1|)
-    alignas(32) double mills_x2[theta_block_size];           // M(x2)
-    std::size_t quadrature_count = 0;
-    std::uint32_t quadrature_index[theta_block_size];
-    alignas(32) double quadrature_x1[theta_block_size];
-    alignas(32) double quadrature_r[theta_block_size];
-    alignas(32) double quadrature_density[theta_block_size];
+    theta_lanes forms;       // direct and difference forms
+    theta_lanes quadrature;  // quadrature form
+    alignas(32) double density[theta_block_room];   // phi(x1) of the forms' lanes
+    alignas(32) double mills_x1[theta_block_room];  // M(|x1|)
+    alignas(32) double mills_x2[theta_block_room];  // M(x2)
     std::size_t scalar_count = 0;
     std::uint32_t scalar_index[theta_block_size];
 };
@@ -128,18 +146,89 @@ HOCKEYSTICK_AVX2 inline __m256d in_cody_range(__m256d x) {
     return both(less(constant(cody_small), z), less_equal(z, constant(cody_huge)));
 }
 
-constexpr double small_threshold = cody_small * 1.41421356237309504880;  // x of Cody's z = 0.46875
+constexpr double small_threshold = cody_small * 1.41421356237309504880;  // x at Cody's z = 0.46875
 
-// Pass 1 is split into four loops over the block (standardized thresholds; phi(x1);
-// the two Mills ratios; the forms and the queues) so that each loop's iterations are
-// independent and the processor overlaps them: one vector's chain of dependent FMAs
-// is far longer than its instruction count suggests.
+// Left-packing four 64-bit lanes (AVX2 has no compress instruction): for each 4-bit lane
+// mask, the vpermd control that moves the selected lanes, in order, to the front.
+struct left_pack_table {
+    alignas(32) std::int32_t control[16][8];
+};
 
-// Stage 1: x1, x2 and x1^2 as standardized_thresholds computes them.
-HOCKEYSTICK_AVX2 inline void theta_thresholds_avx2(const double* r_in, const double* eps_in, std::size_t n,
-                                                   theta_block_state& s) {
+constexpr left_pack_table make_left_pack_table() {
+    left_pack_table t{};
+    for (int mask = 0; mask < 16; ++mask) {
+        int k = 0;
+        for (int lane = 0; lane < 4; ++lane) {
+            if ((mask >> lane) & 1) {
+                t.control[mask][2 * k] = 2 * lane;
+                t.control[mask][2 * k + 1] = 2 * lane + 1;
+                ++k;
+            }
+        }
+    }
+    return t;
+}
+
+inline constexpr left_pack_table left_pack = make_left_pack_table();
+
+// Appends the lanes of `mask` at position `count` (a local copy of lanes.count: the
+// integer stores below may alias anything, which would force a reload per call).
+HOCKEYSTICK_AVX2 inline void append_lanes(theta_lanes& lanes, std::size_t& count, int mask, __m256i index, __m256d x1,
+                                          __m256d x2_or_r, __m256d minus_half_square, __m256d square_lo) {
+    const __m256i control = _mm256_load_si256(reinterpret_cast<const __m256i*>(left_pack.control[mask]));
+    const auto pack = [control](__m256d v) HOCKEYSTICK_AVX2 {
+        return _mm256_castps_pd(_mm256_permutevar8x32_ps(_mm256_castpd_ps(v), control));
+    };
+    const std::size_t k = count;
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(lanes.index + k), _mm256_permutevar8x32_epi32(index, control));
+    _mm256_storeu_pd(lanes.x1 + k, pack(x1));
+    _mm256_storeu_pd(lanes.x2_or_r + k, pack(x2_or_r));
+    _mm256_storeu_pd(lanes.minus_half_square + k, pack(minus_half_square));
+    _mm256_storeu_pd(lanes.square_lo + k, pack(square_lo));
+    count = k + static_cast<std::size_t>(__builtin_popcount(static_cast<unsigned>(mask)));
+}
+
+// Repeats the last lane up to a multiple of 4, so the later stages read whole vectors.
+inline void pad_lanes(theta_lanes& lanes) {
+    const std::size_t n = lanes.count;
+    if (n == 0) return;
+    for (std::size_t k = n; k % 4 != 0; ++k) {
+        lanes.index[k] = lanes.index[n - 1];
+        lanes.x1[k] = lanes.x1[n - 1];
+        lanes.x2_or_r[k] = lanes.x2_or_r[n - 1];
+        lanes.minus_half_square[k] = lanes.minus_half_square[n - 1];
+        lanes.square_lo[k] = lanes.square_lo[n - 1];
+    }
+}
+
+// phi(x1) = exp(-x1^2/2) (1 - lo/2) / sqrt(2 pi), as theta_parts::density.
+HOCKEYSTICK_AVX2 inline __m256d density_avx2(__m256d minus_half_square, __m256d square_lo) {
+    const __m256d correction = _mm256_fnmadd_pd(constant(0.5), square_lo, constant(1.0));
+    return _mm256_mul_pd(_mm256_mul_pd(constant(constants::inv_sqrt_two_pi), exp_avx2(minus_half_square)), correction);
+}
+
+HOCKEYSTICK_AVX2 inline void scatter(double* out, const std::int64_t* index, __m256d value) {
+    alignas(32) double v[4];
+    _mm256_store_pd(v, value);
+    for (int j = 0; j < 4; ++j) out[index[j]] = v[j];
+}
+
+// The block runs in stages, each a loop over independent vectors, so the processor
+// overlaps iterations (one vector's chain of dependent FMAs is far longer than its
+// instruction count suggests), and the costly stages see only the lanes that need them.
+
+// Stage 1, every lane: x1, x2 and x1^2 as standardized_thresholds computes them, then
+// theta_decompose's choice of form.  Writes 0 for every lane (the final value of those
+// that underflow) and sorts the others into the forms, quadrature and scalar queues.
+HOCKEYSTICK_AVX2 inline void theta_classify_avx2(const double* r_in, const double* eps_in, double* out, std::size_t n,
+                                                 theta_block_state& s) {
+    const __m256d zero = _mm256_setzero_pd();
+    const __m256d one = constant(1.0);
+    const __m256d infinity = constant(inf);
     const __m256d sign = constant(-0.0);
-    for (std::size_t i = 0; i < n; i += 4) {
+    const __m256d all = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
+    std::size_t forms_count = 0, quadrature_count = 0, scalar_count = 0;
+    for (std::uint32_t i = 0; i < n; i += 4) {
         const __m256d r = _mm256_loadu_pd(r_in + i);
         const __m256d eps = _mm256_loadu_pd(eps_in + i);
         const __m256d a = _mm256_div_pd(eps, r);
@@ -151,81 +240,96 @@ HOCKEYSTICK_AVX2 inline void theta_thresholds_avx2(const double* r_in, const dou
                                      less(constant(1e150), abs_x1_plain));
         const __m256d remainder = _mm256_fnmadd_pd(a, r, eps);  // eps - a r, exact
         const double_double_avx2 q = two_sum_avx2(a, _mm256_div_pd(remainder, r));
-        double_double_avx2 x1dd = two_sum_avx2(q.hi, _mm256_sub_pd(_mm256_setzero_pd(), half_r));
+        double_double_avx2 x1dd = two_sum_avx2(q.hi, _mm256_sub_pd(zero, half_r));
         x1dd = two_sum_avx2(x1dd.hi, _mm256_add_pd(x1dd.lo, q.lo));
         const __m256d product = _mm256_mul_pd(x1dd.hi, x1dd.hi);
         const __m256d product_error = _mm256_add_pd(_mm256_fmsub_pd(x1dd.hi, x1dd.hi, product),
                                                     _mm256_mul_pd(_mm256_add_pd(x1dd.hi, x1dd.hi), x1dd.lo));
         const double_double_avx2 square = two_sum_avx2(product, product_error);
-        _mm256_store_pd(s.x1 + i, _mm256_blendv_pd(x1dd.hi, x1_plain, plain));
-        _mm256_store_pd(s.x2 + i, _mm256_blendv_pd(_mm256_add_pd(q.hi, half_r), _mm256_add_pd(a, half_r), plain));
-        const __m256d square_hi = _mm256_blendv_pd(square.hi, _mm256_mul_pd(x1_plain, x1_plain), plain);
-        _mm256_store_pd(s.minus_half_square + i, _mm256_mul_pd(constant(-0.5), square_hi));
-        _mm256_store_pd(s.square_lo + i, _mm256_blendv_pd(square.lo, _mm256_setzero_pd(), plain));
-    }
-}
-
-// Stage 2: phi(x1) = exp(-x1^2/2) (1 - lo/2) / sqrt(2 pi), as theta_parts::density.
-HOCKEYSTICK_AVX2 inline void theta_density_avx2(std::size_t n, theta_block_state& s) {
-    for (std::size_t i = 0; i < n; i += 4) {
-        const __m256d e = exp_avx2(_mm256_load_pd(s.minus_half_square + i));
-        const __m256d correction = _mm256_fnmadd_pd(constant(0.5), _mm256_load_pd(s.square_lo + i), constant(1.0));
-        _mm256_store_pd(s.density + i, _mm256_mul_pd(_mm256_mul_pd(constant(constants::inv_sqrt_two_pi), e), correction));
-    }
-}
-
-// Stage 3: M(|x1|) and M(x2), arguments raised to Cody's range (lanes outside it are
-// not used, see stage 4).
-HOCKEYSTICK_AVX2 inline void theta_mills_avx2(std::size_t n, theta_block_state& s) {
-    const __m256d sign = constant(-0.0);
-    const __m256d lowest = constant(small_threshold);
-    for (std::size_t i = 0; i < n; i += 4) {
-        const __m256d abs_x1 = _mm256_andnot_pd(sign, _mm256_load_pd(s.x1 + i));
-        _mm256_store_pd(s.mills_x1 + i, mills_ratio_avx2(_mm256_max_pd(abs_x1, lowest)));
-        _mm256_store_pd(s.mills_x2 + i, mills_ratio_avx2(_mm256_max_pd(_mm256_load_pd(s.x2 + i), lowest)));
-    }
-}
-
-// Appends the lanes of `mask` (bits 0-3) at block offset i to a queue, branch-free.
-inline void enqueue(std::uint32_t* queue, std::size_t& count, int mask, std::uint32_t i) {
-#pragma GCC unroll 4
-    for (std::uint32_t j = 0; j < 4; ++j) {
-        queue[count] = i + j;
-        count += static_cast<std::size_t>((mask >> j) & 1);
-    }
-}
-
-// Stage 4: theta_decompose's forms; direct and difference lanes finished, the rest queued.
-HOCKEYSTICK_AVX2 inline void theta_forms_avx2(const double* r_in, const double* eps_in, double* out,
-                                              std::size_t n, theta_block_state& s) {
-    const __m256d zero = _mm256_setzero_pd();
-    const __m256d one = constant(1.0);
-    const __m256d half = constant(0.5);
-    const __m256d infinity = constant(inf);
-    const __m256d all = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
-    for (std::uint32_t i = 0; i < n; i += 4) {
-        const __m256d r = _mm256_loadu_pd(r_in + i);
-        const __m256d eps = _mm256_loadu_pd(eps_in + i);
-        const __m256d x1 = _mm256_load_pd(s.x1 + i);
-        const __m256d x2 = _mm256_load_pd(s.x2 + i);
-        const __m256d density = _mm256_load_pd(s.density + i);
-        const __m256d m1 = _mm256_load_pd(s.mills_x1 + i);
-        const __m256d m2 = _mm256_load_pd(s.mills_x2 + i);
-        const __m256d log_density =
-            _mm256_sub_pd(_mm256_load_pd(s.minus_half_square + i), constant(constants::log_sqrt_two_pi));
+        const __m256d x1 = _mm256_blendv_pd(x1dd.hi, x1_plain, plain);
+        const __m256d x2 = _mm256_blendv_pd(_mm256_add_pd(q.hi, half_r), _mm256_add_pd(a, half_r), plain);
+        const __m256d minus_half_square =
+            _mm256_mul_pd(constant(-0.5), _mm256_blendv_pd(square.hi, _mm256_mul_pd(x1_plain, x1_plain), plain));
+        const __m256d square_lo = _mm256_blendv_pd(square.lo, zero, plain);
+        const __m256d log_density = _mm256_sub_pd(minus_half_square, constant(constants::log_sqrt_two_pi));
 
         // 0 < r < inf, 0 <= eps < inf and eps/r finite (then x1 < inf); NaN compares false.
         const __m256d ordinary = both(both(less(zero, r), less(r, infinity)),
                                       both(_mm256_cmp_pd(eps, zero, _CMP_GE_OQ), less(x1, infinity)));
         const __m256d quadrature = less_equal(r, _mm256_mul_pd(constant(0.1), _mm256_max_pd(x1, one)));
         const __m256d direct = but_not(less(x1, constant(small_threshold)), quadrature);
-        const __m256d difference = but_not(but_not(ordinary, quadrature), direct);
         const __m256d product_form = but_not(ordinary, direct);  // quadrature or difference
         const __m256d underflow = both(product_form, less(log_density, constant(log_underflow)));
         const __m256d near_underflow =
             but_not(but_not(product_form, _mm256_cmp_pd(log_density, constant(-700.0), _CMP_GT_OQ)), underflow);
+        const __m256d live_quadrature = but_not(but_not(both(ordinary, quadrature), underflow), near_underflow);
+        const __m256d live_difference = but_not(but_not(product_form, quadrature), either(underflow, near_underflow));
 
-        // Direct form: Q(x1) - phi(x1) M(x2), Q(x1) by erf near 0, else 1 - phi(x1) M(-x1).
+        // Where the vector forms apply (Cody's range for M; quadrature nodes above 0.66).
+        const __m256d near_zero = less(constant(-small_threshold), x1);
+        const __m256d m1_valid = in_cody_range(_mm256_andnot_pd(sign, x1));
+        const __m256d m2_valid = in_cody_range(x2);
+        const __m256d direct_ok = both(direct, both(m2_valid, either(near_zero, m1_valid)));
+        const __m256d difference_ok = both(live_difference, both(m1_valid, m2_valid));
+        const __m256d quadrature_ok =
+            both(live_quadrature, both(less(constant(small_threshold), x1),
+                                       less_equal(x2, constant(cody_huge * 1.41421356237309504880))));
+        const __m256d forms = both(ordinary, either(direct_ok, difference_ok));
+        const __m256d scalar = _mm256_xor_pd(either(either(forms, quadrature_ok), underflow), all);
+
+        _mm256_storeu_pd(out + i, zero);
+        const __m256i index = _mm256_add_epi64(_mm256_set1_epi64x(i), _mm256_setr_epi64x(0, 1, 2, 3));
+        append_lanes(s.forms, forms_count, _mm256_movemask_pd(forms), index, x1, x2, minus_half_square, square_lo);
+        append_lanes(s.quadrature, quadrature_count, _mm256_movemask_pd(quadrature_ok), index, x1, r,
+                     minus_half_square, square_lo);
+        const int scalar_mask = _mm256_movemask_pd(scalar);
+        if (scalar_mask != 0) {
+            for (std::uint32_t j = 0; j < 4; ++j)
+                if ((scalar_mask >> j) & 1) s.scalar_index[scalar_count++] = i + j;
+        }
+    }
+    s.forms.count = forms_count;
+    s.quadrature.count = quadrature_count;
+    s.scalar_count = scalar_count;
+    pad_lanes(s.forms);
+    pad_lanes(s.quadrature);
+}
+
+// Stage 2, the forms' lanes: phi(x1), set to 0 where x1^2/2 > 708 (direct form only,
+// x1 < -37.6, where phi(x1) < 1e-307 cannot change Q(x1) - phi(x1) M(x2) = 1): the zero
+// keeps subnormal numbers, which cost a microcode assist per operation, out of stage 4.
+HOCKEYSTICK_AVX2 inline void theta_density_avx2(theta_block_state& s) {
+    const __m256d lowest = constant(-708.0);
+    for (std::size_t k = 0; k < s.forms.count; k += 4) {
+        const __m256d exponent = _mm256_load_pd(s.forms.minus_half_square + k);
+        const __m256d density = density_avx2(_mm256_max_pd(exponent, lowest), _mm256_load_pd(s.forms.square_lo + k));
+        _mm256_store_pd(s.density + k, _mm256_blendv_pd(density, _mm256_setzero_pd(), less(exponent, lowest)));
+    }
+}
+
+// Stage 3, the forms' lanes: M(|x1|) and M(x2), arguments raised to Cody's range (M(|x1|)
+// of a lane with |x1| < 0.66 is not used).
+HOCKEYSTICK_AVX2 inline void theta_mills_avx2(theta_block_state& s) {
+    const __m256d sign = constant(-0.0);
+    const __m256d lowest = constant(small_threshold);
+    for (std::size_t k = 0; k < s.forms.count; k += 4) {
+        const __m256d abs_x1 = _mm256_andnot_pd(sign, _mm256_load_pd(s.forms.x1 + k));
+        _mm256_store_pd(s.mills_x1 + k, mills_ratio_avx2(_mm256_max_pd(abs_x1, lowest)));
+        _mm256_store_pd(s.mills_x2 + k, mills_ratio_avx2(_mm256_max_pd(_mm256_load_pd(s.forms.x2_or_r + k), lowest)));
+    }
+}
+
+// Stage 4, the forms' lanes: direct  Q(x1) - phi(x1) M(x2), with Q(x1) by erf near 0,
+// else 1 - phi(x1) M(-x1);  difference  phi(x1) (M(x1) - M(x2)).
+HOCKEYSTICK_AVX2 inline void theta_forms_avx2(double* out, theta_block_state& s) {
+    const __m256d one = constant(1.0);
+    const __m256d half = constant(0.5);
+    for (std::size_t k = 0; k < s.forms.count; k += 4) {
+        const __m256d x1 = _mm256_load_pd(s.forms.x1 + k);
+        const __m256d density = _mm256_load_pd(s.density + k);
+        const __m256d m1 = _mm256_load_pd(s.mills_x1 + k);
+        const __m256d m2 = _mm256_load_pd(s.mills_x2 + k);
+        const __m256d direct = less(x1, constant(small_threshold));
         const __m256d near_zero = less(constant(-small_threshold), x1);
         __m256d q1 = _mm256_sub_pd(one, _mm256_mul_pd(density, m1));
         if (_mm256_movemask_pd(both(direct, near_zero)) != 0) {
@@ -234,67 +338,43 @@ HOCKEYSTICK_AVX2 inline void theta_forms_avx2(const double* r_in, const double* 
         }
         const __m256d direct_value = _mm256_sub_pd(q1, _mm256_mul_pd(density, m2));
         const __m256d difference_value = _mm256_mul_pd(density, _mm256_sub_pd(m1, m2));
-        __m256d value = _mm256_blendv_pd(zero, difference_value, difference);
-        value = _mm256_blendv_pd(value, direct_value, direct);
-        value = _mm256_blendv_pd(value, zero, underflow);
-        _mm256_storeu_pd(out + i, value);
-
-        // Lanes the vector forms do not cover go to the scalar theta (pass 3).
-        const __m256d m1_valid = in_cody_range(_mm256_andnot_pd(constant(-0.0), x1));
-        const __m256d m2_valid = in_cody_range(x2);
-        const __m256d direct_valid = both(m2_valid, either(near_zero, m1_valid));
-        const __m256d difference_valid = both(m1_valid, m2_valid);
-        const __m256d quadrature_valid = both(less(constant(small_threshold), x1),
-                                              less_equal(x2, constant(cody_huge * 1.41421356237309504880)));
-        const __m256d live_quadrature = but_not(but_not(both(ordinary, quadrature), underflow), near_underflow);
-        __m256d scalar = either(_mm256_xor_pd(ordinary, all), near_underflow);
-        scalar = either(scalar, but_not(direct, direct_valid));
-        scalar = either(scalar, but_not(but_not(difference, underflow), difference_valid));
-        scalar = either(scalar, but_not(live_quadrature, quadrature_valid));
-        const int scalar_mask = _mm256_movemask_pd(scalar);
-        if (scalar_mask != 0) enqueue(s.scalar_index, s.scalar_count, scalar_mask, i);
-        const int quadrature_mask = _mm256_movemask_pd(both(live_quadrature, quadrature_valid));
-        if (quadrature_mask != 0) {
-            const std::size_t first = s.quadrature_count;
-            enqueue(s.quadrature_index, s.quadrature_count, quadrature_mask, i);
-            for (std::size_t k = first; k < s.quadrature_count; ++k) {
-                const std::uint32_t j = s.quadrature_index[k];
-                s.quadrature_x1[k] = s.x1[j];
-                s.quadrature_r[k] = r_in[j];
-                s.quadrature_density[k] = s.density[j];
-            }
-        }
+        scatter(out, s.forms.index + k, _mm256_blendv_pd(difference_value, direct_value, direct));
     }
 }
 
-// Pass 2: phi(x1) * integral_{x1}^{x2} N for the queued lanes, four at a time.
-HOCKEYSTICK_AVX2 inline void theta_quadrature_avx2(theta_block_state& s, double* out) {
-    const std::size_t count = s.quadrature_count;
-    if (count == 0) return;
-    for (std::size_t k = count; k % 4 != 0; ++k) {  // pad with copies of the last lane
-        s.quadrature_x1[k] = s.quadrature_x1[count - 1];
-        s.quadrature_r[k] = s.quadrature_r[count - 1];
-        s.quadrature_density[k] = s.quadrature_density[count - 1];
-    }
-    for (std::size_t k = 0; k < count; k += 4) {
-        const __m256d x1 = _mm256_loadu_pd(s.quadrature_x1 + k);
-        const __m256d r = _mm256_loadu_pd(s.quadrature_r + k);
-        const __m256d density = _mm256_loadu_pd(s.quadrature_density + k);
-        alignas(32) double value[4];
-        _mm256_store_pd(value, _mm256_mul_pd(density, mills_complement_integral_avx2(x1, r)));
-        const std::size_t lanes = count - k < 4 ? count - k : 4;
-        for (std::size_t j = 0; j < lanes; ++j) out[s.quadrature_index[k + j]] = value[j];
+// Stage 5, the quadrature lanes: phi(x1) * integral_{x1}^{x2} N (phi(x1) > e^-700 here).
+HOCKEYSTICK_AVX2 inline void theta_quadrature_avx2(double* out, theta_block_state& s) {
+    const theta_lanes& q = s.quadrature;
+    for (std::size_t k = 0; k < q.count; k += 4) {
+        const __m256d density =
+            density_avx2(_mm256_load_pd(q.minus_half_square + k), _mm256_load_pd(q.square_lo + k));
+        const __m256d integral = mills_complement_integral_avx2(_mm256_load_pd(q.x1 + k), _mm256_load_pd(q.x2_or_r + k));
+        scatter(out, q.index + k, _mm256_mul_pd(density, integral));
     }
 }
 
-// theta(r[i], eps[i]) -> out[i] for i < n, n a multiple of 4 and at most theta_block_size.
-HOCKEYSTICK_AVX2 inline void theta_block_avx2(const double* r, const double* eps, double* out, std::size_t n) {
+// Asks for the cache lines of the next `n` elements while this block computes: the
+// stages after the first touch no input, so without this the memory bus idles through
+// them and the next block's first stage waits on it (6 ns per element measured).
+HOCKEYSTICK_AVX2 inline void prefetch_block(const double* r, const double* eps, const double* out, std::size_t n) {
+    for (std::size_t i = 0; i < n; i += 8) {  // 8 doubles per 64-byte line
+        _mm_prefetch(reinterpret_cast<const char*>(r + i), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(eps + i), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(out + i), _MM_HINT_T0);
+    }
+}
+
+// theta(r[i], eps[i]) -> out[i] for i < n, n a multiple of 4 and at most theta_block_size;
+// the following `ahead` elements are prefetched.
+HOCKEYSTICK_AVX2 inline void theta_block_avx2(const double* r, const double* eps, double* out, std::size_t n,
+                                              std::size_t ahead) {
     theta_block_state s;
-    theta_thresholds_avx2(r, eps, n, s);
-    theta_density_avx2(n, s);
-    theta_mills_avx2(n, s);
-    theta_forms_avx2(r, eps, out, n, s);
-    theta_quadrature_avx2(s, out);
+    theta_classify_avx2(r, eps, out, n, s);
+    prefetch_block(r + n, eps + n, out + n, ahead);
+    theta_density_avx2(s);
+    theta_mills_avx2(s);
+    theta_forms_avx2(out, s);
+    theta_quadrature_avx2(out, s);
     for (std::size_t k = 0; k < s.scalar_count; ++k) {
         const std::uint32_t j = s.scalar_index[k];
         out[j] = theta(r[j], eps[j]);
@@ -307,7 +387,8 @@ HOCKEYSTICK_AVX2 inline void theta_batch_avx2(const double* r, const double* eps
     std::size_t start = 0;
     while (start < vector_end) {
         const std::size_t m = vector_end - start < theta_block_size ? vector_end - start : theta_block_size;
-        theta_block_avx2(r + start, eps + start, out + start, m);
+        const std::size_t rest = n - start - m;
+        theta_block_avx2(r + start, eps + start, out + start, m, rest < theta_block_size ? rest : theta_block_size);
         start += m;
     }
     for (; start < n; ++start) out[start] = theta(r[start], eps[start]);

@@ -87,6 +87,20 @@ HOCKEYSTICK_AVX2 inline __m256d mills_complement_avx2(__m256d x) {
     return _mm256_blendv_pd(_mm256_sub_pd(_mm256_set1_pd(1.0), x_mills), tail_value, c.tail);
 }
 
+// N(x) where every lane has x / sqrt 2 > 4: Cody's tail rational alone, no selection.
+HOCKEYSTICK_AVX2 inline __m256d mills_complement_tail_avx2(__m256d x) {
+    const __m256d z = _mm256_mul_pd(x, _mm256_set1_pd(constants::sqrt_half));
+    const __m256d y = _mm256_mul_pd(z, z);
+    __m256d p = _mm256_set1_pd(cody_coefficients[3].p[1]);
+    __m256d q = _mm256_set1_pd(cody_coefficients[2].q[1]);
+#pragma GCC unroll 6
+    for (int i = 4; i < 9; ++i) p = _mm256_fmadd_pd(p, y, _mm256_set1_pd(cody_coefficients[i].p[1]));
+#pragma GCC unroll 6
+    for (int i = 3; i < 8; ++i) q = _mm256_fmadd_pd(q, y, _mm256_set1_pd(cody_coefficients[i].q[1]));
+    q = _mm256_mul_pd(q, y);  // the last coefficient is 0
+    return _mm256_mul_pd(_mm256_set1_pd(constants::sqrt_pi), _mm256_div_pd(p, q));
+}
+
 }  // namespace detail
 }  // namespace hockeystick
 
