@@ -1,24 +1,26 @@
-// theta(r, eps) over an array, four lanes at a time with AVX2 + FMA: the same
-// decomposition as hockey_stick.hpp (theta_decompose, theta), made branch-free.
+// theta(r, eps) over an array, four lanes at a time with AVX2 + FMA: the decomposition
+// of hockey_stick.hpp (standardized_thresholds, theta_decompose, theta) made branch-free.
 //
-// Per block of elements, three passes:
-//   1. every lane: x1, x2 and x1^2 (double-double where the scalar code uses it, the
-//      error-free steps done with FMA), phi(x1) by exp_avx2, M(|x1|) and M(x2) by
-//      mills_ratio_avx2, erf near 0 when a lane needs it; the lanes of the direct and
-//      difference forms (and those that underflow to 0) are finished here.  Lanes of the
-//      quadrature form are queued with (x1, r, phi(x1)); lanes outside the vector
-//      code's range are queued for the scalar theta.
-//   2. the queued quadrature lanes, packed four to a vector: Gauss-Legendre on N with the
-//      largest node count any of the four needs (mills_complement_integral's rule).
-//   3. the scalar queue: theta(r, eps) itself.  These are the rare lanes: r or eps 0, inf,
-//      NaN or negative; eps/r overflowing; phi(x1) between e^-745.2 and e^-700 (theta near
-//      the subnormal range); a threshold within 0.66 of 0 where the quadrature or
-//      M(x2) would need erfcx near 0; an argument of M beyond 9.5e7.
-// Queueing keeps the expensive quadrature to the lanes that need it (a sixth of typical
-// inputs) instead of every vector that holds one such lane.
+// Each block of 256 elements runs in stages, each a loop over independent vectors (so the
+// processor overlaps iterations: one vector's chain of dependent FMAs is far longer than
+// its instruction count suggests), and each costly stage sees only the lanes it needs:
+//   1. classify, every lane: x1, x2, x1^2 (double-double where the scalar code uses it,
+//      the error-free steps by FMA) and the form theta_decompose would choose.  Writes 0
+//      everywhere (final for lanes whose phi(x1) < e^-745.2) and packs the indices of the
+//      direct / difference lanes and of the quadrature lanes into two queues (AVX2 has no
+//      compress instruction: a 16-entry table of vpermd controls does it).
+//   2.-4. the direct and difference lanes: phi(x1) by exp_avx2, M(|x1|) and M(x2) by
+//      mills_ratio_avx2, then Q(x1) - phi(x1) M(x2) or phi(x1) (M(x1) - M(x2)).
+//   5. the quadrature lanes: phi(x1) times Gauss-Legendre on N, with the largest node
+//      count any of the four lanes needs, Cody's tail rational alone when all nodes lie in it.
+//   6. the rare lanes left to the scalar theta: r or eps 0, inf, NaN or negative; eps/r
+//      overflowing; phi(x1) between e^-745.2 and e^-700 (theta near the subnormal range);
+//      x2 < 0.66 in the direct form or x1 < 0.66 in the quadrature (erfcx near 0, which
+//      needs exp); x2 > 9.5e7 (beyond Cody's tail rational).
 //
-// Results agree with the scalar theta to a few ulp (FMA roundings, and the quadrature
-// rule chosen per vector is never coarser than the scalar's choice).
+// Results agree with the scalar theta to within the scalar code's own error (1.5e-14
+// relative at most, in the quadrature below x1 = 5.7 where N = 1 - x M(x) loses 5 bits;
+// a few ulp elsewhere): the FMA roundings differ, and the quadrature rule is never coarser.
 #pragma once
 
 #include <cstddef>
@@ -140,12 +142,6 @@ HOCKEYSTICK_AVX2 inline __m256d either(__m256d a, __m256d b) { return _mm256_or_
 HOCKEYSTICK_AVX2 inline __m256d but_not(__m256d a, __m256d b) { return _mm256_andnot_pd(b, a); }
 HOCKEYSTICK_AVX2 inline __m256d constant(double v) { return _mm256_set1_pd(v); }
 
-// Lanes whose x lies where mills_ratio_avx2 applies: 0.46875 < x / sqrt 2 <= 6.71e7.
-HOCKEYSTICK_AVX2 inline __m256d in_cody_range(__m256d x) {
-    const __m256d z = _mm256_mul_pd(x, constant(constants::sqrt_half));
-    return both(less(constant(cody_small), z), less_equal(z, constant(cody_huge)));
-}
-
 constexpr double small_threshold = cody_small * 1.41421356237309504880;  // x at Cody's z = 0.46875
 
 // Left-packing four 64-bit lanes (AVX2 has no compress instruction): for each 4-bit lane
@@ -256,25 +252,21 @@ HOCKEYSTICK_AVX2 inline void theta_classify_avx2(const double* r_in, const doubl
         // 0 < r < inf, 0 <= eps < inf and eps/r finite (then x1 < inf); NaN compares false.
         const __m256d ordinary = both(both(less(zero, r), less(r, infinity)),
                                       both(_mm256_cmp_pd(eps, zero, _CMP_GE_OQ), less(x1, infinity)));
+        // theta_decompose's form and theta's treatment of phi(x1) below e^-700.
         const __m256d quadrature = less_equal(r, _mm256_mul_pd(constant(0.1), _mm256_max_pd(x1, one)));
-        const __m256d direct = but_not(less(x1, constant(small_threshold)), quadrature);
-        const __m256d product_form = but_not(ordinary, direct);  // quadrature or difference
-        const __m256d underflow = both(product_form, less(log_density, constant(log_underflow)));
-        const __m256d near_underflow =
-            but_not(but_not(product_form, _mm256_cmp_pd(log_density, constant(-700.0), _CMP_GT_OQ)), underflow);
-        const __m256d live_quadrature = but_not(but_not(both(ordinary, quadrature), underflow), near_underflow);
-        const __m256d live_difference = but_not(but_not(product_form, quadrature), either(underflow, near_underflow));
-
-        // Where the vector forms apply (Cody's range for M; quadrature nodes above 0.66).
-        const __m256d near_zero = less(constant(-small_threshold), x1);
-        const __m256d m1_valid = in_cody_range(_mm256_andnot_pd(sign, x1));
-        const __m256d m2_valid = in_cody_range(x2);
-        const __m256d direct_ok = both(direct, both(m2_valid, either(near_zero, m1_valid)));
-        const __m256d difference_ok = both(live_difference, both(m1_valid, m2_valid));
-        const __m256d quadrature_ok =
-            both(live_quadrature, both(less(constant(small_threshold), x1),
-                                       less_equal(x2, constant(cody_huge * 1.41421356237309504880))));
-        const __m256d forms = both(ordinary, either(direct_ok, difference_ok));
+        const __m256d below_small = less(x1, constant(small_threshold));
+        const __m256d direct = but_not(below_small, quadrature);
+        const __m256d underflow = but_not(both(ordinary, less(log_density, constant(log_underflow))), direct);
+        // The vector code's range: phi(x1) > e^-700 unless direct (theta's exp/log path
+        // below it); x2 <= 9.5e7 (Cody's range, and |x1| <= x2 since eps/r >= 0); x2 > 0.66
+        // for M(x2) in the direct form; x1 > 0.66 for the quadrature's nodes.
+        const __m256d in_range =
+            both(both(ordinary, either(direct, less(constant(-700.0), log_density))),
+                 less_equal(x2, constant(cody_huge * 1.41421356237309504880)));
+        const __m256d quadrature_ok = both(both(in_range, quadrature), less(constant(small_threshold), x1));
+        const __m256d forms = but_not(both(in_range, either(_mm256_xor_pd(below_small, all),
+                                                            less(constant(small_threshold), x2))),
+                                      quadrature);
         const __m256d scalar = _mm256_xor_pd(either(either(forms, quadrature_ok), underflow), all);
 
         _mm256_storeu_pd(out + i, zero);
