@@ -1,6 +1,7 @@
 // Bindings of the Gaussian tail, theta and their inverses: convert, check, loop.
 #include <hockeystick/hockeystick.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -33,6 +34,28 @@ std::string explain_r_eps(double r, double eps) {
     return why;
 }
 
+// Test hook for the vector exp inside theta_batch (tests compare it with mpmath);
+// None where this CPU or compiler has no AVX2 kernels.
+py::object exp_avx2_for_tests(input_array x) {
+#if HOCKEYSTICK_HAVE_AVX2
+    if (!hockeystick::detail::avx2_fma_available()) return py::none();
+    py::array_t<double> out(x.size());
+    const double* src = x.data();
+    double* dst = out.mutable_data();
+    for (py::ssize_t i = 0; i < x.size(); i += 4) {
+        alignas(32) double lanes[4] = {0.0, 0.0, 0.0, 0.0};
+        const py::ssize_t count = std::min<py::ssize_t>(4, x.size() - i);
+        std::copy(src + i, src + i + count, lanes);
+        hockeystick::detail::exp_avx2_store(lanes, lanes);
+        std::copy(lanes, lanes + count, dst + i);
+    }
+    return std::move(out);
+#else
+    (void)x;
+    return py::none();
+#endif
+}
+
 using unary = std::array<input_array, 1>;
 using binary = std::array<input_array, 2>;
 using ternary = std::array<input_array, 3>;
@@ -40,6 +63,7 @@ using ternary = std::array<input_array, 3>;
 }  // namespace
 
 void register_hockey_stick(py::module_& m) {
+    m.def("_exp_avx2", &exp_avx2_for_tests, py::arg("x"));
     m.def("gaussian_tail", [](input_array x, int threads) {
         return elementwise<1>(unary{x}, [](double v) { return hockeystick::gaussian_tail(v); },
                               [](double) { return std::string("x must not be NaN"); }, threads);

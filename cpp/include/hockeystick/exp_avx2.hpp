@@ -50,6 +50,11 @@ HOCKEYSTICK_AVX2 inline __m256d exp_avx2(__m256d x) {
     return _mm256_mul_pd(_mm256_mul_pd(p, scale_rest), scale_half);
 }
 
+// exp_avx2 on four doubles in memory (out may be in): for callers without AVX2 types.
+HOCKEYSTICK_AVX2 inline void exp_avx2_store(const double* in, double* out) {
+    _mm256_storeu_pd(out, exp_avx2(_mm256_loadu_pd(in)));
+}
+
 }  // namespace detail
 }  // namespace hockeystick
 
