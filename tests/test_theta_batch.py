@@ -39,14 +39,17 @@ def _wide(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 def _regions(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Each regime of the vector code: quadrature with x1 across Cody's z = 4 (x1 = 5.66) and
-    near 0.66; x1 near the direct/difference border 0.66; x1 near -0.66 (erf or M(-x1));
+    near 0.66, and in the tail (x1 > 5.66) for r from 1e-12 x1 to 0.1 x1; x1 near the direct/difference border 0.66; x1 near -0.66 (erf or M(-x1));
     phi(x1) near e^-700 and e^-745 (scalar hand-off, underflow); r near 16 and |x1| near 8
     (double-double switch); x2 near 9.5e7."""
     rng = np.random.default_rng(seed)
-    k = n // 8
+    k = n // 9
     parts = []
     r = 10.0 ** rng.uniform(-8, -0.5, k)  # quadrature: r <= 0.1 max(x1, 1)
     parts.append((r, r * (rng.uniform(0.6, 8.0, k) + r / 2)))
+    x1 = rng.uniform(5.7, 38.0, k)  # quadrature in Cody's tail (divided differences), r down to 1e-12 x1
+    r = x1 * 10.0 ** rng.uniform(-12, -1, k)
+    parts.append((r, r * (x1 + r / 2)))
     r = rng.uniform(0.1, 5, k)
     parts.append((r, r * (rng.uniform(0.6, 0.7, k) + r / 2)))
     r = rng.uniform(1.4, 5, k)
@@ -60,7 +63,7 @@ def _regions(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     parts.append((r, r * (sign * rng.uniform(7.9, 8.1, k) + r / 2)))
     r = rng.uniform(1e-3, 1, k)
     parts.append((r, r * (rng.uniform(9.3e7, 9.7e7, k) - r / 2)))
-    m = n - 7 * k
+    m = n - 8 * k
     parts.append(_typical(m, seed + 1))
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 

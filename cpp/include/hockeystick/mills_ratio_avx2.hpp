@@ -87,18 +87,48 @@ HOCKEYSTICK_AVX2 inline __m256d mills_complement_avx2(__m256d x) {
     return _mm256_blendv_pd(_mm256_sub_pd(_mm256_set1_pd(1.0), x_mills), tail_value, c.tail);
 }
 
-// N(x) where every lane has x / sqrt 2 > 4: Cody's tail rational alone, no selection.
-HOCKEYSTICK_AVX2 inline __m256d mills_complement_tail_avx2(__m256d x) {
-    const __m256d z = _mm256_mul_pd(x, _mm256_set1_pd(constants::sqrt_half));
-    const __m256d y = _mm256_mul_pd(z, z);
-    __m256d p = _mm256_set1_pd(cody_coefficients[3].p[1]);
-    __m256d q = _mm256_set1_pd(cody_coefficients[2].q[1]);
+// M(x1) - M(x2) = integral_{x1}^{x2} N for four lanes with x1 / sqrt 2 > 4 and x2 = x1 + r,
+// without the cancellation of the two Mills ratios when r << x1.  In the tail
+// M(x) = sqrt(pi/2) A(y) / z with A = 1/sqrt(pi) - S, S = P/Q Cody's rational in y = z^2;
+// with d = z2 - z1 = r / sqrt 2 and y2 - y1 = d (z1 + z2),
+//   M(x1) - M(x2) = sqrt(pi/2) d [A(y2) / (z1 z2) + (z1 + z2) S[y1, y2] / z1],
+//   S[y1, y2] = (P[y1, y2] - S(y2) Q[y1, y2]) / Q(y1)   (divided differences),
+// where P[y1, y2] comes with P(y2) from Horner's scheme (P_k = y P_{k-1} + c_k gives
+// P_k[y1, y2] = y1 P_{k-1}[y1, y2] + P_{k-1}(y2)), a sum of positive terms since Cody's tail
+// coefficients are positive: no cancellation for any r.  The subtraction in S[y1, y2] loses
+// under 3 bits and its term is at most 1/z^2 <= 1/16 of the first, so the result is within
+// a few ulp; three divisions replace the 2 to 8 of Gauss-Legendre on N.
+HOCKEYSTICK_AVX2 inline __m256d mills_difference_tail_avx2(__m256d x1, __m256d r) {
+    const __m256d sqrt_half = _mm256_set1_pd(constants::sqrt_half);
+    const __m256d z1 = _mm256_mul_pd(x1, sqrt_half);
+    const __m256d d = _mm256_mul_pd(r, sqrt_half);
+    const __m256d z2 = _mm256_add_pd(z1, d);
+    const __m256d y1 = _mm256_mul_pd(z1, z1);
+    const __m256d y2 = _mm256_mul_pd(z2, z2);
+    // P (degree 5, coefficients 3..8 of the table) and Q (degree 6, coefficients 2..8).
+    __m256d p2 = _mm256_set1_pd(cody_coefficients[3].p[1]);
+    __m256d p_slope = _mm256_setzero_pd();
 #pragma GCC unroll 6
-    for (int i = 4; i < 9; ++i) p = _mm256_fmadd_pd(p, y, _mm256_set1_pd(cody_coefficients[i].p[1]));
-#pragma GCC unroll 6
-    for (int i = 3; i < 8; ++i) q = _mm256_fmadd_pd(q, y, _mm256_set1_pd(cody_coefficients[i].q[1]));
-    q = _mm256_mul_pd(q, y);  // the last coefficient is 0
-    return _mm256_mul_pd(_mm256_set1_pd(constants::sqrt_pi), _mm256_div_pd(p, q));
+    for (int i = 4; i < 9; ++i) {
+        p_slope = _mm256_fmadd_pd(p_slope, y1, p2);
+        p2 = _mm256_fmadd_pd(p2, y2, _mm256_set1_pd(cody_coefficients[i].p[1]));
+    }
+    __m256d q1 = _mm256_set1_pd(cody_coefficients[2].q[1]);
+    __m256d q2 = q1;
+    __m256d q_slope = _mm256_setzero_pd();
+#pragma GCC unroll 7
+    for (int i = 3; i < 9; ++i) {
+        q_slope = _mm256_fmadd_pd(q_slope, y1, q2);
+        q2 = _mm256_fmadd_pd(q2, y2, _mm256_set1_pd(cody_coefficients[i].q[1]));
+        q1 = _mm256_fmadd_pd(q1, y1, _mm256_set1_pd(cody_coefficients[i].q[1]));
+    }
+    const __m256d s2 = _mm256_div_pd(p2, q2);
+    const __m256d s_slope = _mm256_div_pd(_mm256_fnmadd_pd(s2, q_slope, p_slope), q1);  // < 0
+    const __m256d a2 = _mm256_sub_pd(_mm256_set1_pd(constants::inv_sqrt_pi), s2);
+    // [A(y2) + (z1 + z2) z2 S[y1, y2]] / (z1 z2)
+    const __m256d bracket = _mm256_div_pd(_mm256_fmadd_pd(_mm256_mul_pd(_mm256_add_pd(z1, z2), z2), s_slope, a2),
+                                          _mm256_mul_pd(z1, z2));
+    return _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(constants::sqrt_half_pi), d), bracket);
 }
 
 }  // namespace detail
