@@ -82,7 +82,6 @@ def test_batch_agrees_with_scalar_path(points):
     # Relative agreement down to the smallest normal number; below it (results of the last
     # rounding of phi(x1) times a factor, or of the scalar code itself) to two subnormal ulps.
     np.testing.assert_allclose(batch, scalar, rtol=PATHS_AGREE, atol=2 * 5e-324)
-    assert np.count_nonzero((batch == 0) != (scalar == 0)) <= 1
 
 
 def _worst_relative(r: np.ndarray, eps: np.ndarray) -> tuple[float, int]:
