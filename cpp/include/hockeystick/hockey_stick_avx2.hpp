@@ -5,10 +5,11 @@
 // processor overlaps iterations: one vector's chain of dependent FMAs is far longer than
 // its instruction count suggests), and each costly stage sees only the lanes it needs:
 //   1. classify, every lane: x1, x2, x1^2 (double-double where the scalar code uses it,
-//      the error-free steps by FMA) and the form theta_decompose would choose.  Writes 0
-//      everywhere (final for lanes whose phi(x1) < e^-745.2) and packs the indices of the
-//      direct / difference lanes and of the quadrature lanes into two queues (AVX2 has no
-//      compress instruction: a 16-entry table of vpermd controls does it).
+//      the error-free steps by FMA) and the form theta_decompose would choose.  Finishes
+//      the lanes whose theta rounds to 0 (phi(x1) < e^-745.2) or to 1 (direct form with
+//      x1 < -8.5), together half of typical input, and packs the direct / difference lanes
+//      and the quadrature lanes into two queues (AVX2 has no compress instruction: a
+//      16-entry table of vpermd controls does it).
 //   2.-4. the direct and difference lanes: phi(x1) by exp_avx2, M(|x1|) and M(x2) by
 //      mills_ratio_avx2, then Q(x1) - phi(x1) M(x2) or phi(x1) (M(x1) - M(x2)).
 //   5. the quadrature lanes: phi(x1) (M(x1) - M(x2)) in a form without cancellation, by
@@ -254,12 +255,17 @@ HOCKEYSTICK_AVX2 inline void theta_classify_avx2(const double* r_in, const doubl
             both(both(ordinary, either(direct, less(constant(-700.0), log_density))),
                  less_equal(x2, constant(cody_huge * 1.41421356237309504880)));
         const __m256d quadrature_ok = both(both(in_range, quadrature), less(constant(small_threshold), x1));
+        // Direct form with x1 < -8.5: theta = 1 - Q(-x1) - phi(x1) M(x2) lies within
+        // 2 Q(8.5) = 1.9e-17 < 2^-54 of 1 (M(x2) <= M(-x1) as x2 >= -x1), so it rounds to
+        // 1, as the scalar code's two subtractions do.
+        const __m256d certain_one = both(both(ordinary, direct), less(x1, constant(-8.5)));
         const __m256d forms = but_not(both(in_range, either(_mm256_xor_pd(below_small, all),
                                                             less(constant(small_threshold), x2))),
-                                      quadrature);
-        const __m256d scalar = _mm256_xor_pd(either(either(forms, quadrature_ok), underflow), all);
+                                      either(quadrature, certain_one));
+        const __m256d scalar =
+            _mm256_xor_pd(either(either(forms, quadrature_ok), either(underflow, certain_one)), all);
 
-        _mm256_storeu_pd(out + i, zero);
+        _mm256_storeu_pd(out + i, _mm256_and_pd(certain_one, one));
         const __m256i index = _mm256_add_epi64(_mm256_set1_epi64x(i), _mm256_setr_epi64x(0, 1, 2, 3));
         append_lanes(s.forms, forms_count, _mm256_movemask_pd(forms), index, x1, x2, minus_half_square, square_lo);
         append_lanes(s.quadrature, quadrature_count, _mm256_movemask_pd(quadrature_ok), index, x1, r,
