@@ -1,8 +1,7 @@
-"""theta over arrays (theta_batch: AVX2 lanes, packed queues, scalar remainder) against the scalar
-theta, against 50-digit mpmath, on awkward lengths and inputs; and the vector exp it uses.
-
-hs.theta on an array goes through hockeystick::theta_batch; on a Python scalar (one element)
-through the scalar hockeystick::theta, so comparing the two compares the two C++ paths.
+"""theta over arrays (hockeystick::theta_batch: AVX2 lanes, packed queues, scalar remainder, which
+hs.theta runs) against the scalar hockeystick::theta (the test hook _core._theta_scalar) and
+50-digit mpmath, on awkward lengths and inputs; its independence of position and neighbours;
+and the vector exp it uses.
 """
 
 from __future__ import annotations
@@ -69,7 +68,7 @@ def _regions(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _scalar_path(r: np.ndarray, eps: np.ndarray) -> np.ndarray:
-    return np.array([hs.theta(float(a), float(b)) for a, b in zip(r, eps)])
+    return _core._theta_scalar(np.asarray(r, dtype=float), np.asarray(eps, dtype=float), 1)
 
 
 @pytest.mark.parametrize("points", [_typical(6000, 10), _wide(6000, 11), _regions(8000, 12)],
@@ -107,15 +106,17 @@ def test_batch_relative_error_against_mpmath_regime_borders():
     assert worst <= 1e-13, worst
 
 
-def test_lengths_and_offsets_not_multiples_of_four():
-    r, eps = _regions(300, 15)
+def test_results_do_not_depend_on_position_length_or_neighbours():
+    # Sweeps split a grid into chunks and must get the same bits as in one call.
+    r, eps = _regions(900, 15)
     whole = hs.theta(r, eps)
     for start in range(5):
         for n in range(1, 14):
-            part = hs.theta(r[start : start + n], eps[start : start + n])
-            np.testing.assert_allclose(part, whole[start : start + n], rtol=PATHS_AGREE, atol=0)
-    strided = hs.theta(r[::3], eps[::3])  # non-contiguous input is copied by the facade
-    np.testing.assert_allclose(strided, whole[::3], rtol=PATHS_AGREE, atol=0)
+            assert np.array_equal(hs.theta(r[start : start + n], eps[start : start + n]), whole[start : start + n])
+    assert np.array_equal(hs.theta(r[::3], eps[::3]), whole[::3])  # strided: copied by the facade
+    shuffle = np.random.default_rng(19).permutation(r.size)
+    assert np.array_equal(hs.theta(r[shuffle], eps[shuffle]), whole[shuffle])
+    assert all(hs.theta(float(a), float(b)) == w for a, b, w in zip(r[:50], eps[:50], whole[:50]))
 
 
 def test_special_inputs_match_scalar_path_and_limits():

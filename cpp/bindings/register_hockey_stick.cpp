@@ -64,6 +64,11 @@ using ternary = std::array<input_array, 3>;
 
 void register_hockey_stick(py::module_& m) {
     m.def("_exp_avx2", &exp_avx2_for_tests, py::arg("x"));
+    // The scalar theta element by element (theta below runs theta_batch): for tests.
+    m.def("_theta_scalar", [](input_array r, input_array eps, int threads) {
+        return elementwise<2>(binary{r, eps}, [](double a, double b) { return hockeystick::theta(a, b); },
+                              explain_r_eps, threads);
+    }, py::arg("r"), py::arg("epsilon"), py::arg("threads") = 0);
     m.def("gaussian_tail", [](input_array x, int threads) {
         return elementwise<1>(unary{x}, [](double v) { return hockeystick::gaussian_tail(v); },
                               [](double) { return std::string("x must not be NaN"); }, threads);

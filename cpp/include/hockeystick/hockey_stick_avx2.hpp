@@ -13,8 +13,8 @@
 //   2.-4. the direct and difference lanes: phi(x1) by exp_avx2, M(|x1|) and M(x2) by
 //      mills_ratio_avx2, then Q(x1) - phi(x1) M(x2) or phi(x1) (M(x1) - M(x2)).
 //   5. the quadrature lanes: phi(x1) (M(x1) - M(x2)) in a form without cancellation, by
-//      divided differences of Cody's tail rational when x1 > 5.66 in all four lanes (95% of
-//      them on typical input), else Gauss-Legendre on N as the scalar code.
+//      divided differences of Cody's tail rational where x1 > 5.66 (95% of quadrature lanes
+//      on typical input), else Gauss-Legendre on N with 8 nodes.
 //   6. the rare lanes left to the scalar theta: r or eps 0, inf, NaN or negative; eps/r
 //      overflowing; phi(x1) between e^-745.2 and e^-700 (theta near the subnormal range);
 //      x2 < 0.66 in the direct form or x1 < 0.66 in the quadrature (erfcx near 0, which
@@ -22,7 +22,9 @@
 //
 // Results agree with the scalar theta to within the scalar code's own error (1.5e-14
 // relative at most, in the quadrature below x1 = 5.7 where N = 1 - x M(x) loses 5 bits;
-// a few ulp elsewhere): the FMA roundings differ, and the quadrature rule is never coarser.
+// a few ulp elsewhere): the FMA roundings differ, the tail quadrature is computed another
+// way, and below the tail the Gauss-Legendre rule is never coarser than the scalar's.
+// Each element's result depends on its (r, eps) alone, not on its position or neighbours.
 #pragma once
 
 #include <cstddef>
@@ -81,24 +83,19 @@ HOCKEYSTICK_AVX2 inline __m256d mills_complement_rule_avx2(__m256d mid, __m256d 
     return _mm256_mul_pd(h, sum);
 }
 
-// integral_{x}^{x+r} N(t) dt for four lanes with x / sqrt 2 > 0.46875: when every lane has
-// x / sqrt 2 > 4, M(x) - M(x + r) in the tail's divided-difference form; otherwise
-// Gauss-Legendre with the rule mills_complement_integral picks for the largest rho of
-// the four (never coarser than the scalar's choice for any of them).
+// integral_{x}^{x+r} N(t) dt for four lanes with x / sqrt 2 > 0.46875, each lane by a
+// method that depends on that lane alone (so a result never depends on its neighbours):
+// M(x) - M(x + r) in the tail's divided-difference form where x / sqrt 2 > 4, else
+// Gauss-Legendre with 8 nodes, the finest rule mills_complement_integral uses.
 HOCKEYSTICK_AVX2 inline __m256d mills_complement_integral_avx2(__m256d x, __m256d r) {
     const __m256d tail = _mm256_cmp_pd(_mm256_mul_pd(x, _mm256_set1_pd(constants::sqrt_half)),
                                        _mm256_set1_pd(cody_large), _CMP_GT_OQ);
-    if (_mm256_movemask_pd(tail) == 0xf) return mills_difference_tail_avx2(x, r);
+    const int tail_mask = _mm256_movemask_pd(tail);
+    if (tail_mask == 0xf) return mills_difference_tail_avx2(x, r);
     const __m256d h = _mm256_mul_pd(_mm256_set1_pd(0.5), r);
-    const __m256d mid = _mm256_add_pd(x, h);
-    const __m256d abs_mid = _mm256_andnot_pd(_mm256_set1_pd(-0.0), mid);
-    const __m256d rho = _mm256_div_pd(h, _mm256_max_pd(abs_mid, _mm256_set1_pd(1.0)));
-    const __m256d swapped = _mm256_max_pd(rho, _mm256_permute4x64_pd(rho, 0x4e));
-    const double largest_rho = _mm256_cvtsd_f64(_mm256_max_pd(swapped, _mm256_permute_pd(swapped, 0x5)));
-    if (!(largest_rho < 6e-3)) return mills_complement_rule_avx2<4>(mid, h);
-    if (!(largest_rho < 1e-3)) return mills_complement_rule_avx2<3>(mid, h);
-    if (!(largest_rho < 2e-5)) return mills_complement_rule_avx2<2>(mid, h);
-    return mills_complement_rule_avx2<1>(mid, h);
+    const __m256d gauss = mills_complement_rule_avx2<4>(_mm256_add_pd(x, h), h);
+    if (tail_mask == 0) return gauss;
+    return _mm256_blendv_pd(gauss, mills_difference_tail_avx2(x, r), tail);
 }
 
 constexpr std::size_t theta_block_size = 256;               // a multiple of 4
@@ -158,20 +155,21 @@ constexpr left_pack_table make_left_pack_table() {
 
 inline constexpr left_pack_table left_pack = make_left_pack_table();
 
+HOCKEYSTICK_AVX2 inline __m256d left_pack_lanes(__m256d v, __m256i control) {
+    return _mm256_castps_pd(_mm256_permutevar8x32_ps(_mm256_castpd_ps(v), control));
+}
+
 // Appends the lanes of `mask` at position `count` (a local copy of lanes.count: the
 // integer stores below may alias anything, which would force a reload per call).
 HOCKEYSTICK_AVX2 inline void append_lanes(theta_lanes& lanes, std::size_t& count, int mask, __m256i index, __m256d x1,
                                           __m256d x2_or_r, __m256d minus_half_square, __m256d square_lo) {
     const __m256i control = _mm256_load_si256(reinterpret_cast<const __m256i*>(left_pack.control[mask]));
-    const auto pack = [control](__m256d v) HOCKEYSTICK_AVX2 {
-        return _mm256_castps_pd(_mm256_permutevar8x32_ps(_mm256_castpd_ps(v), control));
-    };
     const std::size_t k = count;
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(lanes.index + k), _mm256_permutevar8x32_epi32(index, control));
-    _mm256_storeu_pd(lanes.x1 + k, pack(x1));
-    _mm256_storeu_pd(lanes.x2_or_r + k, pack(x2_or_r));
-    _mm256_storeu_pd(lanes.minus_half_square + k, pack(minus_half_square));
-    _mm256_storeu_pd(lanes.square_lo + k, pack(square_lo));
+    _mm256_storeu_pd(lanes.x1 + k, left_pack_lanes(x1, control));
+    _mm256_storeu_pd(lanes.x2_or_r + k, left_pack_lanes(x2_or_r, control));
+    _mm256_storeu_pd(lanes.minus_half_square + k, left_pack_lanes(minus_half_square, control));
+    _mm256_storeu_pd(lanes.square_lo + k, left_pack_lanes(square_lo, control));
     count = k + static_cast<std::size_t>(__builtin_popcount(static_cast<unsigned>(mask)));
 }
 
@@ -200,13 +198,10 @@ HOCKEYSTICK_AVX2 inline void scatter(double* out, const std::int64_t* index, __m
     for (int j = 0; j < 4; ++j) out[index[j]] = v[j];
 }
 
-// The block runs in stages, each a loop over independent vectors, so the processor
-// overlaps iterations (one vector's chain of dependent FMAs is far longer than its
-// instruction count suggests), and the costly stages see only the lanes that need them.
-
 // Stage 1, every lane: x1, x2 and x1^2 as standardized_thresholds computes them, then
-// theta_decompose's choice of form.  Writes 0 for every lane (the final value of those
-// that underflow) and sorts the others into the forms, quadrature and scalar queues.
+// theta_decompose's choice of form.  Writes the final value of the lanes whose theta
+// rounds to 0 or 1 (0 in the others, overwritten later) and sorts the others into the
+// forms, quadrature and scalar queues.
 HOCKEYSTICK_AVX2 inline void theta_classify_avx2(const double* r_in, const double* eps_in, double* out, std::size_t n,
                                                  theta_block_state& s) {
     const __m256d zero = _mm256_setzero_pd();
@@ -283,15 +278,14 @@ HOCKEYSTICK_AVX2 inline void theta_classify_avx2(const double* r_in, const doubl
     pad_lanes(s.quadrature);
 }
 
-// Stage 2, the forms' lanes: phi(x1), set to 0 where x1^2/2 > 708 (direct form only,
-// x1 < -37.6, where phi(x1) < 1e-307 cannot change Q(x1) - phi(x1) M(x2) = 1): the zero
-// keeps subnormal numbers, which cost a microcode assist per operation, out of stage 4.
+// Stage 2, the forms' lanes: phi(x1) (> e^-700 there: direct lanes have x1 >= -8.5, and
+// difference lanes below e^-700 went to the scalar queue, so no subnormal number, which
+// costs a microcode assist per operation, arises in stage 4).
 HOCKEYSTICK_AVX2 inline void theta_density_avx2(theta_block_state& s) {
-    const __m256d lowest = constant(-708.0);
     for (std::size_t k = 0; k < s.forms.count; k += 4) {
-        const __m256d exponent = _mm256_load_pd(s.forms.minus_half_square + k);
-        const __m256d density = density_avx2(_mm256_max_pd(exponent, lowest), _mm256_load_pd(s.forms.square_lo + k));
-        _mm256_store_pd(s.density + k, _mm256_blendv_pd(density, _mm256_setzero_pd(), less(exponent, lowest)));
+        const __m256d density =
+            density_avx2(_mm256_load_pd(s.forms.minus_half_square + k), _mm256_load_pd(s.forms.square_lo + k));
+        _mm256_store_pd(s.density + k, density);
     }
 }
 
@@ -369,7 +363,8 @@ HOCKEYSTICK_AVX2 inline void theta_block_avx2(const double* r, const double* eps
     }
 }
 
-// theta(r[i], eps[i]) -> out[i] for i < n; the last n % 4 elements by the scalar theta.
+// theta(r[i], eps[i]) -> out[i] for i < n.  Every element takes the same path whatever its
+// position and neighbours, so results do not depend on how an array is split.
 HOCKEYSTICK_AVX2 inline void theta_batch_avx2(const double* r, const double* eps, double* out, std::size_t n) {
     const std::size_t vector_end = n - n % 4;
     std::size_t start = 0;
@@ -379,7 +374,15 @@ HOCKEYSTICK_AVX2 inline void theta_batch_avx2(const double* r, const double* eps
         theta_block_avx2(r + start, eps + start, out + start, m, rest < theta_block_size ? rest : theta_block_size);
         start += m;
     }
-    for (; start < n; ++start) out[start] = theta(r[start], eps[start]);
+    if (start < n) {  // the last n % 4 elements, padded to a vector with copies of the last
+        alignas(32) double r_lanes[4], eps_lanes[4], out_lanes[4];
+        for (std::size_t j = 0; j < 4; ++j) {
+            r_lanes[j] = r[start + j < n ? start + j : n - 1];
+            eps_lanes[j] = eps[start + j < n ? start + j : n - 1];
+        }
+        theta_block_avx2(r_lanes, eps_lanes, out_lanes, 4, 0);
+        for (std::size_t j = 0; start + j < n; ++j) out[start + j] = out_lanes[j];
+    }
 }
 
 }  // namespace detail
