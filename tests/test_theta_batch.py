@@ -7,6 +7,9 @@ and the vector exp it uses.
 from __future__ import annotations
 
 import math
+import shutil
+import subprocess
+from pathlib import Path
 
 import mpmath as mp
 import numpy as np
@@ -193,3 +196,31 @@ def test_vector_exp_within_one_ulp_over_its_whole_range():
     assert worst <= 1.0, worst
     special = _core._exp_avx2(np.array([np.inf, -np.inf, np.nan, 0.0]))
     assert special[0] == math.inf and special[1] == 0.0 and math.isnan(special[2]) and special[3] == 1.0
+
+
+def test_portable_build_without_simd_kernels(tmp_path):
+    """With HOCKEYSTICK_NO_SIMD (as on compilers or CPUs without the AVX2 kernels) the core still
+    compiles warning-free and theta_batch is the scalar theta, element for element."""
+    cxx = shutil.which("c++") or shutil.which("g++") or shutil.which("clang++")
+    if cxx is None:
+        pytest.skip("no C++ compiler on this machine")
+    source = tmp_path / "batch.cpp"
+    source.write_text(r'''
+#include <hockeystick/hockeystick.hpp>
+#include <cstdio>
+int main() {
+    static_assert(!HOCKEYSTICK_HAVE_AVX2, "the SIMD kernels should be compiled out");
+    const double r[5] = {1.0, 1e-6, 30.0, 0.5, 0.0}, eps[5] = {1.0, 1e-5, 2.0, 14.0, 1.0};
+    double out[5];
+    hockeystick::theta_batch(r, eps, out, 5);
+    for (int i = 0; i < 5; ++i)
+        if (out[i] != hockeystick::theta(r[i], eps[i])) return 1;
+    std::printf("ok\n");
+    return 0;
+}
+''')
+    exe = tmp_path / "batch"
+    include = Path(__file__).resolve().parents[1] / "cpp" / "include"
+    subprocess.run([cxx, "-std=c++17", "-O1", "-ffp-contract=off", "-DHOCKEYSTICK_NO_SIMD", "-Wall", "-Wextra",
+                    "-Werror", "-Wno-unknown-pragmas", "-I", str(include), str(source), "-o", str(exe)], check=True)
+    assert subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout == "ok\n"
