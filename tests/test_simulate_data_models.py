@@ -142,3 +142,25 @@ def test_split_keeps_every_client_on_both_sides():
     assert np.diff(train.offsets).tolist() == [5] * 5 and np.diff(test.offsets).tolist() == [2] * 5
     np.testing.assert_array_equal(test.client(2)[0], data.client(2)[0][5:])
     np.testing.assert_array_equal(train.client(4)[1], data.client(4)[1][:5])
+
+
+def test_prefetch_row_is_only_a_hint():
+    """Prefetching rows (any row index, including the last) changes nothing a kernel computes;
+    arrays it cannot prefetch (not C-contiguous 2-D) are a typing error, not a wrong address."""
+    import numba
+
+    from hockeystick.simulate.prefetch import prefetch_row
+
+    @numba.njit
+    def prefetched_sum(a):
+        total = 0.0
+        for i in range(a.shape[0]):
+            prefetch_row(a, a.shape[0] - 1 - i)
+            for j in range(a.shape[1]):
+                total += a[i, j]
+        return total
+
+    a = np.random.default_rng(0).standard_normal((37, 13))
+    assert prefetched_sum(a) == sum(float(a[i, j]) for i in range(37) for j in range(13))
+    with pytest.raises(numba.core.errors.TypingError):
+        prefetched_sum(np.asfortranarray(a))

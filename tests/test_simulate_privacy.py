@@ -185,3 +185,24 @@ def test_isrl_local_sgd_reports_a_pld_bound_between_truth_and_composition():
     exact = hs.theta(2.0 * math.sqrt(100) / 2.0, np.array([0.5, 2.0]))
     upper = single.delta(np.array([0.5, 2.0]))
     assert np.all(upper >= exact) and np.allclose(upper, exact, rtol=1e-3)
+
+
+def test_isrl_minibatch_reports_the_with_replacement_pld_bound():
+    """Minibatch SGD (batches of K drawn with replacement): the PLD bound beats composition without
+    amplification; K = 1 is the one-sample-step mechanism; a one-record silo (n = 1, every draw
+    is the record) is the Gaussian mechanism with shift 2V composed, theta(2V sqrt(R)/sigma)."""
+    data = sim.synthetic("logistic", 3, 40, 3, seed=2)
+    run = sim.isrl_minibatch_sgd(data, rounds=30, batch=4, rate=0.1, sigma=1.0, clip=1.0)
+    composed, sampled = run.privacy
+    assert "with-replacement" in sampled.name
+    assert sampled.epsilon(1e-5) < 0.5 * composed.epsilon(1e-5)
+    one = privacy.isrl_minibatch_rounds(1.0, 1.5, 1, 30, 40)
+    steps = privacy.isrl_one_sample_steps(1.0, 1.5, 30, 40)
+    assert one.epsilon(1e-5) == steps.epsilon(1e-5)
+    single = privacy.isrl_minibatch_rounds(1.0, 2.0, 1, 100, 1)
+    eps = np.array([0.5, 2.0])
+    exact = hs.theta(2.0 * math.sqrt(100) / 2.0, eps)
+    upper = single.delta(eps)
+    assert np.all(upper >= exact) and np.allclose(upper, exact, rtol=1e-3)
+    # more records per silo, same K: more amplification
+    assert privacy.isrl_minibatch_rounds(1.0, 1.0, 4, 30, 400).epsilon(1e-5) < sampled.epsilon(1e-5)

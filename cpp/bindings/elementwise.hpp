@@ -1,6 +1,8 @@
 // Element-wise evaluation of a scalar core function over equally shaped,
 // C-contiguous float64 arrays: GIL released, OpenMP over the flat index.
 //
+// elementwise_batch does the same for a core function that takes whole arrays.
+//
 // The core returns NaN only outside its domain.  When any output is NaN the
 // binding finds the first such element and raises ValueError with the message
 // that `explain(args...)` gives for it (argument name and rule), so no NaN
@@ -43,15 +45,41 @@ inline int resolve_threads(int threads, std::int64_t n) {
 #endif
 }
 
-template <std::size_t N, class Kernel, class Explain, std::size_t... I>
-py::array_t<double> elementwise_impl(const std::array<input_array, N>& in, Kernel kernel,
-                                     Explain explain, int threads, std::index_sequence<I...>) {
-    const auto& first = in[0];
-    for (std::size_t k = 1; k < N; ++k) {
-        if (in[k].ndim() != first.ndim() ||
-            !std::equal(first.shape(), first.shape() + first.ndim(), in[k].shape()))
+inline void check_same_shape(const input_array* in, std::size_t count) {
+    for (std::size_t k = 1; k < count; ++k) {
+        if (in[k].ndim() != in[0].ndim() || !std::equal(in[0].shape(), in[0].shape() + in[0].ndim(), in[k].shape()))
             throw py::value_error("internal: arrays reaching the core must share one shape");
     }
+}
+
+// After a kernel wrote NaN somewhere: raise for the first NaN output, with explain's reason.
+template <std::size_t N, class Explain, std::size_t... I>
+[[noreturn]] void raise_first_nan(const std::array<const double*, N>& src, const double* dst, std::int64_t n,
+                                  Explain explain, std::index_sequence<I...>) {
+    for (std::int64_t i = 0; i < n; ++i) {
+        if (!std::isnan(dst[i])) continue;
+        std::string why = explain(src[I][i]...);
+        std::ostringstream msg;
+        msg.precision(17);
+        if (why.empty()) {
+            msg << "hockeystick internal error: NaN for valid input (";
+            ((msg << (I ? ", " : "") << src[I][i]), ...);
+            msg << "); please report it";
+            throw std::runtime_error(msg.str());
+        }
+        msg << why << " (first offending element at flat index " << i << ": ";
+        ((msg << (I ? ", " : "") << src[I][i]), ...);
+        msg << ")";
+        throw py::value_error(msg.str());
+    }
+    throw std::runtime_error("hockeystick internal error: a NaN was reported but none was found");
+}
+
+template <std::size_t N, class Kernel, class Explain, std::size_t... I>
+py::array_t<double> elementwise_impl(const std::array<input_array, N>& in, Kernel kernel,
+                                     Explain explain, int threads, std::index_sequence<I...> seq) {
+    check_same_shape(in.data(), N);
+    const auto& first = in[0];
     std::vector<py::ssize_t> shape(first.shape(), first.shape() + first.ndim());
     py::array_t<double> out(shape);
     const std::int64_t n = static_cast<std::int64_t>(first.size());
@@ -68,24 +96,7 @@ py::array_t<double> elementwise_impl(const std::array<input_array, N>& in, Kerne
             any_nan |= std::isnan(v) ? 1 : 0;
         }
     }
-    if (any_nan) {
-        for (std::int64_t i = 0; i < n; ++i) {
-            if (!std::isnan(dst[i])) continue;
-            std::string why = explain(src[I][i]...);
-            std::ostringstream msg;
-            msg.precision(17);
-            if (why.empty()) {
-                msg << "hockeystick internal error: NaN for valid input (";
-                ((msg << (I ? ", " : "") << src[I][i]), ...);
-                msg << "); please report it";
-                throw std::runtime_error(msg.str());
-            }
-            msg << why << " (first offending element at flat index " << i << ": ";
-            ((msg << (I ? ", " : "") << src[I][i]), ...);
-            msg << ")";
-            throw py::value_error(msg.str());
-        }
-    }
+    if (any_nan) raise_first_nan<N>(src, dst, n, explain, seq);
     return out;
 }
 
@@ -93,6 +104,47 @@ template <std::size_t N, class Kernel, class Explain>
 py::array_t<double> elementwise(const std::array<input_array, N>& in, Kernel kernel, Explain explain,
                                 int threads) {
     return elementwise_impl<N>(in, kernel, explain, threads, std::make_index_sequence<N>{});
+}
+
+// The same contract for a core function that evaluates a whole contiguous range itself,
+// batch(src0, ..., dst, count) (e.g. hockeystick::theta_batch, which vectorizes across
+// elements): each thread takes one contiguous share of the flat index and hands it to
+// `batch` in pieces of batch_piece elements, checking each piece for NaN while it is in cache.
+constexpr std::int64_t batch_piece = 4096;
+
+template <std::size_t N, class Batch, class Explain, std::size_t... I>
+py::array_t<double> elementwise_batch_impl(const std::array<input_array, N>& in, Batch batch,
+                                           Explain explain, int threads, std::index_sequence<I...> seq) {
+    check_same_shape(in.data(), N);
+    const auto& first = in[0];
+    std::vector<py::ssize_t> shape(first.shape(), first.shape() + first.ndim());
+    py::array_t<double> out(shape);
+    const std::int64_t n = static_cast<std::int64_t>(first.size());
+    std::array<const double*, N> src{in[I].data()...};
+    double* dst = out.mutable_data();
+    const std::int64_t pieces = (n + batch_piece - 1) / batch_piece;
+    const int nthreads = resolve_threads(threads, n);
+    int any_nan = 0;
+    {
+        py::gil_scoped_release release;
+#pragma omp parallel for num_threads(nthreads) schedule(static) reduction(| : any_nan)
+        for (std::int64_t p = 0; p < pieces; ++p) {
+            const std::int64_t start = p * batch_piece;
+            const std::int64_t count = std::min(batch_piece, n - start);
+            batch((src[I] + start)..., dst + start, static_cast<std::size_t>(count));
+            int piece_nan = 0;
+            for (std::int64_t i = start; i < start + count; ++i) piece_nan |= dst[i] != dst[i];
+            any_nan |= piece_nan;
+        }
+    }
+    if (any_nan) raise_first_nan<N>(src, dst, n, explain, seq);
+    return out;
+}
+
+template <std::size_t N, class Batch, class Explain>
+py::array_t<double> elementwise_batch(const std::array<input_array, N>& in, Batch batch, Explain explain,
+                                      int threads) {
+    return elementwise_batch_impl<N>(in, batch, explain, threads, std::make_index_sequence<N>{});
 }
 
 }  // namespace hockeystick_bindings

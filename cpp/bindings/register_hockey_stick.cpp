@@ -1,6 +1,7 @@
 // Bindings of the Gaussian tail, theta and their inverses: convert, check, loop.
 #include <hockeystick/hockeystick.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -8,6 +9,7 @@
 
 namespace py = pybind11;
 using hockeystick_bindings::elementwise;
+using hockeystick_bindings::elementwise_batch;
 using hockeystick_bindings::input_array;
 
 namespace {
@@ -32,6 +34,28 @@ std::string explain_r_eps(double r, double eps) {
     return why;
 }
 
+// Test hook for the vector exp inside theta_batch (tests compare it with mpmath);
+// None where this CPU or compiler has no AVX2 kernels.
+py::object exp_avx2_for_tests(input_array x) {
+#if HOCKEYSTICK_HAVE_AVX2
+    if (!hockeystick::detail::avx2_fma_available()) return py::none();
+    py::array_t<double> out(x.size());
+    const double* src = x.data();
+    double* dst = out.mutable_data();
+    for (py::ssize_t i = 0; i < x.size(); i += 4) {
+        alignas(32) double lanes[4] = {0.0, 0.0, 0.0, 0.0};
+        const py::ssize_t count = std::min<py::ssize_t>(4, x.size() - i);
+        std::copy(src + i, src + i + count, lanes);
+        hockeystick::detail::exp_avx2_store(lanes, lanes);
+        std::copy(lanes, lanes + count, dst + i);
+    }
+    return std::move(out);
+#else
+    (void)x;
+    return py::none();
+#endif
+}
+
 using unary = std::array<input_array, 1>;
 using binary = std::array<input_array, 2>;
 using ternary = std::array<input_array, 3>;
@@ -39,6 +63,12 @@ using ternary = std::array<input_array, 3>;
 }  // namespace
 
 void register_hockey_stick(py::module_& m) {
+    m.def("_exp_avx2", &exp_avx2_for_tests, py::arg("x"));
+    // The scalar theta element by element (theta below runs theta_batch): for tests.
+    m.def("_theta_scalar", [](input_array r, input_array eps, int threads) {
+        return elementwise<2>(binary{r, eps}, [](double a, double b) { return hockeystick::theta(a, b); },
+                              explain_r_eps, threads);
+    }, py::arg("r"), py::arg("epsilon"), py::arg("threads") = 0);
     m.def("gaussian_tail", [](input_array x, int threads) {
         return elementwise<1>(unary{x}, [](double v) { return hockeystick::gaussian_tail(v); },
                               [](double) { return std::string("x must not be NaN"); }, threads);
@@ -56,8 +86,11 @@ void register_hockey_stick(py::module_& m) {
                               [](double) { return std::string("x must not be NaN"); }, threads);
     }, py::arg("x"), py::arg("threads") = 0);
     m.def("theta", [](input_array r, input_array eps, int threads) {
-        return elementwise<2>(binary{r, eps}, [](double a, double b) { return hockeystick::theta(a, b); },
-                              explain_r_eps, threads);
+        return elementwise_batch<2>(binary{r, eps},
+                                    [](const double* a, const double* b, double* out, std::size_t n) {
+                                        hockeystick::theta_batch(a, b, out, n);
+                                    },
+                                    explain_r_eps, threads);
     }, py::arg("r"), py::arg("epsilon"), py::arg("threads") = 0);
     m.def("log_theta", [](input_array r, input_array eps, int threads) {
         return elementwise<2>(binary{r, eps}, [](double a, double b) { return hockeystick::log_theta(a, b); },

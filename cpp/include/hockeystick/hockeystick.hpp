@@ -7,6 +7,7 @@
 #include "error_free.hpp"
 #include "gaussian_tail.hpp"
 #include "hockey_stick.hpp"
+#include "hockey_stick_batch.hpp"  // theta over arrays; AVX2 kernels in *_avx2.hpp, simd_avx2.hpp
 #include "hockey_stick_inverse.hpp"
 #include "mills_ratio.hpp"
 

@@ -6,11 +6,13 @@
 
 Modules: ``mechanisms`` (constructors), ``pmf`` (grid PMF and its hockey-stick
 curve), ``compose`` (FFT composition with charged truncation and round-off),
-``distribution`` (the PLD object), ``accountant`` (accountants over rounds).
+``distribution`` (the PLD object), ``accountant`` (accountants over rounds),
+``fixed_batch`` (accountants for fixed-size batches under replace-one).
 """
 
 from .accountant import PLDAccountant, SubsampledGaussianPLD
 from .distribution import PrivacyLossDistribution
+from .fixed_batch import FixedBatchGaussianPLD, WithReplacementBatchGaussianPLD
 from .mechanisms import (
     fixed_size_subsampled_gaussian,
     from_distributions,
@@ -21,9 +23,11 @@ from .mechanisms import (
 )
 
 __all__ = [
+    "FixedBatchGaussianPLD",
     "PLDAccountant",
     "PrivacyLossDistribution",
     "SubsampledGaussianPLD",
+    "WithReplacementBatchGaussianPLD",
     "fixed_size_subsampled_gaussian",
     "from_distributions",
     "gaussian",

@@ -25,6 +25,7 @@ from . import privacy
 from .data import FederatedData
 from .models import (clip_scale, coefficient_count, gradient_coefficients, local_gradient, model_code,
                      parameter_size, sample_row, smoothness_constants)
+from .prefetch import prefetch_row
 from .randomness import NOISE, SAMPLING, ClientStreams, generator
 from .result import RunResult
 from .rounds import run_rounds
@@ -63,6 +64,14 @@ def train_client(model, w_global, features, norms, labels, lo, hi, uniforms, eta
                 w[j] -= eta * (grad[j] + proximal * (w[j] - w_global[j]))
 
 
+@njit(cache=True)
+def prefetch_minibatch(features, lo, hi, uniforms):
+    """Hint the caches to fetch the rows a client's minibatches will read (uniforms (K, b))."""
+    for k in range(uniforms.shape[0]):
+        for u in range(uniforms.shape[1]):
+            prefetch_row(features, sample_row(lo, hi, uniforms[k, u]))
+
+
 @njit(parallel=True, cache=True)
 def average_local_models(model, n_coef, w_global, features, norms, labels, offsets, uniforms, etas,
                          proximal, clip, block_sums):
@@ -80,7 +89,10 @@ def average_local_models(model, n_coef, w_global, features, norms, labels, offse
         rows = np.empty(max(uniforms.shape[2], 1), dtype=np.int64)
         total = block_sums[block]
         total[:] = 0.0
-        for i in range(block * CLIENT_BLOCK, min((block + 1) * CLIENT_BLOCK, n_clients)):
+        last = min((block + 1) * CLIENT_BLOCK, n_clients)
+        for i in range(block * CLIENT_BLOCK, last):
+            if i + 1 < last:
+                prefetch_minibatch(features, offsets[i + 1], offsets[i + 2], uniforms[i + 1])
             train_client(model, w_global, features, norms, labels, offsets[i], offsets[i + 1], uniforms[i],
                          etas, proximal, clip, w, coef, grad, rows)
             for j in range(p):

@@ -5,8 +5,9 @@ Each round r the server draws S_r, M of the N silos without replacement (all of 
       gradients at w_r plus N(0, sigma^2 I); w_{r+1} = Pi_W(w_r - eta_r * mean over S_r).
   local SGD: silo i takes K steps w <- w - eta (clipped grad at one uniformly drawn sample + u),
       u ~ N(0, sigma^2 I) fresh each step, and sends its K-th iterate; w_{r+1} = mean over S_r.
-Every silo's transcript gets a Gaussian-composition ISRL-DP guarantee (no amplification); local
-SGD's one-sample steps also get the subsampled-Gaussian PLD composition.
+Every silo's transcript gets a Gaussian-composition ISRL-DP guarantee (no amplification) and the
+certified PLD composition with amplification by its with-replacement sampling (minibatch SGD:
+batches of K; local SGD: one record per step), both for the silo with the fewest records.
 """
 
 from __future__ import annotations
@@ -99,9 +100,11 @@ def _isrl(data: FederatedData, local: bool, rounds: int, steps: int, rate, sigma
     guarantees = []
     if sigma > 0 and math.isfinite(clip):
         guarantees = [privacy.isrl_composition(clip, sigma, rounds * (steps if local else 1))]
+        smallest = int(np.min(np.diff(data.offsets)))  # the silo with the fewest records is the worst
         if local:
-            smallest = int(np.min(np.diff(data.offsets)))  # the silo with fewest records is the worst
             guarantees.append(privacy.isrl_one_sample_steps(clip, sigma, rounds * steps, smallest))
+        else:
+            guarantees.append(privacy.isrl_minibatch_rounds(clip, sigma, steps, rounds, smallest))
     config = dict(rounds=rounds, K=steps, rate=rate, sigma=sigma, clip=clip, silos_per_round=m,
                   radius=radius, seed=seed, silos=n)
     return RunResult(name, config, res["weights"], res["metric_rounds"], res["loss"], res["accuracy"],

@@ -169,6 +169,15 @@ register(AccountantEntry(
     calibratable={"sigma": _SIGMA, "rounds": _ROUNDS,
                   "sampling_rate": Calibratable("increasing", 0.0, 1.0)}))
 
+for _name, _cls, _what in (("pld_fixed_batch_gaussian", pld.FixedBatchGaussianPLD, "without replacement"),
+                           ("pld_with_replacement_gaussian", pld.WithReplacementBatchGaussianPLD,
+                            "with replacement (003 ISRL-DP silo)")):
+    register(AccountantEntry(
+        name=_name, factory=_cls, max_chunk=1 << 10,
+        summary=f"fixed-size batches {_what}, replace-one, every round released: PLD, certified upper bound",
+        integers=frozenset({"batch_size", "dataset_size", "rounds"}),
+        calibratable={"sigma": _SIGMA, "rounds": _ROUNDS}))
+
 register(AccountantEntry(
     name="pld_subsampled_gaussian", factory=pld.SubsampledGaussianPLD, max_chunk=1 << 10,
     summary="Poisson-subsampled Gaussian over rounds, every round released: PLD composition, certified upper bound",

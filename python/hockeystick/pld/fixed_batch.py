@@ -1,0 +1,130 @@
+"""Accountants for T rounds of the Gaussian mechanism on fixed-size batches, replace-one neighbours.
+
+Each round draws a batch of m records from the data set's n, without replacement (the usual
+fixed-size DP-SGD batch) or with replacement (paper 003's ISRL-DP silo message: K draws), and
+releases a statistic of the batch plus N(0, sigma^2 I); every round is released. The per-round
+mechanisms are :func:`mechanisms.fixed_size_subsampled_gaussian` and
+:func:`mechanisms.with_replacement_subsampled_gaussian` (their docstrings give the proved upper
+pair and the realizable lower pair); these classes follow the library's accountant contract:
+keyword parameters that broadcast, ``.delta(epsilon)`` and ``.epsilon(delta)`` returning
+certified upper bounds (``bound="lower"`` / ``"both"`` for the certified lower side), one
+composed PLD per distinct parameter point.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import numpy as np
+
+from .._elementwise import ArrayLike, broadcast_float_arrays
+from .compose import DEFAULT_TAIL
+from .distribution import Bound, PrivacyLossDistribution, Result
+from .mechanisms import DEFAULT_INTERVAL, fixed_size_subsampled_gaussian, with_replacement_subsampled_gaussian
+
+
+def _integers(name: str, values: np.ndarray) -> None:
+    if not np.all((values >= 1) & (values == np.floor(values)) & np.isfinite(values)):
+        raise ValueError(f"{name} must be a positive integer")
+
+
+class FixedBatchGaussianPLD:
+    """T rounds of the Gaussian mechanism on batches of m of n records drawn WITHOUT replacement,
+    replace-one neighbours, every round released.
+
+    ``sensitivity`` = Delta bounds one record's contribution (for a mean of m gradients clipped to
+    L: Delta = L/m). Per round, for eps >= 0 (q = m/n, s = sigma/Delta):
+        delta(eps) <= q theta(2/s, log(1 + (e^eps - 1)/q)),
+    attained by a configuration (the other records at -L); composed by FFT over the
+    symmetrised pair (upper) and the realizable pair (lower). ``batch_size = dataset_size`` is
+    the Gaussian mechanism with shift 2 Delta.
+    """
+
+    _mechanism: Callable[..., PrivacyLossDistribution] = staticmethod(fixed_size_subsampled_gaussian)
+    _with_replacement = False
+
+    def __init__(self, sigma: ArrayLike, batch_size: ArrayLike, dataset_size: ArrayLike, rounds: ArrayLike, *,
+                 sensitivity: ArrayLike = 1.0, value_discretization_interval: float = DEFAULT_INTERVAL,
+                 tail: float = DEFAULT_TAIL):
+        (s, m, n, t, c), _, _ = broadcast_float_arrays(sigma=sigma, batch_size=batch_size,
+                                                       dataset_size=dataset_size, rounds=rounds,
+                                                       sensitivity=sensitivity)
+        if not np.all((s > 0) & np.isfinite(s)):
+            raise ValueError("sigma must be positive and finite")
+        for name, values in (("batch_size", m), ("dataset_size", n), ("rounds", t)):
+            _integers(name, values)
+        if not self._with_replacement and np.any(m > n):
+            raise ValueError("batch_size must be <= dataset_size (batches drawn without replacement; "
+                             "use WithReplacementBatchGaussianPLD for draws with replacement)")
+        if not np.all((c > 0) & np.isfinite(c)):
+            raise ValueError("sensitivity must be positive and finite")
+        h = float(value_discretization_interval)
+        if not (h > 0 and math.isfinite(h)):
+            raise ValueError(f"value_discretization_interval must be positive and finite, got {value_discretization_interval!r}")
+        self.sigma, self.batch_size, self.dataset_size, self.rounds, self.sensitivity = s, m, n, t, c
+        self.value_discretization_interval = h
+        self.tail = float(tail)
+        self._rounds: dict[tuple, PrivacyLossDistribution] = {}   # one round, per (sigma, m, n, Delta)
+        self._plds: dict[tuple, PrivacyLossDistribution] = {}     # composed, per (sigma, m, n, Delta, T)
+
+    def _composed(self, sigma: float, m: int, n: int, rounds: int, sensitivity: float) -> PrivacyLossDistribution:
+        point = (sigma, m, n, sensitivity)
+        if point not in self._rounds:
+            self._rounds[point] = self._mechanism(sigma, m, n, sensitivity=sensitivity,
+                                                  value_discretization_interval=self.value_discretization_interval,
+                                                  tail=self.tail)
+        key = (*point, rounds)
+        if key not in self._plds:
+            self._plds[key] = self._rounds[point].self_compose(rounds)
+        return self._plds[key]
+
+    def _evaluate(self, x: ArrayLike, name: str, bound: Bound, method: str) -> Result:
+        if bound not in ("upper", "lower", "both"):
+            raise ValueError(f'bound must be "upper", "lower" or "both", got {bound!r}')
+        (xa, s, m, n, t, c), shape, scalar = broadcast_float_arrays(
+            **{name: x}, sigma=self.sigma, batch_size=self.batch_size, dataset_size=self.dataset_size,
+            rounds=self.rounds, sensitivity=self.sensitivity)
+        lower, upper = np.empty(shape), np.empty(shape)
+        points = np.stack([a.ravel() for a in (s, m, n, t, c)], axis=1)
+        unique, inverse = np.unique(points, axis=0, return_inverse=True)
+        flat_x, flat_lo, flat_up = xa.ravel(), lower.reshape(-1), upper.reshape(-1)
+        for i, (si, mi, ni, ti, ci) in enumerate(unique):
+            sel = np.flatnonzero(inverse.ravel() == i)
+            dist = self._composed(float(si), int(mi), int(ni), int(ti), float(ci))
+            if bound in ("upper", "both"):
+                flat_up[sel] = getattr(dist, method)(flat_x[sel], bound="upper")
+            if bound in ("lower", "both"):
+                flat_lo[sel] = getattr(dist, method)(flat_x[sel], bound="lower")
+        pick = {"upper": (upper,), "lower": (lower,), "both": (lower, upper)}[bound]
+        out = tuple(float(v) if scalar else v for v in pick)
+        return out if bound == "both" else out[0]
+
+    def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
+        """Certified upper bound on delta(epsilon) (``bound="lower"``: certified lower bound)."""
+        eps = np.asarray(epsilon, dtype=np.float64)
+        if np.isnan(eps).any() or np.any(eps < 0):
+            raise ValueError("epsilon must be >= 0 (and not NaN)")
+        return self._evaluate(epsilon, "epsilon", bound, "delta")
+
+    def epsilon(self, delta: ArrayLike, bound: Bound = "upper") -> Result:
+        """Smallest epsilon >= 0 whose delta bound is <= delta (upper: certified)."""
+        d = np.asarray(delta, dtype=np.float64)
+        if not np.all((d > 0) & (d < 1)):
+            raise ValueError("delta must lie strictly between 0 and 1")
+        return self._evaluate(delta, "delta", bound, "epsilon")
+
+
+class WithReplacementBatchGaussianPLD(FixedBatchGaussianPLD):
+    """T rounds of the Gaussian mechanism on batches of K indices drawn WITH replacement from n
+    records, replace-one neighbours, every round released: paper 003's ISRL-DP silo transcript
+    (Noisy MB-SGD, K = batch_size, sensitivity = L/K).
+
+    The replaced record appears c ~ Binomial(K, 1/n) times; per round, for eps >= 0 (s = sigma/Delta,
+    eta = 1 - (1 - 1/n)^K), delta(eps) <= sum_{c>=1} b_c theta(2c/s, log(1 + (e^eps - 1)/eta))
+    (proved; the lower side is the realizable pair sum_c b_c N(2c) vs N(0)). ``batch_size`` may
+    exceed ``dataset_size``.
+    """
+
+    _mechanism = staticmethod(with_replacement_subsampled_gaussian)
+    _with_replacement = True
