@@ -36,39 +36,21 @@ py::array_t<double> to_array(const std::vector<double>& v) {
     return out;
 }
 
-// The replace-one pair's PMFs: the pessimistic side from the proved upper cells, the
-// optimistic side from the realizable lower cells; counts() gives the copy-count laws for each
-// (their cut mass is budgeted differently).  C++ argument errors become ValueErrors.
-template <class Counts>
-py::dict replace_one_sides(Counts counts, double sigma, double h, double tail, std::int64_t max_cells) {
-    pld::GridPMF up, low;
-    {
-        py::gil_scoped_release release;
-        try {
-            const auto [upper_counts, lower_counts] = counts();
-            up = pld::pessimistic_pmf(pld::replace_one_upper_cells(sigma, upper_counts, h, tail, max_cells));
-            low = pld::optimistic_pmf(pld::replace_one_lower_cells(sigma, lower_counts, h, tail, max_cells));
-        } catch (const std::invalid_argument& e) {
-            py::gil_scoped_acquire acquire;
-            throw py::value_error(e.what());
-        } catch (const std::length_error& e) {
-            py::gil_scoped_acquire acquire;
-            throw py::value_error(std::string(e.what()) +
-                                  "; use a coarser value_discretization_interval or a larger max_cells");
-        }
+// Runs build() -> (pessimistic, optimistic) PMFs with the GIL released; the core's argument
+// errors become ValueErrors (a grid too large for max_cells says how to fix it).
+template <class Build>
+std::pair<pld::GridPMF, pld::GridPMF> built_without_gil(Build build) {
+    py::gil_scoped_release release;
+    try {
+        return build();
+    } catch (const std::invalid_argument& e) {
+        py::gil_scoped_acquire acquire;
+        throw py::value_error(e.what());
+    } catch (const std::length_error& e) {
+        py::gil_scoped_acquire acquire;
+        throw py::value_error(std::string(e.what()) +
+                              "; use a coarser value_discretization_interval or a larger max_cells");
     }
-    py::dict upper, lower, out;
-    upper["k_lo"] = up.k_lo;
-    upper["p"] = to_array(up.p);
-    upper["p_inf"] = up.p_inf;
-    lower["k_lo"] = low.k_lo;
-    lower["p"] = to_array(low.p);
-    lower["p_inf"] = low.p_inf;
-    out["h"] = h;
-    out["upper"] = upper;
-    out["lower"] = lower;
-    out["connect_dots"] = low.connect_dots;
-    return out;
 }
 
 py::dict to_dict(const pld::GridPMF& up, const pld::GridPMF& low) {
@@ -83,25 +65,38 @@ py::dict to_dict(const pld::GridPMF& up, const pld::GridPMF& low) {
     return out;
 }
 
+// Both sides of one mechanism from one set of cells (same grid).
 template <class Build>
 py::dict both_sides(Build build) {
-    pld::GridPMF up, low;
-    {
-        py::gil_scoped_release release;
-        try {
-            const pld::Cells cells = build();
-            up = pld::pessimistic_pmf(cells);
-            low = pld::optimistic_pmf(cells);
-        } catch (const std::invalid_argument& e) {
-            py::gil_scoped_acquire acquire;
-            throw py::value_error(e.what());
-        } catch (const std::length_error& e) {
-            py::gil_scoped_acquire acquire;
-            throw py::value_error(std::string(e.what()) +
-                                  "; use a coarser value_discretization_interval or a larger max_cells");
-        }
-    }
+    const auto [up, low] = built_without_gil([&] {
+        const pld::Cells cells = build();
+        return std::make_pair(pld::pessimistic_pmf(cells), pld::optimistic_pmf(cells));
+    });
     return to_dict(up, low);
+}
+
+// The replace-one pair's PMFs: the pessimistic side from the proved upper cells, the
+// optimistic side from the realizable lower cells, each on its own grid; counts() gives the
+// copy-count laws for each (their cut mass is budgeted differently).
+template <class Counts>
+py::dict replace_one_sides(Counts counts, double sigma, double h, double tail, std::int64_t max_cells) {
+    const auto [up, low] = built_without_gil([&] {
+        const auto [upper_counts, lower_counts] = counts();
+        return std::make_pair(pld::pessimistic_pmf(pld::replace_one_upper_cells(sigma, upper_counts, h, tail, max_cells)),
+                              pld::optimistic_pmf(pld::replace_one_lower_cells(sigma, lower_counts, h, tail, max_cells)));
+    });
+    py::dict upper, lower, out;
+    upper["k_lo"] = up.k_lo;
+    upper["p"] = to_array(up.p);
+    upper["p_inf"] = up.p_inf;
+    lower["k_lo"] = low.k_lo;
+    lower["p"] = to_array(low.p);
+    lower["p_inf"] = low.p_inf;
+    out["h"] = h;
+    out["upper"] = upper;
+    out["lower"] = lower;
+    out["connect_dots"] = low.connect_dots;
+    return out;
 }
 
 // Many subsampled-Gaussian PLDs (one per (sigma, q, direction)) in one call: the items are

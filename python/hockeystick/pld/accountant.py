@@ -17,7 +17,8 @@ import numpy as np
 from .._elementwise import ArrayLike, broadcast_float_arrays
 from ..hockey_stick import theta, theta_epsilon
 from .compose import DEFAULT_TAIL
-from .distribution import Bound, PrivacyLossDistribution, Result, compose_all
+from .distribution import (Bound, PrivacyLossDistribution, Result, bound_result, compose_all, delta_values,
+                           epsilon_values, evaluate_into)
 from .mechanisms import DEFAULT_INTERVAL, subsampled_gaussian, subsampled_gaussians
 
 
@@ -227,25 +228,14 @@ class SubsampledGaussianPLD:
             for side in {"upper": (True,), "lower": (False,), "both": (False, True)}[bound]:
                 compose_all(dists, side)
             for (_, sel), dist in zip(chunk, dists):
-                if bound in ("upper", "both"):
-                    flat_up[sel] = getattr(dist, method)(flat_x[sel], bound="upper")
-                if bound in ("lower", "both"):
-                    flat_lo[sel] = getattr(dist, method)(flat_x[sel], bound="lower")
-        pick = {"upper": (upper,), "lower": (lower,), "both": (lower, upper)}[bound]
-        out = tuple(float(v) if scalar else v for v in pick)
-        return out if bound == "both" else out[0]
+                evaluate_into(dist, method, flat_x, bound, flat_lo, flat_up, sel)
+        return bound_result(lower, upper, bound, scalar)
 
     def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
         """Certified upper bound on delta(epsilon) (``bound="lower"``: certified lower bound)."""
-        eps = np.asarray(epsilon, dtype=np.float64)
-        if np.isnan(eps).any() or np.any(eps < 0):
-            raise ValueError("epsilon must be >= 0 (and not NaN)")
-        return self._evaluate(epsilon, "epsilon", bound, lambda r, e: theta(r, e), "delta")
+        return self._evaluate(epsilon_values(epsilon), "epsilon", bound, lambda r, e: theta(r, e), "delta")
 
     def epsilon(self, delta: ArrayLike, bound: Bound = "upper") -> Result:
         """Smallest epsilon >= 0 whose delta bound is <= delta (upper: certified)."""
-        d = np.asarray(delta, dtype=np.float64)
-        if not np.all((d > 0) & (d < 1)):
-            raise ValueError("delta must lie strictly between 0 and 1")
-        return self._evaluate(delta, "delta", bound,
+        return self._evaluate(delta_values(delta), "delta", bound,
                               lambda r, dd: np.maximum(theta_epsilon(r, dd), 0.0), "epsilon")

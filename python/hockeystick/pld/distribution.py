@@ -29,6 +29,38 @@ Bound = Literal["upper", "lower", "both"]
 Result = Union[float, np.ndarray, tuple]
 
 
+def epsilon_values(epsilon: ArrayLike) -> np.ndarray:
+    """epsilon as float64, or a ValueError if any is negative or NaN."""
+    eps = np.asarray(epsilon, dtype=np.float64)
+    if np.isnan(eps).any() or np.any(eps < 0):
+        raise ValueError("epsilon must be >= 0 (and not NaN)")
+    return eps
+
+
+def evaluate_into(dist: "PrivacyLossDistribution", method: str, x: np.ndarray, bound: Bound,
+                  lower: np.ndarray, upper: np.ndarray, where: np.ndarray) -> None:
+    """lower[where], upper[where] = dist.<method>(x[where]) on the sides ``bound`` asks for."""
+    if bound in ("upper", "both"):
+        upper[where] = getattr(dist, method)(x[where], bound="upper")
+    if bound in ("lower", "both"):
+        lower[where] = getattr(dist, method)(x[where], bound="lower")
+
+
+def bound_result(lower: np.ndarray, upper: np.ndarray, bound: Bound, scalar: bool) -> Result:
+    """The side(s) ``bound`` asks for: one array (or float), or (lower, upper) for "both"."""
+    pick = {"upper": (upper,), "lower": (lower,), "both": (lower, upper)}[bound]
+    out = tuple(float(v) if scalar else v for v in pick)
+    return out if bound == "both" else out[0]
+
+
+def delta_values(delta: ArrayLike) -> np.ndarray:
+    """delta as float64, or a ValueError unless every value lies strictly between 0 and 1."""
+    d = np.asarray(delta, dtype=np.float64)
+    if not np.all((d > 0) & (d < 1)):
+        raise ValueError("delta must lie strictly between 0 and 1")
+    return d
+
+
 @dataclass(frozen=True, eq=False)
 class Factor:
     """One mechanism's PLD on the grid: pessimistic and optimistic PMFs (None: not computed)."""
@@ -98,9 +130,7 @@ class PrivacyLossDistribution:
         The upper side is ``inf`` when ``delta`` lies below what can be certified: the mass
         at +infinity plus the composition's truncation and round-off charges.
         """
-        d = np.asarray(delta, dtype=np.float64)
-        if not np.all((d > 0) & (d < 1)):
-            raise ValueError("delta must lie strictly between 0 and 1")
+        d = delta_values(delta)
         return self._both(lambda pmf: np.maximum(pmf.epsilon(d), 0.0), d.ndim == 0, bound, np.maximum)
 
     def _both(self, evaluate, scalar: bool, bound: Bound, combine) -> Result:

@@ -20,7 +20,8 @@ import numpy as np
 
 from .._elementwise import ArrayLike, broadcast_float_arrays
 from .compose import DEFAULT_TAIL
-from .distribution import Bound, PrivacyLossDistribution, Result
+from .distribution import (Bound, PrivacyLossDistribution, Result, bound_result, delta_values, epsilon_values,
+                           evaluate_into)
 from .mechanisms import DEFAULT_INTERVAL, fixed_size_subsampled_gaussian, with_replacement_subsampled_gaussian
 
 
@@ -92,27 +93,16 @@ class FixedBatchGaussianPLD:
         for i, (si, mi, ni, ti, ci) in enumerate(unique):
             sel = np.flatnonzero(inverse.ravel() == i)
             dist = self._composed(float(si), int(mi), int(ni), int(ti), float(ci))
-            if bound in ("upper", "both"):
-                flat_up[sel] = getattr(dist, method)(flat_x[sel], bound="upper")
-            if bound in ("lower", "both"):
-                flat_lo[sel] = getattr(dist, method)(flat_x[sel], bound="lower")
-        pick = {"upper": (upper,), "lower": (lower,), "both": (lower, upper)}[bound]
-        out = tuple(float(v) if scalar else v for v in pick)
-        return out if bound == "both" else out[0]
+            evaluate_into(dist, method, flat_x, bound, flat_lo, flat_up, sel)
+        return bound_result(lower, upper, bound, scalar)
 
     def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
         """Certified upper bound on delta(epsilon) (``bound="lower"``: certified lower bound)."""
-        eps = np.asarray(epsilon, dtype=np.float64)
-        if np.isnan(eps).any() or np.any(eps < 0):
-            raise ValueError("epsilon must be >= 0 (and not NaN)")
-        return self._evaluate(epsilon, "epsilon", bound, "delta")
+        return self._evaluate(epsilon_values(epsilon), "epsilon", bound, "delta")
 
     def epsilon(self, delta: ArrayLike, bound: Bound = "upper") -> Result:
         """Smallest epsilon >= 0 whose delta bound is <= delta (upper: certified)."""
-        d = np.asarray(delta, dtype=np.float64)
-        if not np.all((d > 0) & (d < 1)):
-            raise ValueError("delta must lie strictly between 0 and 1")
-        return self._evaluate(delta, "delta", bound, "epsilon")
+        return self._evaluate(delta_values(delta), "delta", bound, "epsilon")
 
 
 class WithReplacementBatchGaussianPLD(FixedBatchGaussianPLD):
