@@ -32,6 +32,7 @@ from .rounds import run_rounds
 from .schedules import learning_rates
 
 CLIENT_BLOCK = 64  # clients per parallel task (fixes the summation order: never change)
+PREFETCH_AHEAD = 2  # clients whose sample rows are requested before they train
 
 
 @njit(cache=True)
@@ -89,10 +90,13 @@ def average_local_models(model, n_coef, w_global, features, norms, labels, offse
         rows = np.empty(max(uniforms.shape[2], 1), dtype=np.int64)
         total = block_sums[block]
         total[:] = 0.0
-        last = min((block + 1) * CLIENT_BLOCK, n_clients)
-        for i in range(block * CLIENT_BLOCK, last):
-            if i + 1 < last:
-                prefetch_minibatch(features, offsets[i + 1], offsets[i + 2], uniforms[i + 1])
+        first, last = block * CLIENT_BLOCK, min((block + 1) * CLIENT_BLOCK, n_clients)
+        for i in range(first, min(first + PREFETCH_AHEAD, last)):
+            prefetch_minibatch(features, offsets[i], offsets[i + 1], uniforms[i])
+        for i in range(first, last):
+            if i + PREFETCH_AHEAD < last:
+                ahead = i + PREFETCH_AHEAD
+                prefetch_minibatch(features, offsets[ahead], offsets[ahead + 1], uniforms[ahead])
             train_client(model, w_global, features, norms, labels, offsets[i], offsets[i + 1], uniforms[i],
                          etas, proximal, clip, w, coef, grad, rows)
             for j in range(p):
