@@ -19,6 +19,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -75,46 +76,11 @@ template <std::size_t N, class Explain, std::size_t... I>
     throw std::runtime_error("hockeystick internal error: a NaN was reported but none was found");
 }
 
-template <std::size_t N, class Kernel, class Explain, std::size_t... I>
-py::array_t<double> elementwise_impl(const std::array<input_array, N>& in, Kernel kernel,
-                                     Explain explain, int threads, std::index_sequence<I...> seq) {
-    check_same_shape(in.data(), N);
-    const auto& first = in[0];
-    std::vector<py::ssize_t> shape(first.shape(), first.shape() + first.ndim());
-    py::array_t<double> out(shape);
-    const std::int64_t n = static_cast<std::int64_t>(first.size());
-    std::array<const double*, N> src{in[I].data()...};
-    double* dst = out.mutable_data();
-    const int nthreads = resolve_threads(threads, n);
-    int any_nan = 0;
-    {
-        py::gil_scoped_release release;
-#pragma omp parallel for num_threads(nthreads) schedule(static) reduction(| : any_nan)
-        for (std::int64_t i = 0; i < n; ++i) {
-            const double v = kernel(src[I][i]...);
-            dst[i] = v;
-            any_nan |= std::isnan(v) ? 1 : 0;
-        }
-    }
-    if (any_nan) raise_first_nan<N>(src, dst, n, explain, seq);
-    return out;
-}
-
-template <std::size_t N, class Kernel, class Explain>
-py::array_t<double> elementwise(const std::array<input_array, N>& in, Kernel kernel, Explain explain,
-                                int threads) {
-    return elementwise_impl<N>(in, kernel, explain, threads, std::make_index_sequence<N>{});
-}
-
-// The same contract for a core function that evaluates a whole contiguous range itself,
-// batch(src0, ..., dst, count) (e.g. hockeystick::theta_batch, which vectorizes across
-// elements): each thread takes one contiguous share of the flat index and hands it to
-// `batch` in pieces of batch_piece elements, checking each piece for NaN while it is in cache.
-constexpr std::int64_t batch_piece = 4096;
-
+// The shared driver: the flat index split into pieces of `piece` elements, each handed to
+// batch(src0 + start, ..., dst + start, count) in parallel and checked for NaN while in cache.
 template <std::size_t N, class Batch, class Explain, std::size_t... I>
-py::array_t<double> elementwise_batch_impl(const std::array<input_array, N>& in, Batch batch,
-                                           Explain explain, int threads, std::index_sequence<I...> seq) {
+py::array_t<double> over_pieces(const std::array<input_array, N>& in, std::int64_t piece, Batch batch,
+                                Explain explain, int threads, std::index_sequence<I...> seq) {
     check_same_shape(in.data(), N);
     const auto& first = in[0];
     std::vector<py::ssize_t> shape(first.shape(), first.shape() + first.ndim());
@@ -122,15 +88,15 @@ py::array_t<double> elementwise_batch_impl(const std::array<input_array, N>& in,
     const std::int64_t n = static_cast<std::int64_t>(first.size());
     std::array<const double*, N> src{in[I].data()...};
     double* dst = out.mutable_data();
-    const std::int64_t pieces = (n + batch_piece - 1) / batch_piece;
+    const std::int64_t pieces = (n + piece - 1) / piece;
     const int nthreads = resolve_threads(threads, n);
     int any_nan = 0;
     {
         py::gil_scoped_release release;
 #pragma omp parallel for num_threads(nthreads) schedule(static) reduction(| : any_nan)
         for (std::int64_t p = 0; p < pieces; ++p) {
-            const std::int64_t start = p * batch_piece;
-            const std::int64_t count = std::min(batch_piece, n - start);
+            const std::int64_t start = p * piece;
+            const std::int64_t count = std::min(piece, n - start);
             batch((src[I] + start)..., dst + start, static_cast<std::size_t>(count));
             int piece_nan = 0;
             for (std::int64_t i = start; i < start + count; ++i) piece_nan |= dst[i] != dst[i];
@@ -141,10 +107,32 @@ py::array_t<double> elementwise_batch_impl(const std::array<input_array, N>& in,
     return out;
 }
 
+template <std::size_t N, class Kernel, class Explain, std::size_t... I>
+py::array_t<double> elementwise_impl(const std::array<input_array, N>& in, Kernel kernel, Explain explain,
+                                     int threads, std::index_sequence<I...> seq) {
+    auto each = [&kernel](std::enable_if_t<(I < N), const double*>... s, double* d, std::size_t count) {
+        for (std::size_t k = 0; k < count; ++k) d[k] = kernel(s[k]...);
+    };
+    return over_pieces<N>(in, 1, each, explain, threads, seq);
+}
+
+// kernel(x0, ..., x_{N-1}) for every element, one element per piece: a kernel's cost may vary
+// a lot between elements (root solves), so the static schedule balances elements.
+template <std::size_t N, class Kernel, class Explain>
+py::array_t<double> elementwise(const std::array<input_array, N>& in, Kernel kernel, Explain explain,
+                                int threads) {
+    return elementwise_impl<N>(in, kernel, explain, threads, std::make_index_sequence<N>{});
+}
+
+// The same contract for a core function that evaluates a whole contiguous range itself,
+// batch(src0, ..., dst, count) (e.g. hockeystick::theta_batch, which vectorizes across
+// elements), in pieces of batch_piece elements.
+constexpr std::int64_t batch_piece = 4096;
+
 template <std::size_t N, class Batch, class Explain>
 py::array_t<double> elementwise_batch(const std::array<input_array, N>& in, Batch batch, Explain explain,
                                       int threads) {
-    return elementwise_batch_impl<N>(in, batch, explain, threads, std::make_index_sequence<N>{});
+    return over_pieces<N>(in, batch_piece, batch, explain, threads, std::make_index_sequence<N>{});
 }
 
 }  // namespace hockeystick_bindings

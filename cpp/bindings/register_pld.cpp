@@ -59,6 +59,7 @@ py::dict to_dict(const pld::GridPMF& up, const pld::GridPMF& low) {
     out["h"] = up.h;
     out["upper"] = to_array(up.p);
     out["upper_inf"] = up.p_inf;
+    out["lower_k_lo"] = low.k_lo;
     out["lower"] = to_array(low.p);
     out["lower_inf"] = low.p_inf;
     out["connect_dots"] = low.connect_dots;
@@ -76,7 +77,7 @@ py::dict both_sides(Build build) {
 }
 
 // The replace-one pair's PMFs: the pessimistic side from the proved upper cells, the
-// optimistic side from the realizable lower cells, each on its own grid; counts() gives the
+// optimistic side from the realizable lower cells, each on its own grid (own k_lo); counts() gives the
 // copy-count laws for each (their cut mass is budgeted differently).
 template <class Counts>
 py::dict replace_one_sides(Counts counts, double sigma, double h, double tail, std::int64_t max_cells) {
@@ -85,18 +86,7 @@ py::dict replace_one_sides(Counts counts, double sigma, double h, double tail, s
         return std::make_pair(pld::pessimistic_pmf(pld::replace_one_upper_cells(sigma, upper_counts, h, tail, max_cells)),
                               pld::optimistic_pmf(pld::replace_one_lower_cells(sigma, lower_counts, h, tail, max_cells)));
     });
-    py::dict upper, lower, out;
-    upper["k_lo"] = up.k_lo;
-    upper["p"] = to_array(up.p);
-    upper["p_inf"] = up.p_inf;
-    lower["k_lo"] = low.k_lo;
-    lower["p"] = to_array(low.p);
-    lower["p_inf"] = low.p_inf;
-    out["h"] = h;
-    out["upper"] = upper;
-    out["lower"] = lower;
-    out["connect_dots"] = low.connect_dots;
-    return out;
+    return to_dict(up, low);
 }
 
 // Many subsampled-Gaussian PLDs (one per (sigma, q, direction)) in one call: the items are

@@ -36,8 +36,8 @@ def _positive(name: str, value: float) -> float:
 def _factor(name: str, raw: dict) -> Factor:
     h = float(raw["h"])
     upper = GridPMF(int(raw["k_lo"]), h, raw["upper"], float(raw["upper_inf"]), 0.0, True)
-    lower = (None if raw["lower"] is None
-             else GridPMF(int(raw["k_lo"]), h, raw["lower"], float(raw["lower_inf"]), 0.0, False))
+    lower = (None if raw["lower"] is None  # the two sides may come from two pairs, on two grids
+             else GridPMF(int(raw["lower_k_lo"]), h, raw["lower"], float(raw["lower_inf"]), 0.0, False))
     # The pessimistic side must carry all the mass: a deficit from round-off goes to +infinity.
     deficit = 1.0 - upper.finite_mass - upper.p_inf
     if deficit > 0:
@@ -104,18 +104,6 @@ def subsampled_gaussians(sigma: ArrayLike, sampling_rate: ArrayLike, *, sensitiv
     return out
 
 
-def _replace_one(name: str, raw: dict, tail: float) -> PrivacyLossDistribution:
-    """The PLD of a replace-one pair whose upper and lower sides come from two pairs (two grids)."""
-    h = float(raw["h"])
-    up, low = raw["upper"], raw["lower"]
-    upper = GridPMF(int(up["k_lo"]), h, up["p"], float(up["p_inf"]), 0.0, True)
-    deficit = 1.0 - upper.finite_mass - upper.p_inf
-    if deficit > 0:  # round-off: the pessimistic side carries all the mass
-        upper = GridPMF(upper.k_lo, h, upper.p, upper.p_inf + deficit, 0.0, True)
-    lower = GridPMF(int(low["k_lo"]), h, low["p"], float(low["p_inf"]), 0.0, False)
-    return PrivacyLossDistribution([{Factor(name, upper, lower, bool(raw["connect_dots"])): 1}], tail)
-
-
 def fixed_size_subsampled_gaussian(sigma: float, batch_size: int, dataset_size: int, *,
                                    sensitivity: float = 1.0,
                                    value_discretization_interval: float = DEFAULT_INTERVAL,
@@ -148,7 +136,8 @@ def fixed_size_subsampled_gaussian(sigma: float, batch_size: int, dataset_size: 
     h = _positive("value_discretization_interval", value_discretization_interval)
     t = _check_tail(tail)
     raw = _core.pld_without_replacement_subsampled_gaussian(s, int(m) / int(n), h, t, MAX_CELLS)
-    return _replace_one(f"fixed_size_subsampled_gaussian(sigma={s}, q={m}/{n}, replace-one)", raw, t)
+    f = _factor(f"fixed_size_subsampled_gaussian(sigma={s}, q={m}/{n}, replace-one)", raw)
+    return PrivacyLossDistribution([{f: 1}], t)
 
 
 def with_replacement_subsampled_gaussian(sigma: float, batch_size: int, dataset_size: int, *,
@@ -198,7 +187,8 @@ def with_replacement_subsampled_gaussian(sigma: float, batch_size: int, dataset_
     h = _positive("value_discretization_interval", value_discretization_interval)
     t = _check_tail(tail)
     raw = _core.pld_with_replacement_subsampled_gaussian(s, int(k), int(n), h, t, MAX_CELLS)
-    return _replace_one(f"with_replacement_subsampled_gaussian(sigma={s}, K={k}, n={n}, replace-one)", raw, t)
+    f = _factor(f"with_replacement_subsampled_gaussian(sigma={s}, K={k}, n={n}, replace-one)", raw)
+    return PrivacyLossDistribution([{f: 1}], t)
 
 
 def gaussian(sigma: float, *, sensitivity: float = 1.0,
