@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 import hockeystick.simulate as sim
-from hockeystick.simulate.fedavg import average_local_models, client_blocks
+from hockeystick.simulate.fedavg import average_local_models
 from hockeystick.simulate.models import LOGISTIC
 from hockeystick.simulate.randomness import NOISE, SAMPLING, ClientStreams, generator
 
@@ -54,9 +54,9 @@ def numpy_round(w, data, norms, uniforms, etas, clip, noise, sigma):
     return local.mean(axis=0) + (sigma / np.sqrt(data.n_clients)) * noise
 
 
-def numba_round(w, data, norms, uniforms, etas, clip, noise, sigma, block_sums):
+def numba_round(w, data, norms, uniforms, etas, clip, noise, sigma):
     mean = average_local_models(LOGISTIC, 1, w, data.features, norms, data.labels, data.offsets, uniforms, etas,
-                                0.0, clip, block_sums)
+                                0.0, clip)
     return mean + (sigma / np.sqrt(data.n_clients)) * noise
 
 
@@ -76,9 +76,8 @@ def record(benchmark, client_steps: int) -> None:
 def test_fedavg_round_numba(benchmark, fedavg_problem):
     data, norms, u, z, etas = fedavg_problem
     w = np.full(data.n_features, 0.01)
-    block_sums = np.empty((client_blocks(data.n_clients), data.n_features))
-    numba_round(w, data, norms, u, etas, CLIP, z, SIGMA, block_sums)  # compile outside the timing
-    out = benchmark(numba_round, w, data, norms, u, etas, CLIP, z, SIGMA, block_sums)
+    numba_round(w, data, norms, u, etas, CLIP, z, SIGMA)  # compile outside the timing
+    out = benchmark(numba_round, w, data, norms, u, etas, CLIP, z, SIGMA)
     np.testing.assert_allclose(out, numpy_round(w, data, norms, u, etas, CLIP, z, SIGMA), rtol=1e-12, atol=1e-13)
     record(benchmark, data.n_clients * LOCAL_STEPS)
 

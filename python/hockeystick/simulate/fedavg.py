@@ -75,14 +75,15 @@ def prefetch_minibatch(features, lo, hi, uniforms):
 
 @njit(parallel=True, cache=True)
 def average_local_models(model, n_coef, w_global, features, norms, labels, offsets, uniforms, etas,
-                         proximal, clip, block_sums):
+                         proximal, clip):
     """The mean over clients of their models after K local steps (no upload noise).
 
-    block_sums (one row per block of CLIENT_BLOCK clients) is scratch: each block sums its
-    clients in order, then the rows are added in block order, whatever the thread count."""
+    Each block of CLIENT_BLOCK clients sums its clients in order, then the block sums are added
+    in block order, whatever the thread count."""
     n_clients = offsets.shape[0] - 1
     p = w_global.shape[0]
     n_blocks = (n_clients + CLIENT_BLOCK - 1) // CLIENT_BLOCK
+    block_sums = np.empty((n_blocks, p))
     for block in prange(n_blocks):
         coef = np.empty(n_coef)
         grad = np.empty(p)
@@ -108,11 +109,6 @@ def average_local_models(model, n_coef, w_global, features, norms, labels, offse
     for j in range(p):
         mean[j] /= n_clients
     return mean
-
-
-def client_blocks(n_clients: int) -> int:
-    """Rows of the block_sums scratch for :func:`average_local_models`."""
-    return (n_clients + CLIENT_BLOCK - 1) // CLIENT_BLOCK
 
 
 def noisy_fedavg(data: FederatedData, *, rounds: int, local_steps: int, rate: float,
@@ -148,7 +144,6 @@ def noisy_fedavg(data: FederatedData, *, rounds: int, local_steps: int, rate: fl
     sampling = ClientStreams(seed, SAMPLING, m, workers)
     noising = generator(seed, NOISE)
     uniforms = np.empty((m, local_steps, b))
-    block_sums = np.empty((client_blocks(m), p))
     norms = data.row_norms
     state = {"w": w0}
 
@@ -157,7 +152,7 @@ def noisy_fedavg(data: FederatedData, *, rounds: int, local_steps: int, rate: fl
             sampling.random((local_steps, b), out=uniforms)
         w = average_local_models(code, coefficient_count(code, data.n_classes), state["w"], data.features,
                                  norms, data.labels, data.offsets, uniforms, etas[t], float(proximal),
-                                 float(clip), block_sums)
+                                 float(clip))
         if sigma > 0:
             w += (sigma / math.sqrt(m)) * noising.standard_normal(p)  # the mean of m uploads' noise
         state["w"] = w

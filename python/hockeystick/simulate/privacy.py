@@ -130,12 +130,11 @@ def isrl_minibatch_rounds(clip: float, sigma: float, batch: int, rounds: int, si
     """ISRL-DP of one silo's minibatch-SGD transcript (paper 003, Algorithm 2): each round the
     silo draws K = ``batch`` of its n records with replacement and releases the mean of their
     gradients clipped to V plus N(0, sigma^2 I); one record's contribution is V/K. Composed over
-    all rounds by the certified PLD of pld.with_replacement_subsampled_gaussian (its upper
+    all rounds by the certified PLD of pld.WithReplacementBatchGaussianPLD (its upper
     bound; the paper's own accounting, sensitivity 2V/K, ignores repeated draws and is not a
     bound: docs/paper-003-errata.md)."""
-    accountant = pld.with_replacement_subsampled_gaussian(
-        sigma, batch, silo_size, sensitivity=clip / batch, value_discretization_interval=PLD_INTERVAL
-    ).self_compose(rounds)
+    accountant = pld.WithReplacementBatchGaussianPLD(sigma, batch, silo_size, rounds, sensitivity=clip / batch,
+                                                     value_discretization_interval=PLD_INTERVAL)
     return Guarantee(f"silo transcript, with-replacement subsampled-Gaussian PLD over {rounds} rounds",
                      "paper 003 ISRL-DP; PLD composition (hockeystick.pld)", True, accountant)
 
@@ -145,7 +144,7 @@ def isrl_one_sample_steps(clip: float, sigma: float, steps: int, silo_size: int)
     the silo's n records uniformly and adds N(0, sigma^2 I) to its clipped gradient (norm <= V),
     i.e. the replace-one subsampled Gaussian with a batch of 1 of n, composed over all steps by
     the certified PLD (the released local models are post-processing of these steps)."""
-    accountant = pld.with_replacement_subsampled_gaussian(
-        sigma, 1, silo_size, sensitivity=clip, value_discretization_interval=PLD_INTERVAL).self_compose(steps)
+    accountant = pld.WithReplacementBatchGaussianPLD(sigma, 1, silo_size, steps, sensitivity=clip,
+                                                     value_discretization_interval=PLD_INTERVAL)
     return Guarantee(f"silo transcript, subsampled-Gaussian PLD over {steps} steps",
                      "paper 003 ISRL-DP; PLD composition (hockeystick.pld)", True, accountant)
