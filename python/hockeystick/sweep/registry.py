@@ -16,7 +16,7 @@ from typing import Any, Callable, Literal, Mapping
 
 import numpy as np
 
-from .. import contraction, fdp, pld, rdp
+from .. import contraction, fdp, pld, rdp, training
 from ..gaussian_mechanism import GaussianMechanism
 
 __all__ = ["Calibratable", "AccountantEntry", "REGISTRY", "get", "names", "register"]
@@ -184,3 +184,24 @@ register(AccountantEntry(
     integers=frozenset({"rounds"}),
     calibratable={"sigma": _SIGMA, "rounds": _ROUNDS,
                   "sampling_rate": Calibratable("increasing", 0.0, 1.0)}))
+
+_TRAINING_SUMMARY = ("{what}, every step released, in training terms (noise multiplier, {population}, {batch}, "
+                     "epochs or {steps}): Poisson-subsampled Gaussian PLD, certified upper bound")
+register(AccountantEntry(
+    name="dp_sgd", factory=training.DPSGD, hidden=frozenset({"sampling"}), max_chunk=1 << 10,
+    summary=_TRAINING_SUMMARY.format(what="DP-SGD", population="dataset size", batch="batch size", steps="steps"),
+    integers=frozenset({"dataset_size", "batch_size", "steps"}),
+    calibratable={"noise_multiplier": _SIGMA,
+                  "epochs": Calibratable("increasing", 1.0, float("inf"), integer=True),
+                  "steps": _ROUNDS,
+                  "batch_size": Calibratable("increasing", 1.0, lambda p: np.asarray(p["dataset_size"], float),
+                                             integer=True)}))
+register(AccountantEntry(
+    name="dp_fedavg", factory=training.DPFedAvg, hidden=frozenset({"sampling"}), max_chunk=1 << 10,
+    summary=_TRAINING_SUMMARY.format(what="DP-FedAvg", population="total clients", batch="clients per round",
+                                     steps="rounds"),
+    integers=frozenset({"total_clients", "clients_per_round", "rounds"}),
+    calibratable={"noise_multiplier": _SIGMA, "rounds": _ROUNDS,
+                  "epochs": Calibratable("increasing", 1.0, float("inf"), integer=True),
+                  "clients_per_round": Calibratable("increasing", 1.0,
+                                                    lambda p: np.asarray(p["total_clients"], float), integer=True)}))

@@ -1,0 +1,146 @@
+"""DP-SGD and DP-FedAvg in the words their users speak: data set, batch, epochs, noise multiplier.
+
+Both algorithms add N(0, (z C)^2 I) to a sum of contributions each clipped to norm C and
+release every step, so each step is a subsampled Gaussian mechanism with noise multiplier z
+(Abadi et al. 2016, "Deep learning with differential privacy", Alg. 1; McMahan et al. 2018,
+"Learning differentially private recurrent language models", DP-FedAvg with user-level
+clipping).  These classes translate the training vocabulary onto the PLD accountants and
+follow the accountant contract (keyword parameters that broadcast, ``.delta(epsilon)`` and
+``.epsilon(delta)`` returning certified upper bounds, ``bound="lower"`` / ``"both"`` for the
+certified lower side):
+
+======================  =========================================  ===========================================
+sampling                one step                                    accountant (neighbouring relation)
+======================  =========================================  ===========================================
+``"poisson"``           each record (client) joins with             ``pld.SubsampledGaussianPLD``,
+                        probability q = batch_size / dataset_size   sigma = z, add-or-remove-one
+``"fixed_size"``        a uniformly random batch of exactly          ``pld.FixedBatchGaussianPLD``,
+                        batch_size records, drawn anew each step    sigma = z, sensitivity 1, replace-one
+======================  =========================================  ===========================================
+
+Under replace-one the replaced record moves the clipped sum by up to 2C, so hockeystick's
+``sensitivity = 1`` (one record's contribution, in units of C) is dp_accounting's
+replace-one sensitivity 2: a dp_accounting ``GaussianDpEvent(noise_multiplier=z)`` inside a
+REPLACE_ONE ``SampledWithoutReplacementDpEvent`` describes noise z relative to the
+replace-one sensitivity, i.e. hockeystick ``sigma = 2 z`` with ``sensitivity = 1``.
+
+Steps: ``steps`` directly, or ``epochs`` passes over the data, each of
+ceil(dataset_size / batch_size) steps (the rounding up never understates the steps
+taken, so never the privacy spent; Opacus truncates ``epochs / sample_rate`` instead).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+
+from ._elementwise import ArrayLike, broadcast_float_arrays
+from .pld.accountant import SubsampledGaussianPLD
+from .pld.distribution import Bound, Result
+from .pld.fixed_batch import FixedBatchGaussianPLD
+
+__all__ = ["DPSGD", "DPFedAvg", "Sampling"]
+
+Sampling = Literal["poisson", "fixed_size"]
+
+
+def _integers(**named: np.ndarray) -> None:
+    for name, values in named.items():
+        if not np.all(np.isfinite(values) & (values >= 1) & (values == np.floor(values))):
+            bad = values[~(np.isfinite(values) & (values >= 1) & (values == np.floor(values)))].ravel()[0]
+            raise ValueError(f"{name} must be an integer >= 1, got {bad:g}")
+
+
+def _steps(epochs: ArrayLike | None, steps: ArrayLike | None, population: np.ndarray,
+           batch: np.ndarray, names: tuple[str, str]) -> np.ndarray:
+    """Steps taken: given, or epochs * ceil(population / batch), rounded up to whole steps."""
+    if (epochs is None) == (steps is None):
+        raise ValueError(f"give exactly one of {names[0]} and {names[1]}")
+    if steps is not None:
+        (t,), _, _ = broadcast_float_arrays(**{names[1]: steps})
+        _integers(**{names[1]: t})
+        return t
+    (e,), _, _ = broadcast_float_arrays(**{names[0]: epochs})
+    if not np.all(np.isfinite(e) & (e > 0)):
+        raise ValueError(f"{names[0]} must be finite and > 0, got {e[~(np.isfinite(e) & (e > 0))].ravel()[0]:g}")
+    return np.ceil(e * np.ceil(population / batch) * (1 - 2.0 ** -52))
+
+
+class _SubsampledTraining:
+    """Shared by DP-SGD and DP-FedAvg: T steps of a subsampled Gaussian with multiplier z."""
+
+    def __init__(self, noise_multiplier: ArrayLike, population: ArrayLike, batch: ArrayLike,
+                 epochs: ArrayLike | None, steps: ArrayLike | None, names: tuple[str, str, str, str],
+                 sampling: Sampling, value_discretization_interval: float | None, accuracy: float | None):
+        (z, n, m), _, _ = broadcast_float_arrays(noise_multiplier=noise_multiplier,
+                                                 **{names[0]: population, names[1]: batch})
+        _integers(**{names[0]: n, names[1]: m})
+        if np.any(m > n):
+            raise ValueError(f"{names[1]} must be <= {names[0]}, got {names[1]} "
+                             f"{m[m > n].ravel()[0]:g} > {n[m > n].ravel()[0]:g}")
+        t = _steps(epochs, steps, n, m, names[2:])
+        if sampling == "poisson":
+            self._accountant: SubsampledGaussianPLD | FixedBatchGaussianPLD = SubsampledGaussianPLD(
+                sigma=z, sampling_rate=m / n, rounds=t,
+                value_discretization_interval=value_discretization_interval, accuracy=accuracy)
+        elif sampling == "fixed_size":
+            if accuracy is not None:
+                raise ValueError('accuracy is available with sampling="poisson"; '
+                                 'for "fixed_size" give value_discretization_interval')
+            extra = {} if value_discretization_interval is None else {
+                "value_discretization_interval": value_discretization_interval}
+            self._accountant = FixedBatchGaussianPLD(sigma=z, batch_size=m, dataset_size=n, rounds=t, **extra)
+        else:
+            raise ValueError(f'sampling must be "poisson" or "fixed_size", got {sampling!r}')
+        self.noise_multiplier, self.steps, self.sampling = z, t, sampling
+
+    def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
+        """Certified upper bound on delta(epsilon) over the whole run (``bound="lower"``/``"both"``)."""
+        return self._accountant.delta(epsilon, bound)
+
+    def epsilon(self, delta: ArrayLike, bound: Bound = "upper") -> Result:
+        """Smallest epsilon whose certified delta bound is <= delta (``bound="lower"``/``"both"``)."""
+        return self._accountant.epsilon(delta, bound)
+
+
+class DPSGD(_SubsampledTraining):
+    """DP-SGD (Abadi et al. 2016, Alg. 1) with every step released: record-level privacy.
+
+        DPSGD(dataset_size=60_000, batch_size=256, epochs=60, noise_multiplier=1.1).epsilon(1e-5)
+
+    Parameters (numpy arrays broadcast)
+    ----------
+    noise_multiplier : z > 0, noise std over the per-example clipping norm
+    dataset_size, batch_size : integers, batch_size <= dataset_size (expected batch size
+        for Poisson sampling, q = batch_size / dataset_size)
+    epochs or steps : one of them; epochs of ceil(dataset_size / batch_size) steps each
+    sampling : "poisson" (add-or-remove-one) or "fixed_size" (replace-one), see the module docstring
+    value_discretization_interval, accuracy : the PLD grid, as in ``pld.SubsampledGaussianPLD``
+    """
+
+    def __init__(self, *, noise_multiplier: ArrayLike, dataset_size: ArrayLike, batch_size: ArrayLike,
+                 epochs: ArrayLike | None = None, steps: ArrayLike | None = None, sampling: Sampling = "poisson",
+                 value_discretization_interval: float | None = None, accuracy: float | None = None) -> None:
+        super().__init__(noise_multiplier, dataset_size, batch_size, epochs, steps,
+                         ("dataset_size", "batch_size", "epochs", "steps"), sampling,
+                         value_discretization_interval, accuracy)
+
+
+class DPFedAvg(_SubsampledTraining):
+    """DP-FedAvg (McMahan et al. 2018) with every round's model released: client-level privacy.
+
+        DPFedAvg(total_clients=3400, clients_per_round=100, rounds=1000, noise_multiplier=1.0).epsilon(1e-5)
+
+    Each round samples clients (Poisson with rate clients_per_round / total_clients, or exactly
+    clients_per_round of them), clips each client's update to norm C and adds N(0, (z C)^2 I)
+    to their sum.  One round is one subsampled Gaussian step over clients, so the accounting is
+    DP-SGD's with clients for records (``epochs`` counts passes over the clients).
+    """
+
+    def __init__(self, *, noise_multiplier: ArrayLike, total_clients: ArrayLike, clients_per_round: ArrayLike,
+                 rounds: ArrayLike | None = None, epochs: ArrayLike | None = None, sampling: Sampling = "poisson",
+                 value_discretization_interval: float | None = None, accuracy: float | None = None) -> None:
+        super().__init__(noise_multiplier, total_clients, clients_per_round, epochs, rounds,
+                         ("total_clients", "clients_per_round", "epochs", "rounds"), sampling,
+                         value_discretization_interval, accuracy)

@@ -1,0 +1,87 @@
+"""DP-SGD / DP-FedAvg vocabulary: the mapping onto the PLD accountants, steps, calibration, refusals."""
+
+import math
+
+import numpy as np
+import pytest
+
+from hockeystick.calibrate import calibrate
+from hockeystick.pld import FixedBatchGaussianPLD, SubsampledGaussianPLD
+from hockeystick.training import DPFedAvg, DPSGD
+
+
+def test_epochs_are_whole_passes_of_ceil_n_over_b_steps():
+    run = DPSGD(dataset_size=60_000, batch_size=256, epochs=[1, 60, 0.5], noise_multiplier=1.1)
+    assert np.array_equal(run.steps, [235, 60 * 235, 118])  # ceil(60000 / 256) = 235; 117.5 -> 118
+    # a product a hair above an integer through float rounding is not rounded up a whole step
+    assert DPSGD(dataset_size=100, batch_size=10, epochs=0.3, noise_multiplier=1.0).steps == 3
+
+
+def test_poisson_dp_sgd_is_the_subsampled_gaussian_pld():
+    run = DPSGD(dataset_size=60_000, batch_size=256, steps=1000, noise_multiplier=1.1)
+    direct = SubsampledGaussianPLD(sigma=1.1, sampling_rate=256 / 60_000, rounds=1000)
+    assert run.epsilon(1e-5, bound="both") == direct.epsilon(1e-5, bound="both")
+    assert run.delta(1.0) == direct.delta(1.0)
+
+
+def test_fixed_size_dp_sgd_is_the_replace_one_pld():
+    run = DPSGD(dataset_size=1000, batch_size=100, steps=50, noise_multiplier=2.0, sampling="fixed_size")
+    direct = FixedBatchGaussianPLD(sigma=2.0, batch_size=100, dataset_size=1000, rounds=50)
+    assert run.epsilon(1e-5, bound="both") == direct.epsilon(1e-5, bound="both")
+
+
+def test_fedavg_rounds_are_steps_over_clients():
+    fl = DPFedAvg(total_clients=3400, clients_per_round=100, rounds=500, noise_multiplier=1.0)
+    sgd = DPSGD(dataset_size=3400, batch_size=100, steps=500, noise_multiplier=1.0)
+    assert fl.epsilon(1e-5) == sgd.epsilon(1e-5)
+
+
+def test_broadcasting_over_noise_multiplier():
+    eps = DPSGD(dataset_size=60_000, batch_size=256, epochs=10,
+                noise_multiplier=np.array([0.8, 1.1, 2.0])).epsilon(1e-5)
+    assert eps.shape == (3,) and np.all(np.diff(eps) < 0)
+
+
+def test_bracket_contains_dp_accounting_estimate():
+    dpl = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    q, z, steps = 256 / 60_000, 1.1, 2000
+    theirs = [dpl.from_gaussian_mechanism(standard_deviation=z, sampling_prob=q, value_discretization_interval=1e-4,
+                                          pessimistic_estimate=pessimistic).self_compose(steps)
+              .get_epsilon_for_delta(1e-5) for pessimistic in (True, False)]
+    lower, upper = DPSGD(dataset_size=60_000, batch_size=256, steps=steps, noise_multiplier=z).epsilon(
+        1e-5, bound="both")
+    assert lower <= theirs[0] and upper >= theirs[1]
+    assert abs(upper - theirs[0]) < 1e-2
+
+
+@pytest.mark.parametrize("parameter, given", [
+    ("noise_multiplier", dict(batch_size=256, epochs=20)),
+    ("epochs", dict(batch_size=256, noise_multiplier=1.1)),
+    ("batch_size", dict(epochs=20, noise_multiplier=1.1)),
+])
+def test_calibration_meets_target_and_one_step_more_does_not(parameter, given):
+    target = dict(epsilon=2.0, delta=1e-5)
+    value = calibrate("dp_sgd", parameter, dataset_size=60_000, **target, **given)
+    assert DPSGD(dataset_size=60_000, **given, **{parameter: value}).epsilon(1e-5) <= 2.0
+    if parameter == "noise_multiplier":
+        past = value * (1 - 1e-6)
+    else:
+        assert value == math.floor(value)
+        past = value + 1
+    assert DPSGD(dataset_size=60_000, **given, **{parameter: past}).epsilon(1e-5) > 2.0
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(epochs=1, steps=10), "exactly one of epochs and steps"),
+    (dict(), "exactly one of epochs and steps"),
+    (dict(epochs=0), "epochs must be finite and > 0"),
+    (dict(steps=2.5), "steps must be an integer >= 1"),
+    (dict(steps=10, batch_size=70_000), "batch_size must be <= dataset_size"),
+    (dict(steps=10, batch_size=0), "batch_size must be an integer >= 1"),
+    (dict(steps=10, sampling="shuffle"), 'sampling must be "poisson" or "fixed_size"'),
+    (dict(steps=10, noise_multiplier=-1.0), "sigma must be positive"),
+])
+def test_refusals_name_the_argument(kwargs, message):
+    args = dict(dataset_size=60_000, batch_size=256, noise_multiplier=1.1) | kwargs
+    with pytest.raises(ValueError, match=message):
+        DPSGD(**args)
