@@ -6,18 +6,24 @@ privacy guarantee of its exact configuration):
     pnsgd, pnsgd_final_iterates   paper 002 Algorithm 1 (Gaussian / Laplace, random stop)
     noisy_fedavg, noisy_fedprox   paper 004 (K local clipped steps, four learning-rate schedules)
     isrl_minibatch_sgd, isrl_local_sgd   paper 003 (ISRL-DP, M_r of N silos per round)
-Data: :func:`synthetic` (Dirichlet label skew, feature shift) or :func:`from_client_arrays`.
+Data: :func:`synthetic` (Dirichlet label skew, feature shift), :func:`bundled` (scikit-learn's
+bundled data sets split across clients, nothing downloaded) or :func:`from_client_arrays`.
+Many configurations: :func:`simulate_sweep` (configurations x seeds, in-process, processes or Dask)
+and :func:`frontier` (the best accuracy each epsilon budget buys).
 Empirical checks of the bounds: :mod:`hockeystick.simulate.empirical`.
 """
 
 from .data import FederatedData, from_client_arrays, synthetic
+from .datasets import bundled
 from .evaluation import evaluate
 from .fedavg import noisy_fedavg, noisy_fedprox
+from .frontier import frontier, mean_over_seeds
 from .isrl import isrl_local_sgd, isrl_minibatch_sgd
 from .pnsgd import pnsgd, pnsgd_final_iterates, pnsgd_guarantee
 from .result import RunResult
+from .sweep import simulate_sweep
 from .trusted_aggregator import trusted_aggregator
 
-__all__ = ["FederatedData", "RunResult", "evaluate", "from_client_arrays", "isrl_local_sgd",
-           "isrl_minibatch_sgd", "noisy_fedavg", "noisy_fedprox", "pnsgd", "pnsgd_final_iterates",
-           "pnsgd_guarantee", "synthetic", "trusted_aggregator"]
+__all__ = ["FederatedData", "RunResult", "bundled", "evaluate", "from_client_arrays", "frontier",
+           "isrl_local_sgd", "isrl_minibatch_sgd", "mean_over_seeds", "noisy_fedavg", "noisy_fedprox", "pnsgd",
+           "pnsgd_final_iterates", "pnsgd_guarantee", "simulate_sweep", "synthetic", "trusted_aggregator"]

@@ -1,0 +1,247 @@
+"""Sweeps of simulated training runs: a grid of configurations x seeds, one row per run.
+
+``simulate_sweep("noisy_fedavg", train, grid={"sigma": [0.1, 0.5], "rate": [0.1, 1.0]},
+fixed={"rounds": 50, "local_steps": 2, "clip": 1.0}, seeds=3, test=test, delta=1e-5)``
+trains every configuration of the Cartesian product of ``grid`` (plus ``fixed``) once per seed
+and returns a pandas DataFrame with, per run: the configuration, the seed, the final train and
+test loss and accuracy, the metric curves every ``every`` rounds, and epsilon at ``delta`` from
+each *proven* guarantee the algorithm reports (its accountants, called on the exact
+configuration) with ``epsilon`` their minimum.  Runs are deterministic in (configuration,
+seed) at any thread count, so the rows do not depend on how the work was spread:
+
+- in-process (default): one run after the other, each using numba's threads;
+- ``processes=N``: N worker processes, one run each at a time on one thread (small models,
+  where a run is too short for numba's threads to pay);
+- Dask: ``scheduler="tcp://..."`` or ``dask_workers=N`` (a LocalCluster on 127.0.0.1). Each task
+  receives its configurations and the data by value, so a lost worker's tasks are recomputed
+  elsewhere from what the scheduler holds (``retries``).
+
+Every configuration is checked before the first run starts (unknown parameters, negative
+sigma, a clip of 0, more clients per round than clients, ...).
+"""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+import math
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from .data import FederatedData
+from .fedavg import noisy_fedavg, noisy_fedprox
+from .isrl import isrl_local_sgd, isrl_minibatch_sgd
+from .pnsgd import pnsgd
+from .trusted_aggregator import trusted_aggregator
+
+__all__ = ["ALGORITHMS", "configurations", "run_configuration", "simulate_sweep"]
+
+ALGORITHMS: dict[str, Callable[..., Any]] = {
+    "trusted_aggregator": trusted_aggregator,
+    "noisy_fedavg": noisy_fedavg,
+    "noisy_fedprox": noisy_fedprox,
+    "isrl_minibatch_sgd": isrl_minibatch_sgd,
+    "isrl_local_sgd": isrl_local_sgd,
+    "pnsgd": pnsgd,
+}
+
+# Options of the training functions that are not configuration parameters of a sweep.
+_RESERVED = frozenset({"data", "seed", "test", "every", "trajectory", "progress", "threads", "initial"})
+
+# parameter -> (rule, check); checked on every configuration before any training starts.
+_RULES: dict[str, tuple[str, Callable[[Any], bool]]] = {
+    "sigma": ("a finite number >= 0", lambda v: math.isfinite(v) and v >= 0),
+    "scale": ("a finite number > 0", lambda v: math.isfinite(v) and v > 0),
+    "clip": ("a number > 0 (inf for no clipping)", lambda v: v > 0),
+    "rate": ("a finite number > 0", lambda v: math.isfinite(v) and v > 0),
+    "radius": ("a number > 0", lambda v: v > 0),
+    "diameter": ("a number > 0", lambda v: v > 0),
+    "proximal": ("a finite number >= 0", lambda v: math.isfinite(v) and v >= 0),
+    "rounds": ("an integer >= 1", lambda v: float(v).is_integer() and v >= 1),
+    "local_steps": ("an integer >= 1", lambda v: float(v).is_integer() and v >= 1),
+    "batch": ("an integer >= 1", lambda v: float(v).is_integer() and v >= 1),
+}
+_CLIENT_COUNTS = ("batch", "silos_per_round")   # at most the number of clients (when given)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+
+
+def configurations(grid: Mapping[str, Sequence[Any]], fixed: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The Cartesian product of ``grid``'s value lists (last name fastest), each merged with ``fixed``."""
+    fixed = dict(fixed or {})
+    overlap = sorted(set(grid) & set(fixed))
+    if overlap:
+        raise ValueError(f"{', '.join(overlap)} given both in grid and in fixed: give each parameter once")
+    names = list(grid)
+    for name in names:
+        values = grid[name]
+        if isinstance(values, (str, bytes)) or not isinstance(values, Iterable) or len(list(values)) == 0:
+            raise ValueError(f"grid[{name!r}] must be a non-empty list of values, got {values!r}")
+    return [{**dict(zip(names, combo)), **fixed} for combo in itertools.product(*(list(grid[n]) for n in names))]
+
+
+def _signature(algorithm: str) -> dict[str, inspect.Parameter]:
+    """Configuration parameters of ``algorithm`` (noisy_fedprox: noisy_fedavg's plus its own)."""
+    params = dict(inspect.signature(ALGORITHMS[algorithm]).parameters)
+    if algorithm == "noisy_fedprox":   # it forwards **options to noisy_fedavg
+        params = {**inspect.signature(noisy_fedavg).parameters, "proximal": params["proximal"]}
+    return {name: p for name, p in params.items() if name not in _RESERVED}
+
+
+def _check(algorithm: str, config: Mapping[str, Any], data: FederatedData) -> None:
+    params = _signature(algorithm)
+    unknown = sorted(set(config) - set(params))
+    if unknown:
+        raise ValueError(f"{algorithm} takes no parameter {', '.join(map(repr, unknown))}; "
+                         f"its parameters: {', '.join(params)}")
+    missing = [name for name, p in params.items() if p.default is inspect.Parameter.empty and name not in config]
+    if missing:
+        raise ValueError(f"{algorithm} needs {', '.join(map(repr, missing))}: give it in grid or fixed")
+    for name, value in config.items():
+        if name in _RULES:
+            rule, ok = _RULES[name]
+            if not _is_number(value) or not ok(float(value)):
+                raise ValueError(f"{name} must be {rule}, got {value!r} (configuration {dict(config)})")
+    for name in _CLIENT_COUNTS:
+        if name in config and config[name] is not None and config[name] > data.n_clients:
+            raise ValueError(f"{name} must be <= the number of clients ({data.n_clients}), got {config[name]!r}")
+
+
+def run_configuration(algorithm: str, data: FederatedData, config: Mapping[str, Any], seed: int, *,
+                      delta: float, test: FederatedData | None = None, every: int | None = None,
+                      threads: int | None = None) -> dict[str, Any]:
+    """Train one configuration with one seed and return its row (see the module docstring)."""
+    options: dict[str, Any] = dict(config, seed=seed, test=test, every=every)
+    if threads is not None and "threads" in inspect.signature(noisy_fedavg if algorithm == "noisy_fedprox"
+                                                              else ALGORITHMS[algorithm]).parameters:
+        options["threads"] = threads
+    result = ALGORITHMS[algorithm](data, **options)
+    row: dict[str, Any] = {**config, "seed": seed,
+                           "final_loss": result.final_loss, "final_accuracy": result.final_accuracy,
+                           "test_loss": float(result.test_loss[-1]) if result.test_loss is not None else math.nan,
+                           "test_accuracy": (float(result.test_accuracy[-1]) if result.test_accuracy is not None
+                                             else math.nan),
+                           "metric_rounds": result.metric_rounds.tolist(), "loss_curve": result.loss.tolist(),
+                           "accuracy_curve": result.accuracy.tolist()}
+    proven = {g.name: float(g.epsilon(delta)) for g in result.privacy if g.proven}
+    row["epsilon"] = min(proven.values(), default=math.inf)
+    row["epsilon_source"] = min(proven, key=proven.__getitem__) if proven else ""
+    row["delta"] = delta
+    return row
+
+
+def _run_batch(algorithm: str, data: FederatedData, test: FederatedData | None, jobs: list[tuple[int, dict, int]],
+               delta: float, every: int | None, threads: int | None) -> list[tuple[int, dict[str, Any]]]:
+    return [(index, run_configuration(algorithm, data, config, seed, delta=delta, test=test, every=every,
+                                      threads=threads))
+            for index, config, seed in jobs]
+
+
+def simulate_sweep(algorithm: str, data: FederatedData, *, grid: Mapping[str, Sequence[Any]],
+                   fixed: Mapping[str, Any] | None = None, seeds: int | Sequence[int] = 1, delta: float = 1e-5,
+                   test: FederatedData | None = None, every: int | None = None, output: str | os.PathLike[str] | None = None,
+                   overwrite: bool = False, processes: int | None = None, scheduler: str | None = None,
+                   dask_workers: int | None = None, retries: int = 3, progress: bool = False) -> Any:
+    """Run every configuration x seed; return the rows as a pandas DataFrame (see the module docstring).
+
+    ``output``: also write the rows to a ``.parquet`` or ``.csv`` file (curves as JSON text in CSV),
+    refused if it exists unless ``overwrite``.
+    """
+    import pandas as pd
+
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm {algorithm!r}; simulated algorithms: {', '.join(ALGORITHMS)}")
+    if not (0 < delta < 1):
+        raise ValueError(f"delta must lie strictly between 0 and 1, got {delta!r}")
+    seed_list = list(range(seeds)) if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool) else list(seeds)
+    if not seed_list or not all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 0
+                                for s in seed_list):
+        raise ValueError(f"seeds must be a count >= 1 or a list of integers >= 0, got {seeds!r}")
+    if output is not None:
+        if not str(output).endswith((".parquet", ".csv")):
+            raise ValueError(f"output must end in .parquet or .csv, got {str(output)!r}")
+        if os.path.exists(output) and not overwrite:
+            raise ValueError(f"{output} exists: pass overwrite=True (--force) to replace it")
+    configs = configurations(grid, fixed)
+    for config in configs:
+        _check(algorithm, config, data)
+    jobs = [(i, config, seed) for i, (config, seed) in enumerate(itertools.product(configs, seed_list))]
+    rows = _dispatch(algorithm, data, test, jobs, delta, every, processes, scheduler, dask_workers, retries, progress)
+    frame = pd.DataFrame([row for _, row in sorted(rows, key=lambda item: item[0])])
+    if output is not None:
+        _write(frame, str(output))
+    return frame
+
+
+def _dispatch(algorithm: str, data: FederatedData, test: FederatedData | None, jobs: list[tuple[int, dict, int]],
+              delta: float, every: int | None, processes: int | None, scheduler: str | None,
+              dask_workers: int | None, retries: int, progress: bool) -> list[tuple[int, dict[str, Any]]]:
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=len(jobs), desc=f"simulate {algorithm}", unit="run", disable=not progress)
+    rows: list[tuple[int, dict[str, Any]]] = []
+    try:
+        if scheduler is not None or dask_workers is not None:
+            rows = _on_dask(algorithm, data, test, jobs, delta, every, scheduler, dask_workers, retries, bar)
+        elif processes is not None and processes > 1:
+            # spawn, not fork: the parent already runs OpenMP (libgomp) threads, which fork cannot copy
+            with ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn")) as pool:
+                futures = [pool.submit(_run_batch, algorithm, data, test, [job], delta, every, 1) for job in jobs]
+                for future in futures:
+                    rows.extend(future.result())
+                    bar.update(1)
+        else:
+            for job in jobs:
+                rows.extend(_run_batch(algorithm, data, test, [job], delta, every, None))
+                bar.update(1)
+    finally:
+        bar.close()
+    return rows
+
+
+def _on_dask(algorithm: str, data: FederatedData, test: FederatedData | None, jobs: list[tuple[int, dict, int]],
+             delta: float, every: int | None, scheduler: str | None, dask_workers: int | None, retries: int,
+             bar: Any) -> list[tuple[int, dict[str, Any]]]:
+    from dask.distributed import Client, LocalCluster, as_completed
+
+    cluster = None
+    if scheduler is None:
+        cluster = LocalCluster(n_workers=dask_workers, threads_per_worker=1, host="127.0.0.1",
+                               dashboard_address=None)
+    rows: list[tuple[int, dict[str, Any]]] = []
+    try:
+        with Client(cluster if cluster is not None else scheduler) as client:
+            # data travels inside every task (by value): any worker can recompute a lost task
+            futures = [client.submit(_run_batch, algorithm, data, test, [job], delta, every, 1,
+                                     retries=retries, pure=False) for job in jobs]
+            for future in as_completed(futures):
+                rows.extend(future.result())
+                bar.update(1)
+    finally:
+        if cluster is not None:
+            cluster.close()
+    return rows
+
+
+def _write(frame: Any, path: str) -> None:
+    import json
+
+    tmp = f"{path}.tmp-{os.getpid()}"
+    try:
+        if path.endswith(".parquet"):
+            frame.to_parquet(tmp, index=False)
+        else:
+            flat = frame.copy()
+            for column in ("metric_rounds", "loss_curve", "accuracy_curve"):
+                flat[column] = flat[column].map(json.dumps)
+            flat.to_csv(tmp, index=False)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
