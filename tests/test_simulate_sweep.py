@@ -178,3 +178,11 @@ def test_bundled_refusals(kwargs, message):
 def test_configurations_product_order():
     assert configurations({"a": [1, 2], "b": [3, 4]}, {"c": 0}) == [
         {"a": 1, "b": 3, "c": 0}, {"a": 1, "b": 4, "c": 0}, {"a": 2, "b": 3, "c": 0}, {"a": 2, "b": 4, "c": 0}]
+
+
+def test_frontier_plot_is_drawn(rows, tmp_path):
+    pytest.importorskip("matplotlib")
+    from hockeystick.plots import frontier_plot
+
+    path = frontier_plot(rows, tmp_path / "frontier.png", parameters=["sigma", "rate"])
+    assert (tmp_path / "frontier.png").stat().st_size > 1000 and path.endswith("frontier.png")

@@ -15,7 +15,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["delta_epsilon_curves", "parameter_curves", "heatmap", "plot_grid"]
+__all__ = ["delta_epsilon_curves", "parameter_curves", "heatmap", "plot_grid", "frontier_plot"]
 
 _MAX_CURVES = 8
 _DELTA_FLOOR = 1e-16    # delta-eps curves are cut below this (smaller deltas are not informative)
@@ -181,3 +181,34 @@ def plot_grid(grid: Any, path: str | os.PathLike[str], *, max_points: int = 200)
         return delta_epsilon_curves(xs, curves, path, title=title)
     ylabel = "epsilon(delta)" if grid.output == "epsilon" else f"{grid.output} needed for (epsilon, delta)"
     return parameter_curves(xs, curves, path, xlabel=x, ylabel=ylabel, title=title)
+
+
+def frontier_plot(rows: Any, path: str | os.PathLike[str], *, metric: str = "test_accuracy",
+                  parameters: Sequence[str] | None = None, algorithm_column: str | None = None,
+                  title: str = "") -> str:
+    """Accuracy (or loss) against epsilon: every configuration's mean over seeds as a point with its
+    seeds' spread, and the frontier (``simulate.frontier``) as a staircase, one colour per algorithm."""
+    import pandas as pd
+
+    # imported here, not at the top: hockeystick.simulate brings numba, which plain plots do not need
+    from .simulate.frontier import frontier, mean_over_seeds
+
+    frame = pd.DataFrame(rows)
+    fig, ax = _figure()
+    groups = frame.groupby(algorithm_column, sort=True) if algorithm_column else [("", frame)]
+    for label, part in groups:
+        part = part.drop(columns=[algorithm_column]) if algorithm_column else part
+        cloud = mean_over_seeds(part, parameters)
+        cloud = cloud[np.isfinite(cloud["epsilon"])]
+        front = frontier(part, metric=metric, parameters=parameters)
+        points = ax.errorbar(cloud["epsilon"], cloud[f"{metric}_mean"], yerr=cloud[f"{metric}_std"].fillna(0),
+                             fmt="o", alpha=0.35, markersize=3)
+        ax.step(front["epsilon"], front[f"{metric}_mean"], where="post", color=points[0].get_color(),
+                label=f"{label} frontier".strip())
+    if _positive(frame["epsilon"][np.isfinite(frame["epsilon"])]) and frame["epsilon"].max() / max(
+            frame["epsilon"].min(), 1e-300) > 20:
+        ax.set_xscale("log")
+    ax.set_xlabel(f"epsilon at delta = {frame['delta'].iloc[0]:g}" if "delta" in frame else "epsilon")
+    ax.set_ylabel(metric.replace("_", " ") + " (mean over seeds)")
+    _finish(ax, title, len(groups) if algorithm_column else 1)
+    return _save(fig, path)

@@ -9,9 +9,10 @@ each *proven* guarantee the algorithm reports (its accountants, called on the ex
 configuration) with ``epsilon`` their minimum.  Runs are deterministic in (configuration,
 seed) at any thread count, so the rows do not depend on how the work was spread:
 
-- in-process (default): one run after the other, each using numba's threads;
-- ``processes=N``: N worker processes, one run each at a time on one thread (small models,
-  where a run is too short for numba's threads to pay);
+- in-process (default): one run after the other, each on ``threads`` numba threads (default 1:
+  the small models a sweep explores run several times faster on one thread than on two, whose
+  per-round synchronisation costs more than the work);
+- ``processes=N``: N spawned worker processes, one run each at a time, on ``threads`` threads;
 - Dask: ``scheduler="tcp://..."`` or ``dask_workers=N`` (a LocalCluster on 127.0.0.1). Each task
   receives its configurations and the data by value, so a lost worker's tasks are recomputed
   elsewhere from what the scheduler holds (``retries``).
@@ -147,7 +148,8 @@ def simulate_sweep(algorithm: str, data: FederatedData, *, grid: Mapping[str, Se
                    fixed: Mapping[str, Any] | None = None, seeds: int | Sequence[int] = 1, delta: float = 1e-5,
                    test: FederatedData | None = None, every: int | None = None, output: str | os.PathLike[str] | None = None,
                    overwrite: bool = False, processes: int | None = None, scheduler: str | None = None,
-                   dask_workers: int | None = None, retries: int = 3, progress: bool = False) -> Any:
+                   dask_workers: int | None = None, retries: int = 3, threads: int = 1,
+                   progress: bool = False) -> Any:
     """Run every configuration x seed; return the rows as a pandas DataFrame (see the module docstring).
 
     ``output``: also write the rows to a ``.parquet`` or ``.csv`` file (curves as JSON text in CSV),
@@ -172,7 +174,10 @@ def simulate_sweep(algorithm: str, data: FederatedData, *, grid: Mapping[str, Se
     for config in configs:
         _check(algorithm, config, data)
     jobs = [(i, config, seed) for i, (config, seed) in enumerate(itertools.product(configs, seed_list))]
-    rows = _dispatch(algorithm, data, test, jobs, delta, every, processes, scheduler, dask_workers, retries, progress)
+    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
+        raise ValueError(f"threads must be an integer >= 1, got {threads!r}")
+    rows = _dispatch(algorithm, data, test, jobs, delta, every, processes, scheduler, dask_workers, retries,
+                     int(threads), progress)
     frame = pd.DataFrame([row for _, row in sorted(rows, key=lambda item: item[0])])
     if output is not None:
         _write(frame, str(output))
@@ -181,24 +186,25 @@ def simulate_sweep(algorithm: str, data: FederatedData, *, grid: Mapping[str, Se
 
 def _dispatch(algorithm: str, data: FederatedData, test: FederatedData | None, jobs: list[tuple[int, dict, int]],
               delta: float, every: int | None, processes: int | None, scheduler: str | None,
-              dask_workers: int | None, retries: int, progress: bool) -> list[tuple[int, dict[str, Any]]]:
+              dask_workers: int | None, retries: int, threads: int,
+              progress: bool) -> list[tuple[int, dict[str, Any]]]:
     from tqdm.auto import tqdm
 
     bar = tqdm(total=len(jobs), desc=f"simulate {algorithm}", unit="run", disable=not progress)
     rows: list[tuple[int, dict[str, Any]]] = []
     try:
         if scheduler is not None or dask_workers is not None:
-            rows = _on_dask(algorithm, data, test, jobs, delta, every, scheduler, dask_workers, retries, bar)
+            rows = _on_dask(algorithm, data, test, jobs, delta, every, scheduler, dask_workers, retries, threads, bar)
         elif processes is not None and processes > 1:
             # spawn, not fork: the parent already runs OpenMP (libgomp) threads, which fork cannot copy
             with ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn")) as pool:
-                futures = [pool.submit(_run_batch, algorithm, data, test, [job], delta, every, 1) for job in jobs]
+                futures = [pool.submit(_run_batch, algorithm, data, test, [job], delta, every, threads) for job in jobs]
                 for future in futures:
                     rows.extend(future.result())
                     bar.update(1)
         else:
             for job in jobs:
-                rows.extend(_run_batch(algorithm, data, test, [job], delta, every, None))
+                rows.extend(_run_batch(algorithm, data, test, [job], delta, every, threads))
                 bar.update(1)
     finally:
         bar.close()
@@ -207,7 +213,7 @@ def _dispatch(algorithm: str, data: FederatedData, test: FederatedData | None, j
 
 def _on_dask(algorithm: str, data: FederatedData, test: FederatedData | None, jobs: list[tuple[int, dict, int]],
              delta: float, every: int | None, scheduler: str | None, dask_workers: int | None, retries: int,
-             bar: Any) -> list[tuple[int, dict[str, Any]]]:
+             threads: int, bar: Any) -> list[tuple[int, dict[str, Any]]]:
     from dask.distributed import Client, LocalCluster, as_completed
 
     cluster = None
@@ -218,7 +224,7 @@ def _on_dask(algorithm: str, data: FederatedData, test: FederatedData | None, jo
     try:
         with Client(cluster if cluster is not None else scheduler) as client:
             # data travels inside every task (by value): any worker can recompute a lost task
-            futures = [client.submit(_run_batch, algorithm, data, test, [job], delta, every, 1,
+            futures = [client.submit(_run_batch, algorithm, data, test, [job], delta, every, threads,
                                      retries=retries, pure=False) for job in jobs]
             for future in as_completed(futures):
                 rows.extend(future.result())
