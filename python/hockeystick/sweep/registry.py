@@ -16,7 +16,7 @@ from typing import Any, Callable, Literal, Mapping
 
 import numpy as np
 
-from .. import contraction, fdp, pld, rdp, training
+from .. import contraction, fdp, isrl, pld, rdp, training
 from ..gaussian_mechanism import GaussianMechanism
 
 __all__ = ["Calibratable", "AccountantEntry", "REGISTRY", "get", "names", "register"]
@@ -205,3 +205,17 @@ register(AccountantEntry(
                   "epochs": Calibratable("increasing", 1.0, float("inf"), integer=True),
                   "clients_per_round": Calibratable("increasing", 1.0,
                                                     lambda p: np.asarray(p["total_clients"], float), integer=True)}))
+
+register(AccountantEntry(
+    name="isrl_noisy_mb_sgd", factory=isrl.NoisyMBSGD, max_chunk=1 << 10,
+    summary="paper 003 Alg. 2, one silo's ISRL-DP: K draws with replacement per round, PLD, certified upper bound",
+    integers=frozenset({"batch_size", "silo_size", "rounds"}),
+    calibratable={"sigma": _SIGMA, "rounds": _ROUNDS}))
+register(AccountantEntry(
+    name="isrl_one_pass", factory=isrl.OnePassNoisyMBSGD, integers=frozenset({"batch_size"}),
+    summary="paper 003 Thm 3.1, one silo's ISRL-DP: one pass in disjoint batches, exact (Gaussian, 2L/K)",
+    calibratable={"sigma": _SIGMA}))
+register(AccountantEntry(
+    name="isrl_user_level", factory=isrl.UserLevelNoisyMBSGD, integers=frozenset({"rounds"}),
+    summary="paper 003 Alg. 2 with a whole silo replaced (user-level): exact, mu = sqrt(R) 2L / sigma",
+    calibratable={"sigma": _SIGMA, "rounds": _ROUNDS}))

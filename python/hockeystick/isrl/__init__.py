@@ -1,0 +1,16 @@
+"""Paper 003 (Lowy & Razaviyayn, ISRL-DP): the paper's calibrations beside certified accounting.
+
+- :mod:`.paper_calibrations`: the paper's sigma and K prescriptions as written (Thms 2.1/D.1/H.1,
+  3.1/E.1, App. I, App. C.2's group privacy), validity ranges enforced: paper formulas, not guarantees.
+- :mod:`.noisy_mb_sgd`: certified accountants of the same silo transcripts (``NoisyMBSGD``,
+  ``OnePassNoisyMBSGD``, ``UserLevelNoisyMBSGD``), registered for sweeps and calibration as
+  ``isrl_noisy_mb_sgd``, ``isrl_one_pass`` and ``isrl_user_level``.
+"""
+
+from .noisy_mb_sgd import NoisyMBSGD, OnePassNoisyMBSGD, UserLevelNoisyMBSGD
+from .paper_calibrations import (appendix_i_batch_size, appendix_i_sigma, theorem_2_1_batch_size, theorem_2_1_sigma,
+                                 theorem_3_1_rounds, theorem_3_1_sigma, user_level_group_privacy)
+
+__all__ = ["NoisyMBSGD", "OnePassNoisyMBSGD", "UserLevelNoisyMBSGD", "appendix_i_batch_size", "appendix_i_sigma",
+           "theorem_2_1_batch_size", "theorem_2_1_sigma", "theorem_3_1_rounds", "theorem_3_1_sigma",
+           "user_level_group_privacy"]
