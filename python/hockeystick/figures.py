@@ -1,4 +1,4 @@
-"""The papers' figures, recomputed: 000 Fig. 2 and 002 Figs. 2 and 3.
+"""The papers' figures, recomputed: 000 Fig. 2 and 002 Figs. 2 and 3; paper 003's calibration tables.
 
 ``figure_curves()`` gives the data (one array of delta per curve, on a common
 epsilon grid), ``write_figures(out_dir)`` draws them as PNG with matplotlib
@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from .contraction import PNSGDGaussian, PNSGDRenyiBaseline, TrustedAggregator
+from .errata_003 import write_tables_and_figure
 
 #: The epsilon grid the figures are drawn on.
 FIGURE_EPSILONS = np.linspace(0.01, 3.0, 300)
@@ -103,4 +104,4 @@ def write_figures(out_dir: str | Path) -> list[Path]:
         fig.savefig(path, dpi=120)
         plt.close(fig)
         written.append(path)
-    return written
+    return written + write_tables_and_figure(out)

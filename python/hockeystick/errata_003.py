@@ -1,0 +1,106 @@
+"""Paper 003's calibrations against certified accounting: the tables of docs/paper-003-errata.md, section 3.
+
+``theory_rows()``: for each (n, R, eps0), Theorem 2.1's K and sigma, the certified epsilon bracket
+the silo spends at that sigma, the sigma certified accounting needs for eps0 at the same K, and
+their ratio.  ``experiment_rows()``: App. I's (K, sigma) per stated epsilon and the certified
+bracket on what it spends.  ``sigma_curves()``: prescribed and needed sigma over a range of eps0
+(the picture ``hockeystick figures`` draws).  delta0 = 1/n^2 as in the paper's experiments; the
+PLD grid is 1e-3, whose brackets are certified (upper bounds never below the truth).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .calibrate import calibrate
+from .isrl import NoisyMBSGD, appendix_i_batch_size, appendix_i_sigma, theorem_2_1_batch_size, theorem_2_1_sigma
+from .plots import parameter_curves
+
+__all__ = ["THEORY", "EXPERIMENTS", "theory_rows", "experiment_rows", "sigma_curves", "markdown",
+           "write_tables_and_figure"]
+
+INTERVAL = 1e-3
+THEORY = ((1238, 35, 1.0), (1238, 100, 1.0), (1238, 100, 3.0), (10000, 1000, 1.0))   # (n, R, eps0)
+EXPERIMENTS = tuple((1238, 35, e) for e in (0.75, 1.5, 3.0, 6.0, 12.0, 18.0)) + tuple(
+    (357, 35, e) for e in (0.5, 1.0, 2.0, 3.0))                                       # App. I (n, R, eps)
+
+
+def _needed_sigma(n: int, rounds: int, k: int, eps0: float, delta0: float, start: float) -> float:
+    return float(calibrate("isrl_noisy_mb_sgd", "sigma", epsilon=eps0, delta=delta0, lipschitz=1.0, batch_size=k,
+                           silo_size=n, rounds=rounds, value_discretization_interval=INTERVAL, start=start,
+                           rtol=1e-4))
+
+
+def theory_rows(rows: tuple[tuple[int, int, float], ...] = THEORY) -> list[dict[str, Any]]:
+    """Theorem 2.1 (L = 1): prescribed sigma, certified eps at it, needed sigma, ratio."""
+    out = []
+    for n, rounds, eps0 in rows:
+        delta0 = 1.0 / n**2
+        k = int(theorem_2_1_batch_size(rounds=rounds, silo_size=n, epsilon=eps0, delta=delta0))
+        paper = float(theorem_2_1_sigma(lipschitz=1.0, rounds=rounds, silo_size=n, epsilon=eps0, delta=delta0))
+        lower, upper = NoisyMBSGD(sigma=paper, lipschitz=1.0, batch_size=k, silo_size=n, rounds=rounds,
+                                  value_discretization_interval=INTERVAL).epsilon(delta0, bound="both")
+        needed = _needed_sigma(n, rounds, k, eps0, delta0, paper / 5)
+        out.append(dict(n=n, R=rounds, eps0=eps0, K=k, sigma_paper=paper, eps_lower=lower, eps_upper=upper,
+                        sigma_needed=needed, ratio=paper / needed))
+    return out
+
+
+def experiment_rows(rows: tuple[tuple[int, int, float], ...] = EXPERIMENTS) -> list[dict[str, Any]]:
+    """App. I (L = 1): the experiments' K and sigma, and the certified bracket on what they spend."""
+    out = []
+    for n, rounds, eps in rows:
+        delta = 1.0 / n**2
+        k = int(appendix_i_batch_size(rounds=rounds, silo_size=n, epsilon=eps))
+        sigma = float(appendix_i_sigma(lipschitz=1.0, rounds=rounds, silo_size=n, epsilon=eps, delta=delta))
+        lower, upper = NoisyMBSGD(sigma=sigma, lipschitz=1.0, batch_size=k, silo_size=n, rounds=rounds,
+                                  value_discretization_interval=INTERVAL).epsilon(delta, bound="both")
+        out.append(dict(n=n, R=rounds, eps=eps, K=k, sigma_paper=sigma, eps_lower=lower, eps_upper=upper,
+                        violated=bool(lower > eps)))
+    return out
+
+
+def sigma_curves(n: int = 1238, rounds: int = 35,
+                 epsilons: np.ndarray = np.array([0.25, 0.5, 1.0, 2.0, 4.0])) -> dict[str, np.ndarray]:
+    """sigma over eps0 (L = 1, Theorem 2.1's K at each eps0): Theorem 2.1's prescription and the
+    smallest sigma certified accounting accepts."""
+    delta0 = 1.0 / n**2
+    paper, needed = [], []
+    for eps0 in epsilons:
+        k = int(theorem_2_1_batch_size(rounds=rounds, silo_size=n, epsilon=eps0, delta=delta0))
+        paper.append(float(theorem_2_1_sigma(lipschitz=1.0, rounds=rounds, silo_size=n, epsilon=eps0, delta=delta0)))
+        needed.append(_needed_sigma(n, rounds, k, float(eps0), delta0, paper[-1] / 5))
+    return {"epsilon": np.asarray(epsilons, float), "Theorem 2.1 (paper)": np.array(paper),
+            "certified PLD (hockeystick)": np.array(needed)}
+
+
+def markdown(theory: list[dict[str, Any]], experiments: list[dict[str, Any]]) -> str:
+    """Both tables as Markdown, as in docs/paper-003-errata.md section 3."""
+    lines = ["| n | R | eps0 | K | sigma/L (paper) | certified eps at that sigma | sigma/L with certified eps = eps0 "
+             "| ratio |", "|---|---|---|---|---|---|---|---|"]
+    lines += [f"| {r['n']} | {r['R']} | {r['eps0']:g} | {r['K']} | {r['sigma_paper']:.4g} | "
+              f"[{r['eps_lower']:.4g}, {r['eps_upper']:.4g}] | {r['sigma_needed']:.4g} | {r['ratio']:.3g} |"
+              for r in theory]
+    lines += ["", "| silo size n, R (App. I) | stated eps | K | certified eps |", "|---|---|---|---|"]
+    lines += [f"| {r['n']}, {r['R']} | {r['eps']:g} | {r['K']} | "
+              + (f"**[{r['eps_lower']:.4g}, {r['eps_upper']:.4g}]**" if r["violated"]
+                 else f"[{r['eps_lower']:.4g}, {r['eps_upper']:.4g}]") + " |" for r in experiments]
+    return "\n".join(lines) + "\n"
+
+
+def write_tables_and_figure(out_dir: str | Path) -> list[Path]:
+    """Write ``paper-003-calibration.md`` (both tables) and ``paper-003-sigma.png`` (sigma prescribed
+    vs needed over eps0) into ``out_dir``; return their paths."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    table = out / "paper-003-calibration.md"
+    table.write_text("# Paper 003: prescribed noise against certified accounting (L = 1, delta0 = 1/n^2)\n\n"
+                     + markdown(theory_rows(), experiment_rows()))
+    curves = sigma_curves()
+    eps = curves.pop("epsilon")
+    figure = Path(parameter_curves(eps, curves, out / "paper-003-sigma.png", xlabel="eps0 (delta0 = 1/n^2)",
+                                   ylabel="sigma / L", title="003 Noisy MB-SGD, n = 1238, R = 35, K of Thm 2.1"))
+    return [table, figure]
