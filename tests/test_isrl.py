@@ -125,3 +125,38 @@ def test_registered_for_calibration():
     sigma = calibrate("isrl_one_pass", "sigma", epsilon=1.0, delta=1e-6, lipschitz=1.0, batch_size=10)
     assert isrl.OnePassNoisyMBSGD(sigma=sigma, lipschitz=1.0, batch_size=10).delta(1.0) <= 1e-6
     assert isrl.OnePassNoisyMBSGD(sigma=sigma * (1 - 1e-6), lipschitz=1.0, batch_size=10).delta(1.0) > 1e-6
+
+
+def test_lemma_d6_bound_and_its_best_step():
+    args = dict(lipschitz=1.0, diameter=2.0, rounds=100, sigma=0.5, dimension=50, silos_per_round=25,
+                smoothness=1.0)
+    eta = 0.05
+    empirical = isrl.lemma_d6_excess_risk(step_size=eta, **args)
+    assert empirical == pytest.approx(4 / (2 * eta * 100) + eta / 2 * (50 * 0.25 / 25 + 1), rel=1e-15)
+    population = isrl.lemma_d6_excess_risk(step_size=eta, silo_size=1238, **args)
+    assert population == pytest.approx(empirical + 2 * 100 * eta / (1238 * 25), rel=1e-15)
+    # the best step is a minimum of the convex function of eta (within the eta <= 1/beta cap)
+    best = isrl.lemma_d6_best_step_size(**args)
+    at = lambda e: isrl.lemma_d6_excess_risk(step_size=e, **args)  # noqa: E731
+    assert at(best) <= min(at(best * 0.99), at(min(best * 1.01, 1.0)))
+    # more noise, a worse bound: sigma traded against utility
+    assert isrl.lemma_d6_excess_risk(step_size=eta, **(args | {"sigma": 1.0})) > empirical
+    with pytest.raises(ValueError, match=r"step_size must be <= 1/smoothness"):
+        isrl.lemma_d6_excess_risk(step_size=2.0, **args)
+    with pytest.raises(ValueError, match="rounds must be an integer >= 1"):
+        isrl.lemma_d6_excess_risk(step_size=eta, **(args | {"rounds": 0.5}))
+
+
+def test_minibatch_sgd_average_output_is_the_mean_of_the_iterates():
+    pytest.importorskip("numba")
+    import hockeystick.simulate as sim
+
+    data = sim.synthetic("logistic", 6, 20, 5, seed=3)
+    common = dict(rounds=12, batch=4, rate=0.3, sigma=0.2, clip=1.0, seed=1)
+    last = sim.isrl_minibatch_sgd(data, trajectory=True, **common)
+    average = sim.isrl_minibatch_sgd(data, output="average", **common)
+    np.testing.assert_allclose(average.weights, last.trajectory[:-1].mean(axis=0), rtol=1e-13, atol=1e-15)
+    assert average.final_loss == sim.evaluate(data, average.weights)[0]
+    assert average.loss[0] == last.loss[0] and average.epsilons(1e-5) == last.epsilons(1e-5)
+    with pytest.raises(ValueError, match='output must be "last" or "average"'):
+        sim.isrl_minibatch_sgd(data, output="best", **common)

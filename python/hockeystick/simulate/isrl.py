@@ -20,6 +20,7 @@ from numba import njit, prange
 
 from . import privacy
 from .data import FederatedData
+from .evaluation import evaluate
 from .gradients import client_gradients, project_to_ball
 from .models import coefficient_count, local_gradient, model_code, parameter_size
 from .randomness import NOISE, SAMPLING, SERVER, generator
@@ -55,7 +56,9 @@ def noisy_local_sgd(model, n_coef, w_global, features, norms, labels, offsets, s
 
 def _isrl(data: FederatedData, local: bool, rounds: int, steps: int, rate, sigma: float, clip: float,
           silos_per_round: int | None, radius: float, seed: int, initial, test, every, trajectory,
-          progress, threads) -> RunResult:
+          progress, threads, output: str = "last") -> RunResult:
+    if output not in ("last", "average"):
+        raise ValueError(f'output must be "last" or "average", got {output!r}')
     n = data.n_clients
     m = n if silos_per_round is None else silos_per_round
     if rounds < 1 or steps < 1:
@@ -75,9 +78,10 @@ def _isrl(data: FederatedData, local: bool, rounds: int, steps: int, rate, sigma
     norms = data.row_norms
     everyone = np.arange(n, dtype=np.int64)
     out = np.empty((m, p))
-    state = {"w": w0}
+    state = {"w": w0, "sum": np.zeros(p)}
 
     def step(t: int) -> np.ndarray:
+        state["sum"] += state["w"]   # w_t, t = 0..R-1: Algorithm 2's average with gamma_r = 1/R
         silos = everyone if m == n else np.sort(server.choice(n, m, replace=False)).astype(np.int64)
         uniforms = sampling.random((m, steps))
         if local:
@@ -97,6 +101,11 @@ def _isrl(data: FederatedData, local: bool, rounds: int, steps: int, rate, sigma
     name = "ISRL-DP local SGD" if local else "ISRL-DP minibatch SGD"
     res = run_rounds(rounds, step, w0, data, test=test, every=every or max(1, rounds // 10),
                      trajectory=trajectory, progress=progress, description=name)
+    if output == "average":   # the released model is w_hat_R; the metrics at round R are its own
+        res["weights"] = state["sum"] / rounds
+        for split, key in ((data, ""), (test, "test_")):
+            if split is not None:
+                res[key + "loss"][-1], res[key + "accuracy"][-1] = evaluate(split, res["weights"])
     guarantees = []
     if sigma > 0 and math.isfinite(clip):
         guarantees = [privacy.isrl_composition(clip, sigma, rounds * (steps if local else 1))]
@@ -106,7 +115,7 @@ def _isrl(data: FederatedData, local: bool, rounds: int, steps: int, rate, sigma
         else:
             guarantees.append(privacy.isrl_minibatch_rounds(clip, sigma, steps, rounds, smallest))
     config = dict(rounds=rounds, K=steps, rate=rate, sigma=sigma, clip=clip, silos_per_round=m,
-                  radius=radius, seed=seed, silos=n)
+                  radius=radius, seed=seed, silos=n, output=output)
     return RunResult(name, config, res["weights"], res["metric_rounds"], res["loss"], res["accuracy"],
                      guarantees, res["test_loss"], res["test_accuracy"], res["trajectory"])
 
@@ -116,12 +125,14 @@ def isrl_minibatch_sgd(data: FederatedData, *, rounds: int, batch: int, rate: fl
                        radius: float = math.inf, seed: int = 0, initial: np.ndarray | None = None,
                        test: FederatedData | None = None, every: int | None = None,
                        trajectory: bool = False, progress: bool = False,
-                       threads: int | None = None) -> RunResult:
+                       threads: int | None = None, output: str = "last") -> RunResult:
     """ISRL-DP noisy minibatch SGD (paper 003 Algorithm 2) with K = ``batch`` samples per silo per round.
-    Returns the last iterate w_R (Algorithm 2 outputs a weighted average of the iterates: average
-    ``trajectory`` yourself if you want it)."""
+
+    ``output="average"`` releases Algorithm 2's output w_hat_R = (1/R) sum_{r<R} w_r (the weights
+    gamma_r = 1/R of Lemma D.6, convex case), whose metrics are reported at round R; ``"last"``
+    releases w_R. The privacy guarantee is the same: it covers the whole transcript."""
     return _isrl(data, False, rounds, batch, rate, sigma, clip, silos_per_round, radius, seed, initial,
-                 test, every, trajectory, progress, threads)
+                 test, every, trajectory, progress, threads, output)
 
 
 def isrl_local_sgd(data: FederatedData, *, rounds: int, local_steps: int, rate: float | np.ndarray,
