@@ -5,15 +5,18 @@
 - :mod:`.noisy_mb_sgd`: certified accountants of the same silo transcripts (``NoisyMBSGD``,
   ``OnePassNoisyMBSGD``, ``UserLevelNoisyMBSGD``), registered for sweeps and calibration as
   ``isrl_noisy_mb_sgd``, ``isrl_one_pass`` and ``isrl_user_level``.
+- :mod:`.shuffle`: the shuffle model (Thm D.5 / 5.1 / G.1): Feldman, McMillan & Talwar's numerical
+  clone bound for n shuffled eps0-DP reports (certified), beside the closed form the paper's eq. (21) uses.
 - :mod:`.excess_risk`: Lemma D.6's finite convex excess-risk bound (paper formula), to trade sigma
   against utility.
 """
 
 from .excess_risk import lemma_d6_best_step_size, lemma_d6_excess_risk
 from .noisy_mb_sgd import NoisyMBSGD, OnePassNoisyMBSGD, UserLevelNoisyMBSGD
+from .shuffle import ShuffledLDP, closed_form_shuffle_epsilon
 from .paper_calibrations import (appendix_i_batch_size, appendix_i_sigma, theorem_2_1_batch_size, theorem_2_1_sigma,
                                  theorem_3_1_rounds, theorem_3_1_sigma, user_level_group_privacy)
 
-__all__ = ["lemma_d6_best_step_size", "lemma_d6_excess_risk", "NoisyMBSGD", "OnePassNoisyMBSGD", "UserLevelNoisyMBSGD", "appendix_i_batch_size", "appendix_i_sigma",
+__all__ = ["ShuffledLDP", "closed_form_shuffle_epsilon", "lemma_d6_best_step_size", "lemma_d6_excess_risk", "NoisyMBSGD", "OnePassNoisyMBSGD", "UserLevelNoisyMBSGD", "appendix_i_batch_size", "appendix_i_sigma",
            "theorem_2_1_batch_size", "theorem_2_1_sigma", "theorem_3_1_rounds", "theorem_3_1_sigma",
            "user_level_group_privacy"]
