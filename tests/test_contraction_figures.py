@@ -81,7 +81,7 @@ def test_write_figures_writes_the_pngs_and_paper_003_tables(tmp_path):
     pytest.importorskip("matplotlib")
     paths = figures.write_figures(tmp_path / "figs")
     assert [p.name for p in paths] == ["000_fig2.png", "002_fig2.png", "002_fig3.png", "paper-003-calibration.md",
-                                       "paper-003-sigma.png"]
+                                       "paper-003-sigma.png", "paper-003-utility.png"]
     table = paths[3].read_text()
     # App. I's rule is certified false at eps = 1.5, 3, 6, 12, 18 (MNIST) and 2, 3 (insurance): bold rows
     assert table.count("**[") == 7 and "| 1238, 35 | 1.5 | 128 | **[" in table

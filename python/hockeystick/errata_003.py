@@ -4,7 +4,10 @@
 the silo spends at that sigma, the sigma certified accounting needs for eps0 at the same K, and
 their ratio.  ``experiment_rows()``: App. I's (K, sigma) per stated epsilon and the certified
 bracket on what it spends.  ``sigma_curves()``: prescribed and needed sigma over a range of eps0
-(the picture ``hockeystick figures`` draws).  delta0 = 1/n^2 as in the paper's experiments; the
+(the picture ``hockeystick figures`` draws).  ``utility_rows()``: the shape of the paper's Figs. 4-9
+(test error against eps) from the simulator on scikit-learn's bundled breast-cancer data split over
+8 silos, at Theorem 2.1's sigma and at the certified sigma for the same (eps0, delta0) and K: the
+same privacy for less noise.  delta0 = 1/n^2 as in the paper's experiments; the
 PLD grid is 1e-3, whose brackets are certified (upper bounds never below the truth).
 """
 
@@ -20,7 +23,7 @@ from .isrl import NoisyMBSGD, appendix_i_batch_size, appendix_i_sigma, theorem_2
 from .plots import parameter_curves
 
 __all__ = ["THEORY", "EXPERIMENTS", "theory_rows", "experiment_rows", "sigma_curves", "markdown",
-           "write_tables_and_figure"]
+           "utility_rows", "write_tables_and_figure"]
 
 INTERVAL = 1e-3
 THEORY = ((1238, 35, 1.0), (1238, 100, 1.0), (1238, 100, 3.0), (10000, 1000, 1.0))   # (n, R, eps0)
@@ -77,6 +80,31 @@ def sigma_curves(n: int = 1238, rounds: int = 35,
             "certified PLD (hockeystick)": np.array(needed)}
 
 
+def utility_rows(epsilons: tuple[float, ...] = (0.75, 1.5, 3.0, 6.0), *, silos: int = 8, rounds: int = 35,
+                 rate: float = 0.5, seeds: int = 3) -> list[dict[str, Any]]:
+    """Test error of ISRL-DP Noisy MB-SGD (averaged iterate, clip L = 1) at Theorem 2.1's sigma and at
+    the certified sigma, per eps0 (delta0 = 1/n^2, n the smallest silo, K of Theorem 2.1), mean over seeds."""
+    from . import simulate
+
+    train, test = simulate.bundled("breast_cancer", silos, seed=0)
+    n = int(np.min(np.diff(train.offsets)))
+    delta0 = 1.0 / n**2
+    out = []
+    for eps0 in epsilons:
+        k = int(theorem_2_1_batch_size(rounds=rounds, silo_size=n, epsilon=eps0, delta=delta0))
+        paper = float(theorem_2_1_sigma(lipschitz=1.0, rounds=rounds, silo_size=n, epsilon=eps0, delta=delta0))
+        needed = _needed_sigma(n, rounds, k, eps0, delta0, paper / 5)
+        errors = {}
+        for label, sigma in (("paper", paper), ("certified", needed)):
+            runs = [simulate.isrl_minibatch_sgd(train, rounds=rounds, batch=k, rate=rate, sigma=sigma, clip=1.0,
+                                                seed=seed, test=test, output="average", threads=1)
+                    for seed in range(seeds)]
+            errors[label] = 1.0 - float(np.mean([run.test_accuracy[-1] for run in runs]))
+        out.append(dict(eps0=eps0, n=n, K=k, sigma_paper=paper, sigma_needed=needed,
+                        test_error_paper=errors["paper"], test_error_certified=errors["certified"]))
+    return out
+
+
 def markdown(theory: list[dict[str, Any]], experiments: list[dict[str, Any]]) -> str:
     """Both tables as Markdown, as in docs/paper-003-errata.md section 3."""
     lines = ["| n | R | eps0 | K | sigma/L (paper) | certified eps at that sigma | sigma/L with certified eps = eps0 "
@@ -92,8 +120,8 @@ def markdown(theory: list[dict[str, Any]], experiments: list[dict[str, Any]]) ->
 
 
 def write_tables_and_figure(out_dir: str | Path) -> list[Path]:
-    """Write ``paper-003-calibration.md`` (both tables) and ``paper-003-sigma.png`` (sigma prescribed
-    vs needed over eps0) into ``out_dir``; return their paths."""
+    """Write ``paper-003-calibration.md`` (both tables), ``paper-003-sigma.png`` (sigma prescribed vs
+    needed over eps0) and ``paper-003-utility.png`` (test error at each) into ``out_dir``; return their paths."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     table = out / "paper-003-calibration.md"
@@ -103,4 +131,10 @@ def write_tables_and_figure(out_dir: str | Path) -> list[Path]:
     eps = curves.pop("epsilon")
     figure = Path(parameter_curves(eps, curves, out / "paper-003-sigma.png", xlabel="eps0 (delta0 = 1/n^2)",
                                    ylabel="sigma / L", title="003 Noisy MB-SGD, n = 1238, R = 35, K of Thm 2.1"))
-    return [table, figure]
+    rows = utility_rows()
+    utility = Path(parameter_curves(
+        [r["eps0"] for r in rows], {"Theorem 2.1's sigma": [r["test_error_paper"] for r in rows],
+                                    "certified sigma (same eps0, delta0, K)": [r["test_error_certified"] for r in rows]},
+        out / "paper-003-utility.png", xlabel="eps0 (delta0 = 1/n^2)", ylabel="test error",
+        title=f"003 Figs. 4-9 shape: ISRL-DP MB-SGD, breast cancer, 8 silos of n = {rows[0]['n']}, R = 35"))
+    return [table, figure, utility]
