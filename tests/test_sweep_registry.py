@@ -32,6 +32,13 @@ EXAMPLES = {
     "trusted_aggregator_nonconvex": _TA,
     "trusted_aggregator_random_stop": _TA,
     "trusted_aggregator_strongly_convex": dict(_TA, smoothness=1.0, strong_convexity=0.1),
+    "dp_sgd": dict(noise_multiplier=1.0, dataset_size=1000, batch_size=10, epochs=1, value_discretization_interval=1e-3),
+    "dp_fedavg": dict(noise_multiplier=1.0, total_clients=500, clients_per_round=10, rounds=50,
+                      value_discretization_interval=1e-3),
+    "isrl_noisy_mb_sgd": dict(sigma=1.0, lipschitz=1.0, batch_size=4, silo_size=400, rounds=50,
+                              value_discretization_interval=5e-3),
+    "isrl_one_pass": dict(sigma=1.0, lipschitz=1.0, batch_size=10),
+    "isrl_user_level": dict(sigma=4.0, lipschitz=1.0, rounds=10),
 }
 
 

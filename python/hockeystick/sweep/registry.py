@@ -193,7 +193,6 @@ register(AccountantEntry(
     integers=frozenset({"dataset_size", "batch_size", "steps"}),
     calibratable={"noise_multiplier": _SIGMA,
                   "epochs": Calibratable("increasing", 1.0, float("inf"), integer=True),
-                  "steps": _ROUNDS,
                   "batch_size": Calibratable("increasing", 1.0, lambda p: np.asarray(p["dataset_size"], float),
                                              integer=True)}))
 register(AccountantEntry(
@@ -202,7 +201,6 @@ register(AccountantEntry(
                                      steps="rounds"),
     integers=frozenset({"total_clients", "clients_per_round", "rounds"}),
     calibratable={"noise_multiplier": _SIGMA, "rounds": _ROUNDS,
-                  "epochs": Calibratable("increasing", 1.0, float("inf"), integer=True),
                   "clients_per_round": Calibratable("increasing", 1.0,
                                                     lambda p: np.asarray(p["total_clients"], float), integer=True)}))
 
