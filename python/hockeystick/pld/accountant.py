@@ -19,7 +19,7 @@ from ..hockey_stick import theta, theta_epsilon
 from .compose import DEFAULT_TAIL
 from .distribution import (Bound, PrivacyLossDistribution, Result, bound_result, compose_all, delta_values,
                            epsilon_values, evaluate_into)
-from .mechanisms import DEFAULT_INTERVAL, subsampled_gaussian, subsampled_gaussians
+from .mechanisms import DEFAULT_INTERVAL, checked_interval, subsampled_gaussian, subsampled_gaussians
 
 
 class PLDAccountant:
@@ -32,7 +32,7 @@ class PLDAccountant:
     """
 
     def __init__(self, value_discretization_interval: float = DEFAULT_INTERVAL, tail: float = DEFAULT_TAIL):
-        self.value_discretization_interval = float(value_discretization_interval)
+        self.value_discretization_interval = checked_interval(value_discretization_interval)
         self.tail = float(tail)
         self._pld: PrivacyLossDistribution | None = None
         self._cache: dict[tuple, PrivacyLossDistribution] = {}
@@ -117,8 +117,8 @@ class SubsampledGaussianPLD:
         if accuracy is not None and not (float(accuracy) > 0 and math.isfinite(float(accuracy))):
             raise ValueError(f"accuracy must be positive and finite, got {accuracy!r}")
         self.accuracy = None if accuracy is None else float(accuracy)
-        self.value_discretization_interval = (DEFAULT_INTERVAL if value_discretization_interval is None
-                                              else float(value_discretization_interval))
+        self.value_discretization_interval = checked_interval(DEFAULT_INTERVAL if value_discretization_interval is None
+                                                              else value_discretization_interval)
         self.tail = float(tail)
         self._plds: dict[tuple, PrivacyLossDistribution] = {}
 
