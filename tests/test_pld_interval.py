@@ -88,8 +88,8 @@ def test_every_entry_point_refuses_with_the_rule(name: str, make: Callable[[floa
 
 @pytest.mark.parametrize("name,make", CONSTRUCTORS, ids=[c[0] for c in CONSTRUCTORS])
 def test_every_entry_point_bounds_both_sides_at_the_largest_spacing(name: str, make: Callable[[float], Any]) -> None:
-    """At h = MAX_INTERVAL each accountant brackets its own fine-grid (h = 1e-4) bracket."""
-    coarse, fine = make(MAX_INTERVAL), make(1e-4)
+    """At h = MAX_INTERVAL each accountant brackets its own fine-grid (h = 1e-3) bracket."""
+    coarse, fine = make(MAX_INTERVAL), make(1e-3)
     if isinstance(coarse, pld.PLDAccountant):
         coarse.compose_subsampled_gaussian(1.0, 0.1, count=3)
         fine.compose_subsampled_gaussian(1.0, 0.1, count=3)
