@@ -192,7 +192,7 @@ def test_grid_is_one_call_and_matches_pointwise() -> None:
         eps = np.array([0.5, 2.0])[:, None, None, None]
         d = grid.delta(eps)
         assert d.shape == (2, 3, 2, 3)
-        assert d[1, 1, 1, 1] == pytest.approx(hs.theta(one.mu, 2.0), rel=1e-15)
+        assert d[1, 1, 1, 1] == pytest.approx(certified_theta.theta_upper(one.mu, 2.0), rel=1e-15)
 
 
 def test_delta_epsilon_use_the_selected_mu() -> None:
