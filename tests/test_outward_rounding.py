@@ -65,14 +65,21 @@ def test_theta_bounds_against_mpmath() -> None:
 
 
 def test_theta_bounds_far_below_the_relative_contract() -> None:
-    # theta < 1e-290: the log form's absolute error bound is used instead
-    r = np.array([0.05, 0.1, 1.0, 2.0])
-    eps = np.array([22.0, 45.0, 1000.0, 1500.0])
+    # theta < 1e-300: the upper side stops at FLOOR = 1e-300, the lower side is 0
+    r = np.array([0.05, 0.1, 1.0, 2.0, 0.5])
+    eps = np.array([22.0, 45.0, 1000.0, 1500.0, 18.5])
     up, lo = np.asarray(ct.theta_upper(r, eps)), np.asarray(ct.theta_lower(r, eps))
     for a, b, u, l in zip(r, eps, up, lo):
         t = _truth(a, b)
         assert mp.mpf(float(l)) <= t <= mp.mpf(float(u))
-    assert ct.theta_upper(0.0, 1.0) == 0.0 and ct.theta_upper(1.0, math.inf) == 0.0 and ct.theta_lower(math.inf, 3.0) == 1.0
+    assert np.all(up >= ct.FLOOR)
+    assert ct.theta_upper(0.0, 1.0) == 0.0 and ct.theta_upper(1.0, math.inf) == 0.0
+    assert ct.theta_upper(math.inf, 3.0) == 1.0 and ct.theta_lower(math.inf, 3.0) <= 1.0
+    # the inverses at delta below 1e-290 check the log form: finite, certified, and a bracket
+    r, delta = np.array([0.5, 1.0, 3.0]), np.array([1e-295, 1e-310, 5e-320])
+    up, lo = np.asarray(ct.theta_epsilon_upper(r, delta)), np.asarray(ct.theta_epsilon_lower(r, delta))
+    assert np.all(np.isfinite(up)) and np.all(lo > 0)
+    _check_epsilon_bracket(r, delta, lo, up)
 
 
 def test_theta_inverses_against_mpmath() -> None:

@@ -7,25 +7,27 @@ carries the core's documented error (docs/architecture.md, "Outward rounding"):
 
 * ``theta``: relative error <= RHO = 1e-12 wherever theta >= 1e-300 (DESIGN.md, numerical
   contract; worst measured 1.4e-14 against 50-digit mpmath);
-* ``log_theta``: absolute error <= 1e-10 (hockey_stick.hpp), used where theta < TINY = 1e-290.
+* ``log_theta``: absolute error <= LOG_ERROR = 1e-10 (hockey_stick.hpp).
 
-The rule: an upper bound is the computed value widened by exactly the documented error and
-rounded up, a lower bound narrowed and rounded down; an inverse (epsilon for delta, r for delta)
-is accepted only where the widened forward value is on the safe side of delta, otherwise it
-is stepped outward by growing multiples of its ulp until it is.
+The rule: an upper bound is the computed value t widened by the documented error and rounded
+up, a lower bound narrowed and rounded down; an inverse (epsilon for delta, r for delta) is
+accepted only where the widened forward value is on the safe side of delta, otherwise it is
+stepped outward by growing multiples of its ulp until it is.
 
-* upper(t) = nextafter(fl(t C_UP), +inf) >= t / (1 - RHO) >= theta,  C_UP = 1/(1 - RHO) rounded up;
-* lower(t) = nextafter(fl(t C_LO), 0) <= t / (1 + RHO) <= theta,     C_LO = 1/(1 + RHO) rounded down;
-* below TINY: exp(log_theta +- LOG_ERROR (1 + 1e-2)) -+ 1e-320 (the exponential's relative error
-  is far below the 1e-12 slack of the factor 1.01, and 1e-320 covers its absolute error among
-  subnormals), clipped to [0, 1].
-* theta is exactly 0 at r = 0 or eps = inf and exactly 1 at r = inf: no rounding there.
+* upper(t) = min(1, max(fl(t C_UP), FLOOR)), C_UP = 1 + 1.001e-12, FLOOR = 1e-300: if
+  theta >= 1e-300 then theta <= t / (1 - RHO) <= fl(t C_UP) (C_UP exceeds (1 - RHO)^-1 (1 - u)^-1
+  by 8e-16, more than the constant's own rounding); otherwise theta < FLOOR.  No case is left.
+* lower(t) = fl(t C_LO), C_LO = 1 - 1.001e-12, where t >= TINY = 1e-290, else 0 (a value the
+  contract does not cover is bounded below by 0 only).
+* an inverse at delta < TINY checks the log form instead: log_theta +- LOG_ERROR (1 + 1e-2)
+  against log delta (whose own rounding, < 1e-13 absolute, fits in the 1e-12 spare).
+* theta = 0 exactly at r = 0 or eps = inf is reported as 0.
 * a radius computed from parameters (r = sqrt(T) sensitivity / sigma: up to four correctly
   rounded operations, relative error <= (1 + u)^4 - 1 < 4.5e-16) is widened first by
   RADIUS_ERROR = 1e-15 relative (``radius_up`` / ``radius_down``; theta grows with r), which
   also covers the rounding of the widening product.
 
-The margins are the smallest the documented bounds prove: about 1e-12 relative (one ulp more).
+The margins are within 1e-15 of the smallest the documented bounds prove.
 """
 
 from __future__ import annotations
@@ -37,16 +39,16 @@ import numpy as np
 from . import hockey_stick as _hs
 from ._elementwise import ArrayLike, FloatOrArray
 
-__all__ = ["RADIUS_ERROR", "RHO", "radius_down", "radius_up", "theta_upper", "theta_lower", "theta_epsilon_upper", "theta_epsilon_lower", "theta_radius_lower"]
+__all__ = ["FLOOR", "RADIUS_ERROR", "RHO", "radius_down", "radius_up", "theta_upper", "theta_lower", "theta_epsilon_upper", "theta_epsilon_lower", "theta_radius_lower"]
 
-RHO = 1e-12                 # theta's documented relative error where theta >= 1e-300
-TINY = 1e-290               # below this computed value the log form's absolute error is used instead
+RHO = 1e-12                 # theta's documented relative error where theta >= FLOOR
+FLOOR = 1e-300              # ... below which the contract bounds nothing: the upper side never goes lower
+TINY = 1e-290               # below this, a lower side is 0 and an inverse checks the log form
 LOG_ERROR = 1e-10           # log_theta's documented absolute error
 RADIUS_ERROR = 1e-15        # relative, for a radius formed by at most four correctly rounded operations
-_C_UP = float(np.nextafter(1.0 / (1.0 - RHO), np.inf))
-_C_LO = float(np.nextafter(1.0 / (1.0 + RHO), 0.0))
+_C_UP = 1.0 + 1.001e-12
+_C_LO = 1.0 - 1.001e-12
 _LOG_MARGIN = LOG_ERROR * 1.01
-_SUBNORMAL_SLACK = 1e-320
 _MAX_STEPS = 2200           # doubling ulp steps reach inf (or 0) from any double well within this
 
 
@@ -66,18 +68,13 @@ def radius_down(r: np.ndarray | float) -> np.ndarray | float:
 
 def _rounded(r: np.ndarray, eps: np.ndarray, t: np.ndarray, up: bool) -> np.ndarray:
     """t = theta(r, eps) widened (up) or narrowed (down) by its documented error, as in the module docstring."""
-    exact = (r == 0) | np.isinf(r) | np.isinf(eps)
-    out = np.array(np.nextafter(t * _C_UP, np.inf) if up else np.nextafter(t * _C_LO, 0.0))  # writable, also 0-d
-    tiny = (t < TINY) & ~exact
-    if tiny.any():
-        log_t = np.asarray(_hs.log_theta(r[tiny], eps[tiny]))
-        with np.errstate(over="ignore", under="ignore"):
-            if up:
-                out[tiny] = np.exp(log_t + _LOG_MARGIN) + _SUBNORMAL_SLACK
-            else:
-                out[tiny] = np.maximum(np.exp(log_t - _LOG_MARGIN) - _SUBNORMAL_SLACK, 0.0)
-    out = np.where(exact, t, out)
-    return np.clip(out, 0.0, 1.0)
+    if not up:
+        return np.where(t >= TINY, t * _C_LO, 0.0)
+    out = np.array(np.minimum(np.maximum(t * _C_UP, FLOOR), 1.0))  # a writable copy, also for 0-d
+    zero = t == 0
+    if zero.any():  # theta = 0 exactly at r = 0 or eps = inf
+        out[zero & ((r == 0) | np.isinf(eps))] = 0.0
+    return out
 
 
 def _theta_pair(r: ArrayLike, epsilon: ArrayLike, threads: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -105,6 +102,28 @@ def _probability(delta: ArrayLike) -> np.ndarray:
     return d
 
 
+def _at_most(r: np.ndarray, eps: np.ndarray, delta: np.ndarray) -> np.ndarray:
+    """theta(r, eps) <= delta, certified (elementwise over equal-shape flat arrays)."""
+    ok = np.empty(r.shape, dtype=bool)
+    small = delta < TINY
+    big = ~small
+    ok[big] = _rounded(r[big], eps[big], np.asarray(_hs.theta(r[big], eps[big])), up=True) <= delta[big]
+    if small.any():
+        ok[small] = np.asarray(_hs.log_theta(r[small], eps[small])) + _LOG_MARGIN <= np.log(delta[small])
+    return ok
+
+
+def _at_least(r: np.ndarray, eps: np.ndarray, delta: np.ndarray) -> np.ndarray:
+    """theta(r, eps) >= delta, certified (elementwise over equal-shape flat arrays)."""
+    ok = np.empty(r.shape, dtype=bool)
+    small = delta < TINY
+    big = ~small
+    ok[big] = _rounded(r[big], eps[big], np.asarray(_hs.theta(r[big], eps[big])), up=False) >= delta[big]
+    if small.any():
+        ok[small] = np.asarray(_hs.log_theta(r[small], eps[small])) - _LOG_MARGIN >= np.log(delta[small])
+    return ok
+
+
 def _step_until(x: np.ndarray, ok: Callable[[np.ndarray, np.ndarray], np.ndarray], direction: float,
                 floor: float) -> np.ndarray:
     """Move each finite x failing ``ok`` by 1, 2, 4, ... ulps in ``direction`` until ``ok`` holds (or to inf / floor).
@@ -128,7 +147,7 @@ def _step_until(x: np.ndarray, ok: Callable[[np.ndarray, np.ndarray], np.ndarray
 def theta_epsilon_upper(r: ArrayLike, delta: ArrayLike, *, threads: int | None = None) -> FloatOrArray:
     """An eps >= 0 with theta(r, eps) <= delta certified (theta_upper <= delta): an upper bound on epsilon(delta).
 
-    Starts from the core's inverse at delta (1 - 4 RHO) and steps up until theta_upper(r, eps) <= delta.
+    Starts from the core's inverse at delta (1 - 4 RHO) and steps up until theta(r, eps) <= delta is certified.
     """
     d = _probability(delta)
     start = np.asarray(_hs.theta_epsilon(r, d * (1.0 - 4.0 * RHO), threads=threads), dtype=np.float64)
@@ -136,7 +155,7 @@ def theta_epsilon_upper(r: ArrayLike, delta: ArrayLike, *, threads: int | None =
     rf, df, x = rb.ravel(), db.ravel(), start.ravel()
 
     def ok(e: np.ndarray, i: np.ndarray) -> np.ndarray:
-        return np.asarray(theta_upper(rf[i], e)) <= df[i]
+        return _at_most(rf[i], e, df[i])
 
     return _scalar_or(_step_until(x, ok, 1.0, 0.0).reshape(start.shape))
 
@@ -144,7 +163,7 @@ def theta_epsilon_upper(r: ArrayLike, delta: ArrayLike, *, threads: int | None =
 def theta_epsilon_lower(r: ArrayLike, delta: ArrayLike, *, threads: int | None = None) -> FloatOrArray:
     """An eps >= 0 at or below the true epsilon(delta) = min{eps >= 0 : theta(r, eps) <= delta}.
 
-    eps = 0, or an eps where theta_lower(r, eps) >= delta (then theta >= delta there, so the
+    eps = 0, or an eps where theta(r, eps) >= delta is certified (then the
     true epsilon is not below it).  Starts from the core's inverse at delta (1 + 4 RHO), steps down.
     """
     d = _probability(delta)
@@ -154,7 +173,7 @@ def theta_epsilon_lower(r: ArrayLike, delta: ArrayLike, *, threads: int | None =
     rf, df, x = rb.ravel(), db.ravel(), start.ravel()
 
     def ok(e: np.ndarray, i: np.ndarray) -> np.ndarray:
-        return (e <= 0) | (np.asarray(theta_lower(rf[i], e)) >= df[i])
+        return (e <= 0) | _at_least(rf[i], e, df[i])
 
     return _scalar_or(_step_until(x, ok, -1.0, 0.0).reshape(start.shape))
 
@@ -163,7 +182,7 @@ def theta_radius_lower(epsilon: ArrayLike, delta: ArrayLike, *, threads: int | N
     """An r > 0 with theta(r, eps) <= delta certified: a lower bound on the largest (eps, delta)-DP radius.
 
     Noise calibration: sigma = sensitivity / r is then never below the true minimum.  Starts
-    from the core's solve at delta (1 - 4 RHO) and steps down until theta_upper(r, eps) <= delta.
+    from the core's solve at delta (1 - 4 RHO) and steps down until theta(r, eps) <= delta is certified.
     """
     d = _probability(delta)
     start = np.asarray(_hs.theta_radius(epsilon, d * (1.0 - 4.0 * RHO), threads=threads), dtype=np.float64)
@@ -171,6 +190,6 @@ def theta_radius_lower(epsilon: ArrayLike, delta: ArrayLike, *, threads: int | N
     ef, df, x = eb.ravel(), db.ravel(), start.ravel()
 
     def ok(r: np.ndarray, i: np.ndarray) -> np.ndarray:
-        return np.asarray(theta_upper(r, ef[i])) <= df[i]
+        return _at_most(r, ef[i], df[i])
 
     return _scalar_or(_step_until(x, ok, -1.0, 0.0).reshape(start.shape))
