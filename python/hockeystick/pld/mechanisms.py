@@ -49,10 +49,11 @@ def checked_interval(value: float) -> float:
     h = float(value)
     if 0 < h <= MAX_INTERVAL:
         return h
-    hint = ("a finer grid (a smaller value_discretization_interval, e.g. the default 1e-4)" if h > MAX_INTERVAL
-            else "a positive spacing, e.g. the default 1e-4 (smaller is finer, tighter and slower)")
-    raise ValueError(f"value_discretization_interval must lie in (0, {MAX_INTERVAL:g}], got {value!r}: the PLD grid "
-                     f"needs e^h far from overflow (it overflows above h = 709.78); use {hint}")
+    hint = ("the PLD grid needs e^h far from overflow (it overflows above h = 709.78); use a finer grid "
+            "(a smaller value_discretization_interval, e.g. the default 1e-4)" if h > MAX_INTERVAL
+            else "the PLD grid spacing must be a positive number; use e.g. the default 1e-4 (smaller is finer, "
+                 "tighter and slower)")
+    raise ValueError(f"value_discretization_interval must lie in (0, {MAX_INTERVAL:g}], got {value!r}: {hint}")
 
 
 def _factor(name: str, raw: dict) -> Factor:
