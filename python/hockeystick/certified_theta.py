@@ -39,7 +39,8 @@ import numpy as np
 from . import hockey_stick as _hs
 from ._elementwise import ArrayLike, FloatOrArray
 
-__all__ = ["FLOOR", "RADIUS_ERROR", "RHO", "radius_down", "radius_up", "theta_upper", "theta_lower", "theta_epsilon_upper", "theta_epsilon_lower", "theta_radius_lower"]
+__all__ = ["FLOOR", "RADIUS_ERROR", "RHO", "radius_down", "radius_up", "theta_epsilon_lower", "theta_epsilon_upper",
+           "theta_lower", "theta_radius_lower", "theta_upper"]
 
 RHO = 1e-12                 # theta's documented relative error where theta >= FLOOR
 FLOOR = 1e-300              # ... below which the contract bounds nothing: the upper side never goes lower

@@ -76,7 +76,8 @@ constexpr double gl_weights[5] = {0.2369268850561891, 0.4786286704993665, 0.5688
 inline std::int64_t checked_cell_count(double lo, double hi, double h, std::int64_t max_cells,
                                        std::int64_t& k_lo) {
     if (!(h > 0.0 && h <= max_interval))
-        throw std::invalid_argument("value_discretization_interval must lie in (0, 100] (e^h must stay far from overflow)");
+        throw std::invalid_argument("value_discretization_interval must lie in (0, 100] "
+                                    "(e^h must stay far from overflow)");
     const double klo = std::floor(lo / h), khi = std::ceil(hi / h);
     if (!(khi - klo <= static_cast<double>(max_cells)))
         throw std::length_error("the loss grid would need more cells than max_cells");

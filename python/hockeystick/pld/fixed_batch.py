@@ -21,7 +21,8 @@ from .._elementwise import ArrayLike, broadcast_float_arrays
 from .compose import DEFAULT_TAIL
 from .distribution import (Bound, PrivacyLossDistribution, Result, bound_result, delta_values, epsilon_values,
                            evaluate_into)
-from .mechanisms import DEFAULT_INTERVAL, checked_interval, fixed_size_subsampled_gaussian, with_replacement_subsampled_gaussian
+from .mechanisms import (DEFAULT_INTERVAL, checked_interval, fixed_size_subsampled_gaussian,
+                         with_replacement_subsampled_gaussian)
 
 
 def _integers(name: str, values: np.ndarray) -> None:
