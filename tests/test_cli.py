@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 import hockeystick as hs
+from hockeystick.gaussian_mechanism import GaussianMechanism
 from hockeystick.cli import build_parser, main
 
 
@@ -61,8 +62,8 @@ def test_sweep_from_toml_with_flag_overrides_and_plot(capsys, tmp_path):
     assert code == 0 and "3,600 points" in out and "delta" in out and str(out_file) in out
     with np.load(out_file) as npz:
         assert npz["delta"].shape == (30, 3, 40) and float(npz["sensitivity"]) == 2.0
-        expected = hs.theta(2 * np.sqrt(npz["rounds"])[None, :, None] / npz["sigma"][:, None, None],
-                            npz["epsilon"][None, None, :])
+        expected = GaussianMechanism(sigma=npz["sigma"][:, None, None], rounds=npz["rounds"][None, :, None],
+                                     sensitivity=2.0).delta(npz["epsilon"][None, None, :])
         np.testing.assert_array_equal(npz["delta"], expected)
     assert png.stat().st_size > 1000
 

@@ -14,6 +14,7 @@ import pytest
 from scipy import optimize, special
 
 import hockeystick as hs
+from hockeystick import certified_theta
 from hockeystick.fdp import (
     SCHEDULES,
     NoisyFedAvg,
@@ -191,14 +192,15 @@ def test_grid_is_one_call_and_matches_pointwise() -> None:
         eps = np.array([0.5, 2.0])[:, None, None, None]
         d = grid.delta(eps)
         assert d.shape == (2, 3, 2, 3)
-        assert d[1, 1, 1, 1] == pytest.approx(hs.theta(one.mu, 2.0), rel=1e-15)
+        assert d[1, 1, 1, 1] == pytest.approx(certified_theta.theta_upper(one.mu, 2.0), rel=1e-15)
 
 
 def test_delta_epsilon_use_the_selected_mu() -> None:
     acct = NoisyFedAvg(**SEEDS)
-    assert acct.delta(1.0, bound="h0") == hs.theta(acct.mu_paper_h0, 1.0)
-    assert acct.delta(1.0) == hs.theta(acct.mu, 1.0)
-    assert acct.delta(1.0, bound="composition") == hs.theta(acct.mu_composition, 1.0)
+    # theta at the selected mu, rounded up (docs/architecture.md, "Outward rounding")
+    assert acct.delta(1.0, bound="h0") == certified_theta.theta_upper(acct.mu_paper_h0, 1.0)
+    assert acct.delta(1.0) == certified_theta.theta_upper(acct.mu, 1.0)
+    assert acct.delta(1.0, bound="composition") == certified_theta.theta_upper(acct.mu_composition, 1.0)
     e = acct.epsilon(1e-5, bound="h0")
     assert acct.delta(e, bound="h0") == pytest.approx(1e-5, rel=1e-9)
     # The valid bound is never below the paper's number.

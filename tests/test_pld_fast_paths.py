@@ -54,7 +54,7 @@ def test_log_mgf_never_below_the_exact_value(lam):
 
 
 def test_accuracy_mode_meets_accuracy_across_sigmas_and_brackets_the_gaussian():
-    """Predicted grids: every bracket within accuracy; q = 1 stays the exact closed form."""
+    """Predicted grids: every bracket within accuracy; q = 1 stays the closed form (rounded outward)."""
     acc = pld.SubsampledGaussianPLD(sigma=np.array([0.8, 1.5, 4.0]), sampling_rate=0.02, rounds=300,
                                     accuracy=2e-3)
     lo, up = acc.epsilon(1e-5, bound="both")
@@ -63,7 +63,8 @@ def test_accuracy_mode_meets_accuracy_across_sigmas_and_brackets_the_gaussian():
                                      value_discretization_interval=2e-4).epsilon(1e-5, bound="both")
     assert np.all(lo <= fine[1]) and np.all(fine[0] <= up)  # certified brackets must overlap
     gauss = pld.SubsampledGaussianPLD(sigma=2.0, sampling_rate=1.0, rounds=50, accuracy=1e-3)
-    assert gauss.epsilon(1e-5) == pytest.approx(hs.theta_epsilon(math.sqrt(50) / 2.0, 1e-5), rel=1e-14)
+    exact = hs.theta_epsilon(math.sqrt(50) / 2.0, 1e-5)
+    assert gauss.epsilon(1e-5) >= exact and gauss.epsilon(1e-5) == pytest.approx(exact, rel=1e-11)
 
 
 def test_batched_sweep_equals_pointwise_evaluation():

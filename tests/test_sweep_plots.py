@@ -8,6 +8,7 @@ import pytest
 pytest.importorskip("matplotlib")
 
 import hockeystick as hs  # noqa: E402
+from hockeystick.gaussian_mechanism import GaussianMechanism  # noqa: E402
 from hockeystick import plots  # noqa: E402
 from hockeystick.sweep import Grid  # noqa: E402
 
@@ -41,7 +42,7 @@ def test_delta_epsilon_curves_one_per_sigma(tmp_path, drawn):
     assert name == "delta_epsilon_curves" and len(eps) == 200 and eps[0] == 0.1 and eps[-1] == 6
     assert len(curves) == 8  # sigma thinned to 8 curves, both ends kept; rounds held at its middle value
     assert "sigma=0.5" in curves and "sigma=8" in curves
-    np.testing.assert_array_equal(curves["sigma=8"], hs.theta(np.sqrt(10) / 8, eps))
+    np.testing.assert_array_equal(curves["sigma=8"], GaussianMechanism(sigma=8.0, rounds=10).delta(eps))
 
 
 def test_sigma_needed_against_rounds(tmp_path, drawn):
@@ -60,7 +61,8 @@ def test_heatmap_over_the_two_longest_axes(tmp_path, drawn):
     (name, (x, y, z, _), kwargs), = drawn
     assert name == "heatmap" and (kwargs["ylabel"], kwargs["xlabel"]) == ("sigma", "rounds")
     assert z.shape == (len(y), len(x))
-    expected = hs.theta_epsilon(2 * np.sqrt(x)[None, :] / y[:, None], 1e-6)  # sensitivity held at its middle, 2
+    # sensitivity held at its middle, 2
+    expected = GaussianMechanism(sigma=y[:, None], rounds=x[None, :], sensitivity=2.0).epsilon(1e-6)
     np.testing.assert_array_equal(z, expected)
 
 

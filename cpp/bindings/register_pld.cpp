@@ -191,6 +191,7 @@ void register_pld(py::module_& m) {
         .def("epsilon", [](const pld::GridProfile& g, input_array delta, int threads) {
             return over_profile(g, delta, threads, [](const pld::GridProfile& q, double d) { return q.epsilon(d); });
         }, py::arg("delta"), py::arg("threads") = 0);
+    m.attr("pld_max_interval") = pld::max_interval;
     m.def("pld_subsampled_gaussian", [](double sigma, double q, bool remove, double h, double tail,
                                         std::int64_t max_cells) {
         return both_sides([=] { return pld::subsampled_gaussian_cells(sigma, q, remove, h, tail, max_cells); });

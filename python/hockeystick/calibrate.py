@@ -120,14 +120,16 @@ class _Problem:
         self.up = spec.direction == "decreasing"
 
     def log_excess(self, x: np.ndarray, idx: np.ndarray) -> np.ndarray:
-        """log delta(eps; x) - log target at the points ``idx`` (<= 0 means feasible)."""
+        """log delta(eps; x) - log target at the points ``idx`` (< 0: feasible, > 0: not; never 0)."""
         sub: dict[str, Any] = {k: v[idx] if isinstance(v, np.ndarray) else v for k, v in self.params.items()}
         sub[self.parameter] = x
         d = np.asarray(self.entry.build(**sub).delta(self.eps[idx]), dtype=float)
         target = self.dlt[idx]
         f = np.log(np.maximum(d, _SMALLEST)) - np.log(target)
-        # the sign of f must say exactly whether d <= target (log can round across it)
-        return np.where(d <= target, np.minimum(f, 0.0), np.maximum(f, _SMALLEST))
+        # the sign of f must say exactly whether d <= target (log can round across it), and f is never 0:
+        # the root finder stops at an exact zero, which would end the refinement with a bracket
+        # whose two ends both meet the target, however far the boundary still is
+        return np.where(d <= target, np.minimum(f, -_SMALLEST), np.maximum(f, _SMALLEST))
 
     def solve(self, start: float, rtol: float) -> np.ndarray:
         n = self.eps.size
@@ -232,6 +234,6 @@ class _Problem:
 
         res = find_root(f, init, args=(idx.astype(float),),
                         tolerances=dict(xatol=rtol, xrtol=0.0, fatol=0.0, frtol=0.0))
-        (ul, ur), (fl, fr) = res.bracket, res.f_bracket
-        use_left = fl <= 0
-        good[idx] = np.exp(np.where(use_left, ul, ur))
+        # the final bracket has one feasible end (f < 0) and one infeasible end: keep the feasible one
+        (ul, ur), (fl, _) = res.bracket, res.f_bracket
+        good[idx] = np.exp(np.where(fl < 0, ul, ur))

@@ -8,8 +8,10 @@ exact privacy profile
 
     delta(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2) = theta_eps(mu)
 
-(paper 004 Lemma 7, eq. 8; paper 000 eq. 6).  Both directions are exact, not bounds
-with slack: it is ``fdp.GaussianDP`` with mu computed from (sigma, sensitivity, rounds).
+(paper 004 Lemma 7, eq. 8; paper 000 eq. 6).  It is ``fdp.GaussianDP`` with mu computed
+from (sigma, sensitivity, rounds) and rounded up past its exact value (a larger mu is still a
+valid guarantee), so with GaussianDP's outward rounding of theta both directions are certified
+upper bounds (docs/architecture.md, "Outward rounding").
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._elementwise import ArrayLike, as_float_array
+from .certified_theta import radius_up
 from .fdp.gdp import GaussianDP
 
 __all__ = ["GaussianMechanism"]
@@ -46,7 +49,7 @@ class GaussianMechanism(GaussianDP):
     rounds : array_like, integer >= 1
         Number of composed releases (default 1).
 
-    ``delta(epsilon)`` = theta_eps(mu) (004 eq. 8) and ``epsilon(delta)`` its exact inverse.
+    ``delta(epsilon)`` = theta_eps(mu) (004 eq. 8) and ``epsilon(delta)`` its inverse, both rounded up.
     """
 
     def __init__(self, *, sigma: ArrayLike, sensitivity: ArrayLike = 1.0, rounds: ArrayLike = 1) -> None:
@@ -57,7 +60,7 @@ class GaussianMechanism(GaussianDP):
         if not np.all(integral(rounds_arr)):
             raise ValueError(f"rounds must be an integer >= 1, got {_first_bad(rounds_arr, integral)}")
         try:
-            mu = np.sqrt(rounds_arr) * sensitivity_arr / sigma_arr
+            mu = radius_up(np.sqrt(rounds_arr) * sensitivity_arr / sigma_arr)
         except ValueError:
             raise ValueError(f"sigma {sigma_arr.shape}, sensitivity {sensitivity_arr.shape} and rounds "
                              f"{rounds_arr.shape} do not broadcast together") from None

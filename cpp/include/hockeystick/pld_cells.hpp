@@ -58,6 +58,13 @@ inline void add_atom(Cells& cells, double lam, double m) {
     if (on_grid && j == n - 1 && u == h) cells.top_atom += m;
 }
 
+// The coarsest grid spacing h accepted.  The connect-the-dots masses (pld_connect_dots.hpp) are
+// formed with e^h and 1 / (e^h - 1), and d_j carries a factor up to e^h: e^h overflows above
+// h = log(DBL_MAX) = 709.78 (the masses became NaN or 0 and the bounds 0).  Up to 100 every
+// product of e^h with masses summed over at most 2^26 cells stays below e^100 2^26 ~ 2e51, and
+// a spacing of 100 in loss already resolves epsilon only in steps of 100.
+constexpr double max_interval = 100.0;
+
 namespace detail {
 
 // 5-point Gauss-Legendre on [-1, 1] (exact for polynomials of degree 9).
@@ -68,7 +75,9 @@ constexpr double gl_weights[5] = {0.2369268850561891, 0.4786286704993665, 0.5688
 
 inline std::int64_t checked_cell_count(double lo, double hi, double h, std::int64_t max_cells,
                                        std::int64_t& k_lo) {
-    if (!(h > 0.0) || !std::isfinite(h)) throw std::invalid_argument("h must be positive and finite");
+    if (!(h > 0.0 && h <= max_interval))
+        throw std::invalid_argument("value_discretization_interval must lie in (0, 100] "
+                                    "(e^h must stay far from overflow)");
     const double klo = std::floor(lo / h), khi = std::ceil(hi / h);
     if (!(khi - klo <= static_cast<double>(max_cells)))
         throw std::length_error("the loss grid would need more cells than max_cells");

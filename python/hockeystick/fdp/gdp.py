@@ -6,8 +6,10 @@
     RDP: mu-GDP is (zeta, mu^2 zeta / 2)-RDP for every zeta > 1   (Lemma 8)
     composition: mu = sqrt(sum mu_i^2)
 
-delta(eps) is exact (mu-GDP is equivalent to this whole profile), so it is both the tightest
-upper bound and a lower bound; theta carries ~1e-15 relative accuracy from the numerics core.
+delta(eps) is exact (mu-GDP is equivalent to this whole profile); as an accountant it reports it
+rounded outward (docs/architecture.md, "Outward rounding"): delta(eps) is theta widened by its
+documented error (1e-12 relative) and rounded up, epsilon(delta) an eps whose widened theta is
+<= delta, and mu_for a mu whose widened theta is <= delta (``hockeystick.certified_theta``).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from .. import hockey_stick as _hs
+from .. import certified_theta as _ct
 from ._parameters import broadcast, nonnegative, positive, probability, scalar_or_array
 from .tradeoff import gaussian_tradeoff
 
@@ -50,13 +52,13 @@ class GaussianDP:
         self.mu = scalar_or_array(nonnegative("mu", mu, allow_inf=True))
 
     def delta(self, epsilon: npt.ArrayLike, *, threads: int | None = None) -> float | np.ndarray:
-        """delta(eps) = theta(mu, eps)  (paper 004 Lemma 7, eq. 8)."""
-        return _hs.theta(self.mu, nonnegative("epsilon", epsilon, allow_inf=True), threads=threads)
+        """delta(eps) = theta(mu, eps)  (paper 004 Lemma 7, eq. 8), rounded up: a certified upper bound."""
+        return _ct.theta_upper(self.mu, nonnegative("epsilon", epsilon, allow_inf=True), threads=threads)
 
     def epsilon(self, delta: npt.ArrayLike, *, threads: int | None = None) -> float | np.ndarray:
-        """Smallest eps >= 0 with theta(mu, eps) <= delta, delta in (0, 1)."""
-        return _hs.theta_epsilon(self.mu, probability("delta", delta, open_low=True, open_high=True),
-                                 threads=threads)
+        """Smallest eps >= 0 with theta(mu, eps) <= delta, delta in (0, 1), rounded up: a certified upper bound."""
+        return _ct.theta_epsilon_upper(self.mu, probability("delta", delta, open_low=True, open_high=True),
+                                       threads=threads)
 
     def tradeoff(self, alpha: npt.ArrayLike) -> float | np.ndarray:
         """T_G(mu)(alpha), the type II error floor at type I error alpha."""
@@ -71,8 +73,8 @@ class GaussianDP:
 
     @staticmethod
     def mu_for(epsilon: npt.ArrayLike, delta: npt.ArrayLike, *, threads: int | None = None) -> float | np.ndarray:
-        """The largest mu whose GDP guarantee is (eps, delta)-DP: theta(mu, eps) = delta."""
-        return _hs.theta_radius(nonnegative("epsilon", epsilon),
+        """The largest mu whose GDP guarantee is (eps, delta)-DP: theta(mu, eps) = delta, rounded down (certified)."""
+        return _ct.theta_radius_lower(nonnegative("epsilon", epsilon),
                                 probability("delta", delta, open_low=True, open_high=True), threads=threads)
 
     def __repr__(self) -> str:

@@ -41,7 +41,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _core
-from .. import hockey_stick as _hs
+from .. import certified_theta as _ct
 from .._elementwise import check_threads
 from ._parameters import choice, nonnegative, positive, probability, scalar_or_array
 
@@ -180,13 +180,13 @@ class LastIterateAccountant:
 
     def delta(self, epsilon: npt.ArrayLike, *, bound: str = "optimal",
               threads: int | None = None) -> float | np.ndarray:
-        """delta(eps) = theta(mu, eps) for the mu that ``bound`` selects (paper 004 Lemma 7)."""
+        """delta(eps) = theta(mu, eps) for the mu that ``bound`` selects (paper 004 Lemma 7), theta rounded up."""
         mu = self.mu_for_bound(bound)
-        return _hs.theta(mu, nonnegative("epsilon", epsilon, allow_inf=True), threads=threads)
+        return _ct.theta_upper(mu, nonnegative("epsilon", epsilon, allow_inf=True), threads=threads)
 
     def epsilon(self, delta: npt.ArrayLike, *, bound: str = "optimal",
                 threads: int | None = None) -> float | np.ndarray:
-        """Smallest eps >= 0 with theta(mu, eps) <= delta, for the mu that ``bound`` selects."""
+        """Smallest eps >= 0 with theta(mu, eps) <= delta, for the mu that ``bound`` selects, rounded up."""
         mu = self.mu_for_bound(bound)
-        return _hs.theta_epsilon(mu, probability("delta", delta, open_low=True, open_high=True),
+        return _ct.theta_epsilon_upper(mu, probability("delta", delta, open_low=True, open_high=True),
                                  threads=threads)

@@ -25,7 +25,7 @@ import numpy.typing as npt
 from scipy import optimize
 
 from .. import gaussian as _gaussian
-from .. import hockey_stick as _hs
+from .. import certified_theta as _ct
 from ._parameters import nonnegative, probability, scalar_or_array
 
 __all__ = ["TradeOffFunction", "GaussianTradeOff", "gaussian_tradeoff"]
@@ -130,12 +130,12 @@ class GaussianTradeOff(TradeOffFunction):
         return gaussian_tradeoff(self.mu, alpha)
 
     def delta(self, epsilon: npt.ArrayLike) -> float | np.ndarray:
-        """theta(mu, eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)  (paper 004 eq. 8)."""
-        return _hs.theta(self.mu, nonnegative("epsilon", epsilon, allow_inf=True))
+        """theta(mu, eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)  (paper 004 eq. 8), rounded up."""
+        return _ct.theta_upper(self.mu, nonnegative("epsilon", epsilon, allow_inf=True))
 
     def epsilon(self, delta: npt.ArrayLike) -> float | np.ndarray:
-        """The eps solving theta(mu, eps) = delta (0 when theta(mu, 0) <= delta)."""
-        return _hs.theta_epsilon(self.mu, probability("delta", delta, open_low=True, open_high=True))
+        """The eps solving theta(mu, eps) = delta (0 when theta(mu, 0) <= delta), rounded up."""
+        return _ct.theta_epsilon_upper(self.mu, probability("delta", delta, open_low=True, open_high=True))
 
     def compose(self, other: "GaussianTradeOff") -> "GaussianTradeOff":
         if not isinstance(other, GaussianTradeOff):

@@ -15,11 +15,11 @@ import math
 import numpy as np
 
 from .._elementwise import ArrayLike, broadcast_float_arrays
-from ..hockey_stick import theta, theta_epsilon
+from ..certified_theta import radius_down, radius_up, theta_epsilon_lower, theta_epsilon_upper, theta_lower, theta_upper
 from .compose import DEFAULT_TAIL
 from .distribution import (Bound, PrivacyLossDistribution, Result, bound_result, compose_all, delta_values,
                            epsilon_values, evaluate_into)
-from .mechanisms import DEFAULT_INTERVAL, subsampled_gaussian, subsampled_gaussians
+from .mechanisms import DEFAULT_INTERVAL, checked_interval, subsampled_gaussian, subsampled_gaussians
 
 
 class PLDAccountant:
@@ -32,7 +32,7 @@ class PLDAccountant:
     """
 
     def __init__(self, value_discretization_interval: float = DEFAULT_INTERVAL, tail: float = DEFAULT_TAIL):
-        self.value_discretization_interval = float(value_discretization_interval)
+        self.value_discretization_interval = checked_interval(value_discretization_interval)
         self.tail = float(tail)
         self._pld: PrivacyLossDistribution | None = None
         self._cache: dict[tuple, PrivacyLossDistribution] = {}
@@ -75,7 +75,7 @@ class SubsampledGaussianPLD:
     2022 for the dominating pairs).  With ``sampling_rate == 1`` all rounds are
     Gaussian and the composition is exact in closed form,
     delta = theta(sqrt(T) sensitivity / sigma, eps) (paper 000 eq. 6, paper 004 eq. 8),
-    so both bounds equal it.
+    and the two bounds are that closed form rounded outward (``hockeystick.certified_theta``).
 
     Parameters broadcast with each other and with the argument; one PLD is
     built per distinct (sigma, sampling_rate, rounds, sensitivity), discretized
@@ -117,8 +117,8 @@ class SubsampledGaussianPLD:
         if accuracy is not None and not (float(accuracy) > 0 and math.isfinite(float(accuracy))):
             raise ValueError(f"accuracy must be positive and finite, got {accuracy!r}")
         self.accuracy = None if accuracy is None else float(accuracy)
-        self.value_discretization_interval = (DEFAULT_INTERVAL if value_discretization_interval is None
-                                              else float(value_discretization_interval))
+        self.value_discretization_interval = checked_interval(DEFAULT_INTERVAL if value_discretization_interval is None
+                                                              else value_discretization_interval)
         self.tail = float(tail)
         self._plds: dict[tuple, PrivacyLossDistribution] = {}
 
@@ -211,8 +211,7 @@ class SubsampledGaussianPLD:
         for i, (si, qi, ti, ci) in enumerate(unique):
             sel = order[bounds[i]:bounds[i + 1]]
             if qi == 1.0:
-                exact = gaussian(math.sqrt(ti) * ci / si, flat_x[sel])
-                flat_lo[sel] = flat_up[sel] = exact
+                flat_lo[sel], flat_up[sel] = gaussian(math.sqrt(ti) * ci / si, flat_x[sel])
                 continue
             pending.append(((float(si), float(qi), float(ti), float(ci)), sel))
         for chunk in self._chunks(pending):
@@ -233,9 +232,19 @@ class SubsampledGaussianPLD:
 
     def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
         """Certified upper bound on delta(epsilon) (``bound="lower"``: certified lower bound)."""
-        return self._evaluate(epsilon_values(epsilon), "epsilon", bound, lambda r, e: theta(r, e), "delta")
+        return self._evaluate(epsilon_values(epsilon), "epsilon", bound, _gaussian_delta_bracket, "delta")
 
     def epsilon(self, delta: ArrayLike, bound: Bound = "upper") -> Result:
         """Smallest epsilon >= 0 whose delta bound is <= delta (upper: certified)."""
-        return self._evaluate(delta_values(delta), "delta", bound,
-                              lambda r, dd: np.maximum(theta_epsilon(r, dd), 0.0), "epsilon")
+        return self._evaluate(delta_values(delta), "delta", bound, _gaussian_epsilon_bracket, "epsilon")
+
+
+def _gaussian_delta_bracket(r: float, epsilon: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """theta(r, eps) rounded outward, r = sqrt(T) sensitivity / sigma rounded outward first (certified_theta)."""
+    return (np.asarray(theta_lower(radius_down(r), epsilon)), np.asarray(theta_upper(radius_up(r), epsilon)))
+
+
+def _gaussian_epsilon_bracket(r: float, delta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The inverse of theta at delta rounded outward (a lower and an upper bound on the exact epsilon)."""
+    return (np.asarray(theta_epsilon_lower(radius_down(r), delta)),
+            np.asarray(theta_epsilon_upper(radius_up(r), delta)))

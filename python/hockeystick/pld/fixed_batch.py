@@ -13,7 +13,6 @@ composed PLD per distinct parameter point.
 
 from __future__ import annotations
 
-import math
 from typing import Callable
 
 import numpy as np
@@ -22,7 +21,8 @@ from .._elementwise import ArrayLike, broadcast_float_arrays
 from .compose import DEFAULT_TAIL
 from .distribution import (Bound, PrivacyLossDistribution, Result, bound_result, delta_values, epsilon_values,
                            evaluate_into)
-from .mechanisms import DEFAULT_INTERVAL, fixed_size_subsampled_gaussian, with_replacement_subsampled_gaussian
+from .mechanisms import (DEFAULT_INTERVAL, checked_interval, fixed_size_subsampled_gaussian,
+                         with_replacement_subsampled_gaussian)
 
 
 def _integers(name: str, values: np.ndarray) -> None:
@@ -60,9 +60,7 @@ class FixedBatchGaussianPLD:
                              "use WithReplacementBatchGaussianPLD for draws with replacement)")
         if not np.all((c > 0) & np.isfinite(c)):
             raise ValueError("sensitivity must be positive and finite")
-        h = float(value_discretization_interval)
-        if not (h > 0 and math.isfinite(h)):
-            raise ValueError(f"value_discretization_interval must be positive and finite, got {value_discretization_interval!r}")
+        h = checked_interval(value_discretization_interval)
         self.sigma, self.batch_size, self.dataset_size, self.rounds, self.sensitivity = s, m, n, t, c
         self.value_discretization_interval = h
         self.tail = float(tail)

@@ -24,6 +24,7 @@ from .pmf import GridPMF
 
 DEFAULT_INTERVAL = 1e-4
 MAX_CELLS = 1 << 26
+MAX_INTERVAL = float(_core.pld_max_interval)  # the coarsest grid accepted; see checked_interval
 
 
 def _positive(name: str, value: float) -> float:
@@ -31,6 +32,28 @@ def _positive(name: str, value: float) -> float:
     if not (v > 0 and math.isfinite(v)):
         raise ValueError(f"{name} must be positive and finite, got {value!r}")
     return v
+
+
+def checked_interval(value: float) -> float:
+    """The loss-grid spacing h (``value_discretization_interval``), refused unless 0 < h <= MAX_INTERVAL = 100.
+
+    The connect-the-dots masses p_j = (d_j + e^h c_{j-1}) / (e^h - 1) (Doroshenko et al. 2022, Sec. 3;
+    cpp/include/hockeystick/pld_connect_dots.hpp) and the cell integrals d_j <= e^h Q(cell) need
+    e^h in double precision: above h = log(DBL_MAX) = 709.78 it overflows and the 10-fold Gaussian
+    reported epsilon = 0.  Up to 100 every product of e^h with masses summed over at most
+    MAX_CELLS cells stays below e^100 2^26 ~ 2e51, far from overflow, so every h in (0, 100]
+    gives a valid (if loose) bound; a spacing of 100 in loss already reports epsilon only in
+    steps of 100, so nothing useful lies beyond.  The C++ core refuses the same range
+    (``pld::max_interval`` in pld_cells.hpp).
+    """
+    h = float(value)
+    if 0 < h <= MAX_INTERVAL:
+        return h
+    hint = ("the PLD grid needs e^h far from overflow (it overflows above h = 709.78); use a finer grid "
+            "(a smaller value_discretization_interval, e.g. the default 1e-4)" if h > MAX_INTERVAL
+            else "the PLD grid spacing must be a positive number; use e.g. the default 1e-4 (smaller is finer, "
+                 "tighter and slower)")
+    raise ValueError(f"value_discretization_interval must lie in (0, {MAX_INTERVAL:g}], got {value!r}: {hint}")
 
 
 def _factor(name: str, raw: dict) -> Factor:
@@ -83,7 +106,7 @@ def subsampled_gaussians(sigma: ArrayLike, sampling_rate: ArrayLike, *, sensitiv
     q = q_in.astype(np.float64)
     if not np.all((q > 0) & (q <= 1)):
         raise ValueError(f"sampling_rate must lie in (0, 1], got {q[~((q > 0) & (q <= 1))][0]!r}")
-    h = _positive("value_discretization_interval", value_discretization_interval)
+    h = checked_interval(value_discretization_interval)
     t = _check_tail(tail)
     # Items: the remove direction of every point, then the add direction of the subsampled ones.
     sub = np.flatnonzero(q < 1.0)
@@ -133,7 +156,7 @@ def fixed_size_subsampled_gaussian(sigma: float, batch_size: int, dataset_size: 
             or not isinstance(n, (int, np.integer)) or not 1 <= m <= n):
         raise ValueError(f"batch_size and dataset_size must be integers with 1 <= batch_size <= dataset_size, "
                          f"got {batch_size!r}, {dataset_size!r}")
-    h = _positive("value_discretization_interval", value_discretization_interval)
+    h = checked_interval(value_discretization_interval)
     t = _check_tail(tail)
     raw = _core.pld_without_replacement_subsampled_gaussian(s, int(m) / int(n), h, t, MAX_CELLS)
     f = _factor(f"fixed_size_subsampled_gaussian(sigma={s}, q={m}/{n}, replace-one)", raw)
@@ -184,7 +207,7 @@ def with_replacement_subsampled_gaussian(sigma: float, batch_size: int, dataset_
             or not isinstance(n, (int, np.integer)) or k < 1 or n < 1):
         raise ValueError(f"batch_size and dataset_size must be positive integers (batch_size may exceed "
                          f"dataset_size: draws are with replacement), got {batch_size!r}, {dataset_size!r}")
-    h = _positive("value_discretization_interval", value_discretization_interval)
+    h = checked_interval(value_discretization_interval)
     t = _check_tail(tail)
     raw = _core.pld_with_replacement_subsampled_gaussian(s, int(k), int(n), h, t, MAX_CELLS)
     f = _factor(f"with_replacement_subsampled_gaussian(sigma={s}, K={k}, n={n}, replace-one)", raw)
@@ -208,7 +231,7 @@ def laplace(scale: float, *, sensitivity: float = 1.0,
     """
     b = _positive("scale", scale)
     dist = _positive("sensitivity", sensitivity)
-    h = _positive("value_discretization_interval", value_discretization_interval)
+    h = checked_interval(value_discretization_interval)
     f = _factor(f"laplace(scale={b}, sensitivity={dist})", _core.pld_laplace(dist, b, h, MAX_CELLS))
     return PrivacyLossDistribution([{f: 1}])
 
@@ -231,7 +254,7 @@ def from_distributions(p: ArrayLike, q: ArrayLike, *,
             raise ValueError(f"{name} must be finite and non-negative")
         if abs(arr.sum() - 1.0) > 1e-9:
             raise ValueError(f"{name} must sum to 1 (got {arr.sum()!r})")
-    h = _positive("value_discretization_interval", value_discretization_interval)
+    h = checked_interval(value_discretization_interval)
 
     def one(a: np.ndarray, b: np.ndarray, label: str) -> Factor:
         keep = a > 0

@@ -12,8 +12,10 @@ the conversion of dp_accounting's RdpAccountant, term for term:
   Bretagnolle-Huber), which gives eps = 0 once delta^2 >= 1 - exp(-eps_R(alpha)).
   Orders at or below 1.01 are used only through the TV bound (the tight formula is unstable there).
 
-Both are upper bounds: eps >= 0 and delta <= 1 are enforced.  Arrays: ``rdp`` has the orders on
-its last axis; ``epsilon``/``delta`` broadcast with its leading axes.
+Both are upper bounds: eps >= 0 and delta <= 1 are enforced.  Orders must be finite and > 1 (the
+conversions hold for Renyi orders above 1 only; ValueError otherwise).  Arrays: with a 1-D ``orders``,
+``rdp`` has the orders on its last axis; a scalar order is one order and every entry of ``rdp`` is a
+curve's value there.  ``epsilon``/``delta`` broadcast with the leading axes of ``rdp``.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..fdp._parameters import choice, nonnegative, probability, scalar_or_array
+from .mechanisms import check_orders
 
 __all__ = ["CONVERSIONS", "rdp_to_epsilon", "rdp_to_delta"]
 
@@ -30,7 +33,9 @@ CONVERSIONS = ("tight", "classic")
 
 def _prepare(rdp: npt.ArrayLike, orders: npt.ArrayLike, target: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     r = np.asarray(rdp, dtype=np.float64)
-    alpha = np.asarray(orders, dtype=np.float64)
+    alpha = check_orders(orders, max_order=np.inf)
+    if np.ndim(orders) == 0:  # one order: every entry of rdp is a value at it
+        r = r[..., None]
     if r.ndim == 0 or r.shape[-1] != alpha.shape[-1] or alpha.ndim != 1:
         raise ValueError(f"rdp must have the orders on its last axis (rdp {r.shape}, orders {alpha.shape})")
     if np.isnan(r).any() or (r < 0).any():

@@ -60,8 +60,12 @@ _SERIES_MARGIN = 30.0
 _FRACTIONAL_FLOOR = 1e-10
 
 
-def check_orders(orders: npt.ArrayLike | None) -> np.ndarray:
-    """A non-empty 1-D float array of orders in (1, MAX_ORDER] (DEFAULT_ORDERS when None)."""
+def check_orders(orders: npt.ArrayLike | None, *, max_order: float = MAX_ORDER) -> np.ndarray:
+    """A non-empty 1-D float array of finite orders in (1, max_order] (DEFAULT_ORDERS when None).
+
+    Renyi DP and its conversions to (eps, delta) hold for orders alpha > 1 only (Mironov 2017,
+    Def. 3 and Prop. 3); a scalar is one order.
+    """
     if orders is None:
         return DEFAULT_ORDERS.copy()
     arr = np.atleast_1d(positive("orders", orders))
@@ -70,9 +74,10 @@ def check_orders(orders: npt.ArrayLike | None) -> np.ndarray:
     if arr.size == 0:
         raise ValueError("orders must not be empty (give at least one order > 1, or None for the defaults)")
     if (arr <= 1).any():
-        raise ValueError(f"orders must be > 1 (got {arr[arr <= 1][0]!r})")
-    if (arr > MAX_ORDER).any():
-        raise ValueError(f"orders must be <= {MAX_ORDER:g} (got {arr[arr > MAX_ORDER][0]!r}): the integer-order "
+        raise ValueError(f"orders must be > 1: Renyi DP and its conversions hold for orders above 1 only "
+                         f"(got {arr[arr <= 1][0]!r})")
+    if (arr > max_order).any():
+        raise ValueError(f"orders must be <= {max_order:g} (got {arr[arr > max_order][0]!r}): the integer-order "
                          "series costs alpha terms, and larger orders only help for sigma above ~1000")
     return arr
 

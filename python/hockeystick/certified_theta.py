@@ -1,0 +1,196 @@
+"""theta and its inverses rounded outward: what a closed form reports when it stands in for a certified bound.
+
+theta(r, eps) = Q(eps/r - r/2) - e^eps Q(eps/r + r/2)   (paper 000 eq. 6; paper 004 eq. 8)
+
+is the exact privacy profile of the Gaussian mechanism (mu-GDP, mu = r), but its computed value
+carries the core's documented error (docs/architecture.md, "Outward rounding"):
+
+* ``theta``: relative error <= RHO = 1e-12 wherever theta >= 1e-300 (DESIGN.md, numerical
+  contract; worst measured 1.4e-14 against 50-digit mpmath);
+* ``log_theta``: absolute error <= LOG_ERROR = 1e-10 (hockey_stick.hpp).
+
+The rule: an upper bound is the computed value t widened by the documented error and rounded
+up, a lower bound narrowed and rounded down; an inverse (epsilon for delta, r for delta) is
+accepted only where the widened forward value is on the safe side of delta, otherwise it is
+stepped outward by growing multiples of its ulp until it is.
+
+* upper(t) = min(1, max(fl(t C_UP), FLOOR)), C_UP = 1 + 1.001e-12, FLOOR = 1e-300: if
+  theta >= 1e-300 then theta <= t / (1 - RHO) <= fl(t C_UP) (C_UP exceeds (1 - RHO)^-1 (1 - u)^-1
+  by 8e-16, more than the constant's own rounding); otherwise theta < FLOOR.  No case is left.
+* lower(t) = fl(t C_LO), C_LO = 1 - 1.001e-12, where t >= TINY = 1e-290, else 0 (a value the
+  contract does not cover is bounded below by 0 only).
+* an inverse at delta < TINY checks the log form instead: log_theta +- LOG_ERROR (1 + 1e-2)
+  against log delta (whose own rounding, < 1e-13 absolute, fits in the 1e-12 spare).
+* theta = 0 exactly at r = 0 or eps = inf is reported as 0.
+* a radius computed from parameters (r = sqrt(T) sensitivity / sigma: up to four correctly
+  rounded operations, relative error <= (1 + u)^4 - 1 < 4.5e-16) is widened first by
+  RADIUS_ERROR = 1e-15 relative (``radius_up`` / ``radius_down``; theta grows with r), which
+  also covers the rounding of the widening product.
+
+The margins are within 1e-15 of the smallest the documented bounds prove.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from . import hockey_stick as _hs
+from ._elementwise import ArrayLike, FloatOrArray
+
+__all__ = ["FLOOR", "RADIUS_ERROR", "RHO", "radius_down", "radius_up", "theta_epsilon_lower", "theta_epsilon_upper",
+           "theta_lower", "theta_radius_lower", "theta_upper"]
+
+RHO = 1e-12                 # theta's documented relative error where theta >= FLOOR
+FLOOR = 1e-300              # ... below which the contract bounds nothing: the upper side never goes lower
+TINY = 1e-290               # below this, a lower side is 0 and an inverse checks the log form
+LOG_ERROR = 1e-10           # log_theta's documented absolute error
+RADIUS_ERROR = 1e-15        # relative, for a radius formed by at most four correctly rounded operations
+_C_UP = 1.0 + 1.001e-12
+_C_LO = 1.0 - 1.001e-12
+_LOG_MARGIN = LOG_ERROR * 1.01
+_MAX_STEPS = 2200           # doubling ulp steps reach inf (or 0) from any double well within this
+
+
+def _scalar_or(arr: np.ndarray) -> FloatOrArray:
+    return float(arr) if arr.ndim == 0 else arr
+
+
+def radius_up(r: np.ndarray | float) -> np.ndarray | float:
+    """A radius computed in at most four correctly rounded operations, rounded up past its exact value."""
+    return np.multiply(r, 1.0 + RADIUS_ERROR)
+
+
+def radius_down(r: np.ndarray | float) -> np.ndarray | float:
+    """The same radius rounded down below its exact value."""
+    return np.multiply(r, 1.0 - RADIUS_ERROR)
+
+
+def _rounded(r: np.ndarray, eps: np.ndarray, t: np.ndarray, up: bool) -> np.ndarray:
+    """t = theta(r, eps) widened (up) or narrowed (down) by its documented error, as in the module docstring."""
+    if not up:
+        return np.where(t >= TINY, t * _C_LO, 0.0)
+    out = np.array(np.minimum(np.maximum(t * _C_UP, FLOOR), 1.0))  # a writable copy, also for 0-d
+    zero = t == 0
+    if zero.any():  # theta = 0 exactly at r = 0 or eps = inf
+        out[zero & ((r == 0) | np.isinf(eps))] = 0.0
+    return out
+
+
+def _theta_pair(r: ArrayLike, epsilon: ArrayLike, threads: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    t = np.asarray(_hs.theta(r, epsilon, threads=threads), dtype=np.float64)  # validates and broadcasts
+    rb, eb = np.broadcast_arrays(np.asarray(r, dtype=np.float64), np.asarray(epsilon, dtype=np.float64))
+    return rb, eb, t
+
+
+def theta_upper(r: ArrayLike, epsilon: ArrayLike, *, threads: int | None = None) -> FloatOrArray:
+    """A certified upper bound on theta(r, eps): the computed value widened by its documented error, rounded up."""
+    rb, eb, t = _theta_pair(r, epsilon, threads)
+    return _scalar_or(_rounded(rb, eb, t, up=True))
+
+
+def theta_lower(r: ArrayLike, epsilon: ArrayLike, *, threads: int | None = None) -> FloatOrArray:
+    """A certified lower bound on theta(r, eps): the computed value narrowed by its documented error, rounded down."""
+    rb, eb, t = _theta_pair(r, epsilon, threads)
+    return _scalar_or(_rounded(rb, eb, t, up=False))
+
+
+def _probability(delta: ArrayLike) -> np.ndarray:
+    d = np.asarray(delta, dtype=np.float64)
+    if not np.all((d > 0) & (d < 1)):
+        raise ValueError(f"delta must lie in (0, 1), got {d[~((d > 0) & (d < 1))].flat[0]!r}")
+    return d
+
+
+def _at_most(r: np.ndarray, eps: np.ndarray, delta: np.ndarray) -> np.ndarray:
+    """theta(r, eps) <= delta, certified (elementwise over equal-shape flat arrays)."""
+    ok = np.empty(r.shape, dtype=bool)
+    small = delta < TINY
+    big = ~small
+    ok[big] = _rounded(r[big], eps[big], np.asarray(_hs.theta(r[big], eps[big])), up=True) <= delta[big]
+    if small.any():
+        ok[small] = np.asarray(_hs.log_theta(r[small], eps[small])) + _LOG_MARGIN <= np.log(delta[small])
+    return ok
+
+
+def _at_least(r: np.ndarray, eps: np.ndarray, delta: np.ndarray) -> np.ndarray:
+    """theta(r, eps) >= delta, certified (elementwise over equal-shape flat arrays)."""
+    ok = np.empty(r.shape, dtype=bool)
+    small = delta < TINY
+    big = ~small
+    ok[big] = _rounded(r[big], eps[big], np.asarray(_hs.theta(r[big], eps[big])), up=False) >= delta[big]
+    if small.any():
+        ok[small] = np.asarray(_hs.log_theta(r[small], eps[small])) - _LOG_MARGIN >= np.log(delta[small])
+    return ok
+
+
+def _step_until(x: np.ndarray, ok: Callable[[np.ndarray, np.ndarray], np.ndarray], direction: float,
+                floor: float) -> np.ndarray:
+    """Move each finite x failing ``ok`` by 1, 2, 4, ... ulps in ``direction`` until ``ok`` holds (or to inf / floor).
+
+    ``ok(values, flat_indices)``; an infinite x is left as it is (the inverses return inf only where it is exact).
+    """
+    x = x.copy()
+    finite = np.flatnonzero(np.isfinite(x))
+    bad = finite[~ok(x[finite], finite)]
+    step = np.maximum(np.abs(x[bad]) * np.finfo(float).eps, np.finfo(float).smallest_subnormal)
+    for _ in range(_MAX_STEPS):
+        if not bad.size:
+            return x
+        x[bad] = np.maximum(x[bad] + direction * step, floor)
+        still = ~ok(x[bad], bad)
+        bad, step = bad[still], 2.0 * step[still]
+    x[bad] = floor if direction < 0 else np.inf
+    return x
+
+
+def theta_epsilon_upper(r: ArrayLike, delta: ArrayLike, *, threads: int | None = None) -> FloatOrArray:
+    """An eps >= 0 with theta(r, eps) <= delta certified (theta_upper <= delta): an upper bound on epsilon(delta).
+
+    Starts from the core's inverse at delta (1 - 4 RHO) and steps up until theta(r, eps) <= delta is certified.
+    """
+    d = _probability(delta)
+    start = np.asarray(_hs.theta_epsilon(r, d * (1.0 - 4.0 * RHO), threads=threads), dtype=np.float64)
+    rb, db = np.broadcast_arrays(np.asarray(r, dtype=np.float64), d)
+    rf, df, x = rb.ravel(), db.ravel(), start.ravel()
+
+    def ok(e: np.ndarray, i: np.ndarray) -> np.ndarray:
+        return _at_most(rf[i], e, df[i])
+
+    return _scalar_or(_step_until(x, ok, 1.0, 0.0).reshape(start.shape))
+
+
+def theta_epsilon_lower(r: ArrayLike, delta: ArrayLike, *, threads: int | None = None) -> FloatOrArray:
+    """An eps >= 0 at or below the true epsilon(delta) = min{eps >= 0 : theta(r, eps) <= delta}.
+
+    eps = 0, or an eps where theta(r, eps) >= delta is certified (then the
+    true epsilon is not below it).  Starts from the core's inverse at delta (1 + 4 RHO), steps down.
+    """
+    d = _probability(delta)
+    wider = np.minimum(d * (1.0 + 4.0 * RHO), np.nextafter(1.0, 0.0))
+    start = np.asarray(_hs.theta_epsilon(r, wider, threads=threads), dtype=np.float64)
+    rb, db = np.broadcast_arrays(np.asarray(r, dtype=np.float64), d)
+    rf, df, x = rb.ravel(), db.ravel(), start.ravel()
+
+    def ok(e: np.ndarray, i: np.ndarray) -> np.ndarray:
+        return (e <= 0) | _at_least(rf[i], e, df[i])
+
+    return _scalar_or(_step_until(x, ok, -1.0, 0.0).reshape(start.shape))
+
+
+def theta_radius_lower(epsilon: ArrayLike, delta: ArrayLike, *, threads: int | None = None) -> FloatOrArray:
+    """An r > 0 with theta(r, eps) <= delta certified: a lower bound on the largest (eps, delta)-DP radius.
+
+    Noise calibration: sigma = sensitivity / r is then never below the true minimum.  Starts
+    from the core's solve at delta (1 - 4 RHO) and steps down until theta(r, eps) <= delta is certified.
+    """
+    d = _probability(delta)
+    start = np.asarray(_hs.theta_radius(epsilon, d * (1.0 - 4.0 * RHO), threads=threads), dtype=np.float64)
+    eb, db = np.broadcast_arrays(np.asarray(epsilon, dtype=np.float64), d)
+    ef, df, x = eb.ravel(), db.ravel(), start.ravel()
+
+    def ok(r: np.ndarray, i: np.ndarray) -> np.ndarray:
+        return _at_most(r, ef[i], df[i])
+
+    return _scalar_or(_step_until(x, ok, -1.0, 0.0).reshape(start.shape))
