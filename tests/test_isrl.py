@@ -98,8 +98,9 @@ def test_appendix_i_rule_is_false_at_eps_1_5():
 def test_one_pass_is_one_gaussian_release():
     sigma, lip, k = 0.3, 1.5, 20
     acc = isrl.OnePassNoisyMBSGD(sigma=sigma, lipschitz=lip, batch_size=k)
-    for eps in (0.0, 0.5, 2.0):
-        assert acc.delta(eps) == hs.theta(2 * lip / (k * sigma), eps)
+    for eps in (0.0, 0.5, 2.0):   # theta rounded outward (docs/architecture.md): within 1e-12 above it
+        exact = hs.theta(2 * lip / (k * sigma), eps)
+        assert exact <= acc.delta(eps) <= exact * (1 + 2e-12)
     # Theorem 3.1's sigma meets its target on the exact curve (a valid, looser, calibration)
     paper = isrl.theorem_3_1_sigma(lipschitz=lip, batch_size=k, epsilon=1.0, delta=1e-6)
     assert isrl.OnePassNoisyMBSGD(sigma=paper, lipschitz=lip, batch_size=k).delta(1.0) <= 1e-6
@@ -109,7 +110,7 @@ def test_user_level_exact_beats_group_privacy():
     sigma, lip, rounds = 1.278, 1.0, 35
     exact = isrl.UserLevelNoisyMBSGD(sigma=sigma, lipschitz=lip, rounds=rounds)
     mu = math.sqrt(rounds) * 2 * lip / sigma
-    assert exact.delta(3.0) == hs.theta(mu, 3.0)
+    assert hs.theta(mu, 3.0) <= exact.delta(3.0) <= hs.theta(mu, 3.0) * (1 + 2e-12)
     # group privacy over a silo of 1238 records says nothing (delta overflows past 1); over 5 records
     # it gives (5 eps0, 5 e^{4 eps0} delta0), which the exact user-level curve of 5-record silos beats.
     assert isrl.user_level_group_privacy(epsilon=1.0, delta=DELTA, silo_size=N)[1] > 1
