@@ -61,9 +61,9 @@ def test_a_retried_chunk_is_written_once(tmp_path, cluster, monkeypatch):
     markers = tmp_path / "attempts"
     markers.mkdir()
 
-    def dies_after_writing(index, grid, chunk_size, parts_dir):
+    def dies_after_writing(index, chunk_grid, parts_dir):
         # the task is pickled by value: remember attempts in the filesystem, not in a closure
-        size = real(index, grid, chunk_size, parts_dir)
+        size = real(index, chunk_grid, parts_dir)
         first = not (markers / str(index)).exists()
         (markers / str(index)).touch()
         if index % 3 == 0 and first:
@@ -86,3 +86,42 @@ def test_own_local_cluster_and_failures(tmp_path):
         sweep_dask.run_on_dask(grid, tmp_path / "x.csv", workers=0)
     with pytest.raises(ValueError, match="does not exist"):
         sweep_dask.run_on_dask(grid, tmp_path / "nowhere" / "x.csv", workers=2, processes=False)
+
+
+def _kills_its_worker(kill_at, markers):
+    """compute_part, but the first attempt at each chunk in ``kill_at`` SIGKILLs its own worker process."""
+    real = sweep_dask.compute_part
+
+    def compute_part(*args, **kwargs):
+        import signal
+
+        index = args[0]
+        marker = markers / f"killed-{index}"
+        if index in kill_at and not marker.exists():
+            marker.touch()
+            os.kill(os.getpid(), signal.SIGKILL)   # the nanny starts a new worker
+        return real(*args, **kwargs)
+
+    return compute_part
+
+
+@pytest.mark.parametrize("workers, kill_at", [(1, {2}), (2, {1, 5})])
+def test_killed_workers_lose_nothing(tmp_path, monkeypatch, workers, kill_at):
+    """Issue 11 item 5: a lost worker (every worker, in turn) costs a retry, not the sweep.
+
+    Each killed task held the only running copy of its chunk; the scheduler must be able to
+    resend everything the chunk needs to the worker the nanny starts in its place."""
+    from dask.distributed import LocalCluster
+
+    grid = Grid.from_parameters("gaussian", "delta", GRID)
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    monkeypatch.setattr(sweep_dask, "compute_part", _kills_its_worker(kill_at, markers))
+    local = run_sweep(grid, tmp_path / "local.parquet", chunk_size=500, progress=False)
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      protocol="tcp", dashboard_address=":0") as cluster:
+        remote = sweep_dask.run_on_dask(grid, tmp_path / "dask.parquet", scheduler=cluster.scheduler_address,
+                                        chunk_size=500, progress=False)
+    assert sorted(p.name for p in markers.iterdir()) == sorted(f"killed-{i}" for i in kill_at)
+    assert remote.points == local.points == grid.size
+    assert _same_file(tmp_path / "local.parquet", tmp_path / "dask.parquet")
