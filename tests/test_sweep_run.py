@@ -255,3 +255,26 @@ def test_trusted_aggregator_sweep_and_calibration():
         assert TrustedAggregator(sigma=2.0, batch_size=m, rounds=t, **fixed).delta(e) <= 1e-5
         if t < 6000 // m:
             assert TrustedAggregator(sigma=2.0, batch_size=m, rounds=t + 1, **fixed).delta(e) > 1e-5
+
+
+def test_the_module_docstring_example_runs():
+    """Issue 19 item 5: the example in ``hockeystick.sweep``'s docstring raised NameError."""
+    import doctest
+
+    import hockeystick.sweep
+
+    failed, attempted = doctest.testmod(hockeystick.sweep, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert attempted >= 5 and failed == 0
+
+
+def test_sweep_result_repr_is_short_and_says_what_it_holds(tmp_path):
+    """Issue 19 item 5: the repr dumped every grid array twice."""
+    grid = Grid.from_parameters("gaussian", "delta", {"sigma": "log:0.5:20:1000", "rounds": [1, 10],
+                                                      "epsilon": "linear:0.1:8:50", "sensitivity": 2.0})
+    for path in (None, tmp_path / "out.csv"):
+        text = repr(run_sweep(grid, path, progress=False))
+        assert len(text) < 300 and "array" not in text, text
+        for part in ("100,000 points", "shape=(1000, 2, 50)", "accountants=['gaussian']", "output='delta'",
+                     "sigma[1000]", "rounds[2]", "epsilon[50]", "sensitivity=2",
+                     "in memory" if path is None else repr(str(path))):
+            assert part in text, (part, text)
