@@ -198,6 +198,9 @@ class Grid:
             raise ValueError(f"parameter(s) given twice: {', '.join(repeated)}")
         _check_output(self.output, entries, set(names))
         object.__setattr__(self, "axes", tuple(_integral_axis(a, entries) for a in self.axes))
+        for name, value in self.fixed.items():
+            if any(name in e.integers for e in entries) and not value.is_integer():
+                raise ValueError(f"{name} takes integers, got {value:g}")
         if self.size > MAX_POINTS:
             raise ValueError(f"the grid has {self.size:.3g} points ({' x '.join(map(str, self.shape))}), "
                              f"more than a sweep can index ({MAX_POINTS:.3g}); use fewer values per axis")
