@@ -125,3 +125,37 @@ def test_killed_workers_lose_nothing(tmp_path, monkeypatch, workers, kill_at):
     assert sorted(p.name for p in markers.iterdir()) == sorted(f"killed-{i}" for i in kill_at)
     assert remote.points == local.points == grid.size
     assert _same_file(tmp_path / "local.parquet", tmp_path / "dask.parquet")
+
+
+def test_dask_refuses_to_overwrite_and_resumes_a_failed_run(tmp_path, cluster, monkeypatch):
+    grid = Grid.from_parameters("gaussian", "delta", GRID)
+    real = sweep_dask.compute_part
+    markers = tmp_path / "attempts"
+    markers.mkdir()
+
+    def fails_at_five(index, chunk_grid, parts_dir):
+        (markers / f"{index}-{len(os.listdir(markers))}").touch()
+        if index == 5 and not (markers / "healed").exists():
+            raise RuntimeError("chunk 5 cannot be computed today")
+        return real(index, chunk_grid, parts_dir)
+
+    monkeypatch.setattr(sweep_dask, "compute_part", fails_at_five)
+    path = tmp_path / "dask.parquet"
+    with pytest.raises(RuntimeError, match="chunk 5"):
+        sweep_dask.run_on_dask(grid, path, scheduler=cluster.scheduler_address, chunk_size=500, progress=False,
+                               retries=0)
+    assert not path.exists() and (tmp_path / ".dask.parquet.parts" / "chunk-000000000.npz").exists()
+    (markers / "healed").touch()
+    before = set(os.listdir(markers))
+    sweep_dask.run_on_dask(grid, path, scheduler=cluster.scheduler_address, chunk_size=500, progress=False,
+                           resume=True)
+    again = {name.split("-")[0] for name in set(os.listdir(markers)) - before}
+    assert "5" in again and "0" not in again          # finished chunks were not sent again
+    run_sweep(grid, tmp_path / "local.parquet", chunk_size=500, progress=False)
+    assert _same_file(tmp_path / "local.parquet", path)
+    with pytest.raises(ValueError, match="already exists"):
+        sweep_dask.run_on_dask(grid, path, scheduler=cluster.scheduler_address, chunk_size=500, progress=False)
+    sweep_dask.run_on_dask(grid, path, scheduler=cluster.scheduler_address, chunk_size=500, progress=False,
+                           overwrite=True)
+    assert _same_file(tmp_path / "local.parquet", path)
+    assert sorted(os.listdir(tmp_path)) == ["attempts", "dask.parquet", "local.parquet"]
