@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import importlib.util
 import logging
 import os
 import signal
@@ -369,12 +368,12 @@ def _example(args: argparse.Namespace) -> int:
     print(f"sweep file: {os.path.abspath(report.toml_path)}  (edit it, then: hockeystick sweep "
           f"{report.toml_path} -o my_sweep.parquet)")
     _print_summary(report.sweep)
-    print(f"result written to {os.path.abspath(report.sweep.path)}")
+    print(f"result written to {os.path.abspath(str(report.sweep.path))}")
     _print_plot(report.sweep_plot)
     grid = report.calibration.grid
     print(f"\nsigma needed for (epsilon, delta) = ({grid.fixed['epsilon']:g}, {grid.fixed['delta']:g}):")
     _print_points(report.calibration, max_rows=100)
-    print(f"calibration written to {os.path.abspath(report.calibration.path)}")
+    print(f"calibration written to {os.path.abspath(str(report.calibration.path))}")
     _print_plot(report.calibration_plot)
     return 0
 

@@ -94,7 +94,7 @@ def save_part(parts_dir: str | os.PathLike[str], index: int, outputs: dict[str, 
     tmp = final.with_name(f".{final.name}.{uuid.uuid4().hex}.tmp")
     try:
         with open(tmp, "wb") as fh:
-            np.savez(fh, **outputs)
+            np.savez(fh, **outputs)  # type: ignore[arg-type]  # (numpy's stub: a key could be allow_pickle)
         os.replace(tmp, final)
     except BaseException:
         tmp.unlink(missing_ok=True)

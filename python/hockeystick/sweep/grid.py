@@ -65,12 +65,12 @@ class Axis:
         object.__setattr__(self, "values", values)
 
     @classmethod
-    def linear(cls, name: str, start: float, stop: float, num: int) -> Axis:
+    def linear(cls, name: str, start: float, stop: float, num: float) -> Axis:
         """``num`` evenly spaced values from start to stop inclusive."""
         return cls(name, np.linspace(float(start), float(stop), _count(name, num)), "linear")
 
     @classmethod
-    def log(cls, name: str, start: float, stop: float, num: int) -> Axis:
+    def log(cls, name: str, start: float, stop: float, num: float) -> Axis:
         """``num`` log-spaced values from start to stop inclusive (both > 0)."""
         if not (float(start) > 0 and float(stop) > 0):
             raise ValueError(f"axis {name!r}: a log range needs start > 0 and stop > 0, got {start}, {stop}")

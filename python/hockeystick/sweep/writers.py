@@ -190,12 +190,14 @@ class _NpzWriter(_FileWriter):
         self.workdir = scratch / "npz-columns"
         self.workdir.mkdir(exist_ok=True)
         names = grid.outputs + (("best",) if len(grid.accountants) > 1 else ())
-        self.maps = {name: np.lib.format.open_memmap(self.workdir / f"{name}.npy", mode="w+",
-                                                     dtype=np.int8 if name == "best" else np.float64,
-                                                     shape=grid.shape)
-                     for name in names}
+        self.maps: dict[str, np.memmap] | None = {
+            name: np.lib.format.open_memmap(self.workdir / f"{name}.npy", mode="w+",
+                                            dtype=np.int8 if name == "best" else np.float64, shape=grid.shape)
+            for name in names}
 
     def _write(self, chunk: Chunk, outputs: dict[str, np.ndarray]) -> None:
+        if self.maps is None:
+            raise RuntimeError("NPZ writer: a chunk arrived after close or abort")
         for name, values in outputs.items():
             self.maps[name].reshape(-1)[chunk.start:chunk.stop] = values
 
