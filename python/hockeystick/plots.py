@@ -11,9 +11,10 @@ from __future__ import annotations
 import os
 import textwrap
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = ["delta_epsilon_curves", "parameter_curves", "heatmap", "plot_grid"]
 
@@ -44,7 +45,7 @@ def _positive(values: np.ndarray) -> bool:
     return bool(np.all(np.asarray(values) > 0))
 
 
-def delta_epsilon_curves(epsilon: Sequence[float], curves: Mapping[str, Sequence[float]],
+def delta_epsilon_curves(epsilon: ArrayLike, curves: Mapping[str, ArrayLike],
                          path: str | os.PathLike[str], *, title: str = "") -> str:
     """delta(eps) on a log scale, one curve per label; returns the PNG's path."""
     fig, ax = _figure()
@@ -65,10 +66,11 @@ def delta_epsilon_curves(epsilon: Sequence[float], curves: Mapping[str, Sequence
     return _save(fig, path)
 
 
-def parameter_curves(x: Sequence[float], curves: Mapping[str, Sequence[float]], path: str | os.PathLike[str], *,
+def parameter_curves(x: ArrayLike, curves: Mapping[str, ArrayLike], path: str | os.PathLike[str], *,
                      xlabel: str, ylabel: str, title: str = "") -> str:
     """A quantity against one parameter (e.g. sigma needed vs rounds), log axes where positive."""
     fig, ax = _figure()
+    x = np.asarray(x)
     ys = [np.asarray(y, dtype=float) for y in curves.values()]
     for label, y in zip(curves, ys):
         ax.plot(x, y, label=label, marker="." if len(x) <= 30 else None)
@@ -83,7 +85,7 @@ def parameter_curves(x: Sequence[float], curves: Mapping[str, Sequence[float]], 
     return _save(fig, path)
 
 
-def heatmap(x: Sequence[float], y: Sequence[float], z: np.ndarray, path: str | os.PathLike[str], *,
+def heatmap(x: ArrayLike, y: ArrayLike, z: np.ndarray, path: str | os.PathLike[str], *,
             xlabel: str, ylabel: str, zlabel: str, title: str = "") -> str:
     """z[i, j] at (x[j], y[i]) as colours (log colour scale when z > 0 spans decades)."""
     from matplotlib.colors import LogNorm
@@ -130,7 +132,7 @@ def plot_grid(grid: Any, path: str | os.PathLike[str], *, max_points: int = 200)
     Axes not drawn are held at their middle value (named in the title).
     """
     from .sweep.grid import Axis, Grid
-    from .sweep.run import run_sweep
+    from .sweep.run import default_chunk_size, evaluate_chunk
 
     axes = {a.name: a for a in grid.axes}
     if not axes:
@@ -161,15 +163,17 @@ def plot_grid(grid: Any, path: str | os.PathLike[str], *, max_points: int = 200)
         count = _MAX_CURVES if n == label_axis else max_points
         sub_axes.append(Axis(n, _thin(axes[n].values, count), axes[n].kind))
     sub = Grid(accountants=grid.accountants, output=grid.output, axes=tuple(sub_axes), fixed=fixed)
-    columns = run_sweep(sub, progress=False).columns
-    assert columns is not None
-    values = columns[grid.output].reshape(sub.shape)
+    # evaluated here, chunk by chunk, not through run_sweep: a picture is no sweep to plan or resume
+    values = np.concatenate([evaluate_chunk(sub, chunk)[grid.output]
+                             for chunk in sub.chunks(default_chunk_size(sub))]).reshape(sub.shape)
     held_text = ", ".join(f"{k}={v:g}" for k, v in sorted(fixed.items()))
     title = " / ".join(grid.accountants) + ("\n" + textwrap.fill(held_text, 90) if held_text else "")
     if kind == "heatmap":
-        return heatmap(sub_axes[1].values, sub_axes[0].values, values, path, xlabel=x, ylabel=y,
+        return heatmap(sub_axes[1].values, sub_axes[0].values, values, path, xlabel=sub_axes[1].name,
+                       ylabel=sub_axes[0].name,
                        zlabel=grid.output, title=title)
-    xs = sub_axes[drawn.index(x)].values
+    x_axis = sub_axes[drawn.index(x)]
+    xs = x_axis.values
     if label_axis is None:
         curves = {grid.output: values}
     else:
@@ -180,4 +184,4 @@ def plot_grid(grid: Any, path: str | os.PathLike[str], *, max_points: int = 200)
     if grid.output == "delta":
         return delta_epsilon_curves(xs, curves, path, title=title)
     ylabel = "epsilon(delta)" if grid.output == "epsilon" else f"{grid.output} needed for (epsilon, delta)"
-    return parameter_curves(xs, curves, path, xlabel=x, ylabel=ylabel, title=title)
+    return parameter_curves(xs, curves, path, xlabel=x_axis.name, ylabel=ylabel, title=title)

@@ -1,7 +1,8 @@
 """Before a sweep starts: how many points, how many bytes, how long; and the limits that need consent.
 
-``plan_sweep`` times a pilot chunk (the grid's first points, at most 2% of the grid and
-growing from 16 points until it takes 0.05 s), estimates the output's size from the
+``plan_sweep`` times a pilot chunk through the whole pipeline (evaluation, summary, chunk
+file, and the CSV or Parquet writer into a throwaway file; the grid's first points, at most
+2% of the grid, growing from 16 points until it takes 0.2 s of CPU), estimates the output's size from the
 format (CSV ~22 bytes a number, Parquet and NPZ 8 bytes a double, plus the chunk files the
 run keeps until it ends) and compares all three with limits a sweep may exceed only when
 the caller consents (``allow_large=True``, command line ``--allow-large``):
@@ -15,20 +16,23 @@ the caller consents (``allow_large=True``, command line ``--allow-large``):
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
 
-from .grid import Grid
+import numpy as np
+
+from .grid import Chunk, Grid
 
 __all__ = ["MAX_POINTS", "MAX_SECONDS", "SweepPlan", "plan_sweep"]
 
 MAX_POINTS = 10**9
 MAX_SECONDS = 12 * 3600.0
-_PILOT_SECONDS = 0.05
+_PILOT_SECONDS = 0.2
 _PILOT_MAX_POINTS = 16384
 _PILOT_FRACTION = 50            # the pilot is at most 1/50 of the grid
 _CSV_BYTES_PER_NUMBER = 22      # shortest round-trip double, sign, exponent, separator
@@ -87,7 +91,6 @@ class SweepPlan:
 
 def plan_sweep(grid: Grid, path: str | os.PathLike[str] | None, chunk_size: int, *, workers: int = 1) -> SweepPlan:
     """Estimate ``grid``'s cost when written to ``path`` (format from the suffix; None: memory)."""
-    from .run import evaluate  # the run module imports this one
 
     n_inputs, n_outputs = len(grid.axes), len(grid.outputs)
     several = len(grid.accountants) > 1
@@ -99,7 +102,7 @@ def plan_sweep(grid: Grid, path: str | os.PathLike[str] | None, chunk_size: int,
     else:  # parquet and memory: 8 bytes a double (axes compress in Parquet; memory holds them flat)
         per_point = _DOUBLE * (n_outputs + (n_inputs if path is None else 0)) + several
     scratch = 0 if path is None else (_DOUBLE * n_outputs + several) * grid.size
-    seconds, pilot_points, pilot_seconds = _pilot(grid, chunk_size, evaluate)
+    seconds, pilot_points, pilot_seconds = _pilot(grid, chunk_size, suffix)
     if seconds is not None:
         seconds /= max(1, workers)
     return SweepPlan(points=grid.size, output_bytes=per_point * grid.size, scratch_bytes=scratch,
@@ -107,22 +110,40 @@ def plan_sweep(grid: Grid, path: str | os.PathLike[str] | None, chunk_size: int,
                      seconds=seconds, pilot_points=pilot_points, pilot_seconds=pilot_seconds, workers=max(1, workers))
 
 
-def _pilot(grid: Grid, chunk_size: int, evaluate: Callable[..., Any]) -> tuple[float | None, int, float]:
+def _pilot(grid: Grid, chunk_size: int, suffix: str | None) -> tuple[float | None, int, float]:
     """(estimated seconds for the whole grid, pilot points, pilot seconds), or (None, 0, 0) for small grids."""
     cap = min(_PILOT_MAX_POINTS, chunk_size, grid.size // _PILOT_FRACTION)
     if cap < 1:
         return None, 0, 0.0
     n = min(16, cap)
-    while True:
-        chunk = grid.chunk(0, n)
-        started = time.process_time()
-        evaluate(grid, grid.chunk_parameters(chunk), grid.block_shape(chunk))
-        elapsed = time.process_time() - started
-        if elapsed >= _PILOT_SECONDS or n >= cap:
-            break
-        n = min(cap, n * 8)
+    with tempfile.TemporaryDirectory(prefix="hockeystick-pilot-") as scratch:
+        _pipeline_seconds(grid, grid.chunk(0, n), suffix, Path(scratch))   # warm: imports, first-use set-up
+        while True:
+            chunk = grid.chunk(0, n)
+            elapsed = _pipeline_seconds(grid, chunk, suffix, Path(scratch))
+            if elapsed >= _PILOT_SECONDS or n >= cap:
+                break
+            n = min(cap, n * 8)
     rate = chunk.size / max(elapsed, 1e-6)
     return grid.size / rate, chunk.size, elapsed
+
+
+def _pipeline_seconds(grid: Grid, chunk: Chunk, suffix: str | None, scratch: Path) -> float:
+    """CPU seconds for one chunk as a run handles it: evaluate, summarize, save, write."""
+    from .run import Summary, evaluate   # the run module imports this one
+    from .writers import open_writer
+
+    started = time.process_time()
+    outputs = evaluate(grid, grid.chunk_parameters(chunk), grid.block_shape(chunk))
+    Summary(grid).update(chunk, outputs)
+    np.savez(io.BytesIO(), **outputs)  # type: ignore[arg-type]  # the chunk file
+    if suffix in (".csv", ".parquet"):  # NPZ's writer is a copy into a memory map, like the chunk file
+        writer = open_writer(grid, scratch / f"pilot{suffix}", scratch, overwrite=True)
+        try:
+            writer.write(chunk, outputs)
+        finally:
+            writer.abort()
+    return time.process_time() - started
 
 
 def _free_bytes(path: str | os.PathLike[str] | None) -> int | None:
