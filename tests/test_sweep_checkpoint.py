@@ -169,3 +169,8 @@ def test_one_run_per_output_at_a_time(tmp_path):
         holder.remove()
     run_sweep(_grid(), path, chunk_size=40, progress=False)
     assert os.listdir(tmp_path) == ["out.csv"]
+
+
+def test_resume_needs_a_file():
+    with pytest.raises(ValueError, match="resume=True continues a sweep written to a file"):
+        run_sweep(_grid(), None, progress=False, resume=True)

@@ -95,9 +95,16 @@ def _kills_its_worker(kill_at, markers):
     def compute_part(*args, **kwargs):
         import signal
 
+        from distributed import get_worker
+
         index = args[0]
-        marker = markers / f"killed-{index}"
-        if index in kill_at and not marker.exists():
+        if kill_at == "every worker once":   # the nanny restarts a worker under the same name
+            marker = markers / f"worker-{get_worker().name}"
+            doomed = index >= 2
+        else:
+            marker = markers / f"killed-{index}"
+            doomed = index in kill_at
+        if doomed and not marker.exists():
             marker.touch()
             os.kill(os.getpid(), signal.SIGKILL)   # the nanny starts a new worker
         return real(*args, **kwargs)
@@ -105,7 +112,7 @@ def _kills_its_worker(kill_at, markers):
     return compute_part
 
 
-@pytest.mark.parametrize("workers, kill_at", [(1, {2}), (2, {1, 5})])
+@pytest.mark.parametrize("workers, kill_at", [(1, {2}), (2, {1, 5}), (2, "every worker once")])
 def test_killed_workers_lose_nothing(tmp_path, monkeypatch, workers, kill_at):
     """Issue 11 item 5: a lost worker (every worker, in turn) costs a retry, not the sweep.
 
@@ -122,7 +129,8 @@ def test_killed_workers_lose_nothing(tmp_path, monkeypatch, workers, kill_at):
                       protocol="tcp", dashboard_address=":0") as cluster:
         remote = sweep_dask.run_on_dask(grid, tmp_path / "dask.parquet", scheduler=cluster.scheduler_address,
                                         chunk_size=500, progress=False)
-    assert sorted(p.name for p in markers.iterdir()) == sorted(f"killed-{i}" for i in kill_at)
+    expected = ({"worker-0", "worker-1"} if kill_at == "every worker once" else {f"killed-{i}" for i in kill_at})
+    assert {p.name for p in markers.iterdir()} == expected
     assert remote.points == local.points == grid.size
     assert _same_file(tmp_path / "local.parquet", tmp_path / "dask.parquet")
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from .checkpoint import Workspace, save_part
 from .grid import Grid
-from .run import (SweepResult, Summary, _check_flags, check_plan, default_chunk_size, evaluate_chunk, preflight,
+from .run import (SweepResult, Summary, check_run_flags, check_plan, default_chunk_size, evaluate_chunk, preflight,
                   progress_bar)
 from .plan import plan_sweep
 from .writers import open_writer
@@ -57,7 +57,7 @@ def run_on_dask(grid: Grid, path: str | os.PathLike[str] | None = None, *, sched
         raise ValueError(f"retries must be an integer >= 0, got {retries!r}")
     chunk_size = default_chunk_size(grid) if chunk_size is None else chunk_size
     grid.chunk_layout(chunk_size)
-    _check_flags(overwrite=overwrite, resume=resume)
+    check_run_flags(path, overwrite=overwrite, resume=resume)
     preflight(grid, path, overwrite=overwrite)
     if scheduler is None:
         check_plan(plan_sweep(grid, path, chunk_size, workers=workers), allow_large)

@@ -29,7 +29,7 @@ from .plan import SweepPlan, plan_sweep
 from .writers import MemoryWriter, check_destination, open_writer
 
 __all__ = ["run_sweep", "dataframe", "evaluate", "evaluate_chunk", "preflight", "default_chunk_size",
-           "SweepResult", "Summary", "check_plan"]
+           "SweepResult", "Summary", "check_plan", "check_run_flags"]
 
 log = logging.getLogger("hockeystick.sweep")
 
@@ -192,7 +192,7 @@ def run_sweep(grid: Grid, path: str | os.PathLike[str] | None = None, *, chunk_s
     """
     chunk_size = default_chunk_size(grid) if chunk_size is None else chunk_size
     grid.chunk_layout(chunk_size)
-    _check_flags(keep=keep, overwrite=overwrite, resume=resume)
+    check_run_flags(path, keep=keep, overwrite=overwrite, resume=resume)
     preflight(grid, path, overwrite=overwrite)
     check_plan(plan_sweep(grid, path, chunk_size), allow_large)
     started = time.perf_counter()
@@ -233,10 +233,13 @@ def run_sweep(grid: Grid, path: str | os.PathLike[str] | None = None, *, chunk_s
                        time.perf_counter() - started, summary, getattr(writers[-1], "columns", None))
 
 
-def _check_flags(**flags: Any) -> None:
+def check_run_flags(path: str | os.PathLike[str] | None, **flags: Any) -> None:
+    """The run's switches are booleans (no truthy strings), and resume needs a file to resume."""
     for name, value in flags.items():
         if not isinstance(value, bool):
             raise TypeError(f"{name} must be True or False, got {value!r}")
+    if flags.get("resume") and path is None:
+        raise ValueError("resume=True continues a sweep written to a file: give the killed run's path")
 
 
 def check_plan(plan: SweepPlan, allow_large: bool) -> None:
