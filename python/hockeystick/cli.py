@@ -335,7 +335,7 @@ def _has_matplotlib() -> bool:
 
 def _figures(args: argparse.Namespace) -> int:
     try:
-        from .figures import PNSGD_FIGURES, write_figures
+        from .figures import write_figures
     except ImportError:
         raise _UsageError("this build has no paper figures (hockeystick.figures is missing); "
                           "install a release that includes the contraction accountant") from None
@@ -345,10 +345,9 @@ def _figures(args: argparse.Namespace) -> int:
     if out_dir.exists() and not out_dir.is_dir():
         raise _UsageError(f"--out-dir {str(out_dir)!r} is a file, not a directory; give a directory "
                           "(it is created if missing)")
-    existing = [name for name in (f"{n}.png" for n in ("000_fig2", *PNSGD_FIGURES)) if (out_dir / name).exists()]
-    if existing and not args.force:
-        raise _UsageError(f"--out-dir {str(out_dir)!r} already holds {', '.join(existing)}; pass --force to "
-                          "replace them, or choose another directory")
+    if out_dir.is_dir() and any(out_dir.iterdir()) and not args.force:
+        raise _UsageError(f"--out-dir {str(out_dir)!r} is not empty; pass --force to write the figures into it "
+                          "(files of the same names are replaced), or choose another directory")
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -505,7 +504,9 @@ def build_parser() -> argparse.ArgumentParser:
                                      "--out-dir.  Needs matplotlib (pip install 'hockeystick[plot]').",
                          epilog="example:\n  hockeystick figures --out-dir figures/", formatter_class=raw)
     fig.add_argument("--out-dir", default="figures", metavar="DIR", help="directory for the PNGs (default ./figures)")
-    fig.add_argument("--force", action="store_true", help="replace figures already in --out-dir (refused otherwise)")
+    fig.add_argument("--force", action="store_true",
+                     help="write into a --out-dir that is not empty, replacing figures of the same names "
+                          "(refused otherwise)")
     fig.set_defaults(func=_figures)
 
     acc = sub.add_parser("accountants", help="list the accountants with their parameters",

@@ -11,10 +11,9 @@ from __future__ import annotations
 import os
 import textwrap
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
-from numpy.typing import ArrayLike
 
 __all__ = ["delta_epsilon_curves", "parameter_curves", "heatmap", "plot_grid"]
 
@@ -45,7 +44,7 @@ def _positive(values: np.ndarray) -> bool:
     return bool(np.all(np.asarray(values) > 0))
 
 
-def delta_epsilon_curves(epsilon: ArrayLike, curves: Mapping[str, ArrayLike],
+def delta_epsilon_curves(epsilon: Sequence[float], curves: Mapping[str, Sequence[float]],
                          path: str | os.PathLike[str], *, title: str = "") -> str:
     """delta(eps) on a log scale, one curve per label; returns the PNG's path."""
     fig, ax = _figure()
@@ -66,7 +65,7 @@ def delta_epsilon_curves(epsilon: ArrayLike, curves: Mapping[str, ArrayLike],
     return _save(fig, path)
 
 
-def parameter_curves(x: ArrayLike, curves: Mapping[str, ArrayLike], path: str | os.PathLike[str], *,
+def parameter_curves(x: Sequence[float], curves: Mapping[str, Sequence[float]], path: str | os.PathLike[str], *,
                      xlabel: str, ylabel: str, title: str = "") -> str:
     """A quantity against one parameter (e.g. sigma needed vs rounds), log axes where positive."""
     fig, ax = _figure()
@@ -85,7 +84,7 @@ def parameter_curves(x: ArrayLike, curves: Mapping[str, ArrayLike], path: str | 
     return _save(fig, path)
 
 
-def heatmap(x: ArrayLike, y: ArrayLike, z: np.ndarray, path: str | os.PathLike[str], *,
+def heatmap(x: Sequence[float], y: Sequence[float], z: np.ndarray, path: str | os.PathLike[str], *,
             xlabel: str, ylabel: str, zlabel: str, title: str = "") -> str:
     """z[i, j] at (x[j], y[i]) as colours (log colour scale when z > 0 spans decades)."""
     from matplotlib.colors import LogNorm
