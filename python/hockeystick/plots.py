@@ -171,8 +171,7 @@ def plot_grid(grid: Any, path: str | os.PathLike[str], *, max_points: int = 200)
         return heatmap(sub_axes[1].values, sub_axes[0].values, values, path, xlabel=sub_axes[1].name,
                        ylabel=sub_axes[0].name,
                        zlabel=grid.output, title=title)
-    x_axis = sub_axes[drawn.index(x)]
-    xs = x_axis.values
+    xs = sub_axes[drawn.index(x)].values
     if label_axis is None:
         curves = {grid.output: values}
     else:
@@ -183,4 +182,4 @@ def plot_grid(grid: Any, path: str | os.PathLike[str], *, max_points: int = 200)
     if grid.output == "delta":
         return delta_epsilon_curves(xs, curves, path, title=title)
     ylabel = "epsilon(delta)" if grid.output == "epsilon" else f"{grid.output} needed for (epsilon, delta)"
-    return parameter_curves(xs, curves, path, xlabel=x_axis.name, ylabel=ylabel, title=title)
+    return parameter_curves(xs, curves, path, xlabel=x, ylabel=ylabel, title=title)
