@@ -549,7 +549,8 @@ def _raise_terminated(signum: int, frame: Any) -> None:
 
 
 def _stderr_log(prog: str, verbose: bool) -> logging.Handler:
-    """Print the sweep's plan (and warnings, such as removed leftovers) as 'prog: message' lines."""
+    """Print warnings (such as removed leftovers) as 'prog: message' lines, and with ``verbose`` (a
+    sweep, or any command writing -o FILE) the plan: points, output size, time estimate."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter(f"{prog}: %(message)s"))
     logger = logging.getLogger("hockeystick")
@@ -564,7 +565,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     prog = f"{_PROG} {args.command}"
-    handler = _stderr_log(prog, verbose=args.command == "sweep")
+    handler = _stderr_log(prog, verbose=args.command == "sweep" or bool(getattr(args, "out", None)))
     previous = signal.getsignal(signal.SIGTERM)
     catch_term = previous is not None and _is_main_thread()
     if catch_term:
