@@ -56,6 +56,7 @@ INVOCATIONS = [
     (["sweep", *GAUSS, "-p", "sigma=linear:1:2:10000", "-p", "rounds=linear:1:10000:10000",
       "--epsilon", "linear:0.1:8:10000", "-o", "huge.parquet"], "1e+12 points (limit 1e+09)"),
     (["figures", "--out-dir", "{inputs}/existing.csv"], "--out-dir '{inputs}/existing.csv' is a file"),
+    (["figures", "--out-dir", "{inputs}"], "--out-dir '{inputs}' is not empty; pass --force"),
     (["demo", "--sensitivity", "nan"], "--sensitivity must be a positive finite number"),
     (["demo", "--epsilon", "abc"], "argument --epsilon: invalid float value"),
     (["delta", "-a", "gaussian,gaussian", "-p", "sigma=1", "--epsilon", "1"], "accountants are listed twice"),
