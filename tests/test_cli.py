@@ -175,3 +175,85 @@ def test_accountants_lists_every_entry_with_its_parameters(capsys):
         assert f"{name}: {registry.get(name).summary}" in out
     assert "needs: n, batch_size, sigma, learning_rate, lipschitz, radius; optional: rounds, smoothness" in out
     assert "calibrate: sigma (smallest), rounds (largest)" in out
+
+
+_SWEEP = ["sweep", "-a", "gaussian", "-p", "sigma=log:0.5:20:30", "-p", "rounds=1,10,100", "--epsilon",
+          "linear:0.1:8:40", "--chunk-size", "40", "--no-progress"]
+
+_SLOW_CLI = """
+import sys, time
+from hockeystick import cli
+from hockeystick.sweep import run as run_module
+real = run_module.evaluate_chunk
+def slow_after_three(grid, chunk):
+    if chunk.index >= 3:
+        open(sys.argv[1], "w").close()
+        time.sleep(60)
+    return real(grid, chunk)
+run_module.evaluate_chunk = slow_after_three
+sys.exit(cli.main(sys.argv[2:]))
+"""
+
+
+def test_sigterm_keeps_the_finished_chunks_and_resume_finishes(capsys, tmp_path):
+    """A sweep stopped by SIGTERM exits 143 and says how to continue; --resume reuses its chunks."""
+    import signal
+    import time
+
+    out, ready = tmp_path / "out.parquet", tmp_path / "ready"
+    proc = subprocess.Popen([sys.executable, "-c", _SLOW_CLI, str(ready), *_SWEEP, "-o", str(out)],
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not ready.exists():
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGTERM)
+        err = proc.communicate(timeout=60)[1]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    parts = tmp_path / ".out.parquet.parts"
+    assert proc.returncode == 143 and "Traceback" not in err, err
+    assert f"terminated (SIGTERM); 3 finished chunk(s) kept in {str(parts)!r}: rerun with --resume" in err
+    code, stdout, err = _run(capsys, *_SWEEP, "-o", str(out), "--resume")
+    assert code == 0 and "3,600 points" in stdout, err
+    assert _run(capsys, *_SWEEP, "-o", str(tmp_path / "clean.parquet"))[0] == 0
+    assert out.read_bytes() == (tmp_path / "clean.parquet").read_bytes()
+    assert sorted(os.listdir(tmp_path)) == ["clean.parquet", "out.parquet", "ready"]
+
+
+def test_force_replaces_and_the_plan_is_printed_before_the_sweep(capsys, tmp_path):
+    out = tmp_path / "out.csv"
+    out.write_text("old")
+    code, _, err = _run(capsys, *_SWEEP, "-o", str(out))
+    assert code == 2 and "already exists" in err and "--force" in err and out.read_text() == "old"
+    code, stdout, err = _run(capsys, *_SWEEP, "-o", str(out), "--force")
+    assert code == 0 and out.read_text() != "old"
+    assert "hockeystick sweep: plan: 3,600 points, ~" in err and f"to {out}" in err and "estimated" in err
+
+
+def test_allow_large_lets_a_large_sweep_start(capsys, tmp_path, monkeypatch):
+    from hockeystick.sweep import plan
+
+    monkeypatch.setattr(plan, "MAX_POINTS", 1000)
+    code, _, err = _run(capsys, *_SWEEP, "-o", str(tmp_path / "a.csv"))
+    assert code == 2 and "3.6e+03 points (limit 1e+03)" in err and "--allow-large" in err
+    assert os.listdir(tmp_path) == []
+    code, stdout, _ = _run(capsys, *_SWEEP, "-o", str(tmp_path / "a.csv"), "--allow-large")
+    assert code == 0 and "3,600 points" in stdout
+
+
+def test_the_example_does_not_replace_its_files_unless_forced(capsys, tmp_path, monkeypatch):
+    from hockeystick.sweep import example
+
+    monkeypatch.setattr(example, "_TRUSTED_AGGREGATOR", example._TRUSTED_AGGREGATOR.replace("250", "5")
+                        .replace("1000]", "20]"))
+    out_dir = tmp_path / "ex"
+    assert _run(capsys, "sweep", "--example", "--out-dir", str(out_dir), "--no-progress")[0] == 0
+    (out_dir / "example.toml").write_text("# my edits\n")
+    code, _, err = _run(capsys, "sweep", "--example", "--out-dir", str(out_dir), "--no-progress")
+    assert code == 2 and "already holds the example's example.toml" in err and "--force" in err
+    assert (out_dir / "example.toml").read_text() == "# my edits\n"
+    assert _run(capsys, "sweep", "--example", "--out-dir", str(out_dir), "--no-progress", "--force")[0] == 0
+    assert (out_dir / "example.toml").read_text() == example.example_toml()

@@ -61,9 +61,9 @@ def test_a_retried_chunk_is_written_once(tmp_path, cluster, monkeypatch):
     markers = tmp_path / "attempts"
     markers.mkdir()
 
-    def dies_after_writing(index, grid, chunk_size, parts_dir):
+    def dies_after_writing(index, chunk_grid, parts_dir):
         # the task is pickled by value: remember attempts in the filesystem, not in a closure
-        size = real(index, grid, chunk_size, parts_dir)
+        size = real(index, chunk_grid, parts_dir)
         first = not (markers / str(index)).exists()
         (markers / str(index)).touch()
         if index % 3 == 0 and first:
@@ -86,3 +86,84 @@ def test_own_local_cluster_and_failures(tmp_path):
         sweep_dask.run_on_dask(grid, tmp_path / "x.csv", workers=0)
     with pytest.raises(ValueError, match="does not exist"):
         sweep_dask.run_on_dask(grid, tmp_path / "nowhere" / "x.csv", workers=2, processes=False)
+
+
+def _kills_its_worker(kill_at, markers):
+    """compute_part, but the first attempt at each chunk in ``kill_at`` SIGKILLs its own worker process."""
+    real = sweep_dask.compute_part
+
+    def compute_part(*args, **kwargs):
+        import signal
+
+        from distributed import get_worker
+
+        index = args[0]
+        if kill_at == "every worker once":   # the nanny restarts a worker under the same name
+            marker = markers / f"worker-{get_worker().name}"
+            doomed = index >= 2
+        else:
+            marker = markers / f"killed-{index}"
+            doomed = index in kill_at
+        if doomed and not marker.exists():
+            marker.touch()
+            os.kill(os.getpid(), signal.SIGKILL)   # the nanny starts a new worker
+        return real(*args, **kwargs)
+
+    return compute_part
+
+
+@pytest.mark.parametrize("workers, kill_at", [(1, {2}), (2, {1, 5}), (2, "every worker once")])
+def test_killed_workers_lose_nothing(tmp_path, monkeypatch, workers, kill_at):
+    """Issue 11 item 5: a lost worker (every worker, in turn) costs a retry, not the sweep.
+
+    Each killed task held the only running copy of its chunk; the scheduler must be able to
+    resend everything the chunk needs to the worker the nanny starts in its place."""
+    from dask.distributed import LocalCluster
+
+    grid = Grid.from_parameters("gaussian", "delta", GRID)
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    monkeypatch.setattr(sweep_dask, "compute_part", _kills_its_worker(kill_at, markers))
+    local = run_sweep(grid, tmp_path / "local.parquet", chunk_size=500, progress=False)
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      protocol="tcp", dashboard_address=":0") as cluster:
+        remote = sweep_dask.run_on_dask(grid, tmp_path / "dask.parquet", scheduler=cluster.scheduler_address,
+                                        chunk_size=500, progress=False)
+    expected = ({"worker-0", "worker-1"} if kill_at == "every worker once" else {f"killed-{i}" for i in kill_at})
+    assert {p.name for p in markers.iterdir()} == expected
+    assert remote.points == local.points == grid.size
+    assert _same_file(tmp_path / "local.parquet", tmp_path / "dask.parquet")
+
+
+def test_dask_refuses_to_overwrite_and_resumes_a_failed_run(tmp_path, cluster, monkeypatch):
+    grid = Grid.from_parameters("gaussian", "delta", GRID)
+    real = sweep_dask.compute_part
+    markers = tmp_path / "attempts"
+    markers.mkdir()
+
+    def fails_at_five(index, chunk_grid, parts_dir):
+        (markers / f"{index}-{len(os.listdir(markers))}").touch()
+        if index == 5 and not (markers / "healed").exists():
+            raise RuntimeError("chunk 5 cannot be computed today")
+        return real(index, chunk_grid, parts_dir)
+
+    monkeypatch.setattr(sweep_dask, "compute_part", fails_at_five)
+    path = tmp_path / "dask.parquet"
+    with pytest.raises(RuntimeError, match="chunk 5"):
+        sweep_dask.run_on_dask(grid, path, scheduler=cluster.scheduler_address, chunk_size=500, progress=False,
+                               retries=0)
+    assert not path.exists() and (tmp_path / ".dask.parquet.parts" / "chunk-000000000.npz").exists()
+    (markers / "healed").touch()
+    before = set(os.listdir(markers))
+    sweep_dask.run_on_dask(grid, path, scheduler=cluster.scheduler_address, chunk_size=500, progress=False,
+                           resume=True)
+    again = {name.split("-")[0] for name in set(os.listdir(markers)) - before}
+    assert "5" in again and "0" not in again          # finished chunks were not sent again
+    run_sweep(grid, tmp_path / "local.parquet", chunk_size=500, progress=False)
+    assert _same_file(tmp_path / "local.parquet", path)
+    with pytest.raises(ValueError, match="already exists"):
+        sweep_dask.run_on_dask(grid, path, scheduler=cluster.scheduler_address, chunk_size=500, progress=False)
+    sweep_dask.run_on_dask(grid, path, scheduler=cluster.scheduler_address, chunk_size=500, progress=False,
+                           overwrite=True)
+    assert _same_file(tmp_path / "local.parquet", path)
+    assert sorted(os.listdir(tmp_path)) == ["attempts", "dask.parquet", "local.parquet"]

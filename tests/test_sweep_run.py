@@ -190,19 +190,37 @@ def test_unwritable_directory(tmp_path):
         run_sweep(_grid(), os.path.join(target, "out.csv"), progress=False)
 
 
-def test_a_failure_mid_sweep_leaves_no_file(tmp_path, monkeypatch):
+def test_a_failure_mid_sweep_leaves_no_result_and_resumes(tmp_path, monkeypatch):
+    """No half file at the destination; the finished chunks wait in the hidden parts directory,
+    and resume=True continues from them (computing only the rest) to the file a clean run writes."""
     real = run_module.evaluate_chunk
+    computed = []
 
     def fail_on_third(grid, chunk):
         if chunk.index == 2:
             raise RuntimeError("worker exploded")
+        computed.append(chunk.index)
         return real(grid, chunk)
 
     monkeypatch.setattr(run_module, "evaluate_chunk", fail_on_third)
     for suffix in (".csv", ".npz", ".parquet"):
         with pytest.raises(RuntimeError, match="exploded"):
             run_sweep(_grid(), tmp_path / f"out{suffix}", chunk_size=20, progress=False)
-    assert os.listdir(tmp_path) == []
+    assert sorted(os.listdir(tmp_path)) == [".out.csv.parts", ".out.npz.parts", ".out.parquet.parts"]
+    monkeypatch.setattr(run_module, "evaluate_chunk", real)
+    for suffix in (".csv", ".npz", ".parquet"):
+        run_sweep(_grid(), tmp_path / f"clean{suffix}", chunk_size=20, progress=False)
+        monkeypatch.setattr(run_module, "evaluate_chunk", lambda g, c: computed.append(c.index) or real(g, c))
+        computed.clear()
+        run_sweep(_grid(), tmp_path / f"out{suffix}", chunk_size=20, progress=False, resume=True)
+        monkeypatch.setattr(run_module, "evaluate_chunk", real)
+        assert 0 not in computed and 1 not in computed and 2 in computed
+        if suffix == ".npz":   # a zip records its members' times: compare the arrays
+            with np.load(tmp_path / "out.npz") as a, np.load(tmp_path / "clean.npz") as b:
+                assert a.files == b.files and all(np.array_equal(a[k], b[k]) for k in a.files)
+        else:
+            assert (tmp_path / f"out{suffix}").read_bytes() == (tmp_path / f"clean{suffix}").read_bytes()
+    assert sorted(os.listdir(tmp_path)) == sorted(f"{n}{s}" for n in ("out", "clean") for s in (".csv", ".npz", ".parquet"))
 
 
 def test_summary_finds_the_extremes():
@@ -238,3 +256,26 @@ def test_trusted_aggregator_sweep_and_calibration():
         assert TrustedAggregator(sigma=2.0, batch_size=m, rounds=t, **fixed).delta(e) <= 1e-5
         if t < 6000 // m:
             assert TrustedAggregator(sigma=2.0, batch_size=m, rounds=t + 1, **fixed).delta(e) > 1e-5
+
+
+def test_the_module_docstring_example_runs():
+    """Issue 19 item 5: the example in ``hockeystick.sweep``'s docstring raised NameError."""
+    import doctest
+
+    import hockeystick.sweep
+
+    failed, attempted = doctest.testmod(hockeystick.sweep, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert attempted >= 5 and failed == 0
+
+
+def test_sweep_result_repr_is_short_and_says_what_it_holds(tmp_path):
+    """Issue 19 item 5: the repr dumped every grid array twice."""
+    grid = Grid.from_parameters("gaussian", "delta", {"sigma": "log:0.5:20:1000", "rounds": [1, 10],
+                                                      "epsilon": "linear:0.1:8:50", "sensitivity": 2.0})
+    for path in (None, tmp_path / "out.csv"):
+        text = repr(run_sweep(grid, path, progress=False))
+        assert len(text) < 300 and "array" not in text, text
+        for part in ("100,000 points", "shape=(1000, 2, 50)", "accountants=['gaussian']", "output='delta'",
+                     "sigma[1000]", "rounds[2]", "epsilon[50]", "sensitivity=2",
+                     "in memory" if path is None else repr(str(path))):
+            assert part in text, (part, text)

@@ -8,17 +8,22 @@
     hockeystick accountants                      what -a accepts, with each one's parameters
 
 Parameters are NAME=VALUE where VALUE is a number (fixed), a list 1,2,4, or a range
-log:START:STOP:NUM / linear:START:STOP:NUM (an axis of the grid).  Exit status: 0 on
-success, 2 for bad input (with a message on stderr saying what to change), 1 when the
-run itself fails, 130 when interrupted.
+log:START:STOP:NUM / linear:START:STOP:NUM (an axis of the grid).  Files are never replaced
+unless --force; a killed sweep continues with --resume; a sweep above 10^9 points, the free
+disk space or 12 hours estimated needs --allow-large.  Exit status: 0 on success, 2 for bad
+input (one line on stderr saying what to change; --debug for the traceback), 1 when the
+run itself fails, 130 when interrupted (143 on SIGTERM).
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
+import difflib
+import logging
 import os
+import signal
 import sys
+import warnings
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -33,13 +38,40 @@ class _UsageError(Exception):
     """Bad input found by the command itself (exit status 2)."""
 
 
+class _Terminated(BaseException):
+    """SIGTERM, turned into an exception so that a sweep keeps its finished chunks and says so."""
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse, with a pointer to --help and the examples on every usage error."""
+    """argparse, with a pointer to --help and the examples on every usage error.
+
+    A subcommand's parser reports its own unrecognized arguments (with its own usage and a
+    'did you mean' for a misspelled flag) instead of leaving them to the top-level parser."""
 
     def error(self, message: str) -> Any:  # type: ignore[override]
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n"
                               f"run '{self.prog} --help' for the options and examples\n")
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:  # type: ignore[override]
+        namespace, extras = super().parse_known_args(args, namespace)
+        if extras and self.prog != _PROG:
+            self.error(self._unrecognized(extras))
+        return namespace, extras
+
+    def _unrecognized(self, extras: list[str]) -> str:
+        message = f"unrecognized arguments: {' '.join(extras)}"
+        flags = [o for o in self._option_string_actions if o.startswith("--")]
+        for extra in extras:
+            if extra.startswith("-"):
+                close = difflib.get_close_matches(extra.split("=")[0], flags, n=1, cutoff=0.6)
+                if close:
+                    message += f" (did you mean {close[0]}?)"
+                    break
+        return message
+
+
+_PROG = "hockeystick"
 
 
 # --- shared options ------------------------------------------------------------------------
@@ -68,6 +100,14 @@ def _output_options(parser: argparse.ArgumentParser, *, required_out: bool = Fal
     group.add_argument("--progress", dest="progress", action="store_true", default=None,
                        help="always show the progress bar (default: when stderr is a terminal)")
     group.add_argument("--no-progress", dest="progress", action="store_false", help="never show it")
+    group.add_argument("--force", action="store_true",
+                       help="replace an existing -o FILE or --plot PNG (refused otherwise)")
+    group.add_argument("--resume", action="store_true",
+                       help="continue a killed or failed sweep to the same -o FILE from its finished chunks "
+                            "(kept in the hidden .FILE.parts directory beside it; same grid and chunk size only)")
+    group.add_argument("--allow-large", action="store_true",
+                       help="run even a sweep above 10^9 points, above the free disk space or above 12 hours "
+                            "estimated (the size and time estimate are printed before it starts)")
 
 
 def _positive_int(text: str) -> int:
@@ -187,8 +227,11 @@ def _execute(grid: Any, args: argparse.Namespace, *, out: str | None, keep: bool
     from .sweep.run import run_sweep
 
     if getattr(args, "plot", None):
-        _check_plot_path(args.plot)
-    kwargs = dict(chunk_size=args.chunk_size, progress=args.progress)
+        _check_plot_path(args.plot, args.force)
+    if args.resume and not out:
+        raise _UsageError("--resume continues a sweep written to a file: give the same -o FILE as the killed run")
+    kwargs = dict(chunk_size=args.chunk_size, progress=args.progress, overwrite=args.force, resume=args.resume,
+                  allow_large=args.allow_large)
     if getattr(args, "workers", None) or getattr(args, "scheduler", None):
         from .sweep.dask import run_on_dask
 
@@ -196,12 +239,17 @@ def _execute(grid: Any, args: argparse.Namespace, *, out: str | None, keep: bool
     return run_sweep(grid, out, keep=keep, **kwargs)
 
 
-def _check_plot_path(path: str) -> None:
+def _check_plot_path(path: str, force: bool) -> None:
     p = Path(path)
-    if importlib.util.find_spec("matplotlib") is None:
+    if not _has_matplotlib():
         raise _UsageError("--plot needs matplotlib: pip install 'hockeystick[plot]'")
     if p.suffix.lower() != ".png":
         raise _UsageError(f"--plot {path!r}: name the picture *.png")
+    if p.is_dir():
+        raise _UsageError(f"--plot {path!r} is a directory; give a file name such as {str(p / 'sweep.png')!r}")
+    if p.exists() and not force:
+        raise _UsageError(f"--plot {path!r} already exists and is not replaced unless you ask: pass --force, "
+                          "or choose another name")
     if not (p.parent if str(p.parent) else Path(".")).is_dir():
         raise _UsageError(f"--plot {path!r}: directory {str(p.parent)!r} does not exist; create it first")
     if not os.access(p.parent if str(p.parent) else ".", os.W_OK):
@@ -218,23 +266,31 @@ def _finish(grid: Any, result: Any, args: argparse.Namespace) -> None:
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    from .sweep.grid import Grid, read_toml
+    from .sweep.grid import Grid, chunk_size_setting, read_toml
 
     if args.example:
         return _example(args)
     spec: dict[str, Any] = read_toml(args.config) if args.config else {}
-    params = dict(spec.get("parameters", {}))
-    params.update(_parameters(args))
-    if args.accountant or not spec:
-        spec["accountants"] = _accountants(args)
-        spec.pop("accountant", None)
-    if args.quantity or "output" not in spec:
-        spec["output"] = args.quantity or "delta"
-    spec["parameters"] = params
-    chunk_size = spec.pop("chunk_size", None)
-    if args.chunk_size is None and chunk_size is not None:
-        args.chunk_size = int(chunk_size)
-    grid = Grid.from_dict(spec)
+    try:
+        chunk_size = chunk_size_setting(spec)
+        if not isinstance(spec.get("parameters", {}), dict):
+            raise TypeError(f"[parameters] must be a table of name = value, got {spec['parameters']!r}")
+        params = dict(spec.get("parameters", {}))
+        params.update(_parameters(args))
+        if args.accountant or not spec:
+            spec["accountants"] = _accountants(args)
+            spec.pop("accountant", None)
+        if args.quantity or "output" not in spec:
+            spec["output"] = args.quantity or "delta"
+        spec["parameters"] = params
+        spec.pop("chunk_size", None)
+        grid = Grid.from_dict(spec)
+    except (ValueError, TypeError) as exc:
+        if not args.config:
+            raise
+        raise _UsageError(f"sweep file {args.config!r}: {exc}") from None
+    if args.chunk_size is None:
+        args.chunk_size = chunk_size
     if not args.out:
         raise _UsageError("say where to write the sweep: -o FILE.parquet (or .npz, .csv)")
     result = _execute(grid, args, out=args.out)
@@ -269,14 +325,34 @@ def _calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _has_matplotlib() -> bool:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def _figures(args: argparse.Namespace) -> int:
     try:
         from .figures import write_figures
     except ImportError:
         raise _UsageError("this build has no paper figures (hockeystick.figures is missing); "
                           "install a release that includes the contraction accountant") from None
+    if not _has_matplotlib():
+        raise _UsageError("figures need matplotlib: pip install 'hockeystick[plot]'")
     out_dir = Path(args.out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise _UsageError(f"--out-dir {str(out_dir)!r} is a file, not a directory; give a directory "
+                          "(it is created if missing)")
+    if out_dir.is_dir() and any(out_dir.iterdir()) and not args.force:
+        raise _UsageError(f"--out-dir {str(out_dir)!r} is not empty; pass --force to write the figures into it "
+                          "(files of the same names are replaced), or choose another directory")
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _UsageError(f"--out-dir {str(out_dir)!r} cannot be created ({exc.strerror}); give a directory "
+                          "you can write to") from None
     if not os.access(out_dir, os.W_OK):
         raise _UsageError(f"--out-dir {str(out_dir)!r} is not writable")
     for path in write_figures(out_dir):
@@ -287,16 +363,16 @@ def _figures(args: argparse.Namespace) -> int:
 def _example(args: argparse.Namespace) -> int:
     from .sweep.example import run_example
 
-    report = run_example(Path(args.out_dir), progress=args.progress)
+    report = run_example(Path(args.out_dir), progress=args.progress, overwrite=args.force)
     print(f"sweep file: {os.path.abspath(report.toml_path)}  (edit it, then: hockeystick sweep "
           f"{report.toml_path} -o my_sweep.parquet)")
     _print_summary(report.sweep)
-    print(f"result written to {os.path.abspath(report.sweep.path)}")
+    print(f"result written to {os.path.abspath(str(report.sweep.path))}")
     _print_plot(report.sweep_plot)
     grid = report.calibration.grid
     print(f"\nsigma needed for (epsilon, delta) = ({grid.fixed['epsilon']:g}, {grid.fixed['delta']:g}):")
     _print_points(report.calibration, max_rows=100)
-    print(f"calibration written to {os.path.abspath(report.calibration.path)}")
+    print(f"calibration written to {os.path.abspath(str(report.calibration.path))}")
     _print_plot(report.calibration_plot)
     return 0
 
@@ -358,9 +434,14 @@ grid.toml:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="hockeystick", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = _Parser(prog=_PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="show the traceback of an error")
+    sub = _Subcommands(parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser),
+                       common)
     raw = argparse.RawDescriptionHelpFormatter
 
     sweep = sub.add_parser("sweep", help="evaluate an accountant over a grid of parameter points",
@@ -418,8 +499,14 @@ def build_parser() -> argparse.ArgumentParser:
     cal.set_defaults(func=_calibrate, workers=None, scheduler=None)
 
     fig = sub.add_parser("figures", help="reproduce the papers' figures as PNG files",
+                         description="Recompute and draw the papers' figures (000 Fig. 2: the trusted aggregator; "
+                                     "002 Figs. 2 and 3: PNSGD, Theorem 4 against Proposition 1) as PNG files in "
+                                     "--out-dir.  Needs matplotlib (pip install 'hockeystick[plot]').",
                          epilog="example:\n  hockeystick figures --out-dir figures/", formatter_class=raw)
     fig.add_argument("--out-dir", default="figures", metavar="DIR", help="directory for the PNGs (default ./figures)")
+    fig.add_argument("--force", action="store_true",
+                     help="write into a --out-dir that is not empty, replacing figures of the same names "
+                          "(refused otherwise)")
     fig.set_defaults(func=_figures)
 
     acc = sub.add_parser("accountants", help="list the accountants with their parameters",
@@ -435,28 +522,100 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _Subcommands:
+    """``add_subparsers()``'s action, giving every subcommand the shared options (--debug)."""
+
+    def __init__(self, action: Any, common: argparse.ArgumentParser) -> None:
+        self.action, self.common = action, common
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        parser: argparse.ArgumentParser = self.action.add_parser(name, parents=[self.common], **kwargs)
+        return parser
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def _leftovers(args: argparse.Namespace) -> str:
+    from .sweep.checkpoint import describe_leftovers
+
+    kept = describe_leftovers(args.out) if getattr(args, "out", None) else None
+    return f"; {kept}" if kept else ""
+
+
+def _raise_terminated(signum: int, frame: Any) -> None:
+    raise _Terminated()
+
+
+def _stderr_log(prog: str, verbose: bool) -> logging.Handler:
+    """Print warnings (such as removed leftovers) as 'prog: message' lines, and with ``verbose`` (a
+    sweep, or any command writing -o FILE) the plan: points, output size, time estimate."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter(f"{prog}: %(message)s"))
+    logger = logging.getLogger("hockeystick")
+    logger.addHandler(handler)
+    handler.setLevel(logging.INFO if verbose else logging.WARNING)
+    if logger.level == logging.NOTSET or logger.level > handler.level:
+        logger.setLevel(handler.level)
+    return handler
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    prog = f"hockeystick {args.command}"
+    prog = f"{_PROG} {args.command}"
+    handler = _stderr_log(prog, verbose=args.command == "sweep" or bool(getattr(args, "out", None)))
+    previous = signal.getsignal(signal.SIGTERM)
+    catch_term = previous is not None and _is_main_thread()
+    if catch_term:
+        signal.signal(signal.SIGTERM, _raise_terminated)
     try:
-        return args.func(args)
-    except (_UsageError, ValueError) as exc:
-        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return _dispatch(args, prog)
+    finally:
+        logging.getLogger("hockeystick").removeHandler(handler)
+        if catch_term:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _is_main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
+
+
+def _dispatch(args: argparse.Namespace, prog: str) -> int:
+    """Run the subcommand; every error becomes one line on stderr and an exit status (or, with
+    --debug, the traceback)."""
+    try:
+        with warnings.catch_warnings():
+            if not args.debug:   # numpy's overflow notes are for developers; --debug shows them
+                warnings.simplefilter("ignore", RuntimeWarning)
+            return args.func(args)
+    except (_UsageError, ValueError, TypeError, ArithmeticError) as exc:
+        if args.debug:
+            raise
+        print(f"{prog}: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print(f"{prog}: interrupted", file=sys.stderr)
+        print(f"{prog}: interrupted{_leftovers(args)}", file=sys.stderr)
         return 130
+    except _Terminated:
+        print(f"{prog}: terminated (SIGTERM){_leftovers(args)}", file=sys.stderr)
+        return 143
     except BrokenPipeError:
         # the reader went away (hockeystick ... | head): stop quietly, as other filters do
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
-    except (OSError, RuntimeError) as exc:
-        print(f"{prog}: failed: {exc}", file=sys.stderr)
-        return EXIT_FAILURE
-    except MemoryError:
-        print(f"{prog}: failed: out of memory; lower --chunk-size or the number of values per axis",
-              file=sys.stderr)
+    except Exception as exc:
+        if args.debug:
+            raise
+        if isinstance(exc, MemoryError):
+            print(f"{prog}: failed: out of memory; lower --chunk-size or the number of values per axis"
+                  f"{_leftovers(args)}", file=sys.stderr)
+        else:
+            print(f"{prog}: failed: {type(exc).__name__}: {_one_line(exc)}{_leftovers(args)} "
+                  "(rerun with --debug for the traceback)", file=sys.stderr)
         return EXIT_FAILURE
 
 

@@ -69,6 +69,7 @@ def parameter_curves(x: Sequence[float], curves: Mapping[str, Sequence[float]], 
                      xlabel: str, ylabel: str, title: str = "") -> str:
     """A quantity against one parameter (e.g. sigma needed vs rounds), log axes where positive."""
     fig, ax = _figure()
+    x = np.asarray(x)
     ys = [np.asarray(y, dtype=float) for y in curves.values()]
     for label, y in zip(curves, ys):
         ax.plot(x, y, label=label, marker="." if len(x) <= 30 else None)
@@ -130,7 +131,7 @@ def plot_grid(grid: Any, path: str | os.PathLike[str], *, max_points: int = 200)
     Axes not drawn are held at their middle value (named in the title).
     """
     from .sweep.grid import Axis, Grid
-    from .sweep.run import run_sweep
+    from .sweep.run import default_chunk_size, evaluate_chunk
 
     axes = {a.name: a for a in grid.axes}
     if not axes:
@@ -161,13 +162,14 @@ def plot_grid(grid: Any, path: str | os.PathLike[str], *, max_points: int = 200)
         count = _MAX_CURVES if n == label_axis else max_points
         sub_axes.append(Axis(n, _thin(axes[n].values, count), axes[n].kind))
     sub = Grid(accountants=grid.accountants, output=grid.output, axes=tuple(sub_axes), fixed=fixed)
-    columns = run_sweep(sub, progress=False).columns
-    assert columns is not None
-    values = columns[grid.output].reshape(sub.shape)
+    # evaluated here, chunk by chunk, not through run_sweep: a picture is no sweep to plan or resume
+    values = np.concatenate([evaluate_chunk(sub, chunk)[grid.output]
+                             for chunk in sub.chunks(default_chunk_size(sub))]).reshape(sub.shape)
     held_text = ", ".join(f"{k}={v:g}" for k, v in sorted(fixed.items()))
     title = " / ".join(grid.accountants) + ("\n" + textwrap.fill(held_text, 90) if held_text else "")
     if kind == "heatmap":
-        return heatmap(sub_axes[1].values, sub_axes[0].values, values, path, xlabel=x, ylabel=y,
+        return heatmap(sub_axes[1].values, sub_axes[0].values, values, path, xlabel=sub_axes[1].name,
+                       ylabel=sub_axes[0].name,
                        zlabel=grid.output, title=title)
     xs = sub_axes[drawn.index(x)].values
     if label_axis is None:

@@ -2,116 +2,132 @@
 
 ``run_on_dask(grid, "out.parquet", workers=4)`` starts a LocalCluster on 127.0.0.1;
 ``scheduler="tcp://host:8786"`` uses a running cluster instead (its workers must see the
-output's directory: a shared filesystem).  Each task computes one chunk and saves its
-outputs as a part file ``chunk-<index>.npz`` in a directory beside the destination, written
-to a temporary name and then ``os.replace``d into place, so a task that Dask retries (a worker lost
-mid-sweep) rewrites the same part instead of adding rows.  The client feeds the parts to
-the same writer as the in-process run, in grid order, as soon as each one's turn comes:
-the file is identical to ``run_sweep(grid, path)``'s.
+output's directory: a shared filesystem).  Each task receives its chunk BY VALUE, as a small
+grid of its own (``Grid.chunk_grid``: the chunk's slice of the split axis, the later axes,
+the earlier ones fixed), never a reference to data held by one worker: when a worker dies,
+even the last one, the scheduler resends the task to the worker the nanny starts instead,
+and ``retries`` covers tasks that raise.  Each task saves its outputs as a part file in the
+run's working directory (``checkpoint.py``: written under a temporary name and
+``os.replace``d, so a retried task rewrites the same part instead of adding rows).  The
+client feeds the parts to the same writer as the in-process run, in grid order, as soon
+as each one's turn comes: the file is identical to ``run_sweep(grid, path)``'s, and a
+killed run continues with ``resume=True`` from the parts it left.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
-import numpy as np
-
+from .checkpoint import Workspace, save_part
 from .grid import Grid
-from .run import SweepResult, Summary, default_chunk_size, evaluate_chunk, preflight, progress_bar
+from .run import (SweepResult, Summary, check_run_flags, check_plan, default_chunk_size, evaluate_chunk, preflight,
+                  progress_bar)
+from .plan import plan_sweep
 from .writers import open_writer
 
-__all__ = ["run_on_dask", "compute_part", "part_path"]
+__all__ = ["run_on_dask", "compute_part"]
 
 
-def part_path(parts_dir: str | os.PathLike[str], index: int) -> Path:
-    return Path(parts_dir) / f"chunk-{index:09d}.npz"
-
-
-def compute_part(index: int, grid: Grid, chunk_size: int, parts_dir: str) -> int:
-    """Evaluate chunk ``index`` and publish its outputs atomically; returns its point count."""
-    chunk = grid.chunk(index, chunk_size)
-    outputs = evaluate_chunk(grid, chunk)
-    final = part_path(parts_dir, index)
-    fd, tmp = tempfile.mkstemp(dir=parts_dir, prefix=f".{final.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            np.savez(fh, **outputs)
-        os.replace(tmp, final)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return chunk.size
+def compute_part(index: int, chunk_grid: Grid, parts_dir: str) -> int:
+    """Evaluate chunk ``index`` (given as its own grid) and save its outputs; returns its point count."""
+    outputs = evaluate_chunk(chunk_grid, chunk_grid.chunk(0, max(1, chunk_grid.size)))
+    save_part(parts_dir, index, outputs)
+    return chunk_grid.size
 
 
 def run_on_dask(grid: Grid, path: str | os.PathLike[str] | None = None, *, scheduler: str | None = None,
                 workers: int = 2, processes: bool = True, chunk_size: int | None = None,
-                progress: bool | None = None, retries: int = 3) -> SweepResult:
+                progress: bool | None = None, retries: int = 3, overwrite: bool = False, resume: bool = False,
+                allow_large: bool = False) -> SweepResult:
     """Evaluate ``grid`` on Dask and write it to ``path`` (or memory), exactly as ``run_sweep`` would.
 
     scheduler : address of a running scheduler; None starts a LocalCluster of ``workers``
         single-threaded workers on 127.0.0.1 (``processes=False``: threads in this process).
-    retries : how often Dask may re-run a chunk whose worker died.
+    retries : how often Dask may re-run a chunk whose task raised (a lost worker's tasks are
+        rescheduled by Dask itself).
+    overwrite, resume, allow_large : as for ``run_sweep``.
     """
-    from dask.distributed import Client, LocalCluster, as_completed
+    from dask.distributed import Client, LocalCluster
 
     if scheduler is None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise ValueError(f"workers must be a positive integer, got {workers!r}")
+    if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+        raise ValueError(f"retries must be an integer >= 0, got {retries!r}")
     chunk_size = default_chunk_size(grid) if chunk_size is None else chunk_size
     grid.chunk_layout(chunk_size)
-    preflight(grid, path)
+    check_run_flags(path, overwrite=overwrite, resume=resume)
+    preflight(grid, path, overwrite=overwrite)
+    if scheduler is None:
+        check_plan(plan_sweep(grid, path, chunk_size, workers=workers), allow_large)
     started = time.perf_counter()
-    base = Path(path).parent if path is not None else None
-    parts_dir = tempfile.mkdtemp(prefix=".hockeystick-parts-", dir=base)
     cluster = None
     try:
         if scheduler is None:
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=processes,
                                    host="127.0.0.1", protocol="tcp", dashboard_address=":0")
         with Client(scheduler if cluster is None else cluster) as client:
-            result = _run(client, as_completed, grid, path, chunk_size, parts_dir, progress, retries)
+            if scheduler is not None:
+                threads = sum(client.nthreads().values())
+                check_plan(plan_sweep(grid, path, chunk_size, workers=threads), allow_large)
+            workspace = (Workspace.temporary(grid, chunk_size) if path is None
+                         else Workspace.open_for(path, grid, chunk_size, resume=resume))
+            result = _run(client, grid, path, chunk_size, workspace, progress, retries, overwrite, resume)
     finally:
         if cluster is not None:
             cluster.close()
-        shutil.rmtree(parts_dir, ignore_errors=True)
     result.seconds = time.perf_counter() - started
     return result
 
 
-def _run(client: Any, as_completed: Any, grid: Grid, path: Any, chunk_size: int, parts_dir: str,
-         progress: bool | None, retries: int) -> SweepResult:
-    n = grid.n_chunks(chunk_size)
-    grid_future = client.scatter(grid, broadcast=True)
-    futures = client.map(compute_part, range(n), grid=grid_future, chunk_size=chunk_size,
-                         parts_dir=parts_dir, retries=retries, pure=False)
-    writer = open_writer(grid, path)
+def _run(client: Any, grid: Grid, path: Any, chunk_size: int, workspace: Workspace, progress: bool | None,
+         retries: int, overwrite: bool, resume: bool) -> SweepResult:
+    from dask.distributed import as_completed
+
+    try:
+        writer = open_writer(grid, path, workspace.path, overwrite=overwrite)
+    except BaseException:
+        workspace.release()
+        raise
+    finished = workspace.finished() if resume else set()
+    todo = [i for i in range(grid.n_chunks(chunk_size)) if i not in finished]
     summary = Summary(grid)
-    done: set[int] = set()
+    futures: list[Any] = []
     next_index = 0
     try:
         with progress_bar(grid.size, progress) as bar:
-            index_of = {f.key: i for i, f in enumerate(futures)}
-            for future in as_completed(futures):
-                bar.update(future.result())
-                done.add(index_of[future.key])
-                future.release()
-                while next_index in done:
+
+            def drain() -> None:
+                """Write every chunk whose turn has come and whose part is in place."""
+                nonlocal next_index
+                while next_index < grid.n_chunks(chunk_size) and next_index in finished:
                     chunk = grid.chunk(next_index, chunk_size)
-                    part = part_path(parts_dir, next_index)
-                    with np.load(part) as data:
-                        outputs = {k: data[k] for k in data.files}
+                    outputs = workspace.load(chunk)
+                    if outputs is None:   # a resumed part that does not match: compute it here
+                        outputs = evaluate_chunk(grid, chunk)
+                        workspace.save(chunk.index, outputs)
                     writer.write(chunk, outputs)
                     summary.update(chunk, outputs)
-                    part.unlink()
+                    bar.update(chunk.size)
                     next_index += 1
+
+            drain()
+            futures = [client.submit(compute_part, i, grid.chunk_grid(grid.chunk(i, chunk_size)),
+                                     os.fspath(workspace.path), retries=retries, pure=False) for i in todo]
+            index_of = {f.key: i for i, f in zip(todo, futures)}
+            for future in as_completed(futures):
+                future.result()
+                finished.add(index_of[future.key])
+                future.release()
+                drain()
         writer.close()
     except BaseException:
-        client.cancel(futures)
+        if futures:
+            client.cancel(futures)
         writer.abort()
+        workspace.release()
         raise
+    workspace.remove()
     return SweepResult(grid, None if path is None else os.fspath(path), grid.size, 0.0, summary,
                        getattr(writer, "columns", None))

@@ -8,11 +8,17 @@ calibrates sigma for a target (epsilon, delta), and draws both.
 from __future__ import annotations
 
 import importlib.util
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .grid import Grid, load_toml
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
 from .run import SweepResult, preflight, run_sweep
 
 __all__ = ["ExampleReport", "example_toml", "run_example"]
@@ -68,29 +74,43 @@ def _calibration_grid(grid: Grid) -> Grid:
     return Grid.from_parameters(grid.accountants, "sigma", params)
 
 
-def run_example(out_dir: Path, *, progress: bool | None = None) -> ExampleReport:
-    """Write the example file, run the sweep and the calibration, draw them; all under ``out_dir``."""
+def run_example(out_dir: Path, *, progress: bool | None = None, overwrite: bool = False) -> ExampleReport:
+    """Write the example file, run the sweep and the calibration, draw them; all under ``out_dir``.
+
+    Files the example already wrote there (an edited ``example.toml`` too) are replaced only
+    with ``overwrite=True``; nothing is written before every check has passed."""
     from ..plots import plot_grid
 
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
-        toml_path = out_dir / "example.toml"
-        toml_path.write_text(example_toml())
     except OSError as exc:
         raise ValueError(f"cannot write the example into {str(out_dir)!r} ({exc.strerror}); "
                          "give --out-dir a directory you can write to") from None
-    grid, settings = load_toml(toml_path)
+    toml_path = out_dir / "example.toml"
     try:
         import pyarrow  # noqa: F401
         result_path = out_dir / "sweep.parquet"
     except ImportError:
         result_path = out_dir / "sweep.npz"
+    calibration_path = out_dir / "sigma_needed.csv"
+    pictures = (out_dir / "delta_epsilon.png", out_dir / "sigma_needed.png")
+    existing = [p.name for p in (toml_path, result_path, calibration_path, *pictures) if p.exists()]
+    if existing and not overwrite:
+        raise ValueError(f"{str(out_dir)!r} already holds the example's {', '.join(existing)}; pass --force "
+                         "(overwrite=True) to replace them, or give another --out-dir")
+    grid = Grid.from_dict(tomllib.loads(example_toml()))
     calibration_grid = _calibration_grid(grid)
-    preflight(calibration_grid, out_dir / "sigma_needed.csv")   # fail before the long part
-    sweep = run_sweep(grid, result_path, progress=progress, **settings)
-    calibration = run_sweep(calibration_grid, out_dir / "sigma_needed.csv", progress=False, keep=True)
+    preflight(calibration_grid, calibration_path, overwrite=overwrite)   # fail before the long part
+    try:
+        toml_path.write_text(example_toml())
+    except OSError as exc:
+        raise ValueError(f"cannot write the example into {str(out_dir)!r} ({exc.strerror}); "
+                         "give --out-dir a directory you can write to") from None
+    grid, settings = load_toml(toml_path)
+    sweep = run_sweep(grid, result_path, progress=progress, overwrite=overwrite, **settings)
+    calibration = run_sweep(calibration_grid, calibration_path, progress=False, keep=True, overwrite=overwrite)
     if importlib.util.find_spec("matplotlib") is None:
         return ExampleReport(toml_path, sweep, calibration, None, None)
-    sweep_plot = plot_grid(grid, out_dir / "delta_epsilon.png")
-    calibration_plot = plot_grid(calibration_grid, out_dir / "sigma_needed.png")
+    sweep_plot = plot_grid(grid, pictures[0])
+    calibration_plot = plot_grid(calibration_grid, pictures[1])
     return ExampleReport(toml_path, sweep, calibration, sweep_plot, calibration_plot)

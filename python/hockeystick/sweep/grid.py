@@ -34,7 +34,7 @@ import numpy as np
 from . import registry
 from .registry import AccountantEntry
 
-__all__ = ["Axis", "Grid", "Chunk", "parse_value", "load_toml", "read_toml"]
+__all__ = ["Axis", "Grid", "Chunk", "parse_value", "load_toml", "read_toml", "chunk_size_setting"]
 
 AxisKind = Literal["list", "linear", "log"]
 
@@ -65,12 +65,12 @@ class Axis:
         object.__setattr__(self, "values", values)
 
     @classmethod
-    def linear(cls, name: str, start: float, stop: float, num: int) -> Axis:
+    def linear(cls, name: str, start: float, stop: float, num: float) -> Axis:
         """``num`` evenly spaced values from start to stop inclusive."""
         return cls(name, np.linspace(float(start), float(stop), _count(name, num)), "linear")
 
     @classmethod
-    def log(cls, name: str, start: float, stop: float, num: int) -> Axis:
+    def log(cls, name: str, start: float, stop: float, num: float) -> Axis:
         """``num`` log-spaced values from start to stop inclusive (both > 0)."""
         if not (float(start) > 0 and float(stop) > 0):
             raise ValueError(f"axis {name!r}: a log range needs start > 0 and stop > 0, got {start}, {stop}")
@@ -126,14 +126,21 @@ def _parse_string(name: str, text: str) -> Axis | float:
     if sep and head in ("log", "linear", "lin"):
         parts = rest.split(":")
         return _range(name, "linear" if head == "lin" else head, parts)
+    if not text:
+        raise ValueError(f"{name}: the value is empty; give a number (1.5), a list (1,2,4) or a range "
+                         "(log:0.5:20:100)")
+    items = text.split(",")
+    if not all(item.strip() for item in items):
+        raise ValueError(f"{name}={text!r}: a list has a number between every two commas (1,2,4); "
+                         "remove the empty item")
     try:
-        values = [float(t) for t in text.split(",") if t.strip()]
+        values = [float(item) for item in items]
     except ValueError:
         raise ValueError(f"{name}={text!r}: give a number (1.5), a list (1,2,4) or a range "
                          "(log:0.5:20:100, linear:1:1000:50)") from None
-    if "," in text:
+    if len(values) > 1:
         return Axis(name, np.array(values), "list")
-    return values[0] if values else _parse_string(name, "?")
+    return values[0]
 
 
 def _range(name: str, kind: str, args: Any) -> Axis:
@@ -171,20 +178,29 @@ class Grid:
     fixed: Mapping[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        accountants = (self.accountants,) if isinstance(self.accountants, str) else tuple(self.accountants)
+        accountants = (self.accountants,) if isinstance(self.accountants, str) else self.accountants
+        if not isinstance(accountants, Sequence) or not all(isinstance(a, str) for a in accountants):
+            raise TypeError(f"accountants must be a name or a sequence of names, got {self.accountants!r}")
+        if not isinstance(self.output, str):
+            raise TypeError(f"output must be a string (delta, epsilon or a parameter to calibrate), "
+                            f"got {self.output!r}")
+        accountants = tuple(accountants)
         if not accountants:
             raise ValueError("give at least one accountant; registered: " + ", ".join(registry.names()))
         if len(set(accountants)) != len(accountants):
             raise ValueError(f"accountants are listed twice: {', '.join(accountants)}")
         entries = [registry.get(a) for a in accountants]
         object.__setattr__(self, "accountants", accountants)
-        object.__setattr__(self, "fixed", {k: float(v) for k, v in dict(self.fixed).items()})
+        object.__setattr__(self, "fixed", {k: _finite(k, v) for k, v in dict(self.fixed).items()})
         names = [a.name for a in self.axes] + list(self.fixed)
         repeated = sorted({n for n in names if names.count(n) > 1})
         if repeated:
             raise ValueError(f"parameter(s) given twice: {', '.join(repeated)}")
         _check_output(self.output, entries, set(names))
         object.__setattr__(self, "axes", tuple(_integral_axis(a, entries) for a in self.axes))
+        for name, value in self.fixed.items():
+            if any(name in e.integers for e in entries) and not value.is_integer():
+                raise ValueError(f"{name} takes integers, got {value:g}")
         if self.size > MAX_POINTS:
             raise ValueError(f"the grid has {self.size:.3g} points ({' x '.join(map(str, self.shape))}), "
                              f"more than a sweep can index ({MAX_POINTS:.3g}); use fewer values per axis")
@@ -215,12 +231,20 @@ class Grid:
         accountants = spec.get("accountants", spec.get("accountant"))
         if accountants is None:
             raise ValueError("say which accountant(s): accountants = [\"gaussian\"]")
+        if not (isinstance(accountants, str) or (isinstance(accountants, Sequence)
+                                                 and all(isinstance(a, str) for a in accountants))):
+            raise TypeError(f"accountants must be a name or a list of names such as [\"gaussian\"], "
+                            f"got {accountants!r}")
         if "output" not in spec:
             raise ValueError("say what to compute: output = \"delta\" (or \"epsilon\", or \"sigma\" to calibrate)")
+        if not isinstance(spec["output"], str):
+            raise TypeError(f"output must be a string such as \"delta\", \"epsilon\" or \"sigma\", "
+                            f"got {spec['output']!r}")
         parameters = spec.get("parameters", {})
         if not isinstance(parameters, Mapping):
-            raise ValueError("[parameters] must be a table of name = value")
-        return cls.from_parameters(accountants, str(spec["output"]), parameters)
+            raise TypeError(f"[parameters] must be a table of name = value, got {parameters!r}")
+        chunk_size_setting(spec)
+        return cls.from_parameters(accountants, spec["output"], parameters)
 
     # --- shape ----------------------------------------------------------------------------
 
@@ -258,7 +282,9 @@ class Grid:
 
     def chunk_layout(self, chunk_size: int) -> tuple[int, int, int]:
         """(split axis, rows per chunk along it, points per row) for chunks of <= chunk_size points."""
-        if isinstance(chunk_size, bool) or int(chunk_size) < 1:
+        if isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer)):
+            raise TypeError(f"chunk_size must be an integer number of points, got {chunk_size!r}")
+        if chunk_size < 1:
             raise ValueError(f"chunk_size must be a positive integer, got {chunk_size!r}")
         shape = self.shape
         if not shape:
@@ -317,6 +343,18 @@ class Grid:
         params = self.chunk_parameters(chunk)
         return {a.name: np.broadcast_to(params[a.name], shape).ravel() for a in self.axes}
 
+    def chunk_grid(self, chunk: Chunk) -> Grid:
+        """The chunk as a grid of its own, small enough to send by value: the axes before the split
+        fixed at the chunk's values, the split axis cut to its rows, the later axes whole.  Its
+        single chunk ``chunk_grid(c).chunk(0, c.size)`` has the same block and parameters as ``c``."""
+        if not self.axes:
+            return self
+        fixed = dict(self.fixed)
+        fixed.update({a.name: float(a.values[i]) for a, i in zip(self.axes[:chunk.split], chunk.outer)})
+        split = self.axes[chunk.split]
+        axes = (Axis(split.name, split.values[chunk.row_start:chunk.row_stop], split.kind),) + self.axes[chunk.split + 1:]
+        return Grid(accountants=self.accountants, output=self.output, axes=axes, fixed=fixed)
+
     def probe_parameters(self) -> dict[str, np.ndarray]:
         """A few hundred points that exercise every value's extremes: each axis's whole list at
         the other axes' first values, plus every corner (first/last value of each axis)."""
@@ -332,6 +370,15 @@ class Grid:
         probe: dict[str, Any] = {name: np.concatenate(parts) for name, parts in columns.items()}
         probe.update(self.fixed)
         return probe
+
+
+def _finite(name: str, value: Any) -> float:
+    """A fixed parameter: a finite real number (an infinite or NaN target has no meaning in a sweep)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a real number, got {value!r}")
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value!r}; give a finite number")
+    return float(value)
 
 
 def _check_output(output: str, entries: list[AccountantEntry], given: set[str]) -> None:
@@ -389,10 +436,26 @@ def read_toml(path: str | os.PathLike[str]) -> dict[str, Any]:
         raise ValueError(f"cannot read sweep file {os.fspath(path)!r}: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"sweep file {os.fspath(path)!r} is not valid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"sweep file {os.fspath(path)!r} is not UTF-8 text (byte {exc.start}); "
+                         "save it as UTF-8 TOML") from None
+
+
+def chunk_size_setting(spec: Mapping[str, Any]) -> int | None:
+    """A sweep file's ``chunk_size``: an integer >= 1 (TOML 1.5 or "10" is refused, not truncated), or None."""
+    value = spec.get("chunk_size")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"chunk_size must be an integer number of points such as 100000, got {value!r}")
+    if value < 1:
+        raise ValueError(f"chunk_size must be >= 1, got {value}")
+    return value
 
 
 def load_toml(path: str | os.PathLike[str]) -> tuple[Grid, dict[str, Any]]:
     """A Grid from a sweep file, and the file's other settings (chunk_size)."""
     spec = read_toml(path)
-    settings = {k: spec.pop(k) for k in ("chunk_size",) if k in spec}
-    return Grid.from_dict(spec), settings
+    grid = Grid.from_dict(spec)
+    chunk_size = chunk_size_setting(spec)
+    return grid, {} if chunk_size is None else {"chunk_size": chunk_size}

@@ -1,15 +1,20 @@
 """Evaluate a grid in chunks through the vectorized accountants, streaming to a writer.
 
-``run_sweep(grid, "out.parquet")`` checks everything first (the output path, then a probe of
-every axis value and every corner of the grid through each accountant), so bad input
-fails before any work starts; it then evaluates chunk after chunk (one accountant call
-per chunk and accountant), hands each chunk to the writer and keeps a running summary.
-Memory is bounded by the chunk size, whatever the grid size, except for in-memory results
-(NPZ stages its output arrays as memory-mapped .npy files beside the destination).
+``run_sweep(grid, "out.parquet")`` checks everything first (the output path, that it would
+not replace a file unasked, then a probe of every axis value and every corner of the grid
+through each accountant), so bad input fails before any work starts; it then plans the run
+(points, bytes, a timed pilot: ``plan.py``) and refuses one above the limits unless
+``allow_large=True``.  It evaluates chunk after chunk (one accountant call per chunk and
+accountant), saves each chunk's outputs in the run's working directory (``checkpoint.py``:
+a run killed by SIGTERM or SIGKILL continues with ``resume=True``), hands each chunk to the
+writer and keeps a running summary.  Memory is bounded by the chunk size, whatever the grid
+size, except for in-memory results (NPZ stages its output arrays as memory-mapped .npy
+files in the working directory).
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import time
@@ -18,11 +23,15 @@ from typing import Any
 
 import numpy as np
 
+from .checkpoint import Workspace
 from .grid import Chunk, Grid
+from .plan import SweepPlan, plan_sweep
 from .writers import MemoryWriter, check_destination, open_writer
 
 __all__ = ["run_sweep", "dataframe", "evaluate", "evaluate_chunk", "preflight", "default_chunk_size",
-           "SweepResult", "Summary"]
+           "SweepResult", "Summary", "check_plan", "check_run_flags"]
+
+log = logging.getLogger("hockeystick.sweep")
 
 
 def default_chunk_size(grid: Grid) -> int:
@@ -64,14 +73,29 @@ def evaluate_chunk(grid: Grid, chunk: Chunk) -> dict[str, np.ndarray]:
     return evaluate(grid, grid.chunk_parameters(chunk), grid.block_shape(chunk))
 
 
-def preflight(grid: Grid, path: str | os.PathLike[str] | None) -> None:
-    """Raise ValueError now for anything that would fail later: output path, parameter values,
-    unreachable calibration targets (probed on each axis's values and on the grid's corners)."""
+def preflight(grid: Grid, path: str | os.PathLike[str] | None, *, overwrite: bool = False) -> None:
+    """Raise ValueError now for anything that would fail later: output path (an existing file
+    without ``overwrite``), parameter values, unreachable calibration targets (probed on each
+    axis's values and on the grid's corners).
+
+    An arithmetic error inside an accountant on the probe (an overflow, a division by zero)
+    becomes a ValueError naming the accountant and the parameters it was given."""
     if path is not None:
-        check_destination(path)
+        check_destination(path, overwrite=overwrite)
     probe = grid.probe_parameters()
     n = max((np.size(v) for v in probe.values()), default=1)
-    evaluate(grid, probe, (n,))
+    try:
+        evaluate(grid, probe, (n,))
+    except ArithmeticError as exc:
+        given = ", ".join(f"{a.name}={_span(a.values)}" for a in grid.axes)
+        given += "".join(f", {k}={v:g}" for k, v in grid.fixed.items())
+        raise ValueError(f"{' / '.join(grid.accountants)} cannot evaluate {given.lstrip(', ')} "
+                         f"({type(exc).__name__}: {exc}); one of these values is outside what the accountant "
+                         "handles: move it towards ordinary settings") from None
+
+
+def _span(values: np.ndarray) -> str:
+    return f"{values[0]:g}" if len(values) == 1 else f"{values[0]:g}..{values[-1]:g}"
 
 
 @dataclass
@@ -108,7 +132,7 @@ class Summary:
         return {a.name: a.values[i].item() for a, i in zip(self.grid.axes, idx)}
 
 
-@dataclass
+@dataclass(repr=False)
 class SweepResult:
     """What a sweep produced: the file (or in-memory columns), its size, time and summary."""
 
@@ -118,6 +142,15 @@ class SweepResult:
     seconds: float
     summary: Summary
     columns: dict[str, np.ndarray] | None = None
+
+    def __repr__(self) -> str:
+        """Short: shape, accountants, output, parameters and where the values are (never the arrays)."""
+        grid = self.grid
+        axes = ", ".join(f"{a.name}[{len(a)}]" for a in grid.axes)
+        fixed = ", ".join(f"{k}={v:g}" for k, v in grid.fixed.items())
+        where = repr(self.path) if self.path is not None else "in memory"
+        return (f"SweepResult({self.points:,} points, shape={grid.shape}, accountants={list(grid.accountants)}, "
+                f"output={grid.output!r}, axes=[{axes}], fixed={{{fixed}}}, {where}, {self.seconds:.3g} s)")
 
     @property
     def points_per_second(self) -> float:
@@ -145,22 +178,43 @@ def progress_bar(total: int, progress: bool | None) -> Any:
 
 
 def run_sweep(grid: Grid, path: str | os.PathLike[str] | None = None, *, chunk_size: int | None = None,
-              progress: bool | None = None, keep: bool = False) -> SweepResult:
+              progress: bool | None = None, keep: bool = False, overwrite: bool = False, resume: bool = False,
+              allow_large: bool = False) -> SweepResult:
     """Evaluate ``grid`` in-process and write it to ``path`` (*.csv, *.npz, *.parquet) or memory.
 
     ``progress``: a tqdm bar on stderr (default: when stderr is a terminal).
     ``keep``: also keep the columns in memory when writing a file (``result.columns``).
+    ``overwrite``: replace an existing ``path`` (refused otherwise).
+    ``resume``: reuse the finished chunks a killed or failed run of the same grid and chunk
+    size left for ``path`` (refused for chunks of another grid).
+    ``allow_large``: run even above the limits of ``plan.py`` (10^9 points, more bytes than
+    the free space, more than 12 hours estimated); the plan is logged to ``hockeystick.sweep``.
     """
     chunk_size = default_chunk_size(grid) if chunk_size is None else chunk_size
     grid.chunk_layout(chunk_size)
-    preflight(grid, path)
+    check_run_flags(path, keep=keep, overwrite=overwrite, resume=resume)
+    preflight(grid, path, overwrite=overwrite)
+    check_plan(plan_sweep(grid, path, chunk_size), allow_large)
     started = time.perf_counter()
-    writers = [open_writer(grid, path)] + ([MemoryWriter(grid)] if keep and path is not None else [])
+    workspace = None if path is None else Workspace.open_for(path, grid, chunk_size, resume=resume)
+    try:
+        writers = [open_writer(grid, path, None if workspace is None else workspace.path, overwrite=overwrite)]
+    except BaseException:
+        if workspace is not None:
+            workspace.release()
+        raise
+    if keep and path is not None:
+        writers.append(MemoryWriter(grid))
+    finished = workspace.finished() if workspace is not None and resume else set()
     summary = Summary(grid)
     try:
         with progress_bar(grid.size, progress) as bar:
             for chunk in grid.chunks(chunk_size):
-                outputs = evaluate_chunk(grid, chunk)
+                outputs = workspace.load(chunk) if chunk.index in finished else None  # type: ignore[union-attr]
+                if outputs is None:
+                    outputs = evaluate_chunk(grid, chunk)
+                    if workspace is not None:
+                        workspace.save(chunk.index, outputs)
                 for writer in writers:
                     writer.write(chunk, outputs)
                 summary.update(chunk, outputs)
@@ -170,9 +224,28 @@ def run_sweep(grid: Grid, path: str | os.PathLike[str] | None = None, *, chunk_s
     except BaseException:
         for writer in writers:
             writer.abort()
+        if workspace is not None:
+            workspace.release()
         raise
+    if workspace is not None:
+        workspace.remove()
     return SweepResult(grid, None if path is None else os.fspath(path), grid.size,
                        time.perf_counter() - started, summary, getattr(writers[-1], "columns", None))
+
+
+def check_run_flags(path: str | os.PathLike[str] | None, **flags: Any) -> None:
+    """The run's switches are booleans (no truthy strings), and resume needs a file to resume."""
+    for name, value in flags.items():
+        if not isinstance(value, bool):
+            raise TypeError(f"{name} must be True or False, got {value!r}")
+    if flags.get("resume") and path is None:
+        raise ValueError("resume=True continues a sweep written to a file: give the killed run's path")
+
+
+def check_plan(plan: SweepPlan, allow_large: bool) -> None:
+    """Refuse a plan above the limits (unless ``allow_large``), else log it."""
+    plan.check(allow_large)
+    log.info("plan: %s", plan.describe())
 
 
 def dataframe(grid: Grid, *, chunk_size: int | None = None, progress: bool | None = False) -> Any:

@@ -1,8 +1,9 @@
 """Where sweep results go: CSV, NPZ, Parquet files, or arrays in memory, one chunk at a time.
 
-Every writer receives the chunks in grid order and writes to a temporary file beside
-the destination, which ``close`` moves into place with ``os.replace`` (a reader never
-sees half a file; an aborted sweep leaves nothing behind).
+Every writer receives the chunks in grid order and writes to a temporary file in the
+run's working directory (``checkpoint.Workspace``, on the destination's filesystem), which
+``close`` moves into place with ``os.replace`` and the umask's permissions (a reader never
+sees half a file; an existing file is replaced only when the caller said so).
 
 - CSV and Parquet hold one row per point: the axis columns, then the outputs (``best``
   names the accountant for several).  Doubles are written to round-trip exactly.
@@ -24,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from .checkpoint import publish
 from .grid import Chunk, Grid
 
 __all__ = ["FORMATS", "check_destination", "open_writer", "MemoryWriter"]
@@ -31,11 +33,17 @@ __all__ = ["FORMATS", "check_destination", "open_writer", "MemoryWriter"]
 FORMATS = {".csv": "csv", ".npz": "npz", ".parquet": "parquet"}
 
 
-def check_destination(path: str | os.PathLike[str]) -> str:
-    """The format of ``path`` by its suffix, after checking a file can be created beside it."""
+def check_destination(path: str | os.PathLike[str], *, overwrite: bool = False) -> str:
+    """The format of ``path`` by its suffix, after checking a file can be created beside it and
+    that no existing file would be replaced (unless ``overwrite``)."""
     path = Path(path)
     if path.is_dir():
         raise ValueError(f"output {str(path)!r} is a directory; give a file name such as {path / 'sweep.npz'}")
+    if not isinstance(overwrite, bool):
+        raise TypeError(f"overwrite must be True or False, got {overwrite!r}")
+    if path.exists() and not overwrite:
+        raise ValueError(f"output {str(path)!r} already exists and is not replaced unless you ask: "
+                         "pass overwrite=True (command line: --force), or choose another name")
     fmt = FORMATS.get(path.suffix.lower())
     if fmt is None:
         raise ValueError(f"output {str(path)!r}: unknown format; name it *.csv, *.npz or *.parquet")
@@ -64,14 +72,11 @@ def _metadata(grid: Grid) -> dict[str, str]:
 
 
 class _FileWriter:
-    """Common temp-file handling: subclasses write into ``self.tmp``."""
+    """Common temp-file handling: subclasses write into ``self.tmp`` (inside ``scratch``)."""
 
-    def __init__(self, grid: Grid, path: str | os.PathLike[str]) -> None:
-        self.grid, self.path = grid, Path(path)
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent if str(self.path.parent) else ".",
-                                   prefix=f".{self.path.name}.", suffix=".tmp")
-        os.close(fd)
-        self.tmp = Path(tmp)
+    def __init__(self, grid: Grid, path: str | os.PathLike[str], scratch: Path) -> None:
+        self.grid, self.path, self.scratch = grid, Path(path), scratch
+        self.tmp = scratch / f"result{self.path.suffix}.tmp"
         self.next_start = 0
 
     def write(self, chunk: Chunk, outputs: dict[str, np.ndarray]) -> None:
@@ -88,7 +93,7 @@ class _FileWriter:
 
     def close(self) -> None:
         self._finish()
-        os.replace(self.tmp, self.path)
+        publish(self.tmp, self.path)
 
     def abort(self) -> None:
         try:
@@ -110,8 +115,8 @@ class _CsvWriter(_FileWriter):
     (the same numbers, possibly spelled differently: 1 or 1.0).
     """
 
-    def __init__(self, grid: Grid, path: str | os.PathLike[str]) -> None:
-        super().__init__(grid, path)
+    def __init__(self, grid: Grid, path: str | os.PathLike[str], scratch: Path) -> None:
+        super().__init__(grid, path, scratch)
         self.names = np.array(grid.accountants, dtype=object)
         header = grid.inputs + grid.outputs + (("best",) if len(grid.accountants) > 1 else ())
         try:
@@ -151,8 +156,8 @@ def _csv_lines(columns: list[np.ndarray]) -> str:
 class _ParquetWriter(_FileWriter):
     """One row group per chunk; best dictionary-encoded; grid description in the metadata."""
 
-    def __init__(self, grid: Grid, path: str | os.PathLike[str]) -> None:
-        super().__init__(grid, path)
+    def __init__(self, grid: Grid, path: str | os.PathLike[str], scratch: Path) -> None:
+        super().__init__(grid, path, scratch)
         import pyarrow as pa
         import pyarrow.parquet as pq
 
@@ -180,16 +185,19 @@ class _ParquetWriter(_FileWriter):
 class _NpzWriter(_FileWriter):
     """Outputs stream into .npy memory maps beside the file; ``close`` zips them with the axes."""
 
-    def __init__(self, grid: Grid, path: str | os.PathLike[str]) -> None:
-        super().__init__(grid, path)
-        self.workdir = Path(tempfile.mkdtemp(dir=self.tmp.parent, prefix=f".{self.path.name}.parts."))
+    def __init__(self, grid: Grid, path: str | os.PathLike[str], scratch: Path) -> None:
+        super().__init__(grid, path, scratch)
+        self.workdir = scratch / "npz-columns"
+        self.workdir.mkdir(exist_ok=True)
         names = grid.outputs + (("best",) if len(grid.accountants) > 1 else ())
-        self.maps = {name: np.lib.format.open_memmap(self.workdir / f"{name}.npy", mode="w+",
-                                                     dtype=np.int8 if name == "best" else np.float64,
-                                                     shape=grid.shape)
-                     for name in names}
+        self.maps: dict[str, np.memmap] | None = {
+            name: np.lib.format.open_memmap(self.workdir / f"{name}.npy", mode="w+",
+                                            dtype=np.int8 if name == "best" else np.float64, shape=grid.shape)
+            for name in names}
 
     def _write(self, chunk: Chunk, outputs: dict[str, np.ndarray]) -> None:
+        if self.maps is None:
+            raise RuntimeError("NPZ writer: a chunk arrived after close or abort")
         for name, values in outputs.items():
             self.maps[name].reshape(-1)[chunk.start:chunk.stop] = values
 
@@ -242,8 +250,14 @@ class MemoryWriter:
         pass
 
 
-def open_writer(grid: Grid, path: str | os.PathLike[str] | None) -> Any:
-    """A writer for ``path`` (format from its suffix), or a MemoryWriter for None."""
+def open_writer(grid: Grid, path: str | os.PathLike[str] | None, scratch: Path | None = None, *,
+                overwrite: bool = False) -> Any:
+    """A writer for ``path`` (format from its suffix) staging in the directory ``scratch``, or a
+    MemoryWriter for None."""
     if path is None:
         return MemoryWriter(grid)
-    return {"csv": _CsvWriter, "npz": _NpzWriter, "parquet": _ParquetWriter}[check_destination(path)](grid, path)
+    if scratch is None:
+        raise ValueError("a file writer needs a scratch directory on the destination's filesystem")
+    writer = {"csv": _CsvWriter, "npz": _NpzWriter, "parquet": _ParquetWriter}[check_destination(path,
+                                                                                                overwrite=overwrite)]
+    return writer(grid, path, scratch)

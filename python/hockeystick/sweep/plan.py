@@ -1,0 +1,173 @@
+"""Before a sweep starts: how many points, how many bytes, how long; and the limits that need consent.
+
+``plan_sweep`` times a pilot chunk through the whole pipeline (evaluation, summary, chunk
+file, and the CSV or Parquet writer into a throwaway file; the grid's first points, at most
+2% of the grid, growing from 16 points until it takes 0.2 s of CPU), estimates the output's size from the
+format (CSV ~22 bytes a number, Parquet and NPZ 8 bytes a double, plus the chunk files the
+run keeps until it ends) and compares all three with limits a sweep may exceed only when
+the caller consents (``allow_large=True``, command line ``--allow-large``):
+
+- more than ``MAX_POINTS`` points (10^9: ~8 GB per output column);
+- more bytes than the destination's filesystem has free (or, for a result kept in
+  memory, more than half of the memory available now);
+- an estimated run time above ``MAX_SECONDS`` (12 hours in this process, or spread over
+  the Dask workers).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .grid import Chunk, Grid
+
+__all__ = ["MAX_POINTS", "MAX_SECONDS", "SweepPlan", "plan_sweep"]
+
+MAX_POINTS = 10**9
+MAX_SECONDS = 12 * 3600.0
+_PILOT_SECONDS = 0.2
+_PILOT_MAX_POINTS = 16384
+_PILOT_FRACTION = 50            # the pilot is at most 1/50 of the grid
+_CSV_BYTES_PER_NUMBER = 22      # shortest round-trip double, sign, exponent, separator
+_DOUBLE = 8
+
+
+@dataclass(frozen=True)
+class SweepPlan:
+    """A sweep's size and cost, estimated before it starts."""
+
+    points: int
+    output_bytes: int           # the result file (or the in-memory columns)
+    scratch_bytes: int          # chunk files kept until the result is in place
+    free_bytes: int | None      # free space where the result goes (available memory for None)
+    destination: str | None
+    seconds: float | None       # None when the grid is too small to need a pilot
+    pilot_points: int = 0
+    pilot_seconds: float = 0.0
+    workers: int = 1
+
+    def exceeded(self) -> list[str]:
+        """The limits this sweep is above, each as a phrase."""
+        out = []
+        if self.points > MAX_POINTS:
+            out.append(f"{self.points:.3g} points (limit {MAX_POINTS:.0e})")
+        needed = self.output_bytes + self.scratch_bytes
+        if self.free_bytes is not None and needed > self.free_bytes:
+            where = "memory available" if self.destination is None else "free where the output goes"
+            out.append(f"~{_size(needed)} needed, {_size(self.free_bytes)} {where}")
+        if self.seconds is not None and self.seconds > MAX_SECONDS:
+            out.append(f"~{_duration(self.seconds)} estimated (limit {_duration(MAX_SECONDS)})")
+        return out
+
+    def check(self, allow_large: bool) -> None:
+        """Raise ValueError when a limit is exceeded and the caller did not consent."""
+        if not isinstance(allow_large, bool):
+            raise TypeError(f"allow_large must be True or False, got {allow_large!r}")
+        exceeded = self.exceeded()
+        if exceeded and not allow_large:
+            raise ValueError(f"the sweep is too large to start unasked: {'; '.join(exceeded)}. Use fewer values "
+                             "per axis, or pass allow_large=True (command line: --allow-large) to run it anyway")
+
+    def describe(self) -> str:
+        """One line: points, bytes, free space, time estimate and the pilot it came from."""
+        where = "in memory" if self.destination is None else f"to {self.destination}"
+        text = f"{self.points:,} points, ~{_size(self.output_bytes)} {where}"
+        if self.scratch_bytes:
+            text += f" (+{_size(self.scratch_bytes)} of chunk files while it runs)"
+        if self.free_bytes is not None:
+            text += f", {_size(self.free_bytes)} {'available' if self.destination is None else 'free'}"
+        if self.seconds is not None:
+            text += (f", ~{_duration(self.seconds)} estimated (pilot: {self.pilot_points:,} points in "
+                     f"{self.pilot_seconds:.2g} s" + (f", {self.workers} workers" if self.workers > 1 else "") + ")")
+        return text
+
+
+def plan_sweep(grid: Grid, path: str | os.PathLike[str] | None, chunk_size: int, *, workers: int = 1) -> SweepPlan:
+    """Estimate ``grid``'s cost when written to ``path`` (format from the suffix; None: memory)."""
+
+    n_inputs, n_outputs = len(grid.axes), len(grid.outputs)
+    several = len(grid.accountants) > 1
+    suffix = Path(path).suffix.lower() if path is not None else None
+    if suffix == ".csv":
+        per_point = _CSV_BYTES_PER_NUMBER * (n_inputs + n_outputs) + (max(map(len, grid.accountants)) + 3) * several
+    elif suffix == ".npz":
+        per_point = 2 * _DOUBLE * n_outputs + 2 * several      # staged columns, then the archive
+    else:  # parquet and memory: 8 bytes a double (axes compress in Parquet; memory holds them flat)
+        per_point = _DOUBLE * (n_outputs + (n_inputs if path is None else 0)) + several
+    scratch = 0 if path is None else (_DOUBLE * n_outputs + several) * grid.size
+    seconds, pilot_points, pilot_seconds = _pilot(grid, chunk_size, suffix)
+    if seconds is not None:
+        seconds /= max(1, workers)
+    return SweepPlan(points=grid.size, output_bytes=per_point * grid.size, scratch_bytes=scratch,
+                     free_bytes=_free_bytes(path), destination=None if path is None else os.fspath(path),
+                     seconds=seconds, pilot_points=pilot_points, pilot_seconds=pilot_seconds, workers=max(1, workers))
+
+
+def _pilot(grid: Grid, chunk_size: int, suffix: str | None) -> tuple[float | None, int, float]:
+    """(estimated seconds for the whole grid, pilot points, pilot seconds), or (None, 0, 0) for small grids."""
+    cap = min(_PILOT_MAX_POINTS, chunk_size, grid.size // _PILOT_FRACTION)
+    if cap < 1:
+        return None, 0, 0.0
+    n = min(16, cap)
+    with tempfile.TemporaryDirectory(prefix="hockeystick-pilot-") as scratch:
+        _pipeline_seconds(grid, grid.chunk(0, n), suffix, Path(scratch))   # warm: imports, first-use set-up
+        while True:
+            chunk = grid.chunk(0, n)
+            elapsed = _pipeline_seconds(grid, chunk, suffix, Path(scratch))
+            if elapsed >= _PILOT_SECONDS or n >= cap:
+                break
+            n = min(cap, n * 8)
+    rate = chunk.size / max(elapsed, 1e-6)
+    return grid.size / rate, chunk.size, elapsed
+
+
+def _pipeline_seconds(grid: Grid, chunk: Chunk, suffix: str | None, scratch: Path) -> float:
+    """CPU seconds for one chunk as a run handles it: evaluate, summarize, save, write."""
+    from .run import Summary, evaluate   # the run module imports this one
+    from .writers import open_writer
+
+    started = time.process_time()
+    outputs = evaluate(grid, grid.chunk_parameters(chunk), grid.block_shape(chunk))
+    Summary(grid).update(chunk, outputs)
+    np.savez(io.BytesIO(), **outputs)  # type: ignore[arg-type]  # the chunk file
+    if suffix in (".csv", ".parquet"):  # NPZ's writer is a copy into a memory map, like the chunk file
+        writer = open_writer(grid, scratch / f"pilot{suffix}", scratch, overwrite=True)
+        try:
+            writer.write(chunk, outputs)
+        finally:
+            writer.abort()
+    return time.process_time() - started
+
+
+def _free_bytes(path: str | os.PathLike[str] | None) -> int | None:
+    if path is None:
+        try:
+            return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2
+        except (ValueError, OSError, AttributeError):
+            return None
+    parent = Path(path).parent if str(Path(path).parent) else Path(".")
+    try:
+        return shutil.disk_usage(parent).free
+    except OSError:
+        return None
+
+
+def _size(n: float) -> str:
+    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{int(n)} B"
+
+
+def _duration(seconds: float) -> str:
+    for unit, scale in (("years", 365.25 * 86400), ("days", 86400.0), ("h", 3600.0), ("min", 60.0)):
+        if seconds >= scale:
+            return f"{seconds / scale:.3g} {unit}"
+    return f"{seconds:.2g} s"
