@@ -85,3 +85,40 @@ def test_refusals_name_the_argument(kwargs, message):
     args = dict(dataset_size=60_000, batch_size=256, noise_multiplier=1.1) | kwargs
     with pytest.raises(ValueError, match=message):
         DPSGD(**args)
+
+
+def test_cli_training_flags(capsys):
+    from hockeystick.cli import main
+
+    flags = ["--dataset-size", "60000", "--batch-size", "256", "--epochs", "60", "--noise-multiplier", "1.1"]
+    assert main(["epsilon", *flags, "--delta", "1e-5"]) == 0
+    printed = capsys.readouterr().out
+    expected = DPSGD(dataset_size=60_000, batch_size=256, epochs=60, noise_multiplier=1.1).epsilon(1e-5)
+    assert f"{expected:.6g}"[:6] in printed
+    # calibration defaults to the noise multiplier; epochs come back whole
+    assert main(["calibrate", *flags[:6], "--epsilon", "3", "--delta", "1e-5"]) == 0
+    assert "noise_multiplier" in capsys.readouterr().out
+    assert main(["calibrate", "--parameter", "epochs", *flags[:4], "--noise-multiplier", "1.1",
+                 "--epsilon", "3", "--delta", "1e-5"]) == 0
+    assert "epochs" in capsys.readouterr().out
+    assert main(["epsilon", "--total-clients", "3400", "--clients-per-round", "100", "--rounds", "100",
+                 "--noise-multiplier", "1.0", "--delta", "1e-5"]) == 0
+    fl = DPFedAvg(total_clients=3400, clients_per_round=100, rounds=100, noise_multiplier=1.0).epsilon(1e-5)
+    assert f"{fl:.6g}"[:6] in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["epsilon", "--dataset-size", "100", "--total-clients", "10", "--delta", "1e-5"], "not both"),
+    (["epsilon", "--sampling", "fixed_size", "-a", "gaussian", "-p", "sigma=1", "--delta", "1e-5"],
+     "--sampling goes with"),
+    (["epsilon", "-a", "gaussian", "--dataset-size", "100", "--batch-size", "10", "--steps", "5",
+      "--noise-multiplier", "1", "--delta", "1e-5"], "drop -a gaussian"),
+    (["epsilon", "--dataset-size", "100", "--batch-size", "10", "--noise-multiplier", "1", "--delta", "1e-5"],
+     "exactly one of epochs and steps"),
+])
+def test_cli_training_flag_errors(argv, message, capsys):
+    from hockeystick.cli import main
+
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err

@@ -88,6 +88,40 @@ def _accountant_options(parser: argparse.ArgumentParser) -> None:
                             "NAME=linear:1:1000:50 (range); repeat for each parameter")
     group.add_argument("--epsilon", metavar="VALUE", help="epsilon (same VALUE forms as --param)")
     group.add_argument("--delta", metavar="VALUE", help="delta (same VALUE forms as --param)")
+    run = parser.add_argument_group(
+        "a training run, in its own words (no -a needed: --dataset-size means DP-SGD, --total-clients DP-FedAvg; "
+        "every step released; same VALUE forms as --param)")
+    for flag, help_text in _TRAINING_FLAGS.items():
+        run.add_argument(f"--{flag}", dest=f"run_{flag.replace('-', '_')}", metavar="VALUE", help=help_text)
+    run.add_argument("--sampling", choices=("poisson", "fixed_size"), default=None,
+                     help="how batches are drawn: poisson (default; add/remove one) or fixed_size (exactly "
+                          "--batch-size records each step; replace one)")
+
+
+_TRAINING_FLAGS = {
+    "noise-multiplier": "noise standard deviation over the clipping norm",
+    "dataset-size": "records in the data set (DP-SGD)",
+    "batch-size": "records per step (the expected number under Poisson sampling)",
+    "epochs": "passes over the data, ceil(dataset size / batch size) steps each",
+    "steps": "optimizer steps (instead of --epochs)",
+    "total-clients": "clients in the population (DP-FedAvg)",
+    "clients-per-round": "clients per round (expected, under Poisson sampling)",
+    "rounds": "rounds (DP-FedAvg; a parameter of other accountants too)",
+}
+
+
+def _training_accountant(args: argparse.Namespace) -> str | None:
+    """dp_sgd / dp_fedavg (or their fixed_size variants) when the training flags say which."""
+    sgd = getattr(args, "run_dataset_size", None) is not None
+    fedavg = getattr(args, "run_total_clients", None) is not None
+    if sgd and fedavg:
+        raise _UsageError("give --dataset-size (DP-SGD) or --total-clients (DP-FedAvg), not both")
+    if not (sgd or fedavg):
+        if getattr(args, "sampling", None) is not None:
+            raise _UsageError("--sampling goes with --dataset-size (DP-SGD) or --total-clients (DP-FedAvg)")
+        return None
+    name = "dp_sgd" if sgd else "dp_fedavg"
+    return name + ("_fixed_size" if args.sampling == "fixed_size" else "")
 
 
 def _output_options(parser: argparse.ArgumentParser, *, required_out: bool = False) -> None:
@@ -130,6 +164,10 @@ def _parameters(args: argparse.Namespace) -> dict[str, str]:
     for name in ("epsilon", "delta"):
         if getattr(args, name, None) is not None:
             _add_once(params, name, getattr(args, name), f"--{name}")
+    for flag in _TRAINING_FLAGS:
+        value = getattr(args, f"run_{flag.replace('-', '_')}", None)
+        if value is not None:
+            _add_once(params, flag.replace("-", "_"), value, f"--{flag}")
     return params
 
 
@@ -145,6 +183,11 @@ def _accountants(args: argparse.Namespace, default: Sequence[str] | None = None)
     from .sweep import registry
 
     names = [n.strip() for item in (args.accountant or []) for n in item.split(",") if n.strip()]
+    training = _training_accountant(args)
+    if training is not None:
+        if names and names != [training]:
+            raise _UsageError(f"the training flags describe accountant {training!r}; drop -a {','.join(names)}")
+        return [training]
     if not names:
         if default:
             return list(default)
@@ -318,7 +361,10 @@ def _calibrate(args: argparse.Namespace) -> int:
     for name in ("epsilon", "delta"):
         if name not in params:
             raise _UsageError(f"calibration needs a target: give --{name} VALUE")
-    grid = Grid.from_parameters(_accountants(args), args.parameter, params)
+    accountants = _accountants(args)
+    parameter = args.parameter or ("noise_multiplier" if accountants[0].startswith(("dp_sgd", "dp_fedavg"))
+                                   else "sigma")
+    grid = Grid.from_parameters(accountants, parameter, params)
     result = _execute(grid, args, out=args.out, keep=grid.size <= args.max_rows)
     _print_points(result, args.max_rows)
     _finish(grid, result, args)
@@ -466,7 +512,9 @@ def build_parser() -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=f"{output}({other}) of an accountant at a point or a few",
                            description=f"Print {output}({other}) for each point (a table for a few points, "
                                        "a summary for many).",
-                           epilog=f"examples:\n  hockeystick {name} -a gaussian -p sigma=2 -p rounds=100 "
+                           epilog=f"examples:\n  hockeystick {name} --dataset-size 60000 --batch-size 256 --epochs 60 "
+                                  f"--noise-multiplier 1.1 --{other} {'1' if other == 'epsilon' else '1e-5'}\n"
+                                  f"  hockeystick {name} -a gaussian -p sigma=2 -p rounds=100 "
                                   f"--{other} {'1' if other == 'epsilon' else '1e-5'}\n"
                                   f"  hockeystick {name} -a gaussian -p sigma=1,2,4 -p rounds=100 "
                                   f"--{other} {'0.5,1,2' if other == 'epsilon' else '1e-5,1e-8'}",
@@ -482,6 +530,10 @@ def build_parser() -> argparse.ArgumentParser:
                                      "within (epsilon, delta): the smallest sigma, or the largest rounds or "
                                      "sampling rate.",
                          epilog="examples:\n"
+                                "  hockeystick calibrate --dataset-size 60000 --batch-size 256 --epochs 60 "
+                                "--epsilon 3 --delta 1e-5\n"
+                                "  hockeystick calibrate --parameter epochs --dataset-size 60000 --batch-size 256 "
+                                "--noise-multiplier 1.1 --epsilon 3 --delta 1e-5\n"
                                 "  hockeystick calibrate -a gaussian --epsilon 1 --delta 1e-5 -p rounds=1,10,100,1000\n"
                                 "  hockeystick calibrate -a gaussian --parameter rounds --epsilon 1 --delta 1e-5 "
                                 "-p sigma=2,5,10\n"
@@ -490,8 +542,9 @@ def build_parser() -> argparse.ArgumentParser:
                                 "  hockeystick calibrate -a trusted_aggregator --epsilon 1 --delta 1e-5 -p n=60000 \\\n"
                                 "      -p batch_size=10,100,1000 -p learning_rate=0.5 -p lipschitz=1 -p radius=1",
                          formatter_class=raw)
-    cal.add_argument("--parameter", default="sigma", metavar="NAME",
-                     help="what to calibrate (default sigma; rounds, sampling_rate ... where the accountant has it)")
+    cal.add_argument("--parameter", default=None, metavar="NAME",
+                     help="what to calibrate (default sigma, or noise_multiplier for a training run; rounds, "
+                          "sampling_rate, epochs, batch_size ... where the accountant has it)")
     _accountant_options(cal)
     _output_options(cal)
     cal.add_argument("--max-rows", type=_positive_int, default=50, metavar="N",

@@ -186,23 +186,29 @@ register(AccountantEntry(
                   "sampling_rate": Calibratable("increasing", 0.0, 1.0)}))
 
 _TRAINING_SUMMARY = ("{what}, every step released, in training terms (noise multiplier, {population}, {batch}, "
-                     "epochs or {steps}): Poisson-subsampled Gaussian PLD, certified upper bound")
-register(AccountantEntry(
-    name="dp_sgd", factory=training.DPSGD, hidden=frozenset({"sampling"}), max_chunk=1 << 10,
-    summary=_TRAINING_SUMMARY.format(what="DP-SGD", population="dataset size", batch="batch size", steps="steps"),
-    integers=frozenset({"dataset_size", "batch_size", "steps"}),
-    calibratable={"noise_multiplier": _SIGMA,
-                  "epochs": Calibratable("increasing", 1.0, float("inf"), integer=True),
-                  "batch_size": Calibratable("increasing", 1.0, lambda p: np.asarray(p["dataset_size"], float),
-                                             integer=True)}))
-register(AccountantEntry(
-    name="dp_fedavg", factory=training.DPFedAvg, hidden=frozenset({"sampling"}), max_chunk=1 << 10,
-    summary=_TRAINING_SUMMARY.format(what="DP-FedAvg", population="total clients", batch="clients per round",
-                                     steps="rounds"),
-    integers=frozenset({"total_clients", "clients_per_round", "rounds"}),
-    calibratable={"noise_multiplier": _SIGMA, "rounds": _ROUNDS,
-                  "clients_per_round": Calibratable("increasing", 1.0,
-                                                    lambda p: np.asarray(p["total_clients"], float), integer=True)}))
+                     "epochs or {steps}): {how}, certified upper bound")
+for _sampling, _suffix, _how in (("poisson", "", "Poisson-subsampled Gaussian PLD"),
+                                 ("fixed_size", "_fixed_size", "fixed-size batches, replace-one PLD")):
+    register(AccountantEntry(
+        name=f"dp_sgd{_suffix}", factory=functools.partial(training.DPSGD, sampling=_sampling),
+        hidden=frozenset({"sampling"}), max_chunk=1 << 10,
+        summary=_TRAINING_SUMMARY.format(what="DP-SGD", population="dataset size", batch="batch size", steps="steps",
+                                         how=_how),
+        integers=frozenset({"dataset_size", "batch_size", "steps"}),
+        calibratable={"noise_multiplier": _SIGMA,
+                      "epochs": Calibratable("increasing", 1.0, float("inf"), integer=True),
+                      "batch_size": Calibratable("increasing", 1.0, lambda p: np.asarray(p["dataset_size"], float),
+                                                 integer=True)}))
+    register(AccountantEntry(
+        name=f"dp_fedavg{_suffix}", factory=functools.partial(training.DPFedAvg, sampling=_sampling),
+        hidden=frozenset({"sampling"}), max_chunk=1 << 10,
+        summary=_TRAINING_SUMMARY.format(what="DP-FedAvg", population="total clients", batch="clients per round",
+                                         steps="rounds", how=_how),
+        integers=frozenset({"total_clients", "clients_per_round", "rounds"}),
+        calibratable={"noise_multiplier": _SIGMA, "rounds": _ROUNDS,
+                      "clients_per_round": Calibratable("increasing", 1.0,
+                                                        lambda p: np.asarray(p["total_clients"], float),
+                                                        integer=True)}))
 
 register(AccountantEntry(
     name="isrl_noisy_mb_sgd", factory=isrl.NoisyMBSGD, max_chunk=1 << 10,
