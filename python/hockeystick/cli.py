@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from . import __version__
-from .hockey_stick import theta, theta_epsilon, theta_radius
+from .certified_theta import theta_epsilon_upper, theta_radius_lower
+from .hockey_stick import theta
 
 EXIT_USAGE = 2
 EXIT_FAILURE = 1
@@ -448,14 +449,14 @@ def _demo(args: argparse.Namespace) -> int:
     # validate (and compute) before printing anything: bad input gets a message, no half output
     if not (0 < args.sensitivity < float("inf")):
         raise _UsageError(f"--sensitivity must be a positive finite number, got {args.sensitivity:g}")
-    r = theta_radius(args.epsilon, args.delta)
+    r = theta_radius_lower(args.epsilon, args.delta)   # rounded to the safe side: sigma = sensitivity / r
     print("theta(r, epsilon) = delta of the Gaussian mechanism with sensitivity/sigma = r")
     for radius in (0.1, 1.0, 4.0):
         for eps in (0.5, 1.0, 8.0):
             print(f"  r = {radius:<4} epsilon = {eps:<4} delta = {theta(radius, eps):.6e}")
     print(f"calibration: (epsilon, delta) = ({args.epsilon}, {args.delta}) needs sigma >= "
           f"{args.sensitivity / r:.10g} for sensitivity {args.sensitivity}")
-    print(f"  check: epsilon(delta) at that sigma = {theta_epsilon(r, args.delta):.12g}")
+    print(f"  check: epsilon(delta) at that sigma = {theta_epsilon_upper(r, args.delta):.12g}")
     return 0
 
 
