@@ -32,12 +32,14 @@ inline void check_same_shape(const input_array* in, std::size_t count) {
     }
 }
 
-// body(start, count) -> wrote a NaN, over [0, n) in pieces of `piece` elements, one contiguous
-// block of pieces per thread (static schedule: elements of a flat kernel cost about the same).
+// body(start, count) -> wrote a NaN, over [0, n) in pieces of `piece` elements handed out one at
+// a time on demand: the cost of an element may vary along a sorted grid (root solves, regimes),
+// and on a shared machine a thread that loses its core leaves its pieces to the other.  Each
+// element depends on its own arguments only, so the pieces' order and owner change no bit.
 template <class Body>
 bool flat_pieces(std::int64_t n, std::int64_t piece, int threads, Body body) {
     const std::int64_t pieces = (n + piece - 1) / piece;
-    return parallel_items<no_state>(pieces, resolve_threads(threads, n, pieces), static_blocks,
+    return parallel_items<no_state>(pieces, resolve_threads(threads, n, pieces), on_demand(1),
                                     [&](std::int64_t p, no_state&) {
                                         const std::int64_t start = p * piece;
                                         return body(start, std::min(piece, n - start));
@@ -72,16 +74,20 @@ py::array_t<double> over_pieces(const std::array<input_array, N>& in, std::int64
     return out;
 }
 
+// kernel(x0, ..., x_{N-1}) for every element, in pieces of element_piece elements (a piece of
+// the cheapest kernel, ~50 ns an element, takes ~25 us: far more than handing it out costs).
+constexpr std::int64_t element_piece = 512;
+
 template <std::size_t N, class Kernel, class Explain, std::size_t... I>
 py::array_t<double> elementwise_impl(const std::array<input_array, N>& in, Kernel kernel, Explain explain,
                                      int threads, std::index_sequence<I...> seq) {
     auto each = [&kernel](std::enable_if_t<(I < N), const double*>... s, double* d, std::size_t count) {
         for (std::size_t k = 0; k < count; ++k) d[k] = kernel(s[k]...);
     };
-    return over_pieces<N>(in, 1, each, explain, threads, seq);
+    return over_pieces<N>(in, element_piece, each, explain, threads, seq);
 }
 
-// kernel(x0, ..., x_{N-1}) for every element, one element per piece.
+// kernel(x0, ..., x_{N-1}) for every element; explain(x0, ..., x_{N-1}) names the broken rule.
 template <std::size_t N, class Kernel, class Explain>
 py::array_t<double> elementwise(const std::array<input_array, N>& in, Kernel kernel, Explain explain,
                                 int threads) {

@@ -43,8 +43,10 @@ namespace py = pybind11;
 // Work (element evaluations) from which threads <= 0 means every core.
 constexpr std::int64_t parallel_work = std::int64_t{1} << 15;
 
-// Threads for a loop of `items` items costing `work` element evaluations in all.
-inline int resolve_threads(int threads, std::int64_t work, std::int64_t items) {
+// Threads for a loop of `items` items (by default as many as the work) costing `work` element
+// evaluations in all.
+inline int resolve_threads(int threads, std::int64_t work,
+                           std::int64_t items = std::numeric_limits<std::int64_t>::max()) {
 #ifdef _OPENMP
     const int wanted = threads <= 0 ? (work >= parallel_work ? omp_get_max_threads() : 1)
                                     : std::min(threads, 4 * omp_get_num_procs());
@@ -57,19 +59,19 @@ inline int resolve_threads(int threads, std::int64_t work, std::int64_t items) {
 #endif
 }
 
-// How items are handed to threads: `grain` consecutive items at a time, on demand (items of
-// uneven cost: root solves, O(T) passes, PLD grids), or grain <= 0 for one contiguous block
-// per thread (items of even cost).  Neither changes any result.
+// How items are handed to threads: `grain` consecutive items at a time, on demand, so items of
+// uneven cost (root solves, O(T) passes, PLD grids) balance, and a thread that loses its core on a
+// shared machine leaves its items to the others.  It changes no result.
 struct schedule {
     std::int64_t grain;
 };
-constexpr schedule static_blocks{0};
-constexpr schedule on_demand(std::int64_t grain) { return {grain}; }
+constexpr schedule on_demand(std::int64_t grain) { return {grain < 1 ? 1 : grain}; }
 
-// body(item, state) for item in [0, count) on `threads` threads (resolve_threads first),
-// with the caller's GIL released; each thread owns one default-constructed State (scratch
-// memory reused across its items).  body returns true when it wrote a NaN; the result is the
-// OR over all items.  An exception from an item is rethrown after the loop (lowest item's).
+// body(item, state) for item in [0, count) on `threads` threads (resolve_threads first), with
+// the caller's GIL released, items handed out as `how` says; each thread owns one
+// default-constructed State (scratch memory reused across its items).  body returns true when
+// it wrote a NaN; the result is the OR over all items.  An exception from an item is rethrown
+// after the loop (the lowest item's).
 template <class State, class Body>
 bool parallel_items(std::int64_t count, int threads, schedule how, Body body) {
     int any_nan = 0;
@@ -92,13 +94,8 @@ bool parallel_items(std::int64_t count, int threads, schedule how, Body body) {
                     }
                 }
             };
-            if (how.grain <= 0) {
-#pragma omp for schedule(static)
-                for (std::int64_t i = 0; i < count; ++i) run(i);
-            } else {
 #pragma omp for schedule(dynamic, how.grain)
-                for (std::int64_t i = 0; i < count; ++i) run(i);
-            }
+            for (std::int64_t i = 0; i < count; ++i) run(i);
             any_nan |= thread_nan;
         }
     }

@@ -149,13 +149,17 @@ void register_contraction(py::module_& m) {
         auto has_nan = [&](std::int64_t i) {
             return std::isnan(o[i]) || std::isnan(o[n + i]) || std::isnan(o[2 * n + i]) || std::isnan(o[3 * n + i]);
         };
-        const bool nan = hb::flat_pieces(n, 1, threads, [&](std::int64_t i, std::int64_t) {
-            const factor_pair f = gaussian_factor_pair(e[i], x[i], y[i]);
-            o[i] = f.first_value;
-            o[n + i] = f.first_log;
-            o[2 * n + i] = f.product_complement;
-            o[3 * n + i] = f.product_log;
-            return has_nan(i);
+        const bool nan = hb::flat_pieces(n, hb::element_piece, threads, [&](std::int64_t start, std::int64_t count) {
+            bool piece_nan = false;
+            for (std::int64_t i = start; i < start + count; ++i) {
+                const factor_pair f = gaussian_factor_pair(e[i], x[i], y[i]);
+                o[i] = f.first_value;
+                o[n + i] = f.first_log;
+                o[2 * n + i] = f.product_complement;
+                o[3 * n + i] = f.product_log;
+                piece_nan |= has_nan(i);
+            }
+            return piece_nan;
         });
         if (nan)
             hb::raise_first_nan(n, has_nan, [&](std::int64_t i) {
