@@ -106,7 +106,7 @@ py::array_t<double> broadcast_elementwise(const std::array<strided_array, N>& in
     double* dst = out.mutable_data();
     const std::int64_t total = inputs.size();
     const std::int64_t chunks = (total + broadcast_chunk - 1) / broadcast_chunk;
-    const bool nan = parallel_items<no_state>(chunks, resolve_threads(threads, total, chunks), on_demand(4),
+    const bool nan = parallel_items<no_state>(chunks, resolve_threads(threads, total, chunks), balanced(chunks, 4),
                                               [&](std::int64_t c, no_state&) {
         Kernel local = kernel;  // per-chunk copy: stateful kernels (warm starts) restart each chunk
         const std::int64_t begin = c * broadcast_chunk;

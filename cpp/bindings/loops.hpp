@@ -67,6 +67,12 @@ struct schedule {
 };
 constexpr schedule on_demand(std::int64_t grain) { return {grain < 1 ? 1 : grain}; }
 
+// Up to max_grain items at a time, fewer when there are few items, so that a loop of `count`
+// items still has at least 64 hand-outs to balance (an O(T) item with large T costs milliseconds).
+constexpr schedule balanced(std::int64_t count, std::int64_t max_grain) {
+    return on_demand(std::min(max_grain, count / 64));
+}
+
 // body(item, state) for item in [0, count) on `threads` threads (resolve_threads first), with
 // the caller's GIL released, items handed out as `how` says; each thread owns one
 // default-constructed State (scratch memory reused across its items).  body returns true when

@@ -71,7 +71,7 @@ result fedavg_interpolation(int schedule, input_array a, input_array lipschitz, 
     double work = 0.0;  // one unit per round of every point
     for (std::int64_t i = 0; i < n; ++i) work += pt[i] >= 1.0 ? pt[i] : 1.0;
     const bool nan = hb::for_each_item<stack>(n, static_cast<std::int64_t>(std::fmin(work, 9e18)), threads,
-                                              hb::on_demand(256), [&](std::int64_t i, stack& scratch) {
+                                              hb::balanced(n, 256), [&](std::int64_t i, stack& scratch) {
         const auto K = static_cast<std::int64_t>(pk[i]);
         const auto T = static_cast<std::int64_t>(pt[i]);
         double fixed_rho = 1.0, fixed_sum = 0.0;
@@ -108,7 +108,7 @@ result interpolation_from_rounds(input_array rho, input_array gamma, input_array
             throw py::value_error("internal: lengths must lie in [0, T]");
     outputs out({static_cast<py::ssize_t>(n)});
     const double *plr = rho.data(), *pg = gamma.data(), *pn = lengths.data();
-    const bool nan = hb::for_each_item<stack>(n, n * width, threads, hb::on_demand(64),
+    const bool nan = hb::for_each_item<stack>(n, n * width, threads, hb::balanced(n, 64),
                                               [&](std::int64_t i, stack& scratch) {
         const double* lr = plr + i * width;
         const double* g = pg + i * width;
