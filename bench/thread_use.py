@@ -13,8 +13,13 @@ the medians of wall time and process CPU time (all threads, time.process_time), 
     cores     = CPU(2 threads) / wall(2 threads)   (2.0: both cores busy all the time)
     overhead  = CPU(2 threads) / CPU(1 thread)     (1.0: no work added by the second thread)
 
+    busiest   = the busiest thread's share of the 2-thread call's CPU time
+                (per-thread on-CPU nanoseconds from /proc/self/task/*/schedstat;
+                0.50: the work split evenly over two threads, 1.00: one thread did it all)
+
 A loop that uses both cores shows cores near 2 and overhead near 1 on a quiet machine; on a
-loaded one the cores column is what the scheduler gave, so quote `uptime` beside it.
+loaded one the cores column is what the scheduler gave, so quote `uptime` beside it.  The
+busiest column does not depend on the load: it says whether the loop gives both threads work.
 """
 
 from __future__ import annotations
@@ -90,44 +95,71 @@ def core_cell_loop() -> None:
     _core.pld_subsampled_gaussian(0.8, 0.01, True, 1e-5, TAIL, MAX_CELLS)
 
 
-def child_times(threads: int) -> tuple[float, float]:
-    """(wall, CPU) of core_cell_loop in a child process with OMP_NUM_THREADS=threads, after a warm-up call."""
+def child_times(threads: int) -> Timing:
+    """(wall, CPU, busiest share) of core_cell_loop in a child process with OMP_NUM_THREADS=threads, after a warm-up call."""
     code = ("import json, time, sys; sys.path.insert(0, sys.argv[1]); import thread_use as b; b.core_cell_loop(); "
-            "w, c = time.perf_counter(), time.process_time(); b.core_cell_loop(); "
-            "print(json.dumps([time.perf_counter() - w, time.process_time() - c]))")
+            "s = b.thread_cpu_ns(); w, c = time.perf_counter(), time.process_time(); b.core_cell_loop(); "
+            "print(json.dumps([time.perf_counter() - w, time.process_time() - c, b.busiest_share(s, b.thread_cpu_ns())]))")
     env = dict(os.environ, OMP_NUM_THREADS=str(threads))
     out = subprocess.run([sys.executable, "-c", code, os.path.dirname(os.path.abspath(__file__))], env=env,
                          check=True, capture_output=True, text=True).stdout
-    wall, cpu = json.loads(out)
-    return wall, cpu
+    wall, cpu, share = json.loads(out.strip().splitlines()[-1])  # the last line: a build may print before it
+    return wall, cpu, share
 
 
-def measure(call: Callable[[int], Any], repeat: int) -> dict[int, tuple[float, float]]:
-    """Median (wall, CPU) per thread count, the counts interleaved after one warm-up call each."""
+def thread_cpu_ns() -> dict[str, int]:
+    """On-CPU nanoseconds of every thread of this process (Linux schedstat)."""
+    out = {}
+    for task in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{task}/schedstat") as f:
+                out[task] = int(f.read().split()[0])
+        except OSError:  # the thread ended
+            pass
+    return out
+
+
+def busiest_share(before: dict[str, int], after: dict[str, int]) -> float:
+    used = [after[t] - before.get(t, 0) for t in after]
+    return max(used) / max(sum(used), 1)
+
+
+Timing = tuple[float, float, float]  # wall, CPU, busiest thread's share of the CPU
+
+
+def measure(call: Callable[[int], Any], repeat: int) -> dict[int, Timing]:
+    """Median (wall, CPU, busiest share) per thread count, the counts interleaved after a warm-up call each."""
     for t in (1, 2):
         call(t)
-    samples: dict[int, list[tuple[float, float]]] = {1: [], 2: []}
+    samples: dict[int, list[Timing]] = {1: [], 2: []}
     for _ in range(repeat):
         for t in (1, 2):
+            threads = thread_cpu_ns()
             w, c = time.perf_counter(), time.process_time()
             call(t)
-            samples[t].append((time.perf_counter() - w, time.process_time() - c))
-    return {t: (statistics.median(s[0] for s in v), statistics.median(s[1] for s in v)) for t, v in samples.items()}
+            wall, cpu = time.perf_counter() - w, time.process_time() - c
+            samples[t].append((wall, cpu, busiest_share(threads, thread_cpu_ns())))
+    return {t: medians(v) for t, v in samples.items()}
 
 
-def measure_children(repeat: int) -> dict[int, tuple[float, float]]:
+def medians(samples: list[Timing]) -> Timing:
+    return (statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples),
+            statistics.median(s[2] for s in samples))
+
+
+def measure_children(repeat: int) -> dict[int, Timing]:
     """measure() for the core cell loop, each sample a fresh child process."""
-    samples: dict[int, list[tuple[float, float]]] = {1: [], 2: []}
+    samples: dict[int, list[Timing]] = {1: [], 2: []}
     for _ in range(repeat):
         for t in (1, 2):
             samples[t].append(child_times(t))
-    return {t: (statistics.median(s[0] for s in v), statistics.median(s[1] for s in v)) for t, v in samples.items()}
+    return {t: medians(v) for t, v in samples.items()}
 
 
-def row(name: str, what: str, m: dict[int, tuple[float, float]]) -> str:
-    (w1, c1), (w2, c2) = m[1], m[2]
+def row(name: str, what: str, m: dict[int, Timing]) -> str:
+    (w1, c1, _), (w2, c2, busiest) = m[1], m[2]
     return (f"| {name} | {what} | {w1:.3f} s | {w2:.3f} s | {w1 / w2:.2f}x | {c1:.3f} s | {c2:.3f} s | "
-            f"{c2 / w2:.2f} | {c2 / c1:.2f} |")
+            f"{c2 / w2:.2f} | {c2 / c1:.2f} | {busiest:.2f} |")
 
 
 def main() -> None:
@@ -137,8 +169,9 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", default=None)
     args = parser.parse_args()
     print(f"load average before: {os.getloadavg()}")
-    print("| function | public entry; driver | wall 1T | wall 2T | speedup | CPU 1T | CPU 2T | cores (2T) | overhead |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| function | public entry; driver | wall 1T | wall 2T | speedup | CPU 1T | CPU 2T | cores (2T) | overhead "
+          "| busiest |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for name, (what, call) in workloads(args.scale).items():
         if args.only and name not in args.only:
             continue
