@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from hockeystick import _core
@@ -36,7 +37,7 @@ _RATE, _LIPSCHITZ = _grid(2000, 0.001, 0.05), _grid(2000, 0.5, 2.0)
 _COLUMN, _ROW = np.linspace(0.0, 6.0, 300)[:, None], np.linspace(0.5, 4.0, 150)[None, :]
 
 
-def _broadcast(*arrays: np.ndarray) -> list[np.ndarray]:
+def _broadcast(*arrays: npt.ArrayLike) -> list[np.ndarray]:
     return [np.asarray(a, dtype=np.float64) for a in np.broadcast_arrays(*arrays)]
 
 

@@ -16,6 +16,7 @@ import hashlib
 import json
 import platform
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable
 
@@ -35,24 +36,23 @@ def _cases() -> dict[str, Callable[[], dict[str, Any]]]:
         for q in (1e-3, 0.05, 0.5, 1.0):
             for remove in (True, False):
                 for h in (1e-1, 1e-2):
-                    cases[f"subsampled_gaussian({sigma}, {q}, remove={remove}, h={h})"] = (
-                        lambda s=sigma, r=q, m=remove, g=h: _core.pld_subsampled_gaussian(s, r, m, g, TAIL, MAX_CELLS))
+                    cases[f"subsampled_gaussian({sigma}, {q}, remove={remove}, h={h})"] = partial(
+                        _core.pld_subsampled_gaussian, sigma, q, remove, h, TAIL, MAX_CELLS)
     for distance, scale, h in ((1.0, 1.0, 0.1), (1.0, 0.3, 0.01), (2.0, 5.0, 0.05), (1.0, 1.0, 0.25)):
-        cases[f"laplace({distance}, {scale}, h={h})"] = (
-            lambda a=distance, b=scale, g=h: _core.pld_laplace(a, b, g, MAX_CELLS))
+        cases[f"laplace({distance}, {scale}, h={h})"] = partial(_core.pld_laplace, distance, scale, h, MAX_CELLS)
     atoms = {
         "on_grid": (np.array([-0.5, 0.0, 0.3, 0.5]), np.array([0.1, 0.2, 0.3, 0.4]), 0.1),
         "off_grid": (np.array([-1.23, 0.017, 0.77]), np.array([0.25, 0.5, 0.25]), 0.05),
         "wide": (np.array([-800.0, -2.0, 3.0, 900.0]), np.array([1e-300, 0.4, 0.6 - 1e-12, 1e-12]), 0.5),
     }
     for name, (loss, mass, h) in atoms.items():
-        cases[f"atoms_{name}"] = lambda l=loss, w=mass, g=h: _core.pld_atoms(l, w, g, MAX_CELLS)
+        cases[f"atoms_{name}"] = partial(_core.pld_atoms, loss, mass, h, MAX_CELLS)
     for sigma, m, n, h in ((1.0, 10, 100, 0.05), (0.8, 1, 1000, 0.02), (2.0, 50, 60, 0.1)):
-        cases[f"with_replacement({sigma}, {m}, {n}, h={h})"] = (
-            lambda s=sigma, a=m, b=n, g=h: _core.pld_with_replacement_subsampled_gaussian(s, a, b, g, TAIL, MAX_CELLS))
+        cases[f"with_replacement({sigma}, {m}, {n}, h={h})"] = partial(
+            _core.pld_with_replacement_subsampled_gaussian, sigma, m, n, h, TAIL, MAX_CELLS)
     for sigma, q, h in ((1.0, 0.01, 0.05), (0.5, 0.3, 0.02)):
-        cases[f"without_replacement({sigma}, {q}, h={h})"] = (
-            lambda s=sigma, r=q, g=h: _core.pld_without_replacement_subsampled_gaussian(s, r, g, TAIL, MAX_CELLS))
+        cases[f"without_replacement({sigma}, {q}, h={h})"] = partial(
+            _core.pld_without_replacement_subsampled_gaussian, sigma, q, h, TAIL, MAX_CELLS)
     return cases
 
 
