@@ -5,6 +5,7 @@ index, whatever the thread count."""
 
 from __future__ import annotations
 
+import os
 from typing import Any, Callable
 
 import numpy as np
@@ -150,3 +151,40 @@ def test_per_item_errors_report_the_lowest_item(threads: int) -> None:
         _core.pld_subsampled_gaussian_many(sigma, ones, np.ones(sigma.size, bool), 1e-2, TAIL, 100000, threads)
     with pytest.raises(ValueError, match="^sigma must be positive and finite$"):
         _core.pld_subsampled_gaussian_many(sigma[[0, 5, 2]], ones[:3], np.ones(3, bool), 1e-2, TAIL, 100000, threads)
+
+
+def _thread_cpu_ns() -> dict[str, int]:
+    out = {}
+    for task in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{task}/schedstat") as f:
+                out[task] = int(f.read().split()[0])
+        except OSError:  # the thread ended
+            pass
+    return out
+
+
+def _one_gaussian_pld(threads: int) -> list[Any]:
+    # One Gaussian-mechanism PLD of ~2e5 cells: the core's own cell loop (pld_cells.hpp) is parallel
+    # for grids above 20000 cells.
+    return _core.pld_subsampled_gaussian_many(np.array([0.6]), np.array([1.0]), np.array([True]), 1e-4, TAIL,
+                                              MAX_CELLS, threads)
+
+
+def _cpu_ns_per_thread(call: Callable[[], Any]) -> list[int]:
+    before = _thread_cpu_ns()
+    call()
+    return sorted((ns - before.get(task, 0) for task, ns in _thread_cpu_ns().items()), reverse=True)
+
+
+@pytest.mark.skipif(not (os.path.exists("/proc/self/task") and _core.openmp and (os.cpu_count() or 1) >= 2),
+                    reason="per-thread CPU times from Linux schedstat, OpenMP, two cores")
+def test_one_item_gets_the_granted_threads_for_its_own_loop_and_no_more() -> None:
+    expected = _one_gaussian_pld(1)
+    _one_gaussian_pld(2)  # starts the OpenMP pool, so its threads exist before the measurements
+    one = _cpu_ns_per_thread(lambda: _one_gaussian_pld(1))
+    assert one[0] >= 0.98 * sum(one), f"threads=1: CPU ns per thread {one[:4]}"
+    two = _cpu_ns_per_thread(lambda: _one_gaussian_pld(2))
+    assert two[1] >= 0.05 * sum(two), f"threads=2: CPU ns per thread {two[:4]}"  # inside a team it would be 0
+    got = _one_gaussian_pld(0)
+    assert all(np.array_equal(a[k], b[k]) for a, b in zip(got, expected) for k in ("upper", "lower"))

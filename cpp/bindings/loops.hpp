@@ -73,36 +73,69 @@ constexpr schedule balanced(std::int64_t count, std::int64_t max_grain) {
     return on_demand(std::min(max_grain, count / 64));
 }
 
+// While alive: the number of threads a parallel region opened by the calling thread may use
+// (OpenMP's nthreads-var of this thread only), restored on exit.
+class caller_region_threads {
+public:
+    explicit caller_region_threads(int threads) {
+#ifdef _OPENMP
+        previous_ = omp_get_max_threads();
+        omp_set_num_threads(threads);
+#else
+        (void)threads;
+#endif
+    }
+    ~caller_region_threads() {
+#ifdef _OPENMP
+        omp_set_num_threads(previous_);
+#endif
+    }
+    caller_region_threads(const caller_region_threads&) = delete;
+    caller_region_threads& operator=(const caller_region_threads&) = delete;
+
+private:
+    int previous_ = 1;
+};
+
 // body(item, state) for item in [0, count) on `threads` threads (resolve_threads first), with
 // the caller's GIL released, items handed out as `how` says; each thread owns one
 // default-constructed State (scratch memory reused across its items).  body returns true when
 // it wrote a NaN; the result is the OR over all items.  An exception from an item is rethrown
 // after the loop (the lowest item's).
+// On one thread no team is formed: the items run in the caller's thread, so a parallel region an
+// item opens itself (the PLD cell loop of pld_cells.hpp) is a top-level one and gets item_threads
+// threads (inside a team, even an inactive one, OpenMP would run it on one).
 template <class State, class Body>
-bool parallel_items(std::int64_t count, int threads, schedule how, Body body) {
+bool parallel_items(std::int64_t count, int threads, schedule how, Body body, int item_threads = 1) {
     int any_nan = 0;
     std::int64_t failed_item = std::numeric_limits<std::int64_t>::max();
     std::exception_ptr failure;
+    auto run = [&](std::int64_t i, State& state, int& nan) {
+        try {
+            nan |= body(i, state) ? 1 : 0;
+        } catch (...) {
+#pragma omp critical(hockeystick_bindings_failure)
+            if (i < failed_item) {
+                failed_item = i;
+                failure = std::current_exception();
+            }
+        }
+    };
     {
         py::gil_scoped_release release;
-#pragma omp parallel num_threads(threads) reduction(| : any_nan) if (threads > 1)
-        {
+        if (threads <= 1) {
+            const caller_region_threads nested(item_threads);
             State state{};
-            int thread_nan = 0;
-            auto run = [&](std::int64_t i) {
-                try {
-                    thread_nan |= body(i, state) ? 1 : 0;
-                } catch (...) {
-#pragma omp critical(hockeystick_bindings_failure)
-                    if (i < failed_item) {
-                        failed_item = i;
-                        failure = std::current_exception();
-                    }
-                }
-            };
+            for (std::int64_t i = 0; i < count; ++i) run(i, state, any_nan);
+        } else {
+#pragma omp parallel num_threads(threads) reduction(| : any_nan)
+            {
+                State state{};
+                int thread_nan = 0;
 #pragma omp for schedule(dynamic, how.grain)
-            for (std::int64_t i = 0; i < count; ++i) run(i);
-            any_nan |= thread_nan;
+                for (std::int64_t i = 0; i < count; ++i) run(i, state, thread_nan);
+                any_nan |= thread_nan;
+            }
         }
     }
     if (failure) std::rethrow_exception(failure);
@@ -112,10 +145,14 @@ bool parallel_items(std::int64_t count, int threads, schedule how, Body body) {
 struct no_state {};
 
 // The per-item driver: body(item, state) -> wrote a NaN, over `count` independent items whose
-// total cost is about `work` element evaluations (the thread rule's measure).
+// total cost is about `work` element evaluations (the thread rule's measure).  The threads the
+// rule grants are shared: a team of at most one per item, and when that team is one thread (one
+// large item on two cores) the grant goes to the parallel region the item opens itself.
 template <class State = no_state, class Body>
 bool for_each_item(std::int64_t count, std::int64_t work, int threads, schedule how, Body body) {
-    return parallel_items<State>(count, resolve_threads(threads, work, count), how, body);
+    const int granted = resolve_threads(threads, work);
+    const int team = resolve_threads(threads, work, count);
+    return parallel_items<State>(count, team, how, body, std::max(1, granted / team));
 }
 
 // "a, b, c" at full precision: the arguments of the offending element.
