@@ -83,6 +83,10 @@ def workloads(scale: float) -> dict[str, tuple[str, Callable[[int], Any]]]:
         "pld_subsampled_gaussian_many": ("pld.subsampled_gaussians; per item (one grid each)",
                                          lambda t: _core.pld_subsampled_gaussian_many(
                                              sig, np.full(sig.size, 0.01), np.ones(sig.size, bool), 1e-3, TAIL, MAX_CELLS, t)),
+        "pld_subsampled_gaussian_many/1": ("pld.subsampled_gaussian (q = 1); one item: the core's cell loop",
+                                           lambda t: _core.pld_subsampled_gaussian_many(
+                                               np.array([0.6]), np.array([1.0]), np.array([True]), 1e-5 / scale, TAIL,
+                                               MAX_CELLS, t)),
         "PldGridProfile.delta": ("PLD .delta on a 10^6-point PMF; flat element-wise",
                                  lambda t: profile.delta(eps, t)),
         "PldGridProfile.epsilon": ("PLD .epsilon; flat element-wise (binary search)",
