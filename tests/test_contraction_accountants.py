@@ -317,23 +317,24 @@ def test_delta_kernels_cap_at_one_but_never_turn_nan_into_one() -> None:
     from hockeystick import _core
 
     nan = float("nan")
-    kernels = {  # (kernel, arguments giving a delta above 1, the same with one argument NaN)
-        "geometric": (_core.geometric_bound_delta, _f(0.0, 50.0, 3.0, 5.0, 5.0), _f(nan, 50.0, 3.0, 5.0, 5.0)),
+    kernels = {  # (kernel, arguments giving a delta above 1, the same with one argument NaN, its name)
+        "geometric": (_core.geometric_bound_delta, _f(0.0, 50.0, 3.0, 5.0, 5.0), _f(nan, 50.0, 3.0, 5.0, 5.0),
+                      "epsilon"),
         "random_stop": (_core.random_stop_bound_delta, _f(0.0, 50.0, 3.0, 1.0, 5.0, 5.0),
-                        _f(nan, 50.0, 3.0, 1.0, 5.0, 5.0)),
+                        _f(nan, 50.0, 3.0, 1.0, 5.0, 5.0), "epsilon"),
         "geometric_factors": (_core.geometric_bound_from_factors, _f(50.0, 3.0, 0.9, np.log(0.9), 0.1, np.log(0.9)),
-                              _f(nan, 3.0, 0.9, np.log(0.9), 0.1, np.log(0.9))),
+                              _f(nan, 3.0, 0.9, np.log(0.9), 0.1, np.log(0.9)), "weight"),
         "random_stop_factors": (_core.random_stop_bound_from_factors,
                                 _f(50.0, 3.0, 1.0, 0.9, np.log(0.9), 0.1, np.log(0.9)),
-                                _f(nan, 3.0, 1.0, 0.9, np.log(0.9), 0.1, np.log(0.9))),
+                                _f(nan, 3.0, 1.0, 0.9, np.log(0.9), 0.1, np.log(0.9)), "weight"),
     }
-    for name, (kernel, above, broken) in kernels.items():
+    for name, (kernel, above, broken, argument) in kernels.items():
         assert kernel(*above, 1)[0] == 1.0, name
-        with pytest.raises(RuntimeError, match="NaN"):  # used to come back as a silent 1.0
+        with pytest.raises(ValueError, match=f"^{argument} must not be NaN"):  # used to come back as a silent 1.0
             kernel(*broken, 1)
     radii = np.array([5.0, 5.0])
     assert _core.schedule_bound_delta(np.array([0.0]), 50.0, 0, radii, radii, 1)[0] == 1.0
-    with pytest.raises(RuntimeError, match="NaN"):
+    with pytest.raises(ValueError, match="^epsilon must not be NaN"):
         _core.schedule_bound_delta(np.array([nan]), 50.0, 0, radii, radii, 1)
 
 
@@ -344,7 +345,8 @@ def test_tiny_radius_is_never_reported_as_delta_one() -> None:
     limit = TrustedAggregator(**params, radius=1e-20).delta(1.0)
     try:
         value = TrustedAggregator(**params, radius=1e-200).delta(1.0)
-    except RuntimeError:
+    except ValueError as error:
+        assert "internal error" in str(error)
         return  # an internal NaN is reported, not hidden
     assert value == pytest.approx(limit, rel=1e-9)
 

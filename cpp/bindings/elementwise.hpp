@@ -1,12 +1,9 @@
-// Element-wise evaluation of a scalar core function over equally shaped,
-// C-contiguous float64 arrays: GIL released, OpenMP over the flat index.
-//
-// elementwise_batch does the same for a core function that takes whole arrays.
-//
-// The core returns NaN only outside its domain.  When any output is NaN the
-// binding finds the first such element and raises ValueError with the message
-// that `explain(args...)` gives for it (argument name and rule), so no NaN
-// ever reaches the caller.  Broadcasting happens in the facade.
+// The flat drivers: a scalar core function element by element over equally shaped,
+// C-contiguous float64 arrays (elementwise), or a core function that evaluates a whole
+// contiguous range itself (elementwise_batch), or any loop body over a flat range in
+// pieces (flat_pieces).  The loop, the thread rule and the NaN policy are loops.hpp's:
+// GIL released, OpenMP over pieces, a NaN output raises ValueError with explain's reason
+// for the first offending element.  Broadcasting happens in the facade.
 #pragma once
 
 #include <pybind11/numpy.h>
@@ -16,35 +13,17 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
-#include <sstream>
-#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include "loops.hpp"
 
 namespace hockeystick_bindings {
 
 namespace py = pybind11;
 using input_array = py::array_t<double, py::array::c_style | py::array::forcecast>;
-
-// threads <= 0: all cores for large work (n >= 2^15 units), one below.  An explicit
-// count is capped at 4x the processors, so a typo cannot make OpenMP allocate a
-// stack per requested thread and abort the process.
-inline int resolve_threads(int threads, std::int64_t n) {
-#ifdef _OPENMP
-    if (threads <= 0) return n >= (1 << 15) ? omp_get_max_threads() : 1;
-    return std::min(threads, 4 * omp_get_num_procs());
-#else
-    (void)n;
-    (void)threads;
-    return 1;
-#endif
-}
 
 inline void check_same_shape(const input_array* in, std::size_t count) {
     for (std::size_t k = 1; k < count; ++k) {
@@ -53,34 +32,31 @@ inline void check_same_shape(const input_array* in, std::size_t count) {
     }
 }
 
-// After a kernel wrote NaN somewhere: raise for the first NaN output, with explain's reason.
-template <std::size_t N, class Explain, std::size_t... I>
-[[noreturn]] void raise_first_nan(const std::array<const double*, N>& src, const double* dst, std::int64_t n,
-                                  Explain explain, std::index_sequence<I...>) {
-    for (std::int64_t i = 0; i < n; ++i) {
-        if (!std::isnan(dst[i])) continue;
-        std::string why = explain(src[I][i]...);
-        std::ostringstream msg;
-        msg.precision(17);
-        if (why.empty()) {
-            msg << "hockeystick internal error: NaN for valid input (";
-            ((msg << (I ? ", " : "") << src[I][i]), ...);
-            msg << "); please report it";
-            throw std::runtime_error(msg.str());
-        }
-        msg << why << " (first offending element at flat index " << i << ": ";
-        ((msg << (I ? ", " : "") << src[I][i]), ...);
-        msg << ")";
-        throw py::value_error(msg.str());
-    }
-    throw std::runtime_error("hockeystick internal error: a NaN was reported but none was found");
+// body(start, count) -> wrote a NaN, over [0, n) in pieces of `piece` elements handed out one at
+// a time on demand: the cost of an element may vary along a sorted grid (root solves, regimes),
+// and on a shared machine a thread that loses its core leaves its pieces to the other.  Each
+// element depends on its own arguments only, so the pieces' order and owner change no bit.
+template <class Body>
+bool flat_pieces(std::int64_t n, std::int64_t piece, int threads, Body body) {
+    const std::int64_t pieces = (n + piece - 1) / piece;
+    return parallel_items<no_state>(pieces, resolve_threads(threads, n, pieces), on_demand(1),
+                                    [&](std::int64_t p, no_state&) {
+                                        const std::int64_t start = p * piece;
+                                        return body(start, std::min(piece, n - start));
+                                    });
 }
 
-// The shared driver: the flat index split into pieces of `piece` elements, each handed to
-// batch(src0 + start, ..., dst + start, count) in parallel and checked for NaN while in cache.
+// Whether dst[start .. start + count) holds a NaN (checked while the piece is in cache).
+inline bool any_nan_in(const double* dst, std::int64_t start, std::int64_t count) {
+    int found = 0;
+    for (std::int64_t i = start; i < start + count; ++i) found |= dst[i] != dst[i];
+    return found != 0;
+}
+
+// The shared flat driver: batch(src0 + start, ..., dst + start, count) per piece of `piece` elements.
 template <std::size_t N, class Batch, class Explain, std::size_t... I>
 py::array_t<double> over_pieces(const std::array<input_array, N>& in, std::int64_t piece, Batch batch,
-                                Explain explain, int threads, std::index_sequence<I...> seq) {
+                                Explain explain, int threads, std::index_sequence<I...>) {
     check_same_shape(in.data(), N);
     const auto& first = in[0];
     std::vector<py::ssize_t> shape(first.shape(), first.shape() + first.ndim());
@@ -88,24 +64,19 @@ py::array_t<double> over_pieces(const std::array<input_array, N>& in, std::int64
     const std::int64_t n = static_cast<std::int64_t>(first.size());
     std::array<const double*, N> src{in[I].data()...};
     double* dst = out.mutable_data();
-    const std::int64_t pieces = (n + piece - 1) / piece;
-    const int nthreads = resolve_threads(threads, n);
-    int any_nan = 0;
-    {
-        py::gil_scoped_release release;
-#pragma omp parallel for num_threads(nthreads) schedule(static) reduction(| : any_nan)
-        for (std::int64_t p = 0; p < pieces; ++p) {
-            const std::int64_t start = p * piece;
-            const std::int64_t count = std::min(piece, n - start);
-            batch((src[I] + start)..., dst + start, static_cast<std::size_t>(count));
-            int piece_nan = 0;
-            for (std::int64_t i = start; i < start + count; ++i) piece_nan |= dst[i] != dst[i];
-            any_nan |= piece_nan;
-        }
-    }
-    if (any_nan) raise_first_nan<N>(src, dst, n, explain, seq);
+    const bool nan = flat_pieces(n, piece, threads, [&](std::int64_t start, std::int64_t count) {
+        batch((src[I] + start)..., dst + start, static_cast<std::size_t>(count));
+        return any_nan_in(dst, start, count);
+    });
+    if (nan)
+        raise_first_nan(n, [&](std::int64_t i) { return std::isnan(dst[i]); },
+                        [&](std::int64_t i) { return std::make_pair(std::string(explain(src[I][i]...)), listed(src[I][i]...)); });
     return out;
 }
+
+// kernel(x0, ..., x_{N-1}) for every element, in pieces of element_piece elements (a piece of
+// the cheapest kernel, ~50 ns an element, takes ~25 us: far more than handing it out costs).
+constexpr std::int64_t element_piece = 512;
 
 template <std::size_t N, class Kernel, class Explain, std::size_t... I>
 py::array_t<double> elementwise_impl(const std::array<input_array, N>& in, Kernel kernel, Explain explain,
@@ -113,11 +84,10 @@ py::array_t<double> elementwise_impl(const std::array<input_array, N>& in, Kerne
     auto each = [&kernel](std::enable_if_t<(I < N), const double*>... s, double* d, std::size_t count) {
         for (std::size_t k = 0; k < count; ++k) d[k] = kernel(s[k]...);
     };
-    return over_pieces<N>(in, 1, each, explain, threads, seq);
+    return over_pieces<N>(in, element_piece, each, explain, threads, seq);
 }
 
-// kernel(x0, ..., x_{N-1}) for every element, one element per piece: a kernel's cost may vary
-// a lot between elements (root solves), so the static schedule balances elements.
+// kernel(x0, ..., x_{N-1}) for every element; explain(x0, ..., x_{N-1}) names the broken rule.
 template <std::size_t N, class Kernel, class Explain>
 py::array_t<double> elementwise(const std::array<input_array, N>& in, Kernel kernel, Explain explain,
                                 int threads) {

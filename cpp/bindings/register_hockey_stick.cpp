@@ -6,25 +6,16 @@
 #include <string>
 
 #include "elementwise.hpp"
+#include "explain.hpp"
 
 namespace py = pybind11;
 using hockeystick_bindings::elementwise;
 using hockeystick_bindings::elementwise_batch;
 using hockeystick_bindings::input_array;
+using hockeystick_bindings::nonnegative;
+using hockeystick_bindings::probability_open;
 
 namespace {
-
-std::string nonnegative(const char* name, double v) {
-    if (std::isnan(v)) return std::string(name) + " must not be NaN";
-    if (v < 0) return std::string(name) + " must be >= 0";
-    return {};
-}
-
-std::string probability_open(const char* name, double v) {
-    if (std::isnan(v)) return std::string(name) + " must not be NaN";
-    if (!(v > 0.0 && v < 1.0)) return std::string(name) + " must lie strictly between 0 and 1";
-    return {};
-}
 
 std::string explain_r_eps(double r, double eps) {
     std::string why = nonnegative("r", r);

@@ -17,15 +17,13 @@
 #include <utility>
 #include <vector>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include "elementwise.hpp"
+#include "explain.hpp"
+#include "loops.hpp"
 
 namespace py = pybind11;
-using hockeystick_bindings::input_array;
-using hockeystick_bindings::resolve_threads;
+namespace hb = hockeystick_bindings;
+using hb::input_array;
 namespace pld = hockeystick::pld;
 
 namespace {
@@ -36,21 +34,27 @@ py::array_t<double> to_array(const std::vector<double>& v) {
     return out;
 }
 
-// Runs build() -> (pessimistic, optimistic) PMFs with the GIL released; the core's argument
-// errors become ValueErrors (a grid too large for max_cells says how to fix it).
-template <class Build>
-std::pair<pld::GridPMF, pld::GridPMF> built_without_gil(Build build) {
-    py::gil_scoped_release release;
+// Runs run() and turns the core's argument errors into ValueErrors (a grid too large for
+// max_cells says how to fix it).
+template <class Run>
+auto with_value_errors(Run run) {
     try {
-        return build();
+        return run();
     } catch (const std::invalid_argument& e) {
-        py::gil_scoped_acquire acquire;
         throw py::value_error(e.what());
     } catch (const std::length_error& e) {
-        py::gil_scoped_acquire acquire;
         throw py::value_error(std::string(e.what()) +
                               "; use a coarser value_discretization_interval or a larger max_cells");
     }
+}
+
+// Runs build() -> (pessimistic, optimistic) PMFs with the GIL released, errors as ValueErrors.
+template <class Build>
+std::pair<pld::GridPMF, pld::GridPMF> built_without_gil(Build build) {
+    return with_value_errors([&] {
+        py::gil_scoped_release release;
+        return build();
+    });
 }
 
 py::dict to_dict(const pld::GridPMF& up, const pld::GridPMF& low) {
@@ -90,9 +94,10 @@ py::dict replace_one_sides(Counts counts, double sigma, double h, double tail, s
 }
 
 // Many subsampled-Gaussian PLDs (one per (sigma, q, direction)) in one call: the items are
-// independent, so they run in parallel over items with the GIL released; each item's own
-// cell loop stays serial inside (no nested parallel region).  Errors are collected per item
-// and the first one is raised after the loop.
+// independent, so the per-item driver runs them in parallel with the GIL released; each
+// item's own cell loop stays serial inside (no nested parallel region).  The work is the
+// estimated cell count, two masses per cell, so threads = 0 starts a team only for grids
+// large enough to pay for it.  An item's error is raised after the loop (the lowest item's).
 // optimistic = false skips the optimistic PMF (its "lower" entry is then None).
 py::list many_subsampled_gaussians(input_array sigma, input_array q, py::array_t<bool> remove, double h,
                                    double tail, std::int64_t max_cells, int threads, bool optimistic) {
@@ -103,38 +108,19 @@ py::list many_subsampled_gaussians(input_array sigma, input_array q, py::array_t
     const double* r = q.data();
     std::vector<char> rem(remove.data(), remove.data() + n);
     std::vector<pld::GridPMF> up(n), low(n);
-    std::vector<std::string> error(n);
-    std::vector<char> too_long(n, 0);
-    {
-        py::gil_scoped_release release;
-        // threads = 0: all cores, but only when the work (estimated cells) is large enough to pay
-        // for a parallel region, which costs milliseconds on a loaded machine.
-        double cells = 0.0;
-        for (std::int64_t i = 0; i < n; ++i) cells += pld::subsampled_gaussian_loss_width(s[i], r[i], tail) / h;
-#ifdef _OPENMP
-        const int nthreads = threads > 0 ? threads : (cells >= 20000.0 ? omp_get_max_threads() : 1);
-#else
-        const int nthreads = 1;
-        (void)threads;
-#endif
-#pragma omp parallel for num_threads(std::max(nthreads, 1)) schedule(dynamic, 1) if (n > 1 && nthreads > 1)
-        for (std::int64_t i = 0; i < n; ++i) {
-            try {
-                const pld::Cells cells = pld::subsampled_gaussian_cells(s[i], r[i], rem[i] != 0, h, tail, max_cells);
-                up[i] = pld::pessimistic_pmf(cells);
-                if (optimistic) low[i] = pld::optimistic_pmf(cells);
-            } catch (const std::length_error& e) {
-                error[i] = e.what();
-                too_long[i] = 1;
-            } catch (const std::exception& e) {
-                error[i] = e.what();
-            }
-        }
-    }
-    for (std::int64_t i = 0; i < n; ++i)
-        if (!error[i].empty())
-            throw py::value_error(error[i] + (too_long[i] ? "; use a coarser value_discretization_interval or a "
-                                                            "larger max_cells" : ""));
+    double cells = 0.0;
+    for (std::int64_t i = 0; i < n; ++i) cells += pld::subsampled_gaussian_loss_width(s[i], r[i], tail) / h;
+    const double estimate = 2.0 * cells;  // NaN for bad arguments (the builders then throw): one thread
+    const std::int64_t work = !(estimate >= 0.0) ? 0 : estimate < 9e18 ? static_cast<std::int64_t>(estimate)
+                                                                        : std::int64_t{9000000000000000000};
+    with_value_errors([&] {
+        return hb::for_each_item(n, work, threads, hb::on_demand(1), [&](std::int64_t i, hb::no_state&) {
+            const pld::Cells c = pld::subsampled_gaussian_cells(s[i], r[i], rem[i] != 0, h, tail, max_cells);
+            up[i] = pld::pessimistic_pmf(c);
+            if (optimistic) low[i] = pld::optimistic_pmf(c);
+            return false;  // a PMF has no NaN to report: the builders throw on bad arguments
+        });
+    });
     py::list out;
     for (std::int64_t i = 0; i < n; ++i) {
         py::dict item = to_dict(up[i], low[i]);
@@ -144,33 +130,25 @@ py::list many_subsampled_gaussians(input_array sigma, input_array q, py::array_t
     return out;
 }
 
-// delta(eps) / epsilon(delta) of one PMF, many arguments, OpenMP over them (GIL released).
+// delta(eps) / epsilon(delta) of one PMF at many arguments: the flat driver (a NaN argument is
+// refused before the profile indexes its grid with it).
 template <class Eval>
-py::array_t<double> over_profile(const pld::GridProfile& profile, input_array x, int threads, Eval eval) {
-    std::vector<py::ssize_t> shape(x.shape(), x.shape() + x.ndim());
-    py::array_t<double> out(shape);
-    const std::int64_t n = static_cast<std::int64_t>(x.size());
-    const double* src = x.data();
-    double* dst = out.mutable_data();
-    {
-        py::gil_scoped_release release;
-        const int nthreads = resolve_threads(threads, n);
-#pragma omp parallel for num_threads(nthreads) schedule(static)
-        for (std::int64_t i = 0; i < n; ++i) dst[i] = eval(profile, src[i]);
-    }
-    return out;
+py::array_t<double> over_profile(const pld::GridProfile& profile, input_array x, const char* name, int threads,
+                                 Eval eval) {
+    return hb::elementwise<1>({x}, [&](double v) { return std::isnan(v) ? v : eval(profile, v); },
+                              [name](double v) { return hb::not_nan(name, v); }, threads);
 }
 
 // The same for a PMF given by its masses: the profile is built for this call only.
 template <class Eval>
 py::array_t<double> over_grid_profile(input_array p, std::int64_t k_lo, double h, double p_inf, input_array x,
-                                      int threads, Eval eval) {
+                                      const char* name, int threads, Eval eval) {
     if (p.ndim() != 1) throw py::value_error("internal: the PMF must be one-dimensional");
     const pld::GridProfile profile = [&] {
         py::gil_scoped_release release;
         return pld::GridProfile(p.data(), static_cast<std::int64_t>(p.size()), k_lo, h, p_inf);
     }();
-    return over_profile(profile, x, threads, eval);
+    return over_profile(profile, x, name, threads, eval);
 }
 
 }  // namespace
@@ -186,10 +164,10 @@ void register_pld(py::module_& m) {
              }),
              py::arg("p"), py::arg("k_lo"), py::arg("h"), py::arg("p_inf"))
         .def("delta", [](const pld::GridProfile& g, input_array eps, int threads) {
-            return over_profile(g, eps, threads, [](const pld::GridProfile& q, double e) { return q.delta(e); });
+            return over_profile(g, eps, "epsilon", threads, [](const pld::GridProfile& q, double e) { return q.delta(e); });
         }, py::arg("epsilon"), py::arg("threads") = 0)
         .def("epsilon", [](const pld::GridProfile& g, input_array delta, int threads) {
-            return over_profile(g, delta, threads, [](const pld::GridProfile& q, double d) { return q.epsilon(d); });
+            return over_profile(g, delta, "delta", threads, [](const pld::GridProfile& q, double d) { return q.epsilon(d); });
         }, py::arg("delta"), py::arg("threads") = 0);
     m.attr("pld_max_interval") = pld::max_interval;
     m.def("pld_subsampled_gaussian", [](double sigma, double q, bool remove, double h, double tail,
@@ -283,12 +261,12 @@ void register_pld(py::module_& m) {
         return out;
     }, py::arg("p"), py::arg("k_lo"), py::arg("h"), py::arg("lam"));
     m.def("pld_delta", [](input_array p, std::int64_t k_lo, double h, double p_inf, input_array eps, int threads) {
-        return over_grid_profile(p, k_lo, h, p_inf, eps, threads,
+        return over_grid_profile(p, k_lo, h, p_inf, eps, "epsilon", threads,
                                  [](const pld::GridProfile& g, double e) { return g.delta(e); });
     }, py::arg("p"), py::arg("k_lo"), py::arg("h"), py::arg("p_inf"), py::arg("epsilon"), py::arg("threads") = 0);
     m.def("pld_epsilon", [](input_array p, std::int64_t k_lo, double h, double p_inf, input_array delta,
                             int threads) {
-        return over_grid_profile(p, k_lo, h, p_inf, delta, threads,
+        return over_grid_profile(p, k_lo, h, p_inf, delta, "delta", threads,
                                  [](const pld::GridProfile& g, double d) { return g.epsilon(d); });
     }, py::arg("p"), py::arg("k_lo"), py::arg("h"), py::arg("p_inf"), py::arg("delta"), py::arg("threads") = 0);
 }

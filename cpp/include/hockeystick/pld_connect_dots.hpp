@@ -94,91 +94,154 @@ inline GridPMF rounded_down_pmf(const Cells& cells) {
     return pmf;
 }
 
-inline GridPMF optimistic_pmf(const Cells& cells) {
+// ---- the optimistic side, phase by phase (the method is in this file's opening comment) ----
+namespace detail {
+
+// Index of the last cell with any mass, -1 when every cell is empty.
+inline std::int64_t last_nonempty_cell(const Cells& cells) {
+    for (std::int64_t j = static_cast<std::int64_t>(cells.c.size()) - 1; j >= 0; --j)
+        if (cells.c[j] > 0.0 || cells.d[j] > 0.0) return j;
+    return -1;
+}
+
+// Height of the tent on cell j, the largest gap between the chord and H there: the chord and
+// the tangents at the cell's ends (slopes -Q(L > l_j), -Q(L > l_{j+1})) meet at the fraction
+// theta_j = c_j / (c_j + d_j) of the cell, at height gap_j = c_j d_j / (c_j + d_j) below the chord.
+inline double tent_gap(const Cells& cells, std::int64_t j) {
+    const double s = cells.c[j] + cells.d[j];
+    return s > 0.0 ? cells.c[j] * cells.d[j] / s : 0.0;
+}
+
+// The profile at the grid points of the cells kept (0..top), by positive recursions from the top:
+//   rho_j = (g_{j+1} - g_j) Q(L > l_{j+1}) = (c_{j+1} + d_{j+1} + rho_{j+1}) / e^h,
+//   H_j   = H(g_j) = H_{j+1} + c_j + rho_j,   H_{top+1} = rho_top = 0.
+struct GridProfileValues {
+    std::vector<double> H, rho;  // indices 0..top+1
+};
+
+inline GridProfileValues profile_at_grid_points(const Cells& cells, std::int64_t top) {
+    const auto& c = cells.c;
+    const auto& d = cells.d;
+    const double eh = std::exp(cells.h);
+    GridProfileValues v{std::vector<double>(top + 2, 0.0), std::vector<double>(top + 2, 0.0)};
+    for (std::int64_t j = top - 1; j >= 0; --j) v.rho[j] = (c[j + 1] + d[j + 1] + v.rho[j + 1]) / eh;
+    for (std::int64_t j = top; j >= 0; --j) v.H[j] = v.H[j + 1] + c[j] + v.rho[j];
+    return v;
+}
+
+// The lowered chord: points v_j = H_j - e_j, and the pin from which the curve is zero.
+struct LoweredChord {
+    std::vector<double> e;  // e_j, indices 0..top+1
+    std::int64_t pin;       // v_j = 0 for j >= pin
+};
+
+// Tent condition on cell j-1 given e_j: (1 - theta) e_{j-1} + theta e_j >= gap_{j-1}, met by raising e_{j-1}.
+inline void pin_cell_below(const Cells& cells, std::vector<double>& e, std::int64_t j) {
+    if (j == 0 || !(cells.d[j - 1] > 0.0)) return;
+    const double theta = cells.c[j - 1] / (cells.c[j - 1] + cells.d[j - 1]);
+    e[j - 1] = std::max(e[j - 1], (tent_gap(cells, j - 1) - theta * e[j]) / (1.0 - theta));
+}
+
+// e_j = max(gap_{j-1}, gap_j) below the top; the top point is rounded down to zero (e_top = c_top,
+// less the P-mass of an atom exactly at the top grid point, which keeps its place); every point
+// that would fall below zero is pinned to it (e_j = H_j) with the tent condition imposed exactly
+// on the cell below; beyond the lowest pin the curve is zero.
+inline LoweredChord lowered_chord(const Cells& cells, std::int64_t top, const std::vector<double>& H) {
     const std::int64_t n = static_cast<std::int64_t>(cells.c.size());
     const auto& c = cells.c;
     const auto& d = cells.d;
-    const double h = cells.h, eh = std::exp(h), em1 = std::expm1(h);
-    std::int64_t top = -1;  // last non-empty cell
-    for (std::int64_t j = n - 1; j >= 0; --j)
-        if (c[j] > 0.0 || d[j] > 0.0) { top = j; break; }
-    if (top < 0) return rounded_down_pmf(cells);
-    auto gap = [&](std::int64_t j) {
-        const double s = c[j] + d[j];
-        return s > 0.0 ? c[j] * d[j] / s : 0.0;
-    };
-    // H_j = H(g_j) of the kept cells and rho_j = (g_{j+1} - g_j) Q(L > l_{j+1}), by positive recursions.
-    std::vector<double> H(top + 2, 0.0), rho(top + 2, 0.0), e(top + 2, 0.0);
-    for (std::int64_t j = top - 1; j >= 0; --j) rho[j] = (c[j + 1] + d[j + 1] + rho[j + 1]) / eh;
-    for (std::int64_t j = top; j >= 0; --j) H[j] = H[j + 1] + c[j] + rho[j];
-    for (std::int64_t j = 0; j < top; ++j) e[j] = std::max(j > 0 ? gap(j - 1) : 0.0, gap(j));
-    const double kept = top == n - 1 ? cells.top_atom * -std::expm1(-h) : 0.0;
+    LoweredChord chord{std::vector<double>(top + 2, 0.0), top + 1};
+    auto& e = chord.e;
+    for (std::int64_t j = 0; j < top; ++j) e[j] = std::max(j > 0 ? tent_gap(cells, j - 1) : 0.0, tent_gap(cells, j));
+    const double kept = top == n - 1 ? cells.top_atom * -std::expm1(-cells.h) : 0.0;
     e[top] = d[top] > 0.0 ? std::max(c[top] - kept, 0.0) : 0.0;
-    auto pin_below = [&](std::int64_t j) {  // tent condition on cell j-1 given e_j
-        if (j == 0 || !(d[j - 1] > 0.0)) return;
-        const double theta = c[j - 1] / (c[j - 1] + d[j - 1]);
-        e[j - 1] = std::max(e[j - 1], (gap(j - 1) - theta * e[j]) / (1.0 - theta));
-    };
-    pin_below(top);
-    std::int64_t pin = top + 1;  // the curve is zero from g_pin on
+    pin_cell_below(cells, e, top);
     for (std::int64_t j = top; j >= 0; --j) {
         if (H[j] - e[j] >= 0.0) continue;
-        pin = j;
+        chord.pin = j;
         e[j] = H[j];
-        pin_below(j);
+        pin_cell_below(cells, e, j);
     }
-    for (std::int64_t j = pin + 1; j <= top + 1; ++j) e[j] = H[j];
-    // Follow the tangent at g_0 wherever it is closer to H than the envelope: its excess
-    // below H, x_j = H_j - (H_0 - Q(L > l_0)(g_j - g_0)), by a positive recursion
-    //   x_{j+1} = x_j + d_j + e^h S_{j-1},  S_j = e^h S_{j-1} + c_j + d_j.
-    // A cell with both ends on the tangent has the tangent as chord (below H); any other
-    // cell must meet the tent condition.
-    {
-        // The excess grows like e^{l_j} (it overflows on grids wider than 709) and never falls:
-        // once it exceeds every e_j no later point can join the tangent, so it stops there.
-        std::vector<double> env(e.begin(), e.begin() + pin + 1);
-        const double e_max = *std::max_element(env.begin(), env.end());
-        std::vector<double> excess(pin + 1, std::numeric_limits<double>::infinity());
-        excess[0] = 0.0;
-        double acc = 0.0;  // S_{j-1}
-        for (std::int64_t j = 0; j < pin && excess[j] <= e_max; ++j) {
-            excess[j + 1] = excess[j] + d[j] + eh * acc;
-            acc = eh * acc + c[j] + d[j];
-        }
-        std::vector<char> on_tangent(pin + 1, 0);
-        for (std::int64_t j = 0; j < pin; ++j)
-            if (excess[j] < e[j]) { e[j] = excess[j]; on_tangent[j] = 1; }
-        // One pass upward: a failing cell keeps its lower end and lowers its upper end just
-        // enough, e_{j+1} = (gap_j - (1 - theta) e_j) / theta (raising e only helps the cell
-        // above); if that would push the point below zero the lower end returns to the envelope.
-        for (std::int64_t j = 0; j < pin; ++j) {
-            if (on_tangent[j] && on_tangent[j + 1]) continue;
-            const double s = c[j] + d[j];
-            if (!(s > 0.0)) continue;
-            const double theta = c[j] / s;
-            if ((1.0 - theta) * e[j] + theta * e[j + 1] >= gap(j)) continue;
-            const double need = (gap(j) - (1.0 - theta) * e[j]) / theta;
-            if (j + 1 < pin && need <= H[j + 1]) {
-                e[j + 1] = need;
-                on_tangent[j + 1] = 0;
-            } else {
-                e[j] = env[j];
-                on_tangent[j] = 0;
-                if ((1.0 - theta) * e[j] + theta * e[j + 1] < gap(j)) e[j + 1] = std::max(e[j + 1], env[j + 1]);
-            }
+    for (std::int64_t j = chord.pin + 1; j <= top + 1; ++j) e[j] = H[j];
+    return chord;
+}
+
+// Near the bottom, follow the tangent at g_0 wherever it is closer to H than the lowered chord:
+// its excess below H, x_j = H_j - (H_0 - Q(L > l_0)(g_j - g_0)), by a positive recursion
+//   x_{j+1} = x_j + d_j + e^h S_{j-1},  S_j = e^h S_{j-1} + c_j + d_j.
+// A cell with both ends on the tangent has the tangent as chord (below H); any other cell must
+// meet the tent condition, which one upward pass enforces by lowering its upper end (or, when
+// that would push the point below zero, by returning its lower end to the chord).
+inline void follow_bottom_tangent(const Cells& cells, const std::vector<double>& H, LoweredChord& chord) {
+    const auto& c = cells.c;
+    const auto& d = cells.d;
+    const double eh = std::exp(cells.h);
+    const std::int64_t pin = chord.pin;
+    auto& e = chord.e;
+    // The excess grows like e^{l_j} (it overflows on grids wider than 709) and never falls:
+    // once it exceeds every e_j no later point can join the tangent, so it stops there.
+    const std::vector<double> env(e.begin(), e.begin() + pin + 1);
+    const double e_max = *std::max_element(env.begin(), env.end());
+    std::vector<double> excess(pin + 1, std::numeric_limits<double>::infinity());
+    excess[0] = 0.0;
+    double acc = 0.0;  // S_{j-1}
+    for (std::int64_t j = 0; j < pin && excess[j] <= e_max; ++j) {
+        excess[j + 1] = excess[j] + d[j] + eh * acc;
+        acc = eh * acc + c[j] + d[j];
+    }
+    std::vector<char> on_tangent(pin + 1, 0);
+    for (std::int64_t j = 0; j < pin; ++j)
+        if (excess[j] < e[j]) { e[j] = excess[j]; on_tangent[j] = 1; }
+    // One pass upward: a failing cell keeps its lower end and lowers its upper end just
+    // enough, e_{j+1} = (gap_j - (1 - theta) e_j) / theta (raising e only helps the cell
+    // above); if that would push the point below zero the lower end returns to the chord.
+    for (std::int64_t j = 0; j < pin; ++j) {
+        if (on_tangent[j] && on_tangent[j + 1]) continue;
+        const double s = c[j] + d[j];
+        if (!(s > 0.0)) continue;
+        const double theta = c[j] / s;
+        const double gap = tent_gap(cells, j);
+        if ((1.0 - theta) * e[j] + theta * e[j + 1] >= gap) continue;
+        const double need = (gap - (1.0 - theta) * e[j]) / theta;
+        if (j + 1 < pin && need <= H[j + 1]) {
+            e[j + 1] = need;
+            on_tangent[j + 1] = 0;
+        } else {
+            e[j] = env[j];
+            on_tangent[j] = 0;
+            if ((1.0 - theta) * e[j] + theta * e[j + 1] < gap) e[j + 1] = std::max(e[j + 1], env[j + 1]);
         }
     }
-    // Greatest convex minorant: blocks of consecutive chord segments with their rise and the
-    // logarithm of their width in g (widths e^{l_j} (e^h - 1) span e^{+-1000} on wide grids).
-    // Segment -1 runs from g = 0 along the tangent at g_0 (slope -Q(L > l_0)).
+}
+
+// Loss of grid point j.
+inline double grid_loss(const Cells& cells, std::int64_t j) { return static_cast<double>(cells.k_lo + j) * cells.h; }
+
+// The greatest convex minorant of the points, per chord segment j = -1 .. pin - 1 (index j + 1):
+// the rise and log width in g of the block of segments it was pooled into, and whether that
+// block has more than one segment.  Segment -1 runs from g = 0 along the tangent at g_0 (slope
+// -Q(L > l_0)); segment j has rise -(c_j + rho_j + e_{j+1} - e_j) and width g_j (e^h - 1).
+struct MinorantSegments {
+    std::vector<double> rise, log_width;
+    std::vector<char> pooled;
+};
+
+// Pool-adjacent-violators on the chord slopes, weighted by the widths in g (Barlow, Bartholomew,
+// Bremner & Brunk 1972, ch. 1): a block whose slope exceeds the next one's merges with it.  Widths
+// e^{l_j} (e^h - 1) span e^{+-1000} on wide grids, so blocks carry logarithms of their widths.
+inline MinorantSegments convex_minorant(const Cells& cells, const std::vector<double>& rho, const LoweredChord& chord) {
+    const auto& c = cells.c;
+    const auto& d = cells.d;
+    const auto& e = chord.e;
+    const std::int64_t pin = chord.pin;
+    const double em1 = std::expm1(cells.h);
     struct Block { std::int64_t first, last; double rise, log_width; };
     std::vector<Block> blocks;
     blocks.reserve(pin + 1);
     const double log_em1 = std::log(em1);
-    auto l_at = [&](std::int64_t j) { return static_cast<double>(cells.k_lo + j) * h; };
-    blocks.push_back({-1, -1, -(c[0] + d[0] + rho[0]) / em1, l_at(0)});  // width g_0, slope -Q(L > l_0)
+    blocks.push_back({-1, -1, -(c[0] + d[0] + rho[0]) / em1, grid_loss(cells, 0)});  // width g_0, slope -Q(L > l_0)
     for (std::int64_t j = 0; j < pin; ++j) {
-        blocks.push_back({j, j, -(c[j] + rho[j] + e[j + 1] - e[j]), l_at(j) + log_em1});
+        blocks.push_back({j, j, -(c[j] + rho[j] + e[j + 1] - e[j]), grid_loss(cells, j) + log_em1});
         while (blocks.size() >= 2) {
             const Block& b = blocks[blocks.size() - 1];
             const Block& a = blocks[blocks.size() - 2];
@@ -192,62 +255,102 @@ inline GridPMF optimistic_pmf(const Cells& cells) {
             blocks.back() = merged;
         }
     }
-    // Per segment j = -1 .. pin - 1 (index j + 1): its block's rise and log width; at grid point
-    // j the slope times g_j is rise e^{l_j - log width}, bounded by the block's rise e^h / (e^h - 1).
-    std::vector<double> seg_rise(pin + 1, 0.0), seg_log_width(pin + 1, 0.0);
-    std::vector<char> pooled(pin + 1, 0);
+    MinorantSegments seg{std::vector<double>(pin + 1, 0.0), std::vector<double>(pin + 1, 0.0),
+                         std::vector<char>(pin + 1, 0)};
     for (const Block& b : blocks)
         for (std::int64_t j = b.first; j <= b.last; ++j) {
-            seg_rise[j + 1] = b.rise;
-            seg_log_width[j + 1] = b.log_width;
-            pooled[j + 1] = b.first != b.last;
+            seg.rise[j + 1] = b.rise;
+            seg.log_width[j + 1] = b.log_width;
+            seg.pooled[j + 1] = b.first != b.last;
         }
-    GridPMF pmf;
-    pmf.k_lo = cells.k_lo;
-    pmf.h = h;
-    pmf.p.assign(n + 1, 0.0);
+    return seg;
+}
+
+// Masses p_j = g_j (slope right of g_j - slope left of g_j) of the minorant, j = 0..n (zero above
+// the pin).  Where neither neighbouring segment was pooled, the minorant is the lowered chord and
+//   p_j (e^h - 1) = (d_j - e_{j+1} + e_j) + e^h (c_{j-1} + e_j - e_{j-1})
+// (no cancellation); elsewhere the slope times g_j is rise e^{l_j - log width}, bounded by the
+// block's rise e^h / (e^h - 1).
+inline std::vector<double> minorant_masses(const Cells& cells, const LoweredChord& chord, const MinorantSegments& seg) {
+    const std::int64_t n = static_cast<std::int64_t>(cells.c.size());
+    const auto& c = cells.c;
+    const auto& d = cells.d;
+    const auto& e = chord.e;
+    const std::int64_t pin = chord.pin;
+    const double eh = std::exp(cells.h), em1 = std::expm1(cells.h);
+    std::vector<double> p(n + 1, 0.0);
     for (std::int64_t j = 0; j <= pin; ++j) {
-        const bool left_pooled = pooled[j];                      // segment j - 1
-        const bool right_pooled = j < pin ? pooled[j + 1] : false;  // segment j (beyond the pin: flat)
+        const bool left_pooled = seg.pooled[j];                      // segment j - 1
+        const bool right_pooled = j < pin ? seg.pooled[j + 1] : false;  // segment j (beyond the pin: flat)
         if (!left_pooled && !right_pooled && j < pin) {
             const double dj = d[j];
             const double cprev = j > 0 ? c[j - 1] : 0.0;
             const double eprev = j > 0 ? e[j - 1] : e[0];
-            pmf.p[j] = ((dj - e[j + 1] + e[j]) + eh * (cprev + e[j] - eprev)) / em1;
+            p[j] = ((dj - e[j + 1] + e[j]) + eh * (cprev + e[j] - eprev)) / em1;
         } else {
-            const double right = j < pin ? seg_rise[j + 1] * std::exp(l_at(j) - seg_log_width[j + 1]) : 0.0;
-            pmf.p[j] = right - seg_rise[j] * std::exp(l_at(j) - seg_log_width[j]);
+            const double l = grid_loss(cells, j);
+            const double right = j < pin ? seg.rise[j + 1] * std::exp(l - seg.log_width[j + 1]) : 0.0;
+            p[j] = right - seg.rise[j] * std::exp(l - seg.log_width[j]);
         }
     }
-    // Cancel negative residues against mass above them, from the bottom up.
+    return p;
+}
+
+// Cancels negative residues (round-off) against the mass above them, from the bottom up; removing
+// mass only lowers the curve.  False when some debt is left at the top (the caller falls back).
+inline bool cancel_negative_residues(std::vector<double>& p) {
     double debt = 0.0;
-    for (std::int64_t j = 0; j <= n; ++j) {
-        if (pmf.p[j] < 0.0) {
-            debt += -pmf.p[j];
-            pmf.p[j] = 0.0;
+    for (double& pj : p) {
+        if (pj < 0.0) {
+            debt += -pj;
+            pj = 0.0;
         } else if (debt > 0.0) {
-            const double take = std::min(debt, pmf.p[j]);
-            pmf.p[j] -= take;
+            const double take = std::min(debt, pj);
+            pj -= take;
             debt -= take;
         }
     }
-    if (debt > 0.0) return rounded_down_pmf(cells);
-    // A valid pair needs Q-mass <= 1: drop mass from the bottom if the minorant overshot.
-    // Q-mass of a point: p_j e^{-l_j}, through logarithms where e^{-l_j} would overflow.
+    return !(debt > 0.0);
+}
+
+// A valid pair needs Q-mass sum_j p_j e^{-l_j} <= 1: drop P-mass from the bottom while the minorant
+// overshoots.  Q-mass of a point through logarithms where e^{-l_j} would overflow.
+inline void cap_q_mass_at_one(const Cells& cells, std::vector<double>& p) {
+    const std::int64_t size = static_cast<std::int64_t>(p.size());
     auto q_mass = [&](std::int64_t j) {
-        const double l = l_at(j), pj = pmf.p[j];
+        const double l = grid_loss(cells, j), pj = p[j];
         if (!(pj > 0.0)) return 0.0;
         return l > -700.0 ? pj * std::exp(-l) : std::exp(std::min(std::log(pj) - l, 700.0));
     };
     double qmass = 0.0;
-    for (std::int64_t j = 0; j <= n; ++j) qmass += q_mass(j);
-    for (std::int64_t j = 0; j <= n && qmass > 1.0; ++j) {
+    for (std::int64_t j = 0; j < size; ++j) qmass += q_mass(j);
+    for (std::int64_t j = 0; j < size && qmass > 1.0; ++j) {
         const double qj = q_mass(j);
         if (!(qj > 0.0)) continue;
         const double keep = std::max(1.0 - (qmass - 1.0) / qj, 0.0);  // fraction of p_j kept
-        pmf.p[j] *= keep;
+        p[j] *= keep;
         qmass -= (1.0 - keep) * qj;
     }
+}
+
+}  // namespace detail
+
+// The optimistic PMF of the cells (this file's opening comment): the chord lowered by the tent
+// gaps, the tangent followed at the bottom, the greatest convex minorant taken, its masses
+// cleaned of round-off and capped to Q-mass 1; rounded down where that fails.
+inline GridPMF optimistic_pmf(const Cells& cells) {
+    const std::int64_t top = detail::last_nonempty_cell(cells);
+    if (top < 0) return rounded_down_pmf(cells);
+    const detail::GridProfileValues profile = detail::profile_at_grid_points(cells, top);
+    detail::LoweredChord chord = detail::lowered_chord(cells, top, profile.H);
+    detail::follow_bottom_tangent(cells, profile.H, chord);
+    const detail::MinorantSegments minorant = detail::convex_minorant(cells, profile.rho, chord);
+    GridPMF pmf;
+    pmf.k_lo = cells.k_lo;
+    pmf.h = cells.h;
+    pmf.p = detail::minorant_masses(cells, chord, minorant);
+    if (!detail::cancel_negative_residues(pmf.p)) return rounded_down_pmf(cells);
+    detail::cap_q_mass_at_one(cells, pmf.p);
     return pmf;
 }
 
