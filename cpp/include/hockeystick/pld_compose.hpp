@@ -55,6 +55,7 @@
 #include <string>
 #include <vector>
 
+#include "pld_connect_dots.hpp"
 #include "pld_fft_backend.hpp"
 #include "pld_hockey_stick.hpp"
 
@@ -68,6 +69,25 @@ struct PmfView {
     std::int64_t k_lo = 0;
     double p_inf = 0.0;
 };
+
+// A discretized mechanism's PMF as a factor.  On the pessimistic side every bit of mass must be
+// carried: a deficit 1 - sum p - p_inf left by round-off goes to +infinity (as the facade's
+// mechanisms._factor does).
+inline PmfView factor_view(const GridPMF& pmf, bool pessimistic) {
+    PmfView v{pmf.p.data(), static_cast<std::int64_t>(pmf.p.size()), pmf.k_lo, pmf.p_inf};
+    if (pessimistic) {
+        double mass = 0.0, carry = 0.0;  // Neumaier's compensated sum: the deficit is not the sum's round-off
+        for (const double x : pmf.p) {
+            const double t = mass + x;
+            carry += std::fabs(mass) >= std::fabs(x) ? (mass - t) + x : (x - t) + mass;
+            mass = t;
+        }
+        mass += carry;
+        const double deficit = 1.0 - mass - pmf.p_inf;
+        if (deficit > 0.0) v.p_inf += deficit;
+    }
+    return v;
+}
 
 // `count` independent copies of factor number `factor`.
 struct Term {
