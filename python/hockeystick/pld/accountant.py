@@ -131,11 +131,14 @@ class SubsampledGaussianPLD:
         missing = [p for p in points if (*p, h, optimistic) not in self._plds]
         if not missing:
             return
-        s, q, _, c = (np.array(v) for v in zip(*missing))
-        dists = subsampled_gaussians(s, q, sensitivity=c, value_discretization_interval=h, tail=self.tail,
-                                     optimistic=optimistic)
-        for p, dist in zip(missing, dists):
-            self._plds[(*p, h, optimistic)] = dist.self_compose(int(p[2]))
+        # One discretization per (sigma, q, sensitivity): every rounds value of a pair composes the
+        # same factors (and a batch of compositions transforms a shared factor once).
+        pairs = list(dict.fromkeys((p[0], p[1], p[3]) for p in missing))
+        s, q, c = (np.array(v) for v in zip(*pairs))
+        dists = dict(zip(pairs, subsampled_gaussians(s, q, sensitivity=c, value_discretization_interval=h,
+                                                     tail=self.tail, optimistic=optimistic)))
+        for p in missing:
+            self._plds[(*p, h, optimistic)] = dists[(p[0], p[1], p[3])].self_compose(int(p[2]))
 
     def _refined(self, points: list[tuple], xs: list[np.ndarray], method: str) -> list[PrivacyLossDistribution]:
         """Per point, a PLD whose certified bracket meets ``accuracy`` (or the finest grid's).
