@@ -242,7 +242,8 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
         for (const auto& [f, r] : row_of) {
             const PmfView& pmf = factors[f];
             double* row = signal.data() + r * m;
-            for (std::int64_t k = 0; k < pmf.n; ++k) row[k % m] += pmf.p[k];  // aliased when n > m
+            for (std::int64_t k0 = 0; k0 < pmf.n; k0 += m)  // aliased (folded mod m) when n > m
+                for (std::int64_t k = k0; k < std::min(pmf.n, k0 + m); ++k) row[k - k0] += pmf.p[k];
             err[r] = fft_err * detail::finite_mass(pmf);
         }
         fft.forward(rows, m, signal.data(), spec.data());
@@ -264,11 +265,24 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
         // |X| <= 1, so the other factors add at most c_j log1p(delta_j): a bin is live only
         // if each factor alone clears the underflow bound less that headroom.
         for (std::size_t j = 0; j < nt; ++j) floor[j] = std::exp((kLogUnderflow - headroom) / count[j]) - err[row[j]];
+        // The test |X| > floor without a square root where floor^2 is a normal number (no
+        // underflow in re^2 + im^2 can then flip it): |X|^2 > floor^2 (1 - 8u), widened by more
+        // than the rounding of both squares, so no bin the exact test keeps is dropped here (the
+        // kept ones still face the exact test on the perturbed power below).
+        std::vector<double> floor_sq(nt);
+        bool squares = true;
+        for (std::size_t j = 0; j < nt; ++j) {
+            floor_sq[j] = floor[j] > 0.0 ? floor[j] * floor[j] * (1.0 - 8.0 * u) : -1.0;
+            squares = squares && (floor[j] <= 0.0 || floor[j] > 1e-150);
+        }
         double l1 = 0.0, ds = 0.0, dq = 0.0;
         std::complex<double>* out = spectrum.data() + i * bins;
         for (std::int64_t k = 0; k < bins; ++k) {
             bool live = true;
-            for (std::size_t j = 0; j < nt && live; ++j) live = std::abs(spec[row[j] * bins + k]) > floor[j];
+            for (std::size_t j = 0; j < nt && live; ++j) {
+                const std::complex<double> x = spec[row[j] * bins + k];
+                live = squares ? x.real() * x.real() + x.imag() * x.imag() > floor_sq[j] : std::abs(x) > floor[j];
+            }
             if (!live) continue;
             double log_mod = 0.0, log_mod_pert = 0.0, phase = 0.0, rel = 0.0;
             for (std::size_t j = 0; j < nt; ++j) {
@@ -317,7 +331,9 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
         const std::int64_t start = ((w.a_idx - w.lo_full) % m + m) % m;
         r.p.resize(w.width);
         const double* row = signal.data() + i * m;
-        for (std::int64_t k = 0; k < w.width; ++k) r.p[k] = std::max(row[(start + k) % m], 0.0);
+        const std::int64_t first = std::min(w.width, m - start);  // the rest wraps to the front
+        for (std::int64_t k = 0; k < first; ++k) r.p[k] = std::max(row[start + k], 0.0);
+        for (std::int64_t k = first; k < w.width; ++k) r.p[k] = std::max(row[k - first], 0.0);
         if (pessimistic) {
             const double wrapped = m > w.width ? w.charge_below : 0.0;
             r.p_inf = std::min(1.0, w.p_inf + w.charge_above + wrapped);

@@ -12,7 +12,8 @@
 // the grid finds the highest grid point l_k with L(l_k) > target, and on (l_k, l_{k+1}] (the
 // charge constant there) the uncharged curve is inverted at (target - shift + 2 charge) /
 // (1 - slack), clamped to the interval (below the grid: no lower end).  As charged_epsilon:
-// targets sorted, each scan continues where the previous stopped, O(n + m log m).
+// targets sorted, each scan continues where the previous stopped, O(n + m log m).  Above the
+// grid L is max(0, p_inf (1 - slack) + shift): where that exceeds the target the answer is +inf.
 //
 // slack = 4 (n + 4) u is the relative round-off of the suffix sums (pld_hockey_stick.hpp).
 #pragma once
@@ -69,8 +70,9 @@ inline void charged_lower_epsilon(const double* p, std::int64_t n, std::int64_t 
             out[i] = -inf;
             continue;
         }
-        if (stopped && k == n - 1) {  // L exceeds the target at the top grid point
-            out[i] = l_at(n - 1);
+        if (stopped && k == n - 1) {  // L exceeds the target at the top grid point; above it L is
+            // the constant max(0, p_inf (1 - slack) + shift) (no grid point above: no charge)
+            out[i] = lower_at(p_inf, 0) > t ? inf : l_at(n - 1);
             continue;
         }
         // Invert delta_raw on (l_k, l_{k+1}] (below the grid: (-inf, l_0]) at the charged target.
