@@ -19,7 +19,8 @@ from ..hockey_stick import theta, theta_epsilon
 from .compose import DEFAULT_TAIL
 from .distribution import (Bound, PrivacyLossDistribution, Result, bound_result, compose_all, delta_values,
                            epsilon_values, evaluate_into)
-from .mechanisms import DEFAULT_INTERVAL, subsampled_gaussian, subsampled_gaussians
+from . import round_cache
+from .mechanisms import DEFAULT_INTERVAL, subsampled_gaussian
 
 
 class PLDAccountant:
@@ -134,10 +135,9 @@ class SubsampledGaussianPLD:
             return
         # One discretization per (sigma, q, sensitivity): every rounds value of a pair composes the
         # same factors (and a batch of compositions transforms a shared factor once).
+        # Kept between calls (round_cache): calibrating the rounds discretizes each pair once.
         pairs = list(dict.fromkeys((p[0], p[1], p[3]) for p in missing))
-        s, q, c = (np.array(v) for v in zip(*pairs))
-        dists = dict(zip(pairs, subsampled_gaussians(s, q, sensitivity=c, value_discretization_interval=h,
-                                                     tail=self.tail, optimistic=optimistic)))
+        dists = dict(zip(pairs, round_cache.discretized(pairs, h, self.tail, optimistic)))
         for p in missing:
             self._plds[(*p, h, optimistic)] = dists[(p[0], p[1], p[3])].self_compose(int(p[2]))
 
