@@ -110,6 +110,9 @@ struct ComposedPMF {
 constexpr double kDefaultCompositionTail = 1e-15;
 constexpr double kLogUnderflow = -746.0;  // exp(x) is exactly 0 in double precision below this
 constexpr std::int64_t kDirectWindow = 4096;  // full supports up to this wide are kept whole
+// Batches of fewer items run their per-bin loop on one thread: the two directions of one PLD
+// gain less than an OpenMP team costs (its idle spinning is CPU time) on a shared machine.
+constexpr std::int64_t kParallelItems = 4;
 
 // Where one composition's output lives: grid indices a_idx .. a_idx + width - 1, what the cut costs.
 struct Window {
@@ -250,7 +253,7 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
     }
     std::vector<std::complex<double>> spectrum(static_cast<std::size_t>(items * bins));
     std::vector<double> spec_l1(items), d_sum(items), d_sq(items);
-#pragma omp parallel for schedule(dynamic, 1) if (items > 1)
+#pragma omp parallel for schedule(dynamic, 1) if (items >= kParallelItems)
     for (std::int64_t i = 0; i < items; ++i) {
         const std::vector<Term>& terms = windows[i]->terms;
         const std::size_t nt = terms.size();
