@@ -92,3 +92,18 @@ def test_peak_memory_per_window_point_is_below_the_stated_figure():
     per_point, width = float(out[0]), int(out[1])
     assert width > 500_000  # large enough that the window dominates the process's growth
     assert per_point <= pc.BYTES_PER_POINT
+
+
+def test_factors_without_finite_mass_keep_a_valid_window():
+    """All mass at +infinity (or an underflowing remainder): the Chernoff edges are infinite; the window
+    stays inside the full support, delta is 1 and epsilon is refused (inf) rather than garbage."""
+    from hockeystick.pld.pmf import GridPMF
+
+    empty = GridPMF(0, 1e-3, np.zeros(5000), 1.0)
+    got = pc.compose([(empty, 10)], pessimistic=True)
+    assert 0 <= got.k_lo <= 10 * 4999 and got.p.size >= 1 and got.p_inf == 1.0
+    assert got.delta(np.array([0.0, 50.0])).tolist() == [1.0, 1.0]
+    tiny = GridPMF(-100, 1e-3, np.r_[np.zeros(4999), 1e-300], 0.0)
+    got = pc.compose([(tiny, 10)], pessimistic=True)
+    assert 10 * -100 <= got.k_lo and got.k_lo + got.p.size - 1 <= 10 * 4899
+    assert np.all(np.isfinite(got.p)) and np.all(got.p >= 0)

@@ -204,14 +204,18 @@ inline Window composition_window(const std::vector<PmfView>& factors, double h, 
         double bottom = 0.0, top = 0.0;
         detail::chernoff_edges(factors, h, w.terms, tail, bottom, top);
         const double top_idx = std::ceil(top / h), bottom_idx = std::floor(bottom / h);
+        // Clamped to the full support (an edge at -inf or +inf: no finite mass to speak of, e.g.
+        // every factor's mass at +infinity); if the two edges cross, the finite mass is at most
+        // 2 tail and both are charged: one grid point is kept.
         if (top_idx < static_cast<double>(hi_full)) {
-            b_idx = static_cast<std::int64_t>(top_idx);
+            b_idx = static_cast<std::int64_t>(std::max(top_idx, static_cast<double>(lo_full)));
             w.charge_above = tail;
         }
         if (bottom_idx > static_cast<double>(lo_full)) {
-            a_idx = static_cast<std::int64_t>(bottom_idx);
+            a_idx = static_cast<std::int64_t>(std::min(bottom_idx, static_cast<double>(hi_full)));
             w.charge_below = tail;
         }
+        a_idx = std::min(a_idx, b_idx);
     }
     w.lo_full = lo_full;
     w.a_idx = a_idx;
