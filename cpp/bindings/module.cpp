@@ -8,6 +8,7 @@ void register_hockey_stick(py::module_& m);
 void register_contraction(py::module_& m);
 void register_fdp(py::module_& m);
 void register_pld(py::module_& m);
+void register_pld_compose(py::module_& m);
 
 PYBIND11_MODULE(_core, m) {
     m.doc() = "Compiled numerics of hockeystick (array in, array out). Use the hockeystick package, not this module.";
@@ -20,4 +21,5 @@ PYBIND11_MODULE(_core, m) {
     register_contraction(m);
     register_fdp(m);
     register_pld(m);
+    register_pld_compose(m);
 }

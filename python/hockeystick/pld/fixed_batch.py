@@ -19,8 +19,8 @@ import numpy as np
 
 from .._elementwise import ArrayLike, broadcast_float_arrays
 from .compose import DEFAULT_TAIL
-from .distribution import (Bound, PrivacyLossDistribution, Result, bound_result, delta_values, epsilon_values,
-                           evaluate_into)
+from .distribution import (Bound, PrivacyLossDistribution, Result, bound_result, compose_all, delta_values,
+                           epsilon_values, evaluate_into)
 from .mechanisms import (DEFAULT_INTERVAL, checked_interval, fixed_size_subsampled_gaussian,
                          with_replacement_subsampled_gaussian)
 
@@ -67,6 +67,8 @@ class FixedBatchGaussianPLD:
         self._rounds: dict[tuple, PrivacyLossDistribution] = {}   # one round, per (sigma, m, n, Delta)
         self._plds: dict[tuple, PrivacyLossDistribution] = {}     # composed, per (sigma, m, n, Delta, T)
 
+    BATCH = 64  # distinct points composed per batch of FFTs (their composed PLDs are then dropped)
+
     def _composed(self, sigma: float, m: int, n: int, rounds: int, sensitivity: float) -> PrivacyLossDistribution:
         point = (sigma, m, n, sensitivity)
         if point not in self._rounds:
@@ -88,10 +90,19 @@ class FixedBatchGaussianPLD:
         points = np.stack([a.ravel() for a in (s, m, n, t, c)], axis=1)
         unique, inverse = np.unique(points, axis=0, return_inverse=True)
         flat_x, flat_lo, flat_up = xa.ravel(), lower.reshape(-1), upper.reshape(-1)
-        for i, (si, mi, ni, ti, ci) in enumerate(unique):
-            sel = np.flatnonzero(inverse.ravel() == i)
-            dist = self._composed(float(si), int(mi), int(ni), int(ti), float(ci))
-            evaluate_into(dist, method, flat_x, bound, flat_lo, flat_up, sel)
+        order = np.argsort(inverse.ravel(), kind="stable")
+        ends = np.searchsorted(inverse.ravel()[order], np.arange(unique.shape[0] + 1))
+        # BATCH distinct points at a time are composed in one batch of FFTs per side (a factor
+        # shared by several rounds values is transformed once), then evaluated and dropped.
+        for start in range(0, unique.shape[0], self.BATCH):
+            block = range(start, min(start + self.BATCH, unique.shape[0]))
+            dists = [self._composed(float(si), int(mi), int(ni), int(ti), float(ci))
+                     for si, mi, ni, ti, ci in unique[block.start:block.stop]]
+            for side in {"upper": (True,), "lower": (False,), "both": (False, True)}[bound]:
+                compose_all(dists, side)
+            for i, dist in zip(block, dists):
+                evaluate_into(dist, method, flat_x, bound, flat_lo, flat_up, order[ends[i]:ends[i + 1]])
+            self._plds.clear()
         return bound_result(lower, upper, bound, scalar)
 
     def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:

@@ -142,52 +142,21 @@ class GridPMF:
         k = np.clip(np.ceil(eps / self.h) - self.k_lo, 0, self.p.size).astype(np.int64)
         return np.maximum(low, self._envelope_at(k))
 
-    def _invert(self, target: np.ndarray, threads: int) -> np.ndarray:
-        """Smallest eps with the uncharged curve <= target (+inf where target <= 0)."""
-        out = np.full(target.shape, np.inf)
-        ok = np.flatnonzero(target > 0)
-        out[ok] = self._top_profile.epsilon(np.ascontiguousarray(target[ok]), threads)
-        # At or below the top profile's floor the answer may lie lower on the grid: ask the whole profile.
-        low = ok[~(out[ok] > self._top_floor())]
-        if low.size:
-            out[low] = self._profile.epsilon(np.ascontiguousarray(target[low]), threads)
-        return out
-
     def epsilon(self, delta: np.ndarray, threads: int = 0) -> np.ndarray:
-        """Smallest eps whose charged bound is <= delta.
+        """Smallest eps whose charged bound is <= delta (pessimistic), or a certified lower bound on it.
 
-        Pessimistic: one scan down the grid for all deltas in C++ (``pld_charged_epsilon``: the
-        charge is constant on each open grid interval, so the first grid point from the top
-        where the charged curve exceeds delta fixes the interval, inverted there exactly).
-        Optimistic: the charged lower curve (``delta``, non-increasing) at every grid point picks
-        the first l_k where it is <= delta; on (l_{k-1}, l_k] the uncharged curve is inverted
-        (in C++) with that interval's charge, clamped to the interval.
+        One scan down the grid for all deltas in C++.  Pessimistic (``pld_charged_epsilon``): the
+        charge is constant on each open grid interval, so the first grid point from the top where
+        the charged curve exceeds delta fixes the interval, inverted there exactly.  Optimistic
+        (``pld_charged_lower_epsilon``, cpp/include/hockeystick/pld_epsilon_bracket.hpp): the
+        highest grid point where the charged lower curve exceeds delta fixes the interval (every
+        eps below it has true delta above the target), inverted there with that interval's charge.
         """
         given = np.asarray(delta, dtype=np.float64)
         want = np.ascontiguousarray(given.ravel())
-        if self.pessimistic:
-            return _core.pld_charged_epsilon(
-                self.p, self.k_lo, self.h, self.p_inf, self.shift, self._slack(), self.entry_error,
-                self.total_error, self.spectral_l2, self.inverse_error, want).reshape(given.shape)
-        scale = 1.0 - self._slack()
-        if self.total_error == 0.0:
-            return self._invert((want - self.shift) / scale, threads).reshape(given.shape)
-        result = np.full(want.shape, -np.inf)  # every eps qualifies unless a grid point says otherwise
-        grid = self.losses
-        # delta at the grid points is the envelope there (non-increasing): the first k with
-        # envelope <= want, searched from loss 0 up, and over the whole grid where that is k = _top.
-        k = self._top + np.searchsorted(-self._lower_envelope_top, -want, side="left")
-        low = (k == self._top) & (self._top > 0)
-        if low.any():
-            k[low] = np.searchsorted(-self._lower_envelope, -want[low], side="left")
-        ok = k < grid.size
-        result[~ok] = grid[-1] if grid.size else np.inf
-        idx, kk = np.flatnonzero(ok), k[ok]
-        charge = self._charge_above(self.p.size - kk)
-        eps = self._invert((want[idx] - self.shift + 2.0 * charge) / scale, threads)
-        lower_end = np.where(kk > 0, grid[np.maximum(kk - 1, 0)], -np.inf)
-        result[idx] = np.clip(eps, lower_end, grid[kk])
-        return result.reshape(given.shape)
+        scan = _core.pld_charged_epsilon if self.pessimistic else _core.pld_charged_lower_epsilon
+        return scan(self.p, self.k_lo, self.h, self.p_inf, self.shift, self._slack(), self.entry_error,
+                    self.total_error, self.spectral_l2, self.inverse_error, want).reshape(given.shape)
 
     def log_mgf(self, lam: np.ndarray) -> np.ndarray:
         """log sum_k p_k e^{lam l_k} for each lam (the finite part; a sub-probability)."""

@@ -1,0 +1,164 @@
+"""PLD at grid scale (issue 18): goals G1-G3b, short bodies for CI, a side-by-side run by hand.
+
+    HOCKEYSTICK_BENCH_FULL=1 pytest bench/bench_pld_grid.py --benchmark-enable --benchmark-only
+    python bench/bench_pld_grid.py            # interleaved CPU times vs dp_accounting, load average quoted
+
+G1  grid sigma x q x rounds x eps through ``pld_subsampled_gaussian`` (accuracy=1e-2);
+    full here: a 4000-point slice of the 10^6-point grid (points per CPU second, scaled).
+G2  sigma and rounds calibration through PLD for arrays of targets (delta = 1e-5).
+G3  W2 (q = 0.01, sigma = 1, 10^4 rounds) certified bracket <= 1e-3 through accuracy=1e-3.
+G3b W3 (q = 0.001, sigma = 0.8, 10^5 rounds) the same.
+G4  is tests/test_embed_pld_example.py (C++ with FFTW vs the facade).
+Short sizes run in CI (seconds) as smoke tests; each body checks its brackets.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+import numpy as np
+
+import hockeystick.pld as pld
+from hockeystick.calibrate import calibrate
+from hockeystick.pld import round_cache
+
+DELTA = 1e-5
+W2 = dict(sigma=1.0, sampling_rate=0.01, rounds=10_000)
+W3 = dict(sigma=0.8, sampling_rate=0.001, rounds=100_000)
+
+
+def g1_slice(n_sigma: int, n_q: int, n_rounds: int, n_eps: int) -> tuple[np.ndarray, np.ndarray]:
+    """A slice of G1's grid (sigma log 0.5-5, q log 1e-4-0.1, rounds log 10-1e5, eps 0.5-10): eps brackets."""
+    def spread(values: np.ndarray, n: int) -> np.ndarray:  # n of them, evenly spaced; one: the middle one
+        return values[len(values) // 2:][:1] if n == 1 else values[::len(values) // n][:n]
+
+    sigma = spread(np.logspace(np.log10(0.5), np.log10(5), 50), n_sigma)
+    q = spread(np.logspace(-4, -1, 20), n_q)
+    rounds = spread(np.round(np.logspace(1, 5, 50)), n_rounds)
+    eps = np.linspace(0.5, 10, n_eps)
+    acc = pld.SubsampledGaussianPLD(sigma=sigma[:, None, None, None], sampling_rate=q[None, :, None, None],
+                                    rounds=rounds[None, None, :, None], accuracy=1e-2)
+    return acc.delta(eps[None, None, None, :], bound="both")
+
+
+def g2_targets(n: int) -> dict[str, np.ndarray]:
+    if n == 1:  # the short (CI) target: moderate rounds, so the calibration takes seconds
+        return dict(sampling_rate=np.array([0.01]), rounds=np.array([300.0]), epsilon=np.array([1.0]))
+    rng = np.random.default_rng(0)
+    return dict(sampling_rate=10 ** rng.uniform(-3, -1, n), rounds=np.round(10 ** rng.uniform(2, 4, n)),
+                epsilon=rng.uniform(1, 8, n))
+
+
+def g3(workload: dict, accuracy: float) -> tuple[float, float]:
+    """Cold: the one-round discretization kept from an earlier call is dropped first."""
+    round_cache.clear()
+    return pld.SubsampledGaussianPLD(**workload, accuracy=accuracy).epsilon(DELTA, bound="both")
+
+
+def dp_accounting_epsilon(sigma: float, sampling_rate: float, rounds: int, h: float = 1e-4) -> float:
+    import dp_accounting
+    from dp_accounting.pld import pld_privacy_accountant
+
+    acc = pld_privacy_accountant.PLDAccountant(value_discretization_interval=h)
+    acc.compose(dp_accounting.dp_event.PoissonSampledDpEvent(
+        sampling_rate, dp_accounting.dp_event.GaussianDpEvent(sigma)), int(rounds))
+    return acc.get_epsilon(DELTA)
+
+
+def test_g1_grid_slice(benchmark, size):
+    n = size(1, 0)
+    lo, up = benchmark(lambda: g1_slice(5 if n else 1, 4 if n else 1, 10 if n else 2, 20 if n else 3))
+    assert np.all(lo <= up) and np.all(up <= 1.0) and np.all(lo >= 0.0)
+
+
+def test_g2_sigma_calibration(benchmark, size):
+    t = g2_targets(size(50, 1))
+    sigma = benchmark(lambda: calibrate("pld_subsampled_gaussian", "sigma", delta=DELTA, **t))
+    got = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=t["sampling_rate"], rounds=t["rounds"])
+    assert np.all(got.delta(t["epsilon"]) <= DELTA)  # re-checked on the certified upper side
+
+
+def test_g2_rounds_calibration(benchmark, size):
+    t = g2_targets(size(50, 1))
+    t.pop("rounds")
+    rounds = benchmark(lambda: calibrate("pld_subsampled_gaussian", "rounds", delta=DELTA, sigma=1.0, **t))
+    got = pld.SubsampledGaussianPLD(sigma=1.0, sampling_rate=t["sampling_rate"], rounds=rounds)
+    assert np.all(got.delta(t["epsilon"]) <= DELTA)
+
+
+def test_g3_w2_accuracy(benchmark, size):
+    lo, up = benchmark(lambda: g3({**W2, "rounds": size(10_000, 100)}, 1e-3))
+    assert 0 <= up - lo <= 1e-3
+
+
+def test_g3b_w3_accuracy(benchmark, size):
+    lo, up = benchmark(lambda: g3({**W3, "rounds": size(100_000, 1000)}, 1e-3))
+    assert 0 <= up - lo <= 1e-3
+
+
+def _cpu(f, repeats: int) -> tuple[float, object]:
+    times, out = [], None
+    for _ in range(repeats):
+        start = time.process_time()
+        out = f()
+        times.append(time.process_time() - start)
+    return float(np.median(times)), out
+
+
+def g1_report() -> None:
+    """G1 on a 4000-point slice (every 10th sigma, 5th q, 5th rounds value; all 20 eps), block by block."""
+    sigma = np.logspace(np.log10(0.5), np.log10(5), 50)[::10]
+    q = np.logspace(-4, -1, 20)[::5]
+    rounds = np.round(np.logspace(1, 5, 50))[::5]
+    eps = np.linspace(0.5, 10, 20)
+    done = refused = 0
+    spent = 0.0
+    worst = 0.0
+    for s in sigma:  # one sigma at a time: a refused corner (memory cap) refuses its own block only
+        for qi in q:
+            start = time.process_time()
+            try:
+                lo, up = pld.SubsampledGaussianPLD(sigma=s, sampling_rate=qi, rounds=rounds[:, None],
+                                                   accuracy=1e-2).delta(eps[None, :], bound="both")
+                done += lo.size
+                worst = max(worst, float(np.max((up - lo) / np.maximum(up, 1e-300))))
+            except ValueError as e:
+                refused += rounds.size * eps.size
+                print(f"G1 refused sigma={s:.3g} q={qi:.3g}: {str(e)[:90]}...")
+            spent += time.process_time() - start
+    print(f"G1 slice: {done} points answered, {refused} refused, in {spent:.1f} CPU s "
+          f"({done / max(spent, 1e-9):.1f} points/s; 10^6 points at that rate ~{1e6 / max(done, 1) * spent:.0f} "
+          f"CPU s); largest relative delta bracket {worst:.2g}")
+
+
+def main(goals: list[str]) -> None:
+    """``python bench/bench_pld_grid.py [G1] [G2] [G3]`` (all by default)."""
+    goals = goals or ["G1", "G2", "G3"]
+    print(f"load average {os.getloadavg()}, {os.cpu_count()} cores; CPU seconds, medians, interleaved")
+    for name, w in (("G3 W2", W2), ("G3b W3", W3)) if "G3" in goals else ():
+        g3(w, 1e-3)  # warm
+        ours, theirs = [], []
+        for _ in range(3):  # interleaved
+            ours.append(_cpu(lambda: g3(w, 1e-3), 1))
+            theirs.append(_cpu(lambda: dp_accounting_epsilon(**w), 1))
+        t_ours, (lo, up) = float(np.median([o[0] for o in ours])), ours[-1][1]
+        t_dp, eps_dp = float(np.median([o[0] for o in theirs])), theirs[-1][1]
+        print(f"{name}: hockeystick accuracy=1e-3 {t_ours:.3f} s [{lo:.5f}, {up:.5f}] (width {up - lo:.1e}); "
+              f"dp_accounting h=1e-4 {t_dp:.3f} s eps {eps_dp:.5f}; ratio {t_dp / t_ours:.1f}x")
+    if "G1" in goals:
+        g1_report()
+    for what in ("sigma", "rounds") if "G2" in goals else ():
+        t = g2_targets(20)
+        if what == "rounds":
+            t.pop("rounds")
+        start = time.process_time()
+        calibrate("pld_subsampled_gaussian", what, delta=DELTA, **({"sigma": 1.0} if what == "rounds" else {}), **t)
+        spent = time.process_time() - start
+        print(f"G2 {what}: 20 targets in {spent:.1f} CPU s (1000 would take ~{spent * 50:.0f} CPU s)")
+    print(f"load average {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,147 @@
+// Binding of the PLD composition (pld_compose.hpp) with scipy.fft as its FFT backend.
+//
+// The composition runs in C++ with the GIL released; the backend re-acquires the GIL only
+// around its scipy.fft.rfft / irfft call, made on numpy views of the core's own buffers
+// (batched along axis 1, threads with `workers`), so every formula of the composition
+// lives in the header and the FFT in scipy.
+#include <hockeystick/pld_compose.hpp>
+#include <hockeystick/pld_epsilon_bracket.hpp>
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "elementwise.hpp"
+
+namespace py = pybind11;
+using hockeystick_bindings::input_array;
+namespace pld = hockeystick::pld;
+
+namespace {
+
+// scipy.fft's rfft / irfft along the last axis of a (rows, n) view; workers None: one thread
+// for one row, all cores (-1) for several.
+class ScipyFft final : public pld::RealFftBackend {
+   public:
+    explicit ScipyFft(py::object workers) : workers_(std::move(workers)) {
+        py::module_ fft = py::module_::import("scipy.fft");
+        rfft_ = fft.attr("rfft");
+        irfft_ = fft.attr("irfft");
+    }
+
+    void forward(std::int64_t rows, std::int64_t n, const double* in, std::complex<double>* out) override {
+        py::gil_scoped_acquire acquire;
+        const py::array_t<double> view({rows, n}, {n * 8, std::int64_t(8)}, in, py::capsule(in, [](void*) {}));
+        const auto spec = py::array_t<std::complex<double>, py::array::c_style | py::array::forcecast>(
+            rfft_(view, py::arg("axis") = -1, py::arg("workers") = workers(rows)));
+        std::memcpy(out, spec.data(), sizeof(std::complex<double>) * rows * (n / 2 + 1));
+    }
+
+    void inverse(std::int64_t rows, std::int64_t n, std::complex<double>* in, double* out) override {
+        py::gil_scoped_acquire acquire;
+        const std::int64_t bins = n / 2 + 1;
+        const py::array_t<std::complex<double>> view({rows, bins}, {bins * 16, std::int64_t(16)}, in,
+                                                     py::capsule(in, [](void*) {}));
+        const auto sig = input_array(irfft_(view, py::arg("n") = n, py::arg("axis") = -1,
+                                            py::arg("workers") = workers(rows)));
+        std::memcpy(out, sig.data(), sizeof(double) * rows * n);
+    }
+
+   private:
+    py::object workers(std::int64_t rows) const {
+        return workers_.is_none() && rows > 1 ? py::int_(-1) : workers_;
+    }
+    py::object workers_, rfft_, irfft_;
+};
+
+py::array_t<double> owned_array(std::vector<double>&& v) {
+    auto* heap = new std::vector<double>(std::move(v));
+    py::capsule owner(heap, [](void* ptr) { delete static_cast<std::vector<double>*>(ptr); });
+    return py::array_t<double>(static_cast<py::ssize_t>(heap->size()), heap->data(), owner);
+}
+
+py::list compose_many(const std::vector<input_array>& masses, const std::vector<std::int64_t>& k_lo,
+                      const std::vector<double>& p_inf, double h,
+                      const std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>& items,
+                      bool pessimistic, double tail, std::int64_t max_points, py::object workers) {
+    if (masses.size() != k_lo.size() || masses.size() != p_inf.size())
+        throw py::value_error("internal: one k_lo and one p_inf per factor");
+    std::vector<pld::PmfView> factors(masses.size());
+    for (std::size_t f = 0; f < masses.size(); ++f) {
+        if (masses[f].ndim() != 1) throw py::value_error("internal: a factor's masses must be one-dimensional");
+        factors[f] = {masses[f].data(), static_cast<std::int64_t>(masses[f].size()), k_lo[f], p_inf[f]};
+    }
+    std::vector<std::vector<pld::Term>> terms(items.size());
+    for (std::size_t i = 0; i < items.size(); ++i)
+        for (const auto& [f, c] : items[i]) terms[i].push_back({f, c});
+    ScipyFft fft(std::move(workers));
+    std::vector<pld::ComposedPMF> done;
+    {
+        py::gil_scoped_release release;
+        try {
+            done = pld::compose_many(factors, h, terms, pessimistic, tail, max_points, fft);
+        } catch (const std::length_error& e) {
+            py::gil_scoped_acquire acquire;
+            throw py::value_error(std::string(e.what()) +
+                                  "; coarsen the grid (a larger value_discretization_interval or accuracy) or "
+                                  "raise max_points (hockeystick.pld.compose.DEFAULT_MAX_POINTS)");
+        } catch (const std::invalid_argument& e) {
+            py::gil_scoped_acquire acquire;
+            throw py::value_error(e.what());
+        }
+    }
+    py::list out;
+    for (pld::ComposedPMF& r : done) {
+        py::dict d;
+        d["k_lo"] = r.k_lo;
+        d["p_inf"] = r.p_inf;
+        d["shift"] = r.shift;
+        d["entry_error"] = r.entry_error;
+        d["total_error"] = r.total_error;
+        d["spectral_l2"] = r.spectral_l2;
+        d["inverse_error"] = r.inverse_error;
+        d["p"] = owned_array(std::move(r.p));
+        out.append(d);
+    }
+    return out;
+}
+
+}  // namespace
+
+void register_pld_compose(py::module_& m) {
+    m.def("pld_compose_many", &compose_many, py::arg("masses"), py::arg("k_lo"), py::arg("p_inf"), py::arg("h"),
+          py::arg("items"), py::arg("pessimistic"), py::arg("tail"), py::arg("max_points"),
+          py::arg("workers") = py::none(),
+          "Composes each item (a list of (factor index, count)) of grid PMFs on grid h; scipy.fft transforms.");
+    m.def("pld_fft_length", &pld::fft_length, py::arg("width"));
+    // The optimistic side's epsilon of a charged PMF (pld_epsilon_bracket.hpp), all deltas in one scan.
+    m.def("pld_charged_lower_epsilon", [](input_array p, std::int64_t k_lo, double h, double p_inf, double shift,
+                                          double slack, double entry, double total, double l2, double inverse,
+                                          input_array delta) {
+        if (p.ndim() != 1) throw py::value_error("internal: the PMF must be one-dimensional");
+        for (py::ssize_t i = 0; i < delta.size(); ++i)
+            if (std::isnan(delta.data()[i])) throw py::value_error("delta must not be NaN");
+        const pld::GridCharges ch{shift, slack, entry, total, l2, inverse};
+        py::array_t<double> out(delta.size());
+        const double* pp = p.data();
+        const double* dd = delta.data();
+        double* dst = out.mutable_data();
+        const std::int64_t n = static_cast<std::int64_t>(p.size()), m = static_cast<std::int64_t>(delta.size());
+        {
+            py::gil_scoped_release release;
+            pld::charged_lower_epsilon(pp, n, k_lo, h, p_inf, ch, dd, m, dst);
+        }
+        return out;
+    }, py::arg("p"), py::arg("k_lo"), py::arg("h"), py::arg("p_inf"), py::arg("shift"), py::arg("slack"),
+       py::arg("entry_error"), py::arg("total_error"), py::arg("spectral_l2"), py::arg("inverse_error"),
+       py::arg("delta"));
+}

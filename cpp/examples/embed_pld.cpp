@@ -1,0 +1,78 @@
+// Embedding the PLD composition without Python, with FFTW as the FFT backend:
+//   c++ -std=c++17 -O2 -I cpp/include cpp/examples/embed_pld.cpp -lfftw3 -o embed_pld
+// (FFTW from the system's package manager, e.g. apt-get install libfftw3-dev; it is not part
+// of hockeystick.)  Prints the certified epsilon bracket of
+//   "poisson": 10^4 rounds of the Poisson-subsampled Gaussian (sigma 1, rate 0.01), delta 1e-5;
+//   "gaussian": 100 rounds of the Gaussian mechanism (sigma 10), delta 1e-5, whose exact value
+//               is known in closed form (theta_radius: the example prints it too).
+#include <hockeystick/hockeystick.hpp>
+#include <hockeystick/pld_compose.hpp>
+#include <hockeystick/pld_epsilon_bracket.hpp>
+
+#include <fftw3.h>
+
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <cstdio>
+#include <vector>
+
+namespace pld = hockeystick::pld;
+
+// The backend interface (pld_fft_backend.hpp) on FFTW's batched r2c / c2r plans.
+class FftwBackend final : public pld::RealFftBackend {
+   public:
+    void forward(std::int64_t rows, std::int64_t n, const double* in, std::complex<double>* out) override {
+        const int len = static_cast<int>(n), bins = static_cast<int>(n / 2 + 1);
+        // FFTW_ESTIMATE plans without touching the arrays; an r2c plan leaves its input intact.
+        fftw_plan plan = fftw_plan_many_dft_r2c(1, &len, static_cast<int>(rows), const_cast<double*>(in), nullptr,
+                                                1, len, reinterpret_cast<fftw_complex*>(out), nullptr, 1, bins,
+                                                FFTW_ESTIMATE);
+        fftw_execute(plan);
+        fftw_destroy_plan(plan);
+    }
+    void inverse(std::int64_t rows, std::int64_t n, std::complex<double>* in, double* out) override {
+        const int len = static_cast<int>(n), bins = static_cast<int>(n / 2 + 1);
+        fftw_plan plan = fftw_plan_many_dft_c2r(1, &len, static_cast<int>(rows), reinterpret_cast<fftw_complex*>(in),
+                                                nullptr, 1, bins, out, nullptr, 1, len, FFTW_ESTIMATE);
+        fftw_execute(plan);
+        fftw_destroy_plan(plan);
+        const double scale = 1.0 / static_cast<double>(n);
+        for (std::int64_t i = 0; i < rows * n; ++i) out[i] *= scale;
+    }
+};
+
+// The certified bracket of `rounds` rounds of the subsampled Gaussian on grid h.
+void print_bracket(const char* name, double sigma, double q, std::int64_t rounds, double delta, double h) {
+    const double tail = pld::kDefaultCompositionTail;
+    std::vector<pld::GridPMF> upper, lower;
+    for (const bool remove : {true, false}) {
+        if (!remove && q == 1.0) break;  // the Gaussian mechanism is symmetric: one direction
+        const pld::Cells cells = pld::subsampled_gaussian_cells(sigma, q, remove, h, tail, std::int64_t(1) << 26);
+        upper.push_back(pld::pessimistic_pmf(cells));
+        lower.push_back(pld::optimistic_pmf(cells));
+    }
+    std::vector<pld::PmfView> up_views, low_views;
+    std::vector<std::vector<pld::Term>> items;
+    for (std::size_t d = 0; d < upper.size(); ++d) {
+        up_views.push_back(pld::factor_view(upper[d], true));
+        low_views.push_back(pld::factor_view(lower[d], false));
+        items.push_back({{static_cast<std::int64_t>(d), rounds}});
+    }
+    FftwBackend fft;
+    const std::int64_t max_points = std::int64_t(1) << 27;
+    const auto composed_up = pld::compose_many(up_views, h, items, true, tail, max_points, fft);
+    const auto composed_low = pld::compose_many(low_views, h, items, false, tail, max_points, fft);
+    double lo = 0.0, hi = 0.0;
+    pld::epsilon_bracket(composed_up, composed_low, delta, lo, hi);
+    std::printf("%s %.17g %.17g %lld %.17g %.17g %.17g %.17g\n", name, sigma, q, static_cast<long long>(rounds), h,
+                delta, lo, hi);
+}
+
+int main() {
+    print_bracket("poisson", 1.0, 0.01, 10000, 1e-5, 1e-4);
+    print_bracket("gaussian", 10.0, 1.0, 100, 1e-5, 1e-3);
+    // Exact: T rounds of the Gaussian mechanism are one with sigma / sqrt(T) (theta_epsilon).
+    std::printf("exact_gaussian %.17g\n", hockeystick::theta_epsilon(std::sqrt(100.0) / 10.0, 1e-5));
+    return 0;
+}

@@ -1,0 +1,410 @@
+// Composition of grid PMFs: one forward FFT per factor, a pointwise power, one inverse FFT,
+// with the truncation (aliasing) and round-off charged in the safe direction.
+//
+// The losses of independent rounds add, so the composed PLD is the convolution of the
+// per-round PMFs (pessimistic with pessimistic, optimistic with optimistic; composition
+// preserves both orders, by Blackwell's theorem for the connect-the-dots pairs and by
+// coupling for rounded ones; Doroshenko, Ghazi, Kamath, Kumar, Manurangsi, PETS 2022,
+// Sec. 4).  The finite parts convolve; the mass at +infinity composes as
+// 1 - prod_i (1 - p_inf,i)^c_i.
+//
+// Window.  The support of a T-fold composition is T times wider than one round, so the
+// output is cut to grid indices [a, b] where Chernoff bounds on the composed finite part
+// (computed from the discretized PMFs, log-MGF rounded up: pld_hockey_stick.hpp),
+//     mass{S >= b h} <= exp(K(lam) - lam b h),   mass{S <= a h} <= exp(K(-lam) + lam a h),
+//     K(lam) = sum_i c_i log sum_k p_ik e^{lam l_ik},
+// are at most `tail` each (lam tried on a fixed ladder around the Gaussian optimum
+// z / s, z = sqrt(2 log(1/tail)), s the composed standard deviation; any lam is valid).
+// The FFT length M >= window is a fast size (fft_length); circular convolution folds
+// the outside mass into the M points, of which the window is kept.  Pessimistic side:
+// the mass above the window is charged to +infinity, and so is the mass below it when
+// M > window (it may fold above the window; folded into it, it only adds).  Optimistic
+// side: both bounds are subtracted (a negative `shift`).
+//
+// Round-off.  Each transform's output entries are off by at most 8 u ceil(log2 M) times
+// the l1 norm of its input (pld_fft_backend.hpp); with delta_i that bound for factor i,
+// the spectrum error obeys |dY_k| <= prod (|X_ik| + delta_i)^c_i - prod |X_ik|^c_i, plus
+// the rounding of the power taken in polar form (2 u sum c_i (|log|X_ik|| + pi + 2)
+// relative).  Per output entry the error is at most (1/M) sum_k |dY_k| plus the inverse
+// transform's own (8 u ceil(log2 M) ||Y||_1 / M); in Euclidean norm the first part is at
+// most ||dY||_2 / sqrt(M) (Parseval).  The result carries four numbers (ComposedPMF) from
+// which delta(eps) is charged: entry_error per grid point above eps, capped by
+// total_error and by spectral_l2 sqrt(n) + inverse_error n (Cauchy-Schwarz over n points
+// with weights in [0, 1]); pld_hockey_stick.hpp's charged_epsilon and the facade's
+// GridPMF apply them (added on the pessimistic side, twice subtracted on the optimistic
+// side, where negative entries are clipped to 0).
+//
+// Frequencies whose perturbed power sum_i c_i log(|X_ik| + delta_i) is below -746 underflow
+// to exactly 0 (their power and its error bound alike) and are skipped: after many rounds
+// the live bins are a narrow low-frequency band (|X_k|^T ~ exp(-T var w_k^2 / 2)).
+//
+// Domain: all factors on one grid h, counts >= 0 (0 ignored), at least one positive count;
+// a window above max_points grid points throws std::length_error before anything is
+// allocated for it.  Memory of one batch: about 32 bytes per FFT point of every row
+// (signal, spectrum, output) plus the kept windows; batches hold at most group_cells
+// doubles per array.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "pld_connect_dots.hpp"
+#include "pld_fft_backend.hpp"
+#include "pld_hockey_stick.hpp"
+
+namespace hockeystick {
+namespace pld {
+
+// One factor: masses p[0..n) at losses (k_lo + k) h, p_inf at +infinity (not owned).
+struct PmfView {
+    const double* p = nullptr;
+    std::int64_t n = 0;
+    std::int64_t k_lo = 0;
+    double p_inf = 0.0;
+};
+
+// A discretized mechanism's PMF as a factor.  On the pessimistic side every bit of mass must be
+// carried: a deficit 1 - sum p - p_inf left by round-off goes to +infinity (as the facade's
+// mechanisms._factor does).
+inline PmfView factor_view(const GridPMF& pmf, bool pessimistic) {
+    PmfView v{pmf.p.data(), static_cast<std::int64_t>(pmf.p.size()), pmf.k_lo, pmf.p_inf};
+    if (pessimistic) {
+        double mass = 0.0, carry = 0.0;  // Neumaier's compensated sum: the deficit is not the sum's round-off
+        for (const double x : pmf.p) {
+            const double t = mass + x;
+            carry += std::fabs(mass) >= std::fabs(x) ? (mass - t) + x : (x - t) + mass;
+            mass = t;
+        }
+        mass += carry;
+        const double deficit = 1.0 - mass - pmf.p_inf;
+        if (deficit > 0.0) v.p_inf += deficit;
+    }
+    return v;
+}
+
+// `count` independent copies of factor number `factor`.
+struct Term {
+    std::int64_t factor = 0;
+    std::int64_t count = 0;
+};
+
+// A composed PMF and its charges (see the opening comment; the facade's pmf.GridPMF).
+struct ComposedPMF {
+    std::int64_t k_lo = 0;
+    double h = 0.0;
+    std::vector<double> p;
+    double p_inf = 0.0;
+    double shift = 0.0;
+    bool pessimistic = true;
+    double entry_error = 0.0, total_error = 0.0;
+    double spectral_l2 = std::numeric_limits<double>::infinity(), inverse_error = 0.0;
+};
+
+constexpr double kDefaultCompositionTail = 1e-15;
+constexpr double kLogUnderflow = -746.0;  // exp(x) is exactly 0 in double precision below this
+constexpr std::int64_t kDirectWindow = 4096;  // full supports up to this wide are kept whole
+// Batches of fewer items run their per-bin loop on one thread: the two directions of one PLD
+// gain less than an OpenMP team costs (its idle spinning is CPU time) on a shared machine.
+constexpr std::int64_t kParallelItems = 4;
+
+// Where one composition's output lives: grid indices a_idx .. a_idx + width - 1, what the cut costs.
+struct Window {
+    std::vector<Term> terms;  // positive counts only
+    std::int64_t lo_full = 0, a_idx = 0, width = 0;
+    double p_inf = 0.0, charge_above = 0.0, charge_below = 0.0;
+};
+
+namespace detail {
+
+inline double finite_mass(const PmfView& f) {
+    double s = 0.0;
+    for (std::int64_t k = 0; k < f.n; ++k) s += f.p[k];
+    // Rounded up by the sum's own error bound (n u relative): it only scales an error bound.
+    return s * (1.0 + (static_cast<double>(f.n) + 1.0) * 0.5 * std::numeric_limits<double>::epsilon());
+}
+
+// Losses (bottom, top): composed finite mass below bottom and above top each <= tail.
+inline void chernoff_edges(const std::vector<PmfView>& factors, double h, const std::vector<Term>& terms,
+                           double tail, double& bottom, double& top) {
+    constexpr int ladder = 13;
+    double lam_factor[ladder];
+    for (int i = 0; i < 8; ++i) lam_factor[i] = std::pow(10.0, -4.0 + 0.5 * i);  // logspace(-4, -0.5, 8)
+    const double big[] = {0.5, 0.7, 1.0, 1.4, 2.0};
+    for (int i = 0; i < 5; ++i) lam_factor[8 + i] = big[i];
+    double var = 0.0;
+    for (const Term& t : terms) {
+        const PmfView& f = factors[t.factor];
+        var += static_cast<double>(t.count) * grid_loss_variance(f.p, f.n, h);
+    }
+    const double z = std::sqrt(2.0 * std::log(1.0 / tail));
+    double both[2 * ladder];
+    for (int i = 0; i < ladder; ++i) {
+        both[i] = lam_factor[i] * z / std::sqrt(std::max(var, 1e-300));
+        both[ladder + i] = -both[i];
+    }
+    double k_both[2 * ladder] = {};
+    double one[2 * ladder];
+    for (const Term& t : terms) {
+        const PmfView& f = factors[t.factor];
+        grid_log_mgf(f.p, f.n, f.k_lo, h, both, 2 * ladder, one);
+        for (int i = 0; i < 2 * ladder; ++i) k_both[i] += static_cast<double>(t.count) * one[i];
+    }
+    const double log_tail = std::log(tail);
+    top = std::numeric_limits<double>::infinity();
+    bottom = -std::numeric_limits<double>::infinity();
+    for (int i = 0; i < ladder; ++i) {
+        top = std::min(top, (k_both[i] - log_tail) / both[i]);
+        bottom = std::max(bottom, (log_tail - k_both[ladder + i]) / both[i]);
+    }
+}
+
+// numpy's floored modulus (result in [0, b) for b > 0).
+inline double floored_mod(double a, double b) {
+    double r = std::fmod(a, b);
+    if (r != 0.0 && ((r < 0.0) != (b < 0.0))) r += b;
+    return r;
+}
+
+}  // namespace detail
+
+// The window of one item; throws std::invalid_argument / std::length_error outside the domain.
+inline Window composition_window(const std::vector<PmfView>& factors, double h, const std::vector<Term>& terms,
+                                 double tail, std::int64_t max_points) {
+    Window w;
+    for (const Term& t : terms) {
+        if (t.count < 0) throw std::invalid_argument("compose: counts must be >= 0");
+        if (t.factor < 0 || t.factor >= static_cast<std::int64_t>(factors.size()))
+            throw std::invalid_argument("compose: factor index out of range");
+        if (t.count > 0) w.terms.push_back(t);
+    }
+    if (w.terms.empty()) throw std::invalid_argument("compose needs at least one factor with a positive count");
+    double log_finite = 0.0;
+    double lo = 0.0, hi = 0.0;  // in double: a count times a grid offset may exceed int64
+    for (const Term& t : w.terms) {
+        const PmfView& f = factors[t.factor];
+        if (f.n < 1) throw std::invalid_argument("compose: a factor has no grid points");
+        const double c = static_cast<double>(t.count);
+        log_finite += f.p_inf < 1.0 ? c * std::log1p(-f.p_inf) : -std::numeric_limits<double>::infinity();
+        lo += c * static_cast<double>(f.k_lo);
+        hi += c * static_cast<double>(f.k_lo + f.n - 1);
+    }
+    if (!(std::fabs(lo) < 9e15 && std::fabs(hi) < 9e15))
+        throw std::length_error("the composed loss grid spans more than 9e15 grid points");
+    w.p_inf = -std::expm1(log_finite);
+    const std::int64_t lo_full = static_cast<std::int64_t>(lo), hi_full = static_cast<std::int64_t>(hi);
+    std::int64_t a_idx = lo_full, b_idx = hi_full;
+    if (hi_full - lo_full + 1 > kDirectWindow) {
+        double bottom = 0.0, top = 0.0;
+        detail::chernoff_edges(factors, h, w.terms, tail, bottom, top);
+        const double top_idx = std::ceil(top / h), bottom_idx = std::floor(bottom / h);
+        // Clamped to the full support (an edge at -inf or +inf: no finite mass to speak of, e.g.
+        // every factor's mass at +infinity); if the two edges cross, the finite mass is at most
+        // 2 tail and both are charged: one grid point is kept.
+        if (top_idx < static_cast<double>(hi_full)) {
+            b_idx = static_cast<std::int64_t>(std::max(top_idx, static_cast<double>(lo_full)));
+            w.charge_above = tail;
+        }
+        if (bottom_idx > static_cast<double>(lo_full)) {
+            a_idx = static_cast<std::int64_t>(std::min(bottom_idx, static_cast<double>(hi_full)));
+            w.charge_below = tail;
+        }
+        a_idx = std::min(a_idx, b_idx);
+    }
+    w.lo_full = lo_full;
+    w.a_idx = a_idx;
+    w.width = b_idx - a_idx + 1;
+    if (w.width > max_points)
+        throw std::length_error("the composed loss window needs " + std::to_string(w.width) +
+                                " grid points (max_points=" + std::to_string(max_points) + ")");
+    return w;
+}
+
+// Composes the items of one batch on a common FFT length m (>= every window).
+inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factors, double h,
+                                              const std::vector<const Window*>& windows, std::int64_t m,
+                                              bool pessimistic, RealFftBackend& fft) {
+    constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
+    constexpr double two_pi = 6.283185307179586;
+    constexpr double pi = 3.141592653589793;
+    const std::int64_t bins = m / 2 + 1;
+    const double stages = std::max(1.0, std::ceil(std::log2(static_cast<double>(m))));
+    const double fft_err = 8.0 * u * stages;
+    const std::int64_t items = static_cast<std::int64_t>(windows.size());
+    // One row per distinct factor of the batch: items sharing a factor share its transform.
+    std::map<std::int64_t, std::int64_t> row_of;
+    for (const Window* w : windows)
+        for (const Term& t : w->terms) row_of.emplace(t.factor, static_cast<std::int64_t>(row_of.size()));
+    const std::int64_t rows = static_cast<std::int64_t>(row_of.size());
+    std::vector<std::complex<double>> spec(static_cast<std::size_t>(rows * bins));
+    std::vector<double> err(rows);
+    {
+        std::vector<double> signal(static_cast<std::size_t>(rows * m), 0.0);
+        for (const auto& [f, r] : row_of) {
+            const PmfView& pmf = factors[f];
+            double* row = signal.data() + r * m;
+            for (std::int64_t k0 = 0; k0 < pmf.n; k0 += m)  // aliased (folded mod m) when n > m
+                for (std::int64_t k = k0; k < std::min(pmf.n, k0 + m); ++k) row[k - k0] += pmf.p[k];
+            err[r] = fft_err * detail::finite_mass(pmf);
+        }
+        fft.forward(rows, m, signal.data(), spec.data());
+    }
+    std::vector<std::complex<double>> spectrum(static_cast<std::size_t>(items * bins));
+    std::vector<double> spec_l1(items), d_sum(items), d_sq(items);
+#pragma omp parallel for schedule(dynamic, 1) if (items >= kParallelItems)
+    for (std::int64_t i = 0; i < items; ++i) {
+        const std::vector<Term>& terms = windows[i]->terms;
+        const std::size_t nt = terms.size();
+        std::vector<std::int64_t> row(nt);
+        std::vector<double> count(nt), floor(nt);
+        double headroom = 1.0;
+        for (std::size_t j = 0; j < nt; ++j) {
+            row[j] = row_of.at(terms[j].factor);
+            count[j] = static_cast<double>(terms[j].count);
+            headroom += count[j] * std::log1p(err[row[j]]);
+        }
+        // |X| <= 1, so the other factors add at most c_j log1p(delta_j): a bin is live only
+        // if each factor alone clears the underflow bound less that headroom.
+        for (std::size_t j = 0; j < nt; ++j) floor[j] = std::exp((kLogUnderflow - headroom) / count[j]) - err[row[j]];
+        // The test |X| > floor without a square root where floor^2 is a normal number (no
+        // underflow in re^2 + im^2 can then flip it): |X|^2 > floor^2 (1 - 8u), widened by more
+        // than the rounding of both squares, so no bin the exact test keeps is dropped here (the
+        // kept ones still face the exact test on the perturbed power below).
+        std::vector<double> floor_sq(nt);
+        bool squares = true;
+        for (std::size_t j = 0; j < nt; ++j) {
+            floor_sq[j] = floor[j] > 0.0 ? floor[j] * floor[j] * (1.0 - 8.0 * u) : -1.0;
+            squares = squares && (floor[j] <= 0.0 || floor[j] > 1e-150);
+        }
+        double l1 = 0.0, ds = 0.0, dq = 0.0;
+        std::complex<double>* out = spectrum.data() + i * bins;
+        for (std::int64_t k = 0; k < bins; ++k) {
+            bool live = true;
+            for (std::size_t j = 0; j < nt && live; ++j) {
+                const std::complex<double> x = spec[row[j] * bins + k];
+                live = squares ? x.real() * x.real() + x.imag() * x.imag() > floor_sq[j] : std::abs(x) > floor[j];
+            }
+            if (!live) continue;
+            double log_mod = 0.0, log_mod_pert = 0.0, phase = 0.0, rel = 0.0;
+            for (std::size_t j = 0; j < nt; ++j) {
+                const std::complex<double> x = spec[row[j] * bins + k];
+                const double mod = std::abs(x);
+                const double lm = std::log(mod);
+                log_mod += count[j] * lm;
+                log_mod_pert += count[j] * std::log(mod + err[row[j]]);
+                phase += count[j] * std::arg(x);
+                rel += count[j] * ((std::isfinite(lm) ? std::fabs(lm) : 0.0) + pi + 2.0);
+            }
+            if (!(log_mod_pert > kLogUnderflow)) continue;
+            const double modulus = std::exp(log_mod);
+            const double angle = detail::floored_mod(phase, two_pi);
+            out[k] = std::complex<double>(modulus * std::cos(angle), modulus * std::sin(angle));
+            const double d = (std::exp(log_mod_pert) - modulus) + modulus * (2.0 * u * rel);
+            l1 += modulus;
+            ds += d;
+            dq += d * d;
+        }
+        spec_l1[i] = 2.0 * l1;
+        d_sum[i] = ds;
+        d_sq[i] = dq;
+    }
+    spec.clear();
+    spec.shrink_to_fit();
+    std::vector<double> signal(static_cast<std::size_t>(items * m));
+    fft.inverse(items, m, spectrum.data(), signal.data());
+    spectrum.clear();
+    spectrum.shrink_to_fit();
+    std::vector<ComposedPMF> result(items);
+    for (std::int64_t i = 0; i < items; ++i) {
+        const Window& w = *windows[i];
+        const double inverse = fft_err * spec_l1[i] / static_cast<double>(m);
+        const double spec_err_l2 = std::sqrt(2.0 * d_sq[i]);
+        ComposedPMF& r = result[i];
+        r.k_lo = w.a_idx;
+        r.h = h;
+        r.pessimistic = pessimistic;
+        r.entry_error = 2.0 * d_sum[i] / static_cast<double>(m) + inverse;
+        r.total_error = spec_err_l2 + fft_err * spec_l1[i];
+        r.spectral_l2 = spec_err_l2 / std::sqrt(static_cast<double>(m));
+        r.inverse_error = inverse;
+        // Only the window is kept: above it lies true mass (charged to +infinity already) and,
+        // when m exceeds the window, mass from below it wrapped around (charged now).
+        const std::int64_t start = ((w.a_idx - w.lo_full) % m + m) % m;
+        r.p.resize(w.width);
+        const double* row = signal.data() + i * m;
+        const std::int64_t first = std::min(w.width, m - start);  // the rest wraps to the front
+        for (std::int64_t k = 0; k < first; ++k) r.p[k] = std::max(row[start + k], 0.0);
+        for (std::int64_t k = first; k < w.width; ++k) r.p[k] = std::max(row[k - first], 0.0);
+        if (pessimistic) {
+            const double wrapped = m > w.width ? w.charge_below : 0.0;
+            r.p_inf = std::min(1.0, w.p_inf + w.charge_above + wrapped);
+        } else {
+            r.p_inf = w.p_inf;
+            r.shift = -(w.charge_above + w.charge_below);
+        }
+    }
+    return result;
+}
+
+// Every item's composition.  Items of one FFT length share batched transforms (at most
+// group_cells doubles per array per batch), and items of one batch sharing a factor share
+// its forward transform; each item's result is the same whether composed alone or batched.
+// An item that is one factor once is copied through (no transform, no charge).
+inline std::vector<ComposedPMF> compose_many(const std::vector<PmfView>& factors, double h,
+                                             const std::vector<std::vector<Term>>& items, bool pessimistic,
+                                             double tail, std::int64_t max_points, RealFftBackend& fft,
+                                             std::int64_t group_cells = std::int64_t(1) << 23) {
+    if (!(h > 0.0 && std::isfinite(h))) throw std::invalid_argument("compose: h must be positive and finite");
+    if (!(tail > 0.0 && tail < 1.0)) throw std::invalid_argument("compose: tail must lie in (0, 1)");
+    const std::int64_t n_items = static_cast<std::int64_t>(items.size());
+    std::vector<ComposedPMF> out(n_items);
+    std::vector<Window> windows(n_items);
+    std::map<std::int64_t, std::vector<std::int64_t>> by_length;
+    for (std::int64_t i = 0; i < n_items; ++i) {
+        windows[i] = composition_window(factors, h, items[i], tail, max_points);
+        const Window& w = windows[i];
+        if (w.terms.size() == 1 && w.terms[0].count == 1) {
+            const PmfView& f = factors[w.terms[0].factor];
+            out[i].k_lo = f.k_lo;
+            out[i].h = h;
+            out[i].p.assign(f.p, f.p + f.n);
+            out[i].p_inf = f.p_inf;
+            out[i].pessimistic = pessimistic;
+            continue;
+        }
+        by_length[fft_length(w.width)].push_back(i);
+    }
+    for (const auto& [m, members] : by_length) {
+        std::vector<const Window*> batch;
+        std::vector<std::int64_t> idx;
+        std::map<std::int64_t, bool> rows;
+        auto flush = [&] {
+            if (batch.empty()) return;
+            std::vector<ComposedPMF> done = compose_batch(factors, h, batch, m, pessimistic, fft);
+            for (std::size_t j = 0; j < idx.size(); ++j) out[idx[j]] = std::move(done[j]);
+            batch.clear();
+            idx.clear();
+            rows.clear();
+        };
+        for (const std::int64_t i : members) {
+            std::int64_t new_rows = 0;
+            for (const Term& t : windows[i].terms) new_rows += rows.count(t.factor) ? 0 : 1;
+            const std::int64_t cells = (static_cast<std::int64_t>(std::max(rows.size(), batch.size())) + new_rows + 1) * m;
+            if (!batch.empty() && cells > group_cells) flush();
+            batch.push_back(&windows[i]);
+            idx.push_back(i);
+            for (const Term& t : windows[i].terms) rows[t.factor] = true;
+        }
+        flush();
+    }
+    return out;
+}
+
+}  // namespace pld
+}  // namespace hockeystick

@@ -1,0 +1,61 @@
+// The FFT backend the PLD composition is written against (pld_compose.hpp).
+//
+// The core stays header-only and dependency-free: it never computes a Fourier
+// transform itself, it asks a backend for batched real transforms of one length n,
+//
+//   forward:  rows real signals x_r[0..n)          -> X_r[k] = sum_j x_r[j] e^{-2 pi i j k / n},
+//             k = 0 .. n/2 (the half spectrum of a real signal, n/2 + 1 bins per row);
+//   inverse:  rows half spectra Y_r[0..n/2]        -> y_r[j] = (1/n) sum_k Y_r[k] e^{2 pi i j k / n}
+//             (the real signal whose half spectrum is Y_r, normalized by 1/n),
+//
+// rows stored one after the other (row r of the real side at r n, of the spectrum at
+// r (n/2 + 1)).  These are numpy/scipy's rfft and irfft along the last axis, and FFTW's
+// r2c / c2r plans with the c2r output divided by n.  The Python facade plugs in scipy.fft
+// (cpp/bindings/register_pld_compose.cpp); cpp/examples/embed_pld.cpp plugs in FFTW.
+//
+// Error model the composition charges (pld_compose.hpp): every output entry of either
+// transform is a linear form of the input with unit-modulus weights computed by at most
+// ceil(log2 n) butterfly stages, so its absolute error is at most 8 u ceil(log2 n) times
+// the l1 norm of the input (u = 2^-53; 8 per stage is generous for Cooley-Tukey and
+// split-radix implementations such as pocketfft and FFTW).  A backend that cannot promise
+// this must not be plugged in.
+#pragma once
+
+#include <complex>
+#include <cstdint>
+
+namespace hockeystick {
+namespace pld {
+
+class RealFftBackend {
+   public:
+    virtual ~RealFftBackend() = default;
+    // in: rows * n doubles; out: rows * (n / 2 + 1) complex values.  in is not modified.
+    virtual void forward(std::int64_t rows, std::int64_t n, const double* in, std::complex<double>* out) = 0;
+    // in: rows * (n / 2 + 1) complex values (may be overwritten); out: rows * n doubles, scaled by 1/n.
+    virtual void inverse(std::int64_t rows, std::int64_t n, std::complex<double>* in, double* out) = 0;
+};
+
+// FFT lengths 2^a f (f in {1, 9/8, 5/4, 45/32, 3/2, 27/16, 15/8, 2}): 5-smooth, so fast for every
+// mixed-radix backend, at most 12.5 % apart, so a sweep's items fall on few lengths and share
+// batched transforms, while each item's length depends on itself alone (its result does not
+// depend on what it is batched with).  Widths up to 64 take the next 5-smooth number.
+inline std::int64_t fft_length(std::int64_t width) {
+    if (width <= 64) {
+        for (std::int64_t m = width < 1 ? 1 : width;; ++m) {
+            std::int64_t r = m;
+            for (const std::int64_t f : {2, 3, 5})
+                while (r % f == 0) r /= f;
+            if (r == 1) return m;
+        }
+    }
+    std::int64_t base = 1;
+    while (base * 2 <= width) base *= 2;  // 2^a <= width < 2^(a+1), a >= 6
+    static const std::int64_t num[] = {1, 9, 5, 45, 3, 27, 15, 2}, den[] = {1, 8, 4, 32, 2, 16, 8, 1};
+    for (int i = 0; i < 8; ++i)
+        if (base / den[i] * num[i] >= width) return base / den[i] * num[i];
+    return 2 * base;
+}
+
+}  // namespace pld
+}  // namespace hockeystick

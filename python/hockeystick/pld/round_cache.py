@@ -1,0 +1,73 @@
+"""Single-round subsampled-Gaussian PLDs kept between calls, in bounded memory.
+
+A calibration evaluates an accountant at many trial values and a sweep at many
+chunks; when only the rounds change (rounds calibration, a chunk of rounds values),
+every trial needs the same one-round discretization.  ``discretized`` returns it from
+here when some earlier call built it (least recently used entries are dropped once the
+kept grids exceed ``MAX_POINTS`` masses, 64 MB), so calibrating the rounds
+discretizes each (sigma, q) pair once, not once per trial.  Entries are immutable
+(``PrivacyLossDistribution.self_compose`` builds new objects around the same factors).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+import numpy as np
+
+from .distribution import PrivacyLossDistribution
+from .mechanisms import subsampled_gaussians
+
+MAX_POINTS = 1 << 23
+
+_lock = threading.Lock()
+_kept: OrderedDict[tuple, PrivacyLossDistribution] = OrderedDict()
+_points = 0
+
+
+def clear() -> None:
+    """Drops every kept PLD (benchmarks time a cold call with it)."""
+    global _points
+    with _lock:
+        _kept.clear()
+        _points = 0
+
+
+def _size(dist: PrivacyLossDistribution) -> int:
+    return sum(f.upper.p.size + (0 if f.lower is None else f.lower.p.size) for d in dist.directions for f in d)
+
+
+def discretized(pairs: list[tuple[float, float, float]], h: float, tail: float,
+                optimistic: bool) -> list[PrivacyLossDistribution]:
+    """One-round PLDs of the Poisson-subsampled Gaussian for each (sigma, q, sensitivity), on grid h.
+
+    Those not kept are built in one C++ call (``mechanisms.subsampled_gaussians``, parallel over
+    pairs); an entry with both sides also serves a request for the pessimistic side only.
+    """
+    global _points
+    found: dict[tuple[float, float, float], PrivacyLossDistribution] = {}
+    with _lock:
+        for pair in pairs:
+            for side in ((True,) if optimistic else (False, True)):
+                key = (*pair, h, tail, side)
+                if key in _kept:
+                    _kept.move_to_end(key)
+                    found[pair] = _kept[key]
+                    break
+    missing = [p for p in dict.fromkeys(pairs) if p not in found]
+    if missing:
+        s, q, c = (np.array(v) for v in zip(*missing))
+        built = subsampled_gaussians(s, q, sensitivity=c, value_discretization_interval=h, tail=tail,
+                                     optimistic=optimistic)
+        with _lock:
+            for pair, dist in zip(missing, built):
+                found[pair] = dist
+                key = (*pair, h, tail, optimistic)
+                if key not in _kept:
+                    _kept[key] = dist
+                    _points += _size(dist)
+            while _points > MAX_POINTS and len(_kept) > 1:
+                _, old = _kept.popitem(last=False)
+                _points -= _size(old)
+    return [found[p] for p in pairs]

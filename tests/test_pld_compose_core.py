@@ -1,0 +1,109 @@
+"""The C++ composition (pld_compose.hpp) behind pld.compose: FFT lengths, batching, the memory cap."""
+
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+import scipy.fft
+
+import hockeystick.pld as pld
+from hockeystick.pld import compose as pc
+
+
+def test_fft_length_is_a_fast_size_at_most_an_eighth_above_the_window():
+    for width in list(range(1, 200)) + [1000, 4097, 65537, 10**6 + 3, 123456789]:
+        m = pc.fft_length(width)
+        assert m >= width
+        if width <= 64:
+            assert m == scipy.fft.next_fast_len(width, real=True)
+        else:
+            assert m <= 1.125 * width
+        assert scipy.fft.next_fast_len(m, real=True) == m  # 5-smooth
+
+
+def test_items_sharing_a_factor_compose_as_they_do_alone():
+    dist = pld.subsampled_gaussian(1.0, 0.02, value_discretization_interval=1e-3)
+    factor = next(iter(dist.directions[0])).upper
+    counts = [300, 310, 320]  # one FFT length: one forward transform of the factor for all three
+    assert len({pc.fft_length(pc.compose([(factor, c)], pessimistic=True).p.size) for c in counts}) == 1
+    together = pc.compose_many([[(factor, c)] for c in counts], pessimistic=True)
+    for c, joint in zip(counts, together):
+        alone = pc.compose([(factor, c)], pessimistic=True)
+        assert joint.k_lo == alone.k_lo
+        np.testing.assert_array_equal(joint.p, alone.p)
+        assert (joint.p_inf, joint.entry_error, joint.total_error) == (alone.p_inf, alone.entry_error,
+                                                                        alone.total_error)
+
+
+def test_composition_of_two_factors_matches_a_direct_convolution():
+    a = pld.subsampled_gaussian(1.5, 0.1, value_discretization_interval=1e-2)
+    b = pld.subsampled_gaussian(0.8, 0.05, value_discretization_interval=1e-2)
+    fa, fb = next(iter(a.directions[0])).upper, next(iter(b.directions[0])).upper
+    got = pc.compose([(fa, 2), (fb, 3)], pessimistic=True)
+    direct = np.convolve(np.convolve(fa.p, fa.p), np.convolve(np.convolve(fb.p, fb.p), fb.p))
+    lo = 2 * fa.k_lo + 3 * fb.k_lo
+    assert got.k_lo == lo and got.p.size == direct.size  # small support: kept whole, no window
+    assert np.max(np.abs(got.p - direct)) <= got.entry_error
+    assert got.entry_error < 1e-12
+    exact_inf = -math.expm1(2 * math.log1p(-fa.p_inf) + 3 * math.log1p(-fb.p_inf))  # 1 - prod (1 - p_inf)^c
+    assert fa.p_inf > 0 and got.p_inf == pytest.approx(exact_inf, rel=1e-12)
+
+
+def test_default_cap_is_a_stated_fraction_of_physical_memory():
+    physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    assert pc.DEFAULT_MAX_POINTS == max(1 << 20, int(pc.MEMORY_FRACTION * physical) // pc.BYTES_PER_POINT)
+    assert pc.DEFAULT_MAX_POINTS * pc.BYTES_PER_POINT <= max(physical // 2, 1 << 20 * pc.BYTES_PER_POINT)
+
+
+def test_a_window_above_the_cap_is_refused_before_allocating():
+    # 10^5 rounds of a Gaussian with sigma 0.05 on h = 1e-4: a window of about 10^9 points (~100 GB).
+    dist = pld.gaussian(0.05, value_discretization_interval=1e-4).self_compose(100_000)
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match=r"max_points=.*coarsen the grid.*raise max_points"):
+        dist.epsilon(1e-5)
+    assert time.perf_counter() - start < 30  # refused, not attempted
+    small = pld.subsampled_gaussian(1.0, 0.01, value_discretization_interval=1e-4)
+    factor = next(iter(small.directions[0])).upper
+    with pytest.raises(ValueError, match=r"needs \d+ grid points \(max_points=1000\)"):
+        pc.compose([(factor, 1000)], pessimistic=True, max_points=1000)
+
+
+_PEAK = """
+import resource, sys
+import hockeystick.pld as pld
+d = pld.subsampled_gaussian(0.5, 0.1, value_discretization_interval=2e-3).self_compose(50_000)
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+d.epsilon(1e-5, bound="both")
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+width = max(p.p.size for side in (True, False) for p in d.composed(side))
+print((peak - base) * 1024 / width, width)
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="ru_maxrss is in kilobytes on Linux only")
+def test_peak_memory_per_window_point_is_below_the_stated_figure():
+    out = subprocess.run([sys.executable, "-c", _PEAK], check=True, capture_output=True, text=True).stdout.split()
+    per_point, width = float(out[0]), int(out[1])
+    assert width > 500_000  # large enough that the window dominates the process's growth
+    assert per_point <= pc.BYTES_PER_POINT
+
+
+def test_factors_without_finite_mass_keep_a_valid_window():
+    """All mass at +infinity (or an underflowing remainder): the Chernoff edges are infinite; the window
+    stays inside the full support, delta is 1 and epsilon is refused (inf) rather than garbage."""
+    from hockeystick.pld.pmf import GridPMF
+
+    empty = GridPMF(0, 1e-3, np.zeros(5000), 1.0)
+    got = pc.compose([(empty, 10)], pessimistic=True)
+    assert 0 <= got.k_lo <= 10 * 4999 and got.p.size >= 1 and got.p_inf == 1.0
+    assert got.delta(np.array([0.0, 50.0])).tolist() == [1.0, 1.0]
+    tiny = GridPMF(-100, 1e-3, np.r_[np.zeros(4999), 1e-300], 0.0)
+    got = pc.compose([(tiny, 10)], pessimistic=True)
+    assert 10 * -100 <= got.k_lo and got.k_lo + got.p.size - 1 <= 10 * 4899
+    assert np.all(np.isfinite(got.p)) and np.all(got.p >= 0)

@@ -1,0 +1,55 @@
+"""One discretization per (sigma, q) pair, kept between calls: rounds values and calibration trials share it."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import hockeystick.pld as pld
+from hockeystick.calibrate import calibrate
+from hockeystick.pld import round_cache
+
+
+def _counting(monkeypatch) -> list[int]:
+    calls: list[int] = []
+    real = round_cache.subsampled_gaussians
+
+    def spy(sigma, *args, **kwargs):
+        calls.append(len(sigma))
+        return real(sigma, *args, **kwargs)
+
+    monkeypatch.setattr(round_cache, "subsampled_gaussians", spy)
+    monkeypatch.setattr(round_cache, "_kept", type(round_cache._kept)())
+    monkeypatch.setattr(round_cache, "_points", 0)
+    return calls
+
+
+def test_rounds_values_of_one_pair_share_one_discretization(monkeypatch):
+    calls = _counting(monkeypatch)
+    rounds = np.array([10, 30, 100, 300])
+    acc = pld.SubsampledGaussianPLD(sigma=1.3, sampling_rate=0.05, rounds=rounds, value_discretization_interval=1e-3)
+    lo, up = acc.epsilon(1e-5, bound="both")
+    assert calls == [1]
+    assert np.all(np.diff(up) > 0) and np.all(lo <= up)
+    for t, u in zip(rounds, up):  # the same values as composing each point on its own
+        alone = pld.subsampled_gaussian(1.3, 0.05, value_discretization_interval=1e-3).self_compose(int(t))
+        assert u == alone.epsilon(1e-5)
+
+
+def test_rounds_calibration_discretizes_each_pair_once(monkeypatch):
+    calls = _counting(monkeypatch)
+    rounds = calibrate("pld_subsampled_gaussian", "rounds", epsilon=np.array([2.0, 3.0]), delta=1e-5,
+                       sigma=1.0, sampling_rate=0.01)
+    assert calls == [1]  # one (sigma, q) pair for both targets, discretized once over every trial
+    for t, eps in zip(rounds, (2.0, 3.0)):  # extremal and certified: T meets the target, T + 1 does not
+        acc = pld.SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=[t, t + 1])
+        assert acc.delta(eps)[0] <= 1e-5 < acc.delta(eps)[1]
+
+
+def test_the_cache_stays_within_its_budget(monkeypatch):
+    _counting(monkeypatch)
+    monkeypatch.setattr(round_cache, "MAX_POINTS", 30_000)
+    for sigma in (0.9, 1.0, 1.1, 1.2):
+        pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=0.02, rounds=5,
+                                  value_discretization_interval=1e-3).epsilon(1e-5)
+    assert round_cache._points <= 30_000 or len(round_cache._kept) == 1
+    assert round_cache._points == sum(round_cache._size(d) for d in round_cache._kept.values())
