@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from .._elementwise import FloatOrArray
+from .._elementwise import FloatOrArray, check_threads
 from . import _checks
 from .pnsgd import record_index
 
@@ -51,6 +51,7 @@ class PNSGDRenyiBaseline:
 
     def delta(self, epsilon: npt.ArrayLike, *, threads: int | None = None) -> FloatOrArray:
         """exp(-(eps - kappa)^2 / (4 kappa)) for eps > kappa, else 1  (002 eq. 15)."""
+        check_threads(threads)
         eps = _checks.epsilon_values(epsilon)
         with np.errstate(invalid="ignore"):
             gap = eps - self.kappa
@@ -60,6 +61,7 @@ class PNSGDRenyiBaseline:
 
     def epsilon(self, delta: npt.ArrayLike, *, threads: int | None = None) -> FloatOrArray:
         """kappa + 2 sqrt(kappa log(1/delta))."""
+        check_threads(threads)
         d = _checks.delta_values(delta)
         out = self.kappa + 2.0 * np.sqrt(self.kappa * -np.log(d))
         return float(out) if np.ndim(out) == 0 else out

@@ -51,8 +51,10 @@ class _PNSGDPower:
         self.diameter = _checks.positive(diameter, "diameter")
         self.modulus = _checks.contraction_modulus(self.learning_rate, smoothness, strong_convexity)
         self._exponent = self.n - self.index
-        self._g_first = 2.0 * self.lipschitz / noise_scale
-        self._g_product = self.modulus * self.diameter / (self.learning_rate * noise_scale)
+        with np.errstate(over="ignore"):
+            self._g_first = 2.0 * self.lipschitz / noise_scale
+            self._g_product = self.modulus * self.diameter / (self.learning_rate * noise_scale)
+        _checks.finite_radii(g1=self._g_first, g2=self._g_product)
 
     def delta(self, epsilon: npt.ArrayLike, *, threads: int | None = None) -> FloatOrArray:
         """The theorem's delta(eps) for the i-th record."""
@@ -121,11 +123,13 @@ class PNSGDRandomStop:
         self.lipschitz = _checks.positive(lipschitz, "lipschitz")
         self.diameter = _checks.positive(diameter, "diameter")
         self.modulus = _checks.contraction_modulus(self.learning_rate, smoothness, strong_convexity)
-        self.paper_form = bool(paper_form)
+        self.paper_form = _checks.flag(paper_form, "paper_form")
         self._weight = 1.0 / self.n
         self._terms = np.float64(np.inf) if self.paper_form else self.n - self.index + 1.0
-        self._r_first = 2.0 * self.lipschitz / self.sigma
-        self._r_product = self.modulus * self.diameter / (self.learning_rate * self.sigma)
+        with np.errstate(over="ignore"):
+            self._r_first = 2.0 * self.lipschitz / self.sigma
+            self._r_product = self.modulus * self.diameter / (self.learning_rate * self.sigma)
+        _checks.finite_radii(r1=self._r_first, r2=self._r_product)
 
     def delta(self, epsilon: npt.ArrayLike, *, threads: int | None = None) -> FloatOrArray:
         """(1/n) theta(2L/sigma) sum_{k=0}^{n-i} theta(M D/(eta sigma))^k  (eq. 16 when paper_form)."""

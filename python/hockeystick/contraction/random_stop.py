@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._elementwise import FloatOrArray
+from .._validation import describe
 from . import _checks, _kernels
 from .schedule import TrustedAggregatorSchedule
 from .trusted_aggregator import TrustedAggregator
@@ -34,10 +35,10 @@ def first_stop(rounds: np.ndarray | float, suffix: float) -> np.ndarray:
 
 
 def _check_suffix(suffix: float) -> float:
-    alpha = float(suffix)
-    if not 0.0 <= alpha < 1.0:
-        raise ValueError(f"suffix (alpha) must satisfy 0 <= alpha < 1 (got {suffix!r})")
-    return alpha
+    alpha = _checks.real(suffix, "suffix")
+    if alpha.ndim != 0 or not 0.0 <= float(alpha) < 1.0:
+        raise ValueError(f"suffix (alpha) must be a scalar with 0 <= alpha < 1, got {describe(suffix)}")
+    return float(alpha)
 
 
 class RandomStopTrustedAggregator(TrustedAggregator):
@@ -82,7 +83,7 @@ class RandomStopTrustedAggregatorSchedule(TrustedAggregatorSchedule):
                          lipschitz=lipschitz, radius=radius, rounds=rounds, smoothness=smoothness,
                          nonconvex=nonconvex)
         self.suffix = _check_suffix(suffix)
-        self.nonconvex = nonconvex
+        self.nonconvex = _checks.flag(nonconvex, "nonconvex")
         self._first_stop = int(first_stop(self.rounds, self.suffix))
         self._weight = self._weight / (self.rounds - self._first_stop + 1)
 

@@ -84,13 +84,16 @@ class TrustedAggregatorSchedule:
         self.learning_rate = np.broadcast_to(eta_t, (count,)).astype(np.float64)
         self.lipschitz = _scalar(lipschitz, "lipschitz", _checks.positive)
         self.radius = _scalar(radius, "radius", _checks.positive)
+        nonconvex = _checks.flag(nonconvex, "nonconvex")
         if not nonconvex:
             _checks.smoothness_rate(self.learning_rate, smoothness)
         diameter = 2.0 * (self.radius + self.learning_rate * self.lipschitz) if nonconvex else 2.0 * self.radius
         root_m = math.sqrt(self.batch_size)
         self._weight = self.batch_size / self.n
-        self._r_first = 2.0 * self.lipschitz / (root_m * self.sigma)
-        self._r_product = diameter * root_m / (self.learning_rate * self.sigma)
+        with np.errstate(over="ignore"):
+            self._r_first = 2.0 * self.lipschitz / (root_m * self.sigma)
+            self._r_product = diameter * root_m / (self.learning_rate * self.sigma)
+        _checks.finite_radii(r1=self._r_first, r2=self._r_product)
 
     _first_stop = 0  # 0: the last iterate (a random-stop subclass sets tau0 >= 1)
 

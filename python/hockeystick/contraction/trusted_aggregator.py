@@ -82,8 +82,10 @@ class TrustedAggregator:
         self._check_loss(smoothness)
         root_m = np.sqrt(self.batch_size)
         self._weight = self.batch_size / self.n
-        self._r_first = 2.0 * self.lipschitz / (root_m * self.sigma)
-        self._r_product = self.diameter() * root_m / (self.learning_rate * self.sigma)
+        with np.errstate(over="ignore"):
+            self._r_first = 2.0 * self.lipschitz / (root_m * self.sigma)
+            self._r_product = self.diameter() * root_m / (self.learning_rate * self.sigma)
+        _checks.finite_radii(r1=self._r_first, r2=self._r_product)
 
     def _check_loss(self, smoothness: npt.ArrayLike | None) -> None:
         _checks.smoothness_rate(self.learning_rate, smoothness)

@@ -41,7 +41,7 @@ from scipy import special
 
 from .. import _core
 from .._elementwise import check_threads
-from ._parameters import broadcast, choice, nonnegative, positive, positive_integer, scalar_or_array
+from .._validation import broadcast, choice, nonnegative, positive, positive_integer, scalar_or_array
 from .interpolation import (
     InterpolationBound,
     LastIterateAccountant,
@@ -61,7 +61,7 @@ def schedule_round_factors(schedule: str, learning_rate: npt.ArrayLike, lipschit
     Closed forms (gamma functions, digamma) of the products and sums over the K local steps;
     see the module docstring.  gamma_t = (2V/m) * the returned step sum.
     """
-    choice("schedule", schedule, SCHEDULES)
+    choice(schedule, "schedule", SCHEDULES)
     a = np.asarray(learning_rate, dtype=np.float64)
     L = np.asarray(lipschitz, dtype=np.float64)
     K = np.asarray(local_steps, dtype=np.float64)
@@ -107,12 +107,12 @@ class NoisyFedAvg(LastIterateAccountant):
     def __init__(self, *, clients: npt.ArrayLike, sigma: npt.ArrayLike, clip: npt.ArrayLike,
                  lipschitz: npt.ArrayLike, learning_rate: npt.ArrayLike, local_steps: npt.ArrayLike,
                  rounds: npt.ArrayLike, schedule: str = "constant", threads: int | None = None) -> None:
-        self.schedule = choice("schedule", schedule, SCHEDULES)
+        self.schedule = choice(schedule, "schedule", SCHEDULES)
         p = broadcast(
-            clients=positive("clients", clients), sigma=positive("sigma", sigma),
-            clip=nonnegative("clip", clip), lipschitz=nonnegative("lipschitz", lipschitz),
-            learning_rate=positive("learning_rate", learning_rate),
-            local_steps=positive_integer("local_steps", local_steps), rounds=positive_integer("rounds", rounds),
+            clients=positive(clients, "clients"), sigma=positive(sigma, "sigma"),
+            clip=nonnegative(clip, "clip"), lipschitz=nonnegative(lipschitz, "lipschitz"),
+            learning_rate=positive(learning_rate, "learning_rate"),
+            local_steps=positive_integer(local_steps, "local_steps"), rounds=positive_integer(rounds, "rounds"),
         )
         self.parameters = p
         m, a, L, K, T = p["clients"], p["learning_rate"], p["lipschitz"], p["local_steps"], p["rounds"]

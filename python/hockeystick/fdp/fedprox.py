@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from ._parameters import broadcast, choice, nonnegative, positive, positive_integer, scalar_or_array
+from .._validation import broadcast, choice, nonnegative, positive, positive_integer, scalar_or_array
 from .interpolation import InterpolationBound, LastIterateAccountant, constant_rate_h0, constant_rate_h0_limit
 
 __all__ = ["NoisyFedProx"]
@@ -51,16 +51,16 @@ class NoisyFedProx(LastIterateAccountant):
                  lipschitz: npt.ArrayLike, proximal: npt.ArrayLike, learning_rate: npt.ArrayLike,
                  rounds: npt.ArrayLike, local_steps: npt.ArrayLike | None = None,
                  constants: str = "theorem") -> None:
-        self.constants = choice("constants", constants, CONSTANTS)
+        self.constants = choice(constants, "constants", CONSTANTS)
         named = dict(
-            clients=positive("clients", clients), sigma=positive("sigma", sigma), clip=nonnegative("clip", clip),
-            lipschitz=positive("lipschitz", lipschitz), proximal=positive("proximal", proximal),
-            learning_rate=positive("learning_rate", learning_rate), rounds=positive_integer("rounds", rounds),
+            clients=positive(clients, "clients"), sigma=positive(sigma, "sigma"), clip=nonnegative(clip, "clip"),
+            lipschitz=positive(lipschitz, "lipschitz"), proximal=positive(proximal, "proximal"),
+            learning_rate=positive(learning_rate, "learning_rate"), rounds=positive_integer(rounds, "rounds"),
         )
         if constants == "exact":
             if local_steps is None:
                 raise ValueError('local_steps is required with constants="exact"')
-            named["local_steps"] = positive_integer("local_steps", local_steps)
+            named["local_steps"] = positive_integer(local_steps, "local_steps")
         p = broadcast(**named)
         self.parameters = p
         m, V, L, alpha, a, T = (p[k] for k in ("clients", "clip", "lipschitz", "proximal", "learning_rate", "rounds"))

@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import hockey_stick as _hs
-from ._parameters import broadcast, nonnegative, positive, probability, scalar_or_array
+from .._validation import broadcast, delta_values, epsilon_values, nonnegative, positive, scalar_or_array
 from .tradeoff import gaussian_tradeoff
 
 __all__ = ["GaussianDP", "compose_gdp", "gdp_to_rdp"]
@@ -26,15 +26,15 @@ def compose_gdp(*mu: npt.ArrayLike) -> float | np.ndarray:
     """mu of the composition of mu_i-GDP mechanisms: sqrt(sum mu_i^2) (Dong et al. Cor. 3.3)."""
     if not mu:
         raise ValueError("give at least one mu")
-    arrays = [nonnegative(f"mu[{i}]", m, allow_inf=True) for i, m in enumerate(mu)]
+    arrays = [nonnegative(m, f"mu[{i}]", finite=False) for i, m in enumerate(mu)]
     total = np.sqrt(sum(np.square(a) for a in broadcast(**{f"mu{i}": a for i, a in enumerate(arrays)}).values()))
     return scalar_or_array(np.asarray(total))
 
 
 def gdp_to_rdp(mu: npt.ArrayLike, orders: npt.ArrayLike) -> float | np.ndarray:
     """Renyi DP of mu-GDP at order zeta > 1: mu^2 zeta / 2 (paper 004 Lemma 8), broadcast."""
-    mu_arr = nonnegative("mu", mu)
-    zeta = positive("orders", orders)
+    mu_arr = nonnegative(mu, "mu")
+    zeta = positive(orders, "orders")
     if (zeta <= 1).any():
         raise ValueError("orders must be > 1 (Lemma 8 holds for zeta > 1)")
     return scalar_or_array(0.5 * np.square(mu_arr) * zeta)
@@ -47,15 +47,15 @@ class GaussianDP:
     """
 
     def __init__(self, mu: npt.ArrayLike) -> None:
-        self.mu = scalar_or_array(nonnegative("mu", mu, allow_inf=True))
+        self.mu = scalar_or_array(nonnegative(mu, "mu", finite=False))
 
     def delta(self, epsilon: npt.ArrayLike, *, threads: int | None = None) -> float | np.ndarray:
         """delta(eps) = theta(mu, eps)  (paper 004 Lemma 7, eq. 8)."""
-        return _hs.theta(self.mu, nonnegative("epsilon", epsilon, allow_inf=True), threads=threads)
+        return _hs.theta(self.mu, epsilon_values(epsilon), threads=threads)
 
     def epsilon(self, delta: npt.ArrayLike, *, threads: int | None = None) -> float | np.ndarray:
         """Smallest eps >= 0 with theta(mu, eps) <= delta, delta in (0, 1)."""
-        return _hs.theta_epsilon(self.mu, probability("delta", delta, open_low=True, open_high=True),
+        return _hs.theta_epsilon(self.mu, delta_values(delta),
                                  threads=threads)
 
     def tradeoff(self, alpha: npt.ArrayLike) -> float | np.ndarray:
@@ -72,8 +72,8 @@ class GaussianDP:
     @staticmethod
     def mu_for(epsilon: npt.ArrayLike, delta: npt.ArrayLike, *, threads: int | None = None) -> float | np.ndarray:
         """The largest mu whose GDP guarantee is (eps, delta)-DP: theta(mu, eps) = delta."""
-        return _hs.theta_radius(nonnegative("epsilon", epsilon),
-                                probability("delta", delta, open_low=True, open_high=True), threads=threads)
+        return _hs.theta_radius(nonnegative(epsilon, "epsilon"),
+                                delta_values(delta), threads=threads)
 
     def __repr__(self) -> str:
         return f"GaussianDP(mu={self.mu!r})"

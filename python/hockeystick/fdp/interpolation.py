@@ -43,7 +43,7 @@ import numpy.typing as npt
 from .. import _core
 from .. import hockey_stick as _hs
 from .._elementwise import check_threads
-from ._parameters import choice, nonnegative, positive, probability, scalar_or_array
+from .._validation import choice, delta_values, epsilon_values, nonnegative, positive, scalar_or_array
 
 __all__ = [
     "InterpolationBound",
@@ -80,8 +80,8 @@ def interpolation_bound(rho: npt.ArrayLike, gamma: npt.ArrayLike, *,
     learning-rate schedule reduces to these through ``rounds_from_learning_rates``.
     Returns arrays of shape ``...`` (the leading axes).
     """
-    rho_arr = positive("rho", rho)
-    gamma_arr = nonnegative("gamma", gamma)
+    rho_arr = positive(rho, "rho")
+    gamma_arr = nonnegative(gamma, "gamma")
     if rho_arr.ndim == 0 and gamma_arr.ndim == 0:
         raise ValueError("rho and gamma need a rounds axis (the last axis): give arrays of length T")
     try:
@@ -103,12 +103,12 @@ def rounds_from_learning_rates(eta: npt.ArrayLike, *, lipschitz: npt.ArrayLike, 
     gamma_t = (2 V / m) sum_k eta_{k,t}   (eq. 29).
     ``lipschitz``, ``clip`` and ``clients`` broadcast with the leading axes of ``eta``.
     """
-    eta_arr = nonnegative("eta", eta)
+    eta_arr = nonnegative(eta, "eta")
     if eta_arr.ndim < 2:
         raise ValueError("eta must have shape (..., T, K): rounds, then local steps")
-    L = nonnegative("lipschitz", lipschitz)[..., None]
-    V = nonnegative("clip", clip)[..., None]
-    m = positive("clients", clients)[..., None]
+    L = nonnegative(lipschitz, "lipschitz")[..., None]
+    V = nonnegative(clip, "clip")[..., None]
+    m = positive(clients, "clients")[..., None]
     rho = np.exp(np.sum(np.log1p(eta_arr * L[..., None]), axis=-1))
     gamma = 2.0 * V / m * np.sum(eta_arr, axis=-1)
     return rho, gamma
@@ -175,18 +175,18 @@ class LastIterateAccountant:
         return bool(h) if np.ndim(h) == 0 else h
 
     def mu_for_bound(self, bound: str = "optimal") -> float | np.ndarray:
-        choice("bound", bound, BOUNDS)
+        choice(bound, "bound", BOUNDS)
         return {"optimal": self.mu, "h0": self.mu_paper_h0, "composition": self.mu_composition}[bound]
 
     def delta(self, epsilon: npt.ArrayLike, *, bound: str = "optimal",
               threads: int | None = None) -> float | np.ndarray:
         """delta(eps) = theta(mu, eps) for the mu that ``bound`` selects (paper 004 Lemma 7)."""
         mu = self.mu_for_bound(bound)
-        return _hs.theta(mu, nonnegative("epsilon", epsilon, allow_inf=True), threads=threads)
+        return _hs.theta(mu, epsilon_values(epsilon), threads=threads)
 
     def epsilon(self, delta: npt.ArrayLike, *, bound: str = "optimal",
                 threads: int | None = None) -> float | np.ndarray:
         """Smallest eps >= 0 with theta(mu, eps) <= delta, for the mu that ``bound`` selects."""
         mu = self.mu_for_bound(bound)
-        return _hs.theta_epsilon(mu, probability("delta", delta, open_low=True, open_high=True),
+        return _hs.theta_epsilon(mu, delta_values(delta),
                                  threads=threads)

@@ -26,7 +26,7 @@ from scipy import optimize
 
 from .. import gaussian as _gaussian
 from .. import hockey_stick as _hs
-from ._parameters import nonnegative, probability, scalar_or_array
+from .._validation import delta_values, epsilon_values, in_interval, nonnegative, scalar_or_array
 
 __all__ = ["TradeOffFunction", "GaussianTradeOff", "gaussian_tradeoff"]
 
@@ -38,8 +38,8 @@ def gaussian_tradeoff(mu: npt.ArrayLike, alpha: npt.ArrayLike) -> float | np.nda
     Computed with the library's Q and Q^{-1}, so it keeps full relative accuracy when
     alpha or the result is tiny.
     """
-    mu_arr = nonnegative("mu", mu, allow_inf=True)
-    alpha_arr = probability("alpha", alpha, open_low=False, open_high=False)
+    mu_arr = nonnegative(mu, "mu", finite=False)
+    alpha_arr = in_interval(alpha, "alpha", 0.0, 1.0, open_low=False, open_high=False)
     return _gaussian.gaussian_tail(mu_arr - _gaussian.gaussian_tail_inverse(alpha_arr))
 
 
@@ -72,7 +72,7 @@ class TradeOffFunction:
 
     def __call__(self, alpha: npt.ArrayLike) -> float | np.ndarray:
         """f(alpha): the smallest type II error at type I error alpha."""
-        alpha_arr = probability("alpha", alpha, open_low=False, open_high=False)
+        alpha_arr = in_interval(alpha, "alpha", 0.0, 1.0, open_low=False, open_high=False)
         return scalar_or_array(np.asarray(self._curve(alpha_arr), dtype=np.float64))
 
     def _delta_one(self, eps: float) -> float:
@@ -94,13 +94,13 @@ class TradeOffFunction:
 
     def delta(self, epsilon: npt.ArrayLike) -> float | np.ndarray:
         """delta(eps) = sup_alpha (1 - f(alpha) - e^eps alpha), element-wise over epsilon."""
-        eps = nonnegative("epsilon", epsilon)
+        eps = nonnegative(epsilon, "epsilon")
         out = np.vectorize(self._delta_one, otypes=[np.float64])(eps)
         return scalar_or_array(out)
 
     def epsilon(self, delta: npt.ArrayLike) -> float | np.ndarray:
         """The smallest eps >= 0 with delta(eps) <= delta, element-wise over delta in (0, 1)."""
-        target = probability("delta", delta, open_low=True, open_high=True)
+        target = delta_values(delta)
 
         def one(d: float) -> float:
             if self._delta_one(0.0) <= d:
@@ -123,7 +123,7 @@ class GaussianTradeOff(TradeOffFunction):
     """
 
     def __init__(self, mu: npt.ArrayLike) -> None:
-        self.mu = scalar_or_array(nonnegative("mu", mu, allow_inf=True))
+        self.mu = scalar_or_array(nonnegative(mu, "mu", finite=False))
         super().__init__(lambda a: np.asarray(gaussian_tradeoff(self.mu, a)), check=False)
 
     def __call__(self, alpha: npt.ArrayLike) -> float | np.ndarray:
@@ -131,11 +131,11 @@ class GaussianTradeOff(TradeOffFunction):
 
     def delta(self, epsilon: npt.ArrayLike) -> float | np.ndarray:
         """theta(mu, eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)  (paper 004 eq. 8)."""
-        return _hs.theta(self.mu, nonnegative("epsilon", epsilon, allow_inf=True))
+        return _hs.theta(self.mu, epsilon_values(epsilon))
 
     def epsilon(self, delta: npt.ArrayLike) -> float | np.ndarray:
         """The eps solving theta(mu, eps) = delta (0 when theta(mu, 0) <= delta)."""
-        return _hs.theta_epsilon(self.mu, probability("delta", delta, open_low=True, open_high=True))
+        return _hs.theta_epsilon(self.mu, delta_values(delta))
 
     def compose(self, other: "GaussianTradeOff") -> "GaussianTradeOff":
         if not isinstance(other, GaussianTradeOff):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from ..fdp._parameters import broadcast, choice, positive, positive_integer, probability
+from .._validation import broadcast, choice, in_interval, positive, positive_integer
 from .conversion import CONVERSIONS, rdp_to_delta, rdp_to_epsilon
 from .mechanisms import check_orders, subsampled_gaussian_rdp
 
@@ -43,10 +43,10 @@ class SubsampledGaussianRDP:
     def __init__(self, *, sigma: npt.ArrayLike, sampling_rate: npt.ArrayLike = 1.0, rounds: npt.ArrayLike = 1,
                  orders: npt.ArrayLike | None = None, conversion: str = "tight",
                  fractional_series: str = "absolute") -> None:
-        self.conversion = choice("conversion", conversion, CONVERSIONS)
-        p = broadcast(sigma=positive("sigma", sigma),
-                      sampling_rate=probability("sampling_rate", sampling_rate, open_low=False, open_high=False),
-                      rounds=positive_integer("rounds", rounds))
+        self.conversion = choice(conversion, "conversion", CONVERSIONS)
+        p = broadcast(sigma=positive(sigma, "sigma"),
+                      sampling_rate=in_interval(sampling_rate, "sampling_rate", 0.0, 1.0, open_low=False, open_high=False),
+                      rounds=positive_integer(rounds, "rounds"))
         self.parameters = p
         self.orders = check_orders(orders)
         pairs = np.stack([p["sigma"].ravel(), p["sampling_rate"].ravel()], axis=-1)
