@@ -115,48 +115,51 @@ def real(value: npt.ArrayLike, name: str, *, finite: bool = False) -> np.ndarray
     return arr
 
 
-def _range(arr: np.ndarray, name: str, ok: np.ndarray, rule: str, finite: bool) -> np.ndarray:
+def _require(arr: np.ndarray, name: str, ok: np.ndarray, rule: str) -> np.ndarray:
     if not ok.all():
         raise ValueError(f"{name} must be {rule}, got {_first(arr, ~ok)}")
-    if finite:
-        inf = np.isinf(arr)
-        if inf.any():
-            raise ValueError(f"{name} must be finite, got {_first(arr, inf)}")
     return arr
 
 
 def positive(value: npt.ArrayLike, name: str, *, finite: bool = True) -> np.ndarray:
     """value > 0 everywhere (and finite unless ``finite=False``)."""
     arr = real(value, name)
-    return _range(arr, name, arr > 0, "> 0", finite)
+    if finite:
+        return _require(arr, name, (arr > 0) & np.isfinite(arr), "finite and > 0")
+    return _require(arr, name, arr > 0, "> 0")
 
 
 def nonnegative(value: npt.ArrayLike, name: str, *, finite: bool = True) -> np.ndarray:
     """value >= 0 everywhere (and finite unless ``finite=False``)."""
     arr = real(value, name)
-    return _range(arr, name, arr >= 0, ">= 0", finite)
+    if finite:
+        return _require(arr, name, (arr >= 0) & np.isfinite(arr), "finite and >= 0")
+    return _require(arr, name, arr >= 0, ">= 0")
 
 
 def positive_integer(value: npt.ArrayLike, name: str) -> np.ndarray:
     """Whole numbers >= 1 (finite), returned as float64 (they feed float kernels)."""
-    arr = positive(value, name)
-    return _range(arr, name, arr == np.floor(arr), "a whole number", True)
+    arr = real(value, name)
+    return _require(arr, name, (arr >= 1) & (arr == np.floor(arr)) & np.isfinite(arr), "an integer >= 1")
 
 
 def nonnegative_integer(value: npt.ArrayLike, name: str) -> np.ndarray:
     """Whole numbers >= 0 (finite), returned as float64."""
-    arr = nonnegative(value, name)
-    return _range(arr, name, arr == np.floor(arr), "a whole number", True)
+    arr = real(value, name)
+    return _require(arr, name, (arr >= 0) & (arr == np.floor(arr)) & np.isfinite(arr), "an integer >= 0")
 
 
 def in_interval(value: npt.ArrayLike, name: str, low: float, high: float, *,
                 open_low: bool, open_high: bool) -> np.ndarray:
     """low <= value <= high, with either end excluded on request (NaN refused)."""
     arr = real(value, name)
-    bad = ~((arr > low if open_low else arr >= low) & (arr < high if open_high else arr <= high))
-    if bad.any():
-        lo, hi = ("(" if open_low else "["), (")" if open_high else "]")
-        raise ValueError(f"{name} must lie in {lo}{low:g}, {high:g}{hi}, got {_first(arr, bad)}")
+    ok = (arr > low if open_low else arr >= low) & (arr < high if open_high else arr <= high)
+    if open_low and open_high:
+        rule = f"strictly between {low:g} and {high:g}"
+    else:
+        rule = f"in {'(' if open_low else '['}{low:g}, {high:g}{')' if open_high else ']'}"
+    if not ok.all():
+        raise ValueError(f"{name} must lie {rule}, got {_first(arr, ~ok)}")
     return arr
 
 
@@ -198,6 +201,14 @@ def choice(value: _S, name: str, allowed: tuple[str, ...]) -> _S:
     if not isinstance(value, str) or value not in allowed:
         raise ValueError(f"{name} must be one of {', '.join(repr(a) for a in allowed)}, got {describe(value)}")
     return value
+
+
+BOUND_SIDES = ("upper", "lower", "both")
+
+
+def bound_side(bound: Any) -> str:
+    """The side of a certified bracket asked for: "upper" (default everywhere), "lower" or "both"."""
+    return choice(bound, "bound", BOUND_SIDES)
 
 
 def broadcastable(**named: npt.ArrayLike | None) -> None:

@@ -25,7 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from ._elementwise import ArrayLike, FloatOrArray, as_float_array
+from ._elementwise import ArrayLike, FloatOrArray
+from ._validation import as_real_array, delta_values, epsilon_values, in_interval
 from .sweep import registry
 from .sweep.registry import AccountantEntry, Calibratable
 
@@ -59,9 +60,10 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
     """
     entry = registry.get(accountant) if isinstance(accountant, str) else accountant
     spec = _spec(entry, parameter, params)
-    if not (0 < rtol < 1):
-        raise ValueError(f"rtol must lie in (0, 1), got {rtol}")
-    named = {k: as_float_array(v, k) for k, v in dict(epsilon=epsilon, delta=delta, **params).items()}
+    rtol = float(in_interval(rtol, "rtol", 0.0, 1.0, open_low=True, open_high=True))
+    named = {k: as_real_array(v, k) for k, v in dict(epsilon=epsilon, delta=delta, **params).items()}
+    epsilon_values(named["epsilon"])
+    delta_values(named["delta"])
     try:
         shape = np.broadcast_shapes(*(a.shape for a in named.values()))
     except ValueError:
@@ -72,10 +74,6 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
     flat = {k: float(a) if a.ndim == 0 and k not in ("epsilon", "delta") else np.broadcast_to(a, shape).ravel()
             for k, a in named.items()}
     eps, dlt = flat.pop("epsilon"), flat.pop("delta")
-    if np.any(~(dlt > 0) | ~(dlt < 1)):
-        raise ValueError(f"delta must lie strictly between 0 and 1, got {dlt[~(dlt > 0) | ~(dlt < 1)][0]}")
-    if np.any(~(eps >= 0)):
-        raise ValueError(f"epsilon must be >= 0, got {eps[~(eps >= 0)][0]}")
     problem = _Problem(entry, parameter, spec, eps, dlt, flat)
     result = problem.solve(1.0 if start is None else float(start), rtol).reshape(shape)
     return float(result) if scalar else result

@@ -9,8 +9,14 @@ finite and accurate far below that.
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
 from . import _core
-from ._elementwise import ArrayLike, FloatOrArray, apply
+from ._elementwise import ArrayLike, FloatOrArray, apply, broadcast_float_arrays
+
+_ASYMPTOTIC_LOG_TAIL = 1e150  # above, log Q(x) is formed in Python (the C++ x^2 overflows past 1.34e154)
 
 __all__ = ["gaussian_tail", "log_gaussian_tail", "gaussian_tail_inverse", "mills_ratio"]
 
@@ -27,9 +33,20 @@ def gaussian_tail(x: ArrayLike, *, threads: int | None = None) -> FloatOrArray:
 def log_gaussian_tail(x: ArrayLike, *, threads: int | None = None) -> FloatOrArray:
     """log Q(x) = -x^2/2 - log sqrt(2 pi) + log M(x) (x >= 0), log1p(-Q(-x)) (x < 0).
 
-    Finite for every finite x (for example log Q(1e4) = -5.0e7).
+    Finite for x below sqrt(2 DBL_MAX) = 1.9e154 (for example log Q(1e4) = -5.0e7); above, the
+    value is below -DBL_MAX and rounds to -inf.  For x > 1e150 the asymptotic
+    log Q(x) = -x^2/2 - log x - log sqrt(2 pi) + O(x^-2) is used (x^2 is formed as (x / sqrt 2)^2
+    so it does not overflow early; the O(x^-2) term is below 1e-300).
     """
-    return apply(_core.log_gaussian_tail, threads, x=x)
+    (arr,), _, scalar = broadcast_float_arrays(x=x)
+    large = arr > _ASYMPTOTIC_LOG_TAIL
+    if not large.any():
+        return apply(_core.log_gaussian_tail, threads, x=arr)
+    out = np.asarray(apply(_core.log_gaussian_tail, threads, x=np.where(large, 0.0, arr)), dtype=np.float64)
+    big = arr[large]
+    with np.errstate(over="ignore"):
+        out[large] = -np.square(big * math.sqrt(0.5)) - np.log(big) - 0.5 * math.log(2.0 * math.pi)
+    return float(out) if scalar else out
 
 
 def gaussian_tail_inverse(p: ArrayLike, *, threads: int | None = None) -> FloatOrArray:

@@ -16,8 +16,12 @@ N(t) = 1 - t M(t) over [x1, x2]; see cpp/include/hockeystick/hockey_stick.hpp.
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
 from . import _core
-from ._elementwise import ArrayLike, FloatOrArray, apply
+from ._elementwise import ArrayLike, FloatOrArray, apply, as_float_array, broadcast_float_arrays
 
 __all__ = [
     "theta",
@@ -26,7 +30,13 @@ __all__ = [
     "theta_epsilon",
     "theta_radius",
     "laplace_hockey_stick",
+    "MAX_RADIUS_EPSILON",
 ]
+
+MAX_RADIUS_EPSILON = 1e307     # theta_radius forms 2 eps
+_TINY_RADIUS = 2.0 ** -900     # below, log_theta scales r and eps up (see log_theta)
+_RADIUS_SCALE = 2.0 ** 600
+_LOG_RADIUS_SCALE = 600 * math.log(2.0)
 
 
 def theta(r: ArrayLike, epsilon: ArrayLike, *, threads: int | None = None) -> FloatOrArray:
@@ -52,8 +62,21 @@ def log_theta(r: ArrayLike, epsilon: ArrayLike, *, threads: int | None = None) -
     """log theta_eps(r), finite and accurate (1e-10 absolute) far below the double range.
 
     log theta = log phi(x1) + log(M(x1) - M(x2)) with x1^2/2 in double-double.
+
+    Tiny radii (0 < r < 2^-900, subnormal ones included) are evaluated as
+    log theta(r s, eps s) - log s with s = 2^600: for r -> 0 at fixed x1 = eps/r - r/2,
+    theta = phi(x1) (M(x1) - M(x1 + r)) = r phi(x1) N(x1) (1 + O(r max(x1, 1))), so the
+    scaled point has the same x1 and theta scales by s up to a relative O(2^-300).
     """
-    return apply(_core.log_theta, threads, r=r, epsilon=epsilon)
+    (r_arr, eps_arr), _, scalar = broadcast_float_arrays(r=r, epsilon=epsilon)
+    tiny = (r_arr > 0) & (r_arr < _TINY_RADIUS)
+    if not tiny.any():
+        return apply(_core.log_theta, threads, r=r_arr, epsilon=eps_arr)
+    scale = np.where(tiny, _RADIUS_SCALE, 1.0)
+    with np.errstate(over="ignore"):  # eps s = inf only where eps / r > 2^1000: log theta = -inf there
+        out = np.asarray(apply(_core.log_theta, threads, r=r_arr * scale, epsilon=eps_arr * scale))
+    out = out - np.where(tiny, _LOG_RADIUS_SCALE, 0.0)
+    return float(out) if scalar else out
 
 
 def theta_depsilon(r: ArrayLike, epsilon: ArrayLike, *, threads: int | None = None) -> FloatOrArray:
@@ -76,8 +99,16 @@ def theta_radius(epsilon: ArrayLike, delta: ArrayLike, *, threads: int | None = 
 
     Noise calibration of the Gaussian mechanism: sigma = sensitivity / r.
     Started at r = sqrt(z^2 + 2 eps) - z, z = Q^{-1}(delta), then bracketed Newton.
+    Finite epsilon must be <= 1e307 (the solve forms 2 eps, which must stay a finite double;
+    r ~ sqrt(2 eps) = 4.5e153 there); epsilon = inf gives r = inf.
     """
-    return apply(_core.theta_radius, threads, epsilon=epsilon, delta=delta)
+    eps_arr = as_float_array(epsilon, "epsilon")
+    too_big = (eps_arr > MAX_RADIUS_EPSILON) & np.isfinite(eps_arr)  # eps = inf: r = inf, exact
+    if too_big.any():
+        bad = float(np.ravel(eps_arr)[int(np.argmax(np.ravel(too_big)))])
+        raise ValueError(f"epsilon must be <= {MAX_RADIUS_EPSILON:g} for theta_radius, got {bad!r}: "
+                         "the solve forms 2 epsilon, which must stay a finite double")
+    return apply(_core.theta_radius, threads, epsilon=eps_arr, delta=delta)
 
 
 def laplace_hockey_stick(distance: ArrayLike, scale: ArrayLike, epsilon: ArrayLike, *,

@@ -41,7 +41,8 @@ from scipy import special
 
 from .. import _core
 from .._elementwise import check_threads
-from .._validation import broadcast, choice, nonnegative, positive, positive_integer, scalar_or_array
+from .._validation import (broadcast, choice, nonnegative, nonnegative_integer, positive, positive_integer,
+                           scalar_or_array)
 from .interpolation import (
     InterpolationBound,
     LastIterateAccountant,
@@ -62,10 +63,10 @@ def schedule_round_factors(schedule: str, learning_rate: npt.ArrayLike, lipschit
     see the module docstring.  gamma_t = (2V/m) * the returned step sum.
     """
     choice(schedule, "schedule", SCHEDULES)
-    a = np.asarray(learning_rate, dtype=np.float64)
-    L = np.asarray(lipschitz, dtype=np.float64)
-    K = np.asarray(local_steps, dtype=np.float64)
-    t = np.asarray(round_index, dtype=np.float64)
+    a = positive(learning_rate, "learning_rate")
+    L = nonnegative(lipschitz, "lipschitz")
+    K = positive_integer(local_steps, "local_steps")
+    t = nonnegative_integer(round_index, "round_index")
     x = a * L
     if schedule == "constant":
         return K * np.log1p(x) + 0 * t, a * K + 0 * t

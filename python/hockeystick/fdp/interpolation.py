@@ -43,7 +43,7 @@ import numpy.typing as npt
 from .. import _core
 from .. import hockey_stick as _hs
 from .._elementwise import check_threads
-from .._validation import choice, delta_values, epsilon_values, nonnegative, positive, scalar_or_array
+from .._validation import choice, delta_values, epsilon_values, nonnegative, positive, positive_integer, scalar_or_array
 
 __all__ = [
     "InterpolationBound",
@@ -120,9 +120,9 @@ def constant_rate_h0(log_rho: npt.ArrayLike, gamma: npt.ArrayLike, rounds: npt.A
     Written as gamma^2 tanh(T l/2) / tanh(l/2), l = log rho, which is exact and stable for every
     l >= 0 (it tends to T gamma^2 as l -> 0).  This is eq. 17 (FedAvg) and eq. 21 (FedProx).
     """
-    ell = np.asarray(log_rho, dtype=np.float64)
-    g2 = np.square(np.asarray(gamma, dtype=np.float64))
-    T = np.asarray(rounds, dtype=np.float64)
+    ell = nonnegative(log_rho, "log_rho", finite=False)
+    g2 = np.square(nonnegative(gamma, "gamma", finite=False))
+    T = positive_integer(rounds, "rounds")
     flat = ell == 0
     safe = np.where(flat, 1.0, ell)
     return np.where(flat, T * g2, g2 * np.tanh(T * safe / 2) / np.tanh(safe / 2))
@@ -130,8 +130,8 @@ def constant_rate_h0(log_rho: npt.ArrayLike, gamma: npt.ArrayLike, rounds: npt.A
 
 def constant_rate_h0_limit(log_rho: npt.ArrayLike, gamma: npt.ArrayLike) -> np.ndarray:
     """T -> infinity limit of ``constant_rate_h0``: gamma^2 (rho+1)/(rho-1) = gamma^2 / tanh(l/2)."""
-    ell = np.asarray(log_rho, dtype=np.float64)
-    g2 = np.square(np.asarray(gamma, dtype=np.float64))
+    ell = nonnegative(log_rho, "log_rho", finite=False)
+    g2 = np.square(nonnegative(gamma, "gamma", finite=False))
     with np.errstate(divide="ignore"):
         return np.where(ell == 0, np.inf, g2 / np.tanh(np.where(ell == 0, 1.0, ell) / 2))
 

@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from .. import _validation
 from .._elementwise import ArrayLike, broadcast_float_arrays
 from ..hockey_stick import theta, theta_epsilon
 from .compose import DEFAULT_TAIL
@@ -101,22 +102,16 @@ class SubsampledGaussianPLD:
                  sensitivity: ArrayLike = 1.0,
                  value_discretization_interval: float | None = None, accuracy: float | None = None,
                  tail: float = DEFAULT_TAIL):
-        (s, q, t, c), _, _ = broadcast_float_arrays(sigma=sigma, sampling_rate=sampling_rate, rounds=rounds,
-                                                    sensitivity=sensitivity)
-        if not np.all((s > 0) & np.isfinite(s)):
-            raise ValueError("sigma must be positive and finite")
-        if not np.all((q > 0) & (q <= 1)):
-            raise ValueError("sampling_rate must lie in (0, 1]")
-        if not np.all((t >= 1) & (t == np.floor(t)) & np.isfinite(t)):
-            raise ValueError("rounds must be a positive integer")
-        if not np.all((c > 0) & np.isfinite(c)):
-            raise ValueError("sensitivity must be positive and finite")
+        (s, q, t, c), _, _ = broadcast_float_arrays(
+            sigma=_validation.positive(sigma, "sigma"),
+            sampling_rate=_validation.in_interval(sampling_rate, "sampling_rate", 0.0, 1.0, open_low=True,
+                                                  open_high=False),
+            rounds=_validation.positive_integer(rounds, "rounds"),
+            sensitivity=_validation.positive(sensitivity, "sensitivity"))
         self.sigma, self.sampling_rate, self.rounds, self.sensitivity = s, q, t, c
         if accuracy is not None and value_discretization_interval is not None:
             raise ValueError("give either value_discretization_interval or accuracy, not both")
-        if accuracy is not None and not (float(accuracy) > 0 and math.isfinite(float(accuracy))):
-            raise ValueError(f"accuracy must be positive and finite, got {accuracy!r}")
-        self.accuracy = None if accuracy is None else float(accuracy)
+        self.accuracy = None if accuracy is None else float(_validation.positive(accuracy, "accuracy"))
         self.value_discretization_interval = (DEFAULT_INTERVAL if value_discretization_interval is None
                                               else float(value_discretization_interval))
         self.tail = float(tail)
@@ -198,8 +193,7 @@ class SubsampledGaussianPLD:
         (xa, s, q, t, c), shape, scalar = broadcast_float_arrays(
             **{name: x}, sigma=self.sigma, sampling_rate=self.sampling_rate, rounds=self.rounds,
             sensitivity=self.sensitivity)
-        if bound not in ("upper", "lower", "both"):
-            raise ValueError(f'bound must be "upper", "lower" or "both", got {bound!r}')
+        _validation.bound_side(bound)
         lower = np.empty(shape)
         upper = np.empty(shape)
         points = np.stack([s.ravel(), q.ravel(), t.ravel(), c.ravel()], axis=1)

@@ -13,11 +13,11 @@ composed PLD per distinct parameter point.
 
 from __future__ import annotations
 
-import math
 from typing import Callable
 
 import numpy as np
 
+from .. import _validation
 from .._elementwise import ArrayLike, broadcast_float_arrays
 from .compose import DEFAULT_TAIL
 from .distribution import (Bound, PrivacyLossDistribution, Result, bound_result, delta_values, epsilon_values,
@@ -25,9 +25,6 @@ from .distribution import (Bound, PrivacyLossDistribution, Result, bound_result,
 from .mechanisms import DEFAULT_INTERVAL, fixed_size_subsampled_gaussian, with_replacement_subsampled_gaussian
 
 
-def _integers(name: str, values: np.ndarray) -> None:
-    if not np.all((values >= 1) & (values == np.floor(values)) & np.isfinite(values)):
-        raise ValueError(f"{name} must be a positive integer")
 
 
 class FixedBatchGaussianPLD:
@@ -48,21 +45,16 @@ class FixedBatchGaussianPLD:
     def __init__(self, sigma: ArrayLike, batch_size: ArrayLike, dataset_size: ArrayLike, rounds: ArrayLike, *,
                  sensitivity: ArrayLike = 1.0, value_discretization_interval: float = DEFAULT_INTERVAL,
                  tail: float = DEFAULT_TAIL):
-        (s, m, n, t, c), _, _ = broadcast_float_arrays(sigma=sigma, batch_size=batch_size,
-                                                       dataset_size=dataset_size, rounds=rounds,
-                                                       sensitivity=sensitivity)
-        if not np.all((s > 0) & np.isfinite(s)):
-            raise ValueError("sigma must be positive and finite")
-        for name, values in (("batch_size", m), ("dataset_size", n), ("rounds", t)):
-            _integers(name, values)
+        (s, m, n, t, c), _, _ = broadcast_float_arrays(
+            sigma=_validation.positive(sigma, "sigma"),
+            batch_size=_validation.positive_integer(batch_size, "batch_size"),
+            dataset_size=_validation.positive_integer(dataset_size, "dataset_size"),
+            rounds=_validation.positive_integer(rounds, "rounds"),
+            sensitivity=_validation.positive(sensitivity, "sensitivity"))
         if not self._with_replacement and np.any(m > n):
             raise ValueError("batch_size must be <= dataset_size (batches drawn without replacement; "
                              "use WithReplacementBatchGaussianPLD for draws with replacement)")
-        if not np.all((c > 0) & np.isfinite(c)):
-            raise ValueError("sensitivity must be positive and finite")
-        h = float(value_discretization_interval)
-        if not (h > 0 and math.isfinite(h)):
-            raise ValueError(f"value_discretization_interval must be positive and finite, got {value_discretization_interval!r}")
+        h = float(_validation.positive(value_discretization_interval, "value_discretization_interval"))
         self.sigma, self.batch_size, self.dataset_size, self.rounds, self.sensitivity = s, m, n, t, c
         self.value_discretization_interval = h
         self.tail = float(tail)
@@ -81,8 +73,7 @@ class FixedBatchGaussianPLD:
         return self._plds[key]
 
     def _evaluate(self, x: ArrayLike, name: str, bound: Bound, method: str) -> Result:
-        if bound not in ("upper", "lower", "both"):
-            raise ValueError(f'bound must be "upper", "lower" or "both", got {bound!r}')
+        _validation.bound_side(bound)
         (xa, s, m, n, t, c), shape, scalar = broadcast_float_arrays(
             **{name: x}, sigma=self.sigma, batch_size=self.batch_size, dataset_size=self.dataset_size,
             rounds=self.rounds, sensitivity=self.sensitivity)

@@ -12,11 +12,11 @@ optimistic side.
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
 from .. import _core
+from .. import _validation
 from .._elementwise import ArrayLike
 from .compose import DEFAULT_TAIL
 from .distribution import Factor, PrivacyLossDistribution
@@ -27,10 +27,7 @@ MAX_CELLS = 1 << 26
 
 
 def _positive(name: str, value: float) -> float:
-    v = float(value)
-    if not (v > 0 and math.isfinite(v)):
-        raise ValueError(f"{name} must be positive and finite, got {value!r}")
-    return v
+    return float(_validation.positive(value, name))
 
 
 def _factor(name: str, raw: dict) -> Factor:
@@ -46,7 +43,7 @@ def _factor(name: str, raw: dict) -> Factor:
 
 
 def _check_tail(tail: float) -> float:
-    t = float(tail)
+    t = float(_validation.real(tail, "tail"))
     if not (0 < t < 1e-3):
         raise ValueError(f"tail must lie in (0, 1e-3), got {tail!r}")
     return t
@@ -75,14 +72,13 @@ def subsampled_gaussians(sigma: ArrayLike, sampling_rate: ArrayLike, *, sensitiv
     neither one Python round trip nor one serial discretization per point.
     ``optimistic=False`` skips the optimistic PMFs: the PLDs then give upper bounds only.
     """
-    s_in, q_in, c_in = np.broadcast_arrays(*(np.atleast_1d(np.asarray(v, dtype=np.float64))
-                                             for v in (sigma, sampling_rate, sensitivity)))
+    s_in, q_in, c_in = np.broadcast_arrays(*(np.atleast_1d(_validation.as_real_array(v, name)) for v, name in
+                                             ((sigma, "sigma"), (sampling_rate, "sampling_rate"),
+                                              (sensitivity, "sensitivity"))))
     if s_in.ndim != 1:
         raise ValueError("sigma, sampling_rate and sensitivity must broadcast to a 1-d array")
     s = np.array([_positive("sigma", a) / _positive("sensitivity", b) for a, b in zip(s_in, c_in)])
-    q = q_in.astype(np.float64)
-    if not np.all((q > 0) & (q <= 1)):
-        raise ValueError(f"sampling_rate must lie in (0, 1], got {q[~((q > 0) & (q <= 1))][0]!r}")
+    q = _validation.in_interval(q_in, "sampling_rate", 0.0, 1.0, open_low=True, open_high=False)
     h = _positive("value_discretization_interval", value_discretization_interval)
     t = _check_tail(tail)
     # Items: the remove direction of every point, then the add direction of the subsampled ones.

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from .._validation import broadcast, choice, in_interval, positive, positive_integer
+from .._validation import broadcast, choice, in_interval, nonnegative, positive, positive_integer
 from .conversion import CONVERSIONS, rdp_to_delta, rdp_to_epsilon
 from .mechanisms import check_orders, subsampled_gaussian_rdp
 
@@ -22,7 +22,7 @@ def compose_rdp(*rdp: npt.ArrayLike) -> np.ndarray:
     """RDP of a composition at common orders: the sum of the curves (Mironov 2017, Prop. 1)."""
     if not rdp:
         raise ValueError("give at least one RDP curve")
-    curves = [np.asarray(r, dtype=np.float64) for r in rdp]
+    curves = [nonnegative(r, f"rdp[{i}]", finite=False) for i, r in enumerate(rdp)]
     try:
         return np.sum(np.broadcast_arrays(*curves), axis=0)
     except ValueError:
