@@ -27,8 +27,8 @@ import numpy as np
 
 from ._elementwise import ArrayLike, FloatOrArray
 from ._validation import as_real_array, delta_values, epsilon_values, in_interval
-from .sweep import registry
-from .sweep.registry import AccountantEntry, Calibratable
+from . import registry
+from .registry import AccountantEntry, Calibratable
 
 __all__ = ["calibrate"]
 
@@ -44,7 +44,7 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
 
     Parameters
     ----------
-    accountant : registered name (see ``hockeystick.sweep.registry.names()``) or entry
+    accountant : registered name (see ``hockeystick.registry.names()``) or entry
     parameter : a calibratable parameter of that accountant ("sigma", "rounds", ...)
     epsilon, delta : target; delta in (0, 1).  Broadcast with ``params``.
     rtol : relative width of the final bracket for continuous parameters.

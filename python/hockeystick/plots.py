@@ -15,6 +15,9 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from .sweep.grid import Axis, Grid
+from .sweep.run import run_sweep
+
 __all__ = ["delta_epsilon_curves", "parameter_curves", "heatmap", "plot_grid"]
 
 _MAX_CURVES = 8
@@ -129,9 +132,6 @@ def plot_grid(grid: Any, path: str | os.PathLike[str], *, max_points: int = 200)
     - otherwise two or more axes: a heat map over the two longest; one axis: a curve.
     Axes not drawn are held at their middle value (named in the title).
     """
-    from .sweep.grid import Axis, Grid
-    from .sweep.run import run_sweep
-
     axes = {a.name: a for a in grid.axes}
     if not axes:
         raise ValueError("nothing to plot: the sweep has no axis (give a list or range for a parameter)")

@@ -1,0 +1,96 @@
+"""The README's main job: a few-million-point sweep plus a noise calibration, end to end.
+
+``hockeystick sweep --example`` writes ``example.toml`` (edit it and rerun with
+``hockeystick sweep example.toml -o ...``), sweeps it to Parquet (NPZ without pyarrow),
+calibrates sigma for a target (epsilon, delta), and draws both.  It drives the sweep and the
+plots, so it sits above both (docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .plots import plot_grid
+from .sweep.grid import Grid, load_toml
+from .sweep.run import SweepResult, preflight, run_sweep
+
+__all__ = ["ExampleReport", "example_toml", "run_example"]
+
+TARGET_EPSILON = 1.0
+TARGET_DELTA = 1e-5
+
+_TRUSTED_AGGREGATOR = """\
+# Federated learning with a trusted aggregator that releases only the last model
+# (paper 000, Algorithm 1, Theorem 2): n users, batches of batch_size drawn without
+# replacement for n / batch_size rounds, per-user Gaussian noise sigma, step
+# learning_rate, L-Lipschitz convex loss, projection on a ball of the given radius.
+#   delta(eps) = (m/n) theta_eps(2L/(sqrt(m) sigma)) (1 - b^T) / (1 - b),
+#   b = theta_eps(2 radius sqrt(m) / (learning_rate sigma))
+accountants = ["trusted_aggregator"]
+output = "delta"
+
+[parameters]
+sigma = { log = [0.05, 5, 250] }
+batch_size = [10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000]
+epsilon = { log = [0.01, 10, 1000] }
+n = 60000
+learning_rate = 0.5
+lipschitz = 1.0
+radius = 1.0
+"""
+
+
+@dataclass
+class ExampleReport:
+    """Everything the example produced."""
+
+    toml_path: Path
+    sweep: SweepResult
+    calibration: SweepResult
+    sweep_plot: str | None          # None without matplotlib
+    calibration_plot: str | None
+
+
+def example_toml() -> str:
+    """The example sweep file: 2.5 million points of the trusted-aggregator bound."""
+    return _TRUSTED_AGGREGATOR
+
+
+def _calibration_grid(grid: Grid) -> Grid:
+    """sigma needed for (TARGET_EPSILON, TARGET_DELTA) along the sweep's other axes (batch size)."""
+    params: dict[str, Any] = {k: v for k, v in grid.fixed.items()}
+    for axis in grid.axes:
+        if axis.name not in ("sigma", "epsilon", "delta"):
+            params[axis.name] = axis
+    params["epsilon"] = TARGET_EPSILON
+    params["delta"] = TARGET_DELTA
+    return Grid.from_parameters(grid.accountants, "sigma", params)
+
+
+def run_example(out_dir: Path, *, progress: bool | None = None) -> ExampleReport:
+    """Write the example file, run the sweep and the calibration, draw them; all under ``out_dir``."""
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        toml_path = out_dir / "example.toml"
+        toml_path.write_text(example_toml())
+    except OSError as exc:
+        raise ValueError(f"cannot write the example into {str(out_dir)!r} ({exc.strerror}); "
+                         "give --out-dir a directory you can write to") from None
+    grid, settings = load_toml(toml_path)
+    try:
+        import pyarrow  # noqa: F401
+        result_path = out_dir / "sweep.parquet"
+    except ImportError:
+        result_path = out_dir / "sweep.npz"
+    calibration_grid = _calibration_grid(grid)
+    preflight(calibration_grid, out_dir / "sigma_needed.csv")   # fail before the long part
+    sweep = run_sweep(grid, result_path, progress=progress, **settings)
+    calibration = run_sweep(calibration_grid, out_dir / "sigma_needed.csv", progress=False, keep=True)
+    if importlib.util.find_spec("matplotlib") is None:
+        return ExampleReport(toml_path, sweep, calibration, None, None)
+    sweep_plot = plot_grid(grid, out_dir / "delta_epsilon.png")
+    calibration_plot = plot_grid(calibration_grid, out_dir / "sigma_needed.png")
+    return ExampleReport(toml_path, sweep, calibration, sweep_plot, calibration_plot)

@@ -1,0 +1,77 @@
+"""Data flows down (docs/architecture.md): every import inside hockeystick, at any depth of a module
+(imports placed inside functions included), points to a lower layer or to a sibling in the same
+subpackage."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import hockeystick
+
+PACKAGE = Path(hockeystick.__file__).parent
+
+# Lower number = lower layer.  A module may import its own subpackage's siblings and any lower layer.
+LAYERS = {
+    "_core": 0, "_validation": 0, "accountant": 0,
+    "_elementwise": 1,
+    "gaussian": 2, "hockey_stick": 2,
+    "contraction": 3, "fdp": 3, "rdp": 3, "pld": 3,
+    "gaussian_mechanism": 4, "interop": 4,
+    "registry": 5, "simulate": 5,
+    "calibrate": 6,
+    "sweep": 7,
+    "plots": 8, "figures": 8,
+    "example": 9,
+    "cli": 10, "__main__": 11,
+}
+
+# The forwarding name kept until cli.py imports hockeystick.example (cli.py belongs to another branch).
+KNOWN_EXCEPTIONS = {("sweep/example.py", "example")}
+
+
+def _targets(path: Path) -> set[str]:
+    """Top-level hockeystick components imported anywhere in ``path``."""
+    rel = path.relative_to(PACKAGE)
+    depth = len(rel.parts) - 1  # 0 for hockeystick/x.py, 1 for hockeystick/sweep/x.py
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            if node.level == 0:
+                parts = (node.module or "").split(".")
+                if parts[0] == "hockeystick":
+                    out.add(parts[1] if len(parts) > 1 else node.names[0].name)
+            elif node.level > depth:  # climbs to the package root
+                base = (node.module or "").split(".")[0] if node.module else None
+                out.update([base] if base else [a.name for a in node.names])
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                if parts[0] == "hockeystick" and len(parts) > 1:
+                    out.add(parts[1])
+    # names imported from the package root that are not modules (``__version__``) are the root itself
+    return {t for t in out if (PACKAGE / f"{t}.py").exists() or (PACKAGE / t).is_dir() or t == "_core"}
+
+
+def test_every_import_points_down():
+    wrong = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE)
+        if rel.name == "__init__.py" and len(rel.parts) == 1:
+            continue  # the package's lazy attribute loader names every subpackage
+        own = rel.parts[0].removesuffix(".py")
+        assert own in LAYERS, f"{rel}: add {own!r} to LAYERS in tests/test_layers.py"
+        for target in _targets(path):
+            if target == own or (rel.as_posix(), target) in KNOWN_EXCEPTIONS:
+                continue
+            assert target in LAYERS, f"{rel} imports {target!r}: add it to LAYERS"
+            if LAYERS[target] >= LAYERS[own]:
+                wrong.append(f"{rel} imports {target} (layer {LAYERS[target]} >= {LAYERS[own]})")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_old_registry_path_is_the_same_registry():
+    from hockeystick import registry
+    from hockeystick.sweep import registry as old
+
+    assert old.REGISTRY is registry.REGISTRY and old.get is registry.get
