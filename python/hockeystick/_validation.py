@@ -29,6 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = [
+    "MAX_EXACT_INTEGER",
     "ParameterTypeError",
     "as_real_array",
     "broadcast",
@@ -137,10 +138,16 @@ def nonnegative(value: npt.ArrayLike, name: str, *, finite: bool = True) -> np.n
     return _require(arr, name, arr >= 0, ">= 0")
 
 
-def positive_integer(value: npt.ArrayLike, name: str) -> np.ndarray:
-    """Whole numbers >= 1 (finite), returned as float64 (they feed float kernels)."""
+def positive_integer(value: npt.ArrayLike, name: str, *, maximum: float | None = None) -> np.ndarray:
+    """Whole numbers >= 1 (finite, and <= ``maximum`` when given), returned as float64 (they feed float kernels)."""
     arr = real(value, name)
-    return _require(arr, name, (arr >= 1) & (arr == np.floor(arr)) & np.isfinite(arr), "an integer >= 1")
+    arr = _require(arr, name, (arr >= 1) & (arr == np.floor(arr)) & np.isfinite(arr), "an integer >= 1")
+    if maximum is not None:
+        _require(arr, name, arr <= maximum, f"<= {maximum:.17g}")
+    return arr
+
+
+MAX_EXACT_INTEGER = 2.0 ** 53  # above, doubles are no longer consecutive integers
 
 
 def nonnegative_integer(value: npt.ArrayLike, name: str) -> np.ndarray:

@@ -123,17 +123,26 @@ def constant_rate_h0(log_rho: npt.ArrayLike, gamma: npt.ArrayLike, rounds: npt.A
     ell = nonnegative(log_rho, "log_rho", finite=False)
     g2 = np.square(nonnegative(gamma, "gamma", finite=False))
     T = positive_integer(rounds, "rounds")
-    flat = ell == 0
+    flat = ell < _SERIES_LOG_RHO  # tanh(T l/2) / tanh(l/2) = T (1 + O(T^2 l^2)): T to double precision
     safe = np.where(flat, 1.0, ell)
     return np.where(flat, T * g2, g2 * np.tanh(T * safe / 2) / np.tanh(safe / 2))
 
 
 def constant_rate_h0_limit(log_rho: npt.ArrayLike, gamma: npt.ArrayLike) -> np.ndarray:
-    """T -> infinity limit of ``constant_rate_h0``: gamma^2 (rho+1)/(rho-1) = gamma^2 / tanh(l/2)."""
+    """T -> infinity limit of ``constant_rate_h0``: gamma^2 (rho+1)/(rho-1) = gamma^2 / tanh(l/2).
+
+    gamma = 0 gives 0 (every round adds nothing); l = 0 with gamma > 0 gives inf; l below 1e-150
+    uses tanh(l/2) = l/2, exact in double precision there (and free of subnormal round-off).
+    """
     ell = nonnegative(log_rho, "log_rho", finite=False)
     g2 = np.square(nonnegative(gamma, "gamma", finite=False))
-    with np.errstate(divide="ignore"):
-        return np.where(ell == 0, np.inf, g2 / np.tanh(np.where(ell == 0, 1.0, ell) / 2))
+    tiny = ell < _SERIES_LOG_RHO
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        limit = np.where(tiny, 2.0 * g2 / ell, g2 / np.tanh(np.where(tiny, 1.0, ell) / 2))
+    return np.where(g2 == 0, 0.0, limit)
+
+
+_SERIES_LOG_RHO = 1e-150
 
 
 class LastIterateAccountant:

@@ -106,7 +106,7 @@ class SubsampledGaussianPLD:
             sigma=_validation.positive(sigma, "sigma"),
             sampling_rate=_validation.in_interval(sampling_rate, "sampling_rate", 0.0, 1.0, open_low=True,
                                                   open_high=False),
-            rounds=_validation.positive_integer(rounds, "rounds"),
+            rounds=_validation.positive_integer(rounds, "rounds", maximum=_validation.MAX_EXACT_INTEGER),
             sensitivity=_validation.positive(sensitivity, "sensitivity"))
         self.sigma, self.sampling_rate, self.rounds, self.sensitivity = s, q, t, c
         if accuracy is not None and value_discretization_interval is not None:
@@ -178,7 +178,7 @@ class SubsampledGaussianPLD:
         used = 0.0
         for item in pending:
             sigma, q, t, c = item[0]
-            s = sigma / c
+            s = max(sigma / c, 1e-100)  # an estimate only: smaller s needs more cells, which discretization refuses
             one_round = (np.logaddexp(math.log1p(-q), math.log(q) + (0.5 + z * s) / (s * s)) - math.log1p(-q)) / h
             spread = 2 * z * math.sqrt(t * q * q * math.expm1(min(1.0 / (s * s), 700.0))) / h
             size = min(spread + 2 * one_round, t * one_round) + 1.0

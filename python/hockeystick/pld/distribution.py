@@ -98,8 +98,8 @@ class PrivacyLossDistribution:
 
     def self_compose(self, count: int) -> "PrivacyLossDistribution":
         """``count`` independent runs of this mechanism."""
-        if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 1:
-            raise ValueError(f"count must be a positive integer, got {count!r}")
+        if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or not 1 <= count <= 2 ** 53:
+            raise ValueError(f"count must be an integer with 1 <= count <= 2^53, got {_validation.describe(count)}")
         return PrivacyLossDistribution([{f: c * int(count) for f, c in d.items()} for d in self.directions],
                                        self.tail)
 

@@ -49,7 +49,7 @@ class FixedBatchGaussianPLD:
             sigma=_validation.positive(sigma, "sigma"),
             batch_size=_validation.positive_integer(batch_size, "batch_size"),
             dataset_size=_validation.positive_integer(dataset_size, "dataset_size"),
-            rounds=_validation.positive_integer(rounds, "rounds"),
+            rounds=_validation.positive_integer(rounds, "rounds", maximum=_validation.MAX_EXACT_INTEGER),
             sensitivity=_validation.positive(sensitivity, "sensitivity"))
         if not self._with_replacement and np.any(m > n):
             raise ValueError("batch_size must be <= dataset_size (batches drawn without replacement; "
