@@ -48,6 +48,10 @@ __all__ = [
     "renamed_keyword",
     "scalar_or_array",
     "threads",
+    "upper_only",
+    "exact_sides",
+    "bound_side",
+    "BOUND_SIDES",
 ]
 
 
@@ -216,6 +220,18 @@ BOUND_SIDES = ("upper", "lower", "both")
 def bound_side(bound: Any) -> str:
     """The side of a certified bracket asked for: "upper" (default everywhere), "lower" or "both"."""
     return choice(bound, "bound", BOUND_SIDES)
+
+
+def upper_only(bound: Any, owner: str) -> None:
+    """Refuse bound="lower" / "both" for an accountant whose theorem gives an upper bound only."""
+    if bound_side(bound) != "upper":
+        raise ValueError(f'bound must be "upper" for {owner}, got {describe(bound)}: its theorem certifies '
+                         'an upper bound only (no lower bound is known)')
+
+
+def exact_sides(bound: Any, value: Any) -> Any:
+    """An exact value is both sides of its bracket: ``value`` for "upper" / "lower", (value, value) for "both"."""
+    return (value, value) if bound_side(bound) == "both" else value
 
 
 def broadcastable(**named: npt.ArrayLike | None) -> None:

@@ -7,10 +7,10 @@ import numpy as np
 import numpy.typing as npt
 
 from .._validation import (broadcastable, delta_values, epsilon_values, flag, nonnegative, positive,
-                           positive_integer, real)
+                           positive_integer, real, upper_only)
 
 __all__ = ["at_most", "broadcastable", "contraction_modulus", "delta_values", "epsilon_values", "finite_radii",
-           "flag", "nonnegative", "positive", "positive_integer", "real", "smoothness_rate"]
+           "flag", "nonnegative", "positive", "positive_integer", "real", "smoothness_rate", "upper_only"]
 
 
 def at_most(small: np.ndarray, large: np.ndarray, message: str) -> None:

@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._elementwise import FloatOrArray
+from ..accountant import Bound
 from . import _checks, _kernels
 
 
@@ -56,13 +57,17 @@ class _PNSGDPower:
             self._g_product = self.modulus * self.diameter / (self.learning_rate * noise_scale)
         _checks.finite_radii(g1=self._g_first, g2=self._g_product)
 
-    def delta(self, epsilon: npt.ArrayLike, *, threads: int | None = None) -> FloatOrArray:
+    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper",
+              threads: int | None = None) -> FloatOrArray:
         """The theorem's delta(eps) for the i-th record."""
+        _checks.upper_only(bound, type(self).__name__)
         return _kernels.power_delta(self._noise, _checks.epsilon_values(epsilon), self._exponent,
                                     self._g_first, self._g_product, threads)
 
-    def epsilon(self, delta: npt.ArrayLike, *, threads: int | None = None) -> FloatOrArray:
+    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper",
+                threads: int | None = None) -> FloatOrArray:
         """Smallest eps >= 0 with delta(eps) <= delta."""
+        _checks.upper_only(bound, type(self).__name__)
         return _kernels.power_epsilon(self._noise, _checks.delta_values(delta), self._exponent,
                                       self._g_first, self._g_product, threads)
 
@@ -131,12 +136,16 @@ class PNSGDRandomStop:
             self._r_product = self.modulus * self.diameter / (self.learning_rate * self.sigma)
         _checks.finite_radii(r1=self._r_first, r2=self._r_product)
 
-    def delta(self, epsilon: npt.ArrayLike, *, threads: int | None = None) -> FloatOrArray:
+    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper",
+              threads: int | None = None) -> FloatOrArray:
         """(1/n) theta(2L/sigma) sum_{k=0}^{n-i} theta(M D/(eta sigma))^k  (eq. 16 when paper_form)."""
+        _checks.upper_only(bound, type(self).__name__)
         return _kernels.geometric_delta(_checks.epsilon_values(epsilon), self._weight, self._terms,
                                         self._r_first, self._r_product, threads)
 
-    def epsilon(self, delta: npt.ArrayLike, *, threads: int | None = None) -> FloatOrArray:
+    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper",
+                threads: int | None = None) -> FloatOrArray:
         """Smallest eps >= 0 with delta(eps) <= delta."""
+        _checks.upper_only(bound, type(self).__name__)
         return _kernels.geometric_epsilon(_checks.delta_values(delta), self._weight, self._terms,
                                           self._r_first, self._r_product, threads)

@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._elementwise import FloatOrArray
+from ..accountant import Bound
 from . import _checks, _kernels
 from .trusted_aggregator import TrustedAggregator
 
@@ -97,13 +98,17 @@ class TrustedAggregatorSchedule:
 
     _first_stop = 0  # 0: the last iterate (a random-stop subclass sets tau0 >= 1)
 
-    def delta(self, epsilon: npt.ArrayLike, *, threads: int | None = None) -> FloatOrArray:
+    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper",
+              threads: int | None = None) -> FloatOrArray:
         """(m/n) sum_t theta(r1_t) prod_{j>t} theta(r2_j), O(T) per epsilon."""
+        _checks.upper_only(bound, type(self).__name__)
         return _kernels.schedule_delta(_checks.epsilon_values(epsilon), self._weight, self._first_stop,
                                        self._r_first, self._r_product, threads)
 
-    def epsilon(self, delta: npt.ArrayLike, *, threads: int | None = None) -> FloatOrArray:
+    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper",
+                threads: int | None = None) -> FloatOrArray:
         """Smallest eps >= 0 with delta(eps) <= delta."""
+        _checks.upper_only(bound, type(self).__name__)
         return _kernels.schedule_epsilon(_checks.delta_values(delta), self._weight, self._first_stop,
                                          self._r_first, self._r_product, threads)
 

@@ -96,8 +96,8 @@ class NoisyFedAvg(LastIterateAccountant):
     ``delta``/``epsilon``), ``mu_composition`` (GDP composition over rounds: valid),
     ``mu_paper_h0`` (paper eq. 16, optimized H0: rests on eq. 41, false where it fails; see
     ``h0_attained``), ``mu_paper`` / ``mu_paper_limit`` (the theorem's closed form and its
-    T -> infinity limit, see the module docstring).  ``bound="h0"`` in ``delta``/``epsilon``
-    reproduces the paper's numbers and is NOT a valid bound in general; ``bound="composition"``
+    T -> infinity limit, see the module docstring).  ``interpolation="h0"`` in ``delta``/``epsilon``
+    reproduces the paper's numbers and is NOT a valid bound in general; ``interpolation="composition"``
     gives the baseline.
 
     For the constant and cyclic schedules rho_t is constant and > 1, so eq. 41 fails for T >= 2 and

@@ -44,7 +44,7 @@ class NoisyFedProx(LastIterateAccountant):
     default of ``delta``/``epsilon``) equals ``mu_composition`` = sqrt(m T) gamma / sigma.  With
     ``constants="exact"`` the linear loss +-V w_1 attains it (tight); with the theorem's constants it is
     valid but loose.  ``mu_paper_h0`` (eq. 21) is false for T >= 2: reported, labelled, and used only
-    with ``bound="h0"`` to reproduce the paper.
+    with ``interpolation="h0"`` to reproduce the paper.
     """
 
     def __init__(self, *, clients: npt.ArrayLike, sigma: npt.ArrayLike, clip: npt.ArrayLike,

@@ -12,11 +12,15 @@ upper bound and a lower bound; theta carries ~1e-15 relative accuracy from the n
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 
 from .. import hockey_stick as _hs
-from .._validation import broadcast, delta_values, epsilon_values, nonnegative, positive, scalar_or_array
+from ..accountant import Bound
+from .._validation import (bound_side, broadcast, delta_values, epsilon_values, exact_sides, nonnegative, positive,
+                           scalar_or_array)
 from .tradeoff import gaussian_tradeoff
 
 __all__ = ["GaussianDP", "compose_gdp", "gdp_to_rdp"]
@@ -49,14 +53,17 @@ class GaussianDP:
     def __init__(self, mu: npt.ArrayLike) -> None:
         self.mu = scalar_or_array(nonnegative(mu, "mu", finite=False))
 
-    def delta(self, epsilon: npt.ArrayLike, *, threads: int | None = None) -> float | np.ndarray:
-        """delta(eps) = theta(mu, eps)  (paper 004 Lemma 7, eq. 8)."""
-        return _hs.theta(self.mu, epsilon_values(epsilon), threads=threads)
+    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper",
+              threads: int | None = None) -> Any:
+        """delta(eps) = theta(mu, eps)  (paper 004 Lemma 7, eq. 8); exact, so every ``bound`` side is it."""
+        bound_side(bound)
+        return exact_sides(bound, _hs.theta(self.mu, epsilon_values(epsilon), threads=threads))
 
-    def epsilon(self, delta: npt.ArrayLike, *, threads: int | None = None) -> float | np.ndarray:
-        """Smallest eps >= 0 with theta(mu, eps) <= delta, delta in (0, 1)."""
-        return _hs.theta_epsilon(self.mu, delta_values(delta),
-                                 threads=threads)
+    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper",
+                threads: int | None = None) -> Any:
+        """Smallest eps >= 0 with theta(mu, eps) <= delta, delta in (0, 1); exact on every ``bound`` side."""
+        bound_side(bound)
+        return exact_sides(bound, _hs.theta_epsilon(self.mu, delta_values(delta), threads=threads))
 
     def tradeoff(self, alpha: npt.ArrayLike) -> float | np.ndarray:
         """T_G(mu)(alpha), the type II error floor at type I error alpha."""

@@ -35,7 +35,8 @@ The O(T) pass runs in C++ (cpp/include/hockeystick/fdp_interpolation.hpp), OpenM
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import warnings
+from typing import Literal, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -43,7 +44,9 @@ import numpy.typing as npt
 from .. import _core
 from .. import hockey_stick as _hs
 from .._elementwise import check_threads
-from .._validation import choice, delta_values, epsilon_values, nonnegative, positive, positive_integer, scalar_or_array
+from ..accountant import Bound
+from .._validation import (choice, delta_values, epsilon_values, nonnegative, positive, positive_integer,
+                           scalar_or_array, upper_only)
 
 __all__ = [
     "InterpolationBound",
@@ -52,9 +55,13 @@ __all__ = [
     "constant_rate_h0",
     "constant_rate_h0_limit",
     "BOUNDS",
+    "INTERPOLATIONS",
+    "Interpolation",
 ]
 
-BOUNDS = ("optimal", "h0", "composition")
+Interpolation = Literal["optimal", "h0", "composition"]
+INTERPOLATIONS: tuple[Interpolation, ...] = ("optimal", "h0", "composition")
+BOUNDS = INTERPOLATIONS  # the earlier name (when ``bound=`` chose the interpolation); kept for one release
 
 
 class InterpolationBound(NamedTuple):
@@ -149,7 +156,8 @@ class LastIterateAccountant:
     """A released-last-iterate mu-GDP accountant holding the shifted-interpolation mu values.
 
     Subclasses set ``_h`` (an InterpolationBound in units of gamma^2 already scaled to the model)
-    and ``_mu_scale`` = sqrt(m)/sigma.  ``delta``/``epsilon`` use ``bound``:
+    and ``_mu_scale`` = sqrt(m)/sigma.  ``delta``/``epsilon`` take ``bound`` (the side of the bracket:
+    "upper" only) and ``interpolation``:
 
     * ``"optimal"`` (default): ``mu``, the exact minimum over admissible interpolation weights; valid.
     * ``"composition"``: ``mu_composition``, lambda == 1, GDP composition over rounds; valid.
@@ -183,19 +191,31 @@ class LastIterateAccountant:
         h = self._h.h0_attained
         return bool(h) if np.ndim(h) == 0 else h
 
+    def mu_for_interpolation(self, interpolation: Interpolation = "optimal") -> float | np.ndarray:
+        """The mu that ``interpolation`` selects: "optimal" (``mu``), "h0" or "composition"."""
+        choice(interpolation, "interpolation", INTERPOLATIONS)
+        return {"optimal": self.mu, "h0": self.mu_paper_h0, "composition": self.mu_composition}[interpolation]
+
     def mu_for_bound(self, bound: str = "optimal") -> float | np.ndarray:
-        choice(bound, "bound", BOUNDS)
-        return {"optimal": self.mu, "h0": self.mu_paper_h0, "composition": self.mu_composition}[bound]
+        """Deprecated name of ``mu_for_interpolation`` (``bound`` now means the side of a bracket)."""
+        warnings.warn("mu_for_bound is deprecated; use mu_for_interpolation", DeprecationWarning, stacklevel=2)
+        return self.mu_for_interpolation(bound)  # type: ignore[arg-type]
 
-    def delta(self, epsilon: npt.ArrayLike, *, bound: str = "optimal",
+    def _mu(self, bound: str, interpolation: Interpolation) -> float | np.ndarray:
+        """``bound`` is the side ("upper" only); an old ``bound="h0"`` etc. still selects the interpolation."""
+        if bound in INTERPOLATIONS:
+            warnings.warn(f'bound={bound!r} is deprecated: the interpolation is chosen with interpolation={bound!r} '
+                          '(bound now says the side of the bracket, "upper")', DeprecationWarning, stacklevel=3)
+            return self.mu_for_interpolation(bound)  # type: ignore[arg-type]
+        upper_only(bound, type(self).__name__)
+        return self.mu_for_interpolation(interpolation)
+
+    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", interpolation: Interpolation = "optimal",
               threads: int | None = None) -> float | np.ndarray:
-        """delta(eps) = theta(mu, eps) for the mu that ``bound`` selects (paper 004 Lemma 7)."""
-        mu = self.mu_for_bound(bound)
-        return _hs.theta(mu, epsilon_values(epsilon), threads=threads)
+        """delta(eps) = theta(mu, eps) for the mu that ``interpolation`` selects (paper 004 Lemma 7)."""
+        return _hs.theta(self._mu(bound, interpolation), epsilon_values(epsilon), threads=threads)
 
-    def epsilon(self, delta: npt.ArrayLike, *, bound: str = "optimal",
+    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper", interpolation: Interpolation = "optimal",
                 threads: int | None = None) -> float | np.ndarray:
-        """Smallest eps >= 0 with theta(mu, eps) <= delta, for the mu that ``bound`` selects."""
-        mu = self.mu_for_bound(bound)
-        return _hs.theta_epsilon(mu, delta_values(delta),
-                                 threads=threads)
+        """Smallest eps >= 0 with theta(mu, eps) <= delta, for the mu that ``interpolation`` selects."""
+        return _hs.theta_epsilon(self._mu(bound, interpolation), delta_values(delta), threads=threads)

@@ -18,7 +18,7 @@ on the same (eps, delta) footing.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 import numpy.typing as npt
@@ -26,7 +26,9 @@ from scipy import optimize
 
 from .. import gaussian as _gaussian
 from .. import hockey_stick as _hs
-from .._validation import delta_values, epsilon_values, in_interval, nonnegative, scalar_or_array
+from ..accountant import Bound
+from .._validation import (delta_values, epsilon_values, exact_sides, in_interval, nonnegative, scalar_or_array,
+                           upper_only)
 
 __all__ = ["TradeOffFunction", "GaussianTradeOff", "gaussian_tradeoff"]
 
@@ -92,14 +94,17 @@ class TradeOffFunction:
         at_zero = 1.0 - float(self._curve(np.array([0.0]))[0])
         return max(0.0, at_zero, float(gains[i]), -float(best.fun))
 
-    def delta(self, epsilon: npt.ArrayLike) -> float | np.ndarray:
-        """delta(eps) = sup_alpha (1 - f(alpha) - e^eps alpha), element-wise over epsilon."""
+    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper") -> float | np.ndarray:
+        """delta(eps) = sup_alpha (1 - f(alpha) - e^eps alpha), element-wise over epsilon (upper side:
+        the numerical supremum may fall short by the optimizer's tolerance, so no lower side is claimed)."""
+        upper_only(bound, type(self).__name__)
         eps = nonnegative(epsilon, "epsilon")
         out = np.vectorize(self._delta_one, otypes=[np.float64])(eps)
         return scalar_or_array(out)
 
-    def epsilon(self, delta: npt.ArrayLike) -> float | np.ndarray:
+    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper") -> float | np.ndarray:
         """The smallest eps >= 0 with delta(eps) <= delta, element-wise over delta in (0, 1)."""
+        upper_only(bound, type(self).__name__)
         target = delta_values(delta)
 
         def one(d: float) -> float:
@@ -129,13 +134,13 @@ class GaussianTradeOff(TradeOffFunction):
     def __call__(self, alpha: npt.ArrayLike) -> float | np.ndarray:
         return gaussian_tradeoff(self.mu, alpha)
 
-    def delta(self, epsilon: npt.ArrayLike) -> float | np.ndarray:
-        """theta(mu, eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)  (paper 004 eq. 8)."""
-        return _hs.theta(self.mu, epsilon_values(epsilon))
+    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
+        """theta(mu, eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)  (paper 004 eq. 8); exact."""
+        return exact_sides(bound, _hs.theta(self.mu, epsilon_values(epsilon)))
 
-    def epsilon(self, delta: npt.ArrayLike) -> float | np.ndarray:
-        """The eps solving theta(mu, eps) = delta (0 when theta(mu, 0) <= delta)."""
-        return _hs.theta_epsilon(self.mu, delta_values(delta))
+    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
+        """The eps solving theta(mu, eps) = delta (0 when theta(mu, 0) <= delta); exact."""
+        return exact_sides(bound, _hs.theta_epsilon(self.mu, delta_values(delta)))
 
     def compose(self, other: "GaussianTradeOff") -> "GaussianTradeOff":
         if not isinstance(other, GaussianTradeOff):

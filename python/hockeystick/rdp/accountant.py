@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from .._validation import broadcast, choice, in_interval, nonnegative, positive, positive_integer
+from ..accountant import Bound
+from .._validation import broadcast, choice, in_interval, nonnegative, positive, positive_integer, upper_only
 from .conversion import CONVERSIONS, rdp_to_delta, rdp_to_epsilon
 from .mechanisms import check_orders, subsampled_gaussian_rdp
 
@@ -55,12 +56,16 @@ class SubsampledGaussianRDP:
         shape = p["sigma"].shape
         self.rdp = (step[inverse.ravel()].reshape(shape + self.orders.shape) * p["rounds"][..., None])
 
-    def epsilon(self, delta: npt.ArrayLike, *, conversion: str | None = None) -> float | np.ndarray:
-        """Smallest eps certified at ``delta`` (broadcast with the parameters)."""
+    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper",
+                conversion: str | None = None) -> float | np.ndarray:
+        """Smallest eps certified at ``delta`` (broadcast with the parameters); an upper bound only."""
+        upper_only(bound, type(self).__name__)
         return rdp_to_epsilon(self.rdp, self.orders, delta, conversion=conversion or self.conversion)
 
-    def delta(self, epsilon: npt.ArrayLike, *, conversion: str | None = None) -> float | np.ndarray:
-        """Smallest delta certified at ``epsilon`` (broadcast with the parameters)."""
+    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper",
+              conversion: str | None = None) -> float | np.ndarray:
+        """Smallest delta certified at ``epsilon`` (broadcast with the parameters); an upper bound only."""
+        upper_only(bound, type(self).__name__)
         return rdp_to_delta(self.rdp, self.orders, epsilon, conversion=conversion or self.conversion)
 
     def __repr__(self) -> str:
