@@ -32,6 +32,13 @@ EXAMPLES = {
     "trusted_aggregator_nonconvex": _TA,
     "trusted_aggregator_random_stop": _TA,
     "trusted_aggregator_strongly_convex": dict(_TA, smoothness=1.0, strong_convexity=0.1),
+    "noisy_fedprox": dict(clients=20, sigma=1.0, clip=1.0, lipschitz=1.0, proximal=4.0, learning_rate=0.05,
+                          rounds=30),
+    "pnsgd_random_stop": dict(n=40, learning_rate=0.5, lipschitz=1.0, smoothness=0.5, sigma=2.0, diameter=1.0),
+    "trusted_aggregator_inverse_time": dict(n=6000, batch_size=100, sigma=2.0, strong_convexity=1.0, lipschitz=1.0,
+                                            radius=1.0, rounds=30),
+    "trusted_aggregator_schedule": _TA,
+    "trusted_aggregator_random_stop_schedule": _TA,
 }
 
 

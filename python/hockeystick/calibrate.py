@@ -39,7 +39,7 @@ _SMALLEST = np.nextafter(0.0, 1.0)
 
 
 def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: ArrayLike, delta: ArrayLike,
-              rtol: float = 1e-10, start: float | None = None, **params: ArrayLike) -> FloatOrArray:
+              rtol: float = 1e-10, start: float | None = None, **params: ArrayLike) -> int | FloatOrArray:
     """The smallest (or largest) ``parameter`` keeping ``accountant`` within (epsilon, delta).
 
     Parameters
@@ -51,7 +51,8 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
     start : where bracketing starts (default 1, clipped to the parameter's range).
     **params : the accountant's other parameters (arrays broadcast together).
 
-    Returns the calibrated value at each broadcast point (float for scalar input).
+    Returns the calibrated value at each broadcast point (float for scalar input); an integer
+    parameter (rounds) comes back as int / an int64 array, unless some point is unbounded (inf).
     For a "decreasing" parameter (sigma) whose every value meets the target the result
     is the smallest value searched (``tiny ** 0.25`` ~ 1.5e-77 for sigma > 0): a value the
     accountant accepts, unlike 0.  For an "increasing" one (rounds) the result is the
@@ -76,6 +77,8 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
     eps, dlt = flat.pop("epsilon"), flat.pop("delta")
     problem = _Problem(entry, parameter, spec, eps, dlt, flat)
     result = problem.solve(1.0 if start is None else float(start), rtol).reshape(shape)
+    if spec.integer and np.isfinite(result).all():  # rounds come back as integers (inf, uncapped, stays float)
+        return int(result) if scalar else result.astype(np.int64)
     return float(result) if scalar else result
 
 

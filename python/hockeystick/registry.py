@@ -17,9 +17,10 @@ from typing import Any, Callable, Literal, Mapping
 import numpy as np
 
 from . import contraction, fdp, pld, rdp
+from .accountant import Bound
 from .gaussian_mechanism import GaussianMechanism
 
-__all__ = ["Calibratable", "AccountantEntry", "REGISTRY", "get", "names", "register"]
+__all__ = ["Calibratable", "AccountantEntry", "PerPoint", "REGISTRY", "get", "names", "register"]
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,52 @@ class AccountantEntry:
     def build(self, **params: Any) -> Any:
         """Construct the accountant from the parameters it takes (extra keys are ignored)."""
         return self.factory(**{k: v for k, v in params.items() if k in self.parameters})
+
+
+class PerPoint:
+    """An accountant whose parameters must be scalars (a per-round schedule), over arrays of points.
+
+    ``PerPoint.of(cls)(**params)`` broadcasts ``params``, builds one ``cls`` per distinct point and
+    evaluates ``delta`` / ``epsilon`` there, so sweeps and calibration can drive it like any other
+    accountant.  One accountant per point: meant for short chunks (``max_chunk``).
+    """
+
+    def __init__(self, cls: Callable[..., Any], params: Mapping[str, Any]) -> None:
+        self._cls = cls
+        names = [k for k, v in params.items() if v is not None]
+        arrays = np.broadcast_arrays(*(np.asarray(params[k]) for k in names)) if names else []
+        self._shape = arrays[0].shape if arrays else ()
+        self._points: dict[tuple[Any, ...], Any] = {}
+        self._keys = [tuple(a.ravel()[i].item() for a in arrays) for i in range(int(np.prod(self._shape)))]
+        self._names, self._fixed = names, {k: v for k, v in params.items() if v is None}
+        for key in dict.fromkeys(self._keys):
+            self._points[key] = cls(**dict(zip(names, key)), **self._fixed)
+
+    @classmethod
+    def of(cls, accountant: Callable[..., Any]) -> Callable[..., "PerPoint"]:
+        """A factory with ``accountant``'s keyword signature, building a PerPoint over it."""
+        @functools.wraps(accountant)
+        def build(**params: Any) -> "PerPoint":
+            return cls(accountant, params)
+        build.__signature__ = inspect.signature(accountant)  # type: ignore[attr-defined]
+        return build
+
+    def _each(self, method: str, x: Any, bound: str) -> Any:
+        arg = np.asarray(x, dtype=np.float64)
+        shape = np.broadcast_shapes(arg.shape, self._shape)
+        flat_x = np.broadcast_to(arg, shape).reshape(-1)
+        flat_keys = np.broadcast_to(np.arange(len(self._keys)).reshape(self._shape), shape).reshape(-1)
+        out = np.array([getattr(self._points[self._keys[k]], method)(float(v), bound=bound)
+                        for v, k in zip(flat_x, flat_keys)], dtype=np.float64).reshape(shape)
+        return float(out) if shape == () else out
+
+    def delta(self, epsilon: Any, *, bound: Bound = "upper") -> Any:
+        """delta(eps) of each point's accountant (upper bounds)."""
+        return self._each("delta", epsilon, bound)
+
+    def epsilon(self, delta: Any, *, bound: Bound = "upper") -> Any:
+        """epsilon(delta) of each point's accountant (upper bounds)."""
+        return self._each("epsilon", delta, bound)
 
 
 REGISTRY: dict[str, AccountantEntry] = {}
@@ -160,6 +207,34 @@ for _schedule in fdp.SCHEDULES:
         summary=f"noisy FedAvg, last model, {_schedule} learning rate, exact interpolation bound (004 Thm 12)",
         integers=frozenset({"clients", "local_steps", "rounds"}),
         calibratable={"sigma": _SIGMA, **({"rounds": _ROUNDS} if _monotone_rounds else {})}))
+
+register(AccountantEntry(
+    name="noisy_fedprox", factory=fdp.NoisyFedProx, hidden=frozenset({"constants"}),
+    summary="noisy FedProx, last model, theorem constants, exact interpolation bound (004 Thm 15)",
+    integers=frozenset({"clients", "local_steps", "rounds"}),
+    calibratable={"sigma": _SIGMA, "rounds": _ROUNDS}))
+
+register(AccountantEntry(
+    name="pnsgd_random_stop", factory=contraction.PNSGDRandomStop, hidden=frozenset({"paper_form"}),
+    integers=frozenset({"n", "index"}),
+    summary="projected noisy SGD stopped at a uniformly random step, Gaussian noise (002 Thm 5)",
+    calibratable={"sigma": _SIGMA}))
+
+for _name, _cls, _summary in (
+    ("trusted_aggregator_inverse_time", contraction.InverseTimeRateTrustedAggregator,
+     "000 Corollary 1: eta_t = 1/(lambda t), constant sigma, O(T) sum"),
+    ("trusted_aggregator_schedule", contraction.TrustedAggregatorSchedule,
+     "000 Thm 2 with per-round eta_t, sigma_t (scalars in a sweep: a constant schedule by the O(T) sum)"),
+    ("trusted_aggregator_random_stop_schedule", contraction.RandomStopTrustedAggregatorSchedule,
+     "000 Corollary 3 with per-round eta_t, sigma_t, exact O(T) double sum"),
+):
+    register(AccountantEntry(name=_name, factory=PerPoint.of(_cls), summary=_summary, max_chunk=1 << 8,
+                             integers=frozenset({"n", "batch_size", "rounds"}), hidden=frozenset({"nonconvex"}),
+                             calibratable={"sigma": _SIGMA}))
+
+# PLDAccountant is not registered: it accumulates rounds of different mechanisms by calls
+# (compose, compose_subsampled_gaussian), so no set of keyword parameters describes it;
+# SubsampledGaussianPLD is its keyword form for the common case of T identical rounds.
 
 register(AccountantEntry(
     name="rdp_subsampled_gaussian", factory=rdp.SubsampledGaussianRDP,

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from .._validation import choice, delta_values, nonnegative, scalar_or_array
+from .._validation import choice, delta_values, epsilon_values, scalar_or_array
 
 __all__ = ["CONVERSIONS", "rdp_to_epsilon", "rdp_to_delta"]
 
@@ -63,7 +63,7 @@ def rdp_to_delta(rdp: npt.ArrayLike, orders: npt.ArrayLike, epsilon: npt.ArrayLi
                  conversion: str = "tight") -> float | np.ndarray:
     """Smallest delta the RDP curve certifies at ``epsilon`` >= 0."""
     choice(conversion, "conversion", CONVERSIONS)
-    e = nonnegative(epsilon, "epsilon")
+    e = epsilon_values(epsilon)  # inf allowed: delta(inf) = 0
     r, alpha, e = _prepare(rdp, orders, e)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if conversion == "classic":
