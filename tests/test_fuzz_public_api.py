@@ -70,7 +70,7 @@ def domain(values: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
 PARAMETERS: dict[str, st.SearchStrategy[Any]] = {
     "sigma": floats(0.3, 30, log=True), "scale": floats(0.3, 30, log=True), "mu": floats(1e-3, 20, log=True),
     "sensitivity": floats(0.1, 3), "sampling_rate": floats(1e-3, 1.0), "rounds": st.integers(1, 40),
-    "n": st.integers(50, 5000), "dataset_size": st.integers(50, 2000), "batch_size": st.integers(1, 60),
+    "n": st.integers(50, 5000), "batch_size": st.integers(1, 60),
     "clients": st.integers(1, 100), "index": st.integers(1, 50), "local_steps": st.integers(1, 10),
     "learning_rate": floats(1e-3, 0.5, log=True), "lipschitz": floats(0.1, 5), "radius": floats(0.1, 5),
     "smoothness": floats(0.5, 4), "strong_convexity": floats(0.0, 0.5), "diameter": floats(0.1, 5),
@@ -213,11 +213,11 @@ FAMILY_CALLS: dict[str, tuple[Callable[[st.DataObject], Callable[[], Any]], floa
         d.draw(EPSILON), bound=d.draw(st.sampled_from(["upper", "lower", "both", "middle"]))), 0.0, 1.0),
     "pld.fixed_size_subsampled_gaussian": (lambda d: lambda: pld.fixed_size_subsampled_gaussian(
         d.draw(domain(PARAMETERS["sigma"])), d.draw(domain(PARAMETERS["batch_size"])),
-        d.draw(domain(PARAMETERS["dataset_size"])), value_discretization_interval=1e-2).epsilon(d.draw(DELTA)),
+        d.draw(domain(PARAMETERS["n"])), value_discretization_interval=1e-2).epsilon(d.draw(DELTA)),
         0.0, math.inf),
     "pld.with_replacement_subsampled_gaussian": (lambda d: lambda: pld.with_replacement_subsampled_gaussian(
         d.draw(domain(PARAMETERS["sigma"])), d.draw(domain(PARAMETERS["batch_size"])),
-        d.draw(domain(PARAMETERS["dataset_size"])), value_discretization_interval=1e-2).delta(d.draw(EPSILON)),
+        d.draw(domain(PARAMETERS["n"])), value_discretization_interval=1e-2).delta(d.draw(EPSILON)),
         0.0, 1.0),
     "pld.from_distributions": (lambda d: lambda: pld.from_distributions(
         d.draw(st.one_of(st.just([0.2, 0.3, 0.5]), edges)), d.draw(st.one_of(st.just([0.5, 0.3, 0.2]), edges)),

@@ -143,3 +143,23 @@ def test_pld_accountants_refuse_instead_of_zero_division_or_overflow():
         pld.WithReplacementBatchGaussianPLD(1.0, 1, 50, 1e308)
     with pytest.raises(ValueError, match=r"count must be an integer with 1 <= count <= 2\^53"):
         pld.gaussian(1.0).self_compose(10 ** 300)
+
+
+def test_renamed_keywords_warn_for_one_release_and_the_new_names_work():
+    with pytest.warns(DeprecationWarning, match="'dataset_size' is deprecated.*use 'n'"):
+        old = pld.FixedBatchGaussianPLD(sigma=1.0, batch_size=10, dataset_size=500, rounds=3,
+                                        value_discretization_interval=1e-2)
+    new = pld.FixedBatchGaussianPLD(sigma=1.0, batch_size=10, n=500, rounds=3, value_discretization_interval=1e-2)
+    assert old.delta(1.0) == new.delta(1.0)
+    with pytest.raises(TypeError, match="both 'n' and its deprecated name 'dataset_size'"):
+        pld.fixed_size_subsampled_gaussian(1.0, 10, n=500, dataset_size=500)
+    with pytest.warns(DeprecationWarning, match="'count' is deprecated"):
+        acc = pld.PLDAccountant(value_discretization_interval=1e-2).compose_subsampled_gaussian(1.0, 0.5, count=3)
+    assert acc.delta(1.0) == pld.PLDAccountant(value_discretization_interval=1e-2).compose_subsampled_gaussian(
+        1.0, 0.5, rounds=3).delta(1.0)
+    fedavg = fdp.NoisyFedAvg(clients=10, sigma=1.0, clip=1.0, lipschitz=1.0, learning_rate=0.1, local_steps=2,
+                             rounds=5)
+    with pytest.warns(DeprecationWarning, match="interpolation='h0'"):
+        assert fedavg.delta(1.0, bound="h0") == fedavg.delta(1.0, interpolation="h0")
+    with pytest.raises(ValueError, match='bound must be "upper" for NoisyFedAvg'):
+        fedavg.delta(1.0, bound="lower")

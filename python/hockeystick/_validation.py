@@ -22,8 +22,9 @@ alpha > L, ...) stay in the families; this module knows only generic domains.
 
 from __future__ import annotations
 
+import functools
 import warnings
-from typing import Any, Mapping, TypeVar, overload
+from typing import Any, Callable, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -45,7 +46,7 @@ __all__ = [
     "nonnegative_integer",
     "positive_integer",
     "real",
-    "renamed_keyword",
+    "renamed_keywords",
     "scalar_or_array",
     "threads",
     "upper_only",
@@ -260,21 +261,27 @@ def scalar_or_array(arr: Any) -> Any:
     return float(arr) if np.ndim(arr) == 0 else arr
 
 
-def renamed_keyword(kwargs: Mapping[str, Any], old: str, new: str, value: Any, *, owner: str,
-                    default: Any = None) -> Any:
-    """The value of keyword ``new``, accepting ``old`` for one release with a DeprecationWarning.
+_F = TypeVar("_F", bound=Callable[..., Any])
 
-    ``kwargs`` are the extra keywords the callable received; ``value`` is what ``new`` was given
-    (``default`` when it was not).  Giving both is an error; any other extra keyword is a TypeError,
-    as Python would raise.
+
+def renamed_keywords(**old_to_new: str) -> Callable[[_F], _F]:
+    """Accept each old keyword for one release, with a DeprecationWarning, as its new name.
+
+    ``@renamed_keywords(dataset_size="n")`` on a function (or ``__init__``) whose parameter is now
+    ``n``: a call with ``dataset_size=`` warns and passes it as ``n``; giving both is a TypeError.
+    The wrapped signature (``inspect.signature``) is the new one.
     """
-    unknown = sorted(set(kwargs) - {old})
-    if unknown:
-        raise TypeError(f"{owner}() got an unexpected keyword argument {unknown[0]!r}")
-    if old not in kwargs:
-        return value
-    if value is not default:
-        raise TypeError(f"{owner}() got both {new!r} and its deprecated name {old!r}; give only {new!r}")
-    warnings.warn(f"{owner}: the keyword {old!r} is deprecated and will be removed in the next release; "
-                  f"use {new!r}", DeprecationWarning, stacklevel=3)
-    return kwargs[old]
+    def decorate(function: _F) -> _F:
+        @functools.wraps(function)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            for old, new in old_to_new.items():
+                if old in kwargs:
+                    if new in kwargs:
+                        raise TypeError(f"{function.__qualname__}() got both {new!r} and its deprecated name {old!r}; "
+                                        f"give only {new!r}")
+                    warnings.warn(f"{function.__qualname__}: the keyword {old!r} is deprecated and will be removed "
+                                  f"in the next release; use {new!r}", DeprecationWarning, stacklevel=2)
+                    kwargs[new] = kwargs.pop(old)
+            return function(*args, **kwargs)
+        return wrapper  # type: ignore[return-value]
+    return decorate

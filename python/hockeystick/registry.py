@@ -250,7 +250,7 @@ for _name, _cls, _what in (("pld_fixed_batch_gaussian", pld.FixedBatchGaussianPL
     register(AccountantEntry(
         name=_name, factory=_cls, max_chunk=1 << 10,
         summary=f"fixed-size batches {_what}, replace-one, every round released: PLD, certified upper bound",
-        integers=frozenset({"batch_size", "dataset_size", "rounds"}),
+        integers=frozenset({"batch_size", "n", "rounds"}),
         calibratable={"sigma": _SIGMA, "rounds": _ROUNDS}))
 
 register(AccountantEntry(

@@ -27,8 +27,8 @@ class PLDAccountant:
     """Accumulates rounds; ``delta``/``epsilon`` compose everything seen so far.
 
         acc = PLDAccountant(value_discretization_interval=1e-4)
-        acc.compose_subsampled_gaussian(sigma=1.0, sampling_rate=0.01, count=5000)
-        acc.compose_subsampled_gaussian(sigma=0.8, sampling_rate=0.02, count=5000)
+        acc.compose_subsampled_gaussian(sigma=1.0, sampling_rate=0.01, rounds=5000)
+        acc.compose_subsampled_gaussian(sigma=0.8, sampling_rate=0.02, rounds=5000)
         acc.epsilon(1e-5, bound="both")
     """
 
@@ -38,23 +38,25 @@ class PLDAccountant:
         self._pld: PrivacyLossDistribution | None = None
         self._cache: dict[tuple, PrivacyLossDistribution] = {}
 
-    def compose(self, pld: PrivacyLossDistribution, count: int = 1) -> "PLDAccountant":
-        """Add ``count`` rounds of a mechanism given by its PLD (same discretization interval)."""
+    @_validation.renamed_keywords(count="rounds")
+    def compose(self, pld: PrivacyLossDistribution, rounds: int = 1) -> "PLDAccountant":
+        """Add ``rounds`` rounds of a mechanism given by its PLD (same discretization interval)."""
         if pld.value_discretization_interval != self.value_discretization_interval:
             raise ValueError("the PLD must use the accountant's value_discretization_interval")
-        step = pld.self_compose(count)
+        step = pld.self_compose(rounds)
         self._pld = step if self._pld is None else self._pld.compose(step)
         return self
 
-    def compose_subsampled_gaussian(self, sigma: float, sampling_rate: float = 1.0, count: int = 1,
+    @_validation.renamed_keywords(count="rounds")
+    def compose_subsampled_gaussian(self, sigma: float, sampling_rate: float = 1.0, rounds: int = 1,
                                     sensitivity: float = 1.0) -> "PLDAccountant":
-        """Add ``count`` rounds of the Poisson-subsampled Gaussian (rate 1: plain Gaussian)."""
+        """Add ``rounds`` rounds of the Poisson-subsampled Gaussian (rate 1: plain Gaussian)."""
         key = (float(sigma), float(sampling_rate), float(sensitivity))
         if key not in self._cache:
             self._cache[key] = subsampled_gaussian(
                 sigma, sampling_rate, sensitivity=sensitivity,
                 value_discretization_interval=self.value_discretization_interval, tail=self.tail)
-        return self.compose(self._cache[key], count)
+        return self.compose(self._cache[key], rounds)
 
     def _require(self) -> PrivacyLossDistribution:
         if self._pld is None:

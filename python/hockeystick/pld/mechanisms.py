@@ -100,11 +100,12 @@ def subsampled_gaussians(sigma: ArrayLike, sampling_rate: ArrayLike, *, sensitiv
     return out
 
 
-def fixed_size_subsampled_gaussian(sigma: float, batch_size: int, dataset_size: int, *,
+@_validation.renamed_keywords(dataset_size="n")
+def fixed_size_subsampled_gaussian(sigma: float, batch_size: int, n: int, *,
                                    sensitivity: float = 1.0,
                                    value_discretization_interval: float = DEFAULT_INTERVAL,
                                    tail: float = DEFAULT_TAIL) -> PrivacyLossDistribution:
-    """Batches of ``batch_size`` = m drawn without replacement from ``dataset_size`` = n, replace-one neighbours.
+    """Batches of ``batch_size`` = m drawn without replacement from the ``n`` records, replace-one neighbours.
 
     ``sensitivity`` = Delta is the norm bound of one record's contribution (for a mean of m
     gradients clipped to L: Delta = L/m), s = sigma/Delta, q = m/n. The replaced record is in
@@ -124,11 +125,11 @@ def fixed_size_subsampled_gaussian(sigma: float, batch_size: int, dataset_size: 
     m = n is the Gaussian mechanism with shift 2 Delta.
     """
     s = _positive("sigma", sigma) / _positive("sensitivity", sensitivity)
-    m, n = batch_size, dataset_size
+    m = batch_size
     if (isinstance(m, bool) or isinstance(n, bool) or not isinstance(m, (int, np.integer))
             or not isinstance(n, (int, np.integer)) or not 1 <= m <= n):
-        raise ValueError(f"batch_size and dataset_size must be integers with 1 <= batch_size <= dataset_size, "
-                         f"got {batch_size!r}, {dataset_size!r}")
+        raise ValueError(f"batch_size and n must be integers with 1 <= batch_size <= n, "
+                         f"got {batch_size!r}, {n!r}")
     h = _positive("value_discretization_interval", value_discretization_interval)
     t = _check_tail(tail)
     raw = _core.pld_without_replacement_subsampled_gaussian(s, int(m) / int(n), h, t, MAX_CELLS)
@@ -136,11 +137,12 @@ def fixed_size_subsampled_gaussian(sigma: float, batch_size: int, dataset_size: 
     return PrivacyLossDistribution([{f: 1}], t)
 
 
-def with_replacement_subsampled_gaussian(sigma: float, batch_size: int, dataset_size: int, *,
+@_validation.renamed_keywords(dataset_size="n")
+def with_replacement_subsampled_gaussian(sigma: float, batch_size: int, n: int, *,
                                          sensitivity: float = 1.0,
                                          value_discretization_interval: float = DEFAULT_INTERVAL,
                                          tail: float = DEFAULT_TAIL) -> PrivacyLossDistribution:
-    """Batches of ``batch_size`` = K indices drawn uniformly WITH replacement from ``dataset_size`` = n
+    """Batches of ``batch_size`` = K indices drawn uniformly WITH replacement from the ``n`` records
     records, replace-one neighbours (the per-silo message of Noisy MB-SGD, paper 003, Alg. 2).
 
     ``sensitivity`` = Delta is the norm bound of one record's contribution to the released
@@ -175,11 +177,11 @@ def with_replacement_subsampled_gaussian(sigma: float, batch_size: int, dataset_
     (docs/paper-003-errata.md compares this with the paper's calibrations).
     """
     s = _positive("sigma", sigma) / _positive("sensitivity", sensitivity)
-    k, n = batch_size, dataset_size
+    k = batch_size
     if (isinstance(k, bool) or isinstance(n, bool) or not isinstance(k, (int, np.integer))
             or not isinstance(n, (int, np.integer)) or k < 1 or n < 1):
-        raise ValueError(f"batch_size and dataset_size must be positive integers (batch_size may exceed "
-                         f"dataset_size: draws are with replacement), got {batch_size!r}, {dataset_size!r}")
+        raise ValueError(f"batch_size and n must be positive integers (batch_size may exceed "
+                         f"n: draws are with replacement), got {batch_size!r}, {n!r}")
     h = _positive("value_discretization_interval", value_discretization_interval)
     t = _check_tail(tail)
     raw = _core.pld_with_replacement_subsampled_gaussian(s, int(k), int(n), h, t, MAX_CELLS)
