@@ -72,9 +72,10 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
         raise ValueError(f"shapes do not broadcast together: {given}") from None
     scalar = all(a.ndim == 0 for a in named.values())
     # parameters given as scalars stay scalars (some accountants take scalar-only options)
-    flat = {k: float(a) if a.ndim == 0 and k not in ("epsilon", "delta") else np.broadcast_to(a, shape).ravel()
-            for k, a in named.items()}
-    eps, dlt = flat.pop("epsilon"), flat.pop("delta")
+    eps = np.broadcast_to(named.pop("epsilon"), shape).ravel()
+    dlt = np.broadcast_to(named.pop("delta"), shape).ravel()
+    flat: dict[str, float | np.ndarray] = {k: float(a) if a.ndim == 0 else np.broadcast_to(a, shape).ravel()
+                                           for k, a in named.items()}
     problem = _Problem(entry, parameter, spec, eps, dlt, flat)
     result = problem.solve(1.0 if start is None else float(start), rtol).reshape(shape)
     if spec.integer and np.isfinite(result).all():  # rounds come back as integers (inf, uncapped, stays float)
@@ -101,7 +102,8 @@ def _spec(entry: AccountantEntry, parameter: str, params: dict[str, Any]) -> Cal
 def _search_range(spec: Calibratable, params: dict[str, float | np.ndarray], n: int) -> tuple[np.ndarray, np.ndarray]:
     """Per point, the smallest and largest value the search may evaluate (open ends nudged inside)."""
     lower = spec.lower
-    upper = np.broadcast_to(np.asarray(spec.upper(params) if callable(spec.upper) else spec.upper, float), (n,))
+    bound = spec.upper(params) if callable(spec.upper) else spec.upper  # type: ignore[arg-type]
+    upper = np.broadcast_to(np.asarray(bound, float), (n,))
     if spec.integer:
         low = max(np.ceil(lower), 1.0) if lower > 0 else 1.0
         upper = np.floor(upper)

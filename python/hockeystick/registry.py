@@ -220,14 +220,15 @@ register(AccountantEntry(
     summary="projected noisy SGD stopped at a uniformly random step, Gaussian noise (002 Thm 5)",
     calibratable={"sigma": _SIGMA}))
 
-for _name, _cls, _summary in (
+_schedule_classes: tuple[tuple[str, Any, str], ...] = (
     ("trusted_aggregator_inverse_time", contraction.InverseTimeRateTrustedAggregator,
      "000 Corollary 1: eta_t = 1/(lambda t), constant sigma, O(T) sum"),
     ("trusted_aggregator_schedule", contraction.TrustedAggregatorSchedule,
      "000 Thm 2 with per-round eta_t, sigma_t (scalars in a sweep: a constant schedule by the O(T) sum)"),
     ("trusted_aggregator_random_stop_schedule", contraction.RandomStopTrustedAggregatorSchedule,
      "000 Corollary 3 with per-round eta_t, sigma_t, exact O(T) double sum"),
-):
+)
+for _name, _cls, _summary in _schedule_classes:
     register(AccountantEntry(name=_name, factory=PerPoint.of(_cls), summary=_summary, max_chunk=1 << 8,
                              integers=frozenset({"n", "batch_size", "rounds"}), hidden=frozenset({"nonconvex"}),
                              calibratable={"sigma": _SIGMA}))
@@ -244,9 +245,10 @@ register(AccountantEntry(
     calibratable={"sigma": _SIGMA, "rounds": _ROUNDS,
                   "sampling_rate": Calibratable("increasing", 0.0, 1.0)}))
 
-for _name, _cls, _what in (("pld_fixed_batch_gaussian", pld.FixedBatchGaussianPLD, "without replacement"),
-                           ("pld_with_replacement_gaussian", pld.WithReplacementBatchGaussianPLD,
-                            "with replacement (003 ISRL-DP silo)")):
+_replace_one: tuple[tuple[str, Any, str], ...] = (
+    ("pld_fixed_batch_gaussian", pld.FixedBatchGaussianPLD, "without replacement"),
+    ("pld_with_replacement_gaussian", pld.WithReplacementBatchGaussianPLD, "with replacement (003 ISRL-DP silo)"))
+for _name, _cls, _what in _replace_one:
     register(AccountantEntry(
         name=_name, factory=_cls, max_chunk=1 << 10,
         summary=f"fixed-size batches {_what}, replace-one, every round released: PLD, certified upper bound",

@@ -130,7 +130,7 @@ class PNSGDRandomStop:
         self.modulus = _checks.contraction_modulus(self.learning_rate, smoothness, strong_convexity)
         self.paper_form = _checks.flag(paper_form, "paper_form")
         self._weight = 1.0 / self.n
-        self._terms = np.float64(np.inf) if self.paper_form else self.n - self.index + 1.0
+        self._terms = np.asarray(np.inf if self.paper_form else self.n - self.index + 1.0)
         with np.errstate(over="ignore"):
             self._r_first = 2.0 * self.lipschitz / self.sigma
             self._r_product = self.modulus * self.diameter / (self.learning_rate * self.sigma)

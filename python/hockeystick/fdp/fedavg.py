@@ -137,8 +137,8 @@ class NoisyFedAvg(LastIterateAccountant):
                              f"{schedule} schedule (got learning_rate={a[i]!r}, lipschitz={L[i]!r}, "
                              f"local_steps={K[i]!r}); the bound there is the composition value")
         code = SCHEDULES.index(schedule)
-        flat = [np.ascontiguousarray(v.ravel()) for v in (a, L, K, T)]
-        raw = _core.fedavg_interpolation(code, *flat, check_threads(threads))
+        fa, fl, fk, ft = (np.ascontiguousarray(v.ravel()) for v in (a, L, K, T))
+        raw = _core.fedavg_interpolation(code, fa, fl, fk, ft, check_threads(threads))
         h0, h_opt, h_comp, attained = (np.asarray(r).reshape(m.shape) for r in raw)
         if not (np.isfinite(h0).all() and np.isfinite(h_opt).all()):
             raise RuntimeError("hockeystick internal error: non-finite interpolation bound; please report it")

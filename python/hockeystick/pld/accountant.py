@@ -143,6 +143,8 @@ class SubsampledGaussianPLD:
         through every level; the factor is < 0.9, so h always shrinks, down to 1e-5.  The
         points of one step are discretized in one batch.
         """
+        assert self.accuracy is not None  # _refined runs only with accuracy=
+        accuracy = self.accuracy
         chosen: list[PrivacyLossDistribution | None] = [None] * len(points)
         step = {i: self.COARSEST_INTERVAL for i in range(len(points))}
         while step:
@@ -154,13 +156,13 @@ class SubsampledGaussianPLD:
                 if h > self.FINEST_INTERVAL:
                     lo, up = getattr(dist, method)(xs[i], bound="both")
                     width = float(np.max(up - lo if method == "epsilon" else (up - lo) / np.maximum(up, 1e-300)))
-                    if not width <= self.accuracy:
-                        shrink = 0.9 * math.sqrt(self.accuracy / width) if math.isfinite(width) else 0.5
+                    if not width <= accuracy:
+                        shrink = 0.9 * math.sqrt(accuracy / width) if math.isfinite(width) else 0.5
                         next_step[i] = max(h * shrink, self.FINEST_INTERVAL)
                         continue
                 chosen[i] = dist
             step = next_step
-        return chosen
+        return [c for c in chosen if c is not None]  # every point ends with a grid
 
     def _chunks(self, pending: list[tuple[tuple, np.ndarray]]) -> list[list[tuple[tuple, np.ndarray]]]:
         """Consecutive runs of at most BATCH points whose estimated composed grids fit BUDGET.
