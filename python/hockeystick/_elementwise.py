@@ -9,7 +9,7 @@ naming the argument and the rule.
 
 from __future__ import annotations
 
-from typing import Callable, Union
+from typing import Any, Callable, Sequence, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -19,6 +19,8 @@ from ._validation import as_real_array
 
 ArrayLike = npt.ArrayLike
 FloatOrArray = Union[float, np.ndarray]
+# What gives an array back: any argument that is an array or a sequence (scalars give a float).
+NonScalar = Union[np.ndarray, Sequence[Any]]
 
 
 def as_float_array(value: ArrayLike, name: str) -> np.ndarray:

@@ -17,11 +17,12 @@ N(t) = 1 - t M(t) over [x1, x2]; see cpp/include/hockeystick/hockey_stick.hpp.
 from __future__ import annotations
 
 import math
+from typing import overload
 
 import numpy as np
 
 from . import _core
-from ._elementwise import ArrayLike, FloatOrArray, apply, as_float_array, broadcast_float_arrays
+from ._elementwise import ArrayLike, FloatOrArray, NonScalar, apply, as_float_array, broadcast_float_arrays
 
 __all__ = [
     "theta",
@@ -39,6 +40,12 @@ _RADIUS_SCALE = 2.0 ** 600
 _LOG_RADIUS_SCALE = 600 * math.log(2.0)
 
 
+@overload
+def theta(r: float, epsilon: float, *, threads: int | None = None) -> float: ...
+@overload
+def theta(r: NonScalar, epsilon: ArrayLike, *, threads: int | None = None) -> np.ndarray: ...
+@overload
+def theta(r: ArrayLike, epsilon: NonScalar, *, threads: int | None = None) -> np.ndarray: ...
 def theta(r: ArrayLike, epsilon: ArrayLike, *, threads: int | None = None) -> FloatOrArray:
     """theta_eps(r) = Q(eps/r - r/2) - e^eps Q(eps/r + r/2)  (000 eq. 6, 002 eq. 10).
 
@@ -58,6 +65,12 @@ def theta(r: ArrayLike, epsilon: ArrayLike, *, threads: int | None = None) -> Fl
     return apply(_core.theta, threads, r=r, epsilon=epsilon)
 
 
+@overload
+def log_theta(r: float, epsilon: float, *, threads: int | None = None) -> float: ...
+@overload
+def log_theta(r: NonScalar, epsilon: ArrayLike, *, threads: int | None = None) -> np.ndarray: ...
+@overload
+def log_theta(r: ArrayLike, epsilon: NonScalar, *, threads: int | None = None) -> np.ndarray: ...
 def log_theta(r: ArrayLike, epsilon: ArrayLike, *, threads: int | None = None) -> FloatOrArray:
     """log theta_eps(r), finite and accurate (1e-10 absolute) far below the double range.
 
@@ -79,11 +92,23 @@ def log_theta(r: ArrayLike, epsilon: ArrayLike, *, threads: int | None = None) -
     return float(out) if scalar else out
 
 
+@overload
+def theta_depsilon(r: float, epsilon: float, *, threads: int | None = None) -> float: ...
+@overload
+def theta_depsilon(r: NonScalar, epsilon: ArrayLike, *, threads: int | None = None) -> np.ndarray: ...
+@overload
+def theta_depsilon(r: ArrayLike, epsilon: NonScalar, *, threads: int | None = None) -> np.ndarray: ...
 def theta_depsilon(r: ArrayLike, epsilon: ArrayLike, *, threads: int | None = None) -> FloatOrArray:
     """d theta / d eps = -e^eps Q(eps/r + r/2) = -phi(x1) M(x2)  (<= 0)."""
     return apply(_core.theta_depsilon, threads, r=r, epsilon=epsilon)
 
 
+@overload
+def theta_epsilon(r: float, delta: float, *, threads: int | None = None) -> float: ...
+@overload
+def theta_epsilon(r: NonScalar, delta: ArrayLike, *, threads: int | None = None) -> np.ndarray: ...
+@overload
+def theta_epsilon(r: ArrayLike, delta: NonScalar, *, threads: int | None = None) -> np.ndarray: ...
 def theta_epsilon(r: ArrayLike, delta: ArrayLike, *, threads: int | None = None) -> FloatOrArray:
     """The epsilon >= 0 solving theta(r, epsilon) = delta; 0 if theta(r, 0) <= delta already.
 
@@ -94,6 +119,12 @@ def theta_epsilon(r: ArrayLike, delta: ArrayLike, *, threads: int | None = None)
     return apply(_core.theta_epsilon, threads, r=r, delta=delta)
 
 
+@overload
+def theta_radius(epsilon: float, delta: float, *, threads: int | None = None) -> float: ...
+@overload
+def theta_radius(epsilon: NonScalar, delta: ArrayLike, *, threads: int | None = None) -> np.ndarray: ...
+@overload
+def theta_radius(epsilon: ArrayLike, delta: NonScalar, *, threads: int | None = None) -> np.ndarray: ...
 def theta_radius(epsilon: ArrayLike, delta: ArrayLike, *, threads: int | None = None) -> FloatOrArray:
     """The r > 0 solving theta(r, epsilon) = delta (the largest r that is (epsilon, delta)-DP).
 
@@ -111,6 +142,14 @@ def theta_radius(epsilon: ArrayLike, delta: ArrayLike, *, threads: int | None = 
     return apply(_core.theta_radius, threads, epsilon=eps_arr, delta=delta)
 
 
+@overload
+def laplace_hockey_stick(distance: float, scale: float, epsilon: float, *, threads: int | None = None) -> float: ...
+@overload
+def laplace_hockey_stick(distance: NonScalar, scale: ArrayLike, epsilon: ArrayLike, *, threads: int | None = None) -> np.ndarray: ...
+@overload
+def laplace_hockey_stick(distance: ArrayLike, scale: NonScalar, epsilon: ArrayLike, *, threads: int | None = None) -> np.ndarray: ...
+@overload
+def laplace_hockey_stick(distance: ArrayLike, scale: ArrayLike, epsilon: NonScalar, *, threads: int | None = None) -> np.ndarray: ...
 def laplace_hockey_stick(distance: ArrayLike, scale: ArrayLike, epsilon: ArrayLike, *,
                          threads: int | None = None) -> FloatOrArray:
     """E_{e^eps}(Lap(m1, b) || Lap(m2, b)) = [1 - exp((eps - |m1 - m2|/b) / 2)]_+  (002 Lemma 1).
