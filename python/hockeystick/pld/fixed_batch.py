@@ -13,6 +13,7 @@ composed PLD per distinct parameter point.
 
 from __future__ import annotations
 
+import warnings
 from typing import Callable
 
 import numpy as np
@@ -61,6 +62,12 @@ class FixedBatchGaussianPLD:
         self.tail = float(tail)
         self._rounds: dict[tuple, PrivacyLossDistribution] = {}   # one round, per (sigma, m, n, Delta)
         self._plds: dict[tuple, PrivacyLossDistribution] = {}     # composed, per (sigma, m, n, Delta, T)
+
+    @property
+    def dataset_size(self) -> np.ndarray:
+        """Deprecated name of ``n`` (the records a batch is drawn from)."""
+        warnings.warn("dataset_size is deprecated; use n", DeprecationWarning, stacklevel=2)
+        return self.n
 
     def _composed(self, sigma: float, m: int, n: int, rounds: int, sensitivity: float) -> PrivacyLossDistribution:
         point = (sigma, m, n, sensitivity)
