@@ -31,6 +31,7 @@ TA = dict(n=100, batch_size=10, sigma=1.0, learning_rate=0.1, lipschitz=1.0, rad
     lambda: contraction.TrustedAggregatorSchedule(**TA, nonconvex="abc"),
     lambda: contraction.PNSGDRandomStop(n=10, sigma=1.0, learning_rate=0.1, lipschitz=1.0, smoothness=1.0,
                                         diameter=1.0, paper_form=1),
+    lambda: fdp.TradeOffFunction(lambda a: 1 - a, check="no"),
 ])
 def test_strings_bools_none_and_non_boolean_flags_are_type_errors(call):
     with pytest.raises(TypeError) as info:

@@ -27,8 +27,8 @@ from scipy import optimize
 from .. import gaussian as _gaussian
 from .. import hockey_stick as _hs
 from ..accountant import Bound
-from .._validation import (delta_values, epsilon_values, exact_sides, in_interval, nonnegative, scalar_or_array,
-                           upper_only)
+from .._validation import (delta_values, epsilon_values, exact_sides, flag, in_interval, nonnegative,
+                           scalar_or_array, upper_only)
 
 __all__ = ["TradeOffFunction", "GaussianTradeOff", "gaussian_tradeoff"]
 
@@ -56,7 +56,7 @@ class TradeOffFunction:
 
     def __init__(self, curve: Callable[[np.ndarray], np.ndarray], *, check: bool = True) -> None:
         self._curve = curve
-        if check:
+        if flag(check, "check"):
             self._check()
 
     def _check(self) -> None:
