@@ -18,12 +18,15 @@ LAYERS = {
     "gaussian": 2, "hockey_stick": 2,
     "contraction": 3, "fdp": 3, "rdp": 3, "pld": 3,
     "gaussian_mechanism": 4, "interop": 4,
-    "registry": 5, "simulate": 5,
-    "calibrate": 6,
-    "sweep": 7,
-    "plots": 8, "figures": 8,
-    "example": 9,
-    "cli": 10, "__main__": 11,
+    "training": 5, "isrl": 5,          # on main: accountants built on pld and gaussian_mechanism
+    "registry": 6, "simulate": 6,
+    "calibrate": 7,
+    "sweep": 8,
+    "plots": 9,
+    "errata_003": 10,                  # on main: calibrate + isrl + plots + simulate
+    "figures": 11,
+    "example": 12,
+    "cli": 13, "__main__": 14,
 }
 
 # The forwarding name kept until cli.py imports hockeystick.example (cli.py belongs to another branch).
