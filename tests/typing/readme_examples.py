@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 import hockeystick as hs
+from hockeystick.accountant import Accountant
 from hockeystick.calibrate import calibrate
 from hockeystick.contraction import TrustedAggregator
 from hockeystick.fdp import GaussianDP, NoisyFedAvg
@@ -27,7 +28,16 @@ mu = NoisyFedAvg(clients=20, sigma=1.0, clip=10.0, lipschitz=1.0, learning_rate=
                  local_steps=5, rounds=600).mu
 rdp_epsilon = SubsampledGaussianRDP(sigma=1.0, sampling_rate=0.01, rounds=100).epsilon(1e-5)
 gdp_delta = GaussianDP(1.0).delta(1.0, bound="upper")
+# every accountant satisfies the contract statically too
+accountants: list[Accountant] = [
+    TrustedAggregator(n=60000, batch_size=100, sigma=1.0, learning_rate=0.5, lipschitz=1.0, radius=1.0),
+    SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=100),
+    SubsampledGaussianRDP(sigma=1.0, sampling_rate=0.01, rounds=100),
+    NoisyFedAvg(clients=20, sigma=1.0, clip=10.0, lipschitz=1.0, learning_rate=0.01, local_steps=5, rounds=600),
+    GaussianDP(1.0),
+]
+best = min(float(a.epsilon(1e-5)) for a in accountants)
 sigma_needed = calibrate("gaussian", "sigma", epsilon=1.0, delta=1e-5, rounds=[10, 100])
 
 print(delta, log_delta, epsilon, radius, tails, curve.shape, trusted, bracket, mu, rdp_epsilon, gdp_delta,
-      sigma_needed)
+      sigma_needed, best)
