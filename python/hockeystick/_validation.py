@@ -89,6 +89,8 @@ def as_real_array(value: npt.ArrayLike, name: str) -> np.ndarray:
     numbers and ragged or object sequences raise ParameterTypeError naming ``name``.  NaN and inf
     pass (the caller's rule decides).
     """
+    if type(value) is float or type(value) is int:  # the common scalar (bool is not int by type)
+        return np.array(value, dtype=np.float64)
     what = "a real number or an array of real numbers"
     if value is None or isinstance(value, (str, bytes, bool, np.bool_)):
         raise _kind_error(value, name, what)
