@@ -13,20 +13,21 @@ PACKAGE = Path(hockeystick.__file__).parent
 
 # Lower number = lower layer.  A module may import its own subpackage's siblings and any lower layer.
 LAYERS = {
-    "_core": 0, "_validation": 0, "accountant": 0,
-    "_elementwise": 1,
-    "gaussian": 2, "hockey_stick": 2,
-    "contraction": 3, "fdp": 3, "rdp": 3, "pld": 3,
-    "gaussian_mechanism": 4, "interop": 4,
-    "training": 5, "isrl": 5,          # on main: accountants built on pld and gaussian_mechanism
-    "registry": 6, "simulate": 6,
-    "calibrate": 7,
-    "sweep": 8,
-    "plots": 9,
-    "errata_003": 10,                  # on main: calibrate + isrl + plots + simulate
-    "figures": 11,
-    "example": 12,
-    "cli": 13, "__main__": 14,
+    "_core": 0, "accountant": 0,
+    "_validation": 1,
+    "_elementwise": 2,
+    "gaussian": 3, "hockey_stick": 3,
+    "contraction": 4, "fdp": 4, "rdp": 4, "pld": 4,
+    "gaussian_mechanism": 5, "interop": 5,
+    "training": 6, "isrl": 6,          # on main: accountants built on pld and gaussian_mechanism
+    "registry": 7, "simulate": 7,
+    "calibrate": 8,
+    "sweep": 9,
+    "plots": 10,
+    "errata_003": 11,                  # on main: calibrate + isrl + plots + simulate
+    "figures": 12,
+    "example": 13,
+    "cli": 14, "__main__": 15,
 }
 
 # The forwarding name kept until cli.py imports hockeystick.example (cli.py belongs to another branch).

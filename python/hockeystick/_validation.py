@@ -29,6 +29,8 @@ from typing import Any, Callable, TypeVar, overload
 import numpy as np
 import numpy.typing as npt
 
+from .accountant import BOUND_SIDES
+
 __all__ = [
     "MAX_EXACT_INTEGER",
     "ParameterTypeError",
@@ -215,9 +217,6 @@ def choice(value: _S, name: str, allowed: tuple[str, ...]) -> _S:
     if not isinstance(value, str) or value not in allowed:
         raise ValueError(f"{name} must be one of {', '.join(repr(a) for a in allowed)}, got {describe(value)}")
     return value
-
-
-BOUND_SIDES = ("upper", "lower", "both")
 
 
 def bound_side(bound: Any) -> str:
