@@ -65,10 +65,10 @@ def test_fedavg_grid(benchmark, size, schedule: str, max_rounds: int) -> None:
     p = fedavg_grid(n, schedule, max_rounds)
 
     def run() -> np.ndarray:
-        # bound="h0" (the paper's number, not a valid bound for constant rates) matches the numpy
+        # interpolation="h0" (the paper's number, not a valid bound for constant rates) matches the numpy
         # baseline's eq. 16; the constructor computes every mu, so the valid default costs the same.
         acct = NoisyFedAvg(**p)
-        return acct.delta(1.0, bound="h0")
+        return acct.delta(1.0, interpolation="h0")
 
     delta = benchmark.pedantic(run, rounds=3 if n > 10_000 else 1, iterations=1)
     assert delta.shape == (n,) and np.isfinite(delta).all()

@@ -245,7 +245,7 @@ def test_allow_large_lets_a_large_sweep_start(capsys, tmp_path, monkeypatch):
 
 
 def test_the_example_does_not_replace_its_files_unless_forced(capsys, tmp_path, monkeypatch):
-    from hockeystick.sweep import example
+    from hockeystick import example
 
     monkeypatch.setattr(example, "_TRUSTED_AGGREGATOR", example._TRUSTED_AGGREGATOR.replace("250", "5")
                         .replace("1000]", "20]"))

@@ -101,12 +101,12 @@ def test_results_do_not_depend_on_the_thread_count():
 
 @pytest.mark.parametrize("change, rule", [
     (dict(batch_size=101), "batch_size must be <= n"),
-    (dict(batch_size=2.5), "batch_size must be a whole number"),
-    (dict(n=0), "n must be > 0"),
+    (dict(batch_size=2.5), "batch_size must be an integer >= 1"),
+    (dict(n=0), "n must be an integer >= 1"),
     (dict(rounds=11), "rounds must be <= floor"),
-    (dict(sigma=0.0), "sigma must be > 0"),
+    (dict(sigma=0.0), "sigma must be finite and > 0"),
     (dict(sigma=np.nan), "sigma must not be NaN"),
-    (dict(learning_rate=-1.0), "learning_rate must be > 0"),
+    (dict(learning_rate=-1.0), "learning_rate must be finite and > 0"),
     (dict(radius=np.inf), "radius must be finite"),
     (dict(smoothness=8.0), "learning_rate must be <= 2 / (smoothness"),
 ])
@@ -280,11 +280,11 @@ def test_theorem_5_finite_sum_is_below_equation_16_and_covers_every_record():
 def test_pnsgd_conditions():
     with pytest.raises(ValueError, match="index must satisfy 1 <= index <= n"):
         PNSGDGaussian(**PN, index=41)
-    with pytest.raises(ValueError, match="index must be > 0"):
+    with pytest.raises(ValueError, match="index must be an integer >= 1"):
         PNSGDGaussian(**PN, index=0)
     with pytest.raises(ValueError, match=r"learning_rate must be <= 2 / \(smoothness \+ strong_convexity\)"):
         PNSGDGaussian(**{**PN, "learning_rate": 3.0}, index=1)
-    with pytest.raises(ValueError, match="diameter must be > 0"):
+    with pytest.raises(ValueError, match="diameter must be finite and > 0"):
         PNSGDGaussian(**{**PN, "diameter": 0.0}, index=1)
 
 

@@ -54,8 +54,8 @@ def test_with_replacement_is_looser_than_without_at_equal_batch():
 
 
 @pytest.mark.parametrize("bad, match", [
-    (dict(sigma=0.0), "sigma"), (dict(batch_size=2.5), "batch_size"), (dict(dataset_size=0), "dataset_size"),
-    (dict(rounds=0), "rounds"), (dict(batch_size=600), "batch_size must be <= dataset_size"),
+    (dict(sigma=0.0), "sigma"), (dict(batch_size=2.5), "batch_size"), (dict(dataset_size=0), "^n must be"),
+    (dict(rounds=0), "rounds"), (dict(batch_size=600), "batch_size must be <= n"),
     (dict(sensitivity=-1.0), "sensitivity"), (dict(value_discretization_interval=0.0), "value_discretization"),
 ])
 def test_bad_arguments_name_the_argument_and_the_rule(bad, match):

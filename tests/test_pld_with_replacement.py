@@ -228,7 +228,7 @@ def test_bad_arguments_name_the_argument():
         f(1.0, 2, 10, sensitivity=-1.0)
     with pytest.raises(ValueError, match="batch_size"):
         f(1.0, 0, 10)
-    with pytest.raises(ValueError, match="dataset_size"):
+    with pytest.raises(ValueError, match="batch_size and n must"):
         f(1.0, 2, 0)
     with pytest.raises(ValueError, match="batch_size"):
         f(1.0, 2.5, 10)

@@ -21,7 +21,8 @@ from .hockey_stick import (
 __version__ = "0.1.0"
 
 # Families of accountants, imported on first use (``hockeystick.pld`` etc.).
-_SUBPACKAGES = ("contraction", "pld", "fdp", "rdp", "simulate", "sweep", "calibrate", "plots", "figures")
+_SUBPACKAGES = ("contraction", "pld", "fdp", "rdp", "simulate", "sweep", "calibrate", "plots", "figures",
+                "registry", "example", "accountant")
 
 
 def __getattr__(name: str):

@@ -9,22 +9,23 @@ naming the argument and the rule.
 
 from __future__ import annotations
 
-from typing import Callable, Union
+from typing import Any, Callable, Sequence, Union
 
 import numpy as np
 import numpy.typing as npt
 
+from . import _validation
+from ._validation import as_real_array
+
 ArrayLike = npt.ArrayLike
 FloatOrArray = Union[float, np.ndarray]
+# What gives an array back: any argument that is an array or a sequence (scalars give a float).
+NonScalar = Union[np.ndarray, Sequence[Any]]
 
 
 def as_float_array(value: ArrayLike, name: str) -> np.ndarray:
-    """Convert ``value`` to a float64 array, or raise ValueError naming ``name``."""
-    try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a real number or an array of real numbers ({exc})") from None
-    return arr
+    """``value`` as a float64 array; strings, booleans and None raise ParameterTypeError naming ``name``."""
+    return as_real_array(value, name)
 
 
 def broadcast_float_arrays(**named: ArrayLike) -> tuple[list[np.ndarray], tuple[int, ...], bool]:
@@ -44,11 +45,7 @@ def broadcast_float_arrays(**named: ArrayLike) -> tuple[list[np.ndarray], tuple[
 
 def check_threads(threads: int | None) -> int:
     """0 means automatic (all cores for large arrays, one for small ones)."""
-    if threads is None:
-        return 0
-    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
-        raise ValueError(f"threads must be a positive integer or None, got {threads!r}")
-    return int(threads)
+    return _validation.threads(threads)
 
 
 def apply(kernel: Callable[..., np.ndarray], threads: int | None, **named: ArrayLike) -> FloatOrArray:

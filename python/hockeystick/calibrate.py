@@ -25,9 +25,10 @@ from typing import Any
 
 import numpy as np
 
-from ._elementwise import ArrayLike, FloatOrArray, as_float_array
-from .sweep import registry
-from .sweep.registry import AccountantEntry, Calibratable
+from ._elementwise import ArrayLike, FloatOrArray
+from ._validation import as_real_array, delta_values, epsilon_values, in_interval
+from . import registry
+from .registry import AccountantEntry, Calibratable
 
 __all__ = ["calibrate"]
 
@@ -38,19 +39,20 @@ _SMALLEST = np.nextafter(0.0, 1.0)
 
 
 def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: ArrayLike, delta: ArrayLike,
-              rtol: float = 1e-10, start: float | None = None, **params: ArrayLike) -> FloatOrArray:
+              rtol: float = 1e-10, start: float | None = None, **params: ArrayLike) -> int | FloatOrArray:
     """The smallest (or largest) ``parameter`` keeping ``accountant`` within (epsilon, delta).
 
     Parameters
     ----------
-    accountant : registered name (see ``hockeystick.sweep.registry.names()``) or entry
+    accountant : registered name (see ``hockeystick.registry.names()``) or entry
     parameter : a calibratable parameter of that accountant ("sigma", "rounds", ...)
     epsilon, delta : target; delta in (0, 1).  Broadcast with ``params``.
     rtol : relative width of the final bracket for continuous parameters.
     start : where bracketing starts (default 1, clipped to the parameter's range).
     **params : the accountant's other parameters (arrays broadcast together).
 
-    Returns the calibrated value at each broadcast point (float for scalar input).
+    Returns the calibrated value at each broadcast point (float for scalar input); an integer
+    parameter (rounds) comes back as int / an int64 array, unless some point is unbounded (inf).
     For a "decreasing" parameter (sigma) whose every value meets the target the result
     is the smallest value searched (``tiny ** 0.25`` ~ 1.5e-77 for sigma > 0): a value the
     accountant accepts, unlike 0.  For an "increasing" one (rounds) the result is the
@@ -59,9 +61,10 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
     """
     entry = registry.get(accountant) if isinstance(accountant, str) else accountant
     spec = _spec(entry, parameter, params)
-    if not (0 < rtol < 1):
-        raise ValueError(f"rtol must lie in (0, 1), got {rtol}")
-    named = {k: as_float_array(v, k) for k, v in dict(epsilon=epsilon, delta=delta, **params).items()}
+    rtol = float(in_interval(rtol, "rtol", 0.0, 1.0, open_low=True, open_high=True))
+    named = {k: as_real_array(v, k) for k, v in dict(epsilon=epsilon, delta=delta, **params).items()}
+    epsilon_values(named["epsilon"])
+    delta_values(named["delta"])
     try:
         shape = np.broadcast_shapes(*(a.shape for a in named.values()))
     except ValueError:
@@ -69,15 +72,14 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
         raise ValueError(f"shapes do not broadcast together: {given}") from None
     scalar = all(a.ndim == 0 for a in named.values())
     # parameters given as scalars stay scalars (some accountants take scalar-only options)
-    flat = {k: float(a) if a.ndim == 0 and k not in ("epsilon", "delta") else np.broadcast_to(a, shape).ravel()
-            for k, a in named.items()}
-    eps, dlt = flat.pop("epsilon"), flat.pop("delta")
-    if np.any(~(dlt > 0) | ~(dlt < 1)):
-        raise ValueError(f"delta must lie strictly between 0 and 1, got {dlt[~(dlt > 0) | ~(dlt < 1)][0]}")
-    if np.any(~(eps >= 0)):
-        raise ValueError(f"epsilon must be >= 0, got {eps[~(eps >= 0)][0]}")
+    eps = np.broadcast_to(named.pop("epsilon"), shape).ravel()
+    dlt = np.broadcast_to(named.pop("delta"), shape).ravel()
+    flat: dict[str, float | np.ndarray] = {k: float(a) if a.ndim == 0 else np.broadcast_to(a, shape).ravel()
+                                           for k, a in named.items()}
     problem = _Problem(entry, parameter, spec, eps, dlt, flat)
     result = problem.solve(1.0 if start is None else float(start), rtol).reshape(shape)
+    if spec.integer and np.isfinite(result).all():  # rounds come back as integers (inf, uncapped, stays float)
+        return int(result) if scalar else result.astype(np.int64)
     return float(result) if scalar else result
 
 
@@ -100,7 +102,8 @@ def _spec(entry: AccountantEntry, parameter: str, params: dict[str, Any]) -> Cal
 def _search_range(spec: Calibratable, params: dict[str, float | np.ndarray], n: int) -> tuple[np.ndarray, np.ndarray]:
     """Per point, the smallest and largest value the search may evaluate (open ends nudged inside)."""
     lower = spec.lower
-    upper = np.broadcast_to(np.asarray(spec.upper(params) if callable(spec.upper) else spec.upper, float), (n,))
+    bound = spec.upper(params) if callable(spec.upper) else spec.upper  # type: ignore[arg-type]
+    upper = np.broadcast_to(np.asarray(bound, float), (n,))
     if spec.integer:
         low = max(np.ceil(lower), 1.0) if lower > 0 else 1.0
         upper = np.floor(upper)

@@ -408,7 +408,7 @@ def _figures(args: argparse.Namespace) -> int:
 
 
 def _example(args: argparse.Namespace) -> int:
-    from .sweep.example import run_example
+    from .example import run_example
 
     report = run_example(Path(args.out_dir), progress=args.progress, overwrite=args.force)
     print(f"sweep file: {os.path.abspath(report.toml_path)}  (edit it, then: hockeystick sweep "

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ._elementwise import FloatOrArray
 from .contraction import PNSGDGaussian, PNSGDRenyiBaseline, TrustedAggregator
 from .errata_003 import write_tables_and_figure
 
@@ -37,7 +38,7 @@ PNSGD_FIGURES = {
 PNSGD_DIAMETER = 1.0
 
 
-def federated_figure_curves(epsilon: np.ndarray = FIGURE_EPSILONS) -> dict[str, np.ndarray]:
+def federated_figure_curves(epsilon: np.ndarray = FIGURE_EPSILONS) -> dict[str, FloatOrArray]:
     """000 Fig. 2: delta(eps) of Theorem 2 for q = 0.1, 0.2, 0.3."""
     curves = {}
     for q in FL_RATES:
@@ -46,7 +47,7 @@ def federated_figure_curves(epsilon: np.ndarray = FIGURE_EPSILONS) -> dict[str, 
     return curves
 
 
-def pnsgd_figure_curves(name: str, epsilon: np.ndarray = FIGURE_EPSILONS) -> dict[str, np.ndarray]:
+def pnsgd_figure_curves(name: str, epsilon: np.ndarray = FIGURE_EPSILONS) -> dict[str, FloatOrArray]:
     """002 Fig. 2 or 3 (``name`` '002_fig2' / '002_fig3'): Theorem 4 and Proposition 1 per record i."""
     params, indices = PNSGD_FIGURES[name]
     curves = {}
@@ -56,7 +57,7 @@ def pnsgd_figure_curves(name: str, epsilon: np.ndarray = FIGURE_EPSILONS) -> dic
     return curves
 
 
-def figure_curves(epsilon: np.ndarray = FIGURE_EPSILONS) -> dict[str, dict[str, np.ndarray]]:
+def figure_curves(epsilon: np.ndarray = FIGURE_EPSILONS) -> dict[str, dict[str, FloatOrArray]]:
     """Every figure's curves: {'000_fig2': {...}, '002_fig2': {...}, '002_fig3': {...}}."""
     return {"000_fig2": federated_figure_curves(epsilon),
             **{name: pnsgd_figure_curves(name, epsilon) for name in PNSGD_FIGURES}}

@@ -18,23 +18,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._elementwise import ArrayLike, as_float_array
+from ._elementwise import ArrayLike
+from ._validation import broadcast, positive, positive_integer
 from .certified_theta import radius_up
 from .fdp.gdp import GaussianDP
 
 __all__ = ["GaussianMechanism"]
-
-
-def _positive(value: ArrayLike, name: str) -> np.ndarray:
-    arr = as_float_array(value, name)
-    if not np.all(np.isfinite(arr) & (arr > 0)):
-        raise ValueError(f"{name} must be finite and > 0, got {_first_bad(arr, lambda a: np.isfinite(a) & (a > 0))}")
-    return arr
-
-
-def _first_bad(arr: np.ndarray, ok) -> float:
-    flat = np.ravel(arr)
-    return float(flat[np.argmin(ok(flat))])
 
 
 class GaussianMechanism(GaussianDP):
@@ -53,15 +42,8 @@ class GaussianMechanism(GaussianDP):
     """
 
     def __init__(self, *, sigma: ArrayLike, sensitivity: ArrayLike = 1.0, rounds: ArrayLike = 1) -> None:
-        sigma_arr = _positive(sigma, "sigma")
-        sensitivity_arr = _positive(sensitivity, "sensitivity")
-        rounds_arr = as_float_array(rounds, "rounds")
-        integral = lambda a: np.isfinite(a) & (a >= 1) & (a == np.floor(a))  # noqa: E731
-        if not np.all(integral(rounds_arr)):
-            raise ValueError(f"rounds must be an integer >= 1, got {_first_bad(rounds_arr, integral)}")
-        try:
-            mu = radius_up(np.sqrt(rounds_arr) * sensitivity_arr / sigma_arr)
-        except ValueError:
-            raise ValueError(f"sigma {sigma_arr.shape}, sensitivity {sensitivity_arr.shape} and rounds "
-                             f"{rounds_arr.shape} do not broadcast together") from None
+        p = broadcast(sigma=positive(sigma, "sigma"), sensitivity=positive(sensitivity, "sensitivity"),
+                      rounds=positive_integer(rounds, "rounds"))
+        with np.errstate(over="ignore"):  # sigma -> 0 gives mu = inf: delta = 1, exact
+            mu = radius_up(np.sqrt(p["rounds"]) * p["sensitivity"] / p["sigma"])   # rounded up: certified
         super().__init__(mu)

@@ -14,6 +14,10 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import numpy as np
+import numpy.typing as npt
+
+from .sweep.grid import Axis, Grid
+from .sweep.run import run_sweep
 
 __all__ = ["delta_epsilon_curves", "parameter_curves", "heatmap", "plot_grid", "frontier_plot"]
 
@@ -44,7 +48,7 @@ def _positive(values: np.ndarray) -> bool:
     return bool(np.all(np.asarray(values) > 0))
 
 
-def delta_epsilon_curves(epsilon: Sequence[float], curves: Mapping[str, Sequence[float]],
+def delta_epsilon_curves(epsilon: npt.ArrayLike, curves: Mapping[str, npt.ArrayLike],
                          path: str | os.PathLike[str], *, title: str = "") -> str:
     """delta(eps) on a log scale, one curve per label; returns the PNG's path."""
     fig, ax = _figure()
@@ -65,11 +69,15 @@ def delta_epsilon_curves(epsilon: Sequence[float], curves: Mapping[str, Sequence
     return _save(fig, path)
 
 
-def parameter_curves(x: Sequence[float], curves: Mapping[str, Sequence[float]], path: str | os.PathLike[str], *,
+def parameter_curves(x: npt.ArrayLike, curves: Mapping[str, npt.ArrayLike], path: str | os.PathLike[str], *,
                      xlabel: str, ylabel: str, title: str = "") -> str:
     """A quantity against one parameter (e.g. sigma needed vs rounds), log axes where positive."""
     fig, ax = _figure()
+<<<<<<< HEAD
     x = np.asarray(x)
+=======
+    x = np.asarray(x, dtype=float)
+>>>>>>> contract
     ys = [np.asarray(y, dtype=float) for y in curves.values()]
     for label, y in zip(curves, ys):
         ax.plot(x, y, label=label, marker="." if len(x) <= 30 else None)
@@ -84,7 +92,7 @@ def parameter_curves(x: Sequence[float], curves: Mapping[str, Sequence[float]], 
     return _save(fig, path)
 
 
-def heatmap(x: Sequence[float], y: Sequence[float], z: np.ndarray, path: str | os.PathLike[str], *,
+def heatmap(x: npt.ArrayLike, y: npt.ArrayLike, z: np.ndarray, path: str | os.PathLike[str], *,
             xlabel: str, ylabel: str, zlabel: str, title: str = "") -> str:
     """z[i, j] at (x[j], y[i]) as colours (log colour scale when z > 0 spans decades)."""
     from matplotlib.colors import LogNorm
@@ -130,9 +138,12 @@ def plot_grid(grid: Any, path: str | os.PathLike[str], *, max_points: int = 200)
     - otherwise two or more axes: a heat map over the two longest; one axis: a curve.
     Axes not drawn are held at their middle value (named in the title).
     """
+<<<<<<< HEAD
     from .sweep.grid import Axis, Grid
     from .sweep.run import default_chunk_size, evaluate_chunk
 
+=======
+>>>>>>> contract
     axes = {a.name: a for a in grid.axes}
     if not axes:
         raise ValueError("nothing to plot: the sweep has no axis (give a list or range for a parameter)")
@@ -167,6 +178,7 @@ def plot_grid(grid: Any, path: str | os.PathLike[str], *, max_points: int = 200)
                              for chunk in sub.chunks(default_chunk_size(sub))]).reshape(sub.shape)
     held_text = ", ".join(f"{k}={v:g}" for k, v in sorted(fixed.items()))
     title = " / ".join(grid.accountants) + ("\n" + textwrap.fill(held_text, 90) if held_text else "")
+    assert x is not None  # every kind has chosen its horizontal axis by now
     if kind == "heatmap":
         return heatmap(sub_axes[1].values, sub_axes[0].values, values, path, xlabel=sub_axes[1].name,
                        ylabel=sub_axes[0].name,

@@ -45,16 +45,18 @@ def geometric_delta(epsilon: np.ndarray, weight: np.ndarray, terms: np.ndarray, 
     full = np.broadcast_shapes(epsilon.shape, weight.shape, terms.shape, r_first.shape, r_product.shape)
     table = _factor_table(epsilon, r_first, r_product, nthreads, full)
     if table is not None:
-        out = _core.geometric_bound_from_factors(*np.broadcast_arrays(weight, terms, *table), nthreads)
+        w, t, a1, a2, b1, b2 = np.broadcast_arrays(weight, terms, *table)
+        out = _core.geometric_bound_from_factors(w, t, a1, a2, b1, b2, nthreads)
     else:
-        out = _core.geometric_bound_delta(*np.broadcast_arrays(epsilon, weight, terms, r_first, r_product), nthreads)
+        e, w, t, r1, r2 = np.broadcast_arrays(epsilon, weight, terms, r_first, r_product)
+        out = _core.geometric_bound_delta(e, w, t, r1, r2, nthreads)
     return _finish(out, full == ())
 
 
 def geometric_epsilon(delta: np.ndarray, weight: np.ndarray, terms: np.ndarray, r_first: np.ndarray,
                       r_product: np.ndarray, threads: int | None) -> FloatOrArray:
-    arrays = np.broadcast_arrays(delta, weight, terms, r_first, r_product)
-    return _finish(_core.geometric_bound_epsilon(*arrays, check_threads(threads)), arrays[0].shape == ())
+    d, w, t, r1, r2 = np.broadcast_arrays(delta, weight, terms, r_first, r_product)
+    return _finish(_core.geometric_bound_epsilon(d, w, t, r1, r2, check_threads(threads)), d.shape == ())
 
 
 def random_stop_delta(epsilon: np.ndarray, weight: np.ndarray, terms: np.ndarray, first_stop: np.ndarray,
@@ -65,30 +67,31 @@ def random_stop_delta(epsilon: np.ndarray, weight: np.ndarray, terms: np.ndarray
                                r_product.shape)
     table = _factor_table(epsilon, r_first, r_product, nthreads, full)
     if table is not None:
-        out = _core.random_stop_bound_from_factors(*np.broadcast_arrays(weight, terms, first_stop, *table), nthreads)
+        w, t, f, a1, a2, b1, b2 = np.broadcast_arrays(weight, terms, first_stop, *table)
+        out = _core.random_stop_bound_from_factors(w, t, f, a1, a2, b1, b2, nthreads)
     else:
-        out = _core.random_stop_bound_delta(
-            *np.broadcast_arrays(epsilon, weight, terms, first_stop, r_first, r_product), nthreads)
+        e, w, t, f, r1, r2 = np.broadcast_arrays(epsilon, weight, terms, first_stop, r_first, r_product)
+        out = _core.random_stop_bound_delta(e, w, t, f, r1, r2, nthreads)
     return _finish(out, full == ())
 
 
 def random_stop_epsilon(delta: np.ndarray, weight: np.ndarray, terms: np.ndarray, first_stop: np.ndarray,
                         r_first: np.ndarray, r_product: np.ndarray, threads: int | None) -> FloatOrArray:
-    arrays = np.broadcast_arrays(delta, weight, terms, first_stop, r_first, r_product)
-    return _finish(_core.random_stop_bound_epsilon(*arrays, check_threads(threads)), arrays[0].shape == ())
+    d, w, t, f, r1, r2 = np.broadcast_arrays(delta, weight, terms, first_stop, r_first, r_product)
+    return _finish(_core.random_stop_bound_epsilon(d, w, t, f, r1, r2, check_threads(threads)), d.shape == ())
 
 
 def power_delta(noise: str, epsilon: np.ndarray, exponent: np.ndarray, g_first: np.ndarray,
                 g_product: np.ndarray, threads: int | None) -> FloatOrArray:
     """F(g1) F(g2)^k with F = theta_eps (noise='gaussian') or the Laplace factor."""
-    arrays = np.broadcast_arrays(epsilon, exponent, g_first, g_product)
-    return _finish(_core.power_bound_delta(noise, *arrays, check_threads(threads)), arrays[0].shape == ())
+    e, k, g1, g2 = np.broadcast_arrays(epsilon, exponent, g_first, g_product)
+    return _finish(_core.power_bound_delta(noise, e, k, g1, g2, check_threads(threads)), e.shape == ())
 
 
 def power_epsilon(noise: str, delta: np.ndarray, exponent: np.ndarray, g_first: np.ndarray,
                   g_product: np.ndarray, threads: int | None) -> FloatOrArray:
-    arrays = np.broadcast_arrays(delta, exponent, g_first, g_product)
-    return _finish(_core.power_bound_epsilon(noise, *arrays, check_threads(threads)), arrays[0].shape == ())
+    d, k, g1, g2 = np.broadcast_arrays(delta, exponent, g_first, g_product)
+    return _finish(_core.power_bound_epsilon(noise, d, k, g1, g2, check_threads(threads)), d.shape == ())
 
 
 def schedule_delta(epsilon: np.ndarray, weight: float, first_stop: int, r_first: np.ndarray,

@@ -18,7 +18,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from .._elementwise import FloatOrArray
+from .._elementwise import FloatOrArray, check_threads
+from ..accountant import Bound
 from . import _checks
 from .pnsgd import record_index
 
@@ -49,8 +50,11 @@ class PNSGDRenyiBaseline:
             amplified = base * self.modulus ** (later + 1.0) / later
         self.kappa = np.where(later > 0, amplified, base)
 
-    def delta(self, epsilon: npt.ArrayLike, *, threads: int | None = None) -> FloatOrArray:
+    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper",
+              threads: int | None = None) -> FloatOrArray:
         """exp(-(eps - kappa)^2 / (4 kappa)) for eps > kappa, else 1  (002 eq. 15)."""
+        _checks.upper_only(bound, type(self).__name__)
+        check_threads(threads)
         eps = _checks.epsilon_values(epsilon)
         with np.errstate(invalid="ignore"):
             gap = eps - self.kappa
@@ -58,8 +62,11 @@ class PNSGDRenyiBaseline:
             out = np.where(gap > 0, np.minimum(1.0, np.exp(-np.square(gap) / (4.0 * self.kappa)) * _SAFE_SIDE), 1.0)
         return float(out) if out.ndim == 0 else out
 
-    def epsilon(self, delta: npt.ArrayLike, *, threads: int | None = None) -> FloatOrArray:
+    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper",
+                threads: int | None = None) -> FloatOrArray:
         """kappa + 2 sqrt(kappa log(1/delta))."""
+        _checks.upper_only(bound, type(self).__name__)
+        check_threads(threads)
         d = _checks.delta_values(delta)
         out = self.kappa + 2.0 * np.sqrt(self.kappa * -np.log(d))
         return float(out) if np.ndim(out) == 0 else out

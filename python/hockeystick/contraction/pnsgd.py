@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._elementwise import FloatOrArray
+from ..accountant import Bound
 from . import _checks, _kernels
 
 
@@ -51,16 +52,22 @@ class _PNSGDPower:
         self.diameter = _checks.positive(diameter, "diameter")
         self.modulus = _checks.contraction_modulus(self.learning_rate, smoothness, strong_convexity)
         self._exponent = self.n - self.index
-        self._g_first = 2.0 * self.lipschitz / noise_scale
-        self._g_product = self.modulus * self.diameter / (self.learning_rate * noise_scale)
+        with np.errstate(over="ignore"):
+            self._g_first = 2.0 * self.lipschitz / noise_scale
+            self._g_product = self.modulus * self.diameter / (self.learning_rate * noise_scale)
+        _checks.finite_radii(g1=self._g_first, g2=self._g_product)
 
-    def delta(self, epsilon: npt.ArrayLike, *, threads: int | None = None) -> FloatOrArray:
+    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper",
+              threads: int | None = None) -> FloatOrArray:
         """The theorem's delta(eps) for the i-th record."""
+        _checks.upper_only(bound, type(self).__name__)
         return _kernels.power_delta(self._noise, _checks.epsilon_values(epsilon), self._exponent,
                                     self._g_first, self._g_product, threads)
 
-    def epsilon(self, delta: npt.ArrayLike, *, threads: int | None = None) -> FloatOrArray:
+    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper",
+                threads: int | None = None) -> FloatOrArray:
         """Smallest eps >= 0 with delta(eps) <= delta."""
+        _checks.upper_only(bound, type(self).__name__)
         return _kernels.power_epsilon(self._noise, _checks.delta_values(delta), self._exponent,
                                       self._g_first, self._g_product, threads)
 
@@ -121,18 +128,24 @@ class PNSGDRandomStop:
         self.lipschitz = _checks.positive(lipschitz, "lipschitz")
         self.diameter = _checks.positive(diameter, "diameter")
         self.modulus = _checks.contraction_modulus(self.learning_rate, smoothness, strong_convexity)
-        self.paper_form = bool(paper_form)
+        self.paper_form = _checks.flag(paper_form, "paper_form")
         self._weight = 1.0 / self.n
-        self._terms = np.float64(np.inf) if self.paper_form else self.n - self.index + 1.0
-        self._r_first = 2.0 * self.lipschitz / self.sigma
-        self._r_product = self.modulus * self.diameter / (self.learning_rate * self.sigma)
+        self._terms = np.asarray(np.inf if self.paper_form else self.n - self.index + 1.0)
+        with np.errstate(over="ignore"):
+            self._r_first = 2.0 * self.lipschitz / self.sigma
+            self._r_product = self.modulus * self.diameter / (self.learning_rate * self.sigma)
+        _checks.finite_radii(r1=self._r_first, r2=self._r_product)
 
-    def delta(self, epsilon: npt.ArrayLike, *, threads: int | None = None) -> FloatOrArray:
+    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper",
+              threads: int | None = None) -> FloatOrArray:
         """(1/n) theta(2L/sigma) sum_{k=0}^{n-i} theta(M D/(eta sigma))^k  (eq. 16 when paper_form)."""
+        _checks.upper_only(bound, type(self).__name__)
         return _kernels.geometric_delta(_checks.epsilon_values(epsilon), self._weight, self._terms,
                                         self._r_first, self._r_product, threads)
 
-    def epsilon(self, delta: npt.ArrayLike, *, threads: int | None = None) -> FloatOrArray:
+    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper",
+                threads: int | None = None) -> FloatOrArray:
         """Smallest eps >= 0 with delta(eps) <= delta."""
+        _checks.upper_only(bound, type(self).__name__)
         return _kernels.geometric_epsilon(_checks.delta_values(delta), self._weight, self._terms,
                                           self._r_first, self._r_product, threads)

@@ -23,6 +23,8 @@ import numpy as np
 import numpy.typing as npt
 
 from .._elementwise import FloatOrArray
+from ..accountant import Bound
+from .._validation import describe
 from . import _checks, _kernels
 from .schedule import TrustedAggregatorSchedule
 from .trusted_aggregator import TrustedAggregator
@@ -34,10 +36,10 @@ def first_stop(rounds: np.ndarray | float, suffix: float) -> np.ndarray:
 
 
 def _check_suffix(suffix: float) -> float:
-    alpha = float(suffix)
-    if not 0.0 <= alpha < 1.0:
-        raise ValueError(f"suffix (alpha) must satisfy 0 <= alpha < 1 (got {suffix!r})")
-    return alpha
+    alpha = _checks.real(suffix, "suffix")
+    if alpha.ndim != 0 or not 0.0 <= float(alpha) < 1.0:
+        raise ValueError(f"suffix (alpha) must be a scalar with 0 <= alpha < 1, got {describe(suffix)}")
+    return float(alpha)
 
 
 class RandomStopTrustedAggregator(TrustedAggregator):
@@ -57,13 +59,17 @@ class RandomStopTrustedAggregator(TrustedAggregator):
         self._first_stop = first_stop(self.rounds, self.suffix)
         self._stop_weight = self._weight / (self.rounds - self._first_stop + 1.0)
 
-    def delta(self, epsilon: npt.ArrayLike, *, threads: int | None = None) -> FloatOrArray:
+    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper",
+              threads: int | None = None) -> FloatOrArray:
         """(m/n)(1/N) theta(r1) sum_{tau=tau0..T} (1 - theta(r2)^tau)/(1 - theta(r2))  (000 eq. 12)."""
+        _checks.upper_only(bound, type(self).__name__)
         return _kernels.random_stop_delta(_checks.epsilon_values(epsilon), self._stop_weight, self.rounds,
                                           self._first_stop, self._r_first, self._r_product, threads)
 
-    def epsilon(self, delta: npt.ArrayLike, *, threads: int | None = None) -> FloatOrArray:
+    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper",
+                threads: int | None = None) -> FloatOrArray:
         """Smallest eps >= 0 with delta(eps) <= delta."""
+        _checks.upper_only(bound, type(self).__name__)
         return _kernels.random_stop_epsilon(_checks.delta_values(delta), self._stop_weight, self.rounds,
                                             self._first_stop, self._r_first, self._r_product, threads)
 
@@ -82,7 +88,7 @@ class RandomStopTrustedAggregatorSchedule(TrustedAggregatorSchedule):
                          lipschitz=lipschitz, radius=radius, rounds=rounds, smoothness=smoothness,
                          nonconvex=nonconvex)
         self.suffix = _check_suffix(suffix)
-        self.nonconvex = nonconvex
+        self.nonconvex = _checks.flag(nonconvex, "nonconvex")
         self._first_stop = int(first_stop(self.rounds, self.suffix))
         self._weight = self._weight / (self.rounds - self._first_stop + 1)
 

@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._elementwise import FloatOrArray
+from ..accountant import Bound
 from . import _checks, _kernels
 from .trusted_aggregator import TrustedAggregator
 
@@ -84,23 +85,30 @@ class TrustedAggregatorSchedule:
         self.learning_rate = np.broadcast_to(eta_t, (count,)).astype(np.float64)
         self.lipschitz = _scalar(lipschitz, "lipschitz", _checks.positive)
         self.radius = _scalar(radius, "radius", _checks.positive)
+        nonconvex = _checks.flag(nonconvex, "nonconvex")
         if not nonconvex:
             _checks.smoothness_rate(self.learning_rate, smoothness)
         diameter = 2.0 * (self.radius + self.learning_rate * self.lipschitz) if nonconvex else 2.0 * self.radius
         root_m = math.sqrt(self.batch_size)
         self._weight = self.batch_size / self.n
-        self._r_first = 2.0 * self.lipschitz / (root_m * self.sigma)
-        self._r_product = diameter * root_m / (self.learning_rate * self.sigma)
+        with np.errstate(over="ignore"):
+            self._r_first = 2.0 * self.lipschitz / (root_m * self.sigma)
+            self._r_product = diameter * root_m / (self.learning_rate * self.sigma)
+        _checks.finite_radii(r1=self._r_first, r2=self._r_product)
 
     _first_stop = 0  # 0: the last iterate (a random-stop subclass sets tau0 >= 1)
 
-    def delta(self, epsilon: npt.ArrayLike, *, threads: int | None = None) -> FloatOrArray:
+    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper",
+              threads: int | None = None) -> FloatOrArray:
         """(m/n) sum_t theta(r1_t) prod_{j>t} theta(r2_j), O(T) per epsilon."""
+        _checks.upper_only(bound, type(self).__name__)
         return _kernels.schedule_delta(_checks.epsilon_values(epsilon), self._weight, self._first_stop,
                                        self._r_first, self._r_product, threads)
 
-    def epsilon(self, delta: npt.ArrayLike, *, threads: int | None = None) -> FloatOrArray:
+    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper",
+                threads: int | None = None) -> FloatOrArray:
         """Smallest eps >= 0 with delta(eps) <= delta."""
+        _checks.upper_only(bound, type(self).__name__)
         return _kernels.schedule_epsilon(_checks.delta_values(delta), self._weight, self._first_stop,
                                          self._r_first, self._r_product, threads)
 

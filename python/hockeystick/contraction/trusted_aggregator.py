@@ -36,6 +36,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._elementwise import FloatOrArray
+from ..accountant import Bound
 from . import _checks, _kernels
 
 
@@ -82,8 +83,10 @@ class TrustedAggregator:
         self._check_loss(smoothness)
         root_m = np.sqrt(self.batch_size)
         self._weight = self.batch_size / self.n
-        self._r_first = 2.0 * self.lipschitz / (root_m * self.sigma)
-        self._r_product = self.diameter() * root_m / (self.learning_rate * self.sigma)
+        with np.errstate(over="ignore"):
+            self._r_first = 2.0 * self.lipschitz / (root_m * self.sigma)
+            self._r_product = self.diameter() * root_m / (self.learning_rate * self.sigma)
+        _checks.finite_radii(r1=self._r_first, r2=self._r_product)
 
     def _check_loss(self, smoothness: npt.ArrayLike | None) -> None:
         _checks.smoothness_rate(self.learning_rate, smoothness)
@@ -92,13 +95,17 @@ class TrustedAggregator:
         """Diameter D of the gradient step's image of the ball: 2 rho (convex, eta <= 2/beta)."""
         return 2.0 * self.radius
 
-    def delta(self, epsilon: npt.ArrayLike, *, threads: int | None = None) -> FloatOrArray:
+    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper",
+              threads: int | None = None) -> FloatOrArray:
         """delta(eps) = (m/n) theta_eps(r1) (1 - theta_eps(r2)^T) / (1 - theta_eps(r2))  (000 Thm 2)."""
+        _checks.upper_only(bound, type(self).__name__)
         return _kernels.geometric_delta(_checks.epsilon_values(epsilon), self._weight, self.rounds,
                                         self._r_first, self._r_product, threads)
 
-    def epsilon(self, delta: npt.ArrayLike, *, threads: int | None = None) -> FloatOrArray:
+    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper",
+                threads: int | None = None) -> FloatOrArray:
         """Smallest eps >= 0 with delta(eps) <= delta (bracketed Newton in C++, per point)."""
+        _checks.upper_only(bound, type(self).__name__)
         return _kernels.geometric_epsilon(_checks.delta_values(delta), self._weight, self.rounds,
                                           self._r_first, self._r_product, threads)
 

@@ -41,7 +41,8 @@ from scipy import special
 
 from .. import _core
 from .._elementwise import check_threads
-from ._parameters import broadcast, choice, nonnegative, positive, positive_integer, scalar_or_array
+from .._validation import (broadcast, choice, nonnegative, nonnegative_integer, positive, positive_integer,
+                           scalar_or_array)
 from .interpolation import (
     InterpolationBound,
     LastIterateAccountant,
@@ -61,11 +62,11 @@ def schedule_round_factors(schedule: str, learning_rate: npt.ArrayLike, lipschit
     Closed forms (gamma functions, digamma) of the products and sums over the K local steps;
     see the module docstring.  gamma_t = (2V/m) * the returned step sum.
     """
-    choice("schedule", schedule, SCHEDULES)
-    a = np.asarray(learning_rate, dtype=np.float64)
-    L = np.asarray(lipschitz, dtype=np.float64)
-    K = np.asarray(local_steps, dtype=np.float64)
-    t = np.asarray(round_index, dtype=np.float64)
+    choice(schedule, "schedule", SCHEDULES)
+    a = positive(learning_rate, "learning_rate")
+    L = nonnegative(lipschitz, "lipschitz")
+    K = positive_integer(local_steps, "local_steps")
+    t = nonnegative_integer(round_index, "round_index")
     x = a * L
     if schedule == "constant":
         return K * np.log1p(x) + 0 * t, a * K + 0 * t
@@ -95,8 +96,8 @@ class NoisyFedAvg(LastIterateAccountant):
     ``delta``/``epsilon``), ``mu_composition`` (GDP composition over rounds: valid),
     ``mu_paper_h0`` (paper eq. 16, optimized H0: rests on eq. 41, false where it fails; see
     ``h0_attained``), ``mu_paper`` / ``mu_paper_limit`` (the theorem's closed form and its
-    T -> infinity limit, see the module docstring).  ``bound="h0"`` in ``delta``/``epsilon``
-    reproduces the paper's numbers and is NOT a valid bound in general; ``bound="composition"``
+    T -> infinity limit, see the module docstring).  ``interpolation="h0"`` in ``delta``/``epsilon``
+    reproduces the paper's numbers and is NOT a valid bound in general; ``interpolation="composition"``
     gives the baseline.
 
     For the constant and cyclic schedules rho_t is constant and > 1, so eq. 41 fails for T >= 2 and
@@ -107,12 +108,12 @@ class NoisyFedAvg(LastIterateAccountant):
     def __init__(self, *, clients: npt.ArrayLike, sigma: npt.ArrayLike, clip: npt.ArrayLike,
                  lipschitz: npt.ArrayLike, learning_rate: npt.ArrayLike, local_steps: npt.ArrayLike,
                  rounds: npt.ArrayLike, schedule: str = "constant", threads: int | None = None) -> None:
-        self.schedule = choice("schedule", schedule, SCHEDULES)
+        self.schedule = choice(schedule, "schedule", SCHEDULES)
         p = broadcast(
-            clients=positive("clients", clients), sigma=positive("sigma", sigma),
-            clip=nonnegative("clip", clip), lipschitz=nonnegative("lipschitz", lipschitz),
-            learning_rate=positive("learning_rate", learning_rate),
-            local_steps=positive_integer("local_steps", local_steps), rounds=positive_integer("rounds", rounds),
+            clients=positive(clients, "clients"), sigma=positive(sigma, "sigma"),
+            clip=nonnegative(clip, "clip"), lipschitz=nonnegative(lipschitz, "lipschitz"),
+            learning_rate=positive(learning_rate, "learning_rate"),
+            local_steps=positive_integer(local_steps, "local_steps"), rounds=positive_integer(rounds, "rounds"),
         )
         self.parameters = p
         m, a, L, K, T = p["clients"], p["learning_rate"], p["lipschitz"], p["local_steps"], p["rounds"]
@@ -136,8 +137,8 @@ class NoisyFedAvg(LastIterateAccountant):
                              f"{schedule} schedule (got learning_rate={a[i]!r}, lipschitz={L[i]!r}, "
                              f"local_steps={K[i]!r}); the bound there is the composition value")
         code = SCHEDULES.index(schedule)
-        flat = [np.ascontiguousarray(v.ravel()) for v in (a, L, K, T)]
-        raw = _core.fedavg_interpolation(code, *flat, check_threads(threads))
+        fa, fl, fk, ft = (np.ascontiguousarray(v.ravel()) for v in (a, L, K, T))
+        raw = _core.fedavg_interpolation(code, fa, fl, fk, ft, check_threads(threads))
         h0, h_opt, h_comp, attained = (np.asarray(r).reshape(m.shape) for r in raw)
         if not (np.isfinite(h0).all() and np.isfinite(h_opt).all()):
             raise RuntimeError("hockeystick internal error: non-finite interpolation bound; please report it")

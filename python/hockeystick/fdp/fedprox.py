@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from ._parameters import broadcast, choice, nonnegative, positive, positive_integer, scalar_or_array
+from .._validation import broadcast, choice, nonnegative, positive, positive_integer, scalar_or_array
 from .interpolation import InterpolationBound, LastIterateAccountant, constant_rate_h0, constant_rate_h0_limit
 
 __all__ = ["NoisyFedProx"]
@@ -44,23 +44,23 @@ class NoisyFedProx(LastIterateAccountant):
     default of ``delta``/``epsilon``) equals ``mu_composition`` = sqrt(m T) gamma / sigma.  With
     ``constants="exact"`` the linear loss +-V w_1 attains it (tight); with the theorem's constants it is
     valid but loose.  ``mu_paper_h0`` (eq. 21) is false for T >= 2: reported, labelled, and used only
-    with ``bound="h0"`` to reproduce the paper.
+    with ``interpolation="h0"`` to reproduce the paper.
     """
 
     def __init__(self, *, clients: npt.ArrayLike, sigma: npt.ArrayLike, clip: npt.ArrayLike,
                  lipschitz: npt.ArrayLike, proximal: npt.ArrayLike, learning_rate: npt.ArrayLike,
                  rounds: npt.ArrayLike, local_steps: npt.ArrayLike | None = None,
                  constants: str = "theorem") -> None:
-        self.constants = choice("constants", constants, CONSTANTS)
+        self.constants = choice(constants, "constants", CONSTANTS)
         named = dict(
-            clients=positive("clients", clients), sigma=positive("sigma", sigma), clip=nonnegative("clip", clip),
-            lipschitz=positive("lipschitz", lipschitz), proximal=positive("proximal", proximal),
-            learning_rate=positive("learning_rate", learning_rate), rounds=positive_integer("rounds", rounds),
+            clients=positive(clients, "clients"), sigma=positive(sigma, "sigma"), clip=nonnegative(clip, "clip"),
+            lipschitz=positive(lipschitz, "lipschitz"), proximal=positive(proximal, "proximal"),
+            learning_rate=positive(learning_rate, "learning_rate"), rounds=positive_integer(rounds, "rounds"),
         )
         if constants == "exact":
             if local_steps is None:
                 raise ValueError('local_steps is required with constants="exact"')
-            named["local_steps"] = positive_integer("local_steps", local_steps)
+            named["local_steps"] = positive_integer(local_steps, "local_steps")
         p = broadcast(**named)
         self.parameters = p
         m, V, L, alpha, a, T = (p[k] for k in ("clients", "clip", "lipschitz", "proximal", "learning_rate", "rounds"))

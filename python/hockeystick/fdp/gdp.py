@@ -14,11 +14,15 @@ documented error (1e-12 relative) and rounded up, epsilon(delta) an eps whose wi
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 
 from .. import certified_theta as _ct
-from ._parameters import broadcast, nonnegative, positive, probability, scalar_or_array
+from ..accountant import Bound
+from .._validation import (bound_side, broadcast, certified_sides, delta_values, epsilon_values, nonnegative,
+                           positive, scalar_or_array)
 from .tradeoff import gaussian_tradeoff
 
 __all__ = ["GaussianDP", "compose_gdp", "gdp_to_rdp"]
@@ -28,15 +32,15 @@ def compose_gdp(*mu: npt.ArrayLike) -> float | np.ndarray:
     """mu of the composition of mu_i-GDP mechanisms: sqrt(sum mu_i^2) (Dong et al. Cor. 3.3)."""
     if not mu:
         raise ValueError("give at least one mu")
-    arrays = [nonnegative(f"mu[{i}]", m, allow_inf=True) for i, m in enumerate(mu)]
+    arrays = [nonnegative(m, f"mu[{i}]", finite=False) for i, m in enumerate(mu)]
     total = np.sqrt(sum(np.square(a) for a in broadcast(**{f"mu{i}": a for i, a in enumerate(arrays)}).values()))
     return scalar_or_array(np.asarray(total))
 
 
 def gdp_to_rdp(mu: npt.ArrayLike, orders: npt.ArrayLike) -> float | np.ndarray:
     """Renyi DP of mu-GDP at order zeta > 1: mu^2 zeta / 2 (paper 004 Lemma 8), broadcast."""
-    mu_arr = nonnegative("mu", mu)
-    zeta = positive("orders", orders)
+    mu_arr = nonnegative(mu, "mu")
+    zeta = positive(orders, "orders")
     if (zeta <= 1).any():
         raise ValueError("orders must be > 1 (Lemma 8 holds for zeta > 1)")
     return scalar_or_array(0.5 * np.square(mu_arr) * zeta)
@@ -49,16 +53,24 @@ class GaussianDP:
     """
 
     def __init__(self, mu: npt.ArrayLike) -> None:
-        self.mu = scalar_or_array(nonnegative("mu", mu, allow_inf=True))
+        self.mu = scalar_or_array(nonnegative(mu, "mu", finite=False))
 
-    def delta(self, epsilon: npt.ArrayLike, *, threads: int | None = None) -> float | np.ndarray:
-        """delta(eps) = theta(mu, eps)  (paper 004 Lemma 7, eq. 8), rounded up: a certified upper bound."""
-        return _ct.theta_upper(self.mu, nonnegative("epsilon", epsilon, allow_inf=True), threads=threads)
+    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper",
+              threads: int | None = None) -> Any:
+        """delta(eps) = theta(mu, eps)  (paper 004 Lemma 7, eq. 8), exact; reported rounded outward
+        (docs/architecture.md): ``bound="upper"`` theta rounded up, ``"lower"`` rounded down."""
+        bound_side(bound)
+        eps = epsilon_values(epsilon)
+        return certified_sides(bound, lambda: _ct.theta_lower(self.mu, eps, threads=threads),
+                               lambda: _ct.theta_upper(self.mu, eps, threads=threads))
 
-    def epsilon(self, delta: npt.ArrayLike, *, threads: int | None = None) -> float | np.ndarray:
-        """Smallest eps >= 0 with theta(mu, eps) <= delta, delta in (0, 1), rounded up: a certified upper bound."""
-        return _ct.theta_epsilon_upper(self.mu, probability("delta", delta, open_low=True, open_high=True),
-                                       threads=threads)
+    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper",
+                threads: int | None = None) -> Any:
+        """Smallest eps >= 0 with theta(mu, eps) <= delta, delta in (0, 1), rounded outward on each side."""
+        bound_side(bound)
+        dlt = delta_values(delta)
+        return certified_sides(bound, lambda: _ct.theta_epsilon_lower(self.mu, dlt, threads=threads),
+                               lambda: _ct.theta_epsilon_upper(self.mu, dlt, threads=threads))
 
     def tradeoff(self, alpha: npt.ArrayLike) -> float | np.ndarray:
         """T_G(mu)(alpha), the type II error floor at type I error alpha."""
@@ -74,8 +86,7 @@ class GaussianDP:
     @staticmethod
     def mu_for(epsilon: npt.ArrayLike, delta: npt.ArrayLike, *, threads: int | None = None) -> float | np.ndarray:
         """The largest mu whose GDP guarantee is (eps, delta)-DP: theta(mu, eps) = delta, rounded down (certified)."""
-        return _ct.theta_radius_lower(nonnegative("epsilon", epsilon),
-                                probability("delta", delta, open_low=True, open_high=True), threads=threads)
+        return _ct.theta_radius_lower(nonnegative(epsilon, "epsilon"), delta_values(delta), threads=threads)
 
     def __repr__(self) -> str:
         return f"GaussianDP(mu={self.mu!r})"

@@ -35,7 +35,8 @@ The O(T) pass runs in C++ (cpp/include/hockeystick/fdp_interpolation.hpp), OpenM
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import warnings
+from typing import Literal, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -43,7 +44,9 @@ import numpy.typing as npt
 from .. import _core
 from .. import certified_theta as _ct
 from .._elementwise import check_threads
-from ._parameters import choice, nonnegative, positive, probability, scalar_or_array
+from ..accountant import Bound
+from .._validation import (choice, delta_values, epsilon_values, nonnegative, positive, positive_integer,
+                           scalar_or_array, upper_only)
 
 __all__ = [
     "InterpolationBound",
@@ -52,9 +55,13 @@ __all__ = [
     "constant_rate_h0",
     "constant_rate_h0_limit",
     "BOUNDS",
+    "INTERPOLATIONS",
+    "Interpolation",
 ]
 
-BOUNDS = ("optimal", "h0", "composition")
+Interpolation = Literal["optimal", "h0", "composition"]
+INTERPOLATIONS: tuple[Interpolation, ...] = ("optimal", "h0", "composition")
+BOUNDS = INTERPOLATIONS  # the earlier name (when ``bound=`` chose the interpolation); kept for one release
 
 
 class InterpolationBound(NamedTuple):
@@ -80,8 +87,8 @@ def interpolation_bound(rho: npt.ArrayLike, gamma: npt.ArrayLike, *,
     learning-rate schedule reduces to these through ``rounds_from_learning_rates``.
     Returns arrays of shape ``...`` (the leading axes).
     """
-    rho_arr = positive("rho", rho)
-    gamma_arr = nonnegative("gamma", gamma)
+    rho_arr = positive(rho, "rho")
+    gamma_arr = nonnegative(gamma, "gamma")
     if rho_arr.ndim == 0 and gamma_arr.ndim == 0:
         raise ValueError("rho and gamma need a rounds axis (the last axis): give arrays of length T")
     try:
@@ -103,12 +110,12 @@ def rounds_from_learning_rates(eta: npt.ArrayLike, *, lipschitz: npt.ArrayLike, 
     gamma_t = (2 V / m) sum_k eta_{k,t}   (eq. 29).
     ``lipschitz``, ``clip`` and ``clients`` broadcast with the leading axes of ``eta``.
     """
-    eta_arr = nonnegative("eta", eta)
+    eta_arr = nonnegative(eta, "eta")
     if eta_arr.ndim < 2:
         raise ValueError("eta must have shape (..., T, K): rounds, then local steps")
-    L = nonnegative("lipschitz", lipschitz)[..., None]
-    V = nonnegative("clip", clip)[..., None]
-    m = positive("clients", clients)[..., None]
+    L = nonnegative(lipschitz, "lipschitz")[..., None]
+    V = nonnegative(clip, "clip")[..., None]
+    m = positive(clients, "clients")[..., None]
     rho = np.exp(np.sum(np.log1p(eta_arr * L[..., None]), axis=-1))
     gamma = 2.0 * V / m * np.sum(eta_arr, axis=-1)
     return rho, gamma
@@ -120,27 +127,37 @@ def constant_rate_h0(log_rho: npt.ArrayLike, gamma: npt.ArrayLike, rounds: npt.A
     Written as gamma^2 tanh(T l/2) / tanh(l/2), l = log rho, which is exact and stable for every
     l >= 0 (it tends to T gamma^2 as l -> 0).  This is eq. 17 (FedAvg) and eq. 21 (FedProx).
     """
-    ell = np.asarray(log_rho, dtype=np.float64)
-    g2 = np.square(np.asarray(gamma, dtype=np.float64))
-    T = np.asarray(rounds, dtype=np.float64)
-    flat = ell == 0
+    ell = nonnegative(log_rho, "log_rho", finite=False)
+    g2 = np.square(nonnegative(gamma, "gamma", finite=False))
+    T = positive_integer(rounds, "rounds")
+    flat = ell < _SERIES_LOG_RHO  # tanh(T l/2) / tanh(l/2) = T (1 + O(T^2 l^2)): T to double precision
     safe = np.where(flat, 1.0, ell)
     return np.where(flat, T * g2, g2 * np.tanh(T * safe / 2) / np.tanh(safe / 2))
 
 
 def constant_rate_h0_limit(log_rho: npt.ArrayLike, gamma: npt.ArrayLike) -> np.ndarray:
-    """T -> infinity limit of ``constant_rate_h0``: gamma^2 (rho+1)/(rho-1) = gamma^2 / tanh(l/2)."""
-    ell = np.asarray(log_rho, dtype=np.float64)
-    g2 = np.square(np.asarray(gamma, dtype=np.float64))
-    with np.errstate(divide="ignore"):
-        return np.where(ell == 0, np.inf, g2 / np.tanh(np.where(ell == 0, 1.0, ell) / 2))
+    """T -> infinity limit of ``constant_rate_h0``: gamma^2 (rho+1)/(rho-1) = gamma^2 / tanh(l/2).
+
+    gamma = 0 gives 0 (every round adds nothing); l = 0 with gamma > 0 gives inf; l below 1e-150
+    uses tanh(l/2) = l/2, exact in double precision there (and free of subnormal round-off).
+    """
+    ell = nonnegative(log_rho, "log_rho", finite=False)
+    g2 = np.square(nonnegative(gamma, "gamma", finite=False))
+    tiny = ell < _SERIES_LOG_RHO
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        limit = np.where(tiny, 2.0 * g2 / ell, g2 / np.tanh(np.where(tiny, 1.0, ell) / 2))
+    return np.where(g2 == 0, 0.0, limit)
+
+
+_SERIES_LOG_RHO = 1e-150
 
 
 class LastIterateAccountant:
     """A released-last-iterate mu-GDP accountant holding the shifted-interpolation mu values.
 
     Subclasses set ``_h`` (an InterpolationBound in units of gamma^2 already scaled to the model)
-    and ``_mu_scale`` = sqrt(m)/sigma.  ``delta``/``epsilon`` use ``bound``:
+    and ``_mu_scale`` = sqrt(m)/sigma.  ``delta``/``epsilon`` take ``bound`` (the side of the bracket:
+    "upper" only) and ``interpolation``:
 
     * ``"optimal"`` (default): ``mu``, the exact minimum over admissible interpolation weights; valid.
     * ``"composition"``: ``mu_composition``, lambda == 1, GDP composition over rounds; valid.
@@ -174,19 +191,31 @@ class LastIterateAccountant:
         h = self._h.h0_attained
         return bool(h) if np.ndim(h) == 0 else h
 
+    def mu_for_interpolation(self, interpolation: Interpolation = "optimal") -> float | np.ndarray:
+        """The mu that ``interpolation`` selects: "optimal" (``mu``), "h0" or "composition"."""
+        choice(interpolation, "interpolation", INTERPOLATIONS)
+        return {"optimal": self.mu, "h0": self.mu_paper_h0, "composition": self.mu_composition}[interpolation]
+
     def mu_for_bound(self, bound: str = "optimal") -> float | np.ndarray:
-        choice("bound", bound, BOUNDS)
-        return {"optimal": self.mu, "h0": self.mu_paper_h0, "composition": self.mu_composition}[bound]
+        """Deprecated name of ``mu_for_interpolation`` (``bound`` now means the side of a bracket)."""
+        warnings.warn("mu_for_bound is deprecated; use mu_for_interpolation", DeprecationWarning, stacklevel=2)
+        return self.mu_for_interpolation(bound)  # type: ignore[arg-type]
 
-    def delta(self, epsilon: npt.ArrayLike, *, bound: str = "optimal",
+    def _mu(self, bound: str, interpolation: Interpolation) -> float | np.ndarray:
+        """``bound`` is the side ("upper" only); an old ``bound="h0"`` etc. still selects the interpolation."""
+        if bound in INTERPOLATIONS:
+            warnings.warn(f'bound={bound!r} is deprecated: the interpolation is chosen with interpolation={bound!r} '
+                          '(bound now says the side of the bracket, "upper")', DeprecationWarning, stacklevel=3)
+            return self.mu_for_interpolation(bound)  # type: ignore[arg-type]
+        upper_only(bound, type(self).__name__)
+        return self.mu_for_interpolation(interpolation)
+
+    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", interpolation: Interpolation = "optimal",
               threads: int | None = None) -> float | np.ndarray:
-        """delta(eps) = theta(mu, eps) for the mu that ``bound`` selects (paper 004 Lemma 7), theta rounded up."""
-        mu = self.mu_for_bound(bound)
-        return _ct.theta_upper(mu, nonnegative("epsilon", epsilon, allow_inf=True), threads=threads)
+        """delta(eps) = theta(mu, eps) for the mu that ``interpolation`` selects (paper 004 Lemma 7), theta rounded up."""
+        return _ct.theta_upper(self._mu(bound, interpolation), epsilon_values(epsilon), threads=threads)
 
-    def epsilon(self, delta: npt.ArrayLike, *, bound: str = "optimal",
+    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper", interpolation: Interpolation = "optimal",
                 threads: int | None = None) -> float | np.ndarray:
-        """Smallest eps >= 0 with theta(mu, eps) <= delta, for the mu that ``bound`` selects, rounded up."""
-        mu = self.mu_for_bound(bound)
-        return _ct.theta_epsilon_upper(mu, probability("delta", delta, open_low=True, open_high=True),
-                                 threads=threads)
+        """Smallest eps >= 0 with theta(mu, eps) <= delta, for the mu that ``interpolation`` selects, rounded up."""
+        return _ct.theta_epsilon_upper(self._mu(bound, interpolation), delta_values(delta), threads=threads)

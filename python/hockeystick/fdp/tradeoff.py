@@ -18,7 +18,7 @@ on the same (eps, delta) footing.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 import numpy.typing as npt
@@ -26,7 +26,9 @@ from scipy import optimize
 
 from .. import gaussian as _gaussian
 from .. import certified_theta as _ct
-from ._parameters import nonnegative, probability, scalar_or_array
+from ..accountant import Bound
+from .._validation import (certified_sides, delta_values, epsilon_values, flag, in_interval, nonnegative,
+                           scalar_or_array, upper_only)
 
 __all__ = ["TradeOffFunction", "GaussianTradeOff", "gaussian_tradeoff"]
 
@@ -38,8 +40,8 @@ def gaussian_tradeoff(mu: npt.ArrayLike, alpha: npt.ArrayLike) -> float | np.nda
     Computed with the library's Q and Q^{-1}, so it keeps full relative accuracy when
     alpha or the result is tiny.
     """
-    mu_arr = nonnegative("mu", mu, allow_inf=True)
-    alpha_arr = probability("alpha", alpha, open_low=False, open_high=False)
+    mu_arr = nonnegative(mu, "mu", finite=False)
+    alpha_arr = in_interval(alpha, "alpha", 0.0, 1.0, open_low=False, open_high=False)
     return _gaussian.gaussian_tail(mu_arr - _gaussian.gaussian_tail_inverse(alpha_arr))
 
 
@@ -54,7 +56,7 @@ class TradeOffFunction:
 
     def __init__(self, curve: Callable[[np.ndarray], np.ndarray], *, check: bool = True) -> None:
         self._curve = curve
-        if check:
+        if flag(check, "check"):
             self._check()
 
     def _check(self) -> None:
@@ -72,7 +74,7 @@ class TradeOffFunction:
 
     def __call__(self, alpha: npt.ArrayLike) -> float | np.ndarray:
         """f(alpha): the smallest type II error at type I error alpha."""
-        alpha_arr = probability("alpha", alpha, open_low=False, open_high=False)
+        alpha_arr = in_interval(alpha, "alpha", 0.0, 1.0, open_low=False, open_high=False)
         return scalar_or_array(np.asarray(self._curve(alpha_arr), dtype=np.float64))
 
     def _delta_one(self, eps: float) -> float:
@@ -92,15 +94,18 @@ class TradeOffFunction:
         at_zero = 1.0 - float(self._curve(np.array([0.0]))[0])
         return max(0.0, at_zero, float(gains[i]), -float(best.fun))
 
-    def delta(self, epsilon: npt.ArrayLike) -> float | np.ndarray:
-        """delta(eps) = sup_alpha (1 - f(alpha) - e^eps alpha), element-wise over epsilon."""
-        eps = nonnegative("epsilon", epsilon)
+    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper") -> float | np.ndarray:
+        """delta(eps) = sup_alpha (1 - f(alpha) - e^eps alpha), element-wise over epsilon (upper side:
+        the numerical supremum may fall short by the optimizer's tolerance, so no lower side is claimed)."""
+        upper_only(bound, type(self).__name__)
+        eps = nonnegative(epsilon, "epsilon")
         out = np.vectorize(self._delta_one, otypes=[np.float64])(eps)
         return scalar_or_array(out)
 
-    def epsilon(self, delta: npt.ArrayLike) -> float | np.ndarray:
+    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper") -> float | np.ndarray:
         """The smallest eps >= 0 with delta(eps) <= delta, element-wise over delta in (0, 1)."""
-        target = probability("delta", delta, open_low=True, open_high=True)
+        upper_only(bound, type(self).__name__)
+        target = delta_values(delta)
 
         def one(d: float) -> float:
             if self._delta_one(0.0) <= d:
@@ -123,19 +128,23 @@ class GaussianTradeOff(TradeOffFunction):
     """
 
     def __init__(self, mu: npt.ArrayLike) -> None:
-        self.mu = scalar_or_array(nonnegative("mu", mu, allow_inf=True))
+        self.mu = scalar_or_array(nonnegative(mu, "mu", finite=False))
         super().__init__(lambda a: np.asarray(gaussian_tradeoff(self.mu, a)), check=False)
 
     def __call__(self, alpha: npt.ArrayLike) -> float | np.ndarray:
         return gaussian_tradeoff(self.mu, alpha)
 
-    def delta(self, epsilon: npt.ArrayLike) -> float | np.ndarray:
-        """theta(mu, eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)  (paper 004 eq. 8), rounded up."""
-        return _ct.theta_upper(self.mu, nonnegative("epsilon", epsilon, allow_inf=True))
+    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
+        """theta(mu, eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)  (paper 004 eq. 8), exact;
+        reported rounded outward (upper side up, lower side down)."""
+        eps = epsilon_values(epsilon)
+        return certified_sides(bound, lambda: _ct.theta_lower(self.mu, eps), lambda: _ct.theta_upper(self.mu, eps))
 
-    def epsilon(self, delta: npt.ArrayLike) -> float | np.ndarray:
-        """The eps solving theta(mu, eps) = delta (0 when theta(mu, 0) <= delta), rounded up."""
-        return _ct.theta_epsilon_upper(self.mu, probability("delta", delta, open_low=True, open_high=True))
+    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
+        """The eps solving theta(mu, eps) = delta (0 when theta(mu, 0) <= delta), rounded outward on each side."""
+        dlt = delta_values(delta)
+        return certified_sides(bound, lambda: _ct.theta_epsilon_lower(self.mu, dlt),
+                               lambda: _ct.theta_epsilon_upper(self.mu, dlt))
 
     def compose(self, other: "GaussianTradeOff") -> "GaussianTradeOff":
         if not isinstance(other, GaussianTradeOff):

@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from .. import _validation
 from .._elementwise import ArrayLike, broadcast_float_arrays
 from ..certified_theta import radius_down, radius_up, theta_epsilon_lower, theta_epsilon_upper, theta_lower, theta_upper
 from .compose import DEFAULT_TAIL
@@ -27,8 +28,8 @@ class PLDAccountant:
     """Accumulates rounds; ``delta``/``epsilon`` compose everything seen so far.
 
         acc = PLDAccountant(value_discretization_interval=1e-4)
-        acc.compose_subsampled_gaussian(sigma=1.0, sampling_rate=0.01, count=5000)
-        acc.compose_subsampled_gaussian(sigma=0.8, sampling_rate=0.02, count=5000)
+        acc.compose_subsampled_gaussian(sigma=1.0, sampling_rate=0.01, rounds=5000)
+        acc.compose_subsampled_gaussian(sigma=0.8, sampling_rate=0.02, rounds=5000)
         acc.epsilon(1e-5, bound="both")
     """
 
@@ -38,23 +39,25 @@ class PLDAccountant:
         self._pld: PrivacyLossDistribution | None = None
         self._cache: dict[tuple, PrivacyLossDistribution] = {}
 
-    def compose(self, pld: PrivacyLossDistribution, count: int = 1) -> "PLDAccountant":
-        """Add ``count`` rounds of a mechanism given by its PLD (same discretization interval)."""
+    @_validation.renamed_keywords(count="rounds")
+    def compose(self, pld: PrivacyLossDistribution, rounds: int = 1) -> "PLDAccountant":
+        """Add ``rounds`` rounds of a mechanism given by its PLD (same discretization interval)."""
         if pld.value_discretization_interval != self.value_discretization_interval:
             raise ValueError("the PLD must use the accountant's value_discretization_interval")
-        step = pld.self_compose(count)
+        step = pld.self_compose(rounds)
         self._pld = step if self._pld is None else self._pld.compose(step)
         return self
 
-    def compose_subsampled_gaussian(self, sigma: float, sampling_rate: float = 1.0, count: int = 1,
+    @_validation.renamed_keywords(count="rounds")
+    def compose_subsampled_gaussian(self, sigma: float, sampling_rate: float = 1.0, rounds: int = 1,
                                     sensitivity: float = 1.0) -> "PLDAccountant":
-        """Add ``count`` rounds of the Poisson-subsampled Gaussian (rate 1: plain Gaussian)."""
+        """Add ``rounds`` rounds of the Poisson-subsampled Gaussian (rate 1: plain Gaussian)."""
         key = (float(sigma), float(sampling_rate), float(sensitivity))
         if key not in self._cache:
             self._cache[key] = subsampled_gaussian(
                 sigma, sampling_rate, sensitivity=sensitivity,
                 value_discretization_interval=self.value_discretization_interval, tail=self.tail)
-        return self.compose(self._cache[key], count)
+        return self.compose(self._cache[key], rounds)
 
     def _require(self) -> PrivacyLossDistribution:
         if self._pld is None:
@@ -103,22 +106,16 @@ class SubsampledGaussianPLD:
                  sensitivity: ArrayLike = 1.0,
                  value_discretization_interval: float | None = None, accuracy: float | None = None,
                  tail: float = DEFAULT_TAIL):
-        (s, q, t, c), _, _ = broadcast_float_arrays(sigma=sigma, sampling_rate=sampling_rate, rounds=rounds,
-                                                    sensitivity=sensitivity)
-        if not np.all((s > 0) & np.isfinite(s)):
-            raise ValueError("sigma must be positive and finite")
-        if not np.all((q > 0) & (q <= 1)):
-            raise ValueError("sampling_rate must lie in (0, 1]")
-        if not np.all((t >= 1) & (t == np.floor(t)) & np.isfinite(t)):
-            raise ValueError("rounds must be a positive integer")
-        if not np.all((c > 0) & np.isfinite(c)):
-            raise ValueError("sensitivity must be positive and finite")
+        (s, q, t, c), _, _ = broadcast_float_arrays(
+            sigma=_validation.positive(sigma, "sigma"),
+            sampling_rate=_validation.in_interval(sampling_rate, "sampling_rate", 0.0, 1.0, open_low=True,
+                                                  open_high=False),
+            rounds=_validation.positive_integer(rounds, "rounds", maximum=_validation.MAX_EXACT_INTEGER),
+            sensitivity=_validation.positive(sensitivity, "sensitivity"))
         self.sigma, self.sampling_rate, self.rounds, self.sensitivity = s, q, t, c
         if accuracy is not None and value_discretization_interval is not None:
             raise ValueError("give either value_discretization_interval or accuracy, not both")
-        if accuracy is not None and not (float(accuracy) > 0 and math.isfinite(float(accuracy))):
-            raise ValueError(f"accuracy must be positive and finite, got {accuracy!r}")
-        self.accuracy = None if accuracy is None else float(accuracy)
+        self.accuracy = None if accuracy is None else float(_validation.positive(accuracy, "accuracy"))
         self.value_discretization_interval = checked_interval(DEFAULT_INTERVAL if value_discretization_interval is None
                                                               else value_discretization_interval)
         self.tail = float(tail)
@@ -150,6 +147,8 @@ class SubsampledGaussianPLD:
         through every level; the factor is < 0.9, so h always shrinks, down to 1e-5.  The
         points of one step are discretized in one batch.
         """
+        assert self.accuracy is not None  # _refined runs only with accuracy=
+        accuracy = self.accuracy
         chosen: list[PrivacyLossDistribution | None] = [None] * len(points)
         step = {i: self._first_interval() for i in range(len(points))}
         while step:
@@ -161,13 +160,13 @@ class SubsampledGaussianPLD:
                 if h > self.FINEST_INTERVAL:
                     lo, up = getattr(dist, method)(xs[i], bound="both")
                     width = float(np.max(up - lo if method == "epsilon" else (up - lo) / np.maximum(up, 1e-300)))
-                    if not width <= self.accuracy:
-                        shrink = 0.9 * math.sqrt(self.accuracy / width) if math.isfinite(width) else 0.5
+                    if not width <= accuracy:
+                        shrink = 0.9 * math.sqrt(accuracy / width) if math.isfinite(width) else 0.5
                         next_step[i] = max(h * shrink, self.FINEST_INTERVAL)
                         continue
                 chosen[i] = dist
             step = next_step
-        return chosen
+        return [c for c in chosen if c is not None]  # every point ends with a grid
 
     def _first_interval(self) -> float:
         """The grid ``accuracy`` starts from: the h at which the bracket's h^2 scaling on W2
@@ -194,7 +193,7 @@ class SubsampledGaussianPLD:
         used = 0.0
         for item in pending:
             sigma, q, t, c = item[0]
-            s = sigma / c
+            s = max(sigma / c, 1e-100)  # an estimate only: smaller s needs more cells, which discretization refuses
             one_round = (np.logaddexp(math.log1p(-q), math.log(q) + (0.5 + z * s) / (s * s)) - math.log1p(-q)) / h
             spread = 2 * z * math.sqrt(t * q * q * math.expm1(min(1.0 / (s * s), 700.0))) / h
             size = min(spread + 2 * one_round, t * one_round) + 1.0
@@ -209,8 +208,7 @@ class SubsampledGaussianPLD:
         (xa, s, q, t, c), shape, scalar = broadcast_float_arrays(
             **{name: x}, sigma=self.sigma, sampling_rate=self.sampling_rate, rounds=self.rounds,
             sensitivity=self.sensitivity)
-        if bound not in ("upper", "lower", "both"):
-            raise ValueError(f'bound must be "upper", "lower" or "both", got {bound!r}')
+        _validation.bound_side(bound)
         lower = np.empty(shape)
         upper = np.empty(shape)
         points = np.stack([s.ravel(), q.ravel(), t.ravel(), c.ravel()], axis=1)

@@ -21,6 +21,7 @@ from typing import Literal, Sequence, Union
 
 import numpy as np
 
+from .. import _validation
 from .._elementwise import ArrayLike
 from .compose import DEFAULT_TAIL, compose_many
 from .pmf import GridPMF
@@ -30,11 +31,8 @@ Result = Union[float, np.ndarray, tuple]
 
 
 def epsilon_values(epsilon: ArrayLike) -> np.ndarray:
-    """epsilon as float64, or a ValueError if any is negative or NaN."""
-    eps = np.asarray(epsilon, dtype=np.float64)
-    if np.isnan(eps).any() or np.any(eps < 0):
-        raise ValueError("epsilon must be >= 0 (and not NaN)")
-    return eps
+    """epsilon as float64, or a ValueError if any is negative or NaN (``_validation.epsilon_values``)."""
+    return _validation.epsilon_values(epsilon)
 
 
 def evaluate_into(dist: "PrivacyLossDistribution", method: str, x: np.ndarray, bound: Bound,
@@ -54,11 +52,8 @@ def bound_result(lower: np.ndarray, upper: np.ndarray, bound: Bound, scalar: boo
 
 
 def delta_values(delta: ArrayLike) -> np.ndarray:
-    """delta as float64, or a ValueError unless every value lies strictly between 0 and 1."""
-    d = np.asarray(delta, dtype=np.float64)
-    if not np.all((d > 0) & (d < 1)):
-        raise ValueError("delta must lie strictly between 0 and 1")
-    return d
+    """delta as float64, or a ValueError unless every value lies in (0, 1) (``_validation.delta_values``)."""
+    return _validation.delta_values(delta)
 
 
 @dataclass(frozen=True, eq=False)
@@ -103,8 +98,8 @@ class PrivacyLossDistribution:
 
     def self_compose(self, count: int) -> "PrivacyLossDistribution":
         """``count`` independent runs of this mechanism."""
-        if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 1:
-            raise ValueError(f"count must be a positive integer, got {count!r}")
+        if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or not 1 <= count <= 2 ** 53:
+            raise ValueError(f"count must be an integer with 1 <= count <= 2^53, got {_validation.describe(count)}")
         return PrivacyLossDistribution([{f: c * int(count) for f, c in d.items()} for d in self.directions],
                                        self.tail)
 
@@ -119,9 +114,7 @@ class PrivacyLossDistribution:
         ``bound="upper"`` certifies delta from above, ``"lower"`` from below,
         ``"both"`` returns (lower, upper).
         """
-        eps = np.asarray(epsilon, dtype=np.float64)
-        if np.isnan(eps).any():
-            raise ValueError("epsilon must not be NaN")
+        eps = _validation.real(epsilon, "epsilon")
         return self._both(lambda pmf: pmf.delta(eps), eps.ndim == 0, bound, np.maximum)
 
     def epsilon(self, delta: ArrayLike, bound: Bound = "upper") -> Result:
@@ -134,8 +127,7 @@ class PrivacyLossDistribution:
         return self._both(lambda pmf: np.maximum(pmf.epsilon(d), 0.0), d.ndim == 0, bound, np.maximum)
 
     def _both(self, evaluate, scalar: bool, bound: Bound, combine) -> Result:
-        if bound not in ("upper", "lower", "both"):
-            raise ValueError(f'bound must be "upper", "lower" or "both", got {bound!r}')
+        _validation.bound_side(bound)
         sides = {"upper": [True], "lower": [False], "both": [False, True]}[bound]
         values = []
         for pessimistic in sides:

@@ -13,10 +13,12 @@ composed PLD per distinct parameter point.
 
 from __future__ import annotations
 
+import warnings
 from typing import Callable
 
 import numpy as np
 
+from .. import _validation
 from .._elementwise import ArrayLike, broadcast_float_arrays
 from .compose import DEFAULT_TAIL
 from .distribution import (Bound, PrivacyLossDistribution, Result, bound_result, compose_all, delta_values,
@@ -25,9 +27,6 @@ from .mechanisms import (DEFAULT_INTERVAL, checked_interval, fixed_size_subsampl
                          with_replacement_subsampled_gaussian)
 
 
-def _integers(name: str, values: np.ndarray) -> None:
-    if not np.all((values >= 1) & (values == np.floor(values)) & np.isfinite(values)):
-        raise ValueError(f"{name} must be a positive integer")
 
 
 class FixedBatchGaussianPLD:
@@ -38,36 +37,40 @@ class FixedBatchGaussianPLD:
     L: Delta = L/m). Per round, for eps >= 0 (q = m/n, s = sigma/Delta):
         delta(eps) <= q theta(2/s, log(1 + (e^eps - 1)/q)),
     attained by a configuration (the other records at -L); composed by FFT over the
-    symmetrised pair (upper) and the realizable pair (lower). ``batch_size = dataset_size`` is
+    symmetrised pair (upper) and the realizable pair (lower). ``batch_size = n`` is
     the Gaussian mechanism with shift 2 Delta.
     """
 
     _mechanism: Callable[..., PrivacyLossDistribution] = staticmethod(fixed_size_subsampled_gaussian)
     _with_replacement = False
 
-    def __init__(self, sigma: ArrayLike, batch_size: ArrayLike, dataset_size: ArrayLike, rounds: ArrayLike, *,
+    @_validation.renamed_keywords(dataset_size="n")
+    def __init__(self, sigma: ArrayLike, batch_size: ArrayLike, n: ArrayLike, rounds: ArrayLike, *,
                  sensitivity: ArrayLike = 1.0, value_discretization_interval: float = DEFAULT_INTERVAL,
                  tail: float = DEFAULT_TAIL):
-        (s, m, n, t, c), _, _ = broadcast_float_arrays(sigma=sigma, batch_size=batch_size,
-                                                       dataset_size=dataset_size, rounds=rounds,
-                                                       sensitivity=sensitivity)
-        if not np.all((s > 0) & np.isfinite(s)):
-            raise ValueError("sigma must be positive and finite")
-        for name, values in (("batch_size", m), ("dataset_size", n), ("rounds", t)):
-            _integers(name, values)
+        (s, m, n, t, c), _, _ = broadcast_float_arrays(
+            sigma=_validation.positive(sigma, "sigma"),
+            batch_size=_validation.positive_integer(batch_size, "batch_size"),
+            n=_validation.positive_integer(n, "n"),
+            rounds=_validation.positive_integer(rounds, "rounds", maximum=_validation.MAX_EXACT_INTEGER),
+            sensitivity=_validation.positive(sensitivity, "sensitivity"))
         if not self._with_replacement and np.any(m > n):
-            raise ValueError("batch_size must be <= dataset_size (batches drawn without replacement; "
+            raise ValueError("batch_size must be <= n (batches drawn without replacement; "
                              "use WithReplacementBatchGaussianPLD for draws with replacement)")
-        if not np.all((c > 0) & np.isfinite(c)):
-            raise ValueError("sensitivity must be positive and finite")
         h = checked_interval(value_discretization_interval)
-        self.sigma, self.batch_size, self.dataset_size, self.rounds, self.sensitivity = s, m, n, t, c
+        self.sigma, self.batch_size, self.n, self.rounds, self.sensitivity = s, m, n, t, c
         self.value_discretization_interval = h
         self.tail = float(tail)
         self._rounds: dict[tuple, PrivacyLossDistribution] = {}   # one round, per (sigma, m, n, Delta)
         self._plds: dict[tuple, PrivacyLossDistribution] = {}     # composed, per (sigma, m, n, Delta, T)
 
     BATCH = 64  # distinct points composed per batch of FFTs (their composed PLDs are then dropped)
+
+    @property
+    def dataset_size(self) -> np.ndarray:
+        """Deprecated name of ``n`` (the records a batch is drawn from)."""
+        warnings.warn("dataset_size is deprecated; use n", DeprecationWarning, stacklevel=2)
+        return self.n
 
     def _composed(self, sigma: float, m: int, n: int, rounds: int, sensitivity: float) -> PrivacyLossDistribution:
         point = (sigma, m, n, sensitivity)
@@ -81,10 +84,9 @@ class FixedBatchGaussianPLD:
         return self._plds[key]
 
     def _evaluate(self, x: ArrayLike, name: str, bound: Bound, method: str) -> Result:
-        if bound not in ("upper", "lower", "both"):
-            raise ValueError(f'bound must be "upper", "lower" or "both", got {bound!r}')
+        _validation.bound_side(bound)
         (xa, s, m, n, t, c), shape, scalar = broadcast_float_arrays(
-            **{name: x}, sigma=self.sigma, batch_size=self.batch_size, dataset_size=self.dataset_size,
+            **{name: x}, sigma=self.sigma, batch_size=self.batch_size, n=self.n,
             rounds=self.rounds, sensitivity=self.sensitivity)
         lower, upper = np.empty(shape), np.empty(shape)
         points = np.stack([a.ravel() for a in (s, m, n, t, c)], axis=1)
@@ -122,7 +124,7 @@ class WithReplacementBatchGaussianPLD(FixedBatchGaussianPLD):
     The replaced record appears c ~ Binomial(K, 1/n) times; per round, for eps >= 0 (s = sigma/Delta,
     eta = 1 - (1 - 1/n)^K), delta(eps) <= sum_{c>=1} b_c theta(2c/s, log(1 + (e^eps - 1)/eta))
     (proved; the lower side is the realizable pair sum_c b_c N(2c) vs N(0)). ``batch_size`` may
-    exceed ``dataset_size``.
+    exceed ``n``.
     """
 
     _mechanism = staticmethod(with_replacement_subsampled_gaussian)

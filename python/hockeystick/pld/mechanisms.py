@@ -12,11 +12,11 @@ optimistic side.
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
 from .. import _core
+from .. import _validation
 from .._elementwise import ArrayLike
 from .compose import DEFAULT_TAIL
 from .distribution import Factor, PrivacyLossDistribution
@@ -28,10 +28,7 @@ MAX_INTERVAL = float(_core.pld_max_interval)  # the coarsest grid accepted; see 
 
 
 def _positive(name: str, value: float) -> float:
-    v = float(value)
-    if not (v > 0 and math.isfinite(v)):
-        raise ValueError(f"{name} must be positive and finite, got {value!r}")
-    return v
+    return float(_validation.positive(value, name))
 
 
 def checked_interval(value: float) -> float:
@@ -46,7 +43,7 @@ def checked_interval(value: float) -> float:
     steps of 100, so nothing useful lies beyond.  The C++ core refuses the same range
     (``pld::max_interval`` in pld_cells.hpp).
     """
-    h = float(value)
+    h = float(_validation.real(value, "value_discretization_interval"))   # strings, bools, None: TypeError
     if 0 < h <= MAX_INTERVAL:
         return h
     hint = ("the PLD grid needs e^h far from overflow (it overflows above h = 709.78); use a finer grid "
@@ -69,7 +66,7 @@ def _factor(name: str, raw: dict) -> Factor:
 
 
 def _check_tail(tail: float) -> float:
-    t = float(tail)
+    t = float(_validation.real(tail, "tail"))
     if not (0 < t < 1e-3):
         raise ValueError(f"tail must lie in (0, 1e-3), got {tail!r}")
     return t
@@ -98,14 +95,13 @@ def subsampled_gaussians(sigma: ArrayLike, sampling_rate: ArrayLike, *, sensitiv
     neither one Python round trip nor one serial discretization per point.
     ``optimistic=False`` skips the optimistic PMFs: the PLDs then give upper bounds only.
     """
-    s_in, q_in, c_in = np.broadcast_arrays(*(np.atleast_1d(np.asarray(v, dtype=np.float64))
-                                             for v in (sigma, sampling_rate, sensitivity)))
+    s_in, q_in, c_in = np.broadcast_arrays(*(np.atleast_1d(_validation.as_real_array(v, name)) for v, name in
+                                             ((sigma, "sigma"), (sampling_rate, "sampling_rate"),
+                                              (sensitivity, "sensitivity"))))
     if s_in.ndim != 1:
         raise ValueError("sigma, sampling_rate and sensitivity must broadcast to a 1-d array")
     s = np.array([_positive("sigma", a) / _positive("sensitivity", b) for a, b in zip(s_in, c_in)])
-    q = q_in.astype(np.float64)
-    if not np.all((q > 0) & (q <= 1)):
-        raise ValueError(f"sampling_rate must lie in (0, 1], got {q[~((q > 0) & (q <= 1))][0]!r}")
+    q = _validation.in_interval(q_in, "sampling_rate", 0.0, 1.0, open_low=True, open_high=False)
     h = checked_interval(value_discretization_interval)
     t = _check_tail(tail)
     # Items: the remove direction of every point, then the add direction of the subsampled ones.
@@ -127,11 +123,12 @@ def subsampled_gaussians(sigma: ArrayLike, sampling_rate: ArrayLike, *, sensitiv
     return out
 
 
-def fixed_size_subsampled_gaussian(sigma: float, batch_size: int, dataset_size: int, *,
+@_validation.renamed_keywords(dataset_size="n")
+def fixed_size_subsampled_gaussian(sigma: float, batch_size: int, n: int, *,
                                    sensitivity: float = 1.0,
                                    value_discretization_interval: float = DEFAULT_INTERVAL,
                                    tail: float = DEFAULT_TAIL) -> PrivacyLossDistribution:
-    """Batches of ``batch_size`` = m drawn without replacement from ``dataset_size`` = n, replace-one neighbours.
+    """Batches of ``batch_size`` = m drawn without replacement from the ``n`` records, replace-one neighbours.
 
     ``sensitivity`` = Delta is the norm bound of one record's contribution (for a mean of m
     gradients clipped to L: Delta = L/m), s = sigma/Delta, q = m/n. The replaced record is in
@@ -151,11 +148,11 @@ def fixed_size_subsampled_gaussian(sigma: float, batch_size: int, dataset_size: 
     m = n is the Gaussian mechanism with shift 2 Delta.
     """
     s = _positive("sigma", sigma) / _positive("sensitivity", sensitivity)
-    m, n = batch_size, dataset_size
+    m = batch_size
     if (isinstance(m, bool) or isinstance(n, bool) or not isinstance(m, (int, np.integer))
             or not isinstance(n, (int, np.integer)) or not 1 <= m <= n):
-        raise ValueError(f"batch_size and dataset_size must be integers with 1 <= batch_size <= dataset_size, "
-                         f"got {batch_size!r}, {dataset_size!r}")
+        raise ValueError(f"batch_size and n must be integers with 1 <= batch_size <= n, "
+                         f"got {batch_size!r}, {n!r}")
     h = checked_interval(value_discretization_interval)
     t = _check_tail(tail)
     raw = _core.pld_without_replacement_subsampled_gaussian(s, int(m) / int(n), h, t, MAX_CELLS)
@@ -163,11 +160,12 @@ def fixed_size_subsampled_gaussian(sigma: float, batch_size: int, dataset_size: 
     return PrivacyLossDistribution([{f: 1}], t)
 
 
-def with_replacement_subsampled_gaussian(sigma: float, batch_size: int, dataset_size: int, *,
+@_validation.renamed_keywords(dataset_size="n")
+def with_replacement_subsampled_gaussian(sigma: float, batch_size: int, n: int, *,
                                          sensitivity: float = 1.0,
                                          value_discretization_interval: float = DEFAULT_INTERVAL,
                                          tail: float = DEFAULT_TAIL) -> PrivacyLossDistribution:
-    """Batches of ``batch_size`` = K indices drawn uniformly WITH replacement from ``dataset_size`` = n
+    """Batches of ``batch_size`` = K indices drawn uniformly WITH replacement from the ``n`` records
     records, replace-one neighbours (the per-silo message of Noisy MB-SGD, paper 003, Alg. 2).
 
     ``sensitivity`` = Delta is the norm bound of one record's contribution to the released
@@ -202,11 +200,11 @@ def with_replacement_subsampled_gaussian(sigma: float, batch_size: int, dataset_
     (docs/paper-003-errata.md compares this with the paper's calibrations).
     """
     s = _positive("sigma", sigma) / _positive("sensitivity", sensitivity)
-    k, n = batch_size, dataset_size
+    k = batch_size
     if (isinstance(k, bool) or isinstance(n, bool) or not isinstance(k, (int, np.integer))
             or not isinstance(n, (int, np.integer)) or k < 1 or n < 1):
-        raise ValueError(f"batch_size and dataset_size must be positive integers (batch_size may exceed "
-                         f"dataset_size: draws are with replacement), got {batch_size!r}, {dataset_size!r}")
+        raise ValueError(f"batch_size and n must be positive integers (batch_size may exceed "
+                         f"n: draws are with replacement), got {batch_size!r}, {n!r}")
     h = checked_interval(value_discretization_interval)
     t = _check_tail(tail)
     raw = _core.pld_with_replacement_subsampled_gaussian(s, int(k), int(n), h, t, MAX_CELLS)

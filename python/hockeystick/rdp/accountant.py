@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from ..fdp._parameters import broadcast, choice, positive, positive_integer, probability
+from ..accountant import Bound
+from .._validation import broadcast, choice, in_interval, nonnegative, positive, positive_integer, upper_only
 from .conversion import CONVERSIONS, rdp_to_delta, rdp_to_epsilon
 from .mechanisms import check_orders, subsampled_gaussian_rdp
 
@@ -22,7 +23,7 @@ def compose_rdp(*rdp: npt.ArrayLike) -> np.ndarray:
     """RDP of a composition at common orders: the sum of the curves (Mironov 2017, Prop. 1)."""
     if not rdp:
         raise ValueError("give at least one RDP curve")
-    curves = [np.asarray(r, dtype=np.float64) for r in rdp]
+    curves = [nonnegative(r, f"rdp[{i}]", finite=False) for i, r in enumerate(rdp)]
     try:
         return np.sum(np.broadcast_arrays(*curves), axis=0)
     except ValueError:
@@ -43,10 +44,10 @@ class SubsampledGaussianRDP:
     def __init__(self, *, sigma: npt.ArrayLike, sampling_rate: npt.ArrayLike = 1.0, rounds: npt.ArrayLike = 1,
                  orders: npt.ArrayLike | None = None, conversion: str = "tight",
                  fractional_series: str = "absolute") -> None:
-        self.conversion = choice("conversion", conversion, CONVERSIONS)
-        p = broadcast(sigma=positive("sigma", sigma),
-                      sampling_rate=probability("sampling_rate", sampling_rate, open_low=False, open_high=False),
-                      rounds=positive_integer("rounds", rounds))
+        self.conversion = choice(conversion, "conversion", CONVERSIONS)
+        p = broadcast(sigma=positive(sigma, "sigma"),
+                      sampling_rate=in_interval(sampling_rate, "sampling_rate", 0.0, 1.0, open_low=False, open_high=False),
+                      rounds=positive_integer(rounds, "rounds"))
         self.parameters = p
         self.orders = check_orders(orders)
         pairs = np.stack([p["sigma"].ravel(), p["sampling_rate"].ravel()], axis=-1)
@@ -55,12 +56,16 @@ class SubsampledGaussianRDP:
         shape = p["sigma"].shape
         self.rdp = (step[inverse.ravel()].reshape(shape + self.orders.shape) * p["rounds"][..., None])
 
-    def epsilon(self, delta: npt.ArrayLike, *, conversion: str | None = None) -> float | np.ndarray:
-        """Smallest eps certified at ``delta`` (broadcast with the parameters)."""
+    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper",
+                conversion: str | None = None) -> float | np.ndarray:
+        """Smallest eps certified at ``delta`` (broadcast with the parameters); an upper bound only."""
+        upper_only(bound, type(self).__name__)
         return rdp_to_epsilon(self.rdp, self.orders, delta, conversion=conversion or self.conversion)
 
-    def delta(self, epsilon: npt.ArrayLike, *, conversion: str | None = None) -> float | np.ndarray:
-        """Smallest delta certified at ``epsilon`` (broadcast with the parameters)."""
+    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper",
+              conversion: str | None = None) -> float | np.ndarray:
+        """Smallest delta certified at ``epsilon`` (broadcast with the parameters); an upper bound only."""
+        upper_only(bound, type(self).__name__)
         return rdp_to_delta(self.rdp, self.orders, epsilon, conversion=conversion or self.conversion)
 
     def __repr__(self) -> str:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from ..fdp._parameters import choice, nonnegative, probability, scalar_or_array
+from .._validation import choice, delta_values, epsilon_values, scalar_or_array
 from .mechanisms import check_orders
 
 __all__ = ["CONVERSIONS", "rdp_to_epsilon", "rdp_to_delta"]
@@ -50,8 +50,8 @@ def _prepare(rdp: npt.ArrayLike, orders: npt.ArrayLike, target: np.ndarray) -> t
 def rdp_to_epsilon(rdp: npt.ArrayLike, orders: npt.ArrayLike, delta: npt.ArrayLike, *,
                    conversion: str = "tight") -> float | np.ndarray:
     """Smallest eps the RDP curve certifies at ``delta`` in (0, 1)."""
-    choice("conversion", conversion, CONVERSIONS)
-    d = probability("delta", delta, open_low=True, open_high=True)
+    choice(conversion, "conversion", CONVERSIONS)
+    d = delta_values(delta)
     r, alpha, d = _prepare(rdp, orders, d)
     log_d = np.log(d)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -67,8 +67,8 @@ def rdp_to_epsilon(rdp: npt.ArrayLike, orders: npt.ArrayLike, delta: npt.ArrayLi
 def rdp_to_delta(rdp: npt.ArrayLike, orders: npt.ArrayLike, epsilon: npt.ArrayLike, *,
                  conversion: str = "tight") -> float | np.ndarray:
     """Smallest delta the RDP curve certifies at ``epsilon`` >= 0."""
-    choice("conversion", conversion, CONVERSIONS)
-    e = nonnegative("epsilon", epsilon)
+    choice(conversion, "conversion", CONVERSIONS)
+    e = epsilon_values(epsilon)  # inf allowed: delta(inf) = 0
     r, alpha, e = _prepare(rdp, orders, e)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if conversion == "classic":

@@ -41,7 +41,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import special
 
-from ..fdp._parameters import broadcast, choice, positive, probability
+from .._validation import broadcast, choice, in_interval, positive
 
 __all__ = ["DEFAULT_ORDERS", "FRACTIONAL_SERIES", "MAX_ORDER", "gaussian_rdp", "subsampled_gaussian_rdp", "check_orders"]
 
@@ -68,7 +68,7 @@ def check_orders(orders: npt.ArrayLike | None, *, max_order: float = MAX_ORDER) 
     """
     if orders is None:
         return DEFAULT_ORDERS.copy()
-    arr = np.atleast_1d(positive("orders", orders))
+    arr = np.atleast_1d(positive(orders, "orders"))
     if arr.ndim != 1:
         raise ValueError("orders must be a 1-D sequence")
     if arr.size == 0:
@@ -84,7 +84,7 @@ def check_orders(orders: npt.ArrayLike | None, *, max_order: float = MAX_ORDER) 
 
 def gaussian_rdp(sigma: npt.ArrayLike, orders: npt.ArrayLike | None = None) -> np.ndarray:
     """alpha / (2 sigma^2): shape sigma.shape + (len(orders),)."""
-    s = positive("sigma", sigma)
+    s = positive(sigma, "sigma")
     alpha = check_orders(orders)
     return alpha / (2.0 * np.square(s)[..., None])
 
@@ -165,9 +165,9 @@ def subsampled_gaussian_rdp(sigma: npt.ArrayLike, sampling_rate: npt.ArrayLike,
     q = 1 gives the plain Gaussian alpha/(2 sigma^2); q = 0 gives 0.  ``fractional_series``:
     "absolute" (dp_accounting's upper bound) or "signed" (exact); see the module docstring.
     """
-    signed = choice("fractional_series", fractional_series, FRACTIONAL_SERIES) == "signed"
-    p = broadcast(sigma=positive("sigma", sigma),
-                  sampling_rate=probability("sampling_rate", sampling_rate, open_low=False, open_high=False))
+    signed = choice(fractional_series, "fractional_series", FRACTIONAL_SERIES) == "signed"
+    p = broadcast(sigma=positive(sigma, "sigma"),
+                  sampling_rate=in_interval(sampling_rate, "sampling_rate", 0.0, 1.0, open_low=False, open_high=False))
     s, q = p["sigma"], p["sampling_rate"]
     alpha = check_orders(orders)
     shape = s.shape + alpha.shape

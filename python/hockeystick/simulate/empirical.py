@@ -27,6 +27,7 @@ def sensitivity_trajectory(train: Callable[..., RunResult], data: FederatedData,
     with shared randomness (same seed)."""
     a = train(data, trajectory=True, **options)
     b = train(neighbour, trajectory=True, **options)
+    assert a.trajectory is not None and b.trajectory is not None  # asked for with trajectory=True
     return np.linalg.norm(a.trajectory - b.trajectory, axis=1)
 
 

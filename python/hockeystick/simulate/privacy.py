@@ -48,8 +48,8 @@ def pnsgd(*, noise: str, scale: float, learning_rate: float, lipschitz: float, s
     """Paper 002: Theorem 4 (Gaussian), Theorem 3 (Laplace, K an interval), Theorem 5 (Gaussian,
     random stop; the finite sum its proof bounds). ``index`` None = the worst record
     (i = n without random stop, i = 1 with it), which bounds every record."""
-    common = dict(learning_rate=learning_rate, lipschitz=lipschitz, smoothness=smoothness,
-                  strong_convexity=strong_convexity, diameter=diameter, n=n)
+    common: dict[str, Any] = dict(learning_rate=learning_rate, lipschitz=lipschitz, smoothness=smoothness,
+                                  strong_convexity=strong_convexity, diameter=diameter, n=n)
     if random_stop:
         return Guarantee(f"PNSGD Gaussian, random stop in [1, {n}]", "paper 002 Theorem 5", True,
                          contraction.PNSGDRandomStop(sigma=scale, index=index, **common))
@@ -68,8 +68,9 @@ def trusted_aggregator(*, lipschitz: float, sigmas: np.ndarray, etas: np.ndarray
     diameter 2 rho when the gradient step is non-expansive, else the relaxation 2(rho + eta_t L).
     ``suffix`` alpha (not None): the model released at a uniformly random round of
     {max(1, ceil(alpha T)), ..., T}, Corollary 3's double sum (alpha = 0) or its alpha-suffix form."""
-    common = dict(n=n_users, batch_size=batch, sigma=sigmas, learning_rate=etas, lipschitz=lipschitz,
-                  radius=radius, smoothness=smoothness if nonexpansive else None, nonconvex=not nonexpansive)
+    common: dict[str, Any] = dict(n=n_users, batch_size=batch, sigma=sigmas, learning_rate=etas, lipschitz=lipschitz,
+                                  radius=radius, smoothness=smoothness if nonexpansive else None,
+                                  nonconvex=not nonexpansive)
     kind = "" if nonexpansive else ", diameter 2(rho + eta L)"
     if suffix is None:
         return Guarantee(f"trusted aggregator{kind}", "paper 000 Theorem 2", True,

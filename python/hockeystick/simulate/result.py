@@ -46,7 +46,7 @@ class RunResult:
     def summary(self, delta: float = 1e-5) -> str:
         """Human-readable (loss, accuracy, epsilon at delta) lines."""
         lines = [f"{self.algorithm}: loss {self.final_loss:.6g}, accuracy {self.final_accuracy:.4g}"]
-        if self.test_loss is not None:
+        if self.test_loss is not None and self.test_accuracy is not None:
             lines.append(f"  test: loss {float(self.test_loss[-1]):.6g}, accuracy {float(self.test_accuracy[-1]):.4g}")
         for g in self.privacy:
             tag = "proven" if g.proven else "paper claim"

@@ -3,7 +3,7 @@ a tqdm progress bar updated once per chunk of rounds (never per round on long ru
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, TypedDict
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -12,9 +12,21 @@ from .data import FederatedData
 from .evaluation import evaluate
 
 
+class RoundsOutput(TypedDict):
+    """What ``run_rounds`` records: the final model, the metrics at ``metric_rounds``, the optional parts."""
+
+    weights: np.ndarray
+    metric_rounds: np.ndarray
+    trajectory: np.ndarray | None
+    loss: np.ndarray
+    accuracy: np.ndarray
+    test_loss: np.ndarray | None
+    test_accuracy: np.ndarray | None
+
+
 def run_rounds(rounds: int, step: Callable[[int], np.ndarray], initial: np.ndarray, data: FederatedData,
                *, test: FederatedData | None, every: int, trajectory: bool, progress: bool,
-               description: str) -> dict[str, np.ndarray | None]:
+               description: str) -> RoundsOutput:
     """Call ``step(t)`` for t = 0..rounds-1 (it returns the model after round t) and record
     metrics at round 0, every ``every`` rounds and at the end."""
     if every < 1:
@@ -47,7 +59,7 @@ def run_rounds(rounds: int, step: Callable[[int], np.ndarray], initial: np.ndarr
                 record(w)
             if (t + 1) % chunk == 0 or t + 1 == rounds:
                 bar.update((t + 1) - bar.n)
-    out: dict[str, np.ndarray | None] = {
+    out: RoundsOutput = {
         "weights": w.copy(), "metric_rounds": np.array(marks), "trajectory": path,
         "loss": np.array(records["loss"]), "accuracy": np.array(records["accuracy"]),
         "test_loss": np.array(records["test_loss"]) if test is not None else None,

@@ -31,8 +31,8 @@ from typing import Any, Iterator, Literal, Mapping, Sequence
 
 import numpy as np
 
-from . import registry
-from .registry import AccountantEntry
+from .. import registry
+from ..registry import AccountantEntry
 
 __all__ = ["Axis", "Grid", "Chunk", "parse_value", "load_toml", "read_toml", "chunk_size_setting"]
 

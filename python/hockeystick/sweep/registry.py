@@ -1,14 +1,12 @@
-"""Accountants by name, with the parameters each takes: what sweeps and calibration can drive.
+"""``hockeystick.sweep.registry`` is ``hockeystick.registry`` (kept importable under this name).
 
-An entry names an accountant class (the accountant contract: keyword parameters that
-broadcast, ``.delta(epsilon)`` and ``.epsilon(delta)``), and says which of its
-parameters are integers and which can be calibrated (and in which direction the
-bound moves with them).  Data flows down: this module imports the accountants,
-the accountants never import it.
+The registry sits below both the sweep and the calibration driver (docs/architecture.md),
+so the sweep, ``calibrate`` and ``plots`` import downward only.
 """
 
-from __future__ import annotations
+from ..registry import REGISTRY, AccountantEntry, Calibratable, get, names, register
 
+<<<<<<< HEAD
 import functools
 import inspect
 from dataclasses import dataclass, field
@@ -223,3 +221,6 @@ register(AccountantEntry(
     name="isrl_user_level", factory=isrl.UserLevelNoisyMBSGD, integers=frozenset({"rounds"}),
     summary="paper 003 Alg. 2 with a whole silo replaced (user-level): exact, mu = sqrt(R) 2L / sigma",
     calibratable={"sigma": _SIGMA, "rounds": _ROUNDS}))
+=======
+__all__ = ["AccountantEntry", "Calibratable", "REGISTRY", "get", "names", "register"]
+>>>>>>> contract

@@ -2,7 +2,8 @@
 
 ``hockeystick sweep --example`` writes ``example.toml`` (edit it and rerun with
 ``hockeystick sweep example.toml -o ...``), sweeps it to Parquet (NPZ without pyarrow),
-calibrates sigma for a target (epsilon, delta), and draws both.
+calibrates sigma for a target (epsilon, delta), and draws both.  It drives the sweep and the
+plots, so it sits above both (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -13,13 +14,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .grid import Grid, load_toml
+from .plots import plot_grid
+from .sweep.grid import Grid, load_toml
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
-from .run import SweepResult, preflight, run_sweep
+from .sweep.run import SweepResult, preflight, run_sweep
 
 __all__ = ["ExampleReport", "example_toml", "run_example"]
 
@@ -79,8 +81,6 @@ def run_example(out_dir: Path, *, progress: bool | None = None, overwrite: bool 
 
     Files the example already wrote there (an edited ``example.toml`` too) are replaced only
     with ``overwrite=True``; nothing is written before every check has passed."""
-    from ..plots import plot_grid
-
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -1,0 +1,297 @@
+"""One validation path for every family: each refusal names the argument, the rule and the value.
+
+Message form (docs/vocabulary.md):  ``<name> must be <rule>, got <value>``, the value printed as a
+plain Python number (``-1.0``, never ``np.float64(-1.0)``), followed by the flat index of the first
+offending element for arrays and, where it helps, how to fix it.
+
+What is refused, and as what:
+
+* strings (``"1.5"``), bytes, booleans (``True``), None, complex numbers and object arrays where a
+  real number is expected: ``ParameterTypeError``, a TypeError that is also a ValueError (so code
+  written against the earlier ValueError keeps working, as numpy's ``AxisError`` is both a
+  ValueError and an IndexError);
+* NaN everywhere, +-inf where the rule needs a finite value, values outside the rule's range and
+  non-whole values for integer parameters: ValueError;
+* flags that are not booleans (``nonconvex="abc"``) and ``threads`` that is not a positive integer
+  or None: ``ParameterTypeError`` / ValueError.
+
+Checks run on the arrays as the user gave them (before broadcasting), so a 10^7-point grid built
+from short axes costs only the axes' sizes to check.  Theorem-specific rules (eta <= 2/beta,
+alpha > L, ...) stay in the families; this module knows only generic domains.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from typing import Any, Callable, TypeVar, overload
+
+import numpy as np
+import numpy.typing as npt
+
+from .accountant import BOUND_SIDES
+
+__all__ = [
+    "MAX_EXACT_INTEGER",
+    "ParameterTypeError",
+    "as_real_array",
+    "broadcast",
+    "broadcastable",
+    "choice",
+    "delta_values",
+    "describe",
+    "epsilon_values",
+    "flag",
+    "in_interval",
+    "nonnegative",
+    "positive",
+    "nonnegative_integer",
+    "positive_integer",
+    "real",
+    "renamed_keywords",
+    "scalar_or_array",
+    "threads",
+    "upper_only",
+    "exact_sides",
+    "bound_side",
+    "BOUND_SIDES",
+]
+
+
+class ParameterTypeError(TypeError, ValueError):
+    """A parameter of the wrong kind (string, bool, None, ...): a TypeError, and a ValueError for older callers."""
+
+
+def describe(value: Any) -> str:
+    """``value`` as a user typed it: numpy scalars as plain Python numbers, strings quoted."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, np.ndarray):
+        return repr(value.tolist()) if value.size <= 6 else f"an array of shape {value.shape}"
+    return repr(value)
+
+
+def _first(arr: np.ndarray, bad: np.ndarray) -> str:
+    """The first element where ``bad`` holds, with its flat index when ``arr`` has more than one element."""
+    flat_bad = np.ravel(np.broadcast_to(bad, arr.shape))
+    i = int(np.argmax(flat_bad))
+    value = describe(np.ravel(arr)[i])
+    return value if arr.size == 1 else f"{value} (first offending element at flat index {i})"
+
+
+def _kind_error(value: Any, name: str, what: str) -> ParameterTypeError:
+    return ParameterTypeError(f"{name} must be {what}, got {describe(value)} ({type(value).__name__}); "
+                              "pass a number (int or float) or a numpy array of them")
+
+
+def as_real_array(value: npt.ArrayLike, name: str) -> np.ndarray:
+    """``value`` as a float64 array, refusing what numpy would silently turn into a number.
+
+    Strings ("1000" -> 1000.0), booleans (True -> 1.0), None (-> nan in object arrays), complex
+    numbers and ragged or object sequences raise ParameterTypeError naming ``name``.  NaN and inf
+    pass (the caller's rule decides).
+    """
+    if type(value) is float or type(value) is int:  # the common scalar (bool is not int by type)
+        return np.array(value, dtype=np.float64)
+    what = "a real number or an array of real numbers"
+    if value is None or isinstance(value, (str, bytes, bool, np.bool_)):
+        raise _kind_error(value, name, what)
+    try:
+        raw = np.asarray(value)
+    except (TypeError, ValueError):  # ragged nested sequences
+        raise _kind_error(value, name, what) from None
+    if raw.dtype.kind in "biuf":
+        if raw.dtype.kind == "b":
+            raise _kind_error(value, name, what)
+        return raw.astype(np.float64, copy=False)
+    if raw.dtype.kind == "O":
+        for v in raw.ravel():
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+                raise _kind_error(v, name, what)
+        return raw.astype(np.float64)
+    raise _kind_error(value, name, what)
+
+
+def real(value: npt.ArrayLike, name: str, *, finite: bool = False) -> np.ndarray:
+    """A float64 array with no NaN (and no +-inf when ``finite``)."""
+    arr = as_real_array(value, name)
+    nan = np.isnan(arr)
+    if nan.any():
+        raise ValueError(f"{name} must not be NaN, got {_first(arr, nan)}")
+    if finite:
+        inf = np.isinf(arr)
+        if inf.any():
+            raise ValueError(f"{name} must be finite, got {_first(arr, inf)}")
+    return arr
+
+
+def _require(arr: np.ndarray, name: str, ok: np.ndarray, rule: str) -> np.ndarray:
+    if not ok.all():
+        raise ValueError(f"{name} must be {rule}, got {_first(arr, ~ok)}")
+    return arr
+
+
+def positive(value: npt.ArrayLike, name: str, *, finite: bool = True) -> np.ndarray:
+    """value > 0 everywhere (and finite unless ``finite=False``)."""
+    arr = real(value, name)
+    if finite:
+        return _require(arr, name, (arr > 0) & np.isfinite(arr), "finite and > 0")
+    return _require(arr, name, arr > 0, "> 0")
+
+
+def nonnegative(value: npt.ArrayLike, name: str, *, finite: bool = True) -> np.ndarray:
+    """value >= 0 everywhere (and finite unless ``finite=False``)."""
+    arr = real(value, name)
+    if finite:
+        return _require(arr, name, (arr >= 0) & np.isfinite(arr), "finite and >= 0")
+    return _require(arr, name, arr >= 0, ">= 0")
+
+
+def positive_integer(value: npt.ArrayLike, name: str, *, maximum: float | None = None) -> np.ndarray:
+    """Whole numbers >= 1 (finite, and <= ``maximum`` when given), returned as float64 (they feed float kernels)."""
+    arr = real(value, name)
+    arr = _require(arr, name, (arr >= 1) & (arr == np.floor(arr)) & np.isfinite(arr), "an integer >= 1")
+    if maximum is not None:
+        _require(arr, name, arr <= maximum, f"<= {maximum:.17g}")
+    return arr
+
+
+MAX_EXACT_INTEGER = 2.0 ** 53  # above, doubles are no longer consecutive integers
+
+
+def nonnegative_integer(value: npt.ArrayLike, name: str) -> np.ndarray:
+    """Whole numbers >= 0 (finite), returned as float64."""
+    arr = real(value, name)
+    return _require(arr, name, (arr >= 0) & (arr == np.floor(arr)) & np.isfinite(arr), "an integer >= 0")
+
+
+def in_interval(value: npt.ArrayLike, name: str, low: float, high: float, *,
+                open_low: bool, open_high: bool) -> np.ndarray:
+    """low <= value <= high, with either end excluded on request (NaN refused)."""
+    arr = real(value, name)
+    ok = (arr > low if open_low else arr >= low) & (arr < high if open_high else arr <= high)
+    if open_low and open_high:
+        rule = f"strictly between {low:g} and {high:g}"
+    else:
+        rule = f"in {'(' if open_low else '['}{low:g}, {high:g}{')' if open_high else ']'}"
+    if not ok.all():
+        raise ValueError(f"{name} must lie {rule}, got {_first(arr, ~ok)}")
+    return arr
+
+
+def epsilon_values(value: npt.ArrayLike, name: str = "epsilon") -> np.ndarray:
+    """epsilon >= 0; inf allowed (delta(inf) = 0)."""
+    return nonnegative(value, name, finite=False)
+
+
+def delta_values(value: npt.ArrayLike, name: str = "delta") -> np.ndarray:
+    """delta strictly between 0 and 1 (no accountant certifies delta = 0, and delta = 1 says nothing)."""
+    return in_interval(value, name, 0.0, 1.0, open_low=True, open_high=True)
+
+
+def flag(value: Any, name: str) -> bool:
+    """A boolean option: True or False (numpy booleans too), never a string or a number read as one."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise ParameterTypeError(f"{name} must be True or False, got {describe(value)} ({type(value).__name__})")
+
+
+def threads(value: Any) -> int:
+    """OpenMP threads: a positive integer, or None for automatic (returned as 0)."""
+    if value is None:
+        return 0
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ParameterTypeError(f"threads must be a positive integer or None, got {describe(value)} "
+                                 f"({type(value).__name__})")
+    if value < 1:
+        raise ValueError(f"threads must be a positive integer or None, got {describe(value)}; "
+                         "use None for all cores on large inputs")
+    return int(value)
+
+
+_S = TypeVar("_S", bound=str)
+
+
+def choice(value: _S, name: str, allowed: tuple[str, ...]) -> _S:
+    """One of ``allowed`` (exact string match)."""
+    if not isinstance(value, str) or value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(repr(a) for a in allowed)}, got {describe(value)}")
+    return value
+
+
+def bound_side(bound: Any) -> str:
+    """The side of a certified bracket asked for: "upper" (default everywhere), "lower" or "both"."""
+    return choice(bound, "bound", BOUND_SIDES)
+
+
+def upper_only(bound: Any, owner: str) -> None:
+    """Refuse bound="lower" / "both" for an accountant whose theorem gives an upper bound only."""
+    if bound_side(bound) != "upper":
+        raise ValueError(f'bound must be "upper" for {owner}, got {describe(bound)}: its theorem certifies '
+                         'an upper bound only (no lower bound is known)')
+
+
+def certified_sides(bound: Any, lower: Callable[[], Any], upper: Callable[[], Any]) -> Any:
+    """The side(s) asked for of a bracket whose sides are computed on demand (closed forms rounded
+    outward: ``lower()`` and ``upper()`` are only evaluated when asked for)."""
+    side = bound_side(bound)
+    if side == "both":
+        return lower(), upper()
+    return upper() if side == "upper" else lower()
+
+
+def exact_sides(bound: Any, value: Any) -> Any:
+    """An exact value is both sides of its bracket: ``value`` for "upper" / "lower", (value, value) for "both"."""
+    return (value, value) if bound_side(bound) == "both" else value
+
+
+def broadcastable(**named: npt.ArrayLike | None) -> None:
+    """Raise ValueError naming every argument and its shape unless the given ones broadcast together."""
+    given = {k: np.shape(v) for k, v in named.items() if v is not None}
+    try:
+        np.broadcast_shapes(*given.values())
+    except ValueError:
+        shapes = ", ".join(f"{k} {s}" for k, s in given.items())
+        raise ValueError(f"parameter shapes do not broadcast together: {shapes}; "
+                         "give arrays of equal shape, scalars, or shapes numpy can broadcast") from None
+
+
+def broadcast(**named: np.ndarray) -> dict[str, np.ndarray]:
+    """The named arrays broadcast together (read-only views); a shape mismatch names every argument."""
+    broadcastable(**named)
+    return dict(zip(named, np.broadcast_arrays(*named.values())))
+
+
+@overload
+def scalar_or_array(arr: float) -> float: ...
+@overload
+def scalar_or_array(arr: np.ndarray) -> float | np.ndarray: ...
+def scalar_or_array(arr: Any) -> Any:
+    """0-d results come back as Python floats, like the rest of the library."""
+    return float(arr) if np.ndim(arr) == 0 else arr
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def renamed_keywords(**old_to_new: str) -> Callable[[_F], _F]:
+    """Accept each old keyword for one release, with a DeprecationWarning, as its new name.
+
+    ``@renamed_keywords(dataset_size="n")`` on a function (or ``__init__``) whose parameter is now
+    ``n``: a call with ``dataset_size=`` warns and passes it as ``n``; giving both is a TypeError.
+    The wrapped signature (``inspect.signature``) is the new one.
+    """
+    def decorate(function: _F) -> _F:
+        @functools.wraps(function)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            for old, new in old_to_new.items():
+                if old in kwargs:
+                    if new in kwargs:
+                        raise TypeError(f"{function.__qualname__}() got both {new!r} and its deprecated name {old!r}; "
+                                        f"give only {new!r}")
+                    warnings.warn(f"{function.__qualname__}: the keyword {old!r} is deprecated and will be removed "
+                                  f"in the next release; use {new!r}", DeprecationWarning, stacklevel=2)
+                    kwargs[new] = kwargs.pop(old)
+            return function(*args, **kwargs)
+        return wrapper  # type: ignore[return-value]
+    return decorate

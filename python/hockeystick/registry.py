@@ -1,0 +1,263 @@
+"""Accountants by name, with the parameters each takes: what sweeps and calibration can drive.
+
+An entry names an accountant class (the accountant contract: keyword parameters that
+broadcast, ``.delta(epsilon)`` and ``.epsilon(delta)``), and says which of its
+parameters are integers and which can be calibrated (and in which direction the
+bound moves with them).  Data flows down: this module imports the accountants,
+the accountants never import it.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from dataclasses import dataclass, field
+from typing import Any, Callable, Literal, Mapping
+
+import numpy as np
+
+from . import contraction, fdp, pld, rdp
+from .accountant import Bound
+from .gaussian_mechanism import GaussianMechanism
+
+__all__ = ["Calibratable", "AccountantEntry", "PerPoint", "REGISTRY", "get", "names", "register"]
+
+
+@dataclass(frozen=True)
+class Calibratable:
+    """A parameter the bound is monotone in, and the interval to search it over.
+
+    ``direction``: "decreasing" if delta(eps) falls as the parameter grows (sigma:
+    calibration returns the SMALLEST feasible value), "increasing" if it rises
+    (rounds, sampling rate: calibration returns the LARGEST feasible value).
+    ``upper`` may depend on the other parameters (rounds <= n / batch_size).
+    """
+
+    direction: Literal["decreasing", "increasing"]
+    lower: float
+    upper: float | Callable[[Mapping[str, np.ndarray]], np.ndarray]
+    integer: bool = False
+
+
+@dataclass(frozen=True)
+class AccountantEntry:
+    """One registered accountant: its class, its parameter names and their roles."""
+
+    name: str
+    factory: Callable[..., Any]
+    summary: str
+    integers: frozenset[str] = frozenset()
+    calibratable: dict[str, Calibratable] = field(default_factory=dict)
+    hidden: frozenset[str] = frozenset()     # constructor options that are not numeric grid parameters
+    max_chunk: int | None = None             # points per call the accountant handles in bounded memory
+
+    @property
+    def parameters(self) -> tuple[str, ...]:
+        """Every keyword the constructor takes, in signature order."""
+        return tuple(self._signature().parameters)
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        """The keywords without a default."""
+        return tuple(n for n, p in self._signature().parameters.items() if p.default is inspect.Parameter.empty)
+
+    @property
+    def defaults(self) -> dict[str, Any]:
+        return {n: p.default for n, p in self._signature().parameters.items()
+                if p.default is not inspect.Parameter.empty}
+
+    def _signature(self) -> inspect.Signature:
+        sig = inspect.signature(self.factory)
+        return sig.replace(parameters=[p for p in sig.parameters.values()
+                                       if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
+                                       and p.name not in self.hidden and p.name != "threads"])
+
+    def build(self, **params: Any) -> Any:
+        """Construct the accountant from the parameters it takes (extra keys are ignored)."""
+        return self.factory(**{k: v for k, v in params.items() if k in self.parameters})
+
+
+class PerPoint:
+    """An accountant whose parameters must be scalars (a per-round schedule), over arrays of points.
+
+    ``PerPoint.of(cls)(**params)`` broadcasts ``params``, builds one ``cls`` per distinct point and
+    evaluates ``delta`` / ``epsilon`` there, so sweeps and calibration can drive it like any other
+    accountant.  One accountant per point: meant for short chunks (``max_chunk``).
+    """
+
+    def __init__(self, cls: Callable[..., Any], params: Mapping[str, Any]) -> None:
+        self._cls = cls
+        names = [k for k, v in params.items() if v is not None]
+        arrays = np.broadcast_arrays(*(np.asarray(params[k]) for k in names)) if names else []
+        self._shape = arrays[0].shape if arrays else ()
+        self._points: dict[tuple[Any, ...], Any] = {}
+        self._keys = [tuple(a.ravel()[i].item() for a in arrays) for i in range(int(np.prod(self._shape)))]
+        self._names, self._fixed = names, {k: v for k, v in params.items() if v is None}
+        for key in dict.fromkeys(self._keys):
+            self._points[key] = cls(**dict(zip(names, key)), **self._fixed)
+
+    @classmethod
+    def of(cls, accountant: Callable[..., Any]) -> Callable[..., "PerPoint"]:
+        """A factory with ``accountant``'s keyword signature, building a PerPoint over it."""
+        @functools.wraps(accountant)
+        def build(**params: Any) -> "PerPoint":
+            return cls(accountant, params)
+        build.__signature__ = inspect.signature(accountant)  # type: ignore[attr-defined]
+        return build
+
+    def _each(self, method: str, x: Any, bound: str) -> Any:
+        arg = np.asarray(x, dtype=np.float64)
+        shape = np.broadcast_shapes(arg.shape, self._shape)
+        flat_x = np.broadcast_to(arg, shape).reshape(-1)
+        flat_keys = np.broadcast_to(np.arange(len(self._keys)).reshape(self._shape), shape).reshape(-1)
+        out = np.array([getattr(self._points[self._keys[k]], method)(float(v), bound=bound)
+                        for v, k in zip(flat_x, flat_keys)], dtype=np.float64).reshape(shape)
+        return float(out) if shape == () else out
+
+    def delta(self, epsilon: Any, *, bound: Bound = "upper") -> Any:
+        """delta(eps) of each point's accountant (upper bounds)."""
+        return self._each("delta", epsilon, bound)
+
+    def epsilon(self, delta: Any, *, bound: Bound = "upper") -> Any:
+        """epsilon(delta) of each point's accountant (upper bounds)."""
+        return self._each("epsilon", delta, bound)
+
+
+REGISTRY: dict[str, AccountantEntry] = {}
+
+
+def register(entry: AccountantEntry) -> AccountantEntry:
+    """Add ``entry`` under ``entry.name`` (a name can be registered once)."""
+    if entry.name in REGISTRY:
+        raise ValueError(f"accountant {entry.name!r} is already registered")
+    for name in list(entry.integers) + list(entry.calibratable):
+        if name not in entry.parameters:
+            raise ValueError(f"{entry.name}: {name!r} is not a parameter of {entry.factory!r}")
+    REGISTRY[entry.name] = entry
+    return entry
+
+
+def names() -> list[str]:
+    return sorted(REGISTRY)
+
+
+def get(name: str) -> AccountantEntry:
+    """The entry called ``name``, or a ValueError listing the registered names."""
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise ValueError(f"unknown accountant {name!r}; registered accountants: {', '.join(names())}") from None
+
+
+# --- the registered accountants -------------------------------------------------------------
+
+_SIGMA = Calibratable("decreasing", 0.0, float("inf"))
+_ROUNDS = Calibratable("increasing", 1.0, float("inf"), integer=True)
+
+
+def _rounds_per_pass(params: Mapping[str, np.ndarray]) -> np.ndarray:
+    """000 Algorithm 1 samples without replacement: at most floor(n / batch_size) rounds."""
+    return np.floor(np.asarray(params["n"], float) / np.asarray(params["batch_size"], float))
+
+
+_ONE_PASS_ROUNDS = Calibratable("increasing", 1.0, _rounds_per_pass, integer=True)
+_FL = frozenset({"n", "batch_size", "rounds"})
+
+register(AccountantEntry(
+    name="gaussian",
+    factory=GaussianMechanism,
+    summary="Gaussian mechanism composed over rounds, exact: mu = sqrt(rounds) sensitivity / sigma (004 eq. 8)",
+    integers=frozenset({"rounds"}),
+    calibratable={"sigma": _SIGMA, "rounds": _ROUNDS},
+))
+
+for _name, _cls, _summary, _rounds in (
+    ("trusted_aggregator", contraction.TrustedAggregator,
+     "FL with a trusted aggregator, last model only, convex (000 Thm 2)", True),
+    ("trusted_aggregator_nonconvex", contraction.NonconvexTrustedAggregator,
+     "000 Thm 2 without convexity: diameter 2(rho + eta L)", True),
+    ("trusted_aggregator_strongly_convex", contraction.StronglyConvexTrustedAggregator,
+     "000 Thm 2, strongly convex: diameter 2 rho M", True),
+    ("trusted_aggregator_random_stop", contraction.RandomStopTrustedAggregator,
+     "000 Corollary 3: stopped at a uniformly random round", False),
+):
+    register(AccountantEntry(name=_name, factory=_cls, summary=_summary, integers=_FL,
+                             calibratable={"sigma": _SIGMA, **({"rounds": _ONE_PASS_ROUNDS} if _rounds else {})}))
+
+register(AccountantEntry(
+    name="pnsgd_gaussian", factory=contraction.PNSGDGaussian, integers=frozenset({"n", "index"}),
+    summary="projected noisy SGD, Gaussian noise, i-th record (002 Thm 4)", calibratable={"sigma": _SIGMA}))
+register(AccountantEntry(
+    name="pnsgd_laplace", factory=contraction.PNSGDLaplace, integers=frozenset({"n", "index"}),
+    summary="projected noisy SGD, Laplace noise, i-th record (002 Thm 3)", calibratable={"scale": _SIGMA}))
+register(AccountantEntry(
+    name="pnsgd_renyi_baseline", factory=contraction.PNSGDRenyiBaseline, integers=frozenset({"n", "index"}),
+    summary="projected noisy SGD, Balle et al.'s RDP bound converted (002 Prop. 1)", calibratable={"sigma": _SIGMA}))
+
+register(AccountantEntry(
+    name="gdp", factory=fdp.GaussianDP, summary="mu-Gaussian DP: delta(eps) = theta_eps(mu) (004 Lemma 7, eq. 8)",
+    calibratable={"mu": Calibratable("increasing", 0.0, float("inf"))}))
+
+for _schedule in fdp.SCHEDULES:
+    # constant and cyclic schedules: the valid bound is GDP composition, monotone in the rounds
+    _monotone_rounds = _schedule in ("constant", "cyclic")
+    register(AccountantEntry(
+        name="noisy_fedavg" if _schedule == "constant" else f"noisy_fedavg_{_schedule}",
+        factory=functools.partial(fdp.NoisyFedAvg, schedule=_schedule), hidden=frozenset({"schedule"}),
+        summary=f"noisy FedAvg, last model, {_schedule} learning rate, exact interpolation bound (004 Thm 12)",
+        integers=frozenset({"clients", "local_steps", "rounds"}),
+        calibratable={"sigma": _SIGMA, **({"rounds": _ROUNDS} if _monotone_rounds else {})}))
+
+register(AccountantEntry(
+    name="noisy_fedprox", factory=fdp.NoisyFedProx, hidden=frozenset({"constants"}),
+    summary="noisy FedProx, last model, theorem constants, exact interpolation bound (004 Thm 15)",
+    integers=frozenset({"clients", "local_steps", "rounds"}),
+    calibratable={"sigma": _SIGMA, "rounds": _ROUNDS}))
+
+register(AccountantEntry(
+    name="pnsgd_random_stop", factory=contraction.PNSGDRandomStop, hidden=frozenset({"paper_form"}),
+    integers=frozenset({"n", "index"}),
+    summary="projected noisy SGD stopped at a uniformly random step, Gaussian noise (002 Thm 5)",
+    calibratable={"sigma": _SIGMA}))
+
+_schedule_classes: tuple[tuple[str, Any, str], ...] = (
+    ("trusted_aggregator_inverse_time", contraction.InverseTimeRateTrustedAggregator,
+     "000 Corollary 1: eta_t = 1/(lambda t), constant sigma, O(T) sum"),
+    ("trusted_aggregator_schedule", contraction.TrustedAggregatorSchedule,
+     "000 Thm 2 with per-round eta_t, sigma_t (scalars in a sweep: a constant schedule by the O(T) sum)"),
+    ("trusted_aggregator_random_stop_schedule", contraction.RandomStopTrustedAggregatorSchedule,
+     "000 Corollary 3 with per-round eta_t, sigma_t, exact O(T) double sum"),
+)
+for _name, _cls, _summary in _schedule_classes:
+    register(AccountantEntry(name=_name, factory=PerPoint.of(_cls), summary=_summary, max_chunk=1 << 8,
+                             integers=frozenset({"n", "batch_size", "rounds"}), hidden=frozenset({"nonconvex"}),
+                             calibratable={"sigma": _SIGMA}))
+
+# PLDAccountant is not registered: it accumulates rounds of different mechanisms by calls
+# (compose, compose_subsampled_gaussian), so no set of keyword parameters describes it;
+# SubsampledGaussianPLD is its keyword form for the common case of T identical rounds.
+
+register(AccountantEntry(
+    name="rdp_subsampled_gaussian", factory=rdp.SubsampledGaussianRDP,
+    hidden=frozenset({"orders", "conversion", "fractional_series"}), max_chunk=1 << 14,
+    summary="Poisson-subsampled Gaussian over rounds, RDP with the tight conversion (baseline)",
+    integers=frozenset({"rounds"}),
+    calibratable={"sigma": _SIGMA, "rounds": _ROUNDS,
+                  "sampling_rate": Calibratable("increasing", 0.0, 1.0)}))
+
+_replace_one: tuple[tuple[str, Any, str], ...] = (
+    ("pld_fixed_batch_gaussian", pld.FixedBatchGaussianPLD, "without replacement"),
+    ("pld_with_replacement_gaussian", pld.WithReplacementBatchGaussianPLD, "with replacement (003 ISRL-DP silo)"))
+for _name, _cls, _what in _replace_one:
+    register(AccountantEntry(
+        name=_name, factory=_cls, max_chunk=1 << 10,
+        summary=f"fixed-size batches {_what}, replace-one, every round released: PLD, certified upper bound",
+        integers=frozenset({"batch_size", "n", "rounds"}),
+        calibratable={"sigma": _SIGMA, "rounds": _ROUNDS}))
+
+register(AccountantEntry(
+    name="pld_subsampled_gaussian", factory=pld.SubsampledGaussianPLD, max_chunk=1 << 10,
+    summary="Poisson-subsampled Gaussian over rounds, every round released: PLD composition, certified upper bound",
+    integers=frozenset({"rounds"}),
+    calibratable={"sigma": _SIGMA, "rounds": _ROUNDS,
+                  "sampling_rate": Calibratable("increasing", 0.0, 1.0)}))

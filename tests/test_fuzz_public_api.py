@@ -1,0 +1,334 @@
+"""Fuzzing the public API (issue 11 item 12): every public callable, every registered accountant.
+
+Arguments are drawn from each parameter's declared domain and from its edges (subnormals, 1e308,
++-inf, NaN, 0, -0.0, negatives, numeric strings, bools, None, empty and mismatched arrays).  Each
+call must either refuse (ValueError or TypeError) or return a result in range: no NaN ever,
+0 <= delta <= 1, epsilon >= 0 (inf where documented), and the other documented ranges below.
+For the accountants with an exact reference (the Gaussian mechanism and GDP through theta, the
+PLD with sampling_rate 1), the upper bound is checked against 50-digit mpmath.
+
+Profiles: ``HYPOTHESIS_PROFILE=ci`` (the default, a few minutes in all on a loaded 2-core
+machine) and ``HYPOTHESIS_PROFILE=long`` (20x the examples).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import warnings
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import hockeystick as hs
+from hockeystick import fdp, pld, rdp, registry
+from hockeystick.gaussian_mechanism import GaussianMechanism
+
+from . import reference
+
+settings.register_profile("ci", max_examples=40, deadline=None, derandomize=True, database=None,
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+settings.register_profile("long", max_examples=800, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+PROFILE = settings.get_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+EXAMPLES = PROFILE.max_examples
+
+
+def profile(scale: float = 1.0) -> Callable[[Any], Any]:
+    """The active profile with ``scale`` times its examples (slow callables get fewer)."""
+    return settings(PROFILE, max_examples=max(5, int(EXAMPLES * scale)))
+
+
+# --- values ---------------------------------------------------------------------------------------
+
+EDGE_NUMBERS = [5e-324, 1e-310, 2.2250738585072014e-308, 1e-300, 1e308, 1.7976931348623157e308,
+                math.inf, -math.inf, math.nan, 0.0, -0.0, -1.0, -5e-324, 1.0, 0.5, 2.5, 1e-16]
+EDGE_OTHERS: list[Any] = ["1.5", "abc", True, False, None, np.array([]), np.array([1.0, 2.0, 3.0]),
+                          [1.0, math.nan], np.array([[0.5], [2.0]]), np.float64(0.25), np.int64(3), 1 + 2j]
+edges = st.sampled_from(EDGE_NUMBERS + EDGE_OTHERS)
+
+
+def floats(low: float, high: float, *, log: bool = False) -> st.SearchStrategy[float]:
+    if log:
+        return st.floats(math.log(low), math.log(high)).map(math.exp)
+    return st.floats(low, high, allow_nan=False)
+
+
+def arrays_of(values: st.SearchStrategy[Any]) -> st.SearchStrategy[np.ndarray]:
+    return st.lists(values, min_size=1, max_size=4).map(lambda v: np.array(v, dtype=float))
+
+
+def domain(values: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """Mostly valid values (scalars or short arrays), sometimes an edge."""
+    return st.one_of(values, values, arrays_of(values), edges)
+
+
+# Declared domains of the shared vocabulary (docs/vocabulary.md), kept cheap for the PLD accountants.
+PARAMETERS: dict[str, st.SearchStrategy[Any]] = {
+    "sigma": floats(0.3, 30, log=True), "scale": floats(0.3, 30, log=True), "mu": floats(1e-3, 20, log=True),
+    "sensitivity": floats(0.1, 3), "sampling_rate": floats(1e-3, 1.0), "rounds": st.integers(1, 40),
+    "n": st.integers(50, 5000), "batch_size": st.integers(1, 60),
+    "clients": st.integers(1, 100), "index": st.integers(1, 50), "local_steps": st.integers(1, 10),
+    "learning_rate": floats(1e-3, 0.5, log=True), "lipschitz": floats(0.1, 5), "radius": floats(0.1, 5),
+    "smoothness": floats(0.5, 4), "strong_convexity": floats(0.0, 0.5), "diameter": floats(0.1, 5),
+    "clip": floats(0.0, 5), "suffix": floats(0.0, 0.9), "proximal": floats(2, 20),
+    "value_discretization_interval": floats(1e-3, 2e-2, log=True), "tail": floats(1e-12, 1e-6, log=True),
+    "accuracy": floats(0.05, 1.0),
+}
+EPSILON = domain(st.one_of(floats(0.0, 20.0), st.just(math.inf)))
+DELTA = domain(floats(1e-12, 0.9, log=True))
+REFUSALS = (ValueError, TypeError)
+
+
+def check_values(out: Any, low: float, high: float, what: str) -> None:
+    """Every number in ``out`` (a float, an array or a tuple of them) lies in [low, high]; no NaN."""
+    for part in out if isinstance(out, tuple) else (out,):
+        arr = np.asarray(part, dtype=float)
+        assert not np.isnan(arr).any(), f"{what}: NaN returned"
+        assert ((arr >= low) & (arr <= high)).all(), f"{what}: {arr} outside [{low}, {high}]"
+
+
+def outcome(call: Callable[[], Any]) -> Any:
+    """The call's result, or None when it refused with ValueError / TypeError (the allowed refusal)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        warnings.simplefilter("ignore", RuntimeWarning)  # numpy overflow on the way is fine if the result is
+        try:
+            return call()
+        except REFUSALS:
+            return None
+
+
+# --- element-wise numerics ------------------------------------------------------------------------
+
+NUMBERS = domain(st.one_of(floats(-40, 40), floats(1e-300, 1e300, log=True)))
+PROBABILITY = domain(floats(0.0, 1.0))
+ELEMENTWISE: list[tuple[str, Callable[..., Any], tuple[st.SearchStrategy[Any], ...], float, float]] = [
+    ("theta", hs.theta, (NUMBERS, NUMBERS), 0.0, 1.0),
+    ("log_theta", hs.log_theta, (NUMBERS, NUMBERS), -math.inf, 0.0),
+    ("theta_depsilon", hs.theta_depsilon, (NUMBERS, NUMBERS), -math.inf, 0.0),
+    ("theta_epsilon", hs.theta_epsilon, (NUMBERS, DELTA), 0.0, math.inf),
+    ("theta_radius", hs.theta_radius, (NUMBERS, DELTA), 0.0, math.inf),
+    ("laplace_hockey_stick", hs.laplace_hockey_stick, (NUMBERS, NUMBERS, NUMBERS), 0.0, 1.0),
+    ("gaussian_tail", hs.gaussian_tail, (NUMBERS,), 0.0, 1.0),
+    ("log_gaussian_tail", hs.log_gaussian_tail, (NUMBERS,), -math.inf, 0.0),
+    ("gaussian_tail_inverse", hs.gaussian_tail_inverse, (PROBABILITY,), -math.inf, math.inf),
+    ("mills_ratio", hs.mills_ratio, (NUMBERS,), 0.0, math.inf),
+]
+
+
+def test_every_public_name_is_fuzzed():
+    fuzzed = {name for name, *_ in ELEMENTWISE} | set(FAMILY_CALLS)
+    public = set(hs.__all__) - {"MAX_RADIUS_EPSILON"}
+    for family in (fdp, rdp, pld):
+        public |= {f"{family.__name__.split('.')[-1]}.{n}" for n in family.__all__}
+    skipped = {"fdp.BOUNDS", "fdp.SCHEDULES", "fdp.InterpolationBound", "rdp.CONVERSIONS", "rdp.DEFAULT_ORDERS",
+               "rdp.MAX_ORDER", "pld.PrivacyLossDistribution",  # constants and result types, not callables
+               # accountant classes: fuzzed through the registry below
+               "pld.FixedBatchGaussianPLD", "pld.SubsampledGaussianPLD", "pld.WithReplacementBatchGaussianPLD"}
+    assert public - skipped <= fuzzed, sorted(public - skipped - fuzzed)
+
+
+@pytest.mark.parametrize("name, function, arguments, low, high", ELEMENTWISE, ids=[e[0] for e in ELEMENTWISE])
+@profile(2.0)
+@given(data=st.data())
+def test_elementwise_refuses_or_answers_in_range(name, function, arguments, low, high, data):
+    args = [data.draw(a) for a in arguments]
+    out = outcome(lambda: function(*args))
+    if out is not None:
+        check_values(out, low, high, name)
+
+
+# --- the families' functions ----------------------------------------------------------------------
+
+ORDERS = st.one_of(st.just(None), st.lists(floats(1.01, 200), min_size=1, max_size=5), edges)
+RDP_CURVE = arrays_of(floats(0.0, 50.0))
+# orders of the right length; scalar and <= 1 orders are the known issue below
+RDP_ORDERS = st.one_of(st.just([1.5, 2.0, 8.0]), st.lists(st.sampled_from(EDGE_NUMBERS), min_size=3, max_size=3)
+                       .filter(lambda o: all(x > 1 for x in o if not math.isnan(x))))
+FAMILY_CALLS: dict[str, tuple[Callable[[st.DataObject], Callable[[], Any]], float, float]] = {
+    "fdp.compose_gdp": (lambda d: lambda: fdp.compose_gdp(d.draw(domain(PARAMETERS["mu"])),
+                                                          d.draw(domain(PARAMETERS["mu"]))), 0.0, math.inf),
+    "fdp.constant_rate_h0": (lambda d: lambda: fdp.constant_rate_h0(d.draw(domain(floats(0, 5))),
+                                                                    d.draw(domain(floats(0, 5))),
+                                                                    d.draw(domain(st.integers(1, 50)))),
+                             0.0, math.inf),
+    "fdp.constant_rate_h0_limit": (lambda d: lambda: fdp.constant_rate_h0_limit(d.draw(domain(floats(0, 5))),
+                                                                                d.draw(domain(floats(0, 5)))),
+                                   0.0, math.inf),
+    "fdp.gaussian_tradeoff": (lambda d: lambda: fdp.gaussian_tradeoff(d.draw(domain(PARAMETERS["mu"])),
+                                                                      d.draw(PROBABILITY)), 0.0, 1.0),
+    "fdp.gdp_to_rdp": (lambda d: lambda: fdp.gdp_to_rdp(d.draw(domain(PARAMETERS["mu"])), d.draw(ORDERS)),
+                       0.0, math.inf),
+    "fdp.interpolation_bound": (lambda d: lambda: fdp.interpolation_bound(
+        d.draw(domain(floats(0.5, 3))), d.draw(domain(floats(0, 3)))).h_optimal, 0.0, math.inf),
+    "fdp.rounds_from_learning_rates": (lambda d: lambda: fdp.rounds_from_learning_rates(
+        d.draw(st.one_of(st.just(np.full((3, 2), 0.1)), edges)), lipschitz=d.draw(domain(floats(0, 3))),
+        clip=d.draw(domain(floats(0, 3))), clients=d.draw(domain(st.integers(1, 10)))), 0.0, math.inf),
+    "fdp.schedule_round_factors": (lambda d: lambda: fdp.schedule_round_factors(
+        d.draw(st.sampled_from(fdp.SCHEDULES + ("daily", 3))), d.draw(domain(PARAMETERS["learning_rate"])),
+        d.draw(domain(PARAMETERS["lipschitz"])), d.draw(domain(PARAMETERS["local_steps"])),
+        d.draw(domain(st.integers(0, 20)))), 0.0, math.inf),
+    "fdp.GaussianDP": (lambda d: lambda: fdp.GaussianDP(d.draw(domain(PARAMETERS["mu"]))).delta(d.draw(EPSILON)),
+                       0.0, 1.0),
+    "fdp.GaussianTradeOff": (lambda d: lambda: fdp.GaussianTradeOff(d.draw(domain(PARAMETERS["mu"]))).delta(
+        d.draw(EPSILON)), 0.0, 1.0),
+    "fdp.TradeOffFunction": (lambda d: lambda: fdp.TradeOffFunction(
+        lambda a: np.clip(1.0 - a - d.draw(floats(0, 0.5)), 0.0, 1.0)).epsilon(d.draw(DELTA)), 0.0, math.inf),
+    "fdp.NoisyFedAvg": (lambda d: lambda: fdp.NoisyFedAvg(**_draw(d, registry.get("noisy_fedavg"))).epsilon(
+        d.draw(DELTA)), 0.0, math.inf),
+    "fdp.NoisyFedProx": (lambda d: lambda: fdp.NoisyFedProx(
+        clients=d.draw(domain(PARAMETERS["clients"])), sigma=d.draw(domain(PARAMETERS["sigma"])),
+        clip=d.draw(domain(PARAMETERS["clip"])), lipschitz=d.draw(domain(PARAMETERS["lipschitz"])),
+        proximal=d.draw(domain(PARAMETERS["proximal"])), learning_rate=d.draw(domain(floats(1e-3, 0.05))),
+        rounds=d.draw(domain(PARAMETERS["rounds"]))).delta(d.draw(EPSILON)), 0.0, 1.0),
+    "rdp.compose_rdp": (lambda d: lambda: rdp.compose_rdp(d.draw(st.one_of(RDP_CURVE, edges)),
+                                                          d.draw(st.one_of(RDP_CURVE, edges))), 0.0, math.inf),
+    "rdp.gaussian_rdp": (lambda d: lambda: rdp.gaussian_rdp(d.draw(domain(PARAMETERS["sigma"])), d.draw(ORDERS)),
+                         0.0, math.inf),
+    "rdp.subsampled_gaussian_rdp": (lambda d: lambda: rdp.subsampled_gaussian_rdp(
+        d.draw(domain(PARAMETERS["sigma"])), d.draw(domain(PARAMETERS["sampling_rate"])),
+        d.draw(st.one_of(st.just(None), st.lists(floats(1.5, 64), min_size=1, max_size=3), edges))),
+        0.0, math.inf),
+    "rdp.rdp_to_epsilon": (lambda d: lambda: rdp.rdp_to_epsilon(
+        d.draw(st.one_of(st.just([0.5, 1.0, 2.0]), edges)), d.draw(RDP_ORDERS),
+        d.draw(DELTA), conversion=d.draw(st.sampled_from(rdp.CONVERSIONS + ("loose",)))), 0.0, math.inf),
+    "rdp.rdp_to_delta": (lambda d: lambda: rdp.rdp_to_delta(
+        d.draw(st.one_of(st.just([0.5, 1.0, 2.0]), edges)), d.draw(RDP_ORDERS),
+        d.draw(EPSILON), conversion=d.draw(st.sampled_from(rdp.CONVERSIONS))), 0.0, 1.0),
+    "rdp.SubsampledGaussianRDP": (lambda d: lambda: rdp.SubsampledGaussianRDP(
+        **_draw(d, registry.get("rdp_subsampled_gaussian"))).epsilon(d.draw(DELTA)), 0.0, math.inf),
+    "pld.gaussian": (lambda d: lambda: pld.gaussian(
+        d.draw(domain(PARAMETERS["sigma"])), value_discretization_interval=d.draw(
+            PARAMETERS["value_discretization_interval"])).delta(d.draw(EPSILON)), 0.0, 1.0),
+    "pld.laplace": (lambda d: lambda: pld.laplace(
+        d.draw(domain(PARAMETERS["scale"])), value_discretization_interval=d.draw(
+            PARAMETERS["value_discretization_interval"])).epsilon(d.draw(DELTA)), 0.0, math.inf),
+    "pld.subsampled_gaussian": (lambda d: lambda: pld.subsampled_gaussian(
+        d.draw(domain(PARAMETERS["sigma"])), d.draw(domain(PARAMETERS["sampling_rate"])),
+        value_discretization_interval=1e-2).self_compose(d.draw(st.one_of(st.integers(1, 20), edges))).delta(
+        d.draw(EPSILON), bound=d.draw(st.sampled_from(["upper", "lower", "both", "middle"]))), 0.0, 1.0),
+    "pld.fixed_size_subsampled_gaussian": (lambda d: lambda: pld.fixed_size_subsampled_gaussian(
+        d.draw(domain(PARAMETERS["sigma"])), d.draw(domain(PARAMETERS["batch_size"])),
+        d.draw(domain(PARAMETERS["n"])), value_discretization_interval=1e-2).epsilon(d.draw(DELTA)),
+        0.0, math.inf),
+    "pld.with_replacement_subsampled_gaussian": (lambda d: lambda: pld.with_replacement_subsampled_gaussian(
+        d.draw(domain(PARAMETERS["sigma"])), d.draw(domain(PARAMETERS["batch_size"])),
+        d.draw(domain(PARAMETERS["n"])), value_discretization_interval=1e-2).delta(d.draw(EPSILON)),
+        0.0, 1.0),
+    "pld.from_distributions": (lambda d: lambda: pld.from_distributions(
+        d.draw(st.one_of(st.just([0.2, 0.3, 0.5]), edges)), d.draw(st.one_of(st.just([0.5, 0.3, 0.2]), edges)),
+        value_discretization_interval=1e-3).delta(d.draw(EPSILON)), 0.0, 1.0),
+    "pld.PLDAccountant": (lambda d: lambda: pld.PLDAccountant(value_discretization_interval=1e-2)
+                          .compose_subsampled_gaussian(d.draw(st.one_of(PARAMETERS["sigma"], edges)),
+                                                       d.draw(st.one_of(PARAMETERS["sampling_rate"], edges)),
+                                                       d.draw(st.one_of(st.integers(1, 20), edges)))
+                          .epsilon(d.draw(DELTA)), 0.0, math.inf),
+}
+
+
+# The PLD grid spacing's edges (h >= 710, h = 0) are issue 11 item 1 (branch safe-bounds): drawn
+# from its valid range here, and from its edges in the known-issue test at the end.
+VALID_ONLY = {"value_discretization_interval"}
+
+
+def _draw(data: st.DataObject, entry: registry.AccountantEntry) -> dict[str, Any]:
+    """Keyword arguments for ``entry``'s constructor: every required one, each optional one half the time."""
+    kwargs = {}
+    for name in entry.parameters:
+        if name in entry.required or data.draw(st.booleans()):
+            values = PARAMETERS[name]
+            kwargs[name] = data.draw(values if name in VALID_ONLY else domain(values))
+    return kwargs
+
+
+@pytest.mark.parametrize("name", sorted(FAMILY_CALLS))
+@profile(1.0)
+@given(data=st.data())
+def test_family_functions_refuse_or_answer_in_range(name, data):
+    make, low, high = FAMILY_CALLS[name]
+    out = outcome(make(data))
+    if out is not None:
+        if name == "fdp.schedule_round_factors":
+            log_rho, steps = out
+            check_values(log_rho, 0.0, math.inf, name)
+            check_values(steps, 0.0, math.inf, name)
+            return
+        check_values(out, low, high, name)
+
+
+# --- every registered accountant ------------------------------------------------------------------
+
+SLOW = {"pld_fixed_batch_gaussian", "pld_subsampled_gaussian", "pld_with_replacement_gaussian"}
+
+
+@pytest.mark.parametrize("name", registry.names())
+@given(data=st.data())
+@profile(0.5)
+def test_registered_accountants_refuse_or_answer_in_range(name, data):
+    entry = registry.get(name)
+    kwargs = _draw(data, entry)
+    if name in SLOW:  # keep the composed grids small: a coarse grid and few rounds
+        kwargs.setdefault("value_discretization_interval", 1e-2)
+    accountant = outcome(lambda: entry.build(**kwargs))
+    if accountant is None:
+        return
+    side = data.draw(st.sampled_from(["delta", "epsilon"]))
+    out = outcome(lambda: accountant.delta(data.draw(EPSILON)) if side == "delta"
+                  else accountant.epsilon(data.draw(DELTA)))
+    if out is not None:
+        check_values(out, 0.0, 1.0 if side == "delta" else math.inf, f"{name}.{side}")
+
+
+# --- upper bounds against exact references ---------------------------------------------------------
+
+def _exact_cases() -> st.SearchStrategy[tuple[str, float, float, float]]:
+    return st.tuples(st.sampled_from(["gaussian", "gdp", "pld_q1"]), floats(0.3, 10, log=True),
+                     st.integers(1, 50), floats(0.0, 12.0))
+
+
+def _upper_delta(kind: str, sigma: float, rounds: int, eps: float) -> tuple[float, float]:
+    """(upper delta from the accountant, mu of the exact Gaussian profile)."""
+    mu = math.sqrt(rounds) / sigma
+    if kind == "gaussian":
+        return GaussianMechanism(sigma=sigma, rounds=rounds).delta(eps), mu
+    if kind == "gdp":
+        return fdp.GaussianDP(mu).delta(eps), mu
+    return pld.SubsampledGaussianPLD(sigma, 1.0, rounds).delta(eps), mu
+
+
+@profile(1.0)
+@given(case=_exact_cases())
+def test_exact_paths_agree_with_mpmath_within_their_accuracy(case):
+    upper, mu = _upper_delta(*case)
+    exact = float(reference.theta(mu, case[3]))
+    if exact > 1e-300:
+        assert upper >= exact * (1 - 1e-12), (case, upper, exact)
+
+
+@pytest.mark.xfail(strict=False, reason="closed forms standing in for a bound are not yet rounded outward: "
+                                        "issue 11 item 3 (branch safe-bounds); XPASS once it lands")
+@profile(1.0)
+@given(case=_exact_cases())
+def test_exact_paths_give_upper_bounds_never_below_mpmath(case):
+    upper, mu = _upper_delta(*case)
+    assert upper >= float(reference.theta(mu, case[3])), case
+
+
+# --- known issues owned by another branch ----------------------------------------------------------
+
+@pytest.mark.xfail(strict=False, reason="issue 11 items 1-2 (branch safe-bounds): PLD grid spacing >= 710 gives "
+                                        "NaN / epsilon 0, scalar RDP orders raise IndexError; XPASS once it lands")
+@profile(1.0)
+@given(h=edges, orders=edges, eps=EPSILON)
+def test_known_issues_grid_spacing_and_rdp_orders(h, orders, eps):
+    out = outcome(lambda: pld.gaussian(1.0, value_discretization_interval=h).self_compose(3).delta(eps))
+    if out is not None:
+        check_values(out, 0.0, 1.0, "pld.gaussian")
+    out = outcome(lambda: rdp.rdp_to_epsilon([0.5], orders, 1e-5, conversion="classic"))
+    if out is not None:
+        check_values(out, 0.0, math.inf, "rdp_to_epsilon")
+        assert np.all(np.asarray(orders, dtype=float) > 1), "orders <= 1 accepted"

@@ -1,0 +1,80 @@
+"""Data flows down (docs/architecture.md): every import inside hockeystick, at any depth of a module
+(imports placed inside functions included), points to a lower layer or to a sibling in the same
+subpackage."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import hockeystick
+
+PACKAGE = Path(hockeystick.__file__).parent
+
+# Lower number = lower layer.  A module may import its own subpackage's siblings and any lower layer.
+LAYERS = {
+    "_core": 0, "accountant": 0,
+    "_validation": 1,
+    "_elementwise": 2,
+    "gaussian": 3, "hockey_stick": 3,
+    "contraction": 4, "fdp": 4, "rdp": 4, "pld": 4,
+    "gaussian_mechanism": 5, "interop": 5,
+    "training": 6, "isrl": 6,          # on main: accountants built on pld and gaussian_mechanism
+    "registry": 7, "simulate": 7,
+    "calibrate": 8,
+    "sweep": 9,
+    "plots": 10,
+    "errata_003": 11,                  # on main: calibrate + isrl + plots + simulate
+    "figures": 12,
+    "example": 13,
+    "cli": 14, "__main__": 15,
+}
+
+KNOWN_EXCEPTIONS: set[tuple[str, str]] = set()
+
+
+def _targets(path: Path) -> set[str]:
+    """Top-level hockeystick components imported anywhere in ``path``."""
+    rel = path.relative_to(PACKAGE)
+    depth = len(rel.parts) - 1  # 0 for hockeystick/x.py, 1 for hockeystick/sweep/x.py
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            if node.level == 0:
+                parts = (node.module or "").split(".")
+                if parts[0] == "hockeystick":
+                    out.add(parts[1] if len(parts) > 1 else node.names[0].name)
+            elif node.level > depth:  # climbs to the package root
+                base = (node.module or "").split(".")[0] if node.module else None
+                out.update([base] if base else [a.name for a in node.names])
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                if parts[0] == "hockeystick" and len(parts) > 1:
+                    out.add(parts[1])
+    # names imported from the package root that are not modules (``__version__``) are the root itself
+    return {t for t in out if (PACKAGE / f"{t}.py").exists() or (PACKAGE / t).is_dir() or t == "_core"}
+
+
+def test_every_import_points_down():
+    wrong = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE)
+        if rel.name == "__init__.py" and len(rel.parts) == 1:
+            continue  # the package's lazy attribute loader names every subpackage
+        own = rel.parts[0].removesuffix(".py")
+        assert own in LAYERS, f"{rel}: add {own!r} to LAYERS in tests/test_layers.py"
+        for target in _targets(path):
+            if target == own or (rel.as_posix(), target) in KNOWN_EXCEPTIONS:
+                continue
+            assert target in LAYERS, f"{rel} imports {target!r}: add it to LAYERS"
+            if LAYERS[target] >= LAYERS[own]:
+                wrong.append(f"{rel} imports {target} (layer {LAYERS[target]} >= {LAYERS[own]})")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_old_registry_path_is_the_same_registry():
+    from hockeystick import registry
+    from hockeystick.sweep import registry as old
+
+    assert old.REGISTRY is registry.REGISTRY and old.get is registry.get
