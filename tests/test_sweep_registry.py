@@ -32,7 +32,6 @@ EXAMPLES = {
     "trusted_aggregator_nonconvex": _TA,
     "trusted_aggregator_random_stop": _TA,
     "trusted_aggregator_strongly_convex": dict(_TA, smoothness=1.0, strong_convexity=0.1),
-<<<<<<< HEAD
     "dp_sgd": dict(noise_multiplier=1.0, dataset_size=1000, batch_size=10, epochs=1, value_discretization_interval=1e-3),
     "dp_fedavg": dict(noise_multiplier=1.0, total_clients=500, clients_per_round=10, rounds=50,
                       value_discretization_interval=1e-3),
@@ -44,7 +43,6 @@ EXAMPLES = {
                               value_discretization_interval=5e-3),
     "isrl_one_pass": dict(sigma=1.0, lipschitz=1.0, batch_size=10),
     "isrl_user_level": dict(sigma=4.0, lipschitz=1.0, rounds=10),
-=======
     "noisy_fedprox": dict(clients=20, sigma=1.0, clip=1.0, lipschitz=1.0, proximal=4.0, learning_rate=0.05,
                           rounds=30),
     "pnsgd_random_stop": dict(n=40, learning_rate=0.5, lipschitz=1.0, smoothness=0.5, sigma=2.0, diameter=1.0),
@@ -52,7 +50,6 @@ EXAMPLES = {
                                             radius=1.0, rounds=30),
     "trusted_aggregator_schedule": _TA,
     "trusted_aggregator_random_stop_schedule": _TA,
->>>>>>> contract
 }
 
 

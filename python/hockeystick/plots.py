@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .sweep.grid import Axis, Grid
-from .sweep.run import run_sweep
+from .sweep.run import default_chunk_size, evaluate_chunk
 
 __all__ = ["delta_epsilon_curves", "parameter_curves", "heatmap", "plot_grid", "frontier_plot"]
 
@@ -73,11 +73,7 @@ def parameter_curves(x: npt.ArrayLike, curves: Mapping[str, npt.ArrayLike], path
                      xlabel: str, ylabel: str, title: str = "") -> str:
     """A quantity against one parameter (e.g. sigma needed vs rounds), log axes where positive."""
     fig, ax = _figure()
-<<<<<<< HEAD
-    x = np.asarray(x)
-=======
     x = np.asarray(x, dtype=float)
->>>>>>> contract
     ys = [np.asarray(y, dtype=float) for y in curves.values()]
     for label, y in zip(curves, ys):
         ax.plot(x, y, label=label, marker="." if len(x) <= 30 else None)
@@ -138,12 +134,6 @@ def plot_grid(grid: Any, path: str | os.PathLike[str], *, max_points: int = 200)
     - otherwise two or more axes: a heat map over the two longest; one axis: a curve.
     Axes not drawn are held at their middle value (named in the title).
     """
-<<<<<<< HEAD
-    from .sweep.grid import Axis, Grid
-    from .sweep.run import default_chunk_size, evaluate_chunk
-
-=======
->>>>>>> contract
     axes = {a.name: a for a in grid.axes}
     if not axes:
         raise ValueError("nothing to plot: the sweep has no axis (give a list or range for a parameter)")

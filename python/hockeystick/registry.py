@@ -16,7 +16,7 @@ from typing import Any, Callable, Literal, Mapping
 
 import numpy as np
 
-from . import contraction, fdp, pld, rdp
+from . import contraction, fdp, isrl, pld, rdp, training
 from .accountant import Bound
 from .gaussian_mechanism import GaussianMechanism
 
@@ -261,3 +261,45 @@ register(AccountantEntry(
     integers=frozenset({"rounds"}),
     calibratable={"sigma": _SIGMA, "rounds": _ROUNDS,
                   "sampling_rate": Calibratable("increasing", 0.0, 1.0)}))
+
+_TRAINING_SUMMARY = ("{what}, every step released, in training terms (noise multiplier, {population}, {batch}, "
+                     "epochs or {steps}): {how}, certified upper bound")
+for _sampling, _suffix, _how in (("poisson", "", "Poisson-subsampled Gaussian PLD"),
+                                 ("fixed_size", "_fixed_size", "fixed-size batches, replace-one PLD")):
+    register(AccountantEntry(
+        name=f"dp_sgd{_suffix}", factory=functools.partial(training.DPSGD, sampling=_sampling),
+        hidden=frozenset({"sampling"}), max_chunk=1 << 10,
+        summary=_TRAINING_SUMMARY.format(what="DP-SGD", population="dataset size", batch="batch size", steps="steps",
+                                         how=_how),
+        integers=frozenset({"dataset_size", "batch_size", "steps"}),
+        calibratable={"noise_multiplier": _SIGMA,
+                      "epochs": Calibratable("increasing", 1.0, float("inf"), integer=True),
+                      "batch_size": Calibratable("increasing", 1.0, lambda p: np.asarray(p["dataset_size"], float),
+                                                 integer=True)}))
+    register(AccountantEntry(
+        name=f"dp_fedavg{_suffix}", factory=functools.partial(training.DPFedAvg, sampling=_sampling),
+        hidden=frozenset({"sampling"}), max_chunk=1 << 10,
+        summary=_TRAINING_SUMMARY.format(what="DP-FedAvg", population="total clients", batch="clients per round",
+                                         steps="rounds", how=_how),
+        integers=frozenset({"total_clients", "clients_per_round", "rounds"}),
+        calibratable={"noise_multiplier": _SIGMA, "rounds": _ROUNDS,
+                      "clients_per_round": Calibratable("increasing", 1.0,
+                                                        lambda p: np.asarray(p["total_clients"], float),
+                                                        integer=True)}))
+
+register(AccountantEntry(
+    name="isrl_noisy_mb_sgd", factory=isrl.NoisyMBSGD, max_chunk=1 << 10,
+    summary="paper 003 Alg. 2, one silo's ISRL-DP: K draws with replacement per round, PLD, certified upper bound",
+    integers=frozenset({"batch_size", "silo_size", "rounds"}),
+    calibratable={"sigma": _SIGMA, "rounds": _ROUNDS}))
+register(AccountantEntry(
+    name="isrl_one_pass", factory=isrl.OnePassNoisyMBSGD, integers=frozenset({"batch_size"}),
+    summary="paper 003 Thm 3.1, one silo's ISRL-DP: one pass in disjoint batches, exact (Gaussian, 2L/K)",
+    calibratable={"sigma": _SIGMA}))
+register(AccountantEntry(
+    name="isrl_user_level", factory=isrl.UserLevelNoisyMBSGD, integers=frozenset({"rounds"}),
+    summary="paper 003 Alg. 2 with a whole silo replaced (user-level): exact, mu = sqrt(R) 2L / sigma",
+    calibratable={"sigma": _SIGMA, "rounds": _ROUNDS}))
+=======
+__all__ = ["AccountantEntry", "Calibratable", "REGISTRY", "get", "names", "register"]
+>>>>>>> contract

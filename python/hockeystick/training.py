@@ -90,7 +90,7 @@ class _SubsampledTraining:
                                  'for "fixed_size" give value_discretization_interval')
             extra = {} if value_discretization_interval is None else {
                 "value_discretization_interval": value_discretization_interval}
-            self._accountant = FixedBatchGaussianPLD(sigma=z, batch_size=m, dataset_size=n, rounds=t, **extra)
+            self._accountant = FixedBatchGaussianPLD(sigma=z, batch_size=m, n=n, rounds=t, **extra)
         else:
             raise ValueError(f'sampling must be "poisson" or "fixed_size", got {sampling!r}')
         self.noise_multiplier, self.steps, self.sampling = z, t, sampling

@@ -54,7 +54,7 @@ class NoisyMBSGD:
         lip = _lipschitz(lipschitz)
         (k,), _, _ = broadcast_float_arrays(batch_size=batch_size)
         self._pld = WithReplacementBatchGaussianPLD(
-            sigma=sigma, batch_size=batch_size, dataset_size=silo_size, rounds=rounds, sensitivity=lip / k,
+            sigma=sigma, batch_size=batch_size, n=silo_size, rounds=rounds, sensitivity=lip / k,
             value_discretization_interval=value_discretization_interval)
 
     def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
