@@ -300,6 +300,3 @@ register(AccountantEntry(
     name="isrl_user_level", factory=isrl.UserLevelNoisyMBSGD, integers=frozenset({"rounds"}),
     summary="paper 003 Alg. 2 with a whole silo replaced (user-level): exact, mu = sqrt(R) 2L / sigma",
     calibratable={"sigma": _SIGMA, "rounds": _ROUNDS}))
-=======
-__all__ = ["AccountantEntry", "Calibratable", "REGISTRY", "get", "names", "register"]
->>>>>>> contract
