@@ -26,7 +26,7 @@ def test_poisson_dp_sgd_is_the_subsampled_gaussian_pld():
 
 def test_fixed_size_dp_sgd_is_the_replace_one_pld():
     run = DPSGD(dataset_size=1000, batch_size=100, steps=50, noise_multiplier=2.0, sampling="fixed_size")
-    direct = FixedBatchGaussianPLD(sigma=2.0, batch_size=100, dataset_size=1000, rounds=50)
+    direct = FixedBatchGaussianPLD(sigma=2.0, batch_size=100, n=1000, rounds=50)
     assert run.epsilon(1e-5, bound="both") == direct.epsilon(1e-5, bound="both")
 
 
@@ -79,7 +79,7 @@ def test_calibration_meets_target_and_one_step_more_does_not(parameter, given):
     (dict(steps=10, batch_size=70_000), "batch_size must be <= dataset_size"),
     (dict(steps=10, batch_size=0), "batch_size must be an integer >= 1"),
     (dict(steps=10, sampling="shuffle"), 'sampling must be "poisson" or "fixed_size"'),
-    (dict(steps=10, noise_multiplier=-1.0), "sigma must be positive"),
+    (dict(steps=10, noise_multiplier=-1.0), "noise_multiplier must be finite and > 0"),
 ])
 def test_refusals_name_the_argument(kwargs, message):
     args = dict(dataset_size=60_000, batch_size=256, noise_multiplier=1.1) | kwargs

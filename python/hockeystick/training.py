@@ -35,6 +35,7 @@ from typing import Literal
 
 import numpy as np
 
+from . import _validation
 from ._elementwise import ArrayLike, broadcast_float_arrays
 from .pld.accountant import SubsampledGaussianPLD
 from .pld.distribution import Bound, Result
@@ -45,25 +46,14 @@ __all__ = ["DPSGD", "DPFedAvg", "Sampling"]
 Sampling = Literal["poisson", "fixed_size"]
 
 
-def _integers(**named: np.ndarray) -> None:
-    for name, values in named.items():
-        if not np.all(np.isfinite(values) & (values >= 1) & (values == np.floor(values))):
-            bad = values[~(np.isfinite(values) & (values >= 1) & (values == np.floor(values)))].ravel()[0]
-            raise ValueError(f"{name} must be an integer >= 1, got {bad:g}")
-
-
 def _steps(epochs: ArrayLike | None, steps: ArrayLike | None, population: np.ndarray,
            batch: np.ndarray, names: tuple[str, str]) -> np.ndarray:
     """Steps taken: given, or epochs * ceil(population / batch), rounded up to whole steps."""
     if (epochs is None) == (steps is None):
         raise ValueError(f"give exactly one of {names[0]} and {names[1]}")
     if steps is not None:
-        (t,), _, _ = broadcast_float_arrays(**{names[1]: steps})
-        _integers(**{names[1]: t})
-        return t
-    (e,), _, _ = broadcast_float_arrays(**{names[0]: epochs})
-    if not np.all(np.isfinite(e) & (e > 0)):
-        raise ValueError(f"{names[0]} must be finite and > 0, got {e[~(np.isfinite(e) & (e > 0))].ravel()[0]:g}")
+        return _validation.positive_integer(steps, names[1], maximum=_validation.MAX_EXACT_INTEGER)
+    e = _validation.positive(epochs, names[0])
     return np.ceil(e * np.ceil(population / batch) * (1 - 2.0 ** -52))
 
 
@@ -73,9 +63,10 @@ class _SubsampledTraining:
     def __init__(self, noise_multiplier: ArrayLike, population: ArrayLike, batch: ArrayLike,
                  epochs: ArrayLike | None, steps: ArrayLike | None, names: tuple[str, str, str, str],
                  sampling: Sampling, value_discretization_interval: float | None, accuracy: float | None):
-        (z, n, m), _, _ = broadcast_float_arrays(noise_multiplier=noise_multiplier,
-                                                 **{names[0]: population, names[1]: batch})
-        _integers(**{names[0]: n, names[1]: m})
+        (z, n, m), _, _ = broadcast_float_arrays(
+            noise_multiplier=_validation.positive(noise_multiplier, "noise_multiplier"),
+            **{names[0]: _validation.positive_integer(population, names[0]),
+               names[1]: _validation.positive_integer(batch, names[1])})
         if np.any(m > n):
             raise ValueError(f"{names[1]} must be <= {names[0]}, got {names[1]} "
                              f"{m[m > n].ravel()[0]:g} > {n[m > n].ravel()[0]:g}")

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._elementwise import ArrayLike, broadcast_float_arrays
+from .. import _validation
+from .._elementwise import ArrayLike
 from ..gaussian_mechanism import GaussianMechanism
 from ..pld.distribution import Bound, Result
 from ..pld.fixed_batch import WithReplacementBatchGaussianPLD
@@ -34,11 +35,7 @@ __all__ = ["NoisyMBSGD", "OnePassNoisyMBSGD", "UserLevelNoisyMBSGD"]
 
 
 def _lipschitz(value: ArrayLike) -> np.ndarray:
-    (lip,), _, _ = broadcast_float_arrays(lipschitz=value)
-    bad = ~(np.isfinite(lip) & (lip > 0))
-    if np.any(bad):
-        raise ValueError(f"lipschitz must be finite and > 0, got {lip[bad].ravel()[0]:g}")
-    return lip
+    return _validation.positive(value, "lipschitz")
 
 
 class NoisyMBSGD:
@@ -52,7 +49,7 @@ class NoisyMBSGD:
     def __init__(self, *, sigma: ArrayLike, lipschitz: ArrayLike, batch_size: ArrayLike, silo_size: ArrayLike,
                  rounds: ArrayLike, value_discretization_interval: float = DEFAULT_INTERVAL) -> None:
         lip = _lipschitz(lipschitz)
-        (k,), _, _ = broadcast_float_arrays(batch_size=batch_size)
+        k = _validation.positive_integer(batch_size, "batch_size")
         self._pld = WithReplacementBatchGaussianPLD(
             sigma=sigma, batch_size=batch_size, n=silo_size, rounds=rounds, sensitivity=lip / k,
             value_discretization_interval=value_discretization_interval)
@@ -72,10 +69,7 @@ class OnePassNoisyMBSGD(GaussianMechanism):
 
     def __init__(self, *, sigma: ArrayLike, lipschitz: ArrayLike, batch_size: ArrayLike) -> None:
         lip = _lipschitz(lipschitz)
-        (k,), _, _ = broadcast_float_arrays(batch_size=batch_size)
-        bad = ~(np.isfinite(k) & (k >= 1) & (k == np.floor(k)))
-        if np.any(bad):
-            raise ValueError(f"batch_size must be an integer >= 1, got {k[bad].ravel()[0]:g}")
+        k = _validation.positive_integer(batch_size, "batch_size")
         super().__init__(sigma=sigma, sensitivity=2 * lip / k, rounds=1)
 
 
