@@ -101,34 +101,40 @@ def _density(w: np.ndarray, d: np.ndarray, lam: np.ndarray) -> np.ndarray:
     return np.where(central, chi2.pdf(w, d), noncentral)
 
 
-def _expectation_integrand(v: np.ndarray, d: np.ndarray, lam: np.ndarray, rho: np.ndarray, s: np.ndarray,
-                           u0: np.ndarray, stretch: np.ndarray) -> np.ndarray:
-    """density(lam + v) h(l / 2), l the log-likelihood ratio at u = W - lambda_P = u0 + stretch v."""
+def _expectation_integrand(t: np.ndarray, d: np.ndarray, lam: np.ndarray, base: np.ndarray, rho: np.ndarray,
+                           s: np.ndarray, u0: np.ndarray, stretch: np.ndarray) -> np.ndarray:
+    """density(base + t) h(l / 2) for a (noncentral) chi-square variable W = base + t, with v = W - lam
+    and l the log-likelihood ratio at u = W - lambda_P = u0 + stretch v."""
+    v = (base - lam) + t
     u = u0 + stretch * v
     log_ratio = -0.5 * d * np.log1p(rho) - s * s / (2.0 * (1.0 + rho)) + rho / (2.0 * (1.0 + rho)) * u
-    return _density(lam + v, d, lam) * js_integrand_h(0.5 * log_ratio)
+    return _density(base + t, d, lam) * js_integrand_h(0.5 * log_ratio)
 
 
-def _quantile_edges(d: np.ndarray, lam: np.ndarray) -> np.ndarray:
-    """[lower, mean, upper] of (noncentral) chi-square minus lam: quantiles 1e-18 and 1 - 1e-18,
-    the lower edge moved to W = 0 when it is below 1 (the d = 1 density's endpoint singularity)."""
+def _expectation(d: np.ndarray, lam: np.ndarray, rho: np.ndarray, s: np.ndarray, u0: np.ndarray,
+                 stretch: np.ndarray) -> np.ndarray:
+    """E[h(l / 2)] over W ~ ncx2(d, lam) (chi-square when lam = 0), between its quantiles 1e-18 and
+    1 - 1e-18, split at its mean.  The integration variable is t = W - lam (so l has no cancellation
+    when lam is large), except when the lower quantile is below 1: then the range starts at W = 0
+    and t = W, so the d = 1 density's endpoint singularity is resolved in full precision."""
     central = lam == 0
     nc = np.where(central, 1.0, lam)
     lo = np.where(central, chi2.ppf(_TAIL, d), ncx2.ppf(_TAIL, d, nc))
     hi = np.where(central, chi2.isf(_TAIL, d), ncx2.isf(_TAIL, d, nc))
-    lo = np.where(lo < 1.0, 0.0, lo)
-    return np.stack([lo, np.clip(d + lam, lo, hi), hi], axis=1) - lam[:, None]
+    from_zero = lo < 1.0
+    lo = np.where(from_zero, 0.0, lo)
+    base = np.where(from_zero, 0.0, lam)
+    edges = np.stack([lo, np.clip(d + lam, lo, hi), hi], axis=1) - base[:, None]
+    return _integrate(_expectation_integrand, edges, (d, lam, base, rho, s, u0, stretch))
 
 
 def _js_radial(rho: np.ndarray, d: np.ndarray, s: np.ndarray, lam_p: np.ndarray) -> np.ndarray:
-    """(E_P + E_P~)[h(l / 2)] / 2, each expectation in its own distribution's offset variable:
-    under P, W = lam_P + v; under P~, W = (1 + rho)(lam_Q + v), so u = W - lam_P =
-    lam_P rho (2 + rho) + (1 + rho) v (no cancellation for large lam_P)."""
+    """(E_P + E_P~)[h(l / 2)] / 2, each expectation over its own chi-square variable: under P,
+    W ~ ncx2(d, lam_P); under P~, W = (1 + rho) V with V ~ ncx2(d, lam_Q), so u = W - lam_P =
+    lam_P rho (2 + rho) + (1 + rho)(V - lam_Q) (no cancellation for large lam_P)."""
     lam_q = lam_p * (1.0 + rho)
-    e_p = _integrate(_expectation_integrand, _quantile_edges(d, lam_p),
-                     (d, lam_p, rho, s, np.zeros_like(rho), np.ones_like(rho)))
-    e_q = _integrate(_expectation_integrand, _quantile_edges(d, lam_q),
-                     (d, lam_q, rho, s, lam_p * rho * (2.0 + rho), 1.0 + rho))
+    e_p = _expectation(d, lam_p, rho, s, np.zeros_like(rho), np.ones_like(rho))
+    e_q = _expectation(d, lam_q, rho, s, lam_p * rho * (2.0 + rho), 1.0 + rho)
     return 0.5 * (e_p + e_q)
 
 
