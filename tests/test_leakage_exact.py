@@ -90,9 +90,14 @@ def shifted_tv_reference(rho, d, s):
         return mp.gammainc(k, 0, v / 2, regularized=True)
 
     sd = mp.sqrt(1 + rho)
-    inside_p = mp.quad(lambda x: mp.npdf(x) * cdf(bound(x)), [ends[0], 0, ends[1]])
+
+    def clipped(a, b):   # the standard normal weight is below 1e-340 outside [-40, 40]
+        a, b = max(a, -40), min(b, 40)
+        return [a, b] if not a < 0 < b else [a, 0, b]
+
+    inside_p = mp.quad(lambda x: mp.npdf(x) * cdf(bound(x)), clipped(*ends))
     inside_q = mp.quad(lambda z: mp.npdf(z) * cdf(bound(s + sd * z) / (1 + rho)),
-                       [(ends[0] - s) / sd, 0, (ends[1] - s) / sd])
+                       clipped((ends[0] - s) / sd, (ends[1] - s) / sd))
     return inside_p - inside_q
 
 

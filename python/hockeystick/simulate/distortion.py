@@ -154,19 +154,20 @@ def parameter_distortion(data: FederatedData, *, rounds: int, rate: float, sampl
     grads = np.empty((m, p))
     n_coef = coefficient_count(code, data.n_classes)
     norms = data.row_norms
-    state = {"w": w0, "gap": 0.0}
+    w_global: np.ndarray = w0
+    gap_sum = 0.0   # sum over rounds of the clients' mean eps_u (Definition 3)
 
     def step(t: int) -> np.ndarray:
+        nonlocal w_global, gap_sum
         sampling.random(out=uniforms)
-        poisson_client_gradients(code, n_coef, state["w"], data.features, norms, data.labels, data.offsets,
+        poisson_client_gradients(code, n_coef, w_global, data.features, norms, data.labels, data.offsets,
                                  uniforms, float(sampling_rate), float(clip), grads)
-        local = state["w"][None, :] - rate * grads                              # W_t^(k)
+        local = w_global[None, :] - rate * grads                                 # W_t^(k)
         uploads = local + math.sqrt(variance) * noising.standard_normal((m, p))  # W~_{t+1}^(k)
         if w_star is not None:
-            state["gap"] += float(np.mean(np.sum((local - w_star) ** 2, axis=1)
-                                          - np.sum((uploads - w_star) ** 2, axis=1)))
-        state["w"] = weights @ uploads
-        return state["w"]
+            gap_sum += float(np.mean(np.sum((local - w_star) ** 2, axis=1) - np.sum((uploads - w_star) ** 2, axis=1)))
+        w_global = weights @ uploads
+        return w_global
 
     out = run_rounds(rounds, step, w0, data, test=test, every=every or max(1, rounds // 10),
                      trajectory=trajectory, progress=progress, description="parameter distortion")
@@ -181,4 +182,4 @@ def parameter_distortion(data: FederatedData, *, rounds: int, rate: float, sampl
                   clients=m)
     return DistortionRunResult("parameter distortion", config, out["weights"], out["metric_rounds"], out["loss"],
                                out["accuracy"], [], out["test_loss"], out["test_accuracy"], out["trajectory"],
-                               leakage=report, utility_loss=None if w_star is None else state["gap"] / rounds)
+                               leakage=report, utility_loss=None if w_star is None else gap_sum / rounds)
