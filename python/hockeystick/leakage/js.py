@@ -11,12 +11,14 @@ Form used.  With l = log(dP~/dP), substituting dM = (dP + dP~) / 2 gives
     JS = (1/2) E_{(P + P~)}[ h(l / 2) ],   h(y) = y tanh(y) - log cosh(y)   (0 <= h < log 2),
 
 an integrand that is positive, smooth and free of cancellation (h(y) ~ y^2 / 2 near 0).  l depends
-on x only through W (see ``_gaussian_pair``), so JS is a one-dimensional integral over W against
-the two (noncentral) chi-square densities, done with scipy.integrate.quad in the offset variable
-u = W - lambda_P (so l is linear in u with no cancellation), between quantiles 1e-18 and 1 - 1e-18
-of both distributions (the neglected part is < 3e-18).  For rho = 0 (pure shift) it is the
-one-dimensional E_{x ~ N(0,1)} h((s x - s^2 / 2) / 2).  Checked against mpmath at 30 digits with
-the KL definition in tests/test_leakage_exact.py.
+on x only through W (see ``_gaussian_pair``), so JS is one-dimensional: E_P over W ~ ncx2(d, lambda_P)
+and E_P~ over V = W / (1 + rho) ~ ncx2(d, lambda_Q), each integrated by tanh-sinh quadrature
+(scipy.integrate.tanhsinh, vectorized over the points) between its quantiles 1e-18 and 1 - 1e-18
+(the neglected part is < 3e-18), in the offset variable W - lambda (so l has no cancellation for
+large lambda), or from W = 0 when the lower quantile is below 1 (the d = 1 endpoint singularity).
+The summed error estimate must be below 1e-10 of the result, else RuntimeError.  For rho = 0 (pure
+shift) it is the one-dimensional E_{x ~ N(0,1)} h((s x - s^2 / 2) / 2).  Checked against mpmath at
+30 digits with the KL definition in tests/test_leakage_exact.py (relative error below 1e-10).
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ def js_exact(variance: npt.ArrayLike, distortion_variance: npt.ArrayLike, dimens
     dimension : d, whole number >= 1
     shift : ||m|| >= 0, norm of the noise's mean (default 0, as in paper 001)
 
-    Returns JS in [0, log 2] (float for scalar input), absolute accuracy ~1e-13 and relative ~1e-10;
+    Returns JS in [0, log 2] (float for scalar input), relative accuracy 1e-10;
     sqrt of it is the paper's kind of leakage measure (Definition 4) for these two distributions.
     """
     pair = gaussian_pair(variance, distortion_variance, dimension, shift)

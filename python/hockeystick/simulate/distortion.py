@@ -171,11 +171,12 @@ def parameter_distortion(data: FederatedData, *, rounds: int, rate: float, sampl
 
     out = run_rounds(rounds, step, w0, data, test=test, every=every or max(1, rounds // 10),
                      trajectory=trajectory, progress=progress, description="parameter distortion")
+    bracket = leakage.tv_bracket(parameter_variance, variance, p)
     report = LeakageReport(
         parameter_variance=float(parameter_variance), distortion_variance=variance, dimension=p,
         tv=float(leakage.tv_exact(parameter_variance, variance, p)),
         js=float(leakage.js_exact(parameter_variance, variance, p)),
-        tv_bracket=tuple(float(b) for b in leakage.tv_bracket(parameter_variance, variance, p)),  # type: ignore[arg-type]
+        tv_bracket=(float(bracket[0]), float(bracket[1])),
         calibration="given" if target is None else calibration, tv_target=target)
     config = dict(rounds=rounds, rate=rate, sampling_rate=sampling_rate, parameter_variance=parameter_variance,
                   distortion_variance=variance, c1=c1, tau=tau, calibration=calibration, clip=clip, seed=seed,
