@@ -6,6 +6,7 @@ privacy guarantee of its exact configuration):
     pnsgd, pnsgd_final_iterates   paper 002 Algorithm 1 (Gaussian / Laplace, random stop)
     noisy_fedavg, noisy_fedprox   paper 004 (K local clipped steps, four learning-rate schedules)
     isrl_minibatch_sgd, isrl_local_sgd   paper 003 (ISRL-DP, M_r of N silos per round)
+    parameter_distortion          paper 001 Algorithms 1-3 (Bayesian leakage, not DP: exact TV / JS)
 Data: :func:`synthetic` (Dirichlet label skew, feature shift), :func:`bundled` (scikit-learn's
 bundled data sets split across clients, nothing downloaded) or :func:`from_client_arrays`.
 Many configurations: :func:`simulate_sweep` (configurations x seeds, in-process, processes or Dask)
@@ -15,6 +16,7 @@ Empirical checks of the bounds: :mod:`hockeystick.simulate.empirical`.
 
 from .data import FederatedData, from_client_arrays, synthetic
 from .datasets import bundled
+from .distortion import DistortionRunResult, LeakageReport, parameter_distortion
 from .evaluation import evaluate
 from .fedavg import noisy_fedavg, noisy_fedprox
 from .frontier import frontier, mean_over_seeds
@@ -24,6 +26,7 @@ from .result import RunResult
 from .sweep import simulate_sweep
 from .trusted_aggregator import trusted_aggregator
 
-__all__ = ["FederatedData", "RunResult", "bundled", "evaluate", "from_client_arrays", "frontier",
-           "isrl_local_sgd", "isrl_minibatch_sgd", "mean_over_seeds", "noisy_fedavg", "noisy_fedprox", "pnsgd",
-           "pnsgd_final_iterates", "pnsgd_guarantee", "simulate_sweep", "synthetic", "trusted_aggregator"]
+__all__ = ["DistortionRunResult", "FederatedData", "LeakageReport", "RunResult", "bundled", "evaluate",
+           "from_client_arrays", "frontier", "isrl_local_sgd", "isrl_minibatch_sgd", "mean_over_seeds", "noisy_fedavg",
+           "noisy_fedprox", "parameter_distortion", "pnsgd", "pnsgd_final_iterates", "pnsgd_guarantee",
+           "simulate_sweep", "synthetic", "trusted_aggregator"]

@@ -1,0 +1,60 @@
+"""The distortion variance that meets a target TV exactly (compare paper 001's Lemma 5.8).
+
+    sigma_eps^2 = sigma^2 rho*,   rho* the root of TV(N(0, I_d), N(0, (1 + rho) I_d)) = target,
+
+found by Chandrupatla's bracketing method (scipy.optimize.elementwise.find_root) on log rho.  The
+TV of the centred pair, F_d((1 + rho) a) - F_d(a) with a = d log(1 + rho) / rho, increases strictly
+from 0 to 1 as rho grows (the family N(0, s^2 I_d) has a monotone likelihood ratio in ||x||^2, so
+larger s^2 separates it further from s^2 = 1), so the root is unique and the smallest variance
+that reaches the target.  Paper 001's Lemma 5.8 gets its variance from Lemma 5.7's lower bound
+instead; docs/paper-001-errata.md compares the two.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+from scipy.optimize import elementwise
+
+from .._validation import positive, positive_integer, real
+from ._gaussian_pair import GaussianPair
+from .tv import _tv
+
+__all__ = ["distortion_variance_for_tv"]
+
+
+def _centred_tv(log_rho: np.ndarray, d: np.ndarray) -> np.ndarray:
+    rho = np.exp(log_rho)
+    pair = GaussianPair(rho.ravel(), np.broadcast_to(d, rho.shape).ravel(), np.zeros(rho.size), rho.shape, False)
+    return _tv(pair).reshape(rho.shape)
+
+
+def distortion_variance_for_tv(variance: npt.ArrayLike, dimension: npt.ArrayLike,
+                               target_tv: npt.ArrayLike) -> float | np.ndarray:
+    """The sigma_eps^2 with TV(N(mu, sigma^2 I_d), N(mu, (sigma^2 + sigma_eps^2) I_d)) = target_tv.
+
+    variance sigma^2 > 0, dimension d (whole number >= 1), target_tv in (0, 1); broadcast.  The
+    result's TV equals the target to ~1e-13 relative; every smaller variance gives a smaller TV.
+    """
+    v = positive(variance, "variance")
+    d = positive_integer(dimension, "dimension")
+    t = real(target_tv, "target_tv")
+    if not np.all((t > 0) & (t < 1)):
+        raise ValueError("target_tv must lie strictly between 0 and 1 (TV = 1 needs infinite noise)")
+    shape = np.broadcast_shapes(v.shape, d.shape, t.shape)
+    d_flat, t_flat = np.broadcast_to(d, shape).ravel(), np.broadcast_to(t, shape).ravel()
+    # TV ~ rho sqrt(d) / (2 sqrt(pi)) for small rho: start from that guess, a factor e^3 either side
+    guess = np.log(2.0 * np.sqrt(np.pi) * t_flat / np.sqrt(d_flat))
+
+    def gap(x: np.ndarray, dd: np.ndarray, tt: np.ndarray) -> np.ndarray:
+        return _centred_tv(x, dd) - tt
+
+    bracket = elementwise.bracket_root(gap, guess - 3.0, guess + 3.0, xmin=-700.0, xmax=700.0,
+                                       args=(d_flat, t_flat))
+    if not np.all(bracket.success):
+        raise RuntimeError("could not bracket the TV target (a bug: please report the arguments)")
+    root = elementwise.find_root(gap, (bracket.bracket[0], bracket.bracket[1]), args=(d_flat, t_flat),
+                                 tolerances=dict(xatol=1e-14, xrtol=0.0, fatol=0.0, frtol=0.0))
+    rho = np.exp(root.x).reshape(shape)
+    out = np.broadcast_to(v, shape) * rho
+    return float(out) if out.ndim == 0 else out

@@ -1,0 +1,186 @@
+"""Federated learning with parameter distortion (paper 001, Algorithms 1-3), utility beside leakage.
+
+Every round t each client k
+    (Alg. 2) draws each of its records independently with probability p (the sampling rate) and
+             takes one step W_t^(k) = W~_t - eta (1/|S|) sum_{i in S} grad L(W~_t, d_i)
+             (no step when it draws no record; gradients clipped to norm V if ``clip`` is finite);
+    (Alg. 3) uploads the distorted W~_{t+1}^(k) = W_t^(k) + N(0, sigma_eps^2 I_d);
+and the server averages W~_{t+1} = sum_k (n_k / n) W~_{t+1}^(k) (Alg. 1).
+
+sigma_eps^2 is given (``distortion_variance``) or calibrated from a leakage budget like Algorithm 1:
+``calibration="paper"`` uses Lemma 5.8's 100 sigma^2 (C_1 - tau) / sqrt(d) (valid for
+0 < C_1 - tau < 0.01); ``calibration="exact"`` the smallest variance whose exact TV is C_1 - tau.
+sigma^2 (``parameter_variance``) is the variance of the undistorted parameter, the paper's
+modelling input; the run reports, beside loss and accuracy, the exact TV and JS between
+N(., sigma^2 I_d) and N(., (sigma^2 + sigma_eps^2) I_d) and Lemma 5.7's bracket (see
+:mod:`hockeystick.leakage`).  This is Bayesian leakage as paper 001 defines it, not (eps, delta)-DP:
+``privacy`` stays empty.  Given the optimum W* (``optimum``), the run also reports the utility loss of
+Definition 3 (eqs. 2-4), eps_u = mean over clients and rounds of ||W_t^(k) - W*||^2 - ||W~_t^(k) - W*||^2
+(negative on average under zero-mean distortion: docs/paper-001-errata.md section 6).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+import numba
+import numpy as np
+from numba import njit, prange
+
+from .. import leakage
+from .data import FederatedData
+from .models import add_batch_gradient, coefficient_count, model_code, parameter_size
+from .randomness import NOISE, SAMPLING, generator
+from .result import RunResult
+from .rounds import run_rounds
+
+
+@njit(parallel=True, cache=True)
+def poisson_client_gradients(model, n_coef, w, features, norms, labels, offsets, uniforms, rate, clip, out):
+    """out[k] = mean clipped gradient at w over client k's records i with uniforms[i] < rate (Alg. 2's
+    Poisson sample); out[k] = 0 and drawn[k] = 0 when it draws none.  Returns drawn (records per client)."""
+    n_clients = offsets.shape[0] - 1
+    drawn = np.zeros(n_clients, dtype=np.int64)
+    for k in prange(n_clients):
+        lo, hi = offsets[k], offsets[k + 1]
+        rows = np.empty(hi - lo, dtype=np.int64)
+        count = 0
+        for i in range(lo, hi):
+            if uniforms[i] < rate:
+                rows[count] = i
+                count += 1
+        drawn[k] = count
+        if count == 0:
+            out[k, :] = 0.0
+        else:
+            add_batch_gradient(model, w, features, norms, labels, rows[:count], clip, np.empty(n_coef), out[k])
+    return drawn
+
+
+@dataclass(frozen=True)
+class LeakageReport:
+    """Paper 001's leakage quantities for one client's upload (all clients share the variance).
+
+    tv, js: exact TV and JS (nats) between N(., sigma^2 I_d) and N(., (sigma^2 + sigma_eps^2) I_d);
+    tv_bracket: Lemma 5.7's (lower, upper), a paper formula; tv_target: C_1 - tau when calibrated."""
+
+    parameter_variance: float
+    distortion_variance: float
+    dimension: int
+    tv: float
+    js: float
+    tv_bracket: tuple[float, float]
+    calibration: str
+    tv_target: float | None = None
+
+    def lines(self) -> list[str]:
+        lo, hi = self.tv_bracket
+        target = "" if self.tv_target is None else f", target C_1 - tau = {self.tv_target:.6g}"
+        return [f"  parameter distortion sigma_eps^2 = {self.distortion_variance:.6g} ({self.calibration}{target}), "
+                f"sigma^2 = {self.parameter_variance:.6g}, d = {self.dimension}",
+                f"  exact TV(P, P~) = {self.tv:.6g}  [Lemma 5.7 bracket, paper formula: {lo:.3g} .. {hi:.3g}]",
+                f"  exact JS(P, P~) = {self.js:.6g} nats (sqrt {math.sqrt(self.js):.6g})"]
+
+
+@dataclass
+class DistortionRunResult(RunResult):
+    """A :class:`RunResult` with paper 001's leakage report and, given W*, Definition 3's utility loss."""
+
+    leakage: LeakageReport | None = None
+    utility_loss: float | None = None
+
+    def summary(self, delta: float = 1e-5) -> str:
+        lines = [super().summary(delta)]
+        if self.leakage is not None:
+            lines += self.leakage.lines()
+        if self.utility_loss is not None:
+            lines.append(f"  utility loss eps_u (Definition 3, eq. 4) = {self.utility_loss:.6g}")
+        return "\n".join(lines)
+
+
+def _distortion_variance(parameter_variance: float, dimension: int, distortion_variance: float | None,
+                         c1: float | None, tau: float | None,
+                         calibration: str) -> tuple[float, float | None]:
+    if distortion_variance is not None:
+        if c1 is not None or tau is not None:
+            raise ValueError("give either distortion_variance or (c1, tau), not both")
+        if not distortion_variance >= 0 or not math.isfinite(distortion_variance):
+            raise ValueError("distortion_variance must be finite and >= 0")
+        return float(distortion_variance), None
+    if c1 is None or tau is None:
+        raise ValueError("give distortion_variance, or c1 and tau to calibrate it (Algorithm 1)")
+    if calibration == "paper":
+        return float(leakage.paper_distortion_variance(parameter_variance, dimension, c1, tau)), c1 - tau
+    if calibration == "exact":
+        target = float(leakage.paper_required_tv(c1, tau))
+        return float(leakage.distortion_variance_for_tv(parameter_variance, dimension, target)), target
+    raise ValueError(f"calibration must be 'paper' or 'exact', got {calibration!r}")
+
+
+def parameter_distortion(data: FederatedData, *, rounds: int, rate: float, sampling_rate: float,
+                         parameter_variance: float, distortion_variance: float | None = None,
+                         c1: float | None = None, tau: float | None = None,
+                         calibration: Literal["paper", "exact"] = "paper", clip: float = math.inf,
+                         optimum: np.ndarray | None = None, seed: int = 0, initial: np.ndarray | None = None,
+                         test: FederatedData | None = None, every: int | None = None, trajectory: bool = False,
+                         progress: bool = False, threads: int | None = None) -> DistortionRunResult:
+    """Train with paper 001's Algorithms 1-3 and report utility beside the leakage quantities.
+
+    rate: the step eta > 0; sampling_rate: p in (0, 1]; parameter_variance: sigma^2 > 0;
+    distortion_variance sigma_eps^2 >= 0, or c1 and tau with ``calibration`` ("paper": Lemma 5.8,
+    "exact": exact TV = c1 - tau); optimum: W* for Definition 3's utility loss (optional).
+    """
+    if rounds < 1:
+        raise ValueError("rounds must be >= 1")
+    if not rate > 0 or not 0 < sampling_rate <= 1 or not clip > 0:
+        raise ValueError("need rate > 0, 0 < sampling_rate <= 1 and clip > 0")
+    if not (parameter_variance > 0 and math.isfinite(parameter_variance)):
+        raise ValueError("parameter_variance must be finite and > 0")
+    code = model_code(data.model)
+    p = parameter_size(data.model, data.n_features, data.n_classes)
+    variance, target = _distortion_variance(parameter_variance, p, distortion_variance, c1, tau, calibration)
+    w0 = np.zeros(p) if initial is None else np.array(initial, dtype=float)
+    w_star = None if optimum is None else np.asarray(optimum, dtype=float)
+    if w0.shape != (p,) or (w_star is not None and w_star.shape != (p,)):
+        raise ValueError(f"initial and optimum must have shape ({p},)")
+    if threads is not None:
+        numba.set_num_threads(threads)
+    m = data.n_clients
+    weights = np.diff(data.offsets).astype(float) / data.offsets[-1]      # n_k / n
+    sampling, noising = generator(seed, SAMPLING), generator(seed, NOISE)
+    uniforms = np.empty(data.offsets[-1])
+    grads = np.empty((m, p))
+    n_coef = coefficient_count(code, data.n_classes)
+    norms = data.row_norms
+    w_global: np.ndarray = w0
+    gap_sum = 0.0   # sum over rounds of the clients' mean eps_u (Definition 3)
+
+    def step(t: int) -> np.ndarray:
+        nonlocal w_global, gap_sum
+        sampling.random(out=uniforms)
+        poisson_client_gradients(code, n_coef, w_global, data.features, norms, data.labels, data.offsets,
+                                 uniforms, float(sampling_rate), float(clip), grads)
+        local = w_global[None, :] - rate * grads                                 # W_t^(k)
+        uploads = local + math.sqrt(variance) * noising.standard_normal((m, p))  # W~_{t+1}^(k)
+        if w_star is not None:
+            gap_sum += float(np.mean(np.sum((local - w_star) ** 2, axis=1) - np.sum((uploads - w_star) ** 2, axis=1)))
+        w_global = weights @ uploads
+        return w_global
+
+    out = run_rounds(rounds, step, w0, data, test=test, every=every or max(1, rounds // 10),
+                     trajectory=trajectory, progress=progress, description="parameter distortion")
+    bracket = leakage.tv_bracket(parameter_variance, variance, p)
+    report = LeakageReport(
+        parameter_variance=float(parameter_variance), distortion_variance=variance, dimension=p,
+        tv=float(leakage.tv_exact(parameter_variance, variance, p)),
+        js=float(leakage.js_exact(parameter_variance, variance, p)),
+        tv_bracket=(float(bracket[0]), float(bracket[1])),
+        calibration="given" if target is None else calibration, tv_target=target)
+    config = dict(rounds=rounds, rate=rate, sampling_rate=sampling_rate, parameter_variance=parameter_variance,
+                  distortion_variance=variance, c1=c1, tau=tau, calibration=calibration, clip=clip, seed=seed,
+                  clients=m)
+    return DistortionRunResult("parameter distortion", config, out["weights"], out["metric_rounds"], out["loss"],
+                               out["accuracy"], [], out["test_loss"], out["test_accuracy"], out["trajectory"],
+                               leakage=report, utility_loss=None if w_star is None else gap_sum / rounds)
