@@ -14,9 +14,12 @@ speed-up that rises never fails; update the baseline (``python bench/run.py
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-__all__ = ["Verdict", "judge", "tolerance_for"]
+__all__ = ["BASELINES", "Verdict", "judge", "tolerance_for"]
+
+BASELINES = Path(__file__).resolve().parent / "baselines" / "short.json"
 
 
 @dataclass(frozen=True)

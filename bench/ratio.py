@@ -27,13 +27,15 @@ generated block of bench/README.md the row goes to.
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Literal
 
 Size = Literal["short", "full"]
 Clock = Literal["cpu", "wall"]
 
-__all__ = ["Pair", "RatioBenchmark", "REGISTRY", "ratio", "Size", "Clock"]
+__all__ = ["Pair", "RatioBenchmark", "REGISTRY", "ratio", "discover", "Size", "Clock"]
 
 
 @dataclass(frozen=True)
@@ -89,3 +91,10 @@ def ratio(name: str, *, title: str, anchor: str, table: str, unit: str = "calls"
         return build
 
     return register
+
+
+def discover() -> dict[str, RatioBenchmark]:
+    """Import every bench/bench_*.py (bench/ must be on sys.path) so that their declarations register."""
+    for path in sorted(Path(__file__).resolve().parent.glob("bench_*.py")):
+        importlib.import_module(path.stem)
+    return REGISTRY

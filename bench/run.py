@@ -20,7 +20,6 @@ not count against either side.  Benchmarks that want threads ask for them explic
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 import time
@@ -32,26 +31,18 @@ sys.path.insert(0, str(HERE))
 os.environ.setdefault("OMP_NUM_THREADS", "1")  # before hockeystick loads OpenMP (see the docstring)
 
 import numpy as np  # noqa: E402
-from gate import judge  # noqa: E402
-from measure import FULL_EFFORT, SHORT_EFFORT, Effort, measure  # noqa: E402
-from ratio import REGISTRY, RatioBenchmark, Size  # noqa: E402
+from gate import BASELINES, judge  # noqa: E402
+from measure import FULL_EFFORT, SHORT_EFFORT, Effort, measure, steady_heap  # noqa: E402
+from ratio import REGISTRY, Size, discover  # noqa: E402
 from results import SCHEMA, machine, read, utc_now, write  # noqa: E402
 from tables import blocks_for_run, render_baselines, update_readme  # noqa: E402
 
-BASELINES = HERE / "baselines" / "short.json"
 RESULTS = HERE / "results"
-
-
-def discover() -> dict[str, RatioBenchmark]:
-    """Import every bench/bench_*.py so that their @ratio declarations register."""
-    for path in sorted(HERE.glob("bench_*.py")):
-        importlib.import_module(path.stem)
-    return REGISTRY
 
 
 def run_all(names: list[str], size: Size, effort: Effort) -> dict[str, Any]:
     run: dict[str, Any] = {"schema": SCHEMA, "size": size, "started": utc_now(),
-                           "machine": machine(HERE.parent), "benchmarks": {}}
+                           "machine": {**machine(HERE.parent), "heap": steady_heap()}, "benchmarks": {}}
     for name in names:
         record = measure(REGISTRY[name], size, effort)
         run["benchmarks"][name] = record
