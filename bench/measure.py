@@ -45,7 +45,7 @@ class Effort:
 
 
 SHORT_EFFORT = Effort(min_pairs=9, max_pairs=61, budget=8.0, target=0.02)
-FULL_EFFORT = Effort(min_pairs=3, max_pairs=15, budget=120.0, target=0.03)
+FULL_EFFORT = Effort(min_pairs=3, max_pairs=15, budget=60.0, target=0.03)
 
 
 def steady_heap() -> str:
@@ -71,7 +71,8 @@ def steady_heap() -> str:
     if mallopt is None:
         return "allocator defaults (no glibc mallopt)"
     m_trim_threshold, m_mmap_threshold = -1, -3
-    ok = mallopt(m_mmap_threshold, 32 << 20) == 1 and mallopt(m_trim_threshold, 1 << 40) == 1
+    # mallopt takes a C int: 2 GiB - 1 is the largest trim threshold it can express
+    ok = mallopt(m_mmap_threshold, 32 << 20) == 1 and mallopt(m_trim_threshold, (1 << 31) - 1) == 1
     return "glibc: mmap threshold 32 MiB, no trimming" if ok else "allocator defaults (mallopt refused)"
 
 

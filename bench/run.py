@@ -1,6 +1,6 @@
 """Measure every declared ratio benchmark, store the run as JSON, gate it or regenerate the README tables.
 
-    python bench/run.py                       # short sizes: print the ratios, store bench/results/<time>-short.json
+    python bench/run.py                       # short sizes: print, store bench/results/<time>-short.json
     python bench/run.py --gate                # CI: short sizes against bench/baselines/short.json; exit 1 on a drop
     python bench/run.py --full                # full sizes (tens of minutes): store, then rewrite bench/README.md's tables
     python bench/run.py --update-baselines    # short sizes: rewrite bench/baselines/short.json (keeps its tolerance)
@@ -12,6 +12,11 @@ again (``--retries`` times, each with a fresh budget) and fails only if the medi
 its attempts is still below: a noisy neighbour during one attempt does not fail the build,
 a real slowdown does (every attempt is slow).
 
+Each benchmark is measured in a fresh Python process (``run.py --child NAME SIZE``), so
+no ratio depends on what ran before it in the same process: the heap's state, imported
+libraries and their threads (measured: the sweep-overhead ratio moved from 0.66 alone to
+0.89 after the other benchmarks in one process).
+
 Ratios are per core: CPU time, and OMP_NUM_THREADS=1 unless the caller sets it (threads=None
 then means one thread), so idle OpenMP workers spinning at a barrier on a loaded machine do
 not count against either side.  Benchmarks that want threads ask for them explicitly.
@@ -20,7 +25,10 @@ not count against either side.  Benchmarks that want threads ask for them explic
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -40,11 +48,32 @@ from tables import blocks_for_run, render_baselines, update_readme  # noqa: E402
 RESULTS = HERE / "results"
 
 
+EFFORT: dict[str, Effort] = {"short": SHORT_EFFORT, "full": FULL_EFFORT}
+
+
+def _child(name: str, size: Size, effort: Effort) -> None:
+    """Inside the fresh process: measure one benchmark, print its record as the last line of JSON."""
+    heap = steady_heap()
+    discover()
+    record = measure(REGISTRY[name], size, effort)
+    print(json.dumps({**record, "heap": heap, "effort": dataclasses.asdict(effort)}))
+
+
+def measure_isolated(name: str, size: Size, effort: Effort) -> dict[str, Any]:
+    """One benchmark measured in a fresh process (see the module docstring)."""
+    done = subprocess.run([sys.executable, __file__, "--child", name, size, json.dumps(dataclasses.asdict(effort))],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"benchmark {name} failed:\n{done.stderr.strip()}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def run_all(names: list[str], size: Size, effort: Effort) -> dict[str, Any]:
-    run: dict[str, Any] = {"schema": SCHEMA, "size": size, "started": utc_now(),
-                           "machine": {**machine(HERE.parent), "heap": steady_heap()}, "benchmarks": {}}
+    run: dict[str, Any] = {"schema": SCHEMA, "size": size, "started": utc_now(), "machine": machine(HERE.parent),
+                           "benchmarks": {}}
     for name in names:
-        record = measure(REGISTRY[name], size, effort)
+        record = measure_isolated(name, size, effort)
+        run["machine"]["heap"] = record.pop("heap")
         run["benchmarks"][name] = record
         print(f"{name:<34} {record['ratio']:8.3g}x  [{record['ratio_ci95'][0]:.3g}, {record['ratio_ci95'][1]:.3g}] "
               f"{record['pairs']:3d} pairs  ours {record['ours_seconds'] * 1e3:9.3f} ms  anchor "
@@ -66,7 +95,7 @@ def gate(run: dict[str, Any], baselines_path: Path, retries: int, effort: Effort
             break
         for name in failing:
             print(f"re-measuring {name} (attempt {attempt + 2} of {retries + 1})", flush=True)
-            attempts[name].append(measure(REGISTRY[name], "short", effort)["ratio"])
+            attempts[name].append(measure_isolated(name, "short", effort)["ratio"])
     verdicts = judge({n: float(np.median(a)) for n, a in attempts.items()}, baselines, names)
     run["gate"] = {"baselines": str(baselines_path.relative_to(HERE.parent)), "attempts": attempts,
                    "failed": [v.name for v in verdicts if v.failed]}
@@ -93,6 +122,8 @@ def main() -> int:
                         help=f"compare with the baselines (default {BASELINES.relative_to(HERE.parent)})")
     parser.add_argument("--retries", type=int, default=2, help="re-measurements of a failing benchmark (gate)")
     parser.add_argument("--update-baselines", action="store_true", help="store this short run as the baselines")
+    parser.add_argument("--min-pairs", type=int, help="override the warm pairs measured at least (short 9, full 3)")
+    parser.add_argument("--budget", type=float, help="override the seconds per benchmark (short 8, full 60)")
     parser.add_argument("--no-tables", action="store_true", help="with --full: do not touch bench/README.md")
     args = parser.parse_args()
 
@@ -108,7 +139,10 @@ def main() -> int:
         parser.error(f"unknown benchmark(s) {', '.join(unknown)}; --list shows the names")
     names = args.only or list(registry)
     size: Size = "full" if args.full else "short"
-    effort = FULL_EFFORT if args.full else SHORT_EFFORT
+    effort = EFFORT[size]
+    if args.min_pairs is not None or args.budget is not None:
+        effort = dataclasses.replace(effort, min_pairs=args.min_pairs or effort.min_pairs,
+                                     budget=args.budget or effort.budget)
     started = time.perf_counter()
     run = run_all(names, size, effort)
     ok = True
@@ -134,4 +168,7 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    if len(sys.argv) == 5 and sys.argv[1] == "--child":
+        _child(sys.argv[2], "full" if sys.argv[3] == "full" else "short", Effort(**json.loads(sys.argv[4])))
+    else:
+        sys.exit(main())

@@ -58,9 +58,9 @@ def render_run(run: dict[str, Any], table: str) -> str:
     cores = run["machine"]["cores"]
     rows = [_run_line(run), "",
             "| benchmark | anchor | items per call (ours / anchor) | hockeystick per call | anchor per call "
-            "| **speed-up** (median of pairs) | 95% CI, pairs | first calls: ours / anchor (speed-up) | goal "
-            "| clock | load (1 min), cores |",
-            "|---|---|---|---|---|---|---|---|---|---|---|"]
+            "| hockeystick items/s (per core if cpu) | **speed-up** (median of pairs) | 95% CI, pairs "
+            "| first calls: ours / anchor (speed-up) | goal | clock | load (1 min), cores |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, b in run["benchmarks"].items():
         if b["table"] != table:
             continue
@@ -68,7 +68,8 @@ def render_run(run: dict[str, Any], table: str) -> str:
         goal = "—" if b["goal"] is None else (f"≥ {b['goal']:g}× " + ("met" if b["ratio"] >= b["goal"] else "**not met**"))
         rows.append(
             f"| {b['title']} (`{name}`) | {b['anchor']} | {_items(b['ours_items'])} / {_items(b['anchor_items'])} "
-            f"{b['unit']} | {_seconds(b['ours_seconds'])} | {_seconds(b['anchor_seconds'])} | **{b['ratio']:.3g}×** "
+            f"{b['unit']} | {_seconds(b['ours_seconds'])} | {_seconds(b['anchor_seconds'])} "
+            f"| {b['ours_items_per_second']:.3g} | **{b['ratio']:.3g}×** "
             f"| {lo:.3g}–{hi:.3g}, {b['pairs']} | {_seconds(b['ours_first_seconds'])} / "
             f"{_seconds(b['anchor_first_seconds'])} ({b['first_call_ratio']:.3g}×) | {goal} | {b['clock']} "
             f"| {b['load_average'][0]:.1f}–{b['load_average'][1]:.1f}, {cores} |")

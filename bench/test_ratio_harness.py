@@ -92,7 +92,7 @@ def test_measure_recovers_a_known_ratio_and_discards_the_first_call() -> None:
 
     bench = RatioBenchmark("spin", "spin", "spin", "t", "items", "cpu", None,
                            lambda size: Pair(ours=lambda: spin(0.002), anchor=anchor, ours_items=2, anchor_items=1))
-    rec = measure(bench, "short", Effort(min_pairs=5, max_pairs=9, budget=5.0, target=0.5))
+    rec = measure(bench, "short", Effort(min_pairs=5, max_pairs=9, budget=120.0, target=0.5))
     assert rec["ratio"] == pytest.approx(4.0, rel=0.15)
     assert rec["anchor_first_seconds"] > 3 * rec["anchor_seconds"]
     assert rec["pairs"] >= 5 and rec["ratio_ci95"][0] <= rec["ratio"] <= rec["ratio_ci95"][1]
