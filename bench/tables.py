@@ -1,6 +1,7 @@
 """Rewrite the generated tables of bench/README.md from a stored run (the narrative stays hand-written).
 
     python bench/tables.py bench/results/<run>.json              # one block per table in the run
+    python bench/tables.py RUN.json RERUN.json                  # RERUN's benchmarks replace RUN's rows
     python bench/tables.py --baselines bench/baselines/short.json  # the gate's baseline block
 
 Each generated block sits between two marker lines in bench/README.md,
@@ -111,13 +112,27 @@ def blocks_for_run(run: dict[str, Any]) -> dict[str, str]:
     return {f"ratios/{t}": render_run(run, t) for t in tables}
 
 
+def merge(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One run from several of the same size: a later run's benchmarks replace an earlier run's."""
+    if len({r["size"] for r in runs}) != 1:
+        raise ValueError("runs to merge must have the same size (short or full)")
+    if len(runs) == 1:
+        return runs[0]
+    merged = {**runs[0], "benchmarks": {}, "finished": runs[-1]["finished"],
+              "source": f"{len(runs)} `{runs[0]['size']}` runs of `bench/run.py` (later runs replace rows)",
+              "machine": {**runs[0]["machine"], "load_average_end": runs[-1]["machine"]["load_average_end"]}}
+    for run in runs:
+        merged["benchmarks"].update(run["benchmarks"])
+    return merged
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("run", nargs="?", type=Path, help="a run's JSON (bench/results/*.json)")
+    parser.add_argument("runs", nargs="*", type=Path, help="runs' JSON (bench/results/*.json); later ones win")
     parser.add_argument("--baselines", type=Path, help="also render the gate's baseline block from this file")
     parser.add_argument("--readme", type=Path, default=README)
     args = parser.parse_args()
-    blocks = blocks_for_run(read(args.run)) if args.run else {}
+    blocks = blocks_for_run(merge([read(p) for p in args.runs])) if args.runs else {}
     if args.baselines:
         blocks["gate/baselines"] = render_baselines(read(args.baselines))
     update_readme(blocks, args.readme)

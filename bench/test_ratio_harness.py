@@ -13,7 +13,7 @@ from gate import BASELINES, judge
 from measure import Effort, measure, median_interval
 from ratio import REGISTRY, Pair, RatioBenchmark, discover, ratio
 from results import read
-from tables import render_baselines, render_run, replace_block
+from tables import merge, render_baselines, render_run, replace_block
 
 discover()
 
@@ -127,3 +127,15 @@ def test_render_run_states_load_and_cores_beside_every_row() -> None:
     rows = [line for line in table.splitlines() if line.startswith("| ") and "`" in line]
     assert rows and all(line.rstrip(" |").endswith(f", {run['machine']['cores']}") for line in rows)
     json.dumps(run)  # the stored form stays JSON
+
+
+def test_merge_lets_a_later_run_replace_rows_and_refuses_mixed_sizes() -> None:
+    first = copy.deepcopy(read(BASELINES))
+    name = sorted(first["benchmarks"])[0]
+    second = copy.deepcopy(first)
+    second["benchmarks"] = {name: {**first["benchmarks"][name], "ratio": 123.0}}
+    merged = merge([first, second])
+    assert merged["benchmarks"][name]["ratio"] == 123.0
+    assert set(merged["benchmarks"]) == set(first["benchmarks"])
+    with pytest.raises(ValueError, match="same size"):
+        merge([first, {**second, "size": "full"}])
