@@ -12,14 +12,16 @@ again (``--retries`` times, each with a fresh budget) and fails only if the medi
 its attempts is still below: a noisy neighbour during one attempt does not fail the build,
 a real slowdown does (every attempt is slow).
 
-Each benchmark is measured in a fresh Python process (``run.py --child NAME SIZE``), so
+Each benchmark is measured in a fresh Python process (``run.py --child NAME SIZE EFFORT``), so
 no ratio depends on what ran before it in the same process: the heap's state, imported
 libraries and their threads (measured: the sweep-overhead ratio moved from 0.66 alone to
 0.89 after the other benchmarks in one process).
 
 Ratios are per core: CPU time, and OMP_NUM_THREADS=1 unless the caller sets it (threads=None
-then means one thread), so idle OpenMP workers spinning at a barrier on a loaded machine do
-not count against either side.  Benchmarks that want threads ask for them explicitly.
+then means one thread).  With two OpenMP threads on the loaded 2-core box the PLD and
+stage-wise FedAvg ratios measured about half (presumably libgomp's spin-wait at barriers while
+the other thread waits for a core), and by an amount that moves with the load.  Benchmarks that want threads ask
+for them explicitly.
 """
 
 from __future__ import annotations
@@ -46,8 +48,6 @@ from results import SCHEMA, machine, read, utc_now, write  # noqa: E402
 from tables import blocks_for_run, render_baselines, update_readme  # noqa: E402
 
 RESULTS = HERE / "results"
-
-
 EFFORT: dict[str, Effort] = {"short": SHORT_EFFORT, "full": FULL_EFFORT}
 
 
