@@ -1,7 +1,8 @@
 """Run-to-run spread of stored short runs: what the gate's tolerance is chosen from.
 
     python bench/spread.py bench/results/spread/*.json
-    python bench/spread.py bench/results/spread/*.json --write-baselines --tolerance 0.25 --how "..."
+    python bench/spread.py bench/results/spread/*.json --write-baselines --tolerance 0.25 --how "..." \
+        --per-benchmark sweep_layer_overhead=0.4 --readme
 
 For each benchmark measured in every run: the median over runs of the run medians, the
 lowest and highest run median, and the largest fall of a run below the median of the
@@ -9,8 +10,9 @@ others, 1 − run / median(other runs).  That fall is what a clean run can show 
 baseline taken from one earlier run, so the tolerance must sit well above the largest one
 seen (bench/README.md, "The regression gate", says by how much).
 
-``--write-baselines`` stores, for every benchmark, the record of its median run (an odd
-number of runs: the middle one) as bench/baselines/short.json, with the tolerance given;
+``--write-baselines`` stores, for every benchmark, the record of its median run (the middle
+one; for an even number of runs the lower of the two middle ones) as bench/baselines/short.json,
+with the tolerance given;
 the baseline is then the typical run, not one drawn at random.
 """
 
@@ -75,6 +77,8 @@ def main() -> None:
     parser.add_argument("--write-baselines", action="store_true", help=f"write {BASELINES.name} from these runs")
     parser.add_argument("--tolerance", type=float, help="with --write-baselines: the default tolerance")
     parser.add_argument("--how", help="with --write-baselines: how the tolerance was chosen (one sentence)")
+    parser.add_argument("--per-benchmark", nargs="*", default=[], metavar="NAME=TOL",
+                        help="with --write-baselines: tolerances that override the default")
     parser.add_argument("--readme", action="store_true", help="rewrite the gate/spread block of bench/README.md")
     args = parser.parse_args()
     runs = [read(p) for p in args.runs]
@@ -85,7 +89,9 @@ def main() -> None:
     if args.write_baselines:
         if args.tolerance is None or not args.how:
             parser.error("--write-baselines needs --tolerance and --how")
-        write(BASELINES, median_run_baselines(runs, {"default": args.tolerance, "how_chosen": args.how}))
+        overrides = {name: float(tol) for name, tol in (item.split("=", 1) for item in args.per_benchmark)}
+        tolerance = {"default": args.tolerance, "per_benchmark": overrides, "how_chosen": args.how}
+        write(BASELINES, median_run_baselines(runs, tolerance))
         print(f"\nwrote {BASELINES}")
 
 
