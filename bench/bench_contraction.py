@@ -25,6 +25,7 @@ from scipy.optimize.elementwise import find_root
 from scipy.special import ndtr, ndtri
 
 from hockeystick.contraction import TrustedAggregator
+from ratio import Pair, Size, ratio
 
 N_USERS = 1000
 ETA, LIPSCHITZ, RADIUS = 0.1, 1.0, 1.0
@@ -143,6 +144,56 @@ def test_epsilon_grid_scipy(benchmark):
     axes = epsilon_grid(_scale())
     with np.errstate(all="ignore"):
         benchmark.pedantic(numpy_epsilon, args=axes, rounds=1, iterations=1)
+
+
+# ---- ratio benchmarks (bench/run.py; gated in CI): 1 thread, CPU time, i.e. points per core ----------
+
+def _finite_agree(ours: np.ndarray, theirs: np.ndarray) -> None:
+    """Where the textbook formula is finite and not cancelling (delta > 1e-6), it agrees with hockeystick."""
+    theirs = np.broadcast_to(theirs, ours.shape)
+    ok = np.isfinite(theirs) & (ours > 1e-6)
+    assert ok.any()
+    np.testing.assert_allclose(theirs[ok], ours[ok], rtol=1e-4)
+
+
+@ratio("contraction_delta_grid", title="000 Thm 2 δ on a (σ, T, m, ε) grid, 1 thread",
+       anchor="numpy/scipy broadcasting, same closed form", table="contraction", unit="points", clock="cpu")
+def contraction_delta_grid(size: Size) -> Pair:
+    axes = delta_grid(1.0 if size == "full" else 0.05)
+    count = int(np.prod(np.broadcast_shapes(*(np.shape(a) for a in axes))))
+
+    def anchor() -> np.ndarray:
+        with np.errstate(all="ignore"):
+            return numpy_delta(*axes)
+
+    return Pair(ours=lambda: hockeystick_delta(*axes, 1), anchor=anchor, ours_items=count, anchor_items=count,
+                check=_finite_agree)
+
+
+@ratio("contraction_delta_points", title="000 Thm 2 δ on unstructured random points, 1 thread",
+       anchor="numpy/scipy, same closed form", table="contraction", unit="points", clock="cpu")
+def contraction_delta_points(size: Size) -> Pair:
+    pts = delta_points(10_000_000 if size == "full" else 50_000)
+
+    def anchor() -> np.ndarray:
+        with np.errstate(all="ignore"):
+            return numpy_delta(*pts)
+
+    return Pair(ours=lambda: hockeystick_delta(*pts, 1), anchor=anchor, ours_items=pts[0].size,
+                anchor_items=pts[0].size, check=_finite_agree)
+
+
+@ratio("contraction_epsilon_grid", title="000 Thm 2 ε(δ) on a (σ, m, δ) grid, 1 thread",
+       anchor="scipy `find_root` on the same closed form", table="contraction", unit="points", clock="cpu")
+def contraction_epsilon_grid(size: Size) -> Pair:
+    axes = epsilon_grid(1.0 if size == "full" else 1e-2)
+    count = int(np.prod(np.broadcast_shapes(*(np.shape(a) for a in axes))))
+
+    def anchor() -> np.ndarray:
+        with np.errstate(all="ignore"):
+            return numpy_epsilon(*axes)
+
+    return Pair(ours=lambda: hockeystick_epsilon(*axes, 1), anchor=anchor, ours_items=count, anchor_items=count)
 
 
 # ---- the side-by-side table ----------------------------------------------------------------------

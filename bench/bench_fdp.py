@@ -15,6 +15,7 @@ import pytest
 
 from hockeystick.fdp import NoisyFedAvg
 from hockeystick.rdp import SubsampledGaussianRDP
+from ratio import Pair, Size, ratio
 
 
 def fedavg_grid(n_points: int, schedule: str, max_rounds: int) -> dict[str, np.ndarray]:
@@ -114,3 +115,60 @@ def test_rdp_sigma_sweep(benchmark, size) -> None:
     benchmark.extra_info.update(sigmas=sigma.size, dp_accounting_seconds_per_sigma=per_sigma,
                                 dp_accounting_extrapolated_seconds=per_sigma * sigma.size,
                                 max_rel_diff=float(np.abs(eps[:looped.size] / np.array(ref) - 1).max()))
+
+
+# ---- ratio benchmarks (bench/run.py; gated in CI) -------------------------------------------------
+
+def _fedavg_pair(size: Size, schedule: str, max_rounds: int) -> Pair:
+    n, looped = (1_000_000, 300) if size == "full" else (2_000, 20)
+    p = fedavg_grid(n, schedule, max_rounds)
+
+    def ours() -> np.ndarray:
+        return NoisyFedAvg(**p).mu_paper_h0
+
+    def anchor() -> np.ndarray:
+        return np.array([numpy_engine_mu(p, i)[0] for i in range(looped)])
+
+    def check(mu: np.ndarray, ref: np.ndarray) -> None:
+        ok = np.isfinite(ref)
+        np.testing.assert_allclose(mu[:looped][ok], ref[ok], rtol=1e-9)
+
+    return Pair(ours=ours, anchor=anchor, ours_items=n, anchor_items=looped, check=check)
+
+
+@ratio("fdp_fedavg_constant", title="noisy FedAvg μ (paper 004 eq. 16 and the valid μ), constant rate, random "
+       "(σ, T ≤ 10^4, K, m, V, a) grid of 10^6 points (short: 2000)",
+       anchor="straightforward numpy per point (η matrix, ρ_t, γ_t, P_t), looped over 300 points (short: 20)",
+       table="fdp", unit="points", clock="cpu")
+def fdp_fedavg_constant(size: Size) -> Pair:
+    return _fedavg_pair(size, "constant", 10_000)
+
+
+@ratio("fdp_fedavg_stagewise", title="noisy FedAvg μ, stage-wise rate, T ≤ 1000, 10^6 points (short: 2000)",
+       anchor="straightforward numpy per point, looped over 300 points (short: 20)", table="fdp", unit="points",
+       clock="cpu")
+def fdp_fedavg_stagewise(size: Size) -> Pair:
+    return _fedavg_pair(size, "stagewise", 1_000)
+
+
+@ratio("rdp_sigma_sweep", title="RDP ε, q = 0.01, T = 10^4, δ = 1e-5, 1000 σ in [0.5, 5] in one call (short: 20)",
+       anchor="dp_accounting `RdpAccountant`, looped (20 σ; short: 2)", table="fdp", unit="σ", clock="cpu")
+def rdp_sigma_sweep(size: Size) -> Pair:
+    import dp_accounting
+
+    sigma = np.linspace(0.5, 5.0, 1000 if size == "full" else 20)
+    looped = sigma[:: sigma.size // (20 if size == "full" else 2)]
+
+    def anchor() -> list[float]:
+        out = []
+        for s in looped:
+            acct = dp_accounting.rdp.RdpAccountant()
+            acct.compose(dp_accounting.PoissonSampledDpEvent(0.01, dp_accounting.GaussianDpEvent(float(s))), 10_000)
+            out.append(acct.get_epsilon(1e-5))
+        return out
+
+    def check(eps: np.ndarray, ref: list[float]) -> None:
+        np.testing.assert_allclose(eps[np.searchsorted(sigma, looped)], ref, rtol=1e-9)
+
+    return Pair(ours=lambda: SubsampledGaussianRDP(sigma=sigma, sampling_rate=0.01, rounds=10_000).epsilon(1e-5),
+                anchor=anchor, ours_items=sigma.size, anchor_items=looped.size, check=check)

@@ -24,6 +24,7 @@ import hockeystick.simulate as sim
 from hockeystick.simulate.fedavg import average_local_models
 from hockeystick.simulate.models import LOGISTIC
 from hockeystick.simulate.randomness import NOISE, SAMPLING, ClientStreams, generator
+from ratio import Pair, Size, ratio
 
 LOCAL_STEPS = 5
 SAMPLES_PER_CLIENT = 10
@@ -124,6 +125,36 @@ def test_first_call_compile_time(benchmark):
         warm = benchmark.pedantic(first_call, rounds=1, iterations=1)
     benchmark.extra_info["compile_seconds_cold_cache"] = cold
     benchmark.extra_info["import_and_first_calls_seconds_warm_cache"] = warm
+
+
+@ratio("simulate_fedavg_round", title="one noisy FedAvg round, K = 10^4 clients (short: 2000), d = 100, 5 local "
+       "steps, numba on 1 thread", anchor="the same round vectorized in numpy", table="simulate",
+       unit="client-steps", clock="cpu")
+def simulate_fedavg_round(size: Size) -> Pair:
+    """Per core: numba's prange round on one thread against numpy's, identical inputs and result (one thread,
+    because idle prange workers waiting at the barrier would count as CPU time on a loaded machine)."""
+    import numba
+
+    clients = 10_000 if size == "full" else 2_000
+    data, u, z = problem(clients, 100)
+    norms, etas = data.row_norms, np.full(LOCAL_STEPS, RATE)
+    w = np.full(data.n_features, 0.01)
+
+    def check(ours: np.ndarray, theirs: np.ndarray) -> None:
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-13)
+
+    def ours() -> np.ndarray:
+        threads = numba.get_num_threads()
+        numba.set_num_threads(1)
+        try:
+            return numba_round(w, data, norms, u, etas, CLIP, z, SIGMA)
+        finally:
+            numba.set_num_threads(threads)
+
+    steps = clients * LOCAL_STEPS
+    return Pair(ours=ours,
+                anchor=lambda: numpy_round(w, data, norms, u, etas, CLIP, z, SIGMA), ours_items=steps,
+                anchor_items=steps, check=check)
 
 
 def full_run(clients: int, d: int, rounds: int) -> None:

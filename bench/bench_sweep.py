@@ -18,6 +18,7 @@ from hockeystick.calibrate import calibrate
 from hockeystick.gaussian_mechanism import GaussianMechanism
 from hockeystick.sweep import Grid, run_sweep
 from hockeystick.sweep.run import default_chunk_size, evaluate_chunk
+from ratio import Pair, Size, ratio
 
 
 def _grid() -> Grid:
@@ -121,3 +122,59 @@ def test_calibrate_sigma_dp_accounting_loop(benchmark, method):
     exact = calibrate("gaussian", "sigma", epsilon=eps, delta=1e-5, rounds=rounds)
     benchmark.extra_info["points"] = len(rounds)
     benchmark.extra_info["sigma_over_exact"] = [float(x) for x in np.asarray(sigma) / exact]
+
+
+# ---- ratio benchmarks (bench/run.py; gated in CI) -------------------------------------------------
+
+@ratio("sweep_layer_overhead", title="`run_sweep` to memory (chunks, axis columns, summary), σ × T × ε grid of "
+       "10^7 points (short: 2·10^5)", anchor="one vectorized `GaussianMechanism.delta` call on the open mesh",
+       table="sweep", unit="points", clock="cpu")
+def sweep_layer_overhead(size: Size) -> Pair:
+    """Speed of the whole sweep relative to the direct call: 1 means no overhead, 0.8 means 25% more time."""
+    n_sigma, n_eps = (1000, 1000) if size == "full" else (100, 200)
+    grid = Grid.from_parameters("gaussian", "delta", {
+        "sigma": f"log:0.5:50:{n_sigma}", "rounds": "log:1:10000:10", "epsilon": f"log:0.01:20:{n_eps}"})
+
+    def check(result: object, direct: np.ndarray) -> None:
+        assert result.points == direct.size  # type: ignore[attr-defined]
+
+    return Pair(ours=lambda: run_sweep(grid, progress=False), anchor=lambda: _direct(grid), ours_items=grid.size,
+                anchor_items=grid.size, check=check)
+
+
+@ratio("sweep_chunked_evaluation", title="the sweep's chunked evaluation alone (chunk geometry, parameter slices, one "
+       "call per 1M-point chunk), 10^7 points (short: 2·10^5)",
+       anchor="one vectorized `GaussianMechanism.delta` call on the open mesh", table="sweep", unit="points",
+       clock="cpu")
+def sweep_chunked_evaluation(size: Size) -> Pair:
+    """What run_sweep does per chunk, without the output columns: near 1 (or above: chunks stay in cache)."""
+    n_sigma, n_eps = (1000, 1000) if size == "full" else (100, 200)
+    grid = Grid.from_parameters("gaussian", "delta", {
+        "sigma": f"log:0.5:50:{n_sigma}", "rounds": "log:1:10000:10", "epsilon": f"log:0.01:20:{n_eps}"})
+    return Pair(ours=lambda: _chunked(grid), anchor=lambda: _direct(grid), ours_items=grid.size,
+                anchor_items=grid.size)
+
+
+@ratio("calibrate_sigma", title="σ for (ε ∈ [0.1, 10], δ = 1e-5), T ∈ [1, 10^4], 1000 points in one call "
+       "(short: 100)", anchor="dp_accounting `calibrate_dp_mechanism` + `RdpAccountant`, looped (50 points; short: 2)",
+       table="sweep", unit="points", clock="cpu")
+def calibrate_sigma(size: Size) -> Pair:
+    """Exact σ of the composed Gaussian (bracketing + Chandrupatla) against dp_accounting's RDP σ, which is
+    larger (the RDP conversion is loose): checked, so a faster anchor cannot be a wrong one."""
+    import dp_accounting
+
+    n, looped = (1000, 50) if size == "full" else (100, 2)
+    rng = np.random.default_rng(7)
+    rounds, eps = rng.integers(1, 10_000, n).astype(float), 10 ** rng.uniform(-1, 1, n)
+
+    def anchor() -> list[float]:
+        return [dp_accounting.calibrate_dp_mechanism(
+            dp_accounting.rdp.RdpAccountant,
+            lambda s, t=t: dp_accounting.SelfComposedDpEvent(dp_accounting.GaussianDpEvent(s), int(t)),
+            float(e), 1e-5) for t, e in zip(rounds[:looped], eps[:looped])]
+
+    def check(ours: np.ndarray, theirs: list[float]) -> None:
+        assert np.all(ours[:looped] <= np.asarray(theirs) * (1 + 1e-6)), (ours[:looped], theirs)
+
+    return Pair(ours=lambda: calibrate("gaussian", "sigma", epsilon=eps, delta=1e-5, rounds=rounds), anchor=anchor,
+                ours_items=n, anchor_items=looped, check=check)

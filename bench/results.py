@@ -1,0 +1,92 @@
+"""The stored form of a benchmark run: one JSON file, schema ``hockeystick-bench-ratios/1``.
+
+    {
+      "schema": "hockeystick-bench-ratios/1",
+      "size": "short" | "full",
+      "started": "2026-11-22T11:40:00Z", "finished": "...",
+      "machine": {"cores": 2, "affinity": 2, "cpu": "AMD EPYC ...", "load_average": [1m, 5m, 15m] at start,
+                  "load_average_end": [...], "platform": "...", "python": "3.12.3",
+                  "versions": {"hockeystick": "0.1.0", "numpy": ..., "scipy": ..., "dp_accounting": ...,
+                               "prv_accountant": ..., "numba": ...},
+                  "commit": "git HEAD or null", "env": {"OMP_NUM_THREADS": ..., "NUMBA_NUM_THREADS": ...}},
+      "benchmarks": {name: record of measure.measure (ratio, ratio_ci95, ratio_quartiles, ratio_range,
+                     pairs, ours_seconds, anchor_seconds, *_first_seconds, load_average, ...)}
+    }
+
+Runs go to bench/results/ (not committed); baselines (bench/baselines/short.json) have
+the same schema plus a "tolerance" object (see gate.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import time
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+SCHEMA = "hockeystick-bench-ratios/1"
+PACKAGES = ("hockeystick", "numpy", "scipy", "dp-accounting", "prv-accountant", "numba", "pytest-benchmark")
+
+__all__ = ["SCHEMA", "machine", "utc_now", "write", "read"]
+
+
+def utc_now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def _commit(repo: Path) -> str | None:
+    try:
+        out = subprocess.run(["git", "-C", str(repo), "rev-parse", "--short", "HEAD"], capture_output=True,
+                             text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() or None
+
+
+def _version(package: str) -> str | None:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def machine(repo: Path) -> dict[str, Any]:
+    """Cores, CPU, load average, versions and commit: what a figure needs beside it."""
+    return {
+        "cores": os.cpu_count(),
+        "affinity": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
+        "cpu": _cpu_model(),
+        "load_average": list(os.getloadavg()),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "versions": {p: _version(p) for p in PACKAGES},
+        "commit": _commit(repo),
+        "env": {k: os.environ[k] for k in ("OMP_NUM_THREADS", "NUMBA_NUM_THREADS", "OMP_WAIT_POLICY")
+                if k in os.environ},
+    }
+
+
+def write(path: Path, run: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(run, indent=1, sort_keys=False) + "\n")
+
+
+def read(path: Path) -> dict[str, Any]:
+    run = json.loads(Path(path).read_text())
+    if run.get("schema") != SCHEMA:
+        raise ValueError(f"{path}: schema must be {SCHEMA!r}, got {run.get('schema')!r}")
+    return run
