@@ -14,7 +14,9 @@ Grid.  With a fixed ``value_discretization_interval`` the PLD is built once on t
 ``accuracy`` the grid starts at ``COARSEST_INTERVAL`` and shrinks by 0.9 sqrt(accuracy / width)
 (the certified bracket narrows like h^2 for connect-the-dots PMFs) until the bracket at the asked
 point is no wider than ``accuracy`` (absolute in epsilon, relative in delta) or the grid reaches
-``FINEST_INTERVAL``; the final grid's bounds are reported, so they are certified either way.
+``FINEST_INTERVAL`` or the composed grid would exceed ``MAX_POINTS`` (finite pairs' brackets narrow
+only like h, so a tight target can be out of reach); the final grid's bounds are reported, so they
+are certified either way.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from ..pld.randomized_response import randomized_response
 THETA_MARGIN = 4e-12
 COARSEST_INTERVAL = 1e-3
 FINEST_INTERVAL = 1e-5
+MAX_POINTS = 1 << 20
 
 Mechanism = tuple  # ("name", *parameters): hashable, one per distinct mechanism
 
@@ -124,13 +127,28 @@ class PlanProfile:
             lo, up = getattr(self._pld(self.fixed_interval), method)(x, bound="both")
             return float(lo), float(up)
         h = COARSEST_INTERVAL
+        previous: tuple[float, float] | None = None
         while True:
-            lo, up = (float(v) for v in getattr(self._pld(h), method)(x, bound="both"))
+            pld = self._pld(h)
+            lo, up = (float(v) for v in getattr(pld, method)(x, bound="both"))
             width = up - lo if method == "epsilon" else (up - lo) / max(up, 1e-300)
             if width <= self.accuracy or h <= FINEST_INTERVAL:
                 return lo, up
-            shrink = 0.9 * math.sqrt(self.accuracy / width) if math.isfinite(width) else 0.5
-            h = max(h * min(shrink, 0.9), FINEST_INTERVAL)
+            # width ~ h^k: k = 2 for continuous laws (connect the dots), 1 for atoms; measured once two
+            # grids are known, so the next grid is aimed at the target directly.
+            k = 2.0
+            if previous is not None and 0 < width < previous[1]:
+                k = min(max(math.log(previous[1] / width) / math.log(previous[0] / h), 0.5), 2.0)
+            previous = (h, width)
+            shrink = 0.9 * (self.accuracy / width) ** (1.0 / k) if math.isfinite(width) else 0.5
+            # Budget: the composed grid grows like 1/h; stop where the next one would exceed MAX_POINTS
+            # (finite pairs' brackets narrow only like h, so their target may be out of reach).
+            points = max(pmf.p.size for pmf in pld.composed(True))
+            floor = h * points / MAX_POINTS
+            nxt = max(h * min(shrink, 0.9), FINEST_INTERVAL, floor)
+            if nxt >= 0.95 * h:
+                return lo, up
+            h = nxt
 
     def delta(self, epsilon: float) -> tuple[float, float]:
         """Certified (lower, upper) on delta(epsilon)."""

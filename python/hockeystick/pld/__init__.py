@@ -7,10 +7,19 @@
 Modules: ``mechanisms`` (constructors), ``pmf`` (grid PMF and its hockey-stick
 curve), ``compose`` (FFT composition with charged truncation and round-off),
 ``distribution`` (the PLD object), ``accountant`` (accountants over rounds),
-``fixed_batch`` (accountants for fixed-size batches under replace-one).
+``fixed_batch`` (accountants for fixed-size batches under replace-one); exact finite pairs in
+``canonical`` (any (eps, delta)-DP mechanism), ``randomized_response``, ``discrete_laplace``;
+location mixtures with a monotone loss (``monotone``: one atom per loss cell) in
+``gaussian_mixture`` (dp_accounting's mixture of Gaussians) and ``laplace_mixture``
+(Poisson-subsampled Laplace).
 """
 
 from .accountant import PLDAccountant, SubsampledGaussianPLD
+from .canonical import eps_delta_dp
+from .discrete_laplace import discrete_laplace
+from .gaussian_mixture import mixture_of_gaussians
+from .laplace_mixture import laplace_mixture, subsampled_laplace
+from .randomized_response import randomized_response
 from .distribution import PrivacyLossDistribution
 from .fixed_batch import FixedBatchGaussianPLD, WithReplacementBatchGaussianPLD
 from .mechanisms import (
@@ -27,11 +36,17 @@ __all__ = [
     "PLDAccountant",
     "PrivacyLossDistribution",
     "SubsampledGaussianPLD",
+    "discrete_laplace",
+    "eps_delta_dp",
     "WithReplacementBatchGaussianPLD",
     "fixed_size_subsampled_gaussian",
     "from_distributions",
     "gaussian",
     "laplace",
+    "laplace_mixture",
+    "mixture_of_gaussians",
+    "randomized_response",
+    "subsampled_laplace",
     "subsampled_gaussian",
     "with_replacement_subsampled_gaussian",
 ]
