@@ -9,6 +9,9 @@ return the certified (lower, upper).  The events it takes, and why each analysis
 listed in ``dp_events``; the composition is hockeystick's (``plan``).  It works unchanged inside
 ``dp_accounting.mechanism_calibration.calibrate_dp_mechanism``.
 
+``HockeystickRdpAccountant`` (``rdp_accountant``) does the same for dp_accounting's
+``RdpAccountant``, with finer default orders.
+
 This module imports dp_accounting; ``import hockeystick`` does not.
 """
 
@@ -21,10 +24,11 @@ from dp_accounting.privacy_accountant import NeighboringRelation, PrivacyAccount
 
 from .dp_events import Unsupported, check_count, plan_for
 from .plan import CompositionPlan, PlanProfile
+from .rdp_accountant import HockeystickRdpAccountant
 
 DEFAULT_ACCURACY = 1e-3
 
-__all__ = ["HockeystickAccountant", "NeighboringRelation"]
+__all__ = ["HockeystickAccountant", "HockeystickRdpAccountant", "NeighboringRelation"]
 
 
 def _epsilon_argument(target_epsilon: float) -> float:
