@@ -26,7 +26,7 @@ from .dp_events import Unsupported, check_count, plan_for
 from .plan import CompositionPlan, PlanProfile
 from .rdp_accountant import HockeystickRdpAccountant
 
-DEFAULT_ACCURACY = 1e-3
+DEFAULT_ACCURACY = 1e-4
 
 __all__ = ["HockeystickAccountant", "HockeystickRdpAccountant", "NeighboringRelation"]
 

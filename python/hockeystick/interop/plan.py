@@ -126,13 +126,14 @@ class PlanProfile:
         if self.fixed_interval is not None:
             lo, up = getattr(self._pld(self.fixed_interval), method)(x, bound="both")
             return float(lo), float(up)
+        target = float(self.accuracy) if self.accuracy is not None else 0.0
         h = COARSEST_INTERVAL
         previous: tuple[float, float] | None = None
         while True:
             pld = self._pld(h)
             lo, up = (float(v) for v in getattr(pld, method)(x, bound="both"))
             width = up - lo if method == "epsilon" else (up - lo) / max(up, 1e-300)
-            if width <= self.accuracy or h <= FINEST_INTERVAL:
+            if width <= target or h <= FINEST_INTERVAL:
                 return lo, up
             # width ~ h^k: k = 2 for continuous laws (connect the dots), 1 for atoms; measured once two
             # grids are known, so the next grid is aimed at the target directly.
@@ -140,7 +141,7 @@ class PlanProfile:
             if previous is not None and 0 < width < previous[1]:
                 k = min(max(math.log(previous[1] / width) / math.log(previous[0] / h), 0.5), 2.0)
             previous = (h, width)
-            shrink = 0.9 * (self.accuracy / width) ** (1.0 / k) if math.isfinite(width) else 0.5
+            shrink = 0.9 * (target / width) ** (1.0 / k) if math.isfinite(width) else 0.5
             # Budget: the composed grid grows like 1/h; stop where the next one would exceed MAX_POINTS
             # (finite pairs' brackets narrow only like h, so their target may be out of reach).
             points = max(pmf.p.size for pmf in pld.composed(True))
