@@ -118,6 +118,40 @@ def test_randomized_response_against_exact_and_dp_accounting(relation):
     assert theirs[0] <= up and lo <= theirs[1] and up <= theirs[1] + 1e-4
 
 
+def test_truncated_subsampled_gaussian_against_dp_accounting():
+    from dp_accounting.pld import privacy_loss_distribution as P
+    event = E.TruncatedSubsampledGaussianDpEvent(1000, 0.05, 40, 1.0)
+    lo, up = HockeystickAccountant(value_discretization_interval=1e-4).compose(event, 20).get_epsilon_bracket(DELTA)
+    theirs = P.from_truncated_subsampled_gaussian_mechanism(1000, 0.05, 40, 1.0).self_compose(20)
+    pessimistic = theirs.get_epsilon_for_delta(DELTA)
+    assert lo <= pessimistic and abs(up - pessimistic) < 1e-4 and up - lo < 1e-4
+    # No truncation possible (B >= n): the Poisson-subsampled Gaussian itself.
+    lo2, up2 = HockeystickAccountant(value_discretization_interval=1e-4).compose(
+        E.TruncatedSubsampledGaussianDpEvent(100, 0.05, 100, 1.0), 20).get_epsilon_bracket(DELTA)
+    ref = pld.subsampled_gaussian(1.0, 0.05).self_compose(20).epsilon(DELTA, bound="both")
+    assert (lo2, up2) == pytest.approx(ref, rel=1e-12)
+
+
+def test_poisson_sampled_discrete_laplace_against_enumeration():
+    from hockeystick.pld.discrete_laplace import discrete_laplace_pair
+    p, q = discrete_laplace_pair(0.7, 2)
+    rate, count = 0.3, 3
+    mixed = (1 - rate) * q + rate * p
+    acc = HockeystickAccountant(accuracy=1e-5).compose(E.PoissonSampledDpEvent(rate, E.DiscreteLaplaceDpEvent(0.7, 2)), count)
+    from itertools import product
+    for eps in (0.1, 0.5):
+        exact = 0.0
+        for a, b in ((mixed, q), (q, mixed)):
+            total = 0.0
+            for idx in product(range(p.size), repeat=count):
+                pa = np.prod([a[i] for i in idx])
+                qb = np.prod([b[i] for i in idx])
+                total += max(pa - np.exp(eps) * qb, 0.0)
+            exact = max(exact, total)
+        lo, up = acc.get_delta_bracket(eps)
+        assert lo <= exact * (1 + 1e-12) and up >= exact * (1 - 1e-12) and up - lo <= 1e-3 * exact
+
+
 def test_gaussian_only_is_exact_and_replace_one_doubles_the_shift():
     from hockeystick import theta_epsilon
     add_remove = HockeystickAccountant().compose(E.GaussianDpEvent(2.0), 100)
@@ -157,7 +191,8 @@ def test_non_private_and_no_op_events():
     (NeighboringRelation.ADD_OR_REMOVE_ONE, E.SampledWithoutReplacementDpEvent(100, 10, E.GaussianDpEvent(1.0))),
     (NeighboringRelation.REPLACE_ONE, E.LaplaceDpEvent(1.0)),
     (NeighboringRelation.REPLACE_ONE, E.PoissonSampledDpEvent(0.1, E.GaussianDpEvent(1.0))),
-    (NeighboringRelation.ADD_OR_REMOVE_ONE, E.PoissonSampledDpEvent(0.1, E.DiscreteLaplaceDpEvent(0.5, 1))),
+    (NeighboringRelation.ADD_OR_REMOVE_ONE, E.PoissonSampledDpEvent(0.1, E.RandomizedResponseDpEvent(0.5, 3))),
+    (NeighboringRelation.REPLACE_ONE, E.TruncatedSubsampledGaussianDpEvent(1000, 0.05, 40, 1.0)),
     (NeighboringRelation.ADD_OR_REMOVE_ONE, E.ComposedDpEvent([E.GaussianDpEvent(1.0), E.ZCDpEvent(0.1)])),
 ])
 def test_unsupported_events_are_refused_with_dp_accountings_error(relation, event):

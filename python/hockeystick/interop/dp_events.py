@@ -12,7 +12,8 @@ naming the field and the rule.
 | DiscreteLaplace(a, s) | add/remove, replace-special | ``pld.discrete_laplace.discrete_laplace`` |
 | MixtureOfGaussians(sigma, s, p) | add/remove, replace-special | ``pld.gaussian_mixture`` |
 | RandomizedResponse(p, k) | replace-one, replace-special | ``pld.randomized_response`` |
-| PoissonSampled(q, Gaussian / Laplace / MoG) | add/remove, replace-special | Zhu, Dong, Wang 2022, Thm 11 |
+| PoissonSampled(q, Gaussian / Laplace / MoG / DiscreteLaplace) | add/remove, replace-special | Zhu, Dong, Wang 2022, Thm 11 (``pld.subsampling`` for the finite pair) |
+| TruncatedSubsampledGaussian(n, q, B, sigma) | add/remove, replace-special | ``pld.truncated_subsampling`` |
 | SampledWithoutReplacement(n, m, Gaussian) | replace-one | ``pld.fixed_size_subsampled_gaussian`` |
 | SampledWithReplacement(n, K, Gaussian) | replace-one | ``pld.with_replacement_subsampled_gaussian`` |
 | SelfComposed, Composed, NoOp, NonPrivate | any | counts, sums, nothing, epsilon = inf |
@@ -145,6 +146,15 @@ def _visit(event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: C
     if isinstance(event, (ev.SampledWithoutReplacementDpEvent, ev.SampledWithReplacementDpEvent)):
         _fixed_size(event, count, relation, plan)
         return
+    if isinstance(event, ev.TruncatedSubsampledGaussianDpEvent):
+        _require(event, relation, ADD_REMOVE, "`TruncatedSubsampledGaussianDpEvent`")
+        q = _probability(event, "sampling_probability")
+        n = _integer(event, "dataset_size", 0)
+        b = _integer(event, "truncated_batch_size", 0)
+        sigma = _nonnegative(event, "noise_multiplier")
+        if q > 0 and n > 0 and b > 0:
+            _add(plan, ("truncated_gaussian", n, q, b, sigma), count, sigma == 0)
+        return
     raise Unsupported(event, "Unsupported event.")
 
 
@@ -174,9 +184,10 @@ def _poisson(event: ev.PoissonSampledDpEvent, count: int, relation: NeighboringR
     if relation == NeighboringRelation.REPLACE_ONE:
         raise Unsupported(event, "Poisson sampling under `REPLACE_ONE` has no proved dominating pair here; "
                                  "use `ADD_OR_REMOVE_ONE` (or a fixed-size sample under `REPLACE_ONE`).")
-    if not isinstance(inner, (ev.GaussianDpEvent, ev.LaplaceDpEvent, ev.MixtureOfGaussiansDpEvent)):
-        raise Unsupported(event, "Subevent of `PoissonSampledDpEvent` must be a `GaussianDpEvent`, "
-                                 f"`LaplaceDpEvent` or `MixtureOfGaussiansDpEvent`. Found {inner}.")
+    if not isinstance(inner, (ev.GaussianDpEvent, ev.LaplaceDpEvent, ev.MixtureOfGaussiansDpEvent,
+                              ev.DiscreteLaplaceDpEvent)):
+        raise Unsupported(event, "Subevent of `PoissonSampledDpEvent` must be a `GaussianDpEvent`, `LaplaceDpEvent`, "
+                                 f"`MixtureOfGaussiansDpEvent` or `DiscreteLaplaceDpEvent`. Found {inner}.")
     if q == 0:
         _visit(ev.NoOpDpEvent(), count, relation, plan)
         return
@@ -189,6 +200,11 @@ def _poisson(event: ev.PoissonSampledDpEvent, count: int, relation: NeighboringR
     elif isinstance(inner, ev.LaplaceDpEvent):
         b = _nonnegative(inner, "noise_multiplier")
         _add(plan, ("laplace_mixture", b, (0.0, 1.0), (1.0 - q, q)), count, b == 0)
+    elif isinstance(inner, ev.DiscreteLaplaceDpEvent):
+        a = _nonnegative(inner, "noise_parameter")
+        s = _integer(inner, "sensitivity", 0)
+        if s > 0:
+            _add(plan, ("poisson_discrete_laplace", a, s, q), count, a == 0)
     else:
         sigma = _nonnegative(inner, "standard_deviation")
         shifts, weights = _mixture(inner)

@@ -32,10 +32,12 @@ from ..pld import PrivacyLossDistribution
 from ..pld import fixed_size_subsampled_gaussian, gaussian, laplace, subsampled_gaussian
 from ..pld import with_replacement_subsampled_gaussian
 from ..pld.canonical import eps_delta_dp
-from ..pld.discrete_laplace import discrete_laplace
+from ..pld.discrete_laplace import discrete_laplace, discrete_laplace_pair
 from ..pld.gaussian_mixture import mixture_of_gaussians
 from ..pld.laplace_mixture import laplace_mixture
 from ..pld.randomized_response import randomized_response
+from ..pld.subsampling import poisson_subsampled
+from ..pld.truncated_subsampling import truncated_subsampled_gaussian
 
 THETA_MARGIN = 4e-12
 COARSEST_INTERVAL = 1e-3
@@ -56,6 +58,10 @@ def _build(mechanism: Mechanism, h: float) -> PrivacyLossDistribution:
         "gaussian_mixture": lambda sigma, shifts, weights: mixture_of_gaussians(
             sigma, list(shifts), list(weights), value_discretization_interval=h),
         "discrete_laplace": lambda a, s: discrete_laplace(a, s, value_discretization_interval=h),
+        "poisson_discrete_laplace": lambda a, s, q: poisson_subsampled(*discrete_laplace_pair(a, s), q,
+                                                                       value_discretization_interval=h),
+        "truncated_gaussian": lambda n, q, b, sigma: truncated_subsampled_gaussian(
+            n, q, b, sigma, value_discretization_interval=h),
         "randomized_response": lambda p, k, relation: randomized_response(p, k, relation=relation,
                                                                           value_discretization_interval=h),
         "eps_delta": lambda eps, delta: eps_delta_dp(eps, delta, value_discretization_interval=h),
