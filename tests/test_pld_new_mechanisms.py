@@ -164,3 +164,26 @@ def test_mixture_of_gaussians_refuses_bad_input(bad):
 def test_finite_and_laplace_mechanisms_refuse_bad_input(call):
     with pytest.raises(ValueError):
         call()
+
+
+def test_mixture_of_plds_is_the_weighted_pmf_and_refuses_bad_weights():
+    from hockeystick.pld.pld_mixture import mixture
+    a, b = pld.gaussian(1.0), pld.gaussian(2.0)
+    mixed = mixture([a, b], [0.25, 0.75])
+    lo, up = mixed.delta(EPS, bound="both")
+    exact = 0.25 * pld.gaussian(1.0).delta(EPS) + 0.75 * pld.gaussian(2.0).delta(EPS)
+    assert np.allclose(up, exact, rtol=1e-12) and np.all(lo <= up)
+    with pytest.raises(ValueError, match="weights"):
+        mixture([a, b], [0.5, 0.6])
+    with pytest.raises(ValueError, match="one round"):
+        mixture([a.self_compose(2), b], [0.5, 0.5])
+
+
+def test_poisson_subsampled_finite_pair_and_bad_rate():
+    from hockeystick.pld.subsampling import poisson_subsampled, poisson_subsampled_pair
+    p, q = canonical_pair(1.0, 0.01)
+    mixed, base = poisson_subsampled_pair(p, q, 0.2)
+    d = poisson_subsampled(p, q, 0.2).self_compose(2)
+    assert_bracket(*d.delta(EPS, bound="both"), exact_finite(mixed, base, 2, EPS), width=1e-4)
+    with pytest.raises(ValueError, match="sampling_rate"):
+        poisson_subsampled(p, q, 1.5)
