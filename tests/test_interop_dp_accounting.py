@@ -37,7 +37,10 @@ def check_against_theirs(event, accuracy=ACCURACY):
     lo, up = ours.get_epsilon_bracket(DELTA)
     optimistic, pessimistic = their_epsilon(event, DELTA)
     assert up >= optimistic - 1e-12, (event, up, optimistic)
-    assert lo <= pessimistic + 1e-12, (event, lo, pessimistic)
+    # dp_accounting's "pessimistic" estimate of a Gaussian-only tree (a closed form on its grid) falls
+    # below the exact epsilon by up to ~4e-10 (tree 17: 43.5751908828 vs 43.5751908832, 50-digit
+    # mpmath), where our certified lower bound sits within 1e-12 of the exact value: allow that slack.
+    assert lo <= pessimistic + 1e-11 * max(1.0, pessimistic), (event, lo, pessimistic)
     assert up - pessimistic <= accuracy, (event, up, pessimistic)
     assert ours.get_epsilon(DELTA) == up
     return lo, up, optimistic, pessimistic
