@@ -7,10 +7,24 @@
 Modules: ``mechanisms`` (constructors), ``pmf`` (grid PMF and its hockey-stick
 curve), ``compose`` (FFT composition with charged truncation and round-off),
 ``distribution`` (the PLD object), ``accountant`` (accountants over rounds),
-``fixed_batch`` (accountants for fixed-size batches under replace-one).
+``fixed_batch`` (accountants for fixed-size batches under replace-one); exact finite pairs in
+``canonical`` (any (eps, delta)-DP mechanism), ``randomized_response``, ``discrete_laplace``;
+location mixtures with a monotone loss (``monotone``: one atom per loss cell) in
+``gaussian_mixture`` (dp_accounting's mixture of Gaussians) and ``laplace_mixture``
+(Poisson-subsampled Laplace); ``subsampling`` (Poisson sampling of any finite dominating pair),
+``pld_mixture`` (a mechanism chosen at random) and ``truncated_subsampling`` (truncated Poisson
+batches).
 """
 
 from .accountant import PLDAccountant, SubsampledGaussianPLD
+from .canonical import eps_delta_dp
+from .discrete_laplace import discrete_laplace
+from .gaussian_mixture import mixture_of_gaussians
+from .laplace_mixture import laplace_mixture, subsampled_laplace
+from .pld_mixture import mixture
+from .randomized_response import randomized_response
+from .subsampling import poisson_subsampled
+from .truncated_subsampling import truncated_subsampled_gaussian
 from .distribution import PrivacyLossDistribution
 from .fixed_batch import FixedBatchGaussianPLD, WithReplacementBatchGaussianPLD
 from .mechanisms import (
@@ -27,11 +41,20 @@ __all__ = [
     "PLDAccountant",
     "PrivacyLossDistribution",
     "SubsampledGaussianPLD",
+    "discrete_laplace",
+    "eps_delta_dp",
     "WithReplacementBatchGaussianPLD",
     "fixed_size_subsampled_gaussian",
     "from_distributions",
     "gaussian",
     "laplace",
+    "laplace_mixture",
+    "mixture",
+    "mixture_of_gaussians",
+    "poisson_subsampled",
+    "randomized_response",
+    "subsampled_laplace",
+    "truncated_subsampled_gaussian",
     "subsampled_gaussian",
     "with_replacement_subsampled_gaussian",
 ]

@@ -258,8 +258,16 @@ def from_distributions(p: ArrayLike, q: ArrayLike, *,
         keep = a > 0
         with np.errstate(divide="ignore"):
             loss = np.where(b[keep] > 0, np.log(a[keep]) - np.log(b[keep]), np.inf)
-        return _factor(label, _core.pld_atoms(np.ascontiguousarray(loss), np.ascontiguousarray(a[keep]),
-                                              h, MAX_CELLS))
+        f = _factor(label, _core.pld_atoms(np.ascontiguousarray(loss), np.ascontiguousarray(a[keep]),
+                                           h, MAX_CELLS))
+        # The C++ optimistic side drops all mass above the grid (for continuous laws, a cut tail);
+        # here the mass at +infinity is exact (outcomes with b = 0 < a), so it is kept.
+        inf_mass = float(a[keep][np.isinf(loss)].sum())
+        if f.lower is None or inf_mass == 0.0:
+            return f
+        lower = f.lower
+        return Factor(label, f.upper, GridPMF(lower.k_lo, h, lower.p, max(lower.p_inf, inf_mass), 0.0, False),
+                      f.connect_dots)
 
     forward = one(pa, qa, "from_distributions(p, q)")
     if symmetric:

@@ -1,0 +1,180 @@
+"""Drop-in accountants side by side with the ones they replace (issue 16).
+
+    python bench/bench_interop.py                 # 200 random event trees + DP-SGD tracking (minutes)
+    python bench/bench_interop.py --trees 20 --skip-tracking
+
+Trees: the seeded random event trees of tests/dp_accounting_pld.py (depth <= 3, composition,
+self-composition, Poisson sampling, Gaussian / Laplace / discrete Laplace).  Per tree, interleaved
+and warm (one tree of each library runs first, untimed): hockeystick's ``HockeystickAccountant``
+(accuracy 1e-4, both sides of the certified bracket; then again asking for dp_accounting's own certified
+width, "equal accuracy") and dp_accounting's ``PLDAccountant`` (grid 1e-4, its pessimistic estimate, as
+its users call it), wall and CPU time of compose + get_epsilon(1e-5).
+Accuracy: our certified bracket width (upper - lower) beside dp_accounting's (pessimistic -
+optimistic, the optimistic PLD built untimed).
+
+Tracking: ``step()`` 14 040 times at q = 256/60000, sigma = 1.1, then ``get_epsilon(1e-5)``:
+hockeystick's Opacus accountant, dp_accounting's PLD and RDP accountants (one SelfComposed event,
+which is how they take it), and Opacus's PRV and RDP accountants where Opacus imports; median of 3.
+
+pytest collects the two ``test_*`` functions as a smoke run (two trees, 100 steps).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+DELTA = 1e-5
+STEPS, SAMPLE_RATE, SIGMA = 14_040, 256 / 60_000, 1.1
+
+
+def _timed(fn):
+    w, c = time.perf_counter(), time.process_time()
+    out = fn()
+    return out, time.perf_counter() - w, time.process_time() - c
+
+
+def run_tree(seed: int) -> dict:
+    from dp_accounting.pld.pld_privacy_accountant import PLDAccountant
+
+    from hockeystick.interop.dp_accounting import HockeystickAccountant
+    from tests.dp_accounting_pld import random_tree, their_pld
+
+    tree = random_tree(np.random.default_rng(seed))
+    (lo, up), ours_wall, ours_cpu = _timed(lambda: HockeystickAccountant(accuracy=1e-4).compose(tree)
+                                           .get_epsilon_bracket(DELTA))
+    pess, their_wall, their_cpu = _timed(lambda: PLDAccountant().compose(tree).get_epsilon(DELTA))
+    opt_pld = their_pld(tree, 1, False)
+    opt = 0.0 if opt_pld is None else opt_pld.get_epsilon_for_delta(DELTA)
+    # Equal certified accuracy: ask for dp_accounting's own certified width (pessimistic - optimistic).
+    width = max(pess - opt, 1e-6)
+    (lo_eq, up_eq), eq_wall, eq_cpu = _timed(lambda: HockeystickAccountant(accuracy=width).compose(tree)
+                                             .get_epsilon_bracket(DELTA))
+    return dict(seed=seed, lower=lo, upper=up, optimistic=opt, pessimistic=pess, ours_wall=ours_wall,
+                ours_cpu=ours_cpu, their_wall=their_wall, their_cpu=their_cpu, eq_lower=lo_eq, eq_upper=up_eq,
+                eq_wall=eq_wall, eq_cpu=eq_cpu)
+
+
+def trees(n: int) -> list[dict]:
+    run_tree(10_000)  # warm both libraries (imports, caches, FFT plans)
+    rows = []
+    for seed in range(n):
+        r = run_tree(seed)
+        rows.append(r)
+        print(f"tree {seed:3d}: ours {r['ours_wall']:7.3f} s [{r['lower']:.6f}, {r['upper']:.6f}]  "
+              f"dp_accounting {r['their_wall']:7.3f} s [{r['optimistic']:.6f}, {r['pessimistic']:.6f}]  "
+              f"x{r['their_wall'] / max(r['ours_wall'], 1e-9):.1f}; at their width {r['eq_wall']:7.3f} s "
+              f"[{r['eq_lower']:.6f}, {r['eq_upper']:.6f}] x{r['their_wall'] / max(r['eq_wall'], 1e-9):.1f} "
+              f"(CPU x{r['their_cpu'] / max(r['eq_cpu'], 1e-9):.1f})", flush=True)
+    return rows
+
+
+def summarize_trees(rows: list[dict]) -> None:
+    speed_wall = np.array([r["their_wall"] / max(r["ours_wall"], 1e-9) for r in rows])
+    speed_cpu = np.array([r["their_cpu"] / max(r["ours_cpu"], 1e-9) for r in rows])
+    eq_wall = np.array([r["their_wall"] / max(r["eq_wall"], 1e-9) for r in rows])
+    eq_cpu = np.array([r["their_cpu"] / max(r["eq_cpu"], 1e-9) for r in rows])
+    eq_w = np.array([r["eq_upper"] - r["eq_lower"] for r in rows])
+    ours_w = np.array([r["upper"] - r["lower"] for r in rows])
+    their_w = np.array([r["pessimistic"] - r["optimistic"] for r in rows])
+    above = np.array([r["upper"] - r["pessimistic"] for r in rows])
+    ok = all(r["upper"] >= r["optimistic"] - 1e-12 and r["lower"] <= r["pessimistic"] + 1e-12 for r in rows)
+    print(f"\n{len(rows)} trees: speed-up (dp_accounting / hockeystick) wall min {speed_wall.min():.1f} "
+          f"median {np.median(speed_wall):.1f}; CPU min {speed_cpu.min():.1f} median {np.median(speed_cpu):.1f}; "
+          f"trees >= 10x (wall): {(speed_wall >= 10).sum()}")
+    print(f"at dp_accounting's certified width: speed-up wall min {eq_wall.min():.1f} median {np.median(eq_wall):.1f}; "
+          f"CPU min {eq_cpu.min():.1f} median {np.median(eq_cpu):.1f}; trees >= 10x (CPU): {(eq_cpu >= 10).sum()}; "
+          f"width met on {(eq_w <= np.array([max(r['pessimistic'] - r['optimistic'], 1e-6) for r in rows])).sum()}")
+    print(f"total wall: hockeystick {sum(r['ours_wall'] for r in rows):.1f} s, "
+          f"dp_accounting {sum(r['their_wall'] for r in rows):.1f} s")
+    print(f"certified width: ours median {np.median(ours_w):.2e} max {ours_w.max():.2e}; dp_accounting's "
+          f"(pessimistic - optimistic) median {np.median(their_w):.2e}; ours narrower on "
+          f"{(ours_w <= their_w).sum()} of {len(rows)}")
+    print(f"our upper - their pessimistic: max {above.max():.2e}, median {np.median(above):.2e}; "
+          f"brackets consistent with theirs: {ok}")
+
+
+def tracking(repeats: int = 3) -> None:
+    from dp_accounting import dp_event as E
+    from dp_accounting.pld.pld_privacy_accountant import PLDAccountant
+    from dp_accounting.rdp.rdp_privacy_accountant import RdpAccountant
+
+    from hockeystick.interop.opacus import HockeystickAccountant
+
+    def ours():
+        acc = HockeystickAccountant()
+        for _ in range(STEPS):
+            acc.step(noise_multiplier=SIGMA, sample_rate=SAMPLE_RATE)
+        return acc.get_epsilon_bracket(DELTA)
+
+    event = E.SelfComposedDpEvent(E.PoissonSampledDpEvent(SAMPLE_RATE, E.GaussianDpEvent(SIGMA)), STEPS)
+    runs = {"hockeystick (Opacus IAccountant), bracket": ours,
+            "dp_accounting PLD 1e-4": lambda: PLDAccountant().compose(event).get_epsilon(DELTA),
+            "dp_accounting RDP": lambda: RdpAccountant().compose(event).get_epsilon(DELTA)}
+    try:
+        from opacus.accountants import PRVAccountant, RDPAccountant
+
+        def opacus(cls):
+            def run():
+                acc = cls()
+                for _ in range(STEPS):
+                    acc.step(noise_multiplier=SIGMA, sample_rate=SAMPLE_RATE)
+                return acc.get_epsilon(DELTA)
+            return run
+        runs["Opacus PRV"] = opacus(PRVAccountant)
+        runs["Opacus RDP"] = opacus(RDPAccountant)
+    except ImportError:
+        print("Opacus is not installed: its PRV and RDP accountants are not measured "
+              "(shared/ANCHORS.md: Opacus PRV 15.6 s on this workload class)")
+    for fn in runs.values():  # warm
+        fn()
+    times: dict[str, list[tuple[float, float]]] = {k: [] for k in runs}
+    results = {}
+    for _ in range(repeats):  # interleaved
+        for name, fn in runs.items():
+            results[name], wall, cpu = _timed(fn)
+            times[name].append((wall, cpu))
+    print(f"\nDP-SGD tracking: {STEPS} steps, q = 256/60000, sigma = {SIGMA}, epsilon at delta = {DELTA} "
+          f"(median of {repeats})")
+    for name in runs:
+        wall = statistics.median(t[0] for t in times[name])
+        cpu = statistics.median(t[1] for t in times[name])
+        print(f"  {name:45s} {wall:8.3f} s wall {cpu:8.3f} s CPU  epsilon {results[name]}")
+
+
+def test_trees_smoke():
+    rows = [run_tree(s) for s in range(2)]
+    assert all(r["upper"] >= r["optimistic"] - 1e-12 for r in rows)
+
+
+def test_tracking_smoke():
+    from hockeystick.interop.opacus import HockeystickAccountant
+    acc = HockeystickAccountant()
+    for _ in range(100):
+        acc.step(noise_multiplier=SIGMA, sample_rate=SAMPLE_RATE)
+    assert len(acc) == 100 and acc.get_epsilon(DELTA) > 0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--trees", type=int, default=200)
+    parser.add_argument("--skip-tracking", action="store_true")
+    parser.add_argument("--skip-trees", action="store_true")
+    args = parser.parse_args()
+    print("load average at start:", os.getloadavg())
+    if not args.skip_tracking:
+        tracking()
+    if not args.skip_trees:
+        summarize_trees(trees(args.trees))
+    print("load average at end:", os.getloadavg())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,110 @@
+"""Drop-in accountants for dp_accounting users: the same events, a certified bracket.
+
+    from hockeystick.interop.dp_accounting import HockeystickAccountant as PLDAccountant
+
+``HockeystickAccountant`` is a ``dp_accounting.PrivacyAccountant``: ``compose(event, count)``,
+``supports(event)``, ``get_epsilon(target_delta)`` and ``get_delta(target_epsilon)`` behave as
+dp_accounting documents them (upper bounds), and ``get_epsilon_bracket`` / ``get_delta_bracket``
+return the certified (lower, upper).  The events it takes, and why each analysis is valid, are
+listed in ``dp_events``; the composition is hockeystick's (``plan``).  It works unchanged inside
+``dp_accounting.mechanism_calibration.calibrate_dp_mechanism``.
+
+``HockeystickRdpAccountant`` (``rdp_accountant``) does the same for dp_accounting's
+``RdpAccountant``, with finer default orders.
+
+This module imports dp_accounting; ``import hockeystick`` does not.
+"""
+
+from __future__ import annotations
+
+import math
+
+from dp_accounting import dp_event
+from dp_accounting.privacy_accountant import NeighboringRelation, PrivacyAccountant
+
+from .dp_events import Unsupported, check_count, plan_for
+from .plan import CompositionPlan, PlanProfile
+from .rdp_accountant import HockeystickRdpAccountant
+
+DEFAULT_ACCURACY = 1e-4
+
+__all__ = ["HockeystickAccountant", "HockeystickRdpAccountant", "NeighboringRelation"]
+
+
+def _epsilon_argument(target_epsilon: float) -> float:
+    e = float(target_epsilon)
+    if math.isnan(e):
+        raise ValueError("target_epsilon must not be NaN")
+    return e
+
+
+def _delta_argument(target_delta: float) -> float:
+    d = float(target_delta)
+    if not d >= 0:
+        raise ValueError(f"target_delta must be >= 0 (and not NaN), got {target_delta!r}")
+    return d
+
+
+class HockeystickAccountant(PrivacyAccountant):
+    """A dp_accounting ``PrivacyAccountant`` computed by hockeystick, with certified brackets.
+
+    ``neighboring_relation``: ADD_OR_REMOVE_ONE (default), REPLACE_ONE or REPLACE_SPECIAL (per
+    event, see ``dp_events``).  ``accuracy``: the width aimed for of the certified bracket (in
+    epsilon for ``get_epsilon*``, relative in delta for ``get_delta*``); the loss grid is refined
+    until the bracket is that narrow (down to a grid of 1e-5).  ``value_discretization_interval``:
+    a fixed grid instead (then ``accuracy`` is ignored).
+    """
+
+    def __init__(self, neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE,
+                 accuracy: float = DEFAULT_ACCURACY, value_discretization_interval: float | None = None):
+        super().__init__(neighboring_relation)
+        a = float(accuracy)
+        if not (a > 0 and math.isfinite(a)):
+            raise ValueError(f"accuracy must be positive and finite, got {accuracy!r}")
+        if value_discretization_interval is not None:
+            h = float(value_discretization_interval)
+            if not (h > 0 and math.isfinite(h)):
+                raise ValueError("value_discretization_interval must be positive and finite, "
+                                 f"got {value_discretization_interval!r}")
+            value_discretization_interval = h
+        self.accuracy = a
+        self.value_discretization_interval = value_discretization_interval
+        self._plan = CompositionPlan()
+        self._profile: PlanProfile | None = None
+
+    def compose(self, event: dp_event.DpEvent, count: int = 1) -> "HockeystickAccountant":
+        """Add ``count`` runs of ``event`` (ValueError for a count below 1, as dp_accounting's accountants)."""
+        check_count(count)
+        return super().compose(event, count)
+
+    def _maybe_compose(self, event: dp_event.DpEvent, count: int,
+                       do_compose: bool) -> PrivacyAccountant.CompositionErrorDetails | None:
+        try:
+            plan = plan_for(event, max(int(count), 1), self.neighboring_relation)
+        except Unsupported as u:
+            return PrivacyAccountant.CompositionErrorDetails(invalid_event=u.event, error_message=u.message)
+        if do_compose:
+            self._plan.merge(plan)
+            self._profile = None
+        return None
+
+    def _current(self) -> PlanProfile:
+        if self._profile is None:
+            self._profile = PlanProfile(self._plan, self.value_discretization_interval, self.accuracy)
+        return self._profile
+
+    def get_epsilon(self, target_delta: float) -> float:
+        """Certified upper bound on epsilon at ``target_delta`` (inf for non-private events)."""
+        return self.get_epsilon_bracket(target_delta)[1]
+
+    def get_delta(self, target_epsilon: float) -> float:
+        """Certified upper bound on delta at ``target_epsilon`` (1 for non-private events)."""
+        return self.get_delta_bracket(target_epsilon)[1]
+
+    def get_epsilon_bracket(self, target_delta: float) -> tuple[float, float]:
+        """Certified (lower, upper) on the epsilon of everything composed so far at ``target_delta``."""
+        return self._current().epsilon(_delta_argument(target_delta))
+
+    def get_delta_bracket(self, target_epsilon: float) -> tuple[float, float]:
+        """Certified (lower, upper) on the delta of everything composed so far at ``target_epsilon``."""
+        return self._current().delta(_epsilon_argument(target_epsilon))

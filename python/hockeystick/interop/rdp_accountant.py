@@ -1,0 +1,141 @@
+"""An RDP accountant with dp_accounting's ``RdpAccountant`` interface, computed by ``hockeystick.rdp``.
+
+    from hockeystick.interop.dp_accounting import HockeystickRdpAccountant as RdpAccountant
+
+Events: Gaussian (alpha / (2 sigma^2), Mironov 2017 Prop. 7), zCDP (xi + rho alpha, Bun & Steinke
+2016), Poisson-sampled Gaussian, also around a composition of Gaussians (their effective noise
+multiplier (sum sigma_i^-2)^-1/2; Mironov, Talwar, Zhang 2019), Laplace (``rdp.laplace``), and
+their compositions; RDP adds over composition.  (eps, delta) by the conversion dp_accounting uses
+(``rdp_to_epsilon`` / ``rdp_to_delta``, "tight": Balle et al. 2020, Canonne, Kamath, Steinke 2020).
+Other events (sampling without replacement, randomized response, repeat-and-select, tree
+aggregation) are refused with ``UnsupportedEventError``.
+
+Orders.  dp_accounting's defaults jump from 63 to 128 to 256, so the order minimising the conversion
+is often far from any grid order, and a sigma calibrated through them can come out 16% too large.
+``FINE_ORDERS`` keeps their fractional orders below 11, every integer from 11 to 256 and a
+geometric grid of ratio 1.025 up to 4096, so the optimum of the conversion (a smooth function of
+alpha) is within 2.5% of a grid order everywhere above 11.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from dp_accounting import dp_event as ev
+from dp_accounting.privacy_accountant import NeighboringRelation, PrivacyAccountant
+
+from ..rdp import DEFAULT_ORDERS, gaussian_rdp, rdp_to_delta, rdp_to_epsilon, subsampled_gaussian_rdp
+from ..rdp.laplace import laplace_rdp
+from .dp_events import ADD_REMOVE, Unsupported, check_count
+
+FINE_ORDERS = np.unique(np.concatenate([DEFAULT_ORDERS[DEFAULT_ORDERS < 11], np.arange(11.0, 257.0),
+                                        np.round(np.geomspace(256.0, 4096.0, 113))]))
+
+
+def _effective_sigma(event: ev.DpEvent) -> float:
+    """Noise multiplier of the one Gaussian equivalent to a composition of Gaussians (or Unsupported)."""
+    if isinstance(event, ev.GaussianDpEvent):
+        return _sigma(event)
+    if isinstance(event, ev.SelfComposedDpEvent):
+        return _effective_sigma(event.event) / math.sqrt(check_count(event.count))
+    if isinstance(event, ev.ComposedDpEvent):
+        inv = sum(_effective_sigma(e) ** -2 for e in event.events)
+        return inv ** -0.5 if inv > 0 else math.inf
+    raise Unsupported(event, "Subevent of `PoissonSampledDpEvent` must be a `GaussianDpEvent` or a composition "
+                             f"of them. Found {event}.")
+
+
+def _sigma(event: ev.GaussianDpEvent) -> float:
+    s = float(event.noise_multiplier)
+    if not (s >= 0 and not math.isnan(s)):
+        raise ValueError(f"GaussianDpEvent.noise_multiplier must be >= 0, got {event.noise_multiplier!r}")
+    return s
+
+
+class HockeystickRdpAccountant(PrivacyAccountant):
+    """dp_accounting's ``RdpAccountant`` interface (orders, ADD_OR_REMOVE_ONE / REPLACE_SPECIAL)."""
+
+    def __init__(self, orders=None, neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE):
+        super().__init__(neighboring_relation)
+        self._orders = np.array(FINE_ORDERS if orders is None else orders, dtype=np.float64)
+        self._rdp = np.zeros_like(self._orders)
+
+    @property
+    def orders(self) -> np.ndarray:
+        return self._orders
+
+    def compose(self, event: ev.DpEvent, count: int = 1) -> "HockeystickRdpAccountant":
+        check_count(count)
+        return super().compose(event, count)
+
+    def _maybe_compose(self, event: ev.DpEvent, count: int,
+                       do_compose: bool) -> PrivacyAccountant.CompositionErrorDetails | None:
+        try:
+            rdp = self._rdp_of(event, max(int(count), 1))
+        except Unsupported as u:
+            return PrivacyAccountant.CompositionErrorDetails(invalid_event=u.event, error_message=u.message)
+        if do_compose:
+            self._rdp = self._rdp + rdp
+        return None
+
+    def _rdp_of(self, event: ev.DpEvent, count: int) -> np.ndarray:
+        o = self._orders
+        if isinstance(event, ev.NoOpDpEvent):
+            return np.zeros_like(o)
+        if isinstance(event, ev.NonPrivateDpEvent):
+            return np.full_like(o, np.inf)
+        if isinstance(event, ev.SelfComposedDpEvent):
+            return self._rdp_of(event.event, count * check_count(event.count))
+        if isinstance(event, ev.ComposedDpEvent):
+            return sum((self._rdp_of(e, count) for e in event.events), np.zeros_like(o))
+        if isinstance(event, ev.GaussianDpEvent):
+            s = _sigma(event)
+            return np.full_like(o, np.inf) if s == 0 else count * gaussian_rdp(s, o)
+        if isinstance(event, ev.ZCDpEvent):
+            rho, xi = float(event.rho), float(event.xi)
+            if not rho >= 0 or not xi >= 0:
+                raise ValueError(f"ZCDpEvent rho and xi must be >= 0, got {event.rho!r}, {event.xi!r}")
+            return count * (xi + rho * o)
+        if isinstance(event, ev.LaplaceDpEvent):
+            if self.neighboring_relation not in ADD_REMOVE:
+                raise Unsupported(event, "neighboring_relation must be `ADD_OR_REMOVE_ONE` or `REPLACE_SPECIAL` "
+                                         f"for `LaplaceDpEvent`. Found {self.neighboring_relation}.")
+            b = float(event.noise_multiplier)
+            if not b >= 0:
+                raise ValueError(f"LaplaceDpEvent.noise_multiplier must be >= 0, got {event.noise_multiplier!r}")
+            return np.full_like(o, np.inf) if b == 0 else count * laplace_rdp(b, o)
+        if isinstance(event, ev.PoissonSampledDpEvent):
+            if self.neighboring_relation not in ADD_REMOVE:
+                raise Unsupported(event, "neighboring_relation must be `ADD_OR_REMOVE_ONE` or `REPLACE_SPECIAL` "
+                                         f"for `PoissonSampledDpEvent`. Found {self.neighboring_relation}.")
+            q = float(event.sampling_probability)
+            if not 0 <= q <= 1:
+                raise ValueError(f"Sampling rate must be in [0, 1]. Found {event.sampling_probability}.")
+            s = _effective_sigma(event.event)
+            if q == 0 or s == math.inf:
+                return np.zeros_like(o)
+            if s == 0:
+                return np.full_like(o, np.inf)
+            return count * (gaussian_rdp(s, o) if q == 1 else subsampled_gaussian_rdp(s, q, o))
+        raise Unsupported(event, "Unsupported event.")
+
+    def get_epsilon(self, target_delta: float) -> float:
+        """Smallest epsilon the RDP curve certifies at ``target_delta`` (conversion: dp_accounting's)."""
+        d = float(target_delta)
+        if not d >= 0:
+            raise ValueError(f"Delta cannot be negative. Found {target_delta}.")
+        if d >= 1 or not self._rdp.any():
+            return 0.0
+        if d == 0:
+            return math.inf
+        return float(rdp_to_epsilon(np.where(np.isnan(self._rdp), np.inf, self._rdp), self._orders, d))
+
+    def get_delta(self, target_epsilon: float) -> float:
+        """Smallest delta the RDP curve certifies at ``target_epsilon``."""
+        e = float(target_epsilon)
+        if not e >= 0:
+            raise ValueError(f"Epsilon cannot be negative. Found {target_epsilon}.")
+        if not self._rdp.any():
+            return 0.0
+        return float(rdp_to_delta(self._rdp, self._orders, e))

@@ -1,0 +1,83 @@
+"""Laplace location mixtures: the Poisson-subsampled Laplace mechanism and its generalisations.
+
+Laplace location mixture, scale b, shifts s_i >= 0 with weights w_i:
+    remove: P = sum_i w_i Lap(s_i, b)  vs  Q = Lap(0, b);   add: the pair swapped.
+Each ratio Lap(s_i, b)/Lap(0, b) = e^{(|x| - |x - s_i|)/b} is non-decreasing (log-concave noise), so
+L is non-decreasing: constant for x <= 0 and for x >= max s_i (two exact atoms), strictly increasing
+between (``monotone``: one atom per loss cell; certified both sides).  Poisson subsampling at rate q
+is the mixture w = (1 - q, q), s = (0, sensitivity) (Zhu, Dong, Wang, AISTATS 2022, Thm 11: the
+remove and add pairs dominate the subsampled mechanism under add/remove neighbours).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .distribution import PrivacyLossDistribution
+from .mechanisms import DEFAULT_INTERVAL, _positive, from_distributions, laplace
+from .monotone import MonotonePair, check_mixture, log_sum_exp_rows, monotone_factors
+
+
+def _laplace_interval(a: np.ndarray, c: np.ndarray, m: float, b: float) -> np.ndarray:
+    """Lap(m, b) mass of (a, c], from the tail each end lies in (no cancellation)."""
+    u, v = (a - m) / b, (c - m) / b
+    left = 0.5 * np.exp(np.minimum(v, 0.0)) * -np.expm1(np.minimum(u, 0.0) - np.minimum(v, 0.0))  # both < m
+    right = 0.5 * np.exp(-np.maximum(u, 0.0)) * -np.expm1(np.maximum(u, 0.0) - np.maximum(v, 0.0))  # both > m
+    both = np.where(v <= 0.0, left, np.where(u >= 0.0, right, 1.0 - 0.5 * np.exp(u) - 0.5 * np.exp(-v)))
+    return np.maximum(both, 0.0)
+
+
+def laplace_mixture_pair(scale: float, shifts: np.ndarray, weights: np.ndarray) -> MonotonePair:
+    """The remove pair sum_i w_i Lap(s_i, b) vs Lap(0, b) as a ``MonotonePair`` (max s_i > 0)."""
+    b = scale
+    top = float(shifts.max())
+
+    def terms(x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x, dtype=np.float64)[..., None]
+        return np.log(weights) + (np.abs(x) - np.abs(x - shifts)) / b
+
+    def loss(x: np.ndarray) -> np.ndarray:
+        return log_sum_exp_rows(terms(x))[0]
+
+    def slope(x: np.ndarray) -> np.ndarray:  # on (0, top): d/dx (|x| - |x - s|) / b = 2/b for x < s, else 0
+        x = np.asarray(x, dtype=np.float64)
+        return (log_sum_exp_rows(terms(x))[1] * (x[..., None] < shifts)).sum(axis=-1) * (2.0 / b)
+
+    def p_mass(a: np.ndarray, c: np.ndarray) -> np.ndarray:
+        return sum(w * _laplace_interval(a, c, s, b) for w, s in zip(weights, shifts))
+
+    def q_mass(a: np.ndarray, c: np.ndarray) -> np.ndarray:
+        return _laplace_interval(a, c, 0.0, b)
+
+    p_left = float(np.sum(weights * 0.5 * np.exp(-shifts / b)))          # P(x <= 0)
+    p_right = float(np.sum(weights * 0.5 * np.exp((shifts - top) / b)))  # P(x >= top)
+    atoms = ((float(loss(np.array([0.0]))[0]), p_left, 0.5),
+             (float(loss(np.array([top]))[0]), p_right, 0.5 * math.exp(-top / b)))
+    return MonotonePair(loss, slope, p_mass, q_mass, 0.0, top, atoms)
+
+
+def laplace_mixture(scale: float, shifts, weights, *,
+                    value_discretization_interval: float = DEFAULT_INTERVAL) -> PrivacyLossDistribution:
+    """Remove and add PLDs of sum_i w_i Lap(s_i, scale) vs Lap(0, scale), certified both sides."""
+    b = _positive("scale", scale)
+    s, w = check_mixture(shifts, weights)
+    h = _positive("value_discretization_interval", value_discretization_interval)
+    if s.max() == 0.0:
+        return from_distributions([1.0], [1.0], value_discretization_interval=h, symmetric=True)
+    remove, add = monotone_factors(f"laplace_mixture(scale={b}, shifts={s.tolist()}, weights={w.tolist()})",
+                                   laplace_mixture_pair(b, s, w), h)
+    return PrivacyLossDistribution([{remove: 1}, {add: 1}])
+
+
+def subsampled_laplace(scale: float, sampling_rate: float, *, sensitivity: float = 1.0,
+                       value_discretization_interval: float = DEFAULT_INTERVAL) -> PrivacyLossDistribution:
+    """Poisson-subsampled Laplace mechanism (rate q; q = 1 is ``laplace``), add/remove neighbours."""
+    q = float(sampling_rate)
+    if not 0.0 < q <= 1.0:
+        raise ValueError(f"sampling_rate must lie in (0, 1], got {sampling_rate!r}")
+    if q == 1.0:
+        return laplace(scale, sensitivity=sensitivity, value_discretization_interval=value_discretization_interval)
+    return laplace_mixture(scale, [0.0, _positive("sensitivity", sensitivity)], [1.0 - q, q],
+                           value_discretization_interval=value_discretization_interval)
