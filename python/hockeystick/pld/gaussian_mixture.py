@@ -21,7 +21,7 @@ from scipy import special
 from ..gaussian import gaussian_tail_inverse
 from .compose import DEFAULT_TAIL
 from .distribution import PrivacyLossDistribution
-from .mechanisms import DEFAULT_INTERVAL, _check_tail, _positive, from_distributions
+from .mechanisms import DEFAULT_INTERVAL, _check_tail, _positive, checked_interval, from_distributions
 from .monotone import MonotonePair, check_mixture, log_sum_exp_rows, monotone_factors
 
 
@@ -61,7 +61,7 @@ def mixture_of_gaussians(sigma: float, sensitivities, sampling_probs, *,
     """Remove and add PLDs of the mixture-of-Gaussians mechanism, certified both sides."""
     sd = _positive("sigma", sigma)
     s, w = check_mixture(sensitivities, sampling_probs)
-    h = _positive("value_discretization_interval", value_discretization_interval)
+    h = checked_interval(value_discretization_interval)
     t = _check_tail(tail)
     if s.max() == 0.0:
         return from_distributions([1.0], [1.0], value_discretization_interval=h, symmetric=True)

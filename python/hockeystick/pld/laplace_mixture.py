@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from .distribution import PrivacyLossDistribution
-from .mechanisms import DEFAULT_INTERVAL, _positive, from_distributions, laplace
+from .mechanisms import DEFAULT_INTERVAL, _positive, checked_interval, from_distributions, laplace
 from .monotone import MonotonePair, check_mixture, log_sum_exp_rows, monotone_factors
 
 
@@ -63,7 +63,7 @@ def laplace_mixture(scale: float, shifts, weights, *,
     """Remove and add PLDs of sum_i w_i Lap(s_i, scale) vs Lap(0, scale), certified both sides."""
     b = _positive("scale", scale)
     s, w = check_mixture(shifts, weights)
-    h = _positive("value_discretization_interval", value_discretization_interval)
+    h = checked_interval(value_discretization_interval)
     if s.max() == 0.0:
         return from_distributions([1.0], [1.0], value_discretization_interval=h, symmetric=True)
     remove, add = monotone_factors(f"laplace_mixture(scale={b}, shifts={s.tolist()}, weights={w.tolist()})",

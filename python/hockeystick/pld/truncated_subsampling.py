@@ -23,7 +23,7 @@ from ..gaussian import gaussian_tail_inverse
 from .compose import DEFAULT_TAIL
 from .distribution import PrivacyLossDistribution
 from .gaussian_mixture import normal_interval
-from .mechanisms import DEFAULT_INTERVAL, _positive, subsampled_gaussian
+from .mechanisms import DEFAULT_INTERVAL, _positive, checked_interval, subsampled_gaussian
 from .monotone import MonotonePair, log_sum_exp_rows, monotone_factors
 from .pld_mixture import mixture
 
@@ -66,7 +66,7 @@ def truncated_subsampled_gaussian(dataset_size: int, sampling_probability: float
     if not 0.0 < q <= 1.0:
         raise ValueError(f"sampling_probability must lie in (0, 1], got {sampling_probability!r}")
     sigma = _positive("noise_multiplier", noise_multiplier)
-    h = _positive("value_discretization_interval", value_discretization_interval)
+    h = checked_interval(value_discretization_interval)
     poisson = subsampled_gaussian(sigma, q, value_discretization_interval=h, tail=tail)
     t = float(stats.binom.sf(b - 1, n - 1, q))
     if t == 0.0:
