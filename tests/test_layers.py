@@ -17,14 +17,15 @@ LAYERS = {
     "_validation": 1,
     "_elementwise": 2,
     "gaussian": 3, "hockey_stick": 3,
-    "contraction": 4, "fdp": 4, "rdp": 4, "pld": 4,
+    "certified_theta": 3.5,            # theta and its inverses rounded outward, over hockey_stick
+    "contraction": 4, "fdp": 4, "rdp": 4, "pld": 4, "leakage": 4,
     "gaussian_mechanism": 5, "interop": 5,
-    "training": 6, "isrl": 6,          # on main: accountants built on pld and gaussian_mechanism
+    "training": 6, "isrl": 6,          # accountants built on pld and gaussian_mechanism
     "registry": 7, "simulate": 7,
     "calibrate": 8,
     "sweep": 9,
     "plots": 10,
-    "errata_003": 11,                  # on main: calibrate + isrl + plots + simulate
+    "errata_003": 11,                  # calibrate + isrl + plots + simulate
     "figures": 12,
     "example": 13,
     "cli": 14, "__main__": 15,

@@ -180,12 +180,12 @@ def test_js_integrand_h_matches_mpmath():
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    (dict(variance=0.0, distortion_variance=1.0, dimension=2), "variance must be > 0"),
-    (dict(variance=1.0, distortion_variance=-1.0, dimension=2), "distortion_variance must be >= 0"),
-    (dict(variance=1.0, distortion_variance=1.0, dimension=2.5), "dimension must be a whole number"),
-    (dict(variance=1.0, distortion_variance=1.0, dimension=0), "dimension must be > 0"),
+    (dict(variance=0.0, distortion_variance=1.0, dimension=2), "variance must be finite and > 0"),
+    (dict(variance=1.0, distortion_variance=-1.0, dimension=2), "distortion_variance must be finite and >= 0"),
+    (dict(variance=1.0, distortion_variance=1.0, dimension=2.5), "dimension must be an integer >= 1"),
+    (dict(variance=1.0, distortion_variance=1.0, dimension=0), "dimension must be an integer >= 1"),
     (dict(variance=1.0, distortion_variance=np.nan, dimension=2), "must not be NaN"),
-    (dict(variance=1.0, distortion_variance=1.0, dimension=2, shift=-1.0), "shift must be >= 0"),
+    (dict(variance=1.0, distortion_variance=1.0, dimension=2, shift=-1.0), "shift must be finite and >= 0"),
     (dict(variance=1.0, distortion_variance=1e-6, dimension=2, shift=1.0), "too large"),
     (dict(variance=[1.0, 2.0], distortion_variance=[1.0, 2.0, 3.0], dimension=2), "broadcast"),
 ])

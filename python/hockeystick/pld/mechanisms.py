@@ -43,7 +43,7 @@ def checked_interval(value: float) -> float:
     steps of 100, so nothing useful lies beyond.  The C++ core refuses the same range
     (``pld::max_interval`` in pld_cells.hpp).
     """
-    h = float(_validation.real(value, "value_discretization_interval"))   # strings, bools, None: TypeError
+    h = float(_validation.as_real_array(value, "value_discretization_interval"))   # strings, bools, None: TypeError
     if 0 < h <= MAX_INTERVAL:
         return h
     hint = ("the PLD grid needs e^h far from overflow (it overflows above h = 709.78); use a finer grid "
