@@ -32,7 +32,7 @@ The margins are within 1e-15 of the smallest the documented bounds prove.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable, cast
 
 import numpy as np
 
@@ -79,7 +79,7 @@ def _rounded(r: np.ndarray, eps: np.ndarray, t: np.ndarray, up: bool) -> np.ndar
 
 
 def _theta_pair(r: ArrayLike, epsilon: ArrayLike, threads: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    t = np.asarray(_hs.theta(r, epsilon, threads=threads), dtype=np.float64)  # validates and broadcasts
+    t = np.asarray(_hs.theta(cast(Any, r), cast(Any, epsilon), threads=threads), dtype=np.float64)  # validates, broadcasts
     rb, eb = np.broadcast_arrays(np.asarray(r, dtype=np.float64), np.asarray(epsilon, dtype=np.float64))
     return rb, eb, t
 

@@ -14,7 +14,7 @@ PLD grid is 1e-3, whose brackets are certified (upper bounds never below the tru
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -44,8 +44,8 @@ def theory_rows(rows: tuple[tuple[int, int, float], ...] = THEORY) -> list[dict[
         delta0 = 1.0 / n**2
         k = int(theorem_2_1_batch_size(rounds=rounds, silo_size=n, epsilon=eps0, delta=delta0))
         paper = float(theorem_2_1_sigma(lipschitz=1.0, rounds=rounds, silo_size=n, epsilon=eps0, delta=delta0))
-        lower, upper = NoisyMBSGD(sigma=paper, lipschitz=1.0, batch_size=k, silo_size=n, rounds=rounds,
-                                  value_discretization_interval=INTERVAL).epsilon(delta0, bound="both")
+        lower, upper = cast(tuple[float, float], NoisyMBSGD(sigma=paper, lipschitz=1.0, batch_size=k, silo_size=n, rounds=rounds,
+                                  value_discretization_interval=INTERVAL).epsilon(delta0, bound="both"))
         needed = _needed_sigma(n, rounds, k, eps0, delta0, paper / 5)
         out.append(dict(n=n, R=rounds, eps0=eps0, K=k, sigma_paper=paper, eps_lower=lower, eps_upper=upper,
                         sigma_needed=needed, ratio=paper / needed))
@@ -59,8 +59,8 @@ def experiment_rows(rows: tuple[tuple[int, int, float], ...] = EXPERIMENTS) -> l
         delta = 1.0 / n**2
         k = int(appendix_i_batch_size(rounds=rounds, silo_size=n, epsilon=eps))
         sigma = float(appendix_i_sigma(lipschitz=1.0, rounds=rounds, silo_size=n, epsilon=eps, delta=delta))
-        lower, upper = NoisyMBSGD(sigma=sigma, lipschitz=1.0, batch_size=k, silo_size=n, rounds=rounds,
-                                  value_discretization_interval=INTERVAL).epsilon(delta, bound="both")
+        lower, upper = cast(tuple[float, float], NoisyMBSGD(sigma=sigma, lipschitz=1.0, batch_size=k, silo_size=n, rounds=rounds,
+                                  value_discretization_interval=INTERVAL).epsilon(delta, bound="both"))
         out.append(dict(n=n, R=rounds, eps=eps, K=k, sigma_paper=sigma, eps_lower=lower, eps_upper=upper,
                         violated=bool(lower > eps)))
     return out
@@ -99,7 +99,7 @@ def utility_rows(epsilons: tuple[float, ...] = (0.75, 1.5, 3.0, 6.0), *, silos: 
             runs = [simulate.isrl_minibatch_sgd(train, rounds=rounds, batch=k, rate=rate, sigma=sigma, clip=1.0,
                                                 seed=seed, test=test, output="average", threads=1)
                     for seed in range(seeds)]
-            errors[label] = 1.0 - float(np.mean([run.test_accuracy[-1] for run in runs]))
+            errors[label] = 1.0 - float(np.mean([run.test_accuracy[-1] for run in runs if run.test_accuracy is not None]))
         out.append(dict(eps0=eps0, n=n, K=k, sigma_paper=paper, sigma_needed=needed,
                         test_error_paper=errors["paper"], test_error_certified=errors["certified"]))
     return out

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import inspect
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal, Mapping
+from typing import Any, Callable, Literal, Mapping, cast
 
 import numpy as np
 
@@ -267,7 +267,7 @@ _TRAINING_SUMMARY = ("{what}, every step released, in training terms (noise mult
 for _sampling, _suffix, _how in (("poisson", "", "Poisson-subsampled Gaussian PLD"),
                                  ("fixed_size", "_fixed_size", "fixed-size batches, replace-one PLD")):
     register(AccountantEntry(
-        name=f"dp_sgd{_suffix}", factory=functools.partial(training.DPSGD, sampling=_sampling),
+        name=f"dp_sgd{_suffix}", factory=functools.partial(training.DPSGD, sampling=cast(training.Sampling, _sampling)),
         hidden=frozenset({"sampling"}), max_chunk=1 << 10,
         summary=_TRAINING_SUMMARY.format(what="DP-SGD", population="dataset size", batch="batch size", steps="steps",
                                          how=_how),
@@ -277,7 +277,7 @@ for _sampling, _suffix, _how in (("poisson", "", "Poisson-subsampled Gaussian PL
                       "batch_size": Calibratable("increasing", 1.0, lambda p: np.asarray(p["dataset_size"], float),
                                                  integer=True)}))
     register(AccountantEntry(
-        name=f"dp_fedavg{_suffix}", factory=functools.partial(training.DPFedAvg, sampling=_sampling),
+        name=f"dp_fedavg{_suffix}", factory=functools.partial(training.DPFedAvg, sampling=cast(training.Sampling, _sampling)),
         hidden=frozenset({"sampling"}), max_chunk=1 << 10,
         summary=_TRAINING_SUMMARY.format(what="DP-FedAvg", population="total clients", batch="clients per round",
                                          steps="rounds", how=_how),

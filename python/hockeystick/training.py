@@ -53,6 +53,7 @@ def _steps(epochs: ArrayLike | None, steps: ArrayLike | None, population: np.nda
         raise ValueError(f"give exactly one of {names[0]} and {names[1]}")
     if steps is not None:
         return _validation.positive_integer(steps, names[1], maximum=_validation.MAX_EXACT_INTEGER)
+    assert epochs is not None  # exactly one of the two was given
     e = _validation.positive(epochs, names[0])
     return np.ceil(e * np.ceil(population / batch) * (1 - 2.0 ** -52))
 

@@ -19,7 +19,7 @@ from .distribution import Factor, PrivacyLossDistribution
 from .pmf import GridPMF
 
 
-def _mix(pmfs: Sequence[GridPMF], weights: Sequence[float]) -> GridPMF:
+def _mix(pmfs: Sequence[GridPMF], weights: Sequence[float] | np.ndarray) -> GridPMF:
     k_lo = min(p.k_lo for p in pmfs)
     k_hi = max(p.k_lo + p.p.size for p in pmfs)
     out = np.zeros(k_hi - k_lo)
@@ -50,7 +50,7 @@ def mixture(components: Sequence[PrivacyLossDistribution], weights: Sequence[flo
     for j in range(n_dir):
         parts = [f[j] if len(f) > 1 else f[0] for f in factors]
         upper = _mix([f.upper for f in parts], w)
-        lower = None if any(f.lower is None for f in parts) else _mix([f.lower for f in parts], w)  # type: ignore[misc]
+        lower = None if any(f.lower is None for f in parts) else _mix([f.lower for f in parts if f.lower is not None], w)
         name = "mixture(" + ", ".join(f"{wi:g} {f.name}" for wi, f in zip(w, parts)) + ")"
         directions.append({Factor(name, upper, lower, all(f.connect_dots for f in parts)): 1})
     return PrivacyLossDistribution(directions, min(c.tail for c in components))

@@ -103,9 +103,10 @@ def _isrl(data: FederatedData, local: bool, rounds: int, steps: int, rate, sigma
                      trajectory=trajectory, progress=progress, description=name)
     if output == "average":   # the released model is w_hat_R; the metrics at round R are its own
         res["weights"] = state["sum"] / rounds
-        for split, key in ((data, ""), (test, "test_")):
-            if split is not None:
-                res[key + "loss"][-1], res[key + "accuracy"][-1] = evaluate(split, res["weights"])
+        for split, loss, accuracy in ((data, res["loss"], res["accuracy"]),
+                                      (test, res["test_loss"], res["test_accuracy"])):
+            if split is not None and loss is not None and accuracy is not None:
+                loss[-1], accuracy[-1] = evaluate(split, res["weights"])
     guarantees = []
     if sigma > 0 and math.isfinite(clip):
         guarantees = [privacy.isrl_composition(clip, sigma, rounds * (steps if local else 1))]

@@ -29,7 +29,7 @@ import math
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence, cast
 
 import numpy as np
 
@@ -161,7 +161,8 @@ def simulate_sweep(algorithm: str, data: FederatedData, *, grid: Mapping[str, Se
         raise ValueError(f"unknown algorithm {algorithm!r}; simulated algorithms: {', '.join(ALGORITHMS)}")
     if not (0 < delta < 1):
         raise ValueError(f"delta must lie strictly between 0 and 1, got {delta!r}")
-    seed_list = list(range(seeds)) if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool) else list(seeds)
+    seed_list: list[Any] = (list(range(seeds)) if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool)
+                            else list(cast(Sequence[int], seeds)))
     if not seed_list or not all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 0
                                 for s in seed_list):
         raise ValueError(f"seeds must be a count >= 1 or a list of integers >= 0, got {seeds!r}")
