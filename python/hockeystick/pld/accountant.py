@@ -59,16 +59,22 @@ class PLDAccountant:
                 value_discretization_interval=self.value_discretization_interval, tail=self.tail)
         return self.compose(self._cache[key], rounds)
 
-    def _require(self) -> PrivacyLossDistribution:
-        if self._pld is None:
-            raise ValueError("no rounds composed yet: call compose(...) first")
-        return self._pld
-
     def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
-        return self._require().delta(epsilon, bound)
+        """Certified upper bound on delta(epsilon) of every round composed so far (``bound="lower"`` /
+        ``"both"``: the certified lower side too). Before any round, nothing has been released:
+        delta = 0, as dp_accounting's and Opacus's accountants answer."""
+        if self._pld is None:
+            eps = epsilon_values(epsilon)
+            return _validation.exact_sides(bound, 0.0 if eps.ndim == 0 else np.zeros(eps.shape))
+        return self._pld.delta(epsilon, bound)
 
     def epsilon(self, delta: ArrayLike, bound: Bound = "upper") -> Result:
-        return self._require().epsilon(delta, bound)
+        """Smallest epsilon >= 0 whose certified delta bound of the rounds so far is <= delta
+        (``bound="lower"`` / ``"both"`` for the certified lower side). Before any round: 0."""
+        if self._pld is None:
+            dlt = delta_values(delta)
+            return _validation.exact_sides(bound, 0.0 if dlt.ndim == 0 else np.zeros(dlt.shape))
+        return self._pld.epsilon(delta, bound)
 
 
 class SubsampledGaussianPLD:
