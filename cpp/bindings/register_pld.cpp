@@ -4,6 +4,7 @@
 // +infinity, the optimistic ones, and whether the optimistic side is connect-the-dots.
 #include <hockeystick/pld_cells.hpp>
 #include <hockeystick/pld_connect_dots.hpp>
+#include <hockeystick/pld_epsilon_bracket.hpp>
 #include <hockeystick/pld_hockey_stick.hpp>
 #include <hockeystick/pld_replace_one.hpp>
 
@@ -27,6 +28,32 @@ using hb::input_array;
 namespace pld = hockeystick::pld;
 
 namespace {
+
+// epsilon(delta) of a charged grid PMF, every delta in one scan down the grid: the certified upper
+// side (pld_hockey_stick.hpp's charged_epsilon) or the certified lower side (pld_epsilon_bracket.hpp's
+// charged_lower_epsilon); both take (p, n, k_lo, h, p_inf, charges, delta, m, out).
+template <class Scan>
+void def_charged_scan(py::module_& m, const char* name, Scan scan) {
+    m.def(name, [scan](input_array p, std::int64_t k_lo, double h, double p_inf, double shift, double slack,
+                       double entry, double total, double l2, double inverse, input_array delta) {
+        if (p.ndim() != 1) throw py::value_error("internal: the PMF must be one-dimensional");
+        for (py::ssize_t i = 0; i < delta.size(); ++i)
+            if (std::isnan(delta.data()[i])) throw py::value_error("delta must not be NaN");
+        const pld::GridCharges ch{shift, slack, entry, total, l2, inverse};
+        py::array_t<double> out(delta.size());
+        const double* pp = p.data();
+        const double* dd = delta.data();
+        double* dst = out.mutable_data();
+        const std::int64_t n = static_cast<std::int64_t>(p.size()), count = static_cast<std::int64_t>(delta.size());
+        {
+            py::gil_scoped_release release;
+            scan(pp, n, k_lo, h, p_inf, ch, dd, count, dst);
+        }
+        return out;
+    }, py::arg("p"), py::arg("k_lo"), py::arg("h"), py::arg("p_inf"), py::arg("shift"), py::arg("slack"),
+       py::arg("entry_error"), py::arg("total_error"), py::arg("spectral_l2"), py::arg("inverse_error"),
+       py::arg("delta"));
+}
 
 py::array_t<double> to_array(const std::vector<double>& v) {
     py::array_t<double> out(static_cast<py::ssize_t>(v.size()));
@@ -222,26 +249,8 @@ void register_pld(py::module_& m) {
         const std::int64_t n = static_cast<std::int64_t>(loss.size());
         return both_sides([=] { return pld::atom_cells(l, w, n, h, max_cells); });
     }, py::arg("loss"), py::arg("mass"), py::arg("h"), py::arg("max_cells"));
-    m.def("pld_charged_epsilon", [](input_array p, std::int64_t k_lo, double h, double p_inf, double shift,
-                                    double slack, double entry, double total, double l2, double inverse,
-                                    input_array delta) {
-        if (p.ndim() != 1) throw py::value_error("internal: the PMF must be one-dimensional");
-        const pld::GridCharges ch{shift, slack, entry, total, l2, inverse};
-        for (py::ssize_t i = 0; i < delta.size(); ++i)
-            if (std::isnan(delta.data()[i])) throw py::value_error("delta must not be NaN");
-        py::array_t<double> out(delta.size());
-        const double* pp = p.data();
-        const double* dd = delta.data();
-        double* dst = out.mutable_data();
-        const std::int64_t n = static_cast<std::int64_t>(p.size()), m = static_cast<std::int64_t>(delta.size());
-        {
-            py::gil_scoped_release release;
-            pld::charged_epsilon(pp, n, k_lo, h, p_inf, ch, dd, m, dst);
-        }
-        return out;
-    }, py::arg("p"), py::arg("k_lo"), py::arg("h"), py::arg("p_inf"), py::arg("shift"), py::arg("slack"),
-       py::arg("entry_error"), py::arg("total_error"), py::arg("spectral_l2"), py::arg("inverse_error"),
-       py::arg("delta"));
+    def_charged_scan(m, "pld_charged_epsilon", [](auto... args) { pld::charged_epsilon(args...); });
+    def_charged_scan(m, "pld_charged_lower_epsilon", [](auto... args) { pld::charged_lower_epsilon(args...); });
     m.def("pld_loss_variance", [](input_array p, double h) {
         const double* pp = p.data();
         const std::int64_t n = static_cast<std::int64_t>(p.size());

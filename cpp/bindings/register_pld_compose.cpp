@@ -5,7 +5,6 @@
 // (batched along axis 1, threads with `workers`), so every formula of the composition
 // lives in the header and the FFT in scipy.
 #include <hockeystick/pld_compose.hpp>
-#include <hockeystick/pld_epsilon_bracket.hpp>
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -123,25 +122,4 @@ void register_pld_compose(py::module_& m) {
           py::arg("workers") = py::none(),
           "Composes each item (a list of (factor index, count)) of grid PMFs on grid h; scipy.fft transforms.");
     m.def("pld_fft_length", &pld::fft_length, py::arg("width"));
-    // The optimistic side's epsilon of a charged PMF (pld_epsilon_bracket.hpp), all deltas in one scan.
-    m.def("pld_charged_lower_epsilon", [](input_array p, std::int64_t k_lo, double h, double p_inf, double shift,
-                                          double slack, double entry, double total, double l2, double inverse,
-                                          input_array delta) {
-        if (p.ndim() != 1) throw py::value_error("internal: the PMF must be one-dimensional");
-        for (py::ssize_t i = 0; i < delta.size(); ++i)
-            if (std::isnan(delta.data()[i])) throw py::value_error("delta must not be NaN");
-        const pld::GridCharges ch{shift, slack, entry, total, l2, inverse};
-        py::array_t<double> out(delta.size());
-        const double* pp = p.data();
-        const double* dd = delta.data();
-        double* dst = out.mutable_data();
-        const std::int64_t n = static_cast<std::int64_t>(p.size()), m = static_cast<std::int64_t>(delta.size());
-        {
-            py::gil_scoped_release release;
-            pld::charged_lower_epsilon(pp, n, k_lo, h, p_inf, ch, dd, m, dst);
-        }
-        return out;
-    }, py::arg("p"), py::arg("k_lo"), py::arg("h"), py::arg("p_inf"), py::arg("shift"), py::arg("slack"),
-       py::arg("entry_error"), py::arg("total_error"), py::arg("spectral_l2"), py::arg("inverse_error"),
-       py::arg("delta"));
 }
