@@ -175,3 +175,23 @@ def test_certified_sigma_buys_accuracy_at_the_same_privacy():
         assert row["sigma_needed"] < row["sigma_paper"] / 4
         assert row["test_error_certified"] < row["test_error_paper"]
     assert rows[-1]["test_error_paper"] - rows[-1]["test_error_certified"] > 0.15
+
+
+def test_figures_without_the_simulate_extra_skip_only_the_utility_figure(monkeypatch, tmp_path):
+    """`pip install .[plot]` has no numba: `hockeystick figures` still writes the tables and the sigma
+    plot, and leaves out only the simulator's figure (the tables' numbers are stubbed here: they are
+    tested above)."""
+    pytest.importorskip("matplotlib")
+    import importlib.util
+
+    from hockeystick import errata_003
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "numba" else real(name, *a))
+    monkeypatch.setattr(errata_003, "theory_rows", lambda: [])
+    monkeypatch.setattr(errata_003, "experiment_rows", lambda: [])
+    monkeypatch.setattr(errata_003, "sigma_curves", lambda: {"epsilon": np.array([1.0, 2.0]), "paper": np.array([2.0, 1.0]),
+                                                            "certified": np.array([0.5, 0.2])})
+    monkeypatch.setattr(errata_003, "utility_rows", lambda: pytest.fail("the simulator ran without numba"))
+    paths = errata_003.write_tables_and_figure(tmp_path)
+    assert [p.name for p in paths] == ["paper-003-calibration.md", "paper-003-sigma.png"]
