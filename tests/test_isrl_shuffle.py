@@ -63,3 +63,21 @@ def test_refusals(kwargs, message):
         ShuffledLDP(**kwargs)
     with pytest.raises(ValueError, match="closed form"):
         closed_form_shuffle_epsilon(epsilon0=5.0, n=100, delta=1e-6)
+
+
+@pytest.mark.parametrize("eps0, n", [(5e-324, 10), (1e-300, 100), (1e-17, 50), (1e-8, 10**6)])
+def test_tiny_epsilon0_gives_a_valid_bound_not_a_crash(eps0, n):
+    """alpha = e^eps0 / (e^eps0 + 1) rounds to 1/2: the bound falls back to the local pair's TV, tanh(eps0/2),
+    plus the round-off margin: finite, in [0, 1], above the exact shuffled randomized response."""
+    acc = ShuffledLDP(epsilon0=eps0, n=n)
+    delta0 = acc.delta(0.0)
+    assert 0.0 <= delta0 <= 1e-10
+    assert delta0 >= shuffled_randomized_response_delta(eps0, n, 0.0) - 1e-16
+    assert acc.epsilon(1e-6) == 0.0
+
+
+def test_populations_beyond_the_exact_sum_are_refused_quickly():
+    with pytest.raises(ValueError, match="use closed_form_shuffle_epsilon"):
+        ShuffledLDP(epsilon0=0.5, n=10**12).delta(0.1)
+    # a huge population at a large epsilon0 still sums few terms (C concentrates near n e^-eps0)
+    assert ShuffledLDP(epsilon0=30.0, n=10**9).epsilon(1e-6) <= 30.0

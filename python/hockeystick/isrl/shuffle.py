@@ -36,6 +36,7 @@ __all__ = ["ShuffledLDP", "closed_form_shuffle_epsilon"]
 
 _U = 2.0 ** -53
 _TAIL = 1e-17
+_MAX_TERMS = 10**6   # values of C summed exactly (tens of MB of temporaries at most)
 
 
 def _clone_delta(eps0: float, n: int, eps: float, tail: float) -> float:
@@ -44,18 +45,31 @@ def _clone_delta(eps0: float, n: int, eps: float, tail: float) -> float:
         return 0.0
     alpha = 1.0 / (1.0 + math.exp(-eps0))
     e = math.exp(eps)
+    margin = 64 * _U * (1 + math.exp(eps0))
+    if not alpha - e * (1 - alpha) > 0:
+        # eps0 so small that alpha rounds to 1/2: bound by the local pair's own TV, tanh(eps0 / 2),
+        # which the shuffled output (a post-processing) cannot exceed
+        return min(1.0, math.tanh(eps0 / 2) + margin)
     rho = (alpha - e * (1 - alpha)) / (e * alpha - (1 - alpha))
     beta = rho / (1 + rho)
     p = math.exp(-eps0)
-    lo, hi = (int(v) for v in stats.binom.ppf([tail / 2, 1 - tail / 2], n - 1, p))
-    lo, hi = max(lo, 0), min(hi, n - 1)
+    # the window of C summed exactly: mean +- (z sd + 50) with z from a Bernstein bound on the tail
+    # mass ``tail``; whatever falls outside is added whole below, so the window changes only tightness
+    # (scipy's binom.ppf/isf at 1e-17 tails return the support's end for small p, a window of n terms)
+    mean, sd = (n - 1) * p, math.sqrt((n - 1) * p * (1 - p))
+    z = math.sqrt(2 * math.log(2 / tail))
+    reach = z * sd + z * z + 50
+    lo, hi = max(int(mean - reach), 0), min(int(math.ceil(mean + reach)), n - 1)
+    if hi - lo + 1 > _MAX_TERMS:
+        raise ValueError(f"n = {n} shuffled reports at epsilon0 = {eps0:g} need {hi - lo + 1} terms of the clone sum "
+                         f"(limit {_MAX_TERMS}): use closed_form_shuffle_epsilon for populations this large")
     c = np.arange(lo, hi + 1)
     weights = stats.binom.pmf(c, n - 1, p)
     m = np.ceil(beta * (c + 1)) - 1
     f_m, f_m1 = stats.binom.cdf(m, c, 0.5), stats.binom.cdf(m - 1, c, 0.5)
     conditional = alpha * f_m + (1 - alpha) * f_m1 - e * ((1 - alpha) * f_m + alpha * f_m1)
     outside = stats.binom.cdf(lo - 1, n - 1, p) + stats.binom.sf(hi, n - 1, p)
-    value = float(np.dot(weights, np.maximum(conditional, 0.0))) + outside + 64 * _U * (1 + math.exp(eps0))
+    value = float(np.dot(weights, np.maximum(conditional, 0.0))) + outside + margin
     return min(1.0, value)
 
 
