@@ -1,14 +1,24 @@
-"""Accountants by name, with the parameters each takes: what sweeps and calibration can drive.
+"""Accountants and calculators by name, with the parameters each takes: what sweeps and calibration can drive.
 
-An entry names an accountant class (the accountant contract: keyword parameters that
-broadcast, ``.delta(epsilon)`` and ``.epsilon(delta)``), and says which of its
-parameters are integers and which can be calibrated (and in which direction the
-bound moves with them).  Data flows down: this module imports the accountants,
-the accountants never import it.
+An accountant entry names an accountant class (the accountant contract: keyword parameters
+that broadcast, ``.delta(epsilon)`` and ``.epsilon(delta)``), and says which of its
+parameters are integers and which can be calibrated (and in which direction the bound
+moves with them).
+
+A calculator entry names a broadcasting function of keyword parameters that computes one
+named quantity that is not an (epsilon, delta) pair: paper 001's Bayesian leakage (TV, JS
+between a parameter's distribution and its distorted release) and the paper's formulas
+for it.  A sweep over a calculator outputs its quantity; where a calculator has an
+inverse for a parameter (the distortion variance meeting a target TV), a sweep can
+output that parameter given the quantity as its target, as calibration does for
+accountants.
+
+Data flows down: this module imports the accountants and calculators, they never import it.
 """
 
 from __future__ import annotations
 
+import difflib
 import functools
 import inspect
 from dataclasses import dataclass, field
@@ -16,11 +26,12 @@ from typing import Any, Callable, Literal, Mapping, cast
 
 import numpy as np
 
-from . import contraction, fdp, isrl, pld, rdp, training
+from . import contraction, fdp, isrl, leakage, pld, rdp, training
 from .accountant import Bound
 from .gaussian_mechanism import GaussianMechanism
 
-__all__ = ["Calibratable", "AccountantEntry", "PerPoint", "REGISTRY", "get", "names", "register"]
+__all__ = ["Calibratable", "AccountantEntry", "CalculatorEntry", "Inverse", "PerPoint", "REGISTRY", "CALCULATORS",
+           "get", "lookup", "names", "calculator_names", "register", "register_calculator"]
 
 
 @dataclass(frozen=True)
@@ -67,14 +78,76 @@ class AccountantEntry:
                 if p.default is not inspect.Parameter.empty}
 
     def _signature(self) -> inspect.Signature:
-        sig = inspect.signature(self.factory)
-        return sig.replace(parameters=[p for p in sig.parameters.values()
-                                       if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
-                                       and p.name not in self.hidden and p.name != "threads"])
+        return _keyword_signature(self.factory, self.hidden)
 
     def build(self, **params: Any) -> Any:
         """Construct the accountant from the parameters it takes (extra keys are ignored)."""
         return self.factory(**{k: v for k, v in params.items() if k in self.parameters})
+
+
+def _keyword_signature(function: Callable[..., Any], hidden: frozenset[str] = frozenset()) -> inspect.Signature:
+    """The keyword parameters of ``function`` a grid can set (not ``hidden`` options, not ``threads``)."""
+    sig = inspect.signature(function)
+    return sig.replace(parameters=[p for p in sig.parameters.values()
+                                   if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
+                                   and p.name not in hidden and p.name != "threads"])
+
+
+@dataclass(frozen=True)
+class Inverse:
+    """How a calculator solves for one of its parameters: ``function`` takes the calculator's other
+    parameters (those in its own signature) plus the target value of the quantity as ``target``."""
+
+    function: Callable[..., Any]
+    target: str
+
+
+CalculatorKind = Literal["exact", "paper formula, not a guarantee"]
+
+
+@dataclass(frozen=True)
+class CalculatorEntry:
+    """One registered calculator: a broadcasting function computing ``quantity`` from keyword parameters.
+
+    ``kind`` says what the number is: "exact" (a value, computed to the accuracy its docstring
+    states) or "paper formula, not a guarantee" (a paper's expression as printed).
+    ``inverses``: parameter -> how to solve for it given a target value of ``quantity``.
+    """
+
+    name: str
+    factory: Callable[..., Any]
+    quantity: str
+    summary: str
+    kind: CalculatorKind
+    integers: frozenset[str] = frozenset()
+    inverses: dict[str, Inverse] = field(default_factory=dict)
+    max_chunk: int | None = None
+
+    @property
+    def parameters(self) -> tuple[str, ...]:
+        return tuple(_keyword_signature(self.factory).parameters)
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        return tuple(n for n, p in _keyword_signature(self.factory).parameters.items()
+                     if p.default is inspect.Parameter.empty)
+
+    def inverse_parameters(self, parameter: str) -> tuple[str, ...]:
+        """What solving for ``parameter`` takes: the inverse's parameters, its target named ``quantity``."""
+        inverse = self.inverses[parameter]
+        return tuple(self.quantity if p == inverse.target else p
+                     for p in _keyword_signature(inverse.function).parameters)
+
+    def evaluate(self, **params: Any) -> np.ndarray:
+        """The quantity at the (broadcast) parameters, as a float array (extra keys are ignored)."""
+        return np.asarray(self.factory(**{k: v for k, v in params.items() if k in self.parameters}), dtype=float)
+
+    def solve(self, parameter: str, **params: Any) -> np.ndarray:
+        """The value of ``parameter`` at which the quantity equals ``params[quantity]`` (the target)."""
+        inverse = self.inverses[parameter]
+        given = {inverse.target if k == self.quantity else k: v for k, v in params.items()
+                 if k in self.inverse_parameters(parameter)}
+        return np.asarray(inverse.function(**given), dtype=float)
 
 
 class PerPoint:
@@ -124,6 +197,7 @@ class PerPoint:
 
 
 REGISTRY: dict[str, AccountantEntry] = {}
+CALCULATORS: dict[str, CalculatorEntry] = {}
 
 
 def register(entry: AccountantEntry) -> AccountantEntry:
@@ -137,16 +211,49 @@ def register(entry: AccountantEntry) -> AccountantEntry:
     return entry
 
 
+def register_calculator(entry: CalculatorEntry) -> CalculatorEntry:
+    """Add a calculator under ``entry.name`` (names are shared with the accountants and unique)."""
+    if entry.name in REGISTRY or entry.name in CALCULATORS:
+        raise ValueError(f"{entry.name!r} is already registered")
+    for name in list(entry.integers) + list(entry.inverses):
+        if name not in entry.parameters:
+            raise ValueError(f"{entry.name}: {name!r} is not a parameter of {entry.factory!r}")
+    CALCULATORS[entry.name] = entry
+    return entry
+
+
 def names() -> list[str]:
+    """The registered accountants' names."""
     return sorted(REGISTRY)
 
 
+def calculator_names() -> list[str]:
+    """The registered calculators' names."""
+    return sorted(CALCULATORS)
+
+
+def _unknown(kind: str, name: str) -> ValueError:
+    known = names() + calculator_names()
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return ValueError(f"unknown {kind} {name!r}{hint}; registered accountants: {', '.join(names())}; "
+                      f"calculators: {', '.join(calculator_names())}")
+
+
 def get(name: str) -> AccountantEntry:
-    """The entry called ``name``, or a ValueError listing the registered names."""
+    """The accountant called ``name``, or a ValueError listing the registered names."""
     try:
         return REGISTRY[name]
     except KeyError:
-        raise ValueError(f"unknown accountant {name!r}; registered accountants: {', '.join(names())}") from None
+        raise _unknown("accountant", name) from None
+
+
+def lookup(name: str) -> AccountantEntry | CalculatorEntry:
+    """The accountant or calculator called ``name`` (what a sweep can evaluate)."""
+    entry = REGISTRY.get(name) or CALCULATORS.get(name)
+    if entry is None:
+        raise _unknown("accountant", name)
+    return entry
 
 
 # --- the registered accountants -------------------------------------------------------------
@@ -300,3 +407,46 @@ register(AccountantEntry(
     name="isrl_user_level", factory=isrl.UserLevelNoisyMBSGD, integers=frozenset({"rounds"}),
     summary="paper 003 Alg. 2 with a whole silo replaced (user-level): exact, mu = sqrt(R) 2L / sigma",
     calibratable={"sigma": _SIGMA, "rounds": _ROUNDS}))
+
+
+# --- calculators: paper 001's Bayesian leakage -------------------------------------------------
+
+_PAPER: CalculatorKind = "paper formula, not a guarantee"
+
+
+def _tv_bracket_lower(variance: Any, distortion_variance: Any, dimension: Any) -> Any:
+    """Lemma 5.7's lower side (eq. 15); paper formula, not a guarantee (see leakage.tv_bracket)."""
+    return leakage.tv_bracket(variance, distortion_variance, dimension)[0]
+
+
+def _tv_bracket_upper(variance: Any, distortion_variance: Any, dimension: Any) -> Any:
+    """Lemma 5.7's upper side (eq. 15); paper formula, not a guarantee (see leakage.tv_bracket)."""
+    return leakage.tv_bracket(variance, distortion_variance, dimension)[1]
+
+
+_DIMENSION = frozenset({"dimension"})
+_EXACT_TV_INVERSE = {"distortion_variance": Inverse(leakage.distortion_variance_for_tv, target="target_tv")}
+for _calc in (
+    CalculatorEntry("leakage_tv", leakage.tv_exact, "tv", kind="exact", integers=_DIMENSION,
+                    inverses=_EXACT_TV_INVERSE,
+                    summary="paper 001: TV between N(mu, sigma^2 I_d) and its distorted release "
+                            "N(mu + m, (sigma^2 + sigma_eps^2) I_d), exact; solves distortion_variance for a TV"),
+    CalculatorEntry("leakage_js", leakage.js_exact, "js", kind="exact", integers=_DIMENSION,
+                    summary="paper 001: Jensen-Shannon divergence (nats) of the same pair, exact; "
+                            "eps_p = sqrt(js) (Definition 4)"),
+    CalculatorEntry("leakage_tv_lemma_5_7_lower", _tv_bracket_lower, "tv", kind=_PAPER, integers=_DIMENSION,
+                    summary="paper 001 Lemma 5.7 (eq. 15), lower side: min{1, sigma_eps^2 sqrt(d)/sigma^2}/100"),
+    CalculatorEntry("leakage_tv_lemma_5_7_upper", _tv_bracket_upper, "tv", kind=_PAPER, integers=_DIMENSION,
+                    summary="paper 001 Lemma 5.7 (eq. 15), upper side: 3 min{1, sigma_eps^2 sqrt(d)/sigma^2}/2"),
+    CalculatorEntry("leakage_distortion_lemma_5_8", leakage.paper_distortion_variance, "distortion_variance",
+                    kind=_PAPER, integers=_DIMENSION,
+                    summary="paper 001 Lemma 5.8 (eq. 35): sigma_eps^2 = 100 sigma^2 (c1 - tau)/sqrt(d), "
+                            "for 0 < c1 - tau < 0.01"),
+    CalculatorEntry("leakage_js_bound_lemma_b3", leakage.js_bound_from_tv, "sqrt_js", kind=_PAPER,
+                    summary="paper 001 Lemma B.3: sqrt(JS) <= C_2 TV, C_2 = (e^{2 xi} - 1)/2 (eq. 12)"),
+    CalculatorEntry("leakage_sampling_variance", leakage.sampling_variance, "sampling_variance", kind=_PAPER,
+                    summary="paper 001 Thm 5.10 (eq. 17): p (1 - p) sum_i ||grad L_i||^2"),
+    CalculatorEntry("leakage_nfl_floor", leakage.nfl_privacy_floor, "privacy_leakage", kind=_PAPER,
+                    summary="paper 001 Thm 5.13 (eq. 19): least eps_p = C_1 - C_d eps_u at utility loss eps_u"),
+):
+    register_calculator(_calc)

@@ -107,7 +107,7 @@ class Workspace:
     def __init__(self, path: Path, grid: Grid, chunk_size: int, lock_fd: int | None, temporary: bool) -> None:
         self.path, self.grid, self.chunk_size = path, grid, chunk_size
         self._lock_fd, self._temporary = lock_fd, temporary
-        self.columns = grid.outputs + (("best",) if len(grid.accountants) > 1 else ())
+        self.columns = grid.outputs + (("best",) if grid.has_best else ())
 
     @classmethod
     def open_for(cls, destination: str | os.PathLike[str], grid: Grid, chunk_size: int, *,

@@ -8,6 +8,11 @@ with the fixed parameters added at every point.  ``output`` says what each point
 - a calibratable parameter such as ``"sigma"``: its extreme value meeting the target
   (``epsilon``, ``delta``), see ``hockeystick.calibrate``.
 
+A grid over calculators (``hockeystick.registry.CalculatorEntry``: paper 001's leakage)
+outputs their common quantity (``"tv"``), or a parameter a calculator can solve for
+(``"distortion_variance"``) with the quantity given as the target.  Calculators are not
+bounds, so several of them give one column each and no best-of column.
+
 With several accountants each one's value gets a column ``<output>_<accountant>``, and
 ``<output>`` holds the best valid one (smallest delta, epsilon or sigma; largest rounds
 or sampling rate) with ``best`` naming the accountant that gave it.
@@ -27,12 +32,12 @@ import math
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Literal, Mapping, Sequence
+from typing import Any, Iterator, Literal, Mapping, Sequence, cast
 
 import numpy as np
 
 from .. import registry
-from ..registry import AccountantEntry
+from ..registry import AccountantEntry, CalculatorEntry
 
 __all__ = ["Axis", "Grid", "Chunk", "parse_value", "load_toml", "read_toml", "chunk_size_setting"]
 
@@ -189,7 +194,7 @@ class Grid:
             raise ValueError("give at least one accountant; registered: " + ", ".join(registry.names()))
         if len(set(accountants)) != len(accountants):
             raise ValueError(f"accountants are listed twice: {', '.join(accountants)}")
-        entries = [registry.get(a) for a in accountants]
+        entries = [registry.lookup(a) for a in accountants]
         object.__setattr__(self, "accountants", accountants)
         object.__setattr__(self, "fixed", {k: _finite(k, v) for k, v in dict(self.fixed).items()})
         names = [a.name for a in self.axes] + list(self.fixed)
@@ -249,8 +254,13 @@ class Grid:
     # --- shape ----------------------------------------------------------------------------
 
     @property
-    def entries(self) -> list[AccountantEntry]:
-        return [registry.get(a) for a in self.accountants]
+    def entries(self) -> list[AccountantEntry | CalculatorEntry]:
+        return [registry.lookup(a) for a in self.accountants]
+
+    @property
+    def calculators(self) -> bool:
+        """True for a grid of calculators (one column each, no best-of)."""
+        return isinstance(self.entries[0], CalculatorEntry)
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -270,12 +280,22 @@ class Grid:
         """Output column names: one per accountant, plus best-of and its source for several."""
         if len(self.accountants) == 1:
             return (self.output,)
-        return tuple(f"{self.output}_{a}" for a in self.accountants) + (self.output,)
+        per_entry = tuple(f"{self.output}_{a}" for a in self.accountants)
+        return per_entry if self.calculators else per_entry + (self.output,)
+
+    @property
+    def has_best(self) -> bool:
+        """True when the outputs end with a best-of column and a ``best`` column naming its source
+        (several accountants; never for calculators, which are values, not bounds)."""
+        return len(self.accountants) > 1 and not self.calculators
 
     @property
     def best_is_max(self) -> bool:
         """True when a larger output is better (rounds, sampling rate): calibrated 'increasing' parameters."""
-        spec = self.entries[0].calibratable.get(self.output)
+        entry = self.entries[0]
+        if isinstance(entry, CalculatorEntry):
+            return False
+        spec = entry.calibratable.get(self.output)
         return spec is not None and spec.direction == "increasing"
 
     # --- chunks ---------------------------------------------------------------------------
@@ -381,15 +401,22 @@ def _finite(name: str, value: Any) -> float:
     return float(value)
 
 
-def _check_output(output: str, entries: list[AccountantEntry], given: set[str]) -> None:
+def _check_output(output: str, entries: list[AccountantEntry | CalculatorEntry], given: set[str]) -> None:
     names = ", ".join(e.name for e in entries)
+    calculators = [e for e in entries if isinstance(e, CalculatorEntry)]
+    if calculators:
+        if len(calculators) != len(entries):
+            raise ValueError(f"a sweep evaluates accountants or calculators, not both ({names}): "
+                             "run one sweep for each")
+        return _check_calculator_output(output, calculators, given)
+    accountants = cast(list[AccountantEntry], entries)
     if output in ("delta", "epsilon"):
         needs, forbidden = {"delta": ("epsilon", "delta"), "epsilon": ("delta", "epsilon")}[output]
         targets = {needs}
     else:
-        cannot = [e.name for e in entries if output not in e.calibratable]
+        cannot = [e.name for e in accountants if output not in e.calibratable]
         if cannot:
-            options = sorted(set.intersection(*(set(e.calibratable) for e in entries)))
+            options = sorted(set.intersection(*(set(e.calibratable) for e in accountants)))
             raise ValueError(f"output must be delta, epsilon or a parameter to calibrate "
                              f"({', '.join(options) or 'none in common'} for {names}); got {output!r}")
         forbidden, targets = output, {"epsilon", "delta"}
@@ -409,7 +436,39 @@ def _check_output(output: str, entries: list[AccountantEntry], given: set[str]) 
             raise ValueError(f"accountant {e.name!r} needs {', '.join(map(repr, lacking))}")
 
 
-def _integral_axis(axis: Axis, entries: list[AccountantEntry]) -> Axis:
+def _check_calculator_output(output: str, entries: list[CalculatorEntry], given: set[str]) -> None:
+    """A calculator grid outputs the calculators' common quantity, or a parameter each can solve for."""
+    names = ", ".join(e.name for e in entries)
+    quantities = sorted({e.quantity for e in entries})
+    if len(quantities) > 1:
+        raise ValueError(f"{names} compute different quantities ({', '.join(quantities)}): "
+                         "a sweep's calculators share one quantity")
+    quantity = quantities[0]
+    if output == quantity:
+        takes = [set(e.parameters) for e in entries]
+        needs = [(e, set(e.required)) for e in entries]
+    elif all(output in e.inverses for e in entries):
+        takes = [set(e.inverse_parameters(output)) for e in entries]
+        needs = [(e, set(e.inverse_parameters(output))) for e in entries]
+    else:
+        solvable = sorted(set.intersection(*(set(e.inverses) for e in entries)))
+        raise ValueError(f"output must be {quantity!r}" + (f" or a parameter to solve for ({', '.join(solvable)})"
+                                                          if solvable else "")
+                         + f" for {names}; got {output!r}")
+    if output in given:
+        raise ValueError(f"{output!r} is what the sweep computes (output = {output!r}); do not give it a value")
+    allowed = set().union(*takes)
+    unknown = sorted(given - allowed)
+    if unknown:
+        raise ValueError(f"unknown parameter(s) {', '.join(map(repr, unknown))} for {names} -> {output}; "
+                         f"allowed: {', '.join(sorted(allowed))}")
+    for e, required in needs:
+        lacking = sorted(required - given)
+        if lacking:
+            raise ValueError(f"calculator {e.name!r} needs {', '.join(map(repr, lacking))} for output {output!r}")
+
+
+def _integral_axis(axis: Axis, entries: list[AccountantEntry | CalculatorEntry]) -> Axis:
     """Integer parameters: ranges are rounded (repeats dropped); listed values must be integers."""
     if not any(axis.name in e.integers for e in entries):
         return axis

@@ -93,7 +93,7 @@ def plan_sweep(grid: Grid, path: str | os.PathLike[str] | None, chunk_size: int,
     """Estimate ``grid``'s cost when written to ``path`` (format from the suffix; None: memory)."""
 
     n_inputs, n_outputs = len(grid.axes), len(grid.outputs)
-    several = len(grid.accountants) > 1
+    several = grid.has_best
     suffix = Path(path).suffix.lower() if path is not None else None
     if suffix == ".csv":
         per_point = _CSV_BYTES_PER_NUMBER * (n_inputs + n_outputs) + (max(map(len, grid.accountants)) + 3) * several

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from ..registry import CalculatorEntry
 from .checkpoint import Workspace
 from .grid import Chunk, Grid
 from .plan import SweepPlan, plan_sweep
@@ -46,9 +47,12 @@ def evaluate(grid: Grid, params: dict[str, Any], shape: tuple[int, ...]) -> dict
     from ..calibrate import calibrate  # here, not at the top: calibrate imports the registry
 
     values = []
+    value: Any
     for entry in grid.entries:
         mine = {k: v for k, v in params.items() if k in entry.parameters}
-        if grid.output == "delta":
+        if isinstance(entry, CalculatorEntry):
+            value = entry.evaluate(**params) if grid.output == entry.quantity else entry.solve(grid.output, **params)
+        elif grid.output == "delta":
             value = entry.build(**mine).delta(params["epsilon"])
         elif grid.output == "epsilon":
             value = entry.build(**mine).epsilon(params["delta"])
@@ -58,6 +62,8 @@ def evaluate(grid: Grid, params: dict[str, Any], shape: tuple[int, ...]) -> dict
     if len(values) == 1:
         return {grid.output: values[0]}
     outputs = dict(zip(grid.outputs, values))
+    if grid.calculators:
+        return outputs
     stacked = np.stack(values)
     invalid = -np.inf if grid.best_is_max else np.inf
     stacked = np.where(np.isnan(stacked), invalid, stacked)

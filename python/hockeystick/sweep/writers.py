@@ -118,7 +118,7 @@ class _CsvWriter(_FileWriter):
     def __init__(self, grid: Grid, path: str | os.PathLike[str], scratch: Path) -> None:
         super().__init__(grid, path, scratch)
         self.names = np.array(grid.accountants, dtype=object)
-        header = grid.inputs + grid.outputs + (("best",) if len(grid.accountants) > 1 else ())
+        header = grid.inputs + grid.outputs + (("best",) if grid.has_best else ())
         try:
             import pyarrow.csv as pacsv
         except ImportError:
@@ -164,7 +164,7 @@ class _ParquetWriter(_FileWriter):
         self.pa = pa
         fields = [pa.field(a.name, pa.int64() if a.values.dtype.kind in "iu" else pa.float64()) for a in grid.axes]
         fields += [pa.field(name, pa.float64()) for name in grid.outputs]
-        if len(grid.accountants) > 1:
+        if grid.has_best:
             fields.append(pa.field("best", pa.dictionary(pa.int8(), pa.string())))
         self.schema = pa.schema(fields, metadata=_metadata(grid))
         self.names = pa.array(list(grid.accountants), pa.string())
@@ -189,7 +189,7 @@ class _NpzWriter(_FileWriter):
         super().__init__(grid, path, scratch)
         self.workdir = scratch / "npz-columns"
         self.workdir.mkdir(exist_ok=True)
-        names = grid.outputs + (("best",) if len(grid.accountants) > 1 else ())
+        names = grid.outputs + (("best",) if grid.has_best else ())
         self.maps: dict[str, np.memmap] | None = {
             name: np.lib.format.open_memmap(self.workdir / f"{name}.npy", mode="w+",
                                             dtype=np.int8 if name == "best" else np.float64, shape=grid.shape)
@@ -215,7 +215,7 @@ class _NpzWriter(_FileWriter):
         self.maps = None
         small: dict[str, np.ndarray] = {a.name: a.values for a in self.grid.axes}
         small.update({k: np.array(v) for k, v in self.grid.fixed.items()})
-        if len(self.grid.accountants) > 1:
+        if self.grid.has_best:
             small["accountants"] = np.array(self.grid.accountants)
         try:
             with zipfile.ZipFile(self.tmp, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
@@ -236,7 +236,7 @@ class MemoryWriter:
         n = grid.size
         self.columns: dict[str, np.ndarray] = {a.name: np.empty(n, a.values.dtype) for a in grid.axes}
         self.columns.update({name: np.empty(n) for name in grid.outputs})
-        if len(grid.accountants) > 1:
+        if grid.has_best:
             self.columns["best"] = np.empty(n, np.int8)
 
     def write(self, chunk: Chunk, outputs: dict[str, np.ndarray]) -> None:
