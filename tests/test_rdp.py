@@ -104,7 +104,7 @@ def test_integer_and_fractional_paths_meet() -> None:
 
 
 def test_conversions_follow_their_formulas() -> None:
-    orders = DEFAULT_ORDERS
+    orders = np.asarray(DEFAULT_ORDERS)
     rdp = SubsampledGaussianRDP(sigma=1.0, sampling_rate=0.01, rounds=5000).rdp
     delta = 1e-6
     classic = rdp_to_epsilon(rdp, orders, delta, conversion="classic")

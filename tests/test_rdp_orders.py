@@ -64,3 +64,24 @@ def test_every_orders_argument_refuses(bad: float) -> None:
                  lambda: GaussianDP(1.0).rdp(bad)):
         with pytest.raises(ValueError, match="orders"):
             call()
+
+
+def test_default_orders_are_documented_immutable_and_dp_accountings() -> None:
+    """Issue 19 item 5: help(hockeystick.rdp) printed numpy's ndarray documentation for DEFAULT_ORDERS."""
+    import pydoc
+
+    import hockeystick.rdp
+    from dp_accounting.rdp.rdp_privacy_accountant import DEFAULT_RDP_ORDERS
+
+    text = pydoc.render_doc(hockeystick.rdp, renderer=pydoc.plaintext)
+    assert "An array object represents a multidimensional" not in text and "ndarray(shape" not in text
+    assert "DEFAULT_ORDERS``: the orders used when ``orders=None``" in text
+    orders = hockeystick.rdp.DEFAULT_ORDERS
+    assert isinstance(orders, tuple) and all(isinstance(o, float) for o in orders)
+    np.testing.assert_array_equal(np.asarray(orders), np.asarray(DEFAULT_RDP_ORDERS, dtype=float))
+    # the default used by the accountants is a fresh array: changing it changes nothing else
+    from hockeystick.rdp.mechanisms import check_orders
+
+    first = check_orders(None)
+    first[:] = 99.0
+    np.testing.assert_array_equal(check_orders(None), np.asarray(orders))

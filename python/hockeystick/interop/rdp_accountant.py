@@ -29,7 +29,7 @@ from ..rdp import DEFAULT_ORDERS, gaussian_rdp, rdp_to_delta, rdp_to_epsilon, su
 from ..rdp.laplace import laplace_rdp
 from .dp_events import ADD_REMOVE, Unsupported, check_count
 
-FINE_ORDERS = np.unique(np.concatenate([DEFAULT_ORDERS[DEFAULT_ORDERS < 11], np.arange(11.0, 257.0),
+FINE_ORDERS = np.unique(np.concatenate([[order for order in DEFAULT_ORDERS if order < 11], np.arange(11.0, 257.0),
                                         np.round(np.geomspace(256.0, 4096.0, 113))]))
 
 

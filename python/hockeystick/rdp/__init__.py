@@ -5,6 +5,15 @@
 * ``rdp_to_epsilon`` / ``rdp_to_delta``: classic (Mironov 2017) or tight (Balle et al. 2020 /
   Canonne et al. 2020) conversion.
 * ``SubsampledGaussianRDP``: the accountant (``delta``/``epsilon``), matching dp_accounting's RdpAccountant.
+
+Constants:
+
+* ``DEFAULT_ORDERS``: the orders used when ``orders=None``, a tuple of 156 floats, 1.1 to 10.9 in steps
+  of 0.1, 11 to 63, then 128, 256, 512 and 1024: dp_accounting's ``DEFAULT_RDP_ORDERS``, so the two
+  accountants agree order by order (``np.asarray(DEFAULT_ORDERS)`` for array arithmetic).
+* ``MAX_ORDER``: the largest order accepted (10^4; the integer series costs alpha terms).
+* ``CONVERSIONS``: the RDP to (eps, delta) conversions, "tight" (Balle et al. 2020, Thm. 21) and
+  "classic" (Mironov 2017, Prop. 3).
 """
 
 from .accountant import SubsampledGaussianRDP, compose_rdp

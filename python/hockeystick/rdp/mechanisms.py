@@ -45,9 +45,12 @@ from .._validation import broadcast, choice, in_interval, positive
 
 __all__ = ["DEFAULT_ORDERS", "FRACTIONAL_SERIES", "MAX_ORDER", "gaussian_rdp", "subsampled_gaussian_rdp", "check_orders"]
 
-# The orders of dp_accounting's RdpAccountant, so results compare one to one.
-DEFAULT_ORDERS = np.array([1 + x / 10.0 for x in range(1, 100)] + list(range(11, 64)) + [128, 256, 512, 1024],
-                          dtype=np.float64)
+#: The Renyi orders used when ``orders=None``: 1.1, 1.2, ..., 10.9, then 11, ..., 63, 128, 256, 512, 1024
+#: (156 floats), the orders of dp_accounting's RdpAccountant (``DEFAULT_RDP_ORDERS``), so results compare
+#: one to one.  A tuple, so that no caller can change the library's default in place; take
+#: ``np.asarray(DEFAULT_ORDERS)`` for array arithmetic.
+DEFAULT_ORDERS: tuple[float, ...] = tuple(
+    [1 + x / 10.0 for x in range(1, 100)] + [float(x) for x in range(11, 64)] + [128.0, 256.0, 512.0, 1024.0])
 
 FRACTIONAL_SERIES = ("absolute", "signed")
 
@@ -67,7 +70,7 @@ def check_orders(orders: npt.ArrayLike | None, *, max_order: float = MAX_ORDER) 
     Def. 3 and Prop. 3); a scalar is one order.
     """
     if orders is None:
-        return DEFAULT_ORDERS.copy()
+        return np.array(DEFAULT_ORDERS, dtype=np.float64)
     arr = np.atleast_1d(positive(orders, "orders"))
     if arr.ndim != 1:
         raise ValueError("orders must be a 1-D sequence")

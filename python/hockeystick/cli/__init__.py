@@ -1,0 +1,155 @@
+"""The ``hockeystick`` command line: sweeps, calibration, single guarantees, figures.
+
+    hockeystick sweep --example                  the README's main job (writes ./hockeystick-out/)
+    hockeystick sweep grid.toml -o sweep.parquet
+    hockeystick calibrate -a gaussian --epsilon 1 --delta 1e-5 -p rounds=1,10,100,1000
+    hockeystick delta -a gaussian -p sigma=2 -p rounds=100 --epsilon 1
+    hockeystick epsilon -a gaussian -p sigma=2 -p rounds=100 --delta 1e-5
+    hockeystick accountants                      what -a accepts, with each one's parameters
+
+Parameters are NAME=VALUE where VALUE is a number (fixed), a list 1,2,4, or a range
+log:START:STOP:NUM / linear:START:STOP:NUM (an axis of the grid).  Files are never replaced
+unless --force; a killed sweep continues with --resume; a sweep above 10^9 points, the free
+disk space or 12 hours estimated needs --allow-large.  Exit status: 0 on success, 2 for bad
+input (one line on stderr saying what to change; --debug for the traceback), 1 when the
+run itself fails, 130 when interrupted (143 on SIGTERM).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import sys
+import warnings
+from typing import Any
+
+from .. import __version__
+from . import accountants, calibrate, demo, evaluate, figures, sweep
+from .common import EXIT_FAILURE, EXIT_USAGE, PROG, Parser, UsageError
+
+__all__ = ["main", "build_parser", "EXIT_USAGE", "EXIT_FAILURE"]
+
+# One module per subcommand, each exposing register(subparsers); the order is the order of --help.
+SUBCOMMANDS = (sweep, evaluate, calibrate, figures, accountants, demo)
+
+
+class _Terminated(BaseException):
+    """SIGTERM, turned into an exception so that a sweep keeps its finished chunks and says so."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = Parser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="show the traceback of an error")
+    subparsers = _Subcommands(parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                                    parser_class=Parser), common)
+    for module in SUBCOMMANDS:
+        module.register(subparsers)
+    # subcommands that live outside this package register here, one line each
+    return parser
+
+
+class _Subcommands:
+    """``add_subparsers()``'s action, giving every subcommand the shared options (--debug)."""
+
+    def __init__(self, action: Any, common: argparse.ArgumentParser) -> None:
+        self.action, self.common = action, common
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        parser: argparse.ArgumentParser = self.action.add_parser(name, parents=[self.common], **kwargs)
+        return parser
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def _leftovers(args: argparse.Namespace) -> str:
+    from ..sweep.checkpoint import describe_leftovers
+
+    kept = describe_leftovers(args.out) if getattr(args, "out", None) else None
+    return f"; {kept}" if kept else ""
+
+
+def _raise_terminated(signum: int, frame: Any) -> None:
+    raise _Terminated()
+
+
+def _stderr_log(prog: str, verbose: bool) -> logging.Handler:
+    """Print warnings (such as removed leftovers) as 'prog: message' lines, and with ``verbose`` (a
+    sweep, or any command writing -o FILE) the plan: points, output size, time estimate."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter(f"{prog}: %(message)s"))
+    logger = logging.getLogger("hockeystick")
+    logger.addHandler(handler)
+    handler.setLevel(logging.INFO if verbose else logging.WARNING)
+    if logger.level == logging.NOTSET or logger.level > handler.level:
+        logger.setLevel(handler.level)
+    return handler
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    prog = f"{PROG} {args.command}"
+    handler = _stderr_log(prog, verbose=args.command == "sweep" or bool(getattr(args, "out", None)))
+    previous = signal.getsignal(signal.SIGTERM)
+    catch_term = previous is not None and _is_main_thread()
+    if catch_term:
+        signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        return _dispatch(args, prog)
+    finally:
+        logging.getLogger("hockeystick").removeHandler(handler)
+        if catch_term:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _is_main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
+
+
+def _dispatch(args: argparse.Namespace, prog: str) -> int:
+    """Run the subcommand; every error becomes one line on stderr and an exit status (or, with
+    --debug, the traceback)."""
+    try:
+        with warnings.catch_warnings():
+            if not args.debug:   # numpy's overflow notes are for developers; --debug shows them
+                warnings.simplefilter("ignore", RuntimeWarning)
+            return args.func(args)
+    except (UsageError, ValueError, TypeError, ArithmeticError) as exc:
+        if args.debug:
+            raise
+        print(f"{prog}: error: {_one_line(exc)}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted{_leftovers(args)}", file=sys.stderr)
+        return 130
+    except _Terminated:
+        print(f"{prog}: terminated (SIGTERM){_leftovers(args)}", file=sys.stderr)
+        return 143
+    except BrokenPipeError:
+        # the reader went away (hockeystick ... | head): stop quietly, as other filters do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+    except Exception as exc:
+        if args.debug:
+            raise
+        if isinstance(exc, MemoryError):
+            print(f"{prog}: failed: out of memory; lower --chunk-size or the number of values per axis"
+                  f"{_leftovers(args)}", file=sys.stderr)
+        else:
+            print(f"{prog}: failed: {type(exc).__name__}: {_one_line(exc)}{_leftovers(args)} "
+                  "(rerun with --debug for the traceback)", file=sys.stderr)
+        return EXIT_FAILURE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,29 @@
+"""``hockeystick accountants``: what -a accepts, with each one's parameters."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+__all__ = ["register", "run"]
+
+
+def register(subparsers: Any) -> None:
+    raw = argparse.RawDescriptionHelpFormatter
+    acc = subparsers.add_parser("accountants", help="list the accountants with their parameters",
+                         epilog="example:\n  hockeystick accountants", formatter_class=raw)
+    acc.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..sweep import registry
+
+    for name in registry.names():
+        entry = registry.get(name)
+        optional = [p for p in entry.parameters if p not in entry.required]
+        print(f"{name}: {entry.summary}")
+        print(f"    needs: {', '.join(entry.required)}" + (f"; optional: {', '.join(optional)}" if optional else ""))
+        if entry.calibratable:
+            print("    calibrate: " + ", ".join(f"{p} ({'smallest' if c.direction == 'decreasing' else 'largest'})"
+                                             for p, c in entry.calibratable.items()))
+    return 0

@@ -1,0 +1,181 @@
+"""What every subcommand shares: the parser class, the usage error, the accountant and output options,
+and turning NAME=VALUE options into a sweep's parameters."""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import sys
+from typing import Any, Sequence
+
+__all__ = ["EXIT_USAGE", "EXIT_FAILURE", "PROG", "UsageError", "Parser", "accountant_options", "output_options",
+           "positive_int", "parameters", "accountant_names", "training_accountant", "has_matplotlib", "TRAINING_FLAGS"]
+
+EXIT_USAGE = 2
+EXIT_FAILURE = 1
+PROG = "hockeystick"
+
+
+class UsageError(Exception):
+    """Bad input found by the command itself (exit status 2)."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, with a pointer to --help and the examples on every usage error.
+
+    A subcommand's parser reports its own unrecognized arguments (with its own usage and a
+    'did you mean' for a misspelled flag) instead of leaving them to the top-level parser."""
+
+    def error(self, message: str) -> Any:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n"
+                              f"run '{self.prog} --help' for the options and examples\n")
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:  # type: ignore[override]
+        namespace, extras = super().parse_known_args(args, namespace)
+        if extras and self.prog != PROG:
+            self.error(self._unrecognized(extras))
+        return namespace, extras
+
+    def _unrecognized(self, extras: list[str]) -> str:
+        message = f"unrecognized arguments: {' '.join(extras)}"
+        flags = [o for o in self._option_string_actions if o.startswith("--")]
+        for extra in extras:
+            if extra.startswith("-"):
+                close = difflib.get_close_matches(extra.split("=")[0], flags, n=1, cutoff=0.6)
+                if close:
+                    message += f" (did you mean {close[0]}?)"
+                    break
+        return message
+
+
+
+# --- shared options ------------------------------------------------------------------------
+
+def accountant_options(parser: argparse.ArgumentParser) -> None:
+    from ..sweep import registry
+
+    group = parser.add_argument_group("what to evaluate")
+    group.add_argument("-a", "--accountant", action="append", default=None, metavar="NAME",
+                       help=f"accountant (repeat or comma-separate for several: best bound per point); "
+                            f"registered: {', '.join(registry.names())}")
+    group.add_argument("-p", "--param", action="append", default=[], metavar="NAME=VALUE",
+                       help="a parameter: NAME=1.5 (fixed), NAME=1,2,4 (list), NAME=log:0.5:20:100 or "
+                            "NAME=linear:1:1000:50 (range); repeat for each parameter")
+    group.add_argument("--epsilon", metavar="VALUE", help="epsilon (same VALUE forms as --param)")
+    group.add_argument("--delta", metavar="VALUE", help="delta (same VALUE forms as --param)")
+    run = parser.add_argument_group(
+        "a training run, in its own words (no -a needed: --dataset-size means DP-SGD, --total-clients DP-FedAvg; "
+        "every step released; same VALUE forms as --param)")
+    for flag, help_text in TRAINING_FLAGS.items():
+        run.add_argument(f"--{flag}", dest=f"run_{flag.replace('-', '_')}", metavar="VALUE", help=help_text)
+    run.add_argument("--sampling", choices=("poisson", "fixed_size"), default=None,
+                     help="how batches are drawn: poisson (default; add/remove one) or fixed_size (exactly "
+                          "--batch-size records each step; replace one)")
+
+
+TRAINING_FLAGS = {
+    "noise-multiplier": "noise standard deviation over the clipping norm",
+    "dataset-size": "records in the data set (DP-SGD)",
+    "batch-size": "records per step (the expected number under Poisson sampling)",
+    "epochs": "passes over the data, ceil(dataset size / batch size) steps each",
+    "steps": "optimizer steps (instead of --epochs)",
+    "total-clients": "clients in the population (DP-FedAvg)",
+    "clients-per-round": "clients per round (expected, under Poisson sampling)",
+    "rounds": "rounds (DP-FedAvg; a parameter of other accountants too)",
+}
+
+
+def training_accountant(args: argparse.Namespace) -> str | None:
+    """dp_sgd / dp_fedavg (or their fixed_size variants) when the training flags say which."""
+    sgd = getattr(args, "run_dataset_size", None) is not None
+    fedavg = getattr(args, "run_total_clients", None) is not None
+    if sgd and fedavg:
+        raise UsageError("give --dataset-size (DP-SGD) or --total-clients (DP-FedAvg), not both")
+    if not (sgd or fedavg):
+        if getattr(args, "sampling", None) is not None:
+            raise UsageError("--sampling goes with --dataset-size (DP-SGD) or --total-clients (DP-FedAvg)")
+        return None
+    name = "dp_sgd" if sgd else "dp_fedavg"
+    return name + ("_fixed_size" if args.sampling == "fixed_size" else "")
+
+
+def output_options(parser: argparse.ArgumentParser, *, required_out: bool = False) -> None:
+    group = parser.add_argument_group("output")
+    group.add_argument("-o", "--out", metavar="FILE", required=False,
+                       help="write every point to FILE.csv, FILE.npz or FILE.parquet"
+                            + (" (required)" if required_out else ""))
+    group.add_argument("--plot", metavar="PNG", help="draw the sweep's natural picture to PNG")
+    group.add_argument("--chunk-size", type=positive_int, metavar="N", help="points per chunk (default ~1M)")
+    group.add_argument("--progress", dest="progress", action="store_true", default=None,
+                       help="always show the progress bar (default: when stderr is a terminal)")
+    group.add_argument("--no-progress", dest="progress", action="store_false", help="never show it")
+    group.add_argument("--force", action="store_true",
+                       help="replace an existing -o FILE or --plot PNG (refused otherwise)")
+    group.add_argument("--resume", action="store_true",
+                       help="continue a killed or failed sweep to the same -o FILE from its finished chunks "
+                            "(kept in the hidden .FILE.parts directory beside it; same grid and chunk size only)")
+    group.add_argument("--allow-large", action="store_true",
+                       help="run even a sweep above 10^9 points, above the free disk space or above 12 hours "
+                            "estimated (the size and time estimate are printed before it starts)")
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def parameters(args: argparse.Namespace) -> dict[str, str]:
+    params: dict[str, str] = {}
+    for item in args.param:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip() or not value.strip():
+            raise UsageError(f"--param {item!r}: write NAME=VALUE, e.g. -p sigma=2 or -p rounds=1,10,100")
+        add_once(params, name.strip(), value.strip(), f"-p {name.strip()}=...")
+    for name in ("epsilon", "delta"):
+        if getattr(args, name, None) is not None:
+            add_once(params, name, getattr(args, name), f"--{name}")
+    for flag in TRAINING_FLAGS:
+        value = getattr(args, f"run_{flag.replace('-', '_')}", None)
+        if value is not None:
+            add_once(params, flag.replace("-", "_"), value, f"--{flag}")
+    return params
+
+
+def add_once(params: dict[str, str], name: str, value: str, flag: str) -> None:
+    """A parameter given twice is a mistake, not 'the last one wins'."""
+    if name in params:
+        raise UsageError(f"parameter {name!r} is given twice ({params[name]} and {value}); give it once "
+                          f"({flag}), with a list 1,2,4 or a range log:START:STOP:NUM for several values")
+    params[name] = value
+
+
+def accountant_names(args: argparse.Namespace, default: Sequence[str] | None = None) -> list[str]:
+    from ..sweep import registry
+
+    names = [n.strip() for item in (args.accountant or []) for n in item.split(",") if n.strip()]
+    training = training_accountant(args)
+    if training is not None:
+        if names and names != [training]:
+            raise UsageError(f"the training flags describe accountant {training!r}; drop -a {','.join(names)}")
+        return [training]
+    if not names:
+        if default:
+            return list(default)
+        raise UsageError(f"say which accountant with -a NAME; registered: {', '.join(registry.names())}")
+    return names
+
+
+
+def has_matplotlib() -> bool:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return False
+    return True
+

@@ -1,0 +1,55 @@
+"""Running a grid for a subcommand: in-process or on Dask, after checking --plot; what was written."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+from .common import UsageError, has_matplotlib
+
+__all__ = ["execute", "check_plot_path", "finish"]
+
+
+def execute(grid: Any, args: argparse.Namespace, *, out: str | None, keep: bool = False) -> Any:
+    """Run ``grid`` in-process or on Dask (--workers / --scheduler), after checking --plot."""
+    from ..sweep.run import run_sweep
+
+    if getattr(args, "plot", None):
+        check_plot_path(args.plot, args.force)
+    if args.resume and not out:
+        raise UsageError("--resume continues a sweep written to a file: give the same -o FILE as the killed run")
+    kwargs = dict(chunk_size=args.chunk_size, progress=args.progress, overwrite=args.force, resume=args.resume,
+                  allow_large=args.allow_large)
+    if getattr(args, "workers", None) or getattr(args, "scheduler", None):
+        from ..sweep.dask import run_on_dask
+
+        return run_on_dask(grid, out, scheduler=args.scheduler, workers=args.workers or 2, **kwargs)
+    return run_sweep(grid, out, keep=keep, **kwargs)
+
+
+def check_plot_path(path: str, force: bool) -> None:
+    p = Path(path)
+    if not has_matplotlib():
+        raise UsageError("--plot needs matplotlib: pip install 'hockeystick[plot]'")
+    if p.suffix.lower() != ".png":
+        raise UsageError(f"--plot {path!r}: name the picture *.png")
+    if p.is_dir():
+        raise UsageError(f"--plot {path!r} is a directory; give a file name such as {str(p / 'sweep.png')!r}")
+    if p.exists() and not force:
+        raise UsageError(f"--plot {path!r} already exists and is not replaced unless you ask: pass --force, "
+                          "or choose another name")
+    if not (p.parent if str(p.parent) else Path(".")).is_dir():
+        raise UsageError(f"--plot {path!r}: directory {str(p.parent)!r} does not exist; create it first")
+    if not os.access(p.parent if str(p.parent) else ".", os.W_OK):
+        raise UsageError(f"--plot {path!r}: directory {str(p.parent)!r} is not writable")
+
+
+def finish(grid: Any, result: Any, args: argparse.Namespace) -> None:
+    if result.path:
+        print(f"result written to {os.path.abspath(result.path)}")
+    if args.plot:
+        from ..plots import plot_grid
+
+        print(f"plot written to {os.path.abspath(plot_grid(grid, args.plot))}")

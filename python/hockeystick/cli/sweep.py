@@ -1,0 +1,105 @@
+"""``hockeystick sweep``: one or more accountants over a grid of parameter points, streamed to a file."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+from .common import UsageError, accountant_options, accountant_names, output_options, parameters, positive_int
+from .execute import execute, finish
+from .tables import print_plot, print_points, print_summary
+
+__all__ = ["register", "run"]
+
+_SWEEP_EXAMPLES = """\
+examples:
+  hockeystick sweep --example                       # the main job: a few million points + calibration
+  hockeystick sweep grid.toml -o sweep.parquet --plot sweep.png
+  hockeystick sweep -a gaussian -p sigma=log:0.5:20:1000 -p rounds=1,10,100,1000 \\
+      --epsilon linear:0.1:8:500 -o sweep.npz
+  hockeystick sweep grid.toml -o sweep.parquet --workers 4          # on a local Dask cluster
+  hockeystick sweep grid.toml -o /shared/sweep.parquet --scheduler tcp://host:8786
+
+grid.toml:
+  accountants = ["gaussian"]
+  output = "delta"                  # or "epsilon", or a parameter to calibrate ("sigma")
+  [parameters]
+  sigma = { log = [0.5, 20, 1000] }
+  rounds = [1, 10, 100, 1000]
+  epsilon = { linear = [0.1, 8, 500] }
+  sensitivity = 1.0
+"""
+
+
+def register(subparsers: Any) -> None:
+    raw = argparse.RawDescriptionHelpFormatter
+    sweep = subparsers.add_parser("sweep", help="evaluate an accountant over a grid of parameter points",
+                           description="Evaluate one or more accountants over the Cartesian product of the "
+                                       "parameter axes, in chunks, streaming to a file.",
+                           epilog=_SWEEP_EXAMPLES, formatter_class=raw)
+    sweep.add_argument("config", nargs="?", help="a sweep file (TOML, layout below); flags add to or override it")
+    sweep.add_argument("--example", action="store_true",
+                       help="run the built-in example end to end (sweep + calibration + plots)")
+    sweep.add_argument("--out-dir", default="hockeystick-out", metavar="DIR",
+                       help="where --example writes (default ./hockeystick-out)")
+    sweep.add_argument("-q", "--quantity", metavar="OUTPUT",
+                       help="delta (default), epsilon, or a parameter to calibrate such as sigma")
+    accountant_options(sweep)
+    output_options(sweep, required_out=True)
+    dask = sweep.add_argument_group("Dask (default: in-process)")
+    dask.add_argument("--workers", type=positive_int, metavar="N", help="run on a LocalCluster with N workers")
+    dask.add_argument("--scheduler", metavar="ADDRESS", help="run on the Dask cluster at ADDRESS (shared filesystem)")
+    sweep.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..sweep.grid import Grid, chunk_size_setting, read_toml
+
+    if args.example:
+        return _example(args)
+    spec: dict[str, Any] = read_toml(args.config) if args.config else {}
+    try:
+        chunk_size = chunk_size_setting(spec)
+        if not isinstance(spec.get("parameters", {}), dict):
+            raise TypeError(f"[parameters] must be a table of name = value, got {spec['parameters']!r}")
+        params = dict(spec.get("parameters", {}))
+        params.update(parameters(args))
+        if args.accountant or not spec:
+            spec["accountants"] = accountant_names(args)
+            spec.pop("accountant", None)
+        if args.quantity or "output" not in spec:
+            spec["output"] = args.quantity or "delta"
+        spec["parameters"] = params
+        spec.pop("chunk_size", None)
+        grid = Grid.from_dict(spec)
+    except (ValueError, TypeError) as exc:
+        if not args.config:
+            raise
+        raise UsageError(f"sweep file {args.config!r}: {exc}") from None
+    if args.chunk_size is None:
+        args.chunk_size = chunk_size
+    if not args.out:
+        raise UsageError("say where to write the sweep: -o FILE.parquet (or .npz, .csv)")
+    result = execute(grid, args, out=args.out)
+    print_summary(result)
+    finish(grid, result, args)
+    return 0
+
+
+def _example(args: argparse.Namespace) -> int:
+    from ..example import run_example
+
+    report = run_example(Path(args.out_dir), progress=args.progress, overwrite=args.force)
+    print(f"sweep file: {os.path.abspath(report.toml_path)}  (edit it, then: hockeystick sweep "
+          f"{report.toml_path} -o my_sweep.parquet)")
+    print_summary(report.sweep)
+    print(f"result written to {os.path.abspath(str(report.sweep.path))}")
+    print_plot(report.sweep_plot)
+    grid = report.calibration.grid
+    print(f"\nsigma needed for (epsilon, delta) = ({grid.fixed['epsilon']:g}, {grid.fixed['delta']:g}):")
+    print_points(report.calibration, max_rows=100)
+    print(f"calibration written to {os.path.abspath(str(report.calibration.path))}")
+    print_plot(report.calibration_plot)
+    return 0

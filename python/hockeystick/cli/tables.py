@@ -1,0 +1,81 @@
+"""Printing results: aligned tables, the summary of a large sweep, every point of a small one."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Sequence
+
+__all__ = ["table", "cell", "describe", "rate", "print_summary", "print_points", "print_plot"]
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    cells = [[cell(v) for v in row] for row in rows]
+    widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(headers)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths)),
+             "  ".join("-" * w for w in widths)]
+    lines += ["  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in cells]
+    return "\n".join(lines)
+
+
+def cell(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int,)) or (isinstance(value, float) and value.is_integer() and abs(value) < 1e15):
+        return f"{int(value)}"
+    return f"{value:.6g}"
+
+
+def describe(point: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={cell(v)}" for k, v in point.items()) or "-"
+
+
+def rate(points_per_second: float) -> str:
+    for scale, unit in ((1e6, "M "), (1e3, "k ")):
+        if points_per_second >= scale:
+            return f"{points_per_second / scale:.3g} {unit}points/s"
+    return f"{points_per_second:.3g} points/s"
+
+
+def print_summary(result: Any) -> None:
+    grid, summary = result.grid, result.summary
+    print(f"{grid.size:,} points  {' + '.join(grid.accountants)} -> {grid.output}  "
+          f"in {result.seconds:.2f} s ({rate(result.points_per_second)})")
+    if grid.fixed:
+        print("fixed: " + describe(dict(grid.fixed)))
+    rows = []
+    for name in grid.outputs:
+        if name in summary.low:
+            (lo, i), (hi, j) = summary.low[name], summary.high[name]
+            rows.append([name, lo, describe(summary.point(i)), hi, describe(summary.point(j))])
+    if rows:
+        print(table(["column", "min", "at", "max", "at"], rows))
+    if summary.best_counts is not None:
+        total = max(int(summary.best_counts.sum()), 1)
+        print("best bound from: " + ", ".join(f"{a} {100 * c / total:.1f}%"
+                                               for a, c in zip(grid.accountants, summary.best_counts)))
+
+
+def print_points(result: Any, max_rows: int) -> None:
+    """Every point as a table when there are few, else the summary."""
+    columns = result.columns
+    if columns is None or result.grid.size > max_rows:
+        print_summary(result)
+        return
+    names = list(columns)
+    rows = []
+    for i in range(result.grid.size):
+        row = []
+        for n in names:
+            v = columns[n][i]
+            row.append(result.grid.accountants[int(v)] if n == "best" else v.item())
+        rows.append(row)
+    if result.grid.fixed:
+        print("fixed: " + describe(dict(result.grid.fixed)))
+    print(table(names, rows))
+
+
+def print_plot(path: str | None) -> None:
+    if path is None:
+        print("plot skipped: matplotlib is not installed (pip install 'hockeystick[plot]')")
+    else:
+        print(f"plot written to {os.path.abspath(path)}")
