@@ -105,3 +105,54 @@ def test_every_calculator_is_labelled_exact_or_paper_formula_and_its_function_sa
         entry = registry.lookup(name)
         assert entry.kind in ("exact", "paper formula, not a guarantee")
         assert entry.kind in " ".join((entry.factory.__doc__ or "").split()), name
+
+
+# --- the command line ---------------------------------------------------------------------------
+
+def test_the_cli_sweeps_calculators_and_writes_the_same_values(tmp_path, capsys):
+    from hockeystick.cli import main
+
+    out = tmp_path / "tv.csv"
+    assert main(["sweep", "-a", "leakage_tv,leakage_tv_lemma_5_7_upper", "-p", "variance=1",
+                 "-p", "distortion_variance=log:1e-3:1:4", "-p", "dimension=10", "-o", str(out),
+                 "--no-progress"]) == 0
+    import pandas as pd
+
+    table = pd.read_csv(out)
+    np.testing.assert_array_equal(table["tv_leakage_tv"], leakage.tv_exact(1.0, table["distortion_variance"], 10))
+    np.testing.assert_array_equal(table["tv_leakage_tv_lemma_5_7_upper"],
+                                  leakage.tv_bracket(1.0, table["distortion_variance"], 10)[1])
+
+
+def test_the_cli_calibrates_the_distortion_for_a_target_tv(capsys):
+    from hockeystick.cli import main
+
+    assert main(["calibrate", "-a", "leakage_tv", "-p", "tv=0.1", "-p", "variance=2", "-p", "dimension=10"]) == 0
+    printed = capsys.readouterr().out
+    expected = leakage.distortion_variance_for_tv(2.0, 10, 0.1)
+    assert f"{expected:g}" in printed
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["calibrate", "-a", "leakage_tv", "-p", "variance=1", "-p", "dimension=10"], "give -p tv=VALUE"),
+    (["epsilon", "-a", "leakage_tv", "-p", "variance=1", "-p", "distortion_variance=1", "-p", "dimension=1"],
+     "output must be 'tv'"),
+    (["sweep", "-a", "leakage_tvv", "-p", "variance=1", "-o", "x.csv"], "did you mean 'leakage_tv'"),
+])
+def test_cli_misuse_exits_2_with_one_line(argv, message, capsys, tmp_path, monkeypatch):
+    from hockeystick.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert message in err[-1] and "Traceback" not in "\n".join(err)
+
+
+def test_the_accountants_listing_names_every_calculator_and_its_kind(capsys):
+    from hockeystick.cli import main
+
+    assert main(["accountants"]) == 0
+    out = capsys.readouterr().out
+    for name in registry.calculator_names():
+        entry = registry.lookup(name)
+        assert f"{name} -> {entry.quantity} ({entry.kind})" in out

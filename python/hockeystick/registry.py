@@ -31,7 +31,7 @@ from .accountant import Bound
 from .gaussian_mechanism import GaussianMechanism
 
 __all__ = ["Calibratable", "AccountantEntry", "CalculatorEntry", "Inverse", "PerPoint", "REGISTRY", "CALCULATORS",
-           "get", "lookup", "names", "calculator_names", "register", "register_calculator"]
+           "default_output", "get", "lookup", "names", "calculator_names", "register", "register_calculator"]
 
 
 @dataclass(frozen=True)
@@ -246,6 +246,12 @@ def get(name: str) -> AccountantEntry:
         return REGISTRY[name]
     except KeyError:
         raise _unknown("accountant", name) from None
+
+
+def default_output(names: list[str] | tuple[str, ...]) -> str:
+    """What a sweep over ``names`` computes unless told: delta for accountants, the quantity for calculators."""
+    entry = lookup(names[0]) if names else None
+    return entry.quantity if isinstance(entry, CalculatorEntry) else "delta"
 
 
 def lookup(name: str) -> AccountantEntry | CalculatorEntry:

@@ -26,4 +26,13 @@ def run(args: argparse.Namespace) -> int:
         if entry.calibratable:
             print("    calibrate: " + ", ".join(f"{p} ({'smallest' if c.direction == 'decreasing' else 'largest'})"
                                              for p, c in entry.calibratable.items()))
+    print("\ncalculators (not (epsilon, delta) bounds: each computes one quantity; sweep -a NAME outputs it)")
+    for name in registry.calculator_names():
+        calc = registry.lookup(name)
+        assert isinstance(calc, registry.CalculatorEntry)
+        optional = [p for p in calc.parameters if p not in calc.required]
+        print(f"{name} -> {calc.quantity} ({calc.kind}): {calc.summary}")
+        print(f"    needs: {', '.join(calc.required)}" + (f"; optional: {', '.join(optional)}" if optional else ""))
+        for p in calc.inverses:
+            print(f"    calibrate: {p} from -p {calc.quantity}=TARGET (needs {', '.join(calc.inverse_parameters(p))})")
     return 0

@@ -29,7 +29,9 @@ def register(subparsers: Any) -> None:
                                 "  hockeystick calibrate -a gaussian --epsilon 0.5,1,2,4 --delta 1e-5 "
                                 "-p rounds=log:1:10000:40 --plot sigma.png\n"
                                 "  hockeystick calibrate -a trusted_aggregator --epsilon 1 --delta 1e-5 -p n=60000 \\\n"
-                                "      -p batch_size=10,100,1000 -p learning_rate=0.5 -p lipschitz=1 -p radius=1",
+                                "      -p batch_size=10,100,1000 -p learning_rate=0.5 -p lipschitz=1 -p radius=1\n"
+                                "  hockeystick calibrate -a leakage_tv -p tv=0.01,0.1 -p variance=1 -p dimension=10,1000"
+                                "   # paper 001",
                          formatter_class=raw)
     cal.add_argument("--parameter", default=None, metavar="NAME",
                      help="what to calibrate (default sigma, or noise_multiplier for a training run; rounds, "
@@ -44,13 +46,21 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..sweep.grid import Grid
 
+    from ..registry import CalculatorEntry, lookup
+
     params = parameters(args)
-    for name in ("epsilon", "delta"):
-        if name not in params:
-            raise UsageError(f"calibration needs a target: give --{name} VALUE")
     accountants = accountant_names(args)
-    parameter = args.parameter or ("noise_multiplier" if accountants[0].startswith(("dp_sgd", "dp_fedavg"))
-                                   else "sigma")
+    first = lookup(accountants[0])
+    if isinstance(first, CalculatorEntry):   # a calculator solves for a parameter from its quantity's target
+        if first.quantity not in params:
+            raise UsageError(f"calibration needs a target: give -p {first.quantity}=VALUE")
+        parameter = args.parameter or next(iter(first.inverses), first.quantity)
+    else:
+        for name in ("epsilon", "delta"):
+            if name not in params:
+                raise UsageError(f"calibration needs a target: give --{name} VALUE")
+        parameter = args.parameter or ("noise_multiplier" if accountants[0].startswith(("dp_sgd", "dp_fedavg"))
+                                       else "sigma")
     grid = Grid.from_parameters(accountants, parameter, params)
     result = execute(grid, args, out=args.out, keep=grid.size <= args.max_rows)
     print_points(result, args.max_rows)

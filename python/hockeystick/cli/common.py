@@ -58,7 +58,8 @@ def accountant_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("what to evaluate")
     group.add_argument("-a", "--accountant", action="append", default=None, metavar="NAME",
                        help=f"accountant (repeat or comma-separate for several: best bound per point); "
-                            f"registered: {', '.join(registry.names())}")
+                            f"registered: {', '.join(registry.names())}; calculators (paper 001's leakage): "
+                            f"{', '.join(registry.calculator_names())}")
     group.add_argument("-p", "--param", action="append", default=[], metavar="NAME=VALUE",
                        help="a parameter: NAME=1.5 (fixed), NAME=1,2,4 (list), NAME=log:0.5:20:100 or "
                             "NAME=linear:1:1000:50 (range); repeat for each parameter")

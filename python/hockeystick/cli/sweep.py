@@ -59,6 +59,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.example:
         return _example(args)
+    from ..registry import default_output
+
     spec: dict[str, Any] = read_toml(args.config) if args.config else {}
     try:
         chunk_size = chunk_size_setting(spec)
@@ -70,7 +72,8 @@ def run(args: argparse.Namespace) -> int:
             spec["accountants"] = accountant_names(args)
             spec.pop("accountant", None)
         if args.quantity or "output" not in spec:
-            spec["output"] = args.quantity or "delta"
+            names = spec.get("accountants", spec.get("accountant", ()))
+            spec["output"] = args.quantity or default_output([names] if isinstance(names, str) else list(names))
         spec["parameters"] = params
         spec.pop("chunk_size", None)
         grid = Grid.from_dict(spec)
