@@ -12,6 +12,12 @@ With several accountants each one's value gets a column ``<output>_<accountant>`
 ``<output>`` holds the best valid one (smallest delta, epsilon or sigma; largest rounds
 or sampling rate) with ``best`` naming the accountant that gave it.
 
+``bound`` picks the side of each accountant's certified bracket (accountant.py): "upper"
+(the default: column ``<output>``, never below the truth), "lower" (column ``<output>_lower``,
+never above it) or "both" (columns ``<output>_lower`` and ``<output>_upper``).  Lower bounds of
+different accountants may bound different releases (the last iterate, every round), so a sweep
+asking for a lower side takes one accountant, and it evaluates delta or epsilon, not a calibration.
+
 Value specifications (TOML, command line, Python): a number (fixed), a list (an axis),
 ``{log = [start, stop, num]}`` / ``{linear = [start, stop, num]}`` or the strings
 ``"log:start:stop:num"``, ``"linear:start:stop:num"``, ``"1,2,4"``.
@@ -32,6 +38,7 @@ from typing import Any, Iterator, Literal, Mapping, Sequence
 import numpy as np
 
 from .. import registry
+from ..accountant import BOUND_SIDES, Bound
 from ..registry import AccountantEntry
 
 __all__ = ["Axis", "Grid", "Chunk", "parse_value", "load_toml", "read_toml", "chunk_size_setting"]
@@ -176,6 +183,7 @@ class Grid:
     output: str
     axes: tuple[Axis, ...] = ()
     fixed: Mapping[str, float] = field(default_factory=dict)
+    bound: Bound = "upper"
 
     def __post_init__(self) -> None:
         accountants = (self.accountants,) if isinstance(self.accountants, str) else self.accountants
@@ -197,6 +205,7 @@ class Grid:
         if repeated:
             raise ValueError(f"parameter(s) given twice: {', '.join(repeated)}")
         _check_output(self.output, entries, set(names))
+        _check_bound(self.bound, self.output, accountants)
         object.__setattr__(self, "axes", tuple(_integral_axis(a, entries) for a in self.axes))
         for name, value in self.fixed.items():
             if any(name in e.integers for e in entries) and not value.is_integer():
@@ -209,7 +218,7 @@ class Grid:
 
     @classmethod
     def from_parameters(cls, accountants: str | Sequence[str], output: str,
-                        parameters: Mapping[str, Any]) -> Grid:
+                        parameters: Mapping[str, Any], bound: Bound = "upper") -> Grid:
         """Build from {name: value specification}; numbers are fixed, the rest are axes (in order)."""
         axes, fixed = [], {}
         for name, spec in parameters.items():
@@ -219,12 +228,12 @@ class Grid:
             else:
                 fixed[name] = value
         return cls(accountants=(accountants,) if isinstance(accountants, str) else tuple(accountants),
-                   output=output, axes=tuple(axes), fixed=fixed)
+                   output=output, axes=tuple(axes), fixed=fixed, bound=bound)
 
     @classmethod
     def from_dict(cls, spec: Mapping[str, Any]) -> Grid:
         """From the TOML layout: accountant(s), output, [parameters]."""
-        known = {"accountant", "accountants", "output", "parameters", "chunk_size"}
+        known = {"accountant", "accountants", "output", "parameters", "chunk_size", "bound"}
         extra = sorted(set(spec) - known)
         if extra:
             raise ValueError(f"unknown key(s) {', '.join(extra)}; a sweep file has {', '.join(sorted(known))}")
@@ -244,7 +253,7 @@ class Grid:
         if not isinstance(parameters, Mapping):
             raise TypeError(f"[parameters] must be a table of name = value, got {parameters!r}")
         chunk_size_setting(spec)
-        return cls.from_parameters(accountants, spec["output"], parameters)
+        return cls.from_parameters(accountants, spec["output"], parameters, spec.get("bound", "upper"))
 
     # --- shape ----------------------------------------------------------------------------
 
@@ -267,7 +276,10 @@ class Grid:
 
     @property
     def outputs(self) -> tuple[str, ...]:
-        """Output column names: one per accountant, plus best-of and its source for several."""
+        """Output column names: one per accountant, plus best-of and its source for several; the lower
+        side ``<output>_lower`` and, for both sides, ``<output>_upper``."""
+        if self.bound != "upper":
+            return (f"{self.output}_lower",) + ((f"{self.output}_upper",) if self.bound == "both" else ())
         if len(self.accountants) == 1:
             return (self.output,)
         return tuple(f"{self.output}_{a}" for a in self.accountants) + (self.output,)
@@ -353,7 +365,7 @@ class Grid:
         fixed.update({a.name: float(a.values[i]) for a, i in zip(self.axes[:chunk.split], chunk.outer)})
         split = self.axes[chunk.split]
         axes = (Axis(split.name, split.values[chunk.row_start:chunk.row_stop], split.kind),) + self.axes[chunk.split + 1:]
-        return Grid(accountants=self.accountants, output=self.output, axes=axes, fixed=fixed)
+        return Grid(accountants=self.accountants, output=self.output, axes=axes, fixed=fixed, bound=self.bound)
 
     def probe_parameters(self) -> dict[str, np.ndarray]:
         """A few hundred points that exercise every value's extremes: each axis's whole list at
@@ -409,6 +421,19 @@ def _check_output(output: str, entries: list[AccountantEntry], given: set[str]) 
             raise ValueError(f"accountant {e.name!r} needs {', '.join(map(repr, lacking))}")
 
 
+def _check_bound(bound: Any, output: str, accountants: Sequence[str]) -> None:
+    if not isinstance(bound, str) or bound not in BOUND_SIDES:
+        raise ValueError(f"bound must be one of {', '.join(BOUND_SIDES)}, got {bound!r}")
+    if bound == "upper":
+        return
+    if output not in ("delta", "epsilon"):
+        raise ValueError(f"bound={bound!r} applies to output delta or epsilon; a calibration ({output!r}) "
+                         "reports the value the upper bound certifies: use bound='upper'")
+    if len(accountants) > 1:
+        raise ValueError(f"bound={bound!r} takes one accountant (lower bounds of different accountants may "
+                         f"bound different releases), got {', '.join(accountants)}; run one sweep per accountant")
+
+
 def _integral_axis(axis: Axis, entries: list[AccountantEntry]) -> Axis:
     """Integer parameters: ranges are rounded (repeats dropped); listed values must be integers."""
     if not any(axis.name in e.integers for e in entries):
@@ -423,7 +448,7 @@ def _integral_axis(axis: Axis, entries: list[AccountantEntry]) -> Axis:
     return Axis(axis.name, rounded.astype(np.int64), axis.kind)
 
 
-def read_toml(path: str | os.PathLike[str]) -> dict[str, Any]:
+def read_toml(path: str | os.PathLike[str], what: str = "sweep file") -> dict[str, Any]:
     """The raw contents of a sweep file (accountants, output, [parameters], chunk_size)."""
     if sys.version_info >= (3, 11):
         import tomllib
@@ -433,11 +458,11 @@ def read_toml(path: str | os.PathLike[str]) -> dict[str, Any]:
         with open(path, "rb") as fh:
             return tomllib.load(fh)
     except OSError as exc:
-        raise ValueError(f"cannot read sweep file {os.fspath(path)!r}: {exc.strerror}") from None
+        raise ValueError(f"cannot read {what} {os.fspath(path)!r}: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"sweep file {os.fspath(path)!r} is not valid TOML: {exc}") from None
+        raise ValueError(f"{what} {os.fspath(path)!r} is not valid TOML: {exc}") from None
     except UnicodeDecodeError as exc:
-        raise ValueError(f"sweep file {os.fspath(path)!r} is not UTF-8 text (byte {exc.start}); "
+        raise ValueError(f"{what} {os.fspath(path)!r} is not UTF-8 text (byte {exc.start}); "
                          "save it as UTF-8 TOML") from None
 
 

@@ -46,6 +46,14 @@ def evaluate(grid: Grid, params: dict[str, Any], shape: tuple[int, ...]) -> dict
     from ..calibrate import calibrate  # here, not at the top: calibrate imports the registry
 
     values = []
+    if grid.bound != "upper":   # one accountant (Grid checks it): its lower side, or both sides
+        entry = grid.entries[0]
+        built = entry.build(**{k: v for k, v in params.items() if k in entry.parameters})
+        sides = (built.delta(params["epsilon"], bound=grid.bound) if grid.output == "delta"
+                 else built.epsilon(params["delta"], bound=grid.bound))
+        sides = sides if grid.bound == "both" else (sides,)
+        return {name: np.broadcast_to(np.asarray(side, dtype=np.float64), shape).ravel()
+                for name, side in zip(grid.outputs, sides)}
     for entry in grid.entries:
         mine = {k: v for k, v in params.items() if k in entry.parameters}
         if grid.output == "delta":
