@@ -164,6 +164,19 @@ class SweepResult:
     def points_per_second(self) -> float:
         return self.points / self.seconds if self.seconds > 0 else float("inf")
 
+    def to_xarray(self) -> Any:
+        """The result as an ``xarray.Dataset``: a dimension per axis with its values as coordinate,
+        fixed parameters as scalar coordinates, outputs as variables (``labelled.to_dataset``); a sweep
+        written to a file and not kept in memory is read back from it."""
+        from .labelled import read_sweep, to_dataset
+
+        if self.columns is None:
+            if self.path is None:
+                raise ValueError("this sweep kept no values: run it with a path or in memory")
+            return read_sweep(self.path)
+        names = self.grid.outputs + (("best",) if "best" in self.columns else ())
+        return to_dataset(self.grid, {name: self.columns[name] for name in names})
+
     def to_pandas(self) -> Any:
         """The in-memory result as a DataFrame (``best`` as a categorical of accountant names)."""
         import pandas as pd
