@@ -93,6 +93,15 @@ INVOCATIONS = [
     (["compose", "{inputs}/nostage.toml", "--delta", "1e-5"], "has no [[stage]] table"),
     (["compose", "{inputs}/negative.toml", "--delta", "1e-5"], "stage 1 (gaussian): sigma must be finite and > 0"),
     (["compose", "{inputs}/rounds.toml", "--delta", "1e-5"], "stage 1: rounds must be an integer >= 1, got 2.5"),
+    (["plot", "{inputs}/missing.nc", "-o", "p.png"], "sweep file '{inputs}/missing.nc' does not exist"),
+    (["plot", "{inputs}/existing.csv"], "the following arguments are required: -o/--out"),
+    (["plot", "{inputs}/existing.csv", "-o", "{inputs}/existing.png"], "-o '{inputs}/existing.png' already exists"),
+    (["plot", "{inputs}/existing.csv", "-o", "p.jpg"], "-o 'p.jpg': name the picture *.png"),
+    (["plot", "{inputs}/existing.csv", "-o", "p.png", "--levels", "1,x"], "--levels '1,x': give numbers"),
+    (["plot", "{inputs}/run.toml", "-o", "p.png"], "unknown format"),
+    (["plot", "{inputs}/existing.csv", "-o", "p.png"], "holds no points"),
+    (["plot", "{inputs}/one_point.csv", "-o", "p.png"], "nothing to plot: the sweep has no axis"),
+    (["plot", "{inputs}/not_netcdf.nc", "-o", "p.png"], "cannot be read as a sweep"),
 ]
 
 _STAGE = '[[stage]]\nmechanism = "{}"\n{}\n'
@@ -105,6 +114,8 @@ COMPOSE_FILES = {
     "nostage.toml": "value_discretization_interval = 1e-4\n",
     "negative.toml": _STAGE.format("gaussian", "sigma = -1"),
     "rounds.toml": _STAGE.format("gaussian", "sigma = 1\nrounds = 2.5"),
+    "one_point.csv": "sigma,epsilon,delta\n1.0,1.0,0.12\n",
+    "not_netcdf.nc": "junk",
 }
 
 # (sweep file contents, text the message must contain); each file is run as `sweep FILE -o out.csv`

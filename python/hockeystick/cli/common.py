@@ -108,7 +108,7 @@ def training_accountant(args: argparse.Namespace) -> str | None:
 def output_options(parser: argparse.ArgumentParser, *, required_out: bool = False) -> None:
     group = parser.add_argument_group("output")
     group.add_argument("-o", "--out", metavar="FILE", required=False,
-                       help="write every point to FILE.csv, FILE.npz or FILE.parquet, or to stdout with -o -"
+                       help="write every point to FILE.csv, .npz, .parquet, .nc (NetCDF) or .zarr, or to stdout with -o -"
                             + (" (required)" if required_out else ""))
     group.add_argument("--plot", metavar="PNG", help="draw the sweep's natural picture to PNG")
     group.add_argument("--chunk-size", type=positive_int, metavar="N", help="points per chunk (default ~1M)")

@@ -32,18 +32,18 @@ def execute(grid: Any, args: argparse.Namespace, *, out: str | None, keep: bool 
     return run_sweep(grid, out, keep=keep, **kwargs)
 
 
-def check_plot_path(path: str, force: bool) -> None:
+def check_plot_path(path: str, force: bool, flag: str = "--plot") -> None:
     p = Path(path)
     if not has_matplotlib():
-        raise UsageError("--plot needs matplotlib: pip install 'hockeystick[plot]'")
+        raise UsageError(f"{flag} needs matplotlib: pip install 'hockeystick[plot]'")
     if p.suffix.lower() != ".png":
-        raise UsageError(f"--plot {path!r}: name the picture *.png")
+        raise UsageError(f"{flag} {path!r}: name the picture *.png")
     if p.is_dir():
-        raise UsageError(f"--plot {path!r} is a directory; give a file name such as {str(p / 'sweep.png')!r}")
+        raise UsageError(f"{flag} {path!r} is a directory; give a file name such as {str(p / 'sweep.png')!r}")
     if p.exists() and not force:
-        raise UsageError(f"--plot {path!r} already exists and is not replaced unless you ask: pass --force, "
+        raise UsageError(f"{flag} {path!r} already exists and is not replaced unless you ask: pass --force, "
                           "or choose another name")
     if not (p.parent if str(p.parent) else Path(".")).is_dir():
-        raise UsageError(f"--plot {path!r}: directory {str(p.parent)!r} does not exist; create it first")
+        raise UsageError(f"{flag} {path!r}: directory {str(p.parent)!r} does not exist; create it first")
     if not os.access(p.parent if str(p.parent) else ".", os.W_OK):
-        raise UsageError(f"--plot {path!r}: directory {str(p.parent)!r} is not writable")
+        raise UsageError(f"{flag} {path!r}: directory {str(p.parent)!r} is not writable")

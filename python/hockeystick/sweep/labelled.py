@@ -92,6 +92,7 @@ def _from_npz(path: Path) -> Any:
 
 def _from_table(path: Path) -> Any:
     import pandas as pd
+    import xarray as xr
 
     frame = pd.read_parquet(path) if path.suffix.lower() == ".parquet" else pd.read_csv(path)
     attrs: dict[str, Any] = {}
@@ -102,14 +103,18 @@ def _from_table(path: Path) -> Any:
         if b"hockeystick.accountants" in meta:
             attrs["accountants"] = ",".join(json.loads(meta[b"hockeystick.accountants"]))
             attrs["output"] = meta[b"hockeystick.output"].decode()
+    if frame.empty:
+        raise ValueError(f"sweep file {str(path)!r} holds no points (a sweep table has a header and a row per point)")
     outputs = _output_columns(frame, attrs.get("output"))
     inputs = [c for c in frame.columns if c not in outputs]
     varying = [c for c in inputs if frame[c].nunique() > 1]
     fixed = {c: frame[c].iloc[0] for c in inputs if c not in varying}
     if "best" in frame:
         frame = frame.assign(best=frame["best"].astype(str))
-    dataset = frame.set_index(varying).to_xarray() if varying else frame.iloc[:1].to_xarray()
-    dataset = dataset.drop_vars([c for c in fixed if c in dataset.data_vars])
+    if varying:
+        dataset = frame.set_index(varying).to_xarray().drop_vars([c for c in fixed if c in frame.columns])
+    else:
+        dataset = xr.Dataset({c: ((), frame[c].iloc[0]) for c in outputs})
     dataset = dataset.assign_coords({c: ((), np.asarray(v)) for c, v in fixed.items()})
     dataset.attrs.update(attrs)
     return dataset
