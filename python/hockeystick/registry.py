@@ -9,6 +9,7 @@ the accountants never import it.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import inspect
 from dataclasses import dataclass, field
@@ -146,7 +147,9 @@ def get(name: str) -> AccountantEntry:
     try:
         return REGISTRY[name]
     except KeyError:
-        raise ValueError(f"unknown accountant {name!r}; registered accountants: {', '.join(names())}") from None
+        close = difflib.get_close_matches(str(name), names(), n=1, cutoff=0.6)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ValueError(f"unknown accountant {name!r}{hint}; registered accountants: {', '.join(names())}") from None
 
 
 # --- the registered accountants -------------------------------------------------------------

@@ -29,6 +29,7 @@ slices of the axes and the accountant sees the block without an index computatio
 
 from __future__ import annotations
 
+import difflib
 import math
 import os
 import sys
@@ -402,8 +403,10 @@ def _check_output(output: str, entries: list[AccountantEntry], given: set[str]) 
         cannot = [e.name for e in entries if output not in e.calibratable]
         if cannot:
             options = sorted(set.intersection(*(set(e.calibratable) for e in entries)))
+            close = difflib.get_close_matches(output, options + ["delta", "epsilon"], n=1, cutoff=0.6)
             raise ValueError(f"output must be delta, epsilon or a parameter to calibrate "
-                             f"({', '.join(options) or 'none in common'} for {names}); got {output!r}")
+                             f"({', '.join(options) or 'none in common'} for {names}); got {output!r}"
+                             + (f" (did you mean {close[0]!r}?)" if close else ""))
         forbidden, targets = output, {"epsilon", "delta"}
     if forbidden in given:
         raise ValueError(f"{forbidden!r} is what the sweep computes (output = {output!r}); do not give it a value")
@@ -413,7 +416,9 @@ def _check_output(output: str, entries: list[AccountantEntry], given: set[str]) 
     allowed = set().union(*(e.parameters for e in entries)) | targets
     unknown = sorted(given - allowed)
     if unknown:
-        raise ValueError(f"unknown parameter(s) {', '.join(map(repr, unknown))} for {names}; "
+        close = {u: difflib.get_close_matches(u, sorted(allowed - {output}), n=1, cutoff=0.6) for u in unknown}
+        hints = "".join(f" (did you mean {c[0]!r} for {u!r}?)" for u, c in close.items() if c)
+        raise ValueError(f"unknown parameter(s) {', '.join(map(repr, unknown))} for {names}{hints}; "
                          f"allowed: {', '.join(sorted(allowed - {output}))}")
     for e in entries:
         lacking = sorted(set(e.required) - given - {output})
