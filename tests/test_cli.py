@@ -21,7 +21,7 @@ def _run(capsys, *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
-@pytest.mark.parametrize("command", ["sweep", "calibrate", "delta", "epsilon", "figures", "accountants", "demo"])
+@pytest.mark.parametrize("command", ["sweep", "calibrate", "delta", "epsilon", "compose", "plot", "figures", "accountants", "demo"])
 def test_every_subcommand_has_help_with_examples(capsys, command):
     with pytest.raises(SystemExit) as exit_:
         main([command, "--help"])

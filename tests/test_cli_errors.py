@@ -66,7 +66,63 @@ INVOCATIONS = [
     (["delta", *GAUSS, "-p", "sigma=", "--epsilon", "1"], "--param 'sigma=': write NAME=VALUE"),
     (["calibrate", *TA, "--epsilon", "1e-300", "--delta", "1e-5", "-p", "learning_rate=1e300"],
      "'learning_rate' is given twice"),
+    (["delta", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "--bound", "middle"], "argument --bound: invalid choice"),
+    (["delta", "-a", "gaussian,rdp_subsampled_gaussian", "-p", "sigma=1", "-p", "sampling_rate=1", "--epsilon", "1",
+      "--bound", "lower"], "bound='lower' takes one accountant"),
+    (["epsilon", "-a", "rdp_subsampled_gaussian", "-p", "sigma=1", "-p", "sampling_rate=0.1", "--delta", "1e-5",
+      "--bound", "both"], "bound"),
+    (["calibrate", *GAUSS, "--epsilon", "1", "--delta", "1e-5", "--bound", "lower"],
+     "bound='lower' applies to output delta or epsilon"),
+    (["sweep", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "-o", "o.csv", "--bound", "upper,lower"],
+     "argument --bound: invalid choice"),
+    (["delta", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "--format", "xml"], "argument --format: invalid choice"),
+    (["delta", *GAUSS, "-p", "sigma=linear:1:2:60", "--epsilon", "1", "--format", "csv"],
+     "--format csv prints every point and the grid has 60: give -o -"),
+    (["sweep", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "-o", "-", "--resume"],
+     "--resume continues a sweep written to a file"),
+    (["compose", "{inputs}/missing.toml", "--delta", "1e-5"], "cannot read compose file"),
+    (["compose", "{inputs}/existing.csv", "--delta", "1e-5"], "is not valid TOML"),
+    (["compose", "{inputs}/run.toml"], "one of the arguments --delta --epsilon is required"),
+    (["compose", "{inputs}/run.toml", "--delta", "1e-5", "--epsilon", "1"], "not allowed with argument"),
+    (["compose", "{inputs}/run.toml", "--delta", "x"], "--delta 'x': give numbers separated by commas"),
+    (["compose", "{inputs}/run.toml", "--delta", "2"], "delta must lie strictly between 0 and 1"),
+    (["compose", "{inputs}/typo.toml", "--delta", "1e-5"], "stage 2: mechanism must be one of"),
+    (["compose", "{inputs}/typo.toml", "--delta", "1e-5"], "got 'gausian' (did you mean 'gaussian'?)"),
+    (["compose", "{inputs}/param.toml", "--delta", "1e-5"], "unknown parameter 'sigam' (did you mean 'sigma'?)"),
+    (["compose", "{inputs}/mixed.toml", "--delta", "1e-5"], "stage 1 bounds add/remove one and stage 2 replace one"),
+    (["compose", "{inputs}/nostage.toml", "--delta", "1e-5"], "has no [[stage]] table"),
+    (["compose", "{inputs}/negative.toml", "--delta", "1e-5"], "stage 1 (gaussian): sigma must be finite and > 0"),
+    (["compose", "{inputs}/rounds.toml", "--delta", "1e-5"], "stage 1: rounds must be an integer >= 1, got 2.5"),
+    (["delta", "-a", "gausian", "-p", "sigma=1", "--epsilon", "1"], "unknown accountant 'gausian' (did you mean 'gaussian'?)"),
+    (["delta", *GAUSS, "-p", "sigam=1", "--epsilon", "1"], "unknown parameter(s) 'sigam' for gaussian (did you mean 'sigma'"),
+    (["calibrate", *GAUSS, "--parameter", "sigm", "--epsilon", "1", "--delta", "1e-5"], "got 'sigm' (did you mean 'sigma'?)"),
+    (["sweep", *GAUSS, "-q", "epsilom", "-p", "sigma=1", "--delta", "1e-5", "-o", "o.csv"], "(did you mean 'epsilon'?)"),
+    (["epsilon", *GAUSS, "-p", "sigma=1", "--delta", "1e-5", "--boundd", "lower"], "(did you mean --bound?)"),
+    (["compose", "{inputs}/run.toml", "--delta", "1e-5", "--formt", "json"], "(did you mean --format?)"),
+    (["plot", "{inputs}/missing.nc", "-o", "p.png"], "sweep file '{inputs}/missing.nc' does not exist"),
+    (["plot", "{inputs}/existing.csv"], "the following arguments are required: -o/--out"),
+    (["plot", "{inputs}/existing.csv", "-o", "{inputs}/existing.png"], "-o '{inputs}/existing.png' already exists"),
+    (["plot", "{inputs}/existing.csv", "-o", "p.jpg"], "-o 'p.jpg': name the picture *.png"),
+    (["plot", "{inputs}/existing.csv", "-o", "p.png", "--levels", "1,x"], "--levels '1,x': give numbers"),
+    (["plot", "{inputs}/run.toml", "-o", "p.png"], "unknown format"),
+    (["plot", "{inputs}/existing.csv", "-o", "p.png"], "holds no points"),
+    (["plot", "{inputs}/one_point.csv", "-o", "p.png"], "nothing to plot: the sweep has no axis"),
+    (["plot", "{inputs}/not_netcdf.nc", "-o", "p.png"], "cannot be read as a sweep"),
 ]
+
+_STAGE = '[[stage]]\nmechanism = "{}"\n{}\n'
+COMPOSE_FILES = {
+    "run.toml": _STAGE.format("gaussian", "sigma = 1"),
+    "typo.toml": _STAGE.format("gaussian", "sigma = 1") + _STAGE.format("gausian", "sigma = 1"),
+    "param.toml": _STAGE.format("gaussian", "sigam = 1"),
+    "mixed.toml": _STAGE.format("subsampled_gaussian", "sigma = 1\nsampling_rate = 0.1")
+    + _STAGE.format("fixed_size_subsampled_gaussian", "sigma = 1\nbatch_size = 10\nn = 100"),
+    "nostage.toml": "value_discretization_interval = 1e-4\n",
+    "negative.toml": _STAGE.format("gaussian", "sigma = -1"),
+    "rounds.toml": _STAGE.format("gaussian", "sigma = 1\nrounds = 2.5"),
+    "one_point.csv": "sigma,epsilon,delta\n1.0,1.0,0.12\n",
+    "not_netcdf.nc": "junk",
+}
 
 # (sweep file contents, text the message must contain); each file is run as `sweep FILE -o out.csv`
 SWEEP_FILE = 'accountants = ["gaussian"]\noutput = "delta"\n{top}\n[parameters]\nsigma = [1, 2]\nepsilon = 1\n{params}\n'
@@ -123,6 +179,8 @@ def places(tmp_path, monkeypatch):
     inputs.mkdir()
     (inputs / "existing.csv").write_text("precious")
     (inputs / "existing.png").write_bytes(b"precious")
+    for name, text in COMPOSE_FILES.items():
+        (inputs / name).write_text(text)
     monkeypatch.chdir(work)
     return work, inputs
 
@@ -196,7 +254,8 @@ def test_figures_without_matplotlib_prints_the_install_hint(capsys, places, monk
     monkeypatch.setitem(sys.modules, "matplotlib", None)     # `import matplotlib` raises ImportError
     code, out, err = _invoke(capsys, ["figures", "--out-dir", "figs"])
     _check_refused(code, out, err, "figures need matplotlib: pip install 'hockeystick[plot]'", "figures")
-    _unchanged(*places, {"existing.csv": b"precious", "existing.png": b"precious"})
+    _unchanged(*places, {"existing.csv": b"precious", "existing.png": b"precious",
+                         **{name: text.encode() for name, text in COMPOSE_FILES.items()}})
 
 
 def test_figures_has_a_description(capsys):

@@ -70,3 +70,47 @@ def test_no_axis_no_plot(tmp_path):
     grid = Grid.from_parameters("gaussian", "delta", {"sigma": 1, "epsilon": 1})
     with pytest.raises(ValueError, match="no axis"):
         plots.plot_grid(grid, tmp_path / "x.png")
+
+
+def test_a_saved_sweep_is_drawn_from_the_file_alone(tmp_path, drawn, monkeypatch):
+    """`hockeystick plot FILE`: no accountant is evaluated again; log axes where the sweep's axis was
+    log-spaced, linear where it was listed; a contour set per accountant at the target epsilons."""
+    from hockeystick.cli import main
+    from hockeystick.sweep import read_sweep, run_sweep
+    from hockeystick.sweep import run as run_module
+
+    grid = Grid.from_parameters(["gaussian", "rdp_subsampled_gaussian"], "epsilon",
+                                {"sigma": "log:0.5:10:30", "rounds": [1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144],
+                                 "sampling_rate": 1.0, "delta": 1e-5})
+    path = tmp_path / "sweep.nc"
+    run_sweep(grid, path, progress=False)
+
+    def no_evaluation(*args, **kwargs):
+        raise AssertionError("plot FILE evaluated an accountant")
+
+    monkeypatch.setattr(run_module, "evaluate", no_evaluation)
+    assert main(["plot", str(path), "-o", str(tmp_path / "heat.png"), "--levels", "1,2,4"]) == 0
+    assert _is_png(tmp_path / "heat.png")
+    (name, (x, y, z, _), kwargs), = drawn
+    assert name == "heatmap" and (kwargs["xlabel"], kwargs["ylabel"]) == ("rounds", "sigma")
+    assert kwargs["log_x"] is False and kwargs["log_y"] is True and kwargs["levels"] == [1.0, 2.0, 4.0]
+    assert set(kwargs["contours"]) == {"gaussian", "rdp_subsampled_gaussian"}
+    saved = read_sweep(path)
+    np.testing.assert_array_equal(z, saved["epsilon"].transpose("sigma", "rounds").values)
+    # the Gaussian's column is the exact composition: epsilon of radius sqrt(T) / sigma
+    expected = hs.theta_epsilon(np.sqrt(x)[None, :] / y[:, None], 1e-5)
+    np.testing.assert_allclose(kwargs["contours"]["gaussian"], expected, rtol=1e-9)
+
+
+def test_a_sweep_file_draws_the_same_curves_as_its_grid(tmp_path, drawn):
+    from hockeystick.sweep import read_sweep, run_sweep
+
+    grid = Grid.from_parameters("gaussian", "delta", {"sigma": [1, 2, 4], "epsilon": "linear:0.1:5:60"})
+    run_sweep(grid, tmp_path / "s.csv", progress=False)
+    plots.plot_grid(grid, tmp_path / "a.png")
+    plots.plot_dataset(read_sweep(tmp_path / "s.csv"), tmp_path / "b.png")
+    (_, (eps_a, curves_a, _), _), (_, (eps_b, curves_b, _), _) = drawn
+    np.testing.assert_array_equal(eps_a, eps_b)
+    assert list(curves_a) == list(curves_b) == ["sigma=1", "sigma=2", "sigma=4"]
+    for label in curves_a:
+        np.testing.assert_array_equal(curves_a[label], curves_b[label])

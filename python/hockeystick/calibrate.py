@@ -21,6 +21,7 @@ were not monotone (then it may just not be the extreme one).
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
 import numpy as np
@@ -86,7 +87,9 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
 def _spec(entry: AccountantEntry, parameter: str, params: dict[str, Any]) -> Calibratable:
     if parameter not in entry.calibratable:
         can = ", ".join(sorted(entry.calibratable)) or "none"
-        raise ValueError(f"accountant {entry.name!r} cannot calibrate {parameter!r}; calibratable: {can}")
+        close = difflib.get_close_matches(str(parameter), sorted(entry.calibratable), n=1, cutoff=0.6)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ValueError(f"accountant {entry.name!r} cannot calibrate {parameter!r}{hint}; calibratable: {can}")
     if parameter in params:
         raise ValueError(f"{parameter!r} is the calibrated parameter: do not also give it a value")
     unknown = sorted(set(params) - set(entry.parameters))

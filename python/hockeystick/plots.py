@@ -2,8 +2,9 @@
 
 matplotlib is imported only when a picture is drawn (``pip install 'hockeystick[plot]'``),
 through its object-oriented API (Figure + Agg canvas): no pyplot state, no GUI backend.
-``plot_grid`` draws the natural picture of a sweep from a small sub-grid it evaluates
-itself (at most a few hundred values per axis), so it never needs the sweep's file.
+``plot_dataset`` draws the natural picture of a sweep from its labelled arrays (a saved file read
+with ``sweep.read_sweep``: nothing is evaluated again); ``plot_grid`` draws the same picture of a
+grid from a small sub-grid it evaluates itself (at most a few hundred values per axis).
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ import numpy as np
 import numpy.typing as npt
 
 from .sweep.grid import Axis, Grid
+from .sweep.labelled import to_dataset
 from .sweep.run import default_chunk_size, evaluate_chunk
 
-__all__ = ["delta_epsilon_curves", "parameter_curves", "heatmap", "plot_grid", "frontier_plot"]
+__all__ = ["delta_epsilon_curves", "parameter_curves", "heatmap", "plot_grid", "plot_dataset", "frontier_plot"]
 
 _MAX_CURVES = 8
 _DELTA_FLOOR = 1e-16    # delta-eps curves are cut below this (smaller deltas are not informative)
@@ -89,9 +91,16 @@ def parameter_curves(x: npt.ArrayLike, curves: Mapping[str, npt.ArrayLike], path
 
 
 def heatmap(x: npt.ArrayLike, y: npt.ArrayLike, z: np.ndarray, path: str | os.PathLike[str], *,
-            xlabel: str, ylabel: str, zlabel: str, title: str = "") -> str:
-    """z[i, j] at (x[j], y[i]) as colours (log colour scale when z > 0 spans decades)."""
+            xlabel: str, ylabel: str, zlabel: str, title: str = "", log_x: bool | None = None,
+            log_y: bool | None = None, contours: Mapping[str, np.ndarray] | None = None,
+            levels: Sequence[float] | None = None) -> str:
+    """z[i, j] at (x[j], y[i]) as colours (log colour scale when z > 0 spans decades).
+
+    ``log_x`` / ``log_y``: log axes (None: when the values are positive and span more than 20x).
+    ``contours``: arrays shaped like z (one per accountant) drawn as contour lines at ``levels``
+    (target epsilons, say), one line style per array with a legend entry each."""
     from matplotlib.colors import LogNorm
+    from matplotlib.lines import Line2D
 
     fig, ax = _figure()
     z = np.asarray(z, dtype=float)
@@ -100,10 +109,28 @@ def heatmap(x: npt.ArrayLike, y: npt.ArrayLike, z: np.ndarray, path: str | os.Pa
     mesh = ax.pcolormesh(np.asarray(x), np.asarray(y), np.where(z > 0, z, np.nan) if norm else z,
                          shading="nearest", norm=norm, cmap="viridis")
     fig.colorbar(mesh, ax=ax, label=zlabel)
-    for values, setter in ((x, ax.set_xscale), (y, ax.set_yscale)):
+    for values, setter, log in ((x, ax.set_xscale, log_x), (y, ax.set_yscale, log_y)):
         v = np.asarray(values)
-        if len(v) > 2 and _positive(v) and v.max() / v.min() > 20:
+        if log is None:
+            log = len(v) > 2 and _positive(v) and v.max() / v.min() > 20
+        if log and _positive(v):
             setter("log")
+    handles = []
+    if contours and levels is not None and len(x) > 1 and len(y) > 1:   # type: ignore[arg-type]
+        styles = ["solid", "dashed", "dotted", "dashdot"]
+        for i, (label, values) in enumerate(contours.items()):
+            values = np.asarray(values, dtype=float)
+            inside = [lv for lv in levels if np.nanmin(values) < lv < np.nanmax(values)]
+            if not inside:
+                continue
+            style = styles[i % len(styles)]
+            lines = ax.contour(np.asarray(x), np.asarray(y), values, levels=sorted(inside), colors="white",
+                               linestyles=style, linewidths=1.0)
+            ax.clabel(lines, fmt=lambda v: f"{v:g}", fontsize=7)
+            handles.append(Line2D([], [], color="black", linestyle=style, label=f"{label}: {zlabel} = "
+                                  + ", ".join(f"{lv:g}" for lv in sorted(inside))))
+    if handles:
+        ax.legend(handles=handles, fontsize=7, loc="best")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     _finish(ax, title, 0)
@@ -118,72 +145,128 @@ def _finish(ax: Any, title: str, n_curves: int) -> None:
     ax.grid(True, which="both", alpha=0.3)
 
 
-def _thin(values: np.ndarray, count: int) -> np.ndarray:
-    """At most ``count`` values, evenly spread, always keeping both ends."""
-    if len(values) <= count:
-        return values
-    return values[np.unique(np.linspace(0, len(values) - 1, count).round().astype(int))]
+def _thin_index(n: int, count: int) -> np.ndarray:
+    """The positions of at most ``count`` of ``n`` values, evenly spread, always keeping both ends."""
+    return np.arange(n) if n <= count else np.unique(np.linspace(0, n - 1, count).round().astype(int))
 
 
-def plot_grid(grid: Any, path: str | os.PathLike[str], *, max_points: int = 200) -> str:
+def plot_grid(grid: Any, path: str | os.PathLike[str], *, max_points: int = 200,
+              levels: Sequence[float] | None = None) -> str:
     """The natural picture of a sweep, from a sub-grid of at most ``max_points`` values per axis.
 
-    - output delta with an ``epsilon`` axis: delta-eps curves (one per value of another axis);
-    - output epsilon with a ``delta`` axis: eps against delta, likewise;
-    - a calibrated output (sigma ...): that value against the first axis (rounds if present);
-    - otherwise two or more axes: a heat map over the two longest; one axis: a curve.
-    Axes not drawn are held at their middle value (named in the title).
+    The sub-grid (the axes drawn, thinned; the others held at their middle value) is evaluated
+    here and drawn by ``plot_dataset``, which says which picture each sweep gets.
     """
     axes = {a.name: a for a in grid.axes}
     if not axes:
         raise ValueError("nothing to plot: the sweep has no axis (give a list or range for a parameter)")
-    names = list(axes)
-    if grid.output in ("delta", "epsilon") and {"delta": "epsilon", "epsilon": "delta"}[grid.output] in axes:
-        x = {"delta": "epsilon", "epsilon": "delta"}[grid.output]
-        kind = "curves"
-    elif grid.output not in ("delta", "epsilon"):
-        x = "rounds" if "rounds" in axes else names[0]
-        kind = "curves"
-    elif len(names) >= 2:
-        x, kind = None, "heatmap"
-    else:
-        x, kind = names[0], "curves"
-    if kind == "heatmap":
-        y, x = sorted(names, key=lambda n: -len(axes[n]))[:2]
-        label_axis = None
-    else:
-        others = [n for n in names if n != x]
-        label_axis = max(others, key=lambda n: len(axes[n])) if others else None
-    drawn = [n for n in (y if kind == "heatmap" else None, x, label_axis) if n is not None]
+    lengths = {a.name: len(a) for a in grid.axes}
+    kind, drawn = _picture(grid.output, lengths)
     fixed = dict(grid.fixed)
-    held = {n: axes[n].values[len(axes[n]) // 2].item() for n in names if n not in drawn}
-    fixed.update(held)
-    sub_axes = []
-    for n in drawn:
-        count = _MAX_CURVES if n == label_axis else max_points
-        sub_axes.append(Axis(n, _thin(axes[n].values, count), axes[n].kind))
-    sub = Grid(accountants=grid.accountants, output=grid.output, axes=tuple(sub_axes), fixed=fixed)
+    fixed.update({n: axes[n].values[len(axes[n]) // 2].item() for n in axes if n not in drawn})
+    sub_axes = tuple(Axis(n, axes[n].values[_thin_index(len(axes[n]), min(count, max_points))], axes[n].kind)
+                     for n, count in drawn.items())
+    sub = Grid(accountants=grid.accountants, output=grid.output, axes=sub_axes, fixed=fixed,
+               bound=getattr(grid, "bound", "upper"))
     # evaluated here, chunk by chunk, not through run_sweep: a picture is no sweep to plan or resume
-    values = np.concatenate([evaluate_chunk(sub, chunk)[grid.output]
-                             for chunk in sub.chunks(default_chunk_size(sub))]).reshape(sub.shape)
-    held_text = ", ".join(f"{k}={v:g}" for k, v in sorted(fixed.items()))
-    title = " / ".join(grid.accountants) + ("\n" + textwrap.fill(held_text, 90) if held_text else "")
-    assert x is not None  # every kind has chosen its horizontal axis by now
-    if kind == "heatmap":
-        return heatmap(sub_axes[1].values, sub_axes[0].values, values, path, xlabel=sub_axes[1].name,
-                       ylabel=sub_axes[0].name,
-                       zlabel=grid.output, title=title)
-    xs = sub_axes[drawn.index(x)].values
-    if label_axis is None:
-        curves = {grid.output: values}
+    parts = [evaluate_chunk(sub, chunk) for chunk in sub.chunks(default_chunk_size(sub))]
+    values = {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
+    return plot_dataset(to_dataset(sub, values), path, max_points=max_points, levels=levels)
+
+
+def _picture(output: str, lengths: Mapping[str, int]) -> tuple[str, dict[str, int]]:
+    """("curves" or "heatmap", the axes drawn in order -> how many values each keeps).
+
+    - output delta with an ``epsilon`` axis: delta-eps curves (one per value of another axis);
+    - output epsilon with a ``delta`` axis: eps against delta, likewise;
+    - a calibrated output (sigma ...): that value against the first axis (rounds if present);
+    - otherwise two or more axes: a heat map over the two longest (y first); one axis: a curve.
+    Curves are labelled by the longest other axis (at most 8 curves)."""
+    names = list(lengths)
+    partner = {"delta": "epsilon", "epsilon": "delta"}
+    if output in partner and partner[output] in lengths:
+        x = partner[output]
+    elif output not in partner:
+        x = "rounds" if "rounds" in lengths else names[0]
+    elif len(names) >= 2:
+        y, x = sorted(names, key=lambda n: -lengths[n])[:2]
+        return "heatmap", {y: _HEATMAP_POINTS, x: _HEATMAP_POINTS}
     else:
-        order = values if drawn.index(x) < drawn.index(label_axis) else values.T
-        # rows of ``order`` follow x; columns follow the label axis
-        labels = sub_axes[drawn.index(label_axis)].values
-        curves = {f"{label_axis}={v:g}": order[:, i] for i, v in enumerate(labels)}
-    if grid.output == "delta":
+        x = names[0]
+    others = [n for n in names if n != x]
+    drawn = {x: _HEATMAP_POINTS}
+    if others:
+        drawn[max(others, key=lambda n: lengths[n])] = _MAX_CURVES
+    return "curves", drawn
+
+
+_HEATMAP_POINTS = 200
+
+
+def _main_variable(ds: Any) -> tuple[str, str, list[str]]:
+    """(the variable to draw, the output it is, the accountants with a column of their own)."""
+    names = [str(v) for v in ds.data_vars if v != "best"]
+    if not names:
+        raise ValueError("nothing to plot: the sweep file holds no output column")
+    main = next((n for n in names if all(m == n or m.startswith(n + "_") for m in names)), None)
+    if main is None:   # both sides of a bracket: draw the upper one
+        main = next((n for n in names if n.endswith("_upper")), names[0])
+    output = main.rsplit("_", 1)[0] if main.endswith(("_lower", "_upper")) else main
+    accountants = [n[len(output) + 1:] for n in names if n.startswith(output + "_")
+                   and not n.endswith(("_lower", "_upper"))]
+    return main, output, accountants
+
+
+def _default_levels(output: str, values: np.ndarray) -> list[float]:
+    """Target epsilons (0.5 ... 8) or deltas (1e-10 ... 1e-3) that the values cross."""
+    candidates = [0.5, 1.0, 2.0, 4.0, 8.0] if output == "epsilon" else [1e-10, 1e-8, 1e-6, 1e-5, 1e-3] \
+        if output == "delta" else []
+    finite = values[np.isfinite(values)]
+    return [c for c in candidates if finite.size and finite.min() < c < finite.max()]
+
+
+def plot_dataset(ds: Any, path: str | os.PathLike[str], *, max_points: int = 200,
+                 levels: Sequence[float] | None = None) -> str:
+    """The natural picture of a saved (or in-memory) sweep, from its labelled arrays alone.
+
+    ``ds``: an ``xarray.Dataset`` as ``SweepResult.to_xarray()`` or ``sweep.read_sweep(path)`` gives.
+    The picture follows ``_picture``; axes not drawn are held at their middle value (named in the
+    title with the fixed parameters).  A heat map gets log axes where the sweep's axis was
+    log-spaced, and contour lines at ``levels`` (default: the target epsilons 0.5 ... 8, or deltas,
+    that the values cross), one per accountant for a sweep of several, with a legend.
+    """
+    main, output, accountants = _main_variable(ds)
+    dims = [str(d) for d in ds[main].dims]
+    if not dims:
+        raise ValueError("nothing to plot: the sweep has no axis (give a list or range for a parameter)")
+    kind, drawn = _picture(output, {d: ds.sizes[d] for d in dims})
+    held = {d: ds.sizes[d] // 2 for d in dims if d not in drawn}
+    ds = ds.isel(held).isel({d: _thin_index(ds.sizes[d], min(count, max_points)) for d, count in drawn.items()})
+    scalars = {str(k): ds[k].item() for k in ds.coords if ds[k].ndim == 0}
+    held_text = ", ".join(f"{k}={v:g}" for k, v in sorted(scalars.items()) if isinstance(v, (int, float)))
+    names = ds.attrs.get("accountants", "") or " / ".join(accountants)
+    title = names.replace(",", " / ") + ("\n" + textwrap.fill(held_text, 90) if held_text else "")
+    order = list(drawn)
+    if kind == "heatmap":
+        y, x = order
+        z = ds[main].transpose(y, x).values
+        spacing = {d: ds[d].attrs.get("spacing") for d in (x, y)}
+        columns = {a: ds[f"{output}_{a}"].transpose(y, x).values for a in accountants} or {output: z}
+        return heatmap(ds[x].values, ds[y].values, z, path, xlabel=x, ylabel=y, zlabel=output, title=title,
+                       log_x=None if spacing[x] is None else spacing[x] == "log",
+                       log_y=None if spacing[y] is None else spacing[y] == "log",
+                       contours=columns, levels=_default_levels(output, z) if levels is None else levels)
+    x = order[0]
+    xs = ds[x].values
+    if len(order) == 1:
+        curves = {output: ds[main].values}
+    else:
+        label_axis = order[1]
+        table = ds[main].transpose(x, label_axis).values
+        curves = {f"{label_axis}={v:g}": table[:, i] for i, v in enumerate(ds[label_axis].values)}
+    if output == "delta":
         return delta_epsilon_curves(xs, curves, path, title=title)
-    ylabel = "epsilon(delta)" if grid.output == "epsilon" else f"{grid.output} needed for (epsilon, delta)"
+    ylabel = "epsilon(delta)" if output == "epsilon" else f"{output} needed for (epsilon, delta)"
     return parameter_curves(xs, curves, path, xlabel=x, ylabel=ylabel, title=title)
 
 

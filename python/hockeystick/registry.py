@@ -234,7 +234,7 @@ def calculator_names() -> list[str]:
 
 def _unknown(kind: str, name: str) -> ValueError:
     known = names() + calculator_names()
-    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    close = difflib.get_close_matches(str(name), known, n=1, cutoff=0.6)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     return ValueError(f"unknown {kind} {name!r}{hint}; registered accountants: {', '.join(names())}; "
                       f"calculators: {', '.join(calculator_names())}")

@@ -6,8 +6,8 @@ import argparse
 from typing import Any
 
 from .common import UsageError, accountant_options, accountant_names, output_options, parameters, positive_int
-from .execute import execute, finish
-from .tables import print_points
+from .execute import execute
+from .report import format_options, report
 
 __all__ = ["register", "run"]
 
@@ -38,6 +38,7 @@ def register(subparsers: Any) -> None:
                           "sampling_rate, epochs, batch_size ... where the accountant has it)")
     accountant_options(cal)
     output_options(cal)
+    format_options(cal)
     cal.add_argument("--max-rows", type=positive_int, default=50, metavar="N",
                      help="print every point up to N points, else a summary (default 50)")
     cal.set_defaults(func=run, workers=None, scheduler=None)
@@ -61,8 +62,7 @@ def run(args: argparse.Namespace) -> int:
                 raise UsageError(f"calibration needs a target: give --{name} VALUE")
         parameter = args.parameter or ("noise_multiplier" if accountants[0].startswith(("dp_sgd", "dp_fedavg"))
                                        else "sigma")
-    grid = Grid.from_parameters(accountants, parameter, params)
+    grid = Grid.from_parameters(accountants, parameter, params, args.bound or "upper")
     result = execute(grid, args, out=args.out, keep=grid.size <= args.max_rows)
-    print_points(result, args.max_rows)
-    finish(grid, result, args)
+    report(result, args, max_rows=args.max_rows)
     return 0

@@ -8,6 +8,8 @@ import difflib
 import sys
 from typing import Any, Sequence
 
+from ..accountant import BOUND_SIDES
+
 __all__ = ["EXIT_USAGE", "EXIT_FAILURE", "PROG", "UsageError", "Parser", "accountant_options", "output_options",
            "positive_int", "parameters", "accountant_names", "training_accountant", "has_matplotlib", "TRAINING_FLAGS"]
 
@@ -65,6 +67,9 @@ def accountant_options(parser: argparse.ArgumentParser) -> None:
                             "NAME=linear:1:1000:50 (range); repeat for each parameter")
     group.add_argument("--epsilon", metavar="VALUE", help="epsilon (same VALUE forms as --param)")
     group.add_argument("--delta", metavar="VALUE", help="delta (same VALUE forms as --param)")
+    group.add_argument("--bound", choices=BOUND_SIDES, default=None,
+                       help="which side of the certified bracket: upper (default; never below the truth), lower "
+                            "(never above it) or both (columns <output>_lower and <output>_upper); one accountant")
     run = parser.add_argument_group(
         "a training run, in its own words (no -a needed: --dataset-size means DP-SGD, --total-clients DP-FedAvg; "
         "every step released; same VALUE forms as --param)")
@@ -104,7 +109,7 @@ def training_accountant(args: argparse.Namespace) -> str | None:
 def output_options(parser: argparse.ArgumentParser, *, required_out: bool = False) -> None:
     group = parser.add_argument_group("output")
     group.add_argument("-o", "--out", metavar="FILE", required=False,
-                       help="write every point to FILE.csv, FILE.npz or FILE.parquet"
+                       help="write every point to FILE.csv, .npz, .parquet, .nc (NetCDF) or .zarr, or to stdout with -o -"
                             + (" (required)" if required_out else ""))
     group.add_argument("--plot", metavar="PNG", help="draw the sweep's natural picture to PNG")
     group.add_argument("--chunk-size", type=positive_int, metavar="N", help="points per chunk (default ~1M)")

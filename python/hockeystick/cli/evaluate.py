@@ -6,8 +6,8 @@ import argparse
 from typing import Any, Callable
 
 from .common import accountant_options, accountant_names, output_options, parameters, positive_int
-from .execute import execute, finish
-from .tables import print_points
+from .execute import execute
+from .report import format_options, report
 
 __all__ = ["register"]
 
@@ -27,6 +27,7 @@ def register(subparsers: Any) -> None:
                            formatter_class=raw)
         accountant_options(p)
         output_options(p)
+        format_options(p)
         p.add_argument("--max-rows", type=positive_int, default=50, metavar="N",
                        help="print every point up to N points, else a summary (default 50)")
         p.set_defaults(func=_command(output), workers=None, scheduler=None)
@@ -36,9 +37,8 @@ def _command(output: str) -> Callable[[argparse.Namespace], int]:
     def command(args: argparse.Namespace) -> int:
         from ..sweep.grid import Grid
 
-        grid = Grid.from_parameters(accountant_names(args), output, parameters(args))
+        grid = Grid.from_parameters(accountant_names(args), output, parameters(args), args.bound or "upper")
         result = execute(grid, args, out=args.out, keep=grid.size <= args.max_rows)
-        print_points(result, args.max_rows)
-        finish(grid, result, args)
+        report(result, args, max_rows=args.max_rows)
         return 0
     return command

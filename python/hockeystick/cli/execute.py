@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from .common import UsageError, has_matplotlib
+from .report import STDOUT
 
-__all__ = ["execute", "check_plot_path", "finish"]
+__all__ = ["execute", "check_plot_path"]
 
 
 def execute(grid: Any, args: argparse.Namespace, *, out: str | None, keep: bool = False) -> Any:
@@ -18,8 +19,10 @@ def execute(grid: Any, args: argparse.Namespace, *, out: str | None, keep: bool 
 
     if getattr(args, "plot", None):
         check_plot_path(args.plot, args.force)
-    if args.resume and not out:
+    if args.resume and (not out or out == STDOUT):
         raise UsageError("--resume continues a sweep written to a file: give the same -o FILE as the killed run")
+    if out == STDOUT:   # -o -: the points are printed, from memory
+        out, keep = None, True
     kwargs = dict(chunk_size=args.chunk_size, progress=args.progress, overwrite=args.force, resume=args.resume,
                   allow_large=args.allow_large)
     if getattr(args, "workers", None) or getattr(args, "scheduler", None):
@@ -29,27 +32,18 @@ def execute(grid: Any, args: argparse.Namespace, *, out: str | None, keep: bool 
     return run_sweep(grid, out, keep=keep, **kwargs)
 
 
-def check_plot_path(path: str, force: bool) -> None:
+def check_plot_path(path: str, force: bool, flag: str = "--plot") -> None:
     p = Path(path)
     if not has_matplotlib():
-        raise UsageError("--plot needs matplotlib: pip install 'hockeystick[plot]'")
+        raise UsageError(f"{flag} needs matplotlib: pip install 'hockeystick[plot]'")
     if p.suffix.lower() != ".png":
-        raise UsageError(f"--plot {path!r}: name the picture *.png")
+        raise UsageError(f"{flag} {path!r}: name the picture *.png")
     if p.is_dir():
-        raise UsageError(f"--plot {path!r} is a directory; give a file name such as {str(p / 'sweep.png')!r}")
+        raise UsageError(f"{flag} {path!r} is a directory; give a file name such as {str(p / 'sweep.png')!r}")
     if p.exists() and not force:
-        raise UsageError(f"--plot {path!r} already exists and is not replaced unless you ask: pass --force, "
+        raise UsageError(f"{flag} {path!r} already exists and is not replaced unless you ask: pass --force, "
                           "or choose another name")
     if not (p.parent if str(p.parent) else Path(".")).is_dir():
-        raise UsageError(f"--plot {path!r}: directory {str(p.parent)!r} does not exist; create it first")
+        raise UsageError(f"{flag} {path!r}: directory {str(p.parent)!r} does not exist; create it first")
     if not os.access(p.parent if str(p.parent) else ".", os.W_OK):
-        raise UsageError(f"--plot {path!r}: directory {str(p.parent)!r} is not writable")
-
-
-def finish(grid: Any, result: Any, args: argparse.Namespace) -> None:
-    if result.path:
-        print(f"result written to {os.path.abspath(result.path)}")
-    if args.plot:
-        from ..plots import plot_grid
-
-        print(f"plot written to {os.path.abspath(plot_grid(grid, args.plot))}")
+        raise UsageError(f"{flag} {path!r}: directory {str(p.parent)!r} is not writable")

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from .common import UsageError, accountant_options, accountant_names, output_options, parameters, positive_int
-from .execute import execute, finish
+from .execute import execute
+from .report import STDOUT, format_options, report, report_files
 from .tables import print_plot, print_points, print_summary
 
 __all__ = ["register", "run"]
@@ -48,6 +49,7 @@ def register(subparsers: Any) -> None:
                        help="delta (default), epsilon, or a parameter to calibrate such as sigma")
     accountant_options(sweep)
     output_options(sweep, required_out=True)
+    format_options(sweep)
     dask = sweep.add_argument_group("Dask (default: in-process)")
     dask.add_argument("--workers", type=positive_int, metavar="N", help="run on a LocalCluster with N workers")
     dask.add_argument("--scheduler", metavar="ADDRESS", help="run on the Dask cluster at ADDRESS (shared filesystem)")
@@ -71,6 +73,8 @@ def run(args: argparse.Namespace) -> int:
         if args.accountant or not spec:
             spec["accountants"] = accountant_names(args)
             spec.pop("accountant", None)
+        if args.bound:
+            spec["bound"] = args.bound
         if args.quantity or "output" not in spec:
             names = spec.get("accountants", spec.get("accountant", ()))
             spec["output"] = args.quantity or default_output([names] if isinstance(names, str) else list(names))
@@ -84,10 +88,13 @@ def run(args: argparse.Namespace) -> int:
     if args.chunk_size is None:
         args.chunk_size = chunk_size
     if not args.out:
-        raise UsageError("say where to write the sweep: -o FILE.parquet (or .npz, .csv)")
+        raise UsageError("say where to write the sweep: -o FILE.parquet (or .npz, .csv, .nc, .zarr; - for stdout)")
     result = execute(grid, args, out=args.out)
-    print_summary(result)
-    finish(grid, result, args)
+    if args.out == STDOUT or args.format not in (None, "table"):
+        report(result, args, max_rows=None)
+    else:
+        print_summary(result)
+        report_files(result, args)
     return 0
 
 

@@ -9,16 +9,19 @@
     >>> table.shape, list(table.columns)
     ((200000, 4), ['sigma', 'rounds', 'epsilon', 'delta'])
 
-``run_sweep(grid, path)`` refuses to replace an existing file (``overwrite=True``), continues
-a killed run from its finished chunks (``resume=True``) and refuses grids above the limits
-of ``plan.py`` (``allow_large=True``).  ``run_on_dask(grid, path, workers=4)`` (or
+``run_sweep(grid).to_xarray()`` is the same result as labelled arrays (an ``xarray.Dataset`` with a
+dimension per axis, fixed parameters as coordinates), and ``read_sweep(path)`` reads any saved
+sweep (*.csv, *.parquet, *.npz, *.nc, *.zarr) back as one.  ``run_sweep(grid, path)`` refuses to
+replace an existing file (``overwrite=True``), continues a killed run from its finished chunks
+(``resume=True``) and refuses grids above the limits of ``plan.py`` (``allow_large=True``).  ``run_on_dask(grid, path, workers=4)`` (or
 ``scheduler="tcp://..."``) runs the same grid on a Dask cluster and writes the same file.
 """
 
 from . import plan, registry
 from .grid import Axis, Chunk, Grid, load_toml, parse_value
 from .dask import run_on_dask
+from .labelled import read_sweep, to_dataset
 from .run import SweepResult, dataframe, evaluate, preflight, run_sweep
 
 __all__ = ["Axis", "Chunk", "Grid", "SweepResult", "dataframe", "evaluate", "load_toml", "parse_value",
-           "plan", "preflight", "registry", "run_on_dask", "run_sweep"]
+           "plan", "preflight", "read_sweep", "registry", "run_on_dask", "run_sweep", "to_dataset"]

@@ -54,7 +54,7 @@ def parts_directory(path: str | os.PathLike[str]) -> Path:
 def fingerprint(grid: Grid, chunk_size: int) -> str:
     """SHA-256 over what determines every chunk's values and boundaries (axis values bit for bit)."""
     h = hashlib.sha256()
-    head = {"version": __version__, "accountants": list(grid.accountants), "output": grid.output,
+    head = {"version": __version__, "accountants": list(grid.accountants), "output": grid.output, "bound": grid.bound,
             "fixed": {k: float(v).hex() for k, v in sorted(grid.fixed.items())}, "chunk_size": int(chunk_size),
             "axes": [[a.name, a.values.dtype.str, len(a)] for a in grid.axes]}
     h.update(json.dumps(head, sort_keys=True).encode())

@@ -17,6 +17,12 @@ With several accountants each one's value gets a column ``<output>_<accountant>`
 ``<output>`` holds the best valid one (smallest delta, epsilon or sigma; largest rounds
 or sampling rate) with ``best`` naming the accountant that gave it.
 
+``bound`` picks the side of each accountant's certified bracket (accountant.py): "upper"
+(the default: column ``<output>``, never below the truth), "lower" (column ``<output>_lower``,
+never above it) or "both" (columns ``<output>_lower`` and ``<output>_upper``).  Lower bounds of
+different accountants may bound different releases (the last iterate, every round), so a sweep
+asking for a lower side takes one accountant, and it evaluates delta or epsilon, not a calibration.
+
 Value specifications (TOML, command line, Python): a number (fixed), a list (an axis),
 ``{log = [start, stop, num]}`` / ``{linear = [start, stop, num]}`` or the strings
 ``"log:start:stop:num"``, ``"linear:start:stop:num"``, ``"1,2,4"``.
@@ -28,6 +34,7 @@ slices of the axes and the accountant sees the block without an index computatio
 
 from __future__ import annotations
 
+import difflib
 import math
 import os
 import sys
@@ -37,6 +44,7 @@ from typing import Any, Iterator, Literal, Mapping, Sequence, cast
 import numpy as np
 
 from .. import registry
+from ..accountant import BOUND_SIDES, Bound
 from ..registry import AccountantEntry, CalculatorEntry
 
 __all__ = ["Axis", "Grid", "Chunk", "parse_value", "load_toml", "read_toml", "chunk_size_setting"]
@@ -181,6 +189,7 @@ class Grid:
     output: str
     axes: tuple[Axis, ...] = ()
     fixed: Mapping[str, float] = field(default_factory=dict)
+    bound: Bound = "upper"
 
     def __post_init__(self) -> None:
         accountants = (self.accountants,) if isinstance(self.accountants, str) else self.accountants
@@ -202,6 +211,7 @@ class Grid:
         if repeated:
             raise ValueError(f"parameter(s) given twice: {', '.join(repeated)}")
         _check_output(self.output, entries, set(names))
+        _check_bound(self.bound, self.output, accountants)
         object.__setattr__(self, "axes", tuple(_integral_axis(a, entries) for a in self.axes))
         for name, value in self.fixed.items():
             if any(name in e.integers for e in entries) and not value.is_integer():
@@ -214,7 +224,7 @@ class Grid:
 
     @classmethod
     def from_parameters(cls, accountants: str | Sequence[str], output: str,
-                        parameters: Mapping[str, Any]) -> Grid:
+                        parameters: Mapping[str, Any], bound: Bound = "upper") -> Grid:
         """Build from {name: value specification}; numbers are fixed, the rest are axes (in order)."""
         axes, fixed = [], {}
         for name, spec in parameters.items():
@@ -224,12 +234,12 @@ class Grid:
             else:
                 fixed[name] = value
         return cls(accountants=(accountants,) if isinstance(accountants, str) else tuple(accountants),
-                   output=output, axes=tuple(axes), fixed=fixed)
+                   output=output, axes=tuple(axes), fixed=fixed, bound=bound)
 
     @classmethod
     def from_dict(cls, spec: Mapping[str, Any]) -> Grid:
         """From the TOML layout: accountant(s), output, [parameters]."""
-        known = {"accountant", "accountants", "output", "parameters", "chunk_size"}
+        known = {"accountant", "accountants", "output", "parameters", "chunk_size", "bound"}
         extra = sorted(set(spec) - known)
         if extra:
             raise ValueError(f"unknown key(s) {', '.join(extra)}; a sweep file has {', '.join(sorted(known))}")
@@ -249,7 +259,7 @@ class Grid:
         if not isinstance(parameters, Mapping):
             raise TypeError(f"[parameters] must be a table of name = value, got {parameters!r}")
         chunk_size_setting(spec)
-        return cls.from_parameters(accountants, spec["output"], parameters)
+        return cls.from_parameters(accountants, spec["output"], parameters, spec.get("bound", "upper"))
 
     # --- shape ----------------------------------------------------------------------------
 
@@ -277,7 +287,10 @@ class Grid:
 
     @property
     def outputs(self) -> tuple[str, ...]:
-        """Output column names: one per accountant, plus best-of and its source for several."""
+        """Output column names: one per accountant, plus best-of and its source for several; the lower
+        side ``<output>_lower`` and, for both sides, ``<output>_upper``."""
+        if self.bound != "upper":
+            return (f"{self.output}_lower",) + ((f"{self.output}_upper",) if self.bound == "both" else ())
         if len(self.accountants) == 1:
             return (self.output,)
         per_entry = tuple(f"{self.output}_{a}" for a in self.accountants)
@@ -373,7 +386,7 @@ class Grid:
         fixed.update({a.name: float(a.values[i]) for a, i in zip(self.axes[:chunk.split], chunk.outer)})
         split = self.axes[chunk.split]
         axes = (Axis(split.name, split.values[chunk.row_start:chunk.row_stop], split.kind),) + self.axes[chunk.split + 1:]
-        return Grid(accountants=self.accountants, output=self.output, axes=axes, fixed=fixed)
+        return Grid(accountants=self.accountants, output=self.output, axes=axes, fixed=fixed, bound=self.bound)
 
     def probe_parameters(self) -> dict[str, np.ndarray]:
         """A few hundred points that exercise every value's extremes: each axis's whole list at
@@ -417,8 +430,10 @@ def _check_output(output: str, entries: list[AccountantEntry | CalculatorEntry],
         cannot = [e.name for e in accountants if output not in e.calibratable]
         if cannot:
             options = sorted(set.intersection(*(set(e.calibratable) for e in accountants)))
+            close = difflib.get_close_matches(output, options + ["delta", "epsilon"], n=1, cutoff=0.6)
             raise ValueError(f"output must be delta, epsilon or a parameter to calibrate "
-                             f"({', '.join(options) or 'none in common'} for {names}); got {output!r}")
+                             f"({', '.join(options) or 'none in common'} for {names}); got {output!r}"
+                             + (f" (did you mean {close[0]!r}?)" if close else ""))
         forbidden, targets = output, {"epsilon", "delta"}
     if forbidden in given:
         raise ValueError(f"{forbidden!r} is what the sweep computes (output = {output!r}); do not give it a value")
@@ -428,7 +443,9 @@ def _check_output(output: str, entries: list[AccountantEntry | CalculatorEntry],
     allowed = set().union(*(e.parameters for e in entries)) | targets
     unknown = sorted(given - allowed)
     if unknown:
-        raise ValueError(f"unknown parameter(s) {', '.join(map(repr, unknown))} for {names}; "
+        close = {u: difflib.get_close_matches(u, sorted(allowed - {output}), n=1, cutoff=0.6) for u in unknown}
+        hints = "".join(f" (did you mean {c[0]!r} for {u!r}?)" for u, c in close.items() if c)
+        raise ValueError(f"unknown parameter(s) {', '.join(map(repr, unknown))} for {names}{hints}; "
                          f"allowed: {', '.join(sorted(allowed - {output}))}")
     for e in entries:
         lacking = sorted(set(e.required) - given - {output})
@@ -468,6 +485,19 @@ def _check_calculator_output(output: str, entries: list[CalculatorEntry], given:
             raise ValueError(f"calculator {e.name!r} needs {', '.join(map(repr, lacking))} for output {output!r}")
 
 
+def _check_bound(bound: Any, output: str, accountants: Sequence[str]) -> None:
+    if not isinstance(bound, str) or bound not in BOUND_SIDES:
+        raise ValueError(f"bound must be one of {', '.join(BOUND_SIDES)}, got {bound!r}")
+    if bound == "upper":
+        return
+    if output not in ("delta", "epsilon"):
+        raise ValueError(f"bound={bound!r} applies to output delta or epsilon; a calibration ({output!r}) "
+                         "reports the value the upper bound certifies: use bound='upper'")
+    if len(accountants) > 1:
+        raise ValueError(f"bound={bound!r} takes one accountant (lower bounds of different accountants may "
+                         f"bound different releases), got {', '.join(accountants)}; run one sweep per accountant")
+
+
 def _integral_axis(axis: Axis, entries: list[AccountantEntry | CalculatorEntry]) -> Axis:
     """Integer parameters: ranges are rounded (repeats dropped); listed values must be integers."""
     if not any(axis.name in e.integers for e in entries):
@@ -482,7 +512,7 @@ def _integral_axis(axis: Axis, entries: list[AccountantEntry | CalculatorEntry])
     return Axis(axis.name, rounded.astype(np.int64), axis.kind)
 
 
-def read_toml(path: str | os.PathLike[str]) -> dict[str, Any]:
+def read_toml(path: str | os.PathLike[str], what: str = "sweep file") -> dict[str, Any]:
     """The raw contents of a sweep file (accountants, output, [parameters], chunk_size)."""
     if sys.version_info >= (3, 11):
         import tomllib
@@ -492,11 +522,11 @@ def read_toml(path: str | os.PathLike[str]) -> dict[str, Any]:
         with open(path, "rb") as fh:
             return tomllib.load(fh)
     except OSError as exc:
-        raise ValueError(f"cannot read sweep file {os.fspath(path)!r}: {exc.strerror}") from None
+        raise ValueError(f"cannot read {what} {os.fspath(path)!r}: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"sweep file {os.fspath(path)!r} is not valid TOML: {exc}") from None
+        raise ValueError(f"{what} {os.fspath(path)!r} is not valid TOML: {exc}") from None
     except UnicodeDecodeError as exc:
-        raise ValueError(f"sweep file {os.fspath(path)!r} is not UTF-8 text (byte {exc.start}); "
+        raise ValueError(f"{what} {os.fspath(path)!r} is not UTF-8 text (byte {exc.start}); "
                          "save it as UTF-8 TOML") from None
 
 

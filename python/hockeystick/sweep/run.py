@@ -48,6 +48,15 @@ def evaluate(grid: Grid, params: dict[str, Any], shape: tuple[int, ...]) -> dict
 
     values = []
     value: Any
+    if grid.bound != "upper":   # one accountant (Grid checks it): its lower side, or both sides
+        entry = grid.entries[0]
+        assert not isinstance(entry, CalculatorEntry)   # Grid allows bound != "upper" for delta/epsilon only
+        built = entry.build(**{k: v for k, v in params.items() if k in entry.parameters})
+        sides = (built.delta(params["epsilon"], bound=grid.bound) if grid.output == "delta"
+                 else built.epsilon(params["delta"], bound=grid.bound))
+        sides = sides if grid.bound == "both" else (sides,)
+        return {name: np.broadcast_to(np.asarray(side, dtype=np.float64), shape).ravel()
+                for name, side in zip(grid.outputs, sides)}
     for entry in grid.entries:
         mine = {k: v for k, v in params.items() if k in entry.parameters}
         if isinstance(entry, CalculatorEntry):
@@ -161,6 +170,19 @@ class SweepResult:
     @property
     def points_per_second(self) -> float:
         return self.points / self.seconds if self.seconds > 0 else float("inf")
+
+    def to_xarray(self) -> Any:
+        """The result as an ``xarray.Dataset``: a dimension per axis with its values as coordinate,
+        fixed parameters as scalar coordinates, outputs as variables (``labelled.to_dataset``); a sweep
+        written to a file and not kept in memory is read back from it."""
+        from .labelled import read_sweep, to_dataset
+
+        if self.columns is None:
+            if self.path is None:
+                raise ValueError("this sweep kept no values: run it with a path or in memory")
+            return read_sweep(self.path)
+        names = self.grid.outputs + (("best",) if "best" in self.columns else ())
+        return to_dataset(self.grid, {name: self.columns[name] for name in names})
 
     def to_pandas(self) -> Any:
         """The in-memory result as a DataFrame (``best`` as a categorical of accountant names)."""

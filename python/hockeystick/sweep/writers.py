@@ -5,12 +5,15 @@ run's working directory (``checkpoint.Workspace``, on the destination's filesyst
 ``close`` moves into place with ``os.replace`` and the umask's permissions (a reader never
 sees half a file; an existing file is replaced only when the caller said so).
 
-- CSV and Parquet hold one row per point: the axis columns, then the outputs (``best``
-  names the accountant for several).  Doubles are written to round-trip exactly.
+- CSV and Parquet hold one row per point: the axis columns, the fixed parameters (the same
+  value on every row, so a row is self-contained), then the outputs (``best`` names the
+  accountant for several).  Doubles are written to round-trip exactly.
 - NPZ holds the grid as numpy sees it: each axis as a 1-D array, each fixed parameter
   as a 0-d array, each output with the grid's shape (``best`` as int8 codes into the
   ``accountants`` array).
-- In memory: flat columns, as CSV/Parquet would hold them.
+- NetCDF (``.nc``) and Zarr (``.zarr``, a directory) hold the labelled arrays of
+  ``labelled.to_dataset``: named axes as coordinates, fixed parameters as scalar coordinates.
+- In memory: flat columns (axes and outputs).
 """
 
 from __future__ import annotations
@@ -25,19 +28,20 @@ from typing import Any
 
 import numpy as np
 
-from .checkpoint import publish
+from .checkpoint import new_file_mode, publish
 from .grid import Chunk, Grid
 
 __all__ = ["FORMATS", "check_destination", "open_writer", "MemoryWriter"]
 
-FORMATS = {".csv": "csv", ".npz": "npz", ".parquet": "parquet"}
+FORMATS = {".csv": "csv", ".npz": "npz", ".parquet": "parquet", ".nc": "netcdf", ".zarr": "zarr"}
 
 
 def check_destination(path: str | os.PathLike[str], *, overwrite: bool = False) -> str:
     """The format of ``path`` by its suffix, after checking a file can be created beside it and
     that no existing file would be replaced (unless ``overwrite``)."""
     path = Path(path)
-    if path.is_dir():
+    zarr_store = path.suffix.lower() == ".zarr" and ((path / ".zgroup").exists() or (path / "zarr.json").exists())
+    if path.is_dir() and not zarr_store:
         raise ValueError(f"output {str(path)!r} is a directory; give a file name such as {path / 'sweep.npz'}")
     if not isinstance(overwrite, bool):
         raise TypeError(f"overwrite must be True or False, got {overwrite!r}")
@@ -46,7 +50,7 @@ def check_destination(path: str | os.PathLike[str], *, overwrite: bool = False) 
                          "pass overwrite=True (command line: --force), or choose another name")
     fmt = FORMATS.get(path.suffix.lower())
     if fmt is None:
-        raise ValueError(f"output {str(path)!r}: unknown format; name it *.csv, *.npz or *.parquet")
+        raise ValueError(f"output {str(path)!r}: unknown format; name it *.csv, *.npz, *.parquet, *.nc or *.zarr")
     parent = path.parent if str(path.parent) else Path(".")
     if not parent.is_dir():
         raise ValueError(f"output {str(path)!r}: directory {str(parent)!r} does not exist; create it first")
@@ -56,12 +60,15 @@ def check_destination(path: str | os.PathLike[str], *, overwrite: bool = False) 
     except OSError as exc:
         raise ValueError(f"output {str(path)!r} is not writable ({exc.strerror}); "
                          "choose a directory you can write to") from None
-    if fmt == "parquet":
-        try:
-            import pyarrow  # noqa: F401
-        except ImportError:
-            raise ValueError("Parquet output needs pyarrow: pip install 'hockeystick[parquet]', "
-                             "or write *.csv / *.npz") from None
+    needs = {"parquet": ("pyarrow", "parquet"), "netcdf": ("netCDF4", "xarray"), "zarr": ("zarr", "xarray")}
+    if fmt in needs:
+        module, extra = needs[fmt]
+        for name in ("xarray", module) if extra == "xarray" else (module,):
+            try:
+                __import__(name)
+            except ImportError:
+                raise ValueError(f"{fmt} output needs {name}: pip install 'hockeystick[{extra}]', "
+                                 "or write *.csv / *.npz") from None
     return fmt
 
 
@@ -102,10 +109,20 @@ class _FileWriter:
             self.tmp.unlink(missing_ok=True)
 
 
-def _table_columns(grid: Grid, chunk: Chunk, outputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+def _table_columns(grid: Grid, chunk: Chunk, outputs: dict[str, np.ndarray], *,
+                   fixed: bool = False) -> dict[str, np.ndarray]:
+    """The chunk's rows: axis columns, the fixed parameters (``fixed``: as constant columns), outputs."""
     columns = grid.chunk_inputs(chunk)
+    if fixed:
+        columns.update({name: np.full(chunk.size, value, dtype=_fixed_dtype(grid, name))
+                        for name, value in grid.fixed.items()})
     columns.update(outputs)
     return columns
+
+
+def _fixed_dtype(grid: Grid, name: str) -> type:
+    """int64 for an integer parameter (rounds = 100 is written 100), float64 otherwise."""
+    return np.int64 if any(name in e.integers for e in grid.entries) else np.float64
 
 
 class _CsvWriter(_FileWriter):
@@ -118,7 +135,7 @@ class _CsvWriter(_FileWriter):
     def __init__(self, grid: Grid, path: str | os.PathLike[str], scratch: Path) -> None:
         super().__init__(grid, path, scratch)
         self.names = np.array(grid.accountants, dtype=object)
-        header = grid.inputs + grid.outputs + (("best",) if grid.has_best else ())
+        header = grid.inputs + tuple(grid.fixed) + grid.outputs + (("best",) if grid.has_best else ())
         try:
             import pyarrow.csv as pacsv
         except ImportError:
@@ -128,7 +145,7 @@ class _CsvWriter(_FileWriter):
         self.arrow = pacsv
 
     def _write(self, chunk: Chunk, outputs: dict[str, np.ndarray]) -> None:
-        columns = _table_columns(self.grid, chunk, outputs)
+        columns = _table_columns(self.grid, chunk, outputs, fixed=True)
         if "best" in columns:
             columns["best"] = self.names[columns["best"]]
         if self.arrow is not None:
@@ -163,6 +180,7 @@ class _ParquetWriter(_FileWriter):
 
         self.pa = pa
         fields = [pa.field(a.name, pa.int64() if a.values.dtype.kind in "iu" else pa.float64()) for a in grid.axes]
+        fields += [pa.field(name, pa.from_numpy_dtype(_fixed_dtype(grid, name))) for name in grid.fixed]
         fields += [pa.field(name, pa.float64()) for name in grid.outputs]
         if grid.has_best:
             fields.append(pa.field("best", pa.dictionary(pa.int8(), pa.string())))
@@ -172,7 +190,7 @@ class _ParquetWriter(_FileWriter):
 
     def _write(self, chunk: Chunk, outputs: dict[str, np.ndarray]) -> None:
         pa = self.pa
-        columns = _table_columns(self.grid, chunk, outputs)
+        columns = _table_columns(self.grid, chunk, outputs, fixed=True)
         arrays = [pa.DictionaryArray.from_arrays(pa.array(col, pa.int8()), self.names) if name == "best"
                   else pa.array(col) for name, col in columns.items()]
         self.writer.write_table(pa.Table.from_arrays(arrays, schema=self.schema))
@@ -213,19 +231,54 @@ class _NpzWriter(_FileWriter):
             m.flush()
         names = list(self.maps)
         self.maps = None
+        try:
+            self._assemble(names)
+        finally:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def _assemble(self, names: list[str]) -> None:
+        """Zip the axes, fixed parameters and staged outputs into ``self.tmp``."""
         small: dict[str, np.ndarray] = {a.name: a.values for a in self.grid.axes}
         small.update({k: np.array(v) for k, v in self.grid.fixed.items()})
         if self.grid.has_best:
             small["accountants"] = np.array(self.grid.accountants)
-        try:
-            with zipfile.ZipFile(self.tmp, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
-                for name, arr in small.items():
-                    with zf.open(f"{name}.npy", "w", force_zip64=True) as fh:
-                        np.lib.format.write_array(fh, np.asarray(arr))
-                for name in names:
-                    zf.write(self.workdir / f"{name}.npy", f"{name}.npy")
-        finally:
-            shutil.rmtree(self.workdir, ignore_errors=True)
+        with zipfile.ZipFile(self.tmp, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
+            for name, arr in small.items():
+                with zf.open(f"{name}.npy", "w", force_zip64=True) as fh:
+                    np.lib.format.write_array(fh, np.asarray(arr))
+            for name in names:
+                zf.write(self.workdir / f"{name}.npy", f"{name}.npy")
+
+
+class _LabelledWriter(_NpzWriter):
+    """NetCDF or Zarr: outputs staged as memory maps like NPZ, then written as one labelled Dataset."""
+
+    def _assemble(self, names: list[str]) -> None:
+        from .labelled import to_dataset
+
+        arrays = {name: np.load(self.workdir / f"{name}.npy", mmap_mode="r") for name in names}
+        dataset = to_dataset(self.grid, arrays)
+        if self.path.suffix.lower() == ".nc":
+            dataset.to_netcdf(self.tmp, engine="netcdf4")
+        else:
+            dataset.to_zarr(self.tmp, mode="w", consolidated=False)
+
+    def close(self) -> None:
+        self._finish()
+        if not self.tmp.is_dir():
+            publish(self.tmp, self.path)
+            return
+        # a Zarr store is a directory: searchable (x) where readable, then moved into place
+        mode = new_file_mode()
+        os.chmod(self.tmp, mode | (mode & 0o444) >> 2)
+        if self.path.is_dir():          # an existing store, replaced only with overwrite (checked before)
+            shutil.rmtree(self.path)
+        os.replace(self.tmp, self.path)
+
+    def abort(self) -> None:
+        if self.tmp.is_dir():
+            shutil.rmtree(self.tmp, ignore_errors=True)
+        super().abort()
 
 
 class MemoryWriter:
@@ -258,6 +311,6 @@ def open_writer(grid: Grid, path: str | os.PathLike[str] | None, scratch: Path |
         return MemoryWriter(grid)
     if scratch is None:
         raise ValueError("a file writer needs a scratch directory on the destination's filesystem")
-    writer = {"csv": _CsvWriter, "npz": _NpzWriter, "parquet": _ParquetWriter}[check_destination(path,
-                                                                                                overwrite=overwrite)]
+    writer = {"csv": _CsvWriter, "npz": _NpzWriter, "parquet": _ParquetWriter, "netcdf": _LabelledWriter,
+              "zarr": _LabelledWriter}[check_destination(path, overwrite=overwrite)]
     return writer(grid, path, scratch)

@@ -1,0 +1,105 @@
+"""``hockeystick compose``: a heterogeneous run (a TOML list of stages, mixed mechanisms) through one
+PLDAccountant, printing the certified bracket of epsilon (or delta) for the whole run."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from .common import UsageError
+from .report import FORMATS, json_value
+
+__all__ = ["register", "run"]
+
+_EXAMPLE = """\
+example:
+  hockeystick compose run.toml --delta 1e-5
+  hockeystick compose run.toml --epsilon 0.5,1,2 --format json
+
+run.toml:
+  value_discretization_interval = 1e-4     # optional: the PLD grid (smaller: tighter and slower)
+
+  [[stage]]                                # 5000 steps at sampling rate 1%
+  mechanism = "subsampled_gaussian"
+  sigma = 1.0
+  sampling_rate = 0.01                     # (sampling_probability, dp_accounting's name, is read the same)
+  rounds = 5000
+
+  [[stage]]                                # then 100 full-batch steps with more noise
+  mechanism = "gaussian"
+  sigma = 8.0
+  rounds = 100
+
+  [[stage]]                                # and one Laplace release of a statistic
+  mechanism = "laplace"
+  scale = 2.0
+
+mechanisms: {mechanisms}
+"""
+
+
+def register(subparsers: Any) -> None:
+    from ..pld.stages import MECHANISMS
+
+    p = subparsers.add_parser(
+        "compose", help="certified epsilon (or delta) of a run made of different stages (a TOML list)",
+        description="Compose the stages of a run (each a mechanism with its parameters, repeated `rounds` "
+                    "times; every round released) by PLD composition and print the certified bracket "
+                    "[lower, upper] of epsilon(delta), or of delta(epsilon).",
+        epilog=_EXAMPLE.format(mechanisms=", ".join(MECHANISMS)), formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("stages", metavar="FILE", help="the run: a TOML file with one [[stage]] table per stage")
+    target = p.add_mutually_exclusive_group(required=True)
+    target.add_argument("--delta", metavar="VALUES", help="print epsilon at these deltas (1e-5 or 1e-5,1e-6)")
+    target.add_argument("--epsilon", metavar="VALUES", help="print delta at these epsilons (1 or 0.5,1,2)")
+    p.add_argument("--bound", choices=("upper", "lower", "both"), default="both",
+                   help="which side of the certified bracket to print (default both)")
+    p.add_argument("--format", choices=FORMATS, default="table", help="table (default), json or csv")
+    p.set_defaults(func=run)
+
+
+def _values(text: str, flag: str) -> list[float]:
+    try:
+        values = [float(v) for v in text.split(",")]
+    except ValueError:
+        raise UsageError(f"{flag} {text!r}: give numbers separated by commas, e.g. {flag} 1e-5,1e-6") from None
+    return values
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..pld.stages import compose_stages
+    from ..sweep.grid import read_toml
+    from .tables import table
+
+    spec = read_toml(args.stages, "compose file")
+    known = {"stage", "value_discretization_interval"}
+    unknown = sorted(set(spec) - known)
+    if unknown:
+        raise UsageError(f"compose file {args.stages!r}: unknown key(s) {', '.join(unknown)}; it has [[stage]] "
+                         "tables and optionally value_discretization_interval")
+    if "stage" not in spec:
+        raise UsageError(f"compose file {args.stages!r} has no [[stage]] table; see 'hockeystick compose --help'")
+    given, asked = ("delta", "epsilon") if args.delta is not None else ("epsilon", "delta")
+    xs = _values(args.delta if args.delta is not None else args.epsilon, f"--{given}")
+    interval = spec.get("value_discretization_interval", 1e-4)
+    try:
+        accountant = compose_stages(spec["stage"], value_discretization_interval=interval)
+        answer = getattr(accountant, asked)(xs, bound=args.bound)
+    except ValueError as exc:
+        raise UsageError(f"compose file {args.stages!r}: {exc}") from None
+    sides = ("lower", "upper") if args.bound == "both" else (args.bound,)
+    columns = [f"{asked}_{side}" for side in sides]
+    values = answer if args.bound == "both" else (answer,)
+    rows = [[x] + [float(v[i]) for v in values] for i, x in enumerate(xs)]
+    if args.format == "json":
+        json.dump([{k: json_value(v) for k, v in zip([given] + columns, row)} for row in rows], sys.stdout, indent=1)
+        print()
+    elif args.format == "csv":
+        print(",".join([given] + columns))
+        for row in rows:
+            print(",".join(repr(v) for v in row))
+    else:
+        print(f"{len(spec['stage'])} stages, {given} -> certified {asked} ({args.bound})")
+        print(table([given] + columns, [[f"{v:.10g}" for v in row] for row in rows]))
+    return 0

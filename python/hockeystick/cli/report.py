@@ -1,0 +1,102 @@
+"""What a subcommand prints after a run: the points as a table, JSON or CSV (``--format``), on stdout or,
+with ``-o -``, as the data itself (messages then go to stderr); the summary of a grid too large to list.
+
+Every format carries the fixed parameters as columns beside the axes, so a row is self-contained.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import os
+import sys
+from typing import Any, TextIO
+
+from .common import UsageError
+from .tables import print_points, print_summary
+
+__all__ = ["FORMATS", "STDOUT", "format_options", "json_value", "records", "report", "report_files"]
+
+FORMATS = ("table", "json", "csv")
+STDOUT = "-"
+
+
+def format_options(parser: argparse.ArgumentParser) -> None:
+    """--format, beside the output options."""
+    parser.add_argument("--format", choices=FORMATS, default=None,
+                        help="how the points are printed: table (default), json (a list of objects) or csv; "
+                             "with -o - the points are the only output on stdout (csv unless --format says)")
+
+
+def records(result: Any) -> tuple[list[str], list[list[Any]]]:
+    """Column names (axes, fixed parameters, outputs, best) and one row per point of an in-memory result."""
+    grid, columns = result.grid, result.columns
+    axes = [a.name for a in grid.axes]
+    names = axes + list(grid.fixed) + [n for n in columns if n not in axes]
+    rows = []
+    for i in range(grid.size):
+        row: list[Any] = []
+        for n in names:
+            if n in grid.fixed and n not in columns:
+                row.append(grid.fixed[n])
+            elif n == "best":
+                row.append(grid.accountants[int(columns[n][i])])
+            else:
+                row.append(columns[n][i].item())
+        rows.append(row)
+    return names, rows
+
+
+def json_value(value: Any) -> Any:
+    """JSON has no infinity: an unbounded value (rounds = inf) is written "inf"."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    return value
+
+
+def _write(result: Any, fmt: str, stream: TextIO) -> None:
+    names, rows = records(result)
+    if fmt == "json":
+        json.dump([{n: json_value(v) for n, v in zip(names, row)} for row in rows], stream, indent=1)
+        stream.write("\n")
+    else:
+        writer = csv.writer(stream, lineterminator="\n")
+        writer.writerow(names)
+        writer.writerows([[repr(v) if isinstance(v, float) else v for v in row] for row in rows])
+
+
+def report(result: Any, args: argparse.Namespace, *, max_rows: int | None) -> None:
+    """Print ``result`` as ``args.format`` asks: every point (up to ``max_rows``; all of them with -o -),
+    else the summary; then where the file and the picture were written."""
+    to_stdout = getattr(args, "out", None) == STDOUT
+    fmt = args.format or ("csv" if to_stdout else "table")
+    limit = None if to_stdout else max_rows
+    if fmt == "table" or result.columns is None:
+        if fmt != "table":
+            raise UsageError(f"--format {fmt} prints every point: give -o - (all points to stdout) or "
+                             f"raise --max-rows above {result.grid.size}")
+        if limit is None and result.columns is not None:
+            print_points(result, result.grid.size)
+        elif limit is None:
+            print_summary(result)
+        else:
+            print_points(result, limit)
+    else:
+        if limit is not None and result.grid.size > limit:
+            raise UsageError(f"--format {fmt} prints every point and the grid has {result.grid.size}: give -o - "
+                             f"(all points to stdout) or raise --max-rows to {result.grid.size}")
+        _write(result, fmt, sys.stdout)
+    report_files(result, args)
+
+
+def report_files(result: Any, args: argparse.Namespace) -> None:
+    """Where the result file and the picture were written (on stderr when stdout carries the points)."""
+    messages = sys.stderr if getattr(args, "out", None) == STDOUT else sys.stdout
+    if result.path:
+        print(f"result written to {os.path.abspath(result.path)}", file=messages)
+    if getattr(args, "plot", None):
+        from ..plots import plot_grid
+
+        print(f"plot written to {os.path.abspath(plot_grid(result.grid, args.plot))}", file=messages)

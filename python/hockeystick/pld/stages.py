@@ -1,0 +1,123 @@
+"""Heterogeneous training runs as a list of stages, composed through one ``PLDAccountant``.
+
+A stage is a mapping ``{"mechanism": NAME, "rounds": T, <the mechanism's parameters>}``, e.g. the TOML
+
+    [[stage]]
+    mechanism = "subsampled_gaussian"
+    sigma = 1.0
+    sampling_rate = 0.01
+    rounds = 5000
+
+    [[stage]]
+    mechanism = "laplace"
+    scale = 2.0
+
+Each stage's PLD (``hockeystick.pld``'s constructor of that name, on the accountant's grid) is
+self-composed ``rounds`` times (default 1) and composed with the others; the result is the
+accountant, whose ``delta`` / ``epsilon`` give certified upper and lower bounds (``bound="both"``)
+on the privacy profile of the whole run, every round released (composition of PLDs: Koskela,
+Jalko, Honkela 2020; certified sides: Doroshenko, Ghazi, Kamath, Kumar, Manurangsi 2022,
+"Connect the dots", as ``pld/compose.py`` documents).
+
+Composition bounds one neighbouring relation: the Poisson-subsampled mechanisms bound add/remove
+one record, the fixed-size batches replace-one, so a run mixing the two is refused.  The plain
+mechanisms (gaussian, laplace, discrete_laplace) hold for whichever relation their ``sensitivity``
+was computed for.  ``sampling_probability`` (dp_accounting's name) is read as ``sampling_rate``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+from typing import Any, Callable, Mapping, Sequence
+
+from .accountant import PLDAccountant
+from .distribution import PrivacyLossDistribution
+from .laplace_mixture import subsampled_laplace
+from .mechanisms import (DEFAULT_INTERVAL, fixed_size_subsampled_gaussian, gaussian, laplace, subsampled_gaussian,
+                         with_replacement_subsampled_gaussian)
+from .discrete_laplace import discrete_laplace
+from .randomized_response import randomized_response
+
+__all__ = ["MECHANISMS", "compose_stages"]
+
+# name -> (constructor, neighbouring relation it bounds; None: the one its sensitivity is for)
+MECHANISMS: dict[str, tuple[Callable[..., PrivacyLossDistribution], str | None]] = {
+    "gaussian": (gaussian, None),
+    "laplace": (laplace, None),
+    "discrete_laplace": (discrete_laplace, None),
+    "subsampled_gaussian": (subsampled_gaussian, "add/remove one"),
+    "subsampled_laplace": (subsampled_laplace, "add/remove one"),
+    "fixed_size_subsampled_gaussian": (fixed_size_subsampled_gaussian, "replace one"),
+    "with_replacement_subsampled_gaussian": (with_replacement_subsampled_gaussian, "replace one"),
+    "randomized_response": (randomized_response, "replace one"),
+}
+
+_ALIASES = {"sampling_probability": "sampling_rate"}
+
+
+def _suggest(word: str, options: Sequence[str]) -> str:
+    close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _parameters(constructor: Callable[..., Any]) -> list[str]:
+    return [p for p in inspect.signature(constructor).parameters if p != "value_discretization_interval"]
+
+
+def _required(constructor: Callable[..., Any]) -> list[str]:
+    return [n for n, p in inspect.signature(constructor).parameters.items() if p.default is inspect.Parameter.empty]
+
+
+def compose_stages(stages: Sequence[Mapping[str, Any]], *,
+                   value_discretization_interval: float = DEFAULT_INTERVAL) -> PLDAccountant:
+    """A ``PLDAccountant`` holding every stage, each ``rounds`` times (see the module docstring).
+
+    Raises ValueError naming the stage (1-based) and the key for an unknown mechanism or parameter
+    (with the closest name), a missing parameter, a value the mechanism refuses, or stages that
+    bound different neighbouring relations."""
+    if isinstance(stages, Mapping) or not isinstance(stages, Sequence) or not stages:
+        raise ValueError("stages must be a non-empty list of tables such as "
+                         "{mechanism = \"gaussian\", sigma = 2.0, rounds = 10}")
+    parsed = [_parse(number, stage) for number, stage in enumerate(stages, start=1)]
+    relations: dict[str, int] = {}
+    for number, (name, _, _) in enumerate(parsed, start=1):
+        relation = MECHANISMS[name][1]
+        if relation is not None:
+            relations.setdefault(relation, number)
+    if len(relations) > 1:
+        (first, i), (second, j) = sorted(relations.items(), key=lambda item: item[1])[:2]
+        raise ValueError(f"stage {i} bounds {first} and stage {j} {second}: a composition holds for one "
+                         "neighbouring relation; use Poisson-subsampled or fixed-size stages, not both")
+    accountant = PLDAccountant(value_discretization_interval=value_discretization_interval)
+    for number, (name, params, rounds) in enumerate(parsed, start=1):
+        try:
+            pld = MECHANISMS[name][0](**params, value_discretization_interval=accountant.value_discretization_interval)
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"stage {number} ({name}): {exc}") from None
+        accountant.compose(pld, rounds)
+    return accountant
+
+
+def _parse(number: int, stage: Any) -> tuple[str, dict[str, Any], int]:
+    """(mechanism, its parameters, rounds) of one stage, checked by name."""
+    where = f"stage {number}"
+    if not isinstance(stage, Mapping):
+        raise ValueError(f"{where} must be a table of name = value, got {stage!r}")
+    params = {_ALIASES.get(k, k): v for k, v in stage.items()}
+    name = params.pop("mechanism", None)
+    if not isinstance(name, str) or name not in MECHANISMS:
+        raise ValueError(f"{where}: mechanism must be one of {', '.join(MECHANISMS)}, got {name!r}"
+                         + (_suggest(name, list(MECHANISMS)) if isinstance(name, str) else ""))
+    rounds = params.pop("rounds", 1)
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
+        raise ValueError(f"{where}: rounds must be an integer >= 1, got {rounds!r}")
+    allowed = _parameters(MECHANISMS[name][0])
+    for key in params:
+        if key not in allowed:
+            raise ValueError(f"{where} ({name}): unknown parameter {key!r}{_suggest(key, allowed + ['rounds'])}; "
+                             f"{name} takes {', '.join(allowed)} and rounds")
+    missing = [k for k in _required(MECHANISMS[name][0]) if k not in params]
+    if missing:
+        raise ValueError(f"{where} ({name}) needs {', '.join(map(repr, missing))}")
+    return name, params, rounds

@@ -1,0 +1,130 @@
+"""Sweep results as labelled arrays: an ``xarray.Dataset`` with named coordinates, and reading any saved sweep.
+
+``to_dataset(grid, arrays)`` lays a grid's outputs out on its axes:
+
+- one dimension per axis, named after it, with the axis values as its coordinate (attribute
+  ``spacing``: "log", "linear" or "list", how the values were made);
+- each fixed parameter as a scalar coordinate (so ``ds.sigma`` answers whatever sigma was);
+- each output as a data variable over the axes (``best`` as int8 codes into the ``accountants``
+  attribute, with CF ``flag_values`` / ``flag_meanings``);
+- attributes ``accountants`` (comma-separated), ``output`` and ``bound``.
+
+``read_sweep(path)`` gives the same Dataset back from any file a sweep writes (CSV, Parquet, NPZ,
+NetCDF, Zarr), so pictures and analyses start from the file, never from a second evaluation.
+NetCDF and Zarr store the Dataset itself; NPZ stores the same arrays; CSV and Parquet hold one
+row per point (axes, fixed parameters, outputs), from which the axes are the distinct values
+of the input columns that vary, and the inputs that do not are fixed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+from .grid import Grid
+
+__all__ = ["to_dataset", "read_sweep"]
+
+
+def to_dataset(grid: Grid, arrays: Mapping[str, np.ndarray]) -> Any:
+    """The outputs ``arrays`` (each of ``grid.shape``, or flat in grid order) as an ``xarray.Dataset``."""
+    import xarray as xr
+
+    dims = [a.name for a in grid.axes]
+    coords: dict[str, Any] = {a.name: (a.name, a.values, {"spacing": a.kind}) for a in grid.axes}
+    coords.update({name: ((), np.asarray(value)) for name, value in grid.fixed.items()})
+    data: dict[str, Any] = {}
+    for name, values in arrays.items():
+        attrs: dict[str, Any] = {}
+        if name == "best":
+            attrs = {"flag_values": np.arange(len(grid.accountants), dtype=np.int8),
+                     "flag_meanings": " ".join(grid.accountants)}
+        data[name] = (dims, np.asarray(values).reshape(grid.shape), attrs)
+    attrs = {"accountants": ",".join(grid.accountants), "output": grid.output,
+             "bound": getattr(grid, "bound", "upper"), "fixed": json.dumps(dict(grid.fixed))}
+    return xr.Dataset(data, coords=coords, attrs=attrs)
+
+
+def read_sweep(path: str | os.PathLike[str]) -> Any:
+    """The Dataset of a sweep saved at ``path`` (*.nc, *.zarr, *.npz, *.parquet, *.csv)."""
+    import xarray as xr
+
+    p = Path(path)
+    if not p.exists():
+        raise ValueError(f"sweep file {str(p)!r} does not exist")
+    suffix = p.suffix.lower()
+    if suffix == ".nc":
+        return xr.load_dataset(p, engine="netcdf4")
+    if suffix == ".zarr":
+        return xr.open_zarr(p, consolidated=False).load()
+    if suffix == ".npz":
+        return _from_npz(p)
+    if suffix in (".csv", ".parquet"):
+        return _from_table(p)
+    raise ValueError(f"sweep file {str(p)!r}: unknown format; a sweep is saved as *.nc, *.zarr, *.npz, "
+                     "*.parquet or *.csv")
+
+
+def _from_npz(path: Path) -> Any:
+    import xarray as xr
+
+    with np.load(path) as npz:
+        arrays = {k: npz[k] for k in npz.files}
+    accountants = [str(a) for a in arrays.pop("accountants", [])]
+    shaped = [k for k, v in arrays.items() if v.ndim >= 1 and k != "best" and v.ndim == max(
+        a.ndim for a in arrays.values())]
+    axes = [k for k, v in arrays.items() if v.ndim == 1 and k not in shaped]
+    fixed = {k: v for k, v in arrays.items() if v.ndim == 0}
+    if len(axes) == 1 and not shaped:    # one axis: outputs are 1-D too; they are the ones not first
+        shaped = [k for k in arrays if arrays[k].ndim == 1][1:]
+        axes = axes[:1]
+    dims = [a for a in axes if a not in shaped]
+    data = {k: (dims, arrays[k]) for k in shaped + (["best"] if "best" in arrays else [])}
+    coords: dict[str, Any] = {a: arrays[a] for a in dims}
+    coords.update({k: ((), v) for k, v in fixed.items()})
+    attrs = {"accountants": ",".join(accountants)} if accountants else {}
+    return xr.Dataset(data, coords=coords, attrs=attrs)
+
+
+def _from_table(path: Path) -> Any:
+    import pandas as pd
+    import xarray as xr
+
+    frame = pd.read_parquet(path) if path.suffix.lower() == ".parquet" else pd.read_csv(path)
+    attrs: dict[str, Any] = {}
+    if path.suffix.lower() == ".parquet":
+        import pyarrow.parquet as pq
+
+        meta = pq.read_schema(path).metadata or {}
+        if b"hockeystick.accountants" in meta:
+            attrs["accountants"] = ",".join(json.loads(meta[b"hockeystick.accountants"]))
+            attrs["output"] = meta[b"hockeystick.output"].decode()
+    if frame.empty:
+        raise ValueError(f"sweep file {str(path)!r} holds no points (a sweep table has a header and a row per point)")
+    outputs = _output_columns(frame, attrs.get("output"))
+    inputs = [c for c in frame.columns if c not in outputs]
+    varying = [c for c in inputs if frame[c].nunique() > 1]
+    fixed = {c: frame[c].iloc[0] for c in inputs if c not in varying}
+    if "best" in frame:
+        frame = frame.assign(best=frame["best"].astype(str))
+    if varying:
+        dataset = frame.set_index(varying).to_xarray().drop_vars([c for c in fixed if c in frame.columns])
+    else:
+        dataset = xr.Dataset({c: ((), frame[c].iloc[0]) for c in outputs})
+    dataset = dataset.assign_coords({c: ((), np.asarray(v)) for c, v in fixed.items()})
+    dataset.attrs.update(attrs)
+    return dataset
+
+
+def _output_columns(frame: Any, output: str | None) -> list[str]:
+    """The computed columns of a sweep table: a sweep writes them last, named ``<output>``,
+    ``<output>_<accountant>`` / ``<output>_lower`` / ``<output>_upper``, and ``best``."""
+    names = [c for c in frame.columns if c != "best"]
+    if output is None:
+        last = names[-1]
+        output = last.rsplit("_", 1)[0] if last.endswith(("_lower", "_upper")) else last
+    return [c for c in names if c == output or c.startswith(f"{output}_")] + (["best"] if "best" in frame else [])

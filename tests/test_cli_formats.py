@@ -1,0 +1,139 @@
+"""The command line's user path (issue 19 item 3): --bound on every evaluation, --format table|json|csv,
+-o - for stdout, and the compose subcommand; values checked against closed forms, sides against truth."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import hockeystick as hs
+from hockeystick.cli import main
+
+
+def _run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# sampling rate 1: the PLD accountant composes a plain Gaussian, whose exact epsilon is theta's inverse
+PLD_GAUSS = ["-a", "pld_subsampled_gaussian", "-p", "sigma=2", "-p", "sampling_rate=1", "-p", "rounds=1,16"]
+
+
+def test_epsilon_bound_both_brackets_the_exact_gaussian(capsys):
+    code, out, _ = _run(capsys, "epsilon", *PLD_GAUSS, "--delta", "1e-5", "--bound", "both", "--format", "json")
+    assert code == 0
+    rows = json.loads(out)
+    assert [r["rounds"] for r in rows] == [1, 16] and all(r["sigma"] == 2 and r["delta"] == 1e-5 for r in rows)
+    for r in rows:
+        exact = hs.theta_epsilon(math.sqrt(r["rounds"]) / 2, 1e-5)
+        assert r["epsilon_lower"] <= exact <= r["epsilon_upper"]
+        assert r["epsilon_upper"] - r["epsilon_lower"] < 1e-2 * exact
+
+
+def test_delta_lower_side_is_below_the_truth_and_named(capsys):
+    code, out, _ = _run(capsys, "delta", *PLD_GAUSS, "--epsilon", "1", "--bound", "lower", "--format", "csv")
+    table = pd.read_csv(io.StringIO(out))
+    assert code == 0 and list(table.columns) == ["rounds", "sigma", "sampling_rate", "epsilon", "delta_lower"]
+    exact = hs.theta(np.sqrt(table["rounds"]) / 2, 1.0)
+    assert np.all(table["delta_lower"] <= exact) and np.all(table["delta_lower"] > 0.9 * exact)
+
+
+def test_table_format_prints_both_sides(capsys):
+    code, out, _ = _run(capsys, "epsilon", *PLD_GAUSS, "--delta", "1e-5", "--bound", "both")
+    header = out.splitlines()[1].split()
+    assert code == 0 and header == ["rounds", "epsilon_lower", "epsilon_upper"]
+
+
+def test_dash_o_writes_only_the_points_to_stdout(capsys):
+    code, out, err = _run(capsys, "delta", "-a", "gaussian", "-p", "sigma=1,2,4", "-p", "rounds=9", "--epsilon", "1",
+                          "-o", "-")
+    table = pd.read_csv(io.StringIO(out))
+    assert code == 0 and list(table.columns) == ["sigma", "rounds", "epsilon", "delta"]
+    np.testing.assert_allclose(table["delta"], hs.theta(3 / table["sigma"], 1.0), rtol=1e-11)
+    assert (table["rounds"] == 9).all() and "result written" not in out + err
+
+
+def test_sweep_to_stdout_as_json_with_a_lower_bound(capsys):
+    code, out, _ = _run(capsys, "sweep", "-a", "gaussian", "-p", "sigma=1,2", "--epsilon", "0.5,1", "-o", "-",
+                        "--format", "json", "--no-progress")
+    rows = json.loads(out)
+    assert code == 0 and len(rows) == 4
+    for r in rows:
+        assert r["delta"] >= hs.theta(1 / r["sigma"], r["epsilon"]) * (1 - 1e-15)   # upper: never below
+
+
+def test_json_writes_an_unbounded_value_as_a_string(capsys):
+    """JSON has no infinity; rounds = inf (no value breaks the target) is written "inf", not Infinity."""
+    code, out, _ = _run(capsys, "calibrate", "-a", "gaussian", "--parameter", "rounds", "--epsilon", "1",
+                        "--delta", "1e-5", "-p", "sigma=1e10,50", "--format", "json")
+    rows = json.loads(out)
+    assert code == 0 and [r["rounds"] for r in rows] == ["inf", 179] and "Infinity" not in out
+
+
+def test_many_points_as_json_need_stdout_or_max_rows(capsys):
+    argv = ["delta", "-a", "gaussian", "-p", "sigma=linear:1:2:60", "--epsilon", "1", "--format", "json"]
+    code, out, err = _run(capsys, *argv)
+    assert code == 2 and "--max-rows" in err and out == ""
+    code, out, _ = _run(capsys, *argv, "--max-rows", "60")
+    assert code == 0 and len(json.loads(out)) == 60
+
+
+RUN = """\
+value_discretization_interval = 1e-4
+[[stage]]
+mechanism = "gaussian"
+sigma = 2.0
+rounds = 3
+[[stage]]
+mechanism = "gaussian"
+sigma = 4.0
+sensitivity = 2.0
+rounds = 5
+"""
+
+
+def test_compose_brackets_the_exact_heterogeneous_gaussian(capsys, tmp_path):
+    """Gaussians compose exactly: mu^2 = sum rounds (sensitivity / sigma)^2 (Dong, Roth, Su 2022, Cor. 2.1)."""
+    path = tmp_path / "run.toml"
+    path.write_text(RUN)
+    mu = math.sqrt(3 / 4 + 5 * (2 / 4) ** 2)
+    code, out, _ = _run(capsys, "compose", str(path), "--delta", "1e-5,1e-7", "--format", "csv")
+    table = pd.read_csv(io.StringIO(out))
+    assert code == 0 and list(table.columns) == ["delta", "epsilon_lower", "epsilon_upper"]
+    for d, lo, up in table.itertuples(index=False):
+        exact = hs.theta_epsilon(mu, d)
+        assert lo <= exact <= up and up - lo < 1e-3 * exact
+    code, out, _ = _run(capsys, "compose", str(path), "--epsilon", "1", "--bound", "upper", "--format", "json")
+    (row,) = json.loads(out)
+    assert code == 0 and set(row) == {"epsilon", "delta_upper"}
+    assert hs.theta(mu, 1.0) <= row["delta_upper"] < hs.theta(mu, 1.0) * 1.001
+
+
+def test_compose_mixes_mechanisms_like_the_python_accountant(capsys, tmp_path):
+    from hockeystick.pld import PLDAccountant, laplace, subsampled_gaussian
+
+    path = tmp_path / "run.toml"
+    path.write_text('[[stage]]\nmechanism = "subsampled_gaussian"\nsigma = 1.0\nsampling_probability = 0.01\n'
+                    'rounds = 500\n[[stage]]\nmechanism = "laplace"\nscale = 2.0\n')
+    code, out, _ = _run(capsys, "compose", str(path), "--delta", "1e-5")
+    assert code == 0 and out.splitlines()[0] == "2 stages, delta -> certified epsilon (both)"
+    lo, up = (float(v) for v in out.splitlines()[-1].split()[1:])
+    acc = PLDAccountant().compose(subsampled_gaussian(1.0, 0.01), 500).compose(laplace(2.0))
+    assert (lo, up) == pytest.approx(acc.epsilon(1e-5, bound="both"), rel=1e-9)
+
+
+def test_laplace_stage_brackets_the_closed_form():
+    """One Laplace release, scale b, sensitivity 1: delta(eps) = 1 - exp((eps - 1/b) / 2) for eps <= 1/b."""
+    from hockeystick.pld.stages import compose_stages
+
+    acc = compose_stages([{"mechanism": "laplace", "scale": 2.0}])
+    eps = np.array([0.0, 0.1, 0.3, 0.45])
+    lo, up = acc.delta(eps, bound="both")
+    exact = 1 - np.exp((eps - 0.5) / 2)
+    assert np.all(lo <= exact) and np.all(exact <= up) and np.all(up - lo < 1e-3)
