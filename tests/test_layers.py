@@ -28,6 +28,7 @@ LAYERS = {
     "errata_003": 11,                  # calibrate + isrl + plots + simulate
     "figures": 12,
     "example": 13,
+    "cli_simulate": 13.5,              # the simulate subcommand (cli.py hooks it in)
     "cli": 14, "__main__": 15,
 }
 

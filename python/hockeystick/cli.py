@@ -27,7 +27,7 @@ import warnings
 from pathlib import Path
 from typing import Any, Sequence
 
-from . import __version__
+from . import __version__, cli_simulate
 from .certified_theta import theta_epsilon_upper, theta_radius_lower
 from .hockey_stick import theta
 
@@ -573,6 +573,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--delta", type=float, default=1e-5, help="target delta (default 1e-5)")
     demo.add_argument("--sensitivity", type=float, default=1.0, help="L2 sensitivity (default 1)")
     demo.set_defaults(func=_demo)
+    cli_simulate.register(sub)
     return parser
 
 
