@@ -157,6 +157,59 @@ def simulate_fedavg_round(size: Size) -> Pair:
                 anchor_items=steps, check=check)
 
 
+FULL_BATCH_SAMPLES, FULL_BATCH_STEPS = 8, 2
+
+
+def numpy_full_batch_round(w, data, norms, etas, clip, noise, sigma):
+    """The full-batch FedAvg round vectorized over clients in numpy: every row's clipped gradient
+    coefficient in one array op per local step, each client's mean gradient by np.add.reduceat over its
+    row segment; the uploads' noise enters through its mean, sigma/sqrt(m) z, as in the simulator."""
+    sizes = np.diff(data.offsets)
+    owner = np.repeat(np.arange(data.n_clients), sizes)
+    x, starts = data.features, data.offsets[:-1]
+    local = np.repeat(w[None, :], data.n_clients, axis=0)
+    for eta in etas:
+        c = 1.0 / (1.0 + np.exp(-np.einsum("ij,ij->i", local[owner], x))) - data.labels
+        g_norm = np.abs(c) * norms
+        c *= np.where(g_norm > clip, clip / np.where(g_norm > 0, g_norm, 1.0), 1.0) / sizes[owner]
+        local -= eta * np.add.reduceat(c[:, None] * x, starts, axis=0)
+    return local.mean(axis=0) + (sigma / np.sqrt(data.n_clients)) * noise
+
+
+@ratio("simulate_fedavg_full_batch_round", title="one noisy FedAvg round, K = 10^4 clients (short: 2000) x 8 "
+       "samples, d = 100, 2 local full-batch steps, numba on 1 thread", anchor="the same round in numpy "
+       "(np.add.reduceat over client segments)", table="simulate", unit="client-steps", clock="cpu", goal=8.0)
+def simulate_fedavg_full_batch_round(size: Size) -> Pair:
+    """Per core, float64 data on both sides: numba's round on one thread against numpy's, identical inputs,
+    results equal to rounding."""
+    import numba
+
+    clients = 10_000 if size == "full" else 2_000
+    data = sim.synthetic("logistic", clients, FULL_BATCH_SAMPLES, 100, label_concentration=0.5, feature_shift=0.2,
+                         seed=0)
+    z = generator(0, NOISE).standard_normal(data.n_features)
+    norms, etas = data.row_norms, np.full(FULL_BATCH_STEPS, RATE)
+    w = np.full(data.n_features, 0.01)
+    full_batch = np.empty((clients, FULL_BATCH_STEPS, 0))
+
+    def check(ours: np.ndarray, theirs: np.ndarray) -> None:
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-13)
+
+    def ours() -> np.ndarray:
+        threads = numba.get_num_threads()
+        numba.set_num_threads(1)
+        try:
+            mean = average_local_models(LOGISTIC, 1, w, data.features, norms, data.labels, data.offsets, full_batch,
+                                        etas, 0.0, CLIP)
+            return mean + (SIGMA / np.sqrt(data.n_clients)) * z
+        finally:
+            numba.set_num_threads(threads)
+
+    steps = clients * FULL_BATCH_STEPS
+    return Pair(ours=ours, anchor=lambda: numpy_full_batch_round(w, data, norms, etas, CLIP, z, SIGMA),
+                ours_items=steps, anchor_items=steps, check=check)
+
+
 def full_run(clients: int, d: int, rounds: int) -> None:
     data = sim.synthetic("logistic", clients, SAMPLES_PER_CLIENT, d, label_concentration=0.5, feature_shift=0.2,
                          seed=0)

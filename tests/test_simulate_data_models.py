@@ -164,3 +164,24 @@ def test_prefetch_row_is_only_a_hint():
     assert prefetched_sum(a) == sum(float(a[i, j]) for i in range(37) for j in range(13))
     with pytest.raises(numba.core.errors.TypingError):
         prefetched_sum(np.asfortranarray(a))
+
+
+@pytest.mark.parametrize("model, classes", [("logistic", 2), ("linear", 1), ("softmax", 3)])
+@pytest.mark.parametrize("rows", [1, 2, 7, 8])
+@pytest.mark.parametrize("clip", [0.05, np.inf])
+def test_full_batch_gradient_is_the_rows_added_one_by_one_bit_for_bit(model, classes, rows, clip):
+    """add_range_gradient takes logistic/linear rows two at a time: the sum must not change in any bit."""
+    from hockeystick.simulate.models import add_range_gradient
+
+    data = sim.synthetic(model, 1, rows, 13, n_classes=classes, seed=rows)
+    code = model_code(model)
+    p = parameter_size(model, data.n_features, data.n_classes)
+    w = np.random.default_rng(1).standard_normal(p)
+    coef = np.empty(coefficient_count(code, data.n_classes))
+    fast = np.empty(p)
+    add_range_gradient(code, w, data.features, data.row_norms, data.labels, 0, rows, clip, coef, fast)
+    one_by_one = np.zeros(p)
+    for r in range(rows):
+        add_clipped_gradient(code, w, data.features[r], data.row_norms[r], data.labels[r], clip, 1.0 / rows, coef,
+                             one_by_one)
+    assert np.array_equal(fast, one_by_one)
