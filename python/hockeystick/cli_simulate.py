@@ -39,13 +39,14 @@ runs.toml:
   concentration = 0.5                # Dirichlet label skew (smaller = more skew)
   test_fraction = 0.25
   seed = 0
+  dtype = "float64"                  # "float32": half the memory traffic, results differ in the low digits
   [algorithms.noisy_fedavg]          # one table per algorithm, one curve each in --plot
   grid = { sigma = [0.02, 0.05, 0.1], rate = [1.0, 4.0], rounds = [10, 40] }
   fixed = { local_steps = 2, clip = 1.0, batch_size = "full" }   # "full": each client's whole local batch
 """
 
 _TOP_KEYS = ("delta", "seeds", "metric", "every", "data", "algorithms")
-_DATA_KEYS = ("bundled", "clients", "partition", "concentration", "test_fraction", "seed")
+_DATA_KEYS = ("bundled", "clients", "partition", "concentration", "test_fraction", "seed", "dtype")
 _METRICS = ("test_accuracy", "final_accuracy", "test_loss", "final_loss")
 
 

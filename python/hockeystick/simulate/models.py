@@ -185,6 +185,7 @@ def smoothness_constants(model: str, features: np.ndarray, labels: np.ndarray,
     strongly convex only in one dimension (min_i x_i^2).
     """
     code = model_code(model)
+    features = features.astype(np.float64, copy=False)   # float32 data: its norms computed in float64
     x_max = float(np.sqrt(np.max(np.einsum("ij,ij->i", features, features))))
     if code == LOGISTIC:
         return x_max, x_max**2 / 4.0, 0.0
