@@ -117,3 +117,39 @@ def test_existing_output_needs_force(tmp_path, capsys):
     assert main(["simulate", str(tmp_path / "missing.toml"), "-o", str(tmp_path / "x.csv")]) == 2
     assert main(["simulate", _write(tmp_path), "-o", str(tmp_path / "runs.txt")]) == 2
     assert main(["simulate", _write(tmp_path), "-o", str(tmp_path / "r.csv"), "--plot", "f.jpg"]) == 2
+
+
+COROLLARY_1 = """\
+seeds = 2
+metric = "test_loss"
+[data]
+synthetic = "linear"
+clients = 200
+samples_per_client = 2
+features = 3
+noise = 0.3
+test_fraction = 0.5
+[algorithms.trusted_aggregator]
+grid = { sigma = [0.5, 2.0] }
+fixed = { batch = 4, rate = 10.0, radius = 3.0, schedule = "inverse_t" }
+"""
+
+
+def test_corollary_1_bound_beside_the_measured_test_loss(tmp_path, capsys):
+    from hockeystick.simulate import least_squares_constants, strongly_convex_excess_loss_bound, synthetic
+    from hockeystick.simulate.utility_bound import corollary_1_table
+
+    out, png = tmp_path / "cor1.parquet", tmp_path / "cor1.png"
+    assert main(["simulate", _write(tmp_path, COROLLARY_1), "-o", str(out), "--plot", str(png), "--no-progress"]) == 0
+    assert "paper 000 Corollary 1" in capsys.readouterr().out and png.stat().st_size > 0
+    train, test = synthetic("linear", 200, 2, 3, noise=0.3, seed=0).split(0.5)
+    table = corollary_1_table(pd.read_parquet(out).drop(columns=["algorithm"]).dropna(axis=1, how="all"), test,
+                              n=train.n_clients)
+    assert len(table) == 2
+    c = least_squares_constants(test.features, test.labels, 3.0)
+    for row in table.to_dict("records"):
+        assert row["bound"] == strongly_convex_excess_loss_bound(
+            smoothness=c.smoothness, strong_convexity=0.1, gradient_norm=c.gradient_norm,
+            gradient_variance=c.gradient_variance, sigma=row["sigma"], batch_size=4, n=200, dimension=3)
+        assert 0 < row["measured_excess"] < row["bound"]
+        assert row["bound_loss"] == row["bound"] + c.minimum

@@ -47,6 +47,8 @@ runs.toml:
 
 _TOP_KEYS = ("delta", "seeds", "metric", "every", "data", "algorithms")
 _DATA_KEYS = ("bundled", "clients", "partition", "concentration", "test_fraction", "seed", "dtype")
+_SYNTHETIC_KEYS = ("synthetic", "clients", "samples_per_client", "features", "classes", "label_concentration",
+                   "feature_shift", "noise", "test_fraction", "seed", "dtype")
 _METRICS = ("test_accuracy", "final_accuracy", "test_loss", "final_loss")
 
 
@@ -79,7 +81,6 @@ def run(args: argparse.Namespace) -> int:
     """Run the sweep the file describes (see the module docstring); every refusal is a ValueError."""
     import pandas as pd
 
-    from .simulate.datasets import bundled
     from .simulate.frontier import frontier
     from .simulate.row_stream import RowStream, check_output_path
     from .simulate.sweep import check_configurations, configurations, seed_list, simulate_sweep
@@ -89,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     where = f"simulate file {args.config!r}"
     try:
         plan = _plan(spec)
-        train, test = bundled(plan["data"]["bundled"], **{k: v for k, v in plan["data"].items() if k != "bundled"})
+        train, test = _load(plan["data"])
         seeds = seed_list(plan["seeds"])
         algorithms = {name: configurations(table["grid"], table["fixed"]) for name, table in plan["algorithms"].items()}
         for name, configs in algorithms.items():
@@ -111,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
                 columns.setdefault(key, []).append(value)
     total = sum(len(c) for c in algorithms.values()) * len(seeds)
     print(f"{total} runs: " + ", ".join(f"{name} {len(c)} configurations" for name, c in algorithms.items())
-          + f" x {len(seeds)} seeds on {plan['data']['bundled']} ({train.n_clients} clients)", file=sys.stderr)
+          + f" x {len(seeds)} seeds on {plan['name']} ({train.n_clients} clients)", file=sys.stderr)
     cluster = None
     scheduler = None
     if args.dask == "local":
@@ -142,13 +143,54 @@ def run(args: argparse.Namespace) -> int:
         front = frontier(part, metric=metric, parameters=list(table["grid"]) + list(table["fixed"]))
         print(f"\n{name}: frontier of {metric} (mean over {len(seeds)} seeds) at delta = {plan['delta']:g}")
         print(_frontier_table(front, metric, list(table["grid"])))
+    bound = None
+    if "trusted_aggregator" in plan["algorithms"]:
+        from .simulate.utility_bound import corollary_1_table
+
+        part = everything[everything["algorithm"] == "trusted_aggregator"].drop(columns=["algorithm"])
+        table = corollary_1_table(part.dropna(axis=1, how="all"), test, n=train.n_clients)
+        if len(table):
+            print(f"\ntrusted_aggregator: paper 000 Corollary 1 (excess test loss; the test rows standing in for P_X)")
+            print(_bound_table(table))
+            bound = table.rename(columns={"bound_loss": "value"})[["epsilon", "value"]]
     if args.plot:
         from .plots import frontier_plot
 
         path = frontier_plot(everything, args.plot, metric=metric, algorithm_column="algorithm",
-                             title=f"{plan['data']['bundled']}, {train.n_clients} clients")
+                             title=f"{plan['name']}, {train.n_clients} clients",
+                             bound=bound if metric == "test_loss" else None,
+                             bound_label="trusted_aggregator: paper 000 Cor. 1 bound")
         print(f"plot written to {os.path.abspath(path)}")
     return 0
+
+
+def _load(data: Mapping[str, Any]) -> Any:
+    """(train, test) federated data: a bundled set, or a synthetic one split per client."""
+    from .simulate.data import synthetic
+    from .simulate.datasets import bundled
+
+    options = {k: v for k, v in data.items() if k not in ("bundled", "synthetic")}
+    if "bundled" in data:
+        options["n_clients"] = options.pop("clients", 10)
+        return bundled(data["bundled"], **options)
+    dtype = options.pop("dtype", "float64")
+    test_fraction = options.pop("test_fraction", 0.25)
+    renamed = {"clients": "n_clients", "features": "n_features", "classes": "n_classes"}
+    options = {renamed.get(k, k): v for k, v in options.items()}
+    options.setdefault("n_clients", 10)
+    options.setdefault("samples_per_client", 4)
+    options.setdefault("n_features", 10)
+    train, test = synthetic(data["synthetic"], **options).split(test_fraction)
+    return train.astype(dtype), test.astype(dtype)
+
+
+def _bound_table(table: Any) -> str:
+    headers = ["epsilon", "sigma", "batch", "rate", "measured excess", "bound", "bound / measured"]
+    body = [[f"{r['epsilon']:.4g}", f"{r['sigma']:g}", f"{int(r['batch'])}", f"{r['rate']:g}",
+             f"{r['measured_excess']:.4g}", f"{r['bound']:.4g}",
+             f"{r['bound'] / r['measured_excess']:.3g}" if r["measured_excess"] > 0 else "-"]
+            for r in table.to_dict("records")]
+    return _columns(headers, body)
 
 
 def _plan(spec: Mapping[str, Any]) -> dict[str, Any]:
@@ -157,13 +199,13 @@ def _plan(spec: Mapping[str, Any]) -> dict[str, Any]:
     if unknown:
         raise ValueError(f"unknown key {unknown[0]!r}; a simulate file has {', '.join(_TOP_KEYS)}")
     data = spec.get("data")
-    if not isinstance(data, dict) or "bundled" not in data:
-        raise ValueError('[data] must name a bundled data set: bundled = "digits" (or breast_cancer, wine, ...)')
-    unknown = sorted(set(data) - set(_DATA_KEYS))
+    if not isinstance(data, dict) or ("bundled" in data) == ("synthetic" in data):
+        raise ValueError('[data] must name one data set: bundled = "digits" (or breast_cancer, wine, iris, diabetes), '
+                         'or synthetic = "linear" (or logistic, softmax)')
+    keys = _DATA_KEYS if "bundled" in data else _SYNTHETIC_KEYS
+    unknown = sorted(set(data) - set(keys))
     if unknown:
-        raise ValueError(f"[data] has no key {unknown[0]!r}; its keys: {', '.join(_DATA_KEYS)}")
-    data = {"clients": 10, **data}
-    data["n_clients"] = data.pop("clients")
+        raise ValueError(f"[data] has no key {unknown[0]!r}; its keys: {', '.join(keys)}")
     tables = spec.get("algorithms")
     if not isinstance(tables, dict) or not tables:
         raise ValueError("give at least one [algorithms.NAME] table with grid = {...} and fixed = {...}")
@@ -188,7 +230,8 @@ def _plan(spec: Mapping[str, Any]) -> dict[str, Any]:
     every = spec.get("every")
     if every is not None and (isinstance(every, bool) or not isinstance(every, int) or every < 1):
         raise ValueError(f"every must be an integer >= 1 (rounds between metric points), got {every!r}")
-    return {"data": data, "algorithms": algorithms, "metric": metric, "delta": float(delta),
+    name = data.get("bundled") or f"synthetic {data['synthetic']}"
+    return {"data": data, "name": name, "algorithms": algorithms, "metric": metric, "delta": float(delta),
             "seeds": spec.get("seeds", 1), "every": every}
 
 
@@ -217,6 +260,10 @@ def _frontier_table(front: Any, metric: str, parameters: Sequence[str]) -> str:
     headers = ["epsilon", f"{metric} mean", "std", *parameters]
     body = [[f"{row['epsilon']:.4g}", f"{row[f'{metric}_mean']:.4f}", f"{row[f'{metric}_std']:.4f}",
              *(str(row[p]) for p in parameters)] for row in front.to_dict("records")]
+    return _columns(headers, body)
+
+
+def _columns(headers: Sequence[str], body: Sequence[Sequence[str]]) -> str:
     widths = [max(len(h), *(len(r[i]) for r in body)) if body else len(h) for i, h in enumerate(headers)]
     lines = ["  ".join(h.rjust(w) for h, w in zip(headers, widths))]
     lines += ["  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in body]

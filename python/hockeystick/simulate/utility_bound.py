@@ -19,6 +19,7 @@ to Algorithm 1's step ĝ_t = (1/m) Σ_j ∇ℓ(W, x_j) + (σ/m) Σ_j Z_j, whose 
   β-smooth F satisfies when ∇F(W*) = 0: the minimizer over W must be interior.
 T is the number of rounds Algorithm 1 runs, floor(n/m) (the printed n/m when m divides n).
 
+:func:`corollary_1_table` sets the bound beside a sweep's measured test loss.
 :func:`least_squares_constants` computes (β, λ, D, G², min F) for linear least squares,
 ℓ(w; x, y) = (w·x − y)²/2, with P_X the empirical distribution of given rows: the exact
 Hessian Σ = E x xᵀ (β, λ its extreme eigenvalues), D and G² as upper bounds over ball(ρ).
@@ -27,13 +28,16 @@ Hessian Σ = E x xᵀ (β, λ its extreme eigenvalues), D and G² as upper bound
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from .._validation import nonnegative, positive, positive_integer, scalar_or_array
+from .data import FederatedData
 
-__all__ = ["LeastSquaresConstants", "least_squares_constants", "strongly_convex_excess_loss_bound"]
+__all__ = ["LeastSquaresConstants", "corollary_1_table", "least_squares_constants",
+           "strongly_convex_excess_loss_bound"]
 
 
 def strongly_convex_excess_loss_bound(*, smoothness: npt.ArrayLike, strong_convexity: npt.ArrayLike,
@@ -117,3 +121,43 @@ def least_squares_constants(features: npt.ArrayLike, labels: npt.ArrayLike, radi
                                  gradient_norm=beta * (rho + float(np.linalg.norm(minimizer))),
                                  gradient_variance=variance, minimum=float(np.mean(residual**2) / 2.0),
                                  minimizer=minimizer, dimension=x.shape[1])
+
+
+def corollary_1_table(rows: Any, population: FederatedData, *, n: int) -> Any:
+    """Corollary 1's bound beside the measured test loss, one row per trusted-aggregator configuration.
+
+    ``rows``: a sweep's rows of ``trusted_aggregator`` runs; only configurations with Corollary 1's
+    schedule (``schedule="inverse_t"``, so lambda = 1/rate), no clipping and a linear model qualify,
+    and only where 1/rate <= the population's lambda (a smaller lambda is still a strong-convexity
+    constant; a larger one is not).  ``population``: the data standing in for P_X (a held-out test
+    set: its empirical distribution; the runs' ``test_loss`` is F on it).  ``n``: users trained on.
+    Columns: the configuration, epsilon, ``test_loss_mean`` over seeds, ``minimum`` (min F),
+    ``measured_excess``, ``bound`` (on the excess) and ``bound_loss`` = minimum + bound.
+    """
+    import pandas as pd
+
+    from .frontier import mean_over_seeds
+
+    frame = pd.DataFrame(rows)
+    columns = ["epsilon", "test_loss_mean", "minimum", "measured_excess", "bound", "bound_loss"]
+    if population.model != "linear" or frame.empty or "schedule" not in frame:
+        return pd.DataFrame(columns=columns)
+    clip = frame["clip"] if "clip" in frame else pd.Series(np.inf, index=frame.index)
+    chosen = frame[(frame["schedule"] == "inverse_t") & np.isinf(clip.astype(float))]
+    if chosen.empty:
+        return pd.DataFrame(columns=columns)
+    summary = mean_over_seeds(chosen)
+    out = []
+    for record in summary.to_dict("records"):
+        constants = least_squares_constants(population.features, population.labels, float(record["radius"]))
+        lam = 1.0 / float(record["rate"])
+        if lam > constants.strong_convexity:
+            continue
+        bound = float(strongly_convex_excess_loss_bound(
+            smoothness=constants.smoothness, strong_convexity=lam, gradient_norm=constants.gradient_norm,
+            gradient_variance=constants.gradient_variance, sigma=float(record["sigma"]),
+            batch_size=int(record["batch"]), n=n, dimension=constants.dimension))
+        out.append({**record, "minimum": constants.minimum,
+                    "measured_excess": record["test_loss_mean"] - constants.minimum,
+                    "bound": bound, "bound_loss": constants.minimum + bound})
+    return pd.DataFrame(out) if out else pd.DataFrame(columns=columns)
