@@ -203,3 +203,4 @@ def test_float32_features_train_to_the_float64_result_in_the_low_digits():
     assert abs(run32.final_loss - run64.final_loss) < 1e-5 * abs(run64.final_loss)
     with pytest.raises(ValueError, match="dtype must be float64 or float32"):
         train.astype(np.float16)
+

@@ -3,8 +3,9 @@
 The columns are fixed before the first row (every configuration is known up front): the
 configuration parameters, then :data:`RUN_COLUMNS`.  Rows are appended in batches (Parquet:
 one row group per batch; CSV: the curves as JSON text) to ``PATH.partial``, which becomes PATH
-when the stream is closed after the last row; a sweep that dies leaves the rows it finished in
-``PATH.partial``.
+when the stream is closed after the last row.  A sweep stopped by an error or an interrupt leaves
+the rows it finished in a readable ``PATH.partial``; a killed process leaves every flushed row of a
+CSV file, but a Parquet file without its footer.
 """
 
 from __future__ import annotations
