@@ -139,8 +139,9 @@ def run(args: argparse.Namespace) -> int:
     everything = pd.concat(frames, ignore_index=True)
     metric = plan["metric"]
     for name, table in plan["algorithms"].items():
-        part = everything[everything["algorithm"] == name].drop(columns=["algorithm"])
-        front = frontier(part, metric=metric, parameters=list(table["grid"]) + list(table["fixed"]))
+        part = everything[everything["algorithm"] == name].drop(columns=["algorithm"]).dropna(axis=1, how="all")
+        front = frontier(part, metric=metric,
+                         parameters=[p for p in [*table["grid"], *table["fixed"]] if p in part.columns])
         print(f"\n{name}: frontier of {metric} (mean over {len(seeds)} seeds) at delta = {plan['delta']:g}")
         print(_frontier_table(front, metric, list(table["grid"])))
     bound = None
@@ -259,8 +260,15 @@ def _check_plot(path: str, force: bool) -> None:
 def _frontier_table(front: Any, metric: str, parameters: Sequence[str]) -> str:
     headers = ["epsilon", f"{metric} mean", "std", *parameters]
     body = [[f"{row['epsilon']:.4g}", f"{row[f'{metric}_mean']:.4f}", f"{row[f'{metric}_std']:.4f}",
-             *(str(row[p]) for p in parameters)] for row in front.to_dict("records")]
+             *(_show(row[p]) for p in parameters)] for row in front.to_dict("records")]
     return _columns(headers, body)
+
+
+def _show(value: Any) -> str:
+    """A parameter value as written in the file (an integer column made float by other algorithms' gaps: 10)."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
 
 
 def _columns(headers: Sequence[str], body: Sequence[Sequence[str]]) -> str:
