@@ -16,6 +16,7 @@ one line on stderr (the command line's error handling, ``cli._dispatch``).
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 from typing import Any, Mapping, Sequence
@@ -130,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
                 rows = simulate_sweep(name, train, grid=table["grid"], fixed=table["fixed"], seeds=seeds,
                                       delta=plan["delta"], test=test, every=plan["every"], processes=args.processes,
                                       scheduler=scheduler, progress=progress,
-                                      on_row=lambda row, name=name: stream.write([{"algorithm": name, **row}]))
+                                      on_row=functools.partial(_stream_row, stream, name))
                 frames.append(rows.assign(algorithm=name))
     finally:
         if cluster is not None:
@@ -163,6 +164,10 @@ def run(args: argparse.Namespace) -> int:
                              bound_label="trusted_aggregator: paper 000 Cor. 1 bound")
         print(f"plot written to {os.path.abspath(path)}")
     return 0
+
+
+def _stream_row(stream: Any, algorithm: str, row: dict[str, Any]) -> None:
+    stream.write([{"algorithm": algorithm, **row}])
 
 
 def _load(data: Mapping[str, Any]) -> Any:
