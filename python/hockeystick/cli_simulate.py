@@ -5,9 +5,12 @@
     hockeystick simulate runs.toml -o runs.parquet --dask tcp://scheduler:8786
 
 Every algorithm table of the file is swept (its grid x fixed x seeds, :func:`simulate.simulate_sweep`)
-on one bundled data set; the rows stream to -o as they finish (PATH.partial until the sweep ends),
+on one bundled or synthetic data set; the rows stream to -o as they finish (PATH.partial until the sweep ends),
 the frontier (the best mean accuracy each epsilon buys, with the configuration reaching it) is
 printed per algorithm, and --plot draws accuracy against epsilon with one curve per algorithm.
+Trusted-aggregator runs with Corollary 1's rates (schedule = "inverse_t") on a linear model also
+get paper 000 Corollary 1's bound beside their measured excess test loss (drawn when metric =
+"test_loss").
 Bad input (an unknown key, algorithm or parameter, sigma < 0, more clients per round than
 clients, an existing -o FILE without --force) is refused before any training starts: exit 2 and
 one line on stderr (the command line's error handling, ``cli._dispatch``).
@@ -41,6 +44,8 @@ runs.toml:
   test_fraction = 0.25
   seed = 0
   dtype = "float64"                  # "float32": half the memory traffic, results differ in the low digits
+  # or: synthetic = "linear" (logistic, softmax) with clients, samples_per_client, features, classes,
+  #     label_concentration, feature_shift, noise, test_fraction, seed, dtype
   [algorithms.noisy_fedavg]          # one table per algorithm, one curve each in --plot
   grid = { sigma = [0.02, 0.05, 0.1], rate = [1.0, 4.0], rounds = [10, 40] }
   fixed = { local_steps = 2, clip = 1.0, batch_size = "full" }   # "full": each client's whole local batch
@@ -57,7 +62,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``simulate`` subcommand to ``subparsers`` (the command line's ``add_subparsers`` action)."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "simulate", help="train simulated FL runs over a grid of configurations and draw the privacy-utility frontier",
-        description="Train every configuration x seed of the TOML file's algorithms on a bundled data set "
+        description="Train every configuration x seed of the TOML file's algorithms on a bundled or synthetic data set "
                     "(numba simulator, no torch), each run's epsilon from its proven accountants beside its "
                     "loss and accuracy; stream the rows to -o and print (and --plot) the frontier.",
         epilog=_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
