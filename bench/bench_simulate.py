@@ -157,6 +157,74 @@ def simulate_fedavg_round(size: Size) -> Pair:
                 anchor_items=steps, check=check)
 
 
+FULL_BATCH_SAMPLES, FULL_BATCH_STEPS = 8, 2
+
+
+def numpy_full_batch_round(w, data, norms, etas, clip, noise, sigma):
+    """The full-batch FedAvg round vectorized over clients in numpy: every row's clipped gradient
+    coefficient in one array op per local step, each client's mean gradient by np.add.reduceat over its
+    row segment; the uploads' noise enters through its mean, sigma/sqrt(m) z, as in the simulator."""
+    sizes = np.diff(data.offsets)
+    owner = np.repeat(np.arange(data.n_clients), sizes)
+    x, starts = data.features, data.offsets[:-1]
+    local = np.repeat(w[None, :], data.n_clients, axis=0)
+    for eta in etas:
+        c = 1.0 / (1.0 + np.exp(-np.einsum("ij,ij->i", local[owner], x))) - data.labels
+        g_norm = np.abs(c) * norms
+        c *= np.where(g_norm > clip, clip / np.where(g_norm > 0, g_norm, 1.0), 1.0) / sizes[owner]
+        local -= eta * np.add.reduceat(c[:, None] * x, starts, axis=0)
+    return local.mean(axis=0) + (sigma / np.sqrt(data.n_clients)) * noise
+
+
+def full_batch_round(size: Size, dtype: str) -> Pair:
+    """Per core: numba's round on one thread (features stored as ``dtype``) against numpy's float64 round on
+    identical inputs; float64 results equal to rounding, float32 ones to the features' rounding."""
+    import numba
+
+    clients = 10_000 if size == "full" else 2_000
+    data = sim.synthetic("logistic", clients, FULL_BATCH_SAMPLES, 100, label_concentration=0.5, feature_shift=0.2,
+                         seed=0)
+    z = generator(0, NOISE).standard_normal(data.n_features)
+    norms, etas = data.row_norms, np.full(FULL_BATCH_STEPS, RATE)
+    w = np.full(data.n_features, 0.01)
+    full_batch = np.empty((clients, FULL_BATCH_STEPS, 0))
+    stored = data.astype(dtype)
+
+    def check(ours: np.ndarray, theirs: np.ndarray) -> None:
+        tight = dtype == "float64"
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12 if tight else 1e-5, atol=1e-13 if tight else 1e-7)
+
+    def ours() -> np.ndarray:
+        threads = numba.get_num_threads()
+        numba.set_num_threads(1)
+        try:
+            mean = average_local_models(LOGISTIC, 1, w, stored.features, norms, data.labels, data.offsets,
+                                        full_batch, etas, 0.0, CLIP)
+            return mean + (SIGMA / np.sqrt(data.n_clients)) * z
+        finally:
+            numba.set_num_threads(threads)
+
+    steps = clients * FULL_BATCH_STEPS
+    return Pair(ours=ours, anchor=lambda: numpy_full_batch_round(w, data, norms, etas, CLIP, z, SIGMA),
+                ours_items=steps, anchor_items=steps, check=check)
+
+
+@ratio("simulate_fedavg_full_batch_round", title="one noisy FedAvg round, K = 10^4 clients (short: 2000) x 8 "
+       "samples, d = 100, 2 local full-batch steps, numba on 1 thread", anchor="the same round in numpy "
+       "(np.add.reduceat over client segments)", table="simulate", unit="client-steps", clock="cpu", goal=8.0)
+def simulate_fedavg_full_batch_round(size: Size) -> Pair:
+    """float64 features on both sides (results equal to rounding)."""
+    return full_batch_round(size, "float64")
+
+
+@ratio("simulate_fedavg_full_batch_round_float32", title="the same round with the simulator's features stored as "
+       "float32 (dtype=\"float32\")", anchor="numpy's float64 round", table="simulate", unit="client-steps",
+       clock="cpu", goal=8.0)
+def simulate_fedavg_full_batch_round_float32(size: Size) -> Pair:
+    """float32 features for the simulator (computed in float64), float64 for numpy."""
+    return full_batch_round(size, "float32")
+
+
 def full_run(clients: int, d: int, rounds: int) -> None:
     data = sim.synthetic("logistic", clients, SAMPLES_PER_CLIENT, d, label_concentration=0.5, feature_shift=0.2,
                          seed=0)

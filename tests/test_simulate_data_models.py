@@ -164,3 +164,43 @@ def test_prefetch_row_is_only_a_hint():
     assert prefetched_sum(a) == sum(float(a[i, j]) for i in range(37) for j in range(13))
     with pytest.raises(numba.core.errors.TypingError):
         prefetched_sum(np.asfortranarray(a))
+
+
+@pytest.mark.parametrize("model, classes", [("logistic", 2), ("linear", 1), ("softmax", 3)])
+@pytest.mark.parametrize("rows", [1, 2, 7, 8])
+@pytest.mark.parametrize("clip", [0.05, np.inf])
+def test_full_batch_gradient_is_the_rows_added_one_by_one_bit_for_bit(model, classes, rows, clip):
+    """add_range_gradient takes logistic/linear rows two at a time: the sum must not change in any bit."""
+    from hockeystick.simulate.models import add_range_gradient
+
+    data = sim.synthetic(model, 1, rows, 13, n_classes=classes, seed=rows)
+    code = model_code(model)
+    p = parameter_size(model, data.n_features, data.n_classes)
+    w = np.random.default_rng(1).standard_normal(p)
+    coef = np.empty(coefficient_count(code, data.n_classes))
+    fast = np.empty(p)
+    add_range_gradient(code, w, data.features, data.row_norms, data.labels, 0, rows, clip, coef, fast)
+    one_by_one = np.zeros(p)
+    for r in range(rows):
+        add_clipped_gradient(code, w, data.features[r], data.row_norms[r], data.labels[r], clip, 1.0 / rows, coef,
+                             one_by_one)
+    assert np.array_equal(fast, one_by_one)
+
+
+def test_float32_features_train_to_the_float64_result_in_the_low_digits():
+    train, test = sim.bundled("wine", 6, seed=1)
+    train32, test32 = sim.bundled("wine", 6, seed=1, dtype="float32")
+    assert train32.features.dtype == np.float32 and train32.labels.dtype == np.float64
+    assert np.array_equal(train32.features, train.features.astype(np.float32))
+    # norms (clipping) and the accountants' constants come from the stored float32 values, in float64
+    assert train32.row_norms.dtype == np.float64
+    np.testing.assert_allclose(train32.row_norms, train.row_norms, rtol=1e-6)
+    config = dict(rounds=5, local_steps=2, rate=1.0, clip=1.0, sigma=0.3, batch_size=None, seed=3)
+    run64 = sim.noisy_fedavg(train, test=test, **config)
+    run32 = sim.noisy_fedavg(train32, test=test32, **config)
+    np.testing.assert_allclose(run32.weights, run64.weights, rtol=1e-5, atol=1e-6)
+    assert not np.array_equal(run32.weights, run64.weights)   # it did train on the rounded features
+    assert abs(run32.final_loss - run64.final_loss) < 1e-5 * abs(run64.final_loss)
+    with pytest.raises(ValueError, match="dtype must be float64 or float32"):
+        train.astype(np.float16)
+

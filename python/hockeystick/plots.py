@@ -272,9 +272,13 @@ def plot_dataset(ds: Any, path: str | os.PathLike[str], *, max_points: int = 200
 
 def frontier_plot(rows: Any, path: str | os.PathLike[str], *, metric: str = "test_accuracy",
                   parameters: Sequence[str] | None = None, algorithm_column: str | None = None,
-                  title: str = "") -> str:
+                  title: str = "", bound: Any = None, bound_label: str = "analytic bound") -> str:
     """Accuracy (or loss) against epsilon: every configuration's mean over seeds as a point with its
-    seeds' spread, and the frontier (``simulate.frontier``) as a staircase, one colour per algorithm."""
+    seeds' spread, and the frontier (``simulate.frontier``) as a staircase, one colour per algorithm.
+
+    ``bound``: rows with ``epsilon`` and ``value`` (in ``metric``'s units), an analytic guarantee such
+    as paper 000 Corollary 1's (``simulate.utility_bound.corollary_1_table``'s ``bound_loss``), drawn
+    as crosses beside the measured points (log scale when it is far above them)."""
     import pandas as pd
 
     # imported here, not at the top: hockeystick.simulate brings numba, which plain plots do not need
@@ -292,10 +296,16 @@ def frontier_plot(rows: Any, path: str | os.PathLike[str], *, metric: str = "tes
                              fmt="o", alpha=0.35, markersize=3)
         ax.step(front["epsilon"], front[f"{metric}_mean"], where="post", color=points[0].get_color(),
                 label=f"{label} frontier".strip())
+    if bound is not None and len(bound):
+        marks = pd.DataFrame(bound).sort_values("epsilon")
+        ax.plot(marks["epsilon"], marks["value"], "x", color="black", label=bound_label)
+        measured = frame[metric][np.isfinite(frame[metric])]
+        if _positive(measured) and _positive(marks["value"]) and marks["value"].max() / measured.min() > 20:
+            ax.set_yscale("log")
     if _positive(frame["epsilon"][np.isfinite(frame["epsilon"])]) and frame["epsilon"].max() / max(
             frame["epsilon"].min(), 1e-300) > 20:
         ax.set_xscale("log")
     ax.set_xlabel(f"epsilon at delta = {frame['delta'].iloc[0]:g}" if "delta" in frame else "epsilon")
     ax.set_ylabel(metric.replace("_", " ") + " (mean over seeds)")
-    _finish(ax, title, len(groups) if algorithm_column else 1)
+    _finish(ax, title, (len(groups) if algorithm_column else 1) + (1 if bound is not None and len(bound) else 0))
     return _save(fig, path)

@@ -26,13 +26,13 @@ import warnings
 from typing import Any
 
 from .. import __version__
-from . import accountants, calibrate, compose, demo, evaluate, figures, plot, sweep
+from . import accountants, calibrate, compose, demo, evaluate, figures, plot, simulate, sweep
 from .common import EXIT_FAILURE, EXIT_USAGE, PROG, Parser, UsageError
 
 __all__ = ["main", "build_parser", "EXIT_USAGE", "EXIT_FAILURE"]
 
 # One module per subcommand, each exposing register(subparsers); the order is the order of --help.
-SUBCOMMANDS = (sweep, evaluate, calibrate, compose, plot, figures, accountants, demo)
+SUBCOMMANDS = (sweep, evaluate, calibrate, compose, plot, simulate, figures, accountants, demo)
 
 
 class _Terminated(BaseException):

@@ -11,7 +11,8 @@ Data: :func:`synthetic` (Dirichlet label skew, feature shift), :func:`bundled` (
 bundled data sets split across clients, nothing downloaded) or :func:`from_client_arrays`.
 Many configurations: :func:`simulate_sweep` (configurations x seeds, in-process, processes or Dask)
 and :func:`frontier` (the best accuracy each epsilon budget buys).
-Empirical checks of the bounds: :mod:`hockeystick.simulate.empirical`.
+Empirical checks of the bounds: :mod:`hockeystick.simulate.empirical`; paper 000 Corollary 1's utility
+bound for the trusted aggregator: :func:`strongly_convex_excess_loss_bound`, :func:`least_squares_constants`.
 """
 
 from .data import FederatedData, from_client_arrays, synthetic
@@ -25,8 +26,9 @@ from .pnsgd import pnsgd, pnsgd_final_iterates, pnsgd_guarantee
 from .result import RunResult
 from .sweep import simulate_sweep
 from .trusted_aggregator import trusted_aggregator
+from .utility_bound import least_squares_constants, strongly_convex_excess_loss_bound
 
 __all__ = ["DistortionRunResult", "FederatedData", "LeakageReport", "RunResult", "bundled", "evaluate",
-           "from_client_arrays", "frontier", "isrl_local_sgd", "isrl_minibatch_sgd", "mean_over_seeds", "noisy_fedavg",
+           "from_client_arrays", "frontier", "least_squares_constants", "isrl_local_sgd", "isrl_minibatch_sgd", "mean_over_seeds", "noisy_fedavg",
            "noisy_fedprox", "parameter_distortion", "pnsgd", "pnsgd_final_iterates", "pnsgd_guarantee",
-           "simulate_sweep", "synthetic", "trusted_aggregator"]
+           "simulate_sweep", "strongly_convex_excess_loss_bound", "synthetic", "trusted_aggregator"]

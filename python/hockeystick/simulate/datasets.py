@@ -61,13 +61,13 @@ def _shares(labels: np.ndarray, n_clients: int, partition: str, concentration: f
 
 def bundled(name: str, n_clients: int, *, partition: Literal["iid", "dirichlet"] = "iid",
             concentration: float = 0.5, test_fraction: float = 0.25,
-            seed: int = 0) -> tuple[FederatedData, FederatedData]:
+            seed: int = 0, dtype: str = "float64") -> tuple[FederatedData, FederatedData]:
     """(train, test) federated data from a bundled data set (see ``BUNDLED``).
 
     The test rows are one client's worth per client dealt the same way; every client keeps at
     least one training and one test row (a Dirichlet split is redrawn until it does).  The
     model is "softmax" (multi-class), "logistic" (binary) or "linear" (regression targets
-    standardized).
+    standardized).  ``dtype="float32"`` stores the features in float32 (see :mod:`.data`).
     """
     if not (isinstance(n_clients, (int, np.integer)) and not isinstance(n_clients, bool) and n_clients >= 1):
         raise ValueError(f"n_clients must be an integer >= 1, got {n_clients!r}")
@@ -102,4 +102,4 @@ def bundled(name: str, n_clients: int, *, partition: Literal["iid", "dirichlet"]
         n_classes = None if model == "linear" else int(np.unique(labels).size)
         parts.append(from_client_arrays([features[rows[s]] for s in shares],
                                         [labels[rows[s]] for s in shares], model, n_classes))
-    return parts[0], parts[1]
+    return parts[0].astype(dtype), parts[1].astype(dtype)

@@ -185,6 +185,7 @@ def smoothness_constants(model: str, features: np.ndarray, labels: np.ndarray,
     strongly convex only in one dimension (min_i x_i^2).
     """
     code = model_code(model)
+    features = features.astype(np.float64, copy=False)   # float32 data: its norms computed in float64
     x_max = float(np.sqrt(np.max(np.einsum("ij,ij->i", features, features))))
     if code == LOGISTIC:
         return x_max, x_max**2 / 4.0, 0.0
@@ -196,12 +197,72 @@ def smoothness_constants(model: str, features: np.ndarray, labels: np.ndarray,
 
 
 @njit(cache=True)
+def dot_pair(w, x, y):
+    """(dot(w, x, 0), dot(w, y, 0)), each summed exactly as :func:`dot` sums it (same four partial sums,
+    same order), in one pass: eight independent sums keep the adder busy where four wait on latency."""
+    d = x.shape[0]
+    a0 = 0.0
+    a1 = 0.0
+    a2 = 0.0
+    a3 = 0.0
+    b0 = 0.0
+    b1 = 0.0
+    b2 = 0.0
+    b3 = 0.0
+    j = 0
+    while j + 4 <= d:
+        w0 = w[j]
+        w1 = w[j + 1]
+        w2 = w[j + 2]
+        w3 = w[j + 3]
+        a0 += w0 * x[j]
+        b0 += w0 * y[j]
+        a1 += w1 * x[j + 1]
+        b1 += w1 * y[j + 1]
+        a2 += w2 * x[j + 2]
+        b2 += w2 * y[j + 2]
+        a3 += w3 * x[j + 3]
+        b3 += w3 * y[j + 3]
+        j += 4
+    while j < d:
+        a0 += w[j] * x[j]
+        b0 += w[j] * y[j]
+        j += 1
+    return (a0 + a1) + (a2 + a3), (b0 + b1) + (b2 + b3)
+
+
+@njit(cache=True)
+def scalar_coefficient(model, z, y):
+    """The gradient coefficient of logistic (sigmoid(z) - y) or linear (z - y) regression at z = w.x."""
+    if model == LOGISTIC:
+        return sigmoid(z) - y
+    return z - y
+
+
+@njit(cache=True)
 def add_range_gradient(model, w, features, norms, labels, lo, hi, clip, coef, out):
-    """out = mean over rows lo..hi-1 (a client's full local batch) of the clipped gradients at w."""
+    """out = mean over rows lo..hi-1 (a client's full local batch) of the clipped gradients at w.
+
+    Logistic and linear regression take the rows two at a time (:func:`dot_pair`; the gradient sum
+    keeps the row order), so the result is bit-identical to adding the rows one by one."""
     out[:] = 0.0
     weight = 1.0 / (hi - lo)
-    for i in range(lo, hi):
-        add_clipped_gradient(model, w, features[i], norms[i], labels[i], clip, weight, coef, out)
+    i = lo
+    if coef.shape[0] == 1:
+        d = features.shape[1]
+        while i + 1 < hi:
+            x0 = features[i]
+            x1 = features[i + 1]
+            z0, z1 = dot_pair(w, x0, x1)
+            coef[0] = scalar_coefficient(model, z0, labels[i])
+            s0 = clip_scale(coef, norms[i], clip, weight) * coef[0]
+            coef[0] = scalar_coefficient(model, z1, labels[i + 1])
+            s1 = clip_scale(coef, norms[i + 1], clip, weight) * coef[0]
+            for j in range(d):
+                out[j] = (out[j] + s0 * x0[j]) + s1 * x1[j]
+            i += 2
+    for r in range(i, hi):
+        add_clipped_gradient(model, w, features[r], norms[r], labels[r], clip, weight, coef, out)
 
 
 @njit(cache=True)

@@ -37,9 +37,11 @@ from .data import FederatedData
 from .fedavg import noisy_fedavg, noisy_fedprox
 from .isrl import isrl_local_sgd, isrl_minibatch_sgd
 from .pnsgd import pnsgd
+from .row_stream import RowStream
 from .trusted_aggregator import trusted_aggregator
 
-__all__ = ["ALGORITHMS", "configurations", "run_configuration", "simulate_sweep"]
+__all__ = ["ALGORITHMS", "check_configurations", "configurations", "run_configuration", "seed_list",
+           "simulate_sweep"]
 
 ALGORITHMS: dict[str, Callable[..., Any]] = {
     "trusted_aggregator": trusted_aggregator,
@@ -93,6 +95,26 @@ def _signature(algorithm: str) -> dict[str, inspect.Parameter]:
     if algorithm == "noisy_fedprox":   # it forwards **options to noisy_fedavg
         params = {**inspect.signature(noisy_fedavg).parameters, "proximal": params["proximal"]}
     return {name: p for name, p in params.items() if name not in _RESERVED}
+
+
+def check_configurations(algorithm: str, configs: Sequence[Mapping[str, Any]], data: FederatedData) -> None:
+    """Refuse (ValueError naming the parameter and its rule) an unknown algorithm or any configuration
+    it cannot run on ``data``: unknown or missing parameters, negative sigma, a clip of 0, more clients
+    per round than clients, ...  Called on every configuration before any training starts."""
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm {algorithm!r}; simulated algorithms: {', '.join(ALGORITHMS)}")
+    for config in configs:
+        _check(algorithm, config, data)
+
+
+def seed_list(seeds: int | Sequence[int]) -> list[int]:
+    """``seeds`` as a list: a count n means 0..n-1; a list must hold integers >= 0."""
+    listed: list[Any] = (list(range(seeds)) if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool)
+                         else list(cast(Sequence[int], seeds)))
+    if not listed or not all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 0
+                             for s in listed):
+        raise ValueError(f"seeds must be a count >= 1 or a list of integers >= 0, got {seeds!r}")
+    return [int(s) for s in listed]
 
 
 def _check(algorithm: str, config: Mapping[str, Any], data: FederatedData) -> None:
@@ -149,106 +171,107 @@ def simulate_sweep(algorithm: str, data: FederatedData, *, grid: Mapping[str, Se
                    test: FederatedData | None = None, every: int | None = None, output: str | os.PathLike[str] | None = None,
                    overwrite: bool = False, processes: int | None = None, scheduler: str | None = None,
                    dask_workers: int | None = None, retries: int = 3, threads: int = 1,
-                   progress: bool = False) -> Any:
+                   progress: bool = False, on_row: Callable[[dict[str, Any]], None] | None = None) -> Any:
     """Run every configuration x seed; return the rows as a pandas DataFrame (see the module docstring).
 
-    ``output``: also write the rows to a ``.parquet`` or ``.csv`` file (curves as JSON text in CSV),
-    refused if it exists unless ``overwrite``.
+    ``output``: also stream the rows to a ``.parquet`` or ``.csv`` file (curves as JSON text in CSV)
+    while the sweep runs (:class:`row_stream.RowStream`), refused if it exists unless ``overwrite``.
+    ``on_row``: called with every row in the DataFrame's order, as soon as it and every row before
+    it are finished (in-process: after each run).
     """
     import pandas as pd
 
-    if algorithm not in ALGORITHMS:
-        raise ValueError(f"unknown algorithm {algorithm!r}; simulated algorithms: {', '.join(ALGORITHMS)}")
+    configs = configurations(grid, fixed)
+    check_configurations(algorithm, configs, data)
     if not (0 < delta < 1):
         raise ValueError(f"delta must lie strictly between 0 and 1, got {delta!r}")
-    seed_list: list[Any] = (list(range(seeds)) if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool)
-                            else list(cast(Sequence[int], seeds)))
-    if not seed_list or not all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 0
-                                for s in seed_list):
-        raise ValueError(f"seeds must be a count >= 1 or a list of integers >= 0, got {seeds!r}")
-    if output is not None:
-        if not str(output).endswith((".parquet", ".csv")):
-            raise ValueError(f"output must end in .parquet or .csv, got {str(output)!r}")
-        if os.path.exists(output) and not overwrite:
-            raise ValueError(f"{output} exists: pass overwrite=True (--force) to replace it")
-    configs = configurations(grid, fixed)
-    for config in configs:
-        _check(algorithm, config, data)
-    jobs = [(i, config, seed) for i, (config, seed) in enumerate(itertools.product(configs, seed_list))]
+    seeds_run = seed_list(seeds)
     if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
         raise ValueError(f"threads must be an integer >= 1, got {threads!r}")
-    rows = _dispatch(algorithm, data, test, jobs, delta, every, processes, scheduler, dask_workers, retries,
-                     int(threads), progress)
-    frame = pd.DataFrame([row for _, row in sorted(rows, key=lambda item: item[0])])
-    if output is not None:
-        _write(frame, str(output))
-    return frame
+    jobs = [(i, config, seed) for i, (config, seed) in enumerate(itertools.product(configs, seeds_run))]
+    stream = (RowStream(output, {name: [c.get(name) for c in configs] for name in configs[0]}, overwrite=overwrite)
+              if output is not None else None)
+    rows: list[dict[str, Any]] = []
+
+    def emit(row: dict[str, Any]) -> None:
+        rows.append(row)
+        if stream is not None:
+            stream.write([row])
+        if on_row is not None:
+            on_row(row)
+
+    try:
+        _dispatch(algorithm, data, test, jobs, delta, every, processes, scheduler, dask_workers, retries,
+                  int(threads), progress, emit)
+    except BaseException:
+        if stream is not None:
+            stream.abandon()
+        raise
+    if stream is not None:
+        stream.close()
+    return pd.DataFrame(rows)
+
+
+class _InOrder:
+    """Hands rows finished in any order to ``emit`` in job order: each one once all before it are in."""
+
+    def __init__(self, emit: Callable[[dict[str, Any]], None]) -> None:
+        self.emit = emit
+        self.next = 0
+        self.waiting: dict[int, dict[str, Any]] = {}
+
+    def add(self, finished: list[tuple[int, dict[str, Any]]]) -> None:
+        self.waiting.update(finished)
+        while self.next in self.waiting:
+            self.emit(self.waiting.pop(self.next))
+            self.next += 1
 
 
 def _dispatch(algorithm: str, data: FederatedData, test: FederatedData | None, jobs: list[tuple[int, dict, int]],
               delta: float, every: int | None, processes: int | None, scheduler: str | None,
-              dask_workers: int | None, retries: int, threads: int,
-              progress: bool) -> list[tuple[int, dict[str, Any]]]:
+              dask_workers: int | None, retries: int, threads: int, progress: bool,
+              emit: Callable[[dict[str, Any]], None]) -> None:
     from tqdm.auto import tqdm
 
     bar = tqdm(total=len(jobs), desc=f"simulate {algorithm}", unit="run", disable=not progress)
-    rows: list[tuple[int, dict[str, Any]]] = []
+    ordered = _InOrder(emit)
+
+    def done(rows: list[tuple[int, dict[str, Any]]]) -> None:
+        ordered.add(rows)
+        bar.update(len(rows))
+
     try:
         if scheduler is not None or dask_workers is not None:
-            rows = _on_dask(algorithm, data, test, jobs, delta, every, scheduler, dask_workers, retries, threads, bar)
+            _on_dask(algorithm, data, test, jobs, delta, every, scheduler, dask_workers, retries, threads, done)
         elif processes is not None and processes > 1:
             # spawn, not fork: the parent already runs OpenMP (libgomp) threads, which fork cannot copy
             with ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn")) as pool:
                 futures = [pool.submit(_run_batch, algorithm, data, test, [job], delta, every, threads) for job in jobs]
                 for future in futures:
-                    rows.extend(future.result())
-                    bar.update(1)
+                    done(future.result())
         else:
             for job in jobs:
-                rows.extend(_run_batch(algorithm, data, test, [job], delta, every, threads))
-                bar.update(1)
+                done(_run_batch(algorithm, data, test, [job], delta, every, threads))
     finally:
         bar.close()
-    return rows
 
 
 def _on_dask(algorithm: str, data: FederatedData, test: FederatedData | None, jobs: list[tuple[int, dict, int]],
              delta: float, every: int | None, scheduler: str | None, dask_workers: int | None, retries: int,
-             threads: int, bar: Any) -> list[tuple[int, dict[str, Any]]]:
+             threads: int, done: Callable[[list[tuple[int, dict[str, Any]]]], None]) -> None:
     from dask.distributed import Client, LocalCluster, as_completed
 
     cluster = None
     if scheduler is None:
         cluster = LocalCluster(n_workers=dask_workers, threads_per_worker=1, host="127.0.0.1",
                                dashboard_address=None)
-    rows: list[tuple[int, dict[str, Any]]] = []
     try:
         with Client(cluster if cluster is not None else scheduler) as client:
             # data travels inside every task (by value): any worker can recompute a lost task
             futures = [client.submit(_run_batch, algorithm, data, test, [job], delta, every, threads,
                                      retries=retries, pure=False) for job in jobs]
             for future in as_completed(futures):
-                rows.extend(future.result())
-                bar.update(1)
+                done(future.result())
     finally:
         if cluster is not None:
             cluster.close()
-    return rows
-
-
-def _write(frame: Any, path: str) -> None:
-    import json
-
-    tmp = f"{path}.tmp-{os.getpid()}"
-    try:
-        if path.endswith(".parquet"):
-            frame.to_parquet(tmp, index=False)
-        else:
-            flat = frame.copy()
-            for column in ("metric_rounds", "loss_curve", "accuracy_curve"):
-                flat[column] = flat[column].map(json.dumps)
-            flat.to_csv(tmp, index=False)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)

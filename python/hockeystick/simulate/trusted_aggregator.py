@@ -9,6 +9,9 @@ Theorem 2 use the gradient step written here.) The m users' noise enters only th
 (1/m) sum_j sigma_t Z_j ~ N(0, sigma_t^2 I / m), which the simulator draws directly (the same
 distribution, m times fewer random numbers).
 
+``schedule="inverse_t"`` takes eta_t = rate / t, t = 1..T: Corollary 1's rates 1/(lambda t) with
+rate = 1/lambda (its utility bound: :mod:`.utility_bound`).
+
 With ``random_stop=True`` the released model is W_tau, tau uniform on {tau0, ..., T} (tau0 = 1:
 Corollary 3; tau0 = max(1, ceil(alpha T)) with ``suffix`` alpha: the alpha-suffix variant), and
 the guarantee is Corollary 3's double sum.
@@ -47,7 +50,7 @@ def trusted_aggregator(data: FederatedData, *, batch: int, rate: float | np.ndar
                        test: FederatedData | None = None, every: int | None = None,
                        trajectory: bool = False, progress: bool = False,
                        threads: int | None = None, random_stop: bool = False,
-                       suffix: float = 0.0) -> RunResult:
+                       suffix: float = 0.0, schedule: str = "constant") -> RunResult:
     """Run paper 000's Algorithm 1 for one pass (T = floor(n/m) rounds) and report Theorem 2's
     user-level guarantee (convex losses; non-expansive step when clipping is inactive and
     eta_t <= 2/beta, else the relaxed diameter 2(rho + eta_t L)); with ``random_stop``, stop at
@@ -62,8 +65,12 @@ def trusted_aggregator(data: FederatedData, *, batch: int, rate: float | np.ndar
         raise ValueError(f"suffix (alpha) must satisfy 0 <= suffix < 1, got {suffix!r}")
     if suffix > 0 and not random_stop:
         raise ValueError("suffix only applies with random_stop=True")
+    if schedule not in ("constant", "inverse_t"):
+        raise ValueError(f'schedule must be "constant" or "inverse_t" (eta_t = rate / t), got {schedule!r}')
     rounds = n // batch
     etas = per_round(rate, rounds, "rate")
+    if schedule == "inverse_t":
+        etas = etas / np.arange(1.0, rounds + 1.0)
     sigmas = per_round(sigma, rounds, "sigma")
     if np.any(etas == 0):
         raise ValueError("rate must be > 0")
@@ -100,7 +107,7 @@ def trusted_aggregator(data: FederatedData, *, batch: int, rate: float | np.ndar
                                                  radius=radius, batch=batch, n_users=n, smoothness=beta,
                                                  nonexpansive=nonexpansive,
                                                  suffix=suffix if random_stop else None)]
-    config = dict(batch=batch, rounds=rounds, rate=rate, sigma=sigma, radius=radius, clip=clip, seed=seed,
-                  users=n, random_stop=random_stop, suffix=suffix, stopped_at=stop)
+    config = dict(batch=batch, rounds=rounds, rate=rate, schedule=schedule, sigma=sigma, radius=radius, clip=clip,
+                  seed=seed, users=n, random_stop=random_stop, suffix=suffix, stopped_at=stop)
     return RunResult("trusted aggregator", config, out["weights"], out["metric_rounds"], out["loss"],
                      out["accuracy"], guarantees, out["test_loss"], out["test_accuracy"], out["trajectory"])

@@ -1,0 +1,288 @@
+"""``hockeystick simulate``: a sweep of simulated training runs from a TOML file, and its frontier.
+
+    hockeystick simulate examples/frontier.toml -o runs.parquet --plot frontier.png
+    hockeystick simulate runs.toml -o runs.csv --dask local --workers 2
+    hockeystick simulate runs.toml -o runs.parquet --dask tcp://scheduler:8786
+
+Every algorithm table of the file is swept (its grid x fixed x seeds, :func:`simulate.simulate_sweep`)
+on one bundled or synthetic data set; the rows stream to -o as they finish (PATH.partial until the sweep ends),
+the frontier (the best mean accuracy each epsilon buys, with the configuration reaching it) is
+printed per algorithm, and --plot draws accuracy against epsilon with one curve per algorithm.
+Trusted-aggregator runs with Corollary 1's rates (schedule = "inverse_t") on a linear model also
+get paper 000 Corollary 1's bound beside their measured excess test loss (drawn when metric =
+"test_loss").
+Bad input (an unknown key, algorithm or parameter, sigma < 0, more clients per round than
+clients, an existing -o FILE without --force) is refused before any training starts: exit 2 and
+one line on stderr (the command line's error handling, ``cli._dispatch``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import os
+import sys
+from typing import Any, Mapping, Sequence
+
+__all__ = ["register", "run"]
+
+_EXAMPLES = """\
+examples:
+  hockeystick simulate examples/frontier.toml -o runs.parquet --plot frontier.png
+  hockeystick simulate runs.toml -o runs.csv --dask local --workers 2
+  hockeystick simulate runs.toml -o runs.parquet --dask tcp://scheduler:8786
+
+runs.toml:
+  delta = 1e-5                       # epsilon of every run is reported at this delta
+  seeds = 3                          # or a list of seeds, [0, 1, 2]
+  metric = "test_accuracy"           # what the frontier maximizes (a *_loss metric is minimized)
+  [data]
+  bundled = "digits"                 # digits, breast_cancer, wine, iris, diabetes (scikit-learn's, nothing downloaded)
+  clients = 20
+  partition = "dirichlet"            # or "iid"
+  concentration = 0.5                # Dirichlet label skew (smaller = more skew)
+  test_fraction = 0.25
+  seed = 0
+  dtype = "float64"                  # "float32": half the memory traffic, results differ in the low digits
+  # or: synthetic = "linear" (logistic, softmax) with clients, samples_per_client, features, classes,
+  #     label_concentration, feature_shift, noise, test_fraction, seed, dtype
+  [algorithms.noisy_fedavg]          # one table per algorithm, one curve each in --plot
+  grid = { sigma = [0.02, 0.05, 0.1], rate = [1.0, 4.0], rounds = [10, 40] }
+  fixed = { local_steps = 2, clip = 1.0, batch_size = "full" }   # "full": each client's whole local batch
+"""
+
+_TOP_KEYS = ("delta", "seeds", "metric", "every", "data", "algorithms")
+_DATA_KEYS = ("bundled", "clients", "partition", "concentration", "test_fraction", "seed", "dtype")
+_SYNTHETIC_KEYS = ("synthetic", "clients", "samples_per_client", "features", "classes", "label_concentration",
+                   "feature_shift", "noise", "test_fraction", "seed", "dtype")
+_METRICS = ("test_accuracy", "final_accuracy", "test_loss", "final_loss")
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``simulate`` subcommand to ``subparsers`` (the command line's ``add_subparsers`` action)."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "simulate", help="train simulated FL runs over a grid of configurations and draw the privacy-utility frontier",
+        description="Train every configuration x seed of the TOML file's algorithms on a bundled or synthetic data set "
+                    "(numba simulator, no torch), each run's epsilon from its proven accountants beside its "
+                    "loss and accuracy; stream the rows to -o and print (and --plot) the frontier.",
+        epilog=_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("config", help="the sweep file (TOML, layout below)")
+    parser.add_argument("-o", "--out", metavar="FILE", required=True,
+                        help="write every run's row to FILE.parquet or FILE.csv (curves as JSON text in CSV)")
+    parser.add_argument("--plot", metavar="PNG", help="draw the frontier (metric against epsilon) to PNG")
+    parser.add_argument("--force", action="store_true", help="replace an existing -o FILE or --plot PNG")
+    parser.add_argument("--progress", dest="progress", action="store_true", default=None,
+                        help="always show the progress bar (default: when stderr is a terminal)")
+    parser.add_argument("--no-progress", dest="progress", action="store_false", help="never show it")
+    where = parser.add_argument_group("where the runs go (default: one after the other, in-process)")
+    where.add_argument("--processes", type=int, metavar="N", help="N spawned worker processes on this machine")
+    where.add_argument("--dask", metavar="ADDRESS", help="'local' (a LocalCluster of --workers workers) or the "
+                                                         "address of a running Dask scheduler (tcp://host:8786)")
+    where.add_argument("--workers", type=int, default=2, metavar="N", help="workers of --dask local (default 2)")
+    parser.set_defaults(func=run)
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the sweep the file describes (see the module docstring); every refusal is a ValueError."""
+    import pandas as pd
+
+    from ..simulate.frontier import frontier
+    from ..simulate.row_stream import RowStream, check_output_path
+    from ..simulate.sweep import check_configurations, configurations, seed_list, simulate_sweep
+    from ..sweep.grid import read_toml
+
+    spec = read_toml(args.config)
+    where = f"simulate file {args.config!r}"
+    try:
+        plan = _plan(spec)
+        train, test = _load(plan["data"])
+        seeds = seed_list(plan["seeds"])
+        algorithms = {name: configurations(table["grid"], table["fixed"]) for name, table in plan["algorithms"].items()}
+        for name, configs in algorithms.items():
+            check_configurations(name, configs, train)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"{where}: {exc}") from None
+    check_output_path(args.out, args.force)
+    if args.plot:
+        _check_plot(args.plot, args.force)
+    if args.processes is not None and args.processes < 1:
+        raise ValueError(f"--processes must be an integer >= 1, got {args.processes}")
+    if args.workers < 1:
+        raise ValueError(f"--workers must be an integer >= 1, got {args.workers}")
+    progress = args.progress if args.progress is not None else sys.stderr.isatty()
+    columns: dict[str, list[Any]] = {"algorithm": list(algorithms)}
+    for configs in algorithms.values():
+        for config in configs:
+            for key, value in config.items():
+                columns.setdefault(key, []).append(value)
+    total = sum(len(c) for c in algorithms.values()) * len(seeds)
+    print(f"{total} runs: " + ", ".join(f"{name} {len(c)} configurations" for name, c in algorithms.items())
+          + f" x {len(seeds)} seeds on {plan['name']} ({train.n_clients} clients)", file=sys.stderr)
+    cluster = None
+    scheduler = None
+    if args.dask == "local":
+        from dask.distributed import LocalCluster
+
+        cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, host="127.0.0.1",
+                               dashboard_address=None)
+        scheduler = cluster.scheduler_address
+    elif args.dask is not None:
+        scheduler = args.dask
+    frames = []
+    try:
+        with RowStream(args.out, columns, overwrite=args.force) as stream:
+            for name, table in plan["algorithms"].items():
+                rows = simulate_sweep(name, train, grid=table["grid"], fixed=table["fixed"], seeds=seeds,
+                                      delta=plan["delta"], test=test, every=plan["every"], processes=args.processes,
+                                      scheduler=scheduler, progress=progress,
+                                      on_row=functools.partial(_stream_row, stream, name))
+                frames.append(rows.assign(algorithm=name))
+    finally:
+        if cluster is not None:
+            cluster.close()
+    print(f"rows written to {os.path.abspath(args.out)}")
+    everything = pd.concat(frames, ignore_index=True)
+    metric = plan["metric"]
+    for name, table in plan["algorithms"].items():
+        part = everything[everything["algorithm"] == name].drop(columns=["algorithm"]).dropna(axis=1, how="all")
+        front = frontier(part, metric=metric,
+                         parameters=[p for p in [*table["grid"], *table["fixed"]] if p in part.columns])
+        print(f"\n{name}: frontier of {metric} (mean over {len(seeds)} seeds) at delta = {plan['delta']:g}")
+        print(_frontier_table(front, metric, list(table["grid"])))
+    bound = None
+    if "trusted_aggregator" in plan["algorithms"]:
+        from ..simulate.utility_bound import corollary_1_table
+
+        part = everything[everything["algorithm"] == "trusted_aggregator"].drop(columns=["algorithm"])
+        table = corollary_1_table(part.dropna(axis=1, how="all"), test, n=train.n_clients)
+        if len(table):
+            print(f"\ntrusted_aggregator: paper 000 Corollary 1 (excess test loss; the test rows standing in for P_X)")
+            print(_bound_table(table))
+            bound = table.rename(columns={"bound_loss": "value"})[["epsilon", "value"]]
+    if args.plot:
+        from ..plots import frontier_plot
+
+        path = frontier_plot(everything, args.plot, metric=metric, algorithm_column="algorithm",
+                             title=f"{plan['name']}, {train.n_clients} clients",
+                             bound=bound if metric == "test_loss" else None,
+                             bound_label="trusted_aggregator: paper 000 Cor. 1 bound")
+        print(f"plot written to {os.path.abspath(path)}")
+    return 0
+
+
+def _stream_row(stream: Any, algorithm: str, row: dict[str, Any]) -> None:
+    stream.write([{"algorithm": algorithm, **row}])
+
+
+def _load(data: Mapping[str, Any]) -> Any:
+    """(train, test) federated data: a bundled set, or a synthetic one split per client."""
+    from ..simulate.data import synthetic
+    from ..simulate.datasets import bundled
+
+    options = {k: v for k, v in data.items() if k not in ("bundled", "synthetic")}
+    if "bundled" in data:
+        options["n_clients"] = options.pop("clients", 10)
+        return bundled(data["bundled"], **options)
+    dtype = options.pop("dtype", "float64")
+    test_fraction = options.pop("test_fraction", 0.25)
+    renamed = {"clients": "n_clients", "features": "n_features", "classes": "n_classes"}
+    options = {renamed.get(k, k): v for k, v in options.items()}
+    options.setdefault("n_clients", 10)
+    options.setdefault("samples_per_client", 4)
+    options.setdefault("n_features", 10)
+    train, test = synthetic(data["synthetic"], **options).split(test_fraction)
+    return train.astype(dtype), test.astype(dtype)
+
+
+def _bound_table(table: Any) -> str:
+    headers = ["epsilon", "sigma", "batch", "rate", "measured excess", "bound", "bound / measured"]
+    body = [[f"{r['epsilon']:.4g}", f"{r['sigma']:g}", f"{int(r['batch'])}", f"{r['rate']:g}",
+             f"{r['measured_excess']:.4g}", f"{r['bound']:.4g}",
+             f"{r['bound'] / r['measured_excess']:.3g}" if r["measured_excess"] > 0 else "-"]
+            for r in table.to_dict("records")]
+    return _columns(headers, body)
+
+
+def _plan(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """The file's settings, checked, with defaults filled in."""
+    unknown = sorted(set(spec) - set(_TOP_KEYS))
+    if unknown:
+        raise ValueError(f"unknown key {unknown[0]!r}; a simulate file has {', '.join(_TOP_KEYS)}")
+    data = spec.get("data")
+    if not isinstance(data, dict) or ("bundled" in data) == ("synthetic" in data):
+        raise ValueError('[data] must name one data set: bundled = "digits" (or breast_cancer, wine, iris, diabetes), '
+                         'or synthetic = "linear" (or logistic, softmax)')
+    keys = _DATA_KEYS if "bundled" in data else _SYNTHETIC_KEYS
+    unknown = sorted(set(data) - set(keys))
+    if unknown:
+        raise ValueError(f"[data] has no key {unknown[0]!r}; its keys: {', '.join(keys)}")
+    tables = spec.get("algorithms")
+    if not isinstance(tables, dict) or not tables:
+        raise ValueError("give at least one [algorithms.NAME] table with grid = {...} and fixed = {...}")
+    algorithms = {}
+    for name, table in tables.items():
+        if not isinstance(table, dict) or set(table) - {"grid", "fixed"}:
+            raise ValueError(f"[algorithms.{name}] takes grid = {{name = [values]}} and fixed = {{name = value}}")
+        grid = dict(table.get("grid", {}))
+        for key, values in grid.items():
+            if not isinstance(values, list):
+                raise ValueError(f"[algorithms.{name}] grid.{key} must be a list of values, got {values!r}")
+        if not grid:
+            raise ValueError(f"[algorithms.{name}] needs a grid: at least one parameter with a list of values")
+        algorithms[name] = {"grid": {k: [_value(k, v) for v in vs] for k, vs in grid.items()},
+                            "fixed": {k: _value(k, v) for k, v in dict(table.get("fixed", {})).items()}}
+    metric = spec.get("metric", "test_accuracy")
+    if metric not in _METRICS:
+        raise ValueError(f"metric must be one of {', '.join(_METRICS)}, got {metric!r}")
+    delta = spec.get("delta", 1e-5)
+    if isinstance(delta, bool) or not isinstance(delta, (int, float)) or not 0 < delta < 1:
+        raise ValueError(f"delta must be a number strictly between 0 and 1, got {delta!r}")
+    every = spec.get("every")
+    if every is not None and (isinstance(every, bool) or not isinstance(every, int) or every < 1):
+        raise ValueError(f"every must be an integer >= 1 (rounds between metric points), got {every!r}")
+    name = data.get("bundled") or f"synthetic {data['synthetic']}"
+    return {"data": data, "name": name, "algorithms": algorithms, "metric": metric, "delta": float(delta),
+            "seeds": spec.get("seeds", 1), "every": every}
+
+
+def _value(name: str, value: Any) -> Any:
+    """A parameter value from TOML: "full" batch_size means each client's whole local batch (None)."""
+    if name == "batch_size" and value == "full":
+        return None
+    return value
+
+
+def _check_plot(path: str, force: bool) -> None:
+    if not path.lower().endswith(".png"):
+        raise ValueError(f"--plot {path!r}: name the picture *.png")
+    if os.path.exists(path) and not force:
+        raise ValueError(f"--plot {path!r} exists: pass --force to replace it, or choose another name")
+    folder = os.path.dirname(path) or "."
+    if not os.path.isdir(folder):
+        raise ValueError(f"--plot {path!r}: directory {folder!r} does not exist; create it first")
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise ValueError("--plot needs matplotlib: pip install 'hockeystick[plot]'") from None
+
+
+def _frontier_table(front: Any, metric: str, parameters: Sequence[str]) -> str:
+    headers = ["epsilon", f"{metric} mean", "std", *parameters]
+    body = [[f"{row['epsilon']:.4g}", f"{row[f'{metric}_mean']:.4f}", f"{row[f'{metric}_std']:.4f}",
+             *(_show(row[p]) for p in parameters)] for row in front.to_dict("records")]
+    return _columns(headers, body)
+
+
+def _show(value: Any) -> str:
+    """A parameter value as written in the file (an integer column made float by other algorithms' gaps: 10)."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _columns(headers: Sequence[str], body: Sequence[Sequence[str]]) -> str:
+    widths = [max(len(h), *(len(r[i]) for r in body)) if body else len(h) for i, h in enumerate(headers)]
+    lines = ["  ".join(h.rjust(w) for h, w in zip(headers, widths))]
+    lines += ["  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in body]
+    return "\n".join(lines)

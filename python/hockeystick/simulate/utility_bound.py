@@ -1,0 +1,163 @@
+"""Paper 000's utility guarantee for the trusted aggregator (Corollary 1), beside what a run measures.
+
+Asoodeh, Chen, Calmon, Özgür, "Differentially private federated learning: an information-theoretic
+perspective", Corollary 1 (distributional SGD, Section IV.A): the users' samples are i.i.d. from
+P_X, F(W) = E ℓ(W, X) is λ-strongly convex and β-smooth on W ⊆ ball(ρ), ‖∇F(W)‖² ≤ D² and
+Var ∇ℓ(W, X) ≤ G² on W; Algorithm 1 with η_t = 1/(λt), σ_t = σ, batches of m users, T = n/m
+rounds, releases W_T with
+
+    E F(W_T) − min_W F ≤ 2β (D² + (G² + σ²)/m) / (λ² T) = 2β (m D² + G² + σ²) / (λ² n).
+
+It is Theorem 1 of Rakhlin, Shamir, Sridharan (2012, "Making gradient descent optimal for strongly
+convex stochastic optimization"): E F(W_T) − F(W*) ≤ 2β G_R² / (λ² T) when E‖ĝ_t‖² ≤ G_R², applied
+to Algorithm 1's step ĝ_t = (1/m) Σ_j ∇ℓ(W, x_j) + (σ/m) Σ_j Z_j, whose second moment is
+‖∇F‖² + Var/m + d σ²/m.  Two corrections to the printed statement:
+
+- the noise term is d σ² (Z_j ~ N(0, I_d) in line 5 of Algorithm 1, so E‖σ Z‖² = d σ²); the printed
+  σ² is right only for d = 1 (or with σ² read as the noise's total variance);
+- Rakhlin's "β-smooth with respect to W*" means F(W) − F(W*) ≤ (β/2)‖W − W*‖² on W, which a
+  β-smooth F satisfies when ∇F(W*) = 0: the minimizer over W must be interior.
+T is the number of rounds Algorithm 1 runs, floor(n/m) (the printed n/m when m divides n).
+
+:func:`corollary_1_table` sets the bound beside a sweep's measured test loss.
+:func:`least_squares_constants` computes (β, λ, D, G², min F) for linear least squares,
+ℓ(w; x, y) = (w·x − y)²/2, with P_X the empirical distribution of given rows: the exact
+Hessian Σ = E x xᵀ (β, λ its extreme eigenvalues), D and G² as upper bounds over ball(ρ).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .._validation import nonnegative, positive, positive_integer, scalar_or_array
+from .data import FederatedData
+
+__all__ = ["LeastSquaresConstants", "corollary_1_table", "least_squares_constants",
+           "strongly_convex_excess_loss_bound"]
+
+
+def strongly_convex_excess_loss_bound(*, smoothness: npt.ArrayLike, strong_convexity: npt.ArrayLike,
+                                      gradient_norm: npt.ArrayLike, gradient_variance: npt.ArrayLike,
+                                      sigma: npt.ArrayLike, batch_size: npt.ArrayLike, n: npt.ArrayLike,
+                                      dimension: npt.ArrayLike) -> float | np.ndarray:
+    """Paper 000 Corollary 1: E F(W_T) − min F ≤ 2β (D² + (G² + d σ²)/m) / (λ² T), T = floor(n/m).
+
+    ``gradient_norm`` is D (‖∇F‖ ≤ D on W), ``gradient_variance`` is G² (the variance of one user's
+    gradient), ``sigma`` the per-user noise of Algorithm 1 (N(0, σ² I_d) per upload), ``batch_size`` m
+    users per round, ``n`` users.  Broadcasts; refuses m > n (no round is run) and λ > β.
+    """
+    beta = positive(smoothness, "smoothness")
+    lam = positive(strong_convexity, "strong_convexity")
+    d_norm = nonnegative(gradient_norm, "gradient_norm")
+    variance = nonnegative(gradient_variance, "gradient_variance")
+    noise = nonnegative(sigma, "sigma")
+    m = positive_integer(batch_size, "batch_size")
+    users = positive_integer(n, "n")
+    d = positive_integer(dimension, "dimension")
+    if np.any(m > users):
+        raise ValueError("batch_size must be <= n (Algorithm 1 runs floor(n / batch_size) >= 1 rounds)")
+    if np.any(lam > beta):
+        raise ValueError("strong_convexity must be <= smoothness (a function cannot curve more than it curves)")
+    rounds = np.floor_divide(users, m)
+    moment = d_norm**2 + (variance + d * noise**2) / m
+    return scalar_or_array(2.0 * beta * moment / (lam**2 * rounds))
+
+
+@dataclass(frozen=True)
+class LeastSquaresConstants:
+    """Corollary 1's constants of F(w) = E (w·x − y)²/2 over rows (x, y) on ball(radius)."""
+
+    smoothness: float          # β = largest eigenvalue of Σ = E x xᵀ
+    strong_convexity: float    # λ = smallest eigenvalue of Σ
+    gradient_norm: float       # D ≥ sup ‖Σ w − b‖ on the ball (b = E x y)
+    gradient_variance: float   # G² ≥ sup E‖x (x·w − y) − ∇F(w)‖² on the ball
+    minimum: float             # min F (attained inside the ball)
+    minimizer: np.ndarray      # Σ⁻¹ b
+    dimension: int
+
+    def excess(self, value: npt.ArrayLike) -> np.ndarray:
+        """F(w) − min F for measured values F(w)."""
+        return np.asarray(value, dtype=float) - self.minimum
+
+
+def least_squares_constants(features: npt.ArrayLike, labels: npt.ArrayLike, radius: float) -> LeastSquaresConstants:
+    """β, λ, D, G² and min F of linear least squares under the rows' empirical distribution, on ball(radius).
+
+    With Σ = E x xᵀ, b = E x y, w* = Σ⁻¹ b: F(w) − F(w*) = (w − w*)ᵀ Σ (w − w*)/2, so β, λ are Σ's extreme
+    eigenvalues; ‖∇F(w)‖ = ‖Σ(w − w*)‖ ≤ β (radius + ‖w*‖) = D; the gradient's variance is the quadratic
+    wᵀ M w − 2 cᵀ w + e (M = E (x xᵀ − Σ)², c = E (x xᵀ − Σ)(x y − b), e = E ‖x y − b‖²), at most
+    ‖M‖ radius² + 2 ‖c‖ radius + e = G².  Refused (ValueError) when λ = 0 or w* lies outside the ball
+    (Corollary 1 needs strong convexity and an interior minimizer).
+    """
+    x = np.asarray(features, dtype=np.float64)
+    y = np.asarray(labels, dtype=np.float64)
+    if x.ndim != 2 or y.shape != (x.shape[0],) or x.shape[0] == 0:
+        raise ValueError("features must be (rows, d) and labels (rows,), with at least one row")
+    rho = float(positive(radius, "radius"))
+    rows = x.shape[0]
+    sigma = x.T @ x / rows
+    b = x.T @ y / rows
+    eigen = np.linalg.eigvalsh(sigma)
+    lam, beta = float(eigen[0]), float(eigen[-1])
+    if not lam > 0:
+        raise ValueError("the rows' second-moment matrix is singular: least squares is not strongly convex "
+                         "(Corollary 1 needs lambda > 0); use more rows than features, or other rows")
+    minimizer = np.linalg.solve(sigma, b)
+    if not np.linalg.norm(minimizer) < rho:
+        raise ValueError(f"the least-squares minimizer has norm {np.linalg.norm(minimizer):.6g} >= radius {rho:g}: "
+                         "Corollary 1 needs the minimizer inside the ball; raise radius")
+    centred = x[:, :, None] * x[:, None, :] - sigma           # x xᵀ − Σ per row
+    shift = x * y[:, None] - b                                 # x y − b per row
+    m_matrix = np.einsum("rij,rjk->ik", centred, centred) / rows
+    c_vector = np.einsum("rij,ri->j", centred, shift) / rows   # E (x xᵀ − Σ)ᵀ (x y − b); symmetric x xᵀ − Σ
+    e_value = float(np.mean(np.einsum("ri,ri->r", shift, shift)))
+    variance = float(np.linalg.eigvalsh(m_matrix)[-1]) * rho**2 + 2.0 * float(np.linalg.norm(c_vector)) * rho + e_value
+    residual = x @ minimizer - y
+    return LeastSquaresConstants(smoothness=beta, strong_convexity=lam,
+                                 gradient_norm=beta * (rho + float(np.linalg.norm(minimizer))),
+                                 gradient_variance=variance, minimum=float(np.mean(residual**2) / 2.0),
+                                 minimizer=minimizer, dimension=x.shape[1])
+
+
+def corollary_1_table(rows: Any, population: FederatedData, *, n: int) -> Any:
+    """Corollary 1's bound beside the measured test loss, one row per trusted-aggregator configuration.
+
+    ``rows``: a sweep's rows of ``trusted_aggregator`` runs; only configurations with Corollary 1's
+    schedule (``schedule="inverse_t"``, so lambda = 1/rate), no clipping and a linear model qualify,
+    and only where 1/rate <= the population's lambda (a smaller lambda is still a strong-convexity
+    constant; a larger one is not).  ``population``: the data standing in for P_X (a held-out test
+    set: its empirical distribution; the runs' ``test_loss`` is F on it).  ``n``: users trained on.
+    Columns: the configuration, epsilon, ``test_loss_mean`` over seeds, ``minimum`` (min F),
+    ``measured_excess``, ``bound`` (on the excess) and ``bound_loss`` = minimum + bound.
+    """
+    import pandas as pd
+
+    from .frontier import mean_over_seeds
+
+    frame = pd.DataFrame(rows)
+    columns = ["epsilon", "test_loss_mean", "minimum", "measured_excess", "bound", "bound_loss"]
+    if population.model != "linear" or frame.empty or "schedule" not in frame:
+        return pd.DataFrame(columns=columns)
+    clip = frame["clip"] if "clip" in frame else pd.Series(np.inf, index=frame.index)
+    chosen = frame[(frame["schedule"] == "inverse_t") & np.isinf(clip.astype(float))]
+    if chosen.empty:
+        return pd.DataFrame(columns=columns)
+    summary = mean_over_seeds(chosen)
+    out = []
+    for record in summary.to_dict("records"):
+        constants = least_squares_constants(population.features, population.labels, float(record["radius"]))
+        lam = 1.0 / float(record["rate"])
+        if lam > constants.strong_convexity:
+            continue
+        bound = float(strongly_convex_excess_loss_bound(
+            smoothness=constants.smoothness, strong_convexity=lam, gradient_norm=constants.gradient_norm,
+            gradient_variance=constants.gradient_variance, sigma=float(record["sigma"]),
+            batch_size=int(record["batch"]), n=n, dimension=constants.dimension))
+        out.append({**record, "minimum": constants.minimum,
+                    "measured_excess": record["test_loss_mean"] - constants.minimum,
+                    "bound": bound, "bound_loss": constants.minimum + bound})
+    return pd.DataFrame(out) if out else pd.DataFrame(columns=columns)
