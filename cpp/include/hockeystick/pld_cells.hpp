@@ -16,6 +16,10 @@
 // atoms (Laplace ends, user distributions) add their exact contribution.
 // Mass outside [x_lo, x_hi] (each side <= tail/2) is reported separately:
 // tail_lo (its loss is <= l_1), tail_hi (losses above l_N, including +inf).
+// On request the cells carrying mass also get the same two numbers for each of their halves
+// (Cells::c_lo .. d_hi), from which the optimistic side bounds the chord's gap inside a cell
+// about twice as tightly as from (c_j, d_j) alone (split tents, pld_connect_dots.hpp); cells far
+// smaller than the density's scale (the far tails of a narrow loss law) use 3-point quadrature.
 #pragma once
 
 #include <algorithm>
