@@ -84,12 +84,14 @@ std::pair<pld::GridPMF, pld::GridPMF> built_without_gil(Build build) {
     });
 }
 
+// The pessimistic side carries every bit of mass: its p_inf is factor_view's (a round-off deficit
+// 1 - sum p - p_inf goes to +infinity, pld_compose.hpp), so the facade's factors need no fix-up.
 py::dict to_dict(const pld::GridPMF& up, const pld::GridPMF& low) {
     py::dict out;
     out["k_lo"] = up.k_lo;
     out["h"] = up.h;
     out["upper"] = to_array(up.p);
-    out["upper_inf"] = up.p_inf;
+    out["upper_inf"] = pld::factor_view(up, true).p_inf;
     out["lower_k_lo"] = low.k_lo;
     out["lower"] = to_array(low.p);
     out["lower_inf"] = low.p_inf;
@@ -142,7 +144,7 @@ py::list many_subsampled_gaussians(input_array sigma, input_array q, py::array_t
                                                                         : std::int64_t{9000000000000000000};
     with_value_errors([&] {
         return hb::for_each_item(n, work, threads, hb::on_demand(1), [&](std::int64_t i, hb::no_state&) {
-            const pld::Cells c = pld::subsampled_gaussian_cells(s[i], r[i], rem[i] != 0, h, tail, max_cells);
+            const pld::Cells c = pld::subsampled_gaussian_cells(s[i], r[i], rem[i] != 0, h, tail, max_cells, optimistic);
             up[i] = pld::pessimistic_pmf(c);
             if (optimistic) low[i] = pld::optimistic_pmf(c);
             return false;  // a PMF has no NaN to report: the builders throw on bad arguments
@@ -235,6 +237,10 @@ void register_pld(py::module_& m) {
         out["d"] = to_array(cells.d);
         out["tail_lo"] = cells.tail_lo;
         out["tail_hi"] = cells.tail_hi;
+        out["c_lo"] = to_array(cells.c_lo);
+        out["d_lo"] = to_array(cells.d_lo);
+        out["c_hi"] = to_array(cells.c_hi);
+        out["d_hi"] = to_array(cells.d_hi);
         return out;
     }, py::arg("sigma"), py::arg("sampling_rate"), py::arg("remove"), py::arg("h"), py::arg("tail"),
        py::arg("max_cells"));
@@ -249,6 +255,8 @@ void register_pld(py::module_& m) {
         const std::int64_t n = static_cast<std::int64_t>(loss.size());
         return both_sides([=] { return pld::atom_cells(l, w, n, h, max_cells); });
     }, py::arg("loss"), py::arg("mass"), py::arg("h"), py::arg("max_cells"));
+    m.def("pld_suffix_sum_slack", &pld::suffix_sum_slack, py::arg("n"),
+          "Relative round-off of the suffix sums of an n-point grid PMF, 4 (n + 4) u (pld_epsilon_bracket.hpp).");
     def_charged_scan(m, "pld_charged_epsilon", [](auto... args) { pld::charged_epsilon(args...); });
     def_charged_scan(m, "pld_charged_lower_epsilon", [](auto... args) { pld::charged_lower_epsilon(args...); });
     m.def("pld_loss_variance", [](input_array p, double h) {

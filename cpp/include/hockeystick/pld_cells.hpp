@@ -16,6 +16,10 @@
 // atoms (Laplace ends, user distributions) add their exact contribution.
 // Mass outside [x_lo, x_hi] (each side <= tail/2) is reported separately:
 // tail_lo (its loss is <= l_1), tail_hi (losses above l_N, including +inf).
+// On request the cells carrying mass also get the same two numbers for each of their halves
+// (Cells::c_lo .. d_hi), from which the optimistic side bounds the chord's gap inside a cell
+// about twice as tightly as from (c_j, d_j) alone (split tents, pld_connect_dots.hpp); cells far
+// smaller than the density's scale (the far tails of a narrow loss law) use 3-point quadrature.
 #pragma once
 
 #include <algorithm>
@@ -40,6 +44,15 @@ struct Cells {
     double tail_lo = 0.0;   // P-mass cut below (loss <= l_1)
     double tail_hi = 0.0;   // P-mass cut above l_N, including the mass at +infinity
     double top_atom = 0.0;  // P-mass of atoms exactly at l_N (the optimistic side keeps it there)
+    // Optional (continuous mechanisms, when asked): the same two numbers for the two halves of
+    // each cell, (l_j, l_j + h/2] and (l_j + h/2, l_{j+1}], each taken with its own ends
+    // (c_lo[j] = E_P[(1 - e^{l_j - L}); L in the lower half], d_hi[j] = E_P[(e^{l_{j+1} - L} - 1);
+    // L in the upper half], ...).  The optimistic side bounds the chord's gap inside the cell
+    // with them (pld_connect_dots.hpp); empty, or -1 for a cell: not computed.
+    std::vector<double> c_lo, d_lo, c_hi, d_hi;
+    bool has_halves(std::int64_t j) const {
+        return c_lo.size() == c.size() && j >= 0 && j < static_cast<std::int64_t>(c.size()) && c_lo[j] >= 0.0;
+    }
 };
 
 // Adds an atom of P-mass m at finite loss lam (l_0 < lam <= l_N) to its cell.
@@ -72,6 +85,9 @@ constexpr double gl_nodes[5] = {-0.9061798459386640, -0.5384693101056831, 0.0,
                                 0.5384693101056831, 0.9061798459386640};
 constexpr double gl_weights[5] = {0.2369268850561891, 0.4786286704993665, 0.5688888888888889,
                                   0.4786286704993665, 0.2369268850561891};
+// 3-point Gauss-Legendre on [-1, 1] (exact for polynomials of degree 5).
+constexpr double gl3_nodes[3] = {-0.7745966692414834, 0.0, 0.7745966692414834};
+constexpr double gl3_weights[3] = {0.5555555555555556, 0.8888888888888888, 0.5555555555555556};
 
 inline std::int64_t checked_cell_count(double lo, double hi, double h, std::int64_t max_cells,
                                        std::int64_t& k_lo) {
@@ -124,9 +140,50 @@ auto cell_kernel(const M& mech, double x0, double l, double off, const CellGrid&
     }
 }
 
+// The two integrals of one (half-)cell [xa, xb] in x whose lower loss end is l, by 5-point
+// Gauss-Legendre on pieces short enough that the density changes by < 30% across each; a cell
+// under 1/50 of such a piece (the far tails of a narrow loss law: most cells, little mass) takes
+// 3 points (exact to degree 5; relative error ~ 1e-5 (1/50)^6 ~ 1e-15 there).
+template <class M>
+std::pair<double, double> cell_integrals(const M& mech, double xa, double xb, double l, double offset,
+                                         const CellGrid& grid) {
+    const double step = std::min(mech.scale(xa), mech.scale(xb));
+    const auto kernel = cell_kernel(mech, xa, l, offset, grid);
+    double c = 0.0, d = 0.0;
+    if (xb - xa <= 0.02 * step) {
+        const double half = 0.5 * (xb - xa);
+        for (int k = 0; k < 3; ++k) {
+            const auto [fc, fd] = kernel(half + half * gl3_nodes[k]);
+            c += half * gl3_weights[k] * fc;
+            d += half * gl3_weights[k] * fd;
+        }
+        return {c, d};
+    }
+    const std::int64_t pieces = std::max<std::int64_t>(
+        std::min<std::int64_t>(static_cast<std::int64_t>(std::ceil((xb - xa) / step)), 1 << 16), 1);
+    const double w = (xb - xa) / static_cast<double>(pieces);
+    for (std::int64_t s = 0; s < pieces; ++s) {
+        const double mid = (s + 0.5) * w;  // offset of the piece's centre from xa
+        for (int k = 0; k < 5; ++k) {
+            const auto [fc, fd] = kernel(mid + 0.5 * w * gl_nodes[k]);
+            const double weight = 0.5 * w * gl_weights[k];
+            c += weight * fc;
+            d += weight * fd;
+        }
+    }
+    return {c, d};
+}
+
+// With halves = true the cells that carry mass (c + d >= 1e-6 of the largest) are integrated as
+// their two halves too (Cells::c_lo .. d_hi; -1 elsewhere: a light cell's gap matters little and
+// its tent bounds it).  The cell's own numbers stay those of its own integral (so both sides
+// see the same cells with or without halves); those of the halves give them again as
+//   c_j = c_lo + (1 + 1/E) c_hi + d_hi / E,   d_j = d_hi + (1 + E) d_lo + E c_lo   (E = e^{h/2})
+// (split E_P[(1 - e^{l_j - L}); cell] and E_P[(e^{l_{j+1} - L} - 1); cell] at l_j + h/2 and use
+// P(half) = (E c + d) / (E - 1) for each half), and the optimistic side charges the difference.
 template <class M>
 Cells continuous_cells(const M& mech, double x_lo, double x_hi, double tail_lo, double tail_hi,
-                       double h, std::int64_t max_cells) {
+                       double h, std::int64_t max_cells, bool halves = false) {
     Cells cells;
     cells.h = h;
     const double l_lo = mech.loss(x_lo), l_hi = mech.loss(x_hi);
@@ -142,30 +199,41 @@ Cells continuous_cells(const M& mech, double x_lo, double x_hi, double tail_lo, 
 #pragma omp parallel for schedule(static) if (n > 20000)
     for (std::int64_t j = 1; j < n; ++j)
         edge[j] = std::min(x_hi, std::max(x_lo, mech.x_of_loss((cells.k_lo + j) * h)));
+    // L(x) - l at the start x of a (half-)cell of lower end l: zero except where x_lo lies inside it.
+    auto offset = [&](double x, double l) { return x == x_lo ? std::max(l_lo - l, 0.0) : 0.0; };
 #pragma omp parallel for schedule(dynamic, 256) if (n > 20000)
     for (std::int64_t j = 0; j < n; ++j) {
         const double l_j = (cells.k_lo + j) * h;
         const double xa = edge[j], xb = edge[j + 1];
         if (!(xb > xa)) continue;
-        // L(xa) - l_j: zero except in the first cell, where x_lo sits inside it.
-        const double offset = j == 0 ? std::max(l_lo - l_j, 0.0) : 0.0;
-        const double step = std::min(mech.scale(xa), mech.scale(xb));
-        const std::int64_t pieces = std::max<std::int64_t>(
-            std::min<std::int64_t>(static_cast<std::int64_t>(std::ceil((xb - xa) / step)), 1 << 16), 1);
-        const double w = (xb - xa) / static_cast<double>(pieces);
-        const auto kernel = cell_kernel(mech, xa, l_j, offset, grid);
-        double c = 0.0, d = 0.0;
-        for (std::int64_t s = 0; s < pieces; ++s) {
-            const double mid = (s + 0.5) * w;  // offset of the piece's centre from xa
-            for (int k = 0; k < 5; ++k) {
-                const auto [fc, fd] = kernel(mid + 0.5 * w * gl_nodes[k]);
-                const double weight = 0.5 * w * gl_weights[k];
-                c += weight * fc;
-                d += weight * fd;
-            }
-        }
+        const auto [c, d] = cell_integrals(mech, xa, xb, l_j, offset(xa, l_j), grid);
         cells.c[j] = c;
         cells.d[j] = d;
+    }
+    if (!halves) return cells;
+    double heaviest = 0.0;
+    for (std::int64_t j = 0; j < n; ++j) heaviest = std::max(heaviest, cells.c[j] + cells.d[j]);
+    const double light = 1e-6 * heaviest;
+    cells.c_lo.assign(n, -1.0);
+    cells.d_lo.assign(n, -1.0);
+    cells.c_hi.assign(n, -1.0);
+    cells.d_hi.assign(n, -1.0);
+    const double a = 0.5 * h;  // exact
+    const CellGrid half{a, std::expm1(a), std::exp(a)};
+#pragma omp parallel for schedule(dynamic, 256) if (n > 20000)
+    for (std::int64_t j = 0; j < n; ++j) {
+        if (!(cells.c[j] + cells.d[j] >= light && cells.c[j] + cells.d[j] > 0.0)) continue;
+        const double l_j = (cells.k_lo + j) * h, l_s = l_j + a;
+        const double xa = edge[j], xb = edge[j + 1];
+        const double xs = std::min(xb, std::max(xa, mech.x_of_loss(l_s)));
+        const auto [ca, da] = xs > xa ? cell_integrals(mech, xa, xs, l_j, offset(xa, l_j), half)
+                                      : std::pair<double, double>{0.0, 0.0};
+        const auto [cb, db] = xb > xs ? cell_integrals(mech, xs, xb, l_s, offset(xs, l_s), half)
+                                      : std::pair<double, double>{0.0, 0.0};
+        cells.c_lo[j] = ca;
+        cells.d_lo[j] = da;
+        cells.c_hi[j] = cb;
+        cells.d_hi[j] = db;
     }
     return cells;
 }
@@ -280,8 +348,11 @@ inline double subsampled_gaussian_loss_width(double sigma, double q, double tail
 // (q = 1: the plain Gaussian mechanism).  remove = true: P = (1-q)N(0) + qN(1),
 // Q = N(0); remove = false (add): P = N(0), Q = (1-q)N(0) + qN(1).
 // Each tail beyond the integration range has P-mass <= tail/2.
+// halves: also integrate the half-cells (Cells::c_lo .. d_hi), which the optimistic side uses to
+// bound the chord's gap inside each cell (twice the integration work; the pessimistic side
+// alone does not need them).
 inline Cells subsampled_gaussian_cells(double sigma, double q, bool remove, double h, double tail,
-                                       std::int64_t max_cells) {
+                                       std::int64_t max_cells, bool halves = true) {
     if (!(sigma > 0.0) || !std::isfinite(sigma)) throw std::invalid_argument("sigma must be positive and finite");
     if (!(q > 0.0 && q <= 1.0)) throw std::invalid_argument("sampling_rate must lie in (0, 1]");
     if (!(tail > 0.0 && tail < 1.0)) throw std::invalid_argument("tail must lie in (0, 1)");
@@ -290,11 +361,12 @@ inline Cells subsampled_gaussian_cells(double sigma, double q, bool remove, doub
     if (remove) {
         const double x_lo = -z * sigma, x_hi = 1.0 + z * sigma;
         return detail::continuous_cells(mg, x_lo, x_hi, mg.mass_below(x_lo), mg.mass_above(x_hi), h,
-                                        max_cells);
+                                        max_cells, halves);
     }
     const detail::gaussian_vs_mixture gm{mg};
     const double y_lo = 1.0 - z * sigma, y_hi = 1.0 + z * sigma;
-    return detail::continuous_cells(gm, y_lo, y_hi, gm.mass_below(y_lo), gm.mass_above(y_hi), h, max_cells);
+    return detail::continuous_cells(gm, y_lo, y_hi, gm.mass_below(y_lo), gm.mass_above(y_hi), h, max_cells,
+                                    halves);
 }
 
 // Laplace mechanism, P = Lap(distance, scale), Q = Lap(0, scale), a = distance/scale:

@@ -280,7 +280,8 @@ inline Cells symmetrised_cells(const Cells& cells) {
 
 }  // namespace detail
 
-// Cells of the realizable pair sum_c b_c N(2c, s^2) vs N(0, s^2) (s = sigma/Delta): the lower side.
+// Cells of the realizable pair sum_c b_c N(2c, s^2) vs N(0, s^2) (s = sigma/Delta): the lower side
+// (with the half-cells, which tighten the optimistic PMF: pld_connect_dots.hpp).
 // Counts beyond c_max (mass counts.cut) are dropped, as are the two x-tails (<= tail/4 each side).
 inline Cells replace_one_lower_cells(double s, const CopyCounts& counts, double h, double tail,
                                      std::int64_t max_cells) {
@@ -294,7 +295,7 @@ inline Cells replace_one_lower_cells(double s, const CopyCounts& counts, double 
     const double x_lo = -z * mech.s, x_hi = static_cast<double>(counts.weight.size() - 1) + z * mech.s;
     mech.build_table(x_lo, x_hi);
     return detail::continuous_cells(mech, x_lo, x_hi, mech.mass_below(x_lo), mech.mass_above(x_hi) + counts.cut, h,
-                                    max_cells);
+                                    max_cells, true);
 }
 
 // Cells of the symmetrised labelled pair of (*): the upper side.  Component c >= 1 is the
@@ -317,7 +318,7 @@ inline Cells replace_one_upper_cells(double s, const CopyCounts& counts, double 
     for (std::size_t c = 1; c < counts.weight.size(); ++c) {
         if (!(counts.weight[c] > 0.0)) continue;
         const Cells part = subsampled_gaussian_cells(s / (2.0 * static_cast<double>(c)), eta, true, h, 0.25 * tail,
-                                                     max_cells);
+                                                     max_cells, false);
         detail::add_cells(acc, part, counts.weight[c] / eta);
     }
     acc.tail_hi += counts.cut / eta;

@@ -156,7 +156,7 @@ class SubsampledGaussianPLD:
         assert self.accuracy is not None  # _refined runs only with accuracy=
         accuracy = self.accuracy
         chosen: list[PrivacyLossDistribution | None] = [None] * len(points)
-        step = {i: self._first_interval() for i in range(len(points))}
+        step = {i: self._first_interval(points[i], xs[i], method) for i in range(len(points))}
         while step:
             for h in sorted(set(step.values()), reverse=True):
                 self._build([points[i] for i, hi in step.items() if hi == h], h)
@@ -174,12 +174,34 @@ class SubsampledGaussianPLD:
             step = next_step
         return [c for c in chosen if c is not None]  # every point ends with a grid
 
-    def _first_interval(self) -> float:
-        """The grid ``accuracy`` starts from: the h at which the bracket's h^2 scaling on W2
-        (4.2e-2 wide at h = 2e-3) predicts 0.64 ``accuracy`` (between 1e-5 and 2e-3); one step
-        of ``_refined`` corrects it where the prediction misses."""
+    def _first_interval(self, point: tuple | None = None, x: np.ndarray | None = None,
+                        method: str = "delta") -> float:
+        """The grid ``accuracy`` starts from (between 1e-5 and 2e-3); one step of ``_refined``
+        corrects it where the prediction misses.
+
+        Default (and ``delta``): the h at which the bracket's h^2 scaling on W2 (4.2e-2 wide at
+        h = 2e-3) predicts 0.64 ``accuracy``.  ``epsilon`` of a point (sigma, q, T, sensitivity):
+        the h at which the connect-the-dots model predicts an epsilon bracket of 0.9 ``accuracy``,
+        no finer than a quarter of the default.  Model: both sides' errors in composition come
+        from the loss variance the grid adds, of order h^2/6 per round (h^2/12 per side for a
+        law spread evenly across its cells), and the drift of the mean that comes with it (half
+        that: E_P e^{-L} = 1 is kept); epsilon ~ mean + z spread with spread S = sqrt(T v),
+        v = q^2 (e^{1/s^2} - 1) the one-round loss variance for small q (s = sigma / sensitivity)
+        and z = sqrt(2 log(1/delta)), so the bracket is about (T h^2 / 7)(1 + z / S) wide, the 7
+        fitted to the split-tent lower side (pld_connect_dots.hpp): W3 (q = 1e-3, sigma = 0.8,
+        T = 10^5) 1.26e-3 at h = 1e-4, measured 1.23e-3; W2 6.0e-4 at h = 3e-4, measured 4.8e-4.
+        """
         assert self.accuracy is not None
-        return max(self.FINEST_INTERVAL, self.COARSEST_INTERVAL * min(1.0, 0.8 * math.sqrt(self.accuracy / 4.2e-2)))
+        default = max(self.FINEST_INTERVAL,
+                      self.COARSEST_INTERVAL * min(1.0, 0.8 * math.sqrt(self.accuracy / 4.2e-2)))
+        if method != "epsilon" or point is None or x is None or x.size == 0:
+            return default
+        sigma, q, rounds, sensitivity = point
+        s = sigma / sensitivity
+        spread = math.sqrt(rounds * q * q * math.expm1(min(1.0 / (s * s), 700.0)))
+        z = math.sqrt(2.0 * math.log(1.0 / float(np.min(x))))
+        h = math.sqrt(7.0 * 0.9 * self.accuracy / (rounds * (1.0 + z / max(spread, 1e-300))))
+        return min(max(h, 0.25 * default, self.FINEST_INTERVAL), self.COARSEST_INTERVAL)
 
     def _chunks(self, pending: list[tuple[tuple, np.ndarray]]) -> list[list[tuple[tuple, np.ndarray]]]:
         """Consecutive runs of at most BATCH points whose estimated composed grids fit BUDGET.

@@ -54,14 +54,12 @@ def checked_interval(value: float) -> float:
 
 
 def _factor(name: str, raw: dict) -> Factor:
+    """The factor of a C++ discretization (its pessimistic ``upper_inf`` already carries any
+    round-off deficit of the mass: ``factor_view`` in cpp/include/hockeystick/pld_compose.hpp)."""
     h = float(raw["h"])
     upper = GridPMF(int(raw["k_lo"]), h, raw["upper"], float(raw["upper_inf"]), 0.0, True)
     lower = (None if raw["lower"] is None  # the two sides may come from two pairs, on two grids
              else GridPMF(int(raw["lower_k_lo"]), h, raw["lower"], float(raw["lower_inf"]), 0.0, False))
-    # The pessimistic side must carry all the mass: a deficit from round-off goes to +infinity.
-    deficit = 1.0 - upper.finite_mass - upper.p_inf
-    if deficit > 0:
-        upper = GridPMF(upper.k_lo, h, upper.p, upper.p_inf + deficit, 0.0, True)
     return Factor(name, upper, lower, bool(raw["connect_dots"]))
 
 

@@ -15,7 +15,8 @@ safe direction (added on a pessimistic PMF, subtracted on an optimistic one):
   Euclidean norm is at most ``spectral_l2`` (Parseval) and one of at most
   ``inverse_error`` per entry; by Cauchy-Schwarz the first adds at most its norm
   times sqrt(n) over n entries (with weights in [0, 1]);
-- ``slack``: the relative round-off of the suffix sums (grid size times u).
+- ``slack``: the relative round-off of the suffix sums, 4 (n + 4) u for n grid points
+  (``_core.pld_suffix_sum_slack``, cpp/include/hockeystick/pld_epsilon_bracket.hpp).
 """
 
 from __future__ import annotations
@@ -27,8 +28,6 @@ from functools import cached_property
 import numpy as np
 
 from .. import _core
-
-UNIT_ROUNDOFF = np.finfo(np.float64).eps / 2
 
 
 @dataclass(frozen=True)
@@ -92,7 +91,7 @@ class GridPMF:
         return out
 
     def _slack(self) -> float:
-        return 4.0 * (self.p.size + 4) * UNIT_ROUNDOFF
+        return float(_core.pld_suffix_sum_slack(self.p.size))
 
     def _charge_above(self, count: np.ndarray) -> np.ndarray:
         """Round-off charge of ``count`` grid masses (the least of the three bounds above)."""

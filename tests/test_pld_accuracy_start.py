@@ -1,0 +1,35 @@
+"""``SubsampledGaussianPLD(accuracy=...)``: the grid its epsilon starts from (``_first_interval``'s
+connect-the-dots model) lands the anchors' workloads in one grid, and the answer still meets the
+accuracy and contains dp_accounting's estimate at a fine grid."""
+
+from __future__ import annotations
+
+import pytest
+
+import hockeystick.pld as pld
+from hockeystick.pld import round_cache
+
+DELTA = 1e-5
+
+
+@pytest.mark.parametrize("sigma, q, rounds", [(1.0, 0.01, 10_000), (0.8, 1e-3, 100_000), (2.0, 0.05, 1000)])
+def test_one_grid_meets_the_accuracy(sigma, q, rounds):
+    """W2, W3 and a wider law: the first grid already gives a bracket <= 1e-3 (before the model, W3 needed a
+    second, finer grid after a first at h = 2.5e-4, 1.4e-2 wide), and it is not needlessly fine (wider
+    than a third of the accuracy: the bracket grows like h^2)."""
+    round_cache.clear()
+    acc = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=1e-3)
+    lo, up = acc.epsilon(DELTA, bound="both")
+    grids = {key[4] for key in acc._plds}
+    assert len(grids) == 1, grids
+    assert 1e-3 / 3 <= up - lo <= 1e-3
+
+
+def test_accuracy_bracket_contains_a_fine_grid_answer():
+    """W3's bracket through accuracy=1e-3 holds the bracket midpoint of a 4x finer grid's run (the truth lies
+    within both brackets, so they must overlap)."""
+    lo, up = pld.SubsampledGaussianPLD(sigma=0.8, sampling_rate=1e-3, rounds=100_000,
+                                       accuracy=1e-3).epsilon(DELTA, bound="both")
+    fine_lo, fine_up = pld.SubsampledGaussianPLD(sigma=0.8, sampling_rate=1e-3, rounds=100_000,
+                                                 value_discretization_interval=2.5e-5).epsilon(DELTA, bound="both")
+    assert lo <= fine_up and fine_lo <= up
