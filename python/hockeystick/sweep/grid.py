@@ -14,9 +14,10 @@ or sampling rate) with ``best`` naming the accountant that gave it.
 
 ``bound`` picks the side of each accountant's certified bracket (accountant.py): "upper"
 (the default: column ``<output>``, never below the truth), "lower" (column ``<output>_lower``,
-never above it) or "both" (columns ``<output>_lower`` and ``<output>_upper``).  Lower bounds of
-different accountants may bound different releases (the last iterate, every round), so a sweep
-asking for a lower side takes one accountant, and it evaluates delta or epsilon, not a calibration.
+never above it) or "both" (columns ``<output>_lower`` and ``<output>_upper``); a calibration
+calibrates on that side of delta (``calibrate``'s ``bound``: the true extreme value lies between
+the two sides).  Lower bounds of different accountants may bound different releases (the last
+iterate, every round), so a sweep asking for a lower side takes one accountant.
 
 Value specifications (TOML, command line, Python): a number (fixed), a list (an axis),
 ``{log = [start, stop, num]}`` / ``{linear = [start, stop, num]}`` or the strings
@@ -431,9 +432,6 @@ def _check_bound(bound: Any, output: str, accountants: Sequence[str]) -> None:
         raise ValueError(f"bound must be one of {', '.join(BOUND_SIDES)}, got {bound!r}")
     if bound == "upper":
         return
-    if output not in ("delta", "epsilon"):
-        raise ValueError(f"bound={bound!r} applies to output delta or epsilon; a calibration ({output!r}) "
-                         "reports the value the upper bound certifies: use bound='upper'")
     if len(accountants) > 1:
         raise ValueError(f"bound={bound!r} takes one accountant (lower bounds of different accountants may "
                          f"bound different releases), got {', '.join(accountants)}; run one sweep per accountant")

@@ -48,9 +48,14 @@ def evaluate(grid: Grid, params: dict[str, Any], shape: tuple[int, ...]) -> dict
     values = []
     if grid.bound != "upper":   # one accountant (Grid checks it): its lower side, or both sides
         entry = grid.entries[0]
-        built = entry.build(**{k: v for k, v in params.items() if k in entry.parameters})
-        sides = (built.delta(params["epsilon"], bound=grid.bound) if grid.output == "delta"
-                 else built.epsilon(params["delta"], bound=grid.bound))
+        mine = {k: v for k, v in params.items() if k in entry.parameters}
+        if grid.output == "delta":
+            sides = entry.build(**mine).delta(params["epsilon"], bound=grid.bound)
+        elif grid.output == "epsilon":
+            sides = entry.build(**mine).epsilon(params["delta"], bound=grid.bound)
+        else:
+            sides = calibrate(entry, grid.output, epsilon=params["epsilon"], delta=params["delta"], bound=grid.bound,
+                              **mine)
         sides = sides if grid.bound == "both" else (sides,)
         return {name: np.broadcast_to(np.asarray(side, dtype=np.float64), shape).ravel()
                 for name, side in zip(grid.outputs, sides)}
