@@ -137,3 +137,36 @@ def test_a_finite_cap_beyond_the_search_span_is_returned_not_inf(capped):
     got = calibrate(capped, "rounds", epsilon=1.0, delta=1e-5, sigma=sigma, max_rounds=1e20)
     assert got > 2.0**53 and got == pytest.approx(exact, rel=1e-11)
     assert _Capped(sigma=sigma, rounds=got).delta(1.0) <= 1e-5
+
+
+def test_both_sides_of_a_calibration_bracket_the_exact_sigma():
+    """bound="both": (the sigma below which the lower bound of delta already breaks the target, the
+    sigma the upper bound allows); the exact sigma of the composed Gaussian (mpmath, 50 digits) lies
+    between them, and every sigma at or below the lower side truly breaks the target."""
+
+    from . import reference
+
+    lo, up = calibrate("gaussian", "sigma", epsilon=1.0, delta=1e-5, rounds=np.array([1, 100]), bound="both")
+    with mp.workdps(50):
+        r = mp.findroot(lambda x: reference.theta(x, 1.0) - mp.mpf("1e-5"), 0.27)
+        exact = [float(mp.sqrt(t) / r) for t in (1, 100)]
+        for t, low in zip((1, 100), lo):
+            assert reference.theta(mp.sqrt(t) / mp.mpf(low), 1.0) > mp.mpf("1e-5")
+    assert np.all(lo <= exact) and np.all(np.array(exact) <= up) and np.all(up - lo < 1e-9 * up)
+
+
+def test_lower_side_of_a_pld_calibration_is_certain_and_below_the_safe_side():
+    kwargs = dict(epsilon=1.0, delta=1e-5, sampling_rate=0.01, rounds=1000)
+    lo, up = calibrate("pld_subsampled_gaussian", "sigma", bound="both", **kwargs)
+    assert lo == calibrate("pld_subsampled_gaussian", "sigma", bound="lower", **kwargs) and lo < up < 1.001 * lo
+    from hockeystick.pld import SubsampledGaussianPLD
+
+    assert SubsampledGaussianPLD(sigma=lo, sampling_rate=0.01, rounds=1000).delta(1.0, bound="lower") > 1e-5
+    assert SubsampledGaussianPLD(sigma=up, sampling_rate=0.01, rounds=1000).delta(1.0) <= 1e-5
+    # rounds (increasing, integer): the safe count <= the largest count the lower bound allows
+    t_lo, t_up = calibrate("pld_subsampled_gaussian", "rounds", epsilon=1.0, delta=1e-5, sampling_rate=0.01,
+                           sigma=1.0, bound="both")
+    assert t_up <= t_lo
+    assert SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=t_lo + 1).delta(1.0, bound="lower") > 1e-5
+    with pytest.raises(ValueError, match="bound must be"):
+        calibrate("rdp_subsampled_gaussian", "sigma", bound="lower", epsilon=1.0, delta=1e-5, sampling_rate=0.1)

@@ -137,3 +137,14 @@ def test_laplace_stage_brackets_the_closed_form():
     lo, up = acc.delta(eps, bound="both")
     exact = 1 - np.exp((eps - 0.5) / 2)
     assert np.all(lo <= exact) and np.all(exact <= up) and np.all(up - lo < 1e-3)
+
+
+def test_calibrate_both_sides_bracket_the_exact_sigma(capsys):
+    code, out, _ = _run(capsys, "calibrate", "-a", "pld_subsampled_gaussian", "-p", "sampling_rate=1",
+                        "-p", "rounds=1,16", "--epsilon", "1", "--delta", "1e-5", "--bound", "both", "--format", "csv")
+    table = pd.read_csv(io.StringIO(out))
+    assert code == 0 and list(table.columns) == ["rounds", "sampling_rate", "epsilon", "delta", "sigma_lower",
+                                                 "sigma_upper"]
+    exact = np.sqrt(table["rounds"]) / hs.theta_radius(1.0, 1e-5)
+    assert np.all(table["sigma_lower"] <= exact * (1 + 1e-9)) and np.all(exact <= table["sigma_upper"])
+    assert np.all(table["sigma_lower"] <= table["sigma_upper"])

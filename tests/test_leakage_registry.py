@@ -156,3 +156,18 @@ def test_the_accountants_listing_names_every_calculator_and_its_kind(capsys):
     for name in registry.calculator_names():
         entry = registry.lookup(name)
         assert f"{name} -> {entry.quantity} ({entry.kind})" in out
+
+
+def test_a_calculator_has_no_lower_side_to_ask_for():
+    with pytest.raises(ValueError, match="calculators compute values, not brackets"):
+        Grid.from_parameters(["leakage_tv"], "tv", {"variance": 1, "distortion_variance": 1, "dimension": 1},
+                             "lower")
+
+
+def test_a_calculator_sweep_is_a_labelled_dataset_too():
+    result = run_sweep(Grid.from_parameters(["leakage_tv"], "tv", GRID), progress=False)
+    data = result.to_xarray()
+    assert set(data.sizes) == {"variance", "distortion_variance", "dimension"}
+    np.testing.assert_array_equal(
+        data["tv"].sel(variance=2.0, dimension=10).to_numpy(),
+        leakage.tv_exact(2.0, data["distortion_variance"].to_numpy(), 10))

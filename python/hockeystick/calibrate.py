@@ -26,8 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from ._elementwise import ArrayLike, FloatOrArray
-from ._validation import as_real_array, delta_values, epsilon_values, in_interval
+from ._elementwise import ArrayLike
+from ._validation import as_real_array, bound_side, delta_values, epsilon_values, in_interval
+from .accountant import Bound
 from . import registry
 from .registry import AccountantEntry, Calibratable
 
@@ -40,7 +41,8 @@ _SMALLEST = np.nextafter(0.0, 1.0)
 
 
 def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: ArrayLike, delta: ArrayLike,
-              rtol: float = 1e-10, start: float | None = None, **params: ArrayLike) -> int | FloatOrArray:
+              rtol: float = 1e-10, start: float | None = None, bound: Bound = "upper",
+              **params: ArrayLike) -> Any:
     """The smallest (or largest) ``parameter`` keeping ``accountant`` within (epsilon, delta).
 
     Parameters
@@ -50,6 +52,14 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
     epsilon, delta : target; delta in (0, 1).  Broadcast with ``params``.
     rtol : relative width of the final bracket for continuous parameters.
     start : where bracketing starts (default 1, clipped to the parameter's range).
+    bound : which side of the accountant's delta the calibration uses.  "upper" (default): the
+        value the certified upper bound allows, safe to use.  "lower": the value from the
+        certified lower bound, beyond which the target is certainly missed (for sigma: every
+        sigma at or below it breaks the target; for rounds: every count above it does), so the
+        true extreme lies between the two; "both": the tuple (lower side, upper side).  For a
+        continuous parameter the lower side is the infeasible end of the final bracket, for an
+        integer one the last integer the lower bound accepts; a sigma whose lower bound meets
+        the target even at the smallest value searched gets 0 (nothing is certain above it).
     **params : the accountant's other parameters (arrays broadcast together).
 
     Returns the calibrated value at each broadcast point (float for scalar input); an integer
@@ -62,6 +72,10 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
     """
     entry = registry.get(accountant) if isinstance(accountant, str) else accountant
     spec = _spec(entry, parameter, params)
+    side = bound_side(bound)
+    if side == "both":
+        return tuple(calibrate(entry, parameter, epsilon=epsilon, delta=delta, rtol=rtol, start=start, bound=s,
+                               **params) for s in ("lower", "upper"))
     rtol = float(in_interval(rtol, "rtol", 0.0, 1.0, open_low=True, open_high=True))
     named = {k: as_real_array(v, k) for k, v in dict(epsilon=epsilon, delta=delta, **params).items()}
     epsilon_values(named["epsilon"])
@@ -77,7 +91,7 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
     dlt = np.broadcast_to(named.pop("delta"), shape).ravel()
     flat: dict[str, float | np.ndarray] = {k: float(a) if a.ndim == 0 else np.broadcast_to(a, shape).ravel()
                                            for k, a in named.items()}
-    problem = _Problem(entry, parameter, spec, eps, dlt, flat)
+    problem = _Problem(entry, parameter, spec, eps, dlt, flat, side)
     result = problem.solve(1.0 if start is None else float(start), rtol).reshape(shape)
     if spec.integer and np.isfinite(result).all():  # rounds come back as integers (inf, uncapped, stays float)
         return int(result) if scalar else result.astype(np.int64)
@@ -119,9 +133,10 @@ class _Problem:
     """Vectorized bracketing + refinement state for one calibration call."""
 
     def __init__(self, entry: AccountantEntry, parameter: str, spec: Calibratable,
-                 eps: np.ndarray, dlt: np.ndarray, params: dict[str, float | np.ndarray]) -> None:
+                 eps: np.ndarray, dlt: np.ndarray, params: dict[str, float | np.ndarray],
+                 side: str = "upper") -> None:
         self.entry, self.parameter, self.spec = entry, parameter, spec
-        self.eps, self.dlt, self.params = eps, dlt, params
+        self.eps, self.dlt, self.params, self.side = eps, dlt, params, side
         # "up" is the direction in which the bound meets the target more easily.
         self.up = spec.direction == "decreasing"
 
@@ -129,7 +144,10 @@ class _Problem:
         """log delta(eps; x) - log target at the points ``idx`` (< 0: feasible, > 0: not; never 0)."""
         sub: dict[str, Any] = {k: v[idx] if isinstance(v, np.ndarray) else v for k, v in self.params.items()}
         sub[self.parameter] = x
-        d = np.asarray(self.entry.build(**sub).delta(self.eps[idx]), dtype=float)
+        built = self.entry.build(**sub)
+        # the upper side is every accountant's default (and all a minimal accountant knows)
+        d = np.asarray(built.delta(self.eps[idx]) if self.side == "upper" else built.delta(self.eps[idx], bound=self.side),
+                       dtype=float)
         target = self.dlt[idx]
         f = np.log(np.maximum(d, _SMALLEST)) - np.log(target)
         # the sign of f must say exactly whether d <= target (log can round across it), and f is never 0:
@@ -156,7 +174,13 @@ class _Problem:
             self._bisect_integers(good, bad, open_)
         else:
             self._refine(good, bad, open_, rtol)
-        result[open_] = good[open_]
+        if self.side == "lower" and not self.spec.integer:
+            # certain: the target fails at ``bad`` (and beyond it); at the hard end nothing is certain
+            result[open_] = bad[open_]
+            if self.up:
+                result[~np.isin(np.arange(n), open_)] = 0.0
+        else:
+            result[open_] = good[open_]
         return result
 
     def _bracket(self, good: np.ndarray, bad: np.ndarray, fbad: np.ndarray, result: np.ndarray,
@@ -243,3 +267,4 @@ class _Problem:
         # the final bracket has one feasible end (f < 0) and one infeasible end: keep the feasible one
         (ul, ur), (fl, _) = res.bracket, res.f_bracket
         good[idx] = np.exp(np.where(fl < 0, ul, ur))
+        bad[idx] = np.exp(np.where(fl < 0, ur, ul))

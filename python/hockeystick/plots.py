@@ -116,8 +116,8 @@ def heatmap(x: npt.ArrayLike, y: npt.ArrayLike, z: np.ndarray, path: str | os.Pa
         if log and _positive(v):
             setter("log")
     handles = []
-    if contours and levels is not None and len(x) > 1 and len(y) > 1:   # type: ignore[arg-type]
-        styles = ["solid", "dashed", "dotted", "dashdot"]
+    if contours and levels is not None and np.size(x) > 1 and np.size(y) > 1:
+        styles: list[Any] = ["solid", "dashed", "dotted", "dashdot"]
         for i, (label, values) in enumerate(contours.items()):
             values = np.asarray(values, dtype=float)
             inside = [lv for lv in levels if np.nanmin(values) < lv < np.nanmax(values)]

@@ -50,7 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
                                                     parser_class=Parser), common)
     for module in SUBCOMMANDS:
         module.register(subparsers)
-    # subcommands that live outside this package register here, one line each
+    # subcommands that live outside this package register here, one line each (the simulate
+    # subcommand of hockeystick/cli_simulate.py: `cli_simulate.register(subparsers)`, until it moves in)
     return parser
 
 

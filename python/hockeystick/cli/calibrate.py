@@ -7,7 +7,7 @@ from typing import Any
 
 from .common import UsageError, accountant_options, accountant_names, output_options, parameters, positive_int
 from .execute import execute
-from .report import format_options, report
+from .report import check_format, format_options, report
 
 __all__ = ["register", "run"]
 
@@ -63,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
         parameter = args.parameter or ("noise_multiplier" if accountants[0].startswith(("dp_sgd", "dp_fedavg"))
                                        else "sigma")
     grid = Grid.from_parameters(accountants, parameter, params, args.bound or "upper")
+    check_format(args, grid.size, args.max_rows)
     result = execute(grid, args, out=args.out, keep=grid.size <= args.max_rows)
     report(result, args, max_rows=args.max_rows)
     return 0

@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 from .common import accountant_options, accountant_names, output_options, parameters, positive_int
 from .execute import execute
-from .report import format_options, report
+from .report import check_format, format_options, report
 
 __all__ = ["register"]
 
@@ -38,6 +38,7 @@ def _command(output: str) -> Callable[[argparse.Namespace], int]:
         from ..sweep.grid import Grid
 
         grid = Grid.from_parameters(accountant_names(args), output, parameters(args), args.bound or "upper")
+        check_format(args, grid.size, args.max_rows)
         result = execute(grid, args, out=args.out, keep=grid.size <= args.max_rows)
         report(result, args, max_rows=args.max_rows)
         return 0

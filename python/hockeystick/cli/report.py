@@ -17,7 +17,7 @@ from typing import Any, TextIO
 from .common import UsageError
 from .tables import print_points, print_summary
 
-__all__ = ["FORMATS", "STDOUT", "format_options", "json_value", "records", "report", "report_files"]
+__all__ = ["FORMATS", "STDOUT", "check_format", "format_options", "json_value", "records", "report", "report_files"]
 
 FORMATS = ("table", "json", "csv")
 STDOUT = "-"
@@ -28,6 +28,20 @@ def format_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=FORMATS, default=None,
                         help="how the points are printed: table (default), json (a list of objects) or csv; "
                              "with -o - the points are the only output on stdout (csv unless --format says)")
+
+
+def check_format(args: argparse.Namespace, size: int, max_rows: int | None) -> None:
+    """Before any work: --format json/csv prints every point, so it needs -o - or at most ``max_rows``
+    points (a sweep, ``max_rows=None``, always needs -o -: its -o FILE holds the points)."""
+    fmt = getattr(args, "format", None)
+    if fmt in (None, "table") or getattr(args, "out", None) == STDOUT:
+        return
+    if max_rows is None:
+        raise UsageError(f"--format {fmt} prints every point: give -o - for the points on stdout "
+                         "(-o FILE writes them to the file, and the summary is printed)")
+    if size > max_rows:
+        raise UsageError(f"--format {fmt} prints every point and the grid has {size}: give -o - "
+                         f"(all points to stdout) or raise --max-rows to {size}")
 
 
 def records(result: Any) -> tuple[list[str], list[list[Any]]]:
@@ -73,10 +87,8 @@ def report(result: Any, args: argparse.Namespace, *, max_rows: int | None) -> No
     to_stdout = getattr(args, "out", None) == STDOUT
     fmt = args.format or ("csv" if to_stdout else "table")
     limit = None if to_stdout else max_rows
+    check_format(args, result.grid.size, max_rows)
     if fmt == "table" or result.columns is None:
-        if fmt != "table":
-            raise UsageError(f"--format {fmt} prints every point: give -o - (all points to stdout) or "
-                             f"raise --max-rows above {result.grid.size}")
         if limit is None and result.columns is not None:
             print_points(result, result.grid.size)
         elif limit is None:
@@ -84,9 +96,6 @@ def report(result: Any, args: argparse.Namespace, *, max_rows: int | None) -> No
         else:
             print_points(result, limit)
     else:
-        if limit is not None and result.grid.size > limit:
-            raise UsageError(f"--format {fmt} prints every point and the grid has {result.grid.size}: give -o - "
-                             f"(all points to stdout) or raise --max-rows to {result.grid.size}")
         _write(result, fmt, sys.stdout)
     report_files(result, args)
 

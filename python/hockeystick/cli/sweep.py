@@ -9,7 +9,7 @@ from typing import Any
 
 from .common import UsageError, accountant_options, accountant_names, output_options, parameters, positive_int
 from .execute import execute
-from .report import STDOUT, format_options, report, report_files
+from .report import STDOUT, check_format, format_options, report, report_files
 from .tables import print_plot, print_points, print_summary
 
 __all__ = ["register", "run"]
@@ -89,8 +89,9 @@ def run(args: argparse.Namespace) -> int:
         args.chunk_size = chunk_size
     if not args.out:
         raise UsageError("say where to write the sweep: -o FILE.parquet (or .npz, .csv, .nc, .zarr; - for stdout)")
+    check_format(args, grid.size, None)
     result = execute(grid, args, out=args.out)
-    if args.out == STDOUT or args.format not in (None, "table"):
+    if args.out == STDOUT:
         report(result, args, max_rows=None)
     else:
         print_summary(result)

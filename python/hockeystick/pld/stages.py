@@ -104,7 +104,7 @@ def _parse(number: int, stage: Any) -> tuple[str, dict[str, Any], int]:
     where = f"stage {number}"
     if not isinstance(stage, Mapping):
         raise ValueError(f"{where} must be a table of name = value, got {stage!r}")
-    params = {_ALIASES.get(k, k): v for k, v in stage.items()}
+    params: dict[str, Any] = {_ALIASES.get(str(k), str(k)): v for k, v in stage.items()}
     name = params.pop("mechanism", None)
     if not isinstance(name, str) or name not in MECHANISMS:
         raise ValueError(f"{where}: mechanism must be one of {', '.join(MECHANISMS)}, got {name!r}"

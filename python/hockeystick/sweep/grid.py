@@ -19,9 +19,10 @@ or sampling rate) with ``best`` naming the accountant that gave it.
 
 ``bound`` picks the side of each accountant's certified bracket (accountant.py): "upper"
 (the default: column ``<output>``, never below the truth), "lower" (column ``<output>_lower``,
-never above it) or "both" (columns ``<output>_lower`` and ``<output>_upper``).  Lower bounds of
-different accountants may bound different releases (the last iterate, every round), so a sweep
-asking for a lower side takes one accountant, and it evaluates delta or epsilon, not a calibration.
+never above it) or "both" (columns ``<output>_lower`` and ``<output>_upper``); a calibration
+calibrates on that side of delta (``calibrate``'s ``bound``: the true extreme value lies between
+the two sides).  Lower bounds of different accountants may bound different releases (the last
+iterate, every round), so a sweep asking for a lower side takes one accountant.
 
 Value specifications (TOML, command line, Python): a number (fixed), a list (an axis),
 ``{log = [start, stop, num]}`` / ``{linear = [start, stop, num]}`` or the strings
@@ -212,6 +213,9 @@ class Grid:
             raise ValueError(f"parameter(s) given twice: {', '.join(repeated)}")
         _check_output(self.output, entries, set(names))
         _check_bound(self.bound, self.output, accountants)
+        if self.bound != "upper" and any(isinstance(e, CalculatorEntry) for e in entries):
+            raise ValueError(f"bound={self.bound!r} picks a side of an accountant's certified bracket; calculators "
+                             "compute values, not brackets: leave bound at 'upper'")
         object.__setattr__(self, "axes", tuple(_integral_axis(a, entries) for a in self.axes))
         for name, value in self.fixed.items():
             if any(name in e.integers for e in entries) and not value.is_integer():
@@ -490,9 +494,6 @@ def _check_bound(bound: Any, output: str, accountants: Sequence[str]) -> None:
         raise ValueError(f"bound must be one of {', '.join(BOUND_SIDES)}, got {bound!r}")
     if bound == "upper":
         return
-    if output not in ("delta", "epsilon"):
-        raise ValueError(f"bound={bound!r} applies to output delta or epsilon; a calibration ({output!r}) "
-                         "reports the value the upper bound certifies: use bound='upper'")
     if len(accountants) > 1:
         raise ValueError(f"bound={bound!r} takes one accountant (lower bounds of different accountants may "
                          f"bound different releases), got {', '.join(accountants)}; run one sweep per accountant")

@@ -50,10 +50,15 @@ def evaluate(grid: Grid, params: dict[str, Any], shape: tuple[int, ...]) -> dict
     value: Any
     if grid.bound != "upper":   # one accountant (Grid checks it): its lower side, or both sides
         entry = grid.entries[0]
-        assert not isinstance(entry, CalculatorEntry)   # Grid allows bound != "upper" for delta/epsilon only
-        built = entry.build(**{k: v for k, v in params.items() if k in entry.parameters})
-        sides = (built.delta(params["epsilon"], bound=grid.bound) if grid.output == "delta"
-                 else built.epsilon(params["delta"], bound=grid.bound))
+        assert not isinstance(entry, CalculatorEntry)   # Grid allows bound != "upper" for accountants only
+        mine = {k: v for k, v in params.items() if k in entry.parameters}
+        if grid.output == "delta":
+            sides = entry.build(**mine).delta(params["epsilon"], bound=grid.bound)
+        elif grid.output == "epsilon":
+            sides = entry.build(**mine).epsilon(params["delta"], bound=grid.bound)
+        else:
+            sides = calibrate(entry, grid.output, epsilon=params["epsilon"], delta=params["delta"], bound=grid.bound,
+                              **mine)
         sides = sides if grid.bound == "both" else (sides,)
         return {name: np.broadcast_to(np.asarray(side, dtype=np.float64), shape).ravel()
                 for name, side in zip(grid.outputs, sides)}
