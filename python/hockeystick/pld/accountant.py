@@ -96,12 +96,18 @@ class SubsampledGaussianPLD:
     (``_first_interval``) and shrinks (down to 1e-5, by a factor predicted from
     the bracket's width, see ``_refined``) until the
     certified bracket is no wider than ``accuracy`` (in epsilon for
-    ``.epsilon``, relative to the upper bound for ``.delta``) at every requested
-    argument; the reported bounds are those of the final grid.
+    ``.epsilon``; for ``.delta`` relative to the upper bound, or to ``DELTA_FLOOR`` = 1e-9
+    where the upper bound is below it: every bound carries h-independent charges, such as
+    the mass at +infinity of T rounds, T 5e-16, so a relative bracket on a delta of 1e-14
+    is out of reach at any grid) at every requested argument, or until a refinement no
+    longer halves the bracket; the reported bounds are those of the final grid.
     """
 
     COARSEST_INTERVAL = 2e-3
     FINEST_INTERVAL = 1e-5
+    COARSEST_START = 1.0
+    DELTA_FLOOR = 1e-9
+    START_POINTS = 1 << 13
     # At most this many points are discretized per C++ call and composed per batch of FFTs
     # (compose_all), fewer when their composed grids would exceed BUDGET points in total:
     # the composed PLDs are kept for the current chunk only, so memory stays bounded.
@@ -145,64 +151,73 @@ class SubsampledGaussianPLD:
             self._plds[(*p, h, optimistic)] = dists[(p[0], p[1], p[3])].self_compose(int(p[2]))
 
     def _refined(self, points: list[tuple], xs: list[np.ndarray], method: str) -> list[PrivacyLossDistribution]:
-        """Per point, a PLD whose certified bracket meets ``accuracy`` (or the finest grid's).
+        """Per point, a PLD whose certified bracket meets ``accuracy`` (or stops narrowing).
 
-        Starts at ``_first_interval()``; a point still too wide moves to h 0.9 sqrt(accuracy / width)
+        Starts at ``_first_interval(point)``; a point still too wide moves to h 0.9 sqrt(accuracy / width)
         (the bracket shrinks about like h^2: 4.2e-2 -> 6.6e-4 from h = 2e-3 to 2.5e-4 on W2),
         so it lands near the coarsest adequate grid in one or two steps instead of halving
-        through every level; the factor is < 0.9, so h always shrinks, down to 1e-5.  The
-        points of one step are discretized in one batch.
+        through every level; the factor is < 0.9, so h always shrinks, down to 1e-5.  A point
+        whose bracket a step did not narrow by half is done too: its width is set by what
+        no grid removes (the window's tail charges, the mass at +infinity), not by h, so a
+        finer grid would only cost time (a delta of 1e-14 bracketed by [0, 5e-15]).  The
+        points of one step are discretized in one batch and composed in one batch of FFTs.
         """
         assert self.accuracy is not None  # _refined runs only with accuracy=
         accuracy = self.accuracy
         chosen: list[PrivacyLossDistribution | None] = [None] * len(points)
-        step = {i: self._first_interval() for i in range(len(points))}
+        step = {i: self._first_interval(points[i]) for i in range(len(points))}
+        before: dict[int, float] = {}
         while step:
             for h in sorted(set(step.values()), reverse=True):
                 self._build([points[i] for i, hi in step.items() if hi == h], h)
+            dists = {i: self._plds[(*points[i], h, True)] for i, h in step.items()}
+            for side in (False, True):
+                compose_all(list(dists.values()), side)
             next_step = {}
             for i, h in step.items():
-                dist = self._plds[(*points[i], h, True)]
+                dist = dists[i]
                 if h > self.FINEST_INTERVAL:
                     lo, up = getattr(dist, method)(xs[i], bound="both")
-                    width = float(np.max(up - lo if method == "epsilon" else (up - lo) / np.maximum(up, 1e-300)))
-                    if not width <= accuracy:
+                    width = float(np.max(up - lo if method == "epsilon" else (up - lo) / np.maximum(up, self.DELTA_FLOOR)))
+                    if not width <= accuracy and not width > 0.5 * before.get(i, math.inf):
+                        before[i] = width
                         shrink = 0.9 * math.sqrt(accuracy / width) if math.isfinite(width) else 0.5
-                        next_step[i] = max(h * shrink, self.FINEST_INTERVAL)
+                        next_step[i] = self._on_ladder(max(h * shrink, self.FINEST_INTERVAL))
                         continue
                 chosen[i] = dist
             step = next_step
         return [c for c in chosen if c is not None]  # every point ends with a grid
 
-    def _first_interval(self) -> float:
-        """The grid ``accuracy`` starts from: the h at which the bracket's h^2 scaling on W2
-        (4.2e-2 wide at h = 2e-3) predicts 0.64 ``accuracy`` (between 1e-5 and 2e-3); one step
-        of ``_refined`` corrects it where the prediction misses."""
+    def _first_interval(self, point: tuple | None = None) -> float:
+        """The grid ``accuracy`` starts from at ``point`` (sigma, q, rounds, sensitivity).
+
+        The h at which the bracket's h^2 scaling on W2 (4.2e-2 wide at h = 2e-3) predicts
+        0.64 ``accuracy`` (between 1e-5 and 2e-3), or, where the composed PLD is wide, the
+        h that puts its estimated span (``_span``) on ``START_POINTS`` grid points (at most
+        ``COARSEST_START``): a PLD spread over hundreds of loss units (sigma 0.5, q 0.1, 1e5
+        rounds: delta(eps <= 10) ~ 1) needs no fine grid for a bracket relative to delta, and
+        the grid a W2-sized one needs would take 4.4e8 points.  One step of ``_refined``
+        corrects a start that misses."""
         assert self.accuracy is not None
-        return max(self.FINEST_INTERVAL, self.COARSEST_INTERVAL * min(1.0, 0.8 * math.sqrt(self.accuracy / 4.2e-2)))
+        h = max(self.FINEST_INTERVAL, self.COARSEST_INTERVAL * min(1.0, 0.8 * math.sqrt(self.accuracy / 4.2e-2)))
+        if point is None:
+            return h
+        return self._on_ladder(max(h, min(self.COARSEST_START, _span(*point) / self.START_POINTS)))
+
+    def _on_ladder(self, h: float) -> float:
+        """h rounded down to FINEST_INTERVAL 2^(k/2) (k >= 0 an integer): the points of a grid block
+        (every rounds value of one sigma and q) then share a few discretizations, not one each."""
+        k = math.floor(2.0 * math.log2(h / self.FINEST_INTERVAL) + 1e-9)
+        return float(self.FINEST_INTERVAL * 2.0 ** (max(k, 0) / 2.0))
 
     def _chunks(self, pending: list[tuple[tuple, np.ndarray]]) -> list[list[tuple[tuple, np.ndarray]]]:
-        """Consecutive runs of at most BATCH points whose estimated composed grids fit BUDGET.
-
-        Estimate (memory only, never accuracy): with s = sigma / sensitivity, one round's loss
-        spans about log(1 - q + q e^{(1/2 + z s)/s^2}) - log(1 - q) (z = 8.5 standard deviations),
-        and its variance is about q^2 (e^{1/s^2} - 1), so T rounds span about
-        2 z sqrt(T var) plus two rounds' spans, on a grid of h (with ``accuracy``, the h that
-        the bracket's h^2 scaling on W2 predicts).
-        """
-        if self.accuracy is None:
-            h = self.value_discretization_interval
-        else:
-            h = self._first_interval()
-        z = 8.5
+        """Consecutive runs of at most BATCH points whose estimated composed grids fit BUDGET
+        (``_span`` over the grid the point starts on)."""
         chunks: list[list[tuple[tuple, np.ndarray]]] = [[]]
         used = 0.0
         for item in pending:
-            sigma, q, t, c = item[0]
-            s = max(sigma / c, 1e-100)  # an estimate only: smaller s needs more cells, which discretization refuses
-            one_round = (np.logaddexp(math.log1p(-q), math.log(q) + (0.5 + z * s) / (s * s)) - math.log1p(-q)) / h
-            spread = 2 * z * math.sqrt(t * q * q * math.expm1(min(1.0 / (s * s), 700.0))) / h
-            size = min(spread + 2 * one_round, t * one_round) + 1.0
+            h = self.value_discretization_interval if self.accuracy is None else self._first_interval(item[0])
+            size = _span(*item[0]) / h + 1.0
             if chunks[-1] and (len(chunks[-1]) >= self.BATCH or used + size > self.BUDGET):
                 chunks.append([])
                 used = 0.0
@@ -252,6 +267,21 @@ class SubsampledGaussianPLD:
     def epsilon(self, delta: ArrayLike, bound: Bound = "upper") -> Result:
         """Smallest epsilon >= 0 whose delta bound is <= delta (upper: certified)."""
         return self._evaluate(delta_values(delta), "delta", bound, _gaussian_epsilon_bracket, "epsilon")
+
+
+def _span(sigma: float, q: float, rounds: float, sensitivity: float) -> float:
+    """Estimated loss span of ``rounds`` composed rounds (memory and starting grid only, never accuracy).
+
+    With s = sigma / sensitivity, one round's loss spans about
+    log(1 - q + q e^{(1/2 + z s)/s^2}) - log(1 - q) (z = 8.5 standard deviations), and its
+    variance is about q^2 (e^{1/s^2} - 1), so T rounds span about 2 z sqrt(T var) plus two
+    rounds' spans (at most T rounds' spans).
+    """
+    z = 8.5
+    s = max(sigma / sensitivity, 1e-100)  # smaller s needs more cells, which discretization refuses
+    one_round = float(np.logaddexp(math.log1p(-q), math.log(q) + (0.5 + z * s) / (s * s)) - math.log1p(-q))
+    spread = 2 * z * math.sqrt(rounds * q * q * math.expm1(min(1.0 / (s * s), 700.0)))
+    return min(spread + 2 * one_round, rounds * one_round)
 
 
 def _gaussian_delta_bracket(r: float, epsilon: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
