@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from .. import _validation
+from .. import _validation, progress
 from .._elementwise import ArrayLike, broadcast_float_arrays
 from ..certified_theta import radius_down, radius_up, theta_epsilon_lower, theta_epsilon_upper, theta_lower, theta_upper
 from .compose import DEFAULT_TAIL
@@ -100,13 +100,14 @@ class SubsampledGaussianPLD:
     where the upper bound is below it: every bound carries h-independent charges, such as
     the mass at +infinity of T rounds, T 5e-16, so a relative bracket on a delta of 1e-14
     is out of reach at any grid) at every requested argument, or until a refinement no
-    longer halves the bracket; the reported bounds are those of the final grid.
+    longer narrows the bracket; the reported bounds are those of the final grid.
     """
 
     COARSEST_INTERVAL = 2e-3
     FINEST_INTERVAL = 1e-5
     COARSEST_START = 1.0
     DELTA_FLOOR = 1e-9
+    STALLED = 0.9
     START_POINTS = 1 << 13
     # At most this many points are discretized per C++ call and composed per batch of FFTs
     # (compose_all), fewer when their composed grids would exceed BUDGET points in total:
@@ -157,9 +158,9 @@ class SubsampledGaussianPLD:
         (the bracket shrinks about like h^2: 4.2e-2 -> 6.6e-4 from h = 2e-3 to 2.5e-4 on W2),
         so it lands near the coarsest adequate grid in one or two steps instead of halving
         through every level; the factor is < 0.9, so h always shrinks, down to 1e-5.  A point
-        whose bracket a step did not narrow by half is done too: its width is set by what
-        no grid removes (the window's tail charges, the mass at +infinity), not by h, so a
-        finer grid would only cost time (a delta of 1e-14 bracketed by [0, 5e-15]).  The
+        whose bracket a step left above ``STALLED`` (0.9) of its width is done too: its width is
+        set by what no grid removes (the window's tail charges, the mass at +infinity), not by
+        h, so a finer grid would only cost time (a delta of 1e-14 bracketed by [0, 5e-15]).  The
         points of one step are discretized in one batch and composed in one batch of FFTs.
         """
         assert self.accuracy is not None  # _refined runs only with accuracy=
@@ -179,7 +180,7 @@ class SubsampledGaussianPLD:
                 if h > self.FINEST_INTERVAL:
                     lo, up = getattr(dist, method)(xs[i], bound="both")
                     width = float(np.max(up - lo if method == "epsilon" else (up - lo) / np.maximum(up, self.DELTA_FLOOR)))
-                    if not width <= accuracy and not width > 0.5 * before.get(i, math.inf):
+                    if not width <= accuracy and not width > self.STALLED * before.get(i, math.inf):
                         before[i] = width
                         shrink = 0.9 * math.sqrt(accuracy / width) if math.isfinite(width) else 0.5
                         next_step[i] = self._on_ladder(max(h * shrink, self.FINEST_INTERVAL))
@@ -238,12 +239,15 @@ class SubsampledGaussianPLD:
         bounds = np.searchsorted(inverse.ravel()[order], np.arange(unique.shape[0] + 1))
         flat_x, flat_lo, flat_up = xa.ravel(), lower.reshape(-1), upper.reshape(-1)
         pending: list[tuple[tuple, np.ndarray]] = []
+        closed = 0
         for i, (si, qi, ti, ci) in enumerate(unique):
             sel = order[bounds[i]:bounds[i + 1]]
             if qi == 1.0:
                 flat_lo[sel], flat_up[sel] = gaussian(math.sqrt(ti) * ci / si, flat_x[sel])
+                closed += sel.size
                 continue
             pending.append(((float(si), float(qi), float(ti), float(ci)), sel))
+        progress.advance(closed)
         for chunk in self._chunks(pending):
             keep = {p for p, _ in chunk}
             self._plds = {k: v for k, v in self._plds.items() if k[:4] in keep}  # memory: one chunk
@@ -258,6 +262,7 @@ class SubsampledGaussianPLD:
                 compose_all(dists, side)
             for (_, sel), dist in zip(chunk, dists):
                 evaluate_into(dist, method, flat_x, bound, flat_lo, flat_up, sel)
+            progress.advance(sum(sel.size for _, sel in chunk))
         return bound_result(lower, upper, bound, scalar)
 
     def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
