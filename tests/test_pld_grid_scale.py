@@ -123,3 +123,29 @@ def test_pld_sweep_on_dask_equals_in_process():
     assert grid.n_chunks(6) == 4  # whole (sigma, q) blocks
     for name in local.columns:
         np.testing.assert_array_equal(local.columns[name], remote.columns[name])
+
+
+def test_calibrate_progress_moves_per_block(capsys):
+    from hockeystick.calibrate import calibrate
+
+    sigma = calibrate("pld_subsampled_gaussian", "sigma", epsilon=np.array([1.0, 2.0]), delta=1e-5,
+                      sampling_rate=0.01, rounds=100, value_discretization_interval=1e-3, rtol=1e-3,
+                      progress=True)
+    err = capsys.readouterr().err
+    assert "calibrate pld_subsampled_gaussian sigma" in err and "targets open" in err
+    quiet = calibrate("pld_subsampled_gaussian", "sigma", epsilon=np.array([1.0, 2.0]), delta=1e-5,
+                      sampling_rate=0.01, rounds=100, value_discretization_interval=1e-3, rtol=1e-3)
+    np.testing.assert_array_equal(sigma, quiet)
+    assert capsys.readouterr().err == ""
+    with pytest.raises(TypeError, match="progress must be True or False"):
+        calibrate("gaussian", "sigma", epsilon=1.0, delta=1e-5, progress="yes")
+
+
+def test_a_calibration_inside_a_sweep_does_not_move_the_sweep_bar_per_trial():
+    seen: list[int] = []
+    from hockeystick.calibrate import calibrate
+
+    with progress.reporting(seen.append):
+        calibrate("pld_subsampled_gaussian", "sigma", epsilon=1.0, delta=1e-5, sampling_rate=0.01, rounds=100,
+                  value_discretization_interval=1e-3, rtol=1e-3)
+    assert seen == []

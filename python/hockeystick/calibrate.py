@@ -21,10 +21,12 @@ were not monotone (then it may just not be the extreme one).
 
 from __future__ import annotations
 
-from typing import Any
+import sys
+from typing import Any, Callable
 
 import numpy as np
 
+from . import progress as progress_hook
 from ._elementwise import ArrayLike, FloatOrArray
 from ._validation import as_real_array, delta_values, epsilon_values, in_interval
 from . import registry
@@ -39,7 +41,8 @@ _SMALLEST = np.nextafter(0.0, 1.0)
 
 
 def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: ArrayLike, delta: ArrayLike,
-              rtol: float = 1e-10, start: float | None = None, **params: ArrayLike) -> int | FloatOrArray:
+              rtol: float = 1e-10, start: float | None = None, progress: bool = False,
+              **params: ArrayLike) -> int | FloatOrArray:
     """The smallest (or largest) ``parameter`` keeping ``accountant`` within (epsilon, delta).
 
     Parameters
@@ -49,6 +52,8 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
     epsilon, delta : target; delta in (0, 1).  Broadcast with ``params``.
     rtol : relative width of the final bracket for continuous parameters.
     start : where bracketing starts (default 1, clipped to the parameter's range).
+    progress : a tqdm bar on stderr counting the points evaluated (moved per block of work an
+        accountant reports, ``hockeystick.progress``: a PLD batch) and the targets still open.
     **params : the accountant's other parameters (arrays broadcast together).
 
     Returns the calibrated value at each broadcast point (float for scalar input); an integer
@@ -76,8 +81,11 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
     dlt = np.broadcast_to(named.pop("delta"), shape).ravel()
     flat: dict[str, float | np.ndarray] = {k: float(a) if a.ndim == 0 else np.broadcast_to(a, shape).ravel()
                                            for k, a in named.items()}
+    if not isinstance(progress, bool):
+        raise TypeError(f"progress must be True or False, got {progress!r}")
     problem = _Problem(entry, parameter, spec, eps, dlt, flat)
-    result = problem.solve(1.0 if start is None else float(start), rtol).reshape(shape)
+    with _Bar(progress, entry.name, parameter) as problem.bar:
+        result = problem.solve(1.0 if start is None else float(start), rtol).reshape(shape)
     if spec.integer and np.isfinite(result).all():  # rounds come back as integers (inf, uncapped, stays float)
         return int(result) if scalar else result.astype(np.int64)
     return float(result) if scalar else result
@@ -112,8 +120,48 @@ def _search_range(spec: Calibratable, params: dict[str, float | np.ndarray], n: 
     return np.full(n, low), upper.copy()
 
 
+class _Bar:
+    """The calibration's progress: points evaluated (a bar without a total: the number of steps is
+    not known in advance) and, as its postfix, the targets still open.  Disabled, it still masks
+    an outer listener (a sweep's bar counts grid points, not the trial evaluations inside them)."""
+
+    def __init__(self, enabled: bool, name: str, parameter: str) -> None:
+        self.enabled, self.desc = enabled, f"calibrate {name} {parameter}"
+        self.bar: Any = None
+
+    def __enter__(self) -> "_Bar":
+        if self.enabled:
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(unit="pt", unit_scale=True, file=sys.stderr, desc=self.desc, smoothing=0.1)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+    def evaluate(self, call: Callable[[], Any], points: int) -> Any:
+        """``call()`` (one accountant call on ``points`` points), the bar moved per reported block."""
+        if self.bar is None:
+            with progress_hook.reporting(None):
+                return call()
+        self.bar.set_postfix_str(f"{points} targets open", refresh=False)
+        moved = [0]
+
+        def advance(done: int) -> None:
+            step = min(done, points - moved[0])
+            moved[0] += step
+            self.bar.update(step)
+        with progress_hook.reporting(advance):
+            out = call()
+        self.bar.update(points - moved[0])
+        return out
+
+
 class _Problem:
     """Vectorized bracketing + refinement state for one calibration call."""
+
+    bar: _Bar = _Bar(False, "", "")
 
     def __init__(self, entry: AccountantEntry, parameter: str, spec: Calibratable,
                  eps: np.ndarray, dlt: np.ndarray, params: dict[str, float | np.ndarray]) -> None:
@@ -126,7 +174,7 @@ class _Problem:
         """log delta(eps; x) - log target at the points ``idx`` (< 0: feasible, > 0: not; never 0)."""
         sub: dict[str, Any] = {k: v[idx] if isinstance(v, np.ndarray) else v for k, v in self.params.items()}
         sub[self.parameter] = x
-        d = np.asarray(self.entry.build(**sub).delta(self.eps[idx]), dtype=float)
+        d = np.asarray(self.bar.evaluate(lambda: self.entry.build(**sub).delta(self.eps[idx]), idx.size), dtype=float)
         target = self.dlt[idx]
         f = np.log(np.maximum(d, _SMALLEST)) - np.log(target)
         # the sign of f must say exactly whether d <= target (log can round across it), and f is never 0:

@@ -151,8 +151,9 @@ class SubsampledGaussianPLD:
         for p in missing:
             self._plds[(*p, h, optimistic)] = dists[(p[0], p[1], p[3])].self_compose(int(p[2]))
 
-    def _refined(self, points: list[tuple], xs: list[np.ndarray], method: str) -> list[PrivacyLossDistribution]:
-        """Per point, a PLD whose certified bracket meets ``accuracy`` (or stops narrowing).
+    def _refined(self, points: list[tuple], xs: list[np.ndarray], method: str) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per point, the certified (lower, upper) at its arguments on a grid that meets ``accuracy``
+        (or on which the bracket stopped narrowing).
 
         Starts at ``_first_interval(point)``; a point still too wide moves to h 0.9 sqrt(accuracy / width)
         (the bracket shrinks about like h^2: 4.2e-2 -> 6.6e-4 from h = 2e-3 to 2.5e-4 on W2),
@@ -160,34 +161,49 @@ class SubsampledGaussianPLD:
         through every level; the factor is < 0.9, so h always shrinks, down to 1e-5.  A point
         whose bracket a step left above ``STALLED`` (0.9) of its width is done too: its width is
         set by what no grid removes (the window's tail charges, the mass at +infinity), not by
-        h, so a finer grid would only cost time (a delta of 1e-14 bracketed by [0, 5e-15]).  The
-        points of one step are discretized in one batch and composed in one batch of FFTs.
+        h, so a finer grid would only cost time (a delta of 1e-14 bracketed by [0, 5e-15]).
+        The points of one step are discretized in one batch and composed in batches whose
+        estimated windows fit ``BUDGET`` points; each batch is evaluated and dropped at once,
+        so memory stays bounded however fine a refinement goes.
         """
         assert self.accuracy is not None  # _refined runs only with accuracy=
         accuracy = self.accuracy
-        chosen: list[PrivacyLossDistribution | None] = [None] * len(points)
+        chosen: list[tuple[np.ndarray, np.ndarray] | None] = [None] * len(points)
         step = {i: self._first_interval(points[i]) for i in range(len(points))}
         before: dict[int, float] = {}
         while step:
-            for h in sorted(set(step.values()), reverse=True):
-                self._build([points[i] for i, hi in step.items() if hi == h], h)
-            dists = {i: self._plds[(*points[i], h, True)] for i, h in step.items()}
-            for side in (False, True):
-                compose_all(list(dists.values()), side)
-            next_step = {}
-            for i, h in step.items():
-                dist = dists[i]
-                if h > self.FINEST_INTERVAL:
+            next_step: dict[int, float] = {}
+            for batch in self._windows_within_budget([(i, _span(*points[i]) / h) for i, h in step.items()]):
+                for h in sorted({step[i] for i in batch}, reverse=True):
+                    self._build([points[i] for i in batch if step[i] == h], h)
+                dists = {i: self._plds.pop((*points[i], step[i], True)) for i in batch}
+                for side in (False, True):
+                    compose_all(list(dists.values()), side)
+                for i, dist in dists.items():
+                    h = step[i]
                     lo, up = getattr(dist, method)(xs[i], bound="both")
                     width = float(np.max(up - lo if method == "epsilon" else (up - lo) / np.maximum(up, self.DELTA_FLOOR)))
-                    if not width <= accuracy and not width > self.STALLED * before.get(i, math.inf):
+                    if (h > self.FINEST_INTERVAL and not width <= accuracy
+                            and not width > self.STALLED * before.get(i, math.inf)):
                         before[i] = width
                         shrink = 0.9 * math.sqrt(accuracy / width) if math.isfinite(width) else 0.5
                         next_step[i] = self._on_ladder(max(h * shrink, self.FINEST_INTERVAL))
-                        continue
-                chosen[i] = dist
+                    else:
+                        chosen[i] = (np.asarray(lo), np.asarray(up))
             step = next_step
-        return [c for c in chosen if c is not None]  # every point ends with a grid
+        return [c for c in chosen if c is not None]  # every point ends with a bracket
+
+    def _windows_within_budget(self, sizes: list[tuple[int, float]]) -> list[list[int]]:
+        """Consecutive runs of at most BATCH items whose estimated window points fit BUDGET."""
+        batches: list[list[int]] = [[]]
+        used = 0.0
+        for i, size in sizes:
+            if batches[-1] and (len(batches[-1]) >= self.BATCH or used + size > self.BUDGET):
+                batches.append([])
+                used = 0.0
+            batches[-1].append(i)
+            used += size
+        return [b for b in batches if b]
 
     def _first_interval(self, point: tuple | None = None) -> float:
         """The grid ``accuracy`` starts from at ``point`` (sigma, q, rounds, sensitivity).
@@ -214,17 +230,11 @@ class SubsampledGaussianPLD:
     def _chunks(self, pending: list[tuple[tuple, np.ndarray]]) -> list[list[tuple[tuple, np.ndarray]]]:
         """Consecutive runs of at most BATCH points whose estimated composed grids fit BUDGET
         (``_span`` over the grid the point starts on)."""
-        chunks: list[list[tuple[tuple, np.ndarray]]] = [[]]
-        used = 0.0
-        for item in pending:
-            h = self.value_discretization_interval if self.accuracy is None else self._first_interval(item[0])
-            size = _span(*item[0]) / h + 1.0
-            if chunks[-1] and (len(chunks[-1]) >= self.BATCH or used + size > self.BUDGET):
-                chunks.append([])
-                used = 0.0
-            chunks[-1].append(item)
-            used += size
-        return [c for c in chunks if c]
+        sizes = []
+        for i, (point, _) in enumerate(pending):
+            h = self.value_discretization_interval if self.accuracy is None else self._first_interval(point)
+            sizes.append((i, _span(*point) / h + 1.0))
+        return [[pending[i] for i in batch] for batch in self._windows_within_budget(sizes)]
 
     def _evaluate(self, x: ArrayLike, name: str, bound: Bound, gaussian, method: str) -> Result:
         (xa, s, q, t, c), shape, scalar = broadcast_float_arrays(
@@ -256,12 +266,13 @@ class SubsampledGaussianPLD:
                 h, optimistic = self.value_discretization_interval, bound != "upper"
                 self._build(pts, h, optimistic)
                 dists = [self._plds[(*p, h, optimistic)] for p in pts]
+                for side in {"upper": (True,), "lower": (False,), "both": (False, True)}[bound]:
+                    compose_all(dists, side)
+                for (_, sel), dist in zip(chunk, dists):
+                    evaluate_into(dist, method, flat_x, bound, flat_lo, flat_up, sel)
             else:
-                dists = self._refined(pts, [flat_x[sel] for _, sel in chunk], method)
-            for side in {"upper": (True,), "lower": (False,), "both": (False, True)}[bound]:
-                compose_all(dists, side)
-            for (_, sel), dist in zip(chunk, dists):
-                evaluate_into(dist, method, flat_x, bound, flat_lo, flat_up, sel)
+                for (_, sel), (lo, up) in zip(chunk, self._refined(pts, [flat_x[sel] for _, sel in chunk], method)):
+                    flat_lo[sel], flat_up[sel] = lo, up
             progress.advance(sum(sel.size for _, sel in chunk))
         return bound_result(lower, upper, bound, scalar)
 
