@@ -155,7 +155,7 @@ class SubsampledGaussianPLD:
         """Per point, the certified (lower, upper) at its arguments on a grid that meets ``accuracy``
         (or on which the bracket stopped narrowing).
 
-        Starts at ``_first_interval(point)``; a point still too wide moves to h 0.9 sqrt(accuracy / width)
+        Starts at ``_first_interval`` (of the point for ``.delta``); a point still too wide moves to h 0.9 sqrt(accuracy / width)
         (the bracket shrinks about like h^2: 4.2e-2 -> 6.6e-4 from h = 2e-3 to 2.5e-4 on W2),
         so it lands near the coarsest adequate grid in one or two steps instead of halving
         through every level; the factor is < 0.9, so h always shrinks, down to 1e-5.  A point
@@ -169,7 +169,7 @@ class SubsampledGaussianPLD:
         assert self.accuracy is not None  # _refined runs only with accuracy=
         accuracy = self.accuracy
         chosen: list[tuple[np.ndarray, np.ndarray] | None] = [None] * len(points)
-        step = {i: self._first_interval(points[i]) for i in range(len(points))}
+        step = {i: self._first_interval(points[i] if method == "delta" else None) for i in range(len(points))}
         before: dict[int, float] = {}
         while step:
             next_step: dict[int, float] = {}
@@ -206,15 +206,17 @@ class SubsampledGaussianPLD:
         return [b for b in batches if b]
 
     def _first_interval(self, point: tuple | None = None) -> float:
-        """The grid ``accuracy`` starts from at ``point`` (sigma, q, rounds, sensitivity).
+        """The grid ``accuracy`` starts from (at ``point``, (sigma, q, rounds, sensitivity), for ``.delta``).
 
         The h at which the bracket's h^2 scaling on W2 (4.2e-2 wide at h = 2e-3) predicts
         0.64 ``accuracy`` (between 1e-5 and 2e-3), or, where the composed PLD is wide, the
         h that puts its estimated span (``_span``) on ``START_POINTS`` grid points (at most
         ``COARSEST_START``): a PLD spread over hundreds of loss units (sigma 0.5, q 0.1, 1e5
         rounds: delta(eps <= 10) ~ 1) needs no fine grid for a bracket relative to delta, and
-        the grid a W2-sized one needs would take 4.4e8 points.  One step of ``_refined``
-        corrects a start that misses."""
+        the grid a W2-sized one needs would take 4.4e8 points.  ``.epsilon`` starts on the
+        W2-derived grid only: its bracket is absolute in epsilon, which that scaling describes
+        (W3, q = 1e-3, 1e5 rounds, at accuracy=1e-3 met it there and needed a second step from
+        the span's coarser start).  One step of ``_refined`` corrects a start that misses."""
         assert self.accuracy is not None
         h = max(self.FINEST_INTERVAL, self.COARSEST_INTERVAL * min(1.0, 0.8 * math.sqrt(self.accuracy / 4.2e-2)))
         if point is None:
@@ -227,12 +229,13 @@ class SubsampledGaussianPLD:
         k = math.floor(2.0 * math.log2(h / self.FINEST_INTERVAL) + 1e-9)
         return float(self.FINEST_INTERVAL * 2.0 ** (max(k, 0) / 2.0))
 
-    def _chunks(self, pending: list[tuple[tuple, np.ndarray]]) -> list[list[tuple[tuple, np.ndarray]]]:
+    def _chunks(self, pending: list[tuple[tuple, np.ndarray]], method: str) -> list[list[tuple[tuple, np.ndarray]]]:
         """Consecutive runs of at most BATCH points whose estimated composed grids fit BUDGET
         (``_span`` over the grid the point starts on)."""
         sizes = []
         for i, (point, _) in enumerate(pending):
-            h = self.value_discretization_interval if self.accuracy is None else self._first_interval(point)
+            h = (self.value_discretization_interval if self.accuracy is None
+                 else self._first_interval(point if method == "delta" else None))
             sizes.append((i, _span(*point) / h + 1.0))
         return [[pending[i] for i in batch] for batch in self._windows_within_budget(sizes)]
 
@@ -258,7 +261,7 @@ class SubsampledGaussianPLD:
                 continue
             pending.append(((float(si), float(qi), float(ti), float(ci)), sel))
         progress.advance(closed)
-        for chunk in self._chunks(pending):
+        for chunk in self._chunks(pending, method):
             keep = {p for p, _ in chunk}
             self._plds = {k: v for k, v in self._plds.items() if k[:4] in keep}  # memory: one chunk
             pts = [p for p, _ in chunk]
