@@ -22,10 +22,12 @@ were not monotone (then it may just not be the extreme one).
 from __future__ import annotations
 
 import difflib
-from typing import Any
+import sys
+from typing import Any, Callable
 
 import numpy as np
 
+from . import progress as progress_hook
 from ._elementwise import ArrayLike
 from ._validation import as_real_array, bound_side, delta_values, epsilon_values, in_interval
 from .accountant import Bound
@@ -42,7 +44,7 @@ _SMALLEST = np.nextafter(0.0, 1.0)
 
 def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: ArrayLike, delta: ArrayLike,
               rtol: float = 1e-10, start: float | None = None, bound: Bound = "upper",
-              **params: ArrayLike) -> Any:
+              progress: bool = False, **params: ArrayLike) -> Any:
     """The smallest (or largest) ``parameter`` keeping ``accountant`` within (epsilon, delta).
 
     Parameters
@@ -60,6 +62,8 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
         continuous parameter the lower side is the infeasible end of the final bracket, for an
         integer one the last integer the lower bound accepts; a sigma whose lower bound meets
         the target even at the smallest value searched gets 0 (nothing is certain above it).
+    progress : a tqdm bar on stderr counting the points evaluated (moved per block of work an
+        accountant reports, ``hockeystick.progress``: a PLD batch) and the targets still open.
     **params : the accountant's other parameters (arrays broadcast together).
 
     Returns the calibrated value at each broadcast point (float for scalar input); an integer
@@ -75,7 +79,7 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
     side = bound_side(bound)
     if side == "both":
         return tuple(calibrate(entry, parameter, epsilon=epsilon, delta=delta, rtol=rtol, start=start, bound=s,
-                               **params) for s in ("lower", "upper"))
+                               progress=progress, **params) for s in ("lower", "upper"))
     rtol = float(in_interval(rtol, "rtol", 0.0, 1.0, open_low=True, open_high=True))
     named = {k: as_real_array(v, k) for k, v in dict(epsilon=epsilon, delta=delta, **params).items()}
     epsilon_values(named["epsilon"])
@@ -91,8 +95,11 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
     dlt = np.broadcast_to(named.pop("delta"), shape).ravel()
     flat: dict[str, float | np.ndarray] = {k: float(a) if a.ndim == 0 else np.broadcast_to(a, shape).ravel()
                                            for k, a in named.items()}
+    if not isinstance(progress, bool):
+        raise TypeError(f"progress must be True or False, got {progress!r}")
     problem = _Problem(entry, parameter, spec, eps, dlt, flat, side)
-    result = problem.solve(1.0 if start is None else float(start), rtol).reshape(shape)
+    with _Bar(progress, entry.name, parameter) as problem.bar:
+        result = problem.solve(1.0 if start is None else float(start), rtol).reshape(shape)
     if spec.integer and np.isfinite(result).all():  # rounds come back as integers (inf, uncapped, stays float)
         return int(result) if scalar else result.astype(np.int64)
     return float(result) if scalar else result
@@ -129,8 +136,48 @@ def _search_range(spec: Calibratable, params: dict[str, float | np.ndarray], n: 
     return np.full(n, low), upper.copy()
 
 
+class _Bar:
+    """The calibration's progress: points evaluated (a bar without a total: the number of steps is
+    not known in advance) and, as its postfix, the targets still open.  Disabled, it still masks
+    an outer listener (a sweep's bar counts grid points, not the trial evaluations inside them)."""
+
+    def __init__(self, enabled: bool, name: str, parameter: str) -> None:
+        self.enabled, self.desc = enabled, f"calibrate {name} {parameter}"
+        self.bar: Any = None
+
+    def __enter__(self) -> "_Bar":
+        if self.enabled:
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(unit="pt", unit_scale=True, file=sys.stderr, desc=self.desc, smoothing=0.1)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+    def evaluate(self, call: Callable[[], Any], points: int) -> Any:
+        """``call()`` (one accountant call on ``points`` points), the bar moved per reported block."""
+        if self.bar is None:
+            with progress_hook.reporting(None):
+                return call()
+        self.bar.set_postfix_str(f"{points} targets open", refresh=False)
+        moved = [0]
+
+        def advance(done: int) -> None:
+            step = min(done, points - moved[0])
+            moved[0] += step
+            self.bar.update(step)
+        with progress_hook.reporting(advance):
+            out = call()
+        self.bar.update(points - moved[0])
+        return out
+
+
 class _Problem:
     """Vectorized bracketing + refinement state for one calibration call."""
+
+    bar: _Bar = _Bar(False, "", "")
 
     def __init__(self, entry: AccountantEntry, parameter: str, spec: Calibratable,
                  eps: np.ndarray, dlt: np.ndarray, params: dict[str, float | np.ndarray],
@@ -144,10 +191,12 @@ class _Problem:
         """log delta(eps; x) - log target at the points ``idx`` (< 0: feasible, > 0: not; never 0)."""
         sub: dict[str, Any] = {k: v[idx] if isinstance(v, np.ndarray) else v for k, v in self.params.items()}
         sub[self.parameter] = x
-        built = self.entry.build(**sub)
         # the upper side is every accountant's default (and all a minimal accountant knows)
-        d = np.asarray(built.delta(self.eps[idx]) if self.side == "upper" else built.delta(self.eps[idx], bound=self.side),
-                       dtype=float)
+        def bound_at() -> Any:
+            built = self.entry.build(**sub)
+            return (built.delta(self.eps[idx]) if self.side == "upper"
+                    else built.delta(self.eps[idx], bound=self.side))
+        d = np.asarray(self.bar.evaluate(bound_at, idx.size), dtype=float)
         target = self.dlt[idx]
         f = np.log(np.maximum(d, _SMALLEST)) - np.log(target)
         # the sign of f must say exactly whether d <= target (log can round across it), and f is never 0:
@@ -162,16 +211,17 @@ class _Problem:
         good = np.full(n, np.nan)   # a value meeting the target
         bad = np.full(n, np.nan)    # a value failing it (adjacent side)
         fbad = np.full(n, np.nan)   # log excess at ``bad`` (for the unreachable message)
+        self.fgood = np.full(n, np.nan)  # log excess at ``good`` (integer search: interpolation)
         everything = np.arange(n)
         f0 = self.log_excess(x0, everything)
         ok = f0 <= 0
-        good[ok] = x0[ok]
+        good[ok], self.fgood[ok] = x0[ok], f0[ok]
         bad[~ok], fbad[~ok] = x0[~ok], f0[~ok]
         result = np.full(n, np.nan)
         self._bracket(good, bad, fbad, result, x0)
         open_ = np.flatnonzero(np.isnan(result))
         if self.spec.integer:
-            self._bisect_integers(good, bad, open_)
+            self._bisect_integers(good, bad, fbad, open_)
         else:
             self._refine(good, bad, open_, rtol)
         if self.side == "lower" and not self.spec.integer:
@@ -223,7 +273,7 @@ class _Problem:
                     x = np.round(x)
                 f = self.log_excess(x, idx)
                 ok = f <= 0
-                good[idx[ok]] = x[ok]
+                good[idx[ok]], self.fgood[idx[ok]] = x[ok], f[ok]
                 bad[idx[~ok]], fbad[idx[~ok]] = x[~ok], f[~ok]
                 keep = ~ok if missing is good else ok
                 idx, x = idx[keep], x[keep]
@@ -237,17 +287,44 @@ class _Problem:
             f"{' at ' + where if where else ''}: even {self.parameter}={x[0]:g} gives delta={reached:.3g}; "
             f"raise epsilon or delta, or change the other parameters")
 
-    def _bisect_integers(self, good: np.ndarray, bad: np.ndarray, idx: np.ndarray) -> None:
+    def _bisect_integers(self, good: np.ndarray, bad: np.ndarray, fbad: np.ndarray, idx: np.ndarray) -> None:
+        """Adjacent integers good / bad.  While the two are far apart, each step interpolates the root
+        of log delta - log target linearly in log x (nearly linear for rounds) and probes two integers
+        strictly inside the bracket, 1 % of its log width either side of the estimate, so both ends
+        move in and the bracket shrinks ~50x per step (rounds 1e5: ~5 calls instead of ~27 halvings);
+        then, where the interpolation has nothing to go on, or for a point whose last step did not
+        halve its bracket's log width (a bound flat or stepped in x), plain bisection."""
+        last_width = np.full(good.size, np.inf)
         while idx.size:
-            mid = np.floor((good[idx] + bad[idx]) / 2)
-            # adjacent integers, or adjacent doubles above 2^53 (a cap such as n = 1e20)
-            done = (np.abs(bad[idx] - good[idx]) <= 1) | (mid == good[idx]) | (mid == bad[idx])
-            idx, mid = idx[~done], mid[~done]
+            g, b = good[idx], bad[idx]
+            done = (np.abs(b - g) <= 1) | (np.floor((g + b) / 2) == g) | (np.floor((g + b) / 2) == b)
+            idx, g, b = idx[~done], g[~done], b[~done]
             if not idx.size:
                 break
-            ok = self.log_excess(mid, idx) <= 0
-            good[idx[ok]] = mid[ok]
-            bad[idx[~ok]] = mid[~ok]
+            fg, fb = self.fgood[idx], fbad[idx]
+            lo, hi = np.minimum(g, b), np.maximum(g, b)
+            width = np.log(hi) - np.log(np.maximum(lo, 0.5))
+            far = ((hi - lo > 64) & (hi < _INTEGER_SPAN) & np.isfinite(fg) & np.isfinite(fb) & (fg < 0) & (fb > 0) & (lo > 0)
+                   & (width <= 0.5 * last_width[idx]))
+            last_width[idx] = width
+            mid = np.floor((g + b) / 2)
+            probes_x, probes_i = [mid[~far]], [idx[~far]]
+            if np.any(far):
+                ug, ub = np.log(g[far]), np.log(b[far])
+                root = ug + (ub - ug) * (fg[far] / (fg[far] - fb[far]))
+                half = 0.01 * np.abs(ub - ug)
+                for side in (-1.0, 1.0):
+                    x = np.clip(np.round(np.exp(root + side * half)), lo[far] + 1, hi[far] - 1)
+                    probes_x.append(x)
+                    probes_i.append(idx[far])
+            x, where = np.concatenate(probes_x), np.concatenate(probes_i)
+            f = self.log_excess(x, where)
+            for xi, i, fi in zip(x, where, f):  # probes are strictly inside: a feasible one is nearer bad
+                if fi <= 0:
+                    if abs(bad[i] - xi) < abs(bad[i] - good[i]):
+                        good[i], self.fgood[i] = xi, fi
+                elif abs(good[i] - xi) < abs(good[i] - bad[i]):
+                    bad[i], fbad[i] = xi, fi
 
     def _refine(self, good: np.ndarray, bad: np.ndarray, idx: np.ndarray, rtol: float) -> None:
         """Chandrupatla's bracketing root finder (scipy) on log delta - log target vs log x."""

@@ -110,6 +110,7 @@ struct ComposedPMF {
 constexpr double kDefaultCompositionTail = 1e-15;
 constexpr double kLogUnderflow = -746.0;  // exp(x) is exactly 0 in double precision below this
 constexpr std::int64_t kDirectWindow = 4096;  // full supports up to this wide are kept whole
+constexpr double kFallbackLadderPoints = 1 << 20;  // wider Chernoff windows also try fixed lams
 // Batches of fewer items run their per-bin loop on one thread: the two directions of one PLD
 // gain less than an OpenMP team costs (its idle spinning is CPU time) on a shared machine.
 constexpr std::int64_t kParallelItems = 4;
@@ -162,6 +163,28 @@ inline void chernoff_edges(const std::vector<PmfView>& factors, double h, const 
     for (int i = 0; i < ladder; ++i) {
         top = std::min(top, (k_both[i] - log_tail) / both[i]);
         bottom = std::max(bottom, (log_tail - k_both[ladder + i]) / both[i]);
+    }
+    // A grid variance near 0 (an optimistic PMF whose mass sits on one grid point while the
+    // sampling rate is below h) puts every rung far above the useful lam, and the window spans
+    // the whole support (1e9 points for q = 1e-4, sigma = 0.5, 1e5 rounds).  Then lam is also
+    // tried on a fixed ladder in loss units (10^-3 .. 10^2): any lam is valid, so the edges only
+    // tighten, and windows the first ladder already bounds do not pay for it.
+    if (!((top - bottom) / h < kFallbackLadderPoints)) {
+        constexpr int fixed = 11;
+        double lam[2 * fixed], k_fixed[2 * fixed] = {}, part[2 * fixed];
+        for (int i = 0; i < fixed; ++i) {
+            lam[i] = std::pow(10.0, -3.0 + 0.5 * i);
+            lam[fixed + i] = -lam[i];
+        }
+        for (const Term& t : terms) {
+            const PmfView& f = factors[t.factor];
+            grid_log_mgf(f.p, f.n, f.k_lo, h, lam, 2 * fixed, part);
+            for (int i = 0; i < 2 * fixed; ++i) k_fixed[i] += static_cast<double>(t.count) * part[i];
+        }
+        for (int i = 0; i < fixed; ++i) {
+            top = std::min(top, (k_fixed[i] - log_tail) / lam[i]);
+            bottom = std::max(bottom, (log_tail - k_fixed[fixed + i]) / lam[i]);
+        }
     }
 }
 

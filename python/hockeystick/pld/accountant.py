@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from .. import _validation
+from .. import _validation, progress
 from .._elementwise import ArrayLike, broadcast_float_arrays
 from ..certified_theta import radius_down, radius_up, theta_epsilon_lower, theta_epsilon_upper, theta_lower, theta_upper
 from .compose import DEFAULT_TAIL
@@ -96,12 +96,19 @@ class SubsampledGaussianPLD:
     (``_first_interval``) and shrinks (down to 1e-5, by a factor predicted from
     the bracket's width, see ``_refined``) until the
     certified bracket is no wider than ``accuracy`` (in epsilon for
-    ``.epsilon``, relative to the upper bound for ``.delta``) at every requested
-    argument; the reported bounds are those of the final grid.
+    ``.epsilon``; for ``.delta`` relative to the upper bound, or to ``DELTA_FLOOR`` = 1e-9
+    where the upper bound is below it: every bound carries h-independent charges, such as
+    the mass at +infinity of T rounds, T 5e-16, so a relative bracket on a delta of 1e-14
+    is out of reach at any grid) at every requested argument, or until a refinement no
+    longer narrows the bracket; the reported bounds are those of the final grid.
     """
 
     COARSEST_INTERVAL = 2e-3
     FINEST_INTERVAL = 1e-5
+    COARSEST_START = 1.0
+    DELTA_FLOOR = 1e-9
+    STALLED = 0.9
+    START_POINTS = 1 << 13
     # At most this many points are discretized per C++ call and composed per batch of FFTs
     # (compose_all), fewer when their composed grids would exceed BUDGET points in total:
     # the composed PLDs are kept for the current chunk only, so memory stays bounded.
@@ -144,58 +151,94 @@ class SubsampledGaussianPLD:
         for p in missing:
             self._plds[(*p, h, optimistic)] = dists[(p[0], p[1], p[3])].self_compose(int(p[2]))
 
-    def _refined(self, points: list[tuple], xs: list[np.ndarray], method: str) -> list[PrivacyLossDistribution]:
-        """Per point, a PLD whose certified bracket meets ``accuracy`` (or the finest grid's).
+    def _refined(self, points: list[tuple], xs: list[np.ndarray], method: str) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per point, the certified (lower, upper) at its arguments on a grid that meets ``accuracy``
+        (or on which the bracket stopped narrowing).
 
-        Starts at ``_first_interval()``; a point still too wide moves to h 0.9 sqrt(accuracy / width)
+        Starts at ``_first_interval`` (of the point and its arguments); a point still too wide moves to h 0.9 sqrt(accuracy / width)
         (the bracket shrinks about like h^2: 4.2e-2 -> 6.6e-4 from h = 2e-3 to 2.5e-4 on W2),
         so it lands near the coarsest adequate grid in one or two steps instead of halving
-        through every level; the factor is < 0.9, so h always shrinks, down to 1e-5.  The
-        points of one step are discretized in one batch.
+        through every level; the factor is < 0.9, so h always shrinks, down to 1e-5.  A point
+        whose bracket a step left above ``STALLED`` (0.9) of its width is done too: its width is
+        set by what no grid removes (the window's tail charges, the mass at +infinity), not by
+        h, so a finer grid would only cost time (a delta of 1e-14 bracketed by [0, 5e-15]).
+        The points of one step are discretized in one batch and composed in batches whose
+        estimated windows fit ``BUDGET`` points; each batch is evaluated and dropped at once,
+        so memory stays bounded however fine a refinement goes.
         """
         assert self.accuracy is not None  # _refined runs only with accuracy=
         accuracy = self.accuracy
-        chosen: list[PrivacyLossDistribution | None] = [None] * len(points)
+        chosen: list[tuple[np.ndarray, np.ndarray] | None] = [None] * len(points)
         step = {i: self._first_interval(points[i], xs[i], method) for i in range(len(points))}
+        before: dict[int, float] = {}
         while step:
-            for h in sorted(set(step.values()), reverse=True):
-                self._build([points[i] for i, hi in step.items() if hi == h], h)
-            next_step = {}
-            for i, h in step.items():
-                dist = self._plds[(*points[i], h, True)]
-                if h > self.FINEST_INTERVAL:
+            next_step: dict[int, float] = {}
+            for batch in self._windows_within_budget([(i, _span(*points[i]) / h) for i, h in step.items()]):
+                for h in sorted({step[i] for i in batch}, reverse=True):
+                    self._build([points[i] for i in batch if step[i] == h], h)
+                dists = {i: self._plds.pop((*points[i], step[i], True)) for i in batch}
+                for side in (False, True):
+                    compose_all(list(dists.values()), side)
+                for i, dist in dists.items():
+                    h = step[i]
                     lo, up = getattr(dist, method)(xs[i], bound="both")
-                    width = float(np.max(up - lo if method == "epsilon" else (up - lo) / np.maximum(up, 1e-300)))
-                    if not width <= accuracy:
+                    width = float(np.max(up - lo if method == "epsilon" else (up - lo) / np.maximum(up, self.DELTA_FLOOR)))
+                    if (h > self.FINEST_INTERVAL and not width <= accuracy
+                            and not width > self.STALLED * before.get(i, math.inf)):
+                        before[i] = width
                         shrink = 0.9 * math.sqrt(accuracy / width) if math.isfinite(width) else 0.5
-                        next_step[i] = max(h * shrink, self.FINEST_INTERVAL)
-                        continue
-                chosen[i] = dist
+                        next_step[i] = self._on_ladder(max(h * shrink, self.FINEST_INTERVAL))
+                    else:
+                        chosen[i] = (np.asarray(lo), np.asarray(up))
             step = next_step
-        return [c for c in chosen if c is not None]  # every point ends with a grid
+        return [c for c in chosen if c is not None]  # every point ends with a bracket
+
+    def _windows_within_budget(self, sizes: list[tuple[int, float]]) -> list[list[int]]:
+        """Consecutive runs of at most BATCH items whose estimated window points fit BUDGET."""
+        batches: list[list[int]] = [[]]
+        used = 0.0
+        for i, size in sizes:
+            if batches[-1] and (len(batches[-1]) >= self.BATCH or used + size > self.BUDGET):
+                batches.append([])
+                used = 0.0
+            batches[-1].append(i)
+            used += size
+        return [b for b in batches if b]
 
     def _first_interval(self, point: tuple | None = None, x: np.ndarray | None = None,
                         method: str = "delta") -> float:
-        """The grid ``accuracy`` starts from (between 1e-5 and 2e-3); one step of ``_refined``
-        corrects it where the prediction misses.
+        """The grid ``accuracy`` starts from at ``point`` (sigma, q, rounds, sensitivity), evaluated at
+        ``x`` by ``method``; one step of ``_refined`` corrects a start that misses.
 
-        Default (and ``delta``): the h at which the bracket's h^2 scaling on W2 (4.2e-2 wide at
-        h = 2e-3) predicts 0.64 ``accuracy``.  ``epsilon`` of a point (sigma, q, T, sensitivity):
-        the h at which the connect-the-dots model predicts an epsilon bracket of 0.9 ``accuracy``,
-        no finer than a quarter of the default.  Model: both sides' errors in composition come
-        from the loss variance the grid adds, of order h^2/6 per round (h^2/12 per side for a
-        law spread evenly across its cells), and the drift of the mean that comes with it (half
-        that: E_P e^{-L} = 1 is kept); epsilon ~ mean + z spread with spread S = sqrt(T v),
-        v = q^2 (e^{1/s^2} - 1) the one-round loss variance for small q (s = sigma / sensitivity)
-        and z = sqrt(2 log(1/delta)), so the bracket is about (T h^2 / 7)(1 + z / S) wide, the 7
-        fitted to the split-tent lower side (pld_connect_dots.hpp): W3 (q = 1e-3, sigma = 0.8,
-        T = 10^5) 1.26e-3 at h = 1e-4, measured 1.23e-3; W2 6.0e-4 at h = 3e-4, measured 4.8e-4.
+        Default: the h at which the bracket's h^2 scaling on W2 (4.2e-2 wide at h = 2e-3) predicts
+        0.64 ``accuracy`` (between 1e-5 and 2e-3).
+
+        ``delta``: where the composed PLD is wide, the h that puts its estimated span (``_span``)
+        on ``START_POINTS`` grid points (at most ``COARSEST_START``), on the ladder: a PLD spread
+        over hundreds of loss units (sigma 0.5, q 0.1, 1e5 rounds: delta(eps <= 10) ~ 1) needs no
+        fine grid for a bracket relative to delta, and the grid a W2-sized one needs would take
+        4.4e8 points.
+
+        ``epsilon`` (its bracket is absolute): the h at which the connect-the-dots model predicts
+        an epsilon bracket of 0.9 ``accuracy``, no finer than a quarter of the default.  Model:
+        both sides' errors in composition come from the loss variance the grid adds, of order
+        h^2/6 per round (h^2/12 per side for a law spread evenly across its cells), and the drift
+        of the mean that comes with it (half that: E_P e^{-L} = 1 is kept); epsilon ~ mean +
+        z spread with spread S = sqrt(T v), v = q^2 (e^{1/s^2} - 1) the one-round loss variance
+        for small q (s = sigma / sensitivity) and z = sqrt(2 log(1/delta)), so the bracket is
+        about (T h^2 / 7)(1 + z / S) wide, the 7 fitted to the split-tent lower side
+        (pld_connect_dots.hpp): W3 (q = 1e-3, sigma = 0.8, T = 10^5) 1.26e-3 at h = 1e-4,
+        measured 1.23e-3; W2 6.0e-4 at h = 3e-4, measured 4.8e-4.
         """
         assert self.accuracy is not None
         default = max(self.FINEST_INTERVAL,
                       self.COARSEST_INTERVAL * min(1.0, 0.8 * math.sqrt(self.accuracy / 4.2e-2)))
-        if method != "epsilon" or point is None or x is None or x.size == 0:
+        if point is None:
             return default
+        if method == "delta":
+            return self._on_ladder(max(default, min(self.COARSEST_START, _span(*point) / self.START_POINTS)))
+        if x is None or x.size == 0:   # the finest start the model can choose (memory estimates)
+            return max(0.25 * default, self.FINEST_INTERVAL)
         sigma, q, rounds, sensitivity = point
         s = sigma / sensitivity
         spread = math.sqrt(rounds * q * q * math.expm1(min(1.0 / (s * s), 700.0)))
@@ -203,34 +246,21 @@ class SubsampledGaussianPLD:
         h = math.sqrt(7.0 * 0.9 * self.accuracy / (rounds * (1.0 + z / max(spread, 1e-300))))
         return min(max(h, 0.25 * default, self.FINEST_INTERVAL), self.COARSEST_INTERVAL)
 
-    def _chunks(self, pending: list[tuple[tuple, np.ndarray]]) -> list[list[tuple[tuple, np.ndarray]]]:
-        """Consecutive runs of at most BATCH points whose estimated composed grids fit BUDGET.
+    def _on_ladder(self, h: float) -> float:
+        """h rounded down to FINEST_INTERVAL 2^(k/2) (k >= 0 an integer): the points of a grid block
+        (every rounds value of one sigma and q) then share a few discretizations, not one each."""
+        k = math.floor(2.0 * math.log2(h / self.FINEST_INTERVAL) + 1e-9)
+        return float(self.FINEST_INTERVAL * 2.0 ** (max(k, 0) / 2.0))
 
-        Estimate (memory only, never accuracy): with s = sigma / sensitivity, one round's loss
-        spans about log(1 - q + q e^{(1/2 + z s)/s^2}) - log(1 - q) (z = 8.5 standard deviations),
-        and its variance is about q^2 (e^{1/s^2} - 1), so T rounds span about
-        2 z sqrt(T var) plus two rounds' spans, on a grid of h (with ``accuracy``, the h that
-        the bracket's h^2 scaling on W2 predicts).
-        """
-        if self.accuracy is None:
-            h = self.value_discretization_interval
-        else:
-            h = self._first_interval()
-        z = 8.5
-        chunks: list[list[tuple[tuple, np.ndarray]]] = [[]]
-        used = 0.0
-        for item in pending:
-            sigma, q, t, c = item[0]
-            s = max(sigma / c, 1e-100)  # an estimate only: smaller s needs more cells, which discretization refuses
-            one_round = (np.logaddexp(math.log1p(-q), math.log(q) + (0.5 + z * s) / (s * s)) - math.log1p(-q)) / h
-            spread = 2 * z * math.sqrt(t * q * q * math.expm1(min(1.0 / (s * s), 700.0))) / h
-            size = min(spread + 2 * one_round, t * one_round) + 1.0
-            if chunks[-1] and (len(chunks[-1]) >= self.BATCH or used + size > self.BUDGET):
-                chunks.append([])
-                used = 0.0
-            chunks[-1].append(item)
-            used += size
-        return [c for c in chunks if c]
+    def _chunks(self, pending: list[tuple[tuple, np.ndarray]], method: str) -> list[list[tuple[tuple, np.ndarray]]]:
+        """Consecutive runs of at most BATCH points whose estimated composed grids fit BUDGET
+        (``_span`` over the grid the point starts on)."""
+        sizes = []
+        for i, (point, _) in enumerate(pending):
+            h = (self.value_discretization_interval if self.accuracy is None
+                 else self._first_interval(point, None, method))
+            sizes.append((i, _span(*point) / h + 1.0))
+        return [[pending[i] for i in batch] for batch in self._windows_within_budget(sizes)]
 
     def _evaluate(self, x: ArrayLike, name: str, bound: Bound, gaussian, method: str) -> Result:
         (xa, s, q, t, c), shape, scalar = broadcast_float_arrays(
@@ -245,13 +275,16 @@ class SubsampledGaussianPLD:
         bounds = np.searchsorted(inverse.ravel()[order], np.arange(unique.shape[0] + 1))
         flat_x, flat_lo, flat_up = xa.ravel(), lower.reshape(-1), upper.reshape(-1)
         pending: list[tuple[tuple, np.ndarray]] = []
+        closed = 0
         for i, (si, qi, ti, ci) in enumerate(unique):
             sel = order[bounds[i]:bounds[i + 1]]
             if qi == 1.0:
                 flat_lo[sel], flat_up[sel] = gaussian(math.sqrt(ti) * ci / si, flat_x[sel])
+                closed += sel.size
                 continue
             pending.append(((float(si), float(qi), float(ti), float(ci)), sel))
-        for chunk in self._chunks(pending):
+        progress.advance(closed)
+        for chunk in self._chunks(pending, method):
             keep = {p for p, _ in chunk}
             self._plds = {k: v for k, v in self._plds.items() if k[:4] in keep}  # memory: one chunk
             pts = [p for p, _ in chunk]
@@ -259,12 +292,14 @@ class SubsampledGaussianPLD:
                 h, optimistic = self.value_discretization_interval, bound != "upper"
                 self._build(pts, h, optimistic)
                 dists = [self._plds[(*p, h, optimistic)] for p in pts]
+                for side in {"upper": (True,), "lower": (False,), "both": (False, True)}[bound]:
+                    compose_all(dists, side)
+                for (_, sel), dist in zip(chunk, dists):
+                    evaluate_into(dist, method, flat_x, bound, flat_lo, flat_up, sel)
             else:
-                dists = self._refined(pts, [flat_x[sel] for _, sel in chunk], method)
-            for side in {"upper": (True,), "lower": (False,), "both": (False, True)}[bound]:
-                compose_all(dists, side)
-            for (_, sel), dist in zip(chunk, dists):
-                evaluate_into(dist, method, flat_x, bound, flat_lo, flat_up, sel)
+                for (_, sel), (lo, up) in zip(chunk, self._refined(pts, [flat_x[sel] for _, sel in chunk], method)):
+                    flat_lo[sel], flat_up[sel] = lo, up
+            progress.advance(sum(sel.size for _, sel in chunk))
         return bound_result(lower, upper, bound, scalar)
 
     def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
@@ -274,6 +309,21 @@ class SubsampledGaussianPLD:
     def epsilon(self, delta: ArrayLike, bound: Bound = "upper") -> Result:
         """Smallest epsilon >= 0 whose delta bound is <= delta (upper: certified)."""
         return self._evaluate(delta_values(delta), "delta", bound, _gaussian_epsilon_bracket, "epsilon")
+
+
+def _span(sigma: float, q: float, rounds: float, sensitivity: float) -> float:
+    """Estimated loss span of ``rounds`` composed rounds (memory and starting grid only, never accuracy).
+
+    With s = sigma / sensitivity, one round's loss spans about
+    log(1 - q + q e^{(1/2 + z s)/s^2}) - log(1 - q) (z = 8.5 standard deviations), and its
+    variance is about q^2 (e^{1/s^2} - 1), so T rounds span about 2 z sqrt(T var) plus two
+    rounds' spans (at most T rounds' spans).
+    """
+    z = 8.5
+    s = max(sigma / sensitivity, 1e-100)  # smaller s needs more cells, which discretization refuses
+    one_round = float(np.logaddexp(math.log1p(-q), math.log(q) + (0.5 + z * s) / (s * s)) - math.log1p(-q))
+    spread = 2 * z * math.sqrt(rounds * q * q * math.expm1(min(1.0 / (s * s), 700.0)))
+    return min(spread + 2 * one_round, rounds * one_round)
 
 
 def _gaussian_delta_bracket(r: float, epsilon: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

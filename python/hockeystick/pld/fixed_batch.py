@@ -18,7 +18,7 @@ from typing import Callable
 
 import numpy as np
 
-from .. import _validation
+from .. import _validation, progress
 from .._elementwise import ArrayLike, broadcast_float_arrays
 from .compose import DEFAULT_TAIL
 from .distribution import (Bound, PrivacyLossDistribution, Result, bound_result, compose_all, delta_values,
@@ -105,6 +105,7 @@ class FixedBatchGaussianPLD:
             for i, dist in zip(block, dists):
                 evaluate_into(dist, method, flat_x, bound, flat_lo, flat_up, order[ends[i]:ends[i + 1]])
             self._plds.clear()
+            progress.advance(int(ends[block.stop] - ends[block.start]))
         return bound_result(lower, upper, bound, scalar)
 
     def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import progress as progress_hook
 from ..registry import CalculatorEntry
 from .checkpoint import Workspace
 from .grid import Chunk, Grid
@@ -210,6 +211,28 @@ def progress_bar(total: int, progress: bool | None) -> Any:
                 desc="sweep", smoothing=0.1)
 
 
+class BlockProgress:
+    """Moves the bar within a chunk as the accountants report finished blocks of points
+    (``hockeystick.progress``: a PLD accountant reports each batch it composed), so a chunk
+    of slow points does not sit at 0 %; ``finish`` moves it to the chunk's end."""
+
+    def __init__(self, bar: Any, size: int, accountants: int) -> None:
+        self.bar, self.size, self.accountants, self.moved, self.reported = bar, size, accountants, 0, 0
+
+    def advance(self, done: int) -> None:
+        """``done`` more output elements of one accountant (each accountant covers the chunk once)."""
+        self.reported += done
+        self._move_to(min(self.size, self.reported // self.accountants))
+
+    def finish(self) -> None:
+        self._move_to(self.size)
+
+    def _move_to(self, position: int) -> None:
+        if position > self.moved:
+            self.bar.update(position - self.moved)
+            self.moved = position
+
+
 def run_sweep(grid: Grid, path: str | os.PathLike[str] | None = None, *, chunk_size: int | None = None,
               progress: bool | None = None, keep: bool = False, overwrite: bool = False, resume: bool = False,
               allow_large: bool = False) -> SweepResult:
@@ -244,14 +267,16 @@ def run_sweep(grid: Grid, path: str | os.PathLike[str] | None = None, *, chunk_s
         with progress_bar(grid.size, progress) as bar:
             for chunk in grid.chunks(chunk_size):
                 outputs = workspace.load(chunk) if chunk.index in finished else None  # type: ignore[union-attr]
+                moved = BlockProgress(bar, chunk.size, len(grid.entries))
                 if outputs is None:
-                    outputs = evaluate_chunk(grid, chunk)
+                    with progress_hook.reporting(moved.advance):
+                        outputs = evaluate_chunk(grid, chunk)
                     if workspace is not None:
                         workspace.save(chunk.index, outputs)
                 for writer in writers:
                     writer.write(chunk, outputs)
                 summary.update(chunk, outputs)
-                bar.update(chunk.size)
+                moved.finish()
         for writer in writers:
             writer.close()
     except BaseException:

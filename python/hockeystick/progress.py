@@ -1,0 +1,38 @@
+"""Progress of long accountant calls, reported per block of work.
+
+A caller that shows progress (``sweep.run_sweep``'s bar, ``calibrate(progress=True)``)
+installs a callback with ``reporting(callback)``; code that works through blocks (a PLD
+accountant composing its points a batch at a time) calls ``advance(done)`` after each
+block with the number of output elements that block finished.  Without a callback
+``advance`` does nothing, so accountants report unconditionally and cost nothing when
+nobody listens.  The callback is held in a ``contextvars.ContextVar``: threads and
+asyncio tasks see the callback of the context they were started in, and a nested
+``reporting`` replaces it until it exits.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Callable, Iterator
+
+__all__ = ["advance", "reporting"]
+
+_callback: ContextVar[Callable[[int], None] | None] = ContextVar("hockeystick_progress", default=None)
+
+
+def advance(done: int) -> None:
+    """Report ``done`` more output elements finished (nothing happens when no one listens)."""
+    callback = _callback.get()
+    if callback is not None and done > 0:
+        callback(int(done))
+
+
+@contextmanager
+def reporting(callback: Callable[[int], None] | None) -> Iterator[None]:
+    """Within the block, ``advance(n)`` calls ``callback(n)`` (None: progress is not reported)."""
+    token = _callback.set(callback)
+    try:
+        yield
+    finally:
+        _callback.reset(token)
