@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Callable
 
 import numpy as np
@@ -181,15 +182,15 @@ class PlanProfile:
         """delta(eps) per direction on one side: the atoms combined with the rest (grid h, or closed form)."""
         atoms = self._atom_directions()
         if not self._grid and self.plan.gaussian_r2 == 0:
-            return [lambda eps, a=a: finite_atoms.delta(a, eps, upper) for a in atoms]
+            return [partial(finite_atoms.delta, a, upper=upper) for a in atoms]
         if not self._grid:
             g = self._gaussian_side(upper)
-            return [lambda eps, a=a: finite_atoms.delta_with(a, g, eps, upper) for a in atoms]
+            return [partial(finite_atoms.delta_with, a, g, upper=upper) for a in atoms]
         assert h is not None
         pmfs = self._pld(h).composed(upper)
         n = max(len(pmfs), len(atoms))
-        return [lambda eps, a=atoms[d % len(atoms)], g=finite_atoms.grid_side(pmfs[d % len(pmfs)]):
-                finite_atoms.delta_with(a, g, eps, upper) for d in range(n)]
+        return [partial(finite_atoms.delta_with, atoms[d % len(atoms)], finite_atoms.grid_side(pmfs[d % len(pmfs)]),
+                        upper=upper) for d in range(n)]
 
     def _top_loss(self, h: float | None) -> float:
         """A loss above every finite loss of the composition (delta is constant beyond it)."""
