@@ -195,40 +195,52 @@ def grid_side(pmf: GridPMF) -> Callable[[np.ndarray], np.ndarray]:
 
 def epsilon_search(delta_of: Callable[[np.ndarray], np.ndarray], target: float, upper: bool, top: float,
                    tolerance: float) -> float:
-    """A certified epsilon from a certified side of delta(eps), by sampling a shrinking interval.
+    """A certified epsilon from a certified side of delta(eps), by a bracketing root search.
 
-    Upper side: the smallest sampled eps >= 0 with delta_up(eps) <= target (so the true epsilon
-    is at most it; inf if even ``top``, above every finite loss, fails).  Lower side: the largest
-    sampled eps with delta_low(eps) > target (the true delta exceeds the target there, so the true
-    epsilon is at least it; 0 if none).  Neither needs the computed side to be monotone: every
-    reported point is checked.  Each pass samples 32 points and shrinks the interval 32-fold,
-    until it is no wider than ``tolerance``.
+    Keeps lo with delta(lo) > target and hi with delta(hi) <= target, both evaluated: on the upper
+    side the true epsilon is at most hi (delta_up(hi) <= target; inf if even ``top``, above every
+    finite loss, fails); on the lower side at least lo (the true delta exceeds the target there).
+    Neither needs the computed side to be monotone.  The next point is the Illinois false position
+    on log delta (nearly linear in eps), with a bisection whenever two steps have not halved the
+    interval, until it is no wider than ``tolerance``.
     """
     lo, hi = 0.0, float(top)
-    f_lo, f_hi = delta_of(np.array([lo, hi]))
+    f_lo, f_hi = (float(v) for v in delta_of(np.array([lo, hi])))
     if upper and f_hi > target:
         return math.inf
     if f_lo <= target:
         return 0.0
     if not upper and f_hi > target:
         return hi
+    log_target = math.log(target)
+
+    def g(value: float) -> float:
+        return math.log(max(value, 1e-300)) - log_target
+
+    g_lo, g_hi = g(f_lo), g(f_hi)
+    kept = 0  # -1: the last step moved lo, +1: it moved hi (Illinois: a side moved twice halves the other g)
+    width_before = hi - lo
+    steps = 0
     while hi - lo > tolerance:
-        xs = np.linspace(lo, hi, 34)[1:-1]
-        fs = delta_of(xs)
-        below = np.flatnonzero(fs <= target)
-        if upper:
-            if below.size:
-                i = int(below[0])
-                hi, lo = float(xs[i]), (float(xs[i - 1]) if i > 0 else lo)
-            else:
-                lo = float(xs[-1])
+        steps += 1
+        x = hi - g_hi * (hi - lo) / (g_hi - g_lo) if g_hi < g_lo else 0.5 * (lo + hi)
+        if steps % 3 == 0:
+            if hi - lo > 0.5 * width_before:
+                x = 0.5 * (lo + hi)
+            width_before = hi - lo
+        margin = 0.25 * tolerance
+        x = min(max(x, lo + margin), hi - margin)
+        gx = g(float(delta_of(np.array([x]))[0]))
+        if gx > 0:
+            lo, g_lo = x, gx
+            if kept == -1:
+                g_hi *= 0.5
+            kept = -1
         else:
-            above = np.flatnonzero(fs > target)
-            if above.size:
-                j = int(above[-1])
-                lo, hi = float(xs[j]), (float(xs[j + 1]) if j + 1 < xs.size else hi)
-            else:
-                hi = float(xs[0])
+            hi, g_hi = x, gx
+            if kept == 1:
+                g_lo *= 0.5
+            kept = 1
     return hi if upper else lo
 
 
