@@ -76,18 +76,40 @@ class HockeystickAccountant(_Base):  # type: ignore[misc,valid-type]
         if not (a > 0 and math.isfinite(a)):
             raise ValueError(f"accuracy must be positive and finite, got {accuracy!r}")
         self.accuracy = a
-        self.history: list[tuple[float, float, int]] = []
+        self._history: list[tuple[float, float, int]] = []
+        self._last: tuple[Any, Any] | None = None  # the arguments of the last step, as given
+        self._pending = 0  # steps of the last entry not yet written into it
         self._profile: PlanProfile | None = None
         self._profile_of: list | None = None
 
+    @property
+    def history(self) -> list[tuple[float, float, int]]:
+        """Opacus's list of (noise_multiplier, sample_rate, steps), consecutive identical steps grouped."""
+        if self._pending:
+            sigma, q, n = self._history[-1]
+            self._history[-1] = (sigma, q, n + self._pending)
+            self._pending = 0
+        return self._history
+
+    @history.setter
+    def history(self, value: list[tuple[float, float, int]]) -> None:
+        self._history = value
+        self._last = None
+        self._pending = 0
+
     def step(self, *, noise_multiplier: float, sample_rate: float) -> None:
-        """Record one step; consecutive identical steps share one history entry (O(1))."""
+        """Record one step; consecutive identical steps share one history entry (O(1): a repeat of
+        the last arguments, as given, only increments a counter)."""
+        if self._last is not None and noise_multiplier == self._last[0] and sample_rate == self._last[1]:
+            self._pending += 1
+            return
         sigma, q = _step_parameters(noise_multiplier, sample_rate)
-        if self.history and self.history[-1][0] == sigma and self.history[-1][1] == q:
-            last = self.history[-1]
-            self.history[-1] = (sigma, q, last[2] + 1)
+        history = self.history  # writes the pending count
+        if history and history[-1][0] == sigma and history[-1][1] == q:
+            history[-1] = (sigma, q, history[-1][2] + 1)
         else:
-            self.history.append((sigma, q, 1))
+            history.append((sigma, q, 1))
+        self._last = (noise_multiplier, sample_rate)
 
     def _current(self) -> PlanProfile:
         if self._profile is None or self._profile_of != self.history:

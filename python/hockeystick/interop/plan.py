@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Callable
 
 import numpy as np
@@ -31,20 +32,40 @@ from ..hockey_stick import theta, theta_epsilon
 from ..pld import PrivacyLossDistribution
 from ..pld import fixed_size_subsampled_gaussian, gaussian, laplace, subsampled_gaussian
 from ..pld import with_replacement_subsampled_gaussian
-from ..pld.canonical import eps_delta_dp
+from ..pld import finite_atoms
+from ..pld.canonical import canonical_pair, eps_delta_dp
 from ..pld.discrete_laplace import discrete_laplace, discrete_laplace_pair
 from ..pld.gaussian_mixture import mixture_of_gaussians
 from ..pld.laplace_mixture import laplace_mixture
-from ..pld.randomized_response import randomized_response
-from ..pld.subsampling import poisson_subsampled
+from ..pld.randomized_response import randomized_response, randomized_response_pair
+from ..pld.subsampling import poisson_subsampled, poisson_subsampled_pair
 from ..pld.truncated_subsampling import truncated_subsampled_gaussian
 
 THETA_MARGIN = 4e-12
-COARSEST_INTERVAL = 1e-3
+COARSEST_INTERVAL = 3e-3  # a cheap first grid; the next is aimed from its measured width
 FINEST_INTERVAL = 1e-5
 MAX_POINTS = 1 << 20
 
 Mechanism = tuple  # ("name", *parameters): hashable, one per distinct mechanism
+Pair = tuple[np.ndarray, np.ndarray]
+
+
+def _two_directions(pair: Pair) -> list[Pair]:
+    """Remove (P, Q) and add (Q, P): both kept, the worse composition reported."""
+    return [pair, (pair[1], pair[0])]
+
+
+# Mechanisms with a finite dominating pair: composed exactly as atoms (``pld.finite_atoms``), never
+# put on the loss grid.  Each gives its pair per neighbouring direction (one if symmetric).
+FINITE_PAIRS: dict[str, Callable[..., list[Pair]]] = {
+    "discrete_laplace": lambda a, s: [discrete_laplace_pair(a, s)],
+    "poisson_discrete_laplace": lambda a, s, q: _two_directions(
+        poisson_subsampled_pair(*discrete_laplace_pair(a, s), q)),
+    "randomized_response": lambda p, k, relation: (
+        [randomized_response_pair(p, k, relation)] if relation == "replace_one"
+        else _two_directions(randomized_response_pair(p, k, relation))),
+    "eps_delta": lambda eps, delta: [canonical_pair(eps, delta)],
+}
 
 
 def _build(mechanism: Mechanism, h: float) -> PrivacyLossDistribution:
@@ -99,19 +120,29 @@ class CompositionPlan:
 
 
 class PlanProfile:
-    """Certified (lower, upper) delta(eps) and eps(delta) of a plan, grids built on demand and cached."""
+    """Certified (lower, upper) delta(eps) and eps(delta) of a plan, grids built on demand and cached.
+
+    Mechanisms with a finite pair (``FINITE_PAIRS``) are composed exactly as atoms, once; the rest
+    (and the folded Gaussian) on the loss grid, refined for ``accuracy``; the two are combined by
+    ``finite_atoms.delta_with`` (a Gaussian alone beside the atoms in closed form, theta extended
+    to eps < 0 by the symmetry of its pair: delta(eps) = 1 - e^eps + e^eps theta(r, -eps)).
+    """
 
     def __init__(self, plan: CompositionPlan, value_discretization_interval: float | None, accuracy: float | None):
         self.plan = plan
         self.fixed_interval = value_discretization_interval
         self.accuracy = accuracy
+        self._finite = {m: c for m, c in plan.counts.items() if m[0] in FINITE_PAIRS}
+        self._grid = {m: c for m, c in plan.counts.items() if m[0] not in FINITE_PAIRS}
         self._composed: dict[float, PrivacyLossDistribution] = {}
         self._factors: dict[tuple[Mechanism, float], PrivacyLossDistribution] = {}
+        self._atoms: list[finite_atoms.Atoms] | None = None
 
     def _pld(self, h: float) -> PrivacyLossDistribution:
+        """The grid part (every mechanism without a finite pair, and the folded Gaussian) on grid h."""
         if h not in self._composed:
             total: PrivacyLossDistribution | None = None
-            parts = [(self._factor(m, h), c) for m, c in self.plan.counts.items()]
+            parts = [(self._factor(m, h), c) for m, c in self._grid.items()]
             if self.plan.gaussian_r2 > 0:
                 parts.append((gaussian(1.0 / math.sqrt(self.plan.gaussian_r2), value_discretization_interval=h), 1))
             for pld, count in parts:
@@ -127,17 +158,83 @@ class PlanProfile:
             self._factors[key] = _build(mechanism, h)
         return self._factors[key]
 
+    def _atom_directions(self) -> list[finite_atoms.Atoms]:
+        """The finite mechanisms composed exactly, per neighbouring direction (both sides share them)."""
+        if self._atoms is None:
+            pairs = [(FINITE_PAIRS[m[0]](*m[1:]), c) for m, c in self._finite.items()]
+            directions = max(len(p) for p, _ in pairs)
+            self._atoms = [finite_atoms.compose_all([(finite_atoms.pair_atoms(*p[d % len(p)]), c) for p, c in pairs])
+                           for d in range(directions)]
+        return self._atoms
+
+    def _gaussian_side(self, upper: bool) -> Callable[[np.ndarray], np.ndarray]:
+        """The folded Gaussian's certified side at any real eps (theta and its mirror below 0)."""
+        r = math.sqrt(self.plan.gaussian_r2)
+        widen = 1.0 + THETA_MARGIN if upper else 1.0 - THETA_MARGIN
+
+        def side(eps: np.ndarray) -> np.ndarray:
+            t = np.asarray(theta(r, np.abs(eps)), dtype=np.float64) * widen
+            mirrored = -np.expm1(np.minimum(eps, 0.0)) * widen + np.exp(np.minimum(eps, 0.0)) * t
+            return np.clip(np.where(eps >= 0, t, mirrored), 0.0, 1.0)
+        return side
+
+    def _sides(self, h: float | None, upper: bool) -> list[Callable[[np.ndarray], np.ndarray]]:
+        """delta(eps) per direction on one side: the atoms combined with the rest (grid h, or closed form)."""
+        atoms = self._atom_directions()
+        if not self._grid and self.plan.gaussian_r2 == 0:
+            return [partial(finite_atoms.delta, a, upper=upper) for a in atoms]
+        if not self._grid:
+            g = self._gaussian_side(upper)
+            return [partial(finite_atoms.delta_with, a, g, upper=upper) for a in atoms]
+        assert h is not None
+        pmfs = self._pld(h).composed(upper)
+        n = max(len(pmfs), len(atoms))
+        return [partial(finite_atoms.delta_with, atoms[d % len(atoms)], finite_atoms.grid_side(pmfs[d % len(pmfs)]),
+                        upper=upper) for d in range(n)]
+
+    def _top_loss(self, h: float | None) -> float:
+        """A loss above every finite loss of the composition (delta is constant beyond it)."""
+        top = max(float(a.loss[-1]) + a.loss_error if a.loss.size else 0.0 for a in self._atom_directions())
+        if self._grid:
+            assert h is not None
+            top += max((p.k_lo + p.p.size) * p.h for p in self._pld(h).composed(True))
+        elif self.plan.gaussian_r2 > 0:
+            r = math.sqrt(self.plan.gaussian_r2)
+            top += r * r / 2 + 40.0 * r  # theta(r, eps) < 1e-300 beyond
+        return max(top, 0.0) + 1.0
+
+    def _evaluate(self, method: str, x: float, h: float | None) -> tuple[float, float]:
+        """(lower, upper) of ``method`` at x on grid h (h unused when nothing is on the grid)."""
+        if not self._finite:
+            assert h is not None
+            lo, up = getattr(self._pld(h), method)(x, bound="both")
+            return float(lo), float(up)
+        out = []
+        for upper in (False, True):
+            sides = self._sides(h, upper)
+            if method == "delta":
+                out.append(max(float(f(np.array([x]))[0]) for f in sides))
+            elif not self._grid and self.plan.gaussian_r2 == 0:
+                out.append(max(finite_atoms.pure_epsilon(a, x, upper) for a in self._atom_directions()))
+            else:
+                tolerance = 1e-9 if self.accuracy is None else min(float(self.accuracy) / 20.0, 1e-6)
+
+                def worst(eps: np.ndarray) -> np.ndarray:
+                    return np.max([f(eps) for f in sides], axis=0)
+                out.append(finite_atoms.epsilon_search(worst, x, upper, self._top_loss(h), tolerance))
+        return out[0], out[1]
+
     def _bracket(self, method: str, x: float) -> tuple[float, float]:
         """(lower, upper) of ``method`` ("delta" or "epsilon") at x, refining the grid for ``accuracy``."""
+        if not self._grid and (self._finite or self.plan.gaussian_r2 == 0):
+            return self._evaluate(method, x, None)  # nothing on the grid: exact up to round-off
         if self.fixed_interval is not None:
-            lo, up = getattr(self._pld(self.fixed_interval), method)(x, bound="both")
-            return float(lo), float(up)
+            return self._evaluate(method, x, self.fixed_interval)
         target = float(self.accuracy) if self.accuracy is not None else 0.0
         h = COARSEST_INTERVAL
         previous: tuple[float, float] | None = None
         while True:
-            pld = self._pld(h)
-            lo, up = (float(v) for v in getattr(pld, method)(x, bound="both"))
+            lo, up = self._evaluate(method, x, h)
             width = up - lo if method == "epsilon" else (up - lo) / max(up, 1e-300)
             if width <= target or h <= FINEST_INTERVAL:
                 return lo, up
@@ -150,7 +247,7 @@ class PlanProfile:
             shrink = 0.9 * (target / width) ** (1.0 / k) if math.isfinite(width) else 0.5
             # Budget: the composed grid grows like 1/h; stop where the next one would exceed MAX_POINTS
             # (finite pairs' brackets narrow only like h, so their target may be out of reach).
-            points = max(pmf.p.size for pmf in pld.composed(True))
+            points = max(pmf.p.size for pmf in self._pld(h).composed(True))
             floor = h * points / MAX_POINTS
             nxt = max(h * min(shrink, 0.9), FINEST_INTERVAL, floor)
             if nxt >= 0.95 * h:

@@ -1,0 +1,284 @@
+"""Finite privacy-loss distributions composed exactly (no loss grid), alone or beside a grid PLD.
+
+A mechanism with a finite dominating pair (P, Q) (discrete Laplace, randomized response, the
+canonical (eps, delta) pair, their Poisson-subsampled pairs) has a PLD with finitely many atoms:
+P-mass p_j at loss l_j = log(P_j / Q_j), and P-mass at +infinity where Q_j = 0.  Composing k such
+rounds only adds losses, so the composed PLD is again finite; its privacy profile is
+
+    delta(eps) = sum_j p_j (1 - e^{eps - l_j})_+ + p_inf,
+
+and composing it with any other PLD G (losses add, Doroshenko et al., PETS 2022, Sec. 4) gives
+
+    delta(eps) = sum_j p_j delta_G(eps - l_j) + p_inf                                      (*)
+
+(condition on the finite part's loss; delta_G is G's profile extended to eps < 0, which every
+certified side of a grid PMF answers).  Placing these atoms on a loss grid instead moves each by
+up to one grid step per round, so a k-fold composition of atoms narrows its bracket only like k h:
+the reason discrete-Laplace trees were slow.  Here they are never put on the grid.
+
+Certification.  delta above is non-decreasing in every l_j and every p_j, and shifting every loss
+by at most e changes delta(eps) to a value between delta(eps - e) and delta(eps + e); so:
+- losses are kept as integer multiples ``index`` of a spacing ``eta`` with a bound ``loss_error``
+  on |true loss - index * eta| for every atom: a pair whose losses are integer multiples of its
+  smallest non-zero |loss| (within 1e-9 relative, the discrepancy counted in the bound: discrete
+  Laplace, randomized response under replace-one, the canonical pair) keeps that lattice, so a
+  k-fold composition has only k (s + 1) atoms; any other pair is rounded to the sub-grid ``ETA``.
+  The bound starts at the round-off of log(P_j) - log(Q_j) (4u(|log P_j| + |log Q_j|) + 32u,
+  u = 2^-53, covering the few-ulp error of the masses themselves) plus the rounding, and adds up
+  under composition (losses add); the upper side is evaluated at eps - loss_error, the lower side
+  at eps + loss_error;
+- each mass carries a bound ``rel_error`` on its relative round-off (16u for a pair's masses, the
+  two factors' bounds plus 2u per product and (m - 1)u per merged sum of m terms), and every
+  delta is widened (upper) or narrowed (lower) by it and by the round-off of the sum (*).
+A composition whose atoms would exceed ``MAX_ATOMS`` is merged onto a grid twice as coarse
+(nearest point, its half-step added to ``loss_error``), so the count stays bounded and both
+sides stay certified.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+
+from .pmf import GridPMF
+
+UNIT_ROUNDOFF = np.finfo(np.float64).eps / 2
+ETA = 2.0 ** -32  # sub-grid of losses that lie on no lattice (~2.3e-10)
+MAX_ATOMS = 1 << 14
+LATTICE_TOLERANCE = 1e-9
+MAX_LATTICE_INDEX = 1 << 20
+
+
+@dataclass(frozen=True)
+class Atoms:
+    """P-masses ``mass`` at losses ``index * eta`` (indices strictly increasing), ``p_inf`` at +infinity.
+
+    Every true loss lies within ``loss_error`` of its ``index * eta``; ``rel_error`` bounds the
+    relative round-off of every mass and of ``p_inf``.
+    """
+
+    index: np.ndarray
+    mass: np.ndarray
+    p_inf: float
+    eta: float
+    loss_error: float
+    rel_error: float
+
+    @property
+    def loss(self) -> np.ndarray:
+        return self.index * self.eta
+
+
+def pair_atoms(p: np.ndarray, q: np.ndarray) -> Atoms:
+    """The atoms of the pair (P, Q) (outcomes with P = 0 carry no P-mass and are dropped)."""
+    pa, qa = np.asarray(p, dtype=np.float64), np.asarray(q, dtype=np.float64)
+    keep = pa > 0
+    pk, qk = pa[keep], qa[keep]
+    finite = qk > 0
+    with np.errstate(divide="ignore"):
+        lp, lq = np.log(pk[finite]), np.log(qk[finite])
+    loss = lp - lq
+    err = float((4.0 * UNIT_ROUNDOFF * (np.abs(lp) + np.abs(lq)) + 32.0 * UNIT_ROUNDOFF).max(initial=0.0))
+    nonzero = np.abs(loss[loss != 0.0])
+    eta = float(nonzero.min()) if nonzero.size else ETA
+    index = np.round(loss / eta)
+    miss = np.abs(loss - index * eta)
+    if not (np.all(miss <= LATTICE_TOLERANCE * np.maximum(np.abs(loss), eta))
+            and np.all(np.abs(index) <= MAX_LATTICE_INDEX)):
+        eta = ETA
+        index = np.round(loss / eta)
+        miss = np.abs(loss - index * eta)
+    # |index * eta - computed| <= miss + u|index * eta| (the product's rounding), plus the loss's own error.
+    bound = err + float((miss + UNIT_ROUNDOFF * np.abs(index * eta)).max(initial=0.0))
+    return _merged(index.astype(np.int64), pk[finite], float(pk[~finite].sum()), eta, bound,
+                   16.0 * UNIT_ROUNDOFF)
+
+
+def _merged(index: np.ndarray, mass: np.ndarray, p_inf: float, eta: float, loss_error: float,
+            rel: float) -> Atoms:
+    """Atoms with equal indices summed (their round-off added to ``rel``), coarsened past ``MAX_ATOMS``."""
+    while True:
+        uniq, inverse, counts = np.unique(index, return_inverse=True, return_counts=True)
+        if uniq.size <= MAX_ATOMS:
+            break
+        index = np.floor_divide(index + 1, 2)  # nearest point of the grid 2 eta (ties up)
+        loss_error += eta + UNIT_ROUNDOFF * float(np.abs(uniq).max()) * eta  # an odd index moves by eta
+        eta *= 2.0
+    summed = np.bincount(inverse, weights=mass, minlength=uniq.size)
+    grow = (int(counts.max()) - 1) * UNIT_ROUNDOFF if counts.size else 0.0
+    return Atoms(uniq, summed, p_inf, eta, loss_error, rel + grow)
+
+
+def _on_eta(a: Atoms, eta: float) -> tuple[np.ndarray, float]:
+    """a's indices on the grid eta and the added loss error (nothing added when eta is a's own)."""
+    if eta == a.eta:
+        return a.index, 0.0
+    loss = a.index * a.eta
+    index = np.round(loss / eta)
+    return index.astype(np.int64), float((np.abs(loss - index * eta) + 2.0 * UNIT_ROUNDOFF * np.abs(loss)).max())
+
+
+def compose(a: Atoms, b: Atoms) -> Atoms:
+    """The atoms of running both (losses add; masses multiply): on their lattice if they share it, else ETA."""
+    eta = a.eta if a.eta == b.eta else min(ETA, a.eta, b.eta)
+    ia, ea = _on_eta(a, eta)
+    ib, eb = _on_eta(b, eta)
+    index = (ia[:, None] + ib[None, :]).ravel()
+    mass = (a.mass[:, None] * b.mass[None, :]).ravel()
+    p_inf = a.p_inf + b.p_inf * float(a.mass.sum())
+    rel = a.rel_error + b.rel_error + (a.mass.size + 4) * UNIT_ROUNDOFF
+    return _merged(index, mass, p_inf, eta, a.loss_error + b.loss_error + ea + eb, rel)
+
+
+def self_compose(a: Atoms, count: int) -> Atoms:
+    """``count`` >= 1 runs of a, by repeated squaring."""
+    result: Atoms | None = None
+    power = a
+    k = int(count)
+    while True:
+        if k & 1:
+            result = power if result is None else compose(result, power)
+        k >>= 1
+        if not k:
+            break
+        power = compose(power, power)
+    assert result is not None
+    return result
+
+
+def compose_all(parts: Sequence[tuple[Atoms, int]]) -> Atoms:
+    """The composition of ``count`` runs of each atom set."""
+    out: Atoms | None = None
+    for atoms, count in parts:
+        step = self_compose(atoms, count)
+        out = step if out is None else compose(out, step)
+    assert out is not None
+    return out
+
+
+def _widen(value: np.ndarray, a: Atoms, upper: bool, extra: float) -> np.ndarray:
+    """value widened (upper side) or narrowed (lower side) by the masses' and the sum's round-off."""
+    rel = a.rel_error + extra + (a.mass.size + 4) * UNIT_ROUNDOFF
+    if upper:
+        return np.minimum(value * (1.0 + rel), 1.0)
+    return np.maximum(value * (1.0 - rel), 0.0)
+
+
+def _shifted(a: Atoms, eps: np.ndarray, upper: bool) -> np.ndarray:
+    """eps - loss_j for every (eps, atom), with the loss error on the side's safe side."""
+    e = np.asarray(eps, dtype=np.float64) + (-a.loss_error if upper else a.loss_error)
+    return e[:, None] - a.loss[None, :]
+
+
+def delta(a: Atoms, epsilon: np.ndarray, upper: bool) -> np.ndarray:
+    """delta(eps) of the atoms alone (certified on the side asked for), for a 1-d array of eps."""
+    gap = np.minimum(_shifted(a, epsilon, upper), 0.0)
+    value = (-np.expm1(gap) * a.mass[None, :]).sum(axis=1) + a.p_inf
+    return _widen(value, a, upper, 4.0 * UNIT_ROUNDOFF)  # expm1 is accurate to a few ulps
+
+
+def delta_with(a: Atoms, other: Callable[[np.ndarray], np.ndarray], epsilon: np.ndarray,
+               upper: bool) -> np.ndarray:
+    """(*) with delta_G = ``other`` (the same certified side of G's profile, at any real eps)."""
+    shifted = _shifted(a, epsilon, upper)
+    value = (other(shifted.ravel()).reshape(shifted.shape) * a.mass[None, :]).sum(axis=1) + a.p_inf
+    return _widen(value, a, upper, 2.0 * UNIT_ROUNDOFF)
+
+
+def grid_side(pmf: GridPMF) -> Callable[[np.ndarray], np.ndarray]:
+    """A grid PMF's certified side as a function of a flat array of (any real) eps."""
+    return lambda eps: np.asarray(pmf.delta(np.ascontiguousarray(eps)), dtype=np.float64)
+
+
+def epsilon_search(delta_of: Callable[[np.ndarray], np.ndarray], target: float, upper: bool, top: float,
+                   tolerance: float) -> float:
+    """A certified epsilon from a certified side of delta(eps), by a bracketing root search.
+
+    Keeps lo with delta(lo) > target and hi with delta(hi) <= target, both evaluated: on the upper
+    side the true epsilon is at most hi (delta_up(hi) <= target; inf if even ``top``, above every
+    finite loss, fails); on the lower side at least lo (the true delta exceeds the target there).
+    Neither needs the computed side to be monotone.  The next point is the Illinois false position
+    on log delta (nearly linear in eps), with a bisection whenever two steps have not halved the
+    interval, until it is no wider than ``tolerance``.
+    """
+    lo, hi = 0.0, float(top)
+    f_lo, f_hi = (float(v) for v in delta_of(np.array([lo, hi])))
+    if upper and f_hi > target:
+        return math.inf
+    if f_lo <= target:
+        return 0.0
+    if not upper and f_hi > target:
+        return hi
+    log_target = math.log(target)
+
+    def g(value: float) -> float:
+        return math.log(max(value, 1e-300)) - log_target
+
+    g_lo, g_hi = g(f_lo), g(f_hi)
+    kept = 0  # -1: the last step moved lo, +1: it moved hi (Illinois: a side moved twice halves the other g)
+    width_before = hi - lo
+    steps = 0
+    while hi - lo > tolerance:
+        steps += 1
+        x = hi - g_hi * (hi - lo) / (g_hi - g_lo) if g_hi < g_lo else 0.5 * (lo + hi)
+        if steps % 3 == 0:
+            if hi - lo > 0.5 * width_before:
+                x = 0.5 * (lo + hi)
+            width_before = hi - lo
+        margin = 0.25 * tolerance
+        x = min(max(x, lo + margin), hi - margin)
+        gx = g(float(delta_of(np.array([x]))[0]))
+        if gx > 0:
+            lo, g_lo = x, gx
+            if kept == -1:
+                g_hi *= 0.5
+            kept = -1
+        else:
+            hi, g_hi = x, gx
+            if kept == 1:
+                g_lo *= 0.5
+            kept = 1
+    return hi if upper else lo
+
+
+def pure_epsilon(a: Atoms, target: float, upper: bool) -> float:
+    """The certified epsilon of the atoms alone: exact on the interval between two losses.
+
+    A bisection over the positive losses (each delta a direct certified sum) finds consecutive
+    points left < right with delta(left) > target >= delta(right); on that interval
+    delta(eps) = S - e^eps T with S = p_inf + sum_{l_j >= right} p_j and T = sum_{l_j >= right}
+    p_j e^{-l_j}, whose root log((S - target) / T) is moved outward by 1e-12 relative and checked
+    against the certified side (else the checked end of the interval is reported).
+    """
+    def at(x: float) -> float:
+        return float(delta(a, np.array([x]), upper)[0])
+
+    if at(0.0) <= target:
+        return 0.0
+    loss = a.loss
+    beyond = (float(loss[-1]) if loss.size else 0.0) + 2.0 * a.loss_error + 1.0
+    points = np.append(loss[loss > 0.0], beyond)
+    if at(beyond) > target:  # delta >= p_inf > target for every eps
+        return math.inf
+    lo, hi = -1, points.size - 1  # delta(points[lo]) > target (lo = -1: eps = 0), delta(points[hi]) <= target
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if at(float(points[mid])) > target:
+            lo = mid
+        else:
+            hi = mid
+    left = float(points[lo]) if lo >= 0 else 0.0
+    right = float(points[hi])
+    active = loss >= right
+    s = a.p_inf + float(a.mass[active].sum())
+    t = float((a.mass[active] * np.exp(-loss[active])).sum())
+    shift = -a.loss_error if upper else a.loss_error
+    guess = math.log((s - target) / t) - shift if s > target and t > 0 else right
+    step = 1e-12 * max(abs(guess), 1.0)
+    candidate = min(max(guess + (step if upper else -step), left), right)
+    if upper:
+        return candidate if at(candidate) <= target else right
+    return candidate if at(candidate) > target else left
