@@ -25,7 +25,7 @@ from .distribution import (Bound, PrivacyLossDistribution, Result, bound_result,
                            epsilon_values, evaluate_into)
 from .mechanisms import (DEFAULT_INTERVAL, checked_interval, fixed_size_subsampled_gaussian,
                          with_replacement_subsampled_gaussian)
-from .with_replacement_mirrored import with_replacement_mirrored_gaussian
+from .with_replacement_shift_bound import with_replacement_shift_bound
 
 
 
@@ -131,9 +131,16 @@ class WithReplacementBatchGaussianPLD(FixedBatchGaussianPLD):
     records, replace-one neighbours, every round released: paper 003's ISRL-DP silo transcript
     (Noisy MB-SGD, K = batch_size, sensitivity = L/K).
 
-    The replaced record appears c ~ Binomial(K, 1/n) times; per round, for eps >= 0 (s = sigma/Delta,
-    eta = 1 - (1 - 1/n)^K), delta(eps) <= sum_{c>=1} b_c theta(2c/s, log(1 + (e^eps - 1)/eta))
-    (proved; the lower side is the realizable pair sum_c b_c N(2c) vs N(0)). ``batch_size`` may
+    The replaced record appears c ~ Binomial(K, 1/n) times (b_c its pmf, s = sigma/Delta,
+    r_c = 2c/s).  Two proved upper sides are composed and the smaller bound is reported:
+    (*) the labelled pair, delta(eps) <= sum_{c>=1} b_c theta(2c/s, log(1 + (e^eps - 1)/eta)),
+    eta = 1 - b_0 (exact for K = 1; :func:`mechanisms.with_replacement_subsampled_gaussian`), and
+    the shift-constrained curve (Schuchardt et al. 2024's conditional coupling + the Gaussian
+    shift inequality; :mod:`with_replacement_shift_bound`)
+        D(gamma) = sup_alpha b_0 (1 - gamma) Phi(alpha)
+                   + sum_{c>=1} b_c max_{alpha - r_c <= beta <= alpha} [Phi(beta + r_c) - gamma Phi(beta)],
+    which is within a few per cent of the lower side at paper 003's App. I rows.  The lower side
+    is the realizable pair sum_c b_c N(2c) vs N(0) (other records at -L).  ``batch_size`` may
     exceed ``n``.
     """
 
@@ -142,6 +149,6 @@ class WithReplacementBatchGaussianPLD(FixedBatchGaussianPLD):
 
     def _round_pairs(self, sigma: float, m: int, n: int, sensitivity: float) -> list[PrivacyLossDistribution]:
         return [*super()._round_pairs(sigma, m, n, sensitivity),
-                with_replacement_mirrored_gaussian(sigma, m, n, sensitivity=sensitivity,
-                                                   value_discretization_interval=self.value_discretization_interval,
-                                                   tail=self.tail)]
+                with_replacement_shift_bound(sigma, m, n, sensitivity=sensitivity,
+                                             value_discretization_interval=self.value_discretization_interval,
+                                             tail=self.tail)]
