@@ -195,3 +195,22 @@ def test_bad_arguments_name_the_argument(upper_side):
         args = dict(sigma=1.0, batch_size=2, n=10) | kwargs
         with pytest.raises(ValueError, match=match):
             upper_side(args.pop("sigma"), args.pop("batch_size"), args.pop("n"), **args)
+
+
+def test_losses_near_the_top_of_the_grid_keep_the_curve_above_the_realizable_one():
+    """Little noise (s = 0.05): losses reach 700, where e^loss nearly overflows.  The bisection works
+    on logs, so D stays above the realizable curve there (it once collapsed to 1e-149), and the
+    PMF carries mass 1 and stays between the two sides of the labelled accountant."""
+    from hockeystick.pld.with_replacement_shift_bound import copy_count_weights, shift_constrained_curve
+    s, K, n = 0.05, 3, 4
+    weights, _ = copy_count_weights(K, n, 1e-16)
+    eps = np.array([1.0, 300.0, 699.0, 699.9])
+    curve = shift_constrained_curve(eps, weights, s)
+    for e, value in zip(eps, curve):
+        assert float(realizable_delta(s, K, n, float(e))) <= value
+    d = with_replacement_shift_bound(s, K, n, value_discretization_interval=1e-2)
+    upper = next(iter(d.directions[0])).upper
+    assert upper.finite_mass + upper.p_inf == pytest.approx(1.0, abs=1e-9)
+    labelled = pld.with_replacement_subsampled_gaussian(s, K, n, value_discretization_interval=1e-2)
+    for e in (0.0, 5.0, 100.0):
+        assert labelled.delta(e, bound="lower") <= d.delta(e) <= 1.0

@@ -40,7 +40,8 @@ from .distribution import Factor, PrivacyLossDistribution
 from .mechanisms import DEFAULT_INTERVAL, MAX_CELLS, _check_tail, _positive, checked_interval
 from .pmf import GridPMF
 
-_BISECTIONS = 80
+_BISECTIONS = 64
+_TOP_LOSS = 700.0   # e^loss stays finite; D beyond it (at most D(e^700)) goes to +infinity
 _ULPS = 64 * np.finfo(float).eps
 
 
@@ -62,13 +63,27 @@ def shift_constrained_curve(log_gamma: np.ndarray, weights: np.ndarray, s: float
     b0, bc, r = float(weights[0]), weights[1:, None], (2.0 * cs / s)[:, None]
     peak = -lg[None, :] / r - r / 2                                  # beta*_c, shape (c, gamma)
 
+    with np.errstate(divide="ignore"):   # b_c = 0 (n = 1: every draw is the record) has log -inf
+        log_b0, log_bc = np.log(b0), np.log(bc)
+
     def slope_sign(alpha: np.ndarray) -> np.ndarray:
-        """F(alpha) = J'(alpha)/phi(alpha), non-increasing in alpha."""
+        """The sign of F(alpha) = J'(alpha)/phi(alpha) (non-increasing in alpha), from the logs of its
+        positive and negative parts divided by gamma (no overflow for any gamma <= e^700):
+        F/gamma = [b_0/gamma + sum_rising b_c expm1(x_c - log gamma)] - [b_0 + sum_falling b_c (e^y_c - 1/gamma)],
+        x_c = -alpha r_c - r_c^2/2 (> log gamma when rising), y_c = alpha r_c - r_c^2/2 (> -log gamma when falling)."""
         a = alpha[None, :]
-        rising = np.exp(np.minimum(-a * r - r * r / 2, 700.0)) - gamma
-        falling = 1.0 - gamma * np.exp(np.minimum(a * r - r * r / 2, 700.0))
-        term = np.where(a < peak, rising, np.where(a > peak + r, falling, 0.0))
-        return b0 * (1.0 - gamma) + np.sum(bc * term, axis=0)
+        x, y = -a * r - r * r / 2, a * r - r * r / 2
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            z = np.maximum(x - lg[None, :], 0.0)
+            log_rise = log_bc + np.where(z > 1.0, z + np.log1p(-np.exp(-z)), np.log(np.expm1(z)))
+            w = np.maximum(y + lg[None, :], 0.0)
+            log_fall = log_bc + y + np.log1p(-np.exp(-w))
+        log_rise = np.where(a < peak, log_rise, -np.inf)
+        log_fall = np.where(a > peak + r, log_fall, -np.inf)
+        positive = np.logaddexp(log_b0 - lg, np.logaddexp.reduce(log_rise, axis=0))
+        negative = np.logaddexp(log_b0, np.logaddexp.reduce(log_fall, axis=0))
+        with np.errstate(invalid="ignore"):
+            return np.nan_to_num(positive - negative, nan=0.0)   # both parts empty: F = 0
 
     lo = np.min(peak, axis=0) - 40.0
     hi = np.max(peak + r, axis=0) + 40.0
@@ -110,8 +125,9 @@ def with_replacement_shift_bound(sigma: float, batch_size: int, n: int, *, sensi
     """The PLD whose curve is the chords of D (module docstring), pessimistic side only.
 
     ``sensitivity`` = Delta (L/K for the mean of K gradients clipped to L).  The PMF spans losses
-    up to the first grid point where D <= tail/4 (that value goes to +infinity), plus copy counts
-    beyond the kept ones (mass <= tail/4), whose terms are at most their mass.
+    up to the first grid point where D <= tail/4, or 700 (e^loss must stay finite), whichever comes
+    first; D there goes to +infinity, as do copy counts beyond the kept ones (mass <= tail/4), whose
+    terms are at most their mass.
     """
     s = _positive("sigma", sigma) / _positive("sensitivity", sensitivity)
     if (isinstance(batch_size, bool) or isinstance(n, bool) or not isinstance(batch_size, (int, np.integer))
@@ -122,11 +138,11 @@ def with_replacement_shift_bound(sigma: float, batch_size: int, n: int, *, sensi
     t = _check_tail(tail)
     weights, cut = copy_count_weights(int(batch_size), int(n), 0.25 * t)
     top = h
-    while shift_constrained_curve(np.array([top]), weights, s)[0] + cut > 0.25 * t:
-        top *= 2.0
-        if top / h > MAX_CELLS:
-            raise ValueError("the loss grid would need more cells than max_cells; use a coarser "
-                             "value_discretization_interval")
+    while top < _TOP_LOSS and shift_constrained_curve(np.array([top]), weights, s)[0] + cut > 0.25 * t:
+        top = min(2.0 * top, _TOP_LOSS)
+    if top / h > MAX_CELLS:
+        raise ValueError("the loss grid would need more cells than max_cells; use a coarser "
+                         "value_discretization_interval")
     count = int(np.ceil(top / h))
     log_gamma = np.arange(count + 1) * h
     curve = np.empty(count + 1)
