@@ -1,5 +1,5 @@
-"""The proved upper sides for batches drawn WITH replacement, replace-one neighbours: the mirrored
-pair (**) and the shift-constrained curve D (pld/with_replacement_shift_bound.py), D <= (**).
+"""The shift-constrained upper curve D for batches drawn WITH replacement, replace-one neighbours
+(pld/with_replacement_shift_bound.py), and the accountant that reports min((*), D).
 
 References independent of the C++ code: mpmath (30 digits) for the pair's own curve
 H_gamma(sum_c b_c N(2c, s^2) || sum_c b_c N(-2c, s^2)) and for the realizable pair's curve; the
@@ -17,17 +17,16 @@ import numpy as np
 import pytest
 
 import hockeystick.pld as pld
-from hockeystick.pld.with_replacement_mirrored import with_replacement_mirrored_gaussian
 from hockeystick.pld.with_replacement_shift_bound import with_replacement_shift_bound
 
-from .test_pld_with_replacement import (_densities_2d, _hockey_stick, _mechanism_components, binomial, crossing,
-                                        realizable_delta)
+from .test_pld_with_replacement import _hockey_stick, binomial, crossing, random_two_dimensional_pairs, realizable_delta
 
 mp.mp.dps = 30
 
 
 def mirrored_delta(s: float, K: int, n: int, eps: float) -> mp.mpf:
-    """E_gamma(sum_c b_c N(2c, s^2) || sum_c b_c N(-2c, s^2)): the loss is increasing in x, one crossing."""
+    """E_gamma(sum_c b_c N(2c, s^2) || sum_c b_c N(-2c, s^2)), the mirrored pair that the first two
+    constraints alone give (D lies below it): the loss is increasing in x, one crossing."""
     b, g, s = binomial(K, n), mp.e ** mp.mpf(eps), mp.mpf(s)
     p = lambda x: sum(b[c] * mp.npdf(x, 2 * c, s) for c in range(K + 1))
     q = lambda x: sum(b[c] * mp.npdf(x, -2 * c, s) for c in range(K + 1))
@@ -36,7 +35,6 @@ def mirrored_delta(s: float, K: int, n: int, eps: float) -> mp.mpf:
 
 
 CASES = [(2.0, 5, 10), (1.0, 3, 4), (3.0, 20, 50)]
-UPPER_SIDES = [with_replacement_mirrored_gaussian, with_replacement_shift_bound]
 
 
 def shift_constrained_brute_force(s: float, K: int, n: int, eps: float) -> float:
@@ -55,17 +53,6 @@ def shift_constrained_brute_force(s: float, K: int, n: int, eps: float) -> float
 
 
 @pytest.mark.parametrize("s,K,n", CASES)
-def test_one_round_upper_side_is_the_mirrored_curve_rounded_up(s, K, n):
-    d = with_replacement_mirrored_gaussian(s, K, n, value_discretization_interval=1e-3)
-    for eps in (-1.0, 0.0, 0.5, 1.0, 3.0):
-        exact = float(mirrored_delta(s, K, n, eps))
-        upper = d.delta(eps)
-        assert exact <= upper
-        assert upper - exact <= 2e-3 * exact + 1e-12
-        assert float(realizable_delta(s, K, n, eps)) <= exact * (1 + 1e-12)   # never below the lower side
-
-
-@pytest.mark.parametrize("s,K,n", CASES)
 def test_shift_constrained_curve_lies_between_the_realizable_and_the_mirrored_curves(s, K, n):
     """D (rounded up onto the grid) is above its brute-force evaluation and the realizable curve,
     below the mirrored pair's, and close to D itself."""
@@ -79,9 +66,8 @@ def test_shift_constrained_curve_lies_between_the_realizable_and_the_mirrored_cu
         assert upper <= float(mirrored_delta(s, K, n, eps)) * (1 + 2e-3) + 1e-12
 
 
-@pytest.mark.parametrize("upper_side", UPPER_SIDES)
-def test_upper_side_is_symmetric_so_it_bounds_both_orders(upper_side):
-    d = upper_side(2.0, 5, 10, value_discretization_interval=1e-3)
+def test_shift_constrained_pmf_is_symmetric_so_it_bounds_both_orders():
+    d = with_replacement_shift_bound(2.0, 5, 10, value_discretization_interval=1e-3)
     upper = next(iter(d.directions[0])).upper
     assert upper.finite_mass + upper.p_inf == pytest.approx(1.0, abs=1e-12)
     for eps in (0.3, 1.0, 2.0):
@@ -106,12 +92,11 @@ def _components_1d(values: np.ndarray, K: int) -> list:
     return list(out.items())
 
 
-@pytest.mark.parametrize("upper_side", UPPER_SIDES)
-def test_exhaustive_one_dimensional_configurations_stay_below_the_upper_sides(upper_side):
+def test_exhaustive_one_dimensional_configurations_stay_below_the_shift_constrained_curve():
     """n = 4 records, K = 3 draws (64 index sequences), contributions in [-1, 1] (units of Delta):
     every configuration on a lattice of corners and midpoints, both orders, eps in [-1, 2]."""
     n, K, s = 4, 3, 1.5
-    d = upper_side(s, K, n, value_discretization_interval=1e-3)
+    d = with_replacement_shift_bound(s, K, n, value_discretization_interval=1e-3)
     eps_values = (-1.0, -0.3, 0.0, 0.4, 1.0, 2.0)
     bounds = {e: d.delta(e) for e in eps_values}
     worst = 0.0
@@ -129,21 +114,12 @@ def test_exhaustive_one_dimensional_configurations_stay_below_the_upper_sides(up
     assert worst > 0.3   # the bound is not vacuous on this lattice (the realizable corner attains D)
 
 
-@pytest.mark.parametrize("upper_side", UPPER_SIDES)
-def test_exhaustive_two_dimensional_configurations_stay_below_the_upper_sides(upper_side):
+def test_exhaustive_two_dimensional_configurations_stay_below_the_shift_constrained_curve():
     """2-D, n = 3, K = 3 (27 sequences), random non-collinear gradients of norm <= L = 1 (the
     existing brute-force test's setting), both orders, eps from -0.5 to 1.5."""
     n, K, sigma = 3, 3, 1.0
-    d = upper_side(sigma, K, n, sensitivity=1.0 / K, value_discretization_interval=1e-3)
-    rng = np.random.default_rng(11)
-    for _ in range(8):
-        ang = rng.uniform(0, 2 * np.pi, n + 1)
-        r = np.sqrt(rng.uniform(0, 1, n + 1))
-        r[0] = r[n] = 1.0
-        g = np.c_[r * np.cos(ang), r * np.sin(ang)]
-        neighbour = g[:n].copy()
-        neighbour[0] = g[n]
-        p, q, area = _densities_2d(_mechanism_components(g[:n], K), _mechanism_components(neighbour, K), sigma)
+    d = with_replacement_shift_bound(sigma, K, n, sensitivity=1.0 / K, value_discretization_interval=1e-3)
+    for p, q, area in random_two_dimensional_pairs(np.random.default_rng(11), 8, n, K, sigma):
         for eps in (-0.5, 0.0, 0.5, 1.5):
             both = max(_hockey_stick(p, q, area, eps), _hockey_stick(q, p, area, eps))
             assert both <= d.delta(eps) * (1 + 1e-4) + 1e-7
@@ -169,7 +145,7 @@ def test_accountant_reports_the_smaller_of_the_two_proved_upper_sides():
 
 def test_paper_003_appendix_i_bracket_closes_to_ten_percent():
     """App. I, eps = 1.5 row (n = 1238, K = 128, R = 35, delta = 1/n^2): composed, the
-    shift-constrained curve is below the mirrored pair and the labelled pair (*), and the bracket
+    shift-constrained curve is below the labelled pair (*), and the bracket
     [realizable, D] is at most 10 % of epsilon wide (it was [1.61, 4.02] with (*) alone)."""
     from hockeystick.isrl import appendix_i_batch_size, appendix_i_sigma
     n, R, eps = 1238, 35, 1.5
@@ -178,23 +154,21 @@ def test_paper_003_appendix_i_bracket_closes_to_ten_percent():
     h, delta = 2e-3, 1.0 / n**2
     build = dict(sensitivity=1.0 / K, value_discretization_interval=h)
     labelled = pld.with_replacement_subsampled_gaussian(sigma, K, n, **build).self_compose(R)
-    mirrored = with_replacement_mirrored_gaussian(sigma, K, n, **build).self_compose(R)
     shifted = with_replacement_shift_bound(sigma, K, n, **build).self_compose(R)
     low = labelled.epsilon(delta, bound="lower")
     up = shifted.epsilon(delta)
-    assert low < up < mirrored.epsilon(delta) < labelled.epsilon(delta)
+    assert low < up < labelled.epsilon(delta)
     assert up - low <= 0.1 * low
 
 
-@pytest.mark.parametrize("upper_side", UPPER_SIDES)
-def test_bad_arguments_name_the_argument(upper_side):
+def test_bad_arguments_name_the_argument():
     for kwargs, match in ((dict(sigma=0.0), "sigma"), (dict(sensitivity=-1.0), "sensitivity"),
                           (dict(batch_size=0), "batch_size and n must"), (dict(n=0), "batch_size and n must"),
                           (dict(value_discretization_interval=0.0), "value_discretization_interval"),
                           (dict(tail=0.5), "tail")):
         args = dict(sigma=1.0, batch_size=2, n=10) | kwargs
         with pytest.raises(ValueError, match=match):
-            upper_side(args.pop("sigma"), args.pop("batch_size"), args.pop("n"), **args)
+            with_replacement_shift_bound(args.pop("sigma"), args.pop("batch_size"), args.pop("n"), **args)
 
 
 def test_losses_near_the_top_of_the_grid_keep_the_curve_above_the_realizable_one():

@@ -217,26 +217,6 @@ void register_pld(py::module_& m) {
         }, sigma, h, tail, max_cells);
     }, py::arg("sigma"), py::arg("batch_size"), py::arg("dataset_size"), py::arg("h"), py::arg("tail"),
        py::arg("max_cells"));
-    // The mirrored pair (**) of pld_replace_one.hpp: a second proved upper side for batches drawn with
-    // replacement, pessimistic PMF only ("lower" is None; the realizable lower side is the one above).
-    m.def("pld_with_replacement_mirrored_gaussian", [](double sigma, std::int64_t batch_size,
-                                                       std::int64_t dataset_size, double h, double tail,
-                                                       std::int64_t max_cells) {
-        const pld::GridPMF up = with_value_errors([&] {
-            py::gil_scoped_release release;
-            return pld::pessimistic_pmf(pld::replace_one_mirrored_cells(
-                sigma, pld::binomial_counts(batch_size, dataset_size, 0.25 * tail), h, tail, max_cells));
-        });
-        py::dict out;
-        out["k_lo"] = up.k_lo;
-        out["h"] = up.h;
-        out["upper"] = to_array(up.p);
-        out["upper_inf"] = up.p_inf;
-        out["lower"] = py::none();
-        out["connect_dots"] = up.connect_dots;
-        return out;
-    }, py::arg("sigma"), py::arg("batch_size"), py::arg("dataset_size"), py::arg("h"), py::arg("tail"),
-       py::arg("max_cells"));
     m.def("pld_without_replacement_subsampled_gaussian", [](double sigma, double q, double h, double tail,
                                                             std::int64_t max_cells) {
         return replace_one_sides([=] { return std::make_pair(pld::bernoulli_counts(q), pld::bernoulli_counts(q)); },

@@ -44,8 +44,8 @@
 // directions, so it is a dominating pair in the sense of Zhu, Dong & Wang (AISTATS 2022, Def. 7)
 // and its compositions are certified upper bounds under adaptive composition.
 //
-// A second upper pair, for draws with replacement (tighter when counts c >= 2 matter, since (*)
-// amplifies every c by eta only):
+// A lemma on the way to the tightest bound, for draws with replacement (already tighter than (*)
+// when counts c >= 2 matter, since (*) amplifies every c by eta only):
 //     H_gamma(M(D) || M(D')) <= H_gamma(sum_c b_c N(2c, s^2) || sum_c b_c N(-2c, s^2))     (**)
 // for every gamma >= 0, both orders, any dimension.  Proof.  Conditional coupling (Schuchardt,
 // Stoian, Kosmala & Guennemann, NeurIPS 2024, Sec. 3): draw Z = (z_1 .. z_K) i.i.d. uniform among
@@ -255,67 +255,6 @@ struct binomial_shifts_vs_gaussian {
     }
 };
 
-// P = sum_{c <= c_max} b_c N(c, s^2) vs Q = sum_{c <= c_max} b_c N(-c, s^2): the mirrored pair of
-// the header's (**), in units where one copy moves the output by 1 (s = sigma/(2 Delta)).  With
-// F(x) = log sum_c b_c exp((c x - c^2/2)/s^2) (binomial_shifts_vs_gaussian::loss),
-// L(x) = F(x) - F(-x), strictly increasing (L'(x) = (E[c | x] + E[c | -x])/s^2 > 0) and odd.
-struct mirrored_binomial_shifts {
-    binomial_shifts_vs_gaussian half;      // F, the P-density and its tails
-    std::vector<double> table_x, table_l;  // losses on a grid of x, to start the inversion
-
-    double loss(double x, double* slope = nullptr) const {
-        double m_plus = 0.0, m_minus = 0.0;
-        const double l = half.loss(x, &m_plus) - half.loss(-x, &m_minus);
-        if (slope) *slope = (m_plus + m_minus) / (half.s * half.s);
-        return l;
-    }
-    void build_table(double x_lo, double x_hi) {
-        const int m = 4096;
-        table_x.resize(m + 1);
-        table_l.resize(m + 1);
-        for (int i = 0; i <= m; ++i) {
-            table_x[i] = x_lo + (x_hi - x_lo) * i / m;
-            table_l[i] = loss(table_x[i]);
-        }
-    }
-    // Inverse of L: bracket from the table, then safeguarded Newton.
-    double x_of_loss(double l) const {
-        if (!std::isfinite(l)) return l;
-        const std::size_t i = static_cast<std::size_t>(
-            std::upper_bound(table_l.begin(), table_l.end(), l) - table_l.begin());
-        double lo = i == 0 ? table_x.front() - 1.0 : table_x[i - 1];
-        double hi = i == table_l.size() ? table_x.back() + 1.0 : table_x[i];
-        for (int k = 0; k < 64 && loss(lo) > l; ++k) lo -= 2.0 * (hi - lo);
-        for (int k = 0; k < 64 && loss(hi) < l; ++k) hi += 2.0 * (hi - lo);
-        double x = 0.5 * (lo + hi);
-        for (int it = 0; it < 200; ++it) {
-            double g = 0.0;
-            const double f = loss(x, &g) - l;
-            if (f == 0.0) return x;
-            (f < 0.0 ? lo : hi) = x;
-            double next = g > 0.0 ? x - f / g : 0.5 * (lo + hi);
-            if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
-            const double tol = 1e-15 * std::max(1.0, std::fabs(x));
-            if (std::fabs(next - x) <= tol || hi - lo <= tol) return next;
-            x = next;
-        }
-        return x;
-    }
-    // L(x0 + dx) - L(x0) = [F(x0 + dx) - F(x0)] - [F(-x0 - dx) - F(-x0)]: two terms of opposite
-    // sign, so their difference adds magnitudes (no cancellation).
-    auto steps_from(double x0) const {
-        const auto up = half.steps_from(x0);
-        const auto down = half.steps_from(-x0);
-        return [up, down](double dx) { return up(dx) - down(-dx); };
-    }
-    double density(double x) const { return half.density(x); }
-    double scale(double x) const {
-        return std::min(half.scale(x), half.scale(-x));
-    }
-    double mass_below(double x) const { return half.mass_below(x); }
-    double mass_above(double x) const { return half.mass_above(x); }
-};
-
 // Adds weight * cells into acc (both on the grid of spacing h; acc grows to cover both).
 inline void add_cells(Cells& acc, const Cells& part, double weight) {
     if (acc.c.empty()) {
@@ -387,27 +326,6 @@ inline Cells replace_one_lower_cells(double s, const CopyCounts& counts, double 
         mech.log_b[c] = counts.weight[c] > 0.0 ? std::log(counts.weight[c]) : -std::numeric_limits<double>::infinity();
     const double z = gaussian_tail_inverse(0.25 * tail);
     const double x_lo = -z * mech.s, x_hi = static_cast<double>(counts.weight.size() - 1) + z * mech.s;
-    mech.build_table(x_lo, x_hi);
-    return detail::continuous_cells(mech, x_lo, x_hi, mech.mass_below(x_lo), mech.mass_above(x_hi) + counts.cut, h,
-                                    max_cells);
-}
-
-// Cells of the mirrored pair (**): sum_c b_c N(2c, s^2) vs sum_c b_c N(-2c, s^2) (s = sigma/Delta),
-// a second proved upper side.  Counts beyond c_max (mass counts.cut) go to +infinity (the labelled
-// pair that reveals c > c_max dominates (**) and puts at most that mass above any loss), the
-// x-tails (<= tail/4 each side) are rounded pessimistically by continuous_cells.
-inline Cells replace_one_mirrored_cells(double s, const CopyCounts& counts, double h, double tail,
-                                        std::int64_t max_cells) {
-    if (!(s > 0.0) || !std::isfinite(s)) throw std::invalid_argument("sigma/sensitivity must be positive and finite");
-    if (!(tail > 0.0 && tail < 1.0)) throw std::invalid_argument("tail must lie in (0, 1)");
-    detail::mirrored_binomial_shifts mech;
-    mech.half.s = 0.5 * s;
-    mech.half.log_b.resize(counts.weight.size());
-    for (std::size_t c = 0; c < counts.weight.size(); ++c)
-        mech.half.log_b[c] =
-            counts.weight[c] > 0.0 ? std::log(counts.weight[c]) : -std::numeric_limits<double>::infinity();
-    const double z = gaussian_tail_inverse(0.25 * tail);
-    const double x_lo = -z * mech.half.s, x_hi = static_cast<double>(counts.weight.size() - 1) + z * mech.half.s;
     mech.build_table(x_lo, x_hi);
     return detail::continuous_cells(mech, x_lo, x_hi, mech.mass_below(x_lo), mech.mass_above(x_hi) + counts.cut, h,
                                     max_cells);

@@ -1,7 +1,8 @@
 """A tighter upper bound for batches drawn WITH replacement, replace-one: the shift-constrained curve.
 
-Setting as in :mod:`with_replacement_mirrored` (units of Delta, s = sigma/Delta, r_c = 2c/s,
-b_c = Binom(c; K, 1/n)).  After the conditional coupling of Schuchardt, Stoian, Kosmala &
+K indices drawn uniformly with replacement from n records, their contributions summed (each of
+norm <= Delta) plus N(0, sigma^2 I), replace-one neighbours; units of Delta, s = sigma/Delta,
+r_c = 2c/s, b_c = Binom(c; K, 1/n).  After the conditional coupling of Schuchardt, Stoian, Kosmala &
 Guennemann (NeurIPS 2024, Sec. 3) the two outputs are b_c-mixtures of N(mu_c, s^2 I) and
 N(nu_c, s^2 I) with mu_0 = nu_0 = 0 and three constraints per c >= 1:
 |mu_c| <= 2c, |nu_c| <= 2c, |mu_c - nu_c| = c |a - a'| <= 2c.  For a set A put
@@ -14,7 +15,8 @@ and N(mu_c)(A) <= Phi(alpha + r_c).  Maximising over beta_c (beyond alpha the bo
 
 for every gamma >= 0 and both orders of the pair.  beta = alpha for every c is the realizable
 pair sum_c b_c N(2c) vs N(0), so D never falls below the certified lower side; D is below the
-mirrored pair's curve (beta = alpha - r_c in the first Phi, alpha in the second, term by term).
+curve of the mirrored pair sum_c b_c N(2c) vs sum_c b_c N(-2c) (first Phi at alpha + r_c, second
+at alpha - r_c, term by term), which uses the first two constraints only.
 
 Computation (exact up to an explicit outward margin): the inner maximum is g_c at
 clip(beta*_c, alpha - r_c, alpha), g_c(beta) = Phi(beta + r_c) - gamma Phi(beta) being unimodal
