@@ -172,7 +172,11 @@ def test_fixed_size_samples_under_replace_one_use_the_proved_pairs():
                           (wr, pld.WithReplacementBatchGaussianPLD(1.0, 10, 1000, 100, value_discretization_interval=1e-3))):
         acc = HockeystickAccountant(NeighboringRelation.REPLACE_ONE, value_discretization_interval=1e-3)
         lo, up = acc.compose(event, 100).get_epsilon_bracket(DELTA)
-        assert (lo, up) == pytest.approx(direct.epsilon(DELTA, bound="both"), rel=1e-9)
+        direct_lo, direct_up = direct.epsilon(DELTA, bound="both")
+        assert lo == pytest.approx(direct_lo, rel=1e-9)
+        # With replacement the accountant also composes the shift-constrained curve (min of two
+        # proved upper sides); the event adapter still uses the labelled pair alone.
+        assert direct_up <= up * (1 + 1e-9) and (event is wr or up == pytest.approx(direct_up, rel=1e-9))
 
 
 def test_non_private_and_no_op_events():

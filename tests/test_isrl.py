@@ -71,7 +71,7 @@ def test_validity_ranges_are_enforced(call, message):
         call()
 
 
-def test_theorem_2_1_is_valid_but_about_five_times_too_noisy():
+def test_theorem_2_1_is_valid_but_several_times_too_noisy():
     eps0, rounds = 1.0, 35
     k = int(isrl.theorem_2_1_batch_size(rounds=rounds, silo_size=N, epsilon=eps0, delta=DELTA))
     paper = isrl.theorem_2_1_sigma(lipschitz=1.0, rounds=rounds, silo_size=N, epsilon=eps0, delta=DELTA)
@@ -82,7 +82,7 @@ def test_theorem_2_1_is_valid_but_about_five_times_too_noisy():
                        silo_size=N, rounds=rounds, value_discretization_interval=H, start=paper / 5, rtol=1e-3)
     assert isrl.NoisyMBSGD(sigma=needed, lipschitz=1.0, batch_size=k, silo_size=N, rounds=rounds,
                            value_discretization_interval=H).epsilon(DELTA) <= eps0
-    assert 4 < paper / needed < 6
+    assert 5 < paper / needed < 8   # 6.8 (docs/paper-003-errata.md, section 3)
 
 
 def test_appendix_i_rule_is_false_at_eps_1_5():

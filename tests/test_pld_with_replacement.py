@@ -145,6 +145,19 @@ def _hockey_stick(p: np.ndarray, q: np.ndarray, area: float, eps: float) -> floa
     return float(np.sum(np.maximum(p - np.exp(eps) * q, 0.0)) * area)
 
 
+def random_two_dimensional_pairs(rng: np.random.Generator, count: int, n: int, K: int, sigma: float):
+    """``count`` random neighbouring pairs in 2-D: n records of norm <= 1 (the replaced one and its
+    replacement on the unit circle), every index sequence enumerated; yields (p, q, cell area)."""
+    for _ in range(count):
+        ang = rng.uniform(0, 2 * np.pi, n + 1)
+        r = np.sqrt(rng.uniform(0, 1, n + 1))
+        r[0] = r[n] = 1.0
+        g = np.c_[r * np.cos(ang), r * np.sin(ang)]
+        neighbour = g[:n].copy()
+        neighbour[0] = g[n]
+        yield _densities_2d(_mechanism_components(g[:n], K), _mechanism_components(neighbour, K), sigma)
+
+
 def test_two_dimensional_non_collinear_gradients_stay_below_the_upper_bound():
     """The actual mechanism in 2-D (n = 3 records of norm <= L = 1, K = 3 draws, every index sequence
     enumerated), random non-collinear gradients: its delta never exceeds the certified upper bound.
@@ -152,16 +165,8 @@ def test_two_dimensional_non_collinear_gradients_stay_below_the_upper_bound():
     eps = 0: the realizable pair is a lower bound only, which is why the upper side is the proved (*)."""
     n, K, sigma = 3, 3, 1.0
     d = pld.with_replacement_subsampled_gaussian(sigma, K, n, sensitivity=1.0 / K, value_discretization_interval=1e-3)
-    rng = np.random.default_rng(7)
     above_lower = 0.0
-    for _ in range(12):
-        ang = rng.uniform(0, 2 * np.pi, n + 1)
-        r = np.sqrt(rng.uniform(0, 1, n + 1))
-        r[0] = r[n] = 1.0
-        g = np.c_[r * np.cos(ang), r * np.sin(ang)]
-        neighbour = g[:n].copy()
-        neighbour[0] = g[n]
-        p, q, area = _densities_2d(_mechanism_components(g[:n], K), _mechanism_components(neighbour, K), sigma)
+    for p, q, area in random_two_dimensional_pairs(np.random.default_rng(7), 12, n, K, sigma):
         for eps in (0.0, 0.5, 1.5):
             lower, upper = d.delta(eps, bound="both")
             both_orders = max(_hockey_stick(p, q, area, eps), _hockey_stick(q, p, area, eps))
