@@ -37,10 +37,10 @@ def test_parity_with_dp_accounting_at_half_the_noise(n, m, sigma):
 def test_forward_differences_are_exact_where_float_differences_cancel():
     c = 0.005  # radius 0.1: the alternating sum loses ~370 digits at j = 256
     ours = _log_even_differences(c, 130)
-    mp.mp.dps = 600
     for j in (2, 40, 128):
-        exact = mp.log(mp.fsum((-1) ** (j - k) * mp.binomial(j, k) * mp.e ** (mp.mpf(c) * k * (k - 1))
-                               for k in range(j + 1)))
+        with mp.workdps(600):
+            exact = mp.log(mp.fsum((-1) ** (j - k) * mp.binomial(j, k) * mp.e ** (mp.mpf(c) * k * (k - 1))
+                                   for k in range(j + 1)))
         assert ours[j] == pytest.approx(float(exact), rel=1e-12)
     # dp_accounting's float differences overshoot there: its bound is larger (valid, looser)
     rdp = sampled_without_replacement_gaussian_rdp(0.1, 0.3, np.array([64.0, 128.0]))
