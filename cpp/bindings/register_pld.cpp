@@ -116,7 +116,9 @@ template <class Counts>
 py::dict replace_one_sides(Counts counts, double sigma, double h, double tail, std::int64_t max_cells) {
     const auto [up, low] = built_without_gil([&] {
         const auto [upper_counts, lower_counts] = counts();
-        return std::make_pair(pld::pessimistic_pmf(pld::replace_one_upper_cells(sigma, upper_counts, h, tail, max_cells)),
+        // the upper side first: it refuses an oversized grid before any work (argument order is unspecified)
+        auto upper = pld::pessimistic_pmf(pld::replace_one_upper_cells(sigma, upper_counts, h, tail, max_cells));
+        return std::make_pair(std::move(upper),
                               pld::optimistic_pmf(pld::replace_one_lower_cells(sigma, lower_counts, h, tail, max_cells)));
     });
     return to_dict(up, low);
