@@ -37,6 +37,7 @@ from .registry import AccountantEntry, Calibratable
 __all__ = ["calibrate"]
 
 _STEP = 4.0                 # first bracketing factor; it is squared after every step (4, 16, 256, ...)
+_NEAR_STEP = 1.2            # ... from an accountant's own estimate (1.2, 1.44, 2.07, 4.3, ...)
 _SPAN = 1e300               # how far (as a ratio) the bracket may move from the start before giving up
 _INTEGER_SPAN = 2.0 ** 52   # ... for integer parameters (exact in double precision)
 _SMALLEST = np.nextafter(0.0, 1.0)
@@ -53,7 +54,10 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
     parameter : a calibratable parameter of that accountant ("sigma", "rounds", ...)
     epsilon, delta : target; delta in (0, 1).  Broadcast with ``params``.
     rtol : relative width of the final bracket for continuous parameters.
-    start : where bracketing starts (default 1, clipped to the parameter's range).
+    start : where bracketing starts (clipped to the parameter's range).  Default: the accountant's
+        estimate where it has one (its ``calibration_start(parameter, epsilon, delta, params)``, per
+        target: ``pld_subsampled_gaussian``'s central-limit value), bracketed by factors 1.2, 1.44,
+        2.07, ...; otherwise 1, bracketed by factors 4, 16, 256, ...
     bound : which side of the accountant's delta the calibration uses.  "upper" (default): the
         value the certified upper bound allows, safe to use.  "lower": the value from the
         certified lower bound, beyond which the target is certainly missed (for sigma: every
@@ -98,8 +102,13 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
     if not isinstance(progress, bool):
         raise TypeError(f"progress must be True or False, got {progress!r}")
     problem = _Problem(entry, parameter, spec, eps, dlt, flat, side)
+    estimate = getattr(entry.factory, "calibration_start", None) if start is None else None
+    first: np.ndarray | None = None if estimate is None else estimate(parameter, eps, dlt, flat)
+    if first is not None:
+        problem.step = _NEAR_STEP
     with _Bar(progress, entry.name, parameter) as problem.bar:
-        result = problem.solve(1.0 if start is None else float(start), rtol).reshape(shape)
+        result = problem.solve(first if first is not None else np.full(eps.size, 1.0 if start is None else float(start)),
+                               rtol).reshape(shape)
     if spec.integer and np.isfinite(result).all():  # rounds come back as integers (inf, uncapped, stays float)
         return int(result) if scalar else result.astype(np.int64)
     return float(result) if scalar else result
@@ -178,6 +187,7 @@ class _Problem:
     """Vectorized bracketing + refinement state for one calibration call."""
 
     bar: _Bar = _Bar(False, "", "")
+    step: float = _STEP   # the first bracketing factor
 
     def __init__(self, entry: AccountantEntry, parameter: str, spec: Calibratable,
                  eps: np.ndarray, dlt: np.ndarray, params: dict[str, float | np.ndarray],
@@ -204,10 +214,11 @@ class _Problem:
         # whose two ends both meet the target, however far the boundary still is
         return np.where(d <= target, np.minimum(f, -_SMALLEST), np.maximum(f, _SMALLEST))
 
-    def solve(self, start: float, rtol: float) -> np.ndarray:
+    def solve(self, start: np.ndarray, rtol: float) -> np.ndarray:
+        """The calibrated value per target, bracketing from ``start`` (one value per target)."""
         n = self.eps.size
         self.lower, self.upper = _search_range(self.spec, self.params, n)
-        x0 = np.clip(start, self.lower, self.upper)
+        x0 = np.clip(np.round(start) if self.spec.integer else start, self.lower, self.upper)
         good = np.full(n, np.nan)   # a value meeting the target
         bad = np.full(n, np.nan)    # a value failing it (adjacent side)
         fbad = np.full(n, np.nan)   # log excess at ``bad`` (for the unreachable message)
@@ -249,8 +260,8 @@ class _Problem:
         # itself evaluated, however far from the start it lies
         low = np.maximum(x0 / span, self.lower)
         high = np.where(np.isfinite(self.upper), self.upper, np.minimum(x0 * span, self.upper))
-        to_easy, easy_limit = (_STEP, high) if self.up else (1 / _STEP, low)
-        to_hard, hard_limit = (1 / _STEP, low) if self.up else (_STEP, high)
+        to_easy, easy_limit = (self.step, high) if self.up else (1 / self.step, low)
+        to_hard, hard_limit = (1 / self.step, low) if self.up else (self.step, high)
         # feasible at the hard end: sigma gets the smallest value searched (evaluated, so the
         # accountant accepts it; 0 would not be); rounds the cap, or inf when there is none
         hard_end = low if self.up else np.where(np.isfinite(self.upper), self.upper, np.inf)
@@ -267,10 +278,11 @@ class _Problem:
                     idx, x, limit = idx[~at_limit], x[~at_limit], limit[~at_limit]
                     if not idx.size:
                         break
-                x = np.minimum(x * factor, limit) if factor > 1 else np.maximum(x * factor, limit)
+                moved = np.round(x * factor) if spec.integer else x * factor
+                if spec.integer:  # a small factor must still move an integer (1.2 x 1 rounds to 1)
+                    moved = np.maximum(moved, x + 1) if factor > 1 else np.minimum(moved, x - 1)
+                x = np.minimum(moved, limit) if factor > 1 else np.maximum(moved, limit)
                 factor *= factor
-                if spec.integer:
-                    x = np.round(x)
                 f = self.log_excess(x, idx)
                 ok = f <= 0
                 good[idx[ok]], self.fgood[idx[ok]] = x[ok], f[ok]

@@ -21,6 +21,7 @@ from .compose import DEFAULT_TAIL
 from .distribution import (Bound, PrivacyLossDistribution, Result, bound_result, compose_all, delta_values,
                            epsilon_values, evaluate_into)
 from . import round_cache
+from .calibration_start import calibration_start
 from .mechanisms import DEFAULT_INTERVAL, checked_interval, subsampled_gaussian
 
 
@@ -115,6 +116,9 @@ class SubsampledGaussianPLD:
     BATCH = 64
     BUDGET = 1 << 21
 
+    # calibrate() starts its bracketing here (the central-limit estimate, calibration_start.py)
+    calibration_start = staticmethod(calibration_start)
+
     def __init__(self, sigma: ArrayLike, sampling_rate: ArrayLike, rounds: ArrayLike, *,
                  sensitivity: ArrayLike = 1.0,
                  value_discretization_interval: float | None = None, accuracy: float | None = None,
@@ -188,7 +192,10 @@ class SubsampledGaussianPLD:
                     compose_all(list(dists.values()), side)
                 for i, dist in dists.items():
                     h = step[i]
-                    lo, up = (np.asarray(v, dtype=np.float64) for v in getattr(dist, method)(xs[i], bound="both"))
+                    if method == "delta":
+                        lo, up = self._delta_bracket(dist, xs[i], best.get(i))
+                    else:
+                        lo, up = (np.asarray(v, dtype=np.float64) for v in dist.epsilon(xs[i], bound="both"))
                     if i in best:  # both grids' brackets hold: keep their intersection
                         lo, up = np.maximum(lo, best[i][1]), np.minimum(up, best[i][2])
                     width = up - lo if method == "epsilon" else (up - lo) / np.maximum(up, self.DELTA_FLOOR)
@@ -200,6 +207,24 @@ class SubsampledGaussianPLD:
                         next_step[i] = finer
             step = next_step
         return [c for c in chosen if c is not None]  # every point ends with a bracket
+
+    def _delta_bracket(self, dist: PrivacyLossDistribution, eps: np.ndarray,
+                       before: tuple[float, np.ndarray, np.ndarray, np.ndarray] | None) -> tuple[np.ndarray, np.ndarray]:
+        """``dist.delta(eps, bound="both")``, with the lower side's suffix maxima (``GridPMF.delta``,
+        an O(n) pass over the composed window) only where the bracket is wider than ``accuracy``
+        without them: elsewhere the charged lower value at eps already meets the tolerance.
+        Each side is the largest over the neighbouring directions; ``before`` (an earlier grid's
+        bracket) narrows the test, not the values."""
+        assert self.accuracy is not None
+        upper = np.max([pmf.delta(eps) for pmf in dist.composed(True)], axis=0)
+        optimistic = dist.composed(False)
+        lower = np.max([pmf.delta(eps, envelope=False) for pmf in optimistic], axis=0)
+        best_lo = lower if before is None else np.maximum(lower, before[1])
+        best_up = upper if before is None else np.minimum(upper, before[2])
+        wide = (best_up - best_lo) / np.maximum(best_up, self.DELTA_FLOOR) > self.accuracy
+        if wide.any():
+            lower[wide] = np.max([pmf.delta(eps[wide]) for pmf in optimistic], axis=0)
+        return lower, upper
 
     def _next_interval(self, h: float, width: np.ndarray,
                        before: tuple[float, np.ndarray, np.ndarray, np.ndarray] | None) -> float | None:

@@ -127,13 +127,20 @@ class GridPMF:
             return np.append(self._lower_envelope_top, 0.0)[k - self._top]
         return np.append(self._lower_envelope, 0.0)[k]
 
-    def delta(self, epsilon: np.ndarray, threads: int = 0) -> np.ndarray:
+    def delta(self, epsilon: np.ndarray, threads: int = 0, envelope: bool = True) -> np.ndarray:
+        """The charged curve at eps: a certified upper bound (pessimistic) or lower bound (optimistic).
+
+        Optimistic: the largest charged lower value at eps or at any grid point above it (the
+        suffix maxima, one O(n) pass per PMF); ``envelope=False`` gives the value at eps alone,
+        a lower bound too (looser where the round-off charge falls faster than the curve), in
+        O(1) per eps.
+        """
         eps = np.asarray(epsilon, dtype=np.float64)  # ascontiguousarray would make 0-d input 1-d
         if self.pessimistic:
             d = self._raw_delta(np.ascontiguousarray(eps.ravel()), threads).reshape(eps.shape)
             return np.minimum(d * (1.0 + self._slack()) + self.shift + self._charge(eps), 1.0)
         low = self._charged_lower(eps, threads)
-        if self.total_error == 0.0:
+        if self.total_error == 0.0 or not envelope:
             return low
         # The round-off charge falls as eps rises (fewer grid points above), so the charged curve
         # may rise; delta itself does not, so a lower bound at any eps' >= eps also bounds delta(eps):
