@@ -234,7 +234,7 @@ class _Problem:
         if self.spec.integer:
             self._bisect_integers(good, bad, fbad, open_)
         else:
-            self._refine(good, bad, open_, rtol)
+            self._refine(good, bad, fbad, open_, rtol)
         if self.side == "lower" and not self.spec.integer:
             # certain: the target fails at ``bad`` (and beyond it); at the hard end nothing is certain
             result[open_] = bad[open_]
@@ -338,8 +338,14 @@ class _Problem:
                 elif abs(good[i] - xi) < abs(good[i] - bad[i]):
                     bad[i], fbad[i] = xi, fi
 
-    def _refine(self, good: np.ndarray, bad: np.ndarray, idx: np.ndarray, rtol: float) -> None:
-        """Chandrupatla's bracketing root finder (scipy) on log delta - log target vs log x."""
+    def _refine(self, good: np.ndarray, bad: np.ndarray, fbad: np.ndarray, idx: np.ndarray, rtol: float) -> None:
+        """Chandrupatla's bracketing root finder (scipy) on log delta - log target vs log x.
+
+        Its first two calls ask for f at the bracket's ends, which the bracketing evaluated already
+        (``self.fgood``, ``fbad``): they are answered from those values (each a full accountant call
+        saved: 28 % of a PLD sigma calibration).  An end the finder never moved is returned as the
+        value evaluated there, not exp(log x) (which may differ in the last bit).
+        """
         from scipy.optimize.elementwise import find_root  # scipy.optimize takes ~0.4 s to import
 
         if not idx.size:
@@ -347,13 +353,20 @@ class _Problem:
         lg, lb = np.log(good[idx]), np.log(bad[idx])
         left = lg < lb
         init = (np.where(left, lg, lb), np.where(left, lb, lg))
+        known = [(init[0], np.where(left, self.fgood[idx], fbad[idx])),
+                 (init[1], np.where(left, fbad[idx], self.fgood[idx]))]
 
         def f(u: np.ndarray, where: np.ndarray) -> np.ndarray:
+            for k, (ends, values) in enumerate(known):  # an initial end, asked for on every open point
+                if np.shape(u) == ends.shape and np.array_equal(u, ends):
+                    del known[k]
+                    return values
             return self.log_excess(np.exp(u), where.astype(np.intp))
 
         res = find_root(f, init, args=(idx.astype(float),),
                         tolerances=dict(xatol=rtol, xrtol=0.0, fatol=0.0, frtol=0.0))
         # the final bracket has one feasible end (f < 0) and one infeasible end: keep the feasible one
         (ul, ur), (fl, _) = res.bracket, res.f_bracket
-        good[idx] = np.exp(np.where(fl < 0, ul, ur))
-        bad[idx] = np.exp(np.where(fl < 0, ur, ul))
+        feasible, infeasible = np.where(fl < 0, ul, ur), np.where(fl < 0, ur, ul)
+        good[idx] = np.where(feasible == lg, good[idx], np.exp(feasible))
+        bad[idx] = np.where(infeasible == lb, bad[idx], np.exp(infeasible))
