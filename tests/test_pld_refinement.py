@@ -52,3 +52,27 @@ def test_refinement_stops_where_the_width_is_set_by_charges(monkeypatch):
     assert np.all(lo <= f_up) and np.all(f_lo <= up)
     clear = up >= 1e-8
     assert clear.any() and np.all((up - lo)[clear] <= 1e-2 * up[clear])
+
+
+def _optimistic_pmfs():
+    from hockeystick.pld import round_cache
+
+    for s, q, t, h in ((0.5, 1e-4, 1000, 2e-5), (SIGMA, Q, 8685, 4.53e-4), (0.6, 0.1, 10_000, 1e-3)):
+        yield from round_cache.discretized([(s, q, 1.0)], h, 1e-15, True)[0].self_compose(t).composed(False)
+
+
+def test_envelope_near_queries_equals_the_full_suffix_maxima():
+    """The pruned envelope visits [k, m) only; it must find the same maxima as the full O(n) pass."""
+    rng = np.random.default_rng(1)
+    for pmf in _optimistic_pmfs():
+        assert pmf.total_error > 0  # the envelope is in play
+        eps = np.concatenate([np.linspace(0.0, 12.0, 40), rng.uniform(-1.0, 15.0, 40)])
+        k = np.clip(np.ceil(eps / pmf.h) - pmf.k_lo, 0, pmf.p.size).astype(np.int64)
+        low = pmf._charged_lower(eps, 0)
+        np.testing.assert_array_equal(pmf._envelope_near(k, low), np.maximum(low, pmf._envelope_at(k)))
+
+
+def test_lower_without_envelope_is_a_looser_lower_bound():
+    for pmf in _optimistic_pmfs():
+        plain, enveloped = pmf.delta(EPS, envelope=False), pmf.delta(EPS)
+        assert np.all(plain <= enveloped) and np.all(plain >= 0.0)
