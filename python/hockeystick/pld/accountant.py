@@ -195,7 +195,9 @@ class SubsampledGaussianPLD:
                     if method == "delta":
                         lo, up = self._delta_bracket(dist, xs[i], best.get(i))
                     else:
-                        lo, up = (np.asarray(v, dtype=np.float64) for v in dist.epsilon(xs[i], bound="both"))
+                        both = dist.epsilon(xs[i], bound="both")
+                        assert isinstance(both, tuple)  # bound="both" gives (lower, upper)
+                        lo, up = (np.asarray(v, dtype=np.float64) for v in both)
                     if i in best:  # both grids' brackets hold: keep their intersection
                         lo, up = np.maximum(lo, best[i][1]), np.minimum(up, best[i][2])
                     width = up - lo if method == "epsilon" else (up - lo) / np.maximum(up, self.DELTA_FLOOR)
