@@ -6,8 +6,10 @@ parameter the bound INCREASES with (rounds, sampling rate) it returns the larges
 value.  It needs only the accountant contract and the monotonicity the registry
 records for the parameter:
 
-1. bracket: from a starting value, step geometrically (x4, x16, x256, ...) towards the feasible side
-   until the bound meets the target, and towards the infeasible side until it fails;
+1. bracket: from a starting value (1, or the accountant's own estimate per target when its class
+   has ``calibration_start``), step geometrically (x4, x16, x256, ...; from an estimate x1.2, x1.44,
+   x2.07, ...) towards the feasible side until the bound meets the target, and towards the
+   infeasible side until it fails;
    a point whose target no value inside the parameter's range can meet raises a
    ValueError saying which point and what the bound reaches there;
 2. refine: Chandrupatla's bracketing root finder (scipy.optimize.elementwise.find_root)
