@@ -5,7 +5,8 @@
 
 G1  grid sigma x q x rounds x eps through ``pld_subsampled_gaussian`` (accuracy=1e-2);
     full here: 20 whole (sigma, q) blocks of the 10^6-point grid (CPU s per block, times 1000).
-G2  sigma and rounds calibration through PLD for arrays of targets (delta = 1e-5).
+G2  sigma and rounds calibration through PLD for arrays of targets (delta = 1e-5); by hand also
+    side by side with dp_accounting's calibrate_dp_mechanism over its PLDAccountant on a sample.
 G3  W2 (q = 0.01, sigma = 1, 10^4 rounds) certified bracket <= 1e-3 through accuracy=1e-3.
 G3b W3 (q = 0.001, sigma = 0.8, 10^5 rounds) the same.
 G4  is tests/test_embed_pld_example.py (C++ with FFTW vs the facade).
@@ -98,6 +99,56 @@ def test_g3b_w3_accuracy(benchmark, size):
     assert 0 <= up - lo <= 1e-3
 
 
+def dp_accounting_calibration(what: str, sampling_rate: float, epsilon: float, rounds: float = 0.0,
+                              sigma: float = 1.0, h: float = 1e-4) -> float:
+    """dp_accounting's ``calibrate_dp_mechanism`` over its PLDAccountant (grid h) for one target:
+    sigma (its default tolerance 1e-6, bracket [0, 1] grown by its own search) or rounds (discrete)."""
+    import dp_accounting
+    from dp_accounting import mechanism_calibration
+    from dp_accounting.pld import pld_privacy_accountant
+
+    def event(x: float) -> dp_accounting.DpEvent:
+        s, t = (x, int(rounds)) if what == "sigma" else (sigma, int(x))
+        return dp_accounting.SelfComposedDpEvent(
+            dp_accounting.PoissonSampledDpEvent(sampling_rate, dp_accounting.GaussianDpEvent(s)), t)
+
+    bracket = None if what == "sigma" else mechanism_calibration.LowerEndpointAndGuess(1, 1000)
+    return mechanism_calibration.calibrate_dp_mechanism(
+        lambda: pld_privacy_accountant.PLDAccountant(value_discretization_interval=h), event, epsilon, DELTA,
+        bracket_interval=bracket, discrete=what == "rounds")
+
+
+def g2_versus_dp_accounting(sample: int = 3) -> None:
+    """G2 side by side on ``sample`` of the 20 targets: hockeystick's calibrate at dp_accounting's
+    tolerance (rtol 1e-6 / integers) and at its default (1e-10), both on h = 1e-4, against
+    ``calibrate_dp_mechanism`` over dp_accounting's PLDAccountant at h = 1e-4 (tol 1e-6), target by
+    target (it takes one target per call); CPU seconds per target, answers side by side."""
+    t = g2_targets(20)
+    pick = np.arange(sample)
+    for what in ("sigma", "rounds"):
+        fixed = {"sigma": 1.0} if what == "rounds" else {}
+        ours = {k: v[pick] for k, v in t.items() if not (what == "rounds" and k == "rounds")}
+        rows = []
+        for rtol in (1e-6, 1e-10):
+            round_cache.clear()
+            spent, got = _cpu(lambda: calibrate("pld_subsampled_gaussian", what, delta=DELTA, rtol=rtol, **fixed,
+                                                **ours), 1)
+            rows.append((rtol, spent / sample, np.asarray(got)))
+        theirs, answers = [], []
+        for i in pick:
+            args = dict(sampling_rate=float(t["sampling_rate"][i]), epsilon=float(t["epsilon"][i]))
+            args.update(rounds=float(t["rounds"][i])) if what == "sigma" else args.update(sigma=1.0)
+            spent, got = _cpu(lambda: dp_accounting_calibration(what, **args), 1)
+            theirs.append(spent)
+            answers.append(got)
+        per_target = float(np.sum(theirs)) / sample
+        for rtol, spent, got in rows:
+            print(f"G2 {what} vs dp_accounting ({sample} targets, h = 1e-4): hockeystick rtol={rtol:g} "
+                  f"{spent:.2f} CPU s per target (~{1000 * spent:.0f} s per 1000), dp_accounting "
+                  f"calibrate_dp_mechanism {per_target:.2f} CPU s per target: ratio {per_target / spent:.1f}x; "
+                  f"answers {np.round(got, 5).tolist()} vs {np.round(answers, 5).tolist()}")
+
+
 def _cpu(f, repeats: int) -> tuple[float, object]:
     times, out = [], None
     for _ in range(repeats):
@@ -162,6 +213,8 @@ def main(goals: list[str]) -> None:
             spent = time.process_time() - start
             print(f"G2 {what} {grid or 'h=1e-4'}: 20 targets in {spent:.1f} CPU s "
                   f"(1000 would take ~{spent * 50:.0f} CPU s)")
+    if "G2" in goals:
+        g2_versus_dp_accounting()
     print(f"load average {os.getloadavg()}")
 
 

@@ -127,19 +127,59 @@ class GridPMF:
             return np.append(self._lower_envelope_top, 0.0)[k - self._top]
         return np.append(self._lower_envelope, 0.0)[k]
 
-    def delta(self, epsilon: np.ndarray, threads: int = 0) -> np.ndarray:
+    def _envelope_near(self, k: np.ndarray, low: np.ndarray) -> np.ndarray:
+        """max(low, charged lower value at every grid point j >= k), per query, visiting only the grid
+        points that can raise it (flat arrays; the same value as the full suffix maxima up to the
+        last bit of the curve's round-off, and a lower bound in any case).
+
+        The charged lower value at l_j is at most the uncharged one, raw(l_j)(1 - slack) + shift,
+        which falls as j grows; so once that is <= the best value found, no point from there up can
+        do better.  Probes at k, k + 1, k + 3, k + 7, ... find such an m within a factor 2, and
+        only [k, m) is evaluated: a few points where the charge is small beside the curve, more
+        at a delta near the round-off.  When the ranges together exceed half the grid, the full
+        pass (cached per PMF) is cheaper.
+        """
+        n = self.p.size
+        best = np.array(low, dtype=np.float64)
+        offsets = (1 << np.arange(max(n, 1).bit_length() + 1)) - 1
+        probe = np.minimum(k[:, None] + offsets[None, :], n)
+        inside = probe < n
+        ceiling = np.zeros(probe.shape)
+        if inside.any():
+            at = (self.k_lo + probe[inside]) * self.h
+            ceiling[inside] = self._raw_delta(np.ascontiguousarray(at), 0) * (1.0 - self._slack()) + self.shift
+        beyond = ~(inside & (ceiling > best[:, None]))  # the last probe (index n) always qualifies
+        stop = probe[np.arange(k.size), np.argmax(beyond, axis=1)]
+        length = stop - k
+        if int(length.sum()) > n // 2:
+            return np.maximum(best, self._envelope_at(k))
+        if length.any():
+            owner = np.repeat(np.arange(k.size), length)
+            j = np.arange(int(length.sum())) - np.repeat(np.cumsum(length) - length, length) + np.repeat(k, length)
+            values = self._charged_lower((self.k_lo + j) * self.h, 0)
+            np.maximum.at(best, owner, values)
+        return best
+
+    def delta(self, epsilon: np.ndarray, threads: int = 0, envelope: bool = True) -> np.ndarray:
+        """The charged curve at eps: a certified upper bound (pessimistic) or lower bound (optimistic).
+
+        Optimistic: the largest charged lower value at eps or at any grid point above it (the
+        suffix maxima, one O(n) pass per PMF); ``envelope=False`` gives the value at eps alone,
+        a lower bound too (looser where the round-off charge falls faster than the curve), in
+        O(1) per eps.
+        """
         eps = np.asarray(epsilon, dtype=np.float64)  # ascontiguousarray would make 0-d input 1-d
         if self.pessimistic:
             d = self._raw_delta(np.ascontiguousarray(eps.ravel()), threads).reshape(eps.shape)
             return np.minimum(d * (1.0 + self._slack()) + self.shift + self._charge(eps), 1.0)
         low = self._charged_lower(eps, threads)
-        if self.total_error == 0.0:
+        if self.total_error == 0.0 or not envelope:
             return low
         # The round-off charge falls as eps rises (fewer grid points above), so the charged curve
         # may rise; delta itself does not, so a lower bound at any eps' >= eps also bounds delta(eps):
         # take the largest one, at eps or at a grid point above it (the charge is constant between).
         k = np.clip(np.ceil(eps / self.h) - self.k_lo, 0, self.p.size).astype(np.int64)
-        return np.maximum(low, self._envelope_at(k))
+        return self._envelope_near(k.ravel(), low.ravel()).reshape(low.shape)
 
     def epsilon(self, delta: np.ndarray, threads: int = 0) -> np.ndarray:
         """Smallest eps whose charged bound is <= delta (pessimistic), or a certified lower bound on it.

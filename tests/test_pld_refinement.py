@@ -1,0 +1,78 @@
+"""accuracy= refinement of SubsampledGaussianPLD: brackets of several grids intersected, hopeless steps skipped.
+
+At small delta the bracket of a finer grid can be wider (the round-off charge of its larger window
+dominates), so the refinement keeps, per argument, the intersection of every grid's certified
+bracket, and stops building finer grids for arguments whose width no grid brings within tolerance.
+Both are checked against fixed-grid evaluations (each certified, so every bracket must overlap them).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import hockeystick.pld as pld
+
+EPS = np.linspace(0.5, 10.0, 20)
+SIGMA, Q = 1.012, 1.27e-3
+
+
+def _fixed(rounds: float, h: float) -> tuple[np.ndarray, np.ndarray]:
+    return pld.SubsampledGaussianPLD(sigma=SIGMA, sampling_rate=Q, rounds=rounds,
+                                     value_discretization_interval=h).delta(EPS, bound="both")
+
+
+def test_refined_bracket_is_no_wider_than_its_start_grid_and_overlaps_fine_grids():
+    acc = pld.SubsampledGaussianPLD(sigma=SIGMA, sampling_rate=Q, rounds=7197, accuracy=1e-2)
+    lo, up = acc.delta(EPS, bound="both")
+    start = acc._first_interval((SIGMA, Q, 7197.0, 1.0), EPS, "delta")
+    s_lo, s_up = _fixed(7197, start)
+    assert np.all(lo >= s_lo) and np.all(up <= s_up)  # the start grid's bracket, narrowed where others help
+    for h in (8e-5, 1e-5):
+        f_lo, f_up = _fixed(7197, h)
+        assert np.all(lo <= f_up) and np.all(f_lo <= up), h
+    # at eps = 1 (delta ~ 2e-10) the finest grid is wider than the start grid: 0.35 against 0.23
+    f_lo, f_up = _fixed(7197, 1e-5)
+    assert (up[1] - lo[1]) < (f_up[1] - f_lo[1])
+
+
+def test_refinement_stops_where_the_width_is_set_by_charges(monkeypatch):
+    """26 827 rounds: eps = 1.5-2.5 (delta ~ 1e-10) stay ~0.5 wide from h = 8e-5 to 1e-5; no 1e-5 grid is built."""
+    built: list[float] = []
+    original = pld.SubsampledGaussianPLD._build
+
+    def record(self, points, h, optimistic=True):
+        built.append(h)
+        return original(self, points, h, optimistic)
+
+    monkeypatch.setattr(pld.SubsampledGaussianPLD, "_build", record)
+    lo, up = pld.SubsampledGaussianPLD(sigma=SIGMA, sampling_rate=Q, rounds=26827,
+                                       accuracy=1e-2).delta(EPS, bound="both")
+    assert min(built) > 2e-5, built
+    f_lo, f_up = _fixed(26827, 1e-5)
+    assert np.all(lo <= f_up) and np.all(f_lo <= up)
+    clear = up >= 1e-8
+    assert clear.any() and np.all((up - lo)[clear] <= 1e-2 * up[clear])
+
+
+def _optimistic_pmfs():
+    from hockeystick.pld import round_cache
+
+    for s, q, t, h in ((0.5, 1e-4, 1000, 2e-5), (SIGMA, Q, 8685, 4.53e-4), (0.6, 0.1, 10_000, 1e-3)):
+        yield from round_cache.discretized([(s, q, 1.0)], h, 1e-15, True)[0].self_compose(t).composed(False)
+
+
+def test_envelope_near_queries_equals_the_full_suffix_maxima():
+    """The pruned envelope visits [k, m) only; it must find the same maxima as the full O(n) pass."""
+    rng = np.random.default_rng(1)
+    for pmf in _optimistic_pmfs():
+        assert pmf.total_error > 0  # the envelope is in play
+        eps = np.concatenate([np.linspace(0.0, 12.0, 40), rng.uniform(-1.0, 15.0, 40)])
+        k = np.clip(np.ceil(eps / pmf.h) - pmf.k_lo, 0, pmf.p.size).astype(np.int64)
+        low = pmf._charged_lower(eps, 0)
+        np.testing.assert_array_equal(pmf._envelope_near(k, low), np.maximum(low, pmf._envelope_at(k)))
+
+
+def test_lower_without_envelope_is_a_looser_lower_bound():
+    for pmf in _optimistic_pmfs():
+        plain, enveloped = pmf.delta(EPS, envelope=False), pmf.delta(EPS)
+        assert np.all(plain <= enveloped) and np.all(plain >= 0.0)
