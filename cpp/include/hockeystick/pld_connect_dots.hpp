@@ -132,8 +132,10 @@ inline std::int64_t last_nonempty_cell(const Cells& cells) {
 // chord (1 - theta) e_lo + theta e_hi lies below H on the cell if it lies above the bound at
 // every kink (both are piecewise linear with breaks at the kinks only).
 struct GapBound {
+    // Only the first n kinks are read; the arrays are left uninitialised (zeroing them was a
+    // third of the optimistic side's time: a block store per cell, twice per cell in two phases).
     int n = 0;
-    double theta[3] = {0.0, 0.0, 0.0}, height[3] = {0.0, 0.0, 0.0};
+    double theta[3], height[3];
     void add(double t, double v) {
         if (v > 0.0) {
             theta[n] = t;

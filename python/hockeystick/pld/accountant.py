@@ -18,7 +18,7 @@ from .. import _validation, progress
 from .._elementwise import ArrayLike, broadcast_float_arrays
 from ..certified_theta import radius_down, radius_up, theta_epsilon_lower, theta_epsilon_upper, theta_lower, theta_upper
 from .compose import DEFAULT_TAIL
-from .distribution import (Bound, PrivacyLossDistribution, Result, bound_result, compose_all, delta_values,
+from .distribution import (Bound, PrivacyLossDistribution, Result, bound_result, brackets, compose_all, delta_values,
                            epsilon_values, evaluate_into)
 from . import round_cache
 from .mechanisms import DEFAULT_INTERVAL, checked_interval, subsampled_gaussian
@@ -177,11 +177,8 @@ class SubsampledGaussianPLD:
                 for h in sorted({step[i] for i in batch}, reverse=True):
                     self._build([points[i] for i in batch if step[i] == h], h)
                 dists = {i: self._plds.pop((*points[i], step[i], True)) for i in batch}
-                for side in (False, True):
-                    compose_all(list(dists.values()), side)
-                for i, dist in dists.items():
+                for i, (lo, up) in zip(dists, brackets(list(dists.values()), method, [xs[i] for i in dists])):
                     h = step[i]
-                    lo, up = getattr(dist, method)(xs[i], bound="both")
                     width = float(np.max(up - lo if method == "epsilon" else (up - lo) / np.maximum(up, self.DELTA_FLOOR)))
                     if (h > self.FINEST_INTERVAL and not width <= accuracy
                             and not width > self.STALLED * before.get(i, math.inf)):
