@@ -132,10 +132,23 @@ inline std::int64_t last_nonempty_cell(const Cells& cells) {
 // chord (1 - theta) e_lo + theta e_hi lies below H on the cell if it lies above the bound at
 // every kink (both are piecewise linear with breaks at the kinks only).
 struct GapBound {
-    // Only the first n kinks are read; the arrays are left uninitialised (zeroing them was a
-    // third of the optimistic side's time: a block store per cell, twice per cell in two phases).
+    // Only the first n kinks are set, read and copied (zeroing all of them was a third of the
+    // optimistic side's time: a block store per cell, in two phases).
     int n = 0;
     double theta[3], height[3];
+    GapBound() = default;
+    GapBound(const GapBound& o) : n(o.n) { copy_kinks(o); }
+    GapBound& operator=(const GapBound& o) {
+        n = o.n;
+        copy_kinks(o);
+        return *this;
+    }
+    void copy_kinks(const GapBound& o) {
+        for (int k = 0; k < n; ++k) {
+            theta[k] = o.theta[k];
+            height[k] = o.height[k];
+        }
+    }
     void add(double t, double v) {
         if (v > 0.0) {
             theta[n] = t;

@@ -20,7 +20,7 @@ from ..certified_theta import radius_down, radius_up, theta_epsilon_lower, theta
 from .compose import DEFAULT_TAIL
 from .distribution import (Bound, PrivacyLossDistribution, Result, bound_result, brackets, compose_all, delta_values,
                            epsilon_values, evaluate_into)
-from . import round_cache
+from . import dominated_direction, round_cache
 from .mechanisms import DEFAULT_INTERVAL, checked_interval, subsampled_gaussian
 
 
@@ -174,10 +174,7 @@ class SubsampledGaussianPLD:
         while step:
             next_step: dict[int, float] = {}
             for batch in self._windows_within_budget([(i, _span(*points[i]) / h) for i, h in step.items()]):
-                for h in sorted({step[i] for i in batch}, reverse=True):
-                    self._build([points[i] for i in batch if step[i] == h], h)
-                dists = {i: self._plds.pop((*points[i], step[i], True)) for i in batch}
-                for i, (lo, up) in zip(dists, brackets(list(dists.values()), method, [xs[i] for i in dists])):
+                for i, (lo, up) in zip(batch, self._step_brackets(batch, points, step, xs, method)):
                     h = step[i]
                     width = float(np.max(up - lo if method == "epsilon" else (up - lo) / np.maximum(up, self.DELTA_FLOOR)))
                     if (h > self.FINEST_INTERVAL and not width <= accuracy
@@ -189,6 +186,19 @@ class SubsampledGaussianPLD:
                         chosen[i] = (np.asarray(lo), np.asarray(up))
             step = next_step
         return [c for c in chosen if c is not None]  # every point ends with a bracket
+
+    def _step_brackets(self, batch: list[int], points: list[tuple], step: dict[int, float], xs: list[np.ndarray],
+                       method: str) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The certified (lower, upper) of each point of ``batch`` on its grid ``step[i]``.  Epsilon
+        screens the add direction on a coarse grid first (``dominated_direction``: the same bracket,
+        the add direction's fine composition only where it may be the larger one)."""
+        if method == "epsilon":
+            return dominated_direction.epsilon_brackets([points[i] for i in batch], [step[i] for i in batch],
+                                                        [xs[i] for i in batch], self.tail)
+        for h in sorted({step[i] for i in batch}, reverse=True):
+            self._build([points[i] for i in batch if step[i] == h], h)
+        dists = [self._plds.pop((*points[i], step[i], True)) for i in batch]
+        return brackets(dists, method, [xs[i] for i in batch])
 
     def _windows_within_budget(self, sizes: list[tuple[int, float]]) -> list[list[int]]:
         """Consecutive runs of at most BATCH items whose estimated window points fit BUDGET."""
