@@ -95,3 +95,16 @@ def test_accuracy_bracket_holds_dp_accountings_estimates(sigma, q, rounds):
 def test_directions_are_refused_unless_named():
     with pytest.raises(ValueError, match="directions must be"):
         mechanisms.subsampled_gaussians([1.0], [0.1], directions="both ways")  # type: ignore[arg-type]
+
+
+def test_a_batch_of_points_on_several_grids_equals_each_point_alone():
+    """Points sharing (sigma, q) on one grid share a discretization; each still gets its own bracket."""
+    points = [(0.8, 1e-3, 2000.0, 1.0), (0.8, 1e-3, 500.0, 1.0), (1.0, 1e-3, 10.0, 1.0), (1.0, 0.05, 100.0, 2.0)]
+    hs = [2e-4, 2e-4, 1e-3, 5e-4]
+    deltas = [np.array([1e-5]), np.array([1e-5, 1e-8]), DELTAS, np.array([1e-6])]
+    got = dominated_direction.epsilon_brackets(points, hs, deltas, 1e-15)
+    for (s, q, t, c), h, d, (lo, up) in zip(points, hs, deltas, got):
+        ref_lo, ref_up = mechanisms.subsampled_gaussian(s, q, sensitivity=c, value_discretization_interval=h
+                                                        ).self_compose(int(t)).epsilon(d, bound="both")
+        np.testing.assert_array_equal(lo, ref_lo)
+        np.testing.assert_array_equal(up, ref_up)

@@ -23,14 +23,14 @@ from typing import Sequence
 import numpy as np
 
 from .distribution import PrivacyLossDistribution, brackets, compose_all
-from .mechanisms import MAX_INTERVAL, subsampled_gaussians
+from .mechanisms import MAX_INTERVAL, Directions, subsampled_gaussians
 
 COARSENING = 4
 
 Point = tuple[float, float, float, float]  # sigma, sampling rate (< 1), rounds, sensitivity
 
 
-def _one_round(points: Sequence[Point], hs: Sequence[float], tail: float, direction: str, optimistic: bool,
+def _one_round(points: Sequence[Point], hs: Sequence[float], tail: float, direction: Directions, optimistic: bool,
                coarsening: float = 1.0) -> list[PrivacyLossDistribution]:
     """Each point's ``rounds``-fold composition of one direction, discretized once per (sigma, q, sensitivity, h)."""
     keys = [(p[0], p[1], p[3], min(h * coarsening, MAX_INTERVAL)) for p, h in zip(points, hs)]
