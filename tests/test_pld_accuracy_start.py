@@ -20,13 +20,13 @@ def test_one_grid_meets_the_accuracy(sigma, q, rounds):
     round_cache.clear()
     acc = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=1e-3)
     grids = set()
-    build = acc._build
+    step_brackets = acc._step_brackets
 
-    def recording_build(points, h, optimistic=True):   # the composed PLDs are dropped once evaluated
-        grids.add(h)
-        return build(points, h, optimistic)
+    def recording(batch, points, step, *rest):   # the composed PLDs are dropped once evaluated
+        grids.update(step[i] for i in batch)
+        return step_brackets(batch, points, step, *rest)
 
-    acc._build = recording_build
+    acc._step_brackets = recording
     lo, up = acc.epsilon(DELTA, bound="both")
     assert len(grids) == 1, grids
     assert 1e-3 / 3 <= up - lo <= 1e-3

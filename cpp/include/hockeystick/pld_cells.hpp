@@ -243,6 +243,7 @@ Cells continuous_cells(const M& mech, double x_lo, double x_hi, double tail_lo, 
 // noise s).  L(x) = log(1 - q + q e^{t}), t = (x - 1/2)/s^2.
 struct mixture_vs_gaussian {
     double s, q;
+    double log_q = std::log(q);  // x_of_loss needs it once per cell edge: computed once
     double t(double x) const { return (x - 0.5) / (s * s); }
     double loss(double x) const {
         const double v = t(x);
@@ -254,7 +255,7 @@ struct mixture_vs_gaussian {
     // (little noise: the grid reaches losses far above 709).
     double x_of_loss(double l) const {
         if (q == 1.0) return 0.5 + s * s * l;
-        if (l > 0.0) return 0.5 + s * s * (l - std::log(q) + std::log1p(-(1.0 - q) * std::exp(-l)));
+        if (l > 0.0) return 0.5 + s * s * (l - log_q + std::log1p(-(1.0 - q) * std::exp(-l)));
         const double z = std::expm1(l) / q;  // e^t - 1
         if (!(z > -1.0)) return -std::numeric_limits<double>::infinity();
         return 0.5 + s * s * std::log1p(z);

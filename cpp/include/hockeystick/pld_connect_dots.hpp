@@ -132,8 +132,23 @@ inline std::int64_t last_nonempty_cell(const Cells& cells) {
 // chord (1 - theta) e_lo + theta e_hi lies below H on the cell if it lies above the bound at
 // every kink (both are piecewise linear with breaks at the kinks only).
 struct GapBound {
+    // Only the first n kinks are set, read and copied (zeroing all of them was a third of the
+    // optimistic side's time: a block store per cell, in two phases).
     int n = 0;
-    double theta[3] = {0.0, 0.0, 0.0}, height[3] = {0.0, 0.0, 0.0};
+    double theta[3], height[3];
+    GapBound() = default;
+    GapBound(const GapBound& o) : n(o.n) { copy_kinks(o); }
+    GapBound& operator=(const GapBound& o) {
+        n = o.n;
+        copy_kinks(o);
+        return *this;
+    }
+    void copy_kinks(const GapBound& o) {
+        for (int k = 0; k < n; ++k) {
+            theta[k] = o.theta[k];
+            height[k] = o.height[k];
+        }
+    }
     void add(double t, double v) {
         if (v > 0.0) {
             theta[n] = t;
@@ -336,6 +351,37 @@ struct MinorantSegments {
     std::vector<char> pooled;
 };
 
+// e^{-x} for x >= 0 near the last x it was computed at, as a bracket or exactly.  The comparisons
+// of convex_minorant take e^{-x} of nearly one x in a row (neighbouring single segments: x = h up
+// to the rounding of the grid losses); they only need its side of a threshold, and fl(y e^{-x}) is
+// monotone in e^{-x}, so when both ends of a bracket of fl(exp(-x)) give the same answer, so does
+// fl(exp(-x)) itself, and std::exp is called only for a near tie or a merge (which needs the value).
+// Bracket: e^{-x} = e^{-x0} e^{x0 - x} with |x0 - x| = t <= 1e-6, e^{+-t} within 1 +- (t + t^2),
+// both exp results within an ulp (2u relative, e^{-x0} >= 1e-290 so no subnormal) and the products
+// rounded: relative 2 t + 128 u covers it.
+class NearbyExp {
+   public:
+    double exact(double x) {
+        if (x != x0_) {
+            x0_ = x;
+            v0_ = std::exp(-x);
+        }
+        return v0_;
+    }
+    // True (and lo <= fl(exp(-x)) <= hi) when a recent value is near enough to bracket it.
+    bool bracket(double x, double& lo, double& hi) const {
+        const double t = std::fabs(x - x0_);
+        if (!(t <= 1e-6 && v0_ >= 1e-290)) return false;  // relative bounds need normal numbers
+        const double rel = 2.0 * t + 64.0 * std::numeric_limits<double>::epsilon();
+        lo = v0_ * (1.0 - rel);
+        hi = v0_ * (1.0 + rel);
+        return true;
+    }
+
+   private:
+    double x0_ = std::numeric_limits<double>::quiet_NaN(), v0_ = 0.0;
+};
+
 // Pool-adjacent-violators on the chord slopes, weighted by the widths in g (Barlow, Bartholomew,
 // Bremner & Brunk 1972, ch. 1): a block whose slope exceeds the next one's merges with it.  Widths
 // e^{l_j} (e^h - 1) span e^{+-1000} on wide grids, so blocks carry logarithms of their widths.
@@ -349,6 +395,7 @@ inline MinorantSegments convex_minorant(const Cells& cells, const std::vector<do
     std::vector<Block> blocks;
     blocks.reserve(pin + 1);
     const double log_em1 = std::log(em1);
+    NearbyExp ratio_of;  // smaller / larger width = e^{-|difference of log widths|}
     blocks.push_back({-1, -1, -(c[0] + d[0] + rho[0]) / em1, grid_loss(cells, 0)});  // width g_0, slope -Q(L > l_0)
     for (std::int64_t j = 0; j < pin; ++j) {
         blocks.push_back({j, j, -(c[j] + rho[j] + e[j + 1] - e[j]), grid_loss(cells, j) + log_em1});
@@ -356,11 +403,16 @@ inline MinorantSegments convex_minorant(const Cells& cells, const std::vector<do
             const Block& b = blocks[blocks.size() - 1];
             const Block& a = blocks[blocks.size() - 2];
             // a.rise / a.width <= b.rise / b.width, both sides divided by the larger width.
-            const double ratio = std::exp(-std::fabs(a.log_width - b.log_width));  // smaller / larger width
+            const double gap = std::fabs(a.log_width - b.log_width);
             const bool a_wider = a.log_width >= b.log_width;
-            if (a.rise * (a_wider ? ratio : 1.0) <= b.rise * (a_wider ? 1.0 : ratio)) break;  // non-decreasing
+            const auto in_order = [&](double ratio) {  // non-decreasing slopes
+                return a.rise * (a_wider ? ratio : 1.0) <= b.rise * (a_wider ? 1.0 : ratio);
+            };
+            double lo = 0.0, hi = 0.0;
+            const bool known = ratio_of.bracket(gap, lo, hi) && in_order(lo) == in_order(hi);
+            if (known ? in_order(lo) : in_order(ratio_of.exact(gap))) break;
             const Block merged{a.first, b.last, a.rise + b.rise,
-                               std::max(a.log_width, b.log_width) + std::log1p(ratio)};
+                               std::max(a.log_width, b.log_width) + std::log1p(ratio_of.exact(gap))};
             blocks.pop_back();
             blocks.back() = merged;
         }

@@ -20,7 +20,7 @@ from ..certified_theta import radius_down, radius_up, theta_epsilon_lower, theta
 from .compose import DEFAULT_TAIL
 from .distribution import (Bound, PrivacyLossDistribution, Result, bound_result, compose_all, delta_values,
                            epsilon_values, evaluate_into)
-from . import round_cache
+from . import dominated_direction, round_cache
 from .calibration_start import calibration_start
 from .mechanisms import DEFAULT_INTERVAL, checked_interval, subsampled_gaussian
 
@@ -185,19 +185,9 @@ class SubsampledGaussianPLD:
         while step:
             next_step: dict[int, float] = {}
             for batch in self._windows_within_budget([(i, _span(*points[i]) / h) for i, h in step.items()]):
-                for h in sorted({step[i] for i in batch}, reverse=True):
-                    self._build([points[i] for i in batch if step[i] == h], h)
-                dists = {i: self._plds.pop((*points[i], step[i], True)) for i in batch}
-                for side in (False, True):
-                    compose_all(list(dists.values()), side)
-                for i, dist in dists.items():
+                for i, (lo, up) in zip(batch, self._step_brackets(batch, points, step, xs, method, best)):
                     h = step[i]
-                    if method == "delta":
-                        lo, up = self._delta_bracket(dist, xs[i], best.get(i))
-                    else:
-                        both = dist.epsilon(xs[i], bound="both")
-                        assert isinstance(both, tuple)  # bound="both" gives (lower, upper)
-                        lo, up = (np.asarray(v, dtype=np.float64) for v in both)
+                    lo, up = np.asarray(lo, dtype=np.float64), np.asarray(up, dtype=np.float64)
                     if i in best:  # both grids' brackets hold: keep their intersection
                         lo, up = np.maximum(lo, best[i][1]), np.minimum(up, best[i][2])
                     width = up - lo if method == "epsilon" else (up - lo) / np.maximum(up, self.DELTA_FLOOR)
@@ -209,6 +199,24 @@ class SubsampledGaussianPLD:
                         next_step[i] = finer
             step = next_step
         return [c for c in chosen if c is not None]  # every point ends with a bracket
+
+    def _step_brackets(self, batch: list[int], points: list[tuple], step: dict[int, float], xs: list[np.ndarray],
+                       method: str, best: dict[int, tuple[float, np.ndarray, np.ndarray, np.ndarray]]
+                       ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The certified (lower, upper) of each point of ``batch`` on its grid ``step[i]``.  Epsilon
+        screens the add direction on a coarse grid first (``dominated_direction``: the same bracket,
+        the add direction's fine composition only where it may be the larger one); delta composes
+        the batch together and takes the lower envelope only where the bracket needs it
+        (``_delta_bracket``; ``best`` holds the points' brackets on earlier grids)."""
+        if method == "epsilon":
+            return dominated_direction.epsilon_brackets([points[i] for i in batch], [step[i] for i in batch],
+                                                        [xs[i] for i in batch], self.tail)
+        for h in sorted({step[i] for i in batch}, reverse=True):
+            self._build([points[i] for i in batch if step[i] == h], h)
+        dists = [self._plds.pop((*points[i], step[i], True)) for i in batch]
+        for side in (False, True):
+            compose_all(dists, side)
+        return [self._delta_bracket(dist, xs[i], best.get(i)) for i, dist in zip(batch, dists)]
 
     def _delta_bracket(self, dist: PrivacyLossDistribution, eps: np.ndarray,
                        before: tuple[float, np.ndarray, np.ndarray, np.ndarray] | None) -> tuple[np.ndarray, np.ndarray]:

@@ -115,7 +115,7 @@ class PrivacyLossDistribution:
         ``"both"`` returns (lower, upper).
         """
         eps = _validation.real(epsilon, "epsilon")
-        return self._both(lambda pmf: pmf.delta(eps), eps.ndim == 0, bound, np.maximum)
+        return self._sides(eps, "delta", eps.ndim == 0, bound)
 
     def epsilon(self, delta: ArrayLike, bound: Bound = "upper") -> Result:
         """Smallest eps >= 0 with delta(eps) <= delta (upper: certified, lower: a lower bound).
@@ -124,37 +124,87 @@ class PrivacyLossDistribution:
         at +infinity plus the composition's truncation and round-off charges.
         """
         d = delta_values(delta)
-        return self._both(lambda pmf: np.maximum(pmf.epsilon(d), 0.0), d.ndim == 0, bound, np.maximum)
+        return self._sides(d, "epsilon", d.ndim == 0, bound)
 
-    def _both(self, evaluate, scalar: bool, bound: Bound, combine) -> Result:
+    def _sides(self, x: np.ndarray, method: str, scalar: bool, bound: Bound) -> Result:
         _validation.bound_side(bound)
-        sides = {"upper": [True], "lower": [False], "both": [False, True]}[bound]
-        values = []
-        for pessimistic in sides:
-            per_direction = [evaluate(pmf) for pmf in self.composed(pessimistic)]
-            v = per_direction[0]
-            for w in per_direction[1:]:
-                v = combine(v, w)
-            values.append(float(v) if scalar else v)
-        return tuple(values) if bound == "both" else values[0]
+        if bound == "both":
+            lo, up = brackets([self], method, [x])[0]
+            return (float(lo), float(up)) if scalar else (lo, up)
+        values = _maximum([_evaluate(pmf, method, x) for pmf in self.composed(bound == "upper")])
+        return float(values) if scalar else values
 
 
-def compose_all(plds: Sequence[PrivacyLossDistribution], pessimistic: bool) -> None:
-    """Composes, on one side, every direction of every PLD not yet composed on it, in one batch.
+def _evaluate(pmf: GridPMF, method: str, x: np.ndarray) -> np.ndarray:
+    """delta(x) (method "delta") or epsilon(x) clipped at 0 (method "epsilon") of one composed PMF."""
+    return pmf.delta(x) if method == "delta" else np.maximum(pmf.epsilon(x), 0.0)
+
+
+def _maximum(values: Sequence[np.ndarray]) -> np.ndarray:
+    out = values[0]
+    for v in values[1:]:
+        out = np.maximum(out, v)
+    return out
+
+
+def brackets(plds: Sequence[PrivacyLossDistribution], method: str,
+             xs: Sequence[np.ndarray]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per PLD, the certified (lower, upper) of ``method`` ("delta" or "epsilon") at its arguments ``xs[i]``.
+
+    Both sides are the maximum over the neighbouring directions (Zhu, Dong, Wang, AISTATS 2022,
+    Sec. 5).  Every direction's pessimistic composition is needed for the upper side, but a
+    direction's optimistic one is not when its upper bound lies at or below another direction's
+    lower bound at every argument: its own lower bound, no larger than its upper, can then raise
+    neither maximum, so the bracket is the same with or without it.  So the pessimistic sides are
+    composed first (one batch), then the optimistic side of each PLD's leading direction (the one
+    whose upper bound is the largest at the most arguments), then that of every other direction
+    not so dominated (one batch each).  On W3 (q = 1e-3, sigma = 0.8, 10^5 rounds, delta = 1e-5) the
+    add direction's epsilon is at most 2.43 and the remove direction's at least 2.57, so the add
+    direction's optimistic composition (a quarter of the transforms) is skipped.
+    """
+    plds = list(plds)
+    compose_all(plds, True)
+    uppers = [[_evaluate(pmf, method, x) for pmf in pld._composed[True]] for pld, x in zip(plds, xs)]
+    leads = []
+    for ups in uppers:
+        top = _maximum(ups)
+        leads.append(int(np.argmax([np.count_nonzero(u >= top) for u in ups])))
+    compose_all(plds, False, [[lead] for lead in leads])
+    lowers = [{lead: _evaluate(pld._composed[False][lead], method, x)}
+              for pld, x, lead in zip(plds, xs, leads)]
+    needed = [[d for d, up in enumerate(ups) if d != lead and not np.all(up <= low[lead])]
+              for ups, lead, low in zip(uppers, leads, lowers)]
+    compose_all(plds, False, needed)
+    for pld, x, low, more in zip(plds, xs, lowers, needed):
+        for d in more:
+            low[d] = _evaluate(pld._composed[False][d], method, x)
+    return [(_maximum(list(low.values())), _maximum(ups)) for low, ups in zip(lowers, uppers)]
+
+
+def compose_all(plds: Sequence[PrivacyLossDistribution], pessimistic: bool,
+                directions: Sequence[Sequence[int]] | None = None) -> None:
+    """Composes, on one side, every direction (or, per PLD, the ``directions`` listed) of every PLD
+    not yet composed on it, in one batch.
 
     A sweep over many PLDs then pays one ``compose_many`` (shared 2-d FFTs) per tail
-    instead of one composition per direction; each PLD keeps its result.
+    instead of one composition per direction; each PLD keeps its result (a direction not
+    composed yet is None in ``_composed``).
     """
     key = bool(pessimistic)
-    todo: dict[float, list[PrivacyLossDistribution]] = {}
-    for pld in plds:
-        if key not in pld._composed:
-            todo.setdefault(pld.tail, []).append(pld)
+    todo: dict[float, list[tuple[PrivacyLossDistribution, list[int]]]] = {}
+    for i, pld in enumerate(plds):
+        done = pld._composed.setdefault(key, [None] * len(pld.directions))
+        wanted = range(len(pld.directions)) if directions is None else directions[i]
+        missing = [d for d in wanted if done[d] is None]
+        if missing:
+            todo.setdefault(pld.tail, []).append((pld, missing))
     for tail, group in todo.items():
-        items = [[(f.upper if key else f.lower, c) for f, c in d.items()] for pld in group for d in pld.directions]
+        items = [[(f.upper if key else f.lower, c) for f, c in pld.directions[d].items()]
+                 for pld, missing in group for d in missing]
         if any(pmf is None for item in items for pmf, _ in item):
             raise ValueError("this PLD was built without its optimistic side (optimistic=False): "
                              "only bound=\"upper\" is available")
         composed = iter(compose_many(items, pessimistic=key, tail=tail))
-        for pld in group:
-            pld._composed[key] = [next(composed) for _ in pld.directions]
+        for pld, missing in group:
+            for d in missing:
+                pld._composed[key][d] = next(composed)

@@ -12,6 +12,7 @@ optimistic side.
 
 from __future__ import annotations
 
+from typing import Literal
 
 import numpy as np
 
@@ -25,6 +26,7 @@ from .pmf import GridPMF
 DEFAULT_INTERVAL = 1e-4
 MAX_CELLS = 1 << 26
 MAX_INTERVAL = float(_core.pld_max_interval)  # the coarsest grid accepted; see checked_interval
+Directions = Literal["both", "remove", "add"]
 
 
 def _positive(name: str, value: float) -> float:
@@ -85,13 +87,17 @@ def subsampled_gaussian(sigma: float, sampling_rate: float, *, sensitivity: floa
 
 def subsampled_gaussians(sigma: ArrayLike, sampling_rate: ArrayLike, *, sensitivity: ArrayLike = 1.0,
                          value_discretization_interval: float = DEFAULT_INTERVAL, tail: float = DEFAULT_TAIL,
-                         threads: int = 0, optimistic: bool = True) -> list[PrivacyLossDistribution]:
+                         threads: int = 0, optimistic: bool = True,
+                         directions: Directions = "both") -> list[PrivacyLossDistribution]:
     """``subsampled_gaussian`` for many points (1-d arrays that broadcast), one C++ call.
 
     Every direction of every point is discretized in parallel (OpenMP over the
     items, GIL released; ``threads=0``: all cores), so a sweep over sigma pays
     neither one Python round trip nor one serial discretization per point.
     ``optimistic=False`` skips the optimistic PMFs: the PLDs then give upper bounds only.
+    ``directions="remove"`` or ``"add"`` discretizes that neighbouring direction alone (a PLD of
+    one direction; sampling_rate 1, the symmetric Gaussian, has its one direction either way):
+    its bounds are then those of that direction only, not of the mechanism.
     """
     s_in, q_in, c_in = np.broadcast_arrays(*(np.atleast_1d(_validation.as_real_array(v, name)) for v, name in
                                              ((sigma, "sigma"), (sampling_rate, "sampling_rate"),
@@ -102,22 +108,24 @@ def subsampled_gaussians(sigma: ArrayLike, sampling_rate: ArrayLike, *, sensitiv
     q = _validation.in_interval(q_in, "sampling_rate", 0.0, 1.0, open_low=True, open_high=False)
     h = checked_interval(value_discretization_interval)
     t = _check_tail(tail)
-    # Items: the remove direction of every point, then the add direction of the subsampled ones.
+    if directions not in ("both", "remove", "add"):
+        raise ValueError(f"directions must be 'both', 'remove' or 'add', got {directions!r}")
+    # Items: the remove direction of the points that keep it, then the add direction of the subsampled ones.
     sub = np.flatnonzero(q < 1.0)
-    item_s = np.concatenate([s, s[sub]])
-    item_q = np.concatenate([q, q[sub]])
-    item_remove = np.concatenate([np.ones(s.size, bool), np.zeros(sub.size, bool)])
+    kept = np.arange(s.size) if directions != "add" else np.flatnonzero(q == 1.0)
+    added = sub if directions != "remove" else sub[:0]
+    item_s = np.concatenate([s[kept], s[added]])
+    item_q = np.concatenate([q[kept], q[added]])
+    item_remove = np.concatenate([np.ones(kept.size, bool), np.zeros(added.size, bool)])
     raw = _core.pld_subsampled_gaussian_many(item_s, item_q, item_remove, h, t, MAX_CELLS, int(threads),
                                              bool(optimistic))
-    add_of = dict(zip(sub.tolist(), raw[s.size:]))
+    remove_of = dict(zip(kept.tolist(), raw[:kept.size]))
+    add_of = dict(zip(added.tolist(), raw[kept.size:]))
     out = []
     for i in range(s.size):
-        remove = _factor(f"subsampled_gaussian(sigma={s[i]}, q={q[i]}, remove)", raw[i])
-        if i not in add_of:
-            out.append(PrivacyLossDistribution([{remove: 1}], t))
-            continue
-        add = _factor(f"subsampled_gaussian(sigma={s[i]}, q={q[i]}, add)", add_of[i])
-        out.append(PrivacyLossDistribution([{remove: 1}, {add: 1}], t))
+        factors = [_factor(f"subsampled_gaussian(sigma={s[i]}, q={q[i]}, {name})", of[i])
+                   for name, of in (("remove", remove_of), ("add", add_of)) if i in of]
+        out.append(PrivacyLossDistribution([{f: 1} for f in factors], t))
     return out
 
 
