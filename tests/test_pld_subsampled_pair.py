@@ -270,3 +270,34 @@ def test_with_replacement_adapter_reports_the_accountants_tighter_bound():
     labelled_only = pld.with_replacement_subsampled_gaussian(noise, k, n, value_discretization_interval=h)
     before = labelled_only.self_compose(rounds).epsilon(delta)
     assert lo <= up < 0.5 * before and up - lo <= 0.1 * lo
+
+
+def test_sampled_curves_keep_their_sides_near_the_singular_ends():
+    """The remove curve near eps = log(1 - q) and the add curve near -log(1 - q), where the
+    formulas' arguments lose accuracy, against the exact curves of the sampled pair (mpmath)."""
+    from hockeystick.pld import finite_atoms
+    from hockeystick.pld.subsampled_pair import mirrored_curve, poisson_add_curve, poisson_remove_curve
+    p, qq = randomized_response_pair(0.3, 3, "replace_special")
+    atoms = {True: finite_atoms.pair_atoms(p, qq), False: finite_atoms.pair_atoms(qq, p)}
+
+    def inner(swapped: bool, upper: bool):
+        a = atoms[not swapped]
+        return lambda e: finite_atoms.delta(a, np.atleast_1d(np.asarray(e, float)), upper)
+    for q in (0.01, 0.5, 0.999):
+        mixed = [mpmath.mpf(q) * mpmath.mpf(a) + (1 - mpmath.mpf(q)) * mpmath.mpf(b) for a, b in zip(p, qq)]
+        floor, ceiling = math.log1p(-q), -math.log1p(-q)
+        eps = np.array(sorted({floor + d for d in (1e-15, 1e-12, 1e-9, 2e-9, 1e-6, 1e-3, 0.1, 1.0)}
+                              | {ceiling - d for d in (1e-15, 1e-12, 1e-9, 2e-9, 1e-6, 1e-3, 0.1, 1.0)}
+                              | {0.0, -0.5, 0.5, 3.0}))
+        remove = [poisson_remove_curve(inner(False, side), q, side)(eps) for side in (False, True)]
+        add = [poisson_add_curve(inner(True, side), q, side)(eps) for side in (False, True)]
+        mirror = [mirrored_curve(poisson_remove_curve(inner(False, side), q, side), side)(eps)
+                  for side in (False, True)]
+        for i, e in enumerate(eps):
+            ex_r = exact_delta(mixed, qq, 1, float(e))
+            ex_a = exact_delta(qq, mixed, 1, float(e))
+            assert remove[0][i] <= ex_r <= remove[1][i]
+            assert add[0][i] <= ex_a <= add[1][i]
+            assert remove[1][i] - remove[0][i] <= 1e-6 and add[1][i] - add[0][i] <= 1e-6
+            if e < 0:   # the mirror of the remove bound is the add pair's curve here (both orders bounded)
+                assert mirror[0][i] <= ex_a <= mirror[1][i]

@@ -15,24 +15,31 @@ integrands gives their curves exactly from H and A (for remove this is Balle, Ba
 
 Fixed-size samples without replacement (m of n, q = m/n), replace-one neighbours.  If H bounds
 every ordered replace-one pair of M, then for eps >= 0 and both orders the sampled mechanism has
-delta(eps) <= q H(1 + (e^eps - 1)/q) (Balle, Barthe & Gaboardi 2018, Thm 2 with the sample without
-the record as the common part, then joint convexity; Zhu, Dong & Wang 2022, Thm 10 give the pair
-(qP + (1-q)Q, Q) for this relation).  Below eps = 0 the curve is mirrored, H_s(g) = 1 - g + g
-H_r(1/g) (the perspective of the same bound for the other order: every pair's curve obeys this
-identity), so it bounds both orders at every g and composes adaptively.
+delta(eps) <= q H(1 + (e^eps - 1)/q): Balle, Barthe & Gaboardi 2018, Thm 2 (advanced joint
+convexity) with the sample without the record as the common part mu_0, then joint convexity of
+the divergence over (mu_1 || (1 - beta) mu_0 + beta mu_1'), both of whose pairs are replace-one
+pairs of M (Zhu, Dong & Wang 2022 state the same pair (qP + (1-q)Q, Q) for this relation).  Below
+eps = 0 the bound is mirrored, H_s(g) = 1 - g + g H_r(1/g): every ordered pair obeys
+H_{XY}(g) = 1 - g + g H_{YX}(1/g), and (Y, X) is a neighbouring pair too, so H_s bounds both
+orders at every g and composes adaptively (as ``fixed_size_subsampled_gaussian`` does).
 
 Certified sides and monotonicity.  Each formula is non-decreasing in H (resp. A) at every point
 (the coefficients q, a >= 0), so an upper side of H gives an upper side of the sampled curve and a
-lower side a lower one, pointwise at every real eps: the map from the inner curve to the sampled
-one is monotone in the dominance order (pointwise order of curves, which for probability pairs is
-Blackwell's order, Dong, Roth & Su 2022, Prop 2.? / Blackwell 1953), so the transform of a
-pessimistic PLD stays pessimistic and of an optimistic one optimistic.  The upper side uses the
-inner's curve in the remove direction (``remove``, the pair with the record first) and in the add
-direction (``add``, the swapped pair); the lower side the same two directions of one realizable pair.
+lower side a lower one, at every real eps: the sampling map is monotone in the pointwise order of
+curves (the dominance order of pairs).  That order is all composition needs: for two rounds
+delta(eps) = E_{P_2}[H_1(e^{eps - L_2})] = E_{P_1}[H_2(e^{eps - L_1})] (``finite_atoms``, (*)),
+non-decreasing in each curve, so the transform of a pessimistic PLD stays pessimistic, also
+composed, and that of an optimistic one optimistic.  The upper side takes the inner's curve in
+the remove direction (``remove``: the pair with the record first) and in the add direction
+(``add``: the swapped pair).  The lower side is a certified lower bound on the composition of the
+same dominating pair (qP + (1-q)Q, Q) built from the inner's lower side; it bounds the mechanism
+itself wherever that pair is attained (the Gaussian, with the other records' contributions zero
+or, without replacement, at -L; a finite inner released on its own), as for dp_accounting's
+optimistic estimate.
 
 To the grid (``grid_factor``).  The sampled curve is evaluated at the grid points g_k = e^{k h}
-(arguments moved by a margin of 1e-14 (1 + |x|) and values by 8 ulp towards the side asked for, far
-above the round-off of log1p/expm1):
+(arguments moved towards the side asked for by a bound on their round-off plus 1e-12 (1 + |x|),
+values by 8 ulp; see ``poisson_remove_curve`` and ``poisson_add_curve``):
 - upper side: values U_k >= H*(g_k) (raised to their suffix maximum, a non-increasing sequence;
   U(0) = 1), then their greatest convex minorant.  The true curve H* is convex and below every
   point, so it lies below the minorant; the PMF with a mass g_k (slope change) at each kink and
@@ -40,14 +47,18 @@ above the round-off of log1p/expm1):
 - lower side: values L_k <= H*(g_k) alone do not bound H* between grid points (a convex curve lies
   below its chords).  Convexity does: the secant through (g_{k-1}, U_{k-1}) and (g_k, L_k),
   extended beyond g_k, and the one through (g_{k+1}, L_{k+1}) and (g_{k+2}, U_{k+2}), extended
-  below g_{k+1}, lie below H* on the cell [g_k, g_{k+1}] (so does 0, 1 - g, and the lower bound of
-  H*(infinity) at the top); the lowest point y_k of their maximum on the cell bounds the chord, so
-  v_k = min(L_k, y_{k-1}, y_k) (and v_0 <= 1 - g_0, the curve from (0, 1) to g_0) gives a
-  polyline below H*; then its running minimum and greatest convex minorant (both only lower it).
+  below g_{k+1}, lie below H* on the cell [g_k, g_{k+1}] (the first cell uses 1 - g, the last the
+  lower bound of H*(infinity)).  The chord through the L's minus the larger of the two lines is
+  concave on the cell, largest at their crossing: that excess is the cell's gap, and lowering
+  each L_k by the larger gap of its two cells (the tent rule of pld_connect_dots.hpp) puts every
+  chord below H*.  Then v_0 <= 1 - g_0 (the segment from (0, 1)), the running minimum, zero from
+  the point before the first negative value on (only lowers chords), and the greatest convex
+  minorant (only lowers): a convex, non-increasing polyline below H*, i.e. a PMF.
 - round-off of the masses: the PMF's own curve is checked at every grid point (it is linear in g
   between them, as the polyline is) with the suffix-sum slack on the unsafe side; a deficit of the
   upper PMF is added at +infinity, an excess of the lower PMF is removed by scaling its masses.
-The bracket is then the inner bracket carried through plus O(h^2) tent gaps on the lower side.
+The bracket is the inner bracket carried through plus the tent gaps, O(h^2) where the curve is smooth,
+O(h) at the kinks of a finite pair's curve.
 Both PMFs have their mass at loss +infinity: U_N (upper), the lower bound of q p_inf (lower).
 """
 
@@ -65,7 +76,8 @@ from .pmf import GridPMF
 Curve = Callable[[np.ndarray], np.ndarray]   # a certified side of delta(eps), at a flat array of real eps
 
 UNIT_ROUNDOFF = np.finfo(np.float64).eps / 2
-ARGUMENT_MARGIN = 1e-14
+ARGUMENT_MARGIN = 1e-12
+NEAR = 1e-9   # closer than this to a formula's singular end, its safe end value is used
 VALUE_MARGIN = 8.0 * UNIT_ROUNDOFF
 MAX_MINORANT_PASSES = 100_000
 TINY = 1e-280   # lower-side targets below this are set to 0 (only lowers the curve)
@@ -79,44 +91,66 @@ def _rate(rate: float) -> float:
     return q
 
 
-def _at(curve: Curve, x: np.ndarray, upper: bool) -> np.ndarray:
-    """curve at x moved by the argument margin towards larger delta (upper) or smaller (lower)."""
-    margin = ARGUMENT_MARGIN * (1.0 + np.abs(x))
+def _at(curve: Curve, x: np.ndarray, error: np.ndarray, upper: bool) -> np.ndarray:
+    """curve at x moved by ``error`` (a bound on x's round-off) plus ARGUMENT_MARGIN (1 + |x|), towards
+    larger delta (upper) or smaller (lower), and the value moved by VALUE_MARGIN the same way."""
+    margin = ARGUMENT_MARGIN * (1.0 + np.abs(x)) + error
     value = np.asarray(curve(np.ascontiguousarray(x - margin if upper else x + margin)), dtype=np.float64)
     return value * (1.0 + VALUE_MARGIN) if upper else value * (1.0 - VALUE_MARGIN)
 
 
 def poisson_remove_curve(remove: Curve, rate: float, upper: bool) -> Curve:
-    """H_r(e^eps) = q H(1 + (e^eps - 1)/q) above eps = log(1 - q), 1 - e^eps below (module docstring)."""
+    """H_r(e^eps) = q H(1 + (e^eps - 1)/q) above eps = log(1 - q), 1 - e^eps below (module docstring).
+
+    The argument is log((1 - q) expm1(eps - log(1 - q)) / q), accurate to 8u + 4u (|eps| + |log(1-q)|)
+    / (eps - log(1 - q)); within NEAR of log(1 - q) the safe ends q (upper: H <= 1) and 1 - e^eps
+    (lower: every curve is >= 1 - g) are used instead.
+    """
     q = _rate(rate)
     floor = math.log1p(-q)
 
     def curve(eps: np.ndarray) -> np.ndarray:
         e = np.asarray(eps, dtype=np.float64)
-        out = -np.expm1(np.minimum(e, 0.0))
-        above = e > floor
+        out = -np.expm1(np.minimum(e, 0.0)) * (1.0 + VALUE_MARGIN if upper else 1.0 - VALUE_MARGIN)
+        gap = e - floor
+        near = (gap > 0) & (gap <= NEAR)
+        if upper:
+            out[near] = q
+        above = gap > NEAR
         if np.any(above):
-            inner = np.log1p(np.expm1(e[above]) / q)
-            out[above] = np.minimum(q * _at(remove, inner, upper), 1.0)
+            d = gap[above]
+            inner = floor + np.log(np.expm1(d)) - math.log(q)
+            error = 8.0 * UNIT_ROUNDOFF * (1.0 + np.abs(inner)) + 4.0 * UNIT_ROUNDOFF * (np.abs(e[above]) - floor) / d
+            out[above] = np.minimum(q * _at(remove, inner, error, upper), 1.0)
         return np.clip(out, 0.0, 1.0)
     return curve
 
 
 def poisson_add_curve(add: Curve, rate: float, upper: bool) -> Curve:
-    """H_a(e^eps) = a A(e^eps q / a), a = 1 - e^eps (1 - q), 0 where a <= 0 (module docstring)."""
+    """H_a(e^eps) = a A(e^eps q / a), a = 1 - e^eps (1 - q), 0 where a <= 0 (module docstring).
+
+    a = -expm1(y), y = eps + log(1 - q), has relative error <= 4u (|eps| + 1) / |y| + 2u, and so has
+    the argument log(q) + eps - log(a) in absolute terms; within NEAR of the root a = 0 the safe
+    ends a (upper: A <= 1) and 0 (lower) are used instead.
+    """
     q = _rate(rate)
-    ceiling = -math.log1p(-q)
+    log_keep = math.log1p(-q)
 
     def curve(eps: np.ndarray) -> np.ndarray:
         e = np.asarray(eps, dtype=np.float64)
         out = np.zeros(e.shape)
-        live = e < ceiling
+        y = e + log_keep
+        near = (y < 0) & (y >= -NEAR)
+        if upper:
+            out[near] = -np.expm1(y[near] - 4.0 * UNIT_ROUNDOFF * (np.abs(e[near]) + 1.0)) * (1.0 + VALUE_MARGIN)
+        live = y < -NEAR
         if np.any(live):
-            x = e[live]
-            a = -np.expm1(x + math.log1p(-q))
-            inner = x + math.log(q) - np.log(a)
-            a = a * (1.0 + VALUE_MARGIN) if upper else a * (1.0 - VALUE_MARGIN)
-            out[live] = a * _at(add, inner, upper)
+            a = -np.expm1(y[live])
+            rel = 4.0 * UNIT_ROUNDOFF * (np.abs(e[live]) + 1.0) / np.abs(y[live]) + 2.0 * UNIT_ROUNDOFF
+            inner = e[live] + math.log(q) - np.log(a)
+            error = rel + 8.0 * UNIT_ROUNDOFF * (1.0 + np.abs(inner))
+            a = a * (1.0 + rel + VALUE_MARGIN) if upper else a * (1.0 - rel - VALUE_MARGIN)
+            out[live] = a * _at(add, inner, error, upper)
         return np.clip(out, 0.0, 1.0)
     return curve
 
@@ -130,7 +164,8 @@ def mirrored_curve(curve: Curve, upper: bool) -> Curve:
         out[high] = curve(e[high])
         x = e[~high]
         value = -np.expm1(x) + np.exp(x) * curve(-x)
-        out[~high] = value * (1.0 + VALUE_MARGIN) if upper else value * (1.0 - VALUE_MARGIN)
+        error = 4.0 * UNIT_ROUNDOFF * (1.0 + value)   # a sum of two terms in [0, 1], each a few ulp off
+        out[~high] = value + error if upper else value - error
         return np.clip(out, 0.0, 1.0)
     return mirrored
 
@@ -232,9 +267,10 @@ def grid_factor(name: str, upper: Curve, lower: Curve, loss_lo: float, loss_hi: 
                 top_lower: float) -> Factor:
     """The factor of a curve given by certified sides, on the grid k h covering [loss_lo, loss_hi].
 
-    ``loss_lo`` must lie at or below the pair's smallest finite loss and ``loss_hi`` at or above
-    its largest (the curve is constant beyond it); ``top_lower`` bounds the mass at +infinity from
-    below (module docstring).
+    ``loss_lo`` should lie at or below the pair's smallest finite loss and ``loss_hi`` at or above
+    its largest (for tightness only: the upper curve is flat beyond g_N and the chord from (0, 1),
+    both above a convex non-increasing curve; the lower side takes 1 - g below g_0 and
+    ``top_lower``, a lower bound on the mass at +infinity, above g_N).
     """
     k_lo = int(math.floor(loss_lo / h))
     k_hi = int(math.ceil(loss_hi / h)) + 1
@@ -258,9 +294,9 @@ def poisson_subsampled_curves(remove: tuple[Curve, Curve], add: tuple[Curve, Cur
     """Remove and add PLDs of Poisson sampling at ``rate`` of a mechanism given by its curves.
 
     ``remove`` = (upper, lower) sides of the inner curve H (pair with the record first), ``add``
-    the same for A (swapped pair), each at any real eps; ``top_loss`` lies at or above every finite
-    loss of the inner pair (its curves are constant beyond it) and ``inner_inf_lower`` bounds its
-    mass at loss +infinity from below.
+    the same for A (swapped pair), each at any real eps; ``top_loss`` is where the inner curves
+    stop changing (above every finite loss; a cut for unbounded losses, which costs tightness
+    only) and ``inner_inf_lower`` bounds the inner's mass at loss +infinity from below.
     """
     q = _rate(rate)
     h = checked_interval(value_discretization_interval)
