@@ -301,3 +301,19 @@ def test_sampled_curves_keep_their_sides_near_the_singular_ends():
             assert remove[1][i] - remove[0][i] <= 1e-6 and add[1][i] - add[0][i] <= 1e-6
             if e < 0:   # the mirror of the remove bound is the add pair's curve here (both orders bounded)
                 assert mirror[0][i] <= ex_a <= mirror[1][i]
+
+
+def test_composed_without_replacement_brackets_the_realizable_pair_composed():
+    """Ten rounds of RR sampled m of n: the lower side is at most the one-order pair (qP + (1-q)Q, Q)
+    composed (exact enumeration), the upper side at least that (it bounds every order)."""
+    noise, k, m, n, rounds = 0.5, 4, 100, 1000, 10
+    q = m / n
+    p, qq = randomized_response_pair(noise, k, "replace_one")
+    event = E.SampledWithoutReplacementDpEvent(n, m, E.RandomizedResponseDpEvent(noise, k))
+    acc = HockeystickAccountant(NeighboringRelation.REPLACE_ONE).compose(event, rounds)
+    mixed = [mpmath.mpf(q) * mpmath.mpf(a) + (1 - mpmath.mpf(q)) * mpmath.mpf(b) for a, b in zip(p, qq)]
+    for eps in (0.5, 1.0, 2.0):
+        realizable = exact_delta(mixed, qq, rounds, eps)
+        lo, up = acc.get_delta_bracket(eps)
+        assert lo <= realizable <= up
+        assert lo >= 0.99 * float(realizable)   # the secants use the one-order pair's own upper side

@@ -15,8 +15,9 @@ Grid.  With a fixed ``value_discretization_interval`` the PLD is built once on t
 (the certified bracket narrows like h^2 for connect-the-dots PMFs) until the bracket at the asked
 point is no wider than ``accuracy`` (absolute in epsilon, relative in delta) or the grid reaches
 ``FINEST_INTERVAL`` or the composed grid would exceed ``MAX_POINTS`` (finite pairs' brackets narrow
-only like h, so a tight target can be out of reach); the final grid's bounds are reported, so they
-are certified either way.
+only like h, so a tight target can be out of reach) or the bracket stops narrowing (slower than
+h^``STALL_ORDER`` between two grids: what is left is no grid error); the final grid's bounds are
+reported, so they are certified either way.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ THETA_MARGIN = 4e-12
 COARSEST_INTERVAL = 3e-3  # a cheap first grid; the next is aimed from its measured width
 FINEST_INTERVAL = 1e-5
 MAX_POINTS = 1 << 20
+STALL_ORDER = 0.25  # a bracket narrowing slower than h^0.25 between two grids is not limited by the grid
 
 Mechanism = tuple  # ("name", *parameters): hashable, one per distinct mechanism
 Pair = tuple[np.ndarray, np.ndarray]
@@ -95,8 +97,6 @@ def _build(mechanism: Mechanism, h: float) -> PrivacyLossDistribution:
             sigma, m, n, value_discretization_interval=h),
         "with_replacement_gaussian": lambda sigma, k, n: with_replacement_subsampled_gaussian(
             sigma, k, n, value_discretization_interval=h),
-        "poisson_pair": lambda q, inner: poisson_subsampled(
-            *FINITE_PAIRS[inner[0]](*inner[1:])[0], q, value_discretization_interval=h),
         "poisson_generic": lambda q, key: _generic_subsample("poisson", q, key, h),
         "without_replacement_generic": lambda m, n, key: _generic_subsample("without_replacement", m / n, key, h),
     }
@@ -313,6 +313,10 @@ class PlanProfile:
             # width ~ h^k: k = 2 for continuous laws (connect the dots), 1 for atoms; measured once two
             # grids are known, so the next grid is aimed at the target directly.
             k = 2.0
+            if previous is not None and math.isfinite(width) and width > previous[1] * (h / previous[0]) ** STALL_ORDER:
+                # Narrowing slower than h^STALL_ORDER: the rest of the width is no discretization (e.g. the
+                # gap between a symmetrised upper pair and a one-order lower pair): a finer grid cannot close it.
+                return lo, up
             if previous is not None and 0 < width < previous[1]:
                 k = min(max(math.log(previous[1] / width) / math.log(previous[0] / h), 0.5), 2.0)
             previous = (h, width)

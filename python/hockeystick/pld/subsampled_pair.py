@@ -77,6 +77,7 @@ Curve = Callable[[np.ndarray], np.ndarray]   # a certified side of delta(eps), a
 
 UNIT_ROUNDOFF = np.finfo(np.float64).eps / 2
 ARGUMENT_MARGIN = 1e-12
+CHUNK = 1024
 NEAR = 1e-9   # closer than this to a formula's singular end, its safe end value is used
 VALUE_MARGIN = 8.0 * UNIT_ROUNDOFF
 MAX_MINORANT_PASSES = 100_000
@@ -263,14 +264,21 @@ def _lower_pmf(k_lo: int, h: float, lower: np.ndarray, upper: np.ndarray, top: f
     return GridPMF(k_lo, h, p * scale, p_inf * scale, 0.0, False)
 
 
+def _in_chunks(curve: Curve, eps: np.ndarray) -> np.ndarray:
+    """curve(eps) in pieces of CHUNK points (a curve of finite atoms builds a points x atoms table)."""
+    return np.concatenate([curve(eps[i:i + CHUNK]) for i in range(0, eps.size, CHUNK)])
+
+
 def grid_factor(name: str, upper: Curve, lower: Curve, loss_lo: float, loss_hi: float, h: float,
-                top_lower: float) -> Factor:
+                top_lower: float, lower_pair_upper: Curve | None = None) -> Factor:
     """The factor of a curve given by certified sides, on the grid k h covering [loss_lo, loss_hi].
 
     ``loss_lo`` should lie at or below the pair's smallest finite loss and ``loss_hi`` at or above
     its largest (for tightness only: the upper curve is flat beyond g_N and the chord from (0, 1),
     both above a convex non-increasing curve; the lower side takes 1 - g below g_0 and
-    ``top_lower``, a lower bound on the mass at +infinity, above g_N).
+    ``top_lower``, a lower bound on the mass at +infinity, above g_N).  ``lower_pair_upper``: an
+    upper side of the curve that ``lower`` bounds, for the secants, when that is another curve than
+    ``upper``'s (the one-order pair below a symmetrised bound); the secants need it tight.
     """
     k_lo = int(math.floor(loss_lo / h))
     k_hi = int(math.ceil(loss_hi / h)) + 1
@@ -278,9 +286,10 @@ def grid_factor(name: str, upper: Curve, lower: Curve, loss_lo: float, loss_hi: 
         raise ValueError(f"the loss range [{loss_lo:.4g}, {loss_hi:.4g}] needs {k_hi - k_lo + 1} grid points of "
                          f"width {h:g} (more than {MAX_CELLS}): use a coarser value_discretization_interval")
     eps = (k_lo + np.arange(k_hi - k_lo + 1)) * h
-    up = upper(eps)
-    lo = np.minimum(lower(eps), up)
-    return Factor(name, _upper_pmf(k_lo, h, up), _lower_pmf(k_lo, h, lo, up, top_lower), True)
+    up = _in_chunks(upper, eps)
+    secant_up = up if lower_pair_upper is None else _in_chunks(lower_pair_upper, eps)
+    lo = np.minimum(_in_chunks(lower, eps), secant_up)
+    return Factor(name, _upper_pmf(k_lo, h, up), _lower_pmf(k_lo, h, lo, secant_up, top_lower), True)
 
 
 def _sampled_top(top_loss: float, q: float) -> float:
@@ -323,8 +332,9 @@ def without_replacement_curves(curve: tuple[Curve, Curve], rate: float,
     h = checked_interval(value_discretization_interval)
     top = _sampled_top(float(top_loss), q) + h
     bottom = min(math.log1p(-q), -top) - h
-    upper = mirrored_curve(poisson_remove_curve(curve[0], q, True), True)
+    one_order = poisson_remove_curve(curve[0], q, True)
+    upper = mirrored_curve(one_order, True)
     lower = poisson_remove_curve(curve[1], q, False)
     f = grid_factor(f"without_replacement_subsampled(q={q}, replace-one)", upper, lower, bottom, top, h,
-                    q * max(inner_inf_lower, 0.0))
+                    q * max(inner_inf_lower, 0.0), one_order)
     return PrivacyLossDistribution([{f: 1}])
