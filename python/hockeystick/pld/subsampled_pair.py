@@ -51,9 +51,10 @@ values by 8 ulp; see ``poisson_remove_curve`` and ``poisson_add_curve``):
   lower bound of H*(infinity)).  The chord through the L's minus the larger of the two lines is
   concave on the cell, largest at their crossing: that excess is the cell's gap, and lowering
   each L_k by the larger gap of its two cells (the tent rule of pld_connect_dots.hpp) puts every
-  chord below H*.  Then v_0 <= 1 - g_0 (the segment from (0, 1)), the running minimum, zero from
-  the point before the first negative value on (only lowers chords), and the greatest convex
-  minorant (only lowers): a convex, non-increasing polyline below H*, i.e. a PMF.
+  chord below H*.  A cell whose tent would be deeper than one grid step (or below 0) takes the
+  other sufficient condition instead: both ends at most L at its right end, the curve's least value
+  on the cell.  v_0 <= 1 - g_0 (the segment from (0, 1)), running minima and the greatest convex
+  minorant only lower the points: a convex, non-increasing polyline below H*, i.e. a PMF.
 - round-off of the masses: the PMF's own curve is checked at every grid point (it is linear in g
   between them, as the polyline is) with the suffix-sum slack on the unsafe side; a deficit of the
   upper PMF is added at +infinity, an excess of the lower PMF is removed by scaling its masses.
@@ -240,18 +241,21 @@ def _cell_gaps(g: np.ndarray, lower: np.ndarray, upper: np.ndarray, top: float) 
 
 def _lower_pmf(k_lo: int, h: float, lower: np.ndarray, upper: np.ndarray, top: float) -> GridPMF:
     g = np.exp((k_lo + np.arange(lower.size)) * h)
-    lo = np.clip(lower, 0.0, 1.0)
+    lo = np.minimum.accumulate(np.clip(lower, 0.0, 1.0))   # the curve does not increase: only lowers
+    lo[lo < TINY] = 0.0   # no subnormal targets: the masses' round-off is relative to them
     gap = _cell_gaps(g, lo, np.clip(upper, 0.0, 1.0), max(top, 0.0))
-    e = np.zeros(lo.size)
-    e[:-1] = gap
-    e[1:] = np.maximum(e[1:], gap)
-    v = lo - e
+    # Per cell, the chord lies below the curve if both ends sit below the tent (L - gap), or if both
+    # sit below L at the cell's right end (the curve's least value on the cell); the second is taken
+    # where it is the weaker constraint or the tent would go below 0.
+    step = (gap >= lo[:-1] - lo[1:]) | (gap > lo[1:])
+    left_cap = np.where(step, lo[1:], lo[:-1] - gap)
+    right_cap = np.where(step, lo[1:], lo[1:] - gap)
+    v = lo.copy()
+    v[:-1] = np.minimum(v[:-1], left_cap)
+    v[1:] = np.minimum(v[1:], right_cap)
     v[0] = min(v[0], 1.0 - g[0])
     v[-1] = min(v[-1], max(top, 0.0))
-    v = np.minimum.accumulate(v)
-    negative = np.flatnonzero(v < TINY)
-    if negative.size:   # zero from the point before the first negative (or subnormal) one: only lowers chords
-        v[max(int(negative[0]) - 1, 0):] = 0.0
+    v = np.maximum(np.minimum.accumulate(v), 0.0)
     w = _convex_minorant(np.concatenate([[0.0], g]), np.concatenate([[1.0], v]))[1:]
     p, p_inf = _masses(g, w, 1.0)
     check = GridPMF(k_lo, h, p, p_inf, 0.0, True)    # the PMF's curve from above
@@ -261,6 +265,11 @@ def _lower_pmf(k_lo: int, h: float, lower: np.ndarray, upper: np.ndarray, top: f
     want = np.concatenate([[1.0], w])
     excess = have > want
     scale = float(np.min(np.where(excess, want / np.where(have > 0, have, 1.0), 1.0), initial=1.0))
+    if scale < 1.0 - 1e-6 and k_lo <= 0 < k_lo + g.size:
+        # more than round-off (never seen): the trivial lower side (1 - g)_+, mass 1 at loss 0
+        p = np.zeros(g.size)
+        p[-k_lo] = 1.0
+        return GridPMF(k_lo, h, p, 0.0, 0.0, False)
     return GridPMF(k_lo, h, p * scale, p_inf * scale, 0.0, False)
 
 
