@@ -122,7 +122,7 @@ def _generic_subsample(scheme: str, rate: float, key: tuple, h: float) -> Privac
     inner = PlanProfile(CompositionPlan.from_key(key), h, None)
     upper, lower = inner.curves(h, True), inner.curves(h, False)
     top = inner.top_loss(h)
-    inf_lower = float(lower[0](np.array([top]))[0])
+    inf_lower = float(lower[0](np.array([1e4]))[0])   # delta at eps -> infinity, from below (losses < 1e4)
     if scheme == "poisson":
         return poisson_subsampled_curves((upper[0], lower[0]), (upper[-1], lower[-1]), rate, top, inf_lower,
                                          value_discretization_interval=h)
