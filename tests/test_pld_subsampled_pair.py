@@ -14,7 +14,7 @@ import math
 import mpmath
 import numpy as np
 import pytest
-from scipy import integrate, special
+from scipy import integrate, special, stats
 
 pytest.importorskip("dp_accounting")
 
@@ -348,3 +348,29 @@ def test_random_inner_compositions_nested_samples_multiply_and_sampling_amplifie
         assert n_lo <= d_up and d_lo <= n_up
         assert max(n_lo, d_lo) <= a_up
         assert n_up - n_lo <= 2e-3 * n_up + 1e-10   # bounded losses: delta may be exactly 0 (round-off above)
+
+
+def test_generic_with_replacement_transform_is_the_gaussian_labelled_pair():
+    """Group-c Gaussian curves (shift 2c / s) through the generic with-replacement bound give the
+    upper side of pld.with_replacement_subsampled_gaussian (its pair (*)), one round and composed."""
+    from hockeystick.pld.subsampled_pair import with_replacement_curves
+    s, k, n, h = 4.0, 8, 50, 2e-3
+    group = {c: (gaussian_curve(2 * c / s, 1 + 1e-11), gaussian_curve(2 * c / s, 1 - 1e-11)) for c in range(1, k + 1)}
+    r_top = 2 * k / s   # theta(r, eps) < 1e-33 beyond r^2/2 + 12 r: the cut costs nothing visible
+    generic = with_replacement_curves(lambda c: group[c], k, n, r_top * r_top / 2 + 12 * r_top,
+                                      value_discretization_interval=h)
+    fast = pld.with_replacement_subsampled_gaussian(s, k, n, value_discretization_interval=h)
+    for rounds in (1, 20):
+        g_lo, g_up = generic.self_compose(rounds).epsilon(DELTA, bound="both")
+        f_up = fast.self_compose(rounds).epsilon(DELTA)
+        assert abs(g_up - f_up) <= 2e-3 * f_up
+        assert g_lo <= g_up
+    for eps in (0.0, 0.5, 1.0):   # one round at eps >= 0: the bound itself, sum_c b_c theta(2c/s, .)
+        b = stats.binom.pmf(np.arange(k + 1), k, 1 / n)
+        eta = 1 - b[0]
+        inner = math.log1p(math.expm1(eps) / eta)
+        bound = sum(b[c] * float(theta(2 * c / s, inner)) for c in range(1, k + 1))
+        lo, up = generic.delta(eps, bound="both")
+        assert lo <= bound * (1 + 1e-9) and bound <= up * (1 + 1e-9) and up <= bound * 1.01 + 1e-12
+    with pytest.raises(ValueError, match="batch_size"):
+        with_replacement_curves(lambda c: group[1], 0, n, 10.0, value_discretization_interval=h)

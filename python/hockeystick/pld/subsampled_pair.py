@@ -73,6 +73,7 @@ import numpy as np
 from .distribution import Factor, PrivacyLossDistribution
 from .mechanisms import MAX_CELLS, checked_interval
 from .pmf import GridPMF
+from .with_replacement_shift_bound import copy_count_weights
 
 Curve = Callable[[np.ndarray], np.ndarray]   # a certified side of delta(eps), at a flat array of real eps
 
@@ -346,4 +347,49 @@ def without_replacement_curves(curve: tuple[Curve, Curve], rate: float,
     lower = poisson_remove_curve(curve[1], q, False)
     f = grid_factor(f"without_replacement_subsampled(q={q}, replace-one)", upper, lower, bottom, top, h,
                     q * max(inner_inf_lower, 0.0), one_order)
+    return PrivacyLossDistribution([{f: 1}])
+
+
+def with_replacement_curves(group: Callable[[int], tuple[Curve, Curve]], batch_size: int, n: int,
+                            top_loss: float, *, value_discretization_interval: float,
+                            cut: float = 1e-14) -> PrivacyLossDistribution:
+    """The upper PLD of batches of K draws WITH replacement from n records, replace-one, any mechanism.
+
+    ``group(c)`` = (upper, lower) sides of H_c, the curve bounding every pair in which c batch slots
+    change (a group of c; for Gaussian noise on a sum, shift 2c).  The record is drawn c ~ Binom(K, 1/n)
+    times (b_c, eta = 1 - b_0).  With mu_c the output law given c draws, Balle, Barthe & Gaboardi 2018,
+    Thm 2 around the common mu_0 and joint convexity over c (both mu_c vs mu_0 and mu_c vs mu_c' are
+    pairs of c changed slots) give, for eps >= 0 and both orders,
+        delta(eps) <= sum_{c >= 1} b_c H_c(1 + (e^eps - 1)/eta)
+    (for the Gaussian this is ``with_replacement_subsampled_gaussian``'s pair (*); Schuchardt et al.,
+    NeurIPS 2024, treat the same setting), mirrored below 0 as for samples without replacement.  The
+    counts beyond the first c_max whose tail is <= ``cut`` add their mass (H_c <= 1).  The lower side
+    bounds that curve's one-order pair from below (a bracket on the bound, not on the mechanism:
+    no realizable pair is known for a generic mechanism; the Gaussian's is in ``fixed_batch``).
+    ``top_loss``: where the curve of the largest group stops changing.
+    """
+    k, size = batch_size, n
+    if (isinstance(k, bool) or isinstance(size, bool) or not isinstance(k, (int, np.integer))
+            or not isinstance(size, (int, np.integer)) or k < 1 or size < 2):
+        raise ValueError(f"batch_size must be a positive integer and n an integer >= 2, got {batch_size!r}, {n!r}")
+    h = checked_interval(value_discretization_interval)
+    weights, tail = copy_count_weights(int(k), int(size), float(cut))
+    eta = -math.expm1(int(k) * math.log1p(-1.0 / int(size)))
+    if not 0.0 < eta < 1.0:
+        raise ValueError(f"the chance {eta!r} that the record is drawn must lie in (0, 1) (batch_size and n)")
+    counts = range(1, weights.size)
+    ups = [poisson_remove_curve(group(c)[0], eta, True) for c in counts]
+    los = [poisson_remove_curve(group(c)[1], eta, False) for c in counts]
+
+    def mixed(curves: list[Curve], upper: bool) -> Curve:
+        def curve(eps: np.ndarray) -> np.ndarray:
+            total = sum(weights[c] / eta * f(eps) for c, f in zip(counts, curves))
+            total = np.asarray(total, dtype=np.float64)
+            return np.minimum(total * (1.0 + 1e-12) + tail, 1.0) if upper else total * (1.0 - 1e-12)
+        return curve
+    one_order = mixed(ups, True)
+    top = _sampled_top(float(top_loss), eta) + h
+    bottom = min(math.log1p(-eta), -top) - h
+    f = grid_factor(f"with_replacement_subsampled(K={k}, n={n}, replace-one)", mirrored_curve(one_order, True),
+                    mixed(los, False), bottom, top, h, 0.0, one_order)
     return PrivacyLossDistribution([{f: 1}])
