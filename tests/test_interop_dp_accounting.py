@@ -174,9 +174,9 @@ def test_fixed_size_samples_under_replace_one_use_the_proved_pairs():
         lo, up = acc.compose(event, 100).get_epsilon_bracket(DELTA)
         direct_lo, direct_up = direct.epsilon(DELTA, bound="both")
         assert lo == pytest.approx(direct_lo, rel=1e-9)
-        # With replacement the accountant also composes the shift-constrained curve (min of two
-        # proved upper sides); the event adapter still uses the labelled pair alone.
-        assert direct_up <= up * (1 + 1e-9) and (event is wr or up == pytest.approx(direct_up, rel=1e-9))
+        # With replacement both compose the shift-constrained curve beside the labelled pair and
+        # report the smaller upper bound (issue 14).
+        assert up == pytest.approx(direct_up, rel=1e-9)
 
 
 def test_non_private_and_no_op_events():

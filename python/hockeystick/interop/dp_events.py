@@ -12,14 +12,18 @@ naming the field and the rule.
 | DiscreteLaplace(a, s) | add/remove, replace-special | ``pld.discrete_laplace.discrete_laplace`` |
 | MixtureOfGaussians(sigma, s, p) | add/remove, replace-special | ``pld.gaussian_mixture`` |
 | RandomizedResponse(p, k) | replace-one, replace-special | ``pld.randomized_response`` |
-| PoissonSampled(q, Gaussian / Laplace / MoG / DiscreteLaplace) | add/remove, replace-special | Zhu, Dong, Wang 2022, Thm 11 (``pld.subsampling`` for the finite pair) |
+| PoissonSampled(q, Gaussian / Laplace / MoG / DiscreteLaplace) | add/remove, replace-special | Zhu, Dong, Wang 2022, Thm 11 (specialised: location mixtures, ``pld.subsampling`` for the finite pair) |
+| PoissonSampled(q, any other supported event) | add/remove, replace-special | one finite pair: exact atoms (``poisson_pair``); Gaussians only: one Gaussian; else ``pld.subsampled_pair`` on the inner plan's curves |
 | TruncatedSubsampledGaussian(n, q, B, sigma) | add/remove, replace-special | ``pld.truncated_subsampling`` |
-| SampledWithoutReplacement(n, m, Gaussian) | replace-one | ``pld.fixed_size_subsampled_gaussian`` |
-| SampledWithReplacement(n, K, Gaussian) | replace-one | ``pld.with_replacement_subsampled_gaussian`` |
+| SampledWithoutReplacement(n, m, Gaussian(s)) | replace-one | ``pld.fixed_size_subsampled_gaussian`` |
+| SampledWithoutReplacement(n, m, any other supported event) | replace-one | ``pld.subsampled_pair`` (Balle, Barthe, Gaboardi 2018, Thm 2, mirrored) |
+| SampledWithReplacement(n, K, Gaussian(s)) | replace-one | ``pld.with_replacement_subsampled_gaussian`` and the shift-constrained curve (the smaller upper bound) |
+| Sampled(..., NonPrivate) | as above | exact: the pair of (0, eta)-DP, eta the chance the record is drawn |
 | SelfComposed, Composed, NoOp, NonPrivate | any | counts, sums, nothing, epsilon = inf |
 
 Zero noise is non-private (epsilon = inf); a zero sampling rate, a zero sample or k = 1 buckets
-release nothing.  Poisson sampling under replace-one is refused: the pair dp_accounting uses there,
+release nothing.  Sampling with replacement needs the pair of a record drawn c times (a group of c):
+known for Gaussian noise (shift 2c), not for a generic inner pair, so other inners are refused.  Poisson sampling under replace-one is refused: the pair dp_accounting uses there,
 (1-q) N(0) + q N(1) vs (1-q) N(0) + q N(-1), is not proved to dominate here
 (docs/paper-003-errata.md explains why its fixed-size analogue fails).
 """
@@ -32,9 +36,12 @@ import numpy as np
 from dp_accounting import dp_event as ev
 from dp_accounting.privacy_accountant import NeighboringRelation
 
-from .plan import CompositionPlan
+from .plan import FINITE_PAIRS, CompositionPlan, Mechanism
 
 ADD_REMOVE = (NeighboringRelation.ADD_OR_REMOVE_ONE, NeighboringRelation.REPLACE_SPECIAL)
+# A non-private inner event as a finite pair: the canonical pair of (0, 1)-DP, P and Q disjoint (it
+# dominates every pair and NonPrivate attains it), so a sample of it keeps its exact delta.
+NON_PRIVATE = ("eps_delta", 0.0, 1.0)
 
 
 class Unsupported(Exception):
@@ -177,6 +184,23 @@ def _mixture(event: ev.MixtureOfGaussiansDpEvent) -> tuple[tuple[float, ...], tu
     return tuple(s.tolist()), tuple(w.tolist())
 
 
+def _inner_plan(event: ev.DpEvent, relation: NeighboringRelation) -> CompositionPlan:
+    """The plan of one run of a sampled event's inner event; a non-private inner becomes ``NON_PRIVATE``."""
+    inner = plan_for(event, 1, relation)
+    if inner.non_private:
+        return CompositionPlan({NON_PRIVATE: 1})
+    return inner
+
+
+def _single_finite(plan: CompositionPlan) -> Mechanism | None:
+    """The mechanism if the plan is one run of one mechanism with a finite pair (sampled exactly)."""
+    if plan.gaussian_r2 == 0 and len(plan.counts) == 1:
+        ((mechanism, count),) = plan.counts.items()
+        if count == 1 and mechanism[0] in FINITE_PAIRS:
+            return mechanism
+    return None
+
+
 def _poisson(event: ev.PoissonSampledDpEvent, count: int, relation: NeighboringRelation,
              plan: CompositionPlan) -> None:
     q = _probability(event, "sampling_probability")
@@ -184,15 +208,14 @@ def _poisson(event: ev.PoissonSampledDpEvent, count: int, relation: NeighboringR
     if relation == NeighboringRelation.REPLACE_ONE:
         raise Unsupported(event, "Poisson sampling under `REPLACE_ONE` has no proved dominating pair here; "
                                  "use `ADD_OR_REMOVE_ONE` (or a fixed-size sample under `REPLACE_ONE`).")
-    if not isinstance(inner, (ev.GaussianDpEvent, ev.LaplaceDpEvent, ev.MixtureOfGaussiansDpEvent,
-                              ev.DiscreteLaplaceDpEvent)):
-        raise Unsupported(event, "Subevent of `PoissonSampledDpEvent` must be a `GaussianDpEvent`, `LaplaceDpEvent`, "
-                                 f"`MixtureOfGaussiansDpEvent` or `DiscreteLaplaceDpEvent`. Found {inner}.")
     if q == 0:
-        _visit(ev.NoOpDpEvent(), count, relation, plan)
+        plan_for(inner, 1, relation)  # the inner event must still be supported (and valid)
         return
     if q == 1:
         _visit(inner, count, relation, plan)
+        return
+    if plan_for(inner, 1, relation).non_private:  # released with probability q: delta = q, exactly
+        plan.add(("poisson_pair", q, NON_PRIVATE), count)
         return
     if isinstance(inner, ev.GaussianDpEvent):
         sigma = _nonnegative(inner, "noise_multiplier")
@@ -205,26 +228,64 @@ def _poisson(event: ev.PoissonSampledDpEvent, count: int, relation: NeighboringR
         s = _integer(inner, "sensitivity", 0)
         if s > 0:
             _add(plan, ("poisson_discrete_laplace", a, s, q), count, a == 0)
-    else:
+    elif isinstance(inner, ev.MixtureOfGaussiansDpEvent):
         sigma = _nonnegative(inner, "standard_deviation")
         shifts, weights = _mixture(inner)
         if max(shifts) > 0:
             _add(plan, ("gaussian_mixture", sigma, (0.0, *shifts), (1.0 - q, *(q * w for w in weights))),
                  count, sigma == 0)
+    else:
+        _poisson_generic(event, q, count, relation, plan)
+
+
+def _poisson_generic(event: ev.PoissonSampledDpEvent, q: float, count: int, relation: NeighboringRelation,
+                     plan: CompositionPlan) -> None:
+    """Any other inner event: its plan's remove/add curves through ``pld.subsampled_pair`` (exact
+    atoms when the inner is one finite pair, a Gaussian when it folds into one)."""
+    inner = _inner_plan(event.event, relation)
+    if inner.empty:
+        return
+    finite = _single_finite(inner)
+    if finite is not None:
+        plan.add(("poisson_pair", q, finite), count)
+    elif not inner.counts:  # Gaussians only: one Gaussian of the folded radius (add/remove: shift 1)
+        plan.add(("poisson_gaussian", 1.0 / math.sqrt(inner.gaussian_r2), q), count)
+    else:
+        plan.add(("poisson_generic", q, inner.key()), count)
 
 
 def _fixed_size(event, count: int, relation: NeighboringRelation, plan: CompositionPlan) -> None:
     without = isinstance(event, ev.SampledWithoutReplacementDpEvent)
     kind = "SampledWithoutReplacementDpEvent" if without else "SampledWithReplacementDpEvent"
     _require(event, relation, (NeighboringRelation.REPLACE_ONE,), f"`{kind}`")
-    if not isinstance(event.event, ev.GaussianDpEvent):
-        raise Unsupported(event, f"Subevent of `{kind}` must be a `GaussianDpEvent`. Found {event.event}.")
     n = _integer(event, "source_dataset_size", 1)
     m = _integer(event, "sample_size", 0)
     if without and m > n:
         raise ValueError(f"{kind}.sample_size must be <= source_dataset_size, got {m} > {n}")
-    sigma = _nonnegative(event.event, "noise_multiplier")
-    if m == 0:
+    inner = plan_for(event.event, 1, relation)
+    if m == 0 or (inner.empty and not inner.non_private):
         return
-    name = "without_replacement_gaussian" if without else "with_replacement_gaussian"
-    _add(plan, (name, sigma, m, n), count, sigma == 0)
+    if inner.non_private:
+        # The outputs differ only when the record is drawn (probability m/n, or 1 - (1 - 1/n)^m with
+        # replacement), and then completely: exactly the pair of (0, eta)-DP.
+        eta = m / n if without else -math.expm1(m * math.log1p(-1.0 / n)) if n > 1 else 1.0
+        plan.add(("eps_delta", 0.0, eta), count)
+        return
+    if not inner.counts:
+        # Gaussians only (replace-one radius r = 2 / sigma per Gaussian): one Gaussian of the folded radius.
+        name = "without_replacement_gaussian" if without else "with_replacement_gaussian"
+        plan.add((name, 2.0 / math.sqrt(inner.gaussian_r2), m, n), count)
+    elif not without:
+        raise Unsupported(event, f"Subevent of `{kind}` must be a `GaussianDpEvent` (or a composition of them): "
+                                 "a record drawn c times is a group of c, whose pair is known for Gaussian noise "
+                                 f"(shift 2c) but not for a generic mechanism. Found {event.event}.")
+    elif m == n:
+        plan.merge(_scaled(inner, count))
+    else:
+        plan.add(("without_replacement_generic", m, n, inner.key()), count)
+
+
+def _scaled(inner: CompositionPlan, count: int) -> CompositionPlan:
+    """``count`` runs of the plan ``inner``."""
+    return CompositionPlan({m: c * count for m, c in inner.counts.items()}, inner.gaussian_r2 * count,
+                           inner.non_private)

@@ -15,8 +15,9 @@ Grid.  With a fixed ``value_discretization_interval`` the PLD is built once on t
 (the certified bracket narrows like h^2 for connect-the-dots PMFs) until the bracket at the asked
 point is no wider than ``accuracy`` (absolute in epsilon, relative in delta) or the grid reaches
 ``FINEST_INTERVAL`` or the composed grid would exceed ``MAX_POINTS`` (finite pairs' brackets narrow
-only like h, so a tight target can be out of reach); the final grid's bounds are reported, so they
-are certified either way.
+only like h, so a tight target can be out of reach) or the bracket stops narrowing (slower than
+h^``STALL_ORDER`` between two grids: what is left is no grid error); the final grid's bounds are
+reported, so they are certified either way.
 """
 
 from __future__ import annotations
@@ -39,12 +40,15 @@ from ..pld.gaussian_mixture import mixture_of_gaussians
 from ..pld.laplace_mixture import laplace_mixture
 from ..pld.randomized_response import randomized_response, randomized_response_pair
 from ..pld.subsampling import poisson_subsampled, poisson_subsampled_pair
+from ..pld.subsampled_pair import poisson_subsampled_curves, without_replacement_curves
 from ..pld.truncated_subsampling import truncated_subsampled_gaussian
+from ..pld.with_replacement_shift_bound import with_replacement_shift_bound
 
 THETA_MARGIN = 4e-12
 COARSEST_INTERVAL = 3e-3  # a cheap first grid; the next is aimed from its measured width
 FINEST_INTERVAL = 1e-5
 MAX_POINTS = 1 << 20
+STALL_ORDER = 0.25  # a bracket narrowing slower than h^0.25 between two grids is not limited by the grid
 
 Mechanism = tuple  # ("name", *parameters): hashable, one per distinct mechanism
 Pair = tuple[np.ndarray, np.ndarray]
@@ -65,6 +69,9 @@ FINITE_PAIRS: dict[str, Callable[..., list[Pair]]] = {
         [randomized_response_pair(p, k, relation)] if relation == "replace_one"
         else _two_directions(randomized_response_pair(p, k, relation))),
     "eps_delta": lambda eps, delta: [canonical_pair(eps, delta)],
+    # Poisson sampling of one finite mechanism: its remove pair (P, Q) -> ((1-q) Q + q P, Q) and swapped
+    # (Zhu, Dong, Wang 2022, Thm 11); nested samples and every finite inner stay exact atoms.
+    "poisson_pair": lambda q, inner: _two_directions(poisson_subsampled_pair(*FINITE_PAIRS[inner[0]](*inner[1:])[0], q)),
 }
 
 
@@ -90,8 +97,36 @@ def _build(mechanism: Mechanism, h: float) -> PrivacyLossDistribution:
             sigma, m, n, value_discretization_interval=h),
         "with_replacement_gaussian": lambda sigma, k, n: with_replacement_subsampled_gaussian(
             sigma, k, n, value_discretization_interval=h),
+        "poisson_generic": lambda q, key: _generic_subsample("poisson", q, key, h),
+        "without_replacement_generic": lambda m, n, key: _generic_subsample("without_replacement", m / n, key, h),
     }
     return builders[name](*args)
+
+
+# Mechanisms with a second proved upper side, composed separately; the smaller upper bound is reported
+# (as ``pld.WithReplacementBatchGaussianPLD`` does): with replacement, the shift-constrained curve.
+UPPER_ALTERNATIVES: dict[str, Callable[..., PrivacyLossDistribution]] = {
+    "with_replacement_gaussian": lambda sigma, k, n, h: with_replacement_shift_bound(
+        sigma, k, n, value_discretization_interval=h),
+}
+
+
+def _generic_subsample(scheme: str, rate: float, key: tuple, h: float) -> PrivacyLossDistribution:
+    """Any inner plan (given by ``CompositionPlan.key``) sampled at ``rate``, through its certified curves.
+
+    The inner plan's curves on grid h (atoms exact, grid PLDs composed, the folded Gaussian in closed
+    form; ``PlanProfile._sides``) are the inner's certified sides, direction 0 the remove (or the
+    replace-one) pair and the last the add pair; ``pld.subsampled_pair`` carries them through the
+    sampling map, which is monotone in them, and puts the result on grid h.
+    """
+    inner = PlanProfile(CompositionPlan.from_key(key), h, None)
+    upper, lower = inner.curves(h, True), inner.curves(h, False)
+    top = inner.top_loss(h)
+    inf_lower = float(lower[0](np.array([1e4]))[0])   # delta at eps -> infinity, from below (losses < 1e4)
+    if scheme == "poisson":
+        return poisson_subsampled_curves((upper[0], lower[0]), (upper[-1], lower[-1]), rate, top, inf_lower,
+                                         value_discretization_interval=h)
+    return without_replacement_curves((upper[0], lower[0]), rate, top, inf_lower, value_discretization_interval=h)
 
 
 @dataclass
@@ -118,6 +153,15 @@ class CompositionPlan:
     def empty(self) -> bool:
         return not self.counts and self.gaussian_r2 == 0.0
 
+    def key(self) -> tuple:
+        """A hashable description of the plan (a mechanism spec may carry a whole inner plan)."""
+        return (tuple(sorted(self.counts.items(), key=repr)), self.gaussian_r2, self.non_private)
+
+    @classmethod
+    def from_key(cls, key: tuple) -> "CompositionPlan":
+        counts, r2, non_private = key
+        return cls(dict(counts), r2, non_private)
+
 
 class PlanProfile:
     """Certified (lower, upper) delta(eps) and eps(delta) of a plan, grids built on demand and cached.
@@ -134,28 +178,36 @@ class PlanProfile:
         self.accuracy = accuracy
         self._finite = {m: c for m, c in plan.counts.items() if m[0] in FINITE_PAIRS}
         self._grid = {m: c for m, c in plan.counts.items() if m[0] not in FINITE_PAIRS}
-        self._composed: dict[float, PrivacyLossDistribution] = {}
-        self._factors: dict[tuple[Mechanism, float], PrivacyLossDistribution] = {}
+        self._composed: dict[tuple[float, int], PrivacyLossDistribution] = {}
+        self._factors: dict[tuple[Mechanism, float, bool], PrivacyLossDistribution] = {}
         self._atoms: list[finite_atoms.Atoms] | None = None
 
-    def _pld(self, h: float) -> PrivacyLossDistribution:
-        """The grid part (every mechanism without a finite pair, and the folded Gaussian) on grid h."""
-        if h not in self._composed:
+    @property
+    def _upper_variants(self) -> tuple[int, ...]:
+        """0: every mechanism's own PLD; 1 (if the plan has any): ``UPPER_ALTERNATIVES`` in their place."""
+        return (0, 1) if any(m[0] in UPPER_ALTERNATIVES for m in self._grid) else (0,)
+
+    def _pld(self, h: float, variant: int = 0) -> PrivacyLossDistribution:
+        """The grid part (every mechanism without a finite pair, and the folded Gaussian) on grid h;
+        ``variant`` 1 takes each mechanism's alternative upper side (``UPPER_ALTERNATIVES``; upper only)."""
+        if (h, variant) not in self._composed:
             total: PrivacyLossDistribution | None = None
-            parts = [(self._factor(m, h), c) for m, c in self._grid.items()]
+            parts = [(self._factor(m, h, variant), c) for m, c in self._grid.items()]
             if self.plan.gaussian_r2 > 0:
                 parts.append((gaussian(1.0 / math.sqrt(self.plan.gaussian_r2), value_discretization_interval=h), 1))
             for pld, count in parts:
                 step = pld.self_compose(count) if count > 1 else pld
                 total = step if total is None else total.compose(step)
             assert total is not None
-            self._composed[h] = total
-        return self._composed[h]
+            self._composed[(h, variant)] = total
+        return self._composed[(h, variant)]
 
-    def _factor(self, mechanism: Mechanism, h: float) -> PrivacyLossDistribution:
-        key = (mechanism, h)
+    def _factor(self, mechanism: Mechanism, h: float, variant: int = 0) -> PrivacyLossDistribution:
+        alternative = variant == 1 and mechanism[0] in UPPER_ALTERNATIVES
+        key = (mechanism, h, alternative)
         if key not in self._factors:
-            self._factors[key] = _build(mechanism, h)
+            self._factors[key] = (UPPER_ALTERNATIVES[mechanism[0]](*mechanism[1:], h) if alternative
+                                  else _build(mechanism, h))
         return self._factors[key]
 
     def _atom_directions(self) -> list[finite_atoms.Atoms]:
@@ -178,7 +230,7 @@ class PlanProfile:
             return np.clip(np.where(eps >= 0, t, mirrored), 0.0, 1.0)
         return side
 
-    def _sides(self, h: float | None, upper: bool) -> list[Callable[[np.ndarray], np.ndarray]]:
+    def _sides(self, h: float | None, upper: bool, variant: int = 0) -> list[Callable[[np.ndarray], np.ndarray]]:
         """delta(eps) per direction on one side: the atoms combined with the rest (grid h, or closed form)."""
         atoms = self._atom_directions()
         if not self._grid and self.plan.gaussian_r2 == 0:
@@ -187,17 +239,34 @@ class PlanProfile:
             g = self._gaussian_side(upper)
             return [partial(finite_atoms.delta_with, a, g, upper=upper) for a in atoms]
         assert h is not None
-        pmfs = self._pld(h).composed(upper)
+        pmfs = self._pld(h, variant).composed(upper)
         n = max(len(pmfs), len(atoms))
         return [partial(finite_atoms.delta_with, atoms[d % len(atoms)], finite_atoms.grid_side(pmfs[d % len(pmfs)]),
                         upper=upper) for d in range(n)]
 
-    def _top_loss(self, h: float | None) -> float:
+    def curves(self, h: float, upper: bool) -> list[Callable[[np.ndarray], np.ndarray]]:
+        """The plan's delta(eps) per direction on one certified side, at any real eps (grid h)."""
+        if self._finite:
+            return self._sides(h, upper)
+        if not self._grid:
+            return [self._gaussian_side(upper)]
+        return [finite_atoms.grid_side(pmf) for pmf in self._pld(h).composed(upper)]
+
+    def top_loss(self, h: float) -> float:
+        """A loss above which every direction's delta(eps) is (all but) constant."""
+        if self._finite:
+            return self._top_loss(h)
+        if not self._grid:
+            r = math.sqrt(self.plan.gaussian_r2)
+            return r * r / 2 + 40.0 * r + 1.0
+        return max((p.k_lo + p.p.size) * p.h for p in self._pld(h).composed(True)) + 1.0
+
+    def _top_loss(self, h: float | None, variant: int = 0) -> float:
         """A loss above every finite loss of the composition (delta is constant beyond it)."""
         top = max(float(a.loss[-1]) + a.loss_error if a.loss.size else 0.0 for a in self._atom_directions())
         if self._grid:
             assert h is not None
-            top += max((p.k_lo + p.p.size) * p.h for p in self._pld(h).composed(True))
+            top += max((p.k_lo + p.p.size) * p.h for p in self._pld(h, variant).composed(True))
         elif self.plan.gaussian_r2 > 0:
             r = math.sqrt(self.plan.gaussian_r2)
             top += r * r / 2 + 40.0 * r  # theta(r, eps) < 1e-300 beyond
@@ -208,21 +277,24 @@ class PlanProfile:
         if not self._finite:
             assert h is not None
             lo, up = getattr(self._pld(h), method)(x, bound="both")
+            for variant in self._upper_variants[1:]:   # a further proved upper side: the smaller is certified
+                up = min(up, getattr(self._pld(h, variant), method)(x, bound="upper"))
             return float(lo), float(up)
-        out = []
-        for upper in (False, True):
-            sides = self._sides(h, upper)
-            if method == "delta":
-                out.append(max(float(f(np.array([x]))[0]) for f in sides))
-            elif not self._grid and self.plan.gaussian_r2 == 0:
-                out.append(max(finite_atoms.pure_epsilon(a, x, upper) for a in self._atom_directions()))
-            else:
-                tolerance = 1e-9 if self.accuracy is None else min(float(self.accuracy) / 20.0, 1e-6)
+        lower = self._evaluate_side(method, x, h, False, 0)
+        return lower, min(self._evaluate_side(method, x, h, True, v) for v in self._upper_variants)
 
-                def worst(eps: np.ndarray) -> np.ndarray:
-                    return np.max([f(eps) for f in sides], axis=0)
-                out.append(finite_atoms.epsilon_search(worst, x, upper, self._top_loss(h), tolerance))
-        return out[0], out[1]
+    def _evaluate_side(self, method: str, x: float, h: float | None, upper: bool, variant: int) -> float:
+        """One side of ``method`` at x with the atoms (grid h, ``variant`` of the grid part)."""
+        sides = self._sides(h, upper, variant)
+        if method == "delta":
+            return max(float(f(np.array([x]))[0]) for f in sides)
+        if not self._grid and self.plan.gaussian_r2 == 0:
+            return max(finite_atoms.pure_epsilon(a, x, upper) for a in self._atom_directions())
+        tolerance = 1e-9 if self.accuracy is None else min(float(self.accuracy) / 20.0, 1e-6)
+
+        def worst(eps: np.ndarray) -> np.ndarray:
+            return np.max([f(eps) for f in sides], axis=0)
+        return finite_atoms.epsilon_search(worst, x, upper, self._top_loss(h, variant), tolerance)
 
     def _bracket(self, method: str, x: float) -> tuple[float, float]:
         """(lower, upper) of ``method`` ("delta" or "epsilon") at x, refining the grid for ``accuracy``."""
@@ -241,6 +313,10 @@ class PlanProfile:
             # width ~ h^k: k = 2 for continuous laws (connect the dots), 1 for atoms; measured once two
             # grids are known, so the next grid is aimed at the target directly.
             k = 2.0
+            if previous is not None and math.isfinite(width) and width > previous[1] * (h / previous[0]) ** STALL_ORDER:
+                # Narrowing slower than h^STALL_ORDER: the rest of the width is no discretization (e.g. the
+                # gap between a symmetrised upper pair and a one-order lower pair): a finer grid cannot close it.
+                return lo, up
             if previous is not None and 0 < width < previous[1]:
                 k = min(max(math.log(previous[1] / width) / math.log(previous[0] / h), 0.5), 2.0)
             previous = (h, width)

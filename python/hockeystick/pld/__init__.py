@@ -12,6 +12,8 @@ curve), ``compose`` (FFT composition with charged truncation and round-off),
 location mixtures with a monotone loss (``monotone``: one atom per loss cell) in
 ``gaussian_mixture`` (dp_accounting's mixture of Gaussians) and ``laplace_mixture``
 (Poisson-subsampled Laplace); ``subsampling`` (Poisson sampling of any finite dominating pair),
+``subsampled_pair`` (Poisson and fixed-size sampling, with or without replacement, of any mechanism
+given by certified curves),
 ``pld_mixture`` (a mechanism chosen at random) and ``truncated_subsampling`` (truncated Poisson
 batches).
 """
