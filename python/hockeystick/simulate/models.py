@@ -17,6 +17,8 @@ import math
 import numpy as np
 from numba import njit
 
+from .lane_dot import lane_dot
+
 LOGISTIC = 0
 LINEAR = 1
 SOFTMAX = 2
@@ -34,27 +36,6 @@ def model_code(model: str) -> int:
 def parameter_size(model: str, n_features: int, n_classes: int) -> int:
     """Length of the flat parameter vector: d, or C d for softmax."""
     return n_features * n_classes if model_code(model) == SOFTMAX else n_features
-
-
-@njit(cache=True)
-def dot(a, b, a_offset):
-    """sum_j a[a_offset + j] b[j] with four fixed partial sums: deterministic, and not latency bound."""
-    d = b.shape[0]
-    s0 = 0.0
-    s1 = 0.0
-    s2 = 0.0
-    s3 = 0.0
-    j = 0
-    while j + 4 <= d:
-        s0 += a[a_offset + j] * b[j]
-        s1 += a[a_offset + j + 1] * b[j + 1]
-        s2 += a[a_offset + j + 2] * b[j + 2]
-        s3 += a[a_offset + j + 3] * b[j + 3]
-        j += 4
-    while j < d:
-        s0 += a[a_offset + j] * b[j]
-        j += 1
-    return (s0 + s1) + (s2 + s3)
 
 
 @njit(cache=True)
@@ -78,16 +59,16 @@ def softplus(z):
 def gradient_coefficients(model, w, x, y, coef):
     """Fill coef so that the per-sample gradient of the loss at w is coef (x) x."""
     if model == LOGISTIC:
-        coef[0] = sigmoid(dot(w, x, 0)) - y
+        coef[0] = sigmoid(lane_dot(w, 0, x)) - y
         return
     if model == LINEAR:
-        coef[0] = dot(w, x, 0) - y
+        coef[0] = lane_dot(w, 0, x) - y
         return
     d = x.shape[0]
     n_classes = coef.shape[0]
     largest = -np.inf
     for c in range(n_classes):
-        coef[c] = dot(w, x, c * d)
+        coef[c] = lane_dot(w, c * d, x)
         if coef[c] > largest:
             largest = coef[c]
     total = 0.0
@@ -103,15 +84,15 @@ def gradient_coefficients(model, w, x, y, coef):
 def sample_loss(model, w, x, y, scratch):
     """The per-sample loss at w (scratch: C entries for softmax)."""
     if model == LOGISTIC:
-        z = dot(w, x, 0)
+        z = lane_dot(w, 0, x)
         return softplus(z) - y * z
     if model == LINEAR:
-        z = dot(w, x, 0)
+        z = lane_dot(w, 0, x)
         return 0.5 * (z - y) * (z - y)
     d = x.shape[0]
     largest = -np.inf
     for c in range(scratch.shape[0]):
-        scratch[c] = dot(w, x, c * d)
+        scratch[c] = lane_dot(w, c * d, x)
         if scratch[c] > largest:
             largest = scratch[c]
     total = 0.0
@@ -124,14 +105,14 @@ def sample_loss(model, w, x, y, scratch):
 def predicts_label(model, w, x, y, coef):
     """1.0 if the model's prediction at x equals the label y, else 0.0 (nan for linear regression)."""
     if model == LOGISTIC:
-        return 1.0 if (dot(w, x, 0) > 0.0) == (y > 0.5) else 0.0
+        return 1.0 if (lane_dot(w, 0, x) > 0.0) == (y > 0.5) else 0.0
     if model == LINEAR:
         return np.nan
     d = x.shape[0]
     best = 0
     best_logit = -np.inf
     for c in range(coef.shape[0]):
-        logit = dot(w, x, c * d)
+        logit = lane_dot(w, c * d, x)
         if logit > best_logit:
             best_logit = logit
             best = c
@@ -197,41 +178,6 @@ def smoothness_constants(model: str, features: np.ndarray, labels: np.ndarray,
 
 
 @njit(cache=True)
-def dot_pair(w, x, y):
-    """(dot(w, x, 0), dot(w, y, 0)), each summed exactly as :func:`dot` sums it (same four partial sums,
-    same order), in one pass: eight independent sums keep the adder busy where four wait on latency."""
-    d = x.shape[0]
-    a0 = 0.0
-    a1 = 0.0
-    a2 = 0.0
-    a3 = 0.0
-    b0 = 0.0
-    b1 = 0.0
-    b2 = 0.0
-    b3 = 0.0
-    j = 0
-    while j + 4 <= d:
-        w0 = w[j]
-        w1 = w[j + 1]
-        w2 = w[j + 2]
-        w3 = w[j + 3]
-        a0 += w0 * x[j]
-        b0 += w0 * y[j]
-        a1 += w1 * x[j + 1]
-        b1 += w1 * y[j + 1]
-        a2 += w2 * x[j + 2]
-        b2 += w2 * y[j + 2]
-        a3 += w3 * x[j + 3]
-        b3 += w3 * y[j + 3]
-        j += 4
-    while j < d:
-        a0 += w[j] * x[j]
-        b0 += w[j] * y[j]
-        j += 1
-    return (a0 + a1) + (a2 + a3), (b0 + b1) + (b2 + b3)
-
-
-@njit(cache=True)
 def scalar_coefficient(model, z, y):
     """The gradient coefficient of logistic (sigmoid(z) - y) or linear (z - y) regression at z = w.x."""
     if model == LOGISTIC:
@@ -243,8 +189,8 @@ def scalar_coefficient(model, z, y):
 def add_range_gradient(model, w, features, norms, labels, lo, hi, clip, coef, out):
     """out = mean over rows lo..hi-1 (a client's full local batch) of the clipped gradients at w.
 
-    Logistic and linear regression take the rows two at a time (:func:`dot_pair`; the gradient sum
-    keeps the row order), so the result is bit-identical to adding the rows one by one."""
+    Logistic and linear regression add the rows' gradients two at a time (one pass over ``out`` per
+    pair; the sum keeps the row order), so the result is bit-identical to adding the rows one by one."""
     out[:] = 0.0
     weight = 1.0 / (hi - lo)
     i = lo
@@ -253,10 +199,9 @@ def add_range_gradient(model, w, features, norms, labels, lo, hi, clip, coef, ou
         while i + 1 < hi:
             x0 = features[i]
             x1 = features[i + 1]
-            z0, z1 = dot_pair(w, x0, x1)
-            coef[0] = scalar_coefficient(model, z0, labels[i])
+            coef[0] = scalar_coefficient(model, lane_dot(w, 0, x0), labels[i])
             s0 = clip_scale(coef, norms[i], clip, weight) * coef[0]
-            coef[0] = scalar_coefficient(model, z1, labels[i + 1])
+            coef[0] = scalar_coefficient(model, lane_dot(w, 0, x1), labels[i + 1])
             s1 = clip_scale(coef, norms[i + 1], clip, weight) * coef[0]
             for j in range(d):
                 out[j] = (out[j] + s0 * x0[j]) + s1 * x1[j]
