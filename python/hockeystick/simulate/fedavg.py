@@ -23,8 +23,9 @@ from numba import njit, prange
 
 from . import privacy
 from .data import FederatedData
+from .lane_dot import lane_dot
 from .models import (clip_scale, coefficient_count, gradient_coefficients, local_gradient, model_code,
-                     parameter_size, sample_row, smoothness_constants)
+                     parameter_size, sample_row, scalar_coefficient, smoothness_constants)
 from .prefetch import prefetch_row
 from .randomness import NOISE, SAMPLING, ClientStreams, generator
 from .result import RunResult
@@ -33,6 +34,46 @@ from .schedules import learning_rates
 
 CLIENT_BLOCK = 64  # clients per parallel task (fixes the summation order: never change)
 PREFETCH_AHEAD = 2  # clients whose sample rows are requested before they train
+
+
+@njit(cache=True)
+def train_client_full_batch(model, w_global, features, norms, labels, lo, hi, etas, proximal, clip, w, coef, grad,
+                            scales):
+    """One client's round on its full local batch, logistic or linear regression (scalar coefficients):
+    w = its model after K steps w <- w - eta_k (g(w) + alpha (w - w_global)), g the mean clipped gradient.
+
+    Each step first computes every row's clipped coefficient s_r (weight 1/n included; the n exponentials are
+    independent, so they overlap), then adds the rows s_r x_r two per pass over ``grad`` in row order: the
+    same operations, in the same order, as :func:`models.add_range_gradient`, so the same bits."""
+    p = w_global.shape[0]
+    n = hi - lo
+    weight = 1.0 / n
+    for j in range(p):
+        w[j] = w_global[j]
+    for k in range(etas.shape[0]):
+        for r in range(n):
+            i = lo + r
+            coef[0] = scalar_coefficient(model, lane_dot(w, 0, features[i]), labels[i])
+            scales[r] = clip_scale(coef, norms[i], clip, weight) * coef[0]
+        for j in range(p):
+            grad[j] = 0.0
+        r = 0
+        while r + 1 < n:
+            x0 = features[lo + r]
+            x1 = features[lo + r + 1]
+            s0 = scales[r]
+            s1 = scales[r + 1]
+            for j in range(p):
+                grad[j] = (grad[j] + s0 * x0[j]) + s1 * x1[j]
+            r += 2
+        if r < n:
+            x0 = features[lo + r]
+            s0 = scales[r]
+            for j in range(p):
+                grad[j] += s0 * x0[j]
+        eta = etas[k]
+        for j in range(p):
+            w[j] -= eta * (grad[j] + proximal * (w[j] - w_global[j]))
 
 
 @njit(cache=True)
@@ -83,15 +124,27 @@ def average_local_models(model, n_coef, w_global, features, norms, labels, offse
     n_clients = offsets.shape[0] - 1
     p = w_global.shape[0]
     n_blocks = (n_clients + CLIENT_BLOCK - 1) // CLIENT_BLOCK
+    full_batch_scalar = uniforms.shape[2] == 0 and n_coef == 1
+    largest_client = 0
+    for i in range(n_clients):
+        largest_client = max(largest_client, offsets[i + 1] - offsets[i])
     block_sums = np.empty((n_blocks, p))
     for block in prange(n_blocks):
         coef = np.empty(n_coef)
         grad = np.empty(p)
         w = np.empty(p)
         rows = np.empty(max(uniforms.shape[2], 1), dtype=np.int64)
+        scales = np.empty(largest_client)
         total = block_sums[block]
         total[:] = 0.0
         first, last = block * CLIENT_BLOCK, min((block + 1) * CLIENT_BLOCK, n_clients)
+        if full_batch_scalar:  # the hardware prefetcher follows the clients' consecutive rows on its own
+            for i in range(first, last):
+                train_client_full_batch(model, w_global, features, norms, labels, offsets[i], offsets[i + 1], etas,
+                                        proximal, clip, w, coef, grad, scales)
+                for j in range(p):
+                    total[j] += w[j]
+            continue
         for i in range(first, min(first + PREFETCH_AHEAD, last)):
             prefetch_minibatch(features, offsets[i], offsets[i + 1], uniforms[i])
         for i in range(first, last):
