@@ -1,4 +1,5 @@
-"""The full-batch FedAvg kernel and its dot product: fixed summation order, the generic kernel's bits, any threads."""
+"""The full-batch FedAvg kernel, its dot product and exponential: fixed summation order, accuracy against mpmath,
+the generic kernel's bits, any thread count."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 from numba import njit
 
 import hockeystick.simulate as sim
+from hockeystick.simulate.exp_nonpositive import exp_nonpositive
 from hockeystick.simulate.fedavg import average_local_models
 from hockeystick.simulate.lane_dot import LANES, lane_dot
 from hockeystick.simulate.models import add_range_gradient, coefficient_count, model_code
@@ -56,6 +58,29 @@ def test_lane_dot_error_within_the_recursive_summation_bound():
         k = math.ceil(n / LANES) + 3 + 1
         bound = k * u / (1 - k * u) * float(np.sum(np.abs(a * b)))
         assert abs(mpmath.mpf(_lane_dot(a, 0, b)) - exact) <= bound
+
+
+@njit
+def _exp_nonpositive_all(x, out):
+    for i in range(x.shape[0]):
+        out[i] = exp_nonpositive(x[i])
+
+
+def test_exp_nonpositive_within_two_ulp_of_mpmath_and_its_edges():
+    rng = np.random.default_rng(10)
+    x = np.concatenate([-rng.uniform(0, 1, 3000), -rng.uniform(0, 40, 3000), -rng.uniform(0, 708, 3000),
+                        -np.logspace(-300, 0, 500), -rng.uniform(708, 745, 500), [0.0, -0.0, -1e-320]])
+    out = np.empty_like(x)
+    _exp_nonpositive_all(x, out)
+    mpmath.mp.dps = 50
+    tiny = np.finfo(np.float64).tiny
+    for xi, yi in zip(x, out):
+        exact = mpmath.exp(mpmath.mpf(float(xi)))
+        ulp = math.ulp(float(exact)) if float(exact) >= tiny else math.ulp(0.0)  # subnormals: absolute
+        assert abs(mpmath.mpf(float(yi)) - exact) <= 2 * ulp, xi
+    edges = np.array([-746.0, -800.0, -np.inf, np.nan, 3.0])  # e^-746 < 2^-1075: rounds to 0
+    _exp_nonpositive_all(edges, out[:5])
+    assert list(out[:3]) == [0.0, 0.0, 0.0] and np.isnan(out[3]) and out[4] == 1.0
 
 
 def _generic_round(model: str, data, w_global, etas, proximal, clip) -> np.ndarray:

@@ -8,6 +8,9 @@ A model's parameter is a flat vector ``w`` of length ``p``:
 Every per-sample gradient is an outer product ``coef (x) x`` with ``coef`` of length 1 (logistic,
 linear) or C (softmax), so its norm is ||coef|| ||x|| and clipping to norm V costs nothing extra.
 Clipping follows paper 004 eq. (2): g / max(1, ||g|| / V); ``clip = inf`` means no clipping.
+Every w.x is :func:`lane_dot.lane_dot` (a fixed eight-lane order) and every exponential of a gradient
+:func:`exp_nonpositive.exp_nonpositive` (within 2 ulp; the losses keep libm's exp and log1p), so the
+kernels vectorize and their bits do not depend on the machine or the thread count.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import math
 import numpy as np
 from numba import njit
 
+from .exp_nonpositive import exp_nonpositive
 from .lane_dot import lane_dot
 
 LOGISTIC = 0
@@ -38,13 +42,12 @@ def parameter_size(model: str, n_features: int, n_classes: int) -> int:
     return n_features * n_classes if model_code(model) == SOFTMAX else n_features
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def sigmoid(z):
-    """1 / (1 + e^-z) without overflow for either sign of z."""
-    if z >= 0.0:
-        return 1.0 / (1.0 + math.exp(-z))
-    e = math.exp(z)
-    return e / (1.0 + e)
+    """1 / (1 + e^-z) for z >= 0, e^z / (1 + e^z) for z < 0 (no overflow for either sign), branch-free so that
+    loops over rows vectorize; e^-|z| from :func:`exp_nonpositive` (within 2 ulp, not libm's bits)."""
+    e = exp_nonpositive(-abs(z))
+    return (1.0 if z >= 0.0 else e) / (1.0 + e)
 
 
 @njit(cache=True)
@@ -73,7 +76,7 @@ def gradient_coefficients(model, w, x, y, coef):
             largest = coef[c]
     total = 0.0
     for c in range(n_classes):
-        coef[c] = math.exp(coef[c] - largest)
+        coef[c] = exp_nonpositive(coef[c] - largest)
         total += coef[c]
     for c in range(n_classes):
         coef[c] = coef[c] / total
@@ -119,16 +122,20 @@ def predicts_label(model, w, x, y, coef):
     return 1.0 if best == int(y) else 0.0
 
 
+@njit(cache=True, error_model="numpy")
+def clip_factor(coef_norm, x_norm, clip, weight):
+    """weight / max(1, ||coef|| ||x|| / V): the factor clipping to norm V applies to the gradient coef (x) x."""
+    norm = coef_norm * x_norm
+    return weight * clip / norm if norm > clip else weight
+
+
 @njit(cache=True)
 def clip_scale(coef, x_norm, clip, weight):
-    """weight / max(1, ||coef (x) x|| / V), the factor clipping applies to the gradient coef (x) x."""
+    """:func:`clip_factor` for the coefficient vector ``coef``."""
     coef_norm2 = 0.0
     for c in range(coef.shape[0]):
         coef_norm2 += coef[c] * coef[c]
-    norm = math.sqrt(coef_norm2) * x_norm
-    if norm > clip:
-        return weight * clip / norm
-    return weight
+    return clip_factor(math.sqrt(coef_norm2), x_norm, clip, weight)
 
 
 @njit(cache=True)
@@ -177,7 +184,7 @@ def smoothness_constants(model: str, features: np.ndarray, labels: np.ndarray,
     return x_max * (x_max * radius + y_max), x_max**2, strong
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def scalar_coefficient(model, z, y):
     """The gradient coefficient of logistic (sigmoid(z) - y) or linear (z - y) regression at z = w.x."""
     if model == LOGISTIC:
