@@ -58,7 +58,7 @@ def softplus(z):
     return math.log1p(math.exp(z))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def gradient_coefficients(model, w, x, y, coef):
     """Fill coef so that the per-sample gradient of the loss at w is coef (x) x."""
     if model == LOGISTIC:
@@ -74,12 +74,13 @@ def gradient_coefficients(model, w, x, y, coef):
         coef[c] = lane_dot(w, c * d, x)
         if coef[c] > largest:
             largest = coef[c]
+    for c in range(n_classes):  # apart from the sum below, so that it vectorizes
+        coef[c] = exp_nonpositive(coef[c] - largest)
     total = 0.0
     for c in range(n_classes):
-        coef[c] = exp_nonpositive(coef[c] - largest)
         total += coef[c]
     for c in range(n_classes):
-        coef[c] = coef[c] / total
+        coef[c] = coef[c] / total  # total >= 1: the largest class contributes e^0
     coef[int(y)] -= 1.0
 
 
