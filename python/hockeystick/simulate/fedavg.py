@@ -11,8 +11,7 @@ of m of them: the trained models have exactly the distribution of the algorithm'
 the random numbers. Clients run in parallel (numba prange, in fixed blocks whose partial sums
 are added in block order, so results do not depend on the thread count); memory is O(d) per
 round beyond the data. Full-batch logistic and linear regression take a dedicated client kernel
-(:func:`train_client_full_batch`: its coefficients vectorized over the rows), bit-identical to the
-generic one.
+(:func:`train_client_full_batch`), bit-identical to the generic one.
 """
 
 from __future__ import annotations
@@ -25,9 +24,9 @@ from numba import njit, prange
 
 from . import privacy
 from .data import FederatedData
-from .lane_dot import lane_dot
-from .models import (clip_factor, clip_scale, coefficient_count, gradient_coefficients, local_gradient, model_code,
-                     parameter_size, sample_row, scalar_coefficient, smoothness_constants)
+from .models import (add_scaled_rows, clip_scale, clipped_scalar_coefficients, coefficient_count,
+                     gradient_coefficients, local_gradient, model_code, parameter_size, sample_row,
+                     smoothness_constants)
 from .prefetch import prefetch_row
 from .randomness import NOISE, SAMPLING, ClientStreams, generator
 from .result import RunResult
@@ -39,43 +38,22 @@ PREFETCH_AHEAD = 2  # clients whose sample rows are requested before they train
 
 
 @njit(cache=True, error_model="numpy")
-def train_client_full_batch(model, w_global, features, norms, labels, lo, hi, etas, proximal, clip, w, coef, grad,
-                            scales):
+def train_client_full_batch(model, w_global, features, norms, labels, lo, hi, etas, proximal, clip, w, grad, scales):
     """One client's round on its full local batch, logistic or linear regression (scalar coefficients):
     w = its model after K steps w <- w - eta_k (g(w) + alpha (w - w_global)), g the mean clipped gradient.
 
-    Each step first computes every row's w.x_r, then every row's clipped coefficient s_r (weight 1/n included)
-    in one branch-free loop that LLVM vectorizes (sqrt(c^2) = sqrt(0 + c^2): clip_scale's bits), then adds the rows s_r x_r two per pass over ``grad`` in row order: the
-    same operations, in the same order, as :func:`models.add_range_gradient`, so the same bits."""
+    The gradient as :func:`models.add_range_gradient` computes it (so the same bits), without its calls'
+    overhead and with the coefficients' scratch ``scales`` (at least hi - lo entries) allocated once."""
     p = w_global.shape[0]
     n = hi - lo
     weight = 1.0 / n
-    client_labels = labels[lo:hi]
-    client_norms = norms[lo:hi]
     for j in range(p):
         w[j] = w_global[j]
     for k in range(etas.shape[0]):
-        for r in range(n):
-            scales[r] = lane_dot(w, 0, features[lo + r])
-        for r in range(n):  # branch-free: vectorized over the rows
-            c = scalar_coefficient(model, scales[r], client_labels[r])
-            scales[r] = clip_factor(math.sqrt(c * c), client_norms[r], clip, weight) * c
+        clipped_scalar_coefficients(model, w, features, norms, labels, lo, hi, clip, weight, scales)
         for j in range(p):
             grad[j] = 0.0
-        r = 0
-        while r + 1 < n:
-            x0 = features[lo + r]
-            x1 = features[lo + r + 1]
-            s0 = scales[r]
-            s1 = scales[r + 1]
-            for j in range(p):
-                grad[j] = (grad[j] + s0 * x0[j]) + s1 * x1[j]
-            r += 2
-        if r < n:
-            x0 = features[lo + r]
-            s0 = scales[r]
-            for j in range(p):
-                grad[j] += s0 * x0[j]
+        add_scaled_rows(features, lo, scales, n, grad)
         eta = etas[k]
         for j in range(p):
             w[j] -= eta * (grad[j] + proximal * (w[j] - w_global[j]))
@@ -146,7 +124,7 @@ def average_local_models(model, n_coef, w_global, features, norms, labels, offse
         if full_batch_scalar:  # the hardware prefetcher follows the clients' consecutive rows on its own
             for i in range(first, last):
                 train_client_full_batch(model, w_global, features, norms, labels, offsets[i], offsets[i + 1], etas,
-                                        proximal, clip, w, coef, grad, scales)
+                                        proximal, clip, w, grad, scales)
                 for j in range(p):
                     total[j] += w[j]
             continue

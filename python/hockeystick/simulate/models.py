@@ -193,28 +193,58 @@ def scalar_coefficient(model, z, y):
     return z - y
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def clipped_scalar_coefficients(model, w, features, norms, labels, lo, hi, clip, weight, scales):
+    """scales[r] = weight * clip_V-scaled coefficient of row lo + r (logistic or linear regression), so that
+    row lo + r's weighted clipped gradient is scales[r] x_{lo+r}.
+
+    All the dot products first, then the coefficients in one branch-free loop that LLVM vectorizes over the
+    rows (|c| as sqrt(c^2) = sqrt(0 + c^2), the bits :func:`clip_scale` gives)."""
+    n = hi - lo
+    for r in range(n):
+        scales[r] = lane_dot(w, 0, features[lo + r])
+    row_labels = labels[lo:hi]  # views: indices from 0 carry no wrap-around check, so the loop vectorizes
+    row_norms = norms[lo:hi]
+    for r in range(n):
+        c = scalar_coefficient(model, scales[r], row_labels[r])
+        scales[r] = clip_factor(math.sqrt(c * c), row_norms[r], clip, weight) * c
+
+
+@njit(cache=True)
+def add_scaled_rows(features, lo, scales, n, out):
+    """out += sum_r scales[r] x_{lo+r}, r = 0..n-1 in order, two rows per pass over ``out``
+    (((out + s_0 x_0) + s_1 x_1) + ...: the bits of adding the rows one by one)."""
+    d = features.shape[1]
+    r = 0
+    while r + 1 < n:
+        x0 = features[lo + r]
+        x1 = features[lo + r + 1]
+        s0 = scales[r]
+        s1 = scales[r + 1]
+        for j in range(d):
+            out[j] = (out[j] + s0 * x0[j]) + s1 * x1[j]
+        r += 2
+    if r < n:
+        x0 = features[lo + r]
+        s0 = scales[r]
+        for j in range(d):
+            out[j] += s0 * x0[j]
+
+
 @njit(cache=True)
 def add_range_gradient(model, w, features, norms, labels, lo, hi, clip, coef, out):
     """out = mean over rows lo..hi-1 (a client's full local batch) of the clipped gradients at w.
 
-    Logistic and linear regression add the rows' gradients two at a time (one pass over ``out`` per
-    pair; the sum keeps the row order), so the result is bit-identical to adding the rows one by one."""
+    Logistic and linear regression: :func:`clipped_scalar_coefficients` then :func:`add_scaled_rows` (bit-identical
+    to adding the rows one by one); softmax: row by row."""
     out[:] = 0.0
     weight = 1.0 / (hi - lo)
-    i = lo
     if coef.shape[0] == 1:
-        d = features.shape[1]
-        while i + 1 < hi:
-            x0 = features[i]
-            x1 = features[i + 1]
-            coef[0] = scalar_coefficient(model, lane_dot(w, 0, x0), labels[i])
-            s0 = clip_scale(coef, norms[i], clip, weight) * coef[0]
-            coef[0] = scalar_coefficient(model, lane_dot(w, 0, x1), labels[i + 1])
-            s1 = clip_scale(coef, norms[i + 1], clip, weight) * coef[0]
-            for j in range(d):
-                out[j] = (out[j] + s0 * x0[j]) + s1 * x1[j]
-            i += 2
-    for r in range(i, hi):
+        scales = np.empty(hi - lo)
+        clipped_scalar_coefficients(model, w, features, norms, labels, lo, hi, clip, weight, scales)
+        add_scaled_rows(features, lo, scales, hi - lo, out)
+        return
+    for r in range(lo, hi):
         add_clipped_gradient(model, w, features[r], norms[r], labels[r], clip, weight, coef, out)
 
 
