@@ -10,7 +10,8 @@ and mean_i z_i ~ N(0, I/m) exactly, so the simulator draws that one d-vector per
 of m of them: the trained models have exactly the distribution of the algorithm's, at 1/m of
 the random numbers. Clients run in parallel (numba prange, in fixed blocks whose partial sums
 are added in block order, so results do not depend on the thread count); memory is O(d) per
-round beyond the data.
+round beyond the data. Full-batch logistic and linear regression take a dedicated client kernel
+(:func:`train_client_full_batch`), bit-identical to the generic one.
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ from numba import njit, prange
 
 from . import privacy
 from .data import FederatedData
-from .models import (clip_scale, coefficient_count, gradient_coefficients, local_gradient, model_code,
-                     parameter_size, sample_row, smoothness_constants)
+from .models import (add_scaled_rows, clip_scale, clipped_scalar_coefficients, coefficient_count,
+                     gradient_coefficients, local_gradient, model_code, parameter_size, sample_row,
+                     smoothness_constants)
 from .prefetch import prefetch_row
 from .randomness import NOISE, SAMPLING, ClientStreams, generator
 from .result import RunResult
@@ -33,6 +35,28 @@ from .schedules import learning_rates
 
 CLIENT_BLOCK = 64  # clients per parallel task (fixes the summation order: never change)
 PREFETCH_AHEAD = 2  # clients whose sample rows are requested before they train
+
+
+@njit(cache=True, error_model="numpy")
+def train_client_full_batch(model, w_global, features, norms, labels, lo, hi, etas, proximal, clip, w, grad, scales):
+    """One client's round on its full local batch, logistic or linear regression (scalar coefficients):
+    w = its model after K steps w <- w - eta_k (g(w) + alpha (w - w_global)), g the mean clipped gradient.
+
+    The gradient as :func:`models.add_range_gradient` computes it (so the same bits), without its calls'
+    overhead and with the coefficients' scratch ``scales`` (at least hi - lo entries) allocated once."""
+    p = w_global.shape[0]
+    n = hi - lo
+    weight = 1.0 / n
+    for j in range(p):
+        w[j] = w_global[j]
+    for k in range(etas.shape[0]):
+        clipped_scalar_coefficients(model, w, features, norms, labels, lo, hi, clip, weight, scales)
+        for j in range(p):
+            grad[j] = 0.0
+        add_scaled_rows(features, lo, scales, n, grad)
+        eta = etas[k]
+        for j in range(p):
+            w[j] -= eta * (grad[j] + proximal * (w[j] - w_global[j]))
 
 
 @njit(cache=True)
@@ -83,15 +107,27 @@ def average_local_models(model, n_coef, w_global, features, norms, labels, offse
     n_clients = offsets.shape[0] - 1
     p = w_global.shape[0]
     n_blocks = (n_clients + CLIENT_BLOCK - 1) // CLIENT_BLOCK
+    full_batch_scalar = uniforms.shape[2] == 0 and n_coef == 1
+    largest_client = 0
+    for i in range(n_clients):
+        largest_client = max(largest_client, offsets[i + 1] - offsets[i])
     block_sums = np.empty((n_blocks, p))
     for block in prange(n_blocks):
         coef = np.empty(n_coef)
         grad = np.empty(p)
         w = np.empty(p)
         rows = np.empty(max(uniforms.shape[2], 1), dtype=np.int64)
+        scales = np.empty(largest_client)
         total = block_sums[block]
         total[:] = 0.0
         first, last = block * CLIENT_BLOCK, min((block + 1) * CLIENT_BLOCK, n_clients)
+        if full_batch_scalar:  # the hardware prefetcher follows the clients' consecutive rows on its own
+            for i in range(first, last):
+                train_client_full_batch(model, w_global, features, norms, labels, offsets[i], offsets[i + 1], etas,
+                                        proximal, clip, w, grad, scales)
+                for j in range(p):
+                    total[j] += w[j]
+            continue
         for i in range(first, min(first + PREFETCH_AHEAD, last)):
             prefetch_minibatch(features, offsets[i], offsets[i + 1], uniforms[i])
         for i in range(first, last):

@@ -8,6 +8,9 @@ A model's parameter is a flat vector ``w`` of length ``p``:
 Every per-sample gradient is an outer product ``coef (x) x`` with ``coef`` of length 1 (logistic,
 linear) or C (softmax), so its norm is ||coef|| ||x|| and clipping to norm V costs nothing extra.
 Clipping follows paper 004 eq. (2): g / max(1, ||g|| / V); ``clip = inf`` means no clipping.
+Every w.x is :func:`lane_dot.lane_dot` (a fixed eight-lane order) and every exponential of a gradient
+:func:`exp_nonpositive.exp_nonpositive` (within 2 ulp; the losses keep libm's exp and log1p), so the
+kernels vectorize and their bits do not depend on the machine or the thread count.
 """
 
 from __future__ import annotations
@@ -16,6 +19,9 @@ import math
 
 import numpy as np
 from numba import njit
+
+from .exp_nonpositive import exp_nonpositive
+from .lane_dot import lane_dot
 
 LOGISTIC = 0
 LINEAR = 1
@@ -36,34 +42,12 @@ def parameter_size(model: str, n_features: int, n_classes: int) -> int:
     return n_features * n_classes if model_code(model) == SOFTMAX else n_features
 
 
-@njit(cache=True)
-def dot(a, b, a_offset):
-    """sum_j a[a_offset + j] b[j] with four fixed partial sums: deterministic, and not latency bound."""
-    d = b.shape[0]
-    s0 = 0.0
-    s1 = 0.0
-    s2 = 0.0
-    s3 = 0.0
-    j = 0
-    while j + 4 <= d:
-        s0 += a[a_offset + j] * b[j]
-        s1 += a[a_offset + j + 1] * b[j + 1]
-        s2 += a[a_offset + j + 2] * b[j + 2]
-        s3 += a[a_offset + j + 3] * b[j + 3]
-        j += 4
-    while j < d:
-        s0 += a[a_offset + j] * b[j]
-        j += 1
-    return (s0 + s1) + (s2 + s3)
-
-
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def sigmoid(z):
-    """1 / (1 + e^-z) without overflow for either sign of z."""
-    if z >= 0.0:
-        return 1.0 / (1.0 + math.exp(-z))
-    e = math.exp(z)
-    return e / (1.0 + e)
+    """1 / (1 + e^-z) for z >= 0, e^z / (1 + e^z) for z < 0 (no overflow for either sign), branch-free so that
+    loops over rows vectorize; e^-|z| from :func:`exp_nonpositive` (within 2 ulp, not libm's bits)."""
+    e = exp_nonpositive(-abs(z))
+    return (1.0 if z >= 0.0 else e) / (1.0 + e)
 
 
 @njit(cache=True)
@@ -74,28 +58,29 @@ def softplus(z):
     return math.log1p(math.exp(z))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def gradient_coefficients(model, w, x, y, coef):
     """Fill coef so that the per-sample gradient of the loss at w is coef (x) x."""
     if model == LOGISTIC:
-        coef[0] = sigmoid(dot(w, x, 0)) - y
+        coef[0] = sigmoid(lane_dot(w, 0, x)) - y
         return
     if model == LINEAR:
-        coef[0] = dot(w, x, 0) - y
+        coef[0] = lane_dot(w, 0, x) - y
         return
     d = x.shape[0]
     n_classes = coef.shape[0]
     largest = -np.inf
     for c in range(n_classes):
-        coef[c] = dot(w, x, c * d)
+        coef[c] = lane_dot(w, c * d, x)
         if coef[c] > largest:
             largest = coef[c]
+    for c in range(n_classes):  # apart from the sum below, so that it vectorizes
+        coef[c] = exp_nonpositive(coef[c] - largest)
     total = 0.0
     for c in range(n_classes):
-        coef[c] = math.exp(coef[c] - largest)
         total += coef[c]
     for c in range(n_classes):
-        coef[c] = coef[c] / total
+        coef[c] = coef[c] / total  # total >= 1: the largest class contributes e^0
     coef[int(y)] -= 1.0
 
 
@@ -103,15 +88,15 @@ def gradient_coefficients(model, w, x, y, coef):
 def sample_loss(model, w, x, y, scratch):
     """The per-sample loss at w (scratch: C entries for softmax)."""
     if model == LOGISTIC:
-        z = dot(w, x, 0)
+        z = lane_dot(w, 0, x)
         return softplus(z) - y * z
     if model == LINEAR:
-        z = dot(w, x, 0)
+        z = lane_dot(w, 0, x)
         return 0.5 * (z - y) * (z - y)
     d = x.shape[0]
     largest = -np.inf
     for c in range(scratch.shape[0]):
-        scratch[c] = dot(w, x, c * d)
+        scratch[c] = lane_dot(w, c * d, x)
         if scratch[c] > largest:
             largest = scratch[c]
     total = 0.0
@@ -124,30 +109,34 @@ def sample_loss(model, w, x, y, scratch):
 def predicts_label(model, w, x, y, coef):
     """1.0 if the model's prediction at x equals the label y, else 0.0 (nan for linear regression)."""
     if model == LOGISTIC:
-        return 1.0 if (dot(w, x, 0) > 0.0) == (y > 0.5) else 0.0
+        return 1.0 if (lane_dot(w, 0, x) > 0.0) == (y > 0.5) else 0.0
     if model == LINEAR:
         return np.nan
     d = x.shape[0]
     best = 0
     best_logit = -np.inf
     for c in range(coef.shape[0]):
-        logit = dot(w, x, c * d)
+        logit = lane_dot(w, c * d, x)
         if logit > best_logit:
             best_logit = logit
             best = c
     return 1.0 if best == int(y) else 0.0
 
 
+@njit(cache=True, error_model="numpy")
+def clip_factor(coef_norm, x_norm, clip, weight):
+    """weight / max(1, ||coef|| ||x|| / V): the factor clipping to norm V applies to the gradient coef (x) x."""
+    norm = coef_norm * x_norm
+    return weight * clip / norm if norm > clip else weight
+
+
 @njit(cache=True)
 def clip_scale(coef, x_norm, clip, weight):
-    """weight / max(1, ||coef (x) x|| / V), the factor clipping applies to the gradient coef (x) x."""
+    """:func:`clip_factor` for the coefficient vector ``coef``."""
     coef_norm2 = 0.0
     for c in range(coef.shape[0]):
         coef_norm2 += coef[c] * coef[c]
-    norm = math.sqrt(coef_norm2) * x_norm
-    if norm > clip:
-        return weight * clip / norm
-    return weight
+    return clip_factor(math.sqrt(coef_norm2), x_norm, clip, weight)
 
 
 @njit(cache=True)
@@ -196,42 +185,7 @@ def smoothness_constants(model: str, features: np.ndarray, labels: np.ndarray,
     return x_max * (x_max * radius + y_max), x_max**2, strong
 
 
-@njit(cache=True)
-def dot_pair(w, x, y):
-    """(dot(w, x, 0), dot(w, y, 0)), each summed exactly as :func:`dot` sums it (same four partial sums,
-    same order), in one pass: eight independent sums keep the adder busy where four wait on latency."""
-    d = x.shape[0]
-    a0 = 0.0
-    a1 = 0.0
-    a2 = 0.0
-    a3 = 0.0
-    b0 = 0.0
-    b1 = 0.0
-    b2 = 0.0
-    b3 = 0.0
-    j = 0
-    while j + 4 <= d:
-        w0 = w[j]
-        w1 = w[j + 1]
-        w2 = w[j + 2]
-        w3 = w[j + 3]
-        a0 += w0 * x[j]
-        b0 += w0 * y[j]
-        a1 += w1 * x[j + 1]
-        b1 += w1 * y[j + 1]
-        a2 += w2 * x[j + 2]
-        b2 += w2 * y[j + 2]
-        a3 += w3 * x[j + 3]
-        b3 += w3 * y[j + 3]
-        j += 4
-    while j < d:
-        a0 += w[j] * x[j]
-        b0 += w[j] * y[j]
-        j += 1
-    return (a0 + a1) + (a2 + a3), (b0 + b1) + (b2 + b3)
-
-
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def scalar_coefficient(model, z, y):
     """The gradient coefficient of logistic (sigmoid(z) - y) or linear (z - y) regression at z = w.x."""
     if model == LOGISTIC:
@@ -239,29 +193,58 @@ def scalar_coefficient(model, z, y):
     return z - y
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def clipped_scalar_coefficients(model, w, features, norms, labels, lo, hi, clip, weight, scales):
+    """scales[r] = weight * clip_V-scaled coefficient of row lo + r (logistic or linear regression), so that
+    row lo + r's weighted clipped gradient is scales[r] x_{lo+r}.
+
+    All the dot products first, then the coefficients in one branch-free loop that LLVM vectorizes over the
+    rows (|c| as sqrt(c^2) = sqrt(0 + c^2), the bits :func:`clip_scale` gives)."""
+    n = hi - lo
+    for r in range(n):
+        scales[r] = lane_dot(w, 0, features[lo + r])
+    row_labels = labels[lo:hi]  # views: indices from 0 carry no wrap-around check, so the loop vectorizes
+    row_norms = norms[lo:hi]
+    for r in range(n):
+        c = scalar_coefficient(model, scales[r], row_labels[r])
+        scales[r] = clip_factor(math.sqrt(c * c), row_norms[r], clip, weight) * c
+
+
+@njit(cache=True)
+def add_scaled_rows(features, lo, scales, n, out):
+    """out += sum_r scales[r] x_{lo+r}, r = 0..n-1 in order, two rows per pass over ``out``
+    (((out + s_0 x_0) + s_1 x_1) + ...: the bits of adding the rows one by one)."""
+    d = features.shape[1]
+    r = 0
+    while r + 1 < n:
+        x0 = features[lo + r]
+        x1 = features[lo + r + 1]
+        s0 = scales[r]
+        s1 = scales[r + 1]
+        for j in range(d):
+            out[j] = (out[j] + s0 * x0[j]) + s1 * x1[j]
+        r += 2
+    if r < n:
+        x0 = features[lo + r]
+        s0 = scales[r]
+        for j in range(d):
+            out[j] += s0 * x0[j]
+
+
 @njit(cache=True)
 def add_range_gradient(model, w, features, norms, labels, lo, hi, clip, coef, out):
     """out = mean over rows lo..hi-1 (a client's full local batch) of the clipped gradients at w.
 
-    Logistic and linear regression take the rows two at a time (:func:`dot_pair`; the gradient sum
-    keeps the row order), so the result is bit-identical to adding the rows one by one."""
+    Logistic and linear regression: :func:`clipped_scalar_coefficients` then :func:`add_scaled_rows` (bit-identical
+    to adding the rows one by one); softmax: row by row."""
     out[:] = 0.0
     weight = 1.0 / (hi - lo)
-    i = lo
     if coef.shape[0] == 1:
-        d = features.shape[1]
-        while i + 1 < hi:
-            x0 = features[i]
-            x1 = features[i + 1]
-            z0, z1 = dot_pair(w, x0, x1)
-            coef[0] = scalar_coefficient(model, z0, labels[i])
-            s0 = clip_scale(coef, norms[i], clip, weight) * coef[0]
-            coef[0] = scalar_coefficient(model, z1, labels[i + 1])
-            s1 = clip_scale(coef, norms[i + 1], clip, weight) * coef[0]
-            for j in range(d):
-                out[j] = (out[j] + s0 * x0[j]) + s1 * x1[j]
-            i += 2
-    for r in range(i, hi):
+        scales = np.empty(hi - lo)
+        clipped_scalar_coefficients(model, w, features, norms, labels, lo, hi, clip, weight, scales)
+        add_scaled_rows(features, lo, scales, hi - lo, out)
+        return
+    for r in range(lo, hi):
         add_clipped_gradient(model, w, features[r], norms[r], labels[r], clip, weight, coef, out)
 
 
