@@ -83,11 +83,12 @@ def run_all(names: list[str], size: Size, effort: Effort) -> dict[str, Any]:
     return run
 
 
-def gate(run: dict[str, Any], baselines_path: Path, retries: int, effort: Effort) -> bool:
-    """Judge the run against the baselines, re-measuring failures; True when everything passes."""
+def gate(run: dict[str, Any], baselines_path: Path, retries: int, effort: Effort, subset: bool = False) -> bool:
+    """Judge the run against the baselines, re-measuring failures; True when everything passes.
+    ``subset`` (``--only``): judge the measured benchmarks alone, not the baselines left out."""
     baselines = read(baselines_path)
     attempts = {name: [b["ratio"]] for name, b in run["benchmarks"].items()}
-    names = sorted(set(baselines["benchmarks"]) | set(run["benchmarks"]))
+    names = sorted(set(run["benchmarks"]) if subset else set(baselines["benchmarks"]) | set(run["benchmarks"]))
     for attempt in range(retries):
         failing = [v.name for v in judge({n: float(np.median(a)) for n, a in attempts.items()}, baselines, names)
                    if v.failed and v.name in REGISTRY]
@@ -147,7 +148,7 @@ def main() -> int:
     run = run_all(names, size, effort)
     ok = True
     if args.gate:
-        ok = gate(run, args.gate, args.retries, effort)
+        ok = gate(run, args.gate, args.retries, effort, subset=bool(args.only))
     out = args.out or RESULTS / f"{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{size}.json"
     write(out, run)
     print(f"\nstored {out} ({time.perf_counter() - started:.0f} s)")
