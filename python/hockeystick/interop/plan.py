@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cached_property, partial
 from typing import Callable
 
 import numpy as np
@@ -36,7 +36,7 @@ from ..pld import finite_atoms
 from ..pld.canonical import canonical_pair, eps_delta_dp
 from ..pld.discrete_laplace import discrete_laplace, discrete_laplace_pair
 from ..pld.gaussian_mixture import mixture_of_gaussians
-from ..pld.laplace_mixture import laplace_mixture
+from ..pld.laplace_mixture import laplace_mixture, laplace_mixture_atom_losses
 from ..pld.randomized_response import randomized_response, randomized_response_pair
 from ..pld.subsampling import poisson_subsampled, poisson_subsampled_pair
 from ..pld.truncated_subsampling import truncated_subsampled_gaussian
@@ -203,8 +203,12 @@ class PlanProfile:
             top += r * r / 2 + 40.0 * r  # theta(r, eps) < 1e-300 beyond
         return max(top, 0.0) + 1.0
 
-    def _evaluate(self, method: str, x: float, h: float | None) -> tuple[float, float]:
-        """(lower, upper) of ``method`` at x on grid h (h unused when nothing is on the grid)."""
+    def _evaluate(self, method: str, x: float, h: float | None, hints: tuple[float, ...] = ()) -> tuple[float, float]:
+        """(lower, upper) of ``method`` at x on grid h (h unused when nothing is on the grid).
+
+        ``hints``: a coarser grid's bracket, where an epsilon search starts looking (with the lower
+        side's answer, for the upper side).
+        """
         if not self._finite:
             assert h is not None
             lo, up = getattr(self._pld(h), method)(x, bound="both")
@@ -221,7 +225,8 @@ class PlanProfile:
 
                 def worst(eps: np.ndarray) -> np.ndarray:
                     return np.max([f(eps) for f in sides], axis=0)
-                out.append(finite_atoms.epsilon_search(worst, x, upper, self._top_loss(h), tolerance))
+                out.append(finite_atoms.epsilon_search(worst, x, upper, self._top_loss(h), tolerance,
+                                                       hints=hints + tuple(out)))
         return out[0], out[1]
 
     def _bracket(self, method: str, x: float) -> tuple[float, float]:
@@ -231,10 +236,12 @@ class PlanProfile:
         if self.fixed_interval is not None:
             return self._evaluate(method, x, self.fixed_interval)
         target = float(self.accuracy) if self.accuracy is not None else 0.0
-        h = COARSEST_INTERVAL
+        h = self._aligned(COARSEST_INTERVAL)
         previous: tuple[float, float] | None = None
+        hints: tuple[float, ...] = ()
         while True:
-            lo, up = self._evaluate(method, x, h)
+            lo, up = self._evaluate(method, x, h, hints)
+            hints = (lo, up)  # the next, finer grid's epsilon searches start from this bracket
             width = up - lo if method == "epsilon" else (up - lo) / max(up, 1e-300)
             if width <= target or h <= FINEST_INTERVAL:
                 return lo, up
@@ -252,7 +259,47 @@ class PlanProfile:
             nxt = max(h * min(shrink, 0.9), FINEST_INTERVAL, floor)
             if nxt >= 0.95 * h:
                 return lo, up
-            h = nxt
+            aligned = self._aligned(nxt)
+            h = aligned if aligned >= floor else nxt
+
+    def _aligned(self, h: float) -> float:
+        """A grid h' in (0.7 h, h] through the loss atoms of the grid mechanism run the most rounds.
+
+        Laplace has atoms at +-a = +-1/b (P-mass 1/2 and e^-a/2), a Laplace mixture (the Poisson-
+        subsampled Laplace) at L(x <= 0) and L(x >= max shift).  An atom between grid points is
+        spread over its cell's two ends, an error of order h per round, so k rounds narrow the bracket
+        only like k h; on a grid through the atoms (``pld.laplace`` and ``pld.from_distributions`` keep
+        an atom at a grid point there on both sides) only the density between them is discretized,
+        whose error falls like h^2.  One atom loss a: h' = a / ceil(a / h).  Two (a mixture): h' =
+        a / n through the larger, n chosen in the range so that the other falls nearest a grid point.
+        Every bound stays certified on any grid; this only picks a better one.
+        """
+        losses = self._alignment_losses
+        if not losses:
+            return h
+        base = losses[0]
+        if not base > h:
+            return base if base >= 0.7 * h else h
+        first = math.ceil(base / h * (1.0 - 1e-12))
+        if len(losses) == 1 or losses[1] == 0.0:
+            return base / first
+
+        def miss(n: int) -> float:  # the other atom's distance to the grid base / n, in cells
+            x = losses[1] * n / base
+            return abs(x - round(x))
+        return base / min(range(first, max(first, math.floor(base / (0.7 * h))) + 1), key=miss)
+
+    @cached_property
+    def _alignment_losses(self) -> list[float]:
+        """|loss| of the atoms of the Laplace or Laplace-mixture grid mechanism run the most rounds,
+        largest first (empty if there is none): the grid ``_aligned`` aims at."""
+        atoms: list[tuple[int, list[float]]] = []
+        for m, count in self._grid.items():
+            if m[0] == "laplace":
+                atoms.append((count, [1.0 / m[1]]))
+            elif m[0] == "laplace_mixture":
+                atoms.append((count, [abs(x) for x in laplace_mixture_atom_losses(*m[1:])]))
+        return sorted(max(atoms, key=lambda c: c[0])[1], reverse=True) if atoms else []
 
     def delta(self, epsilon: float) -> tuple[float, float]:
         """Certified (lower, upper) on delta(epsilon)."""
