@@ -16,7 +16,8 @@ Grid.  With a fixed ``value_discretization_interval`` the PLD is built once on t
 point is no wider than ``accuracy`` (absolute in epsilon, relative in delta) or the grid reaches
 ``FINEST_INTERVAL`` or the composed grid would exceed ``MAX_POINTS`` (finite pairs' brackets narrow
 only like h, so a tight target can be out of reach); the final grid's bounds are reported, so they
-are certified either way.
+are certified either way.  Each grid is nudged (by at most 30%) to pass through the loss atoms of
+the Laplace-like mechanisms (``PlanProfile._aligned``), where their error falls like h^2 instead of h.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ THETA_MARGIN = 4e-12
 COARSEST_INTERVAL = 3e-3  # a cheap first grid; the next is aimed from its measured width
 FINEST_INTERVAL = 1e-5
 MAX_POINTS = 1 << 20
+FIRST_PASS_ATOMS = 64  # up to this many atoms, an epsilon search without hints starts with 7 points in one call
 
 Mechanism = tuple  # ("name", *parameters): hashable, one per distinct mechanism
 Pair = tuple[np.ndarray, np.ndarray]
@@ -225,8 +227,9 @@ class PlanProfile:
 
                 def worst(eps: np.ndarray) -> np.ndarray:
                     return np.max([f(eps) for f in sides], axis=0)
+                few = max(a.mass.size for a in self._atom_directions()) <= FIRST_PASS_ATOMS
                 out.append(finite_atoms.epsilon_search(worst, x, upper, self._top_loss(h), tolerance,
-                                                       hints=hints + tuple(out)))
+                                                       hints=hints + tuple(out), first_pass=7 if few else 0))
         return out[0], out[1]
 
     def _bracket(self, method: str, x: float) -> tuple[float, float]:
@@ -263,43 +266,49 @@ class PlanProfile:
             h = aligned if aligned >= floor else nxt
 
     def _aligned(self, h: float) -> float:
-        """A grid h' in (0.7 h, h] through the loss atoms of the grid mechanism run the most rounds.
+        """A grid h' in (0.7 h, h] through the loss atoms of the Laplace-like grid mechanisms.
 
         Laplace has atoms at +-a = +-1/b (P-mass 1/2 and e^-a/2), a Laplace mixture (the Poisson-
         subsampled Laplace) at L(x <= 0) and L(x >= max shift).  An atom between grid points is
         spread over its cell's two ends, an error of order h per round, so k rounds narrow the bracket
         only like k h; on a grid through the atoms (``pld.laplace`` and ``pld.from_distributions`` keep
         an atom at a grid point there on both sides) only the density between them is discretized,
-        whose error falls like h^2.  One atom loss a: h' = a / ceil(a / h).  Two (a mixture): h' =
-        a / n through the larger, n chosen in the range so that the other falls nearest a grid point.
-        Every bound stays certified on any grid; this only picks a better one.
+        whose error falls like h^2.  h' = a / n with a the largest atom |loss| of the mechanism run the
+        most rounds (exactly on the grid), n in the range chosen so that every other atom falls as
+        near a grid point as it can (distances in cells, weighted by rounds).  Every bound stays
+        certified on any grid; this only picks a better one.
         """
-        losses = self._alignment_losses
-        if not losses:
+        base, others = self._alignment_atoms
+        if base == 0.0:
             return h
-        base = losses[0]
         if not base > h:
             return base if base >= 0.7 * h else h
         first = math.ceil(base / h * (1.0 - 1e-12))
-        if len(losses) == 1 or losses[1] == 0.0:
+        if not others:
             return base / first
 
-        def miss(n: int) -> float:  # the other atom's distance to the grid base / n, in cells
-            x = losses[1] * n / base
-            return abs(x - round(x))
+        def miss(n: int) -> float:  # the other atoms' distances to the grid base / n, in cells
+            return sum(rounds * abs(x - round(x)) for rounds, x in ((r, loss * n / base) for r, loss in others))
         return base / min(range(first, max(first, math.floor(base / (0.7 * h))) + 1), key=miss)
 
     @cached_property
-    def _alignment_losses(self) -> list[float]:
-        """|loss| of the atoms of the Laplace or Laplace-mixture grid mechanism run the most rounds,
-        largest first (empty if there is none): the grid ``_aligned`` aims at."""
+    def _alignment_atoms(self) -> tuple[float, list[tuple[int, float]]]:
+        """The largest atom |loss| of the Laplace or Laplace-mixture grid mechanism run the most rounds
+        (0 if there is none), and (rounds, |loss|) of every other such atom: the grid ``_aligned`` aims at."""
         atoms: list[tuple[int, list[float]]] = []
         for m, count in self._grid.items():
             if m[0] == "laplace":
                 atoms.append((count, [1.0 / m[1]]))
             elif m[0] == "laplace_mixture":
-                atoms.append((count, [abs(x) for x in laplace_mixture_atom_losses(*m[1:])]))
-        return sorted(max(atoms, key=lambda c: c[0])[1], reverse=True) if atoms else []
+                atoms.append((count, [abs(x) for x in laplace_mixture_atom_losses(*m[1:]) if x != 0.0]))
+        atoms = [(count, losses) for count, losses in atoms if losses]
+        if not atoms:
+            return 0.0, []
+        lead = max(range(len(atoms)), key=lambda i: atoms[i][0])
+        base = max(atoms[lead][1])
+        others = [(count, loss) for i, (count, losses) in enumerate(atoms) for loss in losses
+                  if not (i == lead and loss == base)]
+        return base, others
 
     def delta(self, epsilon: float) -> tuple[float, float]:
         """Certified (lower, upper) on delta(epsilon)."""

@@ -197,7 +197,7 @@ def grid_side(pmf: GridPMF) -> Callable[[np.ndarray], np.ndarray]:
 
 
 def epsilon_search(delta_of: Callable[[np.ndarray], np.ndarray], target: float, upper: bool, top: float,
-                   tolerance: float, hints: Sequence[float] = ()) -> float:
+                   tolerance: float, hints: Sequence[float] = (), first_pass: int = 0) -> float:
     """A certified epsilon from a certified side of delta(eps), by a bracketing root search.
 
     Keeps lo with delta(lo) > target and hi with delta(hi) <= target, both evaluated: on the upper
@@ -207,9 +207,12 @@ def epsilon_search(delta_of: Callable[[np.ndarray], np.ndarray], target: float, 
     on log delta (nearly linear in eps), with a bisection whenever two steps have not halved the
     interval, until it is no wider than ``tolerance``.  ``hints`` (points expected near the answer:
     a coarser grid's bracket, the other side's epsilon) are evaluated with the two ends, in one
-    call, and the search starts from the narrowest bracket they give (any evaluated pair qualifies).
+    call, and the search starts from the narrowest bracket they give (any evaluated pair qualifies);
+    without hints, ``first_pass`` evenly spaced points play their part (worth it where one call's
+    cost is mostly overhead: few atoms).
     """
-    points = np.unique(np.concatenate([[0.0, float(top)], [x for x in hints if 0.0 < x < top]]))
+    guesses = list(hints) if hints else np.linspace(0.0, float(top), first_pass + 2)[1:-1].tolist()
+    points = np.unique(np.concatenate([[0.0, float(top)], [x for x in guesses if 0.0 < x < top]]))
     values = np.asarray(delta_of(points), dtype=np.float64)
     if upper and values[-1] > target:
         return math.inf
