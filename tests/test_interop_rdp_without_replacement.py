@@ -65,7 +65,7 @@ def test_rdp_is_never_below_the_certified_pld_lower_bound_under_replace_one(even
 @pytest.mark.parametrize("relation, event", [
     (N.ADD_OR_REMOVE_ONE, E.SampledWithoutReplacementDpEvent(100, 10, E.GaussianDpEvent(1.0))),
     (N.REPLACE_ONE, E.SampledWithoutReplacementDpEvent(100, 10, E.LaplaceDpEvent(1.0))),
-    (N.REPLACE_ONE, E.RepeatAndSelectDpEvent(E.GaussianDpEvent(1.0), 10.0, 1.0)),
+    (N.REPLACE_ONE, E.RepeatAndSelectDpEvent(E.LaplaceDpEvent(1.0), 10.0, 1.0)),
 ])
 def test_unsupported_without_replacement_settings_are_refused(relation, event):
     acc = HockeystickRdpAccountant(neighboring_relation=relation)

@@ -17,14 +17,16 @@ point is no wider than ``accuracy`` (absolute in epsilon, relative in delta) or 
 ``FINEST_INTERVAL`` or the composed grid would exceed ``MAX_POINTS`` (finite pairs' brackets narrow
 only like h, so a tight target can be out of reach) or the bracket stops narrowing (slower than
 h^``STALL_ORDER`` between two grids: what is left is no grid error); the final grid's bounds are
-reported, so they are certified either way.
+reported, so they are certified either way.  Each grid is nudged (by at most 30%) to pass through the
+loss atoms of the Laplace-like mechanisms (``PlanProfile._aligned``), where their error falls like h^2
+instead of h.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cached_property, partial
 from typing import Callable
 
 import numpy as np
@@ -37,7 +39,7 @@ from ..pld import finite_atoms
 from ..pld.canonical import canonical_pair, eps_delta_dp
 from ..pld.discrete_laplace import discrete_laplace, discrete_laplace_pair
 from ..pld.gaussian_mixture import mixture_of_gaussians
-from ..pld.laplace_mixture import laplace_mixture
+from ..pld.laplace_mixture import laplace_mixture, laplace_mixture_atom_losses
 from ..pld.randomized_response import randomized_response, randomized_response_pair
 from ..pld.subsampling import poisson_subsampled, poisson_subsampled_pair
 from ..pld.subsampled_pair import poisson_subsampled_curves, without_replacement_curves
@@ -49,6 +51,7 @@ COARSEST_INTERVAL = 3e-3  # a cheap first grid; the next is aimed from its measu
 FINEST_INTERVAL = 1e-5
 MAX_POINTS = 1 << 20
 STALL_ORDER = 0.25  # a bracket narrowing slower than h^0.25 between two grids is not limited by the grid
+FIRST_PASS_ATOMS = 64  # up to this many atoms, an epsilon search without hints starts with 7 points in one call
 
 Mechanism = tuple  # ("name", *parameters): hashable, one per distinct mechanism
 Pair = tuple[np.ndarray, np.ndarray]
@@ -272,19 +275,25 @@ class PlanProfile:
             top += r * r / 2 + 40.0 * r  # theta(r, eps) < 1e-300 beyond
         return max(top, 0.0) + 1.0
 
-    def _evaluate(self, method: str, x: float, h: float | None) -> tuple[float, float]:
-        """(lower, upper) of ``method`` at x on grid h (h unused when nothing is on the grid)."""
+    def _evaluate(self, method: str, x: float, h: float | None, hints: tuple[float, ...] = ()) -> tuple[float, float]:
+        """(lower, upper) of ``method`` at x on grid h (h unused when nothing is on the grid).
+
+        ``hints``: a coarser grid's bracket, where an epsilon search starts looking (with the lower
+        side's answer, for the upper side).
+        """
         if not self._finite:
             assert h is not None
             lo, up = getattr(self._pld(h), method)(x, bound="both")
             for variant in self._upper_variants[1:]:   # a further proved upper side: the smaller is certified
                 up = min(up, getattr(self._pld(h, variant), method)(x, bound="upper"))
             return float(lo), float(up)
-        lower = self._evaluate_side(method, x, h, False, 0)
-        return lower, min(self._evaluate_side(method, x, h, True, v) for v in self._upper_variants)
+        lower = self._evaluate_side(method, x, h, False, 0, hints)
+        return lower, min(self._evaluate_side(method, x, h, True, v, hints + (lower,)) for v in self._upper_variants)
 
-    def _evaluate_side(self, method: str, x: float, h: float | None, upper: bool, variant: int) -> float:
-        """One side of ``method`` at x with the atoms (grid h, ``variant`` of the grid part)."""
+    def _evaluate_side(self, method: str, x: float, h: float | None, upper: bool, variant: int,
+                       hints: tuple[float, ...] = ()) -> float:
+        """One side of ``method`` at x with the atoms (grid h, ``variant`` of the grid part); ``hints``:
+        where an epsilon search starts looking."""
         sides = self._sides(h, upper, variant)
         if method == "delta":
             return max(float(f(np.array([x]))[0]) for f in sides)
@@ -294,7 +303,9 @@ class PlanProfile:
 
         def worst(eps: np.ndarray) -> np.ndarray:
             return np.max([f(eps) for f in sides], axis=0)
-        return finite_atoms.epsilon_search(worst, x, upper, self._top_loss(h, variant), tolerance)
+        few = max(a.mass.size for a in self._atom_directions()) <= FIRST_PASS_ATOMS
+        return finite_atoms.epsilon_search(worst, x, upper, self._top_loss(h, variant), tolerance,
+                                           hints=hints, first_pass=7 if few else 0)
 
     def _bracket(self, method: str, x: float) -> tuple[float, float]:
         """(lower, upper) of ``method`` ("delta" or "epsilon") at x, refining the grid for ``accuracy``."""
@@ -303,10 +314,12 @@ class PlanProfile:
         if self.fixed_interval is not None:
             return self._evaluate(method, x, self.fixed_interval)
         target = float(self.accuracy) if self.accuracy is not None else 0.0
-        h = COARSEST_INTERVAL
+        h = self._aligned(COARSEST_INTERVAL)
         previous: tuple[float, float] | None = None
+        hints: tuple[float, ...] = ()
         while True:
-            lo, up = self._evaluate(method, x, h)
+            lo, up = self._evaluate(method, x, h, hints)
+            hints = (lo, up)  # the next, finer grid's epsilon searches start from this bracket
             width = up - lo if method == "epsilon" else (up - lo) / max(up, 1e-300)
             if width <= target or h <= FINEST_INTERVAL:
                 return lo, up
@@ -328,7 +341,53 @@ class PlanProfile:
             nxt = max(h * min(shrink, 0.9), FINEST_INTERVAL, floor)
             if nxt >= 0.95 * h:
                 return lo, up
-            h = nxt
+            aligned = self._aligned(nxt)
+            h = aligned if aligned >= floor else nxt
+
+    def _aligned(self, h: float) -> float:
+        """A grid h' in (0.7 h, h] through the loss atoms of the Laplace-like grid mechanisms.
+
+        Laplace has atoms at +-a = +-1/b (P-mass 1/2 and e^-a/2), a Laplace mixture (the Poisson-
+        subsampled Laplace) at L(x <= 0) and L(x >= max shift).  An atom between grid points is
+        spread over its cell's two ends, an error of order h per round, so k rounds narrow the bracket
+        only like k h; on a grid through the atoms (``pld.laplace`` and ``pld.from_distributions`` keep
+        an atom at a grid point there on both sides) only the density between them is discretized,
+        whose error falls like h^2.  h' = a / n with a the largest atom |loss| of the mechanism run the
+        most rounds (exactly on the grid), n in the range chosen so that every other atom falls as
+        near a grid point as it can (distances in cells, weighted by rounds).  Every bound stays
+        certified on any grid; this only picks a better one.
+        """
+        base, others = self._alignment_atoms
+        if base == 0.0:
+            return h
+        if not base > h:
+            return base if base >= 0.7 * h else h
+        first = math.ceil(base / h * (1.0 - 1e-12))
+        if not others:
+            return base / first
+
+        def miss(n: int) -> float:  # the other atoms' distances to the grid base / n, in cells
+            return sum(rounds * abs(x - round(x)) for rounds, x in ((r, loss * n / base) for r, loss in others))
+        return base / min(range(first, max(first, math.floor(base / (0.7 * h))) + 1), key=miss)
+
+    @cached_property
+    def _alignment_atoms(self) -> tuple[float, list[tuple[int, float]]]:
+        """The largest atom |loss| of the Laplace or Laplace-mixture grid mechanism run the most rounds
+        (0 if there is none), and (rounds, |loss|) of every other such atom: the grid ``_aligned`` aims at."""
+        atoms: list[tuple[int, list[float]]] = []
+        for m, count in self._grid.items():
+            if m[0] == "laplace":
+                atoms.append((count, [1.0 / m[1]]))
+            elif m[0] == "laplace_mixture":
+                atoms.append((count, [abs(x) for x in laplace_mixture_atom_losses(*m[1:]) if x != 0.0]))
+        atoms = [(count, losses) for count, losses in atoms if losses]
+        if not atoms:
+            return 0.0, []
+        lead = max(range(len(atoms)), key=lambda i: atoms[i][0])
+        base = max(atoms[lead][1])
+        others = [(count, loss) for i, (count, losses) in enumerate(atoms) for loss in losses
+                  if not (i == lead and loss == base)]
+        return base, others
 
     def delta(self, epsilon: float) -> tuple[float, float]:
         """Certified (lower, upper) on delta(epsilon)."""

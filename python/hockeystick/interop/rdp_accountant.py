@@ -17,10 +17,12 @@ of the PLD adapter and of dp_accounting's PLD accountant); dp_accounting's RdpAc
 put its RDP epsilon below the certified PLD lower bound of the same event.  So on REPLACE_ONE events
 this accountant equals dp_accounting's RdpAccountant at half the noise multiplier.
 
-Randomized response, repeat-and-select and tree aggregation are refused with
-``UnsupportedEventError``: dp_accounting's RDP for randomized response is not implemented here yet,
-and the repeat-and-select (Papernot & Steinke 2022) and tree-aggregation bounds are not
-implemented either (no number rather than an unchecked one).
+Randomized response (REPLACE_ONE or REPLACE_SPECIAL; ``rdp.randomized_response``: dp_accounting's closed
+forms, evaluated without its cancellation as p -> 1), repeat-and-select of any supported event (Papernot &
+Steinke 2022, Thms. 2 and 6; ``rdp.repeat_and_select``: its gamma solved to a few ulp where
+dp_accounting bisects to 1e-9, so the two differ by at most (1 + shape) 1e-9) and single-epoch tree
+aggregation (REPLACE_SPECIAL; Kairouz et al. 2021, App. D; ``rdp.tree_aggregation``) are computed as
+dp_accounting's RdpAccountant computes them.
 
 Orders.  dp_accounting's defaults jump from 63 to 128 to 256, so the order minimising the conversion
 is often far from any grid order, and a sigma calibrated through them can come out 16% too large.
@@ -39,7 +41,10 @@ from dp_accounting.privacy_accountant import NeighboringRelation, PrivacyAccount
 
 from ..rdp import DEFAULT_ORDERS, gaussian_rdp, rdp_to_delta, rdp_to_epsilon, subsampled_gaussian_rdp
 from ..rdp.laplace import laplace_rdp
+from ..rdp.randomized_response import randomized_response_rdp
+from ..rdp.repeat_and_select import repeat_and_select_rdp
 from ..rdp.sampled_without_replacement import sampled_without_replacement_gaussian_rdp
+from ..rdp.tree_aggregation import single_epoch_tree_aggregation_rdp
 from .dp_events import ADD_REMOVE, Unsupported, check_count
 
 FINE_ORDERS = np.unique(np.concatenate([[order for order in DEFAULT_ORDERS if order < 11], np.arange(11.0, 257.0),
@@ -135,6 +140,22 @@ class HockeystickRdpAccountant(PrivacyAccountant):
             return count * (gaussian_rdp(s, o) if q == 1 else subsampled_gaussian_rdp(s, q, o))
         if isinstance(event, ev.SampledWithoutReplacementDpEvent):
             return count * self._without_replacement(event)
+        if isinstance(event, ev.RepeatAndSelectDpEvent):
+            return count * repeat_and_select_rdp(self._rdp_of(event.event, 1), o, event.mean, event.shape)
+        if isinstance(event, ev.RandomizedResponseDpEvent):
+            if self.neighboring_relation == NeighboringRelation.REPLACE_ONE:
+                relation = "replace_one"
+            elif self.neighboring_relation == NeighboringRelation.REPLACE_SPECIAL:
+                relation = "replace_special"
+            else:
+                raise Unsupported(event, "neighboring_relation must be `REPLACE_SPECIAL` or `REPLACE_ONE` for "
+                                         f"`RandomizedResponseDpEvent`. Found {self.neighboring_relation}.")
+            return count * randomized_response_rdp(event.noise_parameter, event.num_buckets, o, relation=relation)
+        if isinstance(event, ev.SingleEpochTreeAggregationDpEvent):
+            if self.neighboring_relation != NeighboringRelation.REPLACE_SPECIAL:
+                raise Unsupported(event, "neighboring_relation must be `REPLACE_SPECIAL` for "
+                                         f"`SingleEpochTreeAggregationDpEvent`. Found {self.neighboring_relation}.")
+            return count * single_epoch_tree_aggregation_rdp(event.noise_multiplier, event.step_counts, o)
         raise Unsupported(event, "Unsupported event.")
 
     def _replace_factor(self) -> float:

@@ -49,6 +49,7 @@ UNIT_ROUNDOFF = np.finfo(np.float64).eps / 2
 ETA = 2.0 ** -32  # sub-grid of losses that lie on no lattice (~2.3e-10)
 MAX_ATOMS = 1 << 14
 LATTICE_TOLERANCE = 1e-9
+_ONE_PASS_POINTS = 64  # pure_epsilon evaluates up to this many loss points at once instead of bisecting
 MAX_LATTICE_INDEX = 1 << 20
 
 
@@ -100,6 +101,8 @@ def pair_atoms(p: np.ndarray, q: np.ndarray) -> Atoms:
 def _merged(index: np.ndarray, mass: np.ndarray, p_inf: float, eta: float, loss_error: float,
             rel: float) -> Atoms:
     """Atoms with equal indices summed (their round-off added to ``rel``), coarsened past ``MAX_ATOMS``."""
+    if index.size <= MAX_ATOMS and bool(np.all(index[1:] > index[:-1])):
+        return Atoms(index, mass, p_inf, eta, loss_error, rel)  # already distinct and sorted (a pair's atoms)
     while True:
         uniq, inverse, counts = np.unique(index, return_inverse=True, return_counts=True)
         if uniq.size <= MAX_ATOMS:
@@ -194,7 +197,7 @@ def grid_side(pmf: GridPMF) -> Callable[[np.ndarray], np.ndarray]:
 
 
 def epsilon_search(delta_of: Callable[[np.ndarray], np.ndarray], target: float, upper: bool, top: float,
-                   tolerance: float) -> float:
+                   tolerance: float, hints: Sequence[float] = (), first_pass: int = 0) -> float:
     """A certified epsilon from a certified side of delta(eps), by a bracketing root search.
 
     Keeps lo with delta(lo) > target and hi with delta(hi) <= target, both evaluated: on the upper
@@ -202,16 +205,24 @@ def epsilon_search(delta_of: Callable[[np.ndarray], np.ndarray], target: float, 
     finite loss, fails); on the lower side at least lo (the true delta exceeds the target there).
     Neither needs the computed side to be monotone.  The next point is the Illinois false position
     on log delta (nearly linear in eps), with a bisection whenever two steps have not halved the
-    interval, until it is no wider than ``tolerance``.
+    interval, until it is no wider than ``tolerance``.  ``hints`` (points expected near the answer:
+    a coarser grid's bracket, the other side's epsilon) are evaluated with the two ends, in one
+    call, and the search starts from the narrowest bracket they give (any evaluated pair qualifies);
+    without hints, ``first_pass`` evenly spaced points play their part (worth it where one call's
+    cost is mostly overhead: few atoms).
     """
-    lo, hi = 0.0, float(top)
-    f_lo, f_hi = (float(v) for v in delta_of(np.array([lo, hi])))
-    if upper and f_hi > target:
+    guesses = list(hints) if hints else np.linspace(0.0, float(top), first_pass + 2)[1:-1].tolist()
+    points = np.unique(np.concatenate([[0.0, float(top)], [x for x in guesses if 0.0 < x < top]]))
+    values = np.asarray(delta_of(points), dtype=np.float64)
+    if upper and values[-1] > target:
         return math.inf
-    if f_lo <= target:
+    if values[0] <= target:
         return 0.0
-    if not upper and f_hi > target:
-        return hi
+    if not upper and values[-1] > target:
+        return float(points[-1])
+    first = int(np.argmax(values <= target))  # >= 1: the first evaluated point at or below the target
+    lo, hi = float(points[first - 1]), float(points[first])
+    f_lo, f_hi = float(values[first - 1]), float(values[first])
     log_target = math.log(target)
 
     def g(value: float) -> float:
@@ -247,7 +258,8 @@ def epsilon_search(delta_of: Callable[[np.ndarray], np.ndarray], target: float, 
 def pure_epsilon(a: Atoms, target: float, upper: bool) -> float:
     """The certified epsilon of the atoms alone: exact on the interval between two losses.
 
-    A bisection over the positive losses (each delta a direct certified sum) finds consecutive
+    A bisection over the positive losses (each delta a direct certified sum; for at most
+    ``_ONE_PASS_POINTS`` of them, one evaluation at all of them) finds consecutive
     points left < right with delta(left) > target >= delta(right); on that interval
     delta(eps) = S - e^eps T with S = p_inf + sum_{l_j >= right} p_j and T = sum_{l_j >= right}
     p_j e^{-l_j}, whose root log((S - target) / T) is moved outward by 1e-12 relative and checked
@@ -256,20 +268,29 @@ def pure_epsilon(a: Atoms, target: float, upper: bool) -> float:
     def at(x: float) -> float:
         return float(delta(a, np.array([x]), upper)[0])
 
-    if at(0.0) <= target:
-        return 0.0
     loss = a.loss
     beyond = (float(loss[-1]) if loss.size else 0.0) + 2.0 * a.loss_error + 1.0
     points = np.append(loss[loss > 0.0], beyond)
-    if at(beyond) > target:  # delta >= p_inf > target for every eps
-        return math.inf
-    lo, hi = -1, points.size - 1  # delta(points[lo]) > target (lo = -1: eps = 0), delta(points[hi]) <= target
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if at(float(points[mid])) > target:
-            lo = mid
-        else:
-            hi = mid
+    if points.size <= _ONE_PASS_POINTS:  # few atoms (a lone pair): every point in one evaluation
+        values = delta(a, np.append(0.0, points), upper)
+        if values[0] <= target:
+            return 0.0
+        if values[-1] > target:  # delta >= p_inf > target for every eps
+            return math.inf
+        hi = int(np.argmax(values[1:] <= target))  # the first crossing: values[hi] > target >= values[hi + 1]
+        lo = hi - 1
+    else:
+        if at(0.0) <= target:
+            return 0.0
+        if at(beyond) > target:  # delta >= p_inf > target for every eps
+            return math.inf
+        lo, hi = -1, points.size - 1  # delta(points[lo]) > target (lo = -1: eps = 0), delta(points[hi]) <= target
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if at(float(points[mid])) > target:
+                lo = mid
+            else:
+                hi = mid
     left = float(points[lo]) if lo >= 0 else 0.0
     right = float(points[hi])
     active = loss >= right

@@ -11,13 +11,14 @@ remove and add pairs dominate the subsampled mechanism under add/remove neighbou
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 
 from .distribution import PrivacyLossDistribution
 from .mechanisms import DEFAULT_INTERVAL, _positive, checked_interval, from_distributions, laplace
-from .monotone import MonotonePair, check_mixture, log_sum_exp_rows, monotone_factors
+from .monotone import MonotonePair, check_mixture, monotone_factors
 
 
 def _laplace_interval(a: np.ndarray, c: np.ndarray, m: float, b: float) -> np.ndarray:
@@ -29,21 +30,32 @@ def _laplace_interval(a: np.ndarray, c: np.ndarray, m: float, b: float) -> np.nd
     return np.maximum(both, 0.0)
 
 
+def _terms(x: np.ndarray, components: list[tuple[float, float]], b: float) -> list[np.ndarray]:
+    """log w_i + (|x| - |x - s_i|) / b, one array per component (a handful: no (n, m) temporaries)."""
+    ax = np.abs(x)
+    return [lw + (ax - np.abs(x - si)) / b for lw, si in components]
+
+
+def _log_sum(terms: list[np.ndarray]) -> np.ndarray:
+    """log sum_i e^{t_i} (np.logaddexp pairwise: accurate, no overflow)."""
+    return functools.reduce(np.logaddexp, terms[1:], terms[0])
+
+
 def laplace_mixture_pair(scale: float, shifts: np.ndarray, weights: np.ndarray) -> MonotonePair:
     """The remove pair sum_i w_i Lap(s_i, b) vs Lap(0, b) as a ``MonotonePair`` (max s_i > 0)."""
     b = scale
     top = float(shifts.max())
 
-    def terms(x: np.ndarray) -> np.ndarray:
-        x = np.asarray(x, dtype=np.float64)[..., None]
-        return np.log(weights) + (np.abs(x) - np.abs(x - shifts)) / b
+    components = list(zip(np.log(weights).tolist(), shifts.tolist()))
 
     def loss(x: np.ndarray) -> np.ndarray:
-        return log_sum_exp_rows(terms(x))[0]
+        return _log_sum(_terms(np.asarray(x, dtype=np.float64), components, b))
 
     def slope(x: np.ndarray) -> np.ndarray:  # on (0, top): d/dx (|x| - |x - s|) / b = 2/b for x < s, else 0
         x = np.asarray(x, dtype=np.float64)
-        return (log_sum_exp_rows(terms(x))[1] * (x[..., None] < shifts)).sum(axis=-1) * (2.0 / b)
+        t = _terms(x, components, b)
+        total = _log_sum(t)
+        return sum(np.exp(ti - total) * (x < si) for ti, (_, si) in zip(t, components)) * (2.0 / b)
 
     def p_mass(a: np.ndarray, c: np.ndarray) -> np.ndarray:
         return sum(w * _laplace_interval(a, c, s, b) for w, s in zip(weights, shifts))
@@ -56,6 +68,17 @@ def laplace_mixture_pair(scale: float, shifts: np.ndarray, weights: np.ndarray) 
     atoms = ((float(loss(np.array([0.0]))[0]), p_left, 0.5),
              (float(loss(np.array([top]))[0]), p_right, 0.5 * math.exp(-top / b)))
     return MonotonePair(loss, slope, p_mass, q_mass, 0.0, top, atoms)
+
+
+def laplace_mixture_atom_losses(scale: float, shifts, weights) -> tuple[float, float]:
+    """The losses of the remove pair's two atoms, L(x <= 0) <= 0 <= L(x >= max s_i) (the add pair's are
+    their negatives): a grid through both keeps them exact (``interop.plan`` picks such grids)."""
+    s, w = check_mixture(shifts, weights)
+    top = float(s.max())
+    if top == 0.0:
+        return 0.0, 0.0
+    ends = _log_sum(_terms(np.array([0.0, top]), list(zip(np.log(w).tolist(), s.tolist())), _positive("scale", scale)))
+    return float(ends[0]), float(ends[1])
 
 
 def laplace_mixture(scale: float, shifts, weights, *,

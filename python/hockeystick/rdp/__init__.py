@@ -5,6 +5,9 @@
 * ``rdp_to_epsilon`` / ``rdp_to_delta``: classic (Mironov 2017) or tight (Balle et al. 2020 /
   Canonne et al. 2020) conversion.
 * ``SubsampledGaussianRDP``: the accountant (``delta``/``epsilon``), matching dp_accounting's RdpAccountant.
+* Modules for the rest of dp_accounting's RDP events (``interop.dp_accounting.HockeystickRdpAccountant``
+  composes them): ``laplace``, ``sampled_without_replacement``, ``randomized_response``,
+  ``repeat_and_select`` and ``tree_aggregation``.
 
 Constants:
 
