@@ -32,15 +32,20 @@ from scipy import stats
 
 from .._elementwise import ArrayLike, FloatOrArray, broadcast_float_arrays
 
-__all__ = ["ShuffledLDP", "closed_form_shuffle_epsilon"]
+__all__ = ["ShuffledLDP", "clone_delta", "closed_form_shuffle_epsilon"]
 
 _U = 2.0 ** -53
 _TAIL = 1e-17
 _MAX_TERMS = 10**6   # values of C summed exactly (tens of MB of temporaries at most)
 
 
-def _clone_delta(eps0: float, n: int, eps: float, tail: float) -> float:
-    """Certified upper bound on FMT's clone divergence at eps (one point)."""
+def clone_delta(eps0: float, n: int, eps: float, tail: float, clone_probability: float | None = None) -> float:
+    """Certified upper bound on FMT's clone divergence at eps (one point; module docstring).
+
+    ``clone_probability``: the probability p with which each of the other n - 1 users emits a clone,
+    C ~ Bin(n - 1, p); e^{-eps0} (the default) for eps0-DP randomizers (FMT Lemma 3.3 with
+    p = e^{-eps0}); a user whose output is only eps_ref-close to the target's pair gives p = e^{-eps_ref}
+    (paper 003, Lemma D.10, any p in [0, 1])."""
     if eps >= eps0:
         return 0.0
     alpha = 1.0 / (1.0 + math.exp(-eps0))
@@ -52,7 +57,7 @@ def _clone_delta(eps0: float, n: int, eps: float, tail: float) -> float:
         return min(1.0, math.tanh(eps0 / 2) + margin)
     rho = (alpha - e * (1 - alpha)) / (e * alpha - (1 - alpha))
     beta = rho / (1 + rho)
-    p = math.exp(-eps0)
+    p = math.exp(-eps0) if clone_probability is None else float(clone_probability)
     # the window of C summed exactly: mean +- (z sd + 50) with z from a Bernstein bound on the tail
     # mass ``tail``; whatever falls outside is added whole below, so the window changes only tightness
     # (scipy's binom.ppf/isf at 1e-17 tails return the support's end for small p, a window of n terms)
@@ -100,7 +105,7 @@ class ShuffledLDP:
         (eps, e0, users), shape, scalar = broadcast_float_arrays(epsilon=epsilon, epsilon0=self.epsilon0, n=self.n)
         if np.any(~(eps >= 0)):
             raise ValueError(f"epsilon must be >= 0, got {eps[~(eps >= 0)].ravel()[0]:g}")
-        out = np.array([_clone_delta(float(a), int(b), float(x), self.tail)
+        out = np.array([clone_delta(float(a), int(b), float(x), self.tail)
                         for x, a, b in zip(eps.ravel(), e0.ravel(), users.ravel())]).reshape(shape)
         return float(out) if scalar else out
 
@@ -112,12 +117,12 @@ class ShuffledLDP:
         out = np.empty(dlt.size)
         for i, (d, a, b) in enumerate(zip(dlt.ravel(), e0.ravel(), users.ravel())):
             lo, hi = 0.0, float(a)       # delta(eps0) = 0 <= d
-            if _clone_delta(float(a), int(b), 0.0, self.tail) <= d:
+            if clone_delta(float(a), int(b), 0.0, self.tail) <= d:
                 out[i] = 0.0
                 continue
             while hi - lo > self.rtol * hi:
                 mid = 0.5 * (lo + hi)
-                if _clone_delta(float(a), int(b), mid, self.tail) <= d:
+                if clone_delta(float(a), int(b), mid, self.tail) <= d:
                     hi = mid
                 else:
                     lo = mid
