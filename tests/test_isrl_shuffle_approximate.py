@@ -150,3 +150,20 @@ def test_shuffled_noisy_mb_sgd_refusals_and_registry():
                       value_discretization_interval=5e-3)
     both = acc.epsilon(1e-6)
     assert both.shape == (2,) and both[1] <= both[0]
+
+
+def test_theorem_d5_round_is_fmt_closed_form_at_one_record_and_refused_where_its_condition_fails():
+    from hockeystick.isrl import closed_form_shuffle_epsilon, theorem_d5_round
+    eps_r, delta_r = theorem_d5_round(epsilon0=1.0, delta0=1e-12, silo_size=1, silos=10_000, delta=1e-6)
+    assert eps_r == pytest.approx(closed_form_shuffle_epsilon(epsilon0=1.0, n=10_000, delta=1e-6), rel=1e-14)
+    assert delta_r == pytest.approx(1e-6 + 2 * 10_000 * 1e-12, rel=1e-14)
+    with pytest.raises(ValueError, match=r"epsilon0 must be <= ln\(N / \(16 ln\(2/delta\)\)\) / n"):
+        theorem_d5_round(epsilon0=0.01, delta0=1e-12, silo_size=1238, silos=25, delta=1e-6)   # App. I: N = 25
+
+
+def test_errata_shuffle_rows_numerical_bound_is_below_theorem_d5_and_the_unshuffled_silo():
+    from hockeystick.errata_003 import shuffle_rows
+    rows = shuffle_rows(((10_000, 1, 1, 10.0), (25, 1238, 91, 1.0)))
+    fmt_row, app_i = rows
+    assert fmt_row["shuffled_eps"] < 0.5 * fmt_row["paper_eps"] and fmt_row["shuffled_eps"] < fmt_row["unshuffled_eps"]
+    assert app_i["paper_eps"] is None and app_i["shuffled_eps"] <= app_i["unshuffled_eps"]
