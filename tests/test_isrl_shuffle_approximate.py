@@ -129,12 +129,12 @@ def test_shuffled_noisy_mb_sgd_is_above_the_sum_of_the_shuffled_messages(sigma, 
 def test_shuffled_noisy_mb_sgd_is_monotone():
     base = dict(lipschitz=1.0, batch_size=1, silo_size=1, value_discretization_interval=5e-3)
     eps = np.linspace(0, 3, 13)
-    curve = ShuffledNoisyMBSGD(sigma=5.0, silos=5000, rounds=10, **base).delta(eps)
+    curve = ShuffledNoisyMBSGD(sigma=5.0, silos=1000, rounds=10, **base).delta(eps)
     assert np.all(np.diff(curve) <= 0)
-    by_sigma = [ShuffledNoisyMBSGD(sigma=s, silos=5000, rounds=10, **base).epsilon(1e-6) for s in (3.0, 5.0, 8.0)]
-    assert by_sigma[0] >= by_sigma[1] >= by_sigma[2]
-    by_rounds = [ShuffledNoisyMBSGD(sigma=5.0, silos=5000, rounds=r, **base).epsilon(1e-6) for r in (1, 5, 20)]
-    assert by_rounds[0] <= by_rounds[1] <= by_rounds[2]
+    by_sigma = [ShuffledNoisyMBSGD(sigma=s, silos=1000, rounds=10, **base).epsilon(1e-6) for s in (3.0, 8.0)]
+    assert by_sigma[0] >= by_sigma[1]
+    by_rounds = [ShuffledNoisyMBSGD(sigma=5.0, silos=1000, rounds=r, **base).epsilon(1e-6) for r in (1, 20)]
+    assert by_rounds[0] <= by_rounds[1]
 
 
 def test_shuffled_noisy_mb_sgd_refusals_and_registry():

@@ -81,7 +81,9 @@ def test_sweep_is_the_accountant_and_calibration_recovers_the_parameter(name):
         assert entry.build(**others, **{parameter: got}).delta(e) <= d
         value = params.get(parameter, entry.defaults.get(parameter))
         if spec.direction == "decreasing":
-            assert got <= value and got == pytest.approx(value, rel=1e-6)
+            # calibrate's bracket is rtol = 1e-10 wide and reports its feasible end: above the example value
+            # by up to rtol when delta falls strictly at that value (no plateau, no exact inverse)
+            assert got <= value * (1 + 1e-10) and got == pytest.approx(value, rel=1e-6)
         elif spec.integer:
             assert got >= value
         else:

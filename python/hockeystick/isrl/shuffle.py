@@ -32,31 +32,34 @@ from scipy import stats
 
 from .._elementwise import ArrayLike, FloatOrArray, broadcast_float_arrays
 
-__all__ = ["ShuffledLDP", "clone_delta", "closed_form_shuffle_epsilon"]
+__all__ = ["ShuffledLDP", "clone_delta", "clone_delta_curve", "closed_form_shuffle_epsilon"]
 
 _U = 2.0 ** -53
 _TAIL = 1e-17
 _MAX_TERMS = 10**6   # values of C summed exactly (tens of MB of temporaries at most)
 
 
-def clone_delta(eps0: float, n: int, eps: float, tail: float, clone_probability: float | None = None) -> float:
-    """Certified upper bound on FMT's clone divergence at eps (one point; module docstring).
+def clone_delta_curve(eps0: float, n: int, eps: np.ndarray, tail: float,
+                      clone_probability: float | None = None) -> np.ndarray:
+    """Certified upper bounds on FMT's clone divergence at every eps of a 1-d array (module docstring).
 
     ``clone_probability``: the probability p with which each of the other n - 1 users emits a clone,
     C ~ Bin(n - 1, p); e^{-eps0} (the default) for eps0-DP randomizers (FMT Lemma 3.3 with
     p = e^{-eps0}); a user whose output is only eps_ref-close to the target's pair gives p = e^{-eps_ref}
-    (paper 003, Lemma D.10, any p in [0, 1])."""
-    if eps >= eps0:
-        return 0.0
+    (paper 003, Lemma D.10, any p in [0, 1]).  The window of C is shared by every eps."""
+    eps = np.asarray(eps, dtype=np.float64)
+    out = np.zeros(eps.shape)
     alpha = 1.0 / (1.0 + math.exp(-eps0))
-    e = math.exp(eps)
     margin = 64 * _U * (1 + math.exp(eps0))
-    if not alpha - e * (1 - alpha) > 0:
-        # eps0 so small that alpha rounds to 1/2: bound by the local pair's own TV, tanh(eps0 / 2),
-        # which the shuffled output (a post-processing) cannot exceed
-        return min(1.0, math.tanh(eps0 / 2) + margin)
-    rho = (alpha - e * (1 - alpha)) / (e * alpha - (1 - alpha))
-    beta = rho / (1 + rho)
+    e = np.exp(np.minimum(eps, eps0))
+    below = eps < eps0
+    # eps0 so small that alpha rounds to 1/2: bound by the local pair's own TV, tanh(eps0 / 2),
+    # which the shuffled output (a post-processing) cannot exceed
+    fallback = below & ~(alpha - e * (1 - alpha) > 0)
+    out[fallback] = min(1.0, math.tanh(eps0 / 2) + margin)
+    todo = np.flatnonzero(below & ~fallback)
+    if todo.size == 0:
+        return out
     p = math.exp(-eps0) if clone_probability is None else float(clone_probability)
     # the window of C summed exactly: mean +- (z sd + 50) with z from a Bernstein bound on the tail
     # mass ``tail``; whatever falls outside is added whole below, so the window changes only tightness
@@ -70,12 +73,22 @@ def clone_delta(eps0: float, n: int, eps: float, tail: float, clone_probability:
                          f"(limit {_MAX_TERMS}): use closed_form_shuffle_epsilon for populations this large")
     c = np.arange(lo, hi + 1)
     weights = stats.binom.pmf(c, n - 1, p)
-    m = np.ceil(beta * (c + 1)) - 1
-    f_m, f_m1 = stats.binom.cdf(m, c, 0.5), stats.binom.cdf(m - 1, c, 0.5)
-    conditional = alpha * f_m + (1 - alpha) * f_m1 - e * ((1 - alpha) * f_m + alpha * f_m1)
     outside = stats.binom.cdf(lo - 1, n - 1, p) + stats.binom.sf(hi, n - 1, p)
-    value = float(np.dot(weights, np.maximum(conditional, 0.0))) + outside + margin
-    return min(1.0, value)
+    rows = max(1, _MAX_TERMS // c.size)          # eps per block: blocks of at most ~1e6 binomial CDFs
+    for block in range(0, todo.size, rows):
+        idx = todo[block:block + rows]
+        g = e[idx][:, None]
+        rho = (alpha - g * (1 - alpha)) / (g * alpha - (1 - alpha))
+        m = np.ceil(rho / (1 + rho) * (c + 1)) - 1
+        f_m, f_m1 = stats.binom.cdf(m, c, 0.5), stats.binom.cdf(m - 1, c, 0.5)
+        conditional = alpha * f_m + (1 - alpha) * f_m1 - g * ((1 - alpha) * f_m + alpha * f_m1)
+        out[idx] = np.minimum(1.0, np.maximum(conditional, 0.0) @ weights + outside + margin)
+    return out
+
+
+def clone_delta(eps0: float, n: int, eps: float, tail: float, clone_probability: float | None = None) -> float:
+    """``clone_delta_curve`` at one eps."""
+    return float(clone_delta_curve(eps0, n, np.array([eps]), tail, clone_probability)[0])
 
 
 class ShuffledLDP:

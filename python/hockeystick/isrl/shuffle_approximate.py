@@ -50,18 +50,21 @@ _U = 2.0 ** -53
 _TAIL = 1e-17
 
 
-def tv_charge(eps: float, n: int, delta0: float, reference_epsilon: float, reference_delta: float) -> float:
-    """TV_P + e^eps TV_Q of step 4 (module docstring), rounded up."""
-    tv_p = (n - 1) * (reference_delta + math.exp(-reference_epsilon) * delta0 / 2)
+def tv_charge(eps: float, n: int, delta0: float, reference_epsilon: float, reference_delta: float,
+              mixture_weight: float | None = None) -> float:
+    """TV_P + e^eps TV_Q of step 4 (module docstring), rounded up.  ``mixture_weight``: any upper bound on
+    rho's weight e^{-eps_ref} in the surrogate (1 makes the charge non-increasing in eps_ref)."""
+    weight = math.exp(-reference_epsilon) if mixture_weight is None else mixture_weight
+    tv_p = (n - 1) * (reference_delta + weight * delta0 / 2)
     tv_q = delta0 + tv_p
     return (tv_p + math.exp(eps) * tv_q) * (1 + 16 * _U)
 
 
 def _bound(eps: float, eps0: float, delta0: float, n: int, reference_epsilon: float, reference_delta: float,
-           tail: float) -> float:
+           tail: float, mixture_weight: float | None = None) -> float:
     """(*) of the module docstring at one eps (at most 1)."""
     clone = clone_delta(eps0, n, eps, tail, clone_probability=math.exp(-reference_epsilon))
-    return min(1.0, clone + tv_charge(eps, n, delta0, reference_epsilon, reference_delta))
+    return min(1.0, clone + tv_charge(eps, n, delta0, reference_epsilon, reference_delta, mixture_weight))
 
 
 def _lowest_minimizer(eps0: float, delta0: float, n: int, reference_epsilon: float, reference_delta: float,
@@ -91,10 +94,13 @@ def _lowest_minimizer(eps0: float, delta0: float, n: int, reference_epsilon: flo
 
 
 def shuffled_approximate_delta(eps: float, *, epsilon0: float, delta0: float, n: int, reference_epsilon: float,
-                               reference_delta: float, lowest_minimizer: float, tail: float = _TAIL) -> float:
+                               reference_delta: float, lowest_minimizer: float, tail: float = _TAIL,
+                               mixture_weight: float | None = None) -> float:
     """Certified upper bound on the shuffled output's delta at ``eps`` (module docstring, (*) made
-    non-increasing, and at most delta0 from eps0 on); ``lowest_minimizer`` from ``_lowest_minimizer``."""
-    value = _bound(min(eps, lowest_minimizer), epsilon0, delta0, n, reference_epsilon, reference_delta, tail)
+    non-increasing, and at most delta0 from eps0 on); ``lowest_minimizer`` from ``_lowest_minimizer``
+    (inf: (*) at eps itself); ``mixture_weight`` as in ``tv_charge``."""
+    value = _bound(min(eps, lowest_minimizer), epsilon0, delta0, n, reference_epsilon, reference_delta, tail,
+                   mixture_weight)
     if eps >= epsilon0:
         value = min(value, delta0)
     return value

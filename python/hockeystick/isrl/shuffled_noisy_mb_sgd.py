@@ -3,7 +3,7 @@
 Each round every one of the M participating silos sends its Noisy MB-SGD message (K draws with
 replacement from its n records, mean of gradients clipped to L, plus N(0, sigma^2 I)); a shuffler
 permutes the M messages.  Replace one record of one silo (the target silo).  Per round
-(:mod:`.shuffle_approximate`, paper 003 Thm D.5's proof with FMT's clone pair evaluated exactly):
+(:mod:`.shuffle_approximate` step by step, paper 003 Thm D.5's proof with FMT's clone pair evaluated exactly):
 
 - the target silo's message is (eps0, delta0)-DP in its record: eps0(delta0) from the certified
   one-round with-replacement PLD (``pld.WithReplacementBatchGaussianPLD``, rounds = 1);
@@ -38,12 +38,14 @@ from ..pld.distribution import Bound
 from ..pld.fixed_batch import WithReplacementBatchGaussianPLD
 from ..pld.mechanisms import DEFAULT_INTERVAL
 from .noisy_mb_sgd import NoisyMBSGD
-from .shuffle_approximate import shuffled_approximate_delta, tv_charge
+from .shuffle import clone_delta_curve
 
 __all__ = ["ShuffledNoisyMBSGD"]
 
 _DELTA_GRID = 10.0 ** np.arange(-15.0, -1.0, 1.5)    # delta0 and delta_ref tried per round
-_ROUND_EPSILONS = 32                                 # eps_r tried (geometric grid)
+_ROUND_GRID = np.geomspace(1e-3, 30.0, 241)         # eps_r tried (ratio 1.044): fixed, so monotone in sigma
+_TAIL = 1e-17
+_U = 2.0 ** -53
 _TOLERANCE = 1e-6
 _MAX_SILOS = 10**6
 
@@ -86,27 +88,25 @@ class ShuffledNoisyMBSGD:
 
     @staticmethod
     def _round_guarantees(eps0: np.ndarray, eps_ref: np.ndarray, silos: int) -> list[tuple[float, float]]:
-        """(eps_r, delta_r) pairs one shuffled round satisfies (delta_r < 1), on a geometric grid of eps_r."""
-        finite = eps0[np.isfinite(eps0)]
-        if finite.size == 0:
-            return []
-        pairs = []
-        for eps_r in np.geomspace(1e-3, max(float(finite.max()), 2e-3), _ROUND_EPSILONS):
-            best = 1.0
-            for e0, d0 in zip(eps0, _DELTA_GRID):
-                if not math.isfinite(e0):
+        """(eps_r, delta_r) pairs one shuffled round satisfies (delta_r < 1), on a fixed geometric grid of eps_r.
+        rho's weight e^{-eps_ref} in the charge is bounded by 1, so every term moves one way with sigma."""
+        grid = _ROUND_GRID
+        best = np.ones(grid.size)
+        growth = np.exp(grid)
+        for e0, d0 in zip(eps0, _DELTA_GRID):
+            if not math.isfinite(e0):
+                continue
+            best = np.where(grid >= e0, np.minimum(best, d0), best)
+            for e_ref, d_ref in zip(eps_ref, _DELTA_GRID):
+                # TV_P + e^eps TV_Q (shuffle_approximate.tv_charge with rho's weight bounded by 1), rounded up
+                tv_p = (silos - 1) * (d_ref + d0 / 2)
+                charge = (tv_p + growth * (d0 + tv_p)) * (1 + 16 * _U)
+                useful = np.flatnonzero(charge < best)     # elsewhere the clone term only adds to it
+                if useful.size == 0:
                     continue
-                if eps_r >= e0:
-                    best = min(best, float(d0))
-                for e_ref, d_ref in zip(eps_ref, _DELTA_GRID):
-                    if tv_charge(float(eps_r), silos, float(d0), float(e_ref), float(d_ref)) >= best:
-                        continue    # the clone term only adds to it
-                    best = min(best, shuffled_approximate_delta(
-                        float(eps_r), epsilon0=float(e0), delta0=float(d0), n=silos, reference_epsilon=float(e_ref),
-                        reference_delta=float(d_ref), lowest_minimizer=math.inf))
-            if best < 1.0:
-                pairs.append((float(eps_r), best))
-        return pairs
+                curve = clone_delta_curve(float(e0), silos, grid[useful], _TAIL, clone_probability=math.exp(-e_ref))
+                best[useful] = np.minimum(best[useful], np.minimum(1.0, curve + charge[useful]))
+        return [(float(e), float(d)) for e, d in zip(grid, best) if d < 1.0]
 
     def _shuffled_delta(self, eps: np.ndarray) -> np.ndarray:
         out = np.ones(eps.shape)
