@@ -42,6 +42,8 @@ EXAMPLES = {
     "isrl_noisy_mb_sgd": dict(sigma=1.0, lipschitz=1.0, batch_size=4, silo_size=400, rounds=50,
                               value_discretization_interval=5e-3),
     "isrl_one_pass": dict(sigma=1.0, lipschitz=1.0, batch_size=10),
+    "isrl_group_noisy_mb_sgd": dict(sigma=1.0, lipschitz=1.0, batch_size=4, silo_size=400, group_size=4, rounds=50,
+                                    value_discretization_interval=5e-3),
     "isrl_shuffled_noisy_mb_sgd": dict(sigma=3.0, lipschitz=1.0, batch_size=1, silo_size=1, silos=1000, rounds=5,
                                        value_discretization_interval=5e-3),
     "isrl_user_level": dict(sigma=4.0, lipschitz=1.0, rounds=10),
