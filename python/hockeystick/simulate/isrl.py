@@ -114,9 +114,10 @@ def _isrl(data: FederatedData, local: bool, rounds: int, steps: int, rate, sigma
         raise ValueError("rounds and the per-round sample count K must be >= 1")
     if not 1 <= m <= n:
         raise ValueError(f"silos_per_round must be in [1, {n}]")
-    sigma = _per_silo_sigma(sigma, n)
-    per_silo = isinstance(sigma, np.ndarray)
-    if (not per_silo and not sigma >= 0) or not clip > 0 or not radius > 0:
+    given = _per_silo_sigma(sigma, n)
+    sigmas = given if isinstance(given, np.ndarray) else None      # one per silo, or None: one for all
+    sigma = 0.0 if isinstance(given, np.ndarray) else given
+    if not sigma >= 0 or not clip > 0 or not radius > 0:
         raise ValueError("need sigma >= 0, clip > 0, radius > 0")
     etas = per_round(rate, rounds, "rate")
     code = model_code(data.model)
@@ -135,8 +136,8 @@ def _isrl(data: FederatedData, local: bool, rounds: int, steps: int, rate, sigma
         state["sum"] += state["w"]   # w_t, t = 0..R-1: Algorithm 2's average with gamma_r = 1/R
         silos = everyone if m == n else np.sort(server.choice(n, m, replace=False)).astype(np.int64)
         uniforms = sampling.random((m, steps))
-        if local and per_silo:   # silo silos[j] adds N(0, sigma_j^2 I) per step: the draws scaled here
-            noise = noising.standard_normal((m, steps, p)) * sigma[silos][:, None, None]
+        if local and sigmas is not None:   # silo silos[j] adds N(0, sigma_j^2 I) per step: the draws scaled here
+            noise = noising.standard_normal((m, steps, p)) * sigmas[silos][:, None, None]
             noisy_local_sgd(code, n_coef, state["w"], data.features, norms, data.labels, data.offsets, silos,
                             uniforms, etas[t], float(clip), noise, 1.0, out)
             state["w"] = project_to_ball(out.mean(axis=0), radius)
@@ -149,8 +150,8 @@ def _isrl(data: FederatedData, local: bool, rounds: int, steps: int, rate, sigma
             client_gradients(code, n_coef, state["w"], data.features, norms, data.labels, data.offsets,
                              silos, uniforms, float(clip), out)
             g = out.mean(axis=0)
-            if per_silo:   # the mean of the selected silos' N(0, sigma_i^2 I): N(0, sum sigma_i^2 / m^2 I)
-                g += (math.sqrt(float(np.sum(sigma[silos] ** 2))) / m) * noising.standard_normal(p)
+            if sigmas is not None:   # the mean of the selected silos' N(0, sigma_i^2 I): N(0, sum sigma_i^2 / m^2 I)
+                g += (math.sqrt(float(np.sum(sigmas[silos] ** 2))) / m) * noising.standard_normal(p)
             elif sigma > 0:  # the mean of the m silos' N(0, sigma^2 I) is N(0, sigma^2 I / m)
                 g += (sigma / math.sqrt(m)) * noising.standard_normal(p)
             state["w"] = project_to_ball(state["w"] - etas[t] * g, radius)
@@ -167,28 +168,28 @@ def _isrl(data: FederatedData, local: bool, rounds: int, steps: int, rate, sigma
                 loss[-1], accuracy[-1] = evaluate(split, res["weights"])
     guarantees = []
     silo_privacy: list[privacy.Guarantee] = []
-    if per_silo and math.isfinite(clip):
+    if sigmas is not None and math.isfinite(clip):
         sizes = np.diff(data.offsets)
-        if np.all(sigma > 0):
-            silo_privacy = _silo_guarantees(local, clip, sigma, rounds, steps, sizes)
+        if np.all(sigmas > 0):
+            silo_privacy = _silo_guarantees(local, clip, sigmas, rounds, steps, sizes)
             worst = _WorstSilo(silo_privacy)
             composition = _WorstSilo([privacy.isrl_composition(clip, float(s), rounds * (steps if local else 1))
-                                      for s in sigma])
+                                      for s in sigmas])
             guarantees = [privacy.Guarantee("every silo, GDP composition without amplification (worst silo)",
                                             "paper 003 ISRL-DP, Thm H.1 per-silo sigma_i; Gaussian mechanism composed",
                                             True, composition),
                           privacy.Guarantee("every silo, with-replacement PLD (worst silo)",
                                             "paper 003 ISRL-DP, Thm H.1 per-silo sigma_i; PLD composition", True, worst)]
-    elif not per_silo and sigma > 0 and math.isfinite(clip):
+    elif sigmas is None and sigma > 0 and math.isfinite(clip):
         guarantees = [privacy.isrl_composition(clip, sigma, rounds * (steps if local else 1))]
         smallest = int(np.min(np.diff(data.offsets)))  # the silo with the fewest records is the worst
         if local:
             guarantees.append(privacy.isrl_one_sample_steps(clip, sigma, rounds * steps, smallest))
         else:
             guarantees.append(privacy.isrl_minibatch_rounds(clip, sigma, steps, rounds, smallest))
-    config = dict(rounds=rounds, K=steps, rate=rate, sigma=sigma, clip=clip, silos_per_round=m,
-                  radius=radius, seed=seed, silos=n, output=output)
-    if per_silo:
+    config = dict(rounds=rounds, K=steps, rate=rate, sigma=sigma if sigmas is None else sigmas, clip=clip,
+                  silos_per_round=m, radius=radius, seed=seed, silos=n, output=output)
+    if sigmas is not None:
         config["silo_privacy"] = silo_privacy
     return RunResult(name, config, res["weights"], res["metric_rounds"], res["loss"], res["accuracy"],
                      guarantees, res["test_loss"], res["test_accuracy"], res["trajectory"])
