@@ -32,7 +32,7 @@ from scipy import stats
 
 from .._elementwise import ArrayLike, FloatOrArray, broadcast_float_arrays
 
-__all__ = ["ShuffledLDP", "clone_delta", "clone_delta_curve", "closed_form_shuffle_epsilon"]
+__all__ = ["ShuffledLDP", "check_shuffle_parameters", "clone_delta", "clone_delta_curve", "closed_form_shuffle_epsilon"]
 
 _U = 2.0 ** -53
 _TAIL = 1e-17
@@ -91,6 +91,21 @@ def clone_delta(eps0: float, n: int, eps: float, tail: float, clone_probability:
     return float(clone_delta_curve(eps0, n, np.array([eps]), tail, clone_probability)[0])
 
 
+def check_shuffle_parameters(epsilon0: np.ndarray, n: np.ndarray, tail: float, rtol: float) -> None:
+    """The shuffle accountants' shared domain: eps0 finite and > 0, n an integer >= 2, tail in (0, 1e-3),
+    rtol in (0, 1) (ValueError naming the first that breaks its rule)."""
+    bad = ~(np.isfinite(epsilon0) & (epsilon0 > 0))
+    if np.any(bad):
+        raise ValueError(f"epsilon0 must be finite and > 0, got {epsilon0[bad].ravel()[0]:g}")
+    bad = ~(np.isfinite(n) & (n >= 2) & (n == np.floor(n)))
+    if np.any(bad):
+        raise ValueError(f"n must be an integer >= 2 (users shuffled together), got {n[bad].ravel()[0]:g}")
+    if not (0 < tail < 1e-3):
+        raise ValueError(f"tail must lie in (0, 1e-3), got {tail!r}")
+    if not (0 < rtol < 1):
+        raise ValueError(f"rtol must lie in (0, 1), got {rtol!r}")
+
+
 class ShuffledLDP:
     """n shuffled reports of eps0-DP local randomizers: FMT's numerical clone bound (see module docstring).
 
@@ -101,16 +116,7 @@ class ShuffledLDP:
 
     def __init__(self, *, epsilon0: ArrayLike, n: ArrayLike, tail: float = _TAIL, rtol: float = 1e-6) -> None:
         (e0, users), _, _ = broadcast_float_arrays(epsilon0=epsilon0, n=n)
-        bad = ~(np.isfinite(e0) & (e0 > 0))
-        if np.any(bad):
-            raise ValueError(f"epsilon0 must be finite and > 0, got {e0[bad].ravel()[0]:g}")
-        bad = ~(np.isfinite(users) & (users >= 2) & (users == np.floor(users)))
-        if np.any(bad):
-            raise ValueError(f"n must be an integer >= 2 (users shuffled together), got {users[bad].ravel()[0]:g}")
-        if not (0 < tail < 1e-3):
-            raise ValueError(f"tail must lie in (0, 1e-3), got {tail!r}")
-        if not (0 < rtol < 1):
-            raise ValueError(f"rtol must lie in (0, 1), got {rtol!r}")
+        check_shuffle_parameters(e0, users, tail, rtol)
         self.epsilon0, self.n, self.tail, self.rtol = e0, users, float(tail), float(rtol)
 
     def delta(self, epsilon: ArrayLike) -> FloatOrArray:

@@ -42,7 +42,7 @@ import math
 import numpy as np
 
 from .._elementwise import ArrayLike, FloatOrArray, broadcast_float_arrays
-from .shuffle import clone_delta
+from .shuffle import check_shuffle_parameters, clone_delta
 
 __all__ = ["ShuffledApproximateLDP", "shuffled_approximate_delta", "fmt_theorem_3_8_charge", "tv_charge"]
 
@@ -125,19 +125,10 @@ class ShuffledApproximateLDP:
     def __init__(self, *, epsilon0: ArrayLike, delta0: ArrayLike, n: ArrayLike, tail: float = _TAIL,
                  rtol: float = 1e-6) -> None:
         (e0, d0, users), _, _ = broadcast_float_arrays(epsilon0=epsilon0, delta0=delta0, n=n)
-        bad = ~(np.isfinite(e0) & (e0 > 0))
-        if np.any(bad):
-            raise ValueError(f"epsilon0 must be finite and > 0, got {e0[bad].ravel()[0]:g}")
+        check_shuffle_parameters(e0, users, tail, rtol)
         bad = ~((d0 >= 0) & (d0 < 1))
         if np.any(bad):
             raise ValueError(f"delta0 must lie in [0, 1), got {d0[bad].ravel()[0]:g}")
-        bad = ~(np.isfinite(users) & (users >= 2) & (users == np.floor(users)))
-        if np.any(bad):
-            raise ValueError(f"n must be an integer >= 2 (users shuffled together), got {users[bad].ravel()[0]:g}")
-        if not (0 < tail < 1e-3):
-            raise ValueError(f"tail must lie in (0, 1e-3), got {tail!r}")
-        if not (0 < rtol < 1):
-            raise ValueError(f"rtol must lie in (0, 1), got {rtol!r}")
         self.epsilon0, self.delta0, self.n, self.tail, self.rtol = e0, d0, users, float(tail), float(rtol)
         self._minimizers: dict[tuple[float, float, int], float] = {}
 
