@@ -81,6 +81,7 @@ PARAMETERS: dict[str, st.SearchStrategy[Any]] = {
     "noise_multiplier": floats(0.3, 30, log=True), "dataset_size": st.integers(50, 5000),
     "total_clients": st.integers(50, 5000), "clients_per_round": st.integers(1, 60),
     "epochs": floats(0.01, 0.5), "steps": st.integers(1, 40), "silo_size": st.integers(50, 5000),
+    "silos": st.integers(2, 2000), "group_size": st.integers(1, 10),
 }
 EPSILON = domain(st.one_of(floats(0.0, 20.0), st.just(math.inf)))
 DELTA = domain(floats(1e-12, 0.9, log=True))
@@ -271,7 +272,8 @@ def test_family_functions_refuse_or_answer_in_range(name, data):
 
 # --- every registered accountant ------------------------------------------------------------------
 
-SLOW = {"pld_fixed_batch_gaussian", "pld_subsampled_gaussian", "pld_with_replacement_gaussian"}
+SLOW = {"pld_fixed_batch_gaussian", "pld_subsampled_gaussian", "pld_with_replacement_gaussian",
+        "isrl_shuffled_noisy_mb_sgd", "isrl_group_noisy_mb_sgd"}
 
 
 @pytest.mark.parametrize("name", registry.names())

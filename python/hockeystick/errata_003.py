@@ -20,16 +20,22 @@ from typing import Any, cast
 import numpy as np
 
 from .calibrate import calibrate
-from .isrl import NoisyMBSGD, appendix_i_batch_size, appendix_i_sigma, theorem_2_1_batch_size, theorem_2_1_sigma
+from .isrl import (GroupNoisyMBSGD, NoisyMBSGD, ShuffledNoisyMBSGD, user_level_group_privacy, appendix_i_batch_size, appendix_i_sigma, theorem_2_1_batch_size,
+                   theorem_2_1_sigma, theorem_d5_round)
 from .plots import parameter_curves
 
-__all__ = ["THEORY", "EXPERIMENTS", "theory_rows", "experiment_rows", "sigma_curves", "markdown",
-           "utility_rows", "write_tables_and_figure"]
+__all__ = ["THEORY", "EXPERIMENTS", "SHUFFLE", "theory_rows", "experiment_rows", "sigma_curves", "markdown",
+           "shuffle_rows", "shuffle_markdown", "GROUPS", "group_rows", "group_markdown", "utility_rows", "write_tables_and_figure"]
 
 INTERVAL = 1e-3
 THEORY = ((1238, 35, 1.0), (1238, 100, 1.0), (1238, 100, 3.0), (10000, 1000, 1.0))   # (n, R, eps0)
 EXPERIMENTS = tuple((1238, 35, e) for e in (0.75, 1.5, 3.0, 6.0, 12.0, 18.0)) + tuple(
     (357, 35, e) for e in (0.5, 1.0, 2.0, 3.0))                                       # App. I (n, R, eps)
+# shuffled rounds (Thm D.5): (N silos, n records each, K, sigma / L); delta0 = 1e-12, delta = 1e-6
+SHUFFLE = ((100_000, 1, 1, 5.0), (10_000, 1, 1, 10.0), (100_000, 10, 1, 5.0), (25, 1238, 91, 1.0))
+SHUFFLE_DELTA0, SHUFFLE_DELTA = 1e-12, 1e-6
+# a user holding k of a silo's n = 1000 records, K = 64, R = 35, sigma = L, delta0 = 1/n^2
+GROUPS = (1, 2, 5, 10, 25, 100, 1000)
 
 
 def _needed_sigma(n: int, rounds: int, k: int, eps0: float, delta0: float, start: float) -> float:
@@ -106,6 +112,66 @@ def utility_rows(epsilons: tuple[float, ...] = (0.75, 1.5, 3.0, 6.0), *, silos: 
     return out
 
 
+def shuffle_rows(rows: tuple[tuple[int, int, int, float], ...] = SHUFFLE) -> list[dict[str, Any]]:
+    """One shuffled round of Noisy MB-SGD (L = 1): the silo's certified record-level eps0 at delta0, Theorem
+    D.5's (eps_r, delta~_r) from it (None where its condition on eps0 fails), and the certified epsilon of
+    the same round at delta~_r, shuffled (``ShuffledNoisyMBSGD``) and unshuffled (the silo's own)."""
+    out = []
+    for silos, n, k, sigma in rows:
+        kw = dict(sigma=sigma, lipschitz=1.0, batch_size=k, silo_size=n, rounds=1, value_discretization_interval=INTERVAL)
+        unshuffled = NoisyMBSGD(**kw)
+        eps0 = cast(float, unshuffled.epsilon(SHUFFLE_DELTA0))
+        try:
+            paper_eps, paper_delta = (float(v) for v in theorem_d5_round(
+                epsilon0=eps0, delta0=SHUFFLE_DELTA0, silo_size=n, silos=silos, delta=SHUFFLE_DELTA))
+        except ValueError:
+            paper_eps, paper_delta = None, SHUFFLE_DELTA + 2 * silos * n * SHUFFLE_DELTA0
+        target = min(paper_delta, 0.5)
+        out.append(dict(silos=silos, n=n, K=k, sigma=sigma, eps0=eps0, paper_eps=paper_eps, delta=target,
+                        shuffled_eps=float(ShuffledNoisyMBSGD(silos=silos, **kw).epsilon(target)),
+                        unshuffled_eps=cast(float, unshuffled.epsilon(target))))
+    return out
+
+
+def shuffle_markdown(rows: list[dict[str, Any]]) -> str:
+    """The shuffled-round table of docs/paper-003-errata.md, section 5."""
+    lines = ["| N silos | n | K | sigma/L | eps0 at delta0 = 1e-12 | delta~_r | Thm D.5 eq. (21) eps_r "
+             "| certified eps_r, shuffled | unshuffled |", "|---|---|---|---|---|---|---|---|---|"]
+    lines += [f"| {r['silos']} | {r['n']} | {r['K']} | {r['sigma']:g} | {r['eps0']:.4g} | {r['delta']:.3g} | "
+              + ("condition fails" if r["paper_eps"] is None else f"{r['paper_eps']:.4g}")
+              + f" | {r['shuffled_eps']:.4g} | {r['unshuffled_eps']:.4g} |" for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+def group_rows(groups: tuple[int, ...] = GROUPS, *, n: int = 1000, k: int = 64, rounds: int = 35,
+               sigma: float = 1.0) -> list[dict[str, Any]]:
+    """User-level privacy of a user holding ``group`` records (L = 1): App. C.2's group privacy applied to the
+    silo's certified (eps0, delta0 = 1/n^2), against the certified bracket of GroupNoisyMBSGD at its delta."""
+    delta0 = 1.0 / n**2
+    base = dict(sigma=sigma, lipschitz=1.0, batch_size=k, silo_size=n, rounds=rounds,
+                value_discretization_interval=INTERVAL)
+    eps0 = cast(float, NoisyMBSGD(**base).epsilon(delta0))
+    out = []
+    for group in groups:
+        group_eps, group_delta = (float(v) for v in user_level_group_privacy(epsilon=eps0, delta=delta0,
+                                                                              silo_size=group))
+        at = group_delta if group_delta < 1 else delta0     # group privacy void: the certified bracket at delta0
+        lower, upper = cast(tuple[float, float], GroupNoisyMBSGD(group_size=group, **base).epsilon(at, bound="both"))
+        out.append(dict(group=group, n=n, K=k, R=rounds, sigma=sigma, group_eps=group_eps, group_delta=group_delta,
+                        at=at, eps_lower=lower, eps_upper=upper))
+    return out
+
+
+def group_markdown(rows: list[dict[str, Any]]) -> str:
+    """The user-level table of docs/paper-003-errata.md, section 6."""
+    lines = ["| k records | group privacy (k eps0, k e^{(k-1) eps0} delta0) | certified eps at delta | delta |",
+             "|---|---|---|---|"]
+    lines += [f"| {r['group']} | ({r['group_eps']:.4g}, {r['group_delta']:.3g})"
+              + (" void" if r["group_delta"] >= 1 else "")
+              + f" | [{r['eps_lower']:.4g}, {r['eps_upper']:.4g}] | {r['at']:.3g} |" for r in rows]
+    return "\n".join(lines) + "\n"
+
+
 def markdown(theory: list[dict[str, Any]], experiments: list[dict[str, Any]]) -> str:
     """Both tables as Markdown, as in docs/paper-003-errata.md section 3."""
     lines = ["| n | R | eps0 | K | sigma/L (paper) | certified eps at that sigma | sigma/L with certified eps = eps0 "
@@ -121,14 +187,17 @@ def markdown(theory: list[dict[str, Any]], experiments: list[dict[str, Any]]) ->
 
 
 def write_tables_and_figure(out_dir: str | Path) -> list[Path]:
-    """Write ``paper-003-calibration.md`` (both tables), ``paper-003-sigma.png`` (sigma prescribed vs
+    """Write ``paper-003-calibration.md`` (the calibration tables and the shuffled round's), ``paper-003-sigma.png`` (sigma prescribed vs
     needed over eps0) and, when the simulator's extra is installed (numba, scikit-learn),
     ``paper-003-utility.png`` (test error at each) into ``out_dir``; return their paths."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     table = out / "paper-003-calibration.md"
     table.write_text("# Paper 003: prescribed noise against certified accounting (L = 1, delta0 = 1/n^2)\n\n"
-                     + markdown(theory_rows(), experiment_rows()))
+                     + markdown(theory_rows(), experiment_rows())
+                     + "\n## One shuffled round (Thm D.5), L = 1, delta = 1e-6\n\n" + shuffle_markdown(shuffle_rows())
+                     + "\n## A user holding k of n = 1000 records (App. C.2), K = 64, R = 35, sigma = L\n\n"
+                     + group_markdown(group_rows()))
     curves = sigma_curves()
     eps = curves.pop("epsilon")
     figure = Path(parameter_curves(eps, curves, out / "paper-003-sigma.png", xlabel="eps0 (delta0 = 1/n^2)",

@@ -5,18 +5,29 @@
 - :mod:`.noisy_mb_sgd`: certified accountants of the same silo transcripts (``NoisyMBSGD``,
   ``OnePassNoisyMBSGD``, ``UserLevelNoisyMBSGD``), registered for sweeps and calibration as
   ``isrl_noisy_mb_sgd``, ``isrl_one_pass`` and ``isrl_user_level``.
+- :mod:`.user_level_group`: a user holding k of a silo's n records (``GroupNoisyMBSGD``, registered as
+  ``isrl_group_noisy_mb_sgd``): the replace-one accountant of a silo of n / k records, proved.
 - :mod:`.shuffle`: the shuffle model (Thm D.5 / 5.1 / G.1): Feldman, McMillan & Talwar's numerical
   clone bound for n shuffled eps0-DP reports (certified), beside the closed form the paper's eq. (21) uses.
+- :mod:`.shuffle_approximate`: the same for (eps0, delta0)-DP reports (FMT Thm 3.8, paper 003 Thm D.5's
+  proof): the clone bound plus a total-variation charge (``ShuffledApproximateLDP``).
+- :mod:`.shuffled_noisy_mb_sgd`: paper 003's shuffled Noisy MB-SGD (Thm 5.1 / G.1) over R rounds
+  (``ShuffledNoisyMBSGD``, registered as ``isrl_shuffled_noisy_mb_sgd``).
 - :mod:`.excess_risk`: Lemma D.6's finite convex excess-risk bound (paper formula), to trade sigma
   against utility.
 """
 
 from .excess_risk import lemma_d6_best_step_size, lemma_d6_excess_risk
 from .noisy_mb_sgd import NoisyMBSGD, OnePassNoisyMBSGD, UserLevelNoisyMBSGD
+from .user_level_group import GroupNoisyMBSGD
 from .shuffle import ShuffledLDP, closed_form_shuffle_epsilon
+from .shuffle_approximate import ShuffledApproximateLDP, fmt_theorem_3_8_charge
+from .shuffled_noisy_mb_sgd import ShuffledNoisyMBSGD
 from .paper_calibrations import (appendix_i_batch_size, appendix_i_sigma, theorem_2_1_batch_size, theorem_2_1_sigma,
-                                 theorem_3_1_rounds, theorem_3_1_sigma, user_level_group_privacy)
+                                 theorem_3_1_rounds, theorem_3_1_sigma, theorem_d5_round,
+                                 user_level_group_privacy)
 
-__all__ = ["ShuffledLDP", "closed_form_shuffle_epsilon", "lemma_d6_best_step_size", "lemma_d6_excess_risk", "NoisyMBSGD", "OnePassNoisyMBSGD", "UserLevelNoisyMBSGD", "appendix_i_batch_size", "appendix_i_sigma",
-           "theorem_2_1_batch_size", "theorem_2_1_sigma", "theorem_3_1_rounds", "theorem_3_1_sigma",
+__all__ = ["GroupNoisyMBSGD", "ShuffledLDP", "ShuffledApproximateLDP", "ShuffledNoisyMBSGD", "closed_form_shuffle_epsilon",
+           "fmt_theorem_3_8_charge", "lemma_d6_best_step_size", "lemma_d6_excess_risk", "NoisyMBSGD", "OnePassNoisyMBSGD", "UserLevelNoisyMBSGD", "appendix_i_batch_size", "appendix_i_sigma",
+           "theorem_2_1_batch_size", "theorem_2_1_sigma", "theorem_3_1_rounds", "theorem_3_1_sigma", "theorem_d5_round",
            "user_level_group_privacy"]

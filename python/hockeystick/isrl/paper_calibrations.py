@@ -18,7 +18,7 @@ import numpy as np
 from .._elementwise import ArrayLike, FloatOrArray, broadcast_float_arrays
 
 __all__ = ["theorem_2_1_sigma", "theorem_2_1_batch_size", "appendix_i_sigma", "appendix_i_batch_size",
-           "theorem_3_1_sigma", "theorem_3_1_rounds", "user_level_group_privacy"]
+           "theorem_3_1_sigma", "theorem_3_1_rounds", "user_level_group_privacy", "theorem_d5_round"]
 
 
 def _finite_positive(**named: np.ndarray) -> None:
@@ -146,3 +146,30 @@ def user_level_group_privacy(*, epsilon: ArrayLike, delta: ArrayLike,
     with np.errstate(over="ignore"):
         group_delta = n * np.exp((n - 1) * eps) * dlt
     return _out(n * eps, scalar), _out(group_delta, scalar)
+
+
+def theorem_d5_round(*, epsilon0: ArrayLike, delta0: ArrayLike, silo_size: ArrayLike, silos: ArrayLike,
+                     delta: ArrayLike) -> tuple[FloatOrArray, FloatOrArray]:
+    """Theorem D.5, eq. (21) (one shuffled round; the bound Thm 5.1 / G.1 compose): N = ``silos``
+    shuffled (eps0, delta0)-DP silo randomizers over n = ``silo_size`` records each are (eps_r, delta~_r)-DP,
+
+        eps_r = ln[1 + (e^{eps0} - 1)/(e^{eps0} + 1) (8 sqrt(e^{n eps0} ln(4/delta)) / sqrt(N) + 8 e^{n eps0} / N)],
+        delta~_r = delta + 2 N n e^{(n-1) eps0} delta0,
+
+    valid for eps0 <= ln(N / (16 ln(2/delta))) / n (ValueError outside: in particular whenever
+    N < 16 ln(2/delta), as at App. I's N = 25).  Paper formula (the certified numerical version is
+    :class:`hockeystick.isrl.ShuffledNoisyMBSGD`)."""
+    (e0, d0, n, big_n, dlt), _, scalar = broadcast_float_arrays(epsilon0=epsilon0, delta0=delta0, silo_size=silo_size,
+                                                                silos=silos, delta=delta)
+    _finite_positive(epsilon0=e0)
+    _delta(dlt)
+    _delta(d0)
+    _integers(silo_size=n, silos=big_n)
+    limit = np.log(big_n / (16 * np.log(2 / dlt))) / n
+    if np.any(~(e0 <= limit)):
+        raise ValueError(f"epsilon0 must be <= ln(N / (16 ln(2/delta))) / n for Theorem D.5, got "
+                         f"{e0[~(e0 <= limit)].ravel()[0]:g} (limit {limit[~(e0 <= limit)].ravel()[0]:g})")
+    grow = np.exp(n * e0)
+    eps_r = np.log1p(np.tanh(e0 / 2) * (8 * np.sqrt(grow * np.log(4 / dlt)) / np.sqrt(big_n) + 8 * grow / big_n))
+    delta_r = dlt + 2 * big_n * n * np.exp((n - 1) * e0) * d0
+    return _out(eps_r, scalar), _out(delta_r, scalar)

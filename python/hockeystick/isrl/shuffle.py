@@ -32,27 +32,35 @@ from scipy import stats
 
 from .._elementwise import ArrayLike, FloatOrArray, broadcast_float_arrays
 
-__all__ = ["ShuffledLDP", "closed_form_shuffle_epsilon"]
+__all__ = ["ShuffledLDP", "check_shuffle_parameters", "clone_delta", "clone_delta_curve", "closed_form_shuffle_epsilon"]
 
 _U = 2.0 ** -53
 _TAIL = 1e-17
 _MAX_TERMS = 10**6   # values of C summed exactly (tens of MB of temporaries at most)
 
 
-def _clone_delta(eps0: float, n: int, eps: float, tail: float) -> float:
-    """Certified upper bound on FMT's clone divergence at eps (one point)."""
-    if eps >= eps0:
-        return 0.0
+def clone_delta_curve(eps0: float, n: int, eps: np.ndarray, tail: float,
+                      clone_probability: float | None = None) -> np.ndarray:
+    """Certified upper bounds on FMT's clone divergence at every eps of a 1-d array (module docstring).
+
+    ``clone_probability``: the probability p with which each of the other n - 1 users emits a clone,
+    C ~ Bin(n - 1, p); e^{-eps0} (the default) for eps0-DP randomizers (FMT Lemma 3.3 with
+    p = e^{-eps0}); a user whose output is only eps_ref-close to the target's pair gives p = e^{-eps_ref}
+    (paper 003, Lemma D.10, any p in [0, 1]).  The window of C is shared by every eps."""
+    eps = np.asarray(eps, dtype=np.float64)
+    out = np.zeros(eps.shape)
     alpha = 1.0 / (1.0 + math.exp(-eps0))
-    e = math.exp(eps)
     margin = 64 * _U * (1 + math.exp(eps0))
-    if not alpha - e * (1 - alpha) > 0:
-        # eps0 so small that alpha rounds to 1/2: bound by the local pair's own TV, tanh(eps0 / 2),
-        # which the shuffled output (a post-processing) cannot exceed
-        return min(1.0, math.tanh(eps0 / 2) + margin)
-    rho = (alpha - e * (1 - alpha)) / (e * alpha - (1 - alpha))
-    beta = rho / (1 + rho)
-    p = math.exp(-eps0)
+    e = np.exp(np.minimum(eps, eps0))
+    below = eps < eps0
+    # eps0 so small that alpha rounds to 1/2: bound by the local pair's own TV, tanh(eps0 / 2),
+    # which the shuffled output (a post-processing) cannot exceed
+    fallback = below & ~(alpha - e * (1 - alpha) > 0)
+    out[fallback] = min(1.0, math.tanh(eps0 / 2) + margin)
+    todo = np.flatnonzero(below & ~fallback)
+    if todo.size == 0:
+        return out
+    p = math.exp(-eps0) if clone_probability is None else float(clone_probability)
     # the window of C summed exactly: mean +- (z sd + 50) with z from a Bernstein bound on the tail
     # mass ``tail``; whatever falls outside is added whole below, so the window changes only tightness
     # (scipy's binom.ppf/isf at 1e-17 tails return the support's end for small p, a window of n terms)
@@ -65,12 +73,37 @@ def _clone_delta(eps0: float, n: int, eps: float, tail: float) -> float:
                          f"(limit {_MAX_TERMS}): use closed_form_shuffle_epsilon for populations this large")
     c = np.arange(lo, hi + 1)
     weights = stats.binom.pmf(c, n - 1, p)
-    m = np.ceil(beta * (c + 1)) - 1
-    f_m, f_m1 = stats.binom.cdf(m, c, 0.5), stats.binom.cdf(m - 1, c, 0.5)
-    conditional = alpha * f_m + (1 - alpha) * f_m1 - e * ((1 - alpha) * f_m + alpha * f_m1)
     outside = stats.binom.cdf(lo - 1, n - 1, p) + stats.binom.sf(hi, n - 1, p)
-    value = float(np.dot(weights, np.maximum(conditional, 0.0))) + outside + margin
-    return min(1.0, value)
+    rows = max(1, _MAX_TERMS // c.size)          # eps per block: blocks of at most ~1e6 binomial CDFs
+    for block in range(0, todo.size, rows):
+        idx = todo[block:block + rows]
+        g = e[idx][:, None]
+        rho = (alpha - g * (1 - alpha)) / (g * alpha - (1 - alpha))
+        m = np.ceil(rho / (1 + rho) * (c + 1)) - 1
+        f_m, f_m1 = stats.binom.cdf(m, c, 0.5), stats.binom.cdf(m - 1, c, 0.5)
+        conditional = alpha * f_m + (1 - alpha) * f_m1 - g * ((1 - alpha) * f_m + alpha * f_m1)
+        out[idx] = np.minimum(1.0, np.maximum(conditional, 0.0) @ weights + outside + margin)
+    return out
+
+
+def clone_delta(eps0: float, n: int, eps: float, tail: float, clone_probability: float | None = None) -> float:
+    """``clone_delta_curve`` at one eps."""
+    return float(clone_delta_curve(eps0, n, np.array([eps]), tail, clone_probability)[0])
+
+
+def check_shuffle_parameters(epsilon0: np.ndarray, n: np.ndarray, tail: float, rtol: float) -> None:
+    """The shuffle accountants' shared domain: eps0 finite and > 0, n an integer >= 2, tail in (0, 1e-3),
+    rtol in (0, 1) (ValueError naming the first that breaks its rule)."""
+    bad = ~(np.isfinite(epsilon0) & (epsilon0 > 0))
+    if np.any(bad):
+        raise ValueError(f"epsilon0 must be finite and > 0, got {epsilon0[bad].ravel()[0]:g}")
+    bad = ~(np.isfinite(n) & (n >= 2) & (n == np.floor(n)))
+    if np.any(bad):
+        raise ValueError(f"n must be an integer >= 2 (users shuffled together), got {n[bad].ravel()[0]:g}")
+    if not (0 < tail < 1e-3):
+        raise ValueError(f"tail must lie in (0, 1e-3), got {tail!r}")
+    if not (0 < rtol < 1):
+        raise ValueError(f"rtol must lie in (0, 1), got {rtol!r}")
 
 
 class ShuffledLDP:
@@ -83,16 +116,7 @@ class ShuffledLDP:
 
     def __init__(self, *, epsilon0: ArrayLike, n: ArrayLike, tail: float = _TAIL, rtol: float = 1e-6) -> None:
         (e0, users), _, _ = broadcast_float_arrays(epsilon0=epsilon0, n=n)
-        bad = ~(np.isfinite(e0) & (e0 > 0))
-        if np.any(bad):
-            raise ValueError(f"epsilon0 must be finite and > 0, got {e0[bad].ravel()[0]:g}")
-        bad = ~(np.isfinite(users) & (users >= 2) & (users == np.floor(users)))
-        if np.any(bad):
-            raise ValueError(f"n must be an integer >= 2 (users shuffled together), got {users[bad].ravel()[0]:g}")
-        if not (0 < tail < 1e-3):
-            raise ValueError(f"tail must lie in (0, 1e-3), got {tail!r}")
-        if not (0 < rtol < 1):
-            raise ValueError(f"rtol must lie in (0, 1), got {rtol!r}")
+        check_shuffle_parameters(e0, users, tail, rtol)
         self.epsilon0, self.n, self.tail, self.rtol = e0, users, float(tail), float(rtol)
 
     def delta(self, epsilon: ArrayLike) -> FloatOrArray:
@@ -100,7 +124,7 @@ class ShuffledLDP:
         (eps, e0, users), shape, scalar = broadcast_float_arrays(epsilon=epsilon, epsilon0=self.epsilon0, n=self.n)
         if np.any(~(eps >= 0)):
             raise ValueError(f"epsilon must be >= 0, got {eps[~(eps >= 0)].ravel()[0]:g}")
-        out = np.array([_clone_delta(float(a), int(b), float(x), self.tail)
+        out = np.array([clone_delta(float(a), int(b), float(x), self.tail)
                         for x, a, b in zip(eps.ravel(), e0.ravel(), users.ravel())]).reshape(shape)
         return float(out) if scalar else out
 
@@ -112,12 +136,12 @@ class ShuffledLDP:
         out = np.empty(dlt.size)
         for i, (d, a, b) in enumerate(zip(dlt.ravel(), e0.ravel(), users.ravel())):
             lo, hi = 0.0, float(a)       # delta(eps0) = 0 <= d
-            if _clone_delta(float(a), int(b), 0.0, self.tail) <= d:
+            if clone_delta(float(a), int(b), 0.0, self.tail) <= d:
                 out[i] = 0.0
                 continue
             while hi - lo > self.rtol * hi:
                 mid = 0.5 * (lo + hi)
-                if _clone_delta(float(a), int(b), mid, self.tail) <= d:
+                if clone_delta(float(a), int(b), mid, self.tail) <= d:
                     hi = mid
                 else:
                     lo = mid

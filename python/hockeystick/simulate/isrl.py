@@ -8,16 +8,26 @@ Each round r the server draws S_r, M of the N silos without replacement (all of 
 Every silo's transcript gets a Gaussian-composition ISRL-DP guarantee (no amplification) and the
 certified PLD composition with amplification by its with-replacement sampling (minibatch SGD:
 batches of K; local SGD: one record per step), both for the silo with the fewest records.
+
+``sigma`` may be one value or one per silo (paper 003 Thm H.1: silo i runs with sigma_i and gets its
+own (eps_i, delta_i)).  Per-silo sigma: in minibatch SGD the server's mean of the m selected silos'
+noise is N(0, sum_{i in S_r} sigma_i^2 / m^2 I); in local SGD silo i's steps add N(0, sigma_i^2 I).
+Each silo's guarantee is computed with its own sigma_i and record count and reported in
+``config["silo_privacy"]``; the run's guarantees are the worst silo's (ISRL-DP holds for every silo at
+the largest eps_i), so ``best_epsilon`` stays a bound for every silo.  An array whose entries are all
+equal runs exactly as the scalar (bit-identical).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numba
 import numpy as np
 from numba import njit, prange
 
+from .._elementwise import ArrayLike
 from . import privacy
 from .data import FederatedData
 from .evaluation import evaluate
@@ -54,7 +64,46 @@ def noisy_local_sgd(model, n_coef, w_global, features, norms, labels, offsets, s
                           np.empty(1, dtype=np.int64))
 
 
-def _isrl(data: FederatedData, local: bool, rounds: int, steps: int, rate, sigma: float, clip: float,
+class _WorstSilo:
+    """The run's ISRL-DP profile from each silo's: delta(eps) = max_i delta_i(eps), eps(delta) = max_i eps_i(delta)
+    (every silo is (max_i eps_i, delta)-ISRL-DP)."""
+
+    def __init__(self, guarantees: list[privacy.Guarantee]) -> None:
+        self._guarantees = guarantees
+
+    def delta(self, epsilon: ArrayLike) -> float | np.ndarray:
+        values = np.max([np.asarray(g.delta(epsilon), dtype=float) for g in self._guarantees], axis=0)
+        return float(values) if values.ndim == 0 else values
+
+    def epsilon(self, delta: ArrayLike) -> float | np.ndarray:
+        values = np.max([np.asarray(g.epsilon(delta), dtype=float) for g in self._guarantees], axis=0)
+        return float(values) if values.ndim == 0 else values
+
+
+def _per_silo_sigma(sigma: float | np.ndarray, silos: int) -> float | np.ndarray:
+    """sigma as a float (one value, or an array whose entries are all equal) or a float array of length ``silos``."""
+    arr = np.asarray(sigma, dtype=float)
+    if arr.ndim == 0:
+        return float(arr)
+    if arr.shape != (silos,):
+        raise ValueError(f"sigma must be a number or an array of one value per silo (length {silos}), got shape {arr.shape}")
+    if not np.all(arr >= 0) or not np.all(np.isfinite(arr)):
+        raise ValueError("need sigma >= 0 (finite) for every silo")
+    return float(arr[0]) if np.all(arr == arr[0]) else arr
+
+
+def _silo_guarantees(local: bool, clip: float, sigmas: np.ndarray, rounds: int, steps: int,
+                     sizes: np.ndarray) -> list[privacy.Guarantee]:
+    """Silo i's certified PLD guarantee with its own sigma_i and record count (paper 003 Thm H.1's (eps_i, delta_i))."""
+    out = []
+    for i, (s, size) in enumerate(zip(sigmas, sizes)):
+        g = (privacy.isrl_one_sample_steps(clip, float(s), rounds * steps, int(size)) if local
+             else privacy.isrl_minibatch_rounds(clip, float(s), steps, rounds, int(size)))
+        out.append(dataclasses.replace(g, name=f"silo {i} (sigma = {s:g}, n = {size}): {g.name}"))
+    return out
+
+
+def _isrl(data: FederatedData, local: bool, rounds: int, steps: int, rate, sigma: float | np.ndarray, clip: float,
           silos_per_round: int | None, radius: float, seed: int, initial, test, every, trajectory,
           progress, threads, output: str = "last") -> RunResult:
     if output not in ("last", "average"):
@@ -65,6 +114,9 @@ def _isrl(data: FederatedData, local: bool, rounds: int, steps: int, rate, sigma
         raise ValueError("rounds and the per-round sample count K must be >= 1")
     if not 1 <= m <= n:
         raise ValueError(f"silos_per_round must be in [1, {n}]")
+    given = _per_silo_sigma(sigma, n)
+    sigmas = given if isinstance(given, np.ndarray) else None      # one per silo, or None: one for all
+    sigma = 0.0 if isinstance(given, np.ndarray) else given
     if not sigma >= 0 or not clip > 0 or not radius > 0:
         raise ValueError("need sigma >= 0, clip > 0, radius > 0")
     etas = per_round(rate, rounds, "rate")
@@ -84,7 +136,12 @@ def _isrl(data: FederatedData, local: bool, rounds: int, steps: int, rate, sigma
         state["sum"] += state["w"]   # w_t, t = 0..R-1: Algorithm 2's average with gamma_r = 1/R
         silos = everyone if m == n else np.sort(server.choice(n, m, replace=False)).astype(np.int64)
         uniforms = sampling.random((m, steps))
-        if local:
+        if local and sigmas is not None:   # silo silos[j] adds N(0, sigma_j^2 I) per step: the draws scaled here
+            noise = noising.standard_normal((m, steps, p)) * sigmas[silos][:, None, None]
+            noisy_local_sgd(code, n_coef, state["w"], data.features, norms, data.labels, data.offsets, silos,
+                            uniforms, etas[t], float(clip), noise, 1.0, out)
+            state["w"] = project_to_ball(out.mean(axis=0), radius)
+        elif local:
             noise = noising.standard_normal((m, steps, p)) if sigma > 0 else np.empty((m, steps, 0))
             noisy_local_sgd(code, n_coef, state["w"], data.features, norms, data.labels, data.offsets, silos,
                             uniforms, etas[t], float(clip), noise, float(sigma), out)
@@ -93,7 +150,9 @@ def _isrl(data: FederatedData, local: bool, rounds: int, steps: int, rate, sigma
             client_gradients(code, n_coef, state["w"], data.features, norms, data.labels, data.offsets,
                              silos, uniforms, float(clip), out)
             g = out.mean(axis=0)
-            if sigma > 0:  # the mean of the m silos' N(0, sigma^2 I) is N(0, sigma^2 I / m)
+            if sigmas is not None:   # the mean of the selected silos' N(0, sigma_i^2 I): N(0, sum sigma_i^2 / m^2 I)
+                g += (math.sqrt(float(np.sum(sigmas[silos] ** 2))) / m) * noising.standard_normal(p)
+            elif sigma > 0:  # the mean of the m silos' N(0, sigma^2 I) is N(0, sigma^2 I / m)
                 g += (sigma / math.sqrt(m)) * noising.standard_normal(p)
             state["w"] = project_to_ball(state["w"] - etas[t] * g, radius)
         return state["w"]
@@ -108,21 +167,36 @@ def _isrl(data: FederatedData, local: bool, rounds: int, steps: int, rate, sigma
             if split is not None and loss is not None and accuracy is not None:
                 loss[-1], accuracy[-1] = evaluate(split, res["weights"])
     guarantees = []
-    if sigma > 0 and math.isfinite(clip):
+    silo_privacy: list[privacy.Guarantee] = []
+    if sigmas is not None and math.isfinite(clip):
+        sizes = np.diff(data.offsets)
+        if np.all(sigmas > 0):
+            silo_privacy = _silo_guarantees(local, clip, sigmas, rounds, steps, sizes)
+            worst = _WorstSilo(silo_privacy)
+            composition = _WorstSilo([privacy.isrl_composition(clip, float(s), rounds * (steps if local else 1))
+                                      for s in sigmas])
+            guarantees = [privacy.Guarantee("every silo, GDP composition without amplification (worst silo)",
+                                            "paper 003 ISRL-DP, Thm H.1 per-silo sigma_i; Gaussian mechanism composed",
+                                            True, composition),
+                          privacy.Guarantee("every silo, with-replacement PLD (worst silo)",
+                                            "paper 003 ISRL-DP, Thm H.1 per-silo sigma_i; PLD composition", True, worst)]
+    elif sigmas is None and sigma > 0 and math.isfinite(clip):
         guarantees = [privacy.isrl_composition(clip, sigma, rounds * (steps if local else 1))]
         smallest = int(np.min(np.diff(data.offsets)))  # the silo with the fewest records is the worst
         if local:
             guarantees.append(privacy.isrl_one_sample_steps(clip, sigma, rounds * steps, smallest))
         else:
             guarantees.append(privacy.isrl_minibatch_rounds(clip, sigma, steps, rounds, smallest))
-    config = dict(rounds=rounds, K=steps, rate=rate, sigma=sigma, clip=clip, silos_per_round=m,
-                  radius=radius, seed=seed, silos=n, output=output)
+    config = dict(rounds=rounds, K=steps, rate=rate, sigma=sigma if sigmas is None else sigmas, clip=clip,
+                  silos_per_round=m, radius=radius, seed=seed, silos=n, output=output)
+    if sigmas is not None:
+        config["silo_privacy"] = silo_privacy
     return RunResult(name, config, res["weights"], res["metric_rounds"], res["loss"], res["accuracy"],
                      guarantees, res["test_loss"], res["test_accuracy"], res["trajectory"])
 
 
 def isrl_minibatch_sgd(data: FederatedData, *, rounds: int, batch: int, rate: float | np.ndarray,
-                       sigma: float, clip: float = math.inf, silos_per_round: int | None = None,
+                       sigma: float | np.ndarray, clip: float = math.inf, silos_per_round: int | None = None,
                        radius: float = math.inf, seed: int = 0, initial: np.ndarray | None = None,
                        test: FederatedData | None = None, every: int | None = None,
                        trajectory: bool = False, progress: bool = False,
@@ -131,16 +205,18 @@ def isrl_minibatch_sgd(data: FederatedData, *, rounds: int, batch: int, rate: fl
 
     ``output="average"`` releases Algorithm 2's output w_hat_R = (1/R) sum_{r<R} w_r (the weights
     gamma_r = 1/R of Lemma D.6, convex case), whose metrics are reported at round R; ``"last"``
-    releases w_R. The privacy guarantee is the same: it covers the whole transcript."""
+    releases w_R. The privacy guarantee is the same: it covers the whole transcript.  ``sigma``: one value
+    or one per silo (module docstring)."""
     return _isrl(data, False, rounds, batch, rate, sigma, clip, silos_per_round, radius, seed, initial,
                  test, every, trajectory, progress, threads, output)
 
 
 def isrl_local_sgd(data: FederatedData, *, rounds: int, local_steps: int, rate: float | np.ndarray,
-                   sigma: float, clip: float = math.inf, silos_per_round: int | None = None,
+                   sigma: float | np.ndarray, clip: float = math.inf, silos_per_round: int | None = None,
                    seed: int = 0, initial: np.ndarray | None = None, test: FederatedData | None = None,
                    every: int | None = None, trajectory: bool = False, progress: bool = False,
                    threads: int | None = None) -> RunResult:
-    """ISRL-DP local SGD (paper 003 Appendix I): K = ``local_steps`` noisy one-sample steps per round."""
+    """ISRL-DP local SGD (paper 003 Appendix I): K = ``local_steps`` noisy one-sample steps per round;
+    ``sigma``: one value or one per silo (module docstring)."""
     return _isrl(data, True, rounds, local_steps, rate, sigma, clip, silos_per_round, math.inf, seed,
                  initial, test, every, trajectory, progress, threads)

@@ -1,0 +1,135 @@
+"""Paper 003's shuffled Noisy MB-SGD (Thm 5.1 / G.1): central DP of R shuffled rounds of M silo messages.
+
+Each round every one of the M participating silos sends its Noisy MB-SGD message (K draws with
+replacement from its n records, mean of gradients clipped to L, plus N(0, sigma^2 I)); a shuffler
+permutes the M messages.  Replace one record of one silo (the target silo).  Per round
+(:mod:`.shuffle_approximate` step by step, paper 003 Thm D.5's proof with FMT's clone pair evaluated exactly):
+
+- the target silo's message is (eps0, delta0)-DP in its record: eps0(delta0) from the certified
+  one-round with-replacement PLD (``pld.WithReplacementBatchGaussianPLD``, rounds = 1);
+- every other silo's message N(m_X, sigma^2 I), ||m_X|| <= L, is (eps_ref, delta_ref)-indistinguishable
+  from the target's two messages, hence from their mixture: delta_ref = theta(2L/sigma, eps_ref)
+  (paper 000 eq. 6; where paper 003 Lemma D.9 uses group privacy, (n eps0, n e^{(n-1) eps0} delta0));
+- so the round is (eps_r, delta_r)-DP with delta_r = min over a grid of (delta0, delta_ref) of
+
+      clone_delta(eps0, M, eps_r, e^{-eps_ref}) + TV_P + e^{eps_r} TV_Q   (and delta0 once eps_r >= eps0).
+
+The R rounds compose adaptively (each round's randomizers may depend on the earlier rounds):
+each round is a post-processing of the canonical pair of its (eps_r, delta_r) (Kairouz, Oh &
+Viswanath, ICML 2015, Thm 2.1), composed exactly as finite atoms (``pld.finite_atoms``: the
+optimal composition of R (eps_r, delta_r) guarantees); the bound is the minimum over a grid of
+eps_r.  The shuffled transcript is also a post-processing of the unshuffled one, whose record-level
+guarantee is the target silo's ISRL-DP (``NoisyMBSGD``); the smaller of the two upper bounds is
+reported.  Parameters are scalars (registered through ``registry.PerPoint``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import _validation
+from .._elementwise import ArrayLike
+from ..certified_theta import radius_up, theta_epsilon_upper
+from ..pld import finite_atoms
+from ..pld.canonical import canonical_pair
+from ..pld.distribution import Bound
+from ..pld.fixed_batch import WithReplacementBatchGaussianPLD
+from ..pld.mechanisms import DEFAULT_INTERVAL
+from .noisy_mb_sgd import NoisyMBSGD
+from .shuffle import clone_delta_curve
+
+__all__ = ["ShuffledNoisyMBSGD"]
+
+_DELTA_GRID = 10.0 ** np.arange(-15.0, -1.0, 1.5)    # delta0 and delta_ref tried per round
+_ROUND_GRID = np.geomspace(1e-3, 30.0, 241)         # eps_r tried (ratio 1.044): fixed, so monotone in sigma
+_TAIL = 1e-17
+_U = 2.0 ** -53
+_TOLERANCE = 1e-6
+_MAX_SILOS = 10**6
+
+
+def _scalar(value: ArrayLike, name: str) -> float:
+    arr = np.asarray(value, dtype=np.float64)
+    if arr.ndim:
+        raise ValueError(f"{name} must be a scalar for ShuffledNoisyMBSGD (sweeps build one per point), got shape {arr.shape}")
+    return float(arr)
+
+
+class ShuffledNoisyMBSGD:
+    """Central (eps, delta) of paper 003's shuffled Noisy MB-SGD, one record replaced (module docstring).
+
+    Parameters: ``sigma``, ``lipschitz`` (L), ``batch_size`` (K, with replacement), ``silo_size`` (n),
+    ``silos`` (M >= 2 messages shuffled per round), ``rounds`` (R).  Upper bounds only.
+    """
+
+    def __init__(self, *, sigma: ArrayLike, lipschitz: ArrayLike, batch_size: ArrayLike, silo_size: ArrayLike,
+                 silos: ArrayLike, rounds: ArrayLike, value_discretization_interval: float = DEFAULT_INTERVAL) -> None:
+        s = _scalar(_validation.positive(sigma, "sigma"), "sigma")
+        lip = _scalar(_validation.positive(lipschitz, "lipschitz"), "lipschitz")
+        k = int(_scalar(_validation.positive_integer(batch_size, "batch_size"), "batch_size"))
+        n = int(_scalar(_validation.positive_integer(silo_size, "silo_size"), "silo_size"))
+        m = _scalar(_validation.positive_integer(silos, "silos"), "silos")
+        if not 2 <= m <= _MAX_SILOS:
+            raise ValueError(f"silos must lie in [2, {_MAX_SILOS:.0e}] (messages shuffled together; beyond that the "
+                             f"clone sums are too long: use closed_form_shuffle_epsilon), got {m:g}")
+        r = int(_scalar(_validation.positive_integer(rounds, "rounds"), "rounds"))
+        self._unshuffled = NoisyMBSGD(sigma=s, lipschitz=lip, batch_size=k, silo_size=n, rounds=r,
+                                      value_discretization_interval=value_discretization_interval)
+        one_round = WithReplacementBatchGaussianPLD(sigma=s, batch_size=k, n=n, rounds=1, sensitivity=lip / k,
+                                                    value_discretization_interval=value_discretization_interval)
+        eps0 = np.asarray(one_round.epsilon(_DELTA_GRID, bound="upper"), dtype=np.float64)
+        eps_ref = np.asarray(theta_epsilon_upper(radius_up(2 * lip / s), _DELTA_GRID), dtype=np.float64)
+        self.round_guarantees = self._round_guarantees(eps0, eps_ref, int(m))
+        self._atoms = [finite_atoms.self_compose(finite_atoms.pair_atoms(*canonical_pair(e, d)), r)
+                       for e, d in self.round_guarantees]
+        self._top = r * max((e for e, _ in self.round_guarantees), default=0.0) + 1.0
+
+    @staticmethod
+    def _round_guarantees(eps0: np.ndarray, eps_ref: np.ndarray, silos: int) -> list[tuple[float, float]]:
+        """(eps_r, delta_r) pairs one shuffled round satisfies (delta_r < 1), on a fixed geometric grid of eps_r.
+        rho's weight e^{-eps_ref} in the charge is bounded by 1, so every term moves one way with sigma."""
+        grid = _ROUND_GRID
+        best = np.ones(grid.size)
+        growth = np.exp(grid)
+        for e0, d0 in zip(eps0, _DELTA_GRID):
+            if not math.isfinite(e0):
+                continue
+            best = np.where(grid >= e0, np.minimum(best, d0), best)
+            for e_ref, d_ref in zip(eps_ref, _DELTA_GRID):
+                # TV_P + e^eps TV_Q (shuffle_approximate.tv_charge with rho's weight bounded by 1), rounded up
+                tv_p = (silos - 1) * (d_ref + d0 / 2)
+                charge = (tv_p + growth * (d0 + tv_p)) * (1 + 16 * _U)
+                useful = np.flatnonzero(charge < best)     # elsewhere the clone term only adds to it
+                if useful.size == 0:
+                    continue
+                curve = clone_delta_curve(float(e0), silos, grid[useful], _TAIL, clone_probability=math.exp(-e_ref))
+                best[useful] = np.minimum(best[useful], np.minimum(1.0, curve + charge[useful]))
+        return [(float(e), float(d)) for e, d in zip(grid, best) if d < 1.0]
+
+    def _shuffled_delta(self, eps: np.ndarray) -> np.ndarray:
+        out = np.ones(eps.shape)
+        for atoms in self._atoms:
+            out = np.minimum(out, finite_atoms.delta(atoms, eps, True))
+        return out
+
+    def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> float | np.ndarray:
+        """Certified upper bound on delta(epsilon): the smaller of the shuffled and unshuffled bounds."""
+        _validation.upper_only(bound, "ShuffledNoisyMBSGD")
+        eps = _validation.epsilon_values(epsilon)
+        flat = np.asarray(eps, dtype=np.float64).reshape(-1)
+        out = np.minimum(self._shuffled_delta(flat), np.asarray(self._unshuffled.delta(flat), dtype=np.float64))
+        out = out.reshape(np.shape(eps))
+        return float(out) if out.shape == () else out
+
+    def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper") -> float | np.ndarray:
+        """Certified upper bound on epsilon(delta): the smaller of the shuffled and unshuffled bounds."""
+        _validation.upper_only(bound, "ShuffledNoisyMBSGD")
+        dlt = _validation.delta_values(delta)
+        flat = np.asarray(dlt, dtype=np.float64).reshape(-1)
+        unshuffled = np.asarray(self._unshuffled.epsilon(flat), dtype=np.float64).reshape(-1)
+        shuffled = np.array([finite_atoms.epsilon_search(self._shuffled_delta, float(d), True, self._top, _TOLERANCE)
+                             if self._atoms else math.inf for d in flat])
+        out = np.minimum(shuffled, unshuffled).reshape(np.shape(dlt))
+        return float(out) if out.shape == () else out
