@@ -99,6 +99,10 @@ def summarize_trees(rows: list[dict]) -> None:
           f"{(ours_w <= their_w).sum()} of {len(rows)}")
     print(f"our upper - their pessimistic: max {above.max():.2e}, median {np.median(above):.2e}; "
           f"brackets consistent with theirs: {ok}")
+    for i, r in enumerate(rows):   # where not: by how much (their estimates carry their own round-off)
+        if not (r["upper"] >= r["optimistic"] - 1e-12 and r["lower"] <= r["pessimistic"] + 1e-12):
+            print(f"  tree {i}: our lower - their pessimistic {r['lower'] - r['pessimistic']:.2e}, "
+                  f"their optimistic - our upper {r['optimistic'] - r['upper']:.2e}")
 
 
 def tracking(repeats: int = 3) -> None:
