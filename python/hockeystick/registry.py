@@ -22,7 +22,7 @@ import difflib
 import functools
 import inspect
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal, Mapping, cast
+from typing import Any, Callable, Iterable, Literal, Mapping, cast
 
 import numpy as np
 
@@ -204,9 +204,7 @@ def register(entry: AccountantEntry) -> AccountantEntry:
     """Add ``entry`` under ``entry.name`` (a name can be registered once)."""
     if entry.name in REGISTRY:
         raise ValueError(f"accountant {entry.name!r} is already registered")
-    for name in list(entry.integers) + list(entry.calibratable):
-        if name not in entry.parameters:
-            raise ValueError(f"{entry.name}: {name!r} is not a parameter of {entry.factory!r}")
+    _check_parameter_names(entry, entry.calibratable)
     REGISTRY[entry.name] = entry
     return entry
 
@@ -215,11 +213,16 @@ def register_calculator(entry: CalculatorEntry) -> CalculatorEntry:
     """Add a calculator under ``entry.name`` (names are shared with the accountants and unique)."""
     if entry.name in REGISTRY or entry.name in CALCULATORS:
         raise ValueError(f"{entry.name!r} is already registered")
-    for name in list(entry.integers) + list(entry.inverses):
-        if name not in entry.parameters:
-            raise ValueError(f"{entry.name}: {name!r} is not a parameter of {entry.factory!r}")
+    _check_parameter_names(entry, entry.inverses)
     CALCULATORS[entry.name] = entry
     return entry
+
+
+def _check_parameter_names(entry: AccountantEntry | CalculatorEntry, solved: Iterable[str]) -> None:
+    """Every integer and solvable name of ``entry`` is a parameter of its factory (ValueError if not)."""
+    for name in [*entry.integers, *solved]:
+        if name not in entry.parameters:
+            raise ValueError(f"{entry.name}: {name!r} is not a parameter of {entry.factory!r}")
 
 
 def names() -> list[str]:

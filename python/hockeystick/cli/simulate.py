@@ -91,6 +91,7 @@ def run(args: argparse.Namespace) -> int:
     from ..simulate.row_stream import RowStream, check_output_path
     from ..simulate.sweep import check_configurations, configurations, seed_list, simulate_sweep
     from ..sweep.grid import read_toml
+    from .execute import check_plot_path
 
     spec = read_toml(args.config)
     where = f"simulate file {args.config!r}"
@@ -105,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"{where}: {exc}") from None
     check_output_path(args.out, args.force)
     if args.plot:
-        _check_plot(args.plot, args.force)
+        check_plot_path(args.plot, args.force)
     if args.processes is not None and args.processes < 1:
         raise ValueError(f"--processes must be an integer >= 1, got {args.processes}")
     if args.workers < 1:
@@ -251,20 +252,6 @@ def _value(name: str, value: Any) -> Any:
     if name == "batch_size" and value == "full":
         return None
     return value
-
-
-def _check_plot(path: str, force: bool) -> None:
-    if not path.lower().endswith(".png"):
-        raise ValueError(f"--plot {path!r}: name the picture *.png")
-    if os.path.exists(path) and not force:
-        raise ValueError(f"--plot {path!r} exists: pass --force to replace it, or choose another name")
-    folder = os.path.dirname(path) or "."
-    if not os.path.isdir(folder):
-        raise ValueError(f"--plot {path!r}: directory {folder!r} does not exist; create it first")
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        raise ValueError("--plot needs matplotlib: pip install 'hockeystick[plot]'") from None
 
 
 def _frontier_table(front: Any, metric: str, parameters: Sequence[str]) -> str:
