@@ -4,6 +4,8 @@ accuracy and contains dp_accounting's estimate at a fine grid."""
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 
 import hockeystick.pld as pld
@@ -40,3 +42,15 @@ def test_accuracy_bracket_contains_a_fine_grid_answer():
     fine_lo, fine_up = pld.SubsampledGaussianPLD(sigma=0.8, sampling_rate=1e-3, rounds=100_000,
                                                  value_discretization_interval=2.5e-5).epsilon(DELTA, bound="both")
     assert lo <= fine_up and fine_lo <= up
+
+
+@pytest.mark.parametrize("sigma", [5e-324, 1e-200, 1e308])
+@pytest.mark.parametrize("method, argument", [("epsilon", 1e-5), ("delta", 1.0)])
+def test_extreme_sigma_is_refused_with_a_value_error(sigma, method, argument):
+    # the starting-grid estimates once divided by sigma^2 (0 at a subnormal sigma: ZeroDivisionError)
+    # and took inf / inf at sigma = 1e308; no grid can hold these losses, so the answer is a refusal
+    acc = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=0.01, rounds=10, accuracy=1e-3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        with pytest.raises(ValueError, match="max_cells"):
+            getattr(acc, method)(argument, bound="both")

@@ -317,7 +317,7 @@ class SubsampledGaussianPLD:
         if x is None or x.size == 0:   # the finest start the model can choose (memory estimates)
             return max(0.25 * default, self.FINEST_INTERVAL)
         sigma, q, rounds, sensitivity = point
-        s = sigma / sensitivity
+        s = min(max(sigma / sensitivity, 1e-100), 1e100)  # a start only: 1/s^2 neither overflows nor vanishes
         spread = math.sqrt(rounds * q * q * math.expm1(min(1.0 / (s * s), 700.0)))
         z = math.sqrt(2.0 * math.log(1.0 / float(np.min(x))))
         h = math.sqrt(7.0 * 0.9 * self.accuracy / (rounds * (1.0 + z / max(spread, 1e-300))))
@@ -397,7 +397,7 @@ def _span(sigma: float, q: float, rounds: float, sensitivity: float) -> float:
     rounds' spans (at most T rounds' spans).
     """
     z = 8.5
-    s = max(sigma / sensitivity, 1e-100)  # smaller s needs more cells, which discretization refuses
+    s = min(max(sigma / sensitivity, 1e-100), 1e100)  # smaller s needs more cells, which discretization refuses
     one_round = float(np.logaddexp(math.log1p(-q), math.log(q) + (0.5 + z * s) / (s * s)) - math.log1p(-q))
     spread = 2 * z * math.sqrt(rounds * q * q * math.expm1(min(1.0 / (s * s), 700.0)))
     return min(spread + 2 * one_round, rounds * one_round)
