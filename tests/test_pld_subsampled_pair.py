@@ -241,8 +241,9 @@ def test_sampled_non_private_events_release_exactly_the_sampling_probability():
     (NeighboringRelation.ADD_OR_REMOVE_ONE, E.PoissonSampledDpEvent(
         0.1, E.RepeatAndSelectDpEvent(E.GaussianDpEvent(1.0), 3.0, 1.0))),
     (NeighboringRelation.ADD_OR_REMOVE_ONE, E.PoissonSampledDpEvent(0.0, E.ZCDpEvent(0.1))),
-    (NeighboringRelation.REPLACE_ONE, E.SampledWithReplacementDpEvent(100, 5, E.RandomizedResponseDpEvent(0.5, 3))),
-    (NeighboringRelation.REPLACE_ONE, E.SampledWithoutReplacementDpEvent(100, 5, E.LaplaceDpEvent(1.0))),
+    (NeighboringRelation.REPLACE_ONE, E.SampledWithReplacementDpEvent(100, 5, E.ZCDpEvent(0.1))),
+    (NeighboringRelation.REPLACE_ONE, E.SampledWithoutReplacementDpEvent(
+        100, 5, E.MixtureOfGaussiansDpEvent(1.0, [0.0, 1.0], [0.5, 0.5]))),
 ])
 def test_inner_events_without_a_known_pair_are_still_refused(relation, event):
     acc = HockeystickAccountant(relation)

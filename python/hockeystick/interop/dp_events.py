@@ -8,9 +8,9 @@ naming the field and the rule.
 | event | relations | mechanism |
 |---|---|---|
 | Gaussian(sigma) | add/remove, replace-special: shift 1; replace-one: shift 2 | exact Gaussian radius |
-| Laplace(b) | add/remove, replace-special | ``pld.laplace`` |
-| DiscreteLaplace(a, s) | add/remove, replace-special | ``pld.discrete_laplace.discrete_laplace`` |
-| MixtureOfGaussians(sigma, s, p) | add/remove, replace-special | ``pld.gaussian_mixture`` |
+| Laplace(b) | add/remove, replace-special: shift 1; replace-one: shift 2 | ``pld.laplace`` |
+| DiscreteLaplace(a, s) | add/remove, replace-special: shift s; replace-one: shift 2s | ``pld.discrete_laplace.discrete_laplace`` |
+| MixtureOfGaussians(sigma, s, p) | add/remove, replace-special (not replace-one: see below) | ``pld.gaussian_mixture`` |
 | RandomizedResponse(p, k) | replace-one, replace-special | ``pld.randomized_response`` |
 | PoissonSampled(q, Gaussian / Laplace / MoG / DiscreteLaplace) | add/remove, replace-special | Zhu, Dong, Wang 2022, Thm 11 (specialised: location mixtures, ``pld.subsampling`` for the finite pair) |
 | PoissonSampled(q, any other supported event) | add/remove, replace-special | one finite pair: exact atoms (``poisson_pair``); Gaussians only: one Gaussian; else ``pld.subsampled_pair`` on the inner plan's curves |
@@ -18,12 +18,30 @@ naming the field and the rule.
 | SampledWithoutReplacement(n, m, Gaussian(s)) | replace-one | ``pld.fixed_size_subsampled_gaussian`` |
 | SampledWithoutReplacement(n, m, any other supported event) | replace-one | ``pld.subsampled_pair`` (Balle, Barthe, Gaboardi 2018, Thm 2, mirrored) |
 | SampledWithReplacement(n, K, Gaussian(s)) | replace-one | ``pld.with_replacement_subsampled_gaussian`` and the shift-constrained curve (the smaller upper bound) |
+| SampledWithReplacement(n, K, any other supported event) | replace-one | ``pld.subsampled_pair.with_replacement_curves`` on the group-c plans (``group_of_records``): exact for Gaussian / Laplace / discrete Laplace (shift 2c) and randomized response (its pair), ``pld.group_privacy`` (weak triangle inequality) for the rest; n = 1: the group-of-K plan itself |
 | Sampled(..., NonPrivate) | as above | exact: the pair of (0, eta)-DP, eta the chance the record is drawn |
 | SelfComposed, Composed, NoOp, NonPrivate | any | counts, sums, nothing, epsilon = inf |
 
 Zero noise is non-private (epsilon = inf); a zero sampling rate, a zero sample or k = 1 buckets
-release nothing.  Sampling with replacement needs the pair of a record drawn c times (a group of c):
-known for Gaussian noise (shift 2c), not for a generic inner pair, so other inners are refused.  Poisson sampling under replace-one is refused: the pair dp_accounting uses there,
+release nothing.
+
+Replace-one additive noise.  The events' noise is relative to the add/remove sensitivity: a record
+moves the (scalar) query by at most 1 (s for discrete Laplace), so replacing it moves it by at most
+2 (2s), and the noise's pair at the largest shift dominates every smaller one (``group_of_records``:
+the noise laws are log-concave, Neyman-Pearson), as dp_accounting's PLD accountant does for the
+Gaussian (it refuses Laplace and discrete Laplace under replace-one).  The mixture of Gaussians
+stays refused under replace-one: the event gives one record's sensitivity distribution against its
+absence, not how the sensitivities of the record and its replacement are coupled.
+
+Sampling with replacement.  The record is drawn c ~ Binom(K, 1/n) times, so the inner mechanism sees
+batches c replace-one steps apart (a group of c); ``group_of_records`` gives each inner mechanism's
+group-c pair (exact for additive noise and randomized response, the weak-triangle group bound of
+``pld.group_privacy`` otherwise) and ``pld.subsampled_pair.with_replacement_curves`` mixes them
+(Balle, Barthe & Gaboardi 2018, Thm 2, and joint convexity).  Its certified lower side brackets that
+bound (evaluated at the exact group curves, composed), not the mechanism: no realizable pair is
+known for a generic inner (the Gaussian's is in ``pld.fixed_batch``).
+
+Poisson sampling under replace-one is refused: the pair dp_accounting uses there,
 (1-q) N(0) + q N(1) vs (1-q) N(0) + q N(-1), is not proved to dominate here
 (docs/paper-003-errata.md explains why its fixed-size analogue fails).
 """
@@ -36,7 +54,7 @@ import numpy as np
 from dp_accounting import dp_event as ev
 from dp_accounting.privacy_accountant import NeighboringRelation
 
-from .plan import FINITE_PAIRS, CompositionPlan, Mechanism
+from .plan import FINITE_PAIRS, CompositionPlan, Mechanism, group_plan
 
 ADD_REMOVE = (NeighboringRelation.ADD_OR_REMOVE_ONE, NeighboringRelation.REPLACE_SPECIAL)
 # A non-private inner event as a finite pair: the canonical pair of (0, 1)-DP, P and Q disjoint (it
@@ -120,19 +138,21 @@ def _visit(event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: C
             plan.add_gaussian(shift / sigma, count)
         return
     if isinstance(event, ev.LaplaceDpEvent):
-        _require(event, relation, ADD_REMOVE, "`LaplaceDpEvent`")
         b = _nonnegative(event, "noise_multiplier")
-        _add(plan, ("laplace", b), count, b == 0)
+        # replace-one: shift 2 (module docstring), i.e. the scale halved (exact in binary)
+        _add(plan, ("laplace", b / 2.0 if relation == NeighboringRelation.REPLACE_ONE else b), count, b == 0)
         return
     if isinstance(event, ev.DiscreteLaplaceDpEvent):
-        _require(event, relation, ADD_REMOVE, "`DiscreteLaplaceDpEvent`")
         a = _nonnegative(event, "noise_parameter")
         s = _integer(event, "sensitivity", 0)
         if s > 0:
-            _add(plan, ("discrete_laplace", a, s), count, a == 0)
+            shift = 2 * s if relation == NeighboringRelation.REPLACE_ONE else s
+            _add(plan, ("discrete_laplace", a, shift), count, a == 0)
         return
     if isinstance(event, ev.MixtureOfGaussiansDpEvent):
-        _require(event, relation, ADD_REMOVE, "`MixtureOfGaussiansDpEvent`")
+        _require(event, relation, ADD_REMOVE, "`MixtureOfGaussiansDpEvent` (it defines the law of one record against "
+                                              "its absence only; under `REPLACE_ONE` the coupling of the two records' "
+                                              "sensitivities is not given)")
         sigma = _nonnegative(event, "standard_deviation")
         shifts, weights = _mixture(event)
         if max(shifts) > 0:
@@ -275,10 +295,12 @@ def _fixed_size(event, count: int, relation: NeighboringRelation, plan: Composit
         # Gaussians only (replace-one radius r = 2 / sigma per Gaussian): one Gaussian of the folded radius.
         name = "without_replacement_gaussian" if without else "with_replacement_gaussian"
         plan.add((name, 2.0 / math.sqrt(inner.gaussian_r2), m, n), count)
+    elif not without and n == 1:
+        # the record fills all m slots: exactly the inner plan on a group of m
+        plan.merge(_scaled(group_plan(inner, m, m), count))
     elif not without:
-        raise Unsupported(event, f"Subevent of `{kind}` must be a `GaussianDpEvent` (or a composition of them): "
-                                 "a record drawn c times is a group of c, whose pair is known for Gaussian noise "
-                                 f"(shift 2c) but not for a generic mechanism. Found {event.event}.")
+        # the record is drawn c ~ Binom(m, 1/n) times: the group-c plans (``group_of_records``) mixed
+        plan.add(("with_replacement_generic", m, n, inner.key()), count)
     elif m == n:
         plan.merge(_scaled(inner, count))
     else:

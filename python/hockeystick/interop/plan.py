@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from functools import cached_property, partial
+from functools import cached_property, lru_cache, partial
 from typing import Callable
 
 import numpy as np
@@ -42,9 +42,12 @@ from ..pld.gaussian_mixture import mixture_of_gaussians
 from ..pld.laplace_mixture import laplace_mixture, laplace_mixture_atom_losses
 from ..pld.randomized_response import randomized_response, randomized_response_pair
 from ..pld.subsampling import poisson_subsampled, poisson_subsampled_pair
-from ..pld.subsampled_pair import poisson_subsampled_curves, without_replacement_curves
+from ..pld.group_privacy import dyadic_step, group_upper_curves
+from ..pld.subsampled_pair import grid_factor, poisson_subsampled_curves, with_replacement_curves
+from ..pld.subsampled_pair import without_replacement_curves
 from ..pld.truncated_subsampling import truncated_subsampled_gaussian
-from ..pld.with_replacement_shift_bound import with_replacement_shift_bound
+from ..pld.with_replacement_shift_bound import copy_count_weights, with_replacement_shift_bound
+from .group_of_records import group_mechanism, group_radius2
 
 THETA_MARGIN = 4e-12
 COARSEST_INTERVAL = 3e-3  # a cheap first grid; the next is aimed from its measured width
@@ -52,6 +55,9 @@ FINEST_INTERVAL = 1e-5
 MAX_POINTS = 1 << 20
 STALL_ORDER = 0.25  # a bracket narrowing slower than h^0.25 between two grids is not limited by the grid
 FIRST_PASS_ATOMS = 64  # up to this many atoms, an epsilon search without hints starts with 7 points in one call
+COPY_COUNT_CUT = 1e-14  # with replacement: copy counts beyond the first whose tail is below this add their mass
+GROUP_GRID_POINTS = 1 << 20  # a group bound's loss grid is cut to this many points (beyond: flat, still an upper side)
+FLAT = 1e-18  # a curve within this of its value at the top loss is taken as flat (the grid stops there)
 
 Mechanism = tuple  # ("name", *parameters): hashable, one per distinct mechanism
 Pair = tuple[np.ndarray, np.ndarray]
@@ -102,6 +108,8 @@ def _build(mechanism: Mechanism, h: float) -> PrivacyLossDistribution:
             sigma, k, n, value_discretization_interval=h),
         "poisson_generic": lambda q, key: _generic_subsample("poisson", q, key, h),
         "without_replacement_generic": lambda m, n, key: _generic_subsample("without_replacement", m / n, key, h),
+        "with_replacement_generic": lambda k, n, key: _with_replacement_generic(k, n, key, h),
+        "group_bound": lambda c, groups, mechanism: _group_bound(c, groups, mechanism, h),
     }
     return builders[name](*args)
 
@@ -130,6 +138,68 @@ def _generic_subsample(scheme: str, rate: float, key: tuple, h: float) -> Privac
         return poisson_subsampled_curves((upper[0], lower[0]), (upper[-1], lower[-1]), rate, top, inf_lower,
                                          value_discretization_interval=h)
     return without_replacement_curves((upper[0], lower[0]), rate, top, inf_lower, value_discretization_interval=h)
+
+
+def _worst(curves: list[Callable[[np.ndarray], np.ndarray]]) -> Callable[[np.ndarray], np.ndarray]:
+    """The pointwise maximum of per-direction curves (one side: a bound for every direction)."""
+    if len(curves) == 1:
+        return curves[0]
+    return lambda eps: np.max([f(eps) for f in curves], axis=0)
+
+
+def group_plan(inner: "CompositionPlan", c: int, groups: int) -> "CompositionPlan":
+    """The replace-one plan ``inner`` run on two batches c slots apart: each mechanism's group-c spec
+    (``group_of_records``; ``groups`` the largest c of the caller, for the shared group-bound tables),
+    composed (every mechanism sees the same pair of batches)."""
+    plan = CompositionPlan(non_private=inner.non_private)
+    for mechanism, count in inner.counts.items():
+        plan.add(group_mechanism(mechanism, c, groups), count)
+    plan.gaussian_r2 = group_radius2(inner.gaussian_r2, c)
+    return plan
+
+
+@lru_cache(maxsize=32)
+def _group_tables(mechanism: Mechanism, h: float, groups: int) -> tuple[list[Callable[[np.ndarray], np.ndarray]],
+                                                                        Callable[[np.ndarray], np.ndarray], float]:
+    """``pld.group_privacy``'s upper curves G_1 .. G_groups of one mechanism on grid h (from its
+    upper curve over every direction), its own lower side (a lower bound on every group's curve: a
+    group of c is at least one step), and its top loss."""
+    inner = PlanProfile(CompositionPlan({mechanism: 1}), h, None)
+    upper, lower = _worst(inner.curves(h, True)), _worst(inner.curves(h, False))
+    top = inner.top_loss(h)
+    return group_upper_curves(upper, groups, top, dyadic_step(top, groups, h)), lower, top
+
+
+def _flat_from(curve: Callable[[np.ndarray], np.ndarray], top: float) -> float:
+    """The first of 4096 points in (0, top] where the non-increasing ``curve`` is within FLAT of its
+    value at ``top``: a grid ending there loses at most FLAT of delta (the rest goes to loss
+    +infinity on the upper side); the conservative top losses would make the grid needlessly long."""
+    x = np.linspace(0.0, top, 4097)[1:]
+    values = np.asarray(curve(x), dtype=np.float64)
+    return float(x[np.argmax(values <= values[-1] + FLAT)])
+
+
+def _group_bound(c: int, groups: int, mechanism: Mechanism, h: float) -> PrivacyLossDistribution:
+    """One mechanism on inputs c replace-one steps apart, by the weak-triangle group bound, on grid h
+    (one direction: the bound holds for every ordered pair).  Lower side: the mechanism's own."""
+    curves, lower, top = _group_tables(mechanism, h, groups)
+    reach = min(_flat_from(curves[c - 1], c * top) + h, 0.5 * GROUP_GRID_POINTS * h)
+    factor = grid_factor(f"group_bound(c={c}, {mechanism[0]})", curves[c - 1], lower, -reach, reach, h, 0.0)
+    return PrivacyLossDistribution([{factor: 1}])
+
+
+def _with_replacement_generic(k: int, n: int, key: tuple, h: float) -> PrivacyLossDistribution:
+    """Batches of k draws with replacement from n records of any replace-one plan (given by its key):
+    ``pld.subsampled_pair.with_replacement_curves`` on the certified curves of the plan's group-c
+    plans (``group_plan``), c = 1 .. c_max (the counts past c_max add their tail mass)."""
+    inner = CompositionPlan.from_key(key)
+    groups = int(copy_count_weights(int(k), int(n), COPY_COUNT_CUT)[0].size - 1)
+    profiles = {c: PlanProfile(group_plan(inner, c, groups), h, None) for c in range(1, groups + 1)}
+
+    def group(c: int) -> tuple[Callable[[np.ndarray], np.ndarray], Callable[[np.ndarray], np.ndarray]]:
+        return _worst(profiles[c].curves(h, True)), _worst(profiles[c].curves(h, False))
+    top = max(_flat_from(group(c)[0], profiles[c].top_loss(h)) for c in range(1, groups + 1))
+    return with_replacement_curves(group, int(k), int(n), top, value_discretization_interval=h, cut=COPY_COUNT_CUT)
 
 
 @dataclass

@@ -82,7 +82,6 @@ ARGUMENT_MARGIN = 1e-12
 CHUNK = 1024
 NEAR = 1e-9   # closer than this to a formula's singular end, its safe end value is used
 VALUE_MARGIN = 8.0 * UNIT_ROUNDOFF
-MAX_MINORANT_PASSES = 100_000
 TINY = 1e-280   # lower-side targets below this are set to 0 (only lowers the curve)
 
 
@@ -176,21 +175,22 @@ def mirrored_curve(curve: Curve, upper: bool) -> Curve:
 def _convex_minorant(g: np.ndarray, y: np.ndarray) -> np.ndarray:
     """The greatest convex minorant of the points (g_k, y_k) (g increasing), at every g_k.
 
-    Every pass drops each point lying above the segment between its live neighbours (it cannot be
-    a vertex of the lower hull); the minorant is the polyline through the points left.
+    Andrew's monotone chain (the lower hull): each point is pushed once, and the last one is popped
+    while it lies above the segment from the one before it to the new point (it cannot be a vertex
+    of the lower hull); the minorant is the polyline through the points left.  O(N), where dropping
+    every point above its live neighbours in vectorised passes took one pass per layer dropped.
     """
-    live = np.arange(g.size)
-    for _ in range(MAX_MINORANT_PASSES):
-        if live.size < 3:
-            break
-        x, v = g[live], y[live]
-        left = (v[1:-1] - v[:-2]) * (x[2:] - x[:-2])
-        right = (v[2:] - v[:-2]) * (x[1:-1] - x[:-2])
-        above = np.flatnonzero(left > right) + 1
-        if above.size == 0:
-            break
-        live = np.delete(live, above)
-    return np.interp(g, g[live], y[live])
+    x, v = g.tolist(), y.tolist()
+    hull: list[int] = []
+    for k in range(len(x)):
+        while len(hull) >= 2:
+            i, j = hull[-2], hull[-1]
+            if (v[j] - v[i]) * (x[k] - x[i]) > (v[k] - v[i]) * (x[j] - x[i]):
+                hull.pop()
+            else:
+                break
+        hull.append(k)
+    return np.interp(g, g[hull], y[hull])
 
 
 def _masses(g: np.ndarray, w: np.ndarray, at_zero: float) -> tuple[np.ndarray, float]:
