@@ -260,3 +260,30 @@ def test_refused_inner_events_raise_dp_accountings_error(event):
     with pytest.raises(UnsupportedEventError):
         acc.compose(event)
     assert acc.get_epsilon(1e-5) == 0.0
+
+
+def numpy_laplace_curve(a: float, widen: float):
+    """laplace_curve in floats at any real eps, widened (an upper or a lower side)."""
+    def curve(eps):
+        e = np.asarray(eps, dtype=float)
+        inside = -np.expm1((np.clip(e, -a, a) - a) / 2)
+        out = np.where(e >= a, 0.0, np.where(e <= -a, -np.expm1(np.minimum(e, 0.0)), inside))
+        return np.clip(out * widen, 0.0, 1.0)
+    return curve
+
+
+def test_dropped_copy_counts_keep_the_upper_side_above_the_full_bound():
+    """A coarse cut drops both the rare small counts and the tail: their mass must still be charged."""
+    from hockeystick.pld.subsampled_pair import with_replacement_curves
+    b, k, n, cut = 8.0, 40, 4, 1e-2
+    asked = []
+
+    def group(c):
+        asked.append(c)
+        return numpy_laplace_curve(2 * c / b, 1 + 1e-12), numpy_laplace_curve(2 * c / b, 1 - 1e-12)
+    d = with_replacement_curves(group, k, n, 2 * k / b + 1, value_discretization_interval=1e-3, cut=cut)
+    assert min(asked) > 1 and max(asked) < k   # both ends were dropped
+    for eps in (0.0, 0.2, 1.0, 3.0):
+        lo, up = d.delta(eps, bound="both")
+        full = float(with_replacement_bound(lambda c, x: laplace_curve(2 * c / b, x), k, n, eps))
+        assert lo <= full * (1 + 1e-9) and full <= up * (1 + 1e-12)

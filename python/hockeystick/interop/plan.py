@@ -194,11 +194,17 @@ def _with_replacement_generic(k: int, n: int, key: tuple, h: float) -> PrivacyLo
     plans (``group_plan``), c = 1 .. c_max (the counts past c_max add their tail mass)."""
     inner = CompositionPlan.from_key(key)
     groups = int(copy_count_weights(int(k), int(n), COPY_COUNT_CUT)[0].size - 1)
-    profiles = {c: PlanProfile(group_plan(inner, c, groups), h, None) for c in range(1, groups + 1)}
+    profiles: dict[int, PlanProfile] = {}
+
+    def profile(c: int) -> PlanProfile:
+        if c not in profiles:
+            profiles[c] = PlanProfile(group_plan(inner, c, groups), h, None)
+        return profiles[c]
 
     def group(c: int) -> tuple[Callable[[np.ndarray], np.ndarray], Callable[[np.ndarray], np.ndarray]]:
-        return _worst(profiles[c].curves(h, True)), _worst(profiles[c].curves(h, False))
-    top = max(_flat_from(group(c)[0], profiles[c].top_loss(h)) for c in range(1, groups + 1))
+        return _worst(profile(c).curves(h, True)), _worst(profile(c).curves(h, False))
+    # the largest group changes over the longest range (its shift is the largest)
+    top = _flat_from(group(groups)[0], profile(groups).top_loss(h))
     return with_replacement_curves(group, int(k), int(n), top, value_discretization_interval=h, cut=COPY_COUNT_CUT)
 
 

@@ -363,7 +363,8 @@ def with_replacement_curves(group: Callable[[int], tuple[Curve, Curve]], batch_s
         delta(eps) <= sum_{c >= 1} b_c H_c(1 + (e^eps - 1)/eta)
     (for the Gaussian this is ``with_replacement_subsampled_gaussian``'s pair (*); Schuchardt et al.,
     NeurIPS 2024, treat the same setting), mirrored below 0 as for samples without replacement.  The
-    counts beyond the first c_max whose tail is <= ``cut`` add their mass (H_c <= 1).  The lower side
+    counts beyond the first c_max whose tail is <= ``cut``, and those below it whose chance is at most
+    ``cut`` / c_max, add their mass (H_c <= 1; ``group`` is never asked for them).  The lower side
     bounds that curve's one-order pair from below (a bracket on the bound, not on the mechanism:
     no realizable pair is known for a generic mechanism; the Gaussian's is in ``fixed_batch``).
     ``top_loss``: where the curve of the largest group stops changing.
@@ -377,7 +378,11 @@ def with_replacement_curves(group: Callable[[int], tuple[Curve, Curve]], batch_s
     eta = -math.expm1(int(k) * math.log1p(-1.0 / int(size)))
     if not 0.0 < eta < 1.0:
         raise ValueError(f"the chance {eta!r} that the record is drawn must lie in (0, 1) (batch_size and n)")
-    counts = range(1, weights.size)
+    # counts too rare to matter (all of them together below ``cut``) add their mass, like the tail
+    rare = weights[1:] <= cut / weights.size
+    counts = [c for c in range(1, weights.size) if not rare[c - 1]]
+    tail += float(weights[1:][rare].sum())
+    floor = math.log1p(-eta)
     ups = [poisson_remove_curve(group(c)[0], eta, True) for c in counts]
     los = [poisson_remove_curve(group(c)[1], eta, False) for c in counts]
 
@@ -385,7 +390,11 @@ def with_replacement_curves(group: Callable[[int], tuple[Curve, Curve]], batch_s
         def curve(eps: np.ndarray) -> np.ndarray:
             total = sum(weights[c] / eta * f(eps) for c, f in zip(counts, curves))
             total = np.asarray(total, dtype=np.float64)
-            return np.minimum(total * (1.0 + 1e-12) + tail, 1.0) if upper else total * (1.0 - 1e-12)
+            if not upper:
+                return total * (1.0 - 1e-12)
+            # a missing count c adds at most (b_c / eta) times its term: <= eta above log(1 - eta), <= 1 below
+            missing = np.where(np.asarray(eps) > floor, tail, tail / eta)
+            return np.minimum(total * (1.0 + 1e-12) + missing, 1.0)
         return curve
     one_order = mixed(ups, True)
     top = _sampled_top(float(top_loss), eta) + h
