@@ -158,7 +158,7 @@ def group_plan(inner: "CompositionPlan", c: int, groups: int) -> "CompositionPla
     return plan
 
 
-@lru_cache(maxsize=32)
+@lru_cache(maxsize=8)  # one build asks for every c of a few mechanisms on one grid
 def _group_tables(mechanism: Mechanism, h: float, groups: int) -> tuple[list[Callable[[np.ndarray], np.ndarray]],
                                                                         Callable[[np.ndarray], np.ndarray], float]:
     """``pld.group_privacy``'s upper curves G_1 .. G_groups of one mechanism on grid h (from its
