@@ -82,6 +82,7 @@ ARGUMENT_MARGIN = 1e-12
 CHUNK = 1024
 NEAR = 1e-9   # closer than this to a formula's singular end, its safe end value is used
 VALUE_MARGIN = 8.0 * UNIT_ROUNDOFF
+PRUNING_PASSES = 16   # vectorised pruning passes before the monotone chain (_convex_minorant)
 TINY = 1e-280   # lower-side targets below this are set to 0 (only lowers the curve)
 
 
@@ -175,22 +176,36 @@ def mirrored_curve(curve: Curve, upper: bool) -> Curve:
 def _convex_minorant(g: np.ndarray, y: np.ndarray) -> np.ndarray:
     """The greatest convex minorant of the points (g_k, y_k) (g increasing), at every g_k.
 
-    Andrew's monotone chain (the lower hull): each point is pushed once, and the last one is popped
-    while it lies above the segment from the one before it to the new point (it cannot be a vertex
-    of the lower hull); the minorant is the polyline through the points left.  O(N), where dropping
-    every point above its live neighbours in vectorised passes took one pass per layer dropped.
+    A point lying above the segment between two others cannot be a vertex of the lower hull.  Up to
+    PRUNING_PASSES vectorised passes drop every point above the segment between its live neighbours
+    (on a smooth curve this leaves the hull); Andrew's monotone chain then finishes in O(N) whatever
+    is left (each point pushed once, popped while above the segment from the one before it to the
+    new point), so a curve needing many passes (long flat or staircase runs) stays linear.  The
+    minorant is the polyline through the points left.
     """
-    x, v = g.tolist(), y.tolist()
+    live = np.arange(g.size)
+    for _ in range(PRUNING_PASSES):
+        if live.size < 3:
+            break
+        x, v = g[live], y[live]
+        left = (v[1:-1] - v[:-2]) * (x[2:] - x[:-2])
+        right = (v[2:] - v[:-2]) * (x[1:-1] - x[:-2])
+        above = np.flatnonzero(left > right) + 1
+        if above.size == 0:
+            return np.interp(g, g[live], y[live])
+        live = np.delete(live, above)
+    xs, vs = g[live].tolist(), y[live].tolist()
     hull: list[int] = []
-    for k in range(len(x)):
+    for k in range(len(xs)):
         while len(hull) >= 2:
             i, j = hull[-2], hull[-1]
-            if (v[j] - v[i]) * (x[k] - x[i]) > (v[k] - v[i]) * (x[j] - x[i]):
+            if (vs[j] - vs[i]) * (xs[k] - xs[i]) > (vs[k] - vs[i]) * (xs[j] - xs[i]):
                 hull.pop()
             else:
                 break
         hull.append(k)
-    return np.interp(g, g[hull], y[hull])
+    keep = live[hull]
+    return np.interp(g, g[keep], y[keep])
 
 
 def _masses(g: np.ndarray, w: np.ndarray, at_zero: float) -> tuple[np.ndarray, float]:
