@@ -287,3 +287,23 @@ def test_dropped_copy_counts_keep_the_upper_side_above_the_full_bound():
         lo, up = d.delta(eps, bound="both")
         full = float(with_replacement_bound(lambda c, x: laplace_curve(2 * c / b, x), k, n, eps))
         assert lo <= full * (1 + 1e-9) and full <= up * (1 + 1e-12)
+
+
+def test_laplace_without_replacement_under_replace_one_covers_the_mechanism():
+    """Now that Laplace is accepted under REPLACE_ONE, its fixed-size sample without replacement too:
+    realizable, the record (+1 in D, -1 in D', the others 0) is in the sample with chance q = m/n."""
+    b, m, n = 1.0, 2, 10
+    q = mpmath.mpf(m) / n
+    acc = accountant().compose(E.SampledWithoutReplacementDpEvent(n, m, E.LaplaceDpEvent(b)))
+    for eps in EPS:
+        g = mpmath.exp(eps)
+
+        def excess(x):
+            p = (1 - q) * laplace_density(x, 0, b) + q * laplace_density(x, 1, b)
+            r = (1 - q) * laplace_density(x, 0, b) + q * laplace_density(x, -1, b)
+            return max(p - g * r, 0)
+        exact = float(mpmath.quad(excess, [-mpmath.inf, -1, 0, 1, mpmath.inf]))
+        bound = float(q * laplace_curve(2 / b, mpmath.log(1 + mpmath.expm1(eps) / q)))
+        lo, up = acc.get_delta_bracket(eps)
+        assert exact <= bound * (1 + 1e-12) and exact <= up * (1 + 1e-12)
+        assert lo <= bound * (1 + 1e-9) <= up * (1 + 1e-9) + 1e-15
