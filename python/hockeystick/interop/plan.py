@@ -52,6 +52,7 @@ FINEST_INTERVAL = 1e-5
 MAX_POINTS = 1 << 20
 STALL_ORDER = 0.25  # a bracket narrowing slower than h^0.25 between two grids is not limited by the grid
 FIRST_PASS_ATOMS = 64  # up to this many atoms, an epsilon search without hints starts with 7 points in one call
+SEARCH_CLUSTER = 10  # ... and each step evaluates its false position with 2 x 10 points around it (one call)
 
 Mechanism = tuple  # ("name", *parameters): hashable, one per distinct mechanism
 Pair = tuple[np.ndarray, np.ndarray]
@@ -305,7 +306,7 @@ class PlanProfile:
             return np.max([f(eps) for f in sides], axis=0)
         few = max(a.mass.size for a in self._atom_directions()) <= FIRST_PASS_ATOMS
         return finite_atoms.epsilon_search(worst, x, upper, self._top_loss(h, variant), tolerance,
-                                           hints=hints, first_pass=7 if few else 0)
+                                           hints=hints, first_pass=7 if few else 0, cluster=SEARCH_CLUSTER if few else 0)
 
     def _bracket(self, method: str, x: float) -> tuple[float, float]:
         """(lower, upper) of ``method`` ("delta" or "epsilon") at x, refining the grid for ``accuracy``."""
@@ -366,9 +367,12 @@ class PlanProfile:
         if not others:
             return base / first
 
-        def miss(n: int) -> float:  # the other atoms' distances to the grid base / n, in cells
-            return sum(rounds * abs(x - round(x)) for rounds, x in ((r, loss * n / base) for r, loss in others))
-        return base / min(range(first, max(first, math.floor(base / (0.7 * h))) + 1), key=miss)
+        # every candidate n at once: the other atoms' distances to the grid base / n, in cells, weighted by rounds
+        n = np.arange(first, max(first, math.floor(base / (0.7 * h))) + 1, dtype=np.float64)
+        rounds = np.array([r for r, _ in others], dtype=np.float64)
+        cells = np.array([loss for _, loss in others])[:, None] * n[None, :] / base
+        miss = (rounds[:, None] * np.abs(cells - np.round(cells))).sum(axis=0)
+        return base / float(n[int(np.argmin(miss))])
 
     @cached_property
     def _alignment_atoms(self) -> tuple[float, list[tuple[int, float]]]:

@@ -33,24 +33,32 @@ by at most e changes delta(eps) to a value between delta(eps - e) and delta(eps 
 A composition whose atoms would exceed ``MAX_ATOMS`` is merged onto a grid twice as coarse
 (nearest point, its half-step added to ``loss_error``), so the count stays bounded and both
 sides stay certified.
+
+Few atoms (a lone or briefly self-composed pair: at most ``LEAN_ATOMS``) take a lean path in plain
+Python floats (``math``), the same operations on the same doubles as the numpy path, summed in
+order (a sequential sum of n non-negative terms errs by at most (n - 1)u relative, inside the same
+charge): there numpy's per-call cost, not the arithmetic, was the time.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Callable, Sequence
 
 import numpy as np
 
 from .pmf import GridPMF
 
-UNIT_ROUNDOFF = np.finfo(np.float64).eps / 2
+UNIT_ROUNDOFF = float(np.finfo(np.float64).eps) / 2  # a Python float: scalar arithmetic stays in floats
 ETA = 2.0 ** -32  # sub-grid of losses that lie on no lattice (~2.3e-10)
 MAX_ATOMS = 1 << 14
 LATTICE_TOLERANCE = 1e-9
 _ONE_PASS_POINTS = 64  # pure_epsilon evaluates up to this many loss points at once instead of bisecting
 MAX_LATTICE_INDEX = 1 << 20
+DENSE_FILL = 4  # compose on dense lattice arrays (one convolution) while the indices fill >= 1/4 of their span
+LEAN_ATOMS = 32  # up to this many atoms (or outcomes of a pair), plain Python floats instead of numpy
 
 
 @dataclass(frozen=True)
@@ -72,10 +80,22 @@ class Atoms:
     def loss(self) -> np.ndarray:
         return self.index * self.eta
 
+    @cached_property
+    def loss_list(self) -> list[float]:
+        """``loss`` as Python floats (the lean path)."""
+        return (self.index * self.eta).tolist()
+
+    @cached_property
+    def mass_list(self) -> list[float]:
+        """``mass`` as Python floats (the lean path)."""
+        return self.mass.tolist()
+
 
 def pair_atoms(p: np.ndarray, q: np.ndarray) -> Atoms:
     """The atoms of the pair (P, Q) (outcomes with P = 0 carry no P-mass and are dropped)."""
     pa, qa = np.asarray(p, dtype=np.float64), np.asarray(q, dtype=np.float64)
+    if pa.size <= LEAN_ATOMS and pa.shape == qa.shape:
+        return _pair_atoms_lean(pa.tolist(), qa.tolist())
     keep = pa > 0
     pk, qk = pa[keep], qa[keep]
     finite = qk > 0
@@ -95,6 +115,38 @@ def pair_atoms(p: np.ndarray, q: np.ndarray) -> Atoms:
     # |index * eta - computed| <= miss + u|index * eta| (the product's rounding), plus the loss's own error.
     bound = err + float((miss + UNIT_ROUNDOFF * np.abs(index * eta)).max(initial=0.0))
     return _merged(index.astype(np.int64), pk[finite], float(pk[~finite].sum()), eta, bound,
+                   16.0 * UNIT_ROUNDOFF)
+
+
+def _pair_atoms_lean(p: list[float], q: list[float]) -> Atoms:
+    """``pair_atoms`` for a few outcomes, in plain floats: the same losses, lattice, bounds and masses."""
+    losses: list[float] = []
+    masses: list[float] = []
+    p_inf, err = 0.0, 0.0
+    for pi, qi in zip(p, q):
+        if not pi > 0:
+            continue
+        if not qi > 0:
+            p_inf += pi
+            continue
+        lp, lq = math.log(pi), math.log(qi)
+        losses.append(lp - lq)
+        masses.append(pi)
+        err = max(err, 4.0 * UNIT_ROUNDOFF * (abs(lp) + abs(lq)) + 32.0 * UNIT_ROUNDOFF)
+    nonzero = [abs(x) for x in losses if x != 0.0]
+    eta = min(nonzero) if nonzero else ETA
+    index = [round(x / eta) for x in losses]
+    miss = [abs(x - i * eta) for x, i in zip(losses, index)]
+    if not all(m <= LATTICE_TOLERANCE * max(abs(x), eta) and abs(i) <= MAX_LATTICE_INDEX
+               for x, i, m in zip(losses, index, miss)):
+        eta = ETA
+        index = [round(x / eta) for x in losses]
+        miss = [abs(x - i * eta) for x, i in zip(losses, index)]
+    bound = err + max((m + UNIT_ROUNDOFF * abs(i * eta) for i, m in zip(index, miss)), default=0.0)
+    if all(i < j for i, j in zip(index, index[1:])):  # distinct and sorted (the pairs here): nothing to merge
+        return Atoms(np.array(index, dtype=np.int64), np.array(masses, dtype=np.float64), p_inf, eta, bound,
+                     16.0 * UNIT_ROUNDOFF)
+    return _merged(np.array(index, dtype=np.int64), np.array(masses, dtype=np.float64), p_inf, eta, bound,
                    16.0 * UNIT_ROUNDOFF)
 
 
@@ -129,11 +181,33 @@ def compose(a: Atoms, b: Atoms) -> Atoms:
     eta = a.eta if a.eta == b.eta else min(ETA, a.eta, b.eta)
     ia, ea = _on_eta(a, eta)
     ib, eb = _on_eta(b, eta)
-    index = (ia[:, None] + ib[None, :]).ravel()
-    mass = (a.mass[:, None] * b.mass[None, :]).ravel()
     p_inf = a.p_inf + b.p_inf * float(a.mass.sum())
     rel = a.rel_error + b.rel_error + (a.mass.size + 4) * UNIT_ROUNDOFF
-    return _merged(index, mass, p_inf, eta, a.loss_error + b.loss_error + ea + eb, rel)
+    loss_error = a.loss_error + b.loss_error + ea + eb
+    if _dense(ia) and _dense(ib):
+        # Few lattice points between the ends: one convolution of the dense mass arrays; each sum has at
+        # most min(sizes) non-zero products, so it errs by at most (min(sizes) - 1)u relative.
+        mass = np.convolve(_spread(ia, a.mass), _spread(ib, b.mass))
+        index = ia[0] + ib[0] + np.arange(mass.size, dtype=np.int64)
+        on = mass > 0.0
+        grow = (min(ia.size, ib.size) - 1) * UNIT_ROUNDOFF
+        return _merged(index[on], mass[on], p_inf, eta, loss_error, rel + grow)
+    index = (ia[:, None] + ib[None, :]).ravel()
+    mass = (a.mass[:, None] * b.mass[None, :]).ravel()
+    return _merged(index, mass, p_inf, eta, loss_error, rel)
+
+
+def _dense(index: np.ndarray) -> bool:
+    """Sorted lattice indices spanning at most ``DENSE_FILL`` times their count (plus a few): worth a
+    dense array."""
+    return index.size > 0 and int(index[-1] - index[0]) < DENSE_FILL * index.size + 64
+
+
+def _spread(index: np.ndarray, mass: np.ndarray) -> np.ndarray:
+    """The masses on the dense lattice from index[0] to index[-1] (zeros between)."""
+    out = np.zeros(int(index[-1] - index[0]) + 1)
+    out[index - index[0]] = mass
+    return out
 
 
 def self_compose(a: Atoms, count: int) -> Atoms:
@@ -162,9 +236,14 @@ def compose_all(parts: Sequence[tuple[Atoms, int]]) -> Atoms:
     return out
 
 
+def _relative_charge(a: Atoms, extra: float) -> float:
+    """The relative round-off of a delta summed over a's atoms: the masses', ``extra`` per term, the sum's."""
+    return a.rel_error + extra + (a.mass.size + 4) * UNIT_ROUNDOFF
+
+
 def _widen(value: np.ndarray, a: Atoms, upper: bool, extra: float) -> np.ndarray:
     """value widened (upper side) or narrowed (lower side) by the masses' and the sum's round-off."""
-    rel = a.rel_error + extra + (a.mass.size + 4) * UNIT_ROUNDOFF
+    rel = _relative_charge(a, extra)
     if upper:
         return np.minimum(value * (1.0 + rel), 1.0)
     return np.maximum(value * (1.0 - rel), 0.0)
@@ -183,6 +262,19 @@ def delta(a: Atoms, epsilon: np.ndarray, upper: bool) -> np.ndarray:
     return _widen(value, a, upper, 4.0 * UNIT_ROUNDOFF)  # expm1 is accurate to a few ulps
 
 
+def _lean_delta(a: Atoms, epsilon: float, upper: bool) -> float:
+    """``delta`` at one eps in plain floats (few atoms): the same terms, summed in order, the same charge."""
+    e = epsilon + (-a.loss_error if upper else a.loss_error)
+    total = 0.0
+    for loss, mass in zip(a.loss_list, a.mass_list):
+        gap = e - loss
+        if gap < 0.0:
+            total -= math.expm1(gap) * mass
+    value = total + a.p_inf
+    rel = _relative_charge(a, 4.0 * UNIT_ROUNDOFF)
+    return min(value * (1.0 + rel), 1.0) if upper else max(value * (1.0 - rel), 0.0)
+
+
 def delta_with(a: Atoms, other: Callable[[np.ndarray], np.ndarray], epsilon: np.ndarray,
                upper: bool) -> np.ndarray:
     """(*) with delta_G = ``other`` (the same certified side of G's profile, at any real eps)."""
@@ -197,7 +289,7 @@ def grid_side(pmf: GridPMF) -> Callable[[np.ndarray], np.ndarray]:
 
 
 def epsilon_search(delta_of: Callable[[np.ndarray], np.ndarray], target: float, upper: bool, top: float,
-                   tolerance: float, hints: Sequence[float] = (), first_pass: int = 0) -> float:
+                   tolerance: float, hints: Sequence[float] = (), first_pass: int = 0, cluster: int = 0) -> float:
     """A certified epsilon from a certified side of delta(eps), by a bracketing root search.
 
     Keeps lo with delta(lo) > target and hi with delta(hi) <= target, both evaluated: on the upper
@@ -209,7 +301,13 @@ def epsilon_search(delta_of: Callable[[np.ndarray], np.ndarray], target: float, 
     a coarser grid's bracket, the other side's epsilon) are evaluated with the two ends, in one
     call, and the search starts from the narrowest bracket they give (any evaluated pair qualifies);
     without hints, ``first_pass`` evenly spaced points play their part (worth it where one call's
-    cost is mostly overhead: few atoms).
+    cost is mostly overhead: few atoms).  ``cluster`` > 0 evaluates, in the same call as each false
+    position x, the points x +- (tolerance / 2) r^i (i < ``cluster`` / 2, r >= 2 reaching the even
+    spacing below) inside the bracket: where a
+    call costs mostly overhead, one call then usually lands the answer within the tolerance (the
+    false position on the nearly linear log delta is that close), instead of one call per step;
+    ``cluster`` more points spread evenly over the bracket shrink it at least cluster + 1 times a
+    call where the false position is off.
     """
     guesses = list(hints) if hints else np.linspace(0.0, float(top), first_pass + 2)[1:-1].tolist()
     points = np.unique(np.concatenate([[0.0, float(top)], [x for x in guesses if 0.0 < x < top]]))
@@ -241,6 +339,30 @@ def epsilon_search(delta_of: Callable[[np.ndarray], np.ndarray], target: float, 
             width_before = hi - lo
         margin = 0.25 * tolerance
         x = min(max(x, lo + margin), hi - margin)
+        if cluster > 0:
+            # ``cluster`` points evenly over the bracket (it shrinks at least cluster + 1 times) and
+            # x +- (tolerance / 2) r^i, i < cluster / 2, r >= 2 reaching the even spacing
+            half = max(cluster // 2, 1)
+            even = lo + (hi - lo) * np.arange(1, cluster + 1) / (cluster + 1)
+            ratio = max(2.0, ((hi - lo) / (cluster + 1) / (0.5 * tolerance)) ** (1.0 / max(half - 1, 1)))
+            spread = 0.5 * tolerance * ratio ** np.arange(half)
+            around = np.unique(np.concatenate([even, x - spread, [x], x + spread]))
+            trial = around[(around > lo) & (around < hi)]
+            tried = [float(v) for v in np.asarray(delta_of(trial), dtype=np.float64)]
+            at_or_below = [i for i, v in enumerate(tried) if v <= target]
+            first = at_or_below[0] if at_or_below else trial.size  # the first trial point at or below
+            moved_lo, moved_hi = first > 0, first < trial.size
+            if moved_lo:
+                lo, g_lo = float(trial[first - 1]), g(tried[first - 1])
+            if moved_hi:
+                hi, g_hi = float(trial[first]), g(tried[first])
+            if moved_lo and moved_hi:
+                kept = 0
+            elif moved_lo:  # one side moved: Illinois, as below
+                g_hi, kept = (0.5 * g_hi if kept == -1 else g_hi), -1
+            else:
+                g_lo, kept = (0.5 * g_lo if kept == 1 else g_lo), 1
+            continue
         gx = g(float(delta_of(np.array([x]))[0]))
         if gx > 0:
             lo, g_lo = x, gx
@@ -255,24 +377,53 @@ def epsilon_search(delta_of: Callable[[np.ndarray], np.ndarray], target: float, 
     return hi if upper else lo
 
 
+def _crossing_guess(a: Atoms, points: list[float], target: float, upper: bool) -> int | None:
+    """The first point index i with delta(points[i]) <= target < delta(points[i - 1]) (points[-1] read as
+    eps = 0), from suffix sums (S - e^eps T at every point in one pass: an estimate, not certified);
+    None if delta(0) <= target or delta(points[-1]) > target by the estimate."""
+    shift = -a.loss_error if upper else a.loss_error
+    loss, mass = a.loss_list, a.mass_list
+    s, t = a.p_inf, 0.0
+    j = len(loss)
+    values = []
+    for x in reversed([0.0] + points):
+        e = x + shift
+        while j > 0 and loss[j - 1] > e:
+            j -= 1
+            s += mass[j]
+            t += mass[j] * math.exp(-loss[j])
+        values.append(s - math.exp(e) * t)
+    values.reverse()  # values[0] at eps = 0, values[i + 1] at points[i]
+    if values[0] <= target or values[-1] > target:
+        return None
+    return next(i for i in range(len(points)) if values[i + 1] <= target)
+
+
 def pure_epsilon(a: Atoms, target: float, upper: bool) -> float:
     """The certified epsilon of the atoms alone: exact on the interval between two losses.
 
-    A bisection over the positive losses (each delta a direct certified sum; for at most
-    ``_ONE_PASS_POINTS`` of them, one evaluation at all of them) finds consecutive
-    points left < right with delta(left) > target >= delta(right); on that interval
+    For at most ``LEAN_ATOMS`` atoms, suffix sums estimate delta at every positive loss in one pass
+    and the estimated crossing is checked at its two ends on the certified side (each evaluation in
+    plain floats); otherwise, or if the check fails, a bisection over the positive losses (each delta
+    a direct certified sum; for at most ``_ONE_PASS_POINTS`` of them, one evaluation at all of them)
+    finds consecutive points left < right with delta(left) > target >= delta(right); on that interval
     delta(eps) = S - e^eps T with S = p_inf + sum_{l_j >= right} p_j and T = sum_{l_j >= right}
     p_j e^{-l_j}, whose root log((S - target) / T) is moved outward by 1e-12 relative and checked
     against the certified side (else the checked end of the interval is reported).
     """
-    def at(x: float) -> float:
-        return float(delta(a, np.array([x]), upper)[0])
+    lean = a.mass.size <= LEAN_ATOMS
 
-    loss = a.loss
-    beyond = (float(loss[-1]) if loss.size else 0.0) + 2.0 * a.loss_error + 1.0
-    points = np.append(loss[loss > 0.0], beyond)
-    if points.size <= _ONE_PASS_POINTS:  # few atoms (a lone pair): every point in one evaluation
-        values = delta(a, np.append(0.0, points), upper)
+    def at(x: float) -> float:
+        return _lean_delta(a, x, upper) if lean else float(delta(a, np.array([x]), upper)[0])
+
+    loss = a.loss_list
+    beyond = (loss[-1] if loss else 0.0) + 2.0 * a.loss_error + 1.0
+    points = [x for x in loss if x > 0.0] + [beyond]
+    crossing = _crossing_guess(a, points, target, upper) if lean else None
+    if crossing is not None and (at(points[crossing - 1]) if crossing > 0 else at(0.0)) > target >= at(points[crossing]):
+        lo, hi = crossing - 1, crossing  # the estimated crossing, checked on the certified side
+    elif not lean and len(points) <= _ONE_PASS_POINTS:  # few points (a lone pair): all in one evaluation
+        values = delta(a, np.array([0.0] + points), upper)
         if values[0] <= target:
             return 0.0
         if values[-1] > target:  # delta >= p_inf > target for every eps
@@ -284,18 +435,23 @@ def pure_epsilon(a: Atoms, target: float, upper: bool) -> float:
             return 0.0
         if at(beyond) > target:  # delta >= p_inf > target for every eps
             return math.inf
-        lo, hi = -1, points.size - 1  # delta(points[lo]) > target (lo = -1: eps = 0), delta(points[hi]) <= target
+        lo, hi = -1, len(points) - 1  # delta(points[lo]) > target (lo = -1: eps = 0), delta(points[hi]) <= target
         while hi - lo > 1:
             mid = (lo + hi) // 2
-            if at(float(points[mid])) > target:
+            if at(points[mid]) > target:
                 lo = mid
             else:
                 hi = mid
-    left = float(points[lo]) if lo >= 0 else 0.0
-    right = float(points[hi])
-    active = loss >= right
-    s = a.p_inf + float(a.mass[active].sum())
-    t = float((a.mass[active] * np.exp(-loss[active])).sum())
+    left = points[lo] if lo >= 0 else 0.0
+    right = points[hi]
+    if lean:
+        active = [(x, m) for x, m in zip(loss, a.mass_list) if x >= right]
+        s = a.p_inf + sum(m for _, m in active)
+        t = sum(m * math.exp(-x) for x, m in active)
+    else:
+        on = a.loss >= right
+        s = a.p_inf + float(a.mass[on].sum())
+        t = float((a.mass[on] * np.exp(-a.loss[on])).sum())
     shift = -a.loss_error if upper else a.loss_error
     guess = math.log((s - target) / t) - shift if s > target and t > 0 else right
     step = 1e-12 * max(abs(guess), 1.0)
