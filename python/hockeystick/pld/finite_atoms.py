@@ -307,9 +307,15 @@ def epsilon_search(delta_of: Callable[[np.ndarray], np.ndarray], target: float, 
     call costs mostly overhead, one call then usually lands the answer within the tolerance (the
     false position on the nearly linear log delta is that close), instead of one call per step;
     ``cluster`` more points spread evenly over the bracket shrink it at least cluster + 1 times a
-    call where the false position is off.
+    call where the false position is off; the first call puts such a cluster around every hint.
     """
     guesses = list(hints) if hints else np.linspace(0.0, float(top), first_pass + 2)[1:-1].tolist()
+    if hints and cluster > 0:  # each hint with points around it reaching the others (the answer is near one)
+        half = max(cluster // 2, 1)
+        reach = max(max(hints) - min(hints), 2.0 * tolerance)
+        spread = 0.5 * tolerance * max(2.0, (reach / (0.5 * tolerance)) ** (1.0 / max(half - 1, 1))) ** np.arange(half)
+        guesses = np.concatenate([np.asarray(hints, dtype=np.float64)[:, None] + np.concatenate([-spread, spread])[None, :],
+                                  np.asarray(hints, dtype=np.float64)[:, None]], axis=1).ravel().tolist()
     points = np.unique(np.concatenate([[0.0, float(top)], [x for x in guesses if 0.0 < x < top]]))
     values = np.asarray(delta_of(points), dtype=np.float64)
     if upper and values[-1] > target:
@@ -346,7 +352,7 @@ def epsilon_search(delta_of: Callable[[np.ndarray], np.ndarray], target: float, 
             even = lo + (hi - lo) * np.arange(1, cluster + 1) / (cluster + 1)
             ratio = max(2.0, ((hi - lo) / (cluster + 1) / (0.5 * tolerance)) ** (1.0 / max(half - 1, 1)))
             spread = 0.5 * tolerance * ratio ** np.arange(half)
-            around = np.unique(np.concatenate([even, x - spread, [x], x + spread]))
+            around = np.sort(np.concatenate([even, x - spread, [x], x + spread]))
             trial = around[(around > lo) & (around < hi)]
             tried = [float(v) for v in np.asarray(delta_of(trial), dtype=np.float64)]
             at_or_below = [i for i, v in enumerate(tried) if v <= target]
