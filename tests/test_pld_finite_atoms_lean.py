@@ -155,3 +155,16 @@ def test_clustered_search_on_a_jagged_side_keeps_its_guarantees():
     up = fa.epsilon_search(jag, target, True, 10.0, 1e-9, first_pass=7, cluster=10)
     lo = fa.epsilon_search(jag, target, False, 10.0, 1e-9, first_pass=7, cluster=10)
     assert jag(np.array([up]))[0] <= target < jag(np.array([lo]))[0]
+
+
+def test_a_long_self_composition_still_coarsens_past_the_cap(monkeypatch):
+    """A dense lattice whose k-fold span would pass MAX_ATOMS is merged step by step (bounded size),
+    and stays certified against the exact value."""
+    p, q = discrete_laplace_pair(0.2, 1)
+    monkeypatch.setattr(fa, "MAX_ATOMS", 64)
+    atoms = fa.self_compose(fa.pair_atoms(p, q), 100)  # 201 lattice points uncapped
+    assert atoms.index.size <= 64
+    for eps in (0.5, 2.0):
+        ex = exact_delta([(p, q, 100)], eps)
+        lo, up = (fa.delta(atoms, np.array([eps]), side)[0] for side in (False, True))
+        assert lo <= ex <= up

@@ -52,7 +52,7 @@ FINEST_INTERVAL = 1e-5
 MAX_POINTS = 1 << 20
 STALL_ORDER = 0.25  # a bracket narrowing slower than h^0.25 between two grids is not limited by the grid
 FIRST_PASS_ATOMS = 64  # up to this many atoms, an epsilon search without hints starts with 7 points in one call
-SEARCH_CLUSTER = 30  # ... and each step evaluates its false position with 2 x 10 points around it (one call)
+SEARCH_CLUSTER = 30  # ... and each call of a search evaluates 30 points spread evenly and 2 x 15 around its false position
 
 Mechanism = tuple  # ("name", *parameters): hashable, one per distinct mechanism
 Pair = tuple[np.ndarray, np.ndarray]

@@ -45,7 +45,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Callable, Sequence
+from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 
@@ -185,16 +185,37 @@ def compose(a: Atoms, b: Atoms) -> Atoms:
     rel = a.rel_error + b.rel_error + (a.mass.size + 4) * UNIT_ROUNDOFF
     loss_error = a.loss_error + b.loss_error + ea + eb
     if _dense(ia) and _dense(ib):
-        # Few lattice points between the ends: one convolution of the dense mass arrays; each sum has at
-        # most min(sizes) non-zero products, so it errs by at most (min(sizes) - 1)u relative.
-        mass = np.convolve(_spread(ia, a.mass), _spread(ib, b.mass))
-        index = ia[0] + ib[0] + np.arange(mass.size, dtype=np.int64)
-        on = mass > 0.0
-        grow = (min(ia.size, ib.size) - 1) * UNIT_ROUNDOFF
-        return _merged(index[on], mass[on], p_inf, eta, loss_error, rel + grow)
+        out = _dense_compose(_Dense(int(ia[0]), _spread(ia, a.mass), a.p_inf, a.loss_error + ea, a.rel_error),
+                             _Dense(int(ib[0]), _spread(ib, b.mass), b.p_inf, b.loss_error + eb, b.rel_error))
+        return _from_dense(out, eta)
     index = (ia[:, None] + ib[None, :]).ravel()
     mass = (a.mass[:, None] * b.mass[None, :]).ravel()
     return _merged(index, mass, p_inf, eta, loss_error, rel)
+
+
+class _Dense(NamedTuple):
+    """Atoms on a dense stretch of a lattice: masses (zeros allowed) at indices first, first + 1, ..."""
+
+    first: int
+    mass: np.ndarray
+    p_inf: float
+    loss_error: float
+    rel_error: float
+
+
+def _dense_compose(a: _Dense, b: _Dense) -> _Dense:
+    """``compose`` on dense lattice arrays: one convolution.  The bookkeeping is compose's; each sum has
+    at most min(sizes) products, so it errs by at most (min(sizes) - 1)u relative (zeros counted: a bound)."""
+    rel = a.rel_error + b.rel_error + (a.mass.size + 4) * UNIT_ROUNDOFF + (min(a.mass.size, b.mass.size) - 1) * UNIT_ROUNDOFF
+    return _Dense(a.first + b.first, np.convolve(a.mass, b.mass), a.p_inf + b.p_inf * float(a.mass.sum()),
+                  a.loss_error + b.loss_error, rel)
+
+
+def _from_dense(d: _Dense, eta: float) -> Atoms:
+    """The atoms of a dense stretch (zero masses dropped; coarsened past ``MAX_ATOMS`` by ``_merged``)."""
+    on = d.mass > 0.0
+    index = d.first + np.flatnonzero(on).astype(np.int64)
+    return _merged(index, d.mass[on], d.p_inf, eta, d.loss_error, d.rel_error)
 
 
 def _dense(index: np.ndarray) -> bool:
@@ -211,7 +232,21 @@ def _spread(index: np.ndarray, mass: np.ndarray) -> np.ndarray:
 
 
 def self_compose(a: Atoms, count: int) -> Atoms:
-    """``count`` >= 1 runs of a, by repeated squaring."""
+    """``count`` >= 1 runs of a, by repeated squaring (on dense arrays if a's lattice is dense and the
+    result spans at most ``MAX_ATOMS`` points; else each step merged, and coarsened past ``MAX_ATOMS``)."""
+    if int(count) > 1 and _dense(a.index) and int(count) * int(a.index[-1] - a.index[0]) < MAX_ATOMS:
+        base = _Dense(int(a.index[0]), _spread(a.index, a.mass), a.p_inf, a.loss_error, a.rel_error)
+        dense: _Dense | None = None
+        k = int(count)
+        while True:
+            if k & 1:
+                dense = base if dense is None else _dense_compose(dense, base)
+            k >>= 1
+            if not k:
+                break
+            base = _dense_compose(base, base)
+        assert dense is not None
+        return _from_dense(dense, a.eta)
     result: Atoms | None = None
     power = a
     k = int(count)
