@@ -295,11 +295,11 @@ class PlanProfile:
                        hints: tuple[float, ...] = ()) -> float:
         """One side of ``method`` at x with the atoms (grid h, ``variant`` of the grid part); ``hints``:
         where an epsilon search starts looking."""
+        if method == "epsilon" and not self._grid and self.plan.gaussian_r2 == 0:
+            return max(finite_atoms.pure_epsilon(a, x, upper) for a in self._atom_directions())
         sides = self._sides(h, upper, variant)
         if method == "delta":
             return max(float(f(np.array([x]))[0]) for f in sides)
-        if not self._grid and self.plan.gaussian_r2 == 0:
-            return max(finite_atoms.pure_epsilon(a, x, upper) for a in self._atom_directions())
         tolerance = 1e-9 if self.accuracy is None else min(float(self.accuracy) / 20.0, 1e-6)
 
         def worst(eps: np.ndarray) -> np.ndarray:

@@ -215,6 +215,8 @@ def _from_dense(d: _Dense, eta: float) -> Atoms:
     """The atoms of a dense stretch (zero masses dropped; coarsened past ``MAX_ATOMS`` by ``_merged``)."""
     on = d.mass > 0.0
     index = d.first + np.flatnonzero(on).astype(np.int64)
+    if index.size <= MAX_ATOMS:  # distinct and sorted already
+        return Atoms(index, d.mass[on], d.p_inf, eta, d.loss_error, d.rel_error)
     return _merged(index, d.mass[on], d.p_inf, eta, d.loss_error, d.rel_error)
 
 
