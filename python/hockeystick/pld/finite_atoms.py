@@ -442,17 +442,36 @@ def _crossing_guess(a: Atoms, points: list[float], target: float, upper: bool) -
     return next(i for i in range(len(points)) if values[i + 1] <= target)
 
 
+def _interval_root(a: Atoms, left: float, right: float, target: float, upper: bool, lean: bool) -> float:
+    """On [left, right] (no loss strictly between), delta(eps) = S - e^eps T with S = p_inf +
+    sum_{l_j >= right} p_j and T = sum_{l_j >= right} p_j e^{-l_j}: its root log((S - target) / T)
+    (at the side's shifted eps), moved outward by 1e-12 relative and clamped to the interval."""
+    if lean:
+        active = [(x, m) for x, m in zip(a.loss_list, a.mass_list) if x >= right]
+        s = a.p_inf + sum(m for _, m in active)
+        t = sum(m * math.exp(-x) for x, m in active)
+    else:
+        on = a.loss >= right
+        s = a.p_inf + float(a.mass[on].sum())
+        t = float((a.mass[on] * np.exp(-a.loss[on])).sum())
+    shift = -a.loss_error if upper else a.loss_error
+    guess = math.log((s - target) / t) - shift if s > target and t > 0 else right
+    step = 1e-12 * max(abs(guess), 1.0)
+    return min(max(guess + (step if upper else -step), left), right)
+
+
 def pure_epsilon(a: Atoms, target: float, upper: bool) -> float:
     """The certified epsilon of the atoms alone: exact on the interval between two losses.
 
-    For at most ``LEAN_ATOMS`` atoms, suffix sums estimate delta at every positive loss in one pass
-    and the estimated crossing is checked at its two ends on the certified side (each evaluation in
-    plain floats); otherwise, or if the check fails, a bisection over the positive losses (each delta
-    a direct certified sum; for at most ``_ONE_PASS_POINTS`` of them, one evaluation at all of them)
-    finds consecutive points left < right with delta(left) > target >= delta(right); on that interval
-    delta(eps) = S - e^eps T with S = p_inf + sum_{l_j >= right} p_j and T = sum_{l_j >= right}
-    p_j e^{-l_j}, whose root log((S - target) / T) is moved outward by 1e-12 relative and checked
-    against the certified side (else the checked end of the interval is reported).
+    For at most ``LEAN_ATOMS`` atoms (each evaluation in plain floats), suffix sums estimate delta
+    at every positive loss in one pass; on the estimated interval the root (``_interval_root``) is
+    accepted if the certified side confirms it (upper: delta_up(root) <= target, and delta_up at the
+    interval's left end > target, so no earlier crossing was missed; lower: delta_lo(root) > target,
+    and delta_lo at the right end <= target, so no later one).  Otherwise a bisection over the
+    positive losses (each delta a direct certified sum; for at most ``_ONE_PASS_POINTS`` of them,
+    one evaluation at all of them) finds consecutive points left < right with delta(left) > target
+    >= delta(right), whose root is checked against the certified side (else the checked end of the
+    interval is reported).
     """
     lean = a.mass.size <= LEAN_ATOMS
 
@@ -463,9 +482,13 @@ def pure_epsilon(a: Atoms, target: float, upper: bool) -> float:
     beyond = (loss[-1] if loss else 0.0) + 2.0 * a.loss_error + 1.0
     points = [x for x in loss if x > 0.0] + [beyond]
     crossing = _crossing_guess(a, points, target, upper) if lean else None
-    if crossing is not None and (at(points[crossing - 1]) if crossing > 0 else at(0.0)) > target >= at(points[crossing]):
-        lo, hi = crossing - 1, crossing  # the estimated crossing, checked on the certified side
-    elif not lean and len(points) <= _ONE_PASS_POINTS:  # few points (a lone pair): all in one evaluation
+    if crossing is not None:
+        left, right = points[crossing - 1] if crossing > 0 else 0.0, points[crossing]
+        if (at(left) > target) if upper else (at(right) <= target):
+            root = _interval_root(a, left, right, target, upper, lean)
+            if (at(root) <= target) if upper else (at(root) > target):
+                return root
+    if not lean and len(points) <= _ONE_PASS_POINTS:  # few points (a lone pair): all in one evaluation
         values = delta(a, np.array([0.0] + points), upper)
         if values[0] <= target:
             return 0.0
@@ -487,18 +510,7 @@ def pure_epsilon(a: Atoms, target: float, upper: bool) -> float:
                 hi = mid
     left = points[lo] if lo >= 0 else 0.0
     right = points[hi]
-    if lean:
-        active = [(x, m) for x, m in zip(loss, a.mass_list) if x >= right]
-        s = a.p_inf + sum(m for _, m in active)
-        t = sum(m * math.exp(-x) for x, m in active)
-    else:
-        on = a.loss >= right
-        s = a.p_inf + float(a.mass[on].sum())
-        t = float((a.mass[on] * np.exp(-a.loss[on])).sum())
-    shift = -a.loss_error if upper else a.loss_error
-    guess = math.log((s - target) / t) - shift if s > target and t > 0 else right
-    step = 1e-12 * max(abs(guess), 1.0)
-    candidate = min(max(guess + (step if upper else -step), left), right)
+    candidate = _interval_root(a, left, right, target, upper, lean)
     if upper:
         return candidate if at(candidate) <= target else right
     return candidate if at(candidate) > target else left
