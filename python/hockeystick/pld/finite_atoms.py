@@ -45,7 +45,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Callable, NamedTuple, Sequence
+from typing import Callable, NamedTuple, Sequence, TypeVar
 
 import numpy as np
 
@@ -57,6 +57,7 @@ MAX_ATOMS = 1 << 14
 LATTICE_TOLERANCE = 1e-9
 _ONE_PASS_POINTS = 64  # pure_epsilon evaluates up to this many loss points at once instead of bisecting
 MAX_LATTICE_INDEX = 1 << 20
+T = TypeVar("T")
 DENSE_FILL = 4  # compose on dense lattice arrays (one convolution) while the indices fill >= 1/4 of their span
 LEAN_ATOMS = 32  # up to this many atoms (or outcomes of a pair), plain Python floats instead of numpy
 
@@ -233,34 +234,28 @@ def _spread(index: np.ndarray, mass: np.ndarray) -> np.ndarray:
     return out
 
 
+def _power(x: T, count: int, combine: Callable[[T, T], T]) -> T:
+    """``count`` >= 1 copies of x combined, by repeated squaring."""
+    result: T | None = None
+    k = int(count)
+    while True:
+        if k & 1:
+            result = x if result is None else combine(result, x)
+        k >>= 1
+        if not k:
+            break
+        x = combine(x, x)
+    assert result is not None
+    return result
+
+
 def self_compose(a: Atoms, count: int) -> Atoms:
     """``count`` >= 1 runs of a, by repeated squaring (on dense arrays if a's lattice is dense and the
     result spans at most ``MAX_ATOMS`` points; else each step merged, and coarsened past ``MAX_ATOMS``)."""
     if int(count) > 1 and _dense(a.index) and int(count) * int(a.index[-1] - a.index[0]) < MAX_ATOMS:
         base = _Dense(int(a.index[0]), _spread(a.index, a.mass), a.p_inf, a.loss_error, a.rel_error)
-        dense: _Dense | None = None
-        k = int(count)
-        while True:
-            if k & 1:
-                dense = base if dense is None else _dense_compose(dense, base)
-            k >>= 1
-            if not k:
-                break
-            base = _dense_compose(base, base)
-        assert dense is not None
-        return _from_dense(dense, a.eta)
-    result: Atoms | None = None
-    power = a
-    k = int(count)
-    while True:
-        if k & 1:
-            result = power if result is None else compose(result, power)
-        k >>= 1
-        if not k:
-            break
-        power = compose(power, power)
-    assert result is not None
-    return result
+        return _from_dense(_power(base, count, _dense_compose), a.eta)
+    return _power(a, count, compose)
 
 
 def compose_all(parts: Sequence[tuple[Atoms, int]]) -> Atoms:
