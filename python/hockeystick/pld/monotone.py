@@ -163,7 +163,8 @@ def cell_atoms(pair: MonotonePair, h: float) -> tuple[np.ndarray, np.ndarray, np
     a, b = cuts[:-1], cuts[1:]
     pm = np.maximum(pair.p_mass(a, b), 0.0)
     qm = np.maximum(pair.q_mass(a, b), 0.0)
-    la, lb = pair.loss(a), pair.loss(b)
+    at_cuts = pair.loss(cuts)  # one evaluation for both ends of every cell
+    la, lb = at_cuts[:-1], at_cuts[1:]
     keep = pm > 0
     with np.errstate(divide="ignore", invalid="ignore"):
         loss = np.where(qm > 0, np.log(pm) - np.log(qm), np.inf)
