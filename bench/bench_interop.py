@@ -2,13 +2,15 @@
 
     python bench/bench_interop.py                 # 200 random event trees + DP-SGD tracking (minutes)
     python bench/bench_interop.py --trees 20 --skip-tracking
+    python bench/bench_interop.py --skip-tracking --repeats 3 --slow   # only the trees under 10x, and why
 
 Trees: the seeded random event trees of tests/dp_accounting_pld.py (depth <= 3, composition,
 self-composition, Poisson sampling, Gaussian / Laplace / discrete Laplace).  Per tree, interleaved
 and warm (one tree of each library runs first, untimed): hockeystick's ``HockeystickAccountant``
 (accuracy 1e-4, both sides of the certified bracket; then again asking for dp_accounting's own certified
 width, "equal accuracy") and dp_accounting's ``PLDAccountant`` (grid 1e-4, its pessimistic estimate, as
-its users call it), wall and CPU time of compose + get_epsilon(1e-5).
+its users call it), wall and CPU time of compose + get_epsilon(1e-5) (``--repeats``: medians of that many
+interleaved runs; compose and epsilon are also timed apart).
 Accuracy: our certified bracket width (upper - lower) beside dp_accounting's (pessimistic -
 optimistic, the optimistic PLD built untimed).
 
@@ -22,6 +24,7 @@ pytest collects the two ``test_*`` functions as a smoke run (two trees, 100 step
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import statistics
 import sys
@@ -41,33 +44,58 @@ def _timed(fn):
     return out, time.perf_counter() - w, time.process_time() - c
 
 
-def run_tree(seed: int) -> dict:
+def _split(make, tree):
+    """(result, wall, CPU, compose CPU, query CPU) of make().compose(tree) then its epsilon at DELTA."""
+    acc, cw, cc = _timed(lambda: make().compose(tree))
+    query = acc.get_epsilon_bracket if hasattr(acc, "get_epsilon_bracket") else acc.get_epsilon
+    out, qw, qc = _timed(lambda: query(DELTA))
+    return out, cw + qw, cc + qc, cc, qc
+
+
+def run_tree(seed: int, repeats: int = 1) -> dict:
+    """One tree: dp_accounting, ours at 1e-4 and ours at their certified width, interleaved ``repeats``
+    times; times are medians."""
     from dp_accounting.pld.pld_privacy_accountant import PLDAccountant
 
     from hockeystick.interop.dp_accounting import HockeystickAccountant
     from tests.dp_accounting_pld import random_tree, their_pld
 
     tree = random_tree(np.random.default_rng(seed))
-    (lo, up), ours_wall, ours_cpu = _timed(lambda: HockeystickAccountant(accuracy=1e-4).compose(tree)
-                                           .get_epsilon_bracket(DELTA))
-    pess, their_wall, their_cpu = _timed(lambda: PLDAccountant().compose(tree).get_epsilon(DELTA))
     opt_pld = their_pld(tree, 1, False)
     opt = 0.0 if opt_pld is None else opt_pld.get_epsilon_for_delta(DELTA)
-    # Equal certified accuracy: ask for dp_accounting's own certified width (pessimistic - optimistic).
-    width = max(pess - opt, 1e-6)
-    (lo_eq, up_eq), eq_wall, eq_cpu = _timed(lambda: HockeystickAccountant(accuracy=width).compose(tree)
-                                             .get_epsilon_bracket(DELTA))
-    return dict(seed=seed, lower=lo, upper=up, optimistic=opt, pessimistic=pess, ours_wall=ours_wall,
-                ours_cpu=ours_cpu, their_wall=their_wall, their_cpu=their_cpu, eq_lower=lo_eq, eq_upper=up_eq,
-                eq_wall=eq_wall, eq_cpu=eq_cpu)
+    runs: dict[str, list[tuple]] = {"their": [], "ours": [], "eq": []}
+    for _ in range(repeats):
+        runs["their"].append(_split(PLDAccountant, tree))
+        pess = runs["their"][-1][0]
+        # Equal certified accuracy: ask for dp_accounting's own certified width (pessimistic - optimistic).
+        width = max(pess - opt, 1e-6)
+        runs["ours"].append(_split(lambda: HockeystickAccountant(accuracy=1e-4), tree))
+        runs["eq"].append(_split(lambda: HockeystickAccountant(accuracy=width), tree))
+
+    def med(name: str, i: int) -> float:
+        return statistics.median(r[i] for r in runs[name])
+    (lo, up), (lo_eq, up_eq) = runs["ours"][0][0], runs["eq"][0][0]
+    return dict(seed=seed, event=tree, lower=lo, upper=up, optimistic=opt, pessimistic=runs["their"][0][0],
+                ours_wall=med("ours", 1), ours_cpu=med("ours", 2), their_wall=med("their", 1),
+                their_cpu=med("their", 2), their_compose_cpu=med("their", 3), their_query_cpu=med("their", 4),
+                eq_lower=lo_eq, eq_upper=up_eq, eq_wall=med("eq", 1), eq_cpu=med("eq", 2),
+                eq_compose_cpu=med("eq", 3), eq_query_cpu=med("eq", 4))
 
 
-def trees(n: int) -> list[dict]:
+def trees(n: int, repeats: int = 1, slow_only: bool = False) -> list[dict]:
     run_tree(10_000)  # warm both libraries (imports, caches, FFT plans)
     rows = []
     for seed in range(n):
-        r = run_tree(seed)
+        r = run_tree(seed, repeats)
         rows.append(r)
+        if slow_only:
+            if r["their_cpu"] < 10 * r["eq_cpu"]:
+                print(f"tree {seed:3d}: CPU x{r['their_cpu'] / max(r['eq_cpu'], 1e-9):.1f} at their width "
+                      f"{r['pessimistic'] - r['optimistic']:.2e}: ours {1e3 * r['eq_cpu']:.2f} ms (compose "
+                      f"{1e3 * r['eq_compose_cpu']:.2f}, epsilon {1e3 * r['eq_query_cpu']:.2f}), dp_accounting "
+                      f"{1e3 * r['their_cpu']:.2f} ms (compose {1e3 * r['their_compose_cpu']:.2f}, epsilon "
+                      f"{1e3 * r['their_query_cpu']:.2f})\n    {r['event']}", flush=True)
+            continue
         print(f"tree {seed:3d}: ours {r['ours_wall']:7.3f} s [{r['lower']:.6f}, {r['upper']:.6f}]  "
               f"dp_accounting {r['their_wall']:7.3f} s [{r['optimistic']:.6f}, {r['pessimistic']:.6f}]  "
               f"x{r['their_wall'] / max(r['ours_wall'], 1e-9):.1f}; at their width {r['eq_wall']:7.3f} s "
@@ -171,12 +199,17 @@ def main() -> None:
     parser.add_argument("--trees", type=int, default=200)
     parser.add_argument("--skip-tracking", action="store_true")
     parser.add_argument("--skip-trees", action="store_true")
+    parser.add_argument("--repeats", type=int, default=1, help="interleaved runs per tree (times are medians)")
+    parser.add_argument("--slow", action="store_true",
+                        help="print only the trees under 10x (CPU, at dp_accounting's width), with their event "
+                             "and the compose / epsilon split of both")
     args = parser.parse_args()
+    logging.getLogger().setLevel(logging.ERROR)  # dp_accounting warns on every (untimed) optimistic PLD
     print("load average at start:", os.getloadavg())
     if not args.skip_tracking:
         tracking()
     if not args.skip_trees:
-        summarize_trees(trees(args.trees))
+        summarize_trees(trees(args.trees, args.repeats, args.slow))
     print("load average at end:", os.getloadavg())
 
 

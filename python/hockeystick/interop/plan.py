@@ -55,6 +55,7 @@ FINEST_INTERVAL = 1e-5
 MAX_POINTS = 1 << 20
 STALL_ORDER = 0.25  # a bracket narrowing slower than h^0.25 between two grids is not limited by the grid
 FIRST_PASS_ATOMS = 64  # up to this many atoms, an epsilon search without hints starts with 7 points in one call
+SEARCH_CLUSTER = 30  # ... and each call of a search evaluates 30 points spread evenly and 2 x 15 around its false position
 COPY_COUNT_CUT = 1e-14  # with replacement: copy counts beyond the first whose tail is below this add their mass
 GROUP_GRID_POINTS = 1 << 20  # a group bound's loss grid is cut to this many points (beyond: flat, still an upper side)
 FLAT = 1e-18  # a curve within this of its value at the top loss is taken as flat (the grid stops there)
@@ -370,18 +371,18 @@ class PlanProfile:
                        hints: tuple[float, ...] = ()) -> float:
         """One side of ``method`` at x with the atoms (grid h, ``variant`` of the grid part); ``hints``:
         where an epsilon search starts looking."""
+        if method == "epsilon" and not self._grid and self.plan.gaussian_r2 == 0:
+            return max(finite_atoms.pure_epsilon(a, x, upper) for a in self._atom_directions())
         sides = self._sides(h, upper, variant)
         if method == "delta":
             return max(float(f(np.array([x]))[0]) for f in sides)
-        if not self._grid and self.plan.gaussian_r2 == 0:
-            return max(finite_atoms.pure_epsilon(a, x, upper) for a in self._atom_directions())
         tolerance = 1e-9 if self.accuracy is None else min(float(self.accuracy) / 20.0, 1e-6)
 
         def worst(eps: np.ndarray) -> np.ndarray:
             return np.max([f(eps) for f in sides], axis=0)
         few = max(a.mass.size for a in self._atom_directions()) <= FIRST_PASS_ATOMS
         return finite_atoms.epsilon_search(worst, x, upper, self._top_loss(h, variant), tolerance,
-                                           hints=hints, first_pass=7 if few else 0)
+                                           hints=hints, first_pass=7 if few else 0, cluster=SEARCH_CLUSTER if few else 0)
 
     def _bracket(self, method: str, x: float) -> tuple[float, float]:
         """(lower, upper) of ``method`` ("delta" or "epsilon") at x, refining the grid for ``accuracy``."""
@@ -442,9 +443,12 @@ class PlanProfile:
         if not others:
             return base / first
 
-        def miss(n: int) -> float:  # the other atoms' distances to the grid base / n, in cells
-            return sum(rounds * abs(x - round(x)) for rounds, x in ((r, loss * n / base) for r, loss in others))
-        return base / min(range(first, max(first, math.floor(base / (0.7 * h))) + 1), key=miss)
+        # every candidate n at once: the other atoms' distances to the grid base / n, in cells, weighted by rounds
+        n = np.arange(first, max(first, math.floor(base / (0.7 * h))) + 1, dtype=np.float64)
+        rounds = np.array([r for r, _ in others], dtype=np.float64)
+        cells = np.array([loss for _, loss in others])[:, None] * n[None, :] / base
+        miss = (rounds[:, None] * np.abs(cells - np.round(cells))).sum(axis=0)
+        return base / float(n[int(np.argmin(miss))])
 
     @cached_property
     def _alignment_atoms(self) -> tuple[float, list[tuple[int, float]]]:

@@ -33,24 +33,33 @@ by at most e changes delta(eps) to a value between delta(eps - e) and delta(eps 
 A composition whose atoms would exceed ``MAX_ATOMS`` is merged onto a grid twice as coarse
 (nearest point, its half-step added to ``loss_error``), so the count stays bounded and both
 sides stay certified.
+
+Few atoms (a lone or briefly self-composed pair: at most ``LEAN_ATOMS``) take a lean path in plain
+Python floats (``math``), the same operations on the same doubles as the numpy path, summed in
+order (a sequential sum of n non-negative terms errs by at most (n - 1)u relative, inside the same
+charge): there numpy's per-call cost, not the arithmetic, was the time.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from functools import cached_property
+from typing import Callable, NamedTuple, Sequence, TypeVar
 
 import numpy as np
 
 from .pmf import GridPMF
 
-UNIT_ROUNDOFF = np.finfo(np.float64).eps / 2
+UNIT_ROUNDOFF = float(np.finfo(np.float64).eps) / 2  # a Python float: scalar arithmetic stays in floats
 ETA = 2.0 ** -32  # sub-grid of losses that lie on no lattice (~2.3e-10)
 MAX_ATOMS = 1 << 14
 LATTICE_TOLERANCE = 1e-9
 _ONE_PASS_POINTS = 64  # pure_epsilon evaluates up to this many loss points at once instead of bisecting
 MAX_LATTICE_INDEX = 1 << 20
+T = TypeVar("T")
+DENSE_FILL = 4  # compose on dense lattice arrays (one convolution) while the indices fill >= 1/4 of their span
+LEAN_ATOMS = 32  # up to this many atoms (or outcomes of a pair), plain Python floats instead of numpy
 
 
 @dataclass(frozen=True)
@@ -72,10 +81,22 @@ class Atoms:
     def loss(self) -> np.ndarray:
         return self.index * self.eta
 
+    @cached_property
+    def loss_list(self) -> list[float]:
+        """``loss`` as Python floats (the lean path)."""
+        return (self.index * self.eta).tolist()
+
+    @cached_property
+    def mass_list(self) -> list[float]:
+        """``mass`` as Python floats (the lean path)."""
+        return self.mass.tolist()
+
 
 def pair_atoms(p: np.ndarray, q: np.ndarray) -> Atoms:
     """The atoms of the pair (P, Q) (outcomes with P = 0 carry no P-mass and are dropped)."""
     pa, qa = np.asarray(p, dtype=np.float64), np.asarray(q, dtype=np.float64)
+    if pa.size <= LEAN_ATOMS and pa.shape == qa.shape:
+        return _pair_atoms_lean(pa.tolist(), qa.tolist())
     keep = pa > 0
     pk, qk = pa[keep], qa[keep]
     finite = qk > 0
@@ -95,6 +116,38 @@ def pair_atoms(p: np.ndarray, q: np.ndarray) -> Atoms:
     # |index * eta - computed| <= miss + u|index * eta| (the product's rounding), plus the loss's own error.
     bound = err + float((miss + UNIT_ROUNDOFF * np.abs(index * eta)).max(initial=0.0))
     return _merged(index.astype(np.int64), pk[finite], float(pk[~finite].sum()), eta, bound,
+                   16.0 * UNIT_ROUNDOFF)
+
+
+def _pair_atoms_lean(p: list[float], q: list[float]) -> Atoms:
+    """``pair_atoms`` for a few outcomes, in plain floats: the same losses, lattice, bounds and masses."""
+    losses: list[float] = []
+    masses: list[float] = []
+    p_inf, err = 0.0, 0.0
+    for pi, qi in zip(p, q):
+        if not pi > 0:
+            continue
+        if not qi > 0:
+            p_inf += pi
+            continue
+        lp, lq = math.log(pi), math.log(qi)
+        losses.append(lp - lq)
+        masses.append(pi)
+        err = max(err, 4.0 * UNIT_ROUNDOFF * (abs(lp) + abs(lq)) + 32.0 * UNIT_ROUNDOFF)
+    nonzero = [abs(x) for x in losses if x != 0.0]
+    eta = min(nonzero) if nonzero else ETA
+    index = [round(x / eta) for x in losses]
+    miss = [abs(x - i * eta) for x, i in zip(losses, index)]
+    if not all(m <= LATTICE_TOLERANCE * max(abs(x), eta) and abs(i) <= MAX_LATTICE_INDEX
+               for x, i, m in zip(losses, index, miss)):
+        eta = ETA
+        index = [round(x / eta) for x in losses]
+        miss = [abs(x - i * eta) for x, i in zip(losses, index)]
+    bound = err + max((m + UNIT_ROUNDOFF * abs(i * eta) for i, m in zip(index, miss)), default=0.0)
+    if all(i < j for i, j in zip(index, index[1:])):  # distinct and sorted (the pairs here): nothing to merge
+        return Atoms(np.array(index, dtype=np.int64), np.array(masses, dtype=np.float64), p_inf, eta, bound,
+                     16.0 * UNIT_ROUNDOFF)
+    return _merged(np.array(index, dtype=np.int64), np.array(masses, dtype=np.float64), p_inf, eta, bound,
                    16.0 * UNIT_ROUNDOFF)
 
 
@@ -129,27 +182,80 @@ def compose(a: Atoms, b: Atoms) -> Atoms:
     eta = a.eta if a.eta == b.eta else min(ETA, a.eta, b.eta)
     ia, ea = _on_eta(a, eta)
     ib, eb = _on_eta(b, eta)
-    index = (ia[:, None] + ib[None, :]).ravel()
-    mass = (a.mass[:, None] * b.mass[None, :]).ravel()
     p_inf = a.p_inf + b.p_inf * float(a.mass.sum())
     rel = a.rel_error + b.rel_error + (a.mass.size + 4) * UNIT_ROUNDOFF
-    return _merged(index, mass, p_inf, eta, a.loss_error + b.loss_error + ea + eb, rel)
+    loss_error = a.loss_error + b.loss_error + ea + eb
+    if _dense(ia) and _dense(ib):
+        out = _dense_compose(_Dense(int(ia[0]), _spread(ia, a.mass), a.p_inf, a.loss_error + ea, a.rel_error),
+                             _Dense(int(ib[0]), _spread(ib, b.mass), b.p_inf, b.loss_error + eb, b.rel_error))
+        return _from_dense(out, eta)
+    index = (ia[:, None] + ib[None, :]).ravel()
+    mass = (a.mass[:, None] * b.mass[None, :]).ravel()
+    return _merged(index, mass, p_inf, eta, loss_error, rel)
 
 
-def self_compose(a: Atoms, count: int) -> Atoms:
-    """``count`` >= 1 runs of a, by repeated squaring."""
-    result: Atoms | None = None
-    power = a
+class _Dense(NamedTuple):
+    """Atoms on a dense stretch of a lattice: masses (zeros allowed) at indices first, first + 1, ..."""
+
+    first: int
+    mass: np.ndarray
+    p_inf: float
+    loss_error: float
+    rel_error: float
+
+
+def _dense_compose(a: _Dense, b: _Dense) -> _Dense:
+    """``compose`` on dense lattice arrays: one convolution.  The bookkeeping is compose's; each sum has
+    at most min(sizes) products, so it errs by at most (min(sizes) - 1)u relative (zeros counted: a bound)."""
+    rel = a.rel_error + b.rel_error + (a.mass.size + 4) * UNIT_ROUNDOFF + (min(a.mass.size, b.mass.size) - 1) * UNIT_ROUNDOFF
+    return _Dense(a.first + b.first, np.convolve(a.mass, b.mass), a.p_inf + b.p_inf * float(a.mass.sum()),
+                  a.loss_error + b.loss_error, rel)
+
+
+def _from_dense(d: _Dense, eta: float) -> Atoms:
+    """The atoms of a dense stretch (zero masses dropped; coarsened past ``MAX_ATOMS`` by ``_merged``)."""
+    on = d.mass > 0.0
+    index = d.first + np.flatnonzero(on).astype(np.int64)
+    if index.size <= MAX_ATOMS:  # distinct and sorted already
+        return Atoms(index, d.mass[on], d.p_inf, eta, d.loss_error, d.rel_error)
+    return _merged(index, d.mass[on], d.p_inf, eta, d.loss_error, d.rel_error)
+
+
+def _dense(index: np.ndarray) -> bool:
+    """Sorted lattice indices spanning at most ``DENSE_FILL`` times their count (plus a few): worth a
+    dense array."""
+    return index.size > 0 and int(index[-1] - index[0]) < DENSE_FILL * index.size + 64
+
+
+def _spread(index: np.ndarray, mass: np.ndarray) -> np.ndarray:
+    """The masses on the dense lattice from index[0] to index[-1] (zeros between)."""
+    out = np.zeros(int(index[-1] - index[0]) + 1)
+    out[index - index[0]] = mass
+    return out
+
+
+def _power(x: T, count: int, combine: Callable[[T, T], T]) -> T:
+    """``count`` >= 1 copies of x combined, by repeated squaring."""
+    result: T | None = None
     k = int(count)
     while True:
         if k & 1:
-            result = power if result is None else compose(result, power)
+            result = x if result is None else combine(result, x)
         k >>= 1
         if not k:
             break
-        power = compose(power, power)
+        x = combine(x, x)
     assert result is not None
     return result
+
+
+def self_compose(a: Atoms, count: int) -> Atoms:
+    """``count`` >= 1 runs of a, by repeated squaring (on dense arrays if a's lattice is dense and the
+    result spans at most ``MAX_ATOMS`` points; else each step merged, and coarsened past ``MAX_ATOMS``)."""
+    if int(count) > 1 and _dense(a.index) and int(count) * int(a.index[-1] - a.index[0]) < MAX_ATOMS:
+        base = _Dense(int(a.index[0]), _spread(a.index, a.mass), a.p_inf, a.loss_error, a.rel_error)
+        return _from_dense(_power(base, count, _dense_compose), a.eta)
+    return _power(a, count, compose)
 
 
 def compose_all(parts: Sequence[tuple[Atoms, int]]) -> Atoms:
@@ -162,9 +268,14 @@ def compose_all(parts: Sequence[tuple[Atoms, int]]) -> Atoms:
     return out
 
 
+def _relative_charge(a: Atoms, extra: float) -> float:
+    """The relative round-off of a delta summed over a's atoms: the masses', ``extra`` per term, the sum's."""
+    return a.rel_error + extra + (a.mass.size + 4) * UNIT_ROUNDOFF
+
+
 def _widen(value: np.ndarray, a: Atoms, upper: bool, extra: float) -> np.ndarray:
     """value widened (upper side) or narrowed (lower side) by the masses' and the sum's round-off."""
-    rel = a.rel_error + extra + (a.mass.size + 4) * UNIT_ROUNDOFF
+    rel = _relative_charge(a, extra)
     if upper:
         return np.minimum(value * (1.0 + rel), 1.0)
     return np.maximum(value * (1.0 - rel), 0.0)
@@ -183,6 +294,19 @@ def delta(a: Atoms, epsilon: np.ndarray, upper: bool) -> np.ndarray:
     return _widen(value, a, upper, 4.0 * UNIT_ROUNDOFF)  # expm1 is accurate to a few ulps
 
 
+def _lean_delta(a: Atoms, epsilon: float, upper: bool) -> float:
+    """``delta`` at one eps in plain floats (few atoms): the same terms, summed in order, the same charge."""
+    e = epsilon + (-a.loss_error if upper else a.loss_error)
+    total = 0.0
+    for loss, mass in zip(a.loss_list, a.mass_list):
+        gap = e - loss
+        if gap < 0.0:
+            total -= math.expm1(gap) * mass
+    value = total + a.p_inf
+    rel = _relative_charge(a, 4.0 * UNIT_ROUNDOFF)
+    return min(value * (1.0 + rel), 1.0) if upper else max(value * (1.0 - rel), 0.0)
+
+
 def delta_with(a: Atoms, other: Callable[[np.ndarray], np.ndarray], epsilon: np.ndarray,
                upper: bool) -> np.ndarray:
     """(*) with delta_G = ``other`` (the same certified side of G's profile, at any real eps)."""
@@ -197,7 +321,7 @@ def grid_side(pmf: GridPMF) -> Callable[[np.ndarray], np.ndarray]:
 
 
 def epsilon_search(delta_of: Callable[[np.ndarray], np.ndarray], target: float, upper: bool, top: float,
-                   tolerance: float, hints: Sequence[float] = (), first_pass: int = 0) -> float:
+                   tolerance: float, hints: Sequence[float] = (), first_pass: int = 0, cluster: int = 0) -> float:
     """A certified epsilon from a certified side of delta(eps), by a bracketing root search.
 
     Keeps lo with delta(lo) > target and hi with delta(hi) <= target, both evaluated: on the upper
@@ -209,9 +333,21 @@ def epsilon_search(delta_of: Callable[[np.ndarray], np.ndarray], target: float, 
     a coarser grid's bracket, the other side's epsilon) are evaluated with the two ends, in one
     call, and the search starts from the narrowest bracket they give (any evaluated pair qualifies);
     without hints, ``first_pass`` evenly spaced points play their part (worth it where one call's
-    cost is mostly overhead: few atoms).
+    cost is mostly overhead: few atoms).  ``cluster`` > 0 evaluates, in the same call as each false
+    position x, the points x +- (tolerance / 2) r^i (i < ``cluster`` / 2, r >= 2 reaching the even
+    spacing below) inside the bracket: where a
+    call costs mostly overhead, one call then usually lands the answer within the tolerance (the
+    false position on the nearly linear log delta is that close), instead of one call per step;
+    ``cluster`` more points spread evenly over the bracket shrink it at least cluster + 1 times a
+    call where the false position is off; the first call puts such a cluster around every hint.
     """
     guesses = list(hints) if hints else np.linspace(0.0, float(top), first_pass + 2)[1:-1].tolist()
+    if hints and cluster > 0:  # each hint with points around it reaching the others (the answer is near one)
+        half = max(cluster // 2, 1)
+        reach = max(max(hints) - min(hints), 2.0 * tolerance)
+        spread = 0.5 * tolerance * max(2.0, (reach / (0.5 * tolerance)) ** (1.0 / max(half - 1, 1))) ** np.arange(half)
+        guesses = np.concatenate([np.asarray(hints, dtype=np.float64)[:, None] + np.concatenate([-spread, spread])[None, :],
+                                  np.asarray(hints, dtype=np.float64)[:, None]], axis=1).ravel().tolist()
     points = np.unique(np.concatenate([[0.0, float(top)], [x for x in guesses if 0.0 < x < top]]))
     values = np.asarray(delta_of(points), dtype=np.float64)
     if upper and values[-1] > target:
@@ -241,6 +377,30 @@ def epsilon_search(delta_of: Callable[[np.ndarray], np.ndarray], target: float, 
             width_before = hi - lo
         margin = 0.25 * tolerance
         x = min(max(x, lo + margin), hi - margin)
+        if cluster > 0:
+            # ``cluster`` points evenly over the bracket (it shrinks at least cluster + 1 times) and
+            # x +- (tolerance / 2) r^i, i < cluster / 2, r >= 2 reaching the even spacing
+            half = max(cluster // 2, 1)
+            even = lo + (hi - lo) * np.arange(1, cluster + 1) / (cluster + 1)
+            ratio = max(2.0, ((hi - lo) / (cluster + 1) / (0.5 * tolerance)) ** (1.0 / max(half - 1, 1)))
+            spread = 0.5 * tolerance * ratio ** np.arange(half)
+            around = np.sort(np.concatenate([even, x - spread, [x], x + spread]))
+            trial = around[(around > lo) & (around < hi)]
+            tried = [float(v) for v in np.asarray(delta_of(trial), dtype=np.float64)]
+            at_or_below = [i for i, v in enumerate(tried) if v <= target]
+            first = at_or_below[0] if at_or_below else trial.size  # the first trial point at or below
+            moved_lo, moved_hi = first > 0, first < trial.size
+            if moved_lo:
+                lo, g_lo = float(trial[first - 1]), g(tried[first - 1])
+            if moved_hi:
+                hi, g_hi = float(trial[first]), g(tried[first])
+            if moved_lo and moved_hi:
+                kept = 0
+            elif moved_lo:  # one side moved: Illinois, as below
+                g_hi, kept = (0.5 * g_hi if kept == -1 else g_hi), -1
+            else:
+                g_lo, kept = (0.5 * g_lo if kept == 1 else g_lo), 1
+            continue
         gx = g(float(delta_of(np.array([x]))[0]))
         if gx > 0:
             lo, g_lo = x, gx
@@ -255,24 +415,76 @@ def epsilon_search(delta_of: Callable[[np.ndarray], np.ndarray], target: float, 
     return hi if upper else lo
 
 
+def _crossing_guess(a: Atoms, points: list[float], target: float, upper: bool) -> int | None:
+    """The first point index i with delta(points[i]) <= target < delta(points[i - 1]) (points[-1] read as
+    eps = 0), from suffix sums (S - e^eps T at every point in one pass: an estimate, not certified);
+    None if delta(0) <= target or delta(points[-1]) > target by the estimate."""
+    shift = -a.loss_error if upper else a.loss_error
+    loss, mass = a.loss_list, a.mass_list
+    s, t = a.p_inf, 0.0
+    j = len(loss)
+    values = []
+    for x in reversed([0.0] + points):
+        e = x + shift
+        while j > 0 and loss[j - 1] > e:
+            j -= 1
+            s += mass[j]
+            t += mass[j] * math.exp(-loss[j])
+        values.append(s - math.exp(e) * t)
+    values.reverse()  # values[0] at eps = 0, values[i + 1] at points[i]
+    if values[0] <= target or values[-1] > target:
+        return None
+    return next(i for i in range(len(points)) if values[i + 1] <= target)
+
+
+def _interval_root(a: Atoms, left: float, right: float, target: float, upper: bool, lean: bool) -> float:
+    """On [left, right] (no loss strictly between), delta(eps) = S - e^eps T with S = p_inf +
+    sum_{l_j >= right} p_j and T = sum_{l_j >= right} p_j e^{-l_j}: its root log((S - target) / T)
+    (at the side's shifted eps), moved outward by 1e-12 relative and clamped to the interval."""
+    if lean:
+        active = [(x, m) for x, m in zip(a.loss_list, a.mass_list) if x >= right]
+        s = a.p_inf + sum(m for _, m in active)
+        t = sum(m * math.exp(-x) for x, m in active)
+    else:
+        on = a.loss >= right
+        s = a.p_inf + float(a.mass[on].sum())
+        t = float((a.mass[on] * np.exp(-a.loss[on])).sum())
+    shift = -a.loss_error if upper else a.loss_error
+    guess = math.log((s - target) / t) - shift if s > target and t > 0 else right
+    step = 1e-12 * max(abs(guess), 1.0)
+    return min(max(guess + (step if upper else -step), left), right)
+
+
 def pure_epsilon(a: Atoms, target: float, upper: bool) -> float:
     """The certified epsilon of the atoms alone: exact on the interval between two losses.
 
-    A bisection over the positive losses (each delta a direct certified sum; for at most
-    ``_ONE_PASS_POINTS`` of them, one evaluation at all of them) finds consecutive
-    points left < right with delta(left) > target >= delta(right); on that interval
-    delta(eps) = S - e^eps T with S = p_inf + sum_{l_j >= right} p_j and T = sum_{l_j >= right}
-    p_j e^{-l_j}, whose root log((S - target) / T) is moved outward by 1e-12 relative and checked
-    against the certified side (else the checked end of the interval is reported).
+    For at most ``LEAN_ATOMS`` atoms (each evaluation in plain floats), suffix sums estimate delta
+    at every positive loss in one pass; on the estimated interval the root (``_interval_root``) is
+    accepted if the certified side confirms it (upper: delta_up(root) <= target, and delta_up at the
+    interval's left end > target, so no earlier crossing was missed; lower: delta_lo(root) > target,
+    and delta_lo at the right end <= target, so no later one).  Otherwise a bisection over the
+    positive losses (each delta a direct certified sum; for at most ``_ONE_PASS_POINTS`` of them,
+    one evaluation at all of them) finds consecutive points left < right with delta(left) > target
+    >= delta(right), whose root is checked against the certified side (else the checked end of the
+    interval is reported).
     """
-    def at(x: float) -> float:
-        return float(delta(a, np.array([x]), upper)[0])
+    lean = a.mass.size <= LEAN_ATOMS
 
-    loss = a.loss
-    beyond = (float(loss[-1]) if loss.size else 0.0) + 2.0 * a.loss_error + 1.0
-    points = np.append(loss[loss > 0.0], beyond)
-    if points.size <= _ONE_PASS_POINTS:  # few atoms (a lone pair): every point in one evaluation
-        values = delta(a, np.append(0.0, points), upper)
+    def at(x: float) -> float:
+        return _lean_delta(a, x, upper) if lean else float(delta(a, np.array([x]), upper)[0])
+
+    loss = a.loss_list
+    beyond = (loss[-1] if loss else 0.0) + 2.0 * a.loss_error + 1.0
+    points = [x for x in loss if x > 0.0] + [beyond]
+    crossing = _crossing_guess(a, points, target, upper) if lean else None
+    if crossing is not None:
+        left, right = points[crossing - 1] if crossing > 0 else 0.0, points[crossing]
+        if (at(left) > target) if upper else (at(right) <= target):
+            root = _interval_root(a, left, right, target, upper, lean)
+            if (at(root) <= target) if upper else (at(root) > target):
+                return root
+    if not lean and len(points) <= _ONE_PASS_POINTS:  # few points (a lone pair): all in one evaluation
+        values = delta(a, np.array([0.0] + points), upper)
         if values[0] <= target:
             return 0.0
         if values[-1] > target:  # delta >= p_inf > target for every eps
@@ -284,22 +496,16 @@ def pure_epsilon(a: Atoms, target: float, upper: bool) -> float:
             return 0.0
         if at(beyond) > target:  # delta >= p_inf > target for every eps
             return math.inf
-        lo, hi = -1, points.size - 1  # delta(points[lo]) > target (lo = -1: eps = 0), delta(points[hi]) <= target
+        lo, hi = -1, len(points) - 1  # delta(points[lo]) > target (lo = -1: eps = 0), delta(points[hi]) <= target
         while hi - lo > 1:
             mid = (lo + hi) // 2
-            if at(float(points[mid])) > target:
+            if at(points[mid]) > target:
                 lo = mid
             else:
                 hi = mid
-    left = float(points[lo]) if lo >= 0 else 0.0
-    right = float(points[hi])
-    active = loss >= right
-    s = a.p_inf + float(a.mass[active].sum())
-    t = float((a.mass[active] * np.exp(-loss[active])).sum())
-    shift = -a.loss_error if upper else a.loss_error
-    guess = math.log((s - target) / t) - shift if s > target and t > 0 else right
-    step = 1e-12 * max(abs(guess), 1.0)
-    candidate = min(max(guess + (step if upper else -step), left), right)
+    left = points[lo] if lo >= 0 else 0.0
+    right = points[hi]
+    candidate = _interval_root(a, left, right, target, upper, lean)
     if upper:
         return candidate if at(candidate) <= target else right
     return candidate if at(candidate) > target else left

@@ -41,6 +41,24 @@ def _log_sum(terms: list[np.ndarray]) -> np.ndarray:
     return functools.reduce(np.logaddexp, terms[1:], terms[0])
 
 
+def laplace_mixture_inverse(target: np.ndarray, b: float, shifts: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """x in (0, max s_i) with L(x) = target, in closed form (an estimate: ``monotone`` checks it).
+
+    Between consecutive shifts t_j <= x < t_{j+1} (t_0 = 0), each component is either past its
+    shift (term w_i e^{s_i / b}) or not (w_i e^{(2x - s_i) / b}), so
+        L(x) = log(C_j + D_j e^{2x / b}),  C_j = sum_{s_i <= t_j} w_i e^{s_i / b},  D_j = sum_{s_i > t_j} w_i e^{-s_i / b},
+    and x = (b / 2) log((e^L - C_j) / D_j) on the piece whose end losses bracket L.  Rounding e^L - C_j
+    moves x by at most (b / 2) u e^L / (e^L - C_j), i.e. L(x) by about u: within the check's tolerance.
+    """
+    ends = np.unique(np.append(shifts[shifts > 0.0], 0.0))  # t_0 = 0 < t_1 < ... (the last is max s_i)
+    past = shifts[None, :] <= ends[:, None]  # (piece, component)
+    c = np.where(past, weights * np.exp(shifts / b), 0.0).sum(axis=1)
+    d = np.where(past, 0.0, weights * np.exp(-shifts / b)).sum(axis=1)
+    at_ends = np.log(c + d * np.exp(2.0 * ends / b))
+    j = np.clip(np.searchsorted(at_ends, target, side="right") - 1, 0, ends.size - 2)
+    return 0.5 * b * np.log((np.exp(target) - c[j]) / d[j])
+
+
 def laplace_mixture_pair(scale: float, shifts: np.ndarray, weights: np.ndarray) -> MonotonePair:
     """The remove pair sum_i w_i Lap(s_i, b) vs Lap(0, b) as a ``MonotonePair`` (max s_i > 0)."""
     b = scale
@@ -63,11 +81,14 @@ def laplace_mixture_pair(scale: float, shifts: np.ndarray, weights: np.ndarray) 
     def q_mass(a: np.ndarray, c: np.ndarray) -> np.ndarray:
         return _laplace_interval(a, c, 0.0, b)
 
+    def inverse(target: np.ndarray) -> np.ndarray:
+        return laplace_mixture_inverse(target, b, shifts, weights)
+
     p_left = float(np.sum(weights * 0.5 * np.exp(-shifts / b)))          # P(x <= 0)
     p_right = float(np.sum(weights * 0.5 * np.exp((shifts - top) / b)))  # P(x >= top)
     atoms = ((float(loss(np.array([0.0]))[0]), p_left, 0.5),
              (float(loss(np.array([top]))[0]), p_right, 0.5 * math.exp(-top / b)))
-    return MonotonePair(loss, slope, p_mass, q_mass, 0.0, top, atoms)
+    return MonotonePair(loss, slope, p_mass, q_mass, 0.0, top, atoms, inverse)
 
 
 def laplace_mixture_atom_losses(scale: float, shifts, weights) -> tuple[float, float]:

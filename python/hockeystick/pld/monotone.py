@@ -57,7 +57,9 @@ class MonotonePair:
 
     ``loss(x)``: L(x), strictly increasing on [x_lo, x_hi], ``slope(x)`` its derivative; ``p_mass(a, b)`` and ``q_mass(a, b)``:
     the masses of the intervals (a, b] (arrays); ``atoms``: extra outcomes outside the strictly
-    increasing part, as (loss, P-mass, Q-mass) rows (flat parts of L, e.g. Laplace's ends).
+    increasing part, as (loss, P-mass, Q-mass) rows (flat parts of L, e.g. Laplace's ends);
+    ``inverse``: where L^{-1} has a closed form, an estimate of it (any x: each cut is still accepted
+    only where L there is within round-off of its target, else found by the bracketed Newton search).
     """
 
     loss: Curve
@@ -67,6 +69,7 @@ class MonotonePair:
     x_lo: float
     x_hi: float
     atoms: tuple[tuple[float, float, float], ...] = ()
+    inverse: Curve | None = None
 
 
 def check_mixture(shifts, weights) -> tuple[np.ndarray, np.ndarray]:
@@ -91,13 +94,34 @@ def log_sum_exp_rows(terms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return (np.log(total) + top)[..., 0], e / total
 
 
+def _converged(pair: "MonotonePair", x: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """Where L(x) is within round-off of the target (the cut's place in x does not matter beyond
+    that: only its loss does)."""
+    return np.abs(pair.loss(x) - targets) <= _LOSS_TOLERANCE * np.maximum(np.abs(targets), 1.0)
+
+
 def _invert(pair: "MonotonePair", targets: np.ndarray) -> np.ndarray:
-    """x in [x_lo, x_hi] with L(x) = target: bracket on a coarse grid, then safeguarded Newton.
+    """x in [x_lo, x_hi] with L(x) = target: the closed-form ``pair.inverse`` where it is within
+    round-off, else a bracket on a coarse grid, then safeguarded Newton.
 
     Every step keeps a bracket [lo, hi] with L(lo) < target <= L(hi); a Newton step leaving it is
     replaced by the midpoint, so the iteration never diverges; it stops when the step is below a
     few units of round-off of x (quadratic convergence: a handful of steps).
     """
+    if pair.inverse is not None and targets.size:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            guess = np.clip(pair.inverse(targets), pair.x_lo, pair.x_hi)
+        good = np.isfinite(guess)
+        good[good] = _converged(pair, guess[good], targets[good])
+        if good.all():
+            return guess
+        guess[~good] = _newton(pair, targets[~good])
+        return guess
+    return _newton(pair, targets)
+
+
+def _newton(pair: "MonotonePair", targets: np.ndarray) -> np.ndarray:
+    """``_invert`` without a closed form: a coarse-grid bracket, then safeguarded Newton."""
     coarse = np.linspace(pair.x_lo, pair.x_hi, _COARSE_POINTS)
     at = pair.loss(coarse)
     j = np.clip(np.searchsorted(at, targets, side="left"), 1, coarse.size - 1)
@@ -139,7 +163,8 @@ def cell_atoms(pair: MonotonePair, h: float) -> tuple[np.ndarray, np.ndarray, np
     a, b = cuts[:-1], cuts[1:]
     pm = np.maximum(pair.p_mass(a, b), 0.0)
     qm = np.maximum(pair.q_mass(a, b), 0.0)
-    la, lb = pair.loss(a), pair.loss(b)
+    at_cuts = pair.loss(cuts)  # one evaluation for both ends of every cell
+    la, lb = at_cuts[:-1], at_cuts[1:]
     keep = pm > 0
     with np.errstate(divide="ignore", invalid="ignore"):
         loss = np.where(qm > 0, np.log(pm) - np.log(qm), np.inf)
