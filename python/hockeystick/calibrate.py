@@ -16,15 +16,22 @@ records for the parameter:
    on log delta - log target against log parameter; integers by bisection to adjacent
    values.
 
-Everything is vectorized: each step is ONE accountant call on the still-open points.
+Everything is vectorized: each step is ONE accountant call on the still-open points of a block.
+The targets are split into ``_BLOCKS`` interleaved blocks (target i in block i mod the block count;
+a fixed split, so an answer never depends on ``workers``), solved in ``workers`` threads: the PLD
+accountants discretize and compose in C++ with the GIL released, scipy.fft releases it too.
 The value returned was evaluated and met the target, so it is valid even if the bound
 were not monotone (then it may just not be the extreme one).
 """
 
 from __future__ import annotations
 
+import contextvars
 import difflib
+import os
 import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
 import numpy as np
@@ -43,11 +50,14 @@ _NEAR_STEP = 1.2            # ... from an accountant's own estimate (1.2, 1.44, 
 _SPAN = 1e300               # how far (as a ratio) the bracket may move from the start before giving up
 _INTEGER_SPAN = 2.0 ** 52   # ... for integer parameters (exact in double precision)
 _SMALLEST = np.nextafter(0.0, 1.0)
+_COARSE_RTOL = 1e-5         # how closely a coarse grid is solved (relative; calibration_grids)
+_OVERSHOOT = 2.0            # a first step from a measured slope: twice the Newton step (see _newton_step)
+_BLOCKS = 16                # targets are solved in this many interleaved blocks (fewer if fewer targets)
 
 
 def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: ArrayLike, delta: ArrayLike,
               rtol: float = 1e-10, start: float | None = None, bound: Bound = "upper",
-              progress: bool = False, **params: ArrayLike) -> Any:
+              progress: bool = False, workers: int | None = None, **params: ArrayLike) -> Any:
     """The smallest (or largest) ``parameter`` keeping ``accountant`` within (epsilon, delta).
 
     Parameters
@@ -70,6 +80,10 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
         the target even at the smallest value searched gets 0 (nothing is certain above it).
     progress : a tqdm bar on stderr counting the points evaluated (moved per block of work an
         accountant reports, ``hockeystick.progress``: a PLD batch) and the targets still open.
+    workers : threads solving blocks of targets at once (scipy's convention: None, the default, is
+        every core, ``os.cpu_count()``; a negative count wraps around from it, -1 being every core).
+        The answers are bit-identical for any count: the blocks are the same, only who solves them
+        changes.
     **params : the accountant's other parameters (arrays broadcast together).
 
     Returns the calibrated value at each broadcast point (float for scalar input); an integer
@@ -85,7 +99,7 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
     side = bound_side(bound)
     if side == "both":
         return tuple(calibrate(entry, parameter, epsilon=epsilon, delta=delta, rtol=rtol, start=start, bound=s,
-                               progress=progress, **params) for s in ("lower", "upper"))
+                               progress=progress, workers=workers, **params) for s in ("lower", "upper"))
     rtol = float(in_interval(rtol, "rtol", 0.0, 1.0, open_low=True, open_high=True))
     named = {k: as_real_array(v, k) for k, v in dict(epsilon=epsilon, delta=delta, **params).items()}
     epsilon_values(named["epsilon"])
@@ -103,17 +117,93 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
                                            for k, a in named.items()}
     if not isinstance(progress, bool):
         raise TypeError(f"progress must be True or False, got {progress!r}")
-    problem = _Problem(entry, parameter, spec, eps, dlt, flat, side)
+    threads = _worker_count(workers)
     estimate = getattr(entry.factory, "calibration_start", None) if start is None else None
     first: np.ndarray | None = None if estimate is None else estimate(parameter, eps, dlt, flat)
-    if first is not None:
-        problem.step = _NEAR_STEP
-    with _Bar(progress, entry.name, parameter) as problem.bar:
-        result = problem.solve(first if first is not None else np.full(eps.size, 1.0 if start is None else float(start)),
-                               rtol).reshape(shape)
+    step = _STEP if first is None else _NEAR_STEP
+    if first is None:
+        first = np.full(eps.size, 1.0 if start is None else float(start))
+    result = np.empty(eps.size)
+    blocks = [np.arange(b, eps.size, min(_BLOCKS, eps.size)) for b in range(min(_BLOCKS, eps.size))]
+
+    grids = getattr(entry.factory, "calibration_grids", None) if start is None else None
+    ladder = [] if grids is None else grids(parameter, flat)
+
+    def solve(bar: _Bar, block: np.ndarray) -> np.ndarray:
+        sub = {k: v[block] if isinstance(v, np.ndarray) else v for k, v in flat.items()}
+
+        def problem(overrides: dict[str, float]) -> _Problem:
+            made = _Problem(entry, parameter, spec, eps[block], dlt[block], {**sub, **overrides}, side)
+            made.step, made.bar = step, bar
+            return made
+        x, slope = _from_coarse_grids(problem, ladder, first[block])
+        fine = problem({})
+        fine.slope = slope
+        return fine.solve(x, rtol)
+
+    with _Bar(progress, entry.name, parameter) as bar:
+        if threads == 1 or len(blocks) == 1:
+            for block in blocks:
+                result[block] = solve(bar, block)
+        else:
+            # each block in a copy of the caller's context (its progress listener); the first failing
+            # block in block order raises, whichever thread finished first
+            with ThreadPoolExecutor(max_workers=min(threads, len(blocks))) as pool:
+                futures = [pool.submit(contextvars.copy_context().run, solve, bar, block) for block in blocks]
+                try:
+                    for block, future in zip(blocks, futures):
+                        result[block] = future.result()
+                finally:
+                    for future in futures:
+                        future.cancel()
+    result = result.reshape(shape)
     if spec.integer and np.isfinite(result).all():  # rounds come back as integers (inf, uncapped, stays float)
         return int(result) if scalar else result.astype(np.int64)
     return float(result) if scalar else result
+
+
+def _from_coarse_grids(problem: Callable[[dict[str, float]], "_Problem"],
+                       ladder: list[tuple[float, dict[str, float]]], start: np.ndarray
+                       ) -> tuple[np.ndarray, np.ndarray | None]:
+    """Where the search on the requested grid starts, and the slope of its log excess there.
+
+    ``ladder`` (the accountant's ``calibration_grids``): coarse grids h_1 > h_2 > ... and the
+    requested grid h last.  The target is solved on each coarse grid in turn (to ``_COARSE_RTOL``,
+    each from the last answer, its first step the Newton step of the slope the coarser grid's
+    bracket measured), and the log answers u_k on the last two extrapolated to h through
+    u(h) = u_inf + c h^2 (Richardson):  u = u_2 + (u_2 - u_1) (h^2 - h_2^2) / (h_2^2 - h_1^2).
+    Without a ladder, or where a coarse grid raises ValueError (the requested grid then decides,
+    and words, any refusal): ``start`` and no slope; where the extrapolation is not finite (an
+    answer at a range end), the last coarse answer.
+    """
+    if len(ladder) < 3:
+        return start, None
+    x, logs, slope = start, [], None
+    try:
+        for _, overrides in ladder[:-1]:
+            level = problem(overrides)
+            level.slope, level.integer_rtol = slope, _COARSE_RTOL
+            x = level.solve(x, _COARSE_RTOL)
+            logs.append(np.log(x))
+            slope = level.measured_slope
+    except ValueError:
+        return start, None
+    (h1, _), (h2, _), (h, _) = ladder[-3:]
+    u1, u2 = logs[-2], logs[-1]
+    with np.errstate(invalid="ignore"):
+        u = u2 + (u2 - u1) * ((h * h - h2 * h2) / (h2 * h2 - h1 * h1))
+    usable = np.isfinite(u) & (x > 0)
+    return np.where(usable, np.exp(np.where(usable, u, 0.0)), np.where(x > 0, x, start)), slope
+
+
+def _worker_count(workers: int | None) -> int:
+    """Threads for ``workers`` (scipy's convention: None every core, -k wraps around from the core count)."""
+    cores = os.cpu_count() or 1
+    if workers is None:
+        return cores
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers == 0:
+        raise ValueError(f"workers must be a nonzero integer (or None for every core), got {workers!r}")
+    return int(workers) if workers > 0 else max(1, cores + 1 + int(workers))
 
 
 def _spec(entry: AccountantEntry, parameter: str, params: dict[str, Any]) -> Calibratable:
@@ -149,12 +239,15 @@ def _search_range(spec: Calibratable, params: dict[str, float | np.ndarray], n: 
 
 class _Bar:
     """The calibration's progress: points evaluated (a bar without a total: the number of steps is
-    not known in advance) and, as its postfix, the targets still open.  Disabled, it still masks
-    an outer listener (a sweep's bar counts grid points, not the trial evaluations inside them)."""
+    not known in advance) and, as its postfix, the targets still open in the blocks being solved.
+    Disabled, it still masks an outer listener (a sweep's bar counts grid points, not the trial
+    evaluations inside them).  Blocks solved in threads share it (updates under a lock)."""
 
     def __init__(self, enabled: bool, name: str, parameter: str) -> None:
         self.enabled, self.desc = enabled, f"calibrate {name} {parameter}"
         self.bar: Any = None
+        self.lock = threading.Lock()
+        self.open: dict[int, int] = {}   # per thread, the targets its current call evaluates
 
     def __enter__(self) -> "_Bar":
         if self.enabled:
@@ -172,16 +265,21 @@ class _Bar:
         if self.bar is None:
             with progress_hook.reporting(None):
                 return call()
-        self.bar.set_postfix_str(f"{points} targets open", refresh=False)
+        with self.lock:
+            self.open[threading.get_ident()] = points
+            self.bar.set_postfix_str(f"{sum(self.open.values())} targets open", refresh=False)
         moved = [0]
 
         def advance(done: int) -> None:
             step = min(done, points - moved[0])
             moved[0] += step
-            self.bar.update(step)
+            with self.lock:
+                self.bar.update(step)
         with progress_hook.reporting(advance):
             out = call()
-        self.bar.update(points - moved[0])
+        with self.lock:
+            self.bar.update(points - moved[0])
+            self.open[threading.get_ident()] = 0
         return out
 
 
@@ -189,7 +287,10 @@ class _Problem:
     """Vectorized bracketing + refinement state for one calibration call."""
 
     bar: _Bar = _Bar(False, "", "")
-    step: float = _STEP   # the first bracketing factor
+    step: float | np.ndarray = _STEP   # the first bracketing factor (one, or one per target)
+    slope: np.ndarray | None = None    # per target, d log excess / d log x near the start (a coarser grid's)
+    measured_slope: np.ndarray         # ... and as this search's bracket measured it
+    integer_rtol: float = 0.0          # an integer search stops at this relative width (0: adjacent integers)
 
     def __init__(self, entry: AccountantEntry, parameter: str, spec: Calibratable,
                  eps: np.ndarray, dlt: np.ndarray, params: dict[str, float | np.ndarray],
@@ -231,7 +332,11 @@ class _Problem:
         good[ok], self.fgood[ok] = x0[ok], f0[ok]
         bad[~ok], fbad[~ok] = x0[~ok], f0[~ok]
         result = np.full(n, np.nan)
+        if self.slope is not None:
+            self.step = self._newton_step(f0, rtol)
         self._bracket(good, bad, fbad, result, x0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            self.measured_slope = (fbad - self.fgood) / (np.log(bad) - np.log(good))
         open_ = np.flatnonzero(np.isnan(result))
         if self.spec.integer:
             self._bisect_integers(good, bad, fbad, open_)
@@ -245,6 +350,18 @@ class _Problem:
         else:
             result[open_] = good[open_]
         return result
+
+    def _newton_step(self, f0: np.ndarray, rtol: float) -> np.ndarray:
+        """The first bracketing factor per target from ``slope`` (d log excess / d log x measured on a
+        coarser grid): exp(``_OVERSHOOT`` |f0 / slope| + rtol / 2), so that the step lands just past
+        the root and the bracket is about as wide as the start's error; at most the usual ``step``,
+        which stands where the slope is unknown or points the wrong way."""
+        usual = np.broadcast_to(np.asarray(self.step, dtype=float), f0.shape)
+        assert self.slope is not None
+        with np.errstate(divide="ignore", invalid="ignore"):
+            jump = _OVERSHOOT * np.abs(f0 / self.slope) + 0.5 * rtol
+        known = np.isfinite(jump) & ((self.slope < 0) == self.up)  # delta falls along "up"
+        return np.where(known, np.exp(np.minimum(np.where(known, jump, 0.0), np.log(usual))), usual)
 
     def _bracket(self, good: np.ndarray, bad: np.ndarray, fbad: np.ndarray, result: np.ndarray,
                  x0: np.ndarray) -> None:
@@ -262,14 +379,16 @@ class _Problem:
         # itself evaluated, however far from the start it lies
         low = np.maximum(x0 / span, self.lower)
         high = np.where(np.isfinite(self.upper), self.upper, np.minimum(x0 * span, self.upper))
-        to_easy, easy_limit = (self.step, high) if self.up else (1 / self.step, low)
-        to_hard, hard_limit = (1 / self.step, low) if self.up else (self.step, high)
+        step = np.broadcast_to(np.asarray(self.step, dtype=float), (self.eps.size,))
+        to_easy, easy_limit = (step, high) if self.up else (1 / step, low)
+        to_hard, hard_limit = (1 / step, low) if self.up else (step, high)
         # feasible at the hard end: sigma gets the smallest value searched (evaluated, so the
         # accountant accepts it; 0 would not be); rounds the cap, or inf when there is none
         hard_end = low if self.up else np.where(np.isfinite(self.upper), self.upper, np.inf)
         for factor, limits, missing in ((to_easy, easy_limit, good), (to_hard, hard_limit, bad)):
             idx = np.flatnonzero(np.isnan(missing))
             x = np.where(np.isnan(good[idx]), bad[idx], good[idx])
+            factor = factor[idx]
             while idx.size:
                 limit = limits[idx]
                 at_limit = x == limit
@@ -277,20 +396,22 @@ class _Problem:
                     if missing is good:
                         self._unreachable(idx[at_limit], x[at_limit], fbad[idx[at_limit]])
                     result[idx[at_limit]] = hard_end[idx[at_limit]]
-                    idx, x, limit = idx[~at_limit], x[~at_limit], limit[~at_limit]
+                    idx, x, limit, factor = idx[~at_limit], x[~at_limit], limit[~at_limit], factor[~at_limit]
                     if not idx.size:
                         break
                 moved = np.round(x * factor) if spec.integer else x * factor
+                grow = factor > 1
                 if spec.integer:  # a small factor must still move an integer (1.2 x 1 rounds to 1)
-                    moved = np.maximum(moved, x + 1) if factor > 1 else np.minimum(moved, x - 1)
-                x = np.minimum(moved, limit) if factor > 1 else np.maximum(moved, limit)
-                factor *= factor
+                    moved = np.where(grow, np.maximum(moved, x + 1), np.minimum(moved, x - 1))
+                x = np.where(grow, np.minimum(moved, limit), np.maximum(moved, limit))
+                with np.errstate(over="ignore", under="ignore"):  # inf / 0: the limit clips the next step
+                    factor = factor * factor
                 f = self.log_excess(x, idx)
                 ok = f <= 0
                 good[idx[ok]], self.fgood[idx[ok]] = x[ok], f[ok]
                 bad[idx[~ok]], fbad[idx[~ok]] = x[~ok], f[~ok]
                 keep = ~ok if missing is good else ok
-                idx, x = idx[keep], x[keep]
+                idx, x, factor = idx[keep], x[keep], factor[keep]
 
     def _unreachable(self, idx: np.ndarray, x: np.ndarray, f: np.ndarray) -> None:
         i = int(idx[0])
@@ -306,31 +427,39 @@ class _Problem:
         of log delta - log target linearly in log x (nearly linear for rounds) and probes two integers
         strictly inside the bracket, 1 % of its log width either side of the estimate, so both ends
         move in and the bracket shrinks ~50x per step (rounds 1e5: ~5 calls instead of ~27 halvings);
-        then, where the interpolation has nothing to go on, or for a point whose last step did not
-        halve its bracket's log width (a bound flat or stepped in x), plain bisection."""
+        within 64 of each other, the two integers either side of the interpolated root (adjacent
+        integers in one step where the bound is smooth); where the interpolation has nothing to go
+        on, or for a point whose last step did not halve its bracket's log width (a bound flat or
+        stepped in x), plain bisection."""
         last_width = np.full(good.size, np.inf)
         while idx.size:
             g, b = good[idx], bad[idx]
-            done = (np.abs(b - g) <= 1) | (np.floor((g + b) / 2) == g) | (np.floor((g + b) / 2) == b)
+            done = ((np.abs(b - g) <= np.maximum(1.0, self.integer_rtol * np.minimum(g, b)))
+                    | (np.floor((g + b) / 2) == g) | (np.floor((g + b) / 2) == b))
             idx, g, b = idx[~done], g[~done], b[~done]
             if not idx.size:
                 break
             fg, fb = self.fgood[idx], fbad[idx]
             lo, hi = np.minimum(g, b), np.maximum(g, b)
             width = np.log(hi) - np.log(np.maximum(lo, 0.5))
-            far = ((hi - lo > 64) & (hi < _INTEGER_SPAN) & np.isfinite(fg) & np.isfinite(fb) & (fg < 0) & (fb > 0) & (lo > 0)
-                   & (width <= 0.5 * last_width[idx]))
+            guided = ((hi < _INTEGER_SPAN) & np.isfinite(fg) & np.isfinite(fb) & (fg < 0) & (fb > 0) & (lo > 0)
+                      & (width <= 0.5 * last_width[idx]))
             last_width[idx] = width
             mid = np.floor((g + b) / 2)
-            probes_x, probes_i = [mid[~far]], [idx[~far]]
-            if np.any(far):
-                ug, ub = np.log(g[far]), np.log(b[far])
-                root = ug + (ub - ug) * (fg[far] / (fg[far] - fb[far]))
+            probes_x, probes_i = [mid[~guided]], [idx[~guided]]
+            if np.any(guided):
+                ug, ub = np.log(g[guided]), np.log(b[guided])
+                root = ug + (ub - ug) * (fg[guided] / (fg[guided] - fb[guided]))
+                inside_lo, inside_hi = lo[guided] + 1, hi[guided] - 1
+                far = hi[guided] - lo[guided] > 64
                 half = 0.01 * np.abs(ub - ug)
-                for side in (-1.0, 1.0):
-                    x = np.clip(np.round(np.exp(root + side * half)), lo[far] + 1, hi[far] - 1)
-                    probes_x.append(x)
-                    probes_i.append(idx[far])
+                # far apart: 1 % of the log width either side; near: the two integers around the root
+                below = np.where(far, np.round(np.exp(root - half)), np.floor(np.exp(root)))
+                above = np.where(far, np.round(np.exp(root + half)), np.floor(np.exp(root)) + 1)
+                below, above = np.clip(below, inside_lo, inside_hi), np.clip(above, inside_lo, inside_hi)
+                two = above != below
+                probes_x += [below, above[two]]
+                probes_i += [idx[guided], idx[guided][two]]
             x, where = np.concatenate(probes_x), np.concatenate(probes_i)
             f = self.log_excess(x, where)
             for xi, i, fi in zip(x, where, f):  # probes are strictly inside: a feasible one is nearer bad
