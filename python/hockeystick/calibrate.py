@@ -52,6 +52,8 @@ _INTEGER_SPAN = 2.0 ** 52   # ... for integer parameters (exact in double precis
 _SMALLEST = np.nextafter(0.0, 1.0)
 _COARSE_RTOL = 1e-5         # how closely a coarse grid is solved (relative; calibration_grids)
 _OVERSHOOT = 2.0            # a first step from a measured slope: twice the Newton step (see _newton_step)
+_NOISE_BAND = 1e-8          # _settle steps across once the secant root is within this (or rtol) of its probe
+_WALK = 4                   # ... by 0.99 rtol this many times, then once past the secant root
 _BLOCKS = 16                # targets are solved in this many interleaved blocks (fewer if fewer targets)
 
 
@@ -341,7 +343,7 @@ class _Problem:
         if self.spec.integer:
             self._bisect_integers(good, bad, fbad, open_)
         else:
-            self._refine(good, bad, fbad, open_, rtol)
+            (self._settle if self.slope is not None else self._refine)(good, bad, fbad, open_, rtol)
         if self.side == "lower" and not self.spec.integer:
             # certain: the target fails at ``bad`` (and beyond it); at the hard end nothing is certain
             result[open_] = bad[open_]
@@ -468,6 +470,56 @@ class _Problem:
                         good[i], self.fgood[i] = xi, fi
                 elif abs(good[i] - xi) < abs(good[i] - bad[i]):
                     bad[i], fbad[i] = xi, fi
+
+    def _settle(self, good: np.ndarray, bad: np.ndarray, fbad: np.ndarray, idx: np.ndarray, rtol: float) -> None:
+        """The refinement from a start near the answer (a coarser grid's extrapolation): secant steps on
+        log delta - log target against log x, then steps of ``rtol`` across.
+
+        Near its root the bound is noisy (the composed PMF's charged round-off: log delta jumps by
+        ~3e-8 where sigma moves by 1e-10, against a slope of ~20), so within ~1e-9 of the root the
+        sign is a coin toss and a secant (or Chandrupatla's interpolation) only jumps about in that band,
+        each jump one more evaluation.  So once the secant puts the root within ``_NOISE_BAND`` (1e-8 in
+        log x; or rtol, if wider) of the latest probe, the next probe steps across from that probe:
+        0.99 rtol (so that a sign change there closes the bracket), and after every ``_WALK`` such steps
+        without one (the root may be farther than noise: a systematic offset) once 0.45 rtol past the
+        secant root.  Measured on the 20 G2 targets: 5.6 evaluations on the requested grid per target
+        (Chandrupatla from the same start: 7.0).  Away from the root, a secant step that did not halve
+        the bracket is followed by the midpoint.  Every probe lies at least min(0.49 rtol, a quarter of
+        the bracket) inside it, so the bracket shrinks every step and the search ends.  Ends are values
+        evaluated, as ``_refine`` keeps them.
+        """
+        n = good.size
+        latest = np.where(np.abs(self.fgood) <= np.abs(fbad), good, bad)   # the probe to step across from
+        tries = np.zeros(n, dtype=int)
+        last_width = np.full(n, np.inf)
+        while idx.size:
+            ug, ub = np.log(good[idx]), np.log(bad[idx])
+            width = np.abs(ub - ug)
+            open_ = width > rtol
+            idx, ug, ub, width = idx[open_], ug[open_], ub[open_], width[open_]
+            if not idx.size:
+                break
+            fg, fb = self.fgood[idx], fbad[idx]
+            secant = ug + (ub - ug) * (fg / (fg - fb))
+            start = np.log(latest[idx])
+            other = np.where(start == ug, ub, ug)
+            across = np.abs(secant - start) <= max(rtol, _NOISE_BAND)
+            stalled = width > 0.5 * last_width[idx]
+            walk = tries[idx] % (_WALK + 1) < _WALK
+            step = np.where(walk, 0.99 * rtol, np.maximum(0.99 * rtol, np.abs(secant - start) + 0.45 * rtol))
+            probe = np.where(across, start + np.sign(other - start) * step,
+                             np.where(stalled & ~across, 0.5 * (ug + ub), secant))
+            lo, hi = np.minimum(ug, ub), np.maximum(ug, ub)
+            margin = np.minimum(0.49 * rtol, 0.25 * width)
+            probe = np.clip(probe, lo + margin, hi - margin)
+            tries[idx] = np.where(across, tries[idx] + 1, 0)
+            last_width[idx] = np.where(across, last_width[idx], width)
+            x = np.exp(probe)
+            f = self.log_excess(x, idx)
+            ok = f <= 0
+            good[idx[ok]], self.fgood[idx[ok]] = x[ok], f[ok]
+            bad[idx[~ok]], fbad[idx[~ok]] = x[~ok], f[~ok]
+            latest[idx] = x
 
     def _refine(self, good: np.ndarray, bad: np.ndarray, fbad: np.ndarray, idx: np.ndarray, rtol: float) -> None:
         """Chandrupatla's bracketing root finder (scipy) on log delta - log target vs log x.
