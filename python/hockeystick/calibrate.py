@@ -16,6 +16,13 @@ records for the parameter:
    on log delta - log target against log parameter; integers by bisection to adjacent
    values.
 
+An accountant whose class has ``calibration_grids`` (the PLD: coarser grids, each a certified
+bound converging like h^2) is first solved on two coarse grids and the answers extrapolated to
+the requested grid; the search there starts from that value with a Newton step of the slope the
+coarse grids measured, and steps across its noisy root (``_Problem._settle``) instead of
+Chandrupatla's interpolation.  The coarse grids only choose where the search starts: the answer
+is bracketed, and meets the target, on the requested grid.
+
 Everything is vectorized: each step is ONE accountant call on the still-open points of a block.
 The targets are split into ``_BLOCKS`` interleaved blocks (target i in block i mod the block count;
 a fixed split, so an answer never depends on ``workers``), solved in ``workers`` threads: the PLD
@@ -71,7 +78,8 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
     start : where bracketing starts (clipped to the parameter's range).  Default: the accountant's
         estimate where it has one (its ``calibration_start(parameter, epsilon, delta, params)``, per
         target: ``pld_subsampled_gaussian``'s central-limit value), bracketed by factors 1.2, 1.44,
-        2.07, ...; otherwise 1, bracketed by factors 4, 16, 256, ...
+        2.07, ...; otherwise 1, bracketed by factors 4, 16, 256, ...  Given a start, no coarse grids
+        are used either (see the module docstring).
     bound : which side of the accountant's delta the calibration uses.  "upper" (default): the
         value the certified upper bound allows, safe to use.  "lower": the value from the
         certified lower bound, beyond which the target is certainly missed (for sigma: every
@@ -186,13 +194,14 @@ def _from_coarse_grids(problem: Callable[[dict[str, float]], "_Problem"],
             level = problem(overrides)
             level.slope, level.integer_rtol = slope, _COARSE_RTOL
             x = level.solve(x, _COARSE_RTOL)
-            logs.append(np.log(x))
+            with np.errstate(divide="ignore"):   # a lower side of 0 (no sigma certain): not extrapolated
+                logs.append(np.log(x))
             slope = level.measured_slope
     except ValueError:
         return start, None
     (h1, _), (h2, _), (h, _) = ladder[-3:]
     u1, u2 = logs[-2], logs[-1]
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore"):
         u = u2 + (u2 - u1) * ((h * h - h2 * h2) / (h2 * h2 - h1 * h1))
     usable = np.isfinite(u) & (x > 0)
     return np.where(usable, np.exp(np.where(usable, u, 0.0)), np.where(x > 0, x, start)), slope
