@@ -133,7 +133,7 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
     step = _STEP if first is None else _NEAR_STEP
     if first is None:
         first = np.full(eps.size, 1.0 if start is None else float(start))
-    result = np.empty(eps.size)
+    flat_result = np.empty(eps.size)
     blocks = [np.arange(b, eps.size, min(_BLOCKS, eps.size)) for b in range(min(_BLOCKS, eps.size))]
 
     grids = getattr(entry.factory, "calibration_grids", None) if start is None else None
@@ -154,7 +154,7 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
     with _Bar(progress, entry.name, parameter) as bar:
         if threads == 1 or len(blocks) == 1:
             for block in blocks:
-                result[block] = solve(bar, block)
+                flat_result[block] = solve(bar, block)
         else:
             # each block in a copy of the caller's context (its progress listener); the first failing
             # block in block order raises, whichever thread finished first
@@ -162,11 +162,11 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
                 futures = [pool.submit(contextvars.copy_context().run, solve, bar, block) for block in blocks]
                 try:
                     for block, future in zip(blocks, futures):
-                        result[block] = future.result()
+                        flat_result[block] = future.result()
                 finally:
                     for future in futures:
                         future.cancel()
-    result = result.reshape(shape)
+    result = flat_result.reshape(shape)
     if spec.integer and np.isfinite(result).all():  # rounds come back as integers (inf, uncapped, stays float)
         return int(result) if scalar else result.astype(np.int64)
     return float(result) if scalar else result
