@@ -1,9 +1,9 @@
 """calibrate(workers=): blocks of targets in threads, the same bits for any count, progress still moving.
 
 The blocks are fixed (target i in block i mod 16), so a count of workers changes only which thread
-solves a block: the answers must be equal bit for bit, on a closed form (the Gaussian, 40 targets)
-and through the PLD (sigma, and rounds, which share one-round discretizations between threads
-through round_cache).  A failing block raises the same error whatever the count.
+solves a block: the answers must be equal bit for bit, through RDP (40 targets) and the PLD (sigma,
+and rounds, which share one-round discretizations between threads through round_cache).  A failing
+block raises the same error whatever the count; a closed form stays one block.
 """
 
 from __future__ import annotations
@@ -22,15 +22,29 @@ EPS = RNG.uniform(1, 8, 5)
 ROUNDS = np.round(10 ** RNG.uniform(1, 2.5, 5))
 
 
-def test_closed_form_answers_are_bit_identical_for_any_worker_count():
-    eps, rounds = np.linspace(0.5, 8, 40), np.round(np.logspace(0, 4, 40))
-    got = [calibrate("gaussian", "sigma", epsilon=eps, delta=DELTA, rounds=rounds, workers=w) for w in (1, 2, 3, -1)]
+def test_rdp_answers_are_bit_identical_for_any_worker_count():
+    eps, q = np.linspace(0.5, 8, 40), np.logspace(-3, -1, 40)
+    rounds = np.round(np.logspace(1, 4, 40))
+    got = [calibrate("rdp_subsampled_gaussian", "sigma", epsilon=eps, delta=DELTA, sampling_rate=q, rounds=rounds,
+                     workers=w) for w in (1, 2, 3, -1)]
     for other in got[1:]:
         assert other.tobytes() == got[0].tobytes()
-    one, four = (calibrate("gaussian", "rounds", epsilon=eps, delta=DELTA, sigma=10.0, bound="both", workers=w)
-                 for w in (1, 4))
-    for a, b in zip(one, four):
-        np.testing.assert_array_equal(a, b)
+    one, four = (calibrate("rdp_subsampled_gaussian", "rounds", epsilon=eps, delta=DELTA, sampling_rate=q, sigma=3.0,
+                           workers=w) for w in (1, 4))
+    np.testing.assert_array_equal(one, four)
+
+
+def test_a_closed_form_is_one_block_whatever_the_count(monkeypatch):
+    """The Gaussian (no max_chunk: a closed form) is solved in one vectorized call per step: threads
+    would cost it more in calls than they give."""
+    import hockeystick.calibrate as module
+
+    sizes: list[int] = []
+    original = module._Problem.log_excess
+    monkeypatch.setattr(module._Problem, "log_excess", lambda self, x, idx: sizes.append(idx.size) or original(self, x, idx))
+    eps, rounds = np.linspace(0.5, 8, 40), np.round(np.logspace(0, 4, 40))
+    calibrate("gaussian", "sigma", epsilon=eps, delta=DELTA, rounds=rounds, workers=4)
+    assert sizes[0] == 40
 
 
 @pytest.mark.parametrize("parameter", ["sigma", "rounds"])
@@ -65,10 +79,11 @@ def test_workers_must_be_a_nonzero_integer(workers):
 
 
 def test_an_unreachable_target_raises_the_same_error_for_any_worker_count():
-    sigma = np.where(np.arange(20) % 7 == 3, np.linspace(1e-3, 2e-3, 20), 10.0)  # 1 round already breaks these
+    q = np.where(np.arange(20) % 7 == 3, 0.5, 1e-3)   # at sigma 0.3, 1 round at rate 0.5 already breaks these
     messages = set()
     for workers in (1, 2, 5):
         with pytest.raises(ValueError, match="unreachable") as caught:
-            calibrate("gaussian", "rounds", epsilon=1.0, delta=DELTA, sigma=sigma, workers=workers)
+            calibrate("rdp_subsampled_gaussian", "rounds", epsilon=1.0, delta=DELTA, sigma=0.3, sampling_rate=q,
+                      workers=workers)
         messages.add(str(caught.value))
     assert len(messages) == 1
