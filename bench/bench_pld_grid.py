@@ -5,8 +5,10 @@
 
 G1  grid sigma x q x rounds x eps through ``pld_subsampled_gaussian`` (accuracy=1e-2);
     full here: 20 whole (sigma, q) blocks of the 10^6-point grid (CPU s per block, times 1000).
-G2  sigma and rounds calibration through PLD for arrays of targets (delta = 1e-5); by hand also
-    side by side with dp_accounting's calibrate_dp_mechanism over its PLDAccountant on a sample.
+G2  sigma and rounds calibration through PLD for arrays of targets (delta = 1e-5), wall and CPU
+    seconds with one thread and with every core (``workers=``); by hand also side by side with
+    dp_accounting's calibrate_dp_mechanism over its PLDAccountant on a sample, and (G2-1000) once
+    for 1000 targets end to end.
 G3  W2 (q = 0.01, sigma = 1, 10^4 rounds) certified bracket <= 1e-3 through accuracy=1e-3.
 G3b W3 (q = 0.001, sigma = 0.8, 10^5 rounds) the same.
 G4  is tests/test_embed_pld_example.py (C++ with FFTW vs the facade).
@@ -118,9 +120,29 @@ def dp_accounting_calibration(what: str, sampling_rate: float, epsilon: float, r
         bracket_interval=bracket, discrete=what == "rounds")
 
 
+def g2_timed(what: str, n: int, workers: int | None, grid: dict) -> tuple[float, float, int]:
+    """Wall and CPU seconds of one cold calibration of ``what`` (sigma, or rounds at sigma = 1) for the
+    ``n`` G2 targets (``workers`` threads), each answer re-checked on the certified upper side, and
+    how many targets that was."""
+    t = g2_targets(n)
+    fixed = {"sigma": 1.0} if what == "rounds" else {}
+    if what == "rounds":  # targets that one round at sigma 1 already breaks are left out (none of the first 20)
+        t.pop("rounds")
+        reachable = pld.SubsampledGaussianPLD(sigma=1.0, sampling_rate=t["sampling_rate"], rounds=1).delta(
+            t["epsilon"]) <= DELTA
+        t = {k: v[reachable] for k, v in t.items()}
+    round_cache.clear()
+    wall, cpu = time.perf_counter(), time.process_time()
+    got = calibrate("pld_subsampled_gaussian", what, delta=DELTA, workers=workers, **fixed, **t, **grid)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    eps = t.pop("epsilon")
+    assert np.all(pld.SubsampledGaussianPLD(**{**fixed, **t, what: got}, **grid).delta(eps) <= DELTA)
+    return wall, cpu, eps.size
+
+
 def g2_versus_dp_accounting(sample: int = 3) -> None:
     """G2 side by side on ``sample`` of the 20 targets: hockeystick's calibrate at dp_accounting's
-    tolerance (rtol 1e-6 / integers) and at its default (1e-10), both on h = 1e-4, against
+    tolerance (rtol 1e-6 / integers) and at its default (1e-10), both on h = 1e-4 in one thread, against
     ``calibrate_dp_mechanism`` over dp_accounting's PLDAccountant at h = 1e-4 (tol 1e-6), target by
     target (it takes one target per call); CPU seconds per target, answers side by side."""
     t = g2_targets(20)
@@ -132,7 +154,7 @@ def g2_versus_dp_accounting(sample: int = 3) -> None:
         for rtol in (1e-6, 1e-10):
             round_cache.clear()
             spent, got = _cpu(lambda: calibrate("pld_subsampled_gaussian", what, delta=DELTA, rtol=rtol, **fixed,
-                                                **ours), 1)
+                                                workers=1, **ours), 1)
             rows.append((rtol, spent / sample, np.asarray(got)))
         theirs, answers = [], []
         for i in pick:
@@ -186,8 +208,11 @@ def g1_report(blocks: int = 20) -> None:
 
 
 def main(goals: list[str]) -> None:
-    """``python bench/bench_pld_grid.py [G1] [G2] [G3]`` (all by default)."""
+    """``python bench/bench_pld_grid.py [G1] [G2] [G3] [G2-1000]`` (G1-G3 by default; G2-1000 adds the
+    1000-target calibrations to G2)."""
     goals = goals or ["G1", "G2", "G3"]
+    if "G2-1000" in goals:
+        goals.append("G2")
     print(f"load average {os.getloadavg()}, {os.cpu_count()} cores; CPU seconds, medians, interleaved")
     for name, w in (("G3 W2", W2), ("G3b W3", W3)) if "G3" in goals else ():
         g3(w, 1e-3)  # warm
@@ -201,18 +226,16 @@ def main(goals: list[str]) -> None:
               f"dp_accounting h=1e-4 {t_dp:.3f} s eps {eps_dp:.5f}; ratio {t_dp / t_ours:.1f}x")
     if "G1" in goals:
         g1_report()
-    for what in ("sigma", "rounds") if "G2" in goals else ():
-        for grid in ({}, {"accuracy": 1e-2}):
-            t = g2_targets(20)
-            if what == "rounds":
-                t.pop("rounds")
-            round_cache.clear()
-            start = time.process_time()
-            calibrate("pld_subsampled_gaussian", what, delta=DELTA, **({"sigma": 1.0} if what == "rounds" else {}),
-                      **t, **grid)
-            spent = time.process_time() - start
-            print(f"G2 {what} {grid or 'h=1e-4'}: 20 targets in {spent:.1f} CPU s "
-                  f"(1000 would take ~{spent * 50:.0f} CPU s)")
+    for n in (20, 1000) if "G2" in goals else ():
+        if n == 1000 and "G2-1000" not in goals:
+            continue
+        for what in ("sigma", "rounds"):
+            for grid in ({}, {"accuracy": 1e-2}) if n == 20 else ({},):
+                for workers in (1, None) if n == 20 else (None,):
+                    wall, cpu, m = g2_timed(what, n, workers, grid)
+                    print(f"G2 {what} {grid or 'h=1e-4'} workers={workers or os.cpu_count()}: {m} targets in "
+                          f"{wall:.1f} s wall, {cpu:.1f} CPU s (1000 would take ~{wall * 1000 / m:.0f} s wall); "
+                          f"load average {os.getloadavg()[0]:.2f}")
     if "G2" in goals:
         g2_versus_dp_accounting()
     print(f"load average {os.getloadavg()}")

@@ -69,3 +69,79 @@ def test_same_answer_as_the_default_start_with_no_far_evaluation(parameter, monk
         assert min(seen) >= 0.5 * np.min(estimated)
     got = pld.SubsampledGaussianPLD(**{**fixed, parameter: estimated}, sampling_rate=target["sampling_rate"])
     assert np.all(got.delta(target["epsilon"]) <= DELTA)
+
+
+def test_calibration_grids_ladder_and_where_there_is_none():
+    from hockeystick.pld.calibration_start import calibration_grids
+
+    ladder = calibration_grids("sigma", {"sampling_rate": 0.01, "rounds": 100.0})
+    assert [h for h, _ in ladder] == pytest.approx([2e-3, 1e-3, 1e-4])
+    assert [o for _, o in ladder] == [{"value_discretization_interval": pytest.approx(2e-3)},
+                                      {"value_discretization_interval": pytest.approx(1e-3)}, {}]
+    assert calibration_grids("rounds", {"value_discretization_interval": 1e-3})[0][0] == pytest.approx(2e-2)
+    assert calibration_grids("sigma", {"accuracy": 1e-2}) == []            # the grid is chosen per point
+    assert calibration_grids("sigma", {"value_discretization_interval": 5e-3}) == []   # 20 h > COARSEST_GRID
+    assert calibration_grids("sigma", {"value_discretization_interval": np.array([1e-4, 2e-4])}) == []
+    assert calibration_grids("sensitivity", {}) == []
+
+
+def test_coarse_answers_extrapolate_towards_the_requested_grid():
+    """The ladder's premise: on grid h the calibrated log sigma is about u_inf + c h^2, so the Richardson
+    value from h = 2e-3 and 1e-3 lands much nearer the answer at 1e-4 than the 1e-3 answer does."""
+    q, rounds, eps = np.array([0.05, 0.002, 0.02]), np.array([300.0, 5000.0, 2000.0]), np.array([6.0, 1.0, 3.0])
+    u = {h: np.log(calibrate("pld_subsampled_gaussian", "sigma", epsilon=eps, delta=DELTA, sampling_rate=q,
+                             rounds=rounds, value_discretization_interval=h, rtol=1e-9)) for h in (2e-3, 1e-3, 1e-4)}
+    predicted = u[1e-3] + (u[1e-3] - u[2e-3]) * (1e-8 - 1e-6) / (1e-6 - 4e-6)
+    assert np.all(np.abs(predicted - u[1e-4]) < 0.2 * np.abs(u[1e-3] - u[1e-4])), (predicted - u[1e-4], u[1e-3] - u[1e-4])
+
+
+def test_random_targets_are_certified_minimal_and_equal_to_the_plain_search():
+    """G2-like targets (q 10^U(-3,-1), rounds 10^U(1,3), eps U(1,8)): the sigma found through the coarse
+    grids meets the target on the requested grid's certified upper side, sigma (1 - 1e-6) does not,
+    and the search started from sigma = 1 (no estimate, no coarse grids) finds the same value to rtol."""
+    rng = np.random.default_rng(3)
+    q, rounds, eps = 10 ** rng.uniform(-3, -1, 6), np.round(10 ** rng.uniform(1, 3, 6)), rng.uniform(1, 8, 6)
+    kwargs = dict(epsilon=eps, delta=DELTA, sampling_rate=q, rounds=rounds, rtol=1e-9)
+    sigma = calibrate("pld_subsampled_gaussian", "sigma", **kwargs)
+    assert np.all(pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds).delta(eps) <= DELTA)
+    assert np.all(pld.SubsampledGaussianPLD(sigma=sigma * (1 - 1e-6), sampling_rate=q, rounds=rounds).delta(eps) > DELTA)
+    np.testing.assert_allclose(sigma, calibrate("pld_subsampled_gaussian", "sigma", start=1.0, **kwargs), rtol=1e-8)
+
+
+def test_a_coarse_grid_that_refuses_leaves_the_search_to_the_requested_grid(monkeypatch):
+    kwargs = dict(epsilon=np.array([1.0, 3.0]), delta=DELTA, sampling_rate=np.array([0.01, 0.03]), rounds=300.0)
+    plain = calibrate("pld_subsampled_gaussian", "sigma", **kwargs)
+    refusing = [(200.0, {"value_discretization_interval": 200.0}), (150.0, {"value_discretization_interval": 150.0}),
+                (1e-4, {})]   # h > 100 is refused (ValueError) by the accountant
+    monkeypatch.setattr(pld.SubsampledGaussianPLD, "calibration_grids", staticmethod(lambda parameter, params: refusing))
+    again = calibrate("pld_subsampled_gaussian", "sigma", **kwargs)
+    np.testing.assert_allclose(again, plain, rtol=1e-9)
+    assert np.all(pld.SubsampledGaussianPLD(sigma=again, sampling_rate=kwargs["sampling_rate"], rounds=300.0)
+                  .delta(kwargs["epsilon"]) <= DELTA)
+
+
+def test_same_sigma_and_rounds_as_dp_accounting_calibrate_dp_mechanism():
+    """dp_accounting's calibrate_dp_mechanism over its PLDAccountant (h = 1e-4, its default tolerance)
+    for one target: our sigma within 1e-6 of its and never below our certified lower side minus that
+    tolerance; our rounds equal to its (its accountant is an estimate, ours a certified bracket)."""
+    import dp_accounting
+    from dp_accounting import mechanism_calibration
+    from dp_accounting.pld import pld_privacy_accountant
+
+    q, eps, rounds = 0.05, 4.0, 1000
+
+    def event(sigma: float, count: int) -> dp_accounting.DpEvent:
+        return dp_accounting.SelfComposedDpEvent(
+            dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(sigma)), count)
+
+    def fresh() -> pld_privacy_accountant.PLDAccountant:
+        return pld_privacy_accountant.PLDAccountant(value_discretization_interval=1e-4)
+
+    theirs = mechanism_calibration.calibrate_dp_mechanism(fresh, lambda s: event(s, rounds), eps, DELTA)
+    lo, up = calibrate("pld_subsampled_gaussian", "sigma", epsilon=eps, delta=DELTA, sampling_rate=q, rounds=rounds,
+                       bound="both")
+    assert abs(up / theirs - 1) < 1e-6 and lo * (1 - 1e-6) <= theirs, (lo, up, theirs)
+    theirs_t = mechanism_calibration.calibrate_dp_mechanism(
+        fresh, lambda t: event(1.0, int(t)), eps, DELTA,
+        bracket_interval=mechanism_calibration.LowerEndpointAndGuess(1, 1000), discrete=True)
+    assert calibrate("pld_subsampled_gaussian", "rounds", epsilon=eps, delta=DELTA, sampling_rate=q, sigma=1.0) == theirs_t

@@ -16,15 +16,31 @@ records for the parameter:
    on log delta - log target against log parameter; integers by bisection to adjacent
    values.
 
-Everything is vectorized: each step is ONE accountant call on the still-open points.
+An accountant whose class has ``calibration_grids`` (the PLD: coarser grids, each a certified
+bound converging like h^2) is first solved on two coarse grids and the answers extrapolated to
+the requested grid; the search there starts from that value with a Newton step of the slope the
+coarse grids measured, and steps across its noisy root (``_Problem._settle``) instead of
+Chandrupatla's interpolation.  The coarse grids only choose where the search starts: the answer
+is bracketed, and meets the target, on the requested grid.
+
+Everything is vectorized: each step is ONE accountant call on the still-open points of a block.
+The targets of an accountant whose points are real work (its registry entry declares ``max_chunk``:
+the PLD families, RDP, per-point schedules) are split into ``_BLOCKS`` interleaved blocks (target i
+in block i mod the block count; a fixed split, so an answer never depends on ``workers``), solved in
+``workers`` threads: the PLD accountants discretize and compose in C++ with the GIL released,
+scipy.fft releases it too.  A closed form is one block (threads would not pay for the calls).
 The value returned was evaluated and met the target, so it is valid even if the bound
 were not monotone (then it may just not be the extreme one).
 """
 
 from __future__ import annotations
 
+import contextvars
 import difflib
+import os
 import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
 import numpy as np
@@ -43,11 +59,16 @@ _NEAR_STEP = 1.2            # ... from an accountant's own estimate (1.2, 1.44, 
 _SPAN = 1e300               # how far (as a ratio) the bracket may move from the start before giving up
 _INTEGER_SPAN = 2.0 ** 52   # ... for integer parameters (exact in double precision)
 _SMALLEST = np.nextafter(0.0, 1.0)
+_COARSE_RTOL = 1e-5         # how closely a coarse grid is solved (relative; calibration_grids)
+_OVERSHOOT = 2.0            # a first step from a measured slope: twice the Newton step (see _newton_step)
+_NOISE_BAND = 1e-8          # _settle steps across once the secant root is within this (or rtol) of its probe
+_WALK = 4                   # ... by 0.99 rtol this many times, then once past the secant root
+_BLOCKS = 16                # targets are solved in this many interleaved blocks (fewer if fewer targets)
 
 
 def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: ArrayLike, delta: ArrayLike,
               rtol: float = 1e-10, start: float | None = None, bound: Bound = "upper",
-              progress: bool = False, **params: ArrayLike) -> Any:
+              progress: bool = False, workers: int | None = None, **params: ArrayLike) -> Any:
     """The smallest (or largest) ``parameter`` keeping ``accountant`` within (epsilon, delta).
 
     Parameters
@@ -59,7 +80,8 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
     start : where bracketing starts (clipped to the parameter's range).  Default: the accountant's
         estimate where it has one (its ``calibration_start(parameter, epsilon, delta, params)``, per
         target: ``pld_subsampled_gaussian``'s central-limit value), bracketed by factors 1.2, 1.44,
-        2.07, ...; otherwise 1, bracketed by factors 4, 16, 256, ...
+        2.07, ...; otherwise 1, bracketed by factors 4, 16, 256, ...  Given a start, no coarse grids
+        are used either (see the module docstring).
     bound : which side of the accountant's delta the calibration uses.  "upper" (default): the
         value the certified upper bound allows, safe to use.  "lower": the value from the
         certified lower bound, beyond which the target is certainly missed (for sigma: every
@@ -70,6 +92,10 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
         the target even at the smallest value searched gets 0 (nothing is certain above it).
     progress : a tqdm bar on stderr counting the points evaluated (moved per block of work an
         accountant reports, ``hockeystick.progress``: a PLD batch) and the targets still open.
+    workers : threads solving blocks of targets at once (scipy's convention: None, the default, is
+        every core, ``os.cpu_count()``; a negative count wraps around from it, -1 being every core).
+        The answers are bit-identical for any count: the blocks are the same, only who solves them
+        changes.
     **params : the accountant's other parameters (arrays broadcast together).
 
     Returns the calibrated value at each broadcast point (float for scalar input); an integer
@@ -85,7 +111,7 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
     side = bound_side(bound)
     if side == "both":
         return tuple(calibrate(entry, parameter, epsilon=epsilon, delta=delta, rtol=rtol, start=start, bound=s,
-                               progress=progress, **params) for s in ("lower", "upper"))
+                               progress=progress, workers=workers, **params) for s in ("lower", "upper"))
     rtol = float(in_interval(rtol, "rtol", 0.0, 1.0, open_low=True, open_high=True))
     named = {k: as_real_array(v, k) for k, v in dict(epsilon=epsilon, delta=delta, **params).items()}
     epsilon_values(named["epsilon"])
@@ -103,17 +129,97 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
                                            for k, a in named.items()}
     if not isinstance(progress, bool):
         raise TypeError(f"progress must be True or False, got {progress!r}")
-    problem = _Problem(entry, parameter, spec, eps, dlt, flat, side)
+    threads = _worker_count(workers)
     estimate = getattr(entry.factory, "calibration_start", None) if start is None else None
     first: np.ndarray | None = None if estimate is None else estimate(parameter, eps, dlt, flat)
-    if first is not None:
-        problem.step = _NEAR_STEP
-    with _Bar(progress, entry.name, parameter) as problem.bar:
-        result = problem.solve(first if first is not None else np.full(eps.size, 1.0 if start is None else float(start)),
-                               rtol).reshape(shape)
+    step = _STEP if first is None else _NEAR_STEP
+    if first is None:
+        first = np.full(eps.size, 1.0 if start is None else float(start))
+    flat_result = np.empty(eps.size)
+    # blocks only where a point is real work (the registry's max_chunk: compositions, RDP orders, schedules);
+    # a closed form stays one vectorized block (16 blocks cost it 12x the CPU in per-call overhead)
+    count = min(_BLOCKS, eps.size) if entry.max_chunk is not None else min(1, eps.size)
+    blocks = [np.arange(b, eps.size, count) for b in range(count)]
+
+    grids = getattr(entry.factory, "calibration_grids", None) if start is None else None
+    ladder = [] if grids is None else grids(parameter, flat)
+
+    def solve(bar: _Bar, block: np.ndarray) -> np.ndarray:
+        sub = {k: v[block] if isinstance(v, np.ndarray) else v for k, v in flat.items()}
+
+        def problem(overrides: dict[str, float]) -> _Problem:
+            made = _Problem(entry, parameter, spec, eps[block], dlt[block], {**sub, **overrides}, side)
+            made.step, made.bar = step, bar
+            return made
+        x, slope = _from_coarse_grids(problem, ladder, first[block])
+        fine = problem({})
+        fine.slope = slope
+        return fine.solve(x, rtol)
+
+    with _Bar(progress, entry.name, parameter) as bar:
+        if threads == 1 or len(blocks) == 1:
+            for block in blocks:
+                flat_result[block] = solve(bar, block)
+        else:
+            # each block in a copy of the caller's context (its progress listener); the first failing
+            # block in block order raises, whichever thread finished first
+            with ThreadPoolExecutor(max_workers=min(threads, len(blocks))) as pool:
+                futures = [pool.submit(contextvars.copy_context().run, solve, bar, block) for block in blocks]
+                try:
+                    for block, future in zip(blocks, futures):
+                        flat_result[block] = future.result()
+                finally:
+                    for future in futures:
+                        future.cancel()
+    result = flat_result.reshape(shape)
     if spec.integer and np.isfinite(result).all():  # rounds come back as integers (inf, uncapped, stays float)
         return int(result) if scalar else result.astype(np.int64)
     return float(result) if scalar else result
+
+
+def _from_coarse_grids(problem: Callable[[dict[str, float]], "_Problem"],
+                       ladder: list[tuple[float, dict[str, float]]], start: np.ndarray
+                       ) -> tuple[np.ndarray, np.ndarray | None]:
+    """Where the search on the requested grid starts, and the slope of its log excess there.
+
+    ``ladder`` (the accountant's ``calibration_grids``): coarse grids h_1 > h_2 > ... and the
+    requested grid h last.  The target is solved on each coarse grid in turn (to ``_COARSE_RTOL``,
+    each from the last answer, its first step the Newton step of the slope the coarser grid's
+    bracket measured), and the log answers u_k on the last two extrapolated to h through
+    u(h) = u_inf + c h^2 (Richardson):  u = u_2 + (u_2 - u_1) (h^2 - h_2^2) / (h_2^2 - h_1^2).
+    Without a ladder, or where a coarse grid raises ValueError (the requested grid then decides,
+    and words, any refusal): ``start`` and no slope; where the extrapolation is not finite (an
+    answer at a range end), the last coarse answer.
+    """
+    if len(ladder) < 3:
+        return start, None
+    x, logs, slope = start, [], None
+    try:
+        for _, overrides in ladder[:-1]:
+            level = problem(overrides)
+            level.slope, level.integer_rtol = slope, _COARSE_RTOL
+            x = level.solve(x, _COARSE_RTOL)
+            with np.errstate(divide="ignore"):   # a lower side of 0 (no sigma certain): not extrapolated
+                logs.append(np.log(x))
+            slope = level.measured_slope
+    except ValueError:
+        return start, None
+    (h1, _), (h2, _), (h, _) = ladder[-3:]
+    u1, u2 = logs[-2], logs[-1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        u = u2 + (u2 - u1) * ((h * h - h2 * h2) / (h2 * h2 - h1 * h1))
+    usable = np.isfinite(u) & (x > 0)
+    return np.where(usable, np.exp(np.where(usable, u, 0.0)), np.where(x > 0, x, start)), slope
+
+
+def _worker_count(workers: int | None) -> int:
+    """Threads for ``workers`` (scipy's convention: None every core, -k wraps around from the core count)."""
+    cores = os.cpu_count() or 1
+    if workers is None:
+        return cores
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers == 0:
+        raise ValueError(f"workers must be a nonzero integer (or None for every core), got {workers!r}")
+    return int(workers) if workers > 0 else max(1, cores + 1 + int(workers))
 
 
 def _spec(entry: AccountantEntry, parameter: str, params: dict[str, Any]) -> Calibratable:
@@ -149,12 +255,15 @@ def _search_range(spec: Calibratable, params: dict[str, float | np.ndarray], n: 
 
 class _Bar:
     """The calibration's progress: points evaluated (a bar without a total: the number of steps is
-    not known in advance) and, as its postfix, the targets still open.  Disabled, it still masks
-    an outer listener (a sweep's bar counts grid points, not the trial evaluations inside them)."""
+    not known in advance) and, as its postfix, the targets still open in the blocks being solved.
+    Disabled, it still masks an outer listener (a sweep's bar counts grid points, not the trial
+    evaluations inside them).  Blocks solved in threads share it (updates under a lock)."""
 
     def __init__(self, enabled: bool, name: str, parameter: str) -> None:
         self.enabled, self.desc = enabled, f"calibrate {name} {parameter}"
         self.bar: Any = None
+        self.lock = threading.Lock()
+        self.open: dict[int, int] = {}   # per thread, the targets its current call evaluates
 
     def __enter__(self) -> "_Bar":
         if self.enabled:
@@ -172,16 +281,21 @@ class _Bar:
         if self.bar is None:
             with progress_hook.reporting(None):
                 return call()
-        self.bar.set_postfix_str(f"{points} targets open", refresh=False)
+        with self.lock:
+            self.open[threading.get_ident()] = points
+            self.bar.set_postfix_str(f"{sum(self.open.values())} targets open", refresh=False)
         moved = [0]
 
         def advance(done: int) -> None:
             step = min(done, points - moved[0])
             moved[0] += step
-            self.bar.update(step)
+            with self.lock:
+                self.bar.update(step)
         with progress_hook.reporting(advance):
             out = call()
-        self.bar.update(points - moved[0])
+        with self.lock:
+            self.bar.update(points - moved[0])
+            self.open[threading.get_ident()] = 0
         return out
 
 
@@ -189,7 +303,10 @@ class _Problem:
     """Vectorized bracketing + refinement state for one calibration call."""
 
     bar: _Bar = _Bar(False, "", "")
-    step: float = _STEP   # the first bracketing factor
+    step: float | np.ndarray = _STEP   # the first bracketing factor (one, or one per target)
+    slope: np.ndarray | None = None    # per target, d log excess / d log x near the start (a coarser grid's)
+    measured_slope: np.ndarray         # ... and as this search's bracket measured it
+    integer_rtol: float = 0.0          # an integer search stops at this relative width (0: adjacent integers)
 
     def __init__(self, entry: AccountantEntry, parameter: str, spec: Calibratable,
                  eps: np.ndarray, dlt: np.ndarray, params: dict[str, float | np.ndarray],
@@ -231,12 +348,16 @@ class _Problem:
         good[ok], self.fgood[ok] = x0[ok], f0[ok]
         bad[~ok], fbad[~ok] = x0[~ok], f0[~ok]
         result = np.full(n, np.nan)
+        if self.slope is not None:
+            self.step = self._newton_step(f0, rtol)
         self._bracket(good, bad, fbad, result, x0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            self.measured_slope = (fbad - self.fgood) / (np.log(bad) - np.log(good))
         open_ = np.flatnonzero(np.isnan(result))
         if self.spec.integer:
             self._bisect_integers(good, bad, fbad, open_)
         else:
-            self._refine(good, bad, fbad, open_, rtol)
+            (self._settle if self.slope is not None else self._refine)(good, bad, fbad, open_, rtol)
         if self.side == "lower" and not self.spec.integer:
             # certain: the target fails at ``bad`` (and beyond it); at the hard end nothing is certain
             result[open_] = bad[open_]
@@ -245,6 +366,18 @@ class _Problem:
         else:
             result[open_] = good[open_]
         return result
+
+    def _newton_step(self, f0: np.ndarray, rtol: float) -> np.ndarray:
+        """The first bracketing factor per target from ``slope`` (d log excess / d log x measured on a
+        coarser grid): exp(``_OVERSHOOT`` |f0 / slope| + rtol / 2), so that the step lands just past
+        the root and the bracket is about as wide as the start's error; at most the usual ``step``,
+        which stands where the slope is unknown or points the wrong way."""
+        usual = np.broadcast_to(np.asarray(self.step, dtype=float), f0.shape)
+        assert self.slope is not None
+        with np.errstate(divide="ignore", invalid="ignore"):
+            jump = _OVERSHOOT * np.abs(f0 / self.slope) + 0.5 * rtol
+        known = np.isfinite(jump) & ((self.slope < 0) == self.up)  # delta falls along "up"
+        return np.where(known, np.exp(np.minimum(np.where(known, jump, 0.0), np.log(usual))), usual)
 
     def _bracket(self, good: np.ndarray, bad: np.ndarray, fbad: np.ndarray, result: np.ndarray,
                  x0: np.ndarray) -> None:
@@ -262,14 +395,16 @@ class _Problem:
         # itself evaluated, however far from the start it lies
         low = np.maximum(x0 / span, self.lower)
         high = np.where(np.isfinite(self.upper), self.upper, np.minimum(x0 * span, self.upper))
-        to_easy, easy_limit = (self.step, high) if self.up else (1 / self.step, low)
-        to_hard, hard_limit = (1 / self.step, low) if self.up else (self.step, high)
+        step = np.broadcast_to(np.asarray(self.step, dtype=float), (self.eps.size,))
+        to_easy, easy_limit = (step, high) if self.up else (1 / step, low)
+        to_hard, hard_limit = (1 / step, low) if self.up else (step, high)
         # feasible at the hard end: sigma gets the smallest value searched (evaluated, so the
         # accountant accepts it; 0 would not be); rounds the cap, or inf when there is none
         hard_end = low if self.up else np.where(np.isfinite(self.upper), self.upper, np.inf)
         for factor, limits, missing in ((to_easy, easy_limit, good), (to_hard, hard_limit, bad)):
             idx = np.flatnonzero(np.isnan(missing))
             x = np.where(np.isnan(good[idx]), bad[idx], good[idx])
+            factor = factor[idx]
             while idx.size:
                 limit = limits[idx]
                 at_limit = x == limit
@@ -277,20 +412,22 @@ class _Problem:
                     if missing is good:
                         self._unreachable(idx[at_limit], x[at_limit], fbad[idx[at_limit]])
                     result[idx[at_limit]] = hard_end[idx[at_limit]]
-                    idx, x, limit = idx[~at_limit], x[~at_limit], limit[~at_limit]
+                    idx, x, limit, factor = idx[~at_limit], x[~at_limit], limit[~at_limit], factor[~at_limit]
                     if not idx.size:
                         break
                 moved = np.round(x * factor) if spec.integer else x * factor
+                grow = factor > 1
                 if spec.integer:  # a small factor must still move an integer (1.2 x 1 rounds to 1)
-                    moved = np.maximum(moved, x + 1) if factor > 1 else np.minimum(moved, x - 1)
-                x = np.minimum(moved, limit) if factor > 1 else np.maximum(moved, limit)
-                factor *= factor
+                    moved = np.where(grow, np.maximum(moved, x + 1), np.minimum(moved, x - 1))
+                x = np.where(grow, np.minimum(moved, limit), np.maximum(moved, limit))
+                with np.errstate(over="ignore", under="ignore"):  # inf / 0: the limit clips the next step
+                    factor = factor * factor
                 f = self.log_excess(x, idx)
                 ok = f <= 0
                 good[idx[ok]], self.fgood[idx[ok]] = x[ok], f[ok]
                 bad[idx[~ok]], fbad[idx[~ok]] = x[~ok], f[~ok]
                 keep = ~ok if missing is good else ok
-                idx, x = idx[keep], x[keep]
+                idx, x, factor = idx[keep], x[keep], factor[keep]
 
     def _unreachable(self, idx: np.ndarray, x: np.ndarray, f: np.ndarray) -> None:
         i = int(idx[0])
@@ -306,31 +443,39 @@ class _Problem:
         of log delta - log target linearly in log x (nearly linear for rounds) and probes two integers
         strictly inside the bracket, 1 % of its log width either side of the estimate, so both ends
         move in and the bracket shrinks ~50x per step (rounds 1e5: ~5 calls instead of ~27 halvings);
-        then, where the interpolation has nothing to go on, or for a point whose last step did not
-        halve its bracket's log width (a bound flat or stepped in x), plain bisection."""
+        within 64 of each other, the two integers either side of the interpolated root (adjacent
+        integers in one step where the bound is smooth); where the interpolation has nothing to go
+        on, or for a point whose last step did not halve its bracket's log width (a bound flat or
+        stepped in x), plain bisection."""
         last_width = np.full(good.size, np.inf)
         while idx.size:
             g, b = good[idx], bad[idx]
-            done = (np.abs(b - g) <= 1) | (np.floor((g + b) / 2) == g) | (np.floor((g + b) / 2) == b)
+            done = ((np.abs(b - g) <= np.maximum(1.0, self.integer_rtol * np.minimum(g, b)))
+                    | (np.floor((g + b) / 2) == g) | (np.floor((g + b) / 2) == b))
             idx, g, b = idx[~done], g[~done], b[~done]
             if not idx.size:
                 break
             fg, fb = self.fgood[idx], fbad[idx]
             lo, hi = np.minimum(g, b), np.maximum(g, b)
             width = np.log(hi) - np.log(np.maximum(lo, 0.5))
-            far = ((hi - lo > 64) & (hi < _INTEGER_SPAN) & np.isfinite(fg) & np.isfinite(fb) & (fg < 0) & (fb > 0) & (lo > 0)
-                   & (width <= 0.5 * last_width[idx]))
+            guided = ((hi < _INTEGER_SPAN) & np.isfinite(fg) & np.isfinite(fb) & (fg < 0) & (fb > 0) & (lo > 0)
+                      & (width <= 0.5 * last_width[idx]))
             last_width[idx] = width
             mid = np.floor((g + b) / 2)
-            probes_x, probes_i = [mid[~far]], [idx[~far]]
-            if np.any(far):
-                ug, ub = np.log(g[far]), np.log(b[far])
-                root = ug + (ub - ug) * (fg[far] / (fg[far] - fb[far]))
+            probes_x, probes_i = [mid[~guided]], [idx[~guided]]
+            if np.any(guided):
+                ug, ub = np.log(g[guided]), np.log(b[guided])
+                root = ug + (ub - ug) * (fg[guided] / (fg[guided] - fb[guided]))
+                inside_lo, inside_hi = lo[guided] + 1, hi[guided] - 1
+                far = hi[guided] - lo[guided] > 64
                 half = 0.01 * np.abs(ub - ug)
-                for side in (-1.0, 1.0):
-                    x = np.clip(np.round(np.exp(root + side * half)), lo[far] + 1, hi[far] - 1)
-                    probes_x.append(x)
-                    probes_i.append(idx[far])
+                # far apart: 1 % of the log width either side; near: the two integers around the root
+                below = np.where(far, np.round(np.exp(root - half)), np.floor(np.exp(root)))
+                above = np.where(far, np.round(np.exp(root + half)), np.floor(np.exp(root)) + 1)
+                below, above = np.clip(below, inside_lo, inside_hi), np.clip(above, inside_lo, inside_hi)
+                two = above != below
+                probes_x += [below, above[two]]
+                probes_i += [idx[guided], idx[guided][two]]
             x, where = np.concatenate(probes_x), np.concatenate(probes_i)
             f = self.log_excess(x, where)
             for xi, i, fi in zip(x, where, f):  # probes are strictly inside: a feasible one is nearer bad
@@ -339,6 +484,56 @@ class _Problem:
                         good[i], self.fgood[i] = xi, fi
                 elif abs(good[i] - xi) < abs(good[i] - bad[i]):
                     bad[i], fbad[i] = xi, fi
+
+    def _settle(self, good: np.ndarray, bad: np.ndarray, fbad: np.ndarray, idx: np.ndarray, rtol: float) -> None:
+        """The refinement from a start near the answer (a coarser grid's extrapolation): secant steps on
+        log delta - log target against log x, then steps of ``rtol`` across.
+
+        Near its root the bound is noisy (the composed PMF's charged round-off: log delta jumps by
+        ~3e-8 where sigma moves by 1e-10, against a slope of ~20), so within ~1e-9 of the root the
+        sign is a coin toss and a secant (or Chandrupatla's interpolation) only jumps about in that band,
+        each jump one more evaluation.  So once the secant puts the root within ``_NOISE_BAND`` (1e-8 in
+        log x; or rtol, if wider) of the latest probe, the next probe steps across from that probe:
+        0.99 rtol (so that a sign change there closes the bracket), and after every ``_WALK`` such steps
+        without one (the root may be farther than noise: a systematic offset) once 0.45 rtol past the
+        secant root.  Measured on the 20 G2 targets: 5.6 evaluations on the requested grid per target
+        (Chandrupatla from the same start: 7.0).  Away from the root, a secant step that did not halve
+        the bracket is followed by the midpoint.  Every probe lies at least min(0.49 rtol, a quarter of
+        the bracket) inside it, so the bracket shrinks every step and the search ends.  Ends are values
+        evaluated, as ``_refine`` keeps them.
+        """
+        n = good.size
+        latest = np.where(np.abs(self.fgood) <= np.abs(fbad), good, bad)   # the probe to step across from
+        tries = np.zeros(n, dtype=int)
+        last_width = np.full(n, np.inf)
+        while idx.size:
+            ug, ub = np.log(good[idx]), np.log(bad[idx])
+            width = np.abs(ub - ug)
+            open_ = width > rtol
+            idx, ug, ub, width = idx[open_], ug[open_], ub[open_], width[open_]
+            if not idx.size:
+                break
+            fg, fb = self.fgood[idx], fbad[idx]
+            secant = ug + (ub - ug) * (fg / (fg - fb))
+            start = np.log(latest[idx])
+            other = np.where(start == ug, ub, ug)
+            across = np.abs(secant - start) <= max(rtol, _NOISE_BAND)
+            stalled = width > 0.5 * last_width[idx]
+            walk = tries[idx] % (_WALK + 1) < _WALK
+            step = np.where(walk, 0.99 * rtol, np.maximum(0.99 * rtol, np.abs(secant - start) + 0.45 * rtol))
+            probe = np.where(across, start + np.sign(other - start) * step,
+                             np.where(stalled & ~across, 0.5 * (ug + ub), secant))
+            lo, hi = np.minimum(ug, ub), np.maximum(ug, ub)
+            margin = np.minimum(0.49 * rtol, 0.25 * width)
+            probe = np.clip(probe, lo + margin, hi - margin)
+            tries[idx] = np.where(across, tries[idx] + 1, 0)
+            last_width[idx] = np.where(across, last_width[idx], width)
+            x = np.exp(probe)
+            f = self.log_excess(x, idx)
+            ok = f <= 0
+            good[idx[ok]], self.fgood[idx[ok]] = x[ok], f[ok]
+            bad[idx[~ok]], fbad[idx[~ok]] = x[~ok], f[~ok]
+            latest[idx] = x
 
     def _refine(self, good: np.ndarray, bad: np.ndarray, fbad: np.ndarray, idx: np.ndarray, rtol: float) -> None:
         """Chandrupatla's bracketing root finder (scipy) on log delta - log target vs log x.

@@ -21,7 +21,7 @@ from .compose import DEFAULT_TAIL
 from .distribution import (Bound, PrivacyLossDistribution, Result, bound_result, compose_all, delta_values,
                            epsilon_values, evaluate_into)
 from . import dominated_direction, round_cache
-from .calibration_start import calibration_start
+from .calibration_start import calibration_grids, calibration_start
 from .mechanisms import DEFAULT_INTERVAL, checked_interval, subsampled_gaussian
 
 
@@ -118,6 +118,8 @@ class SubsampledGaussianPLD:
 
     # calibrate() starts its bracketing here (the central-limit estimate, calibration_start.py)
     calibration_start = staticmethod(calibration_start)
+    # ... and solves on coarser grids first (calibration_start.py), to start near the answer
+    calibration_grids = staticmethod(calibration_grids)
 
     def __init__(self, sigma: ArrayLike, sampling_rate: ArrayLike, rounds: ArrayLike, *,
                  sensitivity: ArrayLike = 1.0,
