@@ -398,13 +398,13 @@ class SubsampledGaussianPLD:
                  else self._first_interval(point, None, method))
             blocks.setdefault((point[0], point[1], point[3]), []).append((point, sel, _span(*point) / h + 1.0))
         units: list[list[tuple[tuple, np.ndarray]]] = []
-        used = (self.BATCH, self.BUDGET)   # the first block opens a unit
+        used: tuple[int, float] = (self.BATCH, float(self.BUDGET))   # the first block opens a unit
         for block in blocks.values():
             size = sum(w for _, _, w in block)
             if len(block) > self.BATCH or size > self.BUDGET:
                 runs = self._windows_within_budget([(i, w) for i, (_, _, w) in enumerate(block)])
                 units.extend([[block[i][:2] for i in run] for run in runs])
-                used = (self.BATCH, self.BUDGET)
+                used = (self.BATCH, float(self.BUDGET))
             elif used[0] + len(block) > self.BATCH or used[1] + size > self.BUDGET:
                 units.append([b[:2] for b in block])
                 used = (len(block), size)
@@ -430,7 +430,7 @@ class SubsampledGaussianPLD:
         out = []
         for (_, sel), dist in zip(unit, dists):
             lo, up = np.empty(sel.size), np.empty(sel.size)
-            evaluate_into(dist, method, flat_x[sel], bound, lo, up, slice(None))
+            evaluate_into(dist, method, flat_x[sel], bound, lo, up, np.arange(sel.size))
             out.append((lo, up))
         return out, store
 
