@@ -82,3 +82,25 @@ def test_workers_is_checked_and_not_a_grid_parameter():
         pld.SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=10, delta_accuracy="absolute")
     params = registry.get("pld_subsampled_gaussian").parameters
     assert "workers" not in params and "delta_accuracy" not in params
+
+
+def test_sweep_chunks_hold_whole_blocks_and_equal_the_accountant():
+    """A PLD sweep's default chunk is whole (sigma, q) blocks, several of them (so its in-process
+    evaluation runs blocks on every core), and its values are the accountant's, bit for bit."""
+    from hockeystick.sweep import Grid
+    from hockeystick.sweep.run import default_chunk_size, run_sweep
+
+    big = Grid.from_parameters("pld_subsampled_gaussian", "delta", {
+        "sigma": "log:0.5:5:50", "sampling_rate": "log:1e-4:0.1:20", "rounds": "log:10:100000:50",
+        "epsilon": "linear:0.5:10:20", "accuracy": 1e-2})
+    split, rows, row = big.chunk_layout(default_chunk_size(big))
+    assert split <= 1 and row % (50 * 20) == 0 and rows * row // (50 * 20) > 1   # several whole blocks per chunk
+    grid = Grid.from_parameters("pld_subsampled_gaussian", "delta", {
+        "sigma": [0.8, 2.0], "sampling_rate": [1e-3, 0.03], "rounds": [10, 300, 3000], "epsilon": [0.5, 2.0, 5.0],
+        "accuracy": 1e-2})
+    swept = run_sweep(grid, progress=False).columns["delta"]
+    direct = pld.SubsampledGaussianPLD(sigma=np.array([0.8, 2.0])[:, None, None, None],
+                                       sampling_rate=np.array([1e-3, 0.03])[None, :, None, None],
+                                       rounds=np.array([10.0, 300.0, 3000.0])[:, None], accuracy=1e-2, workers=1
+                                       ).delta(np.array([0.5, 2.0, 5.0]))
+    np.testing.assert_array_equal(swept, direct.ravel())

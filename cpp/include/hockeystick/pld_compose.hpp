@@ -252,7 +252,7 @@ inline Window composition_window(const std::vector<PmfView>& factors, double h, 
 // Composes the items of one batch on a common FFT length m (>= every window).
 inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factors, double h,
                                               const std::vector<const Window*>& windows, std::int64_t m,
-                                              bool pessimistic, RealFftBackend& fft) {
+                                              bool pessimistic, RealFftBackend& fft, int threads = 0) {
     constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
     constexpr double two_pi = 6.283185307179586;
     constexpr double pi = 3.141592653589793;
@@ -323,7 +323,8 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
     }
     std::vector<std::complex<double>> spectrum(static_cast<std::size_t>(items * bins));
     std::vector<double> spec_l1(items), d_sum(items), d_sq(items);
-#pragma omp parallel for schedule(dynamic, 1) if (items >= kParallelItems)
+    static_cast<void>(threads);  // read by the OpenMP clause only
+#pragma omp parallel for schedule(dynamic, 1) if (items >= kParallelItems && threads != 1)
     for (std::int64_t i = 0; i < items; ++i) {
         const std::vector<Term>& terms = windows[i]->terms;
         const std::size_t nt = terms.size();
@@ -418,11 +419,13 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
 // Every item's composition.  Items of one FFT length share batched transforms (at most
 // group_cells doubles per array per batch), and items of one batch sharing a factor share
 // its forward transform; each item's result is the same whether composed alone or batched.
-// An item that is one factor once is copied through (no transform, no charge).
+// An item that is one factor once is copied through (no transform, no charge).  threads = 1 keeps
+// the per-bin powers on the calling thread (a caller already running one composition per core);
+// otherwise a batch of several items runs them on an OpenMP team.
 inline std::vector<ComposedPMF> compose_many(const std::vector<PmfView>& factors, double h,
                                              const std::vector<std::vector<Term>>& items, bool pessimistic,
                                              double tail, std::int64_t max_points, RealFftBackend& fft,
-                                             std::int64_t group_cells = std::int64_t(1) << 23) {
+                                             std::int64_t group_cells = std::int64_t(1) << 23, int threads = 0) {
     if (!(h > 0.0 && std::isfinite(h))) throw std::invalid_argument("compose: h must be positive and finite");
     if (!(tail > 0.0 && tail < 1.0)) throw std::invalid_argument("compose: tail must lie in (0, 1)");
     const std::int64_t n_items = static_cast<std::int64_t>(items.size());
@@ -449,7 +452,7 @@ inline std::vector<ComposedPMF> compose_many(const std::vector<PmfView>& factors
         std::map<std::int64_t, bool> rows;
         auto flush = [&] {
             if (batch.empty()) return;
-            std::vector<ComposedPMF> done = compose_batch(factors, h, batch, m, pessimistic, fft);
+            std::vector<ComposedPMF> done = compose_batch(factors, h, batch, m, pessimistic, fft, threads);
             for (std::size_t j = 0; j < idx.size(); ++j) out[idx[j]] = std::move(done[j]);
             batch.clear();
             idx.clear();
