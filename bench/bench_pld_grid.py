@@ -241,6 +241,36 @@ def g1_full(workers: int | None = None) -> None:
           f"all brackets ordered: {bool(np.all((0 <= lo) & (lo <= up) & (up <= 1)))}")
 
 
+def g1_versus_dp_accounting(sample: int = 6) -> None:
+    """G1 side by side on ``sample`` random (sigma, q, rounds) points of the grid, each with its 20 eps:
+    dp_accounting's PLD (h = 1e-4, pessimistic, one composition per point, as a loop over the grid
+    would) against one hockeystick call for the same points (accuracy=1e-2, workers=1, bound="both");
+    CPU seconds per point, scaled to the grid's 50,000 (sigma, q, rounds) points."""
+    from dp_accounting.pld import privacy_loss_distribution as pld_lib
+
+    rng = np.random.default_rng(1)
+    sigma = rng.choice(np.logspace(np.log10(0.5), np.log10(5), 50), sample)
+    q = rng.choice(np.logspace(-4, -1, 20), sample)
+    rounds = rng.choice(np.round(np.logspace(1, 5, 50)), sample)
+    eps = np.linspace(0.5, 10, 20)
+    round_cache.clear()
+    ours, (lo, up) = _cpu(lambda: pld.SubsampledGaussianPLD(sigma=sigma[:, None], sampling_rate=q[:, None],
+                                                            rounds=rounds[:, None], accuracy=1e-2, workers=1
+                                                            ).delta(eps, bound="both"), 1)
+    theirs, inside = 0.0, 0
+    for i in range(sample):
+        start = time.process_time()
+        ref = pld_lib.from_gaussian_mechanism(float(sigma[i]), sampling_prob=float(q[i]),
+                                              value_discretization_interval=1e-4).self_compose(int(rounds[i]))
+        d = np.array([ref.get_delta_for_epsilon(float(e)) for e in eps])
+        theirs += time.process_time() - start
+        inside += int(np.sum(lo[i] <= d))   # their pessimistic value is an upper bound: never below our lower
+    print(f"G1 vs dp_accounting on {sample} random (sigma, q, rounds) points x 20 eps: hockeystick "
+          f"{ours / sample:.3f} CPU s per point (~{ours / sample * 50_000:.0f} CPU s for 50,000), dp_accounting "
+          f"h=1e-4 {theirs / sample:.3f} CPU s per point (~{theirs / sample * 50_000:.0f} CPU s): ratio "
+          f"{theirs / ours:.1f}x; their pessimistic delta >= our certified lower side at {inside} of {20 * sample}")
+
+
 def main(goals: list[str]) -> None:
     """``python bench/bench_pld_grid.py [G1] [G1full] [G2] [G3]`` (G1, G2, G3 by default; G1full: the whole
     10^6-point grid, minutes)."""
@@ -258,6 +288,8 @@ def main(goals: list[str]) -> None:
               f"dp_accounting h=1e-4 {t_dp:.3f} s eps {eps_dp:.5f}; ratio {t_dp / t_ours:.1f}x")
     if "G1" in goals:
         g1_report()
+    if "G1" in goals:
+        g1_versus_dp_accounting()
     if "G1full" in goals:
         g1_full()
     for what in ("sigma", "rounds") if "G2" in goals else ():
