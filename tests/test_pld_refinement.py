@@ -40,9 +40,9 @@ def test_refinement_stops_where_the_width_is_set_by_charges(monkeypatch):
     built: list[float] = []
     original = pld.SubsampledGaussianPLD._build
 
-    def record(self, points, h, optimistic=True):
+    def record(self, store, points, h, optimistic=True, threads=0):
         built.append(h)
-        return original(self, points, h, optimistic)
+        return original(self, store, points, h, optimistic, threads)
 
     monkeypatch.setattr(pld.SubsampledGaussianPLD, "_build", record)
     lo, up = pld.SubsampledGaussianPLD(sigma=SIGMA, sampling_rate=Q, rounds=26827,

@@ -82,12 +82,17 @@ py::list compose_many(const std::vector<input_array>& masses, const std::vector<
     std::vector<std::vector<pld::Term>> terms(items.size());
     for (std::size_t i = 0; i < items.size(); ++i)
         for (const auto& [f, c] : items[i]) terms[i].push_back({f, c});
+    const bool workers_is_none = workers.is_none();
+    const long workers_value = workers_is_none ? 0 : workers.cast<long>();
     ScipyFft fft(std::move(workers));
     std::vector<pld::ComposedPMF> done;
     {
         py::gil_scoped_release release;
         try {
-            done = pld::compose_many(factors, h, terms, pessimistic, tail, max_points, fft);
+            // workers = 1: one thread for the transforms and for the per-bin powers alike
+            const int threads = !workers_is_none && workers_value == 1 ? 1 : 0;
+            done = pld::compose_many(factors, h, terms, pessimistic, tail, max_points, fft, std::int64_t(1) << 23,
+                                     threads);
         } catch (const std::length_error& e) {
             py::gil_scoped_acquire acquire;
             throw py::value_error(std::string(e.what()) +

@@ -86,11 +86,12 @@ class AccountantEntry:
 
 
 def _keyword_signature(function: Callable[..., Any], hidden: frozenset[str] = frozenset()) -> inspect.Signature:
-    """The keyword parameters of ``function`` a grid can set (not ``hidden`` options, not ``threads``)."""
+    """The keyword parameters of ``function`` a grid can set (not ``hidden`` options, not ``threads`` or
+    ``workers``: how many cores evaluate is not a point of the grid)."""
     sig = inspect.signature(function)
     return sig.replace(parameters=[p for p in sig.parameters.values()
                                    if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
-                                   and p.name not in hidden and p.name != "threads"])
+                                   and p.name not in hidden and p.name not in ("threads", "workers")])
 
 
 @dataclass(frozen=True)
@@ -372,7 +373,8 @@ for _name, _cls, _what in _replace_one:
         calibratable={"sigma": _SIGMA, "rounds": _ROUNDS}))
 
 register(AccountantEntry(
-    name="pld_subsampled_gaussian", factory=pld.SubsampledGaussianPLD, max_chunk=1 << 10,
+    name="pld_subsampled_gaussian", factory=pld.SubsampledGaussianPLD, max_chunk=1 << 15,
+    hidden=frozenset({"delta_accuracy"}),
     summary="Poisson-subsampled Gaussian over rounds, every round released: PLD composition, certified upper bound",
     integers=frozenset({"rounds"}),
     calibratable={"sigma": _SIGMA, "rounds": _ROUNDS,

@@ -252,7 +252,7 @@ inline Window composition_window(const std::vector<PmfView>& factors, double h, 
 // Composes the items of one batch on a common FFT length m (>= every window).
 inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factors, double h,
                                               const std::vector<const Window*>& windows, std::int64_t m,
-                                              bool pessimistic, RealFftBackend& fft) {
+                                              bool pessimistic, RealFftBackend& fft, int threads = 0) {
     constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
     constexpr double two_pi = 6.283185307179586;
     constexpr double pi = 3.141592653589793;
@@ -278,23 +278,63 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
         }
         fft.forward(rows, m, signal.data(), spec.data());
     }
+    // Every item's live-bin floors first: |X| <= 1, so the other factors add at most
+    // c_j log1p(delta_j): a bin is live only if each factor alone clears the underflow bound
+    // less that headroom.
+    std::vector<std::vector<double>> floors(items);
+    std::vector<double> row_floor(rows, std::numeric_limits<double>::infinity());  // the loosest over items
+    for (std::int64_t i = 0; i < items; ++i) {
+        const std::vector<Term>& terms = windows[i]->terms;
+        double headroom = 1.0;
+        for (const Term& t : terms) headroom += static_cast<double>(t.count) * std::log1p(err[row_of.at(t.factor)]);
+        for (const Term& t : terms) {
+            const std::int64_t r = row_of.at(t.factor);
+            floors[i].push_back(std::exp((kLogUnderflow - headroom) / static_cast<double>(t.count)) - err[r]);
+            row_floor[r] = std::min(row_floor[r], floors[i].back());
+        }
+    }
+    // Per row and bin, what the power needs of X alone (|X|, log|X|, log(|X| + delta), arg X and
+    // the rounding term), computed once for all the items sharing the row instead of once per item
+    // (the same calls on the same numbers, so the same bits), at the bins some item may keep
+    // (|X|^2 above the loosest floor squared, widened by 16u; all bins where that floor is not a
+    // normal square); an item finding a bin not prepared computes it itself.
+    struct BinTerms {
+        double mod, lm, lm_pert, arg, rel;
+    };
+    std::vector<BinTerms> prepared(static_cast<std::size_t>(rows * bins));
+    std::vector<char> ready(static_cast<std::size_t>(rows * bins), 0);
+    const auto bin_terms = [&](std::int64_t r, std::int64_t k) {
+        const std::complex<double> x = spec[r * bins + k];
+        const double mod = std::abs(x);
+        const double lm = std::log(mod);
+        return BinTerms{mod, lm, std::log(mod + err[r]), std::arg(x), (std::isfinite(lm) ? std::fabs(lm) : 0.0) + pi + 2.0};
+    };
+    for (std::int64_t r = 0; r < rows; ++r) {
+        const double f = row_floor[r];
+        const bool all = !(f > 1e-150);
+        const double f_sq = all ? 0.0 : f * f * (1.0 - 16.0 * u);
+        for (std::int64_t k = 0; k < bins; ++k) {
+            const std::complex<double> x = spec[r * bins + k];
+            if (all || x.real() * x.real() + x.imag() * x.imag() > f_sq) {
+                prepared[r * bins + k] = bin_terms(r, k);
+                ready[r * bins + k] = 1;
+            }
+        }
+    }
     std::vector<std::complex<double>> spectrum(static_cast<std::size_t>(items * bins));
     std::vector<double> spec_l1(items), d_sum(items), d_sq(items);
-#pragma omp parallel for schedule(dynamic, 1) if (items >= kParallelItems)
+    static_cast<void>(threads);  // read by the OpenMP clause only
+#pragma omp parallel for schedule(dynamic, 1) if (items >= kParallelItems && threads != 1)
     for (std::int64_t i = 0; i < items; ++i) {
         const std::vector<Term>& terms = windows[i]->terms;
         const std::size_t nt = terms.size();
         std::vector<std::int64_t> row(nt);
-        std::vector<double> count(nt), floor(nt);
-        double headroom = 1.0;
+        std::vector<double> count(nt);
+        const std::vector<double>& floor = floors[i];
         for (std::size_t j = 0; j < nt; ++j) {
             row[j] = row_of.at(terms[j].factor);
             count[j] = static_cast<double>(terms[j].count);
-            headroom += count[j] * std::log1p(err[row[j]]);
         }
-        // |X| <= 1, so the other factors add at most c_j log1p(delta_j): a bin is live only
-        // if each factor alone clears the underflow bound less that headroom.
-        for (std::size_t j = 0; j < nt; ++j) floor[j] = std::exp((kLogUnderflow - headroom) / count[j]) - err[row[j]];
         // The test |X| > floor without a square root where floor^2 is a normal number (no
         // underflow in re^2 + im^2 can then flip it): |X|^2 > floor^2 (1 - 8u), widened by more
         // than the rounding of both squares, so no bin the exact test keeps is dropped here (the
@@ -316,13 +356,12 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
             if (!live) continue;
             double log_mod = 0.0, log_mod_pert = 0.0, phase = 0.0, rel = 0.0;
             for (std::size_t j = 0; j < nt; ++j) {
-                const std::complex<double> x = spec[row[j] * bins + k];
-                const double mod = std::abs(x);
-                const double lm = std::log(mod);
-                log_mod += count[j] * lm;
-                log_mod_pert += count[j] * std::log(mod + err[row[j]]);
-                phase += count[j] * std::arg(x);
-                rel += count[j] * ((std::isfinite(lm) ? std::fabs(lm) : 0.0) + pi + 2.0);
+                const std::int64_t at = row[j] * bins + k;
+                const BinTerms b = ready[at] ? prepared[at] : bin_terms(row[j], k);
+                log_mod += count[j] * b.lm;
+                log_mod_pert += count[j] * b.lm_pert;
+                phase += count[j] * b.arg;
+                rel += count[j] * b.rel;
             }
             if (!(log_mod_pert > kLogUnderflow)) continue;
             const double modulus = std::exp(log_mod);
@@ -339,6 +378,8 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
     }
     spec.clear();
     spec.shrink_to_fit();
+    prepared.clear();
+    prepared.shrink_to_fit();
     std::vector<double> signal(static_cast<std::size_t>(items * m));
     fft.inverse(items, m, spectrum.data(), signal.data());
     spectrum.clear();
@@ -378,11 +419,13 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
 // Every item's composition.  Items of one FFT length share batched transforms (at most
 // group_cells doubles per array per batch), and items of one batch sharing a factor share
 // its forward transform; each item's result is the same whether composed alone or batched.
-// An item that is one factor once is copied through (no transform, no charge).
+// An item that is one factor once is copied through (no transform, no charge).  threads = 1 keeps
+// the per-bin powers on the calling thread (a caller already running one composition per core);
+// otherwise a batch of several items runs them on an OpenMP team.
 inline std::vector<ComposedPMF> compose_many(const std::vector<PmfView>& factors, double h,
                                              const std::vector<std::vector<Term>>& items, bool pessimistic,
                                              double tail, std::int64_t max_points, RealFftBackend& fft,
-                                             std::int64_t group_cells = std::int64_t(1) << 23) {
+                                             std::int64_t group_cells = std::int64_t(1) << 23, int threads = 0) {
     if (!(h > 0.0 && std::isfinite(h))) throw std::invalid_argument("compose: h must be positive and finite");
     if (!(tail > 0.0 && tail < 1.0)) throw std::invalid_argument("compose: tail must lie in (0, 1)");
     const std::int64_t n_items = static_cast<std::int64_t>(items.size());
@@ -409,7 +452,7 @@ inline std::vector<ComposedPMF> compose_many(const std::vector<PmfView>& factors
         std::map<std::int64_t, bool> rows;
         auto flush = [&] {
             if (batch.empty()) return;
-            std::vector<ComposedPMF> done = compose_batch(factors, h, batch, m, pessimistic, fft);
+            std::vector<ComposedPMF> done = compose_batch(factors, h, batch, m, pessimistic, fft, threads);
             for (std::size_t j = 0; j < idx.size(); ++j) out[idx[j]] = std::move(done[j]);
             batch.clear();
             idx.clear();

@@ -11,6 +11,9 @@ accountant contract: keyword parameters that broadcast (numpy arrays allowed),
 from __future__ import annotations
 
 import math
+import os
+from concurrent.futures import ThreadPoolExecutor
+from typing import Literal
 
 import numpy as np
 
@@ -22,6 +25,7 @@ from .distribution import (Bound, PrivacyLossDistribution, Result, bound_result,
                            epsilon_values, evaluate_into)
 from . import dominated_direction, round_cache
 from .calibration_start import calibration_grids, calibration_start
+from .epsilon_width import RIGHT_OFFSETS, certified_epsilon_width
 from .mechanisms import DEFAULT_INTERVAL, checked_interval, subsampled_gaussian
 
 
@@ -102,6 +106,22 @@ class SubsampledGaussianPLD:
     the mass at +infinity of T rounds, T 5e-16, so a relative bracket on a delta of 1e-14
     is out of reach at any grid) at every requested argument, or until a refinement no
     longer narrows the bracket; the reported bounds are those of the final grid.
+
+    ``delta_accuracy="epsilon"`` measures a ``.delta`` bracket in epsilon instead, as issue 18
+    states its goal: [lo, up] at eps implies the certified epsilon bracket [eps1, eps] at
+    delta = up, and refinement stops once that is no wider than ``accuracy`` (or, where up <
+    ``DELTA_FLOOR`` and so no epsilon bracket can be certified at eps, once up - lo is at most
+    accuracy x DELTA_FLOOR, as in the relative rule).  Its width comes
+    from convexity of delta in e^eps through a certified upper bound at eps + d, d in
+    ``epsilon_width.RIGHT_OFFSETS`` (``epsilon_width.certified_epsilon_width``; the least width
+    wins); the returned delta bounds are certified either way, only the stopping rule differs.
+    The default ``"relative"`` keeps the relative rule above.
+
+    ``workers`` (scipy's convention): threads evaluating disjoint blocks of points at once, a
+    block being the points that share (sigma, sampling_rate, sensitivity) (one discretization,
+    every rounds value a power of its transform, every argument a scan); None (default): every
+    core this process may use; -1 the same; 1: one thread throughout.  The blocks and each point's
+    grids do not depend on it, so the values are the same bit for bit for any ``workers``.
     """
 
     COARSEST_INTERVAL = 2e-3
@@ -124,7 +144,8 @@ class SubsampledGaussianPLD:
     def __init__(self, sigma: ArrayLike, sampling_rate: ArrayLike, rounds: ArrayLike, *,
                  sensitivity: ArrayLike = 1.0,
                  value_discretization_interval: float | None = None, accuracy: float | None = None,
-                 tail: float = DEFAULT_TAIL):
+                 tail: float = DEFAULT_TAIL, delta_accuracy: Literal["relative", "epsilon"] = "relative",
+                 workers: int | None = None):
         (s, q, t, c), _, _ = broadcast_float_arrays(
             sigma=_validation.positive(sigma, "sigma"),
             sampling_rate=_validation.in_interval(sampling_rate, "sampling_rate", 0.0, 1.0, open_low=True,
@@ -138,26 +159,31 @@ class SubsampledGaussianPLD:
         self.value_discretization_interval = checked_interval(DEFAULT_INTERVAL if value_discretization_interval is None
                                                               else value_discretization_interval)
         self.tail = float(tail)
+        self.delta_accuracy = _validation.choice(delta_accuracy, "delta_accuracy", ("relative", "epsilon"))
+        self.workers = _worker_count(workers)
         self._plds: dict[tuple, PrivacyLossDistribution] = {}
 
-    def _build(self, points: list[tuple], h: float, optimistic: bool = True) -> None:
-        """Discretizes every point not cached at grid h in one C++ call (parallel over points).
+    def _build(self, store: dict[tuple, PrivacyLossDistribution], points: list[tuple], h: float, optimistic: bool = True,
+               threads: int = 0) -> None:
+        """Discretizes every point not in ``store`` at grid h in one C++ call (``threads`` OpenMP threads
+        over the points, 0: all cores) and puts its PLD there.
 
         ``optimistic=False`` (an upper bound is all that is asked) skips the optimistic PMFs;
-        such PLDs are cached under their own key, so a later lower bound rebuilds them.
+        such PLDs are kept under their own key, so a later lower bound rebuilds them.
         """
-        missing = [p for p in points if (*p, h, optimistic) not in self._plds]
+        missing = [p for p in points if (*p, h, optimistic) not in store]
         if not missing:
             return
         # One discretization per (sigma, q, sensitivity): every rounds value of a pair composes the
         # same factors (and a batch of compositions transforms a shared factor once).
         # Kept between calls (round_cache): calibrating the rounds discretizes each pair once.
         pairs = list(dict.fromkeys((p[0], p[1], p[3]) for p in missing))
-        dists = dict(zip(pairs, round_cache.discretized(pairs, h, self.tail, optimistic)))
+        dists = dict(zip(pairs, round_cache.discretized(pairs, h, self.tail, optimistic, threads)))
         for p in missing:
-            self._plds[(*p, h, optimistic)] = dists[(p[0], p[1], p[3])].self_compose(int(p[2]))
+            store[(*p, h, optimistic)] = dists[(p[0], p[1], p[3])].self_compose(int(p[2]))
 
-    def _refined(self, points: list[tuple], xs: list[np.ndarray], method: str) -> list[tuple[np.ndarray, np.ndarray]]:
+    def _refined(self, points: list[tuple], xs: list[np.ndarray], method: str,
+                 threads: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
         """Per point, the certified (lower, upper) at its arguments on a grid that meets ``accuracy``
         (or on which the bracket stopped narrowing).
 
@@ -178,64 +204,96 @@ class SubsampledGaussianPLD:
         The points of one step are discretized in one batch and composed in batches whose
         estimated windows fit ``BUDGET`` points; each batch is evaluated and dropped at once,
         so memory stays bounded however fine a refinement goes.
+
+        ``delta_accuracy="epsilon"``: each point's arguments are followed by the same arguments
+        shifted by each of ``RIGHT_OFFSETS`` (their upper bounds certify the epsilon width,
+        ``_width``); only the point's own arguments drive the refinement and are returned.
+        ``threads``: the OpenMP and scipy.fft threads of the C++ calls (0: all cores).
         """
         assert self.accuracy is not None  # _refined runs only with accuracy=
-        accuracy = self.accuracy
+        by_epsilon = method == "delta" and self.delta_accuracy == "epsilon"
+        own = [x.size for x in xs]
+        if by_epsilon:
+            xs = [np.concatenate([x] + [x + d for d in RIGHT_OFFSETS]) for x in xs]
         chosen: list[tuple[np.ndarray, np.ndarray] | None] = [None] * len(points)
         step = {i: self._first_interval(points[i], xs[i], method) for i in range(len(points))}
         best: dict[int, tuple[float, np.ndarray, np.ndarray, np.ndarray]] = {}  # i: (h, lo, up, width)
         while step:
             next_step: dict[int, float] = {}
             for batch in self._windows_within_budget([(i, _span(*points[i]) / h) for i, h in step.items()]):
-                for i, (lo, up) in zip(batch, self._step_brackets(batch, points, step, xs, method, best)):
+                for i, (lo, up) in zip(batch, self._step_brackets(batch, points, step, xs, method, best, own,
+                                                                  threads)):
                     h = step[i]
                     lo, up = np.asarray(lo, dtype=np.float64), np.asarray(up, dtype=np.float64)
                     if i in best:  # both grids' brackets hold: keep their intersection
                         lo, up = np.maximum(lo, best[i][1]), np.minimum(up, best[i][2])
-                    width = up - lo if method == "epsilon" else (up - lo) / np.maximum(up, self.DELTA_FLOOR)
+                    width = self._width(method, xs[i], lo, up, own[i])
                     finer = self._next_interval(h, width, best.get(i))
                     if finer is None:
-                        chosen[i] = (lo, up)
+                        chosen[i] = (lo[:own[i]], up[:own[i]])
                     else:
                         best[i] = (h, lo, up, width)
                         next_step[i] = finer
             step = next_step
         return [c for c in chosen if c is not None]  # every point ends with a bracket
 
+    def _width(self, method: str, x: np.ndarray, lo: np.ndarray, up: np.ndarray, own: int) -> np.ndarray:
+        """How wide the bracket [lo, up] at the point's own ``own`` arguments is, in ``accuracy``'s units:
+        epsilon for ``.epsilon``; for ``.delta`` relative to max(up, DELTA_FLOOR), or with
+        ``delta_accuracy="epsilon"`` the certified epsilon width at delta = up
+        (``epsilon_width.certified_epsilon_width``, the least over the shifted arguments that follow
+        the own ones in ``x``), or (up - lo) / DELTA_FLOOR if less: where delta lies below
+        DELTA_FLOOR no grid certifies an epsilon bracket (the lower side is 0 and the upper one
+        h-independent charges), so as in the relative rule an absolute delta width of accuracy x
+        DELTA_FLOOR is enough there; capped at 1e100 so the refinement's fits stay finite."""
+        if method == "epsilon":
+            return up - lo
+        if self.delta_accuracy == "relative":
+            return (up - lo) / np.maximum(up, self.DELTA_FLOOR)
+        eps = x[:own]
+        widths = [certified_epsilon_width(eps, lo[:own], up[:own], x[k * own:(k + 1) * own], up[k * own:(k + 1) * own])
+                  for k in range(1, len(RIGHT_OFFSETS) + 1)]
+        return np.minimum(np.minimum(np.min(widths, axis=0), (up[:own] - lo[:own]) / self.DELTA_FLOOR), 1e100)
+
     def _step_brackets(self, batch: list[int], points: list[tuple], step: dict[int, float], xs: list[np.ndarray],
-                       method: str, best: dict[int, tuple[float, np.ndarray, np.ndarray, np.ndarray]]
-                       ) -> list[tuple[np.ndarray, np.ndarray]]:
+                       method: str, best: dict[int, tuple[float, np.ndarray, np.ndarray, np.ndarray]],
+                       own: list[int], threads: int) -> list[tuple[np.ndarray, np.ndarray]]:
         """The certified (lower, upper) of each point of ``batch`` on its grid ``step[i]``.  Epsilon
         screens the add direction on a coarse grid first (``dominated_direction``: the same bracket,
         the add direction's fine composition only where it may be the larger one); delta composes
         the batch together and takes the lower envelope only where the bracket needs it
-        (``_delta_bracket``; ``best`` holds the points' brackets on earlier grids)."""
+        (``_delta_bracket``; ``best`` holds the points' brackets on earlier grids, ``own[i]`` is how
+        many of ``xs[i]`` are the point's own arguments)."""
         if method == "epsilon":
             return dominated_direction.epsilon_brackets([points[i] for i in batch], [step[i] for i in batch],
                                                         [xs[i] for i in batch], self.tail)
+        store: dict[tuple, PrivacyLossDistribution] = {}
         for h in sorted({step[i] for i in batch}, reverse=True):
-            self._build([points[i] for i in batch if step[i] == h], h)
-        dists = [self._plds.pop((*points[i], step[i], True)) for i in batch]
+            self._build(store, [points[i] for i in batch if step[i] == h], h, threads=threads)
+        dists = [store[(*points[i], step[i], True)] for i in batch]
         for side in (False, True):
-            compose_all(dists, side)
-        return [self._delta_bracket(dist, xs[i], best.get(i)) for i, dist in zip(batch, dists)]
+            compose_all(dists, side, workers=threads or None)
+        return [self._delta_bracket(dist, xs[i], best.get(i), own[i], threads) for i, dist in zip(batch, dists)]
 
     def _delta_bracket(self, dist: PrivacyLossDistribution, eps: np.ndarray,
-                       before: tuple[float, np.ndarray, np.ndarray, np.ndarray] | None) -> tuple[np.ndarray, np.ndarray]:
+                       before: tuple[float, np.ndarray, np.ndarray, np.ndarray] | None, own: int,
+                       threads: int = 0) -> tuple[np.ndarray, np.ndarray]:
         """``dist.delta(eps, bound="both")``, with the lower side's suffix maxima (``GridPMF.delta``,
         an O(n) pass over the composed window) only where the bracket is wider than ``accuracy``
         without them: elsewhere the charged lower value at eps already meets the tolerance.
         Each side is the largest over the neighbouring directions; ``before`` (an earlier grid's
-        bracket) narrows the test, not the values."""
+        bracket) narrows the test, not the values.  Only the first ``own`` arguments are tested
+        (the others, with ``delta_accuracy="epsilon"``, serve for their upper side alone)."""
         assert self.accuracy is not None
-        upper = np.max([pmf.delta(eps) for pmf in dist.composed(True)], axis=0)
+        upper = np.max([pmf.delta(eps, threads) for pmf in dist.composed(True)], axis=0)
         optimistic = dist.composed(False)
-        lower = np.max([pmf.delta(eps, envelope=False) for pmf in optimistic], axis=0)
+        lower = np.max([pmf.delta(eps, threads, envelope=False) for pmf in optimistic], axis=0)
         best_lo = lower if before is None else np.maximum(lower, before[1])
         best_up = upper if before is None else np.minimum(upper, before[2])
-        wide = (best_up - best_lo) / np.maximum(best_up, self.DELTA_FLOOR) > self.accuracy
+        wide = np.zeros(eps.shape, dtype=bool)
+        wide[:own] = self._width("delta", eps, best_lo, best_up, own) > self.accuracy
         if wide.any():
-            lower[wide] = np.max([pmf.delta(eps[wide]) for pmf in optimistic], axis=0)
+            lower[wide] = np.max([pmf.delta(eps[wide], threads) for pmf in optimistic], axis=0)
         return lower, upper
 
     def _next_interval(self, h: float, width: np.ndarray,
@@ -331,15 +389,52 @@ class SubsampledGaussianPLD:
         k = math.floor(2.0 * math.log2(h / self.FINEST_INTERVAL) + 1e-9)
         return float(self.FINEST_INTERVAL * 2.0 ** (max(k, 0) / 2.0))
 
-    def _chunks(self, pending: list[tuple[tuple, np.ndarray]], method: str) -> list[list[tuple[tuple, np.ndarray]]]:
-        """Consecutive runs of at most BATCH points whose estimated composed grids fit BUDGET
-        (``_span`` over the grid the point starts on)."""
-        sizes = []
-        for i, (point, _) in enumerate(pending):
+    def _units(self, pending: list[tuple[tuple, np.ndarray]], method: str) -> list[list[tuple[tuple, np.ndarray]]]:
+        """The work units a thread evaluates: whole blocks (the points sharing sigma, sampling rate and
+        sensitivity, in the order they first appear) packed into runs of at most BATCH points whose
+        estimated composed grids (``_span`` over the grid each starts on) fit BUDGET; a block larger
+        than that is cut into such runs.  They depend on the points alone, never on ``workers``."""
+        blocks: dict[tuple, list[tuple[tuple, np.ndarray, float]]] = {}
+        for point, sel in pending:
             h = (self.value_discretization_interval if self.accuracy is None
                  else self._first_interval(point, None, method))
-            sizes.append((i, _span(*point) / h + 1.0))
-        return [[pending[i] for i in batch] for batch in self._windows_within_budget(sizes)]
+            blocks.setdefault((point[0], point[1], point[3]), []).append((point, sel, _span(*point) / h + 1.0))
+        units: list[list[tuple[tuple, np.ndarray]]] = []
+        used: tuple[int, float] = (self.BATCH, float(self.BUDGET))   # the first block opens a unit
+        for block in blocks.values():
+            size = sum(w for _, _, w in block)
+            if len(block) > self.BATCH or size > self.BUDGET:
+                runs = self._windows_within_budget([(i, w) for i, (_, _, w) in enumerate(block)])
+                units.extend([[block[i][:2] for i in run] for run in runs])
+                used = (self.BATCH, float(self.BUDGET))
+            elif used[0] + len(block) > self.BATCH or used[1] + size > self.BUDGET:
+                units.append([b[:2] for b in block])
+                used = (len(block), size)
+            else:
+                units[-1].extend(b[:2] for b in block)
+                used = (used[0] + len(block), used[1] + size)
+        return units
+
+    def _unit_brackets(self, unit: list[tuple[tuple, np.ndarray]], flat_x: np.ndarray, bound: Bound, method: str,
+                       threads: int) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict[tuple, PrivacyLossDistribution]]:
+        """The (lower, upper) of each point of ``unit`` at its arguments (only the sides ``bound`` asks
+        for are meaningful), and the PLDs it composed (fixed grid only; with ``accuracy`` each
+        refinement step drops its own).  Reads shared state only, so units run in parallel threads."""
+        pts = [p for p, _ in unit]
+        if self.accuracy is not None:
+            return self._refined(pts, [flat_x[sel] for _, sel in unit], method, threads), {}
+        h, optimistic = self.value_discretization_interval, bound != "upper"
+        store = {k: v for k, v in self._plds.items() if k[:4] in set(pts)}
+        self._build(store, pts, h, optimistic, threads)
+        dists = [store[(*p, h, optimistic)] for p in pts]
+        for side in {"upper": (True,), "lower": (False,), "both": (False, True)}[bound]:
+            compose_all(dists, side, workers=threads or None)
+        out = []
+        for (_, sel), dist in zip(unit, dists):
+            lo, up = np.empty(sel.size), np.empty(sel.size)
+            evaluate_into(dist, method, flat_x[sel], bound, lo, up, np.arange(sel.size))
+            out.append((lo, up))
+        return out, store
 
     def _evaluate(self, x: ArrayLike, name: str, bound: Bound, gaussian, method: str) -> Result:
         (xa, s, q, t, c), shape, scalar = broadcast_float_arrays(
@@ -363,22 +458,26 @@ class SubsampledGaussianPLD:
                 continue
             pending.append(((float(si), float(qi), float(ti), float(ci)), sel))
         progress.advance(closed)
-        for chunk in self._chunks(pending, method):
-            keep = {p for p, _ in chunk}
-            self._plds = {k: v for k, v in self._plds.items() if k[:4] in keep}  # memory: one chunk
-            pts = [p for p, _ in chunk]
-            if self.accuracy is None:
-                h, optimistic = self.value_discretization_interval, bound != "upper"
-                self._build(pts, h, optimistic)
-                dists = [self._plds[(*p, h, optimistic)] for p in pts]
-                for side in {"upper": (True,), "lower": (False,), "both": (False, True)}[bound]:
-                    compose_all(dists, side)
-                for (_, sel), dist in zip(chunk, dists):
-                    evaluate_into(dist, method, flat_x, bound, flat_lo, flat_up, sel)
-            else:
-                for (_, sel), (lo, up) in zip(chunk, self._refined(pts, [flat_x[sel] for _, sel in chunk], method)):
+        units = self._units(pending, method)
+        # Several units at once: one thread each, their C++ calls single-threaded (the C++ loops and
+        # scipy.fft release the GIL); one at a time: its calls use the threads instead.
+        pool = min(self.workers, len(units))
+        threads = 1 if pool > 1 else self.workers
+
+        def run(unit: list[tuple[tuple, np.ndarray]]):
+            return self._unit_brackets(unit, flat_x, bound, method, threads)
+
+        executor = ThreadPoolExecutor(pool) if pool > 1 else None
+        try:
+            results = executor.map(run, units) if executor is not None else map(run, units)
+            for unit, (brackets, store) in zip(units, results):   # in order, in this thread
+                for (_, sel), (lo, up) in zip(unit, brackets):
                     flat_lo[sel], flat_up[sel] = lo, up
-            progress.advance(sum(sel.size for _, sel in chunk))
+                self._plds = store  # memory: the last unit's PLDs only
+                progress.advance(sum(sel.size for _, sel in unit))
+        finally:
+            if executor is not None:
+                executor.shutdown(wait=True, cancel_futures=True)
         return bound_result(lower, upper, bound, scalar)
 
     def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
@@ -388,6 +487,23 @@ class SubsampledGaussianPLD:
     def epsilon(self, delta: ArrayLike, bound: Bound = "upper") -> Result:
         """Smallest epsilon >= 0 whose delta bound is <= delta (upper: certified)."""
         return self._evaluate(delta_values(delta), "delta", bound, _gaussian_epsilon_bracket, "epsilon")
+
+
+def _worker_count(workers: int | None) -> int:
+    """Threads for ``workers`` (scipy's convention): None or -1, every core this process may use
+    (``os.sched_getaffinity`` where the platform has it); else a positive integer."""
+    if isinstance(workers, (bool, np.bool_)) or not (workers is None or isinstance(workers, (int, np.integer))):
+        raise _validation.ParameterTypeError(f"workers must be a positive integer, -1 or None, got "
+                                             f"{_validation.describe(workers)} ({type(workers).__name__})")
+    if workers is None or workers == -1:
+        try:
+            return max(1, len(os.sched_getaffinity(0)))
+        except AttributeError:   # not on every platform
+            return max(1, os.cpu_count() or 1)
+    if workers < 1:
+        raise ValueError(f"workers must be a positive integer, -1 or None, got {_validation.describe(workers)}; "
+                         "use None for every core")
+    return int(workers)
 
 
 def _span(sigma: float, q: float, rounds: float, sensitivity: float) -> float:

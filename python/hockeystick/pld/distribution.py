@@ -182,9 +182,9 @@ def brackets(plds: Sequence[PrivacyLossDistribution], method: str,
 
 
 def compose_all(plds: Sequence[PrivacyLossDistribution], pessimistic: bool,
-                directions: Sequence[Sequence[int]] | None = None) -> None:
+                directions: Sequence[Sequence[int]] | None = None, workers: int | None = None) -> None:
     """Composes, on one side, every direction (or, per PLD, the ``directions`` listed) of every PLD
-    not yet composed on it, in one batch.
+    not yet composed on it, in one batch (``workers``: scipy.fft's threads, None: all cores for a batch).
 
     A sweep over many PLDs then pays one ``compose_many`` (shared 2-d FFTs) per tail
     instead of one composition per direction; each PLD keeps its result (a direction not
@@ -204,7 +204,7 @@ def compose_all(plds: Sequence[PrivacyLossDistribution], pessimistic: bool,
         if any(pmf is None for item in items for pmf, _ in item):
             raise ValueError("this PLD was built without its optimistic side (optimistic=False): "
                              "only bound=\"upper\" is available")
-        composed = iter(compose_many(items, pessimistic=key, tail=tail))
+        composed = iter(compose_many(items, pessimistic=key, tail=tail, workers=workers))
         for pld, missing in group:
             for d in missing:
                 pld._composed[key][d] = next(composed)

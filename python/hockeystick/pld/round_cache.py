@@ -39,11 +39,11 @@ def _size(dist: PrivacyLossDistribution) -> int:
 
 
 def discretized(pairs: list[tuple[float, float, float]], h: float, tail: float,
-                optimistic: bool) -> list[PrivacyLossDistribution]:
+                optimistic: bool, threads: int = 0) -> list[PrivacyLossDistribution]:
     """One-round PLDs of the Poisson-subsampled Gaussian for each (sigma, q, sensitivity), on grid h.
 
     Those not kept are built in one C++ call (``mechanisms.subsampled_gaussians``, parallel over
-    pairs); an entry with both sides also serves a request for the pessimistic side only.
+    pairs on ``threads`` OpenMP threads, 0: all cores); an entry with both sides also serves a request for the pessimistic side only.
     """
     global _points
     found: dict[tuple[float, float, float], PrivacyLossDistribution] = {}
@@ -59,7 +59,7 @@ def discretized(pairs: list[tuple[float, float, float]], h: float, tail: float,
     if missing:
         s, q, c = (np.array(v) for v in zip(*missing))
         built = subsampled_gaussians(s, q, sensitivity=c, value_discretization_interval=h, tail=tail,
-                                     optimistic=optimistic)
+                                     optimistic=optimistic, threads=threads)
         with _lock:
             for pair, dist in zip(missing, built):
                 found[pair] = dist

@@ -1,0 +1,83 @@
+"""The certified epsilon width a delta bracket implies (pld/epsilon_width.py) never undercuts the truth.
+
+References: the Gaussian mechanism's exact profile (closed form theta, scipy at double precision, its
+epsilon by bisection) and a profile of atoms, concave in eps below each atom (so a slope in eps would
+not certify), whose epsilon is found by bisection on the exact sum.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import brentq
+from scipy.stats import norm
+
+from hockeystick.pld.epsilon_width import certified_epsilon_width
+
+
+def gaussian_delta(mu: float, eps: float) -> float:
+    """delta(eps) of the mu-Gaussian mechanism (Balle & Wang 2018, Thm 8)."""
+    return float(norm.cdf(-eps / mu + mu / 2) - math.exp(eps) * norm.cdf(-eps / mu - mu / 2))
+
+
+def atoms_delta(losses: np.ndarray, masses: np.ndarray, eps: float) -> float:
+    """delta(eps) = sum_i p_i (1 - e^{eps - l_i})_+ : concave in eps below every atom."""
+    return float(np.sum(masses * np.maximum(0.0, -np.expm1(eps - losses))))
+
+
+def true_epsilon(delta_of, target: float, high: float) -> float:
+    """inf{eps >= 0 : delta(eps) <= target} by bisection (delta non-increasing)."""
+    if delta_of(0.0) <= target:
+        return 0.0
+    return brentq(lambda e: delta_of(e) - target, 0.0, high, xtol=1e-14, rtol=1e-15)
+
+
+@settings(max_examples=60, deadline=None)
+@given(mu=st.floats(0.3, 4.0), eps=st.floats(0.05, 6.0), offset=st.sampled_from([0.01, 0.04, 0.16, 0.5]),
+       rel=st.floats(0.0, 0.05), tilt=st.floats(0.0, 1.0))
+def test_gaussian_width_contains_the_true_epsilon(mu, eps, offset, rel, tilt):
+    """Any bracket lo <= delta(eps) <= up and any up2 >= delta(eps2): eps - width <= epsilon(up) <= eps."""
+    d0, d2 = gaussian_delta(mu, eps), gaussian_delta(mu, eps + offset)
+    if d0 < 1e-12:
+        return
+    lo, up = d0 * (1 - rel * tilt), d0 * (1 + rel * (1 - tilt))
+    up2 = d2 * (1 + rel)
+    width = float(certified_epsilon_width(np.array(eps), np.array(lo), np.array(up), np.array(eps + offset),
+                                          np.array(up2)))
+    truth = true_epsilon(lambda e: gaussian_delta(mu, e), up, eps + 1.0)
+    assert truth <= eps + 1e-12
+    assert eps - width <= truth + 1e-12, (eps, width, truth)
+
+
+@settings(max_examples=60, deadline=None)
+@given(losses=st.lists(st.floats(0.2, 5.0), min_size=1, max_size=4), weights=st.lists(st.floats(0.05, 1.0),
+       min_size=4, max_size=4), eps=st.floats(0.05, 4.0), offset=st.sampled_from([0.01, 0.04, 0.16]),
+       rel=st.floats(0.0, 0.05))
+def test_width_holds_where_the_profile_is_concave_in_epsilon(losses, weights, eps, offset, rel):
+    l = np.array(losses)
+    p = np.array(weights[:l.size]) / (2 * np.sum(weights[:l.size]))   # a sub-probability: the rest at -infinity
+    d0, d2 = atoms_delta(l, p, eps), atoms_delta(l, p, eps + offset)
+    if d0 <= 0.0:
+        return
+    lo, up, up2 = d0 * (1 - rel), d0, d2 * (1 + rel)
+    width = float(certified_epsilon_width(np.array(eps), np.array(lo), np.array(up), np.array(eps + offset),
+                                          np.array(up2)))
+    truth = true_epsilon(lambda e: atoms_delta(l, p, e), up, float(l.max()) + 1.0)
+    assert eps - width <= truth + 1e-12, (eps, width, truth)
+
+
+def test_width_is_tight_for_a_narrow_bracket_and_infinite_when_the_chord_certifies_nothing():
+    mu, eps = 1.0, 1.0
+    d0, d2 = gaussian_delta(mu, eps), gaussian_delta(mu, eps + 0.01)
+    slope = (d0 - gaussian_delta(mu, eps + 1e-6)) / 1e-6
+    width = certified_epsilon_width(eps, d0 * (1 - 1e-4), d0, eps + 0.01, d2)
+    assert d0 * 1e-4 / slope <= width <= 1.2 * d0 * 1e-4 / slope   # about (up - lo) / |slope|
+    assert certified_epsilon_width(eps, 0.0, d0, eps + 0.01, d2) == eps          # lo = 0: only eps >= 0 holds
+    assert certified_epsilon_width(eps, d0, d0, eps + 0.01, d2) == 0.0           # an exact delta
+    assert certified_epsilon_width(5.0, d2, d0, 5.01, d2) == 5.0   # lo <= up2: no chord, capped at eps
+    with pytest.raises(ValueError, match="right_epsilon must be > epsilon"):
+        certified_epsilon_width(eps, d0, d0, eps, d2)
