@@ -74,7 +74,7 @@ def test_threads_move_the_bar_and_hide_trials_from_an_outer_listener(capsys):
 
 @pytest.mark.parametrize("workers", [0, 1.5, True, "2"])
 def test_workers_must_be_a_nonzero_integer(workers):
-    with pytest.raises(ValueError, match="workers must be a nonzero integer"):
+    with pytest.raises(ValueError, match="workers must be a nonzero integer or None"):
         calibrate("gaussian", "sigma", epsilon=1.0, delta=DELTA, rounds=10, workers=workers)
 
 
@@ -87,3 +87,55 @@ def test_an_unreachable_target_raises_the_same_error_for_any_worker_count():
                       workers=workers)
         messages.add(str(caught.value))
     assert len(messages) == 1
+
+
+def test_workers_convention(monkeypatch):
+    """scipy's convention (-1 every core, -2 all but one) and a default capped by OMP_NUM_THREADS,
+    which Dask's nannies set to 1 so that a worker process does not start a thread per core."""
+    from hockeystick import _validation
+
+    cores = _validation.workers(-1)
+    assert cores >= 1 and _validation.workers(3) == 3
+    assert _validation.workers(-2) == max(1, cores - 1)
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    assert _validation.workers(None) == 1
+    monkeypatch.setenv("OMP_NUM_THREADS", "not a number")
+    assert _validation.workers(None) == cores
+    monkeypatch.delenv("OMP_NUM_THREADS")
+    assert _validation.workers(None) == cores
+
+
+def test_an_rtol_below_the_spacing_of_doubles_ends(monkeypatch):
+    """The PLD search's last stage steps rtol across its noisy root; with rtol 1e-16 (accepted: it lies
+    in (0, 1)) the probe rounds onto an end of the bracket, and the search must end there rather than
+    evaluate that end forever.  The answer still meets the target on the certified upper side."""
+    import hockeystick.pld as pld
+
+    calls = [0]
+    real = pld.SubsampledGaussianPLD.delta
+
+    def counted(self, *args, **kwargs):
+        calls[0] += 1
+        assert calls[0] < 500, "the search does not end"
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(pld.SubsampledGaussianPLD, "delta", counted)
+    sigma = calibrate("pld_subsampled_gaussian", "sigma", epsilon=2.0, delta=DELTA, sampling_rate=0.01,
+                      rounds=100, rtol=1e-16, workers=1)
+    assert real(pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=0.01, rounds=100), 2.0) <= DELTA
+
+
+def test_an_accountant_in_a_block_thread_runs_single_threaded(monkeypatch):
+    """Blocks side by side: each accountant gets workers=1 (no thread team per block); workers=1 too."""
+    import hockeystick.pld as pld
+
+    seen = []
+    real = pld.SubsampledGaussianPLD.delta
+
+    def spy(self, *args, **kwargs):
+        seen.append(self.workers)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(pld.SubsampledGaussianPLD, "delta", spy)
+    calibrate("pld_subsampled_gaussian", "sigma", epsilon=EPS, delta=DELTA, sampling_rate=Q, rounds=ROUNDS, workers=2)
+    assert seen and set(seen) == {1}

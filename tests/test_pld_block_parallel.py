@@ -72,8 +72,8 @@ def test_epsilon_rule_brackets_contain_dp_accounting():
 def test_workers_is_checked_and_not_a_grid_parameter():
     from hockeystick import registry
 
-    for bad in (0, -2):
-        with pytest.raises(ValueError, match="workers must be a positive integer, -1 or None"):
+    for bad in (0,):
+        with pytest.raises(ValueError, match="workers must be a nonzero integer or None"):
             pld.SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=10, workers=bad)
     for bad in (1.5, "2", True):
         with pytest.raises(TypeError, match="workers must be"):
@@ -104,3 +104,11 @@ def test_sweep_chunks_hold_whole_blocks_and_equal_the_accountant():
                                        rounds=np.array([10.0, 300.0, 3000.0])[:, None], accuracy=1e-2, workers=1
                                        ).delta(np.array([0.5, 2.0, 5.0]))
     np.testing.assert_array_equal(swept, direct.ravel())
+
+
+def test_an_infinite_epsilon_under_the_epsilon_rule_is_a_bracket_not_an_error():
+    """eps = inf (accepted by every delta) has no right point for the epsilon width: the rule falls back
+    to the relative one there instead of raising."""
+    acc = pld.SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=10, accuracy=1e-2, delta_accuracy="epsilon")
+    lo, up = acc.delta(np.array([1.0, np.inf]), bound="both")
+    assert lo[1] <= up[1] and up[1] < 1e-12 and 0.0 <= lo[0] <= up[0] < 1.0

@@ -79,5 +79,7 @@ def test_width_is_tight_for_a_narrow_bracket_and_infinite_when_the_chord_certifi
     assert certified_epsilon_width(eps, 0.0, d0, eps + 0.01, d2) == eps          # lo = 0: only eps >= 0 holds
     assert certified_epsilon_width(eps, d0, d0, eps + 0.01, d2) == 0.0           # an exact delta
     assert certified_epsilon_width(5.0, d2, d0, 5.01, d2) == 5.0   # lo <= up2: no chord, capped at eps
-    with pytest.raises(ValueError, match="right_epsilon must be > epsilon"):
-        certified_epsilon_width(eps, d0, d0, eps, d2)
+    # no right point beyond eps (eps = inf, or eps + d rounding back to eps): it certifies nothing
+    assert certified_epsilon_width(eps, d0 * (1 - 1e-4), d0, eps, d2) == eps
+    assert certified_epsilon_width(1e300, 0.0, 1e-12, 1e300 + 0.01, 0.0) == 1e300
+    assert certified_epsilon_width(np.inf, 0.0, 0.0, np.inf, 0.0) == np.inf

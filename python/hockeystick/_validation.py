@@ -23,6 +23,7 @@ alpha > L, ...) stay in the families; this module knows only generic domains.
 from __future__ import annotations
 
 import functools
+import os
 import warnings
 from typing import Any, Callable, TypeVar, overload
 
@@ -207,6 +208,27 @@ def threads(value: Any) -> int:
         raise ValueError(f"threads must be a positive integer or None, got {describe(value)}; "
                          "use None for all cores on large inputs")
     return int(value)
+
+
+def workers(value: Any) -> int:
+    """Threads evaluating independent blocks (scipy.fft's ``workers`` convention): a positive count;
+    -k counts back from the cores this process may use (-1 every core, -2 all but one); None, the
+    default, every such core but at most ``OMP_NUM_THREADS`` where that is set to a positive integer
+    (as Dask's nannies set it to 1, so that a worker process does not oversubscribe its machine)."""
+    if value is not None and (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer))):
+        raise ParameterTypeError(f"workers must be a nonzero integer or None, got {describe(value)} "
+                                 f"({type(value).__name__})")
+    try:
+        cores = max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:   # not on every platform
+        cores = max(1, os.cpu_count() or 1)
+    if value is None:
+        limit = os.environ.get("OMP_NUM_THREADS", "")
+        return min(cores, int(limit)) if limit.isdigit() and int(limit) > 0 else cores
+    if value == 0:
+        raise ValueError("workers must be a nonzero integer or None, got 0; use None or -1 for every core, "
+                         "1 for this thread only")
+    return int(value) if value > 0 else max(1, cores + 1 + int(value))
 
 
 _S = TypeVar("_S", bound=str)

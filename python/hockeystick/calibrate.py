@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import contextvars
 import difflib
-import os
+import inspect
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -47,6 +47,7 @@ import numpy as np
 
 from . import progress as progress_hook
 from ._elementwise import ArrayLike
+from . import _validation
 from ._validation import as_real_array, bound_side, delta_values, epsilon_values, in_interval
 from .accountant import Bound
 from . import registry
@@ -92,8 +93,9 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
         the target even at the smallest value searched gets 0 (nothing is certain above it).
     progress : a tqdm bar on stderr counting the points evaluated (moved per block of work an
         accountant reports, ``hockeystick.progress``: a PLD batch) and the targets still open.
-    workers : threads solving blocks of targets at once (scipy's convention: None, the default, is
-        every core, ``os.cpu_count()``; a negative count wraps around from it, -1 being every core).
+    workers : threads solving blocks of targets at once (scipy's convention: a positive count; -1
+        every core, -2 all but one; None, the default, every core but at most ``OMP_NUM_THREADS``
+        where that is set, see ``_validation.workers``).
         The answers are bit-identical for any count: the blocks are the same, only who solves them
         changes.
     **params : the accountant's other parameters (arrays broadcast together).
@@ -129,7 +131,7 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
                                            for k, a in named.items()}
     if not isinstance(progress, bool):
         raise TypeError(f"progress must be True or False, got {progress!r}")
-    threads = _worker_count(workers)
+    threads = _validation.workers(workers)
     estimate = getattr(entry.factory, "calibration_start", None) if start is None else None
     first: np.ndarray | None = None if estimate is None else estimate(parameter, eps, dlt, flat)
     step = _STEP if first is None else _NEAR_STEP
@@ -142,6 +144,9 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
     blocks = [np.arange(b, eps.size, count) for b in range(count)]
 
     grids = getattr(entry.factory, "calibration_grids", None) if start is None else None
+    # an accountant with its own threads (``workers``) gets one per block when blocks run side by side
+    takes_workers = "workers" in inspect.signature(entry.factory).parameters
+    inner = (1 if threads == 1 or len(blocks) > 1 else threads) if takes_workers else None
     ladder = [] if grids is None else grids(parameter, flat)
 
     def solve(bar: _Bar, block: np.ndarray) -> np.ndarray:
@@ -149,7 +154,7 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
 
         def problem(overrides: dict[str, float]) -> _Problem:
             made = _Problem(entry, parameter, spec, eps[block], dlt[block], {**sub, **overrides}, side)
-            made.step, made.bar = step, bar
+            made.step, made.bar, made.inner_workers = step, bar, inner
             return made
         x, slope = _from_coarse_grids(problem, ladder, first[block])
         fine = problem({})
@@ -210,16 +215,6 @@ def _from_coarse_grids(problem: Callable[[dict[str, float]], "_Problem"],
         u = u2 + (u2 - u1) * ((h * h - h2 * h2) / (h2 * h2 - h1 * h1))
     usable = np.isfinite(u) & (x > 0)
     return np.where(usable, np.exp(np.where(usable, u, 0.0)), np.where(x > 0, x, start)), slope
-
-
-def _worker_count(workers: int | None) -> int:
-    """Threads for ``workers`` (scipy's convention: None every core, -k wraps around from the core count)."""
-    cores = os.cpu_count() or 1
-    if workers is None:
-        return cores
-    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers == 0:
-        raise ValueError(f"workers must be a nonzero integer (or None for every core), got {workers!r}")
-    return int(workers) if workers > 0 else max(1, cores + 1 + int(workers))
 
 
 def _spec(entry: AccountantEntry, parameter: str, params: dict[str, Any]) -> Calibratable:
@@ -307,6 +302,7 @@ class _Problem:
     slope: np.ndarray | None = None    # per target, d log excess / d log x near the start (a coarser grid's)
     measured_slope: np.ndarray         # ... and as this search's bracket measured it
     integer_rtol: float = 0.0          # an integer search stops at this relative width (0: adjacent integers)
+    inner_workers: int | None = None   # the accountant's own ``workers`` (where it takes them; None: its default)
 
     def __init__(self, entry: AccountantEntry, parameter: str, spec: Calibratable,
                  eps: np.ndarray, dlt: np.ndarray, params: dict[str, float | np.ndarray],
@@ -322,7 +318,8 @@ class _Problem:
         sub[self.parameter] = x
         # the upper side is every accountant's default (and all a minimal accountant knows)
         def bound_at() -> Any:
-            built = self.entry.build(**sub)
+            built = self.entry.build(**sub) if self.inner_workers is None else self.entry.factory(
+                **{k: v for k, v in sub.items() if k in self.entry.parameters}, workers=self.inner_workers)
             return (built.delta(self.eps[idx]) if self.side == "upper"
                     else built.delta(self.eps[idx], bound=self.side))
         d = np.asarray(self.bar.evaluate(bound_at, idx.size), dtype=float)
@@ -499,17 +496,19 @@ class _Problem:
         secant root.  Measured on the 20 G2 targets: 5.6 evaluations on the requested grid per target
         (Chandrupatla from the same start: 7.0).  Away from the root, a secant step that did not halve
         the bracket is followed by the midpoint.  Every probe lies at least min(0.49 rtol, a quarter of
-        the bracket) inside it, so the bracket shrinks every step and the search ends.  Ends are values
+        the bracket) inside it, so the bracket shrinks every step and the search ends (a target whose
+        probe rounds onto an end of its bracket, an rtol below the spacing of doubles, ends there).  Ends are values
         evaluated, as ``_refine`` keeps them.
         """
         n = good.size
         latest = np.where(np.abs(self.fgood) <= np.abs(fbad), good, bad)   # the probe to step across from
         tries = np.zeros(n, dtype=int)
         last_width = np.full(n, np.inf)
+        exhausted = np.zeros(n, dtype=bool)   # no double lies strictly inside the bracket any more
         while idx.size:
             ug, ub = np.log(good[idx]), np.log(bad[idx])
             width = np.abs(ub - ug)
-            open_ = width > rtol
+            open_ = (width > rtol) & ~exhausted[idx]
             idx, ug, ub, width = idx[open_], ug[open_], ub[open_], width[open_]
             if not idx.size:
                 break
@@ -529,6 +528,12 @@ class _Problem:
             tries[idx] = np.where(across, tries[idx] + 1, 0)
             last_width[idx] = np.where(across, last_width[idx], width)
             x = np.exp(probe)
+            # an rtol below the doubles' spacing: the probe rounds onto an end, and the bracket is final
+            inside = (x != good[idx]) & (x != bad[idx])
+            exhausted[idx[~inside]] = True
+            idx, x = idx[inside], x[inside]
+            if not idx.size:
+                break
             f = self.log_excess(x, idx)
             ok = f <= 0
             good[idx[ok]], self.fgood[idx[ok]] = x[ok], f[ok]

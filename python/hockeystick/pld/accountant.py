@@ -11,7 +11,6 @@ accountant contract: keyword parameters that broadcast (numpy arrays allowed),
 from __future__ import annotations
 
 import math
-import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import Literal
 
@@ -120,7 +119,8 @@ class SubsampledGaussianPLD:
     ``workers`` (scipy's convention): threads evaluating disjoint blocks of points at once, a
     block being the points that share (sigma, sampling_rate, sensitivity) (one discretization,
     every rounds value a power of its transform, every argument a scan); None (default): every
-    core this process may use; -1 the same; 1: one thread throughout.  The blocks and each point's
+    core this process may use, at most ``OMP_NUM_THREADS`` where that is set (Dask's worker
+    processes set it to 1); -1 every core, -2 all but one; 1: one thread throughout.  The blocks and each point's
     grids do not depend on it, so the values are the same bit for bit for any ``workers``.
     """
 
@@ -160,7 +160,7 @@ class SubsampledGaussianPLD:
                                                               else value_discretization_interval)
         self.tail = float(tail)
         self.delta_accuracy = _validation.choice(delta_accuracy, "delta_accuracy", ("relative", "epsilon"))
-        self.workers = _worker_count(workers)
+        self.workers = _validation.workers(workers)
         self._plds: dict[tuple, PrivacyLossDistribution] = {}
 
     def _build(self, store: dict[tuple, PrivacyLossDistribution], points: list[tuple], h: float, optimistic: bool = True,
@@ -266,7 +266,7 @@ class SubsampledGaussianPLD:
         many of ``xs[i]`` are the point's own arguments)."""
         if method == "epsilon":
             return dominated_direction.epsilon_brackets([points[i] for i in batch], [step[i] for i in batch],
-                                                        [xs[i] for i in batch], self.tail)
+                                                        [xs[i] for i in batch], self.tail, threads)
         store: dict[tuple, PrivacyLossDistribution] = {}
         for h in sorted({step[i] for i in batch}, reverse=True):
             self._build(store, [points[i] for i in batch if step[i] == h], h, threads=threads)
@@ -416,10 +416,12 @@ class SubsampledGaussianPLD:
         return units
 
     def _unit_brackets(self, unit: list[tuple[tuple, np.ndarray]], flat_x: np.ndarray, bound: Bound, method: str,
-                       threads: int) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict[tuple, PrivacyLossDistribution]]:
+                       threads: int, keep: bool) -> tuple[list[tuple[np.ndarray, np.ndarray]],
+                                                           dict[tuple, PrivacyLossDistribution]]:
         """The (lower, upper) of each point of ``unit`` at its arguments (only the sides ``bound`` asks
-        for are meaningful), and the PLDs it composed (fixed grid only; with ``accuracy`` each
-        refinement step drops its own).  Reads shared state only, so units run in parallel threads."""
+        for are meaningful), and, if ``keep``, the PLDs it composed (fixed grid only; with ``accuracy``
+        each refinement step drops its own; only the last unit keeps them, so that units finished
+        ahead of their turn hold no PLDs).  Reads shared state only, so units run in parallel threads."""
         pts = [p for p, _ in unit]
         if self.accuracy is not None:
             return self._refined(pts, [flat_x[sel] for _, sel in unit], method, threads), {}
@@ -434,7 +436,7 @@ class SubsampledGaussianPLD:
             lo, up = np.empty(sel.size), np.empty(sel.size)
             evaluate_into(dist, method, flat_x[sel], bound, lo, up, np.arange(sel.size))
             out.append((lo, up))
-        return out, store
+        return out, store if keep else {}
 
     def _evaluate(self, x: ArrayLike, name: str, bound: Bound, gaussian, method: str) -> Result:
         (xa, s, q, t, c), shape, scalar = broadcast_float_arrays(
@@ -465,7 +467,7 @@ class SubsampledGaussianPLD:
         threads = 1 if pool > 1 else self.workers
 
         def run(unit: list[tuple[tuple, np.ndarray]]):
-            return self._unit_brackets(unit, flat_x, bound, method, threads)
+            return self._unit_brackets(unit, flat_x, bound, method, threads, unit is units[-1])
 
         executor = ThreadPoolExecutor(pool) if pool > 1 else None
         try:
@@ -473,7 +475,8 @@ class SubsampledGaussianPLD:
             for unit, (brackets, store) in zip(units, results):   # in order, in this thread
                 for (_, sel), (lo, up) in zip(unit, brackets):
                     flat_lo[sel], flat_up[sel] = lo, up
-                self._plds = store  # memory: the last unit's PLDs only
+                if unit is units[-1]:
+                    self._plds = store  # memory: the last unit's PLDs only
                 progress.advance(sum(sel.size for _, sel in unit))
         finally:
             if executor is not None:
@@ -487,23 +490,6 @@ class SubsampledGaussianPLD:
     def epsilon(self, delta: ArrayLike, bound: Bound = "upper") -> Result:
         """Smallest epsilon >= 0 whose delta bound is <= delta (upper: certified)."""
         return self._evaluate(delta_values(delta), "delta", bound, _gaussian_epsilon_bracket, "epsilon")
-
-
-def _worker_count(workers: int | None) -> int:
-    """Threads for ``workers`` (scipy's convention): None or -1, every core this process may use
-    (``os.sched_getaffinity`` where the platform has it); else a positive integer."""
-    if isinstance(workers, (bool, np.bool_)) or not (workers is None or isinstance(workers, (int, np.integer))):
-        raise _validation.ParameterTypeError(f"workers must be a positive integer, -1 or None, got "
-                                             f"{_validation.describe(workers)} ({type(workers).__name__})")
-    if workers is None or workers == -1:
-        try:
-            return max(1, len(os.sched_getaffinity(0)))
-        except AttributeError:   # not on every platform
-            return max(1, os.cpu_count() or 1)
-    if workers < 1:
-        raise ValueError(f"workers must be a positive integer, -1 or None, got {_validation.describe(workers)}; "
-                         "use None for every core")
-    return int(workers)
 
 
 def _span(sigma: float, q: float, rounds: float, sensitivity: float) -> float:

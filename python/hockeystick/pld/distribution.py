@@ -147,9 +147,10 @@ def _maximum(values: Sequence[np.ndarray]) -> np.ndarray:
     return out
 
 
-def brackets(plds: Sequence[PrivacyLossDistribution], method: str,
-             xs: Sequence[np.ndarray]) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Per PLD, the certified (lower, upper) of ``method`` ("delta" or "epsilon") at its arguments ``xs[i]``.
+def brackets(plds: Sequence[PrivacyLossDistribution], method: str, xs: Sequence[np.ndarray],
+             workers: int | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per PLD, the certified (lower, upper) of ``method`` ("delta" or "epsilon") at its arguments ``xs[i]``
+    (the compositions' threads: ``workers``, as in ``compose_all``).
 
     Both sides are the maximum over the neighbouring directions (Zhu, Dong, Wang, AISTATS 2022,
     Sec. 5).  Every direction's pessimistic composition is needed for the upper side, but a
@@ -163,18 +164,18 @@ def brackets(plds: Sequence[PrivacyLossDistribution], method: str,
     direction's optimistic composition (a quarter of the transforms) is skipped.
     """
     plds = list(plds)
-    compose_all(plds, True)
+    compose_all(plds, True, workers=workers)
     uppers = [[_evaluate(pmf, method, x) for pmf in pld._composed[True]] for pld, x in zip(plds, xs)]
     leads = []
     for ups in uppers:
         top = _maximum(ups)
         leads.append(int(np.argmax([np.count_nonzero(u >= top) for u in ups])))
-    compose_all(plds, False, [[lead] for lead in leads])
+    compose_all(plds, False, [[lead] for lead in leads], workers)
     lowers = [{lead: _evaluate(pld._composed[False][lead], method, x)}
               for pld, x, lead in zip(plds, xs, leads)]
     needed = [[d for d, up in enumerate(ups) if d != lead and not np.all(up <= low[lead])]
               for ups, lead, low in zip(uppers, leads, lowers)]
-    compose_all(plds, False, needed)
+    compose_all(plds, False, needed, workers)
     for pld, x, low, more in zip(plds, xs, lowers, needed):
         for d in more:
             low[d] = _evaluate(pld._composed[False][d], method, x)

@@ -31,7 +31,7 @@ Point = tuple[float, float, float, float]  # sigma, sampling rate (< 1), rounds,
 
 
 def _one_round(points: Sequence[Point], hs: Sequence[float], tail: float, direction: Directions, optimistic: bool,
-               coarsening: float = 1.0) -> list[PrivacyLossDistribution]:
+               coarsening: float = 1.0, threads: int = 0) -> list[PrivacyLossDistribution]:
     """Each point's ``rounds``-fold composition of one direction, discretized once per (sigma, q, sensitivity, h)."""
     keys = [(p[0], p[1], p[3], min(h * coarsening, MAX_INTERVAL)) for p, h in zip(points, hs)]
     built: dict[tuple[float, float, float, float], PrivacyLossDistribution] = {}
@@ -39,23 +39,26 @@ def _one_round(points: Sequence[Point], hs: Sequence[float], tail: float, direct
         pairs = list(dict.fromkeys(k for k in keys if k[3] == h))
         s, q, c = (np.array(v) for v in zip(*(k[:3] for k in pairs)))
         built.update(zip(pairs, subsampled_gaussians(s, q, sensitivity=c, value_discretization_interval=h,
-                                                     tail=tail, optimistic=optimistic, directions=direction)))
+                                                     tail=tail, optimistic=optimistic, directions=direction,
+                                                     threads=threads)))
     return [built[k].self_compose(int(p[2])) for k, p in zip(keys, points)]
 
 
 def epsilon_brackets(points: Sequence[Point], hs: Sequence[float], deltas: Sequence[np.ndarray],
-                     tail: float) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Per point (sampling rate below 1) on its grid ``hs[i]``: the certified (lower, upper) epsilon at ``deltas[i]``.
+                     tail: float, threads: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per point (sampling rate below 1) on its grid ``hs[i]``: the certified (lower, upper) epsilon at ``deltas[i]``
+    (``threads``: of the C++ discretization and the compositions, 0 all cores).
 
     Equal to the two-direction PLD's ``epsilon(delta, bound="both")`` on that grid (see the module docstring).
     """
-    remove = brackets(_one_round(points, hs, tail, "remove", True), "epsilon", deltas)
-    screens = _one_round(points, hs, tail, "add", False, COARSENING)
-    compose_all(screens, True)
+    workers = threads or None
+    remove = brackets(_one_round(points, hs, tail, "remove", True, threads=threads), "epsilon", deltas, workers)
+    screens = _one_round(points, hs, tail, "add", False, COARSENING, threads)
+    compose_all(screens, True, workers=workers)
     cleared = [bool(np.all(screen.epsilon(d) <= lo)) for screen, d, (lo, _) in zip(screens, deltas, remove)]
     rest = [i for i, ok in enumerate(cleared) if not ok]
-    add = brackets(_one_round([points[i] for i in rest], [hs[i] for i in rest], tail, "add", True), "epsilon",
-                   [deltas[i] for i in rest]) if rest else []
+    add = brackets(_one_round([points[i] for i in rest], [hs[i] for i in rest], tail, "add", True, threads=threads),
+                   "epsilon", [deltas[i] for i in rest], workers) if rest else []
     out = list(remove)
     for i, (lo, up) in zip(rest, add):
         out[i] = (np.maximum(remove[i][0], lo), np.maximum(remove[i][1], up))

@@ -49,14 +49,13 @@ def certified_epsilon_width(epsilon: np.ndarray, lower: np.ndarray, upper: np.nd
     [``lower``, ``upper``] at ``epsilon`` and a certified upper bound ``right_upper`` on delta at
     ``right_epsilon`` > ``epsilon`` (arrays that broadcast): -log1p(-x), x = (upper - lower)
     expm1(right_epsilon - epsilon) / (lower - right_upper), rounded up; at most ``epsilon``;
-    ``inf`` where lower <= right_upper (this right point certifies nothing) or x >= 1.  The
+    ``inf`` where lower <= right_upper or right_epsilon <= epsilon (this right point certifies
+    nothing: e.g. epsilon = inf, or epsilon + d rounding back to epsilon) or x >= 1.  The
     derivation (convexity of delta in e^eps) is in the module docstring.
     """
     eps, lo, up, eps2, up2 = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in
                                                    (epsilon, lower, upper, right_epsilon, right_upper)))
-    if np.any(eps2 <= eps):
-        raise ValueError("right_epsilon must be > epsilon at every point")
-    drop = lo - up2
+    drop = np.where(eps2 > eps, lo - up2, 0.0)   # eps2 == eps (eps = inf, or eps + d rounding to eps): nothing
     gap = np.maximum(up - lo, 0.0)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         x = np.where(drop > 0.0, gap * np.expm1(eps2 - eps) / np.where(drop > 0.0, drop, 1.0) * _ROUNDING, np.inf)
