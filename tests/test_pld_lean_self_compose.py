@@ -125,7 +125,12 @@ def test_delta_many_is_a_tighter_certified_lower_side(sigma, count, h):
         assert lo <= exact <= hi, (e, lo, float(exact), hi)
 
 
-def test_delta_many_with_few_queries_is_delta():
+def test_delta_many_with_few_queries_is_delta_until_the_envelope_is_built():
     lower = gaussian(1.0, value_discretization_interval=1e-3).self_compose(20).composed(False)[0]
-    eps = np.array([0.3, 1.2])
+    eps = np.array([0.3, 1.2, 5.0])
     np.testing.assert_array_equal(lower.delta_many(eps), lower.delta(eps))
+    lower.delta_many(np.linspace(0.0, 20.0, lower.p.size))  # builds the suffix maxima
+    after = lower.delta_many(eps)  # a few queries now read them
+    assert np.all(after >= lower.delta(eps))
+    np.testing.assert_array_equal(after, np.maximum(lower.delta(eps, envelope=False), lower._envelope_at(
+        np.clip(np.ceil(eps / lower.h) - lower.k_lo, 0, lower.p.size).astype(np.int64))))
