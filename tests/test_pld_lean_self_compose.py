@@ -134,3 +134,11 @@ def test_delta_many_with_few_queries_is_delta_until_the_envelope_is_built():
     assert np.all(after >= lower.delta(eps))
     np.testing.assert_array_equal(after, np.maximum(lower.delta(eps, envelope=False), lower._envelope_at(
         np.clip(np.ceil(eps / lower.h) - lower.k_lo, 0, lower.p.size).astype(np.int64))))
+
+
+@pytest.mark.parametrize("a, s", [(0.092, 1), (0.3, 2), (0.05, 5), (2.0, 3)])
+def test_a_lean_pairs_filled_lists_are_what_its_arrays_give(a, s):
+    atoms = fa.pair_atoms(*discrete_laplace_pair(a, s))
+    assert "loss_list" in atoms.__dict__ and "mass_list" in atoms.__dict__  # filled in by the lean path
+    assert atoms.loss_list == (atoms.index * atoms.eta).tolist()
+    assert atoms.mass_list == atoms.mass.tolist()

@@ -145,8 +145,11 @@ def _pair_atoms_lean(p: list[float], q: list[float]) -> Atoms:
         miss = [abs(x - i * eta) for x, i in zip(losses, index)]
     bound = err + max((m + UNIT_ROUNDOFF * abs(i * eta) for i, m in zip(index, miss)), default=0.0)
     if all(i < j for i, j in zip(index, index[1:])):  # distinct and sorted (the pairs here): nothing to merge
-        return Atoms(np.array(index, dtype=np.int64), np.array(masses, dtype=np.float64), p_inf, eta, bound,
-                     16.0 * UNIT_ROUNDOFF)
+        out = Atoms(np.array(index, dtype=np.int64), np.array(masses, dtype=np.float64), p_inf, eta, bound,
+                    16.0 * UNIT_ROUNDOFF)
+        out.__dict__["loss_list"] = [i * eta for i in index]  # what the cached properties would compute
+        out.__dict__["mass_list"] = masses
+        return out
     return _merged(np.array(index, dtype=np.int64), np.array(masses, dtype=np.float64), p_inf, eta, bound,
                    16.0 * UNIT_ROUNDOFF)
 
