@@ -145,8 +145,11 @@ def _pair_atoms_lean(p: list[float], q: list[float]) -> Atoms:
         miss = [abs(x - i * eta) for x, i in zip(losses, index)]
     bound = err + max((m + UNIT_ROUNDOFF * abs(i * eta) for i, m in zip(index, miss)), default=0.0)
     if all(i < j for i, j in zip(index, index[1:])):  # distinct and sorted (the pairs here): nothing to merge
-        return Atoms(np.array(index, dtype=np.int64), np.array(masses, dtype=np.float64), p_inf, eta, bound,
-                     16.0 * UNIT_ROUNDOFF)
+        out = Atoms(np.array(index, dtype=np.int64), np.array(masses, dtype=np.float64), p_inf, eta, bound,
+                    16.0 * UNIT_ROUNDOFF)
+        out.__dict__["loss_list"] = [i * eta for i in index]  # what the cached properties would compute
+        out.__dict__["mass_list"] = masses
+        return out
     return _merged(np.array(index, dtype=np.int64), np.array(masses, dtype=np.float64), p_inf, eta, bound,
                    16.0 * UNIT_ROUNDOFF)
 
@@ -251,11 +254,66 @@ def _power(x: T, count: int, combine: Callable[[T, T], T]) -> T:
 
 def self_compose(a: Atoms, count: int) -> Atoms:
     """``count`` >= 1 runs of a, by repeated squaring (on dense arrays if a's lattice is dense and the
-    result spans at most ``MAX_ATOMS`` points; else each step merged, and coarsened past ``MAX_ATOMS``)."""
+    result spans at most ``MAX_ATOMS`` points, in plain floats if at most ``LEAN_ATOMS``; else each
+    step merged, and coarsened past ``MAX_ATOMS``)."""
+    if int(count) > 1 and _dense(a.index) and int(count) * int(a.index[-1] - a.index[0]) < LEAN_ATOMS:
+        return _lean_self_compose(a, int(count))
     if int(count) > 1 and _dense(a.index) and int(count) * int(a.index[-1] - a.index[0]) < MAX_ATOMS:
         base = _Dense(int(a.index[0]), _spread(a.index, a.mass), a.p_inf, a.loss_error, a.rel_error)
         return _from_dense(_power(base, count, _dense_compose), a.eta)
     return _power(a, count, compose)
+
+
+def _lean_convolve(x: list[float], y: list[float]) -> list[float]:
+    """The full convolution of two short lists (each output a sum of at most min(sizes) products, in
+    order: the error ``_dense_compose`` charges for any summation order); zero terms skipped."""
+    out = [0.0] * (len(x) + len(y) - 1)
+    for i, xi in enumerate(x):
+        if xi != 0.0:
+            for j, yj in enumerate(y):
+                out[i + j] += xi * yj
+    return out
+
+
+class _LeanDense(NamedTuple):
+    """``_Dense`` with the masses in a list, on a stride of the lattice (index first + stride * position)."""
+
+    first: int
+    mass: list[float]
+    p_inf: float
+    loss_error: float
+    rel_error: float
+
+
+def _lean_dense_compose(a: _LeanDense, b: _LeanDense) -> _LeanDense:
+    """``_dense_compose`` on plain-float lists: the same bookkeeping and charges."""
+    na, nb = len(a.mass), len(b.mass)
+    rel = a.rel_error + b.rel_error + (na + 4) * UNIT_ROUNDOFF + (min(na, nb) - 1) * UNIT_ROUNDOFF
+    return _LeanDense(a.first + b.first, _lean_convolve(a.mass, b.mass),
+                      a.p_inf + b.p_inf * math.fsum(a.mass), a.loss_error + b.loss_error, rel)
+
+
+def _lean_self_compose(a: Atoms, count: int) -> Atoms:
+    """``self_compose`` for a result spanning fewer than ``LEAN_ATOMS`` lattice points, in plain floats
+    (numpy's per-call cost was most of a self-composed discrete Laplace's time); the loss and mass
+    lists the lean evaluations read are filled in on the way.  The indices are taken on their own
+    stride g (the gcd of their differences: 2 for a discrete Laplace of sensitivity 1), which sums
+    preserve, so no zero lies between two atoms."""
+    indices = a.index.tolist()
+    first = indices[0]
+    stride = math.gcd(*(i - first for i in indices)) or 1
+    spread = [0.0] * ((indices[-1] - first) // stride + 1)
+    for i, m in zip(indices, a.mass_list):
+        spread[(i - first) // stride] = m
+    base = _LeanDense(0, spread, a.p_inf, a.loss_error, a.rel_error)
+    d = _power(base, count, _lean_dense_compose)
+    index = [count * first + stride * k for k, m in enumerate(d.mass) if m > 0.0]
+    mass = [m for m in d.mass if m > 0.0]
+    out = Atoms(np.array(index, dtype=np.int64), np.array(mass, dtype=np.float64), d.p_inf, a.eta, d.loss_error,
+                d.rel_error)
+    out.__dict__["loss_list"] = [i * a.eta for i in index]  # what the cached properties would compute
+    out.__dict__["mass_list"] = mass
+    return out
 
 
 def compose_all(parts: Sequence[tuple[Atoms, int]]) -> Atoms:
@@ -317,7 +375,7 @@ def delta_with(a: Atoms, other: Callable[[np.ndarray], np.ndarray], epsilon: np.
 
 def grid_side(pmf: GridPMF) -> Callable[[np.ndarray], np.ndarray]:
     """A grid PMF's certified side as a function of a flat array of (any real) eps."""
-    return lambda eps: np.asarray(pmf.delta(np.ascontiguousarray(eps)), dtype=np.float64)
+    return lambda eps: np.asarray(pmf.delta_many(eps), dtype=np.float64)
 
 
 def epsilon_search(delta_of: Callable[[np.ndarray], np.ndarray], target: float, upper: bool, top: float,

@@ -181,6 +181,23 @@ class GridPMF:
         k = np.clip(np.ceil(eps / self.h) - self.k_lo, 0, self.p.size).astype(np.int64)
         return self._envelope_near(k.ravel(), low.ravel()).reshape(low.shape)
 
+    def delta_many(self, epsilon: np.ndarray) -> np.ndarray:
+        """``delta`` at a flat array of eps, for callers that query one PMF many times (root searches).
+
+        Optimistic: when the queries' probes (``_envelope_near``: about log2 n per eps) would cost
+        more than one pass over the grid, the suffix maxima over every grid point are built once
+        per PMF (cached) and each eps costs O(1) after (every later call uses them); the value is
+        the same certified lower bound as ``delta``'s (its full pass), never below
+        ``_envelope_near``'s.  Pessimistic: ``delta``.
+        """
+        eps = np.ascontiguousarray(epsilon, dtype=np.float64)
+        built = "_lower_envelope_top" in self.__dict__  # a previous call paid for it
+        probes = eps.size * self.p.size.bit_length()
+        if self.pessimistic or self.total_error == 0.0 or not (built or probes >= self.p.size):
+            return self.delta(eps)
+        k = np.clip(np.ceil(eps / self.h) - self.k_lo, 0, self.p.size).astype(np.int64)
+        return np.maximum(self._charged_lower(eps, 0), self._envelope_at(k))
+
     def epsilon(self, delta: np.ndarray, threads: int = 0) -> np.ndarray:
         """Smallest eps whose charged bound is <= delta (pessimistic), or a certified lower bound on it.
 

@@ -1,0 +1,144 @@
+"""Two fast paths of the trees2 branch against the slow paths they replace and 50-digit references.
+
+- ``finite_atoms._lean_self_compose`` (a short self-composition in plain floats, on the atoms' own
+  stride): the same atoms as the numpy dense path, masses within the charged round-off of the exact
+  (mpmath, 50 digits) k-fold masses, and epsilons bracketing the exact one on both sides;
+- ``GridPMF.delta_many`` (the optimistic side from the cached suffix maxima): never below
+  ``GridPMF.delta`` (so never looser), equal to it on the pessimistic side, and still a lower bound on
+  the exact delta of a composed Gaussian (closed form in mpmath), below the pessimistic side.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import mpmath as mp
+import numpy as np
+import pytest
+
+from hockeystick.pld import finite_atoms as fa
+from hockeystick.pld import gaussian
+from hockeystick.pld.discrete_laplace import discrete_laplace_pair
+
+mp.mp.dps = 50
+
+CASES = [(0.4839990325713871, 1, 8), (0.3, 3, 5), (0.2, 2, 7), (0.05, 5, 3), (1.3, 1, 15), (0.7, 4, 2)]
+
+
+def _numpy_dense(a: fa.Atoms, count: int) -> fa.Atoms:
+    """The numpy dense self-composition (what ``self_compose`` did before the lean path)."""
+    base = fa._Dense(int(a.index[0]), fa._spread(a.index, a.mass), a.p_inf, a.loss_error, a.rel_error)
+    return fa._from_dense(fa._power(base, count, fa._dense_compose), a.eta)
+
+
+def _exact_atoms(a: float, s: int, count: int) -> dict[int, mp.mpf]:
+    """The k-fold discrete Laplace privacy loss at index j (loss j a) -> exact P-mass, in mpmath."""
+    a_mp = mp.mpf(a)
+    norm = 1 / (1 + mp.e ** -a_mp)
+    one = {-s: mp.e ** (-a_mp * s) * norm, s: norm}
+    for x in range(1, s):
+        one[2 * x - s] = mp.tanh(a_mp / 2) * mp.e ** (-a_mp * (s - x))
+    out = {0: mp.mpf(1)}
+    for _ in range(count):
+        nxt: dict[int, mp.mpf] = {}
+        for (i, m), (j, w) in itertools.product(out.items(), one.items()):
+            nxt[i + j] = nxt.get(i + j, 0) + m * w
+        out = nxt
+    return out
+
+
+def _exact_epsilon(atoms: dict[int, mp.mpf], a: float, target: float) -> mp.mpf:
+    """The exact epsilon at delta = target: the root of the (decreasing) exact curve, by bisection."""
+    a_mp = mp.mpf(a)
+
+    def delta(eps: mp.mpf) -> mp.mpf:
+        return sum((m * (1 - mp.e ** (eps - j * a_mp)) for j, m in atoms.items() if j * a_mp > eps), mp.mpf(0))
+    lo, hi = mp.mpf(0), mp.mpf(max(atoms) * a_mp + 1)
+    if delta(lo) <= target:
+        return lo
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if delta(mid) > target else (lo, mid)
+    return hi
+
+
+@pytest.mark.parametrize("a, s, count", CASES)
+def test_lean_self_composition_matches_the_numpy_path_and_exact_masses(a, s, count):
+    atoms = fa.pair_atoms(*discrete_laplace_pair(a, s))
+    assert count * int(atoms.index[-1] - atoms.index[0]) < fa.LEAN_ATOMS  # the lean path is taken
+    lean = fa.self_compose(atoms, count)
+    ref = _numpy_dense(atoms, count)
+    np.testing.assert_array_equal(lean.index, ref.index)
+    np.testing.assert_allclose(lean.mass, ref.mass, rtol=4 * fa.UNIT_ROUNDOFF * count * 8, atol=0)
+    assert lean.loss_list == ref.loss.tolist() and lean.mass_list == lean.mass.tolist()
+    assert lean.eta == ref.eta and lean.loss_error == ref.loss_error and lean.p_inf == ref.p_inf == 0.0
+    assert lean.rel_error <= ref.rel_error
+    exact = _exact_atoms(a, s, count)
+    # the eta lattice: index * eta is the loss; each exact loss j a must sit on index * eta
+    for i, m in zip(lean.index.tolist(), lean.mass.tolist()):
+        j = round(i * lean.eta / a)
+        assert abs(i * lean.eta - j * a) <= lean.loss_error + 1e-15
+        assert abs(mp.mpf(m) / exact[j] - 1) <= lean.rel_error  # the charged relative round-off holds
+    assert len(exact) == lean.index.size
+
+
+@pytest.mark.parametrize("a, s, count", CASES)
+@pytest.mark.parametrize("target", [1e-5, 1e-3, 0.2])
+def test_lean_self_composition_epsilon_brackets_the_exact_one(a, s, count, target):
+    atoms = fa.self_compose(fa.pair_atoms(*discrete_laplace_pair(a, s)), count)
+    ref = _numpy_dense(fa.pair_atoms(*discrete_laplace_pair(a, s)), count)
+    exact = _exact_epsilon(_exact_atoms(a, s, count), a, target)
+    lower, upper = fa.pure_epsilon(atoms, target, False), fa.pure_epsilon(atoms, target, True)
+    assert lower <= exact <= upper  # both directions certified
+    assert upper - lower <= 1e-9 * max(1.0, float(exact))
+    # the same answers as the numpy path's atoms, up to the last bits of the interval root
+    assert lower == pytest.approx(fa.pure_epsilon(ref, target, False), rel=1e-11, abs=1e-12)
+    assert upper == pytest.approx(fa.pure_epsilon(ref, target, True), rel=1e-11, abs=1e-12)
+
+
+def test_a_long_self_composition_keeps_the_numpy_path():
+    atoms = fa.pair_atoms(*discrete_laplace_pair(0.3, 1))
+    long = fa.self_compose(atoms, 40)  # spans 80 > LEAN_ATOMS lattice points
+    np.testing.assert_array_equal(long.mass, _numpy_dense(atoms, 40).mass)
+
+
+def _gaussian_exact(r: float, eps: float) -> mp.mpf:
+    r_mp, e = mp.mpf(r), mp.mpf(eps)
+    return mp.ncdf(-e / r_mp + r_mp / 2) - mp.e ** e * mp.ncdf(-e / r_mp - r_mp / 2)
+
+
+@pytest.mark.parametrize("sigma, count, h", [(1.0, 20, 1e-3), (3.0, 50, 2e-3), (0.8, 4, 5e-4)])
+def test_delta_many_is_a_tighter_certified_lower_side(sigma, count, h):
+    pld = gaussian(sigma, value_discretization_interval=h).self_compose(count)
+    lower, upper = pld.composed(False)[0], pld.composed(True)[0]
+    assert not lower.pessimistic and lower.total_error > 0  # the envelope path is exercised
+    r = math.sqrt(count) / sigma
+    eps = np.concatenate([np.linspace(-1.0, r * r / 2 + 6 * r, 6000), [0.0, 0.5, 1.0]])
+    many, one = lower.delta_many(eps), lower.delta(eps)
+    assert eps.size * lower.p.size.bit_length() >= lower.p.size  # many queries: the cached envelope
+    assert np.all(many >= one)  # never looser than delta's
+    np.testing.assert_array_equal(upper.delta_many(eps), upper.delta(eps))
+    up = upper.delta(eps)
+    for e, lo, hi in list(zip(eps.tolist(), many.tolist(), up.tolist()))[::20]:
+        exact = _gaussian_exact(r, e) if e >= 0 else 1 - mp.e ** e + mp.e ** e * _gaussian_exact(r, -e)
+        assert lo <= exact <= hi, (e, lo, float(exact), hi)
+
+
+def test_delta_many_with_few_queries_is_delta_until_the_envelope_is_built():
+    lower = gaussian(1.0, value_discretization_interval=1e-3).self_compose(20).composed(False)[0]
+    eps = np.array([0.3, 1.2, 5.0])
+    np.testing.assert_array_equal(lower.delta_many(eps), lower.delta(eps))
+    lower.delta_many(np.linspace(0.0, 20.0, lower.p.size))  # builds the suffix maxima
+    after = lower.delta_many(eps)  # a few queries now read them
+    assert np.all(after >= lower.delta(eps))
+    np.testing.assert_array_equal(after, np.maximum(lower.delta(eps, envelope=False), lower._envelope_at(
+        np.clip(np.ceil(eps / lower.h) - lower.k_lo, 0, lower.p.size).astype(np.int64))))
+
+
+@pytest.mark.parametrize("a, s", [(0.092, 1), (0.3, 2), (0.05, 5), (2.0, 3)])
+def test_a_lean_pairs_filled_lists_are_what_its_arrays_give(a, s):
+    atoms = fa.pair_atoms(*discrete_laplace_pair(a, s))
+    assert "loss_list" in atoms.__dict__ and "mass_list" in atoms.__dict__  # filled in by the lean path
+    assert atoms.loss_list == (atoms.index * atoms.eta).tolist()
+    assert atoms.mass_list == atoms.mass.tolist()
