@@ -377,11 +377,8 @@ class PlanProfile:
         if method == "delta":
             return max(float(f(np.array([x]))[0]) for f in sides)
         tolerance = 1e-9 if self.accuracy is None else min(float(self.accuracy) / 20.0, 1e-6)
-
-        def worst(eps: np.ndarray) -> np.ndarray:
-            return np.max([f(eps) for f in sides], axis=0)
         few = max(a.mass.size for a in self._atom_directions()) <= FIRST_PASS_ATOMS
-        return finite_atoms.epsilon_search(worst, x, upper, self._top_loss(h, variant), tolerance,
+        return finite_atoms.epsilon_search(_worst(sides), x, upper, self._top_loss(h, variant), tolerance,
                                            hints=hints, first_pass=7 if few else 0, cluster=SEARCH_CLUSTER if few else 0)
 
     def _bracket(self, method: str, x: float) -> tuple[float, float]:

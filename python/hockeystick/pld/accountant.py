@@ -426,7 +426,8 @@ class SubsampledGaussianPLD:
         if self.accuracy is not None:
             return self._refined(pts, [flat_x[sel] for _, sel in unit], method, threads), {}
         h, optimistic = self.value_discretization_interval, bound != "upper"
-        store = {k: v for k, v in self._plds.items() if k[:4] in set(pts)}
+        wanted = set(pts)
+        store = {k: v for k, v in self._plds.items() if k[:4] in wanted}
         self._build(store, pts, h, optimistic, threads)
         dists = [store[(*p, h, optimistic)] for p in pts]
         for side in {"upper": (True,), "lower": (False,), "both": (False, True)}[bound]:

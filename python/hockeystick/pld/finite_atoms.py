@@ -185,16 +185,14 @@ def compose(a: Atoms, b: Atoms) -> Atoms:
     eta = a.eta if a.eta == b.eta else min(ETA, a.eta, b.eta)
     ia, ea = _on_eta(a, eta)
     ib, eb = _on_eta(b, eta)
-    p_inf = a.p_inf + b.p_inf * float(a.mass.sum())
-    rel = a.rel_error + b.rel_error + (a.mass.size + 4) * UNIT_ROUNDOFF
-    loss_error = a.loss_error + b.loss_error + ea + eb
     if _dense(ia) and _dense(ib):
         out = _dense_compose(_Dense(int(ia[0]), _spread(ia, a.mass), a.p_inf, a.loss_error + ea, a.rel_error),
                              _Dense(int(ib[0]), _spread(ib, b.mass), b.p_inf, b.loss_error + eb, b.rel_error))
         return _from_dense(out, eta)
     index = (ia[:, None] + ib[None, :]).ravel()
     mass = (a.mass[:, None] * b.mass[None, :]).ravel()
-    return _merged(index, mass, p_inf, eta, loss_error, rel)
+    return _merged(index, mass, a.p_inf + b.p_inf * float(a.mass.sum()), eta,
+                   a.loss_error + b.loss_error + ea + eb, a.rel_error + b.rel_error + (a.mass.size + 4) * UNIT_ROUNDOFF)
 
 
 class _Dense(NamedTuple):
@@ -231,10 +229,9 @@ def _dense(index: np.ndarray) -> bool:
 
 
 def _spread(index: np.ndarray, mass: np.ndarray) -> np.ndarray:
-    """The masses on the dense lattice from index[0] to index[-1] (zeros between)."""
-    out = np.zeros(int(index[-1] - index[0]) + 1)
-    out[index - index[0]] = mass
-    return out
+    """The masses on the dense lattice from index[0] to index[-1] (zeros between; masses that a
+    coarser lattice put on one index are summed, never overwritten)."""
+    return np.bincount(index - index[0], weights=mass, minlength=int(index[-1] - index[0]) + 1)
 
 
 def _power(x: T, count: int, combine: Callable[[T, T], T]) -> T:
