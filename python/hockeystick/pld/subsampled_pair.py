@@ -79,6 +79,7 @@ Curve = Callable[[np.ndarray], np.ndarray]   # a certified side of delta(eps), a
 
 UNIT_ROUNDOFF = np.finfo(np.float64).eps / 2
 ARGUMENT_MARGIN = 1e-12
+LOSS_LIMIT = 700.0  # grid_factor's losses stay within +-this (e^loss a normal double)
 CHUNK = 1024
 NEAR = 1e-9   # closer than this to a formula's singular end, its safe end value is used
 VALUE_MARGIN = 8.0 * UNIT_ROUNDOFF
@@ -97,7 +98,9 @@ def _rate(rate: float) -> float:
 def _at(curve: Curve, x: np.ndarray, error: np.ndarray, upper: bool) -> np.ndarray:
     """curve at x moved by ``error`` (a bound on x's round-off) plus ARGUMENT_MARGIN (1 + |x|), towards
     larger delta (upper) or smaller (lower), and the value moved by VALUE_MARGIN the same way."""
-    margin = ARGUMENT_MARGIN * (1.0 + np.abs(x)) + error
+    # at x = +-inf the curve's limit is read as is (inf - inf would be NaN; no round-off moves it)
+    with np.errstate(invalid="ignore"):
+        margin = np.where(np.isfinite(x), ARGUMENT_MARGIN * (1.0 + np.abs(x)) + error, 0.0)
     value = np.asarray(curve(np.ascontiguousarray(x - margin if upper else x + margin)), dtype=np.float64)
     return value * (1.0 + VALUE_MARGIN) if upper else value * (1.0 - VALUE_MARGIN)
 
@@ -105,8 +108,9 @@ def _at(curve: Curve, x: np.ndarray, error: np.ndarray, upper: bool) -> np.ndarr
 def poisson_remove_curve(remove: Curve, rate: float, upper: bool) -> Curve:
     """H_r(e^eps) = q H(1 + (e^eps - 1)/q) above eps = log(1 - q), 1 - e^eps below (module docstring).
 
-    The argument is log((1 - q) expm1(eps - log(1 - q)) / q), accurate to 8u + 4u (|eps| + |log(1-q)|)
-    / (eps - log(1 - q)); within NEAR of log(1 - q) the safe ends q (upper: H <= 1) and 1 - e^eps
+    The argument is log((1 - q) expm1(eps - log(1 - q)) / q) (for eps - log(1 - q) > 30 as
+    d + log1p(-e^-d), d = eps - log(1 - q), which stays finite where expm1 overflows), accurate to
+    8u + 4u (|eps| + |log(1-q)|) / (eps - log(1 - q)); within NEAR of log(1 - q) the safe ends q (upper: H <= 1) and 1 - e^eps
     (lower: every curve is >= 1 - g) are used instead.
     """
     q = _rate(rate)
@@ -122,8 +126,12 @@ def poisson_remove_curve(remove: Curve, rate: float, upper: bool) -> Curve:
         above = gap > NEAR
         if np.any(above):
             d = gap[above]
-            inner = floor + np.log(np.expm1(d)) - math.log(q)
-            error = 8.0 * UNIT_ROUNDOFF * (1.0 + np.abs(inner)) + 4.0 * UNIT_ROUNDOFF * (np.abs(e[above]) - floor) / d
+            # log(expm1(d)) as d + log1p(-e^-d) where expm1 would overflow (d > 700: e^d is inf)
+            with np.errstate(divide="ignore"):
+                log_expm1 = np.where(d > 30.0, d + np.log1p(-np.exp(-d)), np.log(np.expm1(np.minimum(d, 30.0))))
+            inner = floor + log_expm1 - math.log(q)
+            with np.errstate(invalid="ignore"):   # eps = inf: inf / inf, a margin _at does not use there
+                error = 8.0 * UNIT_ROUNDOFF * (1.0 + np.abs(inner)) + 4.0 * UNIT_ROUNDOFF * (np.abs(e[above]) - floor) / d
             out[above] = np.minimum(q * _at(remove, inner, error, upper), 1.0)
         return np.clip(out, 0.0, 1.0)
     return curve
@@ -149,7 +157,9 @@ def poisson_add_curve(add: Curve, rate: float, upper: bool) -> Curve:
         live = y < -NEAR
         if np.any(live):
             a = -np.expm1(y[live])
-            rel = 4.0 * UNIT_ROUNDOFF * (np.abs(e[live]) + 1.0) / np.abs(y[live]) + 2.0 * UNIT_ROUNDOFF
+            with np.errstate(invalid="ignore"):   # eps = -inf: a = 1 exactly
+                rel = np.where(np.isfinite(y[live]), 4.0 * UNIT_ROUNDOFF * (np.abs(e[live]) + 1.0) / np.abs(y[live]),
+                               0.0) + 2.0 * UNIT_ROUNDOFF
             inner = e[live] + math.log(q) - np.log(a)
             error = rel + 8.0 * UNIT_ROUNDOFF * (1.0 + np.abs(inner))
             a = a * (1.0 + rel + VALUE_MARGIN) if upper else a * (1.0 - rel - VALUE_MARGIN)
@@ -304,7 +314,10 @@ def grid_factor(name: str, upper: Curve, lower: Curve, loss_lo: float, loss_hi: 
     ``top_lower``, a lower bound on the mass at +infinity, above g_N).  ``lower_pair_upper``: an
     upper side of the curve that ``lower`` bounds, for the secants, when that is another curve than
     ``upper``'s (the one-order pair below a symmetrised bound); the secants need it tight.
+    The grid stops at |loss| = ``LOSS_LIMIT`` (700: e^loss stays a normal double), which the
+    rules above make valid, only looser, for a pair whose losses reach beyond it.
     """
+    loss_lo, loss_hi = max(loss_lo, -LOSS_LIMIT), min(loss_hi, LOSS_LIMIT)
     k_lo = int(math.floor(loss_lo / h))
     k_hi = int(math.ceil(loss_hi / h)) + 1
     if k_hi - k_lo + 1 > MAX_CELLS:
