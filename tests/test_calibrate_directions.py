@@ -178,3 +178,16 @@ def test_pld_add_direction_near_the_remove_one_is_composed(monkeypatch):
     assert got == pytest.approx(want, rel=1e-8)
     acc = pld.SubsampledGaussianPLD(sigma=got, sampling_rate=0.8, rounds=10)
     assert acc.delta(0.2) <= 0.418
+
+
+@pytest.mark.parametrize("bad, message", [
+    (dict(rounds=2.5), "rounds must be an integer"), (dict(rounds=0), "rounds must be an integer"),
+    (dict(sensitivity=-1.0), "sensitivity must be finite and > 0"), (dict(tail=0.1), "tail must lie in"),
+    (dict(sampling_rate=0.0), r"sampling_rate must lie in \(0, 1\]"),
+])
+def test_pld_split_refuses_what_the_accountant_refuses(monkeypatch, bad, message):
+    target = {**dict(sampling_rate=0.01, rounds=100, epsilon=1.0, delta=DELTA), **bad}
+    with pytest.raises(ValueError, match=message):
+        calibrate("pld_subsampled_gaussian", "sigma", **target)
+    with pytest.raises(ValueError, match=message):
+        _plain_sigma(monkeypatch, **target)

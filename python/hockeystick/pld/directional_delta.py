@@ -28,6 +28,7 @@ from typing import Literal, Mapping
 
 import numpy as np
 
+from .. import _validation
 from .compose import DEFAULT_TAIL
 from .distribution import compose_all
 from .dominated_direction import COARSENING
@@ -87,6 +88,9 @@ def calibration_directions(parameter: str, params: Mapping[str, float | np.ndarr
         return None
     if np.any(np.asarray(params.get("sampling_rate", 1.0), dtype=float) >= 1.0):
         return None
+    # the accountant's own rule (rounds 2.5 is refused, never truncated); the other parameters are checked
+    # by the discretization with the accountant's words
+    _validation.positive_integer(params["rounds"], "rounds", maximum=_validation.MAX_EXACT_INTEGER)
     given, tail = params.get("value_discretization_interval"), params.get("tail", DEFAULT_TAIL)
     if np.ndim(given) != 0 or np.ndim(tail) != 0:   # the accountant takes one grid and one tail
         return None
