@@ -191,3 +191,22 @@ def test_pld_split_refuses_what_the_accountant_refuses(monkeypatch, bad, message
         calibrate("pld_subsampled_gaussian", "sigma", **target)
     with pytest.raises(ValueError, match=message):
         _plain_sigma(monkeypatch, **target)
+
+
+def test_directions_are_the_accountants_numbers():
+    """max(remove, add) on the requested grid is SubsampledGaussianPLD.delta bit for bit (the split changes
+    which directions are composed, never what a composed one gives)."""
+    rng = np.random.default_rng(3)
+    q, rounds, sigma = 10 ** rng.uniform(-3, -0.5, 5), np.round(10 ** rng.uniform(1, 3, 5)), rng.uniform(0.6, 3, 5)
+    eps = rng.uniform(0.2, 4, 5)
+    split = directional_delta.calibration_directions("sigma", {"sampling_rate": q, "rounds": rounds,
+                                                               "value_discretization_interval": 3e-4})
+    params = {"sampling_rate": q, "rounds": rounds, "sigma": sigma}
+    both = np.maximum(split.leading(params, eps, 1), split.others(params, eps, 1))
+    want = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds, value_discretization_interval=3e-4,
+                                     workers=1).delta(eps)
+    np.testing.assert_array_equal(both, want)
+    assert directional_delta.calibration_directions("sigma", {"sampling_rate": np.array([0.1, 1.0]), "rounds": 5.0}) is None
+    assert directional_delta.calibration_directions("rounds", {"sampling_rate": 0.1, "sigma": 1.0}) is None
+    assert directional_delta.calibration_directions("sigma", {"sampling_rate": 0.1, "rounds": 5.0,
+                                                              "accuracy": 1e-2}) is None

@@ -23,6 +23,12 @@ coarse grids measured, and steps across its noisy root (``_Problem._settle``) in
 Chandrupatla's interpolation.  The coarse grids only choose where the search starts: the answer
 is bracketed, and meets the target, on the requested grid.
 
+An accountant whose class has ``calibration_directions`` (the subsampled-Gaussian PLD for sigma:
+delta is the larger of its remove and add directions', ``pld/directional_delta.py``) is evaluated
+direction by direction on the upper side (``_Directions``): the leading direction at every trial,
+the others only where a trial meets the target and no certified screen (their bound at a value
+every later trial lies beyond, the others' delta being monotone there) already shows they do too.
+
 Everything is vectorized: each step is ONE accountant call on the still-open points of a block.
 The targets of an accountant whose points are real work (its registry entry declares ``max_chunk``:
 the PLD families, RDP, per-point schedules) are split into ``_BLOCKS`` interleaved blocks (target i

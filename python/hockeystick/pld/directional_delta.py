@@ -49,9 +49,6 @@ class SubsampledGaussianDirections:
     al. 2022), the numbers ``SubsampledGaussianPLD.delta`` maximises over both directions.
     """
 
-    parameter = "sigma"
-    decreasing = True   # every direction's delta falls as sigma grows (see the module docstring)
-
     def __init__(self, h: float, tail: float) -> None:
         self.h, self.tail = h, tail
 
@@ -91,8 +88,8 @@ def calibration_directions(parameter: str, params: Mapping[str, float | np.ndarr
     # the accountant's own rule (rounds 2.5 is refused, never truncated); the other parameters are checked
     # by the discretization with the accountant's words
     _validation.positive_integer(params["rounds"], "rounds", maximum=_validation.MAX_EXACT_INTEGER)
-    given, tail = params.get("value_discretization_interval"), params.get("tail", DEFAULT_TAIL)
-    if np.ndim(given) != 0 or np.ndim(tail) != 0:   # the accountant takes one grid and one tail
+    given = np.asarray(params.get("value_discretization_interval", DEFAULT_INTERVAL), dtype=float)
+    tail = np.asarray(params.get("tail", DEFAULT_TAIL), dtype=float)
+    if given.ndim != 0 or tail.ndim != 0:   # the accountant takes one grid and one tail
         return None
-    h = checked_interval(DEFAULT_INTERVAL if given is None else float(given))  # type: ignore[arg-type]
-    return SubsampledGaussianDirections(h, float(tail))  # type: ignore[arg-type]
+    return SubsampledGaussianDirections(checked_interval(float(given)), float(tail))
