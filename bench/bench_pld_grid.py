@@ -8,7 +8,7 @@ G1  grid sigma x q x rounds x eps through ``pld_subsampled_gaussian`` (accuracy=
 G2  sigma and rounds calibration through PLD for arrays of targets (delta = 1e-5), wall and CPU
     seconds with one thread and with every core (``workers=``); by hand also side by side with
     dp_accounting's calibrate_dp_mechanism over its PLDAccountant on a sample, and (G2-1000) once
-    for 1000 targets end to end.
+    for 1000 targets end to end; (G2ab) sigma with and without the direction-by-direction search.
 G3  W2 (q = 0.01, sigma = 1, 10^4 rounds) certified bracket <= 1e-3 through accuracy=1e-3.
 G3b W3 (q = 0.001, sigma = 0.8, 10^5 rounds) the same.
 G4  is tests/test_embed_pld_example.py (C++ with FFTW vs the facade).
@@ -172,6 +172,32 @@ def g2_versus_dp_accounting(sample: int = 3) -> None:
                   f"answers {np.round(got, 5).tolist()} vs {np.round(answers, 5).tolist()}")
 
 
+def g2_directions_ab(repeats: int = 3) -> None:
+    """G2 sigma on the 20 targets with and without the direction-by-direction search (calibrate's
+    ``_Directions``; "without": ``SubsampledGaussianPLD.calibration_directions`` set to None, so every trial
+    composes both directions), interleaved, cold (round_cache cleared): CPU seconds with one thread, wall
+    seconds with two; medians of ``repeats``."""
+    t = g2_targets(20)
+    split = pld.SubsampledGaussianPLD.__dict__["calibration_directions"]
+    runs: dict[tuple[str, int], list[tuple[float, float]]] = {}
+    try:
+        for _ in range(repeats):
+            for name, hook in (("without", None), ("with", split)):
+                pld.SubsampledGaussianPLD.calibration_directions = hook
+                for workers in (1, 2):
+                    round_cache.clear()
+                    wall, cpu = time.perf_counter(), time.process_time()
+                    calibrate("pld_subsampled_gaussian", "sigma", delta=DELTA, workers=workers, **t)
+                    runs.setdefault((name, workers), []).append((time.perf_counter() - wall,
+                                                                 time.process_time() - cpu))
+    finally:
+        pld.SubsampledGaussianPLD.calibration_directions = split
+    for (name, workers), got in runs.items():
+        wall, cpu = np.median(np.array(got), axis=0)
+        print(f"G2 sigma, 20 targets, {name} directions apart, workers={workers}: {wall:.2f} s wall, {cpu:.2f} CPU s "
+              f"(medians of {repeats}, interleaved); load average {os.getloadavg()[0]:.2f}")
+
+
 def _cpu(f, repeats: int) -> tuple[float, object]:
     times, out = [], None
     for _ in range(repeats):
@@ -294,8 +320,9 @@ def g1_versus_dp_accounting(sample: int = 6) -> None:
 
 
 def main(goals: list[str]) -> None:
-    """``python bench/bench_pld_grid.py [G1] [G1full] [G2] [G3] [G2-1000]`` (G1, G2, G3 by default; G1full: the
-    whole 10^6-point grid, minutes; G2-1000 adds the 1000-target calibrations to G2)."""
+    """``python bench/bench_pld_grid.py [G1] [G1full] [G2] [G3] [G2-1000] [G2ab]`` (G1, G2, G3 by default; G1full:
+    the whole 10^6-point grid, minutes; G2-1000 adds the 1000-target calibrations to G2; G2ab: sigma on 20
+    targets with and without the direction-by-direction search, interleaved)."""
     goals = goals or ["G1", "G2", "G3"]
     if "G2-1000" in goals:
         goals.append("G2")
@@ -325,6 +352,8 @@ def main(goals: list[str]) -> None:
                     print(f"G2 {what} {grid or 'h=1e-4'} workers={workers or os.cpu_count()}: {m} targets in "
                           f"{wall:.1f} s wall, {cpu:.1f} CPU s (1000 would take ~{wall * 1000 / m:.0f} s wall); "
                           f"load average {os.getloadavg()[0]:.2f}")
+    if "G2ab" in goals:
+        g2_directions_ab()
     if "G2" in goals:
         g2_versus_dp_accounting()
     print(f"load average {os.getloadavg()}")

@@ -13,7 +13,7 @@ import pytest
 
 from hockeystick import progress
 from hockeystick.calibrate import calibrate
-from hockeystick.pld import round_cache
+from hockeystick.pld import directional_delta, round_cache
 
 DELTA = 1e-5
 RNG = np.random.default_rng(7)
@@ -120,9 +120,17 @@ def test_an_rtol_below_the_spacing_of_doubles_ends(monkeypatch):
         return real(self, *args, **kwargs)
 
     monkeypatch.setattr(pld.SubsampledGaussianPLD, "delta", counted)
+    leading = directional_delta.SubsampledGaussianDirections.leading   # the sigma search's trials
+
+    def counted_leading(self, *args, **kwargs):
+        calls[0] += 1
+        assert calls[0] < 500, "the search does not end"
+        return leading(self, *args, **kwargs)
+
+    monkeypatch.setattr(directional_delta.SubsampledGaussianDirections, "leading", counted_leading)
     sigma = calibrate("pld_subsampled_gaussian", "sigma", epsilon=2.0, delta=DELTA, sampling_rate=0.01,
                       rounds=100, rtol=1e-16, workers=1)
-    assert real(pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=0.01, rounds=100), 2.0) <= DELTA
+    assert calls[0] > 0 and real(pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=0.01, rounds=100), 2.0) <= DELTA
 
 
 def test_an_accountant_in_a_block_thread_runs_single_threaded(monkeypatch):
@@ -137,5 +145,14 @@ def test_an_accountant_in_a_block_thread_runs_single_threaded(monkeypatch):
         return real(self, *args, **kwargs)
 
     monkeypatch.setattr(pld.SubsampledGaussianPLD, "delta", spy)
-    calibrate("pld_subsampled_gaussian", "sigma", epsilon=EPS, delta=DELTA, sampling_rate=Q, rounds=ROUNDS, workers=2)
-    assert seen and set(seen) == {1}
+    one_direction = directional_delta.SubsampledGaussianDirections._delta   # the sigma search's trials
+
+    def spy_direction(self, params, epsilon, direction, h, threads):
+        seen.append(threads)
+        return one_direction(self, params, epsilon, direction, h, threads)
+
+    monkeypatch.setattr(directional_delta.SubsampledGaussianDirections, "_delta", spy_direction)
+    for parameter, fixed in (("sigma", {"rounds": ROUNDS}), ("rounds", {"sigma": 2.0})):
+        seen.clear()
+        calibrate("pld_subsampled_gaussian", parameter, epsilon=EPS, delta=DELTA, sampling_rate=Q, workers=2, **fixed)
+        assert seen and set(seen) == {1}

@@ -17,6 +17,7 @@ import pytest
 import hockeystick as hs
 import hockeystick.pld as pld
 from hockeystick.calibrate import calibrate
+from hockeystick.pld import directional_delta
 from hockeystick.pld.calibration_start import calibration_start
 
 DELTA = 1e-5
@@ -60,6 +61,13 @@ def test_same_answer_as_the_default_start_with_no_far_evaluation(parameter, monk
         original(self, *args, **kwargs)
 
     monkeypatch.setattr(pld.SubsampledGaussianPLD, "__init__", record)
+    discretize = directional_delta.subsampled_gaussians   # the sigma search's trials, direction by direction
+
+    def record_direction(sigma, *args, **kwargs):
+        seen.append(float(np.max(sigma)))
+        return discretize(sigma, *args, **kwargs)
+
+    monkeypatch.setattr(directional_delta, "subsampled_gaussians", record_direction)
     estimated = calibrate("pld_subsampled_gaussian", parameter, rtol=1e-8, **target)
     if parameter == "rounds":
         np.testing.assert_array_equal(estimated, plain)

@@ -24,6 +24,7 @@ from .distribution import (Bound, PrivacyLossDistribution, Result, bound_result,
                            epsilon_values, evaluate_into)
 from . import dominated_direction, round_cache
 from .calibration_start import calibration_grids, calibration_start
+from .directional_delta import calibration_directions
 from .epsilon_width import RIGHT_OFFSETS, certified_epsilon_width
 from .mechanisms import DEFAULT_INTERVAL, checked_interval, subsampled_gaussian
 
@@ -140,6 +141,8 @@ class SubsampledGaussianPLD:
     calibration_start = staticmethod(calibration_start)
     # ... and solves on coarser grids first (calibration_start.py), to start near the answer
     calibration_grids = staticmethod(calibration_grids)
+    # ... and composes the add direction only where the remove direction alone does not decide (directional_delta.py)
+    calibration_directions = staticmethod(calibration_directions)
 
     def __init__(self, sigma: ArrayLike, sampling_rate: ArrayLike, rounds: ArrayLike, *,
                  sensitivity: ArrayLike = 1.0,
