@@ -220,6 +220,18 @@ def _with_replacement_generic(k: int, n: int, key: tuple, h: float) -> PrivacyLo
     return with_replacement_curves(group, int(k), int(n), top, value_discretization_interval=h, cut=COPY_COUNT_CUT)
 
 
+def _dividing(base: float, n: int) -> float:
+    """base / n, raised by ulps until base / h <= n in floating point: the grid builders place an
+    atom at the top of their grid only when ceil(atom / h) is the atom's own index (``pld_cells.hpp``,
+    ``add_atom``); at base / h = n + 4e-15 the grid gains a cell and the optimistic side moves the
+    top atom a cell down every round (11 rounds of Laplace(13.2) at n = 26: a lower bound 0.024 too
+    low where every other n gives 1e-5)."""
+    h = base / n
+    while base / h > n:
+        h = math.nextafter(h, math.inf)
+    return h
+
+
 @dataclass
 class CompositionPlan:
     """Counts per distinct mechanism, the folded Gaussian radius^2, and a non-private flag."""
@@ -451,14 +463,14 @@ class PlanProfile:
             return base if base >= 0.7 * h else h
         first = math.ceil(base / h * (1.0 - 1e-12))
         if not others:
-            return base / first
+            return _dividing(base, first)
 
         # every candidate n at once: the other atoms' distances to the grid base / n, in cells, weighted by rounds
         n = np.arange(first, max(first, math.floor(base / (0.7 * h))) + 1, dtype=np.float64)
         rounds = np.array([r for r, _ in others], dtype=np.float64)
         cells = np.array([loss for _, loss in others])[:, None] * n[None, :] / base
         miss = (rounds[:, None] * np.abs(cells - np.round(cells))).sum(axis=0)
-        return base / float(n[int(np.argmin(miss))])
+        return _dividing(base, int(n[int(np.argmin(miss))]))
 
     @cached_property
     def _alignment_atoms(self) -> tuple[float, list[tuple[int, float]]]:
