@@ -55,6 +55,7 @@ FINEST_INTERVAL = 1e-5
 MAX_POINTS = 1 << 20
 STALL_ORDER = 0.25  # a bracket narrowing slower than h^0.25 between two grids is not limited by the grid
 FIRST_PASS_ATOMS = 64  # up to this many atoms, an epsilon search without hints starts with 7 points in one call
+PLAIN_ALIGNMENT_TERMS = 64  # up to this many (candidate n, atom) terms, _aligned scores the candidates in plain floats
 SEARCH_CLUSTER = 30  # ... and each call of a search evaluates 30 points spread evenly and 2 x 15 around its false position
 COPY_COUNT_CUT = 1e-14  # with replacement: copy counts beyond the first whose tail is below this add their mass
 GROUP_GRID_POINTS = 1 << 20  # a group bound's loss grid is cut to this many points (beyond: flat, still an upper side)
@@ -465,8 +466,13 @@ class PlanProfile:
         if not others:
             return _dividing(base, first)
 
+        last = max(first, math.floor(base / (0.7 * h)))
+        if (last - first + 1) * len(others) <= PLAIN_ALIGNMENT_TERMS:  # plain floats, the same sums as below
+            def cost(n: int) -> float:
+                return sum(r * abs(loss * n / base - round(loss * n / base)) for r, loss in others)
+            return _dividing(base, min(range(first, last + 1), key=cost))
         # every candidate n at once: the other atoms' distances to the grid base / n, in cells, weighted by rounds
-        n = np.arange(first, max(first, math.floor(base / (0.7 * h))) + 1, dtype=np.float64)
+        n = np.arange(first, last + 1, dtype=np.float64)
         rounds = np.array([r for r, _ in others], dtype=np.float64)
         cells = np.array([loss for _, loss in others])[:, None] * n[None, :] / base
         miss = (rounds[:, None] * np.abs(cells - np.round(cells))).sum(axis=0)
