@@ -47,7 +47,7 @@ ROUNDOFF_CHARGE = 1e-10
 _COARSE_POINTS = 4097
 _NEWTON_STEPS = 100
 _LOSS_TOLERANCE = 1e-13
-_PLAIN_COMPONENTS = 8  # check_mixture validates up to this many components given as tuples of floats in plain Python
+_PLAIN_COMPONENTS = 8  # check_mixture validates up to this many components given as lists of floats in plain Python
 
 Curve = Callable[[np.ndarray], np.ndarray]
 IntervalMass = Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -76,8 +76,9 @@ class MonotonePair:
 
 def check_mixture(shifts, weights) -> tuple[np.ndarray, np.ndarray]:
     """Shifts >= 0 and finite, weights >= 0 summing to 1 (one length), zero-weight entries dropped."""
-    if (type(shifts) is tuple and type(weights) is tuple and 0 < len(shifts) == len(weights) <= _PLAIN_COMPONENTS
-            and all(type(x) is float and 0.0 <= x < math.inf for x in shifts + weights)
+    if (type(shifts) in (tuple, list) and type(weights) in (tuple, list)
+            and 0 < len(shifts) == len(weights) <= _PLAIN_COMPONENTS
+            and all(type(x) is float and 0.0 <= x < math.inf for x in (*shifts, *weights))
             and abs(sum(weights) - 1.0) <= 1e-9):  # a few valid Python floats (the plans' specs): no array checks
         kept = [(x, y) for x, y in zip(shifts, weights) if y > 0.0]
         return np.array([x for x, _ in kept]), np.array([y for _, y in kept])
