@@ -55,6 +55,7 @@ FINEST_INTERVAL = 1e-5
 MAX_POINTS = 1 << 20
 STALL_ORDER = 0.25  # a bracket narrowing slower than h^0.25 between two grids is not limited by the grid
 FIRST_PASS_ATOMS = 64  # up to this many atoms, an epsilon search without hints starts with 7 points in one call
+ON_GRID_CELLS = 1e-9  # an atom this close (in cells) below a grid point counts as on it
 PLAIN_ALIGNMENT_TERMS = 64  # up to this many (candidate n, atom) terms, _aligned scores the candidates in plain floats
 SEARCH_CLUSTER = 30  # ... and each call of a search evaluates 30 points spread evenly and 2 x 15 around its false position
 COPY_COUNT_CUT = 1e-14  # with replacement: copy counts beyond the first whose tail is below this add their mass
@@ -219,6 +220,11 @@ def _with_replacement_generic(k: int, n: int, key: tuple, h: float) -> PrivacyLo
     # the largest group changes over the longest range (its shift is the largest)
     top = _flat_from(group(groups)[0], profile(groups).top_loss(h))
     return with_replacement_curves(group, int(k), int(n), top, value_discretization_interval=h, cut=COPY_COUNT_CUT)
+
+
+def _above_grid(cells: float) -> float:
+    """How far (in cells) a point lies above the grid point below it (0 within ``ON_GRID_CELLS`` of one)."""
+    return max(cells - math.floor(cells + ON_GRID_CELLS), 0.0)
 
 
 def _dividing(base: float, n: int) -> float:
@@ -453,9 +459,12 @@ class PlanProfile:
         only like k h; on a grid through the atoms (``pld.laplace`` and ``pld.from_distributions`` keep
         an atom at a grid point there on both sides) only the density between them is discretized,
         whose error falls like h^2.  h' = a / n with a the largest atom |loss| of the mechanism run the
-        most rounds (exactly on the grid), n in the range chosen so that every other atom falls as
-        near a grid point as it can (distances in cells, weighted by rounds).  Every bound stays
-        certified on any grid; this only picks a better one.
+        most rounds (exactly on the grid), n in the range chosen so that every other atom |loss| (the
+        top atom of one direction) lies as little above a grid point as it can (in cells, weighted by
+        rounds): the optimistic side moves such an atom down to the grid point below, an error of that
+        fraction of a cell per round (11 rounds of Laplace(12.25) with one Laplace(17.3): 21.96 cells
+        gave a bracket 1.8e-3 wide, 29.04 cells 8.6e-6), where the pessimistic side's chords err only
+        like h^2 either way.  Every bound stays certified on any grid; this only picks a better one.
         """
         base, others = self._alignment_atoms
         if base == 0.0:
@@ -469,13 +478,13 @@ class PlanProfile:
         last = max(first, math.floor(base / (0.7 * h)))
         if (last - first + 1) * len(others) <= PLAIN_ALIGNMENT_TERMS:  # plain floats, the same sums as below
             def cost(n: int) -> float:
-                return sum(r * abs(loss * n / base - round(loss * n / base)) for r, loss in others)
+                return sum(r * _above_grid(loss * n / base) for r, loss in others)
             return _dividing(base, min(range(first, last + 1), key=cost))
         # every candidate n at once: the other atoms' distances to the grid base / n, in cells, weighted by rounds
         n = np.arange(first, last + 1, dtype=np.float64)
         rounds = np.array([r for r, _ in others], dtype=np.float64)
         cells = np.array([loss for _, loss in others])[:, None] * n[None, :] / base
-        miss = (rounds[:, None] * np.abs(cells - np.round(cells))).sum(axis=0)
+        miss = (rounds[:, None] * np.maximum(cells - np.floor(cells + ON_GRID_CELLS), 0.0)).sum(axis=0)
         return _dividing(base, int(n[int(np.argmin(miss))]))
 
     @cached_property
