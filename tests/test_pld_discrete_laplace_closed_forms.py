@@ -24,6 +24,8 @@ from hockeystick.interop.plan import CompositionPlan, PlanProfile
 from hockeystick.pld import finite_atoms as fa
 from hockeystick.pld.discrete_laplace import discrete_laplace_atoms, discrete_laplace_pair
 
+from .test_pld_lean_self_compose import _exact_epsilon  # the exact epsilon of a law on the a-lattice
+
 mp.mp.dps = 50
 
 PAIRS = [(0.092, 1), (0.31447809307770563, 2), (0.4839990325713871, 1), (0.05, 5), (2.0, 4), (7.5, 3), (40.0, 2)]
@@ -53,20 +55,6 @@ def _check_against_exact(atoms: fa.Atoms, a: float, law: dict[int, mp.mpf]) -> N
         assert abs(mp.mpf(i) * mp.mpf(atoms.eta) - j * mp.mpf(a)) <= atoms.loss_error  # exact product vs exact loss
         assert abs(mp.mpf(i * atoms.eta) - j * mp.mpf(a)) <= atoms.loss_error  # and the rounded product
         assert abs(mp.mpf(m) / law[j] - 1) <= atoms.rel_error
-
-
-def _exact_epsilon(law: dict[int, mp.mpf], a: float, target: float) -> mp.mpf:
-    a_mp = mp.mpf(a)
-
-    def delta(eps: mp.mpf) -> mp.mpf:
-        return sum((m * (1 - mp.e ** (eps - j * a_mp)) for j, m in law.items() if j * a_mp > eps), mp.mpf(0))
-    lo, hi = mp.mpf(0), mp.mpf(max(law)) * a_mp + 1
-    if delta(lo) <= target:
-        return lo
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if delta(mid) > target else (lo, mid)
-    return hi
 
 
 @pytest.mark.parametrize("a, s", PAIRS)
