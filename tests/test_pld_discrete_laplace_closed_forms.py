@@ -117,3 +117,27 @@ def test_plan_brackets_of_a_discrete_laplace_hold_the_exact_epsilon_and_the_slow
     slow = fa.self_compose(fa.pair_atoms(*discrete_laplace_pair(a, s)), count)
     slow_bracket = fa.pure_epsilon(slow, 1e-5, False), fa.pure_epsilon(slow, 1e-5, True)
     assert lower == pytest.approx(slow_bracket[0], rel=1e-11) and upper == pytest.approx(slow_bracket[1], rel=1e-11)
+
+
+@pytest.mark.parametrize("a, s, count", [(800.0, 1, 3), (800.0, 1, 1), (400.0, 2, 4), (745.5, 3, 2),
+                                         (720.0, 1, 1), (300.0, 1, 3)])
+def test_huge_losses_stay_finite_and_exact(a, s, count):
+    """Losses beyond 709 (e^loss overflows) and e^{-a s} below the least double: the outcome x <= 0 has
+    P-mass 0 and is dropped, the other losses stay the finite a (2x - s) (``pair_atoms`` on the computed
+    pair sees Q = 0 at x >= s and puts that P-mass at loss +infinity, on the lower side too: a lower
+    epsilon of inf where the truth is about a s), and the exact root's search works in e^{eps - loss}
+    (main raised OverflowError at DLap(720, 1) and 3 x DLap(300, 1)).  The plan brackets the exact
+    epsilon (mpmath) as tightly as anywhere."""
+    direct = discrete_laplace_atoms(a, s)
+    assert np.all(direct.mass > 0) and direct.p_inf == 0.0 and direct.loss_list == (direct.index * direct.eta).tolist()
+    law = _exact_law(a, s, 1)
+    kept = {round(i * direct.eta / a) for i in direct.index.tolist()}
+    assert all(law[j] < 1e-300 for j in law if j not in kept)  # only underflowing outcomes are dropped
+    for i, m in zip(direct.index.tolist(), direct.mass.tolist()):
+        j = round(i * direct.eta / a)
+        assert abs(mp.mpf(i * direct.eta) - j * mp.mpf(a)) <= direct.loss_error
+        assert abs(mp.mpf(m) / law[j] - 1) <= direct.rel_error
+    lower, upper = PlanProfile(CompositionPlan({("discrete_laplace", a, s): count}), None, 1e-4).epsilon(1e-5)
+    exact = _exact_epsilon(_exact_law(a, s, count), a, 1e-5)
+    assert 0.0 <= lower <= exact <= upper < math.inf
+    assert upper - lower <= 1e-9 * float(exact)

@@ -18,6 +18,8 @@ import numpy as np
 
 from .distribution import PrivacyLossDistribution
 from .finite_atoms import UNIT_ROUNDOFF, Atoms
+
+SMALLEST_NORMAL = float(np.finfo(np.float64).tiny)  # below it a mass's relative round-off is unbounded by u
 from .mechanisms import DEFAULT_INTERVAL, _positive, from_distributions
 
 
@@ -53,15 +55,22 @@ def discrete_laplace_atoms(parameter: float, sensitivity: int) -> Atoms:
     The loss of outcome x is exactly a (2x - s) (module docstring), so no logarithm is taken: the
     lattice is eta = a for odd s (index 2x - s) and eta = 2a for even s (index x - s / 2; 2a is
     exact), the only loss error the rounding of index * eta (u |index eta|, as ``pair_atoms``
-    charges it), and the masses' relative error (8 + a s) u (``_p_masses``), charged as 16u + a s u.
-    The same atoms ``finite_atoms.pair_atoms`` finds from the pair, without its logarithms.
+    charges it), and the masses' relative error (8 + a s) u (``_p_masses``), charged as 16u + a s u (plus
+    4 2^-1074 / m where a mass m is subnormal: there each step errs by up to 2^-1074 absolute).
+    The atoms ``finite_atoms.pair_atoms`` finds from the pair, without its logarithms (and, where
+    e^{-a s} underflows, without its loss +infinity for the outcome whose Q-mass rounds to 0).
     """
     a, s = _checked(parameter, sensitivity)
-    masses = _p_masses(a, s)
-    eta, index = (a, [2 * x - s for x in range(s + 1)]) if s % 2 else (2.0 * a, [x - s // 2 for x in range(s + 1)])
+    eta, offset = (a, 2) if s % 2 else (2.0 * a, 1)  # index = offset x - offset s / 2
+    # outcomes whose P-mass underflows to 0 carry no mass (as ``pair_atoms`` drops them)
+    kept = [(offset * x - offset * s // 2, m) for x, m in enumerate(_p_masses(a, s)) if m > 0.0]
+    index, masses = [i for i, _ in kept], [m for _, m in kept]
     losses = [i * eta for i in index]
+    rel = (16.0 + a * s) * UNIT_ROUNDOFF
+    if min(masses) < SMALLEST_NORMAL:  # a subnormal mass errs by up to a few 2^-1074 absolute, each step
+        rel += 4.0 * math.ulp(0.0) / min(masses)
     out = Atoms(np.array(index, dtype=np.int64), np.array(masses, dtype=np.float64), 0.0, eta,
-                UNIT_ROUNDOFF * abs(losses[-1]), (16.0 + a * s) * UNIT_ROUNDOFF)
+                UNIT_ROUNDOFF * abs(losses[-1]), rel)
     out.__dict__["loss_list"] = losses  # what the cached properties would compute
     out.__dict__["mass_list"] = masses
     return out

@@ -329,7 +329,7 @@ def _binomial_self_compose(a: Atoms, count: int) -> Atoms | None:
     a mass would come near the subnormal range (relative round-off unbounded there): the caller
     then takes the lattice path."""
     m0, m1 = a.mass_list
-    if count * min(math.log(m0), math.log(m1)) < -700.0:
+    if not min(m0, m1) > 0.0 or count * math.log(min(m0, m1)) < -700.0:
         return None
     i0, i1 = (int(i) for i in a.index)
     index = [count * i0 + j * (i1 - i0) for j in range(count + 1)]
@@ -537,16 +537,20 @@ def _crossing_guess(a: Atoms, points: list[float], target: float, shift: float) 
     eps = 0), from suffix sums (S - e^eps T at every point + ``shift`` in one pass: an estimate, not
     certified); None if delta(0) <= target or delta(points[-1]) > target by the estimate."""
     loss, mass = a.loss_list, a.mass_list
-    s, t = a.p_inf, 0.0
+    s, t = a.p_inf, 0.0  # t = e^eps sum_{l_j > eps} p_j e^{-l_j}, rescaled as eps falls (no e^eps: no overflow)
     j = len(loss)
     values = []
+    previous = math.inf
     for x in reversed([0.0] + points):
         e = x + shift
+        if previous < math.inf:
+            t *= math.exp(e - previous)
+        previous = e
         while j > 0 and loss[j - 1] > e:
             j -= 1
             s += mass[j]
-            t += mass[j] * math.exp(-loss[j])
-        values.append(s - math.exp(e) * t)
+            t += mass[j] * math.exp(e - loss[j])
+        values.append(s - t)
     values.reverse()  # values[0] at eps = 0, values[i + 1] at points[i]
     if values[0] <= target or values[-1] > target:
         return None
@@ -556,17 +560,19 @@ def _crossing_guess(a: Atoms, points: list[float], target: float, shift: float) 
 def _interval_root(a: Atoms, left: float, right: float, target: float, upper: bool, lean: bool) -> float:
     """On [left, right] (no loss strictly between), delta(eps) = S - e^eps T with S = p_inf +
     sum_{l_j >= right} p_j and T = sum_{l_j >= right} p_j e^{-l_j}: its root log((S - target) / T)
-    (at the side's shifted eps), moved outward by 1e-12 relative and clamped to the interval."""
+    (at the side's shifted eps), moved outward by 1e-12 relative and clamped to the interval.  T is
+    summed as e^-right sum p_j e^{right - l_j} (each term at most p_j: no overflow or underflow of
+    e^{-l} at losses beyond 700)."""
     if lean:
         active = [(x, m) for x, m in zip(a.loss_list, a.mass_list) if x >= right]
         s = a.p_inf + sum(m for _, m in active)
-        t = sum(m * math.exp(-x) for x, m in active)
+        t = sum(m * math.exp(right - x) for x, m in active)
     else:
         on = a.loss >= right
         s = a.p_inf + float(a.mass[on].sum())
-        t = float((a.mass[on] * np.exp(-a.loss[on])).sum())
+        t = float((a.mass[on] * np.exp(right - a.loss[on])).sum())
     shift = -a.loss_error if upper else a.loss_error
-    guess = math.log((s - target) / t) - shift if s > target and t > 0 else right
+    guess = right + math.log((s - target) / t) - shift if s > target and t > 0 else right
     step = 1e-12 * max(abs(guess), 1.0)
     return min(max(guess + (step if upper else -step), left), right)
 
