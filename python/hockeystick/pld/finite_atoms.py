@@ -60,6 +60,7 @@ MAX_LATTICE_INDEX = 1 << 20
 T = TypeVar("T")
 DENSE_FILL = 4  # compose on dense lattice arrays (one convolution) while the indices fill >= 1/4 of their span
 LEAN_ATOMS = 32  # up to this many atoms (or outcomes of a pair), plain Python floats instead of numpy
+INNER = 0.45  # a search's cluster puts points at x +- INNER tolerance r^i, r >= 2: neighbours < tolerance apart
 
 
 @dataclass(frozen=True)
@@ -250,9 +251,14 @@ def _power(x: T, count: int, combine: Callable[[T, T], T]) -> T:
 
 
 def self_compose(a: Atoms, count: int) -> Atoms:
-    """``count`` >= 1 runs of a, by repeated squaring (on dense arrays if a's lattice is dense and the
-    result spans at most ``MAX_ATOMS`` points, in plain floats if at most ``LEAN_ATOMS``; else each
-    step merged, and coarsened past ``MAX_ATOMS``)."""
+    """``count`` >= 1 runs of a: two atoms a few times in closed form (``_binomial_self_compose``); else by
+    repeated squaring (on dense arrays if a's lattice is dense and the result spans at most
+    ``MAX_ATOMS`` points, in plain floats if at most ``LEAN_ATOMS``; else each step merged, and
+    coarsened past ``MAX_ATOMS``)."""
+    if 1 < int(count) < LEAN_ATOMS and a.mass.size == 2 and a.p_inf == 0.0:
+        binomial = _binomial_self_compose(a, int(count))
+        if binomial is not None:
+            return binomial
     if int(count) > 1 and _dense(a.index) and int(count) * int(a.index[-1] - a.index[0]) < LEAN_ATOMS:
         return _lean_self_compose(a, int(count))
     if int(count) > 1 and _dense(a.index) and int(count) * int(a.index[-1] - a.index[0]) < MAX_ATOMS:
@@ -308,6 +314,29 @@ def _lean_self_compose(a: Atoms, count: int) -> Atoms:
     mass = [m for m in d.mass if m > 0.0]
     out = Atoms(np.array(index, dtype=np.int64), np.array(mass, dtype=np.float64), d.p_inf, a.eta, d.loss_error,
                 d.rel_error)
+    out.__dict__["loss_list"] = [i * a.eta for i in index]  # what the cached properties would compute
+    out.__dict__["mass_list"] = mass
+    return out
+
+
+def _binomial_self_compose(a: Atoms, count: int) -> Atoms | None:
+    """``count`` (< ``LEAN_ATOMS``) runs of two atoms (no mass at infinity: a discrete Laplace of
+    sensitivity 1, a binary randomized response) in closed form: the binomial law,
+        mass C(k, j) m_1^j m_0^(k - j) at index k i_0 + j (i_1 - i_0),  j = 0 .. k,
+    in plain floats.  Round-off: the factors' relative errors r compound to (1 + r)^k - 1 <= k r (1 + k r)
+    (k r <= 1), C(k, j) < 2^53 is exact, each power is within 2u (libm pow) and the two products add
+    u each: ``rel_error`` k r (1 + k r) + 8u; losses add, so ``loss_error`` is k times a's.  None where
+    a mass would come near the subnormal range (relative round-off unbounded there): the caller
+    then takes the lattice path."""
+    m0, m1 = a.mass_list
+    if not min(m0, m1) > 0.0 or count * math.log(min(m0, m1)) < -700.0:
+        return None
+    i0, i1 = (int(i) for i in a.index)
+    index = [count * i0 + j * (i1 - i0) for j in range(count + 1)]
+    mass = [math.comb(count, j) * m1 ** j * m0 ** (count - j) for j in range(count + 1)]
+    kr = count * a.rel_error
+    out = Atoms(np.array(index, dtype=np.int64), np.array(mass, dtype=np.float64), 0.0, a.eta, count * a.loss_error,
+                kr * (1.0 + kr) + 8.0 * UNIT_ROUNDOFF)
     out.__dict__["loss_list"] = [i * a.eta for i in index]  # what the cached properties would compute
     out.__dict__["mass_list"] = mass
     return out
@@ -371,8 +400,9 @@ def delta_with(a: Atoms, other: Callable[[np.ndarray], np.ndarray], epsilon: np.
 
 
 def grid_side(pmf: GridPMF) -> Callable[[np.ndarray], np.ndarray]:
-    """A grid PMF's certified side as a function of a flat array of (any real) eps."""
-    return lambda eps: np.asarray(pmf.delta_many(eps), dtype=np.float64)
+    """A grid PMF's certified side as a function of a flat array of (any real) eps (``delta_tabled``:
+    a root search queries it many times)."""
+    return pmf.delta_tabled
 
 
 def epsilon_search(delta_of: Callable[[np.ndarray], np.ndarray], target: float, upper: bool, top: float,
@@ -389,7 +419,7 @@ def epsilon_search(delta_of: Callable[[np.ndarray], np.ndarray], target: float, 
     call, and the search starts from the narrowest bracket they give (any evaluated pair qualifies);
     without hints, ``first_pass`` evenly spaced points play their part (worth it where one call's
     cost is mostly overhead: few atoms).  ``cluster`` > 0 evaluates, in the same call as each false
-    position x, the points x +- (tolerance / 2) r^i (i < ``cluster`` / 2, r >= 2 reaching the even
+    position x, the points x +- ``INNER`` tolerance r^i (i < ``cluster`` / 2, r >= 2 reaching the even
     spacing below) inside the bracket: where a
     call costs mostly overhead, one call then usually lands the answer within the tolerance (the
     false position on the nearly linear log delta is that close), instead of one call per step;
@@ -400,7 +430,7 @@ def epsilon_search(delta_of: Callable[[np.ndarray], np.ndarray], target: float, 
     if hints and cluster > 0:  # each hint with points around it reaching the others (the answer is near one)
         half = max(cluster // 2, 1)
         reach = max(max(hints) - min(hints), 2.0 * tolerance)
-        spread = 0.5 * tolerance * max(2.0, (reach / (0.5 * tolerance)) ** (1.0 / max(half - 1, 1))) ** np.arange(half)
+        spread = INNER * tolerance * max(2.0, (reach / (INNER * tolerance)) ** (1.0 / max(half - 1, 1))) ** np.arange(half)
         guesses = np.concatenate([np.asarray(hints, dtype=np.float64)[:, None] + np.concatenate([-spread, spread])[None, :],
                                   np.asarray(hints, dtype=np.float64)[:, None]], axis=1).ravel().tolist()
     points = np.unique(np.concatenate([[0.0, float(top)], [x for x in guesses if 0.0 < x < top]]))
@@ -423,9 +453,13 @@ def epsilon_search(delta_of: Callable[[np.ndarray], np.ndarray], target: float, 
     kept = 0  # -1: the last step moved lo, +1: it moved hi (Illinois: a side moved twice halves the other g)
     width_before = hi - lo
     steps = 0
+    # cluster mode: the evaluated points beside the bracket, for the inverse cubic interpolation
+    seen_x, seen_v = (points, values) if cluster > 0 else (np.empty(0), np.empty(0))
     while hi - lo > tolerance:
         steps += 1
         x = hi - g_hi * (hi - lo) / (g_hi - g_lo) if g_hi < g_lo else 0.5 * (lo + hi)
+        if cluster > 0 and steps % 3 != 0:
+            x = _inverse_cubic(seen_x, seen_v, lo, hi, log_target, x)
         if steps % 3 == 0:
             if hi - lo > 0.5 * width_before:
                 x = 0.5 * (lo + hi)
@@ -434,14 +468,16 @@ def epsilon_search(delta_of: Callable[[np.ndarray], np.ndarray], target: float, 
         x = min(max(x, lo + margin), hi - margin)
         if cluster > 0:
             # ``cluster`` points evenly over the bracket (it shrinks at least cluster + 1 times) and
-            # x +- (tolerance / 2) r^i, i < cluster / 2, r >= 2 reaching the even spacing
+            # x +- INNER tolerance r^i, i < cluster / 2, r >= 2 reaching the even spacing
             half = max(cluster // 2, 1)
             even = lo + (hi - lo) * np.arange(1, cluster + 1) / (cluster + 1)
-            ratio = max(2.0, ((hi - lo) / (cluster + 1) / (0.5 * tolerance)) ** (1.0 / max(half - 1, 1)))
-            spread = 0.5 * tolerance * ratio ** np.arange(half)
+            ratio = max(2.0, ((hi - lo) / (cluster + 1) / (INNER * tolerance)) ** (1.0 / max(half - 1, 1)))
+            spread = INNER * tolerance * ratio ** np.arange(half)
             around = np.sort(np.concatenate([even, x - spread, [x], x + spread]))
             trial = around[(around > lo) & (around < hi)]
-            tried = [float(v) for v in np.asarray(delta_of(trial), dtype=np.float64)]
+            tried_v = np.asarray(delta_of(trial), dtype=np.float64)
+            tried = tried_v.tolist()
+            seen_x, seen_v = np.concatenate([seen_x, trial]), np.concatenate([seen_v, tried_v])
             at_or_below = [i for i, v in enumerate(tried) if v <= target]
             first = at_or_below[0] if at_or_below else trial.size  # the first trial point at or below
             moved_lo, moved_hi = first > 0, first < trial.size
@@ -470,22 +506,51 @@ def epsilon_search(delta_of: Callable[[np.ndarray], np.ndarray], target: float, 
     return hi if upper else lo
 
 
-def _crossing_guess(a: Atoms, points: list[float], target: float, upper: bool) -> int | None:
+def _inverse_cubic(xs: np.ndarray, values: np.ndarray, lo: float, hi: float, log_target: float,
+                   fallback: float) -> float:
+    """Where log delta crosses the target, by inverse interpolation (x as a cubic in log delta -
+    log target) through lo, hi and the nearest evaluated points beyond each (fewer where there is
+    none); ``fallback`` (the false position) where the points are not strictly decreasing in delta
+    or the estimate leaves (lo, hi).  Only where the search looks next: every answer is evaluated."""
+    left = np.flatnonzero((xs <= lo) & (values > 0.0))
+    right = np.flatnonzero((xs >= hi) & (values > 0.0))
+    if left.size == 0 or right.size == 0:
+        return fallback
+    take_left = left[np.argsort(xs[left])[-2:]]
+    take_right = right[np.argsort(xs[right])[:2]]
+    px = np.concatenate([xs[take_left], xs[take_right]])
+    pg = np.log(np.concatenate([values[take_left], values[take_right]])) - log_target
+    if px.size < 3 or not (np.all(np.diff(px) > 0.0) and np.all(np.diff(pg) < 0.0)):
+        return fallback
+    estimate = 0.0
+    for i in range(px.size):  # Lagrange form at g = 0
+        weight = 1.0
+        for j in range(px.size):
+            if j != i:
+                weight *= pg[j] / (pg[j] - pg[i])
+        estimate += float(px[i]) * weight
+    return estimate if lo < estimate < hi else fallback
+
+
+def _crossing_guess(a: Atoms, points: list[float], target: float, shift: float) -> int | None:
     """The first point index i with delta(points[i]) <= target < delta(points[i - 1]) (points[-1] read as
-    eps = 0), from suffix sums (S - e^eps T at every point in one pass: an estimate, not certified);
-    None if delta(0) <= target or delta(points[-1]) > target by the estimate."""
-    shift = -a.loss_error if upper else a.loss_error
+    eps = 0), from suffix sums (S - e^eps T at every point + ``shift`` in one pass: an estimate, not
+    certified); None if delta(0) <= target or delta(points[-1]) > target by the estimate."""
     loss, mass = a.loss_list, a.mass_list
-    s, t = a.p_inf, 0.0
+    s, t = a.p_inf, 0.0  # t = e^eps sum_{l_j > eps} p_j e^{-l_j}, rescaled as eps falls (no e^eps: no overflow)
     j = len(loss)
     values = []
+    previous = math.inf
     for x in reversed([0.0] + points):
         e = x + shift
+        if previous < math.inf:
+            t *= math.exp(e - previous)
+        previous = e
         while j > 0 and loss[j - 1] > e:
             j -= 1
             s += mass[j]
-            t += mass[j] * math.exp(-loss[j])
-        values.append(s - math.exp(e) * t)
+            t += mass[j] * math.exp(e - loss[j])
+        values.append(s - t)
     values.reverse()  # values[0] at eps = 0, values[i + 1] at points[i]
     if values[0] <= target or values[-1] > target:
         return None
@@ -495,17 +560,19 @@ def _crossing_guess(a: Atoms, points: list[float], target: float, upper: bool) -
 def _interval_root(a: Atoms, left: float, right: float, target: float, upper: bool, lean: bool) -> float:
     """On [left, right] (no loss strictly between), delta(eps) = S - e^eps T with S = p_inf +
     sum_{l_j >= right} p_j and T = sum_{l_j >= right} p_j e^{-l_j}: its root log((S - target) / T)
-    (at the side's shifted eps), moved outward by 1e-12 relative and clamped to the interval."""
+    (at the side's shifted eps), moved outward by 1e-12 relative and clamped to the interval.  T is
+    summed as e^-right sum p_j e^{right - l_j} (each term at most p_j: no overflow or underflow of
+    e^{-l} at losses beyond 700)."""
     if lean:
         active = [(x, m) for x, m in zip(a.loss_list, a.mass_list) if x >= right]
         s = a.p_inf + sum(m for _, m in active)
-        t = sum(m * math.exp(-x) for x, m in active)
+        t = sum(m * math.exp(right - x) for x, m in active)
     else:
         on = a.loss >= right
         s = a.p_inf + float(a.mass[on].sum())
-        t = float((a.mass[on] * np.exp(-a.loss[on])).sum())
+        t = float((a.mass[on] * np.exp(right - a.loss[on])).sum())
     shift = -a.loss_error if upper else a.loss_error
-    guess = math.log((s - target) / t) - shift if s > target and t > 0 else right
+    guess = right + math.log((s - target) / t) - shift if s > target and t > 0 else right
     step = 1e-12 * max(abs(guess), 1.0)
     return min(max(guess + (step if upper else -step), left), right)
 
@@ -524,14 +591,34 @@ def pure_epsilon(a: Atoms, target: float, upper: bool) -> float:
     interval is reported).
     """
     lean = a.mass.size <= LEAN_ATOMS
+    points = _positive_losses(a)
+    crossing = _crossing_guess(a, points, target, -a.loss_error if upper else a.loss_error) if lean else None
+    return _pure_side(a, target, upper, points, crossing)
+
+
+def pure_epsilon_bracket(a: Atoms, target: float) -> tuple[float, float]:
+    """(lower, upper) ``pure_epsilon`` of the atoms, both sides from one crossing estimate (at the
+    unshifted losses: the sides' shifts are round-off, so it is almost always both sides' interval;
+    where it is not, a side's check fails and that side bisects, as ``pure_epsilon``)."""
+    points = _positive_losses(a)
+    crossing = _crossing_guess(a, points, target, 0.0) if a.mass.size <= LEAN_ATOMS else None
+    return _pure_side(a, target, False, points, crossing), _pure_side(a, target, True, points, crossing)
+
+
+def _positive_losses(a: Atoms) -> list[float]:
+    """The positive losses, then a point beyond every loss (delta is constant there)."""
+    loss = a.loss_list
+    return [x for x in loss if x > 0.0] + [(loss[-1] if loss else 0.0) + 2.0 * a.loss_error + 1.0]
+
+
+def _pure_side(a: Atoms, target: float, upper: bool, points: list[float], crossing: int | None) -> float:
+    """``pure_epsilon``'s search on one side, from the points and (if any) the estimated crossing."""
+    lean = a.mass.size <= LEAN_ATOMS
 
     def at(x: float) -> float:
         return _lean_delta(a, x, upper) if lean else float(delta(a, np.array([x]), upper)[0])
 
-    loss = a.loss_list
-    beyond = (loss[-1] if loss else 0.0) + 2.0 * a.loss_error + 1.0
-    points = [x for x in loss if x > 0.0] + [beyond]
-    crossing = _crossing_guess(a, points, target, upper) if lean else None
+    beyond = points[-1]
     if crossing is not None:
         left, right = points[crossing - 1] if crossing > 0 else 0.0, points[crossing]
         if (at(left) > target) if upper else (at(right) <= target):

@@ -86,9 +86,14 @@ def laplace_mixture_pair(scale: float, shifts: np.ndarray, weights: np.ndarray) 
 
     p_left = float(np.sum(weights * 0.5 * np.exp(-shifts / b)))          # P(x <= 0)
     p_right = float(np.sum(weights * 0.5 * np.exp((shifts - top) / b)))  # P(x >= top)
-    atoms = ((float(loss(np.array([0.0]))[0]), p_left, 0.5),
-             (float(loss(np.array([top]))[0]), p_right, 0.5 * math.exp(-top / b)))
+    at_left, at_right = (float(x) for x in loss(np.array([0.0, top])))
+    atoms = ((at_left, p_left, 0.5), (at_right, p_right, 0.5 * math.exp(-top / b)))
     return MonotonePair(loss, slope, p_mass, q_mass, 0.0, top, atoms, inverse)
+
+
+def _scale(scale: float) -> float:
+    """The scale as a positive finite float (a valid Python float skips the array validation)."""
+    return scale if type(scale) is float and 0.0 < scale < math.inf else _positive("scale", scale)
 
 
 def laplace_mixture_atom_losses(scale: float, shifts, weights) -> tuple[float, float]:
@@ -98,14 +103,14 @@ def laplace_mixture_atom_losses(scale: float, shifts, weights) -> tuple[float, f
     top = float(s.max())
     if top == 0.0:
         return 0.0, 0.0
-    ends = _log_sum(_terms(np.array([0.0, top]), list(zip(np.log(w).tolist(), s.tolist())), _positive("scale", scale)))
+    ends = _log_sum(_terms(np.array([0.0, top]), list(zip(np.log(w).tolist(), s.tolist())), _scale(scale)))
     return float(ends[0]), float(ends[1])
 
 
 def laplace_mixture(scale: float, shifts, weights, *,
                     value_discretization_interval: float = DEFAULT_INTERVAL) -> PrivacyLossDistribution:
     """Remove and add PLDs of sum_i w_i Lap(s_i, scale) vs Lap(0, scale), certified both sides."""
-    b = _positive("scale", scale)
+    b = _scale(scale)
     s, w = check_mixture(shifts, weights)
     h = checked_interval(value_discretization_interval)
     if s.max() == 0.0:

@@ -32,6 +32,7 @@ linear in each factor's masses, with non-negative weights).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable
 
@@ -46,6 +47,7 @@ ROUNDOFF_CHARGE = 1e-10
 _COARSE_POINTS = 4097
 _NEWTON_STEPS = 100
 _LOSS_TOLERANCE = 1e-13
+_PLAIN_COMPONENTS = 8  # check_mixture validates up to this many components given as lists of floats in plain Python
 
 Curve = Callable[[np.ndarray], np.ndarray]
 IntervalMass = Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -74,6 +76,12 @@ class MonotonePair:
 
 def check_mixture(shifts, weights) -> tuple[np.ndarray, np.ndarray]:
     """Shifts >= 0 and finite, weights >= 0 summing to 1 (one length), zero-weight entries dropped."""
+    if (type(shifts) in (tuple, list) and type(weights) in (tuple, list)
+            and 0 < len(shifts) == len(weights) <= _PLAIN_COMPONENTS
+            and all(type(x) is float and 0.0 <= x < math.inf for x in (*shifts, *weights))
+            and abs(sum(weights) - 1.0) <= 1e-9):  # a few valid Python floats (the plans' specs): no array checks
+        kept = [(x, y) for x, y in zip(shifts, weights) if y > 0.0]
+        return np.array([x for x, _ in kept]), np.array([y for _, y in kept])
     s = np.atleast_1d(np.asarray(shifts, dtype=np.float64))
     w = np.atleast_1d(np.asarray(weights, dtype=np.float64))
     if s.ndim != 1 or s.shape != w.shape or s.size == 0:
@@ -153,7 +161,7 @@ def _newton(pair: "MonotonePair", targets: np.ndarray) -> np.ndarray:
 
 def cell_atoms(pair: MonotonePair, h: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per loss cell on the grid k h: (loss, P-mass, Q-mass) of the merged outcome, plus ``pair.atoms``."""
-    l_lo, l_hi = float(pair.loss(np.array([pair.x_lo]))[0]), float(pair.loss(np.array([pair.x_hi]))[0])
+    l_lo, l_hi = (float(x) for x in pair.loss(np.array([pair.x_lo, pair.x_hi])))
     k = np.arange(np.ceil(l_lo / h), np.floor(l_hi / h) + 1)
     if k.size > MAX_CELLS:
         raise ValueError(f"the loss range [{l_lo:.4g}, {l_hi:.4g}] needs {k.size} cells of width {h:g} "

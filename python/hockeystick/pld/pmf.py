@@ -198,6 +198,51 @@ class GridPMF:
         k = np.clip(np.ceil(eps / self.h) - self.k_lo, 0, self.p.size).astype(np.int64)
         return np.maximum(self._charged_lower(eps, 0), self._envelope_at(k))
 
+    @cached_property
+    def _slack_value(self) -> float:
+        """``_slack()``, read once (the tabled evaluation calls it on every query otherwise)."""
+        return self._slack()
+
+    @cached_property
+    def _charge_table(self) -> np.ndarray:
+        """Entry i (0 <= i <= n): the round-off charge at an eps whose first grid point above is i,
+        ``_charge_above(n - i)`` (zeros when nothing is charged): ``_charge`` read from a table."""
+        n = self.p.size
+        if self.total_error == 0.0:
+            return np.zeros(n + 1)
+        return self._charge_above(n - np.arange(n + 1, dtype=np.float64))
+
+    @cached_property
+    def _envelope_table(self) -> np.ndarray:
+        """The suffix maxima of the charged lower curve at every grid index k in [0, n] (0 at n)."""
+        return np.append(self._lower_envelope, 0.0)
+
+    def delta_tabled(self, epsilon: np.ndarray) -> np.ndarray:
+        """``delta_many`` at a flat array of eps, each per-eps term read from tables built once per PMF.
+
+        The same certified side, term for term: the pessimistic value min(raw (1 + slack) + shift +
+        charge, 1) and the optimistic max(max(raw (1 - slack) + shift - 2 charge, 0), the suffix
+        maxima at the first grid point at or above eps), with raw the C++ suffix-sum curve (its full
+        profile: the same numbers as the top part's, ``_top_profile``), the charge ``_charge``'s
+        (``_charge_table``) and the suffix maxima those of ``delta``'s full pass
+        (``_envelope_table``, never below ``_envelope_near``'s).  For root searches that query one
+        PMF many times at a few hundred points, where numpy's per-call cost was the time.
+        """
+        eps = np.ascontiguousarray(epsilon, dtype=np.float64)
+        n = self.p.size
+        raw = self._profile.delta(eps, 0)
+        scaled = eps / self.h
+        # the indices as ``_charge`` and ``delta`` compute them (np.clip's wrapper cost more than the rest)
+        above = np.minimum(np.maximum(np.floor(scaled) - self.k_lo + 1, 0.0), n).astype(np.int64)
+        charge = self._charge_table[above]
+        if self.pessimistic:
+            return np.minimum(raw * (1.0 + self._slack_value) + self.shift + charge, 1.0)
+        low = np.maximum(raw * (1.0 - self._slack_value) + self.shift - 2.0 * charge, 0.0)
+        if self.total_error == 0.0:
+            return low
+        at_or_above = np.minimum(np.maximum(np.ceil(scaled) - self.k_lo, 0.0), n).astype(np.int64)
+        return np.maximum(low, self._envelope_table[at_or_above])
+
     def epsilon(self, delta: np.ndarray, threads: int = 0) -> np.ndarray:
         """Smallest eps whose charged bound is <= delta (pessimistic), or a certified lower bound on it.
 
