@@ -50,9 +50,16 @@ _ULPS = 64 * np.finfo(float).eps
 def copy_count_weights(batch_size: int, n: int, cut: float) -> tuple[np.ndarray, float]:
     """b_c = Binom(c; K, 1/n) for c = 0 .. c_max (the smallest c_max >= 1 whose upper tail is <= cut),
     and that tail's mass."""
-    c = np.arange(batch_size + 1)
-    b = stats.binom.pmf(c, batch_size, 1.0 / n)
-    tail = stats.binom.sf(c, batch_size, 1.0 / n)   # P(count > c)
+    # only the counts up to the binomial's (1 - cut)-quantile (plus a margin) are tabulated: O(c_max),
+    # not O(K), so a batch of 10^12 draws costs what its few likely counts cost
+    top = batch_size if cut <= 0 else min(batch_size, int(stats.binom.isf(cut, batch_size, 1.0 / n)) + 2)
+    while True:
+        c = np.arange(top + 1)
+        b = stats.binom.pmf(c, batch_size, 1.0 / n)
+        tail = stats.binom.sf(c, batch_size, 1.0 / n)   # P(count > c)
+        if top == batch_size or np.any(tail <= cut):
+            break
+        top = min(batch_size, 2 * top)
     c_max = int(max(1, np.argmax(tail <= cut) if np.any(tail <= cut) else batch_size))
     return b[:c_max + 1], float(tail[c_max]) if c_max < batch_size else 0.0
 
