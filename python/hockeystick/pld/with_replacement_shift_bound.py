@@ -24,8 +24,9 @@ with peak beta*_c = -log(gamma)/r_c - r_c/2; J(alpha)/phi(alpha)'s derivative ra
 F(alpha) = J'(alpha)/phi(alpha) is non-increasing (each term is), so J is unimodal: its peak is
 bracketed by bisection on the sign of F, and the sup is bounded above on the bracket (widened by
 1e-6 for the rounding of F) by taking each term at its worst point in the bracket; floating-point
-error is charged as 64 ulp of the sum of the terms' magnitudes.  D is evaluated at
-gamma_k = e^{k h}, k = 0..N (h the PLD grid): its chords lie above the convex D, and they are the
+error is charged as 64 ulp of the sum of the terms' magnitudes.  D is evaluated at most 4096
+times, at every stride-th gamma_k = e^{k h}, k = 0..N (h the PLD grid), and read off its chords
+at the points between (above the convex D; the cost stays bounded as N grows): those chords lie above D, and they are the
 curve of a PMF with Q-mass (slope change) at each loss k h; the PMF is mirrored below loss 0
 (the bound holds for both orders), the rest of the mass at loss 0, so it is a dominating pair
 (Zhu, Dong & Wang, AISTATS 2022) and composes adaptively.
@@ -43,6 +44,7 @@ from .mechanisms import DEFAULT_INTERVAL, MAX_CELLS, _check_tail, _positive, che
 from .pmf import GridPMF
 
 _BISECTIONS = 64
+_EVALUATIONS = 4096   # D is evaluated at most this often per PLD; chords between (convexity)
 _TOP_LOSS = 700.0   # e^loss stays finite; D beyond it (at most D(e^700)) goes to +infinity
 _ULPS = 64 * np.finfo(float).eps
 
@@ -154,12 +156,18 @@ def with_replacement_shift_bound(sigma: float, batch_size: int, n: int, *, sensi
                          "value_discretization_interval")
     count = int(np.ceil(top / h))
     log_gamma = np.arange(count + 1) * h
-    curve = np.empty(count + 1)
-    for start in range(0, count + 1, 1 << 14):   # bounded memory: (copy counts) x (block) arrays
-        stop = min(start + (1 << 14), count + 1)
-        curve[start:stop] = shift_constrained_curve(log_gamma[start:stop], weights, s) + cut
-    curve = np.maximum.accumulate(curve[::-1])[::-1]   # non-increasing, still above D
+    # D is convex in gamma, so its chords between evaluated points lie above it: D is evaluated at
+    # most _EVALUATIONS times (every stride-th grid point and the last) and the grid points between
+    # read off the chords (each evaluation costs 64 bisections over the copy counts)
+    stride = max(1, -(-(count + 1) // _EVALUATIONS))
+    at = np.unique(np.append(np.arange(0, count + 1, stride), count))
+    values = np.empty(at.size)
+    for start in range(0, at.size, 1 << 14):   # bounded memory: (copy counts) x (block) arrays
+        stop = min(start + (1 << 14), at.size)
+        values[start:stop] = shift_constrained_curve(log_gamma[at[start:stop]], weights, s)
     gamma = np.exp(log_gamma)
+    curve = np.interp(gamma, gamma[at], values) * (1.0 + _ULPS) + cut   # the chords, rounded up
+    curve = np.maximum.accumulate(curve[::-1])[::-1]   # non-increasing, still above D
     hull, gap = _convex_majorant_shift(gamma, curve)
     slopes = np.diff(hull) / np.diff(gamma)
     q = np.maximum(np.diff(np.append(slopes, 0.0)), 0.0)   # Q-mass at losses k h, k = 1 .. count
