@@ -41,6 +41,18 @@ group-c pair (exact for additive noise and randomized response, the weak-triangl
 bound (evaluated at the exact group curves, composed), not the mechanism: no realizable pair is
 known for a generic inner (the Gaussian's is in ``pld.fixed_batch``).
 
+Parameter range (``loss_reach``).  A noise scale above ``MAX_NOISE`` (1e150), or a run whose privacy
+loss can reach beyond ``MAX_LOSS_REACH`` (1e4; e.g. a Laplace scale below 1e-4, a subsampled
+Gaussian's noise multiplier below 0.0094), is refused with ``ParameterOutOfRange`` (a ValueError,
+and an OverflowError as dp_accounting raises for most of them) naming the event's field and the
+rule; so is a batch drawn with replacement that can hold more than ``MAX_COPIES`` copies of a
+record, a discrete Laplace sensitivity above ``MAX_SENSITIVITY`` and more than 2^53 runs of one
+grid or finite mechanism.  A Gaussian alone (closed form) and finite pairs (exact atoms) take any
+noise.  A sample folded into one grid mechanism (of Gaussians only, or with replacement from one
+record) is checked at its folded radius (times the copies of the record a batch can hold); the
+generic subsampling transforms take any inner event whose mechanisms pass (their grid stops at
+loss 700, ``pld.subsampled_pair``: valid, only looser beyond).
+
 Poisson sampling under replace-one is refused: the pair dp_accounting uses there,
 (1-q) N(0) + q N(1) vs (1-q) N(0) + q N(-1), is not proved to dominate here
 (docs/paper-003-errata.md explains why its fixed-size analogue fails).
@@ -51,15 +63,20 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy import stats
 from dp_accounting import dp_event as ev
 from dp_accounting.privacy_accountant import NeighboringRelation
 
-from .plan import FINITE_PAIRS, CompositionPlan, Mechanism, group_plan
+from .loss_reach import MAX_LOSS_REACH, MAX_NOISE, ParameterOutOfRange, gaussian_reach
+from .plan import COPY_COUNT_CUT, FINITE_PAIRS, CompositionPlan, Mechanism, group_plan
 
 ADD_REMOVE = (NeighboringRelation.ADD_OR_REMOVE_ONE, NeighboringRelation.REPLACE_SPECIAL)
 # A non-private inner event as a finite pair: the canonical pair of (0, 1)-DP, P and Q disjoint (it
 # dominates every pair and NonPrivate attains it), so a sample of it keeps its exact delta.
 NON_PRIVATE = ("eps_delta", 0.0, 1.0)
+MAX_RUNS = 1 << 53   # the most runs of one grid or finite mechanism composed (PLD self-composition)
+MAX_SENSITIVITY = 1_000_000   # discrete Laplace: the largest (integer) sensitivity taken
+MAX_COPIES = 100_000   # with replacement: the most copies of a record (group analyses) computed
 
 
 class Unsupported(Exception):
@@ -77,9 +94,30 @@ def _nonnegative(event: ev.DpEvent, name: str) -> float:
         x = float(v)
     except (TypeError, ValueError):
         raise ValueError(f"{type(event).__name__}.{name} must be a real number, got {v!r}") from None
+    if x == math.inf:   # dp_accounting overflows here (OverflowError): so does this refusal
+        raise ParameterOutOfRange(f"{type(event).__name__}.{name} must be finite, got {v!r}")
     if not (x >= 0 and math.isfinite(x)):
         raise ValueError(f"{type(event).__name__}.{name} must be finite and >= 0, got {v!r}")
     return x
+
+
+def _noise(event: ev.DpEvent, name: str) -> float:
+    """A noise scale: finite, >= 0 and at most ``MAX_NOISE``."""
+    x = _nonnegative(event, name)
+    if x > MAX_NOISE:
+        raise ParameterOutOfRange(f"{type(event).__name__}.{name} must be at most {MAX_NOISE:g} (a larger noise "
+                                  f"scale leaves a privacy loss below double precision, where no certified bound "
+                                  f"is computed), got {getattr(event, name)!r}")
+    return x
+
+
+def _check_reach(event: ev.DpEvent, name: str, reach: float, limit: float = MAX_LOSS_REACH,
+                 why: str = "the loss grid would need tens of millions of points") -> None:
+    """Refuse a run whose privacy loss reaches beyond ``limit`` (module docstring), naming the field."""
+    if not reach <= limit:
+        raise ParameterOutOfRange(
+            f"{type(event).__name__}.{name} = {getattr(event, name)!r} lets one run's privacy loss reach "
+            f"{reach:.4g}, beyond {limit:g} ({why}): no certified bound is computed; use more noise")
 
 
 def _probability(event: ev.DpEvent, name: str) -> float:
@@ -94,6 +132,16 @@ def _integer(event: ev.DpEvent, name: str, minimum: int) -> int:
     if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < minimum:
         raise ValueError(f"{type(event).__name__}.{name} must be an integer >= {minimum}, got {v!r}")
     return int(v)
+
+
+def _sensitivity(event: ev.DiscreteLaplaceDpEvent) -> int:
+    """A discrete Laplace sensitivity: an integer >= 1 (dp_accounting's rule) and at most
+    ``MAX_SENSITIVITY`` (its exact pair has about one atom per integer of the shift)."""
+    s = _integer(event, "sensitivity", 1)
+    if s > MAX_SENSITIVITY:
+        raise ParameterOutOfRange(f"DiscreteLaplaceDpEvent.sensitivity must be at most {MAX_SENSITIVITY} (its exact "
+                                  f"pair holds about one atom per integer of the shift), got {s}")
+    return s
 
 
 def check_count(count: int) -> int:
@@ -130,7 +178,7 @@ def _visit(event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: C
             _visit(e, count, relation, plan)
         return
     if isinstance(event, ev.GaussianDpEvent):
-        sigma = _nonnegative(event, "noise_multiplier")
+        sigma = _noise(event, "noise_multiplier")
         if sigma == 0:
             plan.non_private = True
         else:
@@ -138,13 +186,15 @@ def _visit(event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: C
             plan.add_gaussian(shift / sigma, count)
         return
     if isinstance(event, ev.LaplaceDpEvent):
-        b = _nonnegative(event, "noise_multiplier")
+        b = _noise(event, "noise_multiplier")
+        if b > 0:
+            _check_reach(event, "noise_multiplier", (2.0 if relation == NeighboringRelation.REPLACE_ONE else 1.0) / b)
         # replace-one: shift 2 (module docstring), i.e. the scale halved (exact in binary)
         _add(plan, ("laplace", b / 2.0 if relation == NeighboringRelation.REPLACE_ONE else b), count, b == 0)
         return
     if isinstance(event, ev.DiscreteLaplaceDpEvent):
         a = _nonnegative(event, "noise_parameter")
-        s = _integer(event, "sensitivity", 0)
+        s = _sensitivity(event)
         if s > 0:
             shift = 2 * s if relation == NeighboringRelation.REPLACE_ONE else s
             _add(plan, ("discrete_laplace", a, shift), count, a == 0)
@@ -153,15 +203,19 @@ def _visit(event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: C
         _require(event, relation, ADD_REMOVE, "`MixtureOfGaussiansDpEvent` (it defines the law of one record against "
                                               "its absence only; under `REPLACE_ONE` the coupling of the two records' "
                                               "sensitivities is not given)")
-        sigma = _nonnegative(event, "standard_deviation")
+        sigma = _noise(event, "standard_deviation")
         shifts, weights = _mixture(event)
         if max(shifts) > 0:
+            if sigma > 0:
+                _check_reach(event, "standard_deviation", gaussian_reach(max(shifts) / sigma))
             _add(plan, ("gaussian_mixture", sigma, shifts, weights), count, sigma == 0)
         return
     if isinstance(event, ev.RandomizedResponseDpEvent):
         _require(event, relation, (NeighboringRelation.REPLACE_ONE, NeighboringRelation.REPLACE_SPECIAL),
                  "`RandomizedResponseDpEvent`")
         p = _probability(event, "noise_parameter")
+        if p == 1.0:   # dp_accounting's rule (its PLD): strictly below 1 (p = 1 releases nothing)
+            raise ValueError(f"RandomizedResponseDpEvent.noise_parameter must be below 1, got {event.noise_parameter!r}")
         k = _integer(event, "num_buckets", 1)
         if k > 1 and p < 1:
             name = "replace_one" if relation == NeighboringRelation.REPLACE_ONE else "replace_special"
@@ -178,14 +232,19 @@ def _visit(event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: C
         q = _probability(event, "sampling_probability")
         n = _integer(event, "dataset_size", 0)
         b = _integer(event, "truncated_batch_size", 0)
-        sigma = _nonnegative(event, "noise_multiplier")
+        sigma = _noise(event, "noise_multiplier")
         if q > 0 and n > 0 and b > 0:
+            if sigma > 0:
+                _check_reach(event, "noise_multiplier", gaussian_reach(1.0 / sigma))
             _add(plan, ("truncated_gaussian", n, q, b, sigma), count, sigma == 0)
         return
     raise Unsupported(event, "Unsupported event.")
 
 
 def _add(plan: CompositionPlan, mechanism: tuple, count: int, non_private: bool) -> None:
+    if count > MAX_RUNS:
+        raise ParameterOutOfRange(f"SelfComposedDpEvent.count (times the `count` of compose) gives {count} runs of "
+                                  f"{mechanism[0]}, more than 2^53: no certified bound is computed for it")
     if non_private:
         plan.non_private = True
     else:
@@ -201,6 +260,9 @@ def _mixture(event: ev.MixtureOfGaussiansDpEvent) -> tuple[tuple[float, ...], tu
         raise ValueError(f"MixtureOfGaussiansDpEvent.sensitivities must be finite and >= 0, got {s.tolist()}")
     if not np.all(np.isfinite(w) & (w >= 0)) or abs(w.sum() - 1.0) > 1e-9:
         raise ValueError(f"MixtureOfGaussiansDpEvent.sampling_probs must be >= 0 and sum to 1, got {w.tolist()}")
+    if not np.any((s > 0) & (w > 0)):   # dp_accounting's rule, with its error type
+        raise ValueError("MixtureOfGaussiansDpEvent.sensitivities must have at least one positive value with a "
+                         f"positive sampling probability, got {s.tolist()} with {w.tolist()}")
     return tuple(s.tolist()), tuple(w.tolist())
 
 
@@ -238,24 +300,88 @@ def _poisson(event: ev.PoissonSampledDpEvent, count: int, relation: NeighboringR
         plan.add(("poisson_pair", q, NON_PRIVATE), count)
         return
     if isinstance(inner, ev.GaussianDpEvent):
-        sigma = _nonnegative(inner, "noise_multiplier")
+        sigma = _noise(inner, "noise_multiplier")
+        if sigma > 0:
+            _check_reach(inner, "noise_multiplier", gaussian_reach(1.0 / sigma))
         _add(plan, ("poisson_gaussian", sigma, q), count, sigma == 0)
     elif isinstance(inner, ev.LaplaceDpEvent):
-        b = _nonnegative(inner, "noise_multiplier")
+        b = _noise(inner, "noise_multiplier")
+        if b > 0:
+            _check_reach(inner, "noise_multiplier", 1.0 / b)
         _add(plan, ("laplace_mixture", b, (0.0, 1.0), (1.0 - q, q)), count, b == 0)
     elif isinstance(inner, ev.DiscreteLaplaceDpEvent):
         a = _nonnegative(inner, "noise_parameter")
-        s = _integer(inner, "sensitivity", 0)
+        s = _sensitivity(inner)
         if s > 0:
             _add(plan, ("poisson_discrete_laplace", a, s, q), count, a == 0)
     elif isinstance(inner, ev.MixtureOfGaussiansDpEvent):
-        sigma = _nonnegative(inner, "standard_deviation")
+        sigma = _noise(inner, "standard_deviation")
         shifts, weights = _mixture(inner)
         if max(shifts) > 0:
+            if sigma > 0:
+                _check_reach(inner, "standard_deviation", gaussian_reach(max(shifts) / sigma))
             _add(plan, ("gaussian_mixture", sigma, (0.0, *shifts), (1.0 - q, *(q * w for w in weights))),
                  count, sigma == 0)
     else:
         _poisson_generic(event, q, count, relation, plan)
+
+
+def _event_reach(event: ev.DpEvent, relation: NeighboringRelation) -> tuple[float, ev.DpEvent | None, str]:
+    """How far one run's privacy loss can reach (an over-estimate: reaches add over composition), and
+    the mechanism event and field contributing the most (None if nothing does).  Called on validated
+    events; a zero noise (non-private) contributes nothing here (the sampled pair is exact)."""
+    replace = relation == NeighboringRelation.REPLACE_ONE
+    if isinstance(event, ev.GaussianDpEvent) and event.noise_multiplier > 0:
+        return gaussian_reach((2.0 if replace else 1.0) / float(event.noise_multiplier)), event, "noise_multiplier"
+    if isinstance(event, ev.LaplaceDpEvent) and event.noise_multiplier > 0:
+        return (2.0 if replace else 1.0) / float(event.noise_multiplier), event, "noise_multiplier"
+    if isinstance(event, ev.DiscreteLaplaceDpEvent):
+        return float(event.noise_parameter) * event.sensitivity * (2 if replace else 1), event, "noise_parameter"
+    if isinstance(event, ev.MixtureOfGaussiansDpEvent) and event.standard_deviation > 0:
+        return gaussian_reach(max(_mixture(event)[0]) / float(event.standard_deviation)), event, "standard_deviation"
+    if isinstance(event, ev.TruncatedSubsampledGaussianDpEvent) and event.noise_multiplier > 0:
+        return gaussian_reach(1.0 / float(event.noise_multiplier)), event, "noise_multiplier"
+    if isinstance(event, ev.RandomizedResponseDpEvent) and 0 < event.noise_parameter < 1:
+        p, k = float(event.noise_parameter), int(event.num_buckets)
+        return math.log1p((1.0 - p) * k / p), event, "noise_parameter"
+    if isinstance(event, (ev.PoissonSampledDpEvent, ev.SampledWithoutReplacementDpEvent)):
+        return _event_reach(event.event, relation)
+    if isinstance(event, ev.SampledWithReplacementDpEvent):
+        reach, leaf, name = _event_reach(event.event, relation)
+        return reach * _copies(event), leaf, name
+    if isinstance(event, ev.SelfComposedDpEvent):
+        reach, leaf, name = _event_reach(event.event, relation)
+        return reach * event.count, leaf, name
+    if isinstance(event, ev.ComposedDpEvent):
+        parts = [_event_reach(e, relation) for e in event.events]
+        top = max(parts, key=lambda part: part[0], default=(0.0, None, ""))
+        return sum(part[0] for part in parts), top[1], top[2]
+    return 0.0, None, ""
+
+
+def _copies(event: ev.SampledWithReplacementDpEvent) -> int:
+    """c_max: the most copies of the record a batch of K draws from n holds, short of the binomial
+    tail (``COPY_COUNT_CUT``) whose mass the with-replacement analysis adds to delta (at most 2
+    above ``copy_count_weights``'s); more than ``MAX_COPIES`` is refused (one group plan per count)."""
+    n, k = int(event.source_dataset_size), int(event.sample_size)
+    copies = k if n == 1 else min(k, int(stats.binom.isf(COPY_COUNT_CUT, k, 1.0 / n)) + 2)
+    if copies > MAX_COPIES:
+        raise ParameterOutOfRange(
+            f"SampledWithReplacementDpEvent.sample_size = {k} draws from source_dataset_size = {n} records hold up "
+            f"to {copies} copies of one record (more than {MAX_COPIES}, one group analysis each): no certified "
+            f"bound is computed; sample fewer records per batch")
+    return copies
+
+
+def _check_inner_reach(event: ev.DpEvent, relation: NeighboringRelation, copies: int) -> None:
+    """Refuse a sampled event folded into one grid mechanism (Gaussians only, or a group of every
+    draw) whose inner loss, times ``copies`` of the record, reaches beyond ``MAX_LOSS_REACH``,
+    naming the inner field."""
+    reach, leaf, name = _event_reach(event.event, relation)
+    if leaf is not None:
+        _check_reach(leaf, name, reach * copies, MAX_LOSS_REACH,
+                     f"{copies} cop{'y' if copies == 1 else 'ies'} of the record in one batch: the loss grid would "
+                     "need tens of millions of points")
 
 
 def _poisson_generic(event: ev.PoissonSampledDpEvent, q: float, count: int, relation: NeighboringRelation,
@@ -269,6 +395,7 @@ def _poisson_generic(event: ev.PoissonSampledDpEvent, q: float, count: int, rela
     if finite is not None:
         plan.add(("poisson_pair", q, finite), count)
     elif not inner.counts:  # Gaussians only: one Gaussian of the folded radius (add/remove: shift 1)
+        _check_inner_reach(event, relation, 1)
         plan.add(("poisson_gaussian", 1.0 / math.sqrt(inner.gaussian_r2), q), count)
     else:
         plan.add(("poisson_generic", q, inner.key()), count)
@@ -293,13 +420,16 @@ def _fixed_size(event, count: int, relation: NeighboringRelation, plan: Composit
         return
     if not inner.counts:
         # Gaussians only (replace-one radius r = 2 / sigma per Gaussian): one Gaussian of the folded radius.
+        _check_inner_reach(event, relation, 1 if without else _copies(event))
         name = "without_replacement_gaussian" if without else "with_replacement_gaussian"
         plan.add((name, 2.0 / math.sqrt(inner.gaussian_r2), m, n), count)
     elif not without and n == 1:
         # the record fills all m slots: exactly the inner plan on a group of m
+        _check_inner_reach(event, relation, _copies(event))
         plan.merge(_scaled(group_plan(inner, m, m), count))
     elif not without:
         # the record is drawn c ~ Binom(m, 1/n) times: the group-c plans (``group_of_records``) mixed
+        _copies(event)   # refuses more than MAX_COPIES group analyses
         plan.add(("with_replacement_generic", m, n, inner.key()), count)
     elif m == n:
         plan.merge(_scaled(inner, count))

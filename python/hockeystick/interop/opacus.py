@@ -24,6 +24,7 @@ import math
 from collections import OrderedDict
 from typing import Any, Callable, Mapping
 
+from .loss_reach import MAX_LOSS_REACH, MAX_NOISE, ParameterOutOfRange, gaussian_reach
 from .plan import CompositionPlan, PlanProfile
 
 try:  # pragma: no cover - depends on the environment
@@ -46,6 +47,15 @@ def _step_parameters(noise_multiplier: float, sample_rate: float) -> tuple[float
         raise ValueError(f"noise_multiplier must be finite and >= 0, got {noise_multiplier!r}")
     if not 0.0 <= q <= 1.0:
         raise ValueError(f"sample_rate must lie in [0, 1], got {sample_rate!r}")
+    if sigma > MAX_NOISE:
+        raise ParameterOutOfRange(f"noise_multiplier must be at most {MAX_NOISE:g} (a larger noise leaves a privacy "
+                                  f"loss below double precision, where no certified bound is computed), got "
+                                  f"{noise_multiplier!r}")
+    if 0.0 < q < 1.0 and sigma > 0 and not gaussian_reach(1.0 / sigma) <= MAX_LOSS_REACH:
+        raise ParameterOutOfRange(f"noise_multiplier = {noise_multiplier!r} lets one step's privacy loss reach "
+                                  f"{gaussian_reach(1.0 / sigma):.4g}, beyond {MAX_LOSS_REACH:g} (the loss grid "
+                                  f"would need tens of millions of points): no certified bound is computed; use "
+                                  f"more noise")
     return sigma, q
 
 

@@ -46,6 +46,7 @@ from ..rdp.repeat_and_select import repeat_and_select_rdp
 from ..rdp.sampled_without_replacement import sampled_without_replacement_gaussian_rdp
 from ..rdp.tree_aggregation import single_epoch_tree_aggregation_rdp
 from .dp_events import ADD_REMOVE, Unsupported, check_count
+from .loss_reach import MAX_NOISE
 
 FINE_ORDERS = np.unique(np.concatenate([[order for order in DEFAULT_ORDERS if order < 11], np.arange(11.0, 257.0),
                                         np.round(np.geomspace(256.0, 4096.0, 113))]))
@@ -111,6 +112,8 @@ class HockeystickRdpAccountant(PrivacyAccountant):
             s = _sigma(event)
             if s == 0:
                 return np.full_like(o, np.inf)
+            if s == math.inf:   # infinite noise releases nothing (dp_accounting's RdpAccountant: 0 too)
+                return np.zeros_like(o)
             return count * gaussian_rdp(s / self._replace_factor(), o)
         if isinstance(event, ev.ZCDpEvent):
             rho, xi = float(event.rho), float(event.xi)
@@ -124,14 +127,21 @@ class HockeystickRdpAccountant(PrivacyAccountant):
             b = float(event.noise_multiplier)
             if not b >= 0:
                 raise ValueError(f"LaplaceDpEvent.noise_multiplier must be >= 0, got {event.noise_multiplier!r}")
-            return np.full_like(o, np.inf) if b == 0 else count * laplace_rdp(b, o)
+            if b == 0:
+                return np.full_like(o, np.inf)
+            if b > MAX_NOISE:
+                # (1/b)-DP implies (1/b)^2/2-zCDP (Bun & Steinke 2016, Prop. 1.4): RDP <= alpha / (2 b^2),
+                # where the exact Laplace formula's terms underflow (0 for b = inf)
+                return count * o * (0.5 / b) / b
+            return count * laplace_rdp(b, o)
         if isinstance(event, ev.PoissonSampledDpEvent):
             if self.neighboring_relation not in ADD_REMOVE:
                 raise Unsupported(event, "neighboring_relation must be `ADD_OR_REMOVE_ONE` or `REPLACE_SPECIAL` "
                                          f"for `PoissonSampledDpEvent`. Found {self.neighboring_relation}.")
             q = float(event.sampling_probability)
             if not 0 <= q <= 1:
-                raise ValueError(f"Sampling rate must be in [0, 1]. Found {event.sampling_probability}.")
+                raise ValueError(f"PoissonSampledDpEvent.sampling_probability must be in [0, 1]. "
+                                 f"Found {event.sampling_probability}.")
             s = _effective_sigma(event.event)
             if q == 0 or s == math.inf:
                 return np.zeros_like(o)
@@ -150,7 +160,12 @@ class HockeystickRdpAccountant(PrivacyAccountant):
             else:
                 raise Unsupported(event, "neighboring_relation must be `REPLACE_SPECIAL` or `REPLACE_ONE` for "
                                          f"`RandomizedResponseDpEvent`. Found {self.neighboring_relation}.")
-            return count * randomized_response_rdp(event.noise_parameter, event.num_buckets, o, relation=relation)
+            p, k = event.noise_parameter, event.num_buckets
+            if not 0 <= float(p) <= 1:
+                raise ValueError(f"RandomizedResponseDpEvent.noise_parameter must lie in [0, 1], got {p!r}")
+            if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+                raise ValueError(f"RandomizedResponseDpEvent.num_buckets must be an integer >= 1, got {k!r}")
+            return count * randomized_response_rdp(p, k, o, relation=relation)
         if isinstance(event, ev.SingleEpochTreeAggregationDpEvent):
             if self.neighboring_relation != NeighboringRelation.REPLACE_SPECIAL:
                 raise Unsupported(event, "neighboring_relation must be `REPLACE_SPECIAL` for "

@@ -416,8 +416,9 @@ def with_replacement_curves(group: Callable[[int], tuple[Curve, Curve]], batch_s
 
     def mixed(curves: list[Curve], upper: bool) -> Curve:
         def curve(eps: np.ndarray) -> np.ndarray:
-            total = sum(weights[c] / eta * f(eps) for c, f in zip(counts, curves))
-            total = np.asarray(total, dtype=np.float64)
+            total = np.zeros(np.shape(eps))   # stays 0 when every count is rare (n huge: only the tail)
+            for c, f in zip(counts, curves):
+                total += weights[c] / eta * f(eps)
             if not upper:
                 return total * (1.0 - 1e-12)
             # a missing count c adds at most (b_c / eta) times its term: <= eta above log(1 - eta), <= 1 below

@@ -25,7 +25,10 @@ F(alpha) = J'(alpha)/phi(alpha) is non-increasing (each term is), so J is unimod
 bracketed by bisection on the sign of F, and the sup is bounded above on the bracket (widened by
 1e-6 for the rounding of F) by taking each term at its worst point in the bracket; floating-point
 error is charged as 64 ulp of the sum of the terms' magnitudes.  D is evaluated at
-gamma_k = e^{k h}, k = 0..N (h the PLD grid): its chords lie above the convex D, and they are the
+gamma_k = e^{k h}, k = 0..N (h the PLD grid), at every stride-th one, max(2e-3, N h / 4096)
+apart in log gamma (at least every point), and read off its chords between (above the convex D;
+the cost stays that of 4096 points, or of a grid of 2e-3, as N grows; measured at K = n = 1000,
+sigma = 1: epsilon's upper bound 145.7232 -> 145.7235, 80 s -> 7 s CPU): those chords lie above D, and they are the
 curve of a PMF with Q-mass (slope change) at each loss k h; the PMF is mirrored below loss 0
 (the bound holds for both orders), the rest of the mass at loss 0, so it is a dominating pair
 (Zhu, Dong & Wang, AISTATS 2022) and composes adaptively.
@@ -43,6 +46,8 @@ from .mechanisms import DEFAULT_INTERVAL, MAX_CELLS, _check_tail, _positive, che
 from .pmf import GridPMF
 
 _BISECTIONS = 64
+_EVALUATION_STEP = 2e-3   # D is evaluated this far apart in log gamma (at least every grid point); chords between
+_EVALUATIONS = 4096   # ... or this many times over its range, if that is farther apart
 _TOP_LOSS = 700.0   # e^loss stays finite; D beyond it (at most D(e^700)) goes to +infinity
 _ULPS = 64 * np.finfo(float).eps
 
@@ -50,9 +55,16 @@ _ULPS = 64 * np.finfo(float).eps
 def copy_count_weights(batch_size: int, n: int, cut: float) -> tuple[np.ndarray, float]:
     """b_c = Binom(c; K, 1/n) for c = 0 .. c_max (the smallest c_max >= 1 whose upper tail is <= cut),
     and that tail's mass."""
-    c = np.arange(batch_size + 1)
-    b = stats.binom.pmf(c, batch_size, 1.0 / n)
-    tail = stats.binom.sf(c, batch_size, 1.0 / n)   # P(count > c)
+    # only the counts up to the binomial's (1 - cut)-quantile (plus a margin) are tabulated: O(c_max),
+    # not O(K), so a batch of 10^12 draws costs what its few likely counts cost
+    top = batch_size if cut <= 0 else min(batch_size, int(stats.binom.isf(cut, batch_size, 1.0 / n)) + 2)
+    while True:
+        c = np.arange(top + 1)
+        b = stats.binom.pmf(c, batch_size, 1.0 / n)
+        tail = stats.binom.sf(c, batch_size, 1.0 / n)   # P(count > c)
+        if top == batch_size or np.any(tail <= cut):
+            break
+        top = min(batch_size, 2 * top)
     c_max = int(max(1, np.argmax(tail <= cut) if np.any(tail <= cut) else batch_size))
     return b[:c_max + 1], float(tail[c_max]) if c_max < batch_size else 0.0
 
@@ -147,12 +159,19 @@ def with_replacement_shift_bound(sigma: float, batch_size: int, n: int, *, sensi
                          "value_discretization_interval")
     count = int(np.ceil(top / h))
     log_gamma = np.arange(count + 1) * h
-    curve = np.empty(count + 1)
-    for start in range(0, count + 1, 1 << 14):   # bounded memory: (copy counts) x (block) arrays
-        stop = min(start + (1 << 14), count + 1)
-        curve[start:stop] = shift_constrained_curve(log_gamma[start:stop], weights, s) + cut
-    curve = np.maximum.accumulate(curve[::-1])[::-1]   # non-increasing, still above D
+    # D is convex in gamma, so its chords between evaluated points lie above it: D is evaluated every
+    # _EVALUATION_STEP in log gamma, or _EVALUATIONS times over the whole range if that is farther
+    # apart (every stride-th grid point, and the last) and the grid points
+    # between read off the chords (each evaluation costs 64 bisections over the copy counts)
+    stride = max(1, int(max(_EVALUATION_STEP, count * h / _EVALUATIONS) / h))
+    at = np.unique(np.append(np.arange(0, count + 1, stride), count))
+    values = np.empty(at.size)
+    for start in range(0, at.size, 1 << 14):   # bounded memory: (copy counts) x (block) arrays
+        stop = min(start + (1 << 14), at.size)
+        values[start:stop] = shift_constrained_curve(log_gamma[at[start:stop]], weights, s)
     gamma = np.exp(log_gamma)
+    curve = np.interp(gamma, gamma[at], values) * (1.0 + _ULPS) + cut   # the chords, rounded up
+    curve = np.maximum.accumulate(curve[::-1])[::-1]   # non-increasing, still above D
     hull, gap = _convex_majorant_shift(gamma, curve)
     slopes = np.diff(hull) / np.diff(gamma)
     q = np.maximum(np.diff(np.append(slopes, 0.0)), 0.0)   # Q-mass at losses k h, k = 1 .. count
