@@ -46,8 +46,9 @@ loss can reach beyond ``MAX_LOSS_REACH`` (1e4; e.g. a Laplace scale below 1e-4, 
 Gaussian's noise multiplier below 0.0094), is refused with ``ParameterOutOfRange`` (a ValueError,
 and an OverflowError as dp_accounting raises for most of them) naming the event's field and the
 rule; so is a batch drawn with replacement that can hold more than ``MAX_COPIES`` copies of a
-record, a discrete Laplace sensitivity above ``MAX_SENSITIVITY`` and more than 2^53 runs of one
-grid or finite mechanism.  A Gaussian alone (closed form) and finite pairs (exact atoms) take any
+record, or whose group of that many copies has losses beyond ``OVERFLOW_REACH`` (1e300, where
+they would overflow doubles: e.g. a discrete Laplace noise_parameter of 1e300), a discrete Laplace
+sensitivity above ``MAX_SENSITIVITY`` and more than 2^53 runs of one grid or finite mechanism.  A Gaussian alone (closed form) and finite pairs (exact atoms) take any
 noise.  A sample folded into one grid mechanism (of Gaussians only, or with replacement from one
 record) is checked at its folded radius (times the copies of the record a batch can hold); the
 generic subsampling transforms take any inner event whose mechanisms pass (their grid stops at
@@ -77,6 +78,7 @@ NON_PRIVATE = ("eps_delta", 0.0, 1.0)
 MAX_RUNS = 1 << 53   # the most runs of one grid or finite mechanism composed (PLD self-composition)
 MAX_SENSITIVITY = 1_000_000   # discrete Laplace: the largest (integer) sensitivity taken
 MAX_COPIES = 100_000   # with replacement: the most copies of a record (group analyses) computed
+OVERFLOW_REACH = 1e300  # with replacement: a group's loss (inner reach x copies) kept finite in doubles
 
 
 class Unsupported(Exception):
@@ -373,15 +375,16 @@ def _copies(event: ev.SampledWithReplacementDpEvent) -> int:
     return copies
 
 
-def _check_inner_reach(event: ev.DpEvent, relation: NeighboringRelation, copies: int) -> None:
-    """Refuse a sampled event folded into one grid mechanism (Gaussians only, or a group of every
-    draw) whose inner loss, times ``copies`` of the record, reaches beyond ``MAX_LOSS_REACH``,
-    naming the inner field."""
+def _check_inner_reach(event: ev.DpEvent, relation: NeighboringRelation, copies: int,
+                       limit: float = MAX_LOSS_REACH,
+                       why: str = "the loss grid would need tens of millions of points") -> None:
+    """Refuse a sampled event whose inner loss, times ``copies`` of the record, reaches beyond
+    ``limit`` (``MAX_LOSS_REACH`` where it folds into one grid mechanism: Gaussians only, or a group
+    of every draw; ``OVERFLOW_REACH`` for the group analyses of any inner), naming the inner field."""
     reach, leaf, name = _event_reach(event.event, relation)
     if leaf is not None:
-        _check_reach(leaf, name, reach * copies, MAX_LOSS_REACH,
-                     f"{copies} cop{'y' if copies == 1 else 'ies'} of the record in one batch: the loss grid would "
-                     "need tens of millions of points")
+        _check_reach(leaf, name, reach * copies, limit,
+                     f"{copies} cop{'y' if copies == 1 else 'ies'} of the record in one batch: {why}")
 
 
 def _poisson_generic(event: ev.PoissonSampledDpEvent, q: float, count: int, relation: NeighboringRelation,
@@ -429,7 +432,9 @@ def _fixed_size(event, count: int, relation: NeighboringRelation, plan: Composit
         plan.merge(_scaled(group_plan(inner, m, m), count))
     elif not without:
         # the record is drawn c ~ Binom(m, 1/n) times: the group-c plans (``group_of_records``) mixed
-        _copies(event)   # refuses more than MAX_COPIES group analyses
+        copies = _copies(event)   # refuses more than MAX_COPIES group analyses
+        _check_inner_reach(event, relation, copies, OVERFLOW_REACH,
+                           "the group's losses overflow double precision")
         plan.add(("with_replacement_generic", m, n, inner.key()), count)
     elif m == n:
         plan.merge(_scaled(inner, count))
