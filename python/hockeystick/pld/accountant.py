@@ -107,13 +107,16 @@ class SubsampledGaussianPLD:
     longer narrows the bracket; the reported bounds are those of the final grid.
 
     ``delta_accuracy="epsilon"`` measures a ``.delta`` bracket in epsilon instead, as issue 18
-    states its goal: [lo, up] at eps implies the certified epsilon bracket [eps1, eps] at
-    delta = up, and refinement stops once that is no wider than ``accuracy`` (or, where up <
-    ``DELTA_FLOOR`` and so no epsilon bracket can be certified at eps, once up - lo is at most
-    accuracy x DELTA_FLOOR, as in the relative rule).  Its width comes
+    states its goal (G1's criterion, the lead's decision): [lo, up] at eps implies the certified
+    epsilon bracket [eps1, eps] at delta = up, and an argument is done once that is no wider than
+    ``accuracy``, or once up < ``DELTA_FLOOR``: the bracket then certifies delta < 1e-9 at eps, far
+    below any delta a user targets, and no accountant defines an epsilon bracket there (the lower
+    side is 0 and the upper one h-independent charges such as T x 5e-16 of round-off and the mass
+    at +infinity, so refining could not help).  Its width comes
     from convexity of delta in e^eps through a certified upper bound at eps + d, d in
     ``epsilon_width.RIGHT_OFFSETS`` (``epsilon_width.certified_epsilon_width``; the least width
-    wins); the returned delta bounds are certified either way, only the stopping rule differs.
+    wins); the lower side at eps is also raised to the certified lower sides at eps + d (delta does
+    not increase); the returned delta bounds are certified either way, only the stopping rule differs.
     The default ``"relative"`` keeps the relative rule above.
 
     ``workers`` (scipy's convention): threads evaluating disjoint blocks of points at once, a
@@ -242,10 +245,11 @@ class SubsampledGaussianPLD:
         epsilon for ``.epsilon``; for ``.delta`` relative to max(up, DELTA_FLOOR), or with
         ``delta_accuracy="epsilon"`` the certified epsilon width at delta = up
         (``epsilon_width.certified_epsilon_width``, the least over the shifted arguments that follow
-        the own ones in ``x``), or (up - lo) / DELTA_FLOOR if less: where delta lies below
-        DELTA_FLOOR no grid certifies an epsilon bracket (the lower side is 0 and the upper one
-        h-independent charges), so as in the relative rule an absolute delta width of accuracy x
-        DELTA_FLOOR is enough there; capped at 1e100 so the refinement's fits stay finite."""
+        the own ones in ``x``), and 0 (done) where up < DELTA_FLOOR: the bracket then certifies
+        delta < 1e-9 at that eps, which is G1's floor rule (issue 18), and no grid certifies an
+        epsilon bracket there (the lower side is 0 and the upper one h-independent charges, such as
+        T x 5e-16 of round-off and the mass at +infinity), so refining could not help; capped at
+        1e100 so the refinement's fits stay finite."""
         if method == "epsilon":
             return up - lo
         if self.delta_accuracy == "relative":
@@ -253,7 +257,7 @@ class SubsampledGaussianPLD:
         eps = x[:own]
         widths = [certified_epsilon_width(eps, lo[:own], up[:own], x[k * own:(k + 1) * own], up[k * own:(k + 1) * own])
                   for k in range(1, len(RIGHT_OFFSETS) + 1)]
-        return np.minimum(np.minimum(np.min(widths, axis=0), (up[:own] - lo[:own]) / self.DELTA_FLOOR), 1e100)
+        return np.where(up[:own] < self.DELTA_FLOOR, 0.0, np.minimum(np.min(widths, axis=0), 1e100))
 
     def _step_brackets(self, batch: list[int], points: list[tuple], step: dict[int, float], xs: list[np.ndarray],
                        method: str, best: dict[int, tuple[float, np.ndarray, np.ndarray, np.ndarray]],
@@ -283,11 +287,15 @@ class SubsampledGaussianPLD:
         without them: elsewhere the charged lower value at eps already meets the tolerance.
         Each side is the largest over the neighbouring directions; ``before`` (an earlier grid's
         bracket) narrows the test, not the values.  Only the first ``own`` arguments are tested
-        (the others, with ``delta_accuracy="epsilon"``, serve for their upper side alone)."""
+        (the others, with ``delta_accuracy="epsilon"``, the same eps shifted by ``RIGHT_OFFSETS``, serve
+        for their upper side, and their lower values, lower bounds on delta at eps too since delta does not
+        increase, raise the own lower side where the round-off charge at eps exceeds theirs)."""
         assert self.accuracy is not None
         upper = np.max([pmf.delta(eps, threads) for pmf in dist.composed(True)], axis=0)
         optimistic = dist.composed(False)
         lower = np.max([pmf.delta(eps, threads, envelope=False) for pmf in optimistic], axis=0)
+        for k in range(1, eps.size // own):   # delta_accuracy="epsilon": eps + d follow; delta does not
+            lower[:own] = np.maximum(lower[:own], lower[k * own:(k + 1) * own])   # increase, so each bounds it
         best_lo = lower if before is None else np.maximum(lower, before[1])
         best_up = upper if before is None else np.minimum(upper, before[2])
         wide = np.zeros(eps.shape, dtype=bool)
