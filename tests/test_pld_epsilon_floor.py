@@ -73,3 +73,24 @@ def test_lower_side_is_raised_by_the_shifted_lower_bounds_and_stays_certified():
     lo, up = pld.SubsampledGaussianPLD(**kw, accuracy=1e-2, delta_accuracy="epsilon").delta(eps, bound="both")
     f_lo, f_up = pld.SubsampledGaussianPLD(**kw, value_discretization_interval=2e-3).delta(eps, bound="both")
     assert np.all(lo <= f_up) and np.all(f_lo <= up) and np.all((0 <= lo) & (lo <= up) & (up <= 1))
+
+
+def test_a_capped_epsilon_width_steps_by_capped_step_and_the_bracket_holds(monkeypatch):
+    """sigma 0.55, q 0.048, 7197 rounds: delta ~ 1 - 1e-7 at every eps, no chord, epsilon width capped at eps.
+    The cap says nothing of the grid needed, so the step is CAPPED_STEP (h / 32), not the h^2 jump the
+    cap eps = 10 asked for (h / 45 on the ladder); the bracket is certified all the same."""
+    grids = []
+    step = SubsampledGaussianPLD._step_brackets
+
+    def counted(self, batch, points, steps, *args):
+        grids.extend(steps[i] for i in batch)
+        return step(self, batch, points, steps, *args)
+
+    monkeypatch.setattr(SubsampledGaussianPLD, "_step_brackets", counted)
+    kw = dict(sigma=0.55, sampling_rate=0.048, rounds=7197)
+    eps = np.array([0.5, 10.0])
+    lo, up = pld.SubsampledGaussianPLD(**kw, accuracy=1e-2, delta_accuracy="epsilon").delta(eps, bound="both")
+    assert len(grids) >= 2 and grids[1] >= grids[0] * SubsampledGaussianPLD.CAPPED_STEP * (1 - 1e-12)
+    monkeypatch.setattr(SubsampledGaussianPLD, "_step_brackets", step)
+    f_lo, f_up = pld.SubsampledGaussianPLD(**kw, value_discretization_interval=2e-3).delta(eps, bound="both")
+    assert np.all(lo <= f_up) and np.all(f_lo <= up) and np.all(up <= 1.0)
