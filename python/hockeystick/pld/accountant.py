@@ -277,13 +277,26 @@ class SubsampledGaussianPLD:
         for h in sorted({step[i] for i in batch}, reverse=True):
             self._build(store, [points[i] for i in batch if step[i] == h], h, threads=threads)
         dists = [store[(*points[i], step[i], True)] for i in batch]
-        for side in (False, True):
-            compose_all(dists, side, workers=threads or None)
-        return [self._delta_bracket(dist, xs[i], best.get(i), own[i], threads) for i, dist in zip(batch, dists)]
+        workers = threads or None
+        compose_all(dists, True, workers=workers)
+        uppers = [[pmf.delta(xs[i], threads) for pmf in dist.composed(True)] for i, dist in zip(batch, dists)]
+        # The optimistic sides: the leading direction's (largest upper bound at the most arguments) first,
+        # then each other direction's only where its upper bound is not everywhere at or below the
+        # leader's lower one (its own lower bound could then raise no maximum: the same bracket, bit
+        # for bit, without its composition; distribution.brackets does the same).
+        leads = [int(np.argmax([np.count_nonzero(u >= np.max(ups, axis=0)) for u in ups])) for ups in uppers]
+        compose_all(dists, False, [[lead] for lead in leads], workers)
+        needed = []
+        for i, dist, ups, lead in zip(batch, dists, uppers, leads):
+            low = dist._composed[False][lead].delta(xs[i], threads, envelope=False)
+            needed.append([d for d, up in enumerate(ups) if d != lead and not np.all(up <= low)])
+        compose_all(dists, False, needed, workers)
+        return [self._delta_bracket(dist, xs[i], best.get(i), own[i], ups, threads)
+                for i, dist, ups in zip(batch, dists, uppers)]
 
     def _delta_bracket(self, dist: PrivacyLossDistribution, eps: np.ndarray,
                        before: tuple[float, np.ndarray, np.ndarray, np.ndarray] | None, own: int,
-                       threads: int = 0) -> tuple[np.ndarray, np.ndarray]:
+                       uppers: list[np.ndarray], threads: int = 0) -> tuple[np.ndarray, np.ndarray]:
         """``dist.delta(eps, bound="both")``, with the lower side's suffix maxima (``GridPMF.delta``,
         an O(n) pass over the composed window) only where the bracket is wider than ``accuracy``
         without them: elsewhere the charged lower value at eps already meets the tolerance.
@@ -291,10 +304,13 @@ class SubsampledGaussianPLD:
         bracket) narrows the test, not the values.  Only the first ``own`` arguments are tested
         (the others, with ``delta_accuracy="epsilon"``, the same eps shifted by ``RIGHT_OFFSETS``, serve
         for their upper side, and their lower values, lower bounds on delta at eps too since delta does not
-        increase, raise the own lower side where the round-off charge at eps exceeds theirs)."""
+        increase, raise the own lower side where the round-off charge at eps exceeds theirs).
+        ``uppers``: each direction's certified upper bound at ``eps``; the lower side is the largest over
+        the directions whose optimistic side is composed (``_step_brackets`` skips those that cannot
+        raise it)."""
         assert self.accuracy is not None
-        upper = np.max([pmf.delta(eps, threads) for pmf in dist.composed(True)], axis=0)
-        optimistic = dist.composed(False)
+        upper = np.max(uppers, axis=0)
+        optimistic = [pmf for pmf in dist._composed[False] if pmf is not None]
         lower = np.max([pmf.delta(eps, threads, envelope=False) for pmf in optimistic], axis=0)
         for k in range(1, eps.size // own):   # delta_accuracy="epsilon": eps + d follow; delta does not
             lower[:own] = np.maximum(lower[:own], lower[k * own:(k + 1) * own])   # increase, so each bounds it
@@ -303,7 +319,7 @@ class SubsampledGaussianPLD:
         wide = np.zeros(eps.shape, dtype=bool)
         wide[:own] = self._width("delta", eps, best_lo, best_up, own) > self.accuracy
         if wide.any():
-            lower[wide] = np.max([pmf.delta(eps[wide], threads) for pmf in optimistic], axis=0)
+            lower[wide] = np.maximum(lower[wide], np.max([pmf.delta(eps[wide], threads) for pmf in optimistic], axis=0))
         return lower, upper
 
     def _no_chord(self, by_epsilon: bool, x: np.ndarray, lo: np.ndarray, width: np.ndarray, q: float, h: float,
