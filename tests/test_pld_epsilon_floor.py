@@ -14,6 +14,21 @@ from hockeystick.pld.epsilon_width import RIGHT_OFFSETS, certified_epsilon_width
 FLOOR = SubsampledGaussianPLD.DELTA_FLOOR
 
 
+@pytest.fixture
+def visited_grids(monkeypatch):
+    """The grids the refinement evaluates, in order (one entry per point and step), while the test runs
+    through the accountant; a fixed-grid call afterwards visits none."""
+    grids: list[float] = []
+    step = SubsampledGaussianPLD._step_brackets
+
+    def counted(self, batch, points, steps, *args):
+        grids.extend(steps[i] for i in batch)
+        return step(self, batch, points, steps, *args)
+
+    monkeypatch.setattr(SubsampledGaussianPLD, "_step_brackets", counted)
+    return grids
+
+
 def _with_shifted(eps: np.ndarray, lo: list[np.ndarray], up: list[np.ndarray]) -> tuple[np.ndarray, ...]:
     """The accountant's layout: own eps, then eps + d for each d of RIGHT_OFFSETS (lo, up given per block)."""
     x = np.concatenate([eps] + [eps + d for d in RIGHT_OFFSETS])
@@ -43,22 +58,14 @@ def test_width_is_zero_below_the_floor_and_the_certified_epsilon_width_above():
 
 
 @pytest.mark.parametrize("sigma, q, rounds, eps", [(1.0, 0.01, 1000, 3.3), (2.71, 0.0038, 56899, 2.3)])
-def test_below_the_floor_the_first_grid_is_kept_and_the_bracket_is_certified(monkeypatch, sigma, q, rounds, eps):
+def test_below_the_floor_the_first_grid_is_kept_and_the_bracket_is_certified(visited_grids, sigma, q, rounds, eps):
     """Points whose certified upper delta is below 1e-9 (they met G1 by the floor) were refined before
     (1e-9 relative was sought below it); now they keep their first grid, whose bracket still holds the
     truth as a finer fixed grid brackets it."""
-    grids = []
-    step = SubsampledGaussianPLD._step_brackets
-
-    def counted(self, batch, points, steps, *args):
-        grids.extend(steps[i] for i in batch)
-        return step(self, batch, points, steps, *args)
-
-    monkeypatch.setattr(SubsampledGaussianPLD, "_step_brackets", counted)
     lo, up = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=1e-2,
                                        delta_accuracy="epsilon").delta(eps, bound="both")
+    grids = list(visited_grids)
     assert len(grids) == 1 and up < FLOOR and 0.0 <= lo <= up
-    monkeypatch.setattr(SubsampledGaussianPLD, "_step_brackets", step)
     f_lo, f_up = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds,
                                            value_discretization_interval=grids[0] / 4).delta(eps, bound="both")
     assert lo <= f_up and f_lo <= up
@@ -75,22 +82,14 @@ def test_lower_side_is_raised_by_the_shifted_lower_bounds_and_stays_certified():
     assert np.all(lo <= f_up) and np.all(f_lo <= up) and np.all((0 <= lo) & (lo <= up) & (up <= 1))
 
 
-def test_a_capped_epsilon_width_steps_by_capped_step_and_the_bracket_holds(monkeypatch):
+def test_a_capped_epsilon_width_steps_by_capped_step_and_the_bracket_holds(visited_grids):
     """sigma 0.55, q 0.048, 7197 rounds: delta ~ 1 - 1e-7 at every eps, no chord, epsilon width capped at eps.
     The cap says nothing of the grid needed, so the step is CAPPED_STEP (h / 32), not the h^2 jump the
     cap eps = 10 asked for (h / 45 on the ladder); the bracket is certified all the same."""
-    grids = []
-    step = SubsampledGaussianPLD._step_brackets
-
-    def counted(self, batch, points, steps, *args):
-        grids.extend(steps[i] for i in batch)
-        return step(self, batch, points, steps, *args)
-
-    monkeypatch.setattr(SubsampledGaussianPLD, "_step_brackets", counted)
     kw = dict(sigma=0.55, sampling_rate=0.048, rounds=7197)
     eps = np.array([0.5, 10.0])
     lo, up = pld.SubsampledGaussianPLD(**kw, accuracy=1e-2, delta_accuracy="epsilon").delta(eps, bound="both")
+    grids = list(visited_grids)
     assert len(grids) >= 2 and grids[1] >= grids[0] * SubsampledGaussianPLD.CAPPED_STEP * (1 - 1e-12)
-    monkeypatch.setattr(SubsampledGaussianPLD, "_step_brackets", step)
     f_lo, f_up = pld.SubsampledGaussianPLD(**kw, value_discretization_interval=2e-3).delta(eps, bound="both")
     assert np.all(lo <= f_up) and np.all(f_lo <= up) and np.all(up <= 1.0)
