@@ -288,7 +288,9 @@ class SubsampledGaussianPLD:
         compose_all(dists, False, [[lead] for lead in leads], workers)
         needed = []
         for i, dist, ups, lead in zip(batch, dists, uppers, leads):
-            low = dist._composed[False][lead].delta(xs[i], threads, envelope=False)
+            leader = dist.composed_so_far(False)[lead]
+            assert leader is not None   # composed just above
+            low = leader.delta(xs[i], threads, envelope=False)
             needed.append([d for d, up in enumerate(ups) if d != lead and not np.all(up <= low)])
         compose_all(dists, False, needed, workers)
         return [self._delta_bracket(dist, xs[i], best.get(i), own[i], ups, threads)
@@ -310,7 +312,7 @@ class SubsampledGaussianPLD:
         raise it)."""
         assert self.accuracy is not None
         upper = np.max(uppers, axis=0)
-        optimistic = [pmf for pmf in dist._composed[False] if pmf is not None]
+        optimistic = [pmf for pmf in dist.composed_so_far(False) if pmf is not None]
         lower = np.max([pmf.delta(eps, threads, envelope=False) for pmf in optimistic], axis=0)
         for k in range(1, eps.size // own):   # delta_accuracy="epsilon": eps + d follow; delta does not
             lower[:own] = np.maximum(lower[:own], lower[k * own:(k + 1) * own])   # increase, so each bounds it
