@@ -56,3 +56,28 @@ def test_time_and_space_limits_and_consent(tmp_path, monkeypatch, caplog):
                for r in caplog.records)
     with pytest.raises(TypeError, match="allow_large must be True or False"):
         run_sweep(grid, None, progress=False, allow_large=1)
+
+
+@pytest.mark.parametrize("omp", ["1", "2", ""])
+def test_in_process_estimate_divides_the_pilot_cpu_by_the_threads_the_run_uses(monkeypatch, omp):
+    """The pilot measures CPU seconds; an in-process run spreads its chunks over every core the
+    accountants may use (``_validation.workers(None)``: the cores, at most OMP_NUM_THREADS), so the
+    wall estimate is the CPU estimate divided by that count (it was the CPU sum, ~2x high on 2 cores)."""
+    from hockeystick import _validation
+    from hockeystick.sweep import run as run_module
+
+    monkeypatch.setenv("OMP_NUM_THREADS", omp)
+    monkeypatch.setattr(plan, "_pilot", lambda grid, chunk_size, suffix: (1200.0, 16, 0.25))
+    seen = []
+
+    def stop(estimate, allow_large):
+        seen.append(estimate)
+        raise RuntimeError("planned")
+
+    monkeypatch.setattr(run_module, "check_plan", stop)
+    grid = Grid.from_parameters("gaussian", "delta", {"sigma": "log:0.5:20:100", "epsilon": "linear:0.1:8:100"})
+    with pytest.raises(RuntimeError, match="planned"):
+        run_sweep(grid, None, progress=False)
+    threads = _validation.workers(None)
+    assert threads >= 1 and (omp != "1" or threads == 1)
+    assert seen[0].workers == threads and seen[0].seconds == pytest.approx(1200.0 / threads)

@@ -108,6 +108,11 @@ class PrivacyLossDistribution:
         compose_all([self], pessimistic)
         return self._composed[bool(pessimistic)]
 
+    def composed_so_far(self, pessimistic: bool) -> list[GridPMF | None]:
+        """Each direction's composed PMF on one side, None where it is not composed (yet): a caller that
+        composes only some directions (``compose_all``'s ``directions``) reads them here."""
+        return list(self._composed.get(bool(pessimistic), [None] * len(self.directions)))
+
     def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
         """delta(eps) = sum_l (1 - e^{eps - l})_+ p(l) + p(inf), maximised over directions.
 

@@ -112,7 +112,17 @@ class GridPMF:
     @cached_property
     def _lower_envelope_top(self) -> np.ndarray:
         """Entry k - ``_top``: max over grid points l_j, j >= k >= ``_top``, of the charged lower curve."""
-        return np.maximum.accumulate(self._charged_lower(self.losses[self._top:], 0)[::-1])[::-1]
+        return self._suffix_maxima_top(0)
+
+    def _suffix_maxima_top(self, threads: int) -> np.ndarray:
+        """``_lower_envelope_top``'s values, the C++ evaluations on ``threads`` threads."""
+        return np.maximum.accumulate(self._charged_lower(self.losses[self._top:], threads)[::-1])[::-1]
+
+    def _envelope_top(self, threads: int) -> np.ndarray:
+        """``_lower_envelope_top``, built on ``threads`` threads if this is its first use (then cached)."""
+        if "_lower_envelope_top" not in self.__dict__:
+            self.__dict__["_lower_envelope_top"] = self._suffix_maxima_top(threads)
+        return self._lower_envelope_top
 
     @cached_property
     def _lower_envelope(self) -> np.ndarray:
@@ -121,13 +131,13 @@ class GridPMF:
         below = self._charged_lower(self.losses[:self._top], 0)
         return np.concatenate([np.maximum.accumulate(np.append(below, top[:1])[::-1])[::-1][:-1], top])
 
-    def _envelope_at(self, k: np.ndarray) -> np.ndarray:
+    def _envelope_at(self, k: np.ndarray, threads: int = 0) -> np.ndarray:
         """Suffix maxima at grid indices k in [0, n] (0 at n), from the top part when it suffices."""
         if np.all(k >= self._top):
-            return np.append(self._lower_envelope_top, 0.0)[k - self._top]
+            return np.append(self._envelope_top(threads), 0.0)[k - self._top]
         return np.append(self._lower_envelope, 0.0)[k]
 
-    def _envelope_near(self, k: np.ndarray, low: np.ndarray) -> np.ndarray:
+    def _envelope_near(self, k: np.ndarray, low: np.ndarray, threads: int = 0) -> np.ndarray:
         """max(low, charged lower value at every grid point j >= k), per query, visiting only the grid
         points that can raise it (flat arrays; the same value as the full suffix maxima up to the
         last bit of the curve's round-off, and a lower bound in any case).
@@ -137,7 +147,8 @@ class GridPMF:
         do better.  Probes at k, k + 1, k + 3, k + 7, ... find such an m within a factor 2, and
         only [k, m) is evaluated: a few points where the charge is small beside the curve, more
         at a delta near the round-off.  When the ranges together exceed half the grid, the full
-        pass (cached per PMF) is cheaper.
+        pass (cached per PMF) is cheaper.  ``threads``: the C++ evaluations' (``delta``'s), so that a
+        caller holding one thread per block does not start a team here.
         """
         n = self.p.size
         best = np.array(low, dtype=np.float64)
@@ -147,16 +158,16 @@ class GridPMF:
         ceiling = np.zeros(probe.shape)
         if inside.any():
             at = (self.k_lo + probe[inside]) * self.h
-            ceiling[inside] = self._raw_delta(np.ascontiguousarray(at), 0) * (1.0 - self._slack()) + self.shift
+            ceiling[inside] = self._raw_delta(np.ascontiguousarray(at), threads) * (1.0 - self._slack()) + self.shift
         beyond = ~(inside & (ceiling > best[:, None]))  # the last probe (index n) always qualifies
         stop = probe[np.arange(k.size), np.argmax(beyond, axis=1)]
         length = stop - k
         if int(length.sum()) > n // 2:
-            return np.maximum(best, self._envelope_at(k))
+            return np.maximum(best, self._envelope_at(k, threads))
         if length.any():
             owner = np.repeat(np.arange(k.size), length)
             j = np.arange(int(length.sum())) - np.repeat(np.cumsum(length) - length, length) + np.repeat(k, length)
-            values = self._charged_lower((self.k_lo + j) * self.h, 0)
+            values = self._charged_lower((self.k_lo + j) * self.h, threads)
             np.maximum.at(best, owner, values)
         return best
 
@@ -179,7 +190,7 @@ class GridPMF:
         # may rise; delta itself does not, so a lower bound at any eps' >= eps also bounds delta(eps):
         # take the largest one, at eps or at a grid point above it (the charge is constant between).
         k = np.clip(np.ceil(eps / self.h) - self.k_lo, 0, self.p.size).astype(np.int64)
-        return self._envelope_near(k.ravel(), low.ravel()).reshape(low.shape)
+        return self._envelope_near(k.ravel(), low.ravel(), threads).reshape(low.shape)
 
     def delta_many(self, epsilon: np.ndarray) -> np.ndarray:
         """``delta`` at a flat array of eps, for callers that query one PMF many times (root searches).

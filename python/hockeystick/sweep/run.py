@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import progress as progress_hook
+from .. import _validation, progress as progress_hook
 from ..registry import CalculatorEntry
 from .checkpoint import Workspace
 from .grid import Chunk, Grid
@@ -250,7 +250,9 @@ def run_sweep(grid: Grid, path: str | os.PathLike[str] | None = None, *, chunk_s
     grid.chunk_layout(chunk_size)
     check_run_flags(path, keep=keep, overwrite=overwrite, resume=resume)
     preflight(grid, path, overwrite=overwrite)
-    check_plan(plan_sweep(grid, path, chunk_size), allow_large)
+    # The pilot measures CPU seconds; in this process the accountants spread a chunk over every core
+    # they may use (their default threads, _validation.workers(None)), so the wall estimate is CPU / that.
+    check_plan(plan_sweep(grid, path, chunk_size, workers=_validation.workers(None)), allow_large)
     started = time.perf_counter()
     workspace = None if path is None else Workspace.open_for(path, grid, chunk_size, resume=resume)
     try:
