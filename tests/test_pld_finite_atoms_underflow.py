@@ -60,7 +60,8 @@ def _cases() -> list[tuple[str, tuple[np.ndarray, np.ndarray], tuple[list[mp.mpf
     for loss in LOSSES:
         out.append((f"poisson dlap({loss})", poisson_subsampled_pair(*discrete_laplace_pair(loss, 1), 0.5),
                     _true_poisson(*_true_dlap(loss), 0.5)))
-        out.append((f"half e^-{loss}", (np.array([0.5, 0.5]), np.array([1.0 - math.exp(-loss) / 2, math.exp(-loss) / 2])),
+        half = (np.array([0.5, 0.5]), np.array([1.0 - math.exp(-loss) / 2, math.exp(-loss) / 2]))
+        out.append((f"half e^-{loss}", half,
                     ([mp.mpf(0.5), mp.mpf(0.5)], [1 - mp.exp(-mp.mpf(loss)) / 2, mp.exp(-mp.mpf(loss)) / 2])))
         out.append((f"canonical({loss}, 1e-6)", canonical_pair(loss, 1e-6), _true_canonical(loss, 1e-6)))
         noise = math.exp(-loss)
@@ -85,9 +86,13 @@ def _eps_points(atoms: fa.Atoms) -> list[float]:
     return sorted(points)
 
 
+@pytest.mark.parametrize("numpy_path", [False, True])
 @pytest.mark.parametrize("count", [1, 3])
 @pytest.mark.parametrize("name,computed,truth", CASES, ids=[c[0] for c in CASES])
-def test_delta_sides_bracket_the_truth(name, computed, truth, count):
+def test_delta_sides_bracket_the_truth(name, computed, truth, count, numpy_path, monkeypatch):
+    if numpy_path:  # the lean (plain float) and dense paths off: numpy's pair_atoms, outer products, merging
+        monkeypatch.setattr(fa, "LEAN_ATOMS", 0)
+        monkeypatch.setattr(fa, "DENSE_FILL", 0)
     atoms = fa.self_compose(fa.pair_atoms(*computed), count)
     points = _eps_points(atoms)
     lower = fa.delta(atoms, np.array(points), False)

@@ -45,10 +45,11 @@ the upper side puts P-mass p_hi at the top of that range (+infinity where q_lo =
 P-mass p_lo at its bottom, both rounded outward onto the pair's lattice.  The lower side's atoms are
 ``Atoms.lower`` (None where the sides share their atoms); ``compose`` and ``self_compose`` compose
 each side's atoms, and ``delta``, ``delta_with`` and ``pure_epsilon`` read the side's own.  A Q-mass
-given as exactly 0 (the canonical (eps, delta) pair) is therefore placed at loss log p + 741.6 on
-the lower side (q_hi = 16 2^-1074): its delta is exact up to a relative e^{eps - log p - 741.6}, that
-is to round-off for every eps below ~700; above ~740 the lower side falls towards 0 and the lower
-epsilon of a target below that P-mass is ~741.6 + log p (a lower bound; the true one is infinite).
+given as exactly 0 (the canonical (eps, delta) pair) is therefore placed at loss ~log p + 741 on the
+lower side (q_hi = 32 2^-1074, less a lattice step or two): its delta is exact up to a relative
+e^{eps - log p - 741}, that is to round-off for every eps below ~700; above ~740 the lower side falls
+towards 0, and the lower epsilon of a target below that P-mass is ~741 + log p (a lower bound; the
+true one is infinite).
 
 Few atoms (a lone or briefly self-composed pair: at most ``LEAN_ATOMS``) take a lean path in plain
 Python floats (``math``), the same operations on the same doubles as the numpy path, summed in
@@ -347,10 +348,10 @@ def self_compose(a: Atoms, count: int) -> Atoms:
 
 
 def _self_compose_shared(a: Atoms, count: int) -> Atoms:
-    """``count`` >= 1 runs of a's own atoms (``lower`` ignored): two atoms a few times in closed form (``_binomial_self_compose``); else by
-    repeated squaring (on dense arrays if a's lattice is dense and the result spans at most
-    ``MAX_ATOMS`` points, in plain floats if at most ``LEAN_ATOMS``; else each step merged, and
-    coarsened past ``MAX_ATOMS``)."""
+    """``count`` >= 1 runs of a's own atoms (``lower`` ignored): two atoms a few times in closed form
+    (``_binomial_self_compose``); else by repeated squaring (on dense arrays if a's lattice is dense
+    and the result spans at most ``MAX_ATOMS`` points, in plain floats if at most ``LEAN_ATOMS``; else
+    each step merged, and coarsened past ``MAX_ATOMS``)."""
     if 1 < int(count) < LEAN_ATOMS and a.mass.size == 2 and a.p_inf == 0.0:
         binomial = _binomial_self_compose(a, int(count))
         if binomial is not None:
