@@ -226,11 +226,31 @@ def _with_near_underflow(a: Atoms, near: list[tuple[float, float]]) -> Atoms:
         if p_lo > 0.0:
             low_index.append(_outward_index(p_lo, q_hi, a.eta, False))
             low_mass.append(p_lo)
-    sides = [_merged(np.concatenate([a.index, np.array(i, dtype=np.int64)]),
-                     np.concatenate([a.mass, np.array(m, dtype=np.float64)]), inf, a.eta, a.loss_error,
-                     a.rel_error + 2.0 * UNIT_ROUNDOFF)  # p_inf's sum: a few terms
-             for i, m, inf in [(up_index, up_mass, p_inf), (low_index, low_mass, 0.0)]]
+    rel = a.rel_error + 2.0 * UNIT_ROUNDOFF  # p_inf's sum: a few terms
+    if a.mass.size + len(near) <= LEAN_ATOMS:  # a handful: merged in plain floats (numpy's calls cost more)
+        sides = [_lean_merged(a.index.tolist() + i, a.mass_list + m, inf, a.eta, a.loss_error, rel)
+                 for i, m, inf in [(up_index, up_mass, p_inf), (low_index, low_mass, 0.0)]]
+    else:
+        sides = [_merged(np.concatenate([a.index, np.array(i, dtype=np.int64)]),
+                         np.concatenate([a.mass, np.array(m, dtype=np.float64)]), inf, a.eta, a.loss_error, rel)
+                 for i, m, inf in [(up_index, up_mass, p_inf), (low_index, low_mass, 0.0)]]
     return replace(sides[0], lower=sides[1])
+
+
+def _lean_merged(index: list[int], mass: list[float], p_inf: float, eta: float, loss_error: float,
+                 rel: float) -> Atoms:
+    """``_merged`` for a handful of atoms (never past ``MAX_ATOMS``), in plain floats: equal indices
+    summed (the same (count - 1)u charge), sorted, the lean paths' lists filled in."""
+    merged: dict[int, list[float]] = {}
+    for i, m in zip(index, mass):
+        merged.setdefault(i, []).append(m)
+    keys = sorted(merged)
+    masses = [math.fsum(merged[i]) for i in keys]
+    grow = (max(len(v) for v in merged.values()) - 1) * UNIT_ROUNDOFF if merged else 0.0
+    out = Atoms(np.array(keys, dtype=np.int64), np.array(masses, dtype=np.float64), p_inf, eta, loss_error, rel + grow)
+    out.__dict__["loss_list"] = [i * eta for i in keys]  # what the cached properties would compute
+    out.__dict__["mass_list"] = masses
+    return out
 
 
 def _side(a: Atoms, upper: bool) -> Atoms:
