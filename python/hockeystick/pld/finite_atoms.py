@@ -43,8 +43,10 @@ below 2^-1022, ``SUBNORMAL_SLACK`` = 16 2^-1074 absolute of the truth (masses at
 (the masses' ranges widened by 32u, covering their own rounding), so each side gets its own atoms:
 the upper side puts P-mass p_hi at the top of that range (+infinity where q_lo = 0), the lower side
 P-mass p_lo at its bottom, both rounded outward onto the pair's lattice.  The lower side's atoms are
-``Atoms.lower`` (None where the sides share their atoms); ``compose`` and ``self_compose`` compose
-each side's atoms, and ``delta``, ``delta_with`` and ``pure_epsilon`` read the side's own.  A Q-mass
+``Atoms.lower`` (None where the sides share their atoms; built only when a lower side is asked for);
+``compose`` and ``self_compose`` compose each side's atoms (the lower side's folded into
+[-745, 745], ``_folded``, so their count stays bounded), and ``delta``, ``delta_with`` and
+``pure_epsilon`` read the side's own.  A Q-mass
 given as exactly 0 (the canonical (eps, delta) pair) is therefore placed at loss ~log p + 741 on the
 lower side (q_hi = 32 2^-1074, less a lattice step or two): its delta is exact up to a relative
 e^{eps - log p - 741}, that is to round-off for every eps below ~700; above ~740 the lower side falls
@@ -61,7 +63,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Callable, NamedTuple, Sequence, TypeVar
 
 import numpy as np
@@ -80,6 +82,7 @@ LEAN_ATOMS = 32  # up to this many atoms (or outcomes of a pair), plain Python f
 INNER = 0.45  # a search's cluster puts points at x +- INNER tolerance r^i, r >= 2: neighbours < tolerance apart
 SMALLEST_NORMAL = float(np.finfo(np.float64).tiny)  # below it a mass has no relative round-off bound
 SUBNORMAL_SLACK = 16.0 * math.ulp(0.0)  # absolute error allowed to a mass computed below SMALLEST_NORMAL
+FOLD_LOSS = 745.0  # ~ -log 2^-1074: lower-side atoms beyond +-FOLD_LOSS are folded (``_folded``)
 
 
 @dataclass(frozen=True)
@@ -99,7 +102,12 @@ class Atoms:
     eta: float
     loss_error: float
     rel_error: float
-    lower: Atoms | None = None
+    lower_of: Callable[[], Atoms] | None = None  # builds ``lower`` (lazily: upper-only users never pay for it)
+
+    @cached_property
+    def lower(self) -> Atoms | None:
+        """The lower side's atoms where they differ from these (``lower_of``), else None."""
+        return None if self.lower_of is None else self.lower_of()
 
     @property
     def loss(self) -> np.ndarray:
@@ -234,7 +242,24 @@ def _with_near_underflow(a: Atoms, near: list[tuple[float, float]]) -> Atoms:
         sides = [_merged(np.concatenate([a.index, np.array(i, dtype=np.int64)]),
                          np.concatenate([a.mass, np.array(m, dtype=np.float64)]), inf, a.eta, a.loss_error, rel)
                  for i, m, inf in [(up_index, up_mass, p_inf), (low_index, low_mass, 0.0)]]
-    return replace(sides[0], lower=sides[1])
+    return replace(sides[0], lower_of=partial(_folded, sides[1]))
+
+
+def _folded(a: Atoms) -> Atoms:
+    """Lower-side atoms with those below -``FOLD_LOSS`` dropped and those above it moved down onto its
+    lattice point (both lower a lower side: masses and losses only fall), so composing the far atoms
+    of masses near underflow keeps at most 2 FOLD_LOSS / eta + 1 of them; delta below ~700 changes
+    by a relative e^{eps - 745} at most, and the dropped P-mass is at most e^-745 (P = e^l Q)."""
+    top = math.floor(FOLD_LOSS / a.eta)
+    if a.index.size == 0 or (int(a.index[0]) >= -top and int(a.index[-1]) <= top):
+        return a
+    keep = a.index >= -top
+    return _merged(np.minimum(a.index[keep], top), a.mass[keep], a.p_inf, a.eta, a.loss_error, a.rel_error)
+
+
+def _compose_folded(a: Atoms, b: Atoms) -> Atoms:
+    """``_compose_shared`` of two lower sides, ``_folded``."""
+    return _folded(_compose_shared(a, b))
 
 
 def _lean_merged(index: list[int], mass: list[float], p_inf: float, eta: float, loss_error: float,
@@ -287,9 +312,9 @@ def _on_eta(a: Atoms, eta: float) -> tuple[np.ndarray, float]:
 def compose(a: Atoms, b: Atoms) -> Atoms:
     """The atoms of running both (losses add; masses multiply), each side's from the sides' own atoms."""
     out = _compose_shared(a, b)
-    if a.lower is None and b.lower is None:
+    if a.lower_of is None and b.lower_of is None:
         return out
-    return replace(out, lower=_compose_shared(_side(a, False), _side(b, False)))
+    return replace(out, lower_of=lambda: _compose_folded(_side(a, False), _side(b, False)))
 
 
 def _compose_shared(a: Atoms, b: Atoms) -> Atoms:
@@ -364,7 +389,9 @@ def _power(x: T, count: int, combine: Callable[[T, T], T]) -> T:
 def self_compose(a: Atoms, count: int) -> Atoms:
     """``count`` >= 1 runs of a, each side's from its own atoms (``_self_compose_shared``)."""
     out = _self_compose_shared(a, count)
-    return out if a.lower is None else replace(out, lower=_self_compose_shared(a.lower, count))
+    if a.lower_of is None:
+        return out
+    return replace(out, lower_of=lambda: _power(_side(a, False), count, _compose_folded))
 
 
 def _self_compose_shared(a: Atoms, count: int) -> Atoms:
@@ -722,7 +749,7 @@ def pure_epsilon_bracket(a: Atoms, target: float) -> tuple[float, float]:
     unshifted losses: the sides' shifts are round-off, so it is almost always both sides' interval;
     where it is not, a side's check fails and that side bisects, as ``pure_epsilon``); each side on its
     own atoms where they differ."""
-    if a.lower is not None:
+    if a.lower_of is not None:
         return pure_epsilon(a, target, False), pure_epsilon(a, target, True)
     points = _positive_losses(a)
     crossing = _crossing_guess(a, points, target, 0.0) if a.mass.size <= LEAN_ATOMS else None
