@@ -182,3 +182,16 @@ def test_grid_from_distributions_lower_side_with_an_underflowed_q():
     truth = _true_poisson(*_true_dlap(800.0), 0.5)
     lo, _ = pld.poisson_subsampled(*discrete_laplace_pair(800.0, 1), 0.5).delta(1000.0, bound="both")
     assert lo <= _true_delta(truth, 1, 1000.0)
+
+
+def test_many_rounds_of_a_zero_q_mass_stay_tight_and_certified():
+    """200 rounds of the (0.5, 1e-7) pair: the lower side's far atoms are folded (their count stays
+    bounded), still exact up to round-off at eps well below 700 and below the truth everywhere."""
+    pair = canonical_pair(0.5, 1e-7)
+    atoms = fa.self_compose(fa.pair_atoms(*pair), 200)
+    assert atoms.lower is not None and atoms.lower.mass.size <= 2 * fa.FOLD_LOSS / atoms.lower.eta + 1
+    points = [0.0, 5.0, 20.0, 60.0, 100.0]
+    lower, upper = fa.delta(atoms, np.array(points), False), fa.delta(atoms, np.array(points), True)
+    for eps, lo, up in zip(points, lower, upper):
+        exact = exact_delta([(*pair, 200)], eps)
+        assert lo <= exact <= up and up - lo <= 1e-11 * float(exact) + 1e-15, (eps, lo, float(exact), up)
