@@ -374,7 +374,8 @@ class PlanProfile:
 
     def _top_loss(self, h: float | None, variant: int = 0) -> float:
         """A loss above every finite loss of the composition (delta is constant beyond it)."""
-        top = max(float(a.loss[-1]) + a.loss_error if a.loss.size else 0.0 for a in self._atom_directions())
+        top = max(float(s.loss[-1]) + s.loss_error if s.loss.size else 0.0
+                  for a in self._atom_directions() for s in (a, a.lower or a))  # each side's own atoms
         if self._grid:
             assert h is not None
             top += max((p.k_lo + p.p.size) * p.h for p in self._pld(h, variant).composed(True))

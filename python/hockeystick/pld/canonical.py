@@ -30,7 +30,7 @@ def canonical_pair(epsilon: float, delta: float = 0.0) -> tuple[np.ndarray, np.n
     if not 0.0 <= d <= 1.0:
         raise ValueError(f"delta must lie in [0, 1], got {delta!r}")
     hi = (1.0 - d) / (1.0 + math.exp(-eps))  # (1 - delta) e^eps / (1 + e^eps), without overflow
-    lo = (1.0 - d) - hi
+    lo = (1.0 - d) * (math.exp(-eps) / (1.0 + math.exp(-eps)))  # not (1 - delta) - hi: that cancels to 0 past eps ~ 37
     return np.array([d, hi, lo, 0.0]), np.array([0.0, lo, hi, d])
 
 

@@ -34,6 +34,25 @@ A composition whose atoms would exceed ``MAX_ATOMS`` is merged onto a grid twice
 (nearest point, its half-step added to ``loss_error``), so the count stays bounded and both
 sides stay certified.
 
+Masses near underflow.  Below the smallest normal double (2^-1022) a computed mass has no relative
+error bound: each operation errs by up to 2^-1074 absolute, and a mass whose true value is below
+~2^-1075 (e^-800, say) is computed as 0.  So a pair's masses are taken to be within 16u relative plus,
+below 2^-1022, ``SUBNORMAL_SLACK`` = 16 2^-1074 absolute of the truth (masses at least 2^-1022 within
+16u, as before; a P-mass computed 0 is dropped, as before).  An outcome with a mass below 2^-1022
+(a Q-mass computed 0 included) has a loss known only within [log p_lo - log q_hi, log p_hi - log q_lo]
+(the masses' ranges widened by 32u, covering their own rounding), so each side gets its own atoms:
+the upper side puts P-mass p_hi at the top of that range (+infinity where q_lo = 0), the lower side
+P-mass p_lo at its bottom, both rounded outward onto the pair's lattice.  The lower side's atoms are
+``Atoms.lower`` (None where the sides share their atoms; built only when a lower side is asked for);
+``compose`` and ``self_compose`` compose each side's atoms (the lower side's folded into
+[-745, 745], ``_folded``, so their count stays bounded), and ``delta``, ``delta_with`` and
+``pure_epsilon`` read the side's own.  A Q-mass
+given as exactly 0 (the canonical (eps, delta) pair) is therefore placed at loss ~log p + 741 on the
+lower side (q_hi = 32 2^-1074, less a lattice step or two): its delta is exact up to a relative
+e^{eps - log p - 741}, that is to round-off for every eps below ~700; above ~740 the lower side falls
+towards 0, and the lower epsilon of a target below that P-mass is ~741 + log p (a lower bound; the
+true one is infinite).
+
 Few atoms (a lone or briefly self-composed pair: at most ``LEAN_ATOMS``) take a lean path in plain
 Python floats (``math``), the same operations on the same doubles as the numpy path, summed in
 order (a sequential sum of n non-negative terms errs by at most (n - 1)u relative, inside the same
@@ -43,8 +62,8 @@ charge): there numpy's per-call cost, not the arithmetic, was the time.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import dataclass, replace
+from functools import cached_property, partial
 from typing import Callable, NamedTuple, Sequence, TypeVar
 
 import numpy as np
@@ -61,6 +80,9 @@ T = TypeVar("T")
 DENSE_FILL = 4  # compose on dense lattice arrays (one convolution) while the indices fill >= 1/4 of their span
 LEAN_ATOMS = 32  # up to this many atoms (or outcomes of a pair), plain Python floats instead of numpy
 INNER = 0.45  # a search's cluster puts points at x +- INNER tolerance r^i, r >= 2: neighbours < tolerance apart
+SMALLEST_NORMAL = float(np.finfo(np.float64).tiny)  # below it a mass has no relative round-off bound
+SUBNORMAL_SLACK = 16.0 * math.ulp(0.0)  # absolute error allowed to a mass computed below SMALLEST_NORMAL
+FOLD_LOSS = 745.0  # ~ -log 2^-1074: lower-side atoms beyond +-FOLD_LOSS are folded (``_folded``)
 
 
 @dataclass(frozen=True)
@@ -68,7 +90,10 @@ class Atoms:
     """P-masses ``mass`` at losses ``index * eta`` (indices strictly increasing), ``p_inf`` at +infinity.
 
     Every true loss lies within ``loss_error`` of its ``index * eta``; ``rel_error`` bounds the
-    relative round-off of every mass and of ``p_inf``.
+    relative round-off of every mass and of ``p_inf``.  Where ``lower`` is set (masses near underflow,
+    module docstring) these atoms serve the upper side only (each true loss at most index * eta +
+    loss_error, each true mass at most mass (1 + rel_error)) and ``lower`` the lower side (each true
+    loss at least index * eta - loss_error, each true mass at least mass (1 - rel_error)).
     """
 
     index: np.ndarray
@@ -77,6 +102,12 @@ class Atoms:
     eta: float
     loss_error: float
     rel_error: float
+    lower_of: Callable[[], Atoms] | None = None  # builds ``lower`` (lazily: upper-only users never pay for it)
+
+    @cached_property
+    def lower(self) -> Atoms | None:
+        """The lower side's atoms where they differ from these (``lower_of``), else None."""
+        return None if self.lower_of is None else self.lower_of()
 
     @property
     def loss(self) -> np.ndarray:
@@ -94,15 +125,16 @@ class Atoms:
 
 
 def pair_atoms(p: np.ndarray, q: np.ndarray) -> Atoms:
-    """The atoms of the pair (P, Q) (outcomes with P = 0 carry no P-mass and are dropped)."""
+    """The atoms of the pair (P, Q) (outcomes with P = 0 carry no P-mass and are dropped); an outcome
+    with a mass below 2^-1022 (Q = 0 included) gets an atom per side (``_with_near_underflow``)."""
     pa, qa = np.asarray(p, dtype=np.float64), np.asarray(q, dtype=np.float64)
     if pa.size <= LEAN_ATOMS and pa.shape == qa.shape:
         return _pair_atoms_lean(pa.tolist(), qa.tolist())
     keep = pa > 0
+    near = keep & ((pa < SMALLEST_NORMAL) | (qa < SMALLEST_NORMAL))
+    keep &= ~near
     pk, qk = pa[keep], qa[keep]
-    finite = qk > 0
-    with np.errstate(divide="ignore"):
-        lp, lq = np.log(pk[finite]), np.log(qk[finite])
+    lp, lq = np.log(pk), np.log(qk)
     loss = lp - lq
     err = float((4.0 * UNIT_ROUNDOFF * (np.abs(lp) + np.abs(lq)) + 32.0 * UNIT_ROUNDOFF).max(initial=0.0))
     nonzero = np.abs(loss[loss != 0.0])
@@ -116,20 +148,21 @@ def pair_atoms(p: np.ndarray, q: np.ndarray) -> Atoms:
         miss = np.abs(loss - index * eta)
     # |index * eta - computed| <= miss + u|index * eta| (the product's rounding), plus the loss's own error.
     bound = err + float((miss + UNIT_ROUNDOFF * np.abs(index * eta)).max(initial=0.0))
-    return _merged(index.astype(np.int64), pk[finite], float(pk[~finite].sum()), eta, bound,
-                   16.0 * UNIT_ROUNDOFF)
+    out = _merged(index.astype(np.int64), pk, 0.0, eta, bound, 16.0 * UNIT_ROUNDOFF)
+    return _with_near_underflow(out, list(zip(pa[near].tolist(), qa[near].tolist()))) if near.any() else out
 
 
 def _pair_atoms_lean(p: list[float], q: list[float]) -> Atoms:
     """``pair_atoms`` for a few outcomes, in plain floats: the same losses, lattice, bounds and masses."""
     losses: list[float] = []
     masses: list[float] = []
-    p_inf, err = 0.0, 0.0
+    near: list[tuple[float, float]] = []
+    err = 0.0
     for pi, qi in zip(p, q):
         if not pi > 0:
             continue
-        if not qi > 0:
-            p_inf += pi
+        if pi < SMALLEST_NORMAL or qi < SMALLEST_NORMAL:
+            near.append((pi, qi))
             continue
         lp, lq = math.log(pi), math.log(qi)
         losses.append(lp - lq)
@@ -146,13 +179,108 @@ def _pair_atoms_lean(p: list[float], q: list[float]) -> Atoms:
         miss = [abs(x - i * eta) for x, i in zip(losses, index)]
     bound = err + max((m + UNIT_ROUNDOFF * abs(i * eta) for i, m in zip(index, miss)), default=0.0)
     if all(i < j for i, j in zip(index, index[1:])):  # distinct and sorted (the pairs here): nothing to merge
-        out = Atoms(np.array(index, dtype=np.int64), np.array(masses, dtype=np.float64), p_inf, eta, bound,
+        out = Atoms(np.array(index, dtype=np.int64), np.array(masses, dtype=np.float64), 0.0, eta, bound,
                     16.0 * UNIT_ROUNDOFF)
         out.__dict__["loss_list"] = [i * eta for i in index]  # what the cached properties would compute
         out.__dict__["mass_list"] = masses
-        return out
-    return _merged(np.array(index, dtype=np.int64), np.array(masses, dtype=np.float64), p_inf, eta, bound,
-                   16.0 * UNIT_ROUNDOFF)
+    else:
+        out = _merged(np.array(index, dtype=np.int64), np.array(masses, dtype=np.float64), 0.0, eta, bound,
+                      16.0 * UNIT_ROUNDOFF)
+    return _with_near_underflow(out, near) if near else out
+
+
+def _mass_range(mass: float) -> tuple[float, float]:
+    """A computed mass's range of true values (module docstring: 16u relative, and ``SUBNORMAL_SLACK``
+    absolute below 2^-1022), widened to 32u and twice the slack so that its own rounding stays inside."""
+    slack = 2.0 * SUBNORMAL_SLACK if mass < SMALLEST_NORMAL else 0.0
+    return max(mass * (1.0 - 32.0 * UNIT_ROUNDOFF) - slack, 0.0), mass * (1.0 + 32.0 * UNIT_ROUNDOFF) + slack
+
+
+def _outward_index(p: float, q: float, eta: float, up: bool) -> int:
+    """The lattice index at or beyond (above if ``up``, else below) the true value of log p - log q.
+
+    The computed difference errs by at most 4u(|log p| + |log q|) + 32u (as ``pair_atoms`` charges
+    it); the quotient by eta and the later product index * eta by u each, relative: a margin of one
+    step and 8u |index| steps covers them."""
+    loss = math.log(p) - math.log(q)
+    err = 4.0 * UNIT_ROUNDOFF * (abs(math.log(p)) + abs(math.log(q))) + 32.0 * UNIT_ROUNDOFF
+    x = (loss + err) / eta if up else (loss - err) / eta
+    margin = 1.0 + 8.0 * UNIT_ROUNDOFF * abs(x)
+    return math.ceil(x + margin) if up else math.floor(x - margin)
+
+
+def _with_near_underflow(a: Atoms, near: list[tuple[float, float]]) -> Atoms:
+    """a (the pair's other outcomes) with the outcomes (p, q) having a mass below 2^-1022, one atom
+    per side (module docstring): the upper side P-mass p_hi at a lattice point at or above
+    log p_hi - log q_lo (+infinity where q_lo = 0), the lower side p_lo at or below log p_lo - log q_hi
+    (none where p_lo = 0), with [p_lo, p_hi], [q_lo, q_hi] the masses' ranges (``_mass_range``).
+    A lattice finer than ``ETA`` is first rounded onto ETA (its indices would pass 2^53)."""
+    if a.eta < ETA:
+        index, extra = _on_eta(a, ETA)
+        a = Atoms(index, a.mass, a.p_inf, ETA, a.loss_error + extra, a.rel_error)
+    up_index: list[int] = []
+    up_mass: list[float] = []
+    low_index: list[int] = []
+    low_mass: list[float] = []
+    p_inf = a.p_inf
+    for p, q in near:
+        p_lo, p_hi = _mass_range(p)
+        q_lo, q_hi = _mass_range(q)
+        if q_lo > 0.0:
+            up_index.append(_outward_index(p_hi, q_lo, a.eta, True))
+            up_mass.append(p_hi)
+        else:
+            p_inf += p_hi
+        if p_lo > 0.0:
+            low_index.append(_outward_index(p_lo, q_hi, a.eta, False))
+            low_mass.append(p_lo)
+    rel = a.rel_error + 2.0 * UNIT_ROUNDOFF  # p_inf's sum: a few terms
+    if a.mass.size + len(near) <= LEAN_ATOMS:  # a handful: merged in plain floats (numpy's calls cost more)
+        sides = [_lean_merged(a.index.tolist() + i, a.mass_list + m, inf, a.eta, a.loss_error, rel)
+                 for i, m, inf in [(up_index, up_mass, p_inf), (low_index, low_mass, 0.0)]]
+    else:
+        sides = [_merged(np.concatenate([a.index, np.array(i, dtype=np.int64)]),
+                         np.concatenate([a.mass, np.array(m, dtype=np.float64)]), inf, a.eta, a.loss_error, rel)
+                 for i, m, inf in [(up_index, up_mass, p_inf), (low_index, low_mass, 0.0)]]
+    return replace(sides[0], lower_of=partial(_folded, sides[1]))
+
+
+def _folded(a: Atoms) -> Atoms:
+    """Lower-side atoms with those below -``FOLD_LOSS`` dropped and those above it moved down onto its
+    lattice point (both lower a lower side: masses and losses only fall), so composing the far atoms
+    of masses near underflow keeps at most 2 FOLD_LOSS / eta + 1 of them; delta below ~700 changes
+    by a relative e^{eps - 745} at most, and the dropped P-mass is at most e^-745 (P = e^l Q)."""
+    top = math.floor(FOLD_LOSS / a.eta)
+    if a.index.size == 0 or (int(a.index[0]) >= -top and int(a.index[-1]) <= top):
+        return a
+    keep = a.index >= -top
+    return _merged(np.minimum(a.index[keep], top), a.mass[keep], a.p_inf, a.eta, a.loss_error, a.rel_error)
+
+
+def _compose_folded(a: Atoms, b: Atoms) -> Atoms:
+    """``_compose_shared`` of two lower sides, ``_folded``."""
+    return _folded(_compose_shared(a, b))
+
+
+def _lean_merged(index: list[int], mass: list[float], p_inf: float, eta: float, loss_error: float,
+                 rel: float) -> Atoms:
+    """``_merged`` for a handful of atoms (never past ``MAX_ATOMS``), in plain floats: equal indices
+    summed (the same (count - 1)u charge), sorted, the lean paths' lists filled in."""
+    merged: dict[int, list[float]] = {}
+    for i, m in zip(index, mass):
+        merged.setdefault(i, []).append(m)
+    keys = sorted(merged)
+    masses = [math.fsum(merged[i]) for i in keys]
+    grow = (max(len(v) for v in merged.values()) - 1) * UNIT_ROUNDOFF if merged else 0.0
+    out = Atoms(np.array(keys, dtype=np.int64), np.array(masses, dtype=np.float64), p_inf, eta, loss_error, rel + grow)
+    out.__dict__["loss_list"] = [i * eta for i in keys]  # what the cached properties would compute
+    out.__dict__["mass_list"] = masses
+    return out
+
+
+def _side(a: Atoms, upper: bool) -> Atoms:
+    """The atoms serving one side: a's own, or on the lower side ``a.lower`` where it is set."""
+    return a.lower if not upper and a.lower is not None else a
 
 
 def _merged(index: np.ndarray, mass: np.ndarray, p_inf: float, eta: float, loss_error: float,
@@ -182,7 +310,15 @@ def _on_eta(a: Atoms, eta: float) -> tuple[np.ndarray, float]:
 
 
 def compose(a: Atoms, b: Atoms) -> Atoms:
-    """The atoms of running both (losses add; masses multiply): on their lattice if they share it, else ETA."""
+    """The atoms of running both (losses add; masses multiply), each side's from the sides' own atoms."""
+    out = _compose_shared(a, b)
+    if a.lower_of is None and b.lower_of is None:
+        return out
+    return replace(out, lower_of=lambda: _compose_folded(_side(a, False), _side(b, False)))
+
+
+def _compose_shared(a: Atoms, b: Atoms) -> Atoms:
+    """``compose`` of a's and b's own atoms (``lower`` ignored): on their lattice if they share it, else ETA."""
     eta = a.eta if a.eta == b.eta else min(ETA, a.eta, b.eta)
     ia, ea = _on_eta(a, eta)
     ib, eb = _on_eta(b, eta)
@@ -251,10 +387,18 @@ def _power(x: T, count: int, combine: Callable[[T, T], T]) -> T:
 
 
 def self_compose(a: Atoms, count: int) -> Atoms:
-    """``count`` >= 1 runs of a: two atoms a few times in closed form (``_binomial_self_compose``); else by
-    repeated squaring (on dense arrays if a's lattice is dense and the result spans at most
-    ``MAX_ATOMS`` points, in plain floats if at most ``LEAN_ATOMS``; else each step merged, and
-    coarsened past ``MAX_ATOMS``)."""
+    """``count`` >= 1 runs of a, each side's from its own atoms (``_self_compose_shared``)."""
+    out = _self_compose_shared(a, count)
+    if a.lower_of is None:
+        return out
+    return replace(out, lower_of=lambda: _power(_side(a, False), count, _compose_folded))
+
+
+def _self_compose_shared(a: Atoms, count: int) -> Atoms:
+    """``count`` >= 1 runs of a's own atoms (``lower`` ignored): two atoms a few times in closed form
+    (``_binomial_self_compose``); else by repeated squaring (on dense arrays if a's lattice is dense
+    and the result spans at most ``MAX_ATOMS`` points, in plain floats if at most ``LEAN_ATOMS``; else
+    each step merged, and coarsened past ``MAX_ATOMS``)."""
     if 1 < int(count) < LEAN_ATOMS and a.mass.size == 2 and a.p_inf == 0.0:
         binomial = _binomial_self_compose(a, int(count))
         if binomial is not None:
@@ -264,7 +408,7 @@ def self_compose(a: Atoms, count: int) -> Atoms:
     if int(count) > 1 and _dense(a.index) and int(count) * int(a.index[-1] - a.index[0]) < MAX_ATOMS:
         base = _Dense(int(a.index[0]), _spread(a.index, a.mass), a.p_inf, a.loss_error, a.rel_error)
         return _from_dense(_power(base, count, _dense_compose), a.eta)
-    return _power(a, count, compose)
+    return _power(a, count, _compose_shared)
 
 
 def _lean_convolve(x: list[float], y: list[float]) -> list[float]:
@@ -373,6 +517,7 @@ def _shifted(a: Atoms, eps: np.ndarray, upper: bool) -> np.ndarray:
 
 def delta(a: Atoms, epsilon: np.ndarray, upper: bool) -> np.ndarray:
     """delta(eps) of the atoms alone (certified on the side asked for), for a 1-d array of eps."""
+    a = _side(a, upper)
     gap = np.minimum(_shifted(a, epsilon, upper), 0.0)
     value = (-np.expm1(gap) * a.mass[None, :]).sum(axis=1) + a.p_inf
     return _widen(value, a, upper, 4.0 * UNIT_ROUNDOFF)  # expm1 is accurate to a few ulps
@@ -380,6 +525,7 @@ def delta(a: Atoms, epsilon: np.ndarray, upper: bool) -> np.ndarray:
 
 def _lean_delta(a: Atoms, epsilon: float, upper: bool) -> float:
     """``delta`` at one eps in plain floats (few atoms): the same terms, summed in order, the same charge."""
+    a = _side(a, upper)
     e = epsilon + (-a.loss_error if upper else a.loss_error)
     total = 0.0
     for loss, mass in zip(a.loss_list, a.mass_list):
@@ -394,6 +540,7 @@ def _lean_delta(a: Atoms, epsilon: float, upper: bool) -> float:
 def delta_with(a: Atoms, other: Callable[[np.ndarray], np.ndarray], epsilon: np.ndarray,
                upper: bool) -> np.ndarray:
     """(*) with delta_G = ``other`` (the same certified side of G's profile, at any real eps)."""
+    a = _side(a, upper)
     shifted = _shifted(a, epsilon, upper)
     value = (other(shifted.ravel()).reshape(shifted.shape) * a.mass[None, :]).sum(axis=1) + a.p_inf
     return _widen(value, a, upper, 2.0 * UNIT_ROUNDOFF)
@@ -590,6 +737,7 @@ def pure_epsilon(a: Atoms, target: float, upper: bool) -> float:
     >= delta(right), whose root is checked against the certified side (else the checked end of the
     interval is reported).
     """
+    a = _side(a, upper)
     lean = a.mass.size <= LEAN_ATOMS
     points = _positive_losses(a)
     crossing = _crossing_guess(a, points, target, -a.loss_error if upper else a.loss_error) if lean else None
@@ -599,7 +747,10 @@ def pure_epsilon(a: Atoms, target: float, upper: bool) -> float:
 def pure_epsilon_bracket(a: Atoms, target: float) -> tuple[float, float]:
     """(lower, upper) ``pure_epsilon`` of the atoms, both sides from one crossing estimate (at the
     unshifted losses: the sides' shifts are round-off, so it is almost always both sides' interval;
-    where it is not, a side's check fails and that side bisects, as ``pure_epsilon``)."""
+    where it is not, a side's check fails and that side bisects, as ``pure_epsilon``); each side on its
+    own atoms where they differ."""
+    if a.lower_of is not None:
+        return pure_epsilon(a, target, False), pure_epsilon(a, target, True)
     points = _positive_losses(a)
     crossing = _crossing_guess(a, points, target, 0.0) if a.mass.size <= LEAN_ATOMS else None
     return _pure_side(a, target, False, points, crossing), _pure_side(a, target, True, points, crossing)
