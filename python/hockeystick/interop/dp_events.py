@@ -48,7 +48,9 @@ and an OverflowError as dp_accounting raises for most of them) naming the event'
 rule; so is a batch drawn with replacement that can hold more than ``MAX_COPIES`` copies of a
 record, or whose group of that many copies has losses beyond ``OVERFLOW_REACH`` (1e300, where
 they would overflow doubles: e.g. a discrete Laplace noise_parameter of 1e300), a discrete Laplace
-sensitivity above ``MAX_SENSITIVITY`` and more than 2^53 runs of one grid or finite mechanism.  A Gaussian alone (closed form) and finite pairs (exact atoms) take any
+sensitivity above ``MAX_SENSITIVITY`` or a loss a s above ``MAX_FINITE_REACH`` (1e6: exact atoms of
+several lattices meet on a 2^-32 grid of int64 indices), and more than 2^53 runs of one grid or
+finite mechanism.  A Gaussian alone (closed form) and the other finite pairs (exact atoms) take any
 noise.  A sample folded into one grid mechanism (of Gaussians only, or with replacement from one
 record) is checked at its folded radius (times the copies of the record a batch can hold); the
 generic subsampling transforms take any inner event whose mechanisms pass (their grid stops at
@@ -78,6 +80,7 @@ NON_PRIVATE = ("eps_delta", 0.0, 1.0)
 MAX_RUNS = 1 << 53   # the most runs of one grid or finite mechanism composed (PLD self-composition)
 MAX_SENSITIVITY = 1_000_000   # discrete Laplace: the largest (integer) sensitivity taken
 MAX_COPIES = 100_000   # with replacement: the most copies of a record (group analyses) computed
+MAX_FINITE_REACH = 1e6   # discrete Laplace: the largest loss a * shift of one run taken (exact atoms)
 OVERFLOW_REACH = 1e300  # with replacement: a group's loss (inner reach x copies) kept finite in doubles
 
 
@@ -199,6 +202,8 @@ def _visit(event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: C
         s = _sensitivity(event)
         if s > 0:
             shift = 2 * s if relation == NeighboringRelation.REPLACE_ONE else s
+            _check_reach(event, "noise_parameter", a * shift, MAX_FINITE_REACH,
+                         "its exact atoms would leave the common loss lattice")
             _add(plan, ("discrete_laplace", a, shift), count, a == 0)
         return
     if isinstance(event, ev.MixtureOfGaussiansDpEvent):
@@ -315,6 +320,8 @@ def _poisson(event: ev.PoissonSampledDpEvent, count: int, relation: NeighboringR
         a = _nonnegative(inner, "noise_parameter")
         s = _sensitivity(inner)
         if s > 0:
+            _check_reach(inner, "noise_parameter", a * s, MAX_FINITE_REACH,
+                         "its exact atoms would leave the common loss lattice")
             _add(plan, ("poisson_discrete_laplace", a, s, q), count, a == 0)
     elif isinstance(inner, ev.MixtureOfGaussiansDpEvent):
         sigma = _noise(inner, "standard_deviation")

@@ -76,6 +76,7 @@ MAX_ATOMS = 1 << 14
 LATTICE_TOLERANCE = 1e-9
 _ONE_PASS_POINTS = 64  # pure_epsilon evaluates up to this many loss points at once instead of bisecting
 MAX_LATTICE_INDEX = 1 << 20
+INDEX_LIMIT = 2.0 ** 62  # lattice indices (and a composition's sums of two) stay exact int64
 T = TypeVar("T")
 DENSE_FILL = 4  # compose on dense lattice arrays (one convolution) while the indices fill >= 1/4 of their span
 LEAN_ATOMS = 32  # up to this many atoms (or outcomes of a pair), plain Python floats instead of numpy
@@ -306,7 +307,15 @@ def _on_eta(a: Atoms, eta: float) -> tuple[np.ndarray, float]:
         return a.index, 0.0
     loss = a.index * a.eta
     index = np.round(loss / eta)
+    _check_span(float(np.abs(index).max(initial=0.0)), eta)
     return index.astype(np.int64), float((np.abs(loss - index * eta) + 2.0 * UNIT_ROUNDOFF * np.abs(loss)).max())
+
+
+def _check_span(reach: float, eta: float) -> None:
+    """Refuse lattice indices (or sums of two) past 2^62: int64 would wrap them silently."""
+    if not reach < INDEX_LIMIT:
+        raise ValueError(f"a privacy loss of {reach * eta:.4g} lies beyond the common loss lattice (step {eta:.3g}, "
+                         f"indices below 2^62): no certified bound is computed; use more noise or fewer runs")
 
 
 def compose(a: Atoms, b: Atoms) -> Atoms:
@@ -322,6 +331,7 @@ def _compose_shared(a: Atoms, b: Atoms) -> Atoms:
     eta = a.eta if a.eta == b.eta else min(ETA, a.eta, b.eta)
     ia, ea = _on_eta(a, eta)
     ib, eb = _on_eta(b, eta)
+    _check_span(float(np.abs(ia).max(initial=0)) + float(np.abs(ib).max(initial=0)), eta)
     if _dense(ia) and _dense(ib):
         out = _dense_compose(_Dense(int(ia[0]), _spread(ia, a.mass), a.p_inf, a.loss_error + ea, a.rel_error),
                              _Dense(int(ib[0]), _spread(ib, b.mass), b.p_inf, b.loss_error + eb, b.rel_error))
@@ -399,6 +409,7 @@ def _self_compose_shared(a: Atoms, count: int) -> Atoms:
     (``_binomial_self_compose``); else by repeated squaring (on dense arrays if a's lattice is dense
     and the result spans at most ``MAX_ATOMS`` points, in plain floats if at most ``LEAN_ATOMS``; else
     each step merged, and coarsened past ``MAX_ATOMS``)."""
+    _check_span(float(int(count)) * float(np.abs(a.index).max(initial=0)), a.eta)
     if 1 < int(count) < LEAN_ATOMS and a.mass.size == 2 and a.p_inf == 0.0:
         binomial = _binomial_self_compose(a, int(count))
         if binomial is not None:
@@ -479,6 +490,8 @@ def _binomial_self_compose(a: Atoms, count: int) -> Atoms | None:
     index = [count * i0 + j * (i1 - i0) for j in range(count + 1)]
     mass = [math.comb(count, j) * m1 ** j * m0 ** (count - j) for j in range(count + 1)]
     kr = count * a.rel_error
+    if kr > 1.0:  # the bound (1 + r)^k - 1 <= k r (1 + k r) needs k r <= 1
+        return None
     out = Atoms(np.array(index, dtype=np.int64), np.array(mass, dtype=np.float64), 0.0, a.eta, count * a.loss_error,
                 kr * (1.0 + kr) + 8.0 * UNIT_ROUNDOFF)
     out.__dict__["loss_list"] = [i * a.eta for i in index]  # what the cached properties would compute
@@ -602,7 +615,7 @@ def epsilon_search(delta_of: Callable[[np.ndarray], np.ndarray], target: float, 
     steps = 0
     # cluster mode: the evaluated points beside the bracket, for the inverse cubic interpolation
     seen_x, seen_v = (points, values) if cluster > 0 else (np.empty(0), np.empty(0))
-    while hi - lo > tolerance:
+    while hi - lo > max(tolerance, 4.0 * math.ulp(hi)):  # an answer near 1e10 has a spacing above tolerance
         steps += 1
         x = hi - g_hi * (hi - lo) / (g_hi - g_lo) if g_hi < g_lo else 0.5 * (lo + hi)
         if cluster > 0 and steps % 3 != 0:
