@@ -299,6 +299,18 @@ def _lower_pmf(k_lo: int, h: float, lower: np.ndarray, upper: np.ndarray, top: f
     return GridPMF(k_lo, h, p * scale, p_inf * scale, 0.0, False)
 
 
+def _remembered(curve: Curve) -> Curve:
+    """``curve`` with its values kept per argument array (the same grid asked for twice costs once)."""
+    seen: dict[bytes, np.ndarray] = {}
+
+    def remembered(eps: np.ndarray) -> np.ndarray:
+        key = np.ascontiguousarray(eps, dtype=np.float64).tobytes()
+        if key not in seen:
+            seen[key] = np.asarray(curve(eps), dtype=np.float64)
+        return seen[key].copy()
+    return remembered
+
+
 def _in_chunks(curve: Curve, eps: np.ndarray) -> np.ndarray:
     """curve(eps) in pieces of CHUNK points (a curve of finite atoms builds a points x atoms table)."""
     return np.concatenate([curve(eps[i:i + CHUNK]) for i in range(0, eps.size, CHUNK)])
@@ -435,7 +447,7 @@ def with_replacement_curves(group: Callable[[int], tuple[Curve, Curve]], batch_s
     top = _sampled_top(float(top_loss), eta) + h
     bottom = min(math.log1p(-eta), -top) - h
     name = f"with_replacement_subsampled(K={k}, n={n}, replace-one)"
-    upper = mirrored_curve(one_order, True)
+    upper = _remembered(mirrored_curve(one_order, True))   # both orders' factors ask for it on one grid
     if realizable is None:
         return PrivacyLossDistribution([{grid_factor(name, upper, mixed(los, False), bottom, top, h, 0.0, one_order): 1}])
     # the realizable pair's curve lies below the symmetrised bound in both orders: it may serve the secants

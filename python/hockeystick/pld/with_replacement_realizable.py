@@ -21,7 +21,8 @@ total variation moves each curve by at most w (remove) or g w (add).  The lower 
 slack, the upper side (used only for the tent secants of ``subsampled_pair.grid_factor``) adds it.
 
 P' is computed on its certified sides: Laplace (scale b, shifts c) by ``laplace_mixture`` on grid h
-(both PMFs certified), discrete Laplace (parameter a, shifts c s) as a finite pair in closed form
+(both PMFs certified; where its largest loss c_max / b passes ``LOSS_CAP`` and e^loss would
+overflow, the pair post-processed by the tests x > c + 1/2 instead, a lower side only), discrete Laplace (parameter a, shifts c s) as a finite pair in closed form
 (the outcomes x <= 0 and x >= c_max s merged, a lossless post-processing: the loss is constant there):
     P_m(x <= 0) = e^{-a m} / (1 + e^{-a}),  P_m(x >= S) = e^{-a (S - m)} / (1 + e^{-a}),
     P_m(x) = tanh(a/2) e^{-a |x - m|}  (0 < x < S = c_max s),
@@ -41,8 +42,9 @@ from .subsampled_pair import Curve
 SLACK = 1e-10   # covers the floating-point error of the tabulated b_c, in total variation
 UNIT_ROUNDOFF = np.finfo(np.float64).eps / 2
 CHUNK = 256   # eps values per block of the finite pair's (eps, outcome) table
+LOSS_CAP = 500.0   # beyond this largest loss the mixture's e^loss nears overflow: threshold tests instead
 
-Sides = tuple[Curve, Curve]   # (lower, upper) of one direction's curve delta(eps)
+Sides = tuple[Curve, Curve | None]   # (lower, upper or None) of one direction's curve delta(eps)
 
 
 def _charged(curve: Curve, slack: float, add: bool, upper: bool) -> Curve:
@@ -63,10 +65,32 @@ def _mixture_weights(weights: np.ndarray, tail: float) -> tuple[list[float], flo
     return w, float(tail) + SLACK
 
 
+def _laplace_tests(scale: float, w: list[float], slack: float) -> list[Sides]:
+    """The pair post-processed by the tests x > c + 1/2 (c = 0 .. c_max - 1), each a two-outcome pair
+    (Laplace survival P(Lap(m, b) > t) = e^{-(t - m)/b} / 2 for t >= m), their curves' pointwise
+    maximum: a lower side (post-processing only lowers a curve) where the losses pass ``LOSS_CAP``."""
+    b = float(scale)
+
+    def above(t: float, m: float) -> float:
+        return 0.5 * math.exp(-(t - m) / b) if t >= m else 1.0 - 0.5 * math.exp((t - m) / b)
+    rel = 64.0 * UNIT_ROUNDOFF
+    sides: list[list[Curve]] = [[], []]
+    for t in (c + 0.5 for c in range(len(w) - 1)):
+        p1 = math.fsum(wc * above(t, float(c)) for c, wc in enumerate(w))
+        p, q = np.array([1.0 - p1, p1]), np.array([1.0 - above(t, 0.0), above(t, 0.0)])
+        for order, (x, y) in enumerate([(p, q), (q, p)]):
+            sides[order].append(_charged(_finite_curve(x, y, rel, False), slack, order == 1, False))
+    return [(pointwise_max(sides[0]), None), (pointwise_max(sides[1]), None)]
+
+
 def laplace_sides(scale: float, weights: np.ndarray, tail: float, h: float) -> list[Sides]:
     """(lower, upper) per order (remove, add) of sum_c b_c Lap(c, scale) vs Lap(0, scale), charged for
-    the dropped copy counts (module docstring), at any real eps; ``laplace_mixture`` on grid h."""
+    the dropped copy counts (module docstring), at any real eps; ``laplace_mixture`` on grid h, or
+    where its losses c_max / scale pass ``LOSS_CAP`` (e^loss overflows), the threshold tests'
+    lower side alone (``_laplace_tests``; upper None: the caller's bound serves the secants)."""
     w, slack = _mixture_weights(weights, tail)
+    if (len(w) - 1) / float(scale) > LOSS_CAP:
+        return _laplace_tests(scale, w, slack)
     shifts = [float(c) for c in range(len(w))]
     pld = laplace_mixture(float(scale), shifts, w, value_discretization_interval=h)
     sides = []
