@@ -93,7 +93,7 @@ def laplace_sides(scale: float, weights: np.ndarray, tail: float, h: float) -> l
         return _laplace_tests(scale, w, slack)
     shifts = [float(c) for c in range(len(w))]
     pld = laplace_mixture(float(scale), shifts, w, value_discretization_interval=h)
-    sides = []
+    sides: list[Sides] = []
     for order, direction in enumerate(pld.directions):
         factor = next(iter(direction))
         assert factor.lower is not None
