@@ -42,6 +42,7 @@ from .subsampled_pair import Curve
 SLACK = 1e-10   # covers the floating-point error of the tabulated b_c, in total variation
 UNIT_ROUNDOFF = np.finfo(np.float64).eps / 2
 CHUNK = 256   # eps values per block of the finite pair's (eps, outcome) table
+SUBNORMAL_ERROR = 2.0 ** -1000   # absolute error of a mass near or below the subnormal range (each op errs 2^-1074)
 LOSS_CAP = 500.0   # beyond this largest loss the mixture's e^loss nears overflow: threshold tests instead
 
 Sides = tuple[Curve, Curve | None]   # (lower, upper or None) of one direction's curve delta(eps)
@@ -118,7 +119,11 @@ def _discrete_laplace_masses(a: float, s: int, weights: list[float]) -> tuple[np
 def _finite_curve(p: np.ndarray, q: np.ndarray, rel: float, upper: bool) -> Curve:
     """delta(eps) = sum_x (p_x - e^eps q_x)_+ with the masses moved by ``rel`` towards the side asked for."""
     grow, shrink = 1.0 + rel, 1.0 - rel
-    pp, qq = (p * grow, q * shrink) if upper else (p * shrink, q * grow)
+    # plus the absolute error of a mass that underflowed (subnormal or 0 where the truth is below 2^-1074)
+    tiny = SUBNORMAL_ERROR
+    up_p, up_q = p * grow + tiny, np.maximum(q * shrink - tiny, 0.0)
+    lo_p, lo_q = np.maximum(p * shrink - tiny, 0.0), q * grow + tiny
+    pp, qq = (up_p, up_q) if upper else (lo_p, lo_q)
 
     def curve(eps: np.ndarray) -> np.ndarray:
         e = np.asarray(eps, dtype=np.float64)
@@ -136,8 +141,10 @@ def discrete_laplace_sides(parameter: float, sensitivity: int, weights: np.ndarr
     a, s = float(parameter), int(sensitivity)
     w, slack = _mixture_weights(weights, tail)
     p, q = _discrete_laplace_masses(a, s, w)
-    # each mass within (16 + a S) ulps (``pld.discrete_laplace``), the weighted sum and the sum over x a few more
-    rel = (64.0 + a * (len(w) - 1) * s + p.size) * UNIT_ROUNDOFF
+    # each mass within (16 + a k) ulps, a k its exp's argument (``pld.discrete_laplace``): below 750 for
+    # every mass that does not underflow (those carry the absolute SUBNORMAL_ERROR); the weighted sum and
+    # the sum over x a few more
+    rel = (64.0 + min(a * (len(w) - 1) * s, 750.0) + p.size) * UNIT_ROUNDOFF
     return [(_charged(_finite_curve(x, y, rel, False), slack, order == 1, False),
              _charged(_finite_curve(x, y, rel, True), slack, order == 1, True))
             for order, (x, y) in enumerate([(p, q), (q, p)])]
