@@ -47,7 +47,8 @@ from ..pld.subsampled_pair import grid_factor, poisson_subsampled_curves, with_r
 from ..pld.subsampled_pair import without_replacement_curves
 from ..pld.truncated_subsampling import truncated_subsampled_gaussian
 from ..pld.with_replacement_shift_bound import copy_count_weights, with_replacement_shift_bound
-from .group_of_records import group_mechanism, group_radius2
+from ..pld.with_replacement_realizable import discrete_laplace_sides, laplace_sides, pointwise_max
+from .group_of_records import INPUT_OBLIVIOUS, group_mechanism, group_radius2
 
 THETA_MARGIN = 4e-12
 COARSEST_INTERVAL = 3e-3  # a cheap first grid; the next is aimed from its measured width
@@ -202,12 +203,44 @@ def _group_bound(c: int, groups: int, mechanism: Mechanism, h: float) -> Privacy
     return PrivacyLossDistribution([{factor: 1}])
 
 
+def _with_replacement_realizable(inner: "CompositionPlan", weights: np.ndarray, tail: float,
+                                 h: float) -> list[tuple[Callable[[np.ndarray], np.ndarray],
+                                                         Callable[[np.ndarray], np.ndarray] | None]] | None:
+    """The certified lower side of sampling with replacement of ``inner``, per order (remove, add), from
+    a realizable pair (``pld.with_replacement_realizable``), with the upper side of the same curve
+    for the secants (None: the sampled bound's), or None when the bound's own lower side is one.
+
+    - Each Laplace / discrete Laplace spec of the plan gives the realizable pair of that spec alone,
+      sum_c b_c N_c vs N_0: a marginal of the plan's realizable pair (in one sampled batch every
+      component sees the same c), so a valid lower bound, weaker than the mixture over c of the
+      composed group-c pairs when the plan has more than this one component; their pointwise maximum
+      is taken.  The secants use that pair's own upper side only when it is the whole plan.
+    - A plan of input-oblivious specs only (randomized response, the non-private pair): every group
+      pair is the one-record pair, so the bound's lower side, ((1 - eta) Q + eta P, Q), is realizable.
+    - Otherwise (nested samples, (eps, delta) pairs, a folded Gaussian beside other specs): no
+      realizable pair is built and the lower side is the trivial (1 - e^eps)_+ (every curve's floor).
+    """
+    components = [m for m in inner.counts if m[0] in ("laplace", "discrete_laplace")]
+    if not components:
+        if inner.gaussian_r2 == 0 and all(m[0] in INPUT_OBLIVIOUS or (m[0] == "eps_delta" and m[2] >= 1.0)
+                                          for m in inner.counts):
+            return None
+        floor: Callable[[np.ndarray], np.ndarray] = lambda eps: np.maximum(-np.expm1(np.minimum(eps, 0.0)), 0.0)
+        return [(floor, None)]
+    sides = [laplace_sides(m[1], weights, tail, h) if m[0] == "laplace"
+             else discrete_laplace_sides(m[1], m[2], weights, tail) for m in components]
+    alone = len(components) == 1 and inner.counts[components[0]] == 1 and inner.gaussian_r2 == 0
+    return [(pointwise_max([s[order][0] for s in sides]), sides[0][order][1] if alone else None) for order in (0, 1)]
+
+
 def _with_replacement_generic(k: int, n: int, key: tuple, h: float) -> PrivacyLossDistribution:
     """Batches of k draws with replacement from n records of any replace-one plan (given by its key):
     ``pld.subsampled_pair.with_replacement_curves`` on the certified curves of the plan's group-c
-    plans (``group_plan``), c = 1 .. c_max (the counts past c_max add their tail mass)."""
+    plans (``group_plan``), c = 1 .. c_max (the counts past c_max add their tail mass); the lower
+    side from a realizable pair (``_with_replacement_realizable``)."""
     inner = CompositionPlan.from_key(key)
-    groups = int(copy_count_weights(int(k), int(n), COPY_COUNT_CUT)[0].size - 1)
+    weights, tail = copy_count_weights(int(k), int(n), COPY_COUNT_CUT)
+    groups = int(weights.size - 1)
     profiles: dict[int, PlanProfile] = {}
 
     def profile(c: int) -> PlanProfile:
@@ -219,7 +252,8 @@ def _with_replacement_generic(k: int, n: int, key: tuple, h: float) -> PrivacyLo
         return _worst(profile(c).curves(h, True)), _worst(profile(c).curves(h, False))
     # the largest group changes over the longest range (its shift is the largest)
     top = _flat_from(group(groups)[0], profile(groups).top_loss(h))
-    return with_replacement_curves(group, int(k), int(n), top, value_discretization_interval=h, cut=COPY_COUNT_CUT)
+    return with_replacement_curves(group, int(k), int(n), top, value_discretization_interval=h, cut=COPY_COUNT_CUT,
+                                   realizable=_with_replacement_realizable(inner, weights, tail, h))
 
 
 def _above_grid(cells: float) -> float:

@@ -299,6 +299,18 @@ def _lower_pmf(k_lo: int, h: float, lower: np.ndarray, upper: np.ndarray, top: f
     return GridPMF(k_lo, h, p * scale, p_inf * scale, 0.0, False)
 
 
+def _remembered(curve: Curve) -> Curve:
+    """``curve`` with its values kept per argument array (the same grid asked for twice costs once)."""
+    seen: dict[bytes, np.ndarray] = {}
+
+    def remembered(eps: np.ndarray) -> np.ndarray:
+        key = np.ascontiguousarray(eps, dtype=np.float64).tobytes()
+        if key not in seen:
+            seen[key] = np.asarray(curve(eps), dtype=np.float64)
+        return seen[key].copy()
+    return remembered
+
+
 def _in_chunks(curve: Curve, eps: np.ndarray) -> np.ndarray:
     """curve(eps) in pieces of CHUNK points (a curve of finite atoms builds a points x atoms table)."""
     return np.concatenate([curve(eps[i:i + CHUNK]) for i in range(0, eps.size, CHUNK)])
@@ -380,7 +392,8 @@ def without_replacement_curves(curve: tuple[Curve, Curve], rate: float,
 
 def with_replacement_curves(group: Callable[[int], tuple[Curve, Curve]], batch_size: int, n: int,
                             top_loss: float, *, value_discretization_interval: float,
-                            cut: float = 1e-14) -> PrivacyLossDistribution:
+                            cut: float = 1e-14,
+                            realizable: list[tuple[Curve, Curve | None]] | None = None) -> PrivacyLossDistribution:
     """The upper PLD of batches of K draws WITH replacement from n records, replace-one, any mechanism.
 
     ``group(c)`` = (upper, lower) sides of H_c, the curve bounding every pair in which c batch slots
@@ -393,8 +406,13 @@ def with_replacement_curves(group: Callable[[int], tuple[Curve, Curve]], batch_s
     NeurIPS 2024, treat the same setting), mirrored below 0 as for samples without replacement.  The
     counts beyond the first c_max whose tail is <= ``cut``, and those below it whose chance is at most
     ``cut`` / c_max, add their mass (H_c <= 1; ``group`` is never asked for them).  The lower side
-    bounds that curve's one-order pair from below (a bracket on the bound, not on the mechanism:
-    no realizable pair is known for a generic mechanism; the Gaussian's is in ``fixed_batch``).
+    bounds that curve's one-order pair from below: a bracket on the bound, not on the mechanism,
+    unless each H_c is attained by one pair of inputs for every c (input-oblivious pairs such as
+    randomized response: then the bound is the realizable pair ((1 - eta) Q + eta P, Q)).
+    ``realizable``: instead, per order of a realizable pair of the sampled mechanism, (lower side of
+    its curve, an upper side of that same curve or None to use the bound's, for the secants); the
+    PLD then has one direction per order, each with the symmetrised bound as its upper side
+    (``pld.with_replacement_realizable`` builds them around additive noise).
     ``top_loss``: where the curve of the largest group stops changing.
     """
     k, size = batch_size, n
@@ -412,7 +430,7 @@ def with_replacement_curves(group: Callable[[int], tuple[Curve, Curve]], batch_s
     tail += float(weights[1:][rare].sum())
     floor = math.log1p(-eta)
     ups = [poisson_remove_curve(group(c)[0], eta, True) for c in counts]
-    los = [poisson_remove_curve(group(c)[1], eta, False) for c in counts]
+    los = [poisson_remove_curve(group(c)[1], eta, False) for c in counts] if realizable is None else []
 
     def mixed(curves: list[Curve], upper: bool) -> Curve:
         def curve(eps: np.ndarray) -> np.ndarray:
@@ -428,6 +446,11 @@ def with_replacement_curves(group: Callable[[int], tuple[Curve, Curve]], batch_s
     one_order = mixed(ups, True)
     top = _sampled_top(float(top_loss), eta) + h
     bottom = min(math.log1p(-eta), -top) - h
-    f = grid_factor(f"with_replacement_subsampled(K={k}, n={n}, replace-one)", mirrored_curve(one_order, True),
-                    mixed(los, False), bottom, top, h, 0.0, one_order)
-    return PrivacyLossDistribution([{f: 1}])
+    name = f"with_replacement_subsampled(K={k}, n={n}, replace-one)"
+    upper = _remembered(mirrored_curve(one_order, True))   # both orders' factors ask for it on one grid
+    if realizable is None:
+        return PrivacyLossDistribution([{grid_factor(name, upper, mixed(los, False), bottom, top, h, 0.0, one_order): 1}])
+    # the realizable pair's curve lies below the symmetrised bound in both orders: it may serve the secants
+    return PrivacyLossDistribution([{grid_factor(f"{name}, realizable order {i}", upper, lower, bottom, top, h, 0.0,
+                                                 upper if secant is None else secant): 1}
+                                    for i, (lower, secant) in enumerate(realizable)])
