@@ -38,3 +38,23 @@ def test_composed_losses_past_the_lattice_raise_not_wrap():
     big = discrete_laplace_atoms(1e6, 1)
     with pytest.raises(ValueError, match="lattice"):
         finite_atoms.compose(finite_atoms.self_compose(big, 10**4), discrete_laplace_atoms(0.5, 1))
+
+
+@pytest.mark.parametrize("s", [2000, 20000])
+def test_with_replacement_discrete_laplace_of_huge_sensitivity_is_refused(s):
+    from dp_accounting.privacy_accountant import NeighboringRelation
+
+    acc = HockeystickAccountant(neighboring_relation=NeighboringRelation.REPLACE_ONE)
+    event = ev.SampledWithReplacementDpEvent(100, 10, ev.ComposedDpEvent([ev.GaussianDpEvent(1.0),
+                                                                           ev.DiscreteLaplaceDpEvent(0.5 / s, s)]))
+    with pytest.raises(ValueError, match=r"DiscreteLaplaceDpEvent\.sensitivity"):
+        acc.compose(event, 10)
+
+
+def test_with_replacement_discrete_laplace_of_small_sensitivity_still_brackets():
+    from dp_accounting.privacy_accountant import NeighboringRelation
+
+    acc = HockeystickAccountant(neighboring_relation=NeighboringRelation.REPLACE_ONE)
+    acc.compose(ev.SampledWithReplacementDpEvent(100, 10, ev.DiscreteLaplaceDpEvent(0.05, 10)), 10)
+    lo, up = acc.get_epsilon_bracket(1e-5)
+    assert 0.0 < lo <= up < math.inf

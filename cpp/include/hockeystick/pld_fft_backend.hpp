@@ -32,7 +32,8 @@ class RealFftBackend {
     virtual ~RealFftBackend() = default;
     // in: rows * n doubles; out: rows * (n / 2 + 1) complex values.  in is not modified.
     virtual void forward(std::int64_t rows, std::int64_t n, const double* in, std::complex<double>* out) = 0;
-    // in: rows * (n / 2 + 1) complex values (may be overwritten); out: rows * n doubles, scaled by 1/n.
+    // in: rows * (n / 2 + 1) complex values (may be overwritten); out: rows * n doubles, scaled by 1/n,
+    // every one of them written (compose_batch hands an uninitialised buffer).
     virtual void inverse(std::int64_t rows, std::int64_t n, std::complex<double>* in, double* out) = 0;
 };
 

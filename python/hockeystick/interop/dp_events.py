@@ -46,7 +46,8 @@ loss can reach beyond ``MAX_LOSS_REACH`` (1e4; e.g. a Laplace scale below 1e-4, 
 Gaussian's noise multiplier below 0.0094), is refused with ``ParameterOutOfRange`` (a ValueError,
 and an OverflowError as dp_accounting raises for most of them) naming the event's field and the
 rule; so is a batch drawn with replacement that can hold more than ``MAX_COPIES`` copies of a
-record, or whose group of that many copies has losses beyond ``OVERFLOW_REACH`` (1e300, where
+record (or, around a discrete Laplace, more than ``MAX_GROUP_ATOMS`` = copies x sensitivity
+outcomes in one group pair), or whose group of that many copies has losses beyond ``OVERFLOW_REACH`` (1e300, where
 they would overflow doubles: e.g. a discrete Laplace noise_parameter of 1e300), a discrete Laplace
 sensitivity above ``MAX_SENSITIVITY`` or a loss a s above ``MAX_FINITE_REACH`` (1e6: exact atoms of
 several lattices meet on a 2^-32 grid of int64 indices), and more than 2^53 runs of one grid or
@@ -81,6 +82,7 @@ MAX_RUNS = 1 << 53   # the most runs of one grid or finite mechanism composed (P
 MAX_SENSITIVITY = 1_000_000   # discrete Laplace: the largest (integer) sensitivity taken
 MAX_COPIES = 100_000   # with replacement: the most copies of a record (group analyses) computed
 MAX_FINITE_REACH = 1e6   # discrete Laplace: the largest loss a * shift of one run taken (exact atoms)
+MAX_GROUP_ATOMS = 10_000   # with replacement: copies x discrete Laplace sensitivity of one group pair
 OVERFLOW_REACH = 1e300  # with replacement: a group's loss (inner reach x copies) kept finite in doubles
 
 
@@ -382,6 +384,27 @@ def _copies(event: ev.SampledWithReplacementDpEvent) -> int:
     return copies
 
 
+def _largest_sensitivity(event: ev.DpEvent) -> tuple[int, ev.DpEvent | None]:
+    """The largest discrete Laplace sensitivity inside an event, and that event (None if it has none)."""
+    if isinstance(event, ev.DiscreteLaplaceDpEvent):
+        return int(event.sensitivity), event
+    inner = getattr(event, "event", None)
+    parts = list(event.events) if isinstance(event, ev.ComposedDpEvent) else [] if inner is None else [inner]
+    return max((_largest_sensitivity(e) for e in parts), key=lambda t: t[0], default=(0, None))
+
+
+def _check_group_atoms(inner: ev.DpEvent, copies: int) -> None:
+    """Refuse a with-replacement group whose discrete Laplace pair would hold more than
+    ``MAX_GROUP_ATOMS`` outcomes (copies x sensitivity: its tables grow with that product, to
+    gigabytes at 20 000 x 8), naming the sensitivity."""
+    s, leaf = _largest_sensitivity(inner)
+    if leaf is not None and s * copies > MAX_GROUP_ATOMS:
+        raise ParameterOutOfRange(
+            f"DiscreteLaplaceDpEvent.sensitivity = {s} drawn up to {copies} times in one batch gives a group pair of "
+            f"{s * copies} outcomes (more than {MAX_GROUP_ATOMS}): no certified bound is computed in bounded memory; "
+            "use a smaller sensitivity (rescale the query) or sample fewer records per batch")
+
+
 def _check_inner_reach(event: ev.DpEvent, relation: NeighboringRelation, copies: int,
                        limit: float = MAX_LOSS_REACH,
                        why: str = "the loss grid would need tens of millions of points") -> None:
@@ -440,6 +463,7 @@ def _fixed_size(event, count: int, relation: NeighboringRelation, plan: Composit
     elif not without:
         # the record is drawn c ~ Binom(m, 1/n) times: the group-c plans (``group_of_records``) mixed
         copies = _copies(event)   # refuses more than MAX_COPIES group analyses
+        _check_group_atoms(event.event, copies)
         _check_inner_reach(event, relation, copies, OVERFLOW_REACH,
                            "the group's losses overflow double precision")
         plan.add(("with_replacement_generic", m, n, inner.key()), count)
