@@ -151,6 +151,16 @@ def _sensitivity(event: ev.DiscreteLaplaceDpEvent) -> int:
     return s
 
 
+def _discrete_laplace(event: ev.DiscreteLaplaceDpEvent, copies: int) -> tuple[float, int]:
+    """(a, shift) of a discrete Laplace whose sensitivity counts ``copies`` times (2 under replace-one),
+    refusing a one-run loss a shift past ``MAX_FINITE_REACH``, naming ``noise_parameter``."""
+    a = _nonnegative(event, "noise_parameter")
+    shift = copies * _sensitivity(event)
+    _check_reach(event, "noise_parameter", a * shift, MAX_FINITE_REACH,
+                 "its exact atoms would leave the common loss lattice")
+    return a, shift
+
+
 def check_count(count: int) -> int:
     """dp_accounting's rule for composition counts, with its message."""
     if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 1:
@@ -200,13 +210,8 @@ def _visit(event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: C
         _add(plan, ("laplace", b / 2.0 if relation == NeighboringRelation.REPLACE_ONE else b), count, b == 0)
         return
     if isinstance(event, ev.DiscreteLaplaceDpEvent):
-        a = _nonnegative(event, "noise_parameter")
-        s = _sensitivity(event)
-        if s > 0:
-            shift = 2 * s if relation == NeighboringRelation.REPLACE_ONE else s
-            _check_reach(event, "noise_parameter", a * shift, MAX_FINITE_REACH,
-                         "its exact atoms would leave the common loss lattice")
-            _add(plan, ("discrete_laplace", a, shift), count, a == 0)
+        a, shift = _discrete_laplace(event, 2 if relation == NeighboringRelation.REPLACE_ONE else 1)
+        _add(plan, ("discrete_laplace", a, shift), count, a == 0)
         return
     if isinstance(event, ev.MixtureOfGaussiansDpEvent):
         _require(event, relation, ADD_REMOVE, "`MixtureOfGaussiansDpEvent` (it defines the law of one record against "
@@ -319,12 +324,8 @@ def _poisson(event: ev.PoissonSampledDpEvent, count: int, relation: NeighboringR
             _check_reach(inner, "noise_multiplier", 1.0 / b)
         _add(plan, ("laplace_mixture", b, (0.0, 1.0), (1.0 - q, q)), count, b == 0)
     elif isinstance(inner, ev.DiscreteLaplaceDpEvent):
-        a = _nonnegative(inner, "noise_parameter")
-        s = _sensitivity(inner)
-        if s > 0:
-            _check_reach(inner, "noise_parameter", a * s, MAX_FINITE_REACH,
-                         "its exact atoms would leave the common loss lattice")
-            _add(plan, ("poisson_discrete_laplace", a, s, q), count, a == 0)
+        a, s = _discrete_laplace(inner, 1)
+        _add(plan, ("poisson_discrete_laplace", a, s, q), count, a == 0)
     elif isinstance(inner, ev.MixtureOfGaussiansDpEvent):
         sigma = _noise(inner, "standard_deviation")
         shifts, weights = _mixture(inner)
