@@ -37,9 +37,12 @@ Sampling with replacement.  The record is drawn c ~ Binom(K, 1/n) times, so the 
 batches c replace-one steps apart (a group of c); ``group_of_records`` gives each inner mechanism's
 group-c pair (exact for additive noise and randomized response, the weak-triangle group bound of
 ``pld.group_privacy`` otherwise) and ``pld.subsampled_pair.with_replacement_curves`` mixes them
-(Balle, Barthe & Gaboardi 2018, Thm 2, and joint convexity).  Its certified lower side brackets that
-bound (evaluated at the exact group curves, composed), not the mechanism: no realizable pair is
-known for a generic inner (the Gaussian's is in ``pld.fixed_batch``).
+(Balle, Barthe & Gaboardi 2018, Thm 2, and joint convexity).  Its certified lower side is a
+realizable pair's (``interop.plan._with_replacement_realizable``): around Laplace / discrete Laplace
+the pair sum_c b_c N_c vs N_0 in both orders (``pld.with_replacement_realizable``; for a composition,
+its best lone Laplace / discrete Laplace part), the bound's own lower side for input-oblivious inners
+(randomized response), the trivial (1 - e^eps)_+ otherwise; the Gaussian's is in ``pld.fixed_batch``.
+The true worst case lies between the two sides, which can be far apart.
 
 Parameter range (``loss_reach``).  A noise scale above ``MAX_NOISE`` (1e150), or a run whose privacy
 loss can reach beyond ``MAX_LOSS_REACH`` (1e4; e.g. a Laplace scale below 1e-4, a subsampled
