@@ -26,6 +26,7 @@ from dp_accounting.privacy_accountant import NeighboringRelation as N  # noqa: E
 from hockeystick.interop import plan as plan_module  # noqa: E402
 from hockeystick.interop.dp_events import plan_for  # noqa: E402
 from hockeystick.interop.plan import PlanProfile  # noqa: E402
+from tests.plan_grids import searched_grids  # noqa: E402
 
 DELTA = 1e-5
 ACCURACY = 1e-4
@@ -79,14 +80,7 @@ def _pair_epsilon(n: int, k: int) -> float:
 
 @pytest.mark.parametrize("k", [100, 1000])
 def test_probe_bracket_contains_the_realizable_pair_and_matches_the_jump(k, monkeypatch):
-    grids: list[float] = []
-    evaluate = PlanProfile._evaluate
-
-    def counted(self, method, x, h, hints=()):
-        if h is not None and self.accuracy is not None:  # the plan's own grids, not the inner ones
-            grids.append(h)
-        return evaluate(self, method, x, h, hints)
-    monkeypatch.setattr(PlanProfile, "_evaluate", counted)
+    grids = searched_grids(monkeypatch)
     lo, up = _profile(1000, k).epsilon(DELTA)
     assert len(grids) == 2 and grids[1] == pytest.approx(grids[0] / plan_module.PROBE_SHRINK, rel=1e-9)
     pair = _pair_epsilon(1000, k)
@@ -107,13 +101,7 @@ def test_probe_bracket_contains_the_realizable_pair_and_matches_the_jump(k, monk
 
 def test_probe_leaves_small_grids_alone(monkeypatch):
     """A first grid of few points jumps as before (the probe would only add a grid)."""
-    grids: list[float] = []
-    evaluate = PlanProfile._evaluate
-
-    def counted(self, method, x, h, hints=()):
-        grids.append(h)
-        return evaluate(self, method, x, h, hints)
-    monkeypatch.setattr(PlanProfile, "_evaluate", counted)
+    grids = searched_grids(monkeypatch)
     event = E.SelfComposedDpEvent(E.PoissonSampledDpEvent(0.01, E.GaussianDpEvent(1.0)), 100)
     PlanProfile(plan_for(event, 1, N.ADD_OR_REMOVE_ONE), None, 1e-6).epsilon(DELTA)
     assert len(grids) >= 2 and grids[1] < grids[0] / (2 * plan_module.PROBE_SHRINK)

@@ -30,6 +30,7 @@ from hockeystick.interop import plan as plan_module  # noqa: E402
 from hockeystick.interop.dp_events import plan_for  # noqa: E402
 from hockeystick.interop.plan import COARSEST_INTERVAL, PlanProfile, _loss_spread  # noqa: E402
 from hockeystick.pld.pmf import GridPMF  # noqa: E402
+from tests.plan_grids import searched_grids  # noqa: E402
 
 SIGMA, A, ROUNDS = 2.5, 0.46, 10
 DELTA = 1e-5
@@ -154,12 +155,6 @@ def test_tree_169_against_dp_accounting_on_a_fine_grid(resolving):
 
 
 def test_tree_169_searches_one_grid_at_dp_accountings_width(monkeypatch):
-    grids: list[float] = []
-    evaluate = PlanProfile._evaluate
-
-    def counted(self, method, x, h, hints=()):
-        grids.append(h)
-        return evaluate(self, method, x, h, hints)
-    monkeypatch.setattr(PlanProfile, "_evaluate", counted)
+    grids = searched_grids(monkeypatch)
     lo, up = _profile(TREE_169, accuracy=1.75e-3).epsilon(DELTA)  # dp_accounting's certified width at 1e-4
     assert up - lo <= 1.75e-3 and len(grids) == 1
