@@ -13,6 +13,7 @@ import pytest
 import scipy.fft
 
 import hockeystick.pld as pld
+from hockeystick import _core
 from hockeystick.pld import compose as pc
 
 
@@ -107,3 +108,38 @@ def test_factors_without_finite_mass_keep_a_valid_window():
     got = pc.compose([(tiny, 10)], pessimistic=True)
     assert 10 * -100 <= got.k_lo and got.k_lo + got.p.size - 1 <= 10 * 4899
     assert np.all(np.isfinite(got.p)) and np.all(got.p >= 0)
+
+
+LADDER = [10.0 ** (-4.0 + 0.5 * i) for i in range(8)] + [0.5, 0.7, 1.0, 1.4, 2.0]
+
+
+CASES = [
+    (1.0, 0.01, 2000, 1e-4),    # near-Gaussian composed loss: the best rungs sit by the Gaussian optimum
+    (0.8, 0.05, 585, 1e-4),
+    (0.5, 1e-3, 300, 1e-3),     # heavy right tail: the best top rung lies far below it
+    (0.6, 0.2, 40, 1e-3),
+    (3.0, 0.5, 7, 1e-3),
+]
+
+
+def test_window_edges_are_the_best_rungs_of_the_whole_ladder():
+    """The window walks the Chernoff ladder from the Gaussian-optimal rungs (pld_compose.hpp, chernoff_edges);
+    its edges must be those of the best of all 13 rungs per side, computed here from the certified log-MGF,
+    on cases whose best rungs lie by the Gaussian optimum and far from it (the walk's both ends)."""
+    tail = pc.DEFAULT_TAIL
+    best_rungs = set()
+    for sigma, q, rounds, h in CASES:
+        factor = next(iter(pld.subsampled_gaussian(sigma, q, value_discretization_interval=h).directions[0])).upper
+        got = pc.compose([(factor, rounds)], pessimistic=True)
+        var = rounds * float(_core.pld_loss_variance(factor.p, h))
+        lams = [f * math.sqrt(2.0 * math.log(1.0 / tail)) / math.sqrt(max(var, 1e-300)) for f in LADDER]
+        up = [rounds * float(_core.pld_log_mgf(factor.p, factor.k_lo, h, np.array([lam]))[0]) for lam in lams]
+        down = [rounds * float(_core.pld_log_mgf(factor.p, factor.k_lo, h, np.array([-lam]))[0]) for lam in lams]
+        tops = [(k - math.log(tail)) / lam for k, lam in zip(up, lams)]
+        bottoms = [(math.log(tail) - k) / lam for k, lam in zip(down, lams)]
+        lo_full, hi_full = rounds * factor.k_lo, rounds * (factor.k_lo + factor.p.size - 1)
+        b = min(math.ceil(min(tops) / h), hi_full)
+        a = max(math.floor(max(bottoms) / h), lo_full)
+        assert (got.k_lo, got.k_lo + got.p.size - 1) == (a, b), (sigma, q, rounds, h)
+        best_rungs |= {int(np.argmin(tops)), int(np.argmax(bottoms))}
+    assert best_rungs & {9, 10, 11} and best_rungs - {8, 9, 10, 11, 12}, best_rungs

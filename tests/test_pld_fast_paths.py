@@ -146,3 +146,26 @@ def test_top_profile_answers_exactly_as_the_whole_profile():
     uncharged = GridPMF(composed.k_lo, composed.h, composed.p, composed.p_inf, 0.0, False)
     np.testing.assert_array_equal(uncharged.epsilon(deltas),
                                   composed._profile.epsilon(deltas / (1.0 - uncharged._slack()), 1))
+
+
+def test_upper_part_of_the_profile_answers_exactly_as_the_whole_profile():
+    """A PMF first asked about eps far above loss 0 sums only the grid points from just below the least eps
+    (``GridPMF._upper_profile``); every answer, then and after lower queries, equals the whole profile's."""
+    def fresh() -> GridPMF:
+        return pld.subsampled_gaussian(0.9, 0.2, value_discretization_interval=5e-3).self_compose(20).composed(True)[0]
+    rng = np.random.default_rng(3)
+    for low in (4.0, 6.5, 8.999, 40.0):  # the last lies above the whole grid
+        composed = fresh()
+        # every eps a grid point (the ceiling's edge case), a point's neighbours in doubles, and points between
+        grid = (composed.k_lo + np.arange(composed.p.size)) * composed.h
+        eps = np.concatenate([grid, np.nextafter(grid, np.inf), np.nextafter(grid, -np.inf), rng.uniform(-3, 45, 500)])
+        first = eps[eps >= low]
+        got = composed._raw_delta(first, 1)
+        part = composed.__dict__.get("_upper_part")
+        assert part is not None and part[0] > composed._top and "_top_profile" not in composed.__dict__
+        np.testing.assert_array_equal(got, composed._profile.delta(first, 1))
+        np.testing.assert_array_equal(composed._raw_delta(eps, 1), composed._profile.delta(eps, 1))
+        np.testing.assert_array_equal(composed.delta(eps), fresh().delta(eps))
+    for eps in (np.array([np.inf]), np.array([1e300, np.inf]), np.array([-np.inf, 7.0])):  # no grid index holds
+        composed = fresh()
+        np.testing.assert_array_equal(composed._raw_delta(eps, 1), composed._profile.delta(eps, 1))

@@ -54,6 +54,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pld_connect_dots.hpp"
@@ -151,20 +152,62 @@ inline void chernoff_edges(const std::vector<PmfView>& factors, double h, const 
         both[i] = lam_factor[i] * z / std::sqrt(std::max(var, 1e-300));
         both[ladder + i] = -both[i];
     }
-    double k_both[2 * ladder] = {};
-    double one[2 * ladder];
-    for (const Term& t : terms) {
-        const PmfView& f = factors[t.factor];
-        grid_log_mgf(f.p, f.n, f.k_lo, h, both, 2 * ladder, one);
-        for (int i = 0; i < 2 * ladder; ++i) k_both[i] += static_cast<double>(t.count) * one[i];
-    }
+    // The bound on each side, (K(lam) - log tail) / lam over lam > 0, is quasiconvex in lam (its sublevel
+    // sets {lam : K(lam) - c lam + log(1/tail) <= 0} are intervals, K being convex), so on the ladder its least
+    // value is found by walking from the Gaussian optimum (rungs 0.7, 1, 1.4) towards the smaller values
+    // until both neighbours of the least are larger or the ladder ends: the same rung values (each K(lam)
+    // is formed the same way however many lams share a pass) and the same edges as evaluating every rung,
+    // at 3-6 lams per side instead of 13.  Where a value is not finite every rung is evaluated.
     const double log_tail = std::log(tail);
+    double score[2][ladder];  // per side (0: top, +lam; 1: bottom, -lam) the quantity minimized
+    int lo[2] = {9, 9}, hi[2] = {11, 11};
+    std::vector<std::pair<int, int>> need;  // (side, rung)
+    for (int side = 0; side < 2; ++side)
+        for (int i = 9; i <= 11; ++i) need.push_back({side, i});
+    bool whole[2] = {false, false};
+    while (!need.empty()) {
+        const std::int64_t m = static_cast<std::int64_t>(need.size());
+        std::vector<double> lams(m), k(m, 0.0), one(m);
+        for (std::int64_t j = 0; j < m; ++j) lams[j] = both[need[j].first * ladder + need[j].second];
+        for (const Term& t : terms) {
+            const PmfView& f = factors[t.factor];
+            grid_log_mgf(f.p, f.n, f.k_lo, h, lams.data(), m, one.data());
+            for (std::int64_t j = 0; j < m; ++j) k[j] += static_cast<double>(t.count) * one[j];
+        }
+        for (std::int64_t j = 0; j < m; ++j) {
+            const auto [side, i] = need[j];
+            score[side][i] = side == 0 ? (k[j] - log_tail) / both[i] : -((log_tail - k[j]) / both[i]);
+        }
+        need.clear();
+        for (int side = 0; side < 2; ++side) {
+            if (whole[side]) continue;
+            double least = std::numeric_limits<double>::infinity();
+            bool finite = true;
+            for (int i = lo[side]; i <= hi[side]; ++i) {
+                finite = finite && std::isfinite(score[side][i]);
+                least = std::min(least, score[side][i]);
+            }
+            if (!finite) {  // every rung, reduced as std::min / std::max reduce (a NaN is never picked)
+                whole[side] = true;
+                for (int i = 0; i < ladder; ++i)
+                    if (i < lo[side] || i > hi[side]) need.push_back({side, i});
+                lo[side] = 0;
+                hi[side] = ladder - 1;
+                continue;
+            }
+            const int down = score[side][lo[side]] == least && lo[side] > 0 ? std::max(0, lo[side] - 3) : lo[side];
+            const int up = score[side][hi[side]] == least && hi[side] < ladder - 1 ? std::min(ladder - 1, hi[side] + 2)
+                                                                                   : hi[side];
+            for (int i = down; i < lo[side]; ++i) need.push_back({side, i});
+            for (int i = hi[side] + 1; i <= up; ++i) need.push_back({side, i});
+            lo[side] = down;
+            hi[side] = up;
+        }
+    }
     top = std::numeric_limits<double>::infinity();
     bottom = -std::numeric_limits<double>::infinity();
-    for (int i = 0; i < ladder; ++i) {
-        top = std::min(top, (k_both[i] - log_tail) / both[i]);
-        bottom = std::max(bottom, (log_tail - k_both[ladder + i]) / both[i]);
-    }
+    for (int i = lo[0]; i <= hi[0]; ++i) top = std::min(top, score[0][i]);
+    for (int i = lo[1]; i <= hi[1]; ++i) bottom = std::max(bottom, -score[1][i]);
     // A grid variance near 0 (an optimistic PMF whose mass sits on one grid point while the
     // sampling rate is below h) puts every rung far above the useful lam, and the window spans
     // the whole support (1e9 points for q = 1e-4, sigma = 0.5, 1e5 rounds).  Then lam is also

@@ -227,7 +227,13 @@ inline void grid_log_mgf(const double* p, std::int64_t n, std::int64_t k_lo, dou
             const int used = static_cast<int>(std::min<std::size_t>(lanes, idx.size() - i0));
             double l[lanes], res[lanes];
             for (int j = 0; j < lanes; ++j) l[j] = lam[idx[i0 + std::min(j, used - 1)]];  // spare lanes repeat
-            detail::grid_log_mgf_pass<lanes>(p, n, k_lo, h, l, used, down, res);
+            // as few lanes as the lams left need (each lane's terms are the same whatever the lane count)
+            if (used <= 2)
+                detail::grid_log_mgf_pass<2>(p, n, k_lo, h, l, used, down, res);
+            else if (used <= 4)
+                detail::grid_log_mgf_pass<4>(p, n, k_lo, h, l, used, down, res);
+            else
+                detail::grid_log_mgf_pass<lanes>(p, n, k_lo, h, l, used, down, res);
             for (int j = 0; j < used; ++j) out[idx[i0 + j]] = res[j];
         }
     }

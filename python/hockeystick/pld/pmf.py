@@ -80,11 +80,35 @@ class GridPMF:
         """Arguments eps above this loss are answered exactly by ``_top_profile``."""
         return (self.k_lo + self._top - 1) * self.h if self._top > 0 else -np.inf
 
+    def _upper_profile(self, eps: np.ndarray) -> _core.PldGridProfile:
+        """Suffix sums that answer every eps of a flat array above ``_top_floor``: ``_top_profile`` once
+        built, else those from two grid points below the least eps up (the same numbers as
+        ``_profile``'s there, the sums running from the top down; kept for later queries no lower).
+        A calibration's trial asks its composed PMF for one eps far above loss 0: the grid points
+        between are never summed."""
+        if "_top_profile" in self.__dict__ or eps.size == 0:
+            return self._top_profile
+        lowest = np.ceil(eps.min() / self.h) - self.k_lo - 2   # nan or +-inf among eps: the profile from loss 0
+        if not np.isfinite(lowest):
+            return self._top_profile
+        start = int(min(lowest, self.p.size - 1))
+        kept = self.__dict__.get("_upper_part")
+        if kept is not None and kept[0] <= start:
+            start = kept[0]
+        # every eps strictly above grid point start, so that each one's first grid point above is in the part
+        if start <= self._top or not np.all(eps > (self.k_lo + start) * self.h):
+            return self._top_profile
+        if kept is None or kept[0] != start:
+            kept = (start, _core.PldGridProfile(np.ascontiguousarray(self.p[start:], dtype=np.float64),
+                                                self.k_lo + start, self.h, self.p_inf))
+            self.__dict__["_upper_part"] = kept
+        return kept[1]
+
     def _raw_delta(self, eps: np.ndarray, threads: int) -> np.ndarray:
         """The uncharged curve at a flat array of eps."""
         high = eps > self._top_floor()
         if high.all():
-            return self._top_profile.delta(eps, threads)
+            return self._upper_profile(eps).delta(eps, threads)
         out = np.empty(eps.shape)
         out[high] = self._top_profile.delta(np.ascontiguousarray(eps[high]), threads)
         out[~high] = self._profile.delta(np.ascontiguousarray(eps[~high]), threads)
