@@ -122,3 +122,19 @@ def test_fixed_grid_lower_side_near_one_is_raised_and_ordered():
     assert np.all(plain < 1.0 - 5e-10)
     assert np.all(lo >= SubsampledGaussianPLD.DELTA_CEILING) and np.all(lo <= up) and np.all(lo < 1.0)
     np.testing.assert_array_equal(only, lo)
+
+
+@pytest.mark.parametrize("sigma, q", [(1e-6, 0.5), (1e-300, 0.5), (1e300, 0.5), (0.5, 1e-300)])
+def test_extreme_parameters_give_the_trivial_table_not_an_error(sigma, q):
+    """Cells that cannot be built (sigma 1e-6: a loss span of 1e13) or carry nothing usable: log A <= 0,
+    which is true (Hoelder) and lifts no lower side."""
+    table = subsampled_gaussian_log_affinity(sigma, q)
+    assert np.all(np.isfinite(table)) and np.all(table <= 0.0)
+    assert np.all(delta_lower_near_one(table, 10 ** 6, np.array([0.0, 1.0])) == 0.0)
+
+
+def test_gaussian_limit_matches_the_closed_form_affinity():
+    """q -> 1 (the last float below 1): A(lam) of N(1, s^2) vs N(0, s^2) is exp(-lam (1 - lam) / (2 s^2))."""
+    table = subsampled_gaussian_log_affinity(1.0, 1.0 - 2.0 ** -53)
+    exact = -LAMBDAS * (1.0 - LAMBDAS) / 2.0
+    assert np.all(table >= exact - 1e-12) and np.all(table - exact <= 2e-6)

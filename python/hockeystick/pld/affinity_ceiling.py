@@ -51,14 +51,19 @@ _TAIL_Z = 21.3
 def subsampled_gaussian_log_affinity(sigma: float, sampling_rate: float) -> np.ndarray:
     """Certified upper bounds on log A(lam) of one round of the Poisson-subsampled Gaussian (noise ``sigma``
     over sensitivity 1, rate ``sampling_rate`` < 1) at each lam of ``LAMBDAS``: rows remove, add
-    (P the mixture, then P the Gaussian), the cell sum of the module docstring."""
+    (P the mixture, then P the Gaussian), the cell sum of the module docstring; 0 (A <= 1, Hoelder: a
+    true bound that adds nothing) where sigma is so small that its cells cannot be built."""
     s, q = float(sigma), float(sampling_rate)
     # The remove direction's loss spans at most (1 + 2 z s) / s^2 + |log(1 - q)| over the cells' range.
-    span = (1.0 + 2.0 * _TAIL_Z * s) / (s * s) - math.log1p(-q) + 1.0
-    h = max(CELL_INTERVAL, span / MAX_CELLS)
-    out = np.empty((2, LAMBDAS.size))
+    wide = max(s, 1e-100)   # the span only picks h: below this it is far past what cells can hold anyway
+    span = (1.0 + 2.0 * _TAIL_Z * wide) / (wide * wide) - math.log1p(-q) + 1.0
+    h = min(max(CELL_INTERVAL, span / MAX_CELLS), _core.pld_max_interval)
+    out = np.zeros((2, LAMBDAS.size))   # log A <= 0 always (Hoelder): the bound where no cells are built
     for row, remove in enumerate((True, False)):
-        cells = _core.pld_subsampled_gaussian_cells(s, q, remove, h, TAIL, 4 * MAX_CELLS)
+        try:
+            cells = _core.pld_subsampled_gaussian_cells(s, q, remove, h, TAIL, 64 * MAX_CELLS)
+        except ValueError:   # sigma so small that even the coarsest cells are too many: nothing to add
+            return np.zeros((2, LAMBDAS.size))
         c, d = cells["c"], cells["d"]
         losses = (cells["k_lo"] + np.arange(c.size)) * h
         s_j = (c + d) / math.expm1(h)
@@ -71,7 +76,9 @@ def subsampled_gaussian_log_affinity(sigma: float, sampling_rate: float) -> np.n
             peak = float(np.max(terms, initial=-np.inf))
             inner = math.exp(peak) * float(np.sum(np.exp(terms - peak))) if math.isfinite(peak) else 0.0
             tails = cells["tail_lo"] ** (1.0 - lam) + cells["tail_hi"] * max(1.0, math.exp(-lam * top))
-            out[row, k] = math.log(min((inner + tails) * (1.0 + AFFINITY_SLACK), 1.0))
+            bound = (inner + tails) * (1.0 + AFFINITY_SLACK)
+            # A > 0 (P and Q have the same support): a sum computed 0 (underflow) or not finite says nothing
+            out[row, k] = math.log(min(bound, 1.0)) if bound > 0.0 and math.isfinite(bound) else 0.0
     return out
 
 
