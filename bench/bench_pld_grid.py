@@ -213,14 +213,17 @@ def g1_criterion(eps: np.ndarray, lo: np.ndarray, up: np.ndarray, right_upper: n
     ``right_upper[k]`` is the certified upper delta at eps + RIGHT_OFFSETS[k]) and G1's criterion (the
     lead's decision, issue 18): a point meets G1 by the epsilon rule, its certified epsilon width at
     most max(1e-2, 1e-3 eps), or by the floor, its certified upper delta below DELTA_FLOOR = 1e-9 (the
-    bracket then certifies delta < 1e-9 at that eps; no accountant defines an epsilon bracket there)."""
+    bracket then certifies delta < 1e-9 at that eps; no accountant defines an epsilon bracket there), or
+    by the ceiling, its certified lower delta at least DELTA_CEILING = 1 - 1e-9 (the bracket certifies
+    delta > 1 - 1e-9: no (eps, delta) guarantee at that eps for any delta a user targets)."""
     rel = (up - lo) / np.maximum(up, pld.SubsampledGaussianPLD.DELTA_FLOOR)
     width = np.min([certified_epsilon_width(eps, lo, up, eps + d, r) for d, r in zip(RIGHT_OFFSETS, right_upper)],
                    axis=0)
     by_epsilon = width <= np.maximum(1e-2, 1e-3 * eps)
     by_floor = up < pld.SubsampledGaussianPLD.DELTA_FLOOR
+    by_ceiling = lo >= pld.SubsampledGaussianPLD.DELTA_CEILING
     return dict(relative=rel, epsilon=width, by_epsilon=by_epsilon, by_floor=by_floor & ~by_epsilon,
-                met=by_epsilon | by_floor)
+                by_ceiling=by_ceiling & ~by_epsilon, met=by_epsilon | by_floor | by_ceiling)
 
 
 def g1_misses(points: np.ndarray, eps: np.ndarray, lo: np.ndarray, up: np.ndarray, met: np.ndarray) -> str:
@@ -274,6 +277,7 @@ def g1_blocks(blocks: int, mode: str = "relative", workers: int | None = 1) -> d
     return dict(per_block=float(np.mean(spent)), median=float(np.median(spent)), max=float(max(spent)),
                 relative_met=float(np.mean(cat["relative"] <= 1e-2)), criterion_met=float(np.mean(met)),
                 by_epsilon=float(np.mean(cat["by_epsilon"])), by_floor=float(np.mean(cat["by_floor"])),
+                by_ceiling=float(np.mean(cat["by_ceiling"])),
                 missed=float(np.mean(~met)), worst_missed=float(np.max(width[~met], initial=0.0)),
                 median_epsilon_width=float(np.median(width)),
                 misses=g1_misses(np.concatenate([w.reshape(-1, 3) for w in where]), cat["eps"], cat["lo"], cat["up"],
@@ -291,7 +295,8 @@ def g1_report(blocks: int = 20) -> None:
               f"{r['per_block']:.2f} CPU s per block (median {r['median']:.2f}, max {r['max']:.2f}); 1000 blocks "
               f"~{1000 * r['per_block']:.0f} CPU s; {r['relative_met']:.1%} of points within 1e-2 of max(delta, 1e-9); "
               f"G1 criterion met {r['criterion_met']:.1%} ({r['by_epsilon']:.1%} by the epsilon width <= "
-              f"max(1e-2, 1e-3 eps), {r['by_floor']:.1%} by upper delta < 1e-9 alone; median epsilon width "
+              f"max(1e-2, 1e-3 eps), {r['by_floor']:.1%} by upper delta < 1e-9 alone, {r['by_ceiling']:.1%} by "
+              f"lower delta >= 1 - 1e-9 alone; median epsilon width "
               f"{r['median_epsilon_width']:.1e}); missed {r['missed']:.1%} (worst epsilon width {r['worst_missed']:.3g})")
         print(r["misses"])
 
@@ -316,7 +321,8 @@ def g1_full(workers: int | None = None, mode: str = "relative") -> None:
     st = g1_criterion(eps, lo, up, shifted)
     print(f"G1 full grid: {np.mean(st['relative'] <= 1e-2):.1%} within 1e-2 of max(delta, 1e-9); G1 criterion met "
           f"{np.mean(st['met']):.1%} ({np.mean(st['by_epsilon']):.1%} by the epsilon width, {np.mean(st['by_floor']):.1%} "
-          f"by upper delta < 1e-9 alone), missed {np.mean(~st['met']):.1%}; "
+          f"by upper delta < 1e-9 alone, {np.mean(st['by_ceiling']):.1%} by lower delta >= 1 - 1e-9 alone), "
+          f"missed {np.mean(~st['met']):.1%}; "
           f"all brackets ordered: {bool(np.all((0 <= lo) & (lo <= up) & (up <= 1)))}")
     points = np.stack(np.broadcast_arrays(sigma, q, rounds[None, None], 0 * eps), axis=-1)[..., :3]
     print(g1_misses(points.reshape(-1, 3), np.broadcast_to(eps, lo.shape).ravel(), lo.ravel(), up.ravel(),

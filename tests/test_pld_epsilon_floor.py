@@ -37,19 +37,22 @@ def _with_shifted(eps: np.ndarray, lo: list[np.ndarray], up: list[np.ndarray]) -
 
 def test_width_is_zero_below_the_floor_and_the_certified_epsilon_width_above():
     acc = SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=10, accuracy=1e-2, delta_accuracy="epsilon")
-    eps = np.array([1.0, 2.0, 3.0, 4.0])
-    #            below floor  delta ~ 1 (flat) ordinary, steep   ordinary, no chord (lo = 0)
-    lo0 = np.array([0.0, 1.0 - 1e-12, 1.0e-3, 0.0])
-    up0 = np.array([5e-10, 1.0, 1.001e-3, 2e-9])
-    lo_s = [np.array([0.0, 1.0 - 1e-12, 5e-4 * f, 0.0]) for f in (0.99, 0.96, 0.85)]
-    up_s = [np.array([4e-10, 1.0, 5.01e-4 * f, 1.9e-9]) for f in (0.99, 0.96, 0.85)]
+    eps = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
+    #            below floor  delta ~ 1 (flat) ordinary, steep   ordinary, no chord (lo = 0)  above the ceiling
+    lo0 = np.array([0.0, 1.0 - 1e-8, 1.0e-3, 0.0, 1.0 - 1e-9])
+    up0 = np.array([5e-10, 1.0, 1.001e-3, 2e-9, 1.0])
+    lo_s = [np.array([0.0, 1.0 - 1e-8, 5e-4 * f, 0.0, 1.0 - 1e-9]) for f in (0.99, 0.96, 0.85)]
+    up_s = [np.array([4e-10, 1.0, 5.01e-4 * f, 1.9e-9, 1.0]) for f in (0.99, 0.96, 0.85)]
     x, lo, up = _with_shifted(eps, [lo0] + lo_s, [up0] + up_s)
     width = acc._width("delta", x, lo, up, eps.size)
     assert width[0] == 0.0                                        # below the floor: met, done
+    assert SubsampledGaussianPLD.DELTA_CEILING == 1.0 - FLOOR and lo0[4] >= SubsampledGaussianPLD.DELTA_CEILING
+    assert width[4] == 0.0                                        # lower side at the ceiling: met, done
     expected = np.min([certified_epsilon_width(eps, lo0, up0, eps + d, u) for d, u in zip(RIGHT_OFFSETS, up_s)],
                       axis=0)
-    np.testing.assert_array_equal(width[1:], expected[1:])        # the certified width elsewhere
-    assert width[1] == eps[1]                                     # flat at 1: no chord, capped, still wide
+    np.testing.assert_array_equal(width[1:4], expected[1:4])      # the certified width elsewhere
+    assert width[1] == eps[1]                                     # flat at 1 below the ceiling: capped, still wide
+    assert expected[4] == eps[4]                                  # (the ceiling point has no chord either)
     assert width[3] == eps[3]                                     # lo = 0: capped at eps, still wide
     # the relative rule is unchanged: (up - lo) / max(up, floor)
     rel = SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=10, accuracy=1e-2)._width(

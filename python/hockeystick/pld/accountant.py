@@ -23,6 +23,7 @@ from .compose import DEFAULT_TAIL
 from .distribution import (Bound, PrivacyLossDistribution, Result, bound_result, compose_all, delta_values,
                            epsilon_values, evaluate_into)
 from . import dominated_direction, round_cache
+from .affinity_ceiling import delta_lower_near_one, subsampled_gaussian_log_affinity
 from .calibration_start import calibration_grids, calibration_start
 from .directional_delta import calibration_directions
 from .epsilon_width import RIGHT_OFFSETS, certified_epsilon_width
@@ -113,7 +114,10 @@ class SubsampledGaussianPLD:
     ``accuracy``, or once up < ``DELTA_FLOOR``: the bracket then certifies delta < 1e-9 at eps, far
     below any delta a user targets, and no accountant defines an epsilon bracket there (the lower
     side is 0 and the upper one h-independent charges such as T x 5e-16 of round-off and the mass
-    at +infinity, so refining could not help).  Its width comes
+    at +infinity, so refining could not help); symmetrically once lo >= ``DELTA_CEILING`` = 1 - 1e-9:
+    the bracket certifies delta > 1 - 1e-9 at eps, so no (eps, delta) guarantee holds there for any
+    delta a user targets (the lower side near 1 comes from the rounds' Renyi affinity where the
+    composition's round-off charge would leave it 1e-9 low: ``affinity_ceiling``).  Its width comes
     from convexity of delta in e^eps through a certified upper bound at eps + d, d in
     ``epsilon_width.RIGHT_OFFSETS`` (``epsilon_width.certified_epsilon_width``; the least width
     wins); the lower side at eps is also raised to the certified lower sides at eps + d (delta does
@@ -132,6 +136,8 @@ class SubsampledGaussianPLD:
     FINEST_INTERVAL = 1e-5
     COARSEST_START = 1.0
     DELTA_FLOOR = 1e-9
+    DELTA_CEILING = 1.0 - DELTA_FLOOR
+    NEAR_ONE = 1.0 - 1e-6
     STALLED = 0.9
     CAPPED_STEP = 1 / 32
     START_POINTS = 1 << 13
@@ -169,6 +175,25 @@ class SubsampledGaussianPLD:
         self.delta_accuracy = _validation.choice(delta_accuracy, "delta_accuracy", ("relative", "epsilon"))
         self.workers = _validation.workers(workers)
         self._plds: dict[tuple, PrivacyLossDistribution] = {}
+        self._log_affinities: dict[tuple, np.ndarray] = {}
+
+    def _raised_near_one(self, point: tuple, eps: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+        """``lower`` (certified lower deltas of ``point`` = (sigma, q, rounds, sensitivity) at ``eps``) raised,
+        where the upper side is above ``NEAR_ONE`` (1 - 1e-6), to the affinity bound
+        1 - min_lam e^{lam eps} A(lam)^T (``affinity_ceiling``: the composed lower side is charged the
+        FFT's round-off, about 1e-9 at delta ~ 1, far above 1 - delta there; elsewhere the affinity
+        bound is looser than the composition).  One affinity table per (sigma, q, sensitivity),
+        kept on the accountant (a few ms; threads computing the same one write the same values)."""
+        near = upper > self.NEAR_ONE
+        if not near.any():
+            return lower
+        sigma, q, rounds, sensitivity = point
+        key = (sigma, q, sensitivity)
+        if key not in self._log_affinities:
+            self._log_affinities[key] = subsampled_gaussian_log_affinity(sigma / sensitivity, q)
+        raised = np.array(lower, dtype=np.float64)
+        raised[near] = np.maximum(raised[near], delta_lower_near_one(self._log_affinities[key], rounds, eps[near]))
+        return raised
 
     def _build(self, store: dict[tuple, PrivacyLossDistribution], points: list[tuple], h: float, optimistic: bool = True,
                threads: int = 0) -> None:
@@ -231,7 +256,10 @@ class SubsampledGaussianPLD:
                 for i, (lo, up) in zip(batch, self._step_brackets(batch, points, step, xs, method, best, own,
                                                                   threads)):
                     h = step[i]
-                    lo, up = np.asarray(lo, dtype=np.float64), np.asarray(up, dtype=np.float64)
+                    up = np.asarray(up, dtype=np.float64)
+                    lo = np.asarray(lo, dtype=np.float64)
+                    if method == "delta":
+                        lo = self._raised_near_one(points[i], xs[i], lo, up)
                     if i in best:  # both grids' brackets hold: keep their intersection
                         lo, up = np.maximum(lo, best[i][1]), np.minimum(up, best[i][2])
                     width = self._width(method, xs[i], lo, up, own[i])
@@ -253,8 +281,10 @@ class SubsampledGaussianPLD:
         the own ones in ``x``), and 0 (done) where up < DELTA_FLOOR: the bracket then certifies
         delta < 1e-9 at that eps, which is G1's floor rule (issue 18), and no grid certifies an
         epsilon bracket there (the lower side is 0 and the upper one h-independent charges, such as
-        T x 5e-16 of round-off and the mass at +infinity), so refining could not help; capped at
-        1e100 so the refinement's fits stay finite."""
+        T x 5e-16 of round-off and the mass at +infinity), so refining could not help; 0 too where
+        lo >= DELTA_CEILING = 1 - 1e-9, the same rule at the other end (the bracket certifies delta >
+        1 - 1e-9: no (eps, delta) guarantee at that eps for any delta a user targets, and no epsilon
+        width either, the upper side being 1 or as flat); capped at 1e100 so the refinement's fits stay finite."""
         if method == "epsilon":
             return up - lo
         if self.delta_accuracy == "relative":
@@ -262,7 +292,8 @@ class SubsampledGaussianPLD:
         eps = x[:own]
         widths = [certified_epsilon_width(eps, lo[:own], up[:own], x[k * own:(k + 1) * own], up[k * own:(k + 1) * own])
                   for k in range(1, len(RIGHT_OFFSETS) + 1)]
-        return np.where(up[:own] < self.DELTA_FLOOR, 0.0, np.minimum(np.min(widths, axis=0), 1e100))
+        done = (up[:own] < self.DELTA_FLOOR) | (lo[:own] >= self.DELTA_CEILING)
+        return np.where(done, 0.0, np.minimum(np.min(widths, axis=0), 1e100))
 
     def _step_brackets(self, batch: list[int], points: list[tuple], step: dict[int, float], xs: list[np.ndarray],
                        method: str, best: dict[int, tuple[float, np.ndarray, np.ndarray, np.ndarray]],
@@ -490,9 +521,11 @@ class SubsampledGaussianPLD:
         for side in {"upper": (True,), "lower": (False,), "both": (False, True)}[bound]:
             compose_all(dists, side, workers=threads or None)
         out = []
-        for (_, sel), dist in zip(unit, dists):
+        for (point, sel), dist in zip(unit, dists):
             lo, up = np.empty(sel.size), np.empty(sel.size)
             evaluate_into(dist, method, flat_x[sel], bound, lo, up, np.arange(sel.size))
+            if method == "delta" and bound != "upper":   # bound="lower": no upper side to test, raise everywhere
+                lo = self._raised_near_one(point, flat_x[sel], lo, up if bound == "both" else np.ones(sel.size))
             out.append((lo, up))
         return out, store if keep else {}
 
