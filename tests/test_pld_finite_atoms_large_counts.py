@@ -98,3 +98,41 @@ def test_poisson_sampled_lattice_free_pair_many_times() -> None:
     lo = fa.delta(big, [5.0, 10.0], upper=False)
     hi = fa.delta(big, [5.0, 10.0], upper=True)
     assert (0.0 <= lo).all() and (lo <= hi).all() and (hi <= 1.0).all()
+
+
+def test_two_lattices_compose_on_a_window_against_enumeration(monkeypatch):
+    """Two discrete Laplace lattices (a = 1 and 1.37 with sensitivity 2) meet on the 2^-32 sub-lattice;
+    past ``WINDOW_PRODUCTS`` products they compose on a coarsened window (forced here on a small case):
+    both sides hold the exact value by enumeration."""
+    from .test_pld_finite_atoms import exact_delta
+    monkeypatch.setattr(fa, "WINDOW_PRODUCTS", 100)
+    monkeypatch.setattr(fa, "WINDOW_POINTS", 256)
+    one, two = discrete_laplace_pair(1.0, 1), discrete_laplace_pair(1.37, 2)
+    k = 25
+    both = fa.compose(fa.self_compose(fa.pair_atoms(*one), k), fa.self_compose(fa.pair_atoms(*two), k))
+    assert both.index.size <= 256 + 1
+    for eps in (40.0, 60.0, 80.0):
+        exact = exact_delta([(*one, k), (*two, k)], eps)
+        lo, up = (fa.delta(both, [eps], side)[0] for side in (False, True))
+        assert lo <= exact <= up, (eps, lo, float(exact), up)
+
+
+@pytest.mark.parametrize("k", [10**4, 10**7])
+def test_two_discrete_laplace_lattices_many_times_against_dp_accounting(k: int) -> None:
+    """The reported mixture: 10^4 (and 10^7) runs each of DL(1) and DL(1.37, sensitivity 2) took minutes
+    of products on the sub-lattice.  Our bracket must meet dp_accounting's two estimates' directions:
+    lower <= their pessimistic, upper >= their optimistic (connect-the-dots at h = 0.1; 10^4 only)."""
+    from dp_accounting.pld import privacy_loss_distribution as P
+    acc = HockeystickAccountant().compose(dpa.ComposedDpEvent([
+        dpa.SelfComposedDpEvent(dpa.DiscreteLaplaceDpEvent(1.0, 1), k),
+        dpa.SelfComposedDpEvent(dpa.DiscreteLaplaceDpEvent(1.37, 2), k)]))
+    lo, hi = acc.get_epsilon_bracket(TARGET)
+    assert 0.0 < lo <= hi <= lo + 5e-3 * hi
+    if k > 10**4:
+        return
+    theirs = [P.from_discrete_laplace_mechanism(1.0, sensitivity=1, value_discretization_interval=0.1,
+                                                pessimistic_estimate=pessimistic).self_compose(k)
+              .compose(P.from_discrete_laplace_mechanism(1.37, sensitivity=2, value_discretization_interval=0.1,
+                                                         pessimistic_estimate=pessimistic).self_compose(k))
+              .get_epsilon_for_delta(TARGET) for pessimistic in (True, False)]
+    assert lo <= theirs[0] and hi >= theirs[1], (lo, hi, theirs)
