@@ -136,3 +136,38 @@ def test_two_discrete_laplace_lattices_many_times_against_dp_accounting(k: int) 
                                                          pessimistic_estimate=pessimistic).self_compose(k))
               .get_epsilon_for_delta(TARGET) for pessimistic in (True, False)]
     assert lo <= theirs[0] and hi >= theirs[1], (lo, hi, theirs)
+
+
+def _two_atom_delta(p: tuple[float, float], q: tuple[float, float], k: int, eps: float) -> mp.mpf:
+    """Exact delta(eps) of k runs of a two-outcome pair (inputs taken as the given doubles): j runs at
+    loss l_1 = log(p_1 / q_1), the others at l_0, binomial in j; summed from the first j past eps."""
+    p0, p1, q0, q1 = (mp.mpf(x) for x in (*p, *q))
+    l0, l1, e = mp.log(p0 / q0), mp.log(p1 / q1), mp.mpf(eps)
+    hi, lo_ = (1, 0) if l1 > l0 else (0, 1)
+    m_hi, l_hi, l_lo = (p1, l1, l0) if hi == 1 else (p0, l0, l1)
+    m_lo = 1 - m_hi
+    start = max(int(mp.floor((e - k * l_lo) / (l_hi - l_lo))) + 1, 0)  # j runs at the higher loss
+    t = mp.exp(mp.loggamma(k + 1) - mp.loggamma(start + 1) - mp.loggamma(k - start + 1)
+               + start * mp.log(m_hi) + (k - start) * mp.log(m_lo))
+    total, j = mp.mpf(0), start
+    while j <= k:
+        total += t * (1 - mp.exp(e - (j * l_hi + (k - j) * l_lo)))
+        if j > start + 10 and t < total * mp.mpf(10) ** -30:
+            break
+        t = t * (k - j) / (j + 1) * m_hi / m_lo
+        j += 1
+    return total
+
+
+def test_a_billion_runs_off_any_lattice_are_rebased_not_refused():
+    """Found by the event-tree search: 1.3e9 runs of a randomized response (replace-special: two atoms on the
+    2^-32 sub-lattice) reached indices past 2^62 and were refused as 'beyond the common loss lattice'
+    (no field named).  The window is rebased onto a coarser lattice; both ends hold the exact binomial."""
+    from hockeystick.pld.randomized_response import randomized_response_pair
+    k = 2745 * 473672
+    p, q = randomized_response_pair(0.3650357641630829, 10, "replace_special")
+    atoms = fa.self_compose(fa.pair_atoms(p, q), k)
+    lo = fa.pure_epsilon(atoms, TARGET, False)
+    hi = fa.pure_epsilon(atoms, TARGET, True)
+    assert 0.0 < lo <= hi <= lo * (1 + 1e-3)
+    assert _two_atom_delta(tuple(p), tuple(q), k, hi) <= TARGET <= _two_atom_delta(tuple(p), tuple(q), k, lo)

@@ -432,7 +432,10 @@ def _self_compose_shared(a: Atoms, count: int) -> Atoms:
     (``_binomial_self_compose``); in plain floats if the result spans at most ``LEAN_ATOMS`` lattice
     points; by repeated squaring of each step merged while the result has at most ``MAX_ATOMS`` atoms;
     else on a window of the lattice (``_window_power``)."""
-    _check_span(float(int(count)) * float(np.abs(a.index).max(initial=0)), a.eta)
+    span = float(int(count)) * float(np.abs(a.index).max(initial=0))
+    if int(count) > 1 and span >= INDEX_LIMIT / 4 and _windowed(a, int(count)):
+        return _window_power(_rebased(a, span), int(count))
+    _check_span(span, a.eta)
     if 1 < int(count) < LEAN_ATOMS and a.mass.size == 2 and a.p_inf == 0.0:
         binomial = _binomial_self_compose(a, int(count))
         if binomial is not None:
@@ -525,6 +528,17 @@ def _window_compose(a: _Window, b: _Window, eta: float) -> _Window:
     out = _Window(a.first + b.first, a.step, np.convolve(a.mass, b.mass), a.p_inf + b.p_inf * float(a.mass.sum()),
                   a.missing + b.missing + underflow, a.loss_error + b.loss_error, rel)
     return _trimmed(out, eta, WINDOW_POINTS)
+
+
+def _rebased(a: Atoms, span: float) -> Atoms:
+    """a on the lattice eta 2^j with the least j keeping ``span`` (count times a's largest |index|) below
+    2^60 indices: a composition of 10^9 runs of a pair on the 2^-32 sub-lattice passes 2^62 (int64) there.
+    Each loss moves to the nearest point (``_on_eta``'s error added); masses sharing one are summed."""
+    eta = a.eta * 2.0 ** math.ceil(math.log2(4.0 * span / INDEX_LIMIT))
+    index, extra = _on_eta(a, eta)
+    uniq, inverse, counts = np.unique(index, return_inverse=True, return_counts=True)
+    return Atoms(uniq, np.bincount(inverse, weights=a.mass), a.p_inf, eta, a.loss_error + extra,
+                 a.rel_error + (int(counts.max()) - 1) * UNIT_ROUNDOFF)
 
 
 def _first_window(a: Atoms) -> _Window:
