@@ -34,6 +34,15 @@ A composition whose atoms would exceed ``MAX_ATOMS`` is merged onto a grid twice
 (nearest point, its half-step added to ``loss_error``), so the count stays bounded and both
 sides stay certified.
 
+Long compositions (``_window_power``, ``_compose_windowed``).  A self-composition whose lattice fills its
+span, or whose result could pass ``MAX_ATOMS`` atoms, and a composition of more than ``WINDOW_PRODUCTS``
+products of atoms, run on a window: masses on a stride of the lattice, convolved directly (no FFT
+round-off to charge), with masses below ``WINDOW_FLOOR`` = 2^-1000 dropped (no subnormal mass is ever
+kept, so every kept sum keeps its relative bound) and the window coarsened to at most ``WINDOW_POINTS``
+points (nearest point of a lattice twice as coarse, as above).  The dropped P-mass, and the at most
+2^-1074 per product lost to underflow, is ``missing``: at +infinity on the upper side, left out on the
+lower side (``lower``).  So 10^8 runs of a discrete Laplace cost ~27 convolutions of <= 2^13 points.
+
 Masses near underflow.  Below the smallest normal double (2^-1022) a computed mass has no relative
 error bound: each operation errs by up to 2^-1074 absolute, and a mass whose true value is below
 ~2^-1075 (e^-800, say) is computed as 0.  So a pair's masses are taken to be within 16u relative plus,
