@@ -159,10 +159,11 @@ def test_clustered_search_on_a_jagged_side_keeps_its_guarantees():
 
 
 def test_a_long_self_composition_still_coarsens_past_the_cap(monkeypatch):
-    """A dense lattice whose k-fold span would pass MAX_ATOMS is merged step by step (bounded size),
-    and stays certified against the exact value."""
+    """A dense lattice whose k-fold span would pass WINDOW_POINTS is coarsened step by step (bounded
+    size), and stays certified against the exact value."""
     p, q = discrete_laplace_pair(0.2, 1)
     monkeypatch.setattr(fa, "MAX_ATOMS", 64)
+    monkeypatch.setattr(fa, "WINDOW_POINTS", 64)
     atoms = fa.self_compose(fa.pair_atoms(p, q), 100)  # 201 lattice points uncapped
     assert atoms.index.size <= 64
     for eps in (0.5, 2.0):

@@ -316,7 +316,11 @@ inline Cells symmetrised_cells(const Cells& cells) {
 
 // Cells of the realizable pair sum_c b_c N(2c, s^2) vs N(0, s^2) (s = sigma/Delta): the lower side
 // (with the half-cells, which tighten the optimistic PMF: pld_connect_dots.hpp).
-// Counts beyond c_max (mass counts.cut) are dropped, as are the two x-tails (<= tail/4 each side).
+// The mass of the counts beyond c_max (counts.cut) is added to tail_hi with the upper x-tail, and the
+// lower x-tail goes to tail_lo (<= tail/4 each side).  These cells feed optimistic_pmf only
+// (pld_connect_dots.hpp), which reads neither tail_hi nor tail_lo: on this lower side that mass is
+// in effect dropped, which only lowers delta, so the side stays a lower bound.  (pessimistic_pmf
+// would put tail_hi at +infinity; it is never built from these cells.)
 inline Cells replace_one_lower_cells(double s, const CopyCounts& counts, double h, double tail,
                                      std::int64_t max_cells) {
     if (!(s > 0.0) || !std::isfinite(s)) throw std::invalid_argument("sigma/sensitivity must be positive and finite");

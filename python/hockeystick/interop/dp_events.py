@@ -204,6 +204,11 @@ def _visit(event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: C
         else:
             shift = 2.0 if relation == NeighboringRelation.REPLACE_ONE else 1.0
             plan.add_gaussian(shift / sigma, count)
+            if not math.isfinite(plan.gaussian_r2):  # count (shift / sigma)^2 summed past the largest double
+                raise ParameterOutOfRange(
+                    f"GaussianDpEvent.noise_multiplier = {event.noise_multiplier!r} (with {count} runs) makes the "
+                    f"composed Gaussian's squared radius overflow (sum of count (shift / noise_multiplier)^2 past "
+                    f"1.8e308): no certified bound is computed; use more noise")
         return
     if isinstance(event, ev.LaplaceDpEvent):
         b = _noise(event, "noise_multiplier")
@@ -449,6 +454,14 @@ def _fixed_size(event, count: int, relation: NeighboringRelation, plan: Composit
     inner = plan_for(event.event, 1, relation)
     if m == 0 or (inner.empty and not inner.non_private):
         return
+    if not without and n > 1 and inner.counts and not inner.non_private \
+            and -math.expm1(m * math.log1p(-1.0 / n)) >= 1.0:
+        # the record is drawn with a probability that rounds to 1: the copy-count mixture around a
+        # mechanism other than a Gaussian (pld.subsampled_pair) needs it below 1 (b_0 = (1 - 1/n)^m < 2^-53)
+        raise ParameterOutOfRange(
+            f"SampledWithReplacementDpEvent.sample_size = {m} draws one of source_dataset_size = {n} records "
+            f"with probability 1 - (1 - 1/n)^m, which rounds to 1: no certified bound is computed; use a larger "
+            f"source_dataset_size or a smaller sample_size")
     if inner.non_private:
         # The outputs differ only when the record is drawn (probability m/n, or 1 - (1 - 1/n)^m with
         # replacement), and then completely: exactly the pair of (0, eta)-DP.

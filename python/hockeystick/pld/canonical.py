@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 from .distribution import PrivacyLossDistribution
+from .finite_atoms import SMALLEST_NORMAL
 from .mechanisms import DEFAULT_INTERVAL, from_distributions
 
 
@@ -38,4 +39,8 @@ def eps_delta_dp(epsilon: float, delta: float = 0.0, *,
                  value_discretization_interval: float = DEFAULT_INTERVAL) -> PrivacyLossDistribution:
     """The PLD of any (epsilon, delta)-DP mechanism, as the worst case (the canonical pair)."""
     p, q = canonical_pair(epsilon, delta)
-    return from_distributions(p, q, value_discretization_interval=value_discretization_interval, symmetric=True)
+    # The zeros at the ends are the pair's own (exact); a middle mass below 2^-1022 (eps past ~700) may
+    # have underflowed, and from_distributions then treats every small mass as uncertain.
+    structural = bool(p[1:3].min() >= SMALLEST_NORMAL)
+    return from_distributions(p, q, value_discretization_interval=value_discretization_interval, symmetric=True,
+                              exact_zeros=structural)

@@ -12,6 +12,7 @@ optimistic side.
 
 from __future__ import annotations
 
+import math
 from typing import Literal
 
 import numpy as np
@@ -21,6 +22,7 @@ from .. import _validation
 from .._elementwise import ArrayLike
 from .compose import DEFAULT_TAIL
 from .distribution import Factor, PrivacyLossDistribution
+from .finite_atoms import SMALLEST_NORMAL, UNIT_ROUNDOFF, mass_range
 from .pmf import GridPMF
 
 DEFAULT_INTERVAL = 1e-4
@@ -242,12 +244,17 @@ def laplace(scale: float, *, sensitivity: float = 1.0,
 
 def from_distributions(p: ArrayLike, q: ArrayLike, *,
                        value_discretization_interval: float = DEFAULT_INTERVAL,
-                       symmetric: bool = False) -> PrivacyLossDistribution:
+                       symmetric: bool = False, exact_zeros: bool = False) -> PrivacyLossDistribution:
     """The PLD of two discrete distributions on one finite outcome set.
 
-    Losses log(p/q) are placed exactly by their cell integrals; outcomes with
-    q = 0 < p carry loss +infinity.  Unless ``symmetric``, the pair (q, p) is
-    kept as a second direction and the worse one is reported.
+    Losses log(p/q) are placed exactly by their cell integrals.  An outcome with a mass below 2^-1022
+    (q = 0 < p included) has no relative round-off bound (its mass may have underflowed), so each side
+    gets its own atom (``_near_underflow_atoms``, as ``finite_atoms.pair_atoms``): the pessimistic side
+    P-mass p_hi at log p_hi - log q_lo (+infinity where q_lo = 0), the optimistic side p_lo at
+    log p_lo - log q_hi, finite (~log p + 741 for q = 0: the optimistic grid then spans that far).
+    ``exact_zeros=True`` declares every mass given as exactly 0 exact (a structural zero, not an
+    underflowed value): an outcome with q = 0 < p then sits at +infinity on both sides.  Unless
+    ``symmetric``, the pair (q, p) is kept as a second direction and the worse one is reported.
     """
     pa = np.asarray(p, dtype=np.float64).ravel()
     qa = np.asarray(q, dtype=np.float64).ravel()
@@ -260,22 +267,61 @@ def from_distributions(p: ArrayLike, q: ArrayLike, *,
             raise ValueError(f"{name} must sum to 1 (got {arr.sum()!r})")
     h = checked_interval(value_discretization_interval)
 
-    def one(a: np.ndarray, b: np.ndarray, label: str) -> Factor:
-        keep = a > 0
-        with np.errstate(divide="ignore"):
-            loss = np.where(b[keep] > 0, np.log(a[keep]) - np.log(b[keep]), np.inf)
-        f = _factor(label, _core.pld_atoms(np.ascontiguousarray(loss), np.ascontiguousarray(a[keep]),
-                                           h, MAX_CELLS))
-        # The C++ optimistic side drops all mass above the grid (for continuous laws, a cut tail);
-        # here the mass at +infinity is exact (outcomes with b = 0 < a), so it is kept.
-        inf_mass = float(a[keep][np.isinf(loss)].sum())
+    def atoms(loss: np.ndarray, mass: np.ndarray, label: str) -> Factor:
+        f = _factor(label, _core.pld_atoms(np.ascontiguousarray(loss), np.ascontiguousarray(mass), h, MAX_CELLS))
+        # The C++ optimistic side drops all mass above the grid (for continuous laws, a cut tail); here
+        # the mass at +infinity (exact zeros of q) is exact, so it is kept.
+        inf_mass = float(mass[np.isinf(loss)].sum())
         if f.lower is None or inf_mass == 0.0:
             return f
         lower = f.lower
         return Factor(label, f.upper, GridPMF(lower.k_lo, h, lower.p, max(lower.p_inf, inf_mass), 0.0, False),
                       f.connect_dots)
 
+    def one(a: np.ndarray, b: np.ndarray, label: str) -> Factor:
+        keep = a > 0
+        infinite = keep & (b == 0.0) if exact_zeros else np.zeros_like(keep)
+        near = keep & ~infinite & ((a < SMALLEST_NORMAL) | (b < SMALLEST_NORMAL))
+        plain = keep & ~near
+        with np.errstate(divide="ignore"):  # exact zeros of b: loss +infinity
+            loss = np.log(a[plain]) - np.log(b[plain])
+        if not near.any():
+            return atoms(loss, a[plain], label)
+        up_loss, up_mass, low_loss, low_mass = _near_underflow_atoms(a[near], b[near])
+        upper = atoms(np.concatenate([loss, up_loss]), np.concatenate([a[plain], up_mass]), label)
+        lower = atoms(np.concatenate([loss, low_loss]), np.concatenate([a[plain], low_mass]), label)
+        return Factor(label, upper.upper, lower.lower, upper.connect_dots)
+
     forward = one(pa, qa, "from_distributions(p, q)")
     if symmetric:
         return PrivacyLossDistribution([{forward: 1}])
     return PrivacyLossDistribution([{forward: 1}, {one(qa, pa, 'from_distributions(q, p)'): 1}])
+
+
+def _near_underflow_atoms(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per side, the atoms (losses, P-masses) of outcomes with a mass below 2^-1022, from the masses'
+    certified ranges [p_lo, p_hi], [q_lo, q_hi] (``finite_atoms.mass_range``: 16u relative, and
+    16 2^-1074 absolute below 2^-1022, widened for their own rounding):
+      pessimistic: p_hi at log p_hi - log q_lo + e (+infinity where q_lo = 0),
+      optimistic:  p_lo at log p_lo - log q_hi - e (none where p_lo = 0),
+    e = 4u (|log p| + |log q|) + 32u the computed difference's round-off (as ``pair_atoms`` charges it).
+    delta(eps) = sum_j p_j (1 - e^{eps - l_j})_+ grows with every p_j and l_j, so these bracket the
+    outcome's contribution whatever its true masses in those ranges."""
+    ranges = [(*mass_range(pi), *mass_range(qi)) for pi, qi in zip(p.tolist(), q.tolist())]
+    up_loss, up_mass, low_loss, low_mass = [], [], [], []
+    for p_lo, p_hi, q_lo, q_hi in ranges:
+        up_mass.append(p_hi)
+        up_loss.append(_loss_outward(p_hi, q_lo, up=True) if q_lo > 0.0 else math.inf)
+        if p_lo > 0.0:
+            low_mass.append(p_lo)
+            low_loss.append(_loss_outward(p_lo, q_hi, up=False))
+    return (np.array(up_loss, dtype=np.float64), np.array(up_mass, dtype=np.float64),
+            np.array(low_loss, dtype=np.float64), np.array(low_mass, dtype=np.float64))
+
+
+def _loss_outward(p: float, q: float, up: bool) -> float:
+    """log p - log q moved outward (up or down) past its round-off, 4u (|log p| + |log q|) + 32u (and
+    an ulp for the final addition)."""
+    lp, lq = math.log(p), math.log(q)
+    err = 4.0 * UNIT_ROUNDOFF * (abs(lp) + abs(lq)) + 32.0 * UNIT_ROUNDOFF
+    return math.nextafter(lp - lq + err, math.inf) if up else math.nextafter(lp - lq - err, -math.inf)

@@ -1,0 +1,173 @@
+"""A discrete Laplace self-composed 10^4 .. 10^8 times (``finite_atoms._window_power``), both sides
+against the exact binomial law at 50 digits.
+
+Sensitivity 1 makes the composed PLD binomial: j of k runs at loss +a (P-mass p = 1 / (1 + e^-a)),
+the others at -a, so delta(eps) = sum_j C(k, j) p^j (1 - p)^(k - j) (1 - e^(eps - a (2j - k)))_+,
+summed in mpmath from the first j past eps until its terms are negligible.  These counts used to
+square dense lattices until the span passed 2^14 atoms, whose coarsened copies then met on the
+2^-32 sub-lattice: 10^6 runs of DiscreteLaplace(1) did not return within a minute.
+"""
+
+from __future__ import annotations
+
+import mpmath as mp
+import pytest
+from dp_accounting import dp_event as dpa
+
+from hockeystick.interop.dp_accounting import HockeystickAccountant
+from hockeystick.pld import finite_atoms as fa
+from hockeystick.pld.discrete_laplace import discrete_laplace_atoms, discrete_laplace_pair
+from hockeystick.pld.subsampling import poisson_subsampled_pair
+
+mp.mp.dps = 50
+CASES = [(1.0, 20_000), (0.1, 100_000), (1.0, 10**6), (0.1, 10**7), (3.0, 10**7), (0.1, 10**8)]
+TARGET = 1e-6
+
+
+def _exact_delta(a: float, k: int, eps: float, sigma: float | None = None) -> mp.mpf:
+    """The exact delta(eps) of k runs of DLap(a) with sensitivity 1 (beside a Gaussian of noise sigma
+    and sensitivity 1 when given: theta_mu(eps - loss) per atom, mu = 1 / sigma)."""
+    am, e = mp.mpf(a), mp.mpf(eps)
+    p = 1 / (1 + mp.exp(-am))
+    q = 1 - p
+    mu = None if sigma is None else 1 / mp.mpf(sigma)
+
+    def term(loss: mp.mpf) -> mp.mpf:
+        if mu is None:
+            return 1 - mp.exp(e - loss) if loss > e else mp.mpf(0)
+        x = (e - loss) / mu
+        return mp.ncdf(-x + mu / 2) - mp.exp(e - loss) * mp.ncdf(-x - mu / 2)
+
+    start = max(int(mp.floor((e / am + k) / 2)) + 1, 0) if mu is None else 0
+    if mu is not None:  # every atom counts beside a Gaussian: start 12 standard deviations below the mean
+        start = max(int(k * p - 12 * mp.sqrt(k * p * q)), 0)
+    log_t = mp.loggamma(k + 1) - mp.loggamma(start + 1) - mp.loggamma(k - start + 1) + start * mp.log(p) \
+        + (k - start) * mp.log(q)
+    t, total, j = mp.exp(log_t), mp.mpf(0), start
+    while j <= k:
+        total += t * term(am * (2 * j - k))
+        if j > start + 10 and t < total * mp.mpf(10) ** -30 and j > k * p:
+            break
+        t = t * (k - j) / (j + 1) * p / q
+        j += 1
+    return total
+
+
+@pytest.mark.parametrize("a, k", CASES)
+def test_large_self_composition_brackets_exact_binomial(a: float, k: int) -> None:
+    acc = HockeystickAccountant().compose(dpa.SelfComposedDpEvent(dpa.DiscreteLaplaceDpEvent(a, 1), k))
+    lo, hi = acc.get_epsilon_bracket(TARGET)
+    assert 0.0 < lo <= hi < float("inf")
+    assert hi - lo <= 5e-3 * hi  # narrow enough to be worth reporting (coarsened lattice of <= 2^13 points)
+    # the epsilon bracket holds the exact epsilon: delta at its upper end <= target <= delta at its lower end
+    assert _exact_delta(a, k, hi) <= TARGET <= _exact_delta(a, k, lo)
+    for eps in (lo, 0.5 * (lo + hi), hi):
+        d_lo, d_hi = acc.get_delta_bracket(eps)
+        exact = _exact_delta(a, k, eps)
+        assert d_lo <= exact <= d_hi, (eps, d_lo, float(exact), d_hi)
+
+
+def test_large_self_composition_beside_a_gaussian() -> None:
+    a, k, sigma = 0.1, 10**6, 0.05
+    acc = HockeystickAccountant().compose(dpa.ComposedDpEvent([
+        dpa.SelfComposedDpEvent(dpa.DiscreteLaplaceDpEvent(a, 1), k), dpa.GaussianDpEvent(sigma)]))
+    lo, hi = acc.get_epsilon_bracket(TARGET)
+    assert 0.0 < lo <= hi <= lo + 5e-3 * hi
+    for eps in (lo, hi):
+        d_lo, d_hi = acc.get_delta_bracket(eps)
+        exact = _exact_delta(a, k, eps, sigma)
+        assert d_lo <= exact <= d_hi, (eps, d_lo, float(exact), d_hi)
+
+
+@pytest.mark.parametrize("count", [10**6, 10**8])
+def test_window_power_sides_differ_only_by_the_dropped_mass(count: int) -> None:
+    """The dropped tails sit at +infinity on the upper side only; both sides are finite and ordered."""
+    atoms = fa.self_compose(discrete_laplace_atoms(0.5, 1), count)
+    lower = atoms.lower
+    assert lower is not None and atoms.p_inf > lower.p_inf
+    assert atoms.p_inf - lower.p_inf < 1e-280  # the floor's dropped mass, not probability worth reporting
+    assert atoms.index.size <= fa.WINDOW_POINTS + 1
+
+
+def test_poisson_sampled_lattice_free_pair_many_times() -> None:
+    """A pair on no lattice (the 2^-32 sub-grid) self-composed 10^6 times: windowed (it used to multiply
+    2^14 atoms by 2^14), both sides finite and ordered."""
+    p, q = poisson_subsampled_pair(*discrete_laplace_pair(1.0, 1), 0.01)
+    atoms = fa.pair_atoms(p, q)
+    big = fa.self_compose(atoms, 10**6)
+    lo = fa.delta(big, [5.0, 10.0], upper=False)
+    hi = fa.delta(big, [5.0, 10.0], upper=True)
+    assert (0.0 <= lo).all() and (lo <= hi).all() and (hi <= 1.0).all()
+
+
+def test_two_lattices_compose_on_a_window_against_enumeration(monkeypatch):
+    """Two discrete Laplace lattices (a = 1 and 1.37 with sensitivity 2) meet on the 2^-32 sub-lattice;
+    past ``WINDOW_PRODUCTS`` products they compose on a coarsened window (forced here on a small case):
+    both sides hold the exact value by enumeration."""
+    from .test_pld_finite_atoms import exact_delta
+    monkeypatch.setattr(fa, "WINDOW_PRODUCTS", 100)
+    monkeypatch.setattr(fa, "WINDOW_POINTS", 256)
+    one, two = discrete_laplace_pair(1.0, 1), discrete_laplace_pair(1.37, 2)
+    k = 25
+    both = fa.compose(fa.self_compose(fa.pair_atoms(*one), k), fa.self_compose(fa.pair_atoms(*two), k))
+    assert both.index.size <= 256 + 1
+    for eps in (40.0, 60.0, 80.0):
+        exact = exact_delta([(*one, k), (*two, k)], eps)
+        lo, up = (fa.delta(both, [eps], side)[0] for side in (False, True))
+        assert lo <= exact <= up, (eps, lo, float(exact), up)
+
+
+@pytest.mark.parametrize("k", [10**4, 10**7])
+def test_two_discrete_laplace_lattices_many_times_against_dp_accounting(k: int) -> None:
+    """The reported mixture: 10^4 (and 10^7) runs each of DL(1) and DL(1.37, sensitivity 2) took minutes
+    of products on the sub-lattice.  Our bracket must meet dp_accounting's two estimates' directions:
+    lower <= their pessimistic, upper >= their optimistic (connect-the-dots at h = 0.1; 10^4 only)."""
+    from dp_accounting.pld import privacy_loss_distribution as P
+    acc = HockeystickAccountant().compose(dpa.ComposedDpEvent([
+        dpa.SelfComposedDpEvent(dpa.DiscreteLaplaceDpEvent(1.0, 1), k),
+        dpa.SelfComposedDpEvent(dpa.DiscreteLaplaceDpEvent(1.37, 2), k)]))
+    lo, hi = acc.get_epsilon_bracket(TARGET)
+    assert 0.0 < lo <= hi <= lo + 5e-3 * hi
+    if k > 10**4:
+        return
+    theirs = [P.from_discrete_laplace_mechanism(1.0, sensitivity=1, value_discretization_interval=0.1,
+                                                pessimistic_estimate=pessimistic).self_compose(k)
+              .compose(P.from_discrete_laplace_mechanism(1.37, sensitivity=2, value_discretization_interval=0.1,
+                                                         pessimistic_estimate=pessimistic).self_compose(k))
+              .get_epsilon_for_delta(TARGET) for pessimistic in (True, False)]
+    assert lo <= theirs[0] and hi >= theirs[1], (lo, hi, theirs)
+
+
+def _two_atom_delta(p: tuple[float, float], q: tuple[float, float], k: int, eps: float) -> mp.mpf:
+    """Exact delta(eps) of k runs of a two-outcome pair (inputs taken as the given doubles): j runs at
+    loss l_1 = log(p_1 / q_1), the others at l_0, binomial in j; summed from the first j past eps."""
+    p0, p1, q0, q1 = (mp.mpf(x) for x in (*p, *q))
+    l0, l1, e = mp.log(p0 / q0), mp.log(p1 / q1), mp.mpf(eps)
+    hi, lo_ = (1, 0) if l1 > l0 else (0, 1)
+    m_hi, l_hi, l_lo = (p1, l1, l0) if hi == 1 else (p0, l0, l1)
+    m_lo = 1 - m_hi
+    start = max(int(mp.floor((e - k * l_lo) / (l_hi - l_lo))) + 1, 0)  # j runs at the higher loss
+    t = mp.exp(mp.loggamma(k + 1) - mp.loggamma(start + 1) - mp.loggamma(k - start + 1)
+               + start * mp.log(m_hi) + (k - start) * mp.log(m_lo))
+    total, j = mp.mpf(0), start
+    while j <= k:
+        total += t * (1 - mp.exp(e - (j * l_hi + (k - j) * l_lo)))
+        if j > start + 10 and t < total * mp.mpf(10) ** -30:
+            break
+        t = t * (k - j) / (j + 1) * m_hi / m_lo
+        j += 1
+    return total
+
+
+def test_a_billion_runs_off_any_lattice_are_rebased_not_refused():
+    """Found by the event-tree search: 1.3e9 runs of a randomized response (replace-special: two atoms on the
+    2^-32 sub-lattice) reached indices past 2^62 and were refused as 'beyond the common loss lattice'
+    (no field named).  The window is rebased onto a coarser lattice; both ends hold the exact binomial."""
+    from hockeystick.pld.randomized_response import randomized_response_pair
+    k = 2745 * 473672
+    p, q = randomized_response_pair(0.3650357641630829, 10, "replace_special")
+    atoms = fa.self_compose(fa.pair_atoms(p, q), k)
+    lo = fa.pure_epsilon(atoms, TARGET, False)
+    hi = fa.pure_epsilon(atoms, TARGET, True)
+    assert 0.0 < lo <= hi <= lo * (1 + 1e-3)
+    assert _two_atom_delta(tuple(p), tuple(q), k, hi) <= TARGET <= _two_atom_delta(tuple(p), tuple(q), k, lo)
