@@ -200,15 +200,7 @@ def test_grid_from_distributions_sides_bracket_the_truth(name, computed, truth):
         assert lo <= exact <= up, (name, eps, lo, float(exact), up)
 
 
-# The grid's pessimistic epsilon inversion (C++ pld_charged_epsilon) returns an eps 1-2 ulps below
-# the crossing where the target is met on the steep side of an atom at loss ~100 or ~700 (its own
-# upper delta there is above the target: 1.00002e-10 for 1e-10 at h = 0.01): outside this branch.
-_GRID_INVERSION = {"half e^-100.0", "canonical(100.0, 1e-6)", "half e^-700.0", "canonical(700.0, 1e-6)"}
-_EPSILON_CASES = [pytest.param(*c, marks=pytest.mark.xfail(strict=True, reason="grid epsilon inversion ulps low"))
-                  if c[0] in _GRID_INVERSION else c for c in CASES]
-
-
-@pytest.mark.parametrize("name,computed,truth", _EPSILON_CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("name,computed,truth", CASES, ids=[c[0] for c in CASES])
 def test_grid_from_distributions_epsilon_sides_bracket_the_truth(name, computed, truth):
     grid = pld.from_distributions(*computed, value_discretization_interval=0.01)
     swapped = (truth[1], truth[0])

@@ -53,8 +53,11 @@ inline void charged_lower_epsilon(const double* p, std::int64_t n, std::int64_t 
     double R = 0.0, D = 0.0;  // R_{k+1}, D_{k+1}
     for (const std::int64_t i : order) {
         const double t = target[i];
-        auto lower_at = [&](double raw, std::int64_t above) {
-            return std::max(0.0, raw * scale + ch.shift - 2.0 * ch.above(static_cast<double>(above)));
+        auto lower_at = [&](double raw, std::int64_t above) {  // rounded down by 4 u of its terms
+            const double charge = 2.0 * ch.above(static_cast<double>(above)), scaled = raw * scale;
+            const double error = 2.0 * std::numeric_limits<double>::epsilon() *
+                                 (scaled + std::fabs(ch.shift) + charge);
+            return std::max(0.0, scaled + ch.shift - charge - error);
         };
         bool stopped = false;
         for (; k >= 0; --k) {
@@ -77,13 +80,18 @@ inline void charged_lower_epsilon(const double* p, std::int64_t n, std::int64_t 
         }
         // Invert delta_raw on (l_k, l_{k+1}] (below the grid: (-inf, l_0]) at the charged target.
         const double l = l_at(k + 1), low = stopped ? l_at(k) : -inf;
-        const double want = (t - ch.shift + 2.0 * ch.above(static_cast<double>(n - 1 - k))) / scale;
+        const double want = charged_want(t, ch.shift, -2.0 * ch.above(static_cast<double>(n - 1 - k)), scale, true);
         double eps;
         if (!(want > 0.0) || p_inf > want) {
             eps = l;  // the uncharged curve stays above want: its inverse is +inf, clamped
         } else if (R > 0.0) {
             const double arg = (D + p_inf - want) / R;
-            eps = arg >= 0.0 ? l : (arg <= -1.0 ? low : std::max(l + std::log1p(arg), low));
+            if (arg <= -1.0) {
+                eps = low;
+            } else {  // lowered by its round-off (inversion_error; at l where the arg is >= 0)
+                const double clipped = std::min(arg, 0.0), at = l + std::log1p(clipped);
+                eps = std::max(std::nextafter(at - inversion_error(D, p_inf, want, R, clipped, at), -inf), low);
+            }
         } else {
             eps = D + p_inf <= want ? low : l;
         }

@@ -84,8 +84,34 @@ struct GridCharges {
     }
 };
 
+// Round-off of the inversion eps = l + log1p(arg), arg = (D + p_inf - want) / R, against the same
+// formula in exact arithmetic on the same inputs: D + p_inf and the difference each within u
+// relative, the quotient within u, log1p within 2 ulps (glibc's bound is below 1), the sum within
+// u; |log1p(a) - log1p(b)| <= |a - b| / (1 + min(a, b)).  `arg` is the computed quotient (clipped at
+// 0 by the caller where the answer is clamped to the grid point), `eps` the computed sum.  Doubled
+// for the second-order terms; +inf where the computed arg lies within its own error of -1.
+inline double inversion_error(double D, double p_inf, double want, double R, double arg, double eps) {
+    constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
+    const double d_arg = u * ((D + p_inf) + std::fabs(D + p_inf - want)) / R + u * std::fabs(arg);
+    const double room = 1.0 + arg - d_arg;
+    if (!(room > 0.0)) return std::numeric_limits<double>::infinity();
+    return 2.0 * (d_arg / room + 2.0 * u * std::fabs(std::log1p(arg)) + u * std::fabs(eps));
+}
+
+// The target the uncharged curve must meet, (t - shift - charge) / scale, rounded toward the safe
+// side: down (`lower` false: the pessimistic scan) or up (`lower` true), by 4 u of the terms
+// (three operations, each within u relative).
+inline double charged_want(double t, double shift, double charge, double scale, bool lower) {
+    constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
+    const double value = (t - shift - charge) / scale;
+    const double error = 4.0 * u * (std::fabs(t) + std::fabs(shift) + std::fabs(charge)) / scale;
+    return lower ? value + error : value - error;
+}
+
 // For m targets at once: sorted ascending, each target's scan continues where the previous one
-// stopped (a larger target stops lower), so the whole call costs O(n + m log m).
+// stopped (a larger target stops lower), so the whole call costs O(n + m log m).  The target is
+// rounded down and the inverted eps raised by its round-off (`charged_want`, `inversion_error`), so
+// the answer is at or above the smallest eps the charged curve certifies, never ulps below it.
 inline void charged_epsilon(const double* p, std::int64_t n, std::int64_t k_lo, double h, double p_inf,
                             const GridCharges& ch, const double* target, std::int64_t m, double* out) {
     const double inf = std::numeric_limits<double>::infinity();
@@ -99,7 +125,9 @@ inline void charged_epsilon(const double* p, std::int64_t n, std::int64_t k_lo, 
     double R = 0.0, D = 0.0;  // R_{k+1}, D_{k+1}
     for (const std::int64_t i : order) {
         const double t = target[i];
-        auto raw_target = [&](std::int64_t above) { return (t - ch.shift - ch.above(static_cast<double>(above))) / scale; };
+        auto raw_target = [&](std::int64_t above) {
+            return charged_want(t, ch.shift, ch.above(static_cast<double>(above)), scale, false);
+        };
         if (n == 0 || !(raw_target(0) > 0.0) || p_inf > raw_target(0)) {
             out[i] = inf;
             continue;
@@ -125,7 +153,13 @@ inline void charged_epsilon(const double* p, std::int64_t n, std::int64_t k_lo, 
         double eps = l;
         if (R > 0.0) {
             const double arg = (D + p_inf - want) / R;
-            if (arg < 0.0) eps = arg <= -1.0 ? floor : std::max(l + std::log1p(arg), floor);
+            if (arg <= -1.0) {
+                eps = stopped ? l : -inf;  // below the grid every eps qualifies; on the grid: rounding, keep l
+            } else if (arg < 0.0) {
+                const double at = l + std::log1p(arg);
+                const double raised = std::nextafter(at + inversion_error(D, p_inf, want, R, arg, at), inf);
+                eps = raised > floor ? std::min(raised, l) : l;  // at or below l - h: rounding, keep l
+            }
         } else if (!stopped) {
             eps = -inf;
         }
