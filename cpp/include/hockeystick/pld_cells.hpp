@@ -141,37 +141,44 @@ auto cell_kernel(const M& mech, double x0, double l, double off, const CellGrid&
     }
 }
 
-// The two integrals of one (half-)cell [xa, xb] in x whose lower loss end is l, by 5-point
-// Gauss-Legendre on pieces short enough that the density changes by < 30% across each; a cell
-// under 1/50 of such a piece (the far tails of a narrow loss law: most cells, little mass) takes
-// 3 points (exact to degree 5; relative error ~ 1e-5 (1/50)^6 ~ 1e-15 there).
-template <class M>
-std::pair<double, double> cell_integrals(const M& mech, double xa, double xb, double l, double offset,
-                                         const CellGrid& grid) {
-    const double step = std::min(mech.scale(xa), mech.scale(xb));
-    const auto kernel = cell_kernel(mech, xa, l, offset, grid);
-    double c = 0.0, d = 0.0;
+// The quadrature nodes of a (half-)cell [xa, xb] in x, as offsets dx from xa with their weights:
+// 5-point Gauss-Legendre on pieces short enough that the density changes by < 30% across each
+// (step: the least of mech.scale at the two ends); a cell under 1/50 of such a piece (the far tails
+// of a narrow loss law: most cells, little mass) takes 3 points (exact to degree 5; relative error
+// ~ 1e-5 (1/50)^6 ~ 1e-15 there).  node(dx, weight) is called in order; node_count says how many.
+inline std::int64_t piece_count(double xa, double xb, double step) {
+    return std::max<std::int64_t>(
+        std::min<std::int64_t>(static_cast<std::int64_t>(std::ceil((xb - xa) / step)), 1 << 16), 1);
+}
+inline std::int64_t node_count(double xa, double xb, double step) {
+    return xb - xa <= 0.02 * step ? 3 : 5 * piece_count(xa, xb, step);
+}
+template <class Node>
+void for_each_node(double xa, double xb, double step, Node node) {
     if (xb - xa <= 0.02 * step) {
         const double half = 0.5 * (xb - xa);
-        for (int k = 0; k < 3; ++k) {
-            const auto [fc, fd] = kernel(half + half * gl3_nodes[k]);
-            c += half * gl3_weights[k] * fc;
-            d += half * gl3_weights[k] * fd;
-        }
-        return {c, d};
+        for (int k = 0; k < 3; ++k) node(half + half * gl3_nodes[k], half * gl3_weights[k]);
+        return;
     }
-    const std::int64_t pieces = std::max<std::int64_t>(
-        std::min<std::int64_t>(static_cast<std::int64_t>(std::ceil((xb - xa) / step)), 1 << 16), 1);
+    const std::int64_t pieces = piece_count(xa, xb, step);
     const double w = (xb - xa) / static_cast<double>(pieces);
     for (std::int64_t s = 0; s < pieces; ++s) {
         const double mid = (s + 0.5) * w;  // offset of the piece's centre from xa
-        for (int k = 0; k < 5; ++k) {
-            const auto [fc, fd] = kernel(mid + 0.5 * w * gl_nodes[k]);
-            const double weight = 0.5 * w * gl_weights[k];
-            c += weight * fc;
-            d += weight * fd;
-        }
+        for (int k = 0; k < 5; ++k) node(mid + 0.5 * w * gl_nodes[k], 0.5 * w * gl_weights[k]);
     }
+}
+
+// The two integrals of one (half-)cell [xa, xb] in x whose lower loss end is l (for_each_node's rule).
+template <class M>
+std::pair<double, double> cell_integrals(const M& mech, double xa, double xb, double l, double offset,
+                                         const CellGrid& grid) {
+    const auto kernel = cell_kernel(mech, xa, l, offset, grid);
+    double c = 0.0, d = 0.0;
+    for_each_node(xa, xb, std::min(mech.scale(xa), mech.scale(xb)), [&](double dx, double weight) {
+        const auto [fc, fd] = kernel(dx);
+        c += weight * fc;
+        d += weight * fd;
+    });
     return {c, d};
 }
 
@@ -180,68 +187,89 @@ std::pair<double, double> cell_integrals(const M& mech, double xa, double xb, do
 //                                  expm1_argument(dx) and value(dx, e, m) -> the kernel's pair at
 //                                  x0 + dx from e = exp(exp_argument(dx)), m = expm1(expm1_argument(dx)),
 //                                  and split (false: the kernel is not of that form in this cell).
-// Their 3-point cells are then integrated a block at a time: every exp of the block, then every
-// expm1, then the sums, each cell's in the order of cell_integrals (the same numbers, bit for bit:
-// the same operations on the same values).  Loops of one libm call each keep few values live across
-// the calls (a fused node spills and reloads them around both): about a fifth less time per call.
+// Their cells are then integrated a batch at a time (NodeBatch): every exp of the batch, then every
+// expm1, then the sums, each cell's in for_each_node's order (the same numbers, bit for bit: the
+// same operations on the same values).  Loops of one libm call each keep few values live across the
+// calls (a fused node spills and reloads them around both).
 template <class M, class = void>
 struct has_cell_nodes : std::false_type {};
 template <class M>
 struct has_cell_nodes<M, std::void_t<decltype(std::declval<const M&>().cell_nodes(0.0, 0.0, 0.0, CellGrid{}))>>
     : std::true_type {};
 
-// Cells [first, last) of continuous_cells's loop (edges in edge[first .. last]) into c, d.
-template <class M>
-void integrate_cell_block(const M& mech, const std::vector<double>& edge, std::int64_t k_lo, std::int64_t first,
-                          std::int64_t last, double x_lo, double l_lo, const CellGrid& grid, double* c, double* d) {
-    const double h = grid.h;
-    // L(x) - l at the start x of a cell of lower end l: zero except where x_lo lies inside it.
-    auto offset = [&](double x, double l) { return x == x_lo ? std::max(l_lo - l, 0.0) : 0.0; };
-    if constexpr (!has_cell_nodes<M>::value) {
-        for (std::int64_t j = first; j < last; ++j) {
-            const double l_j = (k_lo + j) * h;
-            const double xa = edge[j], xb = edge[j + 1];
-            if (!(xb > xa)) continue;
-            std::tie(c[j], d[j]) = cell_integrals(mech, xa, xb, l_j, offset(xa, l_j), grid);
-        }
-    } else {
-        constexpr std::int64_t most = 256;
-        using Nodes = decltype(mech.cell_nodes(0.0, 0.0, 0.0, grid));
-        Nodes nodes[most];
-        std::int64_t cell[most];
-        double half[most], e[3 * most], m[3 * most];
-        std::int64_t pending = 0;
-        for (std::int64_t j = first; j < last; ++j) {
-            const double l_j = (k_lo + j) * h;
-            const double xa = edge[j], xb = edge[j + 1];
-            if (!(xb > xa)) continue;
-            if (xb - xa <= 0.02 * std::min(mech.scale(xa), mech.scale(xb))) {
-                nodes[pending] = mech.cell_nodes(xa, l_j, offset(xa, l_j), grid);
-                if (nodes[pending].split) {
-                    cell[pending] = j;
-                    half[pending++] = 0.5 * (xb - xa);
-                    continue;
-                }
-            }
-            std::tie(c[j], d[j]) = cell_integrals(mech, xa, xb, l_j, offset(xa, l_j), grid);
-        }
-        for (std::int64_t i = 0; i < pending; ++i)
-            for (int k = 0; k < 3; ++k) e[3 * i + k] = std::exp(nodes[i].exp_argument(half[i] + half[i] * gl3_nodes[k]));
-        for (std::int64_t i = 0; i < pending; ++i)
-            for (int k = 0; k < 3; ++k)
-                m[3 * i + k] = std::expm1(nodes[i].expm1_argument(half[i] + half[i] * gl3_nodes[k]));
-        for (std::int64_t i = 0; i < pending; ++i) {
-            double ci = 0.0, di = 0.0;
-            for (int k = 0; k < 3; ++k) {
-                const auto [fc, fd] = nodes[i].value(half[i] + half[i] * gl3_nodes[k], e[3 * i + k], m[3 * i + k]);
-                ci += half[i] * gl3_weights[k] * fc;
-                di += half[i] * gl3_weights[k] * fd;
-            }
-            c[cell[i]] = ci;
-            d[cell[i]] = di;
-        }
+template <class Nodes>
+class NodeBatch {
+public:
+    static constexpr std::int64_t max_nodes = 1024, max_cells = 256;
+    // Queues the cell [xa, xb] (its kernel k, step as for for_each_node), whose two integrals go to
+    // *c and *d at the next flush; false (nothing queued) when it alone has more nodes than a batch.
+    bool add(const Nodes& k, double xa, double xb, double step, double* c, double* d) {
+        const std::int64_t count = node_count(xa, xb, step);
+        if (count > max_nodes) return false;
+        if (cells_ == max_cells || used_ + count > max_nodes) flush();
+        kernel_[cells_] = k;
+        c_[cells_] = c;
+        d_[cells_] = d;
+        for_each_node(xa, xb, step, [&](double dx, double weight) {
+            dx_[used_] = dx;
+            weight_[used_++] = weight;
+        });
+        end_[cells_++] = used_;
+        return true;
     }
-}
+    void flush() {
+        for (std::int64_t i = 0, n = 0; i < cells_; ++i)
+            for (; n < end_[i]; ++n) e_[n] = std::exp(kernel_[i].exp_argument(dx_[n]));
+        for (std::int64_t i = 0, n = 0; i < cells_; ++i)
+            for (; n < end_[i]; ++n) m_[n] = std::expm1(kernel_[i].expm1_argument(dx_[n]));
+        for (std::int64_t i = 0, n = 0; i < cells_; ++i) {
+            double c = 0.0, d = 0.0;
+            for (; n < end_[i]; ++n) {
+                const auto [fc, fd] = kernel_[i].value(dx_[n], e_[n], m_[n]);
+                c += weight_[n] * fc;
+                d += weight_[n] * fd;
+            }
+            *c_[i] = c;
+            *d_[i] = d;
+        }
+        cells_ = used_ = 0;
+    }
+
+private:
+    Nodes kernel_[max_cells];
+    double* c_[max_cells];
+    double* d_[max_cells];
+    std::int64_t end_[max_cells];
+    double dx_[max_nodes], weight_[max_nodes], e_[max_nodes], m_[max_nodes];
+    std::int64_t cells_ = 0, used_ = 0;
+};
+
+// The two integrals of (half-)cells into *c, *d: queued in a NodeBatch where the mechanism has
+// cell_nodes (written at the latest by flush()), else integrated at once by cell_integrals.
+template <class M>
+class CellIntegrator {
+public:
+    explicit CellIntegrator(const M& mech) : mech_(mech) {}
+    void operator()(double xa, double xb, double l, double offset, const CellGrid& grid, double* c, double* d) {
+        if constexpr (has_cell_nodes<M>::value) {
+            const auto k = mech_.cell_nodes(xa, l, offset, grid);
+            if (k.split && batch_.add(k, xa, xb, std::min(mech_.scale(xa), mech_.scale(xb)), c, d)) return;
+        }
+        std::tie(*c, *d) = cell_integrals(mech_, xa, xb, l, offset, grid);
+    }
+    void flush() {
+        if constexpr (has_cell_nodes<M>::value) batch_.flush();
+    }
+
+private:
+    struct no_batch {};
+    template <class N, bool = has_cell_nodes<N>::value>
+    struct batch_of { using type = no_batch; };
+    template <class N>
+    struct batch_of<N, true> { using type = NodeBatch<decltype(std::declval<const N&>().cell_nodes(0.0, 0.0, 0.0, CellGrid{}))>; };
+    const M& mech_;
+    typename batch_of<M>::type batch_;
+};
 
 // With halves = true the cells that carry mass (c + d >= 1e-6 of the largest) are integrated as
 // their two halves too (Cells::c_lo .. d_hi; -1 elsewhere: a light cell's gap matters little and
@@ -272,9 +300,15 @@ Cells continuous_cells(const M& mech, double x_lo, double x_hi, double tail_lo, 
     auto offset = [&](double x, double l) { return x == x_lo ? std::max(l_lo - l, 0.0) : 0.0; };
     constexpr std::int64_t block = 256;  // cells handed to a thread at a time
 #pragma omp parallel for schedule(dynamic, 1) if (n > 20000)
-    for (std::int64_t first = 0; first < n; first += block)
-        integrate_cell_block(mech, edge, cells.k_lo, first, std::min(first + block, n), x_lo, l_lo, grid,
-                             cells.c.data(), cells.d.data());
+    for (std::int64_t first = 0; first < n; first += block) {
+        CellIntegrator<M> integrate(mech);
+        for (std::int64_t j = first; j < std::min(first + block, n); ++j) {
+            const double l_j = (cells.k_lo + j) * h;
+            const double xa = edge[j], xb = edge[j + 1];
+            if (xb > xa) integrate(xa, xb, l_j, offset(xa, l_j), grid, &cells.c[j], &cells.d[j]);
+        }
+        integrate.flush();
+    }
     if (!halves) return cells;
     double heaviest = 0.0;
     for (std::int64_t j = 0; j < n; ++j) heaviest = std::max(heaviest, cells.c[j] + cells.d[j]);
@@ -285,20 +319,19 @@ Cells continuous_cells(const M& mech, double x_lo, double x_hi, double tail_lo, 
     cells.d_hi.assign(n, -1.0);
     const double a = 0.5 * h;  // exact
     const CellGrid half{a, std::expm1(a), std::exp(a)};
-#pragma omp parallel for schedule(dynamic, 256) if (n > 20000)
-    for (std::int64_t j = 0; j < n; ++j) {
-        if (!(cells.c[j] + cells.d[j] >= light && cells.c[j] + cells.d[j] > 0.0)) continue;
-        const double l_j = (cells.k_lo + j) * h, l_s = l_j + a;
-        const double xa = edge[j], xb = edge[j + 1];
-        const double xs = std::min(xb, std::max(xa, mech.x_of_loss(l_s)));
-        const auto [ca, da] = xs > xa ? cell_integrals(mech, xa, xs, l_j, offset(xa, l_j), half)
-                                      : std::pair<double, double>{0.0, 0.0};
-        const auto [cb, db] = xb > xs ? cell_integrals(mech, xs, xb, l_s, offset(xs, l_s), half)
-                                      : std::pair<double, double>{0.0, 0.0};
-        cells.c_lo[j] = ca;
-        cells.d_lo[j] = da;
-        cells.c_hi[j] = cb;
-        cells.d_hi[j] = db;
+#pragma omp parallel for schedule(dynamic, 1) if (n > 20000)
+    for (std::int64_t first = 0; first < n; first += block) {
+        CellIntegrator<M> integrate(mech);
+        for (std::int64_t j = first; j < std::min(first + block, n); ++j) {
+            if (!(cells.c[j] + cells.d[j] >= light && cells.c[j] + cells.d[j] > 0.0)) continue;
+            const double l_j = (cells.k_lo + j) * h, l_s = l_j + a;
+            const double xa = edge[j], xb = edge[j + 1];
+            const double xs = std::min(xb, std::max(xa, mech.x_of_loss(l_s)));
+            cells.c_lo[j] = cells.d_lo[j] = cells.c_hi[j] = cells.d_hi[j] = 0.0;
+            if (xs > xa) integrate(xa, xs, l_j, offset(xa, l_j), half, &cells.c_lo[j], &cells.d_lo[j]);
+            if (xb > xs) integrate(xs, xb, l_s, offset(xs, l_s), half, &cells.c_hi[j], &cells.d_hi[j]);
+        }
+        integrate.flush();
     }
     return cells;
 }
