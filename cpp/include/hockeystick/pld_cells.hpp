@@ -197,6 +197,14 @@ template <class M>
 struct has_cell_nodes<M, std::void_t<decltype(std::declval<const M&>().cell_nodes(0.0, 0.0, 0.0, CellGrid{}))>>
     : std::true_type {};
 
+// Mechanisms may also provide x_of_losses(l, x, count): x_of_loss of count <= 256 losses, the same
+// values, each libm function over the block in its own loop.
+template <class M, class = void>
+struct has_x_of_losses : std::false_type {};
+template <class M>
+struct has_x_of_losses<M, std::void_t<decltype(std::declval<const M&>().x_of_losses(nullptr, nullptr, 0))>>
+    : std::true_type {};
+
 template <class Nodes>
 class NodeBatch {
 public:
@@ -293,12 +301,22 @@ Cells continuous_cells(const M& mech, double x_lo, double x_hi, double tail_lo, 
     std::vector<double> edge(n + 1);  // edge[j] = x at loss l_j, clamped to [x_lo, x_hi]
     edge[0] = x_lo;
     edge[n] = x_hi;
+    constexpr std::int64_t block = 256;  // edges, then cells, handed to a thread at a time
 #pragma omp parallel for schedule(static) if (n > 20000)
-    for (std::int64_t j = 1; j < n; ++j)
-        edge[j] = std::min(x_hi, std::max(x_lo, mech.x_of_loss((cells.k_lo + j) * h)));
+    for (std::int64_t first = 1; first < n; first += block) {
+        const std::int64_t count = std::min(block, n - first);
+        double* x = &edge[first];
+        if constexpr (has_x_of_losses<M>::value) {
+            double l[block];
+            for (std::int64_t i = 0; i < count; ++i) l[i] = (cells.k_lo + first + i) * h;
+            mech.x_of_losses(l, x, count);
+        } else {
+            for (std::int64_t i = 0; i < count; ++i) x[i] = mech.x_of_loss((cells.k_lo + first + i) * h);
+        }
+        for (std::int64_t i = 0; i < count; ++i) x[i] = std::min(x_hi, std::max(x_lo, x[i]));
+    }
     // L(x) - l at the start x of a (half-)cell of lower end l: zero except where x_lo lies inside it.
     auto offset = [&](double x, double l) { return x == x_lo ? std::max(l_lo - l, 0.0) : 0.0; };
-    constexpr std::int64_t block = 256;  // cells handed to a thread at a time
 #pragma omp parallel for schedule(dynamic, 1) if (n > 20000)
     for (std::int64_t first = 0; first < n; first += block) {
         CellIntegrator<M> integrate(mech);
@@ -351,12 +369,33 @@ struct mixture_vs_gaussian {
     // t = log(1 + (e^l - 1)/q): below 0 as log1p(expm1(l)/q) (-inf at and below l = log(1 - q));
     // above 0 as l - log q + log1p(-(1 - q) e^{-l}), which stays finite where e^l overflows
     // (little noise: the grid reaches losses far above 709).
+    // In three steps (x_of_losses runs each over a block): u = e^{-l} above 0, else e^l - 1; the
+    // argument of log1p from u (0 where x is -inf: never NaN); x from l, u and the logarithm.
+    static double edge_power(double l) { return l > 0.0 ? std::exp(-l) : std::expm1(l); }
+    double edge_log1p_argument(double l, double u) const {
+        if (l > 0.0) return -(1.0 - q) * u;
+        const double z = u / q;  // e^t - 1
+        return z > -1.0 ? z : 0.0;
+    }
+    double edge_x(double l, double u, double log1p_value) const {
+        if (l > 0.0) return 0.5 + s * s * (l - log_q + log1p_value);
+        if (!(u / q > -1.0)) return -std::numeric_limits<double>::infinity();
+        return 0.5 + s * s * log1p_value;
+    }
     double x_of_loss(double l) const {
         if (q == 1.0) return 0.5 + s * s * l;
-        if (l > 0.0) return 0.5 + s * s * (l - log_q + std::log1p(-(1.0 - q) * std::exp(-l)));
-        const double z = std::expm1(l) / q;  // e^t - 1
-        if (!(z > -1.0)) return -std::numeric_limits<double>::infinity();
-        return 0.5 + s * s * std::log1p(z);
+        const double u = edge_power(l);
+        return edge_x(l, u, std::log1p(edge_log1p_argument(l, u)));
+    }
+    void x_of_losses(const double* l, double* x, std::int64_t count) const {
+        if (q == 1.0) {
+            for (std::int64_t i = 0; i < count; ++i) x[i] = x_of_loss(l[i]);
+            return;
+        }
+        double u[256];
+        for (std::int64_t i = 0; i < count; ++i) u[i] = edge_power(l[i]);
+        for (std::int64_t i = 0; i < count; ++i) x[i] = std::log1p(edge_log1p_argument(l[i], u[i]));
+        for (std::int64_t i = 0; i < count; ++i) x[i] = edge_x(l[i], u[i], x[i]);
     }
     // q e^t / (1 - q + q e^t): the weight of the shifted component at x.
     double shifted_weight(double x) const {
@@ -429,6 +468,12 @@ struct gaussian_vs_mixture {
     mixture_vs_gaussian m;  // evaluated at x = 1 - y
     double loss(double y) const { return -m.loss(1.0 - y); }
     double x_of_loss(double l) const { return 1.0 - m.x_of_loss(-l); }
+    void x_of_losses(const double* l, double* x, std::int64_t count) const {
+        double minus_l[256];
+        for (std::int64_t i = 0; i < count; ++i) minus_l[i] = -l[i];
+        m.x_of_losses(minus_l, x, count);
+        for (std::int64_t i = 0; i < count; ++i) x[i] = 1.0 - x[i];
+    }
     // e^{-L(y0 + dy) + L(y0)} = 1 + w expm1(-dy/s^2) = 1 + F, F in (-w, 0], so with L(y0) = l + off
     // 1 - e^{-u} = -expm1(-off) - e^{-off} F >= 0 and e^{h-u} - 1 = expm1(h) - e^h (1 - e^{-u}).
     struct Nodes {
