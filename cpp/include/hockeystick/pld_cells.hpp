@@ -183,14 +183,17 @@ std::pair<double, double> cell_integrals(const M& mech, double xa, double xb, do
 }
 
 // Mechanisms whose cell kernel is one exp and one expm1 per node may also provide
-//   cell_nodes(x0, l, off, grid)   the kernel's per-cell values, with exp_argument(dx),
-//                                  expm1_argument(dx) and value(dx, e, m) -> the kernel's pair at
-//                                  x0 + dx from e = exp(exp_argument(dx)), m = expm1(expm1_argument(dx)),
+//   cell_nodes(x0, l, off, grid)   the kernel's per-cell values, with exponent(dx) -> {argument,
+//                                  factor}, expm1_argument(dx) and value(e, factor, m) -> the kernel's
+//                                  pair at x0 + dx from e = exp(argument), m = expm1(expm1_argument(dx)),
 //                                  and split (false: the kernel is not of that form in this cell).
 // Their cells are then integrated a batch at a time (NodeBatch): every exp of the batch, then every
 // expm1, then the sums, each cell's in for_each_node's order (the same numbers, bit for bit: the
 // same operations on the same values).  Loops of one libm call each keep few values live across the
 // calls (a fused node spills and reloads them around both).
+struct Exponent {
+    double argument, factor;  // a density e^{argument} times factor (and constants)
+};
 template <class M, class = void>
 struct has_cell_nodes : std::false_type {};
 template <class M>
@@ -227,13 +230,17 @@ public:
     }
     void flush() {
         for (std::int64_t i = 0, n = 0; i < cells_; ++i)
-            for (; n < end_[i]; ++n) e_[n] = std::exp(kernel_[i].exp_argument(dx_[n]));
+            for (; n < end_[i]; ++n) {
+                const Exponent x = kernel_[i].exponent(dx_[n]);
+                factor_[n] = x.factor;
+                e_[n] = std::exp(x.argument);
+            }
         for (std::int64_t i = 0, n = 0; i < cells_; ++i)
             for (; n < end_[i]; ++n) m_[n] = std::expm1(kernel_[i].expm1_argument(dx_[n]));
         for (std::int64_t i = 0, n = 0; i < cells_; ++i) {
             double c = 0.0, d = 0.0;
             for (; n < end_[i]; ++n) {
-                const auto [fc, fd] = kernel_[i].value(dx_[n], e_[n], m_[n]);
+                const auto [fc, fd] = kernel_[i].value(e_[n], factor_[n], m_[n]);
                 c += weight_[n] * fc;
                 d += weight_[n] * fd;
             }
@@ -248,7 +255,7 @@ private:
     double* c_[max_cells];
     double* d_[max_cells];
     std::int64_t end_[max_cells];
-    double dx_[max_nodes], weight_[max_nodes], e_[max_nodes], m_[max_nodes];
+    double dx_[max_nodes], weight_[max_nodes], factor_[max_nodes], e_[max_nodes], m_[max_nodes];
     std::int64_t cells_ = 0, used_ = 0;
 };
 
@@ -419,23 +426,26 @@ struct mixture_vs_gaussian {
     struct Nodes {
         double x0, l, w, s2, inv_s, log_w, grow, base, top;
         bool tiny, split;
-        double exp_argument(double dx) const {
+        // phi(x/s) e^l = e^{argument} factor / sqrt(2 pi), x^2 / s^2 formed exactly as hi + lo.
+        Exponent exponent(double dx) const {
             const double_double sq = two_prod((x0 + dx) * inv_s, (x0 + dx) * inv_s);
-            return l - 0.5 * sq.hi;
+            return {l - 0.5 * sq.hi, 1.0 - 0.5 * sq.lo};
         }
         double expm1_argument(double dx) const { return dx / s2; }
-        // e = exp(exp_argument(dx)); rise = w expm1(dx / s^2), or its tiny-w form.
-        std::pair<double, double> value_of_rise(double dx, double e, double rise) const {
-            const double_double sq = two_prod((x0 + dx) * inv_s, (x0 + dx) * inv_s);
-            const double f = constants::inv_sqrt_two_pi * inv_s * e * (1.0 - 0.5 * sq.lo);
+        // e = exp(argument); rise = w expm1(dx / s^2), or its tiny-w form.
+        std::pair<double, double> value_of_rise(double e, double factor, double rise) const {
+            const double f = constants::inv_sqrt_two_pi * inv_s * e * factor;
             const double eu = std::min(std::max(base + grow * rise, 0.0), top);
             return {f * eu, f * (top - eu)};
         }
-        std::pair<double, double> value(double dx, double e, double m) const { return value_of_rise(dx, e, w * m); }
+        std::pair<double, double> value(double e, double factor, double m) const {
+            return value_of_rise(e, factor, w * m);
+        }
         std::pair<double, double> operator()(double dx) const {
             const double a = dx / s2;
-            const double e = std::exp(exp_argument(dx));
-            return value_of_rise(dx, e, tiny && a > 0.0 ? std::exp(log_w + a) * -std::expm1(-a) : w * std::expm1(a));
+            const Exponent x = exponent(dx);
+            return value_of_rise(std::exp(x.argument), x.factor,
+                                 tiny && a > 0.0 ? std::exp(log_w + a) * -std::expm1(-a) : w * std::expm1(a));
         }
     };
     Nodes cell_nodes(double x0, double l, double off, const CellGrid& g) const {
@@ -479,20 +489,22 @@ struct gaussian_vs_mixture {
     struct Nodes {
         double y0, w, s2, inv_s, shrink, base, top, expm1_h, exp_h;
         bool split;
-        double exp_argument(double dy) const {
+        // phi(x) = e^{argument} factor / sqrt(2 pi) at x = (y - 1)/s, as exp_minus_half_square forms it.
+        Exponent exponent(double dy) const {
             const double x = (y0 + dy - 1.0) * inv_s;
-            return -0.5 * two_prod(x, x).hi;
+            const double_double sq = two_prod(x, x);
+            return {-0.5 * sq.hi, 1.0 - 0.5 * sq.lo};
         }
         double expm1_argument(double dy) const { return -dy / s2; }
-        // e = exp(exp_argument(dy)) (so inv_s phi((y - 1)/s) as gaussian_density forms it), m = expm1(-dy/s^2).
-        std::pair<double, double> value(double dy, double e, double m) const {
-            const double x = (y0 + dy - 1.0) * inv_s;
-            const double f = inv_s * (constants::inv_sqrt_two_pi * (e * (1.0 - 0.5 * two_prod(x, x).lo)));
+        // e = exp(argument), m = expm1(-dy/s^2); f = inv_s phi((y - 1)/s) as gaussian_density forms it.
+        std::pair<double, double> value(double e, double factor, double m) const {
+            const double f = inv_s * (constants::inv_sqrt_two_pi * (e * factor));
             const double cu = std::min(std::max(base - shrink * w * m, 0.0), top);
             return {f * cu, f * std::max(expm1_h - exp_h * cu, 0.0)};
         }
         std::pair<double, double> operator()(double dy) const {
-            return value(dy, std::exp(exp_argument(dy)), std::expm1(expm1_argument(dy)));
+            const Exponent x = exponent(dy);
+            return value(std::exp(x.argument), x.factor, std::expm1(expm1_argument(dy)));
         }
     };
     Nodes cell_nodes(double y0, double, double off, const CellGrid& g) const {
