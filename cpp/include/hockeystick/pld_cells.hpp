@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -140,39 +141,150 @@ auto cell_kernel(const M& mech, double x0, double l, double off, const CellGrid&
     }
 }
 
-// The two integrals of one (half-)cell [xa, xb] in x whose lower loss end is l, by 5-point
-// Gauss-Legendre on pieces short enough that the density changes by < 30% across each; a cell
-// under 1/50 of such a piece (the far tails of a narrow loss law: most cells, little mass) takes
-// 3 points (exact to degree 5; relative error ~ 1e-5 (1/50)^6 ~ 1e-15 there).
-template <class M>
-std::pair<double, double> cell_integrals(const M& mech, double xa, double xb, double l, double offset,
-                                         const CellGrid& grid) {
-    const double step = std::min(mech.scale(xa), mech.scale(xb));
-    const auto kernel = cell_kernel(mech, xa, l, offset, grid);
-    double c = 0.0, d = 0.0;
+// The quadrature nodes of a (half-)cell [xa, xb] in x, as offsets dx from xa with their weights:
+// 5-point Gauss-Legendre on pieces short enough that the density changes by < 30% across each
+// (step: the least of mech.scale at the two ends); a cell under 1/50 of such a piece (the far tails
+// of a narrow loss law: most cells, little mass) takes 3 points (exact to degree 5; relative error
+// ~ 1e-5 (1/50)^6 ~ 1e-15 there).  node(dx, weight) is called in order; node_count says how many.
+inline std::int64_t piece_count(double xa, double xb, double step) {
+    return std::max<std::int64_t>(
+        std::min<std::int64_t>(static_cast<std::int64_t>(std::ceil((xb - xa) / step)), 1 << 16), 1);
+}
+inline std::int64_t node_count(double xa, double xb, double step) {
+    return xb - xa <= 0.02 * step ? 3 : 5 * piece_count(xa, xb, step);
+}
+template <class Node>
+void for_each_node(double xa, double xb, double step, Node node) {
     if (xb - xa <= 0.02 * step) {
         const double half = 0.5 * (xb - xa);
-        for (int k = 0; k < 3; ++k) {
-            const auto [fc, fd] = kernel(half + half * gl3_nodes[k]);
-            c += half * gl3_weights[k] * fc;
-            d += half * gl3_weights[k] * fd;
-        }
-        return {c, d};
+        for (int k = 0; k < 3; ++k) node(half + half * gl3_nodes[k], half * gl3_weights[k]);
+        return;
     }
-    const std::int64_t pieces = std::max<std::int64_t>(
-        std::min<std::int64_t>(static_cast<std::int64_t>(std::ceil((xb - xa) / step)), 1 << 16), 1);
+    const std::int64_t pieces = piece_count(xa, xb, step);
     const double w = (xb - xa) / static_cast<double>(pieces);
     for (std::int64_t s = 0; s < pieces; ++s) {
         const double mid = (s + 0.5) * w;  // offset of the piece's centre from xa
-        for (int k = 0; k < 5; ++k) {
-            const auto [fc, fd] = kernel(mid + 0.5 * w * gl_nodes[k]);
-            const double weight = 0.5 * w * gl_weights[k];
-            c += weight * fc;
-            d += weight * fd;
-        }
+        for (int k = 0; k < 5; ++k) node(mid + 0.5 * w * gl_nodes[k], 0.5 * w * gl_weights[k]);
     }
+}
+
+// The two integrals of one (half-)cell [xa, xb] in x whose lower loss end is l (for_each_node's rule).
+template <class M>
+std::pair<double, double> cell_integrals(const M& mech, double xa, double xb, double l, double offset,
+                                         const CellGrid& grid) {
+    const auto kernel = cell_kernel(mech, xa, l, offset, grid);
+    double c = 0.0, d = 0.0;
+    for_each_node(xa, xb, std::min(mech.scale(xa), mech.scale(xb)), [&](double dx, double weight) {
+        const auto [fc, fd] = kernel(dx);
+        c += weight * fc;
+        d += weight * fd;
+    });
     return {c, d};
 }
+
+// Mechanisms whose cell kernel is one exp and one expm1 per node may also provide
+//   cell_nodes(x0, l, off, grid)   the kernel's per-cell values, with exponent(dx) -> {argument,
+//                                  factor}, expm1_argument(dx) and value(e, factor, m) -> the kernel's
+//                                  pair at x0 + dx from e = exp(argument), m = expm1(expm1_argument(dx)),
+//                                  and split (false: the kernel is not of that form in this cell).
+// Their cells are then integrated a batch at a time (NodeBatch): every exp of the batch, then every
+// expm1, then the sums, each cell's in for_each_node's order (the same numbers, bit for bit: the
+// same operations on the same values).  Loops of one libm call each keep few values live across the
+// calls (a fused node spills and reloads them around both).
+struct Exponent {
+    double argument, factor;  // a density e^{argument} times factor (and constants)
+};
+template <class M, class = void>
+struct has_cell_nodes : std::false_type {};
+template <class M>
+struct has_cell_nodes<M, std::void_t<decltype(std::declval<const M&>().cell_nodes(0.0, 0.0, 0.0, CellGrid{}))>>
+    : std::true_type {};
+
+// Mechanisms may also provide x_of_losses(l, x, count): x_of_loss of count <= 256 losses, the same
+// values, each libm function over the block in its own loop.
+template <class M, class = void>
+struct has_x_of_losses : std::false_type {};
+template <class M>
+struct has_x_of_losses<M, std::void_t<decltype(std::declval<const M&>().x_of_losses(nullptr, nullptr, 0))>>
+    : std::true_type {};
+
+template <class Nodes>
+class NodeBatch {
+public:
+    static constexpr std::int64_t max_nodes = 1024, max_cells = 256;
+    // Queues the cell [xa, xb] (its kernel k, step as for for_each_node), whose two integrals go to
+    // *c and *d at the next flush; false (nothing queued) when it alone has more nodes than a batch.
+    bool add(const Nodes& k, double xa, double xb, double step, double* c, double* d) {
+        const std::int64_t count = node_count(xa, xb, step);
+        if (count > max_nodes) return false;
+        if (cells_ == max_cells || used_ + count > max_nodes) flush();
+        kernel_[cells_] = k;
+        c_[cells_] = c;
+        d_[cells_] = d;
+        for_each_node(xa, xb, step, [&](double dx, double weight) {
+            dx_[used_] = dx;
+            weight_[used_++] = weight;
+        });
+        end_[cells_++] = used_;
+        return true;
+    }
+    void flush() {
+        for (std::int64_t i = 0, n = 0; i < cells_; ++i)
+            for (; n < end_[i]; ++n) {
+                const Exponent x = kernel_[i].exponent(dx_[n]);
+                factor_[n] = x.factor;
+                e_[n] = std::exp(x.argument);
+            }
+        for (std::int64_t i = 0, n = 0; i < cells_; ++i)
+            for (; n < end_[i]; ++n) m_[n] = std::expm1(kernel_[i].expm1_argument(dx_[n]));
+        for (std::int64_t i = 0, n = 0; i < cells_; ++i) {
+            double c = 0.0, d = 0.0;
+            for (; n < end_[i]; ++n) {
+                const auto [fc, fd] = kernel_[i].value(e_[n], factor_[n], m_[n]);
+                c += weight_[n] * fc;
+                d += weight_[n] * fd;
+            }
+            *c_[i] = c;
+            *d_[i] = d;
+        }
+        cells_ = used_ = 0;
+    }
+
+private:
+    Nodes kernel_[max_cells];
+    double* c_[max_cells];
+    double* d_[max_cells];
+    std::int64_t end_[max_cells];
+    double dx_[max_nodes], weight_[max_nodes], factor_[max_nodes], e_[max_nodes], m_[max_nodes];
+    std::int64_t cells_ = 0, used_ = 0;
+};
+
+// The two integrals of (half-)cells into *c, *d: queued in a NodeBatch where the mechanism has
+// cell_nodes (written at the latest by flush()), else integrated at once by cell_integrals.
+template <class M>
+class CellIntegrator {
+public:
+    explicit CellIntegrator(const M& mech) : mech_(mech) {}
+    void operator()(double xa, double xb, double l, double offset, const CellGrid& grid, double* c, double* d) {
+        if constexpr (has_cell_nodes<M>::value) {
+            const auto k = mech_.cell_nodes(xa, l, offset, grid);
+            if (k.split && batch_.add(k, xa, xb, std::min(mech_.scale(xa), mech_.scale(xb)), c, d)) return;
+        }
+        std::tie(*c, *d) = cell_integrals(mech_, xa, xb, l, offset, grid);
+    }
+    void flush() {
+        if constexpr (has_cell_nodes<M>::value) batch_.flush();
+    }
+
+private:
+    struct no_batch {};
+    template <class N, bool = has_cell_nodes<N>::value>
+    struct batch_of { using type = no_batch; };
+    template <class N>
+    struct batch_of<N, true> { using type = NodeBatch<decltype(std::declval<const N&>().cell_nodes(0.0, 0.0, 0.0, CellGrid{}))>; };
+    const M& mech_;
+    typename batch_of<M>::type batch_;
+};
 
 // With halves = true the cells that carry mass (c + d >= 1e-6 of the largest) are integrated as
 // their two halves too (Cells::c_lo .. d_hi; -1 elsewhere: a light cell's gap matters little and
@@ -196,19 +308,31 @@ Cells continuous_cells(const M& mech, double x_lo, double x_hi, double tail_lo, 
     std::vector<double> edge(n + 1);  // edge[j] = x at loss l_j, clamped to [x_lo, x_hi]
     edge[0] = x_lo;
     edge[n] = x_hi;
+    constexpr std::int64_t block = 256;  // edges, then cells, handed to a thread at a time
 #pragma omp parallel for schedule(static) if (n > 20000)
-    for (std::int64_t j = 1; j < n; ++j)
-        edge[j] = std::min(x_hi, std::max(x_lo, mech.x_of_loss((cells.k_lo + j) * h)));
+    for (std::int64_t first = 1; first < n; first += block) {
+        const std::int64_t count = std::min(block, n - first);
+        double* x = &edge[first];
+        if constexpr (has_x_of_losses<M>::value) {
+            double l[block];
+            for (std::int64_t i = 0; i < count; ++i) l[i] = (cells.k_lo + first + i) * h;
+            mech.x_of_losses(l, x, count);
+        } else {
+            for (std::int64_t i = 0; i < count; ++i) x[i] = mech.x_of_loss((cells.k_lo + first + i) * h);
+        }
+        for (std::int64_t i = 0; i < count; ++i) x[i] = std::min(x_hi, std::max(x_lo, x[i]));
+    }
     // L(x) - l at the start x of a (half-)cell of lower end l: zero except where x_lo lies inside it.
     auto offset = [&](double x, double l) { return x == x_lo ? std::max(l_lo - l, 0.0) : 0.0; };
-#pragma omp parallel for schedule(dynamic, 256) if (n > 20000)
-    for (std::int64_t j = 0; j < n; ++j) {
-        const double l_j = (cells.k_lo + j) * h;
-        const double xa = edge[j], xb = edge[j + 1];
-        if (!(xb > xa)) continue;
-        const auto [c, d] = cell_integrals(mech, xa, xb, l_j, offset(xa, l_j), grid);
-        cells.c[j] = c;
-        cells.d[j] = d;
+#pragma omp parallel for schedule(dynamic, 1) if (n > 20000)
+    for (std::int64_t first = 0; first < n; first += block) {
+        CellIntegrator<M> integrate(mech);
+        for (std::int64_t j = first; j < std::min(first + block, n); ++j) {
+            const double l_j = (cells.k_lo + j) * h;
+            const double xa = edge[j], xb = edge[j + 1];
+            if (xb > xa) integrate(xa, xb, l_j, offset(xa, l_j), grid, &cells.c[j], &cells.d[j]);
+        }
+        integrate.flush();
     }
     if (!halves) return cells;
     double heaviest = 0.0;
@@ -220,20 +344,19 @@ Cells continuous_cells(const M& mech, double x_lo, double x_hi, double tail_lo, 
     cells.d_hi.assign(n, -1.0);
     const double a = 0.5 * h;  // exact
     const CellGrid half{a, std::expm1(a), std::exp(a)};
-#pragma omp parallel for schedule(dynamic, 256) if (n > 20000)
-    for (std::int64_t j = 0; j < n; ++j) {
-        if (!(cells.c[j] + cells.d[j] >= light && cells.c[j] + cells.d[j] > 0.0)) continue;
-        const double l_j = (cells.k_lo + j) * h, l_s = l_j + a;
-        const double xa = edge[j], xb = edge[j + 1];
-        const double xs = std::min(xb, std::max(xa, mech.x_of_loss(l_s)));
-        const auto [ca, da] = xs > xa ? cell_integrals(mech, xa, xs, l_j, offset(xa, l_j), half)
-                                      : std::pair<double, double>{0.0, 0.0};
-        const auto [cb, db] = xb > xs ? cell_integrals(mech, xs, xb, l_s, offset(xs, l_s), half)
-                                      : std::pair<double, double>{0.0, 0.0};
-        cells.c_lo[j] = ca;
-        cells.d_lo[j] = da;
-        cells.c_hi[j] = cb;
-        cells.d_hi[j] = db;
+#pragma omp parallel for schedule(dynamic, 1) if (n > 20000)
+    for (std::int64_t first = 0; first < n; first += block) {
+        CellIntegrator<M> integrate(mech);
+        for (std::int64_t j = first; j < std::min(first + block, n); ++j) {
+            if (!(cells.c[j] + cells.d[j] >= light && cells.c[j] + cells.d[j] > 0.0)) continue;
+            const double l_j = (cells.k_lo + j) * h, l_s = l_j + a;
+            const double xa = edge[j], xb = edge[j + 1];
+            const double xs = std::min(xb, std::max(xa, mech.x_of_loss(l_s)));
+            cells.c_lo[j] = cells.d_lo[j] = cells.c_hi[j] = cells.d_hi[j] = 0.0;
+            if (xs > xa) integrate(xa, xs, l_j, offset(xa, l_j), half, &cells.c_lo[j], &cells.d_lo[j]);
+            if (xb > xs) integrate(xs, xb, l_s, offset(xs, l_s), half, &cells.c_hi[j], &cells.d_hi[j]);
+        }
+        integrate.flush();
     }
     return cells;
 }
@@ -253,12 +376,33 @@ struct mixture_vs_gaussian {
     // t = log(1 + (e^l - 1)/q): below 0 as log1p(expm1(l)/q) (-inf at and below l = log(1 - q));
     // above 0 as l - log q + log1p(-(1 - q) e^{-l}), which stays finite where e^l overflows
     // (little noise: the grid reaches losses far above 709).
+    // In three steps (x_of_losses runs each over a block): u = e^{-l} above 0, else e^l - 1; the
+    // argument of log1p from u (0 where x is -inf: never NaN); x from l, u and the logarithm.
+    static double edge_power(double l) { return l > 0.0 ? std::exp(-l) : std::expm1(l); }
+    double edge_log1p_argument(double l, double u) const {
+        if (l > 0.0) return -(1.0 - q) * u;
+        const double z = u / q;  // e^t - 1
+        return z > -1.0 ? z : 0.0;
+    }
+    double edge_x(double l, double u, double log1p_value) const {
+        if (l > 0.0) return 0.5 + s * s * (l - log_q + log1p_value);
+        if (!(u / q > -1.0)) return -std::numeric_limits<double>::infinity();
+        return 0.5 + s * s * log1p_value;
+    }
     double x_of_loss(double l) const {
         if (q == 1.0) return 0.5 + s * s * l;
-        if (l > 0.0) return 0.5 + s * s * (l - log_q + std::log1p(-(1.0 - q) * std::exp(-l)));
-        const double z = std::expm1(l) / q;  // e^t - 1
-        if (!(z > -1.0)) return -std::numeric_limits<double>::infinity();
-        return 0.5 + s * s * std::log1p(z);
+        const double u = edge_power(l);
+        return edge_x(l, u, std::log1p(edge_log1p_argument(l, u)));
+    }
+    void x_of_losses(const double* l, double* x, std::int64_t count) const {
+        if (q == 1.0) {
+            for (std::int64_t i = 0; i < count; ++i) x[i] = x_of_loss(l[i]);
+            return;
+        }
+        double u[256];
+        for (std::int64_t i = 0; i < count; ++i) u[i] = edge_power(l[i]);
+        for (std::int64_t i = 0; i < count; ++i) x[i] = std::log1p(edge_log1p_argument(l[i], u[i]));
+        for (std::int64_t i = 0; i < count; ++i) x[i] = edge_x(l[i], u[i], x[i]);
     }
     // q e^t / (1 - q + q e^t): the weight of the shifted component at x.
     double shifted_weight(double x) const {
@@ -279,21 +423,38 @@ struct mixture_vs_gaussian {
     // With little noise the first cell spans many s^2 in x: where w underflows (t(x0) < -745),
     // w expm1(dx/s^2) would be 0 * inf; such a cell forms it as e^{log w + a} (1 - e^{-a}) for
     // a = dx/s^2 > 0 (both factors accurate, no overflow: the product is <= e^{h - off} - 1).
-    auto cell_kernel(double x0, double l, double off, const CellGrid& g) const {
-        const double w = shifted_weight(x0), s2 = s * s, inv_s = 1.0 / s;
-        const bool tiny = w < 1e-250;
-        const double log_w = tiny ? log_shifted_weight(x0) : 0.0;
-        const double grow = off == 0.0 ? 1.0 : std::exp(off), base = off == 0.0 ? 0.0 : std::expm1(off);
-        const double top = g.expm1_h;
-        return [=](double dx) {
+    struct Nodes {
+        double x0, l, w, s2, inv_s, log_w, grow, base, top;
+        bool tiny, split;
+        // phi(x/s) e^l = e^{argument} factor / sqrt(2 pi), x^2 / s^2 formed exactly as hi + lo.
+        Exponent exponent(double dx) const {
             const double_double sq = two_prod((x0 + dx) * inv_s, (x0 + dx) * inv_s);
-            const double f = constants::inv_sqrt_two_pi * inv_s * std::exp(l - 0.5 * sq.hi) * (1.0 - 0.5 * sq.lo);
-            const double a = dx / s2;
-            const double rise = tiny && a > 0.0 ? std::exp(log_w + a) * -std::expm1(-a) : w * std::expm1(a);
+            return {l - 0.5 * sq.hi, 1.0 - 0.5 * sq.lo};
+        }
+        double expm1_argument(double dx) const { return dx / s2; }
+        // e = exp(argument); rise = w expm1(dx / s^2), or its tiny-w form.
+        std::pair<double, double> value_of_rise(double e, double factor, double rise) const {
+            const double f = constants::inv_sqrt_two_pi * inv_s * e * factor;
             const double eu = std::min(std::max(base + grow * rise, 0.0), top);
-            return std::pair<double, double>{f * eu, f * (top - eu)};
-        };
+            return {f * eu, f * (top - eu)};
+        }
+        std::pair<double, double> value(double e, double factor, double m) const {
+            return value_of_rise(e, factor, w * m);
+        }
+        std::pair<double, double> operator()(double dx) const {
+            const double a = dx / s2;
+            const Exponent x = exponent(dx);
+            return value_of_rise(std::exp(x.argument), x.factor,
+                                 tiny && a > 0.0 ? std::exp(log_w + a) * -std::expm1(-a) : w * std::expm1(a));
+        }
+    };
+    Nodes cell_nodes(double x0, double l, double off, const CellGrid& g) const {
+        const double w = shifted_weight(x0);
+        const bool tiny = w < 1e-250;
+        return Nodes{x0, l, w, s * s, 1.0 / s, tiny ? log_shifted_weight(x0) : 0.0,
+                     off == 0.0 ? 1.0 : std::exp(off), off == 0.0 ? 0.0 : std::expm1(off), g.expm1_h, tiny, !tiny};
     }
+    Nodes cell_kernel(double x0, double l, double off, const CellGrid& g) const { return cell_nodes(x0, l, off, g); }
     double density(double x) const {
         const double a = q == 1.0 ? 0.0 : (1.0 - q) * gaussian_density(x / s);
         return (a + q * gaussian_density((x - 1.0) / s)) / s;
@@ -317,18 +478,40 @@ struct gaussian_vs_mixture {
     mixture_vs_gaussian m;  // evaluated at x = 1 - y
     double loss(double y) const { return -m.loss(1.0 - y); }
     double x_of_loss(double l) const { return 1.0 - m.x_of_loss(-l); }
+    void x_of_losses(const double* l, double* x, std::int64_t count) const {
+        double minus_l[256];
+        for (std::int64_t i = 0; i < count; ++i) minus_l[i] = -l[i];
+        m.x_of_losses(minus_l, x, count);
+        for (std::int64_t i = 0; i < count; ++i) x[i] = 1.0 - x[i];
+    }
     // e^{-L(y0 + dy) + L(y0)} = 1 + w expm1(-dy/s^2) = 1 + F, F in (-w, 0], so with L(y0) = l + off
     // 1 - e^{-u} = -expm1(-off) - e^{-off} F >= 0 and e^{h-u} - 1 = expm1(h) - e^h (1 - e^{-u}).
-    auto cell_kernel(double y0, double, double off, const CellGrid& g) const {
-        const double w = m.shifted_weight(1.0 - y0), s2 = m.s * m.s, inv_s = 1.0 / m.s;
-        const double shrink = off == 0.0 ? 1.0 : std::exp(-off), base = off == 0.0 ? 0.0 : -std::expm1(-off);
-        const double top = -std::expm1(-g.h), expm1_h = g.expm1_h, exp_h = g.exp_h;
-        return [=](double dy) {
-            const double f = inv_s * gaussian_density((y0 + dy - 1.0) * inv_s);
-            const double cu = std::min(std::max(base - shrink * w * std::expm1(-dy / s2), 0.0), top);
-            return std::pair<double, double>{f * cu, f * std::max(expm1_h - exp_h * cu, 0.0)};
-        };
+    struct Nodes {
+        double y0, w, s2, inv_s, shrink, base, top, expm1_h, exp_h;
+        bool split;
+        // phi(x) = e^{argument} factor / sqrt(2 pi) at x = (y - 1)/s, as exp_minus_half_square forms it.
+        Exponent exponent(double dy) const {
+            const double x = (y0 + dy - 1.0) * inv_s;
+            const double_double sq = two_prod(x, x);
+            return {-0.5 * sq.hi, 1.0 - 0.5 * sq.lo};
+        }
+        double expm1_argument(double dy) const { return -dy / s2; }
+        // e = exp(argument), m = expm1(-dy/s^2); f = inv_s phi((y - 1)/s) as gaussian_density forms it.
+        std::pair<double, double> value(double e, double factor, double m) const {
+            const double f = inv_s * (constants::inv_sqrt_two_pi * (e * factor));
+            const double cu = std::min(std::max(base - shrink * w * m, 0.0), top);
+            return {f * cu, f * std::max(expm1_h - exp_h * cu, 0.0)};
+        }
+        std::pair<double, double> operator()(double dy) const {
+            const Exponent x = exponent(dy);
+            return value(std::exp(x.argument), x.factor, std::expm1(expm1_argument(dy)));
+        }
+    };
+    Nodes cell_nodes(double y0, double, double off, const CellGrid& g) const {
+        return Nodes{y0, m.shifted_weight(1.0 - y0), m.s * m.s, 1.0 / m.s, off == 0.0 ? 1.0 : std::exp(-off),
+                     off == 0.0 ? 0.0 : -std::expm1(-off), -std::expm1(-g.h), g.expm1_h, g.exp_h, true};
     }
+    Nodes cell_kernel(double y0, double l, double off, const CellGrid& g) const { return cell_nodes(y0, l, off, g); }
     double density(double y) const { return gaussian_density((y - 1.0) / m.s) / m.s; }
     double scale(double y) const { return 0.25 * m.s / std::max(1.0, std::fabs((y - 1.0) / m.s)); }
     double mass_below(double y) const { return gaussian_tail((1.0 - y) / m.s); }
