@@ -64,3 +64,22 @@ def test_with_replacement_drawing_the_record_surely_is_refused_naming_its_field(
     # a draw not certain in double precision (1 - 2^-50) is still planned as the copy-count mixture
     plan = plan_for(E.SampledWithReplacementDpEvent(2, 50, E.LaplaceDpEvent(0.25)), 1, NR.REPLACE_ONE)
     assert [m[0] for m in plan.counts] == ["with_replacement_generic"]
+
+
+@pytest.mark.parametrize("n,k,sigma", [(2, 81, 1.0), (1, 60, 1.0), (3, 400, 2.0)])
+def test_a_group_of_gaussian_copies_is_refused_by_its_quadratic_reach(n, k, sigma):
+    """Found by the search: with replacement around a Gaussian, c copies of the record move the sum by
+    c times the radius, so the loss reaches gaussian_reach(c r) ~ (c r)^2 / 2, not c gaussian_reach(r);
+    the linear estimate let WR(2, 81, Gaussian(1)) through to the grid, which refused it naming
+    ``max_cells`` (an argument a dp_accounting user never passes)."""
+    event = E.SampledWithReplacementDpEvent(n, k, E.GaussianDpEvent(sigma))
+    with pytest.raises(ParameterOutOfRange, match=r"GaussianDpEvent\.noise_multiplier"):
+        HockeystickAccountant(NR.REPLACE_ONE).compose(event).get_epsilon_bracket(1e-5)
+
+
+def test_a_group_of_gaussian_copies_within_reach_still_answers():
+    """The quadratic reach refuses only what the grid cannot hold: K = 10 draws from n = 2 at sigma 1
+    (a group of up to 10 copies, loss reach 200 + 800) still gives a certified bracket."""
+    lo, up = HockeystickAccountant(NR.REPLACE_ONE).compose(
+        E.SampledWithReplacementDpEvent(2, 10, E.GaussianDpEvent(1.0))).get_epsilon_bracket(1e-5)
+    assert 0.0 < lo <= up < math.inf

@@ -10,7 +10,10 @@ square dense lattices until the span passed 2^14 atoms, whose coarsened copies t
 
 from __future__ import annotations
 
+import math
+
 import mpmath as mp
+import numpy as np
 import pytest
 from dp_accounting import dp_event as dpa
 
@@ -171,3 +174,16 @@ def test_a_billion_runs_off_any_lattice_are_rebased_not_refused():
     hi = fa.pure_epsilon(atoms, TARGET, True)
     assert 0.0 < lo <= hi <= lo * (1 + 1e-3)
     assert _two_atom_delta(tuple(p), tuple(q), k, hi) <= TARGET <= _two_atom_delta(tuple(p), tuple(q), k, lo)
+
+
+def test_windowed_compositions_keep_the_lower_side_free_of_the_upper_sides_charges():
+    """Found in review: past WINDOW_PRODUCTS products, ``_compose_windowed`` returns its upper side (its
+    mass at +infinity holds the dropped masses and the underflow allowance) with the lower side beside
+    it; ``_compose_folded`` used the upper side as a lower one, so the lower delta above every loss was
+    ~1e-300 where the truth is 0 (no q = 0 outcome), and the lower epsilon at 1e-301 was +inf."""
+    x = 1e-310
+    a = fa.pair_atoms(np.array([0.3, 0.7 - x, x]), np.array([0.6, 0.4 - 2e-310, 2e-310]))
+    composed = fa.compose(fa.self_compose(a, 2600), fa.self_compose(a, 2700))
+    lower = fa._side(composed, False)
+    assert lower.p_inf == 0.0
+    assert fa.pure_epsilon(composed, 1e-301, upper=False) < math.inf

@@ -189,7 +189,7 @@ def test_grid_from_distributions_lower_side_with_an_underflowed_q():
 def test_grid_from_distributions_sides_bracket_the_truth(name, computed, truth):
     """Both directions of every pair on a grid (h = 0.01: the grid only loosens the sides), delta and
     epsilon, against 50-digit mpmath: the worse direction's truth lies between the sides."""
-    grid = pld.from_distributions(*computed, value_discretization_interval=0.01)
+    grid = pld.from_distributions(*computed, value_discretization_interval=0.01, exact_zeros=False)
     swapped = (truth[1], truth[0])
     losses = [float(mp.log(pi / qi)) for pi, qi in zip(*truth) if pi > 0 and qi > 0]
     points = sorted({0.0, 0.5, 2000.0} | {max(x + d, 0.0) for x in losses for d in (-1.0, 0.0, 1.0)})
@@ -202,7 +202,7 @@ def test_grid_from_distributions_sides_bracket_the_truth(name, computed, truth):
 
 @pytest.mark.parametrize("name,computed,truth", CASES, ids=[c[0] for c in CASES])
 def test_grid_from_distributions_epsilon_sides_bracket_the_truth(name, computed, truth):
-    grid = pld.from_distributions(*computed, value_discretization_interval=0.01)
+    grid = pld.from_distributions(*computed, value_discretization_interval=0.01, exact_zeros=False)
     swapped = (truth[1], truth[0])
     for target in TARGETS:
         lo, up = grid.epsilon(target, bound="both")
@@ -217,8 +217,13 @@ def test_exact_zeros_stay_at_infinity_and_cost_nothing():
     grid = pld.eps_delta_dp(1.0, 1e-6)
     lower, upper = grid.delta(np.array([5.0, 50.0, 5000.0]), bound="both")
     assert np.all(lower <= 1e-6) and np.all(upper >= 1e-6) and np.all(lower > 1e-6 * (1 - 1e-9))
-    # given as data, the same zeros may have underflowed: the lower side is then finite near log p + 741
-    data = pld.from_distributions(*canonical_pair(1.0, 1e-6), symmetric=True, value_discretization_interval=0.01)
+    # a zero given as data is exact by default (a structural zero): both sides at +infinity, no grid to 741
+    plain = pld.from_distributions([0.5, 0.5], [1.0, 0.0], value_discretization_interval=1e-5)
+    lower, upper = plain.delta(1.0, bound="both")
+    assert 0.5 - 1e-12 <= lower <= 0.5 <= upper <= 0.5 + 1e-12
+    # declared possibly underflowed, the same zeros give a lower side finite near log p + 741
+    data = pld.from_distributions(*canonical_pair(1.0, 1e-6), symmetric=True, value_discretization_interval=0.01,
+                                  exact_zeros=False)
     lo_eps, up_eps = data.epsilon(1e-7, bound="both")
     assert up_eps == math.inf and 700.0 < lo_eps < math.inf
 

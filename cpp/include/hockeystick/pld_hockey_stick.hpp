@@ -154,7 +154,10 @@ inline void charged_epsilon(const double* p, std::int64_t n, std::int64_t k_lo, 
         if (R > 0.0) {
             const double arg = (D + p_inf - want) / R;
             if (arg <= -1.0) {
-                eps = stopped ? l : -inf;  // below the grid every eps qualifies; on the grid: rounding, keep l
+                // -inf only where every eps qualifies beyond round-off (D + p_inf + R <= want, with 4 u of
+                // margin on the sum of three terms); otherwise (on the grid, or within round-off of -1) l
+                constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
+                eps = !stopped && (D + p_inf + R) * (1.0 + 4.0 * u) <= want ? -inf : l;
             } else if (arg < 0.0) {
                 const double at = l + std::log1p(arg);
                 const double raised = std::nextafter(at + inversion_error(D, p_inf, want, R, arg, at), inf);

@@ -346,34 +346,38 @@ def _poisson(event: ev.PoissonSampledDpEvent, count: int, relation: NeighboringR
         _poisson_generic(event, q, count, relation, plan)
 
 
-def _event_reach(event: ev.DpEvent, relation: NeighboringRelation) -> tuple[float, ev.DpEvent | None, str]:
+def _event_reach(event: ev.DpEvent, relation: NeighboringRelation,
+                 group: float = 1.0) -> tuple[float, ev.DpEvent | None, str]:
     """How far one run's privacy loss can reach (an over-estimate: reaches add over composition), and
-    the mechanism event and field contributing the most (None if nothing does).  Called on validated
-    events; a zero noise (non-private) contributes nothing here (the sampled pair is exact)."""
+    the mechanism event and field contributing the most (None if nothing does), for a group of
+    ``group`` copies of the record (each shift times ``group``: quadratic in it for the Gaussians,
+    gaussian_reach(group r), linear for the others).  Called on validated events; a zero noise
+    (non-private) contributes nothing here (the sampled pair is exact)."""
     replace = relation == NeighboringRelation.REPLACE_ONE
     if isinstance(event, ev.GaussianDpEvent) and event.noise_multiplier > 0:
-        return gaussian_reach((2.0 if replace else 1.0) / float(event.noise_multiplier)), event, "noise_multiplier"
+        return (gaussian_reach(group * (2.0 if replace else 1.0) / float(event.noise_multiplier)), event,
+                "noise_multiplier")
     if isinstance(event, ev.LaplaceDpEvent) and event.noise_multiplier > 0:
-        return (2.0 if replace else 1.0) / float(event.noise_multiplier), event, "noise_multiplier"
+        return group * (2.0 if replace else 1.0) / float(event.noise_multiplier), event, "noise_multiplier"
     if isinstance(event, ev.DiscreteLaplaceDpEvent):
-        return float(event.noise_parameter) * event.sensitivity * (2 if replace else 1), event, "noise_parameter"
+        return group * float(event.noise_parameter) * event.sensitivity * (2 if replace else 1), event, "noise_parameter"
     if isinstance(event, ev.MixtureOfGaussiansDpEvent) and event.standard_deviation > 0:
-        return gaussian_reach(max(_mixture(event)[0]) / float(event.standard_deviation)), event, "standard_deviation"
+        return (gaussian_reach(group * max(_mixture(event)[0]) / float(event.standard_deviation)), event,
+                "standard_deviation")
     if isinstance(event, ev.TruncatedSubsampledGaussianDpEvent) and event.noise_multiplier > 0:
-        return gaussian_reach(1.0 / float(event.noise_multiplier)), event, "noise_multiplier"
+        return gaussian_reach(group / float(event.noise_multiplier)), event, "noise_multiplier"
     if isinstance(event, ev.RandomizedResponseDpEvent) and 0 < event.noise_parameter < 1:
         p, k = float(event.noise_parameter), int(event.num_buckets)
-        return math.log1p((1.0 - p) * k / p), event, "noise_parameter"
+        return group * math.log1p((1.0 - p) * k / p), event, "noise_parameter"
     if isinstance(event, (ev.PoissonSampledDpEvent, ev.SampledWithoutReplacementDpEvent)):
-        return _event_reach(event.event, relation)
+        return _event_reach(event.event, relation, group)
     if isinstance(event, ev.SampledWithReplacementDpEvent):
-        reach, leaf, name = _event_reach(event.event, relation)
-        return reach * _copies(event), leaf, name
+        return _event_reach(event.event, relation, group * _copies(event))
     if isinstance(event, ev.SelfComposedDpEvent):
-        reach, leaf, name = _event_reach(event.event, relation)
+        reach, leaf, name = _event_reach(event.event, relation, group)
         return reach * event.count, leaf, name
     if isinstance(event, ev.ComposedDpEvent):
-        parts = [_event_reach(e, relation) for e in event.events]
+        parts = [_event_reach(e, relation, group) for e in event.events]
         top = max(parts, key=lambda part: part[0], default=(0.0, None, ""))
         return sum(part[0] for part in parts), top[1], top[2]
     return 0.0, None, ""
@@ -420,9 +424,9 @@ def _check_inner_reach(event: ev.DpEvent, relation: NeighboringRelation, copies:
     """Refuse a sampled event whose inner loss, times ``copies`` of the record, reaches beyond
     ``limit`` (``MAX_LOSS_REACH`` where it folds into one grid mechanism: Gaussians only, or a group
     of every draw; ``OVERFLOW_REACH`` for the group analyses of any inner), naming the inner field."""
-    reach, leaf, name = _event_reach(event.event, relation)
+    reach, leaf, name = _event_reach(event.event, relation, copies)
     if leaf is not None:
-        _check_reach(leaf, name, reach * copies, limit,
+        _check_reach(leaf, name, reach, limit,
                      f"{copies} cop{'y' if copies == 1 else 'ies'} of the record in one batch: {why}")
 
 

@@ -22,7 +22,9 @@ outputs, Hoelder gives int_R p^{1-lam} q^lam <= P(R)^{1-lam} Q(R)^lam, so
 
 with a_j, b_j the P- and Q-mass of cell j (a_j = c_j + s_j, b_j = e^{-l_j} s_j, s_j = (c_j + d_j) /
 (e^h - 1), from the cells' c_j, d_j: pld_cells.hpp), P_lo the P-mass cut below the cells (its
-Q-mass at most 1) and P_hi the P-mass above l_N (where q <= p e^{-l_N}).  The cells' masses are
+Q-mass at most 1) and P_hi the P-mass cut above the cells (``tail_hi``: the outputs beyond the last
+x edge, whose losses exceed that edge's loss, positive in both directions, so q <= p there and its
+term is at most P_hi; the code's max(1, e^{-lam l_N}) is that 1, l_N > 0).  The cells' masses are
 the library's quadrature (``pld_cells.hpp``: the same numbers both sides of every PLD rest on);
 A's bound is inflated by ``AFFINITY_SLACK`` relative to cover their and this sum's round-off.
 delta is the largest over the neighbouring directions, so each direction's bound is a lower bound
@@ -54,6 +56,8 @@ def subsampled_gaussian_log_affinity(sigma: float, sampling_rate: float) -> np.n
     (P the mixture, then P the Gaussian), the cell sum of the module docstring; 0 (A <= 1, Hoelder: a
     true bound that adds nothing) where sigma is so small that its cells cannot be built."""
     s, q = float(sigma), float(sampling_rate)
+    if not q < 1.0:   # q = 1 is the Gaussian (closed form elsewhere): log(1 - q) below has no value
+        return np.zeros((2, LAMBDAS.size))
     # The remove direction's loss spans at most (1 + 2 z s) / s^2 + |log(1 - q)| over the cells' range.
     wide = max(s, 1e-100)   # the span only picks h: below this it is far past what cells can hold anyway
     span = (1.0 + 2.0 * _TAIL_Z * wide) / (wide * wide) - math.log1p(-q) + 1.0

@@ -80,4 +80,5 @@ def discrete_laplace(parameter: float, sensitivity: int = 1, *,
                      value_discretization_interval: float = DEFAULT_INTERVAL) -> PrivacyLossDistribution:
     """The PLD of the discrete Laplace mechanism (exact finite pair, see the module docstring)."""
     p, q = discrete_laplace_pair(parameter, sensitivity)
-    return from_distributions(p, q, value_discretization_interval=value_discretization_interval, symmetric=True)
+    return from_distributions(p, q, value_discretization_interval=value_discretization_interval, symmetric=True,
+                              exact_zeros=False)  # computed masses: a 0 may be an underflow

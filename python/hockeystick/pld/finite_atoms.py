@@ -273,8 +273,10 @@ def _folded(a: Atoms, reach: float = 0.0) -> Atoms:
 
 
 def _compose_folded(a: Atoms, b: Atoms, reach: float = 0.0) -> Atoms:
-    """``_compose_shared`` of two lower sides, ``_folded`` above max(``FOLD_LOSS``, reach)."""
-    return _folded(_compose_shared(a, b), reach)
+    """``_compose_shared`` of two lower sides, ``_folded`` above max(``FOLD_LOSS``, reach).  A windowed
+    composition (``_compose_windowed``) returns its upper side with the lower one beside it
+    (``lower_of``): the lower side is read off (``_side``), never the upper side's mass at +infinity."""
+    return _folded(_side(_compose_shared(a, b), False), reach)
 
 
 def _top_loss(a: Atoms) -> float:

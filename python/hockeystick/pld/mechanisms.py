@@ -244,17 +244,19 @@ def laplace(scale: float, *, sensitivity: float = 1.0,
 
 def from_distributions(p: ArrayLike, q: ArrayLike, *,
                        value_discretization_interval: float = DEFAULT_INTERVAL,
-                       symmetric: bool = False, exact_zeros: bool = False) -> PrivacyLossDistribution:
+                       symmetric: bool = False, exact_zeros: bool = True) -> PrivacyLossDistribution:
     """The PLD of two discrete distributions on one finite outcome set.
 
-    Losses log(p/q) are placed exactly by their cell integrals.  An outcome with a mass below 2^-1022
-    (q = 0 < p included) has no relative round-off bound (its mass may have underflowed), so each side
-    gets its own atom (``_near_underflow_atoms``, as ``finite_atoms.pair_atoms``): the pessimistic side
-    P-mass p_hi at log p_hi - log q_lo (+infinity where q_lo = 0), the optimistic side p_lo at
-    log p_lo - log q_hi, finite (~log p + 741 for q = 0: the optimistic grid then spans that far).
-    ``exact_zeros=True`` declares every mass given as exactly 0 exact (a structural zero, not an
-    underflowed value): an outcome with q = 0 < p then sits at +infinity on both sides.  Unless
-    ``symmetric``, the pair (q, p) is kept as a second direction and the worse one is reported.
+    Losses log(p/q) are placed exactly by their cell integrals.  An outcome with a positive mass below
+    2^-1022 has no relative round-off bound (it may have underflowed), so each side gets its own atom
+    (``_near_underflow_atoms``, as ``finite_atoms.pair_atoms``): the pessimistic side P-mass p_hi at
+    log p_hi - log q_lo, the optimistic side p_lo at log p_lo - log q_hi.  A mass given as exactly 0 is
+    exact (``exact_zeros=True``, the default: a structural zero, e.g. the (eps, delta) pair's): an
+    outcome with q = 0 < p sits at +infinity on both sides.  Callers whose masses are COMPUTED and may
+    have underflowed to 0 pass ``exact_zeros=False`` (``pld.discrete_laplace``, ``pld.poisson_subsampled``,
+    ``pld.randomized_response``): such a zero of q then puts the P-mass at +infinity on the pessimistic
+    side (q_lo = 0) and at a finite loss ~log p + 741 on the optimistic side (the grid spans that far).
+    Unless ``symmetric``, the pair (q, p) is kept as a second direction and the worse one is reported.
     """
     pa = np.asarray(p, dtype=np.float64).ravel()
     qa = np.asarray(q, dtype=np.float64).ravel()

@@ -48,4 +48,4 @@ def randomized_response(noise_parameter: float, num_buckets: int, *, relation: s
     """The PLD of randomized response (see the module docstring)."""
     p, q = randomized_response_pair(noise_parameter, num_buckets, relation)
     return from_distributions(p, q, value_discretization_interval=value_discretization_interval,
-                              symmetric=relation == "replace_one")
+                              symmetric=relation == "replace_one", exact_zeros=False)

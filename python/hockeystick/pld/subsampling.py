@@ -33,4 +33,5 @@ def poisson_subsampled(p: ArrayLike, q: ArrayLike, sampling_rate: float, *,
                        value_discretization_interval: float = DEFAULT_INTERVAL) -> PrivacyLossDistribution:
     """Remove and add PLDs of a finite dominating pair (P, Q) under Poisson sampling (see above)."""
     mixed, base = poisson_subsampled_pair(p, q, sampling_rate)
-    return from_distributions(mixed, base, value_discretization_interval=value_discretization_interval)
+    return from_distributions(mixed, base, value_discretization_interval=value_discretization_interval,
+                              exact_zeros=False)  # computed masses: a 0 may be an underflow
