@@ -124,7 +124,8 @@ def test_fixed_grid_lower_side_near_one_is_raised_and_ordered():
     np.testing.assert_array_equal(only, lo)
 
 
-@pytest.mark.parametrize("sigma, q", [(1e-6, 0.5), (1e-300, 0.5), (1e300, 0.5), (0.5, 1e-300)])
+@pytest.mark.parametrize("sigma, q", [(1e-6, 0.5), (1e-300, 0.5), (1e300, 0.5), (0.5, 1e-300), (0.5, 1.0),
+                                      (5e-324, 0.5), (1.7e308, 0.5), (0.5, 5e-324)])
 def test_extreme_parameters_give_the_trivial_table_not_an_error(sigma, q):
     """Cells that cannot be built (sigma 1e-6: a loss span of 1e13) or carry nothing usable: log A <= 0,
     which is true (Hoelder) and lifts no lower side."""

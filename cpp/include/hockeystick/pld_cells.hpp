@@ -200,8 +200,9 @@ template <class M>
 struct has_cell_nodes<M, std::void_t<decltype(std::declval<const M&>().cell_nodes(0.0, 0.0, 0.0, CellGrid{}))>>
     : std::true_type {};
 
-// Mechanisms may also provide x_of_losses(l, x, count): x_of_loss of count <= 256 losses, the same
-// values, each libm function over the block in its own loop.
+// Mechanisms may also provide x_of_losses(l, x, count): x_of_loss of count <= edge_block losses, the
+// same values, each libm function over the block in its own loop.
+constexpr std::int64_t edge_block = 256;  // edges, then cells, handed to a thread at a time
 template <class M, class = void>
 struct has_x_of_losses : std::false_type {};
 template <class M>
@@ -308,7 +309,7 @@ Cells continuous_cells(const M& mech, double x_lo, double x_hi, double tail_lo, 
     std::vector<double> edge(n + 1);  // edge[j] = x at loss l_j, clamped to [x_lo, x_hi]
     edge[0] = x_lo;
     edge[n] = x_hi;
-    constexpr std::int64_t block = 256;  // edges, then cells, handed to a thread at a time
+    constexpr std::int64_t block = edge_block;
 #pragma omp parallel for schedule(static) if (n > 20000)
     for (std::int64_t first = 1; first < n; first += block) {
         const std::int64_t count = std::min(block, n - first);
@@ -399,7 +400,7 @@ struct mixture_vs_gaussian {
             for (std::int64_t i = 0; i < count; ++i) x[i] = x_of_loss(l[i]);
             return;
         }
-        double u[256];
+        double u[edge_block];
         for (std::int64_t i = 0; i < count; ++i) u[i] = edge_power(l[i]);
         for (std::int64_t i = 0; i < count; ++i) x[i] = std::log1p(edge_log1p_argument(l[i], u[i]));
         for (std::int64_t i = 0; i < count; ++i) x[i] = edge_x(l[i], u[i], x[i]);
@@ -479,7 +480,7 @@ struct gaussian_vs_mixture {
     double loss(double y) const { return -m.loss(1.0 - y); }
     double x_of_loss(double l) const { return 1.0 - m.x_of_loss(-l); }
     void x_of_losses(const double* l, double* x, std::int64_t count) const {
-        double minus_l[256];
+        double minus_l[edge_block];
         for (std::int64_t i = 0; i < count; ++i) minus_l[i] = -l[i];
         m.x_of_losses(minus_l, x, count);
         for (std::int64_t i = 0; i < count; ++i) x[i] = 1.0 - x[i];

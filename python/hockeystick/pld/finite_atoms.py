@@ -73,7 +73,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from functools import cached_property, partial
-from typing import Callable, NamedTuple, Sequence, TypeVar
+from typing import Any, Callable, NamedTuple, Sequence, TypeVar
 
 import numpy as np
 
@@ -149,7 +149,7 @@ def pair_atoms(p: np.ndarray, q: np.ndarray) -> Atoms:
     pk, qk = pa[keep], qa[keep]
     lp, lq = np.log(pk), np.log(qk)
     loss = lp - lq
-    err = float((4.0 * UNIT_ROUNDOFF * (np.abs(lp) + np.abs(lq)) + 32.0 * UNIT_ROUNDOFF).max(initial=0.0))
+    err = float(loss_round_off(lp, lq).max(initial=0.0))
     nonzero = np.abs(loss[loss != 0.0])
     eta = float(nonzero.min()) if nonzero.size else ETA
     index = np.round(loss / eta)
@@ -180,7 +180,7 @@ def _pair_atoms_lean(p: list[float], q: list[float]) -> Atoms:
         lp, lq = math.log(pi), math.log(qi)
         losses.append(lp - lq)
         masses.append(pi)
-        err = max(err, 4.0 * UNIT_ROUNDOFF * (abs(lp) + abs(lq)) + 32.0 * UNIT_ROUNDOFF)
+        err = max(err, loss_round_off(lp, lq))
     nonzero = [abs(x) for x in losses if x != 0.0]
     eta = min(nonzero) if nonzero else ETA
     index = [round(x / eta) for x in losses]
@@ -202,6 +202,13 @@ def _pair_atoms_lean(p: list[float], q: list[float]) -> Atoms:
     return _with_near_underflow(out, near) if near else out
 
 
+def loss_round_off(lp: Any, lq: Any) -> Any:
+    """A bound on the error of log p - log q computed from lp = log p, lq = log q (each log within
+    2u (|log| + 8) relative-plus-absolute, the difference within u): 4u (|lp| + |lq|) + 32u.  Scalars
+    or arrays (``abs`` is numpy's on arrays)."""
+    return 4.0 * UNIT_ROUNDOFF * (abs(lp) + abs(lq)) + 32.0 * UNIT_ROUNDOFF
+
+
 def mass_range(mass: float) -> tuple[float, float]:
     """A computed mass's range of true values (module docstring: 16u relative, and ``SUBNORMAL_SLACK``
     absolute below 2^-1022), widened to 32u and twice the slack so that its own rounding stays inside."""
@@ -216,7 +223,7 @@ def _outward_index(p: float, q: float, eta: float, up: bool) -> int:
     it); the quotient by eta and the later product index * eta by u each, relative: a margin of one
     step and 8u |index| steps covers them."""
     loss = math.log(p) - math.log(q)
-    err = 4.0 * UNIT_ROUNDOFF * (abs(math.log(p)) + abs(math.log(q))) + 32.0 * UNIT_ROUNDOFF
+    err = loss_round_off(math.log(p), math.log(q))
     x = (loss + err) / eta if up else (loss - err) / eta
     margin = 1.0 + 8.0 * UNIT_ROUNDOFF * abs(x)
     return math.ceil(x + margin) if up else math.floor(x - margin)
@@ -547,9 +554,7 @@ def _rebased(a: Atoms, span: float) -> Atoms:
     Each loss moves to the nearest point (``_on_eta``'s error added); masses sharing one are summed."""
     eta = a.eta * 2.0 ** math.ceil(math.log2(4.0 * span / INDEX_LIMIT))
     index, extra = _on_eta(a, eta)
-    uniq, inverse, counts = np.unique(index, return_inverse=True, return_counts=True)
-    return Atoms(uniq, np.bincount(inverse, weights=a.mass), a.p_inf, eta, a.loss_error + extra,
-                 a.rel_error + (int(counts.max()) - 1) * UNIT_ROUNDOFF)
+    return _merged(index, a.mass, a.p_inf, eta, a.loss_error + extra, a.rel_error)
 
 
 def _first_window(a: Atoms) -> _Window:

@@ -22,7 +22,7 @@ from .. import _validation
 from .._elementwise import ArrayLike
 from .compose import DEFAULT_TAIL
 from .distribution import Factor, PrivacyLossDistribution
-from .finite_atoms import SMALLEST_NORMAL, UNIT_ROUNDOFF, mass_range
+from .finite_atoms import SMALLEST_NORMAL, loss_round_off, mass_range
 from .pmf import GridPMF
 
 DEFAULT_INTERVAL = 1e-4
@@ -325,5 +325,5 @@ def _loss_outward(p: float, q: float, up: bool) -> float:
     """log p - log q moved outward (up or down) past its round-off, 4u (|log p| + |log q|) + 32u (and
     an ulp for the final addition)."""
     lp, lq = math.log(p), math.log(q)
-    err = 4.0 * UNIT_ROUNDOFF * (abs(lp) + abs(lq)) + 32.0 * UNIT_ROUNDOFF
+    err = loss_round_off(lp, lq)
     return math.nextafter(lp - lq + err, math.inf) if up else math.nextafter(lp - lq - err, -math.inf)

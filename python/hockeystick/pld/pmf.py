@@ -133,25 +133,19 @@ class GridPMF:
         d = self._raw_delta(np.ascontiguousarray(eps.ravel()), threads).reshape(eps.shape)
         return np.maximum(d * (1.0 - self._slack()) + self.shift - 2.0 * self._charge(eps), 0.0)
 
-    @cached_property
-    def _lower_envelope_top(self) -> np.ndarray:
-        """Entry k - ``_top``: max over grid points l_j, j >= k >= ``_top``, of the charged lower curve."""
-        return self._suffix_maxima_top(0)
-
-    def _suffix_maxima_top(self, threads: int) -> np.ndarray:
-        """``_lower_envelope_top``'s values, the C++ evaluations on ``threads`` threads."""
-        return np.maximum.accumulate(self._charged_lower(self.losses[self._top:], threads)[::-1])[::-1]
-
     def _envelope_top(self, threads: int) -> np.ndarray:
-        """``_lower_envelope_top``, built on ``threads`` threads if this is its first use (then cached)."""
-        if "_lower_envelope_top" not in self.__dict__:
-            self.__dict__["_lower_envelope_top"] = self._suffix_maxima_top(threads)
-        return self._lower_envelope_top
+        """Entry k - ``_top``: max over grid points l_j, j >= k >= ``_top``, of the charged lower curve;
+        built on ``threads`` threads at its first use, then cached."""
+        top = self.__dict__.get("_lower_envelope_top")
+        if top is None:
+            top = np.maximum.accumulate(self._charged_lower(self.losses[self._top:], threads)[::-1])[::-1]
+            self.__dict__["_lower_envelope_top"] = top
+        return top
 
     @cached_property
     def _lower_envelope(self) -> np.ndarray:
         """The same suffix maxima for every k (built on those from ``_top`` up)."""
-        top = self._lower_envelope_top
+        top = self._envelope_top(0)
         below = self._charged_lower(self.losses[:self._top], 0)
         return np.concatenate([np.maximum.accumulate(np.append(below, top[:1])[::-1])[::-1][:-1], top])
 
