@@ -301,7 +301,7 @@ def g1_report(blocks: int = 20) -> None:
         print(r["misses"])
 
 
-def g1_full(workers: int | None = None, mode: str = "relative") -> None:
+def g1_full(workers: int | None = None, mode: str = "relative") -> tuple[np.ndarray, np.ndarray]:
     """The whole 10^6-point G1 grid in one in-process call (``workers`` threads over the 1000 blocks,
     ``delta_accuracy=mode``), wall and CPU seconds; then the certified epsilon width of every point (an
     untimed upper-only call at eps + RIGHT_OFFSETS) against G1's criterion (``g1_criterion``)."""
@@ -327,6 +327,48 @@ def g1_full(workers: int | None = None, mode: str = "relative") -> None:
     points = np.stack(np.broadcast_arrays(sigma, q, rounds[None, None], 0 * eps), axis=-1)[..., :3]
     print(g1_misses(points.reshape(-1, 3), np.broadcast_to(eps, lo.shape).ravel(), lo.ravel(), up.ravel(),
                     st["met"].ravel()))
+    return lo, up
+
+
+def _g1_block(sigma: float, q: float, mode: str) -> tuple[np.ndarray, np.ndarray]:
+    """One whole (sigma, q) block of the G1 grid (50 rounds x 20 eps, accuracy=1e-2, one thread, both
+    sides): what a Dask task of ``g1_dask`` evaluates."""
+    rounds = np.round(np.logspace(1, 5, 50))[:, None]
+    eps = np.linspace(0.5, 10, 20)
+    return pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=1e-2,
+                                     delta_accuracy=mode, workers=1).delta(eps, bound="both")
+
+
+def g1_dask(mode: str = "epsilon", workers: int = 2, reference: tuple[np.ndarray, np.ndarray] | None = None,
+            sigma: np.ndarray | None = None, q: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The whole G1 grid on a LocalCluster of ``workers`` single-threaded worker processes, one task per
+    (sigma, q) block (``_g1_block``): wall seconds from the first submit to the last result, the workers'
+    CPU seconds, and whether every bracket equals ``reference`` (the in-process call's (lo, up), shape
+    (50, 20, 50, 20)) bit for bit; ``sigma`` and ``q`` (default: the grid's) select the blocks."""
+    from dask.distributed import Client, LocalCluster
+
+    sigma = np.logspace(np.log10(0.5), np.log10(5), 50) if sigma is None else sigma
+    q = np.logspace(-4, -1, 20) if q is None else q
+    s_flat, q_flat = (a.ravel() for a in np.meshgrid(sigma, q, indexing="ij"))
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      dashboard_address=":0") as cluster, Client(cluster) as client:
+        client.run(lambda: _g1_block(1.0, 0.01, mode))   # warm: imports and the extension on every worker
+        client.run(round_cache.clear)
+        cpu = client.run(time.process_time)
+        load = os.getloadavg()
+        wall = time.perf_counter()
+        futures = client.map(_g1_block, s_flat, q_flat, [mode] * s_flat.size, pure=False)
+        blocks = client.gather(futures)
+        wall = time.perf_counter() - wall
+        cpu = sum(after - cpu[w] for w, after in client.run(time.process_time).items())
+    lo = np.stack([b[0] for b in blocks]).reshape(sigma.size, q.size, 50, 20)
+    up = np.stack([b[1] for b in blocks]).reshape(sigma.size, q.size, 50, 20)
+    same = "not compared" if reference is None else str(bool(np.array_equal(lo, reference[0])
+                                                               and np.array_equal(up, reference[1])))
+    print(f"G1 full grid on a {workers}-worker LocalCluster (processes, one thread each, one task per (sigma, q) "
+          f"block), delta_accuracy={mode!r}: {wall:.1f} s wall, {cpu:.1f} worker CPU s (load average {load} before, "
+          f"{os.getloadavg()} after); identical to the in-process brackets: {same}")
+    return lo, up
 
 
 def g1_versus_dp_accounting(sample: int = 6) -> None:
@@ -360,9 +402,9 @@ def g1_versus_dp_accounting(sample: int = 6) -> None:
 
 
 def main(goals: list[str]) -> None:
-    """``python bench/bench_pld_grid.py [G1] [G1full] [epsilon] [G2] [G3] [G2-1000] [G2ab]`` (G1, G2, G3 by
+    """``python bench/bench_pld_grid.py [G1] [G1full] [epsilon] [dask] [G2] [G3] [G2-1000] [G2ab]`` (G1, G2, G3 by
     default; G1full: the whole 10^6-point grid, minutes, with ``delta_accuracy="epsilon"`` when ``epsilon`` is
-    given; G2-1000 adds the 1000-target calibrations to G2; G2ab: sigma on 20 targets with and without the
+    given, then on a 2-worker LocalCluster against it when ``dask`` is given; G2-1000 adds the 1000-target calibrations to G2; G2ab: sigma on 20 targets with and without the
     direction-by-direction search, interleaved)."""
     goals = goals or ["G1", "G2", "G3"]
     if "G2-1000" in goals:
@@ -382,7 +424,10 @@ def main(goals: list[str]) -> None:
         g1_report()
         g1_versus_dp_accounting()
     if "G1full" in goals:
-        g1_full(mode="epsilon" if "epsilon" in goals else "relative")
+        mode = "epsilon" if "epsilon" in goals else "relative"
+        brackets = g1_full(mode=mode)
+        if "dask" in goals:
+            g1_dask(mode, reference=brackets)
     for n in (20, 1000) if "G2" in goals else ():
         if n == 1000 and "G2-1000" not in goals:
             continue
