@@ -32,6 +32,22 @@ def test_gaussian_cells_match_mpmath():
         assert cells["d"][j] == pytest.approx(float(d), rel=1e-12)
 
 
+def test_gaussian_cell_masses_match_mpmath():
+    """pld_cells.hpp's cell_mass through the binding: a_j = P(L in cell j) and e^{l_j} b_j = e^{l_j} Q(L in cell j)
+    for L ~ N(1/(2 s^2), 1/s^2) under P and N(-1/(2 s^2), 1/s^2) under Q, from the normal cdf at 30 digits."""
+    s, h = 0.8, 0.05
+    cells = _core.pld_subsampled_gaussian_cells(s, 1.0, True, h, 1e-12, 1 << 20)
+    mu, sd = 1 / (2 * s * s), 1 / s
+    mpmath.mp.dps = 30
+    for j in (3, len(cells["c"]) // 2, len(cells["c"]) - 4):
+        lj = mpmath.mpf(int(cells["k_lo"]) + j) * h
+        a = mpmath.ncdf(lj + h, mu, sd) - mpmath.ncdf(lj, mu, sd)
+        b = mpmath.ncdf(lj + h, -mu, sd) - mpmath.ncdf(lj, -mu, sd)
+        assert cells["p_mass"][j] == pytest.approx(float(a), rel=1e-12)
+        assert cells["q_mass_scaled"][j] == pytest.approx(float(mpmath.e ** lj * b), rel=1e-12)
+    assert float(np.sum(cells["p_mass"])) + cells["tail_lo"] + cells["tail_hi"] == pytest.approx(1.0, abs=1e-13)
+
+
 @pytest.mark.parametrize("sigma, q", [(1.0, 1.0), (0.7, 0.05), (2.0, 0.3)])
 def test_pmfs_are_valid_pairs(sigma, q):
     """Non-negative masses, P-mass <= 1 (= 1 pessimistic), Q-mass sum p e^{-l} <= 1."""

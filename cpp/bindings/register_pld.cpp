@@ -239,6 +239,16 @@ void register_pld(py::module_& m) {
         out["d"] = to_array(cells.d);
         out["tail_lo"] = cells.tail_lo;
         out["tail_hi"] = cells.tail_hi;
+        // each cell's P-mass and e^{l_j} times its Q-mass (pld_cells.hpp's cell_mass)
+        py::array_t<double> p_mass(static_cast<py::ssize_t>(cells.c.size())), q_scaled(p_mass.size());
+        const double expm1_h = std::expm1(h);
+        for (std::size_t j = 0; j < cells.c.size(); ++j) {
+            const pld::CellMass mass = pld::cell_mass(cells.c[j], cells.d[j], expm1_h);
+            p_mass.mutable_data()[j] = mass.p;
+            q_scaled.mutable_data()[j] = mass.q_scaled;
+        }
+        out["p_mass"] = p_mass;
+        out["q_mass_scaled"] = q_scaled;
         out["c_lo"] = to_array(cells.c_lo);
         out["d_lo"] = to_array(cells.d_lo);
         out["c_hi"] = to_array(cells.c_hi);

@@ -72,6 +72,20 @@ inline void add_atom(Cells& cells, double lam, double m) {
     if (on_grid && j == n - 1 && u == h) cells.top_atom += m;
 }
 
+// The P- and Q-mass of cell j from its two numbers: c_j + d_j = (e^{l_{j+1}} - e^{l_j}) b_j, so
+//   e^{l_j} b_j = (c_j + d_j) / (e^h - 1)   and   a_j = c_j + e^{l_j} b_j,
+// a quotient and a sum of non-negative numbers (no cancellation).  b_j itself is e^{-l_j} times the
+// scaled mass, formed (or taken as a logarithm) by the caller: pld_replace_one.hpp's mirrored
+// cells, python/hockeystick/pld/affinity_ceiling.py's Hoelder sum (through the cells' binding).
+struct CellMass {
+    double p;         // a_j = P(cell j)
+    double q_scaled;  // e^{l_j} b_j = e^{l_j} Q(cell j)
+};
+inline CellMass cell_mass(double c, double d, double expm1_h) {
+    const double q_scaled = (c + d) / expm1_h;
+    return {c + q_scaled, q_scaled};
+}
+
 // The coarsest grid spacing h accepted.  The connect-the-dots masses (pld_connect_dots.hpp) are
 // formed with e^h and 1 / (e^h - 1), and d_j carries a factor up to e^h: e^h overflows above
 // h = log(DBL_MAX) = 709.78 (the masses became NaN or 0 and the bounds 0).  Up to 100 every
@@ -110,26 +124,27 @@ inline std::int64_t checked_cell_count(double lo, double hi, double h, std::int6
 //   density(x)               the density of P
 //   scale(x)                 a length over which density(x) changes by a bounded factor
 // and instead of steps_from and density, optionally
-//   cell_kernel(x0, l, off, grid)  a callable dx -> (P-density times (1 - e^{l - L}), times
-//                            (e^{l + h - L} - 1)) at x0 + dx, where L(x0) = l + off, clamped to
+//   cell_nodes(x0, l, off, grid)   the cell's kernel: a callable dx -> (P-density times (1 - e^{l - L}),
+//                            times (e^{l + h - L} - 1)) at x0 + dx, where L(x0) = l + off, clamped to
 //                            the cell; mechanisms whose density is e^L times a simple function
 //                            write both without a logarithm (two transcendental calls per node
-//                            instead of six).  Without it the kernel is built from the four above.
+//                            instead of six), and also in the batched form below (NodeBatch).
+//                            Without it the kernel is built from the four above.
 // Each cell edge x_of_loss(l_j) is computed once and shared by the two cells it separates.
 struct CellGrid {
     double h, expm1_h, exp_h;  // h, e^h - 1, e^h
 };
 
 template <class M, class = void>
-struct has_cell_kernel : std::false_type {};
+struct has_cell_nodes : std::false_type {};
 template <class M>
-struct has_cell_kernel<M, std::void_t<decltype(std::declval<const M&>().cell_kernel(0.0, 0.0, 0.0, CellGrid{}))>>
+struct has_cell_nodes<M, std::void_t<decltype(std::declval<const M&>().cell_nodes(0.0, 0.0, 0.0, CellGrid{}))>>
     : std::true_type {};
 
 template <class M>
 auto cell_kernel(const M& mech, double x0, double l, double off, const CellGrid& g) {
-    if constexpr (has_cell_kernel<M>::value) {
-        return mech.cell_kernel(x0, l, off, g);
+    if constexpr (has_cell_nodes<M>::value) {
+        return mech.cell_nodes(x0, l, off, g);
     } else {
         const auto loss_step = mech.steps_from(x0);
         const double h = g.h;
@@ -182,11 +197,10 @@ std::pair<double, double> cell_integrals(const M& mech, double xa, double xb, do
     return {c, d};
 }
 
-// Mechanisms whose cell kernel is one exp and one expm1 per node may also provide
-//   cell_nodes(x0, l, off, grid)   the kernel's per-cell values, with exponent(dx) -> {argument,
-//                                  factor}, expm1_argument(dx) and value(e, factor, m) -> the kernel's
-//                                  pair at x0 + dx from e = exp(argument), m = expm1(expm1_argument(dx)),
-//                                  and split (false: the kernel is not of that form in this cell).
+// A mechanism's cell_nodes(x0, l, off, grid) (its kernel is one exp and one expm1 per node) also
+// gives the kernel's per-cell values, with exponent(dx) -> {argument, factor}, expm1_argument(dx)
+// and value(e, factor, m) -> the kernel's pair at x0 + dx from e = exp(argument),
+// m = expm1(expm1_argument(dx)), and split (false: the kernel is not of that form in this cell).
 // Their cells are then integrated a batch at a time (NodeBatch): every exp of the batch, then every
 // expm1, then the sums, each cell's in for_each_node's order (the same numbers, bit for bit: the
 // same operations on the same values).  Loops of one libm call each keep few values live across the
@@ -194,11 +208,6 @@ std::pair<double, double> cell_integrals(const M& mech, double xa, double xb, do
 struct Exponent {
     double argument, factor;  // a density e^{argument} times factor (and constants)
 };
-template <class M, class = void>
-struct has_cell_nodes : std::false_type {};
-template <class M>
-struct has_cell_nodes<M, std::void_t<decltype(std::declval<const M&>().cell_nodes(0.0, 0.0, 0.0, CellGrid{}))>>
-    : std::true_type {};
 
 // Mechanisms may also provide x_of_losses(l, x, count): x_of_loss of count <= edge_block losses, the
 // same values, each libm function over the block in its own loop.
@@ -455,7 +464,6 @@ struct mixture_vs_gaussian {
         return Nodes{x0, l, w, s * s, 1.0 / s, tiny ? log_shifted_weight(x0) : 0.0,
                      off == 0.0 ? 1.0 : std::exp(off), off == 0.0 ? 0.0 : std::expm1(off), g.expm1_h, tiny, !tiny};
     }
-    Nodes cell_kernel(double x0, double l, double off, const CellGrid& g) const { return cell_nodes(x0, l, off, g); }
     double density(double x) const {
         const double a = q == 1.0 ? 0.0 : (1.0 - q) * gaussian_density(x / s);
         return (a + q * gaussian_density((x - 1.0) / s)) / s;
@@ -512,7 +520,6 @@ struct gaussian_vs_mixture {
         return Nodes{y0, m.shifted_weight(1.0 - y0), m.s * m.s, 1.0 / m.s, off == 0.0 ? 1.0 : std::exp(-off),
                      off == 0.0 ? 0.0 : -std::expm1(-off), -std::expm1(-g.h), g.expm1_h, g.exp_h, true};
     }
-    Nodes cell_kernel(double y0, double l, double off, const CellGrid& g) const { return cell_nodes(y0, l, off, g); }
     double density(double y) const { return gaussian_density((y - 1.0) / m.s) / m.s; }
     double scale(double y) const { return 0.25 * m.s / std::max(1.0, std::fabs((y - 1.0) / m.s)); }
     double mass_below(double y) const { return gaussian_tail((1.0 - y) / m.s); }

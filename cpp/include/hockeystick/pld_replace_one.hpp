@@ -301,8 +301,8 @@ inline Cells symmetrised_cells(const Cells& cells) {
         const std::int64_t j = k - cells.k_lo;
         if (j < 0 || j >= static_cast<std::int64_t>(cells.c.size())) continue;
         const double c = cells.c[j], d = cells.d[j];
-        const double q_scaled = (c + d) / em1;  // e^{l_k} Q(cell)
-        kept += c + q_scaled + q_scaled * std::exp(-k * h);
+        const CellMass mass = cell_mass(c, d, em1);
+        kept += mass.p + mass.q_scaled * std::exp(-k * h);
         out.c[top + k] = c;
         out.d[top + k] = d;
         out.c[top - 1 - k] = std::exp(-(k + 1) * h) * d;

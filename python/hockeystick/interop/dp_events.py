@@ -399,6 +399,7 @@ def _copies(event: ev.SampledWithReplacementDpEvent) -> int:
 
 def _largest_sensitivity(event: ev.DpEvent) -> tuple[int, ev.DpEvent | None]:
     """The largest discrete Laplace sensitivity inside an event, and that event (None if it has none)."""
+    # Not _event_reach's walk: a maximum of one leaf field (it sizes a group pair's atoms), not a sum of reaches.
     if isinstance(event, ev.DiscreteLaplaceDpEvent):
         return int(event.sensitivity), event
     inner = getattr(event, "event", None)

@@ -21,13 +21,14 @@ from .._elementwise import ArrayLike, broadcast_float_arrays
 from ..certified_theta import radius_down, radius_up, theta_epsilon_lower, theta_epsilon_upper, theta_lower, theta_upper
 from .compose import DEFAULT_TAIL
 from .distribution import (Bound, PrivacyLossDistribution, Result, bound_result, compose_all, delta_values,
-                           epsilon_values, evaluate_into)
+                           epsilon_values, evaluate_into, undominated_lower_sides)
 from . import dominated_direction, round_cache
 from .affinity_ceiling import delta_lower_near_one, subsampled_gaussian_log_affinity
 from .calibration_start import calibration_grids, calibration_start
 from .directional_delta import calibration_directions
 from .epsilon_width import RIGHT_OFFSETS, certified_epsilon_width
 from .mechanisms import DEFAULT_INTERVAL, checked_interval, subsampled_gaussian
+from .pmf import GridPMF
 
 
 class PLDAccountant:
@@ -314,26 +315,17 @@ class SubsampledGaussianPLD:
         workers = threads or None
         compose_all(dists, True, workers=workers)
         uppers = [[pmf.delta(xs[i], threads) for pmf in dist.composed(True)] for i, dist in zip(batch, dists)]
-        # The optimistic sides: the leading direction's (largest upper bound at the most arguments) first,
-        # then each other direction's only where its upper bound is not everywhere at or below the
-        # leader's lower one (its own lower bound could then raise no maximum: the same bracket, bit
-        # for bit, without its composition; distribution.brackets does the same).
-        leads = [int(np.argmax([np.count_nonzero(u >= np.max(ups, axis=0)) for u in ups])) for ups in uppers]
-        compose_all(dists, False, [[lead] for lead in leads], workers)
-        needed = []
-        for i, dist, ups, lead in zip(batch, dists, uppers, leads):
-            leader = dist.composed_so_far(False)[lead]
-            assert leader is not None   # composed just above
-            low = leader.delta(xs[i], threads, envelope=False)
-            needed.append([d for d, up in enumerate(ups) if d != lead and not np.all(up <= low)])
-        compose_all(dists, False, needed, workers)
-        return [self._delta_bracket(dist, xs[i], best.get(i), own[i], ups, threads)
-                for i, dist, ups in zip(batch, dists, uppers)]
+        # The optimistic sides that can raise the lower bound (``undominated_lower_sides``), each with its
+        # charged lower value at the point's arguments (no suffix maxima: ``_delta_bracket`` adds them).
+        sides = undominated_lower_sides(dists, uppers,
+                                        lambda pmf, k: pmf.delta(xs[batch[k]], threads, envelope=False), workers)
+        return [self._delta_bracket(side, xs[i], best.get(i), own[i], ups, threads)
+                for i, side, ups in zip(batch, sides, uppers)]
 
-    def _delta_bracket(self, dist: PrivacyLossDistribution, eps: np.ndarray,
+    def _delta_bracket(self, sides: dict[int, tuple[GridPMF, np.ndarray]], eps: np.ndarray,
                        before: tuple[float, np.ndarray, np.ndarray, np.ndarray] | None, own: int,
                        uppers: list[np.ndarray], threads: int = 0) -> tuple[np.ndarray, np.ndarray]:
-        """``dist.delta(eps, bound="both")``, with the lower side's suffix maxima (``GridPMF.delta``,
+        """The PLD's ``delta(eps, bound="both")``, with the lower side's suffix maxima (``GridPMF.delta``,
         an O(n) pass over the composed window) only where the bracket is wider than ``accuracy``
         without them: elsewhere the charged lower value at eps already meets the tolerance.
         Each side is the largest over the neighbouring directions; ``before`` (an earlier grid's
@@ -341,13 +333,13 @@ class SubsampledGaussianPLD:
         (the others, with ``delta_accuracy="epsilon"``, the same eps shifted by ``RIGHT_OFFSETS``, serve
         for their upper side, and their lower values, lower bounds on delta at eps too since delta does not
         increase, raise the own lower side where the round-off charge at eps exceeds theirs).
-        ``uppers``: each direction's certified upper bound at ``eps``; the lower side is the largest over
-        the directions whose optimistic side is composed (``_step_brackets`` skips those that cannot
-        raise it)."""
+        ``uppers``: each direction's certified upper bound at ``eps``; ``sides``: per direction whose
+        optimistic side can raise the lower one (``distribution.undominated_lower_sides``), its composed
+        optimistic PMF and charged lower value at ``eps``."""
         assert self.accuracy is not None
         upper = np.max(uppers, axis=0)
-        optimistic = [pmf for pmf in dist.composed_so_far(False) if pmf is not None]
-        lower = np.max([pmf.delta(eps, threads, envelope=False) for pmf in optimistic], axis=0)
+        optimistic = [sides[d][0] for d in sorted(sides)]
+        lower = np.max([sides[d][1] for d in sorted(sides)], axis=0)
         for k in range(1, eps.size // own):   # delta_accuracy="epsilon": eps + d follow; delta does not
             lower[:own] = np.maximum(lower[:own], lower[k * own:(k + 1) * own])   # increase, so each bounds it
         best_lo = lower if before is None else np.maximum(lower, before[1])

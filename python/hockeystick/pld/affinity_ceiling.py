@@ -68,13 +68,11 @@ def subsampled_gaussian_log_affinity(sigma: float, sampling_rate: float) -> np.n
             cells = _core.pld_subsampled_gaussian_cells(s, q, remove, h, TAIL, 64 * MAX_CELLS)
         except ValueError:   # sigma so small that even the coarsest cells are too many: nothing to add
             return np.zeros((2, LAMBDAS.size))
-        c, d = cells["c"], cells["d"]
-        losses = (cells["k_lo"] + np.arange(c.size)) * h
-        s_j = (c + d) / math.expm1(h)
-        a_j = c + s_j
+        a_j, s_j = cells["p_mass"], cells["q_mass_scaled"]   # a_j and e^{l_j} b_j (pld_cells.hpp's cell_mass)
+        losses = (cells["k_lo"] + np.arange(a_j.size)) * h
         held = (a_j > 0.0) & (s_j > 0.0)
         log_a, log_b = np.log(a_j[held]), np.log(s_j[held]) - losses[held]
-        top = (cells["k_lo"] + c.size) * h
+        top = (cells["k_lo"] + a_j.size) * h
         for k, lam in enumerate(LAMBDAS):
             terms = (1.0 - lam) * log_a + lam * log_b
             peak = float(np.max(terms, initial=-np.inf))

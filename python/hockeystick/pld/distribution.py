@@ -17,7 +17,7 @@ which broadcasts against two.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, Sequence, Union
+from typing import Callable, Literal, Sequence, Union
 
 import numpy as np
 
@@ -108,11 +108,6 @@ class PrivacyLossDistribution:
         compose_all([self], pessimistic)
         return self._composed[bool(pessimistic)]
 
-    def composed_so_far(self, pessimistic: bool) -> list[GridPMF | None]:
-        """Each direction's composed PMF on one side, None where it is not composed (yet): a caller that
-        composes only some directions (``compose_all``'s ``directions``) reads them here."""
-        return list(self._composed.get(bool(pessimistic), [None] * len(self.directions)))
-
     def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
         """delta(eps) = sum_l (1 - e^{eps - l})_+ p(l) + p(inf), maximised over directions.
 
@@ -158,33 +153,52 @@ def brackets(plds: Sequence[PrivacyLossDistribution], method: str, xs: Sequence[
     (the compositions' threads: ``workers``, as in ``compose_all``).
 
     Both sides are the maximum over the neighbouring directions (Zhu, Dong, Wang, AISTATS 2022,
-    Sec. 5).  Every direction's pessimistic composition is needed for the upper side, but a
-    direction's optimistic one is not when its upper bound lies at or below another direction's
-    lower bound at every argument: its own lower bound, no larger than its upper, can then raise
-    neither maximum, so the bracket is the same with or without it.  So the pessimistic sides are
-    composed first (one batch), then the optimistic side of each PLD's leading direction (the one
-    whose upper bound is the largest at the most arguments), then that of every other direction
-    not so dominated (one batch each).  On W3 (q = 1e-3, sigma = 0.8, 10^5 rounds, delta = 1e-5) the
-    add direction's epsilon is at most 2.43 and the remove direction's at least 2.57, so the add
-    direction's optimistic composition (a quarter of the transforms) is skipped.
+    Sec. 5): every direction's pessimistic composition (one batch), and the optimistic ones
+    ``undominated_lower_sides`` does not skip.  On W3 (q = 1e-3, sigma = 0.8, 10^5 rounds,
+    delta = 1e-5) the add direction's epsilon is at most 2.43 and the remove direction's at
+    least 2.57, so the add direction's optimistic composition (a quarter of the transforms) is
+    skipped.
     """
     plds = list(plds)
     compose_all(plds, True, workers=workers)
     uppers = [[_evaluate(pmf, method, x) for pmf in pld._composed[True]] for pld, x in zip(plds, xs)]
+    sides = undominated_lower_sides(plds, uppers, lambda pmf, i: _evaluate(pmf, method, xs[i]), workers)
+    return [(_maximum([low for _, low in side.values()]), _maximum(ups)) for side, ups in zip(sides, uppers)]
+
+
+def undominated_lower_sides(plds: Sequence[PrivacyLossDistribution], uppers: Sequence[Sequence[np.ndarray]],
+                            lower_of: Callable[[GridPMF, int], np.ndarray], workers: int | None = None
+                            ) -> list[dict[int, tuple[GridPMF, np.ndarray]]]:
+    """Per PLD, the directions whose optimistic side can raise its lower bound, each with its composed
+    optimistic PMF and that PMF's lower values ``lower_of(pmf, i)`` (i: the PLD's index in ``plds``),
+    the leading direction first, then the others in order.  ``uppers[i]``: each direction's certified
+    upper values at the same arguments (the pessimistic sides, composed by the caller).
+
+    The lower side is the maximum over the directions (Zhu, Dong, Wang, AISTATS 2022, Sec. 5), but a
+    direction whose upper bound lies at or below another direction's lower bound at every argument
+    can raise no maximum (its own lower bound is no larger than its upper one): the bracket is the
+    same, bit for bit, without its optimistic composition.  So the leading direction's optimistic
+    side (the one whose upper bound is the largest at the most arguments) is composed first, one
+    batch over ``plds``, then that of every direction it does not so dominate, one more batch.
+    """
+    plds = list(plds)
     leads = []
     for ups in uppers:
         top = _maximum(ups)
         leads.append(int(np.argmax([np.count_nonzero(u >= top) for u in ups])))
     compose_all(plds, False, [[lead] for lead in leads], workers)
-    lowers = [{lead: _evaluate(pld._composed[False][lead], method, x)}
-              for pld, x, lead in zip(plds, xs, leads)]
-    needed = [[d for d, up in enumerate(ups) if d != lead and not np.all(up <= low[lead])]
-              for ups, lead, low in zip(uppers, leads, lowers)]
+    sides = []
+    for i, (pld, lead) in enumerate(zip(plds, leads)):
+        pmf = pld._composed[False][lead]
+        sides.append({lead: (pmf, lower_of(pmf, i))})
+    needed = [[d for d, up in enumerate(ups) if d != lead and not np.all(up <= side[lead][1])]
+              for ups, lead, side in zip(uppers, leads, sides)]
     compose_all(plds, False, needed, workers)
-    for pld, x, low, more in zip(plds, xs, lowers, needed):
+    for i, (pld, side, more) in enumerate(zip(plds, sides, needed)):
         for d in more:
-            low[d] = _evaluate(pld._composed[False][d], method, x)
-    return [(_maximum(list(low.values())), _maximum(ups)) for low, ups in zip(lowers, uppers)]
+            pmf = pld._composed[False][d]
+            side[d] = (pmf, lower_of(pmf, i))
+    return sides
 
 
 def compose_all(plds: Sequence[PrivacyLossDistribution], pessimistic: bool,
