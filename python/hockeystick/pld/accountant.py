@@ -22,7 +22,7 @@ from ..certified_theta import radius_down, radius_up, theta_epsilon_lower, theta
 from .compose import DEFAULT_TAIL
 from .distribution import (Bound, PrivacyLossDistribution, Result, bound_result, compose_all, delta_values,
                            epsilon_values, evaluate_into)
-from . import dominated_direction, round_cache
+from . import dominated_direction, round_cache, two_resolution
 from .affinity_ceiling import delta_lower_near_one, subsampled_gaussian_log_affinity
 from .calibration_start import calibration_grids, calibration_start
 from .directional_delta import calibration_directions
@@ -211,6 +211,11 @@ class SubsampledGaussianPLD:
         # Kept between calls (round_cache): calibrating the rounds discretizes each pair once.
         pairs = list(dict.fromkeys((p[0], p[1], p[3]) for p in missing))
         dists = dict(zip(pairs, round_cache.discretized(pairs, h, self.tail, optimistic, threads)))
+        # q < h: the lower side from blocks of rounds composed on a grid finer than q (two_resolution)
+        for pair in pairs if optimistic else ():
+            if two_resolution.applies(*pair, h):
+                dists[pair] = two_resolution.with_block_lowers(
+                    dists[pair], round_cache.block_lowers(pair, h, self.tail, threads))
         for p in missing:
             store[(*p, h, optimistic)] = dists[(p[0], p[1], p[3])].self_compose(int(p[2]))
 

@@ -67,7 +67,7 @@ def merged(fine: GridPMF, ratio: int) -> GridPMF:
     """An optimistic fine PMF merged onto the grid ratio * fine.h (``_core.pld_mean_contraction``), its
     round-off (``entry_error``) and its window's alias charge (a negative ``shift``) taken off first."""
     if fine.pessimistic:
-        raise ValueError("merged: the fine PMF must be an optimistic (lower-side) PMF")
+        raise ValueError("merged: the fine PMF is pessimistic; it must be an optimistic (lower-side) PMF")
     r = _core.pld_mean_contraction(np.ascontiguousarray(fine.p, dtype=np.float64), fine.k_lo, fine.h, int(ratio),
                                    fine.p_inf, fine.entry_error, max(-fine.shift, 0.0))
     return GridPMF(int(r["k_lo"]), float(r["h"]), r["p"], float(r["p_inf"]), 0.0, False)
