@@ -5,7 +5,9 @@ chunks; when only the rounds change (rounds calibration, a chunk of rounds value
 every trial needs the same one-round discretization.  ``discretized`` returns it from
 here when some earlier call built it (least recently used entries are dropped once the
 kept grids exceed ``MAX_POINTS`` masses, 64 MB), so calibrating the rounds
-discretizes each (sigma, q) pair once, not once per trial.  Entries are immutable
+discretizes each (sigma, q) pair once, not once per trial.  The two-resolution lower blocks of a pair
+(``block_lowers``, ``two_resolution``: the costly part, a fine grid per (sigma, q, h)) are kept the same
+way, in the same budget.  Entries are immutable
 (``PrivacyLossDistribution.self_compose`` builds new objects around the same factors).
 """
 
