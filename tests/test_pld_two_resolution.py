@@ -26,7 +26,7 @@ EPS_200 = np.concatenate([np.linspace(-0.2, 0.2, 100), np.geomspace(0.2, 12.0, 1
 def _raw_delta(k_lo: int, h: float, p: np.ndarray, p_inf: float, eps: np.ndarray) -> np.ndarray:
     """sum_k p_k (1 - e^{eps - l_k})_+ + p_inf, in extended precision terms (no charges)."""
     losses = (k_lo + np.arange(p.size)) * h
-    return np.array([np.sum(p * np.maximum(-np.expm1(e - losses), 0.0)) + p_inf for e in eps])
+    return np.array([np.sum(p * np.maximum(-np.expm1(np.minimum(e - losses, 700.0)), 0.0)) + p_inf for e in eps])
 
 
 def _random_fine(rng: np.random.Generator, n: int) -> tuple[int, np.ndarray]:
@@ -199,3 +199,29 @@ def test_block_sizes_and_where_it_applies():
     assert not two_resolution.applies(5.0, 1e-4, 1.0, 1e-2)   # no block of <= 4096 rounds spans 200 cells
     with pytest.raises(ValueError, match="sampling_rate"):
         two_resolution.block_lowers(5.0, 1e-4, 1.0, 1e-2, 1e-15)
+
+
+def test_merge_onto_the_same_grid_keeps_every_atom():
+    """ratio 1: every atom is its own pool, so the PMF comes back (masses scaled by 1 - 5u at most)."""
+    rng = np.random.default_rng(7)
+    p = rng.uniform(0.0, 1.0, 400) * (rng.uniform(size=400) < 0.7)
+    r = _core.pld_mean_contraction(p, -123, 1e-3, 1, 0.25, 0.0, 0.0)
+    assert r["k_lo"] >= -123 and r["p_inf"] == 0.25
+    first = np.flatnonzero(p)[0]
+    np.testing.assert_allclose(r["p"], p[first:first + r["p"].size], rtol=1e-15, atol=0.0)
+    assert np.all(r["p"] <= p[first:first + r["p"].size])
+
+
+@pytest.mark.parametrize("gap", [1, 10**3, 10**6])
+def test_merge_of_far_apart_atoms_never_raises_delta(gap):
+    """Atoms many coarse cells apart (e^{-l} ratios up to e^{1e3}: expm1 overflows to inf) merge only
+    with their neighbours below; delta stays below the input's at every eps and P-mass is kept."""
+    p = np.zeros(3 * gap + 1)
+    p[[0, gap, 3 * gap]] = [0.5, 0.3, 0.2]
+    h_fine = 1e-3
+    r = _core.pld_mean_contraction(p, -gap, h_fine, 7, 0.0, 0.0, 0.0)
+    assert np.all(np.isfinite(r["p"])) and math.fsum(r["p"]) <= 1.0 and math.fsum(r["p"]) >= 1.0 - 1e-12
+    eps = np.linspace(-gap * h_fine - 1.0, 2 * gap * h_fine + 1.0, 200)
+    before = _raw_delta(-gap, h_fine, p, 0.0, eps)
+    after = _raw_delta(r["k_lo"], 7 * h_fine, r["p"], 0.0, eps)
+    assert np.all(after <= before * (1.0 + 1e-12) + 1e-300)
