@@ -40,9 +40,9 @@ def test_refinement_stops_where_the_width_is_set_by_charges(monkeypatch):
     built: list[float] = []
     original = pld.SubsampledGaussianPLD._build
 
-    def record(self, store, points, h, optimistic=True, threads=0):
+    def record(self, store, points, h, *args, **kwargs):
         built.append(h)
-        return original(self, store, points, h, optimistic, threads)
+        return original(self, store, points, h, *args, **kwargs)
 
     monkeypatch.setattr(pld.SubsampledGaussianPLD, "_build", record)
     lo, up = pld.SubsampledGaussianPLD(sigma=SIGMA, sampling_rate=Q, rounds=26827,

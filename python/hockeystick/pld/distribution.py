@@ -64,6 +64,20 @@ class Factor:
     upper: GridPMF
     lower: GridPMF | None
     connect_dots: bool
+    # Optional lower sides of blocks of rounds: lower_blocks[j] bounds 2^j rounds from below
+    # (pld/two_resolution.py); when set, a count c composes them by the binary digits of c
+    # (``lower_terms``) instead of c copies of ``lower``.
+    lower_blocks: tuple[GridPMF, ...] | None = None
+
+    def lower_terms(self, count: int) -> list[tuple[GridPMF | None, int]]:
+        """The (PMF, count) pairs whose composition bounds ``count`` rounds of this factor from below:
+        (lower, count), or with ``lower_blocks`` (J + 1 of them) the top block c >> J times and block j
+        once for each binary digit j < J of c (the rounds add up to c exactly)."""
+        if self.lower_blocks is None:
+            return [(self.lower, count)]
+        top = len(self.lower_blocks) - 1
+        terms = [(self.lower_blocks[top], count >> top)] if count >> top else []
+        return terms + [(self.lower_blocks[j], 1) for j in range(top) if count >> j & 1]
 
 
 @dataclass
@@ -219,7 +233,8 @@ def compose_all(plds: Sequence[PrivacyLossDistribution], pessimistic: bool,
         if missing:
             todo.setdefault(pld.tail, []).append((pld, missing))
     for tail, group in todo.items():
-        items = [[(f.upper if key else f.lower, c) for f, c in pld.directions[d].items()]
+        items = [[(f.upper, c) for f, c in pld.directions[d].items()] if key else
+                 [term for f, c in pld.directions[d].items() for term in f.lower_terms(c)]
                  for pld, missing in group for d in missing]
         if any(pmf is None for item in items for pmf, _ in item):
             raise ValueError("this PLD was built without its optimistic side (optimistic=False): "

@@ -5,7 +5,9 @@ chunks; when only the rounds change (rounds calibration, a chunk of rounds value
 every trial needs the same one-round discretization.  ``discretized`` returns it from
 here when some earlier call built it (least recently used entries are dropped once the
 kept grids exceed ``MAX_POINTS`` masses, 64 MB), so calibrating the rounds
-discretizes each (sigma, q) pair once, not once per trial.  Entries are immutable
+discretizes each (sigma, q) pair once, not once per trial.  The two-resolution lower blocks of a pair
+(``block_lowers``, ``two_resolution``: the costly part, a fine grid per (sigma, q, h)) are kept the same
+way, in the same budget.  Entries are immutable
 (``PrivacyLossDistribution.self_compose`` builds new objects around the same factors).
 """
 
@@ -16,13 +18,15 @@ from collections import OrderedDict
 
 import numpy as np
 
+from . import two_resolution
 from .distribution import PrivacyLossDistribution
 from .mechanisms import subsampled_gaussians
+from .pmf import GridPMF
 
 MAX_POINTS = 1 << 23
 
 _lock = threading.Lock()
-_kept: OrderedDict[tuple, PrivacyLossDistribution] = OrderedDict()
+_kept: OrderedDict[tuple, PrivacyLossDistribution | list[tuple[GridPMF, ...]]] = OrderedDict()
 _points = 0
 
 
@@ -34,8 +38,21 @@ def clear() -> None:
         _points = 0
 
 
-def _size(dist: PrivacyLossDistribution) -> int:
+def _size(dist: PrivacyLossDistribution | list[tuple[GridPMF, ...]]) -> int:
+    if isinstance(dist, list):
+        return sum(b.p.size for blocks in dist for b in blocks)
     return sum(f.upper.p.size + (0 if f.lower is None else f.lower.p.size) for d in dist.directions for f in d)
+
+
+def _keep(key: tuple, value: PrivacyLossDistribution | list[tuple[GridPMF, ...]]) -> None:
+    """Keeps ``value`` under ``key`` (the caller holds ``_lock``), dropping the least recently used beyond MAX_POINTS."""
+    global _points
+    if key not in _kept:
+        _kept[key] = value
+        _points += _size(value)
+    while _points > MAX_POINTS and len(_kept) > 1:
+        _, old = _kept.popitem(last=False)
+        _points -= _size(old)
 
 
 def discretized(pairs: list[tuple[float, float, float]], h: float, tail: float,
@@ -45,7 +62,6 @@ def discretized(pairs: list[tuple[float, float, float]], h: float, tail: float,
     Those not kept are built in one C++ call (``mechanisms.subsampled_gaussians``, parallel over
     pairs on ``threads`` OpenMP threads, 0: all cores); an entry with both sides also serves a request for the pessimistic side only.
     """
-    global _points
     found: dict[tuple[float, float, float], PrivacyLossDistribution] = {}
     with _lock:
         for pair in pairs:
@@ -53,7 +69,9 @@ def discretized(pairs: list[tuple[float, float, float]], h: float, tail: float,
                 key = (*pair, h, tail, side)
                 if key in _kept:
                     _kept.move_to_end(key)
-                    found[pair] = _kept[key]
+                    kept = _kept[key]
+                    assert isinstance(kept, PrivacyLossDistribution)
+                    found[pair] = kept
                     break
     missing = [p for p in dict.fromkeys(pairs) if p not in found]
     if missing:
@@ -63,11 +81,22 @@ def discretized(pairs: list[tuple[float, float, float]], h: float, tail: float,
         with _lock:
             for pair, dist in zip(missing, built):
                 found[pair] = dist
-                key = (*pair, h, tail, optimistic)
-                if key not in _kept:
-                    _kept[key] = dist
-                    _points += _size(dist)
-            while _points > MAX_POINTS and len(_kept) > 1:
-                _, old = _kept.popitem(last=False)
-                _points -= _size(old)
+                _keep((*pair, h, tail, optimistic), dist)
     return [found[p] for p in pairs]
+
+
+def block_lowers(pair: tuple[float, float, float], h: float, tail: float,
+                 threads: int = 0) -> list[tuple[GridPMF, ...]]:
+    """``two_resolution.block_lowers`` of (sigma, q, sensitivity) on grid h, kept like the one-round PLDs:
+    every rounds value of a grid block, and every rounds trial of a calibration, reads the same blocks."""
+    key = (*pair, h, tail, "blocks")
+    with _lock:
+        if key in _kept:
+            _kept.move_to_end(key)
+            kept = _kept[key]
+            assert isinstance(kept, list)
+            return kept
+    built = two_resolution.block_lowers(pair[0], pair[1], pair[2], h, tail, threads)
+    with _lock:
+        _keep(key, built)
+    return built
