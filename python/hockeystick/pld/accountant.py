@@ -141,8 +141,6 @@ class SubsampledGaussianPLD:
     STALLED = 0.9
     CAPPED_STEP = 1 / 32
     GAP_TARGET = 1.0
-    BLIND_FRACTION = 1.0
-    GAP_LOWEST = 1e-6
     START_POINTS = 1 << 13
     # At most this many points are discretized per C++ call and composed per batch of FFTs
     # (compose_all), fewer when their composed grids would exceed BUDGET points in total:
@@ -268,8 +266,8 @@ class SubsampledGaussianPLD:
                     width = self._width(method, xs[i], lo, up, own[i])
                     capped, blind = self._no_chord(by_epsilon, xs[i], lo, width, points[i][1], h, own[i])
                     finer = self._next_interval(h, width, best.get(i), capped,
-                                                self._capped_interval(h, xs[i], lo, up, own[i], points[i][1],
-                                                                      capped, blind, best.get(i)))
+                                                self._capped_interval(h, xs[i], lo, up, width, own[i], capped,
+                                                                      blind))
                     if finer is None:
                         chosen[i] = (lo[:own[i]], up[:own[i]])
                     else:
@@ -376,49 +374,43 @@ class SubsampledGaussianPLD:
         capped = (width > self.accuracy) & (width >= x[:own] * (1.0 - 1e-9))
         return capped, capped & (lo[:own] == 0.0) & (q < h)
 
-    def _capped_interval(self, h: float, x: np.ndarray, lo: np.ndarray, up: np.ndarray, own: int, q: float,
-                         capped: np.ndarray, blind: np.ndarray,
-                         before: tuple[float, np.ndarray, np.ndarray, np.ndarray] | None) -> float | None:
-        """The grid the ``capped`` arguments of a point on grid h ask for (``_no_chord``), or None.  Their
-        epsilon width is stuck at its cap eps, which says nothing of the grid they need, so:
+    def _capped_interval(self, h: float, x: np.ndarray, lo: np.ndarray, up: np.ndarray, width: np.ndarray,
+                         own: int, capped: np.ndarray, blind: np.ndarray) -> float | None:
+        """The grid the ``capped`` arguments of a point on grid h ask for (``_no_chord``; None if none is).
+        Their epsilon width is stuck at its cap eps, which says nothing of the grid they need, so:
 
         - those whose epsilon gap G is read (``epsilon_width.epsilon_gap``: how far right the upper curve
-          falls to the lower side at eps; it shrinks about like h^2: sigma 2.05, q 0.048, 56899 rounds,
-          eps 8: G = 0.69, 0.16, 0.04, 0.01 at h = 1.02e-2, 5.1e-3, 2.6e-3, 1.3e-3) ask
-          h sqrt(GAP_TARGET accuracy / G): a width is certified once G is well below the offsets of
-          ``RIGHT_OFFSETS``.  On the first grid at least ``CAPPED_STEP`` h; on later ones (``before``: the
-          previous grid's h, lower and upper sides) only while G fell below ``STALLED`` of its last value
-          (or was not read there);
-        - on the first grid, ``blind`` ones (lower side 0 at q < h: the optimistic side is loose while
-          h > q) ask ``BLIND_FRACTION`` q (the ladder's rung below q): at sigma 0.5, q = 1e-4 the bracket
-          turns from loose to meeting the criterion between h = 1.13e-4 and 8e-5 (1099 rounds: epsilon
-          widths 0.037 -> 1.9e-5), and the h^2 jump of the cap eps they asked before (h / 35 to h / 45:
-          5.7e-5) costs more and meets no more; where h near q is not enough (sigma 0.58, q 5.5e-3), the
-          lower side is then above 0 and its gap sizes the next step;
-        - on the first grid, the others (no gap read: the upper side flat, as on a delta of 1 - 1e-7 at
-          every eps, or a lower side of 0 at q >= h) ask ``CAPPED_STEP`` h (h / 32, g1c's step).
+          falls to the lower side at eps) ask h sqrt(GAP_TARGET accuracy / G), at least ``CAPPED_STEP`` h:
+          a width is certified once G is well below the offsets of ``RIGHT_OFFSETS``, and G shrinks about
+          like h^2 (sigma 2.05, q 0.048, 56899 rounds, eps 8: G = 0.69, 0.16, 0.04, 0.01 at h = 1.02e-2,
+          5.1e-3, 2.6e-3, 1.3e-3; 4-5x per halving at the three other points measured), so one step
+          lands near the coarsest grid that certifies; GAP_TARGET 1 met the same points as 0.25 and 0.5
+          on G1's 20 blocks (2: one fewer, 4: 22 fewer);
+        - where no gap is read (the upper side flat, as on a delta of 1 - 1e-7 at every eps, or a lower
+          side of 0 at q >= h), ``CAPPED_STEP`` h (h / 32, g1c's step for every capped argument);
+        - ``blind`` ones (lower side 0 at q < h: the optimistic side is loose while h is near q or above)
+          keep the h^2 jump of their cap eps, h 0.9 sqrt(accuracy / eps) (h / 35 to h / 45 at eps 10).
+          Tried instead (branch capped, bench/README.md): h = q, q / 2, q / 4 on the ladder (lost up to
+          200 of the 20 blocks' met points: sigma 0.58, q 5.5e-3 needs h ~ q / 17); the rung below q, then
+          one more step by the gap or the h^2 rule where the lower side rises (met +17 and cheaper at
+          sigma 0.5, q = 1e-4, where the bracket turns tight between h = 1.13e-4 and 8e-5, but -98 points
+          on another 20 blocks, q 6e-4 to 1.3e-3, or up to 5x the CPU where the lower side is round-off).
 
         The finest of those, at most 0.9 h.
         """
         if not capped.any():
             return None
         assert self.accuracy is not None
-        wanted = []
-        if before is None and blind.any():
-            wanted.append(self.BLIND_FRACTION * q)
+        wanted = [0.9 * h]
+        if blind.any():
+            wanted.append(h * 0.9 * math.sqrt(self.accuracy / float(np.max(width[blind]))))
         seen = capped & ~blind
-        gap = epsilon_gap(x[:own][seen], lo[:own][seen], up[:own][seen], x[own:], up[own:])
-        read = np.isfinite(gap)
-        if before is None:
-            if (~read).any():
-                wanted.append(self.CAPPED_STEP * h)
-        else:   # later grids: a first reading of the gap where the previous grid was blind, above round-off
-            h0, lo0, _, _ = before
-            read &= (lo0[:own][seen] == 0.0) & (q < h0) & (lo[:own][seen] >= self.GAP_LOWEST)
-        if read.any():
-            ratio = math.sqrt(self.GAP_TARGET * self.accuracy / max(float(np.max(gap[read])), 1e-300))
-            wanted.append(h * max(ratio, self.CAPPED_STEP))
-        return min(wanted + [0.9 * h]) if wanted else None
+        if seen.any():
+            gap = epsilon_gap(x[:own][seen], lo[:own][seen], up[:own][seen], x[own:], up[own:])
+            with np.errstate(divide="ignore"):
+                ratio = np.where(np.isfinite(gap), np.sqrt(self.GAP_TARGET * self.accuracy / gap), 0.0)
+            wanted.append(h * max(float(np.min(ratio)), self.CAPPED_STEP))
+        return min(wanted)
 
     def _next_interval(self, h: float, width: np.ndarray,
                        before: tuple[float, np.ndarray, np.ndarray, np.ndarray] | None,
@@ -429,8 +421,8 @@ class SubsampledGaussianPLD:
         First step: h 0.9 sqrt(accuracy / widest), from the bracket's h^2 scaling, the widest among
         the arguments whose width scales so, and ``capped_h`` where some are ``capped``
         (``_capped_interval``: an epsilon width stuck at its cap eps says nothing of the grid needed;
-        before, the cap asked the h^2 jump above, h / 45 at eps 10, then a flat h / 32 (g1c)); the
-        finest of those.  Later steps
+        g1 asked the h^2 jump of the cap, h / 45 at eps 10, g1c a flat h / 32); the finest of those.
+        Later steps
         fit, per argument still too wide, width = c h^2 + f through the two grids: an argument
         whose width did not fall below ``STALLED`` of the last, or whose floor f (what no grid
         removes: round-off and tail charges, the mass at +infinity) is half the tolerance or
@@ -450,18 +442,17 @@ class SubsampledGaussianPLD:
                 wanted.append(h * (0.9 * math.sqrt(accuracy / worst) if math.isfinite(worst) else 0.5))
             return self._on_ladder(max(min(wanted), self.FINEST_INTERVAL))
         h0, _, _, width0 = before
-        wanted = [] if capped_h is None else [capped_h]
-        hopeful = wide & ~capped & (width < self.STALLED * width0)
-        if hopeful.any():
-            w, w0 = width[hopeful], width0[hopeful]
-            slope = (w0 - w) / (h0 * h0 - h * h)
-            floor = w - slope * h * h
-            reachable = floor < 0.5 * accuracy
-            if reachable.any():
-                wanted.append(float(np.min(np.sqrt((0.9 * accuracy - floor[reachable]) / slope[reachable]))))
-        if not wanted:
+        hopeful = wide & (width < self.STALLED * width0)
+        if not hopeful.any():
             return None
-        return self._on_ladder(max(min(min(wanted), 0.9 * h), self.FINEST_INTERVAL))
+        w, w0 = width[hopeful], width0[hopeful]
+        slope = (w0 - w) / (h0 * h0 - h * h)
+        floor = w - slope * h * h
+        reachable = floor < 0.5 * accuracy
+        if not reachable.any():
+            return None
+        wanted = float(np.min(np.sqrt((0.9 * accuracy - floor[reachable]) / slope[reachable])))
+        return self._on_ladder(max(min(wanted, 0.9 * h), self.FINEST_INTERVAL))
 
     def _windows_within_budget(self, sizes: list[tuple[int, float]]) -> list[list[int]]:
         """Consecutive runs of at most BATCH items whose estimated window points fit BUDGET."""
