@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import norm
@@ -58,20 +57,6 @@ def test_no_gap_where_the_lower_side_is_zero_or_the_upper_side_is_flat():
     up = np.full(2, 0.999)
     assert np.all(np.isinf(epsilon_gap(eps, np.zeros(2), up, x, np.full(6, 0.5))))
     assert np.all(np.isinf(epsilon_gap(eps, np.full(2, 0.99), up, x, np.full(6, 0.995))))
-
-
-@pytest.fixture
-def visited_grids(monkeypatch):
-    """The grids the refinement evaluates, in order (one entry per point and step)."""
-    grids: list[float] = []
-    step = SubsampledGaussianPLD._step_brackets
-
-    def counted(self, batch, points, steps, *args):
-        grids.extend(steps[i] for i in batch)
-        return step(self, batch, points, steps, *args)
-
-    monkeypatch.setattr(SubsampledGaussianPLD, "_step_brackets", counted)
-    return grids
 
 
 def _epsilon_widths(kw: dict, eps: np.ndarray, lo: np.ndarray, up: np.ndarray) -> np.ndarray:
