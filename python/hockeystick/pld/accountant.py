@@ -435,12 +435,12 @@ class SubsampledGaussianPLD:
         if h <= self.FINEST_INTERVAL or not wide.any():
             return None
         if before is None:
-            wanted = [] if capped_h is None else [capped_h]
+            asked: list[float] = [] if capped_h is None else [capped_h]   # capped ones are wide: never empty
             scaling = wide & ~capped
             if scaling.any():
                 worst = float(np.max(width[scaling]))
-                wanted.append(h * (0.9 * math.sqrt(accuracy / worst) if math.isfinite(worst) else 0.5))
-            return self._on_ladder(max(min(wanted), self.FINEST_INTERVAL))
+                asked.append(h * (0.9 * math.sqrt(accuracy / worst) if math.isfinite(worst) else 0.5))
+            return self._on_ladder(max(min(asked), self.FINEST_INTERVAL))
         h0, _, _, width0 = before
         hopeful = wide & (width < self.STALLED * width0)
         if not hopeful.any():
