@@ -57,6 +57,9 @@ def test_no_gap_where_the_lower_side_is_zero_or_the_upper_side_is_flat():
     up = np.full(2, 0.999)
     assert np.all(np.isinf(epsilon_gap(eps, np.zeros(2), up, x, np.full(6, 0.5))))
     assert np.all(np.isinf(epsilon_gap(eps, np.full(2, 0.99), up, x, np.full(6, 0.995))))
+    assert np.all(np.isinf(epsilon_gap(eps, np.full(2, 0.99), up, np.array([]), np.array([]))))
+    with np.errstate(all="raise"):   # eps = inf: no argument lies beyond it, and no warning either
+        assert np.isinf(epsilon_gap(np.array([np.inf]), np.array([0.5]), np.array([0.6]), x, np.full(6, 0.1))[0])
 
 
 def _epsilon_widths(kw: dict, eps: np.ndarray, lo: np.ndarray, up: np.ndarray) -> np.ndarray:

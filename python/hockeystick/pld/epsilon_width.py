@@ -89,6 +89,8 @@ def epsilon_gap(epsilon: np.ndarray, lower: np.ndarray, upper: np.ndarray, x: np
     order = np.argsort(x, kind="stable")
     xs, us = np.asarray(x, dtype=np.float64)[order], np.asarray(upper_x, dtype=np.float64)[order]
     eps, lo, up = (np.asarray(v, dtype=np.float64) for v in (epsilon, lower, upper))
+    if xs.size == 0:
+        return np.full(eps.shape, np.inf)
     below = (xs[None, :] > eps[:, None]) & (us[None, :] <= lo[:, None])
     found = below.any(axis=1)
     j = np.argmax(below, axis=1)
