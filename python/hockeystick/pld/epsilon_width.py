@@ -104,8 +104,11 @@ def epsilon_gap(epsilon: np.ndarray, lower: np.ndarray, upper: np.ndarray, x: np
         g_left, g_right = np.exp(x_left - eps), np.exp(xs[j] - eps)
         gap = np.log(g_left + t * (g_right - g_left))
         # beyond the last argument: the line through the last two, extended to lower
-        g_last, g_before = np.exp(xs[-1] - eps), np.exp(xs[-2] - eps) if xs.size > 1 else np.exp(xs[-1] - eps)
-        fall = (us[-2] - us[-1]) if xs.size > 1 else 0.0
-        beyond = np.log(g_last + (us[-1] - lo) * (g_last - g_before) / fall) if fall > 0.0 else np.full(eps.shape, np.inf)
+        fall = float(us[-2] - us[-1]) if xs.size > 1 else 0.0
+        if fall > 0.0:
+            g_last, g_before = np.exp(xs[-1] - eps), np.exp(xs[-2] - eps)
+            beyond = np.log(g_last + (us[-1] - lo) * (g_last - g_before) / fall)
+        else:
+            beyond = np.full(eps.shape, np.inf)
     extended = ~found & (lo > 0.0) & (xs[-1] > eps) & np.isfinite(beyond)
     return np.where(found, gap, np.where(extended, beyond, np.inf))
