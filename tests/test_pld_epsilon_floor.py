@@ -14,21 +14,6 @@ from hockeystick.pld.epsilon_width import RIGHT_OFFSETS, certified_epsilon_width
 FLOOR = SubsampledGaussianPLD.DELTA_FLOOR
 
 
-@pytest.fixture
-def visited_grids(monkeypatch):
-    """The grids the refinement evaluates, in order (one entry per point and step), while the test runs
-    through the accountant; a fixed-grid call afterwards visits none."""
-    grids: list[float] = []
-    step = SubsampledGaussianPLD._step_brackets
-
-    def counted(self, batch, points, steps, *args):
-        grids.extend(steps[i] for i in batch)
-        return step(self, batch, points, steps, *args)
-
-    monkeypatch.setattr(SubsampledGaussianPLD, "_step_brackets", counted)
-    return grids
-
-
 def _with_shifted(eps: np.ndarray, lo: list[np.ndarray], up: list[np.ndarray]) -> tuple[np.ndarray, ...]:
     """The accountant's layout: own eps, then eps + d for each d of RIGHT_OFFSETS (lo, up given per block)."""
     x = np.concatenate([eps] + [eps + d for d in RIGHT_OFFSETS])

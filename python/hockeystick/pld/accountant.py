@@ -26,7 +26,7 @@ from . import dominated_direction, round_cache, two_resolution
 from .affinity_ceiling import delta_lower_near_one, subsampled_gaussian_log_affinity
 from .calibration_start import calibration_grids, calibration_start
 from .directional_delta import calibration_directions
-from .epsilon_width import RIGHT_OFFSETS, certified_epsilon_width
+from .epsilon_width import RIGHT_OFFSETS, certified_epsilon_width, epsilon_gap
 from .mechanisms import DEFAULT_INTERVAL, checked_interval, subsampled_gaussian
 from .pmf import GridPMF
 
@@ -141,6 +141,7 @@ class SubsampledGaussianPLD:
     NEAR_ONE = 1.0 - 1e-6
     STALLED = 0.9
     CAPPED_STEP = 1 / 32
+    GAP_TARGET = 1.0
     START_POINTS = 1 << 13
     # At most this many points are discretized per C++ call and composed per batch of FFTs
     # (compose_all), fewer when their composed grids would exceed BUDGET points in total:
@@ -277,7 +278,9 @@ class SubsampledGaussianPLD:
                         lo, up = np.maximum(lo, best[i][1]), np.minimum(up, best[i][2])
                     width = self._width(method, xs[i], lo, up, own[i])
                     capped, blind = self._no_chord(by_epsilon, xs[i], lo, width, points[i][1], h, own[i])
-                    finer = self._next_interval(h, width, best.get(i), capped, blind)
+                    finer = self._next_interval(h, width, best.get(i), capped,
+                                                self._capped_interval(h, xs[i], lo, up, width, own[i], capped,
+                                                                      blind))
                     if finer is None:
                         chosen[i] = (lo[:own[i]], up[:own[i]])
                     else:
@@ -375,20 +378,55 @@ class SubsampledGaussianPLD:
         capped = (width > self.accuracy) & (width >= x[:own] * (1.0 - 1e-9))
         return capped, capped & (lo[:own] == 0.0) & (q < h)
 
+    def _capped_interval(self, h: float, x: np.ndarray, lo: np.ndarray, up: np.ndarray, width: np.ndarray,
+                         own: int, capped: np.ndarray, blind: np.ndarray) -> float | None:
+        """The grid the ``capped`` arguments of a point on grid h ask for (``_no_chord``; None if none is).
+        Their epsilon width is stuck at its cap eps, which says nothing of the grid they need, so:
+
+        - those whose epsilon gap G is read (``epsilon_width.epsilon_gap``: how far right the upper curve
+          falls to the lower side at eps) ask h sqrt(GAP_TARGET accuracy / G), at least ``CAPPED_STEP`` h:
+          a width is certified once G is well below the offsets of ``RIGHT_OFFSETS``, and G shrinks about
+          like h^2 (sigma 2.05, q 0.048, 56899 rounds, eps 8: G = 0.69, 0.16, 0.04, 0.01 at h = 1.02e-2,
+          5.1e-3, 2.6e-3, 1.3e-3; 4-5x per halving at the three other points measured), so one step
+          lands near the coarsest grid that certifies; GAP_TARGET 1 met the same points as 0.25 and 0.5
+          on G1's 20 blocks (2: one fewer, 4: 22 fewer);
+        - where no gap is read (the upper side flat, as on a delta of 1 - 1e-7 at every eps, or a lower
+          side of 0 at q >= h), ``CAPPED_STEP`` h (h / 32, g1c's step for every capped argument);
+        - ``blind`` ones (lower side 0 at q < h: the optimistic side is loose while h is near q or above)
+          keep the h^2 jump of their cap eps, h 0.9 sqrt(accuracy / eps) (h / 35 to h / 45 at eps 10).
+          Tried instead (branch capped, bench/README.md): h = q, q / 2, q / 4 on the ladder (lost up to
+          200 of the 20 blocks' met points: sigma 0.58, q 5.5e-3 needs h ~ q / 17); the rung below q, then
+          one more step by the gap or the h^2 rule where the lower side rises (met +17 and cheaper at
+          sigma 0.5, q = 1e-4, where the bracket turns tight between h = 1.13e-4 and 8e-5, but -98 points
+          on another 20 blocks, q 6e-4 to 1.3e-3, or up to 5x the CPU where the lower side is round-off).
+
+        The finest of those, at most 0.9 h.
+        """
+        if not capped.any():
+            return None
+        assert self.accuracy is not None
+        wanted = [0.9 * h]
+        if blind.any():
+            wanted.append(h * 0.9 * math.sqrt(self.accuracy / float(np.max(width[blind]))))
+        seen = capped & ~blind
+        if seen.any():
+            gap = epsilon_gap(x[:own][seen], lo[:own][seen], up[:own][seen], x[own:], up[own:])
+            with np.errstate(divide="ignore"):
+                ratio = np.where(np.isfinite(gap), np.sqrt(self.GAP_TARGET * self.accuracy / gap), 0.0)
+            wanted.append(h * max(float(np.min(ratio)), self.CAPPED_STEP))
+        return min(wanted)
+
     def _next_interval(self, h: float, width: np.ndarray,
                        before: tuple[float, np.ndarray, np.ndarray, np.ndarray] | None,
-                       capped: np.ndarray, blind: np.ndarray) -> float | None:
+                       capped: np.ndarray, capped_h: float | None) -> float | None:
         """The next grid of a point whose brackets at its arguments are ``width`` wide on grid h
         (``before``: its previous grid and widths), or None when no finer grid is worth building.
 
         First step: h 0.9 sqrt(accuracy / widest), from the bracket's h^2 scaling, the widest among
-        the arguments whose width scales so.  ``capped`` ones (``_no_chord``: an epsilon width stuck at
-        its cap eps, which says nothing of the grid they need) ask for ``CAPPED_STEP`` h instead, unless
-        some are ``blind`` (a lower side of 0 at q < h), whose cap keeps asking for the jump above (its
-        widest eps, up to 10, asks h / 35, h / 45 on the ladder).  Before, every capped width asked that
-        jump: a delta of 1 - 1e-7, flat in eps (sigma 0.55, q 0.048, 7197 rounds: no epsilon width is
-        certified on any grid tried), went from h = 4.1e-2 to 9.1e-4 (now 1.3e-3), for nothing; G1's 20 blocks: 0.78 -> 0.64 CPU s per block,
-        the same 96.0 % of points meeting G1.  Later steps
+        the arguments whose width scales so, and ``capped_h`` where some are ``capped``
+        (``_capped_interval``: an epsilon width stuck at its cap eps says nothing of the grid needed;
+        g1 asked the h^2 jump of the cap, h / 45 at eps 10, g1c a flat h / 32); the finest of those.
+        Later steps
         fit, per argument still too wide, width = c h^2 + f through the two grids: an argument
         whose width did not fall below ``STALLED`` of the last, or whose floor f (what no grid
         removes: round-off and tail charges, the mass at +infinity) is half the tolerance or
@@ -401,14 +439,12 @@ class SubsampledGaussianPLD:
         if h <= self.FINEST_INTERVAL or not wide.any():
             return None
         if before is None:
-            shrink = []
-            for scaling in (wide & ~capped, blind):
-                if scaling.any():
-                    worst = float(np.max(width[scaling]))
-                    shrink.append(0.9 * math.sqrt(accuracy / worst) if math.isfinite(worst) else 0.5)
-            if capped.any() and not blind.any():
-                shrink.append(self.CAPPED_STEP)
-            return self._on_ladder(max(h * min(shrink), self.FINEST_INTERVAL))
+            asked: list[float] = [] if capped_h is None else [capped_h]   # capped ones are wide: never empty
+            scaling = wide & ~capped
+            if scaling.any():
+                worst = float(np.max(width[scaling]))
+                asked.append(h * (0.9 * math.sqrt(accuracy / worst) if math.isfinite(worst) else 0.5))
+            return self._on_ladder(max(min(asked), self.FINEST_INTERVAL))
         h0, _, _, width0 = before
         hopeful = wide & (width < self.STALLED * width0)
         if not hopeful.any():

@@ -30,6 +30,12 @@ epsilon bracket at delta* = up is [eps1, eps0], of width -log1p(-x) (at most eps
 >= 0; infinite when drop <= 0 or x >= 1: this eps2 certifies nothing).  Each eps2 gives a valid
 width, so the least over several is too.  The width is about (up - lo) / (|d delta / d eps| eps-wise)
 when eps2 - eps0 is small beside the curve's scale and large beside (up - lo) / |d delta / d eps|.
+
+Where no offset certifies a width (lo <= up2 for every eps2 tried), the bracket's gap is best read in
+epsilon as well: the epsilon gap at eps0 is how far right the upper curve falls to lo, G = eps* - eps0 with
+up(eps*) = lo (``epsilon_gap``); the certified width needs G below the offsets, and G shrinks with the grid
+like the bracket does (about h^2: sigma 2.05, q 0.048, 56899 rounds, eps 8: G = 0.69, 0.16, 0.04, 0.01 at
+h = 1.02e-2, 5.1e-3, 2.6e-3, 1.3e-3), so it sizes the next grid where the width itself is only capped.
 """
 
 from __future__ import annotations
@@ -62,3 +68,47 @@ def certified_epsilon_width(epsilon: np.ndarray, lower: np.ndarray, upper: np.nd
     inside = x < 1.0
     width = np.where(inside, -np.log1p(-np.where(inside, x, 0.0)) * _ROUNDING, np.inf)
     return np.minimum(width, np.maximum(eps, 0.0))
+
+
+def epsilon_gap(epsilon: np.ndarray, lower: np.ndarray, upper: np.ndarray, x: np.ndarray,
+                upper_x: np.ndarray) -> np.ndarray:
+    """How far right of each ``epsilon`` the upper curve falls to ``lower`` there: eps* - epsilon, eps* where
+    the chord in gamma = e^eps between the two arguments that straddle the crossing meets ``lower``: the
+    first argument of ``x`` beyond epsilon whose ``upper_x`` is <= ``lower``, and the argument before it
+    (epsilon itself, with ``upper``, if none of ``x`` lies between).  Where no argument of ``x`` beyond
+    epsilon has ``upper_x`` <= ``lower`` but ``lower`` > 0, the line through the two largest arguments'
+    upper values, extended (a delta near 1 whose drop over the arguments is less than the bracket's gap);
+    ``inf`` where that line does not fall (flat) or ``lower`` is 0.  1-d arrays: ``epsilon``, ``lower``
+    and ``upper`` one per epsilon, ``x`` and ``upper_x`` the curve's other arguments and values, any order.
+
+    A model for sizing the next grid, not a bound: the upper curve is convex in gamma (module docstring),
+    so a chord between two of its points lies above it between them and below it beyond them: the
+    crossing read between two arguments is at or right of the curve's own (the gap is overestimated),
+    the extended one at or left of it (underestimated), where the upper values are a convex curve's.
+    """
+    order = np.argsort(x, kind="stable")
+    xs, us = np.asarray(x, dtype=np.float64)[order], np.asarray(upper_x, dtype=np.float64)[order]
+    eps, lo, up = (np.asarray(v, dtype=np.float64) for v in (epsilon, lower, upper))
+    if xs.size == 0:
+        return np.full(eps.shape, np.inf)
+    below = (xs[None, :] > eps[:, None]) & (us[None, :] <= lo[:, None])
+    found = below.any(axis=1)
+    j = np.argmax(below, axis=1)
+    left = np.maximum(j - 1, 0)
+    between = found & (j > 0) & (xs[left] > eps)
+    x_left = np.where(between, xs[left], eps)
+    u_left = np.maximum(np.where(between, us[left], up), lo)
+    u_right = us[j]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        t = np.clip(np.where(u_left > u_right, (u_left - lo) / (u_left - u_right), 1.0), 0.0, 1.0)
+        g_left, g_right = np.exp(x_left - eps), np.exp(xs[j] - eps)
+        gap = np.log(g_left + t * (g_right - g_left))
+        # beyond the last argument: the line through the last two, extended to lower
+        fall = float(us[-2] - us[-1]) if xs.size > 1 else 0.0
+        if fall > 0.0:
+            g_last, g_before = np.exp(xs[-1] - eps), np.exp(xs[-2] - eps)
+            beyond = np.log(g_last + (us[-1] - lo) * (g_last - g_before) / fall)
+        else:
+            beyond = np.full(eps.shape, np.inf)
+    extended = ~found & (lo > 0.0) & (xs[-1] > eps) & np.isfinite(beyond)
+    return np.where(found, gap, np.where(extended, beyond, np.inf))
