@@ -39,7 +39,7 @@ def _random_fine(rng: np.random.Generator, n: int) -> tuple[int, np.ndarray]:
 
 
 @pytest.mark.parametrize("seed", range(6))
-@pytest.mark.parametrize("ratio", [1, 3, 8, 32])
+@pytest.mark.parametrize("ratio", [1, 2, 8, 32])
 def test_merge_keeps_both_masses_safely_and_never_raises_delta(seed, ratio):
     rng = np.random.default_rng(seed)
     k_lo, p = _random_fine(rng, int(rng.integers(50, 3000)))
@@ -79,6 +79,8 @@ def test_merge_takes_the_charges_off_and_refuses_bad_arguments():
     assert math.fsum(r["p"]) <= 1.0 - 3 * 0.1 - 0.2 + 1e-12
     with pytest.raises(ValueError, match="ratio"):
         _core.pld_mean_contraction(p, 0, 1e-3, 0, 0.0, 0.0, 0.0)
+    with pytest.raises(ValueError, match="power of two"):   # 3 x 0.3 rounds to 0.8999999999999999: atoms would rise
+        _core.pld_mean_contraction(p, 0, 0.3, 3, 0.0, 0.0, 0.0)
     with pytest.raises(ValueError, match="h_fine"):
         _core.pld_mean_contraction(p, 0, math.nan, 2, 0.0, 0.0, 0.0)
     with pytest.raises(ValueError, match="pessimistic"):
@@ -195,8 +197,9 @@ def test_block_sizes_and_where_it_applies():
     j = two_resolution.block_log2(0.5, 1e-4, 1.0, 1e-3)
     variance = 1e-8 * math.expm1(4.0)
     assert j is not None and (1 << j) * variance >= two_resolution.BLOCK_CELLS * 1e-6 > (1 << (j - 1)) * variance
-    assert two_resolution.applies(0.5, 1e-4, 1.0, 1e-3) and not two_resolution.applies(0.5, 1e-2, 1.0, 1e-3)
-    assert not two_resolution.applies(5.0, 1e-4, 1.0, 1e-2)   # no block of <= 4096 rounds spans 200 cells
+    assert two_resolution.applies(0.5, 1e-4, 1.0, 1e-3, 1000) and not two_resolution.applies(0.5, 1e-2, 1.0, 1e-3, 1000)
+    assert not two_resolution.applies(5.0, 1e-4, 1.0, 1e-2, 1000)   # no block of <= 4096 rounds spans 200 cells
+    assert not two_resolution.applies(0.5, 1e-4, 1.0, 1e-3, two_resolution.FINE_CELLS)   # the fine grid too large
     with pytest.raises(ValueError, match="sampling_rate"):
         two_resolution.block_lowers(5.0, 1e-4, 1.0, 1e-2, 1e-15)
 
@@ -219,9 +222,9 @@ def test_merge_of_far_apart_atoms_never_raises_delta(gap):
     p = np.zeros(3 * gap + 1)
     p[[0, gap, 3 * gap]] = [0.5, 0.3, 0.2]
     h_fine = 1e-3
-    r = _core.pld_mean_contraction(p, -gap, h_fine, 7, 0.0, 0.0, 0.0)
+    r = _core.pld_mean_contraction(p, -gap, h_fine, 8, 0.0, 0.0, 0.0)
     assert np.all(np.isfinite(r["p"])) and math.fsum(r["p"]) <= 1.0 and math.fsum(r["p"]) >= 1.0 - 1e-12
     eps = np.linspace(-gap * h_fine - 1.0, 2 * gap * h_fine + 1.0, 200)
     before = _raw_delta(-gap, h_fine, p, 0.0, eps)
-    after = _raw_delta(r["k_lo"], 7 * h_fine, r["p"], 0.0, eps)
+    after = _raw_delta(r["k_lo"], 8 * h_fine, r["p"], 0.0, eps)
     assert np.all(after <= before * (1.0 + 1e-12) + 1e-300)

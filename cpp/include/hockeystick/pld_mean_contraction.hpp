@@ -41,8 +41,9 @@
 // Y_k (its true loss at or above l_k: emitting at l_k rounds down).  Each emitted P-mass, a sum
 // of n positive terms, is scaled by (1 - (n + 4) u), so it never exceeds the mass it merges.
 //
-// Domain: N >= 1, h_f > 0 finite, masses finite and >= 0 (negative ones are clipped),
-// entry_error, alias >= 0.  An empty (all zero) input gives an empty PMF (one zero mass).
+// Domain: N a power of two (then h = N h_f is exact; with N = 3, h_f = 0.3 the product rounds
+// to 0.8999999999999999 and a merged atom would land above its inputs), h_f > 0 and N h_f
+// finite, masses finite and >= 0 (negative ones are clipped), entry_error, alias >= 0.  An empty (all zero) input gives an empty PMF (one zero mass).
 #pragma once
 
 #include <algorithm>
@@ -83,8 +84,10 @@ inline double add_up(double a, double b) { return std::nextafter(a + b, std::num
 inline GridPMF mean_contraction(const double* p, std::int64_t n, std::int64_t k_lo, double h_fine,
                                 std::int64_t ratio, double p_inf, double entry_error, double alias) {
     constexpr double u = std::numeric_limits<double>::epsilon() / 2.0;
-    if (ratio < 1) throw std::invalid_argument("ratio must be an integer >= 1");
-    if (!(h_fine > 0.0) || !std::isfinite(h_fine)) throw std::invalid_argument("h_fine must be finite and > 0");
+    if (ratio < 1 || (ratio & (ratio - 1)) != 0)
+        throw std::invalid_argument("ratio must be a power of two (1, 2, 4, ...), so that h = ratio h_fine is exact");
+    if (!(h_fine > 0.0) || !std::isfinite(h_fine) || !std::isfinite(h_fine * static_cast<double>(ratio)))
+        throw std::invalid_argument("h_fine must be finite and > 0, and ratio h_fine finite");
     if (!(entry_error >= 0.0) || !(alias >= 0.0)) throw std::invalid_argument("entry_error and alias must be >= 0");
     std::vector<double> q(static_cast<std::size_t>(std::max<std::int64_t>(n, 0)));
     for (std::int64_t i = 0; i < n; ++i) q[i] = std::max(p[i] - entry_error, 0.0);

@@ -208,7 +208,8 @@ class SubsampledGaussianPLD:
         rounds built on a grid finer than q and merged onto h (``two_resolution``): on the fixed grid a
         user picked, it is within ~1 % of the fine-grid delta where the one-round lower side is 0
         (sigma 0.5, q 1e-4, 10^4 rounds, eps 1, h = 1e-3: 1.778e-5 against 0, truth 1.781e-5), for
-        0.4-1.7 CPU s per (sigma, q, h).  The ``accuracy=`` refinement does not ask for it: its grids
+        0.4-1.7 CPU s per (sigma, q, h); where the fine grid's one-round PMF would pass
+        ``two_resolution.FINE_CELLS`` (small sigma reaches far in loss) the one-round lower side is kept.  The ``accuracy=`` refinement does not ask for it: its grids
         are driven by the upper side and by charge-limited points, so G1's 20 blocks spent 0.71 instead
         of 0.46 CPU s per block for the same points met (bench/README.md, "Branch blind").
         """
@@ -222,7 +223,8 @@ class SubsampledGaussianPLD:
         dists = dict(zip(pairs, round_cache.discretized(pairs, h, self.tail, optimistic, threads)))
         # q < h: the lower side from blocks of rounds composed on a grid finer than q (two_resolution)
         for pair in pairs if optimistic and blocks else ():
-            if two_resolution.applies(*pair, h):
+            cells = max(factor.upper.p.size for direction in dists[pair].directions for factor in direction)
+            if two_resolution.applies(*pair, h, cells):
                 dists[pair] = two_resolution.with_block_lowers(
                     dists[pair], round_cache.block_lowers(pair, h, self.tail, threads))
         for p in missing:

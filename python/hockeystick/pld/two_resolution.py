@@ -39,6 +39,7 @@ FINE_PER_RATE = 1.0 / 3.0   # the fine grid is at most q / 3 (at q / 8: no lower
 BLOCK_CELLS = 200.0         # the top block's loss variance, in coarse cells squared
 MAX_BLOCK_LOG2 = 12         # blocks of at most 4096 rounds
 MAX_FINE_RATIO = 1 << 10
+FINE_CELLS = 1 << 20        # the fine one-round PMF at most this many cells (its discretization is the cost)
 
 
 def fine_ratio(sampling_rate: float, h: float) -> int:
@@ -58,9 +59,13 @@ def block_log2(sigma: float, sampling_rate: float, sensitivity: float, h: float)
     return j if j <= MAX_BLOCK_LOG2 else None
 
 
-def applies(sigma: float, sampling_rate: float, sensitivity: float, h: float) -> bool:
-    """Whether the two-resolution lower side is built for this point: q < h and a block reaches BLOCK_CELLS."""
-    return sampling_rate < h and block_log2(sigma, sampling_rate, sensitivity, h) is not None
+def applies(sigma: float, sampling_rate: float, sensitivity: float, h: float, cells: int) -> bool:
+    """Whether the two-resolution lower side is built for this point: q < h, a block reaches BLOCK_CELLS,
+    and the fine grid's one-round PMF, about ``cells`` (the one-round PMF's cells on grid h) times N,
+    fits ``FINE_CELLS``: small sigma reaches far in loss (sigma 0.3, q 3e-6, h 1e-3: 2e7 fine cells,
+    183 s and 5 GB for the blocks), and there the one-round lower side is kept."""
+    return (sampling_rate < h and block_log2(sigma, sampling_rate, sensitivity, h) is not None
+            and cells * fine_ratio(sampling_rate, h) <= FINE_CELLS)
 
 
 def merged(fine: GridPMF, ratio: int) -> GridPMF:
