@@ -228,3 +228,16 @@ def test_merge_of_far_apart_atoms_never_raises_delta(gap):
     before = _raw_delta(-gap, h_fine, p, 0.0, eps)
     after = _raw_delta(r["k_lo"], 8 * h_fine, r["p"], 0.0, eps)
     assert np.all(after <= before * (1.0 + 1e-12) + 1e-300)
+
+
+def test_no_blocks_where_the_fine_grid_would_pass_its_cell_budget(monkeypatch):
+    """sigma 0.3 reaches far in loss: its fine one-round PMF at q = 3e-6, h = 1e-3 would take ~2e7 cells
+    (183 s and 5 GB for the blocks); the one-round lower side is kept there, still below the upper side."""
+    def refuse(*args, **kwargs):
+        raise AssertionError("blocks built past FINE_CELLS")
+
+    monkeypatch.setattr(round_cache, "block_lowers", refuse)
+    round_cache.clear()
+    lo, up = pld.SubsampledGaussianPLD(sigma=0.3, sampling_rate=3e-6, rounds=1000,
+                                       value_discretization_interval=1e-3).delta(np.array([0.1, 1.0]), bound="both")
+    assert np.all((0.0 <= lo) & (lo <= up) & (up <= 1.0))
