@@ -57,14 +57,30 @@ def checked_interval(value: float) -> float:
     raise ValueError(f"value_discretization_interval must lie in (0, {MAX_INTERVAL:g}], got {value!r}: {hint}")
 
 
-def _factor(name: str, raw: dict) -> Factor:
+def _factor(name: str, raw: dict, loss_shift: float = 0.0) -> Factor:
     """The factor of a C++ discretization (its pessimistic ``upper_inf`` already carries any
-    round-off deficit of the mass: ``factor_view`` in cpp/include/hockeystick/pld_compose.hpp)."""
+    round-off deficit of the mass: ``factor_view`` in cpp/include/hockeystick/pld_compose.hpp);
+    ``loss_shift``: a bound on the error of the losses it was built from (``GridPMF.loss_shift``)."""
     h = float(raw["h"])
-    upper = GridPMF(int(raw["k_lo"]), h, raw["upper"], float(raw["upper_inf"]), 0.0, True)
+    upper = GridPMF(int(raw["k_lo"]), h, raw["upper"], float(raw["upper_inf"]), 0.0, True, loss_shift=loss_shift)
     lower = (None if raw["lower"] is None  # the two sides may come from two pairs, on two grids
-             else GridPMF(int(raw["lower_k_lo"]), h, raw["lower"], float(raw["lower_inf"]), 0.0, False))
+             else GridPMF(int(raw["lower_k_lo"]), h, raw["lower"], float(raw["lower_inf"]), 0.0, False,
+                          loss_shift=loss_shift))
     return Factor(name, upper, lower, bool(raw["connect_dots"]))
+
+
+def atom_loss_shift(log_p: np.ndarray, log_q: np.ndarray) -> float:
+    """The largest error of the atom losses log_p - log_q (``finite_atoms.loss_round_off``,
+    4u (|log p| + |log q|) + 32u), 0 for an outcome with p == q (its loss is exactly 0) and for
+    infinite losses (q == 0: exactly +infinity).  The grid builders place each atom at its computed
+    loss and charge this as a shift of the curve (``GridPMF.loss_shift``) rather than moving the atoms:
+    an atom computed onto a grid point (q = e^-700 / 2: log(1/2) - log q is 700 + 8.6e-18, computed
+    as 700.0) then keeps its round-off without being pushed a cell up, so an aligned grid stays
+    aligned, and every value moves by at most the shift (a few ulps of the losses) in eps."""
+    finite = np.isfinite(log_q) & (log_p != log_q)
+    if not finite.any():
+        return 0.0
+    return float(np.max(loss_round_off(log_p[finite], log_q[finite])))
 
 
 def _check_tail(tail: float) -> float:
@@ -247,7 +263,8 @@ def from_distributions(p: ArrayLike, q: ArrayLike, *,
                        symmetric: bool = False, exact_zeros: bool = True) -> PrivacyLossDistribution:
     """The PLD of two discrete distributions on one finite outcome set.
 
-    Losses log(p/q) are placed exactly by their cell integrals.  An outcome with a positive mass below
+    Losses log(p/q) are placed exactly by their cell integrals; their round-off (at most
+    4u (|log p| + |log q|) + 32u each) is charged as a shift of the curve (``atom_loss_shift``).  An outcome with a positive mass below
     2^-1022 has no relative round-off bound (it may have underflowed), so each side gets its own atom
     (``_near_underflow_atoms``, as ``finite_atoms.pair_atoms``): the pessimistic side P-mass p_hi at
     log p_hi - log q_lo, the optimistic side p_lo at log p_lo - log q_hi.  A mass given as exactly 0 is
@@ -269,16 +286,17 @@ def from_distributions(p: ArrayLike, q: ArrayLike, *,
             raise ValueError(f"{name} must sum to 1 (got {arr.sum()!r})")
     h = checked_interval(value_discretization_interval)
 
-    def atoms(loss: np.ndarray, mass: np.ndarray, label: str) -> Factor:
-        f = _factor(label, _core.pld_atoms(np.ascontiguousarray(loss), np.ascontiguousarray(mass), h, MAX_CELLS))
+    def atoms(loss: np.ndarray, mass: np.ndarray, label: str, loss_shift: float) -> Factor:
+        f = _factor(label, _core.pld_atoms(np.ascontiguousarray(loss), np.ascontiguousarray(mass), h, MAX_CELLS),
+                    loss_shift)
         # The C++ optimistic side drops all mass above the grid (for continuous laws, a cut tail); here
         # the mass at +infinity (exact zeros of q) is exact, so it is kept.
         inf_mass = float(mass[np.isinf(loss)].sum())
         if f.lower is None or inf_mass == 0.0:
             return f
         lower = f.lower
-        return Factor(label, f.upper, GridPMF(lower.k_lo, h, lower.p, max(lower.p_inf, inf_mass), 0.0, False),
-                      f.connect_dots)
+        return Factor(label, f.upper, GridPMF(lower.k_lo, h, lower.p, max(lower.p_inf, inf_mass), 0.0, False,
+                                              loss_shift=lower.loss_shift), f.connect_dots)
 
     def one(a: np.ndarray, b: np.ndarray, label: str) -> Factor:
         keep = a > 0
@@ -286,12 +304,14 @@ def from_distributions(p: ArrayLike, q: ArrayLike, *,
         near = keep & ~infinite & ((a < SMALLEST_NORMAL) | (b < SMALLEST_NORMAL))
         plain = keep & ~near
         with np.errstate(divide="ignore"):  # exact zeros of b: loss +infinity
-            loss = np.log(a[plain]) - np.log(b[plain])
+            log_a, log_b = np.log(a[plain]), np.log(b[plain])
+        loss = log_a - log_b
+        shift = atom_loss_shift(log_a, log_b)  # the near-underflow atoms below are moved outward instead
         if not near.any():
-            return atoms(loss, a[plain], label)
+            return atoms(loss, a[plain], label, shift)
         up_loss, up_mass, low_loss, low_mass = _near_underflow_atoms(a[near], b[near])
-        upper = atoms(np.concatenate([loss, up_loss]), np.concatenate([a[plain], up_mass]), label)
-        lower = atoms(np.concatenate([loss, low_loss]), np.concatenate([a[plain], low_mass]), label)
+        upper = atoms(np.concatenate([loss, up_loss]), np.concatenate([a[plain], up_mass]), label, shift)
+        lower = atoms(np.concatenate([loss, low_loss]), np.concatenate([a[plain], low_mass]), label, shift)
         return Factor(label, upper.upper, lower.lower, upper.connect_dots)
 
     forward = one(pa, qa, "from_distributions(p, q)")
