@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from hockeystick import pld
+from hockeystick.pld import monotone
 from hockeystick.pld.finite_atoms import loss_round_off
 
 mpmath.mp.dps = 50
@@ -102,3 +103,31 @@ def test_exact_losses_carry_no_charge():
     same = pld.from_distributions([0.5, 0.5], [0.5, 0.5], value_discretization_interval=1e-2, symmetric=True)
     f = next(iter(same.directions[0]))
     assert f.upper.loss_shift == 0.0 and f.lower is not None and f.lower.loss_shift == 0.0
+
+
+@pytest.mark.parametrize("ulps", [-3, -2, -1, 1, 2, 3])
+@pytest.mark.parametrize("h", [1.0, 0.25])
+def test_an_atom_moved_onto_a_grid_point_charges_the_distance(ulps, h):
+    """``add_atom`` (pld_cells.hpp) puts an atom within 4 ulps of a grid point on it; the distance is
+    charged too: an atom given exactly at 700 + 2 ulps sits at 700 on the grid, where the pessimistic
+    side alone would read delta(700) = 0 against the true 1 - e^{-2 ulps}."""
+    loss = 700.0 + ulps * math.ulp(700.0)
+    f = monotone.factor_from_atoms("one atom", np.array([loss]), np.array([1.0]), h, 0.0)
+    assert f.upper.loss_shift >= abs(loss - 700.0) and f.upper.loss_shift == f.lower.loss_shift
+    eps = np.array([700.0, math.nextafter(700.0, -math.inf), loss, 700.0 - 2 * math.ulp(700.0), 699.9])
+    upper = f.upper.delta(eps)
+    lower = f.lower.delta(eps)
+    for x, a, b in zip(eps, lower, upper):
+        exact = max(1 - mpmath.exp(mpmath.mpf(x) - mpmath.mpf(loss)), 0)
+        assert a <= exact <= b, (ulps, h, x, a, float(exact), b)
+    up = f.upper.epsilon(np.array([1e-300, 1e-14]))
+    low = f.lower.epsilon(np.array([1e-300, 1e-14]))
+    for t, a, b in zip([1e-300, 1e-14], low, up):
+        assert 1 - mpmath.exp(mpmath.mpf(b) - mpmath.mpf(loss)) <= t
+        assert 1 - mpmath.exp(mpmath.mpf(a) - mpmath.mpf(loss)) >= t
+
+
+def test_an_atom_far_from_the_grid_points_is_not_moved():
+    """No atom moved, no exact loss: nothing charged (the values stay those of the atoms as placed)."""
+    f = monotone.factor_from_atoms("one atom", np.array([700.5, 3.25]), np.array([0.5, 0.5]), 1.0, 0.0)
+    assert f.upper.loss_shift == 0.0 and f.lower.loss_shift == 0.0

@@ -255,7 +255,14 @@ void register_pld(py::module_& m) {
         const double* l = loss.data();
         const double* w = mass.data();
         const std::int64_t n = static_cast<std::int64_t>(loss.size());
-        return both_sides([=] { return pld::atom_cells(l, w, n, h, max_cells); });
+        double snapped = 0.0;  // how far an atom was moved onto a grid point: the facade charges it as a loss error
+        py::dict out = both_sides([=, &snapped] {
+            pld::Cells cells = pld::atom_cells(l, w, n, h, max_cells);
+            snapped = cells.snapped;
+            return cells;
+        });
+        out["snapped"] = snapped;
+        return out;
     }, py::arg("loss"), py::arg("mass"), py::arg("h"), py::arg("max_cells"));
     m.def("pld_suffix_sum_slack", &pld::suffix_sum_slack, py::arg("n"),
           "Relative round-off of the suffix sums of an n-point grid PMF, 4 (n + 4) u (pld_epsilon_bracket.hpp).");
