@@ -82,10 +82,10 @@ def atom_loss_shift(log_p: np.ndarray, log_q: np.ndarray) -> float:
     an atom computed onto a grid point (q = e^-700 / 2: log(1/2) - log q is 700 + 8.6e-18, computed
     as 700.0) then keeps its round-off without being pushed a cell up, so an aligned grid stays
     aligned, and every value moves by at most the shift (a few ulps of the losses) in eps."""
-    finite = np.isfinite(log_q) & (log_p != log_q)
-    if not finite.any():
+    inexact = np.isfinite(log_q) & (log_p != log_q)
+    if not inexact.any():
         return 0.0
-    return float(np.max(loss_round_off(log_p[finite], log_q[finite])))
+    return float(np.max(loss_round_off(log_p[inexact], log_q[inexact])))
 
 
 def _check_tail(tail: float) -> float:

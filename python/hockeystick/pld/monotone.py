@@ -40,7 +40,8 @@ import numpy as np
 
 from .. import _core
 from .distribution import Factor
-from .mechanisms import MAX_CELLS, _factor, atom_loss_shift
+from .finite_atoms import loss_round_off
+from .mechanisms import MAX_CELLS, _factor
 from .pmf import GridPMF
 
 ROUNDOFF_CHARGE = 1e-10
@@ -197,11 +198,16 @@ def factor_from_atoms(name: str, loss: np.ndarray, p_mass: np.ndarray, h: float,
     return Factor(name, upper, lower, f.connect_dots)
 
 
+def _largest_abs_log(masses: np.ndarray) -> float:
+    """max |log m| over positive masses: at the smallest or the largest."""
+    return max(abs(math.log(float(masses.min()))), abs(math.log(float(masses.max()))))
+
+
 def monotone_factors(name: str, pair: MonotonePair, h: float) -> tuple[Factor, Factor]:
     """The (P, Q) factor and the swapped (Q, P) factor (its loss is -L, also monotone).
 
     Each merged cell's loss log P_k - log Q_k is computed with an error up to
-    ``finite_atoms.loss_round_off`` (``mechanisms.atom_loss_shift``); clamped into its cell it moves
+    ``finite_atoms.loss_round_off``; clamped into its cell it moves
     toward the true loss, which lies there (up to the rounding of L at the cuts), so that bound still
     holds.  It is charged on both
     factors as a shift of the curve (a computed loss on a grid point otherwise kept the
@@ -209,7 +215,9 @@ def monotone_factors(name: str, pair: MonotonePair, h: float) -> tuple[Factor, F
     """
     loss, pm, qm = cell_atoms(pair, h)
     both = (pm > 0) & (qm > 0)
-    shift = atom_loss_shift(np.log(pm[both]), np.log(qm[both]))
+    # loss_round_off is largest at the largest |log P_k| + |log Q_k|, at most the two largest apart (four logs,
+    # not two per cell)
+    shift = (loss_round_off(_largest_abs_log(pm[both]), _largest_abs_log(qm[both])) if both.any() else 0.0)
     forward = factor_from_atoms(f"{name}, remove", loss, pm, h, shift)
     backward = factor_from_atoms(f"{name}, add", -loss, qm, h, shift)
     return forward, backward
