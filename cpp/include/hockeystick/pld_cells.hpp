@@ -45,7 +45,7 @@ struct Cells {
     double tail_lo = 0.0;   // P-mass cut below (loss <= l_1)
     double tail_hi = 0.0;   // P-mass cut above l_N, including the mass at +infinity
     double top_atom = 0.0;  // P-mass of atoms exactly at l_N (the optimistic side keeps it there)
-    double snapped = 0.0;   // the farthest add_atom moved an atom onto a grid point (rounded up; a loss error)
+    double snapped = 0.0;   // the farthest add_atom moved an atom onto a grid point (a loss error to charge)
     // Optional (continuous mechanisms, when asked): the same two numbers for the two halves of
     // each cell, (l_j, l_j + h/2] and (l_j + h/2, l_{j+1}], each taken with its own ends
     // (c_lo[j] = E_P[(1 - e^{l_j - L}); L in the lower half], d_hi[j] = E_P[(e^{l_{j+1} - L} - 1);

@@ -207,17 +207,16 @@ def monotone_factors(name: str, pair: MonotonePair, h: float) -> tuple[Factor, F
     """The (P, Q) factor and the swapped (Q, P) factor (its loss is -L, also monotone).
 
     Each merged cell's loss log P_k - log Q_k is computed with an error up to
-    ``finite_atoms.loss_round_off``; clamped into its cell it moves
-    toward the true loss, which lies there (up to the rounding of L at the cuts), so that bound still
-    holds.  It is charged on both
-    factors as a shift of the curve (a computed loss on a grid point otherwise kept the
-    pessimistic side below the truth by that error there, which the relative mass charge does not cover).
+    ``finite_atoms.loss_round_off``; clamped into its cell it moves toward the true loss, which lies
+    there (up to the rounding of L at the cuts), so that bound still holds.  Both factors charge it
+    as a shift of the curve (``GridPMF.loss_shift``): a loss computed onto a grid point otherwise left
+    the pessimistic side below the truth there by that error, which the relative mass charge
+    ``ROUNDOFF_CHARGE`` does not cover (the profile there is 0).
     """
     loss, pm, qm = cell_atoms(pair, h)
     both = (pm > 0) & (qm > 0)
-    # loss_round_off is largest at the largest |log P_k| + |log Q_k|, at most the two largest apart (four logs,
-    # not two per cell)
-    shift = (loss_round_off(_largest_abs_log(pm[both]), _largest_abs_log(qm[both])) if both.any() else 0.0)
+    # loss_round_off grows with |log P_k| + |log Q_k|, at most the largest of each (four logs, not two per cell)
+    shift = loss_round_off(_largest_abs_log(pm[both]), _largest_abs_log(qm[both])) if both.any() else 0.0
     forward = factor_from_atoms(f"{name}, remove", loss, pm, h, shift)
     backward = factor_from_atoms(f"{name}, add", -loss, qm, h, shift)
     return forward, backward
