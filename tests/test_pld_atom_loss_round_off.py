@@ -131,3 +131,36 @@ def test_an_atom_far_from_the_grid_points_is_not_moved():
     """No atom moved, no exact loss: nothing charged (the values stay those of the atoms as placed)."""
     f = monotone.factor_from_atoms("one atom", np.array([700.5, 3.25]), np.array([0.5, 0.5]), 1.0, 0.0)
     assert f.upper.loss_shift == 0.0 and f.lower.loss_shift == 0.0
+
+
+LAPLACE = [(1.0, 0.1), (3.0, 0.3), (1.0, 0.7), (0.7, 0.1), (1.0, 1.0 / 3.0), (2.0, 0.02)]
+
+
+def _laplace_delta(distance: float, scale: float, eps: float) -> mpmath.mpf:
+    """delta(eps) of Lap(distance, scale) vs Lap(0, scale), the floats as given, exactly:
+    1 - e^{(eps - a)/2} for |eps| <= a, a = distance / scale in 50 digits (0 above a)."""
+    a = mpmath.mpf(distance) / mpmath.mpf(scale)
+    e = mpmath.mpf(eps)
+    return 1 - mpmath.exp((e - a) / 2) if e <= a else mpmath.mpf(0)
+
+
+@pytest.mark.parametrize("distance, scale", LAPLACE)
+@pytest.mark.parametrize("h", [1.0, 1e-4])
+def test_laplace_atoms_charge_the_division_and_the_move(distance, scale, h):
+    """pld.laplace's atoms at +-a, a = distance / scale computed (within u a of the true ratio) and
+    moved onto a grid point when within 4 ulps of it (``add_atom``): both sides still bracket the
+    exact delta at and beside a, and both epsilon sides the exact crossing, down to 1e-300."""
+    dist = pld.laplace(scale, sensitivity=distance, value_discretization_interval=h)
+    a = distance / scale
+    eps = np.array([a, math.nextafter(a, -math.inf), math.nextafter(a, math.inf), a - 4 * math.ulp(a),
+                    a + 4 * math.ulp(a), a - h, a * (1 - 1e-13)])
+    eps = eps[eps >= 0]
+    lo, up = dist.delta(eps, bound="both")
+    for x, d_lo, d_up in zip(eps, lo, up):
+        exact = _laplace_delta(distance, scale, x)
+        assert d_lo <= exact <= d_up, (distance, scale, h, x, d_lo, float(exact), d_up)
+    targets = np.array([1e-300, 1e-17, 1e-15, 1e-12])
+    e_lo, e_up = dist.epsilon(targets, bound="both")
+    for t, x_lo, x_up in zip(targets, e_lo, e_up):
+        assert _laplace_delta(distance, scale, x_up) <= t, (distance, scale, h, t, x_up)
+        assert x_lo <= 0 or _laplace_delta(distance, scale, x_lo) >= t, (distance, scale, h, t, x_lo)

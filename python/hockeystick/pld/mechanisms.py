@@ -22,7 +22,7 @@ from .. import _validation
 from .._elementwise import ArrayLike
 from .compose import DEFAULT_TAIL
 from .distribution import Factor, PrivacyLossDistribution
-from .finite_atoms import SMALLEST_NORMAL, loss_round_off, mass_range
+from .finite_atoms import SMALLEST_NORMAL, UNIT_ROUNDOFF, loss_round_off, mass_range
 from .pmf import GridPMF
 
 DEFAULT_INTERVAL = 1e-4
@@ -254,12 +254,17 @@ def laplace(scale: float, *, sensitivity: float = 1.0,
     """Laplace mechanism: P = Lap(sensitivity, scale), Q = Lap(0, scale) (paper 002, Lemma 1).
 
     Its loss has atoms at +-sensitivity/scale; a grid whose spacing divides
-    sensitivity/scale keeps the top atom exactly on the optimistic side.
+    sensitivity/scale keeps the top atom exactly on the optimistic side.  The loss is |a + Z| - |Z|
+    under P (Z standard Laplace, a = sensitivity/scale), so by the triangle inequality the PLD of the
+    computed a (within u a of the true ratio, one division) lies within |a - a_true| <= u a of the
+    true one, outcome by outcome: charged as ``GridPMF.loss_shift`` (with any move of an atom onto
+    a grid point), a few ulps of a in eps.
     """
     b = _positive("scale", scale)
     dist = _positive("sensitivity", sensitivity)
     h = checked_interval(value_discretization_interval)
-    f = _factor(f"laplace(scale={b}, sensitivity={dist})", _core.pld_laplace(dist, b, h, MAX_CELLS))
+    division = math.nextafter(UNIT_ROUNDOFF * (dist / b), math.inf)
+    f = _factor(f"laplace(scale={b}, sensitivity={dist})", _core.pld_laplace(dist, b, h, MAX_CELLS), division)
     return PrivacyLossDistribution([{f: 1}])
 
 
