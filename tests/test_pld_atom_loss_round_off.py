@@ -10,6 +10,8 @@ side (L = 5, 700) reads delta = 0 at eps = L where the truth is ~1e-17, and the 
 (L = 100) reads ~1e-17 just below L where the truth is 0.  Both sides of delta and of epsilon are
 checked against the exact T-fold composition in 50-digit mpmath, T = 1..10 (on h = 1e-4 only while
 the composed window stays small: T <= 10 at L = 5, T <= 2 at L = 100, T = 1 at L = 700).
+The same holds for an atom ``add_atom`` moves onto a grid point (up to 4 ulps) and for pld.laplace's
+atoms at +-a, a = sensitivity / scale computed by one division.
 """
 
 import math
