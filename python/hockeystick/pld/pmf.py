@@ -277,7 +277,9 @@ class GridPMF:
         (``_envelope_table``, never below ``_envelope_near``'s).  For root searches that query one
         PMF many times at a few hundred points, where numpy's per-call cost was the time.
         """
-        eps = np.ascontiguousarray(self._curve_argument(np.asarray(epsilon, dtype=np.float64)))
+        eps = np.ascontiguousarray(epsilon, dtype=np.float64)
+        if self.loss_shift != 0.0:
+            eps = self._curve_argument(eps)
         n = self.p.size
         raw = self._profile.delta(eps, 0)
         scaled = eps / self.h
