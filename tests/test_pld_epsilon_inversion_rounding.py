@@ -74,15 +74,14 @@ def test_gaussian_composition_bracket_still_contains_the_closed_form():
         assert delta(b) <= t <= delta(a)
 
 
-@pytest.mark.xfail(strict=True, reason="known gap (session 8): a computed atom loss on a grid point is placed "
-                   "there without its own round-off, so the pessimistic side can sit 1e-17 below the truth")
 @pytest.mark.parametrize("h", [1.0, 1e-4])
 def test_an_atom_loss_computed_onto_a_grid_point_keeps_its_round_off(h):
     """The pair's top loss log(1/2) - log(q) with q = e^-700 / 2 in double precision is 700 + 8.6e-18,
     computed as 700.0: a grid point for h = 1 or 1e-4.  The pessimistic side puts the atom at 700.0,
     so its epsilon at a target below the 4.3e-18 the atom leaves there is 700.0, where the true delta
-    (the pair as given, in 50 digits) is 4.3e-18 > target.  The finite-atom path charges this error
-    (``finite_atoms.loss_round_off``); the grid builders (``pld_atoms``) do not yet."""
+    (the pair as given, in 50 digits) is 4.3e-18 > target.  The grid builders charge the loss's
+    round-off (``finite_atoms.loss_round_off``) as a shift of the curve (``GridPMF.loss_shift``), as the
+    finite-atom path does (tests/test_pld_atom_loss_round_off.py checks both sides, composed)."""
     q_top = math.exp(-700.0) / 2
     grid = pld.from_distributions([0.5, 0.5], [1.0 - q_top, q_top], value_discretization_interval=h,
                                   symmetric=True)

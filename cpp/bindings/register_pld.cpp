@@ -109,6 +109,20 @@ py::dict both_sides(Build build) {
     return to_dict(up, low);
 }
 
+// both_sides of cells holding atoms, with "snapped": how far add_atom moved an atom onto a grid
+// point (pld_cells.hpp), which the facade charges as a loss error (GridPMF.loss_shift).
+template <class Build>
+py::dict atom_sides(Build build) {
+    double snapped = 0.0;
+    py::dict out = both_sides([&] {
+        pld::Cells cells = build();
+        snapped = cells.snapped;
+        return cells;
+    });
+    out["snapped"] = snapped;
+    return out;
+}
+
 // The replace-one pair's PMFs: the pessimistic side from the proved upper cells, the
 // optimistic side from the realizable lower cells, each on its own grid (own k_lo); counts() gives the
 // copy-count laws for each (their cut mass is budgeted differently).
@@ -257,7 +271,7 @@ void register_pld(py::module_& m) {
     }, py::arg("sigma"), py::arg("sampling_rate"), py::arg("remove"), py::arg("h"), py::arg("tail"),
        py::arg("max_cells"));
     m.def("pld_laplace", [](double distance, double scale, double h, std::int64_t max_cells) {
-        return both_sides([=] { return pld::laplace_cells(distance, scale, h, max_cells); });
+        return atom_sides([=] { return pld::laplace_cells(distance, scale, h, max_cells); });
     }, py::arg("distance"), py::arg("scale"), py::arg("h"), py::arg("max_cells"));
     m.def("pld_atoms", [](input_array loss, input_array mass, double h, std::int64_t max_cells) {
         if (loss.ndim() != 1 || mass.ndim() != 1 || loss.size() != mass.size())
@@ -265,7 +279,7 @@ void register_pld(py::module_& m) {
         const double* l = loss.data();
         const double* w = mass.data();
         const std::int64_t n = static_cast<std::int64_t>(loss.size());
-        return both_sides([=] { return pld::atom_cells(l, w, n, h, max_cells); });
+        return atom_sides([=] { return pld::atom_cells(l, w, n, h, max_cells); });
     }, py::arg("loss"), py::arg("mass"), py::arg("h"), py::arg("max_cells"));
     m.def("pld_suffix_sum_slack", &pld::suffix_sum_slack, py::arg("n"),
           "Relative round-off of the suffix sums of an n-point grid PMF, 4 (n + 4) u (pld_epsilon_bracket.hpp).");

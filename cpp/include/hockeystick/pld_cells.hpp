@@ -45,6 +45,7 @@ struct Cells {
     double tail_lo = 0.0;   // P-mass cut below (loss <= l_1)
     double tail_hi = 0.0;   // P-mass cut above l_N, including the mass at +infinity
     double top_atom = 0.0;  // P-mass of atoms exactly at l_N (the optimistic side keeps it there)
+    double snapped = 0.0;   // the farthest add_atom moved an atom onto a grid point (a loss error to charge)
     // Optional (continuous mechanisms, when asked): the same two numbers for the two halves of
     // each cell, (l_j, l_j + h/2] and (l_j + h/2, l_{j+1}], each taken with its own ends
     // (c_lo[j] = E_P[(1 - e^{l_j - L}); L in the lower half], d_hi[j] = E_P[(e^{l_{j+1} - L} - 1);
@@ -60,10 +61,13 @@ struct Cells {
 inline void add_atom(Cells& cells, double lam, double m) {
     const double h = cells.h;
     const std::int64_t n = static_cast<std::int64_t>(cells.c.size());
-    // An atom within a few ulps of a grid point sits on it (the end of the cell below).
+    // An atom within a few ulps of a grid point sits on it (the end of the cell below); the distance
+    // moved is a loss error the caller charges (Cells::snapped; exact: lam and k h are within a
+    // factor 2 of each other there, so their difference is exact, Sterbenz).
     const double k_near = std::round(lam / h);
-    const bool on_grid = std::fabs(lam - k_near * h) <= 4.0 * std::numeric_limits<double>::epsilon() *
-                                                             std::max(std::fabs(lam), h);
+    const double distance = std::fabs(lam - k_near * h);
+    const bool on_grid = distance <= 4.0 * std::numeric_limits<double>::epsilon() * std::max(std::fabs(lam), h);
+    if (on_grid) cells.snapped = std::max(cells.snapped, distance);
     std::int64_t j = static_cast<std::int64_t>(on_grid ? k_near : std::ceil(lam / h)) - 1 - cells.k_lo;
     j = std::min<std::int64_t>(std::max<std::int64_t>(j, 0), n - 1);
     const double u = on_grid ? h : std::min(std::max(lam - (cells.k_lo + j) * h, 0.0), h);  // lam - l_j

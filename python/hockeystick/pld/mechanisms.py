@@ -22,7 +22,7 @@ from .. import _validation
 from .._elementwise import ArrayLike
 from .compose import DEFAULT_TAIL
 from .distribution import Factor, PrivacyLossDistribution
-from .finite_atoms import SMALLEST_NORMAL, loss_round_off, mass_range
+from .finite_atoms import SMALLEST_NORMAL, UNIT_ROUNDOFF, loss_round_off, mass_range
 from .pmf import GridPMF
 
 DEFAULT_INTERVAL = 1e-4
@@ -57,14 +57,35 @@ def checked_interval(value: float) -> float:
     raise ValueError(f"value_discretization_interval must lie in (0, {MAX_INTERVAL:g}], got {value!r}: {hint}")
 
 
-def _factor(name: str, raw: dict) -> Factor:
+def _factor(name: str, raw: dict, loss_shift: float = 0.0) -> Factor:
     """The factor of a C++ discretization (its pessimistic ``upper_inf`` already carries any
-    round-off deficit of the mass: ``factor_view`` in cpp/include/hockeystick/pld_compose.hpp)."""
+    round-off deficit of the mass: ``factor_view`` in cpp/include/hockeystick/pld_compose.hpp);
+    ``loss_shift``: a bound on the error of the losses it was built from (``GridPMF.loss_shift``), to
+    which the distance ``pld_atoms`` moved an atom onto a grid point (its ``snapped``, within 4 ulps
+    of the loss: pld_cells.hpp's ``add_atom``) is added, rounded up."""
+    snapped = float(raw.get("snapped", 0.0))
+    if snapped > 0.0:
+        loss_shift = math.nextafter(loss_shift + snapped, math.inf)
     h = float(raw["h"])
-    upper = GridPMF(int(raw["k_lo"]), h, raw["upper"], float(raw["upper_inf"]), 0.0, True)
+    upper = GridPMF(int(raw["k_lo"]), h, raw["upper"], float(raw["upper_inf"]), 0.0, True, loss_shift=loss_shift)
     lower = (None if raw["lower"] is None  # the two sides may come from two pairs, on two grids
-             else GridPMF(int(raw["lower_k_lo"]), h, raw["lower"], float(raw["lower_inf"]), 0.0, False))
+             else GridPMF(int(raw["lower_k_lo"]), h, raw["lower"], float(raw["lower_inf"]), 0.0, False,
+                          loss_shift=loss_shift))
     return Factor(name, upper, lower, bool(raw["connect_dots"]))
+
+
+def atom_loss_shift(log_p: np.ndarray, log_q: np.ndarray) -> float:
+    """The largest error of the atom losses log_p - log_q (``finite_atoms.loss_round_off``,
+    4u (|log p| + |log q|) + 32u), 0 for an outcome with p == q (its loss is exactly 0) and for
+    infinite losses (q == 0: exactly +infinity).  The grid builders place each atom at its computed
+    loss and charge this as a shift of the curve (``GridPMF.loss_shift``) rather than moving the atoms:
+    an atom computed onto a grid point (q = e^-700 / 2: log(1/2) - log q is 700 + 8.6e-18, computed
+    as 700.0) then keeps its round-off without being pushed a cell up, so an aligned grid stays
+    aligned, and every value moves by at most the shift (a few ulps of the losses) in eps."""
+    inexact = np.isfinite(log_q) & (log_p != log_q)
+    if not inexact.any():
+        return 0.0
+    return float(np.max(loss_round_off(log_p[inexact], log_q[inexact])))
 
 
 def _check_tail(tail: float) -> float:
@@ -233,12 +254,17 @@ def laplace(scale: float, *, sensitivity: float = 1.0,
     """Laplace mechanism: P = Lap(sensitivity, scale), Q = Lap(0, scale) (paper 002, Lemma 1).
 
     Its loss has atoms at +-sensitivity/scale; a grid whose spacing divides
-    sensitivity/scale keeps the top atom exactly on the optimistic side.
+    sensitivity/scale keeps the top atom exactly on the optimistic side.  The loss is |a + Z| - |Z|
+    under P (Z standard Laplace, a = sensitivity/scale), so by the triangle inequality the PLD of the
+    computed a (within u a of the true ratio, one division) lies within |a - a_true| <= u a of the
+    true one, outcome by outcome: charged as ``GridPMF.loss_shift`` (with any move of an atom onto
+    a grid point), a few ulps of a in eps.
     """
     b = _positive("scale", scale)
     dist = _positive("sensitivity", sensitivity)
     h = checked_interval(value_discretization_interval)
-    f = _factor(f"laplace(scale={b}, sensitivity={dist})", _core.pld_laplace(dist, b, h, MAX_CELLS))
+    division = math.nextafter(UNIT_ROUNDOFF * (dist / b), math.inf)
+    f = _factor(f"laplace(scale={b}, sensitivity={dist})", _core.pld_laplace(dist, b, h, MAX_CELLS), division)
     return PrivacyLossDistribution([{f: 1}])
 
 
@@ -247,10 +273,12 @@ def from_distributions(p: ArrayLike, q: ArrayLike, *,
                        symmetric: bool = False, exact_zeros: bool = True) -> PrivacyLossDistribution:
     """The PLD of two discrete distributions on one finite outcome set.
 
-    Losses log(p/q) are placed exactly by their cell integrals.  An outcome with a positive mass below
-    2^-1022 has no relative round-off bound (it may have underflowed), so each side gets its own atom
-    (``_near_underflow_atoms``, as ``finite_atoms.pair_atoms``): the pessimistic side P-mass p_hi at
-    log p_hi - log q_lo, the optimistic side p_lo at log p_lo - log q_hi.  A mass given as exactly 0 is
+    Losses log(p/q) are placed exactly by their cell integrals; their round-off (at most
+    4u (|log p| + |log q|) + 32u each) is charged as a shift of the curve (``atom_loss_shift``).
+    An outcome with a positive mass below 2^-1022 has no relative round-off bound (it may have
+    underflowed), so each side gets its own atom (``_near_underflow_atoms``, as
+    ``finite_atoms.pair_atoms``): the pessimistic side P-mass p_hi at log p_hi - log q_lo, the
+    optimistic side p_lo at log p_lo - log q_hi, moved outward past their round-off.  A mass given as exactly 0 is
     exact (``exact_zeros=True``, the default: a structural zero, e.g. the (eps, delta) pair's): an
     outcome with q = 0 < p sits at +infinity on both sides.  Callers whose masses are COMPUTED and may
     have underflowed to 0 pass ``exact_zeros=False`` (``pld.discrete_laplace``, ``pld.poisson_subsampled``,
@@ -269,16 +297,17 @@ def from_distributions(p: ArrayLike, q: ArrayLike, *,
             raise ValueError(f"{name} must sum to 1 (got {arr.sum()!r})")
     h = checked_interval(value_discretization_interval)
 
-    def atoms(loss: np.ndarray, mass: np.ndarray, label: str) -> Factor:
-        f = _factor(label, _core.pld_atoms(np.ascontiguousarray(loss), np.ascontiguousarray(mass), h, MAX_CELLS))
+    def atoms(loss: np.ndarray, mass: np.ndarray, label: str, loss_shift: float) -> Factor:
+        f = _factor(label, _core.pld_atoms(np.ascontiguousarray(loss), np.ascontiguousarray(mass), h, MAX_CELLS),
+                    loss_shift)
         # The C++ optimistic side drops all mass above the grid (for continuous laws, a cut tail); here
         # the mass at +infinity (exact zeros of q) is exact, so it is kept.
         inf_mass = float(mass[np.isinf(loss)].sum())
         if f.lower is None or inf_mass == 0.0:
             return f
         lower = f.lower
-        return Factor(label, f.upper, GridPMF(lower.k_lo, h, lower.p, max(lower.p_inf, inf_mass), 0.0, False),
-                      f.connect_dots)
+        return Factor(label, f.upper, GridPMF(lower.k_lo, h, lower.p, max(lower.p_inf, inf_mass), 0.0, False,
+                                              loss_shift=lower.loss_shift), f.connect_dots)
 
     def one(a: np.ndarray, b: np.ndarray, label: str) -> Factor:
         keep = a > 0
@@ -286,12 +315,14 @@ def from_distributions(p: ArrayLike, q: ArrayLike, *,
         near = keep & ~infinite & ((a < SMALLEST_NORMAL) | (b < SMALLEST_NORMAL))
         plain = keep & ~near
         with np.errstate(divide="ignore"):  # exact zeros of b: loss +infinity
-            loss = np.log(a[plain]) - np.log(b[plain])
+            log_a, log_b = np.log(a[plain]), np.log(b[plain])
+        loss = log_a - log_b
+        shift = atom_loss_shift(log_a, log_b)  # the near-underflow atoms below are moved outward instead
         if not near.any():
-            return atoms(loss, a[plain], label)
+            return atoms(loss, a[plain], label, shift)
         up_loss, up_mass, low_loss, low_mass = _near_underflow_atoms(a[near], b[near])
-        upper = atoms(np.concatenate([loss, up_loss]), np.concatenate([a[plain], up_mass]), label)
-        lower = atoms(np.concatenate([loss, low_loss]), np.concatenate([a[plain], low_mass]), label)
+        upper = atoms(np.concatenate([loss, up_loss]), np.concatenate([a[plain], up_mass]), label, shift)
+        lower = atoms(np.concatenate([loss, low_loss]), np.concatenate([a[plain], low_mass]), label, shift)
         return Factor(label, upper.upper, lower.lower, upper.connect_dots)
 
     forward = one(pa, qa, "from_distributions(p, q)")

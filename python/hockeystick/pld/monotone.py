@@ -40,6 +40,7 @@ import numpy as np
 
 from .. import _core
 from .distribution import Factor
+from .finite_atoms import loss_round_off
 from .mechanisms import MAX_CELLS, _factor
 from .pmf import GridPMF
 
@@ -182,21 +183,40 @@ def cell_atoms(pair: MonotonePair, h: float) -> tuple[np.ndarray, np.ndarray, np
             np.concatenate([qm[keep], extra[:, 2]]))
 
 
-def factor_from_atoms(name: str, loss: np.ndarray, p_mass: np.ndarray, h: float) -> Factor:
-    """Connect-the-dots PMFs (both sides) of the atoms, with the round-off charges above."""
+def factor_from_atoms(name: str, loss: np.ndarray, p_mass: np.ndarray, h: float, loss_shift: float) -> Factor:
+    """Connect-the-dots PMFs (both sides) of the atoms, with the round-off charges above and the
+    atoms' loss error ``loss_shift`` (``GridPMF.loss_shift``)."""
     live = p_mass > 0
     raw = _core.pld_atoms(np.ascontiguousarray(loss[live]), np.ascontiguousarray(p_mass[live]), h, MAX_CELLS)
-    f = _factor(name, raw)
-    upper = GridPMF(f.upper.k_lo, h, f.upper.p * (1.0 + ROUNDOFF_CHARGE), f.upper.p_inf, 0.0, True)
+    f = _factor(name, raw, loss_shift)
+    upper = GridPMF(f.upper.k_lo, h, f.upper.p * (1.0 + ROUNDOFF_CHARGE), f.upper.p_inf, 0.0, True,
+                    loss_shift=f.upper.loss_shift)
     lower = f.lower
     if lower is not None:
-        lower = GridPMF(lower.k_lo, h, lower.p * (1.0 - ROUNDOFF_CHARGE), lower.p_inf, 0.0, False)
+        lower = GridPMF(lower.k_lo, h, lower.p * (1.0 - ROUNDOFF_CHARGE), lower.p_inf, 0.0, False,
+                        loss_shift=lower.loss_shift)
     return Factor(name, upper, lower, f.connect_dots)
 
 
+def _largest_abs_log(masses: np.ndarray) -> float:
+    """max |log m| over positive masses: at the smallest or the largest."""
+    return max(abs(math.log(float(masses.min()))), abs(math.log(float(masses.max()))))
+
+
 def monotone_factors(name: str, pair: MonotonePair, h: float) -> tuple[Factor, Factor]:
-    """The (P, Q) factor and the swapped (Q, P) factor (its loss is -L, also monotone)."""
+    """The (P, Q) factor and the swapped (Q, P) factor (its loss is -L, also monotone).
+
+    Each merged cell's loss log P_k - log Q_k is computed with an error up to
+    ``finite_atoms.loss_round_off``; clamped into its cell it moves toward the true loss, which lies
+    there (up to the rounding of L at the cuts), so that bound still holds.  Both factors charge it
+    as a shift of the curve (``GridPMF.loss_shift``): a loss computed onto a grid point otherwise left
+    the pessimistic side below the truth there by that error, which the relative mass charge
+    ``ROUNDOFF_CHARGE`` does not cover (the profile there is 0).
+    """
     loss, pm, qm = cell_atoms(pair, h)
-    forward = factor_from_atoms(f"{name}, remove", loss, pm, h)
-    backward = factor_from_atoms(f"{name}, add", -loss, qm, h)
+    both = (pm > 0) & (qm > 0)
+    # loss_round_off grows with |log P_k| + |log Q_k|, at most the largest of each (four logs, not two per cell)
+    shift = loss_round_off(_largest_abs_log(pm[both]), _largest_abs_log(qm[both])) if both.any() else 0.0
+    forward = factor_from_atoms(f"{name}, remove", loss, pm, h, shift)
+    backward = factor_from_atoms(f"{name}, add", -loss, qm, h, shift)
     return forward, backward

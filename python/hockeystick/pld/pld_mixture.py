@@ -25,8 +25,9 @@ def _mix(pmfs: Sequence[GridPMF], weights: Sequence[float] | np.ndarray) -> Grid
     out = np.zeros(k_hi - k_lo)
     for pmf, w in zip(pmfs, weights):
         out[pmf.k_lo - k_lo: pmf.k_lo - k_lo + pmf.p.size] += w * pmf.p
+    # each component's true losses lie within its loss_shift of its grid's, so the mixture's within the largest
     return GridPMF(k_lo, pmfs[0].h, out, float(sum(w * p.p_inf for p, w in zip(pmfs, weights))), 0.0,
-                   pmfs[0].pessimistic)
+                   pmfs[0].pessimistic, loss_shift=max(p.loss_shift for p in pmfs))
 
 
 def mixture(components: Sequence[PrivacyLossDistribution], weights: Sequence[float]) -> PrivacyLossDistribution:

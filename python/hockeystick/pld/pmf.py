@@ -16,7 +16,15 @@ safe direction (added on a pessimistic PMF, subtracted on an optimistic one):
   ``inverse_error`` per entry; by Cauchy-Schwarz the first adds at most its norm
   times sqrt(n) over n entries (with weights in [0, 1]);
 - ``slack``: the relative round-off of the suffix sums, 4 (n + 4) u for n grid points
-  (``_core.pld_suffix_sum_slack``, cpp/include/hockeystick/pld_epsilon_bracket.hpp).
+  (``_core.pld_suffix_sum_slack``, cpp/include/hockeystick/pld_epsilon_bracket.hpp);
+- ``loss_shift``: a bound s on how far the true losses may lie from the losses the grid
+  masses were built from (an atom loss log p - log q computed in floating point errs by up to
+  ``finite_atoms.loss_round_off``), charged as a shift of the curve in eps rather than by moving
+  mass: the true PLD is dominated by the built one moved up by s and dominates it moved down by s,
+  so delta_true(eps) <= delta_pess(eps - s) and delta_true(eps) >= delta_opt(eps + s), and
+  epsilon moves by +s (pessimistic) or -s (optimistic), each argument or result rounded outward.
+  The losses of independent rounds add, so a composition's shift is the sum of count x shift
+  (``compose.compose_many``); s = 0 leaves every value bit-identical.
 """
 
 from __future__ import annotations
@@ -44,6 +52,7 @@ class GridPMF:
     total_error: float = 0.0
     spectral_l2: float = math.inf
     inverse_error: float = 0.0
+    loss_shift: float = 0.0
 
     @property
     def losses(self) -> np.ndarray:
@@ -189,6 +198,16 @@ class GridPMF:
             np.maximum.at(best, owner, values)
         return best
 
+    def _curve_argument(self, eps: np.ndarray) -> np.ndarray:
+        """Where the built curve is read for the true curve at eps (``loss_shift`` s, module docstring):
+        eps - s rounded down on the pessimistic side (delta falls with eps, so a smaller argument only
+        raises the bound), eps + s rounded up on the optimistic side; eps itself when s = 0."""
+        if self.loss_shift == 0.0:
+            return eps
+        if self.pessimistic:
+            return np.nextafter(eps - self.loss_shift, -np.inf)
+        return np.nextafter(eps + self.loss_shift, np.inf)
+
     def delta(self, epsilon: np.ndarray, threads: int = 0, envelope: bool = True) -> np.ndarray:
         """The charged curve at eps: a certified upper bound (pessimistic) or lower bound (optimistic).
 
@@ -197,7 +216,7 @@ class GridPMF:
         a lower bound too (looser where the round-off charge falls faster than the curve), in
         O(1) per eps.
         """
-        eps = np.asarray(epsilon, dtype=np.float64)  # ascontiguousarray would make 0-d input 1-d
+        eps = self._curve_argument(np.asarray(epsilon, dtype=np.float64))  # not ascontiguousarray: 0-d stays 0-d
         if self.pessimistic:
             d = self._raw_delta(np.ascontiguousarray(eps.ravel()), threads).reshape(eps.shape)
             return np.minimum(d * (1.0 + self._slack()) + self.shift + self._charge(eps), 1.0)
@@ -224,6 +243,7 @@ class GridPMF:
         probes = eps.size * self.p.size.bit_length()
         if self.pessimistic or self.total_error == 0.0 or not (built or probes >= self.p.size):
             return self.delta(eps)
+        eps = self._curve_argument(eps)
         k = np.clip(np.ceil(eps / self.h) - self.k_lo, 0, self.p.size).astype(np.int64)
         return np.maximum(self._charged_lower(eps, 0), self._envelope_at(k))
 
@@ -258,6 +278,8 @@ class GridPMF:
         PMF many times at a few hundred points, where numpy's per-call cost was the time.
         """
         eps = np.ascontiguousarray(epsilon, dtype=np.float64)
+        if self.loss_shift != 0.0:
+            eps = self._curve_argument(eps)
         n = self.p.size
         raw = self._profile.delta(eps, 0)
         scaled = eps / self.h
@@ -281,12 +303,20 @@ class GridPMF:
         (``pld_charged_lower_epsilon``, cpp/include/hockeystick/pld_epsilon_bracket.hpp): the
         highest grid point where the charged lower curve exceeds delta fixes the interval (every
         eps below it has true delta above the target), inverted there with that interval's charge.
+        Then moved outward by ``loss_shift`` (+s pessimistic, -s optimistic; module docstring).
         """
         given = np.asarray(delta, dtype=np.float64)
         want = np.ascontiguousarray(given.ravel())
         scan = _core.pld_charged_epsilon if self.pessimistic else _core.pld_charged_lower_epsilon
-        return scan(self.p, self.k_lo, self.h, self.p_inf, self.shift, self._slack(), self.entry_error,
-                    self.total_error, self.spectral_l2, self.inverse_error, want).reshape(given.shape)
+        eps = scan(self.p, self.k_lo, self.h, self.p_inf, self.shift, self._slack(), self.entry_error,
+                   self.total_error, self.spectral_l2, self.inverse_error, want).reshape(given.shape)
+        if self.loss_shift == 0.0:
+            return eps
+        # the true curve is the built one moved by the shift (module docstring): so is its inverse
+        # (an infinite answer stays infinite: nextafter would make it the largest finite float)
+        moved = (np.nextafter(eps + self.loss_shift, np.inf) if self.pessimistic
+                 else np.nextafter(eps - self.loss_shift, -np.inf))
+        return np.where(np.isfinite(eps), moved, eps)
 
     def log_mgf(self, lam: np.ndarray) -> np.ndarray:
         """log sum_k p_k e^{lam l_k} for each lam (the finite part; a sub-probability)."""
