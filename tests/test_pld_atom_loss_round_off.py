@@ -15,6 +15,7 @@ atoms at +-a, a = sensitivity / scale computed by one division.
 """
 
 import math
+import warnings
 
 import mpmath
 import numpy as np
@@ -166,3 +167,31 @@ def test_laplace_atoms_charge_the_division_and_the_move(distance, scale, h):
     for t, x_lo, x_up in zip(targets, e_lo, e_up):
         assert _laplace_delta(distance, scale, x_up) <= t, (distance, scale, h, t, x_up)
         assert x_lo <= 0 or _laplace_delta(distance, scale, x_lo) >= t, (distance, scale, h, t, x_lo)
+
+
+def test_masses_a_few_ulps_apart_are_charged_even_where_their_logs_are_equal():
+    """log(0.1) == log(0.1 + 1 ulp): the outcome's true loss is 1.4e-16, not 0, so it is charged; the
+    pair's exact curve: delta(0) = b - a, eps(delta -> 0) = log(b / a) (50 digits)."""
+    a = 0.1
+    b = math.nextafter(a, 1.0)
+    assert np.log(a) == np.log(b)
+    c = 1.0 - a - b
+    true_delta = mpmath.mpf(b) - mpmath.mpf(a)
+    true_eps = mpmath.log(mpmath.mpf(b) / mpmath.mpf(a))
+    for h in (1.0, 1e-4):
+        d = pld.from_distributions([a, b, c], [b, a, c], value_discretization_interval=h)
+        lo, up = d.delta(0.0, bound="both")
+        assert lo <= true_delta <= up
+        lo, up = d.epsilon(1e-40, bound="both")
+        assert lo <= true_eps * (1 - mpmath.mpf(2) ** -40) and up >= true_eps
+        assert d.self_compose(5).delta(0.0) >= true_delta   # five rounds: delta only grows
+
+
+def test_a_shifted_curve_at_infinite_eps_warns_nothing():
+    """eps = +-inf stays infinite under the shift (nextafter would make it finite, and eps / h overflow)."""
+    d = pld.laplace(1.0, value_discretization_interval=1e-3).self_compose(3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert d.delta(np.inf, bound="both") == (0.0, 0.0)
+        lo, up = d.delta(np.array([-np.inf, 0.0, np.inf]), bound="both")
+    assert np.all((0.0 <= lo) & (lo <= up) & (up <= 1.0)) and up[0] == 1.0

@@ -74,15 +74,16 @@ def _factor(name: str, raw: dict, loss_shift: float = 0.0) -> Factor:
     return Factor(name, upper, lower, bool(raw["connect_dots"]))
 
 
-def atom_loss_shift(log_p: np.ndarray, log_q: np.ndarray) -> float:
+def atom_loss_shift(log_p: np.ndarray, log_q: np.ndarray, equal: np.ndarray) -> float:
     """The largest error of the atom losses log_p - log_q (``finite_atoms.loss_round_off``,
-    4u (|log p| + |log q|) + 32u), 0 for an outcome with p == q (its loss is exactly 0) and for
-    infinite losses (q == 0: exactly +infinity).  The grid builders place each atom at its computed
+    4u (|log p| + |log q|) + 32u), 0 for an outcome whose masses are ``equal`` (p == q: its loss is
+    exactly 0; equal computed logs do not say so: log(0.1) == log(0.1 + 1 ulp), a true loss of
+    1.4e-16) and for infinite losses (q == 0: exactly +infinity).  The grid builders place each atom at its computed
     loss and charge this as a shift of the curve (``GridPMF.loss_shift``) rather than moving the atoms:
     an atom computed onto a grid point (q = e^-700 / 2: log(1/2) - log q is 700 + 8.6e-18, computed
     as 700.0) then keeps its round-off without being pushed a cell up, so an aligned grid stays
     aligned, and every value moves by at most the shift (a few ulps of the losses) in eps."""
-    inexact = np.isfinite(log_q) & (log_p != log_q)
+    inexact = np.isfinite(log_q) & ~equal
     if not inexact.any():
         return 0.0
     return float(np.max(loss_round_off(log_p[inexact], log_q[inexact])))
@@ -317,7 +318,7 @@ def from_distributions(p: ArrayLike, q: ArrayLike, *,
         with np.errstate(divide="ignore"):  # exact zeros of b: loss +infinity
             log_a, log_b = np.log(a[plain]), np.log(b[plain])
         loss = log_a - log_b
-        shift = atom_loss_shift(log_a, log_b)  # the near-underflow atoms below are moved outward instead
+        shift = atom_loss_shift(log_a, log_b, a[plain] == b[plain])  # near-underflow atoms: moved outward below
         if not near.any():
             return atoms(loss, a[plain], label, shift)
         up_loss, up_mass, low_loss, low_mass = _near_underflow_atoms(a[near], b[near])

@@ -205,8 +205,10 @@ class GridPMF:
         if self.loss_shift == 0.0:
             return eps
         if self.pessimistic:
-            return np.nextafter(eps - self.loss_shift, -np.inf)
-        return np.nextafter(eps + self.loss_shift, np.inf)
+            moved = np.nextafter(eps - self.loss_shift, -np.inf)
+        else:
+            moved = np.nextafter(eps + self.loss_shift, np.inf)
+        return np.where(np.isfinite(eps), moved, eps)   # +-inf stay (nextafter would make inf finite)
 
     def delta(self, epsilon: np.ndarray, threads: int = 0, envelope: bool = True) -> np.ndarray:
         """The charged curve at eps: a certified upper bound (pessimistic) or lower bound (optimistic).
