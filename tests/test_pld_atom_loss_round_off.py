@@ -195,3 +195,16 @@ def test_a_shifted_curve_at_infinite_eps_warns_nothing():
         assert d.delta(np.inf, bound="both") == (0.0, 0.0)
         lo, up = d.delta(np.array([-np.inf, 0.0, np.inf]), bound="both")
     assert np.all((0.0 <= lo) & (lo <= up) & (up <= 1.0)) and up[0] == 1.0
+
+
+@pytest.mark.parametrize("mass", [1e-150, 1e-165, 1e-200, 3e-300])
+def test_the_lower_side_of_a_tiny_atom_between_grid_points_stays_below_the_truth(mass):
+    """The tent's height c d / (c + d) underflowed to 0 below c, d ~ 1e-162, so the optimistic side
+    took the pessimistic chord: a lower delta(0.5) of 1.7e-166 where the truth is 0 (the atom's loss,
+    log 1.3636 = 0.31, is below 0.5), and a lower eps(1e-320) of 1.0 above the true 0.31."""
+    d = pld.from_distributions([mass, 1.0], [mass / 1.3636, 1.0], value_discretization_interval=1.0)
+    lo, up = d.delta(0.5, bound="both")
+    assert lo == 0.0 and up >= 0.0
+    lo, up = d.epsilon(1e-320, bound="both")
+    true_eps = mpmath.log(1 - mpmath.mpf(1e-320) / mpmath.mpf(mass)) + mpmath.log(mpmath.mpf(mass) / (mpmath.mpf(mass) / mpmath.mpf(1.3636)))
+    assert lo <= true_eps <= up

@@ -180,13 +180,24 @@ struct GapBound {
     }
 };
 
+namespace detail {
+// a b / s (0 <= a, b <= s): as a b / s where a b is a normal number, else a (b / s), which does
+// not underflow (below a, b ~ 1e-162 the product a b vanishes, and a tent of height 0 would let
+// the optimistic side take the pessimistic chord: a lower delta above the truth).
+inline double product_over(double a, double b, double s) {
+    const double ab = a * b;
+    const bool normal = ab >= std::numeric_limits<double>::min() || (ab == 0.0 && (a == 0.0 || b == 0.0));
+    return normal ? ab / s : a * (b / s);
+}
+}  // namespace detail
+
 // The tent on a cell with numbers (c, d): the chord and the tangents at the cell's ends (slopes
 // -Q(L > l_j), -Q(L > l_{j+1})) meet at the fraction theta = c / (c + d) of the cell, at height
 // c d / (c + d) below the chord.  Given (c, d) alone it is attained (an atom at the apex).
 inline GapBound tent(double c, double d) {
     GapBound b;
     const double s = c + d;
-    if (s > 0.0) b.add(c / s, c * d / s);
+    if (s > 0.0) b.add(c / s, detail::product_over(c, d, s));
     return b;
 }
 
@@ -206,9 +217,11 @@ inline GapBound split_tents(const Cells& cells, std::int64_t j) {
     const double g_s = (grow * ca + db) / (1.0 + grow);
     GapBound b;
     const double sa = ca + da, sb = cb + db;
-    if (sa > 0.0) b.add(theta_s * (ca / sa), raise * (g_s * (ca / sa) + ca * da / sa) + mismatch);
+    if (sa > 0.0) b.add(theta_s * (ca / sa), raise * (g_s * (ca / sa) + detail::product_over(ca, da, sa)) + mismatch);
     b.add(theta_s, raise * g_s + mismatch);
-    if (sb > 0.0) b.add(theta_s + (1.0 - theta_s) * (cb / sb), raise * (g_s * (db / sb) + cb * db / sb) + mismatch);
+    if (sb > 0.0)
+        b.add(theta_s + (1.0 - theta_s) * (cb / sb),
+              raise * (g_s * (db / sb) + detail::product_over(cb, db, sb)) + mismatch);
     return b;
 }
 
