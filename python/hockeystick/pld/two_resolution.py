@@ -75,7 +75,8 @@ def merged(fine: GridPMF, ratio: int) -> GridPMF:
         raise ValueError("merged: the fine PMF is pessimistic; it must be an optimistic (lower-side) PMF")
     r = _core.pld_mean_contraction(np.ascontiguousarray(fine.p, dtype=np.float64), fine.k_lo, fine.h, int(ratio),
                                    fine.p_inf, fine.entry_error, max(-fine.shift, 0.0))
-    return GridPMF(int(r["k_lo"]), float(r["h"]), r["p"], float(r["p_inf"]), 0.0, False)
+    # a mean of Y's each within a factor e^{+-s} of the truth is too: the fine PMF's loss shift s carries over
+    return GridPMF(int(r["k_lo"]), float(r["h"]), r["p"], float(r["p_inf"]), 0.0, False, loss_shift=fine.loss_shift)
 
 
 def block_lowers(sigma: float, sampling_rate: float, sensitivity: float, h: float, tail: float,
