@@ -22,8 +22,14 @@
 // side: both bounds are subtracted (a negative `shift`).
 //
 // Round-off.  Each transform's output entries are off by at most 8 u ceil(log2 M) times
-// the l1 norm of its input (pld_fft_backend.hpp); with delta_i that bound for factor i,
-// the spectrum error obeys |dY_k| <= prod (|X_ik| + delta_i)^c_i - prod |X_ik|^c_i, plus
+// the l1 norm of its input (pld_fft_backend.hpp).  After many rounds that bound, amplified
+// about c-fold by the power at the live bins (|X| ~ 1 there), is the whole charge, so in a
+// row whose largest count c times it reaches kDirectMinAmplified the low-frequency bins
+// [0, K) up to the highest live one (at most kDirectTermsPerPoint M ceil(log2 M) products)
+// are recomputed by a compensated direct sum, each within delta_direct ~ 2.5 u ||x||_1
+// (pld_direct_spectrum.hpp; 8 u ceil(log2 M) ||x||_1 is 40-50x that at M = 2^12..2^20);
+// the other bins keep the FFT's value and bound.  With delta_ik the bound of factor i at
+// bin k, the spectrum error obeys |dY_k| <= prod (|X_ik| + delta_ik)^c_i - prod |X_ik|^c_i, plus
 // the rounding of the power taken in polar form (2 u sum c_i (|log|X_ik|| + pi + 2)
 // relative).  Per output entry the error is at most (1/M) sum_k |dY_k| plus the inverse
 // transform's own (8 u ceil(log2 M) ||Y||_1 / M); in Euclidean norm the first part is at
@@ -58,6 +64,7 @@
 #include <vector>
 
 #include "pld_connect_dots.hpp"
+#include "pld_direct_spectrum.hpp"
 #include "pld_fft_backend.hpp"
 #include "pld_hockey_stick.hpp"
 
@@ -116,6 +123,11 @@ constexpr double kFallbackLadderPoints = 1 << 20;  // wider Chernoff windows als
 // Batches of fewer items run their per-bin loop on one thread: the two directions of one PLD
 // gain less than an OpenMP team costs (its idle spinning is CPU time) on a shared machine.
 constexpr std::int64_t kParallelItems = 4;
+// Low-frequency bins are recomputed directly (pld_direct_spectrum.hpp) in a row whose largest count
+// times its FFT bound reaches this (many rounds: the power amplifies delta about count-fold there),
+// at most kDirectTermsPerPoint m ceil(log2 m) products per row (a few FFTs' worth).
+constexpr double kDirectMinAmplified = 1e-12;
+constexpr double kDirectTermsPerPoint = 2.0;
 
 // Where one composition's output lives: grid indices a_idx .. a_idx + width - 1, what the cut costs.
 struct Window {
@@ -296,7 +308,8 @@ inline Window composition_window(const std::vector<PmfView>& factors, double h, 
 // Composes the items of one batch on a common FFT length m (>= every window).
 inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factors, double h,
                                               const std::vector<const Window*>& windows, std::int64_t m,
-                                              bool pessimistic, RealFftBackend& fft, int threads = 0) {
+                                              bool pessimistic, RealFftBackend& fft, int threads = 0,
+                                              bool direct_bins = true) {
     constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
     constexpr double two_pi = 6.283185307179586;
     constexpr double pi = 3.141592653589793;
@@ -337,6 +350,42 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
             row_floor[r] = std::min(row_floor[r], floors[i].back());
         }
     }
+    // Per row, the low band of bins [0, band[r]) recomputed directly (pld_direct_spectrum.hpp), their
+    // bound direct_err[r] instead of err[r]: up to the highest bin some item may keep (the test of
+    // `prepared` below), where the largest count times err[r] reaches kDirectMinAmplified, the direct
+    // bound is the smaller and the products fit the budget (else the lowest bins the budget allows).
+    // The floors above keep err[r]: with the smaller bound a dropped bin underflows all the more.
+    std::vector<std::int64_t> band(rows, 0);
+    std::vector<double> direct_err(err);
+    {
+        std::vector<double> count_max(rows, 0.0);
+        for (const Window* w : windows)
+            for (const Term& t : w->terms)
+                count_max[row_of.at(t.factor)] = std::max(count_max[row_of.at(t.factor)], static_cast<double>(t.count));
+        const double budget = kDirectTermsPerPoint * static_cast<double>(m) * stages;
+        std::unique_ptr<TwiddleTable> table;
+        for (const auto& [f, r] : row_of) {
+            const PmfView& pmf = factors[f];
+            const double bound = direct_bin_error(detail::finite_mass(pmf), pmf.n);
+            if (!(direct_bins && count_max[r] * err[r] >= kDirectMinAmplified && bound < err[r])) continue;
+            const double fl = row_floor[r];
+            const bool all = !(fl > 1e-150);
+            const double f_sq = all ? 0.0 : fl * fl * (1.0 - 16.0 * u);
+            std::int64_t top = 0;
+            for (std::int64_t k = 0; k < bins; ++k) {
+                const std::complex<double> x = spec[r * bins + k];
+                if (all || x.real() * x.real() + x.imag() * x.imag() > f_sq) top = k + 1;
+            }
+            band[r] = std::min(top, static_cast<std::int64_t>(budget / static_cast<double>(pmf.n)));
+            if (band[r] == 0) continue;
+            direct_err[r] = bound;
+            if (!table) table.reset(new TwiddleTable(m));
+            std::complex<double>* row = spec.data() + r * bins;
+            const std::int64_t width = band[r];
+#pragma omp parallel for schedule(static) if (width * pmf.n > (std::int64_t(1) << 20) && threads != 1)
+            for (std::int64_t k = 0; k < width; ++k) row[k] = direct_bin(pmf.p, pmf.n, k, *table);
+        }
+    }
     // Per row and bin, what the power needs of X alone (|X|, log|X|, log(|X| + delta), arg X and
     // the rounding term), computed once for all the items sharing the row instead of once per item
     // (the same calls on the same numbers, so the same bits), at the bins some item may keep
@@ -352,7 +401,8 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
         const std::complex<double> x = spec[r * bins + k];
         const double mod = std::abs(x);
         const double lm = std::log(mod);
-        return BinTerms{mod, lm, std::log(mod + err[r]), std::arg(x), (std::isfinite(lm) ? std::fabs(lm) : 0.0) + pi + 2.0};
+        const double delta = k < band[r] ? direct_err[r] : err[r];
+        return BinTerms{mod, lm, std::log(mod + delta), std::arg(x), (std::isfinite(lm) ? std::fabs(lm) : 0.0) + pi + 2.0};
     };
     for (std::int64_t r = 0; r < rows; ++r) {
         const double f = row_floor[r];
@@ -465,11 +515,13 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
 // its forward transform; each item's result is the same whether composed alone or batched.
 // An item that is one factor once is copied through (no transform, no charge).  threads = 1 keeps
 // the per-bin powers on the calling thread (a caller already running one composition per core);
-// otherwise a batch of several items runs them on an OpenMP team.
+// otherwise a batch of several items runs them on an OpenMP team.  direct_bins = false keeps every bin's
+// FFT value and bound (the charges before the direct low band; for comparisons).
 inline std::vector<ComposedPMF> compose_many(const std::vector<PmfView>& factors, double h,
                                              const std::vector<std::vector<Term>>& items, bool pessimistic,
                                              double tail, std::int64_t max_points, RealFftBackend& fft,
-                                             std::int64_t group_cells = std::int64_t(1) << 23, int threads = 0) {
+                                             std::int64_t group_cells = std::int64_t(1) << 23, int threads = 0,
+                                             bool direct_bins = true) {
     if (!(h > 0.0 && std::isfinite(h))) throw std::invalid_argument("compose: h must be positive and finite");
     if (!(tail > 0.0 && tail < 1.0)) throw std::invalid_argument("compose: tail must lie in (0, 1)");
     const std::int64_t n_items = static_cast<std::int64_t>(items.size());
@@ -496,7 +548,7 @@ inline std::vector<ComposedPMF> compose_many(const std::vector<PmfView>& factors
         std::map<std::int64_t, bool> rows;
         auto flush = [&] {
             if (batch.empty()) return;
-            std::vector<ComposedPMF> done = compose_batch(factors, h, batch, m, pessimistic, fft, threads);
+            std::vector<ComposedPMF> done = compose_batch(factors, h, batch, m, pessimistic, fft, threads, direct_bins);
             for (std::size_t j = 0; j < idx.size(); ++j) out[idx[j]] = std::move(done[j]);
             batch.clear();
             idx.clear();
