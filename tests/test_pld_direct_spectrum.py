@@ -87,7 +87,7 @@ def _round_pmfs(dist, pessimistic: bool) -> list:
 @pytest.mark.parametrize("sigma, rounds, h", [(30.0, 10_000, 2e-3), (100.0, 100_000, 1e-3)])
 def test_many_gaussian_rounds_bracket_the_closed_form_with_smaller_charges(sigma, rounds, h):
     """T Gaussian rounds (mu = sqrt(T)/sigma ~ 3): lower <= theta <= upper with the direct bins, and
-    the round-off charges at least 5x below the FFT-only ones on the same PMFs."""
+    the round-off charges at least 20x below the FFT-only ones on the same PMFs."""
     dist = pld.gaussian(sigma, value_discretization_interval=h)
     composed = dist.self_compose(rounds)
     r = math.sqrt(rounds) / sigma
@@ -98,26 +98,25 @@ def test_many_gaussian_rounds_bracket_the_closed_form_with_smaller_charges(sigma
     for side in _round_pmfs(dist, True) + _round_pmfs(dist, False):
         new, old = _charges(side, rounds, True), _charges(side, rounds, False)
         assert np.array_equal(new.p.shape, old.p.shape)
-        assert new.total_error * 5 <= old.total_error
-        assert new.entry_error * 5 <= old.entry_error
+        assert new.total_error * 20 <= old.total_error
+        assert new.entry_error * 20 <= old.entry_error
         # the values themselves differ only by round-off, well inside the old charge
         assert np.max(np.abs(new.p - old.p)) <= old.entry_error
 
 
 def test_charge_limited_subsampled_gaussian_point_moves_below_the_floor():
     """sigma 0.5, q 1e-4, 47 149 rounds, eps 10 (G1's charge-limited corner): the upper delta was
-    ~3.1e-9 on every grid, all FFT round-off charge; with the direct bins it is below 1e-9, still
-    above the certified lower side and above dp_accounting's (uncertified) estimate minus its own
-    tail, and the pessimistic charge is at least 5x smaller."""
+    ~3.1e-9 on every grid, all FFT round-off charge; with the direct bins it is below 1e-10 and
+    still above the certified lower sides of this grid and of a finer one, and the pessimistic charge is at least 20x smaller."""
     h = 2e-3
     dist = pld.subsampled_gaussian(0.5, 1e-4, value_discretization_interval=h)
     composed = dist.self_compose(47149)
     lo, up = composed.delta(10.0, bound="both")
-    assert 0.0 <= lo <= up < 1e-9
+    assert 0.0 <= lo <= up < 1e-10
     for side in _round_pmfs(dist, True):
         new, old = _charges(side, 47149, True), _charges(side, 47149, False)
-        assert new.total_error * 5 <= old.total_error
-        assert old.total_error > 1e-9 > new.total_error
+        assert new.total_error * 20 <= old.total_error
+        assert old.total_error > 1e-9 > 1e-10 > new.total_error
     # A finer grid's certified lower side never exceeds this upper side.
     fine = pld.subsampled_gaussian(0.5, 1e-4, value_discretization_interval=2.5e-4).self_compose(47149)
     assert fine.delta(10.0, bound="lower") <= up

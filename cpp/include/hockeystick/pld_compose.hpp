@@ -31,7 +31,16 @@
 // the other bins keep the FFT's value and bound.  With delta_ik the bound of factor i at
 // bin k, the spectrum error obeys |dY_k| <= prod (|X_ik| + delta_ik)^c_i - prod |X_ik|^c_i, plus
 // the rounding of the power taken in polar form (2 u sum c_i (|log|X_ik|| + pi + 2)
-// relative).  Per output entry the error is at most (1/M) sum_k |dY_k| plus the inverse
+// relative).  At a bin where every factor is a direct one and long double has 64 bits
+// (x86-64), the power and the perturbed power are taken in long double instead (u_L = 2^-64;
+// glibc's logl, atan2l, expl, cosl, sinl within 2 ulp): |X| from the double parts (2 u_L),
+// log (2 ulp + that), atan2 (2 ulp of at most pi), the products c log|X|, c arg X and their
+// sum over the n_t factors ((n_t + 1) u_L of the sum of magnitudes), fmod by 2 pi rounded
+// (|phase| u_L + 2 pi u_L), exp, cos, sin and the product (8 u_L), then rounding to double (u
+// relative): at most u_L ((n_t + 8) sum c_i (|log|X_ik|| + pi + 2) + 64) relative to both
+// powers, charged on both (the difference of the two exps may lose that much of each), plus u,
+// the whole rounded up by 1 + 4u; after many rounds this is ~2000x below the double power's
+// charge, leaving c delta_direct as the charge.  Per output entry the error is at most (1/M) sum_k |dY_k| plus the inverse
 // transform's own (8 u ceil(log2 M) ||Y||_1 / M); in Euclidean norm the first part is at
 // most ||dY||_2 / sqrt(M) (Parseval).  The result carries four numbers (ComposedPMF) from
 // which delta(eps) is charged: entry_error per grid point above eps, capped by
@@ -128,6 +137,9 @@ constexpr std::int64_t kParallelItems = 4;
 // at most kDirectTermsPerPoint m ceil(log2 m) products per row (a few FFTs' worth).
 constexpr double kDirectMinAmplified = 1e-12;
 constexpr double kDirectTermsPerPoint = 2.0;
+// Where long double carries at least 64 bits (x86-64's 80-bit format), the power of the direct bins
+// is taken in it, so its rounding is charged with u_L = 2^-64 instead of u.
+constexpr bool kLongPower = std::numeric_limits<long double>::digits >= 64;
 
 // Where one composition's output lives: grid indices a_idx .. a_idx + width - 1, what the cut costs.
 struct Window {
@@ -313,6 +325,7 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
     constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
     constexpr double two_pi = 6.283185307179586;
     constexpr double pi = 3.141592653589793;
+    constexpr long double u_long = 0.5L * std::numeric_limits<long double>::epsilon();
     const std::int64_t bins = m / 2 + 1;
     const double stages = std::max(1.0, std::ceil(std::log2(static_cast<double>(m))));
     const double fft_err = 8.0 * u * stages;
@@ -449,6 +462,36 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
                 live = squares ? x.real() * x.real() + x.imag() * x.imag() > floor_sq[j] : std::abs(x) > floor[j];
             }
             if (!live) continue;
+            bool direct = kLongPower;
+            for (std::size_t j = 0; j < nt && direct; ++j) direct = k < band[row[j]];
+            if (direct) {  // the power in long double (opening comment), its bound with u_L
+                constexpr long double two_pi_long = 6.283185307179586476925286766559005768L;
+                long double log_mod = 0.0L, log_mod_pert = 0.0L, phase = 0.0L, rel = 0.0L;
+                for (std::size_t j = 0; j < nt; ++j) {
+                    const std::complex<double> x = spec[row[j] * bins + k];
+                    const long double re = x.real(), im = x.imag();
+                    const long double mod = std::sqrt(re * re + im * im);
+                    const long double lm = std::log(mod);
+                    const long double c = count[j];
+                    log_mod += c * lm;
+                    log_mod_pert += c * std::log(mod + static_cast<long double>(direct_err[row[j]]));
+                    phase += c * std::atan2(im, re);
+                    rel += c * ((std::isfinite(lm) ? std::fabs(lm) : 0.0L) + static_cast<long double>(pi) + 2.0L);
+                }
+                if (!(log_mod_pert > kLogUnderflow)) continue;
+                const long double modulus = std::exp(log_mod), perturbed = std::exp(log_mod_pert);
+                long double angle = std::fmod(phase, two_pi_long);
+                if (angle < 0.0L) angle += two_pi_long;
+                out[k] = std::complex<double>(static_cast<double>(modulus * std::cos(angle)),
+                                              static_cast<double>(modulus * std::sin(angle)));
+                const long double rel_long = u_long * (static_cast<long double>(nt + 8) * rel + 64.0L);
+                const double d = static_cast<double>((perturbed - modulus) + (perturbed + modulus) * rel_long +
+                                                     modulus * static_cast<long double>(u)) * (1.0 + 4.0 * u);
+                l1 += static_cast<double>(modulus) * (1.0 + 2.0 * u);
+                ds += d;
+                dq += d * d;
+                continue;
+            }
             double log_mod = 0.0, log_mod_pert = 0.0, phase = 0.0, rel = 0.0;
             for (std::size_t j = 0; j < nt; ++j) {
                 const std::int64_t at = row[j] * bins + k;
