@@ -24,10 +24,10 @@
 // Round-off.  Each transform's output entries are off by at most 8 u ceil(log2 M) times
 // the l1 norm of its input (pld_fft_backend.hpp).  After many rounds that bound, amplified
 // about c-fold by the power at the live bins (|X| ~ 1 there), is the whole charge, so in a
-// row whose largest count c times it reaches kDirectMinAmplified the low-frequency bins
-// [0, K) up to the highest live one (at most kDirectTermsPerPoint M ceil(log2 M) products)
-// are recomputed by a compensated direct sum, each within delta_direct ~ 2.5 u ||x||_1
-// (pld_direct_spectrum.hpp; 8 u ceil(log2 M) ||x||_1 is 40-50x that at M = 2^12..2^20);
+// row where that charge reaches kDirectMinCharge (c its largest count) the low-frequency bins
+// [0, K) where |X|^c > kDirectBandFloor (at most kDirectTermsPerPoint M ceil(log2 M) products)
+// are recomputed by a direct sum in long double, each within delta_direct ~ 1.1 u ||x||_1
+// (pld_direct_spectrum.hpp; 8 u ceil(log2 M) ||x||_1 is 90-160x that at M = 2^12..2^20);
 // the other bins keep the FFT's value and bound.  With delta_ik the bound of factor i at
 // bin k, the spectrum error obeys |dY_k| <= prod (|X_ik| + delta_ik)^c_i - prod |X_ik|^c_i, plus
 // the rounding of the power taken in polar form (2 u sum c_i (|log|X_ik|| + pi + 2)
@@ -132,14 +132,18 @@ constexpr double kFallbackLadderPoints = 1 << 20;  // wider Chernoff windows als
 // Batches of fewer items run their per-bin loop on one thread: the two directions of one PLD
 // gain less than an OpenMP team costs (its idle spinning is CPU time) on a shared machine.
 constexpr std::int64_t kParallelItems = 4;
-// Low-frequency bins are recomputed directly (pld_direct_spectrum.hpp) in a row whose largest count
-// times its FFT bound reaches this (many rounds: the power amplifies delta about count-fold there),
-// at most kDirectTermsPerPoint m ceil(log2 m) products per row (a few FFTs' worth).
-constexpr double kDirectMinAmplified = 1e-12;
+// Low-frequency bins are recomputed directly (pld_direct_spectrum.hpp) up to the highest bin with
+// |X|^c above kDirectBandFloor, c a row's largest count (beyond it the amplified error c |X|^(c-1) delta
+// is a millionth of the peak's), at most kDirectTermsPerPoint m ceil(log2 m) products per row (~9 ns
+// each), in a row where the FFT bound's charge at those bins, about c delta (2 sum |X|^(2(c-1)))^(1/2)
+// (the spectral_l2 part of total_error), reaches kDirectMinCharge: many rounds, where the power
+// amplifies delta about c-fold; below it the direct bins would move delta by less than 1e-10.  Only
+// where long double is x86-64's 80-bit format (64 bits: fast in hardware), where the power of the
+// direct bins is also taken in long double, its rounding charged with u_L = 2^-64 instead of u.
+constexpr double kDirectMinCharge = 1e-10;
+constexpr double kDirectBandFloor = 1e-6;
 constexpr double kDirectTermsPerPoint = 2.0;
-// Where long double carries at least 64 bits (x86-64's 80-bit format), the power of the direct bins
-// is taken in it, so its rounding is charged with u_L = 2^-64 instead of u.
-constexpr bool kLongPower = std::numeric_limits<long double>::digits >= 64;
+constexpr bool kLongPower = std::numeric_limits<long double>::digits == 64;
 
 // Where one composition's output lives: grid indices a_idx .. a_idx + width - 1, what the cut costs.
 struct Window {
@@ -364,9 +368,9 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
         }
     }
     // Per row, the low band of bins [0, band[r]) recomputed directly (pld_direct_spectrum.hpp), their
-    // bound direct_err[r] instead of err[r]: up to the highest bin some item may keep (the test of
-    // `prepared` below), where the largest count times err[r] reaches kDirectMinAmplified, the direct
-    // bound is the smaller and the products fit the budget (else the lowest bins the budget allows).
+    // bound direct_err[r] instead of err[r]: up to the highest bin with |X|^c_max above kDirectBandFloor,
+    // where the FFT bound's charge there reaches kDirectMinCharge, the direct bound is the smaller and the products
+    // fit the budget (else the lowest bins the budget allows).  Which bins are chosen only moves the charge.
     // The floors above keep err[r]: with the smaller bound a dropped bin underflows all the more.
     std::vector<std::int64_t> band(rows, 0);
     std::vector<double> direct_err(err);
@@ -380,15 +384,20 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
         for (const auto& [f, r] : row_of) {
             const PmfView& pmf = factors[f];
             const double bound = direct_bin_error(detail::finite_mass(pmf), pmf.n);
-            if (!(direct_bins && count_max[r] * err[r] >= kDirectMinAmplified && bound < err[r])) continue;
-            const double fl = row_floor[r];
-            const bool all = !(fl > 1e-150);
-            const double f_sq = all ? 0.0 : fl * fl * (1.0 - 16.0 * u);
+            if (!(kLongPower && direct_bins && bound < err[r])) continue;
+            const double c = count_max[r];
+            const double band_sq = std::exp(2.0 * std::log(kDirectBandFloor) / c);  // |X|^2 above it
             std::int64_t top = 0;
+            double weight = 0.0;  // sum over the band of |X|^(2 (c - 1))
             for (std::int64_t k = 0; k < bins; ++k) {
                 const std::complex<double> x = spec[r * bins + k];
-                if (all || x.real() * x.real() + x.imag() * x.imag() > f_sq) top = k + 1;
+                const double mod_sq = x.real() * x.real() + x.imag() * x.imag();
+                if (mod_sq > band_sq) {
+                    top = k + 1;
+                    weight += std::exp((c - 1.0) * std::log(mod_sq));
+                }
             }
+            if (!(c * err[r] * std::sqrt(2.0 * weight) >= kDirectMinCharge)) continue;
             band[r] = std::min(top, static_cast<std::int64_t>(budget / static_cast<double>(pmf.n)));
             if (band[r] == 0) continue;
             direct_err[r] = bound;

@@ -71,8 +71,8 @@ def compose_many(items: Sequence[Factors], *, pessimistic: bool, tail: float = D
     factor once, on the side asked for, is returned as it is.  ``max_points`` caps every
     composed window (default ``DEFAULT_MAX_POINTS``); ``workers`` is scipy.fft's (None: all
     cores for a batch of several rows).  ``direct_bins`` (default) recomputes the low-frequency
-    bins of many-round compositions by a compensated direct sum, whose round-off bound is about
-    2.5 u ||p||_1 instead of the FFT's 8 u ceil(log2 M) ||p||_1 (pld_direct_spectrum.hpp); False
+    bins of many-round compositions by a direct sum in long double, whose round-off bound is about
+    1.1 u ||p||_1 instead of the FFT's 8 u ceil(log2 M) ||p||_1 (pld_direct_spectrum.hpp); False
     keeps the FFT's values and bounds everywhere (the larger charges; for comparisons).
     """
     cap = DEFAULT_MAX_POINTS if max_points is None else int(max_points)
