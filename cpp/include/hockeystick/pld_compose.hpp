@@ -142,7 +142,7 @@ constexpr std::int64_t kParallelItems = 4;
 // direct bins is also taken in long double, its rounding charged with u_L = 2^-64 instead of u.
 constexpr double kDirectMinCharge = 1e-10;
 constexpr double kDirectBandFloor = 1e-6;
-constexpr double kDirectTermsPerPoint = 2.0;
+constexpr double kDirectTermsPerPoint = 1.0;
 constexpr bool kLongPower = std::numeric_limits<long double>::digits == 64;
 
 // Where one composition's output lives: grid indices a_idx .. a_idx + width - 1, what the cut costs.
@@ -384,8 +384,12 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
         for (const auto& [f, r] : row_of) {
             const PmfView& pmf = factors[f];
             const double bound = direct_bin_error(detail::finite_mass(pmf), pmf.n);
-            if (!(kLongPower && direct_bins && bound < err[r])) continue;
             const double c = count_max[r];
+            // |X| <= 1 + err: the estimate below is at most 2 c err sqrt(2 bins); rows under the floor even so
+            // (few rounds) skip the scan
+            if (!(kLongPower && direct_bins && bound < err[r] &&
+                  2.0 * c * err[r] * std::sqrt(2.0 * static_cast<double>(bins)) >= kDirectMinCharge))
+                continue;
             const double band_sq = std::exp(2.0 * std::log(kDirectBandFloor) / c);  // |X|^2 above it
             std::int64_t top = 0;
             double weight = 0.0;  // sum over the band of |X|^(2 (c - 1))
