@@ -25,7 +25,7 @@
 // the l1 norm of its input (pld_fft_backend.hpp).  After many rounds that bound, amplified
 // about c-fold by the power at the live bins (|X| ~ 1 there), is the whole charge, so in a
 // row where that charge reaches kDirectMinCharge (c its largest count) the low-frequency bins
-// [0, K) where |X|^c > kDirectBandFloor (at most kDirectTermsPerPoint M ceil(log2 M) products)
+// [0, K) where |X|^c > kDirectBandFloor (within a budget of products: kDirectTermsPerPoint)
 // are recomputed by a direct sum in long double, each within delta_direct ~ 1.1 u ||x||_1
 // (pld_direct_spectrum.hpp; 8 u ceil(log2 M) ||x||_1 is 90-160x that at M = 2^12..2^20);
 // the other bins keep the FFT's value and bound.  With delta_ik the bound of factor i at
@@ -134,8 +134,8 @@ constexpr double kFallbackLadderPoints = 1 << 20;  // wider Chernoff windows als
 constexpr std::int64_t kParallelItems = 4;
 // Low-frequency bins are recomputed directly (pld_direct_spectrum.hpp) up to the highest bin with
 // |X|^c above kDirectBandFloor, c a row's largest count (beyond it the amplified error c |X|^(c-1) delta
-// is a millionth of the peak's), at most kDirectTermsPerPoint m ceil(log2 m) products per row (~9 ns
-// each), in a row where the FFT bound's charge at those bins, about c delta (2 sum |X|^(2(c-1)))^(1/2)
+// is a millionth of the peak's), at most kDirectTermsPerPoint m ceil(log2 m) products per row, or
+// kDirectTermsAtLeast if more (~9 ns each), in a row where the FFT bound's charge at those bins, about c delta (2 sum |X|^(2(c-1)))^(1/2)
 // (the spectral_l2 part of total_error), reaches kDirectMinCharge: many rounds, where the power
 // amplifies delta about c-fold; below it the direct bins would move delta by less than 1e-10.  Only
 // where long double is x86-64's 80-bit format (64 bits: fast in hardware), where the power of the
@@ -143,6 +143,7 @@ constexpr std::int64_t kParallelItems = 4;
 constexpr double kDirectMinCharge = 1e-10;
 constexpr double kDirectBandFloor = 1e-6;
 constexpr double kDirectTermsPerPoint = 1.0;
+constexpr double kDirectTermsAtLeast = 1 << 19;  // a few ms: short rows get their whole band
 constexpr bool kLongPower = std::numeric_limits<long double>::digits == 64;
 
 // Where one composition's output lives: grid indices a_idx .. a_idx + width - 1, what the cut costs.
@@ -379,7 +380,7 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
         for (const Window* w : windows)
             for (const Term& t : w->terms)
                 count_max[row_of.at(t.factor)] = std::max(count_max[row_of.at(t.factor)], static_cast<double>(t.count));
-        const double budget = kDirectTermsPerPoint * static_cast<double>(m) * stages;
+        const double budget = std::max(kDirectTermsPerPoint * static_cast<double>(m) * stages, kDirectTermsAtLeast);
         std::unique_ptr<TwiddleTable> table;
         for (const auto& [f, r] : row_of) {
             const PmfView& pmf = factors[f];
