@@ -107,7 +107,8 @@ def test_many_gaussian_rounds_bracket_the_closed_form_with_smaller_charges(sigma
 def test_charge_limited_subsampled_gaussian_point_moves_below_the_floor():
     """sigma 0.5, q 1e-4, 47 149 rounds, eps 10 (G1's charge-limited corner): the upper delta was
     ~3.1e-9 on every grid, all FFT round-off charge; with the direct bins it is below 1e-10 and
-    still above the certified lower sides of this grid and of a finer one, and the pessimistic charge is at least 20x smaller."""
+    still above the certified lower sides of this grid and of a finer one, and the pessimistic charge
+    is at least 20x smaller."""
     h = 2e-3
     dist = pld.subsampled_gaussian(0.5, 1e-4, value_discretization_interval=h)
     composed = dist.self_compose(47149)

@@ -40,9 +40,10 @@
 // relative): at most u_L ((n_t + 8) sum c_i (|log|X_ik|| + pi + 2) + 64) relative to both
 // powers, charged on both (the difference of the two exps may lose that much of each), plus u,
 // the whole rounded up by 1 + 4u; after many rounds this is ~2000x below the double power's
-// charge, leaving c delta_direct as the charge.  Per output entry the error is at most (1/M) sum_k |dY_k| plus the inverse
-// transform's own (8 u ceil(log2 M) ||Y||_1 / M); in Euclidean norm the first part is at
-// most ||dY||_2 / sqrt(M) (Parseval).  The result carries four numbers (ComposedPMF) from
+// charge, leaving c delta_direct as the charge.  Per output entry the error is at most
+// (1/M) sum_k |dY_k| plus the inverse transform's own (8 u ceil(log2 M) ||Y||_1 / M); in
+// Euclidean norm the first part is at most ||dY||_2 / sqrt(M) (Parseval).  The result
+// carries four numbers (ComposedPMF) from
 // which delta(eps) is charged: entry_error per grid point above eps, capped by
 // total_error and by spectral_l2 sqrt(n) + inverse_error n (Cauchy-Schwarz over n points
 // with weights in [0, 1]); pld_hockey_stick.hpp's charged_epsilon and the facade's
@@ -133,13 +134,14 @@ constexpr double kFallbackLadderPoints = 1 << 20;  // wider Chernoff windows als
 // gain less than an OpenMP team costs (its idle spinning is CPU time) on a shared machine.
 constexpr std::int64_t kParallelItems = 4;
 // Low-frequency bins are recomputed directly (pld_direct_spectrum.hpp) up to the highest bin with
-// |X|^c above kDirectBandFloor, c a row's largest count (beyond it the amplified error c |X|^(c-1) delta
-// is a millionth of the peak's), at most kDirectTermsPerPoint m ceil(log2 m) products per row, or
-// kDirectTermsAtLeast if more (~9 ns each), in a row where the FFT bound's charge at those bins, about c delta (2 sum |X|^(2(c-1)))^(1/2)
-// (the spectral_l2 part of total_error), reaches kDirectMinCharge: many rounds, where the power
-// amplifies delta about c-fold; below it the direct bins would move delta by less than 1e-10.  Only
-// where long double is x86-64's 80-bit format (64 bits: fast in hardware), where the power of the
-// direct bins is also taken in long double, its rounding charged with u_L = 2^-64 instead of u.
+// |X|^c above kDirectBandFloor, c a row's largest count (beyond it the amplified error
+// c |X|^(c-1) delta is a millionth of the peak's), at most kDirectTermsPerPoint m ceil(log2 m)
+// products per row, or kDirectTermsAtLeast if more (~9 ns each), in a row where the FFT bound's
+// charge at those bins, about c delta (2 sum |X|^(2(c-1)))^(1/2) (the spectral_l2 part of
+// total_error), reaches kDirectMinCharge: many rounds, where the power amplifies delta about
+// c-fold; below it the direct bins would move delta by less than 1e-10.  Only where long double
+// is x86-64's 80-bit format (64 bits: fast in hardware), where the power of the direct bins is
+// also taken in long double, its rounding charged with u_L = 2^-64 instead of u.
 constexpr double kDirectMinCharge = 1e-10;
 constexpr double kDirectBandFloor = 1e-6;
 constexpr double kDirectTermsPerPoint = 1.0;
@@ -370,8 +372,9 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
     }
     // Per row, the low band of bins [0, band[r]) recomputed directly (pld_direct_spectrum.hpp), their
     // bound direct_err[r] instead of err[r]: up to the highest bin with |X|^c_max above kDirectBandFloor,
-    // where the FFT bound's charge there reaches kDirectMinCharge, the direct bound is the smaller and the products
-    // fit the budget (else the lowest bins the budget allows).  Which bins are chosen only moves the charge.
+    // where the FFT bound's charge there reaches kDirectMinCharge, the direct bound is the smaller and
+    // the products fit the budget (else the lowest bins the budget allows).  Which bins are chosen only
+    // moves the charge.
     // The floors above keep err[r]: with the smaller bound a dropped bin underflows all the more.
     std::vector<std::int64_t> band(rows, 0);
     std::vector<double> direct_err(err);
@@ -379,7 +382,8 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
         std::vector<double> count_max(rows, 0.0);
         for (const Window* w : windows)
             for (const Term& t : w->terms)
-                count_max[row_of.at(t.factor)] = std::max(count_max[row_of.at(t.factor)], static_cast<double>(t.count));
+                count_max[row_of.at(t.factor)] =
+                    std::max(count_max[row_of.at(t.factor)], static_cast<double>(t.count));
         const double budget = std::max(kDirectTermsPerPoint * static_cast<double>(m) * stages, kDirectTermsAtLeast);
         std::unique_ptr<TwiddleTable> table;
         for (const auto& [f, r] : row_of) {
