@@ -74,14 +74,21 @@ def test_direct_bins_refuse_what_they_cannot_bound():
         _core.pld_direct_bins(np.array([0.5, 0.5]), 0, [0])
 
 
-def _charges(factor, rounds: int, direct_bins: bool):
-    return pc.compose([(factor, rounds)], pessimistic=factor.pessimistic, direct_bins=direct_bins)
+def _composed(dist, rounds: int, pessimistic: bool, direct_bins: bool) -> list:
+    """Every direction of ``rounds`` rounds of a one-factor-per-direction PLD, on one side."""
+    out = []
+    for direction in dist.directions:
+        (factor, count), = direction.items()
+        side = factor.upper if pessimistic else factor.lower
+        out.append(pc.compose([(side, count * rounds)], pessimistic=pessimistic, direct_bins=direct_bins))
+    return out
 
 
-def _round_pmfs(dist, pessimistic: bool) -> list:
-    """The one-round grid PMFs of every direction of a PLD, on one side."""
-    sides = [f.upper if pessimistic else f.lower for d in dist.directions for f in d]
-    return [s for s in sides if s is not None]
+def _bracket(dist, rounds: int, eps: np.ndarray, direct_bins: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(lower, upper) delta(eps): the largest over directions of each side's charged curve."""
+    lo = np.max([g.delta(eps) for g in _composed(dist, rounds, False, direct_bins)], axis=0)
+    up = np.max([g.delta(eps) for g in _composed(dist, rounds, True, direct_bins)], axis=0)
+    return lo, up
 
 
 @pytest.mark.parametrize("sigma, rounds, h", [(30.0, 10_000, 2e-3), (100.0, 100_000, 1e-3)])
@@ -89,19 +96,18 @@ def test_many_gaussian_rounds_bracket_the_closed_form_with_smaller_charges(sigma
     """T Gaussian rounds (mu = sqrt(T)/sigma ~ 3): lower <= theta <= upper with the direct bins, and
     the round-off charges at least 20x below the FFT-only ones on the same PMFs."""
     dist = pld.gaussian(sigma, value_discretization_interval=h)
-    composed = dist.self_compose(rounds)
     r = math.sqrt(rounds) / sigma
     eps = np.linspace(0.0, 4 * r + 2, 40)
     exact = hs.theta(r, eps)
-    lo, up = composed.delta(eps, bound="both")
+    lo, up = _bracket(dist, rounds, eps, True)
     assert np.all(lo <= exact) and np.all(exact <= up)
-    for side in _round_pmfs(dist, True) + _round_pmfs(dist, False):
-        new, old = _charges(side, rounds, True), _charges(side, rounds, False)
-        assert np.array_equal(new.p.shape, old.p.shape)
-        assert new.total_error * 20 <= old.total_error
-        assert new.entry_error * 20 <= old.entry_error
-        # the values themselves differ only by round-off, well inside the old charge
-        assert np.max(np.abs(new.p - old.p)) <= old.entry_error
+    for pessimistic in (True, False):
+        for new, old in zip(_composed(dist, rounds, pessimistic, True), _composed(dist, rounds, pessimistic, False)):
+            assert np.array_equal(new.p.shape, old.p.shape)
+            assert new.total_error * 20 <= old.total_error
+            assert new.entry_error * 20 <= old.entry_error
+            # the values themselves differ only by round-off, well inside the old charge
+            assert np.max(np.abs(new.p - old.p)) <= old.entry_error
 
 
 def test_charge_limited_subsampled_gaussian_point_moves_below_the_floor():
@@ -109,15 +115,25 @@ def test_charge_limited_subsampled_gaussian_point_moves_below_the_floor():
     ~3.1e-9 on every grid, all FFT round-off charge; with the direct bins it is below 1e-10 and
     still above the certified lower sides of this grid and of a finer one, and the pessimistic charge
     is at least 20x smaller."""
-    h = 2e-3
+    h, rounds, eps = 2e-3, 47149, np.array([10.0])
     dist = pld.subsampled_gaussian(0.5, 1e-4, value_discretization_interval=h)
-    composed = dist.self_compose(47149)
-    lo, up = composed.delta(10.0, bound="both")
-    assert 0.0 <= lo <= up < 1e-10
-    for side in _round_pmfs(dist, True):
-        new, old = _charges(side, 47149, True), _charges(side, 47149, False)
+    lo, up = _bracket(dist, rounds, eps, True)
+    old_lo, old_up = _bracket(dist, rounds, eps, False)
+    assert 0.0 <= lo[0] <= up[0] < 1e-10 < 1e-9 < old_up[0]
+    for new, old in zip(_composed(dist, rounds, True, True), _composed(dist, rounds, True, False)):
         assert new.total_error * 20 <= old.total_error
         assert old.total_error > 1e-9 > 1e-10 > new.total_error
-    # A finer grid's certified lower side never exceeds this upper side.
-    fine = pld.subsampled_gaussian(0.5, 1e-4, value_discretization_interval=2.5e-4).self_compose(47149)
-    assert fine.delta(10.0, bound="lower") <= up
+    # A finer grid's certified lower side (the accountant's, FFT charges) never exceeds this upper side.
+    fine = pld.subsampled_gaussian(0.5, 1e-4, value_discretization_interval=2.5e-4).self_compose(rounds)
+    assert fine.delta(10.0, bound="lower") <= up[0]
+    assert old_lo[0] <= up[0] and lo[0] <= old_up[0]
+
+
+def test_the_default_keeps_the_fft_charges():
+    """direct_bins defaults to False: the accountants' compositions are unchanged."""
+    dist = pld.subsampled_gaussian(0.5, 1e-4, value_discretization_interval=2e-3)
+    factor = next(iter(dist.directions[0]))
+    default = pc.compose([(factor.upper, 47149)], pessimistic=True)
+    fft_only = pc.compose([(factor.upper, 47149)], pessimistic=True, direct_bins=False)
+    assert (default.total_error, default.entry_error) == (fft_only.total_error, fft_only.entry_error)
+    np.testing.assert_array_equal(default.p, fft_only.p)

@@ -151,7 +151,7 @@ py::tuple direct_bins(const input_array& masses, std::int64_t m, const std::vect
 void register_pld_compose(py::module_& m) {
     m.def("pld_compose_many", &compose_many, py::arg("masses"), py::arg("k_lo"), py::arg("p_inf"), py::arg("h"),
           py::arg("items"), py::arg("pessimistic"), py::arg("tail"), py::arg("max_points"),
-          py::arg("workers") = py::none(), py::arg("direct_bins") = true,
+          py::arg("workers") = py::none(), py::arg("direct_bins") = false,
           "Composes each item (a list of (factor index, count)) of grid PMFs on grid h; scipy.fft transforms.");
     m.def("pld_fft_length", &pld::fft_length, py::arg("width"));
     m.def("pld_direct_bins", &direct_bins, py::arg("masses"), py::arg("m"), py::arg("bins"),
