@@ -71,7 +71,7 @@ py::array_t<double> owned_array(std::vector<double>&& v) {
 py::list compose_many(const std::vector<input_array>& masses, const std::vector<std::int64_t>& k_lo,
                       const std::vector<double>& p_inf, double h,
                       const std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>& items,
-                      bool pessimistic, double tail, std::int64_t max_points, py::object workers) {
+                      bool pessimistic, double tail, std::int64_t max_points, py::object workers, bool direct_bins) {
     if (masses.size() != k_lo.size() || masses.size() != p_inf.size())
         throw py::value_error("internal: one k_lo and one p_inf per factor");
     std::vector<pld::PmfView> factors(masses.size());
@@ -92,7 +92,7 @@ py::list compose_many(const std::vector<input_array>& masses, const std::vector<
             // workers = 1: one thread for the transforms and for the per-bin powers alike
             const int threads = !workers_is_none && workers_value == 1 ? 1 : 0;
             done = pld::compose_many(factors, h, terms, pessimistic, tail, max_points, fft, std::int64_t(1) << 23,
-                                     threads);
+                                     threads, direct_bins);
         } catch (const std::length_error& e) {
             py::gil_scoped_acquire acquire;
             throw py::value_error(std::string(e.what()) +
@@ -119,12 +119,41 @@ py::list compose_many(const std::vector<input_array>& masses, const std::vector<
     return out;
 }
 
+// Bins ks of the length-m DFT of masses (folded mod m) computed directly, and their common bound.
+py::tuple direct_bins(const input_array& masses, std::int64_t m, const std::vector<std::int64_t>& ks) {
+    if (masses.ndim() != 1) throw py::value_error("masses must be one-dimensional");
+    if (m < 1) throw py::value_error("m must be >= 1");
+    const std::int64_t n = static_cast<std::int64_t>(masses.size());
+    double l1 = 0.0;
+    for (std::int64_t j = 0; j < n; ++j) {
+        if (!(masses.data()[j] >= 0.0 && std::isfinite(masses.data()[j])))
+            throw py::value_error("masses must be finite and >= 0");
+        l1 += masses.data()[j];
+    }
+    for (const std::int64_t k : ks)
+        if (k < 0 || k >= m) throw py::value_error("every bin must lie in [0, m)");
+    py::array_t<std::complex<double>> values(static_cast<py::ssize_t>(ks.size()));
+    double bound = 0.0;
+    std::complex<double>* out = values.mutable_data();
+    const double* p = masses.data();
+    {
+        py::gil_scoped_release release;
+        const pld::TwiddleTable table(m);
+        for (std::size_t i = 0; i < ks.size(); ++i) out[i] = pld::direct_bin(p, n, ks[i], table);
+        // l1 rounded up by its own summation bound (n u relative), as pld_compose's finite_mass
+        bound = pld::direct_bin_error(l1 * (1.0 + (static_cast<double>(n) + 1.0) * 1.12e-16), n);
+    }
+    return py::make_tuple(values, bound);
+}
+
 }  // namespace
 
 void register_pld_compose(py::module_& m) {
     m.def("pld_compose_many", &compose_many, py::arg("masses"), py::arg("k_lo"), py::arg("p_inf"), py::arg("h"),
           py::arg("items"), py::arg("pessimistic"), py::arg("tail"), py::arg("max_points"),
-          py::arg("workers") = py::none(),
+          py::arg("workers") = py::none(), py::arg("direct_bins") = false,
           "Composes each item (a list of (factor index, count)) of grid PMFs on grid h; scipy.fft transforms.");
     m.def("pld_fft_length", &pld::fft_length, py::arg("width"));
+    m.def("pld_direct_bins", &direct_bins, py::arg("masses"), py::arg("m"), py::arg("bins"),
+          "Bins of the length-m DFT of masses (folded mod m) by a compensated direct sum, and their error bound.");
 }

@@ -22,12 +22,28 @@
 // side: both bounds are subtracted (a negative `shift`).
 //
 // Round-off.  Each transform's output entries are off by at most 8 u ceil(log2 M) times
-// the l1 norm of its input (pld_fft_backend.hpp); with delta_i that bound for factor i,
-// the spectrum error obeys |dY_k| <= prod (|X_ik| + delta_i)^c_i - prod |X_ik|^c_i, plus
+// the l1 norm of its input (pld_fft_backend.hpp).  After many rounds that bound, amplified
+// about c-fold by the power at the live bins (|X| ~ 1 there), is the whole charge, so in a
+// row where that charge reaches kDirectMinCharge (c its largest count) the low-frequency bins
+// [0, K) where |X|^c > kDirectBandFloor (within a budget of products: kDirectTermsPerPoint)
+// are recomputed by a direct sum in long double, each within delta_direct ~ 1.1 u ||x||_1
+// (pld_direct_spectrum.hpp; 8 u ceil(log2 M) ||x||_1 is 90-160x that at M = 2^12..2^20);
+// the other bins keep the FFT's value and bound.  With delta_ik the bound of factor i at
+// bin k, the spectrum error obeys |dY_k| <= prod (|X_ik| + delta_ik)^c_i - prod |X_ik|^c_i, plus
 // the rounding of the power taken in polar form (2 u sum c_i (|log|X_ik|| + pi + 2)
-// relative).  Per output entry the error is at most (1/M) sum_k |dY_k| plus the inverse
-// transform's own (8 u ceil(log2 M) ||Y||_1 / M); in Euclidean norm the first part is at
-// most ||dY||_2 / sqrt(M) (Parseval).  The result carries four numbers (ComposedPMF) from
+// relative).  At a bin where every factor is a direct one and long double has 64 bits
+// (x86-64), the power and the perturbed power are taken in long double instead (u_L = 2^-64;
+// glibc's logl, atan2l, expl, cosl, sinl within 2 ulp): |X| from the double parts (2 u_L),
+// log (2 ulp + that), atan2 (2 ulp of at most pi), the products c log|X|, c arg X and their
+// sum over the n_t factors ((n_t + 1) u_L of the sum of magnitudes), fmod by 2 pi rounded
+// (|phase| u_L + 2 pi u_L), exp, cos, sin and the product (8 u_L), then rounding to double (u
+// relative): at most u_L ((n_t + 8) sum c_i (|log|X_ik|| + pi + 2) + 64) relative to both
+// powers, charged on both (the difference of the two exps may lose that much of each), plus u,
+// the whole rounded up by 1 + 4u; after many rounds this is ~2000x below the double power's
+// charge, leaving c delta_direct as the charge.  Per output entry the error is at most
+// (1/M) sum_k |dY_k| plus the inverse transform's own (8 u ceil(log2 M) ||Y||_1 / M); in
+// Euclidean norm the first part is at most ||dY||_2 / sqrt(M) (Parseval).  The result
+// carries four numbers (ComposedPMF) from
 // which delta(eps) is charged: entry_error per grid point above eps, capped by
 // total_error and by spectral_l2 sqrt(n) + inverse_error n (Cauchy-Schwarz over n points
 // with weights in [0, 1]); pld_hockey_stick.hpp's charged_epsilon and the facade's
@@ -58,6 +74,7 @@
 #include <vector>
 
 #include "pld_connect_dots.hpp"
+#include "pld_direct_spectrum.hpp"
 #include "pld_fft_backend.hpp"
 #include "pld_hockey_stick.hpp"
 
@@ -116,6 +133,20 @@ constexpr double kFallbackLadderPoints = 1 << 20;  // wider Chernoff windows als
 // Batches of fewer items run their per-bin loop on one thread: the two directions of one PLD
 // gain less than an OpenMP team costs (its idle spinning is CPU time) on a shared machine.
 constexpr std::int64_t kParallelItems = 4;
+// Low-frequency bins are recomputed directly (pld_direct_spectrum.hpp) up to the highest bin with
+// |X|^c above kDirectBandFloor, c a row's largest count (beyond it the amplified error
+// c |X|^(c-1) delta is a millionth of the peak's), at most kDirectTermsPerPoint m ceil(log2 m)
+// products per row, or kDirectTermsAtLeast if more (~9 ns each), in a row where the FFT bound's
+// charge at those bins, about c delta (2 sum |X|^(2(c-1)))^(1/2) (the spectral_l2 part of
+// total_error), reaches kDirectMinCharge: many rounds, where the power amplifies delta about
+// c-fold; below it the direct bins would move delta by less than 1e-10.  Only where long double
+// is x86-64's 80-bit format (64 bits: fast in hardware), where the power of the direct bins is
+// also taken in long double, its rounding charged with u_L = 2^-64 instead of u.
+constexpr double kDirectMinCharge = 1e-10;
+constexpr double kDirectBandFloor = 1e-6;
+constexpr double kDirectTermsPerPoint = 1.0;
+constexpr double kDirectTermsAtLeast = 1 << 19;  // a few ms: short rows get their whole band
+constexpr bool kLongPower = std::numeric_limits<long double>::digits == 64;
 
 // Where one composition's output lives: grid indices a_idx .. a_idx + width - 1, what the cut costs.
 struct Window {
@@ -296,10 +327,12 @@ inline Window composition_window(const std::vector<PmfView>& factors, double h, 
 // Composes the items of one batch on a common FFT length m (>= every window).
 inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factors, double h,
                                               const std::vector<const Window*>& windows, std::int64_t m,
-                                              bool pessimistic, RealFftBackend& fft, int threads = 0) {
+                                              bool pessimistic, RealFftBackend& fft, int threads = 0,
+                                              bool direct_bins = false) {
     constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
     constexpr double two_pi = 6.283185307179586;
     constexpr double pi = 3.141592653589793;
+    constexpr long double u_long = 0.5L * std::numeric_limits<long double>::epsilon();
     const std::int64_t bins = m / 2 + 1;
     const double stages = std::max(1.0, std::ceil(std::log2(static_cast<double>(m))));
     const double fft_err = 8.0 * u * stages;
@@ -337,6 +370,53 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
             row_floor[r] = std::min(row_floor[r], floors[i].back());
         }
     }
+    // Per row, the low band of bins [0, band[r]) recomputed directly (pld_direct_spectrum.hpp), their
+    // bound direct_err[r] instead of err[r]: up to the highest bin with |X|^c_max above kDirectBandFloor,
+    // where the FFT bound's charge there reaches kDirectMinCharge, the direct bound is the smaller and
+    // the products fit the budget (else the lowest bins the budget allows).  Which bins are chosen only
+    // moves the charge.
+    // The floors above keep err[r]: with the smaller bound a dropped bin underflows all the more.
+    std::vector<std::int64_t> band(rows, 0);
+    std::vector<double> direct_err(err);
+    {
+        std::vector<double> count_max(rows, 0.0);
+        for (const Window* w : windows)
+            for (const Term& t : w->terms)
+                count_max[row_of.at(t.factor)] =
+                    std::max(count_max[row_of.at(t.factor)], static_cast<double>(t.count));
+        const double budget = std::max(kDirectTermsPerPoint * static_cast<double>(m) * stages, kDirectTermsAtLeast);
+        std::unique_ptr<TwiddleTable> table;
+        for (const auto& [f, r] : row_of) {
+            const PmfView& pmf = factors[f];
+            const double bound = direct_bin_error(detail::finite_mass(pmf), pmf.n);
+            const double c = count_max[r];
+            // |X| <= 1 + err: the estimate below is at most 2 c err sqrt(2 bins); rows under the floor even so
+            // (few rounds) skip the scan
+            if (!(kLongPower && direct_bins && bound < err[r] &&
+                  2.0 * c * err[r] * std::sqrt(2.0 * static_cast<double>(bins)) >= kDirectMinCharge))
+                continue;
+            const double band_sq = std::exp(2.0 * std::log(kDirectBandFloor) / c);  // |X|^2 above it
+            std::int64_t top = 0;
+            double weight = 0.0;  // sum over the band of |X|^(2 (c - 1))
+            for (std::int64_t k = 0; k < bins; ++k) {
+                const std::complex<double> x = spec[r * bins + k];
+                const double mod_sq = x.real() * x.real() + x.imag() * x.imag();
+                if (mod_sq > band_sq) {
+                    top = k + 1;
+                    weight += std::exp((c - 1.0) * std::log(mod_sq));
+                }
+            }
+            if (!(c * err[r] * std::sqrt(2.0 * weight) >= kDirectMinCharge)) continue;
+            band[r] = std::min(top, static_cast<std::int64_t>(budget / static_cast<double>(pmf.n)));
+            if (band[r] == 0) continue;
+            direct_err[r] = bound;
+            if (!table) table.reset(new TwiddleTable(m));
+            std::complex<double>* row = spec.data() + r * bins;
+            const std::int64_t width = band[r];
+#pragma omp parallel for schedule(static) if (width * pmf.n > (std::int64_t(1) << 20) && threads != 1)
+            for (std::int64_t k = 0; k < width; ++k) row[k] = direct_bin(pmf.p, pmf.n, k, *table);
+        }
+    }
     // Per row and bin, what the power needs of X alone (|X|, log|X|, log(|X| + delta), arg X and
     // the rounding term), computed once for all the items sharing the row instead of once per item
     // (the same calls on the same numbers, so the same bits), at the bins some item may keep
@@ -352,7 +432,8 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
         const std::complex<double> x = spec[r * bins + k];
         const double mod = std::abs(x);
         const double lm = std::log(mod);
-        return BinTerms{mod, lm, std::log(mod + err[r]), std::arg(x), (std::isfinite(lm) ? std::fabs(lm) : 0.0) + pi + 2.0};
+        const double delta = k < band[r] ? direct_err[r] : err[r];
+        return BinTerms{mod, lm, std::log(mod + delta), std::arg(x), (std::isfinite(lm) ? std::fabs(lm) : 0.0) + pi + 2.0};
     };
     for (std::int64_t r = 0; r < rows; ++r) {
         const double f = row_floor[r];
@@ -399,6 +480,36 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
                 live = squares ? x.real() * x.real() + x.imag() * x.imag() > floor_sq[j] : std::abs(x) > floor[j];
             }
             if (!live) continue;
+            bool direct = kLongPower;
+            for (std::size_t j = 0; j < nt && direct; ++j) direct = k < band[row[j]];
+            if (direct) {  // the power in long double (opening comment), its bound with u_L
+                constexpr long double two_pi_long = 6.283185307179586476925286766559005768L;
+                long double log_mod = 0.0L, log_mod_pert = 0.0L, phase = 0.0L, rel = 0.0L;
+                for (std::size_t j = 0; j < nt; ++j) {
+                    const std::complex<double> x = spec[row[j] * bins + k];
+                    const long double re = x.real(), im = x.imag();
+                    const long double mod = std::sqrt(re * re + im * im);
+                    const long double lm = std::log(mod);
+                    const long double c = count[j];
+                    log_mod += c * lm;
+                    log_mod_pert += c * std::log(mod + static_cast<long double>(direct_err[row[j]]));
+                    phase += c * std::atan2(im, re);
+                    rel += c * ((std::isfinite(lm) ? std::fabs(lm) : 0.0L) + static_cast<long double>(pi) + 2.0L);
+                }
+                if (!(log_mod_pert > kLogUnderflow)) continue;
+                const long double modulus = std::exp(log_mod), perturbed = std::exp(log_mod_pert);
+                long double angle = std::fmod(phase, two_pi_long);
+                if (angle < 0.0L) angle += two_pi_long;
+                out[k] = std::complex<double>(static_cast<double>(modulus * std::cos(angle)),
+                                              static_cast<double>(modulus * std::sin(angle)));
+                const long double rel_long = u_long * (static_cast<long double>(nt + 8) * rel + 64.0L);
+                const double d = static_cast<double>((perturbed - modulus) + (perturbed + modulus) * rel_long +
+                                                     modulus * static_cast<long double>(u)) * (1.0 + 4.0 * u);
+                l1 += static_cast<double>(modulus) * (1.0 + 2.0 * u);
+                ds += d;
+                dq += d * d;
+                continue;
+            }
             double log_mod = 0.0, log_mod_pert = 0.0, phase = 0.0, rel = 0.0;
             for (std::size_t j = 0; j < nt; ++j) {
                 const std::int64_t at = row[j] * bins + k;
@@ -465,11 +576,15 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
 // its forward transform; each item's result is the same whether composed alone or batched.
 // An item that is one factor once is copied through (no transform, no charge).  threads = 1 keeps
 // the per-bin powers on the calling thread (a caller already running one composition per core);
-// otherwise a batch of several items runs them on an OpenMP team.
+// otherwise a batch of several items runs them on an OpenMP team.  direct_bins = true recomputes the low
+// band of many-round rows directly (the opening comment): charges ~100x smaller after many rounds, at
+// up to ~10x the composition's CPU, so only worth it where the charge limits the answer (delta near
+// it); false keeps every bin's FFT value and bound.
 inline std::vector<ComposedPMF> compose_many(const std::vector<PmfView>& factors, double h,
                                              const std::vector<std::vector<Term>>& items, bool pessimistic,
                                              double tail, std::int64_t max_points, RealFftBackend& fft,
-                                             std::int64_t group_cells = std::int64_t(1) << 23, int threads = 0) {
+                                             std::int64_t group_cells = std::int64_t(1) << 23, int threads = 0,
+                                             bool direct_bins = false) {
     if (!(h > 0.0 && std::isfinite(h))) throw std::invalid_argument("compose: h must be positive and finite");
     if (!(tail > 0.0 && tail < 1.0)) throw std::invalid_argument("compose: tail must lie in (0, 1)");
     const std::int64_t n_items = static_cast<std::int64_t>(items.size());
@@ -496,7 +611,7 @@ inline std::vector<ComposedPMF> compose_many(const std::vector<PmfView>& factors
         std::map<std::int64_t, bool> rows;
         auto flush = [&] {
             if (batch.empty()) return;
-            std::vector<ComposedPMF> done = compose_batch(factors, h, batch, m, pessimistic, fft, threads);
+            std::vector<ComposedPMF> done = compose_batch(factors, h, batch, m, pessimistic, fft, threads, direct_bins);
             for (std::size_t j = 0; j < idx.size(); ++j) out[idx[j]] = std::move(done[j]);
             batch.clear();
             idx.clear();
