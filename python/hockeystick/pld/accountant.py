@@ -330,12 +330,17 @@ class SubsampledGaussianPLD:
             self._build(store, [points[i] for i in batch if step[i] == h], h, threads=threads)
         dists = [store[(*points[i], step[i], True)] for i in batch]
         workers = threads or None
-        compose_all(dists, True, workers=workers)
+        # A refinement's grids (the points' second and later) recompose the low-frequency bins directly
+        # (``compose_all``'s direct_bins): after many rounds the FFT's round-off charge, not the grid, is
+        # what leaves a delta near the floor wide, and a finer grid alone only raises it.
+        direct = all(i in best for i in batch)
+        compose_all(dists, True, workers=workers, direct_bins=direct)
         uppers = [[pmf.delta(xs[i], threads) for pmf in dist.composed(True)] for i, dist in zip(batch, dists)]
         # The optimistic sides that can raise the lower bound (``undominated_lower_sides``), each with its
         # charged lower value at the point's arguments (no suffix maxima: ``_delta_bracket`` adds them).
         sides = undominated_lower_sides(dists, uppers,
-                                        lambda pmf, k: pmf.delta(xs[batch[k]], threads, envelope=False), workers)
+                                        lambda pmf, k: pmf.delta(xs[batch[k]], threads, envelope=False), workers,
+                                        direct)
         return [self._delta_bracket(side, xs[i], best.get(i), own[i], ups, threads)
                 for i, side, ups in zip(batch, sides, uppers)]
 

@@ -181,8 +181,8 @@ def brackets(plds: Sequence[PrivacyLossDistribution], method: str, xs: Sequence[
 
 
 def undominated_lower_sides(plds: Sequence[PrivacyLossDistribution], uppers: Sequence[Sequence[np.ndarray]],
-                            lower_of: Callable[[GridPMF, int], np.ndarray], workers: int | None = None
-                            ) -> list[dict[int, tuple[GridPMF, np.ndarray]]]:
+                            lower_of: Callable[[GridPMF, int], np.ndarray], workers: int | None = None,
+                            direct_bins: bool = False) -> list[dict[int, tuple[GridPMF, np.ndarray]]]:
     """Per PLD, the directions whose optimistic side can raise its lower bound, each with its composed
     optimistic PMF and that PMF's lower values ``lower_of(pmf, i)`` (i: the PLD's index in ``plds``),
     the leading direction first, then the others in order.  ``uppers[i]``: each direction's certified
@@ -193,21 +193,22 @@ def undominated_lower_sides(plds: Sequence[PrivacyLossDistribution], uppers: Seq
     can raise no maximum (its own lower bound is no larger than its upper one): the bracket is the
     same, bit for bit, without its optimistic composition.  So the leading direction's optimistic
     side (the one whose upper bound is the largest at the most arguments) is composed first, one
-    batch over ``plds``, then that of every direction it does not so dominate, one more batch.
+    batch over ``plds``, then that of every direction it does not so dominate, one more batch
+    (``direct_bins``: as ``compose_all``'s).
     """
     plds = list(plds)
     leads = []
     for ups in uppers:
         top = _maximum(ups)
         leads.append(int(np.argmax([np.count_nonzero(u >= top) for u in ups])))
-    compose_all(plds, False, [[lead] for lead in leads], workers)
+    compose_all(plds, False, [[lead] for lead in leads], workers, direct_bins)
     sides = []
     for i, (pld, lead) in enumerate(zip(plds, leads)):
         pmf = pld._composed[False][lead]
         sides.append({lead: (pmf, lower_of(pmf, i))})
     needed = [[d for d, up in enumerate(ups) if d != lead and not np.all(up <= side[lead][1])]
               for ups, lead, side in zip(uppers, leads, sides)]
-    compose_all(plds, False, needed, workers)
+    compose_all(plds, False, needed, workers, direct_bins)
     for i, (pld, side, more) in enumerate(zip(plds, sides, needed)):
         for d in more:
             pmf = pld._composed[False][d]
@@ -216,9 +217,12 @@ def undominated_lower_sides(plds: Sequence[PrivacyLossDistribution], uppers: Seq
 
 
 def compose_all(plds: Sequence[PrivacyLossDistribution], pessimistic: bool,
-                directions: Sequence[Sequence[int]] | None = None, workers: int | None = None) -> None:
+                directions: Sequence[Sequence[int]] | None = None, workers: int | None = None,
+                direct_bins: bool = False) -> None:
     """Composes, on one side, every direction (or, per PLD, the ``directions`` listed) of every PLD
-    not yet composed on it, in one batch (``workers``: scipy.fft's threads, None: all cores for a batch).
+    not yet composed on it, in one batch (``workers``: scipy.fft's threads, None: all cores for a batch;
+    ``direct_bins``: the low-frequency bins many rounds amplify recomputed directly, with a round-off
+    charge ~100x smaller and more CPU: ``compose.compose_many``, pld_direct_spectrum.hpp).
 
     A sweep over many PLDs then pays one ``compose_many`` (shared 2-d FFTs) per tail
     instead of one composition per direction; each PLD keeps its result (a direction not
@@ -239,7 +243,7 @@ def compose_all(plds: Sequence[PrivacyLossDistribution], pessimistic: bool,
         if any(pmf is None for item in items for pmf, _ in item):
             raise ValueError("this PLD was built without its optimistic side (optimistic=False): "
                              "only bound=\"upper\" is available")
-        composed = iter(compose_many(items, pessimistic=key, tail=tail, workers=workers))
+        composed = iter(compose_many(items, pessimistic=key, tail=tail, workers=workers, direct_bins=direct_bins))
         for pld, missing in group:
             for d in missing:
                 pld._composed[key][d] = next(composed)
