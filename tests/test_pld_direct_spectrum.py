@@ -19,6 +19,11 @@ import hockeystick.pld as pld
 from hockeystick import _core
 from hockeystick.pld import compose as pc
 
+# The bounds' sizes below (about 1.1 u ||p||_1, charges 20x below the FFT's, a point below the floor) hold
+# where long double is x86-64's 80-bit format; elsewhere the direct bins stay valid but gain less or nothing.
+x87_long_double = pytest.mark.skipif(np.finfo(np.longdouble).nmant != 63,
+                                     reason="needs x86-64's 80-bit long double (64-bit significand)")
+
 U = 2.0**-53
 
 
@@ -34,6 +39,7 @@ def _mpmath_dft(p: np.ndarray, m: int, k: int) -> mpmath.mpc:
 
 @pytest.mark.parametrize("m, n, seed", [(1, 5, 0), (7, 3, 1), (64, 64, 2), (96, 250, 3), (1000, 3000, 4),
                                         (1474560, 400, 5)])
+@x87_long_double
 def test_direct_bins_match_a_50_digit_dft_within_their_bound(m, n, seed):
     rng = np.random.default_rng(seed)
     p = rng.random(n) ** 6  # uneven masses, some tiny
@@ -48,6 +54,7 @@ def test_direct_bins_match_a_50_digit_dft_within_their_bound(m, n, seed):
             assert abs(mpmath.mpc(complex(got)) - exact) <= bound, (m, n, k)
 
 
+@x87_long_double
 def test_direct_bins_beat_plain_summation_on_many_terms():
     """200 000 equal masses: a plain double sum of them errs by far more than u, the blocked long
     double sum stays within its bound (about u) of the exact DFT of the masses."""
@@ -91,6 +98,7 @@ def _bracket(dist, rounds: int, eps: np.ndarray, direct_bins: bool) -> tuple[np.
     return lo, up
 
 
+@x87_long_double
 @pytest.mark.parametrize("sigma, rounds, h", [(30.0, 10_000, 2e-3), (100.0, 100_000, 1e-3)])
 def test_many_gaussian_rounds_bracket_the_closed_form_with_smaller_charges(sigma, rounds, h):
     """T Gaussian rounds (mu = sqrt(T)/sigma ~ 3): lower <= theta <= upper with the direct bins, and
@@ -110,6 +118,7 @@ def test_many_gaussian_rounds_bracket_the_closed_form_with_smaller_charges(sigma
             assert np.max(np.abs(new.p - old.p)) <= old.entry_error
 
 
+@x87_long_double
 def test_charge_limited_subsampled_gaussian_point_moves_below_the_floor():
     """sigma 0.5, q 1e-4, 47 149 rounds, eps 10 (G1's charge-limited corner): the upper delta was
     ~3.1e-9 on every grid, all FFT round-off charge; with the direct bins it is below 1e-10 and
@@ -139,6 +148,7 @@ def test_the_default_keeps_the_fft_charges():
     np.testing.assert_array_equal(default.p, fft_only.p)
 
 
+@x87_long_double
 def test_the_refinement_recomposes_with_direct_bins_where_the_round_off_charge_held_the_bracket():
     """sigma 0.5, q 1e-4, 47149 rounds, eps 10: every FFT-only grid leaves the upper delta near 3e-9 (its
     round-off charge); the accountant's refinement recomposes with direct bins, so the bracket now
@@ -150,3 +160,16 @@ def test_the_refinement_recomposes_with_direct_bins_where_the_round_off_charge_h
     fft_only = pld.SubsampledGaussianPLD(sigma=0.5, sampling_rate=1e-4, rounds=47149,
                                          value_discretization_interval=1e-3).delta(10.0)
     assert fft_only > pld.SubsampledGaussianPLD.DELTA_FLOOR   # what a fixed grid, FFT bins only, certifies
+
+
+def test_direct_bins_give_an_item_the_same_result_alone_or_batched():
+    """The band recomputed depends on the count, so rows are kept per (factor, count) with direct bins:
+    an item batched with a larger count of the same factor keeps its own bits and charges."""
+    dist = pld.gaussian(30.0, value_discretization_interval=2e-3)
+    (f, c), = dist.directions[0].items()
+    a, b = [(f.upper, c * 10_000)], [(f.upper, c * 11_000)]
+    alone = pc.compose(a, pessimistic=True, direct_bins=True)
+    batched = pc.compose_many([a, b], pessimistic=True, direct_bins=True)[0]
+    np.testing.assert_array_equal(alone.p, batched.p)
+    assert (alone.k_lo, alone.total_error, alone.entry_error) == (batched.k_lo, batched.total_error,
+                                                                  batched.entry_error)

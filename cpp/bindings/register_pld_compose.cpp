@@ -123,6 +123,9 @@ py::list compose_many(const std::vector<input_array>& masses, const std::vector<
 py::tuple direct_bins(const input_array& masses, std::int64_t m, const std::vector<std::int64_t>& ks) {
     if (masses.ndim() != 1) throw py::value_error("masses must be one-dimensional");
     if (m < 1) throw py::value_error("m must be >= 1");
+    if (!hockeystick::pld::full_long_double_precision())
+        throw py::value_error("long double arithmetic runs below its full precision here (the x87 precision "
+                              "control was lowered): the direct bins' bound would not hold");
     const std::int64_t n = static_cast<std::int64_t>(masses.size());
     double l1 = 0.0;
     for (std::int64_t j = 0; j < n; ++j) {
@@ -155,5 +158,5 @@ void register_pld_compose(py::module_& m) {
           "Composes each item (a list of (factor index, count)) of grid PMFs on grid h; scipy.fft transforms.");
     m.def("pld_fft_length", &pld::fft_length, py::arg("width"));
     m.def("pld_direct_bins", &direct_bins, py::arg("masses"), py::arg("m"), py::arg("bins"),
-          "Bins of the length-m DFT of masses (folded mod m) by a compensated direct sum, and their error bound.");
+          "Bins of the length-m DFT of masses (folded mod m) by a blocked long-double direct sum, and their error bound.");
 }

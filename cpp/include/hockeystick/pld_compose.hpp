@@ -337,17 +337,24 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
     const double stages = std::max(1.0, std::ceil(std::log2(static_cast<double>(m))));
     const double fft_err = 8.0 * u * stages;
     const std::int64_t items = static_cast<std::int64_t>(windows.size());
-    // One row per distinct factor of the batch: items sharing a factor share its transform.
-    std::map<std::int64_t, std::int64_t> row_of;
+    // Direct bins only where long double really carries 64 bits now (the x87 precision control can be
+    // set to 53 bits at run time, and the bounds use u_L = 2^-64).
+    const bool direct_on = direct_bins && kLongPower && full_long_double_precision();
+    // One row per distinct factor of the batch: items sharing a factor share its transform.  With
+    // direct bins, one per (factor, count): the band recomputed depends on the count, so an item's
+    // result stays the same alone or batched.
+    std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> rows_of;
+    const auto key = [&](const Term& t) { return std::make_pair(t.factor, direct_on ? t.count : std::int64_t(0)); };
     for (const Window* w : windows)
-        for (const Term& t : w->terms) row_of.emplace(t.factor, static_cast<std::int64_t>(row_of.size()));
-    const std::int64_t rows = static_cast<std::int64_t>(row_of.size());
+        for (const Term& t : w->terms) rows_of.emplace(key(t), static_cast<std::int64_t>(rows_of.size()));
+    const auto row_at = [&](const Term& t) { return rows_of.at(key(t)); };
+    const std::int64_t rows = static_cast<std::int64_t>(rows_of.size());
     std::vector<std::complex<double>> spec(static_cast<std::size_t>(rows * bins));
     std::vector<double> err(rows);
     {
         std::vector<double> signal(static_cast<std::size_t>(rows * m), 0.0);
-        for (const auto& [f, r] : row_of) {
-            const PmfView& pmf = factors[f];
+        for (const auto& [fc, r] : rows_of) {
+            const PmfView& pmf = factors[fc.first];
             double* row = signal.data() + r * m;
             for (std::int64_t k0 = 0; k0 < pmf.n; k0 += m)  // aliased (folded mod m) when n > m
                 for (std::int64_t k = k0; k < std::min(pmf.n, k0 + m); ++k) row[k - k0] += pmf.p[k];
@@ -363,9 +370,9 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
     for (std::int64_t i = 0; i < items; ++i) {
         const std::vector<Term>& terms = windows[i]->terms;
         double headroom = 1.0;
-        for (const Term& t : terms) headroom += static_cast<double>(t.count) * std::log1p(err[row_of.at(t.factor)]);
+        for (const Term& t : terms) headroom += static_cast<double>(t.count) * std::log1p(err[row_at(t)]);
         for (const Term& t : terms) {
-            const std::int64_t r = row_of.at(t.factor);
+            const std::int64_t r = row_at(t);
             floors[i].push_back(std::exp((kLogUnderflow - headroom) / static_cast<double>(t.count)) - err[r]);
             row_floor[r] = std::min(row_floor[r], floors[i].back());
         }
@@ -382,17 +389,17 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
         std::vector<double> count_max(rows, 0.0);
         for (const Window* w : windows)
             for (const Term& t : w->terms)
-                count_max[row_of.at(t.factor)] =
-                    std::max(count_max[row_of.at(t.factor)], static_cast<double>(t.count));
+                count_max[row_at(t)] = std::max(count_max[row_at(t)], static_cast<double>(t.count));
         const double budget = std::max(kDirectTermsPerPoint * static_cast<double>(m) * stages, kDirectTermsAtLeast);
         std::unique_ptr<TwiddleTable> table;
-        for (const auto& [f, r] : row_of) {
-            const PmfView& pmf = factors[f];
+        for (const auto& [fc, r] : rows_of) {
+            if (!direct_on) break;
+            const PmfView& pmf = factors[fc.first];
             const double bound = direct_bin_error(detail::finite_mass(pmf), pmf.n);
             const double c = count_max[r];
             // |X| <= 1 + err: the estimate below is at most 2 c err sqrt(2 bins); rows under the floor even so
             // (few rounds) skip the scan
-            if (!(kLongPower && direct_bins && bound < err[r] &&
+            if (!(bound < err[r] &&
                   2.0 * c * err[r] * std::sqrt(2.0 * static_cast<double>(bins)) >= kDirectMinCharge))
                 continue;
             const double band_sq = std::exp(2.0 * std::log(kDirectBandFloor) / c);  // |X|^2 above it
@@ -458,7 +465,7 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
         std::vector<double> count(nt);
         const std::vector<double>& floor = floors[i];
         for (std::size_t j = 0; j < nt; ++j) {
-            row[j] = row_of.at(terms[j].factor);
+            row[j] = row_at(terms[j]);
             count[j] = static_cast<double>(terms[j].count);
         }
         // The test |X| > floor without a square root where floor^2 is a normal number (no
@@ -480,7 +487,7 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
                 live = squares ? x.real() * x.real() + x.imag() * x.imag() > floor_sq[j] : std::abs(x) > floor[j];
             }
             if (!live) continue;
-            bool direct = kLongPower;
+            bool direct = direct_on;
             for (std::size_t j = 0; j < nt && direct; ++j) direct = k < band[row[j]];
             if (direct) {  // the power in long double (opening comment), its bound with u_L
                 constexpr long double two_pi_long = 6.283185307179586476925286766559005768L;

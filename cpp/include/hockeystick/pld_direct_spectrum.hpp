@@ -6,8 +6,10 @@
 // the DFT of length m of p folded modulo m (n > m allowed: W_m is m-periodic), the value
 // the backend's forward transform approximates (pld_fft_backend.hpp) to within
 // 8 u ceil(log2 m) ||p||_1.  Everything below runs in long double; u_L = epsilon_L / 2
-// (2^-64 for x86-64's 80-bit format, where glibc's cosl / sinl are documented within
-// 1 ulp: the GNU C Library manual, "Known Maximum Errors in Math Functions").
+// (2^-64 for x86-64's 80-bit format; glibc's table of known maximum errors, the worst seen on
+// its test inputs rather than proven bounds, lists 1-2 ulp for cosl / sinl there: the GNU C
+// Library manual, "Known Maximum Errors in Math Functions"; 4 ulp is assumed below).  The
+// x87 precision control must be at 64 bits (full_long_double_precision checks it at run time).
 //
 // Twiddles.  t = a s + b with s a divisor of m near sqrt(m), so W_m^t = A_a B_b with
 // A_a = W_m^{a s} and B_b = W_m^b from two tables of m / s and s entries: the angle
@@ -96,6 +98,15 @@ class TwiddleTable {
 // The summation's block: about sqrt(n) terms, so no term passes more than 2 sqrt(n) + 1 additions.
 inline std::int64_t block_length(std::int64_t n) {
     return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(std::sqrt(static_cast<double>(n)))));
+}
+
+// Whether long double arithmetic runs at its full precision now: the x87 precision control may have
+// been set to 53 bits by other code in the process, and then every u_L bound here is wrong.
+inline bool full_long_double_precision() {
+    volatile long double one = 1.0L;
+    volatile long double tiny = std::numeric_limits<long double>::epsilon();
+    const long double sum = one + tiny;
+    return sum != one;
 }
 
 // delta_direct of the opening comment for a signal of n entries and l1 norm at most l1.
