@@ -209,9 +209,10 @@ class SubsampledGaussianPLD:
         user picked, it is within ~1 % of the fine-grid delta where the one-round lower side is 0
         (sigma 0.5, q 1e-4, 10^4 rounds, eps 1, h = 1e-3: 1.778e-5 against 0, truth 1.781e-5), for
         0.4-1.7 CPU s per (sigma, q, h); where the fine grid's one-round PMF would pass
-        ``two_resolution.FINE_CELLS`` (small sigma reaches far in loss) the one-round lower side is kept.  The ``accuracy=`` refinement does not ask for it: its grids
-        are driven by the upper side and by charge-limited points, so G1's 20 blocks spent 0.71 instead
-        of 0.46 CPU s per block for the same points met (bench/README.md, "Branch blind").
+        ``two_resolution.FINE_CELLS`` (small sigma reaches far in loss) the one-round lower side is
+        kept.  The ``accuracy=`` refinement does not ask for it: its grids are driven by the upper side
+        and by charge-limited points, so G1's 20 blocks spent 0.71 instead of 0.46 CPU s per block for
+        the same points met (bench/README.md, "Branch blind").
         """
         missing = [p for p in points if (*p, h, optimistic) not in store]
         if not missing:
