@@ -198,17 +198,20 @@ class GridPMF:
             np.maximum.at(best, owner, values)
         return best
 
+    def _moved(self, values: np.ndarray, up: bool) -> np.ndarray:
+        """``values`` moved by ``loss_shift`` s, rounded outward: + s rounded up or - s rounded down;
+        +-inf stay (nextafter would make inf finite); the values themselves when s = 0."""
+        if self.loss_shift == 0.0:
+            return values
+        moved = (np.nextafter(values + self.loss_shift, np.inf) if up
+                 else np.nextafter(values - self.loss_shift, -np.inf))
+        return np.where(np.isfinite(values), moved, values)
+
     def _curve_argument(self, eps: np.ndarray) -> np.ndarray:
         """Where the built curve is read for the true curve at eps (``loss_shift`` s, module docstring):
         eps - s rounded down on the pessimistic side (delta falls with eps, so a smaller argument only
-        raises the bound), eps + s rounded up on the optimistic side; eps itself when s = 0."""
-        if self.loss_shift == 0.0:
-            return eps
-        if self.pessimistic:
-            moved = np.nextafter(eps - self.loss_shift, -np.inf)
-        else:
-            moved = np.nextafter(eps + self.loss_shift, np.inf)
-        return np.where(np.isfinite(eps), moved, eps)   # +-inf stay (nextafter would make inf finite)
+        raises the bound), eps + s rounded up on the optimistic side."""
+        return self._moved(eps, up=not self.pessimistic)
 
     def delta(self, epsilon: np.ndarray, threads: int = 0, envelope: bool = True) -> np.ndarray:
         """The charged curve at eps: a certified upper bound (pessimistic) or lower bound (optimistic).
@@ -280,8 +283,7 @@ class GridPMF:
         PMF many times at a few hundred points, where numpy's per-call cost was the time.
         """
         eps = np.ascontiguousarray(epsilon, dtype=np.float64)
-        if self.loss_shift != 0.0:
-            eps = self._curve_argument(eps)
+        eps = self._curve_argument(eps)
         n = self.p.size
         raw = self._profile.delta(eps, 0)
         scaled = eps / self.h
@@ -312,13 +314,8 @@ class GridPMF:
         scan = _core.pld_charged_epsilon if self.pessimistic else _core.pld_charged_lower_epsilon
         eps = scan(self.p, self.k_lo, self.h, self.p_inf, self.shift, self._slack(), self.entry_error,
                    self.total_error, self.spectral_l2, self.inverse_error, want).reshape(given.shape)
-        if self.loss_shift == 0.0:
-            return eps
         # the true curve is the built one moved by the shift (module docstring): so is its inverse
-        # (an infinite answer stays infinite: nextafter would make it the largest finite float)
-        moved = (np.nextafter(eps + self.loss_shift, np.inf) if self.pessimistic
-                 else np.nextafter(eps - self.loss_shift, -np.inf))
-        return np.where(np.isfinite(eps), moved, eps)
+        return self._moved(eps, up=self.pessimistic)
 
     def log_mgf(self, lam: np.ndarray) -> np.ndarray:
         """log sum_k p_k e^{lam l_k} for each lam (the finite part; a sub-probability)."""

@@ -35,7 +35,7 @@ from .distribution import PrivacyLossDistribution
 from .mechanisms import subsampled_gaussians
 from .pmf import GridPMF
 
-FINE_PER_RATE = 1.0 / 3.0   # the fine grid is at most q / 3 (at q / 8: no lower side at all)
+FINE_PER_RATE = 1.0 / 3.0   # the fine grid is at most q / 3, so one round's loss bulk spans fine cells
 BLOCK_CELLS = 200.0         # the top block's loss variance, in coarse cells squared
 MAX_BLOCK_LOG2 = 12         # blocks of at most 4096 rounds
 MAX_FINE_RATIO = 1 << 10
