@@ -78,8 +78,9 @@ def atom_loss_shift(log_p: np.ndarray, log_q: np.ndarray, equal: np.ndarray) -> 
     """The largest error of the atom losses log_p - log_q (``finite_atoms.loss_round_off``,
     4u (|log p| + |log q|) + 32u), 0 for an outcome whose masses are ``equal`` (p == q: its loss is
     exactly 0; equal computed logs do not say so: log(0.1) == log(0.1 + 1 ulp), a true loss of
-    1.4e-16) and for infinite losses (q == 0: exactly +infinity).  The grid builders place each atom at its computed
-    loss and charge this as a shift of the curve (``GridPMF.loss_shift``) rather than moving the atoms:
+    1.4e-16) and for infinite losses (q == 0: exactly +infinity).  The grid builders place each atom
+    at its computed loss and charge this as a shift of the curve (``GridPMF.loss_shift``) rather than
+    moving the atoms:
     an atom computed onto a grid point (q = e^-700 / 2: log(1/2) - log q is 700 + 8.6e-18, computed
     as 700.0) then keeps its round-off without being pushed a cell up, so an aligned grid stays
     aligned, and every value moves by at most the shift (a few ulps of the losses) in eps."""
