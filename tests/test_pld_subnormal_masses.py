@@ -23,6 +23,8 @@ from hypothesis import strategies as st
 from hockeystick import pld
 from hockeystick.pld import finite_atoms as fa
 from hockeystick.pld import mechanisms
+from hockeystick.pld.canonical import canonical_pair
+from hockeystick.pld.randomized_response import randomized_response_pair
 
 from .test_pld_finite_atoms import exact_delta
 
@@ -115,14 +117,14 @@ def test_composed_products_that_underflow_keep_the_upper_side_above(tiny):
 
 
 def test_grid_subnormal_p_mass_costs_at_most_its_size():
-    """The upper side's subnormal P-mass at +infinity (its loss unusable) costs at most ~2^-1022 in delta;
-    the lower side, which drops it, stays within that of the truth."""
+    """The upper side's subnormal P-mass at +infinity (raised to 2^-1000) costs at most 2^-1000 in delta
+    (and the grid's own spacing); the lower side, which drops it, stays within 2^-1022 of the truth."""
     p, q = _distributions(1e-310, 5e-320, (0.5, 0.5))
     grid = pld.from_distributions(p, q, value_discretization_interval=1e-4)
     for eps in [0.0, 3.0, 100.0]:
         lo, up = grid.delta(eps, bound="both")
         exact = float(_truth(p, q, eps))
-        assert exact - 2.0 ** -1021 <= lo <= exact <= up <= exact + 2.0 ** -1021 + 1e-15
+        assert exact - 2.0 ** -1022 <= lo <= exact <= up <= exact + 2.0 ** -1000 * (1.0 + 1e-12)
 
 
 def test_normal_masses_never_take_the_subnormal_paths(monkeypatch):
@@ -146,3 +148,36 @@ def test_normal_masses_never_take_the_subnormal_paths(monkeypatch):
     p, q = _distributions(1e-150, 1e-140, (0.3, 0.7))
     atoms = fa.self_compose(fa.pair_atoms(p, q), 2)
     assert atoms.lower_of is None
+
+
+@pytest.mark.parametrize("noise", [1e-310, 5e-320, 2.0 ** -1074 * 3])
+def test_randomized_response_with_a_subnormal_noise_brackets_the_truth(noise):
+    """Randomized response whose off-diagonal mass p / k is subnormal, on the grid and as atoms (1 and 3
+    runs), both sides against the exact delta of the same doubles."""
+    p, q = randomized_response_pair(noise, 3, "replace_one")
+    grid = pld.randomized_response(noise, 3, value_discretization_interval=1e-3)
+    atoms = fa.pair_atoms(p, q)
+    for eps in [0.0, 5.0, 700.0, 720.0, 800.0]:
+        lo, up = grid.delta(eps, bound="both")
+        exact = _truth(p, q, eps)
+        assert lo <= exact <= up, (noise, eps, lo, float(exact), up)
+        for count in (1, 3):
+            composed = fa.self_compose(atoms, count)
+            lo, up = fa.delta(composed, np.array([eps]), False)[0], fa.delta(composed, np.array([eps]), True)[0]
+            exact = exact_delta([(p, q, count)], eps)
+            assert lo <= exact <= up, (noise, count, eps, lo, float(exact), up)
+
+
+@pytest.mark.parametrize("epsilon", [709.0, 720.0, 740.0, 744.5])
+def test_canonical_pair_with_a_subnormal_mass_brackets_the_truth(epsilon):
+    """The (eps, delta) pair past eps ~708, where (1 - delta) / (1 + e^eps) is subnormal."""
+    p, q = canonical_pair(epsilon, 1e-6)
+    grid = pld.eps_delta_dp(epsilon, 1e-6, value_discretization_interval=1e-2)
+    atoms = fa.self_compose(fa.pair_atoms(p, q), 2)
+    for eps in [0.0, epsilon - 1.0, epsilon, 2.0 * epsilon - 1.0]:
+        lo, up = grid.delta(eps, bound="both")
+        exact = exact_delta([(p, q, 1)], eps)
+        assert lo <= exact <= up, (epsilon, eps, lo, float(exact), up)
+        lo, up = fa.delta(atoms, np.array([eps]), False)[0], fa.delta(atoms, np.array([eps]), True)[0]
+        exact = exact_delta([(p, q, 2)], eps)
+        assert lo <= exact <= up, (epsilon, eps, lo, float(exact), up)

@@ -50,8 +50,15 @@ below 2^-1022, ``SUBNORMAL_SLACK`` = 16 2^-1074 absolute of the truth (masses at
 16u, as before; a P-mass computed 0 is dropped, as before).  An outcome with a mass below 2^-1022
 (a Q-mass computed 0 included) has a loss known only within [log p_lo - log q_hi, log p_hi - log q_lo]
 (the masses' ranges widened by 32u, covering their own rounding), so each side gets its own atoms:
-the upper side puts P-mass p_hi at the top of that range (+infinity where q_lo = 0), the lower side
-P-mass p_lo at its bottom, both rounded outward onto the pair's lattice.  The lower side's atoms are
+the upper side puts P-mass p_hi at the top of that range, the lower side P-mass p_lo at its bottom,
+both rounded outward onto the pair's lattice.  No subnormal P-mass is kept at a finite loss: each
+product with it (a delta's p (1 - e^{eps - l}), a composition's p m) would err by up to 2^-1075
+absolute, which no relative charge covers.  So where p < 2^-1022 (or q_lo = 0) the upper side puts
+max(p_hi, ``INFINITY_FLOOR`` = 2^-1000) at +infinity (delta rises by at most 2^-1000: its products
+with the other masses stay normal), and where p_lo < 2^-1022 the lower side drops it (delta falls by
+at most p < 2^-1022).  Likewise a composition some of whose products fall below 2^-1022
+(``_underflow_charged``) moves those masses and (products + 1) 2^-1075 to +infinity on the upper
+side and drops its masses below 2^-1000 on the lower side.  The lower side's atoms are
 ``Atoms.lower`` (None where the sides share their atoms; built only when a lower side is asked for);
 ``compose`` and ``self_compose`` compose each side's atoms (the lower side's folded into
 [-745, 745], ``_folded``, so their count stays bounded), and ``delta``, ``delta_with`` and

@@ -280,7 +280,9 @@ def from_distributions(p: ArrayLike, q: ArrayLike, *,
     An outcome with a positive mass below 2^-1022 has no relative round-off bound (it may have
     underflowed), so each side gets its own atom (``_near_underflow_atoms``, as
     ``finite_atoms.pair_atoms``): the pessimistic side P-mass p_hi at log p_hi - log q_lo, the
-    optimistic side p_lo at log p_lo - log q_hi, moved outward past their round-off.  A mass given as exactly 0 is
+    optimistic side p_lo at log p_lo - log q_hi, moved outward past their round-off; a subnormal P-mass
+    (no relative precision in the grid's arithmetic) goes to +infinity, raised to 2^-1000, on the
+    pessimistic side and is dropped on the optimistic side.  A mass given as exactly 0 is
     exact (``exact_zeros=True``, the default: a structural zero, e.g. the (eps, delta) pair's): an
     outcome with q = 0 < p sits at +infinity on both sides.  Callers whose masses are COMPUTED and may
     have underflowed to 0 pass ``exact_zeros=False`` (``pld.discrete_laplace``, ``pld.poisson_subsampled``,
