@@ -42,6 +42,11 @@ def _distributions(a: float, b: float, rest: tuple[float, float]) -> tuple[np.nd
     return np.array([a, rest[0], 1.0 - rest[0]]), np.array([b, rest[1], 1.0 - rest[1]])
 
 
+def _atom_sides(atoms: fa.Atoms, eps: float) -> tuple[float, float]:
+    """(lower, upper) delta(eps) of the atoms."""
+    return float(fa.delta(atoms, np.array([eps]), False)[0]), float(fa.delta(atoms, np.array([eps]), True)[0])
+
+
 def _truth(p: np.ndarray, q: np.ndarray, eps: float, count: int = 1) -> mp.mpf:
     """The worse direction's exact delta(eps) of ``count`` runs (both neighbouring directions)."""
     return max(exact_delta([(p, q, count)], eps), exact_delta([(q, p, count)], eps))
@@ -112,7 +117,7 @@ def test_composed_products_that_underflow_keep_the_upper_side_above(tiny):
                          (fa.compose(one, fa.pair_atoms(*other)), [(p, q, 1), (*other, 1)])]:
         for eps in [0.0, 20.0, 45.0, 59.0]:
             truth = exact_delta(parts, eps)
-            lo, up = fa.delta(atoms, np.array([eps]), False)[0], fa.delta(atoms, np.array([eps]), True)[0]
+            lo, up = _atom_sides(atoms, eps)
             assert lo <= truth <= up, (tiny, eps, lo, float(truth), up)
 
 
@@ -163,7 +168,7 @@ def test_randomized_response_with_a_subnormal_noise_brackets_the_truth(noise):
         assert lo <= exact <= up, (noise, eps, lo, float(exact), up)
         for count in (1, 3):
             composed = fa.self_compose(atoms, count)
-            lo, up = fa.delta(composed, np.array([eps]), False)[0], fa.delta(composed, np.array([eps]), True)[0]
+            lo, up = _atom_sides(composed, eps)
             exact = exact_delta([(p, q, count)], eps)
             assert lo <= exact <= up, (noise, count, eps, lo, float(exact), up)
 
@@ -178,6 +183,6 @@ def test_canonical_pair_with_a_subnormal_mass_brackets_the_truth(epsilon):
         lo, up = grid.delta(eps, bound="both")
         exact = exact_delta([(p, q, 1)], eps)
         assert lo <= exact <= up, (epsilon, eps, lo, float(exact), up)
-        lo, up = fa.delta(atoms, np.array([eps]), False)[0], fa.delta(atoms, np.array([eps]), True)[0]
+        lo, up = _atom_sides(atoms, eps)
         exact = exact_delta([(p, q, 2)], eps)
         assert lo <= exact <= up, (epsilon, eps, lo, float(exact), up)
