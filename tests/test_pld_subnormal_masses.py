@@ -186,3 +186,19 @@ def test_canonical_pair_with_a_subnormal_mass_brackets_the_truth(epsilon):
         lo, up = _atom_sides(atoms, eps)
         exact = exact_delta([(p, q, 2)], eps)
         assert lo <= exact <= up, (epsilon, eps, lo, float(exact), up)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.floats(-323.5, -150.0), st.floats(-40.0, 40.0), st.integers(1, 3), st.floats(0.05, 0.95),
+       st.floats(0.0, 2.0))
+def test_atoms_random_tiny_masses(log10_a, log_ratio, count, share, where):
+    """A tiny P-mass a and Q-mass a e^r beside two ordinary outcomes, ``count`` runs (products of the
+    tiny masses underflow from count 2 on), eps from 0 to past the composed loss (below 0 the given
+    doubles' total 1 + a would put the truth above the upper side's clamp at 1: the input's excess)."""
+    a = 10.0 ** log10_a
+    p, q = _distributions(a, a * math.exp(log_ratio), (share, 1.0 - share))
+    atoms = fa.self_compose(fa.pair_atoms(p, q), count)
+    eps = where * count * abs(log_ratio)
+    lo, up = _atom_sides(atoms, eps)
+    exact = exact_delta([(p, q, count)], eps)
+    assert lo <= exact <= up, (a, log_ratio, count, eps, lo, float(exact), up)

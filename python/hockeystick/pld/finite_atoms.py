@@ -394,7 +394,8 @@ def _may_underflow(a: Atoms, b: Atoms) -> bool:
 def _powers_may_underflow(a: Atoms, count: int) -> bool:
     """``_may_underflow`` for ``count`` runs of a: each product formed is at least (least mass)^count,
     each product with p_inf at least p_inf (total mass)^count."""
-    least, total = float(a.mass.min(initial=1.0)), float(a.mass.sum())
+    masses = a.mass_list  # plain floats: the lean path's callers pay no numpy call
+    least, total = min(masses, default=1.0), sum(masses)
     return least ** count < SMALLEST_NORMAL or 0.0 < a.p_inf * total ** count < SMALLEST_NORMAL
 
 
