@@ -202,3 +202,22 @@ def test_atoms_random_tiny_masses(log10_a, log_ratio, count, share, where):
     lo, up = _atom_sides(atoms, eps)
     exact = exact_delta([(p, q, count)], eps)
     assert lo <= exact <= up, (a, log_ratio, count, eps, lo, float(exact), up)
+
+
+@pytest.mark.parametrize("a,b", [(1e-310, 5e-320), (5e-320, 1e-310), (2.0 ** -1022, 1e-310), (1e-300, 5e-320),
+                                 (2.0 ** -1074, 1e-300)])
+def test_epsilon_sides_bracket_the_truth(a, b):
+    """Both paths' epsilon for targets above, among and below the tiny masses: the lower epsilon's true
+    delta at least the target, the upper's at most (delta is non-increasing in eps)."""
+    p, q = _distributions(a, b, (0.5, 0.5))
+    grid = pld.from_distributions(p, q, value_discretization_interval=1e-3)
+    for target in [1e-6, 1e-305, 1e-309, 1e-315]:
+        for pair in [(p, q), (q, p)]:
+            lo, up = fa.pure_epsilon_bracket(fa.pair_atoms(*pair), target)
+            assert lo <= up
+            assert lo == 0.0 or exact_delta([(*pair, 1)], lo) >= target, (a, b, target, lo)
+            assert up == math.inf or exact_delta([(*pair, 1)], up) <= target, (a, b, target, up)
+        lo, up = grid.epsilon(target, bound="both")
+        assert lo <= up
+        assert lo == 0.0 or _truth(p, q, lo) >= target, (a, b, target, lo)
+        assert up == math.inf or _truth(p, q, up) <= target, (a, b, target, up)
