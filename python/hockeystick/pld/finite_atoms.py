@@ -50,8 +50,15 @@ below 2^-1022, ``SUBNORMAL_SLACK`` = 16 2^-1074 absolute of the truth (masses at
 16u, as before; a P-mass computed 0 is dropped, as before).  An outcome with a mass below 2^-1022
 (a Q-mass computed 0 included) has a loss known only within [log p_lo - log q_hi, log p_hi - log q_lo]
 (the masses' ranges widened by 32u, covering their own rounding), so each side gets its own atoms:
-the upper side puts P-mass p_hi at the top of that range (+infinity where q_lo = 0), the lower side
-P-mass p_lo at its bottom, both rounded outward onto the pair's lattice.  The lower side's atoms are
+the upper side puts P-mass p_hi at the top of that range, the lower side P-mass p_lo at its bottom,
+both rounded outward onto the pair's lattice.  No subnormal P-mass is kept at a finite loss: each
+product with it (a delta's p (1 - e^{eps - l}), a composition's p m) would err by up to 2^-1075
+absolute, which no relative charge covers.  So where p < 2^-1022 (or q_lo = 0) the upper side puts
+max(p_hi, ``INFINITY_FLOOR`` = 2^-1000) at +infinity (delta rises by at most 2^-1000: its products
+with the other masses stay normal), and where p_lo < 2^-1022 the lower side drops it (delta falls by
+at most p < 2^-1022).  Likewise a composition some of whose products fall below 2^-1022
+(``_underflow_charged``) moves those masses and (products + 1) 2^-1075 to +infinity on the upper
+side and drops its masses below 2^-1000 on the lower side.  The lower side's atoms are
 ``Atoms.lower`` (None where the sides share their atoms; built only when a lower side is asked for);
 ``compose`` and ``self_compose`` compose each side's atoms (the lower side's folded into
 [-745, 745], ``_folded``, so their count stays bounded), and ``delta``, ``delta_with`` and
@@ -95,6 +102,7 @@ SUBNORMAL_SLACK = 16.0 * math.ulp(0.0)  # absolute error allowed to a mass compu
 WINDOW_POINTS = 1 << 13  # ``_window_power``'s entries per window (a direct convolution of two: ~10 ms)
 WINDOW_PRODUCTS = 1 << 22  # ``_compose_shared`` of more products of atoms composes on a window instead
 WINDOW_FLOOR = 2.0 ** -1000  # ``_window_power`` drops masses below it (charged): no subnormal mass is kept
+INFINITY_FLOOR = WINDOW_FLOOR  # least mass the upper side adds at +infinity: its products with masses stay normal
 FOLD_LOSS = 745.0  # ~ -log 2^-1074: lower-side atoms beyond +-FOLD_LOSS are folded (``_folded``)
 
 
@@ -232,9 +240,11 @@ def _outward_index(p: float, q: float, eta: float, up: bool) -> int:
 def _with_near_underflow(a: Atoms, near: list[tuple[float, float]]) -> Atoms:
     """a (the pair's other outcomes) with the outcomes (p, q) having a mass below 2^-1022, one atom
     per side (module docstring): the upper side P-mass p_hi at a lattice point at or above
-    log p_hi - log q_lo (+infinity where q_lo = 0), the lower side p_lo at or below log p_lo - log q_hi
-    (none where p_lo = 0), with [p_lo, p_hi], [q_lo, q_hi] the masses' ranges (``mass_range``).
-    A lattice finer than ``ETA`` is first rounded onto ETA (its indices would pass 2^53)."""
+    log p_hi - log q_lo (at +infinity, raised to ``INFINITY_FLOOR``, where q_lo = 0 or p is subnormal),
+    the lower side p_lo at or below log p_lo - log q_hi (none where p_lo is subnormal), with
+    [p_lo, p_hi], [q_lo, q_hi] the masses' ranges (``mass_range``).  So every mass either side
+    computes with is normal.  A lattice finer than ``ETA`` is first rounded onto ETA (its indices
+    would pass 2^53)."""
     if a.eta < ETA:
         index, extra = _on_eta(a, ETA)
         a = Atoms(index, a.mass, a.p_inf, ETA, a.loss_error + extra, a.rel_error)
@@ -246,12 +256,12 @@ def _with_near_underflow(a: Atoms, near: list[tuple[float, float]]) -> Atoms:
     for p, q in near:
         p_lo, p_hi = mass_range(p)
         q_lo, q_hi = mass_range(q)
-        if q_lo > 0.0:
+        if q_lo > 0.0 and p >= SMALLEST_NORMAL:
             up_index.append(_outward_index(p_hi, q_lo, a.eta, True))
             up_mass.append(p_hi)
         else:
-            p_inf += p_hi
-        if p_lo > 0.0:
+            p_inf += max(p_hi, INFINITY_FLOOR)
+        if p_lo >= SMALLEST_NORMAL:
             low_index.append(_outward_index(p_lo, q_hi, a.eta, False))
             low_mass.append(p_lo)
     rel = a.rel_error + 2.0 * UNIT_ROUNDOFF  # p_inf's sum: a few terms
@@ -363,13 +373,52 @@ def _compose_shared(a: Atoms, b: Atoms) -> Atoms:
     ib, eb = _on_eta(b, eta)
     _check_span(float(np.abs(ia).max(initial=0)) + float(np.abs(ib).max(initial=0)), eta)
     if _dense(ia) and _dense(ib):
-        out = _dense_compose(_Dense(int(ia[0]), _spread(ia, a.mass), a.p_inf, a.loss_error + ea, a.rel_error),
-                             _Dense(int(ib[0]), _spread(ib, b.mass), b.p_inf, b.loss_error + eb, b.rel_error))
-        return _from_dense(out, eta)
-    index = (ia[:, None] + ib[None, :]).ravel()
-    mass = (a.mass[:, None] * b.mass[None, :]).ravel()
-    return _merged(index, mass, a.p_inf + b.p_inf * float(a.mass.sum()), eta,
-                   a.loss_error + b.loss_error + ea + eb, a.rel_error + b.rel_error + (a.mass.size + 4) * UNIT_ROUNDOFF)
+        dense = _dense_compose(_Dense(int(ia[0]), _spread(ia, a.mass), a.p_inf, a.loss_error + ea, a.rel_error),
+                               _Dense(int(ib[0]), _spread(ib, b.mass), b.p_inf, b.loss_error + eb, b.rel_error))
+        out = _from_dense(dense, eta)
+    else:
+        index = (ia[:, None] + ib[None, :]).ravel()
+        mass = (a.mass[:, None] * b.mass[None, :]).ravel()
+        out = _merged(index, mass, a.p_inf + b.p_inf * float(a.mass.sum()), eta, a.loss_error + b.loss_error + ea + eb,
+                      a.rel_error + b.rel_error + (a.mass.size + 4) * UNIT_ROUNDOFF)
+    return _underflow_charged(out, a.mass.size * b.mass.size) if _may_underflow(a, b) else out
+
+
+def _may_underflow(a: Atoms, b: Atoms) -> bool:
+    """Whether a product the composition of a and b forms (of two masses, or of a +infinity mass and
+    the other's total) can fall below 2^-1022, where it errs by up to 2^-1075 absolute, not u relative."""
+    smallest = float(a.mass.min(initial=1.0)) * float(b.mass.min(initial=1.0))
+    return smallest < SMALLEST_NORMAL or 0.0 < b.p_inf * float(a.mass.sum()) < SMALLEST_NORMAL
+
+
+def _powers_may_underflow(a: Atoms, count: int) -> bool:
+    """``_may_underflow`` for ``count`` runs of a: each product formed is at least (least mass)^count,
+    each product with p_inf at least p_inf (total mass)^count."""
+    masses = a.mass_list  # plain floats: the lean path's callers pay no numpy call
+    least, total = min(masses, default=1.0), sum(masses)
+    return least ** count < SMALLEST_NORMAL or 0.0 < a.p_inf * total ** count < SMALLEST_NORMAL
+
+
+def _underflow_charged(out: Atoms, products: int) -> Atoms:
+    """A composition of ``products`` products of masses, some below 2^-1022 (each within 2^-1075
+    absolute of its exact value: a subnormal has no relative precision), certified on each side.
+
+    Upper side (these atoms): the true masses sum to at most the computed ones (1 + rel) plus
+    (products + 1) 2^-1075 (the products' and p_inf's own); that charge, at least ``INFINITY_FLOOR``,
+    goes to +infinity (rounded up), and so do the masses computed below 2^-1022 (their losses kept
+    would leave subnormal terms in every delta): delta grows with each mass moved up, so the side
+    stays above the truth, by at most ~products 2^-1022 more.
+    Lower side (``lower``): masses below ``WINDOW_FLOOR`` = 2^-1000 dropped (and p_inf below it), so
+    each kept sum (of at most 2^22 products: ``WINDOW_PRODUCTS``, or a dense row) errs by at most
+    2^22 2^-1075 = u 2^-1000 absolute, u relative: one more u in ``rel_error``."""
+    small = out.mass < SMALLEST_NORMAL
+    charge = (products + 1) * math.ulp(0.0) + float(out.mass[small].sum())
+    upper = Atoms(out.index[~small], out.mass[~small], math.nextafter(out.p_inf + max(charge, INFINITY_FLOOR), math.inf),
+                  out.eta, out.loss_error, out.rel_error)
+    kept = out.mass >= WINDOW_FLOOR
+    lower = Atoms(out.index[kept], out.mass[kept], out.p_inf if out.p_inf >= WINDOW_FLOOR else 0.0, out.eta,
+                  out.loss_error, out.rel_error + UNIT_ROUNDOFF)
+    return replace(upper, lower_of=lambda: lower)
 
 
 class _Dense(NamedTuple):
@@ -458,11 +507,12 @@ def _self_compose_shared(a: Atoms, count: int) -> Atoms:
         binomial = _binomial_self_compose(a, int(count))
         if binomial is not None:
             return binomial
-    if int(count) > 1 and _dense(a.index) and int(count) * int(a.index[-1] - a.index[0]) < LEAN_ATOMS:
+    if (int(count) > 1 and _dense(a.index) and int(count) * int(a.index[-1] - a.index[0]) < LEAN_ATOMS
+            and not _powers_may_underflow(a, int(count))):
         return _lean_self_compose(a, int(count))
     if int(count) > 1 and _windowed(a, int(count)):
         return _window_power(a, int(count))
-    return _power(a, count, _compose_shared)
+    return _power(a, count, compose)  # compose: each side from its own atoms (``_underflow_charged``)
 
 
 def _stride(index: np.ndarray) -> int:
