@@ -55,6 +55,26 @@ class ScipyFft final : public pld::RealFftBackend {
         std::memcpy(out, sig.data(), sizeof(double) * rows * n);
     }
 
+    // scipy.fft transforms numpy longdouble arrays in long double (pocketfft's long-double
+    // instantiation: the error model of pld_fft_backend.hpp with u_L).  One thread (workers=1): the
+    // x87 precision control is per thread, and compose_batch checked it on this one.
+    bool offers_forward_long() const override { return true; }
+
+    void forward_long(std::int64_t rows, std::int64_t n, const long double* in,
+                      std::complex<long double>* out) override {
+        constexpr std::int64_t size = sizeof(long double);
+        py::gil_scoped_acquire acquire;
+        const py::array_t<long double> view({rows, n}, {n * size, size}, in, py::capsule(in, [](void*) {}));
+        const py::array result = rfft_(view, py::arg("axis") = -1, py::arg("workers") = 1);
+        // no cast: a transform done in double and widened would not hold the long-double bound
+        if (!result.dtype().equal(py::dtype::of<std::complex<long double>>()))
+            throw std::runtime_error("scipy.fft.rfft did not transform in long double");
+        const auto spec = py::array_t<std::complex<long double>, py::array::c_style>::ensure(result);
+        if (!spec || spec.ndim() != 2 || spec.shape(0) != rows || spec.shape(1) != n / 2 + 1)
+            throw std::runtime_error("scipy.fft.rfft returned an unexpected shape for a long-double transform");
+        std::memcpy(out, spec.data(), sizeof(std::complex<long double>) * rows * (n / 2 + 1));
+    }
+
    private:
     py::object workers(std::int64_t rows) const {
         return workers_.is_none() && rows > 1 ? py::int_(-1) : workers_;

@@ -77,6 +77,7 @@
 #include "pld_direct_spectrum.hpp"
 #include "pld_fft_backend.hpp"
 #include "pld_hockey_stick.hpp"
+#include "pld_long_spectrum.hpp"
 
 namespace hockeystick {
 namespace pld {
@@ -377,25 +378,34 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
             row_floor[r] = std::min(row_floor[r], floors[i].back());
         }
     }
-    // Per row, the low band of bins [0, band[r]) recomputed directly (pld_direct_spectrum.hpp), their
-    // bound direct_err[r] instead of err[r]: up to the highest bin with |X|^c_max above kDirectBandFloor,
-    // where the FFT bound's charge there reaches kDirectMinCharge, the direct bound is the smaller and
-    // the products fit the budget (else the lowest bins the budget allows).  Which bins are chosen only
-    // moves the charge.
-    // The floors above keep err[r]: with the smaller bound a dropped bin underflows all the more.
+    // Per row, the low band of bins [0, band[r]) recomputed accurately, their bound direct_err[r] (as
+    // doubles in spec) instead of err[r]: up to the highest bin with |X|^c_max above kDirectBandFloor,
+    // where the FFT bound's charge there reaches kDirectMinCharge and the accurate bound is the smaller.
+    // Where the backend offers a long-double forward transform, one transform per factor gives its rows'
+    // bands (pld_long_spectrum.hpp), kept in long double for the power (band_long[r], bound long_err[r]);
+    // otherwise blocked direct sums (pld_direct_spectrum.hpp) give them, within a budget of products
+    // (else the lowest bins the budget allows), long_err[r] = direct_err[r].  Which bins are chosen only
+    // moves the charge.  The floors above keep err[r]: with the smaller bound a dropped bin underflows
+    // all the more.
     std::vector<std::int64_t> band(rows, 0);
-    std::vector<double> direct_err(err);
+    std::vector<double> direct_err(err), long_err(err);
+    std::vector<std::vector<std::complex<long double>>> band_long(rows);
     {
+        const bool long_fft = direct_on && fft.offers_forward_long();
         std::vector<double> count_max(rows, 0.0);
         for (const Window* w : windows)
             for (const Term& t : w->terms)
                 count_max[row_at(t)] = std::max(count_max[row_at(t)], static_cast<double>(t.count));
         const double budget = std::max(kDirectTermsPerPoint * static_cast<double>(m) * stages, kDirectTermsAtLeast);
         std::unique_ptr<TwiddleTable> table;
+        std::vector<long double> folded;
+        std::vector<std::complex<long double>> transformed;
+        std::int64_t transformed_factor = -1;  // rows_of is ordered by factor: one transform serves its rows
         for (const auto& [fc, r] : rows_of) {
             if (!direct_on) break;
             const PmfView& pmf = factors[fc.first];
-            const double bound = direct_bin_error(detail::finite_mass(pmf), pmf.n);
+            const double l1 = detail::finite_mass(pmf);
+            const double bound = long_fft ? long_fft_bin_error(l1, pmf.n, m, true) : direct_bin_error(l1, pmf.n);
             const double c = count_max[r];
             // |X| <= 1 + err: the estimate below is at most 2 c err sqrt(2 bins); rows under the floor even so
             // (few rounds) skip the scan
@@ -414,11 +424,28 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
                 }
             }
             if (!(c * err[r] * std::sqrt(2.0 * weight) >= kDirectMinCharge)) continue;
+            std::complex<double>* row = spec.data() + r * bins;
+            if (long_fft) {
+                if (transformed_factor != fc.first) {
+                    folded.resize(static_cast<std::size_t>(m));
+                    transformed.resize(static_cast<std::size_t>(bins));
+                    fold_long(pmf.p, pmf.n, m, folded.data());
+                    fft.forward_long(1, m, folded.data(), transformed.data());
+                    transformed_factor = fc.first;
+                }
+                band[r] = top;
+                band_long[r].assign(transformed.begin(), transformed.begin() + top);
+                for (std::int64_t k = 0; k < top; ++k)
+                    row[k] = std::complex<double>(static_cast<double>(transformed[k].real()),
+                                                  static_cast<double>(transformed[k].imag()));
+                direct_err[r] = bound;
+                long_err[r] = long_fft_bin_error(l1, pmf.n, m, false);
+                continue;
+            }
             band[r] = std::min(top, static_cast<std::int64_t>(budget / static_cast<double>(pmf.n)));
             if (band[r] == 0) continue;
-            direct_err[r] = bound;
+            direct_err[r] = long_err[r] = bound;
             if (!table) table.reset(new TwiddleTable(m));
-            std::complex<double>* row = spec.data() + r * bins;
             const std::int64_t width = band[r];
 #pragma omp parallel for schedule(static) if (width * pmf.n > (std::int64_t(1) << 20) && threads != 1)
             for (std::int64_t k = 0; k < width; ++k) row[k] = direct_bin(pmf.p, pmf.n, k, *table);
@@ -493,13 +520,15 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
                 constexpr long double two_pi_long = 6.283185307179586476925286766559005768L;
                 long double log_mod = 0.0L, log_mod_pert = 0.0L, phase = 0.0L, rel = 0.0L;
                 for (std::size_t j = 0; j < nt; ++j) {
-                    const std::complex<double> x = spec[row[j] * bins + k];
+                    const std::vector<std::complex<long double>>& kept = band_long[row[j]];
+                    const std::complex<long double> x =
+                        kept.empty() ? std::complex<long double>(spec[row[j] * bins + k]) : kept[k];
                     const long double re = x.real(), im = x.imag();
                     const long double mod = std::sqrt(re * re + im * im);
                     const long double lm = std::log(mod);
                     const long double c = count[j];
                     log_mod += c * lm;
-                    log_mod_pert += c * std::log(mod + static_cast<long double>(direct_err[row[j]]));
+                    log_mod_pert += c * std::log(mod + static_cast<long double>(long_err[row[j]]));
                     phase += c * std::atan2(im, re);
                     rel += c * ((std::isfinite(lm) ? std::fabs(lm) : 0.0L) + static_cast<long double>(pi) + 2.0L);
                 }
