@@ -9,7 +9,10 @@ giving an item the same bits alone or batched.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import math
+import platform
 
 import mpmath
 import numpy as np
@@ -99,6 +102,8 @@ def test_long_fft_bins_refuse_what_they_cannot_bound():
         _core.pld_long_fft_bins(np.array([0.5, np.nan]), 8)
     with pytest.raises(ValueError, match="m must"):
         _core.pld_long_fft_bins(np.array([0.5, 0.5]), 0)
+    with pytest.raises(ValueError, match="5-smooth"):
+        _core.pld_long_fft_bins(np.array([0.5, 0.5]), 7)
 
 
 def _core_compose(items: list[list[tuple[GridPMF, int]]], pessimistic: bool, long_fft: bool,
@@ -198,3 +203,43 @@ def test_an_item_keeps_its_bits_alone_or_batched(long_fft, products):
         np.testing.assert_array_equal(alone.p, batched.p)
         assert (alone.k_lo, alone.total_error, alone.entry_error, alone.spectral_l2) == \
             (batched.k_lo, batched.total_error, batched.entry_error, batched.spectral_l2)
+
+
+def _x87_control(libm: ctypes.CDLL, lower: bool | None = None, saved: ctypes.Array | None = None) -> ctypes.Array:
+    """This thread's floating-point environment (x86-64 glibc fenv_t: the x87 control word first); with
+    lower=True, set the x87 precision control to 53 bits; with saved, restore it."""
+    env = ctypes.create_string_buffer(64)
+    if saved is not None:
+        assert libm.fesetenv(saved) == 0
+        return saved
+    assert libm.fegetenv(env) == 0
+    if lower:
+        lowered = ctypes.create_string_buffer(env.raw)
+        control = int.from_bytes(env.raw[:2], "little")
+        lowered[:2] = ((control & ~0x300) | 0x200).to_bytes(2, "little")  # precision control: 53 bits
+        assert libm.fesetenv(lowered) == 0
+    return env
+
+
+@pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64") or ctypes.util.find_library("m") is None,
+                    reason="the x87 precision control of x86-64 glibc")
+def test_a_lowered_x87_precision_turns_the_long_double_bins_off():
+    """Other code in the process may set the x87 precision control to 53 bits; then every u_L bound is wrong,
+    so the composition keeps the FFT's bins and bound (as with direct_bins=False) and the bins' binding
+    refuses."""
+    libm = ctypes.CDLL(ctypes.util.find_library("m"))
+    dist = pld.subsampled_gaussian(0.5, 1e-4, value_discretization_interval=2e-3)
+    (factor, count), = dist.directions[0].items()
+    item = [(factor.upper, count * 47149)]
+    fft_only = pc.compose(item, pessimistic=True, workers=1)
+    saved = _x87_control(libm, lower=True)
+    try:
+        lowered = pc.compose(item, pessimistic=True, direct_bins=True, workers=1)
+        with pytest.raises(ValueError, match="precision"):
+            _core.pld_long_fft_bins(np.array([0.5, 0.5]), 2)
+    finally:
+        _x87_control(libm, saved=saved)
+    assert lowered.total_error == fft_only.total_error
+    np.testing.assert_array_equal(lowered.p, fft_only.p)
+    restored = pc.compose(item, pessimistic=True, direct_bins=True, workers=1)
+    assert restored.total_error * 500 < fft_only.total_error

@@ -182,9 +182,14 @@ py::tuple direct_bins(const input_array& masses, std::int64_t m, const std::vect
 }
 
 // The half spectrum (bins 0 .. m / 2) of the length-m DFT of masses (folded mod m in long double) from one
-// long-double scipy.fft transform, its bound in long double and its bound once rounded to double.
+// long-double scipy.fft transform, its bound in long double and its bound once rounded to double; m 5-smooth.
 py::tuple long_fft_bins(const input_array& masses, std::int64_t m) {
     const double l1 = checked_l1(masses, m);
+    std::int64_t rest = m;
+    for (const std::int64_t f : {2, 3, 5})
+        while (rest % f == 0) rest /= f;
+    if (rest != 1)  // other radices (Bluestein's for large primes) are outside the stated error model
+        throw py::value_error("m must be 5-smooth (2^a 3^b 5^c, the lengths pld_fft_length gives)");
     const std::int64_t n = static_cast<std::int64_t>(masses.size());
     std::vector<long double> folded(static_cast<std::size_t>(m));
     pld::fold_long(masses.data(), n, m, folded.data());
