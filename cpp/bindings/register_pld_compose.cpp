@@ -61,9 +61,10 @@ class ScipyFft final : public pld::RealFftBackend {
     // x87 precision control is per thread, and compose_batch checked it on this one.
     bool offers_forward_long() const override { return long_fft_; }
 
-    void forward_long(std::int64_t rows, std::int64_t n, const long double* in,
+    void forward_long(std::int64_t rows, std::int64_t n, const long double* in, std::int64_t keep,
                       std::complex<long double>* out) override {
         constexpr std::int64_t size = sizeof(long double);
+        if (keep < 1 || keep > n / 2 + 1) throw std::invalid_argument("forward_long: keep must lie in [1, n / 2 + 1]");
         py::gil_scoped_acquire acquire;
         const py::array_t<long double> view({rows, n}, {n * size, size}, in, py::capsule(in, [](void*) {}));
         const py::array result = rfft_(view, py::arg("axis") = -1, py::arg("workers") = 1);
@@ -73,7 +74,8 @@ class ScipyFft final : public pld::RealFftBackend {
         const auto spec = py::array_t<std::complex<long double>, py::array::c_style>::ensure(result);
         if (!spec || spec.ndim() != 2 || spec.shape(0) != rows || spec.shape(1) != n / 2 + 1)
             throw std::runtime_error("scipy.fft.rfft returned an unexpected shape for a long-double transform");
-        std::memcpy(out, spec.data(), sizeof(std::complex<long double>) * rows * (n / 2 + 1));
+        for (std::int64_t r = 0; r < rows; ++r)
+            std::memcpy(out + r * keep, spec.data() + r * (n / 2 + 1), sizeof(std::complex<long double>) * keep);
     }
 
    private:
@@ -197,7 +199,7 @@ py::tuple long_fft_bins(const input_array& masses, std::int64_t m) {
     ScipyFft fft(py::int_(1), true);
     {
         py::gil_scoped_release release;
-        fft.forward_long(1, m, folded.data(), values.mutable_data());
+        fft.forward_long(1, m, folded.data(), m / 2 + 1, values.mutable_data());
     }
     return py::make_tuple(values, pld::long_fft_bin_error(l1, n, m, false), pld::long_fft_bin_error(l1, n, m, true));
 }

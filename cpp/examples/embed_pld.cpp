@@ -15,6 +15,7 @@
 
 #include <fftw3.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -47,14 +48,17 @@ class FftwBackend final : public pld::RealFftBackend {
     // FFTW's long-double library (fftwl_*): its trigonometry and butterflies in long double, the model of
     // pld_fft_backend.hpp with u_L.  Runs on the calling thread (the x87 precision control is per thread).
     bool offers_forward_long() const override { return true; }
-    void forward_long(std::int64_t rows, std::int64_t n, const long double* in,
+    void forward_long(std::int64_t rows, std::int64_t n, const long double* in, std::int64_t keep,
                       std::complex<long double>* out) override {
         const int len = static_cast<int>(n), bins = static_cast<int>(n / 2 + 1);
+        std::vector<std::complex<long double>> whole(static_cast<std::size_t>(rows * bins));
         fftwl_plan plan = fftwl_plan_many_dft_r2c(1, &len, static_cast<int>(rows), const_cast<long double*>(in),
-                                                  nullptr, 1, len, reinterpret_cast<fftwl_complex*>(out), nullptr, 1,
-                                                  bins, FFTW_ESTIMATE);
+                                                  nullptr, 1, len, reinterpret_cast<fftwl_complex*>(whole.data()),
+                                                  nullptr, 1, bins, FFTW_ESTIMATE);
         fftwl_execute(plan);
         fftwl_destroy_plan(plan);
+        for (std::int64_t r = 0; r < rows; ++r)
+            std::copy(whole.begin() + r * bins, whole.begin() + r * bins + keep, out + r * keep);
     }
 };
 

@@ -407,9 +407,7 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
                 count_max[row_at(t)] = std::max(count_max[row_at(t)], static_cast<double>(t.count));
         const double budget = std::max(kDirectTermsPerPoint * static_cast<double>(m) * stages, kDirectTermsAtLeast);
         std::unique_ptr<TwiddleTable> table;
-        std::vector<long double> folded;
-        std::vector<std::complex<long double>> transformed;
-        std::int64_t transformed_factor = -1;  // rows_of is ordered by factor: one transform serves its rows
+        std::vector<std::pair<std::int64_t, std::int64_t>> long_rows;  // (factor, row) in rows_of's order
         for (const auto& [fc, r] : rows_of) {
             if (!direct_on) break;
             const PmfView& pmf = factors[fc.first];
@@ -434,28 +432,17 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
                     weight += std::exp((c - 1.0) * std::log(mod_sq));
                 }
             }
-            if (!(c * err[r] * std::sqrt(2.0 * weight) >= kDirectMinCharge)) continue;
-            std::complex<double>* row = spec.data() + r * bins;
+            if (!(c * err[r] * std::sqrt(2.0 * weight) >= kDirectMinCharge) || top == 0) continue;
             // The long-double transform where it beats the direct sums' bound, unless the band is so short
             // that its products cost less than the transform (long_fft_products; the row's own numbers only,
             // so an item's path does not depend on its batch).
             const bool sums_cheaper = static_cast<double>(top) * static_cast<double>(pmf.n) <
                                       long_fft_products * static_cast<double>(m) * stages;
             if (long_bound < err[r] && !(sums_cheaper && sum_bound < err[r])) {
-                if (transformed_factor != fc.first) {
-                    folded.resize(static_cast<std::size_t>(m));
-                    transformed.resize(static_cast<std::size_t>(bins));
-                    fold_long(pmf.p, pmf.n, m, folded.data());
-                    fft.forward_long(1, m, folded.data(), transformed.data());
-                    transformed_factor = fc.first;
-                }
                 band[r] = top;
-                band_long[r].assign(transformed.begin(), transformed.begin() + top);
-                for (std::int64_t k = 0; k < top; ++k)
-                    row[k] = std::complex<double>(static_cast<double>(transformed[k].real()),
-                                                  static_cast<double>(transformed[k].imag()));
                 direct_err[r] = long_bound;
                 long_err[r] = long_fft_bin_error(l1, pmf.n, m, false);
+                long_rows.push_back({fc.first, r});
                 continue;
             }
             if (!(sum_bound < err[r])) continue;
@@ -463,9 +450,35 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
             if (band[r] == 0) continue;
             direct_err[r] = long_err[r] = sum_bound;
             if (!table) table.reset(new TwiddleTable(m));
+            std::complex<double>* row = spec.data() + r * bins;
             const std::int64_t width = band[r];
 #pragma omp parallel for schedule(static) if (width * pmf.n > (std::int64_t(1) << 20) && threads != 1)
             for (std::int64_t k = 0; k < width; ++k) row[k] = direct_bin(pmf.p, pmf.n, k, *table);
+        }
+        // One long-double transform per factor serves its rows (the same bins whichever rows ask, so the same
+        // bits alone or batched), keeping the widest band they need.
+        std::vector<long double> folded;
+        std::vector<std::complex<long double>> kept;
+        for (std::size_t first = 0; first < long_rows.size();) {
+            const std::int64_t f = long_rows[first].first;
+            std::size_t last = first;
+            std::int64_t keep = 0;
+            for (; last < long_rows.size() && long_rows[last].first == f; ++last)
+                keep = std::max(keep, band[long_rows[last].second]);
+            const PmfView& pmf = factors[f];
+            folded.resize(static_cast<std::size_t>(m));
+            fold_long(pmf.p, pmf.n, m, folded.data());
+            kept.resize(static_cast<std::size_t>(keep));
+            fft.forward_long(1, m, folded.data(), keep, kept.data());
+            for (std::size_t j = first; j < last; ++j) {
+                const std::int64_t r = long_rows[j].second;
+                band_long[r].assign(kept.begin(), kept.begin() + band[r]);
+                std::complex<double>* row = spec.data() + r * bins;
+                for (std::int64_t k = 0; k < band[r]; ++k)
+                    row[k] = std::complex<double>(static_cast<double>(kept[k].real()),
+                                                  static_cast<double>(kept[k].imag()));
+            }
+            first = last;
         }
     }
     // Per row and bin, what the power needs of X alone (|X|, log|X|, log(|X| + delta), arg X and

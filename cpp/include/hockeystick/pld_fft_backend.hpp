@@ -51,10 +51,11 @@ class RealFftBackend {
     virtual void inverse(std::int64_t rows, std::int64_t n, std::complex<double>* in, double* out) = 0;
     // Whether forward_long is implemented (and holds the long-double error model above).
     virtual bool offers_forward_long() const { return false; }
-    // in: rows * n long doubles; out: rows * (n / 2 + 1) complex long doubles.  in is not modified.
+    // in: rows * n long doubles; out: rows * keep complex long doubles, bins 0 .. keep - 1 of each row
+    // (1 <= keep <= n / 2 + 1: the caller's memory holds only the bins it uses).  in is not modified.
     // Called only where offers_forward_long() is true.
     virtual void forward_long(std::int64_t /*rows*/, std::int64_t /*n*/, const long double* /*in*/,
-                              std::complex<long double>* /*out*/) {
+                              std::int64_t /*keep*/, std::complex<long double>* /*out*/) {
         throw std::logic_error("forward_long called on a backend that does not offer it");
     }
 };
