@@ -31,7 +31,8 @@ namespace {
 // for one row, all cores (-1) for several.
 class ScipyFft final : public pld::RealFftBackend {
    public:
-    explicit ScipyFft(py::object workers) : workers_(std::move(workers)) {
+    // long_fft = false: the backend offers no long-double transform (compose_batch's direct-sum fallback).
+    ScipyFft(py::object workers, bool long_fft) : workers_(std::move(workers)), long_fft_(long_fft) {
         py::module_ fft = py::module_::import("scipy.fft");
         rfft_ = fft.attr("rfft");
         irfft_ = fft.attr("irfft");
@@ -55,11 +56,34 @@ class ScipyFft final : public pld::RealFftBackend {
         std::memcpy(out, sig.data(), sizeof(double) * rows * n);
     }
 
+    // scipy.fft transforms numpy longdouble arrays in long double (pocketfft's long-double
+    // instantiation: the error model of pld_fft_backend.hpp with u_L).  One thread (workers=1): the
+    // x87 precision control is per thread, and compose_batch checked it on this one.
+    bool offers_forward_long() const override { return long_fft_; }
+
+    void forward_long(std::int64_t rows, std::int64_t n, const long double* in, std::int64_t keep,
+                      std::complex<long double>* out) override {
+        constexpr std::int64_t size = sizeof(long double);
+        if (keep < 1 || keep > n / 2 + 1) throw std::invalid_argument("forward_long: keep must lie in [1, n / 2 + 1]");
+        py::gil_scoped_acquire acquire;
+        const py::array_t<long double> view({rows, n}, {n * size, size}, in, py::capsule(in, [](void*) {}));
+        const py::array result = rfft_(view, py::arg("axis") = -1, py::arg("workers") = 1);
+        // no cast: a transform done in double and widened would not hold the long-double bound
+        if (!result.dtype().equal(py::dtype::of<std::complex<long double>>()))
+            throw std::runtime_error("scipy.fft.rfft did not transform in long double");
+        const auto spec = py::array_t<std::complex<long double>, py::array::c_style>::ensure(result);
+        if (!spec || spec.ndim() != 2 || spec.shape(0) != rows || spec.shape(1) != n / 2 + 1)
+            throw std::runtime_error("scipy.fft.rfft returned an unexpected shape for a long-double transform");
+        for (std::int64_t r = 0; r < rows; ++r)
+            std::memcpy(out + r * keep, spec.data() + r * (n / 2 + 1), sizeof(std::complex<long double>) * keep);
+    }
+
    private:
     py::object workers(std::int64_t rows) const {
         return workers_.is_none() && rows > 1 ? py::int_(-1) : workers_;
     }
     py::object workers_, rfft_, irfft_;
+    bool long_fft_;
 };
 
 py::array_t<double> owned_array(std::vector<double>&& v) {
@@ -71,7 +95,10 @@ py::array_t<double> owned_array(std::vector<double>&& v) {
 py::list compose_many(const std::vector<input_array>& masses, const std::vector<std::int64_t>& k_lo,
                       const std::vector<double>& p_inf, double h,
                       const std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>& items,
-                      bool pessimistic, double tail, std::int64_t max_points, py::object workers, bool direct_bins) {
+                      bool pessimistic, double tail, std::int64_t max_points, py::object workers, bool direct_bins,
+                      bool long_fft, double long_fft_products) {
+    if (!(long_fft_products >= 0.0 && std::isfinite(long_fft_products)))
+        throw py::value_error("long_fft_products must be finite and >= 0");
     if (masses.size() != k_lo.size() || masses.size() != p_inf.size())
         throw py::value_error("internal: one k_lo and one p_inf per factor");
     std::vector<pld::PmfView> factors(masses.size());
@@ -84,7 +111,7 @@ py::list compose_many(const std::vector<input_array>& masses, const std::vector<
         for (const auto& [f, c] : items[i]) terms[i].push_back({f, c});
     const bool workers_is_none = workers.is_none();
     const long workers_value = workers_is_none ? 0 : workers.cast<long>();
-    ScipyFft fft(std::move(workers));
+    ScipyFft fft(std::move(workers), long_fft);
     std::vector<pld::ComposedPMF> done;
     {
         py::gil_scoped_release release;
@@ -92,7 +119,7 @@ py::list compose_many(const std::vector<input_array>& masses, const std::vector<
             // workers = 1: one thread for the transforms and for the per-bin powers alike
             const int threads = !workers_is_none && workers_value == 1 ? 1 : 0;
             done = pld::compose_many(factors, h, terms, pessimistic, tail, max_points, fft, std::int64_t(1) << 23,
-                                     threads, direct_bins);
+                                     threads, direct_bins, long_fft_products);
         } catch (const std::length_error& e) {
             py::gil_scoped_acquire acquire;
             throw py::value_error(std::string(e.what()) +
@@ -119,8 +146,9 @@ py::list compose_many(const std::vector<input_array>& masses, const std::vector<
     return out;
 }
 
-// Bins ks of the length-m DFT of masses (folded mod m) computed directly, and their common bound.
-py::tuple direct_bins(const input_array& masses, std::int64_t m, const std::vector<std::int64_t>& ks) {
+// The l1 norm of masses (each finite and >= 0), rounded up by its own summation bound (n u relative, as
+// pld_compose's finite_mass), after the checks the direct bins' bounds need.
+double checked_l1(const input_array& masses, std::int64_t m) {
     if (masses.ndim() != 1) throw py::value_error("masses must be one-dimensional");
     if (m < 1) throw py::value_error("m must be >= 1");
     if (!hockeystick::pld::full_long_double_precision())
@@ -133,6 +161,13 @@ py::tuple direct_bins(const input_array& masses, std::int64_t m, const std::vect
             throw py::value_error("masses must be finite and >= 0");
         l1 += masses.data()[j];
     }
+    return l1 * (1.0 + (static_cast<double>(n) + 1.0) * 1.12e-16);
+}
+
+// Bins ks of the length-m DFT of masses (folded mod m) computed directly, and their common bound.
+py::tuple direct_bins(const input_array& masses, std::int64_t m, const std::vector<std::int64_t>& ks) {
+    const double l1 = checked_l1(masses, m);
+    const std::int64_t n = static_cast<std::int64_t>(masses.size());
     for (const std::int64_t k : ks)
         if (k < 0 || k >= m) throw py::value_error("every bin must lie in [0, m)");
     py::array_t<std::complex<double>> values(static_cast<py::ssize_t>(ks.size()));
@@ -143,10 +178,30 @@ py::tuple direct_bins(const input_array& masses, std::int64_t m, const std::vect
         py::gil_scoped_release release;
         const pld::TwiddleTable table(m);
         for (std::size_t i = 0; i < ks.size(); ++i) out[i] = pld::direct_bin(p, n, ks[i], table);
-        // l1 rounded up by its own summation bound (n u relative), as pld_compose's finite_mass
-        bound = pld::direct_bin_error(l1 * (1.0 + (static_cast<double>(n) + 1.0) * 1.12e-16), n);
+        bound = pld::direct_bin_error(l1, n);
     }
     return py::make_tuple(values, bound);
+}
+
+// The half spectrum (bins 0 .. m / 2) of the length-m DFT of masses (folded mod m in long double) from one
+// long-double scipy.fft transform, its bound in long double and its bound once rounded to double; m 5-smooth.
+py::tuple long_fft_bins(const input_array& masses, std::int64_t m) {
+    const double l1 = checked_l1(masses, m);
+    std::int64_t rest = m;
+    for (const std::int64_t f : {2, 3, 5})
+        while (rest % f == 0) rest /= f;
+    if (rest != 1)  // other radices (Bluestein's for large primes) are outside the stated error model
+        throw py::value_error("m must be 5-smooth (2^a 3^b 5^c, the lengths pld_fft_length gives)");
+    const std::int64_t n = static_cast<std::int64_t>(masses.size());
+    std::vector<long double> folded(static_cast<std::size_t>(m));
+    pld::fold_long(masses.data(), n, m, folded.data());
+    py::array_t<std::complex<long double>> values(static_cast<py::ssize_t>(m / 2 + 1));
+    ScipyFft fft(py::int_(1), true);
+    {
+        py::gil_scoped_release release;
+        fft.forward_long(1, m, folded.data(), m / 2 + 1, values.mutable_data());
+    }
+    return py::make_tuple(values, pld::long_fft_bin_error(l1, n, m, false), pld::long_fft_bin_error(l1, n, m, true));
 }
 
 }  // namespace
@@ -154,9 +209,16 @@ py::tuple direct_bins(const input_array& masses, std::int64_t m, const std::vect
 void register_pld_compose(py::module_& m) {
     m.def("pld_compose_many", &compose_many, py::arg("masses"), py::arg("k_lo"), py::arg("p_inf"), py::arg("h"),
           py::arg("items"), py::arg("pessimistic"), py::arg("tail"), py::arg("max_points"),
-          py::arg("workers") = py::none(), py::arg("direct_bins") = false,
-          "Composes each item (a list of (factor index, count)) of grid PMFs on grid h; scipy.fft transforms.");
+          py::arg("workers") = py::none(), py::arg("direct_bins") = false, py::arg("long_fft") = true,
+          py::arg("long_fft_products") = pld::kLongFftProducts,
+          "Composes each item (a list of (factor index, count)) of grid PMFs on grid h; scipy.fft transforms "
+          "(long_fft = False: no long-double transform, the direct bins by direct sums; long_fft_products: "
+          "a long-double transform's cost in direct products per m ceil(log2 m), 0 to take it wherever its "
+          "bound is the smaller).");
     m.def("pld_fft_length", &pld::fft_length, py::arg("width"));
     m.def("pld_direct_bins", &direct_bins, py::arg("masses"), py::arg("m"), py::arg("bins"),
           "Bins of the length-m DFT of masses (folded mod m) by a blocked long-double direct sum, and their error bound.");
+    m.def("pld_long_fft_bins", &long_fft_bins, py::arg("masses"), py::arg("m"),
+          "The half spectrum of the length-m DFT of masses (folded mod m) by one long-double scipy.fft transform, "
+          "its error bound in long double and rounded to double.");
 }

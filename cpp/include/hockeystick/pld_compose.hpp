@@ -25,22 +25,28 @@
 // the l1 norm of its input (pld_fft_backend.hpp).  After many rounds that bound, amplified
 // about c-fold by the power at the live bins (|X| ~ 1 there), is the whole charge, so in a
 // row where that charge reaches kDirectMinCharge (c its largest count) the low-frequency bins
-// [0, K) where |X|^c > kDirectBandFloor (within a budget of products: kDirectTermsPerPoint)
-// are recomputed by a direct sum in long double, each within delta_direct ~ 1.1 u ||x||_1
-// (pld_direct_spectrum.hpp; 8 u ceil(log2 M) ||x||_1 is 90-160x that at M = 2^12..2^20);
-// the other bins keep the FFT's value and bound.  With delta_ik the bound of factor i at
+// [0, K) where |X|^c > kDirectBandFloor are recomputed accurately: where the backend offers a
+// long-double forward transform (pld_fft_backend.hpp) and the band's direct products would cost
+// more than it (kLongFftProducts), from one long-double transform of the factor's row folded in
+// long double, kept in long double, each within delta_long ~ 8 u_L ceil(log2 M) ||x||_1
+// (pld_long_spectrum.hpp; u_L = 2^-64, so ~2000x below the FFT's 8 u ceil(log2 M) ||x||_1);
+// otherwise by direct sums in long double (within a budget of products: kDirectTermsPerPoint),
+// each within delta_direct ~ 1.1 u ||x||_1 (pld_direct_spectrum.hpp; 8 u ceil(log2 M) ||x||_1
+// is 90-160x that at M = 2^12..2^20).  The other bins keep the FFT's value and bound.  With delta_ik the bound of factor i at
 // bin k, the spectrum error obeys |dY_k| <= prod (|X_ik| + delta_ik)^c_i - prod |X_ik|^c_i, plus
 // the rounding of the power taken in polar form (2 u sum c_i (|log|X_ik|| + pi + 2)
 // relative).  At a bin where every factor is a direct one and long double has 64 bits
 // (x86-64), the power and the perturbed power are taken in long double instead (u_L = 2^-64;
-// glibc's logl, atan2l, expl, cosl, sinl within 2 ulp): |X| from the double parts (2 u_L),
+// glibc's logl, atan2l, expl, cosl, sinl within 2 ulp), from the long-double bins where the
+// transform gave them (perturbed by delta_long), else from the double ones (delta_direct):
+// |X| from the parts (2 u_L),
 // log (2 ulp + that), atan2 (2 ulp of at most pi), the products c log|X|, c arg X and their
 // sum over the n_t factors ((n_t + 1) u_L of the sum of magnitudes), fmod by 2 pi rounded
 // (|phase| u_L + 2 pi u_L), exp, cos, sin and the product (8 u_L), then rounding to double (u
 // relative): at most u_L ((n_t + 8) sum c_i (|log|X_ik|| + pi + 2) + 64) relative to both
 // powers, charged on both (the difference of the two exps may lose that much of each), plus u,
 // the whole rounded up by 1 + 4u; after many rounds this is ~2000x below the double power's
-// charge, leaving c delta_direct as the charge.  Per output entry the error is at most
+// charge, leaving c delta_direct (or c delta_long) as the charge.  Per output entry the error is at most
 // (1/M) sum_k |dY_k| plus the inverse transform's own (8 u ceil(log2 M) ||Y||_1 / M); in
 // Euclidean norm the first part is at most ||dY||_2 / sqrt(M) (Parseval).  The result
 // carries four numbers (ComposedPMF) from
@@ -77,6 +83,7 @@
 #include "pld_direct_spectrum.hpp"
 #include "pld_fft_backend.hpp"
 #include "pld_hockey_stick.hpp"
+#include "pld_long_spectrum.hpp"
 
 namespace hockeystick {
 namespace pld {
@@ -133,10 +140,10 @@ constexpr double kFallbackLadderPoints = 1 << 20;  // wider Chernoff windows als
 // Batches of fewer items run their per-bin loop on one thread: the two directions of one PLD
 // gain less than an OpenMP team costs (its idle spinning is CPU time) on a shared machine.
 constexpr std::int64_t kParallelItems = 4;
-// Low-frequency bins are recomputed directly (pld_direct_spectrum.hpp) up to the highest bin with
-// |X|^c above kDirectBandFloor, c a row's largest count (beyond it the amplified error
-// c |X|^(c-1) delta is a millionth of the peak's), at most kDirectTermsPerPoint m ceil(log2 m)
-// products per row, or kDirectTermsAtLeast if more (~9 ns each), in a row where the FFT bound's
+// Low-frequency bins are recomputed (pld_long_spectrum.hpp, pld_direct_spectrum.hpp) up to the highest
+// bin with |X|^c above kDirectBandFloor, c a row's largest count (beyond it the amplified error
+// c |X|^(c-1) delta is a millionth of the peak's), by direct sums at most kDirectTermsPerPoint
+// m ceil(log2 m) products per row, or kDirectTermsAtLeast if more (~9 ns each), in a row where the FFT bound's
 // charge at those bins, about c delta (2 sum |X|^(2(c-1)))^(1/2) (the spectral_l2 part of
 // total_error), reaches kDirectMinCharge: many rounds, where the power amplifies delta about
 // c-fold; below it the direct bins would move delta by less than 1e-10.  Only where long double
@@ -147,6 +154,9 @@ constexpr double kDirectBandFloor = 1e-6;
 constexpr double kDirectTermsPerPoint = 1.0;
 constexpr double kDirectTermsAtLeast = 1 << 19;  // a few ms: short rows get their whole band
 constexpr bool kLongPower = std::numeric_limits<long double>::digits == 64;
+// A long-double transform of length m costs about as much as kLongFftProducts m ceil(log2 m) direct-sum
+// products (scipy.fft: ~15 ms at m = 2^18, 3.2 ns per m log2 m; the x87 products ~9 ns each).
+constexpr double kLongFftProducts = 0.35;
 
 // Where one composition's output lives: grid indices a_idx .. a_idx + width - 1, what the cut costs.
 struct Window {
@@ -328,7 +338,7 @@ inline Window composition_window(const std::vector<PmfView>& factors, double h, 
 inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factors, double h,
                                               const std::vector<const Window*>& windows, std::int64_t m,
                                               bool pessimistic, RealFftBackend& fft, int threads = 0,
-                                              bool direct_bins = false) {
+                                              bool direct_bins = false, double long_fft_products = kLongFftProducts) {
     constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
     constexpr double two_pi = 6.283185307179586;
     constexpr double pi = 3.141592653589793;
@@ -377,29 +387,38 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
             row_floor[r] = std::min(row_floor[r], floors[i].back());
         }
     }
-    // Per row, the low band of bins [0, band[r]) recomputed directly (pld_direct_spectrum.hpp), their
-    // bound direct_err[r] instead of err[r]: up to the highest bin with |X|^c_max above kDirectBandFloor,
-    // where the FFT bound's charge there reaches kDirectMinCharge, the direct bound is the smaller and
-    // the products fit the budget (else the lowest bins the budget allows).  Which bins are chosen only
-    // moves the charge.
-    // The floors above keep err[r]: with the smaller bound a dropped bin underflows all the more.
+    // Per row, the low band of bins [0, band[r]) recomputed accurately, their bound direct_err[r] (as
+    // doubles in spec) instead of err[r]: up to the highest bin with |X|^c_max above kDirectBandFloor,
+    // where the FFT bound's charge there reaches kDirectMinCharge and the accurate bound is the smaller.
+    // Where the backend offers a long-double forward transform, one transform per factor gives its rows'
+    // bands (pld_long_spectrum.hpp), kept in long double for the power (band_long[r], bound long_err[r]);
+    // otherwise blocked direct sums (pld_direct_spectrum.hpp) give them, within a budget of products
+    // (else the lowest bins the budget allows), long_err[r] = direct_err[r].  Which bins are chosen only
+    // moves the charge.  The floors above keep err[r]: with the smaller bound a dropped bin underflows
+    // all the more.
     std::vector<std::int64_t> band(rows, 0);
-    std::vector<double> direct_err(err);
+    std::vector<double> direct_err(err), long_err(err);
+    std::vector<std::vector<std::complex<long double>>> band_long(rows);
     {
+        const bool long_fft = direct_on && fft.offers_forward_long();
         std::vector<double> count_max(rows, 0.0);
         for (const Window* w : windows)
             for (const Term& t : w->terms)
                 count_max[row_at(t)] = std::max(count_max[row_at(t)], static_cast<double>(t.count));
         const double budget = std::max(kDirectTermsPerPoint * static_cast<double>(m) * stages, kDirectTermsAtLeast);
         std::unique_ptr<TwiddleTable> table;
+        std::vector<std::pair<std::int64_t, std::int64_t>> long_rows;  // (factor, row) in rows_of's order
         for (const auto& [fc, r] : rows_of) {
             if (!direct_on) break;
             const PmfView& pmf = factors[fc.first];
-            const double bound = direct_bin_error(detail::finite_mass(pmf), pmf.n);
+            const double l1 = detail::finite_mass(pmf);
+            const double long_bound =
+                long_fft ? long_fft_bin_error(l1, pmf.n, m, true) : std::numeric_limits<double>::infinity();
+            const double sum_bound = direct_bin_error(l1, pmf.n);
             const double c = count_max[r];
             // |X| <= 1 + err: the estimate below is at most 2 c err sqrt(2 bins); rows under the floor even so
             // (few rounds) skip the scan
-            if (!(bound < err[r] &&
+            if (!(std::min(long_bound, sum_bound) < err[r] &&
                   2.0 * c * err[r] * std::sqrt(2.0 * static_cast<double>(bins)) >= kDirectMinCharge))
                 continue;
             const double band_sq = std::exp(2.0 * std::log(kDirectBandFloor) / c);  // |X|^2 above it
@@ -413,15 +432,53 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
                     weight += std::exp((c - 1.0) * std::log(mod_sq));
                 }
             }
-            if (!(c * err[r] * std::sqrt(2.0 * weight) >= kDirectMinCharge)) continue;
+            if (!(c * err[r] * std::sqrt(2.0 * weight) >= kDirectMinCharge) || top == 0) continue;
+            // The long-double transform where it beats the direct sums' bound, unless the band is so short
+            // that its products cost less than the transform (long_fft_products; the row's own numbers only,
+            // so an item's path does not depend on its batch).
+            const bool sums_cheaper = static_cast<double>(top) * static_cast<double>(pmf.n) <
+                                      long_fft_products * static_cast<double>(m) * stages;
+            if (long_bound < err[r] && !(sums_cheaper && sum_bound < err[r])) {
+                band[r] = top;
+                direct_err[r] = long_bound;
+                long_err[r] = long_fft_bin_error(l1, pmf.n, m, false);
+                long_rows.push_back({fc.first, r});
+                continue;
+            }
+            if (!(sum_bound < err[r])) continue;
             band[r] = std::min(top, static_cast<std::int64_t>(budget / static_cast<double>(pmf.n)));
             if (band[r] == 0) continue;
-            direct_err[r] = bound;
+            direct_err[r] = long_err[r] = sum_bound;
             if (!table) table.reset(new TwiddleTable(m));
             std::complex<double>* row = spec.data() + r * bins;
             const std::int64_t width = band[r];
 #pragma omp parallel for schedule(static) if (width * pmf.n > (std::int64_t(1) << 20) && threads != 1)
             for (std::int64_t k = 0; k < width; ++k) row[k] = direct_bin(pmf.p, pmf.n, k, *table);
+        }
+        // One long-double transform per factor serves its rows (the same bins whichever rows ask, so the same
+        // bits alone or batched), keeping the widest band they need.
+        std::vector<long double> folded;
+        std::vector<std::complex<long double>> kept;
+        for (std::size_t first = 0; first < long_rows.size();) {
+            const std::int64_t f = long_rows[first].first;
+            std::size_t last = first;
+            std::int64_t keep = 0;
+            for (; last < long_rows.size() && long_rows[last].first == f; ++last)
+                keep = std::max(keep, band[long_rows[last].second]);
+            const PmfView& pmf = factors[f];
+            folded.resize(static_cast<std::size_t>(m));
+            fold_long(pmf.p, pmf.n, m, folded.data());
+            kept.resize(static_cast<std::size_t>(keep));
+            fft.forward_long(1, m, folded.data(), keep, kept.data());
+            for (std::size_t j = first; j < last; ++j) {
+                const std::int64_t r = long_rows[j].second;
+                band_long[r].assign(kept.begin(), kept.begin() + band[r]);
+                std::complex<double>* row = spec.data() + r * bins;
+                for (std::int64_t k = 0; k < band[r]; ++k)
+                    row[k] = std::complex<double>(static_cast<double>(kept[k].real()),
+                                                  static_cast<double>(kept[k].imag()));
+            }
+            first = last;
         }
     }
     // Per row and bin, what the power needs of X alone (|X|, log|X|, log(|X| + delta), arg X and
@@ -493,13 +550,15 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
                 constexpr long double two_pi_long = 6.283185307179586476925286766559005768L;
                 long double log_mod = 0.0L, log_mod_pert = 0.0L, phase = 0.0L, rel = 0.0L;
                 for (std::size_t j = 0; j < nt; ++j) {
-                    const std::complex<double> x = spec[row[j] * bins + k];
+                    const std::vector<std::complex<long double>>& kept = band_long[row[j]];
+                    const std::complex<long double> x =
+                        kept.empty() ? std::complex<long double>(spec[row[j] * bins + k]) : kept[k];
                     const long double re = x.real(), im = x.imag();
                     const long double mod = std::sqrt(re * re + im * im);
                     const long double lm = std::log(mod);
                     const long double c = count[j];
                     log_mod += c * lm;
-                    log_mod_pert += c * std::log(mod + static_cast<long double>(direct_err[row[j]]));
+                    log_mod_pert += c * std::log(mod + static_cast<long double>(long_err[row[j]]));
                     phase += c * std::atan2(im, re);
                     rel += c * ((std::isfinite(lm) ? std::fabs(lm) : 0.0L) + static_cast<long double>(pi) + 2.0L);
                 }
@@ -584,14 +643,16 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
 // An item that is one factor once is copied through (no transform, no charge).  threads = 1 keeps
 // the per-bin powers on the calling thread (a caller already running one composition per core);
 // otherwise a batch of several items runs them on an OpenMP team.  direct_bins = true recomputes the low
-// band of many-round rows directly (the opening comment): charges ~100x smaller after many rounds, at
-// up to ~10x the composition's CPU, so only worth it where the charge limits the answer (delta near
-// it); false keeps every bin's FFT value and bound.
+// band of many-round rows accurately (the opening comment): charges ~100x smaller after many rounds
+// (direct sums), ~1000x (a backend's long-double transform), at up to ~5x the composition's CPU, so only
+// worth it where the charge limits the answer (delta near it); false keeps every bin's FFT value and
+// bound.  long_fft_products: what a long-double transform is taken to cost, in direct products per
+// m ceil(log2 m) (kLongFftProducts; 0 takes it wherever its bound is the smaller).
 inline std::vector<ComposedPMF> compose_many(const std::vector<PmfView>& factors, double h,
                                              const std::vector<std::vector<Term>>& items, bool pessimistic,
                                              double tail, std::int64_t max_points, RealFftBackend& fft,
                                              std::int64_t group_cells = std::int64_t(1) << 23, int threads = 0,
-                                             bool direct_bins = false) {
+                                             bool direct_bins = false, double long_fft_products = kLongFftProducts) {
     if (!(h > 0.0 && std::isfinite(h))) throw std::invalid_argument("compose: h must be positive and finite");
     if (!(tail > 0.0 && tail < 1.0)) throw std::invalid_argument("compose: tail must lie in (0, 1)");
     const std::int64_t n_items = static_cast<std::int64_t>(items.size());
@@ -618,7 +679,8 @@ inline std::vector<ComposedPMF> compose_many(const std::vector<PmfView>& factors
         std::map<std::int64_t, bool> rows;
         auto flush = [&] {
             if (batch.empty()) return;
-            std::vector<ComposedPMF> done = compose_batch(factors, h, batch, m, pessimistic, fft, threads, direct_bins);
+            std::vector<ComposedPMF> done = compose_batch(factors, h, batch, m, pessimistic, fft, threads, direct_bins,
+                                                                  long_fft_products);
             for (std::size_t j = 0; j < idx.size(); ++j) out[idx[j]] = std::move(done[j]);
             batch.clear();
             idx.clear();

@@ -36,6 +36,10 @@
 // larger than the FFT's bound for small m: compose_batch then keeps the FFT's (and uses
 // the direct bins only where long double has 64 bits: elsewhere it may be slow software).
 //
+// compose_batch takes these sums for a row's band where the backend offers no long-double
+// transform, or where the band's n K products cost less than one (pld_long_spectrum.hpp's bins,
+// ~8 u_L ceil(log2 m) ||p||_1, are otherwise both cheaper and tighter).
+//
 // Domain: m >= 1, n >= 0, D u_L < 1/2, bins k in [0, m).  Cost: per bin n twiddle products
 // and 2 n multiply-adds in long double (no division: the table index walks by t += k mod m).
 #pragma once

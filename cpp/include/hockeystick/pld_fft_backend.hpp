@@ -19,10 +19,24 @@
 // the l1 norm of the input (u = 2^-53; 8 per stage is generous for Cooley-Tukey and
 // split-radix implementations such as pocketfft and FFTW).  A backend that cannot promise
 // this must not be plugged in.
+//
+// Optionally, a backend also transforms forward in long double (offers_forward_long, forward_long:
+// the same X_r[k], input and output in long double), for the bins many rounds amplify
+// (pld_long_spectrum.hpp).  Its error model is the same with u_L = epsilon_L / 2 (2^-64 for
+// x86-64's 80-bit format) in place of u: every output within 8 u_L ceil(log2 n) ||x||_1.  Assumed
+// because the transform runs the same butterflies in long double with twiddles computed in long
+// double (pocketfft, scipy.fft's backend, takes cosl / sinl of octant-reduced angles and the
+// product of two tables in long double for long-double transforms; FFTW's long-double library
+// computes its trigonometry in long double), and only where the x87 precision control is at 64 bits
+// on the thread running the transform (the caller checks its own thread: pld_direct_spectrum.hpp's
+// full_long_double_precision; a backend must run forward_long on the calling thread or on threads
+// whose control word it knows).  A backend that cannot promise this must not offer it; compose_batch
+// then computes those bins by direct sums (pld_direct_spectrum.hpp).
 #pragma once
 
 #include <complex>
 #include <cstdint>
+#include <stdexcept>
 
 namespace hockeystick {
 namespace pld {
@@ -35,6 +49,15 @@ class RealFftBackend {
     // in: rows * (n / 2 + 1) complex values (may be overwritten); out: rows * n doubles, scaled by 1/n,
     // every one of them written (compose_batch hands an uninitialised buffer).
     virtual void inverse(std::int64_t rows, std::int64_t n, std::complex<double>* in, double* out) = 0;
+    // Whether forward_long is implemented (and holds the long-double error model above).
+    virtual bool offers_forward_long() const { return false; }
+    // in: rows * n long doubles; out: rows * keep complex long doubles, bins 0 .. keep - 1 of each row
+    // (1 <= keep <= n / 2 + 1: the caller's memory holds only the bins it uses).  in is not modified.
+    // Called only where offers_forward_long() is true.
+    virtual void forward_long(std::int64_t /*rows*/, std::int64_t /*n*/, const long double* /*in*/,
+                              std::int64_t /*keep*/, std::complex<long double>* /*out*/) {
+        throw std::logic_error("forward_long called on a backend that does not offer it");
+    }
 };
 
 // FFT lengths 2^a f (f in {1, 9/8, 5/4, 45/32, 3/2, 27/16, 15/8, 2}): 5-smooth, so fast for every

@@ -82,10 +82,12 @@ def compose_many(items: Sequence[Factors], *, pessimistic: bool, tail: float = D
     factor once, on the side asked for, is returned as it is.  ``max_points`` caps every
     composed window (default ``DEFAULT_MAX_POINTS``); ``workers`` is scipy.fft's (None: all
     cores for a batch of several rows).  ``direct_bins=True`` recomputes the low-frequency bins
-    of many-round compositions by a direct sum in long double, whose round-off bound is about
-    1.1 u ||p||_1 instead of the FFT's 8 u ceil(log2 M) ||p||_1 (pld_direct_spectrum.hpp): the
-    charges (``total_error``, ``entry_error``) fall ~100x after 10^4-10^5 rounds, at 1.5-10x the
-    composition's CPU, so it pays only where the charge limits the answer (delta near 1e-9).
+    of many-round compositions in long double: from one long-double scipy.fft transform per
+    factor (round-off bound about 8 u_L ceil(log2 M) ||p||_1, u_L = 2^-64: pld_long_spectrum.hpp)
+    where the band is wide, else by direct sums (about 1.1 u ||p||_1: pld_direct_spectrum.hpp),
+    instead of the FFT's 8 u ceil(log2 M) ||p||_1: the charges (``total_error``, ``entry_error``)
+    fall 100-1000x after 10^4-10^5 rounds, at up to a few times the composition's CPU, so it pays
+    only where the charge limits the answer (delta near 1e-9).
     """
     cap = DEFAULT_MAX_POINTS if max_points is None else int(max_points)
     out: list[GridPMF | None] = [None] * len(items)

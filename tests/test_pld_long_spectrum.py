@@ -1,0 +1,245 @@
+"""DFT bins from one long-double FFT (pld_long_spectrum.hpp) and the compositions that use them.
+
+The bins are checked against a 50-digit mpmath DFT of the signal folded mod m: every error within the
+stated bound (about 8 u_L ceil(log2 m) ||p||_1, u_L = 2^-64).  The compositions are checked against the
+Gaussian closed form (delta = theta(sqrt(T)/sigma, eps): upper never below it, lower never above), against
+the direct-sum fallback a backend without a long-double transform takes (``long_fft=False``), and for
+giving an item the same bits alone or batched.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import math
+import platform
+
+import mpmath
+import numpy as np
+import pytest
+
+import hockeystick as hs
+import hockeystick.pld as pld
+from hockeystick import _core
+from hockeystick.pld import compose as pc
+from hockeystick.pld.pmf import GridPMF
+
+pytestmark = pytest.mark.skipif(np.finfo(np.longdouble).nmant != 63,
+                                reason="needs x86-64's 80-bit long double (64-bit significand)")
+
+U = 2.0**-53
+U_LONG = 2.0**-64
+
+
+def _exact(x: np.longdouble) -> mpmath.mpf:
+    """A long double as an mpmath number, exactly: its 64-bit significand splits into two doubles."""
+    hi = float(x)
+    lo = float(x - np.longdouble(hi))
+    return mpmath.mpf(hi) + mpmath.mpf(lo)
+
+
+def _mpmath_dft(p: np.ndarray, m: int, k: int) -> mpmath.mpc:
+    """sum_j p_j e^{-2 pi i j k / m} at 50 digits (the DFT of p folded mod m)."""
+    total = mpmath.mpc(0)
+    for j, x in enumerate(p):
+        if x:
+            total += mpmath.mpf(float(x)) * mpmath.expjpi(mpmath.mpf(-2 * ((j * k) % m)) / m)
+    return total
+
+
+def _check_bins(p: np.ndarray, m: int, ks: list[int]) -> tuple[float, float]:
+    """Every bin of ks within the long-double bound of the 50-digit DFT, and within the double bound once
+    rounded to double; returns both bounds."""
+    values, bound, bound_double = _core.pld_long_fft_bins(p, m)
+    assert values.dtype == np.clongdouble and values.shape == (m // 2 + 1,)
+    with mpmath.workdps(50):
+        for k in ks:
+            exact = _mpmath_dft(p, m, k)
+            got = mpmath.mpc(_exact(values[k].real), _exact(values[k].imag))
+            assert abs(got - exact) <= bound, (m, len(p), k, float(abs(got - exact)), bound)
+            rounded = complex(values[k])
+            assert abs(mpmath.mpc(rounded) - exact) <= bound_double, (m, len(p), k)
+    return bound, bound_double
+
+
+@pytest.mark.parametrize("m, n, seed", [(1, 1, 0), (1, 5, 1), (2, 2, 2), (2, 7, 3), (5, 5, 4), (15, 40, 5),
+                                        (45, 45, 6), (96, 250, 7), (1000, 3000, 8), (4096, 300, 9),
+                                        (1474560, 400, 10)])
+def test_long_fft_bins_match_a_50_digit_dft_within_their_bound(m, n, seed):
+    """Lengths 1, 2 and small odd 5-smooth ones, folding (n > m) and n < m; uneven masses, some tiny."""
+    rng = np.random.default_rng(seed)
+    p = rng.random(n) ** 6
+    p /= p.sum()
+    half = m // 2 + 1
+    ks = list(range(half)) if half <= 49 else sorted({0, 1, half - 1, m // 3, *rng.integers(0, half, 5).tolist()})
+    bound, bound_double = _check_bins(p, m, ks)
+    l1 = float(np.sum(p))
+    stages = max(1, math.ceil(math.log2(m)))
+    gamma = (-(-n // m) - 1) * U_LONG * 1.01
+    assert bound <= (8 * U_LONG * stages + gamma) * l1 * 1.01 + 1e-300  # the stated formula, not more
+    assert bound_double <= 1.01 * U * l1 + bound * 1.01  # once rounded: about u ||p||_1
+    if m > 64:  # far below the blocked direct sums' ~1.1 u ||p||_1
+        direct = _core.pld_direct_bins(p, m, [0])[1]
+        assert bound * 10 <= direct
+
+
+@pytest.mark.parametrize("scale", [1e-300, 2.0**-1060])
+def test_long_fft_bins_hold_for_masses_near_the_bottom_of_double(scale):
+    """Masses near 1e-300 and subnormal ones (long double's exponent range holds them exactly): the
+    bins still within the bound, which is then dominated by its 2^-1074 underflow term."""
+    rng = np.random.default_rng(11)
+    p = rng.random(37) * scale
+    p[::5] = 5e-324
+    m = 24
+    bound, bound_double = _check_bins(p, m, list(range(m // 2 + 1)))
+    assert 0.0 < bound < 1e-300 and bound_double > 0.0
+
+
+def test_long_fft_bins_refuse_what_they_cannot_bound():
+    with pytest.raises(ValueError, match="masses"):
+        _core.pld_long_fft_bins(np.array([0.5, -0.1]), 8)
+    with pytest.raises(ValueError, match="masses"):
+        _core.pld_long_fft_bins(np.array([0.5, np.nan]), 8)
+    with pytest.raises(ValueError, match="m must"):
+        _core.pld_long_fft_bins(np.array([0.5, 0.5]), 0)
+    with pytest.raises(ValueError, match="5-smooth"):
+        _core.pld_long_fft_bins(np.array([0.5, 0.5]), 7)
+
+
+def _core_compose(items: list[list[tuple[GridPMF, int]]], pessimistic: bool, long_fft: bool,
+                  products: float = 0.0) -> list[GridPMF]:
+    """compose_many with direct bins through the binding, choosing whether the scipy backend offers its
+    long-double transform (long_fft=False: a backend without one, so the direct sums) and what it is taken
+    to cost (products = 0: wherever its bound is the smaller; the default keeps the direct sums for bands
+    whose products cost less than the transform)."""
+    pmfs: list[GridPMF] = []
+    for item in items:
+        for pmf, _ in item:
+            if all(pmf is not q for q in pmfs):
+                pmfs.append(pmf)
+    terms = [[(next(i for i, q in enumerate(pmfs) if q is pmf), count) for pmf, count in item] for item in items]
+    done = _core.pld_compose_many([q.p for q in pmfs], [q.k_lo for q in pmfs], [q.p_inf for q in pmfs], pmfs[0].h,
+                                  terms, pessimistic, pc.DEFAULT_TAIL, pc.DEFAULT_MAX_POINTS, 1, True, long_fft,
+                                  products)
+    return [GridPMF(int(r["k_lo"]), pmfs[0].h, r["p"], float(r["p_inf"]), float(r["shift"]), pessimistic,
+                    float(r["entry_error"]), float(r["total_error"]), float(r["spectral_l2"]),
+                    float(r["inverse_error"])) for r in done]
+
+
+@pytest.mark.parametrize("sigma, rounds, h", [(30.0, 10_000, 2e-3), (100.0, 100_000, 1e-3)])
+def test_many_gaussian_rounds_bracket_the_closed_form_with_long_fft_bins(sigma, rounds, h):
+    """T Gaussian rounds (mu = sqrt(T)/sigma): upper >= theta >= lower with the long-double bins, their
+    charges at least 5x below the direct sums' (and those 20x below the FFT's: test_pld_direct_spectrum)."""
+    dist = pld.gaussian(sigma, value_discretization_interval=h)
+    (factor, count), = dist.directions[0].items()
+    r = math.sqrt(rounds) / sigma
+    eps = np.linspace(0.0, 4 * r + 2, 40)
+    exact = hs.theta(r, eps)
+    for pessimistic in (True, False):
+        side = factor.upper if pessimistic else factor.lower
+        new, = _core_compose([[(side, count * rounds)]], pessimistic, True)
+        old, = _core_compose([[(side, count * rounds)]], pessimistic, False)
+        if pessimistic:
+            assert np.all(new.delta(eps) >= exact)
+        else:
+            assert np.all(new.delta(eps) <= exact)
+        assert new.total_error * 5 <= old.total_error and new.entry_error * 5 <= old.entry_error
+        assert np.max(np.abs(new.p - old.p)) <= old.entry_error  # the values differ only by round-off
+
+
+def test_charge_limited_subsampled_gaussian_point_with_long_fft_bins():
+    """sigma 0.5, q 1e-4, 47 149 rounds, h 2e-3 (G1's charge-limited corner): the pessimistic charge of the
+    long-double bins at least 5x below the direct sums', the remove direction's upper delta(10) (all round-off
+    charge on this grid: 3.1e-9 with FFT bins, 3.3e-11 with direct sums) below 1e-11, and the larger of the
+    two directions still above a finer grid's certified lower side."""
+    dist = pld.subsampled_gaussian(0.5, 1e-4, value_discretization_interval=2e-3)
+    ups = []
+    for direction in dist.directions:
+        (factor, count), = direction.items()
+        new, = _core_compose([[(factor.upper, count * 47149)]], True, True)
+        old, = _core_compose([[(factor.upper, count * 47149)]], True, False)
+        assert new.total_error * 5 <= old.total_error < 1e-10
+        ups.append(new.delta(np.array([10.0]))[0])
+    assert ups[0] < 1e-11
+    fine = pld.subsampled_gaussian(0.5, 1e-4, value_discretization_interval=2.5e-4).self_compose(47149)
+    assert fine.delta(10.0, bound="lower") <= max(ups)
+
+
+def test_the_facade_takes_the_long_fft_bins_where_direct_sums_cost_more():
+    """sigma 0.5, q 1e-4, 47149 rounds (the remove direction's factor spans ~10^4 grid points, so its band
+    costs far more in direct products than one transform): compose(direct_bins=True) through the facade
+    gives the bits of the long-double transform, not the direct sums'.  A many-round Gaussian (narrow
+    factor, short band) keeps the cheaper direct sums by default."""
+    dist = pld.subsampled_gaussian(0.5, 1e-4, value_discretization_interval=2e-3)
+    (factor, count), = dist.directions[0].items()
+    item = [(factor.upper, count * 47149)]
+    facade = pc.compose(item, pessimistic=True, direct_bins=True, workers=1)
+    long_fft, = _core_compose([item], True, True)
+    sums, = _core_compose([item], True, False)
+    np.testing.assert_array_equal(facade.p, long_fft.p)
+    assert facade.total_error == long_fft.total_error < sums.total_error / 5
+    gauss = pld.gaussian(30.0, value_discretization_interval=2e-3)
+    (factor, count), = gauss.directions[0].items()
+    item = [(factor.upper, count * 10_000)]
+    facade = pc.compose(item, pessimistic=True, direct_bins=True, workers=1)
+    sums, = _core_compose([item], True, False)
+    np.testing.assert_array_equal(facade.p, sums.p)
+    assert facade.total_error == sums.total_error
+
+
+@pytest.mark.parametrize("long_fft, products", [(True, 0.0), (True, 0.35), (False, 0.35)])
+def test_an_item_keeps_its_bits_alone_or_batched(long_fft, products):
+    """Rows per (factor, count), one long-double transform per factor: an item batched with a larger count
+    of the same factor and with another factor keeps its own bits and charges, on every path."""
+    dist = pld.subsampled_gaussian(0.8, 1e-3, value_discretization_interval=2e-3)
+    factors = [next(iter(d)) for d in dist.directions]
+    a = [(factors[0].upper, 20_000)]
+    b = [(factors[0].upper, 22_000)]
+    c = [(factors[1].upper, 20_000), (factors[0].upper, 3)]
+    alone = _core_compose([a], True, long_fft, products)[0]
+    assert alone.total_error * 5 < pc.compose(a, pessimistic=True).total_error  # the direct bins were taken
+    for batched in (_core_compose([a, b], True, long_fft, products)[0],
+                    _core_compose([b, c, a], True, long_fft, products)[2]):
+        np.testing.assert_array_equal(alone.p, batched.p)
+        assert (alone.k_lo, alone.total_error, alone.entry_error, alone.spectral_l2) == \
+            (batched.k_lo, batched.total_error, batched.entry_error, batched.spectral_l2)
+
+
+def _x87_control(libm: ctypes.CDLL, lower: bool | None = None, saved: ctypes.Array | None = None) -> ctypes.Array:
+    """This thread's floating-point environment (x86-64 glibc fenv_t: the x87 control word first); with
+    lower=True, set the x87 precision control to 53 bits; with saved, restore it."""
+    env = ctypes.create_string_buffer(64)
+    if saved is not None:
+        assert libm.fesetenv(saved) == 0
+        return saved
+    assert libm.fegetenv(env) == 0
+    if lower:
+        lowered = ctypes.create_string_buffer(env.raw)
+        control = int.from_bytes(env.raw[:2], "little")
+        lowered[:2] = ((control & ~0x300) | 0x200).to_bytes(2, "little")  # precision control: 53 bits
+        assert libm.fesetenv(lowered) == 0
+    return env
+
+
+@pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64") or ctypes.util.find_library("m") is None,
+                    reason="the x87 precision control of x86-64 glibc")
+def test_a_lowered_x87_precision_turns_the_long_double_bins_off():
+    """Other code in the process may set the x87 precision control to 53 bits; then every u_L bound is wrong,
+    so the composition keeps the FFT's bins and bound (as with direct_bins=False) and the bins' binding
+    refuses."""
+    libm = ctypes.CDLL(ctypes.util.find_library("m"))
+    dist = pld.subsampled_gaussian(0.5, 1e-4, value_discretization_interval=2e-3)
+    (factor, count), = dist.directions[0].items()
+    item = [(factor.upper, count * 47149)]
+    fft_only = pc.compose(item, pessimistic=True, workers=1)
+    saved = _x87_control(libm, lower=True)
+    try:
+        lowered = pc.compose(item, pessimistic=True, direct_bins=True, workers=1)
+        with pytest.raises(ValueError, match="precision"):
+            _core.pld_long_fft_bins(np.array([0.5, 0.5]), 2)
+    finally:
+        _x87_control(libm, saved=saved)
+    assert lowered.total_error == fft_only.total_error
+    np.testing.assert_array_equal(lowered.p, fft_only.p)
+    restored = pc.compose(item, pessimistic=True, direct_bins=True, workers=1)
+    assert restored.total_error * 500 < fft_only.total_error
