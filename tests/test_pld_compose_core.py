@@ -15,6 +15,7 @@ import scipy.fft
 import hockeystick.pld as pld
 from hockeystick import _core
 from hockeystick.pld import compose as pc
+from hockeystick.pld import pmf as pmf_module
 
 
 def test_fft_length_is_a_fast_size_at_most_an_eighth_above_the_window():
@@ -143,3 +144,20 @@ def test_window_edges_are_the_best_rungs_of_the_whole_ladder():
         assert (got.k_lo, got.k_lo + got.p.size - 1) == (a, b), (sigma, q, rounds, h)
         best_rungs |= {int(np.argmin(tops)), int(np.argmax(bottoms))}
     assert best_rungs & {9, 10, 11} and best_rungs - {8, 9, 10, 11, 12}, best_rungs
+
+
+@pytest.mark.parametrize("p1, count", [(0.4, 400), (0.1, 1000), (0.5, 256)])
+def test_dropped_bins_stay_within_the_charged_entry_error(p1, count):
+    """Two grid points composed ``count`` times is a binomial law, its masses known to ~1e-15 relative;
+    far from zero frequency |X_k| = |1 - p1 + p1 e^{-i w_k}| falls to |1 - 2 p1|, so most bins' powers
+    are far below the dropped-bin bound tau = 2^-64 (left at 0, charged 2 tau each: pld_compose.hpp)."""
+    from scipy.stats import binom
+
+    factor = pmf_module.GridPMF(k_lo=0, h=0.5, p=np.array([1.0 - p1, p1]), p_inf=0.0)
+    spectrum = np.abs(np.fft.rfft(factor.p, pc.fft_length(count + 1)))
+    assert np.mean(spectrum ** count < 2.0 ** -64) > 0.5  # most bins are dropped
+    got = pc.compose([(factor, count)], pessimistic=True)
+    exact = binom.pmf(np.arange(count + 1), count, p1)
+    assert got.k_lo == 0 and got.p.size == count + 1
+    assert np.all(np.abs(got.p - exact) <= got.entry_error + 1e-14 * exact)
+    assert got.entry_error < 1e-12
