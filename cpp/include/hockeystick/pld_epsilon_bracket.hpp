@@ -14,6 +14,7 @@
 // (1 - slack), clamped to the interval (below the grid: no lower end).  As charged_epsilon:
 // targets sorted, each scan continues where the previous stopped, O(n + m log m).  Above the
 // grid L is max(0, p_inf (1 - slack) + shift): where that exceeds the target the answer is +inf.
+// Each answer is then moved by the loss shift (loss_shifted: - s rounded down).
 //
 // slack = 4 (n + 4) u is the relative round-off of the suffix sums (pld_hockey_stick.hpp).
 #pragma once
@@ -75,7 +76,7 @@ inline void charged_lower_epsilon(const double* p, std::int64_t n, std::int64_t 
         }
         if (stopped && k == n - 1) {  // L exceeds the target at the top grid point; above it L is
             // the constant max(0, p_inf (1 - slack) + shift) (no grid point above: no charge)
-            out[i] = lower_at(p_inf, 0) > t ? inf : l_at(n - 1);
+            out[i] = lower_at(p_inf, 0) > t ? inf : loss_shifted(l_at(n - 1), ch.loss_shift, false);
             continue;
         }
         // Invert delta_raw on (l_k, l_{k+1}] (below the grid: (-inf, l_0]) at the charged target.
@@ -95,7 +96,7 @@ inline void charged_lower_epsilon(const double* p, std::int64_t n, std::int64_t 
         } else {
             eps = D + p_inf <= want ? low : l;
         }
-        out[i] = eps;
+        out[i] = loss_shifted(eps, ch.loss_shift, false);
     }
 }
 

@@ -199,13 +199,12 @@ class GridPMF:
         return best
 
     def _moved(self, values: np.ndarray, up: bool) -> np.ndarray:
-        """``values`` moved by ``loss_shift`` s, rounded outward: + s rounded up or - s rounded down;
-        +-inf stay (nextafter would make inf finite); the values themselves when s = 0."""
+        """``values`` moved by ``loss_shift`` s, rounded outward: + s rounded up or - s rounded down
+        (``_core.pld_loss_shifted``, cpp/include/hockeystick/pld_hockey_stick.hpp); +-inf and NaN stay;
+        the values themselves when s = 0."""
         if self.loss_shift == 0.0:
             return values
-        moved = (np.nextafter(values + self.loss_shift, np.inf) if up
-                 else np.nextafter(values - self.loss_shift, -np.inf))
-        return np.where(np.isfinite(values), moved, values)
+        return _core.pld_loss_shifted(values, self.loss_shift, up)
 
     def _curve_argument(self, eps: np.ndarray) -> np.ndarray:
         """Where the built curve is read for the true curve at eps (``loss_shift`` s, module docstring):
@@ -253,11 +252,6 @@ class GridPMF:
         return np.maximum(self._charged_lower(eps, 0), self._envelope_at(k))
 
     @cached_property
-    def _slack_value(self) -> float:
-        """``_slack()``, read once (the tabled evaluation calls it on every query otherwise)."""
-        return self._slack()
-
-    @cached_property
     def _charge_table(self) -> np.ndarray:
         """Entry i (0 <= i <= n): the round-off charge at an eps whose first grid point above is i,
         ``_charge_above(n - i)`` (zeros when nothing is charged): ``_charge`` read from a table."""
@@ -267,36 +261,29 @@ class GridPMF:
         return self._charge_above(n - np.arange(n + 1, dtype=np.float64))
 
     @cached_property
-    def _envelope_table(self) -> np.ndarray:
-        """The suffix maxima of the charged lower curve at every grid index k in [0, n] (0 at n)."""
-        return np.append(self._lower_envelope, 0.0)
+    def _tabled_curve(self) -> _core.PldChargedCurve:
+        """``delta_tabled``'s evaluator (cpp/include/hockeystick/pld_charged_curve.hpp): the full profile,
+        ``_charge_table``, the optimistic suffix maxima of ``delta``'s full pass (``_lower_envelope``
+        with 0 at n; none without charges, where the optimistic side is its charged value alone), the
+        shift, the slack, the loss shift and the side."""
+        envelope = (np.append(self._lower_envelope, 0.0) if not self.pessimistic and self.total_error != 0.0
+                    else np.empty(0))
+        return _core.PldChargedCurve(self._profile, self._charge_table, envelope, self.shift, self._slack(),
+                                     self.loss_shift, self.pessimistic)
 
     def delta_tabled(self, epsilon: np.ndarray) -> np.ndarray:
         """``delta_many`` at a flat array of eps, each per-eps term read from tables built once per PMF.
 
-        The same certified side, term for term: the pessimistic value min(raw (1 + slack) + shift +
-        charge, 1) and the optimistic max(max(raw (1 - slack) + shift - 2 charge, 0), the suffix
+        The same certified side, term for term, in one C++ call (``_tabled_curve``): at the argument
+        moved by the loss shift (``_curve_argument``), the pessimistic value min(raw (1 + slack) + shift
+        + charge, 1) and the optimistic max(max(raw (1 - slack) + shift - 2 charge, 0), the suffix
         maxima at the first grid point at or above eps), with raw the C++ suffix-sum curve (its full
         profile: the same numbers as the top part's, ``_top_profile``), the charge ``_charge``'s
-        (``_charge_table``) and the suffix maxima those of ``delta``'s full pass
-        (``_envelope_table``, never below ``_envelope_near``'s).  For root searches that query one
-        PMF many times at a few hundred points, where numpy's per-call cost was the time.
+        (``_charge_table``) and the suffix maxima those of ``delta``'s full pass (never below
+        ``_envelope_near``'s).  For root searches that query one PMF many times at a few hundred
+        points, where numpy's per-call cost was the time.
         """
-        eps = np.ascontiguousarray(epsilon, dtype=np.float64)
-        eps = self._curve_argument(eps)
-        n = self.p.size
-        raw = self._profile.delta(eps, 0)
-        scaled = eps / self.h
-        # the indices as ``_charge`` and ``delta`` compute them (np.clip's wrapper cost more than the rest)
-        above = np.minimum(np.maximum(np.floor(scaled) - self.k_lo + 1, 0.0), n).astype(np.int64)
-        charge = self._charge_table[above]
-        if self.pessimistic:
-            return np.minimum(raw * (1.0 + self._slack_value) + self.shift + charge, 1.0)
-        low = np.maximum(raw * (1.0 - self._slack_value) + self.shift - 2.0 * charge, 0.0)
-        if self.total_error == 0.0:
-            return low
-        at_or_above = np.minimum(np.maximum(np.ceil(scaled) - self.k_lo, 0.0), n).astype(np.int64)
-        return np.maximum(low, self._envelope_table[at_or_above])
+        return self._tabled_curve.delta(np.ascontiguousarray(epsilon, dtype=np.float64))
 
     def epsilon(self, delta: np.ndarray, threads: int = 0) -> np.ndarray:
         """Smallest eps whose charged bound is <= delta (pessimistic), or a certified lower bound on it.
@@ -307,15 +294,16 @@ class GridPMF:
         (``pld_charged_lower_epsilon``, cpp/include/hockeystick/pld_epsilon_bracket.hpp): the
         highest grid point where the charged lower curve exceeds delta fixes the interval (every
         eps below it has true delta above the target), inverted there with that interval's charge.
-        Then moved outward by ``loss_shift`` (+s pessimistic, -s optimistic; module docstring).
+        Each answer then moved outward by ``loss_shift`` in the scan (+s rounded up pessimistic, -s rounded
+        down optimistic; module docstring).
         """
         given = np.asarray(delta, dtype=np.float64)
         want = np.ascontiguousarray(given.ravel())
         scan = _core.pld_charged_epsilon if self.pessimistic else _core.pld_charged_lower_epsilon
-        eps = scan(self.p, self.k_lo, self.h, self.p_inf, self.shift, self._slack(), self.entry_error,
-                   self.total_error, self.spectral_l2, self.inverse_error, want).reshape(given.shape)
-        # the true curve is the built one moved by the shift (module docstring): so is its inverse
-        return self._moved(eps, up=self.pessimistic)
+        # the true curve is the built one moved by the loss shift (module docstring): so is its inverse,
+        # each answer moved inside the scan
+        return scan(self.p, self.k_lo, self.h, self.p_inf, self.shift, self._slack(), self.entry_error,
+                    self.total_error, self.spectral_l2, self.inverse_error, self.loss_shift, want).reshape(given.shape)
 
     def log_mgf(self, lam: np.ndarray) -> np.ndarray:
         """log sum_k p_k e^{lam l_k} for each lam (the finite part; a sub-probability)."""
