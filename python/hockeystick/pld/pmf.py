@@ -22,7 +22,9 @@ safe direction (added on a pessimistic PMF, subtracted on an optimistic one):
   ``finite_atoms.loss_round_off``), charged as a shift of the curve in eps rather than by moving
   mass: the true PLD is dominated by the built one moved up by s and dominates it moved down by s,
   so delta_true(eps) <= delta_pess(eps - s) and delta_true(eps) >= delta_opt(eps + s), and
-  epsilon moves by +s (pessimistic) or -s (optimistic), each argument or result rounded outward.
+  epsilon moves by +s (pessimistic) or -s (optimistic), each argument or result rounded outward
+  (in C++: ``loss_shifted``, cpp/include/hockeystick/pld_hockey_stick.hpp, inside the epsilon scans and
+  ``delta_tabled``'s evaluator).
   The losses of independent rounds add, so a composition's shift is the sum of count x shift
   (``compose.compose_many``); s = 0 leaves every value bit-identical.
 """
