@@ -35,9 +35,10 @@ inline double suffix_sum_slack(std::int64_t n) {
     return 4.0 * (static_cast<double>(n) + 4.0) * 0.5 * std::numeric_limits<double>::epsilon();
 }
 
+// A composed PMF's charges; no loss shift (the atoms' round-off is charged by the facade, pmf.GridPMF).
 inline GridCharges charges_of(const ComposedPMF& c) {
     return GridCharges{c.shift, suffix_sum_slack(static_cast<std::int64_t>(c.p.size())), c.entry_error,
-                       c.total_error, c.spectral_l2, c.inverse_error};
+                       c.total_error, c.spectral_l2, c.inverse_error, 0.0};
 }
 
 // Largest eps known to lie at or below the true epsilon(target) for each target (-inf: none above).
