@@ -50,13 +50,12 @@ def _pld_many(threads: int) -> list[np.ndarray]:
 
 
 _CHARGE = np.linspace(1e-12, 0.0, _PMF.size + 1)
-_ENVELOPE = np.maximum.accumulate(RNG.uniform(0.0, 1e-3, _PMF.size + 1)[::-1])[::-1]
 
 
 def _charged_curve() -> Any:
-    """An optimistic charged curve of ``_PMF`` with a loss shift (pld_charged_curve.hpp), its tables made up."""
-    return _core.PldChargedCurve(_core.PldGridProfile(_PMF, -1500, 0.01, 1e-9), _CHARGE, _ENVELOPE, 1e-10, 1e-12,
-                                 3e-15, False)
+    """An optimistic charged curve of ``_PMF`` with a loss shift (pld_charged_curve.hpp), its charges made up."""
+    return _core.PldChargedCurve(_core.PldGridProfile(_PMF, -1500, 0.01, 1e-9), _CHARGE, 1e-10, 1e-12, 3e-15,
+                                 False, True)
 
 
 CALLS: dict[str, Callable[[int], Any]] = {

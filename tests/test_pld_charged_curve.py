@@ -98,7 +98,12 @@ def _tabled_reference(pmf: GridPMF, epsilon: np.ndarray) -> np.ndarray:
     if pmf.total_error == 0.0:
         return low
     at_or_above = np.minimum(np.maximum(np.ceil(scaled) - pmf.k_lo, 0.0), n).astype(np.int64)
-    return np.maximum(low, np.append(_fresh(pmf)._lower_envelope, 0.0)[at_or_above])
+    return np.maximum(low, _suffix_maxima(pmf)[at_or_above])
+
+
+def _suffix_maxima(pmf: GridPMF) -> np.ndarray:
+    """The optimistic charged curve's suffix maxima over the grid points, 0 at n, in numpy (as main built them)."""
+    return np.append(np.maximum.accumulate(_fresh(pmf)._charged_lower(pmf.losses, 1)[::-1])[::-1], 0.0)
 
 
 def test_the_sample_carries_loss_shifts_on_both_sides() -> None:
@@ -142,6 +147,17 @@ def test_epsilon_is_the_unshifted_scan_moved_outward(tag: str, pmf: GridPMF) -> 
     assert np.any(np.isfinite(got) & (got != unshifted))  # the shift moved something
     single = _fresh(pmf).epsilon(targets[3])
     assert single.shape == () and single.tobytes() == want[3:4].tobytes()
+
+
+@pytest.mark.parametrize("tag, pmf", [(t, p) for t, p in PMFS if not p.pessimistic and p.total_error > 0.0],
+                         ids=[t for t, p in PMFS if not p.pessimistic and p.total_error > 0.0])
+def test_the_cpp_suffix_maxima_are_numpys(tag: str, pmf: GridPMF) -> None:
+    """The table built in C++ (``_envelope_table``) is numpy's suffix maxima bit for bit, and its top part
+    is ``_envelope_top``'s (which queries above loss 0 read)."""
+    table = _fresh(pmf)._envelope_table
+    assert table.tobytes() == _suffix_maxima(pmf).tobytes(), tag
+    top = _fresh(pmf)
+    assert np.append(top._envelope_top(1), 0.0).tobytes() == table[top._top:].tobytes(), tag
 
 
 def test_loss_shifted_rounds_outward_and_keeps_infinities_and_nan() -> None:
@@ -196,9 +212,10 @@ def test_nan_raises_naming_the_argument_and_index(pessimistic: bool) -> None:
         pmf.epsilon(np.array([1e-3, np.nan]))
 
 
-def test_tables_of_the_wrong_length_are_refused() -> None:
+def test_a_charge_table_of_the_wrong_length_is_refused() -> None:
     profile = _core.PldGridProfile(np.full(4, 0.25), -2, 0.5, 0.0)
-    with pytest.raises(ValueError, match="one entry per grid index"):
-        _core.PldChargedCurve(profile, np.zeros(4), np.empty(0), 0.0, 0.0, 0.0, True)
-    with pytest.raises(ValueError, match="one entry per grid index"):
-        _core.PldChargedCurve(profile, np.zeros(5), np.zeros(3), 0.0, 0.0, 0.0, False)
+    for size in (0, 4, 6):
+        with pytest.raises(ValueError, match="one entry per grid index"):
+            _core.PldChargedCurve(profile, np.zeros(size), 0.0, 0.0, 0.0, False, True)
+    assert _core.PldChargedCurve(profile, np.zeros(5), 0.0, 0.0, 0.0, False, True).envelope.size == 5
+    assert _core.PldChargedCurve(profile, np.zeros(5), 0.0, 0.0, 0.0, True, True).envelope.size == 0

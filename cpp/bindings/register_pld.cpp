@@ -219,21 +219,21 @@ void register_pld(py::module_& m) {
     // A grid PMF's certified side read from its tables, at the argument moved by its loss shift
     // (pld_charged_curve.hpp; python pmf.GridPMF.delta_tabled): one call per root-search step.
     py::class_<pld::ChargedGridCurve>(m, "PldChargedCurve")
-        .def(py::init([](const pld::GridProfile& profile, input_array charge, input_array envelope, double shift,
-                         double slack, double loss_shift, bool pessimistic) {
-                 if (charge.ndim() != 1 || envelope.ndim() != 1)
-                     throw py::value_error("internal: the charge and envelope tables must be one-dimensional");
+        .def(py::init([](const pld::GridProfile& profile, input_array charge, double shift, double slack,
+                         double loss_shift, bool pessimistic, bool with_envelope) {
+                 if (charge.ndim() != 1) throw py::value_error("internal: the charge table must be one-dimensional");
                  std::vector<double> c(charge.data(), charge.data() + charge.size());
-                 std::vector<double> e(envelope.data(), envelope.data() + envelope.size());
-                 try {
-                     return pld::ChargedGridCurve(profile, std::move(c), std::move(e), shift, slack, loss_shift,
-                                                  pessimistic);
+                 try {  // the GIL is back before the catch (release's scope ends with the try block)
+                     py::gil_scoped_release release;
+                     return pld::ChargedGridCurve(profile, std::move(c), shift, slack, loss_shift, pessimistic,
+                                                  with_envelope);
                  } catch (const std::invalid_argument& error) {
                      throw py::value_error(error.what());
                  }
              }),
-             py::arg("profile"), py::arg("charge"), py::arg("envelope"), py::arg("shift"), py::arg("slack"),
-             py::arg("loss_shift"), py::arg("pessimistic"))
+             py::arg("profile"), py::arg("charge"), py::arg("shift"), py::arg("slack"), py::arg("loss_shift"),
+             py::arg("pessimistic"), py::arg("with_envelope"))
+        .def_property_readonly("envelope", [](const pld::ChargedGridCurve& c) { return to_array(c.envelope()); })
         .def("delta", [](const pld::ChargedGridCurve& c, input_array eps, int threads) {
             return hb::elementwise<1>({eps}, [&c](double v) { return std::isnan(v) ? v : c.delta(v); },
                                       [](double v) { return hb::not_nan("epsilon", v); }, threads);

@@ -154,17 +154,17 @@ class GridPMF:
         return top
 
     @cached_property
-    def _lower_envelope(self) -> np.ndarray:
-        """The same suffix maxima for every k (built on those from ``_top`` up)."""
-        top = self._envelope_top(0)
-        below = self._charged_lower(self.losses[:self._top], 0)
-        return np.concatenate([np.maximum.accumulate(np.append(below, top[:1])[::-1])[::-1][:-1], top])
+    def _envelope_table(self) -> np.ndarray:
+        """The same suffix maxima at every grid index k in [0, n] (0 at n), built in C++ with
+        ``_tabled_curve`` (the same numbers as ``_envelope_top``'s from ``_top`` up)."""
+        return self._tabled_curve.envelope
 
     def _envelope_at(self, k: np.ndarray, threads: int = 0) -> np.ndarray:
-        """Suffix maxima at grid indices k in [0, n] (0 at n), from the top part when it suffices."""
-        if np.all(k >= self._top):
+        """Suffix maxima at grid indices k in [0, n] (0 at n), from the top part when it suffices and
+        the full table is not built."""
+        if "_envelope_table" not in self.__dict__ and np.all(k >= self._top):
             return np.append(self._envelope_top(threads), 0.0)[k - self._top]
-        return np.append(self._lower_envelope, 0.0)[k]
+        return self._envelope_table[k]
 
     def _envelope_near(self, k: np.ndarray, low: np.ndarray, threads: int = 0) -> np.ndarray:
         """max(low, charged lower value at every grid point j >= k), per query, visiting only the grid
@@ -245,7 +245,7 @@ class GridPMF:
         ``_envelope_near``'s.  Pessimistic: ``delta``.
         """
         eps = np.ascontiguousarray(epsilon, dtype=np.float64)
-        built = "_lower_envelope_top" in self.__dict__  # a previous call paid for it
+        built = "_lower_envelope_top" in self.__dict__ or "_tabled_curve" in self.__dict__  # a previous call paid
         probes = eps.size * self.p.size.bit_length()
         if self.pessimistic or self.total_error == 0.0 or not (built or probes >= self.p.size):
             return self.delta(eps)
@@ -265,13 +265,11 @@ class GridPMF:
     @cached_property
     def _tabled_curve(self) -> _core.PldChargedCurve:
         """``delta_tabled``'s evaluator (cpp/include/hockeystick/pld_charged_curve.hpp): the full profile,
-        ``_charge_table``, the optimistic suffix maxima of ``delta``'s full pass (``_lower_envelope``
-        with 0 at n; none without charges, where the optimistic side is its charged value alone), the
-        shift, the slack, the loss shift and the side."""
-        envelope = (np.append(self._lower_envelope, 0.0) if not self.pessimistic and self.total_error != 0.0
-                    else np.empty(0))
-        return _core.PldChargedCurve(self._profile, self._charge_table, envelope, self.shift, self._slack(),
-                                     self.loss_shift, self.pessimistic)
+        ``_charge_table``, the shift, the slack, the loss shift and the side; on a charged optimistic
+        PMF it builds the suffix maxima of ``delta``'s full pass (``_envelope_table``: max over grid
+        points l_j, j >= k, of the charged lower curve), elsewhere the side is its charged value alone."""
+        return _core.PldChargedCurve(self._profile, self._charge_table, self.shift, self._slack(), self.loss_shift,
+                                     self.pessimistic, not self.pessimistic and self.total_error != 0.0)
 
     def delta_tabled(self, epsilon: np.ndarray) -> np.ndarray:
         """``delta_many`` at a flat array of eps, each per-eps term read from tables built once per PMF.
