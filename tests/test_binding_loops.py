@@ -49,6 +49,15 @@ def _pld_many(threads: int) -> list[np.ndarray]:
     return [np.asarray(item[key], dtype=np.float64) for item in raw for key in ("upper", "lower")]
 
 
+_CHARGE = np.linspace(1e-12, 0.0, _PMF.size + 1)
+
+
+def _charged_curve() -> Any:
+    """An optimistic charged curve of ``_PMF`` with a loss shift (pld_charged_curve.hpp), its charges made up."""
+    return _core.PldChargedCurve(_core.PldGridProfile(_PMF, -1500, 0.01, 1e-9), _CHARGE, 1e-10, 1e-12, 3e-15,
+                                 False, True)
+
+
 CALLS: dict[str, Callable[[int], Any]] = {
     "theta": lambda t: _core.theta(_R, _S, t),
     "log_theta": lambda t: _core.log_theta(_R, _S, t),
@@ -70,6 +79,7 @@ CALLS: dict[str, Callable[[int], Any]] = {
     "pld_delta": lambda t: _core.pld_delta(_PMF, -1500, 0.01, 1e-9, _EPS, t),
     "pld_epsilon": lambda t: _core.pld_epsilon(_PMF, -1500, 0.01, 1e-9, _DELTA, t),
     "PldGridProfile.epsilon": lambda t: _core.PldGridProfile(_PMF, -1500, 0.01, 1e-9).epsilon(_DELTA, t),
+    "PldChargedCurve.delta": lambda t: _charged_curve().delta(_EPS - 15.0, t),
 }
 
 
@@ -128,6 +138,8 @@ BAD: dict[str, tuple[Callable[[int], Any], str, int | None]] = {  # call, messag
                   "epsilon must not be NaN", 12345),
     "PldGridProfile.epsilon": (lambda t: _core.PldGridProfile(_PMF, -1500, 0.01, 1e-9).epsilon(
         _with_nan_at(_DELTA, 222, 33333), t), "delta must not be NaN", 222),
+    "PldChargedCurve.delta": (lambda t: _charged_curve().delta(_with_nan_at(_EPS, 30000, 4321), t),
+                              "epsilon must not be NaN", 4321),
 }
 
 

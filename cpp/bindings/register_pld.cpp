@@ -3,6 +3,7 @@
 // k_lo (loss of element 0 is k_lo * h), the pessimistic masses and mass at
 // +infinity, the optimistic ones, and whether the optimistic side is connect-the-dots.
 #include <hockeystick/pld_cells.hpp>
+#include <hockeystick/pld_charged_curve.hpp>
 #include <hockeystick/pld_connect_dots.hpp>
 #include <hockeystick/pld_epsilon_bracket.hpp>
 #include <hockeystick/pld_hockey_stick.hpp>
@@ -31,15 +32,16 @@ namespace {
 
 // epsilon(delta) of a charged grid PMF, every delta in one scan down the grid: the certified upper
 // side (pld_hockey_stick.hpp's charged_epsilon) or the certified lower side (pld_epsilon_bracket.hpp's
-// charged_lower_epsilon); both take (p, n, k_lo, h, p_inf, charges, delta, m, out).
+// charged_lower_epsilon), each answer moved by the loss shift (loss_shifted: + s on the upper side,
+// - s on the lower); both take (p, n, k_lo, h, p_inf, charges, delta, m, out).
 template <class Scan>
 void def_charged_scan(py::module_& m, const char* name, Scan scan) {
     m.def(name, [scan](input_array p, std::int64_t k_lo, double h, double p_inf, double shift, double slack,
-                       double entry, double total, double l2, double inverse, input_array delta) {
+                       double entry, double total, double l2, double inverse, double loss_shift, input_array delta) {
         if (p.ndim() != 1) throw py::value_error("internal: the PMF must be one-dimensional");
         for (py::ssize_t i = 0; i < delta.size(); ++i)
             if (std::isnan(delta.data()[i])) throw py::value_error("delta must not be NaN");
-        const pld::GridCharges ch{shift, slack, entry, total, l2, inverse};
+        const pld::GridCharges ch{shift, slack, entry, total, l2, inverse, loss_shift};
         py::array_t<double> out(delta.size());
         const double* pp = p.data();
         const double* dd = delta.data();
@@ -52,7 +54,7 @@ void def_charged_scan(py::module_& m, const char* name, Scan scan) {
         return out;
     }, py::arg("p"), py::arg("k_lo"), py::arg("h"), py::arg("p_inf"), py::arg("shift"), py::arg("slack"),
        py::arg("entry_error"), py::arg("total_error"), py::arg("spectral_l2"), py::arg("inverse_error"),
-       py::arg("delta"));
+       py::arg("loss_shift"), py::arg("delta"));
 }
 
 py::array_t<double> to_array(const std::vector<double>& v) {
@@ -214,6 +216,37 @@ void register_pld(py::module_& m) {
         .def("epsilon", [](const pld::GridProfile& g, input_array delta, int threads) {
             return over_profile(g, delta, "delta", threads, [](const pld::GridProfile& q, double d) { return q.epsilon(d); });
         }, py::arg("delta"), py::arg("threads") = 0);
+    // A grid PMF's certified side read from its tables, at the argument moved by its loss shift
+    // (pld_charged_curve.hpp; python pmf.GridPMF.delta_tabled): one call per root-search step.
+    py::class_<pld::ChargedGridCurve>(m, "PldChargedCurve")
+        .def(py::init([](const pld::GridProfile& profile, input_array charge, double shift, double slack,
+                         double loss_shift, bool pessimistic, bool with_envelope) {
+                 if (charge.ndim() != 1) throw py::value_error("internal: the charge table must be one-dimensional");
+                 std::vector<double> c(charge.data(), charge.data() + charge.size());
+                 try {  // the GIL is back before the catch (release's scope ends with the try block)
+                     py::gil_scoped_release release;
+                     return pld::ChargedGridCurve(profile, std::move(c), shift, slack, loss_shift, pessimistic,
+                                                  with_envelope);
+                 } catch (const std::invalid_argument& error) {
+                     throw py::value_error(error.what());
+                 }
+             }),
+             py::arg("profile"), py::arg("charge"), py::arg("shift"), py::arg("slack"), py::arg("loss_shift"),
+             py::arg("pessimistic"), py::arg("with_envelope"))
+        .def_property_readonly("envelope", [](const pld::ChargedGridCurve& c) { return to_array(c.envelope()); })
+        .def("delta", [](const pld::ChargedGridCurve& c, input_array eps, int threads) {
+            return hb::elementwise<1>({eps}, [&c](double v) { return std::isnan(v) ? v : c.delta(v); },
+                                      [](double v) { return hb::not_nan("epsilon", v); }, threads);
+        }, py::arg("epsilon"), py::arg("threads") = 0);
+    // Values moved by a loss shift, rounded outward (pld_hockey_stick.hpp's loss_shifted); NaN stays
+    // (the caller's curve evaluation names it).
+    m.def("pld_loss_shifted", [](input_array values, double loss_shift, bool up) {
+        py::array_t<double> out(std::vector<py::ssize_t>(values.shape(), values.shape() + values.ndim()));
+        const double* src = values.data();
+        double* dst = out.mutable_data();
+        for (py::ssize_t i = 0; i < values.size(); ++i) dst[i] = pld::loss_shifted(src[i], loss_shift, up);
+        return out;
+    }, py::arg("values"), py::arg("loss_shift"), py::arg("up"));
     m.attr("pld_max_interval") = pld::max_interval;
     m.def("pld_subsampled_gaussian", [](double sigma, double q, bool remove, double h, double tail,
                                         std::int64_t max_cells) {

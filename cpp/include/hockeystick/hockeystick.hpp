@@ -22,6 +22,7 @@
 
 // Discretized privacy loss distributions and their hockey-stick curves.
 #include "pld_cells.hpp"
+#include "pld_charged_curve.hpp"
 #include "pld_connect_dots.hpp"
 #include "pld_hockey_stick.hpp"
 #include "pld_replace_one.hpp"

@@ -14,6 +14,7 @@
 // (1 - slack), clamped to the interval (below the grid: no lower end).  As charged_epsilon:
 // targets sorted, each scan continues where the previous stopped, O(n + m log m).  Above the
 // grid L is max(0, p_inf (1 - slack) + shift): where that exceeds the target the answer is +inf.
+// Each answer is then moved by the loss shift (loss_shifted: - s rounded down).
 //
 // slack = 4 (n + 4) u is the relative round-off of the suffix sums (pld_hockey_stick.hpp).
 #pragma once
@@ -34,9 +35,10 @@ inline double suffix_sum_slack(std::int64_t n) {
     return 4.0 * (static_cast<double>(n) + 4.0) * 0.5 * std::numeric_limits<double>::epsilon();
 }
 
+// A composed PMF's charges; no loss shift (the atoms' round-off is charged by the facade, pmf.GridPMF).
 inline GridCharges charges_of(const ComposedPMF& c) {
     return GridCharges{c.shift, suffix_sum_slack(static_cast<std::int64_t>(c.p.size())), c.entry_error,
-                       c.total_error, c.spectral_l2, c.inverse_error};
+                       c.total_error, c.spectral_l2, c.inverse_error, 0.0};
 }
 
 // Largest eps known to lie at or below the true epsilon(target) for each target (-inf: none above).
@@ -75,7 +77,7 @@ inline void charged_lower_epsilon(const double* p, std::int64_t n, std::int64_t 
         }
         if (stopped && k == n - 1) {  // L exceeds the target at the top grid point; above it L is
             // the constant max(0, p_inf (1 - slack) + shift) (no grid point above: no charge)
-            out[i] = lower_at(p_inf, 0) > t ? inf : l_at(n - 1);
+            out[i] = lower_at(p_inf, 0) > t ? inf : loss_shifted(l_at(n - 1), ch.loss_shift, false);
             continue;
         }
         // Invert delta_raw on (l_k, l_{k+1}] (below the grid: (-inf, l_0]) at the charged target.
@@ -95,7 +97,7 @@ inline void charged_lower_epsilon(const double* p, std::int64_t n, std::int64_t 
         } else {
             eps = D + p_inf <= want ? low : l;
         }
-        out[i] = eps;
+        out[i] = loss_shifted(eps, ch.loss_shift, false);
     }
 }
 

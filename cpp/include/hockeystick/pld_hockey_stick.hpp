@@ -34,6 +34,8 @@ class GridProfile {
     }
 
     std::int64_t size() const { return static_cast<std::int64_t>(R_.size()) - 1; }
+    std::int64_t k_lo() const { return k_lo_; }
+    double h() const { return h_; }
 
     double delta(double eps) const {
         const std::int64_t n = size();
@@ -68,6 +70,18 @@ class GridProfile {
     std::vector<double> D_, R_;
 };
 
+// A value moved by a loss shift s >= 0, rounded outward: v + s rounded up (`up`) or v - s rounded
+// down; +-inf and NaN stay (nextafter would make inf finite), and s = 0 changes no bit.
+// The loss shift bounds how far the true losses may lie from those the grid masses were built
+// from (python pmf.GridPMF.loss_shift): the true PLD is dominated by the built one moved up by s
+// and dominates it moved down by s, so delta_true(eps) <= delta_pess(eps - s),
+// delta_true(eps) >= delta_opt(eps + s), and epsilon moves by +s (pessimistic) or -s (optimistic).
+inline double loss_shifted(double v, double s, bool up) {
+    if (s == 0.0 || !std::isfinite(v)) return v;
+    const double inf = std::numeric_limits<double>::infinity();
+    return up ? std::nextafter(v + s, inf) : std::nextafter(v - s, -inf);
+}
+
 // The certified (pessimistic) epsilon of a composed PMF carrying error charges (python
 // pmf.GridPMF): the smallest eps with
 //   C(eps) = delta_raw(eps) (1 + slack) + shift + charge(#grid points above eps) <= target,
@@ -75,9 +89,10 @@ class GridProfile {
 // C is non-increasing, and the charge is constant on each open grid interval, so one scan down
 // from the top of the grid (suffix sums as in GridProfile, built on the way) finds the first grid
 // point l_k where C(l_k) > target; the answer lies in (l_k, l_{k+1}] and inverts delta_raw there
-// with that interval's charge.  O(grid points above the answer), no allocation.
+// with that interval's charge.  O(grid points above the answer), no allocation.  Each answer is
+// then moved by the loss shift (loss_shifted: + s rounded up).
 struct GridCharges {
-    double shift = 0.0, slack = 0.0, entry = 0.0, total = 0.0, l2 = 0.0, inverse = 0.0;
+    double shift = 0.0, slack = 0.0, entry = 0.0, total = 0.0, l2 = 0.0, inverse = 0.0, loss_shift = 0.0;
     double above(double count) const {
         if (total == 0.0) return 0.0;
         return std::min(std::min(entry * count, total), l2 * std::sqrt(count) + inverse * count);
@@ -143,7 +158,7 @@ inline void charged_epsilon(const double* p, std::int64_t n, std::int64_t k_lo, 
             D = Dk;
         }
         if (stopped && k == n - 1) {  // C holds just above the top grid point only
-            out[i] = l_at(k);
+            out[i] = loss_shifted(l_at(k), ch.loss_shift, true);
             continue;
         }
         // Invert delta_raw(eps) = D + p_inf - expm1(eps - l) R on (l - h, l], l = l_{k+1}, with the
@@ -166,7 +181,7 @@ inline void charged_epsilon(const double* p, std::int64_t n, std::int64_t k_lo, 
         } else if (!stopped) {
             eps = -inf;
         }
-        out[i] = eps;
+        out[i] = loss_shifted(eps, ch.loss_shift, true);
     }
 }
 

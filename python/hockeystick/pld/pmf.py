@@ -22,7 +22,9 @@ safe direction (added on a pessimistic PMF, subtracted on an optimistic one):
   ``finite_atoms.loss_round_off``), charged as a shift of the curve in eps rather than by moving
   mass: the true PLD is dominated by the built one moved up by s and dominates it moved down by s,
   so delta_true(eps) <= delta_pess(eps - s) and delta_true(eps) >= delta_opt(eps + s), and
-  epsilon moves by +s (pessimistic) or -s (optimistic), each argument or result rounded outward.
+  epsilon moves by +s (pessimistic) or -s (optimistic), each argument or result rounded outward
+  (in C++: ``loss_shifted``, cpp/include/hockeystick/pld_hockey_stick.hpp, inside the epsilon scans and
+  ``delta_tabled``'s evaluator).
   The losses of independent rounds add, so a composition's shift is the sum of count x shift
   (``compose.compose_many``); s = 0 leaves every value bit-identical.
 """
@@ -152,17 +154,17 @@ class GridPMF:
         return top
 
     @cached_property
-    def _lower_envelope(self) -> np.ndarray:
-        """The same suffix maxima for every k (built on those from ``_top`` up)."""
-        top = self._envelope_top(0)
-        below = self._charged_lower(self.losses[:self._top], 0)
-        return np.concatenate([np.maximum.accumulate(np.append(below, top[:1])[::-1])[::-1][:-1], top])
+    def _envelope_table(self) -> np.ndarray:
+        """The same suffix maxima at every grid index k in [0, n] (0 at n), built in C++ with
+        ``_tabled_curve`` (the same numbers as ``_envelope_top``'s from ``_top`` up)."""
+        return self._tabled_curve.envelope
 
     def _envelope_at(self, k: np.ndarray, threads: int = 0) -> np.ndarray:
-        """Suffix maxima at grid indices k in [0, n] (0 at n), from the top part when it suffices."""
-        if np.all(k >= self._top):
+        """Suffix maxima at grid indices k in [0, n] (0 at n), from the top part when it suffices and
+        the full table is not built."""
+        if "_envelope_table" not in self.__dict__ and np.all(k >= self._top):
             return np.append(self._envelope_top(threads), 0.0)[k - self._top]
-        return np.append(self._lower_envelope, 0.0)[k]
+        return self._envelope_table[k]
 
     def _envelope_near(self, k: np.ndarray, low: np.ndarray, threads: int = 0) -> np.ndarray:
         """max(low, charged lower value at every grid point j >= k), per query, visiting only the grid
@@ -199,13 +201,12 @@ class GridPMF:
         return best
 
     def _moved(self, values: np.ndarray, up: bool) -> np.ndarray:
-        """``values`` moved by ``loss_shift`` s, rounded outward: + s rounded up or - s rounded down;
-        +-inf stay (nextafter would make inf finite); the values themselves when s = 0."""
+        """``values`` moved by ``loss_shift`` s, rounded outward: + s rounded up or - s rounded down
+        (``_core.pld_loss_shifted``, cpp/include/hockeystick/pld_hockey_stick.hpp); +-inf and NaN stay;
+        the values themselves when s = 0."""
         if self.loss_shift == 0.0:
             return values
-        moved = (np.nextafter(values + self.loss_shift, np.inf) if up
-                 else np.nextafter(values - self.loss_shift, -np.inf))
-        return np.where(np.isfinite(values), moved, values)
+        return _core.pld_loss_shifted(values, self.loss_shift, up)
 
     def _curve_argument(self, eps: np.ndarray) -> np.ndarray:
         """Where the built curve is read for the true curve at eps (``loss_shift`` s, module docstring):
@@ -244,18 +245,13 @@ class GridPMF:
         ``_envelope_near``'s.  Pessimistic: ``delta``.
         """
         eps = np.ascontiguousarray(epsilon, dtype=np.float64)
-        built = "_lower_envelope_top" in self.__dict__  # a previous call paid for it
+        built = "_lower_envelope_top" in self.__dict__ or "_tabled_curve" in self.__dict__  # a previous call paid
         probes = eps.size * self.p.size.bit_length()
         if self.pessimistic or self.total_error == 0.0 or not (built or probes >= self.p.size):
             return self.delta(eps)
         eps = self._curve_argument(eps)
         k = np.clip(np.ceil(eps / self.h) - self.k_lo, 0, self.p.size).astype(np.int64)
         return np.maximum(self._charged_lower(eps, 0), self._envelope_at(k))
-
-    @cached_property
-    def _slack_value(self) -> float:
-        """``_slack()``, read once (the tabled evaluation calls it on every query otherwise)."""
-        return self._slack()
 
     @cached_property
     def _charge_table(self) -> np.ndarray:
@@ -267,36 +263,27 @@ class GridPMF:
         return self._charge_above(n - np.arange(n + 1, dtype=np.float64))
 
     @cached_property
-    def _envelope_table(self) -> np.ndarray:
-        """The suffix maxima of the charged lower curve at every grid index k in [0, n] (0 at n)."""
-        return np.append(self._lower_envelope, 0.0)
+    def _tabled_curve(self) -> _core.PldChargedCurve:
+        """``delta_tabled``'s evaluator (cpp/include/hockeystick/pld_charged_curve.hpp): the full profile,
+        ``_charge_table``, the shift, the slack, the loss shift and the side; on a charged optimistic
+        PMF it builds the suffix maxima of ``delta``'s full pass (``_envelope_table``: max over grid
+        points l_j, j >= k, of the charged lower curve), elsewhere the side is its charged value alone."""
+        return _core.PldChargedCurve(self._profile, self._charge_table, self.shift, self._slack(), self.loss_shift,
+                                     self.pessimistic, not self.pessimistic and self.total_error != 0.0)
 
     def delta_tabled(self, epsilon: np.ndarray) -> np.ndarray:
         """``delta_many`` at a flat array of eps, each per-eps term read from tables built once per PMF.
 
-        The same certified side, term for term: the pessimistic value min(raw (1 + slack) + shift +
-        charge, 1) and the optimistic max(max(raw (1 - slack) + shift - 2 charge, 0), the suffix
+        The same certified side, term for term, in one C++ call (``_tabled_curve``): at the argument
+        moved by the loss shift (``_curve_argument``), the pessimistic value min(raw (1 + slack) + shift
+        + charge, 1) and the optimistic max(max(raw (1 - slack) + shift - 2 charge, 0), the suffix
         maxima at the first grid point at or above eps), with raw the C++ suffix-sum curve (its full
         profile: the same numbers as the top part's, ``_top_profile``), the charge ``_charge``'s
-        (``_charge_table``) and the suffix maxima those of ``delta``'s full pass
-        (``_envelope_table``, never below ``_envelope_near``'s).  For root searches that query one
-        PMF many times at a few hundred points, where numpy's per-call cost was the time.
+        (``_charge_table``) and the suffix maxima those of ``delta``'s full pass (never below
+        ``_envelope_near``'s).  For root searches that query one PMF many times at a few hundred
+        points, where numpy's per-call cost was the time.
         """
-        eps = np.ascontiguousarray(epsilon, dtype=np.float64)
-        eps = self._curve_argument(eps)
-        n = self.p.size
-        raw = self._profile.delta(eps, 0)
-        scaled = eps / self.h
-        # the indices as ``_charge`` and ``delta`` compute them (np.clip's wrapper cost more than the rest)
-        above = np.minimum(np.maximum(np.floor(scaled) - self.k_lo + 1, 0.0), n).astype(np.int64)
-        charge = self._charge_table[above]
-        if self.pessimistic:
-            return np.minimum(raw * (1.0 + self._slack_value) + self.shift + charge, 1.0)
-        low = np.maximum(raw * (1.0 - self._slack_value) + self.shift - 2.0 * charge, 0.0)
-        if self.total_error == 0.0:
-            return low
-        at_or_above = np.minimum(np.maximum(np.ceil(scaled) - self.k_lo, 0.0), n).astype(np.int64)
-        return np.maximum(low, self._envelope_table[at_or_above])
+        return self._tabled_curve.delta(np.ascontiguousarray(epsilon, dtype=np.float64))
 
     def epsilon(self, delta: np.ndarray, threads: int = 0) -> np.ndarray:
         """Smallest eps whose charged bound is <= delta (pessimistic), or a certified lower bound on it.
@@ -307,15 +294,16 @@ class GridPMF:
         (``pld_charged_lower_epsilon``, cpp/include/hockeystick/pld_epsilon_bracket.hpp): the
         highest grid point where the charged lower curve exceeds delta fixes the interval (every
         eps below it has true delta above the target), inverted there with that interval's charge.
-        Then moved outward by ``loss_shift`` (+s pessimistic, -s optimistic; module docstring).
+        Each answer then moved outward by ``loss_shift`` in the scan (+s rounded up pessimistic, -s rounded
+        down optimistic; module docstring).
         """
         given = np.asarray(delta, dtype=np.float64)
         want = np.ascontiguousarray(given.ravel())
         scan = _core.pld_charged_epsilon if self.pessimistic else _core.pld_charged_lower_epsilon
-        eps = scan(self.p, self.k_lo, self.h, self.p_inf, self.shift, self._slack(), self.entry_error,
-                   self.total_error, self.spectral_l2, self.inverse_error, want).reshape(given.shape)
-        # the true curve is the built one moved by the shift (module docstring): so is its inverse
-        return self._moved(eps, up=self.pessimistic)
+        # the true curve is the built one moved by the loss shift (module docstring): so is its inverse,
+        # each answer moved inside the scan
+        return scan(self.p, self.k_lo, self.h, self.p_inf, self.shift, self._slack(), self.entry_error,
+                    self.total_error, self.spectral_l2, self.inverse_error, self.loss_shift, want).reshape(given.shape)
 
     def log_mgf(self, lam: np.ndarray) -> np.ndarray:
         """log sum_k p_k e^{lam l_k} for each lam (the finite part; a sub-probability)."""

@@ -1,0 +1,221 @@
+"""The loss shift inside the C++ evaluations (``GridPMF.delta_tabled``'s ``_core.PldChargedCurve``,
+cpp/include/hockeystick/pld_charged_curve.hpp, and the epsilon scans' ``loss_shift``).
+
+On PMFs with a nonzero ``loss_shift`` from pld.laplace, discrete_laplace, randomized_response and
+from_distributions, both sides:
+
+- ``delta_tabled`` is bit for bit (sign of zero included) the numpy form it replaced: the argument
+  moved by the shift and rounded outward (eps - s rounded down pessimistic, eps + s rounded up
+  optimistic, +-inf kept), then min(raw (1 + slack) + shift + charge, 1) or
+  max(max(raw (1 - slack) + shift - 2 charge, 0), suffix maxima) with the indices computed in floats;
+- ``epsilon`` is the unshifted scan's answer moved outward (+s rounded up, -s rounded down);
+- both stay certified around an atom whose computed loss 700 is a grid point while the true loss
+  lies above it (exact delta of the pair's count-fold product in 50-digit mpmath);
+- NaN raises the ValueError it raised before, naming the argument and the first flat index.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import mpmath
+import numpy as np
+import pytest
+
+from hockeystick import _core, pld
+from hockeystick.pld.pmf import GridPMF
+
+mpmath.mp.dps = 50
+RNG = np.random.default_rng(20261123)
+
+
+def _pair(loss: float) -> tuple[list[float], list[float]]:
+    """P = (1/2, 1/2), Q = (1 - q, q), q = e^-loss / 2: the top loss computed as exactly ``loss``."""
+    q_top = math.exp(-loss) / 2
+    return [0.5, 0.5], [1.0 - q_top, q_top]
+
+
+DISTRIBUTIONS = {
+    "laplace": lambda: pld.laplace(3.0, sensitivity=0.7, value_discretization_interval=1e-3).self_compose(5),
+    "laplace third": lambda: pld.laplace(1.0 / 3.0, value_discretization_interval=0.1).self_compose(3),
+    "discrete laplace": lambda: pld.discrete_laplace(0.7, 2, value_discretization_interval=1e-2).self_compose(4),
+    "randomized response": lambda: pld.randomized_response(0.3, 5, value_discretization_interval=1e-3).self_compose(3),
+    "from_distributions 5": lambda: pld.from_distributions(*_pair(5.0), value_discretization_interval=1e-2,
+                                                           symmetric=True).self_compose(4),
+    "from_distributions 700": lambda: pld.from_distributions(*_pair(700.0), value_discretization_interval=1.0,
+                                                             symmetric=True).self_compose(3),
+}
+
+
+def _pmfs() -> list[tuple[str, GridPMF]]:
+    out = []
+    for name, make in DISTRIBUTIONS.items():
+        dist = make()
+        for pessimistic in (True, False):
+            for pmf in dist.composed(pessimistic):
+                out.append((f"{name} {'pessimistic' if pessimistic else 'optimistic'}", pmf))
+    return out
+
+
+PMFS = _pmfs()
+
+
+def _fresh(pmf: GridPMF) -> GridPMF:
+    """The same PMF without its cached tables and profiles."""
+    return dataclasses.replace(pmf)
+
+
+def _arguments(pmf: GridPMF) -> np.ndarray:
+    """Random eps over the grid and beyond, grid points and their neighbours, each moved by +-s, +-inf."""
+    losses = pmf.losses
+    lo, hi, s = float(losses[0]), float(losses[-1]), pmf.loss_shift
+    at = losses[RNG.integers(0, losses.size, 80)]
+    return np.concatenate([RNG.uniform(lo - 1.0, hi + 1.0, 300), at, np.nextafter(at, np.inf),
+                           np.nextafter(at, -np.inf), at + s, at - s, np.nextafter(at - s, -np.inf),
+                           np.nextafter(at + s, np.inf),
+                           [-np.inf, np.inf, 0.0, -0.0, 1e300, -1e300, lo, hi, hi + 1e-9, lo - 1e-9]])
+
+
+def _moved(values: np.ndarray, s: float, up: bool) -> np.ndarray:
+    """The numpy form of the outward move: + s rounded up or - s rounded down, +-inf and NaN kept."""
+    moved = np.nextafter(values + s, np.inf) if up else np.nextafter(values - s, -np.inf)
+    return np.where(np.isfinite(values), moved, values)
+
+
+def _tabled_reference(pmf: GridPMF, epsilon: np.ndarray) -> np.ndarray:
+    """``delta_tabled`` as numpy computed it before the C++ evaluator (same operations, same order)."""
+    eps = _moved(epsilon, pmf.loss_shift, not pmf.pessimistic)
+    n, slack = pmf.p.size, pmf._slack()
+    raw = _core.PldGridProfile(pmf.p, pmf.k_lo, pmf.h, pmf.p_inf).delta(eps, 1)
+    scaled = eps / pmf.h
+    above = np.minimum(np.maximum(np.floor(scaled) - pmf.k_lo + 1, 0.0), n).astype(np.int64)
+    charge = (np.zeros(n + 1) if pmf.total_error == 0.0
+              else pmf._charge_above(n - np.arange(n + 1, dtype=np.float64)))[above]
+    if pmf.pessimistic:
+        return np.minimum(raw * (1.0 + slack) + pmf.shift + charge, 1.0)
+    low = np.maximum(raw * (1.0 - slack) + pmf.shift - 2.0 * charge, 0.0)
+    if pmf.total_error == 0.0:
+        return low
+    at_or_above = np.minimum(np.maximum(np.ceil(scaled) - pmf.k_lo, 0.0), n).astype(np.int64)
+    return np.maximum(low, _suffix_maxima(pmf)[at_or_above])
+
+
+def _suffix_maxima(pmf: GridPMF) -> np.ndarray:
+    """The optimistic charged curve's suffix maxima over the grid points, 0 at n, in numpy (as main built them)."""
+    return np.append(np.maximum.accumulate(_fresh(pmf)._charged_lower(pmf.losses, 1)[::-1])[::-1], 0.0)
+
+
+def test_the_sample_carries_loss_shifts_on_both_sides() -> None:
+    """Every family above gives PMFs with a nonzero shift, pessimistic and optimistic (else the rest
+    would test nothing)."""
+    for name in DISTRIBUTIONS:
+        for side in ("pessimistic", "optimistic"):
+            shifts = [pmf.loss_shift for tag, pmf in PMFS if tag == f"{name} {side}"]
+            assert shifts and all(s > 0.0 for s in shifts), (name, side, shifts)
+
+
+@pytest.mark.parametrize("tag, pmf", PMFS, ids=[tag for tag, _ in PMFS])
+def test_delta_tabled_is_the_numpy_form_bit_for_bit(tag: str, pmf: GridPMF) -> None:
+    eps = _arguments(pmf)
+    got = _fresh(pmf).delta_tabled(eps)
+    want = _tabled_reference(pmf, eps)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    differ = np.flatnonzero(got.view(np.int64) != want.view(np.int64))
+    assert differ.size == 0, (tag, eps[differ[:5]], got[differ[:5]], want[differ[:5]])
+
+
+@pytest.mark.parametrize("tag, pmf", PMFS, ids=[tag for tag, _ in PMFS])
+def test_delta_tabled_agrees_with_delta_many(tag: str, pmf: GridPMF) -> None:
+    """The same certified side as ``delta_many`` once its suffix maxima are built (its docstring)."""
+    eps = _arguments(pmf)
+    many = _fresh(pmf)
+    many.delta_many(np.linspace(-1.0, 1.0, many.p.size))  # enough queries to build the suffix maxima
+    np.testing.assert_array_equal(_fresh(pmf).delta_tabled(eps), many.delta_many(eps))
+
+
+@pytest.mark.parametrize("tag, pmf", PMFS, ids=[tag for tag, _ in PMFS])
+def test_epsilon_is_the_unshifted_scan_moved_outward(tag: str, pmf: GridPMF) -> None:
+    targets = np.concatenate([10.0 ** -np.linspace(0.0, 320.0, 120), [0.0, 1.0, 1.5, 5e-324],
+                              _fresh(pmf).delta(_arguments(pmf)[:60])])
+    scan = _core.pld_charged_epsilon if pmf.pessimistic else _core.pld_charged_lower_epsilon
+    unshifted = scan(pmf.p, pmf.k_lo, pmf.h, pmf.p_inf, pmf.shift, pmf._slack(), pmf.entry_error, pmf.total_error,
+                     pmf.spectral_l2, pmf.inverse_error, 0.0, targets)
+    want = _moved(unshifted, pmf.loss_shift, pmf.pessimistic)
+    got = _fresh(pmf).epsilon(targets)
+    assert got.tobytes() == want.tobytes(), tag
+    assert np.any(np.isfinite(got) & (got != unshifted))  # the shift moved something
+    single = _fresh(pmf).epsilon(targets[3])
+    assert single.shape == () and single.tobytes() == want[3:4].tobytes()
+
+
+@pytest.mark.parametrize("tag, pmf", [(t, p) for t, p in PMFS if not p.pessimistic and p.total_error > 0.0],
+                         ids=[t for t, p in PMFS if not p.pessimistic and p.total_error > 0.0])
+def test_the_cpp_suffix_maxima_are_numpys(tag: str, pmf: GridPMF) -> None:
+    """The table built in C++ (``_envelope_table``) is numpy's suffix maxima bit for bit, and its top part
+    is ``_envelope_top``'s (which queries above loss 0 read)."""
+    table = _fresh(pmf)._envelope_table
+    assert table.tobytes() == _suffix_maxima(pmf).tobytes(), tag
+    top = _fresh(pmf)
+    assert np.append(top._envelope_top(1), 0.0).tobytes() == table[top._top:].tobytes(), tag
+
+
+def test_loss_shifted_rounds_outward_and_keeps_infinities_and_nan() -> None:
+    values = np.array([[0.0, -0.0, 1.0, -700.0], [700.0, np.inf, -np.inf, np.nan]])
+    for s in (0.0, 5e-324, 1e-16, 3.5e-13, 2.0):
+        for up in (True, False):
+            got = _core.pld_loss_shifted(values, s, up)
+            assert got.shape == values.shape
+            want = values if s == 0.0 else _moved(values, s, up)
+            assert got.tobytes() == want.tobytes(), (s, up)
+            finite = np.isfinite(values)
+            if s > 0.0:  # strictly beyond the exact sum, on the safe side
+                exact = [mpmath.mpf(float(v)) + (s if up else -s) for v in values[finite]]
+                assert all((g > e) if up else (g < e) for g, e in zip(got[finite], exact))
+    assert _core.pld_loss_shifted(np.float64(1.0), 1e-16, True).shape == ()
+
+
+def _exact_delta(count: int, eps: float) -> mpmath.mpf:
+    """delta(eps) of the count-fold product of ``_pair(700)`` (its float masses taken exactly)."""
+    p, q = _pair(700.0)
+    g = mpmath.exp(mpmath.mpf(eps))
+    total = mpmath.mpf(0)
+    for k in range(count + 1):
+        a = mpmath.mpf(p[0]) ** (count - k) * mpmath.mpf(p[1]) ** k
+        b = mpmath.mpf(q[0]) ** (count - k) * mpmath.mpf(q[1]) ** k
+        total += mpmath.binomial(count, k) * max(a - g * b, mpmath.mpf(0))
+    return total
+
+
+@pytest.mark.parametrize("count", [1, 2, 3])
+def test_tabled_sides_bracket_the_exact_curve_at_a_shifted_atom(count: int) -> None:
+    """The top loss count x 700 is a grid point as computed and lies above it in truth: without the
+    shift the pessimistic side reads 0 there, below the true ~1e-17 (the shift is what certifies it)."""
+    dist = pld.from_distributions(*_pair(700.0), value_discretization_interval=1.0, symmetric=True).self_compose(count)
+    (upper,), (lower,) = dist.composed(True), dist.composed(False)
+    top = 700.0 * count
+    eps = np.array([top, np.nextafter(top, -np.inf), np.nextafter(top, np.inf), top - 1.0, top - 0.5, top + 1.0,
+                    0.0, -3.0, 350.0])
+    up, low = _fresh(upper).delta_tabled(eps), _fresh(lower).delta_tabled(eps)
+    for x, a, b in zip(eps, low, up):
+        exact = _exact_delta(count, float(x))
+        assert a <= exact <= b, (count, x, a, float(exact), b)
+    assert up[0] > 0.0
+
+
+@pytest.mark.parametrize("pessimistic", [True, False])
+def test_nan_raises_naming_the_argument_and_index(pessimistic: bool) -> None:
+    (pmf,) = pld.discrete_laplace(0.7, 2, value_discretization_interval=1e-2).composed(pessimistic)
+    with pytest.raises(ValueError, match=r"^epsilon must not be NaN \(first offending element at flat index 2"):
+        pmf.delta_tabled(np.array([0.5, 1.0, np.nan, np.nan]))
+    with pytest.raises(ValueError, match="^delta must not be NaN"):
+        pmf.epsilon(np.array([1e-3, np.nan]))
+
+
+def test_a_charge_table_of_the_wrong_length_is_refused() -> None:
+    profile = _core.PldGridProfile(np.full(4, 0.25), -2, 0.5, 0.0)
+    for size in (0, 4, 6):
+        with pytest.raises(ValueError, match="one entry per grid index"):
+            _core.PldChargedCurve(profile, np.zeros(size), 0.0, 0.0, 0.0, False, True)
+    assert _core.PldChargedCurve(profile, np.zeros(5), 0.0, 0.0, 0.0, False, True).envelope.size == 5
+    assert _core.PldChargedCurve(profile, np.zeros(5), 0.0, 0.0, 0.0, True, True).envelope.size == 0
