@@ -282,7 +282,7 @@ class SubsampledGaussianPLD:
                     if i in best:  # both grids' brackets hold: keep their intersection
                         lo, up = np.maximum(lo, best[i][1]), np.minimum(up, best[i][2])
                     width = self._width(method, xs[i], lo, up, own[i])
-                    alone = self._charge_width(by_epsilon, xs[i], lo, up, fixed, own[i])
+                    alone = self._charge_width(by_epsilon, xs[i], lo, up, fixed, own[i], points[i][1], h)
                     capped, blind = self._no_chord(by_epsilon, xs[i], lo, width, points[i][1], h, own[i],
                                                    self._charged(width, alone))
                     finer = self._next_interval(h, width, best.get(i), capped,
@@ -528,14 +528,17 @@ class SubsampledGaussianPLD:
         return self._on_ladder(max(min(wanted, 0.9 * h), self.FINEST_INTERVAL))
 
     def _charge_width(self, by_epsilon: bool, x: np.ndarray, lo: np.ndarray, up: np.ndarray, fixed: np.ndarray,
-                      own: int) -> np.ndarray | None:
+                      own: int, q: float, h: float) -> np.ndarray | None:
         """``delta_accuracy="epsilon"`` (else None): the certified epsilon width at each own argument that the
         gap's h-independent part ``fixed`` (``_fixed_part``: round-off charges, slack, mass at +infinity)
         alone would leave: that of [up - fixed, up] (``certified_epsilon_width`` through the shifted
         arguments' upper sides, the least over ``RIGHT_OFFSETS``; inf where the charges exceed the
         curve's drop to eps + d, as where they push the lower side to 0); 0 where they are less than half
         the gap up - lo (the grid's part is the larger: sigma 1.778, q 6.2e-4, 56899 rounds, eps 0.5, h
-        6.4e-4: the optimistic side's charge 1.6e-7 beside a gap of 1.2e-6, met at h 4.5e-4), and where the
+        6.4e-4: the optimistic side's charge 1.6e-7 beside a gap of 1.2e-6, met at h 4.5e-4), where the lower
+        side is 0 at the sampling rate q < h (blind, ``_no_chord``: the optimistic side is loose whatever its
+        charge; sigma 1.012, q 2.1e-4, 82864 rounds, eps 0.5: its charge 6.4e-7 beside an upper side of
+        2.3e-8 at h = 6.4e-4, met on a grid below q), and where the
         upper side is above ``NEAR_ONE`` (a flat upper side drops by nothing, and what decides there is the
         lower side reaching ``DELTA_CEILING``: sigma 0.728, q 0.023, 82864 rounds, met at h / 32).  A finer
         grid does not narrow that part (it only adds to the round-off); the direct DFT bins do
@@ -546,7 +549,7 @@ class SubsampledGaussianPLD:
         alone = np.min([certified_epsilon_width(eps, top - fixed[:own], top, x[k * own:(k + 1) * own],
                                                 up[k * own:(k + 1) * own])
                         for k in range(1, len(RIGHT_OFFSETS) + 1)], axis=0)
-        grid_led = (top - lo[:own] >= 2.0 * fixed[:own]) | (top > self.NEAR_ONE)
+        grid_led = (top - lo[:own] >= 2.0 * fixed[:own]) | (top > self.NEAR_ONE) | ((lo[:own] == 0.0) & (q < h))
         return np.where(grid_led, 0.0, alone)
 
     def _charged(self, width: np.ndarray, alone: np.ndarray | None) -> np.ndarray:
