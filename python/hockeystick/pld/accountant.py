@@ -140,6 +140,8 @@ class SubsampledGaussianPLD:
     DELTA_CEILING = 1.0 - DELTA_FLOOR
     NEAR_ONE = 1.0 - 1e-6
     STALLED = 0.9
+    SLOWEST_POWER = 0.5
+    NEAR_CAPPED = 4.0
     CAPPED_STEP = 1 / 32
     GAP_TARGET = 1.0
     START_POINTS = 1 << 13
@@ -270,8 +272,8 @@ class SubsampledGaussianPLD:
         while step:
             next_step: dict[int, float] = {}
             for batch in self._windows_within_budget([(i, _span(*points[i]) / h) for i, h in step.items()]):
-                for i, (lo, up) in zip(batch, self._step_brackets(batch, points, step, xs, method, best, own,
-                                                                  threads)):
+                for i, (lo, up, fixed) in zip(batch, self._step_brackets(batch, points, step, xs, method, best, own,
+                                                                         threads)):
                     h = step[i]
                     up = np.asarray(up, dtype=np.float64)
                     lo = np.asarray(lo, dtype=np.float64)
@@ -280,10 +282,12 @@ class SubsampledGaussianPLD:
                     if i in best:  # both grids' brackets hold: keep their intersection
                         lo, up = np.maximum(lo, best[i][1]), np.minimum(up, best[i][2])
                     width = self._width(method, xs[i], lo, up, own[i])
-                    capped, blind = self._no_chord(by_epsilon, xs[i], lo, width, points[i][1], h, own[i])
+                    alone = self._charge_width(by_epsilon, xs[i], lo, up, fixed, own[i], points[i][1], h)
+                    capped, blind = self._no_chord(by_epsilon, xs[i], lo, width, points[i][1], h, own[i],
+                                                   self._charged(width, alone))
                     finer = self._next_interval(h, width, best.get(i), capped,
                                                 self._capped_interval(h, xs[i], lo, up, width, own[i], capped,
-                                                                      blind))
+                                                                      blind, points[i][1]), alone, xs[i][:own[i]])
                     if finer is None:
                         chosen[i] = (lo[:own[i]], up[:own[i]])
                     else:
@@ -316,16 +320,17 @@ class SubsampledGaussianPLD:
 
     def _step_brackets(self, batch: list[int], points: list[tuple], step: dict[int, float], xs: list[np.ndarray],
                        method: str, best: dict[int, tuple[float, np.ndarray, np.ndarray, np.ndarray]],
-                       own: list[int], threads: int) -> list[tuple[np.ndarray, np.ndarray]]:
-        """The certified (lower, upper) of each point of ``batch`` on its grid ``step[i]``.  Epsilon
-        screens the add direction on a coarse grid first (``dominated_direction``: the same bracket,
+                       own: list[int], threads: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """The certified (lower, upper) of each point of ``batch`` on its grid ``step[i]``, and the part of
+        their gap no grid removes (``_delta_bracket``; zeros for epsilon, whose refinement does not use
+        it).  Epsilon screens the add direction on a coarse grid first (``dominated_direction``: the same bracket,
         the add direction's fine composition only where it may be the larger one); delta composes
         the batch together and takes the lower envelope only where the bracket needs it
         (``_delta_bracket``; ``best`` holds the points' brackets on earlier grids, ``own[i]`` is how
         many of ``xs[i]`` are the point's own arguments)."""
         if method == "epsilon":
-            return dominated_direction.epsilon_brackets([points[i] for i in batch], [step[i] for i in batch],
-                                                        [xs[i] for i in batch], self.tail, threads)
+            return [(lo, up, np.zeros(lo.shape)) for lo, up in dominated_direction.epsilon_brackets(
+                [points[i] for i in batch], [step[i] for i in batch], [xs[i] for i in batch], self.tail, threads)]
         store: dict[tuple, PrivacyLossDistribution] = {}
         for h in sorted({step[i] for i in batch}, reverse=True):
             self._build(store, [points[i] for i in batch if step[i] == h], h, threads=threads)
@@ -342,12 +347,15 @@ class SubsampledGaussianPLD:
         sides = undominated_lower_sides(dists, uppers,
                                         lambda pmf, k: pmf.delta(xs[batch[k]], threads, envelope=False), workers,
                                         direct)
-        return [self._delta_bracket(side, xs[i], best.get(i), own[i], ups, threads)
-                for i, side, ups in zip(batch, sides, uppers)]
+        charges = [np.max([_fixed_part(pmf, xs[i], up) for pmf, up in zip(dist.composed(True), ups)], axis=0)
+                   for i, dist, ups in zip(batch, dists, uppers)]
+        return [self._delta_bracket(side, xs[i], best.get(i), own[i], ups, charge, threads)
+                for i, side, ups, charge in zip(batch, sides, uppers, charges)]
 
     def _delta_bracket(self, sides: dict[int, tuple[GridPMF, np.ndarray]], eps: np.ndarray,
                        before: tuple[float, np.ndarray, np.ndarray, np.ndarray] | None, own: int,
-                       uppers: list[np.ndarray], threads: int = 0) -> tuple[np.ndarray, np.ndarray]:
+                       uppers: list[np.ndarray], charges: np.ndarray,
+                       threads: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The PLD's ``delta(eps, bound="both")``, with the lower side's suffix maxima (``GridPMF.delta``,
         an O(n) pass over the composed window) only where the bracket is wider than ``accuracy``
         without them: elsewhere the charged lower value at eps already meets the tolerance.
@@ -358,9 +366,12 @@ class SubsampledGaussianPLD:
         increase, raise the own lower side where the round-off charge at eps exceeds theirs).
         ``uppers``: each direction's certified upper bound at ``eps``; ``sides``: per direction whose
         optimistic side can raise the lower one (``distribution.undominated_lower_sides``), its composed
-        optimistic PMF and charged lower value at ``eps``."""
+        optimistic PMF and charged lower value at ``eps``; ``charges``: the upper side's h-independent part
+        at ``eps`` (``_fixed_part``, the largest over the directions), returned beside the bracket with the
+        lower side's added (the third array: the part of up - lo no grid removes, ``_charge_width``)."""
         assert self.accuracy is not None
         upper = np.max(uppers, axis=0)
+        charges = charges + np.max([_fixed_part(pmf, eps, low) for pmf, low in sides.values()], axis=0)
         optimistic = [sides[d][0] for d in sorted(sides)]
         lower = np.max([sides[d][1] for d in sorted(sides)], axis=0)
         for k in range(1, eps.size // own):   # delta_accuracy="epsilon": eps + d follow; delta does not
@@ -371,11 +382,12 @@ class SubsampledGaussianPLD:
         wide[:own] = self._width("delta", eps, best_lo, best_up, own) > self.accuracy
         if wide.any():
             lower[wide] = np.maximum(lower[wide], np.max([pmf.delta(eps[wide], threads) for pmf in optimistic], axis=0))
-        return lower, upper
+        return lower, upper, charges
 
     def _no_chord(self, by_epsilon: bool, x: np.ndarray, lo: np.ndarray, width: np.ndarray, q: float, h: float,
-                  own: int) -> tuple[np.ndarray, np.ndarray]:
-        """``delta_accuracy="epsilon"`` (else nothing): the own arguments still too wide whose epsilon width
+                  own: int, charged: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``delta_accuracy="epsilon"`` (else nothing): the own arguments still too wide, not ``charged``
+        (``_charged``: no grid narrows those), whose epsilon width
         is its cap eps (no certified chord: the lower side at eps is at most the upper one at eps + d),
         and among them the ``blind`` ones, whose lower side is 0 while the sampling rate q is below h
         (the optimistic side is loose until h nears q, so they need a much finer grid)."""
@@ -383,11 +395,11 @@ class SubsampledGaussianPLD:
             none = np.zeros(width.shape, dtype=bool)
             return none, none
         assert self.accuracy is not None
-        capped = (width > self.accuracy) & (width >= x[:own] * (1.0 - 1e-9))
+        capped = (width > self.accuracy) & (width >= x[:own] * (1.0 - 1e-9)) & ~charged
         return capped, capped & (lo[:own] == 0.0) & (q < h)
 
     def _capped_interval(self, h: float, x: np.ndarray, lo: np.ndarray, up: np.ndarray, width: np.ndarray,
-                         own: int, capped: np.ndarray, blind: np.ndarray) -> float | None:
+                         own: int, capped: np.ndarray, blind: np.ndarray, q: float) -> float | None:
         """The grid the ``capped`` arguments of a point on grid h ask for (``_no_chord``; None if none is).
         Their epsilon width is stuck at its cap eps, which says nothing of the grid they need, so:
 
@@ -400,8 +412,10 @@ class SubsampledGaussianPLD:
           on G1's 20 blocks (2: one fewer, 4: 22 fewer);
         - where no gap is read (the upper side flat, as on a delta of 1 - 1e-7 at every eps, or a lower
           side of 0 at q >= h), ``CAPPED_STEP`` h (h / 32, g1c's step for every capped argument);
-        - ``blind`` ones (lower side 0 at q < h: the optimistic side is loose while h is near q or above)
-          keep the h^2 jump of their cap eps, h 0.9 sqrt(accuracy / eps) (h / 35 to h / 45 at eps 10).
+        - ``blind`` ones (lower side 0 at the sampling rate ``q`` < h: the optimistic side is loose while h is
+          near q or above) keep the h^2 jump of their cap eps, h 0.9 sqrt(accuracy / eps) (h / 35 to h / 45
+          at eps 10), or the ladder's rung below q where that jump stays above it (sigma 0.5, q 1e-4, 1600
+          rounds: from h = 1.8e-3 the jump of eps 2 is 1.15e-4 > q, still blind; 8e-5 meets eps 0.5-2).
           Tried instead (branch capped, bench/README.md): h = q, q / 2, q / 4 on the ladder (lost up to
           200 of the 20 blocks' met points: sigma 0.58, q 5.5e-3 needs h ~ q / 17); the rung below q, then
           one more step by the gap or the h^2 rule where the lower side rises (met +17 and cheaper at
@@ -415,7 +429,8 @@ class SubsampledGaussianPLD:
         assert self.accuracy is not None
         wanted = [0.9 * h]
         if blind.any():
-            wanted.append(h * 0.9 * math.sqrt(self.accuracy / float(np.max(width[blind]))))
+            wanted.append(min(h * 0.9 * math.sqrt(self.accuracy / float(np.max(width[blind]))),
+                              self._on_ladder(max(q * (1.0 - 1e-6), self.FINEST_INTERVAL))))
         seen = capped & ~blind
         if seen.any():
             gap = epsilon_gap(x[:own][seen], lo[:own][seen], up[:own][seen], x[own:], up[own:])
@@ -426,16 +441,26 @@ class SubsampledGaussianPLD:
 
     def _next_interval(self, h: float, width: np.ndarray,
                        before: tuple[float, np.ndarray, np.ndarray, np.ndarray] | None,
-                       capped: np.ndarray, capped_h: float | None) -> float | None:
+                       capped: np.ndarray, capped_h: float | None, alone: np.ndarray | None,
+                       cap: np.ndarray) -> float | None:
         """The next grid of a point whose brackets at its arguments are ``width`` wide on grid h
-        (``before``: its previous grid and widths), or None when no finer grid is worth building.
+        (``before``: its previous grid and widths), or None when no other grid is worth building.
+        Every grid after the first recomposes with the direct DFT bins (``_step_brackets``), so the
+        next grid may be h itself.
 
-        First step: h 0.9 sqrt(accuracy / widest), from the bracket's h^2 scaling, the widest among
+        First step (and the step after a recomposition of the same grid, where no fit through two
+        grids exists): h 0.9 sqrt(accuracy / widest), from the bracket's h^2 scaling, the widest among
         the arguments whose width scales so, and ``capped_h`` where some are ``capped``
         (``_capped_interval``: an epsilon width stuck at its cap eps says nothing of the grid needed;
         g1 asked the h^2 jump of the cap, h / 45 at eps 10, g1c a flat h / 32); the finest of those.
-        Later steps
-        fit, per argument still too wide, width = c h^2 + f through the two grids: an argument
+        The charge-limited arguments (``_charged``: what no grid removes, ``alone``, leaves them wider than
+        half the tolerance) do not scale so: on the first grid, where they are all that is too wide,
+        the next grid is h again, recomposed with the direct bins that cut those charges ~100x (G1's
+        sigma 1.012, q 3.8e-3, 10^4 rounds, eps 3: width 0.32 at every h from 1.28e-3 to 8e-5, all
+        charge; the h^2 jump took it ~6x finer); after that recomposition nothing removes them.
+        Later steps: with ``delta_accuracy="epsilon"``, where ``alone`` is known, ``_power_step`` (``cap``:
+        the arguments' eps, a width's cap); otherwise a fit,
+        per argument still too wide, of width = c h^2 + f through the two grids: an argument
         whose width did not fall below ``STALLED`` of the last, or whose floor f (what no grid
         removes: round-off and tail charges, the mass at +infinity) is half the tolerance or
         more, cannot be brought within it by refining; the others ask for
@@ -444,16 +469,23 @@ class SubsampledGaussianPLD:
         assert self.accuracy is not None
         accuracy = self.accuracy
         wide = width > accuracy
-        if h <= self.FINEST_INTERVAL or not wide.any():
+        if not wide.any():
             return None
-        if before is None:
-            asked: list[float] = [] if capped_h is None else [capped_h]   # capped ones are wide: never empty
-            scaling = wide & ~capped
+        charged = self._charged(width, alone)
+        if before is None or before[0] <= h:
+            asked: list[float] = [] if capped_h is None else [capped_h]
+            scaling = wide & ~capped & ~charged
             if scaling.any():
                 worst = float(np.max(width[scaling]))
                 asked.append(h * (0.9 * math.sqrt(accuracy / worst) if math.isfinite(worst) else 0.5))
-            return self._on_ladder(max(min(asked), self.FINEST_INTERVAL))
+            if asked and h > self.FINEST_INTERVAL:
+                return self._on_ladder(max(min(asked), self.FINEST_INTERVAL))
+            return h if before is None and (wide & charged).any() else None
+        if h <= self.FINEST_INTERVAL:
+            return None
         h0, _, _, width0 = before
+        if alone is not None:
+            return self._power_step(h, h0, width, width0, alone, wide & ~charged, width0 >= cap * (1.0 - 1e-9))
         hopeful = wide & (width < self.STALLED * width0)
         if not hopeful.any():
             return None
@@ -465,6 +497,68 @@ class SubsampledGaussianPLD:
             return None
         wanted = float(np.min(np.sqrt((0.9 * accuracy - floor[reachable]) / slope[reachable])))
         return self._on_ladder(max(min(wanted, 0.9 * h), self.FINEST_INTERVAL))
+
+    def _power_step(self, h: float, h0: float, width: np.ndarray, width0: np.ndarray, alone: np.ndarray,
+                    wide: np.ndarray, was_capped: np.ndarray) -> float | None:
+        """The next grid after grids h0 > h, where the part of each width no grid removes is known (``alone``,
+        ``_charge_width``): the rest, e = width - alone, is fitted as c h^p through the two grids, p clipped
+        to [1, 2], and each ``wide`` argument whose e fell below ``STALLED`` of the last asks for
+        h (e* / e)^(1/p), e* = 0.9 accuracy - alone; the finest (at most 0.9 h) is taken.  The h^2 law (p = 2)
+        holds for the upper side; the optimistic side's convex minorant may shrink like h (sigma 0.576,
+        q 5.5e-3, 1600 rounds: 0.022 -> 0.011 from h = 3.6e-3 to 1.8e-3), which a fit of c h^2 + f reads as
+        a floor f of 0.007 and stops, 0.001 short of the tolerance.  A width falling slower than
+        h^``SLOWEST_POWER`` is not followed.  Where the width on grid h0 was its cap eps (``was_capped``)
+        no law is read from it: the h^2 law is assumed where the width is now within ``NEAR_CAPPED`` times
+        the tolerance (sigma 0.549, q 0.048, 5964 rounds, eps 1.5-3.5: capped at 4.1e-2, 0.011-0.014 at
+        3.6e-3, met one rung finer), and the argument is not followed otherwise (sigma 0.728, q 0.023,
+        68665 rounds, eps 6.5 capped at h = 2.9e-2, 0.43 wide at 9e-4: a fit through the cap asked for
+        1.4e-5 and 6 CPU s, the h^2 law for 1.1 CPU s over the block, for nothing met)."""
+        assert self.accuracy is not None
+        rest, rest0 = width - alone, width0 - alone
+        target = 0.9 * self.accuracy - alone
+        with np.errstate(divide="ignore", invalid="ignore"):
+            power = np.where(wide & (rest > 0.0) & (rest0 > rest), np.log(rest0 / rest) / math.log(h0 / h), 0.0)
+        near = was_capped & wide & (rest > 0.0) & (width < self.NEAR_CAPPED * self.accuracy)
+        power = np.where(was_capped, np.where(near, 2.0, 0.0), power)
+        hopeful = wide & (rest < self.STALLED * rest0) & (target > 0.0) & (power >= self.SLOWEST_POWER)
+        if not hopeful.any():
+            return None
+        power = np.clip(power[hopeful], 1.0, 2.0)
+        wanted = float(np.min(h * (target[hopeful] / rest[hopeful]) ** (1.0 / power)))
+        return self._on_ladder(max(min(wanted, 0.9 * h), self.FINEST_INTERVAL))
+
+    def _charge_width(self, by_epsilon: bool, x: np.ndarray, lo: np.ndarray, up: np.ndarray, fixed: np.ndarray,
+                      own: int, q: float, h: float) -> np.ndarray | None:
+        """``delta_accuracy="epsilon"`` (else None): the certified epsilon width at each own argument that the
+        gap's h-independent part ``fixed`` (``_fixed_part``: round-off charges, slack, mass at +infinity)
+        alone would leave: that of [up - fixed, up] (``certified_epsilon_width`` through the shifted
+        arguments' upper sides, the least over ``RIGHT_OFFSETS``; inf where the charges exceed the
+        curve's drop to eps + d, as where they push the lower side to 0); 0 where they are less than half
+        the gap up - lo (the grid's part is the larger: sigma 1.778, q 6.2e-4, 56899 rounds, eps 0.5, h
+        6.4e-4: the optimistic side's charge 1.6e-7 beside a gap of 1.2e-6, met at h 4.5e-4), where the lower
+        side is 0 at the sampling rate q < h (blind, ``_no_chord``: the optimistic side is loose whatever its
+        charge; sigma 1.012, q 2.1e-4, 82864 rounds, eps 0.5: its charge 6.4e-7 beside an upper side of
+        2.3e-8 at h = 6.4e-4, met on a grid below q), and where the
+        upper side is above ``NEAR_ONE`` (a flat upper side drops by nothing, and what decides there is the
+        lower side reaching ``DELTA_CEILING``: sigma 0.728, q 0.023, 82864 rounds, met at h / 32).  A finer
+        grid does not narrow that part (it only adds to the round-off); the direct DFT bins do
+        (``_next_interval``)."""
+        if not by_epsilon:
+            return None
+        eps, top = x[:own], up[:own]
+        alone = np.min([certified_epsilon_width(eps, top - fixed[:own], top, x[k * own:(k + 1) * own],
+                                                up[k * own:(k + 1) * own])
+                        for k in range(1, len(RIGHT_OFFSETS) + 1)], axis=0)
+        grid_led = (top - lo[:own] >= 2.0 * fixed[:own]) | (top > self.NEAR_ONE) | ((lo[:own] == 0.0) & (q < h))
+        return np.where(grid_led, 0.0, alone)
+
+    def _charged(self, width: np.ndarray, alone: np.ndarray | None) -> np.ndarray:
+        """The arguments still too wide that are charge-limited: ``alone`` (``_charge_width``: what no grid
+        removes) already exceeds half the tolerance (none without ``alone``)."""
+        assert self.accuracy is not None
+        if alone is None:
+            return np.zeros(width.shape, dtype=bool)
+        return (width > self.accuracy) & (alone > 0.5 * self.accuracy)
 
     def _windows_within_budget(self, sizes: list[tuple[int, float]]) -> list[list[int]]:
         """Consecutive runs of at most BATCH items whose estimated window points fit BUDGET."""
@@ -644,6 +738,19 @@ def _span(sigma: float, q: float, rounds: float, sensitivity: float) -> float:
     one_round = float(np.logaddexp(math.log1p(-q), math.log(q) + (0.5 + z * s) / (s * s)) - math.log1p(-q))
     spread = 2 * z * math.sqrt(rounds * q * q * math.expm1(min(1.0 / (s * s), 700.0)))
     return min(spread + 2 * one_round, rounds * one_round)
+
+
+def _fixed_part(pmf: GridPMF, eps: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """The part of ``pmf``'s certified delta at ``eps`` (``values``) that no grid removes: its round-off
+    charge there (``GridPMF._charge``, twice on the optimistic side, as ``GridPMF.delta`` applies it), the
+    suffix sums' relative slack on the value, and the mass at +infinity (pessimistic) or the truncated tail
+    (optimistic ``shift``).  These stay as the grid shrinks (the charge even grows with the window); the
+    direct DFT bins (``compose_all``'s ``direct_bins``) cut the round-off charge ~100x.  A model for
+    sizing the next grid (``SubsampledGaussianPLD._charge_width``), not a bound."""
+    at = pmf._curve_argument(np.asarray(eps, dtype=np.float64))
+    if pmf.pessimistic:
+        return pmf._charge(at) + pmf._slack() * values + pmf.p_inf
+    return 2.0 * pmf._charge(at) + pmf._slack() * values + abs(pmf.shift)
 
 
 def _gaussian_delta_bracket(r: float, epsilon: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -1,0 +1,105 @@
+"""``SubsampledGaussianPLD(accuracy=..., delta_accuracy="epsilon")``: charge-limited arguments and the steps
+after the first grid (``_charge_width``, ``_next_interval``, ``_power_step``, the blind arguments' rung).
+
+An argument whose gap is mostly the round-off charges (and the mass at +infinity) is not narrowed by a finer
+grid, so it does not drive the h^2 jump: where it is all that is too wide, the same grid is recomposed with
+the direct DFT bins instead.  The brackets stay certified: they must overlap every fixed grid's certified
+bracket (each contains the truth) and the closed form where there is one.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import hockeystick.pld as pld
+from hockeystick.pld.accountant import SubsampledGaussianPLD
+from hockeystick.pld.epsilon_width import RIGHT_OFFSETS, certified_epsilon_width
+
+EPS = np.linspace(0.5, 10.0, 20)
+
+
+def _refined(sigma: float, q: float, rounds: int, eps: np.ndarray = EPS) -> tuple[np.ndarray, np.ndarray]:
+    return SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=1e-2,
+                                 delta_accuracy="epsilon", workers=1).delta(eps, bound="both")
+
+
+def _overlaps_fixed_grids(sigma: float, q: float, rounds: int, lo: np.ndarray, up: np.ndarray,
+                          grids: tuple[float, ...]) -> None:
+    for h in grids:
+        f_lo, f_up = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds,
+                                           value_discretization_interval=h).delta(EPS, bound="both")
+        assert np.all(lo <= f_up) and np.all(f_lo <= up), h
+
+
+def _epsilon_width(sigma: float, q: float, rounds: int, lo: np.ndarray, up: np.ndarray) -> np.ndarray:
+    """G1's certified epsilon width (the least over RIGHT_OFFSETS), the shifted upper sides refined too."""
+    shifted = [_refined(sigma, q, rounds, EPS + d)[1] for d in RIGHT_OFFSETS]
+    return np.min([certified_epsilon_width(EPS, lo, up, EPS + d, s) for d, s in zip(RIGHT_OFFSETS, shifted)],
+                  axis=0)
+
+
+def test_a_charge_limited_argument_is_recomposed_on_the_same_grid_not_a_finer_one(visited_grids):
+    """sigma 3.276, q 0.016, 2812 rounds: on the first grid (6.4e-4) only eps = 1.5 is too wide, its delta
+    ~1.2e-9 bracketed [1.11e-9, 1.31e-9] and as wide on fixed grids 4x and 16x finer (the round-off charge,
+    not the grid): the refinement recomposes 6.4e-4 with the direct bins and builds nothing finer (main
+    jumped to a finer grid).  The bracket overlaps the fixed grids' certified brackets."""
+    lo, up = _refined(3.276, 0.016, 2812)
+    assert len(visited_grids) == 2 and visited_grids[0] == visited_grids[1], visited_grids
+    assert np.all(lo <= up)
+    _overlaps_fixed_grids(3.276, 0.016, 2812, lo, up, (6.4e-4, 1.6e-4, 4e-5))
+
+
+def test_the_step_after_a_same_grid_recomposition_divides_by_nothing():
+    """``_next_interval`` after a recomposition of the same grid (before[0] == h) has no two grids to fit:
+    it takes the first-step rule, with no division by zero, and stops where only charge-limited
+    arguments remain."""
+    acc = SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=1000, accuracy=1e-2, delta_accuracy="epsilon")
+    h = 6.4e-4
+    width = np.array([0.005, 0.04, 0.3])
+    cap = np.array([0.5, 1.0, 1.5])
+    none = np.zeros(3, dtype=bool)
+    before = (h, np.zeros(3), np.ones(3), width.copy())
+    with warnings.catch_warnings(), np.errstate(all="raise"):
+        warnings.simplefilter("error")
+        # eps 1.5 is charge-limited (its charges alone leave 0.3), eps 1.0 is not: the h^2 jump of 0.04
+        finer = acc._next_interval(h, width, before, none, None, np.array([0.0, 0.0, 0.3]), cap)
+        assert finer is not None and finer < h
+        assert finer == acc._on_ladder(h * 0.9 * np.sqrt(1e-2 / 0.04))
+        # only charge-limited arguments left after the direct bins: nothing more to build
+        assert acc._next_interval(h, width, before, none, None, np.array([0.0, 0.05, 0.3]), cap) is None
+        # on the first grid the same arguments ask for the same grid again (recomposed with direct bins)
+        assert acc._next_interval(h, width, None, none, None, np.array([0.0, 0.05, 0.3]), cap) == h
+
+
+def test_power_step_follows_a_width_that_falls_like_h():
+    """Two grids 2x apart, the width falling 2x (like h, not h^2): the next grid is where c h reaches the
+    tolerance, not a floor that stops it (a fit of c h^2 + f read 0.007 of floor from 0.022 -> 0.011)."""
+    acc = SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=1000, accuracy=1e-2, delta_accuracy="epsilon")
+    h0, h = 3.62e-3, 1.81e-3
+    width0, width = np.array([0.022]), np.array([0.011])
+    wide = np.ones(1, dtype=bool)
+    finer = acc._power_step(h, h0, width, width0, np.zeros(1), wide, ~wide)
+    assert finer is not None
+    assert finer == acc._on_ladder(h * 0.9e-2 / 0.011)
+    # the same widths where the coarser one was a cap: the h^2 law from the current width
+    capped = acc._power_step(h, h0, width, width0, np.zeros(1), wide, wide)
+    assert capped == acc._on_ladder(h * np.sqrt(0.9e-2 / 0.011))
+    # a cap far from the tolerance is not followed
+    assert acc._power_step(h, h0, np.array([0.4]), width0, np.zeros(1), wide, wide) is None
+
+
+@pytest.mark.parametrize("rounds", [15, 37])
+def test_blind_arguments_step_below_the_sampling_rate_and_meet_the_tolerance(rounds, visited_grids):
+    """sigma 0.5, q 1e-4 (G1's corner): on the first grid (1.8e-3 > q) the lower side is 0 at eps 0.5 and 1;
+    the h^2 jump of their cap stays above q (the optimistic side stays loose), so they step to the
+    ladder's rung below q, 8e-5, where both meet the tolerance (main: unmet).  The bracket overlaps
+    the fixed grids' certified brackets."""
+    lo, up = _refined(0.5, 1e-4, rounds)
+    assert min(visited_grids) <= 8e-5 < 1e-4
+    width = _epsilon_width(0.5, 1e-4, rounds, lo, up)
+    assert np.all(width[:2] <= 1e-2), width[:2]
+    assert np.all(lo <= up)
+    _overlaps_fixed_grids(0.5, 1e-4, rounds, lo, up, (8e-5, 2e-5))
