@@ -219,3 +219,23 @@ def test_a_charge_table_of_the_wrong_length_is_refused() -> None:
             _core.PldChargedCurve(profile, np.zeros(size), 0.0, 0.0, 0.0, False, True)
     assert _core.PldChargedCurve(profile, np.zeros(5), 0.0, 0.0, 0.0, False, True).envelope.size == 5
     assert _core.PldChargedCurve(profile, np.zeros(5), 0.0, 0.0, 0.0, True, True).envelope.size == 0
+
+
+@pytest.mark.parametrize("shift", [math.nan, -1e-3, math.inf])
+def test_a_loss_shift_that_is_nan_negative_or_infinite_is_refused(shift):
+    """A NaN shift made the C++ evaluator read index 0 (its largest lower value) at every eps, above the truth;
+    a negative one moves the argument the unsafe way."""
+    with pytest.raises(ValueError, match="loss_shift"):
+        GridPMF(-50, 0.01, np.full(100, 0.01), 0.0, 0.0, False, 1e-15, 1e-12, 1e-13, 0.0, loss_shift=shift)
+    with pytest.raises(ValueError, match="loss_shift"):
+        _core.pld_loss_shifted(np.array([0.5]), shift, True)
+
+
+def test_the_tabled_envelope_is_reused_by_later_queries():
+    """After delta_tabled built the suffix maxima in C++, delta_many reads them instead of a numpy pass."""
+    pmf = GridPMF(-50, 0.01, np.full(100, 0.01), 0.0, 0.0, False, 1e-15, 1e-12, 1e-13, 0.0)
+    pmf.delta_tabled(np.array([0.2]))
+    got = pmf.delta_many(np.linspace(0.0, 0.4, 50))
+    assert "_lower_envelope_top" not in pmf.__dict__
+    fresh = GridPMF(-50, 0.01, np.full(100, 0.01), 0.0, 0.0, False, 1e-15, 1e-12, 1e-13, 0.0)
+    np.testing.assert_array_equal(got, fresh.delta_many(np.linspace(0.0, 0.4, 50)))

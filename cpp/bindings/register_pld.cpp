@@ -14,6 +14,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -241,6 +242,8 @@ void register_pld(py::module_& m) {
     // Values moved by a loss shift, rounded outward (pld_hockey_stick.hpp's loss_shifted); NaN stays
     // (the caller's curve evaluation names it).
     m.def("pld_loss_shifted", [](input_array values, double loss_shift, bool up) {
+        if (!(loss_shift >= 0.0 && loss_shift < std::numeric_limits<double>::infinity()))
+            throw py::value_error("loss_shift must be a finite number >= 0");
         py::array_t<double> out(std::vector<py::ssize_t>(values.shape(), values.shape() + values.ndim()));
         const double* src = values.data();
         double* dst = out.mutable_data();

@@ -25,6 +25,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -42,6 +43,9 @@ class ChargedGridCurve {
           n_(static_cast<double>(profile_.size())), charge_(std::move(charge)), shift_(shift), slack_(slack),
           loss_shift_(loss_shift), pessimistic_(pessimistic) {
         const std::int64_t n = profile_.size();
+        if (!(loss_shift_ >= 0.0 && loss_shift_ < std::numeric_limits<double>::infinity()))
+            throw std::invalid_argument("loss_shift must be a finite number >= 0 (NaN or < 0 moves the curve the "
+                                        "unsafe way)");
         if (charge_.size() != static_cast<std::size_t>(n) + 1)
             throw std::invalid_argument("internal: the charge table needs one entry per grid index 0..n");
         if (pessimistic_ || !with_envelope) return;

@@ -56,6 +56,12 @@ class GridPMF:
     inverse_error: float = 0.0
     loss_shift: float = 0.0
 
+    def __post_init__(self) -> None:
+        # NaN or a negative shift would move the curve's argument the unsafe way (or nowhere defined)
+        if not 0.0 <= self.loss_shift < math.inf:
+            raise ValueError(f"loss_shift must be a finite number >= 0 (a bound on the atoms' loss error), "
+                             f"got {self.loss_shift!r}")
+
     @property
     def losses(self) -> np.ndarray:
         return (self.k_lo + np.arange(self.p.size)) * self.h
@@ -161,8 +167,10 @@ class GridPMF:
 
     def _envelope_at(self, k: np.ndarray, threads: int = 0) -> np.ndarray:
         """Suffix maxima at grid indices k in [0, n] (0 at n), from the top part when it suffices and
-        the full table is not built."""
-        if "_envelope_table" not in self.__dict__ and np.all(k >= self._top):
+        the full table is not built (``_tabled_curve`` builds it on a charged optimistic PMF)."""
+        built = "_envelope_table" in self.__dict__ or (
+            "_tabled_curve" in self.__dict__ and not self.pessimistic and self.total_error != 0.0)
+        if not built and np.all(k >= self._top):
             return np.append(self._envelope_top(threads), 0.0)[k - self._top]
         return self._envelope_table[k]
 
