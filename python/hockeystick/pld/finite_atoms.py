@@ -40,8 +40,9 @@ products of atoms, run on a window: masses on a stride of the lattice, convolved
 round-off to charge), with masses below ``WINDOW_FLOOR`` = 2^-1000 dropped (no subnormal mass is ever
 kept, so every kept sum keeps its relative bound) and the window coarsened to at most ``WINDOW_POINTS``
 points (nearest point of a lattice twice as coarse, as above).  The dropped P-mass, and the at most
-2^-1074 per product lost to underflow, is ``missing``: at +infinity on the upper side, left out on the
-lower side (``lower``).  So 10^8 runs of a discrete Laplace cost ~27 convolutions of <= 2^13 points.
+2^-1074 per product lost to underflow, is ``missing``: on the upper side at the window's ``reach`` (an
+index at or above every mass's, kept or dropped; at least 2^-1000 there), left out on the lower side
+(``lower``).  So 10^8 runs of a discrete Laplace cost ~27 convolutions of <= 2^13 points.
 
 Masses near underflow.  Below the smallest normal double (2^-1022) a computed mass has no relative
 error bound: each operation errs by up to 2^-1074 absolute, and a mass whose true value is below
@@ -53,12 +54,16 @@ below 2^-1022, ``SUBNORMAL_SLACK`` = 16 2^-1074 absolute of the truth (masses at
 the upper side puts P-mass p_hi at the top of that range, the lower side P-mass p_lo at its bottom,
 both rounded outward onto the pair's lattice.  No subnormal P-mass is kept at a finite loss: each
 product with it (a delta's p (1 - e^{eps - l}), a composition's p m) would err by up to 2^-1075
-absolute, which no relative charge covers.  So where p < 2^-1022 (or q_lo = 0) the upper side puts
-max(p_hi, ``INFINITY_FLOOR`` = 2^-1000) at +infinity (delta rises by at most 2^-1000: its products
-with the other masses stay normal), and where p_lo < 2^-1022 the lower side drops it (delta falls by
-at most p < 2^-1022).  Likewise a composition some of whose products fall below 2^-1022
-(``_underflow_charged``) moves those masses and (products + 1) 2^-1075 to +infinity on the upper
-side and drops its masses below 2^-1000 on the lower side.  The lower side's atoms are
+absolute, which no relative charge covers (one exemption: ``discrete_laplace.discrete_laplace_atoms``,
+whose relative charge covers it, as its docstring shows).  So (``split_near_underflow``, the one rule the grid
+path shares) the outcomes with p < 2^-1022 (or q_lo = 0) are pooled: the upper side puts
+max(sum p_hi, ``INFINITY_FLOOR`` = 2^-1000) at the top of their losses (+infinity only where some
+q_lo = 0: the true loss may be infinite), so delta rises by at most 2^-1000 per pair and a pure
+epsilon stays finite; the lower side puts their rounded-down sum p_lo at the least of their losses
+where it is normal, else drops them (delta falls by less than 2^-1022).  Likewise a composition some
+of whose products fall below 2^-1022 (``_underflow_charged``) moves those masses and products 2^-1075
+to its top finite loss (at least 2^-1000 there) on the upper side and drops its masses below 2^-1000
+on the lower side.  The lower side's atoms are
 ``Atoms.lower`` (None where the sides share their atoms; built only when a lower side is asked for);
 ``compose`` and ``self_compose`` compose each side's atoms (the lower side's folded into
 [-745, 745], ``_folded``, so their count stays bounded), and ``delta``, ``delta_with`` and
@@ -102,7 +107,7 @@ SUBNORMAL_SLACK = 16.0 * math.ulp(0.0)  # absolute error allowed to a mass compu
 WINDOW_POINTS = 1 << 13  # ``_window_power``'s entries per window (a direct convolution of two: ~10 ms)
 WINDOW_PRODUCTS = 1 << 22  # ``_compose_shared`` of more products of atoms composes on a window instead
 WINDOW_FLOOR = 2.0 ** -1000  # ``_window_power`` drops masses below it (charged): no subnormal mass is kept
-INFINITY_FLOOR = WINDOW_FLOOR  # least mass the upper side adds at +infinity: its products with masses stay normal
+INFINITY_FLOOR = WINDOW_FLOOR  # least mass the upper side puts where it pools masses near underflow: products stay normal
 FOLD_LOSS = 745.0  # ~ -log 2^-1074: lower-side atoms beyond +-FOLD_LOSS are folded (``_folded``)
 
 
@@ -350,7 +355,7 @@ def _folded(a: Atoms, reach: float = 0.0) -> Atoms:
 def _compose_folded(a: Atoms, b: Atoms, reach: float = 0.0) -> Atoms:
     """``_compose_shared`` of two lower sides, ``_folded`` above max(``FOLD_LOSS``, reach).  A windowed
     composition (``_compose_windowed``) returns its upper side with the lower one beside it
-    (``lower_of``): the lower side is read off (``_side``), never the upper side's mass at +infinity."""
+    (``lower_of``): the lower side is read off (``_side``), never the upper side's ``missing`` mass."""
     return _folded(_side(_compose_shared(a, b), False), reach)
 
 
@@ -611,7 +616,7 @@ def _windowed(a: Atoms, count: int) -> bool:
 class _Window(NamedTuple):
     """Masses at lattice indices first, first + step, first + 2 step, ... (each zero or >= ``WINDOW_FLOOR``);
     ``missing`` bounds the true P-mass left out of them (dropped below the floor, lost to underflow),
-    whose losses are unknown: the upper side puts it at +infinity, the lower side leaves it out."""
+    whose losses are at most ``reach``'s: the upper side puts it there, the lower side leaves it out."""
 
     first: int
     step: int
@@ -711,7 +716,7 @@ def _window_power(a: Atoms, count: int) -> Atoms:
     trimmed of masses below ``WINDOW_FLOOR`` and coarsened (nearest point of a lattice twice as coarse,
     as ``_merged``) past ``WINDOW_POINTS`` entries, so every step costs one convolution of at most
     that many points whatever the count (a discrete Laplace 10^7 times: the masses above 2^-1000
-    span ~70 standard deviations of the summed loss).  The dropped masses (``missing``) go to +infinity
+    span ~70 standard deviations of the summed loss).  The dropped masses (``missing``) go to the window's ``reach``
     on the upper side (these atoms) and are left out on the lower side (``lower``)."""
     base = _trimmed(_first_window(a), a.eta, WINDOW_POINTS)
     return _window_atoms(_power(base, count, partial(_window_compose, eta=a.eta)), a.eta)
