@@ -151,13 +151,18 @@ class Atoms:
 
     @cached_property
     def least_mass(self) -> float:
-        """The least mass (1 for none): ``_may_underflow`` reads it at every composition."""
-        return min(self.mass_list, default=1.0)
+        """The least mass (1 for none): ``_may_underflow`` reads it at every composition (from the
+        float list where the lean path has it, else one numpy call)."""
+        if "mass_list" in self.__dict__ or self.mass.size <= LEAN_ATOMS:
+            return min(self.mass_list, default=1.0)
+        return float(self.mass.min())
 
     @cached_property
     def total_mass(self) -> float:
-        """The masses' sum, in order (``_may_underflow``: whether p_inf times it can underflow)."""
-        return sum(self.mass_list)
+        """The masses' sum (``_may_underflow``: whether p_inf times it can underflow; a path choice)."""
+        if "mass_list" in self.__dict__ or self.mass.size <= LEAN_ATOMS:
+            return sum(self.mass_list)
+        return float(self.mass.sum())
 
 
 def pair_atoms(p: np.ndarray, q: np.ndarray) -> Atoms:
