@@ -458,7 +458,13 @@ def _compose_shared(a: Atoms, b: Atoms) -> Atoms:
 def _may_underflow(a: Atoms, b: Atoms) -> bool:
     """Whether a product the composition of a and b forms (of two masses, or of b's +infinity mass and
     a's total) can fall below 2^-1022, where it errs by up to 2^-1075 absolute, not u relative."""
-    return a.least_mass * b.least_mass < SMALLEST_NORMAL or _infinity_may_underflow(a.total_mass, b.p_inf)
+    return _underflows(a.least_mass, b.least_mass, a.total_mass, b.p_inf)
+
+
+def _underflows(least_a: float, least_b: float, total_a: float, p_inf_b: float) -> bool:
+    """The one underflow test: whether a product of masses at least ``least_a`` and ``least_b``, or
+    the product p_inf_b total_a (a composition's new mass at +infinity), can fall below 2^-1022."""
+    return least_a * least_b < SMALLEST_NORMAL or _infinity_may_underflow(total_a, p_inf_b)
 
 
 def _infinity_may_underflow(total: float, p_inf: float) -> bool:
@@ -469,8 +475,7 @@ def _infinity_may_underflow(total: float, p_inf: float) -> bool:
 def _powers_may_underflow(a: Atoms, count: int) -> bool:
     """``_may_underflow`` for ``count`` runs of a: each product formed is at least (least mass)^count,
     each product with p_inf at least p_inf (total mass)^count."""
-    return (a.least_mass ** count < SMALLEST_NORMAL
-            or _infinity_may_underflow(a.total_mass ** count, a.p_inf))
+    return _underflows(a.least_mass ** (count - 1), a.least_mass, a.total_mass ** count, a.p_inf)
 
 
 def _underflow_charged(out: Atoms, products: int, top: int, infinity_product: bool) -> Atoms:
@@ -673,8 +678,8 @@ def _window_compose(a: _Window, b: _Window, eta: float) -> _Window:
         b = _coarsened(b, eta)
     na, nb = a.mass.size, b.mass.size
     rel = a.rel_error + b.rel_error + (na + 4) * UNIT_ROUNDOFF + min(na, nb) * UNIT_ROUNDOFF + UNIT_ROUNDOFF
-    smallest = float(a.mass[a.mass > 0.0].min(initial=1.0)) * float(b.mass[b.mass > 0.0].min(initial=1.0))
-    underflow = na * nb * math.ulp(0.0) if smallest < SMALLEST_NORMAL else 0.0  # no product below 2^-1022: none
+    least_a, least_b = float(a.mass[a.mass > 0.0].min(initial=1.0)), float(b.mass[b.mass > 0.0].min(initial=1.0))
+    underflow = na * nb * math.ulp(0.0) if _underflows(least_a, least_b, 1.0, 0.0) else 0.0  # no product below 2^-1022
     total = float(a.mass.sum())
     p_inf = a.p_inf + b.p_inf * total
     if _infinity_may_underflow(total, b.p_inf):  # that product's own 2^-1075, at +infinity
