@@ -122,7 +122,7 @@ def test_composed_products_that_underflow_keep_the_upper_side_above(tiny):
 
 
 def test_grid_subnormal_p_mass_costs_at_most_its_size():
-    """The upper side's subnormal P-mass at +infinity (raised to 2^-1000) costs at most 2^-1000 in delta
+    """The upper side's subnormal P-mass (raised to 2^-1000, at the top of its loss range) costs at most 2^-1000 in delta
     (and the grid's own spacing); the lower side, which drops it, stays within 2^-1022 of the truth."""
     p, q = _distributions(1e-310, 5e-320, (0.5, 0.5))
     grid = pld.from_distributions(p, q, value_discretization_interval=1e-4)

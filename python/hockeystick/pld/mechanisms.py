@@ -277,14 +277,17 @@ def from_distributions(p: ArrayLike, q: ArrayLike, *,
 
     Losses log(p/q) are placed exactly by their cell integrals; their round-off (at most
     4u (|log p| + |log q|) + 32u each) is charged as a shift of the curve (``atom_loss_shift``).
-    An outcome with a positive mass below 2^-1022 has no relative round-off bound (it may have
-    underflowed), so each side gets its own atom (``_near_underflow_atoms``, as
-    ``finite_atoms.pair_atoms``): the pessimistic side P-mass p_hi at log p_hi - log q_lo, the
-    optimistic side p_lo at log p_lo - log q_hi, moved outward past their round-off; a subnormal P-mass
-    (no relative precision in the grid's arithmetic) goes to +infinity, raised to 2^-1000, on the
-    pessimistic side and is dropped on the optimistic side.  A mass given as exactly 0 is
+    An outcome with a Q-mass below 2^-1022 or a P-mass below ``grid_mass_floor(h)`` (~2^-1000: below it
+    the grid's cell arithmetic goes subnormal) has no relative round-off bound, so each side gets its
+    own atoms (``_near_underflow_atoms``, the rule ``finite_atoms.pair_atoms`` shares): the pessimistic
+    side P-mass p_hi at log p_hi - log q_lo, the optimistic side p_lo at log p_lo - log q_hi, moved
+    outward past their round-off; the P-masses below the floor are pooled, on the pessimistic side into
+    max(their sum, the floor) at the top of their losses (+infinity where a Q-mass may be 0), on the
+    optimistic side into their sum at the least of their losses, or dropped where that sum is below the
+    floor.  A mass given as exactly 0 is
     exact (``exact_zeros=True``, the default: a structural zero, e.g. the (eps, delta) pair's): an
-    outcome with q = 0 < p sits at +infinity on both sides.  Callers whose masses are COMPUTED and may
+    outcome with q = 0 < p sits at +infinity on both sides (p at least the floor; a smaller p is
+    pooled as above, review 10: kept at +infinity its compositions erred by 2^-1075 absolute).  Callers whose masses are COMPUTED and may
     have underflowed to 0 pass ``exact_zeros=False`` (``pld.discrete_laplace``, ``pld.poisson_subsampled``,
     ``pld.randomized_response``): such a zero of q then puts the P-mass at +infinity on the pessimistic
     side (q_lo = 0) and at a finite loss ~log p + 741 on the optimistic side (the grid spans that far).
