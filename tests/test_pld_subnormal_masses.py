@@ -331,3 +331,22 @@ def test_many_subnormal_p_masses_cost_their_sum_not_one_floor_each(grid):
     assert lo <= truth <= up, (lo, float(truth), up)
     assert lo >= 0.99 * merged_lo and (grid or lo > 0.0) and up <= merged_up * (1.0 + 1e-6) + 2.0 ** -1000 * 1.01, (lo, merged_lo, up,
                                                                                                   merged_up)
+
+
+def test_underflow_charge_lands_on_the_coarsened_lattice(monkeypatch):
+    """Products that underflow in a composition coarsened past ``MAX_ATOMS``: the charged mass goes to
+    the top loss on the result's own (coarser) lattice, not to the index of the finer one (a loss
+    2^j times too far: pure epsilon ~1e10); both sides still bracket the truth."""
+    monkeypatch.setattr(fa, "MAX_ATOMS", 64)
+    rng = np.random.default_rng(1)
+    p, q = rng.random(40), rng.random(40)
+    p[:5] = 1e-170
+    p, q = p / p.sum(), q / q.sum()
+    atoms = fa.compose(fa.pair_atoms(p, q), fa.pair_atoms(p, q))
+    assert atoms.lower_of is not None and atoms.eta > fa.ETA  # charged, and coarsened
+    top = float(np.max(np.log(p) - np.log(q))) * 2.0
+    assert float(atoms.index[-1]) * atoms.eta <= top + 2.0 * atoms.eta + atoms.loss_error
+    for eps in [0.0, 0.5, 2.0, top - 0.1]:
+        lo, up = _atom_sides(atoms, eps)
+        truth = exact_delta([(p, q, 2)], eps)
+        assert lo <= truth <= up, (eps, lo, float(truth), up)

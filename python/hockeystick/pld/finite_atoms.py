@@ -452,6 +452,7 @@ def _compose_shared(a: Atoms, b: Atoms) -> Atoms:
     if not _may_underflow(a, b):
         return out
     top = int(ia[-1]) + int(ib[-1]) if ia.size and ib.size else 0
+    top = -(-top // round(out.eta / eta))  # on out's lattice (``_merged`` may have coarsened it 2^j times): rounded up
     return _underflow_charged(out, a.mass.size * b.mass.size, top, _infinity_may_underflow(a.total_mass, b.p_inf))
 
 
