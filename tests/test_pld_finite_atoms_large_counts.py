@@ -84,12 +84,18 @@ def test_large_self_composition_beside_a_gaussian() -> None:
 
 @pytest.mark.parametrize("count", [10**6, 10**8])
 def test_window_power_sides_differ_only_by_the_dropped_mass(count: int) -> None:
-    """The dropped tails sit at +infinity on the upper side only; both sides are finite and ordered."""
-    atoms = fa.self_compose(discrete_laplace_atoms(0.5, 1), count)
+    """The dropped tails sit at the top reachable loss (count times the pair's top index: review 10 moved
+    them there from +infinity, so a pure epsilon stays finite) on the upper side only."""
+    one = discrete_laplace_atoms(0.5, 1)
+    atoms = fa.self_compose(one, count)
     lower = atoms.lower
-    assert lower is not None and atoms.p_inf > lower.p_inf
-    assert atoms.p_inf - lower.p_inf < 1e-280  # the floor's dropped mass, not probability worth reporting
-    assert atoms.index.size <= fa.WINDOW_POINTS + 1
+    assert lower is not None and atoms.p_inf == lower.p_inf == 0.0
+    assert int(atoms.index[-1]) == count * int(one.index[-1]) > int(lower.index[-1])
+    moved = float(atoms.mass[-1])
+    assert fa.INFINITY_FLOOR <= moved < 1e-280  # the floor's dropped mass, not probability worth reporting
+    assert np.array_equal(atoms.index[:-1], lower.index) and np.array_equal(atoms.mass[:-1], lower.mass)
+    assert atoms.index.size <= fa.WINDOW_POINTS + 2
+    assert fa.pure_epsilon(atoms, 1e-300, True) < math.inf
 
 
 def test_poisson_sampled_lattice_free_pair_many_times() -> None:

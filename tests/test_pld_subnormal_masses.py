@@ -122,7 +122,7 @@ def test_composed_products_that_underflow_keep_the_upper_side_above(tiny):
 
 
 def test_grid_subnormal_p_mass_costs_at_most_its_size():
-    """The upper side's subnormal P-mass at +infinity (raised to 2^-1000) costs at most 2^-1000 in delta
+    """The upper side's subnormal P-mass (raised to 2^-1000, at the top of its loss range) costs at most 2^-1000 in delta
     (and the grid's own spacing); the lower side, which drops it, stays within 2^-1022 of the truth."""
     p, q = _distributions(1e-310, 5e-320, (0.5, 0.5))
     grid = pld.from_distributions(p, q, value_discretization_interval=1e-4)
@@ -147,7 +147,9 @@ def test_normal_masses_never_take_the_subnormal_paths(monkeypatch):
         fa.delta(fa.self_compose(atoms, count), np.array([0.0, 1.0]), False)
         if count > 1:
             fa.delta(fa.compose(atoms, fa.pair_atoms(q, p)), np.array([0.0, 1.0]), True)
-        pld.from_distributions(p, q, value_discretization_interval=1e-3).delta(0.5, bound="both")
+        if p.min() >= mechanisms.grid_mass_floor(1e-3):  # the grid's own floor (2^-1000 here): review 10
+            pld.from_distributions(p, q, value_discretization_interval=1e-3).delta(0.5, bound="both")
+    pld.from_distributions(*_distributions(2.0 ** -999, 1e-300, (0.5, 0.5)), value_discretization_interval=1e-3)
     # their two sides share one set of atoms, as before
     monkeypatch.undo()
     p, q = _distributions(1e-150, 1e-140, (0.3, 0.7))
@@ -221,3 +223,130 @@ def test_epsilon_sides_bracket_the_truth(a, b):
         assert lo <= up
         assert lo == 0.0 or _truth(p, q, lo) >= target, (a, b, target, lo)
         assert up == math.inf or _truth(p, q, up) <= target, (a, b, target, up)
+
+
+U = 2.0 ** -1074
+
+
+@pytest.mark.parametrize("count,eps", [(2, 1.0), (3, 1.0), (2, 0.0)])
+@pytest.mark.parametrize("rest", [(0.3, 0.7), (0.5, 0.5000000000000001)])
+def test_grid_subnormal_p_mass_with_an_exact_zero_q_brackets_the_truth(rest, count, eps):
+    """Review 10: a subnormal P-mass with Q given as exactly 0 (``exact_zeros``) was kept at +infinity
+    on both sides, where the grid's compositions err by 2^-1075 absolute: lower 6.0 2^-1074 above the
+    exact 5.99999999999999967 2^-1074 at two runs."""
+    s = 3.0 * U
+    p, q = np.array([s, rest[0], rest[1]]), np.array([0.0, rest[0], rest[1]])
+    lo, up = pld.from_distributions(p, q, symmetric=True).self_compose(count).delta(eps, bound="both")
+    truth = exact_delta([(p, q, count)], eps)
+    assert lo <= truth <= up, (rest, count, float(lo) / U, float(truth / U), float(up) / U)
+
+
+@pytest.mark.parametrize("eps0,d0", [(0.3, 7.0 * U), (1.0, 3.0 * U), (1.0, 1e-310), (2.0, 1e-315)])
+def test_eps_delta_pair_with_a_subnormal_delta_brackets_the_truth(eps0, d0):
+    """Review 10: ``eps_delta_dp(0.3, 7 2^-1074)`` twice gave an upper delta(1.1) of 14.0 2^-1074 below
+    the exact 14.00000000000000078 2^-1074."""
+    p, q = canonical_pair(eps0, d0)
+    d = pld.eps_delta_dp(eps0, d0)
+    for count in [1, 2, 3]:
+        composed = d.self_compose(count) if count > 1 else d
+        for eps in [eps0 * count - 0.5 * eps0, eps0 * count + 0.1, eps0 * count + 0.5]:
+            lo, up = composed.delta(eps, bound="both")
+            truth = exact_delta([(p, q, count)], eps)
+            assert lo <= truth <= up, (eps0, d0, count, eps, float(lo) / U, float(truth / U), float(up) / U)
+
+
+@pytest.mark.parametrize("h", [1e-4, 1e-2])
+@pytest.mark.parametrize("a,b", [(2.0 ** -1021, 1e-320), (2.0 ** -1021, 2.0 ** -1022),
+                                 (2.0 ** -1021, 2.0 ** -1022 * 0.999), (2.0 ** -1018, 1e-320),
+                                 (1e-305, 1e-320), (2.0 ** -1021, 2.0 ** -1030), (2.0 ** -1005, 2.0 ** -1010)])
+def test_grid_normal_p_mass_near_the_subnormal_range_brackets_the_truth(a, b, h):
+    """Review 10: a NORMAL P-mass just above 2^-1022 still meets the grid's cell arithmetic
+    m (1 - e^-u) / (e^h - 1), which goes subnormal: p = 2^-1021, q = 2^-1022 at h = 1e-4 gave a
+    lower delta(0) of 2.225073858521807e-308 above the exact 2.2250738585072014e-308."""
+    p, q = _distributions(a, b, (0.5, 0.5))
+    grid = pld.from_distributions(p, q, symmetric=True, value_discretization_interval=h)
+    lower, upper = grid.delta(np.array(GRID_EPS), bound="both")
+    for eps, lo, up in zip(GRID_EPS, lower, upper):
+        truth = exact_delta([(p, q, 1)], eps)
+        assert lo <= truth <= up, (a, b, h, eps, lo, float(truth), up)
+
+
+def test_discrete_laplace_with_a_subnormal_mass_keeps_a_finite_epsilon():
+    """Review 10: moving the subnormal P-mass of a discrete Laplace of parameter 720 (e^-720 ~ 1e-313,
+    at loss -720) to +infinity made every epsilon infinite; the true loss is finite, so a pessimistic
+    side that keeps it at a finite loss reports the pure epsilon 720 (and 2 720 for two runs)."""
+    from hockeystick.pld.discrete_laplace import discrete_laplace_atoms
+
+    grid = pld.discrete_laplace(720.0)
+    lo, up = grid.epsilon(1e-305, bound="both")
+    assert 719.99 <= lo <= up <= 720.01
+    atoms = fa.self_compose(discrete_laplace_atoms(720.0, 1), 2)
+    # at delta 0 the search reports the point past the top loss (1440 + 1), as before the subnormal rule
+    assert 1439.99 <= fa.pure_epsilon(atoms, 0.0, False) <= fa.pure_epsilon(atoms, 0.0, True) <= 1441.01
+    assert 1439.99 <= fa.pure_epsilon(atoms, 1e-305, False) <= fa.pure_epsilon(atoms, 1e-305, True) <= 1441.01
+    for eps in [-1440.0, -1.0, 0.0, 1439.0]:
+        lo, up = _atom_sides(atoms, eps)
+        truth = exact_delta([(*discrete_laplace_pair_of(720.0), 2)], eps)
+        assert lo <= truth <= up, (eps, lo, float(truth), up)
+
+
+def discrete_laplace_pair_of(a: float) -> tuple[np.ndarray, np.ndarray]:
+    from hockeystick.pld.discrete_laplace import discrete_laplace_pair
+
+    return discrete_laplace_pair(a, 1)
+
+
+def test_interop_discrete_laplace_with_a_subnormal_mass_keeps_a_finite_epsilon():
+    """Review 10: dp_accounting's DiscreteLaplaceDpEvent(720, 1) three times reported epsilon inf at
+    delta 1e-320 (2161 before the subnormal rule; the pure epsilon is 3 720 = 2160)."""
+    dp_event = pytest.importorskip("dp_accounting.dp_event")
+    from hockeystick.interop.dp_accounting import HockeystickAccountant
+
+    accountant = HockeystickAccountant()
+    accountant.compose(dp_event.DiscreteLaplaceDpEvent(720.0, 1), 3)
+    assert 2159.99 <= accountant.get_epsilon(1e-320) <= 2161.01
+
+
+@pytest.mark.parametrize("grid", [False, True])
+def test_many_subnormal_p_masses_cost_their_sum_not_one_floor_each(grid):
+    """Review 10: 10^4 outcomes of P-mass 1e-310 (sum 1e-306) each raised to 2^-1000 put 9.3e-298 on the
+    upper delta and 0 on the lower; pooled they cost at most max(sum, 2^-1000) above and the lower side
+    keeps their rounded-down sum (normal) at their least loss.  Each side is compared with the same
+    pair whose tiny outcomes are merged into one normal outcome (its bound's own slack factored out)."""
+    n = 10_000
+    tiny = 1e-310
+    p = np.concatenate([np.full(n, tiny), [0.5, 0.5 - n * tiny]])
+    q = np.concatenate([np.full(n, 0.5 * tiny), [0.5, 0.5 - n * 0.5 * tiny]])  # the tiny outcomes at loss log 2
+    truth = exact_delta([(np.concatenate([[n * tiny], p[n:]]), np.concatenate([[n * 0.5 * tiny], q[n:]]), 1)], 0.0)
+    merged = np.concatenate([[n * tiny], p[n:]]), np.concatenate([[n * 0.5 * tiny], q[n:]])
+
+    def sides(p: np.ndarray, q: np.ndarray) -> tuple[float, float]:
+        if grid:
+            d = pld.from_distributions(p, q, symmetric=True, value_discretization_interval=1e-3)
+            return tuple(float(x) for x in d.delta(0.0, bound="both"))
+        return _atom_sides(fa.pair_atoms(p, q), 0.0)
+
+    lo, up = sides(p, q)
+    merged_lo, merged_up = sides(*merged)
+    assert lo <= truth <= up, (lo, float(truth), up)
+    assert lo >= 0.99 * merged_lo and (grid or lo > 0.0) and up <= merged_up * (1.0 + 1e-6) + 2.0 ** -1000 * 1.01, (lo, merged_lo, up,
+                                                                                                  merged_up)
+
+
+def test_underflow_charge_lands_on_the_coarsened_lattice(monkeypatch):
+    """Products that underflow in a composition coarsened past ``MAX_ATOMS``: the charged mass goes to
+    the top loss on the result's own (coarser) lattice, not to the index of the finer one (a loss
+    2^j times too far: pure epsilon ~1e10); both sides still bracket the truth."""
+    monkeypatch.setattr(fa, "MAX_ATOMS", 64)
+    rng = np.random.default_rng(1)
+    p, q = rng.random(40), rng.random(40)
+    p[:5] = 1e-170
+    p, q = p / p.sum(), q / q.sum()
+    atoms = fa.compose(fa.pair_atoms(p, q), fa.pair_atoms(p, q))
+    assert atoms.lower_of is not None and atoms.eta > fa.ETA  # charged, and coarsened
+    top = float(np.max(np.log(p) - np.log(q))) * 2.0
+    assert float(atoms.index[-1]) * atoms.eta <= top + 2.0 * atoms.eta + atoms.loss_error
+    for eps in [0.0, 0.5, 2.0, top - 0.1]:
+        lo, up = _atom_sides(atoms, eps)
+        truth = exact_delta([(p, q, 2)], eps)
+        assert lo <= truth <= up, (eps, lo, float(truth), up)

@@ -59,6 +59,16 @@ def discrete_laplace_atoms(parameter: float, sensitivity: int) -> Atoms:
     4 2^-1074 / m where a mass m is subnormal: there each step errs by up to 2^-1074 absolute).
     The atoms ``finite_atoms.pair_atoms`` finds from the pair, without its logarithms (and, where
     e^{-a s} underflows, without its loss +infinity for the outcome whose Q-mass rounds to 0).
+
+    Subnormal masses stay at their finite losses here (the one exemption from ``finite_atoms``' rule
+    that no subnormal P-mass is kept at a finite loss), because the charge above covers them: a
+    delta's term m (1 - e^{eps - l}) with m subnormal errs by at most 2^-1075 absolute, and the P-masses
+    grow with the loss (m_x is proportional to e^{-a (s - x)}), so wherever that term is positive
+    the top atom (mass >= 1/2, the highest loss) contributes at least (1 - e^{eps - l}) / 2, and the
+    charge 4 2^-1074 / m times the sum covers 2^-1075 whenever 1 - e^{eps - l} >= m / 4 (below that the
+    term is under 2^-2046 and rounds to 0, erring by less).  Compositions forming subnormal products
+    are charged by ``finite_atoms._underflow_charged`` (``_may_underflow`` reads the least mass), and
+    ``delta_with``'s terms m delta_G(eps - l) by the same argument (delta_G falls as its argument grows).
     """
     a, s = _checked(parameter, sensitivity)
     eta, offset = (a, 2) if s % 2 else (2.0 * a, 1)  # index = offset x - offset s / 2

@@ -40,8 +40,9 @@ products of atoms, run on a window: masses on a stride of the lattice, convolved
 round-off to charge), with masses below ``WINDOW_FLOOR`` = 2^-1000 dropped (no subnormal mass is ever
 kept, so every kept sum keeps its relative bound) and the window coarsened to at most ``WINDOW_POINTS``
 points (nearest point of a lattice twice as coarse, as above).  The dropped P-mass, and the at most
-2^-1074 per product lost to underflow, is ``missing``: at +infinity on the upper side, left out on the
-lower side (``lower``).  So 10^8 runs of a discrete Laplace cost ~27 convolutions of <= 2^13 points.
+2^-1074 per product lost to underflow, is ``missing``: on the upper side at the window's ``reach`` (an
+index at or above every mass's, kept or dropped; at least 2^-1000 there), left out on the lower side
+(``lower``).  So 10^8 runs of a discrete Laplace cost ~27 convolutions of <= 2^13 points.
 
 Masses near underflow.  Below the smallest normal double (2^-1022) a computed mass has no relative
 error bound: each operation errs by up to 2^-1074 absolute, and a mass whose true value is below
@@ -53,12 +54,16 @@ below 2^-1022, ``SUBNORMAL_SLACK`` = 16 2^-1074 absolute of the truth (masses at
 the upper side puts P-mass p_hi at the top of that range, the lower side P-mass p_lo at its bottom,
 both rounded outward onto the pair's lattice.  No subnormal P-mass is kept at a finite loss: each
 product with it (a delta's p (1 - e^{eps - l}), a composition's p m) would err by up to 2^-1075
-absolute, which no relative charge covers.  So where p < 2^-1022 (or q_lo = 0) the upper side puts
-max(p_hi, ``INFINITY_FLOOR`` = 2^-1000) at +infinity (delta rises by at most 2^-1000: its products
-with the other masses stay normal), and where p_lo < 2^-1022 the lower side drops it (delta falls by
-at most p < 2^-1022).  Likewise a composition some of whose products fall below 2^-1022
-(``_underflow_charged``) moves those masses and (products + 1) 2^-1075 to +infinity on the upper
-side and drops its masses below 2^-1000 on the lower side.  The lower side's atoms are
+absolute, which no relative charge covers (one exemption: ``discrete_laplace.discrete_laplace_atoms``,
+whose relative charge covers it, as its docstring shows).  So (``split_near_underflow``, the one rule the grid
+path shares) the outcomes with p < 2^-1022 (or q_lo = 0) are pooled: the upper side puts
+max(sum p_hi, ``INFINITY_FLOOR`` = 2^-1000) at the top of their losses (+infinity only where some
+q_lo = 0: the true loss may be infinite), so delta rises by at most 2^-1000 per pair and a pure
+epsilon stays finite; the lower side puts their rounded-down sum p_lo at the least of their losses
+where it is normal, else drops them (delta falls by less than 2^-1022).  Likewise a composition some
+of whose products fall below 2^-1022 (``_underflow_charged``) moves those masses and products 2^-1075
+to its top finite loss (at least 2^-1000 there) on the upper side and drops its masses below 2^-1000
+on the lower side.  The lower side's atoms are
 ``Atoms.lower`` (None where the sides share their atoms; built only when a lower side is asked for);
 ``compose`` and ``self_compose`` compose each side's atoms (the lower side's folded into
 [-745, 745], ``_folded``, so their count stays bounded), and ``delta``, ``delta_with`` and
@@ -102,7 +107,7 @@ SUBNORMAL_SLACK = 16.0 * math.ulp(0.0)  # absolute error allowed to a mass compu
 WINDOW_POINTS = 1 << 13  # ``_window_power``'s entries per window (a direct convolution of two: ~10 ms)
 WINDOW_PRODUCTS = 1 << 22  # ``_compose_shared`` of more products of atoms composes on a window instead
 WINDOW_FLOOR = 2.0 ** -1000  # ``_window_power`` drops masses below it (charged): no subnormal mass is kept
-INFINITY_FLOOR = WINDOW_FLOOR  # least mass the upper side adds at +infinity: its products with masses stay normal
+INFINITY_FLOOR = WINDOW_FLOOR  # least mass the upper side puts where it pools masses near underflow: products stay normal
 FOLD_LOSS = 745.0  # ~ -log 2^-1074: lower-side atoms beyond +-FOLD_LOSS are folded (``_folded``)
 
 
@@ -143,6 +148,21 @@ class Atoms:
     def mass_list(self) -> list[float]:
         """``mass`` as Python floats (the lean path)."""
         return self.mass.tolist()
+
+    @cached_property
+    def least_mass(self) -> float:
+        """The least mass (1 for none): ``_may_underflow`` reads it at every composition (from the
+        float list where the lean path has it, else one numpy call)."""
+        if "mass_list" in self.__dict__ or self.mass.size <= LEAN_ATOMS:
+            return min(self.mass_list, default=1.0)
+        return float(self.mass.min())
+
+    @cached_property
+    def total_mass(self) -> float:
+        """The masses' sum (``_may_underflow``: whether p_inf times it can underflow; a path choice)."""
+        if "mass_list" in self.__dict__ or self.mass.size <= LEAN_ATOMS:
+            return sum(self.mass_list)
+        return float(self.mass.sum())
 
 
 def pair_atoms(p: np.ndarray, q: np.ndarray) -> Atoms:
@@ -237,33 +257,81 @@ def _outward_index(p: float, q: float, eta: float, up: bool) -> int:
     return math.ceil(x + margin) if up else math.floor(x - margin)
 
 
-def _with_near_underflow(a: Atoms, near: list[tuple[float, float]]) -> Atoms:
-    """a (the pair's other outcomes) with the outcomes (p, q) having a mass below 2^-1022, one atom
-    per side (module docstring): the upper side P-mass p_hi at a lattice point at or above
-    log p_hi - log q_lo (at +infinity, raised to ``INFINITY_FLOOR``, where q_lo = 0 or p is subnormal),
-    the lower side p_lo at or below log p_lo - log q_hi (none where p_lo is subnormal), with
-    [p_lo, p_hi], [q_lo, q_hi] the masses' ranges (``mass_range``).  So every mass either side
-    computes with is normal.  A lattice finer than ``ETA`` is first rounded onto ETA (its indices
-    would pass 2^53)."""
-    if a.eta < ETA:
-        index, extra = _on_eta(a, ETA)
-        a = Atoms(index, a.mass, a.p_inf, ETA, a.loss_error + extra, a.rel_error)
-    up_index: list[int] = []
-    up_mass: list[float] = []
-    low_index: list[int] = []
-    low_mass: list[float] = []
-    p_inf = a.p_inf
+class NearUnderflowSplit(NamedTuple):
+    """The outcomes of a pair with a mass near underflow, per side (``split_near_underflow``): masses'
+    ranges [p_lo, p_hi], [q_lo, q_hi] (``mass_range``) sorted into atoms kept one per outcome and
+    atoms pooled into one.  A loss is then log p - log q of each (p, q), moved outward by the caller."""
+
+    up_kept: list[tuple[float, float]]  # (p_hi, q_lo): P-mass p_hi at log p_hi - log q_lo, per outcome
+    up_pool: float  # P-mass at the top loss of ``up_pooled`` (+infinity where ``up_infinite``); 0: none
+    up_pooled: list[tuple[float, float]]  # (p_hi, q_lo) of the pooled outcomes with q_lo > 0
+    up_infinite: bool  # some pooled outcome has q_lo = 0: the pool sits at +infinity
+    low_kept: list[tuple[float, float]]  # (p_lo, q_hi): P-mass p_lo at log p_lo - log q_hi, per outcome
+    low_pool: float  # P-mass at the least loss of ``low_pooled``; 0: none (dropped)
+    low_pooled: list[tuple[float, float]]  # (p_lo, q_hi) of the pooled outcomes
+
+
+def split_near_underflow(near: Sequence[tuple[float, float]], floor: float, raised: float) -> NearUnderflowSplit:
+    """The one rule for outcomes (p, q) of a pair with a mass near underflow (module docstring).
+
+    An outcome keeps its own atom on a side where its P-mass there is at least ``floor`` (upper:
+    the given p, and q_lo > 0 so that the loss is finite; lower: p_lo).  The others are pooled:
+    the upper side puts max(sum p_hi (rounded up), ``raised``) at the top of their losses (at
+    +infinity if some q_lo = 0): delta(eps) = sum_j p_j (1 - e^{eps - l_j})_+ grows with every p_j
+    and l_j, so this stays above their contribution and costs at most ``raised`` more than it, once
+    per pair; the lower side puts sum p_lo (rounded down) at the least of their losses where that sum
+    is at least ``floor``, else drops them (delta falls by less than ``floor``).  So every P-mass either
+    side keeps is at least ``floor``."""
+    up_kept, up_pooled, low_kept, low_pooled = [], [], [], []
+    up_masses, low_masses = [], []
+    infinite = False
     for p, q in near:
         p_lo, p_hi = mass_range(p)
         q_lo, q_hi = mass_range(q)
-        if q_lo > 0.0 and p >= SMALLEST_NORMAL:
-            up_index.append(_outward_index(p_hi, q_lo, a.eta, True))
-            up_mass.append(p_hi)
+        if q_lo > 0.0 and p >= floor:
+            up_kept.append((p_hi, q_lo))
         else:
-            p_inf += max(p_hi, INFINITY_FLOOR)
-        if p_lo >= SMALLEST_NORMAL:
-            low_index.append(_outward_index(p_lo, q_hi, a.eta, False))
-            low_mass.append(p_lo)
+            up_masses.append(p_hi)
+            if q_lo > 0.0:
+                up_pooled.append((p_hi, q_lo))
+            else:
+                infinite = True
+        if p_lo >= floor:
+            low_kept.append((p_lo, q_hi))
+        elif p_lo > 0.0:
+            low_masses.append(p_lo)
+            low_pooled.append((p_lo, q_hi))
+    # fsum is correctly rounded: one step outward covers its rounding (exact while subnormal)
+    up_pool = max(math.nextafter(math.fsum(up_masses), math.inf), raised) if up_masses else 0.0
+    low_pool = math.nextafter(math.fsum(low_masses), 0.0) if low_masses else 0.0
+    if low_pool < floor:
+        low_pool, low_pooled = 0.0, []
+    return NearUnderflowSplit(up_kept, up_pool, up_pooled, infinite, low_kept, low_pool, low_pooled)
+
+
+def _with_near_underflow(a: Atoms, near: list[tuple[float, float]]) -> Atoms:
+    """a (the pair's other outcomes) with the outcomes (p, q) having a mass below 2^-1022, by
+    ``split_near_underflow`` (floor 2^-1022, the upper pool raised to ``INFINITY_FLOOR``): each loss
+    rounded outward onto the lattice (``_outward_index``: up on the upper side, down on the lower).
+    So every mass either side computes with is normal.  A lattice finer than ``ETA`` is first rounded
+    onto ETA (its indices would pass 2^53)."""
+    if a.eta < ETA:
+        index, extra = _on_eta(a, ETA)
+        a = Atoms(index, a.mass, a.p_inf, ETA, a.loss_error + extra, a.rel_error)
+    split = split_near_underflow(near, SMALLEST_NORMAL, INFINITY_FLOOR)
+    up_index = [_outward_index(p, q, a.eta, True) for p, q in split.up_kept]
+    up_mass = [p for p, _ in split.up_kept]
+    p_inf = a.p_inf
+    if split.up_infinite:
+        p_inf += split.up_pool
+    elif split.up_pool > 0.0:
+        up_index.append(max(_outward_index(p, q, a.eta, True) for p, q in split.up_pooled))
+        up_mass.append(split.up_pool)
+    low_index = [_outward_index(p, q, a.eta, False) for p, q in split.low_kept]
+    low_mass = [p for p, _ in split.low_kept]
+    if split.low_pool > 0.0:
+        low_index.append(min(_outward_index(p, q, a.eta, False) for p, q in split.low_pooled))
+        low_mass.append(split.low_pool)
     rel = a.rel_error + 2.0 * UNIT_ROUNDOFF  # p_inf's sum: a few terms
     if a.mass.size + len(near) <= LEAN_ATOMS:  # a handful: merged in plain floats (numpy's calls cost more)
         sides = [_lean_merged(a.index.tolist() + i, a.mass_list + m, inf, a.eta, a.loss_error, rel)
@@ -292,7 +360,7 @@ def _folded(a: Atoms, reach: float = 0.0) -> Atoms:
 def _compose_folded(a: Atoms, b: Atoms, reach: float = 0.0) -> Atoms:
     """``_compose_shared`` of two lower sides, ``_folded`` above max(``FOLD_LOSS``, reach).  A windowed
     composition (``_compose_windowed``) returns its upper side with the lower one beside it
-    (``lower_of``): the lower side is read off (``_side``), never the upper side's mass at +infinity."""
+    (``lower_of``): the lower side is read off (``_side``), never the upper side's ``missing`` mass."""
     return _folded(_side(_compose_shared(a, b), False), reach)
 
 
@@ -381,40 +449,59 @@ def _compose_shared(a: Atoms, b: Atoms) -> Atoms:
         mass = (a.mass[:, None] * b.mass[None, :]).ravel()
         out = _merged(index, mass, a.p_inf + b.p_inf * float(a.mass.sum()), eta, a.loss_error + b.loss_error + ea + eb,
                       a.rel_error + b.rel_error + (a.mass.size + 4) * UNIT_ROUNDOFF)
-    return _underflow_charged(out, a.mass.size * b.mass.size) if _may_underflow(a, b) else out
+    if not _may_underflow(a, b):
+        return out
+    top = int(ia[-1]) + int(ib[-1]) if ia.size and ib.size else 0
+    top = -(-top // round(out.eta / eta))  # on out's lattice (``_merged`` may have coarsened it 2^j times): rounded up
+    return _underflow_charged(out, a.mass.size * b.mass.size, top, _infinity_may_underflow(a.total_mass, b.p_inf))
 
 
 def _may_underflow(a: Atoms, b: Atoms) -> bool:
-    """Whether a product the composition of a and b forms (of two masses, or of a +infinity mass and
-    the other's total) can fall below 2^-1022, where it errs by up to 2^-1075 absolute, not u relative."""
-    smallest = float(a.mass.min(initial=1.0)) * float(b.mass.min(initial=1.0))
-    return smallest < SMALLEST_NORMAL or 0.0 < b.p_inf * float(a.mass.sum()) < SMALLEST_NORMAL
+    """Whether a product the composition of a and b forms (of two masses, or of b's +infinity mass and
+    a's total) can fall below 2^-1022, where it errs by up to 2^-1075 absolute, not u relative."""
+    return _underflows(a.least_mass, b.least_mass, a.total_mass, b.p_inf)
+
+
+def _underflows(least_a: float, least_b: float, total_a: float, p_inf_b: float) -> bool:
+    """The one underflow test: whether a product of masses at least ``least_a`` and ``least_b``, or
+    the product p_inf_b total_a (a composition's new mass at +infinity), can fall below 2^-1022."""
+    return least_a * least_b < SMALLEST_NORMAL or _infinity_may_underflow(total_a, p_inf_b)
+
+
+def _infinity_may_underflow(total: float, p_inf: float) -> bool:
+    """Whether the product p_inf total (a composition's new mass at +infinity) can fall below 2^-1022."""
+    return p_inf > 0.0 and p_inf * total < SMALLEST_NORMAL
 
 
 def _powers_may_underflow(a: Atoms, count: int) -> bool:
     """``_may_underflow`` for ``count`` runs of a: each product formed is at least (least mass)^count,
     each product with p_inf at least p_inf (total mass)^count."""
-    masses = a.mass_list  # plain floats: the lean path's callers pay no numpy call
-    least, total = min(masses, default=1.0), sum(masses)
-    return least ** count < SMALLEST_NORMAL or 0.0 < a.p_inf * total ** count < SMALLEST_NORMAL
+    return _underflows(a.least_mass ** (count - 1), a.least_mass, a.total_mass ** count, a.p_inf)
 
 
-def _underflow_charged(out: Atoms, products: int) -> Atoms:
+def _underflow_charged(out: Atoms, products: int, top: int, infinity_product: bool) -> Atoms:
     """A composition of ``products`` products of masses, some below 2^-1022 (each within 2^-1075
     absolute of its exact value: a subnormal has no relative precision), certified on each side.
 
-    Upper side (these atoms): the true masses sum to at most the computed ones (1 + rel) plus
-    (products + 1) 2^-1075 (the products' and p_inf's own); that charge, at least ``INFINITY_FLOOR``,
-    goes to +infinity (rounded up), and so do the masses computed below 2^-1022 (their losses kept
-    would leave subnormal terms in every delta): delta grows with each mass moved up, so the side
-    stays above the truth, by at most ~products 2^-1022 more.
+    Upper side (these atoms): the true finite-loss masses sum to at most the computed ones (1 + rel)
+    plus products 2^-1075, all at losses at most index ``top`` (the sum of the factors' top indices:
+    a product that underflowed to 0 has left no atom there); that charge and the masses computed
+    below 2^-1022 (their losses kept would leave subnormal terms in every delta) go to that index,
+    whose mass is then at least ``INFINITY_FLOOR`` (rounded up; one more u in ``rel_error``); p_inf
+    gains its own product's 2^-1075 (rounded up) where that product may underflow (``infinity_product``).  delta grows with each mass moved up and each loss
+    raised, so the side stays above the truth, by at most ~products 2^-1022 + 2^-1000 more, and a
+    pure epsilon stays finite (review 10: +infinity made discrete_laplace(720)'s epsilon infinite).
     Lower side (``lower``): masses below ``WINDOW_FLOOR`` = 2^-1000 dropped (and p_inf below it), so
     each kept sum (of at most 2^22 products: ``WINDOW_PRODUCTS``, or a dense row) errs by at most
     2^22 2^-1075 = u 2^-1000 absolute, u relative: one more u in ``rel_error``."""
+    p_inf = math.nextafter(out.p_inf + math.ulp(0.0), math.inf) if infinity_product else out.p_inf
     small = out.mass < SMALLEST_NORMAL
-    charge = (products + 1) * math.ulp(0.0) + float(out.mass[small].sum())
-    upper = Atoms(out.index[~small], out.mass[~small], math.nextafter(out.p_inf + max(charge, INFINITY_FLOOR), math.inf),
-                  out.eta, out.loss_error, out.rel_error)
+    if products == 0:
+        upper = replace(out, p_inf=p_inf)
+    else:
+        moved = max(math.nextafter(products * math.ulp(0.0) + float(out.mass[small].sum()), math.inf), INFINITY_FLOOR)
+        upper = _merged(np.append(out.index[~small], top), np.append(out.mass[~small], moved), p_inf, out.eta,
+                        out.loss_error, out.rel_error)  # a sum of two at ``top``: _merged charges its u
     kept = out.mass >= WINDOW_FLOOR
     lower = Atoms(out.index[kept], out.mass[kept], out.p_inf if out.p_inf >= WINDOW_FLOOR else 0.0, out.eta,
                   out.loss_error, out.rel_error + UNIT_ROUNDOFF)
@@ -540,7 +627,7 @@ def _windowed(a: Atoms, count: int) -> bool:
 class _Window(NamedTuple):
     """Masses at lattice indices first, first + step, first + 2 step, ... (each zero or >= ``WINDOW_FLOOR``);
     ``missing`` bounds the true P-mass left out of them (dropped below the floor, lost to underflow),
-    whose losses are unknown: the upper side puts it at +infinity, the lower side leaves it out."""
+    whose losses are at most ``reach``'s: the upper side puts it there, the lower side leaves it out."""
 
     first: int
     step: int
@@ -549,6 +636,7 @@ class _Window(NamedTuple):
     missing: float
     loss_error: float
     rel_error: float
+    reach: int  # an index at or above every mass's, kept or ``missing`` (the upper side puts ``missing`` there)
 
 
 def _coarsened(w: _Window, eta: float) -> _Window:
@@ -560,7 +648,7 @@ def _coarsened(w: _Window, eta: float) -> _Window:
     out[1: w.mass.size // 2 + 1] += w.mass[1::2]
     top = abs(w.first) + w.step * w.mass.size
     return w._replace(step=2 * w.step, mass=out, loss_error=w.loss_error + w.step * eta + UNIT_ROUNDOFF * top * eta,
-                      rel_error=w.rel_error + UNIT_ROUNDOFF)
+                      rel_error=w.rel_error + UNIT_ROUNDOFF, reach=max(w.reach, w.first + 2 * w.step * (out.size - 1)))
 
 
 def _trimmed(w: _Window, eta: float, limit: int) -> _Window:
@@ -591,11 +679,20 @@ def _window_compose(a: _Window, b: _Window, eta: float) -> _Window:
         b = _coarsened(b, eta)
     na, nb = a.mass.size, b.mass.size
     rel = a.rel_error + b.rel_error + (na + 4) * UNIT_ROUNDOFF + min(na, nb) * UNIT_ROUNDOFF + UNIT_ROUNDOFF
-    smallest = float(a.mass[a.mass > 0.0].min(initial=1.0)) * float(b.mass[b.mass > 0.0].min(initial=1.0))
-    underflow = na * nb * math.ulp(0.0) if smallest < SMALLEST_NORMAL else 0.0  # no product below 2^-1022: none
-    out = _Window(a.first + b.first, a.step, np.convolve(a.mass, b.mass), a.p_inf + b.p_inf * float(a.mass.sum()),
-                  a.missing + b.missing + underflow, a.loss_error + b.loss_error, rel)
+    least_a, least_b = float(a.mass[a.mass > 0.0].min(initial=1.0)), float(b.mass[b.mass > 0.0].min(initial=1.0))
+    underflow = na * nb * math.ulp(0.0) if _underflows(least_a, least_b, 1.0, 0.0) else 0.0  # no product below 2^-1022
+    total = float(a.mass.sum())
+    p_inf = a.p_inf + b.p_inf * total
+    if _infinity_may_underflow(total, b.p_inf):  # that product's own 2^-1075, at +infinity
+        p_inf = math.nextafter(p_inf + math.ulp(0.0), math.inf)
+    out = _Window(a.first + b.first, a.step, np.convolve(a.mass, b.mass), p_inf,
+                  a.missing + b.missing + underflow, a.loss_error + b.loss_error, rel, _reach(a) + _reach(b))
     return _trimmed(out, eta, WINDOW_POINTS)
+
+
+def _reach(w: _Window) -> int:
+    """An index at or above every mass of w, kept (its top entry) or missing (``reach``)."""
+    return max(w.reach, w.first + w.step * (w.mass.size - 1))
 
 
 def _rebased(a: Atoms, span: float) -> Atoms:
@@ -621,7 +718,7 @@ def _first_window(a: Atoms) -> _Window:
         loss_error += step * (1 << (shift - 1)) * a.eta + 2.0 * UNIT_ROUNDOFF * top * a.eta
         rel += (int(np.bincount(position).max()) - 1) * UNIT_ROUNDOFF
     return _Window(int(a.index[0]), step << shift, np.bincount(position, weights=a.mass), a.p_inf, 0.0,
-                   loss_error, rel)
+                   loss_error, rel, int(a.index[-1]))
 
 
 def _window_power(a: Atoms, count: int) -> Atoms:
@@ -630,23 +727,29 @@ def _window_power(a: Atoms, count: int) -> Atoms:
     trimmed of masses below ``WINDOW_FLOOR`` and coarsened (nearest point of a lattice twice as coarse,
     as ``_merged``) past ``WINDOW_POINTS`` entries, so every step costs one convolution of at most
     that many points whatever the count (a discrete Laplace 10^7 times: the masses above 2^-1000
-    span ~70 standard deviations of the summed loss).  The dropped masses (``missing``) go to +infinity
+    span ~70 standard deviations of the summed loss).  The dropped masses (``missing``) go to the window's ``reach``
     on the upper side (these atoms) and are left out on the lower side (``lower``)."""
     base = _trimmed(_first_window(a), a.eta, WINDOW_POINTS)
     return _window_atoms(_power(base, count, partial(_window_compose, eta=a.eta)), a.eta)
 
 
 def _window_atoms(w: _Window, eta: float) -> Atoms:
-    """The atoms of a window (its non-zero entries): ``missing`` at +infinity on the upper side (these
-    atoms), left out on the lower side (``lower``, set only where something is missing)."""
+    """The atoms of a window (its non-zero entries): ``missing`` at its ``reach`` (every missing mass's
+    loss is at most reach eta + loss_error: delta grows with each loss raised), raised to at least
+    ``INFINITY_FLOOR`` (no subnormal mass kept), on the upper side (these atoms); left out on the lower
+    side (``lower``, set only where something is missing).  A finite loss, not +infinity, so a pure
+    epsilon stays finite (review 10)."""
     on = np.flatnonzero(w.mass)
     index = w.first + w.step * on.astype(np.int64)
-    _check_span(float(np.abs(index).max(initial=0)) + w.step, eta)
+    reach = _reach(w)
+    _check_span(float(max(np.abs(index).max(initial=0), abs(reach))) + w.step, eta)
     lower = Atoms(index, w.mass[on], w.p_inf, eta, w.loss_error, w.rel_error)
     if w.missing == 0.0:
         return lower
-    return replace(lower, p_inf=w.p_inf + w.missing, rel_error=w.rel_error + 2.0 * UNIT_ROUNDOFF,
-                   lower_of=lambda: lower)
+    moved = max(math.nextafter(w.missing, math.inf), INFINITY_FLOOR)
+    upper = _merged(np.append(index, reach), np.append(w.mass[on], moved), w.p_inf, eta, w.loss_error,
+                    w.rel_error + UNIT_ROUNDOFF)  # a sum of two where reach is the top entry: _merged charges it
+    return replace(upper, lower_of=lambda: lower)
 
 
 def _aligned_window(a: Atoms, index: np.ndarray, extra_error: float, step: int, eta: float) -> _Window:
@@ -660,7 +763,8 @@ def _aligned_window(a: Atoms, index: np.ndarray, extra_error: float, step: int, 
     if step > 1:
         loss_error += step // 2 * eta + 2.0 * UNIT_ROUNDOFF * (float(np.abs(index).max()) + step) * eta
     rel = a.rel_error + (int(counts.max()) - 1) * UNIT_ROUNDOFF
-    return _Window(first * step, step, np.bincount(position - first, weights=a.mass), a.p_inf, 0.0, loss_error, rel)
+    return _Window(first * step, step, np.bincount(position - first, weights=a.mass), a.p_inf, 0.0, loss_error, rel,
+                   int(index[-1]))
 
 
 def _compose_windowed(a: Atoms, b: Atoms) -> Atoms:

@@ -22,7 +22,7 @@ from .. import _validation
 from .._elementwise import ArrayLike
 from .compose import DEFAULT_TAIL
 from .distribution import Factor, PrivacyLossDistribution
-from .finite_atoms import INFINITY_FLOOR, SMALLEST_NORMAL, UNIT_ROUNDOFF, loss_round_off, mass_range
+from .finite_atoms import SMALLEST_NORMAL, UNIT_ROUNDOFF, WINDOW_FLOOR, loss_round_off, split_near_underflow
 from .pmf import GridPMF
 
 DEFAULT_INTERVAL = 1e-4
@@ -277,14 +277,17 @@ def from_distributions(p: ArrayLike, q: ArrayLike, *,
 
     Losses log(p/q) are placed exactly by their cell integrals; their round-off (at most
     4u (|log p| + |log q|) + 32u each) is charged as a shift of the curve (``atom_loss_shift``).
-    An outcome with a positive mass below 2^-1022 has no relative round-off bound (it may have
-    underflowed), so each side gets its own atom (``_near_underflow_atoms``, as
-    ``finite_atoms.pair_atoms``): the pessimistic side P-mass p_hi at log p_hi - log q_lo, the
-    optimistic side p_lo at log p_lo - log q_hi, moved outward past their round-off; a subnormal P-mass
-    (no relative precision in the grid's arithmetic) goes to +infinity, raised to 2^-1000, on the
-    pessimistic side and is dropped on the optimistic side.  A mass given as exactly 0 is
+    An outcome with a Q-mass below 2^-1022 or a P-mass below ``grid_mass_floor(h)`` (~2^-1000: below it
+    the grid's cell arithmetic goes subnormal) has no relative round-off bound, so each side gets its
+    own atoms (``_near_underflow_atoms``, the rule ``finite_atoms.pair_atoms`` shares): the pessimistic
+    side P-mass p_hi at log p_hi - log q_lo, the optimistic side p_lo at log p_lo - log q_hi, moved
+    outward past their round-off; the P-masses below the floor are pooled, on the pessimistic side into
+    max(their sum, the floor) at the top of their losses (+infinity where a Q-mass may be 0), on the
+    optimistic side into their sum at the least of their losses, or dropped where that sum is below the
+    floor.  A mass given as exactly 0 is
     exact (``exact_zeros=True``, the default: a structural zero, e.g. the (eps, delta) pair's): an
-    outcome with q = 0 < p sits at +infinity on both sides.  Callers whose masses are COMPUTED and may
+    outcome with q = 0 < p sits at +infinity on both sides (p at least the floor; a smaller p is
+    pooled as above, review 10: kept at +infinity its compositions erred by 2^-1075 absolute).  Callers whose masses are COMPUTED and may
     have underflowed to 0 pass ``exact_zeros=False`` (``pld.discrete_laplace``, ``pld.poisson_subsampled``,
     ``pld.randomized_response``): such a zero of q then puts the P-mass at +infinity on the pessimistic
     side (q_lo = 0) and at a finite loss ~log p + 741 on the optimistic side (the grid spans that far).
@@ -315,8 +318,9 @@ def from_distributions(p: ArrayLike, q: ArrayLike, *,
 
     def one(a: np.ndarray, b: np.ndarray, label: str) -> Factor:
         keep = a > 0
-        infinite = keep & (b == 0.0) if exact_zeros else np.zeros_like(keep)
-        near = keep & ~infinite & ((a < SMALLEST_NORMAL) | (b < SMALLEST_NORMAL))
+        floor = grid_mass_floor(h)
+        infinite = keep & (b == 0.0) & (a >= floor) if exact_zeros else np.zeros_like(keep)
+        near = keep & ~infinite & ((a < floor) | (b < SMALLEST_NORMAL))
         plain = keep & ~near
         with np.errstate(divide="ignore"):  # exact zeros of b: loss +infinity
             log_a, log_b = np.log(a[plain]), np.log(b[plain])
@@ -324,7 +328,7 @@ def from_distributions(p: ArrayLike, q: ArrayLike, *,
         shift = atom_loss_shift(log_a, log_b, a[plain] == b[plain])  # near-underflow atoms: moved outward below
         if not near.any():
             return atoms(loss, a[plain], label, shift)
-        up_loss, up_mass, low_loss, low_mass = _near_underflow_atoms(a[near], b[near])
+        up_loss, up_mass, low_loss, low_mass = _near_underflow_atoms(a[near], b[near], floor)
         upper = atoms(np.concatenate([loss, up_loss]), np.concatenate([a[plain], up_mass]), label, shift)
         lower = atoms(np.concatenate([loss, low_loss]), np.concatenate([a[plain], low_mass]), label, shift)
         return Factor(label, upper.upper, lower.lower, upper.connect_dots)
@@ -335,30 +339,48 @@ def from_distributions(p: ArrayLike, q: ArrayLike, *,
     return PrivacyLossDistribution([{forward: 1}, {one(qa, pa, 'from_distributions(q, p)'): 1}])
 
 
-def _near_underflow_atoms(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per side, the atoms (losses, P-masses) of outcomes with a mass below 2^-1022, from the masses'
-    certified ranges [p_lo, p_hi], [q_lo, q_hi] (``finite_atoms.mass_range``: 16u relative, and
-    16 2^-1074 absolute below 2^-1022, widened for their own rounding):
-      pessimistic: p_hi at log p_hi - log q_lo + e; at +infinity where q_lo = 0 or p < 2^-1022,
-                   raised to ``finite_atoms.INFINITY_FLOOR`` = 2^-1000,
-      optimistic:  p_lo at log p_lo - log q_hi - e; none where p_lo < 2^-1022,
+def grid_mass_floor(h: float) -> float:
+    """The least P-mass the grid's cell arithmetic takes at a finite loss at spacing h:
+    max(2^-1000, 2^-1020 / min(h, 1)).
+
+    pld_cells.hpp's ``add_atom`` forms m (1 - e^-u) and m (e^{h-u} - 1) (u in (0, h]) and
+    ``cell_mass`` divides their sum by e^h - 1 >= min(h, 1): a product below 2^-1022 errs by up to
+    2^-1075 absolute, so the cell's P-mass (about m) by up to 3 2^-1075 / min(h, 1), below
+    3 2^-55 u relative for m at this floor, far inside the relative round-off the grid charges.
+    A normal mass below it (2^-1021 at h = 1e-4: a lower delta(0) above the truth, review 10) is
+    handled as a subnormal one (``_near_underflow_atoms``)."""
+    return max(WINDOW_FLOOR, 2.0 ** -1020 / min(h, 1.0))
+
+
+def _near_underflow_atoms(p: np.ndarray, q: np.ndarray,
+                          floor: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per side, the atoms (losses, P-masses) of outcomes with a P-mass below ``floor``
+    (``grid_mass_floor``) or a Q-mass below 2^-1022, by ``finite_atoms.split_near_underflow`` (the
+    rule the atoms path applies; the pool raised to ``floor``), from the masses' certified ranges
+    [p_lo, p_hi], [q_lo, q_hi] (``finite_atoms.mass_range``):
+      pessimistic: p_hi at log p_hi - log q_lo + e for each P-mass at least ``floor`` (q_lo > 0); the
+                   others pooled, max(sum p_hi, floor) at the top of their losses (+infinity where
+                   some q_lo = 0): at most ``floor`` above their contribution, once per pair,
+      optimistic:  p_lo at log p_lo - log q_hi - e for each p_lo at least ``floor``; the others'
+                   sum p_lo at the least of their losses where it is at least ``floor``, else none,
     e = 4u (|log p| + |log q|) + 32u the computed difference's round-off (as ``pair_atoms`` charges it).
     delta(eps) = sum_j p_j (1 - e^{eps - l_j})_+ grows with every p_j and l_j, so these bracket the
-    outcome's contribution whatever its true masses in those ranges.  No subnormal P-mass enters the
-    grid: its cell arithmetic (pld_cells.hpp's ``add_atom``: m (1 - e^-u), then divided by e^h - 1)
-    charges relative round-off, and a subnormal product errs by up to 2^-1075 absolute (session 9: a
-    P-mass 1e-310 gave a lower delta(0) 4.7e-318 above the truth, and upper sides fell below it).
-    Dropping the optimistic atom lowers delta by at most p < 2^-1022; the pessimistic one at +infinity
-    raises it by at most 2^-1000 (its products with the grid's masses then stay normal)."""
-    ranges = [(pi, *mass_range(pi), *mass_range(qi)) for pi, qi in zip(p.tolist(), q.tolist())]
-    up_loss, up_mass, low_loss, low_mass = [], [], [], []
-    for p_given, p_lo, p_hi, q_lo, q_hi in ranges:
-        finite = q_lo > 0.0 and p_given >= SMALLEST_NORMAL
-        up_mass.append(p_hi if finite else max(p_hi, INFINITY_FLOOR))
-        up_loss.append(_loss_outward(p_hi, q_lo, up=True) if finite else math.inf)
-        if p_lo >= SMALLEST_NORMAL:
-            low_mass.append(p_lo)
-            low_loss.append(_loss_outward(p_lo, q_hi, up=False))
+    outcomes' contribution whatever their true masses in those ranges.  No P-mass below ``floor``
+    enters the grid: its cell arithmetic (pld_cells.hpp's ``add_atom``) charges relative round-off
+    only, and a subnormal product errs by up to 2^-1075 absolute (session 9: a P-mass 1e-310 gave a
+    lower delta(0) 4.7e-318 above the truth, and upper sides fell below it)."""
+    split = split_near_underflow(list(zip(p.tolist(), q.tolist())), floor, floor)
+    up_loss = [_loss_outward(pi, qi, up=True) for pi, qi in split.up_kept]
+    up_mass = [pi for pi, _ in split.up_kept]
+    if split.up_pool > 0.0:
+        up_loss.append(math.inf if split.up_infinite
+                       else max(_loss_outward(pi, qi, up=True) for pi, qi in split.up_pooled))
+        up_mass.append(split.up_pool)
+    low_loss = [_loss_outward(pi, qi, up=False) for pi, qi in split.low_kept]
+    low_mass = [pi for pi, _ in split.low_kept]
+    if split.low_pool > 0.0:
+        low_loss.append(min(_loss_outward(pi, qi, up=False) for pi, qi in split.low_pooled))
+        low_mass.append(split.low_pool)
     return (np.array(up_loss, dtype=np.float64), np.array(up_mass, dtype=np.float64),
             np.array(low_loss, dtype=np.float64), np.array(low_mass, dtype=np.float64))
 
