@@ -35,7 +35,9 @@ inline double suffix_sum_slack(std::int64_t n) {
     return 4.0 * (static_cast<double>(n) + 4.0) * 0.5 * std::numeric_limits<double>::epsilon();
 }
 
-// A composed PMF's charges; no loss shift (the atoms' round-off is charged by the facade, pmf.GridPMF).
+// A composed PMF's charges, with no loss shift: the C++ compositions here start from grid PMFs whose
+// losses are grid points (the facade's atoms carry their round-off as GridPMF.loss_shift and pass it
+// to the scans itself), so an embedder composing atoms with rounded losses must add that shift.
 inline GridCharges charges_of(const ComposedPMF& c) {
     return GridCharges{c.shift, suffix_sum_slack(static_cast<std::int64_t>(c.p.size())), c.entry_error,
                        c.total_error, c.spectral_l2, c.inverse_error, 0.0};

@@ -24,7 +24,7 @@ safe direction (added on a pessimistic PMF, subtracted on an optimistic one):
   so delta_true(eps) <= delta_pess(eps - s) and delta_true(eps) >= delta_opt(eps + s), and
   epsilon moves by +s (pessimistic) or -s (optimistic), each argument or result rounded outward
   (in C++: ``loss_shifted``, cpp/include/hockeystick/pld_hockey_stick.hpp, inside the epsilon scans and
-  ``delta_tabled``'s evaluator).
+  ``delta_tabled``'s evaluator, and through ``_moved`` for ``delta`` and ``delta_many``).
   The losses of independent rounds add, so a composition's shift is the sum of count x shift
   (``compose.compose_many``); s = 0 leaves every value bit-identical.
 """
@@ -285,7 +285,7 @@ class GridPMF:
         The same certified side, term for term, in one C++ call (``_tabled_curve``): at the argument
         moved by the loss shift (``_curve_argument``), the pessimistic value min(raw (1 + slack) + shift
         + charge, 1) and the optimistic max(max(raw (1 - slack) + shift - 2 charge, 0), the suffix
-        maxima at the first grid point at or above eps), with raw the C++ suffix-sum curve (its full
+        maxima at the first grid point at or above that moved argument), with raw the C++ suffix-sum curve (its full
         profile: the same numbers as the top part's, ``_top_profile``), the charge ``_charge``'s
         (``_charge_table``) and the suffix maxima those of ``delta``'s full pass (never below
         ``_envelope_near``'s).  For root searches that query one PMF many times at a few hundred
