@@ -30,7 +30,11 @@
 // computes its trigonometry in long double), and only where the x87 precision control is at 64 bits
 // on the thread running the transform (the caller checks its own thread: pld_direct_spectrum.hpp's
 // full_long_double_precision; a backend must run forward_long on the calling thread or on threads
-// whose control word it knows).  A backend that cannot promise this must not offer it; compose_batch
+// whose control word it knows).  Limit: a backend that caches plans process-wide (pocketfft does) keeps
+// the twiddles of the plan built first for a length, so the model also assumes no thread of the process
+// had lowered its precision control when that plan was built; nothing in this library lowers it (a
+// self-test against TwiddleTable would cost a transform per length and call, so is not done).
+// A backend that cannot promise this must not offer it; compose_batch
 // then computes those bins by direct sums (pld_direct_spectrum.hpp).
 #pragma once
 
