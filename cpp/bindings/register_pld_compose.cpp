@@ -100,9 +100,9 @@ class ScipyFft final : public pld::RealFftBackend {
     // scipy.fft transforms numpy longdouble arrays in long double (pocketfft's long-double
     // instantiation: the error model of pld_fft_backend.hpp with u_L).  One thread (workers=1): the
     // x87 precision control is per thread, and compose_batch checked it on this one.  Limit: pocketfft
-    // caches its plans (twiddles) process-wide, so a long-double plan built while some thread's precision
-    // control was lowered keeps 53-bit twiddles; the bound assumes no thread in the process lowered it
-    // before this length's plan was first built (pld_fft_backend.hpp).
+    // caches its plans (twiddles) process-wide, so a long-double plan that other code built while it had
+    // lowered the precision control keeps 53-bit twiddles and the bound fails (not detected:
+    // pld_fft_backend.hpp's error model).
     bool offers_forward_long() const override { return long_fft_; }
 
     void forward_long(std::int64_t rows, std::int64_t n, const long double* in, std::int64_t keep,
@@ -163,7 +163,7 @@ py::list compose_many(const std::vector<input_array>& masses, const std::vector<
         for (const auto& [f, c] : items[i]) terms[i].push_back({f, c});
     const bool workers_is_none = workers.is_none();
     const long workers_value = workers_is_none ? 0 : workers.cast<long>();
-    ScipyFft fft(std::move(workers), long_fft);
+    ScipyFft fft(std::move(workers), long_fft && direct_bins);  // no probe where no direct bins are asked
     std::vector<pld::ComposedPMF> done;
     {
         py::gil_scoped_release release;
