@@ -243,3 +243,90 @@ def test_a_lowered_x87_precision_turns_the_long_double_bins_off():
     np.testing.assert_array_equal(lowered.p, fft_only.p)
     restored = pc.compose(item, pessimistic=True, direct_bins=True, workers=1)
     assert restored.total_error * 500 < fft_only.total_error
+
+
+_POISONED_POOL = """
+import ctypes, ctypes.util, numpy as np
+import hockeystick.pld as pld
+from hockeystick.pld import compose as pc
+libm = ctypes.CDLL(ctypes.util.find_library("m"))
+env = ctypes.create_string_buffer(64)
+assert libm.fegetenv(env) == 0
+lowered = ctypes.create_string_buffer(env.raw)
+control = int.from_bytes(env.raw[:2], "little")
+lowered[:2] = ((control & ~0x300) | 0x200).to_bytes(2, "little")
+dist = pld.subsampled_gaussian(0.8, 1e-3, value_discretization_interval=2e-3)
+factor = next(iter(dist.directions[0])).upper
+assert libm.fesetenv(lowered) == 0
+pc.compose_many([[(factor, c)] for c in (200, 201, 202, 203)], pessimistic=True)  # the pool starts at 53 bits
+assert libm.fesetenv(env) == 0
+items = [[(factor, c)] for c in range(20000, 20016)]  # enough that the pool thread takes some
+team = pc.compose_many(items, pessimistic=True, direct_bins=True)
+alone = pc.compose_many(items, pessimistic=True, direct_bins=True, workers=1)
+fft_only = pc.compose_many(items, pessimistic=True, workers=1)
+for a, b, f in zip(team, alone, fft_only):
+    assert np.array_equal(a.p, b.p) and a.total_error == b.total_error, (a.total_error, b.total_error)
+    assert a.total_error * 100 < f.total_error, (a.total_error, f.total_error)
+print("ok")
+"""
+
+
+@pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64") or ctypes.util.find_library("m") is None,
+                    reason="the x87 precision control of x86-64 glibc")
+def test_an_openmp_pool_created_at_53_bits_does_not_take_the_long_double_powers():
+    """OpenMP pool threads keep the x87 control word they were created with: a pool started while it was at
+    53 bits must not compute the long-double powers (mod + long_err would round to mod and the charge
+    collapse), so the team's result is the one thread's, bit for bit, with the direct bins' small charge.
+    In a fresh process with two OpenMP threads (the pool is created once per process)."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, OMP_NUM_THREADS="2")
+    done = subprocess.run([sys.executable, "-c", _POISONED_POOL], env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
+
+
+class _DoubleRfft:
+    """A scipy.fft backend (uarray protocol) computing rfft in double and widening to clongdouble for a
+    longdouble input (the dtype is right, the precision is not), as pyfftw or mkl_fft builds might."""
+
+    __ua_domain__ = "numpy.scipy.fft"
+
+    @staticmethod
+    def __ua_function__(method, args, kwargs):  # type: ignore[no-untyped-def]
+        if method.__name__ != "rfft":
+            return NotImplemented
+        x = np.asarray(args[0])
+        out = np.fft.rfft(x.astype(np.float64), axis=kwargs.get("axis", -1))
+        return out.astype(np.clongdouble) if x.dtype == np.longdouble else out
+
+
+class _Complex128Rfft(_DoubleRfft):
+    """A backend returning complex128 whatever the input's dtype."""
+
+    @staticmethod
+    def __ua_function__(method, args, kwargs):  # type: ignore[no-untyped-def]
+        if method.__name__ != "rfft":
+            return NotImplemented
+        return np.fft.rfft(np.asarray(args[0], dtype=np.float64), axis=kwargs.get("axis", -1))
+
+
+def test_a_user_installed_scipy_fft_backend_does_not_replace_the_long_double_transform():
+    """scipy.fft.set_backend(..., only=True) by the user: the bins still hold their long-double bound (a
+    double transform is ~20x over it at m = 4096) and compositions give the same bits as without it."""
+    import scipy.fft
+
+    m = 4096
+    p = np.zeros(m)
+    p[1], p[2047], p[3001] = 0.5, 0.25, 0.25
+    item = [[(next(iter(pld.subsampled_gaussian(0.8, 1e-3, value_discretization_interval=2e-3)
+                        .directions[0])).upper, 20000)]]
+    plain = pc.compose_many(item, pessimistic=True, direct_bins=True, workers=1)[0]
+    for backend in (_DoubleRfft, _Complex128Rfft):
+        with scipy.fft.set_backend(backend, only=True):
+            _check_bins(p, m, [0, 1, 77, 1000, 2048])
+            got = pc.compose_many(item, pessimistic=True, direct_bins=True, workers=1)[0]
+        np.testing.assert_array_equal(got.p, plain.p)
+        assert got.total_error == plain.total_error

@@ -10,6 +10,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -27,19 +29,57 @@ namespace pld = hockeystick::pld;
 
 namespace {
 
-// scipy.fft's rfft / irfft along the last axis of a (rows, n) view; workers None: one thread
-// for one row, all cores (-1) for several.
+// Within its scope scipy.fft dispatches to scipy's own pocketfft only (scipy.fft.set_backend("scipy",
+// only=True)): a backend the user installed (set_global_backend / set_backend: pyfftw, mkl_fft) may not
+// hold the error model of pld_fft_backend.hpp, least of all the long-double one.  The GIL must be held.
+class ScipyOwnFft {
+   public:
+    explicit ScipyOwnFft(const py::object& set_backend) : scope_(set_backend("scipy", py::arg("only") = true)) {
+        scope_.attr("__enter__")();
+    }
+    ~ScipyOwnFft() {
+        try {
+            scope_.attr("__exit__")(py::none(), py::none(), py::none());
+        } catch (py::error_already_set& e) {
+            e.discard_as_unraisable("hockeystick: leaving scipy.fft.set_backend");
+        }
+    }
+    ScipyOwnFft(const ScipyOwnFft&) = delete;
+    ScipyOwnFft& operator=(const ScipyOwnFft&) = delete;
+
+   private:
+    py::object scope_;
+};
+
+// Whether numpy's longdouble is this build's long double with a 64-bit significand (x86-64's 80-bit
+// format): not on platforms where it is double (MSVC, 32-bit ARM) or IBM double-double (ppc64), whose
+// u_L the long-double bounds do not use.
+bool numpy_long_double_is_full() {
+    if (!pld::kLongPower) return false;
+    py::module_ np = py::module_::import("numpy");
+    const py::object longdouble = np.attr("longdouble");
+    return np.attr("dtype")(longdouble).attr("itemsize").cast<std::size_t>() == sizeof(long double) &&
+           np.attr("finfo")(longdouble).attr("nmant").cast<int>() == LDBL_MANT_DIG - 1;
+}
+
+// scipy.fft's rfft / irfft along the last axis of a (rows, n) view (scipy's own backend, ScipyOwnFft);
+// workers None: one thread for one row, all cores (-1) for several.  The GIL must be held to construct it.
 class ScipyFft final : public pld::RealFftBackend {
    public:
-    // long_fft = false: the backend offers no long-double transform (compose_batch's direct-sum fallback).
-    ScipyFft(py::object workers, bool long_fft) : workers_(std::move(workers)), long_fft_(long_fft) {
+    // long_fft = false: the backend offers no long-double transform (compose_batch's direct-sum fallback);
+    // nor does it where numpy's longdouble is not a full 64-bit long double or scipy does not return
+    // clongdouble for a longdouble input (a probe of length 8).
+    ScipyFft(py::object workers, bool long_fft) : workers_(std::move(workers)) {
         py::module_ fft = py::module_::import("scipy.fft");
         rfft_ = fft.attr("rfft");
         irfft_ = fft.attr("irfft");
+        set_backend_ = fft.attr("set_backend");
+        long_fft_ = long_fft && numpy_long_double_is_full() && probe_long();
     }
 
     void forward(std::int64_t rows, std::int64_t n, const double* in, std::complex<double>* out) override {
         py::gil_scoped_acquire acquire;
+        const ScipyOwnFft own(set_backend_);
         const py::array_t<double> view({rows, n}, {n * 8, std::int64_t(8)}, in, py::capsule(in, [](void*) {}));
         const auto spec = py::array_t<std::complex<double>, py::array::c_style | py::array::forcecast>(
             rfft_(view, py::arg("axis") = -1, py::arg("workers") = workers(rows)));
@@ -48,6 +88,7 @@ class ScipyFft final : public pld::RealFftBackend {
 
     void inverse(std::int64_t rows, std::int64_t n, std::complex<double>* in, double* out) override {
         py::gil_scoped_acquire acquire;
+        const ScipyOwnFft own(set_backend_);
         const std::int64_t bins = n / 2 + 1;
         const py::array_t<std::complex<double>> view({rows, bins}, {bins * 16, std::int64_t(16)}, in,
                                                      py::capsule(in, [](void*) {}));
@@ -58,7 +99,10 @@ class ScipyFft final : public pld::RealFftBackend {
 
     // scipy.fft transforms numpy longdouble arrays in long double (pocketfft's long-double
     // instantiation: the error model of pld_fft_backend.hpp with u_L).  One thread (workers=1): the
-    // x87 precision control is per thread, and compose_batch checked it on this one.
+    // x87 precision control is per thread, and compose_batch checked it on this one.  Limit: pocketfft
+    // caches its plans (twiddles) process-wide, so a long-double plan that other code built while it had
+    // lowered the precision control keeps 53-bit twiddles and the bound fails (not detected:
+    // pld_fft_backend.hpp's error model).
     bool offers_forward_long() const override { return long_fft_; }
 
     void forward_long(std::int64_t rows, std::int64_t n, const long double* in, std::int64_t keep,
@@ -66,6 +110,7 @@ class ScipyFft final : public pld::RealFftBackend {
         constexpr std::int64_t size = sizeof(long double);
         if (keep < 1 || keep > n / 2 + 1) throw std::invalid_argument("forward_long: keep must lie in [1, n / 2 + 1]");
         py::gil_scoped_acquire acquire;
+        const ScipyOwnFft own(set_backend_);
         const py::array_t<long double> view({rows, n}, {n * size, size}, in, py::capsule(in, [](void*) {}));
         const py::array result = rfft_(view, py::arg("axis") = -1, py::arg("workers") = 1);
         // no cast: a transform done in double and widened would not hold the long-double bound
@@ -82,8 +127,15 @@ class ScipyFft final : public pld::RealFftBackend {
     py::object workers(std::int64_t rows) const {
         return workers_.is_none() && rows > 1 ? py::int_(-1) : workers_;
     }
-    py::object workers_, rfft_, irfft_;
-    bool long_fft_;
+    // Whether scipy's rfft of a longdouble input returns clongdouble (else forward_long would throw).
+    bool probe_long() const {
+        const ScipyOwnFft own(set_backend_);
+        py::array_t<long double> probe(8);
+        std::fill(probe.mutable_data(), probe.mutable_data() + 8, 0.0L);
+        return py::array(rfft_(probe)).dtype().equal(py::dtype::of<std::complex<long double>>());
+    }
+    py::object workers_, rfft_, irfft_, set_backend_;
+    bool long_fft_ = false;
 };
 
 py::array_t<double> owned_array(std::vector<double>&& v) {
@@ -111,7 +163,7 @@ py::list compose_many(const std::vector<input_array>& masses, const std::vector<
         for (const auto& [f, c] : items[i]) terms[i].push_back({f, c});
     const bool workers_is_none = workers.is_none();
     const long workers_value = workers_is_none ? 0 : workers.cast<long>();
-    ScipyFft fft(std::move(workers), long_fft);
+    ScipyFft fft(std::move(workers), long_fft && direct_bins);  // no probe where no direct bins are asked
     std::vector<pld::ComposedPMF> done;
     {
         py::gil_scoped_release release;
@@ -151,6 +203,10 @@ py::list compose_many(const std::vector<input_array>& masses, const std::vector<
 double checked_l1(const input_array& masses, std::int64_t m) {
     if (masses.ndim() != 1) throw py::value_error("masses must be one-dimensional");
     if (m < 1) throw py::value_error("m must be >= 1");
+    if (!numpy_long_double_is_full())
+        throw py::value_error("long double here is not the 80-bit format with a 64-bit significand that numpy's "
+                              "longdouble also uses (the direct bins' bounds take u_L = 2^-64): not available "
+                              "on this platform");
     if (!hockeystick::pld::full_long_double_precision())
         throw py::value_error("long double arithmetic runs below its full precision here (the x87 precision "
                               "control was lowered): the direct bins' bound would not hold");
@@ -197,6 +253,9 @@ py::tuple long_fft_bins(const input_array& masses, std::int64_t m) {
     pld::fold_long(masses.data(), n, m, folded.data());
     py::array_t<std::complex<long double>> values(static_cast<py::ssize_t>(m / 2 + 1));
     ScipyFft fft(py::int_(1), true);
+    if (!fft.offers_forward_long())
+        throw py::value_error("scipy.fft does not transform numpy longdouble in long double here: "
+                              "no long-double bins on this platform");
     {
         py::gil_scoped_release release;
         fft.forward_long(1, m, folded.data(), m / 2 + 1, values.mutable_data());

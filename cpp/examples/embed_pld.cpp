@@ -47,7 +47,9 @@ class FftwBackend final : public pld::RealFftBackend {
     }
     // FFTW's long-double library (fftwl_*): its trigonometry and butterflies in long double, the model of
     // pld_fft_backend.hpp with u_L.  Runs on the calling thread (the x87 precision control is per thread).
-    bool offers_forward_long() const override { return true; }
+    // Offered only where long double has a 64-bit significand (the u_L of the bounds); FFTW shares twiddle
+    // tables between plans, so the plan-cache limit of pld_fft_backend.hpp applies to it too.
+    bool offers_forward_long() const override { return pld::kLongPower; }
     void forward_long(std::int64_t rows, std::int64_t n, const long double* in, std::int64_t keep,
                       std::complex<long double>* out) override {
         const int len = static_cast<int>(n), bins = static_cast<int>(n / 2 + 1);

@@ -58,8 +58,10 @@
 //
 // Dropped bins.  A frequency whose perturbed power prod_i (|X_ik| + delta_i)^c_i is at most
 // tau = 2^-64 (kDroppedPower) is not powered: its output is 0 and its error, at most the true
-// |Y_k| <= that perturbed power, is charged as 2 tau in |dY_k| (the 2 covers the rounding of the
-// computed log, far below log 2).  After many rounds the live bins are a narrow low-frequency
+// |Y_k| <= that perturbed power, is charged as 2 tau in |dY_k|.  The test is on the computed log
+// of the perturbed power raised by its rounding (2u rel in double, u_L (nt + 8) rel in long double,
+// rel = sum_i c_i (|log|X_ik|| + pi + 2), nt factors), which grows with the counts; the per-factor
+// floors that skip bins early keep 2u sum_i c_i of headroom for it.  After many rounds the live bins are a narrow low-frequency
 // band (|X_k|^T ~ exp(-T var w_k^2 / 2)), so this keeps about sqrt(44 / 746) of the bins the
 // underflow bound (-746) would: 1212 instead of 16385 at sigma 1, q 3.8e-3, h 6.4e-4, T = 100.
 // The charge adds at most 2 tau (M / 2 + 1) 2 / M ~ 2 tau to entry_error and 2 tau sqrt(M + 2)
@@ -69,7 +71,12 @@
 // a window above max_points grid points throws std::length_error before anything is
 // allocated for it.  Memory of one batch: about 32 bytes per FFT point of every row
 // (signal, spectrum, output) plus the kept windows; batches hold at most group_cells
-// doubles per array.
+// doubles per array.  Rows given long-double bands (direct bins) add, while one factor's transform
+// is in flight, its folded signal (16 bytes per point), the kept band (32 bytes per bin kept) and
+// the scipy backend's long-double half spectrum (16 bytes per point, freed after the call): about
+// 48 bytes per FFT point for the one factor in flight (not per row, so not capped by group_cells),
+// plus each long row's kept band until the powers are taken.  Measured: peak +61 MB (243 -> 304 MB)
+// for sigma 0.5, q 1e-4, h 1e-5, 1e5 rounds (window 1.26e6 points, m = 1310720).
 #pragma once
 
 #include <algorithm>
@@ -340,6 +347,16 @@ inline Window composition_window(const std::vector<PmfView>& factors, double h, 
     return w;
 }
 
+// Whether long double carries its full 64 bits on every thread of the OpenMP team compose_batch's parallel
+// regions use (they carry no num_threads clause, so they run on the same pool; a pool thread keeps the x87
+// control word it was created with, whatever the calling thread's is now).
+inline bool team_full_long_double_precision() {
+    bool full = true;
+#pragma omp parallel reduction(&& : full)
+    full = full_long_double_precision();
+    return full;
+}
+
 // Composes the items of one batch on a common FFT length m (>= every window).
 inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factors, double h,
                                               const std::vector<const Window*>& windows, std::int64_t m,
@@ -355,6 +372,9 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
     const std::int64_t items = static_cast<std::int64_t>(windows.size());
     // Direct bins only where long double really carries 64 bits now (the x87 precision control can be
     // set to 53 bits at run time, and the bounds use u_L = 2^-64).
+    // OpenMP pool threads keep the control word they were created with: if a thread of the team the parallel
+    // regions below would use runs below 64 bits, they run on this thread alone (the same bits).
+    if (direct_bins && kLongPower && threads != 1 && !team_full_long_double_precision()) threads = 1;
     const bool direct_on = direct_bins && kLongPower && full_long_double_precision();
     // One row per distinct factor of the batch: items sharing a factor share its transform.  With
     // direct bins, one per (factor, count): the band recomputed depends on the count, so an item's
@@ -386,7 +406,9 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
     for (std::int64_t i = 0; i < items; ++i) {
         const std::vector<Term>& terms = windows[i]->terms;
         double headroom = 1.0;
-        for (const Term& t : terms) headroom += static_cast<double>(t.count) * std::log1p(err[row_at(t)]);
+        // 2u sum c: the rounding of the computed log of the perturbed power (the drop test below)
+        for (const Term& t : terms)
+            headroom += static_cast<double>(t.count) * (std::log1p(err[row_at(t)]) + 2.0 * u);
         for (const Term& t : terms) {
             const std::int64_t r = row_at(t);
             floors[i].push_back(std::exp((kLogDropped - headroom) / static_cast<double>(t.count)) - err[r]);
@@ -572,7 +594,8 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
                     phase += c * std::atan2(im, re);
                     rel += c * ((std::isfinite(lm) ? std::fabs(lm) : 0.0L) + static_cast<long double>(pi) + 2.0L);
                 }
-                if (!(log_mod_pert > kLogDropped)) {
+                // dropped only if the computed log, raised by its rounding u_L (nt + 8) rel, is below log tau
+                if (!(log_mod_pert + u_long * static_cast<long double>(nt + 8) * rel > kLogDropped)) {
                     ++dropped;
                     continue;
                 }
@@ -598,7 +621,7 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
                 phase += count[j] * b.arg;
                 rel += count[j] * b.rel;
             }
-            if (!(log_mod_pert > kLogDropped)) {
+            if (!(log_mod_pert + 2.0 * u * rel > kLogDropped)) {  // the computed log raised by its rounding 2u rel
                 ++dropped;
                 continue;
             }

@@ -30,7 +30,14 @@
 // computes its trigonometry in long double), and only where the x87 precision control is at 64 bits
 // on the thread running the transform (the caller checks its own thread: pld_direct_spectrum.hpp's
 // full_long_double_precision; a backend must run forward_long on the calling thread or on threads
-// whose control word it knows).  A backend that cannot promise this must not offer it; compose_batch
+// whose control word it knows).  Limit: a backend that caches plans process-wide (pocketfft does)
+// reuses the twiddles of the plan cached for a length, computed on whichever thread built it; the
+// model assumes that thread had the full precision.  Plans this library builds are (forward_long runs
+// only after the check); one built by other code (scipy.fft.rfft on numpy longdouble) while it had
+// lowered the precision control is not detected (its twiddles carry 53 bits: errors ~10x the bound
+// at m = 4096).  A self-test (the transform of a unit impulse against TwiddleTable) would cost one
+// more long-double transform per batch, as much as the factor's own, so is not done.
+// A backend that cannot promise this must not offer it; compose_batch
 // then computes those bins by direct sums (pld_direct_spectrum.hpp).
 #pragma once
 

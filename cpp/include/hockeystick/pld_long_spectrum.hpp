@@ -26,9 +26,13 @@
 // if subnormal: delta_long_double = delta_long + u (||p||_1 + delta_long) + 2^-1074.  Both are
 // evaluated in double and rounded up by a factor 1 + 8u.
 //
-// Domain: m >= 1, n >= 0, (F - 1) u_L < 1/2; long double with a 64-bit significand and the x87
-// precision control at 64 bits (full_long_double_precision, pld_direct_spectrum.hpp), or the
-// bound is computed with the u_L of the format in use.  Cost: n additions and one transform.
+// Domain: m >= 1, n >= 0, (F - 1) u_L < 1/2; long double with a 64-bit significand (x86-64's 80-bit
+// format; compose_batch uses these bins only where kLongPower holds, and the binding also requires
+// numpy's longdouble to be that format) and the x87 precision control at 64 bits on every thread
+// involved (full_long_double_precision, pld_direct_spectrum.hpp).  Elsewhere the bound is not valid:
+// u_L = epsilon_L / 2 is taken from numeric_limits, which for IBM double-double (epsilon 2^-105 while
+// its sums can lose everything past 2^-53 relative) or a double-sized long double does not describe the
+// rounding of the transform.  Cost: n additions and one transform.
 #pragma once
 
 #include <algorithm>

@@ -221,8 +221,10 @@ def compose_all(plds: Sequence[PrivacyLossDistribution], pessimistic: bool,
                 direct_bins: bool = False) -> None:
     """Composes, on one side, every direction (or, per PLD, the ``directions`` listed) of every PLD
     not yet composed on it, in one batch (``workers``: scipy.fft's threads, None: all cores for a batch;
-    ``direct_bins``: the low-frequency bins many rounds amplify recomputed directly, with a round-off
-    charge ~100x smaller and more CPU: ``compose.compose_many``, pld_direct_spectrum.hpp).
+    ``direct_bins``: the low-frequency bins many rounds amplify recomputed accurately, by one long-double
+    FFT per factor where the band is wide (pld_long_spectrum.hpp, round-off charge ~100-1000x smaller)
+    or by blocked direct sums where it is short (pld_direct_spectrum.hpp, ~100x smaller), for more
+    CPU: ``compose.compose_many``).
 
     A sweep over many PLDs then pays one ``compose_many`` (shared 2-d FFTs) per tail
     instead of one composition per direction; each PLD keeps its result (a direction not
