@@ -41,14 +41,17 @@ def _epsilon_width(sigma: float, q: float, rounds: int, lo: np.ndarray, up: np.n
                   axis=0)
 
 
-def test_a_charge_limited_argument_is_recomposed_on_the_same_grid_not_a_finer_one(visited_grids):
+def test_an_argument_whose_charges_fit_the_tolerance_is_refined_until_met(visited_grids):
     """sigma 3.276, q 0.016, 2812 rounds: on the first grid (6.4e-4) only eps = 1.5 is too wide, its delta
-    ~1.2e-9 bracketed [1.11e-9, 1.31e-9] and as wide on fixed grids 4x and 16x finer (the round-off charge,
-    not the grid): the refinement recomposes 6.4e-4 with the direct bins and builds nothing finer (main
-    jumped to a finer grid).  The bracket overlaps the fixed grids' certified brackets."""
+    ~1.2e-9 and part of its gap round-off charge; what no grid removes leaves it below 0.9 of the
+    tolerance, so it is not charge-limited: finer grids (with direct bins) meet it (with the rule at half
+    the tolerance it stopped after a same-grid recomposition at width 0.0149; the review of branch
+    refine).  The bracket overlaps the fixed grids' certified brackets."""
     lo, up = _refined(3.276, 0.016, 2812)
-    assert len(visited_grids) == 2 and visited_grids[0] == visited_grids[1], visited_grids
+    assert min(visited_grids) < visited_grids[0], visited_grids
     assert np.all(lo <= up)
+    above_floor = up >= SubsampledGaussianPLD.DELTA_FLOOR   # below it G1's floor rule holds
+    assert np.all(_epsilon_width(3.276, 0.016, 2812, lo, up)[above_floor] <= 1e-2)
     _overlaps_fixed_grids(3.276, 0.016, 2812, lo, up, (6.4e-4, 1.6e-4, 4e-5))
 
 

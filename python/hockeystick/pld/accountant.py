@@ -213,7 +213,7 @@ class SubsampledGaussianPLD:
         0.4-1.7 CPU s per (sigma, q, h); where the fine grid's one-round PMF would pass
         ``two_resolution.FINE_CELLS`` (small sigma reaches far in loss) the one-round lower side is
         kept.  The ``accuracy=`` refinement does not ask for it: its grids are driven by the upper side
-        and by charge-limited points, so G1's 20 blocks spent 0.71 instead of 0.46 CPU s per block for
+        and by the round-off charges (direct bins), so G1's 20 blocks spent 0.71 instead of 0.46 CPU s per block for
         the same points met (bench/README.md, "Branch blind").
         """
         missing = [p for p in points if (*p, h, optimistic) not in store]
@@ -241,7 +241,8 @@ class SubsampledGaussianPLD:
         Starts at ``_first_interval`` (of the point and its arguments); a point still too wide moves to h 0.9 sqrt(accuracy / width)
         (the bracket shrinks about like h^2: 4.2e-2 -> 6.6e-4 from h = 2e-3 to 2.5e-4 on W2),
         so it lands near the coarsest adequate grid in one or two steps instead of halving
-        through every level; the factor is < 0.9, so h always shrinks, down to 1e-5.
+        through every level; each step is at most 0.9 h (down to 1e-5), save one recomposition of the same
+        grid with direct bins for charge-limited arguments (``_next_interval``).
 
         Every grid's bracket is certified, so a point keeps, per argument, the intersection of
         the brackets of all its grids (the largest lower side, the smallest upper side): a finer
@@ -347,7 +348,9 @@ class SubsampledGaussianPLD:
         sides = undominated_lower_sides(dists, uppers,
                                         lambda pmf, k: pmf.delta(xs[batch[k]], threads, envelope=False), workers,
                                         direct)
-        charges = [np.max([_fixed_part(pmf, xs[i], up) for pmf, up in zip(dist.composed(True), ups)], axis=0)
+        # per argument, the fixed part of the direction whose upper side is the bound (not the largest over
+        # directions: one direction's mass at +infinity is no part of a bound the other one sets)
+        charges = [_of_largest([_fixed_part(pmf, xs[i], up) for pmf, up in zip(dist.composed(True), ups)], ups)
                    for i, dist, ups in zip(batch, dists, uppers)]
         return [self._delta_bracket(side, xs[i], best.get(i), own[i], ups, charge, threads)
                 for i, side, ups, charge in zip(batch, sides, uppers, charges)]
@@ -367,11 +370,12 @@ class SubsampledGaussianPLD:
         ``uppers``: each direction's certified upper bound at ``eps``; ``sides``: per direction whose
         optimistic side can raise the lower one (``distribution.undominated_lower_sides``), its composed
         optimistic PMF and charged lower value at ``eps``; ``charges``: the upper side's h-independent part
-        at ``eps`` (``_fixed_part``, the largest over the directions), returned beside the bracket with the
+        at ``eps`` (``_fixed_part`` of the direction whose upper side is the bound), returned beside the bracket with the
         lower side's added (the third array: the part of up - lo no grid removes, ``_charge_width``)."""
         assert self.accuracy is not None
         upper = np.max(uppers, axis=0)
-        charges = charges + np.max([_fixed_part(pmf, eps, low) for pmf, low in sides.values()], axis=0)
+        charges = charges + _of_largest([_fixed_part(pmf, eps, low) for pmf, low in sides.values()],
+                                        [low for _, low in sides.values()])
         optimistic = [sides[d][0] for d in sorted(sides)]
         lower = np.max([sides[d][1] for d in sorted(sides)], axis=0)
         for k in range(1, eps.size // own):   # delta_accuracy="epsilon": eps + d follow; delta does not
@@ -414,7 +418,7 @@ class SubsampledGaussianPLD:
           side of 0 at q >= h), ``CAPPED_STEP`` h (h / 32, g1c's step for every capped argument);
         - ``blind`` ones (lower side 0 at the sampling rate ``q`` < h: the optimistic side is loose while h is
           near q or above) keep the h^2 jump of their cap eps, h 0.9 sqrt(accuracy / eps) (h / 35 to h / 45
-          at eps 10), or the ladder's rung below q where that jump stays above it (sigma 0.5, q 1e-4, 1600
+          at eps 10), or the ladder's rung below q where that jump stays above it and q > FINEST_INTERVAL (sigma 0.5, q 1e-4, 1600
           rounds: from h = 1.8e-3 the jump of eps 2 is 1.15e-4 > q, still blind; 8e-5 meets eps 0.5-2).
           Tried instead (branch capped, bench/README.md): h = q, q / 2, q / 4 on the ladder (lost up to
           200 of the 20 blocks' met points: sigma 0.58, q 5.5e-3 needs h ~ q / 17); the rung below q, then
@@ -429,8 +433,9 @@ class SubsampledGaussianPLD:
         assert self.accuracy is not None
         wanted = [0.9 * h]
         if blind.any():
-            wanted.append(min(h * 0.9 * math.sqrt(self.accuracy / float(np.max(width[blind]))),
-                              self._on_ladder(max(q * (1.0 - 1e-6), self.FINEST_INTERVAL))))
+            jump = h * 0.9 * math.sqrt(self.accuracy / float(np.max(width[blind])))
+            # the rung below q, where there is one (below FINEST_INTERVAL no grid unblinds: the jump alone)
+            wanted.append(min(jump, self._on_ladder(q * (1.0 - 1e-6))) if q > self.FINEST_INTERVAL else jump)
         seen = capped & ~blind
         if seen.any():
             gap = epsilon_gap(x[:own][seen], lo[:own][seen], up[:own][seen], x[own:], up[own:])
@@ -454,10 +459,10 @@ class SubsampledGaussianPLD:
         (``_capped_interval``: an epsilon width stuck at its cap eps says nothing of the grid needed;
         g1 asked the h^2 jump of the cap, h / 45 at eps 10, g1c a flat h / 32); the finest of those.
         The charge-limited arguments (``_charged``: what no grid removes, ``alone``, leaves them wider than
-        half the tolerance) do not scale so: on the first grid, where they are all that is too wide,
+        0.9 of the tolerance) do not scale so: on the first grid, where they are all that is too wide,
         the next grid is h again, recomposed with the direct bins that cut those charges ~100x (G1's
         sigma 1.012, q 3.8e-3, 10^4 rounds, eps 3: width 0.32 at every h from 1.28e-3 to 8e-5, all
-        charge; the h^2 jump took it ~6x finer); after that recomposition nothing removes them.
+        charge; the h^2 jump took it ~6x finer); after that recomposition no grid brings them within 0.9 of it.
         Later steps: with ``delta_accuracy="epsilon"``, where ``alone`` is known, ``_power_step`` (``cap``:
         the arguments' eps, a width's cap); otherwise a fit,
         per argument still too wide, of width = c h^2 + f through the two grids: an argument
@@ -554,11 +559,12 @@ class SubsampledGaussianPLD:
 
     def _charged(self, width: np.ndarray, alone: np.ndarray | None) -> np.ndarray:
         """The arguments still too wide that are charge-limited: ``alone`` (``_charge_width``: what no grid
-        removes) already exceeds half the tolerance (none without ``alone``)."""
+        removes) already exceeds 0.9 of the tolerance, the least a finer grid must leave for the grid's part
+        (none without ``alone``; at half the tolerance points a finer grid meets were stopped)."""
         assert self.accuracy is not None
         if alone is None:
             return np.zeros(width.shape, dtype=bool)
-        return (width > self.accuracy) & (alone > 0.5 * self.accuracy)
+        return (width > self.accuracy) & (alone > 0.9 * self.accuracy)
 
     def _windows_within_budget(self, sizes: list[tuple[int, float]]) -> list[list[int]]:
         """Consecutive runs of at most BATCH items whose estimated window points fit BUDGET."""
@@ -751,6 +757,12 @@ def _fixed_part(pmf: GridPMF, eps: np.ndarray, values: np.ndarray) -> np.ndarray
     if pmf.pessimistic:
         return pmf._charge(at) + pmf._slack() * values + pmf.p_inf
     return 2.0 * pmf._charge(at) + pmf._slack() * values + abs(pmf.shift)
+
+
+def _of_largest(parts: list[np.ndarray], values: list[np.ndarray]) -> np.ndarray:
+    """Per argument, ``parts`` of the direction whose ``values`` is the largest there (the one that sets the
+    bound: the maximum over the neighbouring directions)."""
+    return np.take_along_axis(np.array(parts), np.argmax(values, axis=0)[None, :], axis=0)[0]
 
 
 def _gaussian_delta_bracket(r: float, epsilon: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
