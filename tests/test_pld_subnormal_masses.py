@@ -122,14 +122,14 @@ def test_composed_products_that_underflow_keep_the_upper_side_above(tiny):
 
 
 def test_grid_subnormal_p_mass_costs_at_most_its_size():
-    """The upper side's subnormal P-mass (raised to 2^-1000, at the top of its loss range) costs at most 2^-1000 in delta
-    (and the grid's own spacing); the lower side, which drops it, stays within 2^-1022 of the truth."""
+    """The upper side's subnormal P-mass (raised to the grid's mass floor, ``grid_mass_floor(h)``, at the top of its
+    loss range) costs at most that floor in delta; the lower side, which drops it, stays within 2^-1022 of the truth."""
     p, q = _distributions(1e-310, 5e-320, (0.5, 0.5))
     grid = pld.from_distributions(p, q, value_discretization_interval=1e-4)
     for eps in [0.0, 3.0, 100.0]:
         lo, up = grid.delta(eps, bound="both")
         exact = float(_truth(p, q, eps))
-        assert exact - 2.0 ** -1022 <= lo <= exact <= up <= exact + 2.0 ** -1000 * (1.0 + 1e-12)
+        assert exact - 2.0 ** -1022 <= lo <= exact <= up <= exact + mechanisms.grid_mass_floor(1e-4) * (1.0 + 1e-12)
 
 
 def test_normal_masses_never_take_the_subnormal_paths(monkeypatch):

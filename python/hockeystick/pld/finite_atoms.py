@@ -58,7 +58,7 @@ absolute, which no relative charge covers (one exemption: ``discrete_laplace.dis
 whose relative charge covers it, as its docstring shows).  So (``split_near_underflow``, the one rule the grid
 path shares) the outcomes with p < 2^-1022 (or q_lo = 0) are pooled: the upper side puts
 max(sum p_hi, ``INFINITY_FLOOR`` = 2^-1000) at the top of their losses (+infinity only where some
-q_lo = 0: the true loss may be infinite), so delta rises by at most 2^-1000 per pair and a pure
+q_lo = 0: the true loss may be infinite), so delta rises by at most max(sum p_hi, 2^-1000) per pair and a pure
 epsilon stays finite; the lower side puts their rounded-down sum p_lo at the least of their losses
 where it is normal, else drops them (delta falls by less than 2^-1022).  Likewise a composition some
 of whose products fall below 2^-1022 (``_underflow_charged``) moves those masses and products 2^-1075
@@ -271,6 +271,12 @@ class NearUnderflowSplit(NamedTuple):
     low_pooled: list[tuple[float, float]]  # (p_lo, q_hi) of the pooled outcomes
 
 
+def _outward_sum(masses: list[float], toward: float) -> float:
+    """sum of ``masses`` rounded toward ``toward``: fsum is correctly rounded, so one step out covers it;
+    a single mass is its own exact sum (so a lone structural-zero outcome keeps its bits)."""
+    return masses[0] if len(masses) == 1 else math.nextafter(math.fsum(masses), toward)
+
+
 def split_near_underflow(near: Sequence[tuple[float, float]], floor: float, raised: float) -> NearUnderflowSplit:
     """The one rule for outcomes (p, q) of a pair with a mass near underflow (module docstring).
 
@@ -278,8 +284,8 @@ def split_near_underflow(near: Sequence[tuple[float, float]], floor: float, rais
     the given p, and q_lo > 0 so that the loss is finite; lower: p_lo).  The others are pooled:
     the upper side puts max(sum p_hi (rounded up), ``raised``) at the top of their losses (at
     +infinity if some q_lo = 0): delta(eps) = sum_j p_j (1 - e^{eps - l_j})_+ grows with every p_j
-    and l_j, so this stays above their contribution and costs at most ``raised`` more than it, once
-    per pair; the lower side puts sum p_lo (rounded down) at the least of their losses where that sum
+    and l_j, so this stays above their contribution and costs at most max(sum p_hi, ``raised``) more
+    than it, once per pair (the pool sits at the top loss: a pooled mass far below it is charged whole); the lower side puts sum p_lo (rounded down) at the least of their losses where that sum
     is at least ``floor``, else drops them (delta falls by less than ``floor``).  So every P-mass either
     side keeps is at least ``floor``."""
     up_kept, up_pooled, low_kept, low_pooled = [], [], [], []
@@ -301,9 +307,9 @@ def split_near_underflow(near: Sequence[tuple[float, float]], floor: float, rais
         elif p_lo > 0.0:
             low_masses.append(p_lo)
             low_pooled.append((p_lo, q_hi))
-    # fsum is correctly rounded: one step outward covers its rounding (exact while subnormal)
-    up_pool = max(math.nextafter(math.fsum(up_masses), math.inf), raised) if up_masses else 0.0
-    low_pool = math.nextafter(math.fsum(low_masses), 0.0) if low_masses else 0.0
+    # fsum is correctly rounded: one step outward covers its rounding (none for one term: it is exact)
+    up_pool = max(_outward_sum(up_masses, math.inf), raised) if up_masses else 0.0
+    low_pool = _outward_sum(low_masses, 0.0) if low_masses else 0.0
     if low_pool < floor:
         low_pool, low_pooled = 0.0, []
     return NearUnderflowSplit(up_kept, up_pool, up_pooled, infinite, low_kept, low_pool, low_pooled)
