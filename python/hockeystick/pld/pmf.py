@@ -168,8 +168,7 @@ class GridPMF:
     def _envelope_at(self, k: np.ndarray, threads: int = 0) -> np.ndarray:
         """Suffix maxima at grid indices k in [0, n] (0 at n), from the top part when it suffices and
         the full table is not built (``_tabled_curve`` builds it on a charged optimistic PMF)."""
-        built = "_envelope_table" in self.__dict__ or (
-            "_tabled_curve" in self.__dict__ and not self.pessimistic and self.total_error != 0.0)
+        built = "_envelope_table" in self.__dict__ or ("_tabled_curve" in self.__dict__ and self._tabled_envelope)
         if not built and np.all(k >= self._top):
             return np.append(self._envelope_top(threads), 0.0)[k - self._top]
         return self._envelope_table[k]
@@ -277,7 +276,12 @@ class GridPMF:
         PMF it builds the suffix maxima of ``delta``'s full pass (``_envelope_table``: max over grid
         points l_j, j >= k, of the charged lower curve), elsewhere the side is its charged value alone."""
         return _core.PldChargedCurve(self._profile, self._charge_table, self.shift, self._slack(), self.loss_shift,
-                                     self.pessimistic, not self.pessimistic and self.total_error != 0.0)
+                                     self.pessimistic, self._tabled_envelope)
+
+    @property
+    def _tabled_envelope(self) -> bool:
+        """Whether ``_tabled_curve`` builds the suffix maxima: on a charged optimistic PMF only."""
+        return not self.pessimistic and self.total_error != 0.0
 
     def delta_tabled(self, epsilon: np.ndarray) -> np.ndarray:
         """``delta_many`` at a flat array of eps, each per-eps term read from tables built once per PMF.
