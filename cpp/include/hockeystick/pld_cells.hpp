@@ -32,6 +32,7 @@
 #include <utility>
 #include <vector>
 
+#include "error_free.hpp"
 #include "gaussian_tail.hpp"
 #include "mills_ratio.hpp"
 
@@ -61,16 +62,30 @@ struct Cells {
 inline void add_atom(Cells& cells, double lam, double m) {
     const double h = cells.h;
     const std::int64_t n = static_cast<std::int64_t>(cells.c.size());
+    // Offsets from the grid are taken from the exact grid loss k h (a double-double, two_prod), not
+    // from fl(k h): near l = 741 that rounding is 1e-13, which moved atoms up by as much on the
+    // optimistic side (review of session 11).  The offset's own rounding is a loss error the
+    // caller charges with the snap (Cells::snapped), 0 wherever the subtractions are exact.
+    const auto offset_from = [&](double k) {
+        const double_double kh = two_prod(k, h);
+        const double_double s = two_sum(lam, -kh.hi), t = two_sum(s.hi, -kh.lo);
+        return std::pair<double, double>{t.hi, (std::fabs(s.lo) + std::fabs(t.lo)) * (1.0 + 4.0 * std::numeric_limits<double>::epsilon())};
+    };
     // An atom within a few ulps of a grid point sits on it (the end of the cell below); the distance
-    // moved is a loss error the caller charges (Cells::snapped; exact: lam and k h are within a
-    // factor 2 of each other there, so their difference is exact, Sterbenz).
+    // moved is a loss error the caller charges (Cells::snapped).
     const double k_near = std::round(lam / h);
-    const double distance = std::fabs(lam - k_near * h);
+    const auto [near_offset, near_error] = offset_from(k_near);
+    const double distance = std::fabs(near_offset) + near_error;
     const bool on_grid = distance <= 4.0 * std::numeric_limits<double>::epsilon() * std::max(std::fabs(lam), h);
     if (on_grid) cells.snapped = std::max(cells.snapped, distance);
     std::int64_t j = static_cast<std::int64_t>(on_grid ? k_near : std::ceil(lam / h)) - 1 - cells.k_lo;
     j = std::min<std::int64_t>(std::max<std::int64_t>(j, 0), n - 1);
-    const double u = on_grid ? h : std::min(std::max(lam - (cells.k_lo + j) * h, 0.0), h);  // lam - l_j
+    double u = h;  // lam - l_j
+    if (!on_grid) {
+        const auto [offset, error] = offset_from(static_cast<double>(cells.k_lo + j));
+        u = std::min(std::max(offset, 0.0), h);
+        cells.snapped = std::max(cells.snapped, error);
+    }
     cells.c[j] += m * -std::expm1(-u);
     cells.d[j] += m * std::expm1(h - u);
     if (on_grid && j == n - 1 && u == h) cells.top_atom += m;

@@ -60,10 +60,15 @@
 // g_j (slope right - slope left) where it pools.  Since the e's telescope, the
 // P-mass is kept up to the ends; the deficit at each grid point is O(h) times
 // the local cell mass, i.e. O(h^2) times the density, instead of the O(h) shift
-// of every loss that rounding down makes.  A negative residue from round-off is
-// cancelled by removing as much mass above it (which lowers the curve
+// of every loss that rounding down makes.  Each mass is lowered by a bound on its
+// own round-off (convex_minorant's comment: the minorant's log widths are kept
+// relative to each block's grid point, so no error grows with |l|).  A negative
+// residue is cancelled by removing as much mass above it (which lowers the curve
 // everywhere); if that fails the PMF falls back to rounding every loss down, and
-// `connect_dots` says so.
+// `connect_dots` says so.  Not charged: the recursion for rho_j below (relative
+// error up to 4 (top - j + 1) u in the worst case, about its square root in
+// practice) and the tent heights' few-u rounding; the points are taken at their
+// computed values.
 #pragma once
 
 #include <algorithm>
@@ -72,6 +77,7 @@
 #include <limits>
 #include <vector>
 
+#include "error_free.hpp"
 #include "pld_cells.hpp"
 
 namespace hockeystick {
@@ -110,9 +116,12 @@ inline GridPMF rounded_down_pmf(const Cells& cells) {
     pmf.k_lo = cells.k_lo;
     pmf.h = cells.h;
     pmf.p.assign(n + 1, 0.0);
-    // a_j = c_j + e^{l_j} b_j and e^{l_j} b_j (e^h - 1) = c_j + d_j, so a_j = c_j + (c_j + d_j)/(e^h - 1).
+    // a_j = c_j + e^{l_j} b_j and e^{l_j} b_j (e^h - 1) = c_j + d_j, so a_j = c_j + (c_j + d_j)/(e^h - 1),
+    // positive terms computed to within 6u relative (e^h - 1 2u, its inverse, the sum, the product,
+    // the last sum), lowered by 8u so that no mass exceeds its exact value.
+    constexpr double lowered = 1.0 - 8.0 * std::numeric_limits<double>::epsilon() / 2.0;
     const double inv = 1.0 / std::expm1(cells.h);
-    for (std::int64_t j = 0; j < n; ++j) pmf.p[j] = cells.c[j] + (cells.c[j] + cells.d[j]) * inv;
+    for (std::int64_t j = 0; j < n; ++j) pmf.p[j] = (cells.c[j] + (cells.c[j] + cells.d[j]) * inv) * lowered;
     pmf.connect_dots = false;
     return pmf;
 }
@@ -355,18 +364,34 @@ inline void follow_bottom_tangent(const Cells& cells, const std::vector<double>&
 // Loss of grid point j.
 inline double grid_loss(const Cells& cells, std::int64_t j) { return static_cast<double>(cells.k_lo + j) * cells.h; }
 
-// The greatest convex minorant of the points, per chord segment j = -1 .. pin - 1 (index j + 1):
-// the rise and log width in g of the block of segments it was pooled into, and whether that
-// block has more than one segment.  Segment -1 runs from g = 0 along the tangent at g_0 (slope
-// -Q(L > l_0)); segment j has rise -(c_j + rho_j + e_{j+1} - e_j) and width g_j (e^h - 1).
-struct MinorantSegments {
-    std::vector<double> rise, log_width;
-    std::vector<char> pooled;
+// The greatest convex minorant of the points is a run of blocks of consecutive chord segments.
+// Segment -1 runs from g = 0 along the tangent at g_0 (slope -Q(L > l_0)); segment j (0 <= j < pin)
+// from g_j to g_{j+1}, with rise -(c_j + rho_j + e_{j+1} - e_j) and width g_j (e^h - 1).
+//
+// Reference and round-off.  The masses are certified against the minorant computed in exact
+// arithmetic from the computed numbers c_j, d_j, e_j and rho_j (the file's opening comment says
+// what that leaves uncharged): every computed mass is lowered by a bound on its round-off, which
+// only lowers the curve.
+//
+// A block keeps its width W as a logarithm relative to its anchor grid point A = max(first, 0),
+// W = g_A e^{log_width}, so that the exponentials of the masses take arguments of the size of the
+// block's span in loss, not of the losses themselves (an absolute log width near l = 741 carried
+// 741 u of round-off into every pooled mass: an atom there got P-mass 1 + 1.1e-13 and a lower
+// delta(0) above 1, review 10 of session 10).  It also keeps bounds on the round-off of its rise
+// and of its log width; two blocks are pooled only when their slopes are out of order beyond that
+// round-off (a pool of blocks whose slopes are in order would lift the line above the point
+// between them; blocks left unpooled while out of order within round-off leave a tiny negative
+// mass, which cancel_negative_residues removes with mass above it: it only lowers the curve).
+struct MinorantBlock {
+    std::int64_t first, last;  // its segments
+    double rise, rise_error;
+    double log_width, log_width_error;  // log(W / g_A)
+    std::int64_t anchor() const { return std::max<std::int64_t>(first, 0); }
 };
 
 // e^{-x} for x >= 0 near the last x it was computed at, as a bracket or exactly.  The comparisons
 // of convex_minorant take e^{-x} of nearly one x in a row (neighbouring single segments: x = h up
-// to the rounding of the grid losses); they only need its side of a threshold, and fl(y e^{-x}) is
+// to the rounding of the grid losses); they only need its side of a threshold, and the test is
 // monotone in e^{-x}, so when both ends of a bracket of fl(exp(-x)) give the same answer, so does
 // fl(exp(-x)) itself, and std::exp is called only for a near tie or a merge (which needs the value).
 // Bracket: e^{-x} = e^{-x0} e^{x0 - x} with |x0 - x| = t <= 1e-6, e^{+-t} within 1 +- (t + t^2),
@@ -395,58 +420,112 @@ class NearbyExp {
     double x0_ = std::numeric_limits<double>::quiet_NaN(), v0_ = 0.0;
 };
 
+// The least value x R can take for R in [rise - error, rise + error] and x in [f lo, f hi] (f > 0),
+// and the greatest.
+inline double least_product(double rise, double error, double f_lo, double f_hi) {
+    const double r = rise - error;
+    return r * (r >= 0.0 ? f_lo : f_hi);
+}
+inline double greatest_product(double rise, double error, double f_lo, double f_hi) {
+    const double r = rise + error;
+    return r * (r >= 0.0 ? f_hi : f_lo);
+}
+
 // Pool-adjacent-violators on the chord slopes, weighted by the widths in g (Barlow, Bartholomew,
-// Bremner & Brunk 1972, ch. 1): a block whose slope exceeds the next one's merges with it.  Widths
-// e^{l_j} (e^h - 1) span e^{+-1000} on wide grids, so blocks carry logarithms of their widths.
-inline MinorantSegments convex_minorant(const Cells& cells, const std::vector<double>& rho, const LoweredChord& chord) {
+// Bremner & Brunk 1972, ch. 1): a block whose slope exceeds the next one's beyond round-off merges
+// with it.  Widths e^{l_j} (e^h - 1) span e^{+-1000} on wide grids, so blocks carry logarithms.
+inline std::vector<MinorantBlock> convex_minorant(const Cells& cells, const std::vector<double>& rho,
+                                                  const LoweredChord& chord) {
+    constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
     const auto& c = cells.c;
     const auto& d = cells.d;
     const auto& e = chord.e;
     const std::int64_t pin = chord.pin;
-    const double em1 = std::expm1(cells.h);
-    struct Block { std::int64_t first, last; double rise, log_width; };
-    std::vector<Block> blocks;
+    const double h = cells.h, em1 = std::expm1(h);
+    const double log_em1 = std::log(em1), log_em1_error = u * (std::fabs(log_em1) + 3.0);
+    std::vector<MinorantBlock> blocks;
     blocks.reserve(pin + 1);
-    const double log_em1 = std::log(em1);
     NearbyExp ratio_of;  // smaller / larger width = e^{-|difference of log widths|}
-    blocks.push_back({-1, -1, -(c[0] + d[0] + rho[0]) / em1, grid_loss(cells, 0)});  // width g_0, slope -Q(L > l_0)
+    const double tangent = -(c[0] + d[0] + rho[0]) / em1;  // width g_0: log width 0 at anchor 0, exact
+    blocks.push_back({-1, -1, tangent, 5.0 * u * -tangent, 0.0, 0.0});
     for (std::int64_t j = 0; j < pin; ++j) {
-        blocks.push_back({j, j, -(c[j] + rho[j] + e[j + 1] - e[j]), grid_loss(cells, j) + log_em1});
+        // the rise's three roundings, each exact by two_sum (0 where an operation is exact: a flat
+        // segment between two pins has rise 0 and no error, so its end keeps mass 0, not a debt)
+        const double_double s1 = two_sum(c[j], rho[j]), s2 = two_sum(s1.hi, e[j + 1]), s3 = two_sum(s2.hi, -e[j]);
+        const double rounding = (std::fabs(s1.lo) + std::fabs(s2.lo) + std::fabs(s3.lo)) * (1.0 + 4.0 * u);
+        blocks.push_back({j, j, -s3.hi, rounding, log_em1, log_em1_error});
         while (blocks.size() >= 2) {
-            const Block& b = blocks[blocks.size() - 1];
-            const Block& a = blocks[blocks.size() - 2];
-            // a.rise / a.width <= b.rise / b.width, both sides divided by the larger width.
-            const double gap = std::fabs(a.log_width - b.log_width);
-            const bool a_wider = a.log_width >= b.log_width;
-            const auto in_order = [&](double ratio) {  // non-decreasing slopes
-                return a.rise * (a_wider ? ratio : 1.0) <= b.rise * (a_wider ? 1.0 : ratio);
+            const MinorantBlock& b = blocks[blocks.size() - 1];
+            const MinorantBlock& a = blocks[blocks.size() - 2];
+            // b's log width relative to a's anchor, the gap between the two, and a bound on its error.
+            const double shift = static_cast<double>(b.anchor() - a.anchor()) * h;
+            const double b_log_width = shift + b.log_width;
+            const double gap = std::fabs(a.log_width - b_log_width);
+            const double gap_error = a.log_width_error + b.log_width_error +
+                                     u * (std::fabs(shift) + std::fabs(b_log_width) + gap + 2.0);
+            const double margin = 1.01 * gap_error + 4.0 * u;  // e^{gap_error} and fl(exp)'s ulp, relative
+            const bool a_wider = a.log_width >= b_log_width;
+            // Slopes divided by the larger width: a.rise x fa against b.rise x fb, one of fa, fb the
+            // ratio, the other 1; out of order beyond round-off when the least a-side exceeds the greatest b-side.
+            const auto out_of_order = [&](double ratio) {
+                const double lo = ratio * (1.0 - margin), hi = ratio * (1.0 + margin);
+                const double x = least_product(a.rise, a.rise_error, a_wider ? lo : 1.0, a_wider ? hi : 1.0);
+                const double y = greatest_product(b.rise, b.rise_error, a_wider ? 1.0 : lo, a_wider ? 1.0 : hi);
+                return x - y > 8.0 * u * (std::fabs(x) + std::fabs(y));
             };
             double lo = 0.0, hi = 0.0;
-            const bool known = ratio_of.bracket(gap, lo, hi) && in_order(lo) == in_order(hi);
-            if (known ? in_order(lo) : in_order(ratio_of.exact(gap))) break;
-            const Block merged{a.first, b.last, a.rise + b.rise,
-                               std::max(a.log_width, b.log_width) + std::log1p(ratio_of.exact(gap))};
+            const bool known = ratio_of.bracket(gap, lo, hi) && out_of_order(lo) == out_of_order(hi);
+            if (!(known ? out_of_order(lo) : out_of_order(ratio_of.exact(gap)))) break;
+            const double ratio = ratio_of.exact(gap);
+            const double_double rise_sum = two_sum(a.rise, b.rise);
+            const double rise = rise_sum.hi;
+            const double log_width = std::max(a.log_width, b_log_width) + std::log1p(ratio);
+            // log(W_a + W_b) moves by at most the larger error of its inputs (its gradient is a
+            // convex combination); then the round-off of the gap, exp, log1p and the sum.
+            const double log_width_error =
+                std::max(a.log_width_error, b.log_width_error + u * (std::fabs(shift) + std::fabs(b_log_width))) +
+                u * (gap + std::fabs(log_width) + 4.0);
+            const MinorantBlock merged{a.first, b.last, rise, (a.rise_error + b.rise_error + std::fabs(rise_sum.lo)) * (1.0 + 4.0 * u),
+                                       log_width, log_width_error};
             blocks.pop_back();
             blocks.back() = merged;
         }
     }
-    MinorantSegments seg{std::vector<double>(pin + 1, 0.0), std::vector<double>(pin + 1, 0.0),
-                         std::vector<char>(pin + 1, 0)};
-    for (const Block& b : blocks)
-        for (std::int64_t j = b.first; j <= b.last; ++j) {
-            seg.rise[j + 1] = b.rise;
-            seg.log_width[j + 1] = b.log_width;
-            seg.pooled[j + 1] = b.first != b.last;
-        }
-    return seg;
+    return blocks;
+}
+
+// g_j times the slope of block b (which holds a segment at g_j), R e^{(j - A) h - log_width}, and a
+// bound on its error from the block's round-off and its own (+inf when that has no small bound).
+struct ScaledSlope {
+    double value, error;
+};
+inline ScaledSlope scaled_slope(const MinorantBlock& b, std::int64_t j, double h) {
+    constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
+    const double offset = static_cast<double>(j - b.anchor()) * h;
+    const double x = offset - b.log_width;
+    const double x_error = b.log_width_error + u * (std::fabs(offset) + std::fabs(x));
+    const double scale = std::exp(x);
+    const double value = b.rise * scale;
+    if (!(x_error <= 1e-3)) return {value, std::numeric_limits<double>::infinity()};
+    const double relative = 1.01 * x_error + 4.0 * u;  // e^{x_error}, exp's ulp, the product
+    return {value, std::fabs(value) * relative + b.rise_error * scale * (1.0 + relative)};
 }
 
 // Masses p_j = g_j (slope right of g_j - slope left of g_j) of the minorant, j = 0..n (zero above
-// the pin).  Where neither neighbouring segment was pooled, the minorant is the lowered chord and
-//   p_j (e^h - 1) = (d_j - e_{j+1} + e_j) + e^h (c_{j-1} + e_j - e_{j-1})
-// (no cancellation); elsewhere the slope times g_j is rise e^{l_j - log width}, bounded by the
-// block's rise e^h / (e^h - 1).
-inline std::vector<double> minorant_masses(const Cells& cells, const LoweredChord& chord, const MinorantSegments& seg) {
+// the pin), each lowered by a bound on its round-off against the reference (convex_minorant's
+// comment; the result may be negative, cancel_negative_residues clears it).  Inside a block the
+// two slopes are one (p_j = 0).  Where both neighbouring segments are blocks of their own, the
+// minorant is the lowered chord and
+//   p_j (e^h - 1) = (d_j - e_{j+1} + e_j) + e^h (c_{j-1} + e_j - e_{j-1}),
+// the reference's g_j (rise_j / width_j - rise_{j-1} / width_{j-1}) once e^h rho_{j-1} is replaced by
+// c_j + d_j + rho_j, which the computed rho_{j-1} meets to within 6u of the latter (its one step:
+// two sums, e^h, the quotient); so the charge is that, plus the closed form's own round-off (its
+// sums' errors exact by two_sum, then e^h, the product, the sum and the quotient).  At j = 0 the
+// left segment is the tangent, -(c_0 + d_0 + rho_0) / (e^h - 1), and no replacement is needed.
+// Elsewhere the slopes times g_j come from scaled_slope.
+inline std::vector<double> minorant_masses(const Cells& cells, const std::vector<double>& rho, const LoweredChord& chord,
+                                           const std::vector<MinorantBlock>& blocks) {
+    constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
     const std::int64_t n = static_cast<std::int64_t>(cells.c.size());
     const auto& c = cells.c;
     const auto& d = cells.d;
@@ -454,18 +533,27 @@ inline std::vector<double> minorant_masses(const Cells& cells, const LoweredChor
     const std::int64_t pin = chord.pin;
     const double eh = std::exp(cells.h), em1 = std::expm1(cells.h);
     std::vector<double> p(n + 1, 0.0);
+    std::size_t b = 0;  // the block holding segment j - 1
     for (std::int64_t j = 0; j <= pin; ++j) {
-        const bool left_pooled = seg.pooled[j];                      // segment j - 1
-        const bool right_pooled = j < pin ? seg.pooled[j + 1] : false;  // segment j (beyond the pin: flat)
-        if (!left_pooled && !right_pooled && j < pin) {
-            const double dj = d[j];
-            const double cprev = j > 0 ? c[j - 1] : 0.0;
-            const double eprev = j > 0 ? e[j - 1] : e[0];
-            p[j] = ((dj - e[j + 1] + e[j]) + eh * (cprev + e[j] - eprev)) / em1;
+        if (blocks[b].last < j - 1) ++b;
+        const MinorantBlock& left = blocks[b];
+        const bool right_inside = j < pin && left.last >= j;  // segment j in the same block: no kink
+        if (right_inside) continue;
+        const MinorantBlock* right = j < pin ? &blocks[b + 1] : nullptr;
+        if (right != nullptr && left.first == left.last && right->first == right->last) {
+            const double cprev = j > 0 ? c[j - 1] : 0.0, eprev = j > 0 ? e[j - 1] : e[0];  // j = 0: the tangent
+            const double_double a1 = two_sum(d[j], -e[j + 1]), a2 = two_sum(a1.hi, e[j]);
+            const double_double s1 = two_sum(cprev, e[j]), s2 = two_sum(s1.hi, -eprev);
+            const double scaled = eh * s2.hi, sum = a2.hi + scaled, value = sum / em1;
+            const double adds = std::fabs(a1.lo) + std::fabs(a2.lo) + eh * (std::fabs(s1.lo) + std::fabs(s2.lo));
+            const double step = j > 0 ? 6.0 * u * (c[j] + d[j] + rho[j]) : 0.0;  // rho_{j-1}'s one step
+            const double rounding = adds + 3.0 * u * std::fabs(scaled) + u * std::fabs(sum) + step;
+            p[j] = value - (rounding / em1 + 4.0 * u * std::fabs(value)) * (1.0 + 8.0 * u);
         } else {
-            const double l = grid_loss(cells, j);
-            const double right = j < pin ? seg.rise[j + 1] * std::exp(l - seg.log_width[j + 1]) : 0.0;
-            p[j] = right - seg.rise[j] * std::exp(l - seg.log_width[j]);
+            const ScaledSlope l = scaled_slope(left, j, cells.h);
+            const ScaledSlope r = right != nullptr ? scaled_slope(*right, j, cells.h) : ScaledSlope{0.0, 0.0};
+            const double raw = r.value - l.value;
+            p[j] = raw - (l.error + r.error + u * std::fabs(raw)) * (1.0 + 4.0 * u);
         }
     }
     return p;
@@ -519,11 +607,11 @@ inline GridPMF optimistic_pmf(const Cells& cells) {
     const detail::GridProfileValues profile = detail::profile_at_grid_points(cells, top);
     detail::LoweredChord chord = detail::lowered_chord(cells, top, profile.H);
     detail::follow_bottom_tangent(cells, profile.H, chord);
-    const detail::MinorantSegments minorant = detail::convex_minorant(cells, profile.rho, chord);
+    const std::vector<detail::MinorantBlock> minorant = detail::convex_minorant(cells, profile.rho, chord);
     GridPMF pmf;
     pmf.k_lo = cells.k_lo;
     pmf.h = cells.h;
-    pmf.p = detail::minorant_masses(cells, chord, minorant);
+    pmf.p = detail::minorant_masses(cells, profile.rho, chord, minorant);
     if (!detail::cancel_negative_residues(pmf.p)) return rounded_down_pmf(cells);
     detail::cap_q_mass_at_one(cells, pmf.p);
     return pmf;

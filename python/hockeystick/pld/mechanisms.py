@@ -348,8 +348,8 @@ def grid_mass_floor(h: float) -> float:
     2^-1075 absolute, so the cell's P-mass (about m) by up to 3 2^-1075 / min(h, 1), and its scaled
     Q-mass by up to 2^-1074 / (e^h - 1) beside m e^-u: at most 3 2^-65 relative for m at this floor,
     far below the cells' own rounding of a few u (the pessimistic side carries any shortfall to
-    +infinity, ``factor_view``; the optimistic side's relative rounding is not charged separately, a
-    known gap: review 10 of session 10).
+    +infinity, ``factor_view``; the optimistic side lowers each mass by a bound on its round-off,
+    pld_connect_dots.hpp's ``minorant_masses``).
     A normal mass below it (2^-1021 at h = 1e-4: a lower delta(0) above the truth, review 10) is
     handled as a subnormal one (``_near_underflow_atoms``)."""
     return max(WINDOW_FLOOR, 2.0 ** -1010 / min(h, 1.0))
