@@ -67,8 +67,7 @@
 // everywhere); if that fails the PMF falls back to rounding every loss down, and
 // `connect_dots` says so.  Not charged: the recursion for rho_j below (relative
 // error up to 4 (top - j + 1) u in the worst case, about its square root in
-// practice) and the tent heights' few-u rounding; the points are taken at their
-// computed values.
+// practice); the points are taken at their computed values.
 #pragma once
 
 #include <algorithm>
@@ -118,8 +117,9 @@ inline GridPMF rounded_down_pmf(const Cells& cells) {
     pmf.p.assign(n + 1, 0.0);
     // a_j = c_j + e^{l_j} b_j and e^{l_j} b_j (e^h - 1) = c_j + d_j, so a_j = c_j + (c_j + d_j)/(e^h - 1),
     // positive terms computed to within 6u relative (e^h - 1 2u, its inverse, the sum, the product,
-    // the last sum), lowered by 8u so that no mass exceeds its exact value.
-    constexpr double lowered = 1.0 - 8.0 * std::numeric_limits<double>::epsilon() / 2.0;
+    // the last sum), lowered by 16u so that no mass exceeds its exact value (the rest: c and d's own
+    // few-u rounding, as tent's 4u (c + d)).
+    constexpr double lowered = 1.0 - 16.0 * std::numeric_limits<double>::epsilon() / 2.0;
     const double inv = 1.0 / std::expm1(cells.h);
     for (std::int64_t j = 0; j < n; ++j) pmf.p[j] = (cells.c[j] + (cells.c[j] + cells.d[j]) * inv) * lowered;
     pmf.connect_dots = false;
@@ -166,25 +166,44 @@ struct GapBound {
         }
     }
     double top() const { return n == 0 ? 0.0 : *std::max_element(height, height + n); }
+    // The chord (1 - theta) e_lo + theta e_hi (e's >= 0) must clear each kink by its round-off: the
+    // sum's own (3u), and a kink's theta computed to within 2u relative, which moves the chord at it by
+    // up to 2u (e_lo + e_hi); a margin of 8u (height + e_lo + e_hi) covers both (review of session 11:
+    // a chord met exactly at an atom's apex rose 3e-17 above the true curve).
+    static double margin(double height, double e_lo, double e_hi) {
+        return 4.0 * std::numeric_limits<double>::epsilon() * (height + e_lo + e_hi);
+    }
     bool below(double e_lo, double e_hi) const {
         for (int k = 0; k < n; ++k)
-            if (!((1.0 - theta[k]) * e_lo + theta[k] * e_hi >= height[k])) return false;
+            if (!((1.0 - theta[k]) * e_lo + theta[k] * e_hi >= height[k] + margin(height[k], e_lo, e_hi))) return false;
         return true;
     }
-    // The least e_hi (given e_lo) / e_lo (given e_hi) with the chord above every kink
-    // (+inf if none does, -inf if there is no kink).
+    // The least e_hi (given e_lo) / e_lo (given e_hi) with the chord above every kink by the margin,
+    // rounded up by as much again (+inf if none does, -inf if there is no kink).
     double need_hi(double e_lo) const {
         double need = -std::numeric_limits<double>::infinity();
-        for (int k = 0; k < n; ++k)
-            need = std::max(need, theta[k] > 0.0 ? (height[k] - (1.0 - theta[k]) * e_lo) / theta[k]
-                                  : height[k] <= e_lo ? need : std::numeric_limits<double>::infinity());
+        for (int k = 0; k < n; ++k) {
+            if (!(theta[k] > 0.0)) {
+                if (!(height[k] + margin(height[k], e_lo, 0.0) <= e_lo)) return std::numeric_limits<double>::infinity();
+                continue;
+            }
+            const double raw = (height[k] - (1.0 - theta[k]) * e_lo) / theta[k];
+            const double slack = 2.0 * margin(height[k], e_lo, std::fabs(raw)) / theta[k];
+            need = std::max(need, raw + slack);
+        }
         return need;
     }
     double need_lo(double e_hi) const {
         double need = -std::numeric_limits<double>::infinity();
-        for (int k = 0; k < n; ++k)
-            need = std::max(need, theta[k] < 1.0 ? (height[k] - theta[k] * e_hi) / (1.0 - theta[k])
-                                  : height[k] <= e_hi ? need : std::numeric_limits<double>::infinity());
+        for (int k = 0; k < n; ++k) {
+            if (!(theta[k] < 1.0)) {
+                if (!(height[k] + margin(height[k], 0.0, e_hi) <= e_hi)) return std::numeric_limits<double>::infinity();
+                continue;
+            }
+            const double raw = (height[k] - theta[k] * e_hi) / (1.0 - theta[k]);
+            const double slack = 2.0 * margin(height[k], std::fabs(raw), e_hi) / (1.0 - theta[k]);
+            need = std::max(need, raw + slack);
+        }
         return need;
     }
 };
@@ -206,7 +225,9 @@ inline double product_over(double a, double b, double s) {
 inline GapBound tent(double c, double d) {
     GapBound b;
     const double s = c + d;
-    if (s > 0.0) b.add(c / s, detail::product_over(c, d, s));
+    // raised by its rounding (8u relative) and by 4u (c + d): c and d are rounded themselves
+    constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
+    if (s > 0.0) b.add(c / s, detail::product_over(c, d, s) * (1.0 + 8.0 * u) + 4.0 * u * s);
     return b;
 }
 
@@ -223,14 +244,16 @@ inline GapBound split_tents(const Cells& cells, std::int64_t j) {
     const double mismatch = std::fabs(cells.c[j] - (ca + (1.0 + shrink) * cb + shrink * db)) +
                             std::fabs(cells.d[j] - (db + (1.0 + grow) * da + grow * ca));
     const double theta_s = 1.0 / (1.0 + grow);
+    const double rounded_cells = 2.0 * std::numeric_limits<double>::epsilon() * (cells.c[j] + cells.d[j]);  // 4u (c + d), as tent's
     const double g_s = (grow * ca + db) / (1.0 + grow);
     GapBound b;
     const double sa = ca + da, sb = cb + db;
-    if (sa > 0.0) b.add(theta_s * (ca / sa), raise * (g_s * (ca / sa) + detail::product_over(ca, da, sa)) + mismatch);
-    b.add(theta_s, raise * g_s + mismatch);
+    if (sa > 0.0)
+        b.add(theta_s * (ca / sa), raise * (g_s * (ca / sa) + detail::product_over(ca, da, sa)) + mismatch + rounded_cells);
+    b.add(theta_s, raise * g_s + mismatch + rounded_cells);
     if (sb > 0.0)
         b.add(theta_s + (1.0 - theta_s) * (cb / sb),
-              raise * (g_s * (db / sb) + detail::product_over(cb, db, sb)) + mismatch);
+              raise * (g_s * (db / sb) + detail::product_over(cb, db, sb)) + mismatch + rounded_cells);
     return b;
 }
 

@@ -1,4 +1,5 @@
-"""The optimistic (lower) PMF carries no round-off of the size of the losses.
+"""The optimistic (lower) PMF is lowered by its round-off: none of the size of the losses, none at a
+chord that meets the true curve.
 
 Session 10's review found ``pld.discrete_laplace(700, 2).delta(0, bound="lower")`` =
 1.000000000000107, above the truth (at most 1); so did ``randomized_response(0, 2)``,
@@ -9,9 +10,15 @@ each pooled mass e^{l_j - log width} carried ~741 u of round-off: the atom's P-m
 1 + 1.1e-13.  The blocks now keep their widths relative to their own grid point, every mass is
 lowered by a bound on its round-off, and blocks are pooled only when out of order beyond it.
 
-Checked here against 50-digit mpmath: the four constructions' lower delta never exceeds the true
-delta of their pairs, and on random atoms (many at losses 700-800) the lower PMF's own profile,
-summed exactly, never exceeds the atoms' true curve.
+The same review found a second edge: where the lowered chord meets the true curve (an atom at its
+cell's tent apex, the point above it pinned to zero), the tent heights and the e_j solved from them
+(``GapBound::need_lo``) carried no allowance for their rounding, and the chord rose up to 3e-17 above
+the curve (1.2e-12 of it).  Each kink now has to be cleared by 8u (height + e_lo + e_hi), the e_j
+solved for it are raised by as much again, and tent heights by their rounding and 4u (c + d).
+
+Checked here against 50-digit mpmath: the constructions' lower delta never exceeds the true delta of
+their pairs, and on random atoms (many at losses 700-800; and three atoms each at its cell's apex) the
+lower PMF's own profile, summed exactly, never exceeds the atoms' true curve.
 """
 
 from __future__ import annotations
@@ -119,3 +126,36 @@ def test_atom_grid_lower_side_is_below_the_atoms_curve(seed: int) -> None:
         # the optimistic side read at eps + snapped (GridPMF.loss_shift); the raw pessimistic side is
         # certified only with factor_view's deficit at +infinity, checked through the PLDs above
         assert _profile(lower, lo_k, h, e + snapped) <= truth, (seed, eps)
+
+
+# the two sets the review found (the lower profile at the heavy atom was 2.9e-17 and 5.2e-17 above)
+APEX_CASES = [
+    ([22.030346007662473, 21.37424383347847], [4.9629636299176294e-05, 1 - 4.9629636299176294e-05], 1.0),
+    ([7.928750603483975, 6.7339908834066975], [2.891225496984414e-06, 1 - 2.891225496984414e-06], 1.0),
+]
+
+
+def _apex_atoms(seed: int) -> tuple[np.ndarray, np.ndarray, float]:
+    """Three atoms: a light one in the top cell, two heavier ones in the cell below (the review's search)."""
+    rng = np.random.default_rng(seed)
+    h = float(rng.choice([1.0, 0.3, 2.0]))
+    base = float(rng.choice([0.0, 5.0, 20.0]))
+    fraction = rng.uniform(0.0, 1.0, 3)
+    loss = base + np.array([2.0 + fraction[0], 1.0 + fraction[1], 1.0 + fraction[2]]) * h
+    loss[1] = min(loss[1], loss[2])
+    return loss, rng.dirichlet(np.ones(3) * [0.3, 1.0, 3.0]), h
+
+
+@pytest.mark.parametrize("case", list(range(len(APEX_CASES))) + [f"seed {s}" for s in range(60)])
+def test_lower_chord_meeting_the_curve_stays_below_it(case: int | str) -> None:
+    if isinstance(case, int):
+        losses, masses, h = APEX_CASES[case]
+        loss, mass = np.array(losses), np.array(masses)
+    else:
+        loss, mass, h = _apex_atoms(int(case.split()[1]))
+    raw = _core.pld_atoms(loss, mass, h, MAX_CELLS)
+    lower, snapped = np.asarray(raw["lower"]), mp.mpf(float(raw["snapped"]))
+    assert raw["connect_dots"]  # the chord itself, not the rounded-down fallback
+    for eps in loss:  # the curve is met at the atoms
+        e = mp.mpf(float(eps))
+        assert _profile(lower, int(raw["lower_k_lo"]), h, e + snapped) <= _atom_curve(loss, mass, e), (case, eps)
