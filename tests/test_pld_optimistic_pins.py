@@ -5,9 +5,10 @@ The pinned digests (SHA-256 of the float64 masses, plus k_lo, the mass at infini
 connect-the-dots flag) were computed by this module's ``main`` on commit 4f02dd6, before the
 split of ``optimistic_pmf`` into phases, and recomputed in session 11 when every mass began to be
 lowered by a bound on its round-off and the blocks' log widths became relative to their anchors
-(tests/test_pld_optimistic_round_off.py: the masses moved by at most 3.9e-12, save the subsampled
-Gaussian at sigma 0.2, q 1e-3, remove, h 0.01, whose minorant had pooled its whole tail on round-off:
-its lower delta at eps 10 went from ~1e-15 to 9.5e-5, the truth 1.44e-4).  The cases reach every phase: pins below the top,
+(tests/test_pld_optimistic_round_off.py: the masses moved by at most 3.9e-12, save four subsampled
+Gaussians at q 1e-3, remove (sigma 0.2, 0.6, 1.0), whose minorant had pooled a tail on round-off;
+their lower sides rose, still below the truth: sigma 0.2, h 0.01 at eps 10 from ~1e-15 to 9.5e-5, the
+truth 1.44e-4; sigma 0.6, h 0.01 at eps 0 from 1e-19 to 4.5e-5, the truth 6.0e-4).  The cases reach every phase: pins below the top,
 tangent-following at the bottom, pooling in the convex minorant, top atoms kept in place
 (atoms and Laplace), wide grids (log-width arithmetic) and the replace-one lower cells.
 libm may round exp/log differently on another platform, so the pins are checked only on

@@ -542,8 +542,8 @@ inline ScaledSlope scaled_slope(const MinorantBlock& b, std::int64_t j, double h
 //   p_j (e^h - 1) = (d_j - e_{j+1} + e_j) + e^h (c_{j-1} + e_j - e_{j-1}),
 // the reference's g_j (rise_j / width_j - rise_{j-1} / width_{j-1}) once e^h rho_{j-1} is replaced by
 // c_j + d_j + rho_j, which the computed rho_{j-1} meets to within 6u of the latter (its one step:
-// two sums, e^h, the quotient); so the charge is that, plus the closed form's own round-off (its
-// sums' errors exact by two_sum, then e^h, the product, the sum and the quotient).  At j = 0 the
+// two sums, e^h, the quotient); so the charge is that, plus the closed form's own round-off (u times
+// each sum's result, then e^h, the product, the last sum and 1 / (e^h - 1)).  At j = 0 the
 // left segment is the tangent, -(c_0 + d_0 + rho_0) / (e^h - 1), and no replacement is needed.
 // Elsewhere the slopes times g_j come from scaled_slope.
 inline std::vector<double> minorant_masses(const Cells& cells, const std::vector<double>& rho, const LoweredChord& chord,
@@ -554,31 +554,38 @@ inline std::vector<double> minorant_masses(const Cells& cells, const std::vector
     const auto& d = cells.d;
     const auto& e = chord.e;
     const std::int64_t pin = chord.pin;
-    const double eh = std::exp(cells.h), em1 = std::expm1(cells.h);
+    // 1 / (e^h - 1) within 4u of its value (e^h - 1's 2u, the quotient), each product one more
+    const double eh = std::exp(cells.h), inv_em1 = 1.0 / std::expm1(cells.h);
     std::vector<double> p(n + 1, 0.0);
-    std::size_t b = 0;  // the block holding segment j - 1
-    for (std::int64_t j = 0; j <= pin; ++j) {
-        if (blocks[b].last < j - 1) ++b;
-        const MinorantBlock& left = blocks[b];
-        const bool right_inside = j < pin && left.last >= j;  // segment j in the same block: no kink
-        if (right_inside) continue;
-        const MinorantBlock* right = j < pin ? &blocks[b + 1] : nullptr;
-        if (right != nullptr && left.first == left.last && right->first == right->last) {
-            const double cprev = j > 0 ? c[j - 1] : 0.0, eprev = j > 0 ? e[j - 1] : e[0];  // j = 0: the tangent
-            const double_double a1 = two_sum(d[j], -e[j + 1]), a2 = two_sum(a1.hi, e[j]);
-            const double_double s1 = two_sum(cprev, e[j]), s2 = two_sum(s1.hi, -eprev);
-            const double scaled = eh * s2.hi, sum = a2.hi + scaled, value = sum / em1;
-            const double adds = std::fabs(a1.lo) + std::fabs(a2.lo) + eh * (std::fabs(s1.lo) + std::fabs(s2.lo));
-            const double step = j > 0 ? 6.0 * u * (c[j] + d[j] + rho[j]) : 0.0;  // rho_{j-1}'s one step
-            const double rounding = adds + 3.0 * u * std::fabs(scaled) + u * std::fabs(sum) + step;
-            p[j] = value - (rounding / em1 + 4.0 * u * std::fabs(value)) * (1.0 + 8.0 * u);
-        } else {
-            const ScaledSlope l = scaled_slope(left, j, cells.h);
-            const ScaledSlope r = right != nullptr ? scaled_slope(*right, j, cells.h) : ScaledSlope{0.0, 0.0};
-            const double raw = r.value - l.value;
-            p[j] = raw - (l.error + r.error + u * std::fabs(raw)) * (1.0 + 4.0 * u);
-        }
+    // the closed form at every grid point below the pin (one branch-free pass), then the points next
+    // to or inside pooled blocks, and the pin, replaced
+    const auto closed_form = [&](double dj, double e_next, double ej, double cprev, double eprev, double step) {
+        const double a1 = dj - e_next, a2 = a1 + ej, s1 = cprev + ej, s2 = s1 - eprev;
+        const double scaled = eh * s2, sum = a2 + scaled, value = sum * inv_em1;
+        // each sum errs by at most u times its result (0 where it is exactly 0)
+        const double adds = (std::fabs(a1) + std::fabs(a2) + eh * (std::fabs(s1) + std::fabs(s2))) * (1.0 + 2.0 * u);
+        const double rounding = adds + 3.0 * std::fabs(scaled) + std::fabs(sum) + step;
+        return value - u * (rounding * inv_em1 + 5.0 * std::fabs(value)) * (1.0 + 8.0 * u);
+    };
+    if (pin > 0) p[0] = closed_form(d[0], e[1], e[0], 0.0, e[0], 0.0);  // the tangent on the left: no replacement
+    for (std::int64_t j = 1; j < pin; ++j)  // step: rho_{j-1}'s one step, 6u (c_j + d_j + rho_j)
+        p[j] = closed_form(d[j], e[j + 1], e[j], c[j - 1], e[j - 1], 6.0 * (c[j] + d[j] + rho[j]));
+    const double h = cells.h;
+    const auto kink = [&](const MinorantBlock& left, const MinorantBlock* right, std::int64_t j) {
+        const ScaledSlope l = scaled_slope(left, j, h);
+        const ScaledSlope r = right != nullptr ? scaled_slope(*right, j, h) : ScaledSlope{0.0, 0.0};
+        const double raw = r.value - l.value;
+        p[j] = raw - (l.error + r.error + u * std::fabs(raw)) * (1.0 + 4.0 * u);
+    };
+    const std::size_t last = blocks.size() - 1;  // the block ending at the pin
+    for (std::size_t b = 0; b <= last; ++b) {
+        const MinorantBlock& block = blocks[b];
+        if (block.first == block.last) continue;
+        for (std::int64_t j = std::max<std::int64_t>(block.first + 1, 0); j <= block.last; ++j) p[j] = 0.0;  // inside
+        if (block.first >= 0) kink(blocks[b - 1], &block, block.first);
+        if (block.last + 1 < pin) kink(block, &blocks[b + 1], block.last + 1);
     }
+    kink(blocks[last], nullptr, pin);
     return p;
 }
 
