@@ -16,7 +16,7 @@ cell's tent apex, the point above it pinned to zero), the tent heights and the e
 the curve (1.2e-12 of it).  Each kink now has to be cleared by 8u (height + e_lo + e_hi), the e_j
 solved for it are raised by as much again, and tent heights by their rounding and 4u (c + d).
 
-Checked here against 50-digit mpmath: the constructions' lower delta never exceeds the true delta of
+Checked here against 120-digit mpmath: the constructions' lower delta never exceeds the true delta of
 their pairs, and on random atoms (many at losses 700-800; and three atoms each at its cell's apex) the
 lower PMF's own profile, summed exactly, never exceeds the atoms' true curve.
 """
@@ -29,7 +29,7 @@ import pytest
 
 from hockeystick import _core, pld
 
-mp.mp.dps = 50
+mp.mp.dps = 120  # the grid losses and eps + snapped exactly (a few hundred bits), so a term at a grid point is 0
 MAX_CELLS = 1 << 26
 
 
@@ -159,3 +159,31 @@ def test_lower_chord_meeting_the_curve_stays_below_it(case: int | str) -> None:
     for eps in loss:  # the curve is met at the atoms
         e = mp.mpf(float(eps))
         assert _profile(lower, int(raw["lower_k_lo"]), h, e + snapped) <= _atom_curve(loss, mass, e), (case, eps)
+
+
+# The second review's sets: a lower end returned to the chord by the bottom-tangent pass undid the
+# raise the cell below needed (an atom exactly at its cell's top gave that cell a spurious kink), and
+# the top point's e_top = c_top - (the top atom's part) was rounded to nearest (a top atom of 1e-12
+# came out 5e-5 of itself too heavy).
+SECOND_REVIEW_CASES = {
+    "tangent pass": ([-2.9908771484522494, -2.9909964529437616], [3.5880383263985497e-09, 9.036450963249139e-17],
+                     0.00010355147140020945),
+    "top atom": ([0.9467334995480572, 1.0], [1 - 1.0198288756365836e-12, 1.0198288756365836e-12], 0.5),
+    "nine atoms": ([-2.9908771484522494, -2.9907255956021763, -2.991489126737257, -2.990755013278724,
+                    -2.9902558396238494, -2.9897380822668427, -2.9909964529437616, -2.98986776505773,
+                    -2.9915405720869614],
+                   [3.5880383263985497e-09, 1.2368244018713203e-136, 2.4124924994141895e-223, 1.5231672043531258e-145,
+                    1.266634171955444e-211, 5.527519241120529e-98, 9.036450963249139e-17, 1.4722150433503979e-91,
+                    1.0681990996861044e-46], 0.00010355147140020945),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SECOND_REVIEW_CASES))
+def test_lower_side_of_the_second_review_sets_stays_below(name: str) -> None:
+    losses, masses, h = SECOND_REVIEW_CASES[name]
+    loss, mass = np.array(losses), np.array(masses)
+    raw = _core.pld_atoms(loss, mass, h, MAX_CELLS)
+    lower, snapped = np.asarray(raw["lower"]), mp.mpf(float(raw["snapped"]))
+    for eps in np.concatenate([np.linspace(loss.min() - h, loss.max(), 80), loss]):
+        e = mp.mpf(float(eps))
+        assert _profile(lower, int(raw["lower_k_lo"]), h, e + snapped) <= _atom_curve(loss, mass, e), (name, eps)

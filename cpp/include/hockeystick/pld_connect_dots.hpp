@@ -65,9 +65,7 @@
 // relative to each block's grid point, so no error grows with |l|).  A negative
 // residue is cancelled by removing as much mass above it (which lowers the curve
 // everywhere); if that fails the PMF falls back to rounding every loss down, and
-// `connect_dots` says so.  Not charged: the recursion for rho_j below (relative
-// error up to 4 (top - j + 1) u in the worst case, about its square root in
-// practice); the points are taken at their computed values.
+// `connect_dots` says so.
 #pragma once
 
 #include <algorithm>
@@ -225,9 +223,10 @@ inline double product_over(double a, double b, double s) {
 inline GapBound tent(double c, double d) {
     GapBound b;
     const double s = c + d;
-    // raised by its rounding (8u relative) and by 4u (c + d): c and d are rounded themselves
+    // raised by its rounding (8u relative) and by 4u (c + d): c and d are rounded themselves; an atom
+    // at a cell end (c or d exactly 0) meets the chord at a grid point, no tent
     constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
-    if (s > 0.0) b.add(c / s, detail::product_over(c, d, s) * (1.0 + 8.0 * u) + 4.0 * u * s);
+    if (c > 0.0 && d > 0.0) b.add(c / s, detail::product_over(c, d, s) * (1.0 + 8.0 * u) + 4.0 * u * s);
     return b;
 }
 
@@ -284,18 +283,43 @@ inline CellGaps cell_gaps(const Cells& cells, std::int64_t j) {
 }
 
 // The profile at the grid points of the cells kept (0..top), by positive recursions from the top:
-//   rho_j = (g_{j+1} - g_j) Q(L > l_{j+1}) = (c_{j+1} + d_{j+1} + rho_{j+1}) / e^h,
+//   rho_j = (g_{j+1} - g_j) Q(L > l_{j+1}) = (c_{j+1} + d_{j+1} + rho_{j+1}) e^{-h},
 //   H_j   = H(g_j) = H_{j+1} + c_j + rho_j,   H_{top+1} = rho_top = 0.
+// rho is carried in double-double with e^{-h} as 1 + m, m = expm1(-h) (within 2u |m| of e^{-h}), and
+// rho_error[j] bounds the distance of the double rho_j from rho*_j, the recursion's exact value from
+// the cells' c and d: each step adds 2u |m| + 16u^2 of its sum (the decay's error, the double-double
+// operations) to the damped error of the step before, then rho_j's rounding to a double.  A plain
+// double recursion errs by up to 4u per step, which accumulates over the steps a term travels
+// (relative 4 (top - j) u in the worst case): with rho* as the reference, the unpooled masses'
+// closed form (minorant_masses) needs no charge for e^h rho_{j-1} = c_j + d_j + rho_j, and only
+// pooled blocks and the tangent carry rho's error (convex_minorant).
 struct GridProfileValues {
-    std::vector<double> H, rho;  // indices 0..top+1
+    std::vector<double> H, rho, rho_error;  // indices 0..top+1
 };
 
 inline GridProfileValues profile_at_grid_points(const Cells& cells, std::int64_t top) {
+    constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
     const auto& c = cells.c;
     const auto& d = cells.d;
-    const double eh = std::exp(cells.h);
-    GridProfileValues v{std::vector<double>(top + 2, 0.0), std::vector<double>(top + 2, 0.0)};
-    for (std::int64_t j = top - 1; j >= 0; --j) v.rho[j] = (c[j + 1] + d[j + 1] + v.rho[j + 1]) / eh;
+    const double m = std::expm1(-cells.h), per_step = 2.0 * u * std::fabs(m) + 16.0 * u * u;
+    const double damping = (1.0 + m) * (1.0 + 4.0 * u);  // >= e^{-h}
+    GridProfileValues v{std::vector<double>(top + 2, 0.0), std::vector<double>(top + 2, 0.0),
+                        std::vector<double>(top + 2, 0.0)};
+    double hi = 0.0, lo = 0.0, error = 0.0;  // rho_{j+1} = hi + lo, within error of rho*_{j+1}
+    for (std::int64_t j = top - 1; j >= 0; --j) {
+        const double_double s = two_sum(c[j + 1], d[j + 1]), t = two_sum(s.hi, hi);
+        const double x_lo = t.lo + s.lo + lo;                    // x = c + d + rho = t.hi + x_lo
+        const double_double xm = two_prod(t.hi, m);              // x m, then x + x m = x e^{-h}
+        const double_double y = two_sum(t.hi, xm.hi);
+        const double_double r = two_sum(y.hi, y.lo + x_lo + (xm.lo + x_lo * m));
+        hi = r.hi;
+        lo = r.lo;
+        const double x = t.hi + std::fabs(x_lo);  // below 2^-969 the products may go subnormal: 2^-1075 each
+        const double floor = x > 0.0 && x < 0x1p-969 ? 8.0 * std::numeric_limits<double>::denorm_min() : 0.0;
+        error = (error * damping + x * per_step + floor) * (1.0 + 4.0 * u);
+        v.rho[j] = hi;
+        v.rho_error[j] = (error + std::fabs(lo)) * (1.0 + 4.0 * u);
+    }
     for (std::int64_t j = top; j >= 0; --j) v.H[j] = v.H[j + 1] + c[j] + v.rho[j];
     return v;
 }
@@ -322,10 +346,15 @@ inline LoweredChord lowered_chord(const Cells& cells, std::int64_t top, const st
     const auto& d = cells.d;
     LoweredChord chord{std::vector<double>(top + 2, 0.0), top + 1};
     auto& e = chord.e;
+    // 32u above the gaps' tops: a chord between two such points clears each kink by GapBound's margin
+    constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
     for (std::int64_t j = 0; j < top; ++j)
-        e[j] = std::max(j > 0 ? cell_gaps(cells, j - 1).top() : 0.0, cell_gaps(cells, j).top());
-    const double kept = top == n - 1 ? cells.top_atom * -std::expm1(-cells.h) : 0.0;
-    e[top] = d[top] > 0.0 ? std::max(c[top] - kept, 0.0) : 0.0;
+        e[j] = std::max(j > 0 ? cell_gaps(cells, j - 1).top() : 0.0, cell_gaps(cells, j).top()) * (1.0 + 32.0 * u);
+    // the top point: c_top less the part of an atom exactly at the top grid point, that part taken 4u
+    // low (expm1, the product, the sums that formed top_atom) and the difference rounded up
+    const double kept = top == n - 1 ? cells.top_atom * -std::expm1(-cells.h) * (1.0 - 4.0 * u) : 0.0;
+    const double_double rest = two_sum(c[top], -kept);
+    e[top] = d[top] > 0.0 ? std::max(rest.lo > 0.0 ? std::nextafter(rest.hi, std::numeric_limits<double>::infinity()) : rest.hi, 0.0) : 0.0;
     pin_cell_below(cells, e, top);
     for (std::int64_t j = top; j >= 0; --j) {
         if (H[j] - e[j] >= 0.0) continue;
@@ -376,8 +405,8 @@ inline void follow_bottom_tangent(const Cells& cells, const std::vector<double>&
         if (j + 1 < pin && need <= H[j + 1]) {
             e[j + 1] = need;
             on_tangent[j + 1] = 0;
-        } else {
-            e[j] = env[j];
+        } else {  // a lower end raised for the cell below stays raised (raising it only helps that cell)
+            e[j] = std::max(e[j], env[j]);
             on_tangent[j] = 0;
             if (!gaps.below(e[j], e[j + 1])) e[j + 1] = std::max(e[j + 1], env[j + 1]);
         }
@@ -392,9 +421,10 @@ inline double grid_loss(const Cells& cells, std::int64_t j) { return static_cast
 // from g_j to g_{j+1}, with rise -(c_j + rho_j + e_{j+1} - e_j) and width g_j (e^h - 1).
 //
 // Reference and round-off.  The masses are certified against the minorant computed in exact
-// arithmetic from the computed numbers c_j, d_j, e_j and rho_j (the file's opening comment says
-// what that leaves uncharged): every computed mass is lowered by a bound on its round-off, which
-// only lowers the curve.
+// arithmetic from the computed numbers c_j, d_j, e_j and the exact recursion rho*_j
+// (profile_at_grid_points, whose rho_error bounds the computed rho_j's distance from it): every
+// computed mass is lowered by a bound on its round-off, which only lowers the curve.  A segment's
+// rise carries its sums' rounding (exact, two_sum) and rho_j's error; the tangent's, rho_0's.
 //
 // A block keeps its width W as a logarithm relative to its anchor grid point A = max(first, 0),
 // W = g_A e^{log_width}, so that the exponentials of the masses take arguments of the size of the
@@ -457,12 +487,14 @@ inline double greatest_product(double rise, double error, double f_lo, double f_
 // Pool-adjacent-violators on the chord slopes, weighted by the widths in g (Barlow, Bartholomew,
 // Bremner & Brunk 1972, ch. 1): a block whose slope exceeds the next one's beyond round-off merges
 // with it.  Widths e^{l_j} (e^h - 1) span e^{+-1000} on wide grids, so blocks carry logarithms.
-inline std::vector<MinorantBlock> convex_minorant(const Cells& cells, const std::vector<double>& rho,
+inline std::vector<MinorantBlock> convex_minorant(const Cells& cells, const GridProfileValues& profile,
                                                   const LoweredChord& chord) {
     constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
     const auto& c = cells.c;
     const auto& d = cells.d;
     const auto& e = chord.e;
+    const auto& rho = profile.rho;
+    const auto& rho_error = profile.rho_error;
     const std::int64_t pin = chord.pin;
     const double h = cells.h, em1 = std::expm1(h);
     const double log_em1 = std::log(em1), log_em1_error = u * (std::fabs(log_em1) + 3.0);
@@ -470,12 +502,12 @@ inline std::vector<MinorantBlock> convex_minorant(const Cells& cells, const std:
     blocks.reserve(pin + 1);
     NearbyExp ratio_of;  // smaller / larger width = e^{-|difference of log widths|}
     const double tangent = -(c[0] + d[0] + rho[0]) / em1;  // width g_0: log width 0 at anchor 0, exact
-    blocks.push_back({-1, -1, tangent, 5.0 * u * -tangent, 0.0, 0.0});
+    blocks.push_back({-1, -1, tangent, (5.0 * u * -tangent + rho_error[0] / em1) * (1.0 + 4.0 * u), 0.0, 0.0});
     for (std::int64_t j = 0; j < pin; ++j) {
         // the rise's three roundings, each exact by two_sum (0 where an operation is exact: a flat
         // segment between two pins has rise 0 and no error, so its end keeps mass 0, not a debt)
         const double_double s1 = two_sum(c[j], rho[j]), s2 = two_sum(s1.hi, e[j + 1]), s3 = two_sum(s2.hi, -e[j]);
-        const double rounding = (std::fabs(s1.lo) + std::fabs(s2.lo) + std::fabs(s3.lo)) * (1.0 + 4.0 * u);
+        const double rounding = (std::fabs(s1.lo) + std::fabs(s2.lo) + std::fabs(s3.lo) + rho_error[j]) * (1.0 + 4.0 * u);
         blocks.push_back({j, j, -s3.hi, rounding, log_em1, log_em1_error});
         while (blocks.size() >= 2) {
             const MinorantBlock& b = blocks[blocks.size() - 1];
@@ -540,13 +572,11 @@ inline ScaledSlope scaled_slope(const MinorantBlock& b, std::int64_t j, double h
 // two slopes are one (p_j = 0).  Where both neighbouring segments are blocks of their own, the
 // minorant is the lowered chord and
 //   p_j (e^h - 1) = (d_j - e_{j+1} + e_j) + e^h (c_{j-1} + e_j - e_{j-1}),
-// the reference's g_j (rise_j / width_j - rise_{j-1} / width_{j-1}) once e^h rho_{j-1} is replaced by
-// c_j + d_j + rho_j, which the computed rho_{j-1} meets to within 6u of the latter (its one step:
-// two sums, e^h, the quotient); so the charge is that, plus the closed form's own round-off (u times
-// each sum's result, then e^h, the product, the last sum and 1 / (e^h - 1)).  At j = 0 the
-// left segment is the tangent, -(c_0 + d_0 + rho_0) / (e^h - 1), and no replacement is needed.
-// Elsewhere the slopes times g_j come from scaled_slope.
-inline std::vector<double> minorant_masses(const Cells& cells, const std::vector<double>& rho, const LoweredChord& chord,
+// the reference's g_j (rise_j / width_j - rise_{j-1} / width_{j-1}) exactly, since e^h rho*_{j-1} =
+// c_j + d_j + rho*_j (at j = 0 the left segment is the tangent, -(c_0 + d_0 + rho*_0) / (e^h - 1)); so
+// the charge is the closed form's own round-off: u times each sum's result, then e^h, the product,
+// the last sum and 1 / (e^h - 1).  Elsewhere the slopes times g_j come from scaled_slope.
+inline std::vector<double> minorant_masses(const Cells& cells, const LoweredChord& chord,
                                            const std::vector<MinorantBlock>& blocks) {
     constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
     const std::int64_t n = static_cast<std::int64_t>(cells.c.size());
@@ -559,23 +589,31 @@ inline std::vector<double> minorant_masses(const Cells& cells, const std::vector
     std::vector<double> p(n + 1, 0.0);
     // the closed form at every grid point below the pin (one branch-free pass), then the points next
     // to or inside pooled blocks, and the pin, replaced
-    const auto closed_form = [&](double dj, double e_next, double ej, double cprev, double eprev, double step) {
+    // where a product may be subnormal (a value below 2^-969) it errs by up to 2^-1075 absolute, which
+    // no relative charge covers (review of session 11): a floor of 64 such errors, amplified by
+    // 1 / (e^h - 1), on those values only (a mass computed exactly 0 stays 0: a floor there would
+    // leave a debt at the top)
+    const double tiny = 64.0 * std::numeric_limits<double>::denorm_min() * (1.0 + inv_em1);
+    const auto floor_of = [tiny](double a, double b, double c) {
+        const auto small = [](double x) { return x != 0.0 && std::fabs(x) < 0x1p-969; };
+        return small(a) || small(b) || small(c) ? tiny : 0.0;
+    };
+    const auto closed_form = [&](double dj, double e_next, double ej, double cprev, double eprev) {
         const double a1 = dj - e_next, a2 = a1 + ej, s1 = cprev + ej, s2 = s1 - eprev;
         const double scaled = eh * s2, sum = a2 + scaled, value = sum * inv_em1;
         // each sum errs by at most u times its result (0 where it is exactly 0)
         const double adds = (std::fabs(a1) + std::fabs(a2) + eh * (std::fabs(s1) + std::fabs(s2))) * (1.0 + 2.0 * u);
-        const double rounding = adds + 3.0 * std::fabs(scaled) + std::fabs(sum) + step;
-        return value - u * (rounding * inv_em1 + 5.0 * std::fabs(value)) * (1.0 + 8.0 * u);
+        const double rounding = adds + 3.0 * std::fabs(scaled) + std::fabs(sum);
+        return value - (u * (rounding * inv_em1 + 5.0 * std::fabs(value)) * (1.0 + 8.0 * u) + floor_of(scaled, sum, value));
     };
-    if (pin > 0) p[0] = closed_form(d[0], e[1], e[0], 0.0, e[0], 0.0);  // the tangent on the left: no replacement
-    for (std::int64_t j = 1; j < pin; ++j)  // step: rho_{j-1}'s one step, 6u (c_j + d_j + rho_j)
-        p[j] = closed_form(d[j], e[j + 1], e[j], c[j - 1], e[j - 1], 6.0 * (c[j] + d[j] + rho[j]));
+    if (pin > 0) p[0] = closed_form(d[0], e[1], e[0], 0.0, e[0]);  // the tangent on the left
+    for (std::int64_t j = 1; j < pin; ++j) p[j] = closed_form(d[j], e[j + 1], e[j], c[j - 1], e[j - 1]);
     const double h = cells.h;
     const auto kink = [&](const MinorantBlock& left, const MinorantBlock* right, std::int64_t j) {
         const ScaledSlope l = scaled_slope(left, j, h);
         const ScaledSlope r = right != nullptr ? scaled_slope(*right, j, h) : ScaledSlope{0.0, 0.0};
         const double raw = r.value - l.value;
-        p[j] = raw - (l.error + r.error + u * std::fabs(raw)) * (1.0 + 4.0 * u);
+        p[j] = raw - ((l.error + r.error + u * std::fabs(raw)) * (1.0 + 4.0 * u) + floor_of(l.value, r.value, raw));
     };
     const std::size_t last = blocks.size() - 1;  // the block ending at the pin
     for (std::size_t b = 0; b <= last; ++b) {
@@ -637,11 +675,11 @@ inline GridPMF optimistic_pmf(const Cells& cells) {
     const detail::GridProfileValues profile = detail::profile_at_grid_points(cells, top);
     detail::LoweredChord chord = detail::lowered_chord(cells, top, profile.H);
     detail::follow_bottom_tangent(cells, profile.H, chord);
-    const std::vector<detail::MinorantBlock> minorant = detail::convex_minorant(cells, profile.rho, chord);
+    const std::vector<detail::MinorantBlock> minorant = detail::convex_minorant(cells, profile, chord);
     GridPMF pmf;
     pmf.k_lo = cells.k_lo;
     pmf.h = cells.h;
-    pmf.p = detail::minorant_masses(cells, profile.rho, chord, minorant);
+    pmf.p = detail::minorant_masses(cells, chord, minorant);
     if (!detail::cancel_negative_residues(pmf.p)) return rounded_down_pmf(cells);
     detail::cap_q_mass_at_one(cells, pmf.p);
     return pmf;
