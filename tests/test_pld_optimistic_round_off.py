@@ -187,3 +187,15 @@ def test_lower_side_of_the_second_review_sets_stays_below(name: str) -> None:
     for eps in np.concatenate([np.linspace(loss.min() - h, loss.max(), 80), loss]):
         e = mp.mpf(float(eps))
         assert _profile(lower, int(raw["lower_k_lo"]), h, e + snapped) <= _atom_curve(loss, mass, e), (name, eps)
+
+
+@pytest.mark.parametrize("h", [24.0, 30.0, 35.0, 37.0])
+def test_lower_side_at_coarse_grids_stays_below(h: float) -> None:
+    """The third review's set: at h >= 24 a double-double rho with e^{-h} as 1 + expm1(-h) lost up to
+    21 % (never landed; kept as a regression test of the pinned point's anchoring)."""
+    loss, mass = np.array([0.5 * h, 2.01 * h]), np.array([0.5, 0.1])
+    raw = _core.pld_atoms(loss, mass, h, MAX_CELLS)
+    lower, snapped = np.asarray(raw["lower"]), mp.mpf(float(raw["snapped"]))
+    for eps in [0.5 * h, 0.25 * h, 1.5 * h, 2.0 * h]:
+        e = mp.mpf(eps)
+        assert _profile(lower, int(raw["lower_k_lo"]), h, e + snapped) <= _atom_curve(loss, mass, e), (h, eps)

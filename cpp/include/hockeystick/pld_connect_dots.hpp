@@ -283,44 +283,30 @@ inline CellGaps cell_gaps(const Cells& cells, std::int64_t j) {
 }
 
 // The profile at the grid points of the cells kept (0..top), by positive recursions from the top:
-//   rho_j = (g_{j+1} - g_j) Q(L > l_{j+1}) = (c_{j+1} + d_{j+1} + rho_{j+1}) e^{-h},
-//   H_j   = H(g_j) = H_{j+1} + c_j + rho_j,   H_{top+1} = rho_top = 0.
-// rho is carried in double-double with e^{-h} as 1 + m, m = expm1(-h) (within 2u |m| of e^{-h}), and
-// rho_error[j] bounds the distance of the double rho_j from rho*_j, the recursion's exact value from
-// the cells' c and d: each step adds 2u |m| + 16u^2 of its sum (the decay's error, the double-double
-// operations) to the damped error of the step before, then rho_j's rounding to a double.  A plain
-// double recursion errs by up to 4u per step, which accumulates over the steps a term travels
-// (relative 4 (top - j) u in the worst case): with rho* as the reference, the unpooled masses'
-// closed form (minorant_masses) needs no charge for e^h rho_{j-1} = c_j + d_j + rho_j, and only
-// pooled blocks and the tangent carry rho's error (convex_minorant).
+//   rho_j = (g_{j+1} - g_j) Q(L > l_{j+1}) = (c_{j+1} + d_{j+1} + rho_{j+1}) / e^h,
+//   H_j   = H(g_j) = H_{j+1} + c_j + rho_j,   H_{top+1} = rho_top = 0,
+// and H_error_j, a bound on the distance of H_j from the exact sum of the computed c_k + rho_k (k >= j).
+// The computed rho_j are the reference (convex_minorant's comment): the recursion's own rounding, up to
+// 4u per step and relative 4 (top - j) u in the worst case, is not charged.  (A double-double recursion
+// that charged it, with e^{-h} as 1 + expm1(-h), cost 60 % more on the optimistic side and lost accuracy
+// beyond h = log 2; session 11.)
 struct GridProfileValues {
-    std::vector<double> H, rho, rho_error;  // indices 0..top+1
+    std::vector<double> H, rho, H_error;  // indices 0..top+1
 };
 
 inline GridProfileValues profile_at_grid_points(const Cells& cells, std::int64_t top) {
     constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
     const auto& c = cells.c;
     const auto& d = cells.d;
-    const double m = std::expm1(-cells.h), per_step = 2.0 * u * std::fabs(m) + 16.0 * u * u;
-    const double damping = (1.0 + m) * (1.0 + 4.0 * u);  // >= e^{-h}
+    const double eh = std::exp(cells.h);
     GridProfileValues v{std::vector<double>(top + 2, 0.0), std::vector<double>(top + 2, 0.0),
                         std::vector<double>(top + 2, 0.0)};
-    double hi = 0.0, lo = 0.0, error = 0.0;  // rho_{j+1} = hi + lo, within error of rho*_{j+1}
-    for (std::int64_t j = top - 1; j >= 0; --j) {
-        const double_double s = two_sum(c[j + 1], d[j + 1]), t = two_sum(s.hi, hi);
-        const double x_lo = t.lo + s.lo + lo;                    // x = c + d + rho = t.hi + x_lo
-        const double_double xm = two_prod(t.hi, m);              // x m, then x + x m = x e^{-h}
-        const double_double y = two_sum(t.hi, xm.hi);
-        const double_double r = two_sum(y.hi, y.lo + x_lo + (xm.lo + x_lo * m));
-        hi = r.hi;
-        lo = r.lo;
-        const double x = t.hi + std::fabs(x_lo);  // below 2^-969 the products may go subnormal: 2^-1075 each
-        const double floor = x > 0.0 && x < 0x1p-969 ? 8.0 * std::numeric_limits<double>::denorm_min() : 0.0;
-        error = (error * damping + x * per_step + floor) * (1.0 + 4.0 * u);
-        v.rho[j] = hi;
-        v.rho_error[j] = (error + std::fabs(lo)) * (1.0 + 4.0 * u);
+    for (std::int64_t j = top - 1; j >= 0; --j) v.rho[j] = (c[j + 1] + d[j + 1] + v.rho[j + 1]) / eh;
+    for (std::int64_t j = top; j >= 0; --j) {
+        const double partial = v.H[j + 1] + c[j];
+        v.H[j] = partial + v.rho[j];
+        v.H_error[j] = (v.H_error[j + 1] + u * (partial + v.H[j])) * (1.0 + 4.0 * u);
     }
-    for (std::int64_t j = top; j >= 0; --j) v.H[j] = v.H[j + 1] + c[j] + v.rho[j];
     return v;
 }
 
@@ -340,7 +326,12 @@ inline void pin_cell_below(const Cells& cells, std::vector<double>& e, std::int6
 // less the P-mass of an atom exactly at the top grid point, which keeps its place); every point
 // that would fall below zero is pinned to it (e_j = H_j) with the tent condition imposed exactly
 // on the cell below; beyond the lowest pin the curve is zero.
-inline LoweredChord lowered_chord(const Cells& cells, std::int64_t top, const std::vector<double>& H) {
+inline LoweredChord lowered_chord(const Cells& cells, std::int64_t top, const GridProfileValues& profile) {
+    const std::vector<double>& H = profile.H;
+    // A pinned point is set to a certified lower bound of the profile there, H_j - H_error_j: the masses
+    // below it are the chord's second differences, so their curve is the chord less its value at the
+    // pin, which must not be below zero (review of session 11)
+    const auto pinned = [&profile](std::int64_t j) { return std::max(profile.H[j] - profile.H_error[j], 0.0); };
     const std::int64_t n = static_cast<std::int64_t>(cells.c.size());
     const auto& c = cells.c;
     const auto& d = cells.d;
@@ -359,10 +350,10 @@ inline LoweredChord lowered_chord(const Cells& cells, std::int64_t top, const st
     for (std::int64_t j = top; j >= 0; --j) {
         if (H[j] - e[j] >= 0.0) continue;
         chord.pin = j;
-        e[j] = H[j];
+        e[j] = pinned(j);
         pin_cell_below(cells, e, j);
     }
-    for (std::int64_t j = chord.pin + 1; j <= top + 1; ++j) e[j] = H[j];
+    for (std::int64_t j = chord.pin + 1; j <= top + 1; ++j) e[j] = pinned(j);
     return chord;
 }
 
@@ -421,10 +412,9 @@ inline double grid_loss(const Cells& cells, std::int64_t j) { return static_cast
 // from g_j to g_{j+1}, with rise -(c_j + rho_j + e_{j+1} - e_j) and width g_j (e^h - 1).
 //
 // Reference and round-off.  The masses are certified against the minorant computed in exact
-// arithmetic from the computed numbers c_j, d_j, e_j and the exact recursion rho*_j
-// (profile_at_grid_points, whose rho_error bounds the computed rho_j's distance from it): every
-// computed mass is lowered by a bound on its round-off, which only lowers the curve.  A segment's
-// rise carries its sums' rounding (exact, two_sum) and rho_j's error; the tangent's, rho_0's.
+// arithmetic from the computed numbers c_j, d_j, e_j and rho_j (profile_at_grid_points says what
+// that leaves uncharged): every computed mass is lowered by a bound on its round-off, which only
+// lowers the curve.  A segment's rise carries its sums' rounding (exact, two_sum).
 //
 // A block keeps its width W as a logarithm relative to its anchor grid point A = max(first, 0),
 // W = g_A e^{log_width}, so that the exponentials of the masses take arguments of the size of the
@@ -494,7 +484,6 @@ inline std::vector<MinorantBlock> convex_minorant(const Cells& cells, const Grid
     const auto& d = cells.d;
     const auto& e = chord.e;
     const auto& rho = profile.rho;
-    const auto& rho_error = profile.rho_error;
     const std::int64_t pin = chord.pin;
     const double h = cells.h, em1 = std::expm1(h);
     const double log_em1 = std::log(em1), log_em1_error = u * (std::fabs(log_em1) + 3.0);
@@ -502,12 +491,12 @@ inline std::vector<MinorantBlock> convex_minorant(const Cells& cells, const Grid
     blocks.reserve(pin + 1);
     NearbyExp ratio_of;  // smaller / larger width = e^{-|difference of log widths|}
     const double tangent = -(c[0] + d[0] + rho[0]) / em1;  // width g_0: log width 0 at anchor 0, exact
-    blocks.push_back({-1, -1, tangent, (5.0 * u * -tangent + rho_error[0] / em1) * (1.0 + 4.0 * u), 0.0, 0.0});
+    blocks.push_back({-1, -1, tangent, 5.0 * u * -tangent, 0.0, 0.0});
     for (std::int64_t j = 0; j < pin; ++j) {
         // the rise's three roundings, each exact by two_sum (0 where an operation is exact: a flat
         // segment between two pins has rise 0 and no error, so its end keeps mass 0, not a debt)
         const double_double s1 = two_sum(c[j], rho[j]), s2 = two_sum(s1.hi, e[j + 1]), s3 = two_sum(s2.hi, -e[j]);
-        const double rounding = (std::fabs(s1.lo) + std::fabs(s2.lo) + std::fabs(s3.lo) + rho_error[j]) * (1.0 + 4.0 * u);
+        const double rounding = (std::fabs(s1.lo) + std::fabs(s2.lo) + std::fabs(s3.lo)) * (1.0 + 4.0 * u);
         blocks.push_back({j, j, -s3.hi, rounding, log_em1, log_em1_error});
         while (blocks.size() >= 2) {
             const MinorantBlock& b = blocks[blocks.size() - 1];
@@ -572,11 +561,13 @@ inline ScaledSlope scaled_slope(const MinorantBlock& b, std::int64_t j, double h
 // two slopes are one (p_j = 0).  Where both neighbouring segments are blocks of their own, the
 // minorant is the lowered chord and
 //   p_j (e^h - 1) = (d_j - e_{j+1} + e_j) + e^h (c_{j-1} + e_j - e_{j-1}),
-// the reference's g_j (rise_j / width_j - rise_{j-1} / width_{j-1}) exactly, since e^h rho*_{j-1} =
-// c_j + d_j + rho*_j (at j = 0 the left segment is the tangent, -(c_0 + d_0 + rho*_0) / (e^h - 1)); so
-// the charge is the closed form's own round-off: u times each sum's result, then e^h, the product,
-// the last sum and 1 / (e^h - 1).  Elsewhere the slopes times g_j come from scaled_slope.
-inline std::vector<double> minorant_masses(const Cells& cells, const LoweredChord& chord,
+// the reference's g_j (rise_j / width_j - rise_{j-1} / width_{j-1}) once e^h rho_{j-1} is replaced by
+// c_j + d_j + rho_j, which the computed rho_{j-1} meets to within 6u of the latter (its one step: two
+// sums, e^h, the quotient); so the charge is that, plus the closed form's own round-off (u times each
+// sum's result, then e^h, the product, the last sum and 1 / (e^h - 1)).  At j = 0 the left segment is
+// the tangent, -(c_0 + d_0 + rho_0) / (e^h - 1), and no replacement is needed.  Elsewhere the slopes
+// times g_j come from scaled_slope.
+inline std::vector<double> minorant_masses(const Cells& cells, const std::vector<double>& rho, const LoweredChord& chord,
                                            const std::vector<MinorantBlock>& blocks) {
     constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
     const std::int64_t n = static_cast<std::int64_t>(cells.c.size());
@@ -598,16 +589,17 @@ inline std::vector<double> minorant_masses(const Cells& cells, const LoweredChor
         const auto small = [](double x) { return x != 0.0 && std::fabs(x) < 0x1p-969; };
         return small(a) || small(b) || small(c) ? tiny : 0.0;
     };
-    const auto closed_form = [&](double dj, double e_next, double ej, double cprev, double eprev) {
+    const auto closed_form = [&](double dj, double e_next, double ej, double cprev, double eprev, double step) {
         const double a1 = dj - e_next, a2 = a1 + ej, s1 = cprev + ej, s2 = s1 - eprev;
         const double scaled = eh * s2, sum = a2 + scaled, value = sum * inv_em1;
         // each sum errs by at most u times its result (0 where it is exactly 0)
         const double adds = (std::fabs(a1) + std::fabs(a2) + eh * (std::fabs(s1) + std::fabs(s2))) * (1.0 + 2.0 * u);
-        const double rounding = adds + 3.0 * std::fabs(scaled) + std::fabs(sum);
+        const double rounding = adds + 3.0 * std::fabs(scaled) + std::fabs(sum) + step;
         return value - (u * (rounding * inv_em1 + 5.0 * std::fabs(value)) * (1.0 + 8.0 * u) + floor_of(scaled, sum, value));
     };
-    if (pin > 0) p[0] = closed_form(d[0], e[1], e[0], 0.0, e[0]);  // the tangent on the left
-    for (std::int64_t j = 1; j < pin; ++j) p[j] = closed_form(d[j], e[j + 1], e[j], c[j - 1], e[j - 1]);
+    if (pin > 0) p[0] = closed_form(d[0], e[1], e[0], 0.0, e[0], 0.0);  // the tangent on the left: no replacement
+    for (std::int64_t j = 1; j < pin; ++j)  // step: rho_{j-1}'s one step, 6u (c_j + d_j + rho_j)
+        p[j] = closed_form(d[j], e[j + 1], e[j], c[j - 1], e[j - 1], 6.0 * (c[j] + d[j] + rho[j]));
     const double h = cells.h;
     const auto kink = [&](const MinorantBlock& left, const MinorantBlock* right, std::int64_t j) {
         const ScaledSlope l = scaled_slope(left, j, h);
@@ -673,13 +665,13 @@ inline GridPMF optimistic_pmf(const Cells& cells) {
     const std::int64_t top = detail::last_nonempty_cell(cells);
     if (top < 0) return rounded_down_pmf(cells);
     const detail::GridProfileValues profile = detail::profile_at_grid_points(cells, top);
-    detail::LoweredChord chord = detail::lowered_chord(cells, top, profile.H);
+    detail::LoweredChord chord = detail::lowered_chord(cells, top, profile);
     detail::follow_bottom_tangent(cells, profile.H, chord);
     const std::vector<detail::MinorantBlock> minorant = detail::convex_minorant(cells, profile, chord);
     GridPMF pmf;
     pmf.k_lo = cells.k_lo;
     pmf.h = cells.h;
-    pmf.p = detail::minorant_masses(cells, chord, minorant);
+    pmf.p = detail::minorant_masses(cells, profile.rho, chord, minorant);
     if (!detail::cancel_negative_residues(pmf.p)) return rounded_down_pmf(cells);
     detail::cap_q_mass_at_one(cells, pmf.p);
     return pmf;
