@@ -142,7 +142,12 @@ class SubsampledGaussianPLD:
     STALLED = 0.9
     SLOWEST_POWER = 0.5
     NEAR_CAPPED = 4.0
+    SLOW_REACH = 1 / 8
+    BLIND_MARGIN = 1.2
+    BLIND_START_RATE = 4e-3
+    BLIND_START_REACH = 16.0
     CAPPED_STEP = 1 / 32
+    NO_LOWER_STEP = 1 / 4
     GAP_TARGET = 1.0
     START_POINTS = 1 << 13
     # At most this many points are discretized per C++ call and composed per batch of FFTs
@@ -414,12 +419,21 @@ class SubsampledGaussianPLD:
           5.1e-3, 2.6e-3, 1.3e-3; 4-5x per halving at the three other points measured), so one step
           lands near the coarsest grid that certifies; GAP_TARGET 1 met the same points as 0.25 and 0.5
           on G1's 20 blocks (2: one fewer, 4: 22 fewer);
-        - where no gap is read (the upper side flat, as on a delta of 1 - 1e-7 at every eps, or a lower
-          side of 0 at q >= h), ``CAPPED_STEP`` h (h / 32, g1c's step for every capped argument);
+        - where no gap is read because the upper side is flat (a delta of 1 - 1e-7 at every eps),
+          ``CAPPED_STEP`` h (h / 32, g1c's step for every capped argument);
+        - where no gap is read because the lower side is 0 at q >= h (an upper delta of 1e-9 to 1e-8, whose
+          optimistic side the round-off charge took to 0), ``NO_LOWER_STEP`` h (h / 4): h / 32 went 4-8x finer
+          than the grid that meets them (sigma 2.05, q 7.8e-3, 10^4-10^5 rounds: from h = 1.8e-3 to 5.7e-5,
+          where a single grid of 2.3e-4 to 4.5e-4 meets every eps); on 8 of G1's lighter blocks the CPU fell
+          from 2.97 to 2.43 s with 4 more points met;
         - ``blind`` ones (lower side 0 at the sampling rate ``q`` < h: the optimistic side is loose while h is
           near q or above) keep the h^2 jump of their cap eps, h 0.9 sqrt(accuracy / eps) (h / 35 to h / 45
           at eps 10), or the ladder's rung below q where that jump stays above it and q > FINEST_INTERVAL (sigma 0.5, q 1e-4, 1600
           rounds: from h = 1.8e-3 the jump of eps 2 is 1.15e-4 > q, still blind; 8e-5 meets eps 0.5-2).
+          Where q is small, ``delta_accuracy="epsilon"`` starts below q instead (``_unblinded_start``): that
+          jump went 4-10x finer than the rung below q that meets most of G1's blind rounds values; where q is
+          larger it is still taken (the rung below q / 1.2 instead lost 200 of 1000 points at sigma 0.576,
+          q 5.5e-3, whose widths then fell too slowly to be followed).
           Tried instead (branch capped, bench/README.md): h = q, q / 2, q / 4 on the ladder (lost up to
           200 of the 20 blocks' met points: sigma 0.58, q 5.5e-3 needs h ~ q / 17); the rung below q, then
           one more step by the gap or the h^2 rule where the lower side rises (met +17 and cheaper at
@@ -439,8 +453,10 @@ class SubsampledGaussianPLD:
         seen = capped & ~blind
         if seen.any():
             gap = epsilon_gap(x[:own][seen], lo[:own][seen], up[:own][seen], x[own:], up[own:])
+            no_lower = lo[:own][seen] == 0.0
             with np.errstate(divide="ignore"):
-                ratio = np.where(np.isfinite(gap), np.sqrt(self.GAP_TARGET * self.accuracy / gap), 0.0)
+                ratio = np.where(np.isfinite(gap), np.sqrt(self.GAP_TARGET * self.accuracy / gap),
+                                 np.where(no_lower, self.NO_LOWER_STEP, 0.0))
             wanted.append(h * max(float(np.min(ratio)), self.CAPPED_STEP))
         return min(wanted)
 
@@ -512,7 +528,10 @@ class SubsampledGaussianPLD:
         holds for the upper side; the optimistic side's convex minorant may shrink like h (sigma 0.576,
         q 5.5e-3, 1600 rounds: 0.022 -> 0.011 from h = 3.6e-3 to 1.8e-3), which a fit of c h^2 + f reads as
         a floor f of 0.007 and stops, 0.001 short of the tolerance.  A width falling slower than
-        h^``SLOWEST_POWER`` is not followed.  Where the width on grid h0 was its cap eps (``was_capped``)
+        h^``SLOWEST_POWER`` is not followed unless its own law h^p reaches the tolerance within ``SLOW_REACH``
+        of h (then p is clipped to 1, and the next grid refits it: sigma 0.5, q 3.8e-3, 2330-4095 rounds,
+        started just below q, fell 0.03 -> 0.022 from h = 2.56e-3 to 1.28e-3, p = 0.45, and meet at 2.3e-4;
+        sigma 1.62, q 0.07 has widths of 0.03 falling like h^0.18, whose law asks 1000x finer: not followed).  Where the width on grid h0 was its cap eps (``was_capped``)
         no law is read from it: the h^2 law is assumed where the width is now within ``NEAR_CAPPED`` times
         the tolerance (sigma 0.549, q 0.048, 5964 rounds, eps 1.5-3.5: capped at 4.1e-2, 0.011-0.014 at
         3.6e-3, met one rung finer), and the argument is not followed otherwise (sigma 0.728, q 0.023,
@@ -525,7 +544,11 @@ class SubsampledGaussianPLD:
             power = np.where(wide & (rest > 0.0) & (rest0 > rest), np.log(rest0 / rest) / math.log(h0 / h), 0.0)
         near = was_capped & wide & (rest > 0.0) & (width < self.NEAR_CAPPED * self.accuracy)
         power = np.where(was_capped, np.where(near, 2.0, 0.0), power)
-        hopeful = wide & (rest < self.STALLED * rest0) & (target > 0.0) & (power >= self.SLOWEST_POWER)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            reach = np.where((power > 0.0) & (target > 0.0), (target / rest) ** (1.0 / np.maximum(power, 1e-300)), 0.0)
+        close = ~was_capped & (power > 0.0) & (reach >= self.SLOW_REACH)
+        hopeful = (wide & (rest < self.STALLED * rest0) & (target > 0.0)
+                   & ((power >= self.SLOWEST_POWER) | close))
         if not hopeful.any():
             return None
         power = np.clip(power[hopeful], 1.0, 2.0)
@@ -609,7 +632,8 @@ class SubsampledGaussianPLD:
         if point is None:
             return default
         if method == "delta":
-            return self._on_ladder(max(default, min(self.COARSEST_START, _span(*point) / self.START_POINTS)))
+            start = self._on_ladder(max(default, min(self.COARSEST_START, _span(*point) / self.START_POINTS)))
+            return self._unblinded_start(start, point[1]) if self.delta_accuracy == "epsilon" else start
         if x is None or x.size == 0:   # the finest start the model can choose (memory estimates)
             return max(0.25 * default, self.FINEST_INTERVAL)
         sigma, q, rounds, sensitivity = point
@@ -618,6 +642,32 @@ class SubsampledGaussianPLD:
         z = math.sqrt(2.0 * math.log(1.0 / float(np.min(x))))
         h = math.sqrt(7.0 * 0.9 * self.accuracy / (rounds * (1.0 + z / max(spread, 1e-300))))
         return min(max(h, 0.25 * default, self.FINEST_INTERVAL), self.COARSEST_INTERVAL)
+
+    def _below_rate(self, q: float) -> float:
+        """The ladder's rung at or below q / ``BLIND_MARGIN``: the coarsest grid on which the optimistic side
+        of a sampling rate q is not blind.  On a grid at or above q that side rounds the loss of the rounds
+        that do not sample the record (most of them) onto 0 and -h, so the composed lower side is 0 or loose
+        (``_no_chord``); just below q it is still loose (sigma 0.632, q 1.83e-3: no rounds value of G1's
+        block met at h = 1.81e-3 = q / 1.01, 24 of 50 at 1.28e-3 = q / 1.43)."""
+        return self._on_ladder(q / self.BLIND_MARGIN * (1.0 - 1e-9))
+
+    def _unblinded_start(self, start: float, q: float) -> float:
+        """``delta_accuracy="epsilon"``'s first grid: ``start``, or where that is blind (the sampling rate q
+        below it) the rung below q (``_below_rate``), if q is at most ``BLIND_START_RATE`` and that rung at
+        most ``BLIND_START_REACH`` times finer.  A blind first grid only shows that a finer one is needed,
+        and its optimistic side is the costliest composition of the block (at q < h its grid variance is ~0,
+        so its Chernoff window spans the rounds' whole reach: sigma 0.8, q 8.9e-4, first grids 1.8e-3 to
+        9e-4, 1.9 of the block's 2.8 CPU s); the blind step then jumped to the h^2 rung of the widest cap
+        eps, 4-10x finer than the rung below q that meets most rounds values.  On G1's 10 x 10 block map
+        this start took 76 -> 44 CPU s with 178 more points met.  Above ``BLIND_START_RATE`` the deltas of
+        the blind rounds values are large (q 0.016 from ~5000 rounds: delta ~ 1 at small eps), a coarse
+        grid already meets them and the rung below q cost more (0.74 -> 1.07 s at sigma 0.5, q 0.016); past
+        ``BLIND_START_REACH`` (sigma 0.5-0.6, q 1e-4: 2.6e-3 against 8e-5) every rounds value would compose
+        a window of ~10^6 points, where the blind step after a coarse grid costs less."""
+        if q >= start or q > self.BLIND_START_RATE or q <= self.FINEST_INTERVAL:
+            return start
+        below = self._below_rate(q)
+        return below if start <= self.BLIND_START_REACH * below else start
 
     def _on_ladder(self, h: float) -> float:
         """h rounded down to FINEST_INTERVAL 2^(k/2) (k >= 0 an integer): the points of a grid block
