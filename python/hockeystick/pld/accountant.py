@@ -274,12 +274,14 @@ class SubsampledGaussianPLD:
             xs = [np.concatenate([x] + [x + d for d in RIGHT_OFFSETS]) for x in xs]
         chosen: list[tuple[np.ndarray, np.ndarray] | None] = [None] * len(points)
         step = {i: self._first_interval(points[i], xs[i], method) for i in range(len(points))}
+        # points that start below their sampling rate instead of on a blind grid (``_unblinded_start``)
+        unblinded = {i for i, h in step.items() if by_epsilon and h < self._span_start(points[i])}
         best: dict[int, tuple[float, np.ndarray, np.ndarray, np.ndarray]] = {}  # i: (h, lo, up, width)
         while step:
             next_step: dict[int, float] = {}
-            for batch in self._windows_within_budget([(i, _span(*points[i]) / h) for i, h in step.items()]):
+            for batch, direct in self._step_batches(step, points, best, unblinded):
                 for i, (lo, up, fixed) in zip(batch, self._step_brackets(batch, points, step, xs, method, best, own,
-                                                                         threads)):
+                                                                         threads, direct)):
                     h = step[i]
                     up = np.asarray(up, dtype=np.float64)
                     lo = np.asarray(lo, dtype=np.float64)
@@ -293,7 +295,10 @@ class SubsampledGaussianPLD:
                                                    self._charged(width, alone))
                     finer = self._next_interval(h, width, best.get(i), capped,
                                                 self._capped_interval(h, xs[i], lo, up, width, own[i], capped,
-                                                                      blind, points[i][1]), alone, xs[i][:own[i]])
+                                                                      blind, points[i][1]), alone, xs[i][:own[i]],
+                                                points[i][1])
+                    if finer == h and i in unblinded and i not in best:
+                        finer = None   # this first grid had the direct bins the same grid again would add
                     if finer is None:
                         chosen[i] = (lo[:own[i]], up[:own[i]])
                     else:
@@ -301,6 +306,22 @@ class SubsampledGaussianPLD:
                         next_step[i] = finer
             step = next_step
         return [c for c in chosen if c is not None]  # every point ends with a bracket
+
+    def _step_batches(self, step: dict[int, float], points: list[tuple],
+                      best: dict[int, tuple[float, np.ndarray, np.ndarray, np.ndarray]],
+                      unblinded: set[int]) -> list[tuple[list[int], bool]]:
+        """The batches of one refinement step (``_windows_within_budget``), each with whether it recomposes the
+        low-frequency bins directly (``compose_all``'s direct_bins): a refinement's grids (a point's second and
+        later) do, since after many rounds the FFT's round-off charge, not the grid, is what leaves a delta
+        near the floor wide, and a finer grid alone only raises it; so does the first grid of a point that
+        starts below its sampling rate (``unblinded``): that grid is already as fine as a refinement's, and
+        composing it without direct bins first mostly led to the same grid again with them (sigma 0.5,
+        q 2.1e-4: every rounds value composed twice at h = 1.6e-4)."""
+        out: list[tuple[list[int], bool]] = []
+        for direct in (False, True):
+            items = [(i, _span(*points[i]) / h) for i, h in step.items() if (i in best or i in unblinded) == direct]
+            out.extend((batch, direct) for batch in self._windows_within_budget(items))
+        return out
 
     def _width(self, method: str, x: np.ndarray, lo: np.ndarray, up: np.ndarray, own: int) -> np.ndarray:
         """How wide the bracket [lo, up] at the point's own ``own`` arguments is, in ``accuracy``'s units:
@@ -326,7 +347,7 @@ class SubsampledGaussianPLD:
 
     def _step_brackets(self, batch: list[int], points: list[tuple], step: dict[int, float], xs: list[np.ndarray],
                        method: str, best: dict[int, tuple[float, np.ndarray, np.ndarray, np.ndarray]],
-                       own: list[int], threads: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+                       own: list[int], threads: int, direct: bool) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """The certified (lower, upper) of each point of ``batch`` on its grid ``step[i]``, and the part of
         their gap no grid removes (``_delta_bracket``; zeros for epsilon, whose refinement does not use
         it).  Epsilon screens the add direction on a coarse grid first (``dominated_direction``: the same bracket,
@@ -342,10 +363,6 @@ class SubsampledGaussianPLD:
             self._build(store, [points[i] for i in batch if step[i] == h], h, threads=threads)
         dists = [store[(*points[i], step[i], True)] for i in batch]
         workers = threads or None
-        # A refinement's grids (the points' second and later) recompose the low-frequency bins directly
-        # (``compose_all``'s direct_bins): after many rounds the FFT's round-off charge, not the grid, is
-        # what leaves a delta near the floor wide, and a finer grid alone only raises it.
-        direct = all(i in best for i in batch)
         compose_all(dists, True, workers=workers, direct_bins=direct)
         uppers = [[pmf.delta(xs[i], threads) for pmf in dist.composed(True)] for i, dist in zip(batch, dists)]
         # The optimistic sides that can raise the lower bound (``undominated_lower_sides``), each with its
@@ -463,7 +480,7 @@ class SubsampledGaussianPLD:
     def _next_interval(self, h: float, width: np.ndarray,
                        before: tuple[float, np.ndarray, np.ndarray, np.ndarray] | None,
                        capped: np.ndarray, capped_h: float | None, alone: np.ndarray | None,
-                       cap: np.ndarray) -> float | None:
+                       cap: np.ndarray, q: float = 0.0) -> float | None:
         """The next grid of a point whose brackets at its arguments are ``width`` wide on grid h
         (``before``: its previous grid and widths), or None when no other grid is worth building.
         Every grid after the first recomposes with the direct DFT bins (``_step_brackets``), so the
@@ -506,7 +523,8 @@ class SubsampledGaussianPLD:
             return None
         h0, _, _, width0 = before
         if alone is not None:
-            return self._power_step(h, h0, width, width0, alone, wide & ~charged, width0 >= cap * (1.0 - 1e-9))
+            return self._power_step(h, h0, width, width0, alone, wide & ~charged, width0 >= cap * (1.0 - 1e-9),
+                                    h0 > 0.5 * q)
         hopeful = wide & (width < self.STALLED * width0)
         if not hopeful.any():
             return None
@@ -520,7 +538,7 @@ class SubsampledGaussianPLD:
         return self._on_ladder(max(min(wanted, 0.9 * h), self.FINEST_INTERVAL))
 
     def _power_step(self, h: float, h0: float, width: np.ndarray, width0: np.ndarray, alone: np.ndarray,
-                    wide: np.ndarray, was_capped: np.ndarray) -> float | None:
+                    wide: np.ndarray, was_capped: np.ndarray, near_rate: bool = False) -> float | None:
         """The next grid after grids h0 > h, where the part of each width no grid removes is known (``alone``,
         ``_charge_width``): the rest, e = width - alone, is fitted as c h^p through the two grids, p clipped
         to [1, 2], and each ``wide`` argument whose e fell below ``STALLED`` of the last asks for
@@ -528,10 +546,13 @@ class SubsampledGaussianPLD:
         holds for the upper side; the optimistic side's convex minorant may shrink like h (sigma 0.576,
         q 5.5e-3, 1600 rounds: 0.022 -> 0.011 from h = 3.6e-3 to 1.8e-3), which a fit of c h^2 + f reads as
         a floor f of 0.007 and stops, 0.001 short of the tolerance.  A width falling slower than
-        h^``SLOWEST_POWER`` is not followed unless its own law h^p reaches the tolerance within ``SLOW_REACH``
-        of h (then p is clipped to 1, and the next grid refits it: sigma 0.5, q 3.8e-3, 2330-4095 rounds,
-        started just below q, fell 0.03 -> 0.022 from h = 2.56e-3 to 1.28e-3, p = 0.45, and meet at 2.3e-4;
-        sigma 1.62, q 0.07 has widths of 0.03 falling like h^0.18, whose law asks 1000x finer: not followed).  Where the width on grid h0 was its cap eps (``was_capped``)
+        h^``SLOWEST_POWER`` is not followed, unless the coarser grid h0 was ``near_rate`` (above half the
+        sampling rate, where the optimistic side is not yet in its h^p regime) and the width's own law h^p
+        reaches the tolerance within ``SLOW_REACH`` of h: then p is clipped to 1 and the next grid refits it
+        (sigma 0.5, q 3.8e-3, 2330-4095 rounds, started just below q: 0.03 -> 0.022 from h = 2.56e-3 to
+        1.28e-3, p = 0.45, met at 2.3e-4).  Far below the rate a slow width is stalled (sigma 2.05, q 0.07:
+        widths of 0.011-0.016 falling like h^0.2-0.4 from h = 9e-4; following them doubled the block's CPU
+        for no point met).  Where the width on grid h0 was its cap eps (``was_capped``)
         no law is read from it: the h^2 law is assumed where the width is now within ``NEAR_CAPPED`` times
         the tolerance (sigma 0.549, q 0.048, 5964 rounds, eps 1.5-3.5: capped at 4.1e-2, 0.011-0.014 at
         3.6e-3, met one rung finer), and the argument is not followed otherwise (sigma 0.728, q 0.023,
@@ -546,7 +567,7 @@ class SubsampledGaussianPLD:
         power = np.where(was_capped, np.where(near, 2.0, 0.0), power)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             reach = np.where((power > 0.0) & (target > 0.0), (target / rest) ** (1.0 / np.maximum(power, 1e-300)), 0.0)
-        close = ~was_capped & (power > 0.0) & (reach >= self.SLOW_REACH)
+        close = near_rate & ~was_capped & (power > 0.0) & (reach >= self.SLOW_REACH)
         hopeful = (wide & (rest < self.STALLED * rest0) & (target > 0.0)
                    & ((power >= self.SLOWEST_POWER) | close))
         if not hopeful.any():
@@ -632,7 +653,7 @@ class SubsampledGaussianPLD:
         if point is None:
             return default
         if method == "delta":
-            start = self._on_ladder(max(default, min(self.COARSEST_START, _span(*point) / self.START_POINTS)))
+            start = self._span_start(point)
             return self._unblinded_start(start, point[1]) if self.delta_accuracy == "epsilon" else start
         if x is None or x.size == 0:   # the finest start the model can choose (memory estimates)
             return max(0.25 * default, self.FINEST_INTERVAL)
@@ -642,6 +663,12 @@ class SubsampledGaussianPLD:
         z = math.sqrt(2.0 * math.log(1.0 / float(np.min(x))))
         h = math.sqrt(7.0 * 0.9 * self.accuracy / (rounds * (1.0 + z / max(spread, 1e-300))))
         return min(max(h, 0.25 * default, self.FINEST_INTERVAL), self.COARSEST_INTERVAL)
+
+    def _span_start(self, point: tuple) -> float:
+        """``_first_interval``'s ``delta`` grid before the epsilon rule's ``_unblinded_start``: the h that puts
+        the composed span (``_span``) on ``START_POINTS`` points, no finer than the default, on the ladder."""
+        default = self._first_interval()
+        return self._on_ladder(max(default, min(self.COARSEST_START, _span(*point) / self.START_POINTS)))
 
     def _below_rate(self, q: float) -> float:
         """The ladder's rung at or below q / ``BLIND_MARGIN``: the coarsest grid on which the optimistic side
