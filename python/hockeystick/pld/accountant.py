@@ -351,13 +351,24 @@ class SubsampledGaussianPLD:
         """The certified (lower, upper) of each point of ``batch`` on its grid ``step[i]``, and the part of
         their gap no grid removes (``_delta_bracket``; zeros for epsilon, whose refinement does not use
         it).  Epsilon screens the add direction on a coarse grid first (``dominated_direction``: the same bracket,
-        the add direction's fine composition only where it may be the larger one); delta composes
-        the batch together and takes the lower envelope only where the bracket needs it
-        (``_delta_bracket``; ``best`` holds the points' brackets on earlier grids, ``own[i]`` is how
-        many of ``xs[i]`` are the point's own arguments)."""
+        the add direction's fine composition only where it may be the larger one); so does delta with
+        ``delta_accuracy="epsilon"`` (``dominated_direction.delta_sides``: below a tenth of DELTA_FLOOR the
+        screen's upper side stands for the add direction's); delta composes the batch together and takes the
+        lower envelope only where the bracket needs it (``_delta_bracket``; ``best`` holds the points' brackets
+        on earlier grids, ``own[i]`` is how many of ``xs[i]`` are the point's own arguments).  ``direct``: the
+        compositions recompute their low-frequency bins directly (``_step_batches``)."""
         if method == "epsilon":
             return [(lo, up, np.zeros(lo.shape)) for lo, up in dominated_direction.epsilon_brackets(
                 [points[i] for i in batch], [step[i] for i in batch], [xs[i] for i in batch], self.tail, threads)]
+        if self.delta_accuracy == "epsilon":
+            # the add direction screened on a coarse grid (``dominated_direction.delta_sides``)
+            parts = dominated_direction.delta_sides([points[i] for i in batch], [step[i] for i in batch],
+                                                    [xs[i] for i in batch], self.tail, threads, direct,
+                                                    0.1 * self.DELTA_FLOOR)
+            return [self._delta_bracket(sides, xs[i], best.get(i), own[i], ups,
+                                        _of_largest([_fixed_part(pmf, xs[i], up) for pmf, up in zip(pess, ups)], ups),
+                                        threads)
+                    for i, (pess, ups, sides) in zip(batch, parts)]
         store: dict[tuple, PrivacyLossDistribution] = {}
         for h in sorted({step[i] for i in batch}, reverse=True):
             self._build(store, [points[i] for i in batch if step[i] == h], h, threads=threads)

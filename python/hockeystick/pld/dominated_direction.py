@@ -1,4 +1,4 @@
-"""Certified epsilon brackets of the Poisson-subsampled Gaussian, the add direction screened on a coarse grid.
+"""Certified brackets of the Poisson-subsampled Gaussian, the add direction screened on a coarse grid.
 
 A run's epsilon(delta) is the larger of its two neighbouring directions' (Zhu, Dong, Wang,
 AISTATS 2022, Sec. 5): eps = max(eps_remove, eps_add), so with certified brackets
@@ -14,6 +14,18 @@ fewer cells and transform points, no optimistic side; at h = 8.5e-5 its upper bo
 screen does not clear (U_a > lo_r at some argument), the add direction is composed on the fine grid too and
 the bracket is the maximum of both directions' sides, the same numbers ``PrivacyLossDistribution.epsilon``
 gives for the two-direction PLD on that grid.
+
+Delta (``delta_sides``) the same way: delta = max(delta_remove, delta_add), so with L_r a certified lower bound
+on the remove direction's delta and U_a a certified upper bound on the add direction's, U_a <= L_r at every
+argument gives delta_add <= delta_remove there, and the remove direction's bracket is the mechanism's.  The
+screen's upper side and the remove direction's charged lower values (no suffix maxima) decide.  Arguments where
+U_a is below a ``floor`` the caller names clear too: there the bracket's upper side is max(up_r, U_a), certified
+as a maximum of upper bounds, and its lower side lo_r, certified as delta >= delta_remove; the add direction's
+own lower side, at most U_a, is left out (the accountant's floor is a tenth of its DELTA_FLOOR: such a lower side
+can certify no epsilon width beside an upper side above DELTA_FLOOR).  Far above delta's floor the add
+direction's upper bound is its mass at +infinity and charges (sigma 2.05, q 7.8e-3, 10^4 rounds: 5e-12 beside
+the remove direction's 1e-13 at eps >= 3), so without the floor almost no point would clear.  Where the screen
+clears, the add direction is neither discretized nor composed on the fine grid.
 """
 
 from __future__ import annotations
@@ -22,8 +34,9 @@ from typing import Sequence
 
 import numpy as np
 
-from .distribution import PrivacyLossDistribution, brackets, compose_all
+from .distribution import PrivacyLossDistribution, brackets, compose_all, undominated_lower_sides
 from .mechanisms import MAX_INTERVAL, Directions, subsampled_gaussians
+from .pmf import GridPMF
 
 COARSENING = 4
 
@@ -62,4 +75,53 @@ def epsilon_brackets(points: Sequence[Point], hs: Sequence[float], deltas: Seque
     out = list(remove)
     for i, (lo, up) in zip(rest, add):
         out[i] = (np.maximum(remove[i][0], lo), np.maximum(remove[i][1], up))
+    return out
+
+
+DeltaSides = tuple[list[GridPMF], list[np.ndarray], dict[int, tuple[GridPMF, np.ndarray]]]
+
+
+def delta_sides(points: Sequence[Point], hs: Sequence[float], xs: Sequence[np.ndarray], tail: float,
+                threads: int = 0, direct_bins: bool = False, floor: float = 0.0) -> list[DeltaSides]:
+    """Per point (sampling rate below 1) on its grid ``hs[i]``, what the two-direction PLD's delta bracket at
+    ``xs[i]`` is made of (the accountant's ``_step_brackets``): each direction's composed pessimistic PMF and
+    certified upper values, and the directions whose optimistic side can raise the lower bound, each with its
+    composed optimistic PMF and charged lower values (no suffix maxima), as ``undominated_lower_sides``
+    gives them; ``direct_bins`` as ``compose_all``'s, ``threads`` as ``epsilon_brackets``'.
+
+    The add direction is screened first (module docstring): where its coarse upper bound is at or below the
+    remove direction's lower values, or below ``floor``, at every argument, the point's directions are the
+    remove one and the screen (an upper side only: the bracket's upper side is the larger of the two); elsewhere
+    the add direction is discretized and composed on the fine grid, and its optimistic side where its upper
+    values are not all at or below the remove direction's lower ones.
+    """
+    workers = threads or None
+    removes = _one_round(points, hs, tail, "remove", True, threads=threads)
+    compose_all(removes, True, workers=workers, direct_bins=direct_bins)
+    ups = [removes[i].composed(True)[0].delta(xs[i], threads) for i in range(len(points))]
+    lows = undominated_lower_sides(removes, [[u] for u in ups],
+                                   lambda pmf, i: pmf.delta(xs[i], threads, envelope=False), workers, direct_bins)
+    screens = _one_round(points, hs, tail, "add", False, COARSENING, threads)
+    compose_all(screens, True, workers=workers, direct_bins=direct_bins)
+    out: list[DeltaSides] = []
+    rest = []
+    for i, screen in enumerate(screens):
+        bound = screen.composed(True)[0].delta(xs[i], threads)
+        out.append(([removes[i].composed(True)[0], screen.composed(True)[0]], [ups[i], bound], lows[i]))
+        if not np.all((bound <= lows[i][0][1]) | (bound < floor)):
+            rest.append(i)
+            out[i] = ([removes[i].composed(True)[0]], [ups[i]], lows[i])
+    if not rest:
+        return out
+    adds = _one_round([points[i] for i in rest], [hs[i] for i in rest], tail, "add", True, threads=threads)
+    compose_all(adds, True, workers=workers, direct_bins=direct_bins)
+    add_ups = [add.composed(True)[0].delta(xs[i], threads) for add, i in zip(adds, rest)]
+    needed = [[0] if not np.all(up <= lows[i][0][1]) else [] for up, i in zip(add_ups, rest)]
+    compose_all(adds, False, needed, workers, direct_bins)
+    for add, i, up, more in zip(adds, rest, add_ups, needed):
+        pessimistic, uppers, sides = out[i]
+        if more:
+            pmf = add._composed[False][0]
+            sides = {**sides, 1: (pmf, pmf.delta(xs[i], threads, envelope=False))}
+        out[i] = (pessimistic + [add.composed(True)[0]], uppers + [up], sides)
     return out

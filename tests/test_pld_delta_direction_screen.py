@@ -1,0 +1,71 @@
+"""``dominated_direction.delta_sides``: the delta bracket of the Poisson-subsampled Gaussian with the add
+direction screened on a coarse grid, against the two-direction PLD on the same grid.
+
+Where the screen clears by domination (its upper bound at or below the remove direction's lower values) the
+bracket is the two-direction PLD's, bit for bit; below the caller's floor the screen's upper bound stands for
+the add direction's, so the two agree once both are clipped to that floor.  Both are certified, so the lower
+side stays below dp_accounting's pessimistic PLD.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hockeystick.pld import dominated_direction
+from hockeystick.pld.distribution import compose_all, undominated_lower_sides
+from hockeystick.pld.epsilon_width import RIGHT_OFFSETS
+from hockeystick.pld.mechanisms import subsampled_gaussians
+
+EPS = np.linspace(0.5, 10.0, 20)
+X = np.concatenate([EPS] + [EPS + d for d in RIGHT_OFFSETS])
+FLOOR = 1e-10
+CASES = [(2.047, 7.85e-3, 10481, 3.2e-4), (0.8, 8.86e-4, 5964, 6.4e-4), (1.28, 3.79e-3, 2812, 6.4e-4),
+         (0.5, 3.79e-3, 100, 2.56e-3), (1.619, 0.0695, 910, 9.05e-4)]
+
+
+def _two_directions(sigma: float, q: float, rounds: int, h: float, direct: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The two-direction PLD's upper values and charged lower values (no suffix maxima) at X."""
+    two = subsampled_gaussians(sigma, q, value_discretization_interval=h)[0].self_compose(rounds)
+    compose_all([two], True, direct_bins=direct)
+    ups = [pmf.delta(X) for pmf in two.composed(True)]
+    sides = undominated_lower_sides([two], [ups], lambda pmf, i: pmf.delta(X, envelope=False), None, direct)[0]
+    return np.max([low for _, low in sides.values()], axis=0), np.max(ups, axis=0)
+
+
+@pytest.mark.parametrize("direct", [False, True])
+@pytest.mark.parametrize("sigma,q,rounds,h", CASES)
+def test_screened_sides_are_the_two_direction_ones_above_the_floor(sigma, q, rounds, h, direct):
+    (pessimistic, uppers, sides), = dominated_direction.delta_sides([(sigma, q, float(rounds), 1.0)], [h], [X],
+                                                                    1e-15, 1, direct, FLOOR)
+    assert len(pessimistic) == len(uppers) == 2 and set(sides) <= {0, 1}
+    up = np.max(uppers, axis=0)
+    lo = np.max([low for _, low in sides.values()], axis=0)
+    two_lo, two_up = _two_directions(sigma, q, rounds, h, direct)
+    cleared = len(sides) == 1 and pessimistic[1].h > h   # the second upper side is the coarse screen
+    if cleared:
+        assert np.all((uppers[1] <= lo) | (uppers[1] < FLOOR))
+    assert np.array_equal(np.maximum(up, FLOOR), np.maximum(two_up, FLOOR))
+    assert np.array_equal(np.maximum(lo, FLOOR), np.maximum(two_lo, FLOOR))
+    assert np.all(lo <= up)
+
+
+def test_some_case_clears_and_some_does_not():
+    """The screen is exercised both ways by CASES (else the test above checks only one path)."""
+    kinds = set()
+    for sigma, q, rounds, h in CASES:
+        (pessimistic, _, sides), = dominated_direction.delta_sides([(sigma, q, float(rounds), 1.0)], [h], [X],
+                                                                   1e-15, 1, True, FLOOR)
+        kinds.add(pessimistic[1].h > h)
+    assert kinds == {True, False}
+
+
+def test_screened_lower_side_is_below_dp_accountings_pessimistic_pld():
+    pld_lib = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    sigma, q, rounds = 0.8, 8.86e-4, 5964
+    (_, uppers, sides), = dominated_direction.delta_sides([(sigma, q, float(rounds), 1.0)], [6.4e-4], [EPS],
+                                                          1e-15, 1, True, FLOOR)
+    lo = np.max([low for _, low in sides.values()], axis=0)
+    ref = pld_lib.from_gaussian_mechanism(sigma, sampling_prob=q, value_discretization_interval=1e-4)
+    ref = ref.self_compose(rounds)
+    assert np.all(lo <= np.array([ref.get_delta_for_epsilon(float(e)) for e in EPS]))
