@@ -77,6 +77,13 @@ def test_g1_grid_slice(benchmark, size):
     assert np.all(lo <= up) and np.all(up <= 1.0) and np.all(lo >= 0.0)
 
 
+def test_g1_epsilon_rule_blocks(benchmark, size):
+    """G1 as the issue measures it (``delta_accuracy="epsilon"``, whole blocks of 50 rounds x 20 eps, G1's
+    criterion): 1 block of the seed-0 sample in CI, the 20 of every bench/README.md figure at full size."""
+    r = benchmark(lambda: g1_blocks(size(20, 1), "epsilon"))
+    assert r["criterion_met"] >= 0.99, r["misses"]
+
+
 def test_g2_sigma_calibration(benchmark, size):
     t = g2_targets(size(50, 1))
     sigma = benchmark(lambda: calibrate("pld_subsampled_gaussian", "sigma", delta=DELTA, **t))
