@@ -123,6 +123,9 @@ class SubsampledGaussianPLD:
     ``epsilon_width.RIGHT_OFFSETS`` (``epsilon_width.certified_epsilon_width``; the least width
     wins); the lower side at eps is also raised to the certified lower sides at eps + d (delta does
     not increase); the returned delta bounds are certified either way, only the stopping rule differs.
+    Its grids: a point whose sampling rate is small and below its first grid starts just below the rate
+    instead (``_unblinded_start``: a grid above q leaves the lower side 0), and the add direction is
+    screened on a coarser grid (``dominated_direction.delta_sides``).
     The default ``"relative"`` keeps the relative rule above.
 
     ``workers`` (scipy's convention): threads evaluating disjoint blocks of points at once, a
