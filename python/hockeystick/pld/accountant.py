@@ -300,8 +300,8 @@ class SubsampledGaussianPLD:
                                                 self._capped_interval(h, xs[i], lo, up, width, own[i], capped,
                                                                       blind, points[i][1]), alone, xs[i][:own[i]],
                                                 points[i][1])
-                    if finer == h and i in unblinded and i not in best:
-                        finer = None   # this first grid had the direct bins the same grid again would add
+                    if finer == h and direct:
+                        finer = None   # the same grid again only adds the direct bins this one had
                     if finer is None:
                         chosen[i] = (lo[:own[i]], up[:own[i]])
                     else:
@@ -368,28 +368,25 @@ class SubsampledGaussianPLD:
             parts = dominated_direction.delta_sides([points[i] for i in batch], [step[i] for i in batch],
                                                     [xs[i] for i in batch], self.tail, threads, direct,
                                                     0.1 * self.DELTA_FLOOR)
-            return [self._delta_bracket(sides, xs[i], best.get(i), own[i], ups,
-                                        _of_largest([_fixed_part(pmf, xs[i], up) for pmf, up in zip(pess, ups)], ups),
-                                        threads)
-                    for i, (pess, ups, sides) in zip(batch, parts)]
-        store: dict[tuple, PrivacyLossDistribution] = {}
-        for h in sorted({step[i] for i in batch}, reverse=True):
-            self._build(store, [points[i] for i in batch if step[i] == h], h, threads=threads)
-        dists = [store[(*points[i], step[i], True)] for i in batch]
-        workers = threads or None
-        compose_all(dists, True, workers=workers, direct_bins=direct)
-        uppers = [[pmf.delta(xs[i], threads) for pmf in dist.composed(True)] for i, dist in zip(batch, dists)]
-        # The optimistic sides that can raise the lower bound (``undominated_lower_sides``), each with its
-        # charged lower value at the point's arguments (no suffix maxima: ``_delta_bracket`` adds them).
-        sides = undominated_lower_sides(dists, uppers,
-                                        lambda pmf, k: pmf.delta(xs[batch[k]], threads, envelope=False), workers,
-                                        direct)
+        else:
+            store: dict[tuple, PrivacyLossDistribution] = {}
+            for h in sorted({step[i] for i in batch}, reverse=True):
+                self._build(store, [points[i] for i in batch if step[i] == h], h, threads=threads)
+            dists = [store[(*points[i], step[i], True)] for i in batch]
+            compose_all(dists, True, workers=threads or None, direct_bins=direct)
+            uppers = [[pmf.delta(xs[i], threads) for pmf in dist.composed(True)] for i, dist in zip(batch, dists)]
+            # The optimistic sides that can raise the lower bound (``undominated_lower_sides``), each with its
+            # charged lower value at the point's arguments (no suffix maxima: ``_delta_bracket`` adds them).
+            sides = undominated_lower_sides(dists, uppers,
+                                            lambda pmf, k: pmf.delta(xs[batch[k]], threads, envelope=False),
+                                            threads or None, direct)
+            parts = [(dist.composed(True), ups, side) for dist, ups, side in zip(dists, uppers, sides)]
         # per argument, the fixed part of the direction whose upper side is the bound (not the largest over
         # directions: one direction's mass at +infinity is no part of a bound the other one sets)
-        charges = [_of_largest([_fixed_part(pmf, xs[i], up) for pmf, up in zip(dist.composed(True), ups)], ups)
-                   for i, dist, ups in zip(batch, dists, uppers)]
-        return [self._delta_bracket(side, xs[i], best.get(i), own[i], ups, charge, threads)
-                for i, side, ups, charge in zip(batch, sides, uppers, charges)]
+        return [self._delta_bracket(side, xs[i], best.get(i), own[i], ups,
+                                    _of_largest([_fixed_part(pmf, xs[i], up) for pmf, up in zip(pess, ups)], ups),
+                                    threads)
+                for i, (pess, ups, side) in zip(batch, parts)]
 
     def _delta_bracket(self, sides: dict[int, tuple[GridPMF, np.ndarray]], eps: np.ndarray,
                        before: tuple[float, np.ndarray, np.ndarray, np.ndarray] | None, own: int,

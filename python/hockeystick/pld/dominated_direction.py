@@ -107,10 +107,11 @@ def delta_sides(points: Sequence[Point], hs: Sequence[float], xs: Sequence[np.nd
     rest = []
     for i, screen in enumerate(screens):
         bound = screen.composed(True)[0].delta(xs[i], threads)
-        out.append(([removes[i].composed(True)[0], screen.composed(True)[0]], [ups[i], bound], lows[i]))
-        if not np.all((bound <= lows[i][0][1]) | (bound < floor)):
+        cleared = bool(np.all((bound <= lows[i][0][1]) | (bound < floor)))
+        out.append(([removes[i].composed(True)[0]] + ([screen.composed(True)[0]] if cleared else []),
+                    [ups[i]] + ([bound] if cleared else []), lows[i]))
+        if not cleared:
             rest.append(i)
-            out[i] = ([removes[i].composed(True)[0]], [ups[i]], lows[i])
     if not rest:
         return out
     adds = _one_round([points[i] for i in rest], [hs[i] for i in rest], tail, "add", True, threads=threads)
