@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from hockeystick.pld import dominated_direction
+from hockeystick.pld.accountant import SubsampledGaussianPLD
 from hockeystick.pld.distribution import compose_all, undominated_lower_sides
 from hockeystick.pld.epsilon_width import RIGHT_OFFSETS
 from hockeystick.pld.mechanisms import subsampled_gaussians
@@ -69,3 +70,51 @@ def test_screened_lower_side_is_below_dp_accountings_pessimistic_pld():
     ref = pld_lib.from_gaussian_mechanism(sigma, sampling_prob=q, value_discretization_interval=1e-4)
     ref = ref.self_compose(rounds)
     assert np.all(lo <= np.array([ref.get_delta_for_epsilon(float(e)) for e in EPS]))
+
+
+def _one_round_exact(sigma: float, q: float, eps: float) -> float:
+    """delta(eps) of one round of the Poisson-subsampled Gaussian at 50 digits: the larger of the remove
+    direction, P = (1 - q) N(0, s^2) + q N(1, s^2) against Q = N(0, s^2), and the add direction (P and Q
+    swapped); each loss is monotone in x, so each delta is one tail difference at the threshold x*."""
+    import mpmath
+
+    mpmath.mp.dps = 50
+    s, q, g = mpmath.mpf(sigma), mpmath.mpf(q), mpmath.exp(mpmath.mpf(eps))
+    tail = lambda z: mpmath.ncdf(-z)   # noqa: E731
+    x = s * s * mpmath.log((g - 1 + q) / q) + mpmath.mpf(1) / 2
+    remove = (1 - q) * tail(x / s) + q * tail((x - 1) / s) - g * tail(x / s)
+    add = mpmath.mpf(0)
+    if 1 / g > 1 - q:
+        x = s * s * mpmath.log((1 / g - 1 + q) / q) + mpmath.mpf(1) / 2
+        add = mpmath.ncdf(x / s) - g * ((1 - q) * mpmath.ncdf(x / s) + q * mpmath.ncdf((x - 1) / s))
+    return float(max(remove, add, mpmath.mpf(0)))
+
+
+EDGE_EPS = np.array([0.0, 0.5, 3.0, 10.0, 700.0, np.inf])
+
+
+@pytest.mark.parametrize("sigma,q", [(1.0, 5e-324), (1.0, 1e-300), (0.3, 0.01), (0.8, 1e-3), (2.0, 0.5),
+                                     (1.0, 1.0 - 2.0 ** -53), (50.0, 0.2)])
+def test_epsilon_rule_one_round_brackets_the_exact_delta(sigma, q):
+    """One round (the screen on a 4x coarser grid, the below-rate start and the steps of the epsilon rule all
+    reached) at the sampling rate's edges and eps from 0 to inf: the bracket holds the 50-digit delta."""
+    lo, up = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=1, accuracy=1e-2,
+                                   delta_accuracy="epsilon", workers=1).delta(EDGE_EPS, bound="both")
+    exact = np.array([_one_round_exact(sigma, q, e) if np.isfinite(e) else 0.0 for e in EDGE_EPS])
+    assert np.all((0.0 <= lo) & (lo <= exact) & (exact <= up) & (up <= 1.0)), (lo, exact, up)
+
+
+@pytest.mark.parametrize("sigma,q,rounds", [(1.0, 5e-324, 100), (1.0, 1.0 - 2.0 ** -53, 10), (0.3, 0.01, 10),
+                                            (1.0, 1e-300, 10 ** 6), (2.0, 0.5, 1000), (0.8, 1e-3, 2 ** 20)])
+def test_epsilon_rule_brackets_overlap_the_two_direction_ones_at_the_edges(sigma, q, rounds):
+    """Many rounds at the edges: the epsilon rule's bracket (screened add direction) and the relative rule's
+    (two-direction PLD) are both certified, so they overlap; both lie in [0, 1]; and no sampling rate below 1
+    exceeds the Gaussian mechanism's delta (rounded up, certified_theta)."""
+    from hockeystick.certified_theta import radius_up, theta_upper
+
+    kw = dict(sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=1e-2, workers=1)
+    lo, up = SubsampledGaussianPLD(**kw, delta_accuracy="epsilon").delta(EDGE_EPS, bound="both")
+    r_lo, r_up = SubsampledGaussianPLD(**kw).delta(EDGE_EPS, bound="both")
+    assert np.all((0.0 <= lo) & (lo <= up) & (up <= 1.0))
+    assert np.all(lo <= r_up) and np.all(r_lo <= up)
+    assert np.all(lo <= theta_upper(radius_up(np.sqrt(rounds) / sigma), EDGE_EPS))
