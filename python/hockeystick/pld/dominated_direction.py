@@ -82,7 +82,8 @@ DeltaSides = tuple[list[GridPMF], list[np.ndarray], dict[int, tuple[GridPMF, np.
 
 
 def delta_sides(points: Sequence[Point], hs: Sequence[float], xs: Sequence[np.ndarray], tail: float,
-                threads: int = 0, direct_bins: bool = False, floor: float = 0.0) -> list[DeltaSides]:
+                threads: int = 0, direct_bins: bool = False, floor: float = 0.0,
+                settled: float = 0.0) -> list[DeltaSides]:
     """Per point (sampling rate below 1) on its grid ``hs[i]``, what the two-direction PLD's delta bracket at
     ``xs[i]`` is made of (the accountant's ``_step_brackets``): each direction's composed pessimistic PMF and
     certified upper values, and the directions whose optimistic side can raise the lower bound, each with its
@@ -93,21 +94,27 @@ def delta_sides(points: Sequence[Point], hs: Sequence[float], xs: Sequence[np.nd
     remove direction's lower values, or below ``floor``, at every argument, the point's directions are the
     remove one and the screen (an upper side only: the bracket's upper side is the larger of the two); elsewhere
     the add direction is discretized and composed on the fine grid, and its optimistic side where its upper
-    values are not all at or below the remove direction's lower ones.
+    values are not all at or below the remove direction's lower ones.  A point whose upper side (the larger of
+    the remove direction's and the screen's) is below ``settled`` at every argument gets no lower side at all
+    (no directions in the third part: its lower bound is 0): the caller asks no more of it there.
     """
     workers = threads or None
     removes = _one_round(points, hs, tail, "remove", True, threads=threads)
     compose_all(removes, True, workers=workers, direct_bins=direct_bins)
     ups = [removes[i].composed(True)[0].delta(xs[i], threads) for i in range(len(points))]
-    lows = undominated_lower_sides(removes, [[u] for u in ups],
-                                   lambda pmf, i: pmf.delta(xs[i], threads, envelope=False), workers, direct_bins)
     screens = _one_round(points, hs, tail, "add", False, COARSENING, threads)
     compose_all(screens, True, workers=workers, direct_bins=direct_bins)
+    bounds = [screen.composed(True)[0].delta(x, threads) for screen, x in zip(screens, xs)]
+    open_ = [i for i, (up, bound) in enumerate(zip(ups, bounds)) if not np.all(np.maximum(up, bound) < settled)]
+    lows: list[dict[int, tuple[GridPMF, np.ndarray]]] = [{} for _ in points]
+    for i, side in zip(open_, undominated_lower_sides(
+            [removes[i] for i in open_], [[ups[i]] for i in open_],
+            lambda pmf, k: pmf.delta(xs[open_[k]], threads, envelope=False), workers, direct_bins)):
+        lows[i] = side
     out: list[DeltaSides] = []
     rest = []
-    for i, screen in enumerate(screens):
-        bound = screen.composed(True)[0].delta(xs[i], threads)
-        cleared = bool(np.all((bound <= lows[i][0][1]) | (bound < floor)))
+    for i, (screen, bound) in enumerate(zip(screens, bounds)):
+        cleared = not lows[i] or bool(np.all((bound <= lows[i][0][1]) | (bound < floor)))
         out.append(([removes[i].composed(True)[0]] + ([screen.composed(True)[0]] if cleared else []),
                     [ups[i]] + ([bound] if cleared else []), lows[i]))
         if not cleared:
@@ -126,3 +133,16 @@ def delta_sides(points: Sequence[Point], hs: Sequence[float], xs: Sequence[np.nd
             sides = {**sides, 1: (pmf, pmf.delta(xs[i], threads, envelope=False))}
         out[i] = (pessimistic + [add.composed(True)[0]], uppers + [up], sides)
     return out
+
+
+def delta_uppers(points: Sequence[Point], hs: Sequence[float], xs: Sequence[np.ndarray], tail: float,
+                 threads: int = 0) -> list[np.ndarray]:
+    """Per point (sampling rate below 1) on its grid ``hs[i]``: a certified upper bound on delta at ``xs[i]``, the
+    larger of the remove direction's pessimistic side and the add direction's screen (``COARSENING`` times
+    coarser), neither with an optimistic side: an upper side alone, as cheap as the two directions allow."""
+    workers = threads or None
+    removes = _one_round(points, hs, tail, "remove", False, threads=threads)
+    screens = _one_round(points, hs, tail, "add", False, COARSENING, threads)
+    compose_all(removes + screens, True, workers=workers)
+    return [np.maximum(remove.composed(True)[0].delta(x, threads), screen.composed(True)[0].delta(x, threads))
+            for remove, screen, x in zip(removes, screens, xs)]
