@@ -107,11 +107,12 @@ def test_long_fft_bins_refuse_what_they_cannot_bound():
 
 
 def _core_compose(items: list[list[tuple[GridPMF, int]]], pessimistic: bool, long_fft: bool,
-                  products: float = 0.0) -> list[GridPMF]:
+                  products: float = 0.0, band_rows: bool = False) -> list[GridPMF]:
     """compose_many with direct bins through the binding, choosing whether the scipy backend offers its
     long-double transform (long_fft=False: a backend without one, so the direct sums) and what it is taken
     to cost (products = 0: wherever its bound is the smaller; the default keeps the direct sums for bands
-    whose products cost less than the transform)."""
+    whose products cost less than the transform).  No band rows by default (pld_band_spectrum.hpp): their bins
+    are direct sums whichever backend, and these tests are of the long-double transform's."""
     pmfs: list[GridPMF] = []
     for item in items:
         for pmf, _ in item:
@@ -120,7 +121,7 @@ def _core_compose(items: list[list[tuple[GridPMF, int]]], pessimistic: bool, lon
     terms = [[(next(i for i, q in enumerate(pmfs) if q is pmf), count) for pmf, count in item] for item in items]
     done = _core.pld_compose_many([q.p for q in pmfs], [q.k_lo for q in pmfs], [q.p_inf for q in pmfs], pmfs[0].h,
                                   terms, pessimistic, pc.DEFAULT_TAIL, pc.DEFAULT_MAX_POINTS, 1, True, long_fft,
-                                  products)
+                                  products, band_rows)
     return [GridPMF(int(r["k_lo"]), pmfs[0].h, r["p"], float(r["p_inf"]), float(r["shift"]), pessimistic,
                     float(r["entry_error"]), float(r["total_error"]), float(r["spectral_l2"]),
                     float(r["inverse_error"])) for r in done]
@@ -169,7 +170,7 @@ def test_the_facade_takes_the_long_fft_bins_where_direct_sums_cost_more():
     """sigma 0.5, q 1e-4, 47149 rounds (the remove direction's factor spans ~10^4 grid points, so its band
     costs far more in direct products than one transform): compose(direct_bins=True) through the facade
     gives the bits of the long-double transform, not the direct sums'.  A many-round Gaussian (narrow
-    factor, short band) keeps the cheaper direct sums by default."""
+    factor, short band) keeps the cheaper direct sums by default, as a band row (pld_band_spectrum.hpp)."""
     dist = pld.subsampled_gaussian(0.5, 1e-4, value_discretization_interval=2e-3)
     (factor, count), = dist.directions[0].items()
     item = [(factor.upper, count * 47149)]
@@ -182,9 +183,11 @@ def test_the_facade_takes_the_long_fft_bins_where_direct_sums_cost_more():
     (factor, count), = gauss.directions[0].items()
     item = [(factor.upper, count * 10_000)]
     facade = pc.compose(item, pessimistic=True, direct_bins=True, workers=1)
-    sums, = _core_compose([item], True, False)
-    np.testing.assert_array_equal(facade.p, sums.p)
-    assert facade.total_error == sums.total_error
+    band, = _core_compose([item], True, True, 0.35, band_rows=True)   # a band row: its band by direct sums
+    sums, = _core_compose([item], True, False, 0.35)
+    np.testing.assert_array_equal(facade.p, band.p)
+    assert facade.total_error == band.total_error <= sums.total_error
+    assert np.max(np.abs(facade.p - sums.p)) <= sums.entry_error
 
 
 @pytest.mark.parametrize("long_fft, products", [(True, 0.0), (True, 0.35), (False, 0.35)])

@@ -148,7 +148,7 @@ py::list compose_many(const std::vector<input_array>& masses, const std::vector<
                       const std::vector<double>& p_inf, double h,
                       const std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>& items,
                       bool pessimistic, double tail, std::int64_t max_points, py::object workers, bool direct_bins,
-                      bool long_fft, double long_fft_products) {
+                      bool long_fft, double long_fft_products, bool band_rows) {
     if (!(long_fft_products >= 0.0 && std::isfinite(long_fft_products)))
         throw py::value_error("long_fft_products must be finite and >= 0");
     if (masses.size() != k_lo.size() || masses.size() != p_inf.size())
@@ -171,7 +171,7 @@ py::list compose_many(const std::vector<input_array>& masses, const std::vector<
             // workers = 1: one thread for the transforms and for the per-bin powers alike
             const int threads = !workers_is_none && workers_value == 1 ? 1 : 0;
             done = pld::compose_many(factors, h, terms, pessimistic, tail, max_points, fft, std::int64_t(1) << 23,
-                                     threads, direct_bins, long_fft_products);
+                                     threads, direct_bins, long_fft_products, band_rows);
         } catch (const std::length_error& e) {
             py::gil_scoped_acquire acquire;
             throw py::value_error(std::string(e.what()) +
@@ -269,7 +269,7 @@ void register_pld_compose(py::module_& m) {
     m.def("pld_compose_many", &compose_many, py::arg("masses"), py::arg("k_lo"), py::arg("p_inf"), py::arg("h"),
           py::arg("items"), py::arg("pessimistic"), py::arg("tail"), py::arg("max_points"),
           py::arg("workers") = py::none(), py::arg("direct_bins") = false, py::arg("long_fft") = true,
-          py::arg("long_fft_products") = pld::kLongFftProducts,
+          py::arg("long_fft_products") = pld::kLongFftProducts, py::arg("band_rows") = true,
           "Composes each item (a list of (factor index, count)) of grid PMFs on grid h; scipy.fft transforms "
           "(long_fft = False: no long-double transform, the direct bins by direct sums; long_fft_products: "
           "a long-double transform's cost in direct products per m ceil(log2 m), 0 to take it wherever its "

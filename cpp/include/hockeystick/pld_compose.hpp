@@ -67,6 +67,14 @@
 // The charge adds at most 2 tau (M / 2 + 1) 2 / M ~ 2 tau to entry_error and 2 tau sqrt(M + 2)
 // to total_error: 1e-19 and 1e-16 at M = 2^20, below the round-off charges they join.
 //
+// Band rows.  After many rounds the live band is a few dozen bins of m / 2 + 1, so a one-term item whose
+// band is estimated short (band_candidate) takes its factor's spectrum from a transform kBandSplit times
+// shorter, which certifies every bin past a band end K as dropped (pld_band_spectrum.hpp: the samples'
+// moduli, their error and a Lipschitz bound between them), and the bins below K by direct sums
+// (pld_direct_spectrum.hpp, each within delta_direct < the FFT's bound): the same bins are kept and
+// charged as with the full transform, at K n products instead of a length-m transform (G1's sigma 3.5,
+// q 0.1, 10^5 rounds: 17 -> 11 ms per side).  A band found wider than estimated takes the full transform.
+//
 // Domain: all factors on one grid h, counts >= 0 (0 ignored), at least one positive count;
 // a window above max_points grid points throws std::length_error before anything is
 // allocated for it.  Memory of one batch: about 32 bytes per FFT point of every row
@@ -88,9 +96,11 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
+#include "pld_band_spectrum.hpp"
 #include "pld_connect_dots.hpp"
 #include "pld_direct_spectrum.hpp"
 #include "pld_fft_backend.hpp"
@@ -170,6 +180,13 @@ constexpr bool kLongPower = std::numeric_limits<long double>::digits == 64;
 // A long-double transform of length m costs about as much as kLongFftProducts m ceil(log2 m) direct-sum
 // products (scipy.fft: ~15 ms at m = 2^18, 3.2 ns per m log2 m; the x87 products ~9 ns each).
 constexpr double kLongFftProducts = 0.35;
+// A double transform of length m costs about as much as kFftProducts m ceil(log2 m) direct-sum products
+// (scipy.fft: 6.1 ms at m = 491520, 0.65 ns per m log2 m, against ~6.5 ns per long-double product).
+constexpr double kFftProducts = 0.1;
+// Band rows (pld_band_spectrum.hpp): samples from a transform kBandSplit times shorter, taken where the
+// estimated band's direct products cost at most kBandGain of the full transform.
+constexpr std::int64_t kBandSplit = 8;
+constexpr double kBandGain = 0.8;
 
 // Where one composition's output lives: grid indices a_idx .. a_idx + width - 1, what the cut costs.
 struct Window {
@@ -185,6 +202,28 @@ inline double finite_mass(const PmfView& f) {
     for (std::int64_t k = 0; k < f.n; ++k) s += f.p[k];
     // Rounded up by the sum's own error bound (n u relative): it only scales an error bound.
     return s * (1.0 + (static_cast<double>(f.n) + 1.0) * 0.5 * std::numeric_limits<double>::epsilon());
+}
+
+// out[0 .. len) (zeros on entry) += the factor's masses folded modulo len.
+inline void fold(const PmfView& f, std::int64_t len, double* out) {
+    for (std::int64_t k0 = 0; k0 < f.n; k0 += len)
+        for (std::int64_t k = k0; k < std::min(f.n, k0 + len); ++k) out[k - k0] += f.p[k];
+}
+
+// Whether `count` copies of factor f on FFT length m likely keep so few bins that the band path
+// (pld_band_spectrum.hpp) costs less than the full transform: the band's end estimated from the
+// Gaussian shape |X(w)| ~ 1 - var w^2 / 2 (var in cells^2) where 1 - |X| reaches the drop threshold's
+// gap 44.4 / count plus the samples' Lipschitz slack (pi / m_f) sd (M1 <= sd; G1's rows: M1 ~ 0.6-0.8 sd,
+// and the certified end ~2/3 of this estimate).  An estimate only: band_end certifies, and a band found wider falls back to the full transform.
+inline bool band_candidate(const PmfView& f, std::int64_t count, std::int64_t m) {
+    if (count < 2 || f.n < 1) return false;
+    const double var = grid_loss_variance(f.p, f.n, 1.0);
+    if (!(var > 0.0)) return false;
+    const double m_f = static_cast<double>(m / kBandSplit);
+    const double gap = -kLogDropped / static_cast<double>(count) + 3.141592653589793 * std::sqrt(var) / m_f;
+    const double end = std::sqrt(2.0 * gap / var) * static_cast<double>(m) / 6.283185307179586 + kBandSplit;
+    const double stages = std::max(1.0, std::ceil(std::log2(static_cast<double>(m))));
+    return end * static_cast<double>(f.n) < kBandGain * kFftProducts * static_cast<double>(m) * stages;
 }
 
 // Losses (bottom, top): composed finite mass below bottom and above top each <= tail.
@@ -361,7 +400,8 @@ inline bool team_full_long_double_precision() {
 inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factors, double h,
                                               const std::vector<const Window*>& windows, std::int64_t m,
                                               bool pessimistic, RealFftBackend& fft, int threads = 0,
-                                              bool direct_bins = false, double long_fft_products = kLongFftProducts) {
+                                              bool direct_bins = false, double long_fft_products = kLongFftProducts,
+                                              bool band_rows = true) {
     constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
     constexpr double two_pi = 6.283185307179586;
     constexpr double pi = 3.141592653589793;
@@ -378,25 +418,94 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
     const bool direct_on = direct_bins && kLongPower && full_long_double_precision();
     // One row per distinct factor of the batch: items sharing a factor share its transform.  With
     // direct bins, one per (factor, count): the band recomputed depends on the count, so an item's
-    // result stays the same alone or batched.
-    std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> rows_of;
-    const auto key = [&](const Term& t) { return std::make_pair(t.factor, direct_on ? t.count : std::int64_t(0)); };
-    for (const Window* w : windows)
-        for (const Term& t : w->terms) rows_of.emplace(key(t), static_cast<std::int64_t>(rows_of.size()));
-    const auto row_at = [&](const Term& t) { return rows_of.at(key(t)); };
+    // result stays the same alone or batched.  A one-term item whose c-fold power keeps few bins
+    // (band_candidate) gets a row of its own (factor, count), transformed at length m / kBandSplit and
+    // completed by direct sums (pld_band_spectrum.hpp); those rows come after the others.
+    const bool band_on =
+        band_rows && kLongPower && m % kBandSplit == 0 && m / kBandSplit >= 16 && full_long_double_precision();
+    using RowKey = std::tuple<std::int64_t, std::int64_t, bool>;
+    std::map<RowKey, std::int64_t> rows_of;
+    std::vector<std::vector<RowKey>> item_keys(items);
+    for (std::int64_t i = 0; i < items; ++i) {
+        const std::vector<Term>& terms = windows[i]->terms;
+        const bool band =
+            band_on && terms.size() == 1 && detail::band_candidate(factors[terms[0].factor], terms[0].count, m);
+        for (const Term& t : terms)
+            item_keys[i].push_back(RowKey(t.factor, direct_on || band ? t.count : std::int64_t(0), band));
+    }
+    for (const bool band : {false, true})
+        for (const std::vector<RowKey>& keys : item_keys)
+            for (const RowKey& k : keys)
+                if (std::get<2>(k) == band) rows_of.emplace(k, static_cast<std::int64_t>(rows_of.size()));
+    std::vector<std::vector<std::int64_t>> item_rows(items);
+    for (std::int64_t i = 0; i < items; ++i)
+        for (const RowKey& k : item_keys[i]) item_rows[i].push_back(rows_of.at(k));
     const std::int64_t rows = static_cast<std::int64_t>(rows_of.size());
     std::vector<std::complex<double>> spec(static_cast<std::size_t>(rows * bins));
     std::vector<double> err(rows);
-    {
-        std::vector<double> signal(static_cast<std::size_t>(rows * m), 0.0);
-        for (const auto& [fc, r] : rows_of) {
-            const PmfView& pmf = factors[fc.first];
-            double* row = signal.data() + r * m;
-            for (std::int64_t k0 = 0; k0 < pmf.n; k0 += m)  // aliased (folded mod m) when n > m
-                for (std::int64_t k = k0; k < std::min(pmf.n, k0 + m); ++k) row[k - k0] += pmf.p[k];
-            err[r] = fft_err * detail::finite_mass(pmf);
+    // Per row, the first bin from which every bin is certified dropped (band rows; bins elsewhere).
+    std::vector<std::int64_t> drop_from(rows, bins);
+    std::vector<char> band_row(rows, 0);
+    std::int64_t full_rows = 0;
+    for (const auto& [key, r] : rows_of) {
+        err[r] = fft_err * detail::finite_mass(factors[std::get<0>(key)]);
+        full_rows += std::get<2>(key) ? 0 : 1;
+    }
+    // the rows `which` transformed at length m into their spec rows (band rows whose band came out wide)
+    const auto full_forward = [&](const std::vector<std::int64_t>& which) {
+        if (which.empty()) return;
+        std::vector<double> signal(static_cast<std::size_t>(static_cast<std::int64_t>(which.size()) * m), 0.0);
+        std::vector<std::complex<double>> out(which.size() * static_cast<std::size_t>(bins));
+        std::int64_t at = 0;
+        for (const auto& [key, r] : rows_of) {
+            if (std::find(which.begin(), which.end(), r) == which.end()) continue;
+            const PmfView& pmf = factors[std::get<0>(key)];
+            detail::fold(pmf, m, signal.data() + at * m);
+            ++at;
         }
-        fft.forward(rows, m, signal.data(), spec.data());
+        fft.forward(at, m, signal.data(), out.data());
+        at = 0;
+        for (const auto& [key, r] : rows_of) {
+            if (std::find(which.begin(), which.end(), r) == which.end()) continue;
+            std::copy(out.begin() + at * bins, out.begin() + (at + 1) * bins, spec.begin() + r * bins);
+            ++at;
+        }
+    };
+    {
+        std::vector<double> signal(static_cast<std::size_t>(full_rows * m), 0.0);
+        for (const auto& [key, r] : rows_of)
+            if (!std::get<2>(key)) detail::fold(factors[std::get<0>(key)], m, signal.data() + r * m);
+        if (full_rows > 0) fft.forward(full_rows, m, signal.data(), spec.data());
+    }
+    if (full_rows < rows) {  // band rows: samples at length m_f, the band by direct sums (pld_band_spectrum.hpp)
+        const std::int64_t m_f = m / kBandSplit, bins_f = m_f / 2 + 1, coarse_rows = rows - full_rows;
+        std::vector<double> signal(static_cast<std::size_t>(coarse_rows * m_f), 0.0);
+        for (const auto& [key, r] : rows_of)
+            if (std::get<2>(key)) detail::fold(factors[std::get<0>(key)], m_f, signal.data() + (r - full_rows) * m_f);
+        std::vector<std::complex<double>> coarse(static_cast<std::size_t>(coarse_rows * bins_f));
+        fft.forward(coarse_rows, m_f, signal.data(), coarse.data());
+        signal.clear();
+        signal.shrink_to_fit();
+        std::unique_ptr<TwiddleTable> table;
+        std::vector<std::int64_t> fallback;
+        for (const auto& [key, r] : rows_of) {
+            if (!std::get<2>(key)) continue;
+            const PmfView& pmf = factors[std::get<0>(key)];
+            const double l1 = detail::finite_mass(pmf);
+            const double slack = (folded_bin_error(l1, pmf.n, m_f) +
+                                  pi / static_cast<double>(m_f) * first_absolute_moment(pmf.p, pmf.n)) * (1.0 + 4.0 * u);
+            const std::int64_t end = band_end(coarse.data() + (r - full_rows) * bins_f, m_f, kBandSplit, bins, slack,
+                                              certified_drop_modulus(static_cast<double>(std::get<1>(key)), kLogDropped));
+            if (static_cast<double>(end) * static_cast<double>(pmf.n) > kFftProducts * static_cast<double>(m) * stages) {
+                fallback.push_back(r);   // the band is wider than estimated: the full transform costs less
+                continue;
+            }
+            if (!table) table.reset(new TwiddleTable(m));
+            for (std::int64_t k = 0; k < end; ++k) spec[r * bins + k] = direct_bin(pmf.p, pmf.n, k, *table);
+            drop_from[r] = end;
+            band_row[r] = 1;
+        }
+        full_forward(fallback);
     }
     // Every item's live-bin floors first: |X| <= 1, so the other factors add at most
     // c_j log1p(delta_j): a bin is live only if each factor alone clears the dropped-bin bound
@@ -407,11 +516,11 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
         const std::vector<Term>& terms = windows[i]->terms;
         double headroom = 1.0;
         // 2u sum c: the rounding of the computed log of the perturbed power (the drop test below)
-        for (const Term& t : terms)
-            headroom += static_cast<double>(t.count) * (std::log1p(err[row_at(t)]) + 2.0 * u);
-        for (const Term& t : terms) {
-            const std::int64_t r = row_at(t);
-            floors[i].push_back(std::exp((kLogDropped - headroom) / static_cast<double>(t.count)) - err[r]);
+        for (std::size_t j = 0; j < terms.size(); ++j)
+            headroom += static_cast<double>(terms[j].count) * (std::log1p(err[item_rows[i][j]]) + 2.0 * u);
+        for (std::size_t j = 0; j < terms.size(); ++j) {
+            const std::int64_t r = item_rows[i][j];
+            floors[i].push_back(std::exp((kLogDropped - headroom) / static_cast<double>(terms[j].count)) - err[r]);
             row_floor[r] = std::min(row_floor[r], floors[i].back());
         }
     }
@@ -430,16 +539,22 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
     {
         const bool long_fft = direct_on && fft.offers_forward_long();
         std::vector<double> count_max(rows, 0.0);
-        for (const Window* w : windows)
-            for (const Term& t : w->terms)
-                count_max[row_at(t)] = std::max(count_max[row_at(t)], static_cast<double>(t.count));
+        for (std::int64_t i = 0; i < items; ++i)
+            for (std::size_t j = 0; j < windows[i]->terms.size(); ++j)
+                count_max[item_rows[i][j]] =
+                    std::max(count_max[item_rows[i][j]], static_cast<double>(windows[i]->terms[j].count));
         const double budget = std::max(kDirectTermsPerPoint * static_cast<double>(m) * stages, kDirectTermsAtLeast);
         std::unique_ptr<TwiddleTable> table;
         std::vector<std::pair<std::int64_t, std::int64_t>> long_rows;  // (factor, row) in rows_of's order
-        for (const auto& [fc, r] : rows_of) {
+        for (const auto& [key, r] : rows_of) {
             if (!direct_on) break;
-            const PmfView& pmf = factors[fc.first];
+            const PmfView& pmf = factors[std::get<0>(key)];
             const double l1 = detail::finite_mass(pmf);
+            if (band_row[r]) {  // its band [0, drop_from) came from direct sums already
+                band[r] = drop_from[r];
+                direct_err[r] = long_err[r] = direct_bin_error(l1, pmf.n);
+                continue;
+            }
             const double long_bound =
                 long_fft ? long_fft_bin_error(l1, pmf.n, m, true) : std::numeric_limits<double>::infinity();
             const double sum_bound = direct_bin_error(l1, pmf.n);
@@ -470,7 +585,7 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
                 band[r] = top;
                 direct_err[r] = long_bound;
                 long_err[r] = long_fft_bin_error(l1, pmf.n, m, false);
-                long_rows.push_back({fc.first, r});
+                long_rows.push_back({std::get<0>(key), r});
                 continue;
             }
             if (!(sum_bound < err[r])) continue;
@@ -531,7 +646,7 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
         const double f = row_floor[r];
         const bool all = !(f > 1e-150);
         const double f_sq = all ? 0.0 : f * f * (1.0 - 16.0 * u);
-        for (std::int64_t k = 0; k < bins; ++k) {
+        for (std::int64_t k = 0; k < drop_from[r]; ++k) {
             const std::complex<double> x = spec[r * bins + k];
             if (all || x.real() * x.real() + x.imag() * x.imag() > f_sq) {
                 prepared[r * bins + k] = bin_terms(r, k);
@@ -550,7 +665,7 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
         std::vector<double> count(nt);
         const std::vector<double>& floor = floors[i];
         for (std::size_t j = 0; j < nt; ++j) {
-            row[j] = row_at(terms[j]);
+            row[j] = item_rows[i][j];
             count[j] = static_cast<double>(terms[j].count);
         }
         // The test |X| > floor without a square root where floor^2 is a normal number (no
@@ -570,7 +685,8 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
             bool live = true;
             for (std::size_t j = 0; j < nt && live; ++j) {
                 const std::complex<double> x = spec[row[j] * bins + k];
-                live = squares ? x.real() * x.real() + x.imag() * x.imag() > floor_sq[j] : std::abs(x) > floor[j];
+                live = k < drop_from[row[j]] &&
+                       (squares ? x.real() * x.real() + x.imag() * x.imag() > floor_sq[j] : std::abs(x) > floor[j]);
             }
             if (!live) {
                 ++dropped;
@@ -692,7 +808,8 @@ inline std::vector<ComposedPMF> compose_many(const std::vector<PmfView>& factors
                                              const std::vector<std::vector<Term>>& items, bool pessimistic,
                                              double tail, std::int64_t max_points, RealFftBackend& fft,
                                              std::int64_t group_cells = std::int64_t(1) << 23, int threads = 0,
-                                             bool direct_bins = false, double long_fft_products = kLongFftProducts) {
+                                             bool direct_bins = false, double long_fft_products = kLongFftProducts,
+                                             bool band_rows = true) {
     if (!(h > 0.0 && std::isfinite(h))) throw std::invalid_argument("compose: h must be positive and finite");
     if (!(tail > 0.0 && tail < 1.0)) throw std::invalid_argument("compose: tail must lie in (0, 1)");
     const std::int64_t n_items = static_cast<std::int64_t>(items.size());
@@ -720,7 +837,7 @@ inline std::vector<ComposedPMF> compose_many(const std::vector<PmfView>& factors
         auto flush = [&] {
             if (batch.empty()) return;
             std::vector<ComposedPMF> done = compose_batch(factors, h, batch, m, pessimistic, fft, threads, direct_bins,
-                                                                  long_fft_products);
+                                                          long_fft_products, band_rows);
             for (std::size_t j = 0; j < idx.size(); ++j) out[idx[j]] = std::move(done[j]);
             batch.clear();
             idx.clear();

@@ -1,0 +1,95 @@
+"""Band rows of the composition (pld_band_spectrum.hpp): a one-term item whose c-fold power keeps few bins gets its
+spectrum from a transform 8 times shorter plus direct sums over the band, the other bins certified dropped.
+
+Checked against the full transform (``band_rows=False``): the same windows, charges within 0.1 % (the kept
+bins' values differ by rounding), values within the charged errors; the certified drop against numpy's full-length spectrum (every bin past the band has
+|X|^c <= 2^-64); and the composed bounds against the Gaussian mechanism's closed form.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import hockeystick.pld as pld
+from hockeystick import _core
+from hockeystick.certified_theta import radius_down, radius_up, theta_lower, theta_upper
+from hockeystick.pld import dominated_direction
+
+# (sigma, q, rounds, h): many rounds, one-round support short beside the window (the band path taken),
+# and W2's, whose 13173 cells are too many for it (the full transform)
+CASES = [(3.5, 0.1, 100_000, 3.2e-4), (5.0, 0.05, 30_000, 4e-4), (2.5, 0.2, 50_000, 5e-4)]
+FULL_ONLY = (1.0, 0.01, 10_000, 3e-4)
+
+
+def _factor(sigma: float, q: float, h: float, pessimistic: bool):
+    remove = dominated_direction._one_round([(sigma, q, 1.0, 1.0)], [h], 1e-15, "remove", True, threads=1)[0]
+    factor = next(iter(remove.directions[0]))
+    return factor.upper if pessimistic else factor.lower
+
+
+def _compose(pmf, rounds: int, pessimistic: bool, direct: bool, band: bool) -> dict:
+    return _core.pld_compose_many([pmf.p], [pmf.k_lo], [pmf.p_inf], pmf.h, [[(0, int(rounds))]], pessimistic, 1e-15,
+                                  1 << 27, 1, direct, True, 0.35, band)[0]
+
+
+@pytest.mark.parametrize("direct", [False, True])
+@pytest.mark.parametrize("pessimistic", [True, False])
+@pytest.mark.parametrize("sigma,q,rounds,h", CASES)
+def test_band_rows_match_the_full_transform_within_the_charge(sigma, q, rounds, h, pessimistic, direct):
+    pmf = _factor(sigma, q, h, pessimistic)
+    band, full = (_compose(pmf, rounds, pessimistic, direct, b) for b in (True, False))
+    assert band["k_lo"] == full["k_lo"] and band["p"].size == full["p"].size
+    assert band["p_inf"] == full["p_inf"] and band["shift"] == full["shift"]   # the same window
+    # the same bins kept, their values within the FFT's bound of each other: the charges agree closely
+    for key in ("entry_error", "total_error", "spectral_l2", "inverse_error"):
+        assert band[key] == pytest.approx(full[key], rel=1e-3), key
+    # both within entry_error of the exact composition, so within the sum of theirs of each other
+    assert np.max(np.abs(band["p"] - full["p"])) <= band["entry_error"] + full["entry_error"]
+    assert not np.array_equal(band["p"], full["p"])   # the band path was taken (its bins are direct sums)
+
+
+def test_a_long_one_round_support_keeps_the_full_transform():
+    sigma, q, rounds, h = FULL_ONLY
+    pmf = _factor(sigma, q, h, True)
+    band, full = (_compose(pmf, rounds, True, False, b) for b in (True, False))
+    assert np.array_equal(band["p"], full["p"])
+
+
+@pytest.mark.parametrize("sigma,q,rounds,h", CASES)
+def test_bins_past_the_certified_band_are_below_the_dropped_power(sigma, q, rounds, h):
+    """band_end's bins against numpy's full-length spectrum: every bin the samples certify has |X|^c <= 2^-64."""
+    pmf = _factor(sigma, q, h, True)
+    window = _compose(pmf, rounds, True, False, False)["p"].size
+    m = int(_core.pld_fft_length(window))
+    m_f, split = m // 8, 8
+    folded = np.bincount(np.arange(pmf.p.size) % m_f, weights=pmf.p, minlength=m_f)
+    coarse = np.fft.rfft(folded)
+    j = np.arange(pmf.p.size)
+    centre = round(float(np.sum(pmf.p * j) / np.sum(pmf.p)))
+    slack = 8 * 2.0 ** -53 * math.ceil(math.log2(m_f)) * 1.001 + math.pi / m_f * float(np.sum(pmf.p * np.abs(j - centre)))
+    threshold = math.exp((-64 * math.log(2) - 1.0) / rounds)
+    failing = np.nonzero(np.abs(coarse) + slack > threshold)[0]
+    end = min(m // 2 + 1, int(failing.max()) * split + split // 2 + 1)
+    assert end < m // 8   # a narrow band: most bins are certified
+    spectrum = np.abs(np.fft.rfft(pmf.p, n=m))
+    assert np.all(spectrum[end:] <= threshold * (1.0 + 1e-12))
+    assert np.max(spectrum[end:]) ** rounds <= 2.0 ** -64
+
+
+def test_band_rows_bracket_the_gaussian_closed_form():
+    """sigma 10, 10^4 rounds of the Gaussian mechanism (the band path: 1700 cells, a 66-bin band of 98305):
+    the composed sides bracket theta(sqrt(T) / sigma, eps)."""
+    sigma, rounds, h = 10.0, 10_000, 1e-3
+    eps = np.array([0.5, 2.0, 5.0, 10.0, 20.0])
+    one = pld.gaussian(sigma, value_discretization_interval=h)
+    upper = one.self_compose(rounds).delta(eps, bound="both")
+    exact_hi = theta_upper(radius_up(math.sqrt(rounds) / sigma), eps)
+    exact_lo = theta_lower(radius_down(math.sqrt(rounds) / sigma), eps)
+    lo, up = upper
+    assert np.all(lo <= exact_hi) and np.all(exact_lo <= up) and np.all(lo <= up)
+    factor = next(iter(one.directions[0])).upper
+    band, full = (_compose(factor, rounds, True, False, b) for b in (True, False))
+    assert not np.array_equal(band["p"], full["p"])
