@@ -390,8 +390,8 @@ class SubsampledGaussianPLD:
         if self.delta_accuracy == "relative":
             return (up - lo) / np.maximum(up, self.DELTA_FLOOR)
         eps = x[:own]
-        widths = [certified_epsilon_width(eps, lo[:own], up[:own], x[k * own:(k + 1) * own], up[k * own:(k + 1) * own])
-                  for k in range(1, len(RIGHT_OFFSETS) + 1)]
+        # one row per offset of RIGHT_OFFSETS (the shifted arguments follow the own ones in x)
+        widths = certified_epsilon_width(eps, lo[:own], up[:own], x[own:].reshape(-1, own), up[own:].reshape(-1, own))
         done = (up[:own] < self.DELTA_FLOOR) | (lo[:own] >= self.DELTA_CEILING)
         return np.where(done, 0.0, np.minimum(np.min(widths, axis=0), 1e100))
 
@@ -655,9 +655,8 @@ class SubsampledGaussianPLD:
         if not by_epsilon:
             return None
         eps, top = x[:own], up[:own]
-        alone = np.min([certified_epsilon_width(eps, top - fixed[:own], top, x[k * own:(k + 1) * own],
-                                                up[k * own:(k + 1) * own])
-                        for k in range(1, len(RIGHT_OFFSETS) + 1)], axis=0)
+        alone = np.min(certified_epsilon_width(eps, top - fixed[:own], top, x[own:].reshape(-1, own),
+                                               up[own:].reshape(-1, own)), axis=0)
         grid_led = (top - lo[:own] >= 2.0 * fixed[:own]) | (top > self.NEAR_ONE) | ((lo[:own] == 0.0) & (q < h))
         return np.where(grid_led, 0.0, alone)
 
