@@ -48,9 +48,11 @@ def test_accuracy_bracket_contains_a_fine_grid_answer():
 @pytest.mark.parametrize("method, argument", [("epsilon", 1e-5), ("delta", 1.0)])
 def test_extreme_sigma_is_refused_with_a_value_error(sigma, method, argument):
     # the starting-grid estimates once divided by sigma^2 (0 at a subnormal sigma: ZeroDivisionError)
-    # and took inf / inf at sigma = 1e308; no grid can hold these losses, so the answer is a refusal
+    # and took inf / inf at sigma = 1e308; no grid can hold these losses, so the answer is a refusal that names
+    # sigma (and says what to change), not the core's max_cells
     acc = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=0.01, rounds=10, accuracy=1e-3)
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
-        with pytest.raises(ValueError, match="max_cells"):
+        with pytest.raises(ValueError, match="sigma / sensitivity") as refused:
             getattr(acc, method)(argument, bound="both")
+        assert "max_cells" not in str(refused.value)

@@ -138,7 +138,8 @@ def test_constant_rate_h0_at_subnormal_log_rho_is_the_flat_limit():
 
 
 def test_pld_accountants_refuse_instead_of_zero_division_or_overflow():
-    with pytest.raises(ValueError, match="max_cells"):             # was ZeroDivisionError in the memory estimate
+    # was ZeroDivisionError in the memory estimate; names sigma and the grid, not the core's max_cells
+    with pytest.raises(ValueError, match=r"sigma / sensitivity = 4\.94066e-324 would need more than"):
         pld.SubsampledGaussianPLD(5e-324, 0.5, 1).delta(0.0)
     with pytest.raises(ValueError, match=r"rounds must be <= 9007199254740992, got 1e\+308"):  # was OverflowError
         pld.WithReplacementBatchGaussianPLD(1.0, 1, 50, 1e308)

@@ -142,8 +142,13 @@ def subsampled_gaussians(sigma: ArrayLike, sampling_rate: ArrayLike, *, sensitiv
     item_s = np.concatenate([s[kept], s[added]])
     item_q = np.concatenate([q[kept], q[added]])
     item_remove = np.concatenate([np.ones(kept.size, bool), np.zeros(added.size, bool)])
-    raw = _core.pld_subsampled_gaussian_many(item_s, item_q, item_remove, h, t, MAX_CELLS, int(threads),
-                                             bool(optimistic))
+    try:
+        raw = _core.pld_subsampled_gaussian_many(item_s, item_q, item_remove, h, t, MAX_CELLS, int(threads),
+                                                 bool(optimistic))
+    except ValueError as error:
+        if "max_cells" not in str(error):
+            raise
+        raise ValueError(_too_many_cells(item_s, h)) from None
     remove_of = dict(zip(kept.tolist(), raw[:kept.size]))
     add_of = dict(zip(added.tolist(), raw[kept.size:]))
     out = []
@@ -152,6 +157,18 @@ def subsampled_gaussians(sigma: ArrayLike, sampling_rate: ArrayLike, *, sensitiv
                    for name, of in (("remove", remove_of), ("add", add_of)) if i in of]
         out.append(PrivacyLossDistribution([{f: 1} for f in factors], t))
     return out
+
+
+def _too_many_cells(s: np.ndarray, h: float) -> str:
+    """What to change when the core refuses a subsampled Gaussian's loss grid as over MAX_CELLS cells
+    (``s``: the items' sigma / sensitivity): its own message names max_cells, which these callers do not pass."""
+    if np.max(s) > 1e300:
+        return (f"sigma / sensitivity = {np.max(s):g} is too large to discretize (its Gaussian quantiles overflow "
+                "double precision); delta does not increase with sigma, so the bounds at sigma / sensitivity = "
+                "1e300 hold above it")
+    return (f"value_discretization_interval={h:g} with sigma / sensitivity = {np.min(s):g} would need more than "
+            f"{MAX_CELLS} loss cells (one round's loss spans about 1 / (2 s^2) + 8.5 / s, s = sigma / sensitivity): "
+            "use a coarser value_discretization_interval (or accuracy=, which chooses it), or a larger sigma")
 
 
 @_validation.renamed_keywords(dataset_size="n")
