@@ -125,7 +125,9 @@ class SubsampledGaussianPLD:
     not increase); the returned delta bounds are certified either way, only the stopping rule differs.
     Its grids: a point whose sampling rate is small and below its first grid starts just below the rate
     instead (``_unblinded_start``: a grid above q leaves the lower side 0), and the add direction is
-    screened on a coarser grid (``dominated_direction.delta_sides``).
+    screened on a coarser grid (``dominated_direction.delta_sides``).  A point whose upper side is below
+    ``DELTA_FLOOR`` at every argument is done on that side alone, its lower bound 0 (``_settled_uppers``,
+    ``delta_sides``' ``settled``: no optimistic composition is asked of it).
     The default ``"relative"`` keeps the relative rule above.
 
     ``workers`` (scipy's convention): threads evaluating disjoint blocks of points at once, a
@@ -319,9 +321,9 @@ class SubsampledGaussianPLD:
         grid (``_span_start``; ``dominated_direction.delta_uppers``: pessimistic sides only, no direct bins) is
         below ``DELTA_FLOOR`` at every argument, with those upper values: done (``_width``), with 0 for a
         lower bound.  ``_refined`` asks it of the points that would start below their sampling rate
-        (``_unblinded_start``): that grid is fine and composed with direct bins, and most of G1's such
-        rows lie below the floor at every eps (sigma 1.6, q 1.1e-3: 544 of 1000 rows of 20 blocks, 0.55 of
-        their 5.1 CPU s, in 1-3 % of it on the span grid).
+        (``_unblinded_start``): that grid is fine and composed with direct bins, and many of G1's rows lie
+        below the floor at every eps (20 random blocks: 544 of their 1000 rows, 402 of them starting below the
+        rate, which cost 0.55 of the blocks' 5.1 CPU s; on the span grid, 1-3 % of that).
 
         Delta grows with the rounds, so per (sigma, q, sensitivity) the points that settle are those with the
         fewest rounds: the fewest-rounds point is tried alone, and where it settles a bisection over the rounds
