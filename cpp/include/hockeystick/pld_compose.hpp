@@ -446,58 +446,40 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
     // Per row, the first bin from which every bin is certified dropped (band rows; bins elsewhere).
     std::vector<std::int64_t> drop_from(rows, bins);
     std::vector<char> band_row(rows, 0);
-    std::int64_t full_rows = 0;
-    for (const auto& [key, r] : rows_of) {
-        err[r] = fft_err * detail::finite_mass(factors[std::get<0>(key)]);
-        full_rows += std::get<2>(key) ? 0 : 1;
+    std::vector<RowKey> row_key(rows);
+    for (const auto& [key, r] : rows_of) row_key[r] = key;
+    std::vector<std::int64_t> full, coarse_rows;  // the full rows come first (the order rows_of was built in)
+    for (std::int64_t r = 0; r < rows; ++r) {
+        err[r] = fft_err * detail::finite_mass(factors[std::get<0>(row_key[r])]);
+        (std::get<2>(row_key[r]) ? coarse_rows : full).push_back(r);
     }
-    // the rows `which` transformed at length m into their spec rows (band rows whose band came out wide)
-    const auto full_forward = [&](const std::vector<std::int64_t>& which) {
+    // the rows `which` folded at `length` into consecutive signal rows, transformed into out (consecutive rows)
+    const auto forward_rows = [&](const std::vector<std::int64_t>& which, std::int64_t length,
+                                  std::complex<double>* out) {
         if (which.empty()) return;
-        std::vector<double> signal(static_cast<std::size_t>(static_cast<std::int64_t>(which.size()) * m), 0.0);
-        std::vector<std::complex<double>> out(which.size() * static_cast<std::size_t>(bins));
-        std::int64_t at = 0;
-        for (const auto& [key, r] : rows_of) {
-            if (std::find(which.begin(), which.end(), r) == which.end()) continue;
-            const PmfView& pmf = factors[std::get<0>(key)];
-            detail::fold(pmf, m, signal.data() + at * m);
-            ++at;
-        }
-        fft.forward(at, m, signal.data(), out.data());
-        at = 0;
-        for (const auto& [key, r] : rows_of) {
-            if (std::find(which.begin(), which.end(), r) == which.end()) continue;
-            std::copy(out.begin() + at * bins, out.begin() + (at + 1) * bins, spec.begin() + r * bins);
-            ++at;
-        }
+        const std::int64_t count = static_cast<std::int64_t>(which.size());
+        std::vector<double> signal(static_cast<std::size_t>(count * length), 0.0);
+        for (std::int64_t j = 0; j < count; ++j)
+            detail::fold(factors[std::get<0>(row_key[which[j]])], length, signal.data() + j * length);
+        fft.forward(count, length, signal.data(), out);
     };
-    {
-        std::vector<double> signal(static_cast<std::size_t>(full_rows * m), 0.0);
-        for (const auto& [key, r] : rows_of)
-            if (!std::get<2>(key)) detail::fold(factors[std::get<0>(key)], m, signal.data() + r * m);
-        if (full_rows > 0) fft.forward(full_rows, m, signal.data(), spec.data());
-    }
-    if (full_rows < rows) {  // band rows: samples at length m_f, the band by direct sums (pld_band_spectrum.hpp)
-        const std::int64_t m_f = m / kBandSplit, bins_f = m_f / 2 + 1, coarse_rows = rows - full_rows;
-        std::vector<double> signal(static_cast<std::size_t>(coarse_rows * m_f), 0.0);
-        for (const auto& [key, r] : rows_of)
-            if (std::get<2>(key)) detail::fold(factors[std::get<0>(key)], m_f, signal.data() + (r - full_rows) * m_f);
-        std::vector<std::complex<double>> coarse(static_cast<std::size_t>(coarse_rows * bins_f));
-        fft.forward(coarse_rows, m_f, signal.data(), coarse.data());
-        signal.clear();
-        signal.shrink_to_fit();
+    forward_rows(full, m, spec.data());
+    if (!coarse_rows.empty()) {  // band rows: samples at length m_f, the band by direct sums (pld_band_spectrum.hpp)
+        const std::int64_t m_f = m / kBandSplit, bins_f = m_f / 2 + 1;
+        std::vector<std::complex<double>> coarse(coarse_rows.size() * static_cast<std::size_t>(bins_f));
+        forward_rows(coarse_rows, m_f, coarse.data());
         std::unique_ptr<TwiddleTable> table;
-        std::vector<std::int64_t> fallback;
-        for (const auto& [key, r] : rows_of) {
-            if (!std::get<2>(key)) continue;
-            const PmfView& pmf = factors[std::get<0>(key)];
+        for (std::size_t j = 0; j < coarse_rows.size(); ++j) {
+            const std::int64_t r = coarse_rows[j];
+            const PmfView& pmf = factors[std::get<0>(row_key[r])];
             const double l1 = detail::finite_mass(pmf);
             const double slack = (folded_bin_error(l1, pmf.n, m_f) +
                                   pi / static_cast<double>(m_f) * first_absolute_moment(pmf.p, pmf.n)) * (1.0 + 4.0 * u);
-            const std::int64_t end = band_end(coarse.data() + (r - full_rows) * bins_f, m_f, kBandSplit, bins, slack,
-                                              certified_drop_modulus(static_cast<double>(std::get<1>(key)), kLogDropped));
+            const double count = static_cast<double>(std::get<1>(row_key[r]));
+            const std::int64_t end = band_end(coarse.data() + static_cast<std::int64_t>(j) * bins_f, m_f, kBandSplit,
+                                              bins, slack, certified_drop_modulus(count, kLogDropped));
             if (static_cast<double>(end) * static_cast<double>(pmf.n) > kFftProducts * static_cast<double>(m) * stages) {
-                fallback.push_back(r);   // the band is wider than estimated: the full transform costs less
+                forward_rows({r}, m, spec.data() + r * bins);   // the band is wider than estimated: the full transform
                 continue;
             }
             if (!table) table.reset(new TwiddleTable(m));
@@ -505,7 +487,6 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
             drop_from[r] = end;
             band_row[r] = 1;
         }
-        full_forward(fallback);
     }
     // Every item's live-bin floors first: |X| <= 1, so the other factors add at most
     // c_j log1p(delta_j): a bin is live only if each factor alone clears the dropped-bin bound
