@@ -93,3 +93,86 @@ def test_band_rows_bracket_the_gaussian_closed_form():
     factor = next(iter(one.directions[0])).upper
     band, full = (_compose(factor, rounds, True, False, b) for b in (True, False))
     assert not np.array_equal(band["p"], full["p"])
+
+
+# The edges: the Gaussian mechanism (sampling rate 1) over sigma 2 to 1e8, 2 to 2^31 rounds and grids from 1e-3
+# to a coarse 1.0, eps from 0 to inf; a two-point factor (its composition is a binomial law, summed exactly at
+# 40 digits) with masses from 0.5 down to subnormal; a lattice factor (mass every 50th cell: |X| returns to 1, so
+# the samples certify nothing and the full transform is taken) and a factor almost all of whose mass is at +inf.
+EDGE_EPS = np.array([0.0, 1e-3, 0.5, 5.0, 50.0, np.inf])
+
+
+@pytest.mark.parametrize("sigma,rounds", [(2.0, 2), (10.0, 10_000), (1e3, 10 ** 6), (1e8, 2 ** 31)])
+@pytest.mark.parametrize("h", [1e-3, 0.05, 1.0])
+def test_gaussian_rounds_bracket_the_closed_form_at_the_edges(sigma, rounds, h):
+    one = pld.gaussian(sigma, value_discretization_interval=h)
+    lo, up = one.self_compose(rounds).delta(EDGE_EPS, bound="both")   # band rows wherever they apply
+    r = math.sqrt(rounds) / sigma
+    assert np.all((0.0 <= lo) & (lo <= up) & (up <= 1.0))
+    assert np.all(up >= theta_lower(radius_down(r), EDGE_EPS)) and np.all(lo <= theta_upper(radius_up(r), EDGE_EPS))
+    factor = next(iter(one.directions[0]))
+    for pessimistic, pmf in ((True, factor.upper), (False, factor.lower)):
+        band, full = (_compose(pmf, rounds, pessimistic, True, b) for b in (True, False))
+        assert band["k_lo"] == full["k_lo"] and band["p"].size == full["p"].size and band["p_inf"] == full["p_inf"]
+        assert np.max(np.abs(band["p"] - full["p"]), initial=0.0) <= band["entry_error"] + full["entry_error"]
+
+
+def test_some_gaussian_edge_takes_the_band_rows():
+    taken = []
+    for sigma, rounds, h in [(10.0, 10_000, 1e-3), (1e3, 10 ** 6, 1e-3), (2.0, 2, 1e-3)]:
+        pmf = next(iter(pld.gaussian(sigma, value_discretization_interval=h).directions[0])).upper
+        band, full = (_compose(pmf, rounds, True, False, b) for b in (True, False))
+        taken.append(not np.array_equal(band["p"], full["p"]))
+    assert taken == [True, True, False]   # two rounds keep every bin: no band
+
+
+def _binomial_delta(a: float, rounds: int, h: float, eps: float) -> float:
+    """sum_j (1 - e^{eps - j h})_+ C(T, j) a^j (1 - a)^(T - j) at 40 digits: T rounds of mass a at loss h, 1 - a at 0."""
+    import mpmath
+
+    mpmath.mp.dps = 40
+    if not np.isfinite(eps):
+        return 0.0
+    a_, e_ = mpmath.mpf(a), mpmath.mpf(eps)
+    total = mpmath.mpf(0)
+    for j in range(int(math.floor(eps / h)) + 1, rounds + 1):
+        total += (1 - mpmath.exp(e_ - j * mpmath.mpf(h))) * mpmath.binomial(rounds, j) * a_ ** j * (1 - a_) ** (rounds - j)
+    return float(total)
+
+
+@pytest.mark.parametrize("a", [0.5, 1e-3, 1e-300])
+def test_two_point_factor_brackets_its_exact_binomial_composition(a):
+    """Both sides of the composed two-point PMF (pessimistic: an upper bound on its exact composition, optimistic: a
+    lower one) against the 40-digit binomial sum; band rows where the spectrum decays (a = 0.5), the full transform
+    where it cannot (a subnormal-scale a leaves |X| = 1 - O(a) at every bin)."""
+    from hockeystick.pld.compose import compose
+    from hockeystick.pld.pmf import GridPMF
+
+    h, rounds = 0.01, 2000
+    factor = GridPMF(0, h, np.array([1.0 - a, a]), 0.0, 0.0, True)
+    eps = np.array([0.0, 0.5, 3.0, 10.0, 19.9, np.inf])
+    exact = np.array([_binomial_delta(a, rounds, h, e) for e in eps])
+    up = compose([(factor, rounds)], pessimistic=True, workers=1).delta(eps)
+    low = GridPMF(0, h, np.array([1.0 - a, a]), 0.0, 0.0, False)
+    lo = compose([(low, rounds)], pessimistic=False, workers=1).delta(eps)
+    assert np.all(lo <= exact) and np.all(exact <= up), (lo, exact, up)
+    band, full = (_compose(factor, rounds, True, False, b) for b in (True, False))
+    assert (not np.array_equal(band["p"], full["p"])) == (a == 0.5)
+
+
+def test_lattice_and_infinite_mass_factors_keep_the_full_transform_bits():
+    """Mass on every 50th cell: the samples' moduli return to 1, the band is found wide and the full transform taken
+    (the same bits as without band rows); a factor with 1 - 1e-12 of its mass at +inf: its finite part's power
+    drops every bin, all certified."""
+    from hockeystick.pld.pmf import GridPMF
+
+    lattice = np.zeros(501)
+    lattice[::50] = 1.0 / 11.0
+    factor = GridPMF(-250, 1e-3, lattice, 0.0, 0.0, True)
+    band, full = (_compose(factor, 5000, True, False, b) for b in (True, False))
+    np.testing.assert_array_equal(band["p"], full["p"])
+    assert band["entry_error"] == full["entry_error"]
+    heavy = GridPMF(0, 1e-3, np.full(100, 1e-14), 1.0 - 1e-12, 0.0, True)
+    band, full = (_compose(heavy, 10_000, True, False, b) for b in (True, False))
+    assert band["p_inf"] == full["p_inf"] == 1.0
+    assert np.max(band["p"]) <= band["entry_error"] and np.max(full["p"]) <= full["entry_error"]
