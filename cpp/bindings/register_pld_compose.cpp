@@ -83,6 +83,7 @@ class ScipyFft final : public pld::RealFftBackend {
         const py::array_t<double> view({rows, n}, {n * 8, std::int64_t(8)}, in, py::capsule(in, [](void*) {}));
         const auto spec = py::array_t<std::complex<double>, py::array::c_style | py::array::forcecast>(
             rfft_(view, py::arg("axis") = -1, py::arg("workers") = workers(rows)));
+        py::gil_scoped_release copying;  // spec stays referenced; the copy touches no Python object
         std::memcpy(out, spec.data(), sizeof(std::complex<double>) * rows * (n / 2 + 1));
     }
 
@@ -94,6 +95,7 @@ class ScipyFft final : public pld::RealFftBackend {
                                                      py::capsule(in, [](void*) {}));
         const auto sig = input_array(irfft_(view, py::arg("n") = n, py::arg("axis") = -1,
                                             py::arg("workers") = workers(rows)));
+        py::gil_scoped_release copying;  // sig stays referenced; the copy touches no Python object
         std::memcpy(out, sig.data(), sizeof(double) * rows * n);
     }
 
