@@ -17,9 +17,12 @@ Short sizes run in CI (seconds) as smoke tests; each body checks its brackets.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+import resource
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
@@ -309,10 +312,19 @@ def g1_report(blocks: int = 20) -> None:
         print(r["misses"])
 
 
-def g1_full(workers: int | None = None, mode: str = "relative") -> tuple[np.ndarray, np.ndarray]:
-    """The whole 10^6-point G1 grid in one in-process call (``workers`` threads over the 1000 blocks,
-    ``delta_accuracy=mode``), wall and CPU seconds; then the certified epsilon width of every point (an
-    untimed upper-only call at eps + RIGHT_OFFSETS) against G1's criterion (``g1_criterion``)."""
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def g1_full(workers: int | None = None, mode: str = "relative", processes: int = 0,
+            reference: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The whole 10^6-point G1 grid in one call (``workers`` threads over the 1000 blocks, or, with
+    ``processes``, ``workers=pool.map`` of a ProcessPoolExecutor of that many spawned processes, started
+    and shut down inside the timing), ``delta_accuracy=mode``, wall and CPU seconds (the pool's
+    processes' included); whether the brackets equal ``reference`` bit for bit; then the certified epsilon
+    width of every point (an untimed upper-only call at eps + RIGHT_OFFSETS) against G1's criterion
+    (``g1_criterion``)."""
     sigma = np.logspace(np.log10(0.5), np.log10(5), 50)[:, None, None, None]
     q = np.logspace(-4, -1, 20)[None, :, None, None]
     rounds = np.round(np.logspace(1, 5, 50))[:, None]
@@ -320,11 +332,18 @@ def g1_full(workers: int | None = None, mode: str = "relative") -> tuple[np.ndar
     kw = dict(sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=1e-2, delta_accuracy=mode, workers=workers)
     round_cache.clear()
     load = os.getloadavg()
-    wall, cpu = time.perf_counter(), time.process_time()
-    lo, up = pld.SubsampledGaussianPLD(**kw).delta(eps, bound="both")
-    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    print(f"G1 full grid {lo.size:,} points, delta_accuracy={mode!r}, workers={workers}: {wall:.1f} s wall, "
-          f"{cpu:.1f} CPU s (load average {load} before, {os.getloadavg()} after)")
+    wall, cpu = time.perf_counter(), time.process_time() + _children_cpu()
+    if processes:
+        with ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn")) as pool:
+            lo, up = pld.SubsampledGaussianPLD(**{**kw, "workers": pool.map}).delta(eps, bound="both")
+    else:
+        lo, up = pld.SubsampledGaussianPLD(**kw).delta(eps, bound="both")
+    wall, cpu = time.perf_counter() - wall, time.process_time() + _children_cpu() - cpu
+    how = f"workers=pool.map of {processes} processes" if processes else f"workers={workers}"
+    same = "" if reference is None else (f"; identical to the threads' brackets: "
+                                         f"{bool(np.array_equal(lo, reference[0]) and np.array_equal(up, reference[1]))}")
+    print(f"G1 full grid {lo.size:,} points, delta_accuracy={mode!r}, {how}: {wall:.1f} s wall, "
+          f"{cpu:.1f} CPU s (load average {load} before, {os.getloadavg()} after){same}")
     shifted = pld.SubsampledGaussianPLD(**kw).delta(eps + np.array(RIGHT_OFFSETS)[:, None, None, None, None])
     st = g1_criterion(eps, lo, up, shifted)
     print(f"G1 full grid: {np.mean(st['relative'] <= 1e-2):.1%} within 1e-2 of max(delta, 1e-9); G1 criterion met "
@@ -410,9 +429,10 @@ def g1_versus_dp_accounting(sample: int = 6) -> None:
 
 
 def main(goals: list[str]) -> None:
-    """``python bench/bench_pld_grid.py [G1] [G1full] [epsilon] [dask] [G2] [G3] [G2-1000] [G2ab]`` (G1, G2, G3 by
-    default; G1full: the whole 10^6-point grid, minutes, with ``delta_accuracy="epsilon"`` when ``epsilon`` is
-    given, then on a 2-worker LocalCluster against it when ``dask`` is given; G2-1000 adds the 1000-target calibrations to G2; G2ab: sigma on 20 targets with and without the
+    """``python bench/bench_pld_grid.py [G1] [G1full] [epsilon] [pool] [dask] [G2] [G3] [G2-1000] [G2ab]`` (G1, G2,
+    G3 by default; G1full: the whole 10^6-point grid, minutes, with ``delta_accuracy="epsilon"`` when ``epsilon``
+    is given, then through a 2-process pool's map when ``pool`` is given and on a 2-worker LocalCluster when
+    ``dask`` is, each against it; G2-1000 adds the 1000-target calibrations to G2; G2ab: sigma on 20 targets with and without the
     direction-by-direction search, interleaved)."""
     goals = goals or ["G1", "G2", "G3"]
     if "G2-1000" in goals:
@@ -434,6 +454,8 @@ def main(goals: list[str]) -> None:
     if "G1full" in goals:
         mode = "epsilon" if "epsilon" in goals else "relative"
         brackets = g1_full(mode=mode)
+        if "pool" in goals:
+            g1_full(mode=mode, processes=2, reference=brackets)
         if "dask" in goals:
             g1_dask(mode, reference=brackets)
     for n in (20, 1000) if "G2" in goals else ():

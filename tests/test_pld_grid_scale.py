@@ -125,6 +125,54 @@ def test_pld_sweep_on_dask_equals_in_process():
         np.testing.assert_array_equal(local.columns[name], remote.columns[name])
 
 
+def test_workers_as_a_process_pools_map_equal_threads_bit_for_bit():
+    """workers=pool.map (scipy's map-like convention): the blocks run in the pool's processes, one
+    thread each, and give the threads' values bit for bit, both sides, with accuracy= and a fixed grid,
+    for delta and epsilon; progress still moves per block."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    kw = dict(sigma=np.array([0.7, 2.3])[:, None, None], sampling_rate=np.array([1e-3, 0.05])[None, :, None],
+              rounds=np.array([30.0, 3000.0])[None, None, :])
+    eps = EPS[:, None, None, None]
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
+        for grid in (dict(accuracy=1e-2, delta_accuracy="epsilon"), dict(value_discretization_interval=1e-3)):
+            threads = pld.SubsampledGaussianPLD(**kw, **grid, workers=2)
+            mapped = pld.SubsampledGaussianPLD(**kw, **grid, workers=pool.map)
+            got, want = mapped.delta(eps, bound="both"), threads.delta(eps, bound="both")
+            assert all(np.array_equal(a, b) for a, b in zip(got, want))
+            assert np.array_equal(mapped.epsilon(1e-5, bound="both"), threads.epsilon(1e-5, bound="both"))
+            assert np.all(want[0] <= want[1]) and np.all(want[0] >= 0)
+        sigma = np.linspace(1.0, 2.0, pld.SubsampledGaussianPLD.BATCH + 6)[:, None]   # two units or more
+        seen: list[int] = []
+        with progress.reporting(seen.append):
+            got = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=0.01, rounds=100, workers=pool.map,
+                                            value_discretization_interval=1e-3).delta(EPS[None, :])
+        assert len(seen) >= 2 and sum(seen) == sigma.size * EPS.size
+        assert np.array_equal(got, pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=0.01, rounds=100, workers=1,
+                                                             value_discretization_interval=1e-3).delta(EPS[None, :]))
+
+
+def test_workers_given_a_pool_instead_of_its_map_says_so():
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool, pytest.raises(TypeError, match=r"workers=pool\.map"):
+        pld.SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=10, workers=pool)
+
+
+def test_workers_as_a_dask_executors_map_equals_threads():
+    pytest.importorskip("dask.distributed")
+    from dask.distributed import Client, LocalCluster
+
+    kw = dict(sigma=np.array([0.9, 1.8])[:, None], sampling_rate=0.01, rounds=np.array([100.0, 2000.0]),
+              accuracy=1e-2)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, host="127.0.0.1", protocol="tcp",
+                      dashboard_address=":0") as cluster, Client(cluster) as client:
+        got = pld.SubsampledGaussianPLD(**kw, workers=client.get_executor().map).delta(1.0, bound="both")
+    want = pld.SubsampledGaussianPLD(**kw, workers=1).delta(1.0, bound="both")
+    assert all(np.array_equal(a, b) for a, b in zip(got, want))
+
+
 def test_calibrate_progress_moves_per_block(capsys):
     from hockeystick.calibrate import calibrate
 
