@@ -372,13 +372,14 @@ def g1_dask(mode: str = "epsilon", workers: int = 2, reference: tuple[np.ndarray
     (sigma, q) block (``_g1_block``): wall seconds from the first submit to the last result, the workers'
     CPU seconds, and whether every bracket equals ``reference`` (the in-process call's (lo, up), shape
     (50, 20, 50, 20)) bit for bit; ``sigma`` and ``q`` (default: the grid's) select the blocks."""
-    from dask.distributed import Client, LocalCluster
+    from dask.distributed import Client
+
+    from hockeystick.sweep.dask import local_cluster
 
     sigma = np.logspace(np.log10(0.5), np.log10(5), 50) if sigma is None else sigma
     q = np.logspace(-4, -1, 20) if q is None else q
     s_flat, q_flat = (a.ravel() for a in np.meshgrid(sigma, q, indexing="ij"))
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address=":0") as cluster, Client(cluster) as client:
+    with local_cluster(workers) as cluster, Client(cluster) as client:
         client.run(lambda: _g1_block(1.0, 0.01, mode))   # warm: imports and the extension on every worker
         client.run(round_cache.clear)
         cpu = client.run(time.process_time)

@@ -167,3 +167,21 @@ def test_dask_refuses_to_overwrite_and_resumes_a_failed_run(tmp_path, cluster, m
                            overwrite=True)
     assert _same_file(tmp_path / "local.parquet", path)
     assert sorted(os.listdir(tmp_path)) == ["attempts", "dask.parquet", "local.parquet"]
+
+
+def test_own_local_cluster_workers_start_with_malloc_tuned():
+    """run_on_dask's own cluster starts its worker processes with sweep.dask.MALLOC_ENVIRON (Dask's
+    MALLOC_TRIM_THRESHOLD_=65536 alone fixes glibc's mmap threshold at 128 KiB: +45 % CPU on PLD grids),
+    the rest of Dask's environment kept, and leaves this process's environment and the Dask
+    configuration as they were."""
+    import dask
+    from dask.distributed import Client
+
+    keys = ("MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_", "OMP_NUM_THREADS")
+    before = dict(dask.config.get("distributed.nanny.pre-spawn-environ"))
+    environ = {key: os.environ.get(key) for key in keys}
+    with sweep_dask.local_cluster(1) as c, Client(c) as client:
+        (seen,) = client.run(lambda: {key: os.environ.get(key) for key in keys}).values()
+    assert seen == {**{k: str(v) for k, v in sweep_dask.MALLOC_ENVIRON.items()}, "OMP_NUM_THREADS": "1"}
+    assert dict(dask.config.get("distributed.nanny.pre-spawn-environ")) == before
+    assert {key: os.environ.get(key) for key in keys} == environ
