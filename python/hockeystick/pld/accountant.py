@@ -861,16 +861,18 @@ class SubsampledGaussianPLD:
         pool = min(self.workers, len(units))
         threads = 1 if pool > 1 else self.workers
 
+        def points_and_arguments(unit: list[tuple[tuple, np.ndarray]]) -> tuple[list[tuple], list[np.ndarray]]:
+            return [p for p, _ in unit], [flat_x[sel] for _, sel in unit]
+
         def run(unit: list[tuple[tuple, np.ndarray]]):
-            return self._unit_brackets([p for p, _ in unit], [flat_x[sel] for _, sel in unit], bound, method,
-                                       threads, unit is units[-1])
+            return self._unit_brackets(*points_and_arguments(unit), bound, method, threads, unit is units[-1])
 
         executor = ThreadPoolExecutor(pool) if pool > 1 else None
         try:
             if self._map is not None:   # a pool of the caller's: one thread per task, nothing kept
-                tasks = [(self._pool_copy(), [p for p, _ in unit], [flat_x[sel] for _, sel in unit], bound, method)
-                         for unit in units]
-                results = self._map(_pool_task, tasks) if tasks else iter(())
+                settings = self._pool_copy()
+                results = self._map(_pool_task, [(settings, *points_and_arguments(unit), bound, method)
+                                                 for unit in units])
             else:
                 results = executor.map(run, units) if executor is not None else map(run, units)
             for unit, (brackets, store) in zip(units, results):   # in order, in this thread

@@ -42,8 +42,8 @@ def local_cluster(workers: int, processes: bool = True) -> Any:
     glibc's malloc tuned by ``MALLOC_ENVIRON`` (Dask's ``distributed.nanny.pre-spawn-environ`` otherwise;
     its nanny reads such a variable from this process's environment first and writes it there before it
     spawns a worker: both are restored here once the cluster is up; it keeps the values for the workers
-    it restarts).  For a cluster of your own, put
-    ``MALLOC_ENVIRON`` in its ``distributed.nanny.pre-spawn-environ``."""
+    it restarts).  For a cluster of your own, put ``MALLOC_ENVIRON`` in its
+    ``distributed.nanny.pre-spawn-environ``."""
     import dask
     from dask.distributed import LocalCluster
 
