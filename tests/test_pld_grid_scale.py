@@ -160,6 +160,16 @@ def test_workers_given_a_pool_instead_of_its_map_says_so():
         pld.SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=10, workers=pool)
 
 
+@pytest.mark.parametrize("bad_map, message", [
+    (lambda f, tasks: list(map(f, tasks))[::-1], "another block"),
+    (lambda f, tasks: list(map(f, tasks))[:-1], "returned 1 results for 2 blocks")])
+def test_a_map_that_reorders_or_drops_results_is_refused(bad_map, message):
+    sigma = np.linspace(1.0, 2.0, pld.SubsampledGaussianPLD.BATCH + 6)[:, None]   # two units
+    with pytest.raises(RuntimeError, match=message):
+        pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=0.01, rounds=100, workers=bad_map,
+                                  value_discretization_interval=1e-3).delta(EPS[None, :])
+
+
 def test_workers_as_a_dask_executors_map_equals_threads():
     pytest.importorskip("dask.distributed")
     from dask.distributed import Client, LocalCluster

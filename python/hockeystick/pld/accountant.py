@@ -871,8 +871,8 @@ class SubsampledGaussianPLD:
         try:
             if self._map is not None:   # a pool of the caller's: one thread per task, nothing kept
                 settings = self._pool_copy()
-                results = self._map(_pool_task, [(settings, *points_and_arguments(unit), bound, method)
-                                                 for unit in units])
+                results = _in_order(units, self._map(_pool_task, [(settings, *points_and_arguments(unit), bound,
+                                                                   method) for unit in units]))
             else:
                 results = executor.map(run, units) if executor is not None else map(run, units)
             for unit, (brackets, store) in zip(units, results):   # in order, in this thread
@@ -896,11 +896,26 @@ class SubsampledGaussianPLD:
 
 
 def _pool_task(task: tuple["SubsampledGaussianPLD", list[tuple], list[np.ndarray], Bound, str]
-               ) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict[tuple, PrivacyLossDistribution]]:
+               ) -> tuple[list[tuple], list[tuple[np.ndarray, np.ndarray]]]:
     """One unit of ``SubsampledGaussianPLD._evaluate`` in a caller's pool (a module-level function, so
-    that it pickles by name): its brackets on one thread, its PLDs not kept."""
+    that it pickles by name): its points and their brackets, on one thread."""
     accountant, pts, xs, bound, method = task
-    return accountant._unit_brackets(pts, xs, bound, method, 1, False)
+    return pts, accountant._unit_brackets(pts, xs, bound, method, 1, False)[0]
+
+
+def _in_order(units: list[list[tuple[tuple, np.ndarray]]], results: Iterable
+              ) -> Iterable[tuple[list[tuple[np.ndarray, np.ndarray]], dict]]:
+    """The pool's results as ``_unit_brackets`` gives them, each checked to answer its own unit: a map
+    that reorders (``imap_unordered``) or drops results would put brackets on the wrong points."""
+    count = 0
+    for unit, (pts, brackets) in zip(units, results):
+        if pts != [p for p, _ in unit] or len(brackets) != len(unit):
+            raise RuntimeError("workers' map returned a result for another block: pass a map that keeps the "
+                               "order of its inputs (pool.map, not imap_unordered)")
+        count += 1
+        yield brackets, {}
+    if count != len(units):
+        raise RuntimeError(f"workers' map returned {count} results for {len(units)} blocks")
 
 
 def _span(sigma: float, q: float, rounds: float, sensitivity: float) -> float:
