@@ -108,6 +108,10 @@ class SubsampledGaussianPLD:
     the mass at +infinity of T rounds, T 5e-16, so a relative bracket on a delta of 1e-14
     is out of reach at any grid) at every requested argument, or until a refinement no
     longer narrows the bracket; the reported bounds are those of the final grid.
+    With ``accuracy``, ``.epsilon(delta)`` also sizes its truncations to the smallest delta asked
+    (``truncation.tails``): the remove direction's discretization and the composed windows drop up to
+    1e-2 accuracy x delta each, all of it charged, instead of ``tail`` (never less than ``tail``):
+    shorter windows, so less round-off and fewer transform points (W3: 19-20 -> 15 ms, a narrower bracket).
 
     ``delta_accuracy="epsilon"`` measures a ``.delta`` bracket in epsilon instead, as issue 18
     states its goal (G1's criterion, the lead's decision): [lo, up] at eps implies the certified
@@ -421,7 +425,8 @@ class SubsampledGaussianPLD:
         compositions recompute their low-frequency bins directly (``_step_batches``)."""
         if method == "epsilon":
             return [(lo, up, np.zeros(lo.shape)) for lo, up in dominated_direction.epsilon_brackets(
-                [points[i] for i in batch], [step[i] for i in batch], [xs[i] for i in batch], self.tail, threads)]
+                [points[i] for i in batch], [step[i] for i in batch], [xs[i] for i in batch], self.tail, threads,
+                self.accuracy)]
         if self.delta_accuracy == "epsilon":
             # the add direction screened on a coarse grid (``dominated_direction.delta_sides``)
             parts = dominated_direction.delta_sides([points[i] for i in batch], [step[i] for i in batch],

@@ -34,6 +34,7 @@ from typing import Sequence
 
 import numpy as np
 
+from . import truncation
 from .distribution import PrivacyLossDistribution, brackets, compose_all, undominated_lower_sides
 from .mechanisms import MAX_INTERVAL, Directions, subsampled_gaussians
 from .pmf import GridPMF
@@ -43,34 +44,51 @@ COARSENING = 4
 Point = tuple[float, float, float, float]  # sigma, sampling rate (< 1), rounds, sensitivity
 
 
-def _one_round(points: Sequence[Point], hs: Sequence[float], tail: float, direction: Directions, optimistic: bool,
-               coarsening: float = 1.0, threads: int = 0) -> list[PrivacyLossDistribution]:
-    """Each point's ``rounds``-fold composition of one direction, discretized once per (sigma, q, sensitivity, h)."""
-    keys = [(p[0], p[1], p[3], min(h * coarsening, MAX_INTERVAL)) for p, h in zip(points, hs)]
-    built: dict[tuple[float, float, float, float], PrivacyLossDistribution] = {}
-    for h in dict.fromkeys(k[3] for k in keys):
-        pairs = list(dict.fromkeys(k for k in keys if k[3] == h))
+def _one_round(points: Sequence[Point], hs: Sequence[float], tail: float | Sequence[float], direction: Directions,
+               optimistic: bool, coarsening: float = 1.0, threads: int = 0,
+               windows: Sequence[float] | None = None) -> list[PrivacyLossDistribution]:
+    """Each point's ``rounds``-fold composition of one direction, discretized once per (sigma, q, sensitivity, h,
+    tail); ``tail`` is one for all points or one per point, ``windows`` the composed windows' tails (default: the
+    discretization's)."""
+    tails = [float(t) for t in tail] if isinstance(tail, Sequence) else [float(tail)] * len(points)
+    keys = [(p[0], p[1], p[3], min(h * coarsening, MAX_INTERVAL), t) for p, h, t in zip(points, hs, tails)]
+    built: dict[tuple[float, float, float, float, float], PrivacyLossDistribution] = {}
+    for h, t in dict.fromkeys(k[3:] for k in keys):
+        pairs = list(dict.fromkeys(k for k in keys if k[3:] == (h, t)))
         s, q, c = (np.array(v) for v in zip(*(k[:3] for k in pairs)))
         built.update(zip(pairs, subsampled_gaussians(s, q, sensitivity=c, value_discretization_interval=h,
-                                                     tail=tail, optimistic=optimistic, directions=direction,
+                                                     tail=t, optimistic=optimistic, directions=direction,
                                                      threads=threads)))
-    return [built[k].self_compose(int(p[2])) for k, p in zip(keys, points)]
+    composed = [built[k].self_compose(int(p[2])) for k, p in zip(keys, points)]
+    if windows is not None:
+        for pld, window in zip(composed, windows):
+            pld.tail = float(window)
+    return composed
 
 
 def epsilon_brackets(points: Sequence[Point], hs: Sequence[float], deltas: Sequence[np.ndarray],
-                     tail: float, threads: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
+                     tail: float, threads: int = 0,
+                     accuracy: float | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
     """Per point (sampling rate below 1) on its grid ``hs[i]``: the certified (lower, upper) epsilon at ``deltas[i]``
     (``threads``: of the C++ discretization and the compositions, 0 all cores).
 
-    Equal to the two-direction PLD's ``epsilon(delta, bound="both")`` on that grid (see the module docstring).
+    Equal to the two-direction PLD's ``epsilon(delta, bound="both")`` on that grid (see the module docstring) with
+    truncations at ``tail``; given the ``accuracy`` the bracket is for, the remove direction's discretization and
+    every composed window truncate at the tails ``truncation.tails`` sizes to the deltas instead (coarser windows,
+    the same certified bracket up to their charges, which stay within 1e-2 accuracy of delta).
     """
     workers = threads or None
-    remove = brackets(_one_round(points, hs, tail, "remove", True, threads=threads), "epsilon", deltas, workers)
-    screens = _one_round(points, hs, tail, "add", False, COARSENING, threads)
+    cut = [truncation.tails(p, d, tail, accuracy) if accuracy is not None else (tail, tail)
+           for p, d in zip(points, deltas)]
+    windows = [w for _, w in cut]
+    remove = brackets(_one_round(points, hs, [t for t, _ in cut], "remove", True, threads=threads, windows=windows),
+                      "epsilon", deltas, workers)
+    screens = _one_round(points, hs, tail, "add", False, COARSENING, threads, windows)
     compose_all(screens, True, workers=workers)
     cleared = [bool(np.all(screen.epsilon(d) <= lo)) for screen, d, (lo, _) in zip(screens, deltas, remove)]
     rest = [i for i, ok in enumerate(cleared) if not ok]
-    add = brackets(_one_round([points[i] for i in rest], [hs[i] for i in rest], tail, "add", True, threads=threads),
+    add = brackets(_one_round([points[i] for i in rest], [hs[i] for i in rest], tail, "add", True, threads=threads,
+                              windows=[windows[i] for i in rest]),
                    "epsilon", [deltas[i] for i in rest], workers) if rest else []
     out = list(remove)
     for i, (lo, up) in zip(rest, add):

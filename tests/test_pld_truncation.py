@@ -1,0 +1,116 @@
+"""``accuracy=`` epsilon(delta) truncates at tails sized to the delta asked (pld/truncation.py).
+
+The tails only decide the bracket's width and cost: every truncated mass is charged.  Checked here: the
+remove direction's mass above its integration range is what the C++ discretization sends to +infinity
+(the budget's arithmetic rests on it), each tail is the coarsest rung within its budget, the accountant
+uses them, and its brackets still hold the truth: one round's exact epsilon (mpmath, 60 digits) and
+dp_accounting's pessimistic / optimistic estimates after many rounds.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import hockeystick.pld as pld
+from hockeystick.pld import dominated_direction, mechanisms, truncation
+
+from .dp_accounting_pld import their_epsilon
+from .test_pld_robustness import exact_one_round
+from dp_accounting import dp_event as E
+
+
+@pytest.mark.parametrize("sigma, q, sensitivity",
+                         [(0.8, 1e-3, 1.0), (5.0, 1e-4, 1.0), (0.5, 0.1, 2.0), (2.0, 0.9, 1.0)])
+@pytest.mark.parametrize("tail", [1e-15, 1e-12, 1e-11])
+def test_mass_above_is_the_discretizations_mass_at_infinity(sigma, q, sensitivity, tail):
+    dist = mechanisms.subsampled_gaussians([sigma], [q], sensitivity=[sensitivity], value_discretization_interval=1e-3,
+                                           tail=tail, directions="remove")[0]
+    (factor,) = dist.directions[0]
+    assert truncation.remove_mass_above(tail, sigma, q, sensitivity) == pytest.approx(factor.upper.p_inf, rel=1e-12)
+
+
+@pytest.mark.parametrize("point", [(0.8, 1e-3, 1e5, 1.0), (1.0, 0.01, 1e4, 1.0), (0.5, 0.1, 1e5, 1.0),
+                                   (5.0, 1e-4, 100.0, 1.0), (1.0, 0.5, 1.0, 3.0)])
+@pytest.mark.parametrize("delta, accuracy", [(1e-5, 1e-3), (1e-10, 1e-2), (0.3, 1e-4)])
+def test_each_tail_is_the_coarsest_rung_within_its_budget(point, delta, accuracy):
+    sigma, q, rounds, sensitivity = point
+    budget = 0.5 * truncation.SHARE_OF_ACCURACY * accuracy * delta
+    t_round, t_window = truncation.tails(point, np.array([delta, 2 * delta]), 1e-15, accuracy)
+    assert t_window == max(1e-15, max((t for t in truncation.LADDER if 2 * t <= budget), default=1e-15))
+    assert 2 * t_window <= budget or t_window == 1e-15
+    charge = rounds * truncation.remove_mass_above(t_round, sigma, q, sensitivity)
+    assert charge <= budget or t_round == 1e-15
+    coarser = [t for t in truncation.LADDER if t > t_round]
+    if coarser:   # the next rung up breaks the budget
+        assert rounds * truncation.remove_mass_above(min(coarser), sigma, q, sensitivity) > budget
+    assert 1e-15 <= t_round <= truncation.MAX_TAIL and 1e-15 <= t_window <= truncation.MAX_TAIL
+
+
+def test_tails_never_go_below_the_users_tail():
+    assert truncation.tails((0.5, 0.1, 1e5, 1.0), np.array([1e-5]), 1e-10, 1e-3) == (1e-10, 1e-10)
+    assert truncation.tails((0.8, 1e-3, 1e5, 1.0), np.array([]), 1e-15, 1e-3) == (1e-15, 1e-15)
+
+
+def test_the_accountant_truncates_at_those_tails(monkeypatch):
+    """W3 shortened: the remove direction is discretized at t_round and every window composed at t_window."""
+    point = (0.8, 1e-3, 20_000.0, 1.0)
+    seen = []
+    original = dominated_direction.subsampled_gaussians
+
+    def recording(*args, **kwargs):
+        seen.append((kwargs["directions"], kwargs["tail"]))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(dominated_direction, "subsampled_gaussians", recording)
+    windows = []
+    compose = dominated_direction.compose_all
+
+    def recording_compose(plds, *args, **kwargs):
+        windows.extend(p.tail for p in plds)
+        return compose(plds, *args, **kwargs)
+
+    monkeypatch.setattr(dominated_direction, "compose_all", recording_compose)
+    acc = pld.SubsampledGaussianPLD(sigma=point[0], sampling_rate=point[1], rounds=point[2], accuracy=1e-3)
+    acc.epsilon(1e-5, bound="both")
+    t_round, t_window = truncation.tails(point, np.array([1e-5]), 1e-15, 1e-3)
+    assert t_round > 1e-15 and t_window > 1e-15
+    assert ("remove", t_round) in seen and ("add", 1e-15) in seen
+    assert windows and set(windows) == {t_window}
+
+
+def _exact_epsilon(sigma: float, q: float, delta: float) -> float:
+    """One round's epsilon at delta (the larger direction), bisection on exact_one_round in [0, 30]."""
+    lo, hi = 0.0, 30.0
+    for _ in range(80):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if exact_one_round(sigma, q, mid) > delta else (lo, mid)
+    return hi
+
+
+@pytest.mark.parametrize("sigma, q", [(0.8, 1e-3), (1.0, 0.05), (0.5, 0.3)])
+@pytest.mark.parametrize("delta", [1e-5, 1e-3])
+def test_one_round_bracket_holds_the_exact_epsilon(sigma, q, delta):
+    """One round: the rounds factor is 1, so t_round reaches MAX_TAIL and the truncations are the coarsest."""
+    assert truncation.tails((sigma, q, 1.0, 1.0), np.array([delta]), 1e-15, 1e-3) == (truncation.MAX_TAIL,) * 2
+    acc = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=1, accuracy=1e-3)
+    lo, up = acc.epsilon(delta, bound="both")
+    exact = _exact_epsilon(sigma, q, delta)
+    assert exact_one_round(sigma, q, exact) <= delta * (1 + 1e-12)
+    assert lo <= exact + 1e-12 and exact - 1e-12 <= up   # the bisection's own width is ~3e-23
+    assert up - lo <= 1e-3
+
+
+@pytest.mark.parametrize("sigma, q, rounds", [(0.8, 1e-3, 20_000), (1.0, 0.01, 10_000), (0.6, 0.05, 3000)])
+def test_many_rounds_bracket_holds_dp_accountings_estimates_and_the_default_tails(sigma, q, rounds):
+    """After many rounds: between dp_accounting's optimistic and pessimistic epsilon (h = 1e-4), and overlapping
+    the bracket of the same grids truncated at the default 1e-15 (both certified)."""
+    acc = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=1e-3)
+    lo, up = acc.epsilon(1e-5, bound="both")
+    optimistic, pessimistic = their_epsilon(E.SelfComposedDpEvent(
+        E.PoissonSampledDpEvent(q, E.GaussianDpEvent(sigma)), rounds), 1e-5)
+    assert 0 <= up - lo <= 1e-3
+    assert lo <= pessimistic and optimistic <= up
+    ref = dominated_direction.epsilon_brackets([(sigma, q, float(rounds), 1.0)], [acc._first_interval(
+        (sigma, q, float(rounds), 1.0), np.array([1e-5]), "epsilon")], [np.array([1e-5])], 1e-15)[0]
+    assert lo <= ref[1][0] and ref[0][0] <= up
