@@ -163,6 +163,25 @@ def pld_w2_vs_prv(size: Size) -> Pair:
     return Pair(ours=ours, anchor=anchor, check=check)
 
 
+@ratio("pld_w3_accuracy", title="W3: q = 0.001, σ = 0.8, T = 10^5 (short: 10^4), certified bracket through accuracy=1e-3",
+       anchor="dp_accounting PLDAccountant, h = 1e-4 (upper estimate only)", table="pld", unit="runs", clock="cpu",
+       goal=30.0)
+def pld_w3_accuracy(size: Size) -> Pair:
+    """G3b of issue 18: the bracket a user gets from ``accuracy=`` (grid and truncations chosen for them)."""
+    rounds = 100_000 if size == "full" else 10_000
+
+    def ours() -> tuple[float, float]:
+        round_cache.clear()   # every call pays its discretization, as the anchor does
+        return pld.SubsampledGaussianPLD(sigma=0.8, sampling_rate=0.001, rounds=rounds,
+                                         accuracy=1e-3).epsilon(DELTA, bound="both")
+
+    def check(bracket: tuple[float, float], theirs: float) -> None:
+        # theirs is a pessimistic estimate: at or above the truth, so at or above a certified lower bound
+        assert bracket[0] <= theirs and 0.0 <= bracket[1] - bracket[0] <= 1e-3, (bracket, theirs)
+
+    return Pair(ours=ours, anchor=lambda: _dp_accounting_epsilon(0.8, 0.001, rounds, 1e-4), check=check)
+
+
 @ratio("pld_w3_upper", title="W3: q = 0.001, σ = 0.8, T = 10^5 (short: 10^4), upper bound at h = 1e-4",
        anchor="dp_accounting PLDAccountant, h = 1e-4", table="pld", unit="runs", clock="cpu")
 def pld_w3_upper(size: Size) -> Pair:
