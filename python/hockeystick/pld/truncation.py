@@ -27,6 +27,7 @@ with no factor q).
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 
@@ -50,10 +51,16 @@ def tails(point: tuple[float, float, float, float], delta: np.ndarray, tail: flo
     """(t_round, t_window) for the remove direction of ``point`` = (sigma, q, rounds, sensitivity) at the
     deltas ``delta``: the coarsest rungs whose charges stay within ``SHARE_OF_ACCURACY`` x ``accuracy`` / 2
     of min(delta) each (module docstring), at least ``tail``."""
-    sigma, q, rounds, sensitivity = point
     budget = 0.5 * SHARE_OF_ACCURACY * accuracy * float(np.min(delta)) if delta.size else 0.0
     if not budget > 0.0 or not math.isfinite(budget):
         return tail, tail
+    return _tails(tuple(float(v) for v in point), budget, float(tail))
+
+
+@lru_cache(maxsize=4096)
+def _tails(point: tuple[float, ...], budget: float, tail: float) -> tuple[float, float]:
+    """``tails`` once its budget is known (each refinement step of a point asks again: ~10-30 us a call)."""
+    sigma, q, rounds, sensitivity = point
     t_round = next((t for t in LADDER if rounds * remove_mass_above(t, sigma, q, sensitivity) <= budget), tail)
     t_window = next((t for t in LADDER if 2.0 * t <= budget), tail)
     return max(tail, t_round), max(tail, t_window)
