@@ -58,7 +58,8 @@ def test_unblinded_points_below_the_floor_settle_on_their_span_grid():
     settled = acc._settled_uppers([0, 1, 2], points, [X] * 3, 1)
     assert sorted(settled) == [0, 1]
     for i, up in settled.items():
-        direct = dominated_direction.delta_uppers([points[i]], [acc._span_start(points[i])], [X], acc.tail, 1)[0]
+        direct = dominated_direction.delta_uppers([points[i]], [acc._span_start(points[i])], [X], acc.tail, 1,
+                                                  acc.accuracy, FLOOR)[0]   # the windows sized to the floor
         assert np.array_equal(up, direct) and np.all(up < FLOOR)
     lo, up = _accountant(0.8, 8.86e-4, 1000).delta(EPS, bound="both")
     assert lo[0] > 0.0 and np.all(lo <= up) and up[0] >= FLOOR

@@ -15,7 +15,7 @@ import pytest
 import hockeystick.pld as pld
 from hockeystick.pld import dominated_direction, mechanisms, truncation
 
-from .dp_accounting_pld import their_epsilon
+from .dp_accounting_pld import their_epsilon, their_pld
 from .test_pld_robustness import exact_one_round
 from dp_accounting import dp_event as E
 
@@ -36,7 +36,7 @@ def test_mass_above_is_the_discretizations_mass_at_infinity(sigma, q, sensitivit
 def test_each_tail_is_the_coarsest_rung_within_its_budget(point, delta, accuracy):
     sigma, q, rounds, sensitivity = point
     budget = 0.5 * truncation.SHARE_OF_ACCURACY * accuracy * delta
-    t_round, t_window = truncation.tails(point, np.array([delta, 2 * delta]), 1e-15, accuracy)
+    t_round, t_window = truncation.tails(point, delta, 1e-15, accuracy)
     assert t_window == max(1e-15, max((t for t in truncation.LADDER if 2 * t <= budget), default=1e-15))
     assert 2 * t_window <= budget or t_window == 1e-15
     charge = rounds * truncation.remove_mass_above(t_round, sigma, q, sensitivity)
@@ -48,8 +48,8 @@ def test_each_tail_is_the_coarsest_rung_within_its_budget(point, delta, accuracy
 
 
 def test_tails_never_go_below_the_users_tail():
-    assert truncation.tails((0.5, 0.1, 1e5, 1.0), np.array([1e-5]), 1e-10, 1e-3) == (1e-10, 1e-10)
-    assert truncation.tails((0.8, 1e-3, 1e5, 1.0), np.array([]), 1e-15, 1e-3) == (1e-15, 1e-15)
+    assert truncation.tails((0.5, 0.1, 1e5, 1.0), 1e-5, 1e-10, 1e-3) == (1e-10, 1e-10)
+    assert truncation.tails((0.8, 1e-3, 1e5, 1.0), 0.0, 1e-15, 1e-3) == (1e-15, 1e-15)
 
 
 def test_the_accountant_truncates_at_those_tails(monkeypatch):
@@ -73,7 +73,7 @@ def test_the_accountant_truncates_at_those_tails(monkeypatch):
     monkeypatch.setattr(dominated_direction, "compose_all", recording_compose)
     acc = pld.SubsampledGaussianPLD(sigma=point[0], sampling_rate=point[1], rounds=point[2], accuracy=1e-3)
     acc.epsilon(1e-5, bound="both")
-    t_round, t_window = truncation.tails(point, np.array([1e-5]), 1e-15, 1e-3)
+    t_round, t_window = truncation.tails(point, 1e-5, 1e-15, 1e-3)
     assert t_round > 1e-15 and t_window > 1e-15
     assert ("remove", t_round) in seen and ("add", 1e-15) in seen
     assert windows and set(windows) == {t_window}
@@ -92,7 +92,7 @@ def _exact_epsilon(sigma: float, q: float, delta: float) -> float:
 @pytest.mark.parametrize("delta", [1e-5, 1e-3])
 def test_one_round_bracket_holds_the_exact_epsilon(sigma, q, delta):
     """One round: the rounds factor is 1, so t_round reaches MAX_TAIL and the truncations are the coarsest."""
-    assert truncation.tails((sigma, q, 1.0, 1.0), np.array([delta]), 1e-15, 1e-3) == (truncation.MAX_TAIL,) * 2
+    assert truncation.tails((sigma, q, 1.0, 1.0), delta, 1e-15, 1e-3) == (truncation.MAX_TAIL,) * 2
     acc = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=1, accuracy=1e-3)
     lo, up = acc.epsilon(delta, bound="both")
     exact = _exact_epsilon(sigma, q, delta)
@@ -114,3 +114,42 @@ def test_many_rounds_bracket_holds_dp_accountings_estimates_and_the_default_tail
     ref = dominated_direction.epsilon_brackets([(sigma, q, float(rounds), 1.0)], [acc._first_interval(
         (sigma, q, float(rounds), 1.0), np.array([1e-5]), "epsilon")], [np.array([1e-5])], 1e-15)[0]
     assert lo <= ref[1][0] and ref[0][0] <= up
+
+
+def test_the_epsilon_rules_delta_sizes_only_its_windows_to_the_floor(monkeypatch):
+    """``delta_accuracy="epsilon"``: every composed window at the floor's tail, every discretization at ``tail`` (the
+    one-round PMF of a (sigma, q) block is shared by its rounds values), and the bracket still holds the one-round
+    exact delta (mpmath) and dp_accounting's estimates after many rounds."""
+    from hockeystick.pld import accountant
+
+    floor = accountant.SubsampledGaussianPLD.DELTA_FLOOR
+    seen, windows = [], []
+    original, compose = dominated_direction.subsampled_gaussians, dominated_direction.compose_all
+
+    def recording(*args, **kwargs):
+        seen.append(kwargs["tail"])
+        return original(*args, **kwargs)
+
+    def recording_compose(plds, *args, **kwargs):
+        windows.extend(p.tail for p in plds)
+        return compose(plds, *args, **kwargs)
+
+    monkeypatch.setattr(dominated_direction, "subsampled_gaussians", recording)
+    monkeypatch.setattr(dominated_direction, "compose_all", recording_compose)
+    eps = np.array([0.5, 1.0, 2.0, 4.0])
+    acc = pld.SubsampledGaussianPLD(sigma=0.8, sampling_rate=[1e-3, 0.05], rounds=[[1], [3000]], accuracy=1e-2,
+                                    delta_accuracy="epsilon")
+    lo, up = acc.delta(eps[:, None, None], bound="both")
+    t_window = truncation.tails((0.8, 1e-3, 1.0, 1.0), floor, 1e-15, 1e-2)[1]
+    assert t_window > 1e-15 and set(windows) == {t_window} and set(seen) == {1e-15}
+    assert np.all(lo <= up)
+    for k, e in enumerate(eps):   # one round: the exact delta (the larger direction)
+        for j, q in enumerate((1e-3, 0.05)):
+            exact = exact_one_round(0.8, q, float(e))
+            assert lo[k, 0, j] <= exact * (1 + 1e-12) and exact <= up[k, 0, j] * (1 + 1e-12)
+    for j, q in enumerate((1e-3, 0.05)):   # 3000 rounds: around dp_accounting's optimistic and pessimistic estimates
+        event = E.SelfComposedDpEvent(E.PoissonSampledDpEvent(q, E.GaussianDpEvent(0.8)), 3000)
+        optimistic, pessimistic = (their_pld(event, 1, side) for side in (False, True))
+        for k, e in enumerate(eps):
+            assert lo[k, 1, j] <= pessimistic.get_delta_for_epsilon(float(e))
+            assert optimistic.get_delta_for_epsilon(float(e)) <= up[k, 1, j]

@@ -111,7 +111,8 @@ class SubsampledGaussianPLD:
     With ``accuracy``, ``.epsilon(delta)`` also sizes its truncations to the smallest delta asked
     (``truncation.tails``): the remove direction's discretization and the composed windows drop up to
     1e-2 accuracy x delta each, all of it charged, instead of ``tail`` (never less than ``tail``):
-    shorter windows, so less round-off and fewer transform points (W3: 19-20 -> 15 ms, a narrower bracket).
+    shorter windows, so less round-off and fewer transform points (W3: 19-20 -> 15 ms, a narrower bracket);
+    ``delta_accuracy="epsilon"`` sizes its composed windows to ``DELTA_FLOOR`` the same way.
 
     ``delta_accuracy="epsilon"`` measures a ``.delta`` bracket in epsilon instead, as issue 18
     states its goal (G1's criterion, the lead's decision): [lo, up] at eps implies the certified
@@ -349,7 +350,8 @@ class SubsampledGaussianPLD:
 
         def uppers(batch: list[int]) -> list[np.ndarray]:
             out = dominated_direction.delta_uppers([points[i] for i in batch], [hs[i] for i in batch],
-                                                   [xs[i] for i in batch], self.tail, threads)
+                                                   [xs[i] for i in batch], self.tail, threads, self.accuracy,
+                                                   self.DELTA_FLOOR)
             tried.update(zip(batch, out))
             return out
 
@@ -431,7 +433,7 @@ class SubsampledGaussianPLD:
             # the add direction screened on a coarse grid (``dominated_direction.delta_sides``)
             parts = dominated_direction.delta_sides([points[i] for i in batch], [step[i] for i in batch],
                                                     [xs[i] for i in batch], self.tail, threads, direct,
-                                                    0.1 * self.DELTA_FLOOR, self.DELTA_FLOOR)
+                                                    0.1 * self.DELTA_FLOOR, self.DELTA_FLOOR, self.accuracy)
         else:
             store: dict[tuple, PrivacyLossDistribution] = {}
             for h in sorted({step[i] for i in batch}, reverse=True):
