@@ -110,8 +110,8 @@ class SubsampledGaussianPLD:
     longer narrows the bracket; the reported bounds are those of the final grid.
     With ``accuracy``, ``.epsilon(delta)`` also sizes its truncations to the smallest delta asked
     (``truncation.tails``): the remove direction's discretization and the composed windows drop up to
-    1e-2 accuracy x delta each, all of it charged, instead of ``tail`` (never less than ``tail``):
-    shorter windows, so less round-off and fewer transform points (W3: 19-20 -> 15 ms, a narrower bracket);
+    0.05 accuracy x delta each, all of it charged, instead of ``tail`` (never less than ``tail``):
+    shorter windows, so less round-off and fewer transform points (W3: 19-20 -> 13 ms, a narrower bracket);
     ``delta_accuracy="epsilon"`` sizes its composed windows to ``DELTA_FLOOR`` the same way.
 
     ``delta_accuracy="epsilon"`` measures a ``.delta`` bracket in epsilon instead, as issue 18

@@ -84,7 +84,7 @@ def epsilon_brackets(points: Sequence[Point], hs: Sequence[float], deltas: Seque
     Equal to the two-direction PLD's ``epsilon(delta, bound="both")`` on that grid (see the module docstring) with
     truncations at ``tail``; given the ``accuracy`` the bracket is for, the remove direction's discretization and
     every composed window truncate at the tails ``truncation.tails`` sizes to the deltas instead (coarser windows,
-    the same certified bracket up to their charges, which stay within 1e-2 accuracy of delta).
+    the same certified bracket up to their charges, which stay within 0.05 accuracy x delta each).
     """
     workers = threads or None
     rounds_tails, windows = _tails(points, [float(np.min(d)) if d.size else 0.0 for d in deltas], tail, accuracy)
@@ -123,7 +123,7 @@ def delta_sides(points: Sequence[Point], hs: Sequence[float], xs: Sequence[np.nd
     the remove direction's and the screen's) is below ``settled`` at every argument gets no lower side at all
     (no directions in the third part: its lower bound is 0): the caller asks no more of it there.  Given the
     ``accuracy`` the caller refines for, the truncations are sized to ``settled`` (``truncation.tails``: a delta
-    below it needs no resolving, so each window's charge stays within 0.5e-2 accuracy x ``settled``); the
+    below it needs no resolving, so each window's charge stays within 0.05 accuracy x ``settled``); the
     one-round discretization keeps ``tail``: it is shared by every rounds value of a (sigma, q) block, which a
     tail per rounds value would split (G1's 20 sample blocks: 6.44 CPU s with the windows alone, 6.62 with both).
     """

@@ -13,20 +13,19 @@ Every composition truncates twice, and both are charged, never ignored:
 So over T rounds the certified upper delta rises by at most T above(t_round) + 2 t_window, and the lower one
 falls by at most as much.  The default tail (1e-15) keeps that far below any delta a user asks about, but
 the window it implies is what the transforms pay for (about sqrt(2 log(1 / tail)) composed spreads each
-side).  ``tails`` sizes both truncations to the epsilon(delta) asked instead: each adds at most s / 2 of the
-smallest delta, s = ``SHARE_OF_ACCURACY`` x accuracy, at the largest rung of a ladder (4 per decade) from
-1e-15 to ``MAX_TAIL`` that stays within it, and never below the user's ``tail``.  An error s delta in delta
+side).  ``tails`` sizes both truncations to the smallest delta the bracket must resolve instead: each adds at
+most s / 2 of it, s = ``SHARE_OF_ACCURACY`` x accuracy, at the largest rung of a ladder (4 per decade) from
+1e-15 to ``MAX_TAIL`` that stays within that, and never below the user's ``tail``.  An error s delta in delta
 moves epsilon by s delta / |d delta / d eps|, about s / 7 on W3 (q = 1e-3, sigma = 0.8, 10^5 rounds,
-delta = 1e-5), so ~1e-3 of the accuracy, and the smaller window's round-off charge more than pays it back:
-W3's bracket at accuracy 1e-3 narrows from [2.57460, 2.57543] to [2.57462, 2.57542] (t_round = 5.6e-13,
-t_window = 1e-11) for 15 instead of 19-20 ms of CPU.  Either way the bracket is certified: the tails only
-decide its width and its cost.  The add direction keeps ``tail`` (its mass beyond each end is tail / 2,
-with no factor q).
+delta = 1e-5), so ~1.4 % of the accuracy, and the smaller window's round-off charge pays it back: W3's bracket
+at accuracy 1e-3 narrows from [2.57460, 2.57543] to [2.57462, 2.57542] (t_round = 5.6e-12, t_window = 1e-11)
+for 13 instead of 19-20 ms of CPU.  Either way the bracket is certified: the tails only decide its width and
+its cost.  The add direction keeps ``tail`` (its mass beyond each end is tail / 2, with no factor q).
 
-``delta_accuracy="epsilon"``'s delta(eps) resolves no delta below its floor (1e-9, ``DELTA_FLOOR``), so its
-windows are sized to that (t_window = 1.8e-14 at accuracy 1e-2: windows ~4 % shorter, G1's 20 sample blocks
-6.6 instead of 7.1 CPU s, two more points met); its one-round discretizations keep ``tail``, being shared by
-every rounds value of a (sigma, q) block (``dominated_direction.delta_sides``).
+``.epsilon(delta)`` resolves the deltas asked.  ``delta_accuracy="epsilon"``'s delta(eps) resolves none below
+its floor (1e-9, ``DELTA_FLOOR``), so its windows are sized to that (t_window = 1.8e-13 at accuracy 1e-2:
+G1's 20 sample blocks 6.1-6.2 instead of 6.9-7.1 CPU s, five more points met); its one-round discretizations
+keep ``tail``, being shared by every rounds value of a (sigma, q) block (``dominated_direction.delta_sides``).
 """
 
 from __future__ import annotations
@@ -37,7 +36,7 @@ from functools import lru_cache
 
 from .. import _core
 
-SHARE_OF_ACCURACY = 1e-2   # the truncations' share of delta, per unit of the epsilon accuracy asked
+SHARE_OF_ACCURACY = 0.1    # the truncations' share of delta, per unit of the epsilon accuracy asked
 MAX_TAIL = 1e-11           # no coarser: at 1e-9 W3's bracket widened (round-off no longer dominant)
 LADDER = tuple(10.0 ** (-k / 4) for k in range(44, 61))   # MAX_TAIL down to 1e-15, coarsest first, 4 per decade
 
