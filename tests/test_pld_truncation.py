@@ -116,19 +116,20 @@ def test_many_rounds_bracket_holds_dp_accountings_estimates_and_the_default_tail
     assert lo <= ref[1][0] and ref[0][0] <= up
 
 
-def test_the_epsilon_rules_delta_sizes_only_its_windows_to_the_floor(monkeypatch):
-    """``delta_accuracy="epsilon"``: every composed window at the floor's tail, every discretization at ``tail`` (the
-    one-round PMF of a (sigma, q) block is shared by its rounds values), and the bracket still holds the one-round
-    exact delta (mpmath) and dp_accounting's estimates after many rounds."""
+def test_the_epsilon_rules_delta_sizes_its_truncations_to_the_floor(monkeypatch):
+    """``delta_accuracy="epsilon"``: every composed window at the floor's tail, each remove-direction discretization
+    at a tail between those of the fewest and the most rounds of its (sigma, q) (one shared by its rounds values),
+    the add direction at ``tail``; the bracket still holds the one-round exact delta (mpmath) and dp_accounting's
+    estimates after many rounds."""
     from hockeystick.pld import accountant
 
     floor = accountant.SubsampledGaussianPLD.DELTA_FLOOR
     seen, windows = [], []
     original, compose = dominated_direction.subsampled_gaussians, dominated_direction.compose_all
 
-    def recording(*args, **kwargs):
-        seen.append(kwargs["tail"])
-        return original(*args, **kwargs)
+    def recording(sigma, q, **kwargs):
+        seen.append((kwargs["directions"], kwargs["tail"], tuple(np.atleast_1d(q))))
+        return original(sigma, q, **kwargs)
 
     def recording_compose(plds, *args, **kwargs):
         windows.extend(p.tail for p in plds)
@@ -141,7 +142,14 @@ def test_the_epsilon_rules_delta_sizes_only_its_windows_to_the_floor(monkeypatch
                                     delta_accuracy="epsilon")
     lo, up = acc.delta(eps[:, None, None], bound="both")
     t_window = truncation.tails((0.8, 1e-3, 1.0, 1.0), floor, 1e-15, 1e-2)[1]
-    assert t_window > 1e-15 and set(windows) == {t_window} and set(seen) == {1e-15}
+    assert t_window > 1e-15 and set(windows) == {t_window}
+    assert {t for d, t, _ in seen if d == "add"} == {1e-15}
+    removes = [(t, qs) for d, t, qs in seen if d == "remove"]
+    assert removes and any(t > 1e-15 for t, _ in removes)
+    for t, qs in removes:
+        for q in qs:
+            most, fewest = (truncation.tails((0.8, q, rounds, 1.0), floor, 1e-15, 1e-2)[0] for rounds in (3000.0, 1.0))
+            assert most <= t <= fewest
     assert np.all(lo <= up)
     for k, e in enumerate(eps):   # one round: the exact delta (the larger direction)
         for j, q in enumerate((1e-3, 0.05)):
@@ -153,3 +161,22 @@ def test_the_epsilon_rules_delta_sizes_only_its_windows_to_the_floor(monkeypatch
         for k, e in enumerate(eps):
             assert lo[k, 1, j] <= pessimistic.get_delta_for_epsilon(float(e))
             assert optimistic.get_delta_for_epsilon(float(e)) <= up[k, 1, j]
+
+
+def test_the_rounds_values_of_a_pair_share_one_discretization(monkeypatch):
+    """``delta_sides`` with an accuracy: two rounds values of one (sigma, q) on one grid, one remove-direction
+    discretization, at the tail of the larger rounds value (the smaller of the two)."""
+    calls = []
+    original = dominated_direction.subsampled_gaussians
+
+    def recording(sigma, q, **kwargs):
+        calls.append((kwargs["directions"], kwargs["tail"]))
+        return original(sigma, q, **kwargs)
+
+    monkeypatch.setattr(dominated_direction, "subsampled_gaussians", recording)
+    points = [(0.8, 1e-3, 10.0, 1.0), (0.8, 1e-3, 3000.0, 1.0)]
+    x = np.array([0.5, 2.0])
+    dominated_direction.delta_sides(points, [2e-4, 2e-4], [x, x], 1e-15, 1, False, 1e-10, 1e-9, 1e-2)
+    few, many = (truncation.tails(p, 1e-9, 1e-15, 1e-2)[0] for p in points)
+    assert many < few   # the budget would allow a coarser tail for 10 rounds alone
+    assert [t for d, t in calls if d == "remove"] == [many]
