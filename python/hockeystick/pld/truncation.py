@@ -35,7 +35,6 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-
 from .. import _core
 
 SHARE_OF_ACCURACY = 0.1    # the truncations' share of delta, per unit of the epsilon accuracy asked
