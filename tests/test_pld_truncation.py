@@ -9,6 +9,8 @@ dp_accounting's pessimistic / optimistic estimates after many rounds.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -180,3 +182,70 @@ def test_the_rounds_values_of_a_pair_share_one_discretization(monkeypatch):
     few, many = (truncation.tails(p, 1e-9, 1e-15, 1e-2)[0] for p in points)
     assert many < few   # the budget would allow a coarser tail for 10 rounds alone
     assert [t for d, t in calls if d == "remove"] == [many]
+
+
+def _mass_above_mp(tail: float, s: float, q: float) -> float:
+    """The P-mass above the integration range's top x_hi = 1 + z s (formed in double, as the discretization
+    does: at s = 1e-300 it is 1 and the mass is q / 2), z = Q^{-1}(tail / 2), in mpmath (60 digits):
+    (1 - q) Q(x_hi / s) + q Q((x_hi - 1) / s)."""
+    import mpmath as mp
+
+    with mp.workdps(60):
+        def upper(x: mp.mpf) -> mp.mpf:   # Q(x); 0 past 1e6 (Q(1e6) < 10^-(10^11))
+            return mp.erfc(x / mp.sqrt(2)) / 2 if x < 1e6 else mp.mpf(0)
+
+        z = float(-mp.sqrt(2) * mp.erfinv(mp.mpf(tail) - 1))   # Q(z) = tail / 2
+        x_hi = mp.mpf(1.0 + z * s)
+        return float((1 - mp.mpf(q)) * upper(x_hi / s) + mp.mpf(q) * upper((x_hi - 1) / s))
+
+
+@pytest.mark.parametrize("s", [1e-300, 1e-3, 0.8, 1e3, 1e300])
+@pytest.mark.parametrize("q", [5e-324, 1e-12, 0.5, 1.0])
+@pytest.mark.parametrize("tail", [1e-15, truncation.MAX_TAIL])
+def test_mass_above_at_the_edges_against_mpmath(s, q, tail):
+    got = truncation.remove_mass_above(tail, s, q, 1.0)
+    assert got == pytest.approx(_mass_above_mp(tail, s, q), rel=1e-9, abs=1e-300)
+    if 1.0 + 10 * s > 1.0:   # x_hi resolves z s: never more than the Gaussian's own tail beyond z
+        assert got <= 0.5 * tail * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("point", [(1e-300, 0.5, 1.0, 1.0), (1e300, 0.5, 1.0, 1.0), (1.0, 1.0, 2.0 ** 53, 1.0),
+                                   (1.0, 5e-324, 1e5, 1.0), (1.0, 0.5, 10.0, 1e-300)])
+@pytest.mark.parametrize("smallest", [5e-324, 1e-300, 1e-9, 0.5, 1.0])
+@pytest.mark.parametrize("accuracy", [1e-12, 1e-3, 1.0, 1e308, math.inf])
+def test_tails_stay_within_their_budget_at_the_edges(point, smallest, accuracy):
+    t_round, t_window = truncation.tails(point, smallest, 1e-15, accuracy)
+    assert 1e-15 <= t_round <= truncation.MAX_TAIL and 1e-15 <= t_window <= truncation.MAX_TAIL
+    budget = 0.5 * truncation.SHARE_OF_ACCURACY * accuracy * smallest
+    if t_window > 1e-15:
+        assert 2 * t_window <= budget
+    if t_round > 1e-15:
+        assert point[2] * truncation.remove_mass_above(t_round, point[0], point[1], point[3]) <= budget
+    if not math.isfinite(budget) or budget < 1e-300:   # nothing to size from: the user's tail
+        assert (t_round, t_window) == (1e-15, 1e-15)
+
+
+def _exact_epsilon_wide(sigma: float, q: float, delta: float) -> float:
+    lo, hi = 0.0, 200.0
+    for _ in range(90):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if exact_one_round(sigma, q, mid) > delta else (lo, mid)
+    return hi
+
+
+@pytest.mark.parametrize("sigma, q", [(0.8, 1e-6), (0.8, 0.999), (5.0, 1e-6), (5.0, 0.999)])
+def test_coarse_one_round_brackets_hold_the_exact_value_at_the_edges(sigma, q):
+    """accuracy=0.5 (the coarsest grids), deltas from 1e-300 to 0.5 and eps from 0 to 40: every bracket holds
+    one round's exact value (mpmath), whose truncations reach MAX_TAIL."""
+    deltas = np.array([1e-300, 1e-5, 0.5])
+    acc = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=1, accuracy=0.5)
+    lo, up = acc.epsilon(deltas, bound="both")
+    for d, a, b in zip(deltas, lo, up):
+        exact = _exact_epsilon_wide(sigma, q, float(d))
+        assert a <= exact + 1e-12 and exact - 1e-12 <= b, (d, a, exact, b)
+    eps = np.array([0.0, 1.0, 40.0])
+    lo, up = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=1, accuracy=0.5,
+                                       delta_accuracy="epsilon").delta(eps, bound="both")
+    for e, a, b in zip(eps, lo, up):
+        exact = exact_one_round(sigma, q, float(e))
+        assert a <= exact * (1 + 1e-12) + 1e-300 and exact <= b * (1 + 1e-12) + 1e-300, (e, a, exact, b)

@@ -276,6 +276,9 @@ void register_pld(py::module_& m) {
         return replace_one_sides([=] { return std::make_pair(pld::bernoulli_counts(q), pld::bernoulli_counts(q)); },
                                  sigma, h, tail, max_cells);
     }, py::arg("sigma"), py::arg("sampling_rate"), py::arg("h"), py::arg("tail"), py::arg("max_cells"));
+    m.def("pld_subsampled_gaussian_mass_above", &pld::subsampled_gaussian_mass_above, py::arg("sigma"),
+          py::arg("sampling_rate"), py::arg("tail"),
+          "The remove direction's P-mass above its integration range: its pessimistic PMF's mass at +infinity.");
     m.def("pld_subsampled_gaussian_cells", [](double sigma, double q, bool remove, double h, double tail,
                                               std::int64_t max_cells) {
         pld::Cells cells;

@@ -555,6 +555,12 @@ inline double subsampled_gaussian_loss_width(double sigma, double q, double tail
     return mg.loss(1.0 + z * sigma) - mg.loss(-z * sigma);
 }
 
+// The remove direction's P-mass above its integration range x_hi = 1 + z sigma, z = Q^{-1}(tail / 2)
+// (subsampled_gaussian_cells): q Q(z) + (1 - q) Q(z + 1 / sigma), what its pessimistic PMF puts at +infinity.
+inline double subsampled_gaussian_mass_above(double sigma, double q, double tail) {
+    return detail::mixture_vs_gaussian{sigma, q}.mass_above(1.0 + gaussian_tail_inverse(0.5 * tail) * sigma);
+}
+
 // The Poisson-subsampled Gaussian mechanism, sensitivity 1, noise sigma, rate q
 // (q = 1: the plain Gaussian mechanism).  remove = true: P = (1-q)N(0) + qN(1),
 // Q = N(0); remove = false (add): P = N(0), Q = (1-q)N(0) + qN(1).
@@ -571,8 +577,8 @@ inline Cells subsampled_gaussian_cells(double sigma, double q, bool remove, doub
     const detail::mixture_vs_gaussian mg{sigma, q};
     if (remove) {
         const double x_lo = -z * sigma, x_hi = 1.0 + z * sigma;
-        return detail::continuous_cells(mg, x_lo, x_hi, mg.mass_below(x_lo), mg.mass_above(x_hi), h,
-                                        max_cells, halves);
+        return detail::continuous_cells(mg, x_lo, x_hi, mg.mass_below(x_lo),
+                                        subsampled_gaussian_mass_above(sigma, q, tail), h, max_cells, halves);
     }
     const detail::gaussian_vs_mixture gm{mg};
     const double y_lo = 1.0 - z * sigma, y_hi = 1.0 + z * sigma;

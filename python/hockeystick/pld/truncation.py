@@ -43,11 +43,9 @@ LADDER = tuple(10.0 ** (-k / 4) for k in range(44, 61))   # MAX_TAIL down to 1e-
 
 
 def remove_mass_above(tail: float, sigma: float, sampling_rate: float, sensitivity: float) -> float:
-    """above(tail) of the module docstring: the remove direction's P-mass above its integration range."""
-    s = sigma / sensitivity
-    z = float(_core.gaussian_tail_inverse(0.5 * tail))
-    return (sampling_rate * float(_core.gaussian_tail(z))
-            + (1.0 - sampling_rate) * float(_core.gaussian_tail(z + 1.0 / s)))
+    """above(tail) of the module docstring: the remove direction's P-mass above its integration range, the mass
+    its pessimistic PMF puts at +infinity (pld_cells.hpp's ``subsampled_gaussian_mass_above``)."""
+    return float(_core.pld_subsampled_gaussian_mass_above(sigma / sensitivity, sampling_rate, tail))
 
 
 def tails(point: tuple[float, float, float, float], smallest: float, tail: float,
