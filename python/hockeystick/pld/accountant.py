@@ -112,7 +112,8 @@ class SubsampledGaussianPLD:
     (``truncation.tails``): the remove direction's discretization and the composed windows drop up to
     0.05 accuracy x delta each, all of it charged, instead of ``tail`` (never less than ``tail``):
     shorter windows, so less round-off and fewer transform points (W3: 19-20 -> 13 ms, a narrower bracket);
-    ``delta_accuracy="epsilon"`` sizes its composed windows to ``DELTA_FLOOR`` the same way.
+    ``delta_accuracy="epsilon"`` sizes its truncations to ``DELTA_FLOOR`` the same way (the one-round tail
+    the least over the rounds values of a (sigma, q), which share that discretization).
 
     ``delta_accuracy="epsilon"`` measures a ``.delta`` bracket in epsilon instead, as issue 18
     states its goal (G1's criterion, the lead's decision): [lo, up] at eps implies the certified
