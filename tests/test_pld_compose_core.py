@@ -123,6 +123,12 @@ CASES = [
 ]
 
 
+def _snapped(lam: float) -> float:
+    """lam rounded to the nearest 2^(k/4), as chernoff_edges rounds its rungs (C's round: halves away from 0)."""
+    x = 4.0 * math.log2(lam)
+    return math.exp2(math.copysign(math.floor(abs(x) + 0.5), x) / 4.0)
+
+
 def test_window_edges_are_the_best_rungs_of_the_whole_ladder():
     """The window walks the Chernoff ladder from the Gaussian-optimal rungs (pld_compose.hpp, chernoff_edges);
     its edges must be those of the best of all 13 rungs per side, computed here from the certified log-MGF,
@@ -133,7 +139,7 @@ def test_window_edges_are_the_best_rungs_of_the_whole_ladder():
         factor = next(iter(pld.subsampled_gaussian(sigma, q, value_discretization_interval=h).directions[0])).upper
         got = pc.compose([(factor, rounds)], pessimistic=True)
         var = rounds * float(_core.pld_loss_variance(factor.p, h))
-        lams = [f * math.sqrt(2.0 * math.log(1.0 / tail)) / math.sqrt(max(var, 1e-300)) for f in LADDER]
+        lams = [_snapped(f * math.sqrt(2.0 * math.log(1.0 / tail)) / math.sqrt(max(var, 1e-300))) for f in LADDER]
         up = [rounds * float(_core.pld_log_mgf(factor.p, factor.k_lo, h, np.array([lam]))[0]) for lam in lams]
         down = [rounds * float(_core.pld_log_mgf(factor.p, factor.k_lo, h, np.array([-lam]))[0]) for lam in lams]
         tops = [(k - math.log(tail)) / lam for k, lam in zip(up, lams)]
@@ -161,3 +167,17 @@ def test_dropped_bins_stay_within_the_charged_entry_error(p1, count):
     assert got.k_lo == 0 and got.p.size == count + 1
     assert np.all(np.abs(got.p - exact) <= got.entry_error + 1e-14 * exact)
     assert got.entry_error < 1e-12
+
+
+@pytest.mark.parametrize("direct", [False, True])
+def test_items_sharing_a_factor_get_their_own_window_and_bits_when_batched(direct):
+    """A call keeps each factor's K(lam) for its items (chernoff_edges' snapped ladder, so the rounds values of
+    a grid block share rungs): every item's window and values are those it gets composed alone."""
+    factor = next(iter(pld.subsampled_gaussian(0.7, 3e-3, value_discretization_interval=2e-4).directions[0])).upper
+    counts = [int(c) for c in np.round(np.logspace(1, 4.5, 12))]
+    batched = pc.compose_many([[(factor, c)] for c in counts], pessimistic=True, direct_bins=direct)
+    for c, got in zip(counts, batched):
+        alone = pc.compose([(factor, c)], pessimistic=True, direct_bins=direct)
+        assert (alone.k_lo, alone.p.size, alone.p_inf, alone.entry_error, alone.total_error) == (
+            got.k_lo, got.p.size, got.p_inf, got.entry_error, got.total_error), c
+        np.testing.assert_array_equal(alone.p, got.p)

@@ -14,7 +14,9 @@
 //     mass{S >= b h} <= exp(K(lam) - lam b h),   mass{S <= a h} <= exp(K(-lam) + lam a h),
 //     K(lam) = sum_i c_i log sum_k p_ik e^{lam l_ik},
 // are at most `tail` each (lam tried on a fixed ladder around the Gaussian optimum
-// z / s, z = sqrt(2 log(1/tail)), s the composed standard deviation; any lam is valid).
+// z / s, z = sqrt(2 log(1/tail)), s the composed standard deviation, each rung rounded to the
+// nearest 2^(k/4) so that the items of one call sharing a factor share its K(lam) values; any
+// lam is valid).
 // The FFT length M >= window is a fast size (fft_length); circular convolution folds
 // the outside mass into the M points, of which the window is kept.  Pessimistic side:
 // the mass above the window is charged to +infinity, and so is the mass below it when
@@ -226,8 +228,50 @@ inline bool band_candidate(const PmfView& f, std::int64_t count, std::int64_t m)
     return end * static_cast<double>(f.n) < kBandGain * kFftProducts * static_cast<double>(m) * stages;
 }
 
+// Each factor's log-MGF K(lam) (grid_log_mgf, rounded up) and loss variance as chernoff_edges asks for them,
+// kept for the items of one compose_many call: items sharing a factor (every rounds value of a grid block)
+// ask for many of the same lams, their ladders being snapped to one grid (chernoff_edges).  A value
+// depends on the factor and lam alone, so an item's window is the same whatever else the call composes.
+class FactorMoments {
+   public:
+    explicit FactorMoments(const std::vector<PmfView>& factors, double h)
+        : factors_(factors), h_(h), variance_(factors.size(), -1.0), mgf_(factors.size()) {}
+
+    double variance(std::int64_t factor) {
+        double& v = variance_[static_cast<std::size_t>(factor)];
+        if (v < 0.0) v = grid_loss_variance(factors_[factor].p, factors_[factor].n, h_);
+        return v;
+    }
+
+    // out[j] = K(lam[j]) of the factor, computing those not kept yet in one grid_log_mgf call.
+    void log_mgf(std::int64_t factor, const double* lam, std::int64_t m, double* out) {
+        std::map<double, double>& kept = mgf_[static_cast<std::size_t>(factor)];
+        std::vector<double> missing;
+        for (std::int64_t j = 0; j < m; ++j)
+            if (!kept.count(lam[j]) && std::find(missing.begin(), missing.end(), lam[j]) == missing.end())
+                missing.push_back(lam[j]);
+        if (!missing.empty()) {
+            std::vector<double> values(missing.size());
+            const PmfView& f = factors_[factor];
+            grid_log_mgf(f.p, f.n, f.k_lo, h_, missing.data(), static_cast<std::int64_t>(missing.size()),
+                         values.data());
+            for (std::size_t j = 0; j < missing.size(); ++j) kept.emplace(missing[j], values[j]);
+        }
+        for (std::int64_t j = 0; j < m; ++j) out[j] = kept.at(lam[j]);
+    }
+
+   private:
+    const std::vector<PmfView>& factors_;
+    double h_;
+    std::vector<double> variance_;
+    std::vector<std::map<double, double>> mgf_;
+};
+
+// lam rounded to the nearest 2^(k/4) (k an integer): the ladders of items with nearby variances share rungs.
+inline double snapped_lam(double lam) { return std::exp2(std::round(4.0 * std::log2(lam)) / 4.0); }
+
 // Losses (bottom, top): composed finite mass below bottom and above top each <= tail.
-inline void chernoff_edges(const std::vector<PmfView>& factors, double h, const std::vector<Term>& terms,
+inline void chernoff_edges(FactorMoments& moments, const std::vector<Term>& terms, double h,
                            double tail, double& bottom, double& top) {
     constexpr int ladder = 13;
     double lam_factor[ladder];
@@ -235,14 +279,11 @@ inline void chernoff_edges(const std::vector<PmfView>& factors, double h, const 
     const double big[] = {0.5, 0.7, 1.0, 1.4, 2.0};
     for (int i = 0; i < 5; ++i) lam_factor[8 + i] = big[i];
     double var = 0.0;
-    for (const Term& t : terms) {
-        const PmfView& f = factors[t.factor];
-        var += static_cast<double>(t.count) * grid_loss_variance(f.p, f.n, h);
-    }
+    for (const Term& t : terms) var += static_cast<double>(t.count) * moments.variance(t.factor);
     const double z = std::sqrt(2.0 * std::log(1.0 / tail));
     double both[2 * ladder];
-    for (int i = 0; i < ladder; ++i) {
-        both[i] = lam_factor[i] * z / std::sqrt(std::max(var, 1e-300));
+    for (int i = 0; i < ladder; ++i) {  // rungs at least 2^(1/2) apart: distinct once snapped
+        both[i] = snapped_lam(lam_factor[i] * z / std::sqrt(std::max(var, 1e-300)));
         both[ladder + i] = -both[i];
     }
     // The bound on each side, (K(lam) - log tail) / lam over lam > 0, is quasiconvex in lam (its sublevel
@@ -263,8 +304,7 @@ inline void chernoff_edges(const std::vector<PmfView>& factors, double h, const 
         std::vector<double> lams(m), k(m, 0.0), one(m);
         for (std::int64_t j = 0; j < m; ++j) lams[j] = both[need[j].first * ladder + need[j].second];
         for (const Term& t : terms) {
-            const PmfView& f = factors[t.factor];
-            grid_log_mgf(f.p, f.n, f.k_lo, h, lams.data(), m, one.data());
+            moments.log_mgf(t.factor, lams.data(), m, one.data());
             for (std::int64_t j = 0; j < m; ++j) k[j] += static_cast<double>(t.count) * one[j];
         }
         for (std::int64_t j = 0; j < m; ++j) {
@@ -314,8 +354,7 @@ inline void chernoff_edges(const std::vector<PmfView>& factors, double h, const 
             lam[fixed + i] = -lam[i];
         }
         for (const Term& t : terms) {
-            const PmfView& f = factors[t.factor];
-            grid_log_mgf(f.p, f.n, f.k_lo, h, lam, 2 * fixed, part);
+            moments.log_mgf(t.factor, lam, 2 * fixed, part);
             for (int i = 0; i < 2 * fixed; ++i) k_fixed[i] += static_cast<double>(t.count) * part[i];
         }
         for (int i = 0; i < fixed; ++i) {
@@ -336,7 +375,7 @@ inline double floored_mod(double a, double b) {
 
 // The window of one item; throws std::invalid_argument / std::length_error outside the domain.
 inline Window composition_window(const std::vector<PmfView>& factors, double h, const std::vector<Term>& terms,
-                                 double tail, std::int64_t max_points) {
+                                 double tail, std::int64_t max_points, detail::FactorMoments& moments) {
     Window w;
     for (const Term& t : terms) {
         if (t.count < 0) throw std::invalid_argument("compose: counts must be >= 0");
@@ -362,7 +401,7 @@ inline Window composition_window(const std::vector<PmfView>& factors, double h, 
     std::int64_t a_idx = lo_full, b_idx = hi_full;
     if (hi_full - lo_full + 1 > kDirectWindow) {
         double bottom = 0.0, top = 0.0;
-        detail::chernoff_edges(factors, h, w.terms, tail, bottom, top);
+        detail::chernoff_edges(moments, w.terms, h, tail, bottom, top);
         const double top_idx = std::ceil(top / h), bottom_idx = std::floor(bottom / h);
         // Clamped to the full support (an edge at -inf or +inf: no finite mass to speak of, e.g.
         // every factor's mass at +infinity); if the two edges cross, the finite mass is at most
@@ -803,8 +842,9 @@ inline std::vector<ComposedPMF> compose_many(const std::vector<PmfView>& factors
     std::vector<ComposedPMF> out(n_items);
     std::vector<Window> windows(n_items);
     std::map<std::int64_t, std::vector<std::int64_t>> by_length;
+    detail::FactorMoments moments(factors, h);
     for (std::int64_t i = 0; i < n_items; ++i) {
-        windows[i] = composition_window(factors, h, items[i], tail, max_points);
+        windows[i] = composition_window(factors, h, items[i], tail, max_points, moments);
         const Window& w = windows[i];
         if (w.terms.size() == 1 && w.terms[0].count == 1) {
             const PmfView& f = factors[w.terms[0].factor];
