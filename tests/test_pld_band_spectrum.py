@@ -44,8 +44,13 @@ def test_band_rows_match_the_full_transform_within_the_charge(sigma, q, rounds, 
     assert band["k_lo"] == full["k_lo"] and band["p"].size == full["p"].size
     assert band["p_inf"] == full["p_inf"] and band["shift"] == full["shift"]   # the same window
     # the same bins kept, their values within the FFT's bound of each other: the charges agree closely
+    # (with direct bins a band row's bins come from block moments in long double, within delta_taylor ~ 1e-17
+    # against the full row's direct sums' ~1.1 u: its charges may only be smaller)
     for key in ("entry_error", "total_error", "spectral_l2", "inverse_error"):
-        assert band[key] == pytest.approx(full[key], rel=1e-3), key
+        if direct:
+            assert band[key] <= full[key] * (1.0 + 1e-3), key
+        else:
+            assert band[key] == pytest.approx(full[key], rel=1e-3), key
     # both within entry_error of the exact composition, so within the sum of theirs of each other
     assert np.max(np.abs(band["p"] - full["p"])) <= band["entry_error"] + full["entry_error"]
     assert not np.array_equal(band["p"], full["p"])   # the band path was taken (its bins are direct sums)

@@ -265,6 +265,31 @@ py::tuple long_fft_bins(const input_array& masses, std::int64_t m) {
     return py::make_tuple(values, pld::long_fft_bin_error(l1, n, m, false), pld::long_fft_bin_error(l1, n, m, true));
 }
 
+// Bins 0 .. keep - 1 of the length-m DFT of masses from block moments and short long-double scipy.fft
+// transforms (pld_taylor_spectrum.hpp), the plan's (block, length, terms, reach), its bound in long double and
+// its bound once rounded to double; m must admit a plan.
+py::tuple taylor_bins(const input_array& masses, std::int64_t m, std::int64_t keep) {
+    const double l1 = checked_l1(masses, m);
+    if (keep < 1 || keep > m / 2 + 1) throw py::value_error("keep must lie in [1, m / 2 + 1]");
+    pld::TaylorPlan plan;
+    if (!pld::taylor_plan(m, keep, plan))
+        throw py::value_error("no block of at least 16 points divides m within the expansion's reach for keep bins");
+    if (!pld::full_long_double_precision())
+        throw py::value_error("long double does not carry its full precision on this thread");
+    ScipyFft fft(py::int_(1), true);
+    if (!fft.offers_forward_long())
+        throw py::value_error("scipy.fft does not transform numpy longdouble in long double here: "
+                              "no long-double bins on this platform");
+    const std::int64_t n = static_cast<std::int64_t>(masses.size());
+    py::array_t<std::complex<long double>> values(static_cast<py::ssize_t>(keep));
+    {
+        py::gil_scoped_release release;
+        pld::taylor_band(masses.data(), n, m, keep, plan, fft, values.mutable_data());
+    }
+    return py::make_tuple(values, py::make_tuple(plan.block, plan.length, plan.terms, plan.reach),
+                          pld::taylor_bin_error(l1, n, plan, false), pld::taylor_bin_error(l1, n, plan, true));
+}
+
 }  // namespace
 
 void register_pld_compose(py::module_& m) {
@@ -277,6 +302,7 @@ void register_pld_compose(py::module_& m) {
           "a long-double transform's cost in direct products per m ceil(log2 m), 0 to take it wherever its "
           "bound is the smaller).");
     m.def("pld_fft_length", &pld::fft_length, py::arg("width"));
+    m.def("pld_taylor_bins", &taylor_bins, py::arg("masses"), py::arg("m"), py::arg("keep"));
     m.def("pld_direct_bins", &direct_bins, py::arg("masses"), py::arg("m"), py::arg("bins"),
           "Bins of the length-m DFT of masses (folded mod m) by a blocked long-double direct sum, and their error bound.");
     m.def("pld_long_fft_bins", &long_fft_bins, py::arg("masses"), py::arg("m"),

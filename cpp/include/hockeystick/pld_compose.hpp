@@ -75,7 +75,13 @@
 // moduli, their error and a Lipschitz bound between them), and the bins below K by direct sums
 // (pld_direct_spectrum.hpp, each within delta_direct < the FFT's bound): the same bins are kept and
 // charged as with the full transform, at K n products instead of a length-m transform (G1's sigma 3.5,
-// q 0.1, 10^5 rounds: 17 -> 11 ms per side).  A band found wider than estimated takes the full transform.
+// q 0.1, 10^5 rounds: 17 -> 11 ms per side).  Where the backend transforms in long double, a band whose
+// block moments cost less than its direct sums takes them instead (pld_taylor_spectrum.hpp: about N n
+// products, N ~ 12-14, and N transforms of length m / B), kept in long double within delta_taylor, so
+// with direct bins most many-round one-term items are band rows (no length-m forward transform in double
+// or long double), and a full row whose long-double band costs less from block moments than from the
+// long-double transform takes those (G1's 20 sample blocks 5.2-5.3 -> 4.7-4.8 CPU s).  A band found wider
+// than estimated takes the full transform.
 //
 // Domain: all factors on one grid h, counts >= 0 (0 ignored), at least one positive count;
 // a window above max_points grid points throws std::length_error before anything is
@@ -108,6 +114,7 @@
 #include "pld_fft_backend.hpp"
 #include "pld_hockey_stick.hpp"
 #include "pld_long_spectrum.hpp"
+#include "pld_taylor_spectrum.hpp"
 
 namespace hockeystick {
 namespace pld {
@@ -189,6 +196,10 @@ constexpr double kFftProducts = 0.1;
 // estimated band's direct products cost at most kBandGain of the full transform.
 constexpr std::int64_t kBandSplit = 8;
 constexpr double kBandGain = 0.8;
+// A band from block moments (pld_taylor_spectrum.hpp) costs about kTaylorTermProducts direct-sum products per
+// signal entry and term (x87 products and sums advanced 16 at a time: ~2.7 ns each) plus its N short
+// long-double transforms (kLongFftProducts L ceil(log2 L) each).
+constexpr double kTaylorTermProducts = 0.4;
 
 // Where one composition's output lives: grid indices a_idx .. a_idx + width - 1, what the cut costs.
 struct Window {
@@ -217,15 +228,40 @@ inline void fold(const PmfView& f, std::int64_t len, double* out) {
 // Gaussian shape |X(w)| ~ 1 - var w^2 / 2 (var in cells^2) where 1 - |X| reaches the drop threshold's
 // gap 44.4 / count plus the samples' Lipschitz slack (pi / m_f) sd (M1 <= sd; G1's rows: M1 ~ 0.6-0.8 sd,
 // and the certified end ~2/3 of this estimate).  An estimate only: band_end certifies, and a band found wider falls back to the full transform.
-inline bool band_candidate(const PmfView& f, std::int64_t count, std::int64_t m) {
+// What the band [0, keep) of a factor of n entries costs at length m, in direct-sum products: the least of its
+// direct sums and, where `taylor` (a long-double backend) and a plan exists, its block moments (plan set then).
+inline double band_products(std::int64_t n, std::int64_t m, std::int64_t keep, bool taylor, TaylorPlan& plan) {
+    const double sums = static_cast<double>(keep) * static_cast<double>(n);
+    plan = TaylorPlan{};
+    if (!taylor || keep < 1 || !taylor_plan(m, keep, plan)) return sums;
+    const double length = static_cast<double>(plan.length);
+    const double moments = plan.terms * (kTaylorTermProducts * static_cast<double>(n) +
+                                         kLongFftProducts * length * std::max(1.0, std::ceil(std::log2(length))));
+    if (moments < sums) return moments;
+    plan = TaylorPlan{};
+    return sums;
+}
+
+// The products a band row may cost at length m before the full row is the cheaper: the full transform's
+// (kFftProducts m ceil(log2 m)), and with direct bins (`direct`) also what the full row's own accurate band
+// would cost (`band`, at most a long-double transform: kLongFftProducts m ceil(log2 m)).
+inline double band_row_limit(std::int64_t m, bool direct, double band) {
+    const double stages = std::max(1.0, std::ceil(std::log2(static_cast<double>(m))));
+    const double full = kFftProducts * static_cast<double>(m) * stages;
+    return direct ? full + std::min(band, kLongFftProducts * static_cast<double>(m) * stages) : full;
+}
+
+inline bool band_candidate(const PmfView& f, std::int64_t count, std::int64_t m, bool direct, bool taylor) {
     if (count < 2 || f.n < 1) return false;
     const double var = grid_loss_variance(f.p, f.n, 1.0);
     if (!(var > 0.0)) return false;
     const double m_f = static_cast<double>(m / kBandSplit);
     const double gap = -kLogDropped / static_cast<double>(count) + 3.141592653589793 * std::sqrt(var) / m_f;
     const double end = std::sqrt(2.0 * gap / var) * static_cast<double>(m) / 6.283185307179586 + kBandSplit;
-    const double stages = std::max(1.0, std::ceil(std::log2(static_cast<double>(m))));
-    return end * static_cast<double>(f.n) < kBandGain * kFftProducts * static_cast<double>(m) * stages;
+    if (!(end < static_cast<double>(m / 2 + 1))) return false;
+    TaylorPlan plan;
+    const double band = band_products(f.n, m, static_cast<std::int64_t>(std::ceil(end)), taylor, plan);
+    return band < kBandGain * band_row_limit(m, direct, band);
 }
 
 // Each factor's log-MGF K(lam) (grid_log_mgf, rounded up) and loss variance as chernoff_edges asks for them,
@@ -462,13 +498,16 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
     // completed by direct sums (pld_band_spectrum.hpp); those rows come after the others.
     const bool band_on =
         band_rows && kLongPower && m % kBandSplit == 0 && m / kBandSplit >= 16 && full_long_double_precision();
+    // bands from block moments (pld_taylor_spectrum.hpp) need the backend's long-double transform
+    const bool taylor_on = kLongPower && full_long_double_precision() && fft.offers_forward_long();
     using RowKey = std::tuple<std::int64_t, std::int64_t, bool>;
     std::map<RowKey, std::int64_t> rows_of;
     std::vector<std::vector<RowKey>> item_keys(items);
     for (std::int64_t i = 0; i < items; ++i) {
         const std::vector<Term>& terms = windows[i]->terms;
         const bool band =
-            band_on && terms.size() == 1 && detail::band_candidate(factors[terms[0].factor], terms[0].count, m);
+            band_on && terms.size() == 1 &&
+            detail::band_candidate(factors[terms[0].factor], terms[0].count, m, direct_on, taylor_on);
         for (const Term& t : terms)
             item_keys[i].push_back(RowKey(t.factor, direct_on || band ? t.count : std::int64_t(0), band));
     }
@@ -485,9 +524,14 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
     // Per row, the first bin from which every bin is certified dropped (band rows; bins elsewhere).
     std::vector<std::int64_t> drop_from(rows, bins);
     std::vector<char> band_row(rows, 0);
+    // Rows whose band came in long double (block moments or a long-double transform), and its two bounds:
+    // as kept in long double (long_err) and as rounded to double into spec (direct_err).
+    std::vector<std::vector<std::complex<long double>>> band_long(rows);
+    std::vector<double> direct_err, long_err;  // filled below (from err)
     std::vector<RowKey> row_key(rows);
     for (const auto& [key, r] : rows_of) row_key[r] = key;
     std::vector<std::int64_t> full, coarse_rows;  // the full rows come first (the order rows_of was built in)
+    std::vector<std::pair<double, double>> band_bounds;  // band rows: (as rounded to double, in long double)
     for (std::int64_t r = 0; r < rows; ++r) {
         err[r] = fft_err * detail::finite_mass(factors[std::get<0>(row_key[r])]);
         (std::get<2>(row_key[r]) ? coarse_rows : full).push_back(r);
@@ -508,6 +552,7 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
         std::vector<std::complex<double>> coarse(coarse_rows.size() * static_cast<std::size_t>(bins_f));
         forward_rows(coarse_rows, m_f, coarse.data());
         std::unique_ptr<TwiddleTable> table;
+        band_bounds.resize(static_cast<std::size_t>(rows));
         for (std::size_t j = 0; j < coarse_rows.size(); ++j) {
             const std::int64_t r = coarse_rows[j];
             const PmfView& pmf = factors[std::get<0>(row_key[r])];
@@ -517,12 +562,24 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
             const double count = static_cast<double>(std::get<1>(row_key[r]));
             const std::int64_t end = band_end(coarse.data() + static_cast<std::int64_t>(j) * bins_f, m_f, kBandSplit,
                                               bins, slack, certified_drop_modulus(count, kLogDropped));
-            if (static_cast<double>(end) * static_cast<double>(pmf.n) > kFftProducts * static_cast<double>(m) * stages) {
+            TaylorPlan plan;
+            const double cost = detail::band_products(pmf.n, m, end, taylor_on, plan);
+            if (cost > detail::band_row_limit(m, direct_on, cost)) {
                 forward_rows({r}, m, spec.data() + r * bins);   // the band is wider than estimated: the full transform
                 continue;
             }
-            if (!table) table.reset(new TwiddleTable(m));
-            for (std::int64_t k = 0; k < end; ++k) spec[r * bins + k] = direct_bin(pmf.p, pmf.n, k, *table);
+            if (plan.terms > 0) {  // block moments, kept in long double
+                band_long[r].resize(static_cast<std::size_t>(end));
+                taylor_band(pmf.p, pmf.n, m, end, plan, fft, band_long[r].data());
+                for (std::int64_t k = 0; k < end; ++k)
+                    spec[r * bins + k] = std::complex<double>(static_cast<double>(band_long[r][k].real()),
+                                                              static_cast<double>(band_long[r][k].imag()));
+                band_bounds[r] = {taylor_bin_error(l1, pmf.n, plan, true), taylor_bin_error(l1, pmf.n, plan, false)};
+            } else {
+                if (!table) table.reset(new TwiddleTable(m));
+                for (std::int64_t k = 0; k < end; ++k) spec[r * bins + k] = direct_bin(pmf.p, pmf.n, k, *table);
+                band_bounds[r] = {direct_bin_error(l1, pmf.n), direct_bin_error(l1, pmf.n)};
+            }
             drop_from[r] = end;
             band_row[r] = 1;
         }
@@ -554,8 +611,8 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
     // moves the charge.  The floors above keep err[r]: with the smaller bound a dropped bin stays
     // below tau all the more.
     std::vector<std::int64_t> band(rows, 0);
-    std::vector<double> direct_err(err), long_err(err);
-    std::vector<std::vector<std::complex<long double>>> band_long(rows);
+    direct_err = err;
+    long_err = err;
     {
         const bool long_fft = direct_on && fft.offers_forward_long();
         std::vector<double> count_max(rows, 0.0);
@@ -570,9 +627,10 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
             if (!direct_on) break;
             const PmfView& pmf = factors[std::get<0>(key)];
             const double l1 = detail::finite_mass(pmf);
-            if (band_row[r]) {  // its band [0, drop_from) came from direct sums already
+            if (band_row[r]) {  // its band [0, drop_from) came from block moments or direct sums already
                 band[r] = drop_from[r];
-                direct_err[r] = long_err[r] = direct_bin_error(l1, pmf.n);
+                direct_err[r] = band_bounds[r].first;
+                long_err[r] = band_bounds[r].second;
                 continue;
             }
             const double long_bound =
@@ -601,6 +659,23 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
             // so an item's path does not depend on its batch).
             const bool sums_cheaper = static_cast<double>(top) * static_cast<double>(pmf.n) <
                                       long_fft_products * static_cast<double>(m) * stages;
+            // Block moments for this row alone (its plan depends on its own band) where they cost less than both
+            // the long-double transform and the direct sums.
+            TaylorPlan plan;
+            const double moments = detail::band_products(pmf.n, m, top, taylor_on, plan);
+            if (plan.terms > 0 && moments < long_fft_products * static_cast<double>(m) * stages &&
+                taylor_bin_error(l1, pmf.n, plan, true) < err[r]) {
+                band[r] = top;
+                direct_err[r] = taylor_bin_error(l1, pmf.n, plan, true);
+                long_err[r] = taylor_bin_error(l1, pmf.n, plan, false);
+                band_long[r].resize(static_cast<std::size_t>(top));
+                taylor_band(pmf.p, pmf.n, m, top, plan, fft, band_long[r].data());
+                std::complex<double>* row = spec.data() + r * bins;
+                for (std::int64_t k = 0; k < top; ++k)
+                    row[k] = std::complex<double>(static_cast<double>(band_long[r][k].real()),
+                                                  static_cast<double>(band_long[r][k].imag()));
+                continue;
+            }
             if (long_bound < err[r] && !(sums_cheaper && sum_bound < err[r])) {
                 band[r] = top;
                 direct_err[r] = long_bound;

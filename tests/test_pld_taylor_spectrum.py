@@ -1,0 +1,43 @@
+"""Band bins from block moments (pld_taylor_spectrum.hpp) against exact DFT values and the long-double transform."""
+
+import mpmath
+import numpy as np
+import pytest
+
+import hockeystick.pld as pld
+from hockeystick import _core
+
+
+def _exact_bin(p: np.ndarray, m: int, k: int) -> complex:
+    """X_k = sum_j p_j e^{-2 pi i j k / m} at 40 digits."""
+    with mpmath.workdps(40):
+        total = mpmath.mpc(0)
+        for j in np.flatnonzero(p):
+            total += mpmath.mpf(float(p[j])) * mpmath.expjpi(-2 * mpmath.mpf(int(j) * k % m) / m)
+        return total
+
+
+@pytest.mark.parametrize("sigma, q, h, m, keep", [
+    (0.7, 3e-3, 2e-3, 2 ** 16, 40),        # n ~ 3000 << m: many rounds' band
+    (2.0, 0.02, 5e-3, 9 * 2 ** 11, 24),
+    (0.5, 0.1, 1e-2, 5 * 2 ** 12, 60),      # n comparable to m
+])
+def test_taylor_bins_hold_their_bound(sigma, q, h, m, keep):
+    p = next(iter(pld.subsampled_gaussian(sigma, q, value_discretization_interval=h).directions[0])).upper.p
+    values, (block, length, terms, reach), bound, bound_double = _core.pld_taylor_bins(p, m, keep)
+    assert block * length == m and block >= 16 and keep <= length // 2 + 1 and reach <= 0.25
+    assert bound <= bound_double < 1e-15 * p.sum()
+    for k in sorted({0, 1, keep // 2, keep - 1}):
+        exact = _exact_bin(p, m, k)
+        got = mpmath.mpc(float(values[k].real), float(values[k].imag))  # within u of the long-double value
+        assert abs(got - exact) <= bound_double, (k, abs(got - exact), bound_double)
+    long_values, long_bound, _ = _core.pld_long_fft_bins(p, m)
+    assert np.all(np.abs((values - long_values[:keep]).astype(np.complex128)) <= bound + long_bound)
+
+
+def test_taylor_bins_refuse_a_band_no_block_fits():
+    p = np.full(100, 0.01)
+    with pytest.raises(ValueError, match="no block"):
+        _core.pld_taylor_bins(p, 1000, 400)   # a wide band: no block of 16 within reach
+    with pytest.raises(ValueError, match="keep"):
+        _core.pld_taylor_bins(p, 1024, 0)
