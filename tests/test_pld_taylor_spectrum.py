@@ -41,3 +41,18 @@ def test_taylor_bins_refuse_a_band_no_block_fits():
         _core.pld_taylor_bins(p, 1000, 400)   # a wide band: no block of 16 within reach
     with pytest.raises(ValueError, match="keep"):
         _core.pld_taylor_bins(p, 1024, 0)
+
+
+@pytest.mark.parametrize("p", [
+    np.r_[np.zeros(40), 1.0, np.zeros(40)],                    # one atom: |X_k| = 1 at every bin
+    np.full(300, 5e-324),                                      # subnormal masses
+    np.r_[1.0 - 1e-12, np.full(2000, 5e-16)],                  # a unit atom beside a long faint tail
+])
+def test_taylor_bins_at_the_edges_of_their_masses(p):
+    m, keep = 2 ** 14, 8
+    values, plan, bound, bound_double = _core.pld_taylor_bins(p, m, keep)
+    assert np.isfinite(bound) and bound > 0.0
+    for k in range(keep):
+        exact = _exact_bin(p, m, k)
+        got = mpmath.mpc(float(values[k].real), float(values[k].imag))
+        assert abs(got - exact) <= bound_double, (k, abs(got - exact), bound_double)

@@ -81,10 +81,10 @@ def test_the_accountant_truncates_at_those_tails(monkeypatch):
     assert windows and set(windows) == {t_window}
 
 
-def _exact_epsilon(sigma: float, q: float, delta: float) -> float:
-    """One round's epsilon at delta (the larger direction), bisection on exact_one_round in [0, 30]."""
-    lo, hi = 0.0, 30.0
-    for _ in range(80):
+def _exact_epsilon(sigma: float, q: float, delta: float, hi: float = 30.0, steps: int = 80) -> float:
+    """One round's epsilon at delta (the larger direction), bisection on exact_one_round in [0, hi]."""
+    lo = 0.0
+    for _ in range(steps):
         mid = 0.5 * (lo + hi)
         lo, hi = (mid, hi) if exact_one_round(sigma, q, mid) > delta else (lo, mid)
     return hi
@@ -225,14 +225,6 @@ def test_tails_stay_within_their_budget_at_the_edges(point, smallest, accuracy):
         assert (t_round, t_window) == (1e-15, 1e-15)
 
 
-def _exact_epsilon_wide(sigma: float, q: float, delta: float) -> float:
-    lo, hi = 0.0, 200.0
-    for _ in range(90):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if exact_one_round(sigma, q, mid) > delta else (lo, mid)
-    return hi
-
-
 @pytest.mark.parametrize("sigma, q", [(0.8, 1e-6), (0.8, 0.999), (5.0, 1e-6), (5.0, 0.999)])
 def test_coarse_one_round_brackets_hold_the_exact_value_at_the_edges(sigma, q):
     """accuracy=0.5 (the coarsest grids), deltas from 1e-300 to 0.5 and eps from 0 to 40: every bracket holds
@@ -241,7 +233,7 @@ def test_coarse_one_round_brackets_hold_the_exact_value_at_the_edges(sigma, q):
     acc = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=1, accuracy=0.5)
     lo, up = acc.epsilon(deltas, bound="both")
     for d, a, b in zip(deltas, lo, up):
-        exact = _exact_epsilon_wide(sigma, q, float(d))
+        exact = _exact_epsilon(sigma, q, float(d), hi=200.0, steps=90)
         assert a <= exact + 1e-12 and exact - 1e-12 <= b, (d, a, exact, b)
     eps = np.array([0.0, 1.0, 40.0])
     lo, up = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=1, accuracy=0.5,
