@@ -9,6 +9,14 @@ Tolerances live in the baseline file (bench/baselines/short.json, key "tolerance
 repeated short runs ("how_chosen" says how; bench/README.md has the measurements).  A
 speed-up that rises never fails; update the baseline (``python bench/run.py
 --update-baselines``) when it rises for good so that later drops are caught.
+
+Ratios depend on the CPU: dp_accounting's numpy FFTs and our AVX2 kernels gain differently from
+one generation to the next (W4 72x on a Zen 1 EPYC against 44x on a Xeon; theta 2.7x against
+3.7x).  So the baselines keep, beside the reference run ("benchmarks"), one run per CPU the
+suite was also recorded on ("by_machine", keyed by ``results.cpu_id()``; ``python bench/run.py
+--update-machine-baselines``), and ``for_machine`` judges a run on a recorded CPU against that
+CPU's own figures and, on any other CPU, each benchmark against the least of its recorded
+figures: a drop on the slowest known box beyond tolerance still fails everywhere.
 """
 
 from __future__ import annotations
@@ -17,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["BASELINES", "Verdict", "judge", "tolerance_for"]
+__all__ = ["BASELINES", "Verdict", "for_machine", "judge", "tolerance_for"]
 
 BASELINES = Path(__file__).resolve().parent / "baselines" / "short.json"
 
@@ -50,6 +58,26 @@ class Verdict:
         change = f"dropped {drop:.1%}" if drop > 0 else f"rose {-drop:.1%}"
         return (f"{status} {self.name}: speed-up {self.ratio:.3g}x vs baseline {self.baseline:.3g}x, {change} "
                 f"(tolerance {self.tolerance:.0%})")
+
+
+def for_machine(baselines: dict[str, Any], cpu: str) -> dict[str, Any]:
+    """The baselines that apply on ``cpu``: per benchmark, its record in ``by_machine[cpu]`` when
+    there is one, else the record with the least ratio among the reference run and every
+    recorded CPU.  The result has the reference's form (no "by_machine"); "resolved" says, per
+    benchmark, whose record it is ("reference" or a cpu id)."""
+    runs = {"reference": baselines["benchmarks"]}
+    runs.update({c: m["benchmarks"] for c, m in baselines.get("by_machine", {}).items()})
+    own = runs.get(cpu, {}) if cpu != "reference" else {}
+    chosen: dict[str, Any] = {}
+    resolved: dict[str, str] = {}
+    for name in sorted({n for r in runs.values() for n in r}):
+        if name in own:
+            whose = cpu
+        else:
+            whose = min((c for c in runs if name in runs[c]), key=lambda c: float(runs[c][name]["ratio"]))
+        chosen[name], resolved[name] = runs[whose][name], whose
+    out = {k: v for k, v in baselines.items() if k != "by_machine"}
+    return {**out, "benchmarks": chosen, "resolved": resolved}
 
 
 def tolerance_for(name: str, baselines: dict[str, Any]) -> float:

@@ -14,7 +14,8 @@
     }
 
 Runs go to bench/results/ (not committed); baselines (bench/baselines/short.json) have
-the same schema plus a "tolerance" object (see gate.py).
+the same schema plus a "tolerance" object and, per CPU the suite was also recorded on, a
+"by_machine" object (see gate.py).  ``machine()["cpu_id"]`` names that CPU.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from typing import Any
 SCHEMA = "hockeystick-bench-ratios/1"
 PACKAGES = ("hockeystick", "numpy", "scipy", "dp-accounting", "prv-accountant", "numba", "pytest-benchmark")
 
-__all__ = ["SCHEMA", "machine", "utc_now", "write", "read"]
+__all__ = ["SCHEMA", "cpu_id", "machine", "utc_now", "write", "read"]
 
 
 def utc_now() -> str:
@@ -46,6 +47,25 @@ def _cpu_model() -> str:
     except OSError:
         pass
     return platform.processor() or "unknown"
+
+
+def cpu_id() -> str:
+    """The CPU model with its family and model numbers ("AMD EPYC (family 23, model 1)"): virtual
+    machines often report a bare vendor name, and two generations behind one name can differ by
+    a factor 2 in vector throughput (Zen 1 splits each 256-bit operation in two)."""
+    fields: dict[str, str] = {}
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key.strip() in ("cpu family", "model") and key.strip() not in fields:
+                fields[key.strip()] = value.strip()
+            if not line.strip() and fields:
+                break
+    except OSError:
+        pass
+    if len(fields) < 2:
+        return _cpu_model()
+    return f"{_cpu_model()} (family {fields['cpu family']}, model {fields['model']})"
 
 
 def _commit(repo: Path) -> str | None:
@@ -70,6 +90,7 @@ def machine(repo: Path) -> dict[str, Any]:
         "cores": os.cpu_count(),
         "affinity": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
         "cpu": _cpu_model(),
+        "cpu_id": cpu_id(),
         "load_average": list(os.getloadavg()),
         "platform": platform.platform(),
         "python": platform.python_version(),

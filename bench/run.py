@@ -4,6 +4,7 @@
     python bench/run.py --gate                # CI: short sizes against bench/baselines/short.json; exit 1 on a drop
     python bench/run.py --full                # full sizes (tens of minutes): store, then rewrite bench/README.md's tables
     python bench/run.py --update-baselines    # short sizes: rewrite bench/baselines/short.json (keeps its tolerance)
+    python bench/run.py --update-machine-baselines  # short sizes: record this CPU's own baselines (gate.py)
     python bench/run.py --only theta_1thread  # a subset (names: --list)
 
 The benchmarks are the ``@ratio`` declarations of every bench/bench_*.py (see ratio.py);
@@ -41,10 +42,10 @@ sys.path.insert(0, str(HERE))
 os.environ.setdefault("OMP_NUM_THREADS", "1")  # before hockeystick loads OpenMP (see the docstring)
 
 import numpy as np  # noqa: E402
-from gate import BASELINES, judge  # noqa: E402
+from gate import BASELINES, for_machine, judge  # noqa: E402
 from measure import FULL_EFFORT, SHORT_EFFORT, Effort, measure, steady_heap  # noqa: E402
 from ratio import REGISTRY, Size, discover  # noqa: E402
-from results import SCHEMA, machine, read, utc_now, write  # noqa: E402
+from results import SCHEMA, cpu_id, machine, read, utc_now, write  # noqa: E402
 from tables import blocks_for_run, render_baselines, update_readme  # noqa: E402
 
 RESULTS = HERE / "results"
@@ -85,8 +86,13 @@ def run_all(names: list[str], size: Size, effort: Effort) -> dict[str, Any]:
 
 def gate(run: dict[str, Any], baselines_path: Path, retries: int, effort: Effort, subset: bool = False) -> bool:
     """Judge the run against the baselines, re-measuring failures; True when everything passes.
-    ``subset`` (``--only``): judge the measured benchmarks alone, not the baselines left out."""
-    baselines = read(baselines_path)
+    ``subset`` (``--only``): judge the measured benchmarks alone, not the baselines left out.
+    The baselines are those that apply on this CPU (``gate.for_machine``)."""
+    cpu = cpu_id()
+    baselines = for_machine(read(baselines_path), cpu)
+    own = sum(whose == cpu for whose in baselines["resolved"].values())
+    print(f"\nbaselines for {cpu}: {own} recorded on this CPU, the least recorded figure for the other "
+          f"{len(baselines['resolved']) - own}", flush=True)
     attempts = {name: [b["ratio"]] for name, b in run["benchmarks"].items()}
     names = sorted(set(run["benchmarks"]) if subset else set(baselines["benchmarks"]) | set(run["benchmarks"]))
     for attempt in range(retries):
@@ -123,6 +129,8 @@ def main() -> int:
                         help=f"compare with the baselines (default {BASELINES.relative_to(HERE.parent)})")
     parser.add_argument("--retries", type=int, default=2, help="re-measurements of a failing benchmark (gate)")
     parser.add_argument("--update-baselines", action="store_true", help="store this short run as the baselines")
+    parser.add_argument("--update-machine-baselines", action="store_true",
+                        help="short sizes: store this run as this CPU's own baselines (by_machine)")
     parser.add_argument("--min-pairs", type=int, help="override the warm pairs measured at least (short 9, full 3)")
     parser.add_argument("--budget", type=float, help="override the seconds per benchmark (short 8, full 60)")
     parser.add_argument("--no-tables", action="store_true", help="with --full: do not touch bench/README.md")
@@ -133,8 +141,8 @@ def main() -> int:
         for name, b in registry.items():
             print(f"{name:<34} {b.table:<12} {b.title}  vs  {b.anchor}   ({b.origin})")
         return 0
-    if args.full and (args.gate or args.update_baselines):
-        parser.error("--gate and --update-baselines use the short sizes: drop --full")
+    if args.full and (args.gate or args.update_baselines or args.update_machine_baselines):
+        parser.error("--gate and --update-(machine-)baselines use the short sizes: drop --full")
     unknown = sorted(set(args.only or ()) - set(registry))
     if unknown:
         parser.error(f"unknown benchmark(s) {', '.join(unknown)}; --list shows the names")
@@ -158,10 +166,21 @@ def main() -> int:
             parser.error(f"{BASELINES} needs a 'tolerance' object to keep (see gate.py); write it first")
         run.pop("gate", None)
         baselines = {**run, "tolerance": previous["tolerance"],
-                     "benchmarks": {**previous["benchmarks"], **run["benchmarks"]}}  # --only updates a subset
+                     "benchmarks": {**previous["benchmarks"], **run["benchmarks"]},  # --only updates a subset
+                     **{k: previous[k] for k in ("by_machine",) if k in previous}}
         write(BASELINES, baselines)
         update_readme({"gate/baselines": render_baselines(baselines)})
         print(f"updated {BASELINES} and its table in bench/README.md")
+    if args.update_machine_baselines:
+        base = read(BASELINES)
+        run.pop("gate", None)
+        cpu = run["machine"]["cpu_id"]
+        previous = base.get("by_machine", {}).get(cpu, {}).get("benchmarks", {})
+        record = {k: v for k, v in run.items() if k not in ("schema", "size", "benchmarks")}
+        base.setdefault("by_machine", {})[cpu] = {**record, "benchmarks": {**previous, **run["benchmarks"]}}
+        write(BASELINES, base)
+        update_readme({"gate/baselines": render_baselines(base)})
+        print(f"recorded this CPU's ({cpu}) baselines in {BASELINES} and bench/README.md")
     if args.full and not args.no_tables:
         update_readme(blocks_for_run(run))
         print("rewrote the generated tables of bench/README.md")

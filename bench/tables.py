@@ -87,6 +87,14 @@ def render_baselines(base: dict[str, Any]) -> str:
         lo, hi = b["ratio_ci95"]
         rows.append(f"| `{name}` | {b['ratio']:.3g}× | {lo:.3g}–{hi:.3g} | {b['pairs']} | {t:.0%} "
                     f"| {b['ratio'] * (1 - t):.3g}× |")
+    for cpu, run in base.get("by_machine", {}).items():
+        rows += ["", f"**{cpu}**, whose runs the gate judges against these instead (gate.for_machine). "
+                       f"{_run_line({**run, 'size': 'short'})}", "",
+                 "| benchmark | baseline speed-up | 95% CI | pairs | fails below |", "|---|---|---|---|---|"]
+        for name, b in run["benchmarks"].items():
+            t = float(tol.get("per_benchmark", {}).get(name, tol["default"]))
+            lo, hi = b["ratio_ci95"]
+            rows.append(f"| `{name}` | {b['ratio']:.3g}× | {lo:.3g}–{hi:.3g} | {b['pairs']} | {b['ratio'] * (1 - t):.3g}× |")
     return "\n".join(rows)
 
 

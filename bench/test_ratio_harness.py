@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from gate import BASELINES, judge
+from gate import BASELINES, for_machine, judge
 from measure import Effort, measure, median_interval
 from ratio import REGISTRY, Pair, RatioBenchmark, discover, ratio
 from results import read
@@ -64,6 +64,44 @@ def test_gate_per_benchmark_tolerance_overrides_the_default() -> None:
 def test_new_benchmark_without_baseline_does_not_fail() -> None:
     (verdict,) = judge({"new": 1.0}, _baselines(5.0, 0.2), ["new"])
     assert not verdict.failed and verdict.message().startswith("NEW")
+
+
+def _recorded(reference: dict[str, float], by_machine: dict[str, dict[str, float]]) -> dict:
+    base = _baselines(1.0, 0.25)
+    base["benchmarks"] = {n: {"ratio": r} for n, r in reference.items()}
+    base["by_machine"] = {c: {"benchmarks": {n: {"ratio": r} for n, r in rs.items()}} for c, rs in by_machine.items()}
+    return base
+
+
+def test_a_recorded_cpu_is_judged_against_its_own_figures() -> None:
+    """W4 at 72x on a Zen 1 EPYC and 44x on a Xeon: a fall to 50x fails on the EPYC and passes on the
+    Xeon; theta at 2.7x on the EPYC and 3.7x on the Xeon: 2.7x passes on the EPYC."""
+    base = _recorded({"w4": 44.0, "theta": 3.7}, {"AMD EPYC (family 23, model 1)": {"w4": 72.0, "theta": 2.7},
+                                                  "Intel Xeon (family 6, model 85)": {"w4": 44.0, "theta": 3.7}})
+    epyc = for_machine(base, "AMD EPYC (family 23, model 1)")
+    assert epyc["resolved"] == {"w4": "AMD EPYC (family 23, model 1)", "theta": "AMD EPYC (family 23, model 1)"}
+    assert [v.failed for v in judge({"w4": 50.0, "theta": 2.7}, epyc, ["w4", "theta"])] == [True, False]
+    xeon = for_machine(base, "Intel Xeon (family 6, model 85)")
+    assert [v.failed for v in judge({"w4": 50.0, "theta": 2.7}, xeon, ["w4", "theta"])] == [False, True]
+    assert "by_machine" not in epyc and base["by_machine"]   # the input is left as it was
+
+
+def test_an_unrecorded_cpu_is_judged_against_the_least_recorded_figure() -> None:
+    base = _recorded({"w4": 44.0, "theta": 3.7, "only_ref": 5.0},
+                     {"A": {"w4": 72.0, "theta": 2.7}, "B": {"w4": 60.0, "theta": 3.0}})
+    other = for_machine(base, "Some new CPU")
+    assert {n: b["ratio"] for n, b in other["benchmarks"].items()} == {"w4": 44.0, "theta": 2.7, "only_ref": 5.0}
+    assert other["resolved"] == {"w4": "reference", "theta": "A", "only_ref": "reference"}
+    # a benchmark the CPU's own record lacks (added later, --only) falls back to the least figure too
+    assert for_machine(base, "A")["resolved"]["only_ref"] == "reference"
+    assert not judge({"theta": 2.1}, other, ["theta"])[0].failed and judge({"theta": 2.0}, other, ["theta"])[0].failed
+
+
+def test_committed_machine_baselines_cover_every_benchmark() -> None:
+    base = read(BASELINES)
+    for cpu, run in base.get("by_machine", {}).items():
+        assert sorted(run["benchmarks"]) == sorted(REGISTRY), cpu
+        assert run["machine"]["cpu_id"] == cpu
 
 
 def test_median_interval_holds_the_median_and_narrows_with_more_pairs() -> None:
