@@ -25,21 +25,18 @@ std::string explain_r_eps(double r, double eps) {
     return why;
 }
 
-// Test hook for the vector exp inside theta_batch (tests compare it with mpmath);
-// None where this CPU or compiler has no AVX2 kernels.
-py::object exp_avx2_for_tests(input_array x) {
+// Test hooks for the vector exp (inside theta_batch) and expm1 (exp_arrays.hpp, the PLD cells' quadrature);
+// tests compare them with mpmath.  None where this CPU or compiler has no AVX2 kernels.
+template <bool Expm1>
+py::object avx2_kernel_for_tests(input_array x) {
 #if HOCKEYSTICK_HAVE_AVX2
     if (!hockeystick::detail::avx2_fma_available()) return py::none();
     py::array_t<double> out(x.size());
-    const double* src = x.data();
-    double* dst = out.mutable_data();
-    for (py::ssize_t i = 0; i < x.size(); i += 4) {
-        alignas(32) double lanes[4] = {0.0, 0.0, 0.0, 0.0};
-        const py::ssize_t count = std::min<py::ssize_t>(4, x.size() - i);
-        std::copy(src + i, src + i + count, lanes);
-        hockeystick::detail::exp_avx2_store(lanes, lanes);
-        std::copy(lanes, lanes + count, dst + i);
-    }
+    std::copy(x.data(), x.data() + x.size(), out.mutable_data());
+    if (Expm1)
+        hockeystick::detail::expm1_in_place(out.mutable_data(), x.size());
+    else
+        hockeystick::detail::exp_in_place(out.mutable_data(), x.size());
     return std::move(out);
 #else
     (void)x;
@@ -54,7 +51,8 @@ using ternary = std::array<input_array, 3>;
 }  // namespace
 
 void register_hockey_stick(py::module_& m) {
-    m.def("_exp_avx2", &exp_avx2_for_tests, py::arg("x"));
+    m.def("_exp_avx2", &avx2_kernel_for_tests<false>, py::arg("x"));
+    m.def("_expm1_avx2", &avx2_kernel_for_tests<true>, py::arg("x"));
     // The scalar theta element by element (theta below runs theta_batch): for tests.
     m.def("_theta_scalar", [](input_array r, input_array eps, int threads) {
         return elementwise<2>(binary{r, eps}, [](double a, double b) { return hockeystick::theta(a, b); },
