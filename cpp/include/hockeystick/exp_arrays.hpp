@@ -1,5 +1,5 @@
 // e^x and e^x - 1 over arrays, in place: four at a time by the AVX2 + FMA kernels (exp_avx2.hpp,
-// within 1 ulp; expm1_avx2.hpp, within 2 ulp) where this CPU runs them, libm's std::exp and
+// within 1 ulp; expm1_avx2.hpp, within about 2 ulp) where this CPU runs them, libm's std::exp and
 // std::expm1 elsewhere (within 1 ulp).  An array's last 1-3 values go through the same kernel in
 // a padded vector, so a value's result does not depend on where it sits in the array.
 #pragma once
