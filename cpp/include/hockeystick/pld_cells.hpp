@@ -227,8 +227,7 @@ std::pair<double, double> cell_integrals(const M& mech, double xa, double xb, do
 // the connect-the-dots sides allow for a few u of rounding in c and d (pld_connect_dots.hpp:
 // rounded_down_pmf's 16u, the tents' 4u (c + d)), though a node's exponent argument, rounded to
 // double, already carries |argument| u of relative error into e^argument in the far tails), then
-// the sums, each cell's in for_each_node's order.  On W4 (1000 sigma, h = 1e-3) libm's exp and expm1 took 17 % of
-// the CPU here, the vector kernels take 7 %.
+// the sums, each cell's in for_each_node's order (bench/README.md, "Session 18": W4's CPU).
 struct Exponent {
     double argument, factor;  // a density e^{argument} times factor (and constants)
 };
