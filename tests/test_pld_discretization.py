@@ -122,3 +122,38 @@ def test_optimistic_keeps_the_mass_at_a_sharp_lower_edge(sigma, q, h):
     remove = _factors(pld.subsampled_gaussian(sigma, q, value_discretization_interval=h))[0]
     assert remove.lower.finite_mass == pytest.approx(1.0, abs=1e-12)
     assert float(remove.lower.p @ np.exp(-remove.lower.losses)) <= 1 + 1e-12
+
+
+def _exact_subsampled_gaussian_delta(sigma: float, q: float, eps: float) -> float:
+    """One round's delta(eps) of the Poisson-subsampled Gaussian (sensitivity 1), the larger of the two
+    directions, at 40 digits.  In x (P's output, s = sigma): remove, P = (1-q) N(0, s^2) + q N(1, s^2) against
+    Q = N(0, s^2), L = log(1 - q + q e^{t}), t = (x - 1/2)/s^2, L > eps for x > x*; add, P = N(0, s^2) against
+    that mixture, L = -log(1 - q + q e^{t}), L > eps for x < x* where 1 - q + q e^{t} < e^{-eps}."""
+    with mpmath.workdps(40):
+        s, q, e = mpmath.mpf(sigma), mpmath.mpf(q), mpmath.mpf(eps)
+        up = lambda x: mpmath.ncdf(-x / s)  # noqa: E731  P(N(0, s^2) > x)
+        t = mpmath.log((mpmath.e ** e - 1 + q) / q)
+        x = mpmath.mpf(0.5) + s * s * t
+        remove = (1 - q) * up(x) + q * up(x - 1) - mpmath.e ** e * up(x)
+        add = mpmath.mpf(0)
+        if mpmath.e ** -e > 1 - q:
+            x = mpmath.mpf(0.5) + s * s * mpmath.log((mpmath.e ** -e - 1 + q) / q)
+            add = (1 - up(x)) - mpmath.e ** e * ((1 - q) * (1 - up(x)) + q * (1 - up(x - 1)))
+        return float(max(remove, add))
+
+
+@pytest.mark.parametrize("h", [0.3, 1.0, 4.0])
+@pytest.mark.parametrize("sigma, q", [(0.25, 1.0), (0.25, 1e-3), (1.0, 0.3), (4.0, 1.0), (0.6, 0.05)])
+def test_one_round_bracket_holds_the_exact_delta_on_coarse_grids(sigma, q, h):
+    """The cells' node exponentials come from the vector kernels (exp_arrays.hpp) where the CPU has them; on a
+    coarse grid with little noise their expm1 arguments lie far beyond 1 (the exp - 1 branch) and their exp
+    arguments near underflow.  One round's certified bracket still holds the 40-digit delta at every eps, q = 1
+    included (there the cells are the Gaussian mechanism's)."""
+    dist = pld.subsampled_gaussian(sigma, q, value_discretization_interval=h)
+    eps = np.array([0.0, 0.1, 0.5, 1.0, 2.0, 4.0, 8.0])
+    lo, up = dist.delta(eps, bound="both")
+    exact = np.array([_exact_subsampled_gaussian_delta(sigma, q, e) for e in eps])
+    # the 40-digit value rounded to a double is within half an ulp: one ulp of slack, no more
+    assert np.all(lo <= np.nextafter(exact, np.inf)), (lo, exact)
+    assert np.all(up >= np.nextafter(exact, -np.inf)), (up, exact)
+    assert np.all(up[exact < 0.5] < 1.0)  # not the trivial upper side (a coarse grid may leave the lower at 0)
