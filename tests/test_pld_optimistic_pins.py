@@ -14,6 +14,9 @@ tangent-following at the bottom, pooling in the convex minorant, top atoms kept 
 Recomputed in session 18, when the cells' quadrature took its node exponentials from the AVX2 kernels
 (exp_arrays.hpp): the 49 subsampled-Gaussian cases moved by at most 3.3e-16 in any mass (relative: at
 most 7.1e-13, a mass of 2.7e-4 that the lowering of its round-off sets), their masses at infinity not at all.
+Recomputed in session 19, when the cells' edge error began to be charged (pld_cells.hpp, Cells::edge_error):
+every continuous case's masses scaled down by 1 - 4 e (e its edge error, 1.6e-14 to 2.4e-12; relative moves
+6.4e-14 to 9.6e-12, no mass rose), Laplace's likewise, the atoms' not at all.
 libm may round exp/log differently on another platform, and a CPU without AVX2 + FMA takes libm's
 values instead of the kernels', so the pins are checked only on the platform they were computed on.
 """

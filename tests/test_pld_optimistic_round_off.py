@@ -112,7 +112,7 @@ def _random_atoms(seed: int) -> tuple[np.ndarray, np.ndarray, float]:
 def test_atom_grid_lower_side_is_below_the_atoms_curve(seed: int) -> None:
     loss, mass, h = _random_atoms(seed)
     raw = _core.pld_atoms(loss, mass, h, MAX_CELLS)
-    snapped = mp.mpf(float(raw["snapped"]))
+    snapped = mp.mpf(float(raw["loss_shift"]))
     lower = np.asarray(raw["lower"])
     assert mp.fsum(mp.mpf(float(x)) for x in lower) <= mp.fsum(mp.mpf(float(m)) for m in mass)
     lo_k = int(raw["lower_k_lo"])
@@ -154,7 +154,7 @@ def test_lower_chord_meeting_the_curve_stays_below_it(case: int | str) -> None:
     else:
         loss, mass, h = _apex_atoms(int(case.split()[1]))
     raw = _core.pld_atoms(loss, mass, h, MAX_CELLS)
-    lower, snapped = np.asarray(raw["lower"]), mp.mpf(float(raw["snapped"]))
+    lower, snapped = np.asarray(raw["lower"]), mp.mpf(float(raw["loss_shift"]))
     assert raw["connect_dots"]  # the chord itself, not the rounded-down fallback
     for eps in loss:  # the curve is met at the atoms
         e = mp.mpf(float(eps))
@@ -183,7 +183,7 @@ def test_lower_side_of_the_second_review_sets_stays_below(name: str) -> None:
     losses, masses, h = SECOND_REVIEW_CASES[name]
     loss, mass = np.array(losses), np.array(masses)
     raw = _core.pld_atoms(loss, mass, h, MAX_CELLS)
-    lower, snapped = np.asarray(raw["lower"]), mp.mpf(float(raw["snapped"]))
+    lower, snapped = np.asarray(raw["lower"]), mp.mpf(float(raw["loss_shift"]))
     for eps in np.concatenate([np.linspace(loss.min() - h, loss.max(), 80), loss]):
         e = mp.mpf(float(eps))
         assert _profile(lower, int(raw["lower_k_lo"]), h, e + snapped) <= _atom_curve(loss, mass, e), (name, eps)
@@ -195,7 +195,7 @@ def test_lower_side_at_coarse_grids_stays_below(h: float) -> None:
     21 % (never landed; kept as a regression test of the pinned point's anchoring)."""
     loss, mass = np.array([0.5 * h, 2.01 * h]), np.array([0.5, 0.1])
     raw = _core.pld_atoms(loss, mass, h, MAX_CELLS)
-    lower, snapped = np.asarray(raw["lower"]), mp.mpf(float(raw["snapped"]))
+    lower, snapped = np.asarray(raw["lower"]), mp.mpf(float(raw["loss_shift"]))
     for eps in [0.5 * h, 0.25 * h, 1.5 * h, 2.0 * h]:
         e = mp.mpf(eps)
         assert _profile(lower, int(raw["lower_k_lo"]), h, e + snapped) <= _atom_curve(loss, mass, e), (h, eps)

@@ -99,6 +99,8 @@ py::dict to_dict(const pld::GridPMF& up, const pld::GridPMF& low) {
     out["lower"] = to_array(low.p);
     out["lower_inf"] = low.p_inf;
     out["connect_dots"] = low.connect_dots;
+    // the cells' loss error (snapped atoms, rounded edges), which the facade charges (GridPMF.loss_shift)
+    out["loss_shift"] = std::max(up.loss_shift, low.loss_shift);
     return out;
 }
 
@@ -110,20 +112,6 @@ py::dict both_sides(Build build) {
         return std::make_pair(pld::pessimistic_pmf(cells), pld::optimistic_pmf(cells));
     });
     return to_dict(up, low);
-}
-
-// both_sides of cells holding atoms, with "snapped": how far add_atom moved an atom onto a grid
-// point (pld_cells.hpp), which the facade charges as a loss error (GridPMF.loss_shift).
-template <class Build>
-py::dict atom_sides(Build build) {
-    double snapped = 0.0;
-    py::dict out = both_sides([&] {
-        pld::Cells cells = build();
-        snapped = cells.snapped;
-        return cells;
-    });
-    out["snapped"] = snapped;
-    return out;
 }
 
 // The replace-one pair's PMFs: the pessimistic side from the proved upper cells, the
@@ -279,6 +267,27 @@ void register_pld(py::module_& m) {
     m.def("pld_subsampled_gaussian_mass_above", &pld::subsampled_gaussian_mass_above, py::arg("sigma"),
           py::arg("sampling_rate"), py::arg("tail"),
           "The remove direction's P-mass above its integration range: its pessimistic PMF's mass at +infinity.");
+    // Test hook: the subsampled Gaussian's cell edges x_of_loss(l) (unclamped; pld_cells.hpp) for the given
+    // losses, and their edge_loss_error over the finite ones (what continuous_cells charges, before
+    // the rounding of l = fl(k h) and of the offset).
+    m.def("_pld_subsampled_gaussian_edges", [](double sigma, double q, bool remove, input_array l) {
+        if (l.ndim() != 1) throw py::value_error("internal: l must be one-dimensional");
+        const pld::detail::mixture_vs_gaussian mg{sigma, q};
+        const pld::detail::gaussian_vs_mixture gm{mg};
+        const std::int64_t n = static_cast<std::int64_t>(l.size());
+        std::vector<double> x(n), lf, xf;
+        for (std::int64_t i = 0; i < n; ++i) {
+            x[i] = remove ? mg.x_of_loss(l.data()[i]) : gm.x_of_loss(l.data()[i]);
+            if (std::isfinite(x[i])) {
+                lf.push_back(l.data()[i]);
+                xf.push_back(x[i]);
+            }
+        }
+        const std::int64_t m_ = static_cast<std::int64_t>(xf.size());
+        const double bound = m_ == 0 ? 0.0 : remove ? mg.edge_loss_error(lf.data(), xf.data(), m_)
+                                                    : gm.edge_loss_error(lf.data(), xf.data(), m_);
+        return py::make_tuple(to_array(x), bound);
+    }, py::arg("sigma"), py::arg("sampling_rate"), py::arg("remove"), py::arg("l"));
     m.def("pld_subsampled_gaussian_cells", [](double sigma, double q, bool remove, double h, double tail,
                                               std::int64_t max_cells) {
         pld::Cells cells;
@@ -292,6 +301,7 @@ void register_pld(py::module_& m) {
         out["d"] = to_array(cells.d);
         out["tail_lo"] = cells.tail_lo;
         out["tail_hi"] = cells.tail_hi;
+        out["edge_error"] = cells.edge_error;
         // each cell's P-mass and e^{l_j} times its Q-mass (pld_cells.hpp's cell_mass)
         py::array_t<double> p_mass(static_cast<py::ssize_t>(cells.c.size())), q_scaled(p_mass.size());
         const double expm1_h = std::expm1(h);
@@ -310,7 +320,7 @@ void register_pld(py::module_& m) {
     }, py::arg("sigma"), py::arg("sampling_rate"), py::arg("remove"), py::arg("h"), py::arg("tail"),
        py::arg("max_cells"));
     m.def("pld_laplace", [](double distance, double scale, double h, std::int64_t max_cells) {
-        return atom_sides([=] { return pld::laplace_cells(distance, scale, h, max_cells); });
+        return both_sides([=] { return pld::laplace_cells(distance, scale, h, max_cells); });
     }, py::arg("distance"), py::arg("scale"), py::arg("h"), py::arg("max_cells"));
     m.def("pld_atoms", [](input_array loss, input_array mass, double h, std::int64_t max_cells) {
         if (loss.ndim() != 1 || mass.ndim() != 1 || loss.size() != mass.size())
@@ -318,7 +328,7 @@ void register_pld(py::module_& m) {
         const double* l = loss.data();
         const double* w = mass.data();
         const std::int64_t n = static_cast<std::int64_t>(loss.size());
-        return atom_sides([=] { return pld::atom_cells(l, w, n, h, max_cells); });
+        return both_sides([=] { return pld::atom_cells(l, w, n, h, max_cells); });
     }, py::arg("loss"), py::arg("mass"), py::arg("h"), py::arg("max_cells"));
     m.def("pld_suffix_sum_slack", &pld::suffix_sum_slack, py::arg("n"),
           "Relative round-off of the suffix sums of an n-point grid PMF, 4 (n + 4) u (pld_epsilon_bracket.hpp).");

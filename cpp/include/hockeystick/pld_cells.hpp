@@ -16,6 +16,14 @@
 // atoms (Laplace ends, user distributions) add their exact contribution.
 // Mass outside [x_lo, x_hi] (each side <= tail/2) is reported separately:
 // tail_lo (its loss is <= l_1), tail_hi (losses above l_N, including +inf).
+// A cell runs between rounded edges x^_j = fl(x(l_j)) and its kernel takes the loss at x^_j as
+// l_j: the true loss there is within Cells::edge_error of j h (each mechanism's edge_loss_error,
+// a few hundred ulps of the losses and of x / s^2; against 50-digit losses at the core's own edges
+// the bound is 23-140 times the largest error seen).  The cells are then exact for losses moved by
+// at most edge_error with one of the masses scaled by at most e^{edge_error}: the PMFs scale their
+// masses by 1 +- 4 edge_error and report it as their loss shift (pld_connect_dots.hpp), which every
+// composition charges (before session 19 this ~1e-15 loss error, up to 2.9e-11 relative in a
+// cell's c_j at h = 1e-4, was not charged).
 // On request the cells carrying mass also get the same two numbers for each of their halves
 // (Cells::c_lo .. d_hi), from which the optimistic side bounds the chord's gap inside a cell
 // about twice as tightly as from (c_j, d_j) alone (split tents, pld_connect_dots.hpp); cells far
@@ -27,6 +35,7 @@
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
+#include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -48,6 +57,13 @@ struct Cells {
     double tail_hi = 0.0;   // P-mass cut above l_N, including the mass at +infinity
     double top_atom = 0.0;  // P-mass of atoms exactly at l_N (the optimistic side keeps it there)
     double snapped = 0.0;   // the farthest add_atom moved an atom onto a grid point (a loss error to charge)
+    // Continuous mechanisms: a bound on the loss error of the cells' lower ends (edge_loss_error
+    // below).  A cell runs from the rounded edge x^_j = fl(x(l_j)) and its kernel takes the loss
+    // there as l_j; the true loss L(x^_j) is within edge_error of the grid loss j h.  The cells
+    // are then exact (up to their own rounding) for a loss moved by at most edge_error, whose
+    // Q-mass is kept and P-mass scaled by e^{-e} (|e| <= edge_error): the PMFs scale their masses
+    // by e^{+-edge_error} (pld_connect_dots.hpp) and the caller charges it as a loss shift.
+    double edge_error = 0.0;
     // Optional (continuous mechanisms, when asked): the same two numbers for the two halves of
     // each cell, (l_j, l_j + h/2] and (l_j + h/2, l_{j+1}], each taken with its own ends
     // (c_lo[j] = E_P[(1 - e^{l_j - L}); L in the lower half], d_hi[j] = E_P[(e^{l_{j+1} - L} - 1);
@@ -143,6 +159,8 @@ inline std::int64_t checked_cell_count(double lo, double hi, double h, std::int6
 //                            depends on x0 alone is computed once per cell, not per node)
 //   density(x)               the density of P
 //   scale(x)                 a length over which density(x) changes by a bounded factor
+//   edge_loss_error(l, x, n) a bound on |L(x_i) - l_i| over n points, each an edge x_i = x_of_loss(l_i)
+//                            as computed (or x_lo with l_i = loss(x_lo) as computed): Cells::edge_error
 // and instead of steps_from and density, optionally
 //   cell_nodes(x0, l, off, grid)   the cell's kernel: a callable dx -> (P-density times (1 - e^{l - L}),
 //                            times (e^{l + h - L} - 1)) at x0 + dx, where L(x0) = l + off, clamped to
@@ -321,6 +339,39 @@ private:
     typename batch_of<M>::type batch_;
 };
 
+// Cells::edge_error of the edges (edge[j] = x at loss l_j clamped to [x_lo, x_hi]): the largest
+// mech.edge_loss_error over the edges that start a cell (those clamped to x_hi end one only; a
+// cell starting at x_lo takes its loss there as computed, l_lo, through its offset), plus the
+// rounding of l_j = fl(k h) (u |l_j|) and of the offset (u h).  Refused when it reaches h / 4: the
+// edges are then not known to be in order (L(x^_{j+1}) > L(x^_j) needs edge_error < h / 2), nor
+// each half-cell's split point to lie between its cell's ends.
+template <class M>
+double edge_error_bound(const M& mech, const std::vector<double>& edge, std::int64_t k_lo, double h, double x_lo,
+                        double l_lo, double x_hi) {
+    constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
+    const std::int64_t n = static_cast<std::int64_t>(edge.size()) - 1;
+    double worst = mech.edge_loss_error(&l_lo, &x_lo, 1), l_max = std::fabs(l_lo);
+#pragma omp parallel for schedule(static) reduction(max : worst, l_max) if (n > 20000)
+    for (std::int64_t first = 1; first < n; first += edge_block) {
+        double l[edge_block], x[edge_block];
+        std::int64_t kept = 0;
+        for (std::int64_t i = first; i < std::min(first + edge_block, n); ++i) {
+            if (!(edge[i] > x_lo && edge[i] < x_hi)) continue;
+            l[kept] = (k_lo + i) * h;
+            x[kept] = edge[i];
+            l_max = std::max(l_max, std::fabs(l[kept++]));
+        }
+        if (kept > 0) worst = std::max(worst, mech.edge_loss_error(l, x, kept));
+    }
+    const double bound = (worst + u * (l_max + h)) * (1.0 + 4.0 * u);
+    if (!(bound < 0.25 * h))
+        throw std::invalid_argument("value_discretization_interval is too fine for this mechanism: its cell edges "
+                                    "are placed in loss only to within " + std::to_string(bound) +
+                                    " (double rounding), which must stay below a quarter of the spacing; use a "
+                                    "coarser value_discretization_interval");
+    return bound;
+}
+
 // With halves = true the cells that carry mass (c + d >= 1e-6 of the largest) are integrated as
 // their two halves too (Cells::c_lo .. d_hi; -1 elsewhere: a light cell's gap matters little and
 // its tent bounds it).  The cell's own numbers stay those of its own integral (so both sides
@@ -357,6 +408,7 @@ Cells continuous_cells(const M& mech, double x_lo, double x_hi, double tail_lo, 
         }
         for (std::int64_t i = 0; i < count; ++i) x[i] = std::min(x_hi, std::max(x_lo, x[i]));
     }
+    cells.edge_error = edge_error_bound(mech, edge, cells.k_lo, h, x_lo, l_lo, x_hi);
     // L(x) - l at the start x of a (half-)cell of lower end l: zero except where x_lo lies inside it.
     auto offset = [&](double x, double l) { return x == x_lo ? std::max(l_lo - l, 0.0) : 0.0; };
 #pragma omp parallel for schedule(dynamic, 1) if (n > 20000)
@@ -387,6 +439,9 @@ Cells continuous_cells(const M& mech, double x_lo, double x_hi, double tail_lo, 
             const double l_j = (cells.k_lo + j) * h, l_s = l_j + a;
             const double xa = edge[j], xb = edge[j + 1];
             const double xs = std::min(xb, std::max(xa, mech.x_of_loss(l_s)));
+            // The upper half starts at xs taken as loss l_s: within edge_error too (a priori bounds
+            // cover every loss of the grid's range; an a posteriori one is checked here).
+            if (xs > xa && xs < xb && !(mech.edge_loss_error(&l_s, &xs, 1) <= cells.edge_error)) continue;
             cells.c_lo[j] = cells.d_lo[j] = cells.c_hi[j] = cells.d_hi[j] = 0.0;
             if (xs > xa) integrate(xa, xs, l_j, offset(xa, l_j), half, &cells.c_lo[j], &cells.d_lo[j]);
             if (xb > xs) integrate(xs, xb, l_s, offset(xs, l_s), half, &cells.c_hi[j], &cells.d_hi[j]);
@@ -438,6 +493,30 @@ struct mixture_vs_gaussian {
         for (std::int64_t i = 0; i < count; ++i) u[i] = edge_power(l[i]);
         for (std::int64_t i = 0; i < count; ++i) x[i] = std::log1p(edge_log1p_argument(l[i], u[i]));
         for (std::int64_t i = 0; i < count; ++i) x[i] = edge_x(l[i], u[i], x[i]);
+    }
+    // A bound on |L(x_i) - l_i| for edges x_i = x_of_loss(l_i) (and for x_lo with l_i = loss(x_lo)),
+    // both as computed.  With t = (x - 1/2)/s^2 and the loss's slope dL/dt = w <= 1: the rounding of
+    // t and of x = 1/2 + s^2 t (2u |t| + u |x| / s^2 in loss), of l - log q + log1p(.) (2u (|l| +
+    // |log q| + |t|)), of l itself (u |l|), the relative 3u of log1p's argument, which the slope turns
+    // into 3u |argument| <= 3u above l = 0 and 3u R below it, R = e^{-L} - 1 = -y / (1 + y),
+    // y = q expm1(t), greatest at the least t (up to q / (1 - q): near the loss's floor log(1 - q) the
+    // grid is placed only that well), and u for each of log, log1p, exp, expm1.  Bounded by
+    // 16u (2 + max|l| + max|t| + max|x| / s^2 + |log q| + R), about four times that sum of terms.
+    double edge_loss_error(const double* l, const double* x, std::int64_t count) const {
+        double l_max = 0.0, x_max = 0.0, x_min = std::numeric_limits<double>::infinity();
+        for (std::int64_t i = 0; i < count; ++i) {
+            l_max = std::max(l_max, std::fabs(l[i]));
+            x_max = std::max(x_max, std::fabs(x[i]));
+            x_min = std::min(x_min, x[i]);
+        }
+        const double s2 = s * s;
+        double r = 0.0;
+        if (q < 1.0 && count > 0 && t(x_min) < 0.0) {
+            const double y = q * std::expm1(t(x_min));
+            r = -y / (1.0 + y);
+        }
+        return 8.0 * std::numeric_limits<double>::epsilon() *
+               (2.0 + l_max + (x_max + 0.5) / s2 + x_max / s2 + std::fabs(log_q) + r);
     }
     // q e^t / (1 - q + q e^t): the weight of the shifted component at x.
     double shifted_weight(double x) const {
@@ -517,6 +596,21 @@ struct gaussian_vs_mixture {
         for (std::int64_t i = 0; i < count; ++i) minus_l[i] = -l[i];
         m.x_of_losses(minus_l, x, count);
         for (std::int64_t i = 0; i < count; ++i) x[i] = 1.0 - x[i];
+    }
+    // The remove direction's bound at (-l, 1 - y), plus the rounding of y = 1 - x (u |y| in x, at
+    // most u |y| / s^2 in loss), with room: 4u (1 + |y|) / s^2.
+    double edge_loss_error(const double* l, const double* y, std::int64_t count) const {
+        double minus_l[edge_block], x[edge_block], y_max = 0.0, worst = 0.0;
+        for (std::int64_t first = 0; first < count; first += edge_block) {
+            const std::int64_t k = std::min(edge_block, count - first);
+            for (std::int64_t i = 0; i < k; ++i) {
+                minus_l[i] = -l[first + i];
+                x[i] = 1.0 - y[first + i];
+                y_max = std::max(y_max, std::fabs(y[first + i]));
+            }
+            worst = std::max(worst, m.edge_loss_error(minus_l, x, k));
+        }
+        return worst + 2.0 * std::numeric_limits<double>::epsilon() * (1.0 + y_max) / (m.s * m.s);
     }
     // e^{-L(y0 + dy) + L(y0)} = 1 + w expm1(-dy/s^2) = 1 + F, F in (-w, 0], so with L(y0) = l + off
     // 1 - e^{-u} = -expm1(-off) - e^{-off} F >= 0 and e^{h-u} - 1 = expm1(h) - e^h (1 - e^{-u}).
@@ -616,6 +710,12 @@ inline Cells laplace_cells(double distance, double scale, double h, std::int64_t
         cells.c[j] = base * 8.0 * std::sinh(0.5 * m) * std::sinh(0.5 * w);
         cells.d[j] = base * 8.0 * std::exp(0.5 * h) * std::sinh(0.5 * w) * std::sinh(0.5 * (h - m));
     }
+    // The cells' ends are l_j = fl(k h) and a = fl(distance / scale) (u / 2 of |l_j| and of a each,
+    // u of each of u0 and u1): a loss error of at most u (|l| + a + h), charged as the cells' edge
+    // error with room for the relative rounding of the closed forms (their P- and Q-mass scale by
+    // 1 +- 4 edge_error: pld_connect_dots.hpp).
+    cells.edge_error = 4.0 * std::numeric_limits<double>::epsilon() *
+                       (4.0 + a + h + std::max(std::fabs(cells.k_lo * h), std::fabs((cells.k_lo + n) * h)));
     add_atom(cells, a, 0.5);
     add_atom(cells, -a, 0.5 * std::exp(-a));
     return cells;

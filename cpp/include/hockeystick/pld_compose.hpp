@@ -125,13 +125,14 @@ struct PmfView {
     std::int64_t n = 0;
     std::int64_t k_lo = 0;
     double p_inf = 0.0;
+    double loss_shift = 0.0;  // the PMF's loss error (GridPMF::loss_shift), 0 for grid-exact losses
 };
 
 // A discretized mechanism's PMF as a factor.  On the pessimistic side every bit of mass must be
 // carried: a deficit 1 - sum p - p_inf left by round-off goes to +infinity (as the facade's
 // mechanisms._factor does).
 inline PmfView factor_view(const GridPMF& pmf, bool pessimistic) {
-    PmfView v{pmf.p.data(), static_cast<std::int64_t>(pmf.p.size()), pmf.k_lo, pmf.p_inf};
+    PmfView v{pmf.p.data(), static_cast<std::int64_t>(pmf.p.size()), pmf.k_lo, pmf.p_inf, pmf.loss_shift};
     if (pessimistic) {
         double mass = 0.0, carry = 0.0;  // Neumaier's compensated sum: the deficit is not the sum's round-off
         for (const double x : pmf.p) {
@@ -162,6 +163,7 @@ struct ComposedPMF {
     bool pessimistic = true;
     double entry_error = 0.0, total_error = 0.0;
     double spectral_l2 = std::numeric_limits<double>::infinity(), inverse_error = 0.0;
+    double loss_shift = 0.0;  // sum over the terms of count x the factor's loss_shift, rounded up
 };
 
 constexpr double kDefaultCompositionTail = 1e-15;
@@ -955,6 +957,11 @@ inline std::vector<ComposedPMF> compose_many(const std::vector<PmfView>& factors
             for (const Term& t : windows[i].terms) rows[t.factor] = true;
         }
         flush();
+    }
+    for (std::int64_t i = 0; i < n_items; ++i) {  // each factor's losses are off by its shift in every copy
+        double shift = 0.0;
+        for (const Term& t : items[i]) shift += static_cast<double>(t.count) * factors[t.factor].loss_shift;
+        out[i].loss_shift = shift > 0.0 ? shift * (1.0 + 2.0 * std::numeric_limits<double>::epsilon()) : 0.0;
     }
     return out;
 }

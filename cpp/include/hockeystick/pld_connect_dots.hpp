@@ -86,7 +86,30 @@ struct GridPMF {
     std::vector<double> p;  // masses at l_0 .. l_N
     double p_inf = 0.0;     // mass at +infinity
     bool connect_dots = true;
+    // A bound on how far the true losses lie from the grid's (the cells' snapped + edge_error, rounded
+    // up): the true PLD is dominated by this one moved up by it (the pessimistic side), and dominates
+    // it moved down (the optimistic side).  Compositions add it per factor (pld_compose.hpp).
+    double loss_shift = 0.0;
 };
+
+namespace detail {
+
+// The cells' loss error as a PMF's loss shift, and the factor by which a side scales its masses for
+// the cells' edges (pld_cells.hpp, Cells::edge_error e: each cell's P-mass is that of its moved losses
+// within e^{+-e}): 1 + 4e + 4u up on the pessimistic side, 1 - 4e - 4u down on the optimistic one
+// (e^e <= 1 + 2e for e <= 1, and the product's rounding).  1 where e = 0.
+inline double cells_loss_shift(const Cells& cells) {
+    const double s = cells.snapped + cells.edge_error;
+    return s > 0.0 ? std::nextafter(s, std::numeric_limits<double>::infinity()) : 0.0;
+}
+inline void scale_for_edges(std::vector<double>& p, const Cells& cells, bool up) {
+    if (!(cells.edge_error > 0.0)) return;
+    const double e = 4.0 * cells.edge_error + 2.0 * std::numeric_limits<double>::epsilon();
+    const double factor = up ? 1.0 + e : 1.0 - e;
+    for (double& m : p) m *= factor;
+}
+
+}  // namespace detail
 
 inline GridPMF pessimistic_pmf(const Cells& cells) {
     const std::int64_t n = static_cast<std::int64_t>(cells.c.size());
@@ -100,8 +123,10 @@ inline GridPMF pessimistic_pmf(const Cells& cells) {
         const double cprev = j > 0 ? cells.c[j - 1] : 0.0;
         pmf.p[j] = (dj + eh * cprev) * inv;
     }
+    detail::scale_for_edges(pmf.p, cells, true);
     pmf.p[std::min<std::int64_t>(1, n)] += cells.tail_lo;
     pmf.p_inf = cells.tail_hi;
+    pmf.loss_shift = detail::cells_loss_shift(cells);
     return pmf;
 }
 
@@ -660,8 +685,9 @@ inline void cap_q_mass_at_one(const Cells& cells, std::vector<double>& p) {
 
 // The optimistic PMF of the cells (this file's opening comment): the chord lowered by the tent
 // gaps, the tangent followed at the bottom, the greatest convex minorant taken, its masses
-// cleaned of round-off and capped to Q-mass 1; rounded down where that fails.
-inline GridPMF optimistic_pmf(const Cells& cells) {
+// cleaned of round-off and capped to Q-mass 1; rounded down where that fails.  Without the cells'
+// loss error (Cells::edge_error, snapped): optimistic_pmf adds it.
+inline GridPMF optimistic_chord_pmf(const Cells& cells) {
     const std::int64_t top = detail::last_nonempty_cell(cells);
     if (top < 0) return rounded_down_pmf(cells);
     const detail::GridProfileValues profile = detail::profile_at_grid_points(cells, top);
@@ -674,6 +700,15 @@ inline GridPMF optimistic_pmf(const Cells& cells) {
     pmf.p = detail::minorant_masses(cells, profile.rho, chord, minorant);
     if (!detail::cancel_negative_residues(pmf.p)) return rounded_down_pmf(cells);
     detail::cap_q_mass_at_one(cells, pmf.p);
+    return pmf;
+}
+
+// The optimistic PMF of the cells (optimistic_chord_pmf) with their loss error: masses scaled
+// down for the edges (Cells::edge_error), the loss shift set.
+inline GridPMF optimistic_pmf(const Cells& cells) {
+    GridPMF pmf = optimistic_chord_pmf(cells);
+    detail::scale_for_edges(pmf.p, cells, false);
+    pmf.loss_shift = detail::cells_loss_shift(cells);
     return pmf;
 }
 

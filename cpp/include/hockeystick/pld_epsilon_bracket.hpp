@@ -35,12 +35,12 @@ inline double suffix_sum_slack(std::int64_t n) {
     return 4.0 * (static_cast<double>(n) + 4.0) * 0.5 * std::numeric_limits<double>::epsilon();
 }
 
-// A composed PMF's charges, with no loss shift: the C++ compositions here start from grid PMFs whose
-// losses are grid points (the facade's atoms carry their round-off as GridPMF.loss_shift and pass it
-// to the scans itself), so an embedder composing atoms with rounded losses must add that shift.
+// A composed PMF's charges, its loss shift included (the factors' GridPMF::loss_shift, summed by
+// compose_many: the cells' edges and snapped atoms).  The facade keeps its own sum of the same
+// shifts (python GridPMF.loss_shift) and passes it to the scans itself.
 inline GridCharges charges_of(const ComposedPMF& c) {
     return GridCharges{c.shift, suffix_sum_slack(static_cast<std::int64_t>(c.p.size())), c.entry_error,
-                       c.total_error, c.spectral_l2, c.inverse_error, 0.0};
+                       c.total_error, c.spectral_l2, c.inverse_error, c.loss_shift};
 }
 
 // Largest eps known to lie at or below the true epsilon(target) for each target (-inf: none above).

@@ -212,6 +212,31 @@ struct binomial_shifts_vs_gaussian {
         }
         return x;
     }
+    // A bound on the error of loss(x) as computed: each exponent log b_c + (c x - c^2 / 2) / s^2 within
+    // 4u (|log b_c| + (c |x| + c^2) / s^2), the same again once the largest is subtracted; exp, the
+    // sum of <= C terms and log add u (C + 3) relative, the dropped terms (below e^-60 of the largest)
+    // C e^-60, and the final sum u |L|.  Bounded by 16u (2 + |L| + C + max |log b_c| + C (|x| + C) / s^2)
+    // + C 1e-26 (C = log_b.size()).
+    double loss_error(double x, double l) const {
+        const double count = static_cast<double>(log_b.size());
+        double log_b_max = 0.0;
+        for (const double v : log_b)
+            if (std::isfinite(v)) log_b_max = std::max(log_b_max, std::fabs(v));
+        return 8.0 * std::numeric_limits<double>::epsilon() *
+                   (2.0 + std::fabs(l) + count + log_b_max + count * (std::fabs(x) + count) / (s * s)) +
+               count * 1e-26;
+    }
+    // Checked a posteriori at each edge (the edges come from a Newton iteration): |loss(x_i) - l_i| as
+    // computed, plus twice loss_error (once for this evaluation, once for the kernel's weights
+    // w_c = e^{exponent_c - loss(x0)}, whose relative error moves each cell's losses as much).
+    double edge_loss_error(const double* l, const double* x, std::int64_t count) const {
+        double worst = 0.0;
+        for (std::int64_t i = 0; i < count; ++i) {
+            const double at = loss(x[i]);
+            worst = std::max(worst, std::fabs(at - l[i]) + 2.0 * loss_error(x[i], at));
+        }
+        return worst * (1.0 + 4.0 * std::numeric_limits<double>::epsilon());
+    }
     auto steps_from(double x0) const {
         // L(x0 + dx) - L(x0) = log sum_c w_c(x0) e^{c dx/s^2} = log1p(sum_c w_c expm1(c dx/s^2)).
         // A weight that underflows (little noise, x0 far below) while e^{c dx/s^2} overflows
@@ -280,6 +305,7 @@ inline void add_cells(Cells& acc, const Cells& part, double weight) {
     }
     acc.tail_lo += weight * part.tail_lo;
     acc.tail_hi += weight * part.tail_hi;
+    acc.edge_error = std::max(acc.edge_error, part.edge_error);
 }
 
 // The symmetric pair whose losses above 0 are those of `cells` (cells (l_k, l_{k+1}], k >= 0),
@@ -295,6 +321,7 @@ inline Cells symmetrised_cells(const Cells& cells) {
     out.c.assign(2 * top, 0.0);
     out.d.assign(2 * top, 0.0);
     out.tail_hi = cells.tail_hi;
+    out.edge_error = cells.edge_error;  // a mirrored cell's losses are moved as much, its masses swapped
     const double em1 = std::expm1(h);
     double kept = 0.0;  // P- plus Q-mass of the cells above 0
     for (std::int64_t k = 0; k < top; ++k) {

@@ -61,11 +61,13 @@ def _factor(name: str, raw: dict, loss_shift: float = 0.0) -> Factor:
     """The factor of a C++ discretization (its pessimistic ``upper_inf`` already carries any
     round-off deficit of the mass: ``factor_view`` in cpp/include/hockeystick/pld_compose.hpp);
     ``loss_shift``: a bound on the error of the losses it was built from (``GridPMF.loss_shift``), to
-    which the distance ``pld_atoms`` moved an atom onto a grid point (its ``snapped``, within 4 ulps
-    of the loss: pld_cells.hpp's ``add_atom``) is added, rounded up."""
-    snapped = float(raw.get("snapped", 0.0))
-    if snapped > 0.0:
-        loss_shift = math.nextafter(loss_shift + snapped, math.inf)
+    which the cells' own loss error is added, rounded up: the distance ``add_atom`` moved an atom onto
+    a grid point (within 4 ulps of the loss) and the rounding of the continuous cells' edges
+    (``Cells::edge_error``, a few hundred ulps at most for the subsampled Gaussian; pld_cells.hpp),
+    which the core returns as the PMFs' ``loss_shift``."""
+    cells_shift = float(raw["loss_shift"])
+    if cells_shift > 0.0:
+        loss_shift = math.nextafter(loss_shift + cells_shift, math.inf)
     h = float(raw["h"])
     upper = GridPMF(int(raw["k_lo"]), h, raw["upper"], float(raw["upper_inf"]), 0.0, True, loss_shift=loss_shift)
     lower = (None if raw["lower"] is None  # the two sides may come from two pairs, on two grids

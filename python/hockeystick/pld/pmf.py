@@ -19,7 +19,9 @@ safe direction (added on a pessimistic PMF, subtracted on an optimistic one):
   (``_core.pld_suffix_sum_slack``, cpp/include/hockeystick/pld_epsilon_bracket.hpp);
 - ``loss_shift``: a bound s on how far the true losses may lie from the losses the grid
   masses were built from (an atom loss log p - log q computed in floating point errs by up to
-  ``finite_atoms.loss_round_off``), charged as a shift of the curve in eps rather than by moving
+  ``finite_atoms.loss_round_off``; a continuous cell's rounded edge by up to its ``Cells::edge_error``,
+  cpp/include/hockeystick/pld_cells.hpp, whose masses the core also scales by 1 +- 4 x that, since such a
+  cell keeps one of its P- and Q-masses and scales the other), charged as a shift of the curve in eps rather than by moving
   mass: the true PLD is dominated by the built one moved up by s and dominates it moved down by s,
   so delta_true(eps) <= delta_pess(eps - s) and delta_true(eps) >= delta_opt(eps + s), and
   epsilon moves by +s (pessimistic) or -s (optimistic), each argument or result rounded outward
