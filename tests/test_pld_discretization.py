@@ -186,3 +186,16 @@ def test_cell_edges_lie_within_their_charged_loss_error(sigma, q, h, remove):
                   for i in np.linspace(0, k.size - 1, 300).astype(int) if np.isfinite(x[i])]
     assert errors and float(max(errors)) <= cells["edge_error"]
     assert 0.0 < cells["edge_error"] < 1e-11  # charged, and small enough to cost nothing in epsilon
+
+
+def test_a_grid_finer_than_its_edges_are_placed_is_refused():
+    """q within 1e-12 of 1 and little noise: near the loss floor log(1 - q) the edges are placed in loss
+    only to ~1.8e-3 (log1p's argument there is -1 + 1e-12, known to u), so a grid of h = 1e-3 cannot keep its
+    cells in order and is refused, naming the argument; h = 0.05 is built and charges that error as its
+    loss shift, and its upper delta still lies above the lower."""
+    with pytest.raises(ValueError, match="value_discretization_interval is too fine"):
+        pld.subsampled_gaussian(0.25, 1 - 1e-12, value_discretization_interval=1e-3)
+    d = pld.subsampled_gaussian(0.25, 1 - 1e-12, value_discretization_interval=0.05)
+    assert all(1e-4 < f.upper.loss_shift < 0.05 / 4 for f in d.directions[0])
+    exact = hs.theta(1.0 / 0.25, 2.0)  # q -> 1: the Gaussian mechanism's delta, within ~1e-12 of this one's
+    assert float(d.delta(2.0, bound="lower")) <= exact + 1e-11 and float(d.delta(2.0)) >= exact - 1e-11
