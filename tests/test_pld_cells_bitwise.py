@@ -61,6 +61,22 @@ def two_prod(a: float, b: float) -> tuple[float, float]:
     return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
 
 
+def two_sum(a: float, b: float) -> tuple[float, float]:
+    """Knuth's exact sum (error_free.hpp)."""
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def minus_half_square(v_hi: float, v_lo: float, s: float, inv_s: float) -> tuple[float, float]:
+    """-(v / s)^2 / 2 as hi + correction (pld_cells.hpp's minus_half_square)."""
+    z = v_hi * inv_s
+    zs_hi, zs_lo = two_prod(z, s)
+    dz = (((v_hi - zs_hi) - zs_lo) + v_lo) * inv_s
+    sq_hi, sq_lo = two_prod(z, z)
+    return -0.5 * sq_hi, -0.5 * sq_lo - z * dz
+
+
 class Mixture:
     """P = (1-q) N(0, s^2) + q N(1, s^2) against Q = N(0, s^2) (remove direction), L(x) = log(1 - q + q e^t)."""
 
@@ -97,8 +113,10 @@ class Mixture:
         top = math.expm1(h)
 
         def at(dx: float) -> tuple[float, float]:
-            hi, lo = two_prod((x0 + dx) * inv_s, (x0 + dx) * inv_s)
-            f = INV_SQRT_TWO_PI * inv_s * exp(l - 0.5 * hi) * (1.0 - 0.5 * lo)
+            x_hi, x_lo = two_sum(x0, dx)
+            e_hi, correction = minus_half_square(x_hi, x_lo, self.s, inv_s)
+            a_hi, a_lo = two_sum(l, e_hi)
+            f = INV_SQRT_TWO_PI * inv_s * exp(a_hi) * (1.0 + (a_lo + correction))
             eu = std_min(std_max(base + grow * (w * expm1(dx / s2)), 0.0), top)
             return f * eu, f * (top - eu)
         return at
@@ -125,9 +143,10 @@ class Added:
         top, expm1_h, exp_h = -math.expm1(-h), math.expm1(h), math.exp(h)
 
         def at(dy: float) -> tuple[float, float]:
-            x = (y0 + dy - 1.0) * inv_s
-            hi, lo = two_prod(x, x)
-            f = inv_s * (INV_SQRT_TWO_PI * (exp(-0.5 * hi) * (1.0 - 0.5 * lo)))
+            y_hi, y_lo = two_sum(y0, dy)
+            v_hi, v_lo = two_sum(y_hi, -1.0)
+            e_hi, correction = minus_half_square(v_hi, v_lo + y_lo, self.m.s, inv_s)
+            f = inv_s * (INV_SQRT_TWO_PI * (exp(e_hi) * (1.0 + correction)))
             cu = std_min(std_max(base - shrink * w * expm1(-dy / s2), 0.0), top)
             return f * cu, f * std_max(expm1_h - exp_h * cu, 0.0)
         return at

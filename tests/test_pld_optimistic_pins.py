@@ -16,7 +16,10 @@ Recomputed in session 18, when the cells' quadrature took its node exponentials 
 most 7.1e-13, a mass of 2.7e-4 that the lowering of its round-off sets), their masses at infinity not at all.
 Recomputed in session 19, when the cells' edge error began to be charged (pld_cells.hpp, Cells::edge_error):
 every continuous case's masses scaled down by 1 - 4 e (e its edge error, 1.6e-14 to 2.4e-12; relative moves
-6.4e-14 to 9.6e-12, no mass rose), Laplace's likewise, the atoms' not at all.
+6.4e-14 to 9.6e-12, no mass rose), Laplace's likewise, the atoms' not at all.  Recomputed again when the
+Gaussian kernels' exponent became exact to first order (pld_cells.hpp, minus_half_square): upper masses moved
+by at most 4e-14 relative, lower ones by at most 5.6e-16 absolute (8.9e-10 relative, on a mass of ~1e-7 whose
+round-off lowering it sets).
 libm may round exp/log differently on another platform, and a CPU without AVX2 + FMA takes libm's
 values instead of the kernels', so the pins are checked only on the platform they were computed on.
 """

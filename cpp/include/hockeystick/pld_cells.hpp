@@ -243,12 +243,42 @@ std::pair<double, double> cell_integrals(const M& mech, double xa, double xb, do
 // expm1, each over the batch's array four at a time (exp_arrays.hpp: within 1 and about 2 ulp,
 // against libm's 0.5 and 1 in the cell-at-a-time path, so a node value moves by a few u relative;
 // the connect-the-dots sides allow for a few u of rounding in c and d (pld_connect_dots.hpp:
-// rounded_down_pmf's 16u, the tents' 4u (c + d)), though a node's exponent argument, rounded to
-// double, already carries |argument| u of relative error into e^argument in the far tails), then
-// the sums, each cell's in for_each_node's order (bench/README.md, "Session 18": W4's CPU).
+// rounded_down_pmf's 16u, the tents' 4u (c + d)); the exponent's argument is kept exact to first
+// order (minus_half_square), so the far tails carry no |argument| u either), then the sums, each
+// cell's in for_each_node's order (bench/README.md, "Session 18": W4's CPU).  Against 40-digit
+// integrals at the core's own edges (session 19, bench/README.md) c_j and d_j are within 6.3u of their
+// exact values in the remove direction; in the add direction d_j's integrand e^h - 1 - e^h (1 - e^{-u})
+// cancels where the loss saturates in the cell, up to 41u of d_j there (a few u of c_j + d_j).
 struct Exponent {
     double argument, factor;  // a density e^{argument} times factor (and constants)
 };
+
+// The Gaussian exponent -(v / s)^2 / 2 at v = v_hi + v_lo (an unevaluated sum: a node x0 + dx as
+// two_sum gives it) as hi + correction, free of the rounding of v, of v / s (z = v_hi / s through
+// inv_s and its exact residual v_hi - z s) and of the square (two_prod): e^{hi} (1 + correction) is
+// within a few u of e^{-(v/s)^2/2}.  Formed as fl(v * inv_s)^2 the exponent carried up to
+// (v/s)^2 u: ~80u in a cell's c_j at x / s = 9 (against 40-digit integrals; session 19).
+// z's Veltkamp split is shared by the two products, s's is the caller's (Dekker's two_prod, error_free.hpp).
+struct HalfSquare {
+    double hi, correction;
+};
+struct SplitScale {
+    double s = 1.0, inv_s = 1.0, s_hi = 1.0, s_lo = 0.0;  // s = s_hi + s_lo, each half of 26 bits
+    SplitScale() = default;
+    explicit SplitScale(double scale) : s(scale), inv_s(1.0 / scale) {
+        const double c = 134217729.0 * scale;
+        s_hi = c - (c - scale);
+        s_lo = scale - s_hi;
+    }
+};
+inline HalfSquare minus_half_square(double v_hi, double v_lo, const SplitScale& k) {
+    const double z = v_hi * k.inv_s;
+    const double c = 134217729.0 * z, z_hi = c - (c - z), z_lo = z - z_hi;
+    const double zs = z * k.s, zs_lo = ((z_hi * k.s_hi - zs) + z_hi * k.s_lo + z_lo * k.s_hi) + z_lo * k.s_lo;
+    const double dz = (((v_hi - zs) - zs_lo) + v_lo) * k.inv_s;  // v / s - z to first order
+    const double zz = z * z, zz_lo = ((z_hi * z_hi - zz) + 2.0 * (z_hi * z_lo)) + z_lo * z_lo;
+    return {-0.5 * zz, -0.5 * zz_lo - z * dz};
+}
 
 // Mechanisms may also provide x_of_losses(l, x, count): x_of_loss of count <= edge_block losses, the
 // same values, each libm function over the block in its own loop.
@@ -457,6 +487,7 @@ Cells continuous_cells(const M& mech, double x_lo, double x_hi, double tail_lo, 
 struct mixture_vs_gaussian {
     double s, q;
     double log_q = std::log(q);  // x_of_loss needs it once per cell edge: computed once
+    SplitScale split_s{s};       // the kernels' exponent (minus_half_square)
     double t(double x) const { return (x - 0.5) / (s * s); }
     double loss(double x) const {
         const double v = t(x);
@@ -539,11 +570,15 @@ struct mixture_vs_gaussian {
     // a = dx/s^2 > 0 (both factors accurate, no overflow: the product is <= e^{h - off} - 1).
     struct Nodes {
         double x0, l, w, s2, inv_s, log_w, grow, base, top;
+        SplitScale scale;
         bool tiny, split;
-        // phi(x/s) e^l = e^{argument} factor / sqrt(2 pi), x^2 / s^2 formed exactly as hi + lo.
+        // phi(x/s) e^l = e^{argument} factor / sqrt(2 pi): the node x0 + dx, x / s, its square and
+        // l - x^2 / (2 s^2) each kept exactly to first order (minus_half_square, two_sum).
         Exponent exponent(double dx) const {
-            const double_double sq = two_prod((x0 + dx) * inv_s, (x0 + dx) * inv_s);
-            return {l - 0.5 * sq.hi, 1.0 - 0.5 * sq.lo};
+            const double_double x = two_sum(x0, dx);
+            const HalfSquare e = minus_half_square(x.hi, x.lo, scale);
+            const double_double a = two_sum(l, e.hi);
+            return {a.hi, 1.0 + (a.lo + e.correction)};
         }
         double expm1_argument(double dx) const { return dx / s2; }
         // e = exp(argument); rise = w expm1(dx / s^2), or its tiny-w form.
@@ -566,7 +601,8 @@ struct mixture_vs_gaussian {
         const double w = shifted_weight(x0);
         const bool tiny = w < 1e-250;
         return Nodes{x0, l, w, s * s, 1.0 / s, tiny ? log_shifted_weight(x0) : 0.0,
-                     off == 0.0 ? 1.0 : std::exp(off), off == 0.0 ? 0.0 : std::expm1(off), g.expm1_h, tiny, !tiny};
+                     off == 0.0 ? 1.0 : std::exp(off), off == 0.0 ? 0.0 : std::expm1(off), g.expm1_h, split_s, tiny,
+                     !tiny};
     }
     double density(double x) const {
         const double a = q == 1.0 ? 0.0 : (1.0 - q) * gaussian_density(x / s);
@@ -616,12 +652,14 @@ struct gaussian_vs_mixture {
     // 1 - e^{-u} = -expm1(-off) - e^{-off} F >= 0 and e^{h-u} - 1 = expm1(h) - e^h (1 - e^{-u}).
     struct Nodes {
         double y0, w, s2, inv_s, shrink, base, top, expm1_h, exp_h;
+        SplitScale scale;
         bool split;
-        // phi(x) = e^{argument} factor / sqrt(2 pi) at x = (y - 1)/s, as exp_minus_half_square forms it.
+        // phi(x) = e^{argument} factor / sqrt(2 pi) at x = (y - 1)/s, the node y0 + dy and y - 1 kept
+        // exactly (two_sum), the rest as minus_half_square.
         Exponent exponent(double dy) const {
-            const double x = (y0 + dy - 1.0) * inv_s;
-            const double_double sq = two_prod(x, x);
-            return {-0.5 * sq.hi, 1.0 - 0.5 * sq.lo};
+            const double_double y = two_sum(y0, dy), v = two_sum(y.hi, -1.0);
+            const HalfSquare e = minus_half_square(v.hi, v.lo + y.lo, scale);
+            return {e.hi, 1.0 + e.correction};
         }
         double expm1_argument(double dy) const { return -dy / s2; }
         // e = exp(argument), m = expm1(-dy/s^2); f = inv_s phi((y - 1)/s) as gaussian_density forms it.
@@ -637,7 +675,7 @@ struct gaussian_vs_mixture {
     };
     Nodes cell_nodes(double y0, double, double off, const CellGrid& g) const {
         return Nodes{y0, m.shifted_weight(1.0 - y0), m.s * m.s, 1.0 / m.s, off == 0.0 ? 1.0 : std::exp(-off),
-                     off == 0.0 ? 0.0 : -std::expm1(-off), -std::expm1(-g.h), g.expm1_h, g.exp_h, true};
+                     off == 0.0 ? 0.0 : -std::expm1(-off), -std::expm1(-g.h), g.expm1_h, g.exp_h, m.split_s, true};
     }
     double density(double y) const { return gaussian_density((y - 1.0) / m.s) / m.s; }
     double scale(double y) const { return 0.25 * m.s / std::max(1.0, std::fabs((y - 1.0) / m.s)); }
