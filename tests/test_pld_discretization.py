@@ -199,3 +199,41 @@ def test_a_grid_finer_than_its_edges_are_placed_is_refused():
     assert all(1e-4 < f.upper.loss_shift < 0.05 / 4 for f in d.directions[0])
     exact = hs.theta(1.0 / 0.25, 2.0)  # q -> 1: the Gaussian mechanism's delta, within ~1e-12 of this one's
     assert float(d.delta(2.0, bound="lower")) <= exact + 1e-11 and float(d.delta(2.0)) >= exact - 1e-11
+
+
+@pytest.mark.parametrize("sigma, q, h, remove", [(0.8, 1e-3, 1e-4, True), (2.0, 1e-2, 1e-2, False),
+                                                 (0.5, 0.3, 1e-2, False), (4.0, 0.5, 1e-3, True)])
+def test_cell_values_lie_within_the_stated_round_off(sigma, q, h, remove):
+    """A cell's two numbers against 40-digit integrals over the core's own edges, with its kernel's convention
+    (the loss at the lower edge taken as l_j, the loss error the edges charge): |dc| + |dd| within
+    ``cell_round_off`` = 32u of c + d (pld_cells.hpp), which the optimistic side allows for.  Cells in the
+    far tails (x/s ~ 9), where fl(x/s)^2 had put up to 80u into c_j, and the add direction's longest cells
+    (hundreds of nodes, 36u with a plain sum) are among them."""
+    mp = mpmath
+    cells = _core.pld_subsampled_gaussian_cells(sigma, q, remove, h, 1e-15, 1 << 26)
+    c, d = np.asarray(cells["c"]), np.asarray(cells["d"])
+    k = cells["k_lo"] + np.arange(c.size + 1)
+    x, _ = _core._pld_subsampled_gaussian_edges(sigma, q, remove, k * h)
+    z = hs.gaussian_tail_inverse(0.5e-15)
+    x = np.clip(x, -z * sigma, 1 + z * sigma) if remove else np.clip(x, 1 - z * sigma, 1 + z * sigma)
+    s, mq = mp.mpf(sigma), mp.mpf(q)
+
+    def loss(v):
+        lr = (lambda w: mp.log(1 - mq + mq * mp.exp((w - mp.mpf("0.5")) / s**2)))
+        return lr(v) if remove else -lr(1 - v)
+
+    def density(v):
+        return (1 - mq) * mp.npdf(v, 0, s) + mq * mp.npdf(v, 1, s) if remove else mp.npdf(v, 1, s)
+
+    full = np.flatnonzero((c > 0) & (np.arange(c.size) > 0) & (np.arange(c.size) < c.size - 1))
+    width = x[full + 1] - x[full]
+    picks = set(full[np.linspace(0, full.size - 1, 4).astype(int)]) | {full[np.argmax(width)]}
+    worst = 0.0
+    with mp.workdps(40):
+        for j in sorted(picks):
+            xa, xb = mp.mpf(float(x[j])), mp.mpf(float(x[j + 1]))
+            la, lj, hh = loss(xa), mp.mpf(float(k[j] * h)), mp.mpf(h)
+            exact_c = mp.quad(lambda v: density(v) * mp.exp(lj - la) * -mp.expm1(-(loss(v) - la)), [xa, xb])
+            exact_d = mp.quad(lambda v: density(v) * mp.exp(lj - la) * mp.expm1(hh - (loss(v) - la)), [xa, xb])
+            worst = max(worst, float((abs(c[j] - exact_c) + abs(d[j] - exact_d)) / (exact_c + exact_d)))
+    assert worst <= 32 * 2.0**-53, worst / 2.0**-53

@@ -19,7 +19,8 @@ every continuous case's masses scaled down by 1 - 4 e (e its edge error, 1.6e-14
 6.4e-14 to 9.6e-12, no mass rose), Laplace's likewise, the atoms' not at all.  Recomputed again when the
 Gaussian kernels' exponent became exact to first order (pld_cells.hpp, minus_half_square): upper masses moved
 by at most 4e-14 relative, lower ones by at most 5.6e-16 absolute (8.9e-10 relative, on a mass of ~1e-7 whose
-round-off lowering it sets).
+round-off lowering it sets).  And once more for the compensated cell sums and the tents raised by
+``cell_round_off`` (32u (c + d), was 4u): lower masses moved by at most 1.8e-14 absolute.
 libm may round exp/log differently on another platform, and a CPU without AVX2 + FMA takes libm's
 values instead of the kernels', so the pins are checked only on the platform they were computed on.
 """

@@ -288,6 +288,21 @@ void register_pld(py::module_& m) {
                                                     : gm.edge_loss_error(lf.data(), xf.data(), m_);
         return py::make_tuple(to_array(x), bound);
     }, py::arg("sigma"), py::arg("sampling_rate"), py::arg("remove"), py::arg("l"));
+    // Test hook: gaussian_exponent.hpp over arrays, the batched path (AVX2 where the CPU has it) and the
+    // one-node path, as (argument, factor) pairs of each: they must agree bit for bit.
+    m.def("_gaussian_exponents", [](input_array base, input_array dx, input_array l, double shift, double s) {
+        const std::int64_t n = static_cast<std::int64_t>(base.size());
+        if (base.ndim() != 1 || dx.size() != n || l.size() != n) throw py::value_error("internal: 1-d arrays of one length");
+        const hockeystick::detail::SplitScale k(s);
+        std::vector<double> arg(n), fac(n), arg1(n), fac1(n);
+        hockeystick::detail::gaussian_exponents(base.data(), dx.data(), l.data(), shift, k, arg.data(), fac.data(), n);
+        for (std::int64_t i = 0; i < n; ++i) {
+            const auto t = hockeystick::detail::gaussian_exponent(base.data()[i], dx.data()[i], shift, l.data()[i], k);
+            arg1[i] = t.argument;
+            fac1[i] = t.factor;
+        }
+        return py::make_tuple(to_array(arg), to_array(fac), to_array(arg1), to_array(fac1));
+    }, py::arg("base"), py::arg("dx"), py::arg("l"), py::arg("shift"), py::arg("s"));
     m.def("pld_subsampled_gaussian_cells", [](double sigma, double q, bool remove, double h, double tail,
                                               std::int64_t max_cells) {
         pld::Cells cells;

@@ -43,11 +43,24 @@
 
 #include "error_free.hpp"
 #include "exp_arrays.hpp"
+#include "gaussian_exponent.hpp"
 #include "gaussian_tail.hpp"
 #include "mills_ratio.hpp"
 
 namespace hockeystick {
 namespace pld {
+
+using hockeystick::detail::ExponentTerms;
+using hockeystick::detail::gaussian_exponent;
+using hockeystick::detail::SplitScale;
+
+// The accuracy the PMFs assume of a cell's two numbers beyond the edges' loss error: c_j and d_j
+// together within cell_round_off (c_j + d_j) of their exact values, |dc| + |dd| <= 32u (c + d).  Measured
+// against 40-digit integrals (session 19: bench/README.md), at most 13.8u for the subsampled Gaussian's
+// cells (compensated sums, exact exponents), a few u for Laplace's closed forms and atoms.  The optimistic
+// side raises each tent by it and rounded_down_pmf lowers by it; the pessimistic side's edge factor
+// 1 + 4 edge_error (>= 1 + 128u for each continuous mechanism here) covers it.
+constexpr double cell_round_off = 32.0 * 0.5 * std::numeric_limits<double>::epsilon();
 
 struct Cells {
     std::int64_t k_lo = 0;  // grid index of l_0
@@ -221,64 +234,54 @@ void for_each_node(double xa, double xb, double step, Node node) {
     }
 }
 
+// A sum with its roundings kept (Knuth's two_sum): within about 2u of the exact sum of its (here
+// non-negative) terms however many there are, where a plain sum of N terms is within (N - 1) u: a
+// cell spanning hundreds of quadrature nodes (a loss that saturates across it) was ~36u off.
+struct CompensatedSum {
+    double sum = 0.0, error = 0.0;
+    void add(double x) {
+        const double_double t = two_sum(sum, x);
+        sum = t.hi;
+        error += t.lo;
+    }
+    double value() const { return sum + error; }
+};
+
 // The two integrals of one (half-)cell [xa, xb] in x whose lower loss end is l (for_each_node's rule).
 template <class M>
 std::pair<double, double> cell_integrals(const M& mech, double xa, double xb, double l, double offset,
                                          const CellGrid& grid) {
     const auto kernel = cell_kernel(mech, xa, l, offset, grid);
-    double c = 0.0, d = 0.0;
+    CompensatedSum c, d;
     for_each_node(xa, xb, std::min(mech.scale(xa), mech.scale(xb)), [&](double dx, double weight) {
         const auto [fc, fd] = kernel(dx);
-        c += weight * fc;
-        d += weight * fd;
+        c.add(weight * fc);
+        d.add(weight * fd);
     });
-    return {c, d};
+    return {c.value(), d.value()};
 }
 
 // A mechanism's cell_nodes(x0, l, off, grid) (its kernel is one exp and one expm1 per node) also
-// gives the kernel's per-cell values, with exponent(dx) -> {argument, factor}, expm1_argument(dx)
-// and value(e, factor, m) -> the kernel's pair at x0 + dx from e = exp(argument),
-// m = expm1(expm1_argument(dx)), and split (false: the kernel is not of that form in this cell).
-// Their cells are then integrated a batch at a time (NodeBatch): every exp of the batch, then every
+// gives the kernel's per-cell values, with gauss (GaussianNodes: its density's exponent), expm1_argument(dx)
+// and value(e, factor, m) -> the kernel's pair at x0 + dx from e = exp(argument) and factor (gauss's
+// at dx), m = expm1(expm1_argument(dx)), and split (false: the kernel is not of that form in this cell).
+// Their cells are then integrated a batch at a time (NodeBatch): every exponent of the batch
+// (gaussian_exponents, four at a time where the CPU has AVX2), then every exp, then every
 // expm1, each over the batch's array four at a time (exp_arrays.hpp: within 1 and about 2 ulp,
 // against libm's 0.5 and 1 in the cell-at-a-time path, so a node value moves by a few u relative;
-// the connect-the-dots sides allow for a few u of rounding in c and d (pld_connect_dots.hpp:
-// rounded_down_pmf's 16u, the tents' 4u (c + d)); the exponent's argument is kept exact to first
-// order (minus_half_square), so the far tails carry no |argument| u either), then the sums, each
-// cell's in for_each_node's order (bench/README.md, "Session 18": W4's CPU).  Against 40-digit
-// integrals at the core's own edges (session 19, bench/README.md) c_j and d_j are within 6.3u of their
-// exact values in the remove direction; in the add direction d_j's integrand e^h - 1 - e^h (1 - e^{-u})
-// cancels where the loss saturates in the cell, up to 41u of d_j there (a few u of c_j + d_j).
-struct Exponent {
-    double argument, factor;  // a density e^{argument} times factor (and constants)
-};
+// the connect-the-dots sides allow for cell_round_off (32u) of c + d (pld_connect_dots.hpp:
+// rounded_down_pmf, the tents); the exponent's argument is kept exact to first
+// order (gaussian_exponent.hpp), so the far tails carry no |argument| u either), then the sums
+// (compensated), each cell's in for_each_node's order (bench/README.md, "Session 18": W4's CPU).  Against 40-digit
+// integrals at the core's own edges (session 19, bench/README.md) |dc| + |dd| is at most 13.8u of c + d
+// (c alone 6.3u in the remove direction, 16u in the add direction, whose w is a few u off throughout a cell).
 
-// The Gaussian exponent -(v / s)^2 / 2 at v = v_hi + v_lo (an unevaluated sum: a node x0 + dx as
-// two_sum gives it) as hi + correction, free of the rounding of v, of v / s (z = v_hi / s through
-// inv_s and its exact residual v_hi - z s) and of the square (two_prod): e^{hi} (1 + correction) is
-// within a few u of e^{-(v/s)^2/2}.  Formed as fl(v * inv_s)^2 the exponent carried up to
-// (v/s)^2 u: ~80u in a cell's c_j at x / s = 9 (against 40-digit integrals; session 19).
-// z's Veltkamp split is shared by the two products, s's is the caller's (Dekker's two_prod, error_free.hpp).
-struct HalfSquare {
-    double hi, correction;
+// A kernel's density exponent: at node dx, l - (v/s)^2 / 2 with v = (base + dx) + shift, as
+// e^{argument} factor (gaussian_exponent.hpp, exact to first order; NodeBatch takes a batch's at once).
+struct GaussianNodes {
+    double base, shift, l;
+    SplitScale scale;
 };
-struct SplitScale {
-    double s = 1.0, inv_s = 1.0, s_hi = 1.0, s_lo = 0.0;  // s = s_hi + s_lo, each half of 26 bits
-    SplitScale() = default;
-    explicit SplitScale(double scale) : s(scale), inv_s(1.0 / scale) {
-        const double c = 134217729.0 * scale;
-        s_hi = c - (c - scale);
-        s_lo = scale - s_hi;
-    }
-};
-inline HalfSquare minus_half_square(double v_hi, double v_lo, const SplitScale& k) {
-    const double z = v_hi * k.inv_s;
-    const double c = 134217729.0 * z, z_hi = c - (c - z), z_lo = z - z_hi;
-    const double zs = z * k.s, zs_lo = ((z_hi * k.s_hi - zs) + z_hi * k.s_lo + z_lo * k.s_hi) + z_lo * k.s_lo;
-    const double dz = (((v_hi - zs) - zs_lo) + v_lo) * k.inv_s;  // v / s - z to first order
-    const double zz = z * z, zz_lo = ((z_hi * z_hi - zz) + 2.0 * (z_hi * z_lo)) + z_lo * z_lo;
-    return {-0.5 * zz, -0.5 * zz_lo - z * dz};
-}
 
 // Mechanisms may also provide x_of_losses(l, x, count): x_of_loss of count <= edge_block losses, the
 // same values, each libm function over the block in its own loop.
@@ -302,7 +305,11 @@ public:
         kernel_[cells_] = k;
         c_[cells_] = c;
         d_[cells_] = d;
+        shift_ = k.gauss.shift;  // one mechanism per batch: the same shift and s in every cell
+        scale_ = k.gauss.scale;
         for_each_node(xa, xb, step, [&](double dx, double weight) {
+            base_[used_] = k.gauss.base;
+            l_[used_] = k.gauss.l;
             dx_[used_] = dx;
             weight_[used_++] = weight;
         });
@@ -310,25 +317,20 @@ public:
         return true;
     }
     void flush() {
-        for (std::int64_t i = 0, n = 0; i < cells_; ++i)
-            for (; n < end_[i]; ++n) {
-                const Exponent x = kernel_[i].exponent(dx_[n]);
-                factor_[n] = x.factor;
-                e_[n] = x.argument;
-            }
+        hockeystick::detail::gaussian_exponents(base_, dx_, l_, shift_, scale_, e_, factor_, used_);
         hockeystick::detail::exp_in_place(e_, used_);
         for (std::int64_t i = 0, n = 0; i < cells_; ++i)
             for (; n < end_[i]; ++n) m_[n] = kernel_[i].expm1_argument(dx_[n]);
         hockeystick::detail::expm1_in_place(m_, used_);
         for (std::int64_t i = 0, n = 0; i < cells_; ++i) {
-            double c = 0.0, d = 0.0;
+            CompensatedSum c, d;
             for (; n < end_[i]; ++n) {
                 const auto [fc, fd] = kernel_[i].value(e_[n], factor_[n], m_[n]);
-                c += weight_[n] * fc;
-                d += weight_[n] * fd;
+                c.add(weight_[n] * fc);
+                d.add(weight_[n] * fd);
             }
-            *c_[i] = c;
-            *d_[i] = d;
+            *c_[i] = c.value();
+            *d_[i] = d.value();
         }
         cells_ = used_ = 0;
     }
@@ -338,7 +340,10 @@ private:
     double* c_[max_cells];
     double* d_[max_cells];
     std::int64_t end_[max_cells];
-    double dx_[max_nodes], weight_[max_nodes], factor_[max_nodes], e_[max_nodes], m_[max_nodes];
+    double base_[max_nodes], l_[max_nodes], dx_[max_nodes], weight_[max_nodes], factor_[max_nodes], e_[max_nodes],
+        m_[max_nodes];
+    double shift_ = 0.0;
+    SplitScale scale_;
     std::int64_t cells_ = 0, used_ = 0;
 };
 
@@ -487,7 +492,7 @@ Cells continuous_cells(const M& mech, double x_lo, double x_hi, double tail_lo, 
 struct mixture_vs_gaussian {
     double s, q;
     double log_q = std::log(q);  // x_of_loss needs it once per cell edge: computed once
-    SplitScale split_s{s};       // the kernels' exponent (minus_half_square)
+    SplitScale split_s{s};       // the kernels' exponent (gaussian_exponent.hpp)
     double t(double x) const { return (x - 0.5) / (s * s); }
     double loss(double x) const {
         const double v = t(x);
@@ -570,16 +575,8 @@ struct mixture_vs_gaussian {
     // a = dx/s^2 > 0 (both factors accurate, no overflow: the product is <= e^{h - off} - 1).
     struct Nodes {
         double x0, l, w, s2, inv_s, log_w, grow, base, top;
-        SplitScale scale;
+        GaussianNodes gauss;  // phi(x/s) e^l = e^{argument} factor / sqrt(2 pi) at x = x0 + dx
         bool tiny, split;
-        // phi(x/s) e^l = e^{argument} factor / sqrt(2 pi): the node x0 + dx, x / s, its square and
-        // l - x^2 / (2 s^2) each kept exactly to first order (minus_half_square, two_sum).
-        Exponent exponent(double dx) const {
-            const double_double x = two_sum(x0, dx);
-            const HalfSquare e = minus_half_square(x.hi, x.lo, scale);
-            const double_double a = two_sum(l, e.hi);
-            return {a.hi, 1.0 + (a.lo + e.correction)};
-        }
         double expm1_argument(double dx) const { return dx / s2; }
         // e = exp(argument); rise = w expm1(dx / s^2), or its tiny-w form.
         std::pair<double, double> value_of_rise(double e, double factor, double rise) const {
@@ -592,7 +589,7 @@ struct mixture_vs_gaussian {
         }
         std::pair<double, double> operator()(double dx) const {
             const double a = dx / s2;
-            const Exponent x = exponent(dx);
+            const ExponentTerms x = gaussian_exponent(gauss.base, dx, gauss.shift, gauss.l, gauss.scale);
             return value_of_rise(std::exp(x.argument), x.factor,
                                  tiny && a > 0.0 ? std::exp(log_w + a) * -std::expm1(-a) : w * std::expm1(a));
         }
@@ -601,8 +598,8 @@ struct mixture_vs_gaussian {
         const double w = shifted_weight(x0);
         const bool tiny = w < 1e-250;
         return Nodes{x0, l, w, s * s, 1.0 / s, tiny ? log_shifted_weight(x0) : 0.0,
-                     off == 0.0 ? 1.0 : std::exp(off), off == 0.0 ? 0.0 : std::expm1(off), g.expm1_h, split_s, tiny,
-                     !tiny};
+                     off == 0.0 ? 1.0 : std::exp(off), off == 0.0 ? 0.0 : std::expm1(off), g.expm1_h,
+                     GaussianNodes{x0, 0.0, l, split_s}, tiny, !tiny};
     }
     double density(double x) const {
         const double a = q == 1.0 ? 0.0 : (1.0 - q) * gaussian_density(x / s);
@@ -652,15 +649,8 @@ struct gaussian_vs_mixture {
     // 1 - e^{-u} = -expm1(-off) - e^{-off} F >= 0 and e^{h-u} - 1 = expm1(h) - e^h (1 - e^{-u}).
     struct Nodes {
         double y0, w, s2, inv_s, shrink, base, top, expm1_h, exp_h;
-        SplitScale scale;
+        GaussianNodes gauss;  // phi(x) = e^{argument} factor / sqrt(2 pi) at x = ((y0 + dy) - 1) / s
         bool split;
-        // phi(x) = e^{argument} factor / sqrt(2 pi) at x = (y - 1)/s, the node y0 + dy and y - 1 kept
-        // exactly (two_sum), the rest as minus_half_square.
-        Exponent exponent(double dy) const {
-            const double_double y = two_sum(y0, dy), v = two_sum(y.hi, -1.0);
-            const HalfSquare e = minus_half_square(v.hi, v.lo + y.lo, scale);
-            return {e.hi, 1.0 + e.correction};
-        }
         double expm1_argument(double dy) const { return -dy / s2; }
         // e = exp(argument), m = expm1(-dy/s^2); f = inv_s phi((y - 1)/s) as gaussian_density forms it.
         std::pair<double, double> value(double e, double factor, double m) const {
@@ -669,13 +659,14 @@ struct gaussian_vs_mixture {
             return {f * cu, f * std::max(expm1_h - exp_h * cu, 0.0)};
         }
         std::pair<double, double> operator()(double dy) const {
-            const Exponent x = exponent(dy);
+            const ExponentTerms x = gaussian_exponent(gauss.base, dy, gauss.shift, gauss.l, gauss.scale);
             return value(std::exp(x.argument), x.factor, std::expm1(expm1_argument(dy)));
         }
     };
     Nodes cell_nodes(double y0, double, double off, const CellGrid& g) const {
         return Nodes{y0, m.shifted_weight(1.0 - y0), m.s * m.s, 1.0 / m.s, off == 0.0 ? 1.0 : std::exp(-off),
-                     off == 0.0 ? 0.0 : -std::expm1(-off), -std::expm1(-g.h), g.expm1_h, g.exp_h, m.split_s, true};
+                     off == 0.0 ? 0.0 : -std::expm1(-off), -std::expm1(-g.h), g.expm1_h, g.exp_h,
+                     GaussianNodes{y0, -1.0, 0.0, m.split_s}, true};
     }
     double density(double y) const { return gaussian_density((y - 1.0) / m.s) / m.s; }
     double scale(double y) const { return 0.25 * m.s / std::max(1.0, std::fabs((y - 1.0) / m.s)); }

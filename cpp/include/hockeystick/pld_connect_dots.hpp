@@ -140,9 +140,11 @@ inline GridPMF rounded_down_pmf(const Cells& cells) {
     pmf.p.assign(n + 1, 0.0);
     // a_j = c_j + e^{l_j} b_j and e^{l_j} b_j (e^h - 1) = c_j + d_j, so a_j = c_j + (c_j + d_j)/(e^h - 1),
     // positive terms computed to within 6u relative (e^h - 1 2u, its inverse, the sum, the product,
-    // the last sum), lowered by 16u so that no mass exceeds its exact value (the rest: c and d's own
-    // few-u rounding, as tent's 4u (c + d)).
-    constexpr double lowered = 1.0 - 16.0 * std::numeric_limits<double>::epsilon() / 2.0;
+    // the last sum), lowered by 8u for them and by cell_round_off e^h for c and d's own (pld_cells.hpp:
+    // |dc| + |dd| <= cell_round_off (c + d) = cell_round_off (e^h - 1) e^{l_j} b_j <= cell_round_off (e^h - 1) a_j),
+    // so that no mass exceeds its exact value (0 where that bound reaches the mass: h > ~30).
+    const double lowered = std::max(1.0 - (4.0 * std::numeric_limits<double>::epsilon() +
+                                           cell_round_off * std::exp(cells.h)), 0.0);
     const double inv = 1.0 / std::expm1(cells.h);
     for (std::int64_t j = 0; j < n; ++j) pmf.p[j] = (cells.c[j] + (cells.c[j] + cells.d[j]) * inv) * lowered;
     pmf.connect_dots = false;
@@ -248,10 +250,10 @@ inline double product_over(double a, double b, double s) {
 inline GapBound tent(double c, double d) {
     GapBound b;
     const double s = c + d;
-    // raised by its rounding (8u relative) and by 4u (c + d): c and d are rounded themselves; an atom
-    // at a cell end (c or d exactly 0) meets the chord at a grid point, no tent
+    // raised by its rounding (8u relative) and by cell_round_off (c + d): c and d are not exact themselves
+    // (pld_cells.hpp); an atom at a cell end (c or d exactly 0) meets the chord at a grid point, no tent
     constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
-    if (c > 0.0 && d > 0.0) b.add(c / s, detail::product_over(c, d, s) * (1.0 + 8.0 * u) + 4.0 * u * s);
+    if (c > 0.0 && d > 0.0) b.add(c / s, detail::product_over(c, d, s) * (1.0 + 8.0 * u) + cell_round_off * s);
     return b;
 }
 
@@ -268,7 +270,7 @@ inline GapBound split_tents(const Cells& cells, std::int64_t j) {
     const double mismatch = std::fabs(cells.c[j] - (ca + (1.0 + shrink) * cb + shrink * db)) +
                             std::fabs(cells.d[j] - (db + (1.0 + grow) * da + grow * ca));
     const double theta_s = 1.0 / (1.0 + grow);
-    const double rounded_cells = 2.0 * std::numeric_limits<double>::epsilon() * (cells.c[j] + cells.d[j]);  // 4u (c + d), as tent's
+    const double rounded_cells = cell_round_off * (cells.c[j] + cells.d[j]);  // as tent's
     const double g_s = (grow * ca + db) / (1.0 + grow);
     GapBound b;
     const double sa = ca + da, sb = cb + db;
