@@ -667,17 +667,18 @@ class SubsampledGaussianPLD:
         6.4e-4: the optimistic side's charge 1.6e-7 beside a gap of 1.2e-6, met at h 4.5e-4), where the lower
         side is 0 at the sampling rate q < h (blind, ``_no_chord``: the optimistic side is loose whatever its
         charge; sigma 1.012, q 2.1e-4, 82864 rounds, eps 0.5: its charge 6.4e-7 beside an upper side of
-        2.3e-8 at h = 6.4e-4, met on a grid below q), and where the
-        upper side is above ``NEAR_ONE`` (a flat upper side drops by nothing, and what decides there is the
-        lower side reaching ``DELTA_CEILING``: sigma 0.728, q 0.023, 82864 rounds, met at h / 32).  A finer
-        grid does not narrow that part (it only adds to the round-off); the direct DFT bins do
-        (``_next_interval``)."""
+        2.3e-8 at h = 6.4e-4, met on a grid below q).  A finer grid does not narrow that part (it only adds
+        to the round-off); the direct DFT bins do (``_next_interval``).  (Until session 20 a point whose
+        upper side was above ``NEAR_ONE`` counted as grid-led too, for its lower side to reach
+        ``DELTA_CEILING``; since the cells' edge factor (``_fixed_part``) the gap near one is mostly that
+        factor, and following it took G1's sigma 0.549, q 0.048 block from 0.45 to 7.9 CPU s, to an
+        h of 1.4e-5 at 5964 rounds, for no point met.)"""
         if not by_epsilon:
             return None
         eps, top = x[:own], up[:own]
         alone = np.min(certified_epsilon_width(eps, top - fixed[:own], top, x[own:].reshape(-1, own),
                                                up[own:].reshape(-1, own)), axis=0)
-        grid_led = (top - lo[:own] >= 2.0 * fixed[:own]) | (top > self.NEAR_ONE) | ((lo[:own] == 0.0) & (q < h))
+        grid_led = (top - lo[:own] >= 2.0 * fixed[:own]) | ((lo[:own] == 0.0) & (q < h))
         return np.where(grid_led, 0.0, alone)
 
     def _charged(self, width: np.ndarray, alone: np.ndarray | None) -> np.ndarray:
@@ -945,13 +946,18 @@ def _fixed_part(pmf: GridPMF, eps: np.ndarray, values: np.ndarray) -> np.ndarray
     """The part of ``pmf``'s certified delta at ``eps`` (``values``) that no grid removes: its round-off
     charge there (``GridPMF._charge``, twice on the optimistic side, as ``GridPMF.delta`` applies it), the
     suffix sums' relative slack on the value, and the mass at +infinity (pessimistic) or the truncated tail
-    (optimistic ``shift``).  These stay as the grid shrinks (the charge even grows with the window); the
+    (optimistic ``shift``), and the cells' edge factor: each round's masses are scaled by 1 +- 4 e
+    (pld_cells.hpp's ``edge_error`` e, reported in the loss shift), so the composed curve carries a
+    relative excess of about 4 ``loss_shift`` (measured: the pessimistic finite mass exceeds 1 by
+    4 loss_shift to 3 digits, 1.4e-8 after 47149 rounds at sigma 0.73, q 0.023, at every h), which near
+    delta = 1 is most of the gap.  These stay as the grid shrinks (the charge even grows with the window); the
     direct DFT bins (``compose_all``'s ``direct_bins``) cut the round-off charge ~100x.  A model for
     sizing the next grid (``SubsampledGaussianPLD._charge_width``), not a bound."""
     at = pmf._curve_argument(np.asarray(eps, dtype=np.float64))
+    excess = 4.0 * pmf.loss_shift * values
     if pmf.pessimistic:
-        return pmf._charge(at) + pmf._slack() * values + pmf.p_inf
-    return 2.0 * pmf._charge(at) + pmf._slack() * values + abs(pmf.shift)
+        return pmf._charge(at) + pmf._slack() * values + pmf.p_inf + excess
+    return 2.0 * pmf._charge(at) + pmf._slack() * values + abs(pmf.shift) + excess
 
 
 def _of_largest(parts: list[np.ndarray], values: list[np.ndarray]) -> np.ndarray:
