@@ -427,7 +427,7 @@ class SubsampledGaussianPLD:
         on earlier grids, ``own[i]`` is how many of ``xs[i]`` are the point's own arguments).  ``direct``: the
         compositions recompute their low-frequency bins directly (``_step_batches``)."""
         if method == "epsilon":
-            return [(lo, up, np.zeros(lo.shape)) for lo, up in dominated_direction.epsilon_brackets(
+            return [(lo, up, np.zeros((2,) + lo.shape)) for lo, up in dominated_direction.epsilon_brackets(
                 [points[i] for i in batch], [step[i] for i in batch], [xs[i] for i in batch], self.tail, threads,
                 self.accuracy)]
         if self.delta_accuracy == "epsilon":
@@ -471,7 +471,8 @@ class SubsampledGaussianPLD:
         optimistic side can raise the lower one (``distribution.undominated_lower_sides``), its composed
         optimistic PMF and charged lower value at ``eps``; ``charges``: the upper side's h-independent part
         at ``eps`` (``_fixed_part`` of the direction whose upper side is the bound), returned beside the bracket with the
-        lower side's added (the third array: the part of up - lo no grid removes, ``_charge_width``)."""
+        lower side's added (the third array, two rows: the part of up - lo no grid removes and the cells'
+        edge factor, ``_charge_width``)."""
         assert self.accuracy is not None
         upper = np.max(uppers, axis=0)
         if not sides:   # no lower side composed (``delta_sides``' settled points): 0 bounds delta below
@@ -659,26 +660,33 @@ class SubsampledGaussianPLD:
     def _charge_width(self, by_epsilon: bool, x: np.ndarray, lo: np.ndarray, up: np.ndarray, fixed: np.ndarray,
                       own: int, q: float, h: float) -> np.ndarray | None:
         """``delta_accuracy="epsilon"`` (else None): the certified epsilon width at each own argument that the
-        gap's h-independent part ``fixed`` (``_fixed_part``: round-off charges, slack, mass at +infinity)
-        alone would leave: that of [up - fixed, up] (``certified_epsilon_width`` through the shifted
+        gap's h-independent part (``_fixed_part``: ``fixed[0]`` the round-off charges, slack and mass at
+        +infinity, plus where the upper side is above ``NEAR_ONE`` the cells' edge factor ``fixed[1]``) alone
+        would leave: that of [up - fixed, up] (``certified_epsilon_width`` through the shifted
         arguments' upper sides, the least over ``RIGHT_OFFSETS``; inf where the charges exceed the
         curve's drop to eps + d, as where they push the lower side to 0); 0 where they are less than half
         the gap up - lo (the grid's part is the larger: sigma 1.778, q 6.2e-4, 56899 rounds, eps 0.5, h
         6.4e-4: the optimistic side's charge 1.6e-7 beside a gap of 1.2e-6, met at h 4.5e-4), where the lower
         side is 0 at the sampling rate q < h (blind, ``_no_chord``: the optimistic side is loose whatever its
         charge; sigma 1.012, q 2.1e-4, 82864 rounds, eps 0.5: its charge 6.4e-7 beside an upper side of
-        2.3e-8 at h = 6.4e-4, met on a grid below q).  A finer grid does not narrow that part (it only adds
-        to the round-off); the direct DFT bins do (``_next_interval``).  (Until session 20 a point whose
-        upper side was above ``NEAR_ONE`` counted as grid-led too, for its lower side to reach
-        ``DELTA_CEILING``; since the cells' edge factor (``_fixed_part``) the gap near one is mostly that
-        factor, and following it took G1's sigma 0.549, q 0.048 block from 0.45 to 7.9 CPU s, to an
-        h of 1.4e-5 at 5964 rounds, for no point met.)"""
+        2.3e-8 at h = 6.4e-4, met on a grid below q), and where the upper side is above ``NEAR_ONE`` while
+        the cells' edge factor is less than half the gap (a flat upper side drops by nothing, and what decides
+        there is the lower side reaching ``DELTA_CEILING``: sigma 0.728, q 0.023, 82864 rounds, met at h / 32;
+        without this rule G1's sigma 0.8, q 0.034 block took 4.6 CPU s instead of 0.76, in same-grid
+        recompositions with direct bins).  Where the edge factor is half the gap or more, no grid narrows it:
+        followed, it took G1's sigma 0.549, q 0.048 block to h = 1.4e-5 at 5964 rounds, 7.9 CPU s against
+        0.45, for no point met.  A finer grid does not narrow that part (it only adds to the round-off); the
+        direct DFT bins narrow the round-off part (``_next_interval``)."""
         if not by_epsilon:
             return None
         eps, top = x[:own], up[:own]
-        alone = np.min(certified_epsilon_width(eps, top - fixed[:own], top, x[own:].reshape(-1, own),
+        near = top > self.NEAR_ONE
+        excess = fixed[1, :own]
+        total = fixed[0, :own] + np.where(near, excess, 0.0)
+        alone = np.min(certified_epsilon_width(eps, top - total, top, x[own:].reshape(-1, own),
                                                up[own:].reshape(-1, own)), axis=0)
-        grid_led = (top - lo[:own] >= 2.0 * fixed[:own]) | ((lo[:own] == 0.0) & (q < h))
+        grid_led = ((top - lo[:own] >= 2.0 * total) | (near & (top - lo[:own] >= 2.0 * excess))
+                    | ((lo[:own] == 0.0) & (q < h)))
         return np.where(grid_led, 0.0, alone)
 
     def _charged(self, width: np.ndarray, alone: np.ndarray | None) -> np.ndarray:
@@ -951,19 +959,24 @@ def _fixed_part(pmf: GridPMF, eps: np.ndarray, values: np.ndarray) -> np.ndarray
     relative excess of about 4 ``loss_shift`` (measured: the pessimistic finite mass exceeds 1 by
     4 loss_shift to 3 digits, 1.4e-8 after 47149 rounds at sigma 0.73, q 0.023, at every h), which near
     delta = 1 is most of the gap.  These stay as the grid shrinks (the charge even grows with the window); the
-    direct DFT bins (``compose_all``'s ``direct_bins``) cut the round-off charge ~100x.  A model for
-    sizing the next grid (``SubsampledGaussianPLD._charge_width``), not a bound."""
+    direct DFT bins (``compose_all``'s ``direct_bins``) cut the round-off charge ~100x.  Two rows: the
+    part without the edge factor, and the edge factor (which ``_charge_width`` counts near delta = 1 only:
+    counted everywhere, G1's sigma 2.05, q 0.1 block took 1.6 CPU s instead of 0.67, in same-grid
+    recompositions with direct bins).  A model for sizing the next grid
+    (``SubsampledGaussianPLD._charge_width``), not a bound."""
     at = pmf._curve_argument(np.asarray(eps, dtype=np.float64))
     excess = 4.0 * pmf.loss_shift * values
     if pmf.pessimistic:
-        return pmf._charge(at) + pmf._slack() * values + pmf.p_inf + excess
-    return 2.0 * pmf._charge(at) + pmf._slack() * values + abs(pmf.shift) + excess
+        return np.stack([pmf._charge(at) + pmf._slack() * values + pmf.p_inf, excess])
+    return np.stack([2.0 * pmf._charge(at) + pmf._slack() * values + abs(pmf.shift), excess])
 
 
 def _of_largest(parts: list[np.ndarray], values: list[np.ndarray]) -> np.ndarray:
-    """Per argument, ``parts`` of the direction whose ``values`` is the largest there (the one that sets the
-    bound: the maximum over the neighbouring directions)."""
-    return np.take_along_axis(np.array(parts), np.argmax(values, axis=0)[None, :], axis=0)[0]
+    """Per argument (the last axis), ``parts`` of the direction whose ``values`` is the largest there (the one
+    that sets the bound: the maximum over the neighbouring directions)."""
+    stacked = np.array(parts)
+    pick = np.argmax(values, axis=0).reshape((1,) * (stacked.ndim - 1) + (-1,))
+    return np.take_along_axis(stacked, pick, axis=0)[0]
 
 
 def _gaussian_delta_bracket(r: float, epsilon: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
