@@ -208,3 +208,21 @@ def test_the_lower_side_of_a_tiny_atom_between_grid_points_stays_below_the_truth
     lo, up = d.epsilon(1e-320, bound="both")
     true_eps = mpmath.log(1 - mpmath.mpf(1e-320) / mpmath.mpf(mass)) + mpmath.log(mpmath.mpf(mass) / (mpmath.mpf(mass) / mpmath.mpf(1.3636)))
     assert lo <= true_eps <= up
+
+
+def test_a_heterogeneous_composition_carries_at_least_the_exact_sum_of_its_shifts():
+    """Many distinct factors (12 Laplace mechanisms, each with its own loss shift) composed in one item:
+    the composed loss shift (pld_compose.hpp's compose_many, read back by the facade) is at least the exact
+    sum of count x shift over the factors (Fractions: no rounding), and within 1e-12 relative of it."""
+    from fractions import Fraction
+
+    from hockeystick.pld.compose import compose
+
+    laplaces = [pld.laplace(0.3 + 0.07 * i, value_discretization_interval=1e-2) for i in range(12)]
+    for pessimistic in (True, False):
+        factors = [(d.composed(pessimistic)[0], 3 + 5 * i) for i, d in enumerate(laplaces)]
+        assert all(f.loss_shift > 0.0 for f, _ in factors)
+        exact = sum(Fraction(count) * Fraction(f.loss_shift) for f, count in factors)
+        got = compose(factors, pessimistic=pessimistic).loss_shift
+        assert Fraction(got) >= exact
+        assert got <= float(exact) * (1 + 1e-12)

@@ -150,15 +150,21 @@ py::list compose_many(const std::vector<input_array>& masses, const std::vector<
                       const std::vector<double>& p_inf, double h,
                       const std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>& items,
                       bool pessimistic, double tail, std::int64_t max_points, py::object workers, bool direct_bins,
-                      bool long_fft, double long_fft_products, bool band_rows) {
+                      bool long_fft, double long_fft_products, bool band_rows,
+                      const std::vector<double>& loss_shifts) {
     if (!(long_fft_products >= 0.0 && std::isfinite(long_fft_products)))
         throw py::value_error("long_fft_products must be finite and >= 0");
     if (masses.size() != k_lo.size() || masses.size() != p_inf.size())
         throw py::value_error("internal: one k_lo and one p_inf per factor");
+    if (!loss_shifts.empty() && loss_shifts.size() != masses.size())
+        throw py::value_error("internal: one loss_shift per factor (or none)");
+    for (const double s : loss_shifts)
+        if (!(s >= 0.0 && std::isfinite(s))) throw py::value_error("loss_shifts must be finite and >= 0");
     std::vector<pld::PmfView> factors(masses.size());
     for (std::size_t f = 0; f < masses.size(); ++f) {
         if (masses[f].ndim() != 1) throw py::value_error("internal: a factor's masses must be one-dimensional");
-        factors[f] = {masses[f].data(), static_cast<std::int64_t>(masses[f].size()), k_lo[f], p_inf[f]};
+        factors[f] = {masses[f].data(), static_cast<std::int64_t>(masses[f].size()), k_lo[f], p_inf[f],
+                      loss_shifts.empty() ? 0.0 : loss_shifts[f]};
     }
     std::vector<std::vector<pld::Term>> terms(items.size());
     for (std::size_t i = 0; i < items.size(); ++i)
@@ -194,6 +200,7 @@ py::list compose_many(const std::vector<input_array>& masses, const std::vector<
         d["total_error"] = r.total_error;
         d["spectral_l2"] = r.spectral_l2;
         d["inverse_error"] = r.inverse_error;
+        d["loss_shift"] = r.loss_shift;
         d["p"] = owned_array(std::move(r.p));
         out.append(d);
     }
@@ -297,10 +304,11 @@ void register_pld_compose(py::module_& m) {
           py::arg("items"), py::arg("pessimistic"), py::arg("tail"), py::arg("max_points"),
           py::arg("workers") = py::none(), py::arg("direct_bins") = false, py::arg("long_fft") = true,
           py::arg("long_fft_products") = pld::kLongFftProducts, py::arg("band_rows") = true,
+          py::arg("loss_shifts") = std::vector<double>{},
           "Composes each item (a list of (factor index, count)) of grid PMFs on grid h; scipy.fft transforms "
           "(long_fft = False: no long-double transform, the direct bins by direct sums; long_fft_products: "
           "a long-double transform's cost in direct products per m ceil(log2 m), 0 to take it wherever its "
-          "bound is the smaller).");
+          "bound is the smaller; loss_shifts: each factor's loss error, summed per item into its loss_shift).");
     m.def("pld_fft_length", &pld::fft_length, py::arg("width"));
     m.def("pld_taylor_bins", &taylor_bins, py::arg("masses"), py::arg("m"), py::arg("keep"));
     m.def("pld_direct_bins", &direct_bins, py::arg("masses"), py::arg("m"), py::arg("bins"),

@@ -958,10 +958,16 @@ inline std::vector<ComposedPMF> compose_many(const std::vector<PmfView>& factors
         }
         flush();
     }
-    for (std::int64_t i = 0; i < n_items; ++i) {  // each factor's losses are off by its shift in every copy
+    // Each factor's losses are off by its shift in every copy.  The k products count x shift (u each) and
+    // their running sum ((k - 1) u) put the computed sum within k u of the exact one (all terms >= 0), so
+    // it is raised by 2 (k + 2) u, then one ulp.
+    for (std::int64_t i = 0; i < n_items; ++i) {
         double shift = 0.0;
         for (const Term& t : items[i]) shift += static_cast<double>(t.count) * factors[t.factor].loss_shift;
-        out[i].loss_shift = shift > 0.0 ? shift * (1.0 + 2.0 * std::numeric_limits<double>::epsilon()) : 0.0;
+        const double k = static_cast<double>(items[i].size());
+        out[i].loss_shift = shift > 0.0 ? std::nextafter(shift * (1.0 + (k + 2.0) * std::numeric_limits<double>::epsilon()),
+                                                         std::numeric_limits<double>::infinity())
+                                        : 0.0;
     }
     return out;
 }

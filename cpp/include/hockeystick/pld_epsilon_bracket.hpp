@@ -36,8 +36,8 @@ inline double suffix_sum_slack(std::int64_t n) {
 }
 
 // A composed PMF's charges, its loss shift included (the factors' GridPMF::loss_shift, summed by
-// compose_many: the cells' edges and snapped atoms).  The facade keeps its own sum of the same
-// shifts (python GridPMF.loss_shift) and passes it to the scans itself.
+// compose_many: the cells' edges and snapped atoms; the facade reads the same sum back as its
+// GridPMF.loss_shift and passes it to the scans itself).
 inline GridCharges charges_of(const ComposedPMF& c) {
     return GridCharges{c.shift, suffix_sum_slack(static_cast<std::int64_t>(c.p.size())), c.entry_error,
                        c.total_error, c.spectral_l2, c.inverse_error, c.loss_shift};

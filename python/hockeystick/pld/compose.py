@@ -21,12 +21,10 @@ allocated for it.  Coarsen the grid or pass a larger ``max_points``.
 
 from __future__ import annotations
 
-import math
 import os
 from typing import Sequence
 
 from .. import _core
-from .finite_atoms import UNIT_ROUNDOFF
 from .pmf import GridPMF
 
 DEFAULT_TAIL = 1e-15
@@ -53,15 +51,6 @@ Factors = Sequence[tuple[GridPMF, int]]
 def fft_length(width: int) -> int:
     """The FFT length used for a composition window of ``width`` grid points (5-smooth, <= 12.5 % above)."""
     return int(_core.pld_fft_length(int(width)))
-
-
-def added_loss_shifts(factors: Factors) -> float:
-    """The composition's ``GridPMF.loss_shift``: sum of count x shift over the factors (the losses of
-    independent rounds add, so do their bounds), rounded up: each product and the correctly rounded
-    sum (math.fsum) err by at most u relative, so the sum times 1 + 4u, one ulp up, bounds the
-    exact one.  0 when no factor carries a shift."""
-    total = math.fsum(count * pmf.loss_shift for pmf, count in factors)
-    return math.nextafter(total * (1.0 + 4.0 * UNIT_ROUNDOFF), math.inf) if total > 0.0 else 0.0
 
 
 def compose(factors: Factors, *, pessimistic: bool, tail: float = DEFAULT_TAIL,
@@ -115,9 +104,9 @@ def compose_many(items: Sequence[Factors], *, pessimistic: bool, tail: float = D
             terms.append([(index[id(pmf)], count) for pmf, count in live])
         done = _core.pld_compose_many([pmf.p for pmf in pmfs], [pmf.k_lo for pmf in pmfs],
                                       [pmf.p_inf for pmf in pmfs], h, terms, pessimistic, float(tail), cap, workers,
-                                      bool(direct_bins))
+                                      bool(direct_bins), loss_shifts=[pmf.loss_shift for pmf in pmfs])
         for (i, live), r in zip(group, done):
             out[i] = GridPMF(int(r["k_lo"]), h, r["p"], float(r["p_inf"]), float(r["shift"]), pessimistic,
                              float(r["entry_error"]), float(r["total_error"]), float(r["spectral_l2"]),
-                             float(r["inverse_error"]), added_loss_shifts(live))
+                             float(r["inverse_error"]), float(r["loss_shift"]))
     return [pmf for pmf in out if pmf is not None]

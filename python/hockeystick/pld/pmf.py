@@ -28,7 +28,7 @@ safe direction (added on a pessimistic PMF, subtracted on an optimistic one):
   (in C++: ``loss_shifted``, cpp/include/hockeystick/pld_hockey_stick.hpp, inside the epsilon scans and
   ``delta_tabled``'s evaluator, and through ``_moved`` for ``delta`` and ``delta_many``).
   The losses of independent rounds add, so a composition's shift is the sum of count x shift
-  (``compose.compose_many``); s = 0 leaves every value bit-identical.
+  (pld_compose.hpp's ``compose_many``, rounded up); s = 0 leaves every value bit-identical.
 """
 
 from __future__ import annotations
