@@ -110,9 +110,9 @@ def test_blind_arguments_step_below_the_sampling_rate_and_meet_the_tolerance(rou
 
 def test_a_gap_near_one_set_by_the_cells_edge_factor_is_not_refined(visited_grids):
     """G1's block sigma 0.549, q 0.048 (all 50 rounds values): from ~5000 rounds delta is within 1e-6 of 1,
-    and most of the gap there is the cells' edge factor (each round's masses scaled by 1 +- 4 edge_error:
-    4 loss_shift = 2.4e-9 on each side after 5964 rounds, at every h), which ``_fixed_part`` counts as what
-    no grid removes.  While a point above NEAR_ONE counted as grid-led whatever its gap, the refinement
+    and much of the gap there is the cells' edge factor (each round's masses scaled by about e^{+-e}, e the
+    edge error: ~loss_shift = 6e-10 on each side after 5964 rounds, at every h; 1 +- 4e, 2.4e-9, before
+    session 21), which ``_fixed_part`` counts as what no grid removes.  While a point above NEAR_ONE counted as grid-led whatever its gap, the refinement
     followed 5964 rounds down to h = 1.4e-5 (7 of the block's 7.9 CPU s) for no point met; now the block
     stops on the grids it visited before the edge factor (the finest 9e-4).  Its brackets still hold every
     fixed grid's at 5964 rounds."""

@@ -21,7 +21,7 @@
 // a few hundred ulps of the losses and of x / s^2; against 50-digit losses at the core's own edges
 // the bound is 23-140 times the largest error seen).  The cells are then exact for losses moved by
 // at most edge_error with one of the masses scaled by at most e^{edge_error}: the PMFs scale their
-// masses by 1 +- 4 edge_error and report it as their loss shift (pld_connect_dots.hpp), which every
+// masses by about e^{+-edge_error} and report it as their loss shift (pld_connect_dots.hpp), which every
 // composition charges (before session 19 this ~1e-15 loss error, up to 2.9e-11 relative in a
 // cell's c_j at h = 1e-4, was not charged).
 // On request the cells carrying mass also get the same two numbers for each of their halves
@@ -58,8 +58,8 @@ using hockeystick::detail::SplitScale;
 // together within cell_round_off (c_j + d_j) of their exact values, |dc| + |dd| <= 32u (c + d).  Measured
 // against 40-digit integrals (session 19: bench/README.md), at most 13.8u for the subsampled Gaussian's
 // cells (compensated sums, exact exponents), a few u for Laplace's closed forms and atoms.  The optimistic
-// side raises each tent by it and rounded_down_pmf lowers by it; the pessimistic side's edge factor
-// 1 + 4 edge_error (>= 1 + 128u for each continuous mechanism here) covers it.
+// side raises each tent by it and rounded_down_pmf lowers by it; pessimistic_pmf raises each mass by what
+// it can add there (pld_connect_dots.hpp).
 constexpr double cell_round_off = 32.0 * 0.5 * std::numeric_limits<double>::epsilon();
 
 struct Cells {
@@ -741,8 +741,7 @@ inline Cells laplace_cells(double distance, double scale, double h, std::int64_t
     }
     // The cells' ends are l_j = fl(k h) and a = fl(distance / scale) (u / 2 of |l_j| and of a each,
     // u of each of u0 and u1): a loss error of at most u (|l| + a + h), charged as the cells' edge
-    // error with room for the relative rounding of the closed forms (their P- and Q-mass scale by
-    // 1 +- 4 edge_error: pld_connect_dots.hpp).
+    // error with room (the closed forms' own rounding is cell_round_off's: pld_connect_dots.hpp).
     cells.edge_error = 4.0 * std::numeric_limits<double>::epsilon() *
                        (4.0 + a + h + std::max(std::fabs(cells.k_lo * h), std::fabs((cells.k_lo + n) * h)));
     add_atom(cells, a, 0.5);

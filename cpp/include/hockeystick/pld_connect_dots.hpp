@@ -94,18 +94,29 @@ struct GridPMF {
 
 namespace detail {
 
-// The cells' loss error as a PMF's loss shift, and the factor by which a side scales its masses for
-// the cells' edges (pld_cells.hpp, Cells::edge_error e: each cell's P-mass is that of its moved losses
-// within e^{+-e}): 1 + 4e + 4u up on the pessimistic side, 1 - 4e - 4u down on the optimistic one
-// (e^e <= 1 + 2e for e <= 1, and the product's rounding).  1 where e = 0.
+// The cells' loss error as a PMF's loss shift, and the factors by which the sides scale their masses
+// for the cells' edges (pld_cells.hpp, Cells::edge_error e: each cell's masses are those of its moved
+// losses within e^{+-e}).  Up (pessimistic): G = 1 + e + e^2 + 16u >= e^e (e <= 1) with room for the
+// rounding of the masses (a few u: pessimistic_pmf) and of the product.  Down (optimistic):
+// 1 - e - 4u <= e^{-e} less the product's rounding; the optimistic side charges the cells' own
+// round-off in its tents (cell_round_off), so this factor is the edges' alone.  Each is rounded
+// outward once more.  Before session 21 both were 1 +- 4e, the pessimistic one covering the cells'
+// round-off in aggregate only: it now gets its own pointwise term (pessimistic_pmf), and near delta = 1,
+// where T rounds' factor is an absolute excess of about T (G - 1), the bracket is about 4 times tighter.
 inline double cells_loss_shift(const Cells& cells) {
     const double s = cells.snapped + cells.edge_error;
     return s > 0.0 ? std::nextafter(s, std::numeric_limits<double>::infinity()) : 0.0;
 }
+inline double edge_factor(const Cells& cells, bool up) {
+    constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
+    const double e = cells.edge_error;
+    if (up) return std::nextafter(1.0 + (e + e * e + 16.0 * u), 2.0);
+    if (!(e > 0.0)) return 1.0;
+    return std::nextafter(1.0 - (e + 4.0 * u), 0.0);
+}
 inline void scale_for_edges(std::vector<double>& p, const Cells& cells, bool up) {
-    if (!(cells.edge_error > 0.0)) return;
-    const double e = 4.0 * cells.edge_error + 2.0 * std::numeric_limits<double>::epsilon();
-    const double factor = up ? 1.0 + e : 1.0 - e;
+    const double factor = edge_factor(cells, up);
+    if (factor == 1.0) return;
     for (double& m : p) m *= factor;
 }
 
@@ -118,10 +129,14 @@ inline GridPMF pessimistic_pmf(const Cells& cells) {
     pmf.h = cells.h;
     pmf.p.assign(n + 1, 0.0);
     const double eh = std::exp(cells.h), inv = 1.0 / std::expm1(cells.h);
+    // p_j = (d_j + e^h c_{j-1}) / (e^h - 1), raised by what the cells' own round-off can add to it
+    // (pld_cells.hpp: |dc| + |dd| <= cell_round_off (c + d) per cell, so p_j is at most
+    // cell_round_off ((c_j + d_j) + e^h (c_{j-1} + d_{j-1})) / (e^h - 1) low), then by the edges'
+    // factor G, which covers both terms' rounding (a few u).
     for (std::int64_t j = 0; j <= n; ++j) {
-        const double dj = j < n ? cells.d[j] : 0.0;
-        const double cprev = j > 0 ? cells.c[j - 1] : 0.0;
-        pmf.p[j] = (dj + eh * cprev) * inv;
+        const double dj = j < n ? cells.d[j] : 0.0, cj = j < n ? cells.c[j] : 0.0;
+        const double cprev = j > 0 ? cells.c[j - 1] : 0.0, dprev = j > 0 ? cells.d[j - 1] : 0.0;
+        pmf.p[j] = ((dj + eh * cprev) + cell_round_off * ((cj + dj) + eh * (cprev + dprev))) * inv;
     }
     detail::scale_for_edges(pmf.p, cells, true);
     pmf.p[std::min<std::int64_t>(1, n)] += cells.tail_lo;

@@ -954,20 +954,22 @@ def _fixed_part(pmf: GridPMF, eps: np.ndarray, values: np.ndarray) -> np.ndarray
     """The part of ``pmf``'s certified delta at ``eps`` (``values``) that no grid removes: its round-off
     charge there (``GridPMF._charge``, twice on the optimistic side, as ``GridPMF.delta`` applies it), the
     suffix sums' relative slack on the value, and the mass at +infinity (pessimistic) or the truncated tail
-    (optimistic ``shift``), and the cells' edge factor: each round's masses are scaled by 1 +- 4 e
-    (pld_cells.hpp's ``edge_error`` e, reported in the loss shift), so the composed curve carries a
-    relative excess of about 4 ``loss_shift`` (measured: the pessimistic finite mass exceeds 1 by
-    4 loss_shift to 3 digits, 1.4e-8 after 47149 rounds at sigma 0.73, q 0.023, at every h), which near
-    delta = 1 is most of the gap.  These stay as the grid shrinks (the charge even grows with the window); the
+    (optimistic ``shift``), and the cells' edge factor: each round's masses are scaled by about e^{+-e}
+    (pld_connect_dots.hpp's ``edge_factor``, e = pld_cells.hpp's ``edge_error``, reported in the loss shift),
+    so the composed curve carries a relative excess of about ``loss_shift`` (the optimistic side's), or
+    what the pessimistic finite mass exceeds 1 by (it adds the cells' round-off: measured 1.09-1.14
+    loss_shift, 3.9e-9 after 47149 rounds at sigma 0.73, q 0.023, at every h; 4 loss_shift before session
+    21), which near delta = 1 is most of the gap.  These stay as the grid shrinks (the charge even grows with the window); the
     direct DFT bins (``compose_all``'s ``direct_bins``) cut the round-off charge ~100x.  Two rows: the
     part without the edge factor, and the edge factor (which ``_charge_width`` counts near delta = 1 only:
     counted everywhere, G1's sigma 2.05, q 0.1 block took 1.6 CPU s instead of 0.67, in same-grid
     recompositions with direct bins).  A model for sizing the next grid
     (``SubsampledGaussianPLD._charge_width``), not a bound."""
     at = pmf._curve_argument(np.asarray(eps, dtype=np.float64))
-    excess = 4.0 * pmf.loss_shift * values
     if pmf.pessimistic:
+        excess = max(pmf.finite_mass + pmf.p_inf - 1.0, pmf.loss_shift) * values
         return np.stack([pmf._charge(at) + pmf._slack() * values + pmf.p_inf, excess])
+    excess = pmf.loss_shift * values
     return np.stack([2.0 * pmf._charge(at) + pmf._slack() * values + abs(pmf.shift), excess])
 
 
