@@ -5,6 +5,7 @@
 // (batched along axis 1, threads with `workers`), so every formula of the composition
 // lives in the header and the FFT in scipy.
 #include <hockeystick/pld_compose.hpp>
+#include <hockeystick/working_memory_gate.hpp>
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -15,6 +16,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <optional>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -309,6 +311,18 @@ void register_pld_compose(py::module_& m) {
           "(long_fft = False: no long-double transform, the direct bins by direct sums; long_fft_products: "
           "a long-double transform's cost in direct products per m ceil(log2 m), 0 to take it wherever its "
           "bound is the smaller; loss_shifts: each factor's loss error, summed per item into its loss_shift).");
+    m.def(
+        "pld_working_memory_limit",
+        [](std::optional<std::int64_t> bytes) {
+            if (bytes && *bytes < 0) throw py::value_error("limit must be >= 0 bytes");
+            return bytes ? pld::working_memory_gate().set_limit(*bytes) : pld::working_memory_gate().limit();
+        },
+        py::arg("limit") = py::none(),
+        "The bytes of composition buffers admitted at once process-wide (working_memory_gate.hpp); with limit, "
+        "sets it and returns the previous one.");
+    m.def(
+        "pld_working_memory_high_water", [](bool reset) { return pld::working_memory_gate().high_water(reset); },
+        py::arg("reset") = false, "The most composition bytes admitted at once (reset: start again from now).");
     m.def("pld_fft_length", &pld::fft_length, py::arg("width"));
     m.def("pld_taylor_bins", &taylor_bins, py::arg("masses"), py::arg("m"), py::arg("keep"));
     m.def("pld_direct_bins", &direct_bins, py::arg("masses"), py::arg("m"), py::arg("bins"),

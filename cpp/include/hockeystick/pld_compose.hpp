@@ -93,6 +93,9 @@
 // 48 bytes per FFT point for the one factor in flight (not per row, so not capped by group_cells),
 // plus each long row's kept band until the powers are taken.  Measured: peak +61 MB (243 -> 304 MB)
 // for sigma 0.5, q 1e-4, h 1e-5, 1e5 rounds (window 1.26e6 points, m = 1310720).
+// Threads composing at once share one budget: each batch waits for its estimated bytes at the process-wide
+// working_memory_gate() (working_memory_gate.hpp), so their buffers in flight stay within max(its limit,
+// the largest single batch).
 #pragma once
 
 #include <algorithm>
@@ -115,6 +118,7 @@
 #include "pld_hockey_stick.hpp"
 #include "pld_long_spectrum.hpp"
 #include "pld_taylor_spectrum.hpp"
+#include "working_memory_gate.hpp"
 
 namespace hockeystick {
 namespace pld {
@@ -940,6 +944,13 @@ inline std::vector<ComposedPMF> compose_many(const std::vector<PmfView>& factors
         std::map<std::int64_t, bool> rows;
         auto flush = [&] {
             if (batch.empty()) return;
+            // its FFT buffers (32 bytes per point of every row, 48 for a long-double band in flight) and
+            // kept windows, admitted beside the other threads' batches (working_memory_gate.hpp)
+            std::int64_t kept = 0;
+            for (const Window* w : batch) kept += w->width;
+            const std::int64_t rows_held = static_cast<std::int64_t>(std::max(rows.size(), batch.size()));
+            const WorkingMemoryGate::Hold held =
+                working_memory_gate().admit(m * (32 * rows_held + (direct_bins ? 48 : 0)) + 8 * kept);
             std::vector<ComposedPMF> done = compose_batch(factors, h, batch, m, pessimistic, fft, threads, direct_bins,
                                                           long_fft_products, band_rows);
             for (std::size_t j = 0; j < idx.size(); ++j) out[idx[j]] = std::move(done[j]);

@@ -172,6 +172,11 @@ class SubsampledGaussianPLD:
     # the composed PLDs are kept for the current chunk only, so memory stays bounded.
     BATCH = 64
     BUDGET = 1 << 21
+    # accuracy= never builds a grid whose estimated composed window (``_span`` / h) exceeds this many points
+    # (``_affordable``; ``_span`` overestimates such windows ~1.4x): G1's in-process call peaked at 2.1 GB
+    # resident without it (sigma 0.5, q 0.011, 15264 rounds refined to h = 1e-5: a window of 17.3e6 points),
+    # 0.97 GB at 2^23, 0.83 GB at 2^22, with the same points met at each.
+    MAX_WINDOW = 1 << 22
 
     # calibrate() starts its bracketing here (the central-limit estimate, calibration_start.py)
     calibration_start = staticmethod(calibration_start)
@@ -294,7 +299,8 @@ class SubsampledGaussianPLD:
         if by_epsilon:
             xs = [np.concatenate([x] + [x + d for d in RIGHT_OFFSETS]) for x in xs]
         chosen: list[tuple[np.ndarray, np.ndarray] | None] = [None] * len(points)
-        step = {i: self._first_interval(points[i], xs[i], method) for i in range(len(points))}
+        step = {i: self._affordable(points[i], self._first_interval(points[i], xs[i], method))
+                for i in range(len(points))}
         # points that start below their sampling rate instead of on a blind grid (``_unblinded_start``)
         unblinded = {i for i, h in step.items() if by_epsilon and h < self._span_start(points[i])}
         for i, up in self._settled_uppers(sorted(unblinded), points, xs, threads).items():
@@ -321,6 +327,9 @@ class SubsampledGaussianPLD:
                                                 self._capped_interval(h, xs[i], lo, up, width, own[i], capped,
                                                                       blind, points[i][1]), alone, xs[i][:own[i]],
                                                 points[i][1])
+                    if finer is not None and finer < h:
+                        finer = self._affordable(points[i], finer)
+                        finer = finer if finer < h else None   # no finer grid fits MAX_WINDOW: this bracket stands
                     if finer == h and direct:
                         finer = None   # the same grid again only adds the direct bins this one had
                     if finer is None:
@@ -783,6 +792,16 @@ class SubsampledGaussianPLD:
             return start
         below = self._below_rate(q)
         return below if start <= self.BLIND_START_REACH * below else start
+
+    def _affordable(self, point: tuple, h: float) -> float:
+        """h, or where the composed window of ``point`` (sigma, q, rounds, sensitivity) on it would exceed
+        ``MAX_WINDOW`` points by ``_span``'s estimate, the finest ladder rung on which it does not: what memory
+        allows (the bracket of a coarser grid is certified too, only wider)."""
+        least = _span(*point) / self.MAX_WINDOW
+        if h >= least:
+            return h
+        k = math.ceil(2.0 * math.log2(least / self.FINEST_INTERVAL) - 1e-9)
+        return float(self.FINEST_INTERVAL * 2.0 ** (max(k, 0) / 2.0))
 
     def _on_ladder(self, h: float) -> float:
         """h rounded down to FINEST_INTERVAL 2^(k/2) (k >= 0 an integer): the points of a grid block

@@ -16,7 +16,11 @@ window at its peak (signal, spectra and output of the transforms, the kept PMF,
 and the suffix sums its profile builds later), so the default cap
 ``DEFAULT_MAX_POINTS`` is ``MEMORY_FRACTION`` of the machine's physical memory
 divided by that; a larger window is refused (ValueError) before anything is
-allocated for it.  Coarsen the grid or pass a larger ``max_points``.
+allocated for it.  Coarsen the grid or pass a larger ``max_points``.  Threads composing
+at once (an accountant's ``workers=``, the caller's own) share one process-wide budget
+for their transforms' buffers, ``working_memory_limit`` (512 MiB by default): a batch
+waits until its estimated bytes fit beside those in flight, and one larger than the
+limit runs alone (cpp/include/hockeystick/working_memory_gate.hpp).
 """
 
 from __future__ import annotations
@@ -46,6 +50,13 @@ def _physical_memory() -> int:
 DEFAULT_MAX_POINTS = max(1 << 20, int(MEMORY_FRACTION * _physical_memory()) // BYTES_PER_POINT)
 
 Factors = Sequence[tuple[GridPMF, int]]
+
+
+def working_memory_limit(limit: int | None = None) -> int:
+    """The bytes of composition buffers that threads of this process may hold at once (default 512 MiB;
+    a batch alone above it still runs, alone).  With ``limit`` (an int >= 0; 0 composes one batch at a
+    time), sets it and returns the previous one; without, returns it."""
+    return int(_core.pld_working_memory_limit(limit))
 
 
 def fft_length(width: int) -> int:

@@ -1,0 +1,94 @@
+"""Memory of the PLD compositions: the process-wide gate on their buffers (working_memory_gate.hpp) and the
+largest window ``accuracy=`` builds (``SubsampledGaussianPLD.MAX_WINDOW``)."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+import hockeystick.pld as pld
+from hockeystick import _core
+from hockeystick.pld import compose as pc
+from hockeystick.pld.accountant import SubsampledGaussianPLD, _span
+
+
+def _factor(sigma: float, q: float, h: float):
+    return next(iter(pld.subsampled_gaussian(sigma, q, value_discretization_interval=h).directions[0])).upper
+
+
+def _admitted(run) -> int:
+    _core.pld_working_memory_high_water(True)
+    run()
+    return int(_core.pld_working_memory_high_water())
+
+
+def test_threads_composing_at_once_stay_within_the_gate():
+    """Two threads compose a ~10^6-point window each, released together.  With the limit at 0 the gate
+    admits one batch at a time, so the most bytes admitted at once is the larger batch alone, not the sum
+    (what two overlapping compositions hold without the gate: each takes ~0.1 s here)."""
+    factors = [_factor(0.6, 0.05, 2e-4), _factor(0.7, 0.05, 2e-4)]
+
+    def one(f):
+        return lambda: pc.compose([(f, 20_000)], pessimistic=True, workers=1)
+
+    alone = [_admitted(one(f)) for f in factors]
+    assert min(alone) > 10_000_000   # large enough that the two would overlap
+    previous = pc.working_memory_limit(0)
+    try:
+        start = threading.Barrier(2)
+        results = [None, None]
+
+        def worker(k):
+            start.wait()
+            results[k] = one(factors[k])()
+
+        def both():
+            threads = [threading.Thread(target=worker, args=(k,)) for k in range(2)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+
+        together = _admitted(both)
+    finally:
+        assert pc.working_memory_limit(previous) == 0
+    assert together <= max(alone)
+    # the gate changes when a batch runs, never what it computes
+    for f, got in zip(factors, results):
+        assert np.array_equal(got.p, one(f)().p)
+
+
+def test_the_gate_limit_is_checked_and_restored():
+    with pytest.raises(ValueError, match="limit must be >= 0"):
+        pc.working_memory_limit(-1)
+    with pytest.raises(TypeError):
+        pc.working_memory_limit(1e9)   # bytes are an int, not silently rounded
+    limit = pc.working_memory_limit()
+    assert limit == 512 << 20
+    assert pc.working_memory_limit(limit) == limit
+
+
+def test_accuracy_builds_no_window_above_max_window(monkeypatch):
+    """With MAX_WINDOW lowered below what W2's refinement reaches, no grid with _span / h above it is composed,
+    and the coarser bracket still holds the uncapped one's (both are certified)."""
+    point = dict(sigma=1.0, sampling_rate=0.01, rounds=10_000)
+    eps = np.array([1.0, 3.0, 6.0])
+    grids: list[float] = []
+    compose_many = _core.pld_compose_many
+
+    def spy(masses, k_lo, p_inf, h, *args, **kwargs):
+        grids.append(h)
+        return compose_many(masses, k_lo, p_inf, h, *args, **kwargs)
+
+    monkeypatch.setattr(_core, "pld_compose_many", spy)
+    free_lo, free_up = SubsampledGaussianPLD(**point, accuracy=1e-4).delta(eps, bound="both")
+    finest = min(grids)
+    span = _span(1.0, 0.01, 10_000, 1.0)
+    grids.clear()
+    capped = SubsampledGaussianPLD(**point, accuracy=1e-4)
+    capped.MAX_WINDOW = int(span / (3.0 * finest))
+    lo, up = capped.delta(eps, bound="both")
+    assert grids and min(grids) >= span / capped.MAX_WINDOW > finest
+    assert np.all((lo <= free_up) & (free_lo <= up) & (lo <= up))
