@@ -796,8 +796,10 @@ class SubsampledGaussianPLD:
     def _affordable(self, point: tuple, h: float) -> float:
         """h, or where the composed window of ``point`` (sigma, q, rounds, sensitivity) on it would exceed
         ``MAX_WINDOW`` points by ``_span``'s estimate, the finest ladder rung on which it does not: what memory
-        allows (the bracket of a coarser grid is certified too, only wider)."""
-        least = _span(*point) / self.MAX_WINDOW
+        allows (the bracket of a coarser grid is certified too, only wider), no coarser than
+        ``COARSEST_START``: a span no such grid holds (sigma / sensitivity near 0) is left to the
+        discretization's refusal, which names sigma."""
+        least = min(_span(*point) / self.MAX_WINDOW, max(h, self.COARSEST_START))
         if h >= least:
             return h
         k = math.ceil(2.0 * math.log2(least / self.FINEST_INTERVAL) - 1e-9)
