@@ -92,3 +92,18 @@ def test_accuracy_builds_no_window_above_max_window(monkeypatch):
     lo, up = capped.delta(eps, bound="both")
     assert grids and min(grids) >= span / capped.MAX_WINDOW > finest
     assert np.all((lo <= free_up) & (free_lo <= up) & (lo <= up))
+
+
+def test_points_no_argument_asks_for_are_not_composed(monkeypatch):
+    """The points are found among the parameters' own broadcast: an empty argument array asks for none of
+    them, so nothing is discretized or composed and the result has the broadcast (empty) shape."""
+    calls: list[float] = []
+    compose_many = _core.pld_compose_many
+    monkeypatch.setattr(_core, "pld_compose_many", lambda *a, **k: calls.append(a[3]) or compose_many(*a, **k))
+    acc = SubsampledGaussianPLD(sigma=[1.0, 2.0], sampling_rate=0.01, rounds=[[10], [100]],
+                                value_discretization_interval=1e-3)
+    lo, up = acc.delta(np.empty((0, 1, 1)), bound="both")
+    assert lo.shape == up.shape == (0, 2, 2) and not calls
+    lo, up = acc.delta(np.array([[[1.0]], [[2.0]]]), bound="both")
+    assert up.shape == (2, 2, 2) and calls and np.all((0 <= lo) & (lo <= up) & (up <= 1))
+    assert np.all(up[1] <= up[0])   # delta falls with eps, point by point

@@ -28,8 +28,9 @@ def as_float_array(value: ArrayLike, name: str) -> np.ndarray:
     return as_real_array(value, name)
 
 
-def broadcast_float_arrays(**named: ArrayLike) -> tuple[list[np.ndarray], tuple[int, ...], bool]:
-    """Broadcast named inputs; return contiguous arrays, their shape, and whether all were scalars."""
+def broadcast_shape(**named: ArrayLike) -> tuple[list[np.ndarray], tuple[int, ...], bool]:
+    """Named inputs as float64 arrays (not broadcast), the shape they broadcast to, and whether all were
+    scalars; shapes that do not broadcast raise ValueError naming each input's shape."""
     arrays = [as_float_array(v, k) for k, v in named.items()]
     try:
         shape = np.broadcast_shapes(*(a.shape for a in arrays))
@@ -37,10 +38,16 @@ def broadcast_float_arrays(**named: ArrayLike) -> tuple[list[np.ndarray], tuple[
         shapes = ", ".join(f"{k} {a.shape}" for k, a in zip(named, arrays))
         raise ValueError(f"shapes do not broadcast together: {shapes}; "
                          "give arrays of equal shape, scalars, or shapes numpy can broadcast") from None
+    return arrays, shape, all(a.ndim == 0 for a in arrays)
+
+
+def broadcast_float_arrays(**named: ArrayLike) -> tuple[list[np.ndarray], tuple[int, ...], bool]:
+    """Broadcast named inputs; return contiguous arrays, their shape, and whether all were scalars."""
+    arrays, shape, scalar = broadcast_shape(**named)
     # np.ascontiguousarray would turn 0-d into 1-d; copy only what is not already C-contiguous.
     out = [a if a.shape == shape and a.flags.c_contiguous else np.array(np.broadcast_to(a, shape), order="C")
            for a in arrays]
-    return out, shape, all(a.ndim == 0 for a in arrays)
+    return out, shape, scalar
 
 
 def check_threads(threads: int | None) -> int:
