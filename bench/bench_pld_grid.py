@@ -29,7 +29,7 @@ import numpy as np
 import hockeystick.pld as pld
 from hockeystick.calibrate import calibrate
 from hockeystick.pld import round_cache
-from hockeystick.pld.epsilon_width import RIGHT_OFFSETS, certified_epsilon_width
+from hockeystick.pld.epsilon_width import RIGHT_OFFSETS, certified_epsilon_width, left_epsilon_width
 
 DELTA = 1e-5
 W2 = dict(sigma=1.0, sampling_rate=0.01, rounds=10_000)
@@ -217,10 +217,38 @@ def _cpu(f, repeats: int) -> tuple[float, object]:
     return float(np.median(times)), out
 
 
-def g1_criterion(eps: np.ndarray, lo: np.ndarray, up: np.ndarray, right_upper: np.ndarray) -> dict[str, np.ndarray]:
+def g1_tolerance(eps: np.ndarray) -> np.ndarray:
+    """G1's epsilon tolerance at eps: max(1e-2, 1e-3 eps)."""
+    return np.maximum(1e-2, 1e-3 * np.asarray(eps, dtype=np.float64))
+
+
+def g1_left(eps: np.ndarray) -> np.ndarray:
+    """Where G1's criterion reads a lower delta left of eps: eps - 0.99 ``g1_tolerance(eps)``, floored at 0 (the
+    certified width is eps minus that, rounded up: an offset of the whole tolerance would just miss it)."""
+    return np.maximum(eps - 0.99 * g1_tolerance(eps), 0.0)
+
+
+def g1_shifted(kw: dict, eps: np.ndarray, ndim: int) -> tuple[np.ndarray, np.ndarray]:
+    """The untimed call behind G1's criterion: with the accountant of ``kw``, whose brackets at ``eps`` have
+    ``ndim`` dimensions, the certified upper delta at eps + RIGHT_OFFSETS[k] (one row per offset, a leading
+    axis) and the certified lower delta at ``g1_left(eps)``, in one ``bound="both"`` call whose arguments
+    include eps itself: each point is then refined at least as far as the timed call took it (a lower side
+    at eps - 0.0099 refined for its own epsilon width alone may stop up to 0.01 of epsilon loose, which is
+    not above the upper side at eps)."""
+    eps = np.asarray(eps, dtype=np.float64)
+    args = np.stack([eps + d for d in RIGHT_OFFSETS] + [g1_left(eps), eps])
+    lo, up = pld.SubsampledGaussianPLD(**kw).delta(args.reshape((len(args),) + (1,) * (ndim - eps.ndim) + eps.shape),
+                                                   bound="both")
+    return up[:len(RIGHT_OFFSETS)], lo[len(RIGHT_OFFSETS)]
+
+
+def g1_criterion(eps: np.ndarray, lo: np.ndarray, up: np.ndarray, right_upper: np.ndarray,
+                 left_lower: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """Per point: the relative delta width (up - lo) / max(up, 1e-9), the certified epsilon width at
-    delta = up (``epsilon_width.certified_epsilon_width``, least over the right offsets;
-    ``right_upper[k]`` is the certified upper delta at eps + RIGHT_OFFSETS[k]) and G1's criterion (the
+    delta = up (the least of ``epsilon_width.certified_epsilon_width`` over the right offsets,
+    ``right_upper[k]`` being the certified upper delta at eps + RIGHT_OFFSETS[k], and
+    ``epsilon_width.left_epsilon_width`` through ``left_lower``, the certified lower delta at
+    ``g1_left(eps)``, where given) and G1's criterion (the
     lead's decision, issue 18): a point meets G1 by the epsilon rule, its certified epsilon width at
     most max(1e-2, 1e-3 eps), or by the floor, its certified upper delta below DELTA_FLOOR = 1e-9 (the
     bracket then certifies delta < 1e-9 at that eps; no accountant defines an epsilon bracket there), or
@@ -229,7 +257,9 @@ def g1_criterion(eps: np.ndarray, lo: np.ndarray, up: np.ndarray, right_upper: n
     rel = (up - lo) / np.maximum(up, pld.SubsampledGaussianPLD.DELTA_FLOOR)
     width = np.min([certified_epsilon_width(eps, lo, up, eps + d, r) for d, r in zip(RIGHT_OFFSETS, right_upper)],
                    axis=0)
-    by_epsilon = width <= np.maximum(1e-2, 1e-3 * eps)
+    if left_lower is not None:
+        width = np.minimum(width, left_epsilon_width(eps, up, g1_left(eps), left_lower))
+    by_epsilon = width <= g1_tolerance(eps)
     by_floor = up < pld.SubsampledGaussianPLD.DELTA_FLOOR
     by_ceiling = lo >= pld.SubsampledGaussianPLD.DELTA_CEILING
     return dict(relative=rel, epsilon=width, by_epsilon=by_epsilon, by_floor=by_floor & ~by_epsilon,
@@ -278,8 +308,8 @@ def g1_blocks(blocks: int, mode: str = "relative", workers: int | None = 1, seed
         start = time.process_time()
         lo, up = pld.SubsampledGaussianPLD(**kw).delta(eps[None, :], bound="both")
         spent.append(time.process_time() - start)
-        shifted = pld.SubsampledGaussianPLD(**kw).delta(eps[None, None, :] + np.array(RIGHT_OFFSETS)[:, None, None])
-        st = g1_criterion(eps[None, :], lo, up, shifted)
+        shifted, left = g1_shifted(kw, eps[None, :], lo.ndim)
+        st = g1_criterion(eps[None, :], lo, up, shifted, left)
         st.update(lo=lo, up=up, eps=np.broadcast_to(eps, lo.shape))
         stats.append(st)
         where.append(np.broadcast_to(np.stack(np.broadcast_arrays(s, qi, rounds[:, None]), axis=-1), lo.shape + (3,)))
@@ -344,8 +374,8 @@ def g1_full(workers: int | None = None, mode: str = "relative", processes: int =
                                          f"{bool(np.array_equal(lo, reference[0]) and np.array_equal(up, reference[1]))}")
     print(f"G1 full grid {lo.size:,} points, delta_accuracy={mode!r}, {how}: {wall:.1f} s wall, "
           f"{cpu:.1f} CPU s (load average {load} before, {os.getloadavg()} after){same}")
-    shifted = pld.SubsampledGaussianPLD(**kw).delta(eps + np.array(RIGHT_OFFSETS)[:, None, None, None, None])
-    st = g1_criterion(eps, lo, up, shifted)
+    shifted, left = g1_shifted(kw, eps, lo.ndim)
+    st = g1_criterion(eps, lo, up, shifted, left)
     print(f"G1 full grid: {np.mean(st['relative'] <= 1e-2):.1%} within 1e-2 of max(delta, 1e-9); G1 criterion met "
           f"{np.mean(st['met']):.1%} ({np.mean(st['by_epsilon']):.1%} by the epsilon width, {np.mean(st['by_floor']):.1%} "
           f"by upper delta < 1e-9 alone, {np.mean(st['by_ceiling']):.1%} by lower delta >= 1 - 1e-9 alone), "

@@ -16,7 +16,7 @@ import pytest
 
 import hockeystick.pld as pld
 from hockeystick.pld.accountant import SubsampledGaussianPLD
-from hockeystick.pld.epsilon_width import RIGHT_OFFSETS, certified_epsilon_width
+from hockeystick.pld.epsilon_width import RIGHT_OFFSETS, certified_epsilon_width, left_epsilon_width
 
 EPS = np.linspace(0.5, 10.0, 20)
 
@@ -35,20 +35,24 @@ def _overlaps_fixed_grids(sigma: float, q: float, rounds: int, lo: np.ndarray, u
 
 
 def _epsilon_width(sigma: float, q: float, rounds: int, lo: np.ndarray, up: np.ndarray) -> np.ndarray:
-    """G1's certified epsilon width (the least over RIGHT_OFFSETS), the shifted upper sides refined too."""
+    """G1's certified epsilon width: the least over RIGHT_OFFSETS' chords and the lower side at eps - 0.0099
+    (``left_epsilon_width``), the shifted arguments' sides refined too."""
     shifted = [_refined(sigma, q, rounds, EPS + d)[1] for d in RIGHT_OFFSETS]
-    return np.min([certified_epsilon_width(EPS, lo, up, EPS + d, s) for d, s in zip(RIGHT_OFFSETS, shifted)],
-                  axis=0)
+    left = _refined(sigma, q, rounds, EPS - 0.0099)[0]
+    return np.min([certified_epsilon_width(EPS, lo, up, EPS + d, s) for d, s in zip(RIGHT_OFFSETS, shifted)]
+                  + [left_epsilon_width(EPS, up, EPS - 0.0099, left)], axis=0)
 
 
 def test_an_argument_whose_charges_fit_the_tolerance_is_refined_until_met(visited_grids):
-    """sigma 3.276, q 0.016, 2812 rounds: on the first grid (6.4e-4) only eps = 1.5 is too wide, its delta
-    ~1.2e-9 and part of its gap round-off charge; what no grid removes leaves it below 0.9 of the
-    tolerance, so it is not charge-limited: finer grids (with direct bins) meet it (with the rule at half
-    the tolerance it stopped after a same-grid recomposition at width 0.0149; the review of branch
-    refine).  The bracket overlaps the fixed grids' certified brackets."""
+    """sigma 3.276, q 0.016, 2812 rounds: on the first grid (6.4e-4) only eps = 1.5 is too wide by the chords
+    to the right, its delta ~1.2e-9 and part of its gap round-off charge; what no grid removes leaves it
+    below 0.9 of the tolerance, so it is not charge-limited: finer grids (with direct bins) met it (with the
+    rule at half the tolerance it stopped after a same-grid recomposition at width 0.0149; the review of
+    branch refine).  Since the lower sides left of eps certify widths too (``left_epsilon_width``), that
+    first grid meets it: delta falls ~6 % per 0.01 of eps there.  The bracket overlaps the fixed grids'
+    certified brackets."""
     lo, up = _refined(3.276, 0.016, 2812)
-    assert min(visited_grids) < visited_grids[0], visited_grids
+    assert visited_grids[0] == pytest.approx(6.4e-4), visited_grids
     assert np.all(lo <= up)
     above_floor = up >= SubsampledGaussianPLD.DELTA_FLOOR   # below it G1's floor rule holds
     assert np.all(_epsilon_width(3.276, 0.016, 2812, lo, up)[above_floor] <= 1e-2)

@@ -1,4 +1,5 @@
-"""The certified epsilon width a delta bracket implies (pld/epsilon_width.py) never undercuts the truth.
+"""The certified epsilon width a delta bracket implies (pld/epsilon_width.py) never undercuts the truth,
+by either rule (the chord to the right, the lower bound to the left).
 
 References: the Gaussian mechanism's exact profile (closed form theta, scipy at double precision, its
 epsilon by bisection) and a profile of atoms, concave in eps below each atom (so a slope in eps would
@@ -16,7 +17,7 @@ from hypothesis import strategies as st
 from scipy.optimize import brentq
 from scipy.stats import norm
 
-from hockeystick.pld.epsilon_width import certified_epsilon_width
+from hockeystick.pld.epsilon_width import certified_epsilon_width, left_epsilon_width
 
 
 def gaussian_delta(mu: float, eps: float) -> float:
@@ -55,9 +56,10 @@ def test_gaussian_width_contains_the_true_epsilon(mu, eps, offset, rel, tilt):
 
 @settings(max_examples=60, deadline=None)
 @given(losses=st.lists(st.floats(0.2, 5.0), min_size=1, max_size=4), weights=st.lists(st.floats(0.05, 1.0),
-       min_size=4, max_size=4), eps=st.floats(0.05, 4.0), offset=st.sampled_from([0.01, 0.04, 0.16]),
+       min_size=4, max_size=4), eps=st.floats(0.05, 4.0), offset=st.sampled_from([0.005, 0.01, 0.04, 0.16]),
        rel=st.floats(0.0, 0.05))
 def test_width_holds_where_the_profile_is_concave_in_epsilon(losses, weights, eps, offset, rel):
+    """Both rules: the chord to eps + offset, and the lower side at eps - offset."""
     l = np.array(losses)
     p = np.array(weights[:l.size]) / (2 * np.sum(weights[:l.size]))   # a sub-probability: the rest at -infinity
     d0, d2 = atoms_delta(l, p, eps), atoms_delta(l, p, eps + offset)
@@ -68,6 +70,9 @@ def test_width_holds_where_the_profile_is_concave_in_epsilon(losses, weights, ep
                                           np.array(up2)))
     truth = true_epsilon(lambda e: atoms_delta(l, p, e), up, float(l.max()) + 1.0)
     assert eps - width <= truth + 1e-12, (eps, width, truth)
+    left = float(left_epsilon_width(np.array(eps), np.array(up), np.array(eps - offset),
+                                    np.array(atoms_delta(l, p, eps - offset) * (1 - rel))))
+    assert eps - left <= truth + 1e-12, (eps, left, truth)
 
 
 def test_width_is_tight_for_a_narrow_bracket_and_infinite_when_the_chord_certifies_nothing():
@@ -83,3 +88,42 @@ def test_width_is_tight_for_a_narrow_bracket_and_infinite_when_the_chord_certifi
     assert certified_epsilon_width(eps, d0 * (1 - 1e-4), d0, eps, d2) == eps
     assert certified_epsilon_width(1e300, 0.0, 1e-12, 1e300 + 0.01, 0.0) == 1e300
     assert certified_epsilon_width(np.inf, 0.0, 0.0, np.inf, 0.0) == np.inf
+
+
+@settings(max_examples=60, deadline=None)
+@given(mu=st.floats(0.3, 12.0), eps=st.floats(0.05, 6.0), offset=st.sampled_from([0.005, 0.0099, 0.02, 0.3]),
+       rel=st.floats(0.0, 0.5), tilt=st.floats(0.0, 1.0))
+def test_left_width_contains_the_true_epsilon(mu, eps, offset, rel, tilt):
+    """Any up >= delta(eps) and lo1 <= delta(eps - d): eps - width <= epsilon(up) <= eps, including where delta
+    falls steeply (mu up to 12: delta down to ~1e-15 at the eps drawn)."""
+    d0, d1 = gaussian_delta(mu, eps), gaussian_delta(mu, eps - offset)
+    if d0 < 1e-300:
+        return
+    up, lo1 = d0 * (1 + rel * tilt), d1 * (1 - rel * (1 - tilt))
+    width = float(left_epsilon_width(np.array(eps), np.array(up), np.array(eps - offset), np.array(lo1)))
+    truth = true_epsilon(lambda e: gaussian_delta(mu, e), up, eps + 1.0)
+    assert eps - width <= truth + 1e-12, (eps, width, truth)
+    if lo1 > up:
+        assert width == pytest.approx(min(offset, eps), rel=1e-9)   # the offset (at most eps)
+    else:
+        assert width == eps                                 # nothing certified: capped at eps
+
+
+def test_left_width_is_tight_where_delta_falls_steeply_and_the_chord_is_not():
+    """At delta ~ 1e-9 (mu = 1, eps 6.17: delta grows ~6 % per 0.01 of eps to the left) a bracket 4x wide in
+    delta, [d / 2, 2 d]: no chord to the right certifies anything, the left rule certifies about the epsilon
+    distance over which delta grows 4x (0.23)."""
+    mu, eps = 1.0, 6.17
+    d0 = gaussian_delta(mu, eps)
+    assert 1e-10 < d0 < 1e-8
+    lo, up = d0 / 2, 2 * d0
+    rights = [certified_epsilon_width(eps, lo, up, eps + d, gaussian_delta(mu, eps + d)) for d in (0.01, 0.04, 0.16)]
+    assert min(rights) == eps
+    lefts = [left_epsilon_width(eps, up, eps - d, gaussian_delta(mu, eps - d) / 2) for d in (0.1, 0.2, 0.3, 0.4)]
+    step = brentq(lambda d: gaussian_delta(mu, eps - d) / 2 - up, 0.0, 1.0)   # the least offset that certifies
+    assert step < min(lefts) <= step + 0.1
+    assert eps - min(lefts) <= true_epsilon(lambda e: gaussian_delta(mu, e), up, eps + 1.0)
+    # no offset to the left (eps1 >= eps) or a lower side not above the upper one: nothing, capped at eps
+    assert left_epsilon_width(eps, up, eps, 2 * up) == eps
+    assert left_epsilon_width(eps, up, eps - 0.01, up) == eps
+    assert left_epsilon_width(np.inf, 0.0, np.inf, 0.0) == np.inf

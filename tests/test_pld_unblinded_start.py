@@ -14,7 +14,7 @@ import pytest
 
 import hockeystick.pld as pld
 from hockeystick.pld.accountant import SubsampledGaussianPLD
-from hockeystick.pld.epsilon_width import RIGHT_OFFSETS, certified_epsilon_width
+from hockeystick.pld.epsilon_width import RIGHT_OFFSETS, certified_epsilon_width, left_epsilon_width
 
 EPS = np.linspace(0.5, 10.0, 20)
 
@@ -25,9 +25,11 @@ def _accountant(sigma: float, q: float, rounds) -> SubsampledGaussianPLD:
 
 
 def _epsilon_width(sigma: float, q: float, rounds: int, lo: np.ndarray, up: np.ndarray) -> np.ndarray:
+    """G1's certified epsilon width: the least over RIGHT_OFFSETS' chords and the lower side at eps - 0.0099."""
     shifted = [_accountant(sigma, q, rounds).delta(EPS + d) for d in RIGHT_OFFSETS]
-    return np.min([certified_epsilon_width(EPS, lo, up, EPS + d, s) for d, s in zip(RIGHT_OFFSETS, shifted)],
-                  axis=0)
+    left = _accountant(sigma, q, rounds).delta(EPS - 0.0099, bound="lower")
+    return np.min([certified_epsilon_width(EPS, lo, up, EPS + d, s) for d, s in zip(RIGHT_OFFSETS, shifted)]
+                  + [left_epsilon_width(EPS, up, EPS - 0.0099, left)], axis=0)
 
 
 def test_start_is_the_rung_below_the_rate_only_where_it_is_small_and_near():

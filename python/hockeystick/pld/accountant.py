@@ -26,7 +26,7 @@ from . import dominated_direction, round_cache, two_resolution
 from .affinity_ceiling import delta_lower_near_one, subsampled_gaussian_log_affinity
 from .calibration_start import calibration_grids, calibration_start
 from .directional_delta import calibration_directions
-from .epsilon_width import RIGHT_OFFSETS, certified_epsilon_width, epsilon_gap
+from .epsilon_width import LEFT_FRACTIONS, RIGHT_OFFSETS, certified_epsilon_width, epsilon_gap, left_epsilon_width
 from .mechanisms import DEFAULT_INTERVAL, checked_interval, subsampled_gaussian
 from .pmf import GridPMF
 
@@ -124,11 +124,16 @@ class SubsampledGaussianPLD:
     at +infinity, so refining could not help); symmetrically once lo >= ``DELTA_CEILING`` = 1 - 1e-9:
     the bracket certifies delta > 1 - 1e-9 at eps, so no (eps, delta) guarantee holds there for any
     delta a user targets (the lower side near 1 comes from the rounds' Renyi affinity where the
-    composition's round-off charge would leave it 1e-9 low: ``affinity_ceiling``).  Its width comes
-    from convexity of delta in e^eps through a certified upper bound at eps + d, d in
-    ``epsilon_width.RIGHT_OFFSETS`` (``epsilon_width.certified_epsilon_width``; the least width
-    wins); the lower side at eps is also raised to the certified lower sides at eps + d (delta does
-    not increase); the returned delta bounds are certified either way, only the stopping rule differs.
+    composition's round-off charge would leave it 1e-9 low: ``affinity_ceiling``).  Its width is the
+    least of two certified ones: from convexity of delta in e^eps through a certified upper bound at
+    eps + d, d in ``epsilon_width.RIGHT_OFFSETS`` (``epsilon_width.certified_epsilon_width``), and from
+    monotonicity through a certified lower bound at eps - d, d in ``epsilon_width.LEFT_FRACTIONS`` times
+    ``accuracy`` (``epsilon_width.left_epsilon_width``: d once that lower bound exceeds up; where delta falls
+    steeply, near 1e-9, the chord's width is 10-20x the left one's, so such points refined no further:
+    G1's sigma 3.13, q 8.9e-4, 10^5 rounds, eps 0.5 stopped at [2.8e-10, 1.3e-9], chord width 0.39, and
+    now meets at h 8e-5, [5.0e-10, 7.5e-10]); the lower side at eps is also raised to the certified lower
+    sides at eps + d (delta does not increase; never to those at eps - d); the returned delta bounds are
+    certified either way, only the stopping rule differs.
     Its grids: a point whose sampling rate is small and below its first grid starts just below the rate
     instead (``_unblinded_start``: a grid above q leaves the lower side 0), and the add direction is
     screened on a coarser grid (``dominated_direction.delta_sides``).  A point whose upper side is below
@@ -289,21 +294,26 @@ class SubsampledGaussianPLD:
         so memory stays bounded however fine a refinement goes.
 
         ``delta_accuracy="epsilon"``: each point's arguments are followed by the same arguments
-        shifted by each of ``RIGHT_OFFSETS`` (their upper bounds certify the epsilon width,
-        ``_width``); only the point's own arguments drive the refinement and are returned.
+        shifted by each of ``RIGHT_OFFSETS``, then by minus each of ``LEFT_FRACTIONS`` times ``accuracy``
+        (floored at 0): the upper bounds to the right and the lower bounds to the left certify the epsilon width
+        (``_width``, ``_offset_rows``); only the point's own arguments drive the refinement and are returned.
         ``threads``: the OpenMP and scipy.fft threads of the C++ calls (0: all cores).
         """
         assert self.accuracy is not None  # _refined runs only with accuracy=
         by_epsilon = method == "delta" and self.delta_accuracy == "epsilon"
         own = [x.size for x in xs]
         if by_epsilon:
-            xs = [np.concatenate([x] + [x + d for d in RIGHT_OFFSETS]) for x in xs]
+            lefts = [f * self.accuracy for f in LEFT_FRACTIONS]
+            xs = [np.concatenate([x] + [x + d for d in RIGHT_OFFSETS] + [np.maximum(x - d, 0.0) for d in lefts])
+                  for x in xs]
         chosen: list[tuple[np.ndarray, np.ndarray] | None] = [None] * len(points)
         step = {i: self._affordable(points[i], self._first_interval(points[i], xs[i], method))
                 for i in range(len(points))}
         # points that start below their sampling rate instead of on a blind grid (``_unblinded_start``)
         unblinded = {i for i, h in step.items() if by_epsilon and h < self._span_start(points[i])}
-        for i, up in self._settled_uppers(sorted(unblinded), points, xs, threads).items():
+        # settled by their own arguments (delta is larger at the left ones, smaller at the right ones)
+        right_xs = [x[:n * (1 + len(RIGHT_OFFSETS))] for x, n in zip(xs, own)]
+        for i, up in self._settled_uppers(sorted(unblinded), points, right_xs, threads).items():
             chosen[i] = (np.zeros(own[i]), up[:own[i]])
             del step[i]
         best: dict[int, tuple[float, np.ndarray, np.ndarray, np.ndarray]] = {}  # i: (h, lo, up, width)
@@ -418,10 +428,13 @@ class SubsampledGaussianPLD:
         if self.delta_accuracy == "relative":
             return (up - lo) / np.maximum(up, self.DELTA_FLOOR)
         eps = x[:own]
-        # one row per offset of RIGHT_OFFSETS (the shifted arguments follow the own ones in x)
-        widths = certified_epsilon_width(eps, lo[:own], up[:own], x[own:].reshape(-1, own), up[own:].reshape(-1, own))
+        right, left = _offset_rows(x.size, own)
+        widths = np.min(certified_epsilon_width(eps, lo[:own], up[:own], x[right].reshape(-1, own),
+                                                up[right].reshape(-1, own)), axis=0, initial=np.inf)
+        widths = np.minimum(widths, np.min(left_epsilon_width(eps, up[:own], x[left].reshape(-1, own),
+                                                              lo[left].reshape(-1, own)), axis=0, initial=np.inf))
         done = (up[:own] < self.DELTA_FLOOR) | (lo[:own] >= self.DELTA_CEILING)
-        return np.where(done, 0.0, np.minimum(np.min(widths, axis=0), 1e100))
+        return np.where(done, 0.0, np.minimum(widths, 1e100))
 
     def _step_brackets(self, batch: list[int], points: list[tuple], step: dict[int, float], xs: list[np.ndarray],
                        method: str, best: dict[int, tuple[float, np.ndarray, np.ndarray, np.ndarray]],
@@ -490,12 +503,15 @@ class SubsampledGaussianPLD:
                                         [low for _, low in sides.values()])
         optimistic = [sides[d][0] for d in sorted(sides)]
         lower = np.max([sides[d][1] for d in sorted(sides)], axis=0)
-        for k in range(1, eps.size // own):   # delta_accuracy="epsilon": eps + d follow; delta does not
-            lower[:own] = np.maximum(lower[:own], lower[k * own:(k + 1) * own])   # increase, so each bounds it
+        right, left = _offset_rows(eps.size, own)
+        # delta_accuracy="epsilon": eps + d follow; delta does not increase, so each bounds it (not eps - d)
+        for k in range(right.start // own, right.stop // own):
+            lower[:own] = np.maximum(lower[:own], lower[k * own:(k + 1) * own])
         best_lo = lower if before is None else np.maximum(lower, before[1])
         best_up = upper if before is None else np.minimum(upper, before[2])
         wide = np.zeros(eps.shape, dtype=bool)
         wide[:own] = self._width("delta", eps, best_lo, best_up, own) > self.accuracy
+        wide[left] = np.tile(wide[:own], (left.stop - left.start) // own)   # their lower sides certify the width
         if wide.any():
             lower[wide] = np.maximum(lower[wide], np.max([pmf.delta(eps[wide], threads) for pmf in optimistic], axis=0))
         return lower, upper, charges
@@ -692,8 +708,13 @@ class SubsampledGaussianPLD:
         near = top > self.NEAR_ONE
         excess = fixed[1, :own]
         total = fixed[0, :own] + np.where(near, excess, 0.0)
-        alone = np.min(certified_epsilon_width(eps, top - total, top, x[own:].reshape(-1, own),
-                                               up[own:].reshape(-1, own)), axis=0)
+        right, left = _offset_rows(x.size, own)
+        alone = np.min(certified_epsilon_width(eps, top - total, top, x[right].reshape(-1, own),
+                                               up[right].reshape(-1, own)), axis=0, initial=np.inf)
+        # to the left: the lower side as close to the upper one as the fixed part lets it be
+        best_left = up[left] - fixed[0, left] - np.where(up[left] > self.NEAR_ONE, fixed[1, left], 0.0)
+        alone = np.minimum(alone, np.min(left_epsilon_width(eps, top, x[left].reshape(-1, own),
+                                                            best_left.reshape(-1, own)), axis=0, initial=np.inf))
         grid_led = ((top - lo[:own] >= 2.0 * total) | (near & (top - lo[:own] >= 2.0 * excess))
                     | ((lo[:own] == 0.0) & (q < h)))
         return np.where(grid_led, 0.0, alone)
@@ -977,6 +998,16 @@ def _span(sigma: float, q: float, rounds: float, sensitivity: float) -> float:
     one_round = float(np.logaddexp(math.log1p(-q), math.log(q) + (0.5 + z * s) / (s * s)) - math.log1p(-q))
     spread = 2 * z * math.sqrt(rounds * q * q * math.expm1(min(1.0 / (s * s), 700.0)))
     return min(spread + 2 * one_round, rounds * one_round)
+
+
+def _offset_rows(size: int, own: int) -> tuple[slice, slice]:
+    """Where, in a point's arguments under ``delta_accuracy="epsilon"`` (``own`` of its own, then one row of
+    ``own`` per offset of ``RIGHT_OFFSETS``, then one per fraction of ``LEFT_FRACTIONS``), the right and the
+    left rows lie (empty slices for arguments without them)."""
+    rows = size // own - 1 if own else 0
+    right_rows = min(rows, len(RIGHT_OFFSETS))
+    end = own * (1 + right_rows)
+    return slice(own, end), slice(end, own * (1 + rows))
 
 
 def _fixed_part(pmf: GridPMF, eps: np.ndarray, values: np.ndarray) -> np.ndarray:
