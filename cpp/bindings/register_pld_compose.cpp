@@ -16,8 +16,8 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
-#include <optional>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -313,8 +313,7 @@ void register_pld_compose(py::module_& m) {
           "bound is the smaller; loss_shifts: each factor's loss error, summed per item into its loss_shift).");
     m.def(
         "pld_working_memory_limit",
-        [](std::optional<std::int64_t> bytes) {
-            if (bytes && *bytes < 0) throw py::value_error("limit must be >= 0 bytes");
+        [](std::optional<std::int64_t> bytes) {   // a negative limit: the gate's std::invalid_argument, a ValueError
             return bytes ? pld::working_memory_gate().set_limit(*bytes) : pld::working_memory_gate().limit();
         },
         py::arg("limit") = py::none(),

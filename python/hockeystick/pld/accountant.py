@@ -312,7 +312,7 @@ class SubsampledGaussianPLD:
         # points that start below their sampling rate instead of on a blind grid (``_unblinded_start``)
         unblinded = {i for i, h in step.items() if by_epsilon and h < self._span_start(points[i])}
         # settled by their own arguments (delta is larger at the left ones, smaller at the right ones)
-        right_xs = [x[:n * (1 + len(RIGHT_OFFSETS))] for x, n in zip(xs, own)]
+        right_xs = [x[:_offset_rows(x.size, n)[0].stop] for x, n in zip(xs, own)]
         for i, up in self._settled_uppers(sorted(unblinded), points, right_xs, threads).items():
             chosen[i] = (np.zeros(own[i]), up[:own[i]])
             del step[i]
@@ -427,14 +427,8 @@ class SubsampledGaussianPLD:
             return up - lo
         if self.delta_accuracy == "relative":
             return (up - lo) / np.maximum(up, self.DELTA_FLOOR)
-        eps = x[:own]
-        right, left = _offset_rows(x.size, own)
-        widths = np.min(certified_epsilon_width(eps, lo[:own], up[:own], x[right].reshape(-1, own),
-                                                up[right].reshape(-1, own)), axis=0, initial=np.inf)
-        widths = np.minimum(widths, np.min(left_epsilon_width(eps, up[:own], x[left].reshape(-1, own),
-                                                              lo[left].reshape(-1, own)), axis=0, initial=np.inf))
         done = (up[:own] < self.DELTA_FLOOR) | (lo[:own] >= self.DELTA_CEILING)
-        return np.where(done, 0.0, np.minimum(widths, 1e100))
+        return np.where(done, 0.0, np.minimum(_least_epsilon_width(x, own, lo, up), 1e100))
 
     def _step_brackets(self, batch: list[int], points: list[tuple], step: dict[int, float], xs: list[np.ndarray],
                        method: str, best: dict[int, tuple[float, np.ndarray, np.ndarray, np.ndarray]],
@@ -704,17 +698,13 @@ class SubsampledGaussianPLD:
         direct DFT bins narrow the round-off part (``_next_interval``)."""
         if not by_epsilon:
             return None
-        eps, top = x[:own], up[:own]
+        top = up[:own]
         near = top > self.NEAR_ONE
         excess = fixed[1, :own]
         total = fixed[0, :own] + np.where(near, excess, 0.0)
-        right, left = _offset_rows(x.size, own)
-        alone = np.min(certified_epsilon_width(eps, top - total, top, x[right].reshape(-1, own),
-                                               up[right].reshape(-1, own)), axis=0, initial=np.inf)
-        # to the left: the lower side as close to the upper one as the fixed part lets it be
-        best_left = up[left] - fixed[0, left] - np.where(up[left] > self.NEAR_ONE, fixed[1, left], 0.0)
-        alone = np.minimum(alone, np.min(left_epsilon_width(eps, top, x[left].reshape(-1, own),
-                                                            best_left.reshape(-1, own)), axis=0, initial=np.inf))
+        # the lower side at every argument as close to the upper one as the fixed part lets it be
+        closest = up - (fixed[0] + np.where(up > self.NEAR_ONE, fixed[1], 0.0))
+        alone = _least_epsilon_width(x, own, closest, up)
         grid_led = ((top - lo[:own] >= 2.0 * total) | (near & (top - lo[:own] >= 2.0 * excess))
                     | ((lo[:own] == 0.0) & (q < h)))
         return np.where(grid_led, 0.0, alone)
@@ -1008,6 +998,18 @@ def _offset_rows(size: int, own: int) -> tuple[slice, slice]:
     right_rows = min(rows, len(RIGHT_OFFSETS))
     end = own * (1 + right_rows)
     return slice(own, end), slice(end, own * (1 + rows))
+
+
+def _least_epsilon_width(x: np.ndarray, own: int, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+    """The certified epsilon width at each of a point's ``own`` arguments, the least of the chords to the right
+    rows' upper sides (``certified_epsilon_width``) and of the left rows' lower sides (``left_epsilon_width``);
+    ``lower`` and ``upper`` give both sides at every argument of ``x`` (layout: ``_offset_rows``)."""
+    eps = x[:own]
+    right, left = _offset_rows(x.size, own)
+    by_chord = certified_epsilon_width(eps, lower[:own], upper[:own], x[right].reshape(-1, own),
+                                       upper[right].reshape(-1, own))
+    by_left = left_epsilon_width(eps, upper[:own], x[left].reshape(-1, own), lower[left].reshape(-1, own))
+    return np.minimum(np.min(by_chord, axis=0, initial=np.inf), np.min(by_left, axis=0, initial=np.inf))
 
 
 def _fixed_part(pmf: GridPMF, eps: np.ndarray, values: np.ndarray) -> np.ndarray:
