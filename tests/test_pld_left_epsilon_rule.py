@@ -59,3 +59,20 @@ def test_a_steep_point_refines_until_its_left_lower_side_certifies_the_width():
     lo_left = pld.SubsampledGaussianPLD(**kw).delta(left, bound="lower")
     assert up < 2.0 * lo
     assert left_epsilon_width(eps, up, left, lo_left) <= 1e-2
+
+
+def test_edge_arguments_keep_their_brackets_and_the_width_rule_certifies_nothing_there():
+    """eps = 0, a subnormal and 1e308 (its left arguments round back to it or floor at 0) beside ordinary
+    ones, and q = 1 (the closed-form Gaussian, no refinement) in the same call: every bracket holds the
+    exact delta; the width rule certifies nothing from a left argument equal to eps."""
+    eps = np.array([0.0, 5e-324, 1.0, 8.0, 1e308])
+    sigma, q = 0.5, np.array([[0.3], [1.0]])
+    lo, up = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=1, accuracy=1e-2,
+                                       delta_accuracy="epsilon").delta(eps, bound="both")
+    # at 1e308 the closed form cancels beyond 50 digits; delta there is >= 0 and tiny, so the lower side must be 0
+    exact = np.array([[subsampled_gaussian_delta(sigma, qi, e) for e in eps[:-1]] for qi in (0.3, 1.0)])
+    assert np.all(lo[:, :-1] <= exact) and np.all(exact <= up[:, :-1]), (lo, exact, up)
+    assert np.all(lo[:, -1] == 0.0) and np.all(up[:, -1] >= 0.0)
+    assert left_epsilon_width(1e308, 1e-9, 1e308 - 0.0099, 1.0) == 1e308     # 1e308 - 0.0099 is 1e308
+    assert left_epsilon_width(5e-324, 0.1, 0.0, 0.2) == 5e-324                # at most eps
+    assert left_epsilon_width(0.0, 0.1, 0.0, 0.2) == 0.0
