@@ -46,7 +46,7 @@ def test_band_rows_match_the_full_transform_within_the_charge(sigma, q, rounds, 
     # the same bins kept, their values within the FFT's bound of each other: the charges agree closely
     # (with direct bins a band row's bins come from block moments in long double, within delta_taylor ~ 1e-17
     # against the full row's direct sums' ~1.1 u: its charges may only be smaller)
-    for key in ("entry_error", "total_error", "spectral_l2", "inverse_error"):
+    for key in ("entry_error", "total_error", "spectral_l2", "inverse_error", "inverse_l2"):
         if direct:
             assert band[key] <= full[key] * (1.0 + 1e-3), key
         else:

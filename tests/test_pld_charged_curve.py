@@ -140,7 +140,7 @@ def test_epsilon_is_the_unshifted_scan_moved_outward(tag: str, pmf: GridPMF) -> 
                               _fresh(pmf).delta(_arguments(pmf)[:60])])
     scan = _core.pld_charged_epsilon if pmf.pessimistic else _core.pld_charged_lower_epsilon
     unshifted = scan(pmf.p, pmf.k_lo, pmf.h, pmf.p_inf, pmf.shift, pmf._slack(), pmf.entry_error, pmf.total_error,
-                     pmf.spectral_l2, pmf.inverse_error, 0.0, targets)
+                     pmf.spectral_l2, pmf.inverse_error, 0.0, targets, pmf.inverse_l2)
     want = _moved(unshifted, pmf.loss_shift, pmf.pessimistic)
     got = _fresh(pmf).epsilon(targets)
     assert got.tobytes() == want.tobytes(), tag

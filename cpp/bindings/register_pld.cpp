@@ -38,11 +38,13 @@ namespace {
 template <class Scan>
 void def_charged_scan(py::module_& m, const char* name, Scan scan) {
     m.def(name, [scan](input_array p, std::int64_t k_lo, double h, double p_inf, double shift, double slack,
-                       double entry, double total, double l2, double inverse, double loss_shift, input_array delta) {
+                       double entry, double total, double l2, double inverse, double loss_shift, input_array delta,
+                       double inverse_l2) {
         if (p.ndim() != 1) throw py::value_error("internal: the PMF must be one-dimensional");
         for (py::ssize_t i = 0; i < delta.size(); ++i)
             if (std::isnan(delta.data()[i])) throw py::value_error("delta must not be NaN");
-        const pld::GridCharges ch{shift, slack, entry, total, l2, inverse, loss_shift};
+        if (!(inverse_l2 >= 0.0)) throw py::value_error("inverse_l2 must be >= 0 (a bound; inf: none)");
+        const pld::GridCharges ch{shift, slack, entry, total, l2, inverse, loss_shift, inverse_l2};
         py::array_t<double> out(delta.size());
         const double* pp = p.data();
         const double* dd = delta.data();
@@ -55,7 +57,7 @@ void def_charged_scan(py::module_& m, const char* name, Scan scan) {
         return out;
     }, py::arg("p"), py::arg("k_lo"), py::arg("h"), py::arg("p_inf"), py::arg("shift"), py::arg("slack"),
        py::arg("entry_error"), py::arg("total_error"), py::arg("spectral_l2"), py::arg("inverse_error"),
-       py::arg("loss_shift"), py::arg("delta"));
+       py::arg("loss_shift"), py::arg("delta"), py::arg("inverse_l2") = std::numeric_limits<double>::infinity());
 }
 
 py::array_t<double> to_array(const std::vector<double>& v) {

@@ -202,6 +202,7 @@ py::list compose_many(const std::vector<input_array>& masses, const std::vector<
         d["total_error"] = r.total_error;
         d["spectral_l2"] = r.spectral_l2;
         d["inverse_error"] = r.inverse_error;
+        d["inverse_l2"] = r.inverse_l2;
         d["loss_shift"] = r.loss_shift;
         d["p"] = owned_array(std::move(r.p));
         out.append(d);

@@ -54,7 +54,12 @@
 // carries four numbers (ComposedPMF) from
 // which delta(eps) is charged: entry_error per grid point above eps, capped by
 // total_error and by spectral_l2 sqrt(n) + inverse_error n (Cauchy-Schwarz over n points
-// with weights in [0, 1]); pld_hockey_stick.hpp's charged_epsilon and the facade's
+// with weights in [0, 1]), the inverse's part inverse_error n there being replaced by inverse_l2 sqrt(n)
+// where smaller: the normwise model (pld_fft_backend.hpp) bounds the inverse transform's own error
+// vector by inverse_l2 = 8 u ceil(log2 M) ||Y||_2 / sqrt(M) in Euclidean norm, so over n points it adds
+// at most inverse_l2 sqrt(n) (after few rounds ||Y||_1 / M is ~1/20 while ||Y||_2 / sqrt(M) = ||y||_2
+// ~ 0.2, and n ~ 1e5 points: sigma 0.5, q 1e-4, 10 rounds, h 8e-5: 1.7e-10 -> ~1e-12, against a
+// delta of 1e-9); pld_hockey_stick.hpp's charged_epsilon and the facade's
 // GridPMF apply them (added on the pessimistic side, twice subtracted on the optimistic
 // side, where negative entries are clipped to 0).
 //
@@ -168,6 +173,9 @@ struct ComposedPMF {
     double entry_error = 0.0, total_error = 0.0;
     double spectral_l2 = std::numeric_limits<double>::infinity(), inverse_error = 0.0;
     double loss_shift = 0.0;  // sum over the terms of count x the factor's loss_shift, rounded up
+    // The inverse transform's own error in Euclidean norm (pld_fft_backend.hpp's normwise model):
+    // 8 u ceil(log2 M) ||Y||_2 / sqrt(M), Y the half spectrum handed to it (opening comment).
+    double inverse_l2 = std::numeric_limits<double>::infinity();
 };
 
 constexpr double kDefaultCompositionTail = 1e-15;
@@ -760,7 +768,7 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
         }
     }
     std::vector<std::complex<double>> spectrum(static_cast<std::size_t>(items * bins));
-    std::vector<double> spec_l1(items), d_sum(items), d_sq(items);
+    std::vector<double> spec_l1(items), d_sum(items), d_sq(items), spec_sq(items);
     static_cast<void>(threads);  // read by the OpenMP clause only
 #pragma omp parallel for schedule(dynamic, 1) if (items >= kParallelItems && threads != 1)
     for (std::int64_t i = 0; i < items; ++i) {
@@ -857,6 +865,14 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
             dq += d * d;
         }
         const double tau2 = 2.0 * kDroppedPower;
+        // sum |Y_k|^2 over the half spectrum as handed to the inverse, in long double (n terms: within
+        // n u_L relative, far inside the 1e-9 the result is raised by)
+        long double sq = 0.0L;
+        for (std::int64_t k = 0; k < bins; ++k) {
+            const long double re = out[k].real(), im = out[k].imag();
+            sq += re * re + im * im;
+        }
+        spec_sq[i] = static_cast<double>(sq) * (1.0 + 1e-9);
         spec_l1[i] = 2.0 * l1;
         d_sum[i] = ds + tau2 * static_cast<double>(dropped);
         d_sq[i] = dq + tau2 * tau2 * static_cast<double>(dropped);
@@ -881,6 +897,8 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
         r.total_error = spec_err_l2 + fft_err * spec_l1[i];
         r.spectral_l2 = spec_err_l2 / std::sqrt(static_cast<double>(m));
         r.inverse_error = inverse;
+        // ||y||_2 = ||Y_full||_2 / sqrt(m) <= sqrt(2 sum_half |Y_k|^2 / m), each operation raised by 1e-9
+        r.inverse_l2 = fft_err * std::sqrt(2.0 * spec_sq[i] / static_cast<double>(m)) * (1.0 + 1e-9);
         // Only the window is kept: above it lies true mass (charged to +infinity already) and,
         // when m exceeds the window, mass from below it wrapped around (charged now).
         const std::int64_t start = ((w.a_idx - w.lo_full) % m + m) % m;

@@ -40,7 +40,7 @@ inline double suffix_sum_slack(std::int64_t n) {
 // GridPMF.loss_shift and passes it to the scans itself).
 inline GridCharges charges_of(const ComposedPMF& c) {
     return GridCharges{c.shift, suffix_sum_slack(static_cast<std::int64_t>(c.p.size())), c.entry_error,
-                       c.total_error, c.spectral_l2, c.inverse_error, c.loss_shift};
+                       c.total_error, c.spectral_l2, c.inverse_error, c.loss_shift, c.inverse_l2};
 }
 
 // Largest eps known to lie at or below the true epsilon(target) for each target (-inf: none above).

@@ -90,7 +90,7 @@ inline double loss_shifted(double v, double s, bool up) {
 // The certified (pessimistic) epsilon of a composed PMF carrying error charges (python
 // pmf.GridPMF): the smallest eps with
 //   C(eps) = delta_raw(eps) (1 + slack) + shift + charge(#grid points above eps) <= target,
-//   charge(m) = min(entry m, total, l2 sqrt(m) + inverse m)    (0 when total = 0).
+//   charge(m) = min(entry m, total, l2 sqrt(m) + min(inverse m, inverse_l2 sqrt(m)))    (0 when total = 0).
 // C is non-increasing, and the charge is constant on each open grid interval, so one scan down
 // from the top of the grid (suffix sums as in GridProfile, built on the way) finds the first grid
 // point l_k where C(l_k) > target; the answer lies in (l_k, l_{k+1}] and inverts delta_raw there
@@ -98,9 +98,11 @@ inline double loss_shifted(double v, double s, bool up) {
 // then moved by the loss shift (loss_shifted: + s rounded up).
 struct GridCharges {
     double shift = 0.0, slack = 0.0, entry = 0.0, total = 0.0, l2 = 0.0, inverse = 0.0, loss_shift = 0.0;
+    double inverse_l2 = std::numeric_limits<double>::infinity();  // pld_compose.hpp's ComposedPMF
     double above(double count) const {
-        if (total == 0.0) return 0.0;
-        return std::min(std::min(entry * count, total), l2 * std::sqrt(count) + inverse * count);
+        if (total == 0.0 || !(count > 0.0)) return 0.0;
+        const double root = std::sqrt(count);
+        return std::min(std::min(entry * count, total), l2 * root + std::min(inverse * count, inverse_l2 * root));
     }
 };
 

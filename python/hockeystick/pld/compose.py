@@ -119,5 +119,5 @@ def compose_many(items: Sequence[Factors], *, pessimistic: bool, tail: float = D
         for (i, live), r in zip(group, done):
             out[i] = GridPMF(int(r["k_lo"]), h, r["p"], float(r["p_inf"]), float(r["shift"]), pessimistic,
                              float(r["entry_error"]), float(r["total_error"]), float(r["spectral_l2"]),
-                             float(r["inverse_error"]), float(r["loss_shift"]))
+                             float(r["inverse_error"]), float(r["loss_shift"]), float(r["inverse_l2"]))
     return [pmf for pmf in out if pmf is not None]

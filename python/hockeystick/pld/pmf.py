@@ -11,10 +11,11 @@ safe direction (added on a pessimistic PMF, subtracted on an optimistic one):
 - ``entry_error``: a bound on the round-off of each grid mass, so the charge at
   eps is entry_error times the number n of grid points above eps, capped by
 - ``total_error``: a bound on the summed round-off of all masses, and by
-- ``spectral_l2`` sqrt(n) + ``inverse_error`` n: the error splits into a part whose
-  Euclidean norm is at most ``spectral_l2`` (Parseval) and one of at most
-  ``inverse_error`` per entry; by Cauchy-Schwarz the first adds at most its norm
-  times sqrt(n) over n entries (with weights in [0, 1]);
+- ``spectral_l2`` sqrt(n) + min(``inverse_error`` n, ``inverse_l2`` sqrt(n)): the error splits
+  into a part whose Euclidean norm is at most ``spectral_l2`` (Parseval) and the inverse
+  transform's own, at most ``inverse_error`` per entry and ``inverse_l2`` in Euclidean norm
+  (cpp/include/hockeystick/pld_fft_backend.hpp's normwise model); by Cauchy-Schwarz a part of
+  Euclidean norm E adds at most E sqrt(n) over n entries (with weights in [0, 1]);
 - ``slack``: the relative round-off of the suffix sums, 4 (n + 4) u for n grid points
   (``_core.pld_suffix_sum_slack``, cpp/include/hockeystick/pld_epsilon_bracket.hpp);
 - ``loss_shift``: a bound s on how far the true losses may lie from the losses the grid
@@ -57,6 +58,7 @@ class GridPMF:
     spectral_l2: float = math.inf
     inverse_error: float = 0.0
     loss_shift: float = 0.0
+    inverse_l2: float = math.inf
 
     def __post_init__(self) -> None:
         # NaN or a negative shift would move the curve's argument the unsafe way (or nowhere defined)
@@ -138,7 +140,10 @@ class GridPMF:
 
     def _charge_above(self, count: np.ndarray) -> np.ndarray:
         """Round-off charge of ``count`` grid masses (the least of the three bounds above)."""
-        by_norm = self.spectral_l2 * np.sqrt(count) + self.inverse_error * count
+        root = np.sqrt(count)
+        with np.errstate(invalid="ignore"):   # inf x 0 where nothing is counted: no charge there
+            inverse = np.where(count > 0, np.minimum(self.inverse_error * count, self.inverse_l2 * root), 0.0)
+        by_norm = self.spectral_l2 * root + inverse
         return np.minimum(np.minimum(self.entry_error * count, self.total_error), by_norm)
 
     def _charge(self, eps: np.ndarray) -> np.ndarray:
@@ -317,7 +322,8 @@ class GridPMF:
         # the true curve is the built one moved by the loss shift (module docstring): so is its inverse,
         # each answer moved inside the scan
         return scan(self.p, self.k_lo, self.h, self.p_inf, self.shift, self._slack(), self.entry_error,
-                    self.total_error, self.spectral_l2, self.inverse_error, self.loss_shift, want).reshape(given.shape)
+                    self.total_error, self.spectral_l2, self.inverse_error, self.loss_shift, want,
+                    self.inverse_l2).reshape(given.shape)
 
     def log_mgf(self, lam: np.ndarray) -> np.ndarray:
         """log sum_k p_k e^{lam l_k} for each lam (the finite part; a sub-probability)."""
