@@ -192,10 +192,13 @@ constexpr std::int64_t kParallelItems = 4;
 // m ceil(log2 m) products per row, or kDirectTermsAtLeast if more (~9 ns each), in a row where the FFT bound's
 // charge at those bins, about c delta (2 sum |X|^(2(c-1)))^(1/2) (the spectral_l2 part of
 // total_error), reaches kDirectMinCharge: many rounds, where the power amplifies delta about
-// c-fold; below it the direct bins would move delta by less than 1e-10.  Only where long double
+// c-fold; below it the direct bins would move delta by less than 1e-11, a hundredth of the delta of
+// 1e-9 a G1-style epsilon bracket still reads (1e-10 left sigma 0.576, q 1e-4, 295 rounds at
+// [7.3e-10, 1.01e-9]: its rows' charge estimate was 9.4e-11; G1's 40 sample blocks met 36 more points
+// at the same CPU with 1e-11).  Only where long double
 // is x86-64's 80-bit format (64 bits: fast in hardware), where the power of the direct bins is
 // also taken in long double, its rounding charged with u_L = 2^-64 instead of u.
-constexpr double kDirectMinCharge = 1e-10;
+constexpr double kDirectMinCharge = 1e-11;
 constexpr double kDirectBandFloor = 1e-6;
 constexpr double kDirectTermsPerPoint = 1.0;
 constexpr double kDirectTermsAtLeast = 1 << 19;  // a few ms: short rows get their whole band
