@@ -51,7 +51,7 @@
 // charge, leaving c delta_direct (or c delta_long) as the charge.  Per output entry the error is at most
 // (1/M) sum_k |dY_k| plus the inverse transform's own (8 u ceil(log2 M) ||Y||_1 / M); in
 // Euclidean norm the first part is at most ||dY||_2 / sqrt(M) (Parseval).  The result
-// carries four numbers (ComposedPMF) from
+// carries five numbers (ComposedPMF) from
 // which delta(eps) is charged: entry_error per grid point above eps, capped by
 // total_error and by spectral_l2 sqrt(n) + inverse_error n (Cauchy-Schwarz over n points
 // with weights in [0, 1]), the inverse's part inverse_error n there being replaced by inverse_l2 sqrt(n)
