@@ -103,3 +103,46 @@ def test_charge_above_zero_points_is_zero_with_an_infinite_normwise_bound():
     assert pmf.inverse_l2 == math.inf   # not composed by FFT: the entrywise bound alone
     np.testing.assert_array_equal(pmf._charge_above(np.array([0.0, 4.0])),
                                   [0.0, min(4e-15, 1e-14, 2e-15 + 4e-16)])
+
+
+def _rr_exact_delta(noise: float, rounds: int, eps: float) -> float:
+    """delta(eps) of ``rounds`` compositions of 2-bucket randomized response, exact (mpmath, 50 digits): the
+    loss is (2j - T) L0 with j ~ Binomial(T, stay) under P, L0 = log(stay / move)."""
+    import mpmath as mp
+
+    with mp.workdps(50):
+        stay, move = 1 - mp.mpf(noise) / 2, mp.mpf(noise) / 2
+        l0, e = mp.log(stay / move), mp.mpf(eps)
+        total = mp.mpf(0)
+        for j in range(rounds + 1):
+            loss = (2 * j - rounds) * l0
+            if loss > e:
+                total += mp.binomial(rounds, j) * stay ** j * move ** (rounds - j) * (1 - mp.exp(e - loss))
+        return float(total)
+
+
+@pytest.mark.parametrize("h", [1e-3, 5e-2])
+def test_spiky_composition_brackets_the_exact_curve_at_the_edges(h):
+    """300 rounds of randomized response (atoms 0.4 apart: a spiky composed PMF, where the normwise charge is the
+    smaller), on a fine and a coarse grid: delta at eps = 0, a subnormal, 1e308 and between, and epsilon at
+    deltas down to a subnormal, each bracket around the exact value (mpmath), both sides charged with inverse_l2."""
+    from hockeystick.pld.randomized_response import randomized_response
+
+    noise, rounds = 0.9, 300
+    dist = randomized_response(noise, 2, value_discretization_interval=h).self_compose(rounds)
+    pmfs = dist.composed(True) + dist.composed(False)
+    assert any(math.isfinite(g.inverse_l2) and g.inverse_l2 * math.sqrt(g.p.size) < g.inverse_error * g.p.size
+               for g in pmfs)
+    eps = np.array([0.0, 5e-324, 1.0, 10.0, 25.0, 60.0, 1e308])
+    lo, up = dist.delta(eps, bound="both")
+    for e, l, u in zip(eps, lo, up):
+        exact = _rr_exact_delta(noise, rounds, float(e))
+        assert 0.0 <= l <= exact <= u <= 1.0, (e, l, exact, u)
+    targets = np.array([0.5, 1e-3, 1e-9, 1e-300, 5e-324])
+    e_lo, e_up = dist.epsilon(targets, bound="both")
+    for t, a, b in zip(targets, e_lo, e_up):
+        assert 0.0 <= a <= b
+        if math.isfinite(b):
+            assert _rr_exact_delta(noise, rounds, float(b)) <= t   # epsilon(t) <= b
+        if a > 0.0:
+            assert _rr_exact_delta(noise, rounds, float(np.nextafter(a, 0.0))) >= t   # epsilon(t) >= a
