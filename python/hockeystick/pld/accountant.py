@@ -701,10 +701,10 @@ class SubsampledGaussianPLD:
         top = up[:own]
         near = top > self.NEAR_ONE
         excess = fixed[1, :own]
-        total = fixed[0, :own] + np.where(near, excess, 0.0)
+        fixed_part = fixed[0] + np.where(up > self.NEAR_ONE, fixed[1], 0.0)   # at every argument
+        total = fixed_part[:own]
         # the lower side at every argument as close to the upper one as the fixed part lets it be
-        closest = up - (fixed[0] + np.where(up > self.NEAR_ONE, fixed[1], 0.0))
-        alone = _least_epsilon_width(x, own, closest, up)
+        alone = _least_epsilon_width(x, own, up - fixed_part, up)
         grid_led = ((top - lo[:own] >= 2.0 * total) | (near & (top - lo[:own] >= 2.0 * excess))
                     | ((lo[:own] == 0.0) & (q < h)))
         return np.where(grid_led, 0.0, alone)

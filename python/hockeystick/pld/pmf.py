@@ -150,7 +150,8 @@ class GridPMF:
         """Round-off charge at eps: that of the grid points above eps."""
         if self.total_error == 0.0:
             return np.zeros(eps.shape)
-        first_above = np.clip(np.floor(eps / self.h) - self.k_lo + 1, 0, self.p.size)
+        with np.errstate(over="ignore"):   # eps near 1e308: +inf grid points, clipped to none above
+            first_above = np.clip(np.floor(eps / self.h) - self.k_lo + 1, 0, self.p.size)
         return self._charge_above(self.p.size - first_above)
 
     def _charged_lower(self, eps: np.ndarray, threads: int) -> np.ndarray:
@@ -246,7 +247,8 @@ class GridPMF:
         # The round-off charge falls as eps rises (fewer grid points above), so the charged curve
         # may rise; delta itself does not, so a lower bound at any eps' >= eps also bounds delta(eps):
         # take the largest one, at eps or at a grid point above it (the charge is constant between).
-        k = np.clip(np.ceil(eps / self.h) - self.k_lo, 0, self.p.size).astype(np.int64)
+        with np.errstate(over="ignore"):   # eps near 1e308: clipped to the top of the grid
+            k = np.clip(np.ceil(eps / self.h) - self.k_lo, 0, self.p.size).astype(np.int64)
         return self._envelope_near(k.ravel(), low.ravel(), threads).reshape(low.shape)
 
     def delta_many(self, epsilon: np.ndarray) -> np.ndarray:
