@@ -241,6 +241,8 @@ void register_pld(py::module_& m) {
         return out;
     }, py::arg("values"), py::arg("loss_shift"), py::arg("up"));
     m.attr("pld_max_interval") = pld::max_interval;
+    // pld_cells.hpp's bound on a cell's two numbers: |dc| + |dd| <= cell_round_off (c + d)
+    m.attr("pld_cell_round_off") = pld::cell_round_off;
     m.def("pld_subsampled_gaussian", [](double sigma, double q, bool remove, double h, double tail,
                                         std::int64_t max_cells) {
         return both_sides([=] { return pld::subsampled_gaussian_cells(sigma, q, remove, h, tail, max_cells); });
@@ -306,11 +308,11 @@ void register_pld(py::module_& m) {
         return py::make_tuple(to_array(arg), to_array(fac), to_array(arg1), to_array(fac1));
     }, py::arg("base"), py::arg("dx"), py::arg("l"), py::arg("shift"), py::arg("s"));
     m.def("pld_subsampled_gaussian_cells", [](double sigma, double q, bool remove, double h, double tail,
-                                              std::int64_t max_cells) {
+                                              std::int64_t max_cells, bool halves) {
         pld::Cells cells;
         {
             py::gil_scoped_release release;
-            cells = pld::subsampled_gaussian_cells(sigma, q, remove, h, tail, max_cells);
+            cells = pld::subsampled_gaussian_cells(sigma, q, remove, h, tail, max_cells, halves);
         }
         py::dict out;
         out["k_lo"] = cells.k_lo;
@@ -335,7 +337,7 @@ void register_pld(py::module_& m) {
         out["d_hi"] = to_array(cells.d_hi);
         return out;
     }, py::arg("sigma"), py::arg("sampling_rate"), py::arg("remove"), py::arg("h"), py::arg("tail"),
-       py::arg("max_cells"));
+       py::arg("max_cells"), py::arg("halves") = true);
     m.def("pld_laplace", [](double distance, double scale, double h, std::int64_t max_cells) {
         return both_sides([=] { return pld::laplace_cells(distance, scale, h, max_cells); });
     }, py::arg("distance"), py::arg("scale"), py::arg("h"), py::arg("max_cells"));

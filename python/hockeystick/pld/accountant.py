@@ -11,6 +11,8 @@ accountant contract: keyword parameters that broadcast (numpy arrays allowed),
 from __future__ import annotations
 
 import math
+import threading
+from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Iterable, Literal
 
@@ -22,13 +24,16 @@ from ..certified_theta import radius_down, radius_up, theta_epsilon_lower, theta
 from .compose import DEFAULT_TAIL
 from .distribution import (Bound, PrivacyLossDistribution, Result, bound_result, compose_all, delta_values,
                            epsilon_values, evaluate_into, undominated_lower_sides)
-from . import dominated_direction, round_cache, two_resolution
+from . import complement, dominated_direction, round_cache, two_resolution
 from .affinity_ceiling import delta_lower_near_one, subsampled_gaussian_log_affinity
 from .calibration_start import calibration_grids, calibration_start
 from .directional_delta import calibration_directions
 from .epsilon_width import LEFT_FRACTIONS, RIGHT_OFFSETS, certified_epsilon_width, epsilon_gap, left_epsilon_width
 from .mechanisms import DEFAULT_INTERVAL, checked_interval, subsampled_gaussian
 from .pmf import GridPMF
+
+# guards SubsampledGaussianPLD's kept complement factors, which the threads of one call share
+_COMPLEMENT_LOCK = threading.Lock()
 
 
 class PLDAccountant:
@@ -161,6 +166,10 @@ class SubsampledGaussianPLD:
     DELTA_FLOOR = 1e-9
     DELTA_CEILING = 1.0 - DELTA_FLOOR
     NEAR_ONE = 1.0 - 1e-6
+    # above this upper delta the complement's bracket is taken too (``_complement_near_one``): the composed
+    # PMFs' gap there is absolute (T rounds of relative errors per mass, ~1e-8 after 68665 rounds at sigma
+    # 0.5, q 0.0078), 2-5 % of 1 - delta ~ 1e-6
+    COMPLEMENT_ABOVE = 1.0 - 1e-3
     STALLED = 0.9
     SLOWEST_POWER = 0.5
     NEAR_CAPPED = 4.0
@@ -216,6 +225,7 @@ class SubsampledGaussianPLD:
         self.workers = 1 if self._map is not None else _validation.workers(workers)
         self._plds: dict[tuple, PrivacyLossDistribution] = {}
         self._log_affinities: dict[tuple, np.ndarray] = {}
+        self._complement_factors: OrderedDict[tuple, list[complement.DirectionFactors]] = OrderedDict()
 
     def _raised_near_one(self, point: tuple, eps: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
         """``lower`` (certified lower deltas of ``point`` = (sigma, q, rounds, sensitivity) at ``eps``) raised,
@@ -234,6 +244,71 @@ class SubsampledGaussianPLD:
         raised = np.array(lower, dtype=np.float64)
         raised[near] = np.maximum(raised[near], delta_lower_near_one(self._log_affinities[key], rounds, eps[near]))
         return raised
+
+    # complement factors kept for the last few (sigma / sensitivity, q, h): a refinement step's rows share them
+    COMPLEMENT_KEPT = 4
+
+    def _complement_near_one(self, points: list[tuple], hs: list[float], xs: list[np.ndarray],
+                             brackets: list[tuple[np.ndarray, np.ndarray]], threads: int,
+                             adds: list[np.ndarray | None] | None = None
+                             ) -> tuple[list[tuple[np.ndarray, np.ndarray]], list[np.ndarray | None]]:
+        """Each bracket (certified lower and upper deltas of ``points[i]`` = (sigma, q, rounds, sensitivity) at
+        ``xs[i]`` on grid ``hs[i]``) intersected, where its upper side is above ``COMPLEMENT_ABOVE`` (1 - 1e-3), with
+        the complement's (``complement.delta_brackets``: 1 - delta bounded with relative accuracy, from a
+        dominating PMF with masses taken from below and a test on the cells' labels; there the composed
+        PMFs' relative errors per mass, T-fold, leave a gap of a few 1e-10 while 1 - delta is ~1e-8: sigma
+        0.5, q 0.1, 1600 rounds, eps 0.5, h 1e-3: 1 - delta in [8.546e-9, 9.065e-9] before, [8.7878e-9,
+        8.7885e-9] after).  The lower side comes from the remove direction's test (it sets delta near 1 in
+        G1: the add direction's complement is the larger there), the upper side from both directions, the add
+        one's composed only where ``adds[i]`` (its certified upper side from the composed PMFs, where known) is
+        not already below the remove direction's.
+        Points sharing (sigma / sensitivity, q, h) are composed together; a group whose factors or
+        compositions cannot be built (ValueError: too many cells, a window above the cap) is left as it is.
+        Also returns, per point, where the complement's bracket was taken (None: nowhere)."""
+        out = list(brackets)
+        taken: list[np.ndarray | None] = [None] * len(brackets)
+        groups: dict[tuple, list[int]] = {}
+        for i, (point, h, (_, up)) in enumerate(zip(points, hs, brackets)):
+            if h <= complement.MAX_INTERVAL and np.any(up > self.COMPLEMENT_ABOVE):
+                groups.setdefault((point[0] / point[3], point[1], h), []).append(i)
+        for key, members in groups.items():
+            factors = self._complement_factors_of(key)
+            if not factors:
+                continue
+            near = [brackets[i][1] > self.COMPLEMENT_ABOVE for i in members]
+            try:
+                given = adds if adds is not None else [None] * len(brackets)
+                known = [None if (add := given[i]) is None else add[n] for i, n in zip(members, near)]
+                found = complement.delta_brackets(factors, [int(points[i][2]) for i in members],
+                                                  [xs[i][n] for i, n in zip(members, near)], workers=threads or None,
+                                                  others=known)
+            except ValueError:
+                continue
+            for i, n, (lo, up) in zip(members, near, found):
+                lower, upper = (np.array(side, dtype=np.float64) for side in brackets[i])
+                lower[n] = np.maximum(lower[n], lo)
+                upper[n] = np.minimum(upper[n], up)
+                out[i] = (lower, upper)
+                taken[i] = n
+        return out, taken
+
+    def _complement_factors_of(self, key: tuple) -> list[complement.DirectionFactors]:
+        """Both directions' complement factors at key = (sigma / sensitivity, q, h) (the test's for the remove
+        direction only), kept for the last ``COMPLEMENT_KEPT`` keys; [] where they cannot be built."""
+        with _COMPLEMENT_LOCK:
+            factors = self._complement_factors.get(key)
+        if factors is None:
+            s, q, h = key
+            try:
+                factors = [complement.subsampled_gaussian_factors(s, q, True, h),
+                           complement.subsampled_gaussian_factors(s, q, False, h, test=False)]
+            except ValueError:
+                factors = []
+            with _COMPLEMENT_LOCK:
+                self._complement_factors[key] = factors
+                while len(self._complement_factors) > self.COMPLEMENT_KEPT:
+                    self._complement_factors.popitem(last=False)
+        return factors
 
     def _build(self, store: dict[tuple, PrivacyLossDistribution], points: list[tuple], h: float, optimistic: bool = True,
                threads: int = 0, blocks: bool = False) -> None:
@@ -317,16 +392,40 @@ class SubsampledGaussianPLD:
             chosen[i] = (np.zeros(own[i]), up[:own[i]])
             del step[i]
         best: dict[int, tuple[float, np.ndarray, np.ndarray, np.ndarray]] = {}  # i: (h, lo, up, width)
+        # points whose arguments still too wide all took the complement's bracket (``_complement_near_one``):
+        # their next grid recomposes the complement alone, the composed PMFs' bracket standing from ``best``
+        only: set[int] = set()
+        add_upper: dict[int, np.ndarray] = {}   # the least add-direction upper side over a point's grids
         while step:
             next_step: dict[int, float] = {}
-            for batch, direct in self._step_batches(step, points, best, unblinded):
-                for i, (lo, up, fixed) in zip(batch, self._step_brackets(batch, points, step, xs, method, best, own,
-                                                                         threads, direct)):
+            next_only: set[int] = set()
+            units = [(batch, direct, False) for batch, direct in
+                     self._step_batches({i: h for i, h in step.items() if i not in only}, points, best, unblinded)]
+            units += [(batch, True, True) for batch in self._windows_within_budget(
+                [(i, _span(*points[i]) / step[i]) for i in sorted(only)])]
+            for batch, direct, complement_only in units:
+                if complement_only:
+                    found = [(best[i][1], best[i][2], np.zeros((2, xs[i].size)), add_upper.get(i)) for i in batch]
+                else:
+                    found = self._step_brackets(batch, points, step, xs, method, best, own, threads, direct)
+                for i, (_, _, _, add) in zip(batch, found):   # every grid's add-direction upper side holds
+                    if add is not None:
+                        add_upper[i] = add if i not in add_upper else np.minimum(add, add_upper[i])
+                sides = [(np.asarray(lo, dtype=np.float64), np.asarray(up, dtype=np.float64)) for lo, up, _, _ in found]
+                taken: list[np.ndarray | None] = [None] * len(batch)
+                if method == "delta":
+                    if not complement_only:
+                        sides = [(self._raised_near_one(points[i], xs[i], lo, up), up)
+                                 for i, (lo, up) in zip(batch, sides)]
+                    sides, taken = self._complement_near_one([points[i] for i in batch], [step[i] for i in batch],
+                                                             [xs[i] for i in batch], sides, threads,
+                                                             [add_upper.get(i) for i in batch])
+                    # where the complement's bracket was taken, the composed PMFs' fixed parts no longer bound
+                    # the gap: it narrows with the grid (``_charge_width`` then leaves those arguments to it)
+                    found = [(lo, up, fixed if n is None else np.where(n, 0.0, fixed), add)
+                             for (lo, up, fixed, add), n in zip(found, taken)]
+                for i, (lo, up), (_, _, fixed, _), near in zip(batch, sides, found, taken):
                     h = step[i]
-                    up = np.asarray(up, dtype=np.float64)
-                    lo = np.asarray(lo, dtype=np.float64)
-                    if method == "delta":
-                        lo = self._raised_near_one(points[i], xs[i], lo, up)
                     if i in best:  # both grids' brackets hold: keep their intersection
                         lo, up = np.maximum(lo, best[i][1]), np.minimum(up, best[i][2])
                     width = self._width(method, xs[i], lo, up, own[i])
@@ -347,7 +446,9 @@ class SubsampledGaussianPLD:
                     else:
                         best[i] = (h, lo, up, width)
                         next_step[i] = finer
-            step = next_step
+                        if near is not None and np.all(near[:own[i]][width > self.accuracy]):
+                            next_only.add(i)
+            step, only = next_step, next_only
         return [c for c in chosen if c is not None]  # every point ends with a bracket
 
     def _settled_uppers(self, pending: list[int], points: list[tuple], xs: list[np.ndarray],
@@ -432,10 +533,11 @@ class SubsampledGaussianPLD:
 
     def _step_brackets(self, batch: list[int], points: list[tuple], step: dict[int, float], xs: list[np.ndarray],
                        method: str, best: dict[int, tuple[float, np.ndarray, np.ndarray, np.ndarray]],
-                       own: list[int], threads: int, direct: bool) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+                       own: list[int], threads: int,
+                       direct: bool) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]]:
         """The certified (lower, upper) of each point of ``batch`` on its grid ``step[i]``, and the part of
         their gap no grid removes (``_delta_bracket``; zeros for epsilon, whose refinement does not use
-        it).  Epsilon screens the add direction on a coarse grid first (``dominated_direction``: the same bracket,
+        it), and the add direction's certified upper side (delta only; None for one direction).  Epsilon screens the add direction on a coarse grid first (``dominated_direction``: the same bracket,
         the add direction's fine composition only where it may be the larger one); so does delta with
         ``delta_accuracy="epsilon"`` (``dominated_direction.delta_sides``: below a tenth of DELTA_FLOOR the
         screen's upper side stands for the add direction's); delta composes the batch together and takes the
@@ -443,7 +545,7 @@ class SubsampledGaussianPLD:
         on earlier grids, ``own[i]`` is how many of ``xs[i]`` are the point's own arguments).  ``direct``: the
         compositions recompute their low-frequency bins directly (``_step_batches``)."""
         if method == "epsilon":
-            return [(lo, up, np.zeros((2,) + lo.shape)) for lo, up in dominated_direction.epsilon_brackets(
+            return [(lo, up, np.zeros((2,) + lo.shape), None) for lo, up in dominated_direction.epsilon_brackets(
                 [points[i] for i in batch], [step[i] for i in batch], [xs[i] for i in batch], self.tail, threads,
                 self.accuracy)]
         if self.delta_accuracy == "epsilon":
@@ -466,9 +568,9 @@ class SubsampledGaussianPLD:
             parts = [(dist.composed(True), ups, side) for dist, ups, side in zip(dists, uppers, sides)]
         # per argument, the fixed part of the direction whose upper side is the bound (not the largest over
         # directions: one direction's mass at +infinity is no part of a bound the other one sets)
-        return [self._delta_bracket(side, xs[i], best.get(i), own[i], ups,
-                                    _of_largest([_fixed_part(pmf, xs[i], up) for pmf, up in zip(pess, ups)], ups),
-                                    threads)
+        return [(*self._delta_bracket(side, xs[i], best.get(i), own[i], ups,
+                                      _of_largest([_fixed_part(pmf, xs[i], up) for pmf, up in zip(pess, ups)], ups),
+                                      threads), np.max(ups[1:], axis=0) if len(ups) > 1 else None)
                 for i, (pess, ups, side) in zip(batch, parts)]
 
     def _delta_bracket(self, sides: dict[int, tuple[GridPMF, np.ndarray]], eps: np.ndarray,
@@ -870,6 +972,10 @@ class SubsampledGaussianPLD:
             evaluate_into(dist, method, x, bound, lo, up, np.arange(x.size))
             if method == "delta" and bound != "upper":   # bound="lower": no upper side to test, raise everywhere
                 lo = self._raised_near_one(point, x, lo, up if bound == "both" else np.ones(x.size))
+            if method == "delta":   # the complement's bracket near 1 (bound="lower": where the lower side is)
+                select = up if bound != "lower" else np.where(lo > self.COMPLEMENT_ABOVE, 1.0, lo)
+                (low, high), = self._complement_near_one([point], [h], [x], [(lo, select)], threads)[0]
+                lo, up = (low if bound != "upper" else lo), (high if bound != "lower" else up)
             out.append((lo, up))
         return out, store if keep else {}
 
@@ -880,6 +986,7 @@ class SubsampledGaussianPLD:
         copy.__dict__.update(self.__dict__)
         copy.sigma = copy.sampling_rate = copy.rounds = copy.sensitivity = np.empty(0)
         copy._plds, copy._log_affinities, copy._map, copy.workers = {}, {}, None, 1
+        copy._complement_factors = OrderedDict()
         return copy
 
     def _evaluate(self, x: ArrayLike, name: str, bound: Bound, gaussian, method: str) -> Result:

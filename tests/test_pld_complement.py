@@ -1,0 +1,106 @@
+"""The complement's bracket on delta near 1 (pld/complement.py) and the accountant's use of it (issue 18):
+against the Gaussian mechanism's closed form and one round of the subsampled Gaussian in 50-digit
+quadrature, each side on its side of the truth and 1 - delta resolved to a small relative width; against
+the composed PMFs' own certified bracket (both hold, so they overlap); and G1's near-one points narrowed."""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+import pytest
+
+from hockeystick.pld import complement
+from hockeystick.pld.accountant import SubsampledGaussianPLD
+
+mpmath.mp.dps = 50
+
+
+def _gaussian_complement(sigma: float, rounds: int, eps: float) -> mpmath.mpf:
+    """1 - delta(eps) of T Gaussian rounds, mu = sqrt(T) / sigma: Phi(eps / mu - mu / 2) + e^eps Phi(-eps / mu - mu / 2)."""
+    mu = mpmath.sqrt(rounds) / mpmath.mpf(sigma)
+    e = mpmath.mpf(eps)
+    return mpmath.ncdf(e / mu - mu / 2) + mpmath.exp(e) * mpmath.ncdf(-e / mu - mu / 2)
+
+
+def _bracket(sigma: float, q: float, rounds: int, h: float, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    factors = [complement.subsampled_gaussian_factors(sigma, q, True, h),
+               complement.subsampled_gaussian_factors(sigma, q, False, h)]
+    return complement.delta_brackets(factors, [rounds], [eps])[0]
+
+
+@pytest.mark.parametrize("sigma, rounds, h, width", [(0.9, 100, 1e-2, 1e-3), (0.9, 100, 2e-3, 1e-4),
+                                                     (0.5, 40, 2e-3, 1e-3), (0.6, 1000, 2e-3, 1e-2)])
+def test_gaussian_composition_is_bracketed_with_relative_accuracy_in_the_complement(sigma, rounds, h, width):
+    """q = 1 (the cells of N(1, s^2) against N(0, s^2)): 1 - delta between 1e-13 and 1e-5, where delta's own
+    bracket is absolute (about 1e-10 after many rounds); the complement's is relative."""
+    eps = np.array([0.0, 0.5, 1.0, 2.0, 4.0, 8.0, 12.0])
+    lo, up = _bracket(sigma, 1.0, rounds, h, eps)
+    for e, low, high in zip(eps, lo, up):
+        exact = _gaussian_complement(sigma, rounds, e)
+        assert 1 - high <= exact <= 1 - low                    # each side on its own side of the truth
+        assert (up - lo).max() < 1e-3                           # and delta itself tight
+        if exact > 1e-11:
+            assert ((1 - low) - (1 - high)) / exact <= width   # 1 - delta to a small relative width
+
+
+@pytest.mark.parametrize("sigma, q, eps", [(0.3, 0.5, 0.5), (0.2, 0.9, 0.5), (0.15, 0.99, 1.0), (0.5, 0.9, 3.0)])
+def test_one_round_bracket_holds_the_50_digit_delta(sigma, q, eps):
+    """T = 1 (no composition: the factors themselves): delta(eps) = max over directions of int (p - e^eps q)_+
+    in 50-digit quadrature, split where p = e^eps q."""
+    s, r = mpmath.mpf(sigma), mpmath.mpf(q)
+
+    def normal(x, mu):
+        return mpmath.exp(-(x - mu) ** 2 / (2 * s * s)) / (s * mpmath.sqrt(2 * mpmath.pi))
+
+    exact = mpmath.mpf(0)
+    for remove in (True, False):
+        mix = lambda x: (1 - r) * normal(x, 0) + r * normal(x, 1)   # noqa: E731
+        p, qq = (mix, lambda x: normal(x, 0)) if remove else (lambda x: normal(x, 0), mix)
+        ratio = (mpmath.exp(eps) - 1 + r) / r if remove else (mpmath.exp(-eps) - 1 + r) / r
+        if ratio <= 0:
+            continue
+        root = s * s * mpmath.log(ratio) + mpmath.mpf(1) / 2
+        ends = [root, mpmath.inf] if remove else [-mpmath.inf, root]
+        exact = max(exact, mpmath.quad(lambda x: p(x) - mpmath.exp(eps) * qq(x), ends))
+    lo, up = _bracket(sigma, q, 1, 1e-3, np.array([eps]))
+    assert lo[0] <= exact <= up[0]
+    assert ((1 - lo[0]) - (1 - up[0])) / (1 - exact) < 1e-3
+
+
+@pytest.mark.parametrize("sigma, q, rounds", [(1.0, 0.05, 200), (0.8, 0.034, 20000), (2.0, 0.1, 3000)])
+def test_bracket_overlaps_the_composed_pmfs_certified_bracket(sigma, q, rounds):
+    """Where delta is not near 1 both brackets are tight, and both are certified: they must overlap (a side
+    that crossed the truth would show here), and the complement's is ordered."""
+    eps = np.array([0.25, 1.0, 2.0, 4.0])
+    acc = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds, value_discretization_interval=1e-3)
+    lo, up = acc.delta(eps, bound="both")
+    clo, cup = _bracket(sigma, q, rounds, 2e-3, eps)
+    assert np.all(clo <= cup)
+    assert np.all(np.maximum(lo, clo) <= np.minimum(up, cup))
+
+
+def test_g1_near_one_point_is_resolved_to_the_epsilon_tolerance():
+    """G1's sigma 0.5, q 0.1, 1600 rounds: 1 - delta ~ 1e-8, where the composed PMFs alone left a gap of
+    ~6 % of it (session 23: [8.457e-9, 9.215e-9] at eps 0.5); the accountant now takes the complement's
+    bracket there, within 1e-3 of 1 - delta, and still around a finer grid's complement bracket."""
+    eps = np.array([0.5, 2.0, 6.0])
+    acc = SubsampledGaussianPLD(sigma=0.5, sampling_rate=0.1, rounds=1600, accuracy=1e-2, delta_accuracy="epsilon")
+    lo, up = acc.delta(eps, bound="both")
+    assert np.all(((1 - lo) - (1 - up)) / (1 - up) < 2e-3)
+    flo, fup = _bracket(0.5, 0.1, 1600, 5e-4, eps)
+    assert np.all(np.maximum(lo, flo) <= np.minimum(up, fup))
+
+
+def test_fixed_grid_bracket_near_one_takes_the_complement():
+    """value_discretization_interval= (no refinement): bound="both" near 1 is the intersection as well."""
+    eps = np.array([0.5, 4.0])
+    acc = SubsampledGaussianPLD(sigma=0.5, sampling_rate=0.1, rounds=1600, value_discretization_interval=1e-3)
+    lo, up = acc.delta(eps, bound="both")
+    clo, cup = _bracket(0.5, 0.1, 1600, 1e-3, eps)
+    assert np.all(lo >= clo) and np.all(up <= cup)
+    assert np.all(((1 - lo) - (1 - up)) / (1 - up) < 1e-3)
+
+
+def test_factors_refuse_a_grid_too_coarse_for_their_slack():
+    with pytest.raises(ValueError, match="h must lie in"):
+        complement.subsampled_gaussian_factors(1.0, 0.1, True, 0.75)
