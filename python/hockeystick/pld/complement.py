@@ -42,20 +42,24 @@ tail of that of their Q-masses b_j, plus the labelled tails:
 with every mass bounded from above: a_j = c_j + s_j and b_j = e^{-l_j} s_j, s_j = (c_j + d_j) / (e^h - 1)
 (pld_cells.hpp's ``cell_mass``), raised by G for the cells' round-off (``cell_round_off`` e^h of a_j,
 ``cell_round_off`` of s_j: within MASS_SLACK for h <= MAX_INTERVAL) and for their edges (a cell's
-kernel takes its edge's loss as l_j, within e: its b_j within e^{+-e}), b_j by 2 u (|l_j| + 1) more for
-e^{-l_j}; a_lo the P-mass below the cells (label -infinity: in A^c whatever the other rounds, so T a_lo
-bounds its part), b_inf the Q-mass above them (label +infinity, at most e^{e - l_{N-1}} times their
-P-mass, the losses there exceeding the top cell's lower end) as the Q-PMF's mass at +infinity.  Both
-compositions are pessimistic (``compose_many``: entries bounded by the exact convolution plus the
-charges; truncated mass put at +infinity, which (3) adds to both tails), so each tail is its sum
-(1 + slack) plus the charge over its points plus the composed mass at +infinity and ``shift``.  Every tau
-gives a valid bound; the one taken is where the composed log-likelihood ratio log A_k - log B_k
-(made non-decreasing) crosses eps, and its neighbours.
+kernel takes its edge's loss as l_j, within e: its b_j within e^{+-e}); a_lo the P-mass below the cells
+(label -infinity: in A^c whatever the other rounds, so T a_lo bounds its part), b_inf the Q-mass above
+them (label +infinity, at most e^{e - l_{N-1}} times their P-mass, the losses there exceeding the top
+cell's lower end: T b_inf bounds its part).  The Q-masses are composed tilted, e^{l_j} b_j / N with N their
+sum (T rounds of e^{l_j} b_j alone would shrink to e^{-T h / 2} against absolute charges), so that
+e^eps B(> tau) = N^T sum_{k > tau / h} B~_k e^{eps - l_k}, a decayed sum.  Both compositions are pessimistic
+(``compose_many``: entries bounded by the exact convolution plus the charges; mass truncated above the
+window, and below it where the FFT is longer than the window, put at +infinity, which (3) adds to both
+tails; ``TRUNCATED``, the compositions' tail, added to both besides, for mass below a window as long as its
+FFT, which folds onto the window's top), so each tail is its sum (1 + slack) plus the charge over its
+points plus those masses and ``shift``.  Every tau gives a valid bound; the one taken is where the composed
+log-likelihood ratio log A_k - log B_k (made non-decreasing) crosses eps, and its neighbours.
 
 Both sides compose with the direct DFT bins (``compose_many``'s ``direct_bins``): without them the
 round-off charge after 10^4 rounds (~3e-10) exceeds the ~4e-11 that an epsilon width of 1e-2 needs at
 1 - delta ~ 1e-8.  delta is the largest over the neighbouring directions: the upper side is the largest
-over both directions' (2), the lower side that of both directions' (3).
+over both directions' (2), the lower side that of the directions given (3)'s factors (the accountant gives
+the remove direction's: it sets delta near 1 in G1, the add direction's complement being the larger there).
 """
 
 from __future__ import annotations
@@ -67,7 +71,7 @@ import numpy as np
 import scipy.signal
 
 from .. import _core
-from .compose import compose_many
+from .compose import DEFAULT_TAIL, compose_many
 from .pmf import GridPMF
 
 # The cells' tails: the P-mass below them enters (3) as T a_lo, so it is cut far below any 1 - delta
@@ -78,6 +82,8 @@ TAIL = 1e-30
 MASS_SLACK = 1e-12
 MAX_INTERVAL = 0.5
 MAX_CELLS = 1 << 24
+# The compositions' tail (``compose_many``'s default): at most this much mass lies beyond each end of a window
+TRUNCATED = DEFAULT_TAIL
 
 _U = 0.5 * np.finfo(np.float64).eps
 
@@ -126,7 +132,10 @@ def subsampled_gaussian_factors(sigma: float, sampling_rate: float, remove: bool
     if not test:
         return DirectionFactors(dominating, None)
     # above the cells the losses exceed the top cell's lower end less e: Q <= e^{e - l_{N-1}} P there
-    q_above = cells["tail_hi"] * math.exp(min(e - (k_lo + n - 1) * h, 700.0)) * grow
+    exponent = e - (k_lo + n - 1) * h
+    if not exponent < 700.0:
+        raise ValueError("the cells' top loss is too low to bound the Q-mass above them")
+    q_above = cells["tail_hi"] * math.exp(exponent) * grow
     # the tilted Q-masses sum to about e^{-h/2} (a cell's lower end under-states its losses by h / 2 on
     # average), so T rounds would leave e^{-T h / 2} of them (e^{-41} after 82864 rounds at h 1e-3) against
     # absolute charges: normalized to N = their computed sum (any N > 0 will do; the quotient raised by 4 u)
@@ -190,12 +199,13 @@ def _upper_complement(p: GridPMF, q: GridPMF, factors: TestFactors, rounds: int,
     (pessimistic compositions), at the threshold where their log-likelihood ratio crosses eps and its
     neighbours.  e^eps Q(sum > m h) <= N^T sum_{k > m} Q~_k e^{eps - l_k} = N^T e^{eps - l_{m+1}} R~_{m+1} (the
     decayed sums of the normalized tilted composition Q~), its charge that of the decayed weights, its
-    truncated mass at most p_inf there, and the Q-mass labelled +infinity rounds x ``q_above``."""
+    truncated mass at most p_inf + TRUNCATED there (the module docstring), and the Q-mass labelled
+    +infinity rounds x ``q_above``."""
     a, b = p.p, q.p
     na, nb = a.size, b.size
     below_a = np.concatenate([[0.0], np.cumsum(a)])   # A(sum <= (k_lo + i - 1) h)
     decayed_b = _decayed_sums(b, q.h)
-    fixed_a = p.p_inf + abs(p.shift) + rounds * factors.p_below
+    fixed_a = p.p_inf + abs(p.shift) + TRUNCATED + rounds * factors.p_below
     # the threshold (absolute grid index m: A^c = {sum <= m h}) where log A_m - log B_m crosses eps
     lo, hi = max(p.k_lo, q.k_lo), min(p.k_lo + na, q.k_lo + nb)
     index, ratio = np.arange(0), np.zeros(0)
@@ -217,7 +227,8 @@ def _upper_complement(p: GridPMF, q: GridPMF, factors: TestFactors, rounds: int,
     with np.errstate(over="ignore", invalid="ignore"):
         scale = np.exp(norm + eps[..., None] - first) * (
             1.0 + 4.0 * _U * (abs(norm) + np.abs(eps[..., None]) + np.abs(first) + 1.0))
-        tail_b = scale * (decayed_b[ib] * (1.0 + 8.0 * (nb + 8) * _U) + _decayed_charge(q) + q.p_inf)
+        tail_b = scale * (decayed_b[ib] * (1.0 + 8.0 * (nb + 8) * _U) + _decayed_charge(q) + q.p_inf + abs(q.shift)
+                          + TRUNCATED)
         plus = np.exp(eps) * (1.0 + 4.0 * _U) * rounds * factors.q_above
         value = (tail_a + tail_b + plus[..., None]) * (1.0 + 4.0 * _U)
     best = np.min(np.where(np.isnan(value), np.inf, value), axis=-1)
