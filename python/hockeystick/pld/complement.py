@@ -77,7 +77,7 @@ from .pmf import GridPMF
 # The cells' tails: the P-mass below them enters (3) as T a_lo, so it is cut far below any 1 - delta
 # resolved here (10^5 rounds: 5e-26).
 TAIL = 1e-30
-# Relative slack on every mass: covers the cells' round-off (cell_round_off e^h <= 1.1e-13 for
+# Relative slack on every mass: covers the cells' round-off (cell_round_off e^h <= 6e-15 for
 # h <= MAX_INTERVAL) and the few roundings of forming the masses (a few u).
 MASS_SLACK = 1e-12
 MAX_INTERVAL = 0.5
