@@ -104,3 +104,24 @@ def test_fixed_grid_bracket_near_one_takes_the_complement():
 def test_factors_refuse_a_grid_too_coarse_for_their_slack():
     with pytest.raises(ValueError, match="h must lie in"):
         complement.subsampled_gaussian_factors(1.0, 0.1, True, 0.75)
+
+
+@pytest.mark.parametrize("h", [0.5, 0.05, 1e-3])
+def test_edges_of_epsilon_and_grid_stay_on_the_safe_side(h):
+    """eps = 0, a subnormal, 1e-300, moderate, 50 and 1e308 on the coarsest grid the factors accept (0.5), a
+    coarse and a fine one: q = 1 (Gaussian, 100 rounds, sigma 0.9, 1 - delta ~ 1e-8 at eps 0.5) against the
+    closed form in mpmath; both sides ordered and in [0, 1], the lower one 0 where delta is 0 (eps 1e308)."""
+    eps = np.array([0.0, 5e-324, 1e-300, 0.5, 3.0, 50.0, 1e308])
+    lo, up = _bracket(0.9, 1.0, 100, h, eps)
+    assert np.all((0.0 <= lo) & (lo <= up) & (up <= 1.0))
+    for e, low, high in zip(eps[:-1], lo, up):
+        exact = 1 - _gaussian_complement(0.9, 100, float(e))
+        assert low <= exact <= high
+    assert lo[-1] == 0.0
+    # a sampling rate far below the grid and a large sigma: nothing near 1, still certified (loose is fine):
+    # ordered, and overlapping the composed PMFs' certified bracket on a fine grid
+    small_lo, small_up = _bracket(5.0, 1e-4, 10, h, eps)
+    assert np.all((0.0 <= small_lo) & (small_lo <= small_up) & (small_up <= 1.0)) and small_lo[-1] == 0.0
+    f_lo, f_up = SubsampledGaussianPLD(sigma=5.0, sampling_rate=1e-4, rounds=10,
+                                       value_discretization_interval=1e-4).delta(eps, bound="both")
+    assert np.all(np.maximum(f_lo, small_lo) <= np.minimum(f_up, small_up))

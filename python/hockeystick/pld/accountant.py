@@ -271,13 +271,13 @@ class SubsampledGaussianPLD:
         for i, (point, h, (_, up)) in enumerate(zip(points, hs, brackets)):
             if h <= complement.MAX_INTERVAL and np.any(up > self.COMPLEMENT_ABOVE):
                 groups.setdefault((point[0] / point[3], point[1], h), []).append(i)
+        given = adds if adds is not None else [None] * len(brackets)
         for key, members in groups.items():
             factors = self._complement_factors_of(key)
             if not factors:
                 continue
             near = [brackets[i][1] > self.COMPLEMENT_ABOVE for i in members]
             try:
-                given = adds if adds is not None else [None] * len(brackets)
                 known = [None if (add := given[i]) is None else add[n] for i, n in zip(members, near)]
                 found = complement.delta_brackets(factors, [int(points[i][2]) for i in members],
                                                   [xs[i][n] for i, n in zip(members, near)], workers=threads or None,
@@ -537,8 +537,9 @@ class SubsampledGaussianPLD:
                        direct: bool) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]]:
         """The certified (lower, upper) of each point of ``batch`` on its grid ``step[i]``, and the part of
         their gap no grid removes (``_delta_bracket``; zeros for epsilon, whose refinement does not use
-        it), and the add direction's certified upper side (delta only; None for one direction).  Epsilon screens the add direction on a coarse grid first (``dominated_direction``: the same bracket,
-        the add direction's fine composition only where it may be the larger one); so does delta with
+        it), and the add direction's certified upper side (delta only; None for one direction).  Epsilon
+        screens the add direction on a coarse grid first (``dominated_direction``: the same bracket, the add
+        direction's fine composition only where it may be the larger one); so does delta with
         ``delta_accuracy="epsilon"`` (``dominated_direction.delta_sides``: below a tenth of DELTA_FLOOR the
         screen's upper side stands for the add direction's); delta composes the batch together and takes the
         lower envelope only where the bracket needs it (``_delta_bracket``; ``best`` holds the points' brackets

@@ -158,15 +158,14 @@ def _charge(pmf: GridPMF, count: np.ndarray) -> np.ndarray:
 
 
 def _decayed_charge(pmf: GridPMF) -> float:
-    """The round-off charge of a sum of composed masses weighted by e^{-(j - i) h}, j >= i (any i): the
-    charge model of ``pmf.GridPMF`` with the weights' sum (at most 1 / (1 - e^{-h})) for the count and
-    their Euclidean norm (at most 1 / sqrt(1 - e^{-2h})) for its square root; 0 for an uncomposed PMF."""
+    """The round-off charge of a sum of composed masses weighted by e^{-(j - i) h}, j >= i (any i):
+    ``GridPMF._charge_weighted`` with the weights' sum at most 1 / (1 - e^{-h}) and their Euclidean norm at
+    most 1 / sqrt(1 - e^{-2h}); 0 for an uncomposed PMF."""
     if pmf.total_error == 0.0:
         return 0.0
     ones = 1.0 / -math.expm1(-pmf.h) * (1.0 + 4.0 * _U)
     root = math.sqrt(1.0 / -math.expm1(-2.0 * pmf.h)) * (1.0 + 4.0 * _U)
-    by_norm = pmf.spectral_l2 * root + min(pmf.inverse_error * ones, pmf.inverse_l2 * root)
-    return min(pmf.entry_error * ones, pmf.total_error, by_norm) * (1.0 + 4.0 * _U)
+    return float(pmf._charge_weighted(np.array(ones), np.array(root))) * (1.0 + 4.0 * _U)
 
 
 def _decayed_sums(p: np.ndarray, h: float) -> np.ndarray:

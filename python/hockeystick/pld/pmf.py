@@ -140,11 +140,15 @@ class GridPMF:
 
     def _charge_above(self, count: np.ndarray) -> np.ndarray:
         """Round-off charge of ``count`` grid masses (the least of the three bounds above)."""
-        root = np.sqrt(count)
+        return self._charge_weighted(count, np.sqrt(count))
+
+    def _charge_weighted(self, total: np.ndarray, norm: np.ndarray) -> np.ndarray:
+        """Round-off charge of a sum of grid masses with weights in [0, 1] whose sum is at most ``total`` and
+        Euclidean norm at most ``norm`` (``count`` and sqrt(``count``) for ``count`` masses of weight 1)."""
         with np.errstate(invalid="ignore"):   # inf x 0 where nothing is counted: no charge there
-            inverse = np.where(count > 0, np.minimum(self.inverse_error * count, self.inverse_l2 * root), 0.0)
-        by_norm = self.spectral_l2 * root + inverse
-        return np.minimum(np.minimum(self.entry_error * count, self.total_error), by_norm)
+            inverse = np.where(total > 0, np.minimum(self.inverse_error * total, self.inverse_l2 * norm), 0.0)
+        by_norm = self.spectral_l2 * norm + inverse
+        return np.minimum(np.minimum(self.entry_error * total, self.total_error), by_norm)
 
     def _charge(self, eps: np.ndarray) -> np.ndarray:
         """Round-off charge at eps: that of the grid points above eps."""
