@@ -45,9 +45,7 @@ with every mass bounded from above: a_j = c_j + s_j and b_j = e^{-l_j} s_j, s_j 
 kernel takes its edge's loss as l_j, within e: its b_j within e^{+-e}); a_lo the P-mass below the cells
 (label -infinity: in A^c whatever the other rounds, so T a_lo bounds its part), b_inf the Q-mass above
 them (label +infinity, at most e^{e - l_{N-1}} times their P-mass, the losses there exceeding the top
-cell's lower end: T b_inf bounds its part).  The Q-masses are composed tilted, e^{l_j} b_j / N with N their
-sum (T rounds of e^{l_j} b_j alone would shrink to e^{-T h / 2} against absolute charges), so that
-e^eps B(> tau) = N^T sum_{k > tau / h} B~_k e^{eps - l_k}, a decayed sum.  Both compositions are pessimistic
+cell's lower end: T b_inf bounds its part).  Both compositions are pessimistic
 (``compose_many``: entries bounded by the exact convolution plus the charges; mass truncated above the
 window, and below it where the FFT is longer than the window, put at +infinity, which (3) adds to both
 tails; ``TRUNCATED``, the compositions' tail, added to both besides, for mass below a window as long as its
@@ -55,9 +53,24 @@ FFT, which folds onto the window's top), so each tail is its sum (1 + slack) plu
 points plus those masses and ``shift``.  Every tau gives a valid bound; the one taken is where the composed
 log-likelihood ratio log A_k - log B_k (made non-decreasing) crosses eps, and its neighbours.
 
-Both sides compose with the direct DFT bins (``compose_many``'s ``direct_bins``): without them the
-round-off charge after 10^4 rounds (~3e-10) exceeds the ~4e-11 that an epsilon width of 1e-2 needs at
-1 - delta ~ 1e-8.  delta is the largest over the neighbouring directions: the upper side is the largest
+**Tilting.**  Every composition is of tilted masses, and every sum above is read through
+
+    m^{*T}_k = N^T e^{lam l_k} m~^{*T}_k,   m~_j = m_j e^{-lam l_j} / N                              (4)
+
+(the T-fold convolution of masses m_j on the grid, at l_k = k h, against that of the tilted ones; exact for
+any lam and N > 0, as e^{-lam l} is multiplicative over a sum of losses).  The compositions' round-off charges
+are absolute, a few 1e-12 after 10^5 rounds, and near delta = 1 the masses that (2) and (3) sum lie in a far
+tail of the untilted composition (1 - delta ~ 1e-9 at eps 6.5 for sigma 2.471, q 0.1, 10^5 rounds: charges of
+1.1e-11 left its bracket 1.1 % wide, 126 of G1's points).  Tilted by ``balancing_tilt``'s lam, the lam in
+[0, 1] that centres the tilted masses' mean loss at 0 (the dominating masses) or at -h / 2 (the test's
+P-masses, whose labels under-state the losses by h / 2 on average; the Q-masses take lam - 1, tilting them to
+the same measure), those masses lie near the middle of the tilted composition for every T, where the charges
+are small beside them, and N^T e^{lam l} carries them back.  In (2) the weights of the tilted masses are
+e^{-lam (l_k - l_j)} below the first grid loss l_k at or above eps - s and e^{eps - s - l_k} e^{-(1 - lam) (l_j -
+l_k)} from it up; in (3) e^{-lam (l' - l_j)} on A^c and e^{-(1 - lam) (l_j - l')} on A, l' the first loss in A:
+all in [0, 1], so the shift, the truncated mass and the round-off charge (of the weights' sum and Euclidean
+norm, geometric series) enter at most as they are, before N^T e^{lam l} multiplies.  Both sides also compose with
+the direct DFT bins (``compose_many``'s ``direct_bins``), which keep those charges ~100x below the FFT's.  delta is the largest over the neighbouring directions: the upper side is the largest
 over both directions' (2), the lower side that of the directions given (3)'s factors (the accountant gives
 the remove direction's: it sets delta near 1 in G1, the add direction's complement being the larger there).
 """
@@ -68,6 +81,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.optimize
 import scipy.signal
 
 from .. import _core
@@ -89,12 +103,23 @@ _U = 0.5 * np.finfo(np.float64).eps
 
 
 @dataclass(frozen=True)
+class Tilted:
+    """Masses m_j at losses l_j = (k_lo + j) h tilted by e^{-tilt l_j} and normalized: ``pmf.p[j]`` is
+    m_j e^{-tilt l_j} / N, bounded on one side, and ``log_norm`` is log N rounded the same way (up where the
+    masses are bounded above, down where below), so that the T-fold convolution of the m_j at l_k is bounded
+    on that side by N^T e^{tilt l_k} times that of ``pmf``'s masses (4)."""
+
+    pmf: GridPMF
+    tilt: float
+    log_norm: float
+
+
+@dataclass(frozen=True)
 class TestFactors:
     """One direction's one-round PMFs for (3) (the module docstring), on one grid."""
 
-    p_masses: GridPMF    # the cells' P-masses a_j bounded above; composed pessimistic
-    q_tilted: GridPMF    # e^{l_j} b_j / N bounded above (the Q-masses tilted by e^l, normalized); pessimistic
-    log_norm: float      # log N, rounded up: e^{l_j} b_j <= N q_tilted_j
+    p_masses: Tilted     # the cells' P-masses a_j bounded above, tilted by e^{-lam l}; composed pessimistic
+    q_masses: Tilted     # their Q-masses b_j bounded above, tilted by e^{(1 - lam) l}; composed pessimistic
     p_below: float       # the P-mass below the cells, bounded above (label -infinity)
     q_above: float       # the Q-mass above the cells, bounded above (label +infinity)
 
@@ -103,16 +128,62 @@ class TestFactors:
 class DirectionFactors:
     """One direction's one-round PMFs on one grid: (2)'s, and (3)'s where that direction's lower side is asked."""
 
-    dominating: GridPMF         # connect-the-dots masses bounded below; composed optimistic
+    dominating: Tilted          # connect-the-dots masses bounded below, tilted by e^{-lam l}; composed optimistic
     test: TestFactors | None
+
+
+def balancing_tilt(masses: np.ndarray, k_lo: int, h: float, offset: float = 0.0) -> float:
+    """lam in [0, 1] where the masses m_j at l_j = (k_lo + j) h, tilted by e^{-lam l_j}, have their mean loss at
+    ``offset`` (0 or 1 where it lies outside: the tilted mean falls as lam grows), to within 1e-9 in lam.
+    Any lam in [0, 1] gives valid bounds; this one centres the T-fold tilted composition near loss T offset
+    for every T (the module docstring, (4))."""
+    live = np.flatnonzero(masses > 0.0)
+    if live.size == 0:
+        return 0.0
+    loss, log_mass = (k_lo + live) * h, np.log(masses[live])
+
+    def tilted_mean(lam: float) -> float:   # its sign: the mean times a positive number
+        w = log_mass - lam * loss
+        return float(np.dot(np.exp(w - w.max()), loss - offset))
+
+    if tilted_mean(0.0) <= 0.0:
+        return 0.0
+    if tilted_mean(1.0) >= 0.0:
+        return 1.0
+    return float(scipy.optimize.brentq(tilted_mean, 0.0, 1.0, xtol=1e-9))
+
+
+def _tilted(masses: np.ndarray, k_lo: int, h: float, tilt: float, extra: float, upward: bool,
+            pessimistic: bool, loss_shift: float = 0.0) -> Tilted:
+    """``masses`` (bounded on one side: above where ``upward``) times e^{-extra l_j}, normalized, bounded on the
+    same side, as a ``Tilted`` of tilt ``tilt``: each quotient raised (lowered) by 4 u (|x_j| + |c| + 4) for the
+    roundings of l_j, the exponent x_j = -extra l_j less its largest live value c, the exponential, the product
+    and the quotient; log N = c + log(sum) moved the same way by 2 u (|c| + |log sum| + 1)."""
+    live = masses > 0.0
+    if not live.any():
+        raise ValueError("the cells carry no mass at this grid")
+    x = -extra * ((k_lo + np.arange(masses.size)) * h)
+    c = float(x[live].max())
+    with np.errstate(over="ignore", invalid="ignore"):
+        scaled = np.where(live, masses * np.exp(x - c), 0.0)
+    total = float(scaled.sum())
+    if not (total > 0.0 and math.isfinite(total)):
+        raise ValueError("the cells' tilted masses do not sum to a positive finite number")
+    sign = 1.0 if upward else -1.0
+    quotient = scaled / total * (1.0 + sign * 4.0 * _U * (np.abs(x) + abs(c) + 4.0))
+    log_norm = c + math.log(total)
+    log_norm += sign * 2.0 * _U * (abs(c) + abs(log_norm) + 1.0)
+    return Tilted(GridPMF(k_lo, h, quotient, 0.0, pessimistic=pessimistic, loss_shift=loss_shift), tilt, log_norm)
 
 
 def subsampled_gaussian_factors(sigma: float, sampling_rate: float, remove: bool, h: float,
                                 test: bool = True) -> DirectionFactors:
     """The factors of one direction of the Poisson-subsampled Gaussian (noise ``sigma`` over
     sensitivity 1, rate ``sampling_rate``) on grid ``h`` (at most MAX_INTERVAL), from its cells
-    (pld_cells.hpp's ``subsampled_gaussian_cells``, tails cut at TAIL, no half-cells); ``test``: also
-    (3)'s.  ValueError where they cannot be built (too many cells, edges too coarse for the grid)."""
+    (pld_cells.hpp's ``subsampled_gaussian_cells``, tails cut at TAIL, no half-cells), each tilted by its
+    ``balancing_tilt`` (the test's P- and Q-masses alike by the P-masses', centred at -h / 2: the labels
+    under-state the losses by about that); ``test``: also (3)'s.  ValueError where they cannot be built (too
+    many cells, edges too coarse for the grid)."""
     if not 0.0 < h <= MAX_INTERVAL:
         raise ValueError(f"h must lie in (0, {MAX_INTERVAL}] for the complement's slack, got {h!r}")
     cells = _core.pld_subsampled_gaussian_cells(float(sigma), float(sampling_rate), bool(remove), float(h), TAIL,
@@ -127,7 +198,8 @@ def subsampled_gaussian_factors(sigma: float, sampling_rate: float, remove: bool
     c_next, d_next = np.concatenate([c, [0.0]]), np.concatenate([d, [0.0]])
     own = _core.pld_cell_round_off * ((c_next + d_next) + eh * (c_prev + d_prev))
     low = np.maximum((d_next + eh * c_prev) - own, 0.0) / (math.expm1(h) * grow)
-    dominating = GridPMF(k_lo, h, low, 0.0, pessimistic=False,
+    lam = balancing_tilt(low, k_lo, h)
+    dominating = _tilted(low, k_lo, h, lam, lam, upward=False, pessimistic=False,
                          loss_shift=float(np.nextafter(e, np.inf)) if e > 0.0 else 0.0)
     if not test:
         return DirectionFactors(dominating, None)
@@ -136,75 +208,96 @@ def subsampled_gaussian_factors(sigma: float, sampling_rate: float, remove: bool
     if not exponent < 700.0:
         raise ValueError("the cells' top loss is too low to bound the Q-mass above them")
     q_above = cells["tail_hi"] * math.exp(exponent) * grow
-    # the tilted Q-masses sum to about e^{-h/2} (a cell's lower end under-states its losses by h / 2 on
-    # average), so T rounds would leave e^{-T h / 2} of them (e^{-41} after 82864 rounds at h 1e-3) against
-    # absolute charges: normalized to N = their computed sum (any N > 0 will do; the quotient raised by 4 u)
-    tilted = cells["q_mass_scaled"] * grow
-    norm = float(np.sum(tilted))
-    if not (norm > 0.0 and math.isfinite(norm)):
-        raise ValueError("the cells carry no Q-mass at this grid")
-    log_norm = math.log(norm)
+    # q_mass_scaled is e^{l_j} b_j: tilted by e^{-lam l} more, b_j e^{(1 - lam) l_j}, a tilt of lam - 1
+    p_mass = cells["p_mass"] * grow
+    lam = balancing_tilt(p_mass, k_lo, h, -0.5 * h)
     return DirectionFactors(dominating, TestFactors(
-        GridPMF(k_lo, h, cells["p_mass"] * grow, 0.0, pessimistic=True),
-        GridPMF(k_lo, h, tilted / norm * (1.0 + 4.0 * _U), 0.0, pessimistic=True),
-        log_norm + 2.0 * _U * (abs(log_norm) + 1.0), float(cells["tail_lo"]) * grow, float(q_above)))
+        _tilted(p_mass, k_lo, h, lam, lam, upward=True, pessimistic=True),
+        _tilted(cells["q_mass_scaled"] * grow, k_lo, h, lam - 1.0, lam, upward=True, pessimistic=True),
+        float(cells["tail_lo"]) * grow, float(q_above)))
 
 
-def _charge(pmf: GridPMF, count: np.ndarray) -> np.ndarray:
-    """The round-off charge of ``count`` composed masses (``GridPMF._charge_above``; 0 for an uncomposed PMF)."""
+def _weights(decay: float, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Bounds on the sum and the Euclidean norm of weights e^{-decay i}, i = 0, 1, ..., over at most ``count``
+    grid points: min(count, 1 / (1 - e^{-decay})) and min(sqrt(count), 1 / sqrt(1 - e^{-2 decay})), rounded up."""
+    count = np.asarray(count, dtype=np.float64)
+    if decay <= 0.0:
+        return count, np.sqrt(count)
+    up = 1.0 + 4.0 * _U
+    return (np.minimum(count, 1.0 / -math.expm1(-decay) * up),
+            np.minimum(np.sqrt(count), math.sqrt(1.0 / -math.expm1(-2.0 * decay)) * up))
+
+
+def _charge(pmf: GridPMF, total: np.ndarray, norm: np.ndarray) -> np.ndarray:
+    """The round-off charge of composed masses under weights in [0, 1] of sum at most ``total`` and Euclidean norm
+    at most ``norm`` (``GridPMF._charge_weighted``, rounded up; 0 for an uncomposed PMF)."""
     if pmf.total_error == 0.0:
-        return np.zeros(np.shape(count))
-    return pmf._charge_above(np.asarray(count, dtype=np.float64))
+        return np.zeros(np.shape(total))
+    return pmf._charge_weighted(np.asarray(total, dtype=np.float64), np.asarray(norm, dtype=np.float64)) * (
+        1.0 + 4.0 * _U)
 
 
-def _decayed_charge(pmf: GridPMF) -> float:
-    """The round-off charge of a sum of composed masses weighted by e^{-(j - i) h}, j >= i (any i):
-    ``GridPMF._charge_weighted`` with the weights' sum at most 1 / (1 - e^{-h}) and their Euclidean norm at
-    most 1 / sqrt(1 - e^{-2h}); 0 for an uncomposed PMF."""
-    if pmf.total_error == 0.0:
-        return 0.0
-    ones = 1.0 / -math.expm1(-pmf.h) * (1.0 + 4.0 * _U)
-    root = math.sqrt(1.0 / -math.expm1(-2.0 * pmf.h)) * (1.0 + 4.0 * _U)
-    return float(pmf._charge_weighted(np.array(ones), np.array(root))) * (1.0 + 4.0 * _U)
+def _decayed_sums(p: np.ndarray, decay: float) -> np.ndarray:
+    """after_i = sum_{j >= i} p_j e^{-(j - i) decay} for i = 0 .. n (after_n = 0), by the recursion
+    after_i = p_i + e^{-decay} after_{i+1} (relative error below 3 (n + 1) u for p >= 0)."""
+    return np.append(scipy.signal.lfilter([1.0], [1.0, -math.exp(-decay)], p[::-1])[::-1], 0.0)
 
 
-def _decayed_sums(p: np.ndarray, h: float) -> np.ndarray:
-    """R_i = sum_{j >= i} p_j e^{-(j - i) h} for i = 0 .. n (R_n = 0), by the recursion R_i = p_i + e^{-h} R_{i+1}
-    (relative error below 3 (n + 1) u for p >= 0)."""
-    return np.append(scipy.signal.lfilter([1.0], [1.0, -math.exp(-h)], p[::-1])[::-1], 0.0)
+def _rising_sums(p: np.ndarray, decay: float) -> np.ndarray:
+    """before_i = sum_{j < i} p_j e^{-(i - j) decay} for i = 0 .. n (before_0 = 0), by the recursion
+    before_{i+1} = e^{-decay} (before_i + p_i) (relative error below 3 (n + 1) u for p >= 0)."""
+    r = math.exp(-decay)
+    return np.concatenate([[0.0], r * scipy.signal.lfilter([1.0], [1.0, -r], p)])
 
 
-def _lower_complement(pmf: GridPMF, eps: np.ndarray) -> np.ndarray:
-    """(2): a lower bound on 1 - delta(eps) from the composed dominating PMF (optimistic composition)."""
+def _lower_complement(factor: Tilted, pmf: GridPMF, rounds: int, eps: np.ndarray) -> np.ndarray:
+    """(2) from the T-fold optimistic composition ``pmf`` of ``factor`` (tilt lam, norm N), through (4): with
+    l_k the first grid loss at or above eps - s, 1 - delta(eps) >= N^T e^{lam l_k} [before_k +
+    e^{eps - s - l_k} after_k - |shift| - 2 charge], before_k = sum_{j < k} C~_j e^{-lam (l_k - l_j)} and
+    after_k = sum_{j >= k} C~_j e^{-(1 - lam) (l_j - l_k)}: every weight in [0, 1], so the shift and the charge
+    (of those weights' sum and norm) enter as they are."""
+    lam, h = factor.tilt, pmf.h
     at = _core.pld_loss_shifted(eps, pmf.loss_shift, False) if pmf.loss_shift > 0.0 else eps
     p = np.maximum(pmf.p, 0.0)
     n = p.size
-    prefix = np.concatenate([[0.0], np.cumsum(p)])
-    decayed = _decayed_sums(p, pmf.h)
+    before, after = _rising_sums(p, lam * h), _decayed_sums(p, (1.0 - lam) * h)
     with np.errstate(over="ignore", invalid="ignore"):
-        k = np.clip(np.ceil(at / pmf.h) - pmf.k_lo, 0, n)   # the first grid point at or above eps - s
+        k = np.clip(np.ceil(at / h) - pmf.k_lo, 0, n)   # the first grid point at or above eps - s
     k = np.where(np.isnan(k), n, k).astype(np.int64)
-    grid = (pmf.k_lo + k) * pmf.h
+    grid = (pmf.k_lo + k) * h
+    below, above = _weights(lam * h, np.array(float(n))), _weights((1.0 - lam) * h, np.array(float(n)))
+    charge = float(_charge(pmf, np.minimum(below[0] + above[0], n), np.minimum(np.hypot(below[1], above[1]),
+                                                                                math.sqrt(n))))
+    norm = rounds * factor.log_norm
     with np.errstate(over="ignore", invalid="ignore"):
-        tail = np.where(k < n, np.exp(np.minimum(at - grid, 0.0)) * decayed[k], 0.0)
-    slack = 8.0 * (n + 8) * _U + 4.0 * _U * (np.abs(at) + np.abs(grid) + 1.0)
-    charge = float(_charge(pmf, np.array(float(n))))
-    value = (prefix[k] + tail) * (1.0 - slack) - abs(pmf.shift) - 2.0 * charge
-    return np.where(np.isfinite(at), np.maximum(value, 0.0), 0.0)
+        tail = np.where(k < n, np.exp(np.minimum(at - grid, 0.0)) * after[k], 0.0)
+        scale = np.exp(norm + lam * grid)
+    slack = 8.0 * (n + 8) * _U + 4.0 * _U * (abs(norm) + np.abs(at) + 2.0 * np.abs(grid) + 2.0)
+    inner = (before[k] + tail) * (1.0 - slack) - abs(pmf.shift) - 2.0 * charge
+    with np.errstate(invalid="ignore"):
+        value = scale * np.maximum(inner, 0.0) * (1.0 - slack)
+    return np.where(np.isfinite(at) & np.isfinite(value), np.maximum(value, 0.0), 0.0)
 
 
 def _upper_complement(p: GridPMF, q: GridPMF, factors: TestFactors, rounds: int, eps: np.ndarray) -> np.ndarray:
-    """(3): an upper bound on 1 - delta(eps) from the composed P-masses ``p`` and tilted Q-masses ``q``
-    (pessimistic compositions), at the threshold where their log-likelihood ratio crosses eps and its
-    neighbours.  e^eps Q(sum > m h) <= N^T sum_{k > m} Q~_k e^{eps - l_k} = N^T e^{eps - l_{m+1}} R~_{m+1} (the
-    decayed sums of the normalized tilted composition Q~), its charge that of the decayed weights, its
-    truncated mass at most p_inf + TRUNCATED there (the module docstring), and the Q-mass labelled
-    +infinity rounds x ``q_above``."""
+    """(3) from the T-fold pessimistic compositions ``p`` and ``q`` of the tilted P- and Q-masses (tilts lam and
+    lam - 1, norms N_a and N_b), through (4), at the threshold m where their log-likelihood ratio crosses eps
+    and its neighbours: with l' = l_{m+1} the first loss in A,
+
+        P(A^c) <= N_a^T e^{lam l'} [sum_{j <= m} A~_j e^{-lam (l' - l_j)} + charge + p_inf + |shift| + TRUNCATED]
+                  + T p_below,
+        e^eps Q(A) <= e^eps N_b^T e^{(lam - 1) l'} [sum_{k > m} B~_k e^{-(1 - lam) (l_k - l')} + charge + p_inf
+                  + |shift| + TRUNCATED] + e^eps T q_above,
+
+    every weight in [0, 1] on the losses each event holds (the truncated and folded masses the module
+    docstring names included), the charges those of the weights' sums and norms."""
+    pa, qb = factors.p_masses, factors.q_masses
+    lam, h = pa.tilt, p.h
     a, b = p.p, q.p
     na, nb = a.size, b.size
-    below_a = np.concatenate([[0.0], np.cumsum(a)])   # A(sum <= (k_lo + i - 1) h)
-    decayed_b = _decayed_sums(b, q.h)
-    fixed_a = p.p_inf + abs(p.shift) + TRUNCATED + rounds * factors.p_below
+    before_a = _rising_sums(a, lam * h)
+    after_b = _decayed_sums(b, (1.0 - lam) * h)
+    norm_a, norm_b = rounds * pa.log_norm, rounds * qb.log_norm
     # the threshold (absolute grid index m: A^c = {sum <= m h}) where log A_m - log B_m crosses eps
     lo, hi = max(p.k_lo, q.k_lo), min(p.k_lo + na, q.k_lo + nb)
     index, ratio = np.arange(0), np.zeros(0)
@@ -212,7 +305,7 @@ def _upper_complement(p: GridPMF, q: GridPMF, factors: TestFactors, rounds: int,
         am, bm = a[lo - p.k_lo:hi - p.k_lo], b[lo - q.k_lo:hi - q.k_lo]
         live = (am > 0.0) & (bm > 0.0)
         index = np.arange(lo, hi)[live]
-        ratio = np.maximum.accumulate(np.log(am[live]) - np.log(bm[live]) + index * p.h - rounds * factors.log_norm)
+        ratio = np.maximum.accumulate(np.log(am[live]) - np.log(bm[live]) + index * h + (norm_a - norm_b))
     if index.size:
         m0 = index[np.clip(np.searchsorted(ratio, eps) - 1, 0, index.size - 1)]
     else:
@@ -220,23 +313,30 @@ def _upper_complement(p: GridPMF, q: GridPMF, factors: TestFactors, rounds: int,
     m = m0[..., None] + np.arange(-3, 4)
     ia = np.clip(m - p.k_lo + 1, 0, na)
     ib = np.clip(m - q.k_lo + 1, 0, nb)
-    first = (m + 1) * q.h   # l_{m+1}, the first loss in A
-    norm = rounds * factors.log_norm   # T log N
-    tail_a = below_a[ia] * (1.0 + 2.0 * (na + 4) * _U) + _charge(p, ia) + fixed_a
+    first = (m + 1) * h   # l' = l_{m+1}, the first loss in A
+    # the sums' own normalization points move to l' (only where m + 1 lies outside a window: factors <= 1)
+    sum_a = before_a[ia] * np.exp(-lam * (m + 1 - p.k_lo - ia) * h)
+    sum_b = after_b[ib] * np.exp(-(1.0 - lam) * (q.k_lo + ib - m - 1) * h)
+    charge_a = _charge(p, *_weights(lam * h, ia))
+    charge_b = _charge(q, *_weights((1.0 - lam) * h, nb - ib))
+    fixed = TRUNCATED
     with np.errstate(over="ignore", invalid="ignore"):
-        scale = np.exp(norm + eps[..., None] - first) * (
-            1.0 + 4.0 * _U * (abs(norm) + np.abs(eps[..., None]) + np.abs(first) + 1.0))
-        tail_b = scale * (decayed_b[ib] * (1.0 + 8.0 * (nb + 8) * _U) + _decayed_charge(q) + q.p_inf + abs(q.shift)
-                          + TRUNCATED)
+        x = eps[..., None]
+        scale_a = np.exp(norm_a + lam * first) * (1.0 + 4.0 * _U * (abs(norm_a) + np.abs(first) + 2.0))
+        scale_b = np.exp(norm_b + x + (lam - 1.0) * first) * (
+            1.0 + 4.0 * _U * (abs(norm_b) + np.abs(x) + np.abs(first) + 2.0))
+        tail_a = scale_a * (sum_a * (1.0 + 8.0 * (na + 8) * _U) + charge_a + p.p_inf + abs(p.shift) + fixed) \
+            + rounds * factors.p_below
+        tail_b = scale_b * (sum_b * (1.0 + 8.0 * (nb + 8) * _U) + charge_b + q.p_inf + abs(q.shift) + fixed)
         plus = np.exp(eps) * (1.0 + 4.0 * _U) * rounds * factors.q_above
         value = (tail_a + tail_b + plus[..., None]) * (1.0 + 4.0 * _U)
     best = np.min(np.where(np.isnan(value), np.inf, value), axis=-1)
     return np.minimum(best, 1.0)
 
 
-def _upper_delta(pmf: GridPMF, eps: np.ndarray) -> np.ndarray:
-    """1 - (2) rounded up: a certified upper delta of the composed dominating PMF's direction."""
-    return np.minimum(np.nextafter(1.0 - _lower_complement(pmf, eps), 2.0), 1.0)
+def _upper_delta(factor: Tilted, pmf: GridPMF, rounds: int, eps: np.ndarray) -> np.ndarray:
+    """1 - (2) rounded up: a certified upper delta of the direction whose dominating factor, T-fold, is ``pmf``."""
+    return np.minimum(np.nextafter(1.0 - _lower_complement(factor, pmf, rounds, eps), 2.0), 1.0)
 
 
 def delta_brackets(directions: list[DirectionFactors], rounds: list[int], epsilon: list[np.ndarray],
@@ -255,20 +355,20 @@ def delta_brackets(directions: list[DirectionFactors], rounds: list[int], epsilo
     eps = [np.asarray(x, dtype=np.float64) for x in epsilon]
     lead, rest = directions[0], directions[1:]
     tests = [f.test for f in directions if f.test is not None]
-    leads = compose_many([[(lead.dominating, t)] for t in counts], pessimistic=False, workers=workers,
+    leads = compose_many([[(lead.dominating.pmf, t)] for t in counts], pessimistic=False, workers=workers,
                          direct_bins=True)
-    masses = compose_many([[(pmf, t)] for t in counts for f in tests for pmf in (f.p_masses, f.q_tilted)],
+    masses = compose_many([[(pmf, t)] for t in counts for f in tests for pmf in (f.p_masses.pmf, f.q_masses.pmf)],
                           pessimistic=True, workers=workers, direct_bins=True) if tests else []
-    upper = [_upper_delta(pmf, x) for pmf, x in zip(leads, eps)]
+    upper = [_upper_delta(lead.dominating, pmf, t, x) for pmf, t, x in zip(leads, counts, eps)]
     given = others if others is not None else [None] * len(counts)
     wanted = [i for i, (known, up) in enumerate(zip(given, upper)) if rest and not np.all(
         known is not None and known <= up)]
     if wanted:
-        composed = compose_many([[(f.dominating, counts[i])] for i in wanted for f in rest], pessimistic=False,
+        composed = compose_many([[(f.dominating.pmf, counts[i])] for i in wanted for f in rest], pessimistic=False,
                                 workers=workers, direct_bins=True)
         for k, i in enumerate(wanted):
-            for pmf in composed[k * len(rest):(k + 1) * len(rest)]:
-                other = _upper_delta(pmf, eps[i])
+            for direction, pmf in zip(rest, composed[k * len(rest):(k + 1) * len(rest)]):
+                other = _upper_delta(direction.dominating, pmf, counts[i], eps[i])
                 known = given[i]
                 upper[i] = np.maximum(upper[i], other if known is None else np.minimum(other, known))
     for i in range(len(counts)):
