@@ -155,3 +155,14 @@ def test_edges_of_epsilon_and_grid_stay_on_the_safe_side(h):
     f_lo, f_up = SubsampledGaussianPLD(sigma=5.0, sampling_rate=1e-4, rounds=10,
                                        value_discretization_interval=1e-4).delta(eps, bound="both")
     assert np.all(np.maximum(f_lo, small_lo) <= np.minimum(f_up, small_up))
+
+
+def test_infinite_and_nan_epsilon_give_the_trivial_sides_without_a_warning():
+    """eps = -inf (delta 1), +inf (delta 0) and nan: upper side 1, lower side 0, no floating-point warning (the
+    tilted sums' slack met 0 x inf at -inf)."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        lo, up = _bracket(1.0, 0.1, 100, 1e-2, np.array([-np.inf, np.inf, np.nan, 1.0]))
+    assert np.all(lo[:3] == 0.0) and np.all(up[:3] == 1.0)
+    assert 0.0 < lo[3] <= up[3] < 1.0

@@ -100,6 +100,7 @@ MAX_CELLS = 1 << 24
 TRUNCATED = DEFAULT_TAIL
 
 _U = 0.5 * np.finfo(np.float64).eps
+TINY = float(np.finfo(np.float64).tiny)   # the least normal double
 
 
 @dataclass(frozen=True)
@@ -171,6 +172,8 @@ def _tilted(masses: np.ndarray, k_lo: int, h: float, tilt: float, extra: float, 
         raise ValueError("the cells' tilted masses do not sum to a positive finite number")
     sign = 1.0 if upward else -1.0
     quotient = scaled / total * (1.0 + sign * 4.0 * _U * (np.abs(x) + abs(c) + 4.0))
+    if upward:   # a live mass whose quotient underflowed (lam times the losses' span above ~708) is below TINY
+        quotient = np.where(live, quotient + TINY, 0.0)
     log_norm = c + math.log(total)
     log_norm += sign * 2.0 * _U * (abs(c) + abs(log_norm) + 1.0)
     return Tilted(GridPMF(k_lo, h, quotient, 0.0, pessimistic=pessimistic, loss_shift=loss_shift), tilt, log_norm)
@@ -272,9 +275,9 @@ def _lower_complement(factor: Tilted, pmf: GridPMF, rounds: int, eps: np.ndarray
     with np.errstate(over="ignore", invalid="ignore"):
         tail = np.where(k < n, np.exp(np.minimum(at - grid, 0.0)) * after[k], 0.0)
         scale = np.exp(norm + lam * grid)
-    slack = 8.0 * (n + 8) * _U + 4.0 * _U * (abs(norm) + np.abs(at) + 2.0 * np.abs(grid) + 2.0)
-    inner = (before[k] + tail) * (1.0 - slack) - abs(pmf.shift) - 2.0 * charge
-    with np.errstate(invalid="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"):   # eps = -inf: nan here, 0 below
+        slack = 8.0 * (n + 8) * _U + 4.0 * _U * (abs(norm) + np.abs(at) + 2.0 * np.abs(grid) + 2.0)
+        inner = (before[k] + tail) * (1.0 - slack) - abs(pmf.shift) - 2.0 * charge
         value = scale * np.maximum(inner, 0.0) * (1.0 - slack)
     return np.where(np.isfinite(at) & np.isfinite(value), np.maximum(value, 0.0), 0.0)
 
@@ -329,7 +332,8 @@ def _upper_complement(p: GridPMF, q: GridPMF, factors: TestFactors, rounds: int,
             + rounds * factors.p_below
         tail_b = scale_b * (sum_b * (1.0 + 8.0 * (nb + 8) * _U) + charge_b + q.p_inf + abs(q.shift) + fixed)
         plus = np.exp(eps) * (1.0 + 4.0 * _U) * rounds * factors.q_above
-        value = (tail_a + tail_b + plus[..., None]) * (1.0 + 4.0 * _U)
+        # + TINY: the scales' exponentials may underflow (a subnormal is off by up to 2^-1074 absolute)
+        value = (tail_a + tail_b + plus[..., None]) * (1.0 + 4.0 * _U) + TINY
     best = np.min(np.where(np.isnan(value), np.inf, value), axis=-1)
     return np.minimum(best, 1.0)
 
@@ -350,7 +354,9 @@ def delta_brackets(directions: list[DirectionFactors], rounds: list[int], epsilo
     ``epsilon[i]`` (the composed PMFs'): where it is at most the lead direction's (2) at every argument, the
     other directions are not composed for that point, and elsewhere each of their uppers is the least of
     both.  The compositions of all rounds values run in few ``compose_many`` calls, which transform each
-    factor once."""
+    factor once.  The brackets are tight near delta = 1, where the accountant takes them; far above the
+    tilted compositions' centre (delta ~ 1e-10 and below) the charges, carried back by e^{lam l}, leave the
+    upper side loose (still certified)."""
     counts = [int(t) for t in rounds]
     eps = [np.asarray(x, dtype=np.float64) for x in epsilon]
     lead, rest = directions[0], directions[1:]
