@@ -173,3 +173,58 @@ def test_direct_bins_give_an_item_the_same_result_alone_or_batched():
     np.testing.assert_array_equal(alone.p, batched.p)
     assert (alone.k_lo, alone.total_error, alone.entry_error) == (batched.k_lo, batched.total_error,
                                                                   batched.entry_error)
+
+
+G1_SIGMA = float(np.logspace(np.log10(0.5), np.log10(5), 50)[4])   # 0.603
+G1_Q = float(np.logspace(-4, -1, 20)[13])                           # 0.0113
+
+
+@x87_long_double
+def test_a_row_below_the_default_charge_takes_direct_bins_from_a_lower_threshold():
+    """G1's sigma 0.603, q 0.0113, 168 rounds, eps 8.5 (delta ~1e-9): its rows' estimated charge is below
+    kDirectMinCharge (1e-11), so direct_bins=True alone keeps the FFT's charges (the same PMF bit for bit),
+    which leave 2 % of delta; from direct_min_charge=0 they fall >= 20x and the bracket holds the default's
+    (both certified: they overlap) within 0.3 %."""
+    dist = pld.subsampled_gaussian(G1_SIGMA, G1_Q, value_discretization_interval=1e-3)
+    eps = np.array([8.5])
+    factor = next(iter(dist.directions[0]))
+    fft = pc.compose([(factor.upper, 168)], pessimistic=True)
+    default = pc.compose([(factor.upper, 168)], pessimistic=True, direct_bins=True)
+    forced = pc.compose_many([[(factor.upper, 168)]], pessimistic=True, direct_bins=True, direct_min_charge=0.0)[0]
+    np.testing.assert_array_equal(fft.p, default.p)
+    assert default.total_error == fft.total_error
+    assert forced.total_error * 20 <= fft.total_error
+    sides = {}
+    for key, charge in (("fft", None), ("forced", 0.0)):
+        ups, lows = [], []
+        for direction in dist.directions:
+            (f, count), = direction.items()
+            ups.append(pc.compose_many([[(f.upper, count * 168)]], pessimistic=True, direct_bins=True,
+                                       direct_min_charge=charge)[0].delta(eps))
+            lows.append(pc.compose_many([[(f.lower, count * 168)]], pessimistic=False, direct_bins=True,
+                                        direct_min_charge=charge)[0].delta(eps))
+        sides[key] = (np.max(lows, axis=0), np.max(ups, axis=0))
+    (lo, up), (f_lo, f_up) = sides["fft"], sides["forced"]
+    assert (up - lo)[0] > 0.02 * up[0] and (f_up - f_lo)[0] < 3e-3 * f_up[0]
+    assert f_lo[0] <= up[0] and lo[0] <= f_up[0]
+
+
+def test_a_negative_direct_min_charge_is_refused():
+    dist = pld.gaussian(30.0, value_discretization_interval=2e-3)
+    (f, c), = dist.directions[0].items()
+    with pytest.raises(ValueError, match="direct_min_charge"):
+        pc.compose_many([[(f.upper, 100)]], pessimistic=True, direct_bins=True, direct_min_charge=-1.0)
+
+
+@x87_long_double
+def test_the_refinement_takes_every_direct_bin_when_it_steps_to_the_same_grid():
+    """The accountant's same-grid step (its charges, not its grid, left the point wide) uses
+    SAME_GRID_DIRECT_CHARGE (1e-13): G1's sigma 0.603, q 0.0113, 168 rounds, eps 8.5 goes from 2.5 % of delta wide
+    (direct bins from the default charge only) to within 1 %, overlapping a fixed fine grid's bracket."""
+    eps = np.array([8.5])
+    kw = dict(sigma=G1_SIGMA, sampling_rate=G1_Q, rounds=168)
+    lo, up = pld.SubsampledGaussianPLD(**kw, accuracy=1e-2, delta_accuracy="epsilon", workers=1).delta(
+        eps, bound="both")
+    assert (up - lo)[0] < 1e-2 * up[0]
+    f_lo, f_up = pld.SubsampledGaussianPLD(**kw, value_discretization_interval=5e-4).delta(eps, bound="both")
+    assert lo[0] <= f_up[0] and f_lo[0] <= up[0]

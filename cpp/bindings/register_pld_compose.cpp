@@ -153,7 +153,8 @@ py::list compose_many(const std::vector<input_array>& masses, const std::vector<
                       const std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>& items,
                       bool pessimistic, double tail, std::int64_t max_points, py::object workers, bool direct_bins,
                       bool long_fft, double long_fft_products, bool band_rows,
-                      const std::vector<double>& loss_shifts) {
+                      const std::vector<double>& loss_shifts, double direct_min_charge) {
+    if (!(direct_min_charge >= 0.0)) throw py::value_error("direct_min_charge must be >= 0");
     if (!(long_fft_products >= 0.0 && std::isfinite(long_fft_products)))
         throw py::value_error("long_fft_products must be finite and >= 0");
     if (masses.size() != k_lo.size() || masses.size() != p_inf.size())
@@ -181,7 +182,7 @@ py::list compose_many(const std::vector<input_array>& masses, const std::vector<
             // workers = 1: one thread for the transforms and for the per-bin powers alike
             const int threads = !workers_is_none && workers_value == 1 ? 1 : 0;
             done = pld::compose_many(factors, h, terms, pessimistic, tail, max_points, fft, std::int64_t(1) << 23,
-                                     threads, direct_bins, long_fft_products, band_rows);
+                                     threads, direct_bins, long_fft_products, band_rows, direct_min_charge);
         } catch (const std::length_error& e) {
             py::gil_scoped_acquire acquire;
             throw py::value_error(std::string(e.what()) +
@@ -307,11 +308,12 @@ void register_pld_compose(py::module_& m) {
           py::arg("items"), py::arg("pessimistic"), py::arg("tail"), py::arg("max_points"),
           py::arg("workers") = py::none(), py::arg("direct_bins") = false, py::arg("long_fft") = true,
           py::arg("long_fft_products") = pld::kLongFftProducts, py::arg("band_rows") = true,
-          py::arg("loss_shifts") = std::vector<double>{},
+          py::arg("loss_shifts") = std::vector<double>{}, py::arg("direct_min_charge") = pld::kDirectMinCharge,
           "Composes each item (a list of (factor index, count)) of grid PMFs on grid h; scipy.fft transforms "
           "(long_fft = False: no long-double transform, the direct bins by direct sums; long_fft_products: "
           "a long-double transform's cost in direct products per m ceil(log2 m), 0 to take it wherever its "
-          "bound is the smaller; loss_shifts: each factor's loss error, summed per item into its loss_shift).");
+          "bound is the smaller; loss_shifts: each factor's loss error, summed per item into its loss_shift; "
+          "direct_min_charge: the least estimated charge of a row given direct bins, 0 for every row).");
     m.def(
         "pld_working_memory_limit",
         [](std::optional<std::int64_t> bytes) {   // a negative limit: the gate's std::invalid_argument, a ValueError

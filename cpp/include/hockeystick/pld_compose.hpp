@@ -493,7 +493,7 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
                                               const std::vector<const Window*>& windows, std::int64_t m,
                                               bool pessimistic, RealFftBackend& fft, int threads = 0,
                                               bool direct_bins = false, double long_fft_products = kLongFftProducts,
-                                              bool band_rows = true) {
+                                              bool band_rows = true, double direct_min_charge = kDirectMinCharge) {
     constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
     constexpr double two_pi = 6.283185307179586;
     constexpr double pi = 3.141592653589793;
@@ -657,7 +657,7 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
             // |X| <= 1 + err: the estimate below is at most 2 c err sqrt(2 bins); rows under the floor even so
             // (few rounds) skip the scan
             if (!(std::min(long_bound, sum_bound) < err[r] &&
-                  2.0 * c * err[r] * std::sqrt(2.0 * static_cast<double>(bins)) >= kDirectMinCharge))
+                  2.0 * c * err[r] * std::sqrt(2.0 * static_cast<double>(bins)) >= direct_min_charge))
                 continue;
             const double band_sq = std::exp(2.0 * std::log(kDirectBandFloor) / c);  // |X|^2 above it
             std::int64_t top = 0;
@@ -670,7 +670,7 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
                     weight += std::exp((c - 1.0) * std::log(mod_sq));
                 }
             }
-            if (!(c * err[r] * std::sqrt(2.0 * weight) >= kDirectMinCharge) || top == 0) continue;
+            if (!(c * err[r] * std::sqrt(2.0 * weight) >= direct_min_charge) || top == 0) continue;
             // The long-double transform where it beats the direct sums' bound, unless the band is so short
             // that its products cost less than the transform (long_fft_products; the row's own numbers only,
             // so an item's path does not depend on its batch).
@@ -931,14 +931,17 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
 // (direct sums), ~1000x (a backend's long-double transform), at up to ~5x the composition's CPU, so only
 // worth it where the charge limits the answer (delta near it); false keeps every bin's FFT value and
 // bound.  long_fft_products: what a long-double transform is taken to cost, in direct products per
-// m ceil(log2 m) (kLongFftProducts; 0 takes it wherever its bound is the smaller).
+// m ceil(log2 m) (kLongFftProducts; 0 takes it wherever its bound is the smaller).  direct_min_charge: the
+// least estimated spectral charge of a row that takes direct bins (kDirectMinCharge; 0: every row whose
+// accurate bound is the smaller, for a caller that knows the charge limits its answer).
 inline std::vector<ComposedPMF> compose_many(const std::vector<PmfView>& factors, double h,
                                              const std::vector<std::vector<Term>>& items, bool pessimistic,
                                              double tail, std::int64_t max_points, RealFftBackend& fft,
                                              std::int64_t group_cells = std::int64_t(1) << 23, int threads = 0,
                                              bool direct_bins = false, double long_fft_products = kLongFftProducts,
-                                             bool band_rows = true) {
+                                             bool band_rows = true, double direct_min_charge = kDirectMinCharge) {
     if (!(h > 0.0 && std::isfinite(h))) throw std::invalid_argument("compose: h must be positive and finite");
+    if (!(direct_min_charge >= 0.0)) throw std::invalid_argument("compose: direct_min_charge must be >= 0");
     if (!(tail > 0.0 && tail < 1.0)) throw std::invalid_argument("compose: tail must lie in (0, 1)");
     const std::int64_t n_items = static_cast<std::int64_t>(items.size());
     std::vector<ComposedPMF> out(n_items);
@@ -973,7 +976,7 @@ inline std::vector<ComposedPMF> compose_many(const std::vector<PmfView>& factors
             const WorkingMemoryGate::Hold held =
                 working_memory_gate().admit(m * (32 * rows_held + (direct_bins ? 48 : 0)) + 8 * kept);
             std::vector<ComposedPMF> done = compose_batch(factors, h, batch, m, pessimistic, fft, threads, direct_bins,
-                                                          long_fft_products, band_rows);
+                                                          long_fft_products, band_rows, direct_min_charge);
             for (std::size_t j = 0; j < idx.size(); ++j) out[idx[j]] = std::move(done[j]);
             batch.clear();
             idx.clear();

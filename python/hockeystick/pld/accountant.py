@@ -245,6 +245,10 @@ class SubsampledGaussianPLD:
         raised[near] = np.maximum(raised[near], delta_lower_near_one(self._log_affinities[key], rounds, eps[near]))
         return raised
 
+    # a step to the grid a point was on takes direct bins in every row whose estimated charge reaches this, a
+    # 10^4th of the floor's delta (``_step_batches``; 0 as well: G1's 40 sample blocks within noise of both)
+    SAME_GRID_DIRECT_CHARGE = 1e-13
+
     # complement factors kept for the last few (sigma / sensitivity, q, h): a refinement step's rows share them
     COMPLEMENT_KEPT = 4
 
@@ -399,15 +403,15 @@ class SubsampledGaussianPLD:
         while step:
             next_step: dict[int, float] = {}
             next_only: set[int] = set()
-            units = [(batch, direct, False) for batch, direct in
+            units = [(batch, direct, charge, False) for batch, direct, charge in
                      self._step_batches({i: h for i, h in step.items() if i not in only}, points, best, unblinded)]
-            units += [(batch, True, True) for batch in self._windows_within_budget(
+            units += [(batch, True, None, True) for batch in self._windows_within_budget(
                 [(i, _span(*points[i]) / step[i]) for i in sorted(only)])]
-            for batch, direct, complement_only in units:
+            for batch, direct, charge, complement_only in units:
                 if complement_only:
                     found = [(best[i][1], best[i][2], np.zeros((2, xs[i].size)), add_upper.get(i)) for i in batch]
                 else:
-                    found = self._step_brackets(batch, points, step, xs, method, best, own, threads, direct)
+                    found = self._step_brackets(batch, points, step, xs, method, best, own, threads, direct, charge)
                 for i, (_, _, _, add) in zip(batch, found):   # every grid's add-direction upper side holds
                     if add is not None:
                         add_upper[i] = add if i not in add_upper else np.minimum(add, add_upper[i])
@@ -498,18 +502,24 @@ class SubsampledGaussianPLD:
 
     def _step_batches(self, step: dict[int, float], points: list[tuple],
                       best: dict[int, tuple[float, np.ndarray, np.ndarray, np.ndarray]],
-                      unblinded: set[int]) -> list[tuple[list[int], bool]]:
+                      unblinded: set[int]) -> list[tuple[list[int], bool, float | None]]:
         """The batches of one refinement step (``_windows_within_budget``), each with whether it recomposes the
-        low-frequency bins directly (``compose_all``'s direct_bins): a refinement's grids (a point's second and
-        later) do, since after many rounds the FFT's round-off charge, not the grid, is what leaves a delta
-        near the floor wide, and a finer grid alone only raises it; so does the first grid of a point that
-        starts below its sampling rate (``unblinded``): that grid is already as fine as a refinement's, and
-        composing it without direct bins first mostly led to the same grid again with them (sigma 0.5,
-        q 2.1e-4: every rounds value composed twice at h = 1.6e-4)."""
-        out: list[tuple[list[int], bool]] = []
-        for direct in (False, True):
-            items = [(i, _span(*points[i]) / h) for i, h in step.items() if (i in best or i in unblinded) == direct]
-            out.extend((batch, direct) for batch in self._windows_within_budget(items))
+        low-frequency bins directly (``compose_all``'s direct_bins) and from what estimated charge
+        (``direct_min_charge``): a refinement's grids (a point's second and later) do, since after many rounds
+        the FFT's round-off charge, not the grid, is what leaves a delta near the floor wide, and a finer grid
+        alone only raises it; so does the first grid of a point that starts below its sampling rate
+        (``unblinded``): that grid is already as fine as a refinement's, and composing it without direct bins
+        first mostly led to the same grid again with them (sigma 0.5, q 2.1e-4: every rounds value composed
+        twice at h = 1.6e-4).  Both from the core's kDirectMinCharge (None); a point stepping to the grid it
+        was on (``_next_interval``: its charges, not the grid, left it wide) from a charge 100x lower
+        (``SAME_GRID_DIRECT_CHARGE``): below 1e-11 a row's charge still left G1's sigma 0.603, q 0.0113, 168
+        rounds, eps 8.5 at [1.0143e-9, 1.0406e-9], an epsilon width of 0.015."""
+        out: list[tuple[list[int], bool, float | None]] = []
+        for direct, charge in ((False, None), (True, None), (True, self.SAME_GRID_DIRECT_CHARGE)):
+            same = charge is not None
+            items = [(i, _span(*points[i]) / h) for i, h in step.items()
+                     if (i in best or i in unblinded) == direct and (i in best and best[i][0] == h) == same]
+            out.extend((batch, direct, charge) for batch in self._windows_within_budget(items))
         return out
 
     def _width(self, method: str, x: np.ndarray, lo: np.ndarray, up: np.ndarray, own: int) -> np.ndarray:
@@ -533,8 +543,8 @@ class SubsampledGaussianPLD:
 
     def _step_brackets(self, batch: list[int], points: list[tuple], step: dict[int, float], xs: list[np.ndarray],
                        method: str, best: dict[int, tuple[float, np.ndarray, np.ndarray, np.ndarray]],
-                       own: list[int], threads: int,
-                       direct: bool) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]]:
+                       own: list[int], threads: int, direct: bool,
+                       charge: float | None = None) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]]:
         """The certified (lower, upper) of each point of ``batch`` on its grid ``step[i]``, and the part of
         their gap no grid removes (``_delta_bracket``; zeros for epsilon, whose refinement does not use
         it), and the add direction's certified upper side (delta only; None for one direction).  Epsilon
@@ -544,7 +554,8 @@ class SubsampledGaussianPLD:
         screen's upper side stands for the add direction's); delta composes the batch together and takes the
         lower envelope only where the bracket needs it (``_delta_bracket``; ``best`` holds the points' brackets
         on earlier grids, ``own[i]`` is how many of ``xs[i]`` are the point's own arguments).  ``direct``: the
-        compositions recompute their low-frequency bins directly (``_step_batches``)."""
+        compositions recompute their low-frequency bins directly, in rows from an estimated charge of ``charge``
+        (``_step_batches``)."""
         if method == "epsilon":
             return [(lo, up, np.zeros((2,) + lo.shape), None) for lo, up in dominated_direction.epsilon_brackets(
                 [points[i] for i in batch], [step[i] for i in batch], [xs[i] for i in batch], self.tail, threads,
@@ -553,19 +564,19 @@ class SubsampledGaussianPLD:
             # the add direction screened on a coarse grid (``dominated_direction.delta_sides``)
             parts = dominated_direction.delta_sides([points[i] for i in batch], [step[i] for i in batch],
                                                     [xs[i] for i in batch], self.tail, threads, direct,
-                                                    0.1 * self.DELTA_FLOOR, self.DELTA_FLOOR, self.accuracy)
+                                                    0.1 * self.DELTA_FLOOR, self.DELTA_FLOOR, self.accuracy, charge)
         else:
             store: dict[tuple, PrivacyLossDistribution] = {}
             for h in sorted({step[i] for i in batch}, reverse=True):
                 self._build(store, [points[i] for i in batch if step[i] == h], h, threads=threads)
             dists = [store[(*points[i], step[i], True)] for i in batch]
-            compose_all(dists, True, workers=threads or None, direct_bins=direct)
+            compose_all(dists, True, workers=threads or None, direct_bins=direct, direct_min_charge=charge)
             uppers = [[pmf.delta(xs[i], threads) for pmf in dist.composed(True)] for i, dist in zip(batch, dists)]
             # The optimistic sides that can raise the lower bound (``undominated_lower_sides``), each with its
             # charged lower value at the point's arguments (no suffix maxima: ``_delta_bracket`` adds them).
             sides = undominated_lower_sides(dists, uppers,
                                             lambda pmf, k: pmf.delta(xs[batch[k]], threads, envelope=False),
-                                            threads or None, direct)
+                                            threads or None, direct, charge)
             parts = [(dist.composed(True), ups, side) for dist, ups, side in zip(dists, uppers, sides)]
         # per argument, the fixed part of the direction whose upper side is the bound (not the largest over
         # directions: one direction's mass at +infinity is no part of a bound the other one sets)

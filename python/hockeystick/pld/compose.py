@@ -73,7 +73,7 @@ def compose(factors: Factors, *, pessimistic: bool, tail: float = DEFAULT_TAIL,
 
 def compose_many(items: Sequence[Factors], *, pessimistic: bool, tail: float = DEFAULT_TAIL,
                  max_points: int | None = None, workers: int | None = None,
-                 direct_bins: bool = False) -> list[GridPMF]:
+                 direct_bins: bool = False, direct_min_charge: float | None = None) -> list[GridPMF]:
     """``compose`` of each item in one C++ call.
 
     Items of one FFT length (``fft_length``) share batched transforms, and a factor (the
@@ -87,7 +87,9 @@ def compose_many(items: Sequence[Factors], *, pessimistic: bool, tail: float = D
     where the band is wide, else by direct sums (about 1.1 u ||p||_1: pld_direct_spectrum.hpp),
     instead of the FFT's 8 u ceil(log2 M) ||p||_1: the charges (``total_error``, ``entry_error``)
     fall 100-1000x after 10^4-10^5 rounds, at up to a few times the composition's CPU, so it pays
-    only where the charge limits the answer (delta near 1e-9).
+    only where the charge limits the answer (delta near 1e-9).  A row takes them where its estimated
+    spectral charge reaches ``direct_min_charge`` (None: the core's kDirectMinCharge, 1e-11; 0: every row
+    whose accurate bound is the smaller, for a caller that knows the charge limits its answer).
     """
     cap = DEFAULT_MAX_POINTS if max_points is None else int(max_points)
     out: list[GridPMF | None] = [None] * len(items)
@@ -115,7 +117,9 @@ def compose_many(items: Sequence[Factors], *, pessimistic: bool, tail: float = D
             terms.append([(index[id(pmf)], count) for pmf, count in live])
         done = _core.pld_compose_many([pmf.p for pmf in pmfs], [pmf.k_lo for pmf in pmfs],
                                       [pmf.p_inf for pmf in pmfs], h, terms, pessimistic, float(tail), cap, workers,
-                                      bool(direct_bins), loss_shifts=[pmf.loss_shift for pmf in pmfs])
+                                      bool(direct_bins), loss_shifts=[pmf.loss_shift for pmf in pmfs],
+                                      **({} if direct_min_charge is None else
+                                         {"direct_min_charge": float(direct_min_charge)}))
         for (i, live), r in zip(group, done):
             out[i] = GridPMF(int(r["k_lo"]), h, r["p"], float(r["p_inf"]), float(r["shift"]), pessimistic,
                              float(r["entry_error"]), float(r["total_error"]), float(r["spectral_l2"]),

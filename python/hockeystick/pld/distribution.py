@@ -182,7 +182,8 @@ def brackets(plds: Sequence[PrivacyLossDistribution], method: str, xs: Sequence[
 
 def undominated_lower_sides(plds: Sequence[PrivacyLossDistribution], uppers: Sequence[Sequence[np.ndarray]],
                             lower_of: Callable[[GridPMF, int], np.ndarray], workers: int | None = None,
-                            direct_bins: bool = False) -> list[dict[int, tuple[GridPMF, np.ndarray]]]:
+                            direct_bins: bool = False, direct_min_charge: float | None = None
+                            ) -> list[dict[int, tuple[GridPMF, np.ndarray]]]:
     """Per PLD, the directions whose optimistic side can raise its lower bound, each with its composed
     optimistic PMF and that PMF's lower values ``lower_of(pmf, i)`` (i: the PLD's index in ``plds``),
     the leading direction first, then the others in order.  ``uppers[i]``: each direction's certified
@@ -194,21 +195,21 @@ def undominated_lower_sides(plds: Sequence[PrivacyLossDistribution], uppers: Seq
     same, bit for bit, without its optimistic composition.  So the leading direction's optimistic
     side (the one whose upper bound is the largest at the most arguments) is composed first, one
     batch over ``plds``, then that of every direction it does not so dominate, one more batch
-    (``direct_bins``: as ``compose_all``'s).
+    (``direct_bins``, ``direct_min_charge``: as ``compose_all``'s).
     """
     plds = list(plds)
     leads = []
     for ups in uppers:
         top = _maximum(ups)
         leads.append(int(np.argmax([np.count_nonzero(u >= top) for u in ups])))
-    compose_all(plds, False, [[lead] for lead in leads], workers, direct_bins)
+    compose_all(plds, False, [[lead] for lead in leads], workers, direct_bins, direct_min_charge)
     sides = []
     for i, (pld, lead) in enumerate(zip(plds, leads)):
         pmf = pld._composed[False][lead]
         sides.append({lead: (pmf, lower_of(pmf, i))})
     needed = [[d for d, up in enumerate(ups) if d != lead and not np.all(up <= side[lead][1])]
               for ups, lead, side in zip(uppers, leads, sides)]
-    compose_all(plds, False, needed, workers, direct_bins)
+    compose_all(plds, False, needed, workers, direct_bins, direct_min_charge)
     for i, (pld, side, more) in enumerate(zip(plds, sides, needed)):
         for d in more:
             pmf = pld._composed[False][d]
@@ -218,13 +219,13 @@ def undominated_lower_sides(plds: Sequence[PrivacyLossDistribution], uppers: Seq
 
 def compose_all(plds: Sequence[PrivacyLossDistribution], pessimistic: bool,
                 directions: Sequence[Sequence[int]] | None = None, workers: int | None = None,
-                direct_bins: bool = False) -> None:
+                direct_bins: bool = False, direct_min_charge: float | None = None) -> None:
     """Composes, on one side, every direction (or, per PLD, the ``directions`` listed) of every PLD
     not yet composed on it, in one batch (``workers``: scipy.fft's threads, None: all cores for a batch;
     ``direct_bins``: the low-frequency bins many rounds amplify recomputed accurately, by one long-double
     FFT per factor where the band is wide (pld_long_spectrum.hpp, round-off charge ~100-1000x smaller)
     or by blocked direct sums where it is short (pld_direct_spectrum.hpp, ~100x smaller), for more
-    CPU: ``compose.compose_many``).
+    CPU: ``compose.compose_many``, as its ``direct_min_charge``).
 
     A sweep over many PLDs then pays one ``compose_many`` (shared 2-d FFTs) per tail
     instead of one composition per direction; each PLD keeps its result (a direction not
@@ -245,7 +246,8 @@ def compose_all(plds: Sequence[PrivacyLossDistribution], pessimistic: bool,
         if any(pmf is None for item in items for pmf, _ in item):
             raise ValueError("this PLD was built without its optimistic side (optimistic=False): "
                              "only bound=\"upper\" is available")
-        composed = iter(compose_many(items, pessimistic=key, tail=tail, workers=workers, direct_bins=direct_bins))
+        composed = iter(compose_many(items, pessimistic=key, tail=tail, workers=workers, direct_bins=direct_bins,
+                                     direct_min_charge=direct_min_charge))
         for pld, missing in group:
             for d in missing:
                 pld._composed[key][d] = next(composed)

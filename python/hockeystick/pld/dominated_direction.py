@@ -119,12 +119,14 @@ DeltaSides = tuple[list[GridPMF], list[np.ndarray], dict[int, tuple[GridPMF, np.
 
 def delta_sides(points: Sequence[Point], hs: Sequence[float], xs: Sequence[np.ndarray], tail: float,
                 threads: int = 0, direct_bins: bool = False, floor: float = 0.0,
-                settled: float = 0.0, accuracy: float | None = None) -> list[DeltaSides]:
+                settled: float = 0.0, accuracy: float | None = None,
+                direct_min_charge: float | None = None) -> list[DeltaSides]:
     """Per point (sampling rate below 1) on its grid ``hs[i]``, what the two-direction PLD's delta bracket at
     ``xs[i]`` is made of (the accountant's ``_step_brackets``): each direction's composed pessimistic PMF and
     certified upper values, and the directions whose optimistic side can raise the lower bound, each with its
     composed optimistic PMF and charged lower values (no suffix maxima), as ``undominated_lower_sides``
-    gives them; ``direct_bins`` as ``compose_all``'s, ``threads`` as ``epsilon_brackets``'.
+    gives them; ``direct_bins`` and ``direct_min_charge`` as ``compose_all``'s, ``threads`` as
+    ``epsilon_brackets``'.
 
     The add direction is screened first (module docstring): where its coarse upper bound is at or below the
     remove direction's lower values, or below ``floor``, at every argument, the point's directions are the
@@ -142,16 +144,17 @@ def delta_sides(points: Sequence[Point], hs: Sequence[float], xs: Sequence[np.nd
     workers = threads or None
     rounds_tails, windows = _shared_tails(points, settled, tail, accuracy)
     removes = _one_round(points, hs, rounds_tails, "remove", True, threads=threads, windows=windows)
-    compose_all(removes, True, workers=workers, direct_bins=direct_bins)
+    compose_all(removes, True, workers=workers, direct_bins=direct_bins, direct_min_charge=direct_min_charge)
     ups = [removes[i].composed(True)[0].delta(xs[i], threads) for i in range(len(points))]
     screens = _one_round(points, hs, tail, "add", False, COARSENING, threads, windows)
-    compose_all(screens, True, workers=workers, direct_bins=direct_bins)
+    compose_all(screens, True, workers=workers, direct_bins=direct_bins, direct_min_charge=direct_min_charge)
     bounds = [screen.composed(True)[0].delta(x, threads) for screen, x in zip(screens, xs)]
     open_ = [i for i, (up, bound) in enumerate(zip(ups, bounds)) if not np.all(np.maximum(up, bound) < settled)]
     lows: list[dict[int, tuple[GridPMF, np.ndarray]]] = [{} for _ in points]
     for i, side in zip(open_, undominated_lower_sides(
             [removes[i] for i in open_], [[ups[i]] for i in open_],
-            lambda pmf, k: pmf.delta(xs[open_[k]], threads, envelope=False), workers, direct_bins)):
+            lambda pmf, k: pmf.delta(xs[open_[k]], threads, envelope=False), workers, direct_bins,
+            direct_min_charge)):
         lows[i] = side
     out: list[DeltaSides] = []
     rest = []
@@ -165,10 +168,10 @@ def delta_sides(points: Sequence[Point], hs: Sequence[float], xs: Sequence[np.nd
         return out
     adds = _one_round([points[i] for i in rest], [hs[i] for i in rest], tail, "add", True, threads=threads,
                       windows=[windows[i] for i in rest])
-    compose_all(adds, True, workers=workers, direct_bins=direct_bins)
+    compose_all(adds, True, workers=workers, direct_bins=direct_bins, direct_min_charge=direct_min_charge)
     add_ups = [add.composed(True)[0].delta(xs[i], threads) for add, i in zip(adds, rest)]
     needed = [[0] if not np.all(up <= lows[i][0][1]) else [] for up, i in zip(add_ups, rest)]
-    compose_all(adds, False, needed, workers, direct_bins)
+    compose_all(adds, False, needed, workers, direct_bins, direct_min_charge)
     for add, i, up, more in zip(adds, rest, add_ups, needed):
         pessimistic, uppers, sides = out[i]
         if more:
