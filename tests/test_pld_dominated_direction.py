@@ -110,9 +110,9 @@ def test_a_batch_of_points_on_several_grids_equals_each_point_alone():
         np.testing.assert_array_equal(up, ref_up)
 
 
-def _every_direction(plds, uppers, lower_of, workers=None, direct_bins=False):
+def _every_direction(plds, uppers, lower_of, workers=None, direct_bins=False, direct_min_charge=None):
     """``undominated_lower_sides`` without the skip: every direction's optimistic side (the reference)."""
-    compose_all(plds, False, workers=workers, direct_bins=direct_bins)
+    compose_all(plds, False, workers=workers, direct_bins=direct_bins, direct_min_charge=direct_min_charge)
     return [{d: (pmf, lower_of(pmf, i)) for d, pmf in enumerate(p._composed[False])} for i, p in enumerate(plds)]
 
 
@@ -125,8 +125,8 @@ def test_the_accountants_delta_bracket_equals_the_every_direction_one(sigma, q, 
     eps = np.array([0.5, 1.0])   # where the add direction is dominated on some grid at two of POINTS
     kept = []
 
-    def recording(plds, uppers, lower_of, workers=None, direct_bins=False):
-        sides = distribution.undominated_lower_sides(plds, uppers, lower_of, workers, direct_bins)
+    def recording(plds, uppers, lower_of, workers=None, direct_bins=False, direct_min_charge=None):
+        sides = distribution.undominated_lower_sides(plds, uppers, lower_of, workers, direct_bins, direct_min_charge)
         kept.extend(len(side) < len(p.directions) for side, p in zip(sides, plds))
         return sides
 
