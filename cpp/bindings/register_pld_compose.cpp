@@ -304,6 +304,7 @@ py::tuple taylor_bins(const input_array& masses, std::int64_t m, std::int64_t ke
 }  // namespace
 
 void register_pld_compose(py::module_& m) {
+    m.attr("pld_direct_min_charge") = pld::kDirectMinCharge;
     m.def("pld_compose_many", &compose_many, py::arg("masses"), py::arg("k_lo"), py::arg("p_inf"), py::arg("h"),
           py::arg("items"), py::arg("pessimistic"), py::arg("tail"), py::arg("max_points"),
           py::arg("workers") = py::none(), py::arg("direct_bins") = false, py::arg("long_fft") = true,

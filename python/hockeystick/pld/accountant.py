@@ -514,13 +514,13 @@ class SubsampledGaussianPLD:
         was on (``_next_interval``: its charges, not the grid, left it wide) from a charge 100x lower
         (``SAME_GRID_DIRECT_CHARGE``): below 1e-11 a row's charge still left G1's sigma 0.603, q 0.0113, 168
         rounds, eps 8.5 at [1.0143e-9, 1.0406e-9], an epsilon width of 0.015."""
-        out: list[tuple[list[int], bool, float | None]] = []
-        for direct, charge in ((False, None), (True, None), (True, self.SAME_GRID_DIRECT_CHARGE)):
-            same = charge is not None
-            items = [(i, _span(*points[i]) / h) for i, h in step.items()
-                     if (i in best or i in unblinded) == direct and (i in best and best[i][0] == h) == same]
-            out.extend((batch, direct, charge) for batch in self._windows_within_budget(items))
-        return out
+        kinds: dict[tuple[bool, float | None], list[tuple[int, float]]] = {}
+        for i, h in step.items():
+            same = i in best and best[i][0] == h
+            kind = (True, self.SAME_GRID_DIRECT_CHARGE) if same else (i in best or i in unblinded, None)
+            kinds.setdefault(kind, []).append((i, _span(*points[i]) / h))
+        order = ((False, None), (True, None), (True, self.SAME_GRID_DIRECT_CHARGE))
+        return [(batch, *kind) for kind in order for batch in self._windows_within_budget(kinds.get(kind, []))]
 
     def _width(self, method: str, x: np.ndarray, lo: np.ndarray, up: np.ndarray, own: int) -> np.ndarray:
         """How wide the bracket [lo, up] at the point's own ``own`` arguments is, in ``accuracy``'s units:

@@ -118,8 +118,8 @@ def compose_many(items: Sequence[Factors], *, pessimistic: bool, tail: float = D
         done = _core.pld_compose_many([pmf.p for pmf in pmfs], [pmf.k_lo for pmf in pmfs],
                                       [pmf.p_inf for pmf in pmfs], h, terms, pessimistic, float(tail), cap, workers,
                                       bool(direct_bins), loss_shifts=[pmf.loss_shift for pmf in pmfs],
-                                      **({} if direct_min_charge is None else
-                                         {"direct_min_charge": float(direct_min_charge)}))
+                                      direct_min_charge=float(_core.pld_direct_min_charge if direct_min_charge is None
+                                                              else direct_min_charge))
         for (i, live), r in zip(group, done):
             out[i] = GridPMF(int(r["k_lo"]), h, r["p"], float(r["p_inf"]), float(r["shift"]), pessimistic,
                              float(r["entry_error"]), float(r["total_error"]), float(r["spectral_l2"]),
