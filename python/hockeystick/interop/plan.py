@@ -274,8 +274,9 @@ def _loss_spread(pmf: GridPMF) -> float:
     if not mass > 0.0:
         return 0.0
     cells = np.arange(pmf.p.size, dtype=np.float64)
-    mean = float(pmf.p @ cells) / mass
-    return pmf.h * math.sqrt(max(float(pmf.p @ (cells - mean) ** 2) / mass, 0.0))
+    # elementwise sums, not ``@``: a long dot product wakes OpenBLAS's threads, which then spin (pld/complement.py)
+    mean = float((pmf.p * cells).sum()) / mass
+    return pmf.h * math.sqrt(max(float((pmf.p * (cells - mean) ** 2).sum()) / mass, 0.0))
 
 
 def _dividing(base: float, n: int) -> float:
