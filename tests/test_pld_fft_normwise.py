@@ -105,6 +105,43 @@ def test_charge_above_zero_points_is_zero_with_an_infinite_normwise_bound():
                                   [0.0, min(4e-15, 1e-14, 2e-15 + 4e-16)])
 
 
+def test_charge_with_no_normwise_bounds_is_finite_above_the_grid():
+    """A charged PMF with neither normwise bound (spectral_l2 and inverse_l2 infinite, the defaults): no grid
+    point above eps is no charge, not inf x 0 = NaN (before the core's GridCharges computed the facade's charge
+    too, eps at or above the top grid point gave NaN on both sides)."""
+    for pessimistic in (True, False):
+        pmf = GridPMF(0, 0.1, np.array([0.5, 0.5]), 0.0, 0.0, pessimistic, entry_error=1e-12, total_error=1e-10)
+        got = pmf.delta(np.array([0.0, 0.05, 0.1, 1.0, 5.0]))
+        assert np.all(np.isfinite(got))
+        # above the top grid point (loss 0.1) delta is exactly 0 for this PMF, and nothing is charged
+        np.testing.assert_array_equal(got[2:], 0.0)
+        assert (got[:2] > 0.0).all()
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_weighted_charge_is_the_least_of_the_three_bounds(seed):
+    """GridPMF._charge_weighted against the formula evaluated in exact rationals (fractions): min(entry s,
+    total, l2 r + min(inverse s, inverse_l2 r)) for weight sums s and norms r, 0 where either is 0."""
+    from fractions import Fraction
+
+    rng = np.random.default_rng(seed)
+    entry, total, l2, inverse, inverse_l2 = (float(x) for x in 10.0 ** rng.uniform(-16, -9, 5))
+    pmf = GridPMF(0, 1e-3, np.full(4, 0.25), 0.0, 0.0, True, entry_error=entry, total_error=total,
+                  spectral_l2=l2, inverse_error=inverse, inverse_l2=inverse_l2)
+    sums = np.concatenate([[0.0, 1.0, 3.0], 10.0 ** rng.uniform(-2, 7, 40)])
+    norms = np.sqrt(sums) * rng.uniform(0.1, 1.0, sums.size)
+    norms[1] = 0.0
+    got = pmf._charge_weighted(sums, norms)
+    for s, r, g in zip(sums, norms, got):
+        if s == 0.0 or r == 0.0:
+            assert g == 0.0
+            continue
+        F = Fraction
+        exact = min(F(entry) * F(s), F(total), F(l2) * F(r) + min(F(inverse) * F(s), F(inverse_l2) * F(r)))
+        assert abs(F(g) - exact) <= 4 * U * exact   # three roundings of the double evaluation
+    np.testing.assert_array_equal(pmf._charge_above(sums), pmf._charge_weighted(sums, np.sqrt(sums)))
+
+
 def _rr_exact_delta(noise: float, rounds: int, eps: float) -> float:
     """delta(eps) of ``rounds`` compositions of 2-bucket randomized response, exact (mpmath, 50 digits): the
     loss is (2j - T) L0 with j ~ Binomial(T, stay) under P, L0 = log(stay / move)."""

@@ -351,6 +351,21 @@ void register_pld(py::module_& m) {
     }, py::arg("loss"), py::arg("mass"), py::arg("h"), py::arg("max_cells"));
     m.def("pld_suffix_sum_slack", &pld::suffix_sum_slack, py::arg("n"),
           "Relative round-off of the suffix sums of an n-point grid PMF, 4 (n + 4) u (pld_epsilon_bracket.hpp).");
+    m.def("pld_round_off_charge", [](input_array sum, input_array norm, double entry, double total, double l2,
+                                     double inverse, double inverse_l2) {
+        if (sum.ndim() != 1 || norm.ndim() != 1 || sum.size() != norm.size())
+            throw py::value_error("internal: sum and norm must be 1-d arrays of one length");
+        const pld::GridCharges ch{0.0, 0.0, entry, total, l2, inverse, 0.0, inverse_l2};
+        py::array_t<double> out(sum.size());
+        const double* a = sum.data();
+        const double* b = norm.data();
+        double* dst = out.mutable_data();
+        for (py::ssize_t i = 0; i < sum.size(); ++i) dst[i] = ch.weighted(a[i], b[i]);
+        return out;
+    }, py::arg("sum"), py::arg("norm"), py::arg("entry_error"), py::arg("total_error"), py::arg("spectral_l2"),
+       py::arg("inverse_error"), py::arg("inverse_l2"),
+       "Round-off charge of weighted sums of composed grid masses (weights in [0, 1], their sum at most `sum` and "
+       "Euclidean norm at most `norm`): GridCharges::weighted (pld_hockey_stick.hpp), elementwise.");
     def_charged_scan(m, "pld_charged_epsilon", [](auto... args) { pld::charged_epsilon(args...); });
     def_charged_scan(m, "pld_charged_lower_epsilon", [](auto... args) { pld::charged_lower_epsilon(args...); });
     m.def("pld_loss_variance", [](input_array p, double h) {

@@ -99,10 +99,14 @@ inline double loss_shifted(double v, double s, bool up) {
 struct GridCharges {
     double shift = 0.0, slack = 0.0, entry = 0.0, total = 0.0, l2 = 0.0, inverse = 0.0, loss_shift = 0.0;
     double inverse_l2 = std::numeric_limits<double>::infinity();  // pld_compose.hpp's ComposedPMF
-    double above(double count) const {
-        if (total == 0.0 || !(count > 0.0)) return 0.0;
-        const double root = std::sqrt(count);
-        return std::min(std::min(entry * count, total), l2 * root + std::min(inverse * count, inverse_l2 * root));
+    double above(double count) const { return weighted(count, std::sqrt(count)); }
+    // The charge of a sum of grid masses with weights in [0, 1] whose sum is at most `sum` and Euclidean norm
+    // at most `norm` (above(m): m masses of weight 1, sum m and norm sqrt(m)): entry per unit of weight,
+    // capped by total and by l2 norm + min(inverse sum, inverse_l2 norm) (Cauchy-Schwarz over the weights);
+    // 0 where no weight is positive (sum or norm 0; never inf x 0).  The facade's GridPMF._charge_weighted.
+    double weighted(double sum, double norm) const {
+        if (total == 0.0 || !(sum > 0.0) || !(norm > 0.0)) return 0.0;
+        return std::min(std::min(entry * sum, total), l2 * norm + std::min(inverse * sum, inverse_l2 * norm));
     }
 };
 

@@ -144,11 +144,13 @@ class GridPMF:
 
     def _charge_weighted(self, total: np.ndarray, norm: np.ndarray) -> np.ndarray:
         """Round-off charge of a sum of grid masses with weights in [0, 1] whose sum is at most ``total`` and
-        Euclidean norm at most ``norm`` (``count`` and sqrt(``count``) for ``count`` masses of weight 1)."""
-        with np.errstate(invalid="ignore"):   # inf x 0 where nothing is counted: no charge there
-            inverse = np.where(total > 0, np.minimum(self.inverse_error * total, self.inverse_l2 * norm), 0.0)
-        by_norm = self.spectral_l2 * norm + inverse
-        return np.minimum(np.minimum(self.entry_error * total, self.total_error), by_norm)
+        Euclidean norm at most ``norm`` (``count`` and sqrt(``count``) for ``count`` masses of weight 1): the
+        module docstring's min(entry total, total_error, spectral_l2 norm + min(inverse total, inverse_l2 norm)),
+        0 where no weight is positive, computed by the core's GridCharges (pld_hockey_stick.hpp), whose scans
+        charge the same."""
+        total, norm = np.broadcast_arrays(np.asarray(total, dtype=np.float64), np.asarray(norm, dtype=np.float64))
+        return _core.pld_round_off_charge(np.ravel(total), np.ravel(norm), self.entry_error, self.total_error,
+                                          self.spectral_l2, self.inverse_error, self.inverse_l2).reshape(total.shape)
 
     def _charge(self, eps: np.ndarray) -> np.ndarray:
         """Round-off charge at eps: that of the grid points above eps."""
