@@ -118,28 +118,37 @@ def test_charge_with_no_normwise_bounds_is_finite_above_the_grid():
         assert (got[:2] > 0.0).all()
 
 
-@pytest.mark.parametrize("seed", [0, 1])
-def test_weighted_charge_is_the_least_of_the_three_bounds(seed):
-    """GridPMF._charge_weighted against the formula evaluated in exact rationals (fractions): min(entry s,
-    total, l2 r + min(inverse s, inverse_l2 r)) for weight sums s and norms r, 0 where either is 0."""
-    from fractions import Fraction
+# (entry, total, spectral_l2, inverse, inverse_l2): each of the formula's four branches is the least for some
+# sums and norms below (entry x sum for small sums, total for large ones, l2 plus either inverse term between)
+CHARGE_SETTINGS = [(1e-16, 1e-10, 1e-13, 1e-15, 1e-13), (1e-12, 1e-9, 1e-15, 1e-18, 1e-13),
+                   (1e-12, 1e-9, 1e-15, 1e-13, 1e-16), (1e-14, 1e-12, 1e-15, 1e-16, 1e-15)]
 
-    rng = np.random.default_rng(seed)
-    entry, total, l2, inverse, inverse_l2 = (float(x) for x in 10.0 ** rng.uniform(-16, -9, 5))
-    pmf = GridPMF(0, 1e-3, np.full(4, 0.25), 0.0, 0.0, True, entry_error=entry, total_error=total,
-                  spectral_l2=l2, inverse_error=inverse, inverse_l2=inverse_l2)
-    sums = np.concatenate([[0.0, 1.0, 3.0], 10.0 ** rng.uniform(-2, 7, 40)])
-    norms = np.sqrt(sums) * rng.uniform(0.1, 1.0, sums.size)
-    norms[1] = 0.0
-    got = pmf._charge_weighted(sums, norms)
-    for s, r, g in zip(sums, norms, got):
-        if s == 0.0 or r == 0.0:
-            assert g == 0.0
-            continue
-        F = Fraction
-        exact = min(F(entry) * F(s), F(total), F(l2) * F(r) + min(F(inverse) * F(s), F(inverse_l2) * F(r)))
-        assert abs(F(g) - exact) <= 4 * U * exact   # three roundings of the double evaluation
-    np.testing.assert_array_equal(pmf._charge_above(sums), pmf._charge_weighted(sums, np.sqrt(sums)))
+
+def test_weighted_charge_is_the_least_of_the_three_bounds():
+    """GridPMF._charge_weighted against the formula evaluated in exact rationals (fractions): min(entry s,
+    total, l2 r + min(inverse s, inverse_l2 r)) for weight sums s and norms r, 0 where either is 0, NaN for a
+    NaN one; every branch of the minimum is exercised (a charge of entry x norm, say, fails)."""
+    from fractions import Fraction as F
+
+    rng = np.random.default_rng(0)
+    sums = np.concatenate([[0.0, 1.0, 3.0, 2.5, np.nan], 10.0 ** rng.uniform(-2, 7, 60)])
+    norms = np.sqrt(sums) * np.concatenate([[1.0, 0.0, 1.0], rng.uniform(0.1, 1.0, sums.size - 3)])
+    norms[3] = np.nan
+    least = set()
+    for entry, total, l2, inverse, inverse_l2 in CHARGE_SETTINGS:
+        pmf = GridPMF(0, 1e-3, np.full(4, 0.25), 0.0, 0.0, True, entry_error=entry, total_error=total,
+                      spectral_l2=l2, inverse_error=inverse, inverse_l2=inverse_l2)
+        got = pmf._charge_weighted(sums, norms)
+        assert np.isnan(got[3]) and np.isnan(got[4])
+        for s, r, g in zip(sums[5:], norms[5:], got[5:]):
+            terms = {"entry": F(entry) * F(s), "total": F(total), "inverse": F(l2) * F(r) + F(inverse) * F(s),
+                     "inverse_l2": F(l2) * F(r) + F(inverse_l2) * F(r)}
+            exact = min(terms.values())
+            least.add(min(terms, key=lambda k: terms[k]))
+            assert abs(F(g) - exact) <= 4 * F(U) * exact   # three roundings of the double evaluation
+        assert got[0] == 0.0 and got[1] == 0.0   # no weight: no charge, whatever the bounds
+        assert got[2] == min(3 * entry, total, l2 * math.sqrt(3.0) + min(3 * inverse, inverse_l2 * math.sqrt(3.0)))
+    assert least == {"entry", "total", "inverse", "inverse_l2"}
 
 
 def _rr_exact_delta(noise: float, rounds: int, eps: float) -> float:

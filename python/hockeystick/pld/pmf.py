@@ -146,8 +146,8 @@ class GridPMF:
         """Round-off charge of a sum of grid masses with weights in [0, 1] whose sum is at most ``total`` and
         Euclidean norm at most ``norm`` (``count`` and sqrt(``count``) for ``count`` masses of weight 1): the
         module docstring's min(entry total, total_error, spectral_l2 norm + min(inverse total, inverse_l2 norm)),
-        0 where no weight is positive, computed by the core's GridCharges (pld_hockey_stick.hpp), whose scans
-        charge the same."""
+        0 where no weight is positive (NaN where ``total`` or ``norm`` is), computed by the core's GridCharges
+        (pld_hockey_stick.hpp), whose scans charge the same."""
         total, norm = np.broadcast_arrays(np.asarray(total, dtype=np.float64), np.asarray(norm, dtype=np.float64))
         return _core.pld_round_off_charge(np.ravel(total), np.ravel(norm), self.entry_error, self.total_error,
                                           self.spectral_l2, self.inverse_error, self.inverse_l2).reshape(total.shape)
