@@ -33,6 +33,7 @@ from typing import Callable
 
 import numpy as np
 
+from .. import _core
 from ..hockey_stick import theta, theta_epsilon
 from ..pld import PrivacyLossDistribution
 from ..pld import fixed_size_subsampled_gaussian, gaussian, laplace, subsampled_gaussian
@@ -269,14 +270,9 @@ def _above_grid(cells: float) -> float:
 
 
 def _loss_spread(pmf: GridPMF) -> float:
-    """The standard deviation of a grid PMF's finite losses (masses normalised; 0 for no mass)."""
-    mass = pmf.finite_mass
-    if not mass > 0.0:
-        return 0.0
-    cells = np.arange(pmf.p.size, dtype=np.float64)
-    # elementwise sums, not ``@``: a long dot product wakes OpenBLAS's threads, which then spin (pld/complement.py)
-    mean = float((pmf.p * cells).sum()) / mass
-    return pmf.h * math.sqrt(max(float((pmf.p * (cells - mean) ** 2).sum()) / mass, 0.0))
+    """The standard deviation of a grid PMF's finite losses (masses normalised; 0 for no mass): the core's
+    grid_loss_variance (pld_hockey_stick.hpp), which the composition's Chernoff windows take too."""
+    return math.sqrt(max(_core.pld_loss_variance(np.ascontiguousarray(pmf.p, dtype=np.float64), pmf.h), 0.0))
 
 
 def _dividing(base: float, n: int) -> float:

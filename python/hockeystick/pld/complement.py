@@ -236,8 +236,6 @@ def _weights(decay: float, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _charge(pmf: GridPMF, total: np.ndarray, norm: np.ndarray) -> np.ndarray:
     """The round-off charge of composed masses under weights in [0, 1] of sum at most ``total`` and Euclidean norm
     at most ``norm`` (``GridPMF._charge_weighted``, rounded up; 0 for an uncomposed PMF)."""
-    if pmf.total_error == 0.0:
-        return np.zeros(np.shape(total))
     return pmf._charge_weighted(np.asarray(total, dtype=np.float64), np.asarray(norm, dtype=np.float64)) * (
         1.0 + 4.0 * _U)
 
