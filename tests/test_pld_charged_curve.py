@@ -103,7 +103,43 @@ def _tabled_reference(pmf: GridPMF, epsilon: np.ndarray) -> np.ndarray:
 
 def _suffix_maxima(pmf: GridPMF) -> np.ndarray:
     """The optimistic charged curve's suffix maxima over the grid points, 0 at n, in numpy (as main built them)."""
-    return np.append(np.maximum.accumulate(_fresh(pmf)._charged_lower(pmf.losses, 1)[::-1])[::-1], 0.0)
+    return np.append(np.maximum.accumulate(_side_reference(pmf, pmf.losses, False)[::-1])[::-1], 0.0)
+
+
+def _charge_reference(pmf: GridPMF, at: np.ndarray) -> np.ndarray:
+    """``GridPMF._charge`` as numpy computed it before the core did (the grid points above each argument,
+    counted in floats, their charge ``_charge_above``)."""
+    n = pmf.p.size
+    with np.errstate(over="ignore"):
+        first_above = np.clip(np.floor(at / pmf.h) - pmf.k_lo + 1, 0, n)
+    return pmf._charge_above(n - first_above)
+
+
+def _side_reference(pmf: GridPMF, at: np.ndarray, pessimistic: bool) -> np.ndarray:
+    """The charged side at arguments already moved, as numpy computed it (``GridPMF.delta`` pessimistic,
+    ``_charged_lower`` optimistic) before the core's ``charged_side``: same operations, same order."""
+    raw = _core.PldGridProfile(pmf.p, pmf.k_lo, pmf.h, pmf.p_inf).delta(at, 1)
+    charge, slack = _charge_reference(pmf, at), pmf._slack()
+    if pessimistic:
+        return np.minimum(raw * (1.0 + slack) + pmf.shift + charge, 1.0)
+    return np.maximum(raw * (1.0 - slack) + pmf.shift - 2.0 * charge, 0.0)
+
+
+@pytest.mark.parametrize("tag, pmf", PMFS, ids=[tag for tag, _ in PMFS])
+def test_delta_and_its_charge_are_the_numpy_forms_bit_for_bit(tag: str, pmf: GridPMF) -> None:
+    """``delta`` (pessimistic; optimistic without its suffix maxima, ``envelope=False``) and ``_charge``, each
+    one core call per profile, give numpy's doubles (sign of zero included): at arguments across the grid
+    (both profiles read), and at arguments above loss 0 only (the top part's profile, or the part from the
+    least of them up)."""
+    eps = _arguments(pmf)
+    eps = eps[~np.isnan(eps)]
+    low_floor = (pmf.k_lo + max(-pmf.k_lo, 0)) * pmf.h
+    for sample in (eps, eps[eps > low_floor + 2.0 * pmf.h], eps[eps > 0.5 * (low_floor + pmf.losses[-1])]):
+        at = _moved(sample, pmf.loss_shift, not pmf.pessimistic)
+        got = _fresh(pmf).delta(sample, 1, envelope=False)
+        want = _side_reference(pmf, at, pmf.pessimistic)
+        assert got.tobytes() == want.tobytes(), (tag, sample[got != want][:5])
+        assert _fresh(pmf)._charge(at).tobytes() == _charge_reference(pmf, at).tobytes(), tag
 
 
 def test_the_sample_carries_loss_shifts_on_both_sides() -> None:

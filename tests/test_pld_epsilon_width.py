@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from scipy.optimize import brentq
 from scipy.stats import norm
 
+from hockeystick import _core
 from hockeystick.pld.epsilon_width import certified_epsilon_width, left_epsilon_width
 
 
@@ -127,3 +128,43 @@ def test_left_width_is_tight_where_delta_falls_steeply_and_the_chord_is_not():
     assert left_epsilon_width(eps, up, eps, 2 * up) == eps
     assert left_epsilon_width(eps, up, eps - 0.01, up) == eps
     assert left_epsilon_width(np.inf, 0.0, np.inf, 0.0) == np.inf
+
+
+@settings(max_examples=80, deadline=None)
+@given(own=st.integers(1, 5), right_rows=st.integers(0, 3), left_rows=st.integers(0, 3), seed=st.integers(0, 2**32 - 1))
+def test_a_points_least_width_is_the_least_over_its_shifted_rows(own, right_rows, left_rows, seed):
+    """The accountant's one call (``_core.pld_least_epsilon_width``, its layout: own arguments, right rows,
+    left rows) gives, per own argument, the least of the chord widths over the right rows and of the left
+    widths over the left rows, as the elementwise rules give them one row at a time; a short layout (fewer
+    right rows than asked for) has no left rows."""
+    rng = np.random.default_rng(seed)
+    rows = right_rows + left_rows
+    eps = rng.uniform(0.0, 8.0, own)
+    shifts = np.concatenate([rng.choice([0.01, 0.04, 0.16], right_rows), -rng.uniform(0.0, 0.2, left_rows)])
+    x = np.concatenate([eps] + [np.maximum(eps + d, 0.0) for d in shifts])
+    upper = 10.0 ** rng.uniform(-12, 0, x.size)
+    lower = upper * rng.uniform(0.0, 1.0, x.size)
+    upper[rng.random(x.size) < 0.1] = np.inf     # no bound there
+    lower[rng.random(x.size) < 0.1] = 0.0
+    asked = right_rows if rows == right_rows or rng.random() < 0.5 else right_rows + 1   # + 1: a short layout
+    got = _core.pld_least_epsilon_width(x, own, lower, upper, asked)
+    expected = np.full(own, np.inf)
+    for r in range(1, rows + 1):
+        row = slice(r * own, (r + 1) * own)
+        if r <= asked:
+            width = certified_epsilon_width(eps, lower[:own], upper[:own], x[row], upper[row])
+        else:
+            width = left_epsilon_width(eps, upper[:own], x[row], lower[row])
+        expected = np.minimum(expected, width)
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_a_nan_epsilon_is_refused_by_name_and_a_nan_bound_certifies_nothing():
+    with pytest.raises(ValueError, match="epsilon must not be NaN"):
+        certified_epsilon_width(np.array([1.0, np.nan]), 1e-6, 2e-6, 1.01, 1e-7)
+    with pytest.raises(ValueError, match="epsilon must not be NaN"):
+        left_epsilon_width(np.nan, 1e-6, 0.5, 1e-5)
+    # a NaN bound leaves the width infinite, then capped at epsilon (only epsilon >= 0 holds)
+    assert certified_epsilon_width(2.0, np.nan, 1e-6, 2.01, 1e-7) == 2.0
+    assert certified_epsilon_width(2.0, 1e-6, 2e-6, 2.01, np.nan) == 2.0
+    assert left_epsilon_width(2.0, 1e-6, 1.9, np.nan) == 2.0

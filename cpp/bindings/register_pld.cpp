@@ -6,6 +6,7 @@
 #include <hockeystick/pld_charged_curve.hpp>
 #include <hockeystick/pld_connect_dots.hpp>
 #include <hockeystick/pld_epsilon_bracket.hpp>
+#include <hockeystick/pld_epsilon_width.hpp>
 #include <hockeystick/pld_hockey_stick.hpp>
 #include <hockeystick/pld_replace_one.hpp>
 
@@ -20,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "broadcast.hpp"
 #include "elementwise.hpp"
 #include "explain.hpp"
 #include "loops.hpp"
@@ -229,6 +231,31 @@ void register_pld(py::module_& m) {
             return hb::elementwise<1>({eps}, [&c](double v) { return std::isnan(v) ? v : c.delta(v); },
                                       [](double v) { return hb::not_nan("epsilon", v); }, threads);
         }, py::arg("epsilon"), py::arg("threads") = 0);
+    // The same side at arguments already moved, the charges computed per argument (charged_side: no table),
+    // read from the given profile (the PMF's suffix sums or a top part that answers every argument).
+    m.def("pld_charged_delta", [](const pld::GridProfile& profile, input_array eps, std::int64_t k_lo, std::int64_t n,
+                                  double h, double shift, double slack, double entry_error, double total_error,
+                                  double spectral_l2, double inverse_error, double inverse_l2, bool pessimistic,
+                                  int threads) {
+        const pld::GridCharges charges{shift, slack, entry_error, total_error, spectral_l2, inverse_error, 0.0,
+                                       inverse_l2};
+        const double lo = static_cast<double>(k_lo), size = static_cast<double>(n);
+        return hb::elementwise<1>({eps}, [&](double e) {
+            return std::isnan(e) ? e : pld::charged_side(profile, lo, size, h, charges, pessimistic, e);
+        }, [](double v) { return hb::not_nan("epsilon", v); }, threads);
+    }, py::arg("profile"), py::arg("epsilon"), py::arg("k_lo"), py::arg("n"), py::arg("h"), py::arg("shift"),
+       py::arg("slack"), py::arg("entry_error"), py::arg("total_error"), py::arg("spectral_l2"),
+       py::arg("inverse_error"), py::arg("inverse_l2"), py::arg("pessimistic"), py::arg("threads") = 0);
+    m.def("pld_round_off_charge_at", [](input_array eps, std::int64_t k_lo, std::int64_t n, double h,
+                                        double entry_error, double total_error, double spectral_l2,
+                                        double inverse_error, double inverse_l2) {
+        const pld::GridCharges charges{0.0, 0.0, entry_error, total_error, spectral_l2, inverse_error, 0.0, inverse_l2};
+        const double lo = static_cast<double>(k_lo), size = static_cast<double>(n);
+        return hb::elementwise<1>({eps}, [&](double e) {
+            return std::isnan(e) ? e : pld::charge_at_argument(e, lo, size, h, charges);
+        }, [](double v) { return hb::not_nan("epsilon", v); }, 1);
+    }, py::arg("epsilon"), py::arg("k_lo"), py::arg("n"), py::arg("h"), py::arg("entry_error"), py::arg("total_error"),
+       py::arg("spectral_l2"), py::arg("inverse_error"), py::arg("inverse_l2"));
     // Values moved by a loss shift, rounded outward (pld_hockey_stick.hpp's loss_shifted); NaN stays
     // (the caller's curve evaluation names it).
     m.def("pld_loss_shifted", [](input_array values, double loss_shift, bool up) {
@@ -240,6 +267,32 @@ void register_pld(py::module_& m) {
         for (py::ssize_t i = 0; i < values.size(); ++i) dst[i] = pld::loss_shifted(src[i], loss_shift, up);
         return out;
     }, py::arg("values"), py::arg("loss_shift"), py::arg("up"));
+    // The epsilon width a delta bracket certifies (pld_epsilon_width.hpp): the chord's and the left
+    // one's elementwise over arrays of one shape (the facade broadcasts; only a NaN epsilon gives NaN),
+    // and one point's least over its shifted arguments (the accountant's layout: own, right rows, left rows).
+    m.def("pld_chord_epsilon_width", [](hb::strided_array eps, hb::strided_array lo, hb::strided_array up,
+                                        hb::strided_array eps2, hb::strided_array up2) {
+        return hb::broadcast_elementwise<5>({eps, lo, up, eps2, up2}, &pld::chord_epsilon_width,
+                                            [](double e, double, double, double, double) {
+                                                return hb::not_nan("epsilon", e);
+                                            }, 1);
+    }, py::arg("epsilon"), py::arg("lower"), py::arg("upper"), py::arg("right_epsilon"), py::arg("right_upper"));
+    m.def("pld_left_epsilon_width", [](hb::strided_array eps, hb::strided_array up, hb::strided_array eps1,
+                                       hb::strided_array lo1) {
+        return hb::broadcast_elementwise<4>({eps, up, eps1, lo1}, &pld::left_epsilon_width,
+                                            [](double e, double, double, double) { return hb::not_nan("epsilon", e); },
+                                            1);
+    }, py::arg("epsilon"), py::arg("upper"), py::arg("left_epsilon"), py::arg("left_lower"));
+    m.def("pld_least_epsilon_width", [](input_array x, std::int64_t own, input_array lower, input_array upper,
+                                        std::int64_t right_rows) {
+        const std::int64_t size = static_cast<std::int64_t>(x.size());
+        if (x.ndim() != 1 || lower.ndim() != 1 || upper.ndim() != 1 || lower.size() != x.size() ||
+            upper.size() != x.size() || own < 0 || (own > 0 && size % own != 0) || right_rows < 0)
+            throw py::value_error("internal: x, lower and upper must be 1-d arrays of one length, a multiple of own");
+        py::array_t<double> out(own);
+        pld::least_epsilon_width(x.data(), lower.data(), upper.data(), size, own, right_rows, out.mutable_data());
+        return out;
+    }, py::arg("x"), py::arg("own"), py::arg("lower"), py::arg("upper"), py::arg("right_rows"));
     m.attr("pld_max_interval") = pld::max_interval;
     // pld_cells.hpp's bound on a cell's two numbers: |dc| + |dd| <= cell_round_off (c + d)
     m.attr("pld_cell_round_off") = pld::cell_round_off;

@@ -24,5 +24,6 @@
 #include "pld_cells.hpp"
 #include "pld_charged_curve.hpp"
 #include "pld_connect_dots.hpp"
+#include "pld_epsilon_width.hpp"
 #include "pld_hockey_stick.hpp"
 #include "pld_replace_one.hpp"

@@ -21,6 +21,11 @@
 // are the facade's (pmf.py's module docstring; Doroshenko et al., PETS 2022, Sec. 4 for the
 // optimistic order); the operations are the facade's own, in its order, so every value is the
 // same double as its numpy form (numpy's maximum and minimum on ties included).
+//
+// charged_side gives the first max (pessimistic: the whole side) at one argument e already moved,
+// with charge[i] computed as GridCharges::above(n - i) instead of read from a table: the facade's
+// GridPMF.delta, which asks a PMF at a few eps once, where building the O(n) table would cost more
+// than the queries.
 #pragma once
 
 #include <cmath>
@@ -34,6 +39,47 @@
 
 namespace hockeystick {
 namespace pld {
+
+namespace detail {
+// numpy's maximum and minimum of two numbers (not NaN here): the second one unless the first is
+// larger (smaller), so that a tie of 0 and -0 gives the facade's sign of zero.
+inline double larger(double a, double b) { return a > b ? a : b; }
+inline double smaller(double a, double b) { return a < b ? a : b; }
+
+// The first grid point above e, floor(e / h) - k_lo + 1, clipped to [0, n] (as np.minimum(np.maximum(x, 0),
+// n)), in floating point as the facade forms it.
+inline double first_above(double e, double h, double k_lo, double n) {
+    return smaller(larger(std::floor(e / h) - k_lo + 1.0, 0.0), n);
+}
+
+// The pessimistic side, min(raw (1 + slack) + shift + charge, 1), and the optimistic charged value,
+// max(raw (1 - slack) + shift - 2 charge, 0), in the facade's order of operations.
+inline double pessimistic_side(double raw, double slack, double shift, double charge) {
+    return smaller(raw * (1.0 + slack) + shift + charge, 1.0);
+}
+inline double optimistic_value(double raw, double slack, double shift, double charge) {
+    return larger(raw * (1.0 - slack) + shift - 2.0 * charge, 0.0);
+}
+}  // namespace detail
+
+// The round-off charge at e of a PMF of n grid points from grid index k_lo (step h): that of the grid
+// points above e, GridCharges::above of their count (the facade's GridPMF._charge).
+inline double charge_at_argument(double e, double k_lo, double n, double h, const GridCharges& charges) {
+    return charges.above(n - detail::first_above(e, h, k_lo, n));
+}
+
+// The certified side at e (moved by the loss shift already; not NaN) of a PMF of n grid points from
+// grid index k_lo (step h), its uncharged curve read from `profile` (the PMF's suffix sums, or a top
+// part of them, which answers every e above the grid point below the part's first), its charges,
+// shift and slack from `charges` (loss_shift unused): pessimistic, the side; optimistic, the charged
+// value at e alone (no suffix maxima).
+inline double charged_side(const GridProfile& profile, double k_lo, double n, double h, const GridCharges& charges,
+                           bool pessimistic, double e) {
+    const double charge = charge_at_argument(e, k_lo, n, h, charges);
+    const double raw = profile.delta(e);
+    return pessimistic ? detail::pessimistic_side(raw, charges.slack, charges.shift, charge)
+                       : detail::optimistic_value(raw, charges.slack, charges.shift, charge);
+}
 
 class ChargedGridCurve {
    public:
@@ -52,7 +98,7 @@ class ChargedGridCurve {
         envelope_.assign(static_cast<std::size_t>(n) + 1, 0.0);
         for (std::int64_t j = n - 1; j >= 0; --j) {  // np.maximum.accumulate over the reversed grid
             const double value = lower_at(static_cast<double>(profile_.k_lo() + j) * h_);
-            envelope_[j] = j == n - 1 ? value : larger(envelope_[j + 1], value);
+            envelope_[j] = j == n - 1 ? value : detail::larger(envelope_[j + 1], value);
         }
     }
 
@@ -62,28 +108,21 @@ class ChargedGridCurve {
     // The certified side at eps (not NaN).
     double delta(double eps) const {
         const double e = loss_shifted(eps, loss_shift_, !pessimistic_);
-        if (pessimistic_) return smaller(profile_.delta(e) * (1.0 + slack_) + shift_ + charge_at(e), 1.0);
+        if (pessimistic_) return detail::pessimistic_side(profile_.delta(e), slack_, shift_, charge_at(e));
         const double low = lower_at(e);
         if (envelope_.empty()) return low;
-        return larger(low, envelope_[index(std::ceil(e / h_) - k_lo_)]);
+        const double first = detail::smaller(detail::larger(std::ceil(e / h_) - k_lo_, 0.0), n_);  // at or above e
+        return detail::larger(low, envelope_[static_cast<std::size_t>(first)]);
     }
 
    private:
-    // numpy's maximum and minimum of two numbers (not NaN here): the second one unless the first is
-    // larger (smaller), so that a tie of 0 and -0 gives the facade's sign of zero.
-    static double larger(double a, double b) { return a > b ? a : b; }
-    static double smaller(double a, double b) { return a < b ? a : b; }
-
-    // A grid index from its floating-point form, clipped to [0, n] (as np.minimum(np.maximum(x, 0), n)).
-    std::size_t index(double x) const { return static_cast<std::size_t>(smaller(larger(x, 0.0), n_)); }
-
-    // The charge of the grid points above e (the first one above: floor(e / h) - k_lo + 1).
-    double charge_at(double e) const { return charge_[index(std::floor(e / h_) - k_lo_ + 1.0)]; }
-
-    // The optimistic charged value at e, max(raw (1 - slack) + shift - 2 charge, 0).
-    double lower_at(double e) const {
-        return larger(profile_.delta(e) * (1.0 - slack_) + shift_ - 2.0 * charge_at(e), 0.0);
+    // The charge of the grid points above e.
+    double charge_at(double e) const {
+        return charge_[static_cast<std::size_t>(detail::first_above(e, h_, k_lo_, n_))];
     }
+
+    // The optimistic charged value at e.
+    double lower_at(double e) const { return detail::optimistic_value(profile_.delta(e), slack_, shift_, charge_at(e)); }
 
     GridProfile profile_;
     double k_lo_, h_, n_;

@@ -2,7 +2,9 @@
 
 Two ways, the least width winning: convexity in e^eps through a certified upper bound to the right
 (``certified_epsilon_width``, below), or monotonicity through a certified lower bound to the left
-(``left_epsilon_width``), which stays tight where delta falls steeply (near 1e-9).
+(``left_epsilon_width``), which stays tight where delta falls steeply (near 1e-9).  Both are computed
+by the core (cpp/include/hockeystick/pld_epsilon_width.hpp), which also gives the accountant a point's
+least width over its shifted arguments in one call.
 
 A delta bracket lo <= delta(eps0) <= up at eps0 answers "what epsilon goes with delta* = up?":
 eps0 is a certified upper bound on epsilon(delta*) = inf{eps : delta(eps) <= delta*}, since
@@ -46,6 +48,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _core
+
 # Offsets eps2 - eps0 tried by the accountant (the least width wins): a short chord tracks the
 # slope where the bracket is narrow, a longer one where the bracket's width would swamp it.
 RIGHT_OFFSETS = (0.01, 0.04, 0.16)
@@ -53,8 +57,6 @@ RIGHT_OFFSETS = (0.01, 0.04, 0.16)
 # (``left_epsilon_width``; the least width over both sides wins); 0.99, not 1: the width is eps0 - eps1
 # rounded up, so an offset of exactly the accuracy would certify a width just above it.
 LEFT_FRACTIONS = (0.99, 2.0, 3.0)
-# Relative inflation covering the round-off of the few operations below (each within 1 ulp).
-_ROUNDING = 1.0 + 1e-12
 
 
 def certified_epsilon_width(epsilon: np.ndarray, lower: np.ndarray, upper: np.ndarray,
@@ -67,15 +69,8 @@ def certified_epsilon_width(epsilon: np.ndarray, lower: np.ndarray, upper: np.nd
     nothing: e.g. epsilon = inf, or epsilon + d rounding back to epsilon) or x >= 1.  The
     derivation (convexity of delta in e^eps) is in the module docstring.
     """
-    eps, lo, up, eps2, up2 = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in
-                                                   (epsilon, lower, upper, right_epsilon, right_upper)))
-    drop = np.where(eps2 > eps, lo - up2, 0.0)   # eps2 == eps (eps = inf, or eps + d rounding to eps): nothing
-    gap = np.maximum(up - lo, 0.0)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        x = np.where(drop > 0.0, gap * np.expm1(eps2 - eps) / np.where(drop > 0.0, drop, 1.0) * _ROUNDING, np.inf)
-    inside = x < 1.0
-    width = np.where(inside, -np.log1p(-np.where(inside, x, 0.0)) * _ROUNDING, np.inf)
-    return np.minimum(width, np.maximum(eps, 0.0))
+    return _core.pld_chord_epsilon_width(*np.broadcast_arrays(
+        *(np.asarray(v, dtype=np.float64) for v in (epsilon, lower, upper, right_epsilon, right_upper))))
 
 
 def left_epsilon_width(epsilon: np.ndarray, upper: np.ndarray, left_epsilon: np.ndarray,
@@ -91,12 +86,8 @@ def left_epsilon_width(epsilon: np.ndarray, upper: np.ndarray, left_epsilon: np.
     does not grow where delta falls steeply (delta ~ 1e-9, halving every 0.01 of eps: a bracket 4x wide
     in delta is about 0.02 wide in epsilon this way and 0.4 by the chord in e^eps).
     """
-    eps, up, eps1, lo1 = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in
-                                               (epsilon, upper, left_epsilon, left_lower)))
-    certified = (lo1 > up) & (eps1 < eps)
-    with np.errstate(invalid="ignore", over="ignore"):
-        width = np.where(certified, (eps - eps1) * _ROUNDING, np.inf)
-    return np.minimum(width, np.maximum(eps, 0.0))
+    return _core.pld_left_epsilon_width(*np.broadcast_arrays(
+        *(np.asarray(v, dtype=np.float64) for v in (epsilon, upper, left_epsilon, left_lower))))
 
 
 def epsilon_gap(epsilon: np.ndarray, lower: np.ndarray, upper: np.ndarray, x: np.ndarray,

@@ -37,6 +37,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Callable
 
 import numpy as np
 
@@ -109,15 +110,17 @@ class GridPMF:
         between are never summed."""
         if "_top_profile" in self.__dict__ or eps.size == 0:
             return self._top_profile
-        lowest = np.ceil(eps.min() / self.h) - self.k_lo - 2   # nan or +-inf among eps: the profile from loss 0
-        if not np.isfinite(lowest):
+        least = float(eps.min())
+        scaled = least / float(self.h)   # Python floats: an overflow is inf, with no warning
+        if not math.isfinite(scaled):   # nan or +-inf among eps: the profile from loss 0
             return self._top_profile
-        start = int(min(lowest, self.p.size - 1))
+        start = min(math.ceil(scaled) - int(self.k_lo) - 2, self.p.size - 1)
         kept = self.__dict__.get("_upper_part")
         if kept is not None and kept[0] <= start:
             start = kept[0]
-        # every eps strictly above grid point start, so that each one's first grid point above is in the part
-        if start <= self._top or not np.all(eps > (self.k_lo + start) * self.h):
+        # every eps strictly above grid point start (the least one is), so that each one's first grid point
+        # above is in the part
+        if start <= self._top or not least > (self.k_lo + start) * self.h:
             return self._top_profile
         if kept is None or kept[0] != start:
             kept = (start, _core.PldGridProfile(np.ascontiguousarray(self.p[start:], dtype=np.float64),
@@ -125,15 +128,32 @@ class GridPMF:
             self.__dict__["_upper_part"] = kept
         return kept[1]
 
-    def _raw_delta(self, eps: np.ndarray, threads: int) -> np.ndarray:
-        """The uncharged curve at a flat array of eps."""
+    def _over_profiles(self, eps: np.ndarray, evaluate: Callable[[_core.PldGridProfile, np.ndarray], np.ndarray]
+                       ) -> np.ndarray:
+        """``evaluate(profile, eps)`` at a flat array of eps, each eps read from suffix sums that answer it:
+        ``_upper_profile``'s when every eps lies above ``_top_floor``, else ``_top_profile``'s and ``_profile``'s."""
         high = eps > self._top_floor()
         if high.all():
-            return self._upper_profile(eps).delta(eps, threads)
+            return evaluate(self._upper_profile(eps), eps)
         out = np.empty(eps.shape)
-        out[high] = self._top_profile.delta(np.ascontiguousarray(eps[high]), threads)
-        out[~high] = self._profile.delta(np.ascontiguousarray(eps[~high]), threads)
+        out[high] = evaluate(self._top_profile, np.ascontiguousarray(eps[high]))
+        out[~high] = evaluate(self._profile, np.ascontiguousarray(eps[~high]))
         return out
+
+    def _raw_delta(self, eps: np.ndarray, threads: int) -> np.ndarray:
+        """The uncharged curve at a flat array of eps."""
+        return self._over_profiles(eps, lambda profile, at: profile.delta(at, threads))
+
+    def _charged_side(self, eps: np.ndarray, pessimistic: bool, threads: int) -> np.ndarray:
+        """At eps (any shape; the curve's argument, already moved): min(raw (1 + slack) + shift + charge, 1)
+        (``pessimistic``) or max(raw (1 - slack) + shift - 2 charge, 0), raw the uncharged curve and charge
+        ``_charge``'s, in one core call per profile (pld_charged_curve.hpp's ``charged_side``, the same
+        doubles as those numpy formulas)."""
+        def side(profile: _core.PldGridProfile, at: np.ndarray) -> np.ndarray:
+            return _core.pld_charged_delta(profile, at, self.k_lo, self.p.size, self.h, self.shift, self._slack(),
+                                           self.entry_error, self.total_error, self.spectral_l2, self.inverse_error,
+                                           self.inverse_l2, pessimistic, threads)
+        return self._over_profiles(np.ascontiguousarray(eps.ravel()), side).reshape(eps.shape)
 
     def _slack(self) -> float:
         return float(_core.pld_suffix_sum_slack(self.p.size))
@@ -148,21 +168,20 @@ class GridPMF:
         module docstring's min(entry total, total_error, spectral_l2 norm + min(inverse total, inverse_l2 norm)),
         0 where no weight is positive (NaN where ``total`` or ``norm`` is), computed by the core's GridCharges
         (pld_hockey_stick.hpp), whose scans charge the same."""
-        total, norm = np.broadcast_arrays(np.asarray(total, dtype=np.float64), np.asarray(norm, dtype=np.float64))
+        total, norm = np.asarray(total, dtype=np.float64), np.asarray(norm, dtype=np.float64)
+        if total.shape != norm.shape:
+            total, norm = np.broadcast_arrays(total, norm)
         return _core.pld_round_off_charge(np.ravel(total), np.ravel(norm), self.entry_error, self.total_error,
                                           self.spectral_l2, self.inverse_error, self.inverse_l2).reshape(total.shape)
 
     def _charge(self, eps: np.ndarray) -> np.ndarray:
-        """Round-off charge at eps: that of the grid points above eps."""
-        if self.total_error == 0.0:
-            return np.zeros(eps.shape)
-        with np.errstate(over="ignore"):   # eps near 1e308: +inf grid points, clipped to none above
-            first_above = np.clip(np.floor(eps / self.h) - self.k_lo + 1, 0, self.p.size)
-        return self._charge_above(self.p.size - first_above)
+        """Round-off charge at eps: that of the grid points above eps (one core call, pld_charged_curve.hpp's
+        ``charge_at_argument``: ``_charge_above`` of their count)."""
+        return _core.pld_round_off_charge_at(eps, self.k_lo, self.p.size, self.h, self.entry_error, self.total_error,
+                                             self.spectral_l2, self.inverse_error, self.inverse_l2)
 
     def _charged_lower(self, eps: np.ndarray, threads: int) -> np.ndarray:
-        d = self._raw_delta(np.ascontiguousarray(eps.ravel()), threads).reshape(eps.shape)
-        return np.maximum(d * (1.0 - self._slack()) + self.shift - 2.0 * self._charge(eps), 0.0)
+        return self._charged_side(eps, False, threads)
 
     def _envelope_top(self, threads: int) -> np.ndarray:
         """Entry k - ``_top``: max over grid points l_j, j >= k >= ``_top``, of the charged lower curve;
@@ -245,8 +264,7 @@ class GridPMF:
         """
         eps = self._curve_argument(np.asarray(epsilon, dtype=np.float64))  # not ascontiguousarray: 0-d stays 0-d
         if self.pessimistic:
-            d = self._raw_delta(np.ascontiguousarray(eps.ravel()), threads).reshape(eps.shape)
-            return np.minimum(d * (1.0 + self._slack()) + self.shift + self._charge(eps), 1.0)
+            return self._charged_side(eps, True, threads)
         low = self._charged_lower(eps, threads)
         if self.total_error == 0.0 or not envelope:
             return low
