@@ -57,6 +57,18 @@ def test_composition_of_two_factors_matches_a_direct_convolution():
     assert fa.p_inf > 0 and got.p_inf == pytest.approx(exact_inf, rel=1e-12)
 
 
+def test_compositions_call_scipys_pocketfft_directly_where_scipy_has_it():
+    """The compositions' transforms skip scipy.fft's dispatch and copy (register_pld_compose.cpp's PocketFft)
+    wherever scipy's pocketfft module offers r2c, c2r and _workers, after a probe found its output to be
+    scipy.fft.rfft / irfft's bit for bit (the convolution test above checks the masses either way)."""
+    try:
+        from scipy.fft._pocketfft import helper, pypocketfft
+    except ImportError:
+        pytest.skip("this scipy has no scipy.fft._pocketfft: the compositions call scipy.fft")
+    offered = all(hasattr(pypocketfft, f) for f in ("r2c", "c2r")) and hasattr(helper, "_workers")
+    assert _core._pld_fft_direct() == offered
+
+
 def test_default_cap_is_a_stated_fraction_of_physical_memory():
     physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     assert pc.DEFAULT_MAX_POINTS == max(1 << 20, int(pc.MEMORY_FRACTION * physical) // pc.BYTES_PER_POINT)
