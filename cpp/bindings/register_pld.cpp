@@ -287,8 +287,9 @@ void register_pld(py::module_& m) {
                                         std::int64_t right_rows) {
         const std::int64_t size = static_cast<std::int64_t>(x.size());
         if (x.ndim() != 1 || lower.ndim() != 1 || upper.ndim() != 1 || lower.size() != x.size() ||
-            upper.size() != x.size() || own < 0 || (own > 0 && size % own != 0) || right_rows < 0)
-            throw py::value_error("internal: x, lower and upper must be 1-d arrays of one length, a multiple of own");
+            upper.size() != x.size() || own < 0 || size < own || (own > 0 && size % own != 0) || right_rows < 0)
+            throw py::value_error("internal: x, lower and upper must be 1-d arrays of one length, a multiple of own "
+                                  "and at least own");
         py::array_t<double> out(own);
         pld::least_epsilon_width(x.data(), lower.data(), upper.data(), size, own, right_rows, out.mutable_data());
         return out;

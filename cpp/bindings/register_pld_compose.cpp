@@ -76,9 +76,9 @@ bool numpy_long_double_is_full() {
 struct PocketFft {
     py::object r2c, c2r, threads;
 
-    // Probed once per process (pybind11's call-once, which releases the GIL while another thread probes: the
-    // probe's transforms release it, so a plain static could deadlock) and never destroyed (its Python
-    // objects must not be released after the interpreter has finalized).
+    // Probed once (pybind11's call-once, which releases the GIL while another thread probes: the probe's
+    // transforms release it, so a plain static could deadlock); pybind11 keeps the result for the
+    // interpreter's life.
     static const std::optional<PocketFft>& found(const py::object& rfft, const py::object& irfft) {
         PYBIND11_CONSTINIT static py::gil_safe_call_once_and_store<std::optional<PocketFft>> pocket;
         return pocket.call_once_and_store_result([&] { return probe(rfft, irfft); }).get_stored();
@@ -97,10 +97,12 @@ struct PocketFft {
                 py::array_t<double> signal({std::int64_t(2), n});
                 for (std::int64_t i = 0; i < 2 * n; ++i) signal.mutable_data()[i] = std::sin(0.7 * i + 0.1) + 1.5;
                 py::array_t<std::complex<double>> spec({std::int64_t(2), bins});
-                f.r2c(signal, py::make_tuple(-1), true, 0, spec, f.threads(py::none()));
+                if (!f.r2c(signal, py::make_tuple(-1), true, 0, spec, f.threads(py::none())).is(spec))
+                    return std::nullopt;
                 const py::array_t<std::complex<double>> spec_public = rfft(signal, py::arg("axis") = -1);
                 py::array_t<double> back({std::int64_t(2), n});
-                f.c2r(spec, py::make_tuple(-1), n, false, 2, back, f.threads(py::none()));
+                if (!f.c2r(spec, py::make_tuple(-1), n, false, 2, back, f.threads(py::none())).is(back))
+                    return std::nullopt;
                 const py::array_t<double> back_public = irfft(spec_public, py::arg("n") = n, py::arg("axis") = -1);
                 if (spec_public.size() != spec.size() || back_public.size() != back.size() ||
                     std::memcmp(spec.data(), spec_public.data(), sizeof(std::complex<double>) * 2 * bins) != 0 ||
@@ -108,7 +110,8 @@ struct PocketFft {
                     return std::nullopt;
             }
             return f;
-        } catch (py::error_already_set&) {
+        } catch (py::error_already_set& e) {
+            if (!e.matches(PyExc_Exception)) throw;  // KeyboardInterrupt, SystemExit: not a verdict on the names
             return std::nullopt;
         }
     }
@@ -137,7 +140,8 @@ class ScipyFft final : public pld::RealFftBackend {
         if (*pocket_) {
             const PocketFft& f = **pocket_;
             const py::array_t<std::complex<double>> into({rows, n / 2 + 1}, out, py::capsule(out, [](void*) {}));
-            f.r2c(view, py::make_tuple(-1), true, 0, into, f.threads(workers(rows)));
+            const py::object spec = f.r2c(view, py::make_tuple(-1), true, 0, into, f.threads(workers(rows)));
+            if (!spec.is(into)) throw std::runtime_error("scipy's pocketfft r2c did not write into out=");
             return;
         }
         const ScipyOwnFft own(set_backend_);
@@ -155,7 +159,8 @@ class ScipyFft final : public pld::RealFftBackend {
         if (*pocket_) {
             const PocketFft& f = **pocket_;
             const py::array_t<double> into({rows, n}, out, py::capsule(out, [](void*) {}));
-            f.c2r(view, py::make_tuple(-1), n, false, 2, into, f.threads(workers(rows)));
+            const py::object sig = f.c2r(view, py::make_tuple(-1), n, false, 2, into, f.threads(workers(rows)));
+            if (!sig.is(into)) throw std::runtime_error("scipy's pocketfft c2r did not write into out=");
             return;
         }
         const ScipyOwnFft own(set_backend_);

@@ -34,9 +34,9 @@ namespace pld {
 constexpr double epsilon_width_rounding = 1.0 + 1e-12;
 
 namespace detail {
-// numpy's minimum / maximum: NaN in either argument gives NaN.
-inline double nan_min(double a, double b) { return (a <= b || a != a) ? a : b; }
-inline double nan_max(double a, double b) { return (a >= b || a != a) ? a : b; }
+// numpy's minimum / maximum: NaN in either argument gives NaN, and a tie (0 and -0) the second argument.
+inline double nan_min(double a, double b) { return (a < b || a != a) ? a : b; }
+inline double nan_max(double a, double b) { return (a > b || a != a) ? a : b; }
 }  // namespace detail
 
 // The chord's width (opening comment) at eps0 with bracket [lo, up], from up2 at eps2.

@@ -70,7 +70,7 @@ def certified_epsilon_width(epsilon: np.ndarray, lower: np.ndarray, upper: np.nd
     derivation (convexity of delta in e^eps) is in the module docstring.
     """
     return _core.pld_chord_epsilon_width(*np.broadcast_arrays(
-        *(np.asarray(v, dtype=np.float64) for v in (epsilon, lower, upper, right_epsilon, right_upper))))
+        *(np.asarray(v, dtype=np.float64) for v in (epsilon, lower, upper, right_epsilon, right_upper))))[()]
 
 
 def left_epsilon_width(epsilon: np.ndarray, upper: np.ndarray, left_epsilon: np.ndarray,
@@ -87,7 +87,7 @@ def left_epsilon_width(epsilon: np.ndarray, upper: np.ndarray, left_epsilon: np.
     in delta is about 0.02 wide in epsilon this way and 0.4 by the chord in e^eps).
     """
     return _core.pld_left_epsilon_width(*np.broadcast_arrays(
-        *(np.asarray(v, dtype=np.float64) for v in (epsilon, upper, left_epsilon, left_lower))))
+        *(np.asarray(v, dtype=np.float64) for v in (epsilon, upper, left_epsilon, left_lower))))[()]
 
 
 def epsilon_gap(epsilon: np.ndarray, lower: np.ndarray, upper: np.ndarray, x: np.ndarray,

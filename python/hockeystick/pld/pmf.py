@@ -153,7 +153,7 @@ class GridPMF:
             return _core.pld_charged_delta(profile, at, self.k_lo, self.p.size, self.h, self.shift, self._slack(),
                                            self.entry_error, self.total_error, self.spectral_l2, self.inverse_error,
                                            self.inverse_l2, pessimistic, threads)
-        return self._over_profiles(np.ascontiguousarray(eps.ravel()), side).reshape(eps.shape)
+        return self._over_profiles(np.ascontiguousarray(eps.ravel()), side).reshape(eps.shape)[()]
 
     def _slack(self) -> float:
         return float(_core.pld_suffix_sum_slack(self.p.size))
