@@ -41,24 +41,21 @@ namespace hockeystick {
 namespace pld {
 
 namespace detail {
-// numpy's maximum and minimum of two numbers (not NaN here): the second one unless the first is
-// larger (smaller), so that a tie of 0 and -0 gives the facade's sign of zero.
-inline double larger(double a, double b) { return a > b ? a : b; }
-inline double smaller(double a, double b) { return a < b ? a : b; }
+// A grid index from its floating-point form, clipped to [0, n] (as np.minimum(np.maximum(x, 0), n)).
+inline double grid_index(double x, double n) { return numpy_minimum(numpy_maximum(x, 0.0), n); }
 
-// The first grid point above e, floor(e / h) - k_lo + 1, clipped to [0, n] (as np.minimum(np.maximum(x, 0),
-// n)), in floating point as the facade forms it.
+// The first grid point above e, floor(e / h) - k_lo + 1, in floating point as the facade forms it.
 inline double first_above(double e, double h, double k_lo, double n) {
-    return smaller(larger(std::floor(e / h) - k_lo + 1.0, 0.0), n);
+    return grid_index(std::floor(e / h) - k_lo + 1.0, n);
 }
 
 // The pessimistic side, min(raw (1 + slack) + shift + charge, 1), and the optimistic charged value,
 // max(raw (1 - slack) + shift - 2 charge, 0), in the facade's order of operations.
 inline double pessimistic_side(double raw, double slack, double shift, double charge) {
-    return smaller(raw * (1.0 + slack) + shift + charge, 1.0);
+    return numpy_minimum(raw * (1.0 + slack) + shift + charge, 1.0);
 }
 inline double optimistic_value(double raw, double slack, double shift, double charge) {
-    return larger(raw * (1.0 - slack) + shift - 2.0 * charge, 0.0);
+    return numpy_maximum(raw * (1.0 - slack) + shift - 2.0 * charge, 0.0);
 }
 }  // namespace detail
 
@@ -98,7 +95,7 @@ class ChargedGridCurve {
         envelope_.assign(static_cast<std::size_t>(n) + 1, 0.0);
         for (std::int64_t j = n - 1; j >= 0; --j) {  // np.maximum.accumulate over the reversed grid
             const double value = lower_at(static_cast<double>(profile_.k_lo() + j) * h_);
-            envelope_[j] = j == n - 1 ? value : detail::larger(envelope_[j + 1], value);
+            envelope_[j] = j == n - 1 ? value : detail::numpy_maximum(envelope_[j + 1], value);
         }
     }
 
@@ -111,8 +108,8 @@ class ChargedGridCurve {
         if (pessimistic_) return detail::pessimistic_side(profile_.delta(e), slack_, shift_, charge_at(e));
         const double low = lower_at(e);
         if (envelope_.empty()) return low;
-        const double first = detail::smaller(detail::larger(std::ceil(e / h_) - k_lo_, 0.0), n_);  // at or above e
-        return detail::larger(low, envelope_[static_cast<std::size_t>(first)]);
+        const double first = detail::grid_index(std::ceil(e / h_) - k_lo_, n_);  // the first grid point at or above e
+        return detail::numpy_maximum(low, envelope_[static_cast<std::size_t>(first)]);
     }
 
    private:

@@ -28,32 +28,28 @@
 #include <cstdint>
 #include <limits>
 
+#include "pld_hockey_stick.hpp"  // detail::numpy_minimum, numpy_maximum
+
 namespace hockeystick {
 namespace pld {
 
 constexpr double epsilon_width_rounding = 1.0 + 1e-12;
 
-namespace detail {
-// numpy's minimum / maximum: NaN in either argument gives NaN, and a tie (0 and -0) the second argument.
-inline double nan_min(double a, double b) { return (a < b || a != a) ? a : b; }
-inline double nan_max(double a, double b) { return (a > b || a != a) ? a : b; }
-}  // namespace detail
-
 // The chord's width (opening comment) at eps0 with bracket [lo, up], from up2 at eps2.
 inline double chord_epsilon_width(double eps0, double lo, double up, double eps2, double up2) {
     const double inf = std::numeric_limits<double>::infinity();
     const double drop = eps2 > eps0 ? lo - up2 : 0.0;
-    const double gap = detail::nan_max(up - lo, 0.0);
+    const double gap = detail::numpy_maximum(up - lo, 0.0);
     const double x = drop > 0.0 ? gap * std::expm1(eps2 - eps0) / drop * epsilon_width_rounding : inf;
     const double width = x < 1.0 ? -std::log1p(-x) * epsilon_width_rounding : inf;
-    return detail::nan_min(width, detail::nan_max(eps0, 0.0));
+    return detail::numpy_minimum(width, detail::numpy_maximum(eps0, 0.0));
 }
 
 // The left width (opening comment) at eps0 with upper bound up, from the lower bound lo1 at eps1.
 inline double left_epsilon_width(double eps0, double up, double eps1, double lo1) {
     const double inf = std::numeric_limits<double>::infinity();
     const double width = lo1 > up && eps1 < eps0 ? (eps0 - eps1) * epsilon_width_rounding : inf;
-    return detail::nan_min(width, detail::nan_max(eps0, 0.0));
+    return detail::numpy_minimum(width, detail::numpy_maximum(eps0, 0.0));
 }
 
 // A point's least width at each of its `own` arguments.  Layout of x, lower and upper (size
@@ -69,13 +65,13 @@ inline void least_epsilon_width(const double* x, const double* lower, const doub
         double chord = inf, left = inf;
         for (std::int64_t r = 1; r <= right; ++r) {
             const std::int64_t k = r * own + i;
-            chord = detail::nan_min(chord, chord_epsilon_width(x[i], lower[i], upper[i], x[k], upper[k]));
+            chord = detail::numpy_minimum(chord, chord_epsilon_width(x[i], lower[i], upper[i], x[k], upper[k]));
         }
         for (std::int64_t r = right + 1; r <= rows; ++r) {
             const std::int64_t k = r * own + i;
-            left = detail::nan_min(left, left_epsilon_width(x[i], upper[i], x[k], lower[k]));
+            left = detail::numpy_minimum(left, left_epsilon_width(x[i], upper[i], x[k], lower[k]));
         }
-        out[i] = detail::nan_min(chord, left);
+        out[i] = detail::numpy_minimum(chord, left);
     }
 }
 

@@ -96,6 +96,13 @@ inline double loss_shifted(double v, double s, bool up) {
 // point l_k where C(l_k) > target; the answer lies in (l_k, l_{k+1}] and inverts delta_raw there
 // with that interval's charge.  O(grid points above the answer), no allocation.  Each answer is
 // then moved by the loss shift (loss_shifted: + s rounded up).
+namespace detail {
+// numpy's maximum and minimum of two doubles, for the core's ports of facade formulas to give numpy's
+// doubles: NaN in either argument gives NaN, and a tie (0 and -0) the second argument.
+inline double numpy_maximum(double a, double b) { return (a > b || a != a) ? a : b; }
+inline double numpy_minimum(double a, double b) { return (a < b || a != a) ? a : b; }
+}  // namespace detail
+
 struct GridCharges {
     double shift = 0.0, slack = 0.0, entry = 0.0, total = 0.0, l2 = 0.0, inverse = 0.0, loss_shift = 0.0;
     double inverse_l2 = std::numeric_limits<double>::infinity();  // pld_compose.hpp's ComposedPMF
