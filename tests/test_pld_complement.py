@@ -5,12 +5,18 @@ the composed PMFs' own certified bracket (both hold, so they overlap); and G1's 
 
 from __future__ import annotations
 
+import math
+
 import mpmath
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hockeystick.pld import complement
 from hockeystick.pld.accountant import SubsampledGaussianPLD
+
+from . import c_math
 
 mpmath.mp.dps = 50
 
@@ -166,3 +172,82 @@ def test_infinite_and_nan_epsilon_give_the_trivial_sides_without_a_warning():
         lo, up = _bracket(1.0, 0.1, 100, 1e-2, np.array([-np.inf, np.inf, np.nan, 1.0]))
     assert np.all(lo[:3] == 0.0) and np.all(up[:3] == 1.0)
     assert 0.0 < lo[3] <= up[3] < 1.0
+
+
+def _sums_reference(p: np.ndarray, decay: float, rising: bool) -> np.ndarray:
+    """The geometric sums at every index 0 .. n as numpy and scipy computed them before the core did (438a222's
+    ``_rising_sums`` / ``_decayed_sums``)."""
+    import scipy.signal
+    r = math.exp(-decay)
+    if rising:
+        return np.concatenate([[0.0], r * scipy.signal.lfilter([1.0], [1.0, -r], p)])
+    return np.append(scipy.signal.lfilter([1.0], [1.0, -r], p[::-1])[::-1], 0.0)
+
+
+def _threshold_reference(a: np.ndarray, a_lo: int, b: np.ndarray, b_lo: int, h: float, offset: float,
+                         eps: np.ndarray) -> np.ndarray:
+    """The likelihood-ratio threshold as numpy computed it before the core did (``_upper_complement``), the C
+    library's log in place of numpy's (``c_math``)."""
+    lo, hi = max(a_lo, b_lo), min(a_lo + a.size, b_lo + b.size)
+    index, ratio = np.arange(0), np.zeros(0)
+    if hi > lo:
+        am, bm = a[lo - a_lo:hi - a_lo], b[lo - b_lo:hi - b_lo]
+        live = (am > 0.0) & (bm > 0.0)
+        index = np.arange(lo, hi)[live]
+        ratio = np.maximum.accumulate(c_math.log(am[live]) - c_math.log(bm[live]) + index * h + offset)
+    if index.size:
+        return index[np.clip(np.searchsorted(ratio, eps) - 1, 0, index.size - 1)]
+    return np.full(eps.shape, lo)
+
+
+def _masses(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Masses over 300 decades, with zeros, subnormals and a few equal neighbours."""
+    p = 10.0 ** rng.uniform(-300, 0, n)
+    p[rng.random(n) < 0.2] = 0.0
+    p[rng.random(n) < 0.05] = 5e-324
+    return p
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_the_scans_are_the_numpy_forms_bit_for_bit(seed):
+    """The core's geometric sums (every index, any shape of indices) and likelihood-ratio thresholds
+    (pld_complement_scans.hpp) give the doubles and indices the numpy forms gave: random masses over 300
+    decades, decays from 0 to past e^-decay's underflow, windows overlapping or not, eps at +-inf and NaN."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(0, 400))
+    p = _masses(rng, n)
+    for decay in (0.0, 1e-9, float(rng.uniform(0.0, 2.0)), 30.0, 800.0):
+        at = rng.integers(0, n + 1, (3, 7))
+        for rising in (True, False):
+            full = _sums_reference(p, decay, rising)
+            assert complement._core.pld_geometric_sums_at(p, decay, np.arange(n + 1), rising).tobytes() == \
+                full.tobytes()
+            got = complement._core.pld_geometric_sums_at(p, decay, at, rising)
+            assert got.shape == at.shape and got.tobytes() == full[at].tobytes()
+    b = _masses(rng, int(rng.integers(0, 400)))
+    a_lo, b_lo = (int(v) for v in rng.integers(-300, 300, 2))
+    h, offset = float(10.0 ** rng.uniform(-4, 0)), float(rng.uniform(-50.0, 50.0))
+    eps = np.concatenate([rng.uniform(-100.0, 100.0, 40), [-np.inf, np.inf, np.nan, 0.0, -0.0]])
+    got = complement._core.pld_ratio_threshold(p, a_lo, b, b_lo, h, offset, eps)
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(got, _threshold_reference(p, a_lo, b, b_lo, h, offset, eps))
+
+
+def test_the_geometric_sums_are_within_their_stated_error():
+    """before_i and after_i against 50-digit sums of p_j r^{|i - j|} (r = e^{-decay} exact in mpmath): within
+    3 (n + 1) u relative, the bound complement.py's slack takes for them."""
+    rng = np.random.default_rng(7)
+    n = 60
+    p = rng.random(n) * 10.0 ** rng.uniform(-5, 0, n)
+    u = 2.0 ** -53
+    for decay in (1e-6, 0.05, 1.7):
+        r = mpmath.exp(-mpmath.mpf(decay))
+        before = complement._rising_sums(p, decay, np.arange(n + 1))
+        after = complement._decayed_sums(p, decay, np.arange(n + 1))
+        for i in range(n + 1):
+            exact_before = mpmath.fsum(mpmath.mpf(p[j]) * r ** (i - j) for j in range(i))
+            exact_after = mpmath.fsum(mpmath.mpf(p[j]) * r ** (j - i) for j in range(i, n))
+            for got, exact in ((before[i], exact_before), (after[i], exact_after)):
+                assert abs(mpmath.mpf(got) - exact) <= 3 * (n + 1) * u * exact
+    assert before[0] == 0.0 and after[n] == 0.0

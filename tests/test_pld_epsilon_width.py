@@ -8,8 +8,6 @@ not certify), whose epsilon is found by bisection on the exact sum.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import math
 
 import numpy as np
@@ -21,6 +19,8 @@ from scipy.stats import norm
 
 from hockeystick import _core
 from hockeystick.pld.epsilon_width import certified_epsilon_width, left_epsilon_width
+
+from . import c_math
 
 
 def gaussian_delta(mu: float, eps: float) -> float:
@@ -135,32 +135,16 @@ def test_left_width_is_tight_where_delta_falls_steeply_and_the_chord_is_not():
 _ROUNDING = 1.0 + 1e-12
 
 
-def _libm(name: str):
-    """The C library's ``name`` (double -> double) elementwise: the functions the core calls.  numpy's own
-    vectorized expm1 / log1p (its AVX-512 builds) may differ from them by an ulp, so a byte-for-byte reference
-    must not use numpy's on such a machine; numpy's are taken only where no C math library can be loaded."""
-    found = ctypes.util.find_library("m")
-    if found is None:
-        return getattr(np, name)
-    function = getattr(ctypes.CDLL(found), name)
-    function.restype, function.argtypes = ctypes.c_double, [ctypes.c_double]
-    loop = np.frompyfunc(function, 1, 1)
-    return lambda x: np.asarray(loop(np.asarray(x, dtype=np.float64)), dtype=np.float64)
-
-
-_EXPM1, _LOG1P = _libm("expm1"), _libm("log1p")
-
-
 def _chord_reference(eps, lo, up, eps2, up2):
     """``certified_epsilon_width`` as numpy computed it before the core did (98da906), operation for operation."""
     eps, lo, up, eps2, up2 = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (eps, lo, up, eps2, up2)))
     drop = np.where(eps2 > eps, lo - up2, 0.0)
     gap = np.maximum(up - lo, 0.0)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        x = np.where(drop > 0.0, gap * _EXPM1(eps2 - eps) / np.where(drop > 0.0, drop, 1.0) * _ROUNDING, np.inf)
+        x = np.where(drop > 0.0, gap * c_math.expm1(eps2 - eps) / np.where(drop > 0.0, drop, 1.0) * _ROUNDING, np.inf)
     inside = x < 1.0
     with np.errstate(invalid="ignore"):
-        width = np.where(inside, -_LOG1P(-np.where(inside, x, 0.0)) * _ROUNDING, np.inf)
+        width = np.where(inside, -c_math.log1p(-np.where(inside, x, 0.0)) * _ROUNDING, np.inf)
     return np.minimum(width, np.maximum(eps, 0.0))
 
 
@@ -181,7 +165,7 @@ _SPECIAL = np.array([0.0, -0.0, 5e-324, 1e-300, 1e-12, 0.5, 1.0, 1.0 - 1e-16, 2.
 def test_the_widths_are_the_numpy_forms_bit_for_bit(seed):
     """Both rules, computed by the core (pld_epsilon_width.hpp), give numpy's doubles (sign of zero, inf and NaN
     included) wherever epsilon is not NaN: random brackets and special values (-0, subnormal, inf, NaN bounds).
-    The C library's expm1 and log1p on both sides (``_libm``): numpy's own vectorized ones (AVX-512 builds)
+    The C library's expm1 and log1p on both sides (``c_math``): numpy's own vectorized ones (AVX-512 builds)
     may differ by an ulp, within the rules' 1e-12 rounding up, but not byte for byte."""
     rng = np.random.default_rng(seed)
     n = 400

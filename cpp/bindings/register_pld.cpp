@@ -4,6 +4,7 @@
 // +infinity, the optimistic ones, and whether the optimistic side is connect-the-dots.
 #include <hockeystick/pld_cells.hpp>
 #include <hockeystick/pld_charged_curve.hpp>
+#include <hockeystick/pld_complement_scans.hpp>
 #include <hockeystick/pld_connect_dots.hpp>
 #include <hockeystick/pld_epsilon_bracket.hpp>
 #include <hockeystick/pld_epsilon_width.hpp>
@@ -29,6 +30,7 @@
 namespace py = pybind11;
 namespace hb = hockeystick_bindings;
 using hb::input_array;
+using index_array = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>;
 namespace pld = hockeystick::pld;
 
 namespace {
@@ -428,6 +430,33 @@ void register_pld(py::module_& m) {
         py::gil_scoped_release release;
         return pld::grid_loss_variance(pp, n, h);
     }, py::arg("p"), py::arg("h"));
+    // The complement's scans over a composed PMF (pld_complement_scans.hpp): its geometric sums read at
+    // grid indices (any shape; the result has it), and its likelihood-ratio threshold per eps.
+    m.def("pld_geometric_sums_at", [](input_array p, double decay, index_array at, bool rising) {
+        if (p.ndim() != 1) throw py::value_error("internal: the masses must be one-dimensional");
+        const std::int64_t n = static_cast<std::int64_t>(p.size()), count = static_cast<std::int64_t>(at.size());
+        const std::int64_t* index = at.data();
+        for (std::int64_t t = 0; t < count; ++t)
+            if (index[t] < 0 || index[t] > n) throw py::value_error("internal: a sum's index lies outside [0, n]");
+        py::array_t<double> out(std::vector<py::ssize_t>(at.shape(), at.shape() + at.ndim()));
+        double* values = out.mutable_data();
+        const double* masses = p.data();
+        py::gil_scoped_release release;
+        pld::geometric_sums_at(masses, n, decay, rising, index, count, values);
+        return out;
+    }, py::arg("p"), py::arg("decay"), py::arg("at"), py::arg("rising"));
+    m.def("pld_ratio_threshold", [](input_array a, std::int64_t a_lo, input_array b, std::int64_t b_lo, double h,
+                                    double offset, input_array eps) {
+        if (a.ndim() != 1 || b.ndim() != 1) throw py::value_error("internal: the masses must be one-dimensional");
+        py::array_t<std::int64_t> out(std::vector<py::ssize_t>(eps.shape(), eps.shape() + eps.ndim()));
+        std::int64_t* threshold = out.mutable_data();
+        const double *pa = a.data(), *pb = b.data(), *pe = eps.data();
+        const std::int64_t na = static_cast<std::int64_t>(a.size()), nb = static_cast<std::int64_t>(b.size()),
+                           count = static_cast<std::int64_t>(eps.size());
+        py::gil_scoped_release release;
+        pld::ratio_threshold(pa, a_lo, na, pb, b_lo, nb, h, offset, pe, count, threshold);
+        return out;
+    }, py::arg("a"), py::arg("a_lo"), py::arg("b"), py::arg("b_lo"), py::arg("h"), py::arg("offset"), py::arg("epsilon"));
     m.def("pld_log_mgf", [](input_array p, std::int64_t k_lo, double h, input_array lam) {
         py::array_t<double> out(lam.size());
         const double* pp = p.data();

@@ -82,7 +82,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.optimize
-import scipy.signal
 
 from .. import _core
 from .compose import DEFAULT_TAIL, compose_many
@@ -240,17 +239,18 @@ def _charge(pmf: GridPMF, total: np.ndarray, norm: np.ndarray) -> np.ndarray:
         1.0 + 4.0 * _U)
 
 
-def _decayed_sums(p: np.ndarray, decay: float) -> np.ndarray:
-    """after_i = sum_{j >= i} p_j e^{-(j - i) decay} for i = 0 .. n (after_n = 0), by the recursion
-    after_i = p_i + e^{-decay} after_{i+1} (relative error below 3 (n + 1) u for p >= 0)."""
-    return np.append(scipy.signal.lfilter([1.0], [1.0, -math.exp(-decay)], p[::-1])[::-1], 0.0)
+def _decayed_sums(p: np.ndarray, decay: float, at: np.ndarray) -> np.ndarray:
+    """after_i = sum_{j >= i} p_j e^{-(j - i) decay} at the indices ``at`` (in [0, n]; after_n = 0), by the
+    recursion after_i = p_i + e^{-decay} after_{i+1} (relative error below 3 (n + 1) u for p >= 0), in one
+    core pass (pld_complement_scans.hpp)."""
+    return _core.pld_geometric_sums_at(p, decay, at, False)
 
 
-def _rising_sums(p: np.ndarray, decay: float) -> np.ndarray:
-    """before_i = sum_{j < i} p_j e^{-(i - j) decay} for i = 0 .. n (before_0 = 0), by the recursion
-    before_{i+1} = e^{-decay} (before_i + p_i) (relative error below 3 (n + 1) u for p >= 0)."""
-    r = math.exp(-decay)
-    return np.concatenate([[0.0], r * scipy.signal.lfilter([1.0], [1.0, -r], p)])
+def _rising_sums(p: np.ndarray, decay: float, at: np.ndarray) -> np.ndarray:
+    """before_i = sum_{j < i} p_j e^{-(i - j) decay} at the indices ``at`` (in [0, n]; before_0 = 0), by the
+    recursion before_{i+1} = e^{-decay} (before_i + p_i) (relative error below 3 (n + 1) u for p >= 0), in one
+    core pass (pld_complement_scans.hpp)."""
+    return _core.pld_geometric_sums_at(p, decay, at, True)
 
 
 def _lower_complement(factor: Tilted, pmf: GridPMF, rounds: int, eps: np.ndarray) -> np.ndarray:
@@ -263,21 +263,21 @@ def _lower_complement(factor: Tilted, pmf: GridPMF, rounds: int, eps: np.ndarray
     at = _core.pld_loss_shifted(eps, pmf.loss_shift, False) if pmf.loss_shift > 0.0 else eps
     p = np.maximum(pmf.p, 0.0)
     n = p.size
-    before, after = _rising_sums(p, lam * h), _decayed_sums(p, (1.0 - lam) * h)
     with np.errstate(over="ignore", invalid="ignore"):
         k = np.clip(np.ceil(at / h) - pmf.k_lo, 0, n)   # the first grid point at or above eps - s
     k = np.where(np.isnan(k), n, k).astype(np.int64)
+    before, after = _rising_sums(p, lam * h, k), _decayed_sums(p, (1.0 - lam) * h, k)
     grid = (pmf.k_lo + k) * h
     below, above = _weights(lam * h, np.array(float(n))), _weights((1.0 - lam) * h, np.array(float(n)))
     charge = float(_charge(pmf, np.minimum(below[0] + above[0], n), np.minimum(np.hypot(below[1], above[1]),
                                                                                 math.sqrt(n))))
     norm = rounds * factor.log_norm
     with np.errstate(over="ignore", invalid="ignore"):
-        tail = np.where(k < n, np.exp(np.minimum(at - grid, 0.0)) * after[k], 0.0)
+        tail = np.where(k < n, np.exp(np.minimum(at - grid, 0.0)) * after, 0.0)
         scale = np.exp(norm + lam * grid)
     with np.errstate(over="ignore", invalid="ignore"):   # eps = -inf: nan here, 0 below
         slack = 8.0 * (n + 8) * _U + 4.0 * _U * (abs(norm) + np.abs(at) + 2.0 * np.abs(grid) + 2.0)
-        inner = (before[k] + tail) * (1.0 - slack) - abs(pmf.shift) - 2.0 * charge
+        inner = (before + tail) * (1.0 - slack) - abs(pmf.shift) - 2.0 * charge
         value = scale * np.maximum(inner, 0.0) * (1.0 - slack)
     return np.where(np.isfinite(at) & np.isfinite(value), np.maximum(value, 0.0), 0.0)
 
@@ -298,28 +298,18 @@ def _upper_complement(p: GridPMF, q: GridPMF, factors: TestFactors, rounds: int,
     lam, h = pa.tilt, p.h
     a, b = p.p, q.p
     na, nb = a.size, b.size
-    before_a = _rising_sums(a, lam * h)
-    after_b = _decayed_sums(b, (1.0 - lam) * h)
     norm_a, norm_b = rounds * pa.log_norm, rounds * qb.log_norm
-    # the threshold (absolute grid index m: A^c = {sum <= m h}) where log A_m - log B_m crosses eps
-    lo, hi = max(p.k_lo, q.k_lo), min(p.k_lo + na, q.k_lo + nb)
-    index, ratio = np.arange(0), np.zeros(0)
-    if hi > lo:
-        am, bm = a[lo - p.k_lo:hi - p.k_lo], b[lo - q.k_lo:hi - q.k_lo]
-        live = (am > 0.0) & (bm > 0.0)
-        index = np.arange(lo, hi)[live]
-        ratio = np.maximum.accumulate(np.log(am[live]) - np.log(bm[live]) + index * h + (norm_a - norm_b))
-    if index.size:
-        m0 = index[np.clip(np.searchsorted(ratio, eps) - 1, 0, index.size - 1)]
-    else:
-        m0 = np.full(eps.shape, lo)
+    # the threshold (absolute grid index m: A^c = {sum <= m h}) where log A_m - log B_m crosses eps: over the
+    # indices where both carry mass, the last whose running maximum of log A - log B + (norm_a - norm_b) is
+    # below eps (pld_complement_scans.hpp)
+    m0 = _core.pld_ratio_threshold(a, p.k_lo, b, q.k_lo, h, norm_a - norm_b, eps)
     m = m0[..., None] + np.arange(-3, 4)
     ia = np.clip(m - p.k_lo + 1, 0, na)
     ib = np.clip(m - q.k_lo + 1, 0, nb)
     first = (m + 1) * h   # l' = l_{m+1}, the first loss in A
     # the sums' own normalization points move to l' (only where m + 1 lies outside a window: factors <= 1)
-    sum_a = before_a[ia] * np.exp(-lam * (m + 1 - p.k_lo - ia) * h)
-    sum_b = after_b[ib] * np.exp(-(1.0 - lam) * (q.k_lo + ib - m - 1) * h)
+    sum_a = _rising_sums(a, lam * h, ia) * np.exp(-lam * (m + 1 - p.k_lo - ia) * h)
+    sum_b = _decayed_sums(b, (1.0 - lam) * h, ib) * np.exp(-(1.0 - lam) * (q.k_lo + ib - m - 1) * h)
     charge_a = _charge(p, *_weights(lam * h, ia))
     charge_b = _charge(q, *_weights((1.0 - lam) * h, nb - ib))
     fixed = TRUNCATED
