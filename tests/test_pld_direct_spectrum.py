@@ -228,3 +228,46 @@ def test_the_refinement_takes_every_direct_bin_when_it_steps_to_the_same_grid():
     assert (up - lo)[0] < 1e-2 * up[0]
     f_lo, f_up = pld.SubsampledGaussianPLD(**kw, value_discretization_interval=5e-4).delta(eps, bound="both")
     assert lo[0] <= f_up[0] and f_lo[0] <= up[0]
+
+
+def _two_point_delta(a: float, b: float, count: int, eps: float) -> mpmath.mpf:
+    """delta(eps) of ``count`` rounds of P = (1 - a, a) against Q = (1 - b, b), by the binomial sum at 50 digits."""
+    with mpmath.workdps(50):
+        g, total = mpmath.exp(mpmath.mpf(eps)), mpmath.mpf(0)
+        pa, pb = mpmath.mpf(a), mpmath.mpf(b)
+        for k in range(count + 1):
+            diff = (pa ** k * (1 - pa) ** (count - k) - g * pb ** k * (1 - pb) ** (count - k))
+            total += mpmath.binomial(count, k) * max(diff, mpmath.mpf(0))
+        return total
+
+
+@x87_long_double
+@pytest.mark.parametrize("count", [30, 100])
+def test_a_wide_band_row_of_few_rounds_takes_its_power_in_double(count):
+    """P = (0.999, 0.001) against Q = (0.9999, 0.0001), h = 1e-3: nearly all mass on one grid point, so every bin
+    of the spectrum is live and a few rounds' FFT charge on the spectrum reaches kDirectMinCharge.  The row takes
+    direct bins, but the power's rounding in double keeps that charge below the threshold (``long_power_charge``),
+    so the power is taken in double: the spectral charge (``spectral_l2`` sqrt(M), M the FFT length) falls below
+    1e-11, over 5x below the FFT's, and stays above the long-double power's (``direct_min_charge=0`` forces it);
+    each result lies within both charges of the forced one, and every side holds the exact binomial delta."""
+    a, b = 1e-3, 1e-4
+    dist = pld.from_distributions([1 - a, a], [1 - b, b], value_discretization_interval=1e-3)
+    eps = np.array([0.0, 0.5, 1.0, 2.0, 3.0])
+    exact = [_two_point_delta(a, b, count, float(e)) for e in eps]
+    (factor, one), = dist.directions[0].items()
+    assert one == 1
+    for pessimistic in (True, False):
+        side = factor.upper if pessimistic else factor.lower
+        fft = pc.compose([(side, count)], pessimistic=pessimistic)
+        double = pc.compose([(side, count)], pessimistic=pessimistic, direct_bins=True)
+        forced = pc.compose_many([[(side, count)]], pessimistic=pessimistic, direct_bins=True,
+                                 direct_min_charge=0.0)[0]
+        spectral = [pmf.spectral_l2 * math.sqrt(pc.fft_length(pmf.p.size)) for pmf in (fft, double, forced)]
+        assert spectral[0] > 1e-11 > spectral[1] and spectral[1] * 5 < spectral[0]
+        assert spectral[2] < spectral[1]
+        assert forced.entry_error < double.entry_error < fft.entry_error
+        for pmf in (double, forced):
+            got = pmf.delta(eps)
+            for value, truth in zip(got, exact):
+                assert (value >= truth) if pessimistic else (value <= truth)
+            assert np.max(np.abs(pmf.p - forced.p)) <= pmf.entry_error + forced.entry_error

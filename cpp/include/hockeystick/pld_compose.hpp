@@ -38,7 +38,10 @@
 // bin k, the spectrum error obeys |dY_k| <= prod (|X_ik| + delta_ik)^c_i - prod |X_ik|^c_i, plus
 // the rounding of the power taken in polar form (2 u sum c_i (|log|X_ik|| + pi + 2)
 // relative).  At a bin where every factor is a direct one and long double has 64 bits
-// (x86-64), the power and the perturbed power are taken in long double instead (u_L = 2^-64;
+// (x86-64), and the power's rounding in double would leave some factor's row a charge of at least
+// direct_min_charge (detail::long_power_charge: many rounds; few rounds over a wide band keep theirs below
+// it in double, at a third of the CPU: sigma 0.6, q 1.4e-4, 10-200 rounds at h = 1.1e-4), the power
+// and the perturbed power are taken in long double instead (u_L = 2^-64;
 // glibc's logl, atan2l, expl, cosl, sinl within 2 ulp), from the long-double bins where the
 // transform gave them (perturbed by delta_long), else from the double ones (delta_direct):
 // |X| from the parts (2 u_L),
@@ -417,6 +420,17 @@ inline void chernoff_edges(FactorMoments& moments, const std::vector<Term>& term
     }
 }
 
+// A row's estimated charge with its band's bins within `delta` (direct bins) and the power taken in double:
+// per bin about c delta |X|^(c-1) from the bins plus the power's rounding 2u sum c (|log|X|| + pi + 2)
+// |X|^c, where |log|X|| < -log(kDirectBandFloor) / c in the band, over `weight` = sum |X|^(2 (c - 1)) in
+// Euclidean norm (the spectral_l2 part of total_error).  Where it stays below direct_min_charge the
+// power in long double would only lower a charge already below the rows' threshold, at ~10 x87 calls a bin.
+inline double long_power_charge(double c, double delta, double weight) {
+    constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
+    const double rounding = 2.0 * u * (-std::log(kDirectBandFloor) + (3.141592653589793 + 2.0) * c);
+    return (c * delta + rounding) * std::sqrt(2.0 * weight);
+}
+
 // numpy's floored modulus (result in [0, b) for b > 0).
 inline double floored_mod(double a, double b) {
     double r = std::fmod(a, b);
@@ -628,6 +642,8 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
     // moves the charge.  The floors above keep err[r]: with the smaller bound a dropped bin stays
     // below tau all the more.
     std::vector<std::int64_t> band(rows, 0);
+    // Per row with a band, whether its items take the power in long double (long_power_charge) or in double.
+    std::vector<char> long_power(rows, 1);
     direct_err = err;
     long_err = err;
     {
@@ -671,6 +687,11 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
                 }
             }
             if (!(c * err[r] * std::sqrt(2.0 * weight) >= direct_min_charge) || top == 0) continue;
+            // with the band's bins within direct_err[r] (set below), whether the power's own rounding in double
+            // would keep the row's charge at direct_min_charge or above (long_power_charge)
+            const auto power_in_long = [&] {
+                long_power[r] = detail::long_power_charge(c, direct_err[r], weight) >= direct_min_charge;
+            };
             // The long-double transform where it beats the direct sums' bound, unless the band is so short
             // that its products cost less than the transform (long_fft_products; the row's own numbers only,
             // so an item's path does not depend on its batch).
@@ -691,6 +712,7 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
                 for (std::int64_t k = 0; k < top; ++k)
                     row[k] = std::complex<double>(static_cast<double>(band_long[r][k].real()),
                                                   static_cast<double>(band_long[r][k].imag()));
+                power_in_long();
                 continue;
             }
             if (long_bound < err[r] && !(sums_cheaper && sum_bound < err[r])) {
@@ -698,12 +720,14 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
                 direct_err[r] = long_bound;
                 long_err[r] = long_fft_bin_error(l1, pmf.n, m, false);
                 long_rows.push_back({std::get<0>(key), r});
+                power_in_long();
                 continue;
             }
             if (!(sum_bound < err[r])) continue;
             band[r] = std::min(top, static_cast<std::int64_t>(budget / static_cast<double>(pmf.n)));
             if (band[r] == 0) continue;
             direct_err[r] = long_err[r] = sum_bound;
+            power_in_long();
             if (!table) table.reset(new TwiddleTable(m));
             std::complex<double>* row = spec.data() + r * bins;
             const std::int64_t width = band[r];
@@ -810,8 +834,12 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
                 ++dropped;
                 continue;
             }
-            bool direct = direct_on;
-            for (std::size_t j = 0; j < nt && direct; ++j) direct = k < band[row[j]];
+            bool direct = direct_on, any_long = false;
+            for (std::size_t j = 0; j < nt && direct; ++j) {
+                direct = k < band[row[j]];
+                any_long = any_long || long_power[row[j]];
+            }
+            direct = direct && any_long;
             if (direct) {  // the power in long double (opening comment), its bound with u_L
                 constexpr long double two_pi_long = 6.283185307179586476925286766559005768L;
                 long double log_mod = 0.0L, log_mod_pert = 0.0L, phase = 0.0L, rel = 0.0L;
