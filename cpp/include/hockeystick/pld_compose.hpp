@@ -38,9 +38,9 @@
 // bin k, the spectrum error obeys |dY_k| <= prod (|X_ik| + delta_ik)^c_i - prod |X_ik|^c_i, plus
 // the rounding of the power taken in polar form (2 u sum c_i (|log|X_ik|| + pi + 2)
 // relative).  At a bin where every factor is a direct one and long double has 64 bits
-// (x86-64), and the power's rounding in double would leave some factor's row a charge of at least
-// direct_min_charge (detail::long_power_charge: many rounds; few rounds over a wide band keep theirs below
-// it in double, at a third of the CPU: sigma 0.6, q 1.4e-4, 10-200 rounds at h = 1.1e-4), the power
+// (x86-64), and the power's rounding in double would leave some factor's row a charge of at least a third of
+// direct_min_charge (detail::long_power_charge, kChargesPerBracket: many rounds; few rounds over a wide band
+// keep theirs below it in double, at half the CPU: sigma 0.6, q 1.4e-4, 10-200 rounds at h = 1.1e-4), the power
 // and the perturbed power are taken in long double instead (u_L = 2^-64;
 // glibc's logl, atan2l, expl, cosl, sinl within 2 ulp), from the long-double bins where the
 // transform gave them (perturbed by delta_long), else from the double ones (delta_direct):
@@ -220,6 +220,11 @@ constexpr double kBandGain = 0.8;
 // signal entry and term (x87 products and sums advanced 16 at a time: ~2.7 ns each) plus its N short
 // long-double transforms (kLongFftProducts L ceil(log2 L) each).
 constexpr double kTaylorTermProducts = 0.4;
+// A delta bracket carries a row's charge about three times (added on the pessimistic side, twice subtracted on the
+// optimistic one: ComposedPMF), so a row keeps its power in double only where three of its charges stay below
+// direct_min_charge (detail::long_power_charge): at twice that (the threshold itself) G1's sigma 0.5, q 1.8e-3,
+// 1931 rounds, eps 9.5 left [9.997e-10, 1.026e-9] where the long-double power gives [1.0127e-9, 1.0197e-9].
+constexpr double kChargesPerBracket = 3.0;
 
 // Where one composition's output lives: grid indices a_idx .. a_idx + width - 1, what the cut costs.
 struct Window {
@@ -423,8 +428,9 @@ inline void chernoff_edges(FactorMoments& moments, const std::vector<Term>& term
 // A row's estimated charge with its band's bins within `delta` (direct bins) and the power taken in double:
 // per bin about c delta |X|^(c-1) from the bins plus the power's rounding 2u sum c (|log|X|| + pi + 2)
 // |X|^c, where |log|X|| < -log(kDirectBandFloor) / c in the band, over `weight` = sum |X|^(2 (c - 1)) in
-// Euclidean norm (the spectral_l2 part of total_error).  Where it stays below direct_min_charge the
-// power in long double would only lower a charge already below the rows' threshold, at ~10 x87 calls a bin.
+// Euclidean norm (the spectral_l2 part of total_error).  Where kChargesPerBracket of it stay below
+// direct_min_charge the power in long double would only lower a charge the brackets already read as below the
+// rows' threshold, at ~10 x87 calls a bin.
 inline double long_power_charge(double c, double delta, double weight) {
     constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
     const double rounding = 2.0 * u * (-std::log(kDirectBandFloor) + (3.141592653589793 + 2.0) * c);
@@ -688,9 +694,9 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
             }
             if (!(c * err[r] * std::sqrt(2.0 * weight) >= direct_min_charge) || top == 0) continue;
             // with the band's bins within direct_err[r] (set below), whether the power's own rounding in double
-            // would keep the row's charge at direct_min_charge or above (long_power_charge)
+            // would leave a bracket of the row's items kChargesPerBracket charges of direct_min_charge or more
             const auto power_in_long = [&] {
-                long_power[r] = detail::long_power_charge(c, direct_err[r], weight) >= direct_min_charge;
+                long_power[r] = kChargesPerBracket * detail::long_power_charge(c, direct_err[r], weight) >= direct_min_charge;
             };
             // The long-double transform where it beats the direct sums' bound, unless the band is so short
             // that its products cost less than the transform (long_fft_products; the row's own numbers only,

@@ -91,7 +91,8 @@ def compose_many(items: Sequence[Factors], *, pessimistic: bool, tail: float = D
     spectral charge reaches ``direct_min_charge`` (None: the core's kDirectMinCharge, 1e-11; 0: every row
     whose accurate bound is the smaller, for a caller that knows the charge limits its answer), and takes the
     power of those bins in long double too where the power's rounding in double would leave it a charge of at
-    least ``direct_min_charge`` (after many rounds), in double elsewhere (a few rounds over a wide band).
+    least a third of ``direct_min_charge`` (after many rounds; a bracket carries a charge about three times),
+    in double elsewhere (a few rounds over a wide band).
     """
     cap = DEFAULT_MAX_POINTS if max_points is None else int(max_points)
     out: list[GridPMF | None] = [None] * len(items)
