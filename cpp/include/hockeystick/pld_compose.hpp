@@ -791,11 +791,16 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
         const double f = row_floor[r];
         const bool all = !(f > 1e-150);
         const double f_sq = all ? 0.0 : f * f * (1.0 - 16.0 * u);
+        // the band of a row whose items take the power in long double there needs none of these (an item of
+        // several rows that takes it in double computes them itself)
+        const std::int64_t long_band = direct_on && long_power[r] ? band[r] : 0;
         for (std::int64_t k = 0; k < drop_from[r]; ++k) {
             const std::complex<double> x = spec[r * bins + k];
             if (all || x.real() * x.real() + x.imag() * x.imag() > f_sq) {
-                prepared[r * bins + k] = bin_terms(r, k);
-                ready[r * bins + k] = 1;
+                if (k >= long_band) {
+                    prepared[r * bins + k] = bin_terms(r, k);
+                    ready[r * bins + k] = 1;
+                }
                 candidates[r].push_back(k);
             }
         }
