@@ -76,7 +76,8 @@ inline void ratio_threshold(const double* a, std::int64_t a_lo, std::int64_t na,
     const auto before = [](double x, double v) { return x < v || (v != v && x == x); };
     std::vector<std::int64_t> order(static_cast<std::size_t>(count));
     for (std::int64_t t = 0; t < count; ++t) order[t] = t;
-    std::stable_sort(order.begin(), order.end(), [&](std::int64_t x, std::int64_t y) { return before(eps[x], eps[y]); });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::int64_t x, std::int64_t y) { return before(eps[x], eps[y]); });
     // The eps from order[open] on still have every running maximum so far before them: their threshold is
     // the latest shared index (`last`), or a later one.  One whose eps the running maximum R_j reaches gets
     // the shared index before j, or j itself if j is the first.

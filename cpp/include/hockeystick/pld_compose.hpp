@@ -40,7 +40,7 @@
 // relative).  At a bin where every factor is a direct one and long double has 64 bits
 // (x86-64), and the power's rounding in double would leave some factor's row a charge of at least a third of
 // direct_min_charge (detail::long_power_charge, kChargesPerBracket: many rounds; few rounds over a wide band
-// keep theirs below it in double, at half the CPU: sigma 0.6, q 1.4e-4, 10-200 rounds at h = 1.1e-4), the power
+// keep theirs below it in double, at 40-70 % of the CPU: sigma 0.6, q 1.4e-4, 10-200 rounds at h = 1.1e-4), the power
 // and the perturbed power are taken in long double instead (u_L = 2^-64;
 // glibc's logl, atan2l, expl, cosl, sinl within 2 ulp), from the long-double bins where the
 // transform gave them (perturbed by delta_long), else from the double ones (delta_direct):
@@ -222,8 +222,8 @@ constexpr double kBandGain = 0.8;
 constexpr double kTaylorTermProducts = 0.4;
 // A delta bracket carries a row's charge about three times (added on the pessimistic side, twice subtracted on the
 // optimistic one: ComposedPMF), so a row keeps its power in double only where three of its charges stay below
-// direct_min_charge (detail::long_power_charge): at twice that (the threshold itself) G1's sigma 0.5, q 1.8e-3,
-// 1931 rounds, eps 9.5 left [9.997e-10, 1.026e-9] where the long-double power gives [1.0127e-9, 1.0197e-9].
+// direct_min_charge (detail::long_power_charge).  Comparing one charge with it, G1's sigma 0.5, q 1.8e-3, 1931
+// rounds, eps 9.5 was left at [9.997e-10, 1.026e-9], where the long-double power gives [1.0127e-9, 1.0197e-9].
 constexpr double kChargesPerBracket = 3.0;
 
 // Where one composition's output lives: grid indices a_idx .. a_idx + width - 1, what the cut costs.
@@ -696,7 +696,8 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
             // with the band's bins within direct_err[r] (set below), whether the power's own rounding in double
             // would leave a bracket of the row's items kChargesPerBracket charges of direct_min_charge or more
             const auto power_in_long = [&] {
-                long_power[r] = kChargesPerBracket * detail::long_power_charge(c, direct_err[r], weight) >= direct_min_charge;
+                const double charge = detail::long_power_charge(c, direct_err[r], weight);
+                long_power[r] = kChargesPerBracket * charge >= direct_min_charge;
             };
             // The long-double transform where it beats the direct sums' bound, unless the band is so short
             // that its products cost less than the transform (long_fft_products; the row's own numbers only,
