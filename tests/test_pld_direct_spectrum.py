@@ -231,12 +231,13 @@ def test_the_refinement_takes_every_direct_bin_when_it_steps_to_the_same_grid():
 
 
 def _two_point_delta(a: float, b: float, count: int, eps: float) -> mpmath.mpf:
-    """delta(eps) of ``count`` rounds of P = (1 - a, a) against Q = (1 - b, b), by the binomial sum at 50 digits."""
+    """delta(eps) of ``count`` rounds of P = (1 - a, a) against Q = (1 - b, b), the four masses the doubles
+    ``from_distributions`` is given (1 - b rounded), by the binomial sum at 50 digits."""
     with mpmath.workdps(50):
         g, total = mpmath.exp(mpmath.mpf(eps)), mpmath.mpf(0)
-        pa, pb = mpmath.mpf(a), mpmath.mpf(b)
+        pa, pb, qa, qb = (mpmath.mpf(v) for v in (a, b, 1.0 - a, 1.0 - b))
         for k in range(count + 1):
-            diff = (pa ** k * (1 - pa) ** (count - k) - g * pb ** k * (1 - pb) ** (count - k))
+            diff = (pa ** k * qa ** (count - k) - g * pb ** k * qb ** (count - k))
             total += mpmath.binomial(count, k) * max(diff, mpmath.mpf(0))
         return total
 
@@ -276,3 +277,27 @@ def test_a_wide_band_row_of_few_rounds_takes_its_power_in_double(count):
     fifty = pc.compose([(side, 50)], pessimistic=True, direct_bins=True)
     forced = pc.compose_many([[(side, 50)]], pessimistic=True, direct_bins=True, direct_min_charge=0.0)[0]
     assert fifty.p.tobytes() == forced.p.tobytes() and fifty.total_error == forced.total_error
+
+
+@x87_long_double
+def test_the_double_power_holds_at_the_edges():
+    """The double power of direct bins on a coarse grid (h = 1) with a mass of 1e-300 (a loss of 684.3, so the
+    20-round window spans ~13,700 points and every bin is live): the row takes direct bins with the power in
+    double (its values differ from both the FFT-only and the long-double ones), and both sides hold the exact
+    binomial delta at eps = 0, a subnormal, 1e-300, 1, 10, 600, 680 and 1e308 (delta 0 there, the sides >= 0)."""
+    a, b, count = 1e-3, 1e-300, 20
+    dist = pld.from_distributions([1 - a, a], [1 - b, b], value_discretization_interval=1.0)
+    eps = np.array([0.0, 5e-324, 1e-300, 1.0, 10.0, 600.0, 680.0, 1e308])
+    exact = [_two_point_delta(a, b, count, float(e)) for e in eps[:-1]] + [mpmath.mpf(0)]
+    (factor, one), = dist.directions[0].items()
+    for pessimistic in (True, False):
+        side = factor.upper if pessimistic else factor.lower
+        double = pc.compose([(side, one * count)], pessimistic=pessimistic, direct_bins=True)
+        fft = pc.compose([(side, one * count)], pessimistic=pessimistic)
+        forced = pc.compose_many([[(side, one * count)]], pessimistic=pessimistic, direct_bins=True,
+                                 direct_min_charge=0.0)[0]
+        assert not np.array_equal(double.p, fft.p) and not np.array_equal(double.p, forced.p)
+        got = double.delta(eps)
+        assert np.all((got >= 0.0) & (got <= 1.0))
+        for value, truth in zip(got, exact):
+            assert (value >= truth) if pessimistic else (value <= truth)
