@@ -945,11 +945,11 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
         // Only the window is kept: above it lies true mass (charged to +infinity already) and,
         // when m exceeds the window, mass from below it wrapped around (charged now).
         const std::int64_t start = ((w.a_idx - w.lo_full) % m + m) % m;
-        r.p.resize(w.width);
+        r.p.reserve(static_cast<std::size_t>(w.width));  // appended: no pass zeroing the window first
         const double* row = signal.get() + i * m;
         const std::int64_t first = std::min(w.width, m - start);  // the rest wraps to the front
-        for (std::int64_t k = 0; k < first; ++k) r.p[k] = std::max(row[start + k], 0.0);
-        for (std::int64_t k = first; k < w.width; ++k) r.p[k] = std::max(row[k - first], 0.0);
+        for (std::int64_t k = 0; k < first; ++k) r.p.push_back(std::max(row[start + k], 0.0));
+        for (std::int64_t k = first; k < w.width; ++k) r.p.push_back(std::max(row[k - first], 0.0));
         if (pessimistic) {
             const double wrapped = m > w.width ? w.charge_below : 0.0;
             r.p_inf = std::min(1.0, w.p_inf + w.charge_above + wrapped);
