@@ -105,3 +105,25 @@ def test_a_blind_point_keeps_the_jump_of_its_cap_and_its_bracket_holds(visited_g
     assert np.all(lo <= _pessimistic_dp_accounting(kw, eps, 1e-4))
     f_lo, f_up = pld.SubsampledGaussianPLD(**kw, value_discretization_interval=2e-5).delta(eps, bound="both")
     assert np.all(lo <= f_up) and np.all(f_lo <= up)
+
+
+def test_an_offset_limited_width_steps_by_its_gap_not_by_its_h2_law(visited_grids, monkeypatch):
+    """sigma 4.34, q 0.0113, 82864 rounds (one of G1's rows): on the first grid (h = 1.28e-3) the certified widths
+    at eps 2.5-3.5 are 0.7-3.5, set by the offsets they are certified through, their epsilon gaps 0.12-0.15.  Stepping
+    by the gap (``_offset_limited``) lands on a grid at least 2.8x coarser than the widths' h^2 law (which went to
+    5.66e-5), where every eps still meets G1 and both brackets hold against a fine fixed grid of ours."""
+    kw = dict(sigma=4.343, sampling_rate=0.0113, rounds=82864)
+    eps = np.array([0.5, 2.0, 2.5, 3.0, 3.5, 4.0])
+    lo, up = pld.SubsampledGaussianPLD(**kw, accuracy=1e-2, delta_accuracy="epsilon").delta(eps, bound="both")
+    by_gap = list(visited_grids)
+    visited_grids.clear()
+    monkeypatch.setattr(SubsampledGaussianPLD, "OFFSET_LIMITED", math.inf)   # no argument is offset-limited
+    h2_lo, h2_up = pld.SubsampledGaussianPLD(**kw, accuracy=1e-2, delta_accuracy="epsilon").delta(eps, bound="both")
+    by_width = list(visited_grids)
+    monkeypatch.undo()
+    assert len(by_gap) == len(by_width) == 2 and by_gap[0] == by_width[0]
+    assert by_gap[1] >= 2.8 * by_width[1]
+    assert np.all(_epsilon_widths(kw, eps, lo, up) <= 1e-2)
+    f_lo, f_up = pld.SubsampledGaussianPLD(**kw, value_discretization_interval=5e-5).delta(eps, bound="both")
+    for low, high in ((lo, up), (h2_lo, h2_up)):
+        assert np.all(low <= f_up) and np.all(f_lo <= high) and np.all((0 <= low) & (low <= high) & (high <= 1))

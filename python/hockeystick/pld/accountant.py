@@ -180,6 +180,8 @@ class SubsampledGaussianPLD:
     CAPPED_STEP = 1 / 32
     NO_LOWER_STEP = 1 / 4
     GAP_TARGET = 1.0
+    OFFSET_LIMITED = 2.0
+    OFFSET_GAP_TARGET = 0.5
     START_POINTS = 1 << 13
     # At most this many points are discretized per C++ call and composed per batch of FFTs
     # (compose_all), fewer when their composed grids would exceed BUDGET points in total:
@@ -434,11 +436,13 @@ class SubsampledGaussianPLD:
                         lo, up = np.maximum(lo, best[i][1]), np.minimum(up, best[i][2])
                     width = self._width(method, xs[i], lo, up, own[i])
                     alone = self._charge_width(by_epsilon, xs[i], lo, up, fixed, own[i], points[i][1], h)
-                    capped, blind = self._no_chord(by_epsilon, xs[i], lo, width, points[i][1], h, own[i],
-                                                   self._charged(width, alone))
-                    finer = self._next_interval(h, width, best.get(i), capped,
-                                                self._capped_interval(h, xs[i], lo, up, width, own[i], capped,
-                                                                      blind, points[i][1]), alone, xs[i][:own[i]],
+                    charged = self._charged(width, alone)
+                    capped, blind = self._no_chord(by_epsilon, xs[i], lo, width, points[i][1], h, own[i], charged)
+                    capped_h = self._capped_interval(h, xs[i], lo, up, width, own[i], capped, blind, points[i][1])
+                    if by_epsilon and (i not in best or best[i][0] <= h):   # a first step: the widths' rule
+                        limited, limited_h = self._offset_limited(h, xs[i], lo, up, width, own[i], capped | charged)
+                        capped, capped_h = capped | limited, _least(capped_h, limited_h)
+                    finer = self._next_interval(h, width, best.get(i), capped, capped_h, alone, xs[i][:own[i]],
                                                 points[i][1])
                     if finer is not None and finer < h:
                         finer = self._affordable(points[i], finer)
@@ -690,6 +694,33 @@ class SubsampledGaussianPLD:
                                  np.where(no_lower, self.NO_LOWER_STEP, 0.0))
             wanted.append(h * max(float(np.min(ratio)), self.CAPPED_STEP))
         return min(wanted)
+
+    def _offset_limited(self, h: float, x: np.ndarray, lo: np.ndarray, up: np.ndarray, width: np.ndarray, own: int,
+                        skip: np.ndarray) -> tuple[np.ndarray, float | None]:
+        """``delta_accuracy="epsilon"``: the own arguments still too wide (not ``skip``: capped or charge-limited)
+        whose certified epsilon width says little of the grid they need, being more than ``OFFSET_LIMITED`` (2)
+        times their epsilon gap G (``epsilon_width.epsilon_gap``), and the grid they ask for,
+        h sqrt(OFFSET_GAP_TARGET accuracy / G) for the largest G among them (None if there are none).
+
+        A width is certified through a few offsets (``RIGHT_OFFSETS``, ``LEFT_FRACTIONS``): while the gap is not
+        well below them it is a step of the offsets, far above G (G1's sigma 4.34, q 0.0113, 82864 rounds at
+        h = 1.28e-3: width 2.31 at eps 3 for G = 0.132), and its h^2 law asked 5.66e-5 where 1.13e-4 meets every
+        eps.  G itself shrinks like h^2 and foretells the next grid's width: over the wide arguments of G1's 40
+        sample blocks' first grids, the width on the next grid was G (h_next / h)^2 times 10^(-0.10 .. 0.04)
+        (quartiles; 95 % below 1.6x), where the width's own h^2 law overestimated it 3.3x at the median.  Those
+        arguments therefore step by G, to half the tolerance (OFFSET_GAP_TARGET): the refined grids' inverse
+        transforms fell 14-19 % on two 40-block samples, every point meeting G1 as before (bench/README.md,
+        session 30); the others keep the h^2 law of their width (``_next_interval``)."""
+        assert self.accuracy is not None
+        wide = (width > self.accuracy) & ~skip
+        if not wide.any():
+            return wide, None
+        gap = np.full(width.shape, np.inf)
+        gap[wide] = epsilon_gap(x[:own][wide], lo[:own][wide], up[:own][wide], x[own:], up[own:])
+        limited = wide & np.isfinite(gap) & (gap > 0.0) & (width > self.OFFSET_LIMITED * gap)
+        if not limited.any():
+            return limited, None
+        return limited, h * math.sqrt(self.OFFSET_GAP_TARGET * self.accuracy / float(np.max(gap[limited])))
 
     def _next_interval(self, h: float, width: np.ndarray,
                        before: tuple[float, np.ndarray, np.ndarray, np.ndarray] | None,
@@ -1157,6 +1188,11 @@ def _of_largest(parts: list[np.ndarray], values: list[np.ndarray]) -> np.ndarray
     stacked = np.array(parts)
     pick = np.argmax(values, axis=0).reshape((1,) * (stacked.ndim - 1) + (-1,))
     return np.take_along_axis(stacked, pick, axis=0)[0]
+
+
+def _least(a: float | None, b: float | None) -> float | None:
+    """The smaller of two grids asked for, None standing for no ask."""
+    return b if a is None else a if b is None else min(a, b)
 
 
 def _gaussian_delta_bracket(r: float, epsilon: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
