@@ -127,3 +127,20 @@ def test_a_gap_near_one_set_by_the_cells_edge_factor_is_not_refined(visited_grid
     assert np.all(lo <= up)
     row = int(np.flatnonzero(rounds == 5964)[0])
     _overlaps_fixed_grids(0.5493, 0.04833, 5964, lo[row], up[row], (1e-3, 2.5e-4))
+
+
+def test_a_charge_limited_argument_down_from_its_cap_takes_one_rung_more(visited_grids, monkeypatch):
+    """sigma 3.125, q 0.0162, 82864 rounds (one of G1's rows), eps 10: capped on the first grid (h = 2.56e-3), then
+    at h = 2.26e-4 its charges alone are 0.01 wide in epsilon ([9.96e-10, 1.036e-9]: charge-limited, which stopped
+    it there, missing G1), and 8x smaller one rung finer (1.6e-4), where it meets G1.  Without the rung the point
+    stops at 2.26e-4 too wide; with it the bracket meets G1 and overlaps the fixed grids' certified brackets."""
+    sigma, q, rounds = 3.1252759626369855, 0.01623776739188721, 82864
+    lo, up = _refined(sigma, q, rounds)
+    assert visited_grids == pytest.approx([2.56e-3, 2.2627417e-4, 1.6e-4])
+    above_floor = up >= SubsampledGaussianPLD.DELTA_FLOOR
+    assert above_floor[-1] and np.all(_epsilon_width(sigma, q, rounds, lo, up)[above_floor] <= 1e-2)
+    _overlaps_fixed_grids(sigma, q, rounds, lo, up, (2.56e-3, 1.6e-4))
+    monkeypatch.setattr(SubsampledGaussianPLD, "NEAR_CAPPED", 0.0)   # no argument is near its cap: it stops
+    stopped_lo, stopped_up = _refined(sigma, q, rounds)
+    assert stopped_up[-1] >= SubsampledGaussianPLD.DELTA_FLOOR
+    assert _epsilon_width(sigma, q, rounds, stopped_lo, stopped_up)[-1] > 1e-2

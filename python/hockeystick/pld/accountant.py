@@ -741,6 +741,10 @@ class SubsampledGaussianPLD:
         the next grid is h again, recomposed with the direct bins that cut those charges ~100x (G1's
         sigma 1.012, q 3.8e-3, 10^4 rounds, eps 3: width 0.32 at every h from 1.28e-3 to 8e-5, all
         charge; the h^2 jump took it ~6x finer); after that recomposition no grid brings them within 0.9 of it.
+        A charge-limited argument whose width was its cap on the grid before and is now within ``NEAR_CAPPED`` times
+        the tolerance asks for one rung finer: its charges are known on one grid only, and they need not stay as
+        the grid shrinks (G1's sigma 3.13, q 0.0162, 82864 rounds, eps 10: capped at h = 2.56e-3, charges alone
+        0.01 wide in epsilon at 2.26e-4, [9.96e-10, 1.036e-9]; 8x smaller at 1.6e-4, where it meets G1).
         Later steps: with ``delta_accuracy="epsilon"``, where ``alone`` is known, ``_power_step`` (``cap``:
         the arguments' eps, a width's cap); otherwise a fit,
         per argument still too wide, of width = c h^2 + f through the two grids: an argument
@@ -768,8 +772,14 @@ class SubsampledGaussianPLD:
             return None
         h0, _, _, width0 = before
         if alone is not None:
-            return self._power_step(h, h0, width, width0, alone, wide & ~charged, width0 >= cap * (1.0 - 1e-9),
-                                    h0 > 0.5 * q)
+            was_capped = width0 >= cap * (1.0 - 1e-9)
+            finer = self._power_step(h, h0, width, width0, alone, wide & ~charged, was_capped, h0 > 0.5 * q)
+            # charge-limited arguments whose width fell from its cap to near the tolerance: one rung finer, their
+            # charges being known on one grid only (they need not stay as the grid shrinks)
+            if (wide & charged & was_capped & (width < self.NEAR_CAPPED * accuracy)).any():
+                rung = self._on_ladder(max(0.9 * h, self.FINEST_INTERVAL))
+                finer = rung if finer is None else min(finer, rung)
+            return finer
         hopeful = wide & (width < self.STALLED * width0)
         if not hopeful.any():
             return None
