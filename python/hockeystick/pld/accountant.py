@@ -704,7 +704,7 @@ class SubsampledGaussianPLD:
 
         A width is certified through a few offsets (``RIGHT_OFFSETS``, ``LEFT_FRACTIONS``): while the gap is not
         well below them it is a step of the offsets, far above G (G1's sigma 4.34, q 0.0113, 82864 rounds at
-        h = 1.28e-3: width 2.31 at eps 3 for G = 0.132), and its h^2 law asked 5.66e-5 where 1.13e-4 meets every
+        h = 1.28e-3: width 2.31 at eps 3 for G = 0.132), and its h^2 law asked 5.66e-5 where 2.26e-4 meets every
         eps.  G itself shrinks like h^2 and foretells the next grid's width: over the wide arguments of G1's 40
         sample blocks' first grids, the width on the next grid was G (h_next / h)^2 times 10^(-0.10 .. 0.04)
         (quartiles; 95 % below 1.6x), where the width's own h^2 law overestimated it 3.3x at the median.  Those
