@@ -131,9 +131,11 @@ def test_a_gap_near_one_set_by_the_cells_edge_factor_is_not_refined(visited_grid
 
 def test_a_charge_limited_argument_down_from_its_cap_takes_one_rung_more(visited_grids, monkeypatch):
     """sigma 3.125, q 0.0162, 82864 rounds (one of G1's rows), eps 10: capped on the first grid (h = 2.56e-3), then
-    at h = 2.26e-4 its charges alone are 0.01 wide in epsilon ([9.96e-10, 1.036e-9]: charge-limited, which stopped
-    it there, missing G1), and 8x smaller one rung finer (1.6e-4), where it meets G1.  Without the rung the point
-    stops at 2.26e-4 too wide; with it the bracket meets G1 and overlaps the fixed grids' certified brackets."""
+    at h = 2.26e-4 its charges alone are 0.0099 wide in epsilon ([9.96e-10, 1.036e-9]: charge-limited, which stopped
+    it there, missing G1), and 4x smaller one rung finer (1.6e-4: 0.0022 wide), where it meets G1.  Without the rung
+    the point stops at 2.26e-4 too wide; with it the bracket meets G1 and overlaps the fixed grids' certified
+    brackets.  NEAR_CAPPED = 0 also turns off ``_power_step``'s near-cap rule, which this row does not reach: at
+    2.26e-4 eps 10 is its only argument still too wide, and it is charge-limited."""
     sigma, q, rounds = 3.1252759626369855, 0.01623776739188721, 82864
     lo, up = _refined(sigma, q, rounds)
     assert visited_grids == pytest.approx([2.56e-3, 2.2627417e-4, 1.6e-4])

@@ -117,10 +117,11 @@ def test_an_offset_limited_width_steps_by_its_gap_not_by_its_h2_law(visited_grid
     lo, up = pld.SubsampledGaussianPLD(**kw, accuracy=1e-2, delta_accuracy="epsilon").delta(eps, bound="both")
     by_gap = list(visited_grids)
     visited_grids.clear()
-    monkeypatch.setattr(SubsampledGaussianPLD, "OFFSET_LIMITED", math.inf)   # no argument is offset-limited
-    h2_lo, h2_up = pld.SubsampledGaussianPLD(**kw, accuracy=1e-2, delta_accuracy="epsilon").delta(eps, bound="both")
+    with monkeypatch.context() as patched:
+        patched.setattr(SubsampledGaussianPLD, "OFFSET_LIMITED", math.inf)   # no argument is offset-limited
+        h2_lo, h2_up = pld.SubsampledGaussianPLD(**kw, accuracy=1e-2, delta_accuracy="epsilon").delta(eps,
+                                                                                                      bound="both")
     by_width = list(visited_grids)
-    monkeypatch.undo()
     assert len(by_gap) == len(by_width) == 2 and by_gap[0] == by_width[0]
     assert by_gap[1] >= 2.8 * by_width[1]
     assert np.all(_epsilon_widths(kw, eps, lo, up) <= 1e-2)

@@ -700,7 +700,7 @@ class SubsampledGaussianPLD:
         """``delta_accuracy="epsilon"``: the own arguments still too wide (not ``skip``: capped or charge-limited)
         whose certified epsilon width says little of the grid they need, being more than ``OFFSET_LIMITED`` (2)
         times their epsilon gap G (``epsilon_width.epsilon_gap``), and the grid they ask for,
-        h sqrt(OFFSET_GAP_TARGET accuracy / G) for the largest G among them (None if there are none).
+        h sqrt(OFFSET_GAP_TARGET accuracy / G) for the largest G among them, at most 0.9 h (None if there are none).
 
         A width is certified through a few offsets (``RIGHT_OFFSETS``, ``LEFT_FRACTIONS``): while the gap is not
         well below them it is a step of the offsets, far above G (G1's sigma 4.34, q 0.0113, 82864 rounds at
@@ -720,7 +720,7 @@ class SubsampledGaussianPLD:
         limited = wide & np.isfinite(gap) & (gap > 0.0) & (width > self.OFFSET_LIMITED * gap)
         if not limited.any():
             return limited, None
-        return limited, h * math.sqrt(self.OFFSET_GAP_TARGET * self.accuracy / float(np.max(gap[limited])))
+        return limited, h * min(0.9, math.sqrt(self.OFFSET_GAP_TARGET * self.accuracy / float(np.max(gap[limited]))))
 
     def _next_interval(self, h: float, width: np.ndarray,
                        before: tuple[float, np.ndarray, np.ndarray, np.ndarray] | None,
@@ -735,7 +735,9 @@ class SubsampledGaussianPLD:
         grids exists): h 0.9 sqrt(accuracy / widest), from the bracket's h^2 scaling, the widest among
         the arguments whose width scales so, and ``capped_h`` where some are ``capped``
         (``_capped_interval``: an epsilon width stuck at its cap eps says nothing of the grid needed;
-        g1 asked the h^2 jump of the cap, h / 45 at eps 10, g1c a flat h / 32); the finest of those.
+        g1 asked the h^2 jump of the cap, h / 45 at eps 10, g1c a flat h / 32; with ``delta_accuracy="epsilon"``
+        the caller also counts as capped, with their ask in ``capped_h``, the arguments whose width is a step of its
+        offsets, ``_offset_limited``); the finest of those.
         The charge-limited arguments (``_charged``: what no grid removes, ``alone``, leaves them wider than
         0.9 of the tolerance) do not scale so: on the first grid, where they are all that is too wide,
         the next grid is h again, recomposed with the direct bins that cut those charges ~100x (G1's
@@ -744,7 +746,8 @@ class SubsampledGaussianPLD:
         A charge-limited argument whose width was its cap on the grid before and is now within ``NEAR_CAPPED`` times
         the tolerance asks for one rung finer: its charges are known on one grid only, and they need not stay as
         the grid shrinks (G1's sigma 3.13, q 0.0162, 82864 rounds, eps 10: capped at h = 2.56e-3, charges alone
-        0.01 wide in epsilon at 2.26e-4, [9.96e-10, 1.036e-9]; 8x smaller at 1.6e-4, where it meets G1).
+        0.0099 wide in epsilon at 2.26e-4, [9.96e-10, 1.036e-9]; at 1.6e-4 its round-off charge above eps is 8x
+        smaller, all its charges 4x, 0.0022 wide, and it meets G1).
         Later steps: with ``delta_accuracy="epsilon"``, where ``alone`` is known, ``_power_step`` (``cap``:
         the arguments' eps, a width's cap); otherwise a fit,
         per argument still too wide, of width = c h^2 + f through the two grids: an argument
