@@ -806,7 +806,10 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
             }
         }
     }
-    std::vector<std::complex<double>> spectrum(static_cast<std::size_t>(items * bins));
+    // Every bin is written by its item below (the live ones' powers, zeros around them), so the buffer is left
+    // uninitialized: std::complex<double> storage as pairs of doubles (array-compatible, [complex.numbers]).
+    std::unique_ptr<double[]> spectrum_pairs(new double[static_cast<std::size_t>(2 * items * bins)]);
+    std::complex<double>* const spectrum = reinterpret_cast<std::complex<double>*>(spectrum_pairs.get());
     std::vector<double> spec_l1(items), d_sum(items), d_sq(items), spec_sq(items);
     static_cast<void>(threads);  // read by the OpenMP clause only
 #pragma omp parallel for schedule(dynamic, 1) if (items >= kParallelItems && threads != 1)
@@ -834,7 +837,18 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
         const std::vector<std::int64_t>& visit = candidates[row[0]];
         // bins left at 0, each charged 2 tau (opening comment): those not visited, and those found so below
         std::int64_t dropped = bins - static_cast<std::int64_t>(visit.size());
-        std::complex<double>* out = spectrum.data() + i * bins;
+        std::complex<double>* out = spectrum + i * bins;
+        // out[0 .. written) is set: each visited bin's power (0 where dropped), zeros for the bins between; with
+        // the sum of |Y_k|^2 in long double over them, in increasing k (the zeros add nothing to it: the same sum)
+        std::int64_t written = 0;
+        long double sq = 0.0L;
+        const auto put = [&](std::int64_t k, std::complex<double> y) {
+            if (k > written) std::fill(out + written, out + k, std::complex<double>(0.0, 0.0));
+            out[k] = y;
+            written = k + 1;
+            const long double re = y.real(), im = y.imag();
+            sq += re * re + im * im;
+        };
         for (const std::int64_t k : visit) {
             bool live = true;
             for (std::size_t j = 0; j < nt && live; ++j) {
@@ -844,6 +858,7 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
             }
             if (!live) {
                 ++dropped;
+                put(k, std::complex<double>(0.0, 0.0));
                 continue;
             }
             bool direct = direct_on, any_long = false;
@@ -871,13 +886,14 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
                 // dropped only if the computed log, raised by its rounding u_L (nt + 8) rel, is below log tau
                 if (!(log_mod_pert + u_long * static_cast<long double>(nt + 8) * rel > kLogDropped)) {
                     ++dropped;
+                    put(k, std::complex<double>(0.0, 0.0));
                     continue;
                 }
                 const long double modulus = std::exp(log_mod), perturbed = std::exp(log_mod_pert);
                 long double angle = std::fmod(phase, two_pi_long);
                 if (angle < 0.0L) angle += two_pi_long;
-                out[k] = std::complex<double>(static_cast<double>(modulus * std::cos(angle)),
-                                              static_cast<double>(modulus * std::sin(angle)));
+                put(k, std::complex<double>(static_cast<double>(modulus * std::cos(angle)),
+                                            static_cast<double>(modulus * std::sin(angle))));
                 const long double rel_long = u_long * (static_cast<long double>(nt + 8) * rel + 64.0L);
                 const double d = static_cast<double>((perturbed - modulus) + (perturbed + modulus) * rel_long +
                                                      modulus * static_cast<long double>(u)) * (1.0 + 4.0 * u);
@@ -897,24 +913,21 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
             }
             if (!(log_mod_pert + 2.0 * u * rel > kLogDropped)) {  // the computed log raised by its rounding 2u rel
                 ++dropped;
+                put(k, std::complex<double>(0.0, 0.0));
                 continue;
             }
             const double modulus = std::exp(log_mod);
             const double angle = detail::floored_mod(phase, two_pi);
-            out[k] = std::complex<double>(modulus * std::cos(angle), modulus * std::sin(angle));
+            put(k, std::complex<double>(modulus * std::cos(angle), modulus * std::sin(angle)));
             const double d = (std::exp(log_mod_pert) - modulus) + modulus * (2.0 * u * rel);
             l1 += modulus;
             ds += d;
             dq += d * d;
         }
+        std::fill(out + written, out + bins, std::complex<double>(0.0, 0.0));
         const double tau2 = 2.0 * kDroppedPower;
-        // sum |Y_k|^2 over the half spectrum as handed to the inverse, in long double (n terms: within
+        // sq: sum |Y_k|^2 over the half spectrum as handed to the inverse, in long double (n terms: within
         // n u_L relative, far inside the 1e-9 the result is raised by)
-        long double sq = 0.0L;
-        for (std::int64_t k = 0; k < bins; ++k) {
-            const long double re = out[k].real(), im = out[k].imag();
-            sq += re * re + im * im;
-        }
         spec_sq[i] = static_cast<double>(sq) * (1.0 + 1e-9);
         spec_l1[i] = 2.0 * l1;
         d_sum[i] = ds + tau2 * static_cast<double>(dropped);
@@ -924,9 +937,8 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
     spec.shrink_to_fit();
     prepared.reset();
     std::unique_ptr<double[]> signal(new double[static_cast<std::size_t>(items * m)]);  // the transform writes it all
-    fft.inverse(items, m, spectrum.data(), signal.get());
-    spectrum.clear();
-    spectrum.shrink_to_fit();
+    fft.inverse(items, m, spectrum, signal.get());
+    spectrum_pairs.reset();
     std::vector<ComposedPMF> result(items);
     for (std::int64_t i = 0; i < items; ++i) {
         const Window& w = *windows[i];
