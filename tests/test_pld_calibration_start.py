@@ -116,6 +116,32 @@ def test_random_targets_are_certified_minimal_and_equal_to_the_plain_search():
     np.testing.assert_allclose(sigma, calibrate("pld_subsampled_gaussian", "sigma", start=1.0, **kwargs), rtol=1e-8)
 
 
+@pytest.mark.parametrize("q, rounds, eps", [(0.0188, 106.0, 7.84), (0.00346, 4524.0, 1.42), (0.0423, 1598.0, 1.55)])
+def test_the_first_step_on_the_requested_grid_lands_just_past_the_answer(q, rounds, eps, monkeypatch):
+    """From the Richardson start, the step the coarser grid's slope predicts (``_newton_step``, 1.2 Newton
+    steps) crosses the answer and lands past it by a fifth of the start's error, not a whole one: so the
+    secant between those two ends lands within a few rtol of the answer, and few evaluations on the
+    requested grid follow (overshoot 2 put the second end as far past the answer as the start was short
+    of it, and the secant 2-3 rtol off)."""
+    from hockeystick import calibrate as calibrate_module
+
+    fine: list[tuple[float, float]] = []
+    original = calibrate_module._Problem.log_excess
+
+    def recording(self, x, idx):
+        f = original(self, x, idx)
+        if "value_discretization_interval" not in self.params:   # the requested grid's evaluations
+            fine.extend(zip(np.atleast_1d(x).tolist(), f.tolist()))
+        return f
+
+    monkeypatch.setattr(calibrate_module._Problem, "log_excess", recording)
+    sigma = calibrate("pld_subsampled_gaussian", "sigma", epsilon=eps, delta=DELTA, sampling_rate=q, rounds=rounds)
+    (x0, f0), (x1, f1) = fine[:2]
+    assert f0 * f1 < 0   # the first step crosses
+    start_error, past = abs(np.log(x0 / sigma)), abs(np.log(x1 / sigma))
+    assert 0.05 * start_error < past < 0.4 * start_error, (start_error, past)
+
+
 def test_a_coarse_grid_that_refuses_leaves_the_search_to_the_requested_grid(monkeypatch):
     kwargs = dict(epsilon=np.array([1.0, 3.0]), delta=DELTA, sampling_rate=np.array([0.01, 0.03]), rounds=300.0)
     plain = calibrate("pld_subsampled_gaussian", "sigma", **kwargs)
