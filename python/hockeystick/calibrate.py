@@ -607,7 +607,7 @@ class _Problem:
         0.99 rtol (so that a sign change there closes the bracket), and after every ``_WALK`` such steps
         without one (the root may be farther than noise: a systematic offset) once 0.45 rtol past the
         secant root.  Measured on the 20 G2 targets: 5.6 evaluations on the requested grid per target
-        (Chandrupatla from the same start: 7.0), with a first step of 2 Newton steps (4.8-4.9 with 1.2 on
+        (Chandrupatla from the same start: 7.0), with a first step of 2 Newton steps (4.7-4.8 with 1.2 on
         G2's targets, ``_newton_step``).  Away from the root, a secant step that did not halve
         the bracket is followed by the midpoint.  Every probe lies at least min(0.49 rtol, a quarter of
         the bracket) inside it, so the bracket shrinks every step and the search ends (a target whose
