@@ -807,7 +807,8 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
         }
     }
     // Every bin is written by its item below (the live ones' powers, zeros around them), so the buffer is left
-    // uninitialized: std::complex<double> storage as pairs of doubles (array-compatible, [complex.numbers]).
+    // uninitialized: std::complex<double> storage as pairs of doubles (array-compatible, [complex.numbers]; not
+    // default_init.hpp's DefaultInitVector, since std::complex's default constructor itself writes zeros).
     std::unique_ptr<double[]> spectrum_pairs(new double[static_cast<std::size_t>(2 * items * bins)]);
     std::complex<double>* const spectrum = reinterpret_cast<std::complex<double>*>(spectrum_pairs.get());
     std::vector<double> spec_l1(items), d_sum(items), d_sq(items), spec_sq(items);
