@@ -169,19 +169,23 @@ def test_dask_refuses_to_overwrite_and_resumes_a_failed_run(tmp_path, cluster, m
     assert sorted(os.listdir(tmp_path)) == ["attempts", "dask.parquet", "local.parquet"]
 
 
-def test_own_local_cluster_workers_start_with_malloc_tuned():
+def test_own_local_cluster_workers_start_with_malloc_tuned(monkeypatch):
     """run_on_dask's own cluster starts its worker processes with sweep.dask.MALLOC_ENVIRON (Dask's
     MALLOC_TRIM_THRESHOLD_=65536 alone fixes glibc's mmap threshold at 128 KiB: +45 % CPU on PLD grids),
     the rest of Dask's environment kept, and leaves this process's environment and the Dask
-    configuration as they were."""
+    configuration as they were: Dask's nanny writes its whole pre-spawn environment here (OMP_NUM_THREADS=1
+    among it), and a variable left behind would put every later in-process accountant on one thread."""
     import dask
     from dask.distributed import Client
 
-    keys = ("MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_", "OMP_NUM_THREADS")
     before = dict(dask.config.get("distributed.nanny.pre-spawn-environ"))
-    environ = {key: os.environ.get(key) for key in keys}
+    keys = tuple(dict.fromkeys([*before, *sweep_dask.MALLOC_ENVIRON]))
+    assert "OMP_NUM_THREADS" in keys
+    for key in keys:   # unset here, as in a fresh shell: each must be unset again afterwards
+        monkeypatch.delenv(key, raising=False)
     with sweep_dask.local_cluster(1) as c, Client(c) as client:
         (seen,) = client.run(lambda: {key: os.environ.get(key) for key in keys}).values()
-    assert seen == {**{k: str(v) for k, v in sweep_dask.MALLOC_ENVIRON.items()}, "OMP_NUM_THREADS": "1"}
+    assert seen == {**{k: str(v) for k, v in before.items()},
+                    **{k: str(v) for k, v in sweep_dask.MALLOC_ENVIRON.items()}, "OMP_NUM_THREADS": "1"}
     assert dict(dask.config.get("distributed.nanny.pre-spawn-environ")) == before
-    assert {key: os.environ.get(key) for key in keys} == environ
+    assert {key: os.environ.get(key) for key in keys} == dict.fromkeys(keys)
