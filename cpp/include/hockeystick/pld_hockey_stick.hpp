@@ -170,10 +170,14 @@ inline void charged_epsilon(const double* p, std::int64_t n, std::int64_t k_lo, 
             out[i] = inf;
             continue;
         }
+        // The charge grows with the points above (above() is non-decreasing, in floating point too) and the
+        // target falls with the charge, so raw_target(n - 1) is the least a step tests against: a step at or
+        // below it passes without its own charge (a sqrt and a few divisions).  The same steps pass.
+        const double least = raw_target(n - 1);
         bool stopped = false;
         for (; k >= 0; --k) {
             const double Rk = p[k] + decay * R, Dk = D + grow * R;
-            if (!(Dk + p_inf <= raw_target(n - 1 - k))) {
+            if (!(Dk + p_inf <= least) && !(Dk + p_inf <= raw_target(n - 1 - k))) {
                 stopped = true;
                 break;
             }
