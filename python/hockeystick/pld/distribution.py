@@ -37,11 +37,11 @@ def epsilon_values(epsilon: ArrayLike) -> np.ndarray:
 
 def evaluate_into(dist: "PrivacyLossDistribution", method: str, x: np.ndarray, bound: Bound,
                   lower: np.ndarray, upper: np.ndarray, where: np.ndarray) -> None:
-    """lower[where], upper[where] = dist.<method>(x[where]) on the sides ``bound`` asks for."""
-    if bound in ("upper", "both"):
-        upper[where] = getattr(dist, method)(x[where], bound="upper")
-    if bound in ("lower", "both"):
-        lower[where] = getattr(dist, method)(x[where], bound="lower")
+    """lower[where], upper[where] = dist.<method>(x[where]) on the sides ``bound`` asks for, ``x`` already
+    validated by the caller (``epsilon_values`` or ``delta_values``): not again for every point of a grid."""
+    for side, out in (("upper", upper), ("lower", lower)):
+        if bound in (side, "both"):
+            out[where] = dist._sides(x[where], method, False, side)
 
 
 def bound_result(lower: np.ndarray, upper: np.ndarray, bound: Bound, scalar: bool) -> Result:

@@ -131,7 +131,7 @@ def subsampled_gaussians(sigma: ArrayLike, sampling_rate: ArrayLike, *, sensitiv
                                               (sensitivity, "sensitivity"))))
     if s_in.ndim != 1:
         raise ValueError("sigma, sampling_rate and sensitivity must broadcast to a 1-d array")
-    s = np.array([_positive("sigma", a) / _positive("sensitivity", b) for a, b in zip(s_in, c_in)])
+    s = _validation.positive(s_in, "sigma") / _validation.positive(c_in, "sensitivity")
     q = _validation.in_interval(q_in, "sampling_rate", 0.0, 1.0, open_low=True, open_high=False)
     h = checked_interval(value_discretization_interval)
     t = _check_tail(tail)
