@@ -11,7 +11,9 @@ from_distributions, both sides:
 - ``epsilon`` is the unshifted scan's answer moved outward (+s rounded up, -s rounded down);
 - both stay certified around an atom whose computed loss 700 is a grid point while the true loss
   lies above it (exact delta of the pair's count-fold product in 50-digit mpmath);
-- NaN raises the ValueError it raised before, naming the argument and the first flat index.
+- NaN raises the ValueError it raised before, naming the argument and the first flat index;
+- the pessimistic epsilon scan stops at the first grid interval where the charged curve meets the target, on a
+  PMF whose round-off charge decides where (the scan's short cut past steps below the least target).
 """
 
 from __future__ import annotations
@@ -275,3 +277,36 @@ def test_the_tabled_envelope_is_reused_by_later_queries():
     assert "_lower_envelope_top" not in pmf.__dict__
     fresh = GridPMF(-50, 0.01, np.full(100, 0.01), 0.0, 0.0, False, 1e-15, 1e-12, 1e-13, 0.0)
     np.testing.assert_array_equal(got, fresh.delta_many(np.linspace(0.0, 0.4, 50)))
+
+
+def _heavily_charged(l2: float) -> GridPMF:
+    """A Gaussian-like PMF on 400 grid points whose round-off charge (up to 3e-4) is a large part of the targets
+    below, so that the charge, not the curve, decides where the scan stops (``l2``: the spectral term's weight;
+    inf leaves the entry and total bounds)."""
+    k = np.arange(400)
+    p = np.exp(-0.5 * ((k - 150) / 40.0) ** 2)
+    return GridPMF(-150, 0.01, p / p.sum() * (1.0 - 1e-9), 1e-9, 0.0, True, entry_error=2e-6, total_error=3e-4,
+                   spectral_l2=l2, inverse_error=1e-7, inverse_l2=1e-6)
+
+
+@pytest.mark.parametrize("l2", [math.inf, 1e-5])
+def test_charged_epsilon_is_the_first_grid_interval_the_charged_curve_meets(l2: float) -> None:
+    """The pessimistic scan's answer meets the target on the charged curve (the upper side of delta, with the
+    charge of the grid points above the answer), and the grid point below its interval does not: the scan stops
+    neither late (a certified bound) nor early (the least such eps).  The scan skips each step's own charge
+    where its delta is below the least target any step is held to (the whole window's charge): a wrong least
+    (the uncharged target, say) would pass steps the charge stops, and the answer would miss the target."""
+    pmf = _heavily_charged(l2)
+    targets = 10.0 ** RNG.uniform(-3.6, -2.3, 400)
+    got = pmf.epsilon(targets)
+    assert np.all(np.isfinite(got))
+    # just above the answer: an answer clamped to a grid point l leaves l's mass out of its charge (its weight
+    # 1 - e^{eps - l} is 0 there), which the reference's count of the points above, floor(eps / h) in floats,
+    # may not at eps = l itself
+    met = _side_reference(pmf, np.nextafter(got, np.inf), True)
+    assert np.all(met <= targets)
+    below = (np.ceil(got / pmf.h - 1e-9) - 1.0) * pmf.h   # the grid point that closes the answer's interval below
+    inside = below >= pmf.k_lo * pmf.h
+    assert np.all(_side_reference(pmf, below[inside], True) > targets[inside])
+    charged = _charge_reference(pmf, got)
+    assert np.mean(charged > 0.2 * targets) > 0.3   # the charge decides many of them
