@@ -20,6 +20,7 @@ the same schema plus a "tolerance" object and, per CPU the suite was also record
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import platform
@@ -78,10 +79,14 @@ def _commit(repo: Path) -> str | None:
 
 
 def _version(package: str) -> str | None:
+    """The installed distribution's version, else the module's ``__version__`` (a source tree on PYTHONPATH)."""
     try:
         return metadata.version(package)
     except metadata.PackageNotFoundError:
-        return None
+        try:
+            return str(importlib.import_module(package.replace("-", "_")).__version__)
+        except (ImportError, AttributeError):
+            return None
 
 
 def machine(repo: Path) -> dict[str, Any]:
