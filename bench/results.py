@@ -85,7 +85,7 @@ def _version(package: str) -> str | None:
     except metadata.PackageNotFoundError:
         try:
             return str(importlib.import_module(package.replace("-", "_")).__version__)
-        except (ImportError, AttributeError):
+        except Exception:   # whatever stops the import, the record goes on without the version
             return None
 
 

@@ -310,3 +310,17 @@ def test_charged_epsilon_is_the_first_grid_interval_the_charged_curve_meets(l2: 
     assert np.all(_side_reference(pmf, below[inside], True) > targets[inside])
     charged = _charge_reference(pmf, got)
     assert np.mean(charged > 0.2 * targets) > 0.3   # the charge decides many of them
+
+
+def test_charged_epsilon_with_a_charge_falling_in_the_count_still_stops_at_the_first_interval() -> None:
+    """A charge that falls as more points lie above (a negative entry term: no composition gives one, a caller
+    might) breaks the short cut's order, so the scan computes every step's own charge there: the answer still
+    meets the target and the grid point below it does not."""
+    pmf = dataclasses.replace(_heavily_charged(math.inf), entry_error=-2e-7, total_error=math.inf)
+    targets = 10.0 ** RNG.uniform(-3.6, -2.3, 200)
+    got = pmf.epsilon(targets)
+    assert np.all(np.isfinite(got))
+    assert np.all(_side_reference(pmf, np.nextafter(got, np.inf), True) <= targets)
+    below = (np.ceil(got / pmf.h - 1e-9) - 1.0) * pmf.h
+    inside = below >= pmf.k_lo * pmf.h
+    assert np.all(_side_reference(pmf, below[inside], True) > targets[inside])

@@ -174,18 +174,20 @@ def test_own_local_cluster_workers_start_with_malloc_tuned(monkeypatch):
     MALLOC_TRIM_THRESHOLD_=65536 alone fixes glibc's mmap threshold at 128 KiB: +45 % CPU on PLD grids),
     the rest of Dask's environment kept, and leaves this process's environment and the Dask
     configuration as they were: Dask's nanny writes its whole pre-spawn environment here (OMP_NUM_THREADS=1
-    among it), and a variable left behind would put every later in-process accountant on one thread."""
+    among it) and PYTHONHASHSEED, and a variable left behind would put every later in-process accountant on
+    one thread."""
     import dask
     from dask.distributed import Client
 
     before = dict(dask.config.get("distributed.nanny.pre-spawn-environ"))
-    keys = tuple(dict.fromkeys([*before, *sweep_dask.MALLOC_ENVIRON]))
+    keys = tuple(dict.fromkeys([*before, *sweep_dask.MALLOC_ENVIRON, "PYTHONHASHSEED"]))
     assert "OMP_NUM_THREADS" in keys
     for key in keys:   # unset here, as in a fresh shell: each must be unset again afterwards
         monkeypatch.delenv(key, raising=False)
+    environ = dict(os.environ)
     with sweep_dask.local_cluster(1) as c, Client(c) as client:
-        (seen,) = client.run(lambda: {key: os.environ.get(key) for key in keys}).values()
+        (seen,) = client.run(lambda: {key: os.environ.get(key) for key in keys[:-1]}).values()
     assert seen == {**{k: str(v) for k, v in before.items()},
                     **{k: str(v) for k, v in sweep_dask.MALLOC_ENVIRON.items()}, "OMP_NUM_THREADS": "1"}
     assert dict(dask.config.get("distributed.nanny.pre-spawn-environ")) == before
-    assert {key: os.environ.get(key) for key in keys} == dict.fromkeys(keys)
+    assert dict(os.environ) == environ

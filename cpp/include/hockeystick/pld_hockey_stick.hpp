@@ -159,6 +159,8 @@ inline void charged_epsilon(const double* p, std::int64_t n, std::int64_t k_lo, 
     for (std::int64_t i = 0; i < m; ++i) order[i] = i;
     std::sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) { return target[a] < target[b]; });
     const double decay = std::exp(-h), grow = -std::expm1(-h);
+    const bool monotone = !(ch.entry < 0.0 || ch.total < 0.0 || ch.l2 < 0.0 || ch.inverse < 0.0 ||
+                            ch.inverse_l2 < 0.0 || !(scale > 0.0));
     std::int64_t k = n - 1;   // next grid point to test
     double R = 0.0, D = 0.0;  // R_{k+1}, D_{k+1}
     for (const std::int64_t i : order) {
@@ -170,10 +172,12 @@ inline void charged_epsilon(const double* p, std::int64_t n, std::int64_t k_lo, 
             out[i] = inf;
             continue;
         }
-        // The charge grows with the points above (above() is non-decreasing, in floating point too) and the
-        // target falls with the charge, so raw_target(n - 1) is the least a step tests against: a step at or
-        // below it passes without its own charge (a sqrt and a few divisions).  The same steps pass.
-        const double least = raw_target(n - 1);
+        // With non-negative charge terms and scale, the charge grows with the points above (above() is
+        // non-decreasing, in floating point too) and the target falls with the charge, so raw_target(n - 1)
+        // is the least a step tests against: a step at or below it passes without its own charge (a sqrt and
+        // a few divisions).  The same steps pass.  Otherwise (no such charges come from a composition) every
+        // step computes its own.
+        const double least = monotone ? raw_target(n - 1) : -inf;
         bool stopped = false;
         for (; k >= 0; --k) {
             const double Rk = p[k] + decay * R, Dk = D + grow * R;

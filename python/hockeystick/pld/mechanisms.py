@@ -126,12 +126,14 @@ def subsampled_gaussians(sigma: ArrayLike, sampling_rate: ArrayLike, *, sensitiv
     one direction; sampling_rate 1, the symmetric Gaussian, has its one direction either way):
     its bounds are then those of that direction only, not of the mechanism.
     """
-    s_in, q_in, c_in = np.broadcast_arrays(*(np.atleast_1d(_validation.as_real_array(v, name)) for v, name in
-                                             ((sigma, "sigma"), (sampling_rate, "sampling_rate"),
-                                              (sensitivity, "sensitivity"))))
+    # sigma and sensitivity checked as given (their errors name the user's values), then broadcast
+    s_in, q_in, c_in = np.broadcast_arrays(
+        np.atleast_1d(_validation.positive(sigma, "sigma")),
+        np.atleast_1d(_validation.as_real_array(sampling_rate, "sampling_rate")),
+        np.atleast_1d(_validation.positive(sensitivity, "sensitivity")))
     if s_in.ndim != 1:
         raise ValueError("sigma, sampling_rate and sensitivity must broadcast to a 1-d array")
-    s = _validation.positive(s_in, "sigma") / _validation.positive(c_in, "sensitivity")
+    s = s_in / c_in
     q = _validation.in_interval(q_in, "sampling_rate", 0.0, 1.0, open_low=True, open_high=False)
     h = checked_interval(value_discretization_interval)
     t = _check_tail(tail)

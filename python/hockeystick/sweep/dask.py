@@ -39,18 +39,19 @@ MALLOC_ENVIRON = {"MALLOC_TRIM_THRESHOLD_": 1 << 27, "MALLOC_MMAP_THRESHOLD_": 1
 
 def local_cluster(workers: int, processes: bool = True) -> Any:
     """A LocalCluster of ``workers`` single-threaded workers on 127.0.0.1 whose worker processes start with
-    glibc's malloc tuned by ``MALLOC_ENVIRON`` (Dask's ``distributed.nanny.pre-spawn-environ`` otherwise;
-    its nanny reads such a variable from this process's environment first and writes every one of them there
-    before it spawns a worker: each is restored here once the cluster is up, so that this process keeps its
-    own, OMP_NUM_THREADS among them (Dask's default 1 left behind made every later in-process call run on one
-    thread: G2's 1000 sigma targets took 42.5 s instead of 22.0); the nanny keeps the values for the workers
-    it restarts, and writes them here again when it does).  For a cluster of your own, put
-    ``MALLOC_ENVIRON`` in its ``distributed.nanny.pre-spawn-environ``."""
+    glibc's malloc tuned by ``MALLOC_ENVIRON`` (Dask's ``distributed.nanny.pre-spawn-environ`` otherwise).
+    Dask's nanny reads such a variable from this process's environment first, and before it spawns a worker
+    writes every variable of that configuration, and PYTHONHASHSEED, into this process's environment and
+    leaves them there; the environment is restored here once the cluster is up, so this process keeps its
+    own OMP_NUM_THREADS (Dask's 1 left behind made every later in-process call run on one thread: G2's 1000
+    sigma targets on a Zen 5 box took 42.5 s instead of 22.0).  The nanny keeps the values for the workers it
+    restarts, and writes them here again when it does.  For a cluster of your own, put ``MALLOC_ENVIRON`` in its
+    ``distributed.nanny.pre-spawn-environ``."""
     import dask
     from dask.distributed import LocalCluster
 
     environ = {**dask.config.get("distributed.nanny.pre-spawn-environ", {}), **MALLOC_ENVIRON}
-    saved = {key: os.environ.get(key) for key in environ}
+    saved = dict(os.environ)
     try:
         # the nanny takes a variable from this process's environment before its configuration
         os.environ.update({key: str(value) for key, value in MALLOC_ENVIRON.items()})
@@ -58,10 +59,12 @@ def local_cluster(workers: int, processes: bool = True) -> Any:
             return LocalCluster(n_workers=workers, threads_per_worker=1, processes=processes, host="127.0.0.1",
                                 protocol="tcp", dashboard_address=":0")
     finally:
+        # every variable set or changed meanwhile (the nanny's pre-spawn environment, and PYTHONHASHSEED, which
+        # it adds outside its configuration) back as it was
+        for key in set(os.environ) - set(saved):
+            del os.environ[key]
         for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
+            if os.environ.get(key) != value:
                 os.environ[key] = value
 
 
