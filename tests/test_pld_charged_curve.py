@@ -289,6 +289,19 @@ def _heavily_charged(l2: float) -> GridPMF:
                    spectral_l2=l2, inverse_error=1e-7, inverse_l2=1e-6)
 
 
+def _assert_first_interval_met(pmf: GridPMF, targets: np.ndarray, got: np.ndarray) -> None:
+    """Each answer is finite and meets its target on the charged curve, and the grid point below its interval
+    does not."""
+    assert np.all(np.isfinite(got))
+    # just above the answer: an answer clamped to a grid point l leaves l's mass out of its charge (its weight
+    # 1 - e^{eps - l} is 0 there), which the reference's count of the points above, floor(eps / h) in floats,
+    # may not at eps = l itself
+    assert np.all(_side_reference(pmf, np.nextafter(got, np.inf), True) <= targets)
+    below = (np.ceil(got / pmf.h - 1e-9) - 1.0) * pmf.h   # the grid point that closes the answer's interval below
+    inside = below >= pmf.k_lo * pmf.h
+    assert np.all(_side_reference(pmf, below[inside], True) > targets[inside])
+
+
 @pytest.mark.parametrize("l2", [math.inf, 1e-5])
 def test_charged_epsilon_is_the_first_grid_interval_the_charged_curve_meets(l2: float) -> None:
     """The pessimistic scan's answer meets the target on the charged curve (the upper side of delta, with the
@@ -299,15 +312,7 @@ def test_charged_epsilon_is_the_first_grid_interval_the_charged_curve_meets(l2: 
     pmf = _heavily_charged(l2)
     targets = 10.0 ** RNG.uniform(-3.6, -2.3, 400)
     got = pmf.epsilon(targets)
-    assert np.all(np.isfinite(got))
-    # just above the answer: an answer clamped to a grid point l leaves l's mass out of its charge (its weight
-    # 1 - e^{eps - l} is 0 there), which the reference's count of the points above, floor(eps / h) in floats,
-    # may not at eps = l itself
-    met = _side_reference(pmf, np.nextafter(got, np.inf), True)
-    assert np.all(met <= targets)
-    below = (np.ceil(got / pmf.h - 1e-9) - 1.0) * pmf.h   # the grid point that closes the answer's interval below
-    inside = below >= pmf.k_lo * pmf.h
-    assert np.all(_side_reference(pmf, below[inside], True) > targets[inside])
+    _assert_first_interval_met(pmf, targets, got)
     charged = _charge_reference(pmf, got)
     assert np.mean(charged > 0.2 * targets) > 0.3   # the charge decides many of them
 
@@ -318,9 +323,4 @@ def test_charged_epsilon_with_a_charge_falling_in_the_count_still_stops_at_the_f
     meets the target and the grid point below it does not."""
     pmf = dataclasses.replace(_heavily_charged(math.inf), entry_error=-2e-7, total_error=math.inf)
     targets = 10.0 ** RNG.uniform(-3.6, -2.3, 200)
-    got = pmf.epsilon(targets)
-    assert np.all(np.isfinite(got))
-    assert np.all(_side_reference(pmf, np.nextafter(got, np.inf), True) <= targets)
-    below = (np.ceil(got / pmf.h - 1e-9) - 1.0) * pmf.h
-    inside = below >= pmf.k_lo * pmf.h
-    assert np.all(_side_reference(pmf, below[inside], True) > targets[inside])
+    _assert_first_interval_met(pmf, targets, pmf.epsilon(targets))

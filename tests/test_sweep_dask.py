@@ -180,13 +180,13 @@ def test_own_local_cluster_workers_start_with_malloc_tuned(monkeypatch):
     from dask.distributed import Client
 
     before = dict(dask.config.get("distributed.nanny.pre-spawn-environ"))
-    keys = tuple(dict.fromkeys([*before, *sweep_dask.MALLOC_ENVIRON, "PYTHONHASHSEED"]))
+    keys = tuple(dict.fromkeys([*before, *sweep_dask.MALLOC_ENVIRON]))
     assert "OMP_NUM_THREADS" in keys
-    for key in keys:   # unset here, as in a fresh shell: each must be unset again afterwards
+    for key in (*keys, "PYTHONHASHSEED"):   # unset here, as in a fresh shell: each must be unset again afterwards
         monkeypatch.delenv(key, raising=False)
     environ = dict(os.environ)
     with sweep_dask.local_cluster(1) as c, Client(c) as client:
-        (seen,) = client.run(lambda: {key: os.environ.get(key) for key in keys[:-1]}).values()
+        (seen,) = client.run(lambda: {key: os.environ.get(key) for key in keys}).values()
     assert seen == {**{k: str(v) for k, v in before.items()},
                     **{k: str(v) for k, v in sweep_dask.MALLOC_ENVIRON.items()}, "OMP_NUM_THREADS": "1"}
     assert dict(dask.config.get("distributed.nanny.pre-spawn-environ")) == before
