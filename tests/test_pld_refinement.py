@@ -21,12 +21,20 @@ def _fixed(rounds: float, h: float) -> tuple[np.ndarray, np.ndarray]:
                                      value_discretization_interval=h).delta(EPS, bound="both")
 
 
+def _windows(rounds: float, h: float) -> tuple[np.ndarray, np.ndarray]:
+    """The bracket of grid h read from the composed windows, as the refinement reads its grids (a fixed grid's
+    upper side reads the spectra instead, which is lower by up to the inverse transform's charge)."""
+    return pld.subsampled_gaussian(SIGMA, Q, value_discretization_interval=h).self_compose(int(rounds)).delta(
+        EPS, bound="both")
+
+
 def test_refined_bracket_is_no_wider_than_its_start_grid_and_overlaps_fine_grids():
     acc = pld.SubsampledGaussianPLD(sigma=SIGMA, sampling_rate=Q, rounds=7197, accuracy=1e-2)
     lo, up = acc.delta(EPS, bound="both")
     start = acc._first_interval((SIGMA, Q, 7197.0, 1.0), EPS, "delta")
-    s_lo, s_up = _fixed(7197, start)
+    s_lo, s_up = _windows(7197, start)
     assert np.all(lo >= s_lo) and np.all(up <= s_up)  # the start grid's bracket, narrowed where others help
+    assert np.all(lo <= _fixed(7197, start)[1])
     for h in (8e-5, 1e-5):
         f_lo, f_up = _fixed(7197, h)
         assert np.all(lo <= f_up) and np.all(f_lo <= up), h

@@ -5,6 +5,7 @@
 // (batched along axis 1, threads with `workers`), so every formula of the composition
 // lives in the header and the FFT in scipy.
 #include <hockeystick/pld_compose.hpp>
+#include <hockeystick/pld_epsilon_bracket.hpp>
 #include <hockeystick/working_memory_gate.hpp>
 
 #include <pybind11/gil_safe_call_once.h>
@@ -218,12 +219,15 @@ py::array_t<double> owned_array(std::vector<double>&& v) {
     return py::array_t<double>(static_cast<py::ssize_t>(heap->size()), heap->data(), owner);
 }
 
-py::list compose_many(const std::vector<input_array>& masses, const std::vector<std::int64_t>& k_lo,
-                      const std::vector<double>& p_inf, double h,
-                      const std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>& items,
-                      bool pessimistic, double tail, std::int64_t max_points, py::object workers, bool direct_bins,
-                      bool long_fft, double long_fft_products, bool band_rows,
-                      const std::vector<double>& loss_shifts, double direct_min_charge) {
+// The composition of each item (pld::compose_many with scipy.fft, GIL released), after the checks of the
+// facade's arguments; `reads`: per item, how many targets its caller reads (pld::compose_many's), or none.
+std::vector<pld::ComposedPMF> composed(const std::vector<input_array>& masses, const std::vector<std::int64_t>& k_lo,
+                                       const std::vector<double>& p_inf, double h,
+                                       const std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>& items,
+                                       bool pessimistic, double tail, std::int64_t max_points, py::object workers,
+                                       bool direct_bins, bool long_fft, double long_fft_products, bool band_rows,
+                                       const std::vector<double>& loss_shifts, double direct_min_charge,
+                                       bool read_spectra = false) {
     if (!(direct_min_charge >= 0.0)) throw py::value_error("direct_min_charge must be >= 0");
     if (!(long_fft_products >= 0.0 && std::isfinite(long_fft_products)))
         throw py::value_error("long_fft_products must be finite and >= 0");
@@ -245,24 +249,32 @@ py::list compose_many(const std::vector<input_array>& masses, const std::vector<
     const bool workers_is_none = workers.is_none();
     const long workers_value = workers_is_none ? 0 : workers.cast<long>();
     ScipyFft fft(std::move(workers), long_fft && direct_bins);  // no probe where no direct bins are asked
-    std::vector<pld::ComposedPMF> done;
-    {
-        py::gil_scoped_release release;
-        try {
-            // workers = 1: one thread for the transforms and for the per-bin powers alike
-            const int threads = !workers_is_none && workers_value == 1 ? 1 : 0;
-            done = pld::compose_many(factors, h, terms, pessimistic, tail, max_points, fft, std::int64_t(1) << 23,
-                                     threads, direct_bins, long_fft_products, band_rows, direct_min_charge);
-        } catch (const std::length_error& e) {
-            py::gil_scoped_acquire acquire;
-            throw py::value_error(std::string(e.what()) +
-                                  "; coarsen the grid (a larger value_discretization_interval or accuracy) or "
-                                  "raise max_points (hockeystick.pld.compose.DEFAULT_MAX_POINTS)");
-        } catch (const std::invalid_argument& e) {
-            py::gil_scoped_acquire acquire;
-            throw py::value_error(e.what());
-        }
+    py::gil_scoped_release release;
+    try {
+        // workers = 1: one thread for the transforms and for the per-bin powers alike
+        const int threads = !workers_is_none && workers_value == 1 ? 1 : 0;
+        return pld::compose_many(factors, h, terms, pessimistic, tail, max_points, fft, std::int64_t(1) << 23, threads,
+                                 direct_bins, long_fft_products, band_rows, direct_min_charge, read_spectra);
+    } catch (const std::length_error& e) {
+        py::gil_scoped_acquire acquire;
+        throw py::value_error(std::string(e.what()) +
+                              "; coarsen the grid (a larger value_discretization_interval or accuracy) or "
+                              "raise max_points (hockeystick.pld.compose.DEFAULT_MAX_POINTS)");
+    } catch (const std::invalid_argument& e) {
+        py::gil_scoped_acquire acquire;
+        throw py::value_error(e.what());
     }
+}
+
+py::list compose_many(const std::vector<input_array>& masses, const std::vector<std::int64_t>& k_lo,
+                      const std::vector<double>& p_inf, double h,
+                      const std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>& items,
+                      bool pessimistic, double tail, std::int64_t max_points, py::object workers, bool direct_bins,
+                      bool long_fft, double long_fft_products, bool band_rows,
+                      const std::vector<double>& loss_shifts, double direct_min_charge) {
+    std::vector<pld::ComposedPMF> done = composed(masses, k_lo, p_inf, h, items, pessimistic, tail, max_points,
+                                                  std::move(workers), direct_bins, long_fft, long_fft_products,
+                                                  band_rows, loss_shifts, direct_min_charge);
     py::list out;
     for (pld::ComposedPMF& r : done) {
         py::dict d;
@@ -279,6 +291,56 @@ py::list compose_many(const std::vector<input_array>& masses, const std::vector<
         out.append(d);
     }
     return out;
+}
+
+// The certified upper side of each item's composition at its arguments: epsilon at deltas (method "epsilon",
+// pld::composed_epsilon) or delta at epsilons (method "delta", pld::composed_delta); items whose composed spectrum
+// keeps few bins are read through it, with no inverse transform (pld_spectral_profile.hpp).  `spectral` false:
+// every item through its composed window (the facade's GridPMF.epsilon and GridPMF.delta, bit for bit).
+py::list compose_upper_many(const std::vector<input_array>& masses, const std::vector<std::int64_t>& k_lo,
+                            const std::vector<double>& p_inf, double h,
+                            const std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>& items,
+                            double tail, std::int64_t max_points, py::object workers,
+                            const std::vector<double>& loss_shifts, const std::vector<input_array>& arguments,
+                            const std::string& method, bool spectral) {
+    if (arguments.size() != items.size()) throw py::value_error("internal: one array of arguments per item");
+    if (method != "epsilon" && method != "delta") throw py::value_error("method must be 'epsilon' or 'delta'");
+    const bool search = method == "epsilon";
+    for (const input_array& a : arguments)
+        if (a.ndim() != 1) throw py::value_error("internal: each item's arguments must be one-dimensional");
+    const std::vector<pld::ComposedPMF> done =
+        composed(masses, k_lo, p_inf, h, items, true, tail, max_points, std::move(workers), false, true,
+                 pld::kLongFftProducts, true, loss_shifts, pld::kDirectMinCharge, spectral);
+    py::list out;
+    for (std::size_t i = 0; i < done.size(); ++i) {
+        py::array_t<double> values(arguments[i].size());
+        {
+            py::gil_scoped_release release;
+            const std::int64_t count = static_cast<std::int64_t>(arguments[i].size());
+            if (search) pld::composed_epsilon(done[i], arguments[i].data(), count, values.mutable_data());
+            else pld::composed_delta(done[i], arguments[i].data(), count, values.mutable_data());
+        }
+        out.append(values);
+    }
+    return out;
+}
+
+// A, R, D over the window points j >= J of the inverse of a few live bins, with the bounds on the errors of R and
+// D (pld_spectral_profile.hpp's SpectralProfile; the facade's tests check them against long-double sums).
+py::tuple spectral_sums(const py::array_t<std::complex<double>, py::array::c_style | py::array::forcecast>& bins,
+                        std::int64_t m, std::int64_t start, std::int64_t width, double h, std::int64_t J) {
+    if (bins.ndim() != 1 || !pld::spectral_bins_fit(static_cast<std::int64_t>(bins.size()), m))
+        throw py::value_error("bins must be one-dimensional with 1 <= bins.size <= m / 4");
+    if (!(width >= 1 && J >= 0 && J < width && start >= 0)) throw py::value_error("need 0 <= J < width, start >= 0");
+    if (!(h > 0.0 && h <= pld::max_interval)) throw py::value_error("h must lie in (0, 100]");
+    pld::ComposedSpectrum s;
+    s.m = m;
+    s.bins.assign(bins.data(), bins.data() + bins.size());
+    s.start = start;
+    s.width = width;
+    s.h = h;
+    const pld::SpectralSums v = pld::SpectralProfile(s).at(J);
+    return py::make_tuple(v.A, v.R, v.D, v.R_error, v.D_error);
 }
 
 // The l1 norm of masses (each finite and >= 0), rounded up by its own summation bound (n u relative, as
@@ -385,6 +447,16 @@ void register_pld_compose(py::module_& m) {
           "a long-double transform's cost in direct products per m ceil(log2 m), 0 to take it wherever its "
           "bound is the smaller; loss_shifts: each factor's loss error, summed per item into its loss_shift; "
           "direct_min_charge: the least estimated charge of a row given direct bins, 0 for every row).");
+    m.def("pld_compose_upper_many", &compose_upper_many, py::arg("masses"), py::arg("k_lo"), py::arg("p_inf"),
+          py::arg("h"), py::arg("items"), py::arg("tail"), py::arg("max_points"), py::arg("workers"),
+          py::arg("loss_shifts"), py::arg("arguments"), py::arg("method"), py::arg("spectral") = true,
+          "The certified upper side of each item's pessimistic composition at its arguments (one array per item): "
+          "epsilon at deltas (method 'epsilon', not clipped at 0) or delta at epsilons ('delta'), items whose "
+          "composed spectrum keeps few bins read through it (pld_spectral_profile.hpp).");
+    m.def("pld_spectral_sums", &spectral_sums, py::arg("bins"), py::arg("m"), py::arg("start"), py::arg("width"),
+          py::arg("h"), py::arg("J"),
+          "(A, R, D, R_error, D_error) of the window points j >= J of irfft(bins, m) read from start "
+          "(pld_spectral_profile.hpp).");
     m.def(
         "pld_working_memory_limit",
         [](std::optional<std::int64_t> bytes) {   // a negative limit: the gate's std::invalid_argument, a ValueError

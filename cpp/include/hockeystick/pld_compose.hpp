@@ -125,6 +125,7 @@
 #include "pld_fft_backend.hpp"
 #include "pld_hockey_stick.hpp"
 #include "pld_long_spectrum.hpp"
+#include "pld_spectral_profile.hpp"
 #include "pld_taylor_spectrum.hpp"
 #include "working_memory_gate.hpp"
 
@@ -179,6 +180,11 @@ struct ComposedPMF {
     // The inverse transform's own error in Euclidean norm (pld_fft_backend.hpp's normwise model):
     // 8 u ceil(log2 M) ||Y||_2 / sqrt(M), Y the half spectrum handed to it (opening comment).
     double inverse_l2 = std::numeric_limits<double>::infinity();
+    // Where the caller reads the result through its spectrum (compose_many's `read_spectra`): p is empty and
+    // spectrum holds the live bins and the window (pld_spectral_profile.hpp); no inverse transform ran, so
+    // inverse_error and inverse_l2 are 0 and total_error is the spectral part alone.
+    bool spectral = false;
+    ComposedSpectrum spectrum;
 };
 
 constexpr double kDefaultCompositionTail = 1e-15;
@@ -227,6 +233,20 @@ constexpr double kTaylorTermProducts = 0.4;
 constexpr double kChargesPerBracket = 3.0;
 
 // Where one composition's output lives: grid indices a_idx .. a_idx + width - 1, what the cut costs.
+// Whether a pessimistic item whose composed spectrum keeps `live` bins is kept as those bins (compose_many's
+// `read_spectra`) rather than as its window: where the bins fit pld_spectral_profile.hpp's bounds and one
+// epsilon read from them (about log2(width) + 3 thresholds of `live` terms) costs less than the inverse transform
+// of length m; kSpectralTermCost: one term's cost in units of m log2 m of the transform (measured on W4,
+// bench/README.md "Session 33").  It depends on the item alone, not on how many values the caller reads, so an
+// item's values are the same whatever else is asked (a read costs ~0.5 us at 30 bins).
+constexpr double kSpectralTermCost = 2.0;
+inline bool spectral_read(std::int64_t live, std::int64_t m, std::int64_t width) {
+    if (!spectral_bins_fit(std::max<std::int64_t>(live, 1), m)) return false;
+    const double thresholds = std::log2(static_cast<double>(std::max<std::int64_t>(width, 1))) + 3.0;
+    return thresholds * static_cast<double>(std::max<std::int64_t>(live, 1)) * kSpectralTermCost <=
+           static_cast<double>(m) * std::log2(static_cast<double>(m));
+}
+
 struct Window {
     std::vector<Term> terms;  // positive counts only
     std::int64_t lo_full = 0, a_idx = 0, width = 0;
@@ -513,7 +533,8 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
                                               const std::vector<const Window*>& windows, std::int64_t m,
                                               bool pessimistic, RealFftBackend& fft, int threads = 0,
                                               bool direct_bins = false, double long_fft_products = kLongFftProducts,
-                                              bool band_rows = true, double direct_min_charge = kDirectMinCharge) {
+                                              bool band_rows = true, double direct_min_charge = kDirectMinCharge,
+                                              bool read_spectra = false) {
     constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
     constexpr double two_pi = 6.283185307179586;
     constexpr double pi = 3.141592653589793;
@@ -812,6 +833,8 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
     std::unique_ptr<double[]> spectrum_pairs(new double[static_cast<std::size_t>(2 * items * bins)]);
     std::complex<double>* const spectrum = reinterpret_cast<std::complex<double>*>(spectrum_pairs.get());
     std::vector<double> spec_l1(items), d_sum(items), d_sq(items), spec_sq(items);
+    // Per item, the live bins [0, live) where it is read through its spectrum (spectral_read), else 0.
+    std::vector<std::int64_t> live(items, 0);
     static_cast<void>(threads);  // read by the OpenMP clause only
 #pragma omp parallel for schedule(dynamic, 1) if (items >= kParallelItems && threads != 1)
     for (std::int64_t i = 0; i < items; ++i) {
@@ -926,7 +949,12 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
             ds += d;
             dq += d * d;
         }
-        std::fill(out + written, out + bins, std::complex<double>(0.0, 0.0));
+        if (pessimistic && read_spectra && spectral_read(written, m, windows[i]->width)) {
+            if (written == 0) out[0] = std::complex<double>(0.0, 0.0);  // every bin dropped: Y_0 = 0 read
+            live[i] = std::max<std::int64_t>(written, 1);
+        } else {
+            std::fill(out + written, out + bins, std::complex<double>(0.0, 0.0));
+        }
         const double tau2 = 2.0 * kDroppedPower;
         // sq: sum |Y_k|^2 over the half spectrum as handed to the inverse, in long double (n terms: within
         // n u_L relative, far inside the 1e-9 the result is raised by)
@@ -938,35 +966,58 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
     spec.clear();
     spec.shrink_to_fit();
     prepared.reset();
-    std::unique_ptr<double[]> signal(new double[static_cast<std::size_t>(items * m)]);  // the transform writes it all
-    fft.inverse(items, m, spectrum, signal.get());
-    spectrum_pairs.reset();
     std::vector<ComposedPMF> result(items);
+    // The items read through their spectra keep their live bins; the others' rows move up (in order) and
+    // alone go through the inverse transform.
+    std::int64_t transformed = 0;
+    std::vector<std::int64_t> signal_row(items, -1);
+    for (std::int64_t i = 0; i < items; ++i) {
+        if (live[i] > 0) {
+            const std::complex<double>* row = spectrum + i * bins;
+            result[i].spectrum.bins.assign(row, row + live[i]);
+            continue;
+        }
+        if (transformed != i) std::copy(spectrum + i * bins, spectrum + (i + 1) * bins, spectrum + transformed * bins);
+        signal_row[i] = transformed++;
+    }
+    std::unique_ptr<double[]> signal(new double[static_cast<std::size_t>(transformed * m)]);  // written whole
+    if (transformed > 0) fft.inverse(transformed, m, spectrum, signal.get());
+    spectrum_pairs.reset();
     for (std::int64_t i = 0; i < items; ++i) {
         const Window& w = *windows[i];
-        const double inverse = fft_err * spec_l1[i] / static_cast<double>(m);
+        const bool read_spectrum = live[i] > 0;
+        const double inverse = read_spectrum ? 0.0 : fft_err * spec_l1[i] / static_cast<double>(m);
         const double spec_err_l2 = std::sqrt(2.0 * d_sq[i]);
         ComposedPMF& r = result[i];
         r.k_lo = w.a_idx;
         r.h = h;
         r.pessimistic = pessimistic;
         r.entry_error = 2.0 * d_sum[i] / static_cast<double>(m) + inverse;
-        r.total_error = spec_err_l2 + fft_err * spec_l1[i];
+        r.total_error = spec_err_l2 + (read_spectrum ? 0.0 : fft_err * spec_l1[i]);
         r.spectral_l2 = spec_err_l2 / std::sqrt(static_cast<double>(m));
         r.inverse_error = inverse;
         // ||y||_2 = ||Y_full||_2 / sqrt(m) <= sqrt(2 sum_half |Y_k|^2 / m), each operation raised by 1e-9
-        r.inverse_l2 = fft_err * std::sqrt(2.0 * spec_sq[i] / static_cast<double>(m)) * (1.0 + 1e-9);
+        r.inverse_l2 = read_spectrum ? 0.0 : fft_err * std::sqrt(2.0 * spec_sq[i] / static_cast<double>(m)) * (1.0 + 1e-9);
         // Only the window is kept: above it lies true mass (charged to +infinity already) and,
         // when m exceeds the window, mass from below it wrapped around (charged now).
         const std::int64_t start = ((w.a_idx - w.lo_full) % m + m) % m;
-        // copied (appended: no pass zeroing the window first), then clipped at 0 in place: two passes the
-        // compiler vectorizes instead of one of push_backs
-        r.p.reserve(static_cast<std::size_t>(w.width));
-        const double* row = signal.get() + i * m;
-        const std::int64_t first = std::min(w.width, m - start);  // the rest wraps to the front
-        r.p.insert(r.p.end(), row + start, row + start + first);
-        r.p.insert(r.p.end(), row, row + (w.width - first));
-        for (double& v : r.p) v = std::max(v, 0.0);
+        if (read_spectrum) {
+            r.spectral = true;
+            r.spectrum.m = m;
+            r.spectrum.start = start;
+            r.spectrum.width = w.width;
+            r.spectrum.k_lo = w.a_idx;
+            r.spectrum.h = h;
+        } else {
+            // copied (appended: no pass zeroing the window first), then clipped at 0 in place: two passes the
+            // compiler vectorizes instead of one of push_backs
+            r.p.reserve(static_cast<std::size_t>(w.width));
+            const double* row = signal.get() + signal_row[i] * m;
+            const std::int64_t first = std::min(w.width, m - start);  // the rest wraps to the front
+            r.p.insert(r.p.end(), row + start, row + start + first);
+            r.p.insert(r.p.end(), row, row + (w.width - first));
+            for (double& v : r.p) v = std::max(v, 0.0);
+        }
         if (pessimistic) {
             const double wrapped = m > w.width ? w.charge_below : 0.0;
             r.p_inf = std::min(1.0, w.p_inf + w.charge_above + wrapped);
@@ -996,7 +1047,8 @@ inline std::vector<ComposedPMF> compose_many(const std::vector<PmfView>& factors
                                              double tail, std::int64_t max_points, RealFftBackend& fft,
                                              std::int64_t group_cells = std::int64_t(1) << 23, int threads = 0,
                                              bool direct_bins = false, double long_fft_products = kLongFftProducts,
-                                             bool band_rows = true, double direct_min_charge = kDirectMinCharge) {
+                                             bool band_rows = true, double direct_min_charge = kDirectMinCharge,
+                                             bool read_spectra = false) {
     if (!(h > 0.0 && std::isfinite(h))) throw std::invalid_argument("compose: h must be positive and finite");
     if (!(direct_min_charge >= 0.0)) throw std::invalid_argument("compose: direct_min_charge must be >= 0");
     if (!(tail > 0.0 && tail < 1.0)) throw std::invalid_argument("compose: tail must lie in (0, 1)");
@@ -1033,7 +1085,7 @@ inline std::vector<ComposedPMF> compose_many(const std::vector<PmfView>& factors
             const WorkingMemoryGate::Hold held =
                 working_memory_gate().admit(m * (32 * rows_held + (direct_bins ? 48 : 0)) + 8 * kept);
             std::vector<ComposedPMF> done = compose_batch(factors, h, batch, m, pessimistic, fft, threads, direct_bins,
-                                                          long_fft_products, band_rows, direct_min_charge);
+                                                          long_fft_products, band_rows, direct_min_charge, read_spectra);
             for (std::size_t j = 0; j < idx.size(); ++j) out[idx[j]] = std::move(done[j]);
             batch.clear();
             idx.clear();

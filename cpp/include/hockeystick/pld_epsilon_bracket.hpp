@@ -25,6 +25,7 @@
 #include <limits>
 #include <vector>
 
+#include "pld_charged_curve.hpp"
 #include "pld_compose.hpp"
 #include "pld_hockey_stick.hpp"
 
@@ -41,6 +42,37 @@ inline double suffix_sum_slack(std::int64_t n) {
 inline GridCharges charges_of(const ComposedPMF& c) {
     return GridCharges{c.shift, suffix_sum_slack(static_cast<std::int64_t>(c.p.size())), c.entry_error,
                        c.total_error, c.spectral_l2, c.inverse_error, c.loss_shift, c.inverse_l2};
+}
+
+// charged_epsilon of a pessimistic composed PMF, for m targets: on its window, or read through its
+// spectrum where the composition kept that instead (ComposedPMF::spectral, pld_spectral_profile.hpp;
+// no suffix sums there, so no slack).
+inline void composed_epsilon(const ComposedPMF& c, const double* target, std::int64_t m, double* out) {
+    if (!c.spectral) {
+        charged_epsilon(c.p.data(), static_cast<std::int64_t>(c.p.size()), c.k_lo, c.h, c.p_inf, charges_of(c),
+                        target, m, out);
+        return;
+    }
+    GridCharges ch = charges_of(c);
+    ch.slack = 0.0;
+    spectral_charged_epsilon(c.spectrum, c.p_inf, ch, target, m, out);
+}
+
+// The pessimistic charged delta of a composed PMF at m epsilons (not NaN): charged_side on its window
+// (pld_charged_curve.hpp, the facade's GridPMF.delta), or read through its spectrum where the composition
+// kept that instead.
+inline void composed_delta(const ComposedPMF& c, const double* eps, std::int64_t m, double* out) {
+    GridCharges ch = charges_of(c);
+    if (c.spectral) {
+        ch.slack = 0.0;
+        spectral_charged_delta(c.spectrum, c.p_inf, ch, eps, m, out);
+        return;
+    }
+    const std::int64_t n = static_cast<std::int64_t>(c.p.size());
+    const GridProfile profile(c.p.data(), n, c.k_lo, c.h, c.p_inf);
+    for (std::int64_t i = 0; i < m; ++i)
+        out[i] = charged_side(profile, static_cast<double>(c.k_lo), static_cast<double>(n), c.h, ch, true,
+                              loss_shifted(eps[i], ch.loss_shift, false));
 }
 
 // Largest eps known to lie at or below the true epsilon(target) for each target (-inf: none above).
@@ -110,8 +142,7 @@ inline void epsilon_bracket(const std::vector<ComposedPMF>& pessimistic, const s
     lower = upper = 0.0;
     for (const ComposedPMF& c : pessimistic) {
         double e = 0.0;
-        charged_epsilon(c.p.data(), static_cast<std::int64_t>(c.p.size()), c.k_lo, c.h, c.p_inf, charges_of(c),
-                        &target, 1, &e);
+        composed_epsilon(c, &target, 1, &e);
         upper = std::max(upper, e);
     }
     for (const ComposedPMF& c : optimistic) {

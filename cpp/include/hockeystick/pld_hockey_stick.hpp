@@ -136,6 +136,25 @@ inline double inversion_error(double D, double p_inf, double want, double R, dou
     return 2.0 * (d_arg / room + 2.0 * u * std::fabs(std::log1p(arg)) + u * std::fabs(eps));
 }
 
+// The smallest eps in (l - h, l] (`bounded`; else in (-inf, l], below the grid) with
+// D + p_inf - expm1(eps - l) R <= want, raised by its round-off (inversion_error): l itself where only the
+// grid point qualifies or the answer rounds to the interval's lower end, -inf where every eps qualifies
+// beyond round-off below the grid (D + p_inf + R <= want with 4 u of margin on the sum of three terms).
+inline double inverted_in_interval(double D, double R, double p_inf, double want, double l, double h, bool bounded) {
+    const double inf = std::numeric_limits<double>::infinity();
+    const double floor = bounded ? l - h : -inf;
+    if (!(R > 0.0)) return bounded ? l : -inf;
+    const double arg = (D + p_inf - want) / R;
+    if (arg <= -1.0) {
+        constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
+        return !bounded && (D + p_inf + R) * (1.0 + 4.0 * u) <= want ? -inf : l;
+    }
+    if (!(arg < 0.0)) return l;
+    const double at = l + std::log1p(arg);
+    const double raised = std::nextafter(at + inversion_error(D, p_inf, want, R, arg, at), inf);
+    return raised > floor ? std::min(raised, l) : l;  // at or below l - h: rounding, keep l
+}
+
 // The target the uncharged curve must meet, (t - shift - charge) / scale, rounded toward the safe
 // side: down (`lower` false: the pessimistic scan) or up (`lower` true), by 4 u of the terms
 // (three operations, each within u relative).
@@ -194,25 +213,8 @@ inline void charged_epsilon(const double* p, std::int64_t n, std::int64_t k_lo, 
         }
         // Invert delta_raw(eps) = D + p_inf - expm1(eps - l) R on (l - h, l], l = l_{k+1}, with the
         // charge of that interval (below the grid: of all n points, and no lower end).
-        const double l = l_at(k + 1), want = raw_target(n - 1 - k);
-        const double floor = stopped ? l - h : -inf;
-        double eps = l;
-        if (R > 0.0) {
-            const double arg = (D + p_inf - want) / R;
-            if (arg <= -1.0) {
-                // -inf only where every eps qualifies beyond round-off (D + p_inf + R <= want, with 4 u of
-                // margin on the sum of three terms); otherwise (on the grid, or within round-off of -1) l
-                constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
-                eps = !stopped && (D + p_inf + R) * (1.0 + 4.0 * u) <= want ? -inf : l;
-            } else if (arg < 0.0) {
-                const double at = l + std::log1p(arg);
-                const double raised = std::nextafter(at + inversion_error(D, p_inf, want, R, arg, at), inf);
-                eps = raised > floor ? std::min(raised, l) : l;  // at or below l - h: rounding, keep l
-            }
-        } else if (!stopped) {
-            eps = -inf;
-        }
-        out[i] = loss_shifted(eps, ch.loss_shift, true);
+        out[i] = loss_shifted(inverted_in_interval(D, R, p_inf, raw_target(n - 1 - k), l_at(k + 1), h, stopped),
+                              ch.loss_shift, true);
     }
 }
 

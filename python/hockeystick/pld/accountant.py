@@ -10,6 +10,7 @@ accountant contract: keyword parameters that broadcast (numpy arrays allowed),
 
 from __future__ import annotations
 
+import functools
 import math
 import threading
 from collections import OrderedDict
@@ -22,8 +23,8 @@ from .. import _core, _validation, progress
 from .._elementwise import ArrayLike, broadcast_float_arrays, broadcast_shape
 from ..certified_theta import radius_down, radius_up, theta_epsilon_lower, theta_epsilon_upper, theta_lower, theta_upper
 from .compose import DEFAULT_TAIL
-from .distribution import (Bound, PrivacyLossDistribution, Result, bound_result, compose_all, delta_values,
-                           epsilon_values, evaluate_into, undominated_lower_sides)
+from .distribution import (Bound, PrivacyLossDistribution, Result, bound_result, brackets, compose_all, delta_values,
+                           direction_uppers, epsilon_values, evaluate_into, undominated_lower_sides)
 from . import complement, dominated_direction, round_cache, two_resolution
 from .affinity_ceiling import delta_lower_near_one, subsampled_gaussian_log_affinity
 from .calibration_start import calibration_grids, calibration_start
@@ -1020,12 +1021,25 @@ class SubsampledGaussianPLD:
         store = {k: v for k, v in self._plds.items() if k[:4] in wanted}
         self._build(store, pts, h, optimistic, threads, blocks=True)
         dists = [store[(*p, h, optimistic)] for p in pts]
-        for side in {"upper": (True,), "lower": (False,), "both": (False, True)}[bound]:
-            compose_all(dists, side, workers=threads or None)
+        # The upper side needs no composed PMF: read from the spectra where few frequencies live
+        # (direction_uppers), the same numbers alone and in a bracket.
+        workers = threads or None
+        if bound == "lower":
+            compose_all(dists, False, workers=workers)
+            sides = None
+        else:
+            uppers = direction_uppers(dists, method, xs, workers)
+            sides = ([(None, functools.reduce(np.maximum, u)) for u in uppers] if bound == "upper"
+                     else brackets(dists, method, xs, workers, uppers=uppers))
         out = []
-        for point, x, dist in zip(pts, xs, dists):
+        for j, (point, x, dist) in enumerate(zip(pts, xs, dists)):
             lo, up = np.empty(x.size), np.empty(x.size)
-            evaluate_into(dist, method, x, bound, lo, up, np.arange(x.size))
+            if sides is None:
+                evaluate_into(dist, method, x, bound, lo, up, np.arange(x.size))
+            else:
+                low, up[:] = sides[j]
+                if low is not None:
+                    lo[:] = low
             if method == "delta" and bound != "upper":   # bound="lower": no upper side to test, raise everywhere
                 lo = self._raised_near_one(point, x, lo, up if bound == "both" else np.ones(x.size))
             if method == "delta":   # the complement's bracket near 1 (bound="lower": where the lower side is)

@@ -30,7 +30,7 @@ import numpy as np
 
 from .. import _validation
 from .compose import DEFAULT_TAIL
-from .distribution import compose_all
+from .distribution import upper_values
 from .dominated_direction import COARSENING
 from .mechanisms import DEFAULT_INTERVAL, MAX_INTERVAL, checked_interval, subsampled_gaussians
 
@@ -71,9 +71,10 @@ class SubsampledGaussianDirections:
         dists = subsampled_gaussians(sigma, q, sensitivity=sensitivity, value_discretization_interval=h,
                                      tail=self.tail, threads=threads, optimistic=False, directions=direction)
         composed = [d.self_compose(int(t)) for d, t in zip(dists, rounds)]
-        compose_all(composed, True, workers=threads or None)
         eps = np.broadcast_to(np.asarray(epsilon, dtype=float), (n,))
-        return np.array([c.composed(True)[0].delta(e[None])[0] for c, e in zip(composed, eps)])
+        # the accountant's own reading of the upper side (distribution.upper_values: from the spectra where few
+        # frequencies live), so that the maximum over directions is its delta bit for bit
+        return np.array([v[0] for v in upper_values(composed, "delta", [e[None] for e in eps], threads or None)])
 
 
 def calibration_directions(parameter: str, params: Mapping[str, float | np.ndarray]

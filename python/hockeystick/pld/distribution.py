@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import _validation
 from .._elementwise import ArrayLike
-from .compose import DEFAULT_TAIL, compose_many
+from .compose import DEFAULT_TAIL, compose_many, upper_sides
 from .pmf import GridPMF
 
 Bound = Literal["upper", "lower", "both"]
@@ -162,7 +162,8 @@ def _maximum(values: Sequence[np.ndarray]) -> np.ndarray:
 
 
 def brackets(plds: Sequence[PrivacyLossDistribution], method: str, xs: Sequence[np.ndarray],
-             workers: int | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
+             workers: int | None = None, uppers: Sequence[Sequence[np.ndarray]] | None = None
+             ) -> list[tuple[np.ndarray, np.ndarray]]:
     """Per PLD, the certified (lower, upper) of ``method`` ("delta" or "epsilon") at its arguments ``xs[i]``
     (the compositions' threads: ``workers``, as in ``compose_all``).
 
@@ -171,13 +172,44 @@ def brackets(plds: Sequence[PrivacyLossDistribution], method: str, xs: Sequence[
     ``undominated_lower_sides`` does not skip.  On W3 (q = 1e-3, sigma = 0.8, 10^5 rounds,
     delta = 1e-5) the add direction's epsilon is at most 2.43 and the remove direction's at
     least 2.57, so the add direction's optimistic composition (a quarter of the transforms) is
-    skipped.
+    skipped.  ``uppers``: each direction's certified upper values, as the caller computed them
+    (``direction_uppers``), instead of the pessimistic compositions' windows.
     """
     plds = list(plds)
-    compose_all(plds, True, workers=workers)
-    uppers = [[_evaluate(pmf, method, x) for pmf in pld._composed[True]] for pld, x in zip(plds, xs)]
+    if uppers is None:
+        compose_all(plds, True, workers=workers)
+        uppers = [[_evaluate(pmf, method, x) for pmf in pld._composed[True]] for pld, x in zip(plds, xs)]
     sides = undominated_lower_sides(plds, uppers, lambda pmf, i: _evaluate(pmf, method, xs[i]), workers)
     return [(_maximum([low for _, low in side.values()]), _maximum(ups)) for side, ups in zip(sides, uppers)]
+
+
+def direction_uppers(plds: Sequence[PrivacyLossDistribution], method: str, xs: Sequence[np.ndarray],
+                     workers: int | None = None) -> list[list[np.ndarray]]:
+    """Per PLD and direction, its certified upper ``method`` ("delta" or "epsilon", clipped at 0) at ``xs[i]``
+    (validated already), without composed PMFs: one ``compose.upper_sides`` per tail over every direction of
+    every PLD, which reads each composition with few live frequencies from its spectrum (no inverse
+    transform: at most the composed window's value, by that window's inverse-transform charge less a
+    round-off bound of about 1e-19), the others from their windows.  Never from PMFs composed earlier, so
+    the values do not depend on what was asked before."""
+    out: list[list[np.ndarray]] = [[] for _ in plds]
+    by_tail: dict[float, list[int]] = {}
+    for i, pld in enumerate(plds):
+        by_tail.setdefault(pld.tail, []).append(i)
+    for tail, group in by_tail.items():
+        items = [[(f.upper, c) for f, c in direction.items()] for i in group for direction in plds[i].directions]
+        arguments = [xs[i] for i in group for _ in plds[i].directions]
+        values = iter(upper_sides(items, arguments, method, tail=tail, workers=workers))
+        for i in group:
+            sides = [next(values) for _ in plds[i].directions]
+            out[i] = [np.maximum(v, 0.0) for v in sides] if method == "epsilon" else sides
+    return out
+
+
+def upper_values(plds: Sequence[PrivacyLossDistribution], method: str, xs: Sequence[np.ndarray],
+                 workers: int | None = None) -> list[np.ndarray]:
+    """Per PLD, the largest of ``direction_uppers`` over its directions: its certified upper ``method`` at
+    ``xs[i]`` (Zhu, Dong, Wang, AISTATS 2022, Sec. 5)."""
+    return [_maximum(sides) for sides in direction_uppers(plds, method, xs, workers)]
 
 
 def undominated_lower_sides(plds: Sequence[PrivacyLossDistribution], uppers: Sequence[Sequence[np.ndarray]],

@@ -1,0 +1,281 @@
+// The certified epsilon of a composed PMF read from its spectrum, without the inverse transform.
+//
+// After many rounds the composed spectrum Y = prod_i X_i^c_i keeps only K live bins of m / 2 + 1
+// (pld_compose.hpp's dropped bins): 26-37 of 1921-55297 for sigma 0.5-5, q 0.01, 10^4 rounds at
+// h = 1e-3 (W4).  The composed PMF is then the window of
+//
+//   y_n = (1/m) [Re Y_0 + 2 sum_{k=1}^{K-1} Re(Y_k w^{k n})],   w = e^{2 pi i / m}      (irfft, K <= m/4)
+//
+// at circular positions n = start + j, j = 0 .. W-1 (grid index k_lo + j), and the two suffix sums
+// the hockey-stick curve needs (pld_hockey_stick.hpp's GridProfile), over the points j >= J,
+//
+//   A_J = sum_{j>=J} y_j,   R_J = sum_{j>=J} e^{-(j-J) h} y_j,   D_J = A_J - R_J,
+//
+// are geometric sums in n: with L = W - J points, N_0 = start + J, a_k = w^{k N_0} and
+// b_k = w^{k (start + W)},
+//
+//   A_J = (1/m) [L Re Y_0 + 2 sum_k Re(Y_k g_k (a_k - b_k))],          g_k = 1 / (1 - w^k) = (1 + i cot(pi k / m)) / 2,
+//   R_J = (1/m) [Re Y_0 (1 - r^L) / (1 - r) + 2 sum_k Re(Y_k q_k (a_k - r^L b_k))],   q_k = 1 / (1 - r w^k),
+//
+// r = e^{-h}: O(K) per threshold J instead of an inverse transform of length m and a scan of the
+// window.  The smallest grid threshold where the charged curve meets the target is found by
+// bisection (about log2 W thresholds) and the curve inverted in its interval exactly as
+// charged_epsilon does (pld_hockey_stick.hpp).  A bisection on a curve off by its round-off may stop
+// at another threshold than the exact scan would, never at one where the charged upper curve
+// exceeds the target, so the answer is certified, and within the round-off of the scan's.
+//
+// Round-off.  The sums run in long double where it carries its full precision on the calling thread
+// (full_long_double_precision: x86-64's 64-bit significand; a long double that is double elsewhere), else in
+// double; v is that type's unit round-off (2^-64 or 2^-53), u = 2^-53 the rounding of the results to double.
+// Against the same formulas in exact arithmetic on the same Y (|fl(xy) - xy| <= sqrt(5) v |x||y| for
+// complex products, Brent, Percival, Zimmermann 2007; sin, cos, exp, expm1 within 3 ulps = 6 v):
+//   a_k = a_{k-1} z, z = w^{N_0} from sin and cos of an angle |phi| <= pi / 4 (twiddle: within 3.01 v pi / 4)
+//     turned by quarter turns: |z - w^{N_0}| <= 22 v, so |a_k - w^{k N_0}| <= 25 k v;
+//   b_k from its own sin and cos: within 22 v; r^L = exp(-h L) within 3 v absolute (h L v e^{-hL} + 2 v);
+//   g_k from cot(x), x = pi k / m <= pi/4: within 30 v |g_k| (the angle's 3.01 v x moves cot by
+//     3.01 v x / sin^2 x <= 3.73 v |g_k|, cos / sin 13 v |cot|, |cot| <= 2 |g_k|);
+//   q_k from (1 - r) + 2 r sin^2 x - i 2 r sin x cos x (positive real parts: no cancellation): within
+//     40 v |q_k| (the real part within 28 v, the imaginary 27 v, relative);
+//   Y_k g_k and Y_k q_k formed once per item: within 33 v |Y_k||g_k| and 43 v |Y_k||q_k|;
+//   each term Re(t Yg), t = a_k - b_k (|t| <= 2): within |Y_k||g_k| (25 k + 97) v, and with r^L b_k
+//   within |Y_k||q_k| (25 k + 145) v; the sum of K + 1 terms (K + 2) v of the sum of their moduli,
+//   the k = 0 terms' (1 - r^L) / (1 - r) within 15 v, the division by m v; D = A - R formed before
+//   rounding (v (|A| + |R|)), then each result rounded to double (u of it).
+// The bound adds these and doubles them for the second-order terms: in long double about 1e-19 plus
+// the final rounding, 300-500 times the largest error measured (tests/test_pld_spectral_profile.py).
+// Beside the charges of the composition (the computed Y against the true spectrum: entry_error,
+// total_error, spectral_l2 of ComposedPMF, without the inverse transform's, since none runs), D and R are
+// raised by their bound before the curve is compared (both enter it with non-negative weights).
+//
+// Domain: 1 <= K <= m / 4 (spectral_bins_fit), W >= 1; the caller falls back to the inverse transform
+// elsewhere.  tests/test_pld_spectral_profile.py checks A and R against long-double sums of the
+// exact inverse over the window, and the epsilons against charged_epsilon on the transformed PMF.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <vector>
+
+#include "pld_direct_spectrum.hpp"
+#include "pld_hockey_stick.hpp"
+
+namespace hockeystick {
+namespace pld {
+
+// Whether K live half-spectrum bins of a length-m transform can be read by this header (K <= m / 4:
+// the bounds above take pi k / m <= pi / 4 and no Nyquist bin).
+inline bool spectral_bins_fit(std::int64_t bins, std::int64_t m) { return bins >= 1 && 4 * bins <= m; }
+
+// The live bins of a composed PMF, the window they are read on and the composition's charges.
+struct ComposedSpectrum {
+    std::int64_t m = 0;                      // the transform length
+    std::vector<std::complex<double>> bins;  // Y_0 .. Y_{K-1}; every other bin of the half spectrum is 0
+    std::int64_t start = 0;                  // circular position of window point 0
+    std::int64_t width = 0;                  // W window points, grid indices k_lo .. k_lo + W - 1
+    std::int64_t k_lo = 0;
+    double h = 0.0;
+};
+
+// A_J, R_J, D_J (opening comment) with bounds on the error of R and of D.
+struct SpectralSums {
+    double A = 0.0, R = 0.0, D = 0.0, R_error = 0.0, D_error = 0.0;
+};
+
+namespace detail {
+
+// The sums of the opening comment in working type T (long double or double), v its unit round-off.
+template <class T>
+class SpectralSumsIn {
+   public:
+    explicit SpectralSumsIn(const ComposedSpectrum& s) : s_(s) {
+        const T pi = static_cast<T>(3.141592653589793238462643383279502884L);
+        const std::int64_t K = static_cast<std::int64_t>(s.bins.size());
+        r_ = std::exp(-static_cast<T>(s.h));
+        one_minus_r_ = -std::expm1(-static_cast<T>(s.h));
+        y0_ = s.bins.empty() ? 0.0 : s.bins[0].real();
+        yg_.resize(K);
+        yq_.resize(K);
+        b_.resize(K);
+        const std::int64_t end = (s.start + s.width) % s.m;
+        for (std::int64_t k = 1; k < K; ++k) {
+            const T x = pi * static_cast<T>(k) / static_cast<T>(s.m);
+            const T s1 = std::sin(x), c1 = std::cos(x), s2 = 2 * s1 * c1;  // sin 2x, without libm's reduction
+            const std::complex<T> y(s.bins[k].real(), s.bins[k].imag());
+            const std::complex<T> g(T(0.5), T(0.5) * (c1 / s1));
+            const std::complex<T> q = T(1) / std::complex<T>(one_minus_r_ + 2 * r_ * s1 * s1, -r_ * s2);
+            yg_[k] = y * g;
+            yq_[k] = y * q;
+            b_[k] = twiddle(k * end, s.m);
+            const double wy = std::abs(s.bins[k]) * (1.0 + 1e-12);
+            const double wg = wy * static_cast<double>(std::abs(g)), wq = wy * static_cast<double>(std::abs(q));
+            term_g_ += 2.0 * wg * (25.0 * k + 97.0);  // times v
+            term_q_ += 2.0 * wq * (25.0 * k + 145.0);
+            moduli_g_ += 4.0 * wg;  // 2 Re(.), |t| <= 2
+            moduli_q_ += 4.0 * wq;
+        }
+    }
+
+    SpectralSums at(std::int64_t J) const {
+        constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
+        constexpr double v = 0.5 * static_cast<double>(std::numeric_limits<T>::epsilon());
+        const std::int64_t K = static_cast<std::int64_t>(yg_.size()), m = s_.m;
+        const std::int64_t L = s_.width - J;
+        const T hL = static_cast<T>(s_.h) * static_cast<T>(L);
+        const T rho = std::exp(-hL);
+        const std::complex<T> z = twiddle((s_.start + J) % m, m);
+        // the products written out: std::complex's operator* calls the C99 Annex G routine (__mulxc3), which
+        // only differs for infinities and NaNs, none of which arise here
+        const T zr = z.real(), zi = z.imag();
+        T ar = 1, ai = 0, sa = 0, sr = 0;
+        for (std::int64_t k = 1; k < K; ++k) {
+            const T next_r = ar * zr - ai * zi;
+            ai = ar * zi + ai * zr;
+            ar = next_r;
+            const T br = b_[k].real(), bi = b_[k].imag();
+            sa += (ar - br) * yg_[k].real() - (ai - bi) * yg_[k].imag();
+            sr += (ar - rho * br) * yq_[k].real() - (ai - rho * bi) * yq_[k].imag();
+        }
+        const T g0 = -std::expm1(-hL) / one_minus_r_;
+        const T inv_m = T(1) / static_cast<T>(m);
+        const T A = (static_cast<T>(y0_) * static_cast<T>(L) + 2 * sa) * inv_m;
+        const T R = (static_cast<T>(y0_) * g0 + 2 * sr) * inv_m;
+        const T D = A - R;
+        SpectralSums out;
+        out.A = static_cast<double>(A);
+        out.R = static_cast<double>(R);
+        out.D = static_cast<double>(D);
+        const double y0 = std::fabs(y0_), dm = static_cast<double>(m), dL = static_cast<double>(L);
+        const double g0d = static_cast<double>(g0) * (1.0 + 1e-12), summed = static_cast<double>(K + 2);
+        // in units of v before the division by m (opening comment), then v of each sum for that division
+        const double a_terms = summed * (y0 * dL + moduli_g_) + y0 * dL;
+        const double r_terms = summed * (y0 * g0d + moduli_q_) + 15.0 * y0 * g0d;
+        const double a_error = v * (a_terms + term_g_) / dm + v * std::fabs(out.A);
+        const double r_error = v * (r_terms + term_q_) / dm + v * std::fabs(out.R);
+        out.R_error = 2.0 * (r_error + u * std::fabs(out.R));
+        out.D_error = 2.0 * (a_error + r_error + v * (std::fabs(out.A) + std::fabs(out.R)) + u * std::fabs(out.D));
+        return out;
+    }
+
+   private:
+    // w^j for an integer j >= 0: 2 pi j / m = c pi / 2 + (pi / 2) e / m with e = 4 (j mod m) - c m, |e| <= m / 2
+    // (integers, exact), so cos and sin are taken at |phi| <= pi / 4 (no argument reduction in libm) and
+    // turned by c quarter turns (exact).
+    static std::complex<T> twiddle(std::int64_t j, std::int64_t m) {
+        const T half_pi = static_cast<T>(1.570796326794896619231321691639751442L);
+        const std::int64_t f = 4 * (j % m);
+        const std::int64_t c = (2 * f + m) / (2 * m);  // the nearest quarter turn (f >= 0)
+        const T phi = half_pi * static_cast<T>(f - c * m) / static_cast<T>(m);
+        const T cs = std::cos(phi), sn = std::sin(phi);
+        switch (c % 4) {
+            case 0: return {cs, sn};
+            case 1: return {-sn, cs};
+            case 2: return {-cs, -sn};
+            default: return {sn, -cs};
+        }
+    }
+
+    const ComposedSpectrum& s_;
+    T r_ = 1, one_minus_r_ = 0;
+    double y0_ = 0.0, term_g_ = 0.0, term_q_ = 0.0, moduli_g_ = 0.0, moduli_q_ = 0.0;
+    std::vector<std::complex<T>> yg_, yq_, b_;
+};
+
+}  // namespace detail
+
+// The sums at any threshold J of one spectrum: in long double where it runs at its full precision on this
+// thread, else in double (the opening comment's v).
+class SpectralProfile {
+   public:
+    explicit SpectralProfile(const ComposedSpectrum& s) {
+        if (full_long_double_precision()) wide_.emplace(s);
+        else narrow_.emplace(s);
+    }
+    SpectralSums at(std::int64_t J) const { return wide_ ? wide_->at(J) : narrow_->at(J); }
+
+   private:
+    std::optional<detail::SpectralSumsIn<long double>> wide_;
+    std::optional<detail::SpectralSumsIn<double>> narrow_;
+};
+
+// charged_epsilon (pld_hockey_stick.hpp) on the window of the inverse of s, for m targets (the
+// curve's raw part read by SpectralProfile, raised by its round-off bound; slack 0: no suffix sums
+// are accumulated; the charges `ch` those of the composition without the inverse transform's).
+inline void spectral_charged_epsilon(const ComposedSpectrum& s, double p_inf, const GridCharges& ch,
+                                     const double* target, std::int64_t m, double* out) {
+    const double inf = std::numeric_limits<double>::infinity();
+    const std::int64_t n = s.width;
+    const double h = s.h;
+    const SpectralProfile profile(s);
+    auto l_at = [&](std::int64_t k) { return static_cast<double>(s.k_lo + k) * h; };
+    // D and R at threshold k raised by their bounds (>= the sums of the exact inverse; clipped at 0,
+    // which only raises them where those sums are below 0)
+    auto upper = [&](std::int64_t k) {
+        const SpectralSums v = profile.at(k);
+        return std::pair<double, double>{std::max(v.D + v.D_error, 0.0), std::max(v.R + v.R_error, 0.0)};
+    };
+    for (std::int64_t i = 0; i < m; ++i) {
+        const double t = target[i];
+        auto raw_target = [&](std::int64_t above) {
+            return charged_want(t, ch.shift, ch.above(static_cast<double>(above)), 1.0, false);
+        };
+        if (n == 0 || !(raw_target(0) > 0.0) || p_inf > raw_target(0)) {
+            out[i] = inf;
+            continue;
+        }
+        // passes(k): the charged curve at grid point k meets the target (D_k + p_inf, n - 1 - k points above)
+        auto passes = [&](std::int64_t k) { return upper(k).first + p_inf <= raw_target(n - 1 - k); };
+        if (!passes(n - 1)) {  // only its round-off bound keeps the top point from passing: just above it
+            out[i] = loss_shifted(l_at(n - 1), ch.loss_shift, true);
+            continue;
+        }
+        // the least k that passes with k - 1 failing (k = 0: every grid point passes)
+        std::int64_t lo = 0, hi = n - 1;
+        if (passes(0)) {
+            hi = 0;
+        } else {
+            while (hi - lo > 1) {  // passes(hi), !passes(lo)
+                const std::int64_t mid = lo + (hi - lo) / 2;
+                (passes(mid) ? hi : lo) = mid;
+            }
+        }
+        const auto [D, R] = upper(hi);
+        out[i] = loss_shifted(inverted_in_interval(D, R, p_inf, raw_target(n - hi), l_at(hi), h, hi > 0),
+                              ch.loss_shift, true);
+    }
+}
+
+// The pessimistic charged delta (pld_charged_curve.hpp's charged_side) of the window of the inverse of s at m
+// epsilons (not NaN): at the argument moved by the loss shift (e = eps - s rounded down), with k the first grid
+// point at or above e, min(D_k - expm1(e - l_k) R_k + p_inf + shift + charge(points above e), 1), D and R read
+// by SpectralProfile and raised by their bound (slack 0: no suffix sums; the charges `ch` those of the
+// composition without the inverse transform's).
+inline void spectral_charged_delta(const ComposedSpectrum& s, double p_inf, const GridCharges& ch,
+                                   const double* eps, std::int64_t m, double* out) {
+    const std::int64_t n = s.width;
+    const double h = s.h, k_lo = static_cast<double>(s.k_lo), size = static_cast<double>(n);
+    const SpectralProfile profile(s);
+    for (std::int64_t i = 0; i < m; ++i) {
+        const double e = loss_shifted(eps[i], ch.loss_shift, false);
+        const double charge = ch.above(size - detail::numpy_minimum(detail::numpy_maximum(std::floor(e / h) - k_lo + 1.0,
+                                                                                          0.0), size));
+        double raw = p_inf;
+        const double kf = e == -std::numeric_limits<double>::infinity() ? 0.0 : std::ceil(e / h) - k_lo;
+        if (n > 0 && kf < size) {
+            const std::int64_t k = kf <= 0.0 ? 0 : static_cast<std::int64_t>(kf);
+            const SpectralSums v = profile.at(k);
+            const double D = std::max(v.D + v.D_error, 0.0), R = std::max(v.R + v.R_error, 0.0);
+            const double weight = e == -std::numeric_limits<double>::infinity()
+                                      ? 1.0
+                                      : -std::expm1(e - static_cast<double>(s.k_lo + k) * h);  // in [0, 1]
+            raw = D + weight * R + p_inf;
+        }
+        out[i] = detail::numpy_minimum(raw + ch.shift + charge, 1.0);
+    }
+}
+
+}  // namespace pld
+}  // namespace hockeystick

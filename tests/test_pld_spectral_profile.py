@@ -1,0 +1,189 @@
+"""The certified epsilon read from a composition's live frequencies (cpp/include/hockeystick/pld_spectral_profile.hpp).
+
+- The suffix sums A, R, D over a window of the inverse of a few live bins, read without the inverse transform,
+  lie within their stated bounds of the same sums of the exact inverse (long-double direct sums over every
+  window point), for windows that wrap around the transform, every threshold kind and coarse and fine grids;
+  and the bounds are not vacuous (within 4u of the sum plus 1e-16).
+- ``compose.upper_sides`` gives, per item, at most the epsilon and the delta of the composed window
+  (``GridPMF.epsilon``, ``GridPMF.delta``: the spectral read carries no inverse-transform charge) and at least
+  the exact ones of a Gaussian composition (mpmath, 50 digits), down to deltas where the round-off charges
+  decide; the spectral read did run (the same call with ``spectral=False`` differs, and gives the window's
+  bits) and items it cannot read (few rounds, many live bins) give the window's bits.
+- The accountant's fixed-grid upper side (``SubsampledGaussianPLD(...).epsilon``), which takes that path, stays
+  at or below the PLD object's composed-window answer, by at most that window's inverse-transform charge.
+"""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import numpy as np
+import pytest
+import scipy.fft
+
+from hockeystick import _core, pld
+from hockeystick.pld import compose, mechanisms
+
+U = 2.0 ** -53
+EXTENDED = np.finfo(np.longdouble).nmant >= 63
+
+
+def _window(bins: np.ndarray, m: int, start: int, width: int) -> np.ndarray:
+    """The exact inverse of the live bins at the window's points, in long double (direct sums)."""
+    n = (start + np.arange(width)) % m
+    k = np.arange(1, bins.size)
+    two_pi = np.longdouble(2) * np.arccos(np.longdouble(-1))
+    angle = (np.outer(n, k) % m).astype(np.longdouble) * two_pi / m
+    re, im = bins[1:].real.astype(np.longdouble), bins[1:].imag.astype(np.longdouble)
+    return (np.longdouble(bins[0].real) + 2 * (np.cos(angle) @ re - np.sin(angle) @ im)) / m
+
+
+def _window_sums(y: np.ndarray, h: float, J: int) -> tuple:
+    """A, R, D of the opening comment over the window points j >= J, in long double."""
+    tail = y[J:]
+    A = tail.sum()
+    R = (tail * np.exp(-np.longdouble(h) * np.arange(tail.size, dtype=np.longdouble))).sum()
+    return A, R, A - R
+
+
+def _composed_bins(sigma: float, q: float, rounds: int, h: float) -> tuple[np.ndarray, int, int]:
+    """The live bins (|Y| above 2^-64) of ``rounds`` copies of a subsampled Gaussian's remove direction, its
+    composed window's width and the transform length."""
+    one = mechanisms.subsampled_gaussians([sigma], q, value_discretization_interval=h, optimistic=False)[0]
+    factor = next(iter(one.directions[0])).upper
+    width = one.self_compose(rounds).composed(True)[0].p.size
+    m = compose.fft_length(width)
+    spectrum = np.exp(rounds * np.log(scipy.fft.rfft(factor.p, m).astype(complex)))
+    live = int(np.flatnonzero(np.abs(spectrum) > 2.0 ** -64).max()) + 1
+    return spectrum[:live], width, m
+
+
+@pytest.mark.skipif(not EXTENDED, reason="the reference sums need numpy's 80-bit longdouble")
+@pytest.mark.parametrize("sigma, q, rounds, h", [(0.5, 0.01, 10_000, 1e-3), (2.0, 0.01, 10_000, 1e-3),
+                                                 (1.0, 0.1, 1_000, 2e-3), (0.8, 0.001, 100_000, 1e-4)])
+def test_suffix_sums_within_their_bounds(sigma: float, q: float, rounds: int, h: float) -> None:
+    bins, width, m = _composed_bins(sigma, q, rounds, h)
+    assert 4 * bins.size <= m
+    rng = np.random.default_rng(int(sigma * 1000) + rounds)
+    for start in (0, int(rng.integers(1, m)), m - width // 2):   # the last window wraps around the transform
+        y = _window(bins, m, start, width)
+        for J in (0, 1, width // 3, width // 2, width - 7, width - 1):
+            A, R, D, R_error, D_error = _core.pld_spectral_sums(bins, m, start, width, h, J)
+            A_ref, R_ref, D_ref = _window_sums(y, h, J)
+            assert abs(R - R_ref) <= R_error and abs(D - D_ref) <= D_error, (start, J, R - R_ref, R_error)
+            assert abs(A - A_ref) <= 4 * U * abs(A_ref) + 1e-17
+            # not vacuous: the results' own rounding (u each, doubled) plus the long-double terms (~1e-17)
+            assert R_error <= 4 * U * abs(R) + 2e-17 and D_error <= 4 * U * abs(D) + 1e-16
+
+
+@pytest.mark.skipif(not EXTENDED, reason="the reference sums need numpy's 80-bit longdouble")
+def test_suffix_sums_of_a_coarse_grid_and_random_bins() -> None:
+    """Any bins (not a composition's): the bound holds for h up to 1 and phases spread over the circle."""
+    rng = np.random.default_rng(7)
+    for m, live, h in ((4096, 40, 1.0), (3000, 700, 0.05), (720, 180, 1e-5)):
+        bins = (rng.normal(size=live) + 1j * rng.normal(size=live)) * np.exp(-np.arange(live) / (live / 6))
+        bins[0] = abs(bins[0])
+        width = int(rng.integers(m // 2, m))
+        start = int(rng.integers(0, m))
+        y = _window(bins, m, start, width)
+        for J in (0, width // 4, width - 2):
+            _, R, D, R_error, D_error = _core.pld_spectral_sums(bins, m, start, width, h, J)
+            _, R_ref, D_ref = _window_sums(y, h, J)
+            assert abs(R - R_ref) <= R_error and abs(D - D_ref) <= D_error, (m, live, J)
+
+
+def test_spectral_sums_refuse_what_the_bounds_do_not_cover() -> None:
+    bins = np.ones(5, dtype=complex)
+    with pytest.raises(ValueError, match="m / 4"):
+        _core.pld_spectral_sums(bins, 16, 0, 10, 1e-3, 0)   # 5 bins of a length-16 transform
+    with pytest.raises(ValueError, match="J < width"):
+        _core.pld_spectral_sums(bins, 64, 0, 10, 1e-3, 10)
+
+
+def _gaussian_delta(mu: float, eps: float) -> mpmath.mpf:
+    """Exact delta(eps) of the mu-GDP Gaussian pair (50 digits, whatever precision other tests left set)."""
+    with mpmath.workdps(50):
+        if eps == -math.inf:
+            return mpmath.mpf(1)
+        if eps == math.inf:
+            return mpmath.mpf(0)
+        m, e = mpmath.mpf(mu), mpmath.mpf(eps)
+        return mpmath.ncdf(-e / m + m / 2) - mpmath.exp(e) * mpmath.ncdf(-e / m - m / 2)
+
+
+def _gaussian_epsilon(mu: float, delta: float) -> float:
+    """Exact epsilon(delta) of the mu-GDP Gaussian pair: delta(eps) falls with eps, 120 bisection steps on [0, 60]."""
+    lo, hi = 0.0, 60.0
+    for _ in range(120):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if _gaussian_delta(mu, mid) > delta else (lo, mid)
+    return hi
+
+
+@pytest.mark.parametrize("sigma, rounds, h", [(20.0, 1000, 1e-3), (5.0, 200, 1e-3), (60.0, 10_000, 2e-3)])
+def test_gaussian_composition_stays_certified_and_below_the_window(sigma: float, rounds: int, h: float) -> None:
+    one = mechanisms.subsampled_gaussians([sigma], 1.0, value_discretization_interval=h, optimistic=False)[0]
+    factor = next(iter(one.directions[0])).upper
+    deltas = np.array([1e-3, 1e-5, 1e-9, 1e-12])
+    spectral, = compose.upper_sides([[(factor, rounds)]], [deltas], "epsilon")
+    window = compose.compose_many([[(factor, rounds)]], pessimistic=True)[0].epsilon(deltas)
+    exact = np.array([_gaussian_epsilon(math.sqrt(rounds) / sigma, d) for d in deltas])
+    assert np.all(spectral >= exact), (spectral, exact)
+    assert np.all(spectral <= window), (spectral, window)
+    assert np.all(spectral[:2] - exact[:2] <= 0.01 * exact[:2])   # the grid's own error, where no charge decides
+    assert np.any(spectral != window)   # the spectral read ran (the window's inverse charge is gone)
+
+
+@pytest.mark.parametrize("sigma, rounds, h", [(20.0, 1000, 1e-3), (5.0, 200, 1e-3)])
+def test_gaussian_delta_stays_certified_and_below_the_window(sigma: float, rounds: int, h: float) -> None:
+    one = mechanisms.subsampled_gaussians([sigma], 1.0, value_discretization_interval=h, optimistic=False)[0]
+    factor = next(iter(one.directions[0])).upper
+    mu = math.sqrt(rounds) / sigma
+    eps = np.array([-np.inf, -1.0, 0.0, 0.37, 2.0, 4.5005, 9.0, 30.0, np.inf]) * (mu / 1.5)
+    spectral, = compose.upper_sides([[(factor, rounds)]], [eps], "delta")
+    window = compose.compose_many([[(factor, rounds)]], pessimistic=True)[0].delta(eps)
+    exact = np.array([float(_gaussian_delta(mu, e)) for e in eps])
+    assert np.all(spectral >= exact) and np.all(spectral <= window), (spectral, exact, window)
+    assert np.any(spectral != window)
+    # and the round trip: the delta at the spectral epsilon of a target is at most the target
+    targets = np.array([1e-3, 1e-6, 1e-9])
+    at, = compose.upper_sides([[(factor, rounds)]], [targets], "epsilon")
+    back, = compose.upper_sides([[(factor, rounds)]], [at], "delta")
+    assert np.all(back <= targets), (back, targets)
+
+
+def test_the_spectral_switch_and_the_fallback() -> None:
+    """``spectral=False`` is the window's scan bit for bit; an item of few rounds (many live bins) falls back to
+    its window in the spectral call too, and one factor once is that factor's own scan."""
+    ones = mechanisms.subsampled_gaussians([0.7, 1.5], 0.02, value_discretization_interval=1e-3, optimistic=False)
+    factors = [f.upper for d in ones for direction in d.directions for f in direction]
+    items = [[(factors[0], 10_000)], [(factors[1], 3)], [(factors[2], 1)], [(factors[3], 2_000)]]
+    deltas = np.array([1e-4, 1e-7])
+    windows = [compose.compose_many([item], pessimistic=True)[0].epsilon(deltas) for item in items]
+    spectral = compose.upper_sides(items, [deltas] * len(items), "epsilon")
+    off = _core.pld_compose_upper_many([f.p for f in factors], [f.k_lo for f in factors], [f.p_inf for f in factors],
+                                         1e-3, [[(i, c)] for i, ((_, c),) in enumerate(items)], compose.DEFAULT_TAIL,
+                                         compose.DEFAULT_MAX_POINTS, None, [f.loss_shift for f in factors],
+                                         [deltas] * len(items), "epsilon", spectral=False)
+    for i in (0, 1, 3):   # (item 2, one factor once, is the factor's own scan in the facade; composed in C++ here)
+        np.testing.assert_array_equal(off[i], windows[i])
+    np.testing.assert_array_equal(spectral[1], windows[1])   # 3 rounds: hundreds of live bins, the window's scan
+    np.testing.assert_array_equal(spectral[2], windows[2])   # one factor once: its own scan
+    assert np.all(spectral[0] <= windows[0]) and np.any(spectral[0] != windows[0])
+    # an item's values do not depend on how many are asked with them
+    for i, item in enumerate(items):
+        for d, value in zip(deltas, spectral[i]):
+            assert compose.upper_sides([item], [np.array([d])], "epsilon")[0][0] == value
+
+
+def test_accountant_upper_side_reads_the_spectra() -> None:
+    sigma = np.array([0.6, 1.1, 2.5, 4.0])
+    delta = np.array([1e-5, 1e-9])[:, None]
+    upper = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=0.01, rounds=10_000,
+                                      value_discretization_interval=1e-3).epsilon(delta)
+    ones = mechanisms.subsampled_gaussians(sigma, 0.01, value_discretization_interval=1e-3, optimistic=False)
+    window = np.array([d.self_compose(10_000).epsilon(delta.ravel()) for d in ones]).T
+    # lower by the window's inverse-transform charge at most: 1e-5 relative at delta = 1e-9, 1e-9 at 1e-5
+    assert np.all(upper <= window) and np.all(window - upper <= 1e-4 * window), (upper, window)
+    assert np.any(upper != window)
