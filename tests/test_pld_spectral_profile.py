@@ -8,7 +8,8 @@
   (``GridPMF.epsilon``, ``GridPMF.delta``: the spectral read carries no inverse-transform charge) and at least
   the exact ones of a Gaussian composition (mpmath, 50 digits), down to deltas where the round-off charges
   decide; the spectral read did run (the same call with ``spectral=False`` differs, and gives the window's
-  bits) and items it cannot read (few rounds, many live bins) give the window's bits.
+  bits); items it cannot read (few rounds, many live bins), or asked for so many values that the window costs
+  less, give the window's bits, and a value read from the spectrum with a few others is the value asked alone.
 - The accountant's fixed-grid upper side (``SubsampledGaussianPLD(...).epsilon``), which takes that path, stays
   at or below the PLD object's composed-window answer, by at most that window's inverse-transform charge.
 """
@@ -171,10 +172,14 @@ def test_the_spectral_switch_and_the_fallback() -> None:
     np.testing.assert_array_equal(spectral[1], windows[1])   # 3 rounds: hundreds of live bins, the window's scan
     np.testing.assert_array_equal(spectral[2], windows[2])   # one factor once: its own scan
     assert np.all(spectral[0] <= windows[0]) and np.any(spectral[0] != windows[0])
-    # an item's values do not depend on how many are asked with them
+    # a few values read from the spectrum are each the value asked alone; many values of one item cost less
+    # from its window (compose_many's cost rule), which gives the window's bits
     for i, item in enumerate(items):
         for d, value in zip(deltas, spectral[i]):
             assert compose.upper_sides([item], [np.array([d])], "epsilon")[0][0] == value
+    many = np.geomspace(1e-3, 1e-9, 200)
+    np.testing.assert_array_equal(compose.upper_sides([items[0]], [many], "epsilon")[0],
+                                  compose.compose_many([items[0]], pessimistic=True)[0].epsilon(many))
 
 
 def test_accountant_upper_side_reads_the_spectra() -> None:

@@ -227,7 +227,7 @@ std::vector<pld::ComposedPMF> composed(const std::vector<input_array>& masses, c
                                        bool pessimistic, double tail, std::int64_t max_points, py::object workers,
                                        bool direct_bins, bool long_fft, double long_fft_products, bool band_rows,
                                        const std::vector<double>& loss_shifts, double direct_min_charge,
-                                       bool read_spectra = false) {
+                                       const std::vector<pld::SpectralReads>& reads = {}) {
     if (!(direct_min_charge >= 0.0)) throw py::value_error("direct_min_charge must be >= 0");
     if (!(long_fft_products >= 0.0 && std::isfinite(long_fft_products)))
         throw py::value_error("long_fft_products must be finite and >= 0");
@@ -254,7 +254,7 @@ std::vector<pld::ComposedPMF> composed(const std::vector<input_array>& masses, c
         // workers = 1: one thread for the transforms and for the per-bin powers alike
         const int threads = !workers_is_none && workers_value == 1 ? 1 : 0;
         return pld::compose_many(factors, h, terms, pessimistic, tail, max_points, fft, std::int64_t(1) << 23, threads,
-                                 direct_bins, long_fft_products, band_rows, direct_min_charge, read_spectra);
+                                 direct_bins, long_fft_products, band_rows, direct_min_charge, reads);
     } catch (const std::length_error& e) {
         py::gil_scoped_acquire acquire;
         throw py::value_error(std::string(e.what()) +
@@ -306,11 +306,15 @@ py::list compose_upper_many(const std::vector<input_array>& masses, const std::v
     if (arguments.size() != items.size()) throw py::value_error("internal: one array of arguments per item");
     if (method != "epsilon" && method != "delta") throw py::value_error("method must be 'epsilon' or 'delta'");
     const bool search = method == "epsilon";
-    for (const input_array& a : arguments)
-        if (a.ndim() != 1) throw py::value_error("internal: each item's arguments must be one-dimensional");
+    std::vector<pld::SpectralReads> reads(items.size());
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (arguments[i].ndim() != 1) throw py::value_error("internal: each item's arguments must be one-dimensional");
+        const auto count = spectral ? static_cast<std::int64_t>(arguments[i].size()) : 0;
+        reads[i] = search ? pld::SpectralReads{count, 0} : pld::SpectralReads{0, count};
+    }
     const std::vector<pld::ComposedPMF> done =
         composed(masses, k_lo, p_inf, h, items, true, tail, max_points, std::move(workers), false, true,
-                 pld::kLongFftProducts, true, loss_shifts, pld::kDirectMinCharge, spectral);
+                 pld::kLongFftProducts, true, loss_shifts, pld::kDirectMinCharge, reads);
     py::list out;
     for (std::size_t i = 0; i < done.size(); ++i) {
         py::array_t<double> values(arguments[i].size());

@@ -180,7 +180,7 @@ struct ComposedPMF {
     // The inverse transform's own error in Euclidean norm (pld_fft_backend.hpp's normwise model):
     // 8 u ceil(log2 M) ||Y||_2 / sqrt(M), Y the half spectrum handed to it (opening comment).
     double inverse_l2 = std::numeric_limits<double>::infinity();
-    // Where the caller reads the result through its spectrum (compose_many's `read_spectra`): p is empty and
+    // Where the caller reads the result through its spectrum (compose_many's `reads`): p is empty and
     // spectrum holds the live bins and the window (pld_spectral_profile.hpp); no inverse transform ran, so
     // inverse_error and inverse_l2 are 0 and total_error is the spectral part alone.
     bool spectral = false;
@@ -233,16 +233,23 @@ constexpr double kTaylorTermProducts = 0.4;
 constexpr double kChargesPerBracket = 3.0;
 
 // Where one composition's output lives: grid indices a_idx .. a_idx + width - 1, what the cut costs.
-// Whether a pessimistic item whose composed spectrum keeps `live` bins is kept as those bins (compose_many's
-// `read_spectra`) rather than as its window: where the bins fit pld_spectral_profile.hpp's bounds and one
-// epsilon read from them (about log2(width) + 3 thresholds of `live` terms) costs less than the inverse transform
-// of length m; kSpectralTermCost: one term's cost in units of m log2 m of the transform (measured on W4,
-// bench/README.md "Session 33").  It depends on the item alone, not on how many values the caller reads, so an
-// item's values are the same whatever else is asked (a read costs ~0.5 us at 30 bins).
-constexpr double kSpectralTermCost = 2.0;
-inline bool spectral_read(std::int64_t live, std::int64_t m, std::int64_t width) {
-    if (!spectral_bins_fit(std::max<std::int64_t>(live, 1), m)) return false;
-    const double thresholds = std::log2(static_cast<double>(std::max<std::int64_t>(width, 1))) + 3.0;
+// How a caller will read an item's pessimistic composition: `searches` epsilons (a bisection over the
+// grid each) and `points` deltas at given epsilons (compose_many's `reads`; none: the composed window).
+struct SpectralReads {
+    std::int64_t searches = 0, points = 0;
+};
+
+// Whether an item whose composed spectrum keeps `live` bins is kept as those bins rather than as its window:
+// where the bins fit pld_spectral_profile.hpp's bounds and reading them (about log2(width) + 3 thresholds per
+// search, one per point, `live` terms each) costs less than the inverse transform of length m and the window;
+// kSpectralTermCost: one term's cost in units of m log2 m of the transform (W4's items, about 28 bins of
+// m ~ 11,700: the spectral read costs less up to 4 searches per item; bench/README.md "Session 33").
+constexpr double kSpectralTermCost = 80.0;
+inline bool spectral_read(std::int64_t live, std::int64_t m, std::int64_t width, const SpectralReads& reads) {
+    if (reads.searches + reads.points <= 0 || !spectral_bins_fit(std::max<std::int64_t>(live, 1), m)) return false;
+    const double thresholds = static_cast<double>(reads.searches) *
+                                  (std::log2(static_cast<double>(std::max<std::int64_t>(width, 1))) + 3.0) +
+                              static_cast<double>(reads.points);
     return thresholds * static_cast<double>(std::max<std::int64_t>(live, 1)) * kSpectralTermCost <=
            static_cast<double>(m) * std::log2(static_cast<double>(m));
 }
@@ -534,7 +541,7 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
                                               bool pessimistic, RealFftBackend& fft, int threads = 0,
                                               bool direct_bins = false, double long_fft_products = kLongFftProducts,
                                               bool band_rows = true, double direct_min_charge = kDirectMinCharge,
-                                              bool read_spectra = false) {
+                                              const std::vector<SpectralReads>& reads = {}) {
     constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
     constexpr double two_pi = 6.283185307179586;
     constexpr double pi = 3.141592653589793;
@@ -949,7 +956,7 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
             ds += d;
             dq += d * d;
         }
-        if (pessimistic && read_spectra && spectral_read(written, m, windows[i]->width)) {
+        if (pessimistic && !reads.empty() && spectral_read(written, m, windows[i]->width, reads[i])) {
             if (written == 0) out[0] = std::complex<double>(0.0, 0.0);  // every bin dropped: Y_0 = 0 read
             live[i] = std::max<std::int64_t>(written, 1);
         } else {
@@ -1048,8 +1055,9 @@ inline std::vector<ComposedPMF> compose_many(const std::vector<PmfView>& factors
                                              std::int64_t group_cells = std::int64_t(1) << 23, int threads = 0,
                                              bool direct_bins = false, double long_fft_products = kLongFftProducts,
                                              bool band_rows = true, double direct_min_charge = kDirectMinCharge,
-                                             bool read_spectra = false) {
+                                             const std::vector<SpectralReads>& reads = {}) {
     if (!(h > 0.0 && std::isfinite(h))) throw std::invalid_argument("compose: h must be positive and finite");
+    if (!reads.empty() && reads.size() != items.size()) throw std::invalid_argument("compose: one reads per item");
     if (!(direct_min_charge >= 0.0)) throw std::invalid_argument("compose: direct_min_charge must be >= 0");
     if (!(tail > 0.0 && tail < 1.0)) throw std::invalid_argument("compose: tail must lie in (0, 1)");
     const std::int64_t n_items = static_cast<std::int64_t>(items.size());
@@ -1084,8 +1092,11 @@ inline std::vector<ComposedPMF> compose_many(const std::vector<PmfView>& factors
             const std::int64_t rows_held = static_cast<std::int64_t>(std::max(rows.size(), batch.size()));
             const WorkingMemoryGate::Hold held =
                 working_memory_gate().admit(m * (32 * rows_held + (direct_bins ? 48 : 0)) + 8 * kept);
+            std::vector<SpectralReads> batch_reads;
+            if (!reads.empty())
+                for (const std::int64_t i : idx) batch_reads.push_back(reads[i]);
             std::vector<ComposedPMF> done = compose_batch(factors, h, batch, m, pessimistic, fft, threads, direct_bins,
-                                                          long_fft_products, band_rows, direct_min_charge, read_spectra);
+                                                          long_fft_products, band_rows, direct_min_charge, batch_reads);
             for (std::size_t j = 0; j < idx.size(); ++j) out[idx[j]] = std::move(done[j]);
             batch.clear();
             idx.clear();

@@ -1,4 +1,4 @@
-// The certified epsilon of a composed PMF read from its spectrum, without the inverse transform.
+// The certified upper epsilon and delta of a composed PMF read from its spectrum, without the inverse transform.
 //
 // After many rounds the composed spectrum Y = prod_i X_i^c_i keeps only K live bins of m / 2 + 1
 // (pld_compose.hpp's dropped bins): 26-37 of 1921-55297 for sigma 0.5-5, q 0.01, 10^4 rounds at
@@ -22,7 +22,8 @@
 // bisection (about log2 W thresholds) and the curve inverted in its interval exactly as
 // charged_epsilon does (pld_hockey_stick.hpp).  A bisection on a curve off by its round-off may stop
 // at another threshold than the exact scan would, never at one where the charged upper curve
-// exceeds the target, so the answer is certified, and within the round-off of the scan's.
+// exceeds the target, so the answer is certified, and within the round-off of the scan's.  A delta at
+// eps is one threshold (the first grid point at or above eps), as pld_charged_curve.hpp's charged_side.
 //
 // Round-off.  The sums run in long double where it carries its full precision on the calling thread
 // (full_long_double_precision: x86-64's 64-bit significand; a long double that is double elsewhere), else in
@@ -42,14 +43,15 @@
 //   the k = 0 terms' (1 - r^L) / (1 - r) within 15 v, the division by m v; D = A - R formed before
 //   rounding (v (|A| + |R|)), then each result rounded to double (u of it).
 // The bound adds these and doubles them for the second-order terms: in long double about 1e-19 plus
-// the final rounding, 300-500 times the largest error measured (tests/test_pld_spectral_profile.py).
+// the final rounding, which dominates it (the largest error measured is 0.13-0.29 of the bound:
+// tests/test_pld_spectral_profile.py).
 // Beside the charges of the composition (the computed Y against the true spectrum: entry_error,
 // total_error, spectral_l2 of ComposedPMF, without the inverse transform's, since none runs), D and R are
 // raised by their bound before the curve is compared (both enter it with non-negative weights).
 //
 // Domain: 1 <= K <= m / 4 (spectral_bins_fit), W >= 1; the caller falls back to the inverse transform
 // elsewhere.  tests/test_pld_spectral_profile.py checks A and R against long-double sums of the
-// exact inverse over the window, and the epsilons against charged_epsilon on the transformed PMF.
+// exact inverse over the window, and the values against the composed window's and exact Gaussian ones.
 #pragma once
 
 #include <algorithm>

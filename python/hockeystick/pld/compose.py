@@ -126,7 +126,11 @@ def upper_sides(items: Sequence[Factors], arguments: Sequence[np.ndarray], metho
     transform and no window (cpp/include/hockeystick/pld_spectral_profile.hpp, where its round-off is bounded:
     about 1e-19 plus the rounding of the sums themselves).  Its charges are the composition's without the
     inverse transform's, so its values are at most the window's plus that bound.  An item whose spectrum keeps
-    too many bins for reading it to pay goes through its window, as ``GridPMF.epsilon`` and ``GridPMF.delta`` do.
+    too many bins, or asked for so many values, that reading it costs more than its inverse transform goes
+    through its window, as ``GridPMF.epsilon`` and ``GridPMF.delta`` do (each epsilon about log2(window) + 3
+    reads of the bins, each delta one; on W4's items up to 4 epsilons are read from the spectrum): the same
+    item asked for many values at once may so differ from it asked for a few, by at most the window's inverse
+    charge, both certified.
     """
     if method not in ("epsilon", "delta"):
         raise ValueError(f"method must be 'epsilon' or 'delta', got {method!r}")
