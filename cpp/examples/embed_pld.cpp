@@ -83,7 +83,11 @@ void print_bracket(const char* name, double sigma, double q, std::int64_t rounds
     }
     FftwBackend fft;
     const std::int64_t max_points = std::int64_t(1) << 27;
-    const auto composed_up = pld::compose_many(up_views, h, items, true, tail, max_points, fft);
+    // The upper side is read once per direction: where the composition keeps few live frequencies, from those
+    // (pld_spectral_profile.hpp, no inverse transform; pld::epsilon_bracket reads either form).
+    const std::vector<pld::SpectralReads> reads(items.size(), pld::SpectralReads{1, 0});
+    const auto composed_up = pld::compose_many(up_views, h, items, true, tail, max_points, fft, std::int64_t(1) << 23,
+                                               0, false, pld::kLongFftProducts, true, pld::kDirectMinCharge, reads);
     const auto composed_low = pld::compose_many(low_views, h, items, false, tail, max_points, fft);
     double lo = 0.0, hi = 0.0;
     pld::epsilon_bracket(composed_up, composed_low, delta, lo, hi);

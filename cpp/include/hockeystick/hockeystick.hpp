@@ -27,3 +27,4 @@
 #include "pld_epsilon_width.hpp"
 #include "pld_hockey_stick.hpp"
 #include "pld_replace_one.hpp"
+#include "pld_spectral_profile.hpp"
