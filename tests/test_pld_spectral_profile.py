@@ -1,4 +1,4 @@
-"""The certified epsilon read from a composition's live frequencies (cpp/include/hockeystick/pld_spectral_profile.hpp).
+"""The certified upper epsilon and delta read from a composition's live frequencies (pld_spectral_profile.hpp).
 
 - The suffix sums A, R, D over a window of the inverse of a few live bins, read without the inverse transform,
   lie within their stated bounds of the same sums of the exact inverse (long-double direct sums over every
@@ -10,6 +10,7 @@
   decide; the spectral read did run (the same call with ``spectral=False`` differs, and gives the window's
   bits); items it cannot read (few rounds, many live bins), or asked for so many values that the window costs
   less, give the window's bits, and a value read from the spectrum with a few others is the value asked alone.
+- Random settings: every spectral read lies between the certified lower side and the window's upper side.
 - The accountant's fixed-grid upper side (``SubsampledGaussianPLD(...).epsilon``), which takes that path, stays
   at or below the PLD object's composed-window answer, by at most that window's inverse-transform charge.
 """
@@ -192,3 +193,24 @@ def test_accountant_upper_side_reads_the_spectra() -> None:
     # lower by the window's inverse-transform charge at most: 1e-5 relative at delta = 1e-9, 1e-9 at 1e-5
     assert np.all(upper <= window) and np.all(window - upper <= 1e-4 * window), (upper, window)
     assert np.any(upper != window)
+
+
+def test_random_settings_stay_between_the_certified_lower_side_and_the_window() -> None:
+    """Random (sigma, q, rounds, h) and targets: every spectral read lies at or above the certified lower side
+    (the optimistic composition's) and at or below the window's upper side, for epsilons and deltas alike."""
+    rng = np.random.default_rng(20261126)
+    for _ in range(12):
+        sigma, q = float(rng.uniform(0.5, 4.0)), float(10 ** rng.uniform(-3, -0.5))
+        rounds, h = int(10 ** rng.uniform(0.5, 4.3)), float(10 ** rng.uniform(-3, -2.2))
+        dist = mechanisms.subsampled_gaussian(sigma, q, value_discretization_interval=h).self_compose(rounds)
+        items = [[(f.upper, c) for f, c in direction.items()] for direction in dist.directions]
+        deltas = np.sort(10 ** rng.uniform(-12, -2, 3))
+        eps = np.sort(rng.uniform(0.0, 8.0, 3))
+        up_eps = np.max([np.maximum(v, 0.0) for v in compose.upper_sides(items, [deltas] * len(items), "epsilon")],
+                        axis=0)
+        up_delta = np.max(compose.upper_sides(items, [eps] * len(items), "delta"), axis=0)
+        lo_eps, win_eps = dist.epsilon(deltas, bound="both")
+        lo_delta, win_delta = dist.delta(eps, bound="both")
+        setting = (sigma, q, rounds, h)
+        assert np.all(lo_eps <= up_eps) and np.all(up_eps <= win_eps), (setting, lo_eps, up_eps, win_eps)
+        assert np.all(lo_delta <= up_delta) and np.all(up_delta <= win_delta), (setting, lo_delta, up_delta, win_delta)
