@@ -80,17 +80,19 @@ def test_suffix_sums_within_their_bounds(sigma: float, q: float, rounds: int, h:
 
 
 @pytest.mark.skipif(not EXTENDED, reason="the reference sums need numpy's 80-bit longdouble")
-def test_suffix_sums_of_a_coarse_grid_and_random_bins() -> None:
-    """Any bins (not a composition's): the bound holds for h up to 1 and phases spread over the circle."""
+@pytest.mark.parametrize("long_double", [True, False])
+def test_suffix_sums_of_a_coarse_grid_and_random_bins(long_double: bool) -> None:
+    """Any bins (not a composition's): the bound holds for h up to 1 and phases spread over the circle, with the
+    sums in long double and in double (the path where long double lacks its 64 bits)."""
     rng = np.random.default_rng(7)
-    for m, live, h in ((4096, 40, 1.0), (3000, 700, 0.05), (720, 180, 1e-5)):
+    for m, live, h in ((4096, 40, 1.0), (3000, 700, 0.05), (720, 180, 1e-5), (110592, 37, 1e-3)):
         bins = (rng.normal(size=live) + 1j * rng.normal(size=live)) * np.exp(-np.arange(live) / (live / 6))
         bins[0] = abs(bins[0])
         width = int(rng.integers(m // 2, m))
         start = int(rng.integers(0, m))
         y = _window(bins, m, start, width)
         for J in (0, width // 4, width - 2):
-            _, R, D, R_error, D_error = _core.pld_spectral_sums(bins, m, start, width, h, J)
+            _, R, D, R_error, D_error = _core.pld_spectral_sums(bins, m, start, width, h, J, long_double)
             _, R_ref, D_ref = _window_sums(y, h, J)
             assert abs(R - R_ref) <= R_error and abs(D - D_ref) <= D_error, (m, live, J)
 

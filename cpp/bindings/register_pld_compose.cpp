@@ -332,7 +332,8 @@ py::list compose_upper_many(const std::vector<input_array>& masses, const std::v
 // A, R, D over the window points j >= J of the inverse of a few live bins, with the bounds on the errors of R and
 // D (pld_spectral_profile.hpp's SpectralProfile; the facade's tests check them against long-double sums).
 py::tuple spectral_sums(const py::array_t<std::complex<double>, py::array::c_style | py::array::forcecast>& bins,
-                        std::int64_t m, std::int64_t start, std::int64_t width, double h, std::int64_t J) {
+                        std::int64_t m, std::int64_t start, std::int64_t width, double h, std::int64_t J,
+                        bool long_double) {
     if (bins.ndim() != 1 || !pld::spectral_bins_fit(static_cast<std::int64_t>(bins.size()), m))
         throw py::value_error("bins must be one-dimensional with 1 <= bins.size <= m / 4");
     if (!(width >= 1 && J >= 0 && J < width && start >= 0)) throw py::value_error("need 0 <= J < width, start >= 0");
@@ -343,7 +344,7 @@ py::tuple spectral_sums(const py::array_t<std::complex<double>, py::array::c_sty
     s.start = start;
     s.width = width;
     s.h = h;
-    const pld::SpectralSums v = pld::SpectralProfile(s).at(J);
+    const pld::SpectralSums v = pld::SpectralProfile(s, long_double).at(J);
     return py::make_tuple(v.A, v.R, v.D, v.R_error, v.D_error);
 }
 
@@ -458,9 +459,10 @@ void register_pld_compose(py::module_& m) {
           "epsilon at deltas (method 'epsilon', not clipped at 0) or delta at epsilons ('delta'), items whose "
           "composed spectrum keeps few bins read through it (pld_spectral_profile.hpp).");
     m.def("pld_spectral_sums", &spectral_sums, py::arg("bins"), py::arg("m"), py::arg("start"), py::arg("width"),
-          py::arg("h"), py::arg("J"),
+          py::arg("h"), py::arg("J"), py::arg("long_double") = true,
           "(A, R, D, R_error, D_error) of the window points j >= J of irfft(bins, m) read from start "
-          "(pld_spectral_profile.hpp).");
+          "(pld_spectral_profile.hpp; long_double = False: the sums in double, as where long double lacks its "
+          "64 bits).");
     m.def(
         "pld_working_memory_limit",
         [](std::optional<std::int64_t> bytes) {   // a negative limit: the gate's std::invalid_argument, a ValueError

@@ -189,11 +189,11 @@ class SpectralSumsIn {
 }  // namespace detail
 
 // The sums at any threshold J of one spectrum: in long double where it runs at its full precision on this
-// thread, else in double (the opening comment's v).
+// thread, else (or with wide = false) in double (the opening comment's v).
 class SpectralProfile {
    public:
-    explicit SpectralProfile(const ComposedSpectrum& s) {
-        if (full_long_double_precision()) wide_.emplace(s);
+    explicit SpectralProfile(const ComposedSpectrum& s, bool wide = true) {
+        if (wide && full_long_double_precision()) wide_.emplace(s);
         else narrow_.emplace(s);
     }
     SpectralSums at(std::int64_t J) const { return wide_ ? wide_->at(J) : narrow_->at(J); }
