@@ -216,3 +216,12 @@ def test_random_settings_stay_between_the_certified_lower_side_and_the_window() 
         setting = (sigma, q, rounds, h)
         assert np.all(lo_eps <= up_eps) and np.all(up_eps <= win_eps), (setting, lo_eps, up_eps, win_eps)
         assert np.all(lo_delta <= up_delta) and np.all(up_delta <= win_delta), (setting, lo_delta, up_delta, win_delta)
+
+
+def test_upper_sides_refuse_nan_and_an_unknown_method() -> None:
+    one = mechanisms.subsampled_gaussians([1.0], 0.01, value_discretization_interval=1e-3, optimistic=False)[0]
+    item = [[(f.upper, 100) for f, _ in one.directions[0].items()]]
+    with pytest.raises(ValueError, match="NaN"):
+        compose.upper_sides(item, [np.array([1e-5, np.nan])], "epsilon")
+    with pytest.raises(ValueError, match="method"):
+        compose.upper_sides(item, [np.array([1e-5])], "both")

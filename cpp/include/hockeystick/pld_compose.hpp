@@ -840,8 +840,11 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
     std::unique_ptr<double[]> spectrum_pairs(new double[static_cast<std::size_t>(2 * items * bins)]);
     std::complex<double>* const spectrum = reinterpret_cast<std::complex<double>*>(spectrum_pairs.get());
     std::vector<double> spec_l1(items), d_sum(items), d_sq(items), spec_sq(items);
-    // Per item, the live bins [0, live) where it is read through its spectrum (spectral_read), else 0.
+    // Per item, the live bins [0, live) where it is read through its spectrum (spectral_read), else 0: only
+    // where long double has its 64 bits here (pld_spectral_profile.hpp's bound in double exceeds the inverse
+    // transform's charge it would replace).
     std::vector<std::int64_t> live(items, 0);
+    const bool spectra_on = pessimistic && !reads.empty() && kLongPower && full_long_double_precision();
     static_cast<void>(threads);  // read by the OpenMP clause only
 #pragma omp parallel for schedule(dynamic, 1) if (items >= kParallelItems && threads != 1)
     for (std::int64_t i = 0; i < items; ++i) {
@@ -956,7 +959,7 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
             ds += d;
             dq += d * d;
         }
-        if (pessimistic && !reads.empty() && spectral_read(written, m, windows[i]->width, reads[i])) {
+        if (spectra_on && spectral_read(written, m, windows[i]->width, reads[i])) {
             if (written == 0) out[0] = std::complex<double>(0.0, 0.0);  // every bin dropped: Y_0 = 0 read
             live[i] = std::max<std::int64_t>(written, 1);
         } else {

@@ -23,7 +23,9 @@
 // charged_epsilon does (pld_hockey_stick.hpp).  A bisection on a curve off by its round-off may stop
 // at another threshold than the exact scan would, never at one where the charged upper curve
 // exceeds the target, so the answer is certified, and within the round-off of the scan's.  A delta at
-// eps is one threshold (the first grid point at or above eps), as pld_charged_curve.hpp's charged_side.
+// eps is one threshold (the first grid point at or above eps), as pld_charged_curve.hpp's charged_side, with
+// that step's own rounding added and the sum rounded up; an epsilon is then raised, where needed, until the
+// delta read at it meets the target, so delta(epsilon(t)) <= t.
 //
 // Round-off.  The sums run in long double where it carries its full precision on the calling thread
 // (full_long_double_precision: x86-64's 64-bit significand; a long double that is double elsewhere), else in
@@ -42,9 +44,11 @@
 //   within |Y_k||q_k| (25 k + 145) v; the sum of K + 1 terms (K + 2) v of the sum of their moduli,
 //   the k = 0 terms' (1 - r^L) / (1 - r) within 15 v, the division by m v; D = A - R formed before
 //   rounding (v (|A| + |R|)), then each result rounded to double (u of it).
-// The bound adds these and doubles them for the second-order terms: in long double about 1e-19 plus
-// the final rounding, which dominates it (the largest error measured is 0.13-0.29 of the bound:
-// tests/test_pld_spectral_profile.py).
+// The bound adds these and doubles them for the second-order terms: in long double 1.6e-17 to 1.1e-16 on
+// W4-like items (26-44 bins), the rounding to double dominating it; the largest error measured is 0.44 of
+// the bound (tests/test_pld_spectral_profile.py and a 45-digit review).  In double it is 3e-14 to 5e-14
+// there, above the inverse transform's charge it replaces, so compose_many reads spectra only where long
+// double has its 64 bits (kLongPower and full precision).
 // Beside the charges of the composition (the computed Y against the true spectrum: entry_error,
 // total_error, spectral_l2 of ComposedPMF, without the inverse transform's, since none runs), D and R are
 // raised by their bound before the curve is compared (both enter it with non-negative weights).
@@ -93,7 +97,7 @@ namespace detail {
 template <class T>
 class SpectralSumsIn {
    public:
-    explicit SpectralSumsIn(const ComposedSpectrum& s) : s_(s) {
+    explicit SpectralSumsIn(const ComposedSpectrum& s) : m_(s.m), start_(s.start), width_(s.width), h_(s.h) {
         const T pi = static_cast<T>(3.141592653589793238462643383279502884L);
         const std::int64_t K = static_cast<std::int64_t>(s.bins.size());
         r_ = std::exp(-static_cast<T>(s.h));
@@ -124,11 +128,11 @@ class SpectralSumsIn {
     SpectralSums at(std::int64_t J) const {
         constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
         constexpr double v = 0.5 * static_cast<double>(std::numeric_limits<T>::epsilon());
-        const std::int64_t K = static_cast<std::int64_t>(yg_.size()), m = s_.m;
-        const std::int64_t L = s_.width - J;
-        const T hL = static_cast<T>(s_.h) * static_cast<T>(L);
+        const std::int64_t K = static_cast<std::int64_t>(yg_.size()), m = m_;
+        const std::int64_t L = width_ - J;
+        const T hL = static_cast<T>(h_) * static_cast<T>(L);
         const T rho = std::exp(-hL);
-        const std::complex<T> z = twiddle((s_.start + J) % m, m);
+        const std::complex<T> z = twiddle((start_ + J) % m, m);
         // the products written out: std::complex's operator* calls the C99 Annex G routine (__mulxc3), which
         // only differs for infinities and NaNs, none of which arise here
         const T zr = z.real(), zi = z.imag();
@@ -180,7 +184,8 @@ class SpectralSumsIn {
         }
     }
 
-    const ComposedSpectrum& s_;
+    std::int64_t m_, start_, width_;  // copied: the profile outlives no argument
+    double h_;
     T r_ = 1, one_minus_r_ = 0;
     double y0_ = 0.0, term_g_ = 0.0, term_q_ = 0.0, moduli_g_ = 0.0, moduli_q_ = 0.0;
     std::vector<std::complex<T>> yg_, yq_, b_;
@@ -202,6 +207,47 @@ class SpectralProfile {
     std::optional<detail::SpectralSumsIn<long double>> wide_;
     std::optional<detail::SpectralSumsIn<double>> narrow_;
 };
+
+namespace detail {
+// The pessimistic charged delta at eps (not NaN) read from `profile` (spectral_charged_delta's formula).
+inline double spectral_delta_at(const SpectralProfile& profile, const ComposedSpectrum& s, double p_inf,
+                                const GridCharges& ch, double eps) {
+    constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
+    const std::int64_t n = s.width;
+    const double h = s.h, k_lo = static_cast<double>(s.k_lo), size = static_cast<double>(n);
+    const double e = loss_shifted(eps, ch.loss_shift, false);
+    const double charge = ch.above(size - numpy_minimum(numpy_maximum(std::floor(e / h) - k_lo + 1.0, 0.0), size));
+    double raw = p_inf;
+    const bool below = e == -std::numeric_limits<double>::infinity();
+    const double kf = below ? 0.0 : std::ceil(e / h) - k_lo;
+    if (n > 0 && kf < size) {
+        const std::int64_t k = kf <= 0.0 ? 0 : static_cast<std::int64_t>(kf);
+        const SpectralSums v = profile.at(k);
+        const double D = std::max(v.D + v.D_error, 0.0), R = std::max(v.R + v.R_error, 0.0);
+        const double l_k = static_cast<double>(s.k_lo + k) * h;
+        const double weight = below ? 1.0 : -std::expm1(e - l_k);  // in [0, 1]
+        // raised by the rounding of this step (no suffix-sum slack covers it here): l_k = fl(k h) and the
+        // difference e - l_k within u (|e| + 2 |l_k|), expm1 2u, then three products and sums 4u of the sum
+        raw = D + weight * R + p_inf;
+        raw += (below ? 0.0 : R * u * (std::fabs(e) + 2.0 * std::fabs(l_k) + 4.0)) + 4.0 * u * raw;
+    }
+    // the last two sums rounded up (one ulp covers each's half ulp)
+    const double sum = raw + ch.shift + charge;
+    return numpy_minimum(sum > 0.0 ? std::nextafter(sum, std::numeric_limits<double>::infinity()) : sum, 1.0);
+}
+}  // namespace detail
+
+// The pessimistic charged delta (pld_charged_curve.hpp's charged_side) of the window of the inverse of s at m
+// epsilons (not NaN): at the argument moved by the loss shift (e = eps - s rounded down), with k the first grid
+// point at or above e, D_k - expm1(e - l_k) R_k + p_inf + shift + charge(points above e), D and R read by
+// SpectralProfile and raised by their bound (slack 0: no suffix sums; the charges `ch` those of the composition
+// without the inverse transform's), the step's own rounding added and the sum rounded up, at most 1.  A fuzz of
+// 12,000 deltas against long-double sums of the exact window found none below the exact charged curve.
+inline void spectral_charged_delta(const ComposedSpectrum& s, double p_inf, const GridCharges& ch,
+                                   const double* eps, std::int64_t m, double* out) {
+    const SpectralProfile profile(s);
+    for (std::int64_t i = 0; i < m; ++i) out[i] = detail::spectral_delta_at(profile, s, p_inf, ch, eps[i]);
+}
 
 // charged_epsilon (pld_hockey_stick.hpp) on the window of the inverse of s, for m targets (the
 // curve's raw part read by SpectralProfile, raised by its round-off bound; slack 0: no suffix sums
@@ -245,37 +291,16 @@ inline void spectral_charged_epsilon(const ComposedSpectrum& s, double p_inf, co
             }
         }
         const auto [D, R] = upper(hi);
-        out[i] = loss_shifted(inverted_in_interval(D, R, p_inf, raw_target(n - hi), l_at(hi), h, hi > 0),
-                              ch.loss_shift, true);
-    }
-}
-
-// The pessimistic charged delta (pld_charged_curve.hpp's charged_side) of the window of the inverse of s at m
-// epsilons (not NaN): at the argument moved by the loss shift (e = eps - s rounded down), with k the first grid
-// point at or above e, min(D_k - expm1(e - l_k) R_k + p_inf + shift + charge(points above e), 1), D and R read
-// by SpectralProfile and raised by their bound (slack 0: no suffix sums; the charges `ch` those of the
-// composition without the inverse transform's).
-inline void spectral_charged_delta(const ComposedSpectrum& s, double p_inf, const GridCharges& ch,
-                                   const double* eps, std::int64_t m, double* out) {
-    const std::int64_t n = s.width;
-    const double h = s.h, k_lo = static_cast<double>(s.k_lo), size = static_cast<double>(n);
-    const SpectralProfile profile(s);
-    for (std::int64_t i = 0; i < m; ++i) {
-        const double e = loss_shifted(eps[i], ch.loss_shift, false);
-        const double charge = ch.above(size - detail::numpy_minimum(detail::numpy_maximum(std::floor(e / h) - k_lo + 1.0,
-                                                                                          0.0), size));
-        double raw = p_inf;
-        const double kf = e == -std::numeric_limits<double>::infinity() ? 0.0 : std::ceil(e / h) - k_lo;
-        if (n > 0 && kf < size) {
-            const std::int64_t k = kf <= 0.0 ? 0 : static_cast<std::int64_t>(kf);
-            const SpectralSums v = profile.at(k);
-            const double D = std::max(v.D + v.D_error, 0.0), R = std::max(v.R + v.R_error, 0.0);
-            const double weight = e == -std::numeric_limits<double>::infinity()
-                                      ? 1.0
-                                      : -std::expm1(e - static_cast<double>(s.k_lo + k) * h);  // in [0, 1]
-            raw = D + weight * R + p_inf;
+        double eps = loss_shifted(inverted_in_interval(D, R, p_inf, raw_target(n - hi), l_at(hi), h, hi > 0),
+                                  ch.loss_shift, true);
+        // the delta read at that epsilon (spectral_charged_delta, whose last steps carry their own rounding)
+        // meets the target too: raised where it does not, by steps that double, so delta(epsilon(t)) <= t
+        double step = 4.0 * std::numeric_limits<double>::epsilon() * std::max(std::fabs(eps), 1.0);
+        for (int tries = 0; std::isfinite(eps) && detail::spectral_delta_at(profile, s, p_inf, ch, eps) > t; ++tries) {
+            eps = tries < 200 ? eps + step : inf;
+            step *= 2.0;
         }
-        out[i] = detail::numpy_minimum(raw + ch.shift + charge, 1.0);
+        out[i] = eps;
     }
 }
 

@@ -123,8 +123,8 @@ def upper_sides(items: Sequence[Factors], arguments: Sequence[np.ndarray], metho
     many rounds a composition keeps a few dozen live frequencies of thousands (W4: 26-37 of 1921-55297), and
     the suffix sums of the hockey-stick curve over its window are geometric sums of those: such an item is read
     from its spectrum (O(live bins) per grid threshold, an epsilon by bisection over the grid), with no inverse
-    transform and no window (cpp/include/hockeystick/pld_spectral_profile.hpp, where its round-off is bounded:
-    about 1e-19 plus the rounding of the sums themselves).  Its charges are the composition's without the
+    transform and no window (cpp/include/hockeystick/pld_spectral_profile.hpp, where its round-off is bounded in long double:
+    about 1e-17 to 1e-16, mostly the rounding of the sums to double).  Its charges are the composition's without the
     inverse transform's, so its values are at most the window's plus that bound.  An item whose spectrum keeps
     too many bins, or asked for so many values, that reading it costs more than its inverse transform goes
     through its window, as ``GridPMF.epsilon`` and ``GridPMF.delta`` do (each epsilon about log2(window) + 3
@@ -134,6 +134,10 @@ def upper_sides(items: Sequence[Factors], arguments: Sequence[np.ndarray], metho
     """
     if method not in ("epsilon", "delta"):
         raise ValueError(f"method must be 'epsilon' or 'delta', got {method!r}")
+    for values in arguments:
+        if np.isnan(values).any():
+            raise ValueError(f"the arguments of upper_sides must not be NaN (a {'delta' if method == 'epsilon' else 'epsilon'} "
+                             "is a number: validate with distribution.delta_values or epsilon_values)")
     cap = DEFAULT_MAX_POINTS if max_points is None else int(max_points)
     out: list[np.ndarray | None] = [None] * len(items)
     for i, pmf in _passed_through(items, True).items():

@@ -189,7 +189,7 @@ def direction_uppers(plds: Sequence[PrivacyLossDistribution], method: str, xs: S
     (validated already), without composed PMFs: one ``compose.upper_sides`` per tail over every direction of
     every PLD, which reads each composition with few live frequencies from its spectrum (no inverse
     transform: at most the composed window's value, by that window's inverse-transform charge less a
-    round-off bound of about 1e-19), the others (and those asked for so many values that their windows cost
+    round-off bound of 1e-17 to 1e-16), the others (and those asked for so many values that their windows cost
     less) from their windows.  Never from PMFs composed earlier, so the values do not depend on what was asked
     before."""
     out: list[list[np.ndarray]] = [[] for _ in plds]
