@@ -225,3 +225,24 @@ def test_upper_sides_refuse_nan_and_an_unknown_method() -> None:
         compose.upper_sides(item, [np.array([1e-5, np.nan])], "epsilon")
     with pytest.raises(ValueError, match="method"):
         compose.upper_sides(item, [np.array([1e-5])], "both")
+
+
+@pytest.mark.parametrize("sigma, q, rounds, h", [(1.0, 1.0, 400, 0.05), (0.7, 0.05, 3000, 0.5), (2.0, 0.3, 50, 5.0),
+                                                 (3.0, 1e-3, 20_000, 1e-3)])
+def test_edges_of_the_arguments_stay_certified(sigma: float, q: float, rounds: int, h: float) -> None:
+    """q = 1, coarse grids up to h = 5, and the extreme arguments: deltas down to the least subnormal and up to
+    1 - 1e-12, epsilons at +-1e308 and +-inf; every value is a number between the certified lower side and the
+    window's upper side (to an ulp: the spectral delta's sum is rounded up), deltas at most 1."""
+    dist = mechanisms.subsampled_gaussian(sigma, q, value_discretization_interval=h).self_compose(rounds)
+    items = [[(f.upper, c) for f, c in direction.items()] for direction in dist.directions]
+    deltas = np.array([5e-324, 1e-300, 1e-15, 1e-6, 0.5, 1 - 1e-12])
+    eps = np.array([-np.inf, -1e308, -1.0, 0.0, 1e-300, 3.0, 1e308, np.inf])
+    for method, args in (("epsilon", deltas), ("delta", eps)):
+        sides = compose.upper_sides(items, [args] * len(items), method)
+        upper = np.max([np.maximum(v, 0.0) if method == "epsilon" else v for v in sides], axis=0)
+        lower, window = getattr(dist, method)(args, bound="both")
+        assert not np.isnan(upper).any(), (method, upper)
+        assert np.all(lower <= upper), (method, lower, upper)
+        assert np.all(upper <= np.nextafter(window, np.inf)), (method, upper, window)
+        if method == "delta":
+            assert np.all(upper <= 1.0) and upper[-1] <= upper[0]

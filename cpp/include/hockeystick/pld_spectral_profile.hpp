@@ -66,6 +66,7 @@
 #include <optional>
 #include <vector>
 
+#include "pld_charged_curve.hpp"
 #include "pld_direct_spectrum.hpp"
 #include "pld_hockey_stick.hpp"
 
@@ -216,7 +217,7 @@ inline double spectral_delta_at(const SpectralProfile& profile, const ComposedSp
     const std::int64_t n = s.width;
     const double h = s.h, k_lo = static_cast<double>(s.k_lo), size = static_cast<double>(n);
     const double e = loss_shifted(eps, ch.loss_shift, false);
-    const double charge = ch.above(size - numpy_minimum(numpy_maximum(std::floor(e / h) - k_lo + 1.0, 0.0), size));
+    const double charge = charge_at_argument(e, k_lo, size, h, ch);
     double raw = p_inf;
     const bool below = e == -std::numeric_limits<double>::infinity();
     const double kf = below ? 0.0 : std::ceil(e / h) - k_lo;

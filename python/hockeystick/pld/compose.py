@@ -98,9 +98,10 @@ def compose_many(items: Sequence[Factors], *, pessimistic: bool, tail: float = D
     """
     cap = DEFAULT_MAX_POINTS if max_points is None else int(max_points)
     out: list[GridPMF | None] = [None] * len(items)
-    for i, pmf in _passed_through(items, pessimistic).items():
+    passed, batches = _split(items, pessimistic)
+    for i, pmf in passed.items():
         out[i] = pmf
-    for h, group, pmfs, terms in _batches(items, out):
+    for h, group, pmfs, terms in batches:
         done = _core.pld_compose_many([pmf.p for pmf in pmfs], [pmf.k_lo for pmf in pmfs],
                                       [pmf.p_inf for pmf in pmfs], h, terms, pessimistic, float(tail), cap, workers,
                                       bool(direct_bins), loss_shifts=[pmf.loss_shift for pmf in pmfs],
@@ -140,9 +141,10 @@ def upper_sides(items: Sequence[Factors], arguments: Sequence[np.ndarray], metho
                              "is a number: validate with distribution.delta_values or epsilon_values)")
     cap = DEFAULT_MAX_POINTS if max_points is None else int(max_points)
     out: list[np.ndarray | None] = [None] * len(items)
-    for i, pmf in _passed_through(items, True).items():
+    passed, batches = _split(items, True)
+    for i, pmf in passed.items():
         out[i] = pmf.epsilon(arguments[i]) if method == "epsilon" else pmf.delta(arguments[i])
-    for h, group, pmfs, terms in _batches(items, out):
+    for h, group, pmfs, terms in batches:
         done = _core.pld_compose_upper_many([pmf.p for pmf in pmfs], [pmf.k_lo for pmf in pmfs],
                                             [pmf.p_inf for pmf in pmfs], h, terms, float(tail), cap, workers,
                                             [pmf.loss_shift for pmf in pmfs],
@@ -162,26 +164,20 @@ def _live(item: Factors) -> list[tuple[GridPMF, int]]:
     return live
 
 
-def _passed_through(items: Sequence[Factors], pessimistic: bool) -> dict[int, GridPMF]:
-    """The items that are one factor once, on the side asked for: their composition is that factor as it is."""
-    out = {}
+def _split(items: Sequence[Factors], pessimistic: bool
+           ) -> tuple[dict[int, GridPMF], list[tuple[float, list[int], list[GridPMF], list[list[tuple[int, int]]]]]]:
+    """The items that are one factor once on the side asked for (their composition is that factor as it is), and
+    the others grouped by grid: (h, their indices, the distinct factors, each item's terms as (factor index,
+    count)); a factor (the same ``GridPMF`` object) used by several items is listed once."""
+    passed: dict[int, GridPMF] = {}
+    by_grid: dict[float, list[tuple[int, list[tuple[GridPMF, int]]]]] = {}
     for i, item in enumerate(items):
         live = _live(item)
         if len(live) == 1 and live[0][1] == 1 and live[0][0].pessimistic == pessimistic:
-            out[i] = live[0][0]
-    return out
-
-
-def _batches(items: Sequence[Factors], done: Sequence[object]
-             ) -> list[tuple[float, list[int], list[GridPMF], list[list[tuple[int, int]]]]]:
-    """The items not ``done`` grouped by grid: (h, their indices, the distinct factors, each item's terms as
-    (factor index, count)); a factor (the same ``GridPMF`` object) used by several items is listed once."""
-    by_grid: dict[float, list[tuple[int, list[tuple[GridPMF, int]]]]] = {}
-    for i, item in enumerate(items):
-        if done[i] is None:
-            live = _live(item)
+            passed[i] = live[0][0]
+        else:
             by_grid.setdefault(live[0][0].h, []).append((i, live))
-    out = []
+    batches = []
     for h, group in by_grid.items():
         index: dict[int, int] = {}
         pmfs: list[GridPMF] = []
@@ -192,5 +188,5 @@ def _batches(items: Sequence[Factors], done: Sequence[object]
                     index[id(pmf)] = len(pmfs)
                     pmfs.append(pmf)
             terms.append([(index[id(pmf)], count) for pmf, count in live])
-        out.append((h, [i for i, _ in group], pmfs, terms))
-    return out
+        batches.append((h, [i for i, _ in group], pmfs, terms))
+    return passed, batches
