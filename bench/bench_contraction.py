@@ -10,7 +10,7 @@ The anchor is the same formula written with numpy broadcasting and scipy.special
 own axes too), and scipy.optimize.elementwise.find_root for epsilon(delta).
 
     HOCKEYSTICK_BENCH_FULL=1 pytest bench/bench_contraction.py --benchmark-enable --benchmark-only
-    HOCKEYSTICK_BENCH_FULL=1 python bench/bench_contraction.py      # the table in bench/README.md
+    HOCKEYSTICK_BENCH_FULL=1 python bench/bench_contraction.py      # one side-by-side table, wall and CPU
 """
 
 from __future__ import annotations

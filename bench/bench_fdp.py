@@ -3,7 +3,7 @@
 Full sizes:  HOCKEYSTICK_BENCH_FULL=1 pytest bench/bench_fdp.py --benchmark-enable --benchmark-only
 CI runs each body once at the short size.  The per-point baselines (a Python loop over grid points,
 each a numpy evaluation of eq. 12-16, and dp_accounting's RdpAccountant in a loop) are timed on a
-slice of the grid and reported per point in ``extra_info``; bench/README.md extrapolates them.
+slice of the grid and reported per point in ``extra_info``, to be scaled to the grid's size.
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ def test_naive_eq17_grid(benchmark, size) -> None:
 
 
 def test_rdp_sigma_sweep(benchmark, size) -> None:
-    """ANCHORS W4 with RDP: q = 0.01, T = 10^4, delta = 1e-5, many sigma in one call vs a dp_accounting loop."""
+    """W4 with RDP: q = 0.01, T = 10^4, delta = 1e-5, many sigma in one call vs a dp_accounting loop."""
     dpa = pytest.importorskip("dp_accounting")
     sigma = np.linspace(0.5, 5.0, size(1000, 20))
 

@@ -163,8 +163,7 @@ def tracking(repeats: int = 3) -> None:
         runs["Opacus PRV"] = opacus(PRVAccountant)
         runs["Opacus RDP"] = opacus(RDPAccountant)
     except ImportError:
-        print("Opacus is not installed: its PRV and RDP accountants are not measured "
-              "(shared/ANCHORS.md: Opacus PRV 15.6 s on this workload class)")
+        print("Opacus is not installed: its PRV and RDP accountants are not measured")
     for fn in runs.values():  # warm
         fn()
     times: dict[str, list[tuple[float, float]]] = {k: [] for k in runs}

@@ -1,7 +1,7 @@
 """PLD discretization, composition and evaluation (pytest-benchmark).
 
-Full sizes (HOCKEYSTICK_BENCH_FULL=1) are the anchors' workloads W1-W3 of
-shared/ANCHORS.md; CI runs each body once at a short size.  The side-by-side
+Full sizes (HOCKEYSTICK_BENCH_FULL=1) are the workloads W1-W3 (bench/README.md,
+docs/references.md); CI runs each body once at a short size.  The side-by-side
 comparison with dp_accounting and prv_accountant, one fresh process per row with peak
 memory, is bench/compare_pld.py; the ratio benchmarks at the end (bench/run.py, gated in
 CI) time hockeystick and the anchor interleaved in one process, CPU time, warm.
@@ -85,7 +85,7 @@ def test_isrl_with_replacement_bracket(benchmark, size):
     assert result[0] <= result[1]
 
 
-# ---- ratio benchmarks against dp_accounting and prv_accountant (ANCHORS.md W1-W4) -----------------
+# ---- ratio benchmarks against dp_accounting and prv_accountant (W1-W4) ----------------------------
 
 DELTA = 1e-5
 

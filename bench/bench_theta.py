@@ -66,7 +66,7 @@ def theta_1thread(size: Size) -> Pair:
                 check=_agree)
 
 
-@ratio("theta_hard_1thread", title="θ on the hard points (ANCHORS W5), 1 thread", anchor="scipy naive `ndtr` formula",
+@ratio("theta_hard_1thread", title="θ on the hard points (W5), 1 thread", anchor="scipy naive `ndtr` formula",
        table="theta", unit="points", clock="cpu")
 def theta_hard_1thread(size: Size) -> Pair:
     """The same on the five hard regions, where the naive formula returns 0, NaN or a wrong value."""

@@ -1,4 +1,4 @@
-"""Side by side: hockeystick.pld vs dp_accounting and prv_accountant on W1-W4 (shared/ANCHORS.md).
+"""Side by side: hockeystick.pld vs dp_accounting and prv_accountant on W1-W4 (bench/README.md).
 
     python bench/compare_pld.py                          # every workload, every library (minutes)
     python bench/compare_pld.py --w4-baseline-points 40  # W4 baselines on 40 of the 1000 sigmas

@@ -3,7 +3,7 @@
     python bench/compare_theta.py [--check 2000]
 
 Prints each method's worst relative error against 50-digit mpmath on a sample of the
-hard points (ANCHORS.md W5 regions).  Speed is measured by the ratio benchmarks
+hard points (the regions of W5, bench/README.md).  Speed is measured by the ratio benchmarks
 ``theta_1thread`` and ``theta_hard_1thread`` (bench/bench_theta.py, ``python bench/run.py``):
 warm, interleaved, CPU time, against the same naive formula.
 """

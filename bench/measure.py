@@ -1,6 +1,6 @@
 """Interleaved, warm timing of one ratio benchmark: medians of per-pair speed-ups.
 
-Protocol (bench/README.md, "How the figures are measured"):
+Protocol (bench/README.md, "How the ratios are measured"):
 
 1. Build the inputs; call hockeystick's side once and the anchor once (the cold, first
    calls: page faults on fresh temporaries, lazy imports, numba compilation).  Those

@@ -79,22 +79,34 @@ def render_run(run: dict[str, Any], table: str) -> str:
 
 
 def render_baselines(base: dict[str, Any]) -> str:
+    """The gate's baselines: one row per benchmark, the reference run's figure and each recorded CPU's
+    side by side (``ratio× / fails below×``), the runs they come from listed above the table."""
     tol = base["tolerance"]
-    rows = [_run_line(base), "", f"Tolerance: {tol['default']:.0%} by default; {tol['how_chosen']}", "",
-            "| benchmark | baseline speed-up | 95% CI | pairs | tolerance | fails below |", "|---|---|---|---|---|---|"]
-    for name, b in base["benchmarks"].items():
-        t = float(tol.get("per_benchmark", {}).get(name, tol["default"]))
-        lo, hi = b["ratio_ci95"]
-        rows.append(f"| `{name}` | {b['ratio']:.3g}× | {lo:.3g}–{hi:.3g} | {b['pairs']} | {t:.0%} "
-                    f"| {b['ratio'] * (1 - t):.3g}× |")
-    for cpu, run in base.get("by_machine", {}).items():
-        rows += ["", f"**{cpu}**, whose runs the gate judges against these instead (gate.for_machine). "
-                       f"{_run_line({**run, 'size': 'short'})}", "",
-                 "| benchmark | baseline speed-up | 95% CI | pairs | fails below |", "|---|---|---|---|---|"]
-        for name, b in run["benchmarks"].items():
-            t = float(tol.get("per_benchmark", {}).get(name, tol["default"]))
-            lo, hi = b["ratio_ci95"]
-            rows.append(f"| `{name}` | {b['ratio']:.3g}× | {lo:.3g}–{hi:.3g} | {b['pairs']} | {b['ratio'] * (1 - t):.3g}× |")
+    machines = list(base.get("by_machine", {}).items())
+    rows = [_run_line(base), "", f"Tolerance: {tol['default']:.0%} by default; {tol['how_chosen']}", ""]
+    if machines:
+        rows += ["Per-CPU baselines (columns CPU 1, 2, …: baseline / fails below), against which the gate judges a run on "
+                 "that CPU (gate.for_machine):", ""]
+        rows += [f"{i}. **{cpu}**. {_run_line({**run, 'size': 'short'})}" for i, (cpu, run) in enumerate(machines, 1)]
+        rows.append("")
+    names = list(dict.fromkeys([*base["benchmarks"], *(n for _, run in machines for n in run["benchmarks"])]))
+
+    def tolerance(name: str) -> float:
+        return float(tol.get("per_benchmark", {}).get(name, tol["default"]))
+
+    def cell(b: dict[str, Any] | None, name: str) -> str:
+        return "—" if b is None else f"{b['ratio']:.3g}× / {b['ratio'] * (1 - tolerance(name)):.3g}×"
+
+    header = ["benchmark", "tolerance", "reference baseline (95% CI, pairs)", "fails below"]
+    header += [f"CPU {i}" for i in range(1, len(machines) + 1)]
+    rows += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for name in names:
+        b = base["benchmarks"].get(name)
+        ref = "—" if b is None else f"{b['ratio']:.3g}× ({b['ratio_ci95'][0]:.3g}–{b['ratio_ci95'][1]:.3g}, {b['pairs']})"
+        below = "—" if b is None else f"{b['ratio'] * (1 - tolerance(name)):.3g}×"
+        cells = [f"`{name}`", f"{tolerance(name):.0%}", ref, below]
+        cells += [cell(run["benchmarks"].get(name), name) for _, run in machines]
+        rows.append("| " + " | ".join(cells) + " |")
     return "\n".join(rows)
 
 

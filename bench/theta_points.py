@@ -12,7 +12,7 @@ def typical_points(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
 
 
 def hard_points(n: int, seed: int = 1) -> tuple[np.ndarray, np.ndarray]:
-    """Five regions of ANCHORS.md W5: tiny r, delta in [1e-302, 1e-12], log gamma in [50, 700],
+    """The five regions of W5 (bench/README.md): tiny r, delta in [1e-302, 1e-12], log gamma in [50, 700],
     r in [10, 37], and theta below 1e-308 (equal shares)."""
     rng = np.random.default_rng(seed)
     k = n // 5
