@@ -14,9 +14,15 @@ up, a lower bound narrowed and rounded down; an inverse (epsilon for delta, r fo
 accepted only where the widened forward value is on the safe side of delta, otherwise it is
 stepped outward by growing multiples of its ulp until it is.
 
-* upper(t) = min(1, max(fl(t C_UP), FLOOR)), C_UP = 1 + 1.001e-12, FLOOR = 1e-300: if
-  theta >= 1e-300 then theta <= t / (1 - RHO) <= fl(t C_UP) (C_UP exceeds (1 - RHO)^-1 (1 - u)^-1
-  by 8e-16, more than the constant's own rounding); otherwise theta < FLOOR.  No case is left.
+* upper(t) = min(1, fl(t C_UP)), C_UP = 1 + 1.001e-12, where t >= FLOOR = 1e-300: if theta >=
+  FLOOR then theta <= t / (1 - RHO) <= fl(t C_UP) (C_UP exceeds (1 - RHO)^-1 (1 - u)^-1 by 8e-16,
+  more than the constant's own rounding); otherwise theta < FLOOR <= t.
+* where t < FLOOR the upper side is the log form, next_up(exp(log_theta + LOG_ERROR (1 + 1e-2))):
+  the exponent is at least log theta + 1e-12 (its own rounding < 1e-13 at |log theta| < 746), exp
+  errs by less than 1e-12 relative where its result is normal and by less than one ulp of the
+  subnormals below, which next_up covers.  It is at least the least subnormal 5e-324 wherever theta
+  > 0: THE rule for a positive delta below the doubles on an upper side (0 only where theta = 0
+  exactly); a lower side may be 0 there.
 * lower(t) = fl(t C_LO), C_LO = 1 - 1.001e-12, where t >= TINY = 1e-290, else 0 (a value the
   contract does not cover is bounded below by 0 only).
 * an inverse at delta < TINY checks the log form instead: log_theta +- LOG_ERROR (1 + 1e-2)
@@ -43,7 +49,7 @@ __all__ = ["FLOOR", "RADIUS_ERROR", "RHO", "radius_down", "radius_up", "theta_ep
            "theta_lower", "theta_radius_lower", "theta_upper"]
 
 RHO = 1e-12                 # theta's documented relative error where theta >= FLOOR
-FLOOR = 1e-300              # ... below which the contract bounds nothing: the upper side never goes lower
+FLOOR = 1e-300              # ... below which that contract bounds nothing: the upper side takes the log form
 TINY = 1e-290               # below this, a lower side is 0 and an inverse checks the log form
 LOG_ERROR = 1e-10           # log_theta's documented absolute error
 RADIUS_ERROR = 1e-15        # relative, for a radius formed by at most four correctly rounded operations
@@ -71,10 +77,14 @@ def _rounded(r: np.ndarray, eps: np.ndarray, t: np.ndarray, up: bool) -> np.ndar
     """t = theta(r, eps) widened (up) or narrowed (down) by its documented error, as in the module docstring."""
     if not up:
         return np.where(t >= TINY, t * _C_LO, 0.0)
-    out = np.array(np.minimum(np.maximum(t * _C_UP, FLOOR), 1.0))  # a writable copy, also for 0-d
-    zero = t == 0
-    if zero.any():  # theta = 0 exactly at r = 0 or eps = inf
-        out[zero & ((r == 0) | np.isinf(eps))] = 0.0
+    out = np.array(np.minimum(t * _C_UP, 1.0))  # a writable copy, also for 0-d
+    below = t < FLOOR
+    if below.any():
+        rb, eb = np.broadcast_to(r, t.shape)[below], np.broadcast_to(eps, t.shape)[below]
+        with np.errstate(under="ignore"):
+            logged = np.exp(np.asarray(_hs.log_theta(rb, eb), dtype=np.float64) + _LOG_MARGIN)
+        out[below] = np.where((rb == 0) | np.isinf(eb), 0.0,   # theta = 0 exactly at r = 0 or eps = inf
+                              np.nextafter(logged, np.inf))
     return out
 
 

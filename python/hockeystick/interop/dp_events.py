@@ -496,6 +496,6 @@ def _fixed_size(event, count: int, relation: NeighboringRelation, plan: Composit
 
 
 def _scaled(inner: CompositionPlan, count: int) -> CompositionPlan:
-    """``count`` runs of the plan ``inner``."""
+    """``count`` runs of the plan ``inner`` (r^2 times the count: two more rounded operations)."""
     return CompositionPlan({m: c * count for m, c in inner.counts.items()}, inner.gaussian_r2 * count,
-                           inner.non_private)
+                           inner.non_private, inner.gaussian_r2_operations + 2)

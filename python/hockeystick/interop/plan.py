@@ -7,8 +7,11 @@ for non-private events.  Nothing here knows about dp_accounting.
 Gaussian rounds.  k rounds of Gaussians with shifts Delta_i / sigma_i compose exactly into one
 Gaussian of radius r = sqrt(sum_i (Delta_i / sigma_i)^2) (Dong, Roth, Su 2022, Cor. 3.3: GDP
 composes by adding mu^2), so delta = theta(r, eps) (paper 000 eq. 6).  A plan of Gaussians only is
-answered in closed form (``theta``, accurate to 1e-12 relative, widened by ``THETA_MARGIN`` to
-certify both sides); otherwise the radius enters the PLD composition as one Gaussian factor.
+answered in closed form: r^2 as summed carries the round-off of the operations that formed it
+(``CompositionPlan.gaussian_r2_operations``), so the upper sides are taken at a radius rounded up past
+the exact one and the lower sides at one rounded down (theta and epsilon(delta) grow with r), each
+through ``certified_theta`` (theta and its inverses rounded outward; an upper delta below the doubles
+is the least subnormal, never 0).  Otherwise the radius enters the PLD composition as one Gaussian factor.
 
 Grid.  With a fixed ``value_discretization_interval`` the PLD is built once on that grid.  With
 ``accuracy`` the grid starts at ``COARSEST_INTERVAL`` and shrinks by 0.9 sqrt(accuracy / width)
@@ -34,7 +37,7 @@ from typing import Callable
 import numpy as np
 
 from .. import _core
-from ..hockey_stick import theta, theta_epsilon
+from ..certified_theta import theta_epsilon_lower, theta_epsilon_upper, theta_lower, theta_upper
 from ..pld import PrivacyLossDistribution
 from ..pld import fixed_size_subsampled_gaussian, gaussian, laplace, subsampled_gaussian
 from ..pld import with_replacement_subsampled_gaussian
@@ -54,7 +57,6 @@ from ..pld.with_replacement_shift_bound import copy_count_weights, with_replacem
 from ..pld.with_replacement_realizable import discrete_laplace_sides, laplace_sides, pointwise_max
 from .group_of_records import INPUT_OBLIVIOUS, group_mechanism, group_radius2
 
-THETA_MARGIN = 4e-12
 COARSEST_INTERVAL = 3e-3  # a cheap first grid; the next is aimed from its measured width
 FINEST_INTERVAL = 1e-5
 MAX_POINTS = 1 << 20
@@ -66,6 +68,8 @@ SEARCH_CLUSTER = 30  # ... and each call of a search evaluates 30 points spread 
 COPY_COUNT_CUT = 1e-14  # with replacement: copy counts beyond the first whose tail is below this add their mass
 GROUP_GRID_POINTS = 1 << 20  # a group bound's loss grid is cut to this many points (beyond: flat, still an upper side)
 SMALLEST_DELTA = math.nextafter(0.0, 1.0)  # the least positive double (epsilon at delta = 0 asks for it)
+UNIT_ROUNDOFF = 2.0 ** -53
+GROUP_OPERATIONS = 11  # group_radius2: three products, and ROUND_UP's 8 u above them counted as 8 more
 FLAT = 1e-18  # a curve within this of its value at the top loss is taken as flat (the grid stops there)
 RESOLVE_CELLS = 6.0  # beside exact atoms, a first grid part whose loss s.d. spans fewer cells is refined to this many
 RESOLVE_SHRINK = 8.0  # ... by at most this factor (the composed grid grows as much)
@@ -160,6 +164,18 @@ def _generic_subsample(scheme: str, rate: float, key: tuple, h: float) -> Privac
     return without_replacement_curves((upper[0], lower[0]), rate, top, inf_lower, value_discretization_interval=h)
 
 
+def gaussian_side(r: float, eps: np.ndarray, upper: bool) -> np.ndarray:
+    """delta(eps) of the Gaussian pair of radius r at any real eps, on one certified side (r the radius
+    rounded outward to that side): theta(r, eps) rounded outward (``certified_theta``) at eps >= 0, and
+    below 0 its mirror 1 - e^eps + e^eps theta(r, -eps) (the pair is symmetric), whose round-off (expm1,
+    exp, a product, a sum, each within 2 u on non-negative terms) the factor 1 -+ 16 u covers."""
+    eps = np.asarray(eps, dtype=np.float64)
+    t = np.asarray((theta_upper if upper else theta_lower)(r, np.abs(eps)), dtype=np.float64)
+    below = np.minimum(eps, 0.0)
+    mirrored = (-np.expm1(below) + np.exp(below) * t) * (1.0 + 16.0 * UNIT_ROUNDOFF if upper else 1.0 - 16.0 * UNIT_ROUNDOFF)
+    return np.clip(np.where(eps >= 0, t, mirrored), 0.0, 1.0)
+
+
 def _worst(curves: list[Callable[[np.ndarray], np.ndarray]]) -> Callable[[np.ndarray], np.ndarray]:
     """The pointwise maximum of per-direction curves (one side: a bound for every direction)."""
     if len(curves) == 1:
@@ -178,6 +194,7 @@ def group_plan(inner: "CompositionPlan", c: int, groups: int) -> "CompositionPla
     for mechanism, count in inner.counts.items():
         plan.add(group_mechanism(mechanism, c, groups), count)
     plan.gaussian_r2 = group_radius2(inner.gaussian_r2, c)
+    plan.gaussian_r2_operations = inner.gaussian_r2_operations + (GROUP_OPERATIONS if c > 1 else 0)
     return plan
 
 
@@ -289,36 +306,57 @@ def _dividing(base: float, n: int) -> float:
 
 @dataclass
 class CompositionPlan:
-    """Counts per distinct mechanism, the folded Gaussian radius^2, and a non-private flag."""
+    """Counts per distinct mechanism, the folded Gaussian radius^2, and a non-private flag.
+
+    ``gaussian_r2_operations``: k, the correctly rounded operations (each a relative error of at most
+    u = 2^-53) behind ``gaussian_r2``, all on positive numbers: its relative error is at most
+    gamma_k = k u / (1 - k u) (Higham 2002, Lemma 3.1), which ``gaussian_radius_bounds`` charges.
+    """
 
     counts: dict[Mechanism, int] = field(default_factory=dict)
     gaussian_r2: float = 0.0
     non_private: bool = False
+    gaussian_r2_operations: int = 0
 
     def add(self, mechanism: Mechanism, count: int) -> None:
         self.counts[mechanism] = self.counts.get(mechanism, 0) + int(count)
 
     def add_gaussian(self, radius: float, count: int) -> None:
+        """``count`` Gaussians of ``radius``, itself one correctly rounded quotient (shift / sigma): five
+        operations with the count's conversion to a double, the two products and the sum."""
         self.gaussian_r2 += count * radius * radius
+        self.gaussian_r2_operations += 5
 
     def merge(self, other: "CompositionPlan") -> None:
         for m, c in other.counts.items():
             self.add(m, c)
         self.gaussian_r2 += other.gaussian_r2
+        self.gaussian_r2_operations += other.gaussian_r2_operations + 1
         self.non_private |= other.non_private
 
     @property
     def empty(self) -> bool:
         return not self.counts and self.gaussian_r2 == 0.0
 
+    def gaussian_radius_bounds(self) -> tuple[float, float]:
+        """(r_lo, r_hi) around the exact folded radius sqrt(r^2): r^2 (1 -+ (2k + 2) u) contains the exact
+        r^2 (k = ``gaussian_r2_operations``, (2k + 2) u >= gamma_k + u covers the widening's own
+        product while k u <= 1/2), and each square root is stepped one ulp outward."""
+        widen = (2 * self.gaussian_r2_operations + 2) * UNIT_ROUNDOFF   # k is a count of calls: k u << 1/2
+        with np.errstate(over="ignore"):
+            high = float(np.float64(self.gaussian_r2) * (1.0 + widen))   # inf past the largest double: r_hi = inf
+        return (math.nextafter(math.sqrt(self.gaussian_r2 * (1.0 - widen)), 0.0),
+                math.nextafter(math.sqrt(high), math.inf))
+
     def key(self) -> tuple:
         """A hashable description of the plan (a mechanism spec may carry a whole inner plan)."""
-        return (tuple(sorted(self.counts.items(), key=repr)), self.gaussian_r2, self.non_private)
+        return (tuple(sorted(self.counts.items(), key=repr)), self.gaussian_r2, self.non_private,
+                self.gaussian_r2_operations)
 
     @classmethod
     def from_key(cls, key: tuple) -> "CompositionPlan":
-        counts, r2, non_private = key
-        return cls(dict(counts), r2, non_private)
+        counts, r2, non_private, operations = key
+        return cls(dict(counts), r2, non_private, operations)
 
 
 class PlanProfile:
@@ -379,15 +417,8 @@ class PlanProfile:
         return self._atoms
 
     def _gaussian_side(self, upper: bool) -> Callable[[np.ndarray], np.ndarray]:
-        """The folded Gaussian's certified side at any real eps (theta and its mirror below 0)."""
-        r = math.sqrt(self.plan.gaussian_r2)
-        widen = 1.0 + THETA_MARGIN if upper else 1.0 - THETA_MARGIN
-
-        def side(eps: np.ndarray) -> np.ndarray:
-            t = np.asarray(theta(r, np.abs(eps)), dtype=np.float64) * widen
-            mirrored = -np.expm1(np.minimum(eps, 0.0)) * widen + np.exp(np.minimum(eps, 0.0)) * t
-            return np.clip(np.where(eps >= 0, t, mirrored), 0.0, 1.0)
-        return side
+        """The folded Gaussian's certified side at any real eps (``gaussian_side``)."""
+        return partial(gaussian_side, self.plan.gaussian_radius_bounds()[1 if upper else 0], upper=upper)
 
     def _sides(self, h: float | None, upper: bool, variant: int = 0) -> list[Callable[[np.ndarray], np.ndarray]]:
         """delta(eps) per direction on one side: the atoms combined with the rest (grid h, or closed form)."""
@@ -592,8 +623,8 @@ class PlanProfile:
         if self.plan.empty:
             return 0.0, 0.0
         if not self.plan.counts:
-            d = float(theta(math.sqrt(self.plan.gaussian_r2), epsilon))
-            return max(d * (1 - THETA_MARGIN), 0.0), min(d * (1 + THETA_MARGIN), 1.0)
+            eps = np.array([epsilon], dtype=np.float64)
+            return float(self._gaussian_side(False)(eps)[0]), float(self._gaussian_side(True)(eps)[0])
         return self._bracket("delta", epsilon)
 
     def epsilon(self, delta: float) -> tuple[float, float]:
@@ -602,11 +633,10 @@ class PlanProfile:
             return math.inf, math.inf
         if self.plan.empty or delta >= 1.0:
             return 0.0, 0.0
-        if not self.plan.counts:
-            r = math.sqrt(self.plan.gaussian_r2)
-            upper = math.inf if delta <= 0 else float(theta_epsilon(r, delta * (1 - THETA_MARGIN)))
-            lower = float(theta_epsilon(r, min(max(delta, SMALLEST_DELTA) * (1 + THETA_MARGIN), np.nextafter(1.0, 0.0))))
-            return lower, upper
+        if not self.plan.counts:  # epsilon(delta) is non-increasing: a lower bound at SMALLEST_DELTA holds at 0
+            r_lo, r_hi = self.plan.gaussian_radius_bounds()
+            upper = math.inf if delta <= 0 else float(theta_epsilon_upper(r_hi, delta))
+            return float(theta_epsilon_lower(r_lo, max(delta, SMALLEST_DELTA))), upper
         if delta <= 0:  # epsilon(delta) is non-increasing: any lower bound at a delta' > 0 holds at 0
             return self._bracket("epsilon", SMALLEST_DELTA)[0], math.inf
         return self._bracket("epsilon", delta)
