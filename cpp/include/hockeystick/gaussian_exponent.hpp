@@ -6,7 +6,7 @@
 // and the kernels take e^{argument} (1 + correction).  Each rounding is kept: the sums (two_sum),
 // z = v_hi / s through inv_s and its exact residual v_hi - z s, and z^2 (exact products), so
 // e^{argument} (1 + correction) is within a few u of the exact value, where fl(v inv_s)^2 carried up to
-// (v/s)^2 u (~80u of a tail cell's mass at v/s = 9; bench/README.md, "Session 19").
+// (v/s)^2 u (~80u of a tail cell's mass at v/s = 9, against 40-digit integrals).
 //
 // gaussian_exponents does a batch four nodes at a time with AVX2 + FMA where the CPU has them, and
 // one at a time elsewhere.  Both give the same bits: every step is either one rounding of the same

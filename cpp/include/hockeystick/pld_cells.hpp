@@ -22,8 +22,8 @@
 // the bound is 23-140 times the largest error seen).  The cells are then exact for losses moved by
 // at most edge_error with one of the masses scaled by at most e^{edge_error}: the PMFs scale their
 // masses by about e^{+-edge_error} and report it as their loss shift (pld_connect_dots.hpp), which every
-// composition charges (before session 19 this ~1e-15 loss error, up to 2.9e-11 relative in a
-// cell's c_j at h = 1e-4, was not charged).
+// composition charges (uncharged, this ~1e-15 loss error would move a cell's c_j by up to 2.9e-11
+// relative at h = 1e-4).
 // On request the cells carrying mass also get the same two numbers for each of their halves
 // (Cells::c_lo .. d_hi), from which the optimistic side bounds the chord's gap inside a cell
 // about twice as tightly as from (c_j, d_j) alone (split tents, pld_connect_dots.hpp); cells far
@@ -56,7 +56,7 @@ using hockeystick::detail::SplitScale;
 
 // The accuracy the PMFs assume of a cell's two numbers beyond the edges' loss error: c_j and d_j
 // together within cell_round_off (c_j + d_j) of their exact values, |dc| + |dd| <= 32u (c + d).  Measured
-// against 40-digit integrals (session 19: bench/README.md), at most 13.8u for the subsampled Gaussian's
+// against 40-digit integrals, at most 13.8u for the subsampled Gaussian's
 // cells (compensated sums, exact exponents), a few u for Laplace's closed forms and atoms.  The optimistic
 // side raises each tent by it and rounded_down_pmf lowers by it; pessimistic_pmf raises each mass by what
 // it can add there (pld_connect_dots.hpp).
@@ -94,7 +94,7 @@ inline void add_atom(Cells& cells, double lam, double m) {
     const std::int64_t n = static_cast<std::int64_t>(cells.c.size());
     // Offsets from the grid are taken from the exact grid loss k h (a double-double, two_prod), not
     // from fl(k h): near l = 741 that rounding is 1e-13, which moved atoms up by as much on the
-    // optimistic side (review of session 11).  The offset's own rounding is a loss error the
+    // optimistic side.  The offset's own rounding is a loss error the
     // caller charges with the snap (Cells::snapped), 0 wherever the subtractions are exact.
     const auto offset_from = [&](double k) {
         const double_double kh = two_prod(k, h);
@@ -272,8 +272,8 @@ std::pair<double, double> cell_integrals(const M& mech, double xa, double xb, do
 // the connect-the-dots sides allow for cell_round_off (32u) of c + d (pld_connect_dots.hpp:
 // rounded_down_pmf, the tents); the exponent's argument is kept exact to first
 // order (gaussian_exponent.hpp), so the far tails carry no |argument| u either), then the sums
-// (compensated), each cell's in for_each_node's order (bench/README.md, "Session 18": W4's CPU).  Against 40-digit
-// integrals at the core's own edges (session 19, bench/README.md) |dc| + |dd| is at most 13.8u of c + d
+// (compensated), each cell's in for_each_node's order.  Against 40-digit
+// integrals at the core's own edges |dc| + |dd| is at most 13.8u of c + d
 // (c alone 6.3u in the remove direction, 16u in the add direction, whose w is a few u off throughout a cell).
 
 // A kernel's density exponent: at node dx, l - (v/s)^2 / 2 with v = (base + dx) + shift, as

@@ -82,13 +82,12 @@
 // shorter, which certifies every bin past a band end K as dropped (pld_band_spectrum.hpp: the samples'
 // moduli, their error and a Lipschitz bound between them), and the bins below K by direct sums
 // (pld_direct_spectrum.hpp, each within delta_direct < the FFT's bound): the same bins are kept and
-// charged as with the full transform, at K n products instead of a length-m transform (G1's sigma 3.5,
-// q 0.1, 10^5 rounds: 17 -> 11 ms per side).  Where the backend transforms in long double, a band whose
+// charged as with the full transform, at K n products instead of a length-m transform.  Where the backend transforms in long double, a band whose
 // block moments cost less than its direct sums takes them instead (pld_taylor_spectrum.hpp: about N n
 // products, N ~ 12-14, and N transforms of length m / B), kept in long double within delta_taylor, so
 // with direct bins most many-round one-term items are band rows (no length-m forward transform in double
 // or long double), and a full row whose long-double band costs less from block moments than from the
-// long-double transform takes those (G1's 20 sample blocks 5.2-5.3 -> 4.7-4.8 CPU s).  A band found wider
+// long-double transform takes those.  A band found wider
 // than estimated takes the full transform.
 //
 // Domain: all factors on one grid h, counts >= 0 (0 ignored), at least one positive count;
@@ -202,9 +201,8 @@ constexpr std::int64_t kParallelItems = 4;
 // charge at those bins, about c delta (2 sum |X|^(2(c-1)))^(1/2) (the spectral_l2 part of
 // total_error), reaches kDirectMinCharge: many rounds, where the power amplifies delta about
 // c-fold; below it the direct bins would move delta by less than 1e-11, a hundredth of the delta of
-// 1e-9 a G1-style epsilon bracket still reads (1e-10 left sigma 0.576, q 1e-4, 295 rounds at
-// [7.3e-10, 1.01e-9]: its rows' charge estimate was 9.4e-11; G1's 40 sample blocks met 36 more points
-// at the same CPU with 1e-11).  Only where long double
+// 1e-9 a G1-style epsilon bracket still reads (a threshold of 1e-10 leaves sigma 0.576, q 1e-4, 295
+// rounds at [7.3e-10, 1.01e-9], its rows' charge estimate 9.4e-11, short of G1's criterion).  Only where long double
 // is x86-64's 80-bit format (64 bits: fast in hardware), where the power of the direct bins is
 // also taken in long double, its rounding charged with u_L = 2^-64 instead of u.
 constexpr double kDirectMinCharge = 1e-11;
@@ -243,7 +241,7 @@ struct SpectralReads {
 // where the bins fit pld_spectral_profile.hpp's bounds and reading them (about log2(width) + 3 thresholds per
 // search, one per point, `live` terms each) costs less than the inverse transform of length m and the window;
 // kSpectralTermCost: one term's cost in units of m log2 m of the transform (W4's items, about 28 bins of
-// m ~ 11,700: the spectral read costs less up to 4 searches per item; bench/README.md "Session 33").
+// m ~ 11,700: the spectral read costs less up to 4 searches per item).
 constexpr double kSpectralTermCost = 80.0;
 inline bool spectral_read(std::int64_t live, std::int64_t m, std::int64_t width, const SpectralReads& reads) {
     if (reads.searches + reads.points <= 0 || !spectral_bins_fit(std::max<std::int64_t>(live, 1), m)) return false;

@@ -100,9 +100,10 @@ namespace detail {
 // rounding of the masses (a few u: pessimistic_pmf) and of the product.  Down (optimistic):
 // 1 - e - 4u <= e^{-e} less the product's rounding; the optimistic side charges the cells' own
 // round-off in its tents (cell_round_off), so this factor is the edges' alone.  Each is rounded
-// outward once more.  Before session 21 both were 1 +- 4e, the pessimistic one covering the cells'
-// round-off in aggregate only: it now gets its own pointwise term (pessimistic_pmf), and near delta = 1,
-// where T rounds' factor is an absolute excess of about T (G - 1), the bracket is about 4 times tighter.
+// outward once more.  The cells' round-off on the pessimistic side is a pointwise term of its own
+// (pessimistic_pmf), not part of this factor: near delta = 1, where T rounds' factor is an absolute
+// excess of about T (G - 1), a factor of 1 +- 4e covering it in aggregate would leave the bracket about
+// 4 times wider.
 inline double cells_loss_shift(const Cells& cells) {
     const double s = cells.snapped + cells.edge_error;
     return s > 0.0 ? std::nextafter(s, std::numeric_limits<double>::infinity()) : 0.0;
@@ -208,8 +209,8 @@ struct GapBound {
     double top() const { return n == 0 ? 0.0 : *std::max_element(height, height + n); }
     // The chord (1 - theta) e_lo + theta e_hi (e's >= 0) must clear each kink by its round-off: the
     // sum's own (3u), and a kink's theta computed to within 2u relative, which moves the chord at it by
-    // up to 2u (e_lo + e_hi); a margin of 8u (height + e_lo + e_hi) covers both (review of session 11:
-    // a chord met exactly at an atom's apex rose 3e-17 above the true curve).
+    // up to 2u (e_lo + e_hi); a margin of 8u (height + e_lo + e_hi) covers both (without it a chord
+    // meeting an atom's apex exactly can rise 3e-17 above the true curve).
     static double margin(double height, double e_lo, double e_hi) {
         return 4.0 * std::numeric_limits<double>::epsilon() * (height + e_lo + e_hi);
     }
@@ -337,7 +338,7 @@ inline CellGaps cell_gaps(const Cells& cells, std::int64_t j, const HalfStep& ha
 // The computed rho_j are the reference (convex_minorant's comment): the recursion's own rounding, up to
 // 4u per step and relative 4 (top - j) u in the worst case, is not charged.  (A double-double recursion
 // that charged it, with e^{-h} as 1 + expm1(-h), cost 60 % more on the optimistic side and lost accuracy
-// beyond h = log 2; session 11.)
+// beyond h = log 2.)
 struct GridProfileValues {
     std::vector<double> H, rho, H_error;  // indices 0..top+1
 };
@@ -378,7 +379,7 @@ inline LoweredChord lowered_chord(const Cells& cells, std::int64_t top, const Gr
     const std::vector<double>& H = profile.H;
     // A pinned point is set to a certified lower bound of the profile there, H_j - H_error_j: the masses
     // below it are the chord's second differences, so their curve is the chord less its value at the
-    // pin, which must not be below zero (review of session 11)
+    // pin, which must not be below zero
     const auto pinned = [&profile](std::int64_t j) { return std::max(profile.H[j] - profile.H_error[j], 0.0); };
     const std::int64_t n = static_cast<std::int64_t>(cells.c.size());
     const auto& c = cells.c;
@@ -473,8 +474,8 @@ inline double grid_loss(const Cells& cells, std::int64_t j) { return static_cast
 // A block keeps its width W as a logarithm relative to its anchor grid point A = max(first, 0),
 // W = g_A e^{log_width}, so that the exponentials of the masses take arguments of the size of the
 // block's span in loss, not of the losses themselves (an absolute log width near l = 741 carried
-// 741 u of round-off into every pooled mass: an atom there got P-mass 1 + 1.1e-13 and a lower
-// delta(0) above 1, review 10 of session 10).  It also keeps bounds on the round-off of its rise
+// 741 u of round-off into every pooled mass: an atom there would get P-mass 1 + 1.1e-13 and a lower
+// delta(0) above 1).  It also keeps bounds on the round-off of its rise
 // and of its log width; two blocks are pooled only when their slopes are out of order beyond that
 // round-off (a pool of blocks whose slopes are in order would lift the line above the point
 // between them; blocks left unpooled while out of order within round-off leave a tiny negative
@@ -635,7 +636,7 @@ inline std::vector<double> minorant_masses(const Cells& cells, const std::vector
     // the closed form at every grid point below the pin (one branch-free pass), then the points next
     // to or inside pooled blocks, and the pin, replaced
     // where a product may be subnormal (a value below 2^-969) it errs by up to 2^-1075 absolute, which
-    // no relative charge covers (review of session 11): a floor of 64 such errors, amplified by
+    // no relative charge covers: a floor of 64 such errors, amplified by
     // 1 / (e^h - 1), on those values only (a mass computed exactly 0 stays 0: a floor there would
     // leave a debt at the top)
     const double tiny = 64.0 * std::numeric_limits<double>::denorm_min() * (1.0 + inv_em1);
