@@ -117,12 +117,12 @@ class SubsampledGaussianPLD:
     With ``accuracy``, ``.epsilon(delta)`` also sizes its truncations to the smallest delta asked
     (``truncation.tails``): the remove direction's discretization and the composed windows drop up to
     0.05 accuracy x delta each, all of it charged, instead of ``tail`` (never less than ``tail``):
-    shorter windows, so less round-off and fewer transform points (W3: 19-20 -> 13 ms, a narrower bracket);
+    shorter windows, so less round-off and fewer transform points (on W3 a narrower bracket, in less time);
     ``delta_accuracy="epsilon"`` sizes its truncations to ``DELTA_FLOOR`` the same way (the one-round tail
     the least over the rounds values of a (sigma, q), which share that discretization).
 
-    ``delta_accuracy="epsilon"`` measures a ``.delta`` bracket in epsilon instead, as issue 18
-    states its goal (G1's criterion, the lead's decision): [lo, up] at eps implies the certified
+    ``delta_accuracy="epsilon"`` measures a ``.delta`` bracket in epsilon instead (G1's criterion,
+    docs/references.md): [lo, up] at eps implies the certified
     epsilon bracket [eps1, eps] at delta = up, and an argument is done once that is no wider than
     ``accuracy``, or once up < ``DELTA_FLOOR``: the bracket then certifies delta < 1e-9 at eps, far
     below any delta a user targets, and no accountant defines an epsilon bracket there (the lower
@@ -135,9 +135,9 @@ class SubsampledGaussianPLD:
     eps + d, d in ``epsilon_width.RIGHT_OFFSETS`` (``epsilon_width.certified_epsilon_width``), and from
     monotonicity through a certified lower bound at eps - d, d in ``epsilon_width.LEFT_FRACTIONS`` times
     ``accuracy`` (``epsilon_width.left_epsilon_width``: d once that lower bound exceeds up; where delta falls
-    steeply, near 1e-9, the chord's width is 10-20x the left one's, so such points refined no further:
-    G1's sigma 3.13, q 8.9e-4, 10^5 rounds, eps 0.5 stopped at [2.8e-10, 1.3e-9], chord width 0.39, and
-    now meets at h 8e-5, [5.0e-10, 7.5e-10]); the lower side at eps is also raised to the certified lower
+    steeply, near 1e-9, the chord's width is 10-20x the left one's, so with the chord alone such points
+    refine no further: sigma 3.13, q 8.9e-4, 10^5 rounds, eps 0.5 would stop at [2.8e-10, 1.3e-9], chord
+    width 0.39, and meets at h 8e-5, [5.0e-10, 7.5e-10]); the lower side at eps is also raised to the certified lower
     sides at eps + d (delta does not increase; never to those at eps - d); the returned delta bounds are
     certified either way, only the stopping rule differs.
     Its grids: a point whose sampling rate is small and below its first grid starts just below the rate
@@ -249,7 +249,7 @@ class SubsampledGaussianPLD:
         return raised
 
     # a step to the grid a point was on takes direct bins in every row whose estimated charge reaches this, a
-    # 10^4th of the floor's delta (``_step_batches``; 0 as well: G1's 40 sample blocks within noise of both)
+    # 10^4th of the floor's delta (``_step_batches``; 0 would do as well: the cost is the same within noise)
     SAME_GRID_DIRECT_CHARGE = 1e-13
 
     # complement factors kept for the last few (sigma / sensitivity, q, h): a refinement step's rows share them
@@ -264,10 +264,10 @@ class SubsampledGaussianPLD:
         the complement's (``complement.delta_brackets``: 1 - delta bounded with relative accuracy, from a
         dominating PMF with masses taken from below and a test on the cells' labels; there the composed
         PMFs' relative errors per mass, T-fold, leave a gap of a few 1e-10 while 1 - delta is ~1e-8: sigma
-        0.5, q 0.1, 1600 rounds, eps 0.5, h 1e-3: 1 - delta in [8.546e-9, 9.065e-9] before, [8.7878e-9,
-        8.7885e-9] after).  The lower side comes from the remove direction's test (it sets delta near 1 in
-        G1: the add direction's complement is the larger there), the upper side from both directions, the add
-        one's composed only where ``adds[i]`` (its certified upper side from the composed PMFs, where known) is
+        0.5, q 0.1, 1600 rounds, eps 0.5, h 1e-3: 1 - delta in [8.546e-9, 9.065e-9] from the composed PMFs,
+        [8.7878e-9, 8.7885e-9] from the complement).  The lower side comes from the remove direction's test
+        (it sets delta near 1 in G1: the add direction's complement is the larger there), the upper side from
+        both directions, the add one's composed only where ``adds[i]`` (its certified upper side from the composed PMFs, where known) is
         not already below the remove direction's.
         Points sharing (sigma / sensitivity, q, h) are composed together; a group whose factors or
         compositions cannot be built (ValueError: too many cells, a window above the cap) is left as it is.
@@ -327,12 +327,11 @@ class SubsampledGaussianPLD:
         ``blocks``: where q < h (``two_resolution.applies``), the lower side is composed from blocks of
         rounds built on a grid finer than q and merged onto h (``two_resolution``): on the fixed grid a
         user picked, it is within ~1 % of the fine-grid delta where the one-round lower side is 0
-        (sigma 0.5, q 1e-4, 10^4 rounds, eps 1, h = 1e-3: 1.778e-5 against 0, truth 1.781e-5), for
-        0.4-1.7 CPU s per (sigma, q, h); where the fine grid's one-round PMF would pass
+        (sigma 0.5, q 1e-4, 10^4 rounds, eps 1, h = 1e-3: 1.778e-5 against 0, truth 1.781e-5), at the cost
+        of composing on the fine grid; where the fine grid's one-round PMF would pass
         ``two_resolution.FINE_CELLS`` (small sigma reaches far in loss) the one-round lower side is
         kept.  The ``accuracy=`` refinement does not ask for it: its grids are driven by the upper side
-        and by the round-off charges (direct bins), so G1's 20 blocks spent 0.71 instead of 0.46 CPU s per block for
-        the same points met (bench/README.md, "Branch blind").
+        and by the round-off charges (direct bins), so the blocks would cost more for the same points met.
         """
         missing = [p for p in points if (*p, h, optimistic) not in store]
         if not missing:
@@ -467,8 +466,8 @@ class SubsampledGaussianPLD:
         below ``DELTA_FLOOR`` at every argument, with those upper values: done (``_width``), with 0 for a
         lower bound.  ``_refined`` asks it of the points that would start below their sampling rate
         (``_unblinded_start``): that grid is fine and composed with direct bins, and many of G1's rows lie
-        below the floor at every eps (20 random blocks: 544 of their 1000 rows, 402 of them starting below the
-        rate, which cost 0.55 of the blocks' 5.1 CPU s; on the span grid, 1-3 % of that).
+        below the floor at every eps (about half of them), which the span grid shows for a few per cent of the
+        fine grid's cost.
 
         Delta grows with the rounds, so per (sigma, q, sensitivity) the points that settle are those with the
         fewest rounds: the fewest-rounds point is tried alone, and where it settles a bisection over the rounds
@@ -533,7 +532,7 @@ class SubsampledGaussianPLD:
         ``delta_accuracy="epsilon"`` the certified epsilon width at delta = up
         (``epsilon_width.certified_epsilon_width``, the least over the shifted arguments that follow
         the own ones in ``x``), and 0 (done) where up < DELTA_FLOOR: the bracket then certifies
-        delta < 1e-9 at that eps, which is G1's floor rule (issue 18), and no grid certifies an
+        delta < 1e-9 at that eps, which is G1's floor rule (docs/references.md), and no grid certifies an
         epsilon bracket there (the lower side is 0 and the upper one h-independent charges, such as
         T x 5e-16 of round-off and the mass at +infinity), so refining could not help; 0 too where
         lo >= DELTA_CEILING = 1 - 1e-9, the same rule at the other end (the bracket certifies delta >
@@ -656,12 +655,11 @@ class SubsampledGaussianPLD:
           lands near the coarsest grid that certifies; GAP_TARGET 1 met the same points as 0.25 and 0.5
           on G1's 20 blocks (2: one fewer, 4: 22 fewer);
         - where no gap is read because the upper side is flat (a delta of 1 - 1e-7 at every eps),
-          ``CAPPED_STEP`` h (h / 32, g1c's step for every capped argument);
+          ``CAPPED_STEP`` h (h / 32);
         - where no gap is read because the lower side is 0 at q >= h (an upper delta of 1e-9 to 1e-8, whose
           optimistic side the round-off charge took to 0), ``NO_LOWER_STEP`` h (h / 4): h / 32 went 4-8x finer
           than the grid that meets them (sigma 2.05, q 7.8e-3, 10^4-10^5 rounds: from h = 1.8e-3 to 5.7e-5,
-          where a single grid of 2.3e-4 to 4.5e-4 meets every eps); on 8 of G1's lighter blocks the CPU fell
-          from 2.97 to 2.43 s with 4 more points met;
+          where a single grid of 2.3e-4 to 4.5e-4 meets every eps), so h / 4 costs less and meets more;
         - ``blind`` ones (lower side 0 at the sampling rate ``q`` < h: the optimistic side is loose while h is
           near q or above) keep the h^2 jump of their cap eps, h 0.9 sqrt(accuracy / eps) (h / 35 to h / 45
           at eps 10), or the ladder's rung below q where that jump stays above it and q > FINEST_INTERVAL (sigma 0.5, q 1e-4, 1600
@@ -670,11 +668,11 @@ class SubsampledGaussianPLD:
           jump went 4-10x finer than the rung below q that meets most of G1's blind rounds values; where q is
           larger it is still taken (the rung below q / 1.2 instead lost 200 of 1000 points at sigma 0.576,
           q 5.5e-3, whose widths then fell too slowly to be followed).
-          Tried instead (branch capped, bench/README.md): h = q, q / 2, q / 4 on the ladder (lost up to
-          200 of the 20 blocks' met points: sigma 0.58, q 5.5e-3 needs h ~ q / 17); the rung below q, then
-          one more step by the gap or the h^2 rule where the lower side rises (met +17 and cheaper at
-          sigma 0.5, q = 1e-4, where the bracket turns tight between h = 1.13e-4 and 8e-5, but -98 points
-          on another 20 blocks, q 6e-4 to 1.3e-3, or up to 5x the CPU where the lower side is round-off).
+          Alternatives that do worse: h = q, q / 2, q / 4 on the ladder (lose up to
+          200 of 1000 G1 points: sigma 0.58, q 5.5e-3 needs h ~ q / 17); the rung below q, then
+          one more step by the gap or the h^2 rule where the lower side rises (better at sigma 0.5,
+          q = 1e-4, where the bracket turns tight between h = 1.13e-4 and 8e-5, but ~100 fewer points met
+          at q 6e-4 to 1.3e-3, and up to 5x the CPU where the lower side is round-off).
 
         The finest of those, at most 0.9 h.
         """
@@ -709,9 +707,9 @@ class SubsampledGaussianPLD:
         eps.  G itself shrinks like h^2 and foretells the next grid's width: over the wide arguments of G1's 40
         sample blocks' first grids, the width on the next grid was G (h_next / h)^2 times 10^(-0.10 .. 0.04)
         (quartiles; 95 % below 1.6x), where the width's own h^2 law overestimated it 3.3x at the median.  Those
-        arguments therefore step by G, to half the tolerance (OFFSET_GAP_TARGET): the refined grids' inverse
-        transforms fell 14-19 % on two 40-block samples, every point meeting G1 as before (bench/README.md,
-        session 30); the others keep the h^2 law of their width (``_next_interval``)."""
+        arguments therefore step by G, to half the tolerance (OFFSET_GAP_TARGET), to coarser refined grids than
+        the width's law asks, meeting G1's criterion at the same points; the others keep the h^2 law of their
+        width (``_next_interval``)."""
         assert self.accuracy is not None
         wide = (width > self.accuracy) & ~skip
         if not wide.any():
@@ -815,8 +813,8 @@ class SubsampledGaussianPLD:
         no law is read from it: the h^2 law is assumed where the width is now within ``NEAR_CAPPED`` times
         the tolerance (sigma 0.549, q 0.048, 5964 rounds, eps 1.5-3.5: capped at 4.1e-2, 0.011-0.014 at
         3.6e-3, met one rung finer), and the argument is not followed otherwise (sigma 0.728, q 0.023,
-        68665 rounds, eps 6.5 capped at h = 2.9e-2, 0.43 wide at 9e-4: a fit through the cap asked for
-        1.4e-5 and 6 CPU s, the h^2 law for 1.1 CPU s over the block, for nothing met)."""
+        68665 rounds, eps 6.5 capped at h = 2.9e-2, 0.43 wide at 9e-4: a fit through the cap asks for
+        h = 1.4e-5, and the h^2 law for a grid 5x cheaper, neither meeting the point)."""
         assert self.accuracy is not None
         rest, rest0 = width - alone, width0 - alone
         target = 0.9 * self.accuracy - alone
@@ -850,10 +848,10 @@ class SubsampledGaussianPLD:
         2.3e-8 at h = 6.4e-4, met on a grid below q), and where the upper side is above ``NEAR_ONE`` while
         the cells' edge factor is less than half the gap (a flat upper side drops by nothing, and what decides
         there is the lower side reaching ``DELTA_CEILING``: sigma 0.728, q 0.023, 82864 rounds, met at h / 32;
-        without this rule G1's sigma 0.8, q 0.034 block took 4.6 CPU s instead of 0.76, in same-grid
+        without this rule a block such as sigma 0.8, q 0.034 costs about 6x more in same-grid
         recompositions with direct bins).  Where the edge factor is half the gap or more, no grid narrows it:
-        followed, it took G1's sigma 0.549, q 0.048 block to h = 1.4e-5 at 5964 rounds, 7.9 CPU s against
-        0.45, for no point met.  A finer grid does not narrow that part (it only adds to the round-off); the
+        followed, it takes a block such as sigma 0.549, q 0.048 to h = 1.4e-5 at 5964 rounds, at about 17x
+        the cost, for no point met.  A finer grid does not narrow that part (it only adds to the round-off); the
         direct DFT bins narrow the round-off part (``_next_interval``)."""
         if not by_epsilon:
             return None
@@ -951,11 +949,11 @@ class SubsampledGaussianPLD:
         most ``BLIND_START_REACH`` times finer.  A blind first grid only shows that a finer one is needed,
         and its optimistic side is the costliest composition of the block (at q < h its grid variance is ~0,
         so its Chernoff window spans the rounds' whole reach: sigma 0.8, q 8.9e-4, first grids 1.8e-3 to
-        9e-4, 1.9 of the block's 2.8 CPU s); the blind step then jumped to the h^2 rung of the widest cap
-        eps, 4-10x finer than the rung below q that meets most rounds values.  On G1's 10 x 10 block map
-        this start took 76 -> 44 CPU s with 178 more points met.  Above ``BLIND_START_RATE`` the deltas of
+        9e-4: two thirds of the block's CPU); the blind step then jumps to the h^2 rung of the widest cap
+        eps, 4-10x finer than the rung below q that meets most rounds values, so starting below q costs less
+        and meets more points.  Above ``BLIND_START_RATE`` the deltas of
         the blind rounds values are large (q 0.016 from ~5000 rounds: delta ~ 1 at small eps), a coarse
-        grid already meets them and the rung below q cost more (0.74 -> 1.07 s at sigma 0.5, q 0.016); past
+        grid already meets them and the rung below q costs more (about 1.4x at sigma 0.5, q 0.016); past
         ``BLIND_START_REACH`` (sigma 0.5-0.6, q 1e-4: 2.6e-3 against 8e-5) every rounds value would compose
         a window of ~10^6 points, where the blind step after a coarse grid costs less."""
         if q >= start or q > self.BLIND_START_RATE or q <= self.FINEST_INTERVAL:
@@ -1194,12 +1192,12 @@ def _fixed_part(pmf: GridPMF, eps: np.ndarray, values: np.ndarray) -> np.ndarray
     (pld_connect_dots.hpp's ``edge_factor``, e = pld_cells.hpp's ``edge_error``, reported in the loss shift),
     so the composed curve carries a relative excess of about ``loss_shift`` (the optimistic side's), or
     what the pessimistic finite mass exceeds 1 by (it adds the cells' round-off: measured 1.09-1.14
-    loss_shift, 3.9e-9 after 47149 rounds at sigma 0.73, q 0.023, at every h; 4 loss_shift before session
-    21), which near delta = 1 is most of the gap.  These stay as the grid shrinks (the charge even grows with the window); the
+    loss_shift, 3.9e-9 after 47149 rounds at sigma 0.73, q 0.023, at every h), which near delta = 1 is most
+    of the gap.  These stay as the grid shrinks (the charge even grows with the window); the
     direct DFT bins (``compose_all``'s ``direct_bins``) cut the round-off charge ~100x.  Two rows: the
     part without the edge factor, and the edge factor (which ``_charge_width`` counts near delta = 1 only:
-    counted everywhere, G1's sigma 2.05, q 0.1 block took 1.6 CPU s instead of 0.67, in same-grid
-    recompositions with direct bins).  A model for sizing the next grid
+    counted everywhere, it would send blocks such as sigma 2.05, q 0.1 into same-grid recompositions with
+    direct bins at over twice the cost).  A model for sizing the next grid
     (``SubsampledGaussianPLD._charge_width``), not a bound."""
     at = pmf._curve_argument(np.asarray(eps, dtype=np.float64))
     if pmf.pessimistic:
