@@ -1,8 +1,8 @@
 """Certified bounds on delta near 1, read from bounds on its complement 1 - delta.
 
 Where T rounds leave delta(eps) within ~1e-7 of 1 (sigma 0.5-0.8, q 0.03-0.1, hundreds of rounds and
-more: 6,991 of G1's 10^6 points), the composed PMFs bracket delta only to a few 1e-10 whatever the grid
-(bench/README.md, session 23): each round's masses carry a relative error (the cells' round-off, their
+more: 6,991 of G1's 10^6 points), the composed PMFs bracket delta only to a few 1e-10 whatever the grid:
+each round's masses carry a relative error (the cells' round-off, their
 edges' factor e^{+-e}, the suffix sums' slack) that T rounds turn into an absolute error of delta, while
 1 - delta itself is ~1e-8 there and its epsilon width needs it to ~0.2 %.  On the complement every such
 error stays relative.  With L_T the loss of the T-fold composition under P,
@@ -144,8 +144,8 @@ def balancing_tilt(masses: np.ndarray, k_lo: int, h: float, offset: float = 0.0)
 
     def tilted_mean(lam: float) -> float:   # its sign: the mean times a positive number
         w = log_mass - lam * loss
-        # an elementwise product and sum, not np.dot: a long dot product wakes OpenBLAS's threads, whose
-        # spinning after it took 6.5 % of G1's CPU samples (perf)
+        # an elementwise product and sum, not np.dot: a long dot product wakes OpenBLAS's threads, which
+        # then spin on cores the PLD's own threads need
         return float((np.exp(w - w.max()) * (loss - offset)).sum())
 
     if tilted_mean(0.0) <= 0.0:

@@ -138,8 +138,8 @@ def delta_sides(points: Sequence[Point], hs: Sequence[float], xs: Sequence[np.nd
     ``accuracy`` the caller refines for, the truncations are sized to ``settled`` (``truncation.tails``: a delta
     below it needs no resolving, so each truncation's charge stays within 0.05 accuracy x ``settled``); the
     remove direction's one-round tail is the least over the points of its (sigma, q, sensitivity) in the call, so
-    that one discretization still serves every rounds value of the pair (a tail per rounds value split it: G1's 20
-    sample blocks 6.62 CPU s against 6.44 with ``tail`` there; shared, 5.8-5.9 against 6.25-6.31).
+    that one discretization still serves every rounds value of the pair (a tail per rounds value would split it
+    into one discretization per rounds value, costing more than the shorter windows save).
     """
     workers = threads or None
     rounds_tails, windows = _shared_tails(points, settled, tail, accuracy)

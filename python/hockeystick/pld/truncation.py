@@ -18,16 +18,15 @@ most s / 2 of it, s = ``SHARE_OF_ACCURACY`` x accuracy, at the largest rung of a
 1e-15 to ``MAX_TAIL`` that stays within that, and never below the user's ``tail``.  An error s delta in delta
 moves epsilon by s delta / |d delta / d eps|, about s / 7 on W3 (q = 1e-3, sigma = 0.8, 10^5 rounds,
 delta = 1e-5), so ~1.4 % of the accuracy, and the smaller window's round-off charge pays it back: W3's bracket
-at accuracy 1e-3 narrows from [2.57460, 2.57543] to [2.57462, 2.57542] (t_round = 5.6e-12, t_window = 1e-11)
-for 13 instead of 19-20 ms of CPU.  Either way the bracket is certified: the tails only decide its width and
+at accuracy 1e-3 narrows from [2.57460, 2.57543] to [2.57462, 2.57542] (t_round = 5.6e-12, t_window = 1e-11),
+in less time.  Either way the bracket is certified: the tails only decide its width and
 its cost.  The add direction keeps ``tail`` (its mass beyond each end is tail / 2, with no factor q).
 
 ``.epsilon(delta)`` resolves the deltas asked.  ``delta_accuracy="epsilon"``'s delta(eps) resolves none below
 its floor (1e-9, ``DELTA_FLOOR``), so its truncations are sized to that (t_window = 1.8e-13 at accuracy 1e-2),
 each one-round tail the least over the rounds values of its (sigma, q) in a call, whose discretization they
-share (``dominated_direction.delta_sides``): G1's 20 sample blocks 5.8-5.9 instead of 6.9-7.1 CPU s, seven more
-points met; its heaviest block (sigma 0.5, q 1e-4), whose long one-round loss tail widened every window,
-2.9 -> 2.5 s.
+share (``dominated_direction.delta_sides``): the shorter windows cost less and meet more of G1's points,
+most where a long one-round loss tail (sigma 0.5, q 1e-4) would widen every window.
 """
 
 from __future__ import annotations

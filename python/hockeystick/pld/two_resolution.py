@@ -2,8 +2,7 @@
 
 While q < h, one round's loss bulk (spread about q sqrt(e^{1/s^2} - 1), s = sigma / sensitivity) sits
 inside one or two cells of the grid h, and any lower PMF of one round on that grid loses nearly all of
-it (the optimistic side, pld_connect_dots.hpp, pins to 0 or pools over the bulk: "Branch g1d" in
-bench/README.md).  Here the lower side of 2^j rounds is built as a block instead:
+it (the optimistic side, pld_connect_dots.hpp, pins to 0 or pools over the bulk).  Here the lower side of 2^j rounds is built as a block instead:
 
 1. one round's optimistic PMF on the fine grid h_f = h / N (N = 2^m, the least with h_f <= q / 3;
    h = N h_f exactly, so every fine loss is a whole number of fine steps from a coarse point);
