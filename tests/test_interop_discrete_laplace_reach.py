@@ -1,6 +1,6 @@
 """Discrete Laplace losses far beyond any useful privacy: refused naming the event's field, or a
 certified answer; never an int64 index that wraps (an upper epsilon of 2^31 where the truth is 1e10),
-a NaN, or a search that cannot close (review of session 7)."""
+a NaN, or a search that cannot close."""
 import math
 
 import pytest

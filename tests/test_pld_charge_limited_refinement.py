@@ -46,9 +46,8 @@ def _epsilon_width(sigma: float, q: float, rounds: int, lo: np.ndarray, up: np.n
 def test_an_argument_whose_charges_fit_the_tolerance_is_refined_until_met(visited_grids):
     """sigma 3.276, q 0.016, 2812 rounds: on the first grid (6.4e-4) only eps = 1.5 is too wide by the chords
     to the right, its delta ~1.2e-9 and part of its gap round-off charge; what no grid removes leaves it
-    below 0.9 of the tolerance, so it is not charge-limited: finer grids (with direct bins) met it (with the
-    rule at half the tolerance it stopped after a same-grid recomposition at width 0.0149; the review of
-    branch refine).  Since the lower sides left of eps certify widths too (``left_epsilon_width``), that
+    below 0.9 of the tolerance, so it is not charge-limited: finer grids (with direct bins) meet it (a rule
+    at half the tolerance would stop after a same-grid recomposition at width 0.0149).  Since the lower sides left of eps certify widths too (``left_epsilon_width``), that
     first grid meets it: delta falls ~6 % per 0.01 of eps there.  The bracket overlaps the fixed grids'
     certified brackets."""
     lo, up = _refined(3.276, 0.016, 2812)
@@ -115,10 +114,10 @@ def test_blind_arguments_step_below_the_sampling_rate_and_meet_the_tolerance(rou
 def test_a_gap_near_one_set_by_the_cells_edge_factor_is_not_refined(visited_grids):
     """G1's block sigma 0.549, q 0.048 (all 50 rounds values): from ~5000 rounds delta is within 1e-6 of 1,
     and much of the gap there is the cells' edge factor (each round's masses scaled by about e^{+-e}, e the
-    edge error: ~loss_shift = 6e-10 on each side after 5964 rounds, at every h; 1 +- 4e, 2.4e-9, before
-    session 21), which ``_fixed_part`` counts as what no grid removes.  While a point above NEAR_ONE counted as grid-led whatever its gap, the refinement
-    followed 5964 rounds down to h = 1.4e-5 (7 of the block's 7.9 CPU s) for no point met; now the block
-    stops on the grids it visited before the edge factor (the finest 9e-4).  Its brackets still hold every
+    edge error: ~loss_shift = 6e-10 on each side after 5964 rounds, at every h), which ``_fixed_part`` counts
+    as what no grid removes.  Were a point above NEAR_ONE counted as grid-led whatever its gap, the refinement
+    would follow 5964 rounds down to h = 1.4e-5 for no point met; the block stops on the grids it visits
+    before the edge factor decides (the finest 9e-4).  Its brackets still hold every
     fixed grid's at 5964 rounds."""
     rounds = np.round(np.logspace(1, 5, 50))
     lo, up = SubsampledGaussianPLD(sigma=0.5493, sampling_rate=0.04833, rounds=rounds[:, None], accuracy=1e-2,

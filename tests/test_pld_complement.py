@@ -106,7 +106,7 @@ def test_bracket_overlaps_the_composed_pmfs_certified_bracket(sigma, q, rounds):
 
 def test_g1_near_one_point_is_resolved_to_the_epsilon_tolerance():
     """G1's sigma 0.5, q 0.1, 1600 rounds: 1 - delta ~ 1e-8, where the composed PMFs alone left a gap of
-    ~6 % of it (session 23: [8.457e-9, 9.215e-9] at eps 0.5); the accountant now takes the complement's
+    ~6 % of it ([8.457e-9, 9.215e-9] at eps 0.5); the accountant takes the complement's
     bracket there, within 1e-3 of 1 - delta, and still around a finer grid's complement bracket."""
     eps = np.array([0.5, 2.0, 6.0])
     acc = SubsampledGaussianPLD(sigma=0.5, sampling_rate=0.1, rounds=1600, accuracy=1e-2, delta_accuracy="epsilon")
@@ -118,8 +118,8 @@ def test_g1_near_one_point_is_resolved_to_the_epsilon_tolerance():
 
 def test_g1_far_corner_keeps_a_relative_bracket_after_100000_rounds():
     """G1's sigma 2.471, q 0.1, 10^5 rounds, h 1e-3: 1 - delta ~ 1e-9 at eps 6.5, where the untilted
-    compositions' round-off charges (~1.1e-11 absolute) left it 1.1 % wide (session 25: 126 such G1 points
-    missed); tilted, the grid's own part is left, 0.3 %; and it overlaps a coarser grid's bracket."""
+    compositions' round-off charges (~1.1e-11 absolute) leave it 1.1 % wide (126 such G1 points would miss
+    the criterion); tilted, the grid's own part is left, 0.3 %; and it overlaps a coarser grid's bracket."""
     eps = np.array([6.5, 8.5])
     lo, up = _bracket(2.471, 0.1, 100000, 1e-3, eps)
     assert np.all(((1 - lo) - (1 - up)) / (1 - up) < 5e-3)

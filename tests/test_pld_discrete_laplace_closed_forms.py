@@ -1,4 +1,4 @@
-"""The trees3 branch's closed forms for lone and self-composed discrete Laplace accounting, against
+"""Closed forms for lone and self-composed discrete Laplace accounting, against
 the slow paths they replace and 50-digit mpmath.
 
 - ``discrete_laplace_atoms`` (atoms straight from the losses a (2x - s)): the lattice of

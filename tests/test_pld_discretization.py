@@ -36,8 +36,8 @@ def test_composed_pessimistic_mass_exceeds_one_by_about_the_loss_shift():
     """After 5964 rounds of sigma 0.5493, q 0.04833 (a G1 block whose near-one points the edge factor decides)
     the pessimistic finite mass exceeds 1 by about the composed loss shift T e (each round's factor is
     1 + e + e^2 + 16u, and the cells' round-off adds <= 64u e^h: pld_connect_dots.hpp), and the optimistic
-    mass falls short of 1 by at least T e (its factor is 1 - e - 4u).  Before session 21 both factors were
-    1 +- 4e: the excess was 4 T e, 5.9e-9 of the bracket near delta = 1 instead of 2.4e-9."""
+    mass falls short of 1 by at least T e (its factor is 1 - e - 4u).  Factors of 1 +- 4e would make the
+    excess 4 T e, 5.9e-9 of the bracket near delta = 1 instead of 2.4e-9."""
     d = pld.subsampled_gaussian(0.5493, 0.04833, value_discretization_interval=1e-3).self_compose(5964)
     for up, lo in zip(d.composed(True), d.composed(False)):
         excess = up.finite_mass + up.p_inf - 1.0
@@ -82,8 +82,8 @@ def test_gaussian_cell_masses_match_mpmath():
 def test_pmfs_are_valid_pairs(sigma, q):
     """Non-negative masses, P-mass <= 1 (the pessimistic side: 1, raised by the cells' edge factor
     1 + e + e^2 + 16u, e = edge_error, and by the cells' round-off, at most 32u (1 + e^h) of the mass:
-    pld_connect_dots.hpp), Q-mass sum p e^{-l} <= 1 (the same raise allowed).  Before session 21 the
-    factor was 1 + 4e: the bound below fails there (e is 1e-14 or more here)."""
+    pld_connect_dots.hpp), Q-mass sum p e^{-l} <= 1 (the same raise allowed).  A factor of 1 + 4e would
+    fail the bound below (e is 1e-14 or more here)."""
     for f in _factors(pld.subsampled_gaussian(sigma, q, value_discretization_interval=2e-3)):
         assert f.connect_dots
         raise_ = f.upper.loss_shift * (1 + 1e-6) + 100 * 2.0 ** -53  # the loss shift here is the edges' bound, e
@@ -202,7 +202,7 @@ def test_one_round_bracket_holds_the_exact_delta_on_coarse_grids(sigma, q, h):
 def test_cell_edges_lie_within_their_charged_loss_error(sigma, q, h, remove):
     """Every cell edge x^_j = x_of_loss(l_j) as the core computes it has a true loss L(x^_j) (mpmath, 50
     digits) within the cells' edge_error of the grid loss j h: the loss error the PMFs charge as their
-    loss shift (pld_cells.hpp, Cells::edge_error).  Before session 19 it was not charged (~1e-15 here)."""
+    loss shift (pld_cells.hpp, Cells::edge_error; ~1e-15 here)."""
     cells = _core.pld_subsampled_gaussian_cells(sigma, q, remove, h, 1e-15, 1 << 26)
     k = cells["k_lo"] + np.arange(len(cells["c"]) + 1)
     x, _ = _core._pld_subsampled_gaussian_edges(sigma, q, remove, k * h)

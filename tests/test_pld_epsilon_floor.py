@@ -1,4 +1,4 @@
-"""The ``delta_accuracy="epsilon"`` stopping rule under G1's criterion (issue 18, the lead's decision): an
+"""The ``delta_accuracy="epsilon"`` stopping rule under G1's criterion (docs/references.md): an
 argument whose certified upper delta is below DELTA_FLOOR (1e-9) is done, and the lower side at eps is
 raised by the certified lower sides at eps + d (delta does not increase).  The brackets stay certified."""
 

@@ -1,4 +1,4 @@
-"""Two fast paths of the trees2 branch against the slow paths they replace and 50-digit references.
+"""Two fast paths against the slow paths they replace and 50-digit references.
 
 - ``finite_atoms._lean_self_compose`` (a short self-composition in plain floats, on the atoms' own
   stride): the same atoms as the numpy dense path, masses within the charged round-off of the exact

@@ -2,28 +2,12 @@
 (cpp/include/hockeystick/pld_connect_dots.hpp) cannot change a single bit of its output.
 
 The pinned digests (SHA-256 of the float64 masses, plus k_lo, the mass at infinity and the
-connect-the-dots flag) were computed by this module's ``main`` on commit 4f02dd6, before the
-split of ``optimistic_pmf`` into phases, and recomputed in session 11 when every mass began to be
-lowered by a bound on its round-off and the blocks' log widths became relative to their anchors
-(tests/test_pld_optimistic_round_off.py: the masses moved by at most 3.9e-12, save four subsampled
-Gaussians at q 1e-3, remove (sigma 0.2, 0.6, 1.0), whose minorant had pooled a tail on round-off;
-their lower sides rose, still below the truth: sigma 0.2, h 0.01 at eps 10 from ~1e-15 to 9.5e-5, the
-truth 1.44e-4; sigma 0.6, h 0.01 at eps 0 from 1e-19 to 4.5e-5, the truth 6.0e-4).  The cases reach every phase: pins below the top,
-tangent-following at the bottom, pooling in the convex minorant, top atoms kept in place
-(atoms and Laplace), wide grids (log-width arithmetic) and the replace-one lower cells.
-Recomputed in session 18, when the cells' quadrature took its node exponentials from the AVX2 kernels
-(exp_arrays.hpp): the 49 subsampled-Gaussian cases moved by at most 3.3e-16 in any mass (relative: at
-most 7.1e-13, a mass of 2.7e-4 that the lowering of its round-off sets), their masses at infinity not at all.
-Recomputed in session 19, when the cells' edge error began to be charged (pld_cells.hpp, Cells::edge_error):
-every continuous case's masses scaled down by 1 - 4 e (e its edge error, 1.6e-14 to 2.4e-12; relative moves
-6.4e-14 to 9.6e-12, no mass rose), Laplace's likewise, the atoms' not at all.  Recomputed again when the
-Gaussian kernels' exponent became exact to first order (pld_cells.hpp, minus_half_square): upper masses moved
-by at most 4e-14 relative, lower ones by at most 5.6e-16 absolute (8.9e-10 relative, on a mass of ~1e-7 whose
-round-off lowering it sets).  And once more for the compensated cell sums and the tents raised by
-``cell_round_off`` (32u (c + d), was 4u): lower masses moved by at most 1.8e-14 absolute.
-Recomputed in session 21, when the optimistic edge factor became 1 - e - 4u (was 1 - 4e - 4u; the tents
-already carry the cells' round-off): 73 of the 76 cases moved, every lower mass rose, by at most 7.2e-12
-relative (3 e), none fell.
+connect-the-dots flag) are computed by this module's ``main`` (``python tests/test_pld_optimistic_pins.py``).
+A change meant to move the optimistic masses (a new round-off allowance, another quadrature) recomputes
+them, and its commit message says which cases moved and by how much; a refactoring must leave every
+digest as it is.  The cases reach every phase: pins below the top, tangent-following at the bottom,
+pooling in the convex minorant, top atoms kept in place (atoms and Laplace), wide grids (log-width
+arithmetic) and the replace-one lower cells.
 libm may round exp/log differently on another platform, and a CPU without AVX2 + FMA takes libm's
 values instead of the kernels', so the pins are checked only on the platform they were computed on.
 """

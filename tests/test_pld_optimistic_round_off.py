@@ -1,20 +1,20 @@
 """The optimistic (lower) PMF is lowered by its round-off: none of the size of the losses, none at a
 chord that meets the true curve.
 
-Session 10's review found ``pld.discrete_laplace(700, 2).delta(0, bound="lower")`` =
-1.000000000000107, above the truth (at most 1); so did ``randomized_response(0, 2)``,
-``eps_delta_dp(800)`` and ``from_distributions([1, 0], [0, 1], exact_zeros=False)``.  Their atom sits
-at a loss near 741, and the convex minorant of ``optimistic_pmf``
-(cpp/include/hockeystick/pld_connect_dots.hpp) kept its blocks' log widths as absolute losses, so
-each pooled mass e^{l_j - log width} carried ~741 u of round-off: the atom's P-mass came out as
-1 + 1.1e-13.  The blocks now keep their widths relative to their own grid point, every mass is
-lowered by a bound on its round-off, and blocks are pooled only when out of order beyond it.
+Without that lowering ``pld.discrete_laplace(700, 2).delta(0, bound="lower")`` would be
+1.000000000000107, above the truth (at most 1), and so would ``randomized_response(0, 2)``,
+``eps_delta_dp(800)`` and ``from_distributions([1, 0], [0, 1], exact_zeros=False)``: their atom sits at
+a loss near 741, and a convex minorant of ``optimistic_pmf`` (cpp/include/hockeystick/pld_connect_dots.hpp)
+keeping its blocks' log widths as absolute losses would carry ~741 u of round-off into each pooled mass
+e^{l_j - log width} (the atom's P-mass 1 + 1.1e-13).  The blocks keep their widths relative to their own
+grid point, every mass is lowered by a bound on its round-off, and blocks are pooled only when out of
+order beyond it.
 
-The same review found a second edge: where the lowered chord meets the true curve (an atom at its
-cell's tent apex, the point above it pinned to zero), the tent heights and the e_j solved from them
-(``GapBound::need_lo``) carried no allowance for their rounding, and the chord rose up to 3e-17 above
-the curve (1.2e-12 of it).  Each kink now has to be cleared by 8u (height + e_lo + e_hi), the e_j
-solved for it are raised by as much again, and tent heights by their rounding and 4u (c + d).
+The second edge: where the lowered chord meets the true curve (an atom at its cell's tent apex, the
+point above it pinned to zero), tent heights and e_j (``GapBound::need_lo``) without an allowance for
+their rounding let the chord rise up to 3e-17 above the curve (1.2e-12 of it).  Each kink has to be
+cleared by 8u (height + e_lo + e_hi), the e_j solved for it are raised by as much again, and tent
+heights by their rounding and 4u (c + d).
 
 Checked here against 120-digit mpmath: the constructions' lower delta never exceeds the true delta of
 their pairs, and on random atoms (many at losses 700-800; and three atoms each at its cell's apex) the

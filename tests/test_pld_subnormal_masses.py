@@ -2,11 +2,10 @@
 and the atoms path (``pld.finite_atoms``), both sides against 50-digit mpmath from the same doubles.
 
 A subnormal number has no relative precision: each arithmetic result is within 2^-1075 absolute of
-the exact one, not within u relative.  Session 9's review found ``from_distributions([5e-320, ...],
-[1e-310, ...])`` at h = 1e-4 reporting a certified LOWER delta(0) ~5e-318 above the exact value (and,
-the other way round, upper sides below it): the grid's cell arithmetic charges relative round-off
-only.  On the atoms path, composing masses whose products underflow lost them, so the upper side
-read 0 where the truth is positive.  Each test compares lower <= truth <= upper.
+the exact one, not within u relative.  A grid whose cell arithmetic charged relative round-off only
+would report ``from_distributions([5e-320, ...], [1e-310, ...])`` at h = 1e-4 with a certified LOWER
+delta(0) ~5e-318 above the exact value (and, the other way round, upper sides below it); atoms whose
+products underflow, if dropped, would leave an upper side of 0 where the truth is positive.  Each test compares lower <= truth <= upper.
 """
 
 from __future__ import annotations
@@ -66,7 +65,7 @@ def test_grid_sides_bracket_the_truth(a, b, h, rest):
 
 
 def test_grid_reported_reproducer():
-    """Session 9's case: lower delta(0) was 1.0000000466e-310 where the truth is 9.999999995e-311."""
+    """Relative charges alone would give a lower delta(0) of 1.0000000466e-310 here; the truth is 9.999999995e-311."""
     p, q = _distributions(1e-310, 5e-320, (0.5, 0.5))
     lo, up = pld.from_distributions(p, q, value_discretization_interval=1e-4).delta(0.0, bound="both")
     assert lo <= _truth(p, q, 0.0) <= up

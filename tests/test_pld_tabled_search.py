@@ -1,4 +1,4 @@
-"""The trees3 branch's search fast paths against the slow paths they replace and 50-digit references.
+"""The searches' fast paths against the slow paths they replace and 50-digit references.
 
 - ``GridPMF.delta_tabled`` (a grid PMF's side with its charges and suffix maxima read from per-index
   tables): equal to ``delta_many`` once its suffix maxima are built and to ``delta`` on the
