@@ -1,4 +1,4 @@
-"""Drop-in accountants side by side with the ones they replace (issue 16).
+"""Drop-in accountants side by side with the ones they replace.
 
     python bench/bench_interop.py                 # 200 random event trees + DP-SGD tracking (minutes)
     python bench/bench_interop.py --trees 20 --skip-tracking

@@ -167,7 +167,7 @@ def pld_w2_vs_prv(size: Size) -> Pair:
        anchor="dp_accounting PLDAccountant, h = 1e-4 (upper estimate only)", table="pld", unit="runs", clock="cpu",
        goal=30.0)
 def pld_w3_accuracy(size: Size) -> Pair:
-    """G3b of issue 18: the bracket a user gets from ``accuracy=`` (grid and truncations chosen for them)."""
+    """G3b: the bracket a user gets from ``accuracy=`` (grid and truncations chosen for them)."""
     rounds = 100_000 if size == "full" else 10_000
 
     def ours() -> tuple[float, float]:

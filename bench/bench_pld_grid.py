@@ -1,4 +1,4 @@
-"""PLD at grid scale (issue 18): goals G1-G3b, short bodies for CI, a side-by-side run by hand.
+"""PLD at grid scale: goals G1-G3b (bench/README.md), short bodies for CI, a side-by-side run by hand.
 
     HOCKEYSTICK_BENCH_FULL=1 pytest bench/bench_pld_grid.py --benchmark-enable --benchmark-only
     python bench/bench_pld_grid.py            # interleaved CPU times vs dp_accounting, load average quoted
@@ -248,8 +248,8 @@ def g1_criterion(eps: np.ndarray, lo: np.ndarray, up: np.ndarray, right_upper: n
     delta = up (the least of ``epsilon_width.certified_epsilon_width`` over the right offsets,
     ``right_upper[k]`` being the certified upper delta at eps + RIGHT_OFFSETS[k], and
     ``epsilon_width.left_epsilon_width`` through ``left_lower``, the certified lower delta at
-    ``g1_left(eps)``, where given) and G1's criterion (the
-    lead's decision, issue 18): a point meets G1 by the epsilon rule, its certified epsilon width at
+    ``g1_left(eps)``, where given) and G1's criterion
+    (docs/references.md): a point meets G1 by the epsilon rule, its certified epsilon width at
     most max(1e-2, 1e-3 eps), or by the floor, its certified upper delta below DELTA_FLOOR = 1e-9 (the
     bracket then certifies delta < 1e-9 at that eps; no accountant defines an epsilon bracket there), or
     by the ceiling, its certified lower delta at least DELTA_CEILING = 1 - 1e-9 (the bracket certifies

@@ -1,6 +1,6 @@
 """The PLD composition embeds without Python: cpp/examples/embed_pld.cpp with FFTW as its FFT backend.
 
-G4 of issue 18: its certified epsilon bracket agrees with the Python facade's (scipy.fft
+G4 (docs/references.md): its certified epsilon bracket agrees with the Python facade's (scipy.fft
 backend) within their charged round-off, and on a Gaussian composition both contain the exact
 value (theta_epsilon of the composed radius, paper 000 eq. 6).  With direct bins, FFTW's
 long-double transform (the backend's optional forward_long) cuts the round-off charge of a
