@@ -50,6 +50,14 @@ _EVALUATION_STEP = 2e-3   # D is evaluated this far apart in log gamma (at least
 _EVALUATIONS = 4096   # ... or this many times over its range, if that is farther apart
 _TOP_LOSS = 700.0   # e^loss stays finite; D beyond it (at most D(e^700)) goes to +infinity
 _ULPS = 64 * np.finfo(float).eps
+# The chords and their hull are built at the rounded G_k = fl(e^{k h}) (|G_k - e^{k h}| <= u e^{k h}, u = 2^-53);
+# the PMF's curve sum_j q_j (e^{l_j} - gamma)_+ + p_inf has its knots at the exact e^{k h} and is read at exact
+# gammas.  Moving the knots, the point read and the chords' ends (at most e^{max(2e-3, 700 / 4096)} < 1.2 times
+# further out) to their exact places lowers the curve by at most u (1 + 1 + 2 * 1.2) sum_j q_j e^{l_j}
+# (1 + u) < 4.5 u sum p (its slope times gamma is at most sum_j q_j e^{l_j} beyond gamma): charged at loss
+# +infinity as 8 u sum p.  The relative error it covers is of order u / h where D falls within a cell (K = 1 at
+# eps = 0: the first chord's slope is D / (G_1 - 1), and G_1 - 1 = e^h - 1 errs by u / h relative).
+_KNOT_ULPS = 4 * np.finfo(float).eps
 
 
 def copy_count_weights(batch_size: int, n: int, cut: float) -> tuple[np.ndarray, float]:
@@ -176,7 +184,7 @@ def with_replacement_shift_bound(sigma: float, batch_size: int, n: int, *, sensi
     slopes = np.diff(hull) / np.diff(gamma)
     q = np.maximum(np.diff(np.append(slopes, 0.0)), 0.0)   # Q-mass at losses k h, k = 1 .. count
     p = q * gamma[1:]
-    p_inf = float(hull[-1] + gap)
+    p_inf = float(hull[-1] + gap) + _KNOT_ULPS * float(p.sum())
     at_zero = max(1.0 - float(p.sum() + q.sum()) - p_inf, 0.0)
     masses = np.concatenate([q[::-1], [at_zero], p])
     pmf = GridPMF(-count, h, masses, p_inf, 0.0, True)
