@@ -80,8 +80,8 @@ def test_gaussian_steps_are_exact_and_edge_cases():
         acc.step(noise_multiplier=2.0, sample_rate=1.0)
     lo, up = acc.get_epsilon_bracket(1e-5)
     assert lo <= theta_epsilon(1.0, 1e-5) <= up and up - lo < 1e-9
-    acc.step(noise_multiplier=0.0, sample_rate=0.1)
-    assert acc.get_epsilon(1e-5) == math.inf
+    with pytest.raises(ValueError, match=r"^noise_multiplier must be finite and > 0, got 0\.0$"):
+        acc.step(noise_multiplier=0.0, sample_rate=0.1)   # no finite epsilon: refused, as in history and DPSGD
     assert HockeystickAccountant().get_epsilon(1e-5) == 0.0
 
 

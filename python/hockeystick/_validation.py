@@ -13,7 +13,21 @@ What is refused, and as what:
 * NaN everywhere, +-inf where the rule needs a finite value, values outside the rule's range and
   non-whole values for integer parameters: ValueError;
 * flags that are not booleans (``nonconvex="abc"``) and ``threads`` that is not a positive integer
-  or None: ``ParameterTypeError`` / ValueError.
+  or None: ``ParameterTypeError`` / ValueError;
+* an array where one number is expected (an adapter's ``delta``, a mechanism constructor's noise,
+  a grid spacing): ``ParameterTypeError`` naming the argument (``single``).
+
+The targets, one rule at every entry point (the accountants, the training classes, calibrate,
+both adapters, the command line): delta lies strictly between 0 and 1 (``delta_values``; NaN
+refused as ``<name> must not be NaN``), epsilon is >= 0 with +inf allowed (delta(inf) = 0;
+``epsilon_values``), each under the name the entry point gives it (``target_delta`` in the
+dp_accounting adapter).
+
+Counts (rounds, steps, a history's step counts): an integer given as one: a Python or numpy
+integer, or a float that is exactly integral (3.0: sweeps and numpy grids carry integers as
+floats); never a bool, a string or a fraction (2.9 is refused, not truncated).  A count derived
+from a real number (steps from epochs) rounds up, from the exact value of the product or quotient
+(never an understatement of the steps taken).
 
 Checks run on the arrays as the user gave them (before broadcasting), so a 10^7-point grid built
 from short axes costs only the axes' sizes to check.  Theorem-specific rules (eta <= 2/beta,
@@ -23,6 +37,7 @@ alpha > L, ...) stay in the families; this module knows only generic domains.
 from __future__ import annotations
 
 import functools
+import math
 import os
 import warnings
 from typing import Any, Callable, TypeVar, overload
@@ -39,8 +54,11 @@ __all__ = [
     "broadcast",
     "broadcastable",
     "choice",
+    "count",
+    "delta_target",
     "delta_values",
     "describe",
+    "epsilon_target",
     "epsilon_values",
     "flag",
     "in_interval",
@@ -51,6 +69,7 @@ __all__ = [
     "real",
     "renamed_keywords",
     "scalar_or_array",
+    "single",
     "threads",
     "upper_only",
     "exact_sides",
@@ -188,6 +207,47 @@ def epsilon_values(value: npt.ArrayLike, name: str = "epsilon") -> np.ndarray:
 def delta_values(value: npt.ArrayLike, name: str = "delta") -> np.ndarray:
     """delta strictly between 0 and 1 (no accountant certifies delta = 0, and delta = 1 says nothing)."""
     return in_interval(value, name, 0.0, 1.0, open_low=True, open_high=True)
+
+
+def single(value: Any, name: str) -> float:
+    """One real number (NaN and +-inf pass: the caller's rule decides), for an argument that sets one
+    mechanism or one query; an array (other than a 0-d one) or a list is a ``ParameterTypeError``
+    naming ``name``, as strings, booleans and None are (``as_real_array``)."""
+    if type(value) is float:   # the common case, without numpy's per-call cost
+        return value
+    arr = as_real_array(value, name)
+    if arr.ndim != 0:
+        raise ParameterTypeError(f"{name} must be a single number, got {describe(value)}; pass one number "
+                                 "(the accountant classes take arrays and broadcast them)")
+    return float(arr)
+
+
+def delta_target(value: Any, name: str = "delta") -> float:
+    """One delta, by the rule of ``delta_values`` (strictly between 0 and 1)."""
+    return float(delta_values(single(value, name), name))
+
+
+def epsilon_target(value: Any, name: str = "epsilon") -> float:
+    """One epsilon, by the rule of ``epsilon_values`` (>= 0, +inf allowed)."""
+    return float(epsilon_values(single(value, name), name))
+
+
+def count(value: Any, name: str, *, minimum: int = 1, maximum: float = MAX_EXACT_INTEGER) -> int:
+    """A count given as one (module docstring): an int, a numpy integer or an exactly integral float,
+    ``minimum <= value <= maximum``; returned as an int.  2.9 and True are refused, not turned into 2 and 1."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        whole: int | float = int(value)
+    else:
+        x = single(value, name)
+        if not (math.isfinite(x) and x == math.floor(x)):
+            hint = "; counts are not rounded" if math.isfinite(x) else ""
+            raise ValueError(f"{name} must be an integer >= {minimum}, got {describe(value)}{hint}")
+        whole = x
+    if whole < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {describe(value)}")
+    if whole > maximum:
+        raise ValueError(f"{name} must be <= {maximum:.17g}, got {describe(value)}")
+    return int(whole)
 
 
 def flag(value: Any, name: str) -> bool:

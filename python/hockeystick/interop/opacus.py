@@ -22,9 +22,13 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
+from fractions import Fraction
 from typing import Any, Callable, Mapping
 
-from .loss_reach import MAX_LOSS_REACH, MAX_NOISE, ParameterOutOfRange, gaussian_reach
+import numpy as np
+
+from .. import _validation
+from .loss_reach import MAX_LOSS_REACH, MAX_NOISE, TAIL_RADII, ParameterOutOfRange, gaussian_reach
 from .plan import CompositionPlan, PlanProfile
 
 try:  # pragma: no cover - depends on the environment
@@ -41,36 +45,65 @@ _MAX_SIGMA = 1e6
 __all__ = ["HockeystickAccountant", "get_noise_multiplier"]
 
 
-def _step_parameters(noise_multiplier: float, sample_rate: float) -> tuple[float, float]:
-    sigma, q = float(noise_multiplier), float(sample_rate)
-    if not (sigma >= 0 and math.isfinite(sigma)):
-        raise ValueError(f"noise_multiplier must be finite and >= 0, got {noise_multiplier!r}")
-    if not 0.0 <= q <= 1.0:
-        raise ValueError(f"sample_rate must lie in [0, 1], got {sample_rate!r}")
+def _step_parameters(noise_multiplier: Any, sample_rate: Any, where: str = "") -> tuple[float, float]:
+    """(sigma, q) of one step, or a refusal naming the argument (``where`` prefixes the name: a history entry).
+
+    sigma must be finite and > 0: a step without noise has no finite epsilon, so no bound is certified;
+    q lies in [0, 1] (q = 0: a step that samples no record, which spends nothing)."""
+    sigma = _validation.single(noise_multiplier, f"{where}noise_multiplier")
+    q = _validation.single(sample_rate, f"{where}sample_rate")
+    float(_validation.positive(sigma, f"{where}noise_multiplier"))
+    _validation.in_interval(q, f"{where}sample_rate", 0.0, 1.0, open_low=False, open_high=False)
     if sigma > MAX_NOISE:
-        raise ParameterOutOfRange(f"noise_multiplier must be at most {MAX_NOISE:g} (a larger noise leaves a privacy "
-                                  f"loss below double precision, where no certified bound is computed), got "
-                                  f"{noise_multiplier!r}")
-    if 0.0 < q < 1.0 and sigma > 0 and not gaussian_reach(1.0 / sigma) <= MAX_LOSS_REACH:
-        raise ParameterOutOfRange(f"noise_multiplier = {noise_multiplier!r} lets one step's privacy loss reach "
-                                  f"{gaussian_reach(1.0 / sigma):.4g}, beyond {MAX_LOSS_REACH:g} (the loss grid "
-                                  f"would need tens of millions of points): no certified bound is computed; use "
-                                  f"more noise")
+        raise ParameterOutOfRange(f"{where}noise_multiplier must be at most {MAX_NOISE:g} (a larger noise leaves a "
+                                  f"privacy loss below double precision, where no certified bound is computed), got "
+                                  f"{_validation.describe(noise_multiplier)}")
+    if 0.0 < q < 1.0 and not gaussian_reach(1.0 / sigma) <= MAX_LOSS_REACH:
+        raise ParameterOutOfRange(f"{where}noise_multiplier must be at least {_SMALLEST_SIGMA:.6g} for a subsampled "
+                                  f"step, got {_validation.describe(noise_multiplier)}: its privacy loss would reach "
+                                  f"{gaussian_reach(1.0 / sigma):.4g}, beyond {MAX_LOSS_REACH:g} (the loss grid would "
+                                  f"need tens of millions of points), and no certified bound is computed; use more noise")
     return sigma, q
+
+
+def _smallest_sigma() -> float:
+    """The least sigma whose subsampled step ``_step_parameters`` accepts: gaussian_reach(1 / sigma) <= MAX_LOSS_REACH,
+    from the root r = sqrt(T^2 + 2 MAX_LOSS_REACH) - T of r^2 / 2 + T r = MAX_LOSS_REACH (T = TAIL_RADII), nudged
+    up to the first double the check accepts."""
+    sigma = 1.0 / (math.sqrt(TAIL_RADII ** 2 + 2.0 * MAX_LOSS_REACH) - TAIL_RADII)
+    while not gaussian_reach(1.0 / sigma) <= MAX_LOSS_REACH:
+        sigma = math.nextafter(sigma, math.inf)
+    return sigma
+
+
+_SMALLEST_SIGMA = _smallest_sigma()
+
+
+def _history(entries: Any) -> list[tuple[float, float, int]]:
+    """Opacus's history, checked entry by entry: (noise_multiplier, sample_rate, steps), steps a count >= 0."""
+    if isinstance(entries, (str, bytes)) or not hasattr(entries, "__iter__"):
+        raise _validation.ParameterTypeError(f"history must be a list of (noise_multiplier, sample_rate, steps), "
+                                             f"got {_validation.describe(entries)}")
+    out = []
+    for i, entry in enumerate(entries):
+        if isinstance(entry, (str, bytes)) or not hasattr(entry, "__len__") or len(entry) != 3:
+            raise _validation.ParameterTypeError(f"history[{i}] must be a (noise_multiplier, sample_rate, steps) "
+                                                 f"triple, got {_validation.describe(entry)}")
+        sigma, q = _step_parameters(entry[0], entry[1], f"history[{i}] ")
+        steps = _validation.count(entry[2], f"history[{i}] steps", minimum=0)
+        out.append((sigma, q, steps))
+    return out
 
 
 def _plan(history: list) -> CompositionPlan:
     plan = CompositionPlan()
     for sigma, q, steps in history:
-        sigma, q = _step_parameters(sigma, q)
         if q == 0 or steps == 0:
             continue
-        if sigma == 0:
-            plan.non_private = True
-        elif q == 1:
-            plan.add_gaussian(1.0 / sigma, int(steps))
+        if q == 1:
+            plan.add_gaussian(1.0 / sigma, steps)
         else:
-            plan.add(("poisson_gaussian", sigma, q), int(steps))
+            plan.add(("poisson_gaussian", sigma, q), steps)
     return plan
 
 
@@ -82,12 +115,9 @@ class HockeystickAccountant(_Base):  # type: ignore[misc,valid-type]
     """
 
     def __init__(self, accuracy: float = DEFAULT_ACCURACY):
-        a = float(accuracy)
-        if not (a > 0 and math.isfinite(a)):
-            raise ValueError(f"accuracy must be positive and finite, got {accuracy!r}")
-        self.accuracy = a
+        self.accuracy = float(_validation.positive(_validation.single(accuracy, "accuracy"), "accuracy"))
         self._history: list[tuple[float, float, int]] = []
-        self._last: tuple[Any, Any] | None = None  # the arguments of the last step, as given
+        self._last: tuple[float, float] | None = None  # the last step's (sigma, q), as checked
         self._pending = 0  # steps of the last entry not yet written into it
         self._profile: PlanProfile | None = None
         self._profile_of: list | None = None
@@ -103,14 +133,15 @@ class HockeystickAccountant(_Base):  # type: ignore[misc,valid-type]
 
     @history.setter
     def history(self, value: list[tuple[float, float, int]]) -> None:
-        self._history = value
+        self._history = _history(value)
         self._last = None
         self._pending = 0
 
     def step(self, *, noise_multiplier: float, sample_rate: float) -> None:
         """Record one step; consecutive identical steps share one history entry (O(1): a repeat of
         the last arguments, as given, only increments a counter)."""
-        if self._last is not None and noise_multiplier == self._last[0] and sample_rate == self._last[1]:
+        if (type(noise_multiplier) is float and type(sample_rate) is float
+                and (noise_multiplier, sample_rate) == self._last):
             self._pending += 1
             return
         sigma, q = _step_parameters(noise_multiplier, sample_rate)
@@ -119,7 +150,7 @@ class HockeystickAccountant(_Base):  # type: ignore[misc,valid-type]
             history[-1] = (sigma, q, history[-1][2] + 1)
         else:
             history.append((sigma, q, 1))
-        self._last = (noise_multiplier, sample_rate)
+        self._last = (sigma, q)
 
     def _current(self) -> PlanProfile:
         if self._profile is None or self._profile_of != self.history:
@@ -129,10 +160,7 @@ class HockeystickAccountant(_Base):  # type: ignore[misc,valid-type]
 
     def get_epsilon_bracket(self, delta: float) -> tuple[float, float]:
         """Certified (lower, upper) on epsilon at ``delta`` for all steps so far."""
-        d = float(delta)
-        if not d >= 0:
-            raise ValueError(f"delta must be >= 0 (and not NaN), got {delta!r}")
-        return self._current().epsilon(d)
+        return self._current().epsilon(_validation.delta_target(delta, "delta"))
 
     def get_epsilon(self, delta: float, *args: Any, **kwargs: Any) -> float:
         """Certified upper bound on epsilon at ``delta`` for all steps so far."""
@@ -170,53 +198,88 @@ class HockeystickAccountant(_Base):  # type: ignore[misc,valid-type]
         if state_dict["mechanism"] != self.mechanism():
             raise ValueError(f"state_dict of {state_dict['mechanism']} cannot be loaded into an accountant "
                              f"with mechanism {self.mechanism()}")
-        history = [(float(s), float(q), int(n)) for s, q, n in state_dict["history"]]
-        for s, q, n in history:
-            _step_parameters(s, q)
-            if n < 0:
-                raise ValueError(f"step counts in the history must be >= 0, got {n}")
-        self.history = history
+        self.history = state_dict["history"]
+
+
+def _steps_of_epochs(epochs: float, sample_rate: float) -> int:
+    """ceil(epochs / sample_rate) from the exact quotient of the two doubles (Opacus truncates it: rounding up
+    never understates the steps taken), refused above 2^53 steps."""
+    steps = math.ceil(Fraction(epochs) / Fraction(sample_rate))
+    if steps > _validation.MAX_EXACT_INTEGER:
+        raise ValueError(f"epochs / sample_rate must be at most 2^53 steps, got {epochs!r} / {sample_rate!r} = "
+                         f"{float(steps):.4g} steps; give fewer epochs or a larger sample_rate")
+    return steps
 
 
 def get_noise_multiplier(*, target_epsilon: float, target_delta: float, sample_rate: float,
-                         epochs: int | None = None, steps: int | None = None,
+                         epochs: float | None = None, steps: int | None = None,
                          accountant: str = MECHANISM, epsilon_tolerance: float = 0.01,
                          sigma_tolerance: float = 1e-4, accuracy: float = DEFAULT_ACCURACY,
                          **kwargs: Any) -> float:
-    """Smallest noise multiplier whose certified epsilon after ``steps`` (or ``epochs / sample_rate``)
+    """Smallest noise multiplier whose certified epsilon after ``steps`` (or ceil(``epochs / sample_rate``))
     Poisson-sampled steps at ``sample_rate`` is <= ``target_epsilon`` at ``target_delta``.
 
     Opacus's signature (``accountant`` and ``epsilon_tolerance`` are accepted for compatibility; the
     search is a bisection on sigma to ``sigma_tolerance`` relative, on the certified upper bound,
-    so the returned sigma always meets the target).  Raises ValueError for an unreachable budget.
+    so the returned sigma always meets the target).  Epochs count ceil(epochs / sample_rate) steps, the
+    exact quotient rounded up (Opacus truncates it).  The search runs down to ``_SMALLEST_SIGMA`` (0.0093:
+    below it a subsampled step is refused) for sample_rate < 1, to ``tiny ** 0.25`` for sample_rate = 1 (the
+    exact Gaussian); a sigma at which no certified epsilon is computed counts as not meeting the target, so
+    where every sigma meets it the answer is the least sigma (to ``sigma_tolerance``) whose certified epsilon
+    is computed (the floor itself, tried once the answer is known to lie below the geometric midpoint).  Raises ValueError for an unreachable budget and for bad arguments (naming them):
+    target_epsilon finite and > 0, target_delta strictly between 0 and 1, sample_rate in (0, 1], steps a
+    count >= 1 or epochs finite and > 0, sigma_tolerance in [2^-52, 1), accuracy finite and > 0.
     """
     if (steps is None) == (epochs is None):
         raise ValueError("get_noise_multiplier takes as input EITHER a number of steps or a number of epochs")
+    eps_target = float(_validation.positive(_validation.single(target_epsilon, "target_epsilon"), "target_epsilon"))
+    delta = _validation.delta_target(target_delta, "target_delta")
+    q = float(_validation.in_interval(_validation.single(sample_rate, "sample_rate"), "sample_rate", 0.0, 1.0,
+                                      open_low=True, open_high=False))
     if steps is None:
-        steps = int(epochs / sample_rate)  # type: ignore[operator]
-    if isinstance(steps, bool) or int(steps) != steps or steps < 1:
-        raise ValueError(f"steps must be a positive integer, got {steps!r}")
-    eps_target = float(target_epsilon)
-    if not (eps_target > 0 and math.isfinite(eps_target)):
-        raise ValueError(f"target_epsilon must be positive and finite, got {target_epsilon!r}")
-    if not 0 < float(target_delta) < 1:
-        raise ValueError(f"target_delta must lie strictly between 0 and 1, got {target_delta!r}")
-    _step_parameters(1.0, sample_rate)
+        e = float(_validation.positive(_validation.single(epochs, "epochs"), "epochs"))
+        count = _steps_of_epochs(e, q)
+    else:
+        count = _validation.count(steps, "steps")
+    rtol = float(_validation.in_interval(_validation.single(sigma_tolerance, "sigma_tolerance"), "sigma_tolerance",
+                                         2.0 ** -52, 1.0, open_low=False, open_high=True))
+    _validation.positive(_validation.single(epsilon_tolerance, "epsilon_tolerance"), "epsilon_tolerance")
+    acc_width = float(_validation.positive(_validation.single(accuracy, "accuracy"), "accuracy"))
 
     def epsilon(sigma: float) -> float:
-        acc = HockeystickAccountant(accuracy=accuracy)
-        acc.history = [(sigma, float(sample_rate), int(steps))]
-        return acc.get_epsilon(target_delta)
+        acc = HockeystickAccountant(accuracy=acc_width)
+        acc.history = [(sigma, q, count)]
+        return acc.get_epsilon(delta)
 
-    low, high = 0.0, 1.0
+    def meets(sigma: float) -> bool:
+        """Whether sigma's certified epsilon meets the target; False where the accountant computes no certified
+        bound at sigma (ParameterOutOfRange, a loss grid or composed window too large): not known to meet it."""
+        try:
+            return epsilon(sigma) <= eps_target
+        except ValueError:
+            return False
+
+    # the smallest sigma searched: below it a subsampled step is refused (q < 1); the exact Gaussian takes any
+    low, high = (_SMALLEST_SIGMA if q < 1.0 else float(np.finfo(float).tiny) ** 0.25), 1.0
     while epsilon(high) > eps_target:
         low, high = high, 2.0 * high
         if high > _MAX_SIGMA:
             raise ValueError("The privacy budget is too low: no noise multiplier up to 1e6 reaches it.")
-    while high - low > sigma_tolerance * high:
-        mid = 0.5 * (low + high)
-        if epsilon(mid) <= eps_target:
+    # invariant: high meets the target, low does not or is the floor; each step splits the bracket (in ratio
+    # while it spans more than a factor 2), and the search ends once the split rounds onto an end
+    floor, floor_tried = low, False
+    while high - low > rtol * high:
+        mid = math.sqrt(low * high) if high > 2.0 * low else 0.5 * (low + high)
+        if not low < mid < high:
+            break
+        if meets(mid):
             high = mid
+            # the answer lies below the geometric midpoint: try the floor once (near it every evaluation is
+            # large, so one probe there costs less than the bisection walking down to it)
+            if not floor_tried and low == floor:
+                floor_tried = True
+                if meets(floor):
+                    return floor
         else:
             low = mid
     return high
