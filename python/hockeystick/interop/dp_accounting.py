@@ -17,11 +17,10 @@ This module imports dp_accounting; ``import hockeystick`` does not.
 
 from __future__ import annotations
 
-import math
-
 from dp_accounting import dp_event
 from dp_accounting.privacy_accountant import NeighboringRelation, PrivacyAccountant
 
+from .. import _validation
 from .dp_events import Unsupported, check_count, plan_for
 from .plan import CompositionPlan, PlanProfile
 from .rdp_accountant import HockeystickRdpAccountant
@@ -29,20 +28,6 @@ from .rdp_accountant import HockeystickRdpAccountant
 DEFAULT_ACCURACY = 1e-4
 
 __all__ = ["HockeystickAccountant", "HockeystickRdpAccountant", "NeighboringRelation"]
-
-
-def _epsilon_argument(target_epsilon: float) -> float:
-    e = float(target_epsilon)
-    if math.isnan(e):
-        raise ValueError("target_epsilon must not be NaN")
-    return e
-
-
-def _delta_argument(target_delta: float) -> float:
-    d = float(target_delta)
-    if not d >= 0:
-        raise ValueError(f"target_delta must be >= 0 (and not NaN), got {target_delta!r}")
-    return d
 
 
 class HockeystickAccountant(PrivacyAccountant):
@@ -57,16 +42,15 @@ class HockeystickAccountant(PrivacyAccountant):
 
     def __init__(self, neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE,
                  accuracy: float = DEFAULT_ACCURACY, value_discretization_interval: float | None = None):
+        if not isinstance(neighboring_relation, NeighboringRelation):
+            raise _validation.ParameterTypeError(f"neighboring_relation must be a NeighboringRelation, got "
+                                                 f"{_validation.describe(neighboring_relation)}")
         super().__init__(neighboring_relation)
-        a = float(accuracy)
-        if not (a > 0 and math.isfinite(a)):
-            raise ValueError(f"accuracy must be positive and finite, got {accuracy!r}")
+        a = float(_validation.positive(_validation.single(accuracy, "accuracy"), "accuracy"))
         if value_discretization_interval is not None:
-            h = float(value_discretization_interval)
-            if not (h > 0 and math.isfinite(h)):
-                raise ValueError("value_discretization_interval must be positive and finite, "
-                                 f"got {value_discretization_interval!r}")
-            value_discretization_interval = h
+            value_discretization_interval = float(_validation.positive(
+                _validation.single(value_discretization_interval, "value_discretization_interval"),
+                "value_discretization_interval"))
         self.accuracy = a
         self.value_discretization_interval = value_discretization_interval
         self._plan = CompositionPlan()
@@ -94,7 +78,11 @@ class HockeystickAccountant(PrivacyAccountant):
         return self._profile
 
     def get_epsilon(self, target_delta: float) -> float:
-        """Certified upper bound on epsilon at ``target_delta`` (inf for non-private events)."""
+        """Certified upper bound on epsilon at ``target_delta`` (inf for non-private events).
+
+        ``target_delta`` lies strictly between 0 and 1 and ``target_epsilon`` (``get_delta``) is >= 0, +inf
+        allowed: the rule of every hockeystick entry point (``_validation``); anything else, an array
+        included, is refused naming the argument."""
         return self.get_epsilon_bracket(target_delta)[1]
 
     def get_delta(self, target_epsilon: float) -> float:
@@ -103,8 +91,8 @@ class HockeystickAccountant(PrivacyAccountant):
 
     def get_epsilon_bracket(self, target_delta: float) -> tuple[float, float]:
         """Certified (lower, upper) on the epsilon of everything composed so far at ``target_delta``."""
-        return self._current().epsilon(_delta_argument(target_delta))
+        return self._current().epsilon(_validation.delta_target(target_delta, "target_delta"))
 
     def get_delta_bracket(self, target_epsilon: float) -> tuple[float, float]:
         """Certified (lower, upper) on the delta of everything composed so far at ``target_epsilon``."""
-        return self._current().delta(_epsilon_argument(target_epsilon))
+        return self._current().delta(_validation.epsilon_target(target_epsilon, "target_epsilon"))
