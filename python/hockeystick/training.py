@@ -24,13 +24,15 @@ replace-one sensitivity 2: a dp_accounting ``GaussianDpEvent(noise_multiplier=z)
 REPLACE_ONE ``SampledWithoutReplacementDpEvent`` describes noise z relative to the
 replace-one sensitivity, i.e. hockeystick ``sigma = 2 z`` with ``sensitivity = 1``.
 
-Steps: ``steps`` directly, or ``epochs`` passes over the data, each of
-ceil(dataset_size / batch_size) steps (the rounding up never understates the steps
-taken, so never the privacy spent; Opacus truncates ``epochs / sample_rate`` instead).
+Steps: ``steps`` directly (whole numbers: 2.5 is refused, not rounded), or ``epochs`` passes over the
+data, each of ceil(dataset_size / batch_size) steps, ceil(epochs * that) in all, the ceiling of the
+exact product (the rounding up never understates the steps taken, so never the privacy spent;
+Opacus truncates ``epochs / sample_rate`` instead).
 """
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Literal
 
 import numpy as np
@@ -48,14 +50,36 @@ Sampling = Literal["poisson", "fixed_size"]
 
 def _steps(epochs: ArrayLike | None, steps: ArrayLike | None, population: np.ndarray,
            batch: np.ndarray, names: tuple[str, str]) -> np.ndarray:
-    """Steps taken: given, or epochs * ceil(population / batch), rounded up to whole steps."""
+    """Steps taken: given (whole numbers), or ceil(epochs * ceil(population / batch)) of the exact product."""
     if (epochs is None) == (steps is None):
         raise ValueError(f"give exactly one of {names[0]} and {names[1]}")
     if steps is not None:
         return _validation.positive_integer(steps, names[1], maximum=_validation.MAX_EXACT_INTEGER)
     assert epochs is not None  # exactly one of the two was given
     e = _validation.positive(epochs, names[0])
-    return np.ceil(e * np.ceil(population / batch) * (1 - 2.0 ** -52))
+    per_epoch = -np.floor_divide(-population, batch)   # ceil(n / m), exact: whole doubles, floor_divide is exact
+    t = _ceil_product(*np.broadcast_arrays(e, per_epoch))
+    too_many = ~(t <= _validation.MAX_EXACT_INTEGER)
+    if too_many.any():
+        i = np.flatnonzero(np.ravel(too_many))[0]
+        raise ValueError(f"{names[0]} must give at most 2^53 {names[1]}, got {names[0]} = "
+                         f"{np.ravel(np.broadcast_to(e, t.shape))[i]:g}, {np.ravel(t)[i]:.4g} {names[1]}; "
+                         f"give fewer {names[0]} or larger batches")
+    return t
+
+
+def _ceil_product(x: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """ceil(x k) of the exact product of doubles x and whole k (not of its rounding): the rounded product p
+    has the same ceiling unless p is itself whole (a non-whole p lies at least one of its ulps from every
+    integer, and the rounding moved it by at most half an ulp), so only there is the exact product compared
+    with p (as fractions: x k > p needs one more step)."""
+    with np.errstate(over="ignore"):
+        p = x * k
+    out = np.ceil(p)
+    for i in np.flatnonzero((p == out) & np.isfinite(p)):
+        if Fraction(float(x.flat[i])) * int(k.flat[i]) > int(p.flat[i]):
+            out.flat[i] += 1.0
+    return out
 
 
 class _SubsampledTraining:
