@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import math
 
+import mpmath
 import numpy as np
 import pytest
 from scipy import optimize, special
@@ -274,3 +275,61 @@ def test_engine_survives_products_far_beyond_double_range() -> None:
     assert h.h_optimal == pytest.approx(2.5, rel=1e-14)  # rho > 1 constant: optimum is composition
     h = interpolation_bound(np.full(10, 1e-250), np.full(10, 0.5))
     assert h.h0_attained and h.h_optimal == pytest.approx(h.h0, rel=1e-14)  # contraction: H0 attained
+
+
+def first_round_step_sum(schedule: str, K: int) -> float:
+    """s_0 = sum_k eta_{k,0} / a: K for constant and stage-wise rates, the harmonic number H_K otherwise."""
+    return float(K) if schedule in ("constant", "stagewise") else math.fsum(1 / (k + 1) for k in range(K))
+
+
+@pytest.mark.parametrize("schedule", SCHEDULES)
+def test_extreme_rates_and_clips_give_the_one_round_closed_form(schedule: str) -> None:
+    """T = 1: H = gamma_0^2 whatever rho is, so mu = 2 V a s_0 / (sqrt(m) sigma) exactly, however far the
+    factors a, V, 1/sigma sit from 1 and whatever a^2 overflows to (a = 1e308 once raised an internal error)."""
+    for m, sigma, V, L, a, K in [(1, 1.0, 0.0, 5e-324, 1e308, 1),          # no sensitivity: mu = 0
+                                 (1, 5e-324, 0.0, 0.0, 5e-324, 1),         # 0 * (1 / sigma = inf) was NaN
+                                 (3, 1.0, 1e-300, 5e-324, 1e308, 4),
+                                 (7, 1e-200, 1e-150, 1e-300, 1e250, 3),
+                                 (2, 1e250, 1e200, 1.0, 1e-300, 5)]:
+        acct = NoisyFedAvg(clients=m, sigma=sigma, clip=V, lipschitz=L, learning_rate=a, local_steps=K, rounds=1,
+                           schedule=schedule)
+        exact = float(2 * mpmath.mpf(V) * mpmath.mpf(a) * first_round_step_sum(schedule, K)
+                      / (mpmath.sqrt(m) * mpmath.mpf(sigma)))
+        ctx = (schedule, m, sigma, V, L, a, K)
+        for mu in (acct.mu, acct.mu_composition, acct.mu_paper_h0):
+            assert mu == pytest.approx(exact, rel=1e-14, abs=0), ctx
+        assert acct.delta(1.0) >= certified_theta.theta_upper(exact, 1.0) * (1 - 1e-12), ctx
+
+
+@pytest.mark.parametrize("schedule", SCHEDULES)
+def test_mu_depends_on_the_rate_through_a_L_and_a_V_only(schedule: str) -> None:
+    """rho_t depends on (a, L) through a L only and gamma_t is proportional to a V: (V / c, a c, L / c) has the
+    same mu for every c, also where (a c)^2 or a c K overflows a double."""
+    reference = NoisyFedAvg(clients=5, sigma=0.7, clip=2.0, lipschitz=0.3, learning_rate=0.2, local_steps=3,
+                            rounds=9, schedule=schedule)
+    for c in (1e-300, 1e154, 1e300, 4e307):
+        scaled = NoisyFedAvg(clients=5, sigma=0.7, clip=2.0 / c, lipschitz=0.3 / c, learning_rate=0.2 * c,
+                             local_steps=3, rounds=9, schedule=schedule)
+        for name in ("mu", "mu_composition", "mu_paper_h0", "mu_paper", "mu_paper_limit"):
+            assert getattr(scaled, name) == pytest.approx(getattr(reference, name), rel=1e-13), (schedule, c, name)
+
+
+@pytest.mark.parametrize("schedule", SCHEDULES)
+def test_mu_past_the_largest_double_is_infinite_and_gives_the_trivial_bound(schedule: str) -> None:
+    acct = NoisyFedAvg(clients=1, sigma=1e-300, clip=1e300, lipschitz=0.0, learning_rate=1.0, local_steps=1,
+                       rounds=2, schedule=schedule)
+    assert acct.mu == math.inf
+    assert acct.delta(1e300) == 1.0 and acct.epsilon(1e-5) == math.inf
+
+
+@pytest.mark.parametrize("schedule", SCHEDULES)
+@pytest.mark.parametrize("name", ["rounds", "local_steps"])
+def test_counts_beyond_two_to_the_53_are_refused(schedule: str, name: str) -> None:
+    """Counts past 2^53 are not consecutive doubles and overflow the engine's 64-bit loop counters (rounds = 1e308
+    with the stage-wise rate gave mu = 0, local_steps = 1e308 gave 1.8e18 against a composition value of inf)."""
+    params = dict(clients=1, sigma=1.0, clip=1.0, lipschitz=0.0, learning_rate=0.1, local_steps=1, rounds=1)
+    if schedule in ("constant", "cyclic"):  # closed forms in the counts: the largest accepted count costs nothing
+        assert NoisyFedAvg(**{**params, name: 2.0**53}, schedule=schedule).mu > 0
+    for count in (2.0**53 + 2, 1e308):
+        with pytest.raises(ValueError, match=name):
+            NoisyFedAvg(**{**params, name: count}, schedule=schedule)

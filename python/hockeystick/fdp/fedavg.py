@@ -41,13 +41,14 @@ from scipy import special
 
 from .. import _core
 from .._elementwise import check_threads
-from .._validation import (broadcast, choice, nonnegative, nonnegative_integer, positive, positive_integer,
-                           scalar_or_array)
+from .._validation import (MAX_EXACT_INTEGER, broadcast, choice, nonnegative, nonnegative_integer, positive,
+                           positive_integer)
 from .interpolation import (
     InterpolationBound,
     LastIterateAccountant,
     constant_rate_h0,
     constant_rate_h0_limit,
+    mu_coefficient,
 )
 
 __all__ = ["NoisyFedAvg", "SCHEDULES", "schedule_round_factors"]
@@ -67,21 +68,34 @@ def schedule_round_factors(schedule: str, learning_rate: npt.ArrayLike, lipschit
     L = nonnegative(lipschitz, "lipschitz")
     K = positive_integer(local_steps, "local_steps")
     t = nonnegative_integer(round_index, "round_index")
-    x = a * L
+    with np.errstate(over="ignore"):
+        log_rho, unit_steps = unit_rate_factors(schedule, a * L, K, t)
+    return log_rho, a * unit_steps
+
+
+def unit_rate_factors(schedule: str, rate_times_lipschitz: np.ndarray, local_steps: np.ndarray,
+                      round_index: np.ndarray | int) -> tuple[np.ndarray, np.ndarray]:
+    """(log rho_t, sum_k eta_{k,t} / a) of a FedAvg schedule with rate a at round t, from x = a L.
+
+    Every schedule's rate is a times a factor of (k, t), so rho_t depends on a and L through x = a L
+    only and the step sum is a times its value at a = 1: the pair at a = 1, L = x.  x = inf (a L past
+    the largest double) gives log rho = inf.
+    """
+    x, K, t = rate_times_lipschitz, local_steps, round_index
     if schedule == "constant":
-        return K * np.log1p(x) + 0 * t, a * K + 0 * t
+        return K * np.log1p(x) + 0 * t, K + 0 * t
     if schedule == "cyclic":
         # prod_{k=1..K} (1 + x/k) = 1 / (K B(1 + x, K)); betaln keeps the small-x difference accurate.
-        return -np.log(K) - special.betaln(1.0 + x, K) + 0 * t, a * (special.digamma(K + 1) + np.euler_gamma) + 0 * t
+        return -np.log(K) - special.betaln(1.0 + x, K) + 0 * t, special.digamma(K + 1) + np.euler_gamma + 0 * t
     if schedule == "stagewise":
-        return K * np.log1p(x / (t + 1)), a * K / (t + 1)
+        return K * np.log1p(x / (t + 1)), K / (t + 1)
     lo, hi = t * K + 1, (t + 1) * K + 1
     # Differences of log-gamma lose digits when tK is large; sum log1p over the steps instead.
     x, lo, K = np.broadcast_arrays(x, lo, K)
     log_rho = np.zeros(x.shape)
     for k in range(int(K.max()) if K.size else 0):
         log_rho += np.where(k < K, np.log1p(x / (lo + k)), 0.0)
-    return log_rho, a * (special.digamma(hi) - special.digamma(lo))
+    return log_rho, special.digamma(hi) - special.digamma(lo)
 
 
 class NoisyFedAvg(LastIterateAccountant):
@@ -113,48 +127,53 @@ class NoisyFedAvg(LastIterateAccountant):
             clients=positive(clients, "clients"), sigma=positive(sigma, "sigma"),
             clip=nonnegative(clip, "clip"), lipschitz=nonnegative(lipschitz, "lipschitz"),
             learning_rate=positive(learning_rate, "learning_rate"),
-            local_steps=positive_integer(local_steps, "local_steps"), rounds=positive_integer(rounds, "rounds"),
+            # counts up to 2^53: consecutive in double, and within the engine's 64-bit loop counters
+            local_steps=positive_integer(local_steps, "local_steps", maximum=MAX_EXACT_INTEGER),
+            rounds=positive_integer(rounds, "rounds", maximum=MAX_EXACT_INTEGER),
         )
         self.parameters = p
         m, a, L, K, T = p["clients"], p["learning_rate"], p["lipschitz"], p["local_steps"], p["rounds"]
-        step_scale = 2.0 * p["clip"] / m  # gamma_t = step_scale * sum_k eta_{k,t}
-        self._mu_scale = np.sqrt(m) / p["sigma"]
+        # gamma_t = (2V/m) a s_t, s_t the step sum at a = 1, so H = ((2V/m) a)^2 H_s with H_s the bound
+        # of the s_t, and mu = sqrt(m H) / sigma = 2 V a / (sqrt(m) sigma) sqrt(H_s): sqrt(H_s) is kept.
+        self._coefficient = mu_coefficient((2.0, p["clip"], a), (np.sqrt(m), p["sigma"]))
+        with np.errstate(over="ignore"):
+            x = a * L  # inf past the largest double: log rho = inf
         if schedule in ("constant", "cyclic"):
-            log_rho, steps = schedule_round_factors(schedule, a, L, K, 0)
-            gamma = step_scale * steps
-            h0 = constant_rate_h0(log_rho, gamma, T)
-            h_comp = T * gamma**2
+            log_rho, steps = unit_rate_factors(schedule, x, K, 0)
+            # sqrt(H) = s sqrt(ratio) with ratio = H / s^2, which constant_rate_h0 gives at gamma = 1.
+            root_h0 = steps * np.sqrt(constant_rate_h0(log_rho, 1.0, T))
+            root_comp = steps * np.sqrt(T)
             # Constant rho >= 1: the cumulative-sum diagram is convex, so lambda == 1 is optimal.
-            self._h = InterpolationBound(h0, h_comp, h_comp, (T == 1) | (log_rho == 0))
-            self._paper_h = h0
-            self._paper_h_limit = constant_rate_h0_limit(log_rho, gamma)
+            self._root_h = InterpolationBound(root_h0, root_comp, root_comp, (T == 1) | (log_rho == 0))
+            self._root_paper_h = root_h0
+            self._root_paper_h_limit = steps * np.sqrt(constant_rate_h0_limit(log_rho, 1.0))
             return
         # Round 0 has the largest factor, rho_0 <= (1 + aL)^K; it must stay a finite double.
-        too_big = K * np.log1p(a * L) > 700.0
+        with np.errstate(over="ignore"):
+            too_big = K * np.log1p(x) > 700.0
         if too_big.any():
             i = tuple(np.argwhere(too_big)[0])
             raise ValueError(f"(1 + learning_rate * lipschitz)^local_steps must stay below e^700 for the "
                              f"{schedule} schedule (got learning_rate={a[i]!r}, lipschitz={L[i]!r}, "
                              f"local_steps={K[i]!r}); the bound there is the composition value")
         code = SCHEDULES.index(schedule)
-        fa, fl, fk, ft = (np.ascontiguousarray(v.ravel()) for v in (a, L, K, T))
-        raw = _core.fedavg_interpolation(code, fa, fl, fk, ft, check_threads(threads))
+        unit_rate = np.ones(x.size)
+        fx, fk, ft = (np.ascontiguousarray(v.ravel()) for v in (x, K, T))
+        raw = _core.fedavg_interpolation(code, unit_rate, fx, fk, ft, check_threads(threads))
         h0, h_opt, h_comp, attained = (np.asarray(r).reshape(m.shape) for r in raw)
         if not (np.isfinite(h0).all() and np.isfinite(h_opt).all()):
             raise RuntimeError("hockeystick internal error: non-finite interpolation bound; please report it")
-        scale2 = step_scale**2
         if schedule == "stagewise":
-            base = a * K * step_scale  # gamma_t = base / (t + 1)
-            h_comp_closed = base**2 * (np.pi**2 / 6 - special.polygamma(1, T + 1))
-            self._h = InterpolationBound(h0 * scale2, h_opt * scale2, h_comp_closed, attained.astype(bool))
-            self._paper_h = base**2 * (2.0 - 1.0 / T)
-            self._paper_h_limit = 2.0 * base**2
+            # s_t = K / (t + 1): sum_t s_t^2 = K^2 (zeta(2) - psi'(T + 1)), and eq. 19's K^2 (2 - 1/T).
+            root_comp_closed = K * np.sqrt(np.pi**2 / 6 - special.polygamma(1, T + 1))
+            self._root_h = InterpolationBound(np.sqrt(h0), np.sqrt(h_opt), root_comp_closed, attained.astype(bool))
+            self._root_paper_h = K * np.sqrt(2.0 - 1.0 / T)
+            self._root_paper_h_limit = K * np.sqrt(2.0)
             return
         harmonic = special.digamma(K + 1) + np.euler_gamma
-        base = a * step_scale
-        self._h = InterpolationBound(h0 * scale2, h_opt * scale2, h_comp * scale2, attained.astype(bool))
-        self._paper_h = base**2 * (harmonic**2 + np.pi**2 / 6 - special.polygamma(1, T))
-        self._paper_h_limit = base**2 * (harmonic**2 + np.pi**2 / 6)
+        self._root_h = InterpolationBound(np.sqrt(h0), np.sqrt(h_opt), np.sqrt(h_comp), attained.astype(bool))
+        self._root_paper_h = np.sqrt(harmonic**2 + np.pi**2 / 6 - special.polygamma(1, T))
+        self._root_paper_h_limit = np.sqrt(harmonic**2 + np.pi**2 / 6)
 
     @property
     def mu_paper(self) -> float | np.ndarray:
@@ -162,12 +181,12 @@ class NoisyFedAvg(LastIterateAccountant):
 
         Constant and cyclic: eq. 16's H0 (``mu_paper_h0``), not a valid bound for T >= 2.
         Stage-wise and continuous: an upper bound on ``mu_composition``, valid."""
-        return scalar_or_array(self._mu_scale * np.sqrt(self._paper_h))
+        return self._mu_of(self._root_paper_h)
 
     @property
     def mu_paper_limit(self) -> float | np.ndarray:
         """T -> infinity limit of ``mu_paper``."""
-        return scalar_or_array(self._mu_scale * np.sqrt(self._paper_h_limit))
+        return self._mu_of(self._root_paper_h_limit)
 
     def __repr__(self) -> str:
-        return f"NoisyFedAvg(schedule={self.schedule!r}, shape={np.shape(self._h.h0)})"
+        return f"NoisyFedAvg(schedule={self.schedule!r}, shape={np.shape(self._root_h.h0)})"

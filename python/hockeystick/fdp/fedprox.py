@@ -23,8 +23,9 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from .._validation import broadcast, choice, nonnegative, positive, positive_integer, scalar_or_array
-from .interpolation import InterpolationBound, LastIterateAccountant, constant_rate_h0, constant_rate_h0_limit
+from .._validation import broadcast, choice, nonnegative, positive, positive_integer
+from .interpolation import (InterpolationBound, LastIterateAccountant, constant_rate_h0, constant_rate_h0_limit,
+                            mu_coefficient)
 
 __all__ = ["NoisyFedProx"]
 
@@ -74,24 +75,26 @@ class NoisyFedProx(LastIterateAccountant):
                              "1 - eta alpha >= 0; the printed eta < 1/(alpha - L) is not enough; got "
                              f"learning_rate={a[tuple(bad)]!r}, proximal={alpha[tuple(bad)]!r})")
         gap = alpha - L
+        # gamma = (2V/(m alpha)) g with g = 1 (theorem) or 1 - (1 - a alpha)^K (exact); sqrt(H) is kept in
+        # units of 2V/(m alpha), and mu = sqrt(m H) / sigma = 2 V / (sqrt(m) alpha sigma) * that.
         if constants == "theorem":
             log_rho = -np.log1p(-L / alpha)
-            gamma = 2.0 * V / (m * alpha)
+            unit_gamma = np.ones(alpha.shape)
         else:
             K = p["local_steps"]
             contraction = -np.expm1(K * np.log1p(-a * gap))  # 1 - (1 - a(alpha - L))^K
             log_rho = np.log1p(L * contraction / gap)
-            gamma = 2.0 * V / m * (-np.expm1(K * np.log1p(-a * alpha))) / alpha
-        self._mu_scale = np.sqrt(m) / p["sigma"]
-        h0 = constant_rate_h0(log_rho, gamma, T)
-        h_comp = T * gamma**2
-        self._h = InterpolationBound(h0, h_comp, h_comp, (T == 1) | (log_rho == 0))
-        self._h0_limit = constant_rate_h0_limit(log_rho, gamma)
+            unit_gamma = -np.expm1(K * np.log1p(-a * alpha))
+        self._coefficient = mu_coefficient((2.0, V), (np.sqrt(m), alpha, p["sigma"]))
+        root_h0 = unit_gamma * np.sqrt(constant_rate_h0(log_rho, 1.0, T))
+        root_comp = unit_gamma * np.sqrt(T)
+        self._root_h = InterpolationBound(root_h0, root_comp, root_comp, (T == 1) | (log_rho == 0))
+        self._root_h0_limit = unit_gamma * np.sqrt(constant_rate_h0_limit(log_rho, 1.0))
 
     @property
     def mu_paper_h0_limit(self) -> float | np.ndarray:
         """T -> infinity limit of ``mu_paper_h0`` (eq. 21's limit, chosen constants); ``mu`` grows like sqrt(T)."""
-        return scalar_or_array(self._mu_scale * np.sqrt(self._h0_limit))
+        return self._mu_of(self._root_h0_limit)
 
     def __repr__(self) -> str:
-        return f"NoisyFedProx(constants={self.constants!r}, shape={np.shape(self._h.h0)})"
+        return f"NoisyFedProx(constants={self.constants!r}, shape={np.shape(self._root_h.h0)})"

@@ -152,12 +152,42 @@ def constant_rate_h0_limit(log_rho: npt.ArrayLike, gamma: npt.ArrayLike) -> np.n
 _SERIES_LOG_RHO = 1e-150
 
 
+def mu_coefficient(numerators: tuple[npt.ArrayLike, ...],
+                   denominators: tuple[npt.ArrayLike, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """prod(numerators) / prod(denominators) as (mantissa, exponent), the value mantissa * 2**exponent.
+
+    Each factor is split by frexp (exact) into a mantissa in [1/2, 1) and a power of two; the
+    mantissas multiply to within [2^-k, 2^k] for k factors, so no intermediate over- or underflows,
+    and the product rounds as the plain product of the factors would wherever that one is finite.
+    """
+    mantissa: np.ndarray = np.ones(())
+    exponent: np.ndarray = np.zeros((), dtype=np.int64)
+    for factors, sign in ((numerators, 1), (denominators, -1)):
+        for factor in factors:
+            fraction, power = np.frexp(np.asarray(factor, dtype=float))
+            mantissa = mantissa * fraction if sign > 0 else mantissa / fraction
+            exponent = exponent + sign * power.astype(np.int64)
+    return mantissa, exponent
+
+
+def mu_from_root_h(coefficient: tuple[np.ndarray, np.ndarray], root_h: np.ndarray) -> np.ndarray:
+    """mu = coefficient * sqrt(H) for sqrt(H) in the coefficient's units: inf where the true value
+    exceeds the largest double (delta = 1 there, a valid upper side), 0 where the coefficient is 0
+    (no data sensitivity: a zero clip), whatever sqrt(H) is."""
+    mantissa, exponent = coefficient
+    with np.errstate(over="ignore", invalid="ignore"):
+        scaled = np.ldexp(mantissa * root_h, exponent.astype(np.int32))  # |exponent| < 6000
+    return np.where(mantissa == 0.0, 0.0, scaled)
+
+
 class LastIterateAccountant:
     """A released-last-iterate mu-GDP accountant holding the shifted-interpolation mu values.
 
-    Subclasses set ``_h`` (an InterpolationBound in units of gamma^2 already scaled to the model)
-    and ``_mu_scale`` = sqrt(m)/sigma.  ``delta``/``epsilon`` take ``bound`` (the side of the bracket:
-    "upper" only) and ``interpolation``:
+    Subclasses set ``_root_h`` (an InterpolationBound holding sqrt(H) in a gamma unit of their
+    choice: the per-round sensitivities divided by a common factor, so that they stay far from
+    overflow) and ``_coefficient`` = sqrt(m)/sigma times that unit, as ``mu_coefficient`` returns it;
+    mu = coefficient * sqrt(H) is then finite wherever the true mu is.
+    ``delta``/``epsilon`` take ``bound`` (the side of the bracket: "upper" only) and ``interpolation``:
 
     * ``"optimal"`` (default): ``mu``, the exact minimum over admissible interpolation weights; valid.
     * ``"composition"``: ``mu_composition``, lambda == 1, GDP composition over rounds; valid.
@@ -165,30 +195,33 @@ class LastIterateAccountant:
       bound in general: only where ``h0_attained``; false for constant rho > 1 and T >= 2.
     """
 
-    _h: InterpolationBound
-    _mu_scale: np.ndarray
+    _root_h: InterpolationBound
+    _coefficient: tuple[np.ndarray, np.ndarray]
+
+    def _mu_of(self, root_h: np.ndarray) -> float | np.ndarray:
+        return scalar_or_array(mu_from_root_h(self._coefficient, root_h))
 
     @property
     def mu(self) -> float | np.ndarray:
         """mu-GDP of the released model: the exact minimum of the interpolation bound H (eq. 15) over
         lambda in [0, 1].  Valid.  Equals ``mu_composition`` when rho is constant and > 1."""
-        return scalar_or_array(self._mu_scale * np.sqrt(self._h.h_optimal))
+        return self._mu_of(self._root_h.h_optimal)
 
     @property
     def mu_paper_h0(self) -> float | np.ndarray:
         """The paper's optimized-H0 mu (eq. 16).  Rests on eq. 41 and is false where eq. 41 fails
         (``h0_attained`` says where it holds; there it equals ``mu``).  For reproducing the paper only."""
-        return scalar_or_array(self._mu_scale * np.sqrt(self._h.h0))
+        return self._mu_of(self._root_h.h0)
 
     @property
     def mu_composition(self) -> float | np.ndarray:
         """mu from GDP composition over the rounds (lambda == 1): always valid, a baseline."""
-        return scalar_or_array(self._mu_scale * np.sqrt(self._h.h_composition))
+        return self._mu_of(self._root_h.h_composition)
 
     @property
     def h0_attained(self) -> bool | np.ndarray:
         """Whether the paper's condition eq. 41 holds, i.e. ``mu_paper_h0`` equals ``mu`` and is a bound."""
-        h = self._h.h0_attained
+        h = self._root_h.h0_attained
         return bool(h) if np.ndim(h) == 0 else h
 
     def mu_for_interpolation(self, interpolation: Interpolation = "optimal") -> float | np.ndarray:
