@@ -112,12 +112,20 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
     parameter (rounds) comes back as int / an int64 array, unless some point is unbounded (inf).
     For a "decreasing" parameter (sigma) whose every value meets the target the result
     is the smallest value searched (``tiny ** 0.25`` ~ 1.5e-77 for sigma > 0): a value the
-    accountant accepts, unlike 0.  For an "increasing" one (rounds) the result is the
+    accountant accepts, unlike 0; where the accountant refuses values that small (a PLD whose
+    loss grid would exceed its cells), the search range ends there, and the result is the last
+    value the bracketing evaluated before the refusal (it met the target).  For an "increasing" one (rounds) the result is the
     parameter's cap when the cap still meets the target (rounds = n / batch_size, however
     large), and ``inf`` when there is no cap and no value breaks it.
     """
+    if not isinstance(accountant, (str, AccountantEntry)):
+        raise _validation.ParameterTypeError(f"accountant must be a registered name (see hockeystick.registry.names()) "
+                                             f"or an AccountantEntry, got {_validation.describe(accountant)} "
+                                             f"({type(accountant).__name__})")
     entry = registry.get(accountant) if isinstance(accountant, str) else accountant
     spec = _spec(entry, parameter, params)
+    if start is not None:
+        start = float(_validation.positive(_validation.single(start, "start"), "start"))
     side = bound_side(bound)
     if side == "both":
         return tuple(calibrate(entry, parameter, epsilon=epsilon, delta=delta, rtol=rtol, start=start, bound=s,
@@ -233,11 +241,16 @@ def _from_coarse_grids(problem: Callable[[dict[str, float]], "_Problem"],
 
 
 def _spec(entry: AccountantEntry, parameter: str, params: dict[str, Any]) -> Calibratable:
+    if not isinstance(parameter, str):
+        raise _validation.ParameterTypeError(f"parameter must be the name of a calibratable parameter of "
+                                             f"{entry.name!r} ({', '.join(sorted(entry.calibratable)) or 'none'}), "
+                                             f"got {_validation.describe(parameter)} ({type(parameter).__name__})")
     if parameter not in entry.calibratable:
         can = ", ".join(sorted(entry.calibratable)) or "none"
         close = difflib.get_close_matches(str(parameter), sorted(entry.calibratable), n=1, cutoff=0.6)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise ValueError(f"accountant {entry.name!r} cannot calibrate {parameter!r}{hint}; calibratable: {can}")
+        raise ValueError(f"accountant {entry.name!r} cannot calibrate {parameter!r}{hint}; parameter must be one of "
+                         f"the calibratable: {can}")
     if parameter in params:
         raise ValueError(f"{parameter!r} is the calibrated parameter: do not also give it a value")
     unknown = sorted(set(params) - set(entry.parameters))
@@ -447,7 +460,9 @@ class _Problem:
         fbad = np.full(n, np.nan)   # log excess at ``bad`` (for the unreachable message)
         self.fgood = np.full(n, np.nan)  # log excess at ``good`` (integer search: interpolation)
         everything = np.arange(n)
-        f0 = self.log_excess(x0, everything)
+        f0, refused = self._hard_side_excess(x0, everything)
+        if refused.any():
+            x0[refused], f0[refused] = self._accepted_start(x0[refused], everything[refused])
         ok = f0 <= 0
         good[ok], self.fgood[ok] = x0[ok], f0[ok]
         bad[~ok], fbad[~ok] = x0[~ok], f0[~ok]
@@ -532,12 +547,59 @@ class _Problem:
                 x = np.where(grow, np.minimum(moved, limit), np.maximum(moved, limit))
                 with np.errstate(over="ignore", under="ignore"):  # inf / 0: the limit clips the next step
                     factor = factor * factor
-                f = self.log_excess(x, idx)
+                if missing is good:
+                    f = self.log_excess(x, idx)
+                else:
+                    f, refused = self._hard_side_excess(x, idx)
+                    if refused.any():   # the range ends where the accountant stops computing bounds
+                        result[idx[refused]] = good[idx[refused]]
+                        idx, x, factor, f = idx[~refused], x[~refused], factor[~refused], f[~refused]
                 ok = f <= 0
                 good[idx[ok]], self.fgood[idx[ok]] = x[ok], f[ok]
                 bad[idx[~ok]], fbad[idx[~ok]] = x[~ok], f[~ok]
                 keep = ~ok if missing is good else ok
                 idx, x, factor = idx[keep], x[keep], factor[keep]
+
+    def _hard_side_excess(self, x: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``log_excess`` at the start or at trials towards the hard end, and which of them the accountant
+        refuses (ValueError: no certified bound computed there, e.g. a PLD loss grid of more than its cap of
+        cells at a tiny sigma).  A trial's point met the target at every value evaluated so far, so its search
+        range ends at the last of them; a refused start moves towards the easy end (``_accepted_start``).
+        The points are evaluated one by one once a joint call is refused."""
+        try:
+            return self.log_excess(x, idx), np.zeros(idx.size, dtype=bool)
+        except ValueError:
+            pass
+        f = np.full(idx.size, np.nan)
+        refused = np.zeros(idx.size, dtype=bool)
+        for j in range(idx.size):
+            try:
+                f[j] = self.log_excess(x[j:j + 1], idx[j:j + 1])[0]
+            except ValueError:
+                refused[j] = True
+        return f, refused
+
+    def _accepted_start(self, x0: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Starts the accountant refuses (ValueError) moved towards the easy end by factors 2, 4, 16, ... until
+        it accepts one (where the easy end itself is refused, its error is raised): their values and log excess."""
+        xs, fs = x0.copy(), np.empty(idx.size)
+        for j in range(idx.size):
+            i = idx[j:j + 1]
+            limit = min(float(self.upper[i[0]]), float(x0[j]) * _SPAN) if self.up else float(self.lower[i[0]])
+            x, factor = float(x0[j]), 2.0
+            while True:
+                x = min(x * factor, limit) if self.up else max(x / factor, limit)
+                if self.spec.integer:
+                    x = float(np.floor(x)) if self.up else float(np.ceil(x))
+                try:
+                    fs[j] = self.log_excess(np.array([x]), i)[0]
+                    break
+                except ValueError:
+                    if x == limit:
+                        raise
+                factor *= factor
+            xs[j] = x
+        return xs, fs
 
     def _unreachable(self, idx: np.ndarray, x: np.ndarray, f: np.ndarray) -> None:
         i = int(idx[0])
