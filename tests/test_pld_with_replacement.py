@@ -233,7 +233,7 @@ def test_bad_arguments_name_the_argument():
         f(1.0, 2, 10, sensitivity=-1.0)
     with pytest.raises(ValueError, match="batch_size"):
         f(1.0, 0, 10)
-    with pytest.raises(ValueError, match="batch_size and n must"):
+    with pytest.raises(ValueError, match="^n must be an integer >= 1, got 0$"):
         f(1.0, 2, 0)
     with pytest.raises(ValueError, match="batch_size"):
         f(1.0, 2.5, 10)

@@ -18,6 +18,7 @@ import math
 
 import numpy as np
 
+from .. import _validation
 from .distribution import PrivacyLossDistribution
 from .finite_atoms import SMALLEST_NORMAL
 from .mechanisms import DEFAULT_INTERVAL, from_distributions
@@ -25,11 +26,9 @@ from .mechanisms import DEFAULT_INTERVAL, from_distributions
 
 def canonical_pair(epsilon: float, delta: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """(P, Q) above, after checking eps >= 0 and 0 <= delta <= 1 (finite, not NaN)."""
-    eps, d = float(epsilon), float(delta)
-    if not (eps >= 0 and math.isfinite(eps)):
-        raise ValueError(f"epsilon must be >= 0 and finite, got {epsilon!r}")
-    if not 0.0 <= d <= 1.0:
-        raise ValueError(f"delta must lie in [0, 1], got {delta!r}")
+    eps = float(_validation.nonnegative(_validation.single(epsilon, "epsilon"), "epsilon"))
+    d = float(_validation.in_interval(_validation.single(delta, "delta"), "delta", 0.0, 1.0, open_low=False,
+                                      open_high=False))
     hi = (1.0 - d) / (1.0 + math.exp(-eps))  # (1 - delta) e^eps / (1 + e^eps), without overflow
     lo = (1.0 - d) * (math.exp(-eps) / (1.0 + math.exp(-eps)))  # not (1 - delta) - hi: that cancels to 0 past eps ~ 37
     return np.array([d, hi, lo, 0.0]), np.array([0.0, lo, hi, d])

@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 
+from .. import _validation
 from .distribution import PrivacyLossDistribution
 from .finite_atoms import UNIT_ROUNDOFF, Atoms
 
@@ -27,10 +28,7 @@ def _checked(parameter: float, sensitivity: int) -> tuple[float, int]:
     """(a, s) as a float > 0 and an int >= 1, or a ValueError naming the argument."""
     # a valid float skips the array validation (its cost would be a third of a lone pair's accounting)
     a = parameter if type(parameter) is float and 0.0 < parameter < math.inf else _positive("parameter", parameter)
-    s = sensitivity
-    if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 1:
-        raise ValueError(f"sensitivity must be a positive integer, got {sensitivity!r}")
-    return float(a), int(s)
+    return float(a), _validation.count(sensitivity, "sensitivity")
 
 
 def _p_masses(a: float, s: int) -> list[float]:

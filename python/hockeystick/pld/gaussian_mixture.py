@@ -60,7 +60,7 @@ def mixture_of_gaussians(sigma: float, sensitivities, sampling_probs, *,
                          tail: float = DEFAULT_TAIL) -> PrivacyLossDistribution:
     """Remove and add PLDs of the mixture-of-Gaussians mechanism, certified both sides."""
     sd = _positive("sigma", sigma)
-    s, w = check_mixture(sensitivities, sampling_probs)
+    s, w = check_mixture(sensitivities, sampling_probs, ("sensitivities", "sampling_probs"))
     h = checked_interval(value_discretization_interval)
     t = _check_tail(tail)
     if s.max() == 0.0:

@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 
+from .. import _validation
 from .distribution import PrivacyLossDistribution
 from .mechanisms import DEFAULT_INTERVAL, _positive, checked_interval, from_distributions, laplace
 from .monotone import MonotonePair, check_mixture, monotone_factors
@@ -123,9 +124,8 @@ def laplace_mixture(scale: float, shifts, weights, *,
 def subsampled_laplace(scale: float, sampling_rate: float, *, sensitivity: float = 1.0,
                        value_discretization_interval: float = DEFAULT_INTERVAL) -> PrivacyLossDistribution:
     """Poisson-subsampled Laplace mechanism (rate q; q = 1 is ``laplace``), add/remove neighbours."""
-    q = float(sampling_rate)
-    if not 0.0 < q <= 1.0:
-        raise ValueError(f"sampling_rate must lie in (0, 1], got {sampling_rate!r}")
+    q = float(_validation.in_interval(_validation.single(sampling_rate, "sampling_rate"), "sampling_rate", 0.0, 1.0,
+                                      open_low=True, open_high=False))
     if q == 1.0:
         return laplace(scale, sensitivity=sensitivity, value_discretization_interval=value_discretization_interval)
     return laplace_mixture(scale, [0.0, _positive("sensitivity", sensitivity)], [1.0 - q, q],

@@ -32,7 +32,8 @@ Directions = Literal["both", "remove", "add"]
 
 
 def _positive(name: str, value: float) -> float:
-    return float(_validation.positive(value, name))
+    """One finite number > 0 (an array, a string or a bool refused naming ``name``)."""
+    return float(_validation.positive(_validation.single(value, name), name))
 
 
 def checked_interval(value: float) -> float:
@@ -47,7 +48,7 @@ def checked_interval(value: float) -> float:
     steps of 100, so nothing useful lies beyond.  The C++ core refuses the same range
     (``pld::max_interval`` in pld_cells.hpp).
     """
-    h = float(_validation.as_real_array(value, "value_discretization_interval"))   # strings, bools, None: TypeError
+    h = _validation.single(value, "value_discretization_interval")   # strings, bools, None, arrays: TypeError
     if 0 < h <= MAX_INTERVAL:
         return h
     hint = ("the PLD grid needs e^h far from overflow (it overflows above h = 709.78); use a finer grid "
@@ -92,11 +93,22 @@ def atom_loss_shift(log_p: np.ndarray, log_q: np.ndarray, equal: np.ndarray) -> 
     return float(np.max(loss_round_off(log_p[inexact], log_q[inexact])))
 
 
+MIN_TAIL = 1e-300
+
+
 def _check_tail(tail: float) -> float:
-    t = float(_validation.real(tail, "tail"))
-    if not (0 < t < 1e-3):
-        raise ValueError(f"tail must lie in (0, 1e-3), got {tail!r}")
+    """The tail mass cut from a continuous mechanism, in [MIN_TAIL, 1e-3): below 1e-300 its fractions (tail / 4,
+    the quantiles' arguments) leave the normal doubles and the quantiles, and with them the loss grid, run off."""
+    t = float(_validation.real(_validation.single(tail, "tail"), "tail"))
+    if not (MIN_TAIL <= t < 1e-3):
+        raise ValueError(f"tail must lie in [{MIN_TAIL:g}, 1e-3), got {_validation.describe(tail)}")
     return t
+
+
+def _grid_cells_refused(error: ValueError, s: float, h: float) -> ValueError:
+    """The core's refusal of a loss grid over MAX_CELLS cells in the user's words (``_too_many_cells``), any other
+    ValueError as it is."""
+    return ValueError(_too_many_cells(np.array([s]), h)) if "max_cells" in str(error) else error
 
 
 def subsampled_gaussian(sigma: float, sampling_rate: float, *, sensitivity: float = 1.0,
@@ -200,14 +212,15 @@ def fixed_size_subsampled_gaussian(sigma: float, batch_size: int, n: int, *,
     m = n is the Gaussian mechanism with shift 2 Delta.
     """
     s = _positive("sigma", sigma) / _positive("sensitivity", sensitivity)
-    m = batch_size
-    if (isinstance(m, bool) or isinstance(n, bool) or not isinstance(m, (int, np.integer))
-            or not isinstance(n, (int, np.integer)) or not 1 <= m <= n):
-        raise ValueError(f"batch_size and n must be integers with 1 <= batch_size <= n, "
-                         f"got {batch_size!r}, {n!r}")
+    m, size = _validation.count(batch_size, "batch_size"), _validation.count(n, "n")
+    if m > size:
+        raise ValueError(f"batch_size must be <= n (batches are drawn without replacement), got {m} > {size}")
     h = checked_interval(value_discretization_interval)
     t = _check_tail(tail)
-    raw = _core.pld_without_replacement_subsampled_gaussian(s, int(m) / int(n), h, t, MAX_CELLS)
+    try:
+        raw = _core.pld_without_replacement_subsampled_gaussian(s, m / size, h, t, MAX_CELLS)
+    except ValueError as error:
+        raise _grid_cells_refused(error, s, h) from None
     f = _factor(f"fixed_size_subsampled_gaussian(sigma={s}, q={m}/{n}, replace-one)", raw)
     return PrivacyLossDistribution([{f: 1}], t)
 
@@ -252,14 +265,15 @@ def with_replacement_subsampled_gaussian(sigma: float, batch_size: int, n: int, 
     (docs/paper-003-errata.md compares this with the paper's calibrations).
     """
     s = _positive("sigma", sigma) / _positive("sensitivity", sensitivity)
-    k = batch_size
-    if (isinstance(k, bool) or isinstance(n, bool) or not isinstance(k, (int, np.integer))
-            or not isinstance(n, (int, np.integer)) or k < 1 or n < 1):
-        raise ValueError(f"batch_size and n must be positive integers (batch_size may exceed "
-                         f"n: draws are with replacement), got {batch_size!r}, {n!r}")
+    # batch_size may exceed n (draws are with replacement); both are passed to the core as int64
+    k = _validation.count(batch_size, "batch_size", maximum=2.0 ** 62)
+    size = _validation.count(n, "n", maximum=2.0 ** 62)
     h = checked_interval(value_discretization_interval)
     t = _check_tail(tail)
-    raw = _core.pld_with_replacement_subsampled_gaussian(s, int(k), int(n), h, t, MAX_CELLS)
+    try:
+        raw = _core.pld_with_replacement_subsampled_gaussian(s, k, size, h, t, MAX_CELLS)
+    except ValueError as error:
+        raise _grid_cells_refused(error, s, h) from None
     f = _factor(f"with_replacement_subsampled_gaussian(sigma={s}, K={k}, n={n}, replace-one)", raw)
     return PrivacyLossDistribution([{f: 1}], t)
 
@@ -287,7 +301,15 @@ def laplace(scale: float, *, sensitivity: float = 1.0,
     dist = _positive("sensitivity", sensitivity)
     h = checked_interval(value_discretization_interval)
     division = math.nextafter(UNIT_ROUNDOFF * (dist / b), math.inf)
-    f = _factor(f"laplace(scale={b}, sensitivity={dist})", _core.pld_laplace(dist, b, h, MAX_CELLS), division)
+    try:
+        raw = _core.pld_laplace(dist, b, h, MAX_CELLS)
+    except ValueError as error:
+        if "max_cells" not in str(error):
+            raise
+        raise ValueError(f"value_discretization_interval={h:g} with scale / sensitivity = {b / dist:g} would need more "
+                         f"than {MAX_CELLS} loss cells (the loss spans 2 sensitivity / scale): use a coarser "
+                         "value_discretization_interval, or a larger scale") from None
+    f = _factor(f"laplace(scale={b}, sensitivity={dist})", raw, division)
     return PrivacyLossDistribution([{f: 1}])
 
 

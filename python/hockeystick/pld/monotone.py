@@ -38,7 +38,7 @@ from typing import Callable
 
 import numpy as np
 
-from .. import _core
+from .. import _core, _validation
 from .distribution import Factor
 from .finite_atoms import loss_round_off
 from .mechanisms import MAX_CELLS, _factor
@@ -75,22 +75,24 @@ class MonotonePair:
     inverse: Curve | None = None
 
 
-def check_mixture(shifts, weights) -> tuple[np.ndarray, np.ndarray]:
-    """Shifts >= 0 and finite, weights >= 0 summing to 1 (one length), zero-weight entries dropped."""
+def check_mixture(shifts, weights, names: tuple[str, str] = ("shifts", "weights")) -> tuple[np.ndarray, np.ndarray]:
+    """Shifts >= 0 and finite, weights >= 0 summing to 1 (one length), zero-weight entries dropped; a refusal
+    names the arguments as the caller calls them (``names``)."""
     if (type(shifts) in (tuple, list) and type(weights) in (tuple, list)
             and 0 < len(shifts) == len(weights) <= _PLAIN_COMPONENTS
             and all(type(x) is float and 0.0 <= x < math.inf for x in (*shifts, *weights))
             and abs(sum(weights) - 1.0) <= 1e-9):  # a few valid Python floats (the plans' specs): no array checks
         kept = [(x, y) for x, y in zip(shifts, weights) if y > 0.0]
         return np.array([x for x, _ in kept]), np.array([y for _, y in kept])
-    s = np.atleast_1d(np.asarray(shifts, dtype=np.float64))
-    w = np.atleast_1d(np.asarray(weights, dtype=np.float64))
+    s = np.atleast_1d(_validation.as_real_array(shifts, names[0]))
+    w = np.atleast_1d(_validation.as_real_array(weights, names[1]))
     if s.ndim != 1 or s.shape != w.shape or s.size == 0:
-        raise ValueError(f"shifts and weights must be non-empty 1-d sequences of one length, got {s.shape}, {w.shape}")
+        raise ValueError(f"{names[0]} and {names[1]} must be non-empty 1-d sequences of one length, got {s.shape}, "
+                         f"{w.shape}")
     if not np.all(np.isfinite(s) & (s >= 0)):
-        raise ValueError(f"shifts (sensitivities) must be finite and >= 0, got {s.tolist()}")
+        raise ValueError(f"{names[0]} must be finite and >= 0, got {s.tolist()}")
     if not np.all(np.isfinite(w) & (w >= 0)) or abs(w.sum() - 1.0) > 1e-9:
-        raise ValueError(f"weights (sampling probabilities) must be >= 0 and sum to 1, got {w.tolist()}")
+        raise ValueError(f"{names[1]} must be >= 0 and sum to 1, got {w.tolist()}")
     keep = w > 0
     return s[keep], w[keep]
 
@@ -163,10 +165,13 @@ def _newton(pair: "MonotonePair", targets: np.ndarray) -> np.ndarray:
 def cell_atoms(pair: MonotonePair, h: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per loss cell on the grid k h: (loss, P-mass, Q-mass) of the merged outcome, plus ``pair.atoms``."""
     l_lo, l_hi = (float(x) for x in pair.loss(np.array([pair.x_lo, pair.x_hi])))
-    k = np.arange(np.ceil(l_lo / h), np.floor(l_hi / h) + 1)
-    if k.size > MAX_CELLS:
-        raise ValueError(f"the loss range [{l_lo:.4g}, {l_hi:.4g}] needs {k.size} cells of width {h:g} "
-                         f"(more than {MAX_CELLS}): use a coarser value_discretization_interval")
+    first, last = np.ceil(l_lo / h), np.floor(l_hi / h)
+    cells = last - first + 1
+    if not cells <= MAX_CELLS:   # inf or NaN too: a loss range beyond the doubles
+        raise ValueError(f"the loss range [{l_lo:.4g}, {l_hi:.4g}] needs {cells:.4g} cells of width {h:g} (more than "
+                         f"{MAX_CELLS}): use a coarser value_discretization_interval, or more noise (a larger scale "
+                         "or sigma)")
+    k = np.arange(first, last + 1)
     cuts = np.concatenate([[pair.x_lo], _invert(pair, k * h), [pair.x_hi]])
     cuts = np.maximum.accumulate(cuts)
     a, b = cuts[:-1], cuts[1:]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _validation
 from .distribution import PrivacyLossDistribution
 from .mechanisms import DEFAULT_INTERVAL, from_distributions
 
@@ -27,14 +28,11 @@ RELATIONS = ("replace_one", "replace_special")
 def randomized_response_pair(noise_parameter: float, num_buckets: int,
                              relation: str = "replace_one") -> tuple[np.ndarray, np.ndarray]:
     """(P, Q) above, after checking 0 <= p <= 1, k a positive integer and the relation."""
-    p = float(noise_parameter)
-    k = num_buckets
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"noise_parameter must lie in [0, 1], got {noise_parameter!r}")
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"num_buckets must be a positive integer, got {num_buckets!r}")
-    if relation not in RELATIONS:
-        raise ValueError(f"relation must be one of {RELATIONS}, got {relation!r}")
+    # a bool or a numeric string is refused (True would silently mean p = 1: nothing released)
+    p = float(_validation.in_interval(_validation.single(noise_parameter, "noise_parameter"), "noise_parameter",
+                                      0.0, 1.0, open_low=False, open_high=False))
+    k = _validation.count(num_buckets, "num_buckets")
+    _validation.choice(relation, "relation", RELATIONS)
     stay, move = 1.0 - p + p / k, p / k
     if k == 1:
         return np.array([1.0]), np.array([1.0])

@@ -16,15 +16,15 @@ from __future__ import annotations
 import numpy as np
 
 from .._elementwise import ArrayLike
+from .. import _validation
 from .distribution import PrivacyLossDistribution
 from .mechanisms import DEFAULT_INTERVAL, from_distributions
 
 
 def poisson_subsampled_pair(p: ArrayLike, q: ArrayLike, sampling_rate: float) -> tuple[np.ndarray, np.ndarray]:
     """((1 - rate) Q + rate P, Q), after checking the rate lies in [0, 1]."""
-    rate = float(sampling_rate)
-    if not 0.0 <= rate <= 1.0:
-        raise ValueError(f"sampling_rate must lie in [0, 1], got {sampling_rate!r}")
+    rate = float(_validation.in_interval(_validation.single(sampling_rate, "sampling_rate"), "sampling_rate", 0.0, 1.0,
+                                         open_low=False, open_high=False))
     pa, qa = np.asarray(p, dtype=np.float64), np.asarray(q, dtype=np.float64)
     return (1.0 - rate) * qa + rate * pa, qa
 
