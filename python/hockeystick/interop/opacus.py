@@ -227,12 +227,12 @@ def get_noise_multiplier(*, target_epsilon: float, target_delta: float, sample_r
     exact Gaussian); a sigma at which no certified epsilon is computed counts as not meeting the target, so
     where every sigma meets it the answer is the least sigma (to ``sigma_tolerance``) whose certified epsilon
     is computed (the floor itself, tried once the answer is known to lie below the geometric midpoint).  Raises ValueError for an unreachable budget and for bad arguments (naming them):
-    target_epsilon finite and > 0, target_delta strictly between 0 and 1, sample_rate in (0, 1], steps a
+    target_epsilon >= 0 (+inf: every sigma meets it), target_delta strictly between 0 and 1, sample_rate in (0, 1], steps a
     count >= 1 or epochs finite and > 0, sigma_tolerance in [2^-52, 1), accuracy finite and > 0.
     """
     if (steps is None) == (epochs is None):
         raise ValueError("get_noise_multiplier takes as input EITHER a number of steps or a number of epochs")
-    eps_target = float(_validation.positive(_validation.single(target_epsilon, "target_epsilon"), "target_epsilon"))
+    eps_target = _validation.epsilon_target(target_epsilon, "target_epsilon")
     delta = _validation.delta_target(target_delta, "target_delta")
     q = float(_validation.in_interval(_validation.single(sample_rate, "sample_rate"), "sample_rate", 0.0, 1.0,
                                       open_low=True, open_high=False))
@@ -264,7 +264,8 @@ def get_noise_multiplier(*, target_epsilon: float, target_delta: float, sample_r
     while epsilon(high) > eps_target:
         low, high = high, 2.0 * high
         if high > _MAX_SIGMA:
-            raise ValueError("The privacy budget is too low: no noise multiplier up to 1e6 reaches it.")
+            raise ValueError(f"The privacy budget is too low: no noise multiplier up to 1e6 reaches target_epsilon = "
+                             f"{eps_target!r} at target_delta = {delta!r}; raise target_epsilon or target_delta")
     # invariant: high meets the target, low does not or is the floor; each step splits the bracket (in ratio
     # while it spans more than a factor 2), and the search ends once the split rounds onto an end
     floor, floor_tried = low, False

@@ -44,7 +44,7 @@ from typing import Any, Iterator, Literal, Mapping, Sequence, cast
 
 import numpy as np
 
-from .. import registry
+from .. import _validation, registry
 from ..accountant import BOUND_SIDES, Bound
 from ..registry import AccountantEntry, CalculatorEntry
 
@@ -410,7 +410,12 @@ class Grid:
 
 
 def _finite(name: str, value: Any) -> float:
-    """A fixed parameter: a finite real number (an infinite or NaN target has no meaning in a sweep)."""
+    """A fixed parameter: a finite real number; the targets by the rule of every entry point
+    (``_validation``: delta strictly between 0 and 1, epsilon >= 0 with +inf allowed, delta(inf) = 0)."""
+    if name == "delta":
+        return _validation.delta_target(value, name)
+    if name == "epsilon":
+        return _validation.epsilon_target(value, name)
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise TypeError(f"{name} must be a real number, got {value!r}")
     if not math.isfinite(value):
