@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterable, Literal, Mapping, cast
 
 import numpy as np
 
-from . import contraction, fdp, isrl, leakage, pld, rdp, training
+from . import _validation, contraction, fdp, isrl, leakage, pld, rdp, training
 from .accountant import Bound
 from .gaussian_mechanism import GaussianMechanism
 
@@ -179,8 +179,7 @@ class PerPoint:
         build.__signature__ = inspect.signature(accountant)  # type: ignore[attr-defined]
         return build
 
-    def _each(self, method: str, x: Any, bound: str) -> Any:
-        arg = np.asarray(x, dtype=np.float64)
+    def _each(self, method: str, arg: np.ndarray, bound: str) -> Any:
         shape = np.broadcast_shapes(arg.shape, self._shape)
         flat_x = np.broadcast_to(arg, shape).reshape(-1)
         flat_keys = np.broadcast_to(np.arange(len(self._keys)).reshape(self._shape), shape).reshape(-1)
@@ -189,12 +188,12 @@ class PerPoint:
         return float(out) if shape == () else out
 
     def delta(self, epsilon: Any, *, bound: Bound = "upper") -> Any:
-        """delta(eps) of each point's accountant (upper bounds)."""
-        return self._each("delta", epsilon, bound)
+        """delta(eps) of each point's accountant (upper bounds); epsilon by the shared rule (``_validation``)."""
+        return self._each("delta", _validation.epsilon_values(epsilon), bound)
 
     def epsilon(self, delta: Any, *, bound: Bound = "upper") -> Any:
-        """epsilon(delta) of each point's accountant (upper bounds)."""
-        return self._each("epsilon", delta, bound)
+        """epsilon(delta) of each point's accountant (upper bounds); delta by the shared rule (``_validation``)."""
+        return self._each("epsilon", _validation.delta_values(delta), bound)
 
 
 REGISTRY: dict[str, AccountantEntry] = {}
