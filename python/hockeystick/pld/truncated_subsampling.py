@@ -1,31 +1,129 @@
 """The Gaussian mechanism on a truncated Poisson sample (dp_accounting's ``TruncatedSubsampledGaussianDpEvent``).
 
-Each of n records is sampled with probability q; a sample larger than B is cut to a random subset of
-B; the sum plus N(0, sigma^2) is released.  dp_accounting's analysis (arXiv:2508.15089, as
-implemented in its ``from_truncated_subsampled_gaussian_mechanism``): with
-    t = P(Binomial(n - 1, q) >= B)                           (truncation, given the record is sampled)
-    q' = P(Binomial(n, q) > B) B / (t n)                     (the record kept, given truncation)
-the mechanism is dominated by the mixture (``pld_mixture``)
-    (1 - t) x [Poisson-subsampled Gaussian (sigma, q), add/remove]
-    + t x [replace pair (1 - q') N(0, s^2) + q' N(1, s^2) vs (1 - q') N(0, s^2) + q' N(-1, s^2), s = sigma / 2],
-the second a (slightly loose) replace-one bound for the truncated case.  The replace pair's loss
-    L(x) = log(1 - q' + q' e^{(2x - 1)/(2 s^2)}) - log(1 - q' + q' e^{-(2x + 1)/(2 s^2)})
-is increasing and odd (x -> -x swaps P and Q: one direction), so ``monotone`` discretizes it with
-certified sides; the Poisson part is ``subsampled_gaussian``.  t = 0 is the Poisson part alone.
+Each of n records is sampled with probability q; a sample larger than B is cut to a uniformly random
+subset of B; the sum of the kept records' contributions (each of norm at most 1) plus N(0, sigma^2 I)
+is released.  Neighbours are add/remove: D' = D + {x}, n counting x, so the other records' sample
+size is K ~ Binomial(n - 1, q).
+
+Upper side (``analysis="conditioned"``, the default).  Condition on K = k and on the kept subset.
+- k <= B - 1: nothing is cut on either side; x is kept with probability q.  The pair is the
+  Poisson-subsampled Gaussian (1 - q) N(s, sigma^2) + q N(s + g_x, sigma^2) vs N(s, sigma^2).
+- k >= B: on D the kept set is a uniform B-subset of the k others; write it as A + {y}, A a uniform
+  (B - 1)-subset and y uniform among the rest.  On D', x is sampled and kept with probability
+  p_k = q B / (k + 1); kept, the rest of the batch is a uniform (B - 1)-subset A of the others (draw
+  y as before, unused); otherwise the batch is a uniform B-subset A + {y}, as on D.  Given (k, A, y)
+  the pair is (1 - p_k) N(s, sigma^2) + p_k N(s - g_y + g_x, sigma^2) vs N(s, sigma^2) with
+  s = sum(A) + g_y and |g_x - g_y| <= 2: the Poisson-subsampled Gaussian at rate p_k and sensitivity 2.
+By joint convexity of the hockey-stick divergence E_gamma (an f-divergence, every gamma >= 0) the
+mechanism's E_gamma in each direction is at most sum_k P(K = k) E_gamma(pair_k), which is the
+E_gamma of the disjoint union of the pairs weighted by P(K = k): that union dominates one round
+(Zhu, Dong, Wang, AISTATS 2022, Def. 7), and so its composition dominates the composition (their
+Thm. 10).  E_gamma of the subsampled pair grows with the rate (it is convex in the rate and least
+at rate 0, in both directions), so the k >= B part is grouped into a few buckets of k, each at the
+rate of its smallest k (``TRUNCATED_BUCKETS``, geometric in k + 1 over the central 1 - 2e-30 of K's
+law; the tails are buckets of their own).  Each weight is raised by a relative ``WEIGHT_MARGIN``,
+above the error of the regularized incomplete beta function they come from, so every component
+keeps at least its true weight (a dominating sum of non-negative terms).
+
+``analysis="dp_accounting"`` is arXiv:2508.15089's mixture (as in dp_accounting's
+``from_truncated_subsampled_gaussian_mechanism``): with t = P(K >= B) and
+q' = P(Binomial(n, q) > B) B / (t n), the mixture (1 - t) [Poisson-subsampled Gaussian (sigma, q)]
++ t [(1 - q') N(0, s^2) + q' N(1, s^2) vs (1 - q') N(0, s^2) + q' N(-1, s^2), s = sigma / 2].
+It is valid and never tighter than the conditioned pair when k varies little (q = 1: the
+conditioned pair is exact); it is kept to reproduce published values.
+
+Lower side: the mechanism itself on one pair of datasets in one dimension (a realizable pair, so its
+composition is a lower bound; the optimistic discretization only lowers it further), the one of
+two with the larger one-round Kullback-Leibler divergence in either direction (a proxy for which
+gives the larger delta after many rounds, where the composition is close to Gaussian):
+- the others at 0 and x at 1: the output is (1 - p) N(0, sigma^2) + p N(1, sigma^2) vs N(0, sigma^2)
+  with p = q P(K <= B - 1) + B P(Binomial(n, q) > B) / n, the probability that x is kept
+  (E[1{K >= B} B / (K + 1)] = B P(Binomial(n, q) >= B + 1) / (n q));
+- the others at -1 and x at +1 (exact when q = 1: D gives -B, D' gives -B + 2 with probability
+  B / n): outputs -min(K, B) on D; on D' the same unless x is sampled, then -K + 1 if K <= B - 1,
+  and if K >= B, -B + 2 when x is kept and -B otherwise.  The pair of Gaussian mixtures is binned
+  (a post-processing: its hockey-stick curve and its compositions lie below the mechanism's) into
+  cells of width sigma / 16 around -B (``OPPOSITE_BINS_PER_SIGMA``, ``OPPOSITE_HALF_WIDTH`` sigmas
+  either side) with one cell for each outer half-line; the first distribution's masses are lowered
+  and the second's raised by a relative ``WEIGHT_MARGIN`` (each cell's mass is a sum of accurate
+  Gaussian interval masses), which only lowers every term p (1 - e^{eps - log(p / q)})_+ of the
+  composed curve.
 """
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
-from scipy import stats
+from scipy import special, stats
 
 from ..gaussian import gaussian_tail_inverse
 from .compose import DEFAULT_TAIL
-from .distribution import PrivacyLossDistribution
+from .distribution import Factor, PrivacyLossDistribution
 from .gaussian_mixture import normal_interval
-from .mechanisms import DEFAULT_INTERVAL, _positive, checked_interval, subsampled_gaussian
+from .mechanisms import DEFAULT_INTERVAL, _positive, checked_interval, from_distributions, subsampled_gaussians
 from .monotone import MonotonePair, log_sum_exp_rows, monotone_factors
 from .pld_mixture import mixture
+
+Analysis = Literal["conditioned", "dp_accounting"]
+
+TRUNCATED_BUCKETS = 16          # buckets of k >= B in the conditioned pair's bulk
+BULK_TAIL = 1e-30               # mass of K's law left outside the bulk on each side
+WEIGHT_MARGIN = 1e-13           # relative: above the incomplete beta function's error (few 1e-15)
+OPPOSITE_BINS_PER_SIGMA = 16    # cells per sigma of the binned opposite-records pair
+OPPOSITE_HALF_WIDTH = 10.0      # sigmas of cells either side of the outputs -B .. -B + 2
+FAR_ATOMS = 40.0                # sigmas past the cells beyond which an atom's mass is all in the outer cell
+
+
+def _binomial_cdf(k: np.ndarray | int, m: int, q: float) -> np.ndarray:
+    """P(Binomial(m, q) <= k), 0 below 0 and 1 from m on."""
+    return np.asarray(stats.binom.cdf(k, m, q), dtype=np.float64)
+
+
+def _quantile_below(m: int, q: float, tail: float) -> int:
+    """The largest k with P(Binomial(m, q) < k) <= tail (bisection: scipy's ppf fails below ~1e-17)."""
+    lo, hi = 0, m
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if float(_binomial_cdf(mid - 1, m, q)) <= tail:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _quantile_above(m: int, q: float, tail: float) -> int:
+    """The least k with P(Binomial(m, q) > k) <= tail."""
+    lo, hi = 0, m
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if float(stats.binom.sf(mid, m, q)) <= tail:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def conditioned_components(n: int, q: float, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(weights, rates, sensitivities) of the conditioned dominating pair (module docstring): the
+    component k <= B - 1 (rate q, sensitivity 1), then the buckets of k >= B, each at the rate
+    q B / (k_lo + 1) of its least k and sensitivity 2, weights raised by ``WEIGHT_MARGIN``."""
+    m = n - 1
+    if b > m:
+        return np.ones(1), np.array([q]), np.ones(1)
+    lo = max(b, _quantile_below(m, q, BULK_TAIL))
+    hi = max(lo, _quantile_above(m, q, BULK_TAIL))
+    bulk = np.exp(np.linspace(np.log(lo + 1.0), np.log(hi + 1.0), TRUNCATED_BUCKETS + 1)) - 1.0
+    starts = np.unique(np.concatenate([[b, lo], np.ceil(bulk[:-1]), [hi + 1]]).astype(np.int64))
+    starts = starts[(starts >= b) & (starts <= m)]
+    ends = np.append(starts[1:] - 1, m)
+    below = _binomial_cdf(b - 1, m, q)
+    mass = _binomial_cdf(ends, m, q) - _binomial_cdf(starts - 1, m, q)
+    weights = np.concatenate([np.atleast_1d(below), mass]) * (1.0 + WEIGHT_MARGIN)
+    rates = np.concatenate([[q], q * b / (starts + 1.0)])
+    sensitivities = np.concatenate([[1.0], np.full(starts.size, 2.0)])
+    keep = weights > 0.0
+    return weights[keep], rates[keep], sensitivities[keep]
 
 
 def replace_pair(s: float, q: float, tail: float) -> MonotonePair:
@@ -53,25 +151,144 @@ def replace_pair(s: float, q: float, tail: float) -> MonotonePair:
     return MonotonePair(loss, slope, p_mass, q_mass, -1.0 - z * s, 1.0 + z * s)
 
 
-def truncated_subsampled_gaussian(dataset_size: int, sampling_probability: float, truncated_batch_size: int,
-                                  noise_multiplier: float, *,
-                                  value_discretization_interval: float = DEFAULT_INTERVAL,
-                                  tail: float = DEFAULT_TAIL) -> PrivacyLossDistribution:
-    """Remove and add PLDs of the truncated-Poisson-sampled Gaussian (see the module docstring)."""
-    n, b = dataset_size, truncated_batch_size
-    for name, v in (("dataset_size", n), ("truncated_batch_size", b)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-            raise ValueError(f"{name} must be a positive integer, got {v!r}")
-    q = float(sampling_probability)
-    if not 0.0 < q <= 1.0:
-        raise ValueError(f"sampling_probability must lie in (0, 1], got {sampling_probability!r}")
-    sigma = _positive("noise_multiplier", noise_multiplier)
-    h = checked_interval(value_discretization_interval)
-    poisson = subsampled_gaussian(sigma, q, value_discretization_interval=h, tail=tail)
+def _dp_accounting_upper(n: int, q: float, b: int, sigma: float, h: float, tail: float) -> PrivacyLossDistribution:
+    """arXiv:2508.15089's dominating mixture (module docstring)."""
+    poisson = subsampled_gaussians([sigma], [q], value_discretization_interval=h, tail=tail, optimistic=False)[0]
     t = float(stats.binom.sf(b - 1, n - 1, q))
     if t == 0.0:
         return poisson
     q_kept = min(float(stats.binom.sf(b, n, q)) * b / (t * n), 1.0)
     forward, _ = monotone_factors(f"replace_pair(s={sigma / 2}, q={q_kept})", replace_pair(sigma / 2.0, q_kept, tail), h)
-    replace = PrivacyLossDistribution([{forward: 1}], tail)
-    return mixture([poisson, replace], [1.0 - t, t])
+    return mixture([poisson, PrivacyLossDistribution([{forward: 1}], tail)], [1.0 - t, t])
+
+
+def _conditioned_upper(n: int, q: float, b: int, sigma: float, h: float, tail: float) -> PrivacyLossDistribution:
+    weights, rates, sens = conditioned_components(n, q, b)
+    parts = subsampled_gaussians(np.full(rates.size, sigma), rates, sensitivity=sens, value_discretization_interval=h,
+                                 tail=tail, optimistic=False)
+    return parts[0] if weights.size == 1 else mixture(parts, weights)
+
+
+def kept_probability(n: int, q: float, b: int) -> float:
+    """P(x is sampled and kept) = q P(K <= B - 1) + B P(Binomial(n, q) > B) / n, rounded down (q where
+    no cut is possible, B >= n)."""
+    if b >= n:
+        return q
+    below = float(_binomial_cdf(b - 1, n - 1, q))
+    above = float(stats.binom.sf(b, n, q)) * b / n
+    return min(q, (q * below + above) * (1.0 - WEIGHT_MARGIN))
+
+
+def opposite_records_pair(n: int, q: float, b: int, sigma: float) -> tuple[np.ndarray, np.ndarray]:
+    """Cell masses (P on D', Q on D) of the others-at--1, x-at-+1 outputs, binned around -B (docstring).
+
+    In u = output + B: Q has atoms at 0 (mass P(K >= B)) and at d = 1 .. B (mass P(K = B - d)); D' is
+    (1 - q) Q + q R with R's atoms at d + 1 (mass P(K = B - d), d >= 1), at 2 (x kept after a cut,
+    mass B P(Binomial(n, q) > B) / (n q)) and at 0 (the rest of P(K >= B)).  Returned unmargined."""
+    m = n - 1
+    width = sigma / OPPOSITE_BINS_PER_SIGMA
+    half = OPPOSITE_HALF_WIDTH * sigma
+    edges = np.arange(-half, 2.0 + half + width, width)
+    far = int(min(b, np.ceil(edges[-1] + FAR_ATOMS * sigma)))
+    d = np.arange(0, far + 1)
+    atoms_q = np.empty(d.size)
+    atoms_q[0] = float(stats.binom.sf(b - 1, m, q))
+    atoms_q[1:] = stats.binom.pmf(b - d[1:], m, q)
+    kept_after_cut = float(stats.binom.sf(b, n, q)) * b / (n * q)
+    atoms_r = np.zeros(far + 2)
+    atoms_r[0] = max(atoms_q[0] - kept_after_cut, 0.0)
+    atoms_r[2] += kept_after_cut
+    atoms_r[2:] += atoms_q[1:]
+    lump = float(_binomial_cdf(b - far - 1, m, q))      # counts k < B - far: Q's atoms past ``far``, R's past far + 1
+
+    def cells(atoms: np.ndarray, extra: float) -> np.ndarray:
+        loc = np.arange(atoms.size, dtype=np.float64)[:, None]
+        z = (np.concatenate([[-np.inf], edges, [np.inf]])[None, :] - loc) / sigma
+        masses = atoms @ normal_interval(z[:, :-1], z[:, 1:])
+        masses[-1] += extra
+        return masses
+
+    cq = cells(atoms_q, lump)
+    cr = cells(atoms_r, lump)
+    return (1.0 - q) * cq + q * cr, cq
+
+
+def _kl(p: np.ndarray, q: np.ndarray) -> float:
+    keep = p > 0
+    return float(np.sum(special.rel_entr(p[keep], q[keep])))
+
+
+def others_at_zero(n: int, q: float, b: int, sigma: float, h: float, tail: float = DEFAULT_TAIL
+                   ) -> PrivacyLossDistribution:
+    """The realizable pair with the others at 0 and x at 1 (module docstring), both directions."""
+    return subsampled_gaussians([sigma], [kept_probability(n, q, b)], value_discretization_interval=h, tail=tail)[0]
+
+
+def others_opposite(n: int, q: float, b: int, sigma: float, h: float) -> PrivacyLossDistribution:
+    """The realizable pair with the others at -1 and x at +1, binned (``opposite_records_pair``), both
+    directions, each first distribution's masses lowered and second's raised by ``WEIGHT_MARGIN``."""
+    p_cells, q_cells = opposite_records_pair(n, q, b, sigma)
+    low, high = 1.0 - WEIGHT_MARGIN, 1.0 + WEIGHT_MARGIN
+    forward = from_distributions(p_cells * low, q_cells * high, value_discretization_interval=h, symmetric=True,
+                                 exact_zeros=False)
+    backward = from_distributions(q_cells * low, p_cells * high, value_discretization_interval=h, symmetric=True,
+                                  exact_zeros=False)
+    return PrivacyLossDistribution([forward.directions[0], backward.directions[0]])
+
+
+def _lower_factors(n: int, q: float, b: int, sigma: float, h: float, tail: float) -> list[Factor]:
+    """Per direction (D' vs D, D vs D'), the optimistic side of the realizable pair with the larger KL."""
+    kept = kept_probability(n, q, b)
+    chosen = others_at_zero(n, q, b, sigma, h, tail)
+    if b <= n - 1 and kept < q:     # a cut is possible
+        p_cells, q_cells = opposite_records_pair(n, q, b, sigma)
+        if max(_kl(p_cells, q_cells), _kl(q_cells, p_cells)) > _poisson_kl(kept, sigma):
+            chosen = others_opposite(n, q, b, sigma, h)
+    return [next(iter(d)) for d in chosen.directions]
+
+
+def _poisson_kl(p: float, sigma: float) -> float:
+    """max of the two KL divergences of (1 - p) N(0, sigma^2) + p N(1, sigma^2) and N(0, sigma^2), by
+    the same binning as ``opposite_records_pair`` (for choosing a pair only)."""
+    width = sigma / OPPOSITE_BINS_PER_SIGMA
+    half = OPPOSITE_HALF_WIDTH * sigma
+    edges = np.concatenate([[-np.inf], np.arange(-half, 1.0 + half + width, width), [np.inf]])
+    a = normal_interval(edges[:-1] / sigma, edges[1:] / sigma)
+    b = normal_interval((edges[:-1] - 1.0) / sigma, (edges[1:] - 1.0) / sigma)
+    mixed = (1.0 - p) * a + p * b
+    return max(_kl(mixed, a), _kl(a, mixed))
+
+
+def truncated_subsampled_gaussian(dataset_size: int, sampling_probability: float, truncated_batch_size: int,
+                                  noise_multiplier: float, *, analysis: Analysis = "conditioned",
+                                  value_discretization_interval: float = DEFAULT_INTERVAL,
+                                  tail: float = DEFAULT_TAIL) -> PrivacyLossDistribution:
+    """Remove and add PLDs of the truncated-Poisson-sampled Gaussian (see the module docstring).
+
+    The upper side is the conditioned dominating pair (``analysis="conditioned"``) or
+    arXiv:2508.15089's mixture (``analysis="dp_accounting"``); the lower side, either way, is a
+    realizable pair of datasets.
+    """
+    n, b = dataset_size, truncated_batch_size
+    for name, v in (("dataset_size", n), ("truncated_batch_size", b)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise ValueError(f"{name} must be a positive integer, got {v!r}")
+    n, b = int(n), int(b)
+    q = float(sampling_probability)
+    if not 0.0 < q <= 1.0:
+        raise ValueError(f"sampling_probability must lie in (0, 1], got {sampling_probability!r}")
+    if analysis not in ("conditioned", "dp_accounting"):
+        raise ValueError(f"analysis must be 'conditioned' or 'dp_accounting', got {analysis!r}")
+    sigma = _positive("noise_multiplier", noise_multiplier)
+    h = checked_interval(value_discretization_interval)
+    build = _conditioned_upper if analysis == "conditioned" else _dp_accounting_upper
+    upper = build(n, q, b, sigma, h, tail)
+    lower = _lower_factors(n, q, b, sigma, h, tail)
+    up = [next(iter(d)) for d in upper.directions]
+    if len(up) == 1:
+        up = up * 2
+    directions = [{Factor(f"truncated_subsampled_gaussian(n={n}, q={q}, B={b}, sigma={sigma})", u.upper, lo.lower,
+                          u.connect_dots): 1} for u, lo in zip(up, lower)]
+    if len(lower) == 1:     # q = 1 and no cut: the Gaussian mechanism, one symmetric direction
+        directions = directions[:1]
+    return PrivacyLossDistribution(directions, tail)
