@@ -49,7 +49,7 @@ INVOCATIONS = [
     (["sweep", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "-o", "out.txt"], "output 'out.txt': unknown format"),
     (["sweep", *GAUSS, "-p", "sigma=1", "--epsilon", "1"], "-o FILE.parquet"),
     (["sweep", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "-o", "{inputs}/existing.csv"],
-     "existing.csv' already exists and is not replaced unless you ask: pass overwrite=True (command line: --force)"),
+     "existing.csv' already exists and is not replaced unless you ask: pass --force, or choose another name"),
     (["sweep", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "-o", "o.csv", "--plot", "{inputs}/existing.png"],
      "--plot '{inputs}/existing.png' already exists"),
     (["delta", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "--resume"], "--resume continues a sweep written to a file"),

@@ -37,7 +37,7 @@ def _same_result(a, b) -> bool:
 def test_an_existing_output_is_refused_unless_overwrite(tmp_path, suffix):
     path = tmp_path / f"out{suffix}"
     path.write_bytes(b"precious")
-    with pytest.raises(ValueError, match=r"already exists .* overwrite=True \(command line: --force\)"):
+    with pytest.raises(ValueError, match=r"already exists .* pass overwrite=True, or choose another name"):
         run_sweep(_grid(), path, progress=False)
     assert path.read_bytes() == b"precious" and os.listdir(tmp_path) == [path.name]
     run_sweep(_grid(), path, progress=False, overwrite=True)

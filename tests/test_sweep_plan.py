@@ -19,7 +19,7 @@ def test_a_grid_of_1e16_points_is_refused_before_any_file(tmp_path):
     assert grid.size == 10**16
     for path in (tmp_path / "out.parquet", tmp_path / "out.csv", None):
         with pytest.raises(ValueError, match=r"too large to start unasked: 1e\+16 points \(limit 1e\+09\).*"
-                                             r"allow_large=True \(command line: --allow-large\)"):
+                                             r"pass allow_large=True to run it anyway"):
             run_sweep(grid, path, progress=False)
     assert os.listdir(tmp_path) == []
 

@@ -27,6 +27,7 @@ from typing import Any
 
 from .. import __version__
 from . import accountants, calibrate, compose, demo, evaluate, figures, plot, simulate, sweep
+from .arguments import command_line_words
 from .common import EXIT_FAILURE, EXIT_USAGE, PROG, Parser, UsageError
 
 __all__ = ["main", "build_parser", "EXIT_USAGE", "EXIT_FAILURE"]
@@ -66,8 +67,20 @@ class _Subcommands:
         return parser
 
 
-def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split()) or type(exc).__name__
+def _one_line(exc: BaseException, command: str) -> str:
+    """The message on one line, in the command line's words (cli/arguments.py)."""
+    return command_line_words(" ".join(str(exc).split()), command) or type(exc).__name__
+
+
+class _CommandLineFormatter(logging.Formatter):
+    """'prog: message', the message in the command line's words."""
+
+    def __init__(self, prog: str, command: str) -> None:
+        super().__init__(f"{prog}: %(message)s")
+        self.command = command
+
+    def format(self, record: logging.LogRecord) -> str:
+        return command_line_words(super().format(record), self.command)
 
 
 def _leftovers(args: argparse.Namespace) -> str:
@@ -81,11 +94,11 @@ def _raise_terminated(signum: int, frame: Any) -> None:
     raise _Terminated()
 
 
-def _stderr_log(prog: str, verbose: bool) -> logging.Handler:
+def _stderr_log(prog: str, command: str, verbose: bool) -> logging.Handler:
     """Print warnings (such as removed leftovers) as 'prog: message' lines, and with ``verbose`` (a
     sweep, or any command writing -o FILE) the plan: points, output size, time estimate."""
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter(f"{prog}: %(message)s"))
+    handler.setFormatter(_CommandLineFormatter(prog, command))
     logger = logging.getLogger("hockeystick")
     logger.addHandler(handler)
     handler.setLevel(logging.INFO if verbose else logging.WARNING)
@@ -98,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     prog = f"{PROG} {args.command}"
-    handler = _stderr_log(prog, verbose=args.command == "sweep" or bool(getattr(args, "out", None)))
+    handler = _stderr_log(prog, args.command, verbose=args.command == "sweep" or bool(getattr(args, "out", None)))
     previous = signal.getsignal(signal.SIGTERM)
     catch_term = previous is not None and _is_main_thread()
     if catch_term:
@@ -128,7 +141,7 @@ def _dispatch(args: argparse.Namespace, prog: str) -> int:
     except (UsageError, ValueError, TypeError, ArithmeticError) as exc:
         if args.debug:
             raise
-        print(f"{prog}: error: {_one_line(exc)}", file=sys.stderr)
+        print(f"{prog}: error: {_one_line(exc, args.command)}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print(f"{prog}: interrupted{_leftovers(args)}", file=sys.stderr)
@@ -147,7 +160,7 @@ def _dispatch(args: argparse.Namespace, prog: str) -> int:
             print(f"{prog}: failed: out of memory; lower --chunk-size or the number of values per axis"
                   f"{_leftovers(args)}", file=sys.stderr)
         else:
-            print(f"{prog}: failed: {type(exc).__name__}: {_one_line(exc)}{_leftovers(args)} "
+            print(f"{prog}: failed: {type(exc).__name__}: {_one_line(exc, args.command)}{_leftovers(args)} "
                   "(rerun with --debug for the traceback)", file=sys.stderr)
         return EXIT_FAILURE
 

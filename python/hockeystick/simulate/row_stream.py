@@ -30,7 +30,7 @@ def check_output_path(path: str | os.PathLike[str], overwrite: bool) -> str:
     if not text.endswith((".parquet", ".csv")):
         raise ValueError(f"output must end in .parquet or .csv, got {text!r}")
     if os.path.exists(text) and not overwrite:
-        raise ValueError(f"{text} exists: pass overwrite=True (--force) to replace it")
+        raise ValueError(f"{text} exists: pass overwrite=True to replace it")
     folder = os.path.dirname(text) or "."
     if not os.path.isdir(folder):
         raise ValueError(f"output {text!r}: directory {folder!r} does not exist; create it first")

@@ -159,7 +159,7 @@ class Workspace:
         if stale:
             finished = sum(1 for p in stale if p.name.startswith("chunk-"))
             log.warning("removed the leftovers of an interrupted sweep in %s (%d finished chunks)%s",
-                        self.path, finished, "" if resume else "; resume=True (--resume) would have kept them")
+                        self.path, finished, "" if resume else "; resume=True would have kept them")
             for p in stale:
                 _remove(p)
         tmp = record.with_name(f".{record.name}.tmp")

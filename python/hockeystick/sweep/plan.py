@@ -73,7 +73,7 @@ class SweepPlan:
         exceeded = self.exceeded()
         if exceeded and not allow_large:
             raise ValueError(f"the sweep is too large to start unasked: {'; '.join(exceeded)}. Use fewer values "
-                             "per axis, or pass allow_large=True (command line: --allow-large) to run it anyway")
+                             "per axis, or pass allow_large=True to run it anyway")
 
     def describe(self) -> str:
         """One line: points, bytes, free space, time estimate and the pilot it came from."""

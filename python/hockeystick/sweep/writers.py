@@ -47,7 +47,7 @@ def check_destination(path: str | os.PathLike[str], *, overwrite: bool = False) 
         raise TypeError(f"overwrite must be True or False, got {overwrite!r}")
     if path.exists() and not overwrite:
         raise ValueError(f"output {str(path)!r} already exists and is not replaced unless you ask: "
-                         "pass overwrite=True (command line: --force), or choose another name")
+                         "pass overwrite=True, or choose another name")
     fmt = FORMATS.get(path.suffix.lower())
     if fmt is None:
         raise ValueError(f"output {str(path)!r}: unknown format; name it *.csv, *.npz, *.parquet, *.nc or *.zarr")
