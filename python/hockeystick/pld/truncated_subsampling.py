@@ -20,8 +20,8 @@ E_gamma of the disjoint union of the pairs weighted by P(K = k): that union domi
 (Zhu, Dong, Wang, AISTATS 2022, Def. 7), and so its composition dominates the composition (their
 Thm. 10).  E_gamma of the subsampled pair grows with the rate (it is convex in the rate and least
 at rate 0, in both directions), so the k >= B part is grouped into a few buckets of k, each at the
-rate of its smallest k (``TRUNCATED_BUCKETS``, geometric in k + 1 over the central 1 - 2e-30 of K's
-law; the tails are buckets of their own).  Each weight is raised by a relative ``WEIGHT_MARGIN``,
+rate of its smallest k (``CENTRAL_BUCKETS`` geometric in k + 1 over the central 1 - 2e-6 of K's law,
+``OUTER_BUCKETS`` over its central 1 - 2e-30, and one bucket for each tail beyond).  Each weight is raised by a relative ``WEIGHT_MARGIN``,
 above the error of the regularized incomplete beta function they come from, so every component
 keeps at least its true weight (a dominating sum of non-negative terms).
 
@@ -67,8 +67,10 @@ from .pld_mixture import mixture
 
 Analysis = Literal["conditioned", "dp_accounting"]
 
-TRUNCATED_BUCKETS = 16          # buckets of k >= B in the conditioned pair's bulk
-BULK_TAIL = 1e-30               # mass of K's law left outside the bulk on each side
+CENTRAL_BUCKETS = 24            # buckets of k >= B, geometric in k + 1, over K's central 1 - 2e-6
+CENTRAL_TAIL = 1e-6
+OUTER_BUCKETS = 4               # and over its central 1 - 2e-30 (the rest: one bucket each side)
+BULK_TAIL = 1e-30
 WEIGHT_MARGIN = 1e-13           # relative: above the incomplete beta function's error (few 1e-15)
 OPPOSITE_BINS_PER_SIGMA = 16    # cells per sigma of the binned opposite-records pair
 OPPOSITE_HALF_WIDTH = 10.0      # sigmas of cells either side of the outputs -B .. -B + 2
@@ -111,14 +113,19 @@ def conditioned_components(n: int, q: float, b: int) -> tuple[np.ndarray, np.nda
     m = n - 1
     if b > m:
         return np.ones(1), np.array([q]), np.ones(1)
-    lo = max(b, _quantile_below(m, q, BULK_TAIL))
-    hi = max(lo, _quantile_above(m, q, BULK_TAIL))
-    bulk = np.exp(np.linspace(np.log(lo + 1.0), np.log(hi + 1.0), TRUNCATED_BUCKETS + 1)) - 1.0
-    starts = np.unique(np.concatenate([[b, lo], np.ceil(bulk[:-1]), [hi + 1]]).astype(np.int64))
+    edges = [b]
+    for tail, count in ((BULK_TAIL, OUTER_BUCKETS), (CENTRAL_TAIL, CENTRAL_BUCKETS)):
+        lo = max(b, _quantile_below(m, q, tail))
+        hi = max(lo, _quantile_above(m, q, tail))
+        edges += [lo, hi + 1, *np.ceil(np.exp(np.linspace(np.log(lo + 1.0), np.log(hi + 1.0), count + 1)) - 1.0)]
+    starts = np.unique(np.asarray(edges, dtype=np.int64))
     starts = starts[(starts >= b) & (starts <= m)]
     ends = np.append(starts[1:] - 1, m)
     below = _binomial_cdf(b - 1, m, q)
-    mass = _binomial_cdf(ends, m, q) - _binomial_cdf(starts - 1, m, q)
+    # each bucket's mass from the tail it lies in (no cancellation against 1)
+    upper_tail = starts > m * q
+    mass = np.where(upper_tail, stats.binom.sf(starts - 1, m, q) - stats.binom.sf(ends, m, q),
+                    _binomial_cdf(ends, m, q) - _binomial_cdf(starts - 1, m, q))
     weights = np.concatenate([np.atleast_1d(below), mass]) * (1.0 + WEIGHT_MARGIN)
     rates = np.concatenate([[q], q * b / (starts + 1.0)])
     sensitivities = np.concatenate([[1.0], np.full(starts.size, 2.0)])
