@@ -26,6 +26,7 @@ COMMAND_LINE_WORDS: dict[str, str] = {
     "overwrite=True": "--force",
     "allow_large=True": "--allow-large",
     "resume=True": "--resume",
+    "without resume": "without --resume",
     "out_dir": "--out-dir",
     "max_points=": "the memory allows ",  # "needs N grid points (max_points=M)"
     GRID_POINTS_REMEDY: "coarsen the grid: a larger -p value_discretization_interval=VALUE, or -p accuracy=VALUE "
