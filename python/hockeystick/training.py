@@ -32,8 +32,9 @@ Opacus truncates ``epochs / sample_rate`` instead).
 
 from __future__ import annotations
 
+import contextlib
 from fractions import Fraction
-from typing import Literal
+from typing import Iterator, Literal
 
 import numpy as np
 
@@ -90,8 +91,8 @@ class _SubsampledTraining:
                  sampling: Sampling, value_discretization_interval: float | None, accuracy: float | None):
         (z, n, m), _, _ = broadcast_float_arrays(
             noise_multiplier=_validation.positive(noise_multiplier, "noise_multiplier"),
-            **{names[0]: _validation.positive_integer(population, names[0]),
-               names[1]: _validation.positive_integer(batch, names[1])})
+            **{names[0]: _validation.positive_integer(population, names[0], maximum=_validation.MAX_EXACT_INTEGER),
+               names[1]: _validation.positive_integer(batch, names[1], maximum=_validation.MAX_EXACT_INTEGER)})
         if np.any(m > n):
             raise ValueError(f"{names[1]} must be <= {names[0]}, got {names[1]} "
                              f"{m[m > n].ravel()[0]:g} > {n[m > n].ravel()[0]:g}")
@@ -113,11 +114,25 @@ class _SubsampledTraining:
 
     def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
         """Certified upper bound on delta(epsilon) over the whole run (``bound="lower"``/``"both"``)."""
-        return self._accountant.delta(epsilon, bound)
+        with _in_training_words():
+            return self._accountant.delta(epsilon, bound)
 
     def epsilon(self, delta: ArrayLike, bound: Bound = "upper") -> Result:
         """Smallest epsilon whose certified delta bound is <= delta (``bound="lower"``/``"both"``)."""
-        return self._accountant.epsilon(delta, bound)
+        with _in_training_words():
+            return self._accountant.epsilon(delta, bound)
+
+
+@contextlib.contextmanager
+def _in_training_words() -> Iterator[None]:
+    """A PLD's refusal of its grid at a noise multiplier (its ``sigma``, over sensitivity 1) names the argument
+    the caller gave: noise_multiplier."""
+    try:
+        yield
+    except ValueError as error:
+        if "sigma / sensitivity" not in str(error):
+            raise
+        raise ValueError(f"noise_multiplier (the PLD's sigma, sensitivity 1): {error}") from None
 
 
 class DPSGD(_SubsampledTraining):

@@ -206,8 +206,8 @@ def _steps_of_epochs(epochs: float, sample_rate: float) -> int:
     never understates the steps taken), refused above 2^53 steps."""
     steps = math.ceil(Fraction(epochs) / Fraction(sample_rate))
     if steps > _validation.MAX_EXACT_INTEGER:
-        raise ValueError(f"epochs / sample_rate must be at most 2^53 steps, got {epochs!r} / {sample_rate!r} = "
-                         f"{float(steps):.4g} steps; give fewer epochs or a larger sample_rate")
+        raise ValueError(f"epochs / sample_rate must be at most 2^53 steps, got {epochs!r} / {sample_rate!r} "
+                         f"(about 10^{len(str(steps)) - 1} steps); give fewer epochs or a larger sample_rate")
     return steps
 
 

@@ -39,6 +39,7 @@ import numpy as np
 from dp_accounting import dp_event as ev
 from dp_accounting.privacy_accountant import NeighboringRelation, PrivacyAccountant
 
+from .. import _validation
 from ..rdp import DEFAULT_ORDERS, gaussian_rdp, rdp_to_delta, rdp_to_epsilon, subsampled_gaussian_rdp
 from ..rdp.laplace import laplace_rdp
 from ..rdp.randomized_response import randomized_response_rdp
@@ -210,20 +211,14 @@ class HockeystickRdpAccountant(PrivacyAccountant):
 
     def get_epsilon(self, target_delta: float) -> float:
         """Smallest epsilon the RDP curve certifies at ``target_delta`` (conversion: dp_accounting's)."""
-        d = float(target_delta)
-        if not d >= 0:
-            raise ValueError(f"Delta cannot be negative. Found {target_delta}.")
-        if d >= 1 or not self._rdp.any():
+        d = _validation.delta_target(target_delta, "target_delta")   # the rule of every entry point
+        if not self._rdp.any():
             return 0.0
-        if d == 0:
-            return math.inf
         return float(rdp_to_epsilon(np.where(np.isnan(self._rdp), np.inf, self._rdp), self._orders, d))
 
     def get_delta(self, target_epsilon: float) -> float:
         """Smallest delta the RDP curve certifies at ``target_epsilon``."""
-        e = float(target_epsilon)
-        if not e >= 0:
-            raise ValueError(f"Epsilon cannot be negative. Found {target_epsilon}.")
+        e = _validation.epsilon_target(target_epsilon, "target_epsilon")
         if not self._rdp.any():
             return 0.0
         return float(rdp_to_delta(self._rdp, self._orders, e))

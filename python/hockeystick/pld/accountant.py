@@ -216,10 +216,11 @@ class SubsampledGaussianPLD:
         self.sigma, self.sampling_rate, self.rounds, self.sensitivity = s, q, t, c
         if accuracy is not None and value_discretization_interval is not None:
             raise ValueError("give either value_discretization_interval or accuracy, not both")
-        self.accuracy = None if accuracy is None else float(_validation.positive(accuracy, "accuracy"))
+        self.accuracy = None if accuracy is None else float(_validation.positive(_validation.single(accuracy, "accuracy"),
+                                                                                 "accuracy"))
         self.value_discretization_interval = checked_interval(DEFAULT_INTERVAL if value_discretization_interval is None
                                                               else value_discretization_interval)
-        self.tail = float(tail)
+        self.tail = float(_validation.real(_validation.single(tail, "tail"), "tail"))
         self.delta_accuracy = _validation.choice(delta_accuracy, "delta_accuracy", ("relative", "epsilon"))
         if not callable(workers) and callable(getattr(workers, "map", None)):
             raise _validation.ParameterTypeError(f"workers must be a count, None or a map-like callable; got a "

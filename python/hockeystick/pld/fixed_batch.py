@@ -61,7 +61,7 @@ class FixedBatchGaussianPLD:
         h = checked_interval(value_discretization_interval)
         self.sigma, self.batch_size, self.n, self.rounds, self.sensitivity = s, m, n, t, c
         self.value_discretization_interval = h
-        self.tail = float(tail)
+        self.tail = float(_validation.real(_validation.single(tail, "tail"), "tail"))
         self._rounds: dict[tuple, list[PrivacyLossDistribution]] = {}   # one round, per (sigma, m, n, Delta)
         self._plds: dict[tuple, list[PrivacyLossDistribution]] = {}     # composed, per (sigma, m, n, Delta, T)
 

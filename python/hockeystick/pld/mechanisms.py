@@ -145,7 +145,12 @@ def subsampled_gaussians(sigma: ArrayLike, sampling_rate: ArrayLike, *, sensitiv
         np.atleast_1d(_validation.positive(sensitivity, "sensitivity")))
     if s_in.ndim != 1:
         raise ValueError("sigma, sampling_rate and sensitivity must broadcast to a 1-d array")
-    s = s_in / c_in
+    with np.errstate(over="ignore"):
+        s = s_in / c_in
+    if not np.all(s < math.inf):
+        raise ValueError(f"sigma / sensitivity must be finite, got sigma = {_validation.describe(s_in[~(s < math.inf)][0])}"
+                         f" over sensitivity = {_validation.describe(c_in[~(s < math.inf)][0])}: give a larger "
+                         "sensitivity or a smaller sigma")
     q = _validation.in_interval(q_in, "sampling_rate", 0.0, 1.0, open_low=True, open_high=False)
     h = checked_interval(value_discretization_interval)
     t = _check_tail(tail)

@@ -170,7 +170,7 @@ def cell_atoms(pair: MonotonePair, h: float) -> tuple[np.ndarray, np.ndarray, np
     if not cells <= MAX_CELLS:   # inf or NaN too: a loss range beyond the doubles
         raise ValueError(f"the loss range [{l_lo:.4g}, {l_hi:.4g}] needs {cells:.4g} cells of width {h:g} (more than "
                          f"{MAX_CELLS}): use a coarser value_discretization_interval, or more noise (a larger scale "
-                         "or sigma)")
+                         "or sigma, or a smaller sensitivity)")
     k = np.arange(first, last + 1)
     cuts = np.concatenate([[pair.x_lo], _invert(pair, k * h), [pair.x_hi]])
     cuts = np.maximum.accumulate(cuts)

@@ -25,8 +25,19 @@ def poisson_subsampled_pair(p: ArrayLike, q: ArrayLike, sampling_rate: float) ->
     """((1 - rate) Q + rate P, Q), after checking the rate lies in [0, 1]."""
     rate = float(_validation.in_interval(_validation.single(sampling_rate, "sampling_rate"), "sampling_rate", 0.0, 1.0,
                                          open_low=False, open_high=False))
-    pa, qa = np.asarray(p, dtype=np.float64), np.asarray(q, dtype=np.float64)
+    pa, qa = _distribution(p, "p"), _distribution(q, "q")
+    if pa.shape != qa.shape:
+        raise ValueError(f"p and q must have one shape, got {pa.shape} and {qa.shape}")
     return (1.0 - rate) * qa + rate * pa, qa
+
+
+def _distribution(masses: ArrayLike, name: str) -> np.ndarray:
+    """A finite distribution's masses, checked as given (finite, >= 0, summing to 1 within 1e-9), so that a refusal
+    names the argument, not the mixture built from it."""
+    arr = np.ravel(_validation.nonnegative(masses, name))
+    if abs(float(arr.sum()) - 1.0) > 1e-9:
+        raise ValueError(f"{name} must sum to 1, got a sum of {float(arr.sum())!r}")
+    return arr
 
 
 def poisson_subsampled(p: ArrayLike, q: ArrayLike, sampling_rate: float, *,
