@@ -93,7 +93,8 @@ INVOCATIONS = [
     (["compose", "{inputs}/typo.toml", "--delta", "1e-5"], "stage 2: mechanism must be one of"),
     (["compose", "{inputs}/typo.toml", "--delta", "1e-5"], "got 'gausian' (did you mean 'gaussian'?)"),
     (["compose", "{inputs}/param.toml", "--delta", "1e-5"], "unknown parameter 'sigam' (did you mean 'sigma'?)"),
-    (["compose", "{inputs}/mixed.toml", "--delta", "1e-5"], "stage 1 bounds add/remove one and stage 2 replace one"),
+    (["compose", "{inputs}/mixed.toml", "--delta", "1e-5"], "stage 1 (subsampled_gaussian) is analysed under "
+     "add/remove-one neighbours and stage 2 (fixed_size_subsampled_gaussian) under replace-one"),
     (["compose", "{inputs}/nostage.toml", "--delta", "1e-5"], "has no [[stage]] table"),
     (["compose", "{inputs}/negative.toml", "--delta", "1e-5"], "stage 1 (gaussian): sigma must be finite and > 0"),
     (["compose", "{inputs}/rounds.toml", "--delta", "1e-5"], "stage 1: rounds must be an integer >= 1, got 2.5"),

@@ -122,7 +122,8 @@ def test_compose_mixes_mechanisms_like_the_python_accountant(capsys, tmp_path):
     path.write_text('[[stage]]\nmechanism = "subsampled_gaussian"\nsigma = 1.0\nsampling_probability = 0.01\n'
                     'rounds = 500\n[[stage]]\nmechanism = "laplace"\nscale = 2.0\n')
     code, out, _ = _run(capsys, "compose", str(path), "--delta", "1e-5")
-    assert code == 0 and out.splitlines()[0] == "2 stages, delta -> certified epsilon (both)"
+    assert code == 0 and out.splitlines()[0] == ("2 stages, delta -> certified epsilon (both), add/remove-one and "
+                                                 "replace-special neighbours")
     lo, up = (float(v) for v in out.splitlines()[-1].split()[1:])
     acc = PLDAccountant().compose(subsampled_gaussian(1.0, 0.01), 500).compose(laplace(2.0))
     assert (lo, up) == pytest.approx(acc.epsilon(1e-5, bound="both"), rel=1e-9)

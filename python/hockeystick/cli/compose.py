@@ -1,5 +1,6 @@
 """``hockeystick compose``: a heterogeneous run (a TOML list of stages, mixed mechanisms) through one
-PLDAccountant, printing the certified bracket of epsilon (or delta) for the whole run."""
+PLDAccountant, printing the certified bracket of epsilon (or delta) for the whole run and the neighbouring
+relations it holds under (pld.neighbouring; stages with none in common are refused)."""
 
 from __future__ import annotations
 
@@ -68,7 +69,8 @@ def _values(text: str, flag: str) -> list[float]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..pld.stages import compose_stages
+    from ..pld.neighbouring import RELATION_WORDS
+    from ..pld.stages import compose_stages, stage_relations
     from ..sweep.grid import read_toml
     from .tables import table
 
@@ -84,6 +86,7 @@ def run(args: argparse.Namespace) -> int:
     xs = _values(args.delta if args.delta is not None else args.epsilon, f"--{given}")
     interval = spec.get("value_discretization_interval", 1e-4)
     try:
+        relations = stage_relations(spec["stage"])
         accountant = compose_stages(spec["stage"], value_discretization_interval=interval)
         answer = getattr(accountant, asked)(xs, bound=args.bound)
     except ValueError as exc:
@@ -100,6 +103,7 @@ def run(args: argparse.Namespace) -> int:
         for row in rows:
             print(",".join(repr(v) for v in row))
     else:
-        print(f"{len(spec['stage'])} stages, {given} -> certified {asked} ({args.bound})")
+        under = " and ".join(RELATION_WORDS[r] for r in relations)
+        print(f"{len(spec['stage'])} stages, {given} -> certified {asked} ({args.bound}), {under} neighbours")
         print(table([given] + columns, [[f"{v:.10g}" for v in row] for row in rows]))
     return 0

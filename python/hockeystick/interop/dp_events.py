@@ -74,10 +74,17 @@ from scipy import stats
 from dp_accounting import dp_event as ev
 from dp_accounting.privacy_accountant import NeighboringRelation
 
+from ..pld.neighbouring import relations_bounded
 from .loss_reach import MAX_LOSS_REACH, MAX_NOISE, ParameterOutOfRange, gaussian_reach
 from .plan import COPY_COUNT_CUT, FINITE_PAIRS, CompositionPlan, Mechanism, group_plan
 
-ADD_REMOVE = (NeighboringRelation.ADD_OR_REMOVE_ONE, NeighboringRelation.REPLACE_SPECIAL)
+
+def _bounded(analysed_under: str) -> tuple[NeighboringRelation, ...]:
+    """The accountant's relations a mechanism analysed under ``analysed_under`` bounds (pld.neighbouring's table)."""
+    return tuple(NeighboringRelation[r.upper()] for r in relations_bounded(analysed_under))
+
+
+ADD_REMOVE = _bounded("add_or_remove_one")   # add/remove and replace-special
 # A non-private inner event as a finite pair: the canonical pair of (0, 1)-DP, P and Q disjoint (it
 # dominates every pair and NonPrivate attains it), so a sample of it keeps its exact delta.
 NON_PRIVATE = ("eps_delta", 0.0, 1.0)
@@ -233,7 +240,7 @@ def _visit(event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: C
             _add(plan, ("gaussian_mixture", sigma, shifts, weights), count, sigma == 0)
         return
     if isinstance(event, ev.RandomizedResponseDpEvent):
-        _require(event, relation, (NeighboringRelation.REPLACE_ONE, NeighboringRelation.REPLACE_SPECIAL),
+        _require(event, relation, _bounded("replace_one") + _bounded("replace_special"),
                  "`RandomizedResponseDpEvent`")
         p = _probability(event, "noise_parameter")
         if p == 1.0:   # dp_accounting's rule (its PLD): strictly below 1 (p = 1 releases nothing)
@@ -309,7 +316,7 @@ def _poisson(event: ev.PoissonSampledDpEvent, count: int, relation: NeighboringR
              plan: CompositionPlan) -> None:
     q = _probability(event, "sampling_probability")
     inner = event.event
-    if relation == NeighboringRelation.REPLACE_ONE:
+    if relation not in ADD_REMOVE:
         raise Unsupported(event, "Poisson sampling under `REPLACE_ONE` has no proved dominating pair here; "
                                  "use `ADD_OR_REMOVE_ONE` (or a fixed-size sample under `REPLACE_ONE`).")
     if q == 0:
@@ -451,7 +458,7 @@ def _poisson_generic(event: ev.PoissonSampledDpEvent, q: float, count: int, rela
 def _fixed_size(event, count: int, relation: NeighboringRelation, plan: CompositionPlan) -> None:
     without = isinstance(event, ev.SampledWithoutReplacementDpEvent)
     kind = "SampledWithoutReplacementDpEvent" if without else "SampledWithReplacementDpEvent"
-    _require(event, relation, (NeighboringRelation.REPLACE_ONE,), f"`{kind}`")
+    _require(event, relation, _bounded("replace_one"), f"`{kind}`")
     n = _integer(event, "source_dataset_size", 1)
     m = _integer(event, "sample_size", 0)
     if without and m > n:
