@@ -52,7 +52,7 @@ def _step_parameters(noise_multiplier: Any, sample_rate: Any, where: str = "") -
     q lies in [0, 1] (q = 0: a step that samples no record, which spends nothing)."""
     sigma = _validation.single(noise_multiplier, f"{where}noise_multiplier")
     q = _validation.single(sample_rate, f"{where}sample_rate")
-    float(_validation.positive(sigma, f"{where}noise_multiplier"))
+    _validation.positive(sigma, f"{where}noise_multiplier")
     _validation.in_interval(q, f"{where}sample_rate", 0.0, 1.0, open_low=False, open_high=False)
     if sigma > MAX_NOISE:
         raise ParameterOutOfRange(f"{where}noise_multiplier must be at most {MAX_NOISE:g} (a larger noise leaves a "
