@@ -262,10 +262,10 @@ def test_calibrate_start_is_checked_by_name():
 def test_calibrate_where_every_sigma_meets_the_target_answers_with_a_certified_sigma():
     # q = 0.01: delta(eps) <= q at every sigma, so delta = 0.05 is met by any sigma; the PLD refuses sigmas
     # whose loss grid exceeds its cells, where the search range ends (a loss-cells ValueError before)
-    args = dict(epsilon=1.0, delta=0.05, sampling_rate=0.01, rounds=1, value_discretization_interval=1e-2)
+    args = dict(epsilon=1.0, delta=0.05, sampling_rate=0.01, rounds=1, accuracy=0.1)
     sigma = calibrate("pld_subsampled_gaussian", "sigma", **args)
     assert 0 < sigma < 0.5
-    accountant = pld.SubsampledGaussianPLD(sigma, 0.01, 1, value_discretization_interval=1e-2)
+    accountant = pld.SubsampledGaussianPLD(sigma, 0.01, 1, accuracy=0.1)
     assert accountant.delta(1.0) <= 0.05
     low, up = calibrate("pld_subsampled_gaussian", "sigma", bound="both", **args)
     assert low == 0.0 and up == sigma
