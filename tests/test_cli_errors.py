@@ -113,6 +113,12 @@ INVOCATIONS = [
     (["plot", "{inputs}/existing.csv", "-o", "p.png"], "holds no points"),
     (["plot", "{inputs}/one_point.csv", "-o", "p.png"], "nothing to plot: the sweep has no axis"),
     (["plot", "{inputs}/not_netcdf.nc", "-o", "p.png"], "cannot be read as a sweep"),
+    # a damaged file is bad input (exit 2) whatever its reader raises; a damaged archive exited 1
+    (["plot", "{inputs}/damaged.npz", "-o", "p.png"], "sweep file '{inputs}/damaged.npz' cannot be read as a sweep "
+                                                     "(BadZipFile: "),
+    (["plot", "{inputs}/empty.npz", "-o", "p.png"], "sweep file '{inputs}/empty.npz' cannot be read as a sweep "
+                                                   "(EOFError: "),
+    (["plot", "{inputs}/damaged.parquet", "-o", "p.png"], "sweep file '{inputs}/damaged.parquet' cannot be read"),
 ]
 
 _STAGE = '[[stage]]\nmechanism = "{}"\n{}\n'
@@ -127,6 +133,9 @@ COMPOSE_FILES = {
     "rounds.toml": _STAGE.format("gaussian", "sigma = 1\nrounds = 2.5"),
     "one_point.csv": "sigma,epsilon,delta\n1.0,1.0,0.12\n",
     "not_netcdf.nc": "junk",
+    "damaged.npz": "PK\x03\x04 a zip archive cut short",
+    "empty.npz": "",
+    "damaged.parquet": "PAR1 cut short",
 }
 
 # (sweep file contents, text the message must contain); each file is run as `sweep FILE -o out.csv`
@@ -150,6 +159,16 @@ TOML_FILES = [
     (SWEEP_FILE.format(top="", params="sensitivity = nan"), "sensitivity must be finite"),
     (SWEEP_FILE.format(top="", params="sensitivity = inf"), "sensitivity must be finite"),
     (SWEEP_FILE.format(top="", params="rounds = 1.5"), "rounds takes integers, got 1.5"),
+    # integers that do not fit were rounded to a double and written as int64 -9223372036854775808
+    (SWEEP_FILE.format(top="", params="rounds = 99999999999999999999"),
+     "rounds = 99999999999999999999 does not fit in a double"),
+    (SWEEP_FILE.format(top="", params="rounds = 1e20"), "rounds takes integers of magnitude at most 2^53"),
+    (SWEEP_FILE.format(top="", params="rounds = [1, 1e20]"), "rounds takes integers of magnitude at most 2^53"),
+    (SWEEP_FILE.format(top="", params="rounds = {log = [1, 1e20, 3]}"), "rounds takes integers of magnitude at most"),
+    (SWEEP_FILE.format(top="", params="sensitivity = [1, 99999999999999999999]"),
+     "sensitivity = 99999999999999999999 does not fit in a double"),
+    (SWEEP_FILE.format(top="", params="sensitivity = {linear = [1, 99999999999999999999, 3]}"),
+     "sensitivity = 99999999999999999999 does not fit in a double"),
     (SWEEP_FILE.format(top="foo = 1", params=""), "unknown key(s) foo"),
     (SWEEP_FILE.format(top="", params="foo = 1"), "unknown parameter(s) 'foo'"),
     ('accountants = ["gaussian"\noutput = "delta"\n', "is not valid TOML: Unclosed array (at line 2, column 1)"),
@@ -293,3 +312,13 @@ def test_the_license_file_is_the_apache_license():
     text = open(os.path.join(root, "LICENSE")).read()
     assert 'license = { text = "Apache-2.0" }' in open(os.path.join(root, "pyproject.toml")).read()
     assert "Apache License" in text and "Version 2.0, January 2004" in text and "END OF TERMS AND CONDITIONS" in text
+
+
+def test_the_largest_integer_a_sweep_takes_is_written_exactly(capsys, tmp_path):
+    config = tmp_path / "grid.toml"
+    config.write_text(SWEEP_FILE.format(top="", params="rounds = 9007199254740992"))
+    code, out, err = _invoke(capsys, ["sweep", str(config), "-o", str(tmp_path / "out.csv"), "--no-progress"])
+    assert code == 0, err
+    header, *rows = (tmp_path / "out.csv").read_text().splitlines()
+    column = header.split(",").index('"rounds"')
+    assert [row.split(",")[column] for row in rows] == ["9007199254740992"] * 2

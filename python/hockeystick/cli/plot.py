@@ -50,7 +50,15 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         dataset = read_sweep(args.file)
-    except (OSError, KeyError) as exc:
-        raise UsageError(f"sweep file {args.file!r} cannot be read as a sweep ({type(exc).__name__}: {exc})") from None
+    except MemoryError:
+        raise
+    except Exception as exc:
+        # read_sweep only parses the file, so whatever it raises says the file is not a sweep: a damaged
+        # archive (zipfile.BadZipFile, EOFError), a bad encoding, a damaged Parquet footer or NetCDF header
+        # are bad input (exit 2), each a different exception type of the reader underneath.
+        message = " ".join(str(exc).split())
+        if isinstance(exc, ValueError) and message.startswith(f"sweep file {args.file!r}"):
+            raise UsageError(message) from None
+        raise UsageError(f"sweep file {args.file!r} cannot be read as a sweep ({type(exc).__name__}: {message})") from None
     print(f"plot written to {os.path.abspath(plot_dataset(dataset, args.out, levels=levels))}")
     return 0

@@ -54,6 +54,7 @@ AxisKind = Literal["list", "linear", "log"]
 
 MAX_AXIS_VALUES = 10**8   # an axis is materialized (8 bytes a value, plus its steps when checked)
 MAX_POINTS = 2**62        # chunk offsets and summary indices are int64
+MAX_INTEGER = 2**53       # integers exact in a double and in int64
 
 
 @dataclass(frozen=True)
@@ -110,6 +111,16 @@ def _preview(values: np.ndarray) -> str:
     return shown + (", ..." if values.size > 6 else "")
 
 
+def _exact(name: str, value: Any) -> Any:
+    """``value``, after checking that an integer (TOML's, Python's) is exactly a double: a larger one
+    would be rounded silently (99999999999999999999 -> 1e20), and integer parameters are written as the
+    64-bit integers of those doubles."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) and float(value) != value:
+        raise ValueError(f"{name} = {value} does not fit in a double (every integer up to 2^53 = {MAX_INTEGER:,} "
+                         f"does); write {float(value):g} if that rounded value is meant")
+    return value
+
+
 def parse_value(name: str, spec: Any) -> Axis | float:
     """A fixed number or an Axis from a TOML / command-line / Python value specification."""
     if isinstance(spec, Axis):
@@ -117,7 +128,7 @@ def parse_value(name: str, spec: Any) -> Axis | float:
     if isinstance(spec, bool):
         raise ValueError(f"{name}: expected a number, a list or a range, got {spec!r}")
     if isinstance(spec, (int, float, np.integer, np.floating)):
-        return float(spec)
+        return float(_exact(name, spec))
     if isinstance(spec, str):
         return _parse_string(name, spec.strip())
     if isinstance(spec, Mapping):
@@ -127,6 +138,8 @@ def parse_value(name: str, spec: Any) -> Axis | float:
         kind, args = next(iter(spec.items()))
         return _range(name, kind, args)
     if isinstance(spec, (Sequence, np.ndarray)):
+        for item in spec:
+            _exact(name, item)
         try:
             values = np.asarray(spec, dtype=float)
         except (TypeError, ValueError):
@@ -158,6 +171,8 @@ def _parse_string(name: str, text: str) -> Axis | float:
 
 
 def _range(name: str, kind: str, args: Any) -> Axis:
+    for item in args if isinstance(args, Sequence) else ():
+        _exact(name, item)
     try:
         start, stop, num = (float(a) for a in args)
     except (TypeError, ValueError):
@@ -218,8 +233,10 @@ class Grid:
                              "compute values, not brackets: leave bound at 'upper'")
         object.__setattr__(self, "axes", tuple(_integral_axis(a, entries) for a in self.axes))
         for name, value in self.fixed.items():
-            if any(name in e.integers for e in entries) and not value.is_integer():
-                raise ValueError(f"{name} takes integers, got {value:g}")
+            if any(name in e.integers for e in entries):
+                if not value.is_integer():
+                    raise ValueError(f"{name} takes integers, got {value:g}")
+                _integer_range(name, np.array([value]))
         if self.size > MAX_POINTS:
             raise ValueError(f"the grid has {self.size:.3g} points ({' x '.join(map(str, self.shape))}), "
                              f"more than a sweep can index ({MAX_POINTS:.3g}); use fewer values per axis")
@@ -515,7 +532,16 @@ def _integral_axis(axis: Axis, entries: list[AccountantEntry | CalculatorEntry])
     else:
         keep = np.concatenate([[True], np.diff(rounded) != 0])
         rounded = rounded[keep]
+    _integer_range(axis.name, rounded)
     return Axis(axis.name, rounded.astype(np.int64), axis.kind)
+
+
+def _integer_range(name: str, values: np.ndarray) -> None:
+    """Integer parameters are written as 64-bit integers and given to the accountants as doubles: both
+    exact up to 2^53 in magnitude (1e20 was written as -9223372036854775808)."""
+    if (np.abs(values) > MAX_INTEGER).any():
+        raise ValueError(f"{name} takes integers of magnitude at most 2^53 = {MAX_INTEGER:,}, got "
+                         f"{_preview(values[np.abs(values) > MAX_INTEGER])}")
 
 
 def read_toml(path: str | os.PathLike[str], what: str = "sweep file") -> dict[str, Any]:
