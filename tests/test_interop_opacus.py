@@ -9,7 +9,6 @@ import.
 from __future__ import annotations
 
 import inspect
-import math
 
 import pytest
 
