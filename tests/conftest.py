@@ -1,6 +1,13 @@
 """Shared test hygiene: mpmath's working precision is global state, so no test may leave it changed.
 Shared fixtures: ``visited_grids`` (the grids an ``accuracy=`` refinement evaluates).
 
+Hypothesis profiles (docs/testing.md): ``ci``, the default, draws the same examples on every run
+(``derandomize``: each test's seed is derived from its name, no example database, no deadline and no
+timing health check), so a run's outcome depends on the code alone; ``explore`` draws fresh examples
+on every run, for finding new failures (``HYPOTHESIS_PROFILE=explore pytest ...`` or
+``pytest --hypothesis-profile=explore ...``).  A test's own ``@settings(max_examples=...)`` keeps its
+count under either profile.
+
 A reference computed at 600 digits once leaked into every later module (their 30-digit
 quadratures then ran at 600 digits: minutes instead of seconds). Whatever a test sets, the
 precision it started with is restored when it ends.
@@ -8,12 +15,20 @@ precision it started with is restored when it ends.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import mpmath
 import pytest
+from hypothesis import HealthCheck, settings
 
 from hockeystick.pld.accountant import SubsampledGaussianPLD
+
+settings.register_profile("ci", derandomize=True, database=None, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("explore", derandomize=False, database=None, deadline=None, print_blob=True,
+                          max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 @pytest.fixture(autouse=True)
