@@ -20,6 +20,7 @@ from hockeystick.fdp import (
     SCHEDULES,
     NoisyFedAvg,
     constant_rate_h0,
+    constant_rate_h0_limit,
     interpolation_bound,
     rounds_from_learning_rates,
     schedule_round_factors,
@@ -333,3 +334,11 @@ def test_counts_beyond_two_to_the_53_are_refused(schedule: str, name: str) -> No
     for count in (2.0**53 + 2, 1e308):
         with pytest.raises(ValueError, match=name):
             NoisyFedAvg(**{**params, name: count}, schedule=schedule)
+
+
+def test_a_negative_zero_log_rho_is_zero() -> None:
+    """-0.0 passes ``>= 0``; the limit gamma^2 / tanh(l / 2) at l = -0.0 is +inf (2 gamma^2 / l gave -inf)."""
+    assert constant_rate_h0_limit(-0.0, 1.0) == math.inf and constant_rate_h0_limit(-0.0, 0.0) == 0.0
+    assert constant_rate_h0(-0.0, 2.0, 5) == 20.0
+    acct = NoisyFedAvg(clients=1, sigma=1.0, clip=1.0, lipschitz=-0.0, learning_rate=0.5, local_steps=2, rounds=3)
+    assert acct.mu_paper_limit == math.inf and acct.mu == pytest.approx(2 * 0.5 * 2 * math.sqrt(3), rel=1e-15)

@@ -141,7 +141,7 @@ def constant_rate_h0_limit(log_rho: npt.ArrayLike, gamma: npt.ArrayLike) -> np.n
     gamma = 0 gives 0 (every round adds nothing); l = 0 with gamma > 0 gives inf; l below 1e-150
     uses tanh(l/2) = l/2, exact in double precision there (and free of subnormal round-off).
     """
-    ell = nonnegative(log_rho, "log_rho", finite=False)
+    ell = np.abs(nonnegative(log_rho, "log_rho", finite=False))  # -0.0 is 0: the limit is +inf, not -inf
     g2 = np.square(nonnegative(gamma, "gamma", finite=False))
     tiny = ell < _SERIES_LOG_RHO
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
