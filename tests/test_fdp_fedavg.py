@@ -342,3 +342,13 @@ def test_a_negative_zero_log_rho_is_zero() -> None:
     assert constant_rate_h0(-0.0, 2.0, 5) == 20.0
     acct = NoisyFedAvg(clients=1, sigma=1.0, clip=1.0, lipschitz=-0.0, learning_rate=0.5, local_steps=2, rounds=3)
     assert acct.mu_paper_limit == math.inf and acct.mu == pytest.approx(2 * 0.5 * 2 * math.sqrt(3), rel=1e-15)
+
+
+def test_round_factors_refuse_step_counts_they_cannot_sum() -> None:
+    """The continuous schedule's factors are a pass over the K steps (local_steps = 1e308 never returned)."""
+    with pytest.raises(ValueError, match="local_steps must be <= 16777216"):
+        schedule_round_factors("continuous", 0.1, 1.0, 1e308, 0)
+    with pytest.raises(ValueError, match="local_steps must be <= 9007199254740992"):
+        schedule_round_factors("stagewise", 0.1, 1.0, 1e308, 0)
+    log_rho, steps = schedule_round_factors("cyclic", 0.1, 1.0, 2.0**53, 0)
+    assert steps == pytest.approx(0.1 * (math.log(2.0**53) + np.euler_gamma), rel=1e-15)

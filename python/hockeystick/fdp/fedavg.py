@@ -54,6 +54,7 @@ from .interpolation import (
 __all__ = ["NoisyFedAvg", "SCHEDULES", "schedule_round_factors"]
 
 SCHEDULES = ("constant", "cyclic", "stagewise", "continuous")
+CONTINUOUS_MAX_STEPS = 2**24  # schedule_round_factors sums the continuous schedule over its steps, in numpy
 
 
 def schedule_round_factors(schedule: str, learning_rate: npt.ArrayLike, lipschitz: npt.ArrayLike,
@@ -66,7 +67,9 @@ def schedule_round_factors(schedule: str, learning_rate: npt.ArrayLike, lipschit
     choice(schedule, "schedule", SCHEDULES)
     a = positive(learning_rate, "learning_rate")
     L = nonnegative(lipschitz, "lipschitz")
-    K = positive_integer(local_steps, "local_steps")
+    # the continuous schedule's product is summed step by step (one pass over the K steps)
+    K = positive_integer(local_steps, "local_steps",
+                         maximum=CONTINUOUS_MAX_STEPS if schedule == "continuous" else MAX_EXACT_INTEGER)
     t = nonnegative_integer(round_index, "round_index")
     with np.errstate(over="ignore"):
         log_rho, unit_steps = unit_rate_factors(schedule, a * L, K, t)
