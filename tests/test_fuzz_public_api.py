@@ -508,8 +508,6 @@ KNOWN_UNNAMED: dict[tuple[str, str], str] = {
        for n in ("pnsgd_gaussian", "pnsgd_laplace", "pnsgd_random_stop")},
     ("registry trusted_aggregator_inverse_time", "rounds"): "int() of the unchecked value: OverflowError at inf",
     ("registry trusted_aggregator_inverse_time", "strong_convexity"): "the learning rate 1 / lambda is named",
-    **{("pld.truncated_subsampled_gaussian", a): "its noise multiplier named sigma, an array reaching float()"
-       for a in ("sampling_probability", "noise_multiplier")},
 }
 
 

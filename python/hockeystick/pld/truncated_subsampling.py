@@ -57,11 +57,12 @@ from typing import Literal
 import numpy as np
 from scipy import special, stats
 
+from .. import _validation
 from ..gaussian import gaussian_tail_inverse
 from .compose import DEFAULT_TAIL
 from .distribution import Factor, PrivacyLossDistribution
 from .gaussian_mixture import normal_interval
-from .mechanisms import DEFAULT_INTERVAL, _positive, checked_interval, from_distributions, subsampled_gaussians
+from .mechanisms import DEFAULT_INTERVAL, checked_interval, from_distributions, subsampled_gaussians
 from .monotone import MonotonePair, log_sum_exp_rows, monotone_factors
 from .pld_mixture import mixture
 
@@ -74,6 +75,7 @@ BULK_TAIL = 1e-30
 WEIGHT_MARGIN = 1e-13           # relative: above the incomplete beta function's error (few 1e-15)
 OPPOSITE_BINS_PER_SIGMA = 16    # cells per sigma of the binned opposite-records pair
 OPPOSITE_HALF_WIDTH = 10.0      # sigmas of cells either side of the outputs -B .. -B + 2
+OPPOSITE_MAX_CELLS = 1 << 16   # cells widened past sigma / 16 where sigma is small (atoms far apart in sigmas)
 FAR_ATOMS = 40.0                # sigmas past the cells beyond which an atom's mass is all in the outer cell
 
 
@@ -186,6 +188,14 @@ def kept_probability(n: int, q: float, b: int) -> float:
     return min(q, (q * below + above) * (1.0 - WEIGHT_MARGIN))
 
 
+def _cell_edges(sigma: float, span: float) -> np.ndarray:
+    """Cell edges from -OPPOSITE_HALF_WIDTH sigma to span + OPPOSITE_HALF_WIDTH sigma, sigma / 16 apart
+    (wider where that would exceed ``OPPOSITE_MAX_CELLS``)."""
+    half = OPPOSITE_HALF_WIDTH * sigma
+    width = max(sigma / OPPOSITE_BINS_PER_SIGMA, (span + 2.0 * half) / OPPOSITE_MAX_CELLS)
+    return np.arange(-half, span + half + width, width)
+
+
 def opposite_records_pair(n: int, q: float, b: int, sigma: float) -> tuple[np.ndarray, np.ndarray]:
     """Cell masses (P on D', Q on D) of the others-at--1, x-at-+1 outputs, binned around -B (docstring).
 
@@ -193,9 +203,7 @@ def opposite_records_pair(n: int, q: float, b: int, sigma: float) -> tuple[np.nd
     (1 - q) Q + q R with R's atoms at d + 1 (mass P(K = B - d), d >= 1), at 2 (x kept after a cut,
     mass B P(Binomial(n, q) > B) / (n q)) and at 0 (the rest of P(K >= B)).  Returned unmargined."""
     m = n - 1
-    width = sigma / OPPOSITE_BINS_PER_SIGMA
-    half = OPPOSITE_HALF_WIDTH * sigma
-    edges = np.arange(-half, 2.0 + half + width, width)
+    edges = _cell_edges(sigma, 2.0)
     far = int(min(b, np.ceil(edges[-1] + FAR_ATOMS * sigma)))
     d = np.arange(0, far + 1)
     atoms_q = np.empty(d.size)
@@ -257,9 +265,7 @@ def _lower_factors(n: int, q: float, b: int, sigma: float, h: float, tail: float
 def _poisson_kl(p: float, sigma: float) -> float:
     """max of the two KL divergences of (1 - p) N(0, sigma^2) + p N(1, sigma^2) and N(0, sigma^2), by
     the same binning as ``opposite_records_pair`` (for choosing a pair only)."""
-    width = sigma / OPPOSITE_BINS_PER_SIGMA
-    half = OPPOSITE_HALF_WIDTH * sigma
-    edges = np.concatenate([[-np.inf], np.arange(-half, 1.0 + half + width, width), [np.inf]])
+    edges = np.concatenate([[-np.inf], _cell_edges(sigma, 1.0), [np.inf]])
     a = normal_interval(edges[:-1] / sigma, edges[1:] / sigma)
     b = normal_interval((edges[:-1] - 1.0) / sigma, (edges[1:] - 1.0) / sigma)
     mixed = (1.0 - p) * a + p * b
@@ -276,20 +282,19 @@ def truncated_subsampled_gaussian(dataset_size: int, sampling_probability: float
     arXiv:2508.15089's mixture (``analysis="dp_accounting"``); the lower side, either way, is a
     realizable pair of datasets.
     """
-    n, b = dataset_size, truncated_batch_size
-    for name, v in (("dataset_size", n), ("truncated_batch_size", b)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-            raise ValueError(f"{name} must be a positive integer, got {v!r}")
-    n, b = int(n), int(b)
-    q = float(sampling_probability)
-    if not 0.0 < q <= 1.0:
-        raise ValueError(f"sampling_probability must lie in (0, 1], got {sampling_probability!r}")
+    n = _validation.count(dataset_size, "dataset_size")
+    b = _validation.count(truncated_batch_size, "truncated_batch_size")
+    q = float(_validation.in_interval(_validation.single(sampling_probability, "sampling_probability"),
+                                      "sampling_probability", 0.0, 1.0, open_low=True, open_high=False))
+    sigma = float(_validation.positive(_validation.single(noise_multiplier, "noise_multiplier"), "noise_multiplier"))
     if analysis not in ("conditioned", "dp_accounting"):
         raise ValueError(f"analysis must be 'conditioned' or 'dp_accounting', got {analysis!r}")
-    sigma = _positive("noise_multiplier", noise_multiplier)
     h = checked_interval(value_discretization_interval)
     build = _conditioned_upper if analysis == "conditioned" else _dp_accounting_upper
-    upper = build(n, q, b, sigma, h, tail)
+    try:
+        upper = build(n, q, b, sigma, h, tail)
+    except ValueError as err:   # the grid's cell cap, stated for the Gaussian's sigma
+        raise ValueError(f"noise_multiplier={sigma!r} with truncated_batch_size={b}: {err}") from None
     lower = _lower_factors(n, q, b, sigma, h, tail)
     up = [next(iter(d)) for d in upper.directions]
     if len(up) == 1:
