@@ -74,6 +74,7 @@ from scipy import stats
 from dp_accounting import dp_event as ev
 from dp_accounting.privacy_accountant import NeighboringRelation
 
+from .. import _validation
 from ..pld.neighbouring import relations_bounded
 from .loss_reach import MAX_LOSS_REACH, MAX_NOISE, ParameterOutOfRange, gaussian_reach
 from .plan import COPY_COUNT_CUT, FINITE_PAIRS, CompositionPlan, Mechanism, group_plan
@@ -145,9 +146,12 @@ def _probability(event: ev.DpEvent, name: str) -> float:
 
 
 def _integer(event: ev.DpEvent, name: str, minimum: int) -> int:
+    """An event's integer field, minimum <= v <= 2^53 (the mechanisms' counts are exact doubles)."""
     v = getattr(event, name)
     if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < minimum:
         raise ValueError(f"{type(event).__name__}.{name} must be an integer >= {minimum}, got {v!r}")
+    if v > _validation.MAX_EXACT_INTEGER:
+        raise ValueError(f"{type(event).__name__}.{name} must be at most 2^53 = 9007199254740992, got {v!r}")
     return int(v)
 
 
