@@ -352,3 +352,15 @@ def test_round_factors_refuse_step_counts_they_cannot_sum() -> None:
         schedule_round_factors("stagewise", 0.1, 1.0, 1e308, 0)
     log_rho, steps = schedule_round_factors("cyclic", 0.1, 1.0, 2.0**53, 0)
     assert steps == pytest.approx(0.1 * (math.log(2.0**53) + np.euler_gamma), rel=1e-15)
+
+
+def test_round_factors_at_small_and_extreme_arguments() -> None:
+    """Cyclic log rho = sum_k log1p(x / k) >= 0 against 60-digit sums (the gamma-function form gave -4.4e-16 at
+    x = 1.8e-324, K = 9); a round index past 2^53 is refused (1e308 gave a NaN step sum)."""
+    with mpmath.workdps(60):
+        for x, K in itertools.product((5e-324, 1e-300, 1e-12, 3e-6, 1e-3, 0.0099), (1, 2, 9, 1000)):
+            log_rho, _ = schedule_round_factors("cyclic", 1.0, x, K, 0)
+            exact = mpmath.fsum(mpmath.log1p(mpmath.mpf(x) / k) for k in range(1, K + 1))
+            assert log_rho >= 0 and log_rho == pytest.approx(float(exact), rel=1e-13, abs=1e-323), (x, K)
+    with pytest.raises(ValueError, match="round_index must be <= 2"):
+        schedule_round_factors("continuous", 0.1, 1.0, 3, 1e308)

@@ -71,6 +71,8 @@ def schedule_round_factors(schedule: str, learning_rate: npt.ArrayLike, lipschit
     K = positive_integer(local_steps, "local_steps",
                          maximum=CONTINUOUS_MAX_STEPS if schedule == "continuous" else MAX_EXACT_INTEGER)
     t = nonnegative_integer(round_index, "round_index")
+    if (t > MAX_EXACT_INTEGER).any():
+        raise ValueError(f"round_index must be <= 2^53, got {float(t.max()):g}")
     with np.errstate(over="ignore"):
         log_rho, unit_steps = unit_rate_factors(schedule, a * L, K, t)
     return log_rho, a * unit_steps
@@ -88,8 +90,16 @@ def unit_rate_factors(schedule: str, rate_times_lipschitz: np.ndarray, local_ste
     if schedule == "constant":
         return K * np.log1p(x) + 0 * t, K + 0 * t
     if schedule == "cyclic":
-        # prod_{k=1..K} (1 + x/k) = 1 / (K B(1 + x, K)); betaln keeps the small-x difference accurate.
-        return -np.log(K) - special.betaln(1.0 + x, K) + 0 * t, special.digamma(K + 1) + np.euler_gamma + 0 * t
+        # prod_{k=1..K} (1 + x/k) = 1 / (K B(1 + x, K)).  For small x the difference of the two logs loses
+        # its digits, and sum_k log1p(x/k) = sum_n (-1)^(n+1) x^n H_n / n, H_n = sum_k k^-n = zeta(n) - zeta(n, K + 1),
+        # is used below x = 0.01 to eight terms (the rest below x^9 / 9 < 1e-18 of the first).
+        harmonic = special.digamma(K + 1) + np.euler_gamma
+        with np.errstate(over="ignore", invalid="ignore"):  # each form is kept only where it is accurate
+            series = x * harmonic
+            for n in range(2, 9):
+                series = series + (-1) ** (n + 1) * x**n * (special.zeta(n, 1) - special.zeta(n, K + 1)) / n
+            gamma_form = np.maximum(-np.log(K) - special.betaln(1.0 + x, K), 0.0)
+        return np.where(x < 0.01, series, gamma_form) + 0 * t, harmonic + 0 * t
     if schedule == "stagewise":
         return K * np.log1p(x / (t + 1)), K / (t + 1)
     lo, hi = t * K + 1, (t + 1) * K + 1
