@@ -36,11 +36,12 @@ alpha > L, ...) stay in the families; this module knows only generic domains.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import os
 import warnings
-from typing import Any, Callable, TypeVar, overload
+from typing import Any, Callable, Iterator, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -80,6 +81,17 @@ __all__ = [
 
 class ParameterTypeError(TypeError, ValueError):
     """A parameter of the wrong kind (string, bool, None, ...): a TypeError, and a ValueError for older callers."""
+
+
+@contextlib.contextmanager
+def derived(arguments: str, quantity: str) -> Iterator[None]:
+    """Refusals from a lower layer stated in the caller's words: a ValueError (or ParameterTypeError)
+    raised about ``quantity``, a value the caller derived from its ``arguments``, is raised again with
+    ``"<arguments> give the <quantity>: "`` in front, so the message names the user's argument."""
+    try:
+        yield
+    except ValueError as err:
+        raise type(err)(f"{arguments} give the {quantity}: {err}") from None
 
 
 def describe(value: Any) -> str:

@@ -41,16 +41,18 @@ def contraction_modulus(learning_rate: np.ndarray, smoothness: npt.ArrayLike,
     return np.sqrt(np.maximum(0.0, 1.0 - 2.0 * learning_rate * beta * lam / (beta + lam)))
 
 
-def finite_radii(**radii: np.ndarray) -> None:
-    """The Gaussian radii (sensitivity over noise) must be finite doubles.
+def finite_radii(**radii: tuple[np.ndarray, str]) -> None:
+    """The Gaussian radii (sensitivity over noise) must be finite doubles: each given as
+    (values, its formula in the caller's argument names), so a refusal names the arguments.
 
     A radius overflows only for a noise scale far below any meaningful one (sigma ~ 1e-308 with
-    L ~ 1): refuse it, stating the range, instead of letting inf reach the kernels.
+    L ~ 1) or an argument near the largest double: refuse it, stating the range, instead of
+    letting inf reach the kernels.
     """
-    for name, r in radii.items():
+    for name, (r, formula) in radii.items():
         bad = ~np.isfinite(r)
         if bad.any():
-            raise ValueError(f"the radius {name} = (sensitivity / noise) must be a finite double, got inf at "
-                             "flat index " + str(int(np.argmax(np.ravel(np.broadcast_to(bad, np.shape(r)))))) +
-                             "; the noise (sigma, or scale) is too small for these parameters: keep "
-                             "sigma * learning_rate and sigma above ~1e-300 times lipschitz and radius")
+            raise ValueError(f"the radius {name} = {formula} must be a finite double, got inf at flat index "
+                             + str(int(np.argmax(np.ravel(np.broadcast_to(bad, np.shape(r)))))) +
+                             "; the noise is too small (or an argument too large) for these parameters: keep "
+                             "the noise above ~1e-300 times the numerator")

@@ -55,7 +55,8 @@ class _PNSGDPower:
         with np.errstate(over="ignore"):
             self._g_first = 2.0 * self.lipschitz / noise_scale
             self._g_product = self.modulus * self.diameter / (self.learning_rate * noise_scale)
-        _checks.finite_radii(g1=self._g_first, g2=self._g_product)
+        _checks.finite_radii(g1=(self._g_first, "2 lipschitz / noise, the noise sigma or scale"),
+                             g2=(self._g_product, "modulus diameter / (learning_rate noise)"))
 
     def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper",
               threads: int | None = None) -> FloatOrArray:
@@ -134,7 +135,8 @@ class PNSGDRandomStop:
         with np.errstate(over="ignore"):
             self._r_first = 2.0 * self.lipschitz / self.sigma
             self._r_product = self.modulus * self.diameter / (self.learning_rate * self.sigma)
-        _checks.finite_radii(r1=self._r_first, r2=self._r_product)
+        _checks.finite_radii(r1=(self._r_first, "2 lipschitz / sigma"),
+                             r2=(self._r_product, "modulus diameter / (learning_rate sigma)"))
 
     def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper",
               threads: int | None = None) -> FloatOrArray:

@@ -23,6 +23,7 @@ from typing import Callable
 import numpy as np
 import numpy.typing as npt
 
+from .. import _validation
 from .._elementwise import FloatOrArray
 from ..accountant import Bound
 from . import _checks, _kernels
@@ -94,7 +95,8 @@ class TrustedAggregatorSchedule:
         with np.errstate(over="ignore"):
             self._r_first = 2.0 * self.lipschitz / (root_m * self.sigma)
             self._r_product = diameter * root_m / (self.learning_rate * self.sigma)
-        _checks.finite_radii(r1=self._r_first, r2=self._r_product)
+        _checks.finite_radii(r1=(self._r_first, "2 lipschitz / (sqrt(batch_size) sigma)"),
+                             r2=(self._r_product, "diameter sqrt(batch_size) / (learning_rate sigma), diameter from radius"))
 
     _first_stop = 0  # 0: the last iterate (a random-stop subclass sets tau0 >= 1)
 
@@ -113,6 +115,9 @@ class TrustedAggregatorSchedule:
                                          self._r_first, self._r_product, threads)
 
 
+MAX_SCHEDULE_ROUNDS = 10 ** 8   # one float64 learning rate per round: 0.8 GB of schedule at most
+
+
 class InverseTimeRateTrustedAggregator(TrustedAggregatorSchedule):
     """000 Corollary 1: eta_t = 1/(lambda t), sigma_t = sigma, T = floor(n/m) (or ``rounds``).
 
@@ -125,10 +130,18 @@ class InverseTimeRateTrustedAggregator(TrustedAggregatorSchedule):
                  rounds: int | None = None, smoothness: npt.ArrayLike | None = None) -> None:
         lam = _scalar(strong_convexity, "strong_convexity", _checks.positive)
         m = _scalar(batch_size, "batch_size", _checks.positive_integer)
-        count = math.floor(_scalar(n, "n", _checks.positive_integer) / m) if rounds is None else rounds
+        count = math.floor(_scalar(n, "n", _checks.positive_integer) / m) if rounds is None else \
+            _validation.count(rounds, "rounds")
+        if count > MAX_SCHEDULE_ROUNDS:
+            raise ValueError(f"rounds (floor(n / batch_size) when not given) must be at most {MAX_SCHEDULE_ROUNDS:.0e}: "
+                             f"the schedule holds one learning rate per round, got {count}")
         self.strong_convexity = lam
-        super().__init__(n=n, batch_size=batch_size, sigma=sigma,
-                         learning_rate=1.0 / (lam * np.arange(1, int(count) + 1, dtype=np.float64)),
+        with np.errstate(over="ignore"):
+            rates = 1.0 / (lam * np.arange(1, int(count) + 1, dtype=np.float64))
+        if rates.size and not (np.isfinite(rates[0]) and rates[-1] > 0):
+            raise ValueError(f"strong_convexity must keep every learning rate 1 / (strong_convexity t), t <= rounds, a "
+                             f"positive finite double, got {lam!r}")
+        super().__init__(n=n, batch_size=batch_size, sigma=sigma, learning_rate=rates,
                          lipschitz=lipschitz, radius=radius, rounds=rounds, smoothness=smoothness)
 
     def paper_closed_form(self) -> TrustedAggregator:

@@ -86,7 +86,8 @@ class TrustedAggregator:
         with np.errstate(over="ignore"):
             self._r_first = 2.0 * self.lipschitz / (root_m * self.sigma)
             self._r_product = self.diameter() * root_m / (self.learning_rate * self.sigma)
-        _checks.finite_radii(r1=self._r_first, r2=self._r_product)
+        _checks.finite_radii(r1=(self._r_first, "2 lipschitz / (sqrt(batch_size) sigma)"),
+                             r2=(self._r_product, "diameter sqrt(batch_size) / (learning_rate sigma), diameter from radius"))
 
     def _check_loss(self, smoothness: npt.ArrayLike | None) -> None:
         _checks.smoothness_rate(self.learning_rate, smoothness)

@@ -34,6 +34,9 @@ from ..pld.mechanisms import DEFAULT_INTERVAL
 __all__ = ["NoisyMBSGD", "OnePassNoisyMBSGD", "UserLevelNoisyMBSGD"]
 
 
+MAX_DATASET_SIZE = 2.0 ** 62   # the with-replacement PLD's bound on n (its lattice indices stay exact int64)
+
+
 def _lipschitz(value: ArrayLike) -> np.ndarray:
     return _validation.positive(value, "lipschitz")
 
@@ -50,17 +53,23 @@ class NoisyMBSGD:
                  rounds: ArrayLike, value_discretization_interval: float = DEFAULT_INTERVAL) -> None:
         lip = _lipschitz(lipschitz)
         k = _validation.positive_integer(batch_size, "batch_size")
-        self._pld = WithReplacementBatchGaussianPLD(
-            sigma=sigma, batch_size=batch_size, n=silo_size, rounds=rounds, sensitivity=lip / k,
-            value_discretization_interval=value_discretization_interval)
+        n = _validation.positive_integer(silo_size, "silo_size", maximum=MAX_DATASET_SIZE)
+        with _validation.derived("lipschitz / batch_size", "sensitivity"):
+            self._pld = WithReplacementBatchGaussianPLD(
+                sigma=sigma, batch_size=batch_size, n=n, rounds=rounds, sensitivity=lip / k,
+                value_discretization_interval=value_discretization_interval)
 
     def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
         """Certified bound on the silo's delta(epsilon) (upper unless ``bound`` says otherwise)."""
-        return self._pld.delta(epsilon, bound)
+        targets = _validation.epsilon_values(epsilon)   # refused in the shared words, before the grid is built
+        with _validation.derived("lipschitz / batch_size", "sensitivity"):
+            return self._pld.delta(targets if np.ndim(epsilon) else float(targets), bound)
 
     def epsilon(self, delta: ArrayLike, bound: Bound = "upper") -> Result:
         """Certified bound on the silo's epsilon(delta) (upper unless ``bound`` says otherwise)."""
-        return self._pld.epsilon(delta, bound)
+        targets = _validation.delta_values(delta)
+        with _validation.derived("lipschitz / batch_size", "sensitivity"):
+            return self._pld.epsilon(targets if np.ndim(delta) else float(targets), bound)
 
 
 class OnePassNoisyMBSGD(GaussianMechanism):
@@ -70,7 +79,8 @@ class OnePassNoisyMBSGD(GaussianMechanism):
     def __init__(self, *, sigma: ArrayLike, lipschitz: ArrayLike, batch_size: ArrayLike) -> None:
         lip = _lipschitz(lipschitz)
         k = _validation.positive_integer(batch_size, "batch_size")
-        super().__init__(sigma=sigma, sensitivity=2 * lip / k, rounds=1)
+        with _validation.derived("2 lipschitz / batch_size", "sensitivity"):
+            super().__init__(sigma=sigma, sensitivity=2 * lip / k, rounds=1)
 
 
 class UserLevelNoisyMBSGD(GaussianMechanism):
@@ -78,4 +88,6 @@ class UserLevelNoisyMBSGD(GaussianMechanism):
     moves by at most 2L, so R rounds are exactly mu = sqrt(R) 2L / sigma GDP (paper 004 eq. 8)."""
 
     def __init__(self, *, sigma: ArrayLike, lipschitz: ArrayLike, rounds: ArrayLike) -> None:
-        super().__init__(sigma=sigma, sensitivity=2 * _lipschitz(lipschitz), rounds=rounds)
+        lip = _lipschitz(lipschitz)
+        with _validation.derived("2 lipschitz", "sensitivity"):
+            super().__init__(sigma=sigma, sensitivity=2 * lip, rounds=rounds)

@@ -37,7 +37,7 @@ from ..pld.canonical import canonical_pair
 from ..pld.distribution import Bound
 from ..pld.fixed_batch import WithReplacementBatchGaussianPLD
 from ..pld.mechanisms import DEFAULT_INTERVAL
-from .noisy_mb_sgd import NoisyMBSGD
+from .noisy_mb_sgd import MAX_DATASET_SIZE, NoisyMBSGD
 from .shuffle import clone_delta_curve
 
 __all__ = ["ShuffledNoisyMBSGD"]
@@ -69,7 +69,7 @@ class ShuffledNoisyMBSGD:
         s = _scalar(_validation.positive(sigma, "sigma"), "sigma")
         lip = _scalar(_validation.positive(lipschitz, "lipschitz"), "lipschitz")
         k = int(_scalar(_validation.positive_integer(batch_size, "batch_size"), "batch_size"))
-        n = int(_scalar(_validation.positive_integer(silo_size, "silo_size"), "silo_size"))
+        n = int(_scalar(_validation.positive_integer(silo_size, "silo_size", maximum=MAX_DATASET_SIZE), "silo_size"))
         m = _scalar(_validation.positive_integer(silos, "silos"), "silos")
         if not 2 <= m <= _MAX_SILOS:
             raise ValueError(f"silos must lie in [2, {_MAX_SILOS:.0e}] (messages shuffled together; beyond that the "
@@ -77,9 +77,10 @@ class ShuffledNoisyMBSGD:
         r = int(_scalar(_validation.positive_integer(rounds, "rounds"), "rounds"))
         self._unshuffled = NoisyMBSGD(sigma=s, lipschitz=lip, batch_size=k, silo_size=n, rounds=r,
                                       value_discretization_interval=value_discretization_interval)
-        one_round = WithReplacementBatchGaussianPLD(sigma=s, batch_size=k, n=n, rounds=1, sensitivity=lip / k,
-                                                    value_discretization_interval=value_discretization_interval)
-        eps0 = np.asarray(one_round.epsilon(_DELTA_GRID, bound="upper"), dtype=np.float64)
+        with _validation.derived("lipschitz / batch_size", "sensitivity"):
+            one_round = WithReplacementBatchGaussianPLD(sigma=s, batch_size=k, n=n, rounds=1, sensitivity=lip / k,
+                                                        value_discretization_interval=value_discretization_interval)
+            eps0 = np.asarray(one_round.epsilon(_DELTA_GRID, bound="upper"), dtype=np.float64)
         eps_ref = np.asarray(theta_epsilon_upper(radius_up(2 * lip / s), _DELTA_GRID), dtype=np.float64)
         self.round_guarantees = self._round_guarantees(eps0, eps_ref, int(m))
         self._atoms = [finite_atoms.self_compose(finite_atoms.pair_atoms(*canonical_pair(e, d)), r)

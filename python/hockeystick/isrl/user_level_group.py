@@ -33,6 +33,7 @@ from .._elementwise import ArrayLike, broadcast_float_arrays
 from ..pld.distribution import Bound, Result
 from ..pld.fixed_batch import WithReplacementBatchGaussianPLD
 from ..pld.mechanisms import DEFAULT_INTERVAL
+from .noisy_mb_sgd import MAX_DATASET_SIZE
 
 __all__ = ["GroupNoisyMBSGD"]
 
@@ -51,20 +52,25 @@ class GroupNoisyMBSGD:
         (lip, k, n, g), _, _ = broadcast_float_arrays(
             lipschitz=_validation.positive(lipschitz, "lipschitz"),
             batch_size=_validation.positive_integer(batch_size, "batch_size"),
-            silo_size=_validation.positive_integer(silo_size, "silo_size"),
+            silo_size=_validation.positive_integer(silo_size, "silo_size", maximum=MAX_DATASET_SIZE),
             group_size=_validation.positive_integer(group_size, "group_size"))
         bad = ~((g <= n) & (np.mod(n, g) == 0))
         if np.any(bad):
             raise ValueError(f"group_size must divide silo_size (a draw then hits the group with probability "
                              f"1/(silo_size/group_size)), got {g[bad].ravel()[0]:g} and {n[bad].ravel()[0]:g}")
-        self._pld = WithReplacementBatchGaussianPLD(
-            sigma=sigma, batch_size=k, n=n / g, rounds=rounds, sensitivity=lip / k,
-            value_discretization_interval=value_discretization_interval)
+        with _validation.derived("lipschitz / batch_size", "sensitivity"):
+            self._pld = WithReplacementBatchGaussianPLD(
+                sigma=sigma, batch_size=k, n=n / g, rounds=rounds, sensitivity=lip / k,
+                value_discretization_interval=value_discretization_interval)
 
     def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
         """Certified bound on the user's delta(epsilon) (upper unless ``bound`` says otherwise)."""
-        return self._pld.delta(epsilon, bound)
+        targets = _validation.epsilon_values(epsilon)   # refused in the shared words, before the grid is built
+        with _validation.derived("lipschitz / batch_size", "sensitivity"):
+            return self._pld.delta(targets if np.ndim(epsilon) else float(targets), bound)
 
     def epsilon(self, delta: ArrayLike, bound: Bound = "upper") -> Result:
         """Certified bound on the user's epsilon(delta) (upper unless ``bound`` says otherwise)."""
-        return self._pld.epsilon(delta, bound)
+        targets = _validation.delta_values(delta)
+        with _validation.derived("lipschitz / batch_size", "sensitivity"):
+            return self._pld.epsilon(targets if np.ndim(delta) else float(targets), bound)
