@@ -376,3 +376,10 @@ def test_non_numeric_and_bool_arguments_are_rejected(value) -> None:
         TrustedAggregator(**{**BASE, "n": value})
     with pytest.raises(ValueError, match="^sigma "):
         TrustedAggregator(**{**BASE, "sigma": value})
+
+
+def test_renyi_baseline_kappa_is_the_ratio_squared_at_subnormal_arguments():
+    """kappa = 2 (L / sigma)^2 M^(n-i+1) / (n-i): L = sigma = 5e-324 gave NaN (0 / 0 after squaring)."""
+    tiny = PNSGDRenyiBaseline(n=50, index=1, sigma=5e-324, learning_rate=0.5, lipschitz=5e-324, smoothness=1.0)
+    same = PNSGDRenyiBaseline(n=50, index=1, sigma=1.0, learning_rate=0.5, lipschitz=1.0, smoothness=1.0)
+    assert tiny.epsilon(0.3) == same.epsilon(0.3) and tiny.delta(1.0) == same.delta(1.0)

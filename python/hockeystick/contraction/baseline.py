@@ -45,7 +45,7 @@ class PNSGDRenyiBaseline:
         self.lipschitz = _checks.positive(lipschitz, "lipschitz")
         self.modulus = _checks.contraction_modulus(self.learning_rate, smoothness, strong_convexity)
         later = self.n - self.index
-        base = 2.0 * self.lipschitz ** 2 / self.sigma ** 2
+        base = 2.0 * np.square(self.lipschitz / self.sigma)  # the ratio first: 5e-324^2 / 5e-324^2 was 0 / 0
         with np.errstate(divide="ignore", invalid="ignore"):
             amplified = base * self.modulus ** (later + 1.0) / later
         self.kappa = np.where(later > 0, amplified, base)
