@@ -225,11 +225,11 @@ std::vector<pld::ComposedPMF> composed(const std::vector<input_array>& masses, c
                                        const std::vector<double>& p_inf, double h,
                                        const std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>& items,
                                        bool pessimistic, double tail, std::int64_t max_points, py::object workers,
-                                       bool direct_bins, bool long_fft, double long_fft_products, bool band_rows,
-                                       const std::vector<double>& loss_shifts, double direct_min_charge,
+                                       pld::ComposeOptions options, bool long_fft,
+                                       const std::vector<double>& loss_shifts,
                                        const std::vector<pld::SpectralReads>& reads = {}) {
-    if (!(direct_min_charge >= 0.0)) throw py::value_error("direct_min_charge must be >= 0");
-    if (!(long_fft_products >= 0.0 && std::isfinite(long_fft_products)))
+    if (!(options.direct_min_charge >= 0.0)) throw py::value_error("direct_min_charge must be >= 0");
+    if (!(options.long_fft_products >= 0.0 && std::isfinite(options.long_fft_products)))
         throw py::value_error("long_fft_products must be finite and >= 0");
     if (masses.size() != k_lo.size() || masses.size() != p_inf.size())
         throw py::value_error("internal: one k_lo and one p_inf per factor");
@@ -248,13 +248,12 @@ std::vector<pld::ComposedPMF> composed(const std::vector<input_array>& masses, c
         for (const auto& [f, c] : items[i]) terms[i].push_back({f, c});
     const bool workers_is_none = workers.is_none();
     const long workers_value = workers_is_none ? 0 : workers.cast<long>();
-    ScipyFft fft(std::move(workers), long_fft && direct_bins);  // no probe where no direct bins are asked
+    ScipyFft fft(std::move(workers), long_fft && options.direct_bins);  // no probe where no direct bins are asked
+    // workers = 1: one thread for the transforms and for the per-bin powers alike
+    options.threads = !workers_is_none && workers_value == 1 ? 1 : 0;
     py::gil_scoped_release release;
     try {
-        // workers = 1: one thread for the transforms and for the per-bin powers alike
-        const int threads = !workers_is_none && workers_value == 1 ? 1 : 0;
-        return pld::compose_many(factors, h, terms, pessimistic, tail, max_points, fft, std::int64_t(1) << 23, threads,
-                                 direct_bins, long_fft_products, band_rows, direct_min_charge, reads);
+        return pld::compose_many(factors, h, terms, pessimistic, tail, max_points, fft, options, reads);
     } catch (const std::length_error& e) {
         py::gil_scoped_acquire acquire;
         throw py::value_error(std::string(e.what()) +
@@ -272,9 +271,13 @@ py::list compose_many(const std::vector<input_array>& masses, const std::vector<
                       bool pessimistic, double tail, std::int64_t max_points, py::object workers, bool direct_bins,
                       bool long_fft, double long_fft_products, bool band_rows,
                       const std::vector<double>& loss_shifts, double direct_min_charge) {
+    pld::ComposeOptions options;
+    options.direct_bins = direct_bins;
+    options.long_fft_products = long_fft_products;
+    options.band_rows = band_rows;
+    options.direct_min_charge = direct_min_charge;
     std::vector<pld::ComposedPMF> done = composed(masses, k_lo, p_inf, h, items, pessimistic, tail, max_points,
-                                                  std::move(workers), direct_bins, long_fft, long_fft_products,
-                                                  band_rows, loss_shifts, direct_min_charge);
+                                                  std::move(workers), options, long_fft, loss_shifts);
     py::list out;
     for (pld::ComposedPMF& r : done) {
         py::dict d;
@@ -313,8 +316,8 @@ py::list compose_upper_many(const std::vector<input_array>& masses, const std::v
         reads[i] = search ? pld::SpectralReads{count, 0} : pld::SpectralReads{0, count};
     }
     const std::vector<pld::ComposedPMF> done =
-        composed(masses, k_lo, p_inf, h, items, true, tail, max_points, std::move(workers), false, true,
-                 pld::kLongFftProducts, true, loss_shifts, pld::kDirectMinCharge, reads);
+        composed(masses, k_lo, p_inf, h, items, true, tail, max_points, std::move(workers), pld::ComposeOptions{}, true,
+                 loss_shifts, reads);
     py::list out;
     for (std::size_t i = 0; i < done.size(); ++i) {
         py::array_t<double> values(arguments[i].size());

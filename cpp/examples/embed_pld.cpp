@@ -86,8 +86,7 @@ void print_bracket(const char* name, double sigma, double q, std::int64_t rounds
     // The upper side is read once per direction: where the composition keeps few live frequencies, from those
     // (pld_spectral_profile.hpp, no inverse transform; pld::epsilon_bracket reads either form).
     const std::vector<pld::SpectralReads> reads(items.size(), pld::SpectralReads{1, 0});
-    const auto composed_up = pld::compose_many(up_views, h, items, true, tail, max_points, fft, std::int64_t(1) << 23,
-                                               0, false, pld::kLongFftProducts, true, pld::kDirectMinCharge, reads);
+    const auto composed_up = pld::compose_many(up_views, h, items, true, tail, max_points, fft, {}, reads);
     const auto composed_low = pld::compose_many(low_views, h, items, false, tail, max_points, fft);
     double lo = 0.0, hi = 0.0;
     pld::epsilon_bracket(composed_up, composed_low, delta, lo, hi);
@@ -105,7 +104,10 @@ void print_charges(double sigma, double q, std::int64_t rounds, double h) {
     FftwBackend fft;
     const std::int64_t max_points = std::int64_t(1) << 27;
     const auto fft_only = pld::compose_many(views, h, items, true, tail, max_points, fft);
-    const auto direct = pld::compose_many(views, h, items, true, tail, max_points, fft, std::int64_t(1) << 23, 1, true);
+    pld::ComposeOptions accurate;  // direct bins, the per-bin powers on this thread
+    accurate.threads = 1;
+    accurate.direct_bins = true;
+    const auto direct = pld::compose_many(views, h, items, true, tail, max_points, fft, accurate);
     std::printf("charges %.17g %.17g %lld %.17g %.17g %.17g\n", sigma, q, static_cast<long long>(rounds), h,
                 fft_only[0].total_error, direct[0].total_error);
 }

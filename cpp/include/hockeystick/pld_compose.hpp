@@ -186,51 +186,74 @@ struct ComposedPMF {
     ComposedSpectrum spectrum;
 };
 
-constexpr double kDefaultCompositionTail = 1e-15;
-constexpr double kDroppedPower = 0x1p-64;  // tau of the opening comment's dropped bins
-constexpr double kLogDropped = -44.3614195558365;  // log(tau) = -64 log 2 (to 1e-15: the 2 tau charge covers it)
-constexpr std::int64_t kDirectWindow = 4096;  // full supports up to this wide are kept whole
-constexpr double kFallbackLadderPoints = 1 << 20;  // wider Chernoff windows also try fixed lams
-// Batches of fewer items run their per-bin loop on one thread: the two directions of one PLD
-// gain less than an OpenMP team costs (its idle spinning is CPU time) on a shared machine.
-constexpr std::int64_t kParallelItems = 4;
-// Low-frequency bins are recomputed (pld_long_spectrum.hpp, pld_direct_spectrum.hpp) up to the highest
-// bin with |X|^c above kDirectBandFloor, c a row's largest count (beyond it the amplified error
-// c |X|^(c-1) delta is a millionth of the peak's), by direct sums at most kDirectTermsPerPoint
-// m ceil(log2 m) products per row, or kDirectTermsAtLeast if more (~9 ns each), in a row where the FFT bound's
-// charge at those bins, about c delta (2 sum |X|^(2(c-1)))^(1/2) (the spectral_l2 part of
-// total_error), reaches kDirectMinCharge: many rounds, where the power amplifies delta about
-// c-fold; below it the direct bins would move delta by less than 1e-11, a hundredth of the delta of
-// 1e-9 a G1-style epsilon bracket still reads (a threshold of 1e-10 leaves sigma 0.576, q 1e-4, 295
-// rounds at [7.3e-10, 1.01e-9], its rows' charge estimate 9.4e-11, short of G1's criterion).  Only where long double
-// is x86-64's 80-bit format (64 bits: fast in hardware), where the power of the direct bins is
-// also taken in long double, its rounding charged with u_L = 2^-64 instead of u.
-constexpr double kDirectMinCharge = 1e-11;
-constexpr double kDirectBandFloor = 1e-6;
-constexpr double kDirectTermsPerPoint = 1.0;
-constexpr double kDirectTermsAtLeast = 1 << 19;  // a few ms: short rows get their whole band
-constexpr bool kLongPower = std::numeric_limits<long double>::digits == 64;
-// A long-double transform of length m costs about as much as kLongFftProducts m ceil(log2 m) direct-sum
-// products (scipy.fft: ~15 ms at m = 2^18, 3.2 ns per m log2 m; the x87 products ~9 ns each).
-constexpr double kLongFftProducts = 0.35;
-// A double transform of length m costs about as much as kFftProducts m ceil(log2 m) direct-sum products
-// (scipy.fft: 6.1 ms at m = 491520, 0.65 ns per m log2 m, against ~6.5 ns per long-double product).
-constexpr double kFftProducts = 0.1;
-// Band rows (pld_band_spectrum.hpp): samples from a transform kBandSplit times shorter, taken where the
-// estimated band's direct products cost at most kBandGain of the full transform.
-constexpr std::int64_t kBandSplit = 8;
-constexpr double kBandGain = 0.8;
-// A band from block moments (pld_taylor_spectrum.hpp) costs about kTaylorTermProducts direct-sum products per
-// signal entry and term (x87 products and sums advanced 16 at a time: ~2.7 ns each) plus its N short
-// long-double transforms (kLongFftProducts L ceil(log2 L) each).
-constexpr double kTaylorTermProducts = 0.4;
-// A delta bracket carries a row's charge about three times (added on the pessimistic side, twice subtracted on the
-// optimistic one: ComposedPMF), so a row keeps its power in double only where three of its charges stay below
-// direct_min_charge (detail::long_power_charge).  Comparing one charge with it, G1's sigma 0.5, q 1.8e-3, 1931
-// rounds, eps 9.5 was left at [9.997e-10, 1.026e-9], where the long-double power gives [1.0127e-9, 1.0197e-9].
-constexpr double kChargesPerBracket = 3.0;
+// The constants of the composition, each with the reason for its value.  Cost models are in units of one
+// long-double direct-sum product (pld_direct_spectrum.hpp), so that paths are compared in one currency.
 
-// Where one composition's output lives: grid indices a_idx .. a_idx + width - 1, what the cut costs.
+// The mass each cut end of a composition window may leave out (charged, opening comment): far below any delta
+// an (eps, delta) guarantee is asked for, so the cut costs nothing a user reads.
+constexpr double kDefaultCompositionTail = 1e-15;
+// tau of the opening comment's dropped bins: at 2^-64 the 2 tau charge per dropped bin stays below the
+// round-off charges it joins, while after many rounds most bins fall below it.
+constexpr double kDroppedPower = 0x1p-64;
+constexpr double kLogDropped = -44.3614195558365;  // log(tau) = -64 log 2 (to 1e-15: the 2 tau charge covers it)
+// Composed supports up to this many grid points are kept whole (no Chernoff cut): their transform costs less
+// than the ladder of log-MGFs that would shorten it.
+constexpr std::int64_t kWholeSupportWidth = 4096;
+// A Chernoff window wider than this many points also tries the fixed lam ladder (chernoff_edges): the Gaussian
+// ladder overshoots where the grid variance is near 0, and any lam is valid, so the extra rungs only tighten.
+constexpr double kFixedLadderWidth = 1 << 20;
+// One batch holds at most this many doubles per array: rows still share transforms, and one batch's buffers
+// stay a small part of the working-memory budget (working_memory_gate.hpp).
+constexpr std::int64_t kBatchCells = std::int64_t(1) << 23;
+// A batch of fewer items runs its per-bin powers on one thread: the two directions of one PLD gain less than
+// an OpenMP team costs (its idle spinning is CPU time on a shared machine).
+constexpr std::int64_t kLeastParallelItems = 4;
+// Direct sums of fewer products than this run on one thread, for the same reason.
+constexpr std::int64_t kLeastParallelProducts = std::int64_t(1) << 20;
+// A floor above this has a normal square (below 1e-300, far above the least normal 2.2e-308), so comparing
+// |X|^2 with floor^2 cannot be flipped by underflow and the square root can be skipped.
+constexpr double kNormalSquareFloor = 1e-150;
+
+// Direct bins (the opening comment's accurate low band).  A row takes them only where its estimated spectral
+// charge reaches kDirectMinCharge: a hundredth of the least delta (1e-9) whose epsilon brackets are read, so
+// below it the accurate bins would not move a bracket the reads resolve.
+constexpr double kDirectMinCharge = 1e-11;
+// The band ends at the last bin with |X|^c above this (c the row's largest count): beyond it the amplified
+// error c |X|^(c-1) delta is a millionth of the peak's.
+constexpr double kDirectBandFloor = 1e-6;
+// Direct sums cost at most kDirectTermsPerPoint m ceil(log2 m) products per row (about one transform's cost),
+// or kDirectTermsAtLeast where that is more, so that short rows get their whole band.
+constexpr double kDirectTermsPerPoint = 1.0;
+constexpr double kDirectTermsAtLeast = 1 << 19;
+// Whether long double is x86-64's 80-bit format (a 64-bit significand, fast in hardware): the accurate paths'
+// bounds use u_L = 2^-64, and the power of the direct bins is taken in long double only there.
+constexpr bool kLongPower = std::numeric_limits<long double>::digits == 64;
+// A long-double transform of length m costs about kLongFftProducts m ceil(log2 m) products: scipy.fft's
+// long-double time per m log2 m is about a third of one x87 product's.
+constexpr double kLongFftProducts = 0.35;
+// A double transform of length m costs about kFftProducts m ceil(log2 m) products: scipy.fft's double time per
+// m log2 m is about a tenth of one x87 product's.
+constexpr double kFftProducts = 0.1;
+// Band rows (pld_band_spectrum.hpp) sample the spectrum from a transform kBandSplit times shorter: the samples
+// still certify the band's end (a Lipschitz bound between them) at an eighth of the transform's cost.
+constexpr std::int64_t kBandSplit = 8;
+// A band row needs at least this many samples: with fewer, the Lipschitz slack (pi / m_f) M1 between samples
+// (pld_band_spectrum.hpp) is too wide to certify bins dropped.
+constexpr std::int64_t kLeastBandSamples = 16;
+// A band row is taken where its estimated band costs at most this fraction of the full row, so that the
+// estimate's error rarely makes it the dearer path.
+constexpr double kBandGain = 0.8;
+// A band from block moments (pld_taylor_spectrum.hpp) costs about kTaylorTermProducts products per signal entry
+// and term (its x87 products and sums run 16 at a time), plus its N short long-double transforms.
+constexpr double kTaylorTermProducts = 0.4;
+// A delta bracket carries a row's charge about three times (added on the pessimistic side, twice subtracted on
+// the optimistic one: ComposedPMF), so a row keeps its power in double only where three of its charges stay
+// below direct_min_charge (detail::long_power_charge).
+constexpr double kChargesPerBracket = 3.0;
+// One term of a spectral read (pld_spectral_profile.hpp: a long-double complex step of a geometric sum) costs
+// about kSpectralTermCost times a transform's cost per m log2 m, the unit spectral_read compares in.
+constexpr double kSpectralTermCost = 80.0;
+
 // How a caller will read an item's pessimistic composition: `searches` epsilons (a bisection over the
 // grid each) and `points` deltas at given epsilons (compose_many's `reads`; none: the composed window).
 struct SpectralReads {
@@ -239,10 +262,7 @@ struct SpectralReads {
 
 // Whether an item whose composed spectrum keeps `live` bins is kept as those bins rather than as its window:
 // where the bins fit pld_spectral_profile.hpp's bounds and reading them (about log2(width) + 3 thresholds per
-// search, one per point, `live` terms each) costs less than the inverse transform of length m and the window;
-// kSpectralTermCost: one term's cost in units of m log2 m of the transform (W4's items, about 28 bins of
-// m ~ 11,700: the spectral read costs less up to 4 searches per item).
-constexpr double kSpectralTermCost = 80.0;
+// search, one per point, `live` terms each) costs less than the inverse transform of length m and the window.
 inline bool spectral_read(std::int64_t live, std::int64_t m, std::int64_t width, const SpectralReads& reads) {
     if (reads.searches + reads.points <= 0 || !spectral_bins_fit(std::max<std::int64_t>(live, 1), m)) return false;
     const double thresholds = static_cast<double>(reads.searches) *
@@ -252,13 +272,43 @@ inline bool spectral_read(std::int64_t live, std::int64_t m, std::int64_t width,
            static_cast<double>(m) * std::log2(static_cast<double>(m));
 }
 
+// Where one composition's output lives: grid indices a_idx .. a_idx + width - 1 of the full support starting at
+// lo_full, and what the cut costs (charged: charge_above and charge_below, each at most the tail).
 struct Window {
     std::vector<Term> terms;  // positive counts only
     std::int64_t lo_full = 0, a_idx = 0, width = 0;
     double p_inf = 0.0, charge_above = 0.0, charge_below = 0.0;
 };
 
+// The tuning of a composition (compose_many, compose_batch); the defaults are the facade's.
+//   group_cells: at most this many doubles per array per batch (kBatchCells).
+//   threads: 1 keeps the per-bin powers on the calling thread (a caller already running one composition per
+//     core); otherwise a batch of several items runs them on an OpenMP team.
+//   direct_bins: recompute the low band of many-round rows accurately (the opening comment): charges ~100x
+//     smaller after many rounds (direct sums), ~1000x (a backend's long-double transform), at up to ~5x the
+//     composition's CPU, so only worth it where the charge limits the answer (delta near it); false keeps
+//     every bin's FFT value and bound.
+//   long_fft_products: what a long-double transform is taken to cost, in direct products per m ceil(log2 m)
+//     (kLongFftProducts; 0 takes it wherever its bound is the smaller).
+//   band_rows: let many-round one-term items take their spectrum from a band row (opening comment).
+//   direct_min_charge: the least estimated spectral charge of a row that takes direct bins (kDirectMinCharge;
+//     0: every row whose accurate bound is the smaller, for a caller that knows the charge limits its answer).
+struct ComposeOptions {
+    std::int64_t group_cells = kBatchCells;
+    int threads = 0;
+    bool direct_bins = false;
+    double long_fft_products = kLongFftProducts;
+    bool band_rows = true;
+    double direct_min_charge = kDirectMinCharge;
+};
+
 namespace detail {
+
+constexpr double kUnitRoundoff = 0.5 * std::numeric_limits<double>::epsilon();               // u
+constexpr long double kUnitRoundoffLong = 0.5L * std::numeric_limits<long double>::epsilon();  // u_L
+constexpr double kPi = 3.141592653589793;
+constexpr double kTwoPi = 6.283185307179586;
+constexpr long double kTwoPiLong = 6.283185307179586476925286766559005768L;
 
 inline double finite_mass(const PmfView& f) {
     double s = 0.0;
@@ -306,8 +356,8 @@ inline bool band_candidate(const PmfView& f, std::int64_t count, std::int64_t m,
     const double var = grid_loss_variance(f.p, f.n, 1.0);
     if (!(var > 0.0)) return false;
     const double m_f = static_cast<double>(m / kBandSplit);
-    const double gap = -kLogDropped / static_cast<double>(count) + 3.141592653589793 * std::sqrt(var) / m_f;
-    const double end = std::sqrt(2.0 * gap / var) * static_cast<double>(m) / 6.283185307179586 + kBandSplit;
+    const double gap = -kLogDropped / static_cast<double>(count) + kPi * std::sqrt(var) / m_f;
+    const double end = std::sqrt(2.0 * gap / var) * static_cast<double>(m) / kTwoPi + kBandSplit;
     if (!(end < static_cast<double>(m / 2 + 1))) return false;
     TaylorPlan plan;
     const double band = band_products(f.n, m, static_cast<std::int64_t>(std::ceil(end)), taylor, plan);
@@ -432,7 +482,7 @@ inline void chernoff_edges(FactorMoments& moments, const std::vector<Term>& term
     // the whole support (1e9 points for q = 1e-4, sigma = 0.5, 1e5 rounds).  Then lam is also
     // tried on a fixed ladder in loss units (10^-3 .. 10^2): any lam is valid, so the edges only
     // tighten, and windows the first ladder already bounds do not pay for it.
-    if (!((top - bottom) / h < kFallbackLadderPoints)) {
+    if (!((top - bottom) / h < kFixedLadderWidth)) {
         constexpr int fixed = 11;
         double lam[2 * fixed], k_fixed[2 * fixed] = {}, part[2 * fixed];
         for (int i = 0; i < fixed; ++i) {
@@ -458,7 +508,7 @@ inline void chernoff_edges(FactorMoments& moments, const std::vector<Term>& term
 // rows' threshold, at ~10 x87 calls a bin.
 inline double long_power_charge(double c, double delta, double weight) {
     constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
-    const double rounding = 2.0 * u * (-std::log(kDirectBandFloor) + (3.141592653589793 + 2.0) * c);
+    const double rounding = 2.0 * u * (-std::log(kDirectBandFloor) + (kPi + 2.0) * c);
     return (c * delta + rounding) * std::sqrt(2.0 * weight);
 }
 
@@ -497,7 +547,7 @@ inline Window composition_window(const std::vector<PmfView>& factors, double h, 
     w.p_inf = -std::expm1(log_finite);
     const std::int64_t lo_full = static_cast<std::int64_t>(lo), hi_full = static_cast<std::int64_t>(hi);
     std::int64_t a_idx = lo_full, b_idx = hi_full;
-    if (hi_full - lo_full + 1 > kDirectWindow) {
+    if (hi_full - lo_full + 1 > kWholeSupportWidth) {
         double bottom = 0.0, top = 0.0;
         detail::chernoff_edges(moments, w.terms, h, tail, bottom, top);
         const double top_idx = std::ceil(top / h), bottom_idx = std::floor(bottom / h);
@@ -533,456 +583,655 @@ inline bool team_full_long_double_precision() {
     return full;
 }
 
-// Composes the items of one batch on a common FFT length m (>= every window).
-inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factors, double h,
-                                              const std::vector<const Window*>& windows, std::int64_t m,
-                                              bool pessimistic, RealFftBackend& fft, int threads = 0,
-                                              bool direct_bins = false, double long_fft_products = kLongFftProducts,
-                                              bool band_rows = true, double direct_min_charge = kDirectMinCharge,
-                                              const std::vector<SpectralReads>& reads = {}) {
-    constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
-    constexpr double two_pi = 6.283185307179586;
-    constexpr double pi = 3.141592653589793;
-    constexpr long double u_long = 0.5L * std::numeric_limits<long double>::epsilon();
-    const std::int64_t bins = m / 2 + 1;
-    const double stages = std::max(1.0, std::ceil(std::log2(static_cast<double>(m))));
-    const double fft_err = 8.0 * u * stages;
+// Composition of one batch, in phases.  Every phase runs on all the items of the batch; each states its
+// invariant once, in the comment of the structure it establishes.
+//   plan     batch_plan: which accurate paths this batch may take; plan_rows: which transforms it needs
+//   spectrum row_spectra: every row's half spectrum and its bound (full rows, band rows)
+//   band     live_floors: the bins a row's items may keep; AccurateBands: the low band recomputed accurately
+//   power    prepare_bins, ItemPowers: each item's powered spectrum and the sums its charges are made of
+//   charge   inverse_and_charge: the inverse transform, the window copied out, every charge set
+namespace detail {
+
+// The plan of a batch: its FFT length m and bins, the FFT's bound per unit of l1 norm, and which paths it
+// takes.  Invariant: direct_on, band_on, taylor_on and spectra_on hold only where long double carries its 64
+// bits on this thread now (the x87 precision control can be lowered at run time, and those paths' bounds use
+// u_L = 2^-64), and threads is 1 where direct bins are asked and some thread of the OpenMP team runs below 64
+// bits (a pool thread keeps the control word it was created with), so every bound holds on every thread used.
+struct BatchPlan {
+    std::int64_t m = 0, bins = 0;
+    double stages = 1.0;   // ceil(log2 m), at least 1
+    double fft_err = 0.0;  // 8 u stages: a transform's error per unit of its input's l1 norm (pld_fft_backend.hpp)
+    bool pessimistic = true;
+    int threads = 0;
+    bool direct_on = false;   // accurate low bands (ComposeOptions::direct_bins)
+    bool band_on = false;     // band rows (pld_band_spectrum.hpp)
+    bool taylor_on = false;   // bands from block moments (pld_taylor_spectrum.hpp: the backend's long-double transform)
+    bool spectra_on = false;  // items may be kept as their live bins (spectral_read)
+    double long_fft_products = kLongFftProducts, direct_min_charge = kDirectMinCharge;
+};
+
+inline BatchPlan batch_plan(std::int64_t m, bool pessimistic, const ComposeOptions& options, const RealFftBackend& fft,
+                            bool any_reads) {
+    BatchPlan plan;
+    plan.m = m;
+    plan.bins = m / 2 + 1;
+    plan.stages = std::max(1.0, std::ceil(std::log2(static_cast<double>(m))));
+    plan.fft_err = 8.0 * kUnitRoundoff * plan.stages;
+    plan.pessimistic = pessimistic;
+    plan.threads = options.threads;
+    if (options.direct_bins && kLongPower && plan.threads != 1 && !team_full_long_double_precision()) plan.threads = 1;
+    const bool full_long = kLongPower && full_long_double_precision();
+    plan.direct_on = options.direct_bins && full_long;
+    plan.band_on = options.band_rows && full_long && m % kBandSplit == 0 && m / kBandSplit >= kLeastBandSamples;
+    plan.taylor_on = full_long && fft.offers_forward_long();
+    plan.spectra_on = pessimistic && any_reads && full_long;
+    plan.long_fft_products = options.long_fft_products;
+    plan.direct_min_charge = options.direct_min_charge;
+    return plan;
+}
+
+// A row of spectrum: (factor, count, band row).  The count is 0 where one row serves every count of the factor
+// (no direct bins, not a band row); with direct bins or a band the bins recomputed depend on the count.
+using RowKey = std::tuple<std::int64_t, std::int64_t, bool>;
+
+// The rows of a batch and the row each item's term reads.  Invariant: items sharing a key share its row (one
+// transform), and a row's content depends on its key, m and the plan alone, so an item's result is the same
+// alone or batched.  A one-term item whose power keeps few bins (band_candidate) reads a band row.  Rows are
+// numbered full rows first, then band rows, each in the order the items first name them.
+struct RowPlan {
+    std::vector<RowKey> key;                           // per row
+    std::vector<std::int64_t> by_key;                  // the rows in increasing key order (a factor's rows adjacent)
+    std::vector<std::vector<std::int64_t>> item_rows;  // per item and term
+    std::vector<std::int64_t> full, coarse;            // rows transformed at length m; band rows
+    std::int64_t rows() const { return static_cast<std::int64_t>(key.size()); }
+    std::int64_t factor(std::int64_t r) const { return std::get<0>(key[r]); }
+    std::int64_t count(std::int64_t r) const { return std::get<1>(key[r]); }
+};
+
+inline RowPlan plan_rows(const std::vector<PmfView>& factors, const std::vector<const Window*>& windows,
+                         const BatchPlan& plan) {
     const std::int64_t items = static_cast<std::int64_t>(windows.size());
-    // Direct bins only where long double really carries 64 bits now (the x87 precision control can be
-    // set to 53 bits at run time, and the bounds use u_L = 2^-64).
-    // OpenMP pool threads keep the control word they were created with: if a thread of the team the parallel
-    // regions below would use runs below 64 bits, they run on this thread alone (the same bits).
-    if (direct_bins && kLongPower && threads != 1 && !team_full_long_double_precision()) threads = 1;
-    const bool direct_on = direct_bins && kLongPower && full_long_double_precision();
-    // One row per distinct factor of the batch: items sharing a factor share its transform.  With
-    // direct bins, one per (factor, count): the band recomputed depends on the count, so an item's
-    // result stays the same alone or batched.  A one-term item whose c-fold power keeps few bins
-    // (band_candidate) gets a row of its own (factor, count), transformed at length m / kBandSplit and
-    // completed by direct sums (pld_band_spectrum.hpp); those rows come after the others.
-    const bool band_on =
-        band_rows && kLongPower && m % kBandSplit == 0 && m / kBandSplit >= 16 && full_long_double_precision();
-    // bands from block moments (pld_taylor_spectrum.hpp) need the backend's long-double transform
-    const bool taylor_on = kLongPower && full_long_double_precision() && fft.offers_forward_long();
-    using RowKey = std::tuple<std::int64_t, std::int64_t, bool>;
-    std::map<RowKey, std::int64_t> rows_of;
     std::vector<std::vector<RowKey>> item_keys(items);
     for (std::int64_t i = 0; i < items; ++i) {
         const std::vector<Term>& terms = windows[i]->terms;
-        const bool band =
-            band_on && terms.size() == 1 &&
-            detail::band_candidate(factors[terms[0].factor], terms[0].count, m, direct_on, taylor_on);
+        const bool band = plan.band_on && terms.size() == 1 &&
+                          band_candidate(factors[terms[0].factor], terms[0].count, plan.m, plan.direct_on,
+                                         plan.taylor_on);
         for (const Term& t : terms)
-            item_keys[i].push_back(RowKey(t.factor, direct_on || band ? t.count : std::int64_t(0), band));
+            item_keys[i].push_back(RowKey(t.factor, plan.direct_on || band ? t.count : std::int64_t(0), band));
     }
+    std::map<RowKey, std::int64_t> rows_of;
     for (const bool band : {false, true})
         for (const std::vector<RowKey>& keys : item_keys)
             for (const RowKey& k : keys)
                 if (std::get<2>(k) == band) rows_of.emplace(k, static_cast<std::int64_t>(rows_of.size()));
-    std::vector<std::vector<std::int64_t>> item_rows(items);
+    RowPlan rows;
+    rows.item_rows.resize(static_cast<std::size_t>(items));
     for (std::int64_t i = 0; i < items; ++i)
-        for (const RowKey& k : item_keys[i]) item_rows[i].push_back(rows_of.at(k));
-    const std::int64_t rows = static_cast<std::int64_t>(rows_of.size());
-    std::vector<std::complex<double>> spec(static_cast<std::size_t>(rows * bins));
-    std::vector<double> err(rows);
-    // Per row, the first bin from which every bin is certified dropped (band rows; bins elsewhere).
-    std::vector<std::int64_t> drop_from(rows, bins);
-    std::vector<char> band_row(rows, 0);
-    // Rows whose band came in long double (block moments or a long-double transform), and its two bounds:
-    // as kept in long double (long_err) and as rounded to double into spec (direct_err).
-    std::vector<std::vector<std::complex<long double>>> band_long(rows);
-    std::vector<double> direct_err, long_err;  // filled below (from err)
-    std::vector<RowKey> row_key(rows);
-    for (const auto& [key, r] : rows_of) row_key[r] = key;
-    std::vector<std::int64_t> full, coarse_rows;  // the full rows come first (the order rows_of was built in)
+        for (const RowKey& k : item_keys[i]) rows.item_rows[i].push_back(rows_of.at(k));
+    rows.key.resize(rows_of.size());
+    for (const auto& [key, r] : rows_of) {
+        rows.key[r] = key;
+        rows.by_key.push_back(r);
+    }
+    for (std::int64_t r = 0; r < rows.rows(); ++r) (std::get<2>(rows.key[r]) ? rows.coarse : rows.full).push_back(r);
+    return rows;
+}
+
+// The rows' half spectra X (bins 0 .. m / 2) and their bounds.  Invariant: bin k of row r is within err[r] of
+// the exact DFT of its factor's masses folded modulo m, within direct_err[r] where k < band[r] (the accurate
+// low band, whose long-double values band_long[r] keeps where they came in long double, within long_err[r]);
+// every bin from drop_from[r] on is certified dropped for every item of the row (band rows; elsewhere bins).
+struct RowSpectra {
+    std::int64_t bins = 0;
+    std::vector<std::complex<double>> spec;  // rows x bins
+    std::vector<double> err, direct_err, long_err;
+    std::vector<std::int64_t> drop_from, band;
+    std::vector<char> band_row;    // its band [0, drop_from) came from block moments or direct sums already
+    std::vector<char> long_power;  // its items take the power of its band in long double (long_power_charge)
+    std::vector<std::vector<std::complex<long double>>> band_long;
     std::vector<std::pair<double, double>> band_bounds;  // band rows: (as rounded to double, in long double)
-    for (std::int64_t r = 0; r < rows; ++r) {
-        err[r] = fft_err * detail::finite_mass(factors[std::get<0>(row_key[r])]);
-        (std::get<2>(row_key[r]) ? coarse_rows : full).push_back(r);
-    }
-    // the rows `which` folded at `length` into consecutive signal rows, transformed into out (consecutive rows)
-    const auto forward_rows = [&](const std::vector<std::int64_t>& which, std::int64_t length,
-                                  std::complex<double>* out) {
-        if (which.empty()) return;
-        const std::int64_t count = static_cast<std::int64_t>(which.size());
-        std::vector<double> signal(static_cast<std::size_t>(count * length), 0.0);
-        for (std::int64_t j = 0; j < count; ++j)
-            detail::fold(factors[std::get<0>(row_key[which[j]])], length, signal.data() + j * length);
-        fft.forward(count, length, signal.data(), out);
-    };
-    forward_rows(full, m, spec.data());
-    if (!coarse_rows.empty()) {  // band rows: samples at length m_f, the band by direct sums (pld_band_spectrum.hpp)
-        const std::int64_t m_f = m / kBandSplit, bins_f = m_f / 2 + 1;
-        std::vector<std::complex<double>> coarse(coarse_rows.size() * static_cast<std::size_t>(bins_f));
-        forward_rows(coarse_rows, m_f, coarse.data());
-        std::unique_ptr<TwiddleTable> table;
-        band_bounds.resize(static_cast<std::size_t>(rows));
-        for (std::size_t j = 0; j < coarse_rows.size(); ++j) {
-            const std::int64_t r = coarse_rows[j];
-            const PmfView& pmf = factors[std::get<0>(row_key[r])];
-            const double l1 = detail::finite_mass(pmf);
-            const double slack = (folded_bin_error(l1, pmf.n, m_f) +
-                                  pi / static_cast<double>(m_f) * first_absolute_moment(pmf.p, pmf.n)) * (1.0 + 4.0 * u);
-            const double count = static_cast<double>(std::get<1>(row_key[r]));
-            const std::int64_t end = band_end(coarse.data() + static_cast<std::int64_t>(j) * bins_f, m_f, kBandSplit,
-                                              bins, slack, certified_drop_modulus(count, kLogDropped));
-            TaylorPlan plan;
-            const double cost = detail::band_products(pmf.n, m, end, taylor_on, plan);
-            if (cost > detail::band_row_limit(m, direct_on, cost)) {
-                forward_rows({r}, m, spec.data() + r * bins);   // the band is wider than estimated: the full transform
-                continue;
-            }
-            if (plan.terms > 0) {  // block moments, kept in long double
-                band_long[r].resize(static_cast<std::size_t>(end));
-                taylor_band(pmf.p, pmf.n, m, end, plan, fft, band_long[r].data());
-                for (std::int64_t k = 0; k < end; ++k)
-                    spec[r * bins + k] = std::complex<double>(static_cast<double>(band_long[r][k].real()),
-                                                              static_cast<double>(band_long[r][k].imag()));
-                band_bounds[r] = {taylor_bin_error(l1, pmf.n, plan, true), taylor_bin_error(l1, pmf.n, plan, false)};
-            } else {
-                if (!table) table.reset(new TwiddleTable(m));
-                for (std::int64_t k = 0; k < end; ++k) spec[r * bins + k] = direct_bin(pmf.p, pmf.n, k, *table);
-                band_bounds[r] = {direct_bin_error(l1, pmf.n), direct_bin_error(l1, pmf.n)};
-            }
-            drop_from[r] = end;
-            band_row[r] = 1;
+    std::complex<double>* row(std::int64_t r) { return spec.data() + r * bins; }
+    const std::complex<double>* row(std::int64_t r) const { return spec.data() + r * bins; }
+};
+
+// The rows `which`, each its factor's masses folded modulo `length`, transformed into consecutive rows of out.
+inline void forward_rows(const std::vector<PmfView>& factors, const RowPlan& rows, const std::vector<std::int64_t>& which,
+                         std::int64_t length, RealFftBackend& fft, std::complex<double>* out) {
+    if (which.empty()) return;
+    const std::int64_t count = static_cast<std::int64_t>(which.size());
+    std::vector<double> signal(static_cast<std::size_t>(count * length), 0.0);
+    for (std::int64_t j = 0; j < count; ++j) fold(factors[rows.factor(which[j])], length, signal.data() + j * length);
+    fft.forward(count, length, signal.data(), out);
+}
+
+// Band rows: samples of each at length m / kBandSplit certify the bin from which every bin is dropped (band_end),
+// and the band below it comes from block moments (kept in long double) or direct sums, whichever costs less; a
+// band found wider than the full row's cost allows takes the full transform instead (pld_band_spectrum.hpp).
+inline void band_row_spectra(const std::vector<PmfView>& factors, const RowPlan& rows, const BatchPlan& plan,
+                             RealFftBackend& fft, RowSpectra& s) {
+    const std::int64_t m = plan.m, m_f = m / kBandSplit, bins_f = m_f / 2 + 1;
+    std::vector<std::complex<double>> coarse(rows.coarse.size() * static_cast<std::size_t>(bins_f));
+    forward_rows(factors, rows, rows.coarse, m_f, fft, coarse.data());
+    std::unique_ptr<TwiddleTable> table;
+    s.band_bounds.resize(static_cast<std::size_t>(rows.rows()));
+    for (std::size_t j = 0; j < rows.coarse.size(); ++j) {
+        const std::int64_t r = rows.coarse[j];
+        const PmfView& pmf = factors[rows.factor(r)];
+        const double l1 = finite_mass(pmf);
+        const double slack = (folded_bin_error(l1, pmf.n, m_f) +
+                              kPi / static_cast<double>(m_f) * first_absolute_moment(pmf.p, pmf.n)) *
+                             (1.0 + 4.0 * kUnitRoundoff);
+        const double count = static_cast<double>(rows.count(r));
+        const std::int64_t end = band_end(coarse.data() + static_cast<std::int64_t>(j) * bins_f, m_f, kBandSplit,
+                                          s.bins, slack, certified_drop_modulus(count, kLogDropped));
+        TaylorPlan taylor;
+        const double cost = band_products(pmf.n, m, end, plan.taylor_on, taylor);
+        if (cost > band_row_limit(m, plan.direct_on, cost)) {
+            forward_rows(factors, rows, {r}, m, fft, s.row(r));
+            continue;
         }
+        std::complex<double>* row = s.row(r);
+        if (taylor.terms > 0) {
+            s.band_long[r].resize(static_cast<std::size_t>(end));
+            taylor_band(pmf.p, pmf.n, m, end, taylor, fft, s.band_long[r].data());
+            for (std::int64_t k = 0; k < end; ++k)
+                row[k] = std::complex<double>(static_cast<double>(s.band_long[r][k].real()),
+                                              static_cast<double>(s.band_long[r][k].imag()));
+            s.band_bounds[r] = {taylor_bin_error(l1, pmf.n, taylor, true), taylor_bin_error(l1, pmf.n, taylor, false)};
+        } else {
+            if (!table) table.reset(new TwiddleTable(m));
+            for (std::int64_t k = 0; k < end; ++k) row[k] = direct_bin(pmf.p, pmf.n, k, *table);
+            s.band_bounds[r] = {direct_bin_error(l1, pmf.n), direct_bin_error(l1, pmf.n)};
+        }
+        s.drop_from[r] = end;
+        s.band_row[r] = 1;
     }
-    // Every item's live-bin floors first: |X| <= 1, so the other factors add at most
-    // c_j log1p(delta_j): a bin is live only if each factor alone clears the dropped-bin bound
-    // log(tau) less that headroom.
-    std::vector<std::vector<double>> floors(items);
-    std::vector<double> row_floor(rows, std::numeric_limits<double>::infinity());  // the loosest over items
+}
+
+// Every row's spectrum: the full rows from one batched transform at length m, the band rows from theirs
+// (band_row_spectra).  Establishes RowSpectra's invariant with no accurate band yet (band = 0, direct_err =
+// long_err = err, err[r] = 8 u ceil(log2 m) times the factor's l1 norm).
+inline RowSpectra row_spectra(const std::vector<PmfView>& factors, const RowPlan& rows, const BatchPlan& plan,
+                              RealFftBackend& fft) {
+    const std::int64_t n_rows = rows.rows();
+    RowSpectra s;
+    s.bins = plan.bins;
+    s.spec.resize(static_cast<std::size_t>(n_rows * plan.bins));
+    s.err.resize(static_cast<std::size_t>(n_rows));
+    s.drop_from.assign(static_cast<std::size_t>(n_rows), plan.bins);
+    s.band.assign(static_cast<std::size_t>(n_rows), 0);
+    s.band_row.assign(static_cast<std::size_t>(n_rows), 0);
+    s.long_power.assign(static_cast<std::size_t>(n_rows), 1);
+    s.band_long.resize(static_cast<std::size_t>(n_rows));
+    for (std::int64_t r = 0; r < n_rows; ++r) s.err[r] = plan.fft_err * finite_mass(factors[rows.factor(r)]);
+    forward_rows(factors, rows, rows.full, plan.m, fft, s.spec.data());
+    if (!rows.coarse.empty()) band_row_spectra(factors, rows, plan, fft, s);
+    s.direct_err = s.err;
+    s.long_err = s.err;
+    return s;
+}
+
+// The live-bin floors: item[i][j] for term j of item i, and per row the loosest over its items.  Invariant: a
+// bin where some term's computed |X| is at most its floor has a perturbed power below tau, so it is dropped
+// without its power: |X| <= 1, so the other factors add at most c_j log1p(err_j), and 2u sum c covers the
+// rounding of the drop test's log.  The floors use err[r]: with a smaller (accurate) bound a dropped bin stays
+// below tau all the more.
+struct LiveFloors {
+    std::vector<std::vector<double>> item;
+    std::vector<double> row;
+};
+
+inline LiveFloors live_floors(const std::vector<const Window*>& windows, const RowPlan& rows, const RowSpectra& s) {
+    const std::int64_t items = static_cast<std::int64_t>(windows.size());
+    LiveFloors floors;
+    floors.item.resize(static_cast<std::size_t>(items));
+    floors.row.assign(static_cast<std::size_t>(rows.rows()), std::numeric_limits<double>::infinity());
     for (std::int64_t i = 0; i < items; ++i) {
         const std::vector<Term>& terms = windows[i]->terms;
         double headroom = 1.0;
-        // 2u sum c: the rounding of the computed log of the perturbed power (the drop test below)
         for (std::size_t j = 0; j < terms.size(); ++j)
-            headroom += static_cast<double>(terms[j].count) * (std::log1p(err[item_rows[i][j]]) + 2.0 * u);
+            headroom += static_cast<double>(terms[j].count) * (std::log1p(s.err[rows.item_rows[i][j]]) + 2.0 * kUnitRoundoff);
         for (std::size_t j = 0; j < terms.size(); ++j) {
-            const std::int64_t r = item_rows[i][j];
-            floors[i].push_back(std::exp((kLogDropped - headroom) / static_cast<double>(terms[j].count)) - err[r]);
-            row_floor[r] = std::min(row_floor[r], floors[i].back());
+            const std::int64_t r = rows.item_rows[i][j];
+            floors.item[i].push_back(std::exp((kLogDropped - headroom) / static_cast<double>(terms[j].count)) - s.err[r]);
+            floors.row[r] = std::min(floors.row[r], floors.item[i].back());
         }
     }
-    // Per row, the low band of bins [0, band[r]) recomputed accurately, their bound direct_err[r] (as
-    // doubles in spec) instead of err[r]: up to the highest bin with |X|^c_max above kDirectBandFloor,
-    // where the FFT bound's charge there reaches kDirectMinCharge and the accurate bound is the smaller.
-    // Where the backend offers a long-double forward transform, one transform per factor gives its rows'
-    // bands (pld_long_spectrum.hpp), kept in long double for the power (band_long[r], bound long_err[r]);
-    // otherwise blocked direct sums (pld_direct_spectrum.hpp) give them, within a budget of products
-    // (else the lowest bins the budget allows), long_err[r] = direct_err[r].  Which bins are chosen only
-    // moves the charge.  The floors above keep err[r]: with the smaller bound a dropped bin stays
-    // below tau all the more.
-    std::vector<std::int64_t> band(rows, 0);
-    // Per row with a band, whether its items take the power in long double (long_power_charge) or in double.
-    std::vector<char> long_power(rows, 1);
-    direct_err = err;
-    long_err = err;
-    {
-        const bool long_fft = direct_on && fft.offers_forward_long();
-        std::vector<double> count_max(rows, 0.0);
-        for (std::int64_t i = 0; i < items; ++i)
+    return floors;
+}
+
+// The accurate low band of each row (direct bins): [0, band[r]) recomputed so that its bins are within
+// direct_err[r] < err[r], up to the highest bin with |X|^c above kDirectBandFloor (c the row's largest count), in
+// a row where the FFT bound's charge there reaches direct_min_charge.  The source is the cheapest whose bound
+// beats err[r]: block moments (pld_taylor_spectrum.hpp) where they cost less than the long-double transform;
+// else the long-double transform (pld_long_spectrum.hpp, one per factor for all its rows) unless the band's
+// direct sums cost less and beat err[r] too; else direct sums within the products budget (the lowest bins it
+// allows).  Which bins are chosen only moves the charge; each row's choice reads its own numbers alone, so an
+// item's path does not depend on its batch.  Also sets long_power[r]: whether the power of the band in double
+// would leave a bracket kChargesPerBracket charges of direct_min_charge or more.
+class AccurateBands {
+   public:
+    AccurateBands(const std::vector<PmfView>& factors, const BatchPlan& plan, RealFftBackend& fft, RowSpectra& s)
+        : factors_(factors), plan_(plan), fft_(fft), s_(s), long_fft_(plan.direct_on && fft.offers_forward_long()),
+          budget_(std::max(kDirectTermsPerPoint * static_cast<double>(plan.m) * plan.stages, kDirectTermsAtLeast)) {}
+
+    void run(const std::vector<const Window*>& windows, const RowPlan& rows) {
+        if (!plan_.direct_on) return;
+        std::vector<double> count_max(static_cast<std::size_t>(rows.rows()), 0.0);
+        for (std::size_t i = 0; i < windows.size(); ++i)
             for (std::size_t j = 0; j < windows[i]->terms.size(); ++j)
-                count_max[item_rows[i][j]] =
-                    std::max(count_max[item_rows[i][j]], static_cast<double>(windows[i]->terms[j].count));
-        const double budget = std::max(kDirectTermsPerPoint * static_cast<double>(m) * stages, kDirectTermsAtLeast);
-        std::unique_ptr<TwiddleTable> table;
-        std::vector<std::pair<std::int64_t, std::int64_t>> long_rows;  // (factor, row) in rows_of's order
-        for (const auto& [key, r] : rows_of) {
-            if (!direct_on) break;
-            const PmfView& pmf = factors[std::get<0>(key)];
-            const double l1 = detail::finite_mass(pmf);
-            if (band_row[r]) {  // its band [0, drop_from) came from block moments or direct sums already
-                band[r] = drop_from[r];
-                direct_err[r] = band_bounds[r].first;
-                long_err[r] = band_bounds[r].second;
+                count_max[rows.item_rows[i][j]] =
+                    std::max(count_max[rows.item_rows[i][j]], static_cast<double>(windows[i]->terms[j].count));
+        for (const std::int64_t r : rows.by_key) {
+            if (s_.band_row[r]) {  // its band [0, drop_from) came from block moments or direct sums already
+                s_.band[r] = s_.drop_from[r];
+                s_.direct_err[r] = s_.band_bounds[r].first;
+                s_.long_err[r] = s_.band_bounds[r].second;
                 continue;
             }
-            const double long_bound =
-                long_fft ? long_fft_bin_error(l1, pmf.n, m, true) : std::numeric_limits<double>::infinity();
-            const double sum_bound = direct_bin_error(l1, pmf.n);
-            const double c = count_max[r];
-            // |X| <= 1 + err: the estimate below is at most 2 c err sqrt(2 bins); rows under the floor even so
-            // (few rounds) skip the scan
-            if (!(std::min(long_bound, sum_bound) < err[r] &&
-                  2.0 * c * err[r] * std::sqrt(2.0 * static_cast<double>(bins)) >= direct_min_charge))
-                continue;
-            const double band_sq = std::exp(2.0 * std::log(kDirectBandFloor) / c);  // |X|^2 above it
-            std::int64_t top = 0;
-            double weight = 0.0;  // sum over the band of |X|^(2 (c - 1))
-            for (std::int64_t k = 0; k < bins; ++k) {
-                const std::complex<double> x = spec[r * bins + k];
-                const double mod_sq = x.real() * x.real() + x.imag() * x.imag();
-                if (mod_sq > band_sq) {
-                    top = k + 1;
-                    weight += std::exp((c - 1.0) * std::log(mod_sq));
-                }
-            }
-            if (!(c * err[r] * std::sqrt(2.0 * weight) >= direct_min_charge) || top == 0) continue;
-            // with the band's bins within direct_err[r] (set below), whether the power's own rounding in double
-            // would leave a bracket of the row's items kChargesPerBracket charges of direct_min_charge or more
-            const auto power_in_long = [&] {
-                const double charge = detail::long_power_charge(c, direct_err[r], weight);
-                long_power[r] = kChargesPerBracket * charge >= direct_min_charge;
-            };
-            // The long-double transform where it beats the direct sums' bound, unless the band is so short
-            // that its products cost less than the transform (long_fft_products; the row's own numbers only,
-            // so an item's path does not depend on its batch).
-            const bool sums_cheaper = static_cast<double>(top) * static_cast<double>(pmf.n) <
-                                      long_fft_products * static_cast<double>(m) * stages;
-            // Block moments for this row alone (its plan depends on its own band) where they cost less than both
-            // the long-double transform and the direct sums.
-            TaylorPlan plan;
-            const double moments = detail::band_products(pmf.n, m, top, taylor_on, plan);
-            if (plan.terms > 0 && moments < long_fft_products * static_cast<double>(m) * stages &&
-                taylor_bin_error(l1, pmf.n, plan, true) < err[r]) {
-                band[r] = top;
-                direct_err[r] = taylor_bin_error(l1, pmf.n, plan, true);
-                long_err[r] = taylor_bin_error(l1, pmf.n, plan, false);
-                band_long[r].resize(static_cast<std::size_t>(top));
-                taylor_band(pmf.p, pmf.n, m, top, plan, fft, band_long[r].data());
-                std::complex<double>* row = spec.data() + r * bins;
-                for (std::int64_t k = 0; k < top; ++k)
-                    row[k] = std::complex<double>(static_cast<double>(band_long[r][k].real()),
-                                                  static_cast<double>(band_long[r][k].imag()));
-                power_in_long();
-                continue;
-            }
-            if (long_bound < err[r] && !(sums_cheaper && sum_bound < err[r])) {
-                band[r] = top;
-                direct_err[r] = long_bound;
-                long_err[r] = long_fft_bin_error(l1, pmf.n, m, false);
-                long_rows.push_back({std::get<0>(key), r});
-                power_in_long();
-                continue;
-            }
-            if (!(sum_bound < err[r])) continue;
-            band[r] = std::min(top, static_cast<std::int64_t>(budget / static_cast<double>(pmf.n)));
-            if (band[r] == 0) continue;
-            direct_err[r] = long_err[r] = sum_bound;
-            power_in_long();
-            if (!table) table.reset(new TwiddleTable(m));
-            std::complex<double>* row = spec.data() + r * bins;
-            const std::int64_t width = band[r];
-#pragma omp parallel for schedule(static) if (width * pmf.n > (std::int64_t(1) << 20) && threads != 1)
-            for (std::int64_t k = 0; k < width; ++k) row[k] = direct_bin(pmf.p, pmf.n, k, *table);
+            full_row(rows.factor(r), r, count_max[r]);
         }
-        // One long-double transform per factor serves its rows (the same bins whichever rows ask, so the same
-        // bits alone or batched), keeping the widest band they need.
+        long_transform_bands();
+    }
+
+   private:
+    // The band of the full row r (factor `factor`, largest count c), or none.
+    void full_row(std::int64_t factor, std::int64_t r, double c) {
+        const PmfView& pmf = factors_[factor];
+        const double l1 = finite_mass(pmf);
+        const double err = s_.err[r];
+        const double long_bound =
+            long_fft_ ? long_fft_bin_error(l1, pmf.n, plan_.m, true) : std::numeric_limits<double>::infinity();
+        const double sum_bound = direct_bin_error(l1, pmf.n);
+        // |X| <= 1 + err: the charge estimate is at most 2 c err sqrt(2 bins); rows under the floor even so (few
+        // rounds) skip the scan
+        if (!(std::min(long_bound, sum_bound) < err &&
+              2.0 * c * err * std::sqrt(2.0 * static_cast<double>(s_.bins)) >= plan_.direct_min_charge))
+            return;
+        double weight = 0.0;  // sum over the band of |X|^(2 (c - 1))
+        const std::int64_t top = band_top(s_.row(r), c, weight);
+        if (!(c * err * std::sqrt(2.0 * weight) >= plan_.direct_min_charge) || top == 0) return;
+        // the long-double transform unless the band is so short that its direct sums cost less
+        const bool sums_cheaper = static_cast<double>(top) * static_cast<double>(pmf.n) <
+                                  plan_.long_fft_products * static_cast<double>(plan_.m) * plan_.stages;
+        TaylorPlan taylor;
+        const double moments = band_products(pmf.n, plan_.m, top, plan_.taylor_on, taylor);
+        if (taylor.terms > 0 && moments < plan_.long_fft_products * static_cast<double>(plan_.m) * plan_.stages &&
+            taylor_bin_error(l1, pmf.n, taylor, true) < err) {
+            s_.band[r] = top;
+            s_.direct_err[r] = taylor_bin_error(l1, pmf.n, taylor, true);
+            s_.long_err[r] = taylor_bin_error(l1, pmf.n, taylor, false);
+            s_.band_long[r].resize(static_cast<std::size_t>(top));
+            taylor_band(pmf.p, pmf.n, plan_.m, top, taylor, fft_, s_.band_long[r].data());
+            std::complex<double>* row = s_.row(r);
+            for (std::int64_t k = 0; k < top; ++k)
+                row[k] = std::complex<double>(static_cast<double>(s_.band_long[r][k].real()),
+                                              static_cast<double>(s_.band_long[r][k].imag()));
+            set_long_power(r, c, weight);
+            return;
+        }
+        if (long_bound < err && !(sums_cheaper && sum_bound < err)) {
+            s_.band[r] = top;
+            s_.direct_err[r] = long_bound;
+            s_.long_err[r] = long_fft_bin_error(l1, pmf.n, plan_.m, false);
+            long_rows_.push_back({factor, r});
+            set_long_power(r, c, weight);
+            return;
+        }
+        if (!(sum_bound < err)) return;
+        s_.band[r] = std::min(top, static_cast<std::int64_t>(budget_ / static_cast<double>(pmf.n)));
+        if (s_.band[r] == 0) return;
+        s_.direct_err[r] = s_.long_err[r] = sum_bound;
+        set_long_power(r, c, weight);
+        if (!table_) table_.reset(new TwiddleTable(plan_.m));
+        std::complex<double>* row = s_.row(r);
+        const std::int64_t width = s_.band[r];
+        const TwiddleTable& table = *table_;
+#pragma omp parallel for schedule(static) if (width * pmf.n > kLeastParallelProducts && plan_.threads != 1)
+        for (std::int64_t k = 0; k < width; ++k) row[k] = direct_bin(pmf.p, pmf.n, k, table);
+    }
+
+    // The end of the band of a row whose largest count is c (one past the highest bin with |X|^c above
+    // kDirectBandFloor; 0: none) and, in weight, the sum over those bins of |X|^(2 (c - 1)).
+    std::int64_t band_top(const std::complex<double>* row, double c, double& weight) const {
+        const double band_sq = std::exp(2.0 * std::log(kDirectBandFloor) / c);  // |X|^2 above it
+        std::int64_t top = 0;
+        for (std::int64_t k = 0; k < s_.bins; ++k) {
+            const double mod_sq = row[k].real() * row[k].real() + row[k].imag() * row[k].imag();
+            if (mod_sq > band_sq) {
+                top = k + 1;
+                weight += std::exp((c - 1.0) * std::log(mod_sq));
+            }
+        }
+        return top;
+    }
+
+    // Whether the band's items take the power in long double, its bins within direct_err[r] (set before).
+    void set_long_power(std::int64_t r, double c, double weight) {
+        s_.long_power[r] = kChargesPerBracket * long_power_charge(c, s_.direct_err[r], weight) >= plan_.direct_min_charge;
+    }
+
+    // One long-double transform per factor serves its rows (the same bins whichever rows ask, so the same bits
+    // alone or batched), keeping the widest band they need; long_rows_ lists a factor's rows together (key order).
+    void long_transform_bands() {
         std::vector<long double> folded;
         std::vector<std::complex<long double>> kept;
-        for (std::size_t first = 0; first < long_rows.size();) {
-            const std::int64_t f = long_rows[first].first;
+        for (std::size_t first = 0; first < long_rows_.size();) {
+            const std::int64_t f = long_rows_[first].first;
             std::size_t last = first;
             std::int64_t keep = 0;
-            for (; last < long_rows.size() && long_rows[last].first == f; ++last)
-                keep = std::max(keep, band[long_rows[last].second]);
-            const PmfView& pmf = factors[f];
-            folded.resize(static_cast<std::size_t>(m));
-            fold_long(pmf.p, pmf.n, m, folded.data());
+            for (; last < long_rows_.size() && long_rows_[last].first == f; ++last)
+                keep = std::max(keep, s_.band[long_rows_[last].second]);
+            const PmfView& pmf = factors_[f];
+            folded.resize(static_cast<std::size_t>(plan_.m));
+            fold_long(pmf.p, pmf.n, plan_.m, folded.data());
             kept.resize(static_cast<std::size_t>(keep));
-            fft.forward_long(1, m, folded.data(), keep, kept.data());
+            fft_.forward_long(1, plan_.m, folded.data(), keep, kept.data());
             for (std::size_t j = first; j < last; ++j) {
-                const std::int64_t r = long_rows[j].second;
-                band_long[r].assign(kept.begin(), kept.begin() + band[r]);
-                std::complex<double>* row = spec.data() + r * bins;
-                for (std::int64_t k = 0; k < band[r]; ++k)
-                    row[k] = std::complex<double>(static_cast<double>(kept[k].real()),
-                                                  static_cast<double>(kept[k].imag()));
+                const std::int64_t r = long_rows_[j].second;
+                s_.band_long[r].assign(kept.begin(), kept.begin() + s_.band[r]);
+                std::complex<double>* row = s_.row(r);
+                for (std::int64_t k = 0; k < s_.band[r]; ++k)
+                    row[k] = std::complex<double>(static_cast<double>(kept[k].real()), static_cast<double>(kept[k].imag()));
             }
             first = last;
         }
     }
-    // Per row and bin, what the power needs of X alone (|X|, log|X|, log(|X| + delta), arg X and
-    // the rounding term), computed once for all the items sharing the row instead of once per item
-    // (the same calls on the same numbers, so the same bits), at the bins some item may keep
-    // (|X|^2 above the loosest floor squared, widened by 16u; all bins where that floor is not a
-    // normal square); an item finding a bin not prepared computes it itself.
-    struct BinTerms {
-        double mod, lm, lm_pert, arg, rel;
-    };
-    // Read only where `ready` says so, so left uninitialized (no pass zeroing 40 bytes per bin and row).
-    std::unique_ptr<BinTerms[]> prepared(new BinTerms[static_cast<std::size_t>(rows * bins)]);
-    std::vector<char> ready(static_cast<std::size_t>(rows * bins), 0);
-    const auto bin_terms = [&](std::int64_t r, std::int64_t k) {
-        const std::complex<double> x = spec[r * bins + k];
-        const double mod = std::abs(x);
-        const double lm = std::log(mod);
-        const double delta = k < band[r] ? direct_err[r] : err[r];
-        return BinTerms{mod, lm, std::log(mod + delta), std::arg(x), (std::isfinite(lm) ? std::fabs(lm) : 0.0) + pi + 2.0};
-    };
-    // Per row, those bins in increasing order: an item's bins outside its first row's list are dropped
-    // (|X|^2 <= f^2 (1 - 16u) <= floor^2 (1 - 8u) for the item's own floor >= f), so it visits only these.
-    std::vector<std::vector<std::int64_t>> candidates(rows);
-    for (std::int64_t r = 0; r < rows; ++r) {
+
+    const std::vector<PmfView>& factors_;
+    const BatchPlan& plan_;
+    RealFftBackend& fft_;
+    RowSpectra& s_;
+    const bool long_fft_;
+    const double budget_;
+    std::unique_ptr<TwiddleTable> table_;
+    std::vector<std::pair<std::int64_t, std::int64_t>> long_rows_;  // (factor, row) in key order
+};
+
+// What the power in double needs of one bin X of a row alone: |X|, log|X|, log(|X| + delta), arg X and the
+// rounding term |log|X|| + pi + 2 (delta = direct_err in the accurate band, err elsewhere).
+struct BinTerms {
+    double mod, lm, lm_pert, arg, rel;
+};
+
+inline BinTerms bin_terms(const RowSpectra& s, std::int64_t r, std::int64_t k) {
+    const std::complex<double> x = s.row(r)[k];
+    const double mod = std::abs(x);
+    const double lm = std::log(mod);
+    const double delta = k < s.band[r] ? s.direct_err[r] : s.err[r];
+    return BinTerms{mod, lm, std::log(mod + delta), std::arg(x), (std::isfinite(lm) ? std::fabs(lm) : 0.0) + kPi + 2.0};
+}
+
+// Per row, the bins some item may keep (candidates, increasing) and their BinTerms computed once for all the
+// items sharing the row (the same calls on the same numbers, so the same bits as an item computing them).
+// Invariant: a bin of an item's first row that is not a candidate is dropped for that item (|X|^2 <= f^2 (1 -
+// 16u) <= floor^2 (1 - 8u) for the item's own floor >= the row's loosest f), so an item visits only these;
+// terms[r * bins + k] is read only where ready says so (left unwritten elsewhere: no pass zeroing 40 bytes per
+// bin and row), and not prepared in a band whose items take the power in long double.
+struct PreparedBins {
+    std::unique_ptr<BinTerms[]> terms;
+    std::vector<char> ready;
+    std::vector<std::vector<std::int64_t>> candidates;
+};
+
+inline PreparedBins prepare_bins(const RowSpectra& s, const std::vector<double>& row_floor, const BatchPlan& plan) {
+    const std::int64_t n_rows = static_cast<std::int64_t>(s.err.size()), bins = s.bins;
+    PreparedBins prepared;
+    prepared.terms.reset(new BinTerms[static_cast<std::size_t>(n_rows * bins)]);
+    prepared.ready.assign(static_cast<std::size_t>(n_rows * bins), 0);
+    prepared.candidates.resize(static_cast<std::size_t>(n_rows));
+    for (std::int64_t r = 0; r < n_rows; ++r) {
         const double f = row_floor[r];
-        const bool all = !(f > 1e-150);
-        const double f_sq = all ? 0.0 : f * f * (1.0 - 16.0 * u);
-        // the band of a row whose items take the power in long double there needs none of these (an item of
-        // several rows that takes it in double computes them itself)
-        const std::int64_t long_band = direct_on && long_power[r] ? band[r] : 0;
-        for (std::int64_t k = 0; k < drop_from[r]; ++k) {
-            const std::complex<double> x = spec[r * bins + k];
+        const bool all = !(f > kNormalSquareFloor);  // then every bin: f^2 is not a normal square
+        const double f_sq = all ? 0.0 : f * f * (1.0 - 16.0 * kUnitRoundoff);
+        const std::int64_t long_band = plan.direct_on && s.long_power[r] ? s.band[r] : 0;
+        const std::complex<double>* row = s.row(r);
+        for (std::int64_t k = 0; k < s.drop_from[r]; ++k) {
+            const std::complex<double> x = row[k];
             if (all || x.real() * x.real() + x.imag() * x.imag() > f_sq) {
                 if (k >= long_band) {
-                    prepared[r * bins + k] = bin_terms(r, k);
-                    ready[r * bins + k] = 1;
+                    prepared.terms[r * bins + k] = bin_terms(s, r, k);
+                    prepared.ready[r * bins + k] = 1;
                 }
-                candidates[r].push_back(k);
+                prepared.candidates[r].push_back(k);
             }
         }
     }
-    // Every bin is written by its item below (the live ones' powers, zeros around them), so the buffer is left
-    // uninitialized: std::complex<double> storage as pairs of doubles (array-compatible, [complex.numbers]; not
-    // default_init.hpp's DefaultInitVector, since std::complex's default constructor itself writes zeros).
-    std::unique_ptr<double[]> spectrum_pairs(new double[static_cast<std::size_t>(2 * items * bins)]);
-    std::complex<double>* const spectrum = reinterpret_cast<std::complex<double>*>(spectrum_pairs.get());
-    std::vector<double> spec_l1(items), d_sum(items), d_sq(items), spec_sq(items);
-    // Per item, the live bins [0, live) where it is read through its spectrum (spectral_read), else 0: only
-    // where long double has its 64 bits here (pld_spectral_profile.hpp's bound in double exceeds the inverse
-    // transform's charge it would replace).
-    std::vector<std::int64_t> live(items, 0);
-    const bool spectra_on = pessimistic && !reads.empty() && kLongPower && full_long_double_precision();
-    static_cast<void>(threads);  // read by the OpenMP clause only
-#pragma omp parallel for schedule(dynamic, 1) if (items >= kParallelItems && threads != 1)
-    for (std::int64_t i = 0; i < items; ++i) {
-        const std::vector<Term>& terms = windows[i]->terms;
+    return prepared;
+}
+
+// The sums an item's charges are made of (inverse_and_charge), over its powered half spectrum Y:
+//   spec_l1 = 2 sum |Y_k| (the full spectrum's l1 norm, bounding the inverse's round-off), spec_sq = sum |Y_k|^2
+//   raised by 1e-9 (its long-double sum's rounding, n u_L relative, far inside), d_sum = sum |dY_k| and d_sq =
+//   sum |dY_k|^2 with each dropped bin's 2 tau; live: the bins [0, live) it is read through (spectral_read), or 0.
+struct ItemSums {
+    double spec_l1 = 0.0, spec_sq = 0.0, d_sum = 0.0, d_sq = 0.0;
+    std::int64_t live = 0;
+};
+
+// Writes an item's half spectrum in increasing k: out[0 .. written) holds each visited bin's power (0 where
+// dropped) and zeros for the bins between; sq sums |Y_k|^2 in long double over them (the zeros add nothing to
+// it, so skipping them gives the same sum).
+struct HalfSpectrumWriter {
+    std::complex<double>* out;
+    std::int64_t written = 0;
+    long double sq = 0.0L;
+    void put(std::int64_t k, std::complex<double> y) {
+        if (k > written) std::fill(out + written, out + k, std::complex<double>(0.0, 0.0));
+        out[k] = y;
+        written = k + 1;
+        if (y == std::complex<double>(0.0, 0.0)) return;
+        const long double re = y.real(), im = y.imag();
+        sq += re * re + im * im;
+    }
+};
+
+// One live bin's power Y = prod X_j^c_j and its error bound d (the opening comment): y, the modulus it adds to
+// the l1 sum, and d; dropped where the computed log of the perturbed power, raised by its rounding, is below
+// log tau (then Y = 0 is charged 2 tau by the caller).
+struct BinPower {
+    bool dropped = false;
+    std::complex<double> y;
+    double modulus = 0.0, d = 0.0;
+    static BinPower drop() {
+        BinPower p;
+        p.dropped = true;
+        return p;
+    }
+};
+
+// The powers of one item's bins, from the rows' spectra and the prepared terms.
+class ItemPowers {
+   public:
+    ItemPowers(const RowSpectra& s, const PreparedBins& prepared, const BatchPlan& plan)
+        : s_(s), prepared_(prepared), plan_(plan) {}
+
+    // Item `terms` reading rows `rows` with floors `floor`: its half spectrum into out (every bin written, or the
+    // live ones only where it is read through its spectrum: `read`, its width) and its sums.
+    ItemSums operator()(const std::vector<Term>& terms, const std::vector<std::int64_t>& rows,
+                        const std::vector<double>& floor, const SpectralReads* read, std::int64_t width,
+                        std::complex<double>* out) const {
         const std::size_t nt = terms.size();
-        std::vector<std::int64_t> row(nt);
         std::vector<double> count(nt);
-        const std::vector<double>& floor = floors[i];
-        for (std::size_t j = 0; j < nt; ++j) {
-            row[j] = item_rows[i][j];
-            count[j] = static_cast<double>(terms[j].count);
-        }
-        // The test |X| > floor without a square root where floor^2 is a normal number (no
-        // underflow in re^2 + im^2 can then flip it): |X|^2 > floor^2 (1 - 8u), widened by more
-        // than the rounding of both squares, so no bin the exact test keeps is dropped here (the
-        // kept ones still face the exact test on the perturbed power below).
+        for (std::size_t j = 0; j < nt; ++j) count[j] = static_cast<double>(terms[j].count);
+        // The test |X| > floor without a square root where floor^2 is a normal number (no underflow in re^2 +
+        // im^2 can then flip it): |X|^2 > floor^2 (1 - 8u), widened by more than the rounding of both squares,
+        // so no bin the exact test keeps is dropped here (the kept ones still face the exact test on the
+        // perturbed power).
         std::vector<double> floor_sq(nt);
         bool squares = true;
         for (std::size_t j = 0; j < nt; ++j) {
-            floor_sq[j] = floor[j] > 0.0 ? floor[j] * floor[j] * (1.0 - 8.0 * u) : -1.0;
-            squares = squares && (floor[j] <= 0.0 || floor[j] > 1e-150);
+            floor_sq[j] = floor[j] > 0.0 ? floor[j] * floor[j] * (1.0 - 8.0 * kUnitRoundoff) : -1.0;
+            squares = squares && (floor[j] <= 0.0 || floor[j] > kNormalSquareFloor);
         }
         double l1 = 0.0, ds = 0.0, dq = 0.0;
-        const std::vector<std::int64_t>& visit = candidates[row[0]];
+        const std::vector<std::int64_t>& visit = prepared_.candidates[rows[0]];
         // bins left at 0, each charged 2 tau (opening comment): those not visited, and those found so below
-        std::int64_t dropped = bins - static_cast<std::int64_t>(visit.size());
-        std::complex<double>* out = spectrum + i * bins;
-        // out[0 .. written) is set: each visited bin's power (0 where dropped), zeros for the bins between; with
-        // the sum of |Y_k|^2 in long double over them, in increasing k (the zeros add nothing to it: the same sum)
-        std::int64_t written = 0;
-        long double sq = 0.0L;
-        const auto put = [&](std::int64_t k, std::complex<double> y) {
-            if (k > written) std::fill(out + written, out + k, std::complex<double>(0.0, 0.0));
-            out[k] = y;
-            written = k + 1;
-            if (y == std::complex<double>(0.0, 0.0)) return;  // adds 0 to sq: the same sum
-            const long double re = y.real(), im = y.imag();
-            sq += re * re + im * im;
-        };
+        std::int64_t dropped = s_.bins - static_cast<std::int64_t>(visit.size());
+        HalfSpectrumWriter writer{out};
         for (const std::int64_t k : visit) {
             bool live = true;
             for (std::size_t j = 0; j < nt && live; ++j) {
-                const std::complex<double> x = spec[row[j] * bins + k];
-                live = k < drop_from[row[j]] &&
+                const std::complex<double> x = s_.row(rows[j])[k];
+                live = k < s_.drop_from[rows[j]] &&
                        (squares ? x.real() * x.real() + x.imag() * x.imag() > floor_sq[j] : std::abs(x) > floor[j]);
             }
-            if (!live) {
+            const BinPower p = live ? (in_long_band(rows, k) ? long_double_power(rows, count, k) : double_power(rows, count, k))
+                                    : BinPower::drop();
+            if (p.dropped) {
                 ++dropped;
-                put(k, std::complex<double>(0.0, 0.0));
+                writer.put(k, std::complex<double>(0.0, 0.0));
                 continue;
             }
-            bool direct = direct_on, any_long = false;
-            for (std::size_t j = 0; j < nt && direct; ++j) {
-                direct = k < band[row[j]];
-                any_long = any_long || long_power[row[j]];
-            }
-            direct = direct && any_long;
-            if (direct) {  // the power in long double (opening comment), its bound with u_L
-                constexpr long double two_pi_long = 6.283185307179586476925286766559005768L;
-                long double log_mod = 0.0L, log_mod_pert = 0.0L, phase = 0.0L, rel = 0.0L;
-                for (std::size_t j = 0; j < nt; ++j) {
-                    const std::vector<std::complex<long double>>& kept = band_long[row[j]];
-                    const std::complex<long double> x =
-                        kept.empty() ? std::complex<long double>(spec[row[j] * bins + k]) : kept[k];
-                    const long double re = x.real(), im = x.imag();
-                    const long double mod = std::sqrt(re * re + im * im);
-                    const long double lm = std::log(mod);
-                    const long double c = count[j];
-                    log_mod += c * lm;
-                    log_mod_pert += c * std::log(mod + static_cast<long double>(long_err[row[j]]));
-                    phase += c * std::atan2(im, re);
-                    rel += c * ((std::isfinite(lm) ? std::fabs(lm) : 0.0L) + static_cast<long double>(pi) + 2.0L);
-                }
-                // dropped only if the computed log, raised by its rounding u_L (nt + 8) rel, is below log tau
-                if (!(log_mod_pert + u_long * static_cast<long double>(nt + 8) * rel > kLogDropped)) {
-                    ++dropped;
-                    put(k, std::complex<double>(0.0, 0.0));
-                    continue;
-                }
-                const long double modulus = std::exp(log_mod), perturbed = std::exp(log_mod_pert);
-                long double angle = std::fmod(phase, two_pi_long);
-                if (angle < 0.0L) angle += two_pi_long;
-                put(k, std::complex<double>(static_cast<double>(modulus * std::cos(angle)),
-                                            static_cast<double>(modulus * std::sin(angle))));
-                const long double rel_long = u_long * (static_cast<long double>(nt + 8) * rel + 64.0L);
-                const double d = static_cast<double>((perturbed - modulus) + (perturbed + modulus) * rel_long +
-                                                     modulus * static_cast<long double>(u)) * (1.0 + 4.0 * u);
-                l1 += static_cast<double>(modulus) * (1.0 + 2.0 * u);
-                ds += d;
-                dq += d * d;
-                continue;
-            }
-            double log_mod = 0.0, log_mod_pert = 0.0, phase = 0.0, rel = 0.0;
-            for (std::size_t j = 0; j < nt; ++j) {
-                const std::int64_t at = row[j] * bins + k;
-                const BinTerms b = ready[at] ? prepared[at] : bin_terms(row[j], k);
-                log_mod += count[j] * b.lm;
-                log_mod_pert += count[j] * b.lm_pert;
-                phase += count[j] * b.arg;
-                rel += count[j] * b.rel;
-            }
-            if (!(log_mod_pert + 2.0 * u * rel > kLogDropped)) {  // the computed log raised by its rounding 2u rel
-                ++dropped;
-                put(k, std::complex<double>(0.0, 0.0));
-                continue;
-            }
-            const double modulus = std::exp(log_mod);
-            const double angle = detail::floored_mod(phase, two_pi);
-            put(k, std::complex<double>(modulus * std::cos(angle), modulus * std::sin(angle)));
-            const double d = (std::exp(log_mod_pert) - modulus) + modulus * (2.0 * u * rel);
-            l1 += modulus;
-            ds += d;
-            dq += d * d;
+            writer.put(k, p.y);
+            l1 += p.modulus;
+            ds += p.d;
+            dq += p.d * p.d;
         }
-        if (spectra_on && spectral_read(written, m, windows[i]->width, reads[i])) {
-            if (written == 0) out[0] = std::complex<double>(0.0, 0.0);  // every bin dropped: Y_0 = 0 read
-            live[i] = std::max<std::int64_t>(written, 1);
+        ItemSums sums;
+        if (plan_.spectra_on && spectral_read(writer.written, plan_.m, width, *read)) {
+            if (writer.written == 0) out[0] = std::complex<double>(0.0, 0.0);  // every bin dropped: Y_0 = 0 read
+            sums.live = std::max<std::int64_t>(writer.written, 1);
         } else {
-            std::fill(out + written, out + bins, std::complex<double>(0.0, 0.0));
+            std::fill(out + writer.written, out + s_.bins, std::complex<double>(0.0, 0.0));
         }
         const double tau2 = 2.0 * kDroppedPower;
-        // sq: sum |Y_k|^2 over the half spectrum as handed to the inverse, in long double (n terms: within
-        // n u_L relative, far inside the 1e-9 the result is raised by)
-        spec_sq[i] = static_cast<double>(sq) * (1.0 + 1e-9);
-        spec_l1[i] = 2.0 * l1;
-        d_sum[i] = ds + tau2 * static_cast<double>(dropped);
-        d_sq[i] = dq + tau2 * tau2 * static_cast<double>(dropped);
+        sums.spec_sq = static_cast<double>(writer.sq) * (1.0 + 1e-9);
+        sums.spec_l1 = 2.0 * l1;
+        sums.d_sum = ds + tau2 * static_cast<double>(dropped);
+        sums.d_sq = dq + tau2 * tau2 * static_cast<double>(dropped);
+        return sums;
     }
-    spec.clear();
-    spec.shrink_to_fit();
-    prepared.reset();
-    std::vector<ComposedPMF> result(items);
-    // The items read through their spectra keep their live bins; the others' rows move up (in order) and
-    // alone go through the inverse transform.
+
+   private:
+    // Whether bin k is powered in long double: direct bins on, every factor's accurate band holds it, and some
+    // factor's row asked for the long-double power (long_power).
+    bool in_long_band(const std::vector<std::int64_t>& rows, std::int64_t k) const {
+        bool direct = plan_.direct_on, any_long = false;
+        for (std::size_t j = 0; j < rows.size() && direct; ++j) {
+            direct = k < s_.band[rows[j]];
+            any_long = any_long || s_.long_power[rows[j]];
+        }
+        return direct && any_long;
+    }
+
+    // The power in long double (opening comment), its bound with u_L: from the long-double bins where the band
+    // came in long double (perturbed by long_err), else from the double ones (direct_err).
+    BinPower long_double_power(const std::vector<std::int64_t>& rows, const std::vector<double>& count,
+                               std::int64_t k) const {
+        const std::size_t nt = rows.size();
+        long double log_mod = 0.0L, log_mod_pert = 0.0L, phase = 0.0L, rel = 0.0L;
+        for (std::size_t j = 0; j < nt; ++j) {
+            const std::vector<std::complex<long double>>& kept = s_.band_long[rows[j]];
+            const std::complex<long double> x =
+                kept.empty() ? std::complex<long double>(s_.row(rows[j])[k]) : kept[k];
+            const long double re = x.real(), im = x.imag();
+            const long double mod = std::sqrt(re * re + im * im);
+            const long double lm = std::log(mod);
+            const long double c = count[j];
+            log_mod += c * lm;
+            log_mod_pert += c * std::log(mod + static_cast<long double>(s_.long_err[rows[j]]));
+            phase += c * std::atan2(im, re);
+            rel += c * ((std::isfinite(lm) ? std::fabs(lm) : 0.0L) + static_cast<long double>(kPi) + 2.0L);
+        }
+        // dropped only if the computed log, raised by its rounding u_L (nt + 8) rel, is below log tau
+        if (!(log_mod_pert + kUnitRoundoffLong * static_cast<long double>(nt + 8) * rel > kLogDropped)) return BinPower::drop();
+        const long double modulus = std::exp(log_mod), perturbed = std::exp(log_mod_pert);
+        long double angle = std::fmod(phase, kTwoPiLong);
+        if (angle < 0.0L) angle += kTwoPiLong;
+        BinPower p;
+        p.y = std::complex<double>(static_cast<double>(modulus * std::cos(angle)),
+                                   static_cast<double>(modulus * std::sin(angle)));
+        const long double rel_long = kUnitRoundoffLong * (static_cast<long double>(nt + 8) * rel + 64.0L);
+        p.d = static_cast<double>((perturbed - modulus) + (perturbed + modulus) * rel_long +
+                                  modulus * static_cast<long double>(kUnitRoundoff)) *
+              (1.0 + 4.0 * kUnitRoundoff);
+        p.modulus = static_cast<double>(modulus) * (1.0 + 2.0 * kUnitRoundoff);
+        return p;
+    }
+
+    // The power in double in polar form, its rounding 2u sum c_i (|log|X_ik|| + pi + 2) relative.
+    BinPower double_power(const std::vector<std::int64_t>& rows, const std::vector<double>& count, std::int64_t k) const {
+        double log_mod = 0.0, log_mod_pert = 0.0, phase = 0.0, rel = 0.0;
+        for (std::size_t j = 0; j < rows.size(); ++j) {
+            const std::int64_t at = rows[j] * s_.bins + k;
+            const BinTerms b = prepared_.ready[at] ? prepared_.terms[at] : bin_terms(s_, rows[j], k);
+            log_mod += count[j] * b.lm;
+            log_mod_pert += count[j] * b.lm_pert;
+            phase += count[j] * b.arg;
+            rel += count[j] * b.rel;
+        }
+        // the computed log raised by its rounding 2u rel
+        if (!(log_mod_pert + 2.0 * kUnitRoundoff * rel > kLogDropped)) return BinPower::drop();
+        BinPower p;
+        p.modulus = std::exp(log_mod);
+        const double angle = floored_mod(phase, kTwoPi);
+        p.y = std::complex<double>(p.modulus * std::cos(angle), p.modulus * std::sin(angle));
+        p.d = (std::exp(log_mod_pert) - p.modulus) + p.modulus * (2.0 * kUnitRoundoff * rel);
+        return p;
+    }
+
+    const RowSpectra& s_;
+    const PreparedBins& prepared_;
+    const BatchPlan& plan_;
+};
+
+// Every item's powered half spectrum (items x bins, row i item i's) and its sums.
+struct PoweredSpectra {
+    // every bin is written by its item (the live ones' powers, zeros around them), so the buffer is left
+    // unwritten: std::complex<double> storage as pairs of doubles (array-compatible, [complex.numbers]; not
+    // default_init.hpp's DefaultInitVector, since std::complex's default constructor itself writes zeros)
+    std::unique_ptr<double[]> pairs;
+    std::complex<double>* spectrum = nullptr;
+    std::vector<ItemSums> sums;
+};
+
+// The phases plan_rows .. ItemPowers: the rows' spectra and bands live only inside this call, so they are freed
+// before the inverse transform's buffer is allocated.
+inline PoweredSpectra powered_spectra(const std::vector<PmfView>& factors, const std::vector<const Window*>& windows,
+                                      const BatchPlan& plan, RealFftBackend& fft,
+                                      const std::vector<SpectralReads>& reads) {
+    const std::int64_t items = static_cast<std::int64_t>(windows.size());
+    const RowPlan rows = plan_rows(factors, windows, plan);
+    RowSpectra s = row_spectra(factors, rows, plan, fft);
+    const LiveFloors floors = live_floors(windows, rows, s);
+    AccurateBands(factors, plan, fft, s).run(windows, rows);
+    const PreparedBins prepared = prepare_bins(s, floors.row, plan);
+    PoweredSpectra powered;
+    powered.pairs.reset(new double[static_cast<std::size_t>(2 * items * plan.bins)]);
+    powered.spectrum = reinterpret_cast<std::complex<double>*>(powered.pairs.get());
+    powered.sums.resize(static_cast<std::size_t>(items));
+    const ItemPowers power(s, prepared, plan);
+    const int threads = plan.threads;
+    static_cast<void>(threads);  // read by the OpenMP clause only
+#pragma omp parallel for schedule(dynamic, 1) if (items >= kLeastParallelItems && threads != 1)
+    for (std::int64_t i = 0; i < items; ++i)
+        powered.sums[i] = power(windows[i]->terms, rows.item_rows[i], floors.item[i],
+                                plan.spectra_on ? &reads[i] : nullptr, windows[i]->width,
+                                powered.spectrum + i * plan.bins);
+    return powered;
+}
+
+// The items' results: those read through their spectra keep their live bins; the others' rows move up (in
+// order) and alone go through the inverse transform, whose window is copied out.  Charges (opening comment):
+// entry_error = 2 d_sum / m plus the inverse's 8 u ceil(log2 m) spec_l1 / m, total_error = ||dY||_2 plus the
+// inverse's 8 u ceil(log2 m) spec_l1, spectral_l2 = ||dY||_2 / sqrt(m), inverse_l2 = 8 u ceil(log2 m) ||Y||_2 /
+// sqrt(m) (0 for spectral items, which have no inverse); the mass cut above the window goes to +infinity on the
+// pessimistic side, and so does the mass below it where m exceeds the window (it may fold into the window);
+// the optimistic side subtracts both (shift).
+inline std::vector<ComposedPMF> inverse_and_charge(const std::vector<const Window*>& windows, double h,
+                                                   const BatchPlan& plan, RealFftBackend& fft, PoweredSpectra& powered) {
+    const std::int64_t items = static_cast<std::int64_t>(windows.size()), m = plan.m, bins = plan.bins;
+    std::complex<double>* const spectrum = powered.spectrum;
+    std::vector<ComposedPMF> result(static_cast<std::size_t>(items));
     std::int64_t transformed = 0;
-    std::vector<std::int64_t> signal_row(items, -1);
+    std::vector<std::int64_t> signal_row(static_cast<std::size_t>(items), -1);
     for (std::int64_t i = 0; i < items; ++i) {
-        if (live[i] > 0) {
+        const std::int64_t live = powered.sums[i].live;
+        if (live > 0) {
             const std::complex<double>* row = spectrum + i * bins;
-            result[i].spectrum.bins.assign(row, row + live[i]);
+            result[i].spectrum.bins.assign(row, row + live);
             continue;
         }
         if (transformed != i) std::copy(spectrum + i * bins, spectrum + (i + 1) * bins, spectrum + transformed * bins);
@@ -990,24 +1239,25 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
     }
     std::unique_ptr<double[]> signal(new double[static_cast<std::size_t>(transformed * m)]);  // written whole
     if (transformed > 0) fft.inverse(transformed, m, spectrum, signal.get());
-    spectrum_pairs.reset();
+    powered.pairs.reset();
     for (std::int64_t i = 0; i < items; ++i) {
         const Window& w = *windows[i];
-        const bool read_spectrum = live[i] > 0;
-        const double inverse = read_spectrum ? 0.0 : fft_err * spec_l1[i] / static_cast<double>(m);
-        const double spec_err_l2 = std::sqrt(2.0 * d_sq[i]);
+        const ItemSums& sums = powered.sums[i];
+        const bool read_spectrum = sums.live > 0;
+        const double inverse = read_spectrum ? 0.0 : plan.fft_err * sums.spec_l1 / static_cast<double>(m);
+        const double spec_err_l2 = std::sqrt(2.0 * sums.d_sq);
         ComposedPMF& r = result[i];
         r.k_lo = w.a_idx;
         r.h = h;
-        r.pessimistic = pessimistic;
-        r.entry_error = 2.0 * d_sum[i] / static_cast<double>(m) + inverse;
-        r.total_error = spec_err_l2 + (read_spectrum ? 0.0 : fft_err * spec_l1[i]);
+        r.pessimistic = plan.pessimistic;
+        r.entry_error = 2.0 * sums.d_sum / static_cast<double>(m) + inverse;
+        r.total_error = spec_err_l2 + (read_spectrum ? 0.0 : plan.fft_err * sums.spec_l1);
         r.spectral_l2 = spec_err_l2 / std::sqrt(static_cast<double>(m));
         r.inverse_error = inverse;
         // ||y||_2 = ||Y_full||_2 / sqrt(m) <= sqrt(2 sum_half |Y_k|^2 / m), each operation raised by 1e-9
-        r.inverse_l2 = read_spectrum ? 0.0 : fft_err * std::sqrt(2.0 * spec_sq[i] / static_cast<double>(m)) * (1.0 + 1e-9);
-        // Only the window is kept: above it lies true mass (charged to +infinity already) and,
-        // when m exceeds the window, mass from below it wrapped around (charged now).
+        r.inverse_l2 = read_spectrum ? 0.0
+                                     : plan.fft_err * std::sqrt(2.0 * sums.spec_sq / static_cast<double>(m)) * (1.0 + 1e-9);
+        // the window starts at `start` of the circular signal (the mass below it wrapped around to the end)
         const std::int64_t start = ((w.a_idx - w.lo_full) % m + m) % m;
         if (read_spectrum) {
             r.spectral = true;
@@ -1026,7 +1276,7 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
             r.p.insert(r.p.end(), row, row + (w.width - first));
             for (double& v : r.p) v = std::max(v, 0.0);
         }
-        if (pessimistic) {
+        if (plan.pessimistic) {
             const double wrapped = m > w.width ? w.charge_below : 0.0;
             r.p_inf = std::min(1.0, w.p_inf + w.charge_above + wrapped);
         } else {
@@ -1037,29 +1287,97 @@ inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factor
     return result;
 }
 
-// Every item's composition.  Items of one FFT length share batched transforms (at most
-// group_cells doubles per array per batch), and items of one batch sharing a factor share
-// its forward transform; each item's result is the same whether composed alone or batched.
-// An item that is one factor once is copied through (no transform, no charge).  threads = 1 keeps
-// the per-bin powers on the calling thread (a caller already running one composition per core);
-// otherwise a batch of several items runs them on an OpenMP team.  direct_bins = true recomputes the low
-// band of many-round rows accurately (the opening comment): charges ~100x smaller after many rounds
-// (direct sums), ~1000x (a backend's long-double transform), at up to ~5x the composition's CPU, so only
-// worth it where the charge limits the answer (delta near it); false keeps every bin's FFT value and
-// bound.  long_fft_products: what a long-double transform is taken to cost, in direct products per
-// m ceil(log2 m) (kLongFftProducts; 0 takes it wherever its bound is the smaller).  direct_min_charge: the
-// least estimated spectral charge of a row that takes direct bins (kDirectMinCharge; 0: every row whose
-// accurate bound is the smaller, for a caller that knows the charge limits its answer).
+}  // namespace detail
+
+// Composes the items of one batch on a common FFT length m (>= every window), in the phases above.
+inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factors, double h,
+                                              const std::vector<const Window*>& windows, std::int64_t m,
+                                              bool pessimistic, RealFftBackend& fft, const ComposeOptions& options = {},
+                                              const std::vector<SpectralReads>& reads = {}) {
+    const detail::BatchPlan plan = detail::batch_plan(m, pessimistic, options, fft, !reads.empty());
+    detail::PoweredSpectra powered = detail::powered_spectra(factors, windows, plan, fft, reads);
+    return detail::inverse_and_charge(windows, h, plan, fft, powered);
+}
+
+namespace detail {
+
+// An item that is one factor once: the factor itself (no transform, no charge).
+inline ComposedPMF copied_through(const PmfView& f, double h, bool pessimistic) {
+    ComposedPMF out;
+    out.k_lo = f.k_lo;
+    out.h = h;
+    out.p.assign(f.p, f.p + f.n);
+    out.p_inf = f.p_inf;
+    out.pessimistic = pessimistic;
+    return out;
+}
+
+// Each factor's losses are off by its shift in every copy.  The k products count x shift (u each) and their
+// running sum ((k - 1) u) put the computed sum within k u of the exact one (all terms >= 0), so it is raised by
+// 2 (k + 2) u, then one ulp.
+inline double summed_loss_shift(const std::vector<PmfView>& factors, const std::vector<Term>& terms) {
+    double shift = 0.0;
+    for (const Term& t : terms) shift += static_cast<double>(t.count) * factors[t.factor].loss_shift;
+    const double k = static_cast<double>(terms.size());
+    return shift > 0.0 ? std::nextafter(shift * (1.0 + (k + 2.0) * std::numeric_limits<double>::epsilon()),
+                                        std::numeric_limits<double>::infinity())
+                       : 0.0;
+}
+
+// The items `members` (indices into windows and out), all of FFT length m, composed in batches of at most
+// options.group_cells doubles per array, each admitted at the working-memory gate: its FFT buffers (32 bytes
+// per point of every row, 48 more for a long-double band in flight) and its kept windows.
+inline void compose_length_group(const std::vector<PmfView>& factors, double h, const std::vector<Window>& windows,
+                                 const std::vector<std::int64_t>& members, std::int64_t m, bool pessimistic,
+                                 RealFftBackend& fft, const ComposeOptions& options,
+                                 const std::vector<SpectralReads>& reads, std::vector<ComposedPMF>& out) {
+    std::vector<const Window*> batch;
+    std::vector<std::int64_t> idx;
+    std::map<std::int64_t, bool> rows;
+    const auto flush = [&] {
+        if (batch.empty()) return;
+        std::int64_t kept = 0;
+        for (const Window* w : batch) kept += w->width;
+        const std::int64_t rows_held = static_cast<std::int64_t>(std::max(rows.size(), batch.size()));
+        const WorkingMemoryGate::Hold held =
+            working_memory_gate().admit(m * (32 * rows_held + (options.direct_bins ? 48 : 0)) + 8 * kept);
+        std::vector<SpectralReads> batch_reads;
+        if (!reads.empty())
+            for (const std::int64_t i : idx) batch_reads.push_back(reads[i]);
+        std::vector<ComposedPMF> done = compose_batch(factors, h, batch, m, pessimistic, fft, options, batch_reads);
+        for (std::size_t j = 0; j < idx.size(); ++j) out[idx[j]] = std::move(done[j]);
+        batch.clear();
+        idx.clear();
+        rows.clear();
+    };
+    for (const std::int64_t i : members) {
+        std::int64_t new_rows = 0;
+        for (const Term& t : windows[i].terms) new_rows += rows.count(t.factor) ? 0 : 1;
+        const std::int64_t cells = (static_cast<std::int64_t>(std::max(rows.size(), batch.size())) + new_rows + 1) * m;
+        if (!batch.empty() && cells > options.group_cells) flush();
+        batch.push_back(&windows[i]);
+        idx.push_back(i);
+        for (const Term& t : windows[i].terms) rows[t.factor] = true;
+    }
+    flush();
+}
+
+}  // namespace detail
+
+// Every item's composition: the plan (each item's window, composition_window; items grouped by FFT length),
+// then compose_batch per batch.  Items of one FFT length share batched transforms (at most
+// options.group_cells doubles per array per batch), and items of one batch sharing a factor share its forward
+// transform; each item's result is the same whether composed alone or batched.  An item that is one factor
+// once is copied through (no transform, no charge).  reads: per item, how its caller reads it (SpectralReads),
+// or none.
 inline std::vector<ComposedPMF> compose_many(const std::vector<PmfView>& factors, double h,
                                              const std::vector<std::vector<Term>>& items, bool pessimistic,
                                              double tail, std::int64_t max_points, RealFftBackend& fft,
-                                             std::int64_t group_cells = std::int64_t(1) << 23, int threads = 0,
-                                             bool direct_bins = false, double long_fft_products = kLongFftProducts,
-                                             bool band_rows = true, double direct_min_charge = kDirectMinCharge,
+                                             const ComposeOptions& options = {},
                                              const std::vector<SpectralReads>& reads = {}) {
     if (!(h > 0.0 && std::isfinite(h))) throw std::invalid_argument("compose: h must be positive and finite");
     if (!reads.empty() && reads.size() != items.size()) throw std::invalid_argument("compose: one reads per item");
-    if (!(direct_min_charge >= 0.0)) throw std::invalid_argument("compose: direct_min_charge must be >= 0");
+    if (!(options.direct_min_charge >= 0.0)) throw std::invalid_argument("compose: direct_min_charge must be >= 0");
     if (!(tail > 0.0 && tail < 1.0)) throw std::invalid_argument("compose: tail must lie in (0, 1)");
     const std::int64_t n_items = static_cast<std::int64_t>(items.size());
     std::vector<ComposedPMF> out(n_items);
@@ -1069,62 +1387,14 @@ inline std::vector<ComposedPMF> compose_many(const std::vector<PmfView>& factors
     for (std::int64_t i = 0; i < n_items; ++i) {
         windows[i] = composition_window(factors, h, items[i], tail, max_points, moments);
         const Window& w = windows[i];
-        if (w.terms.size() == 1 && w.terms[0].count == 1) {
-            const PmfView& f = factors[w.terms[0].factor];
-            out[i].k_lo = f.k_lo;
-            out[i].h = h;
-            out[i].p.assign(f.p, f.p + f.n);
-            out[i].p_inf = f.p_inf;
-            out[i].pessimistic = pessimistic;
-            continue;
-        }
-        by_length[fft_length(w.width)].push_back(i);
+        if (w.terms.size() == 1 && w.terms[0].count == 1)
+            out[i] = detail::copied_through(factors[w.terms[0].factor], h, pessimistic);
+        else
+            by_length[fft_length(w.width)].push_back(i);
     }
-    for (const auto& [m, members] : by_length) {
-        std::vector<const Window*> batch;
-        std::vector<std::int64_t> idx;
-        std::map<std::int64_t, bool> rows;
-        auto flush = [&] {
-            if (batch.empty()) return;
-            // its FFT buffers (32 bytes per point of every row, 48 for a long-double band in flight) and
-            // kept windows, admitted beside the other threads' batches (working_memory_gate.hpp)
-            std::int64_t kept = 0;
-            for (const Window* w : batch) kept += w->width;
-            const std::int64_t rows_held = static_cast<std::int64_t>(std::max(rows.size(), batch.size()));
-            const WorkingMemoryGate::Hold held =
-                working_memory_gate().admit(m * (32 * rows_held + (direct_bins ? 48 : 0)) + 8 * kept);
-            std::vector<SpectralReads> batch_reads;
-            if (!reads.empty())
-                for (const std::int64_t i : idx) batch_reads.push_back(reads[i]);
-            std::vector<ComposedPMF> done = compose_batch(factors, h, batch, m, pessimistic, fft, threads, direct_bins,
-                                                          long_fft_products, band_rows, direct_min_charge, batch_reads);
-            for (std::size_t j = 0; j < idx.size(); ++j) out[idx[j]] = std::move(done[j]);
-            batch.clear();
-            idx.clear();
-            rows.clear();
-        };
-        for (const std::int64_t i : members) {
-            std::int64_t new_rows = 0;
-            for (const Term& t : windows[i].terms) new_rows += rows.count(t.factor) ? 0 : 1;
-            const std::int64_t cells = (static_cast<std::int64_t>(std::max(rows.size(), batch.size())) + new_rows + 1) * m;
-            if (!batch.empty() && cells > group_cells) flush();
-            batch.push_back(&windows[i]);
-            idx.push_back(i);
-            for (const Term& t : windows[i].terms) rows[t.factor] = true;
-        }
-        flush();
-    }
-    // Each factor's losses are off by its shift in every copy.  The k products count x shift (u each) and
-    // their running sum ((k - 1) u) put the computed sum within k u of the exact one (all terms >= 0), so
-    // it is raised by 2 (k + 2) u, then one ulp.
-    for (std::int64_t i = 0; i < n_items; ++i) {
-        double shift = 0.0;
-        for (const Term& t : items[i]) shift += static_cast<double>(t.count) * factors[t.factor].loss_shift;
-        const double k = static_cast<double>(items[i].size());
-        out[i].loss_shift = shift > 0.0 ? std::nextafter(shift * (1.0 + (k + 2.0) * std::numeric_limits<double>::epsilon()),
-                                                         std::numeric_limits<double>::infinity())
-                                        : 0.0;
-    }
+    for (const auto& [m, members] : by_length)
+        detail::compose_length_group(factors, h, windows, members, m, pessimistic, fft, options, reads, out);
+    for (std::int64_t i = 0; i < n_items; ++i) out[i].loss_shift = detail::summed_loss_shift(factors, items[i]);
     return out;
 }
 
