@@ -193,9 +193,9 @@ py::array_t<double> over_grid_profile(input_array p, std::int64_t k_lo, double h
     return over_profile(profile, x, name, threads, eval);
 }
 
-}  // namespace
-
-void register_pld(py::module_& m) {
+// A PMF's curves and their charged sides: the suffix-sum profile, the charged curve, the charges at
+// arguments, loss shifts, and the epsilon width a delta bracket certifies.
+void register_pld_curves(py::module_& m) {
     // The suffix sums of one PMF, built once (O(grid)) and kept, so that the several
     // delta/epsilon evaluations of a charged inversion do not rebuild them each time.
     py::class_<pld::GridProfile>(m, "PldGridProfile")
@@ -296,6 +296,10 @@ void register_pld(py::module_& m) {
         pld::least_epsilon_width(x.data(), lower.data(), upper.data(), size, own, right_rows, out.mutable_data());
         return out;
     }, py::arg("x"), py::arg("own"), py::arg("lower"), py::arg("upper"), py::arg("right_rows"));
+}
+
+// The mechanisms' cells and both-sided PMFs (pld_cells.hpp, pld_replace_one.hpp), with their test hooks.
+void register_pld_mechanisms(py::module_& m) {
     m.attr("pld_max_interval") = pld::max_interval;
     // pld_cells.hpp's bound on a cell's two numbers: |dc| + |dd| <= cell_round_off (c + d)
     m.attr("pld_cell_round_off") = pld::cell_round_off;
@@ -405,6 +409,11 @@ void register_pld(py::module_& m) {
         const std::int64_t n = static_cast<std::int64_t>(loss.size());
         return both_sides([=] { return pld::atom_cells(l, w, n, h, max_cells); });
     }, py::arg("loss"), py::arg("mass"), py::arg("h"), py::arg("max_cells"));
+}
+
+// Passes over one grid PMF: its round-off charges, charged epsilon scans, moments, the complement's scans, and
+// delta and epsilon read from its suffix sums.
+void register_pld_scans(py::module_& m) {
     m.def("pld_suffix_sum_slack", &pld::suffix_sum_slack, py::arg("n"),
           "Relative round-off of the suffix sums of an n-point grid PMF, 4 (n + 4) u (pld_epsilon_bracket.hpp).");
     m.def("pld_round_off_charge", [](input_array sum, input_array norm, double entry, double total, double l2,
@@ -478,4 +487,12 @@ void register_pld(py::module_& m) {
         return over_grid_profile(p, k_lo, h, p_inf, delta, "delta", threads,
                                  [](const pld::GridProfile& g, double d) { return g.epsilon(d); });
     }, py::arg("p"), py::arg("k_lo"), py::arg("h"), py::arg("p_inf"), py::arg("delta"), py::arg("threads") = 0);
+}
+
+}  // namespace
+
+void register_pld(py::module_& m) {
+    register_pld_curves(m);
+    register_pld_mechanisms(m);
+    register_pld_scans(m);
 }
