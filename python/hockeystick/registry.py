@@ -308,7 +308,7 @@ register(AccountantEntry(
     summary="projected noisy SGD, Laplace noise, i-th record (002 Thm 3)", calibratable={"scale": _SIGMA}))
 register(AccountantEntry(
     name="pnsgd_renyi_baseline", factory=contraction.PNSGDRenyiBaseline, integers=frozenset({"n", "index"}),
-    summary="projected noisy SGD, Balle et al.'s RDP bound converted (002 Prop. 1)", calibratable={"sigma": _SIGMA}))
+    summary="projected noisy SGD, Balle et al. 2019's RDP bound (002 Prop. 1)", calibratable={"sigma": _SIGMA}))
 
 register(AccountantEntry(
     name="gdp", factory=fdp.GaussianDP, summary="mu-Gaussian DP: delta(eps) = theta_eps(mu) (004 Lemma 7, eq. 8)",

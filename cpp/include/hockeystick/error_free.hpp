@@ -5,7 +5,7 @@
 // rounding of it would cost 1e-13 relative in exp(-x^2/2) (and 1e-10 absolute
 // in log-space results near -1e6).  References: T. J. Dekker, "A floating-point
 // technique for extending the available precision", Numer. Math. 18 (1971);
-// Knuth, TAOCP vol. 2, 4.2.2 (two_sum).  Requires round-to-nearest and no
+// Knuth, TAOCP vol. 2, 3rd ed. (1997), 4.2.2 (two_sum).  Requires round-to-nearest and no
 // contraction of a*b+c into an FMA (the build passes -ffp-contract=off).
 #pragma once
 

@@ -20,7 +20,7 @@ Paper 002 (projected noisy SGD, i-th record):
     PNSGDLaplace                            Thm 3
     PNSGDGaussian                           Thm 4
     PNSGDRandomStop                         Thm 5
-    PNSGDRenyiBaseline                      Proposition 1 (Balle et al.'s RDP bound, converted)
+    PNSGDRenyiBaseline                      Proposition 1 (Balle et al. 2019's RDP bound, converted)
 """
 
 from .baseline import PNSGDRenyiBaseline

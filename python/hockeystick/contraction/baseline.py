@@ -1,7 +1,8 @@
 """The RDP baseline the contraction bounds are compared with: 002 Proposition 1.
 
-Balle et al.'s privacy-amplification-by-iteration RDP bound for PNSGD, (alpha, alpha kappa)-RDP
-for the i-th record, converted to (eps, delta) by Mironov's Proposition 3
+The privacy-amplification-by-iteration RDP bound of Balle, Barthe, Gaboardi & Geumlek ("Privacy
+amplification by mixing and diffusion mechanisms", NeurIPS 2019, Thm 5; 002's reference [15]) for
+PNSGD, (alpha, alpha kappa)-RDP for the i-th record, converted to (eps, delta) by Mironov 2017, Prop. 3
 (eps = alpha kappa + log(1/delta)/(alpha - 1), optimized over alpha > 1):
 
     delta~(eps) = exp(-(eps - kappa)^2 / (4 kappa))   for eps > kappa       (002 eq. 15)
@@ -27,7 +28,7 @@ _SAFE_SIDE = 1.0 + 2.0 ** -42
 
 
 class PNSGDRenyiBaseline:
-    """002 Proposition 1 (adapted from Balle et al.), Gaussian PNSGD, i-th record.
+    """002 Proposition 1 (adapted from Balle et al. 2019, Thm 5), Gaussian PNSGD, i-th record.
 
     Parameters (broadcast): n, index, sigma, learning_rate, lipschitz, smoothness,
     strong_convexity (default 0, M = 1).

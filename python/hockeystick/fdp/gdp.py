@@ -29,7 +29,7 @@ __all__ = ["GaussianDP", "compose_gdp", "gdp_to_rdp"]
 
 
 def compose_gdp(*mu: npt.ArrayLike) -> float | np.ndarray:
-    """mu of the composition of mu_i-GDP mechanisms: sqrt(sum mu_i^2) (Dong et al. Cor. 3.3)."""
+    """mu of the composition of mu_i-GDP mechanisms: sqrt(sum mu_i^2) (Dong, Roth, Su 2022, Cor. 3.3)."""
     if not mu:
         raise ValueError("give at least one mu")
     arrays = [nonnegative(m, f"mu[{i}]", finite=False) for i, m in enumerate(mu)]

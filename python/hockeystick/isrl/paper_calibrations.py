@@ -80,7 +80,7 @@ def theorem_2_1_batch_size(*, rounds: ArrayLike, silo_size: ArrayLike, epsilon: 
 
 def appendix_i_sigma(*, lipschitz: ArrayLike, rounds: ArrayLike, silo_size: ArrayLike, epsilon: ArrayLike,
                      delta: ArrayLike, local_steps: ArrayLike = 1) -> FloatOrArray:
-    """The experiments' sigma (App. I, "by Theorem 1 of Abadi et al."): paper formula, and FALSE as a
+    """The experiments' sigma (App. I, "by Theorem 1 of Abadi et al.", 2016): paper formula, and FALSE as a
     rule for L-Lipschitz losses once eps >= 1.5 (docs/paper-003-errata.md, section 3).
 
         sigma^2 = 8 L^2 ln(1/delta) R K_local / (n^2 eps^2)

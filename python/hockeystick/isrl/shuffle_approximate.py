@@ -13,12 +13,12 @@ records (Thm D.5, Lemmas D.8-D.14).  The proof, which this module evaluates term
    some R''(x) with TV <= delta_ref satisfies R''(x) >= e^{-eps_ref} rho (003 Lemma D.11); putting
    R'(x1) in place of R(x1) inside rho costs e^{-eps_ref} delta0 / 2 more (003, proof of Thm D.5).
 3. The surrogate randomizers satisfy the clone structure with alpha = e^eps0 / (e^eps0 + 1) (Kairouz,
-   Oh & Viswanath's decomposition, 003 Lemma D.8) and clone probability p = e^{-eps_ref}, so the
+   Oh & Viswanath 2015's decomposition, 003 Lemma D.8) and clone probability p = e^{-eps_ref}, so the
    shuffled surrogate output is a post-processing of FMT's clone pair (FMT Lemma 3.3 / Thm 3.2;
    003 Lemma D.10): its divergence is at most ``clone_delta(eps0, n, eps, p)``, computed exactly.
 4. The real and surrogate outputs differ in total variation by TV_P <= (n - 1)(delta_ref + e^{-eps_ref}
    delta0 / 2) when the target holds x0 and TV_Q <= delta0 + TV_P when it holds x1, and
-   E_{e^eps}(P || Q) <= E_{e^eps}(P' || Q') + TV_P + e^eps TV_Q (Dwork & Roth, Lemma 3.17; 003
+   E_{e^eps}(P || Q) <= E_{e^eps}(P' || Q') + TV_P + e^eps TV_Q (Dwork & Roth 2014, Lemma 3.17; 003
    Lemma D.13).  With the orders swapped the larger charge is the same one, so
 
        delta(eps) <= clone_delta(eps0, n, eps, e^{-eps_ref}) + TV_P + e^eps TV_Q,           (*)

@@ -9,7 +9,7 @@ the conversion of dp_accounting's RdpAccountant, term for term:
     eps(delta) = min_alpha eps_R(alpha) + log(1 - 1/alpha) - log(delta alpha) / (alpha - 1)   (alpha > 1.01)
     delta(eps) = min_alpha exp((alpha - 1)(eps_R(alpha) - eps + log(1 - 1/alpha)) - log alpha)  (alpha > 1.01)
   together with the total-variation bound delta <= sqrt(1 - exp(-eps_R(alpha))) (eps_R(alpha) >= KL,
-  Bretagnolle-Huber), which gives eps = 0 once delta^2 >= 1 - exp(-eps_R(alpha)).
+  Bretagnolle & Huber 1979), which gives eps = 0 once delta^2 >= 1 - exp(-eps_R(alpha)).
   Orders at or below 1.01 are used only through the TV bound (the tight formula is unstable there).
 
 Both are upper bounds: eps >= 0 and delta <= 1 are enforced.  Orders must be finite and > 1 (the
