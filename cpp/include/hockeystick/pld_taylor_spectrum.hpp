@@ -56,8 +56,12 @@
 namespace hockeystick {
 namespace pld {
 
-constexpr double kTaylorReach = 0.25;           // y_max: the expansion's largest argument
-constexpr std::int64_t kTaylorLeastBlock = 16;  // shorter blocks: the moments cost about as much as a transform
+// y_max, the expansion's largest argument: at 0.25 the remainder y^N / N! falls below u_L within N = 14
+// terms (about 14 n products), while the blocks stay long enough for the N short transforms to be cheap.
+constexpr double kTaylorReach = 0.25;
+// Shorter blocks: the moments cost about as much as a transform.
+constexpr std::int64_t kTaylorLeastBlock = 16;
+// The most terms a plan takes: 14 suffice within kTaylorReach, so this only bounds the search for N.
 constexpr int kTaylorMostTerms = 24;
 
 struct TaylorPlan {
