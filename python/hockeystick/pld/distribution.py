@@ -17,7 +17,7 @@ which broadcasts against two.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Literal, Sequence, Union
+from typing import Callable, Literal, Sequence, Union, cast
 
 import numpy as np
 
@@ -39,7 +39,8 @@ def evaluate_into(dist: "PrivacyLossDistribution", method: str, x: np.ndarray, b
                   lower: np.ndarray, upper: np.ndarray, where: np.ndarray) -> None:
     """lower[where], upper[where] = dist.<method>(x[where]) on the sides ``bound`` asks for, ``x`` already
     validated by the caller (``epsilon_values`` or ``delta_values``): not again for every point of a grid."""
-    for side, out in (("upper", upper), ("lower", lower)):
+    sides: tuple[tuple[Bound, np.ndarray], ...] = (("upper", upper), ("lower", lower))
+    for side, out in sides:
         if bound in (side, "both"):
             out[where] = dist._sides(x[where], method, False, side)
 
@@ -76,7 +77,7 @@ class Factor:
         if self.lower_blocks is None:
             return [(self.lower, count)]
         top = len(self.lower_blocks) - 1
-        terms = [(self.lower_blocks[top], count >> top)] if count >> top else []
+        terms: list[tuple[GridPMF | None, int]] = [(self.lower_blocks[top], count >> top)] if count >> top else []
         return terms + [(self.lower_blocks[j], 1) for j in range(top) if count >> j & 1]
 
 
@@ -279,7 +280,8 @@ def compose_all(plds: Sequence[PrivacyLossDistribution], pessimistic: bool,
         if any(pmf is None for item in items for pmf, _ in item):
             raise ValueError("this PLD was built without its optimistic side (optimistic=False): "
                              "only bound=\"upper\" is available")
-        composed = iter(compose_many(items, pessimistic=key, tail=tail, workers=workers, direct_bins=direct_bins,
+        checked = cast("list[list[tuple[GridPMF, int]]]", items)   # no PMF is None: refused just above
+        composed = iter(compose_many(checked, pessimistic=key, tail=tail, workers=workers, direct_bins=direct_bins,
                                      direct_min_charge=direct_min_charge))
         for pld, missing in group:
             for d in missing:

@@ -30,7 +30,8 @@ def _mix(pmfs: Sequence[GridPMF], weights: Sequence[float] | np.ndarray) -> Grid
                    pmfs[0].pessimistic, loss_shift=max(p.loss_shift for p in pmfs))
 
 
-def mixture(components: Sequence[PrivacyLossDistribution], weights: Sequence[float]) -> PrivacyLossDistribution:
+def mixture(components: Sequence[PrivacyLossDistribution],
+            weights: Sequence[float] | np.ndarray) -> PrivacyLossDistribution:
     """The PLD of running component i with probability weights[i] (weights >= 0, summing to 1)."""
     w = np.asarray(weights, dtype=np.float64)
     if len(components) == 0 or w.shape != (len(components),):

@@ -469,8 +469,8 @@ def _check_output(output: str, entries: list[AccountantEntry | CalculatorEntry],
     allowed = set().union(*(e.parameters for e in entries)) | targets
     unknown = sorted(given - allowed)
     if unknown:
-        close = {u: difflib.get_close_matches(u, sorted(allowed - {output}), n=1, cutoff=0.6) for u in unknown}
-        hints = "".join(f" (did you mean {c[0]!r} for {u!r}?)" for u, c in close.items() if c)
+        nearest = {u: difflib.get_close_matches(u, sorted(allowed - {output}), n=1, cutoff=0.6) for u in unknown}
+        hints = "".join(f" (did you mean {c[0]!r} for {u!r}?)" for u, c in nearest.items() if c)
         raise ValueError(f"unknown parameter(s) {', '.join(map(repr, unknown))} for {names}{hints}; "
                          f"allowed: {', '.join(sorted(allowed - {output}))}")
     for e in entries:
