@@ -20,17 +20,21 @@ E_gamma of the disjoint union of the pairs weighted by P(K = k): that union domi
 (Zhu, Dong, Wang, AISTATS 2022, Def. 7), and so its composition dominates the composition (their
 Thm. 10).  E_gamma of the subsampled pair grows with the rate (it is convex in the rate and least
 at rate 0, in both directions), so the k >= B part is grouped into a few buckets of k, each at the
-rate of its smallest k (``CENTRAL_BUCKETS`` geometric in k + 1 over the central 1 - 2e-6 of K's law,
-``OUTER_BUCKETS`` over its central 1 - 2e-30, and one bucket for each tail beyond).  Each weight is raised by a relative ``WEIGHT_MARGIN``,
+rate of its smallest k (``CENTRAL_BUCKETS`` geometric in k + 1 over the central 1 - 2e-6 of K's
+law, ``OUTER_BUCKETS`` over its central 1 - 2e-30, one bucket for each tail beyond); each bucket's
+mass is computed from the tail of K's law it lies in.  Each weight is raised by a relative ``WEIGHT_MARGIN``,
 above the error of the regularized incomplete beta function they come from, so every component
 keeps at least its true weight (a dominating sum of non-negative terms).
 
-``analysis="dp_accounting"`` is arXiv:2508.15089's mixture (as in dp_accounting's
+``analysis="dp_accounting"`` is the mixture of Ganesh 2025, arXiv:2508.15089 (as in dp_accounting's
 ``from_truncated_subsampled_gaussian_mechanism``): with t = P(K >= B) and
 q' = P(Binomial(n, q) > B) B / (t n), the mixture (1 - t) [Poisson-subsampled Gaussian (sigma, q)]
 + t [(1 - q') N(0, s^2) + q' N(1, s^2) vs (1 - q') N(0, s^2) + q' N(-1, s^2), s = sigma / 2].
-It is valid and never tighter than the conditioned pair when k varies little (q = 1: the
-conditioned pair is exact); it is kept to reproduce published values.
+It is valid; its second component moves the record's slot to both sides of the shared part
+(a shift of 4 between its two mixtures), where the conditioned pair moves it once (a shift of 2 from
+a pure Gaussian), and it mixes one average rate q' where the conditioned pair keeps the rates apart.
+Where K is nearly constant (q = 1) the conditioned pair is the mechanism's own worst case; it is
+kept to reproduce published values.
 
 Lower side: the mechanism itself on one pair of datasets in one dimension (a realizable pair, so its
 composition is a lower bound; the optimistic discretization only lowers it further), the one of
@@ -44,7 +48,9 @@ gives the larger delta after many rounds, where the composition is close to Gaus
   and if K >= B, -B + 2 when x is kept and -B otherwise.  The pair of Gaussian mixtures is binned
   (a post-processing: its hockey-stick curve and its compositions lie below the mechanism's) into
   cells of width sigma / 16 around -B (``OPPOSITE_BINS_PER_SIGMA``, ``OPPOSITE_HALF_WIDTH`` sigmas
-  either side) with one cell for each outer half-line; the first distribution's masses are lowered
+  either side) with one cell for each outer half-line (atoms more than ``FAR_ATOMS`` sigmas past the
+  cells are counted wholly in the outer cell: their mass inside is below e^-800, beneath every
+  double); the first distribution's masses are lowered
   and the second's raised by a relative ``WEIGHT_MARGIN`` (each cell's mass is a sum of accurate
   Gaussian interval masses), which only lowers every term p (1 - e^{eps - log(p / q)})_+ of the
   composed curve.
@@ -161,13 +167,14 @@ def replace_pair(s: float, q: float, tail: float) -> MonotonePair:
 
 
 def _dp_accounting_upper(n: int, q: float, b: int, sigma: float, h: float, tail: float) -> PrivacyLossDistribution:
-    """arXiv:2508.15089's dominating mixture (module docstring)."""
+    """The dominating mixture of Ganesh 2025, arXiv:2508.15089 (module docstring)."""
     poisson = subsampled_gaussians([sigma], [q], value_discretization_interval=h, tail=tail, optimistic=False)[0]
     t = float(stats.binom.sf(b - 1, n - 1, q))
     if t == 0.0:
         return poisson
     q_kept = min(float(stats.binom.sf(b, n, q)) * b / (t * n), 1.0)
-    forward, _ = monotone_factors(f"replace_pair(s={sigma / 2}, q={q_kept})", replace_pair(sigma / 2.0, q_kept, tail), h)
+    pair = replace_pair(sigma / 2.0, q_kept, tail)
+    forward, _ = monotone_factors(f"replace_pair(s={sigma / 2}, q={q_kept})", pair, h)
     return mixture([poisson, PrivacyLossDistribution([{forward: 1}], tail)], [1.0 - t, t])
 
 
@@ -279,7 +286,7 @@ def truncated_subsampled_gaussian(dataset_size: int, sampling_probability: float
     """Remove and add PLDs of the truncated-Poisson-sampled Gaussian (see the module docstring).
 
     The upper side is the conditioned dominating pair (``analysis="conditioned"``) or
-    arXiv:2508.15089's mixture (``analysis="dp_accounting"``); the lower side, either way, is a
+    the mixture of Ganesh 2025, arXiv:2508.15089 (``analysis="dp_accounting"``); the lower side, either way, is a
     realizable pair of datasets.
     """
     n = _validation.count(dataset_size, "dataset_size")
