@@ -8,6 +8,7 @@ that raises it (its message); the command line's advice is then followed and mus
 from __future__ import annotations
 
 import logging
+import re
 
 import pytest
 
@@ -166,3 +167,21 @@ def test_every_phrase_is_rewritten_whole_and_only_whole(phrase):
     assert command_line_words(f"a {phrase} b", "delta") == f"a {COMMAND_LINE_WORDS[phrase]} b"
     if phrase[0].isalpha():
         assert command_line_words(f"my_{phrase}", "delta") == f"my_{phrase}"
+
+
+@pytest.mark.parametrize(("flag", "value", "python_name"), [("--noise-multiplier", "-1", "noise_multiplier"),
+                                                            ("--batch-size", "0", "batch_size"),
+                                                            ("--epochs", "2.5e300", "epochs")])
+def test_a_training_run_refused_in_its_flags(capsys, flag, value, python_name):
+    """A run given by its training flags hears of them (--batch-size); the Python call of the same run
+    names the argument (batch_size); an accountant given with -a keeps its parameter names."""
+    argv = list(DP_SGD)
+    argv[argv.index(flag) + 1] = value
+    code, _, err = _invoke(capsys, ["epsilon", *argv, "--delta", "1e-5"])
+    assert code == 2 and flag in err and not re.search(rf"(?<![-\w]){python_name}", err), err
+    kwargs = {"dataset_size": 60000, "batch_size": 256, "epochs": 2, "noise_multiplier": 0.7}
+    kwargs[python_name] = float(value)
+    with pytest.raises(ValueError, match=python_name):
+        training.DPSGD(**kwargs).epsilon(1e-5)
+    code, _, err = _invoke(capsys, ["epsilon", "-a", "gaussian", "-p", "sigma=-1", "-p", "rounds=3", "--delta", "1e-5"])
+    assert code == 2 and "sigma must" in err, err

@@ -67,9 +67,11 @@ class _Subcommands:
         return parser
 
 
-def _one_line(exc: BaseException, command: str) -> str:
-    """The message on one line, in the command line's words (cli/arguments.py)."""
-    return command_line_words(" ".join(str(exc).split()), command) or type(exc).__name__
+def _one_line(exc: BaseException, args: argparse.Namespace) -> str:
+    """The message on one line, in the command line's words (cli/arguments.py), the training flags'
+    where the run was given by them."""
+    training = any(getattr(args, f"run_{name}", None) is not None for name in ("dataset_size", "total_clients"))
+    return command_line_words(" ".join(str(exc).split()), args.command, training=training) or type(exc).__name__
 
 
 class _CommandLineFormatter(logging.Formatter):
@@ -141,7 +143,7 @@ def _dispatch(args: argparse.Namespace, prog: str) -> int:
     except (UsageError, ValueError, TypeError, ArithmeticError) as exc:
         if args.debug:
             raise
-        print(f"{prog}: error: {_one_line(exc, args.command)}", file=sys.stderr)
+        print(f"{prog}: error: {_one_line(exc, args)}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print(f"{prog}: interrupted{_leftovers(args)}", file=sys.stderr)
@@ -160,7 +162,7 @@ def _dispatch(args: argparse.Namespace, prog: str) -> int:
             print(f"{prog}: failed: out of memory; lower --chunk-size or the number of values per axis"
                   f"{_leftovers(args)}", file=sys.stderr)
         else:
-            print(f"{prog}: failed: {type(exc).__name__}: {_one_line(exc, args.command)}{_leftovers(args)} "
+            print(f"{prog}: failed: {type(exc).__name__}: {_one_line(exc, args)}{_leftovers(args)} "
                   "(rerun with --debug for the traceback)", file=sys.stderr)
         return EXIT_FAILURE
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["COMMAND_LINE_WORDS", "COMPOSE_WORDS", "GRID_POINTS_REMEDY", "command_line_words"]
+__all__ = ["COMMAND_LINE_WORDS", "COMPOSE_WORDS", "GRID_POINTS_REMEDY", "TRAINING_ARGUMENTS", "command_line_words"]
 
 # The remedy the PLD composition gives when its window needs more grid points than max_points
 # allows (cpp/bindings/register_pld_compose.cpp); Python callers set the module default.
@@ -40,11 +40,20 @@ COMPOSE_WORDS: dict[str, str] = {
 }
 
 
-def command_line_words(message: str, command: str) -> str:
+# A training run given in its own flags (--dataset-size ... --noise-multiplier): the training classes'
+# argument names (hockeystick.training) are the flags' names with dashes.
+TRAINING_ARGUMENTS = ("noise_multiplier", "dataset_size", "batch_size", "epochs", "steps", "total_clients",
+                      "clients_per_round", "rounds", "sampling")
+
+
+def command_line_words(message: str, command: str, *, training: bool = False) -> str:
     """``message`` with each Python phrase of the table replaced by the command line's words for
     ``command`` (whole phrases only: ``overwrite=True`` inside ``my_overwrite=True`` stays, and so does
-    ``out_dir`` inside ``out_dirs``)."""
-    words = COMPOSE_WORDS if command == "compose" else COMMAND_LINE_WORDS
+    ``out_dir`` inside ``out_dirs``); with ``training`` (the run was given by its training flags) the
+    training classes' argument names become their flags."""
+    words = dict(COMPOSE_WORDS if command == "compose" else COMMAND_LINE_WORDS)
+    if training:
+        words.update({name: "--" + name.replace("_", "-") for name in TRAINING_ARGUMENTS})
     for phrase in sorted(words, key=len, reverse=True):  # the longest first: a phrase may contain a shorter one
         before = r"(?<![\w-])" if phrase[0].isalnum() or phrase[0] == "_" else ""
         after = r"(?![\w=])" if phrase[-1].isalnum() or phrase[-1] == "_" else ""
