@@ -286,7 +286,7 @@ def first_round_step_sum(schedule: str, K: int) -> float:
 @pytest.mark.parametrize("schedule", SCHEDULES)
 def test_extreme_rates_and_clips_give_the_one_round_closed_form(schedule: str) -> None:
     """T = 1: H = gamma_0^2 whatever rho is, so mu = 2 V a s_0 / (sqrt(m) sigma) exactly, however far the
-    factors a, V, 1/sigma sit from 1 and whatever a^2 overflows to (a = 1e308 once raised an internal error)."""
+    factors a, V, 1/sigma sit from 1 and whatever a^2 overflows to (a = 1e308 included)."""
     for m, sigma, V, L, a, K in [(1, 1.0, 0.0, 5e-324, 1e308, 1),          # no sensitivity: mu = 0
                                  (1, 5e-324, 0.0, 0.0, 5e-324, 1),         # 0 * (1 / sigma = inf) was NaN
                                  (3, 1.0, 1e-300, 5e-324, 1e308, 4),
@@ -327,7 +327,7 @@ def test_mu_past_the_largest_double_is_infinite_and_gives_the_trivial_bound(sche
 @pytest.mark.parametrize("name", ["rounds", "local_steps"])
 def test_counts_beyond_two_to_the_53_are_refused(schedule: str, name: str) -> None:
     """Counts past 2^53 are not consecutive doubles and overflow the engine's 64-bit loop counters (rounds = 1e308
-    with the stage-wise rate gave mu = 0, local_steps = 1e308 gave 1.8e18 against a composition value of inf)."""
+    with the stage-wise rate would give mu = 0, local_steps = 1e308 a finite mu against a composition value of inf)."""
     params = dict(clients=1, sigma=1.0, clip=1.0, lipschitz=0.0, learning_rate=0.1, local_steps=1, rounds=1)
     if schedule in ("constant", "cyclic"):  # closed forms in the counts: the largest accepted count costs nothing
         assert NoisyFedAvg(**{**params, name: 2.0**53}, schedule=schedule).mu > 0

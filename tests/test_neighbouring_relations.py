@@ -2,8 +2,8 @@
 the table of pld.neighbouring, walked whole; the compose command line and ``compose_stages`` over every
 pair of stage kinds; the dp_accounting adapter over every relation of the events it checks.
 
-The run that made the table necessary: randomized response analysed under replace-special composed with
-a fixed-size batch (replace-one) was accepted at epsilon <= 7.2559 (delta = 1e-5), while the same run
+The run the table refuses: randomized response analysed under replace-special composed with a
+fixed-size batch (replace-one) would certify epsilon <= 7.2559 (delta = 1e-5), while the same run
 analysed wholly under replace-one has a certified lower bound of 7.9453.
 """
 
