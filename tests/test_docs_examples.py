@@ -1,0 +1,500 @@
+"""Every code example in README.md and docs/*.md runs, and every value it states is the value it computes.
+
+The pages' fenced blocks, in page order, one temporary working directory and one Python namespace per
+page (``__name__ == "__main__"``, as in a script), ``examples/`` linked into it so repository paths
+resolve:
+
+* ``python`` blocks run statement by statement. A comment ``# -> VALUE`` on a line of a statement states
+  what the statement computes: the value of an expression statement (of the argument of a one-argument
+  ``print``), or the value assigned by an assignment. VALUE is a Python literal (a number, or a tuple or
+  list of them, nested; True, False, a string), optionally followed by prose. A number is compared at the
+  precision it is written with: ``2.3852`` holds when the value rounded to 4 decimals is 2.3852,
+  ``5.7e-300`` when the value in 2 significant digits is 5.7e-300, an integer literal only when the value
+  equals it exactly; tuples, lists and arrays elementwise, of the same length.
+* ``bash`` blocks: each command (continuation lines joined, ``&&`` separating commands) that starts
+  with ``hockeystick`` runs through the command line's entry point (``hockeystick.cli.main``, what
+  ``python -m hockeystick`` calls) and must exit 0; ``> FILE`` writes its output to FILE. ``python
+  examples/X.py`` runs that script in a fresh interpreter. ``pip install`` is not run (the suite runs in
+  the installed package). A ``# -> 1.82823 1.82824`` comment states numbers its output prints, in that
+  order, each compared at its written precision. A ``text`` block right after a shell block is the
+  output of its last command: each of its lines other than ``...`` is a line the command prints (in
+  order; numbers at their written precision, the rest verbatim up to spacing). Shell blocks without a
+  ``hockeystick`` command (the test suite's own commands, a compiler line) are not command-line examples.
+* A block preceded by ``<!-- file: NAME -->`` is written to NAME in the working directory (a sweep
+  file, a run file) for the commands after it.
+* A block that cannot run in the suite (it needs Opacus, a cluster, an hour) is preceded by
+  ``<!-- skip: REASON -->``; each such block is reported as a skipped test carrying its reason.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import io
+import re
+import shlex
+import subprocess
+import sys
+import tokenize
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+SHELL = {"bash", "sh", "shell", "console"}
+FENCE = re.compile(r"^ {0,3}```\s*([\w+-]*)\s*$")
+MARKER = re.compile(r"^\s*<!--\s*(skip|file)\s*:(.*?)-->\s*$")
+CLAIM = re.compile(r"#\s*->\s*(.*)$")
+NUMBER = re.compile(r"[-+]?(?:\d[\d_]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+
+
+@dataclass(frozen=True)
+class Block:
+    """One fenced block of a page: where it starts (the line after the fence), its language and text,
+    and the marker before it (``skip`` with its reason, ``file`` with a name)."""
+
+    page: str
+    line: int
+    language: str
+    source: str
+    marker: str | None = None
+    argument: str = ""
+
+    @property
+    def where(self) -> str:
+        return f"{self.page}:{self.line}"
+
+
+def read_blocks(page: Path) -> list[Block]:
+    """The fenced blocks of ``page`` in order; a marker is the last non-blank line before a fence."""
+    lines = page.read_text(encoding="utf-8").splitlines()
+    name = str(page.relative_to(ROOT))
+    blocks: list[Block] = []
+    i = 0
+    while i < len(lines):
+        opening = FENCE.match(lines[i])
+        if opening is None:
+            i += 1
+            continue
+        start = i + 1
+        end = start
+        while end < len(lines) and not re.match(r"^ {0,3}```\s*$", lines[end]):
+            end += 1
+        if end == len(lines):
+            raise AssertionError(f"{name}:{i + 1}: a fenced block is never closed")
+        previous = next((lines[k] for k in range(i - 1, -1, -1) if lines[k].strip()), "")
+        marker = MARKER.match(previous)
+        blocks.append(Block(name, start + 1, opening.group(1).lower(), "\n".join(lines[start:end]) + "\n",
+                            marker.group(1) if marker else None, marker.group(2).strip() if marker else ""))
+        i = end + 1
+    return blocks
+
+
+def dangling_markers(page: Path) -> list[str]:
+    """Markers not followed by a fenced block (a marker that marks nothing is a typo)."""
+    lines = page.read_text(encoding="utf-8").splitlines()
+    found = []
+    for i, line in enumerate(lines):
+        if MARKER.match(line):
+            following = next((text for text in lines[i + 1:] if text.strip()), "")
+            if FENCE.match(following) is None:
+                found.append(f"{page.relative_to(ROOT)}:{i + 1}")
+    return found
+
+
+# ---------------------------------------------------------------------------------------------------
+# stated values
+
+
+def stated_literal(text: str) -> tuple[ast.expr, str] | None:
+    """The longest prefix of ``text`` that is a literal of numbers, tuples, lists, booleans and
+    strings, as (its expression node, its source): the rest of a claim is prose."""
+    for end in range(len(text), 0, -1):
+        source = text[:end].strip()
+        if not source:
+            break
+        try:
+            node = ast.parse(source, mode="eval").body
+        except SyntaxError:
+            continue
+        if _is_literal(node):
+            return node, source
+    return None
+
+
+def _is_literal(node: ast.expr) -> bool:
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return all(_is_literal(element) for element in node.elts)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        return isinstance(node.operand, ast.Constant) and isinstance(node.operand.value, (int, float))
+    return isinstance(node, ast.Constant) and isinstance(node.value, (int, float, str, bool))
+
+
+def number_matches(value: Any, written: str) -> bool:
+    """``value`` shown with the precision of ``written`` is ``written``: decimals for a fixed-point
+    number, significant digits for a number with an exponent, exact equality for an integer."""
+    stated = float(written.replace("_", ""))
+    try:
+        actual = float(value)
+    except (TypeError, ValueError):
+        return False
+    if not re.search(r"[.eE]", written):
+        return actual == stated and float(int(stated)) == stated
+    mantissa, _, exponent = written.lower().replace("_", "").partition("e")
+    digits = len(mantissa.partition(".")[2])
+    if exponent:
+        return float(f"{actual:.{digits}e}") == stated
+    return float(f"{actual:.{digits}f}") == stated
+
+
+def mismatches(value: Any, node: ast.expr, source: str, path: str = "value") -> list[str]:
+    """Where ``value`` differs from the literal ``node`` (written as ``source``), each as a message."""
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if isinstance(node, (ast.Tuple, ast.List)):
+        if not isinstance(value, (tuple, list)):
+            return [f"{path} is {value!r}, stated a sequence {ast.get_source_segment(source, node)}"]
+        if len(value) != len(node.elts):
+            return [f"{path} has {len(value)} elements, stated {len(node.elts)}: {value!r}"]
+        found: list[str] = []
+        for k, (item, element) in enumerate(zip(value, node.elts)):
+            found += mismatches(item, element, source, f"{path}[{k}]")
+        return found
+    written = ast.get_source_segment(source, node) or ""
+    literal = ast.literal_eval(node)
+    if isinstance(literal, (bool, str)):
+        return [] if value == literal and type(value) is type(literal) else [f"{path} is {value!r}, stated {written}"]
+    if isinstance(value, (bool, str)) or not number_matches(value, written):
+        return [f"{path} is {value!r}, stated {written}"]
+    return []
+
+
+def claims_of(source: str) -> dict[int, str]:
+    """Line (1-based, in the block) -> the text after ``# ->`` of the comment on that line."""
+    found = {}
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.COMMENT:
+            claim = CLAIM.search(token.string)
+            if claim is not None:
+                found[token.start[0]] = claim.group(1)
+    return found
+
+
+def check_claim(value: Any, claim: str, where: str) -> None:
+    parsed = stated_literal(claim)
+    assert parsed is not None, f"{where}: '# -> {claim}' states no literal value"
+    node, source = parsed
+    problems = mismatches(value, node, source)
+    assert not problems, f"{where}: " + "; ".join(problems)
+
+
+# ---------------------------------------------------------------------------------------------------
+# python blocks
+
+
+def run_python(block: Block, namespace: dict[str, Any]) -> None:
+    tree = ast.parse(block.source, filename=block.page)
+    ast.increment_lineno(tree, block.line - 1)  # tracebacks and messages name the page's lines
+    claims = {block.line + k - 1: text for k, text in claims_of(block.source).items()}
+    checked: set[int] = set()
+    _run_statements(tree.body, block, namespace, claims, checked)
+    unchecked = sorted(set(claims) - checked)
+    assert not unchecked, (f"{block.page}: stated values on lines {unchecked} belong to no statement that ran "
+                           "(put them on a statement at the top level of the block, or of an if that runs)")
+
+
+def _run_statements(body: list[ast.stmt], block: Block, namespace: dict[str, Any], claims: dict[int, str],
+                    checked: set[int]) -> None:
+    for statement in body:
+        lines = [k for k in claims if statement.lineno <= k <= (statement.end_lineno or statement.lineno)]
+        where = f"{block.page}:{statement.lineno}"
+        if lines and isinstance(statement, ast.If):
+            assert statement.lineno not in lines, f"{where}: a value stated on an if line"
+            test = eval(compile(ast.Expression(body=statement.test), block.page, "eval"), namespace)
+            _run_statements(statement.body if test else statement.orelse, block, namespace, claims, checked)
+            continue
+        if not lines:
+            exec(compile(ast.Module(body=[statement], type_ignores=[]), block.page, "exec"), namespace)
+            continue
+        checked.update(lines)
+        assert len(lines) == 1, f"{where}: one stated value per statement"
+        value = _run_and_value(statement, block, namespace, where)
+        check_claim(value, claims[lines[0]], where)
+
+
+def _run_and_value(statement: ast.stmt, block: Block, namespace: dict[str, Any], where: str) -> Any:
+    """Run ``statement`` as the page would, and return the value it states: an expression's value (a
+    one-argument print's argument, printed too), or the value an assignment bound."""
+    if isinstance(statement, ast.Expr):
+        expression = statement.value
+        printed = (isinstance(expression, ast.Call) and isinstance(expression.func, ast.Name)
+                   and expression.func.id == "print" and len(expression.args) == 1 and not expression.keywords)
+        stated = expression.args[0] if printed and isinstance(expression, ast.Call) else expression
+        value = eval(compile(ast.Expression(body=stated), block.page, "eval"), namespace)
+        if printed:
+            print(value)
+        return value
+    if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
+        exec(compile(ast.Module(body=[statement], type_ignores=[]), block.page, "exec"), namespace)
+        target = statement.targets[-1] if isinstance(statement, ast.Assign) else statement.target
+        read = ast.fix_missing_locations(ast.copy_location(ast.parse(ast.unparse(target), mode="eval"), target))
+        return eval(compile(read, block.page, "eval"), namespace)
+    raise AssertionError(f"{where}: a value stated on a {type(statement).__name__} statement")
+
+
+# ---------------------------------------------------------------------------------------------------
+# shell blocks
+
+
+@dataclass
+class Ran:
+    """What one command printed (stdout) and its exit status."""
+
+    output: str
+    status: int
+
+
+def shell_commands(source: str) -> list[tuple[list[str], str | None]]:
+    """Each command line's commands (``&&`` separating them) as argument lists, with its ``# ->`` claim."""
+    joined: list[str] = []
+    pending = ""
+    for line in source.splitlines():
+        if line.rstrip().endswith("\\"):
+            pending += line.rstrip()[:-1] + " "
+            continue
+        joined.append(pending + line)
+        pending = ""
+    commands = []
+    for line in joined:
+        claim = CLAIM.search(line)
+        words = shlex.split(line, comments=True)
+        if not words:
+            continue
+        commands.append((words, claim.group(1) if claim else None))
+    return commands
+
+
+def is_cli_example(block: Block) -> bool:
+    return any("hockeystick" in _split(words) for words, _ in shell_commands(block.source)) or any(
+        words[:1] == ["python"] and len(words) > 1 and words[1].startswith("examples/")
+        for words, _ in shell_commands(block.source))
+
+
+def _split(words: list[str]) -> list[str]:
+    """The first word of each ``&&``-separated command."""
+    firsts, start = [], True
+    for word in words:
+        if start:
+            firsts.append(word)
+        start = word == "&&"
+    return firsts
+
+
+def run_command(words: list[str], where: str) -> Ran:
+    redirect = None
+    if ">" in words:
+        k = words.index(">")
+        words, redirect = words[:k], words[k + 1]
+    assert "|" not in words, f"{where}: pipes are not run; write the command without one"
+    if words[0] == "hockeystick":
+        from hockeystick.cli import main
+
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                status = main(words[1:])
+            except SystemExit as exit_:
+                status = exit_.code if isinstance(exit_.code, int) else 1
+        assert status == 0, f"{where}: {shlex.join(words)} exited {status}: {err.getvalue()[-2000:]}"
+        text = out.getvalue()
+    elif words[0] == "python" and len(words) > 1 and words[1].startswith("examples/"):
+        result = subprocess.run([sys.executable, *words[1:]], capture_output=True, text=True, timeout=600)
+        assert result.returncode == 0, f"{where}: {shlex.join(words)} exited {result.returncode}: {result.stderr}"
+        text, status = result.stdout, result.returncode
+    else:
+        raise AssertionError(f"{where}: '{shlex.join(words)}' is neither a hockeystick command nor an example "
+                             "script; mark the block <!-- skip: REASON --> if it cannot run in the suite")
+    if redirect is not None:
+        Path(redirect).write_text(text, encoding="utf-8")
+    return Ran(text, status)
+
+
+def run_shell(block: Block) -> str:
+    """Run the block's commands; the output of the last one."""
+    last = ""
+    for words, claim in shell_commands(block.source):
+        where = block.where
+        parts: list[list[str]] = [[]]
+        for word in words:
+            if word == "&&":
+                parts.append([])
+            else:
+                parts[-1].append(word)
+        for part in parts:
+            if part[:2] == ["pip", "install"]:
+                continue
+            last = run_command(part, where).output
+        if claim is not None:
+            check_printed_numbers(last, claim, where)
+    return last
+
+
+def check_printed_numbers(output: str, claim: str, where: str) -> None:
+    """The numbers of ``claim`` appear in ``output`` in that order, each at its written precision."""
+    stated = []
+    for word in claim.replace(",", " ").split():
+        if NUMBER.fullmatch(word) is None:
+            break
+        stated.append(word)
+    assert stated, f"{where}: '# -> {claim}' states no number"
+    printed = NUMBER.findall(output)
+    k = 0
+    for number in printed:
+        if k < len(stated) and number_matches(number, stated[k]):
+            k += 1
+    assert k == len(stated), f"{where}: the output does not print {stated[k]} (after {stated[:k]}):\n{output}"
+
+
+def check_output(output: str, expected: Block) -> None:
+    """Each line of ``expected`` other than ``...`` is a line of ``output``, in order: the same text up to
+    spacing, numbers at the precision written."""
+    actual = [line for line in output.splitlines() if line.strip()]
+    k = 0
+    for line in expected.source.splitlines():
+        if not line.strip() or line.strip() == "...":
+            continue
+        while k < len(actual) and not _same_line(actual[k], line):
+            k += 1
+        assert k < len(actual), f"{expected.where}: the command does not print the line\n{line}\nits output:\n{output}"
+        k += 1
+
+
+def _same_line(actual: str, expected: str) -> bool:
+    words, stated = actual.split(), expected.split()
+    if len(words) != len(stated):
+        return False
+    for word, written in zip(words, stated):
+        number = NUMBER.search(written)
+        if number is None:
+            if word != written:
+                return False
+            continue
+        head, tail = written[:number.start()], written[number.end():]
+        if not (word.startswith(head) and word.endswith(tail)):
+            return False
+        inner = word[len(head):len(word) - len(tail)] if tail else word[len(head):]
+        if NUMBER.fullmatch(inner) is None or not number_matches(inner, number.group()):
+            return False
+    return True
+
+
+# ---------------------------------------------------------------------------------------------------
+# the tests
+
+ALL_BLOCKS = [block for page in PAGES for block in read_blocks(page)]
+SKIPPED = [block for block in ALL_BLOCKS if block.marker == "skip"]
+SLOW_PAGES = {"docs/simulate.md"}  # worker processes, each compiling the numba kernels
+
+
+def _page_param(page: Path) -> Any:
+    name = str(page.relative_to(ROOT))
+    marks = [pytest.mark.slow] if name in SLOW_PAGES else []
+    return pytest.param(page, id=name, marks=marks)
+
+
+@pytest.mark.parametrize("page", [_page_param(page) for page in PAGES])
+def test_page_examples_print_what_the_page_states(page: Path, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page's blocks run in order in one namespace and one working directory, and every stated
+    value is the value computed."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    namespace: dict[str, Any] = {"__name__": "__main__"}
+    blocks = read_blocks(page)
+    previous: tuple[Block, str] | None = None
+    for block in blocks:
+        if block.marker == "skip":
+            previous = None
+            continue
+        if block.marker == "file":
+            assert block.argument and "/" not in block.argument, f"{block.where}: a file marker names a plain file"
+            (tmp_path / block.argument).write_text(block.source, encoding="utf-8")
+        elif block.language == "python":
+            run_python(block, namespace)
+        elif block.language in SHELL and is_cli_example(block):
+            previous = (block, run_shell(block))
+            continue
+        elif block.language == "text" and previous is not None:
+            check_output(previous[1], block)
+        previous = None
+
+
+@pytest.mark.parametrize("block", [pytest.param(block, id=block.where) for block in SKIPPED])
+def test_skipped_block(block: Block) -> None:
+    """A block left out of the run says why (reported by pytest -ra)."""
+    assert len(block.argument) >= 10, f"{block.where}: a skipped block needs a reason, got {block.argument!r}"
+    pytest.skip(f"{block.where}: {block.argument}")
+
+
+def test_every_marker_marks_a_block_and_every_page_has_examples() -> None:
+    assert [found for page in PAGES for found in dangling_markers(page)] == []
+    assert {block.page for block in ALL_BLOCKS if block.language == "python"} >= {"README.md"}
+    unknown = [block.where for block in ALL_BLOCKS if block.marker == "file" and not block.argument]
+    assert unknown == []
+
+
+# ---------------------------------------------------------------------------------------------------
+# the checker itself: it fails on a wrong value
+
+
+def test_a_number_is_compared_at_the_precision_written() -> None:
+    assert number_matches(2.3850647574522457, "2.3851")
+    assert not number_matches(2.3850647574522457, "2.3849")
+    assert number_matches(5.72557122e-300, "5.7e-300") and not number_matches(5.72557122e-300, "5.8e-300")
+    assert number_matches(90, "90") and not number_matches(90.4, "90") and not number_matches(91, "90")
+    assert number_matches(np.float64(-999727.2420992844), "-999727.24")
+
+
+def test_tuples_and_arrays_are_compared_elementwise() -> None:
+    node, source = stated_literal("(2.3851, 2.3852): the true epsilon lies in this bracket") or (None, "")
+    assert node is not None and source == "(2.3851, 2.3852)"
+    assert mismatches((2.3850647574522457, 2.3852152397061266), node, source) == []
+    assert mismatches((2.3849, 2.3852152397061266), node, source) != []
+    assert mismatches((2.3851,), node, source) != []
+    node, source = stated_literal("[0.7255, 0.2068]") or (None, "")
+    assert node is not None and mismatches(np.array([0.72552175, 0.20680463]), node, source) == []
+    assert mismatches(np.array([0.72552175, 0.2078]), node, source) != []
+
+
+def test_a_stated_value_is_checked_against_the_statement_on_its_line() -> None:
+    good = Block("page.md", 1, "python", "x = 2 ** 0.5   # -> 1.4142\nx * x   # -> 2.0\n")
+    run_python(good, {})
+    wrong = Block("page.md", 1, "python", "x = 2 ** 0.5\nx   # -> 1.4143: a wrong digit\n")
+    with pytest.raises(AssertionError, match="stated 1.4143"):
+        run_python(wrong, {})
+    orphan = Block("page.md", 1, "python", "for k in range(2):\n    k   # -> 1\n")
+    with pytest.raises(AssertionError, match="a value stated on a For statement"):
+        run_python(orphan, {})
+
+
+def test_printed_output_is_compared_line_by_line() -> None:
+    printed = "epsilon_lower  epsilon_upper\n-------------  -------------\n      1.82823        1.82824\n"
+    check_printed_numbers(printed, "1.82823 1.82824", "page.md")
+    with pytest.raises(AssertionError):
+        check_printed_numbers(printed, "1.82824 1.82823", "page.md")
+    expected = Block("page.md", 1, "text", "epsilon_lower epsilon_upper\n...\n1.8282 1.8282\n")
+    check_output(printed, expected)
+    with pytest.raises(AssertionError):
+        check_output(printed, Block("page.md", 1, "text", "1.8283 1.8282\n"))
+
+
+def test_shell_lines_split_into_commands() -> None:
+    source = 'pip install ".[plot]" && hockeystick sweep --example\nhockeystick epsilon \\\n  --delta 1e-5   # -> 2.38\n'
+    assert shell_commands(source) == [(["pip", "install", ".[plot]", "&&", "hockeystick", "sweep", "--example"], None),
+                                      (["hockeystick", "epsilon", "--delta", "1e-5"], "2.38")]
+
