@@ -182,6 +182,9 @@ def claims_of(source: str) -> dict[int, str]:
             claim = CLAIM.search(token.string)
             if claim is not None:
                 found[token.start[0]] = claim.group(1)
+            elif "->" in token.string:
+                raise AssertionError(f"line {token.start[0]} of the block: '{token.string}' would not be "
+                                     "checked; a stated value is written '# -> VALUE', the arrow first")
     return found
 
 
@@ -398,6 +401,8 @@ def _same_line(actual: str, expected: str) -> bool:
 
 ALL_BLOCKS = [block for page in PAGES for block in read_blocks(page)]
 SKIPPED = [block for block in ALL_BLOCKS if block.marker == "skip"]
+NOT_CLI = [block for block in ALL_BLOCKS
+           if block.marker is None and block.language in SHELL and not is_cli_example(block)]
 SLOW_PAGES = {"docs/simulate.md"}  # worker processes, each compiling the numba kernels
 
 
@@ -441,6 +446,13 @@ def test_skipped_block(block: Block) -> None:
     pytest.skip(f"{block.where}: {block.argument}")
 
 
+@pytest.mark.parametrize("block", [pytest.param(block, id=block.where) for block in NOT_CLI])
+def test_shell_block_without_a_hockeystick_command(block: Block) -> None:
+    """A shell block of other tools (the test suite's own commands) is not run; reported by pytest -ra."""
+    commands = [" ".join(words) for words, _ in shell_commands(block.source)]
+    pytest.skip(f"{block.where}: not a hockeystick command: {'; '.join(commands)}")
+
+
 def test_every_marker_marks_a_block_and_every_page_has_examples() -> None:
     assert [found for page in PAGES for found in dangling_markers(page)] == []
     assert {block.page for block in ALL_BLOCKS if block.language == "python"} >= {"README.md"}
@@ -477,6 +489,9 @@ def test_a_stated_value_is_checked_against_the_statement_on_its_line() -> None:
     wrong = Block("page.md", 1, "python", "x = 2 ** 0.5\nx   # -> 1.4143: a wrong digit\n")
     with pytest.raises(AssertionError, match="stated 1.4143"):
         run_python(wrong, {})
+    stray = Block("page.md", 1, "python", "x = 2 ** 0.5   # its value -> 1.4143\n")
+    with pytest.raises(AssertionError, match="would not be checked"):
+        run_python(stray, {})
     orphan = Block("page.md", 1, "python", "for k in range(2):\n    k   # -> 1\n")
     with pytest.raises(AssertionError, match="a value stated on a For statement"):
         run_python(orphan, {})
