@@ -24,9 +24,10 @@ OpenMP kernels, ``conversion`` for RDP); the Protocol names only what all of the
 
 from __future__ import annotations
 
-from typing import Any, Literal, Protocol, Union, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, Union, runtime_checkable
 
-import numpy as np
+if TYPE_CHECKING:   # the command line's parser reads BOUND_SIDES without importing numpy
+    import numpy as np
 
 __all__ = ["Accountant", "Bound", "BOUND_SIDES", "BoundResult", "UPPER_ONLY"]
 
@@ -35,7 +36,7 @@ BOUND_SIDES: tuple[Bound, ...] = ("upper", "lower", "both")
 UPPER_ONLY: tuple[Bound, ...] = ("upper",)
 
 # float or ndarray for one side; (lower, upper) for bound="both"
-BoundResult = Union[float, np.ndarray, tuple[Any, Any]]
+BoundResult = Union[float, "np.ndarray", tuple[Any, Any]]
 
 
 @runtime_checkable
