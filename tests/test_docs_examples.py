@@ -460,6 +460,15 @@ def test_every_marker_marks_a_block_and_every_page_has_examples() -> None:
     assert unknown == []
 
 
+def test_every_relative_link_of_the_pages_names_a_file_of_the_repository() -> None:
+    broken = []
+    for page in PAGES:
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", page.read_text(encoding="utf-8")):
+            if "://" not in target and not (page.parent / target).exists():
+                broken.append(f"{page.relative_to(ROOT)}: {target}")
+    assert broken == []
+
+
 # ---------------------------------------------------------------------------------------------------
 # the checker itself: it fails on a wrong value
 
