@@ -8,29 +8,43 @@ accountants live in subpackages (``hockeystick.contraction``, ``.pld``,
 ``.fdp``, ``.rdp``, ...).
 """
 
-from .gaussian import gaussian_tail, gaussian_tail_inverse, log_gaussian_tail, mills_ratio
-from .hockey_stick import (
-    laplace_hockey_stick,
-    log_theta,
-    theta,
-    theta_depsilon,
-    theta_epsilon,
-    theta_radius,
-)
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .gaussian import gaussian_tail, gaussian_tail_inverse, log_gaussian_tail, mills_ratio
+    from .hockey_stick import (laplace_hockey_stick, log_theta, theta, theta_depsilon, theta_epsilon,
+                               theta_radius)
 
 __version__ = "0.1.0"
 
-# Families of accountants, imported on first use (``hockeystick.pld`` etc.).
-_SUBPACKAGES = ("contraction", "pld", "fdp", "rdp", "simulate", "sweep", "calibrate", "plots", "figures",
-                "registry", "example", "accountant")
+# Nothing numeric is imported with the package: ``hockeystick --version`` and every ``--help`` start
+# without numpy or the compiled core.  The top-level functions come from their modules on first use
+# (PEP 562), and so does every submodule (``hockeystick.pld``, ``hockeystick.theta`` ...).
+_FUNCTIONS = {
+    "gaussian_tail": "gaussian", "gaussian_tail_inverse": "gaussian", "log_gaussian_tail": "gaussian",
+    "mills_ratio": "gaussian",
+    "laplace_hockey_stick": "hockey_stick", "log_theta": "hockey_stick", "theta": "hockey_stick",
+    "theta_depsilon": "hockey_stick", "theta_epsilon": "hockey_stick", "theta_radius": "hockey_stick",
+}
 
 
-def __getattr__(name: str):
-    if name in _SUBPACKAGES:
-        import importlib
-
+def __getattr__(name: str) -> Any:
+    if name in _FUNCTIONS:
+        value = getattr(importlib.import_module(f".{_FUNCTIONS[name]}", __name__), name)
+        globals()[name] = value     # later lookups find it without coming here
+        return value
+    if not name.startswith("__") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'hockeystick' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_FUNCTIONS})
+
 
 __all__ = [
     "gaussian_tail",

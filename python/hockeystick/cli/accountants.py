@@ -1,4 +1,5 @@
-"""``hockeystick accountants``: what -a accepts, with each one's parameters."""
+"""``hockeystick accountants``: what -a accepts, with each one's parameters, and the mechanisms of a
+``hockeystick compose`` stage with theirs."""
 
 from __future__ import annotations
 
@@ -35,4 +36,24 @@ def run(args: argparse.Namespace) -> int:
         print(f"    needs: {', '.join(calc.required)}" + (f"; optional: {', '.join(optional)}" if optional else ""))
         for p in calc.inverses:
             print(f"    calibrate: {p} from -p {calc.quantity}=TARGET (needs {', '.join(calc.inverse_parameters(p))})")
+    print("\ncompose mechanisms (hockeystick compose: mechanism = NAME in a [[stage]] table; rounds = N repeats "
+          "it, default 1)")
+    for name, needs, optional in _mechanism_parameters():
+        print(f"{name}\n    needs: {', '.join(needs)}" + (f"; optional: {', '.join(optional)}" if optional else ""))
     return 0
+
+
+def _mechanism_parameters() -> list[tuple[str, list[str], list[str]]]:
+    """(name, required parameters, optional parameters) of each mechanism a compose stage takes: its
+    constructor's keywords, but the PLD grid (the compose file's value_discretization_interval)."""
+    import inspect
+
+    from ..pld.stages import MECHANISMS
+
+    listed = []
+    for name, (constructor, _) in MECHANISMS.items():
+        keywords = {n: p for n, p in inspect.signature(constructor).parameters.items()
+                    if n != "value_discretization_interval"}
+        listed.append((name, [n for n, p in keywords.items() if p.default is inspect.Parameter.empty],
+                       [n for n, p in keywords.items() if p.default is not inspect.Parameter.empty]))
+    return listed

@@ -55,13 +55,13 @@ class Parser(argparse.ArgumentParser):
 # --- shared options ------------------------------------------------------------------------
 
 def accountant_options(parser: argparse.ArgumentParser) -> None:
-    from ..sweep import registry
-
+    # The help names no accountant: listing them would build the registry (every family, scipy) on each
+    # --help; 'hockeystick accountants' lists them, and an unknown name is refused with the list.
     group = parser.add_argument_group("what to evaluate")
     group.add_argument("-a", "--accountant", action="append", default=None, metavar="NAME",
-                       help=f"accountant (repeat or comma-separate for several: best bound per point); "
-                            f"registered: {', '.join(registry.names())}; calculators (paper 001's leakage): "
-                            f"{', '.join(registry.calculator_names())}")
+                       help="accountant (repeat or comma-separate for several: best bound per point), or a "
+                            "calculator (paper 001's leakage); 'hockeystick accountants' lists them with "
+                            "their parameters")
     group.add_argument("-p", "--param", action="append", default=[], metavar="NAME=VALUE",
                        help="a parameter: NAME=1.5 (fixed), NAME=1,2,4 (list), NAME=log:0.5:20:100 or "
                             "NAME=linear:1:1000:50 (range); repeat for each parameter")

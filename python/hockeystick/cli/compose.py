@@ -37,19 +37,17 @@ run.toml:
   mechanism = "laplace"
   scale = 2.0
 
-mechanisms: {mechanisms}
+mechanisms and their parameters: hockeystick accountants
 """
 
 
 def register(subparsers: Any) -> None:
-    from ..pld.stages import MECHANISMS
-
     p = subparsers.add_parser(
         "compose", help="certified epsilon (or delta) of a run made of different stages (a TOML list)",
         description="Compose the stages of a run (each a mechanism with its parameters, repeated `rounds` "
                     "times; every round released) by PLD composition and print the certified bracket "
                     "[lower, upper] of epsilon(delta), or of delta(epsilon).",
-        epilog=_EXAMPLE.format(mechanisms=", ".join(MECHANISMS)), formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=_EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("stages", metavar="FILE", help="the run: a TOML file with one [[stage]] table per stage")
     target = p.add_mutually_exclusive_group(required=True)
     target.add_argument("--delta", metavar="VALUES", help="print epsilon at these deltas (1e-5 or 1e-5,1e-6)")

@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..certified_theta import theta_epsilon_upper, theta_radius_lower
-from ..hockey_stick import theta
 from .common import UsageError
 
 __all__ = ["register", "run"]
@@ -22,6 +20,9 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..certified_theta import theta_epsilon_upper, theta_radius_lower
+    from ..hockey_stick import theta
+
     # validate (and compute) before printing anything: bad input gets a message, no half output
     if not (0 < args.sensitivity < float("inf")):
         raise UsageError(f"--sensitivity must be a positive finite number, got {args.sensitivity:g}")
