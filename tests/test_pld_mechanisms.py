@@ -1,5 +1,5 @@
-"""New PLD mechanisms (canonical pair, randomized response, discrete Laplace, Laplace and Gaussian
-mixtures) and the +infinity fix of from_distributions: certified brackets around exact references.
+"""PLD mechanisms (canonical pair, randomized response, discrete Laplace, Laplace and Gaussian
+mixtures) and from_distributions' mass at +infinity: certified brackets around exact references.
 
 References: finite pairs composed by brute-force enumeration of the product outcomes (exact up to
 rounding); continuous pairs by 50-digit mpmath quadrature of E_{e^eps}(P || Q) = int (p - e^eps q)_+.
