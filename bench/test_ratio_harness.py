@@ -113,6 +113,7 @@ def test_median_interval_holds_the_median_and_narrows_with_more_pairs() -> None:
     assert np.subtract(*median_interval(large)[::-1]) < np.subtract(*median_interval(small)[::-1])
 
 
+@pytest.mark.slow
 def test_measure_recovers_a_known_ratio_and_discards_the_first_call() -> None:
     """The anchor costs exactly 4x ours per item (busy loops of known length); its first call is slow."""
     import time

@@ -149,6 +149,7 @@ def _plain_sigma(monkeypatch, **target):
         return calibrate("pld_subsampled_gaussian", "sigma", delta=target.pop("delta", DELTA), **target)
 
 
+@pytest.mark.slow
 def test_pld_sigma_meets_the_target_on_both_directions_and_matches_the_plain_search(monkeypatch):
     rng = np.random.default_rng(11)
     target = dict(sampling_rate=10 ** rng.uniform(-3, -1, 6), rounds=np.round(10 ** rng.uniform(1, 3, 6)),

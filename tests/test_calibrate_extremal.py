@@ -82,6 +82,7 @@ def test_gdp(eps: float, delta: float) -> None:
     _check_extremal("gdp", "mu", eps, delta)
 
 
+@pytest.mark.slow
 @settings(max_examples=8, deadline=None)
 @given(eps=EPS, delta=DELTA, sigma=SIGMA, q=RATE, rounds=ROUNDS)
 def test_rdp_subsampled_gaussian(eps: float, delta: float, sigma: float, q: float, rounds: int) -> None:

@@ -22,6 +22,7 @@ EPS = RNG.uniform(1, 8, 5)
 ROUNDS = np.round(10 ** RNG.uniform(1, 2.5, 5))
 
 
+@pytest.mark.slow
 def test_rdp_answers_are_bit_identical_for_any_worker_count():
     eps, q = np.linspace(0.5, 8, 40), np.logspace(-3, -1, 40)
     rounds = np.round(np.logspace(1, 4, 40))

@@ -140,6 +140,7 @@ def test_figures_without_the_module_is_a_clear_error(capsys, tmp_path, monkeypat
     assert code == 2 and "hockeystick.figures" in err
 
 
+@pytest.mark.slow
 def test_the_readme_main_job_runs_end_to_end(tmp_path):
     """`hockeystick sweep --example` as a user runs it: a real process, files where it says."""
     out_dir = tmp_path / "out"

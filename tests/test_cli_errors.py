@@ -295,6 +295,7 @@ def test_a_misspelled_flag_prints_the_subcommands_usage(capsys):
     assert "hockeystick calibrate: error: unrecognized arguments: --epsilno 1 (did you mean --epsilon?)" in err
 
 
+@pytest.mark.slow
 def test_debug_shows_the_traceback_and_the_console_script_does_not():
     argv = [sys.executable, "-m", "hockeystick", "delta", *GAUSS, "-p", "sigma=1,,2", "--epsilon", "1"]
     plain = subprocess.run(argv, capture_output=True, text=True, timeout=120)

@@ -67,6 +67,7 @@ def test_parquet_rows_equal_the_sweep_run_directly(tmp_path, capsys, expected):
     assert "noisy_fedavg: frontier of test_accuracy" in printed and "trusted_aggregator: frontier" in printed
 
 
+@pytest.mark.slow
 def test_csv_rows_and_dask_local_equal_in_process(tmp_path, expected):
     pytest.importorskip("distributed")
     out = tmp_path / "runs.csv"
@@ -78,6 +79,7 @@ def test_csv_rows_and_dask_local_equal_in_process(tmp_path, expected):
     assert rows["batch_size"].isna().all()   # "full": each client's whole local batch
 
 
+@pytest.mark.slow
 def test_on_row_streams_rows_in_frame_order():
     train, test = bundled("wine", 6, seed=1)
     seen: list[dict] = []

@@ -77,6 +77,7 @@ def test_002_figure_3_claims_small_epsilon_and_late_records():
     assert np.any(curves["Thm 4, i = 20"] > curves["Prop 1, i = 20"])
 
 
+@pytest.mark.slow
 def test_write_figures_writes_the_pngs_and_paper_003_tables(tmp_path):
     pytest.importorskip("matplotlib")
     paths = figures.write_figures(tmp_path / "figs")

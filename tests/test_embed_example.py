@@ -18,6 +18,7 @@ def _compiler() -> str | None:
     return os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++") or shutil.which("clang++")
 
 
+@pytest.mark.slow
 def test_embed_example_builds_and_agrees_with_python(tmp_path):
     cxx = _compiler()
     if cxx is None:

@@ -531,7 +531,12 @@ def _walk_failure(call: Callable[..., Any], kwargs: dict[str, Any], name: str) -
     return None
 
 
-@pytest.mark.parametrize("label, call, base", WALKS, ids=[w[0] for w in WALKS])
+# the walk of get_noise_multiplier calibrates at every value: tens of seconds
+SLOW_WALKS = {"opacus.get_noise_multiplier"}
+
+
+@pytest.mark.parametrize("label, call, base", [
+    pytest.param(*walk, id=walk[0], marks=pytest.mark.slow if walk[0] in SLOW_WALKS else ()) for walk in WALKS])
 def test_every_argument_at_its_edges_answers_or_is_refused_by_name(label, call, base):
     failures = []
     for name in base:

@@ -78,7 +78,7 @@ def _pair_epsilon(n: int, k: int) -> float:
     return 0.5 * (lo + hi)
 
 
-@pytest.mark.parametrize("k", [100, 1000])
+@pytest.mark.parametrize("k", [100, pytest.param(1000, marks=pytest.mark.slow)])
 def test_probe_bracket_contains_the_realizable_pair_and_matches_the_jump(k, monkeypatch):
     grids = searched_grids(monkeypatch)
     lo, up = _profile(1000, k).epsilon(DELTA)

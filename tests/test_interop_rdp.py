@@ -4,7 +4,6 @@ quadrature, and default orders fine enough for calibration."""
 from __future__ import annotations
 
 import math
-import os
 
 import mpmath
 import numpy as np
@@ -78,9 +77,9 @@ def _calibrated(make, event, eps):
     return mc.calibrate_dp_mechanism(make, event, eps, 1e-5, mc.ExplicitBracketInterval(0.3, 100.0), tol=1e-7)
 
 
-CASES = [(lambda s: E.GaussianDpEvent(s), 0.2)]
-if os.environ.get("HOCKEYSTICK_FULL_TREES"):  # 20 s each on a loaded 2-core machine
-    CASES.append((lambda s: E.SelfComposedDpEvent(E.PoissonSampledDpEvent(0.01, E.GaussianDpEvent(s)), 100), 0.1))
+CASES = [(lambda s: E.GaussianDpEvent(s), 0.2),
+         pytest.param(lambda s: E.SelfComposedDpEvent(E.PoissonSampledDpEvent(0.01, E.GaussianDpEvent(s)), 100), 0.1,
+                      marks=pytest.mark.slow)]
 
 
 @pytest.mark.parametrize("event,eps", CASES)

@@ -62,6 +62,7 @@ def test_randomized_response_rdp_equals_the_renyi_divergence_to_1e_12(relation):
         assert np.allclose(ours, exact, rtol=1e-12, atol=0), (p, k, alphas, ours, exact)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("relation", [N.REPLACE_ONE, N.REPLACE_SPECIAL])
 def test_randomized_response_parity_with_dp_accounting(relation):
     rng = np.random.default_rng(3)
@@ -207,6 +208,7 @@ def test_tree_aggregation_parity_with_dp_accounting():
         assert ours.get_delta(2.0) == pytest.approx(theirs.get_delta(2.0), rel=1e-9)
 
 
+@pytest.mark.slow
 def test_compositions_of_every_kind_match_dp_accounting():
     rng = np.random.default_rng(8)
     for relation in (N.REPLACE_SPECIAL, N.REPLACE_ONE):

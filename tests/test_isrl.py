@@ -71,6 +71,7 @@ def test_validity_ranges_are_enforced(call, message):
         call()
 
 
+@pytest.mark.slow
 def test_theorem_2_1_is_valid_but_several_times_too_noisy():
     eps0, rounds = 1.0, 35
     k = int(isrl.theorem_2_1_batch_size(rounds=rounds, silo_size=N, epsilon=eps0, delta=DELTA))
@@ -163,6 +164,7 @@ def test_minibatch_sgd_average_output_is_the_mean_of_the_iterates():
         sim.isrl_minibatch_sgd(data, output="best", **common)
 
 
+@pytest.mark.slow
 def test_certified_sigma_buys_accuracy_at_the_same_privacy():
     """Figs. 4-9's shape from the simulator: at every eps0 the certified sigma (smaller, same guarantee)
     gives a lower test error than Theorem 2.1's, by a clear margin at eps0 = 6."""
@@ -177,6 +179,7 @@ def test_certified_sigma_buys_accuracy_at_the_same_privacy():
     assert rows[-1]["test_error_paper"] - rows[-1]["test_error_certified"] > 0.15
 
 
+@pytest.mark.slow
 def test_figures_without_the_simulate_extra_skip_only_the_utility_figure(monkeypatch, tmp_path):
     """`pip install .[plot]` has no numba: `hockeystick figures` still writes the tables and the sigma
     plot, and leaves out only the simulator's figure (the tables' numbers are stubbed here: they are

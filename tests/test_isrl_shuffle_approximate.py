@@ -102,6 +102,7 @@ def test_refusals(kwargs, message):
 
 # --- paper 003's shuffled Noisy MB-SGD -------------------------------------------------------------
 
+@pytest.mark.slow
 def test_shuffled_noisy_mb_sgd_amplifies_one_record_silos_and_never_exceeds_the_unshuffled_bound():
     kw = dict(sigma=10.0, lipschitz=1.0, batch_size=1, silo_size=1, rounds=10, value_discretization_interval=5e-3)
     shuffled = ShuffledNoisyMBSGD(silos=10_000, **kw)
@@ -114,7 +115,9 @@ def test_shuffled_noisy_mb_sgd_amplifies_one_record_silos_and_never_exceeds_the_
     assert ShuffledNoisyMBSGD(silos=100, **big).epsilon(1e-6) == NoisyMBSGD(**big).epsilon(1e-6)
 
 
-@pytest.mark.parametrize("sigma, silos, rounds", [(5.0, 10_000, 10), (2.0, 500, 3), (10.0, 2000, 20)])
+@pytest.mark.parametrize("sigma, silos, rounds", [pytest.param(5.0, 10_000, 10, marks=pytest.mark.slow),
+                                                   (2.0, 500, 3),
+                                                   pytest.param(10.0, 2000, 20, marks=pytest.mark.slow)])
 def test_shuffled_noisy_mb_sgd_is_above_the_sum_of_the_shuffled_messages(sigma, silos, rounds):
     """The sum of the shuffled messages (a post-processing) is N(sum of means, M sigma^2): one record moving
     its silo's mean by 2L gives the Gaussian mechanism with mu = sqrt(R) 2L / (sigma sqrt(M)) (1-D
@@ -126,6 +129,7 @@ def test_shuffled_noisy_mb_sgd_is_above_the_sum_of_the_shuffled_messages(sigma, 
         assert acc.delta(eps) >= theta_lower(mu, eps)
 
 
+@pytest.mark.slow
 def test_shuffled_noisy_mb_sgd_is_monotone():
     base = dict(lipschitz=1.0, batch_size=1, silo_size=1, value_discretization_interval=5e-3)
     eps = np.linspace(0, 3, 13)
@@ -137,7 +141,7 @@ def test_shuffled_noisy_mb_sgd_is_monotone():
     assert by_rounds[0] <= by_rounds[1]
 
 
-def test_shuffled_noisy_mb_sgd_refusals_and_registry():
+def test_shuffled_noisy_mb_sgd_refusals():
     base = dict(sigma=5.0, lipschitz=1.0, batch_size=1, silo_size=1, rounds=2)
     with pytest.raises(ValueError, match=r"silos must lie in \[2"):
         ShuffledNoisyMBSGD(silos=1, **base)
@@ -145,6 +149,10 @@ def test_shuffled_noisy_mb_sgd_refusals_and_registry():
         ShuffledNoisyMBSGD(silos=10**7, **base)
     with pytest.raises(ValueError, match='bound must be "upper"'):
         ShuffledNoisyMBSGD(silos=100, **base).delta(1.0, bound="lower")
+
+
+@pytest.mark.slow
+def test_shuffled_noisy_mb_sgd_registry_entry_broadcasts_sigma():
     entry = registry.get("isrl_shuffled_noisy_mb_sgd")
     acc = entry.build(sigma=np.array([5.0, 8.0]), lipschitz=1.0, batch_size=1, silo_size=1, silos=5000, rounds=10,
                       value_discretization_interval=5e-3)

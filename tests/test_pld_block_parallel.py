@@ -17,7 +17,8 @@ ROUNDS = np.array([10.0, 400.0, 5000.0])[:, None]
 EPS = np.array([0.5, 1.0, 3.0])
 
 
-@pytest.mark.parametrize("kw", [dict(accuracy=1e-2), dict(accuracy=1e-2, delta_accuracy="epsilon"),
+@pytest.mark.parametrize("kw", [pytest.param(dict(accuracy=1e-2), marks=pytest.mark.slow),
+                                dict(accuracy=1e-2, delta_accuracy="epsilon"),
                                 dict(value_discretization_interval=2e-3)])
 def test_values_are_bit_identical_for_any_workers(kw):
     out = {}

@@ -47,7 +47,7 @@ def test_unknown_parameter_and_unreachable_targets():
     assert np.all(np.isfinite(start)) and np.all(start >= 1)
 
 
-@pytest.mark.parametrize("parameter", ["sigma", "rounds"])
+@pytest.mark.parametrize("parameter", ["sigma", pytest.param("rounds", marks=pytest.mark.slow)])
 def test_same_answer_as_the_default_start_with_no_far_evaluation(parameter, monkeypatch):
     fixed = {"sigma": {"rounds": 2000.0}, "rounds": {"sigma": 0.9}}[parameter]
     target = dict(epsilon=np.array([2.0, 1.0]), delta=DELTA, sampling_rate=np.array([0.002, 0.01]), **fixed)
@@ -103,6 +103,7 @@ def test_coarse_answers_extrapolate_towards_the_requested_grid():
     assert np.all(np.abs(predicted - u[1e-4]) < 0.2 * np.abs(u[1e-3] - u[1e-4])), (predicted - u[1e-4], u[1e-3] - u[1e-4])
 
 
+@pytest.mark.slow
 def test_random_targets_are_certified_minimal_and_equal_to_the_plain_search():
     """G2-like targets (q 10^U(-3,-1), rounds 10^U(1,3), eps U(1,8)): the sigma found through the coarse
     grids meets the target on the requested grid's certified upper side, sigma (1 - 1e-6) does not,
@@ -154,6 +155,7 @@ def test_a_coarse_grid_that_refuses_leaves_the_search_to_the_requested_grid(monk
                   .delta(kwargs["epsilon"]) <= DELTA)
 
 
+@pytest.mark.slow
 def test_same_sigma_and_rounds_as_dp_accounting_calibrate_dp_mechanism():
     """dp_accounting's calibrate_dp_mechanism over its PLDAccountant (h = 1e-4, its default tolerance)
     for one target: our sigma within 1e-6 of its and never below our certified lower side minus that

@@ -75,6 +75,7 @@ def test_default_cap_is_a_stated_fraction_of_physical_memory():
     assert pc.DEFAULT_MAX_POINTS * pc.BYTES_PER_POINT <= max(physical // 2, 1 << 20 * pc.BYTES_PER_POINT)
 
 
+@pytest.mark.slow
 def test_a_window_above_the_cap_is_refused_before_allocating():
     # 10^5 rounds of a Gaussian with sigma 0.05 on h = 1e-4: a window of about 10^9 points (~100 GB).
     dist = pld.gaussian(0.05, value_discretization_interval=1e-4).self_compose(100_000)

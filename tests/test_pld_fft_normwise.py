@@ -64,7 +64,7 @@ def _spiky_factor(h: float, rng: np.random.Generator) -> GridPMF:
 
 
 @needs_long
-@pytest.mark.parametrize("rounds", [4, 10, 25])
+@pytest.mark.parametrize("rounds", [4, 10, pytest.param(25, marks=pytest.mark.slow)])
 def test_composed_masses_stay_within_the_charge_the_normwise_bound_gives(rounds):
     rng = np.random.default_rng(rounds)
     factor = _spiky_factor(1e-3, rng)

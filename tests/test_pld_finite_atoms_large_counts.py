@@ -23,7 +23,8 @@ from hockeystick.pld.discrete_laplace import discrete_laplace_atoms, discrete_la
 from hockeystick.pld.subsampling import poisson_subsampled_pair
 
 mp.mp.dps = 50
-CASES = [(1.0, 20_000), (0.1, 100_000), (1.0, 10**6), (0.1, 10**7), (3.0, 10**7), (0.1, 10**8)]
+CASES = [(1.0, 20_000), (0.1, 100_000), (1.0, 10**6), (0.1, 10**7), (3.0, 10**7),
+         pytest.param(0.1, 10**8, marks=pytest.mark.slow)]
 TARGET = 1e-6
 
 
@@ -70,6 +71,7 @@ def test_large_self_composition_brackets_exact_binomial(a: float, k: int) -> Non
         assert d_lo <= exact <= d_hi, (eps, d_lo, float(exact), d_hi)
 
 
+@pytest.mark.slow
 def test_large_self_composition_beside_a_gaussian() -> None:
     a, k, sigma = 0.1, 10**6, 0.05
     acc = HockeystickAccountant().compose(dpa.ComposedDpEvent([
@@ -109,6 +111,7 @@ def test_poisson_sampled_lattice_free_pair_many_times() -> None:
     assert (0.0 <= lo).all() and (lo <= hi).all() and (hi <= 1.0).all()
 
 
+@pytest.mark.slow
 def test_two_lattices_compose_on_a_window_against_enumeration(monkeypatch):
     """Two discrete Laplace lattices (a = 1 and 1.37 with sensitivity 2) meet on the 2^-32 sub-lattice;
     past ``WINDOW_PRODUCTS`` products they compose on a coarsened window (forced here on a small case):
@@ -168,6 +171,7 @@ def _two_atom_delta(p: tuple[float, float], q: tuple[float, float], k: int, eps:
     return total
 
 
+@pytest.mark.slow
 def test_a_billion_runs_off_any_lattice_are_rebased_not_refused():
     """Found by the event-tree search: 1.3e9 runs of a randomized response (replace-special: two atoms on the
     2^-32 sub-lattice) reached indices past 2^62 and were refused as 'beyond the common loss lattice'

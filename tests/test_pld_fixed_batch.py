@@ -42,6 +42,7 @@ def test_full_batch_is_the_gaussian_mechanism_with_double_shift():
     np.testing.assert_allclose(up, exact, rtol=2e-3)
 
 
+@pytest.mark.slow
 def test_with_replacement_is_looser_than_without_at_equal_batch():
     """K draws with replacement can repeat the record: never more private than a batch of K distinct
     records (same n, sigma, Delta) -- the certified upper bounds are ordered, and both lower bounds

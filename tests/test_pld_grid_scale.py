@@ -22,7 +22,7 @@ ROUNDS = np.array([10.0, 100.0, 1000.0, 10_000.0])
 EPS = np.array([0.5, 1.0, 2.0, 4.0])
 
 
-@pytest.mark.parametrize("sigma, q", [(1.0, 0.01), (0.6, 0.1), (3.0, 0.05)])
+@pytest.mark.parametrize("sigma, q", [(1.0, 0.01), pytest.param(0.6, 0.1, marks=pytest.mark.slow), (3.0, 0.05)])
 def test_block_brackets_overlap_pointwise_fine_grid_and_meet_accuracy(sigma, q):
     lo, up = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=ROUNDS[:, None],
                                        accuracy=1e-2).delta(EPS[None, :], bound="both")

@@ -57,6 +57,7 @@ def test_add_curve_at_minus_infinity_is_one(upper):
     assert (np.all(got == 1.0)) if upper else np.all(got <= 1.0)
 
 
+@pytest.mark.slow
 def test_with_replacement_laplace_whose_losses_pass_700_gives_a_bracket():
     """Laplace scale 1e-3 drawn with replacement (n = 1000, K = 64) under replace-one: the losses reach
     2000 c; delta(10) is the chance the record is drawn, 1 - (1 - 1/n)^K, less e^-1990."""

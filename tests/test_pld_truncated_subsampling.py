@@ -141,6 +141,7 @@ def _composed_exact(p: dict, q: dict, sigma: float, eps: float) -> mp.mpf:
         return mp.quad(inner, mp.linspace(lo, hi, 9))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("others", [0.0, -1.0])
 def test_two_rounds_realizable_pairs_below_their_dataset(others):
     """Each candidate lower side is its dataset's pair: its two-round lower delta is below that

@@ -34,7 +34,7 @@ def mirrored_delta(s: float, K: int, n: int, eps: float) -> mp.mpf:
     return sum(b[c] * (mp.ncdf((2 * c - x0) / s) - g * mp.ncdf((-2 * c - x0) / s)) for c in range(K + 1))
 
 
-CASES = [(2.0, 5, 10), (1.0, 3, 4), (3.0, 20, 50)]
+CASES = [pytest.param(2.0, 5, 10, marks=pytest.mark.slow), (1.0, 3, 4), pytest.param(3.0, 20, 50, marks=pytest.mark.slow)]
 
 
 def shift_constrained_brute_force(s: float, K: int, n: int, eps: float) -> float:
@@ -92,6 +92,7 @@ def _components_1d(values: np.ndarray, K: int) -> list:
     return list(out.items())
 
 
+@pytest.mark.slow
 def test_exhaustive_one_dimensional_configurations_stay_below_the_shift_constrained_curve():
     """n = 4 records, K = 3 draws (64 index sequences), contributions in [-1, 1] (units of Delta):
     every configuration on a lattice of corners and midpoints, both orders, eps in [-1, 2]."""

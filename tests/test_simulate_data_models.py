@@ -187,6 +187,7 @@ def test_full_batch_gradient_is_the_rows_added_one_by_one_bit_for_bit(model, cla
     assert np.array_equal(fast, one_by_one)
 
 
+@pytest.mark.slow
 def test_float32_features_train_to_the_float64_result_in_the_low_digits():
     train, test = sim.bundled("wine", 6, seed=1)
     train32, test32 = sim.bundled("wine", 6, seed=1, dtype="float32")

@@ -41,7 +41,7 @@ def pnsgd_data(n: int, i: int, label: float) -> sim.FederatedData:
 
 
 @pytest.mark.parametrize("noise, scale, record, random_stop",
-                         [("gaussian", 1.0, 6, False), ("gaussian", 1.0, 5, False), ("gaussian", 2.0, 6, False), ("gaussian", 1.0, 4, False),
+                         [pytest.param("gaussian", 1.0, 6, False, marks=pytest.mark.slow), ("gaussian", 1.0, 5, False), ("gaussian", 2.0, 6, False), ("gaussian", 1.0, 4, False),
                           ("gaussian", 1.0, 5, True), ("laplace", 1.0, 6, False), ("laplace", 1.0, 5, False)])
 def test_monte_carlo_divergence_below_paper_002_bounds(noise, scale, record, random_stop):
     n, replicas, eta = 6, 100_000, 0.5

@@ -51,6 +51,7 @@ def test_epsilon_depends_on_configuration_not_seed(rows):
     assert by_sigma[0.5] < by_sigma[0.05]
 
 
+@pytest.mark.slow
 def test_processes_equal_in_process(wine, rows):
     train, test = wine
     again = simulate_sweep("noisy_fedavg", train, grid=GRID, fixed=FIXED, seeds=2, test=test, delta=1e-5,
@@ -58,6 +59,7 @@ def test_processes_equal_in_process(wine, rows):
     pd.testing.assert_frame_equal(again, rows)
 
 
+@pytest.mark.slow
 def test_dask_equals_in_process(wine, rows):
     pytest.importorskip("dask.distributed")
     train, test = wine

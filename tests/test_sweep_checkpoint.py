@@ -108,6 +108,7 @@ def test_a_killed_run_resumes_from_its_finished_chunks(tmp_path, monkeypatch, si
     assert sorted(os.listdir(tmp_path)) == sorted(["ready", path.name, f"clean{suffix}"])
 
 
+@pytest.mark.slow
 def test_the_next_run_clears_a_killed_runs_leftovers(tmp_path):
     path = tmp_path / "out.csv"
     _kill_mid_run(tmp_path, path, signal.SIGKILL)

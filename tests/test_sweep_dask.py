@@ -112,6 +112,7 @@ def _kills_its_worker(kill_at, markers):
     return compute_part
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers, kill_at", [(1, {2}), (2, {1, 5}), (2, "every worker once")])
 def test_killed_workers_lose_nothing(tmp_path, monkeypatch, workers, kill_at):
     """Issue 11 item 5: a lost worker (every worker, in turn) costs a retry, not the sweep.

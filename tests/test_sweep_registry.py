@@ -63,7 +63,12 @@ def test_every_registered_accountant_has_an_example():
         registry.register(registry.get("gaussian"))
 
 
-@pytest.mark.parametrize("name", sorted(EXAMPLES))
+# the two examples whose sweep and calibration take tens of seconds
+SLOW_EXAMPLES = {"isrl_shuffled_noisy_mb_sgd", "pld_with_replacement_gaussian"}
+
+
+@pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.slow if name in SLOW_EXAMPLES else ())
+                                  for name in sorted(EXAMPLES)])
 def test_sweep_is_the_accountant_and_calibration_recovers_the_parameter(name):
     entry, params = registry.get(name), EXAMPLES[name]
     eps = np.array([0.25, 0.5, 1.0, 2.0, 4.0])

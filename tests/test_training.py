@@ -87,6 +87,7 @@ def test_refusals_name_the_argument(kwargs, message):
         DPSGD(**args)
 
 
+@pytest.mark.slow
 def test_cli_training_flags(capsys):
     from hockeystick.cli import main
 

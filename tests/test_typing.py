@@ -28,11 +28,13 @@ def test_the_stub_declares_every_compiled_name():
     assert not missing, f"add these bindings to python/hockeystick/_core.pyi: {missing}"
 
 
+@pytest.mark.slow
 def test_the_package_passes_mypy():
     result = _mypy("-p", "hockeystick")
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+@pytest.mark.slow
 def test_the_readme_examples_pass_mypy_strict():
     # the user script strictly; the package as a library it imports (its own check is the test above)
     result = _mypy("--strict", "--follow-imports=silent", "tests/typing/readme_examples.py")
@@ -45,6 +47,7 @@ def test_the_readme_examples_run():
     assert result.returncode == 0, result.stderr
 
 
+@pytest.mark.slow
 def test_the_overloads_catch_mistakes():
     result = _mypy("--strict", "--follow-imports=silent", "tests/typing/wrong_types.py")
     errors = [line for line in result.stdout.splitlines() if ": error:" in line]
