@@ -277,7 +277,7 @@ def test_a_library_type_error_is_a_usage_error(capsys, places, monkeypatch):
 def test_figures_without_matplotlib_prints_the_install_hint(capsys, places, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)     # `import matplotlib` raises ImportError
     code, out, err = _invoke(capsys, ["figures", "--out-dir", "figs"])
-    _check_refused(code, out, err, "figures need matplotlib: pip install 'hockeystick[plot]'", "figures")
+    _check_refused(code, out, err, 'hockeystick figures needs matplotlib: pip install "hockeystick[plot]"', "figures")
     _unchanged(*places, {"existing.csv": b"precious", "existing.png": b"precious",
                          **{name: text.encode() for name, text in COMPOSE_FILES.items()}})
 
@@ -321,5 +321,5 @@ def test_the_largest_integer_a_sweep_takes_is_written_exactly(capsys, tmp_path):
     code, out, err = _invoke(capsys, ["sweep", str(config), "-o", str(tmp_path / "out.csv"), "--no-progress"])
     assert code == 0, err
     header, *rows = (tmp_path / "out.csv").read_text().splitlines()
-    column = header.split(",").index('"rounds"')
+    column = header.split(",").index("rounds")
     assert [row.split(",")[column] for row in rows] == ["9007199254740992"] * 2

@@ -13,7 +13,7 @@ PACKAGE = Path(hockeystick.__file__).parent
 
 # Lower number = lower layer.  A module may import its own subpackage's siblings and any lower layer.
 LAYERS = {
-    "_core": 0, "accountant": 0, "progress": 0,
+    "_core": 0, "accountant": 0, "progress": 0, "_optional": 0,
     "_validation": 1,
     "_elementwise": 2,
     "gaussian": 3, "hockey_stick": 3,

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from ._elementwise import FloatOrArray
+from ._optional import require_extra
 from .contraction import PNSGDGaussian, PNSGDRenyiBaseline, TrustedAggregator
 from .errata_003 import write_tables_and_figure
 
@@ -75,12 +76,10 @@ _TITLES = {
 
 def write_figures(out_dir: str | Path) -> list[Path]:
     """Draw the three figures as PNG files in ``out_dir`` (created if needed); return their paths."""
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError as exc:  # the optional extra
-        raise ImportError("drawing figures needs matplotlib: pip install 'hockeystick[plot]'") from exc
+    require_extra("write_figures", "matplotlib")
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written = []

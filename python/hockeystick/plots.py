@@ -1,6 +1,6 @@
 """Pictures of privacy guarantees: delta-eps curves, sigma needed vs rounds, heat maps over two axes.
 
-matplotlib is imported only when a picture is drawn (``pip install 'hockeystick[plot]'``),
+matplotlib is imported only when a picture is drawn (``pip install "hockeystick[plot]"``),
 through its object-oriented API (Figure + Agg canvas): no pyplot state, no GUI backend.
 ``plot_dataset`` draws the natural picture of a sweep from its labelled arrays (a saved file read
 with ``sweep.read_sweep``: nothing is evaluated again); ``plot_grid`` draws the same picture of a
@@ -17,6 +17,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import numpy.typing as npt
 
+from ._optional import require_extra
 from .sweep.grid import Axis, Grid
 from .sweep.labelled import to_dataset
 from .sweep.run import default_chunk_size, evaluate_chunk
@@ -28,11 +29,9 @@ _DELTA_FLOOR = 1e-16    # delta-eps curves are cut below this (smaller deltas ar
 
 
 def _figure() -> tuple[Any, Any]:
-    try:
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-    except ImportError:
-        raise ValueError("plots need matplotlib: pip install 'hockeystick[plot]'") from None
+    require_extra("drawing a plot", "matplotlib")
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
     fig = Figure(figsize=(6.4, 4.4), dpi=120, layout="constrained")
     FigureCanvasAgg(fig)
     return fig, fig.add_subplot()
@@ -279,6 +278,7 @@ def frontier_plot(rows: Any, path: str | os.PathLike[str], *, metric: str = "tes
     ``bound``: rows with ``epsilon`` and ``value`` (in ``metric``'s units), an analytic guarantee such
     as paper 000 Corollary 1's (``simulate.utility_bound.corollary_1_table``'s ``bound_loss``), drawn
     as crosses beside the measured points (log scale when it is far above them)."""
+    require_extra("frontier_plot", "pandas", extra="plot")
     import pandas as pd
 
     # imported here, not at the top: hockeystick.simulate brings numba, which plain plots do not need

@@ -11,8 +11,9 @@ Parameters are NAME=VALUE where VALUE is a number (fixed), a list 1,2,4, or a ra
 log:START:STOP:NUM / linear:START:STOP:NUM (an axis of the grid).  Files are never replaced
 unless --force; a killed sweep continues with --resume; a sweep above 10^9 points, the free
 disk space or 12 hours estimated needs --allow-large.  Exit status: 0 on success, 2 for bad
-input (one line on stderr saying what to change; --debug for the traceback), 1 when the
-run itself fails, 130 when interrupted (143 on SIGTERM).
+input or a missing optional dependency (one line on stderr saying what to change, such as
+pip install "hockeystick[dask]"; --debug for the traceback), 1 when the run itself fails,
+130 when interrupted (143 on SIGTERM).
 """
 
 from __future__ import annotations
@@ -26,14 +27,15 @@ import warnings
 from typing import Any
 
 from .. import __version__
-from . import accountants, calibrate, compose, demo, evaluate, figures, plot, simulate, sweep
+from .._optional import MissingExtraError, extra_of
+from . import accountants, calibrate, compose, demo, evaluate, figures, plot, risk, simulate, sweep
 from .arguments import command_line_words
 from .common import EXIT_FAILURE, EXIT_USAGE, PROG, Parser, UsageError
 
 __all__ = ["main", "build_parser", "EXIT_USAGE", "EXIT_FAILURE"]
 
 # One module per subcommand, each exposing register(subparsers); the order is the order of --help.
-SUBCOMMANDS = (sweep, evaluate, calibrate, compose, plot, simulate, figures, accountants, demo)
+SUBCOMMANDS = (sweep, evaluate, calibrate, risk, compose, plot, simulate, figures, accountants, demo)
 
 
 class _Terminated(BaseException):
@@ -158,6 +160,10 @@ def _dispatch(args: argparse.Namespace, prog: str) -> int:
     except Exception as exc:
         if args.debug:
             raise
+        missing = _missing_extra(exc, prog)
+        if missing is not None:
+            print(f"{prog}: error: {missing}", file=sys.stderr)
+            return EXIT_USAGE
         if isinstance(exc, MemoryError):
             print(f"{prog}: failed: out of memory; lower --chunk-size or the number of values per axis"
                   f"{_leftovers(args)}", file=sys.stderr)
@@ -165,6 +171,18 @@ def _dispatch(args: argparse.Namespace, prog: str) -> int:
             print(f"{prog}: failed: {type(exc).__name__}: {_one_line(exc, args)}{_leftovers(args)} "
                   "(rerun with --debug for the traceback)", file=sys.stderr)
         return EXIT_FAILURE
+
+
+def _missing_extra(exc: Exception, prog: str) -> MissingExtraError | None:
+    """An optional dependency found missing: the library's own message, or, where the library imported
+    it unchecked, the same words with the command as what needs it."""
+    if isinstance(exc, MissingExtraError):
+        return exc
+    if isinstance(exc, ModuleNotFoundError) and exc.name:
+        extra = extra_of(exc)
+        if extra is not None:
+            return MissingExtraError(exc.name.split(".")[0], prog, extra)
+    return None
 
 
 if __name__ == "__main__":

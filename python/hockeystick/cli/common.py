@@ -11,7 +11,7 @@ from typing import Any, Sequence
 from ..accountant import BOUND_SIDES
 
 __all__ = ["EXIT_USAGE", "EXIT_FAILURE", "PROG", "UsageError", "Parser", "accountant_options", "output_options",
-           "positive_int", "parameters", "accountant_names", "training_accountant", "has_matplotlib", "TRAINING_FLAGS"]
+           "positive_int", "parameters", "accountant_names", "training_accountant", "TRAINING_FLAGS"]
 
 EXIT_USAGE = 2
 EXIT_FAILURE = 1
@@ -176,12 +176,4 @@ def accountant_names(args: argparse.Namespace, default: Sequence[str] | None = N
         raise UsageError(f"say which accountant with -a NAME; registered: {', '.join(registry.names())}")
     return names
 
-
-
-def has_matplotlib() -> bool:
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        return False
-    return True
 

@@ -7,7 +7,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .common import UsageError, has_matplotlib
+from .._optional import require_extra
+from .common import UsageError
 from .report import STDOUT
 
 __all__ = ["execute", "check_plot_path"]
@@ -26,6 +27,7 @@ def execute(grid: Any, args: argparse.Namespace, *, out: str | None, keep: bool 
     kwargs = dict(chunk_size=args.chunk_size, progress=args.progress, overwrite=args.force, resume=args.resume,
                   allow_large=args.allow_large)
     if getattr(args, "workers", None) or getattr(args, "scheduler", None):
+        require_extra("--workers" if args.workers else "--scheduler", "dask", "distributed")
         from ..sweep.dask import run_on_dask
 
         return run_on_dask(grid, out, scheduler=args.scheduler, workers=args.workers or 2, **kwargs)
@@ -34,8 +36,7 @@ def execute(grid: Any, args: argparse.Namespace, *, out: str | None, keep: bool 
 
 def check_plot_path(path: str, force: bool, flag: str = "--plot") -> None:
     p = Path(path)
-    if not has_matplotlib():
-        raise UsageError(f"{flag} needs matplotlib: pip install 'hockeystick[plot]'")
+    require_extra(flag, "matplotlib", "xarray", "pandas", extra="plot")   # drawn from the labelled arrays
     if p.suffix.lower() != ".png":
         raise UsageError(f"{flag} {path!r}: name the picture *.png")
     if p.is_dir():

@@ -7,7 +7,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .common import UsageError, has_matplotlib
+from .._optional import install_command, require_extra
+from .common import UsageError
 
 __all__ = ["register", "run"]
 
@@ -17,7 +18,7 @@ def register(subparsers: Any) -> None:
     fig = subparsers.add_parser("figures", help="reproduce the papers' figures as PNG files",
                          description="Recompute and draw the papers' figures (000 Fig. 2: the trusted aggregator; "
                                      "002 Figs. 2 and 3: PNSGD, Theorem 4 against Proposition 1) as PNG files in "
-                                     "--out-dir.  Needs matplotlib (pip install 'hockeystick[plot]').",
+                                     f"--out-dir.  Needs matplotlib ({install_command('plot')}).",
                          epilog="example:\n  hockeystick figures --out-dir figures/", formatter_class=raw)
     fig.add_argument("--out-dir", default="figures", metavar="DIR", help="directory for the PNGs (default ./figures)")
     fig.add_argument("--force", action="store_true",
@@ -32,8 +33,7 @@ def run(args: argparse.Namespace) -> int:
     except ImportError:
         raise UsageError("this build has no paper figures (hockeystick.figures is missing); "
                           "install a release that includes the contraction accountant") from None
-    if not has_matplotlib():
-        raise UsageError("figures need matplotlib: pip install 'hockeystick[plot]'")
+    require_extra("hockeystick figures", "matplotlib")
     out_dir = Path(args.out_dir)
     if out_dir.exists() and not out_dir.is_dir():
         raise UsageError(f"--out-dir {str(out_dir)!r} is a file, not a directory; give a directory "

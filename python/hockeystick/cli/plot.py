@@ -45,12 +45,13 @@ def run(args: argparse.Namespace) -> int:
     check_plot_path(args.out, args.force, "-o")
     if not Path(args.file).exists():
         raise UsageError(f"sweep file {args.file!r} does not exist")
+    from .._optional import MissingExtraError
     from ..plots import plot_dataset
     from ..sweep.labelled import read_sweep
 
     try:
         dataset = read_sweep(args.file)
-    except MemoryError:
+    except (MemoryError, MissingExtraError):
         raise
     except Exception as exc:
         # read_sweep only parses the file, so whatever it raises says the file is not a sweep: a damaged

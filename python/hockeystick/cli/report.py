@@ -1,13 +1,15 @@
 """What a subcommand prints after a run: the points as a table, JSON or CSV (``--format``), on stdout or,
 with ``-o -``, as the data itself (messages then go to stderr); the summary of a grid too large to list.
 
-Every format carries the fixed parameters as columns beside the axes, so a row is self-contained.
+Every format carries the fixed parameters as columns beside the axes, so a row is self-contained.  The
+rows are the sweep writer's (``sweep.writers.table_rows``): CSV on stdout is byte for byte the file
+``-o FILE.csv`` writes, and an integer parameter of the accountants (rounds, dataset_size, a calibrated
+rounds) is an integer in CSV and JSON alike.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import math
 import os
@@ -44,23 +46,31 @@ def check_format(args: argparse.Namespace, size: int, max_rows: int | None) -> N
                          f"(all points to stdout) or raise --max-rows to {size}")
 
 
-def records(result: Any) -> tuple[list[str], list[list[Any]]]:
-    """Column names (axes, fixed parameters, outputs, best) and one row per point of an in-memory result."""
-    grid, columns = result.grid, result.columns
-    axes = [a.name for a in grid.axes]
-    names = axes + list(grid.fixed) + [n for n in columns if n not in axes]
-    rows = []
-    for i in range(grid.size):
-        row: list[Any] = []
-        for n in names:
-            if n in grid.fixed and n not in columns:
-                row.append(grid.fixed[n])
-            elif n == "best":
-                row.append(grid.accountants[int(columns[n][i])])
-            else:
-                row.append(columns[n][i].item())
-        rows.append(row)
-    return names, rows
+def _table(result: Any) -> dict[str, Any]:
+    """The columns of an in-memory result as a table file holds them (axes, fixed parameters, outputs, best)."""
+    grid = result.grid
+    names = grid.outputs + (("best",) if grid.has_best else ())
+    from ..sweep.writers import table_rows
+
+    return table_rows(grid, {name: result.columns[name] for name in names})
+
+
+def records(result: Any) -> list[dict[str, Any]]:
+    """One JSON object per point: an integer parameter of the accountants as an integer (a calibrated
+    rounds too, "inf" where unbounded), ``best`` by the accountant's name."""
+    from ..sweep.writers import integer_columns
+
+    grid = result.grid
+    integers = integer_columns(grid)
+    columns = {}
+    for name, column in _table(result).items():
+        values = column.tolist()
+        if name == "best":
+            values = [grid.accountants[code] for code in values]
+        elif name in integers:
+            values = [int(v) if isinstance(v, float) and math.isfinite(v) else v for v in values]
+        columns[name] = [json_value(v) for v in values]
+    return [dict(zip(columns, row)) for row in zip(*columns.values())]
 
 
 def json_value(value: Any) -> Any:
@@ -71,14 +81,13 @@ def json_value(value: Any) -> Any:
 
 
 def _write(result: Any, fmt: str, stream: TextIO) -> None:
-    names, rows = records(result)
     if fmt == "json":
-        json.dump([{n: json_value(v) for n, v in zip(names, row)} for row in rows], stream, indent=1)
+        json.dump(records(result), stream, indent=1)
         stream.write("\n")
     else:
-        writer = csv.writer(stream, lineterminator="\n")
-        writer.writerow(names)
-        writer.writerows([[repr(v) if isinstance(v, float) else v for v in row] for row in rows])
+        from ..sweep.writers import csv_header, csv_text
+
+        stream.write(csv_header(result.grid) + csv_text(result.grid, _table(result)))
 
 
 def report(result: Any, args: argparse.Namespace, *, max_rows: int | None) -> None:

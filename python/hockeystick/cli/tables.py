@@ -76,6 +76,8 @@ def print_points(result: Any, max_rows: int) -> None:
 
 def print_plot(path: str | None) -> None:
     if path is None:
-        print("plot skipped: matplotlib is not installed (pip install 'hockeystick[plot]')")
+        from .._optional import install_command
+
+        print(f"plot skipped: matplotlib is not installed ({install_command('plot')})")
     else:
         print(f"plot written to {os.path.abspath(path)}")

@@ -15,7 +15,11 @@ Empirical checks of the bounds: :mod:`hockeystick.simulate.empirical`; paper 000
 bound for the trusted aggregator: :func:`strongly_convex_excess_loss_bound`, :func:`least_squares_constants`.
 """
 
-from .data import FederatedData, from_client_arrays, synthetic
+from .._optional import require_extra
+
+require_extra("hockeystick.simulate", "numba", "pandas", extra="simulate")
+
+from .data import FederatedData, from_client_arrays, synthetic  # noqa: E402  (after the extra's check)
 from .datasets import bundled
 from .distortion import DistortionRunResult, LeakageReport, parameter_distortion
 from .evaluation import evaluate

@@ -14,6 +14,7 @@ from typing import Literal
 
 import numpy as np
 
+from .._optional import require_extra
 from .data import FederatedData, from_client_arrays
 
 __all__ = ["BUNDLED", "bundled"]
@@ -32,10 +33,8 @@ BUNDLED: dict[str, tuple[str, str]] = {
 def _load(name: str) -> tuple[np.ndarray, np.ndarray, str]:
     if name not in BUNDLED:
         raise ValueError(f"unknown data set {name!r}; bundled: {', '.join(BUNDLED)}")
-    try:
-        import sklearn.datasets
-    except ImportError:
-        raise ImportError("the bundled data sets come with scikit-learn: pip install 'hockeystick[simulate]'") from None
+    require_extra("a bundled data set", "sklearn.datasets")
+    import sklearn.datasets
     loader, task = BUNDLED[name]
     raw = getattr(sklearn.datasets, loader)()
     features, target = np.asarray(raw.data, float), np.asarray(raw.target, float)

@@ -16,6 +16,8 @@ import math
 import os
 from typing import Any, Iterable, Mapping, Sequence
 
+from .._optional import require_extra
+
 __all__ = ["RUN_COLUMNS", "RowStream", "check_output_path"]
 
 # What every run reports beside its configuration (simulate.sweep.run_configuration).
@@ -29,6 +31,8 @@ def check_output_path(path: str | os.PathLike[str], overwrite: bool) -> str:
     text = os.fspath(path)
     if not text.endswith((".parquet", ".csv")):
         raise ValueError(f"output must end in .parquet or .csv, got {text!r}")
+    if text.endswith(".parquet"):
+        require_extra("parquet output", "pyarrow", otherwise="write *.csv")
     if os.path.exists(text) and not overwrite:
         raise ValueError(f"{text} exists: pass overwrite=True to replace it")
     folder = os.path.dirname(text) or "."

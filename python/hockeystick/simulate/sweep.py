@@ -33,6 +33,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence, cast
 
 import numpy as np
 
+from .._optional import require_extra
 from .data import FederatedData
 from .fedavg import noisy_fedavg, noisy_fedprox
 from .isrl import isrl_local_sgd, isrl_minibatch_sgd
@@ -259,6 +260,7 @@ def _dispatch(algorithm: str, data: FederatedData, test: FederatedData | None, j
 def _on_dask(algorithm: str, data: FederatedData, test: FederatedData | None, jobs: list[tuple[int, dict, int]],
              delta: float, every: int | None, scheduler: str | None, dask_workers: int | None, retries: int,
              threads: int, done: Callable[[list[tuple[int, dict[str, Any]]]], None]) -> None:
+    require_extra("simulate_sweep on Dask", "dask", "distributed")
     from dask.distributed import Client, LocalCluster, as_completed
 
     cluster = None

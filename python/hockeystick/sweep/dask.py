@@ -20,6 +20,7 @@ import os
 import time
 from typing import Any
 
+from .._optional import require_extra
 from .checkpoint import Workspace, save_part
 from .grid import Grid
 from .run import (SweepResult, Summary, check_run_flags, check_plan, default_chunk_size, evaluate_chunk, preflight,
@@ -47,6 +48,7 @@ def local_cluster(workers: int, processes: bool = True) -> Any:
     sigma targets on a Zen 5 box took 42.5 s instead of 22.0).  The nanny keeps the values for the workers it
     restarts, and writes them here again when it does.  For a cluster of your own, put ``MALLOC_ENVIRON`` in its
     ``distributed.nanny.pre-spawn-environ``."""
+    require_extra("local_cluster", "dask", "distributed")
     import dask
     from dask.distributed import LocalCluster
 
@@ -88,6 +90,7 @@ def run_on_dask(grid: Grid, path: str | os.PathLike[str] | None = None, *, sched
         rescheduled by Dask itself).
     overwrite, resume, allow_large : as for ``run_sweep``.
     """
+    require_extra("run_on_dask", "dask", "distributed")
     from dask.distributed import Client
 
     if scheduler is None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):

@@ -25,6 +25,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from .._optional import require_extra
 from .grid import Grid
 
 __all__ = ["to_dataset", "read_sweep"]
@@ -32,6 +33,7 @@ __all__ = ["to_dataset", "read_sweep"]
 
 def to_dataset(grid: Grid, arrays: Mapping[str, np.ndarray]) -> Any:
     """The outputs ``arrays`` (each of ``grid.shape``, or flat in grid order) as an ``xarray.Dataset``."""
+    require_extra("to_xarray / to_dataset", "xarray")
     import xarray as xr
 
     dims = [a.name for a in grid.axes]
@@ -51,12 +53,14 @@ def to_dataset(grid: Grid, arrays: Mapping[str, np.ndarray]) -> Any:
 
 def read_sweep(path: str | os.PathLike[str]) -> Any:
     """The Dataset of a sweep saved at ``path`` (*.nc, *.zarr, *.npz, *.parquet, *.csv)."""
-    import xarray as xr
-
     p = Path(path)
     if not p.exists():
         raise ValueError(f"sweep file {str(p)!r} does not exist")
     suffix = p.suffix.lower()
+    require_extra("read_sweep", "xarray", "pandas", extra="xarray")
+    require_extra(f"reading {suffix}", *_READERS.get(suffix, ()))
+    import xarray as xr
+
     if suffix == ".nc":
         return xr.load_dataset(p, engine="netcdf4")
     if suffix == ".zarr":
@@ -67,6 +71,10 @@ def read_sweep(path: str | os.PathLike[str]) -> Any:
         return _from_table(p)
     raise ValueError(f"sweep file {str(p)!r}: unknown format; a sweep is saved as *.nc, *.zarr, *.npz, "
                      "*.parquet or *.csv")
+
+
+# what reading each format takes beside xarray and pandas
+_READERS = {".nc": ("netCDF4",), ".zarr": ("zarr",), ".parquet": ("pyarrow",)}
 
 
 def _from_npz(path: Path) -> Any:

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from .. import _validation, progress as progress_hook
+from .._optional import require_extra
 from ..registry import CalculatorEntry
 from .checkpoint import Workspace
 from .grid import Chunk, Grid
@@ -192,6 +193,7 @@ class SweepResult:
 
     def to_pandas(self) -> Any:
         """The in-memory result as a DataFrame (``best`` as a categorical of accountant names)."""
+        require_extra("to_pandas", "pandas")
         import pandas as pd
 
         if self.columns is None:

@@ -7,7 +7,11 @@ sees half a file; an existing file is replaced only when the caller said so).
 
 - CSV and Parquet hold one row per point: the axis columns, the fixed parameters (the same
   value on every row, so a row is self-contained), then the outputs (``best`` names the
-  accountant for several).  Doubles are written to round-trip exactly.
+  accountant for several).  Doubles are written to round-trip exactly; an integer parameter of
+  the accountants (rounds, dataset_size; registry entries' ``integers``) is written as an
+  integer (100, not 100.0), whether it is an axis, fixed, or the calibrated output.  The command
+  line prints the points of an in-memory result with the same functions (``csv_text``,
+  ``table_rows``), so ``-o -`` and ``-o FILE.csv`` hold the same bytes.
 - NPZ holds the grid as numpy sees it: each axis as a 1-D array, each fixed parameter
   as a 0-d array, each output with the grid's shape (``best`` as int8 codes into the
   ``accountants`` array).
@@ -19,6 +23,7 @@ sees half a file; an existing file is replaced only when the caller said so).
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import tempfile
@@ -28,10 +33,12 @@ from typing import Any
 
 import numpy as np
 
+from .._optional import require_extra
 from .checkpoint import new_file_mode, publish
 from .grid import Chunk, Grid
 
-__all__ = ["FORMATS", "check_destination", "open_writer", "MemoryWriter"]
+__all__ = ["FORMATS", "check_destination", "csv_text", "integer_columns", "open_writer", "MemoryWriter",
+           "table_rows"]
 
 FORMATS = {".csv": "csv", ".npz": "npz", ".parquet": "parquet", ".nc": "netcdf", ".zarr": "zarr"}
 
@@ -60,15 +67,8 @@ def check_destination(path: str | os.PathLike[str], *, overwrite: bool = False) 
     except OSError as exc:
         raise ValueError(f"output {str(path)!r} is not writable ({exc.strerror}); "
                          "choose a directory you can write to") from None
-    needs = {"parquet": ("pyarrow", "parquet"), "netcdf": ("netCDF4", "xarray"), "zarr": ("zarr", "xarray")}
-    if fmt in needs:
-        module, extra = needs[fmt]
-        for name in ("xarray", module) if extra == "xarray" else (module,):
-            try:
-                __import__(name)
-            except ImportError:
-                raise ValueError(f"{fmt} output needs {name}: pip install 'hockeystick[{extra}]', "
-                                 "or write *.csv / *.npz") from None
+    needs = {"parquet": ("pyarrow",), "netcdf": ("xarray", "netCDF4"), "zarr": ("xarray", "zarr")}
+    require_extra(f"{fmt} output", *needs.get(fmt, ()), otherwise="write *.csv or *.npz")
     return fmt
 
 
@@ -120,54 +120,80 @@ def _table_columns(grid: Grid, chunk: Chunk, outputs: dict[str, np.ndarray], *,
     return columns
 
 
+def table_rows(grid: Grid, outputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Every point of a whole in-memory result as the rows of a table file: axis columns, the fixed
+    parameters as constant columns, then ``outputs`` (flat, in grid order; ``best`` as codes)."""
+    return _table_columns(grid, grid.chunk(0, grid.size), outputs, fixed=True)
+
+
+def integer_columns(grid: Grid) -> frozenset[str]:
+    """The columns holding an integer parameter of the grid's accountants: such axes and fixed
+    parameters, and every output column when the output is one (a calibrated rounds, a double that
+    may be inf)."""
+    integers = frozenset().union(*(e.integers for e in grid.entries))
+    names = {name for name in (*grid.inputs, *grid.fixed) if name in integers}
+    if grid.output in integers:
+        names.update(grid.outputs)
+    return frozenset(names)
+
+
 def _fixed_dtype(grid: Grid, name: str) -> type:
     """int64 for an integer parameter (rounds = 100 is written 100), float64 otherwise."""
-    return np.int64 if any(name in e.integers for e in grid.entries) else np.float64
+    return np.int64 if name in integer_columns(grid) else np.float64
+
+
+def csv_header(grid: Grid) -> str:
+    """The header line of a sweep's CSV: the column names, unquoted (each is a parameter or output name)."""
+    return ",".join(grid.inputs + tuple(grid.fixed) + grid.outputs + (("best",) if grid.has_best else ())) + "\n"
+
+
+def csv_text(grid: Grid, columns: dict[str, np.ndarray]) -> str:
+    """The CSV lines of ``columns`` (``table_rows``' order), one per point.
+
+    int64 columns as integers; doubles in their shortest exact spelling, integral ones of an integer
+    parameter (``integer_columns``: a calibrated rounds) without a fraction, inf as ``inf``; ``best`` by the
+    accountant's name, quoted.  pyarrow's CSV writer when pyarrow is installed (10x faster), else Python's
+    repr: the same numbers, a double possibly spelled differently (1e-05 or 0.00001, 2.0 or 2) from one
+    installation to the other, never between the file and the command line's output."""
+    if "best" in columns:
+        columns = {**columns, "best": np.array(grid.accountants, dtype=object)[columns["best"]]}
+    try:
+        import pyarrow as pa
+        import pyarrow.csv as pacsv
+    except ImportError:
+        return _csv_lines(list(columns.values()), [name in integer_columns(grid) for name in columns])
+    sink = pa.BufferOutputStream()
+    pacsv.write_csv(pa.table({k: pa.array(v) for k, v in columns.items()}), sink,
+                    pacsv.WriteOptions(include_header=False))
+    return bytes(sink.getvalue()).decode()
 
 
 class _CsvWriter(_FileWriter):
-    """Quoted header, then one line per point; doubles in shortest exact form; best by name.
-
-    pyarrow's CSV writer when pyarrow is installed (10x faster), else Python's repr
-    (the same numbers, possibly spelled differently: 1 or 1.0).
-    """
+    """The header, then one line per point (``csv_text``)."""
 
     def __init__(self, grid: Grid, path: str | os.PathLike[str], scratch: Path) -> None:
         super().__init__(grid, path, scratch)
-        self.names = np.array(grid.accountants, dtype=object)
-        header = grid.inputs + tuple(grid.fixed) + grid.outputs + (("best",) if grid.has_best else ())
-        try:
-            import pyarrow.csv as pacsv
-        except ImportError:
-            pacsv = None
         self.fh = open(self.tmp, "wb")
-        self.fh.write((",".join(f'"{h}"' for h in header) + "\n").encode())
-        self.arrow = pacsv
+        self.fh.write(csv_header(grid).encode())
 
     def _write(self, chunk: Chunk, outputs: dict[str, np.ndarray]) -> None:
-        columns = _table_columns(self.grid, chunk, outputs, fixed=True)
-        if "best" in columns:
-            columns["best"] = self.names[columns["best"]]
-        if self.arrow is not None:
-            import pyarrow as pa
-
-            table = pa.table({k: pa.array(v) for k, v in columns.items()})
-            self.arrow.write_csv(table, self.fh, self.arrow.WriteOptions(include_header=False))
-        else:
-            self.fh.write(_csv_lines(list(columns.values())).encode())
+        self.fh.write(csv_text(self.grid, _table_columns(self.grid, chunk, outputs, fixed=True)).encode())
 
     def _finish(self) -> None:
         if not self.fh.closed:
             self.fh.close()
 
 
-def _csv_lines(columns: list[np.ndarray]) -> str:
-    """'a,b,c\n' per row: repr for doubles (shortest exact round-trip), quoted strings."""
-    def text(col: np.ndarray) -> list[str]:
+def _csv_lines(columns: list[np.ndarray], integral: list[bool]) -> str:
+    """'a,b,c\n' per row: repr for doubles (shortest exact round-trip), integers of an integer parameter
+    (``integral``) without a fraction, quoted strings."""
+    def text(col: np.ndarray, integer: bool) -> list[str]:
         if col.dtype == object:
             return [f'"{v}"' for v in col.tolist()]
+        if integer and col.dtype.kind == "f":
+            return [str(int(v)) if math.isfinite(v) and v.is_integer() else repr(v) for v in col.tolist()]
         return [repr(v) for v in col.tolist()]
-    return "".join(",".join(row) + "\n" for row in zip(*(text(c) for c in columns)))
+    return "".join(",".join(row) + "\n" for row in zip(*(text(c, i) for c, i in zip(columns, integral))))
 
 
 class _ParquetWriter(_FileWriter):
