@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import sys
 
 import numpy as np
 import pandas as pd
@@ -149,3 +150,76 @@ def test_calibrate_both_sides_bracket_the_exact_sigma(capsys):
     exact = np.sqrt(table["rounds"]) / hs.theta_radius(1.0, 1e-5)
     assert np.all(table["sigma_lower"] <= exact * (1 + 1e-9)) and np.all(exact <= table["sigma_upper"])
     assert np.all(table["sigma_lower"] <= table["sigma_upper"])
+
+
+# --- the same rows on stdout and in files; integer parameters as integers --------------------------
+
+TRAINING = ["epsilon", "--dataset-size", "60000", "--batch-size", "256", "--epochs", "1,2", "--noise-multiplier",
+            "1.1", "--delta", "1e-5"]
+SEVERAL = ["epsilon", "-a", "gaussian,pld_subsampled_gaussian", "-p", "sampling_rate=1", "-p", "sigma=2",
+           "-p", "rounds=100", "--delta", "1e-5,1e-6"]
+BOTH_SIDES = ["delta", *PLD_GAUSS, "--epsilon", "1", "--bound", "both"]
+CALIBRATED_ROUNDS = ["calibrate", "-a", "gaussian", "--parameter", "rounds", "--epsilon", "1", "--delta", "1e-5",
+                     "-p", "sigma=1e10,50"]
+SWEEP = ["sweep", "-a", "gaussian", "-p", "sigma=1,2", "-p", "rounds=100", "--epsilon", "linear:0.5:1:2",
+         "--no-progress"]
+
+
+@pytest.fixture(params=["pyarrow", "python"])
+def csv_writer(request, monkeypatch):
+    """CSV text from pyarrow's writer, or from Python's repr where pyarrow is not installed."""
+    if request.param == "python":
+        monkeypatch.setitem(sys.modules, "pyarrow", None)
+        monkeypatch.setitem(sys.modules, "pyarrow.csv", None)
+    return request.param
+
+
+@pytest.mark.parametrize("argv", [TRAINING, SEVERAL, BOTH_SIDES, CALIBRATED_ROUNDS, SWEEP],
+                         ids=["training", "several", "both-sides", "calibrated-rounds", "sweep"])
+def test_csv_on_stdout_is_the_file_byte_for_byte(capsys, tmp_path, csv_writer, argv):
+    code, out, _ = _run(capsys, *argv, "-o", "-")
+    assert code == 0
+    path = tmp_path / "points.csv"
+    code, _, _ = _run(capsys, *argv, "-o", str(path))
+    assert code == 0 and out == path.read_text()
+    if argv[0] != "sweep":   # --format csv beside -o FILE prints the same points
+        code, printed, _ = _run(capsys, *argv, "-o", str(tmp_path / "again.csv"), "--format", "csv")
+        assert code == 0 and printed.startswith(out)
+
+
+def test_integer_parameters_are_integers_in_csv(capsys, csv_writer):
+    code, out, _ = _run(capsys, *TRAINING, "-o", "-")
+    header, *rows = out.splitlines()
+    assert code == 0 and header == "epochs,delta,noise_multiplier,dataset_size,batch_size,epsilon"
+    columns = dict(zip(header.split(","), zip(*(row.split(",") for row in rows))))
+    assert columns["dataset_size"] == ("60000", "60000") and columns["batch_size"] == ("256", "256")
+    code, out, _ = _run(capsys, *CALIBRATED_ROUNDS, "-o", "-")
+    assert code == 0 and [row.split(",")[-1] for row in out.splitlines()[1:]] == ["inf", "179"]
+    code, out, _ = _run(capsys, *SEVERAL, "-o", "-")
+    header, *rows = out.splitlines()
+    assert code == 0 and header.endswith(",best") and all(row.endswith(',"gaussian"') for row in rows)
+    assert all(row.split(",")[header.split(",").index("rounds")] == "100" for row in rows)
+
+
+def test_integer_parameters_are_integers_in_json_by_the_registry_not_by_value(capsys):
+    """rounds (an integer parameter of the accountant) is 100; sigma = 2 (a real one) stays 2.0."""
+    code, out, _ = _run(capsys, "epsilon", "-a", "gaussian", "-p", "sigma=2", "-p", "rounds=100", "--delta", "1e-5",
+                        "--format", "json")
+    (row,) = json.loads(out)
+    assert code == 0 and '"rounds": 100,' in out and '"sigma": 2.0,' in out
+    assert type(row["rounds"]) is int and type(row["sigma"]) is float
+    code, out, _ = _run(capsys, *TRAINING, "--format", "json")
+    rows = json.loads(out)
+    assert code == 0 and all(type(r["dataset_size"]) is int and type(r["batch_size"]) is int for r in rows)
+    assert [r["dataset_size"] for r in rows] == [60000, 60000] and '"dataset_size": 60000,' in out
+    code, out, _ = _run(capsys, *CALIBRATED_ROUNDS, "--format", "json")
+    assert code == 0 and [r["rounds"] for r in json.loads(out)] == ["inf", 179] and '"rounds": 179' in out
+
+
+def test_json_on_stdout_is_the_points_of_the_file(capsys, tmp_path):
+    """JSON is printed only; its values are the file's (the CSV read back), integers where the file has them."""
+    code, out, _ = _run(capsys, *SEVERAL, "--format", "json", "-o", "-")
+    path = tmp_path / "points.csv"
+    _run(capsys, *SEVERAL, "-o", str(path))
+    table = pd.read_csv(path)
+    assert code == 0 and json.loads(out) == table.to_dict("records")
