@@ -93,7 +93,7 @@ def _make_missing(monkeypatch: pytest.MonkeyPatch, modules: tuple[str, ...]) -> 
 def test_a_missing_extra_on_the_command_line(places, capsys, monkeypatch, missing, extra, argv, what):
     _make_missing(monkeypatch, missing)
     code = main([a.format(dir=places) for a in argv])
-    out, err = capsys.readouterr()
+    err = capsys.readouterr().err
     assert code == 2, err
     assert err.startswith(f"hockeystick {argv[0]}: error: {what} needs {missing[0]}: {install_command(extra)}"), err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
@@ -211,7 +211,7 @@ def places(tmp_path: Path) -> Path:
 def test_an_optional_module_the_library_imported_unchecked_gets_the_same_words(capsys, monkeypatch):
     """The command line's net under every import: a ModuleNotFoundError of an optional module is the
     same one line and exit 2, the command as what needs it."""
-    import hockeystick.cli.demo as demo
+    from hockeystick.cli import demo
 
     def unchecked(args):
         raise ModuleNotFoundError("No module named 'zarr'", name="zarr")

@@ -19,7 +19,7 @@ from .._optional import require_extra
 
 require_extra("hockeystick.simulate", "numba", "pandas", extra="simulate")
 
-from .data import FederatedData, from_client_arrays, synthetic  # noqa: E402  (after the extra's check)
+from .data import FederatedData, from_client_arrays, synthetic
 from .datasets import bundled
 from .distortion import DistortionRunResult, LeakageReport, parameter_distortion
 from .evaluation import evaluate
