@@ -1,7 +1,9 @@
-"""Static typing that tools can use (issue 12 item 5): the package and a user script pass mypy."""
+"""Static typing that tools can use: the package passes mypy, with every flag of ``--strict`` on the modules
+a user imports (pyproject.toml), and user scripts pass ``mypy --strict``."""
 
 from __future__ import annotations
 
+import pkgutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +14,15 @@ import hockeystick._core as core
 
 ROOT = Path(__file__).resolve().parents[1]
 STUB = ROOT / "python" / "hockeystick" / "_core.pyi"
+
+# the modules a user imports: the top level and its numerics, the Accountant protocol, the DP-SGD /
+# DP-FedAvg vocabulary, calibrate, the registry, and every module of the families of accountants and
+# their adapters (pyproject.toml's strict override names the same)
+STRICT_MODULES = ["hockeystick", "hockeystick._elementwise", "hockeystick._validation", "hockeystick.accountant",
+                  "hockeystick.calibrate", "hockeystick.certified_theta", "hockeystick.gaussian",
+                  "hockeystick.gaussian_mechanism", "hockeystick.hockey_stick", "hockeystick.progress",
+                  "hockeystick.registry", "hockeystick.training"]
+STRICT_PACKAGES = ["contraction", "fdp", "interop", "isrl", "leakage", "pld", "rdp"]
 
 pytest.importorskip("mypy")
 
@@ -30,8 +41,40 @@ def test_the_stub_declares_every_compiled_name():
 
 @pytest.mark.slow
 def test_the_package_passes_mypy():
+    # with pyproject.toml's flags: a --strict error in a public module fails it too
     result = _mypy("-p", "hockeystick")
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def _strict_flags() -> dict[str, object]:
+    """The options ``mypy --strict`` sets, and their values, as the installed mypy defines them."""
+    from mypy.main import process_options
+
+    _, plain = process_options(["--config-file", "", "-c", "pass"])
+    _, strict = process_options(["--config-file", "", "--strict", "-c", "pass"])
+    names = [n for n in dir(strict) if not n.startswith("_") and not callable(getattr(strict, n))]
+    return {n: getattr(strict, n) for n in names if getattr(strict, n) != getattr(plain, n)}
+
+
+def test_the_public_modules_are_checked_strictly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every option of ``mypy --strict`` holds, under pyproject.toml, for every module a user imports
+    (mypy's ``strict`` is global only: the override lists its per-module flags, which this keeps complete
+    as mypy adds flags), so that test_the_package_passes_mypy checks them strictly."""
+    from mypy.main import process_options
+    from mypy.options import PER_MODULE_OPTIONS
+
+    flags = _strict_flags()
+    assert "disallow_untyped_defs" in flags and "warn_return_any" in flags, flags
+    monkeypatch.chdir(ROOT)
+    _, options = process_options(["-c", "pass"])   # the repository's configuration
+    modules = STRICT_MODULES + [f"hockeystick.{package}.{m.name}" for package in STRICT_PACKAGES
+                                for m in pkgutil.iter_modules([str(ROOT / "python" / "hockeystick" / package)])]
+    modules += [f"hockeystick.{package}" for package in STRICT_PACKAGES]
+    lax = {m: sorted(f for f, v in flags.items() if f in PER_MODULE_OPTIONS
+                     and getattr(options.clone_for_module(m), f) != v) for m in modules}
+    assert not {m: f for m, f in lax.items() if f}, "set these in pyproject.toml's strict override"
+    assert all(getattr(options, f) == v for f, v in flags.items() if f not in PER_MODULE_OPTIONS), flags
+    assert not options.clone_for_module("hockeystick.pld.accountant").ignore_errors
 
 
 @pytest.mark.slow

@@ -315,7 +315,8 @@ def choice(value: _S, name: str, allowed: tuple[str, ...]) -> _S:
 
 def bound_side(bound: Any) -> str:
     """The side of a certified bracket asked for: "upper" (default everywhere), "lower" or "both"."""
-    return choice(bound, "bound", BOUND_SIDES)
+    side: str = choice(bound, "bound", BOUND_SIDES)
+    return side
 
 
 def upper_only(bound: Any, owner: str) -> None:
@@ -325,7 +326,10 @@ def upper_only(bound: Any, owner: str) -> None:
                          'an upper bound only (no lower bound is known)')
 
 
-def certified_sides(bound: Any, lower: Callable[[], Any], upper: Callable[[], Any]) -> Any:
+_V = TypeVar("_V")
+
+
+def certified_sides(bound: Any, lower: Callable[[], _V], upper: Callable[[], _V]) -> _V | tuple[_V, _V]:
     """The side(s) asked for of a bracket whose sides are computed on demand (closed forms rounded
     outward: ``lower()`` and ``upper()`` are only evaluated when asked for)."""
     side = bound_side(bound)
@@ -334,7 +338,7 @@ def certified_sides(bound: Any, lower: Callable[[], Any], upper: Callable[[], An
     return upper() if side == "upper" else lower()
 
 
-def exact_sides(bound: Any, value: Any) -> Any:
+def exact_sides(bound: Any, value: _V) -> _V | tuple[_V, _V]:
     """An exact value is both sides of its bracket: ``value`` for "upper" / "lower", (value, value) for "both"."""
     return (value, value) if bound_side(bound) == "both" else value
 

@@ -47,7 +47,7 @@ import inspect
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 import numpy as np
 
@@ -392,7 +392,7 @@ class _Directions:
     def _covered(self, x: np.ndarray, idx: np.ndarray) -> np.ndarray:
         at = self.at[idx]
         beyond = x >= at if self.problem.up else x <= at
-        return beyond & (self.bound[idx] <= self.problem.dlt[idx])
+        return cast(np.ndarray, beyond & (self.bound[idx] <= self.problem.dlt[idx]))
 
     def _may_screen(self, idx: np.ndarray) -> np.ndarray:
         """No screen yet; or one more at the bracket's infeasible end, where that lies short of a passing
@@ -401,7 +401,7 @@ class _Directions:
         short = bad < at if self.problem.up else bad > at
         passed = self.bound[idx] <= self.problem.dlt[idx]
         better = np.isfinite(bad) & (bad != at) & (short == passed)
-        return (self.made[idx] == 0) | ((self.made[idx] < _SCREENS) & better)
+        return cast(np.ndarray, (self.made[idx] == 0) | ((self.made[idx] < _SCREENS) & better))
 
 
 class _Problem:
@@ -447,7 +447,7 @@ class _Problem:
         # the sign of f must say exactly whether d <= target (log can round across it), and f is never 0:
         # the root finder stops at an exact zero, which would end the refinement with a bracket
         # whose two ends both meet the target, however far the boundary still is
-        return np.where(d <= target, np.minimum(f, -_SMALLEST), np.maximum(f, _SMALLEST))
+        return cast(np.ndarray, np.where(d <= target, np.minimum(f, -_SMALLEST), np.maximum(f, _SMALLEST)))
 
     def solve(self, start: np.ndarray, rtol: float) -> np.ndarray:
         """The calibrated value per target, bracketing from ``start`` (one value per target)."""
@@ -731,7 +731,7 @@ class _Problem:
         lg, lb = np.log(good[idx]), np.log(bad[idx])
         left = lg < lb
         init = (np.where(left, lg, lb), np.where(left, lb, lg))
-        known = [(init[0], np.where(left, self.fgood[idx], fbad[idx])),
+        known: list[tuple[np.ndarray, np.ndarray]] = [(init[0], np.where(left, self.fgood[idx], fbad[idx])),
                  (init[1], np.where(left, fbad[idx], self.fgood[idx]))]
 
         def f(u: np.ndarray, where: np.ndarray) -> np.ndarray:

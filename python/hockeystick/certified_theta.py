@@ -184,7 +184,7 @@ def theta_epsilon_lower(r: ArrayLike, delta: ArrayLike, *, threads: int | None =
     rf, df, x = rb.ravel(), db.ravel(), start.ravel()
 
     def ok(e: np.ndarray, i: np.ndarray) -> np.ndarray:
-        return (e <= 0) | _at_least(rf[i], e, df[i])
+        return cast(np.ndarray, (e <= 0) | _at_least(rf[i], e, df[i]))
 
     return _scalar_or(_step_until(x, ok, -1.0, 0.0).reshape(start.shape))
 

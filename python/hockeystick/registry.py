@@ -273,7 +273,7 @@ _ROUNDS = Calibratable("increasing", 1.0, float("inf"), integer=True)
 
 def _rounds_per_pass(params: Mapping[str, np.ndarray]) -> np.ndarray:
     """000 Algorithm 1 samples without replacement: at most floor(n / batch_size) rounds."""
-    return np.floor(np.asarray(params["n"], float) / np.asarray(params["batch_size"], float))
+    return cast(np.ndarray, np.floor(np.asarray(params["n"], float) / np.asarray(params["batch_size"], float)))
 
 
 _ONE_PASS_ROUNDS = Calibratable("increasing", 1.0, _rounds_per_pass, integer=True)

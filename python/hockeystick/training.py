@@ -76,7 +76,7 @@ def _ceil_product(x: np.ndarray, k: np.ndarray) -> np.ndarray:
     with p (as fractions: x k > p needs one more step)."""
     with np.errstate(over="ignore"):
         p = x * k
-    out = np.ceil(p)
+    out: np.ndarray = np.ceil(p)
     for i in np.flatnonzero((p == out) & np.isfinite(p)):
         if Fraction(float(x.flat[i])) * int(k.flat[i]) > int(p.flat[i]):
             out.flat[i] += 1.0

@@ -3,6 +3,8 @@ from ``hockeystick._validation`` and are re-exported here for the family's modul
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import numpy.typing as npt
 
@@ -38,7 +40,7 @@ def contraction_modulus(learning_rate: np.ndarray, smoothness: npt.ArrayLike,
     beta = positive(smoothness, "smoothness")
     lam = nonnegative(strong_convexity, "strong_convexity")
     smoothness_rate(learning_rate, beta, lam)
-    return np.sqrt(np.maximum(0.0, 1.0 - 2.0 * learning_rate * beta * lam / (beta + lam)))
+    return cast(np.ndarray, np.sqrt(np.maximum(0.0, 1.0 - 2.0 * learning_rate * beta * lam / (beta + lam))))
 
 
 def finite_radii(**radii: tuple[np.ndarray, str]) -> None:

@@ -32,6 +32,8 @@ all in log space below 1e-250; see cpp/include/hockeystick/contraction_sums.hpp.
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import numpy.typing as npt
 
@@ -121,7 +123,7 @@ class NonconvexTrustedAggregator(TrustedAggregator):
 
     def diameter(self) -> np.ndarray:
         """D = 2 (rho + eta L): a gradient step moves a point by at most eta L."""
-        return 2.0 * (self.radius + self.learning_rate * self.lipschitz)
+        return cast(np.ndarray, 2.0 * (self.radius + self.learning_rate * self.lipschitz))
 
 
 class StronglyConvexTrustedAggregator(TrustedAggregator):
@@ -146,4 +148,4 @@ class StronglyConvexTrustedAggregator(TrustedAggregator):
 
     def diameter(self) -> np.ndarray:
         """D = 2 rho M."""
-        return 2.0 * self.radius * self.modulus
+        return cast(np.ndarray, 2.0 * self.radius * self.modulus)

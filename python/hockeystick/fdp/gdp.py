@@ -14,7 +14,7 @@ documented error (1e-12 relative) and rounded up, epsilon(delta) an eps whose wi
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -43,7 +43,7 @@ def gdp_to_rdp(mu: npt.ArrayLike, orders: npt.ArrayLike) -> float | np.ndarray:
     zeta = positive(orders, "orders")
     if (zeta <= 1).any():
         raise ValueError("orders must be > 1 (Lemma 8 holds for zeta > 1)")
-    return scalar_or_array(0.5 * np.square(mu_arr) * zeta)
+    return cast("float | np.ndarray", scalar_or_array(0.5 * np.square(mu_arr) * zeta))
 
 
 class GaussianDP:

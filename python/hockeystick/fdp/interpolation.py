@@ -36,7 +36,7 @@ The O(T) pass runs in C++ (cpp/include/hockeystick/fdp_interpolation.hpp), OpenM
 from __future__ import annotations
 
 import warnings
-from typing import Literal, NamedTuple
+from typing import Literal, NamedTuple, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -132,7 +132,7 @@ def constant_rate_h0(log_rho: npt.ArrayLike, gamma: npt.ArrayLike, rounds: npt.A
     T = positive_integer(rounds, "rounds")
     flat = ell < _SERIES_LOG_RHO  # tanh(T l/2) / tanh(l/2) = T (1 + O(T^2 l^2)): T to double precision
     safe = np.where(flat, 1.0, ell)
-    return np.where(flat, T * g2, g2 * np.tanh(T * safe / 2) / np.tanh(safe / 2))
+    return cast(np.ndarray, np.where(flat, T * g2, g2 * np.tanh(T * safe / 2) / np.tanh(safe / 2)))
 
 
 def constant_rate_h0_limit(log_rho: npt.ArrayLike, gamma: npt.ArrayLike) -> np.ndarray:
@@ -239,7 +239,7 @@ class LastIterateAccountant:
         if bound in INTERPOLATIONS:
             warnings.warn(f'bound={bound!r} is deprecated: the interpolation is chosen with interpolation={bound!r} '
                           '(bound now says the side of the bracket, "upper")', DeprecationWarning, stacklevel=3)
-            return self.mu_for_interpolation(bound)  # type: ignore[arg-type]
+            return self.mu_for_interpolation(bound)
         upper_only(bound, type(self).__name__)
         return self.mu_for_interpolation(interpolation)
 

@@ -18,7 +18,7 @@ on the same (eps, delta) footing.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -42,7 +42,7 @@ def gaussian_tradeoff(mu: npt.ArrayLike, alpha: npt.ArrayLike) -> float | np.nda
     """
     mu_arr = nonnegative(mu, "mu", finite=False)
     alpha_arr = in_interval(alpha, "alpha", 0.0, 1.0, open_low=False, open_high=False)
-    return _gaussian.gaussian_tail(mu_arr - _gaussian.gaussian_tail_inverse(alpha_arr))
+    return cast("float | np.ndarray", _gaussian.gaussian_tail(mu_arr - _gaussian.gaussian_tail_inverse(alpha_arr)))
 
 
 class TradeOffFunction:
@@ -82,7 +82,7 @@ class TradeOffFunction:
 
         def negative_gain(log_alpha: float) -> float:
             alpha = np.exp(log_alpha)
-            return -(1.0 - float(self._curve(np.array([alpha]))[0]) - gamma * alpha)
+            return cast(float, -(1.0 - float(self._curve(np.array([alpha]))[0]) - gamma * alpha))
 
         # The gain is flat near alpha = 0, so locate its peak on a log grid before refining.
         grid = np.linspace(-745.0, 0.0, 746)
@@ -115,7 +115,7 @@ class TradeOffFunction:
                 hi *= 2.0
                 if hi > 1e4:
                     return float("inf")
-            return optimize.brentq(lambda e: self._delta_one(e) - d, 0.0, hi, xtol=1e-13, rtol=1e-13)
+            return cast(float, optimize.brentq(lambda e: self._delta_one(e) - d, 0.0, hi, xtol=1e-13, rtol=1e-13))
 
         return scalar_or_array(np.vectorize(one, otypes=[np.float64])(target))
 

@@ -17,6 +17,8 @@ This module imports dp_accounting; ``import hockeystick`` does not.
 
 from __future__ import annotations
 
+from typing import cast
+
 from dp_accounting import dp_event
 from dp_accounting.privacy_accountant import NeighboringRelation, PrivacyAccountant
 
@@ -59,7 +61,7 @@ class HockeystickAccountant(PrivacyAccountant):
     def compose(self, event: dp_event.DpEvent, count: int = 1) -> "HockeystickAccountant":
         """Add ``count`` runs of ``event`` (ValueError for a count below 1, as dp_accounting's accountants)."""
         check_count(count)
-        return super().compose(event, count)
+        return cast("HockeystickAccountant", super().compose(event, count))   # dp_accounting's compose returns self
 
     def _maybe_compose(self, event: dp_event.DpEvent, count: int,
                        do_compose: bool) -> PrivacyAccountant.CompositionErrorDetails | None:

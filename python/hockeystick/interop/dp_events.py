@@ -79,6 +79,9 @@ from ..pld.neighbouring import relations_bounded
 from .loss_reach import MAX_LOSS_REACH, MAX_NOISE, ParameterOutOfRange, gaussian_reach
 from .plan import COPY_COUNT_CUT, FINITE_PAIRS, CompositionPlan, Mechanism, group_plan
 
+# the fixed-size batch events: sample_size records drawn from source_dataset_size
+SampledEvent = ev.SampledWithoutReplacementDpEvent | ev.SampledWithReplacementDpEvent
+
 
 def _bounded(analysed_under: str) -> tuple[NeighboringRelation, ...]:
     """The accountant's relations a mechanism analysed under ``analysed_under`` bounds (pld.neighbouring's table)."""
@@ -182,7 +185,8 @@ def check_count(count: int) -> int:
     return int(count)
 
 
-def _require(event: ev.DpEvent, relation: NeighboringRelation, allowed: tuple, what: str) -> None:
+def _require(event: ev.DpEvent, relation: NeighboringRelation, allowed: tuple[NeighboringRelation, ...],
+             what: str) -> None:
     if relation not in allowed:
         names = " or ".join(f"`{r.name}`" for r in allowed)
         raise Unsupported(event, f"neighboring_relation must be {names} for {what}. Found {relation}.")
@@ -274,7 +278,7 @@ def _visit(event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: C
     raise Unsupported(event, "Unsupported event.")
 
 
-def _add(plan: CompositionPlan, mechanism: tuple, count: int, non_private: bool) -> None:
+def _add(plan: CompositionPlan, mechanism: Mechanism, count: int, non_private: bool) -> None:
     if count > MAX_RUNS:
         raise ParameterOutOfRange(f"SelfComposedDpEvent.count (times the `count` of compose) gives {count} runs of "
                                   f"{mechanism[0]}, more than 2^53: no certified bound is computed for it")
@@ -394,7 +398,7 @@ def _event_reach(event: ev.DpEvent, relation: NeighboringRelation,
     return 0.0, None, ""
 
 
-def _copies(event: ev.SampledWithReplacementDpEvent) -> int:
+def _copies(event: SampledEvent) -> int:
     """c_max: the most copies of the record a batch of K draws from n holds, short of the binomial
     tail (``COPY_COUNT_CUT``) whose mass the with-replacement analysis adds to delta (at most 2
     above ``copy_count_weights``'s); more than ``MAX_COPIES`` is refused (one group plan per count)."""
@@ -430,7 +434,7 @@ def _check_group_atoms(inner: ev.DpEvent, copies: int) -> None:
             "use a smaller sensitivity (rescale the query) or sample fewer records per batch")
 
 
-def _check_inner_reach(event: ev.DpEvent, relation: NeighboringRelation, copies: int,
+def _check_inner_reach(event: ev.PoissonSampledDpEvent | SampledEvent, relation: NeighboringRelation, copies: int,
                        limit: float = MAX_LOSS_REACH,
                        why: str = "the loss grid would need tens of millions of points") -> None:
     """Refuse a sampled event whose inner loss, times ``copies`` of the record, reaches beyond
@@ -459,7 +463,7 @@ def _poisson_generic(event: ev.PoissonSampledDpEvent, q: float, count: int, rela
         plan.add(("poisson_generic", q, inner.key()), count)
 
 
-def _fixed_size(event, count: int, relation: NeighboringRelation, plan: CompositionPlan) -> None:
+def _fixed_size(event: SampledEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan) -> None:
     without = isinstance(event, ev.SampledWithoutReplacementDpEvent)
     kind = "SampledWithoutReplacementDpEvent" if without else "SampledWithReplacementDpEvent"
     _require(event, relation, _bounded("replace_one"), f"`{kind}`")

@@ -26,6 +26,8 @@ the group-c plan is the composition of the group-c specs.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 INPUT_OBLIVIOUS = ("randomized_response",)   # replace-one pairs that dominate any two inputs
@@ -37,7 +39,7 @@ def group_radius2(radius2: float, c: int) -> float:
     return radius2 if c == 1 else radius2 * c * c * ROUND_UP
 
 
-def group_mechanism(mechanism: tuple, c: int, groups: int) -> tuple:
+def group_mechanism(mechanism: tuple[Any, ...], c: int, groups: int) -> tuple[Any, ...]:
     """The spec dominating ``mechanism`` on inputs c replace-one steps apart (module docstring)."""
     if c == 1:
         return mechanism

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 from fractions import Fraction
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import numpy as np
 
@@ -31,12 +31,16 @@ from .. import _validation
 from .loss_reach import MAX_LOSS_REACH, MAX_NOISE, TAIL_RADII, ParameterOutOfRange, gaussian_reach
 from .plan import CompositionPlan, PlanProfile
 
-try:  # pragma: no cover - depends on the environment
-    from opacus.accountants.accountant import IAccountant as _Base
-    OPACUS = True
-except ImportError:  # Opacus needs torch (several GB): the same class without it
-    _Base = object  # type: ignore[assignment,misc]
-    OPACUS = False
+if TYPE_CHECKING:  # checked as the plain class, with or without Opacus installed: every method is its own
+    _Base = object
+    OPACUS: bool
+else:
+    try:  # pragma: no cover - depends on the environment
+        from opacus.accountants.accountant import IAccountant as _Base
+        OPACUS = True
+    except ImportError:  # Opacus needs torch (several GB): the same class without it
+        _Base = object
+        OPACUS = False
 
 DEFAULT_ACCURACY = 1e-3
 MECHANISM = "hockeystick_pld"
@@ -95,7 +99,7 @@ def _history(entries: Any) -> list[tuple[float, float, int]]:
     return out
 
 
-def _plan(history: list) -> CompositionPlan:
+def _plan(history: list[tuple[float, float, int]]) -> CompositionPlan:
     plan = CompositionPlan()
     for sigma, q, steps in history:
         if q == 0 or steps == 0:
@@ -107,7 +111,7 @@ def _plan(history: list) -> CompositionPlan:
     return plan
 
 
-class HockeystickAccountant(_Base):  # type: ignore[misc,valid-type]
+class HockeystickAccountant(_Base):
     """Opacus ``IAccountant`` over hockeystick's certified PLD composition.
 
     ``accuracy``: the width aimed for of the certified epsilon bracket (the loss grid is refined
@@ -120,7 +124,7 @@ class HockeystickAccountant(_Base):  # type: ignore[misc,valid-type]
         self._last: tuple[float, float] | None = None  # the last step's (sigma, q), as checked
         self._pending = 0  # steps of the last entry not yet written into it
         self._profile: PlanProfile | None = None
-        self._profile_of: list | None = None
+        self._profile_of: list[tuple[float, float, int]] | None = None
 
     @property
     def history(self) -> list[tuple[float, float, int]]:

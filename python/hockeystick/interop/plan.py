@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache, partial
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -76,7 +76,9 @@ RESOLVE_SHRINK = 8.0  # ... by at most this factor (the composed grid grows as m
 PROBE_SHRINK = 4.0  # a first aimed jump finer than 1 / PROBE_SHRINK^2 to a grid past PROBE_POINTS goes 1 / PROBE_SHRINK first
 PROBE_POINTS = 1 << 16
 
-Mechanism = tuple  # ("name", *parameters): hashable, one per distinct mechanism
+Mechanism = tuple[Any, ...]  # ("name", *parameters): hashable, one per distinct mechanism
+# CompositionPlan.key(): ((mechanism, count) pairs sorted, gaussian_r2, non_private, gaussian_r2_operations)
+PlanKey = tuple[tuple[tuple[Mechanism, int], ...], float, bool, int]
 Pair = tuple[np.ndarray, np.ndarray]
 
 
@@ -146,7 +148,7 @@ UPPER_ALTERNATIVES: dict[str, Callable[..., PrivacyLossDistribution]] = {
 }
 
 
-def _generic_subsample(scheme: str, rate: float, key: tuple, h: float) -> PrivacyLossDistribution:
+def _generic_subsample(scheme: str, rate: float, key: PlanKey, h: float) -> PrivacyLossDistribution:
     """Any inner plan (given by ``CompositionPlan.key``) sampled at ``rate``, through its certified curves.
 
     The inner plan's curves on grid h (atoms exact, grid PLDs composed, the folded Gaussian in closed
@@ -258,7 +260,7 @@ def _with_replacement_realizable(inner: "CompositionPlan", weights: np.ndarray, 
     return [(pointwise_max([s[order][0] for s in sides]), sides[0][order][1] if alone else None) for order in (0, 1)]
 
 
-def _with_replacement_generic(k: int, n: int, key: tuple, h: float) -> PrivacyLossDistribution:
+def _with_replacement_generic(k: int, n: int, key: PlanKey, h: float) -> PrivacyLossDistribution:
     """Batches of k draws with replacement from n records of any replace-one plan (given by its key):
     ``pld.subsampled_pair.with_replacement_curves`` on the certified curves of the plan's group-c
     plans (``group_plan``), c = 1 .. c_max (the counts past c_max add their tail mass); the lower
@@ -348,13 +350,13 @@ class CompositionPlan:
         return (math.nextafter(math.sqrt(self.gaussian_r2 * (1.0 - widen)), 0.0),
                 math.nextafter(math.sqrt(high), math.inf))
 
-    def key(self) -> tuple:
+    def key(self) -> PlanKey:
         """A hashable description of the plan (a mechanism spec may carry a whole inner plan)."""
         return (tuple(sorted(self.counts.items(), key=repr)), self.gaussian_r2, self.non_private,
                 self.gaussian_r2_operations)
 
     @classmethod
-    def from_key(cls, key: tuple) -> "CompositionPlan":
+    def from_key(cls, key: PlanKey) -> "CompositionPlan":
         counts, r2, non_private, operations = key
         return cls(dict(counts), r2, non_private, operations)
 

@@ -34,6 +34,7 @@ alpha) is within 2.5% of a grid order everywhere above 11.
 from __future__ import annotations
 
 import math
+from typing import Sequence, cast
 
 import numpy as np
 from dp_accounting import dp_event as ev
@@ -76,7 +77,8 @@ def _sigma(event: ev.GaussianDpEvent) -> float:
 class HockeystickRdpAccountant(PrivacyAccountant):
     """dp_accounting's ``RdpAccountant`` interface (orders, ADD_OR_REMOVE_ONE / REPLACE_SPECIAL)."""
 
-    def __init__(self, orders=None, neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE):
+    def __init__(self, orders: Sequence[float] | np.ndarray | None = None,
+                 neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE):
         super().__init__(neighboring_relation)
         self._orders = np.array(FINE_ORDERS if orders is None else orders, dtype=np.float64)
         self._rdp = np.zeros_like(self._orders)
@@ -87,7 +89,7 @@ class HockeystickRdpAccountant(PrivacyAccountant):
 
     def compose(self, event: ev.DpEvent, count: int = 1) -> "HockeystickRdpAccountant":
         check_count(count)
-        return super().compose(event, count)
+        return cast("HockeystickRdpAccountant", super().compose(event, count))   # dp_accounting's compose returns self
 
     def _maybe_compose(self, event: ev.DpEvent, count: int,
                        do_compose: bool) -> PrivacyAccountant.CompositionErrorDetails | None:

@@ -12,6 +12,8 @@ instead; docs/paper-001-errata.md compares the two.
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import numpy.typing as npt
 from scipy.optimize import elementwise
@@ -47,7 +49,7 @@ def distortion_variance_for_tv(variance: npt.ArrayLike, dimension: npt.ArrayLike
     guess = np.log(2.0 * np.sqrt(np.pi) * t_flat / np.sqrt(d_flat))
 
     def gap(x: np.ndarray, dd: np.ndarray, tt: np.ndarray) -> np.ndarray:
-        return _centred_tv(x, dd) - tt
+        return cast(np.ndarray, _centred_tv(x, dd) - tt)
 
     bracket = elementwise.bracket_root(gap, guess - 3.0, guess + 3.0, xmin=-700.0, xmax=700.0,
                                        args=(d_flat, t_flat))

@@ -24,6 +24,7 @@ shift) it is the one-dimensional E_{x ~ N(0,1)} h((s x - s^2 / 2) / 2).  Checked
 from __future__ import annotations
 
 import math
+from typing import Callable, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -45,7 +46,7 @@ def js_integrand_h(y: np.ndarray | float) -> np.ndarray:
     small = b * np.tanh(b) - np.log1p(2.0 * np.sinh(0.5 * b) ** 2)   # log cosh b without cancellation
     # |y| > 1: y tanh y - log cosh y = log 2 - 2|y| expit(-2|y|) - log1p(e^{-2|y|})
     large = _LOG2 - 2.0 * a * special.expit(-2.0 * a) - np.log1p(np.exp(-2.0 * a))
-    return np.where(a <= 1.0, small, large)
+    return cast(np.ndarray, np.where(a <= 1.0, small, large))
 
 
 def js_exact(variance: npt.ArrayLike, distortion_variance: npt.ArrayLike, dimension: npt.ArrayLike,
@@ -75,10 +76,10 @@ def _js(pair: GaussianPair) -> np.ndarray:
     pure = (pair.rho == 0) & (pair.shift > 0)
     if np.any(pure):
         out[pure] = _js_pure_shift(pair.shift[pure])
-    return np.clip(out, 0.0, _LOG2)
+    return cast(np.ndarray, np.clip(out, 0.0, _LOG2))
 
 
-def _integrate(f, edges: np.ndarray, args: tuple[np.ndarray, ...]) -> np.ndarray:
+def _integrate(f: Callable[..., np.ndarray], edges: np.ndarray, args: tuple[np.ndarray, ...]) -> np.ndarray:
     """Sum over consecutive edges (one row per point, sorted) of tanh-sinh integrals of f; the
     summed error estimate must be below 1e-10 of the total (pieces far smaller than the total
     may stop at the finest level with a tiny absolute error)."""
@@ -100,7 +101,7 @@ def _density(w: np.ndarray, d: np.ndarray, lam: np.ndarray) -> np.ndarray:
     central = lam == 0
     with np.errstate(invalid="ignore", divide="ignore"):
         noncentral = ncx2.pdf(w, d, np.where(central, 1.0, lam))
-    return np.where(central, chi2.pdf(w, d), noncentral)
+    return cast(np.ndarray, np.where(central, chi2.pdf(w, d), noncentral))
 
 
 def _expectation_integrand(t: np.ndarray, d: np.ndarray, lam: np.ndarray, base: np.ndarray, rho: np.ndarray,
@@ -110,7 +111,7 @@ def _expectation_integrand(t: np.ndarray, d: np.ndarray, lam: np.ndarray, base: 
     v = (base - lam) + t
     u = u0 + stretch * v
     log_ratio = -0.5 * d * np.log1p(rho) - s * s / (2.0 * (1.0 + rho)) + rho / (2.0 * (1.0 + rho)) * u
-    return _density(base + t, d, lam) * js_integrand_h(0.5 * log_ratio)
+    return cast(np.ndarray, _density(base + t, d, lam) * js_integrand_h(0.5 * log_ratio))
 
 
 def _expectation(d: np.ndarray, lam: np.ndarray, rho: np.ndarray, s: np.ndarray, u0: np.ndarray,
@@ -137,11 +138,11 @@ def _js_radial(rho: np.ndarray, d: np.ndarray, s: np.ndarray, lam_p: np.ndarray)
     lam_q = lam_p * (1.0 + rho)
     e_p = _expectation(d, lam_p, rho, s, np.zeros_like(rho), np.ones_like(rho))
     e_q = _expectation(d, lam_q, rho, s, lam_p * rho * (2.0 + rho), 1.0 + rho)
-    return 0.5 * (e_p + e_q)
+    return cast(np.ndarray, 0.5 * (e_p + e_q))
 
 
 def _shift_integrand(x: np.ndarray, s: np.ndarray) -> np.ndarray:
-    return norm.pdf(x) * js_integrand_h(0.5 * (s * x - 0.5 * s * s))
+    return cast(np.ndarray, norm.pdf(x) * js_integrand_h(0.5 * (s * x - 0.5 * s * s)))
 
 
 def _js_pure_shift(s: np.ndarray) -> np.ndarray:

@@ -23,6 +23,8 @@ digits in tests/test_leakage_exact.py.
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import numpy.typing as npt
 from scipy import special
@@ -67,7 +69,7 @@ def _tv(pair: GaussianPair) -> np.ndarray:
                         - ncx2.cdf(w / (1.0 + r), d[shifted], pair.noncentrality_q[shifted]))
     pure = (s > 0) & (rho == 0)
     out[pure] = special.erf(s[pure] / (2.0 * np.sqrt(2.0)))
-    return np.clip(out, 0.0, 1.0)
+    return cast(np.ndarray, np.clip(out, 0.0, 1.0))
 
 
 def _tv_centred(rho: np.ndarray, d: np.ndarray) -> np.ndarray:

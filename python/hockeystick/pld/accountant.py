@@ -15,7 +15,7 @@ import math
 import threading
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable, Iterable, Literal
+from typing import Any, Callable, Iterable, Literal, cast
 
 import numpy as np
 
@@ -32,6 +32,11 @@ from .directional_delta import calibration_directions
 from .epsilon_width import LEFT_FRACTIONS, RIGHT_OFFSETS, epsilon_gap
 from .mechanisms import DEFAULT_INTERVAL, checked_interval, subsampled_gaussian
 from .pmf import GridPMF
+
+# an evaluation point of SubsampledGaussianPLD: (sigma, sampling_rate, rounds, sensitivity)
+Point = tuple[float, float, float, float]
+# a composed PLD's key: its point, its grid h, and whether its optimistic side was built
+PLDKey = tuple[float, float, float, float, float, bool]
 
 # guards SubsampledGaussianPLD's kept complement factors, which the threads of one call share
 _COMPLEMENT_LOCK = threading.Lock()
@@ -50,7 +55,7 @@ class PLDAccountant:
         self.value_discretization_interval = checked_interval(value_discretization_interval)
         self.tail = float(tail)
         self._pld: PrivacyLossDistribution | None = None
-        self._cache: dict[tuple, PrivacyLossDistribution] = {}
+        self._cache: dict[tuple[float, float, float], PrivacyLossDistribution] = {}
 
     @_validation.renamed_keywords(count="rounds")
     def compose(self, pld: PrivacyLossDistribution, rounds: int = 1) -> "PLDAccountant":
@@ -206,7 +211,7 @@ class SubsampledGaussianPLD:
                  sensitivity: ArrayLike = 1.0,
                  value_discretization_interval: float | None = None, accuracy: float | None = None,
                  tail: float = DEFAULT_TAIL, delta_accuracy: Literal["relative", "epsilon"] = "relative",
-                 workers: int | Callable[..., Iterable] | None = None):
+                 workers: int | Callable[..., Iterable[Any]] | None = None):
         (s, q, t, c), _, _ = broadcast_float_arrays(
             sigma=_validation.positive(sigma, "sigma"),
             sampling_rate=_validation.in_interval(sampling_rate, "sampling_rate", 0.0, 1.0, open_low=True,
@@ -227,11 +232,12 @@ class SubsampledGaussianPLD:
                                                  f"{type(workers).__name__}: pass its map (workers=pool.map)")
         self._map = workers if callable(workers) else None
         self.workers = 1 if self._map is not None else _validation.workers(workers)
-        self._plds: dict[tuple, PrivacyLossDistribution] = {}
-        self._log_affinities: dict[tuple, np.ndarray] = {}
-        self._complement_factors: OrderedDict[tuple, list[complement.DirectionFactors]] = OrderedDict()
+        self._plds: dict[PLDKey, PrivacyLossDistribution] = {}
+        self._log_affinities: dict[tuple[float, float, float], np.ndarray] = {}
+        self._complement_factors: OrderedDict[tuple[float, float, float], list[complement.DirectionFactors]] = \
+            OrderedDict()
 
-    def _raised_near_one(self, point: tuple, eps: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+    def _raised_near_one(self, point: Point, eps: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
         """``lower`` (certified lower deltas of ``point`` = (sigma, q, rounds, sensitivity) at ``eps``) raised,
         where the upper side is above ``NEAR_ONE`` (1 - 1e-6), to the affinity bound
         1 - min_lam e^{lam eps} A(lam)^T (``affinity_ceiling``: the composed lower side is charged the
@@ -256,7 +262,7 @@ class SubsampledGaussianPLD:
     # complement factors kept for the last few (sigma / sensitivity, q, h): a refinement step's rows share them
     COMPLEMENT_KEPT = 4
 
-    def _complement_near_one(self, points: list[tuple], hs: list[float], xs: list[np.ndarray],
+    def _complement_near_one(self, points: list[Point], hs: list[float], xs: list[np.ndarray],
                              brackets: list[tuple[np.ndarray, np.ndarray]], threads: int,
                              adds: list[np.ndarray | None] | None = None
                              ) -> tuple[list[tuple[np.ndarray, np.ndarray]], list[np.ndarray | None]]:
@@ -275,7 +281,7 @@ class SubsampledGaussianPLD:
         Also returns, per point, where the complement's bracket was taken (None: nowhere)."""
         out = list(brackets)
         taken: list[np.ndarray | None] = [None] * len(brackets)
-        groups: dict[tuple, list[int]] = {}
+        groups: dict[tuple[float, float, float], list[int]] = {}
         for i, (point, h, (_, up)) in enumerate(zip(points, hs, brackets)):
             if h <= complement.MAX_INTERVAL and np.any(up > self.COMPLEMENT_ABOVE):
                 groups.setdefault((point[0] / point[3], point[1], h), []).append(i)
@@ -300,7 +306,7 @@ class SubsampledGaussianPLD:
                 taken[i] = n
         return out, taken
 
-    def _complement_factors_of(self, key: tuple) -> list[complement.DirectionFactors]:
+    def _complement_factors_of(self, key: tuple[float, float, float]) -> list[complement.DirectionFactors]:
         """Both directions' complement factors at key = (sigma / sensitivity, q, h) (the test's for the remove
         direction only), kept for the last ``COMPLEMENT_KEPT`` keys; [] where they cannot be built."""
         with _COMPLEMENT_LOCK:
@@ -318,7 +324,7 @@ class SubsampledGaussianPLD:
                     self._complement_factors.popitem(last=False)
         return factors
 
-    def _build(self, store: dict[tuple, PrivacyLossDistribution], points: list[tuple], h: float, optimistic: bool = True,
+    def _build(self, store: dict[PLDKey, PrivacyLossDistribution], points: list[Point], h: float, optimistic: bool = True,
                threads: int = 0, blocks: bool = False) -> None:
         """Discretizes every point not in ``store`` at grid h in one C++ call (``threads`` OpenMP threads
         over the points, 0: all cores) and puts its PLD there.
@@ -351,7 +357,7 @@ class SubsampledGaussianPLD:
         for p in missing:
             store[(*p, h, optimistic)] = dists[(p[0], p[1], p[3])].self_compose(int(p[2]))
 
-    def _refined(self, points: list[tuple], xs: list[np.ndarray], method: str,
+    def _refined(self, points: list[Point], xs: list[np.ndarray], method: str,
                  threads: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
         """Per point, the certified (lower, upper) at its arguments on a grid that meets ``accuracy``
         (or on which the bracket stopped narrowing).
@@ -460,7 +466,7 @@ class SubsampledGaussianPLD:
             step, only = next_step, next_only
         return [c for c in chosen if c is not None]  # every point ends with a bracket
 
-    def _settled_uppers(self, pending: list[int], points: list[tuple], xs: list[np.ndarray],
+    def _settled_uppers(self, pending: list[int], points: list[Point], xs: list[np.ndarray],
                         threads: int) -> dict[int, np.ndarray]:
         """The points of ``pending`` (indices into ``points``, arguments ``xs[i]``) whose upper side on their span
         grid (``_span_start``; ``dominated_direction.delta_uppers``: pessimistic sides only, no direct bins) is
@@ -488,7 +494,7 @@ class SubsampledGaussianPLD:
         def settles(i: int) -> bool:
             return bool(np.all((tried[i] if i in tried else uppers([i])[0]) < self.DELTA_FLOOR))
 
-        pairs: dict[tuple, list[int]] = {}
+        pairs: dict[tuple[float, float, float], list[int]] = {}
         for i in pending:
             pairs.setdefault((points[i][0], points[i][1], points[i][3]), []).append(i)
         candidates: list[int] = []
@@ -505,7 +511,7 @@ class SubsampledGaussianPLD:
             uppers(batch)
         return {i: up for i, up in tried.items() if np.all(up < self.DELTA_FLOOR)}
 
-    def _step_batches(self, step: dict[int, float], points: list[tuple],
+    def _step_batches(self, step: dict[int, float], points: list[Point],
                       best: dict[int, tuple[float, np.ndarray, np.ndarray, np.ndarray]],
                       unblinded: set[int]) -> list[tuple[list[int], bool, float | None]]:
         """The batches of one refinement step (``_windows_within_budget``), each with whether it recomposes the
@@ -540,13 +546,13 @@ class SubsampledGaussianPLD:
         1 - 1e-9: no (eps, delta) guarantee at that eps for any delta a user targets, and no epsilon
         width either, the upper side being 1 or as flat); capped at 1e100 so the refinement's fits stay finite."""
         if method == "epsilon":
-            return up - lo
+            return cast(np.ndarray, up - lo)
         if self.delta_accuracy == "relative":
-            return (up - lo) / np.maximum(up, self.DELTA_FLOOR)
+            return cast(np.ndarray, (up - lo) / np.maximum(up, self.DELTA_FLOOR))
         done = (up[:own] < self.DELTA_FLOOR) | (lo[:own] >= self.DELTA_CEILING)
         return np.where(done, 0.0, np.minimum(_least_epsilon_width(x, own, lo, up), 1e100))
 
-    def _step_brackets(self, batch: list[int], points: list[tuple], step: dict[int, float], xs: list[np.ndarray],
+    def _step_brackets(self, batch: list[int], points: list[Point], step: dict[int, float], xs: list[np.ndarray],
                        method: str, best: dict[int, tuple[float, np.ndarray, np.ndarray, np.ndarray]],
                        own: list[int], threads: int, direct: bool,
                        charge: float | None = None) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]]:
@@ -571,7 +577,7 @@ class SubsampledGaussianPLD:
                                                     [xs[i] for i in batch], self.tail, threads, direct,
                                                     0.1 * self.DELTA_FLOOR, self.DELTA_FLOOR, self.accuracy, charge)
         else:
-            store: dict[tuple, PrivacyLossDistribution] = {}
+            store: dict[PLDKey, PrivacyLossDistribution] = {}
             for h in sorted({step[i] for i in batch}, reverse=True):
                 self._build(store, [points[i] for i in batch if step[i] == h], h, threads=threads)
             dists = [store[(*points[i], step[i], True)] for i in batch]
@@ -888,7 +894,7 @@ class SubsampledGaussianPLD:
             used += size
         return [b for b in batches if b]
 
-    def _first_interval(self, point: tuple | None = None, x: np.ndarray | None = None,
+    def _first_interval(self, point: Point | None = None, x: np.ndarray | None = None,
                         method: str = "delta") -> float:
         """The grid ``accuracy`` starts from at ``point`` (sigma, q, rounds, sensitivity), evaluated at
         ``x`` by ``method``; one step of ``_refined`` corrects a start that misses.
@@ -930,7 +936,7 @@ class SubsampledGaussianPLD:
         h = math.sqrt(7.0 * 0.9 * self.accuracy / (rounds * (1.0 + z / max(spread, 1e-300))))
         return min(max(h, 0.25 * default, self.FINEST_INTERVAL), self.COARSEST_INTERVAL)
 
-    def _span_start(self, point: tuple) -> float:
+    def _span_start(self, point: Point) -> float:
         """``_first_interval``'s ``delta`` grid before the epsilon rule's ``_unblinded_start``: the h that puts
         the composed span (``_span``) on ``START_POINTS`` points, no finer than the default, on the ladder."""
         default = self._first_interval()
@@ -962,7 +968,7 @@ class SubsampledGaussianPLD:
         below = self._below_rate(q)
         return below if start <= self.BLIND_START_REACH * below else start
 
-    def _affordable(self, point: tuple, h: float) -> float:
+    def _affordable(self, point: Point, h: float) -> float:
         """h, or where the composed window of ``point`` (sigma, q, rounds, sensitivity) on it would exceed
         ``MAX_WINDOW`` points by ``_span``'s estimate, the finest ladder rung on which it does not: what memory
         allows (the bracket of a coarser grid is certified too, only wider), no coarser than
@@ -980,17 +986,17 @@ class SubsampledGaussianPLD:
         k = math.floor(2.0 * math.log2(h / self.FINEST_INTERVAL) + 1e-9)
         return float(self.FINEST_INTERVAL * 2.0 ** (max(k, 0) / 2.0))
 
-    def _units(self, pending: list[tuple[tuple, np.ndarray]], method: str) -> list[list[tuple[tuple, np.ndarray]]]:
+    def _units(self, pending: list[tuple[Point, np.ndarray]], method: str) -> list[list[tuple[Point, np.ndarray]]]:
         """The work units a thread evaluates: whole blocks (the points sharing sigma, sampling rate and
         sensitivity, in the order they first appear) packed into runs of at most BATCH points whose
         estimated composed grids (``_span`` over the grid each starts on) fit BUDGET; a block larger
         than that is cut into such runs.  They depend on the points alone, never on ``workers``."""
-        blocks: dict[tuple, list[tuple[tuple, np.ndarray, float]]] = {}
+        blocks: dict[tuple[float, float, float], list[tuple[Point, np.ndarray, float]]] = {}
         for point, sel in pending:
             h = (self.value_discretization_interval if self.accuracy is None
                  else self._first_interval(point, None, method))
             blocks.setdefault((point[0], point[1], point[3]), []).append((point, sel, _span(*point) / h + 1.0))
-        units: list[list[tuple[tuple, np.ndarray]]] = []
+        units: list[list[tuple[Point, np.ndarray]]] = []
         used: tuple[int, float] = (self.BATCH, float(self.BUDGET))   # the first block opens a unit
         for block in blocks.values():
             size = sum(w for _, _, w in block)
@@ -1006,9 +1012,9 @@ class SubsampledGaussianPLD:
                 used = (used[0] + len(block), used[1] + size)
         return units
 
-    def _unit_brackets(self, pts: list[tuple], xs: list[np.ndarray], bound: Bound, method: str,
+    def _unit_brackets(self, pts: list[Point], xs: list[np.ndarray], bound: Bound, method: str,
                        threads: int, keep: bool) -> tuple[list[tuple[np.ndarray, np.ndarray]],
-                                                           dict[tuple, PrivacyLossDistribution]]:
+                                                           dict[PLDKey, PrivacyLossDistribution]]:
         """The (lower, upper) of each point of a unit at its arguments ``xs`` (only the sides ``bound`` asks
         for are meaningful), and, if ``keep``, the PLDs it composed (fixed grid only; with ``accuracy``
         each refinement step drops its own; only the last unit keeps them, so that units finished
@@ -1058,7 +1064,8 @@ class SubsampledGaussianPLD:
         copy._complement_factors = OrderedDict()
         return copy
 
-    def _evaluate(self, x: ArrayLike, name: str, bound: Bound, gaussian, method: str) -> Result:
+    def _evaluate(self, x: ArrayLike, name: str, bound: Bound,
+                  gaussian: Callable[[float, np.ndarray], tuple[np.ndarray, np.ndarray]], method: str) -> Result:
         # The points are found among the parameters' own broadcast (self.sigma's shape), not over the full
         # shape with the arguments' axes: a 10^6-point grid asked at 80 arguments each would stack 3e6 rows of
         # four parameters (96 MB) and sort them, ~0.3 GB held for the whole call.
@@ -1076,7 +1083,7 @@ class SubsampledGaussianPLD:
         bounds = np.searchsorted(point_of[order], np.arange(unique.shape[0] + 1))
         del points, inverse, point_of
         flat_x, flat_lo, flat_up = np.broadcast_to(xa, shape).ravel(), lower.reshape(-1), upper.reshape(-1)
-        pending: list[tuple[tuple, np.ndarray]] = []
+        pending: list[tuple[Point, np.ndarray]] = []
         closed = 0
         for i, (si, qi, ti, ci) in enumerate(unique):
             sel = order[bounds[i]:bounds[i + 1]]
@@ -1094,10 +1101,11 @@ class SubsampledGaussianPLD:
         pool = min(self.workers, len(units))
         threads = 1 if pool > 1 else self.workers
 
-        def points_and_arguments(unit: list[tuple[tuple, np.ndarray]]) -> tuple[list[tuple], list[np.ndarray]]:
+        def points_and_arguments(unit: list[tuple[Point, np.ndarray]]) -> tuple[list[Point], list[np.ndarray]]:
             return [p for p, _ in unit], [flat_x[sel] for _, sel in unit]
 
-        def run(unit: list[tuple[tuple, np.ndarray]]):
+        def run(unit: list[tuple[Point, np.ndarray]]
+                ) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict[PLDKey, PrivacyLossDistribution]]:
             return self._unit_brackets(*points_and_arguments(unit), bound, method, threads, unit is units[-1])
 
         executor = ThreadPoolExecutor(pool) if pool > 1 else None
@@ -1128,16 +1136,17 @@ class SubsampledGaussianPLD:
         return self._evaluate(delta_values(delta), "delta", bound, _gaussian_epsilon_bracket, "epsilon")
 
 
-def _pool_task(task: tuple["SubsampledGaussianPLD", list[tuple], list[np.ndarray], Bound, str]
-               ) -> tuple[list[tuple], list[tuple[np.ndarray, np.ndarray]]]:
+def _pool_task(task: tuple["SubsampledGaussianPLD", list[Point], list[np.ndarray], Bound, str]
+               ) -> tuple[list[Point], list[tuple[np.ndarray, np.ndarray]]]:
     """One unit of ``SubsampledGaussianPLD._evaluate`` in a caller's pool (a module-level function, so
     that it pickles by name): its points and their brackets, on one thread."""
     accountant, pts, xs, bound, method = task
     return pts, accountant._unit_brackets(pts, xs, bound, method, 1, False)[0]
 
 
-def _in_order(units: list[list[tuple[tuple, np.ndarray]]], results: Iterable
-              ) -> Iterable[tuple[list[tuple[np.ndarray, np.ndarray]], dict]]:
+def _in_order(units: list[list[tuple[Point, np.ndarray]]],
+              results: Iterable[tuple[list[Point], list[tuple[np.ndarray, np.ndarray]]]]
+              ) -> Iterable[tuple[list[tuple[np.ndarray, np.ndarray]], dict[PLDKey, PrivacyLossDistribution]]]:
     """The pool's results as ``_unit_brackets`` gives them, each checked to answer its own unit: a map
     that reorders (``imap_unordered``) or drops results would put brackets on the wrong points."""
     count = 0
@@ -1213,7 +1222,7 @@ def _of_largest(parts: list[np.ndarray], values: list[np.ndarray]) -> np.ndarray
     that sets the bound: the maximum over the neighbouring directions)."""
     stacked = np.array(parts)
     pick = np.argmax(values, axis=0).reshape((1,) * (stacked.ndim - 1) + (-1,))
-    return np.take_along_axis(stacked, pick, axis=0)[0]
+    return cast(np.ndarray, np.take_along_axis(stacked, pick, axis=0)[0])
 
 
 def _least(a: float | None, b: float | None) -> float | None:

@@ -79,6 +79,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import scipy.optimize
@@ -325,7 +326,7 @@ def _upper_complement(p: GridPMF, q: GridPMF, factors: TestFactors, rounds: int,
         # + TINY: the scales' exponentials may underflow (a subnormal is off by up to 2^-1074 absolute)
         value = (tail_a + tail_b + plus[..., None]) * (1.0 + 4.0 * _U) + TINY
     best = np.min(np.where(np.isnan(value), np.inf, value), axis=-1)
-    return np.minimum(best, 1.0)
+    return cast(np.ndarray, np.minimum(best, 1.0))
 
 
 def _upper_delta(factor: Tilted, pmf: GridPMF, rounds: int, eps: np.ndarray) -> np.ndarray:

@@ -17,7 +17,7 @@ which broadcasts against two.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Literal, Sequence, Union, cast
+from typing import Any, Callable, Literal, Sequence, Union, cast
 
 import numpy as np
 
@@ -27,7 +27,7 @@ from .compose import DEFAULT_TAIL, compose_many, upper_sides
 from .pmf import GridPMF
 
 Bound = Literal["upper", "lower", "both"]
-Result = Union[float, np.ndarray, tuple]
+Result = Union[float, np.ndarray, tuple[Any, Any]]
 
 
 def epsilon_values(epsilon: ArrayLike) -> np.ndarray:
@@ -48,7 +48,7 @@ def evaluate_into(dist: "PrivacyLossDistribution", method: str, x: np.ndarray, b
 def bound_result(lower: np.ndarray, upper: np.ndarray, bound: Bound, scalar: bool) -> Result:
     """The side(s) ``bound`` asks for: one array (or float), or (lower, upper) for "both"."""
     pick = {"upper": (upper,), "lower": (lower,), "both": (lower, upper)}[bound]
-    out = tuple(float(v) if scalar else v for v in pick)
+    out: tuple[Any, ...] = tuple(float(v) if scalar else v for v in pick)
     return out if bound == "both" else out[0]
 
 
@@ -85,7 +85,7 @@ class Factor:
 class PrivacyLossDistribution:
     directions: list[dict[Factor, int]]
     tail: float = DEFAULT_TAIL
-    _composed: dict = field(default_factory=dict, repr=False)
+    _composed: dict[bool, list[GridPMF | None]] = field(default_factory=dict, repr=False)
 
     @property
     def value_discretization_interval(self) -> float:
@@ -121,7 +121,7 @@ class PrivacyLossDistribution:
     def composed(self, pessimistic: bool) -> list[GridPMF]:
         """The composed PMF of each direction (computed once)."""
         compose_all([self], pessimistic)
-        return self._composed[bool(pessimistic)]
+        return cast("list[GridPMF]", self._composed[bool(pessimistic)])   # every direction composed just above
 
     def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
         """delta(eps) = sum_l (1 - e^{eps - l})_+ p(l) + p(inf), maximised over directions.
@@ -179,7 +179,8 @@ def brackets(plds: Sequence[PrivacyLossDistribution], method: str, xs: Sequence[
     plds = list(plds)
     if uppers is None:
         compose_all(plds, True, workers=workers)
-        uppers = [[_evaluate(pmf, method, x) for pmf in pld._composed[True]] for pld, x in zip(plds, xs)]
+        uppers = [[_evaluate(pmf, method, x) for pmf in cast("list[GridPMF]", pld._composed[True])]
+                  for pld, x in zip(plds, xs)]
     sides = undominated_lower_sides(plds, uppers, lambda pmf, i: _evaluate(pmf, method, xs[i]), workers)
     return [(_maximum([low for _, low in side.values()]), _maximum(ups)) for side, ups in zip(sides, uppers)]
 
@@ -239,14 +240,14 @@ def undominated_lower_sides(plds: Sequence[PrivacyLossDistribution], uppers: Seq
     compose_all(plds, False, [[lead] for lead in leads], workers, direct_bins, direct_min_charge)
     sides = []
     for i, (pld, lead) in enumerate(zip(plds, leads)):
-        pmf = pld._composed[False][lead]
+        pmf = cast(GridPMF, pld._composed[False][lead])   # composed just above
         sides.append({lead: (pmf, lower_of(pmf, i))})
     needed = [[d for d, up in enumerate(ups) if d != lead and not np.all(up <= side[lead][1])]
               for ups, lead, side in zip(uppers, leads, sides)]
     compose_all(plds, False, needed, workers, direct_bins, direct_min_charge)
     for i, (pld, side, more) in enumerate(zip(plds, sides, needed)):
         for d in more:
-            pmf = pld._composed[False][d]
+            pmf = cast(GridPMF, pld._composed[False][d])
             side[d] = (pmf, lower_of(pmf, i))
     return sides
 

@@ -30,7 +30,7 @@ clears, the add direction is neither discretized nor composed on the fine grid.
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Sequence, cast
 
 import numpy as np
 
@@ -175,7 +175,7 @@ def delta_sides(points: Sequence[Point], hs: Sequence[float], xs: Sequence[np.nd
     for add, i, up, more in zip(adds, rest, add_ups, needed):
         pessimistic, uppers, sides = out[i]
         if more:
-            pmf = add._composed[False][0]
+            pmf = cast(GridPMF, add._composed[False][0])   # composed just above
             sides = {**sides, 1: (pmf, pmf.delta(xs[i], threads, envelope=False))}
         out[i] = (pessimistic + [add.composed(True)[0]], uppers + [up], sides)
     return out

@@ -85,7 +85,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from functools import cached_property, partial
-from typing import Any, Callable, NamedTuple, Sequence, TypeVar
+from typing import Any, Callable, NamedTuple, Sequence, TypeVar, cast
 
 import numpy as np
 
@@ -142,12 +142,12 @@ class Atoms:
     @cached_property
     def loss_list(self) -> list[float]:
         """``loss`` as Python floats (the lean path)."""
-        return (self.index * self.eta).tolist()
+        return cast("list[float]", (self.index * self.eta).tolist())
 
     @cached_property
     def mass_list(self) -> list[float]:
         """``mass`` as Python floats (the lean path)."""
-        return self.mass.tolist()
+        return cast("list[float]", self.mass.tolist())
 
     @cached_property
     def least_mass(self) -> float:
@@ -254,7 +254,7 @@ def _outward_index(p: float, q: float, eta: float, up: bool) -> int:
     err = loss_round_off(math.log(p), math.log(q))
     x = (loss + err) / eta if up else (loss - err) / eta
     margin = 1.0 + 8.0 * UNIT_ROUNDOFF * abs(x)
-    return math.ceil(x + margin) if up else math.floor(x - margin)
+    return cast(int, math.ceil(x + margin) if up else math.floor(x - margin))
 
 
 class NearUnderflowSplit(NamedTuple):
@@ -890,7 +890,7 @@ def _widen(value: np.ndarray, a: Atoms, upper: bool, extra: float) -> np.ndarray
 def _shifted(a: Atoms, eps: np.ndarray, upper: bool) -> np.ndarray:
     """eps - loss_j for every (eps, atom), with the loss error on the side's safe side."""
     e = np.asarray(eps, dtype=np.float64) + (-a.loss_error if upper else a.loss_error)
-    return e[:, None] - a.loss[None, :]
+    return cast(np.ndarray, e[:, None] - a.loss[None, :])
 
 
 def delta(a: Atoms, epsilon: np.ndarray, upper: bool) -> np.ndarray:

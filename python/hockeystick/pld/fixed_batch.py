@@ -62,8 +62,9 @@ class FixedBatchGaussianPLD:
         self.sigma, self.batch_size, self.n, self.rounds, self.sensitivity = s, m, n, t, c
         self.value_discretization_interval = h
         self.tail = float(_validation.real(_validation.single(tail, "tail"), "tail"))
-        self._rounds: dict[tuple, list[PrivacyLossDistribution]] = {}   # one round, per (sigma, m, n, Delta)
-        self._plds: dict[tuple, list[PrivacyLossDistribution]] = {}     # composed, per (sigma, m, n, Delta, T)
+        # one round, per (sigma, m, n, Delta); composed, per (sigma, m, n, Delta, T)
+        self._rounds: dict[tuple[float, int, int, float], list[PrivacyLossDistribution]] = {}
+        self._plds: dict[tuple[float, int, int, float, int], list[PrivacyLossDistribution]] = {}
 
     BATCH = 64  # distinct points composed per batch of FFTs (their composed PLDs are then dropped)
 

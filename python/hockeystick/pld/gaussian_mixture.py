@@ -15,9 +15,12 @@ faster in C++); s = (1,), w = (1,) the Gaussian mechanism.
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 from scipy import special
 
+from .._elementwise import ArrayLike
 from ..gaussian import gaussian_tail_inverse
 from .compose import DEFAULT_TAIL
 from .distribution import PrivacyLossDistribution
@@ -29,7 +32,7 @@ def normal_interval(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """P(a < Z <= b) for Z ~ N(0, 1), from the tail each end lies in (no cancellation in the tails)."""
     lower = special.ndtr(np.minimum(b, 0.0)) - special.ndtr(np.minimum(a, 0.0))
     upper = special.ndtr(-np.maximum(a, 0.0)) - special.ndtr(-np.maximum(b, 0.0))
-    return np.maximum(np.where(b <= 0.0, lower, np.where(a >= 0.0, upper, lower + upper)), 0.0)
+    return cast(np.ndarray, np.maximum(np.where(b <= 0.0, lower, np.where(a >= 0.0, upper, lower + upper)), 0.0))
 
 
 def gaussian_mixture_pair(sigma: float, shifts: np.ndarray, weights: np.ndarray, tail: float) -> MonotonePair:
@@ -38,16 +41,18 @@ def gaussian_mixture_pair(sigma: float, shifts: np.ndarray, weights: np.ndarray,
     log_w = np.log(weights)
 
     def terms(x: np.ndarray) -> np.ndarray:
-        return log_w + (shifts * np.asarray(x, dtype=np.float64)[..., None] - 0.5 * shifts * shifts) / (sigma * sigma)
+        return cast(np.ndarray, log_w + (shifts * np.asarray(x, dtype=np.float64)[..., None] - 0.5 * shifts * shifts)
+                    / (sigma * sigma))
 
     def loss(x: np.ndarray) -> np.ndarray:
         return log_sum_exp_rows(terms(x))[0]
 
     def slope(x: np.ndarray) -> np.ndarray:
-        return (log_sum_exp_rows(terms(x))[1] * shifts).sum(axis=-1) / (sigma * sigma)
+        return cast(np.ndarray, (log_sum_exp_rows(terms(x))[1] * shifts).sum(axis=-1) / (sigma * sigma))
 
     def p_mass(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return sum(w * normal_interval((a - s) / sigma, (b - s) / sigma) for w, s in zip(weights, shifts))
+        return cast(np.ndarray,
+                    sum(w * normal_interval((a - s) / sigma, (b - s) / sigma) for w, s in zip(weights, shifts)))
 
     def q_mass(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return normal_interval(a / sigma, b / sigma)
@@ -55,7 +60,7 @@ def gaussian_mixture_pair(sigma: float, shifts: np.ndarray, weights: np.ndarray,
     return MonotonePair(loss, slope, p_mass, q_mass, -z * sigma, float(shifts.max()) + z * sigma)
 
 
-def mixture_of_gaussians(sigma: float, sensitivities, sampling_probs, *,
+def mixture_of_gaussians(sigma: float, sensitivities: ArrayLike, sampling_probs: ArrayLike, *,
                          value_discretization_interval: float = DEFAULT_INTERVAL,
                          tail: float = DEFAULT_TAIL) -> PrivacyLossDistribution:
     """Remove and add PLDs of the mixture-of-Gaussians mechanism, certified both sides."""

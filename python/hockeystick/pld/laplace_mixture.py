@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import functools
 import math
+from typing import cast
 
 import numpy as np
 
 from .. import _validation
+from .._elementwise import ArrayLike
 from .distribution import PrivacyLossDistribution
 from .mechanisms import DEFAULT_INTERVAL, _positive, checked_interval, from_distributions, laplace
 from .monotone import MonotonePair, check_mixture, monotone_factors
@@ -57,7 +59,7 @@ def laplace_mixture_inverse(target: np.ndarray, b: float, shifts: np.ndarray, we
     d = np.where(past, 0.0, weights * np.exp(-shifts / b)).sum(axis=1)
     at_ends = np.log(c + d * np.exp(2.0 * ends / b))
     j = np.clip(np.searchsorted(at_ends, target, side="right") - 1, 0, ends.size - 2)
-    return 0.5 * b * np.log((np.exp(target) - c[j]) / d[j])
+    return cast(np.ndarray, 0.5 * b * np.log((np.exp(target) - c[j]) / d[j]))
 
 
 def laplace_mixture_pair(scale: float, shifts: np.ndarray, weights: np.ndarray) -> MonotonePair:
@@ -74,10 +76,10 @@ def laplace_mixture_pair(scale: float, shifts: np.ndarray, weights: np.ndarray) 
         x = np.asarray(x, dtype=np.float64)
         t = _terms(x, components, b)
         total = _log_sum(t)
-        return sum(np.exp(ti - total) * (x < si) for ti, (_, si) in zip(t, components)) * (2.0 / b)
+        return cast(np.ndarray, sum(np.exp(ti - total) * (x < si) for ti, (_, si) in zip(t, components)) * (2.0 / b))
 
     def p_mass(a: np.ndarray, c: np.ndarray) -> np.ndarray:
-        return sum(w * _laplace_interval(a, c, s, b) for w, s in zip(weights, shifts))
+        return cast(np.ndarray, sum(w * _laplace_interval(a, c, s, b) for w, s in zip(weights, shifts)))
 
     def q_mass(a: np.ndarray, c: np.ndarray) -> np.ndarray:
         return _laplace_interval(a, c, 0.0, b)
@@ -97,7 +99,7 @@ def _scale(scale: float) -> float:
     return scale if type(scale) is float and 0.0 < scale < math.inf else _positive("scale", scale)
 
 
-def laplace_mixture_atom_losses(scale: float, shifts, weights) -> tuple[float, float]:
+def laplace_mixture_atom_losses(scale: float, shifts: ArrayLike, weights: ArrayLike) -> tuple[float, float]:
     """The losses of the remove pair's two atoms, L(x <= 0) <= 0 <= L(x >= max s_i) (the add pair's are
     their negatives): a grid through both keeps them exact (``interop.plan`` picks such grids)."""
     s, w = check_mixture(shifts, weights)
@@ -108,7 +110,7 @@ def laplace_mixture_atom_losses(scale: float, shifts, weights) -> tuple[float, f
     return float(ends[0]), float(ends[1])
 
 
-def laplace_mixture(scale: float, shifts, weights, *,
+def laplace_mixture(scale: float, shifts: ArrayLike, weights: ArrayLike, *,
                     value_discretization_interval: float = DEFAULT_INTERVAL) -> PrivacyLossDistribution:
     """Remove and add PLDs of sum_i w_i Lap(s_i, scale) vs Lap(0, scale), certified both sides."""
     b = _scale(scale)

@@ -13,7 +13,7 @@ optimistic side.
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -58,7 +58,7 @@ def checked_interval(value: float) -> float:
     raise ValueError(f"value_discretization_interval must lie in (0, {MAX_INTERVAL:g}], got {value!r}: {hint}")
 
 
-def _factor(name: str, raw: dict, loss_shift: float = 0.0) -> Factor:
+def _factor(name: str, raw: dict[str, Any], loss_shift: float = 0.0) -> Factor:
     """The factor of a C++ discretization (its pessimistic ``upper_inf`` already carries any
     round-off deficit of the mass: ``factor_view`` in cpp/include/hockeystick/pld_compose.hpp);
     ``loss_shift``: a bound on the error of the losses it was built from (``GridPMF.loss_shift``), to

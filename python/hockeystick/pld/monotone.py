@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable, cast
 
 import numpy as np
 
@@ -75,7 +75,8 @@ class MonotonePair:
     inverse: Curve | None = None
 
 
-def check_mixture(shifts, weights, names: tuple[str, str] = ("shifts", "weights")) -> tuple[np.ndarray, np.ndarray]:
+def check_mixture(shifts: Any, weights: Any,
+                  names: tuple[str, str] = ("shifts", "weights")) -> tuple[np.ndarray, np.ndarray]:
     """Shifts >= 0 and finite, weights >= 0 summing to 1 (one length), zero-weight entries dropped; a refusal
     names the arguments as the caller calls them (``names``)."""
     if (type(shifts) in (tuple, list) and type(weights) in (tuple, list)
@@ -108,7 +109,7 @@ def log_sum_exp_rows(terms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _converged(pair: "MonotonePair", x: np.ndarray, targets: np.ndarray) -> np.ndarray:
     """Where L(x) is within round-off of the target (the cut's place in x does not matter beyond
     that: only its loss does)."""
-    return np.abs(pair.loss(x) - targets) <= _LOSS_TOLERANCE * np.maximum(np.abs(targets), 1.0)
+    return cast(np.ndarray, np.abs(pair.loss(x) - targets) <= _LOSS_TOLERANCE * np.maximum(np.abs(targets), 1.0))
 
 
 def _invert(pair: "MonotonePair", targets: np.ndarray) -> np.ndarray:

@@ -37,7 +37,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Callable
+from typing import Callable, cast
 
 import numpy as np
 
@@ -203,8 +203,8 @@ class GridPMF:
         the full table is not built (``_tabled_curve`` builds it on a charged optimistic PMF)."""
         built = "_envelope_table" in self.__dict__ or ("_tabled_curve" in self.__dict__ and self._tabled_envelope)
         if not built and np.all(k >= self._top):
-            return np.append(self._envelope_top(threads), 0.0)[k - self._top]
-        return self._envelope_table[k]
+            return cast(np.ndarray, np.append(self._envelope_top(threads), 0.0)[k - self._top])
+        return cast(np.ndarray, self._envelope_table[k])
 
     def _envelope_near(self, k: np.ndarray, low: np.ndarray, threads: int = 0) -> np.ndarray:
         """max(low, charged lower value at every grid point j >= k), per query, visiting only the grid
@@ -232,7 +232,7 @@ class GridPMF:
         stop = probe[np.arange(k.size), np.argmax(beyond, axis=1)]
         length = stop - k
         if int(length.sum()) > n // 2:
-            return np.maximum(best, self._envelope_at(k, threads))
+            return cast(np.ndarray, np.maximum(best, self._envelope_at(k, threads)))
         if length.any():
             owner = np.repeat(np.arange(k.size), length)
             j = np.arange(int(length.sum())) - np.repeat(np.cumsum(length) - length, length) + np.repeat(k, length)
@@ -291,7 +291,7 @@ class GridPMF:
             return self.delta(eps)
         eps = self._curve_argument(eps)
         k = np.clip(np.ceil(eps / self.h) - self.k_lo, 0, self.p.size).astype(np.int64)
-        return np.maximum(self._charged_lower(eps, 0), self._envelope_at(k))
+        return cast(np.ndarray, np.maximum(self._charged_lower(eps, 0), self._envelope_at(k)))
 
     @cached_property
     def _charge_table(self) -> np.ndarray:

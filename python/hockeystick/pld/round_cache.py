@@ -26,7 +26,9 @@ from .pmf import GridPMF
 MAX_POINTS = 1 << 23
 
 _lock = threading.Lock()
-_kept: OrderedDict[tuple, PrivacyLossDistribution | list[tuple[GridPMF, ...]]] = OrderedDict()
+# (sigma, q, sensitivity, h, tail, the optimistic side built or "blocks")
+Key = tuple[float, float, float, float, float, bool | str]
+_kept: OrderedDict[Key, PrivacyLossDistribution | list[tuple[GridPMF, ...]]] = OrderedDict()
 _points = 0
 
 
@@ -44,7 +46,7 @@ def _size(dist: PrivacyLossDistribution | list[tuple[GridPMF, ...]]) -> int:
     return sum(f.upper.p.size + (0 if f.lower is None else f.lower.p.size) for d in dist.directions for f in d)
 
 
-def _keep(key: tuple, value: PrivacyLossDistribution | list[tuple[GridPMF, ...]]) -> None:
+def _keep(key: Key, value: PrivacyLossDistribution | list[tuple[GridPMF, ...]]) -> None:
     """Keeps ``value`` under ``key`` (the caller holds ``_lock``), dropping the least recently used beyond MAX_POINTS."""
     global _points
     if key not in _kept:

@@ -66,7 +66,7 @@ Both PMFs have their mass at loss +infinity: U_N (upper), the lower bound of q p
 from __future__ import annotations
 
 import math
-from typing import Callable
+from typing import Callable, cast
 
 import numpy as np
 
@@ -202,7 +202,7 @@ def _convex_minorant(g: np.ndarray, y: np.ndarray) -> np.ndarray:
         right = (v[2:] - v[:-2]) * (x[1:-1] - x[:-2])
         above = np.flatnonzero(left > right) + 1
         if above.size == 0:
-            return np.interp(g, g[live], y[live])
+            return cast(np.ndarray, np.interp(g, g[live], y[live]))
         live = np.delete(live, above)
     xs, vs = g[live].tolist(), y[live].tolist()
     hull: list[int] = []
@@ -215,7 +215,7 @@ def _convex_minorant(g: np.ndarray, y: np.ndarray) -> np.ndarray:
                 break
         hull.append(k)
     keep = live[hull]
-    return np.interp(g, g[keep], y[keep])
+    return cast(np.ndarray, np.interp(g, g[keep], y[keep]))
 
 
 def _masses(g: np.ndarray, w: np.ndarray, at_zero: float) -> tuple[np.ndarray, float]:

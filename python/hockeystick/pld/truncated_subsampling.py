@@ -58,7 +58,7 @@ gives the larger delta after many rounds, where the composition is close to Gaus
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, cast
 
 import numpy as np
 from scipy import special, stats
@@ -152,10 +152,11 @@ def replace_pair(s: float, q: float, tail: float) -> MonotonePair:
         return log_sum_exp_rows(terms)
 
     def loss(x: np.ndarray) -> np.ndarray:
-        return half(x, 1.0)[0] - half(x, -1.0)[0]
+        return cast(np.ndarray, half(x, 1.0)[0] - half(x, -1.0)[0])
 
     def slope(x: np.ndarray) -> np.ndarray:
-        return ((half(x, 1.0)[1] * shifts).sum(axis=-1) + (half(x, -1.0)[1] * shifts).sum(axis=-1)) / (s * s)
+        return cast(np.ndarray,
+                    ((half(x, 1.0)[1] * shifts).sum(axis=-1) + (half(x, -1.0)[1] * shifts).sum(axis=-1)) / (s * s))
 
     def p_mass(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return (1 - q) * normal_interval(a / s, b / s) + q * normal_interval((a - 1) / s, (b - 1) / s)
@@ -226,7 +227,7 @@ def opposite_records_pair(n: int, q: float, b: int, sigma: float) -> tuple[np.nd
     def cells(atoms: np.ndarray, extra: float) -> np.ndarray:
         loc = np.arange(atoms.size, dtype=np.float64)[:, None]
         z = (np.concatenate([[-np.inf], edges, [np.inf]])[None, :] - loc) / sigma
-        masses = atoms @ normal_interval(z[:, :-1], z[:, 1:])
+        masses: np.ndarray = atoms @ normal_interval(z[:, :-1], z[:, 1:])
         masses[-1] += extra
         return masses
 

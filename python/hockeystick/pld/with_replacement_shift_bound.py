@@ -36,6 +36,8 @@ curve of a PMF with Q-mass (slope change) at each loss k h; the PMF is mirrored 
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 from scipy import special, stats
 
@@ -105,7 +107,7 @@ def shift_constrained_curve(log_gamma: np.ndarray, weights: np.ndarray, s: float
         positive = np.logaddexp(log_b0 - lg, np.logaddexp.reduce(log_rise, axis=0))
         negative = np.logaddexp(log_b0, np.logaddexp.reduce(log_fall, axis=0))
         with np.errstate(invalid="ignore"):
-            return np.nan_to_num(positive - negative, nan=0.0)   # both parts empty: F = 0
+            return cast(np.ndarray, np.nan_to_num(positive - negative, nan=0.0))   # both parts empty: F = 0
 
     lo = np.min(peak, axis=0) - 40.0
     hi = np.max(peak + r, axis=0) + 40.0
@@ -123,7 +125,7 @@ def shift_constrained_curve(log_gamma: np.ndarray, weights: np.ndarray, s: float
     first, second = special.ndtr(beta + r), gamma[None, :] * special.ndtr(beta)
     value = zero + np.sum(bc * (first - second), axis=0)
     magnitude = np.abs(zero) + np.sum(bc * (first + second), axis=0)
-    return np.maximum(value, 0.0) + _ULPS * magnitude + 1e-300
+    return cast(np.ndarray, np.maximum(value, 0.0) + _ULPS * magnitude + 1e-300)
 
 
 def _convex_majorant_shift(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:

@@ -8,6 +8,8 @@ bounds, loose by design; the exact Gaussian answer is ``hockeystick.fdp.Gaussian
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import numpy.typing as npt
 
@@ -25,7 +27,7 @@ def compose_rdp(*rdp: npt.ArrayLike) -> np.ndarray:
         raise ValueError("give at least one RDP curve")
     curves = [nonnegative(r, f"rdp[{i}]", finite=False) for i, r in enumerate(rdp)]
     try:
-        return np.sum(np.broadcast_arrays(*curves), axis=0)
+        return cast(np.ndarray, np.sum(np.broadcast_arrays(*curves), axis=0))
     except ValueError:
         raise ValueError("RDP curves must share their orders axis and broadcast together") from None
 

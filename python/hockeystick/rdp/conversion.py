@@ -20,6 +20,8 @@ curve's value there.  ``epsilon``/``delta`` broadcast with the leading axes of `
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import numpy.typing as npt
 
@@ -61,7 +63,7 @@ def rdp_to_epsilon(rdp: npt.ArrayLike, orders: npt.ArrayLike, delta: npt.ArrayLi
             eps = np.where(alpha > 1.01, r + np.log1p(-1.0 / alpha) - (log_d + np.log(alpha)) / (alpha - 1), np.inf)
             eps = np.where(np.square(d) + np.expm1(-r) > 0, 0.0, eps)
     eps = np.where(np.isnan(eps), np.inf, eps)
-    return scalar_or_array(np.maximum(0.0, eps.min(axis=-1)))
+    return cast("float | np.ndarray", scalar_or_array(np.maximum(0.0, eps.min(axis=-1))))
 
 
 def rdp_to_delta(rdp: npt.ArrayLike, orders: npt.ArrayLike, epsilon: npt.ArrayLike, *,
@@ -80,4 +82,4 @@ def rdp_to_delta(rdp: npt.ArrayLike, orders: npt.ArrayLike, epsilon: npt.ArrayLi
                                (alpha - 1) * (r - e + np.log1p(-1.0 / alpha)) - np.log(alpha), np.inf)
             log_delta = np.minimum(log_tv, log_rdp)
     log_delta = np.where(np.isnan(log_delta), np.inf, log_delta)
-    return scalar_or_array(np.minimum(1.0, np.exp(log_delta.min(axis=-1))))
+    return cast("float | np.ndarray", scalar_or_array(np.minimum(1.0, np.exp(log_delta.min(axis=-1)))))

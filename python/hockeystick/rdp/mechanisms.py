@@ -37,6 +37,8 @@ Everything is vectorized: sigma and q broadcast, orders is the last axis of the 
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import numpy.typing as npt
 from scipy import special
@@ -89,12 +91,12 @@ def gaussian_rdp(sigma: npt.ArrayLike, orders: npt.ArrayLike | None = None) -> n
     """alpha / (2 sigma^2): shape sigma.shape + (len(orders),)."""
     s = positive(sigma, "sigma")
     alpha = check_orders(orders)
-    return alpha / (2.0 * np.square(s)[..., None])
+    return cast(np.ndarray, alpha / (2.0 * np.square(s)[..., None]))
 
 
 def _log_binomial(alpha: np.ndarray, i: np.ndarray | float) -> np.ndarray:
     """log |C(alpha, i)| (gammaln is log |Gamma|, so this holds for the generalised binomial too)."""
-    return special.gammaln(alpha + 1) - special.gammaln(i + 1) - special.gammaln(alpha - i + 1)
+    return cast(np.ndarray, special.gammaln(alpha + 1) - special.gammaln(i + 1) - special.gammaln(alpha - i + 1))
 
 
 def _log_a_integer(log_q: np.ndarray, log_1mq: np.ndarray, sigma: np.ndarray, alpha: np.ndarray) -> np.ndarray:
@@ -114,7 +116,7 @@ def _log_a_integer(log_q: np.ndarray, log_1mq: np.ndarray, sigma: np.ndarray, al
         log_expm1 = x + np.log(-np.expm1(-x))  # log(e^x - 1) without overflow
         term = _log_binomial(a, float(i)) + i * log_q[live] + (a - i) * log_1mq[live] + log_expm1
         log_a_minus_1[live] = np.logaddexp(log_a_minus_1[live], term)
-    return np.logaddexp(0.0, log_a_minus_1)
+    return cast(np.ndarray, np.logaddexp(0.0, log_a_minus_1))
 
 
 def _log_a_fractional(log_q: np.ndarray, log_1mq: np.ndarray, sigma: np.ndarray, alpha: np.ndarray,
@@ -152,7 +154,7 @@ def _log_a_fractional(log_q: np.ndarray, log_1mq: np.ndarray, sigma: np.ndarray,
         done = (s0 < last0[idx]) & (s1 < last1[idx]) & (np.maximum(s0, s1) < total - _SERIES_MARGIN)
         last0[idx], last1[idx] = s0, s1
         active[idx[done]] = False
-    result = np.logaddexp(log_a0, log_a1)
+    result: np.ndarray = np.logaddexp(log_a0, log_a1)
     if signed:
         result = result + np.log1p(-np.exp(log_negative - result))
     result[active] = np.inf  # did not settle: exclude the order (eps = inf is always safe)

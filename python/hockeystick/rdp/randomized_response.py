@@ -37,6 +37,7 @@ log-sum-exp is itself accurate.
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import numpy as np
 import numpy.typing as npt
@@ -56,7 +57,7 @@ _J = np.arange(2, 64, dtype=np.float64)  # series terms j = 2 .. 63: 0.5^63 / 63
 def _series(z: np.ndarray, coefficients: np.ndarray) -> np.ndarray:
     """sum_j coefficients[j - 2] z^j over j = 2 .. 63 (z clipped into the series' radius)."""
     zs = np.where(np.abs(z) < _SERIES_RADIUS, z, 0.0)
-    return np.sum(coefficients * zs[..., None] ** _J, axis=-1)
+    return cast(np.ndarray, np.sum(coefficients * zs[..., None] ** _J, axis=-1))
 
 
 def _exp_remainder(u: np.ndarray) -> np.ndarray:

@@ -64,7 +64,7 @@ def truncated_negative_binomial_gamma(shape: float, mean: float) -> float:
     while truncated_negative_binomial_mean(low, shape) < mean:
         low /= 2.0
     log_mean = math.log(mean)
-    gamma = brentq(lambda g: math.log(truncated_negative_binomial_mean(g, shape)) - log_mean, low, high,
+    gamma: float = brentq(lambda g: math.log(truncated_negative_binomial_mean(g, shape)) - log_mean, low, high,
                    xtol=1e-300, rtol=1e-15)
     gamma *= 1.0 - _OUTWARD
     while truncated_negative_binomial_mean(gamma, shape) < mean:
@@ -98,6 +98,6 @@ def repeat_and_select_rdp(rdp: npt.ArrayLike, orders: npt.ArrayLike, mean: float
     out = eps + log_mean_term + (1.0 + shape) * best
     ascending = np.argsort(alpha, kind="stable")
     closed = np.minimum.accumulate(out[..., ascending[::-1]], axis=-1)[..., ::-1]
-    result = np.empty_like(out)
+    result: np.ndarray = np.empty_like(out)
     result[..., ascending] = closed
     return result

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from typing import cast
 
 import mpmath
 import numpy as np
@@ -36,7 +37,7 @@ REFINED_ORDERS = 256
 
 
 def _log_binomial(n: int, k: np.ndarray) -> np.ndarray:
-    return gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1)
+    return cast(np.ndarray, gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1))
 
 
 @lru_cache(maxsize=64)
