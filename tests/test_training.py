@@ -115,7 +115,7 @@ def test_cli_training_flags(capsys):
     (["epsilon", "-a", "gaussian", "--dataset-size", "100", "--batch-size", "10", "--steps", "5",
       "--noise-multiplier", "1", "--delta", "1e-5"], "drop -a gaussian"),
     (["epsilon", "--dataset-size", "100", "--batch-size", "10", "--noise-multiplier", "1", "--delta", "1e-5"],
-     "exactly one of epochs and steps"),
+     "exactly one of --epochs and --steps"),
 ])
 def test_cli_training_flag_errors(argv, message, capsys):
     from hockeystick.cli import main

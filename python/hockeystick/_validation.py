@@ -86,11 +86,14 @@ class ParameterTypeError(TypeError, ValueError):
 @contextlib.contextmanager
 def derived(arguments: str, quantity: str) -> Iterator[None]:
     """Refusals from a lower layer stated in the caller's words: a ValueError (or ParameterTypeError)
-    raised about ``quantity``, a value the caller derived from its ``arguments``, is raised again with
-    ``"<arguments> give the <quantity>: "`` in front, so the message names the user's argument."""
+    that names ``quantity``, a value the caller derived from its ``arguments``, is raised again with
+    ``"<arguments> give the <quantity>: "`` in front, so the message names the user's argument; a
+    refusal of an argument passed through as given (sigma) already names it and passes unchanged."""
     try:
         yield
     except ValueError as err:
+        if quantity not in str(err):
+            raise
         raise type(err)(f"{arguments} give the {quantity}: {err}") from None
 
 
