@@ -33,7 +33,7 @@ constexpr std::int64_t broadcast_chunk = 2048;
 // Where element `flat` of each input lives: byte offsets from the inputs' data pointers.
 template <std::size_t N>
 class strided_inputs {
-public:
+  public:
     explicit strided_inputs(const std::array<strided_array, N>& in)
         : shape_(in[0].shape(), in[0].shape() + in[0].ndim()), strides_(shape_.size()) {
         for (std::size_t k = 0; k < N; ++k) {
@@ -85,7 +85,7 @@ public:
         return values(offset);
     }
 
-private:
+  private:
     std::array<double, N> values(const std::array<std::int64_t, N>& offset) const {
         std::array<double, N> v;
         for (std::size_t k = 0; k < N; ++k) v[k] = *reinterpret_cast<const double*>(base_[k] + offset[k]);
@@ -106,18 +106,20 @@ py::array_t<double> broadcast_elementwise(const std::array<strided_array, N>& in
     double* dst = out.mutable_data();
     const std::int64_t total = inputs.size();
     const std::int64_t chunks = (total + broadcast_chunk - 1) / broadcast_chunk;
-    const bool nan = parallel_items<no_state>(chunks, resolve_threads(threads, total, chunks), balanced(chunks, 4),
-                                              [&](std::int64_t c, no_state&) {
-        Kernel local = kernel;  // per-chunk copy: stateful kernels (warm starts) restart each chunk
-        const std::int64_t begin = c * broadcast_chunk;
-        return inputs.apply(local, begin, std::min(begin + broadcast_chunk, total), dst);
-    });
-    if (nan)
-        raise_first_nan(total, [&](std::int64_t i) { return std::isnan(dst[i]); }, [&](std::int64_t i) {
-            const std::array<double, N> args = inputs.at(i);
-            return std::make_pair(std::string(std::apply(explain, args)),
-                                  std::apply([](auto... v) { return listed(v...); }, args));
+    const bool nan = parallel_items<no_state>(
+        chunks, resolve_threads(threads, total, chunks), balanced(chunks, 4), [&](std::int64_t c, no_state&) {
+            Kernel local = kernel;  // per-chunk copy: stateful kernels (warm starts) restart each chunk
+            const std::int64_t begin = c * broadcast_chunk;
+            return inputs.apply(local, begin, std::min(begin + broadcast_chunk, total), dst);
         });
+    if (nan)
+        raise_first_nan(
+            total, [&](std::int64_t i) { return std::isnan(dst[i]); },
+            [&](std::int64_t i) {
+                const std::array<double, N> args = inputs.at(i);
+                return std::make_pair(std::string(std::apply(explain, args)),
+                                      std::apply([](auto... v) { return listed(v...); }, args));
+            });
     return out;
 }
 

@@ -55,8 +55,8 @@ inline bool any_nan_in(const double* dst, std::int64_t start, std::int64_t count
 
 // The shared flat driver: batch(src0 + start, ..., dst + start, count) per piece of `piece` elements.
 template <std::size_t N, class Batch, class Explain, std::size_t... I>
-py::array_t<double> over_pieces(const std::array<input_array, N>& in, std::int64_t piece, Batch batch,
-                                Explain explain, int threads, std::index_sequence<I...>) {
+py::array_t<double> over_pieces(const std::array<input_array, N>& in, std::int64_t piece, Batch batch, Explain explain,
+                                int threads, std::index_sequence<I...>) {
     check_same_shape(in.data(), N);
     const auto& first = in[0];
     std::vector<py::ssize_t> shape(first.shape(), first.shape() + first.ndim());
@@ -69,8 +69,9 @@ py::array_t<double> over_pieces(const std::array<input_array, N>& in, std::int64
         return any_nan_in(dst, start, count);
     });
     if (nan)
-        raise_first_nan(n, [&](std::int64_t i) { return std::isnan(dst[i]); },
-                        [&](std::int64_t i) { return std::make_pair(std::string(explain(src[I][i]...)), listed(src[I][i]...)); });
+        raise_first_nan(
+            n, [&](std::int64_t i) { return std::isnan(dst[i]); },
+            [&](std::int64_t i) { return std::make_pair(std::string(explain(src[I][i]...)), listed(src[I][i]...)); });
     return out;
 }
 
@@ -79,8 +80,8 @@ py::array_t<double> over_pieces(const std::array<input_array, N>& in, std::int64
 constexpr std::int64_t element_piece = 512;
 
 template <std::size_t N, class Kernel, class Explain, std::size_t... I>
-py::array_t<double> elementwise_impl(const std::array<input_array, N>& in, Kernel kernel, Explain explain,
-                                     int threads, std::index_sequence<I...> seq) {
+py::array_t<double> elementwise_impl(const std::array<input_array, N>& in, Kernel kernel, Explain explain, int threads,
+                                     std::index_sequence<I...> seq) {
     auto each = [&kernel](std::enable_if_t<(I < N), const double*>... s, double* d, std::size_t count) {
         for (std::size_t k = 0; k < count; ++k) d[k] = kernel(s[k]...);
     };
@@ -89,8 +90,7 @@ py::array_t<double> elementwise_impl(const std::array<input_array, N>& in, Kerne
 
 // kernel(x0, ..., x_{N-1}) for every element; explain(x0, ..., x_{N-1}) names the broken rule.
 template <std::size_t N, class Kernel, class Explain>
-py::array_t<double> elementwise(const std::array<input_array, N>& in, Kernel kernel, Explain explain,
-                                int threads) {
+py::array_t<double> elementwise(const std::array<input_array, N>& in, Kernel kernel, Explain explain, int threads) {
     return elementwise_impl<N>(in, kernel, explain, threads, std::make_index_sequence<N>{});
 }
 
@@ -100,8 +100,7 @@ py::array_t<double> elementwise(const std::array<input_array, N>& in, Kernel ker
 constexpr std::int64_t batch_piece = 4096;
 
 template <std::size_t N, class Batch, class Explain>
-py::array_t<double> elementwise_batch(const std::array<input_array, N>& in, Batch batch, Explain explain,
-                                      int threads) {
+py::array_t<double> elementwise_batch(const std::array<input_array, N>& in, Batch batch, Explain explain, int threads) {
     return over_pieces<N>(in, batch_piece, batch, explain, threads, std::make_index_sequence<N>{});
 }
 

@@ -48,8 +48,8 @@ constexpr std::int64_t parallel_work = std::int64_t{1} << 15;
 inline int resolve_threads(int threads, std::int64_t work,
                            std::int64_t items = std::numeric_limits<std::int64_t>::max()) {
 #ifdef _OPENMP
-    const int wanted = threads <= 0 ? (work >= parallel_work ? omp_get_max_threads() : 1)
-                                    : std::min(threads, 4 * omp_get_num_procs());
+    const int wanted =
+        threads <= 0 ? (work >= parallel_work ? omp_get_max_threads() : 1) : std::min(threads, 4 * omp_get_num_procs());
     return static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(wanted, items)));
 #else
     (void)threads;
@@ -76,7 +76,7 @@ constexpr schedule balanced(std::int64_t count, std::int64_t max_grain) {
 // While alive: the number of threads a parallel region opened by the calling thread may use
 // (OpenMP's nthreads-var of this thread only), restored on exit.
 class caller_region_threads {
-public:
+  public:
     explicit caller_region_threads(int threads) {
 #ifdef _OPENMP
         previous_ = omp_get_max_threads();
@@ -93,7 +93,7 @@ public:
     caller_region_threads(const caller_region_threads&) = delete;
     caller_region_threads& operator=(const caller_region_threads&) = delete;
 
-private:
+  private:
     int previous_ = 1;
 };
 

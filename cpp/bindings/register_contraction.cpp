@@ -55,8 +55,8 @@ std::string explain_radii(double r_first, double r_product) {
 }
 
 std::string explain_power(double exponent, double g_first, double g_product) {
-    return first_broken({nonnegative("exponent", exponent), nonnegative("g_first", g_first),
-                         nonnegative("g_product", g_product)});
+    return first_broken(
+        {nonnegative("exponent", exponent), nonnegative("g_first", g_first), nonnegative("g_product", g_product)});
 }
 
 using arr = strided_array;
@@ -102,8 +102,9 @@ py::array_t<double> schedule_apply(const contiguous& x, std::int64_t rounds, Ker
         return std::isnan(dst[i]);
     });
     if (nan)
-        hb::raise_first_nan(n, [&](std::int64_t i) { return std::isnan(dst[i]); },
-                            [&](std::int64_t i) { return std::make_pair(explain(src[i]), hb::listed(src[i])); });
+        hb::raise_first_nan(
+            n, [&](std::int64_t i) { return std::isnan(dst[i]); },
+            [&](std::int64_t i) { return std::make_pair(explain(src[i]), hb::listed(src[i])); });
     return out;
 }
 
@@ -135,134 +136,186 @@ std::int64_t checked_rounds(const contiguous& r1, const contiguous& r2) {
 
 void register_contraction(py::module_& m) {
     using namespace hockeystick;
-    m.def("gaussian_factor_pairs", [](contiguous eps, contiguous r1, contiguous r2, int threads) {
-        if (eps.size() != r1.size() || eps.size() != r2.size())
-            throw py::value_error("internal: factor inputs must share one shape");
-        std::vector<py::ssize_t> shape{4};
-        shape.insert(shape.end(), eps.shape(), eps.shape() + eps.ndim());
-        py::array_t<double> out(shape);
-        const std::int64_t n = static_cast<std::int64_t>(eps.size());
-        const double* e = eps.data();
-        const double* x = r1.data();
-        const double* y = r2.data();
-        double* o = out.mutable_data();
-        auto has_nan = [&](std::int64_t i) {
-            return std::isnan(o[i]) || std::isnan(o[n + i]) || std::isnan(o[2 * n + i]) || std::isnan(o[3 * n + i]);
-        };
-        const bool nan = hb::flat_pieces(n, hb::element_piece, threads, [&](std::int64_t start, std::int64_t count) {
-            bool piece_nan = false;
-            for (std::int64_t i = start; i < start + count; ++i) {
-                const factor_pair f = gaussian_factor_pair(e[i], x[i], y[i]);
-                o[i] = f.first_value;
-                o[n + i] = f.first_log;
-                o[2 * n + i] = f.product_complement;
-                o[3 * n + i] = f.product_log;
-                piece_nan |= has_nan(i);
-            }
-            return piece_nan;
-        });
-        if (nan)
-            hb::raise_first_nan(n, has_nan, [&](std::int64_t i) {
-                return std::make_pair(first_broken({nonnegative("epsilon", e[i]), explain_radii(x[i], y[i])}),
-                                      hb::listed(e[i], x[i], y[i]));
-            });
-        return out;
-    }, py::arg("epsilon"), py::arg("r_first"), py::arg("r_product"), py::arg("threads") = 0);
-    m.def("geometric_bound_from_factors", [](arr w, arr terms, arr av, arr al, arr bc, arr bl, int threads) {
-        return hb::broadcast_elementwise<6>({w, terms, av, al, bc, bl},
-                                            [](double a, double t, double x, double y, double z, double u) {
-            return geometric_bound_from_factors(a, t, x, y, z, u);
-        }, [](double a, double t, double x, double y, double z, double u) {
-            return first_broken({explain_terms(a, t), explain_factors(x, y, z, u)});
-        }, threads);
-    }, py::arg("weight"), py::arg("terms"), py::arg("first_value"), py::arg("first_log"),
-       py::arg("product_complement"), py::arg("product_log"), py::arg("threads") = 0);
-    m.def("random_stop_bound_from_factors", [](arr w, arr terms, arr stop, arr av, arr al, arr bc, arr bl,
-                                               int threads) {
-        return hb::broadcast_elementwise<7>({w, terms, stop, av, al, bc, bl},
-                                            [](double a, double t, double s, double x, double y, double z, double u) {
-            return random_stop_bound_from_factors(a, t, s, x, y, z, u);
-        }, [](double a, double t, double s, double x, double y, double z, double u) {
-            return first_broken({positive("weight", a), explain_first_stop(t, s), explain_factors(x, y, z, u)});
-        }, threads);
-    }, py::arg("weight"), py::arg("terms"), py::arg("first_stop"), py::arg("first_value"), py::arg("first_log"),
-       py::arg("product_complement"), py::arg("product_log"), py::arg("threads") = 0);
-    m.def("geometric_bound_delta", [](arr eps, arr w, arr terms, arr r1, arr r2, int threads) {
-        return hb::broadcast_elementwise<5>({eps, w, terms, r1, r2}, [](double e, double a, double t, double x, double y) {
-            return geometric_bound_delta(e, a, t, x, y);
-        }, [](double e, double a, double t, double x, double y) {
-            return first_broken({nonnegative("epsilon", e), explain_terms(a, t), explain_radii(x, y)});
-        }, threads);
-    }, py::arg("epsilon"), py::arg("weight"), py::arg("terms"), py::arg("r_first"), py::arg("r_product"),
-       py::arg("threads") = 0);
-    m.def("geometric_bound_epsilon", [](arr delta, arr w, arr terms, arr r1, arr r2, int threads) {
-        return hb::broadcast_elementwise<5>({delta, w, terms, r1, r2},
-                                            warm<4>([](double d, hockeystick::evaluated_point* s, double a, double t, double x, double y) {
-            return geometric_bound_epsilon(d, a, t, x, y, s);
-        }), [](double d, double a, double t, double x, double y) {
-            return first_broken({hb::probability_open("delta", d), explain_terms(a, t), explain_radii(x, y)});
-        }, threads);
-    }, py::arg("delta"), py::arg("weight"), py::arg("terms"), py::arg("r_first"), py::arg("r_product"),
-       py::arg("threads") = 0);
-    m.def("random_stop_bound_delta", [](arr eps, arr w, arr terms, arr stop, arr r1, arr r2, int threads) {
-        return hb::broadcast_elementwise<6>({eps, w, terms, stop, r1, r2},
-                                            [](double e, double a, double t, double s, double x, double y) {
-            return random_stop_bound_delta(e, a, t, s, x, y);
-        }, [](double e, double a, double t, double s, double x, double y) {
-            return first_broken({nonnegative("epsilon", e), positive("weight", a), explain_first_stop(t, s),
-                                 explain_radii(x, y)});
-        }, threads);
-    }, py::arg("epsilon"), py::arg("weight"), py::arg("terms"), py::arg("first_stop"), py::arg("r_first"),
-       py::arg("r_product"), py::arg("threads") = 0);
-    m.def("random_stop_bound_epsilon", [](arr delta, arr w, arr terms, arr stop, arr r1, arr r2, int threads) {
-        return hb::broadcast_elementwise<6>({delta, w, terms, stop, r1, r2},
-                                            warm<5>([](double d, hockeystick::evaluated_point* start, double a, double t, double s, double x, double y) {
-            return random_stop_bound_epsilon(d, a, t, s, x, y, start);
-        }), [](double d, double a, double t, double s, double x, double y) {
-            return first_broken({hb::probability_open("delta", d), positive("weight", a), explain_first_stop(t, s),
-                                 explain_radii(x, y)});
-        }, threads);
-    }, py::arg("delta"), py::arg("weight"), py::arg("terms"), py::arg("first_stop"), py::arg("r_first"),
-       py::arg("r_product"), py::arg("threads") = 0);
-    m.def("power_bound_delta", [](const std::string& noise, arr eps, arr k, arr g1, arr g2, int threads) {
-        const noise_kind kind = parse_noise(noise);
-        return hb::broadcast_elementwise<4>({eps, k, g1, g2}, [kind](double e, double x, double a, double b) {
-            return power_bound_delta(kind, e, x, a, b);
-        }, [](double e, double x, double a, double b) {
-            return first_broken({nonnegative("epsilon", e), explain_power(x, a, b)});
-        }, threads);
-    }, py::arg("noise"), py::arg("epsilon"), py::arg("exponent"), py::arg("g_first"), py::arg("g_product"),
-       py::arg("threads") = 0);
-    m.def("power_bound_epsilon", [](const std::string& noise, arr delta, arr k, arr g1, arr g2, int threads) {
-        const noise_kind kind = parse_noise(noise);
-        return hb::broadcast_elementwise<4>({delta, k, g1, g2},
-                                            warm<3>([kind](double d, hockeystick::evaluated_point* start, double x, double a, double b) {
-            return power_bound_epsilon(kind, d, x, a, b, start);
-        }), [](double d, double x, double a, double b) {
-            return first_broken({hb::probability_open("delta", d), explain_power(x, a, b)});
-        }, threads);
-    }, py::arg("noise"), py::arg("delta"), py::arg("exponent"), py::arg("g_first"), py::arg("g_product"),
-       py::arg("threads") = 0);
-    m.def("schedule_bound_delta", [](contiguous eps, double weight, std::int64_t first_stop, contiguous r1,
-                                     contiguous r2, int threads) {
-        const std::int64_t rounds = checked_rounds(r1, r2);
-        const double* a = r1.data();
-        const double* b = r2.data();
-        check_schedule(weight, rounds, a, b);
-        return schedule_apply(eps, rounds, [=](double e) {
-            return schedule_bound_delta(e, weight, first_stop, rounds, a, b);
-        }, [](double e) { return nonnegative("epsilon", e); }, threads);
-    }, py::arg("epsilon"), py::arg("weight"), py::arg("first_stop"), py::arg("r_first"), py::arg("r_product"),
-       py::arg("threads") = 0);
-    m.def("schedule_bound_epsilon", [](contiguous delta, double weight, std::int64_t first_stop, contiguous r1,
-                                       contiguous r2, int threads) {
-        const std::int64_t rounds = checked_rounds(r1, r2);
-        const double* a = r1.data();
-        const double* b = r2.data();
-        check_schedule(weight, rounds, a, b);
-        return schedule_apply(delta, rounds, [=](double d) {
-            return schedule_bound_epsilon(d, weight, first_stop, rounds, a, b);
-        }, [](double d) { return hb::probability_open("delta", d); }, threads);
-    }, py::arg("delta"), py::arg("weight"), py::arg("first_stop"), py::arg("r_first"), py::arg("r_product"),
-       py::arg("threads") = 0);
+    m.def(
+        "gaussian_factor_pairs",
+        [](contiguous eps, contiguous r1, contiguous r2, int threads) {
+            if (eps.size() != r1.size() || eps.size() != r2.size())
+                throw py::value_error("internal: factor inputs must share one shape");
+            std::vector<py::ssize_t> shape{4};
+            shape.insert(shape.end(), eps.shape(), eps.shape() + eps.ndim());
+            py::array_t<double> out(shape);
+            const std::int64_t n = static_cast<std::int64_t>(eps.size());
+            const double* e = eps.data();
+            const double* x = r1.data();
+            const double* y = r2.data();
+            double* o = out.mutable_data();
+            auto has_nan = [&](std::int64_t i) {
+                return std::isnan(o[i]) || std::isnan(o[n + i]) || std::isnan(o[2 * n + i]) || std::isnan(o[3 * n + i]);
+            };
+            const bool nan =
+                hb::flat_pieces(n, hb::element_piece, threads, [&](std::int64_t start, std::int64_t count) {
+                    bool piece_nan = false;
+                    for (std::int64_t i = start; i < start + count; ++i) {
+                        const factor_pair f = gaussian_factor_pair(e[i], x[i], y[i]);
+                        o[i] = f.first_value;
+                        o[n + i] = f.first_log;
+                        o[2 * n + i] = f.product_complement;
+                        o[3 * n + i] = f.product_log;
+                        piece_nan |= has_nan(i);
+                    }
+                    return piece_nan;
+                });
+            if (nan)
+                hb::raise_first_nan(n, has_nan, [&](std::int64_t i) {
+                    return std::make_pair(first_broken({nonnegative("epsilon", e[i]), explain_radii(x[i], y[i])}),
+                                          hb::listed(e[i], x[i], y[i]));
+                });
+            return out;
+        },
+        py::arg("epsilon"), py::arg("r_first"), py::arg("r_product"), py::arg("threads") = 0);
+    m.def(
+        "geometric_bound_from_factors",
+        [](arr w, arr terms, arr av, arr al, arr bc, arr bl, int threads) {
+            return hb::broadcast_elementwise<6>(
+                {w, terms, av, al, bc, bl},
+                [](double a, double t, double x, double y, double z, double u) {
+                    return geometric_bound_from_factors(a, t, x, y, z, u);
+                },
+                [](double a, double t, double x, double y, double z, double u) {
+                    return first_broken({explain_terms(a, t), explain_factors(x, y, z, u)});
+                },
+                threads);
+        },
+        py::arg("weight"), py::arg("terms"), py::arg("first_value"), py::arg("first_log"),
+        py::arg("product_complement"), py::arg("product_log"), py::arg("threads") = 0);
+    m.def(
+        "random_stop_bound_from_factors",
+        [](arr w, arr terms, arr stop, arr av, arr al, arr bc, arr bl, int threads) {
+            return hb::broadcast_elementwise<7>(
+                {w, terms, stop, av, al, bc, bl},
+                [](double a, double t, double s, double x, double y, double z, double u) {
+                    return random_stop_bound_from_factors(a, t, s, x, y, z, u);
+                },
+                [](double a, double t, double s, double x, double y, double z, double u) {
+                    return first_broken({positive("weight", a), explain_first_stop(t, s), explain_factors(x, y, z, u)});
+                },
+                threads);
+        },
+        py::arg("weight"), py::arg("terms"), py::arg("first_stop"), py::arg("first_value"), py::arg("first_log"),
+        py::arg("product_complement"), py::arg("product_log"), py::arg("threads") = 0);
+    m.def(
+        "geometric_bound_delta",
+        [](arr eps, arr w, arr terms, arr r1, arr r2, int threads) {
+            return hb::broadcast_elementwise<5>(
+                {eps, w, terms, r1, r2},
+                [](double e, double a, double t, double x, double y) { return geometric_bound_delta(e, a, t, x, y); },
+                [](double e, double a, double t, double x, double y) {
+                    return first_broken({nonnegative("epsilon", e), explain_terms(a, t), explain_radii(x, y)});
+                },
+                threads);
+        },
+        py::arg("epsilon"), py::arg("weight"), py::arg("terms"), py::arg("r_first"), py::arg("r_product"),
+        py::arg("threads") = 0);
+    m.def(
+        "geometric_bound_epsilon",
+        [](arr delta, arr w, arr terms, arr r1, arr r2, int threads) {
+            return hb::broadcast_elementwise<5>(
+                {delta, w, terms, r1, r2},
+                warm<4>([](double d, hockeystick::evaluated_point* s, double a, double t, double x, double y) {
+                    return geometric_bound_epsilon(d, a, t, x, y, s);
+                }),
+                [](double d, double a, double t, double x, double y) {
+                    return first_broken({hb::probability_open("delta", d), explain_terms(a, t), explain_radii(x, y)});
+                },
+                threads);
+        },
+        py::arg("delta"), py::arg("weight"), py::arg("terms"), py::arg("r_first"), py::arg("r_product"),
+        py::arg("threads") = 0);
+    m.def(
+        "random_stop_bound_delta",
+        [](arr eps, arr w, arr terms, arr stop, arr r1, arr r2, int threads) {
+            return hb::broadcast_elementwise<6>(
+                {eps, w, terms, stop, r1, r2},
+                [](double e, double a, double t, double s, double x, double y) {
+                    return random_stop_bound_delta(e, a, t, s, x, y);
+                },
+                [](double e, double a, double t, double s, double x, double y) {
+                    return first_broken({nonnegative("epsilon", e), positive("weight", a), explain_first_stop(t, s),
+                                         explain_radii(x, y)});
+                },
+                threads);
+        },
+        py::arg("epsilon"), py::arg("weight"), py::arg("terms"), py::arg("first_stop"), py::arg("r_first"),
+        py::arg("r_product"), py::arg("threads") = 0);
+    m.def(
+        "random_stop_bound_epsilon",
+        [](arr delta, arr w, arr terms, arr stop, arr r1, arr r2, int threads) {
+            return hb::broadcast_elementwise<6>(
+                {delta, w, terms, stop, r1, r2},
+                warm<5>([](double d, hockeystick::evaluated_point* start, double a, double t, double s, double x,
+                           double y) { return random_stop_bound_epsilon(d, a, t, s, x, y, start); }),
+                [](double d, double a, double t, double s, double x, double y) {
+                    return first_broken({hb::probability_open("delta", d), positive("weight", a),
+                                         explain_first_stop(t, s), explain_radii(x, y)});
+                },
+                threads);
+        },
+        py::arg("delta"), py::arg("weight"), py::arg("terms"), py::arg("first_stop"), py::arg("r_first"),
+        py::arg("r_product"), py::arg("threads") = 0);
+    m.def(
+        "power_bound_delta",
+        [](const std::string& noise, arr eps, arr k, arr g1, arr g2, int threads) {
+            const noise_kind kind = parse_noise(noise);
+            return hb::broadcast_elementwise<4>(
+                {eps, k, g1, g2},
+                [kind](double e, double x, double a, double b) { return power_bound_delta(kind, e, x, a, b); },
+                [](double e, double x, double a, double b) {
+                    return first_broken({nonnegative("epsilon", e), explain_power(x, a, b)});
+                },
+                threads);
+        },
+        py::arg("noise"), py::arg("epsilon"), py::arg("exponent"), py::arg("g_first"), py::arg("g_product"),
+        py::arg("threads") = 0);
+    m.def(
+        "power_bound_epsilon",
+        [](const std::string& noise, arr delta, arr k, arr g1, arr g2, int threads) {
+            const noise_kind kind = parse_noise(noise);
+            return hb::broadcast_elementwise<4>(
+                {delta, k, g1, g2},
+                warm<3>([kind](double d, hockeystick::evaluated_point* start, double x, double a, double b) {
+                    return power_bound_epsilon(kind, d, x, a, b, start);
+                }),
+                [](double d, double x, double a, double b) {
+                    return first_broken({hb::probability_open("delta", d), explain_power(x, a, b)});
+                },
+                threads);
+        },
+        py::arg("noise"), py::arg("delta"), py::arg("exponent"), py::arg("g_first"), py::arg("g_product"),
+        py::arg("threads") = 0);
+    m.def(
+        "schedule_bound_delta",
+        [](contiguous eps, double weight, std::int64_t first_stop, contiguous r1, contiguous r2, int threads) {
+            const std::int64_t rounds = checked_rounds(r1, r2);
+            const double* a = r1.data();
+            const double* b = r2.data();
+            check_schedule(weight, rounds, a, b);
+            return schedule_apply(
+                eps, rounds, [=](double e) { return schedule_bound_delta(e, weight, first_stop, rounds, a, b); },
+                [](double e) { return nonnegative("epsilon", e); }, threads);
+        },
+        py::arg("epsilon"), py::arg("weight"), py::arg("first_stop"), py::arg("r_first"), py::arg("r_product"),
+        py::arg("threads") = 0);
+    m.def(
+        "schedule_bound_epsilon",
+        [](contiguous delta, double weight, std::int64_t first_stop, contiguous r1, contiguous r2, int threads) {
+            const std::int64_t rounds = checked_rounds(r1, r2);
+            const double* a = r1.data();
+            const double* b = r2.data();
+            check_schedule(weight, rounds, a, b);
+            return schedule_apply(
+                delta, rounds, [=](double d) { return schedule_bound_epsilon(d, weight, first_stop, rounds, a, b); },
+                [](double d) { return hb::probability_open("delta", d); }, threads);
+        },
+        py::arg("delta"), py::arg("weight"), py::arg("first_stop"), py::arg("r_first"), py::arg("r_product"),
+        py::arg("threads") = 0);
 }

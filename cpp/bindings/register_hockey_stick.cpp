@@ -54,70 +54,113 @@ void register_hockey_stick(py::module_& m) {
     m.def("_exp_avx2", &avx2_kernel_for_tests<false>, py::arg("x"));
     m.def("_expm1_avx2", &avx2_kernel_for_tests<true>, py::arg("x"));
     // The scalar theta element by element (theta below runs theta_batch): for tests.
-    m.def("_theta_scalar", [](input_array r, input_array eps, int threads) {
-        return elementwise<2>(binary{r, eps}, [](double a, double b) { return hockeystick::theta(a, b); },
-                              explain_r_eps, threads);
-    }, py::arg("r"), py::arg("epsilon"), py::arg("threads") = 0);
-    m.def("gaussian_tail", [](input_array x, int threads) {
-        return elementwise<1>(unary{x}, [](double v) { return hockeystick::gaussian_tail(v); },
-                              [](double) { return std::string("x must not be NaN"); }, threads);
-    }, py::arg("x"), py::arg("threads") = 0);
-    m.def("log_gaussian_tail", [](input_array x, int threads) {
-        return elementwise<1>(unary{x}, [](double v) { return hockeystick::log_gaussian_tail(v); },
-                              [](double) { return std::string("x must not be NaN"); }, threads);
-    }, py::arg("x"), py::arg("threads") = 0);
-    m.def("gaussian_tail_inverse", [](input_array p, int threads) {
-        return elementwise<1>(unary{p}, [](double v) { return hockeystick::gaussian_tail_inverse(v); },
-                              [](double) { return std::string("p must lie in [0, 1]"); }, threads);
-    }, py::arg("p"), py::arg("threads") = 0);
-    m.def("mills_ratio", [](input_array x, int threads) {
-        return elementwise<1>(unary{x}, [](double v) { return hockeystick::mills_ratio(v); },
-                              [](double) { return std::string("x must not be NaN"); }, threads);
-    }, py::arg("x"), py::arg("threads") = 0);
-    m.def("theta", [](input_array r, input_array eps, int threads) {
-        return elementwise_batch<2>(binary{r, eps},
-                                    [](const double* a, const double* b, double* out, std::size_t n) {
-                                        hockeystick::theta_batch(a, b, out, n);
-                                    },
-                                    explain_r_eps, threads);
-    }, py::arg("r"), py::arg("epsilon"), py::arg("threads") = 0);
-    m.def("log_theta", [](input_array r, input_array eps, int threads) {
-        return elementwise<2>(binary{r, eps}, [](double a, double b) { return hockeystick::log_theta(a, b); },
-                              explain_r_eps, threads);
-    }, py::arg("r"), py::arg("epsilon"), py::arg("threads") = 0);
-    m.def("theta_depsilon", [](input_array r, input_array eps, int threads) {
-        return elementwise<2>(binary{r, eps},
-                              [](double a, double b) { return hockeystick::theta_depsilon(a, b); },
-                              explain_r_eps, threads);
-    }, py::arg("r"), py::arg("epsilon"), py::arg("threads") = 0);
-    m.def("theta_epsilon", [](input_array r, input_array delta, int threads) {
-        return elementwise<2>(binary{r, delta},
-                              [](double a, double b) { return hockeystick::theta_epsilon(a, b); },
-                              [](double a, double b) {
-                                  std::string why = nonnegative("r", a);
-                                  return why.empty() ? probability_open("delta", b) : why;
-                              }, threads);
-    }, py::arg("r"), py::arg("delta"), py::arg("threads") = 0);
-    m.def("theta_radius", [](input_array eps, input_array delta, int threads) {
-        return elementwise<2>(binary{eps, delta},
-                              [](double a, double b) { return hockeystick::theta_radius(a, b); },
-                              [](double a, double b) {
-                                  std::string why = nonnegative("epsilon", a);
-                                  return why.empty() ? probability_open("delta", b) : why;
-                              }, threads);
-    }, py::arg("epsilon"), py::arg("delta"), py::arg("threads") = 0);
-    m.def("laplace_hockey_stick", [](input_array distance, input_array scale, input_array eps, int threads) {
-        return elementwise<3>(ternary{distance, scale, eps},
-                              [](double d, double s, double e) { return hockeystick::laplace_hockey_stick(d, s, e); },
-                              [](double d, double s, double e) {
-                                  std::string why = nonnegative("distance", d);
-                                  if (why.empty() && !(s > 0.0)) why = "scale must be > 0";
-                                  if (why.empty()) why = nonnegative("epsilon", e);
-                                  if (why.empty() && std::isinf(d) && std::isinf(s))
-                                      why = "distance and scale cannot both be infinite";
-                                  if (why.empty() && std::isinf(d) && std::isinf(e))
-                                      why = "distance and epsilon cannot both be infinite";
-                                  return why;
-                              }, threads);
-    }, py::arg("distance"), py::arg("scale"), py::arg("epsilon"), py::arg("threads") = 0);
+    m.def(
+        "_theta_scalar",
+        [](input_array r, input_array eps, int threads) {
+            return elementwise<2>(
+                binary{r, eps}, [](double a, double b) { return hockeystick::theta(a, b); }, explain_r_eps, threads);
+        },
+        py::arg("r"), py::arg("epsilon"), py::arg("threads") = 0);
+    m.def(
+        "gaussian_tail",
+        [](input_array x, int threads) {
+            return elementwise<1>(
+                unary{x}, [](double v) { return hockeystick::gaussian_tail(v); },
+                [](double) { return std::string("x must not be NaN"); }, threads);
+        },
+        py::arg("x"), py::arg("threads") = 0);
+    m.def(
+        "log_gaussian_tail",
+        [](input_array x, int threads) {
+            return elementwise<1>(
+                unary{x}, [](double v) { return hockeystick::log_gaussian_tail(v); },
+                [](double) { return std::string("x must not be NaN"); }, threads);
+        },
+        py::arg("x"), py::arg("threads") = 0);
+    m.def(
+        "gaussian_tail_inverse",
+        [](input_array p, int threads) {
+            return elementwise<1>(
+                unary{p}, [](double v) { return hockeystick::gaussian_tail_inverse(v); },
+                [](double) { return std::string("p must lie in [0, 1]"); }, threads);
+        },
+        py::arg("p"), py::arg("threads") = 0);
+    m.def(
+        "mills_ratio",
+        [](input_array x, int threads) {
+            return elementwise<1>(
+                unary{x}, [](double v) { return hockeystick::mills_ratio(v); },
+                [](double) { return std::string("x must not be NaN"); }, threads);
+        },
+        py::arg("x"), py::arg("threads") = 0);
+    m.def(
+        "theta",
+        [](input_array r, input_array eps, int threads) {
+            return elementwise_batch<2>(
+                binary{r, eps},
+                [](const double* a, const double* b, double* out, std::size_t n) {
+                    hockeystick::theta_batch(a, b, out, n);
+                },
+                explain_r_eps, threads);
+        },
+        py::arg("r"), py::arg("epsilon"), py::arg("threads") = 0);
+    m.def(
+        "log_theta",
+        [](input_array r, input_array eps, int threads) {
+            return elementwise<2>(
+                binary{r, eps}, [](double a, double b) { return hockeystick::log_theta(a, b); }, explain_r_eps,
+                threads);
+        },
+        py::arg("r"), py::arg("epsilon"), py::arg("threads") = 0);
+    m.def(
+        "theta_depsilon",
+        [](input_array r, input_array eps, int threads) {
+            return elementwise<2>(
+                binary{r, eps}, [](double a, double b) { return hockeystick::theta_depsilon(a, b); }, explain_r_eps,
+                threads);
+        },
+        py::arg("r"), py::arg("epsilon"), py::arg("threads") = 0);
+    m.def(
+        "theta_epsilon",
+        [](input_array r, input_array delta, int threads) {
+            return elementwise<2>(
+                binary{r, delta}, [](double a, double b) { return hockeystick::theta_epsilon(a, b); },
+                [](double a, double b) {
+                    std::string why = nonnegative("r", a);
+                    return why.empty() ? probability_open("delta", b) : why;
+                },
+                threads);
+        },
+        py::arg("r"), py::arg("delta"), py::arg("threads") = 0);
+    m.def(
+        "theta_radius",
+        [](input_array eps, input_array delta, int threads) {
+            return elementwise<2>(
+                binary{eps, delta}, [](double a, double b) { return hockeystick::theta_radius(a, b); },
+                [](double a, double b) {
+                    std::string why = nonnegative("epsilon", a);
+                    return why.empty() ? probability_open("delta", b) : why;
+                },
+                threads);
+        },
+        py::arg("epsilon"), py::arg("delta"), py::arg("threads") = 0);
+    m.def(
+        "laplace_hockey_stick",
+        [](input_array distance, input_array scale, input_array eps, int threads) {
+            return elementwise<3>(
+                ternary{distance, scale, eps},
+                [](double d, double s, double e) { return hockeystick::laplace_hockey_stick(d, s, e); },
+                [](double d, double s, double e) {
+                    std::string why = nonnegative("distance", d);
+                    if (why.empty() && !(s > 0.0)) why = "scale must be > 0";
+                    if (why.empty()) why = nonnegative("epsilon", e);
+                    if (why.empty() && std::isinf(d) && std::isinf(s))
+                        why = "distance and scale cannot both be infinite";
+                    if (why.empty() && std::isinf(d) && std::isinf(e))
+                        why = "distance and epsilon cannot both be infinite";
+                    return why;
+                },
+                threads);
+        },
+        py::arg("distance"), py::arg("scale"), py::arg("epsilon"), py::arg("threads") = 0);
 }

@@ -41,27 +41,29 @@ namespace {
 // - s on the lower); both take (p, n, k_lo, h, p_inf, charges, delta, m, out).
 template <class Scan>
 void def_charged_scan(py::module_& m, const char* name, Scan scan) {
-    m.def(name, [scan](input_array p, std::int64_t k_lo, double h, double p_inf, double shift, double slack,
-                       double entry, double total, double l2, double inverse, double loss_shift, input_array delta,
-                       double inverse_l2) {
-        if (p.ndim() != 1) throw py::value_error("internal: the PMF must be one-dimensional");
-        for (py::ssize_t i = 0; i < delta.size(); ++i)
-            if (std::isnan(delta.data()[i])) throw py::value_error("delta must not be NaN");
-        if (!(inverse_l2 >= 0.0)) throw py::value_error("inverse_l2 must be >= 0 (a bound; inf: none)");
-        const pld::GridCharges ch{shift, slack, entry, total, l2, inverse, loss_shift, inverse_l2};
-        py::array_t<double> out(delta.size());
-        const double* pp = p.data();
-        const double* dd = delta.data();
-        double* dst = out.mutable_data();
-        const std::int64_t n = static_cast<std::int64_t>(p.size()), count = static_cast<std::int64_t>(delta.size());
-        {
-            py::gil_scoped_release release;
-            scan(pp, n, k_lo, h, p_inf, ch, dd, count, dst);
-        }
-        return out;
-    }, py::arg("p"), py::arg("k_lo"), py::arg("h"), py::arg("p_inf"), py::arg("shift"), py::arg("slack"),
-       py::arg("entry_error"), py::arg("total_error"), py::arg("spectral_l2"), py::arg("inverse_error"),
-       py::arg("loss_shift"), py::arg("delta"), py::arg("inverse_l2") = std::numeric_limits<double>::infinity());
+    m.def(
+        name,
+        [scan](input_array p, std::int64_t k_lo, double h, double p_inf, double shift, double slack, double entry,
+               double total, double l2, double inverse, double loss_shift, input_array delta, double inverse_l2) {
+            if (p.ndim() != 1) throw py::value_error("internal: the PMF must be one-dimensional");
+            for (py::ssize_t i = 0; i < delta.size(); ++i)
+                if (std::isnan(delta.data()[i])) throw py::value_error("delta must not be NaN");
+            if (!(inverse_l2 >= 0.0)) throw py::value_error("inverse_l2 must be >= 0 (a bound; inf: none)");
+            const pld::GridCharges ch{shift, slack, entry, total, l2, inverse, loss_shift, inverse_l2};
+            py::array_t<double> out(delta.size());
+            const double* pp = p.data();
+            const double* dd = delta.data();
+            double* dst = out.mutable_data();
+            const std::int64_t n = static_cast<std::int64_t>(p.size()), count = static_cast<std::int64_t>(delta.size());
+            {
+                py::gil_scoped_release release;
+                scan(pp, n, k_lo, h, p_inf, ch, dd, count, dst);
+            }
+            return out;
+        },
+        py::arg("p"), py::arg("k_lo"), py::arg("h"), py::arg("p_inf"), py::arg("shift"), py::arg("slack"),
+        py::arg("entry_error"), py::arg("total_error"), py::arg("spectral_l2"), py::arg("inverse_error"),
+        py::arg("loss_shift"), py::arg("delta"), py::arg("inverse_l2") = std::numeric_limits<double>::infinity());
 }
 
 py::array_t<double> to_array(const std::vector<double>& v) {
@@ -76,9 +78,7 @@ template <class Run>
 auto with_value_errors(Run run) {
     try {
         return run();
-    } catch (const std::invalid_argument& e) {
-        throw py::value_error(e.what());
-    } catch (const std::length_error& e) {
+    } catch (const std::invalid_argument& e) { throw py::value_error(e.what()); } catch (const std::length_error& e) {
         throw py::value_error(std::string(e.what()) +
                               "; use a coarser value_discretization_interval or a larger max_cells");
     }
@@ -129,8 +129,8 @@ py::dict replace_one_sides(Counts counts, double sigma, double h, double tail, s
         const auto [upper_counts, lower_counts] = counts();
         // the upper side first: it refuses an oversized grid before any work (argument order is unspecified)
         auto upper = pld::pessimistic_pmf(pld::replace_one_upper_cells(sigma, upper_counts, h, tail, max_cells));
-        return std::make_pair(std::move(upper),
-                              pld::optimistic_pmf(pld::replace_one_lower_cells(sigma, lower_counts, h, tail, max_cells)));
+        return std::make_pair(std::move(upper), pld::optimistic_pmf(pld::replace_one_lower_cells(sigma, lower_counts, h,
+                                                                                                 tail, max_cells)));
     });
     return to_dict(up, low);
 }
@@ -141,8 +141,8 @@ py::dict replace_one_sides(Counts counts, double sigma, double h, double tail, s
 // estimated cell count, two masses per cell, so threads = 0 starts a team only for grids
 // large enough to pay for it.  An item's error is raised after the loop (the lowest item's).
 // optimistic = false skips the optimistic PMF (its "lower" entry is then None).
-py::list many_subsampled_gaussians(input_array sigma, input_array q, py::array_t<bool> remove, double h,
-                                   double tail, std::int64_t max_cells, int threads, bool optimistic) {
+py::list many_subsampled_gaussians(input_array sigma, input_array q, py::array_t<bool> remove, double h, double tail,
+                                   std::int64_t max_cells, int threads, bool optimistic) {
     const std::int64_t n = static_cast<std::int64_t>(sigma.size());
     if (q.size() != n || remove.size() != n || sigma.ndim() != 1 || q.ndim() != 1 || remove.ndim() != 1)
         throw py::value_error("internal: sigma, sampling_rate and remove must be 1-d arrays of one length");
@@ -153,11 +153,13 @@ py::list many_subsampled_gaussians(input_array sigma, input_array q, py::array_t
     double cells = 0.0;
     for (std::int64_t i = 0; i < n; ++i) cells += pld::subsampled_gaussian_loss_width(s[i], r[i], tail) / h;
     const double estimate = 2.0 * cells;  // NaN for bad arguments (the builders then throw): one thread
-    const std::int64_t work = !(estimate >= 0.0) ? 0 : estimate < 9e18 ? static_cast<std::int64_t>(estimate)
-                                                                        : std::int64_t{9000000000000000000};
+    const std::int64_t work = !(estimate >= 0.0) ? 0
+                              : estimate < 9e18  ? static_cast<std::int64_t>(estimate)
+                                                 : std::int64_t{9000000000000000000};
     with_value_errors([&] {
         return hb::for_each_item(n, work, threads, hb::on_demand(1), [&](std::int64_t i, hb::no_state&) {
-            const pld::Cells c = pld::subsampled_gaussian_cells(s[i], r[i], rem[i] != 0, h, tail, max_cells, optimistic);
+            const pld::Cells c =
+                pld::subsampled_gaussian_cells(s[i], r[i], rem[i] != 0, h, tail, max_cells, optimistic);
             up[i] = pld::pessimistic_pmf(c);
             if (optimistic) low[i] = pld::optimistic_pmf(c);
             return false;  // a PMF has no NaN to report: the builders throw on bad arguments
@@ -177,8 +179,9 @@ py::list many_subsampled_gaussians(input_array sigma, input_array q, py::array_t
 template <class Eval>
 py::array_t<double> over_profile(const pld::GridProfile& profile, input_array x, const char* name, int threads,
                                  Eval eval) {
-    return hb::elementwise<1>({x}, [&](double v) { return std::isnan(v) ? v : eval(profile, v); },
-                              [name](double v) { return hb::not_nan(name, v); }, threads);
+    return hb::elementwise<1>(
+        {x}, [&](double v) { return std::isnan(v) ? v : eval(profile, v); },
+        [name](double v) { return hb::not_nan(name, v); }, threads);
 }
 
 // The same for a PMF given by its masses: the profile is built for this call only.
@@ -205,12 +208,20 @@ void register_pld_curves(py::module_& m) {
                  return pld::GridProfile(p.data(), static_cast<std::int64_t>(p.size()), k_lo, h, p_inf);
              }),
              py::arg("p"), py::arg("k_lo"), py::arg("h"), py::arg("p_inf"))
-        .def("delta", [](const pld::GridProfile& g, input_array eps, int threads) {
-            return over_profile(g, eps, "epsilon", threads, [](const pld::GridProfile& q, double e) { return q.delta(e); });
-        }, py::arg("epsilon"), py::arg("threads") = 0)
-        .def("epsilon", [](const pld::GridProfile& g, input_array delta, int threads) {
-            return over_profile(g, delta, "delta", threads, [](const pld::GridProfile& q, double d) { return q.epsilon(d); });
-        }, py::arg("delta"), py::arg("threads") = 0);
+        .def(
+            "delta",
+            [](const pld::GridProfile& g, input_array eps, int threads) {
+                return over_profile(g, eps, "epsilon", threads,
+                                    [](const pld::GridProfile& q, double e) { return q.delta(e); });
+            },
+            py::arg("epsilon"), py::arg("threads") = 0)
+        .def(
+            "epsilon",
+            [](const pld::GridProfile& g, input_array delta, int threads) {
+                return over_profile(g, delta, "delta", threads,
+                                    [](const pld::GridProfile& q, double d) { return q.epsilon(d); });
+            },
+            py::arg("delta"), py::arg("threads") = 0);
     // A grid PMF's certified side read from its tables, at the argument moved by its loss shift
     // (pld_charged_curve.hpp; python pmf.GridPMF.delta_tabled): one call per root-search step.
     py::class_<pld::ChargedGridCurve>(m, "PldChargedCurve")
@@ -222,80 +233,100 @@ void register_pld_curves(py::module_& m) {
                      py::gil_scoped_release release;
                      return pld::ChargedGridCurve(profile, std::move(c), shift, slack, loss_shift, pessimistic,
                                                   with_envelope);
-                 } catch (const std::invalid_argument& error) {
-                     throw py::value_error(error.what());
-                 }
+                 } catch (const std::invalid_argument& error) { throw py::value_error(error.what()); }
              }),
              py::arg("profile"), py::arg("charge"), py::arg("shift"), py::arg("slack"), py::arg("loss_shift"),
              py::arg("pessimistic"), py::arg("with_envelope"))
         .def_property_readonly("envelope", [](const pld::ChargedGridCurve& c) { return to_array(c.envelope()); })
-        .def("delta", [](const pld::ChargedGridCurve& c, input_array eps, int threads) {
-            return hb::elementwise<1>({eps}, [&c](double v) { return std::isnan(v) ? v : c.delta(v); },
-                                      [](double v) { return hb::not_nan("epsilon", v); }, threads);
-        }, py::arg("epsilon"), py::arg("threads") = 0);
+        .def(
+            "delta",
+            [](const pld::ChargedGridCurve& c, input_array eps, int threads) {
+                return hb::elementwise<1>(
+                    {eps}, [&c](double v) { return std::isnan(v) ? v : c.delta(v); },
+                    [](double v) { return hb::not_nan("epsilon", v); }, threads);
+            },
+            py::arg("epsilon"), py::arg("threads") = 0);
     // The same side at arguments already moved, the charges computed per argument (charged_side: no table),
     // read from the given profile (the PMF's suffix sums or a top part that answers every argument).
-    m.def("pld_charged_delta", [](const pld::GridProfile& profile, input_array eps, std::int64_t k_lo, std::int64_t n,
-                                  double h, double shift, double slack, double entry_error, double total_error,
-                                  double spectral_l2, double inverse_error, double inverse_l2, bool pessimistic,
-                                  int threads) {
-        const pld::GridCharges charges{shift, slack, entry_error, total_error, spectral_l2, inverse_error, 0.0,
-                                       inverse_l2};
-        const double lo = static_cast<double>(k_lo), size = static_cast<double>(n);
-        return hb::elementwise<1>({eps}, [&](double e) {
-            return std::isnan(e) ? e : pld::charged_side(profile, lo, size, h, charges, pessimistic, e);
-        }, [](double v) { return hb::not_nan("epsilon", v); }, threads);
-    }, py::arg("profile"), py::arg("epsilon"), py::arg("k_lo"), py::arg("n"), py::arg("h"), py::arg("shift"),
-       py::arg("slack"), py::arg("entry_error"), py::arg("total_error"), py::arg("spectral_l2"),
-       py::arg("inverse_error"), py::arg("inverse_l2"), py::arg("pessimistic"), py::arg("threads") = 0);
-    m.def("pld_round_off_charge_at", [](input_array eps, std::int64_t k_lo, std::int64_t n, double h,
-                                        double entry_error, double total_error, double spectral_l2,
-                                        double inverse_error, double inverse_l2) {
-        const pld::GridCharges charges{0.0, 0.0, entry_error, total_error, spectral_l2, inverse_error, 0.0, inverse_l2};
-        const double lo = static_cast<double>(k_lo), size = static_cast<double>(n);
-        return hb::elementwise<1>({eps}, [&](double e) {
-            return std::isnan(e) ? e : pld::charge_at_argument(e, lo, size, h, charges);
-        }, [](double v) { return hb::not_nan("epsilon", v); }, 1);
-    }, py::arg("epsilon"), py::arg("k_lo"), py::arg("n"), py::arg("h"), py::arg("entry_error"), py::arg("total_error"),
-       py::arg("spectral_l2"), py::arg("inverse_error"), py::arg("inverse_l2"));
+    m.def(
+        "pld_charged_delta",
+        [](const pld::GridProfile& profile, input_array eps, std::int64_t k_lo, std::int64_t n, double h, double shift,
+           double slack, double entry_error, double total_error, double spectral_l2, double inverse_error,
+           double inverse_l2, bool pessimistic, int threads) {
+            const pld::GridCharges charges{shift,       slack,         entry_error, total_error,
+                                           spectral_l2, inverse_error, 0.0,         inverse_l2};
+            const double lo = static_cast<double>(k_lo), size = static_cast<double>(n);
+            return hb::elementwise<1>(
+                {eps},
+                [&](double e) {
+                    return std::isnan(e) ? e : pld::charged_side(profile, lo, size, h, charges, pessimistic, e);
+                },
+                [](double v) { return hb::not_nan("epsilon", v); }, threads);
+        },
+        py::arg("profile"), py::arg("epsilon"), py::arg("k_lo"), py::arg("n"), py::arg("h"), py::arg("shift"),
+        py::arg("slack"), py::arg("entry_error"), py::arg("total_error"), py::arg("spectral_l2"),
+        py::arg("inverse_error"), py::arg("inverse_l2"), py::arg("pessimistic"), py::arg("threads") = 0);
+    m.def(
+        "pld_round_off_charge_at",
+        [](input_array eps, std::int64_t k_lo, std::int64_t n, double h, double entry_error, double total_error,
+           double spectral_l2, double inverse_error, double inverse_l2) {
+            const pld::GridCharges charges{0.0,         0.0,           entry_error, total_error,
+                                           spectral_l2, inverse_error, 0.0,         inverse_l2};
+            const double lo = static_cast<double>(k_lo), size = static_cast<double>(n);
+            return hb::elementwise<1>(
+                {eps}, [&](double e) { return std::isnan(e) ? e : pld::charge_at_argument(e, lo, size, h, charges); },
+                [](double v) { return hb::not_nan("epsilon", v); }, 1);
+        },
+        py::arg("epsilon"), py::arg("k_lo"), py::arg("n"), py::arg("h"), py::arg("entry_error"), py::arg("total_error"),
+        py::arg("spectral_l2"), py::arg("inverse_error"), py::arg("inverse_l2"));
     // Values moved by a loss shift, rounded outward (pld_hockey_stick.hpp's loss_shifted); NaN stays
     // (the caller's curve evaluation names it).
-    m.def("pld_loss_shifted", [](input_array values, double loss_shift, bool up) {
-        if (!(loss_shift >= 0.0 && loss_shift < std::numeric_limits<double>::infinity()))
-            throw py::value_error("loss_shift must be a finite number >= 0");
-        py::array_t<double> out(std::vector<py::ssize_t>(values.shape(), values.shape() + values.ndim()));
-        const double* src = values.data();
-        double* dst = out.mutable_data();
-        for (py::ssize_t i = 0; i < values.size(); ++i) dst[i] = pld::loss_shifted(src[i], loss_shift, up);
-        return out;
-    }, py::arg("values"), py::arg("loss_shift"), py::arg("up"));
+    m.def(
+        "pld_loss_shifted",
+        [](input_array values, double loss_shift, bool up) {
+            if (!(loss_shift >= 0.0 && loss_shift < std::numeric_limits<double>::infinity()))
+                throw py::value_error("loss_shift must be a finite number >= 0");
+            py::array_t<double> out(std::vector<py::ssize_t>(values.shape(), values.shape() + values.ndim()));
+            const double* src = values.data();
+            double* dst = out.mutable_data();
+            for (py::ssize_t i = 0; i < values.size(); ++i) dst[i] = pld::loss_shifted(src[i], loss_shift, up);
+            return out;
+        },
+        py::arg("values"), py::arg("loss_shift"), py::arg("up"));
     // The epsilon width a delta bracket certifies (pld_epsilon_width.hpp): the chord's and the left
     // one's elementwise over arrays of one shape (the facade broadcasts; only a NaN epsilon gives NaN),
     // and one point's least over its shifted arguments (the accountant's layout: own, right rows, left rows).
-    m.def("pld_chord_epsilon_width", [](hb::strided_array eps, hb::strided_array lo, hb::strided_array up,
-                                        hb::strided_array eps2, hb::strided_array up2) {
-        return hb::broadcast_elementwise<5>({eps, lo, up, eps2, up2}, &pld::chord_epsilon_width,
-                                            [](double e, double, double, double, double) {
-                                                return hb::not_nan("epsilon", e);
-                                            }, 1);
-    }, py::arg("epsilon"), py::arg("lower"), py::arg("upper"), py::arg("right_epsilon"), py::arg("right_upper"));
-    m.def("pld_left_epsilon_width", [](hb::strided_array eps, hb::strided_array up, hb::strided_array eps1,
-                                       hb::strided_array lo1) {
-        return hb::broadcast_elementwise<4>({eps, up, eps1, lo1}, &pld::left_epsilon_width,
-                                            [](double e, double, double, double) { return hb::not_nan("epsilon", e); },
-                                            1);
-    }, py::arg("epsilon"), py::arg("upper"), py::arg("left_epsilon"), py::arg("left_lower"));
-    m.def("pld_least_epsilon_width", [](input_array x, std::int64_t own, input_array lower, input_array upper,
-                                        std::int64_t right_rows) {
-        const std::int64_t size = static_cast<std::int64_t>(x.size());
-        if (x.ndim() != 1 || lower.ndim() != 1 || upper.ndim() != 1 || lower.size() != x.size() ||
-            upper.size() != x.size() || own < 0 || size < own || (own > 0 && size % own != 0) || right_rows < 0)
-            throw py::value_error("internal: x, lower and upper must be 1-d arrays of one length, a multiple of own "
-                                  "and at least own");
-        py::array_t<double> out(own);
-        pld::least_epsilon_width(x.data(), lower.data(), upper.data(), size, own, right_rows, out.mutable_data());
-        return out;
-    }, py::arg("x"), py::arg("own"), py::arg("lower"), py::arg("upper"), py::arg("right_rows"));
+    m.def(
+        "pld_chord_epsilon_width",
+        [](hb::strided_array eps, hb::strided_array lo, hb::strided_array up, hb::strided_array eps2,
+           hb::strided_array up2) {
+            return hb::broadcast_elementwise<5>(
+                {eps, lo, up, eps2, up2}, &pld::chord_epsilon_width,
+                [](double e, double, double, double, double) { return hb::not_nan("epsilon", e); }, 1);
+        },
+        py::arg("epsilon"), py::arg("lower"), py::arg("upper"), py::arg("right_epsilon"), py::arg("right_upper"));
+    m.def(
+        "pld_left_epsilon_width",
+        [](hb::strided_array eps, hb::strided_array up, hb::strided_array eps1, hb::strided_array lo1) {
+            return hb::broadcast_elementwise<4>(
+                {eps, up, eps1, lo1}, &pld::left_epsilon_width,
+                [](double e, double, double, double) { return hb::not_nan("epsilon", e); }, 1);
+        },
+        py::arg("epsilon"), py::arg("upper"), py::arg("left_epsilon"), py::arg("left_lower"));
+    m.def(
+        "pld_least_epsilon_width",
+        [](input_array x, std::int64_t own, input_array lower, input_array upper, std::int64_t right_rows) {
+            const std::int64_t size = static_cast<std::int64_t>(x.size());
+            if (x.ndim() != 1 || lower.ndim() != 1 || upper.ndim() != 1 || lower.size() != x.size() ||
+                upper.size() != x.size() || own < 0 || size < own || (own > 0 && size % own != 0) || right_rows < 0)
+                throw py::value_error(
+                    "internal: x, lower and upper must be 1-d arrays of one length, a multiple of own "
+                    "and at least own");
+            py::array_t<double> out(own);
+            pld::least_epsilon_width(x.data(), lower.data(), upper.data(), size, own, right_rows, out.mutable_data());
+            return out;
+        },
+        py::arg("x"), py::arg("own"), py::arg("lower"), py::arg("upper"), py::arg("right_rows"));
 }
 
 // The mechanisms' cells and both-sided PMFs (pld_cells.hpp, pld_replace_one.hpp), with their test hooks.
@@ -303,112 +334,138 @@ void register_pld_mechanisms(py::module_& m) {
     m.attr("pld_max_interval") = pld::max_interval;
     // pld_cells.hpp's bound on a cell's two numbers: |dc| + |dd| <= cell_round_off (c + d)
     m.attr("pld_cell_round_off") = pld::cell_round_off;
-    m.def("pld_subsampled_gaussian", [](double sigma, double q, bool remove, double h, double tail,
-                                        std::int64_t max_cells) {
-        return both_sides([=] { return pld::subsampled_gaussian_cells(sigma, q, remove, h, tail, max_cells); });
-    }, py::arg("sigma"), py::arg("sampling_rate"), py::arg("remove"), py::arg("h"), py::arg("tail"),
-       py::arg("max_cells"));
+    m.def(
+        "pld_subsampled_gaussian",
+        [](double sigma, double q, bool remove, double h, double tail, std::int64_t max_cells) {
+            return both_sides([=] { return pld::subsampled_gaussian_cells(sigma, q, remove, h, tail, max_cells); });
+        },
+        py::arg("sigma"), py::arg("sampling_rate"), py::arg("remove"), py::arg("h"), py::arg("tail"),
+        py::arg("max_cells"));
     m.def("pld_subsampled_gaussian_many", &many_subsampled_gaussians, py::arg("sigma"), py::arg("sampling_rate"),
           py::arg("remove"), py::arg("h"), py::arg("tail"), py::arg("max_cells"), py::arg("threads") = 0,
           py::arg("optimistic") = true);
     // Fixed-size batches under replace-one (pld_replace_one.hpp): the two sides come from two
     // different pairs (a proved upper pair, a realizable lower pair), so each has its own grid.
-    m.def("pld_with_replacement_subsampled_gaussian", [](double sigma, std::int64_t batch_size,
-                                                         std::int64_t dataset_size, double h, double tail,
-                                                         std::int64_t max_cells) {
-        return replace_one_sides([=] {
-            const double eta = pld::binomial_eta(batch_size, dataset_size);
-            return std::make_pair(pld::binomial_counts(batch_size, dataset_size, 0.25 * tail * eta),
-                                  pld::binomial_counts(batch_size, dataset_size, 0.25 * tail));
-        }, sigma, h, tail, max_cells);
-    }, py::arg("sigma"), py::arg("batch_size"), py::arg("dataset_size"), py::arg("h"), py::arg("tail"),
-       py::arg("max_cells"));
-    m.def("pld_without_replacement_subsampled_gaussian", [](double sigma, double q, double h, double tail,
-                                                            std::int64_t max_cells) {
-        return replace_one_sides([=] { return std::make_pair(pld::bernoulli_counts(q), pld::bernoulli_counts(q)); },
-                                 sigma, h, tail, max_cells);
-    }, py::arg("sigma"), py::arg("sampling_rate"), py::arg("h"), py::arg("tail"), py::arg("max_cells"));
+    m.def(
+        "pld_with_replacement_subsampled_gaussian",
+        [](double sigma, std::int64_t batch_size, std::int64_t dataset_size, double h, double tail,
+           std::int64_t max_cells) {
+            return replace_one_sides(
+                [=] {
+                    const double eta = pld::binomial_eta(batch_size, dataset_size);
+                    return std::make_pair(pld::binomial_counts(batch_size, dataset_size, 0.25 * tail * eta),
+                                          pld::binomial_counts(batch_size, dataset_size, 0.25 * tail));
+                },
+                sigma, h, tail, max_cells);
+        },
+        py::arg("sigma"), py::arg("batch_size"), py::arg("dataset_size"), py::arg("h"), py::arg("tail"),
+        py::arg("max_cells"));
+    m.def(
+        "pld_without_replacement_subsampled_gaussian",
+        [](double sigma, double q, double h, double tail, std::int64_t max_cells) {
+            return replace_one_sides([=] { return std::make_pair(pld::bernoulli_counts(q), pld::bernoulli_counts(q)); },
+                                     sigma, h, tail, max_cells);
+        },
+        py::arg("sigma"), py::arg("sampling_rate"), py::arg("h"), py::arg("tail"), py::arg("max_cells"));
     m.def("pld_subsampled_gaussian_mass_above", &pld::subsampled_gaussian_mass_above, py::arg("sigma"),
           py::arg("sampling_rate"), py::arg("tail"),
           "The remove direction's P-mass above its integration range: its pessimistic PMF's mass at +infinity.");
     // Test hook: the subsampled Gaussian's cell edges x_of_loss(l) (unclamped; pld_cells.hpp) for the given
     // losses, and their edge_loss_error over the finite ones (what continuous_cells charges, before
     // the rounding of l = fl(k h) and of the offset).
-    m.def("_pld_subsampled_gaussian_edges", [](double sigma, double q, bool remove, input_array l) {
-        if (l.ndim() != 1) throw py::value_error("internal: l must be one-dimensional");
-        const pld::detail::mixture_vs_gaussian mg{sigma, q};
-        const pld::detail::gaussian_vs_mixture gm{mg};
-        const std::int64_t n = static_cast<std::int64_t>(l.size());
-        std::vector<double> x(n), lf, xf;
-        for (std::int64_t i = 0; i < n; ++i) {
-            x[i] = remove ? mg.x_of_loss(l.data()[i]) : gm.x_of_loss(l.data()[i]);
-            if (std::isfinite(x[i])) {
-                lf.push_back(l.data()[i]);
-                xf.push_back(x[i]);
+    m.def(
+        "_pld_subsampled_gaussian_edges",
+        [](double sigma, double q, bool remove, input_array l) {
+            if (l.ndim() != 1) throw py::value_error("internal: l must be one-dimensional");
+            const pld::detail::mixture_vs_gaussian mg{sigma, q};
+            const pld::detail::gaussian_vs_mixture gm{mg};
+            const std::int64_t n = static_cast<std::int64_t>(l.size());
+            std::vector<double> x(n), lf, xf;
+            for (std::int64_t i = 0; i < n; ++i) {
+                x[i] = remove ? mg.x_of_loss(l.data()[i]) : gm.x_of_loss(l.data()[i]);
+                if (std::isfinite(x[i])) {
+                    lf.push_back(l.data()[i]);
+                    xf.push_back(x[i]);
+                }
             }
-        }
-        const std::int64_t m_ = static_cast<std::int64_t>(xf.size());
-        const double bound = m_ == 0 ? 0.0 : remove ? mg.edge_loss_error(lf.data(), xf.data(), m_)
-                                                    : gm.edge_loss_error(lf.data(), xf.data(), m_);
-        return py::make_tuple(to_array(x), bound);
-    }, py::arg("sigma"), py::arg("sampling_rate"), py::arg("remove"), py::arg("l"));
+            const std::int64_t m_ = static_cast<std::int64_t>(xf.size());
+            const double bound = m_ == 0  ? 0.0
+                                 : remove ? mg.edge_loss_error(lf.data(), xf.data(), m_)
+                                          : gm.edge_loss_error(lf.data(), xf.data(), m_);
+            return py::make_tuple(to_array(x), bound);
+        },
+        py::arg("sigma"), py::arg("sampling_rate"), py::arg("remove"), py::arg("l"));
     // Test hook: gaussian_exponent.hpp over arrays, the batched path (AVX2 where the CPU has it) and the
     // one-node path, as (argument, factor) pairs of each: they must agree bit for bit.
-    m.def("_gaussian_exponents", [](input_array base, input_array dx, input_array l, double shift, double s) {
-        const std::int64_t n = static_cast<std::int64_t>(base.size());
-        if (base.ndim() != 1 || dx.size() != n || l.size() != n) throw py::value_error("internal: 1-d arrays of one length");
-        const hockeystick::detail::SplitScale k(s);
-        std::vector<double> arg(n), fac(n), arg1(n), fac1(n);
-        hockeystick::detail::gaussian_exponents(base.data(), dx.data(), l.data(), shift, k, arg.data(), fac.data(), n);
-        for (std::int64_t i = 0; i < n; ++i) {
-            const auto t = hockeystick::detail::gaussian_exponent(base.data()[i], dx.data()[i], shift, l.data()[i], k);
-            arg1[i] = t.argument;
-            fac1[i] = t.factor;
-        }
-        return py::make_tuple(to_array(arg), to_array(fac), to_array(arg1), to_array(fac1));
-    }, py::arg("base"), py::arg("dx"), py::arg("l"), py::arg("shift"), py::arg("s"));
-    m.def("pld_subsampled_gaussian_cells", [](double sigma, double q, bool remove, double h, double tail,
-                                              std::int64_t max_cells, bool halves) {
-        pld::Cells cells;
-        {
-            py::gil_scoped_release release;
-            cells = pld::subsampled_gaussian_cells(sigma, q, remove, h, tail, max_cells, halves);
-        }
-        py::dict out;
-        out["k_lo"] = cells.k_lo;
-        out["c"] = to_array(cells.c);
-        out["d"] = to_array(cells.d);
-        out["tail_lo"] = cells.tail_lo;
-        out["tail_hi"] = cells.tail_hi;
-        out["edge_error"] = cells.edge_error;
-        // each cell's P-mass and e^{l_j} times its Q-mass (pld_cells.hpp's cell_mass)
-        py::array_t<double> p_mass(static_cast<py::ssize_t>(cells.c.size())), q_scaled(p_mass.size());
-        const double expm1_h = std::expm1(h);
-        for (std::size_t j = 0; j < cells.c.size(); ++j) {
-            const pld::CellMass mass = pld::cell_mass(cells.c[j], cells.d[j], expm1_h);
-            p_mass.mutable_data()[j] = mass.p;
-            q_scaled.mutable_data()[j] = mass.q_scaled;
-        }
-        out["p_mass"] = p_mass;
-        out["q_mass_scaled"] = q_scaled;
-        out["c_lo"] = to_array(cells.c_lo);
-        out["d_lo"] = to_array(cells.d_lo);
-        out["c_hi"] = to_array(cells.c_hi);
-        out["d_hi"] = to_array(cells.d_hi);
-        return out;
-    }, py::arg("sigma"), py::arg("sampling_rate"), py::arg("remove"), py::arg("h"), py::arg("tail"),
-       py::arg("max_cells"), py::arg("halves") = true);
-    m.def("pld_laplace", [](double distance, double scale, double h, std::int64_t max_cells) {
-        return both_sides([=] { return pld::laplace_cells(distance, scale, h, max_cells); });
-    }, py::arg("distance"), py::arg("scale"), py::arg("h"), py::arg("max_cells"));
-    m.def("pld_atoms", [](input_array loss, input_array mass, double h, std::int64_t max_cells) {
-        if (loss.ndim() != 1 || mass.ndim() != 1 || loss.size() != mass.size())
-            throw py::value_error("internal: losses and masses must be 1-d arrays of one length");
-        const double* l = loss.data();
-        const double* w = mass.data();
-        const std::int64_t n = static_cast<std::int64_t>(loss.size());
-        return both_sides([=] { return pld::atom_cells(l, w, n, h, max_cells); });
-    }, py::arg("loss"), py::arg("mass"), py::arg("h"), py::arg("max_cells"));
+    m.def(
+        "_gaussian_exponents",
+        [](input_array base, input_array dx, input_array l, double shift, double s) {
+            const std::int64_t n = static_cast<std::int64_t>(base.size());
+            if (base.ndim() != 1 || dx.size() != n || l.size() != n)
+                throw py::value_error("internal: 1-d arrays of one length");
+            const hockeystick::detail::SplitScale k(s);
+            std::vector<double> arg(n), fac(n), arg1(n), fac1(n);
+            hockeystick::detail::gaussian_exponents(base.data(), dx.data(), l.data(), shift, k, arg.data(), fac.data(),
+                                                    n);
+            for (std::int64_t i = 0; i < n; ++i) {
+                const auto t =
+                    hockeystick::detail::gaussian_exponent(base.data()[i], dx.data()[i], shift, l.data()[i], k);
+                arg1[i] = t.argument;
+                fac1[i] = t.factor;
+            }
+            return py::make_tuple(to_array(arg), to_array(fac), to_array(arg1), to_array(fac1));
+        },
+        py::arg("base"), py::arg("dx"), py::arg("l"), py::arg("shift"), py::arg("s"));
+    m.def(
+        "pld_subsampled_gaussian_cells",
+        [](double sigma, double q, bool remove, double h, double tail, std::int64_t max_cells, bool halves) {
+            pld::Cells cells;
+            {
+                py::gil_scoped_release release;
+                cells = pld::subsampled_gaussian_cells(sigma, q, remove, h, tail, max_cells, halves);
+            }
+            py::dict out;
+            out["k_lo"] = cells.k_lo;
+            out["c"] = to_array(cells.c);
+            out["d"] = to_array(cells.d);
+            out["tail_lo"] = cells.tail_lo;
+            out["tail_hi"] = cells.tail_hi;
+            out["edge_error"] = cells.edge_error;
+            // each cell's P-mass and e^{l_j} times its Q-mass (pld_cells.hpp's cell_mass)
+            py::array_t<double> p_mass(static_cast<py::ssize_t>(cells.c.size())), q_scaled(p_mass.size());
+            const double expm1_h = std::expm1(h);
+            for (std::size_t j = 0; j < cells.c.size(); ++j) {
+                const pld::CellMass mass = pld::cell_mass(cells.c[j], cells.d[j], expm1_h);
+                p_mass.mutable_data()[j] = mass.p;
+                q_scaled.mutable_data()[j] = mass.q_scaled;
+            }
+            out["p_mass"] = p_mass;
+            out["q_mass_scaled"] = q_scaled;
+            out["c_lo"] = to_array(cells.c_lo);
+            out["d_lo"] = to_array(cells.d_lo);
+            out["c_hi"] = to_array(cells.c_hi);
+            out["d_hi"] = to_array(cells.d_hi);
+            return out;
+        },
+        py::arg("sigma"), py::arg("sampling_rate"), py::arg("remove"), py::arg("h"), py::arg("tail"),
+        py::arg("max_cells"), py::arg("halves") = true);
+    m.def(
+        "pld_laplace",
+        [](double distance, double scale, double h, std::int64_t max_cells) {
+            return both_sides([=] { return pld::laplace_cells(distance, scale, h, max_cells); });
+        },
+        py::arg("distance"), py::arg("scale"), py::arg("h"), py::arg("max_cells"));
+    m.def(
+        "pld_atoms",
+        [](input_array loss, input_array mass, double h, std::int64_t max_cells) {
+            if (loss.ndim() != 1 || mass.ndim() != 1 || loss.size() != mass.size())
+                throw py::value_error("internal: losses and masses must be 1-d arrays of one length");
+            const double* l = loss.data();
+            const double* w = mass.data();
+            const std::int64_t n = static_cast<std::int64_t>(loss.size());
+            return both_sides([=] { return pld::atom_cells(l, w, n, h, max_cells); });
+        },
+        py::arg("loss"), py::arg("mass"), py::arg("h"), py::arg("max_cells"));
 }
 
 // Passes over one grid PMF: its round-off charges, charged epsilon scans, moments, the complement's scans, and
@@ -416,77 +473,98 @@ void register_pld_mechanisms(py::module_& m) {
 void register_pld_scans(py::module_& m) {
     m.def("pld_suffix_sum_slack", &pld::suffix_sum_slack, py::arg("n"),
           "Relative round-off of the suffix sums of an n-point grid PMF, 4 (n + 4) u (pld_epsilon_bracket.hpp).");
-    m.def("pld_round_off_charge", [](input_array sum, input_array norm, double entry, double total, double l2,
-                                     double inverse, double inverse_l2) {
-        if (sum.ndim() != 1 || norm.ndim() != 1 || sum.size() != norm.size())
-            throw py::value_error("internal: sum and norm must be 1-d arrays of one length");
-        const pld::GridCharges ch{0.0, 0.0, entry, total, l2, inverse, 0.0, inverse_l2};
-        py::array_t<double> out(sum.size());
-        const double* a = sum.data();
-        const double* b = norm.data();
-        double* dst = out.mutable_data();
-        for (py::ssize_t i = 0; i < sum.size(); ++i) dst[i] = ch.weighted(a[i], b[i]);
-        return out;
-    }, py::arg("sum"), py::arg("norm"), py::arg("entry_error"), py::arg("total_error"), py::arg("spectral_l2"),
-       py::arg("inverse_error"), py::arg("inverse_l2"),
-       "Round-off charge of weighted sums of composed grid masses (weights in [0, 1], their sum at most `sum` and "
-       "Euclidean norm at most `norm`): GridCharges::weighted (pld_hockey_stick.hpp), elementwise.");
+    m.def(
+        "pld_round_off_charge",
+        [](input_array sum, input_array norm, double entry, double total, double l2, double inverse,
+           double inverse_l2) {
+            if (sum.ndim() != 1 || norm.ndim() != 1 || sum.size() != norm.size())
+                throw py::value_error("internal: sum and norm must be 1-d arrays of one length");
+            const pld::GridCharges ch{0.0, 0.0, entry, total, l2, inverse, 0.0, inverse_l2};
+            py::array_t<double> out(sum.size());
+            const double* a = sum.data();
+            const double* b = norm.data();
+            double* dst = out.mutable_data();
+            for (py::ssize_t i = 0; i < sum.size(); ++i) dst[i] = ch.weighted(a[i], b[i]);
+            return out;
+        },
+        py::arg("sum"), py::arg("norm"), py::arg("entry_error"), py::arg("total_error"), py::arg("spectral_l2"),
+        py::arg("inverse_error"), py::arg("inverse_l2"),
+        "Round-off charge of weighted sums of composed grid masses (weights in [0, 1], their sum at most `sum` and "
+        "Euclidean norm at most `norm`): GridCharges::weighted (pld_hockey_stick.hpp), elementwise.");
     def_charged_scan(m, "pld_charged_epsilon", [](auto... args) { pld::charged_epsilon(args...); });
     def_charged_scan(m, "pld_charged_lower_epsilon", [](auto... args) { pld::charged_lower_epsilon(args...); });
-    m.def("pld_loss_variance", [](input_array p, double h) {
-        const double* pp = p.data();
-        const std::int64_t n = static_cast<std::int64_t>(p.size());
-        py::gil_scoped_release release;
-        return pld::grid_loss_variance(pp, n, h);
-    }, py::arg("p"), py::arg("h"));
+    m.def(
+        "pld_loss_variance",
+        [](input_array p, double h) {
+            const double* pp = p.data();
+            const std::int64_t n = static_cast<std::int64_t>(p.size());
+            py::gil_scoped_release release;
+            return pld::grid_loss_variance(pp, n, h);
+        },
+        py::arg("p"), py::arg("h"));
     // The complement's scans over a composed PMF (pld_complement_scans.hpp): its geometric sums read at
     // grid indices (any shape; the result has it), and its likelihood-ratio threshold per eps.
-    m.def("pld_geometric_sums_at", [](input_array p, double decay, index_array at, bool rising) {
-        if (p.ndim() != 1) throw py::value_error("internal: the masses must be one-dimensional");
-        const std::int64_t n = static_cast<std::int64_t>(p.size()), count = static_cast<std::int64_t>(at.size());
-        const std::int64_t* index = at.data();
-        for (std::int64_t t = 0; t < count; ++t)
-            if (index[t] < 0 || index[t] > n) throw py::value_error("internal: a sum's index lies outside [0, n]");
-        py::array_t<double> out(std::vector<py::ssize_t>(at.shape(), at.shape() + at.ndim()));
-        double* values = out.mutable_data();
-        const double* masses = p.data();
-        py::gil_scoped_release release;
-        pld::geometric_sums_at(masses, n, decay, rising, index, count, values);
-        return out;
-    }, py::arg("p"), py::arg("decay"), py::arg("at"), py::arg("rising"));
-    m.def("pld_ratio_threshold", [](input_array a, std::int64_t a_lo, input_array b, std::int64_t b_lo, double h,
-                                    double offset, input_array eps) {
-        if (a.ndim() != 1 || b.ndim() != 1) throw py::value_error("internal: the masses must be one-dimensional");
-        py::array_t<std::int64_t> out(std::vector<py::ssize_t>(eps.shape(), eps.shape() + eps.ndim()));
-        std::int64_t* threshold = out.mutable_data();
-        const double *pa = a.data(), *pb = b.data(), *pe = eps.data();
-        const std::int64_t na = static_cast<std::int64_t>(a.size()), nb = static_cast<std::int64_t>(b.size()),
-                           count = static_cast<std::int64_t>(eps.size());
-        py::gil_scoped_release release;
-        pld::ratio_threshold(pa, a_lo, na, pb, b_lo, nb, h, offset, pe, count, threshold);
-        return out;
-    }, py::arg("a"), py::arg("a_lo"), py::arg("b"), py::arg("b_lo"), py::arg("h"), py::arg("offset"), py::arg("epsilon"));
-    m.def("pld_log_mgf", [](input_array p, std::int64_t k_lo, double h, input_array lam) {
-        py::array_t<double> out(lam.size());
-        const double* pp = p.data();
-        const double* lp = lam.data();
-        double* dst = out.mutable_data();
-        const std::int64_t n = static_cast<std::int64_t>(p.size()), m = static_cast<std::int64_t>(lam.size());
-        {
+    m.def(
+        "pld_geometric_sums_at",
+        [](input_array p, double decay, index_array at, bool rising) {
+            if (p.ndim() != 1) throw py::value_error("internal: the masses must be one-dimensional");
+            const std::int64_t n = static_cast<std::int64_t>(p.size()), count = static_cast<std::int64_t>(at.size());
+            const std::int64_t* index = at.data();
+            for (std::int64_t t = 0; t < count; ++t)
+                if (index[t] < 0 || index[t] > n) throw py::value_error("internal: a sum's index lies outside [0, n]");
+            py::array_t<double> out(std::vector<py::ssize_t>(at.shape(), at.shape() + at.ndim()));
+            double* values = out.mutable_data();
+            const double* masses = p.data();
             py::gil_scoped_release release;
-            pld::grid_log_mgf(pp, n, k_lo, h, lp, m, dst);
-        }
-        return out;
-    }, py::arg("p"), py::arg("k_lo"), py::arg("h"), py::arg("lam"));
-    m.def("pld_delta", [](input_array p, std::int64_t k_lo, double h, double p_inf, input_array eps, int threads) {
-        return over_grid_profile(p, k_lo, h, p_inf, eps, "epsilon", threads,
-                                 [](const pld::GridProfile& g, double e) { return g.delta(e); });
-    }, py::arg("p"), py::arg("k_lo"), py::arg("h"), py::arg("p_inf"), py::arg("epsilon"), py::arg("threads") = 0);
-    m.def("pld_epsilon", [](input_array p, std::int64_t k_lo, double h, double p_inf, input_array delta,
-                            int threads) {
-        return over_grid_profile(p, k_lo, h, p_inf, delta, "delta", threads,
-                                 [](const pld::GridProfile& g, double d) { return g.epsilon(d); });
-    }, py::arg("p"), py::arg("k_lo"), py::arg("h"), py::arg("p_inf"), py::arg("delta"), py::arg("threads") = 0);
+            pld::geometric_sums_at(masses, n, decay, rising, index, count, values);
+            return out;
+        },
+        py::arg("p"), py::arg("decay"), py::arg("at"), py::arg("rising"));
+    m.def(
+        "pld_ratio_threshold",
+        [](input_array a, std::int64_t a_lo, input_array b, std::int64_t b_lo, double h, double offset,
+           input_array eps) {
+            if (a.ndim() != 1 || b.ndim() != 1) throw py::value_error("internal: the masses must be one-dimensional");
+            py::array_t<std::int64_t> out(std::vector<py::ssize_t>(eps.shape(), eps.shape() + eps.ndim()));
+            std::int64_t* threshold = out.mutable_data();
+            const double *pa = a.data(), *pb = b.data(), *pe = eps.data();
+            const std::int64_t na = static_cast<std::int64_t>(a.size()), nb = static_cast<std::int64_t>(b.size()),
+                               count = static_cast<std::int64_t>(eps.size());
+            py::gil_scoped_release release;
+            pld::ratio_threshold(pa, a_lo, na, pb, b_lo, nb, h, offset, pe, count, threshold);
+            return out;
+        },
+        py::arg("a"), py::arg("a_lo"), py::arg("b"), py::arg("b_lo"), py::arg("h"), py::arg("offset"),
+        py::arg("epsilon"));
+    m.def(
+        "pld_log_mgf",
+        [](input_array p, std::int64_t k_lo, double h, input_array lam) {
+            py::array_t<double> out(lam.size());
+            const double* pp = p.data();
+            const double* lp = lam.data();
+            double* dst = out.mutable_data();
+            const std::int64_t n = static_cast<std::int64_t>(p.size()), m = static_cast<std::int64_t>(lam.size());
+            {
+                py::gil_scoped_release release;
+                pld::grid_log_mgf(pp, n, k_lo, h, lp, m, dst);
+            }
+            return out;
+        },
+        py::arg("p"), py::arg("k_lo"), py::arg("h"), py::arg("lam"));
+    m.def(
+        "pld_delta",
+        [](input_array p, std::int64_t k_lo, double h, double p_inf, input_array eps, int threads) {
+            return over_grid_profile(p, k_lo, h, p_inf, eps, "epsilon", threads,
+                                     [](const pld::GridProfile& g, double e) { return g.delta(e); });
+        },
+        py::arg("p"), py::arg("k_lo"), py::arg("h"), py::arg("p_inf"), py::arg("epsilon"), py::arg("threads") = 0);
+    m.def(
+        "pld_epsilon",
+        [](input_array p, std::int64_t k_lo, double h, double p_inf, input_array delta, int threads) {
+            return over_grid_profile(p, k_lo, h, p_inf, delta, "delta", threads,
+                                     [](const pld::GridProfile& g, double d) { return g.epsilon(d); });
+        },
+        py::arg("p"), py::arg("k_lo"), py::arg("h"), py::arg("p_inf"), py::arg("delta"), py::arg("threads") = 0);
 }
 
 }  // namespace

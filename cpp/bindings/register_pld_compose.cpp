@@ -37,21 +37,19 @@ namespace {
 // only=True)): a backend the user installed (set_global_backend / set_backend: pyfftw, mkl_fft) may not
 // hold the error model of pld_fft_backend.hpp, least of all the long-double one.  The GIL must be held.
 class ScipyOwnFft {
-   public:
+  public:
     explicit ScipyOwnFft(const py::object& set_backend) : scope_(set_backend("scipy", py::arg("only") = true)) {
         scope_.attr("__enter__")();
     }
     ~ScipyOwnFft() {
         try {
             scope_.attr("__exit__")(py::none(), py::none(), py::none());
-        } catch (py::error_already_set& e) {
-            e.discard_as_unraisable("hockeystick: leaving scipy.fft.set_backend");
-        }
+        } catch (py::error_already_set& e) { e.discard_as_unraisable("hockeystick: leaving scipy.fft.set_backend"); }
     }
     ScipyOwnFft(const ScipyOwnFft&) = delete;
     ScipyOwnFft& operator=(const ScipyOwnFft&) = delete;
 
-   private:
+  private:
     py::object scope_;
 };
 
@@ -85,7 +83,7 @@ struct PocketFft {
         return pocket.call_once_and_store_result([&] { return probe(rfft, irfft); }).get_stored();
     }
 
-   private:
+  private:
     static std::optional<PocketFft> probe(const py::object& rfft, const py::object& irfft) {
         try {
             const py::module_ pocket = py::module_::import("scipy.fft._pocketfft.pypocketfft");
@@ -122,7 +120,7 @@ struct PocketFft {
 // PocketFft where found); workers None: one thread for one row, all cores (-1) for several.  The GIL
 // must be held to construct it.
 class ScipyFft final : public pld::RealFftBackend {
-   public:
+  public:
     // long_fft = false: the backend offers no long-double transform (compose_batch's direct-sum fallback);
     // nor does it where numpy's longdouble is not a full 64-bit long double or scipy does not return
     // clongdouble for a longdouble input (a probe of length 8).
@@ -165,8 +163,8 @@ class ScipyFft final : public pld::RealFftBackend {
             return;
         }
         const ScipyOwnFft own(set_backend_);
-        const auto sig = input_array(irfft_(view, py::arg("n") = n, py::arg("axis") = -1,
-                                            py::arg("workers") = workers(rows)));
+        const auto sig =
+            input_array(irfft_(view, py::arg("n") = n, py::arg("axis") = -1, py::arg("workers") = workers(rows)));
         py::gil_scoped_release copying;  // sig stays referenced; the copy touches no Python object
         std::memcpy(out, sig.data(), sizeof(double) * rows * n);
     }
@@ -197,10 +195,8 @@ class ScipyFft final : public pld::RealFftBackend {
             std::memcpy(out + r * keep, spec.data() + r * (n / 2 + 1), sizeof(std::complex<long double>) * keep);
     }
 
-   private:
-    py::object workers(std::int64_t rows) const {
-        return workers_.is_none() && rows > 1 ? py::int_(-1) : workers_;
-    }
+  private:
+    py::object workers(std::int64_t rows) const { return workers_.is_none() && rows > 1 ? py::int_(-1) : workers_; }
     // Whether scipy's rfft of a longdouble input returns clongdouble (else forward_long would throw).
     bool probe_long() const {
         const ScipyOwnFft own(set_backend_);
@@ -267,10 +263,10 @@ std::vector<pld::ComposedPMF> composed(const std::vector<input_array>& masses, c
 
 py::list compose_many(const std::vector<input_array>& masses, const std::vector<std::int64_t>& k_lo,
                       const std::vector<double>& p_inf, double h,
-                      const std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>& items,
-                      bool pessimistic, double tail, std::int64_t max_points, py::object workers, bool direct_bins,
-                      bool long_fft, double long_fft_products, bool band_rows,
-                      const std::vector<double>& loss_shifts, double direct_min_charge) {
+                      const std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>& items, bool pessimistic,
+                      double tail, std::int64_t max_points, py::object workers, bool direct_bins, bool long_fft,
+                      double long_fft_products, bool band_rows, const std::vector<double>& loss_shifts,
+                      double direct_min_charge) {
     pld::ComposeOptions options;
     options.direct_bins = direct_bins;
     options.long_fft_products = long_fft_products;
@@ -302,10 +298,9 @@ py::list compose_many(const std::vector<input_array>& masses, const std::vector<
 // every item through its composed window (the facade's GridPMF.epsilon and GridPMF.delta, bit for bit).
 py::list compose_upper_many(const std::vector<input_array>& masses, const std::vector<std::int64_t>& k_lo,
                             const std::vector<double>& p_inf, double h,
-                            const std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>& items,
-                            double tail, std::int64_t max_points, py::object workers,
-                            const std::vector<double>& loss_shifts, const std::vector<input_array>& arguments,
-                            const std::string& method, bool spectral) {
+                            const std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>& items, double tail,
+                            std::int64_t max_points, py::object workers, const std::vector<double>& loss_shifts,
+                            const std::vector<input_array>& arguments, const std::string& method, bool spectral) {
     if (arguments.size() != items.size()) throw py::value_error("internal: one array of arguments per item");
     if (method != "epsilon" && method != "delta") throw py::value_error("method must be 'epsilon' or 'delta'");
     const bool search = method == "epsilon";
@@ -324,8 +319,10 @@ py::list compose_upper_many(const std::vector<input_array>& masses, const std::v
         {
             py::gil_scoped_release release;
             const std::int64_t count = static_cast<std::int64_t>(arguments[i].size());
-            if (search) pld::composed_epsilon(done[i], arguments[i].data(), count, values.mutable_data());
-            else pld::composed_delta(done[i], arguments[i].data(), count, values.mutable_data());
+            if (search)
+                pld::composed_epsilon(done[i], arguments[i].data(), count, values.mutable_data());
+            else
+                pld::composed_delta(done[i], arguments[i].data(), count, values.mutable_data());
         }
         out.append(values);
     }
@@ -357,12 +354,14 @@ double checked_l1(const input_array& masses, std::int64_t m) {
     if (masses.ndim() != 1) throw py::value_error("masses must be one-dimensional");
     if (m < 1) throw py::value_error("m must be >= 1");
     if (!numpy_long_double_is_full())
-        throw py::value_error("long double here is not the 80-bit format with a 64-bit significand that numpy's "
-                              "longdouble also uses (the direct bins' bounds take u_L = 2^-64): not available "
-                              "on this platform");
+        throw py::value_error(
+            "long double here is not the 80-bit format with a 64-bit significand that numpy's "
+            "longdouble also uses (the direct bins' bounds take u_L = 2^-64): not available "
+            "on this platform");
     if (!hockeystick::pld::full_long_double_precision())
-        throw py::value_error("long double arithmetic runs below its full precision here (the x87 precision "
-                              "control was lowered): the direct bins' bound would not hold");
+        throw py::value_error(
+            "long double arithmetic runs below its full precision here (the x87 precision "
+            "control was lowered): the direct bins' bound would not hold");
     const std::int64_t n = static_cast<std::int64_t>(masses.size());
     double l1 = 0.0;
     for (std::int64_t j = 0; j < n; ++j) {
@@ -407,8 +406,9 @@ py::tuple long_fft_bins(const input_array& masses, std::int64_t m) {
     py::array_t<std::complex<long double>> values(static_cast<py::ssize_t>(m / 2 + 1));
     ScipyFft fft(py::int_(1), true);
     if (!fft.offers_forward_long())
-        throw py::value_error("scipy.fft does not transform numpy longdouble in long double here: "
-                              "no long-double bins on this platform");
+        throw py::value_error(
+            "scipy.fft does not transform numpy longdouble in long double here: "
+            "no long-double bins on this platform");
     {
         py::gil_scoped_release release;
         fft.forward_long(1, m, folded.data(), m / 2 + 1, values.mutable_data());
@@ -429,8 +429,9 @@ py::tuple taylor_bins(const input_array& masses, std::int64_t m, std::int64_t ke
         throw py::value_error("long double does not carry its full precision on this thread");
     ScipyFft fft(py::int_(1), true);
     if (!fft.offers_forward_long())
-        throw py::value_error("scipy.fft does not transform numpy longdouble in long double here: "
-                              "no long-double bins on this platform");
+        throw py::value_error(
+            "scipy.fft does not transform numpy longdouble in long double here: "
+            "no long-double bins on this platform");
     const std::int64_t n = static_cast<std::int64_t>(masses.size());
     py::array_t<std::complex<long double>> values(static_cast<py::ssize_t>(keep));
     {
@@ -480,7 +481,8 @@ void register_pld_compose(py::module_& m) {
     m.def("pld_fft_length", &pld::fft_length, py::arg("width"));
     m.def("pld_taylor_bins", &taylor_bins, py::arg("masses"), py::arg("m"), py::arg("keep"));
     m.def("pld_direct_bins", &direct_bins, py::arg("masses"), py::arg("m"), py::arg("bins"),
-          "Bins of the length-m DFT of masses (folded mod m) by a blocked long-double direct sum, and their error bound.");
+          "Bins of the length-m DFT of masses (folded mod m) by a blocked long-double direct sum, and their error "
+          "bound.");
     m.def("pld_long_fft_bins", &long_fft_bins, py::arg("masses"), py::arg("m"),
           "The half spectrum of the length-m DFT of masses (folded mod m) by one long-double scipy.fft transform, "
           "its error bound in long double and rounded to double.");

@@ -26,9 +26,7 @@ py::dict mean_contraction(const input_array& p, std::int64_t k_lo, double h_fine
         try {
             out = pld::mean_contraction(p.data(), static_cast<std::int64_t>(p.size()), k_lo, h_fine, ratio, p_inf,
                                         entry_error, alias);
-        } catch (const std::invalid_argument& e) {
-            error = e.what();
-        }
+        } catch (const std::invalid_argument& e) { error = e.what(); }
     }
     if (!error.empty()) throw py::value_error(error);
     py::dict r;

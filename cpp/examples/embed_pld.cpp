@@ -26,13 +26,13 @@ namespace pld = hockeystick::pld;
 
 // The backend interface (pld_fft_backend.hpp) on FFTW's batched r2c / c2r plans.
 class FftwBackend final : public pld::RealFftBackend {
-   public:
+  public:
     void forward(std::int64_t rows, std::int64_t n, const double* in, std::complex<double>* out) override {
         const int len = static_cast<int>(n), bins = static_cast<int>(n / 2 + 1);
         // FFTW_ESTIMATE plans without touching the arrays; an r2c plan leaves its input intact.
-        fftw_plan plan = fftw_plan_many_dft_r2c(1, &len, static_cast<int>(rows), const_cast<double*>(in), nullptr,
-                                                1, len, reinterpret_cast<fftw_complex*>(out), nullptr, 1, bins,
-                                                FFTW_ESTIMATE);
+        fftw_plan plan =
+            fftw_plan_many_dft_r2c(1, &len, static_cast<int>(rows), const_cast<double*>(in), nullptr, 1, len,
+                                   reinterpret_cast<fftw_complex*>(out), nullptr, 1, bins, FFTW_ESTIMATE);
         fftw_execute(plan);
         fftw_destroy_plan(plan);
     }
@@ -54,9 +54,9 @@ class FftwBackend final : public pld::RealFftBackend {
                       std::complex<long double>* out) override {
         const int len = static_cast<int>(n), bins = static_cast<int>(n / 2 + 1);
         std::vector<std::complex<long double>> whole(static_cast<std::size_t>(rows * bins));
-        fftwl_plan plan = fftwl_plan_many_dft_r2c(1, &len, static_cast<int>(rows), const_cast<long double*>(in),
-                                                  nullptr, 1, len, reinterpret_cast<fftwl_complex*>(whole.data()),
-                                                  nullptr, 1, bins, FFTW_ESTIMATE);
+        fftwl_plan plan =
+            fftwl_plan_many_dft_r2c(1, &len, static_cast<int>(rows), const_cast<long double*>(in), nullptr, 1, len,
+                                    reinterpret_cast<fftwl_complex*>(whole.data()), nullptr, 1, bins, FFTW_ESTIMATE);
         fftwl_execute(plan);
         fftwl_destroy_plan(plan);
         for (std::int64_t r = 0; r < rows; ++r)

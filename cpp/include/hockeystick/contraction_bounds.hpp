@@ -104,7 +104,8 @@ inline double random_stop_bound_from_factors(double weight, double terms, double
     if (!(weight > 0.0) || !(first_stop >= 1.0 && first_stop <= terms)) return detail::nan;
     return detail::at_most_one(detail::first_times_exp(
         detail::first_factor_from(a_value, a_log),
-        std::log(weight) + log_random_stop_geometric_sum(detail::product_factor_from(b_complement, b_log), terms, first_stop)));
+        std::log(weight) +
+            log_random_stop_geometric_sum(detail::product_factor_from(b_complement, b_log), terms, first_stop)));
 }
 
 // ---- geometric: w theta(r1) G(theta(r2), T) ---------------------------------------
@@ -129,9 +130,10 @@ inline double geometric_bound_epsilon(double delta, double weight, double terms,
                                       evaluated_point* warm = nullptr) {
     if (!(delta > 0.0 && delta < 1.0)) return detail::nan;
     auto f = [&](double eps) { return geometric_bound_log(eps, weight, terms, r_first, r_product); };
-    const double eps = solve_epsilon(f, detail::log_solver_target(delta), gaussian_epsilon_ceiling(r_first, delta), warm);
-    return safe_epsilon(eps, [&](double e) { return geometric_bound_delta(e, weight, terms, r_first, r_product); },
-                        delta);
+    const double eps =
+        solve_epsilon(f, detail::log_solver_target(delta), gaussian_epsilon_ceiling(r_first, delta), warm);
+    return safe_epsilon(
+        eps, [&](double e) { return geometric_bound_delta(e, weight, terms, r_first, r_product); }, delta);
 }
 
 // ---- random stop: w theta(r1) sum_{tau=tau0..T} G(theta(r2), tau) -----------------
@@ -161,9 +163,11 @@ inline double random_stop_bound_epsilon(double delta, double weight, double term
                                         double r_product, evaluated_point* warm = nullptr) {
     if (!(delta > 0.0 && delta < 1.0)) return detail::nan;
     auto f = [&](double eps) { return random_stop_bound_log(eps, weight, terms, first_stop, r_first, r_product); };
-    const double eps = solve_epsilon(f, detail::log_solver_target(delta), gaussian_epsilon_ceiling(r_first, delta), warm);
+    const double eps =
+        solve_epsilon(f, detail::log_solver_target(delta), gaussian_epsilon_ceiling(r_first, delta), warm);
     return safe_epsilon(
-        eps, [&](double e) { return random_stop_bound_delta(e, weight, terms, first_stop, r_first, r_product); }, delta);
+        eps, [&](double e) { return random_stop_bound_delta(e, weight, terms, first_stop, r_first, r_product); },
+        delta);
 }
 
 // ---- power: F(g1) F(g2)^k with F Gaussian (theta) or Laplace ----------------------
@@ -203,8 +207,7 @@ inline double power_bound_epsilon(noise_kind kind, double delta, double exponent
         if (!(hi > 0.0) || std::isinf(hi)) hi = 1.0;
     }
     const double eps = solve_epsilon(f, detail::log_solver_target(delta), hi, warm);
-    return safe_epsilon(eps, [&](double e) { return power_bound_delta(kind, e, exponent, g_first, g_product); },
-                        delta);
+    return safe_epsilon(eps, [&](double e) { return power_bound_delta(kind, e, exponent, g_first, g_product); }, delta);
 }
 
 // ---- schedule: per-round radii, O(T) ----------------------------------------------
@@ -224,7 +227,8 @@ inline log_and_slope schedule_bound_log(double eps, double weight, std::int64_t 
 inline double schedule_bound_delta(double eps, double weight, std::int64_t first_stop, std::int64_t rounds,
                                    const double* r_first, const double* r_product) {
     return detail::at_most_one(
-        std::exp(schedule_bound_log(eps, weight, first_stop, rounds, r_first, r_product).log_value) * detail::safe_side);
+        std::exp(schedule_bound_log(eps, weight, first_stop, rounds, r_first, r_product).log_value) *
+        detail::safe_side);
 }
 
 inline double schedule_bound_epsilon(double delta, double weight, std::int64_t first_stop, std::int64_t rounds,

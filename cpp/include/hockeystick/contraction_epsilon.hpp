@@ -97,8 +97,8 @@ double solve_epsilon(Evaluate evaluate_bound, double log_delta, double hi_guess,
             // Newton on u = sqrt(-log delta(eps)) - sqrt(-log delta), nearly linear in eps
             // (-log theta ~ x1^2 / 2 with x1 = eps/r - r/2), rather than on f itself.
             const double log_x = f_x + log_delta;
-            const double step = log_x < 0.0 ? (root_target - std::sqrt(-log_x)) * 2.0 * std::sqrt(-log_x) / slope
-                                            : f_x / slope;
+            const double step =
+                log_x < 0.0 ? (root_target - std::sqrt(-log_x)) * 2.0 * std::sqrt(-log_x) / slope : f_x / slope;
             next = x - step;
             newton = next > lo && next < hi;
             if (std::fabs(step) <= quadratic * x) {  // converged; safe_epsilon checks the side

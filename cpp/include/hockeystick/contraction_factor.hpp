@@ -58,8 +58,7 @@ inline contraction_factor gaussian_factor(double r, double eps, bool with_slope 
         log_density = shape.log_density().hi;
         m2 = mills_ratio(x.x2);
         const double tails = mills_ratio(-x.x1.hi) + m2;
-        f.complement = log_density > -700.0 ? shape.density() * tails
-                                            : std::exp(log_density + std::log(tails));
+        f.complement = log_density > -700.0 ? shape.density() * tails : std::exp(log_density + std::log(tails));
         if (f.complement < 0.5) {
             f.log_value = std::log1p(-f.complement);
             f.value = 1.0 - f.complement;  // exact to an ulp since value > 1/2

@@ -13,7 +13,7 @@ namespace hockeystick {
 
 template <class T, class Base = std::allocator<T>>
 class DefaultInitAllocator : public Base {
-   public:
+  public:
     using Base::Base;
     template <class U>
     struct rebind {

@@ -23,14 +23,13 @@ HOCKEYSTICK_AVX2 inline __m256d exp_avx2(__m256d x) {
     constexpr double ln2_hi = 0x1.62e42fefa39efp-1;
     constexpr double ln2_lo = 0x1.abc9e3b39803fp-56;
     // 1/k! for k = 13 down to 2 (rounded to double).
-    constexpr double taylor[12] = {1.0 / 6227020800.0, 1.0 / 479001600.0, 1.0 / 39916800.0,
-                                   1.0 / 3628800.0,    1.0 / 362880.0,    1.0 / 40320.0,
-                                   1.0 / 5040.0,       1.0 / 720.0,       1.0 / 120.0,
-                                   1.0 / 24.0,         1.0 / 6.0,         0.5};
+    constexpr double taylor[12] = {1.0 / 6227020800.0, 1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0,
+                                   1.0 / 362880.0,     1.0 / 40320.0,     1.0 / 5040.0,     1.0 / 720.0,
+                                   1.0 / 120.0,        1.0 / 24.0,        1.0 / 6.0,        0.5};
     // max/min return their second operand when either is NaN: NaN stays NaN.
     x = _mm256_min_pd(_mm256_set1_pd(710.0), _mm256_max_pd(_mm256_set1_pd(-746.0), x));
-    const __m256d k = _mm256_round_pd(_mm256_mul_pd(x, _mm256_set1_pd(log2e)),
-                                      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const __m256d k =
+        _mm256_round_pd(_mm256_mul_pd(x, _mm256_set1_pd(log2e)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     __m256d t = _mm256_fnmadd_pd(k, _mm256_set1_pd(ln2_hi), x);
     t = _mm256_fnmadd_pd(k, _mm256_set1_pd(ln2_lo), t);
     __m256d p = _mm256_set1_pd(taylor[0]);
@@ -43,10 +42,10 @@ HOCKEYSTICK_AVX2 inline __m256d exp_avx2(__m256d x) {
     const __m128i half = _mm_srai_epi32(k32, 1);
     const __m128i rest = _mm_sub_epi32(k32, half);
     const __m256i bias = _mm256_set1_epi64x(1023);
-    const __m256d scale_half = _mm256_castsi256_pd(
-        _mm256_slli_epi64(_mm256_add_epi64(_mm256_cvtepi32_epi64(half), bias), 52));
-    const __m256d scale_rest = _mm256_castsi256_pd(
-        _mm256_slli_epi64(_mm256_add_epi64(_mm256_cvtepi32_epi64(rest), bias), 52));
+    const __m256d scale_half =
+        _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_add_epi64(_mm256_cvtepi32_epi64(half), bias), 52));
+    const __m256d scale_rest =
+        _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_add_epi64(_mm256_cvtepi32_epi64(rest), bias), 52));
     return _mm256_mul_pd(_mm256_mul_pd(p, scale_rest), scale_half);
 }
 

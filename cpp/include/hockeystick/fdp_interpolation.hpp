@@ -93,7 +93,10 @@ inline void scale_product(double& r, long& e, double rho) {
     long q = bits >= 0 ? bits / 256 : -((-bits + 255) / 256);   // floor(bits / 256)
     r = std::ldexp(m, static_cast<int>(bits - 256 * q));
     e += q;
-    if (r < chunk_inverse) { r *= chunk; e -= 1; }
+    if (r < chunk_inverse) {
+        r *= chunk;
+        e -= 1;
+    }
 }
 
 }  // namespace detail
@@ -115,7 +118,10 @@ interpolation_bound shifted_interpolation_bound(std::int64_t rounds, Round&& rou
         h_comp += gamma * gamma;
         const double p = 1.0 / r;  // P~_t = p 2^{-256 r_exp}
         detail::interpolation_block block{gamma * p, p * p, -r_exp};
-        if (t == 0) total = block; else detail::pool(total, block);
+        if (t == 0)
+            total = block;
+        else
+            detail::pool(total, block);
         // Pool adjacent violators: slopes must end non-decreasing; ties pool (same energy, one block).
         while (!stack.empty() && detail::slope_not_below(stack.back(), block)) {
             detail::pool(block, stack.back());
@@ -145,8 +151,8 @@ inline double whole_power(double base, std::int64_t n) {
 
 // rho_t = prod_k (1 + eta_{k,t} L) (eq. 30 telescoped) and the step sum sum_k eta_{k,t}
 // (eq. 29 without the factor 2V/m) for round t.
-inline void fedavg_round(fedavg_schedule schedule, double a, double lipschitz, std::int64_t local_steps,
-                         std::int64_t t, double& rho, double& step_sum) {
+inline void fedavg_round(fedavg_schedule schedule, double a, double lipschitz, std::int64_t local_steps, std::int64_t t,
+                         double& rho, double& step_sum) {
     const double K = static_cast<double>(local_steps);
     switch (schedule) {
         case fedavg_schedule::constant:

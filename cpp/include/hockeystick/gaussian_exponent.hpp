@@ -82,8 +82,8 @@ HOCKEYSTICK_AVX2 inline void gaussian_exponents_avx2(const double* base, const d
     std::int64_t i = 0;
     for (; i + 4 <= n; i += 4) {
         __m256d arg, fac;
-        gaussian_exponent4(_mm256_loadu_pd(base + i), _mm256_loadu_pd(dx + i), _mm256_loadu_pd(l + i), sh, s, inv,
-                           arg, fac);
+        gaussian_exponent4(_mm256_loadu_pd(base + i), _mm256_loadu_pd(dx + i), _mm256_loadu_pd(l + i), sh, s, inv, arg,
+                           fac);
         _mm256_storeu_pd(argument + i, arg);
         _mm256_storeu_pd(factor + i, fac);
     }
@@ -103,8 +103,8 @@ HOCKEYSTICK_AVX2 inline void gaussian_exponents_avx2(const double* base, const d
 #endif
 
 // n nodes (base[i], dx[i], l[i]) sharing shift and s: argument[i] and factor[i] as gaussian_exponent.
-inline void gaussian_exponents(const double* base, const double* dx, const double* l, double shift,
-                               const SplitScale& k, double* argument, double* factor, std::int64_t n) {
+inline void gaussian_exponents(const double* base, const double* dx, const double* l, double shift, const SplitScale& k,
+                               double* argument, double* factor, std::int64_t n) {
 #if HOCKEYSTICK_HAVE_AVX2
     if (avx2_fma_available()) return gaussian_exponents_avx2(base, dx, l, shift, k, argument, factor, n);
 #endif

@@ -60,8 +60,7 @@ inline double gaussian_tail_inverse(double p) {
     if (p == 1.0) return -std::numeric_limits<double>::infinity();
     if (p > 0.5) return -gaussian_tail_inverse(1.0 - p);  // 1 - p is exact for p >= 1/2
     const double t = std::sqrt(-2.0 * std::log(p));
-    double x = t - (2.515517 + t * (0.802853 + t * 0.010328)) /
-                       (1.0 + t * (1.432788 + t * (0.189269 + t * 0.001308)));
+    double x = t - (2.515517 + t * (0.802853 + t * 0.010328)) / (1.0 + t * (1.432788 + t * (0.189269 + t * 0.001308)));
     const double log_p = std::log(p);
     for (int i = 0; i < 5; ++i) {
         const double step = (log_gaussian_tail(x) - log_p) * mills_ratio(x);

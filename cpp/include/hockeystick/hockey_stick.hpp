@@ -69,9 +69,8 @@ template <int n>
 double mills_complement_rule(double mid, double h) {
     double sum = 0.0;
     for (int i = 0; i < n; ++i)
-        sum += gauss_legendre<n>::weight[i] *
-               (mills_complement(mid - h * gauss_legendre<n>::node[i]) +
-                mills_complement(mid + h * gauss_legendre<n>::node[i]));
+        sum += gauss_legendre<n>::weight[i] * (mills_complement(mid - h * gauss_legendre<n>::node[i]) +
+                                               mills_complement(mid + h * gauss_legendre<n>::node[i]));
     return h * sum;
 }
 
@@ -105,9 +104,7 @@ struct theta_parts {
         return s;
     }
     // phi(x1) to a few ulp: -hi/2 is exact, so exp sees no rounded argument.
-    double density() const {
-        return constants::inv_sqrt_two_pi * std::exp(-0.5 * square.hi) * (1.0 - 0.5 * square.lo);
-    }
+    double density() const { return constants::inv_sqrt_two_pi * std::exp(-0.5 * square.hi) * (1.0 - 0.5 * square.lo); }
 };
 
 // exp(-745.2) is below half the smallest subnormal: phi(x1) * factor (factor < 1) rounds to 0.

@@ -57,8 +57,8 @@ HOCKEYSTICK_AVX2 inline double_double_avx2 two_sum_avx2(__m256d a, __m256d b) {
 HOCKEYSTICK_AVX2 inline __m256d cody_erf_small_avx2(__m256d z) {
     static constexpr double a[5] = {1.85777706184603153e-1, 3.16112374387056560e00, 1.13864154151050156e02,
                                     3.77485237685302021e02, 3.20937758913846947e03};
-    static constexpr double b[5] = {1.0, 2.36012909523441209e01, 2.44024637934444173e02,
-                                    1.28261652607737228e03, 2.84423683343917062e03};
+    static constexpr double b[5] = {1.0, 2.36012909523441209e01, 2.44024637934444173e02, 1.28261652607737228e03,
+                                    2.84423683343917062e03};
     const __m256d y = _mm256_mul_pd(z, z);
     __m256d num = _mm256_set1_pd(a[0]);
     __m256d den = _mm256_set1_pd(b[0]);
@@ -89,8 +89,8 @@ HOCKEYSTICK_AVX2 inline __m256d mills_complement_rule_avx2(__m256d mid, __m256d 
 // M(x) - M(x + r) in the tail's divided-difference form where x / sqrt 2 > 4, else
 // Gauss-Legendre with 8 nodes, the finest rule mills_complement_integral uses.
 HOCKEYSTICK_AVX2 inline __m256d mills_complement_integral_avx2(__m256d x, __m256d r) {
-    const __m256d tail = _mm256_cmp_pd(_mm256_mul_pd(x, _mm256_set1_pd(constants::sqrt_half)),
-                                       _mm256_set1_pd(cody_large), _CMP_GT_OQ);
+    const __m256d tail =
+        _mm256_cmp_pd(_mm256_mul_pd(x, _mm256_set1_pd(constants::sqrt_half)), _mm256_set1_pd(cody_large), _CMP_GT_OQ);
     const int tail_mask = _mm256_movemask_pd(tail);
     if (tail_mask == 0xf) return mills_difference_tail_avx2(x, r);
     const __m256d h = _mm256_mul_pd(_mm256_set1_pd(0.5), r);
@@ -247,25 +247,23 @@ HOCKEYSTICK_AVX2 inline void theta_classify_avx2(const double* r_in, const doubl
         // The vector code's range: phi(x1) > e^-700 unless direct (theta's exp/log path
         // below it); x2 <= 9.5e7 (Cody's range, and |x1| <= x2 since eps/r >= 0); x2 > 0.66
         // for M(x2) in the direct form; x1 > 0.66 for the quadrature's nodes.
-        const __m256d in_range =
-            both(both(ordinary, either(direct, less(constant(-700.0), log_density))),
-                 less_equal(x2, constant(cody_huge * 1.41421356237309504880)));
+        const __m256d in_range = both(both(ordinary, either(direct, less(constant(-700.0), log_density))),
+                                      less_equal(x2, constant(cody_huge * 1.41421356237309504880)));
         const __m256d quadrature_ok = both(both(in_range, quadrature), less(constant(small_threshold), x1));
         // Direct form with x1 < -8.5: theta = 1 - Q(-x1) - phi(x1) M(x2) lies within
         // 2 Q(8.5) = 1.9e-17 < 2^-54 of 1 (M(x2) <= M(-x1) as x2 >= -x1), so it rounds to
         // 1, as the scalar code's two subtractions do.
         const __m256d certain_one = both(both(ordinary, direct), less(x1, constant(-8.5)));
-        const __m256d forms = but_not(both(in_range, either(_mm256_xor_pd(below_small, all),
-                                                            less(constant(small_threshold), x2))),
-                                      either(quadrature, certain_one));
-        const __m256d scalar =
-            _mm256_xor_pd(either(either(forms, quadrature_ok), either(underflow, certain_one)), all);
+        const __m256d forms =
+            but_not(both(in_range, either(_mm256_xor_pd(below_small, all), less(constant(small_threshold), x2))),
+                    either(quadrature, certain_one));
+        const __m256d scalar = _mm256_xor_pd(either(either(forms, quadrature_ok), either(underflow, certain_one)), all);
 
         _mm256_storeu_pd(out + i, _mm256_and_pd(certain_one, one));
         const __m256i index = _mm256_add_epi64(_mm256_set1_epi64x(i), _mm256_setr_epi64x(0, 1, 2, 3));
         append_lanes(s.forms, forms_count, _mm256_movemask_pd(forms), index, x1, x2, minus_half_square, square_lo);
-        append_lanes(s.quadrature, quadrature_count, _mm256_movemask_pd(quadrature_ok), index, x1, r,
-                     minus_half_square, square_lo);
+        append_lanes(s.quadrature, quadrature_count, _mm256_movemask_pd(quadrature_ok), index, x1, r, minus_half_square,
+                     square_lo);
         const int scalar_mask = _mm256_movemask_pd(scalar);
         if (scalar_mask != 0) {
             for (std::uint32_t j = 0; j < 4; ++j)
@@ -329,9 +327,9 @@ HOCKEYSTICK_AVX2 inline void theta_forms_avx2(double* out, theta_block_state& s)
 HOCKEYSTICK_AVX2 inline void theta_quadrature_avx2(double* out, theta_block_state& s) {
     const theta_lanes& q = s.quadrature;
     for (std::size_t k = 0; k < q.count; k += 4) {
-        const __m256d density =
-            density_avx2(_mm256_load_pd(q.minus_half_square + k), _mm256_load_pd(q.square_lo + k));
-        const __m256d integral = mills_complement_integral_avx2(_mm256_load_pd(q.x1 + k), _mm256_load_pd(q.x2_or_r + k));
+        const __m256d density = density_avx2(_mm256_load_pd(q.minus_half_square + k), _mm256_load_pd(q.square_lo + k));
+        const __m256d integral =
+            mills_complement_integral_avx2(_mm256_load_pd(q.x1 + k), _mm256_load_pd(q.x2_or_r + k));
         scatter(out, q.index + k, _mm256_mul_pd(density, integral));
     }
 }

@@ -42,12 +42,14 @@ double bracketed_newton(F fdf, double lo, double hi, double x, double rel_tol, d
         double df = 0.0;
         const double f = fdf(x, &df);
         if (f == 0.0) return x;
-        if (f > 0.0) lo = x; else hi = x;
+        if (f > 0.0)
+            lo = x;
+        else
+            hi = x;
         double next = (df < 0.0 && std::isfinite(f / df)) ? x - f / df : 0.5 * (lo + hi);
         if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
         const double tol = rel_tol * std::fabs(next) + abs_tol;
-        if (std::fabs(next - x) <= tol || hi - lo <= tol)
-            return next;
+        if (std::fabs(next - x) <= tol || hi - lo <= tol) return next;
         x = next;
     }
     return x;

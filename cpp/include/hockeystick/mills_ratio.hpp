@@ -43,11 +43,10 @@ constexpr double cody_large = 4.0;
 
 // 1 - erfc for |z| <= 0.46875: erf(z) = z * A(z^2).
 inline double cody_erf_small(double z) {
-    constexpr double a0 = 3.16112374387056560e00, a1 = 1.13864154151050156e02,
-                     a2 = 3.77485237685302021e02, a3 = 3.20937758913846947e03,
-                     a4 = 1.85777706184603153e-1;
-    constexpr double b0 = 2.36012909523441209e01, b1 = 2.44024637934444173e02,
-                     b2 = 1.28261652607737228e03, b3 = 2.84423683343917062e03;
+    constexpr double a0 = 3.16112374387056560e00, a1 = 1.13864154151050156e02, a2 = 3.77485237685302021e02,
+                     a3 = 3.20937758913846947e03, a4 = 1.85777706184603153e-1;
+    constexpr double b0 = 2.36012909523441209e01, b1 = 2.44024637934444173e02, b2 = 1.28261652607737228e03,
+                     b3 = 2.84423683343917062e03;
     const double y = z * z;
     const double num = (((a4 * y + a0) * y + a1) * y + a2) * y + a3;
     const double den = (((y + b0) * y + b1) * y + b2) * y + b3;
@@ -56,14 +55,11 @@ inline double cody_erf_small(double z) {
 
 // erfcx(z) for 0.46875 < z <= 4.
 inline double cody_erfcx_mid(double z) {
-    constexpr double c[9] = {5.64188496988670089e-1, 8.88314979438837594e00,
-                             6.61191906371416295e01, 2.98635138197400131e02,
-                             8.81952221241769090e02, 1.71204761263407058e03,
-                             2.05107837782607147e03, 1.23033935479799725e03,
-                             2.15311535474403846e-8};
-    constexpr double d[8] = {1.57449261107098347e01, 1.17693950891312499e02,
-                             5.37181101862009858e02, 1.62138957456669019e03,
-                             3.29079923573345963e03, 4.36261909014324716e03,
+    constexpr double c[9] = {5.64188496988670089e-1, 8.88314979438837594e00, 6.61191906371416295e01,
+                             2.98635138197400131e02, 8.81952221241769090e02, 1.71204761263407058e03,
+                             2.05107837782607147e03, 1.23033935479799725e03, 2.15311535474403846e-8};
+    constexpr double d[8] = {1.57449261107098347e01, 1.17693950891312499e02, 5.37181101862009858e02,
+                             1.62138957456669019e03, 3.29079923573345963e03, 4.36261909014324716e03,
                              3.43936767414372164e03, 1.23033935480374942e03};
     double num = c[8] * z;
     double den = z;
@@ -83,12 +79,10 @@ struct cody_tail {
 };
 
 inline cody_tail cody_tail_rational(double y) {
-    constexpr double p[6] = {3.05326634961232344e-1, 3.60344899949804439e-1,
-                             1.25781726111229246e-1, 1.60837851487422766e-2,
-                             6.58749161529837803e-4, 1.63153871373020978e-2};
-    constexpr double q[5] = {2.56852019228982242e00, 1.87295284992346047e00,
-                             5.27905102951428412e-1, 6.05183413124413191e-2,
-                             2.33520497626869185e-3};
+    constexpr double p[6] = {3.05326634961232344e-1, 3.60344899949804439e-1, 1.25781726111229246e-1,
+                             1.60837851487422766e-2, 6.58749161529837803e-4, 1.63153871373020978e-2};
+    constexpr double q[5] = {2.56852019228982242e00, 1.87295284992346047e00, 5.27905102951428412e-1,
+                             6.05183413124413191e-2, 2.33520497626869185e-3};
     const double num = ((((p[4] * y + p[3]) * y + p[2]) * y + p[1]) * y + p[0]) * y + p[5];
     const double den = (((((q[4] * y + q[3]) * y + q[2]) * y + q[1]) * y + q[0]) * y + 1.0) * y;
     return {num, den};
@@ -115,9 +109,7 @@ inline double exp_minus_half_square(double x) {
 }
 
 // Standard normal density phi(x) = exp(-x^2/2) / sqrt(2 pi).
-inline double gaussian_density(double x) {
-    return constants::inv_sqrt_two_pi * exp_minus_half_square(x);
-}
+inline double gaussian_density(double x) { return constants::inv_sqrt_two_pi * exp_minus_half_square(x); }
 
 // Mills ratio M(x) = Q(x) / phi(x), for all real x (+inf below x ~ -37.5).
 inline double mills_ratio(double x) {

@@ -126,8 +126,8 @@ HOCKEYSTICK_AVX2 inline __m256d mills_difference_tail_avx2(__m256d x1, __m256d r
     const __m256d s_slope = _mm256_div_pd(_mm256_fnmadd_pd(s2, q_slope, p_slope), q1);  // < 0
     const __m256d a2 = _mm256_sub_pd(_mm256_set1_pd(constants::inv_sqrt_pi), s2);
     // [A(y2) + (z1 + z2) z2 S[y1, y2]] / (z1 z2)
-    const __m256d bracket = _mm256_div_pd(_mm256_fmadd_pd(_mm256_mul_pd(_mm256_add_pd(z1, z2), z2), s_slope, a2),
-                                          _mm256_mul_pd(z1, z2));
+    const __m256d bracket =
+        _mm256_div_pd(_mm256_fmadd_pd(_mm256_mul_pd(_mm256_add_pd(z1, z2), z2), s_slope, a2), _mm256_mul_pd(z1, z2));
     return _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(constants::sqrt_half_pi), d), bracket);
 }
 

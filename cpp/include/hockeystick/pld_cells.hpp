@@ -99,7 +99,8 @@ inline void add_atom(Cells& cells, double lam, double m) {
     const auto offset_from = [&](double k) {
         const double_double kh = two_prod(k, h);
         const double_double s = two_sum(lam, -kh.hi), t = two_sum(s.hi, -kh.lo);
-        return std::pair<double, double>{t.hi, (std::fabs(s.lo) + std::fabs(t.lo)) * (1.0 + 4.0 * std::numeric_limits<double>::epsilon())};
+        return std::pair<double, double>{
+            t.hi, (std::fabs(s.lo) + std::fabs(t.lo)) * (1.0 + 4.0 * std::numeric_limits<double>::epsilon())};
     };
     // An atom within a few ulps of a grid point sits on it (the end of the cell below); the distance
     // moved is a loss error the caller charges (Cells::snapped).
@@ -145,19 +146,18 @@ constexpr double max_interval = 100.0;
 namespace detail {
 
 // 5-point Gauss-Legendre on [-1, 1] (exact for polynomials of degree 9).
-constexpr double gl_nodes[5] = {-0.9061798459386640, -0.5384693101056831, 0.0,
-                                0.5384693101056831, 0.9061798459386640};
-constexpr double gl_weights[5] = {0.2369268850561891, 0.4786286704993665, 0.5688888888888889,
-                                  0.4786286704993665, 0.2369268850561891};
+constexpr double gl_nodes[5] = {-0.9061798459386640, -0.5384693101056831, 0.0, 0.5384693101056831, 0.9061798459386640};
+constexpr double gl_weights[5] = {0.2369268850561891, 0.4786286704993665, 0.5688888888888889, 0.4786286704993665,
+                                  0.2369268850561891};
 // 3-point Gauss-Legendre on [-1, 1] (exact for polynomials of degree 5).
 constexpr double gl3_nodes[3] = {-0.7745966692414834, 0.0, 0.7745966692414834};
 constexpr double gl3_weights[3] = {0.5555555555555556, 0.8888888888888888, 0.5555555555555556};
 
-inline std::int64_t checked_cell_count(double lo, double hi, double h, std::int64_t max_cells,
-                                       std::int64_t& k_lo) {
+inline std::int64_t checked_cell_count(double lo, double hi, double h, std::int64_t max_cells, std::int64_t& k_lo) {
     if (!(h > 0.0 && h <= max_interval))
-        throw std::invalid_argument("value_discretization_interval must lie in (0, 100] "
-                                    "(e^h must stay far from overflow)");
+        throw std::invalid_argument(
+            "value_discretization_interval must lie in (0, 100] "
+            "(e^h must stay far from overflow)");
     const double klo = std::floor(lo / h), khi = std::ceil(hi / h);
     if (!(khi - klo <= static_cast<double>(max_cells)))
         throw std::length_error("the loss grid would need more cells than max_cells");
@@ -294,7 +294,7 @@ struct has_x_of_losses<M, std::void_t<decltype(std::declval<const M&>().x_of_los
 
 template <class Nodes>
 class NodeBatch {
-public:
+  public:
     static constexpr std::int64_t max_nodes = 1024, max_cells = 256;
     // Queues the cell [xa, xb] (its kernel k, step as for for_each_node), whose two integrals go to
     // *c and *d at the next flush; false (nothing queued) when it alone has more nodes than a batch.
@@ -335,7 +335,7 @@ public:
         cells_ = used_ = 0;
     }
 
-private:
+  private:
     Nodes kernel_[max_cells];
     double* c_[max_cells];
     double* d_[max_cells];
@@ -351,7 +351,7 @@ private:
 // cell_nodes (written at the latest by flush()), else integrated at once by cell_integrals.
 template <class M>
 class CellIntegrator {
-public:
+  public:
     explicit CellIntegrator(const M& mech) : mech_(mech) {}
     void operator()(double xa, double xb, double l, double offset, const CellGrid& grid, double* c, double* d) {
         if constexpr (has_cell_nodes<M>::value) {
@@ -364,12 +364,16 @@ public:
         if constexpr (has_cell_nodes<M>::value) batch_.flush();
     }
 
-private:
+  private:
     struct no_batch {};
     template <class N, bool = has_cell_nodes<N>::value>
-    struct batch_of { using type = no_batch; };
+    struct batch_of {
+        using type = no_batch;
+    };
     template <class N>
-    struct batch_of<N, true> { using type = NodeBatch<decltype(std::declval<const N&>().cell_nodes(0.0, 0.0, 0.0, CellGrid{}))>; };
+    struct batch_of<N, true> {
+        using type = NodeBatch<decltype(std::declval<const N&>().cell_nodes(0.0, 0.0, 0.0, CellGrid{}))>;
+    };
     const M& mech_;
     typename batch_of<M>::type batch_;
 };
@@ -400,10 +404,12 @@ double edge_error_bound(const M& mech, const std::vector<double>& edge, std::int
     }
     const double bound = (worst + u * (l_max + h)) * (1.0 + 4.0 * u);
     if (!(bound < 0.25 * h))
-        throw std::invalid_argument("value_discretization_interval is too fine for this mechanism: its cell edges "
-                                    "are placed in loss only to within " + std::to_string(bound) +
-                                    " (double rounding), which must stay below a quarter of the spacing; use a "
-                                    "coarser value_discretization_interval");
+        throw std::invalid_argument(
+            "value_discretization_interval is too fine for this mechanism: its cell edges "
+            "are placed in loss only to within " +
+            std::to_string(bound) +
+            " (double rounding), which must stay below a quarter of the spacing; use a "
+            "coarser value_discretization_interval");
     return bound;
 }
 
@@ -415,8 +421,8 @@ double edge_error_bound(const M& mech, const std::vector<double>& edge, std::int
 // (split E_P[(1 - e^{l_j - L}); cell] and E_P[(e^{l_{j+1} - L} - 1); cell] at l_j + h/2 and use
 // P(half) = (E c + d) / (E - 1) for each half), and the optimistic side charges the difference.
 template <class M>
-Cells continuous_cells(const M& mech, double x_lo, double x_hi, double tail_lo, double tail_hi,
-                       double h, std::int64_t max_cells, bool halves = false) {
+Cells continuous_cells(const M& mech, double x_lo, double x_hi, double tail_lo, double tail_hi, double h,
+                       std::int64_t max_cells, bool halves = false) {
     Cells cells;
     cells.h = h;
     const double l_lo = mech.loss(x_lo), l_hi = mech.loss(x_hi);
@@ -597,9 +603,18 @@ struct mixture_vs_gaussian {
     Nodes cell_nodes(double x0, double l, double off, const CellGrid& g) const {
         const double w = shifted_weight(x0);
         const bool tiny = w < 1e-250;
-        return Nodes{x0, l, w, s * s, 1.0 / s, tiny ? log_shifted_weight(x0) : 0.0,
-                     off == 0.0 ? 1.0 : std::exp(off), off == 0.0 ? 0.0 : std::expm1(off), g.expm1_h,
-                     GaussianNodes{x0, 0.0, l, split_s}, tiny, !tiny};
+        return Nodes{x0,
+                     l,
+                     w,
+                     s * s,
+                     1.0 / s,
+                     tiny ? log_shifted_weight(x0) : 0.0,
+                     off == 0.0 ? 1.0 : std::exp(off),
+                     off == 0.0 ? 0.0 : std::expm1(off),
+                     g.expm1_h,
+                     GaussianNodes{x0, 0.0, l, split_s},
+                     tiny,
+                     !tiny};
     }
     double density(double x) const {
         const double a = q == 1.0 ? 0.0 : (1.0 - q) * gaussian_density(x / s);
@@ -664,9 +679,17 @@ struct gaussian_vs_mixture {
         }
     };
     Nodes cell_nodes(double y0, double, double off, const CellGrid& g) const {
-        return Nodes{y0, m.shifted_weight(1.0 - y0), m.s * m.s, 1.0 / m.s, off == 0.0 ? 1.0 : std::exp(-off),
-                     off == 0.0 ? 0.0 : -std::expm1(-off), -std::expm1(-g.h), g.expm1_h, g.exp_h,
-                     GaussianNodes{y0, -1.0, 0.0, m.split_s}, true};
+        return Nodes{y0,
+                     m.shifted_weight(1.0 - y0),
+                     m.s * m.s,
+                     1.0 / m.s,
+                     off == 0.0 ? 1.0 : std::exp(-off),
+                     off == 0.0 ? 0.0 : -std::expm1(-off),
+                     -std::expm1(-g.h),
+                     g.expm1_h,
+                     g.exp_h,
+                     GaussianNodes{y0, -1.0, 0.0, m.split_s},
+                     true};
     }
     double density(double y) const { return gaussian_density((y - 1.0) / m.s) / m.s; }
     double scale(double y) const { return 0.25 * m.s / std::max(1.0, std::fabs((y - 1.0) / m.s)); }
@@ -711,8 +734,7 @@ inline Cells subsampled_gaussian_cells(double sigma, double q, bool remove, doub
     }
     const detail::gaussian_vs_mixture gm{mg};
     const double y_lo = 1.0 - z * sigma, y_hi = 1.0 + z * sigma;
-    return detail::continuous_cells(gm, y_lo, y_hi, gm.mass_below(y_lo), gm.mass_above(y_hi), h, max_cells,
-                                    halves);
+    return detail::continuous_cells(gm, y_lo, y_hi, gm.mass_below(y_lo), gm.mass_above(y_hi), h, max_cells, halves);
 }
 
 // Laplace mechanism, P = Lap(distance, scale), Q = Lap(0, scale), a = distance/scale:
@@ -722,7 +744,8 @@ inline Cells subsampled_gaussian_cells(double sigma, double q, bool remove, doub
 //   int_{u0}^{u1} (e^{h-u} - 1) e^{u/2} du      = 8 e^{h/2} sinh(w/2) sinh((h-m)/2)
 // with m = (u0+u1)/2, w = (u1-u0)/2, u = l - l_j.
 inline Cells laplace_cells(double distance, double scale, double h, std::int64_t max_cells) {
-    if (!(distance > 0.0) || !std::isfinite(distance)) throw std::invalid_argument("distance must be positive and finite");
+    if (!(distance > 0.0) || !std::isfinite(distance))
+        throw std::invalid_argument("distance must be positive and finite");
     if (!(scale > 0.0) || !std::isfinite(scale)) throw std::invalid_argument("scale must be positive and finite");
     const double a = distance / scale;
     Cells cells;
@@ -751,8 +774,7 @@ inline Cells laplace_cells(double distance, double scale, double h, std::int64_t
 
 // A PLD from a list of losses with their P-masses (loss +inf allowed: P-only
 // outcomes; loss -inf outcomes contribute nothing and may be omitted).
-inline Cells atom_cells(const double* loss, const double* mass, std::int64_t count, double h,
-                        std::int64_t max_cells) {
+inline Cells atom_cells(const double* loss, const double* mass, std::int64_t count, double h, std::int64_t max_cells) {
     double lo = std::numeric_limits<double>::infinity(), hi = -lo;
     for (std::int64_t i = 0; i < count; ++i) {
         if (!(mass[i] >= 0.0)) throw std::invalid_argument("masses must be non-negative");
@@ -769,8 +791,10 @@ inline Cells atom_cells(const double* loss, const double* mass, std::int64_t cou
     cells.d.assign(n, 0.0);
     for (std::int64_t i = 0; i < count; ++i) {
         if (mass[i] == 0.0) continue;
-        if (loss[i] == std::numeric_limits<double>::infinity()) cells.tail_hi += mass[i];
-        else if (std::isfinite(loss[i])) add_atom(cells, loss[i], mass[i]);
+        if (loss[i] == std::numeric_limits<double>::infinity())
+            cells.tail_hi += mass[i];
+        else if (std::isfinite(loss[i]))
+            add_atom(cells, loss[i], mass[i]);
     }
     return cells;
 }

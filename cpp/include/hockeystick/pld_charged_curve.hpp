@@ -79,16 +79,23 @@ inline double charged_side(const GridProfile& profile, double k_lo, double n, do
 }
 
 class ChargedGridCurve {
-   public:
+  public:
     ChargedGridCurve(GridProfile profile, std::vector<double> charge, double shift, double slack, double loss_shift,
                      bool pessimistic, bool with_envelope)
-        : profile_(std::move(profile)), k_lo_(static_cast<double>(profile_.k_lo())), h_(profile_.h()),
-          n_(static_cast<double>(profile_.size())), charge_(std::move(charge)), shift_(shift), slack_(slack),
-          loss_shift_(loss_shift), pessimistic_(pessimistic) {
+        : profile_(std::move(profile)),
+          k_lo_(static_cast<double>(profile_.k_lo())),
+          h_(profile_.h()),
+          n_(static_cast<double>(profile_.size())),
+          charge_(std::move(charge)),
+          shift_(shift),
+          slack_(slack),
+          loss_shift_(loss_shift),
+          pessimistic_(pessimistic) {
         const std::int64_t n = profile_.size();
         if (!(loss_shift_ >= 0.0 && loss_shift_ < std::numeric_limits<double>::infinity()))
-            throw std::invalid_argument("loss_shift must be a finite number >= 0 (NaN or < 0 moves the curve the "
-                                        "unsafe way)");
+            throw std::invalid_argument(
+                "loss_shift must be a finite number >= 0 (NaN or < 0 moves the curve the "
+                "unsafe way)");
         if (charge_.size() != static_cast<std::size_t>(n) + 1)
             throw std::invalid_argument("internal: the charge table needs one entry per grid index 0..n");
         if (pessimistic_ || !with_envelope) return;
@@ -112,14 +119,16 @@ class ChargedGridCurve {
         return detail::numpy_maximum(low, envelope_[static_cast<std::size_t>(first)]);
     }
 
-   private:
+  private:
     // The charge of the grid points above e.
     double charge_at(double e) const {
         return charge_[static_cast<std::size_t>(detail::first_above(e, h_, k_lo_, n_))];
     }
 
     // The optimistic charged value at e.
-    double lower_at(double e) const { return detail::optimistic_value(profile_.delta(e), slack_, shift_, charge_at(e)); }
+    double lower_at(double e) const {
+        return detail::optimistic_value(profile_.delta(e), slack_, shift_, charge_at(e));
+    }
 
     GridProfile profile_;
     double k_lo_, h_, n_;

@@ -48,9 +48,8 @@ inline void geometric_sums_at(const double* p, std::int64_t n, double decay, boo
     std::vector<std::int64_t> order(static_cast<std::size_t>(count));
     for (std::int64_t t = 0; t < count; ++t) order[t] = t;
     // the requests in the order the recursion meets their indices
-    std::sort(order.begin(), order.end(), [&](std::int64_t x, std::int64_t y) {
-        return rising ? at[x] < at[y] : at[x] > at[y];
-    });
+    std::sort(order.begin(), order.end(),
+              [&](std::int64_t x, std::int64_t y) { return rising ? at[x] < at[y] : at[x] > at[y]; });
     std::size_t next = 0;
     const std::int64_t start = rising ? 0 : n;  // before_0 = 0, after_n = 0
     while (next < order.size() && at[order[next]] == start) values[order[next++]] = 0.0;

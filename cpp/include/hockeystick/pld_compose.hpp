@@ -265,9 +265,9 @@ struct SpectralReads {
 // search, one per point, `live` terms each) costs less than the inverse transform of length m and the window.
 inline bool spectral_read(std::int64_t live, std::int64_t m, std::int64_t width, const SpectralReads& reads) {
     if (reads.searches + reads.points <= 0 || !spectral_bins_fit(std::max<std::int64_t>(live, 1), m)) return false;
-    const double thresholds = static_cast<double>(reads.searches) *
-                                  (std::log2(static_cast<double>(std::max<std::int64_t>(width, 1))) + 3.0) +
-                              static_cast<double>(reads.points);
+    const double thresholds =
+        static_cast<double>(reads.searches) * (std::log2(static_cast<double>(std::max<std::int64_t>(width, 1))) + 3.0) +
+        static_cast<double>(reads.points);
     return thresholds * static_cast<double>(std::max<std::int64_t>(live, 1)) * kSpectralTermCost <=
            static_cast<double>(m) * std::log2(static_cast<double>(m));
 }
@@ -304,7 +304,7 @@ struct ComposeOptions {
 
 namespace detail {
 
-constexpr double kUnitRoundoff = 0.5 * std::numeric_limits<double>::epsilon();               // u
+constexpr double kUnitRoundoff = 0.5 * std::numeric_limits<double>::epsilon();  // u
 constexpr long double kUnitRoundoffLong = 0.5L * std::numeric_limits<long double>::epsilon();  // u_L
 constexpr double kPi = 3.141592653589793;
 constexpr double kTwoPi = 6.283185307179586;
@@ -369,7 +369,7 @@ inline bool band_candidate(const PmfView& f, std::int64_t count, std::int64_t m,
 // ask for many of the same lams, their ladders being snapped to one grid (chernoff_edges).  A value
 // depends on the factor and lam alone, so an item's window is the same whatever else the call composes.
 class FactorMoments {
-   public:
+  public:
     explicit FactorMoments(const std::vector<PmfView>& factors, double h)
         : factors_(factors), h_(h), variance_(factors.size(), -1.0), mgf_(factors.size()) {}
 
@@ -396,7 +396,7 @@ class FactorMoments {
         for (std::int64_t j = 0; j < m; ++j) out[j] = kept.at(lam[j]);
     }
 
-   private:
+  private:
     const std::vector<PmfView>& factors_;
     double h_;
     std::vector<double> variance_;
@@ -407,8 +407,8 @@ class FactorMoments {
 inline double snapped_lam(double lam) { return std::exp2(std::round(4.0 * std::log2(lam)) / 4.0); }
 
 // Losses (bottom, top): composed finite mass below bottom and above top each <= tail.
-inline void chernoff_edges(FactorMoments& moments, const std::vector<Term>& terms, double h,
-                           double tail, double& bottom, double& top) {
+inline void chernoff_edges(FactorMoments& moments, const std::vector<Term>& terms, double h, double tail,
+                           double& bottom, double& top) {
     constexpr int ladder = 13;
     double lam_factor[ladder];
     for (int i = 0; i < 8; ++i) lam_factor[i] = std::pow(10.0, -4.0 + 0.5 * i);  // logspace(-4, -0.5, 8)
@@ -465,8 +465,8 @@ inline void chernoff_edges(FactorMoments& moments, const std::vector<Term>& term
                 continue;
             }
             const int down = score[side][lo[side]] == least && lo[side] > 0 ? std::max(0, lo[side] - 3) : lo[side];
-            const int up = score[side][hi[side]] == least && hi[side] < ladder - 1 ? std::min(ladder - 1, hi[side] + 2)
-                                                                                   : hi[side];
+            const int up =
+                score[side][hi[side]] == least && hi[side] < ladder - 1 ? std::min(ladder - 1, hi[side] + 2) : hi[side];
             for (int i = down; i < lo[side]; ++i) need.push_back({side, i});
             for (int i = hi[side] + 1; i <= up; ++i) need.push_back({side, i});
             lo[side] = down;
@@ -599,13 +599,13 @@ namespace detail {
 // bits (a pool thread keeps the control word it was created with), so every bound holds on every thread used.
 struct BatchPlan {
     std::int64_t m = 0, bins = 0;
-    double stages = 1.0;   // ceil(log2 m), at least 1
+    double stages = 1.0;  // ceil(log2 m), at least 1
     double fft_err = 0.0;  // 8 u stages: a transform's error per unit of its input's l1 norm (pld_fft_backend.hpp)
     bool pessimistic = true;
     int threads = 0;
-    bool direct_on = false;   // accurate low bands (ComposeOptions::direct_bins)
-    bool band_on = false;     // band rows (pld_band_spectrum.hpp)
-    bool taylor_on = false;   // bands from block moments (pld_taylor_spectrum.hpp: the backend's long-double transform)
+    bool direct_on = false;  // accurate low bands (ComposeOptions::direct_bins)
+    bool band_on = false;  // band rows (pld_band_spectrum.hpp)
+    bool taylor_on = false;  // bands from block moments (pld_taylor_spectrum.hpp: the backend's long-double transform)
     bool spectra_on = false;  // items may be kept as their live bins (spectral_read)
     double long_fft_products = kLongFftProducts, direct_min_charge = kDirectMinCharge;
 };
@@ -639,10 +639,10 @@ using RowKey = std::tuple<std::int64_t, std::int64_t, bool>;
 // alone or batched.  A one-term item whose power keeps few bins (band_candidate) reads a band row.  Rows are
 // numbered full rows first, then band rows, each in the order the items first name them.
 struct RowPlan {
-    std::vector<RowKey> key;                           // per row
-    std::vector<std::int64_t> by_key;                  // the rows in increasing key order (a factor's rows adjacent)
+    std::vector<RowKey> key;  // per row
+    std::vector<std::int64_t> by_key;  // the rows in increasing key order (a factor's rows adjacent)
     std::vector<std::vector<std::int64_t>> item_rows;  // per item and term
-    std::vector<std::int64_t> full, coarse;            // rows transformed at length m; band rows
+    std::vector<std::int64_t> full, coarse;  // rows transformed at length m; band rows
     std::int64_t rows() const { return static_cast<std::int64_t>(key.size()); }
     std::int64_t factor(std::int64_t r) const { return std::get<0>(key[r]); }
     std::int64_t count(std::int64_t r) const { return std::get<1>(key[r]); }
@@ -654,9 +654,9 @@ inline RowPlan plan_rows(const std::vector<PmfView>& factors, const std::vector<
     std::vector<std::vector<RowKey>> item_keys(items);
     for (std::int64_t i = 0; i < items; ++i) {
         const std::vector<Term>& terms = windows[i]->terms;
-        const bool band = plan.band_on && terms.size() == 1 &&
-                          band_candidate(factors[terms[0].factor], terms[0].count, plan.m, plan.direct_on,
-                                         plan.taylor_on);
+        const bool band =
+            plan.band_on && terms.size() == 1 &&
+            band_candidate(factors[terms[0].factor], terms[0].count, plan.m, plan.direct_on, plan.taylor_on);
         for (const Term& t : terms)
             item_keys[i].push_back(RowKey(t.factor, plan.direct_on || band ? t.count : std::int64_t(0), band));
     }
@@ -687,7 +687,7 @@ struct RowSpectra {
     std::vector<std::complex<double>> spec;  // rows x bins
     std::vector<double> err, direct_err, long_err;
     std::vector<std::int64_t> drop_from, band;
-    std::vector<char> band_row;    // its band [0, drop_from) came from block moments or direct sums already
+    std::vector<char> band_row;  // its band [0, drop_from) came from block moments or direct sums already
     std::vector<char> long_power;  // its items take the power of its band in long double (long_power_charge)
     std::vector<std::vector<std::complex<long double>>> band_long;
     std::vector<std::pair<double, double>> band_bounds;  // band rows: (as rounded to double, in long double)
@@ -696,8 +696,9 @@ struct RowSpectra {
 };
 
 // The rows `which`, each its factor's masses folded modulo `length`, transformed into consecutive rows of out.
-inline void forward_rows(const std::vector<PmfView>& factors, const RowPlan& rows, const std::vector<std::int64_t>& which,
-                         std::int64_t length, RealFftBackend& fft, std::complex<double>* out) {
+inline void forward_rows(const std::vector<PmfView>& factors, const RowPlan& rows,
+                         const std::vector<std::int64_t>& which, std::int64_t length, RealFftBackend& fft,
+                         std::complex<double>* out) {
     if (which.empty()) return;
     const std::int64_t count = static_cast<std::int64_t>(which.size());
     std::vector<double> signal(static_cast<std::size_t>(count * length), 0.0);
@@ -719,9 +720,9 @@ inline void band_row_spectra(const std::vector<PmfView>& factors, const RowPlan&
         const std::int64_t r = rows.coarse[j];
         const PmfView& pmf = factors[rows.factor(r)];
         const double l1 = finite_mass(pmf);
-        const double slack = (folded_bin_error(l1, pmf.n, m_f) +
-                              kPi / static_cast<double>(m_f) * first_absolute_moment(pmf.p, pmf.n)) *
-                             (1.0 + 4.0 * kUnitRoundoff);
+        const double slack =
+            (folded_bin_error(l1, pmf.n, m_f) + kPi / static_cast<double>(m_f) * first_absolute_moment(pmf.p, pmf.n)) *
+            (1.0 + 4.0 * kUnitRoundoff);
         const double count = static_cast<double>(rows.count(r));
         const std::int64_t end = band_end(coarse.data() + static_cast<std::int64_t>(j) * bins_f, m_f, kBandSplit,
                                           s.bins, slack, certified_drop_modulus(count, kLogDropped));
@@ -791,10 +792,12 @@ inline LiveFloors live_floors(const std::vector<const Window*>& windows, const R
         const std::vector<Term>& terms = windows[i]->terms;
         double headroom = 1.0;
         for (std::size_t j = 0; j < terms.size(); ++j)
-            headroom += static_cast<double>(terms[j].count) * (std::log1p(s.err[rows.item_rows[i][j]]) + 2.0 * kUnitRoundoff);
+            headroom +=
+                static_cast<double>(terms[j].count) * (std::log1p(s.err[rows.item_rows[i][j]]) + 2.0 * kUnitRoundoff);
         for (std::size_t j = 0; j < terms.size(); ++j) {
             const std::int64_t r = rows.item_rows[i][j];
-            floors.item[i].push_back(std::exp((kLogDropped - headroom) / static_cast<double>(terms[j].count)) - s.err[r]);
+            floors.item[i].push_back(std::exp((kLogDropped - headroom) / static_cast<double>(terms[j].count)) -
+                                     s.err[r]);
             floors.row[r] = std::min(floors.row[r], floors.item[i].back());
         }
     }
@@ -811,9 +814,13 @@ inline LiveFloors live_floors(const std::vector<const Window*>& windows, const R
 // item's path does not depend on its batch.  Also sets long_power[r]: whether the power of the band in double
 // would leave a bracket kChargesPerBracket charges of direct_min_charge or more.
 class AccurateBands {
-   public:
+  public:
     AccurateBands(const std::vector<PmfView>& factors, const BatchPlan& plan, RealFftBackend& fft, RowSpectra& s)
-        : factors_(factors), plan_(plan), fft_(fft), s_(s), long_fft_(plan.direct_on && fft.offers_forward_long()),
+        : factors_(factors),
+          plan_(plan),
+          fft_(fft),
+          s_(s),
+          long_fft_(plan.direct_on && fft.offers_forward_long()),
           budget_(std::max(kDirectTermsPerPoint * static_cast<double>(plan.m) * plan.stages, kDirectTermsAtLeast)) {}
 
     void run(const std::vector<const Window*>& windows, const RowPlan& rows) {
@@ -835,7 +842,7 @@ class AccurateBands {
         long_transform_bands();
     }
 
-   private:
+  private:
     // The band of the full row r (factor `factor`, largest count c), or none.
     void full_row(std::int64_t factor, std::int64_t r, double c) {
         const PmfView& pmf = factors_[factor];
@@ -909,7 +916,8 @@ class AccurateBands {
 
     // Whether the band's items take the power in long double, its bins within direct_err[r] (set before).
     void set_long_power(std::int64_t r, double c, double weight) {
-        s_.long_power[r] = kChargesPerBracket * long_power_charge(c, s_.direct_err[r], weight) >= plan_.direct_min_charge;
+        s_.long_power[r] =
+            kChargesPerBracket * long_power_charge(c, s_.direct_err[r], weight) >= plan_.direct_min_charge;
     }
 
     // One long-double transform per factor serves its rows (the same bins whichever rows ask, so the same bits
@@ -933,7 +941,8 @@ class AccurateBands {
                 s_.band_long[r].assign(kept.begin(), kept.begin() + s_.band[r]);
                 std::complex<double>* row = s_.row(r);
                 for (std::int64_t k = 0; k < s_.band[r]; ++k)
-                    row[k] = std::complex<double>(static_cast<double>(kept[k].real()), static_cast<double>(kept[k].imag()));
+                    row[k] =
+                        std::complex<double>(static_cast<double>(kept[k].real()), static_cast<double>(kept[k].imag()));
             }
             first = last;
         }
@@ -1043,7 +1052,7 @@ struct BinPower {
 
 // The powers of one item's bins, from the rows' spectra and the prepared terms.
 class ItemPowers {
-   public:
+  public:
     ItemPowers(const RowSpectra& s, const PreparedBins& prepared, const BatchPlan& plan)
         : s_(s), prepared_(prepared), plan_(plan) {}
 
@@ -1077,8 +1086,9 @@ class ItemPowers {
                 live = k < s_.drop_from[rows[j]] &&
                        (squares ? x.real() * x.real() + x.imag() * x.imag() > floor_sq[j] : std::abs(x) > floor[j]);
             }
-            const BinPower p = live ? (in_long_band(rows, k) ? long_double_power(rows, count, k) : double_power(rows, count, k))
-                                    : BinPower::drop();
+            const BinPower p =
+                live ? (in_long_band(rows, k) ? long_double_power(rows, count, k) : double_power(rows, count, k))
+                     : BinPower::drop();
             if (p.dropped) {
                 ++dropped;
                 writer.put(k, std::complex<double>(0.0, 0.0));
@@ -1104,7 +1114,7 @@ class ItemPowers {
         return sums;
     }
 
-   private:
+  private:
     // Whether bin k is powered in long double: direct bins on, every factor's accurate band holds it, and some
     // factor's row asked for the long-double power (long_power).
     bool in_long_band(const std::vector<std::int64_t>& rows, std::int64_t k) const {
@@ -1124,8 +1134,7 @@ class ItemPowers {
         long double log_mod = 0.0L, log_mod_pert = 0.0L, phase = 0.0L, rel = 0.0L;
         for (std::size_t j = 0; j < nt; ++j) {
             const std::vector<std::complex<long double>>& kept = s_.band_long[rows[j]];
-            const std::complex<long double> x =
-                kept.empty() ? std::complex<long double>(s_.row(rows[j])[k]) : kept[k];
+            const std::complex<long double> x = kept.empty() ? std::complex<long double>(s_.row(rows[j])[k]) : kept[k];
             const long double re = x.real(), im = x.imag();
             const long double mod = std::sqrt(re * re + im * im);
             const long double lm = std::log(mod);
@@ -1136,7 +1145,8 @@ class ItemPowers {
             rel += c * ((std::isfinite(lm) ? std::fabs(lm) : 0.0L) + static_cast<long double>(kPi) + 2.0L);
         }
         // dropped only if the computed log, raised by its rounding u_L (nt + 8) rel, is below log tau
-        if (!(log_mod_pert + kUnitRoundoffLong * static_cast<long double>(nt + 8) * rel > kLogDropped)) return BinPower::drop();
+        if (!(log_mod_pert + kUnitRoundoffLong * static_cast<long double>(nt + 8) * rel > kLogDropped))
+            return BinPower::drop();
         const long double modulus = std::exp(log_mod), perturbed = std::exp(log_mod_pert);
         long double angle = std::fmod(phase, kTwoPiLong);
         if (angle < 0.0L) angle += kTwoPiLong;
@@ -1152,7 +1162,8 @@ class ItemPowers {
     }
 
     // The power in double in polar form, its rounding 2u sum c_i (|log|X_ik|| + pi + 2) relative.
-    BinPower double_power(const std::vector<std::int64_t>& rows, const std::vector<double>& count, std::int64_t k) const {
+    BinPower double_power(const std::vector<std::int64_t>& rows, const std::vector<double>& count,
+                          std::int64_t k) const {
         double log_mod = 0.0, log_mod_pert = 0.0, phase = 0.0, rel = 0.0;
         for (std::size_t j = 0; j < rows.size(); ++j) {
             const std::int64_t at = rows[j] * s_.bins + k;
@@ -1207,9 +1218,9 @@ inline PoweredSpectra powered_spectra(const std::vector<PmfView>& factors, const
     static_cast<void>(threads);  // read by the OpenMP clause only
 #pragma omp parallel for schedule(dynamic, 1) if (items >= kLeastParallelItems && threads != 1)
     for (std::int64_t i = 0; i < items; ++i)
-        powered.sums[i] = power(windows[i]->terms, rows.item_rows[i], floors.item[i],
-                                plan.spectra_on ? &reads[i] : nullptr, windows[i]->width,
-                                powered.spectrum + i * plan.bins);
+        powered.sums[i] =
+            power(windows[i]->terms, rows.item_rows[i], floors.item[i], plan.spectra_on ? &reads[i] : nullptr,
+                  windows[i]->width, powered.spectrum + i * plan.bins);
     return powered;
 }
 
@@ -1221,7 +1232,8 @@ inline PoweredSpectra powered_spectra(const std::vector<PmfView>& factors, const
 // pessimistic side, and so does the mass below it where m exceeds the window (it may fold into the window);
 // the optimistic side subtracts both (shift).
 inline std::vector<ComposedPMF> inverse_and_charge(const std::vector<const Window*>& windows, double h,
-                                                   const BatchPlan& plan, RealFftBackend& fft, PoweredSpectra& powered) {
+                                                   const BatchPlan& plan, RealFftBackend& fft,
+                                                   PoweredSpectra& powered) {
     const std::int64_t items = static_cast<std::int64_t>(windows.size()), m = plan.m, bins = plan.bins;
     std::complex<double>* const spectrum = powered.spectrum;
     std::vector<ComposedPMF> result(static_cast<std::size_t>(items));
@@ -1255,8 +1267,8 @@ inline std::vector<ComposedPMF> inverse_and_charge(const std::vector<const Windo
         r.spectral_l2 = spec_err_l2 / std::sqrt(static_cast<double>(m));
         r.inverse_error = inverse;
         // ||y||_2 = ||Y_full||_2 / sqrt(m) <= sqrt(2 sum_half |Y_k|^2 / m), each operation raised by 1e-9
-        r.inverse_l2 = read_spectrum ? 0.0
-                                     : plan.fft_err * std::sqrt(2.0 * sums.spec_sq / static_cast<double>(m)) * (1.0 + 1e-9);
+        r.inverse_l2 =
+            read_spectrum ? 0.0 : plan.fft_err * std::sqrt(2.0 * sums.spec_sq / static_cast<double>(m)) * (1.0 + 1e-9);
         // the window starts at `start` of the circular signal (the mass below it wrapped around to the end)
         const std::int64_t start = ((w.a_idx - w.lo_full) % m + m) % m;
         if (read_spectrum) {
@@ -1371,8 +1383,8 @@ inline void compose_length_group(const std::vector<PmfView>& factors, double h, 
 // once is copied through (no transform, no charge).  reads: per item, how its caller reads it (SpectralReads),
 // or none.
 inline std::vector<ComposedPMF> compose_many(const std::vector<PmfView>& factors, double h,
-                                             const std::vector<std::vector<Term>>& items, bool pessimistic,
-                                             double tail, std::int64_t max_points, RealFftBackend& fft,
+                                             const std::vector<std::vector<Term>>& items, bool pessimistic, double tail,
+                                             std::int64_t max_points, RealFftBackend& fft,
                                              const ComposeOptions& options = {},
                                              const std::vector<SpectralReads>& reads = {}) {
     if (!(h > 0.0 && std::isfinite(h))) throw std::invalid_argument("compose: h must be positive and finite");

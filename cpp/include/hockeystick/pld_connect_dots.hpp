@@ -159,8 +159,8 @@ inline GridPMF rounded_down_pmf(const Cells& cells) {
     // the last sum), lowered by 8u for them and by cell_round_off e^h for c and d's own (pld_cells.hpp:
     // |dc| + |dd| <= cell_round_off (c + d) = cell_round_off (e^h - 1) e^{l_j} b_j <= cell_round_off (e^h - 1) a_j),
     // so that no mass exceeds its exact value (0 where that bound reaches the mass: h > ~30).
-    const double lowered = std::max(1.0 - (4.0 * std::numeric_limits<double>::epsilon() +
-                                           cell_round_off * std::exp(cells.h)), 0.0);
+    const double lowered =
+        std::max(1.0 - (4.0 * std::numeric_limits<double>::epsilon() + cell_round_off * std::exp(cells.h)), 0.0);
     const double inv = 1.0 / std::expm1(cells.h);
     for (std::int64_t j = 0; j < n; ++j) pmf.p[j] = (cells.c[j] + (cells.c[j] + cells.d[j]) * inv) * lowered;
     pmf.connect_dots = false;
@@ -297,7 +297,8 @@ inline GapBound split_tents(const Cells& cells, std::int64_t j, const HalfStep& 
     GapBound b;
     const double sa = ca + da, sb = cb + db;
     if (sa > 0.0)
-        b.add(theta_s * (ca / sa), raise * (g_s * (ca / sa) + detail::product_over(ca, da, sa)) + mismatch + rounded_cells);
+        b.add(theta_s * (ca / sa),
+              raise * (g_s * (ca / sa) + detail::product_over(ca, da, sa)) + mismatch + rounded_cells);
     b.add(theta_s, raise * g_s + mismatch + rounded_cells);
     if (sb > 0.0)
         b.add(theta_s + (1.0 - theta_s) * (cb / sb),
@@ -399,7 +400,10 @@ inline LoweredChord lowered_chord(const Cells& cells, std::int64_t top, const Gr
     // low (expm1, the product, the sums that formed top_atom) and the difference rounded up
     const double kept = top == n - 1 ? cells.top_atom * -std::expm1(-cells.h) * (1.0 - 4.0 * u) : 0.0;
     const double_double rest = two_sum(c[top], -kept);
-    e[top] = d[top] > 0.0 ? std::max(rest.lo > 0.0 ? std::nextafter(rest.hi, std::numeric_limits<double>::infinity()) : rest.hi, 0.0) : 0.0;
+    e[top] =
+        d[top] > 0.0
+            ? std::max(rest.lo > 0.0 ? std::nextafter(rest.hi, std::numeric_limits<double>::infinity()) : rest.hi, 0.0)
+            : 0.0;
     pin_cell_below(cells, half, e, top);
     for (std::int64_t j = top; j >= 0; --j) {
         if (H[j] - e[j] >= 0.0) continue;
@@ -437,7 +441,10 @@ inline void follow_bottom_tangent(const Cells& cells, const std::vector<double>&
     }
     std::vector<char> on_tangent(pin + 1, 0);
     for (std::int64_t j = 0; j < pin; ++j)
-        if (excess[j] < e[j]) { e[j] = excess[j]; on_tangent[j] = 1; }
+        if (excess[j] < e[j]) {
+            e[j] = excess[j];
+            on_tangent[j] = 1;
+        }
     // One pass upward: a failing cell keeps its lower end and lowers its upper end just
     // enough, e_{j+1} = (gap_j - (1 - theta) e_j) / theta (raising e only helps the cell
     // above); if that would push the point below zero the lower end returns to the chord.
@@ -496,7 +503,7 @@ struct MinorantBlock {
 // both exp results within an ulp (2u relative, e^{-x0} >= 1e-290 so no subnormal) and the products
 // rounded: relative 2 t + 128 u covers it.
 class NearbyExp {
-   public:
+  public:
     double exact(double x) {
         if (x != x0_) {
             x0_ = x;
@@ -514,7 +521,7 @@ class NearbyExp {
         return true;
     }
 
-   private:
+  private:
     double x0_ = std::numeric_limits<double>::quiet_NaN(), v0_ = 0.0;
 };
 
@@ -560,8 +567,8 @@ inline std::vector<MinorantBlock> convex_minorant(const Cells& cells, const Grid
             const double shift = static_cast<double>(b.anchor() - a.anchor()) * h;
             const double b_log_width = shift + b.log_width;
             const double gap = std::fabs(a.log_width - b_log_width);
-            const double gap_error = a.log_width_error + b.log_width_error +
-                                     u * (std::fabs(shift) + std::fabs(b_log_width) + gap + 2.0);
+            const double gap_error =
+                a.log_width_error + b.log_width_error + u * (std::fabs(shift) + std::fabs(b_log_width) + gap + 2.0);
             const double margin = 1.01 * gap_error + 4.0 * u;  // e^{gap_error} and fl(exp)'s ulp, relative
             const bool a_wider = a.log_width >= b_log_width;
             // Slopes divided by the larger width: a.rise x fa against b.rise x fb, one of fa, fb the
@@ -584,8 +591,10 @@ inline std::vector<MinorantBlock> convex_minorant(const Cells& cells, const Grid
             const double log_width_error =
                 std::max(a.log_width_error, b.log_width_error + u * (std::fabs(shift) + std::fabs(b_log_width))) +
                 u * (gap + std::fabs(log_width) + 4.0);
-            const MinorantBlock merged{a.first, b.last, rise, (a.rise_error + b.rise_error + std::fabs(rise_sum.lo)) * (1.0 + 4.0 * u),
-                                       log_width, log_width_error};
+            const MinorantBlock merged{
+                a.first,   b.last,
+                rise,      (a.rise_error + b.rise_error + std::fabs(rise_sum.lo)) * (1.0 + 4.0 * u),
+                log_width, log_width_error};
             blocks.pop_back();
             blocks.back() = merged;
         }
@@ -622,8 +631,8 @@ inline ScaledSlope scaled_slope(const MinorantBlock& b, std::int64_t j, double h
 // sum's result, then e^h, the product, the last sum and 1 / (e^h - 1)).  At j = 0 the left segment is
 // the tangent, -(c_0 + d_0 + rho_0) / (e^h - 1), and no replacement is needed.  Elsewhere the slopes
 // times g_j come from scaled_slope.
-inline std::vector<double> minorant_masses(const Cells& cells, const std::vector<double>& rho, const LoweredChord& chord,
-                                           const std::vector<MinorantBlock>& blocks) {
+inline std::vector<double> minorant_masses(const Cells& cells, const std::vector<double>& rho,
+                                           const LoweredChord& chord, const std::vector<MinorantBlock>& blocks) {
     constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
     const std::int64_t n = static_cast<std::int64_t>(cells.c.size());
     const auto& c = cells.c;
@@ -650,7 +659,8 @@ inline std::vector<double> minorant_masses(const Cells& cells, const std::vector
         // each sum errs by at most u times its result (0 where it is exactly 0)
         const double adds = (std::fabs(a1) + std::fabs(a2) + eh * (std::fabs(s1) + std::fabs(s2))) * (1.0 + 2.0 * u);
         const double rounding = adds + 3.0 * std::fabs(scaled) + std::fabs(sum) + step;
-        return value - (u * (rounding * inv_em1 + 5.0 * std::fabs(value)) * (1.0 + 8.0 * u) + floor_of(scaled, sum, value));
+        return value -
+               (u * (rounding * inv_em1 + 5.0 * std::fabs(value)) * (1.0 + 8.0 * u) + floor_of(scaled, sum, value));
     };
     if (pin > 0) p[0] = closed_form(d[0], e[1], e[0], 0.0, e[0], 0.0);  // the tangent on the left: no replacement
     for (std::int64_t j = 1; j < pin; ++j)  // step: rho_{j-1}'s one step, 6u (c_j + d_j + rho_j)

@@ -52,13 +52,12 @@
 #include <stdexcept>
 #include <vector>
 
-
 namespace hockeystick {
 namespace pld {
 
 // W_m^t = e^{-2 pi i t / m} as A[t / s] B[t % s], both tables in long double.
 class TwiddleTable {
-   public:
+  public:
     explicit TwiddleTable(std::int64_t m) : m_(m) {
         if (m < 1) throw std::invalid_argument("TwiddleTable: m must be >= 1");
         s_ = 1;
@@ -85,7 +84,7 @@ class TwiddleTable {
         return {ar * br - ai * bi, ar * bi + ai * br};
     }
 
-   private:
+  private:
     void fill(std::vector<long double>& table, std::int64_t count, std::int64_t stride) const {
         const long double two_pi = 6.283185307179586476925286766559005768L;
         for (std::int64_t i = 0; i < count; ++i) {

@@ -40,8 +40,10 @@ inline double suffix_sum_slack(std::int64_t n) {
 // compose_many: the cells' edges and snapped atoms; the facade reads the same sum back as its
 // GridPMF.loss_shift and passes it to the scans itself).
 inline GridCharges charges_of(const ComposedPMF& c) {
-    return GridCharges{c.shift, suffix_sum_slack(static_cast<std::int64_t>(c.p.size())), c.entry_error,
-                       c.total_error, c.spectral_l2, c.inverse_error, c.loss_shift, c.inverse_l2};
+    return GridCharges{c.shift,       suffix_sum_slack(static_cast<std::int64_t>(c.p.size())),
+                       c.entry_error, c.total_error,
+                       c.spectral_l2, c.inverse_error,
+                       c.loss_shift,  c.inverse_l2};
 }
 
 // charged_epsilon of a pessimistic composed PMF, for m targets: on its window, or read through its
@@ -49,8 +51,8 @@ inline GridCharges charges_of(const ComposedPMF& c) {
 // no suffix sums there, so no slack).
 inline void composed_epsilon(const ComposedPMF& c, const double* target, std::int64_t m, double* out) {
     if (!c.spectral) {
-        charged_epsilon(c.p.data(), static_cast<std::int64_t>(c.p.size()), c.k_lo, c.h, c.p_inf, charges_of(c),
-                        target, m, out);
+        charged_epsilon(c.p.data(), static_cast<std::int64_t>(c.p.size()), c.k_lo, c.h, c.p_inf, charges_of(c), target,
+                        m, out);
         return;
     }
     GridCharges ch = charges_of(c);
@@ -91,8 +93,7 @@ inline void charged_lower_epsilon(const double* p, std::int64_t n, std::int64_t 
         const double t = target[i];
         auto lower_at = [&](double raw, std::int64_t above) {  // rounded down by 4 u of its terms
             const double charge = 2.0 * ch.above(static_cast<double>(above)), scaled = raw * scale;
-            const double error = 2.0 * std::numeric_limits<double>::epsilon() *
-                                 (scaled + std::fabs(ch.shift) + charge);
+            const double error = 2.0 * std::numeric_limits<double>::epsilon() * (scaled + std::fabs(ch.shift) + charge);
             return std::max(0.0, scaled + ch.shift - charge - error);
         };
         bool stopped = false;
@@ -147,8 +148,8 @@ inline void epsilon_bracket(const std::vector<ComposedPMF>& pessimistic, const s
     }
     for (const ComposedPMF& c : optimistic) {
         double e = 0.0;
-        charged_lower_epsilon(c.p.data(), static_cast<std::int64_t>(c.p.size()), c.k_lo, c.h, c.p_inf,
-                              charges_of(c), &target, 1, &e);
+        charged_lower_epsilon(c.p.data(), static_cast<std::int64_t>(c.p.size()), c.k_lo, c.h, c.p_inf, charges_of(c),
+                              &target, 1, &e);
         lower = std::max(lower, e);
     }
 }

@@ -58,7 +58,7 @@ namespace hockeystick {
 namespace pld {
 
 class RealFftBackend {
-   public:
+  public:
     virtual ~RealFftBackend() = default;
     // in: rows * n doubles; out: rows * (n / 2 + 1) complex values.  in is not modified.
     virtual void forward(std::int64_t rows, std::int64_t n, const double* in, std::complex<double>* out) = 0;

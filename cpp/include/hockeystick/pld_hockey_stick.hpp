@@ -25,7 +25,7 @@ namespace hockeystick {
 namespace pld {
 
 class GridProfile {
-   public:
+  public:
     GridProfile(const double* p, std::int64_t n, std::int64_t k_lo, double h, double p_inf)
         : k_lo_(k_lo), h_(h), p_inf_(p_inf), D_(n + 1), R_(n + 1) {  // every entry written below
         // R_{k+1} and D_{k+1} ride in registers: through the vectors (which p may alias, for all the
@@ -63,8 +63,10 @@ class GridProfile {
         std::int64_t lo = 0, hi = n - 1;  // smallest k with D_k + p_inf <= target (D_{n-1} = 0)
         while (lo < hi) {
             const std::int64_t mid = lo + (hi - lo) / 2;
-            if (D_[mid] + p_inf_ <= target) hi = mid;
-            else lo = mid + 1;
+            if (D_[mid] + p_inf_ <= target)
+                hi = mid;
+            else
+                lo = mid + 1;
         }
         const double arg = (D_[lo] + p_inf_ - target) / R_[lo];
         if (R_[lo] == 0.0 || arg >= 0.0) return static_cast<double>(k_lo_ + lo) * h_;
@@ -72,7 +74,7 @@ class GridProfile {
         return static_cast<double>(k_lo_ + lo) * h_ + std::log1p(arg);
     }
 
-   private:
+  private:
     std::int64_t k_lo_;
     double h_, p_inf_;
     DefaultInitVector<double> D_, R_;
@@ -178,8 +180,8 @@ inline void charged_epsilon(const double* p, std::int64_t n, std::int64_t k_lo, 
     for (std::int64_t i = 0; i < m; ++i) order[i] = i;
     std::sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) { return target[a] < target[b]; });
     const double decay = std::exp(-h), grow = -std::expm1(-h);
-    const bool monotone = !(ch.entry < 0.0 || ch.total < 0.0 || ch.l2 < 0.0 || ch.inverse < 0.0 ||
-                            ch.inverse_l2 < 0.0 || !(scale > 0.0));
+    const bool monotone =
+        !(ch.entry < 0.0 || ch.total < 0.0 || ch.l2 < 0.0 || ch.inverse < 0.0 || ch.inverse_l2 < 0.0 || !(scale > 0.0));
     std::int64_t k = n - 1;   // next grid point to test
     double R = 0.0, D = 0.0;  // R_{k+1}, D_{k+1}
     for (const std::int64_t i : order) {
@@ -230,7 +232,8 @@ inline double grid_loss_variance(const double* p, std::int64_t n, double h) {
     if (!(mass > 0.0)) return 0.0;
     const double mean = first / mass;
     double second = 0.0;
-    for (std::int64_t k = 0; k < n; ++k) second += p[k] * (static_cast<double>(k) - mean) * (static_cast<double>(k) - mean);
+    for (std::int64_t k = 0; k < n; ++k)
+        second += p[k] * (static_cast<double>(k) - mean) * (static_cast<double>(k) - mean);
     return second / mass * h * h;
 }
 
@@ -272,8 +275,8 @@ inline double rescaled_log_mgf(const double* p, std::int64_t n, std::int64_t k_l
 
 // One pass for up to `lanes` lams of one sign (down = lam >= 0: walk from the top of the grid).
 template <int lanes>
-inline void grid_log_mgf_pass(const double* p, std::int64_t n, std::int64_t k_lo, double h, const double* l,
-                              int used, bool down, double* out) {
+inline void grid_log_mgf_pass(const double* p, std::int64_t n, std::int64_t k_lo, double h, const double* l, int used,
+                              bool down, double* out) {
     constexpr std::int64_t block = 32;
     double shift[lanes], r[lanes], t[lanes], sum[lanes];
     const std::int64_t k_start = down ? n - 1 : 0;  // the largest term of every lane

@@ -81,8 +81,8 @@ inline double add_up(double a, double b) { return std::nextafter(a + b, std::num
 
 // The fine PMF p (losses (k_lo + i) h_fine) merged onto the grid h = ratio h_fine (this file's
 // opening comment); p_inf is kept as it is.  The result's connect_dots is false (an optimistic PMF).
-inline GridPMF mean_contraction(const double* p, std::int64_t n, std::int64_t k_lo, double h_fine,
-                                std::int64_t ratio, double p_inf, double entry_error, double alias) {
+inline GridPMF mean_contraction(const double* p, std::int64_t n, std::int64_t k_lo, double h_fine, std::int64_t ratio,
+                                double p_inf, double entry_error, double alias) {
     constexpr double u = std::numeric_limits<double>::epsilon() / 2.0;
     if (ratio < 1 || (ratio & (ratio - 1)) != 0)
         throw std::invalid_argument("ratio must be a power of two (1, 2, 4, ...), so that h = ratio h_fine is exact");
@@ -91,7 +91,7 @@ inline GridPMF mean_contraction(const double* p, std::int64_t n, std::int64_t k_
     if (!(entry_error >= 0.0) || !(alias >= 0.0)) throw std::invalid_argument("entry_error and alias must be >= 0");
     std::vector<double> q(static_cast<std::size_t>(std::max<std::int64_t>(n, 0)));
     for (std::int64_t i = 0; i < n; ++i) q[i] = std::max(p[i] - entry_error, 0.0);
-    for (std::int64_t i = n - 1; i >= 0 && alias > 0.0; --i) {   // the folded tails, from the top
+    for (std::int64_t i = n - 1; i >= 0 && alias > 0.0; --i) {  // the folded tails, from the top
         const double take = std::min(q[i], alias);
         q[i] -= take;
         alias -= take;
@@ -115,7 +115,7 @@ inline GridPMF mean_contraction(const double* p, std::int64_t n, std::int64_t k_
         out.p[k - k_min] += mass * (1.0 - static_cast<double>(terms + 4) * u);
     };
     std::int64_t k = 0, terms = 0;
-    double mass = 0.0, excess = 0.0;   // the pool: P-mass and D >= sum p (Y / Y_k - 1)
+    double mass = 0.0, excess = 0.0;  // the pool: P-mass and D >= sum p (Y / Y_k - 1)
     bool open = false;
     for (std::int64_t i = top; i >= bottom; --i) {
         double pi = q[i];

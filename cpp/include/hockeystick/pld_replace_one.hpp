@@ -191,8 +191,8 @@ struct binomial_shifts_vs_gaussian {
     // Inverse of L: bracket from the table, then safeguarded Newton.
     double x_of_loss(double l) const {
         if (!std::isfinite(l)) return l;
-        const std::size_t i = static_cast<std::size_t>(
-            std::upper_bound(table_l.begin(), table_l.end(), l) - table_l.begin());
+        const std::size_t i =
+            static_cast<std::size_t>(std::upper_bound(table_l.begin(), table_l.end(), l) - table_l.begin());
         double lo = i == 0 ? table_x.front() - 1.0 : table_x[i - 1];
         double hi = i == table_l.size() ? table_x.back() + 1.0 : table_x[i];
         for (int k = 0; k < 64 && loss(lo) > l; ++k) lo -= 2.0 * (hi - lo);
@@ -382,8 +382,8 @@ inline Cells replace_one_upper_cells(double s, const CopyCounts& counts, double 
     acc.h = h;
     for (std::size_t c = 1; c < counts.weight.size(); ++c) {
         if (!(counts.weight[c] > 0.0)) continue;
-        const Cells part = subsampled_gaussian_cells(s / (2.0 * static_cast<double>(c)), eta, true, h, 0.25 * tail,
-                                                     max_cells, false);
+        const Cells part =
+            subsampled_gaussian_cells(s / (2.0 * static_cast<double>(c)), eta, true, h, 0.25 * tail, max_cells, false);
         detail::add_cells(acc, part, counts.weight[c] / eta);
     }
     acc.tail_hi += counts.cut / eta;

@@ -79,10 +79,10 @@ inline bool spectral_bins_fit(std::int64_t bins, std::int64_t m) { return bins >
 
 // The live bins of a composed PMF, the window they are read on and the composition's charges.
 struct ComposedSpectrum {
-    std::int64_t m = 0;                      // the transform length
+    std::int64_t m = 0;  // the transform length
     std::vector<std::complex<double>> bins;  // Y_0 .. Y_{K-1}; every other bin of the half spectrum is 0
-    std::int64_t start = 0;                  // circular position of window point 0
-    std::int64_t width = 0;                  // W window points, grid indices k_lo .. k_lo + W - 1
+    std::int64_t start = 0;  // circular position of window point 0
+    std::int64_t width = 0;  // W window points, grid indices k_lo .. k_lo + W - 1
     std::int64_t k_lo = 0;
     double h = 0.0;
 };
@@ -97,7 +97,7 @@ namespace detail {
 // The sums of the opening comment in working type T (long double or double), v its unit round-off.
 template <class T>
 class SpectralSumsIn {
-   public:
+  public:
     explicit SpectralSumsIn(const ComposedSpectrum& s) : m_(s.m), start_(s.start), width_(s.width), h_(s.h) {
         const T pi = static_cast<T>(3.141592653589793238462643383279502884L);
         const std::int64_t K = static_cast<std::int64_t>(s.bins.size());
@@ -167,7 +167,7 @@ class SpectralSumsIn {
         return out;
     }
 
-   private:
+  private:
     // w^j for an integer j >= 0: 2 pi j / m = c pi / 2 + (pi / 2) e / m with e = 4 (j mod m) - c m, |e| <= m / 2
     // (integers, exact), so cos and sin are taken at |phi| <= pi / 4 (no argument reduction in libm) and
     // turned by c quarter turns (exact).
@@ -178,10 +178,14 @@ class SpectralSumsIn {
         const T phi = half_pi * static_cast<T>(f - c * m) / static_cast<T>(m);
         const T cs = std::cos(phi), sn = std::sin(phi);
         switch (c % 4) {
-            case 0: return {cs, sn};
-            case 1: return {-sn, cs};
-            case 2: return {-cs, -sn};
-            default: return {sn, -cs};
+            case 0:
+                return {cs, sn};
+            case 1:
+                return {-sn, cs};
+            case 2:
+                return {-cs, -sn};
+            default:
+                return {sn, -cs};
         }
     }
 
@@ -197,14 +201,16 @@ class SpectralSumsIn {
 // The sums at any threshold J of one spectrum: in long double where it runs at its full precision on this
 // thread, else (or with wide = false) in double (the opening comment's v).
 class SpectralProfile {
-   public:
+  public:
     explicit SpectralProfile(const ComposedSpectrum& s, bool wide = true) {
-        if (wide && full_long_double_precision()) wide_.emplace(s);
-        else narrow_.emplace(s);
+        if (wide && full_long_double_precision())
+            wide_.emplace(s);
+        else
+            narrow_.emplace(s);
     }
     SpectralSums at(std::int64_t J) const { return wide_ ? wide_->at(J) : narrow_->at(J); }
 
-   private:
+  private:
     std::optional<detail::SpectralSumsIn<long double>> wide_;
     std::optional<detail::SpectralSumsIn<double>> narrow_;
 };
@@ -244,8 +250,8 @@ inline double spectral_delta_at(const SpectralProfile& profile, const ComposedSp
 // SpectralProfile and raised by their bound (slack 0: no suffix sums; the charges `ch` those of the composition
 // without the inverse transform's), the step's own rounding added and the sum rounded up, at most 1.  A fuzz of
 // 12,000 deltas against long-double sums of the exact window found none below the exact charged curve.
-inline void spectral_charged_delta(const ComposedSpectrum& s, double p_inf, const GridCharges& ch,
-                                   const double* eps, std::int64_t m, double* out) {
+inline void spectral_charged_delta(const ComposedSpectrum& s, double p_inf, const GridCharges& ch, const double* eps,
+                                   std::int64_t m, double* out) {
     const SpectralProfile profile(s);
     for (std::int64_t i = 0; i < m; ++i) out[i] = detail::spectral_delta_at(profile, s, p_inf, ch, eps[i]);
 }

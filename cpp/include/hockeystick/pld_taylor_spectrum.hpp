@@ -77,8 +77,9 @@ inline bool taylor_plan(std::int64_t m, std::int64_t keep, TaylorPlan& plan) {
     constexpr double pi = 3.141592653589793;
     const double u_long = 0.5 * static_cast<double>(std::numeric_limits<long double>::epsilon());
     std::int64_t block = 1;
-    while (m % (2 * block) == 0 && pi * static_cast<double>(2 * block) * static_cast<double>(keep - 1) <=
-                                       kTaylorReach * static_cast<double>(m) &&
+    while (m % (2 * block) == 0 &&
+           pi * static_cast<double>(2 * block) * static_cast<double>(keep - 1) <=
+               kTaylorReach * static_cast<double>(m) &&
            m / (2 * block) >= 2 * keep)
         block *= 2;
     if (block < kTaylorLeastBlock) return false;
@@ -107,7 +108,8 @@ inline double taylor_bin_error(double l1, std::int64_t n, const TaylorPlan& plan
     double remainder = 1.0;
     for (int v = 1; v <= plan.terms; ++v) remainder *= y / v;
     const double tiny = std::numeric_limits<double>::denorm_min();
-    double bound = 1.05 * l1 * (remainder + std::exp(y) * u_long * (depth + 8.0 * stages + 8.1 * y + terms + 18.0)) + tiny;
+    double bound =
+        1.05 * l1 * (remainder + std::exp(y) * u_long * (depth + 8.0 * stages + 8.1 * y + terms + 18.0)) + tiny;
     if (rounded_to_double) bound += u * (l1 + bound) + tiny;
     return bound * (1.0 + 8.0 * u);
 }
@@ -156,15 +158,28 @@ inline void taylor_band(const double* p, std::int64_t n, std::int64_t m, std::in
     fft.forward_long(terms, length, moments.data(), keep, sums.data());
     const long double pi = 3.141592653589793238462643383279502884L;
     for (std::int64_t k = 0; k < keep; ++k) {
-        const long double y = pi * static_cast<long double>(block) * static_cast<long double>(k) / static_cast<long double>(m);
+        const long double y =
+            pi * static_cast<long double>(block) * static_cast<long double>(k) / static_cast<long double>(m);
         long double re = 0.0L, im = 0.0L, c = 1.0L;  // c = y^v / v!; (-i)^v rotates S_v
         for (int v = 0; v < terms; ++v) {
             const std::complex<long double> s = sums[static_cast<std::size_t>(v * keep + k)];
             switch (v % 4) {
-                case 0: re += c * s.real(); im += c * s.imag(); break;
-                case 1: re += c * s.imag(); im -= c * s.real(); break;
-                case 2: re -= c * s.real(); im -= c * s.imag(); break;
-                default: re -= c * s.imag(); im += c * s.real(); break;
+                case 0:
+                    re += c * s.real();
+                    im += c * s.imag();
+                    break;
+                case 1:
+                    re += c * s.imag();
+                    im -= c * s.real();
+                    break;
+                case 2:
+                    re -= c * s.real();
+                    im -= c * s.imag();
+                    break;
+                default:
+                    re -= c * s.imag();
+                    im += c * s.real();
+                    break;
             }
             c = c * y / static_cast<long double>(v + 1);
         }

@@ -27,10 +27,10 @@ namespace pld {
 constexpr std::int64_t kDefaultWorkingMemory = std::int64_t(512) << 20;
 
 class WorkingMemoryGate {
-   public:
+  public:
     // The bytes of one admitted batch, released when it goes out of scope.
     class Hold {
-       public:
+      public:
         Hold(WorkingMemoryGate& gate, std::int64_t bytes) : gate_(&gate), bytes_(bytes) {}
         Hold(Hold&& other) noexcept : gate_(other.gate_), bytes_(other.bytes_) { other.gate_ = nullptr; }
         Hold(const Hold&) = delete;
@@ -40,7 +40,7 @@ class WorkingMemoryGate {
             if (gate_ != nullptr) gate_->release(bytes_);
         }
 
-       private:
+      private:
         WorkingMemoryGate* gate_;
         std::int64_t bytes_;
     };
@@ -81,7 +81,7 @@ class WorkingMemoryGate {
         return seen;
     }
 
-   private:
+  private:
     void release(std::int64_t bytes) {
         {
             const std::lock_guard<std::mutex> lock(mutex_);
