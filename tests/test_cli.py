@@ -196,6 +196,7 @@ sys.exit(cli.main(sys.argv[2:]))
 """
 
 
+@pytest.mark.slow
 def test_sigterm_keeps_the_finished_chunks_and_resume_finishes(capsys, tmp_path):
     """A sweep stopped by SIGTERM exits 143 and says how to continue; --resume reuses its chunks."""
     import signal

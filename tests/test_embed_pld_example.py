@@ -21,6 +21,7 @@ import hockeystick as hs
 import hockeystick.pld as pld
 
 ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.slow  # the module's fixture compiles and runs the C++ example
 
 
 def _compiler() -> str | None:

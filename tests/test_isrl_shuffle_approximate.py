@@ -169,6 +169,7 @@ def test_theorem_d5_round_is_fmt_closed_form_at_one_record_and_refused_where_its
         theorem_d5_round(epsilon0=0.01, delta0=1e-12, silo_size=1238, silos=25, delta=1e-6)   # App. I: N = 25
 
 
+@pytest.mark.slow
 def test_errata_shuffle_rows_numerical_bound_is_below_theorem_d5_and_the_unshuffled_silo():
     from hockeystick.errata_003 import shuffle_rows
     rows = shuffle_rows(((10_000, 1, 1, 10.0), (25, 1238, 91, 1.0)))

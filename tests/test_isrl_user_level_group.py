@@ -24,7 +24,7 @@ def enumerated_delta(grads: np.ndarray, new_grads: np.ndarray, batch: int, sigma
     return np.maximum(np.trapezoid(np.maximum(p - e * q, 0), x, axis=1), np.trapezoid(np.maximum(q - e * p, 0), x, axis=1))
 
 
-@pytest.mark.parametrize("n, batch, group", [(4, 2, 2), (4, 3, 2), (6, 2, 3)])
+@pytest.mark.parametrize("n, batch, group", [(4, 2, 2), (4, 3, 2), pytest.param(6, 2, 3, marks=pytest.mark.slow)])
 def test_bracket_holds_every_enumerated_configuration(n, batch, group):
     sigma = 0.6
     acc = GroupNoisyMBSGD(sigma=sigma, lipschitz=1.0, batch_size=batch, silo_size=n, group_size=group, rounds=1,

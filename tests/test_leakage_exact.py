@@ -124,7 +124,7 @@ def test_shifted_tv_matches_mpmath(rho, d, s):
     assert leakage.tv_exact(1.0, rho, d, s) == pytest.approx(float(shifted_tv_reference(rho, d, s)), abs=1e-12)
 
 
-@pytest.mark.parametrize("rho, s", [(0.3, 0.7), (2.0, 1.5)])
+@pytest.mark.parametrize("rho, s", [(0.3, 0.7), pytest.param(2.0, 1.5, marks=pytest.mark.slow)])
 def test_shifted_js_in_two_dimensions_matches_the_definition(rho, s):
     """d = 2 with a shift: the KL definition integrated over the plane (scipy, double precision; a
     30-digit mpmath double integral takes minutes and agreed to 16 digits at d = 3, rho = 0.5, s = 1)."""

@@ -32,7 +32,8 @@ def _densities(sigma: float, q: float, remove: bool):
     return (mixture, lambda x: normal(x, 0)) if remove else (lambda x: normal(x, 0), mixture)
 
 
-@pytest.mark.parametrize("sigma, q", [(0.55, 0.048), (0.73, 0.023), (2.0, 0.3), (0.5, 1e-4)])
+@pytest.mark.parametrize("sigma, q", [pytest.param(0.55, 0.048, marks=pytest.mark.slow), pytest.param(0.73, 0.023, marks=pytest.mark.slow),
+                                      (2.0, 0.3), (0.5, 1e-4)])
 def test_log_affinity_bounds_the_50_digit_affinity_from_above_and_closely(sigma, q):
     table = subsampled_gaussian_log_affinity(sigma, q)
     for row, remove in enumerate((True, False)):

@@ -62,8 +62,9 @@ def _composed_bins(sigma: float, q: float, rounds: int, h: float) -> tuple[np.nd
 
 
 @pytest.mark.skipif(not EXTENDED, reason="the reference sums need numpy's 80-bit longdouble")
-@pytest.mark.parametrize("sigma, q, rounds, h", [(0.5, 0.01, 10_000, 1e-3), (2.0, 0.01, 10_000, 1e-3),
-                                                 (1.0, 0.1, 1_000, 2e-3), (0.8, 0.001, 100_000, 1e-4)])
+@pytest.mark.parametrize("sigma, q, rounds, h", [pytest.param(0.5, 0.01, 10_000, 1e-3, marks=pytest.mark.slow),
+                                                 (2.0, 0.01, 10_000, 1e-3), (1.0, 0.1, 1_000, 2e-3),
+                                                 pytest.param(0.8, 0.001, 100_000, 1e-4, marks=pytest.mark.slow)])
 def test_suffix_sums_within_their_bounds(sigma: float, q: float, rounds: int, h: float) -> None:
     bins, width, m = _composed_bins(sigma, q, rounds, h)
     assert 4 * bins.size <= m

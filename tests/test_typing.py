@@ -84,6 +84,7 @@ def test_the_readme_examples_pass_mypy_strict():
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+@pytest.mark.slow
 def test_the_readme_examples_run():
     result = subprocess.run([sys.executable, "tests/typing/readme_examples.py"], cwd=ROOT, capture_output=True,
                             text=True, timeout=600)
