@@ -21,11 +21,11 @@ import time
 
 import numpy as np
 import pytest
+from ratio import Pair, Size, ratio
 from scipy.optimize.elementwise import find_root
 from scipy.special import ndtr, ndtri
 
 from hockeystick.contraction import TrustedAggregator
-from ratio import Pair, Size, ratio
 
 N_USERS = 1000
 ETA, LIPSCHITZ, RADIUS = 0.1, 1.0, 1.0

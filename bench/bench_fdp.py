@@ -12,10 +12,10 @@ import time
 
 import numpy as np
 import pytest
+from ratio import Pair, Size, ratio
 
 from hockeystick.fdp import NoisyFedAvg
 from hockeystick.rdp import SubsampledGaussianRDP
-from ratio import Pair, Size, ratio
 
 
 def fedavg_grid(n_points: int, schedule: str, max_rounds: int) -> dict[str, np.ndarray]:

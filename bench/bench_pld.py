@@ -9,15 +9,15 @@ CI) time hockeystick and the anchor interleaved in one process, CPU time, warm.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import pytest
+from ratio import Pair, Size, ratio
 
 import hockeystick.pld as pld
 from hockeystick import _core
 from hockeystick.pld import round_cache
-from ratio import Pair, Size, ratio
 
 
 def test_discretize_subsampled_gaussian(benchmark, size):

@@ -19,12 +19,12 @@ import time
 
 import numpy as np
 import pytest
+from ratio import Pair, Size, ratio
 
 import hockeystick.simulate as sim
 from hockeystick.simulate.fedavg import average_local_models
 from hockeystick.simulate.models import LOGISTIC
 from hockeystick.simulate.randomness import NOISE, SAMPLING, ClientStreams, generator
-from ratio import Pair, Size, ratio
 
 LOCAL_STEPS = 5
 SAMPLES_PER_CLIENT = 10

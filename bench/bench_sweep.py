@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import FULL, pick
+from ratio import Pair, Size, ratio
 
+from conftest import FULL, pick
 from hockeystick.calibrate import calibrate
 from hockeystick.gaussian_mechanism import GaussianMechanism
 from hockeystick.sweep import Grid, run_sweep
 from hockeystick.sweep.run import default_chunk_size, evaluate_chunk
-from ratio import Pair, Size, ratio
 
 
 def _grid() -> Grid:

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from ratio import Pair, Size, ratio
 from theta_points import hard_points, naive_theta, typical_points
 
 import hockeystick as hs
-from ratio import Pair, Size, ratio
 
 
 @pytest.fixture(scope="module")

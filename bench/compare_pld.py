@@ -158,7 +158,7 @@ def main() -> None:
                 ups = np.array(r["upper"])
                 lows = np.array(r["lower"], dtype=float) if r["lower"] is not None else None
                 width = "—" if lows is None or np.isnan(lows).all() else f"max width {np.max(ups - lows):.2e}"
-                t = f"{r['seconds'] * scale:.2f}" + (" (scaled ×%.4g)" % scale if scale != 1 else "")
+                t = f"{r['seconds'] * scale:.2f}" + (f" (scaled ×{scale:.4g})" if scale != 1 else "")
                 on_subset = ups if baseline else ups[subset]
                 if library == "dp_accounting" and setting == 1e-4:
                     dp_reference = on_subset

@@ -25,8 +25,9 @@ import gc
 import math
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 from ratio import Pair, RatioBenchmark, Size

@@ -28,9 +28,10 @@ generated block of bench/README.md the row goes to.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 Size = Literal["short", "full"]
 Clock = Literal["cpu", "wall"]

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import json
 import math
-from functools import lru_cache
-from typing import Callable
+from collections.abc import Callable
+from functools import cache
 
 import mpmath as mp
 import numpy as np
@@ -103,7 +103,7 @@ def _epsilon_misses(mu: mp.mpf, delta: float, bracket: Bracket) -> list[str]:
     return misses
 
 
-@lru_cache(maxsize=None)
+@cache
 def _dp_accounting(sigma: float, rounds: int, relation: NeighboringRelation) -> adapter.HockeystickAccountant:
     acc = adapter.HockeystickAccountant(relation)
     acc.compose(dp_event.GaussianDpEvent(sigma), rounds)

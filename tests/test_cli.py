@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 import hockeystick as hs
-from hockeystick.gaussian_mechanism import GaussianMechanism
 from hockeystick.cli import build_parser, main
+from hockeystick.gaussian_mechanism import GaussianMechanism
 
 
 def _run(capsys, *argv: str) -> tuple[int, str, str]:

@@ -13,8 +13,7 @@ import pytest
 
 from hockeystick.contraction import _kernels
 
-from .test_contraction_reference import (geometric_sum, laplace, random_stop_sum, relative_error, schedule_sum,
-                                         theta)
+from .test_contraction_reference import geometric_sum, laplace, random_stop_sum, relative_error, schedule_sum, theta
 
 TOL = 1e-12
 RNG = np.random.default_rng(20261122)

@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 from scipy import optimize, special
 
-import hockeystick as hs
 from hockeystick import certified_theta
 from hockeystick.fdp import (
     SCHEDULES,

@@ -23,7 +23,8 @@ import math
 import os
 import signal
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest

@@ -88,7 +88,7 @@ def test_poisson_sampled_mixture_of_gaussians_is_the_mixture_with_a_zero_shift()
 def _exact_rr_delta(p_out, q_out, count, eps):
     """E_{e^eps}(P^count || Q^count) for a pair on a few outcomes, by multinomial enumeration."""
     from itertools import product
-    from math import comb, exp, factorial, prod
+    from math import exp, factorial, prod
     total = 0.0
     k = len(p_out)
     for n in product(range(count + 1), repeat=k - 1):
@@ -105,6 +105,7 @@ def _exact_rr_delta(p_out, q_out, count, eps):
 @pytest.mark.parametrize("relation", [NeighboringRelation.REPLACE_ONE, NeighboringRelation.REPLACE_SPECIAL])
 def test_randomized_response_against_exact_and_dp_accounting(relation):
     from dp_accounting.pld import privacy_loss_distribution as P
+
     from hockeystick.pld.randomized_response import randomized_response_pair
     count = 8
     ours = HockeystickAccountant(relation, accuracy=1e-4).compose(E.RandomizedResponseDpEvent(0.4, 5), count)

@@ -16,13 +16,13 @@ import pytest
 
 pytest.importorskip("dp_accounting")
 from dp_accounting import dp_event as E  # noqa: E402
-from dp_accounting.privacy_accountant import NeighboringRelation as N, UnsupportedEventError  # noqa: E402
+from dp_accounting.privacy_accountant import NeighboringRelation as N  # noqa: E402
+from dp_accounting.privacy_accountant import UnsupportedEventError
 from dp_accounting.rdp import rdp_privacy_accountant as R  # noqa: E402
 
 from hockeystick.interop.dp_accounting import HockeystickRdpAccountant  # noqa: E402
 from hockeystick.rdp.randomized_response import randomized_response_rdp  # noqa: E402
-from hockeystick.rdp.repeat_and_select import (  # noqa: E402
-    truncated_negative_binomial_gamma, truncated_negative_binomial_mean)
+from hockeystick.rdp.repeat_and_select import truncated_negative_binomial_gamma, truncated_negative_binomial_mean  # noqa: E402
 from hockeystick.rdp.tree_aggregation import tree_depth  # noqa: E402
 
 ORDERS = np.array(R.DEFAULT_RDP_ORDERS, dtype=np.float64)

@@ -14,12 +14,12 @@ import pytest
 
 dp_accounting = pytest.importorskip("dp_accounting")
 from dp_accounting import dp_event as E  # noqa: E402
-from dp_accounting.privacy_accountant import NeighboringRelation as N, UnsupportedEventError  # noqa: E402
+from dp_accounting.privacy_accountant import NeighboringRelation as N  # noqa: E402
+from dp_accounting.privacy_accountant import UnsupportedEventError  # noqa: E402
 from dp_accounting.rdp import rdp_privacy_accountant as R  # noqa: E402
 
 from hockeystick.interop.dp_accounting import HockeystickAccountant, HockeystickRdpAccountant  # noqa: E402
-from hockeystick.rdp.sampled_without_replacement import (  # noqa: E402
-    _log_even_differences, sampled_without_replacement_gaussian_rdp)
+from hockeystick.rdp.sampled_without_replacement import _log_even_differences, sampled_without_replacement_gaussian_rdp  # noqa: E402
 
 ORDERS = np.array([1.25, 1.5, 2.0, 2.5, 3.0, 4.5, 8.0, 16.0, 32.0, 63.5, 200.0, 256.0, 300.0, 1000.0])
 

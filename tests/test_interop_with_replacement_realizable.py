@@ -12,7 +12,7 @@ closed form (Laplace, Gaussian) or summed exactly over the merged outcomes (disc
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import mpmath as mp
 import pytest
@@ -42,7 +42,7 @@ def _one_crossing(f, lo, hi):
     return (lo + hi) / 2
 
 
-@lru_cache(maxsize=None)
+@cache
 def laplace_realizable(n: int, k: int, eps: float, scale: float) -> float:
     """max over both orders of int (dP - g dQ)_+, P = sum_c b_c Lap(2c, scale), Q = Lap(0, scale)."""
     with mp.workdps(50):
@@ -66,7 +66,7 @@ def laplace_realizable(n: int, k: int, eps: float, scale: float) -> float:
         return float(max(remove, add, 0))
 
 
-@lru_cache(maxsize=None)
+@cache
 def discrete_laplace_realizable(n: int, k: int, eps: float, a: float) -> float:
     """max over both orders of sum_x (P(x) - g Q(x))_+, P = sum_c b_c DLap_a(2c), Q = DLap_a(0), merged
     outcomes x <= 0 and x >= 2K (the ratio is constant there)."""
@@ -85,7 +85,7 @@ def discrete_laplace_realizable(n: int, k: int, eps: float, a: float) -> float:
         return float(max(remove, add))
 
 
-@lru_cache(maxsize=None)
+@cache
 def gaussian_realizable(n: int, k: int, eps: float, sigma: float) -> float:
     """max over both orders of int (dP - g dQ)_+, P = sum_c b_c N(2c, sigma^2), Q = N(0, sigma^2)."""
     with mp.workdps(50):

@@ -9,8 +9,7 @@ from scipy import stats
 
 from hockeystick import registry
 from hockeystick.certified_theta import theta_lower
-from hockeystick.isrl import (NoisyMBSGD, ShuffledApproximateLDP, ShuffledLDP, ShuffledNoisyMBSGD,
-                              fmt_theorem_3_8_charge)
+from hockeystick.isrl import NoisyMBSGD, ShuffledApproximateLDP, ShuffledLDP, ShuffledNoisyMBSGD, fmt_theorem_3_8_charge
 from hockeystick.isrl.shuffle import clone_delta
 
 

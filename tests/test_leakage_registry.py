@@ -25,7 +25,7 @@ DIRECT = {
 GRID = {"variance": [0.5, 2.0], "distortion_variance": "log:1e-3:10:7", "dimension": "1,10,1000"}
 
 
-def _table(names: list[str], output: str, parameters: dict) -> "object":
+def _table(names: list[str], output: str, parameters: dict) -> object:
     return run_sweep(Grid.from_parameters(names, output, parameters), progress=False).to_pandas()
 
 

@@ -14,7 +14,8 @@ import itertools
 import pytest
 from dp_accounting import dp_event as E
 from dp_accounting.pld import pld_privacy_accountant as dp_pld
-from dp_accounting.privacy_accountant import NeighboringRelation as N, UnsupportedEventError
+from dp_accounting.privacy_accountant import NeighboringRelation as N
+from dp_accounting.privacy_accountant import UnsupportedEventError
 
 from hockeystick.cli import main
 from hockeystick.interop.dp_accounting import HockeystickAccountant

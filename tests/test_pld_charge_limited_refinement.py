@@ -14,7 +14,6 @@ import warnings
 import numpy as np
 import pytest
 
-import hockeystick.pld as pld
 from hockeystick.pld.accountant import SubsampledGaussianPLD
 from hockeystick.pld.epsilon_width import RIGHT_OFFSETS, certified_epsilon_width, left_epsilon_width
 

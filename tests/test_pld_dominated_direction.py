@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from dp_accounting import dp_event as E
 
 import hockeystick.pld as pld
 from hockeystick.pld import dominated_direction, mechanisms
 from hockeystick.pld.distribution import _evaluate, brackets, compose_all
 
 from .dp_accounting_pld import their_epsilon
-from dp_accounting import dp_event as E
 
 DELTAS = np.array([1e-1, 1e-5, 1e-10])
 # (sigma, q, rounds, grid h): the screen clears (small q, remove far ahead) and fails (q ~ h: the lower

@@ -8,7 +8,8 @@ The exact reference is the composed Gaussian mechanism, delta = theta(sqrt(T)/si
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest

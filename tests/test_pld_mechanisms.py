@@ -16,8 +16,8 @@ import pytest
 
 from hockeystick import pld
 from hockeystick.pld.canonical import canonical_pair, eps_delta_dp
-from hockeystick.pld.gaussian_mixture import mixture_of_gaussians
 from hockeystick.pld.discrete_laplace import discrete_laplace, discrete_laplace_pair
+from hockeystick.pld.gaussian_mixture import mixture_of_gaussians
 from hockeystick.pld.laplace_mixture import laplace_mixture, subsampled_laplace
 from hockeystick.pld.randomized_response import randomized_response, randomized_response_pair
 

@@ -18,9 +18,10 @@ import hashlib
 import json
 import platform
 import sys
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pytest

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 import hockeystick.pld as pld
-from hockeystick.pld.distribution import upper_values
 from hockeystick.calibrate import calibrate
 from hockeystick.pld import round_cache
+from hockeystick.pld.distribution import upper_values
 
 
 def _counting(monkeypatch) -> list[int]:

@@ -26,8 +26,7 @@ from hockeystick import pld  # noqa: E402
 from hockeystick.hockey_stick import theta  # noqa: E402
 from hockeystick.interop.dp_accounting import HockeystickAccountant  # noqa: E402
 from hockeystick.pld.randomized_response import randomized_response_pair  # noqa: E402
-from hockeystick.pld.subsampled_pair import (poisson_subsampled_curves,  # noqa: E402
-                                             without_replacement_curves)
+from hockeystick.pld.subsampled_pair import poisson_subsampled_curves, without_replacement_curves  # noqa: E402
 
 mpmath.mp.dps = 50
 DELTA = 1e-5

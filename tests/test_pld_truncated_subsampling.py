@@ -20,7 +20,6 @@ from hockeystick import pld
 from hockeystick.pld import truncated_subsampling as T
 
 
-
 def outputs(contributions: list[float], q: Fraction, b: int) -> dict[Fraction, Fraction]:
     """The law of the kept sum: every Poisson sample of the records, cut to each B-subset alike."""
     law: dict[Fraction, Fraction] = {}
@@ -161,7 +160,7 @@ def test_old_lower_side_was_above_the_truth(exact):
     """The optimistic side of arXiv:2508.15089's mixture is no lower bound: at q = 1 it exceeds the
     worst dataset's exact delta (the realizable lower side does not)."""
     from hockeystick.pld.monotone import monotone_factors
-    n, q, b, sigma = 5, 1.0, 2, 1.0
+    sigma = 1.0    # n = 5 records, q = 1, B = 2: the record kept with probability 2 / 5
     forward, _ = monotone_factors("replace", T.replace_pair(sigma / 2, 2 / 5, 1e-15), 1e-4)
     old_lower = pld.PrivacyLossDistribution([{forward: 1}]).delta(np.array(EPSILONS), bound="lower")
     assert np.any(old_lower > exact[SETTINGS[0]] * (1 + 1e-6))

@@ -13,13 +13,13 @@ import math
 
 import numpy as np
 import pytest
+from dp_accounting import dp_event as E
 
 import hockeystick.pld as pld
 from hockeystick.pld import dominated_direction, mechanisms, truncation
 
 from .dp_accounting_pld import their_epsilon, their_pld
 from .test_pld_robustness import exact_one_round
-from dp_accounting import dp_event as E
 
 
 @pytest.mark.parametrize("sigma, q, sensitivity",

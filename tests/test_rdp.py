@@ -26,7 +26,7 @@ SHARED = [(1.0, 0.01, 10_000), (0.8, 0.001, 100_000), (1.0, 1.0, 1000), (2.0, 0.
           (5.0, 0.001, 1), (0.7, 0.05, 200), (1.3, 0.2, 1)]
 
 
-def reference(sigma: float, q: float, rounds: int) -> "dpa.rdp.RdpAccountant":
+def reference(sigma: float, q: float, rounds: int) -> dpa.rdp.RdpAccountant:
     acct = dpa.rdp.RdpAccountant()
     event = dpa.GaussianDpEvent(sigma) if q == 1 else dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(sigma))
     acct.compose(event, rounds)

@@ -70,8 +70,9 @@ def test_default_orders_are_documented_immutable_and_dp_accountings() -> None:
     """Issue 19 item 5: help(hockeystick.rdp) printed numpy's ndarray documentation for DEFAULT_ORDERS."""
     import pydoc
 
-    import hockeystick.rdp
     from dp_accounting.rdp.rdp_privacy_accountant import DEFAULT_RDP_ORDERS
+
+    import hockeystick.rdp
 
     text = pydoc.render_doc(hockeystick.rdp, renderer=pydoc.plaintext)
     assert "An array object represents a multidimensional" not in text and "ndarray(shape" not in text

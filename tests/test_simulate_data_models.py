@@ -6,8 +6,14 @@ import numpy as np
 import pytest
 
 import hockeystick.simulate as sim
-from hockeystick.simulate.models import (add_clipped_gradient, coefficient_count, model_code, parameter_size,
-                                         sample_loss, smoothness_constants)
+from hockeystick.simulate.models import (
+    add_clipped_gradient,
+    coefficient_count,
+    model_code,
+    parameter_size,
+    sample_loss,
+    smoothness_constants,
+)
 from hockeystick.simulate.schedules import learning_rates
 
 

@@ -10,7 +10,6 @@ import hockeystick.simulate as sim
 from hockeystick.simulate.randomness import NOISE, SAMPLING, SERVER, ClientStreams, generator
 from hockeystick.simulate.schedules import learning_rates
 
-
 TOL = 1e-12
 
 # ---- plain numpy references (no numba, no code shared with hockeystick.simulate beyond the

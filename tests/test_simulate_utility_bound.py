@@ -12,8 +12,7 @@ mpmath = pytest.importorskip("mpmath")
 
 import hockeystick.simulate as sim  # noqa: E402
 from hockeystick.simulate.data import from_client_arrays  # noqa: E402
-from hockeystick.simulate.utility_bound import (least_squares_constants,  # noqa: E402
-                                                strongly_convex_excess_loss_bound)
+from hockeystick.simulate.utility_bound import least_squares_constants, strongly_convex_excess_loss_bound  # noqa: E402
 
 RADIUS = 3.0
 

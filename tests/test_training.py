@@ -7,7 +7,7 @@ import pytest
 
 from hockeystick.calibrate import calibrate
 from hockeystick.pld import FixedBatchGaussianPLD, SubsampledGaussianPLD
-from hockeystick.training import DPFedAvg, DPSGD
+from hockeystick.training import DPSGD, DPFedAvg
 
 
 def test_epochs_are_whole_passes_of_ceil_n_over_b_steps():

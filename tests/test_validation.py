@@ -10,7 +10,6 @@ import pytest
 
 import hockeystick as hs
 from hockeystick import contraction, fdp, pld, rdp
-from hockeystick._validation import ParameterTypeError
 from hockeystick.gaussian_mechanism import GaussianMechanism
 
 TA = dict(n=100, batch_size=10, sigma=1.0, learning_rate=0.1, lipschitz=1.0, radius=1.0)

@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .gaussian import gaussian_tail, gaussian_tail_inverse, log_gaussian_tail, mills_ratio
-    from .hockey_stick import (laplace_hockey_stick, log_theta, theta, theta_depsilon, theta_epsilon,
-                               theta_radius)
+    from .hockey_stick import laplace_hockey_stick, log_theta, theta, theta_depsilon, theta_epsilon, theta_radius
 
 __version__ = "0.1.0"
 

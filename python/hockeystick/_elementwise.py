@@ -9,7 +9,8 @@ naming the argument and the rule.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence, Union
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -18,9 +19,9 @@ from . import _validation
 from ._validation import as_real_array
 
 ArrayLike = npt.ArrayLike
-FloatOrArray = Union[float, np.ndarray]
+FloatOrArray = float | np.ndarray
 # What gives an array back: any argument that is an array or a sequence (scalars give a float).
-NonScalar = Union[np.ndarray, Sequence[Any]]
+NonScalar = np.ndarray | Sequence[Any]
 
 
 def as_float_array(value: ArrayLike, name: str) -> np.ndarray:

@@ -41,7 +41,8 @@ import functools
 import math
 import os
 import warnings
-from typing import Any, Callable, Iterator, TypeVar, overload
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt

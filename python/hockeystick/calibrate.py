@@ -46,17 +46,17 @@ import difflib
 import inspect
 import sys
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, cast
+from typing import Any, cast
 
 import numpy as np
 
+from . import _validation, registry
 from . import progress as progress_hook
 from ._elementwise import ArrayLike
-from . import _validation
 from ._validation import as_real_array, bound_side, delta_values, epsilon_values, in_interval
 from .accountant import Bound
-from . import registry
 from .registry import AccountantEntry, Calibratable
 
 __all__ = ["calibrate"]
@@ -205,7 +205,7 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
     return float(result) if scalar else result
 
 
-def _from_coarse_grids(problem: Callable[[dict[str, float]], "_Problem"],
+def _from_coarse_grids(problem: Callable[[dict[str, float]], _Problem],
                        ladder: list[tuple[float, dict[str, float]]], start: np.ndarray
                        ) -> tuple[np.ndarray, np.ndarray | None]:
     """Where the search on the requested grid starts, and the slope of its log excess there.
@@ -288,7 +288,7 @@ class _Bar:
         self.lock = threading.Lock()
         self.open: dict[int, int] = {}   # per thread, the targets its current call evaluates
 
-    def __enter__(self) -> "_Bar":
+    def __enter__(self) -> _Bar:
         if self.enabled:
             from tqdm.auto import tqdm
 
@@ -346,7 +346,7 @@ class _Directions:
     direction at 0-0.74 of the target at the answer, 0.90 at 1 % below it).
     """
 
-    def __init__(self, evaluator: Any, problem: "_Problem", margin: np.ndarray | float) -> None:
+    def __init__(self, evaluator: Any, problem: _Problem, margin: np.ndarray | float) -> None:
         n = problem.eps.size
         self.evaluator, self.problem = evaluator, problem
         self.margin = np.broadcast_to(np.asarray(margin, dtype=float), (n,)).copy()
@@ -413,7 +413,7 @@ class _Problem:
     measured_slope: np.ndarray         # ... and as this search's bracket measured it
     integer_rtol: float = 0.0          # an integer search stops at this relative width (0: adjacent integers)
     inner_workers: int | None = None   # the accountant's own ``workers`` (where it takes them; None: its default)
-    directions: "_Directions | None" = None   # the upper side direction by direction (calibration_directions)
+    directions: _Directions | None = None   # the upper side direction by direction (calibration_directions)
 
     def __init__(self, entry: AccountantEntry, parameter: str, spec: Calibratable,
                  eps: np.ndarray, dlt: np.ndarray, params: dict[str, float | np.ndarray],

@@ -38,7 +38,8 @@ The margins are within 1e-15 of the smallest the documented bounds prove.
 
 from __future__ import annotations
 
-from typing import Any, Callable, cast
+from collections.abc import Callable
+from typing import Any, cast
 
 import numpy as np
 

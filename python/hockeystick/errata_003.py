@@ -20,8 +20,17 @@ from typing import Any, cast
 import numpy as np
 
 from .calibrate import calibrate
-from .isrl import (GroupNoisyMBSGD, NoisyMBSGD, ShuffledNoisyMBSGD, user_level_group_privacy, appendix_i_batch_size, appendix_i_sigma, theorem_2_1_batch_size,
-                   theorem_2_1_sigma, theorem_d5_round)
+from .isrl import (
+    GroupNoisyMBSGD,
+    NoisyMBSGD,
+    ShuffledNoisyMBSGD,
+    appendix_i_batch_size,
+    appendix_i_sigma,
+    theorem_2_1_batch_size,
+    theorem_2_1_sigma,
+    theorem_d5_round,
+    user_level_group_privacy,
+)
 from .plots import parameter_curves
 
 __all__ = ["THEORY", "EXPERIMENTS", "SHUFFLE", "theory_rows", "experiment_rows", "sigma_curves", "markdown",
@@ -73,12 +82,16 @@ def experiment_rows(rows: tuple[tuple[int, int, float], ...] = EXPERIMENTS) -> l
     return out
 
 
+SIGMA_CURVE_EPSILONS = (0.25, 0.5, 1.0, 2.0, 4.0)
+
+
 def sigma_curves(n: int = 1238, rounds: int = 35,
-                 epsilons: np.ndarray = np.array([0.25, 0.5, 1.0, 2.0, 4.0])) -> dict[str, np.ndarray]:
+                 epsilons: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """sigma over eps0 (L = 1, Theorem 2.1's K at each eps0): Theorem 2.1's prescription and the
     smallest sigma certified accounting accepts."""
     delta0 = 1.0 / n**2
     paper, needed = [], []
+    epsilons = np.asarray(SIGMA_CURVE_EPSILONS if epsilons is None else epsilons, dtype=np.float64)
     for eps0 in epsilons:
         k = int(theorem_2_1_batch_size(rounds=rounds, silo_size=n, epsilon=eps0, delta=delta0))
         paper.append(float(theorem_2_1_sigma(lipschitz=1.0, rounds=rounds, silo_size=n, epsilon=eps0, delta=delta0)))

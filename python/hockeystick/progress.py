@@ -12,9 +12,9 @@ asyncio tasks see the callback of the context they were started in, and a nested
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Callable, Iterator
 
 __all__ = ["advance", "reporting"]
 

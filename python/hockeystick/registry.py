@@ -21,8 +21,9 @@ from __future__ import annotations
 import difflib
 import functools
 import inspect
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Literal, Mapping, cast
+from typing import Any, Literal, cast
 
 import numpy as np
 
@@ -171,10 +172,10 @@ class PerPoint:
             self._points[key] = cls(**dict(zip(names, key)), **self._fixed)
 
     @classmethod
-    def of(cls, accountant: Callable[..., Any]) -> Callable[..., "PerPoint"]:
+    def of(cls, accountant: Callable[..., Any]) -> Callable[..., PerPoint]:
         """A factory with ``accountant``'s keyword signature, building a PerPoint over it."""
         @functools.wraps(accountant)
-        def build(**params: Any) -> "PerPoint":
+        def build(**params: Any) -> PerPoint:
             return cls(accountant, params)
         build.__signature__ = inspect.signature(accountant)  # type: ignore[attr-defined]
         return build

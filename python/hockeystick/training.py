@@ -33,8 +33,9 @@ Opacus truncates ``epochs / sample_rate`` instead).
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator
 from fractions import Fraction
-from typing import Iterator, Literal
+from typing import Literal
 
 import numpy as np
 

@@ -44,7 +44,7 @@ adapter_bracket: tuple[float, float] = acc.get_epsilon_bracket(1e-5)
 
 # README: coming from Opacus (without Opacus installed the class works on its own)
 accountant = HockeystickAccountant()
-for step in range(100):
+for _ in range(100):
     accountant.step(noise_multiplier=1.1, sample_rate=256 / 60_000)
 opacus_epsilon: float = accountant.get_epsilon(delta=1e-5)
 

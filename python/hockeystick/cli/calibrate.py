@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .common import UsageError, accountant_options, accountant_names, output_options, parameters, positive_int
+from .common import UsageError, accountant_names, accountant_options, output_options, parameters, positive_int
 from .execute import execute
 from .report import check_format, format_options, report
 
@@ -45,9 +45,8 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..sweep.grid import Grid
-
     from ..registry import CalculatorEntry, lookup
+    from ..sweep.grid import Grid
 
     params = parameters(args)
     accountants = accountant_names(args)

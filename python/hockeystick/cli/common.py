@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 import difflib
 import sys
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ..accountant import BOUND_SIDES
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-from .common import accountant_options, accountant_names, output_options, parameters, positive_int
+from .common import accountant_names, accountant_options, output_options, parameters, positive_int
 from .execute import execute
 from .report import check_format, format_options, report
 

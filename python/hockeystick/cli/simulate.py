@@ -22,7 +22,8 @@ import argparse
 import functools
 import os
 import sys
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 __all__ = ["register", "run"]
 
@@ -163,7 +164,7 @@ def run(args: argparse.Namespace) -> int:
         part = everything[everything["algorithm"] == "trusted_aggregator"].drop(columns=["algorithm"])
         table = corollary_1_table(part.dropna(axis=1, how="all"), test, n=train.n_clients)
         if len(table):
-            print(f"\ntrusted_aggregator: paper 000 Corollary 1 (excess test loss; the test rows standing in for P_X)")
+            print("\ntrusted_aggregator: paper 000 Corollary 1 (excess test loss; the test rows standing in for P_X)")
             print(_bound_table(table))
             bound = table.rename(columns={"bound_loss": "value"})[["epsilon", "value"]]
     if args.plot:

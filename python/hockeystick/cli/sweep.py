@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .common import UsageError, accountant_options, accountant_names, output_options, parameters, positive_int
+from .common import UsageError, accountant_names, accountant_options, output_options, parameters, positive_int
 from .execute import execute
 from .report import STDOUT, check_format, format_options, report, report_files
 from .tables import print_plot, print_points, print_summary

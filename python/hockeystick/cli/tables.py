@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 __all__ = ["table", "cell", "describe", "rate", "print_summary", "print_points", "print_plot"]
 

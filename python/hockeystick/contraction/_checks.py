@@ -8,8 +8,17 @@ from typing import cast
 import numpy as np
 import numpy.typing as npt
 
-from .._validation import (broadcastable, delta_values, epsilon_values, flag, nonnegative, positive,
-                           positive_integer, real, upper_only)
+from .._validation import (
+    broadcastable,
+    delta_values,
+    epsilon_values,
+    flag,
+    nonnegative,
+    positive,
+    positive_integer,
+    real,
+    upper_only,
+)
 
 __all__ = ["at_most", "broadcastable", "contraction_modulus", "delta_values", "epsilon_values", "finite_radii",
            "flag", "nonnegative", "positive", "positive_integer", "real", "smoothness_rate", "upper_only"]

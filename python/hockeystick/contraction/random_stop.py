@@ -23,8 +23,8 @@ import numpy as np
 import numpy.typing as npt
 
 from .._elementwise import FloatOrArray
-from ..accountant import Bound
 from .._validation import describe
+from ..accountant import Bound
 from . import _checks, _kernels
 from .schedule import TrustedAggregatorSchedule
 from .trusted_aggregator import TrustedAggregator

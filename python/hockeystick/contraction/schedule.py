@@ -18,7 +18,7 @@ which is also what the paper's own upper bound theta(2 rho lambda n/(sqrt(m) sig
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt

@@ -41,8 +41,15 @@ from scipy import special
 
 from .. import _core
 from .._elementwise import check_threads
-from .._validation import (MAX_EXACT_INTEGER, broadcast, choice, nonnegative, nonnegative_integer, positive,
-                           positive_integer)
+from .._validation import (
+    MAX_EXACT_INTEGER,
+    broadcast,
+    choice,
+    nonnegative,
+    nonnegative_integer,
+    positive,
+    positive_integer,
+)
 from .interpolation import (
     InterpolationBound,
     LastIterateAccountant,

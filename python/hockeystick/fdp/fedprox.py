@@ -24,8 +24,13 @@ import numpy as np
 import numpy.typing as npt
 
 from .._validation import broadcast, choice, nonnegative, positive, positive_integer
-from .interpolation import (InterpolationBound, LastIterateAccountant, constant_rate_h0, constant_rate_h0_limit,
-                            mu_coefficient)
+from .interpolation import (
+    InterpolationBound,
+    LastIterateAccountant,
+    constant_rate_h0,
+    constant_rate_h0_limit,
+    mu_coefficient,
+)
 
 __all__ = ["NoisyFedProx"]
 

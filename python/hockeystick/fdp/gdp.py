@@ -20,9 +20,17 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import certified_theta as _ct
+from .._validation import (
+    bound_side,
+    broadcast,
+    certified_sides,
+    delta_values,
+    epsilon_values,
+    nonnegative,
+    positive,
+    scalar_or_array,
+)
 from ..accountant import Bound
-from .._validation import (bound_side, broadcast, certified_sides, delta_values, epsilon_values, nonnegative,
-                           positive, scalar_or_array)
 from .tradeoff import gaussian_tradeoff
 
 __all__ = ["GaussianDP", "compose_gdp", "gdp_to_rdp"]
@@ -80,7 +88,7 @@ class GaussianDP:
         """(zeta, mu^2 zeta / 2)-RDP  (Lemma 8)."""
         return gdp_to_rdp(self.mu, orders)
 
-    def compose(self, other: "GaussianDP") -> "GaussianDP":
+    def compose(self, other: GaussianDP) -> GaussianDP:
         return GaussianDP(compose_gdp(self.mu, other.mu))
 
     @staticmethod

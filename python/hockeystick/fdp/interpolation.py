@@ -44,9 +44,17 @@ import numpy.typing as npt
 from .. import _core
 from .. import certified_theta as _ct
 from .._elementwise import check_threads
+from .._validation import (
+    choice,
+    delta_values,
+    epsilon_values,
+    nonnegative,
+    positive,
+    positive_integer,
+    scalar_or_array,
+    upper_only,
+)
 from ..accountant import Bound
-from .._validation import (choice, delta_values, epsilon_values, nonnegative, positive, positive_integer,
-                           scalar_or_array, upper_only)
 
 __all__ = [
     "InterpolationBound",

@@ -18,17 +18,26 @@ on the same (eps, delta) footing.
 
 from __future__ import annotations
 
-from typing import Any, Callable, cast
+from collections.abc import Callable
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
 from scipy import optimize
 
-from .. import gaussian as _gaussian
 from .. import certified_theta as _ct
+from .. import gaussian as _gaussian
+from .._validation import (
+    certified_sides,
+    delta_values,
+    epsilon_values,
+    flag,
+    in_interval,
+    nonnegative,
+    scalar_or_array,
+    upper_only,
+)
 from ..accountant import Bound
-from .._validation import (certified_sides, delta_values, epsilon_values, flag, in_interval, nonnegative,
-                           scalar_or_array, upper_only)
 
 __all__ = ["TradeOffFunction", "GaussianTradeOff", "gaussian_tradeoff"]
 
@@ -146,7 +155,7 @@ class GaussianTradeOff(TradeOffFunction):
         return certified_sides(bound, lambda: _ct.theta_epsilon_lower(self.mu, dlt),
                                lambda: _ct.theta_epsilon_upper(self.mu, dlt))
 
-    def compose(self, other: "GaussianTradeOff") -> "GaussianTradeOff":
+    def compose(self, other: GaussianTradeOff) -> GaussianTradeOff:
         if not isinstance(other, GaussianTradeOff):
             raise ValueError("only Gaussian trade-off functions compose in closed form; "
                              "compose other mechanisms with hockeystick.pld")

@@ -58,7 +58,7 @@ class HockeystickAccountant(PrivacyAccountant):
         self._plan = CompositionPlan()
         self._profile: PlanProfile | None = None
 
-    def compose(self, event: dp_event.DpEvent, count: int = 1) -> "HockeystickAccountant":
+    def compose(self, event: dp_event.DpEvent, count: int = 1) -> HockeystickAccountant:
         """Add ``count`` runs of ``event`` (ValueError for a count below 1, as dp_accounting's accountants)."""
         check_count(count)
         return cast("HockeystickAccountant", super().compose(event, count))   # dp_accounting's compose returns self

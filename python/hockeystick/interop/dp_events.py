@@ -70,9 +70,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
 from dp_accounting import dp_event as ev
 from dp_accounting.privacy_accountant import NeighboringRelation
+from scipy import stats
 
 from .. import _validation
 from ..pld.neighbouring import relations_bounded

@@ -30,31 +30,41 @@ a width that is no grid error stalls on a cheap grid rather than the budget's.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache, partial
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from .. import _core
 from ..certified_theta import theta_epsilon_lower, theta_epsilon_upper, theta_lower, theta_upper
-from ..pld import PrivacyLossDistribution
-from ..pld import fixed_size_subsampled_gaussian, gaussian, laplace, subsampled_gaussian
-from ..pld import with_replacement_subsampled_gaussian
-from ..pld import finite_atoms
+from ..pld import (
+    PrivacyLossDistribution,
+    finite_atoms,
+    fixed_size_subsampled_gaussian,
+    gaussian,
+    laplace,
+    subsampled_gaussian,
+    with_replacement_subsampled_gaussian,
+)
 from ..pld.canonical import canonical_pair, eps_delta_dp
-from ..pld.pmf import GridPMF
 from ..pld.discrete_laplace import discrete_laplace, discrete_laplace_atoms, discrete_laplace_pair
 from ..pld.gaussian_mixture import mixture_of_gaussians
-from ..pld.laplace_mixture import laplace_mixture, laplace_mixture_atom_losses
-from ..pld.randomized_response import randomized_response, randomized_response_pair
-from ..pld.subsampling import poisson_subsampled, poisson_subsampled_pair
 from ..pld.group_privacy import dyadic_step, group_upper_curves
-from ..pld.subsampled_pair import grid_factor, poisson_subsampled_curves, with_replacement_curves
-from ..pld.subsampled_pair import without_replacement_curves
+from ..pld.laplace_mixture import laplace_mixture, laplace_mixture_atom_losses
+from ..pld.pmf import GridPMF
+from ..pld.randomized_response import randomized_response, randomized_response_pair
+from ..pld.subsampled_pair import (
+    grid_factor,
+    poisson_subsampled_curves,
+    with_replacement_curves,
+    without_replacement_curves,
+)
+from ..pld.subsampling import poisson_subsampled, poisson_subsampled_pair
 from ..pld.truncated_subsampling import truncated_subsampled_gaussian
-from ..pld.with_replacement_shift_bound import copy_count_weights, with_replacement_shift_bound
 from ..pld.with_replacement_realizable import discrete_laplace_sides, laplace_sides, pointwise_max
+from ..pld.with_replacement_shift_bound import copy_count_weights, with_replacement_shift_bound
 from .group_of_records import INPUT_OBLIVIOUS, group_mechanism, group_radius2
 
 COARSEST_INTERVAL = 3e-3  # a cheap first grid; the next is aimed from its measured width
@@ -188,7 +198,7 @@ def _worst(curves: list[Callable[[np.ndarray], np.ndarray]]) -> Callable[[np.nda
     return lambda eps: np.max([f(eps) for f in curves], axis=0)
 
 
-def group_plan(inner: "CompositionPlan", c: int, groups: int) -> "CompositionPlan":
+def group_plan(inner: CompositionPlan, c: int, groups: int) -> CompositionPlan:
     """The replace-one plan ``inner`` run on two batches c slots apart: each mechanism's group-c spec
     (``group_of_records``; ``groups`` the largest c of the caller, for the shared group-bound tables),
     composed (every mechanism sees the same pair of batches)."""
@@ -230,7 +240,7 @@ def _group_bound(c: int, groups: int, mechanism: Mechanism, h: float) -> Privacy
     return PrivacyLossDistribution([{factor: 1}])
 
 
-def _with_replacement_realizable(inner: "CompositionPlan", weights: np.ndarray, tail: float,
+def _with_replacement_realizable(inner: CompositionPlan, weights: np.ndarray, tail: float,
                                  h: float) -> list[tuple[Callable[[np.ndarray], np.ndarray],
                                                          Callable[[np.ndarray], np.ndarray] | None]] | None:
     """The certified lower side of sampling with replacement of ``inner``, per order (remove, add), from
@@ -329,7 +339,7 @@ class CompositionPlan:
         self.gaussian_r2 += count * radius * radius
         self.gaussian_r2_operations += 5
 
-    def merge(self, other: "CompositionPlan") -> None:
+    def merge(self, other: CompositionPlan) -> None:
         for m, c in other.counts.items():
             self.add(m, c)
         self.gaussian_r2 += other.gaussian_r2
@@ -356,7 +366,7 @@ class CompositionPlan:
                 self.gaussian_r2_operations)
 
     @classmethod
-    def from_key(cls, key: PlanKey) -> "CompositionPlan":
+    def from_key(cls, key: PlanKey) -> CompositionPlan:
         counts, r2, non_private, operations = key
         return cls(dict(counts), r2, non_private, operations)
 

@@ -34,7 +34,8 @@ alpha) is within 2.5% of a grid order everywhere above 11.
 from __future__ import annotations
 
 import math
-from typing import Sequence, cast
+from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 from dp_accounting import dp_event as ev
@@ -87,7 +88,7 @@ class HockeystickRdpAccountant(PrivacyAccountant):
     def orders(self) -> np.ndarray:
         return self._orders
 
-    def compose(self, event: ev.DpEvent, count: int = 1) -> "HockeystickRdpAccountant":
+    def compose(self, event: ev.DpEvent, count: int = 1) -> HockeystickRdpAccountant:
         check_count(count)
         return cast("HockeystickRdpAccountant", super().compose(event, count))   # dp_accounting's compose returns self
 

@@ -24,7 +24,8 @@ shift) it is the one-dimensional E_{x ~ N(0,1)} h((s x - s^2 / 2) / 2).  Checked
 from __future__ import annotations
 
 import math
-from typing import Callable, cast
+from collections.abc import Callable
+from typing import cast
 
 import numpy as np
 import numpy.typing as npt

@@ -21,14 +21,10 @@ batches).
 from .accountant import PLDAccountant, SubsampledGaussianPLD
 from .canonical import eps_delta_dp
 from .discrete_laplace import discrete_laplace
-from .gaussian_mixture import mixture_of_gaussians
-from .laplace_mixture import laplace_mixture, subsampled_laplace
-from .pld_mixture import mixture
-from .randomized_response import randomized_response
-from .subsampling import poisson_subsampled
-from .truncated_subsampling import truncated_subsampled_gaussian
 from .distribution import PrivacyLossDistribution
 from .fixed_batch import FixedBatchGaussianPLD, WithReplacementBatchGaussianPLD
+from .gaussian_mixture import mixture_of_gaussians
+from .laplace_mixture import laplace_mixture, subsampled_laplace
 from .mechanisms import (
     fixed_size_subsampled_gaussian,
     from_distributions,
@@ -37,6 +33,10 @@ from .mechanisms import (
     subsampled_gaussian,
     with_replacement_subsampled_gaussian,
 )
+from .pld_mixture import mixture
+from .randomized_response import randomized_response
+from .subsampling import poisson_subsampled
+from .truncated_subsampling import truncated_subsampled_gaussian
 
 __all__ = [
     "FixedBatchGaussianPLD",

@@ -14,21 +14,33 @@ import functools
 import math
 import threading
 from collections import OrderedDict
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, Iterable, Literal, cast
+from typing import Any, Literal, cast
 
 import numpy as np
 
 from .. import _core, _validation, progress
 from .._elementwise import ArrayLike, broadcast_float_arrays, broadcast_shape
 from ..certified_theta import radius_down, radius_up, theta_epsilon_lower, theta_epsilon_upper, theta_lower, theta_upper
-from .compose import DEFAULT_TAIL
-from .distribution import (Bound, PrivacyLossDistribution, Result, bound_result, brackets, compose_all, delta_values,
-                           direction_uppers, epsilon_values, evaluate_into, undominated_lower_sides)
 from . import complement, dominated_direction, round_cache, two_resolution
 from .affinity_ceiling import delta_lower_near_one, subsampled_gaussian_log_affinity
 from .calibration_start import calibration_grids, calibration_start
+from .compose import DEFAULT_TAIL
 from .directional_delta import calibration_directions
+from .distribution import (
+    Bound,
+    PrivacyLossDistribution,
+    Result,
+    bound_result,
+    brackets,
+    compose_all,
+    delta_values,
+    direction_uppers,
+    epsilon_values,
+    evaluate_into,
+    undominated_lower_sides,
+)
 from .epsilon_width import LEFT_FRACTIONS, RIGHT_OFFSETS, epsilon_gap
 from .mechanisms import DEFAULT_INTERVAL, checked_interval, subsampled_gaussian
 from .pmf import GridPMF
@@ -58,7 +70,7 @@ class PLDAccountant:
         self._cache: dict[tuple[float, float, float], PrivacyLossDistribution] = {}
 
     @_validation.renamed_keywords(count="rounds")
-    def compose(self, pld: PrivacyLossDistribution, rounds: int = 1) -> "PLDAccountant":
+    def compose(self, pld: PrivacyLossDistribution, rounds: int = 1) -> PLDAccountant:
         """Add ``rounds`` rounds of a mechanism given by its PLD (same discretization interval)."""
         if pld.value_discretization_interval != self.value_discretization_interval:
             raise ValueError("the PLD must use the accountant's value_discretization_interval")
@@ -68,7 +80,7 @@ class PLDAccountant:
 
     @_validation.renamed_keywords(count="rounds")
     def compose_subsampled_gaussian(self, sigma: float, sampling_rate: float = 1.0, rounds: int = 1,
-                                    sensitivity: float = 1.0) -> "PLDAccountant":
+                                    sensitivity: float = 1.0) -> PLDAccountant:
         """Add ``rounds`` rounds of the Poisson-subsampled Gaussian (rate 1: plain Gaussian)."""
         key = (float(sigma), float(sampling_rate), float(sensitivity))
         if key not in self._cache:
@@ -1054,7 +1066,7 @@ class SubsampledGaussianPLD:
             out.append((lo, up))
         return out, store if keep else {}
 
-    def _pool_copy(self) -> "SubsampledGaussianPLD":
+    def _pool_copy(self) -> SubsampledGaussianPLD:
         """What a pool's task needs (``_pool_task``): the settings, without the broadcast parameters,
         the kept PLDs, the affinity tables and the pool itself (each would be pickled with every task)."""
         copy = object.__new__(type(self))
@@ -1136,7 +1148,7 @@ class SubsampledGaussianPLD:
         return self._evaluate(delta_values(delta), "delta", bound, _gaussian_epsilon_bracket, "epsilon")
 
 
-def _pool_task(task: tuple["SubsampledGaussianPLD", list[Point], list[np.ndarray], Bound, str]
+def _pool_task(task: tuple[SubsampledGaussianPLD, list[Point], list[np.ndarray], Bound, str]
                ) -> tuple[list[Point], list[tuple[np.ndarray, np.ndarray]]]:
     """One unit of ``SubsampledGaussianPLD._evaluate`` in a caller's pool (a module-level function, so
     that it pickles by name): its points and their brackets, on one thread."""
@@ -1150,12 +1162,12 @@ def _in_order(units: list[list[tuple[Point, np.ndarray]]],
     """The pool's results as ``_unit_brackets`` gives them, each checked to answer its own unit: a map
     that reorders (``imap_unordered``) or drops results would put brackets on the wrong points."""
     count = 0
-    for unit, (pts, brackets) in zip(units, results):
-        if pts != [p for p, _ in unit] or len(brackets) != len(unit):
+    for unit, (pts, unit_brackets) in zip(units, results):
+        if pts != [p for p, _ in unit] or len(unit_brackets) != len(unit):
             raise RuntimeError("workers' map returned a result for another block: pass a map that keeps the "
                                "order of its inputs (pool.map, not imap_unordered)")
         count += 1
-        yield brackets, {}
+        yield unit_brackets, {}
     if count != len(units):
         raise RuntimeError(f"workers' map returned {count} results for {len(units)} blocks")
 

@@ -19,7 +19,7 @@ rounds are Gaussian and mu = sqrt(T) / s exactly.
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 

@@ -26,7 +26,7 @@ limit runs alone (cpp/include/hockeystick/working_memory_gate.hpp).
 from __future__ import annotations
 
 import os
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

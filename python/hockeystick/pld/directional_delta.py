@@ -24,7 +24,8 @@ every trial that needs it, as without screens.
 
 from __future__ import annotations
 
-from typing import Literal, Mapping
+from collections.abc import Mapping
+from typing import Literal
 
 import numpy as np
 

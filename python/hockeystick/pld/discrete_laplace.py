@@ -19,9 +19,9 @@ import numpy as np
 from .. import _validation
 from .distribution import PrivacyLossDistribution
 from .finite_atoms import UNIT_ROUNDOFF, Atoms
+from .mechanisms import DEFAULT_INTERVAL, _positive, from_distributions
 
 SMALLEST_NORMAL = float(np.finfo(np.float64).tiny)  # below it a mass's relative round-off is unbounded by u
-from .mechanisms import DEFAULT_INTERVAL, _positive, from_distributions
 
 
 def _checked(parameter: float, sensitivity: int) -> tuple[float, int]:

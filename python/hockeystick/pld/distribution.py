@@ -16,8 +16,9 @@ which broadcasts against two.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal, Sequence, Union, cast
+from typing import Any, Literal, cast
 
 import numpy as np
 
@@ -27,7 +28,7 @@ from .compose import DEFAULT_TAIL, compose_many, upper_sides
 from .pmf import GridPMF
 
 Bound = Literal["upper", "lower", "both"]
-Result = Union[float, np.ndarray, tuple[Any, Any]]
+Result = float | np.ndarray | tuple[Any, Any]
 
 
 def epsilon_values(epsilon: ArrayLike) -> np.ndarray:
@@ -35,7 +36,7 @@ def epsilon_values(epsilon: ArrayLike) -> np.ndarray:
     return _validation.epsilon_values(epsilon)
 
 
-def evaluate_into(dist: "PrivacyLossDistribution", method: str, x: np.ndarray, bound: Bound,
+def evaluate_into(dist: PrivacyLossDistribution, method: str, x: np.ndarray, bound: Bound,
                   lower: np.ndarray, upper: np.ndarray, where: np.ndarray) -> None:
     """lower[where], upper[where] = dist.<method>(x[where]) on the sides ``bound`` asks for, ``x`` already
     validated by the caller (``epsilon_values`` or ``delta_values``): not again for every point of a grid."""
@@ -91,7 +92,7 @@ class PrivacyLossDistribution:
     def value_discretization_interval(self) -> float:
         return next(iter(self.directions[0])).upper.h
 
-    def compose(self, other: "PrivacyLossDistribution") -> "PrivacyLossDistribution":
+    def compose(self, other: PrivacyLossDistribution) -> PrivacyLossDistribution:
         """The PLD of running both mechanisms (on the same neighbouring pair)."""
         if other.value_discretization_interval != self.value_discretization_interval:
             raise ValueError("compose needs one value_discretization_interval on both sides")
@@ -111,7 +112,7 @@ class PrivacyLossDistribution:
             merged.append(z)
         return PrivacyLossDistribution(merged, min(self.tail, other.tail))
 
-    def self_compose(self, count: int) -> "PrivacyLossDistribution":
+    def self_compose(self, count: int) -> PrivacyLossDistribution:
         """``count`` independent runs of this mechanism."""
         if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or not 1 <= count <= 2 ** 53:
             raise ValueError(f"count must be an integer with 1 <= count <= 2^53, got {_validation.describe(count)}")

@@ -30,7 +30,8 @@ clears, the add direction is neither discretized nor composed on the fine grid.
 
 from __future__ import annotations
 
-from typing import Sequence, cast
+from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 

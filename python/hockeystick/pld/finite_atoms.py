@@ -83,9 +83,10 @@ charge): there numpy's per-call cost, not the arithmetic, was the time.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property, partial
-from typing import Any, Callable, NamedTuple, Sequence, TypeVar, cast
+from typing import Any, NamedTuple, TypeVar, cast
 
 import numpy as np
 

@@ -14,20 +14,30 @@ composed PLD per distinct parameter point.
 from __future__ import annotations
 
 import warnings
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
 from .. import _validation, progress
 from .._elementwise import ArrayLike, broadcast_float_arrays
 from .compose import DEFAULT_TAIL
-from .distribution import (Bound, PrivacyLossDistribution, Result, bound_result, compose_all, delta_values,
-                           epsilon_values, evaluate_into)
-from .mechanisms import (DEFAULT_INTERVAL, checked_interval, fixed_size_subsampled_gaussian,
-                         with_replacement_subsampled_gaussian)
+from .distribution import (
+    Bound,
+    PrivacyLossDistribution,
+    Result,
+    bound_result,
+    compose_all,
+    delta_values,
+    epsilon_values,
+    evaluate_into,
+)
+from .mechanisms import (
+    DEFAULT_INTERVAL,
+    checked_interval,
+    fixed_size_subsampled_gaussian,
+    with_replacement_subsampled_gaussian,
+)
 from .with_replacement_shift_bound import with_replacement_shift_bound
-
-
 
 
 class FixedBatchGaussianPLD:

@@ -35,7 +35,7 @@ mechanisms with no such structure (nested samples, an (eps, delta) pair, ...).
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

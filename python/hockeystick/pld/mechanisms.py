@@ -17,8 +17,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .. import _core
-from .. import _validation
+from .. import _core, _validation
 from .._elementwise import ArrayLike
 from .compose import DEFAULT_TAIL
 from .distribution import Factor, PrivacyLossDistribution

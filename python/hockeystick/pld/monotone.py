@@ -33,8 +33,9 @@ linear in each factor's masses, with non-negative weights).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, cast
+from typing import Any, cast
 
 import numpy as np
 
@@ -106,13 +107,13 @@ def log_sum_exp_rows(terms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return (np.log(total) + top)[..., 0], e / total
 
 
-def _converged(pair: "MonotonePair", x: np.ndarray, targets: np.ndarray) -> np.ndarray:
+def _converged(pair: MonotonePair, x: np.ndarray, targets: np.ndarray) -> np.ndarray:
     """Where L(x) is within round-off of the target (the cut's place in x does not matter beyond
     that: only its loss does)."""
     return cast(np.ndarray, np.abs(pair.loss(x) - targets) <= _LOSS_TOLERANCE * np.maximum(np.abs(targets), 1.0))
 
 
-def _invert(pair: "MonotonePair", targets: np.ndarray) -> np.ndarray:
+def _invert(pair: MonotonePair, targets: np.ndarray) -> np.ndarray:
     """x in [x_lo, x_hi] with L(x) = target: the closed-form ``pair.inverse`` where it is within
     round-off, else a bracket on a coarse grid, then safeguarded Newton.
 
@@ -132,7 +133,7 @@ def _invert(pair: "MonotonePair", targets: np.ndarray) -> np.ndarray:
     return _newton(pair, targets)
 
 
-def _newton(pair: "MonotonePair", targets: np.ndarray) -> np.ndarray:
+def _newton(pair: MonotonePair, targets: np.ndarray) -> np.ndarray:
     """``_invert`` without a closed form: a coarse-grid bracket, then safeguarded Newton."""
     coarse = np.linspace(pair.x_lo, pair.x_hi, _COARSE_POINTS)
     at = pair.loss(coarse)

@@ -11,7 +11,7 @@ symmetric component (one direction) serves both directions.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

@@ -35,9 +35,10 @@ safe direction (added on a pessimistic PMF, subtracted on an optimistic one):
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Callable, cast
+from typing import cast
 
 import numpy as np
 

@@ -33,14 +33,21 @@ from __future__ import annotations
 
 import difflib
 import inspect
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from .accountant import PLDAccountant
+from .discrete_laplace import discrete_laplace
 from .distribution import PrivacyLossDistribution
 from .laplace_mixture import subsampled_laplace
-from .mechanisms import (DEFAULT_INTERVAL, fixed_size_subsampled_gaussian, gaussian, laplace, subsampled_gaussian,
-                         with_replacement_subsampled_gaussian)
-from .discrete_laplace import discrete_laplace
+from .mechanisms import (
+    DEFAULT_INTERVAL,
+    fixed_size_subsampled_gaussian,
+    gaussian,
+    laplace,
+    subsampled_gaussian,
+    with_replacement_subsampled_gaussian,
+)
 from .neighbouring import RELATION_WORDS, run_relations
 from .randomized_response import RELATIONS as RANDOMIZED_RESPONSE_RELATIONS
 from .randomized_response import randomized_response

@@ -66,7 +66,8 @@ Both PMFs have their mass at loss +infinity: U_N (upper), the lower bound of q p
 from __future__ import annotations
 
 import math
-from typing import Callable, cast
+from collections.abc import Callable
+from typing import cast
 
 import numpy as np
 

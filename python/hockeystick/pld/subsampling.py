@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._elementwise import ArrayLike
 from .. import _validation
+from .._elementwise import ArrayLike
 from .distribution import PrivacyLossDistribution
 from .mechanisms import DEFAULT_INTERVAL, from_distributions
 

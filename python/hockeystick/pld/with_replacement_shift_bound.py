@@ -41,7 +41,6 @@ from typing import cast
 import numpy as np
 from scipy import special, stats
 
-from .. import _validation
 from .compose import DEFAULT_TAIL
 from .distribution import Factor, PrivacyLossDistribution
 from .mechanisms import DEFAULT_INTERVAL, MAX_CELLS, _check_tail, _positive, checked_interval

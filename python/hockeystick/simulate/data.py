@@ -13,13 +13,13 @@ feature shift (each client's features get a client-specific mean offset of norm 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 from numpy.typing import DTypeLike
 
-from .models import SOFTMAX, LINEAR, model_code
+from .models import LINEAR, SOFTMAX, model_code
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ class FederatedData:
         f = self.features.astype(np.float64, copy=False)
         return np.sqrt(np.einsum("ij,ij->i", f, f))
 
-    def astype(self, dtype: DTypeLike) -> "FederatedData":
+    def astype(self, dtype: DTypeLike) -> FederatedData:
         """The same data with features stored as ``dtype`` (float64 or float32; labels stay float64)."""
         kind = np.dtype(dtype)
         if kind not in (np.float64, np.float32):
@@ -78,7 +78,7 @@ class FederatedData:
         lo, hi = self.offsets[i], self.offsets[i + 1]
         return self.features[lo:hi], self.labels[lo:hi]
 
-    def split(self, test_fraction: float) -> tuple["FederatedData", "FederatedData"]:
+    def split(self, test_fraction: float) -> tuple[FederatedData, FederatedData]:
         """(train, test): the last round(test_fraction * n_i) samples of every client (at least one
         each side) go to test. Synthetic samples are i.i.d. within a client, so this is a random split."""
         if not 0 < test_fraction < 1:
@@ -96,7 +96,7 @@ class FederatedData:
 
         return part(~is_test, sizes - n_test), part(is_test, n_test)
 
-    def replace_sample(self, row: int, features: np.ndarray, label: float) -> "FederatedData":
+    def replace_sample(self, row: int, features: np.ndarray, label: float) -> FederatedData:
         """The neighbouring data set with sample ``row`` replaced (replace-one adjacency)."""
         f = self.features.copy()
         y = self.labels.copy()

@@ -24,9 +24,18 @@ from numba import njit, prange
 
 from . import privacy
 from .data import FederatedData
-from .models import (add_scaled_rows, clip_scale, clipped_scalar_coefficients, coefficient_count,
-                     gradient_coefficients, local_gradient, model_code, parameter_size, sample_row,
-                     smoothness_constants)
+from .models import (
+    add_scaled_rows,
+    clip_scale,
+    clipped_scalar_coefficients,
+    coefficient_count,
+    gradient_coefficients,
+    local_gradient,
+    model_code,
+    parameter_size,
+    sample_row,
+    smoothness_constants,
+)
 from .prefetch import prefetch_row
 from .randomness import NOISE, SAMPLING, ClientStreams, generator
 from .result import RunResult

@@ -3,7 +3,8 @@ a tqdm progress bar updated once per chunk of rounds (never per round on long ru
 
 from __future__ import annotations
 
-from typing import Callable, TypedDict
+from collections.abc import Callable
+from typing import TypedDict
 
 import numpy as np
 from tqdm.auto import tqdm

@@ -14,7 +14,8 @@ import csv
 import json
 import math
 import os
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from .._optional import require_extra
 
@@ -127,7 +128,7 @@ class RowStream:
         else:
             self._file.close()
 
-    def __enter__(self) -> "RowStream":
+    def __enter__(self) -> RowStream:
         return self
 
     def __exit__(self, kind: Any, value: Any, traceback: Any) -> None:

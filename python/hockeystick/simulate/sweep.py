@@ -28,8 +28,9 @@ import itertools
 import math
 import multiprocessing
 import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any, Callable, Iterable, Mapping, Sequence, cast
+from typing import Any, cast
 
 import numpy as np
 

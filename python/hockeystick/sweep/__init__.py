@@ -18,8 +18,8 @@ replace an existing file (``overwrite=True``), continues a killed run from its f
 """
 
 from . import plan, registry
-from .grid import Axis, Chunk, Grid, load_toml, parse_value
 from .dask import run_on_dask
+from .grid import Axis, Chunk, Grid, load_toml, parse_value
 from .labelled import read_sweep, to_dataset
 from .run import SweepResult, dataframe, evaluate, preflight, run_sweep
 

@@ -32,6 +32,7 @@ import tempfile
 import uuid
 import zipfile
 from pathlib import Path
+
 import numpy as np
 
 from .. import __version__

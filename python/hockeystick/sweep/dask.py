@@ -23,9 +23,17 @@ from typing import Any
 from .._optional import require_extra
 from .checkpoint import Workspace, save_part
 from .grid import Grid
-from .run import (SweepResult, Summary, check_run_flags, check_plan, default_chunk_size, evaluate_chunk, preflight,
-                  progress_bar)
 from .plan import plan_sweep
+from .run import (
+    Summary,
+    SweepResult,
+    check_plan,
+    check_run_flags,
+    default_chunk_size,
+    evaluate_chunk,
+    preflight,
+    progress_bar,
+)
 from .writers import open_writer
 
 __all__ = ["run_on_dask", "compute_part", "local_cluster"]

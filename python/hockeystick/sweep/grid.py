@@ -39,8 +39,9 @@ import difflib
 import math
 import os
 import sys
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Literal, Mapping, Sequence, cast
+from typing import Any, Literal, cast
 
 import numpy as np
 

@@ -130,7 +130,7 @@ def _pilot(grid: Grid, chunk_size: int, suffix: str | None) -> tuple[float | Non
 
 def _pipeline_seconds(grid: Grid, chunk: Chunk, suffix: str | None, scratch: Path) -> float:
     """CPU seconds for one chunk as a run handles it: evaluate, summarize, save, write."""
-    from .run import Summary, evaluate   # the run module imports this one
+    from .run import Summary, evaluate  # the run module imports this one
     from .writers import open_writer
 
     started = time.process_time()

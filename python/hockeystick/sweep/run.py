@@ -23,7 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import _validation, progress as progress_hook
+from .. import _validation
+from .. import progress as progress_hook
 from .._optional import require_extra
 from ..registry import CalculatorEntry
 from .checkpoint import Workspace
