@@ -18,8 +18,11 @@ _LEFT_OUT = pytest.StashKey[int]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--run-slow", action="store_true",
-                     help="also run the tests marked slow (left out by default; -m overrides both)")
+    parser.addoption(
+        "--run-slow",
+        action="store_true",
+        help="also run the tests marked slow (left out by default; -m overrides both)",
+    )
 
 
 def _slow_left_out(config: pytest.Config) -> bool:

@@ -33,7 +33,7 @@ ETA, LIPSCHITZ, RADIUS = 0.1, 1.0, 1.0
 
 def delta_grid(scale: int):
     """(sigma, T, m, eps) axes of a 10^7 * scale-point grid (scale = 1 full, tiny in CI)."""
-    k = max(2, round(100 * scale ** 0.25))
+    k = max(2, round(100 * scale**0.25))
     sigma = np.linspace(0.5, 5.0, k)[:, None, None, None]
     rounds = np.arange(1, 11, dtype=np.float64)[None, :, None, None]
     m = np.linspace(1, 100, k).round()[None, None, :, None]
@@ -58,6 +58,7 @@ def epsilon_grid(scale: int):
 
 # ---- the anchor: the same formula, vectorized numpy / scipy -----------------------------------
 
+
 def numpy_theta(r, eps):
     """theta_eps(r) = Q(eps/r - r/2) - e^eps Q(eps/r + r/2), the textbook way."""
     return ndtr(r / 2 - eps / r) - np.exp(eps) * ndtr(-eps / r - r / 2)
@@ -66,7 +67,7 @@ def numpy_theta(r, eps):
 def numpy_delta(sigma, rounds, m, eps):
     a = numpy_theta(2 * LIPSCHITZ / (np.sqrt(m) * sigma), eps)
     b = numpy_theta(2 * RADIUS * np.sqrt(m) / (ETA * sigma), eps)
-    return m / N_USERS * a * (1 - b ** rounds) / (1 - b)
+    return m / N_USERS * a * (1 - b**rounds) / (1 - b)
 
 
 def numpy_epsilon(sigma, m, delta):
@@ -82,28 +83,29 @@ def numpy_epsilon(sigma, m, delta):
     def f(e, s, t, mm, d):
         return np.log(numpy_delta(s, t, mm, e)) - np.log(d)
 
-    res = find_root(f, (np.zeros(todo.sum()), hi[todo]),
-                    args=(sigma[todo], rounds[todo], m[todo], delta[todo]))
+    res = find_root(f, (np.zeros(todo.sum()), hi[todo]), args=(sigma[todo], rounds[todo], m[todo], delta[todo]))
     out[todo] = res.x
     return out
 
 
 # ---- hockeystick -------------------------------------------------------------------------------
 
+
 def hockeystick_delta(sigma, rounds, m, eps, threads):
-    acc = TrustedAggregator(n=N_USERS, batch_size=m, sigma=sigma, learning_rate=ETA, lipschitz=LIPSCHITZ,
-                            radius=RADIUS, rounds=rounds)
+    acc = TrustedAggregator(
+        n=N_USERS, batch_size=m, sigma=sigma, learning_rate=ETA, lipschitz=LIPSCHITZ, radius=RADIUS, rounds=rounds
+    )
     return acc.delta(eps, threads=threads)
 
 
 def hockeystick_epsilon(sigma, m, delta, threads):
-    acc = TrustedAggregator(n=N_USERS, batch_size=m, sigma=sigma, learning_rate=ETA, lipschitz=LIPSCHITZ,
-                            radius=RADIUS)
+    acc = TrustedAggregator(n=N_USERS, batch_size=m, sigma=sigma, learning_rate=ETA, lipschitz=LIPSCHITZ, radius=RADIUS)
     return acc.epsilon(delta, threads=threads)
 
 
 def _scale() -> float:
     from conftest import FULL
+
     return 1.0 if FULL else 1e-4
 
 
@@ -148,6 +150,7 @@ def test_epsilon_grid_scipy(benchmark):
 
 # ---- ratio benchmarks (bench/run.py; gated in CI): 1 thread, CPU time, i.e. points per core ----------
 
+
 def _finite_agree(ours: np.ndarray, theirs: np.ndarray) -> None:
     """Where the textbook formula is finite and not cancelling (delta > 1e-6), it agrees with hockeystick."""
     theirs = np.broadcast_to(theirs, ours.shape)
@@ -156,8 +159,14 @@ def _finite_agree(ours: np.ndarray, theirs: np.ndarray) -> None:
     np.testing.assert_allclose(theirs[ok], ours[ok], rtol=1e-4)
 
 
-@ratio("contraction_delta_grid", title="000 Thm 2 δ on a (σ, T, m, ε) grid, 1 thread",
-       anchor="numpy/scipy broadcasting, same closed form", table="contraction", unit="points", clock="cpu")
+@ratio(
+    "contraction_delta_grid",
+    title="000 Thm 2 δ on a (σ, T, m, ε) grid, 1 thread",
+    anchor="numpy/scipy broadcasting, same closed form",
+    table="contraction",
+    unit="points",
+    clock="cpu",
+)
 def contraction_delta_grid(size: Size) -> Pair:
     axes = delta_grid(1.0 if size == "full" else 0.05)
     count = int(np.prod(np.broadcast_shapes(*(np.shape(a) for a in axes))))
@@ -166,12 +175,23 @@ def contraction_delta_grid(size: Size) -> Pair:
         with np.errstate(all="ignore"):
             return numpy_delta(*axes)
 
-    return Pair(ours=lambda: hockeystick_delta(*axes, 1), anchor=anchor, ours_items=count, anchor_items=count,
-                check=_finite_agree)
+    return Pair(
+        ours=lambda: hockeystick_delta(*axes, 1),
+        anchor=anchor,
+        ours_items=count,
+        anchor_items=count,
+        check=_finite_agree,
+    )
 
 
-@ratio("contraction_delta_points", title="000 Thm 2 δ on unstructured random points, 1 thread",
-       anchor="numpy/scipy, same closed form", table="contraction", unit="points", clock="cpu")
+@ratio(
+    "contraction_delta_points",
+    title="000 Thm 2 δ on unstructured random points, 1 thread",
+    anchor="numpy/scipy, same closed form",
+    table="contraction",
+    unit="points",
+    clock="cpu",
+)
 def contraction_delta_points(size: Size) -> Pair:
     pts = delta_points(10_000_000 if size == "full" else 50_000)
 
@@ -179,12 +199,23 @@ def contraction_delta_points(size: Size) -> Pair:
         with np.errstate(all="ignore"):
             return numpy_delta(*pts)
 
-    return Pair(ours=lambda: hockeystick_delta(*pts, 1), anchor=anchor, ours_items=pts[0].size,
-                anchor_items=pts[0].size, check=_finite_agree)
+    return Pair(
+        ours=lambda: hockeystick_delta(*pts, 1),
+        anchor=anchor,
+        ours_items=pts[0].size,
+        anchor_items=pts[0].size,
+        check=_finite_agree,
+    )
 
 
-@ratio("contraction_epsilon_grid", title="000 Thm 2 ε(δ) on a (σ, m, δ) grid, 1 thread",
-       anchor="scipy `find_root` on the same closed form", table="contraction", unit="points", clock="cpu")
+@ratio(
+    "contraction_epsilon_grid",
+    title="000 Thm 2 ε(δ) on a (σ, m, δ) grid, 1 thread",
+    anchor="scipy `find_root` on the same closed form",
+    table="contraction",
+    unit="points",
+    clock="cpu",
+)
 def contraction_epsilon_grid(size: Size) -> Pair:
     axes = epsilon_grid(1.0 if size == "full" else 1e-2)
     count = int(np.prod(np.broadcast_shapes(*(np.shape(a) for a in axes))))
@@ -197,6 +228,7 @@ def contraction_epsilon_grid(size: Size) -> Pair:
 
 
 # ---- the side-by-side table ----------------------------------------------------------------------
+
 
 def _best_of(fn, *args, repeat=3):
     """Best wall time and the CPU time (all threads) of that run: on a shared box the CPU
@@ -239,8 +271,10 @@ def main() -> None:
         with np.errstate(all="ignore"):
             t, cpu, out = _best_of(anchor, *args, repeat=1 if "epsilon" in name else 3)
         rows.append((name, "numpy/scipy, same formula", count, t, cpu, _accuracy(out, results[2])))
-    print("| workload | implementation | points | wall s | CPU s | points/s (wall) | points per CPU-s "
-          "| anchor accuracy vs hockeystick |")
+    print(
+        "| workload | implementation | points | wall s | CPU s | points/s (wall) | points per CPU-s "
+        "| anchor accuracy vs hockeystick |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for name, impl, count, t, cpu, acc in rows:
         print(f"| {name} | {impl} | {count:.0e} | {t:.3f} | {cpu:.3f} | {count / t:.3g} | {count / cpu:.3g} | {acc} |")

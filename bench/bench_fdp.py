@@ -22,10 +22,14 @@ def fedavg_grid(n_points: int, schedule: str, max_rounds: int) -> dict[str, np.n
     """A random grid over (sigma, T, K, m, V, a) with L = 1, n_points long."""
     rng = np.random.default_rng(0)
     return dict(
-        clients=rng.integers(2, 200, n_points).astype(float), sigma=rng.uniform(0.3, 5.0, n_points),
-        clip=rng.uniform(0.1, 10.0, n_points), lipschitz=np.ones(n_points),
-        learning_rate=10 ** rng.uniform(-4, -1, n_points), local_steps=rng.integers(1, 20, n_points).astype(float),
-        rounds=rng.integers(1, max_rounds, n_points).astype(float), schedule=schedule,
+        clients=rng.integers(2, 200, n_points).astype(float),
+        sigma=rng.uniform(0.3, 5.0, n_points),
+        clip=rng.uniform(0.1, 10.0, n_points),
+        lipschitz=np.ones(n_points),
+        learning_rate=10 ** rng.uniform(-4, -1, n_points),
+        local_steps=rng.integers(1, 20, n_points).astype(float),
+        rounds=rng.integers(1, max_rounds, n_points).astype(float),
+        schedule=schedule,
     )
 
 
@@ -46,8 +50,9 @@ def numpy_engine_mu(p: dict[str, np.ndarray], i: int) -> tuple[float, float]:
 
 def naive_eq17(p: dict[str, np.ndarray]) -> np.ndarray:
     """eq. 17 typed in directly, vectorized: overflows (NaN) once (1 + aL)^{KT} passes 1e308."""
-    a, L, K, T, V, m, s = (p[k] for k in ("learning_rate", "lipschitz", "local_steps", "rounds", "clip",
-                                           "clients", "sigma"))
+    a, L, K, T, V, m, s = (
+        p[k] for k in ("learning_rate", "lipschitz", "local_steps", "rounds", "clip", "clients", "sigma")
+    )
     r = (1 + a * L) ** K
     with np.errstate(over="ignore", invalid="ignore"):
         return 2 * a * V * K / (np.sqrt(m) * s) * np.sqrt((r + 1) / (r - 1) * (r**T - 1) / (r**T + 1))
@@ -80,8 +85,12 @@ def test_fedavg_grid(benchmark, size, schedule: str, max_rounds: int) -> None:
     ref = np.array([numpy_engine_mu(p, i) for i in range(checked)])
     finite = np.isfinite(ref[:, 0])
     err = np.abs(acct.mu_paper_h0[:checked][finite] / ref[finite, 0] - 1).max()
-    benchmark.extra_info.update(points=n, numpy_loop_seconds_per_point=per_point,
-                                numpy_loop_extrapolated_seconds=per_point * n, max_rel_diff_vs_numpy=float(err))
+    benchmark.extra_info.update(
+        points=n,
+        numpy_loop_seconds_per_point=per_point,
+        numpy_loop_extrapolated_seconds=per_point * n,
+        max_rel_diff_vs_numpy=float(err),
+    )
     if schedule == "constant":
         naive = naive_eq17(p)
         benchmark.extra_info["naive_eq17_nan_fraction"] = float(np.mean(~np.isfinite(naive)))
@@ -104,7 +113,7 @@ def test_rdp_sigma_sweep(benchmark, size) -> None:
         return SubsampledGaussianRDP(sigma=sigma, sampling_rate=0.01, rounds=10_000).epsilon(1e-5)
 
     eps = benchmark.pedantic(run, rounds=1, iterations=1)
-    looped = sigma[:size(20, 2)]
+    looped = sigma[: size(20, 2)]
     start = time.perf_counter()
     ref = []
     for s in looped:
@@ -112,12 +121,16 @@ def test_rdp_sigma_sweep(benchmark, size) -> None:
         acct.compose(dpa.PoissonSampledDpEvent(0.01, dpa.GaussianDpEvent(float(s))), 10_000)
         ref.append(acct.get_epsilon(1e-5))
     per_sigma = (time.perf_counter() - start) / looped.size
-    benchmark.extra_info.update(sigmas=sigma.size, dp_accounting_seconds_per_sigma=per_sigma,
-                                dp_accounting_extrapolated_seconds=per_sigma * sigma.size,
-                                max_rel_diff=float(np.abs(eps[:looped.size] / np.array(ref) - 1).max()))
+    benchmark.extra_info.update(
+        sigmas=sigma.size,
+        dp_accounting_seconds_per_sigma=per_sigma,
+        dp_accounting_extrapolated_seconds=per_sigma * sigma.size,
+        max_rel_diff=float(np.abs(eps[: looped.size] / np.array(ref) - 1).max()),
+    )
 
 
 # ---- ratio benchmarks (bench/run.py; gated in CI) -------------------------------------------------
+
 
 def _fedavg_pair(size: Size, schedule: str, max_rounds: int) -> Pair:
     n, looped = (1_000_000, 300) if size == "full" else (2_000, 20)
@@ -136,23 +149,39 @@ def _fedavg_pair(size: Size, schedule: str, max_rounds: int) -> Pair:
     return Pair(ours=ours, anchor=anchor, ours_items=n, anchor_items=looped, check=check)
 
 
-@ratio("fdp_fedavg_constant", title="noisy FedAvg μ (paper 004 eq. 16 and the valid μ), constant rate, random "
-       "(σ, T ≤ 10^4, K, m, V, a) grid of 10^6 points (short: 2000)",
-       anchor="straightforward numpy per point (η matrix, ρ_t, γ_t, P_t), looped over 300 points (short: 20)",
-       table="fdp", unit="points", clock="cpu")
+@ratio(
+    "fdp_fedavg_constant",
+    title="noisy FedAvg μ (paper 004 eq. 16 and the valid μ), constant rate, random "
+    "(σ, T ≤ 10^4, K, m, V, a) grid of 10^6 points (short: 2000)",
+    anchor="straightforward numpy per point (η matrix, ρ_t, γ_t, P_t), looped over 300 points (short: 20)",
+    table="fdp",
+    unit="points",
+    clock="cpu",
+)
 def fdp_fedavg_constant(size: Size) -> Pair:
     return _fedavg_pair(size, "constant", 10_000)
 
 
-@ratio("fdp_fedavg_stagewise", title="noisy FedAvg μ, stage-wise rate, T ≤ 1000, 10^6 points (short: 2000)",
-       anchor="straightforward numpy per point, looped over 300 points (short: 20)", table="fdp", unit="points",
-       clock="cpu")
+@ratio(
+    "fdp_fedavg_stagewise",
+    title="noisy FedAvg μ, stage-wise rate, T ≤ 1000, 10^6 points (short: 2000)",
+    anchor="straightforward numpy per point, looped over 300 points (short: 20)",
+    table="fdp",
+    unit="points",
+    clock="cpu",
+)
 def fdp_fedavg_stagewise(size: Size) -> Pair:
     return _fedavg_pair(size, "stagewise", 1_000)
 
 
-@ratio("rdp_sigma_sweep", title="RDP ε, q = 0.01, T = 10^4, δ = 1e-5, 1000 σ in [0.5, 5] in one call (short: 20)",
-       anchor="dp_accounting `RdpAccountant`, looped (20 σ; short: 2)", table="fdp", unit="σ", clock="cpu")
+@ratio(
+    "rdp_sigma_sweep",
+    title="RDP ε, q = 0.01, T = 10^4, δ = 1e-5, 1000 σ in [0.5, 5] in one call (short: 20)",
+    anchor="dp_accounting `RdpAccountant`, looped (20 σ; short: 2)",
+    table="fdp",
+    unit="σ",
+    clock="cpu",
+)
 def rdp_sigma_sweep(size: Size) -> Pair:
     import dp_accounting
 
@@ -170,5 +199,10 @@ def rdp_sigma_sweep(size: Size) -> Pair:
     def check(eps: np.ndarray, ref: list[float]) -> None:
         np.testing.assert_allclose(eps[np.searchsorted(sigma, looped)], ref, rtol=1e-9)
 
-    return Pair(ours=lambda: SubsampledGaussianRDP(sigma=sigma, sampling_rate=0.01, rounds=10_000).epsilon(1e-5),
-                anchor=anchor, ours_items=sigma.size, anchor_items=looped.size, check=check)
+    return Pair(
+        ours=lambda: SubsampledGaussianRDP(sigma=sigma, sampling_rate=0.01, rounds=10_000).epsilon(1e-5),
+        anchor=anchor,
+        ours_items=sigma.size,
+        anchor_items=looped.size,
+        check=check,
+    )

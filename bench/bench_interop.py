@@ -74,12 +74,28 @@ def run_tree(seed: int, repeats: int = 1) -> dict:
 
     def med(name: str, i: int) -> float:
         return statistics.median(r[i] for r in runs[name])
+
     (lo, up), (lo_eq, up_eq) = runs["ours"][0][0], runs["eq"][0][0]
-    return dict(seed=seed, event=tree, lower=lo, upper=up, optimistic=opt, pessimistic=runs["their"][0][0],
-                ours_wall=med("ours", 1), ours_cpu=med("ours", 2), their_wall=med("their", 1),
-                their_cpu=med("their", 2), their_compose_cpu=med("their", 3), their_query_cpu=med("their", 4),
-                eq_lower=lo_eq, eq_upper=up_eq, eq_wall=med("eq", 1), eq_cpu=med("eq", 2),
-                eq_compose_cpu=med("eq", 3), eq_query_cpu=med("eq", 4))
+    return dict(
+        seed=seed,
+        event=tree,
+        lower=lo,
+        upper=up,
+        optimistic=opt,
+        pessimistic=runs["their"][0][0],
+        ours_wall=med("ours", 1),
+        ours_cpu=med("ours", 2),
+        their_wall=med("their", 1),
+        their_cpu=med("their", 2),
+        their_compose_cpu=med("their", 3),
+        their_query_cpu=med("their", 4),
+        eq_lower=lo_eq,
+        eq_upper=up_eq,
+        eq_wall=med("eq", 1),
+        eq_cpu=med("eq", 2),
+        eq_compose_cpu=med("eq", 3),
+        eq_query_cpu=med("eq", 4),
+    )
 
 
 def trees(n: int, repeats: int = 1, slow_only: bool = False) -> list[dict]:
@@ -90,17 +106,23 @@ def trees(n: int, repeats: int = 1, slow_only: bool = False) -> list[dict]:
         rows.append(r)
         if slow_only:
             if r["their_cpu"] < 10 * r["eq_cpu"]:
-                print(f"tree {seed:3d}: CPU x{r['their_cpu'] / max(r['eq_cpu'], 1e-9):.1f} at their width "
-                      f"{r['pessimistic'] - r['optimistic']:.2e}: ours {1e3 * r['eq_cpu']:.2f} ms (compose "
-                      f"{1e3 * r['eq_compose_cpu']:.2f}, epsilon {1e3 * r['eq_query_cpu']:.2f}), dp_accounting "
-                      f"{1e3 * r['their_cpu']:.2f} ms (compose {1e3 * r['their_compose_cpu']:.2f}, epsilon "
-                      f"{1e3 * r['their_query_cpu']:.2f})\n    {r['event']}", flush=True)
+                print(
+                    f"tree {seed:3d}: CPU x{r['their_cpu'] / max(r['eq_cpu'], 1e-9):.1f} at their width "
+                    f"{r['pessimistic'] - r['optimistic']:.2e}: ours {1e3 * r['eq_cpu']:.2f} ms (compose "
+                    f"{1e3 * r['eq_compose_cpu']:.2f}, epsilon {1e3 * r['eq_query_cpu']:.2f}), dp_accounting "
+                    f"{1e3 * r['their_cpu']:.2f} ms (compose {1e3 * r['their_compose_cpu']:.2f}, epsilon "
+                    f"{1e3 * r['their_query_cpu']:.2f})\n    {r['event']}",
+                    flush=True,
+                )
             continue
-        print(f"tree {seed:3d}: ours {r['ours_wall']:7.3f} s [{r['lower']:.6f}, {r['upper']:.6f}]  "
-              f"dp_accounting {r['their_wall']:7.3f} s [{r['optimistic']:.6f}, {r['pessimistic']:.6f}]  "
-              f"x{r['their_wall'] / max(r['ours_wall'], 1e-9):.1f}; at their width {r['eq_wall']:7.3f} s "
-              f"[{r['eq_lower']:.6f}, {r['eq_upper']:.6f}] x{r['their_wall'] / max(r['eq_wall'], 1e-9):.1f} "
-              f"(CPU x{r['their_cpu'] / max(r['eq_cpu'], 1e-9):.1f})", flush=True)
+        print(
+            f"tree {seed:3d}: ours {r['ours_wall']:7.3f} s [{r['lower']:.6f}, {r['upper']:.6f}]  "
+            f"dp_accounting {r['their_wall']:7.3f} s [{r['optimistic']:.6f}, {r['pessimistic']:.6f}]  "
+            f"x{r['their_wall'] / max(r['ours_wall'], 1e-9):.1f}; at their width {r['eq_wall']:7.3f} s "
+            f"[{r['eq_lower']:.6f}, {r['eq_upper']:.6f}] x{r['their_wall'] / max(r['eq_wall'], 1e-9):.1f} "
+            f"(CPU x{r['their_cpu'] / max(r['eq_cpu'], 1e-9):.1f})",
+            flush=True,
+        )
     return rows
 
 
@@ -114,23 +136,35 @@ def summarize_trees(rows: list[dict]) -> None:
     their_w = np.array([r["pessimistic"] - r["optimistic"] for r in rows])
     above = np.array([r["upper"] - r["pessimistic"] for r in rows])
     ok = all(r["upper"] >= r["optimistic"] - 1e-12 and r["lower"] <= r["pessimistic"] + 1e-12 for r in rows)
-    print(f"\n{len(rows)} trees: speed-up (dp_accounting / hockeystick) wall min {speed_wall.min():.1f} "
-          f"median {np.median(speed_wall):.1f}; CPU min {speed_cpu.min():.1f} median {np.median(speed_cpu):.1f}; "
-          f"trees >= 10x (wall): {(speed_wall >= 10).sum()}")
-    print(f"at dp_accounting's certified width: speed-up wall min {eq_wall.min():.1f} median {np.median(eq_wall):.1f}; "
-          f"CPU min {eq_cpu.min():.1f} median {np.median(eq_cpu):.1f}; trees >= 10x (CPU): {(eq_cpu >= 10).sum()}; "
-          f"width met on {(eq_w <= np.array([max(r['pessimistic'] - r['optimistic'], 1e-6) for r in rows])).sum()}")
-    print(f"total wall: hockeystick {sum(r['ours_wall'] for r in rows):.1f} s, "
-          f"dp_accounting {sum(r['their_wall'] for r in rows):.1f} s")
-    print(f"certified width: ours median {np.median(ours_w):.2e} max {ours_w.max():.2e}; dp_accounting's "
-          f"(pessimistic - optimistic) median {np.median(their_w):.2e}; ours narrower on "
-          f"{(ours_w <= their_w).sum()} of {len(rows)}")
-    print(f"our upper - their pessimistic: max {above.max():.2e}, median {np.median(above):.2e}; "
-          f"brackets consistent with theirs: {ok}")
-    for i, r in enumerate(rows):   # where not: by how much (their estimates carry their own round-off)
+    print(
+        f"\n{len(rows)} trees: speed-up (dp_accounting / hockeystick) wall min {speed_wall.min():.1f} "
+        f"median {np.median(speed_wall):.1f}; CPU min {speed_cpu.min():.1f} median {np.median(speed_cpu):.1f}; "
+        f"trees >= 10x (wall): {(speed_wall >= 10).sum()}"
+    )
+    print(
+        f"at dp_accounting's certified width: speed-up wall min {eq_wall.min():.1f} median {np.median(eq_wall):.1f}; "
+        f"CPU min {eq_cpu.min():.1f} median {np.median(eq_cpu):.1f}; trees >= 10x (CPU): {(eq_cpu >= 10).sum()}; "
+        f"width met on {(eq_w <= np.array([max(r['pessimistic'] - r['optimistic'], 1e-6) for r in rows])).sum()}"
+    )
+    print(
+        f"total wall: hockeystick {sum(r['ours_wall'] for r in rows):.1f} s, "
+        f"dp_accounting {sum(r['their_wall'] for r in rows):.1f} s"
+    )
+    print(
+        f"certified width: ours median {np.median(ours_w):.2e} max {ours_w.max():.2e}; dp_accounting's "
+        f"(pessimistic - optimistic) median {np.median(their_w):.2e}; ours narrower on "
+        f"{(ours_w <= their_w).sum()} of {len(rows)}"
+    )
+    print(
+        f"our upper - their pessimistic: max {above.max():.2e}, median {np.median(above):.2e}; "
+        f"brackets consistent with theirs: {ok}"
+    )
+    for i, r in enumerate(rows):  # where not: by how much (their estimates carry their own round-off)
         if not (r["upper"] >= r["optimistic"] - 1e-12 and r["lower"] <= r["pessimistic"] + 1e-12):
-            print(f"  tree {i}: our lower - their pessimistic {r['lower'] - r['pessimistic']:.2e}, "
-                  f"their optimistic - our upper {r['optimistic'] - r['upper']:.2e}")
+            print(
+                f"  tree {i}: our lower - their pessimistic {r['lower'] - r['pessimistic']:.2e}, "
+                f"their optimistic - our upper {r['optimistic'] - r['upper']:.2e}"
+            )
 
 
 def tracking(repeats: int = 3) -> None:
@@ -147,9 +181,11 @@ def tracking(repeats: int = 3) -> None:
         return acc.get_epsilon_bracket(DELTA)
 
     event = E.SelfComposedDpEvent(E.PoissonSampledDpEvent(SAMPLE_RATE, E.GaussianDpEvent(SIGMA)), STEPS)
-    runs = {"hockeystick (Opacus IAccountant), bracket": ours,
-            "dp_accounting PLD 1e-4": lambda: PLDAccountant().compose(event).get_epsilon(DELTA),
-            "dp_accounting RDP": lambda: RdpAccountant().compose(event).get_epsilon(DELTA)}
+    runs = {
+        "hockeystick (Opacus IAccountant), bracket": ours,
+        "dp_accounting PLD 1e-4": lambda: PLDAccountant().compose(event).get_epsilon(DELTA),
+        "dp_accounting RDP": lambda: RdpAccountant().compose(event).get_epsilon(DELTA),
+    }
     try:
         from opacus.accountants import PRVAccountant, RDPAccountant
 
@@ -159,7 +195,9 @@ def tracking(repeats: int = 3) -> None:
                 for _ in range(STEPS):
                     acc.step(noise_multiplier=SIGMA, sample_rate=SAMPLE_RATE)
                 return acc.get_epsilon(DELTA)
+
             return run
+
         runs["Opacus PRV"] = opacus(PRVAccountant)
         runs["Opacus RDP"] = opacus(RDPAccountant)
     except ImportError:
@@ -172,8 +210,10 @@ def tracking(repeats: int = 3) -> None:
         for name, fn in runs.items():
             results[name], wall, cpu = _timed(fn)
             times[name].append((wall, cpu))
-    print(f"\nDP-SGD tracking: {STEPS} steps, q = 256/60000, sigma = {SIGMA}, epsilon at delta = {DELTA} "
-          f"(median of {repeats})")
+    print(
+        f"\nDP-SGD tracking: {STEPS} steps, q = 256/60000, sigma = {SIGMA}, epsilon at delta = {DELTA} "
+        f"(median of {repeats})"
+    )
     for name in runs:
         wall = statistics.median(t[0] for t in times[name])
         cpu = statistics.median(t[1] for t in times[name])
@@ -187,6 +227,7 @@ def test_trees_smoke():
 
 def test_tracking_smoke():
     from hockeystick.interop.opacus import HockeystickAccountant
+
     acc = HockeystickAccountant()
     for _ in range(100):
         acc.step(noise_multiplier=SIGMA, sample_rate=SAMPLE_RATE)
@@ -199,9 +240,12 @@ def main() -> None:
     parser.add_argument("--skip-tracking", action="store_true")
     parser.add_argument("--skip-trees", action="store_true")
     parser.add_argument("--repeats", type=int, default=1, help="interleaved runs per tree (times are medians)")
-    parser.add_argument("--slow", action="store_true",
-                        help="print only the trees under 10x (CPU, at dp_accounting's width), with their event "
-                             "and the compose / epsilon split of both")
+    parser.add_argument(
+        "--slow",
+        action="store_true",
+        help="print only the trees under 10x (CPU, at dp_accounting's width), with their event "
+        "and the compose / epsilon split of both",
+    )
     args = parser.parse_args()
     logging.getLogger().setLevel(logging.ERROR)  # dp_accounting warns on every (untimed) optimistic PLD
     print("load average at start:", os.getloadavg())

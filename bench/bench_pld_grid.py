@@ -38,15 +38,20 @@ W3 = dict(sigma=0.8, sampling_rate=0.001, rounds=100_000)
 
 def g1_slice(n_sigma: int, n_q: int, n_rounds: int, n_eps: int) -> tuple[np.ndarray, np.ndarray]:
     """A slice of G1's grid (sigma log 0.5-5, q log 1e-4-0.1, rounds log 10-1e5, eps 0.5-10): eps brackets."""
+
     def spread(values: np.ndarray, n: int) -> np.ndarray:  # n of them, evenly spaced; one: the middle one
-        return values[len(values) // 2:][:1] if n == 1 else values[::len(values) // n][:n]
+        return values[len(values) // 2 :][:1] if n == 1 else values[:: len(values) // n][:n]
 
     sigma = spread(np.logspace(np.log10(0.5), np.log10(5), 50), n_sigma)
     q = spread(np.logspace(-4, -1, 20), n_q)
     rounds = spread(np.round(np.logspace(1, 5, 50)), n_rounds)
     eps = np.linspace(0.5, 10, n_eps)
-    acc = pld.SubsampledGaussianPLD(sigma=sigma[:, None, None, None], sampling_rate=q[None, :, None, None],
-                                    rounds=rounds[None, None, :, None], accuracy=1e-2)
+    acc = pld.SubsampledGaussianPLD(
+        sigma=sigma[:, None, None, None],
+        sampling_rate=q[None, :, None, None],
+        rounds=rounds[None, None, :, None],
+        accuracy=1e-2,
+    )
     return acc.delta(eps[None, None, None, :], bound="both")
 
 
@@ -54,8 +59,11 @@ def g2_targets(n: int) -> dict[str, np.ndarray]:
     if n == 1:  # the short (CI) target: moderate rounds, so the calibration takes seconds
         return dict(sampling_rate=np.array([0.01]), rounds=np.array([300.0]), epsilon=np.array([1.0]))
     rng = np.random.default_rng(0)
-    return dict(sampling_rate=10 ** rng.uniform(-3, -1, n), rounds=np.round(10 ** rng.uniform(2, 4, n)),
-                epsilon=rng.uniform(1, 8, n))
+    return dict(
+        sampling_rate=10 ** rng.uniform(-3, -1, n),
+        rounds=np.round(10 ** rng.uniform(2, 4, n)),
+        epsilon=rng.uniform(1, 8, n),
+    )
 
 
 def g3(workload: dict, accuracy: float) -> tuple[float, float]:
@@ -69,8 +77,10 @@ def dp_accounting_epsilon(sigma: float, sampling_rate: float, rounds: int, h: fl
     from dp_accounting.pld import pld_privacy_accountant
 
     acc = pld_privacy_accountant.PLDAccountant(value_discretization_interval=h)
-    acc.compose(dp_accounting.dp_event.PoissonSampledDpEvent(
-        sampling_rate, dp_accounting.dp_event.GaussianDpEvent(sigma)), int(rounds))
+    acc.compose(
+        dp_accounting.dp_event.PoissonSampledDpEvent(sampling_rate, dp_accounting.dp_event.GaussianDpEvent(sigma)),
+        int(rounds),
+    )
     return acc.get_epsilon(DELTA)
 
 
@@ -112,8 +122,9 @@ def test_g3b_w3_accuracy(benchmark, size):
     assert 0 <= up - lo <= 1e-3
 
 
-def dp_accounting_calibration(what: str, sampling_rate: float, epsilon: float, rounds: float = 0.0,
-                              sigma: float = 1.0, h: float = 1e-4) -> float:
+def dp_accounting_calibration(
+    what: str, sampling_rate: float, epsilon: float, rounds: float = 0.0, sigma: float = 1.0, h: float = 1e-4
+) -> float:
     """dp_accounting's ``calibrate_dp_mechanism`` over its PLDAccountant (grid h) for one target:
     sigma (its default tolerance 1e-6, bracket [0, 1] grown by its own search) or rounds (discrete)."""
     import dp_accounting
@@ -123,12 +134,18 @@ def dp_accounting_calibration(what: str, sampling_rate: float, epsilon: float, r
     def event(x: float) -> dp_accounting.DpEvent:
         s, t = (x, int(rounds)) if what == "sigma" else (sigma, int(x))
         return dp_accounting.SelfComposedDpEvent(
-            dp_accounting.PoissonSampledDpEvent(sampling_rate, dp_accounting.GaussianDpEvent(s)), t)
+            dp_accounting.PoissonSampledDpEvent(sampling_rate, dp_accounting.GaussianDpEvent(s)), t
+        )
 
     bracket = None if what == "sigma" else mechanism_calibration.LowerEndpointAndGuess(1, 1000)
     return mechanism_calibration.calibrate_dp_mechanism(
-        lambda: pld_privacy_accountant.PLDAccountant(value_discretization_interval=h), event, epsilon, DELTA,
-        bracket_interval=bracket, discrete=what == "rounds")
+        lambda: pld_privacy_accountant.PLDAccountant(value_discretization_interval=h),
+        event,
+        epsilon,
+        DELTA,
+        bracket_interval=bracket,
+        discrete=what == "rounds",
+    )
 
 
 def g2_timed(what: str, n: int, workers: int | None, grid: dict) -> tuple[float, float, int]:
@@ -139,8 +156,10 @@ def g2_timed(what: str, n: int, workers: int | None, grid: dict) -> tuple[float,
     fixed = {"sigma": 1.0} if what == "rounds" else {}
     if what == "rounds":  # targets that one round at sigma 1 already breaks are left out (none of the first 20)
         t.pop("rounds")
-        reachable = pld.SubsampledGaussianPLD(sigma=1.0, sampling_rate=t["sampling_rate"], rounds=1).delta(
-            t["epsilon"]) <= DELTA
+        reachable = (
+            pld.SubsampledGaussianPLD(sigma=1.0, sampling_rate=t["sampling_rate"], rounds=1).delta(t["epsilon"])
+            <= DELTA
+        )
         t = {k: v[reachable] for k, v in t.items()}
     round_cache.clear()
     wall, cpu = time.perf_counter(), time.process_time()
@@ -164,8 +183,10 @@ def g2_versus_dp_accounting(sample: int = 3) -> None:
         rows = []
         for rtol in (1e-6, 1e-10):
             round_cache.clear()
-            spent, got = _cpu(lambda: calibrate("pld_subsampled_gaussian", what, delta=DELTA, rtol=rtol, **fixed,
-                                                workers=1, **ours), 1)
+            spent, got = _cpu(
+                lambda: calibrate("pld_subsampled_gaussian", what, delta=DELTA, rtol=rtol, **fixed, workers=1, **ours),
+                1,
+            )
             rows.append((rtol, spent / sample, np.asarray(got)))
         theirs, answers = [], []
         for i in pick:
@@ -176,10 +197,12 @@ def g2_versus_dp_accounting(sample: int = 3) -> None:
             answers.append(got)
         per_target = float(np.sum(theirs)) / sample
         for rtol, spent, got in rows:
-            print(f"G2 {what} vs dp_accounting ({sample} targets, h = 1e-4): hockeystick rtol={rtol:g} "
-                  f"{spent:.2f} CPU s per target (~{1000 * spent:.0f} s per 1000), dp_accounting "
-                  f"calibrate_dp_mechanism {per_target:.2f} CPU s per target: ratio {per_target / spent:.1f}x; "
-                  f"answers {np.round(got, 5).tolist()} vs {np.round(answers, 5).tolist()}")
+            print(
+                f"G2 {what} vs dp_accounting ({sample} targets, h = 1e-4): hockeystick rtol={rtol:g} "
+                f"{spent:.2f} CPU s per target (~{1000 * spent:.0f} s per 1000), dp_accounting "
+                f"calibrate_dp_mechanism {per_target:.2f} CPU s per target: ratio {per_target / spent:.1f}x; "
+                f"answers {np.round(got, 5).tolist()} vs {np.round(answers, 5).tolist()}"
+            )
 
 
 def g2_directions_ab(repeats: int = 3) -> None:
@@ -198,14 +221,15 @@ def g2_directions_ab(repeats: int = 3) -> None:
                     round_cache.clear()
                     wall, cpu = time.perf_counter(), time.process_time()
                     calibrate("pld_subsampled_gaussian", "sigma", delta=DELTA, workers=workers, **t)
-                    runs.setdefault((name, workers), []).append((time.perf_counter() - wall,
-                                                                 time.process_time() - cpu))
+                    runs.setdefault((name, workers), []).append((time.perf_counter() - wall, time.process_time() - cpu))
     finally:
         pld.SubsampledGaussianPLD.calibration_directions = split
     for (name, workers), got in runs.items():
         wall, cpu = np.median(np.array(got), axis=0)
-        print(f"G2 sigma, 20 targets, {name} directions apart, workers={workers}: {wall:.2f} s wall, {cpu:.2f} CPU s "
-              f"(medians of {repeats}, interleaved); load average {os.getloadavg()[0]:.2f}")
+        print(
+            f"G2 sigma, 20 targets, {name} directions apart, workers={workers}: {wall:.2f} s wall, {cpu:.2f} CPU s "
+            f"(medians of {repeats}, interleaved); load average {os.getloadavg()[0]:.2f}"
+        )
 
 
 def _cpu(f, repeats: int) -> tuple[float, object]:
@@ -237,13 +261,15 @@ def g1_shifted(kw: dict, eps: np.ndarray, ndim: int) -> tuple[np.ndarray, np.nda
     not above the upper side at eps)."""
     eps = np.asarray(eps, dtype=np.float64)
     args = np.stack([eps + d for d in RIGHT_OFFSETS] + [g1_left(eps), eps])
-    lo, up = pld.SubsampledGaussianPLD(**kw).delta(args.reshape((len(args),) + (1,) * (ndim - eps.ndim) + eps.shape),
-                                                   bound="both")
-    return up[:len(RIGHT_OFFSETS)], lo[len(RIGHT_OFFSETS)]
+    lo, up = pld.SubsampledGaussianPLD(**kw).delta(
+        args.reshape((len(args),) + (1,) * (ndim - eps.ndim) + eps.shape), bound="both"
+    )
+    return up[: len(RIGHT_OFFSETS)], lo[len(RIGHT_OFFSETS)]
 
 
-def g1_criterion(eps: np.ndarray, lo: np.ndarray, up: np.ndarray, right_upper: np.ndarray,
-                 left_lower: np.ndarray | None = None) -> dict[str, np.ndarray]:
+def g1_criterion(
+    eps: np.ndarray, lo: np.ndarray, up: np.ndarray, right_upper: np.ndarray, left_lower: np.ndarray | None = None
+) -> dict[str, np.ndarray]:
     """Per point: the relative delta width (up - lo) / max(up, 1e-9), the certified epsilon width at
     delta = up (the least of ``epsilon_width.certified_epsilon_width`` over the right offsets,
     ``right_upper[k]`` being the certified upper delta at eps + RIGHT_OFFSETS[k], and
@@ -255,15 +281,22 @@ def g1_criterion(eps: np.ndarray, lo: np.ndarray, up: np.ndarray, right_upper: n
     by the ceiling, its certified lower delta at least DELTA_CEILING = 1 - 1e-9 (the bracket certifies
     delta > 1 - 1e-9: no (eps, delta) guarantee at that eps for any delta a user targets)."""
     rel = (up - lo) / np.maximum(up, pld.SubsampledGaussianPLD.DELTA_FLOOR)
-    width = np.min([certified_epsilon_width(eps, lo, up, eps + d, r) for d, r in zip(RIGHT_OFFSETS, right_upper)],
-                   axis=0)
+    width = np.min(
+        [certified_epsilon_width(eps, lo, up, eps + d, r) for d, r in zip(RIGHT_OFFSETS, right_upper)], axis=0
+    )
     if left_lower is not None:
         width = np.minimum(width, left_epsilon_width(eps, up, g1_left(eps), left_lower))
     by_epsilon = width <= g1_tolerance(eps)
     by_floor = up < pld.SubsampledGaussianPLD.DELTA_FLOOR
     by_ceiling = lo >= pld.SubsampledGaussianPLD.DELTA_CEILING
-    return dict(relative=rel, epsilon=width, by_epsilon=by_epsilon, by_floor=by_floor & ~by_epsilon,
-                by_ceiling=by_ceiling & ~by_epsilon, met=by_epsilon | by_floor | by_ceiling)
+    return dict(
+        relative=rel,
+        epsilon=width,
+        by_epsilon=by_epsilon,
+        by_floor=by_floor & ~by_epsilon,
+        by_ceiling=by_ceiling & ~by_epsilon,
+        met=by_epsilon | by_floor | by_ceiling,
+    )
 
 
 def g1_misses(points: np.ndarray, eps: np.ndarray, lo: np.ndarray, up: np.ndarray, met: np.ndarray) -> str:
@@ -279,13 +312,19 @@ def g1_misses(points: np.ndarray, eps: np.ndarray, lo: np.ndarray, up: np.ndarra
         return ", ".join(f"{k:{fmt}}: {c}" for k, c in zip(keys, n))
 
     decade = np.floor(np.log10(np.maximum(u, 1e-300))).astype(int)
-    rows = [f"{miss.sum()} missing ({np.mean(l == 0):.0%} with lo = 0)",
-            f"  upper delta decade: {counts(decade, 'd')}",
-            f"  q: {counts(p[:, 1], '.2g')}", f"  sigma: {counts(p[:, 0], '.2g')}",
-            f"  rounds: {counts(p[:, 2], '.0f')}", f"  eps: {counts(e, '.2g')}"]
+    rows = [
+        f"{miss.sum()} missing ({np.mean(l == 0):.0%} with lo = 0)",
+        f"  upper delta decade: {counts(decade, 'd')}",
+        f"  q: {counts(p[:, 1], '.2g')}",
+        f"  sigma: {counts(p[:, 0], '.2g')}",
+        f"  rounds: {counts(p[:, 2], '.0f')}",
+        f"  eps: {counts(e, '.2g')}",
+    ]
     worst = np.argsort(-(u - l) / np.maximum(u, 1e-300))[:5]
-    rows += [f"  e.g. sigma {p[k, 0]:.3g} q {p[k, 1]:.2g} rounds {p[k, 2]:.0f} eps {e[k]:.3g}: [{l[k]:.4g}, {u[k]:.4g}]"
-             for k in worst]
+    rows += [
+        f"  e.g. sigma {p[k, 0]:.3g} q {p[k, 1]:.2g} rounds {p[k, 2]:.0f} eps {e[k]:.3g}: [{l[k]:.4g}, {u[k]:.4g}]"
+        for k in worst
+    ]
     return "\n".join(rows)
 
 
@@ -302,8 +341,9 @@ def g1_blocks(blocks: int, mode: str = "relative", workers: int | None = 1, seed
     rng = np.random.default_rng(seed)
     spent, stats, where = [], [], []
     for s, qi in zip(rng.choice(sigma, blocks), rng.choice(q, blocks)):
-        kw = dict(sigma=s, sampling_rate=qi, rounds=rounds[:, None], accuracy=1e-2, delta_accuracy=mode,
-                  workers=workers)
+        kw = dict(
+            sigma=s, sampling_rate=qi, rounds=rounds[:, None], accuracy=1e-2, delta_accuracy=mode, workers=workers
+        )
         round_cache.clear()
         start = time.process_time()
         lo, up = pld.SubsampledGaussianPLD(**kw).delta(eps[None, :], bound="both")
@@ -315,14 +355,20 @@ def g1_blocks(blocks: int, mode: str = "relative", workers: int | None = 1, seed
         where.append(np.broadcast_to(np.stack(np.broadcast_arrays(s, qi, rounds[:, None]), axis=-1), lo.shape + (3,)))
     cat = {k: np.concatenate([st[k].ravel() for st in stats]) for k in stats[0]}
     width, met = cat["epsilon"], cat["met"]
-    return dict(per_block=float(np.mean(spent)), median=float(np.median(spent)), max=float(max(spent)),
-                relative_met=float(np.mean(cat["relative"] <= 1e-2)), criterion_met=float(np.mean(met)),
-                by_epsilon=float(np.mean(cat["by_epsilon"])), by_floor=float(np.mean(cat["by_floor"])),
-                by_ceiling=float(np.mean(cat["by_ceiling"])),
-                missed=float(np.mean(~met)), worst_missed=float(np.max(width[~met], initial=0.0)),
-                median_epsilon_width=float(np.median(width)),
-                misses=g1_misses(np.concatenate([w.reshape(-1, 3) for w in where]), cat["eps"], cat["lo"], cat["up"],
-                                 met))
+    return dict(
+        per_block=float(np.mean(spent)),
+        median=float(np.median(spent)),
+        max=float(max(spent)),
+        relative_met=float(np.mean(cat["relative"] <= 1e-2)),
+        criterion_met=float(np.mean(met)),
+        by_epsilon=float(np.mean(cat["by_epsilon"])),
+        by_floor=float(np.mean(cat["by_floor"])),
+        by_ceiling=float(np.mean(cat["by_ceiling"])),
+        missed=float(np.mean(~met)),
+        worst_missed=float(np.max(width[~met], initial=0.0)),
+        median_epsilon_width=float(np.median(width)),
+        misses=g1_misses(np.concatenate([w.reshape(-1, 3) for w in where]), cat["eps"], cat["lo"], cat["up"], met),
+    )
 
 
 def g1_report(blocks: int = 20) -> None:
@@ -332,13 +378,15 @@ def g1_report(blocks: int = 20) -> None:
     by each rule, with the misses by category."""
     for mode in ("relative", "epsilon"):
         r = g1_blocks(blocks, mode)
-        print(f"G1 delta_accuracy={mode!r}, {blocks} whole blocks (sigma, q) x 50 rounds x 20 eps, workers=1: "
-              f"{r['per_block']:.2f} CPU s per block (median {r['median']:.2f}, max {r['max']:.2f}); 1000 blocks "
-              f"~{1000 * r['per_block']:.0f} CPU s; {r['relative_met']:.1%} of points within 1e-2 of max(delta, 1e-9); "
-              f"G1 criterion met {r['criterion_met']:.1%} ({r['by_epsilon']:.1%} by the epsilon width <= "
-              f"max(1e-2, 1e-3 eps), {r['by_floor']:.1%} by upper delta < 1e-9 alone, {r['by_ceiling']:.1%} by "
-              f"lower delta >= 1 - 1e-9 alone; median epsilon width "
-              f"{r['median_epsilon_width']:.1e}); missed {r['missed']:.1%} (worst epsilon width {r['worst_missed']:.3g})")
+        print(
+            f"G1 delta_accuracy={mode!r}, {blocks} whole blocks (sigma, q) x 50 rounds x 20 eps, workers=1: "
+            f"{r['per_block']:.2f} CPU s per block (median {r['median']:.2f}, max {r['max']:.2f}); 1000 blocks "
+            f"~{1000 * r['per_block']:.0f} CPU s; {r['relative_met']:.1%} of points within 1e-2 of max(delta, 1e-9); "
+            f"G1 criterion met {r['criterion_met']:.1%} ({r['by_epsilon']:.1%} by the epsilon width <= "
+            f"max(1e-2, 1e-3 eps), {r['by_floor']:.1%} by upper delta < 1e-9 alone, {r['by_ceiling']:.1%} by "
+            f"lower delta >= 1 - 1e-9 alone; median epsilon width "
+            f"{r['median_epsilon_width']:.1e}); missed {r['missed']:.1%} (worst epsilon width {r['worst_missed']:.3g})"
+        )
         print(r["misses"])
 
 
@@ -347,8 +395,12 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def g1_full(workers: int | None = None, mode: str = "relative", processes: int = 0,
-            reference: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
+def g1_full(
+    workers: int | None = None,
+    mode: str = "relative",
+    processes: int = 0,
+    reference: tuple[np.ndarray, np.ndarray] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """The whole 10^6-point G1 grid in one call (``workers`` threads over the 1000 blocks, or, with
     ``processes``, ``workers=pool.map`` of a ProcessPoolExecutor of that many spawned processes, started
     and shut down inside the timing), ``delta_accuracy=mode``, wall and CPU seconds (the pool's
@@ -370,20 +422,33 @@ def g1_full(workers: int | None = None, mode: str = "relative", processes: int =
         lo, up = pld.SubsampledGaussianPLD(**kw).delta(eps, bound="both")
     wall, cpu = time.perf_counter() - wall, time.process_time() + _children_cpu() - cpu
     how = f"workers=pool.map of {processes} processes" if processes else f"workers={workers}"
-    same = "" if reference is None else (f"; identical to the threads' brackets: "
-                                         f"{bool(np.array_equal(lo, reference[0]) and np.array_equal(up, reference[1]))}")
-    print(f"G1 full grid {lo.size:,} points, delta_accuracy={mode!r}, {how}: {wall:.1f} s wall, "
-          f"{cpu:.1f} CPU s (load average {load} before, {os.getloadavg()} after){same}")
+    same = (
+        ""
+        if reference is None
+        else (
+            f"; identical to the threads' brackets: "
+            f"{bool(np.array_equal(lo, reference[0]) and np.array_equal(up, reference[1]))}"
+        )
+    )
+    print(
+        f"G1 full grid {lo.size:,} points, delta_accuracy={mode!r}, {how}: {wall:.1f} s wall, "
+        f"{cpu:.1f} CPU s (load average {load} before, {os.getloadavg()} after){same}"
+    )
     shifted, left = g1_shifted(kw, eps, lo.ndim)
     st = g1_criterion(eps, lo, up, shifted, left)
-    print(f"G1 full grid: {np.mean(st['relative'] <= 1e-2):.1%} within 1e-2 of max(delta, 1e-9); G1 criterion met "
-          f"{np.mean(st['met']):.1%} ({np.mean(st['by_epsilon']):.1%} by the epsilon width, {np.mean(st['by_floor']):.1%} "
-          f"by upper delta < 1e-9 alone, {np.mean(st['by_ceiling']):.1%} by lower delta >= 1 - 1e-9 alone), "
-          f"missed {np.mean(~st['met']):.1%}; "
-          f"all brackets ordered: {bool(np.all((0 <= lo) & (lo <= up) & (up <= 1)))}")
+    print(
+        f"G1 full grid: {np.mean(st['relative'] <= 1e-2):.1%} within 1e-2 of max(delta, 1e-9); G1 criterion met "
+        f"{np.mean(st['met']):.1%} ({np.mean(st['by_epsilon']):.1%} by the epsilon width, {np.mean(st['by_floor']):.1%} "
+        f"by upper delta < 1e-9 alone, {np.mean(st['by_ceiling']):.1%} by lower delta >= 1 - 1e-9 alone), "
+        f"missed {np.mean(~st['met']):.1%}; "
+        f"all brackets ordered: {bool(np.all((0 <= lo) & (lo <= up) & (up <= 1)))}"
+    )
     points = np.stack(np.broadcast_arrays(sigma, q, rounds[None, None], 0 * eps), axis=-1)[..., :3]
-    print(g1_misses(points.reshape(-1, 3), np.broadcast_to(eps, lo.shape).ravel(), lo.ravel(), up.ravel(),
-                    st["met"].ravel()))
+    print(
+        g1_misses(
+            points.reshape(-1, 3), np.broadcast_to(eps, lo.shape).ravel(), lo.ravel(), up.ravel(), st["met"].ravel()
+        )
+    )
     return lo, up
 
 
@@ -392,12 +457,18 @@ def _g1_block(sigma: float, q: float, mode: str) -> tuple[np.ndarray, np.ndarray
     sides): what a Dask task of ``g1_dask`` evaluates."""
     rounds = np.round(np.logspace(1, 5, 50))[:, None]
     eps = np.linspace(0.5, 10, 20)
-    return pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=1e-2,
-                                     delta_accuracy=mode, workers=1).delta(eps, bound="both")
+    return pld.SubsampledGaussianPLD(
+        sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=1e-2, delta_accuracy=mode, workers=1
+    ).delta(eps, bound="both")
 
 
-def g1_dask(mode: str = "epsilon", workers: int = 2, reference: tuple[np.ndarray, np.ndarray] | None = None,
-            sigma: np.ndarray | None = None, q: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def g1_dask(
+    mode: str = "epsilon",
+    workers: int = 2,
+    reference: tuple[np.ndarray, np.ndarray] | None = None,
+    sigma: np.ndarray | None = None,
+    q: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """The whole G1 grid on a LocalCluster of ``workers`` single-threaded worker processes, one task per
     (sigma, q) block (``_g1_block``): wall seconds from the first submit to the last result, the workers'
     CPU seconds, and whether every bracket equals ``reference`` (the in-process call's (lo, up), shape
@@ -410,7 +481,7 @@ def g1_dask(mode: str = "epsilon", workers: int = 2, reference: tuple[np.ndarray
     q = np.logspace(-4, -1, 20) if q is None else q
     s_flat, q_flat = (a.ravel() for a in np.meshgrid(sigma, q, indexing="ij"))
     with local_cluster(workers) as cluster, Client(cluster) as client:
-        client.run(lambda: _g1_block(1.0, 0.01, mode))   # warm: imports and the extension on every worker
+        client.run(lambda: _g1_block(1.0, 0.01, mode))  # warm: imports and the extension on every worker
         client.run(round_cache.clear)
         cpu = client.run(time.process_time)
         load = os.getloadavg()
@@ -421,11 +492,16 @@ def g1_dask(mode: str = "epsilon", workers: int = 2, reference: tuple[np.ndarray
         cpu = sum(after - cpu[w] for w, after in client.run(time.process_time).items())
     lo = np.stack([b[0] for b in blocks]).reshape(sigma.size, q.size, 50, 20)
     up = np.stack([b[1] for b in blocks]).reshape(sigma.size, q.size, 50, 20)
-    same = "not compared" if reference is None else str(bool(np.array_equal(lo, reference[0])
-                                                               and np.array_equal(up, reference[1])))
-    print(f"G1 full grid on a {workers}-worker LocalCluster (processes, one thread each, one task per (sigma, q) "
-          f"block), delta_accuracy={mode!r}: {wall:.1f} s wall, {cpu:.1f} worker CPU s (load average {load} before, "
-          f"{os.getloadavg()} after); identical to the in-process brackets: {same}")
+    same = (
+        "not compared"
+        if reference is None
+        else str(bool(np.array_equal(lo, reference[0]) and np.array_equal(up, reference[1])))
+    )
+    print(
+        f"G1 full grid on a {workers}-worker LocalCluster (processes, one thread each, one task per (sigma, q) "
+        f"block), delta_accuracy={mode!r}: {wall:.1f} s wall, {cpu:.1f} worker CPU s (load average {load} before, "
+        f"{os.getloadavg()} after); identical to the in-process brackets: {same}"
+    )
     return lo, up
 
 
@@ -442,21 +518,27 @@ def g1_versus_dp_accounting(sample: int = 6) -> None:
     rounds = rng.choice(np.round(np.logspace(1, 5, 50)), sample)
     eps = np.linspace(0.5, 10, 20)
     round_cache.clear()
-    ours, (lo, up) = _cpu(lambda: pld.SubsampledGaussianPLD(sigma=sigma[:, None], sampling_rate=q[:, None],
-                                                            rounds=rounds[:, None], accuracy=1e-2, workers=1
-                                                            ).delta(eps, bound="both"), 1)
+    ours, (lo, up) = _cpu(
+        lambda: pld.SubsampledGaussianPLD(
+            sigma=sigma[:, None], sampling_rate=q[:, None], rounds=rounds[:, None], accuracy=1e-2, workers=1
+        ).delta(eps, bound="both"),
+        1,
+    )
     theirs, inside = 0.0, 0
     for i in range(sample):
         start = time.process_time()
-        ref = pld_lib.from_gaussian_mechanism(float(sigma[i]), sampling_prob=float(q[i]),
-                                              value_discretization_interval=1e-4).self_compose(int(rounds[i]))
+        ref = pld_lib.from_gaussian_mechanism(
+            float(sigma[i]), sampling_prob=float(q[i]), value_discretization_interval=1e-4
+        ).self_compose(int(rounds[i]))
         d = np.array([ref.get_delta_for_epsilon(float(e)) for e in eps])
         theirs += time.process_time() - start
-        inside += int(np.sum(lo[i] <= d))   # their pessimistic value is an upper bound: never below our lower
-    print(f"G1 vs dp_accounting on {sample} random (sigma, q, rounds) points x 20 eps: hockeystick "
-          f"{ours / sample:.3f} CPU s per point (~{ours / sample * 50_000:.0f} CPU s for 50,000), dp_accounting "
-          f"h=1e-4 {theirs / sample:.3f} CPU s per point (~{theirs / sample * 50_000:.0f} CPU s): ratio "
-          f"{theirs / ours:.1f}x; their pessimistic delta >= our certified lower side at {inside} of {20 * sample}")
+        inside += int(np.sum(lo[i] <= d))  # their pessimistic value is an upper bound: never below our lower
+    print(
+        f"G1 vs dp_accounting on {sample} random (sigma, q, rounds) points x 20 eps: hockeystick "
+        f"{ours / sample:.3f} CPU s per point (~{ours / sample * 50_000:.0f} CPU s for 50,000), dp_accounting "
+        f"h=1e-4 {theirs / sample:.3f} CPU s per point (~{theirs / sample * 50_000:.0f} CPU s): ratio "
+        f"{theirs / ours:.1f}x; their pessimistic delta >= our certified lower side at {inside} of {20 * sample}"
+    )
 
 
 def main(goals: list[str]) -> None:
@@ -477,8 +559,10 @@ def main(goals: list[str]) -> None:
             theirs.append(_cpu(lambda: dp_accounting_epsilon(**w), 1))
         t_ours, (lo, up) = float(np.median([o[0] for o in ours])), ours[-1][1]
         t_dp, eps_dp = float(np.median([o[0] for o in theirs])), theirs[-1][1]
-        print(f"{name}: hockeystick accuracy=1e-3 {t_ours:.3f} s [{lo:.5f}, {up:.5f}] (width {up - lo:.1e}); "
-              f"dp_accounting h=1e-4 {t_dp:.3f} s eps {eps_dp:.5f}; ratio {t_dp / t_ours:.1f}x")
+        print(
+            f"{name}: hockeystick accuracy=1e-3 {t_ours:.3f} s [{lo:.5f}, {up:.5f}] (width {up - lo:.1e}); "
+            f"dp_accounting h=1e-4 {t_dp:.3f} s eps {eps_dp:.5f}; ratio {t_dp / t_ours:.1f}x"
+        )
     if "G1" in goals:
         g1_report()
         g1_versus_dp_accounting()
@@ -496,9 +580,11 @@ def main(goals: list[str]) -> None:
             for grid in ({}, {"accuracy": 1e-2}) if n == 20 else ({},):
                 for workers in (1, None) if n == 20 else (None,):
                     wall, cpu, m = g2_timed(what, n, workers, grid)
-                    print(f"G2 {what} {grid or 'h=1e-4'} workers={workers or os.cpu_count()}: {m} targets in "
-                          f"{wall:.1f} s wall, {cpu:.1f} CPU s (1000 would take ~{wall * 1000 / m:.0f} s wall); "
-                          f"load average {os.getloadavg()[0]:.2f}")
+                    print(
+                        f"G2 {what} {grid or 'h=1e-4'} workers={workers or os.cpu_count()}: {m} targets in "
+                        f"{wall:.1f} s wall, {cpu:.1f} CPU s (1000 would take ~{wall * 1000 / m:.0f} s wall); "
+                        f"load average {os.getloadavg()[0]:.2f}"
+                    )
     if "G2ab" in goals:
         g2_directions_ab()
     if "G2" in goals:

@@ -32,8 +32,7 @@ RATE, CLIP, SIGMA = 0.1, 1.0, 0.05
 
 
 def problem(clients: int, d: int):
-    data = sim.synthetic("logistic", clients, SAMPLES_PER_CLIENT, d, label_concentration=0.5,
-                         feature_shift=0.2, seed=0)
+    data = sim.synthetic("logistic", clients, SAMPLES_PER_CLIENT, d, label_concentration=0.5, feature_shift=0.2, seed=0)
     u = generator(0, SAMPLING).random((clients, LOCAL_STEPS, 1))
     z = generator(0, NOISE).standard_normal(d)  # the round's aggregate noise (mean of the uploads' noise)
     return data, u, z
@@ -56,8 +55,9 @@ def numpy_round(w, data, norms, uniforms, etas, clip, noise, sigma):
 
 
 def numba_round(w, data, norms, uniforms, etas, clip, noise, sigma):
-    mean = average_local_models(LOGISTIC, 1, w, data.features, norms, data.labels, data.offsets, uniforms, etas,
-                                0.0, clip)
+    mean = average_local_models(
+        LOGISTIC, 1, w, data.features, norms, data.labels, data.offsets, uniforms, etas, 0.0, clip
+    )
     return mean + (sigma / np.sqrt(data.n_clients)) * noise
 
 
@@ -95,6 +95,7 @@ def test_round_randomness(benchmark, fedavg_problem):
     every thread) and the d-vector of aggregate upload noise."""
     data = fedavg_problem[0]
     import numba
+
     sampling = ClientStreams(1, SAMPLING, data.n_clients, numba.get_num_threads())
     noising = generator(1, NOISE)
     u = np.empty((data.n_clients, LOCAL_STEPS, 1))
@@ -102,24 +103,29 @@ def test_round_randomness(benchmark, fedavg_problem):
     sampling.close()
 
 
-@pytest.mark.skipif(os.environ.get("HOCKEYSTICK_BENCH_FULL") != "1",
-                    reason="compiles every kernel from scratch in a subprocess: measured runs only")
+@pytest.mark.skipif(
+    os.environ.get("HOCKEYSTICK_BENCH_FULL") != "1",
+    reason="compiles every kernel from scratch in a subprocess: measured runs only",
+)
 def test_first_call_compile_time(benchmark):
     """First call of every kernel with an empty numba cache, then with the cache filled (cache=True)."""
-    code = ("import time; t = time.perf_counter(); import numpy as np, hockeystick.simulate as sim; "
-            "d = sim.synthetic('softmax', 8, 4, 3, n_classes=3); "
-            "sim.noisy_fedavg(d, rounds=1, local_steps=1, rate=0.1); "
-            "sim.trusted_aggregator(d, batch=2, rate=0.1, sigma=1.0, radius=1.0); "
-            "sim.isrl_local_sgd(d, rounds=1, local_steps=1, rate=0.1, sigma=1.0, clip=1.0); "
-            "sim.isrl_minibatch_sgd(d, rounds=1, batch=1, rate=0.1, sigma=1.0, clip=1.0); "
-            "sim.pnsgd_final_iterates(d, rate=0.1, scale=1.0, diameter=1.0, replicas=2); "
-            "print(time.perf_counter() - t)")
+    code = (
+        "import time; t = time.perf_counter(); import numpy as np, hockeystick.simulate as sim; "
+        "d = sim.synthetic('softmax', 8, 4, 3, n_classes=3); "
+        "sim.noisy_fedavg(d, rounds=1, local_steps=1, rate=0.1); "
+        "sim.trusted_aggregator(d, batch=2, rate=0.1, sigma=1.0, radius=1.0); "
+        "sim.isrl_local_sgd(d, rounds=1, local_steps=1, rate=0.1, sigma=1.0, clip=1.0); "
+        "sim.isrl_minibatch_sgd(d, rounds=1, batch=1, rate=0.1, sigma=1.0, clip=1.0); "
+        "sim.pnsgd_final_iterates(d, rate=0.1, scale=1.0, diameter=1.0, replicas=2); "
+        "print(time.perf_counter() - t)"
+    )
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache)
 
         def first_call() -> float:
-            return float(subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True,
-                                        text=True).stdout)
+            return float(
+                subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True).stdout
+            )
 
         cold = first_call()
         warm = benchmark.pedantic(first_call, rounds=1, iterations=1)
@@ -127,9 +133,14 @@ def test_first_call_compile_time(benchmark):
     benchmark.extra_info["import_and_first_calls_seconds_warm_cache"] = warm
 
 
-@ratio("simulate_fedavg_round", title="one noisy FedAvg round, K = 10^4 clients (short: 2000), d = 100, 5 local "
-       "steps, numba on 1 thread", anchor="the same round vectorized in numpy", table="simulate",
-       unit="client-steps", clock="cpu")
+@ratio(
+    "simulate_fedavg_round",
+    title="one noisy FedAvg round, K = 10^4 clients (short: 2000), d = 100, 5 local steps, numba on 1 thread",
+    anchor="the same round vectorized in numpy",
+    table="simulate",
+    unit="client-steps",
+    clock="cpu",
+)
 def simulate_fedavg_round(size: Size) -> Pair:
     """Per core: numba's prange round on one thread against numpy's, identical inputs and result (one thread,
     because idle prange workers waiting at the barrier would count as CPU time on a loaded machine)."""
@@ -152,9 +163,13 @@ def simulate_fedavg_round(size: Size) -> Pair:
             numba.set_num_threads(threads)
 
     steps = clients * LOCAL_STEPS
-    return Pair(ours=ours,
-                anchor=lambda: numpy_round(w, data, norms, u, etas, CLIP, z, SIGMA), ours_items=steps,
-                anchor_items=steps, check=check)
+    return Pair(
+        ours=ours,
+        anchor=lambda: numpy_round(w, data, norms, u, etas, CLIP, z, SIGMA),
+        ours_items=steps,
+        anchor_items=steps,
+        check=check,
+    )
 
 
 FULL_BATCH_SAMPLES, FULL_BATCH_STEPS = 8, 2
@@ -182,8 +197,9 @@ def full_batch_round(size: Size, dtype: str) -> Pair:
     import numba
 
     clients = 10_000 if size == "full" else 2_000
-    data = sim.synthetic("logistic", clients, FULL_BATCH_SAMPLES, 100, label_concentration=0.5, feature_shift=0.2,
-                         seed=0)
+    data = sim.synthetic(
+        "logistic", clients, FULL_BATCH_SAMPLES, 100, label_concentration=0.5, feature_shift=0.2, seed=0
+    )
     z = generator(0, NOISE).standard_normal(data.n_features)
     norms, etas = data.row_norms, np.full(FULL_BATCH_STEPS, RATE)
     w = np.full(data.n_features, 0.01)
@@ -198,44 +214,72 @@ def full_batch_round(size: Size, dtype: str) -> Pair:
         threads = numba.get_num_threads()
         numba.set_num_threads(1)
         try:
-            mean = average_local_models(LOGISTIC, 1, w, stored.features, norms, data.labels, data.offsets,
-                                        full_batch, etas, 0.0, CLIP)
+            mean = average_local_models(
+                LOGISTIC, 1, w, stored.features, norms, data.labels, data.offsets, full_batch, etas, 0.0, CLIP
+            )
             return mean + (SIGMA / np.sqrt(data.n_clients)) * z
         finally:
             numba.set_num_threads(threads)
 
     steps = clients * FULL_BATCH_STEPS
-    return Pair(ours=ours, anchor=lambda: numpy_full_batch_round(w, data, norms, etas, CLIP, z, SIGMA),
-                ours_items=steps, anchor_items=steps, check=check)
+    return Pair(
+        ours=ours,
+        anchor=lambda: numpy_full_batch_round(w, data, norms, etas, CLIP, z, SIGMA),
+        ours_items=steps,
+        anchor_items=steps,
+        check=check,
+    )
 
 
-@ratio("simulate_fedavg_full_batch_round", title="one noisy FedAvg round, K = 10^4 clients (short: 2000) x 8 "
-       "samples, d = 100, 2 local full-batch steps, numba on 1 thread", anchor="the same round in numpy "
-       "(np.add.reduceat over client segments)", table="simulate", unit="client-steps", clock="cpu", goal=8.0)
+@ratio(
+    "simulate_fedavg_full_batch_round",
+    title="one noisy FedAvg round, K = 10^4 clients (short: 2000) x 8 "
+    "samples, d = 100, 2 local full-batch steps, numba on 1 thread",
+    anchor="the same round in numpy (np.add.reduceat over client segments)",
+    table="simulate",
+    unit="client-steps",
+    clock="cpu",
+    goal=8.0,
+)
 def simulate_fedavg_full_batch_round(size: Size) -> Pair:
     """float64 features on both sides (results equal to rounding)."""
     return full_batch_round(size, "float64")
 
 
-@ratio("simulate_fedavg_full_batch_round_float32", title="the same round with the simulator's features stored as "
-       "float32 (dtype=\"float32\")", anchor="numpy's float64 round", table="simulate", unit="client-steps",
-       clock="cpu", goal=8.0)
+@ratio(
+    "simulate_fedavg_full_batch_round_float32",
+    title='the same round with the simulator\'s features stored as float32 (dtype="float32")',
+    anchor="numpy's float64 round",
+    table="simulate",
+    unit="client-steps",
+    clock="cpu",
+    goal=8.0,
+)
 def simulate_fedavg_full_batch_round_float32(size: Size) -> Pair:
     """float32 features for the simulator (computed in float64), float64 for numpy."""
     return full_batch_round(size, "float32")
 
 
 def full_run(clients: int, d: int, rounds: int) -> None:
-    data = sim.synthetic("logistic", clients, SAMPLES_PER_CLIENT, d, label_concentration=0.5, feature_shift=0.2,
-                         seed=0)
+    data = sim.synthetic("logistic", clients, SAMPLES_PER_CLIENT, d, label_concentration=0.5, feature_shift=0.2, seed=0)
     start = time.perf_counter()
-    run = sim.noisy_fedavg(data, rounds=rounds, local_steps=LOCAL_STEPS, rate=RATE, clip=CLIP, sigma=SIGMA,
-                           every=max(1, rounds // 10), progress=True)
+    run = sim.noisy_fedavg(
+        data,
+        rounds=rounds,
+        local_steps=LOCAL_STEPS,
+        rate=RATE,
+        clip=CLIP,
+        sigma=SIGMA,
+        every=max(1, rounds // 10),
+        progress=True,
+    )
     wall = time.perf_counter() - start
     steps = clients * rounds * LOCAL_STEPS
     print(run.summary(1e-5))
-    print(f"clients {clients}, d {d}, rounds {rounds}, local steps {LOCAL_STEPS}: {wall:.1f} s, "
-          f"{steps / wall:.3g} client-steps/s, peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
+    print(
+        f"clients {clients}, d {d}, rounds {rounds}, local steps {LOCAL_STEPS}: {wall:.1f} s, "
+        f"{steps / wall:.3g} client-steps/s, peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB"
+    )
 
 
 if __name__ == "__main__":

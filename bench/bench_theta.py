@@ -52,8 +52,15 @@ def _agree(ours: np.ndarray, naive: np.ndarray) -> None:
     np.testing.assert_allclose(naive[ok], ours[ok], rtol=1e-6)
 
 
-@ratio("theta_1thread", title="θ on typical points, 1 thread", anchor="scipy naive `ndtr` formula", table="theta",
-       unit="points", clock="cpu", goal=5.0)
+@ratio(
+    "theta_1thread",
+    title="θ on typical points, 1 thread",
+    anchor="scipy naive `ndtr` formula",
+    table="theta",
+    unit="points",
+    clock="cpu",
+    goal=5.0,
+)
 def theta_1thread(size: Size) -> Pair:
     """hs.theta on one thread against Q(a - r/2) - e^eps Q(a + r/2) with scipy.special.ndtr (CPU time)."""
     r, eps = typical_points(10_000_000 if size == "full" else 1_000_000)
@@ -62,12 +69,19 @@ def theta_1thread(size: Size) -> Pair:
         with np.errstate(all="ignore"):
             return naive_theta(r, eps)
 
-    return Pair(ours=lambda: hs.theta(r, eps, threads=1), anchor=naive, ours_items=r.size, anchor_items=r.size,
-                check=_agree)
+    return Pair(
+        ours=lambda: hs.theta(r, eps, threads=1), anchor=naive, ours_items=r.size, anchor_items=r.size, check=_agree
+    )
 
 
-@ratio("theta_hard_1thread", title="θ on the hard points (W5), 1 thread", anchor="scipy naive `ndtr` formula",
-       table="theta", unit="points", clock="cpu")
+@ratio(
+    "theta_hard_1thread",
+    title="θ on the hard points (W5), 1 thread",
+    anchor="scipy naive `ndtr` formula",
+    table="theta",
+    unit="points",
+    clock="cpu",
+)
 def theta_hard_1thread(size: Size) -> Pair:
     """The same on the five hard regions, where the naive formula returns 0, NaN or a wrong value."""
     r, eps = hard_points(2_000_000 if size == "full" else 500_000)
@@ -77,4 +91,3 @@ def theta_hard_1thread(size: Size) -> Pair:
             return naive_theta(r, eps)
 
     return Pair(ours=lambda: hs.theta(r, eps, threads=1), anchor=naive, ours_items=r.size, anchor_items=r.size)
-

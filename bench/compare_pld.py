@@ -39,15 +39,39 @@ W4_POINTS = 1000
 # hockeystick-pld-accuracy (the certified epsilon bracket width asked for, grid chosen per
 # sigma) and prv_accountant (eps_error).
 PLANS = {
-    "W1": [("hockeystick-exact", 0), ("hockeystick-pld", 1e-3), ("hockeystick-pld", 2e-3),
-           ("dp_accounting", 1e-4), ("prv_accountant", 0.1)],
-    "W2": [("hockeystick-pld", 1.5e-4), ("hockeystick-pld", 3e-4), ("hockeystick-pld-upper", 3e-4),
-           ("hockeystick-pld-accuracy", 1e-3), ("dp_accounting", 1e-4), ("dp_accounting", 1e-3), ("prv_accountant", 0.1)],
-    "W3": [("hockeystick-pld", 1e-4), ("hockeystick-pld", 2e-4), ("hockeystick-pld-upper", 2e-4),
-           ("dp_accounting", 1e-4), ("prv_accountant", 0.1)],
-    "W4": [("dp_accounting", 1e-4), ("dp_accounting", 1e-3), ("hockeystick-pld-upper", 1e-3),
-           ("hockeystick-pld-upper", 1e-4), ("hockeystick-pld-upper", 5e-5), ("hockeystick-pld", 3e-4),
-           ("hockeystick-pld-accuracy", 1e-3), ("prv_accountant", 0.1)],
+    "W1": [
+        ("hockeystick-exact", 0),
+        ("hockeystick-pld", 1e-3),
+        ("hockeystick-pld", 2e-3),
+        ("dp_accounting", 1e-4),
+        ("prv_accountant", 0.1),
+    ],
+    "W2": [
+        ("hockeystick-pld", 1.5e-4),
+        ("hockeystick-pld", 3e-4),
+        ("hockeystick-pld-upper", 3e-4),
+        ("hockeystick-pld-accuracy", 1e-3),
+        ("dp_accounting", 1e-4),
+        ("dp_accounting", 1e-3),
+        ("prv_accountant", 0.1),
+    ],
+    "W3": [
+        ("hockeystick-pld", 1e-4),
+        ("hockeystick-pld", 2e-4),
+        ("hockeystick-pld-upper", 2e-4),
+        ("dp_accounting", 1e-4),
+        ("prv_accountant", 0.1),
+    ],
+    "W4": [
+        ("dp_accounting", 1e-4),
+        ("dp_accounting", 1e-3),
+        ("hockeystick-pld-upper", 1e-3),
+        ("hockeystick-pld-upper", 1e-4),
+        ("hockeystick-pld-upper", 5e-5),
+        ("hockeystick-pld", 3e-4),
+        ("hockeystick-pld-accuracy", 1e-3),
+        ("prv_accountant", 0.1),
+    ],
 }
 
 
@@ -55,25 +79,34 @@ def _measure(library: str, setting: float, sigma: np.ndarray, q: float, rounds: 
     """Runs inside the subprocess: returns eps (lower, estimate, upper) per sigma and the time."""
     if library.startswith("hockeystick"):
         from hockeystick.pld import SubsampledGaussianPLD
+
         start = time.perf_counter()
-        kwargs = ({} if library == "hockeystick-exact" else dict(accuracy=setting)
-                  if library == "hockeystick-pld-accuracy" else dict(value_discretization_interval=setting))
+        kwargs = (
+            {}
+            if library == "hockeystick-exact"
+            else dict(accuracy=setting)
+            if library == "hockeystick-pld-accuracy"
+            else dict(value_discretization_interval=setting)
+        )
         acc = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds, **kwargs)
         if library == "hockeystick-pld" and q == 1.0:  # force the PLD machinery, not the closed form
             from hockeystick.pld import gaussian
-            out = [gaussian(s, value_discretization_interval=setting).self_compose(rounds).epsilon(
-                DELTA, bound="both") for s in sigma]
+
+            out = [
+                gaussian(s, value_discretization_interval=setting).self_compose(rounds).epsilon(DELTA, bound="both")
+                for s in sigma
+            ]
             lo, up = np.array([o[0] for o in out]), np.array([o[1] for o in out])
         elif library == "hockeystick-pld-upper":
             lo, up = np.full(sigma.shape, np.nan), acc.epsilon(DELTA)
         else:
             lo, up = acc.epsilon(DELTA, bound="both")
         elapsed = time.perf_counter() - start
-        return dict(lower=np.atleast_1d(lo).tolist(), estimate=None, upper=np.atleast_1d(up).tolist(),
-                    seconds=elapsed)
+        return dict(lower=np.atleast_1d(lo).tolist(), estimate=None, upper=np.atleast_1d(up).tolist(), seconds=elapsed)
     if library == "dp_accounting":
         import dp_accounting
         from dp_accounting.pld import pld_privacy_accountant
+
         start = time.perf_counter()
         ups = []
         for s in sigma:
@@ -86,14 +119,20 @@ def _measure(library: str, setting: float, sigma: np.ndarray, q: float, rounds: 
         return dict(lower=None, estimate=None, upper=ups, seconds=time.perf_counter() - start)
     if library == "prv_accountant":
         from prv_accountant import Accountant
+
         start = time.perf_counter()
         rows = []
         for s in sigma:
-            acc = Accountant(noise_multiplier=s, sampling_probability=q, delta=DELTA,
-                             eps_error=setting, max_compositions=rounds)
+            acc = Accountant(
+                noise_multiplier=s, sampling_probability=q, delta=DELTA, eps_error=setting, max_compositions=rounds
+            )
             rows.append(acc.compute_epsilon(num_compositions=rounds))
-        return dict(lower=[r[0] for r in rows], estimate=[r[1] for r in rows], upper=[r[2] for r in rows],
-                    seconds=time.perf_counter() - start)
+        return dict(
+            lower=[r[0] for r in rows],
+            estimate=[r[1] for r in rows],
+            upper=[r[2] for r in rows],
+            seconds=time.perf_counter() - start,
+        )
     raise ValueError(library)
 
 
@@ -132,10 +171,18 @@ def _fmt(x: float | None, digits: int = 7) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", nargs="*", default=list(PLANS))
-    parser.add_argument("--w4-baseline-points", type=int, default=40,
-                        help="sigmas (of the 1000) the looping baselines run; their time is scaled to 1000")
-    parser.add_argument("--libraries", nargs="*", default=None,
-                        help="only these libraries (e.g. hockeystick-pld dp_accounting); default: all")
+    parser.add_argument(
+        "--w4-baseline-points",
+        type=int,
+        default=40,
+        help="sigmas (of the 1000) the looping baselines run; their time is scaled to 1000",
+    )
+    parser.add_argument(
+        "--libraries",
+        nargs="*",
+        default=None,
+        help="only these libraries (e.g. hockeystick-pld dp_accounting); default: all",
+    )
     parser.add_argument("--timeout", type=float, default=1800)
     args = parser.parse_args()
     print("| workload | library | setting | eps lower | eps estimate | eps upper | time s | peak MB |")
@@ -162,17 +209,26 @@ def main() -> None:
                 on_subset = ups if baseline else ups[subset]
                 if library == "dp_accounting" and setting == 1e-4:
                     dp_reference = on_subset
-                excess = ("" if dp_reference is None else
-                          f"; upper − dp@1e-4 in [{np.min(on_subset - dp_reference):.1e}, "
-                          f"{np.max(on_subset - dp_reference):.1e}]")
-                print(f"| {label} | {library} | {setting:g} | {width} | | eps(σ=0.5) {ups[0]:.5f}{excess} | {t} | "
-                      f"{r['peak_mb']:.0f} |", flush=True)
+                excess = (
+                    ""
+                    if dp_reference is None
+                    else f"; upper − dp@1e-4 in [{np.min(on_subset - dp_reference):.1e}, "
+                    f"{np.max(on_subset - dp_reference):.1e}]"
+                )
+                print(
+                    f"| {label} | {library} | {setting:g} | {width} | | eps(σ=0.5) {ups[0]:.5f}{excess} | {t} | "
+                    f"{r['peak_mb']:.0f} |",
+                    flush=True,
+                )
                 continue
             time_s = r["seconds"]
             lo = r["lower"][0] if r["lower"] else None
             est = r["estimate"][0] if r["estimate"] else None
-            print(f"| {label} | {library} | {setting:g} | {_fmt(lo)} | {_fmt(est)} | {_fmt(r['upper'][0])} | "
-                  f"{time_s:.3f} | {r['peak_mb']:.0f} |", flush=True)
+            print(
+                f"| {label} | {library} | {setting:g} | {_fmt(lo)} | {_fmt(est)} | {_fmt(r['upper'][0])} | "
+                f"{time_s:.3f} | {r['peak_mb']:.0f} |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -50,8 +50,11 @@ def main() -> None:
     hr, he = hard_points(args.check)
     refs = [reference_theta(a, b) for a, b in zip(hr, he)]
     with np.errstate(all="ignore"):
-        rows = [("scipy naive ndtr", naive_theta(hr, he)), ("scipy log_ndtr", log_ndtr_theta(hr, he)),
-                ("hockeystick", hs.theta(hr, he))]
+        rows = [
+            ("scipy naive ndtr", naive_theta(hr, he)),
+            ("scipy log_ndtr", log_ndtr_theta(hr, he)),
+            ("hockeystick", hs.theta(hr, he)),
+        ]
     print(f"worst relative error on {args.check} hard points where theta >= 1e-300 (mpmath, 50 digits):")
     for name, vals in rows:
         print(f"  {name:<18} {worst_relative(vals, refs):.3g}")

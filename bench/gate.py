@@ -33,8 +33,8 @@ BASELINES = Path(__file__).resolve().parent / "baselines" / "short.json"
 @dataclass(frozen=True)
 class Verdict:
     name: str
-    ratio: float | None       # this run's median speed-up (None: not measured)
-    baseline: float | None    # the committed one (None: no baseline yet)
+    ratio: float | None  # this run's median speed-up (None: not measured)
+    baseline: float | None  # the committed one (None: no baseline yet)
     tolerance: float
 
     @property
@@ -56,8 +56,10 @@ class Verdict:
         drop = self.drop or 0.0
         status = "FAIL " if self.failed else "ok   "
         change = f"dropped {drop:.1%}" if drop > 0 else f"rose {-drop:.1%}"
-        return (f"{status} {self.name}: speed-up {self.ratio:.3g}x vs baseline {self.baseline:.3g}x, {change} "
-                f"(tolerance {self.tolerance:.0%})")
+        return (
+            f"{status} {self.name}: speed-up {self.ratio:.3g}x vs baseline {self.baseline:.3g}x, {change} "
+            f"(tolerance {self.tolerance:.0%})"
+        )
 
 
 def for_machine(baselines: dict[str, Any], cpu: str) -> dict[str, Any]:

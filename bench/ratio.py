@@ -76,8 +76,16 @@ class RatioBenchmark:
 REGISTRY: dict[str, RatioBenchmark] = {}
 
 
-def ratio(name: str, *, title: str, anchor: str, table: str, unit: str = "calls", clock: Clock = "cpu",
-          goal: float | None = None) -> Callable[[Callable[[Size], Pair]], Callable[[Size], Pair]]:
+def ratio(
+    name: str,
+    *,
+    title: str,
+    anchor: str,
+    table: str,
+    unit: str = "calls",
+    clock: Clock = "cpu",
+    goal: float | None = None,
+) -> Callable[[Callable[[Size], Pair]], Callable[[Size], Pair]]:
     """Register the decorated builder as the ratio benchmark ``name`` (see the module docstring)."""
     if clock not in ("cpu", "wall"):
         raise ValueError(f"clock must be 'cpu' or 'wall', got {clock!r}")
@@ -86,8 +94,10 @@ def ratio(name: str, *, title: str, anchor: str, table: str, unit: str = "calls"
         bench = RatioBenchmark(name, title, anchor, table, unit, clock, goal, build)
         previous = REGISTRY.get(name)
         if previous is not None and previous.origin != bench.origin:
-            raise ValueError(f"ratio benchmark {name!r} is declared twice: {previous.origin} and {bench.origin}; "
-                             "give one of them another name")
+            raise ValueError(
+                f"ratio benchmark {name!r} is declared twice: {previous.origin} and {bench.origin}; "
+                "give one of them another name"
+            )
         REGISTRY[name] = bench
         return build
 

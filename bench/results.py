@@ -71,8 +71,9 @@ def cpu_id() -> str:
 
 def _commit(repo: Path) -> str | None:
     try:
-        out = subprocess.run(["git", "-C", str(repo), "rev-parse", "--short", "HEAD"], capture_output=True,
-                             text=True, timeout=10)
+        out = subprocess.run(
+            ["git", "-C", str(repo), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     return out.stdout.strip() or None
@@ -85,7 +86,7 @@ def _version(package: str) -> str | None:
     except metadata.PackageNotFoundError:
         try:
             return str(importlib.import_module(package.replace("-", "_")).__version__)
-        except Exception:   # whatever stops the import, the record goes on without the version
+        except Exception:  # whatever stops the import, the record goes on without the version
             return None
 
 
@@ -101,8 +102,9 @@ def machine(repo: Path) -> dict[str, Any]:
         "python": platform.python_version(),
         "versions": {p: _version(p) for p in PACKAGES},
         "commit": _commit(repo),
-        "env": {k: os.environ[k] for k in ("OMP_NUM_THREADS", "NUMBA_NUM_THREADS", "OMP_WAIT_POLICY")
-                if k in os.environ},
+        "env": {
+            k: os.environ[k] for k in ("OMP_NUM_THREADS", "NUMBA_NUM_THREADS", "OMP_WAIT_POLICY") if k in os.environ
+        },
     }
 
 

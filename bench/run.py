@@ -62,23 +62,34 @@ def _child(name: str, size: Size, effort: Effort) -> None:
 
 def measure_isolated(name: str, size: Size, effort: Effort) -> dict[str, Any]:
     """One benchmark measured in a fresh process (see the module docstring)."""
-    done = subprocess.run([sys.executable, __file__, "--child", name, size, json.dumps(dataclasses.asdict(effort))],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, __file__, "--child", name, size, json.dumps(dataclasses.asdict(effort))],
+        capture_output=True,
+        text=True,
+    )
     if done.returncode != 0:
         raise RuntimeError(f"benchmark {name} failed:\n{done.stderr.strip()}")
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def run_all(names: list[str], size: Size, effort: Effort) -> dict[str, Any]:
-    run: dict[str, Any] = {"schema": SCHEMA, "size": size, "started": utc_now(), "machine": machine(HERE.parent),
-                           "benchmarks": {}}
+    run: dict[str, Any] = {
+        "schema": SCHEMA,
+        "size": size,
+        "started": utc_now(),
+        "machine": machine(HERE.parent),
+        "benchmarks": {},
+    }
     for name in names:
         record = measure_isolated(name, size, effort)
         run["machine"]["heap"] = record.pop("heap")
         run["benchmarks"][name] = record
-        print(f"{name:<34} {record['ratio']:8.3g}x  [{record['ratio_ci95'][0]:.3g}, {record['ratio_ci95'][1]:.3g}] "
-              f"{record['pairs']:3d} pairs  ours {record['ours_seconds'] * 1e3:9.3f} ms  anchor "
-              f"{record['anchor_seconds'] * 1e3:9.3f} ms  load {record['load_average'][0]:.1f}", flush=True)
+        print(
+            f"{name:<34} {record['ratio']:8.3g}x  [{record['ratio_ci95'][0]:.3g}, {record['ratio_ci95'][1]:.3g}] "
+            f"{record['pairs']:3d} pairs  ours {record['ours_seconds'] * 1e3:9.3f} ms  anchor "
+            f"{record['anchor_seconds'] * 1e3:9.3f} ms  load {record['load_average'][0]:.1f}",
+            flush=True,
+        )
     run["finished"] = utc_now()
     run["machine"]["load_average_end"] = list(os.getloadavg())
     return run
@@ -91,31 +102,47 @@ def gate(run: dict[str, Any], baselines_path: Path, retries: int, effort: Effort
     cpu = cpu_id()
     baselines = for_machine(read(baselines_path), cpu)
     own = sum(whose == cpu for whose in baselines["resolved"].values())
-    print(f"\nbaselines for {cpu}: {own} recorded on this CPU, the least recorded figure for the other "
-          f"{len(baselines['resolved']) - own}", flush=True)
+    print(
+        f"\nbaselines for {cpu}: {own} recorded on this CPU, the least recorded figure for the other "
+        f"{len(baselines['resolved']) - own}",
+        flush=True,
+    )
     attempts = {name: [b["ratio"]] for name, b in run["benchmarks"].items()}
     names = sorted(set(run["benchmarks"]) if subset else set(baselines["benchmarks"]) | set(run["benchmarks"]))
     for attempt in range(retries):
-        failing = [v.name for v in judge({n: float(np.median(a)) for n, a in attempts.items()}, baselines, names)
-                   if v.failed and v.name in REGISTRY]
+        failing = [
+            v.name
+            for v in judge({n: float(np.median(a)) for n, a in attempts.items()}, baselines, names)
+            if v.failed and v.name in REGISTRY
+        ]
         if not failing:
             break
         for name in failing:
             print(f"re-measuring {name} (attempt {attempt + 2} of {retries + 1})", flush=True)
             attempts[name].append(measure_isolated(name, "short", effort)["ratio"])
     verdicts = judge({n: float(np.median(a)) for n, a in attempts.items()}, baselines, names)
-    run["gate"] = {"baselines": str(baselines_path.relative_to(HERE.parent)), "attempts": attempts,
-                   "failed": [v.name for v in verdicts if v.failed]}
-    print(f"\nregression gate against {baselines_path.name} (load average now "
-          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}):")
+    run["gate"] = {
+        "baselines": str(baselines_path.relative_to(HERE.parent)),
+        "attempts": attempts,
+        "failed": [v.name for v in verdicts if v.failed],
+    }
+    print(
+        f"\nregression gate against {baselines_path.name} (load average now "
+        f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}):"
+    )
     for v in verdicts:
-        extra = f" (median of {len(attempts[v.name])} attempts: {', '.join(f'{a:.3g}' for a in attempts[v.name])})" \
-            if v.name in attempts and len(attempts[v.name]) > 1 else ""
+        extra = (
+            f" (median of {len(attempts[v.name])} attempts: {', '.join(f'{a:.3g}' for a in attempts[v.name])})"
+            if v.name in attempts and len(attempts[v.name]) > 1
+            else ""
+        )
         print("  " + v.message() + extra)
     failed = [v for v in verdicts if v.failed]
     if failed:
-        print(f"\nREGRESSION: {len(failed)} benchmark(s) slower than the baseline beyond tolerance: "
-              + ", ".join(f"{v.name} ({v.drop:.1%} drop)" if v.drop is not None else v.name for v in failed))
+        print(
+            f"\nREGRESSION: {len(failed)} benchmark(s) slower than the baseline beyond tolerance: "
+            + ", ".join(f"{v.name} ({v.drop:.1%} drop)" if v.drop is not None else v.name for v in failed)
+        )
     return not failed
 
 
@@ -125,12 +152,21 @@ def main() -> int:
     parser.add_argument("--only", nargs="+", metavar="NAME", help="measure only these benchmarks")
     parser.add_argument("--list", action="store_true", help="list the declared benchmarks and exit")
     parser.add_argument("--out", type=Path, help="where to store the run (default bench/results/<time>-<size>.json)")
-    parser.add_argument("--gate", nargs="?", type=Path, const=BASELINES, metavar="BASELINES",
-                        help=f"compare with the baselines (default {BASELINES.relative_to(HERE.parent)})")
+    parser.add_argument(
+        "--gate",
+        nargs="?",
+        type=Path,
+        const=BASELINES,
+        metavar="BASELINES",
+        help=f"compare with the baselines (default {BASELINES.relative_to(HERE.parent)})",
+    )
     parser.add_argument("--retries", type=int, default=2, help="re-measurements of a failing benchmark (gate)")
     parser.add_argument("--update-baselines", action="store_true", help="store this short run as the baselines")
-    parser.add_argument("--update-machine-baselines", action="store_true",
-                        help="short sizes: store this run as this CPU's own baselines (by_machine)")
+    parser.add_argument(
+        "--update-machine-baselines",
+        action="store_true",
+        help="short sizes: store this run as this CPU's own baselines (by_machine)",
+    )
     parser.add_argument("--min-pairs", type=int, help="override the warm pairs measured at least (short 9, full 3)")
     parser.add_argument("--budget", type=float, help="override the seconds per benchmark (short 8, full 60)")
     parser.add_argument("--no-tables", action="store_true", help="with --full: do not touch bench/README.md")
@@ -150,8 +186,9 @@ def main() -> int:
     size: Size = "full" if args.full else "short"
     effort = EFFORT[size]
     if args.min_pairs is not None or args.budget is not None:
-        effort = dataclasses.replace(effort, min_pairs=args.min_pairs or effort.min_pairs,
-                                     budget=args.budget or effort.budget)
+        effort = dataclasses.replace(
+            effort, min_pairs=args.min_pairs or effort.min_pairs, budget=args.budget or effort.budget
+        )
     started = time.perf_counter()
     run = run_all(names, size, effort)
     ok = True
@@ -165,9 +202,12 @@ def main() -> int:
         if previous is None or "tolerance" not in previous:
             parser.error(f"{BASELINES} needs a 'tolerance' object to keep (see gate.py); write it first")
         run.pop("gate", None)
-        baselines = {**run, "tolerance": previous["tolerance"],
-                     "benchmarks": {**previous["benchmarks"], **run["benchmarks"]},  # --only updates a subset
-                     **{k: previous[k] for k in ("by_machine",) if k in previous}}
+        baselines = {
+            **run,
+            "tolerance": previous["tolerance"],
+            "benchmarks": {**previous["benchmarks"], **run["benchmarks"]},  # --only updates a subset
+            **{k: previous[k] for k in ("by_machine",) if k in previous},
+        }
         write(BASELINES, baselines)
         update_readme({"gate/baselines": render_baselines(baselines)})
         print(f"updated {BASELINES} and its table in bench/README.md")

@@ -76,19 +76,25 @@ def _recorded(reference: dict[str, float], by_machine: dict[str, dict[str, float
 def test_a_recorded_cpu_is_judged_against_its_own_figures() -> None:
     """W4 at 72x on a Zen 1 EPYC and 44x on a Xeon: a fall to 50x fails on the EPYC and passes on the
     Xeon; theta at 2.7x on the EPYC and 3.7x on the Xeon: 2.7x passes on the EPYC."""
-    base = _recorded({"w4": 44.0, "theta": 3.7}, {"AMD EPYC (family 23, model 1)": {"w4": 72.0, "theta": 2.7},
-                                                  "Intel Xeon (family 6, model 85)": {"w4": 44.0, "theta": 3.7}})
+    base = _recorded(
+        {"w4": 44.0, "theta": 3.7},
+        {
+            "AMD EPYC (family 23, model 1)": {"w4": 72.0, "theta": 2.7},
+            "Intel Xeon (family 6, model 85)": {"w4": 44.0, "theta": 3.7},
+        },
+    )
     epyc = for_machine(base, "AMD EPYC (family 23, model 1)")
     assert epyc["resolved"] == {"w4": "AMD EPYC (family 23, model 1)", "theta": "AMD EPYC (family 23, model 1)"}
     assert [v.failed for v in judge({"w4": 50.0, "theta": 2.7}, epyc, ["w4", "theta"])] == [True, False]
     xeon = for_machine(base, "Intel Xeon (family 6, model 85)")
     assert [v.failed for v in judge({"w4": 50.0, "theta": 2.7}, xeon, ["w4", "theta"])] == [False, True]
-    assert "by_machine" not in epyc and base["by_machine"]   # the input is left as it was
+    assert "by_machine" not in epyc and base["by_machine"]  # the input is left as it was
 
 
 def test_an_unrecorded_cpu_is_judged_against_the_least_recorded_figure() -> None:
-    base = _recorded({"w4": 44.0, "theta": 3.7, "only_ref": 5.0},
-                     {"A": {"w4": 72.0, "theta": 2.7}, "B": {"w4": 60.0, "theta": 3.0}})
+    base = _recorded(
+        {"w4": 44.0, "theta": 3.7, "only_ref": 5.0}, {"A": {"w4": 72.0, "theta": 2.7}, "B": {"w4": 60.0, "theta": 3.0}}
+    )
     other = for_machine(base, "Some new CPU")
     assert {n: b["ratio"] for n, b in other["benchmarks"].items()} == {"w4": 44.0, "theta": 2.7, "only_ref": 5.0}
     assert other["resolved"] == {"w4": "reference", "theta": "A", "only_ref": "reference"}
@@ -129,8 +135,16 @@ def test_measure_recovers_a_known_ratio_and_discards_the_first_call() -> None:
         calls["anchor"] += 1
         spin(0.02 if calls["anchor"] == 1 else 0.004)
 
-    bench = RatioBenchmark("spin", "spin", "spin", "t", "items", "cpu", None,
-                           lambda size: Pair(ours=lambda: spin(0.002), anchor=anchor, ours_items=2, anchor_items=1))
+    bench = RatioBenchmark(
+        "spin",
+        "spin",
+        "spin",
+        "t",
+        "items",
+        "cpu",
+        None,
+        lambda size: Pair(ours=lambda: spin(0.002), anchor=anchor, ours_items=2, anchor_items=1),
+    )
     rec = measure(bench, "short", Effort(min_pairs=5, max_pairs=9, budget=120.0, target=0.5))
     assert rec["ratio"] == pytest.approx(4.0, rel=0.15)
     assert rec["anchor_first_seconds"] > 3 * rec["anchor_seconds"]
@@ -144,8 +158,10 @@ def test_declaring_the_same_name_twice_from_elsewhere_is_refused() -> None:
 
 
 def test_replace_block_rewrites_only_between_its_markers() -> None:
-    text = ("narrative 1\n<!-- begin generated: ratios/x -->\nold\n<!-- end generated: ratios/x -->\nnarrative 2\n"
-            "<!-- begin generated: ratios/y -->\nkeep\n<!-- end generated: ratios/y -->\n")
+    text = (
+        "narrative 1\n<!-- begin generated: ratios/x -->\nold\n<!-- end generated: ratios/x -->\nnarrative 2\n"
+        "<!-- begin generated: ratios/y -->\nkeep\n<!-- end generated: ratios/y -->\n"
+    )
     out = replace_block(text, "ratios/x", "new table")
     assert out == text.replace("old", "new table")
     with pytest.raises(ValueError, match="ratios/z"):

@@ -65,33 +65,55 @@ def workloads(scale: float) -> dict[str, tuple[str, Callable[[int], Any]]]:
     return {
         "theta": ("hs.theta; flat batch (AVX2 pieces of 4096)", lambda t: _core.theta(r, eps, t)),
         "log_theta": ("hs.log_theta; flat element-wise", lambda t: _core.log_theta(r, eps, t)),
-        "theta_epsilon": ("hs.theta_epsilon; flat element-wise (root solve)",
-                          lambda t: _core.theta_epsilon(r[: n // 20], delta, t)),
-        "gaussian_factor_pairs": ("contraction grids (sweep); flat, 4 outputs",
-                                  lambda t: _core.gaussian_factor_pairs(eps[: n // 4], r[: n // 4], r[1 : n // 4 + 1], t)),
-        "geometric_bound_delta": ("TrustedAggregator.delta; strided broadcast",
-                                  lambda t: _core.geometric_bound_delta(*geo_delta, t)),
-        "geometric_bound_epsilon": ("TrustedAggregator.epsilon; strided broadcast (warm-started solve)",
-                                    lambda t: _core.geometric_bound_epsilon(*geo_eps, t)),
-        "schedule_bound_delta": ("schedule accountants .delta; per item, O(T) each",
-                                 lambda t: _core.schedule_bound_delta(eps[: int(2000 * scale)], 0.01, 0, radii, radii, t)),
-        "schedule_bound_epsilon": ("schedule accountants .epsilon; per item",
-                                   lambda t: _core.schedule_bound_epsilon(delta[: int(400 * scale)], 0.01, 0, radii, radii, t)),
-        "fedavg_interpolation": ("fdp NoisyFedAvg (stagewise); per item, O(T) each",
-                                 lambda t: _core.fedavg_interpolation(1, rate, lip, np.full(m, 5.0), np.full(m, 200.0), t)),
-        "interpolation_from_rounds": ("fdp.interpolation_bound; per item (rows)",
-                                      lambda t: _core.interpolation_from_rounds(rho, gamma, np.full(m, 100.0), t)),
-        "pld_subsampled_gaussian_many": ("pld.subsampled_gaussians; per item (one grid each)",
-                                         lambda t: _core.pld_subsampled_gaussian_many(
-                                             sig, np.full(sig.size, 0.01), np.ones(sig.size, bool), 1e-3, TAIL, MAX_CELLS, t)),
-        "pld_subsampled_gaussian_many/1": ("pld.subsampled_gaussian (q = 1); one item: the core's cell loop",
-                                           lambda t: _core.pld_subsampled_gaussian_many(
-                                               np.array([0.6]), np.array([1.0]), np.array([True]), 1e-5 / scale, TAIL,
-                                               MAX_CELLS, t)),
-        "PldGridProfile.delta": ("PLD .delta on a 10^6-point PMF; flat element-wise",
-                                 lambda t: profile.delta(eps, t)),
-        "PldGridProfile.epsilon": ("PLD .epsilon; flat element-wise (binary search)",
-                                   lambda t: profile.epsilon(many_deltas, t)),
+        "theta_epsilon": (
+            "hs.theta_epsilon; flat element-wise (root solve)",
+            lambda t: _core.theta_epsilon(r[: n // 20], delta, t),
+        ),
+        "gaussian_factor_pairs": (
+            "contraction grids (sweep); flat, 4 outputs",
+            lambda t: _core.gaussian_factor_pairs(eps[: n // 4], r[: n // 4], r[1 : n // 4 + 1], t),
+        ),
+        "geometric_bound_delta": (
+            "TrustedAggregator.delta; strided broadcast",
+            lambda t: _core.geometric_bound_delta(*geo_delta, t),
+        ),
+        "geometric_bound_epsilon": (
+            "TrustedAggregator.epsilon; strided broadcast (warm-started solve)",
+            lambda t: _core.geometric_bound_epsilon(*geo_eps, t),
+        ),
+        "schedule_bound_delta": (
+            "schedule accountants .delta; per item, O(T) each",
+            lambda t: _core.schedule_bound_delta(eps[: int(2000 * scale)], 0.01, 0, radii, radii, t),
+        ),
+        "schedule_bound_epsilon": (
+            "schedule accountants .epsilon; per item",
+            lambda t: _core.schedule_bound_epsilon(delta[: int(400 * scale)], 0.01, 0, radii, radii, t),
+        ),
+        "fedavg_interpolation": (
+            "fdp NoisyFedAvg (stagewise); per item, O(T) each",
+            lambda t: _core.fedavg_interpolation(1, rate, lip, np.full(m, 5.0), np.full(m, 200.0), t),
+        ),
+        "interpolation_from_rounds": (
+            "fdp.interpolation_bound; per item (rows)",
+            lambda t: _core.interpolation_from_rounds(rho, gamma, np.full(m, 100.0), t),
+        ),
+        "pld_subsampled_gaussian_many": (
+            "pld.subsampled_gaussians; per item (one grid each)",
+            lambda t: _core.pld_subsampled_gaussian_many(
+                sig, np.full(sig.size, 0.01), np.ones(sig.size, bool), 1e-3, TAIL, MAX_CELLS, t
+            ),
+        ),
+        "pld_subsampled_gaussian_many/1": (
+            "pld.subsampled_gaussian (q = 1); one item: the core's cell loop",
+            lambda t: _core.pld_subsampled_gaussian_many(
+                np.array([0.6]), np.array([1.0]), np.array([True]), 1e-5 / scale, TAIL, MAX_CELLS, t
+            ),
+        ),
+        "PldGridProfile.delta": ("PLD .delta on a 10^6-point PMF; flat element-wise", lambda t: profile.delta(eps, t)),
+        "PldGridProfile.epsilon": (
+            "PLD .epsilon; flat element-wise (binary search)",
+            lambda t: profile.epsilon(many_deltas, t),
+        ),
     }
 
 
@@ -102,12 +124,19 @@ def core_cell_loop() -> None:
 
 def child_times(threads: int) -> Timing:
     """(wall, CPU, busiest share) of core_cell_loop in a child process with OMP_NUM_THREADS=threads, after a warm-up call."""
-    code = ("import json, time, sys; sys.path.insert(0, sys.argv[1]); import thread_use as b; b.core_cell_loop(); "
-            "s = b.thread_cpu_ns(); w, c = time.perf_counter(), time.process_time(); b.core_cell_loop(); "
-            "print(json.dumps([time.perf_counter() - w, time.process_time() - c, b.busiest_share(s, b.thread_cpu_ns())]))")
+    code = (
+        "import json, time, sys; sys.path.insert(0, sys.argv[1]); import thread_use as b; b.core_cell_loop(); "
+        "s = b.thread_cpu_ns(); w, c = time.perf_counter(), time.process_time(); b.core_cell_loop(); "
+        "print(json.dumps([time.perf_counter() - w, time.process_time() - c, b.busiest_share(s, b.thread_cpu_ns())]))"
+    )
     env = dict(os.environ, OMP_NUM_THREADS=str(threads))
-    out = subprocess.run([sys.executable, "-c", code, os.path.dirname(os.path.abspath(__file__))], env=env,
-                         check=True, capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code, os.path.dirname(os.path.abspath(__file__))],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     wall, cpu, share = json.loads(out.strip().splitlines()[-1])  # the last line: a build may print before it
     return wall, cpu, share
 
@@ -148,8 +177,11 @@ def measure(call: Callable[[int], Any], repeat: int) -> dict[int, Timing]:
 
 
 def medians(samples: list[Timing]) -> Timing:
-    return (statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples),
-            statistics.median(s[2] for s in samples))
+    return (
+        statistics.median(s[0] for s in samples),
+        statistics.median(s[1] for s in samples),
+        statistics.median(s[2] for s in samples),
+    )
 
 
 def measure_children(repeat: int) -> dict[int, Timing]:
@@ -163,8 +195,10 @@ def measure_children(repeat: int) -> dict[int, Timing]:
 
 def row(name: str, what: str, m: dict[int, Timing]) -> str:
     (w1, c1, _), (w2, c2, busiest) = m[1], m[2]
-    return (f"| {name} | {what} | {w1:.3f} s | {w2:.3f} s | {w1 / w2:.2f}x | {c1:.3f} s | {c2:.3f} s | "
-            f"{c2 / w2:.2f} | {c2 / c1:.2f} | {busiest:.2f} |")
+    return (
+        f"| {name} | {what} | {w1:.3f} s | {w2:.3f} s | {w1 / w2:.2f}x | {c1:.3f} s | {c2:.3f} s | "
+        f"{c2 / w2:.2f} | {c2 / c1:.2f} | {busiest:.2f} |"
+    )
 
 
 def main() -> None:
@@ -174,16 +208,24 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", default=None)
     args = parser.parse_args()
     print(f"load average before: {os.getloadavg()}")
-    print("| function | public entry; driver | wall 1T | wall 2T | speedup | CPU 1T | CPU 2T | cores (2T) | overhead "
-          "| busiest |")
+    print(
+        "| function | public entry; driver | wall 1T | wall 2T | speedup | CPU 1T | CPU 2T | cores (2T) | overhead "
+        "| busiest |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|")
     for name, (what, call) in workloads(args.scale).items():
         if args.only and name not in args.only:
             continue
         print(row(name, what, measure(call, args.repeat)), flush=True)
     if not args.only or "pld_subsampled_gaussian" in args.only:
-        print(row("pld_subsampled_gaussian", "pld.subsampled_gaussian; the core's cell loop (OMP_NUM_THREADS)",
-                  measure_children(args.repeat)), flush=True)
+        print(
+            row(
+                "pld_subsampled_gaussian",
+                "pld.subsampled_gaussian; the core's cell loop (OMP_NUM_THREADS)",
+                measure_children(args.repeat),
+            ),
+            flush=True,
+        )
     print(f"load average after: {os.getloadavg()}")
 
 

@@ -37,8 +37,9 @@ def _cpu(run) -> tuple[float, object]:
 
 def ours(n: int, ratio: float, inner) -> tuple[float, object]:
     event = E.SampledWithReplacementDpEvent(n, max(1, round(ratio * n)), inner)
-    return _cpu(lambda: HockeystickAccountant(NeighboringRelation.REPLACE_ONE).compose(event)
-                .get_epsilon_bracket(DELTA))
+    return _cpu(
+        lambda: HockeystickAccountant(NeighboringRelation.REPLACE_ONE).compose(event).get_epsilon_bracket(DELTA)
+    )
 
 
 def theirs_poisson(ratio: float, inner) -> tuple[float, object]:
@@ -55,16 +56,18 @@ def main() -> None:
     settings = [(n, r, name) for n in args.n for r in RATIOS for name in INNER]
     times: dict = {s: [] for s in settings}
     brackets: dict = {}
-    for s in settings:   # warm-up
+    for s in settings:  # warm-up
         brackets[s] = ours(s[0], s[1], INNER[s[2]])[1]
     for _ in range(args.repeats):
-        for s in settings:   # interleaved
+        for s in settings:  # interleaved
             times[s].append(ours(s[0], s[1], INNER[s[2]])[0])
-    for (n, r, name) in settings:
+    for n, r, name in settings:
         lo, up = brackets[(n, r, name)]
-        poisson = (f"{theirs_poisson(r, INNER[name])[0]:.2f} s" if r < 1.0 else "-")
-        print(f"n={n:>8} K/n={r:<5} {name:<12} bracket [{lo:.5g}, {up:.5g}] cpu median "
-              f"{statistics.median(times[(n, r, name)]):.2f} s   dp_accounting Poisson q=K/n: {poisson}")
+        poisson = f"{theirs_poisson(r, INNER[name])[0]:.2f} s" if r < 1.0 else "-"
+        print(
+            f"n={n:>8} K/n={r:<5} {name:<12} bracket [{lo:.5g}, {up:.5g}] cpu median "
+            f"{statistics.median(times[(n, r, name)]):.2f} s   dp_accounting Poisson q=K/n: {poisson}"
+        )
     print(f"load {os.getloadavg()}")
 
 

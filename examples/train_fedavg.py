@@ -22,8 +22,17 @@ def main() -> None:
     args = parser.parse_args()
     data = sim.synthetic("logistic", args.clients, 40, 20, label_concentration=0.5, feature_shift=0.3, seed=0)
     train, test = data.split(0.5)
-    run = sim.noisy_fedavg(train, rounds=args.rounds, local_steps=5, rate=0.05, clip=1.0, sigma=args.sigma,
-                           seed=0, test=test, progress=True)
+    run = sim.noisy_fedavg(
+        train,
+        rounds=args.rounds,
+        local_steps=5,
+        rate=0.05,
+        clip=1.0,
+        sigma=args.sigma,
+        seed=0,
+        test=test,
+        progress=True,
+    )
     print(run.summary(args.delta))
 
 

@@ -24,10 +24,18 @@ from hypothesis import HealthCheck, settings
 
 from hockeystick.pld.accountant import SubsampledGaussianPLD
 
-settings.register_profile("ci", derandomize=True, database=None, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow])
-settings.register_profile("explore", derandomize=False, database=None, deadline=None, print_blob=True,
-                          max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile(
+    "ci", derandomize=True, database=None, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile(
+    "explore",
+    derandomize=False,
+    database=None,
+    deadline=None,
+    print_blob=True,
+    max_examples=400,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 

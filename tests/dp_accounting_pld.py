@@ -29,26 +29,40 @@ def their_pld(event, count: int, pessimistic: bool, h: float = 1e-4):
             out = part if out is None else (out if part is None else out.compose(part))
         return out
     if isinstance(event, E.GaussianDpEvent):
-        return P.from_gaussian_mechanism(event.noise_multiplier / math.sqrt(count), pessimistic_estimate=pessimistic,
-                                         value_discretization_interval=h)
+        return P.from_gaussian_mechanism(
+            event.noise_multiplier / math.sqrt(count), pessimistic_estimate=pessimistic, value_discretization_interval=h
+        )
     if isinstance(event, E.LaplaceDpEvent):
-        return P.from_laplace_mechanism(event.noise_multiplier, pessimistic_estimate=pessimistic,
-                                        value_discretization_interval=h).self_compose(count)
+        return P.from_laplace_mechanism(
+            event.noise_multiplier, pessimistic_estimate=pessimistic, value_discretization_interval=h
+        ).self_compose(count)
     if isinstance(event, E.DiscreteLaplaceDpEvent):
-        return P.from_discrete_laplace_mechanism(event.noise_parameter, sensitivity=event.sensitivity,
-                                                 pessimistic_estimate=pessimistic,
-                                                 value_discretization_interval=h).self_compose(count)
+        return P.from_discrete_laplace_mechanism(
+            event.noise_parameter,
+            sensitivity=event.sensitivity,
+            pessimistic_estimate=pessimistic,
+            value_discretization_interval=h,
+        ).self_compose(count)
     if isinstance(event, E.MixtureOfGaussiansDpEvent):
-        return P.from_mixture_gaussian_mechanism(event.standard_deviation, event.sensitivities, event.sampling_probs,
-                                                 pessimistic_estimate=pessimistic,
-                                                 value_discretization_interval=h).self_compose(count)
+        return P.from_mixture_gaussian_mechanism(
+            event.standard_deviation,
+            event.sensitivities,
+            event.sampling_probs,
+            pessimistic_estimate=pessimistic,
+            value_discretization_interval=h,
+        ).self_compose(count)
     if isinstance(event, E.PoissonSampledDpEvent):
         q, inner = event.sampling_probability, event.event
         if isinstance(inner, E.GaussianDpEvent):
-            return P.from_gaussian_mechanism(inner.noise_multiplier, sampling_prob=q, pessimistic_estimate=pessimistic,
-                                             value_discretization_interval=h).self_compose(count)
-        return P.from_laplace_mechanism(inner.noise_multiplier, sampling_prob=q, pessimistic_estimate=pessimistic,
-                                        value_discretization_interval=h).self_compose(count)
+            return P.from_gaussian_mechanism(
+                inner.noise_multiplier,
+                sampling_prob=q,
+                pessimistic_estimate=pessimistic,
+                value_discretization_interval=h,
+            ).self_compose(count)
+        return P.from_laplace_mechanism(
+            inner.noise_multiplier, sampling_prob=q, pessimistic_estimate=pessimistic, value_discretization_interval=h
+        ).self_compose(count)
     raise NotImplementedError(event)
 
 
@@ -66,7 +80,9 @@ def _leaf(rng: np.random.Generator):
     if kind == 0:
         return E.GaussianDpEvent(float(rng.uniform(0.8, 5.0)))
     if kind in (1, 2):
-        return E.PoissonSampledDpEvent(float(10 ** rng.uniform(-3, -0.7)), E.GaussianDpEvent(float(rng.uniform(0.7, 3.0))))
+        return E.PoissonSampledDpEvent(
+            float(10 ** rng.uniform(-3, -0.7)), E.GaussianDpEvent(float(rng.uniform(0.7, 3.0)))
+        )
     if kind == 3:
         return E.LaplaceDpEvent(float(rng.uniform(2.0, 20.0)))
     if kind == 4:

@@ -17,5 +17,6 @@ def searched_grids(monkeypatch: pytest.MonkeyPatch) -> list[float]:
         if h is not None and self.accuracy is not None:
             grids.append(h)
         return evaluate(self, method, x, h, hints)
+
     monkeypatch.setattr(PlanProfile, "_evaluate", counted)
     return grids

@@ -45,8 +45,7 @@ def _broadcast(*arrays: npt.ArrayLike) -> list[np.ndarray]:
 
 def _pld_many(threads: int) -> list[np.ndarray]:
     sigma, q = np.array([0.8, 1.0, 2.0, 4.0]), np.array([0.01, 0.1, 0.5, 1.0])
-    raw = _core.pld_subsampled_gaussian_many(sigma, q, np.array([True, False, True, True]), H, TAIL, MAX_CELLS,
-                                             threads)
+    raw = _core.pld_subsampled_gaussian_many(sigma, q, np.array([True, False, True, True]), H, TAIL, MAX_CELLS, threads)
     return [np.asarray(item[key], dtype=np.float64) for item in raw for key in ("upper", "lower")]
 
 
@@ -55,8 +54,9 @@ _CHARGE = np.linspace(1e-12, 0.0, _PMF.size + 1)
 
 def _charged_curve() -> Any:
     """An optimistic charged curve of ``_PMF`` with a loss shift (pld_charged_curve.hpp), its charges made up."""
-    return _core.PldChargedCurve(_core.PldGridProfile(_PMF, -1500, 0.01, 1e-9), _CHARGE, 1e-10, 1e-12, 3e-15,
-                                 False, True)
+    return _core.PldChargedCurve(
+        _core.PldGridProfile(_PMF, -1500, 0.01, 1e-9), _CHARGE, 1e-10, 1e-12, 3e-15, False, True
+    )
 
 
 CALLS: dict[str, Callable[[int], Any]] = {
@@ -66,15 +66,19 @@ CALLS: dict[str, Callable[[int], Any]] = {
     "gaussian_factor_pairs": lambda t: _core.gaussian_factor_pairs(_EPS, _R, _S, t),
     "geometric_bound_delta": lambda t: _core.geometric_bound_delta(*_broadcast(_COLUMN, 0.01, 50.0, _ROW, _ROW), t),
     "geometric_bound_epsilon": lambda t: _core.geometric_bound_epsilon(
-        *_broadcast(10.0 ** -np.linspace(1, 10, 300)[:, None], 0.01, 50.0, _ROW, _ROW), t),
+        *_broadcast(10.0 ** -np.linspace(1, 10, 300)[:, None], 0.01, 50.0, _ROW, _ROW), t
+    ),
     "random_stop_bound_delta": lambda t: _core.random_stop_bound_delta(
-        *_broadcast(_COLUMN, 0.01, 50.0, 5.0, _ROW, _ROW), t),
+        *_broadcast(_COLUMN, 0.01, 50.0, 5.0, _ROW, _ROW), t
+    ),
     "power_bound_epsilon": lambda t: _core.power_bound_epsilon(
-        "laplace", *_broadcast(10.0 ** -np.linspace(1, 10, 300)[:, None], 3.0, _ROW, _ROW), t),
+        "laplace", *_broadcast(10.0 ** -np.linspace(1, 10, 300)[:, None], 3.0, _ROW, _ROW), t
+    ),
     "schedule_bound_delta": lambda t: _core.schedule_bound_delta(_EPS[:500], 0.01, 0, _R1, _R2, t),
     "schedule_bound_epsilon": lambda t: _core.schedule_bound_epsilon(_DELTA[:200], 0.01, 3, _R1, _R2, t),
     "fedavg_interpolation": lambda t: _core.fedavg_interpolation(
-        1, _RATE, _LIPSCHITZ, np.full(2000, 3.0), np.full(2000, 40.0), t),
+        1, _RATE, _LIPSCHITZ, np.full(2000, 3.0), np.full(2000, 40.0), t
+    ),
     "interpolation_from_rounds": lambda t: _core.interpolation_from_rounds(_RHO, _GAMMA, np.full(_ROWS, 30.0), t),
     "pld_subsampled_gaussian_many": _pld_many,
     "pld_delta": lambda t: _core.pld_delta(_PMF, -1500, 0.01, 1e-9, _EPS, t),
@@ -115,32 +119,67 @@ def _with_nan_at(values: np.ndarray, *indices: int) -> np.ndarray:
 
 BAD: dict[str, tuple[Callable[[int], Any], str, int | None]] = {  # call, message start, first flat index
     "theta": (lambda t: _core.theta(_R, _with_nan_at(_S, 30001, 7000), t), "epsilon must not be NaN", 7000),
-    "gaussian_factor_pairs": (lambda t: _core.gaussian_factor_pairs(_EPS, _with_nan_at(_R, 9000, 20000), _S, t),
-                              "r_first must not be NaN", 9000),
-    "geometric_bound_delta": (lambda t: _core.geometric_bound_delta(
-        *_broadcast(_COLUMN, 0.01, 50.0, _ROW, -_ROW), t), "r_product must be >= 0", 0),
-    "random_stop_bound_epsilon": (lambda t: _core.random_stop_bound_epsilon(
-        *_broadcast(_with_nan_at(np.full((300, 1), 1e-3), 20, 250), 0.01, 50.0, 5.0, _ROW, _ROW), t),
-        "delta must not be NaN", 20 * 150),
-    "random_stop_bound_delta": (lambda t: _core.random_stop_bound_delta(
-        *_broadcast(_COLUMN, 0.01, 4.0, 5.0, _ROW, _ROW), t), "first_stop must lie in [1, terms]", 0),
-    "schedule_bound_delta": (lambda t: _core.schedule_bound_delta(_with_nan_at(_EPS[:500], 400, 17), 0.01, 0,
-                                                                  _R1, _R2, t), "epsilon must not be NaN", 17),
-    "schedule_bound_epsilon": (lambda t: _core.schedule_bound_epsilon(_DELTA[:50], 0.01, 0, _R1,
-                                                                      _with_nan_at(_R2, 30, 7), t),
-                               "r_product must not be NaN (round 7)", None),  # checked once, before the loop
-    "fedavg_interpolation": (lambda t: _core.fedavg_interpolation(
-        1, _with_nan_at(np.full(2000, 0.01), 1500, 300), np.ones(2000), np.full(2000, 3.0), np.full(2000, 40.0), t),
-        "learning_rate must not be NaN", 300),
-    "interpolation_from_rounds": (lambda t: _core.interpolation_from_rounds(
-        _with_nan_at(_RHO, 500 * 30 + 4, 123 * 30 + 29), _GAMMA, np.full(_ROWS, 30.0), t),
-        "rho must not be NaN (round 29)", 123),
-    "pld_delta": (lambda t: _core.pld_delta(_PMF, -1500, 0.01, 1e-9, _with_nan_at(_EPS, 39999, 12345), t),
-                  "epsilon must not be NaN", 12345),
-    "PldGridProfile.epsilon": (lambda t: _core.PldGridProfile(_PMF, -1500, 0.01, 1e-9).epsilon(
-        _with_nan_at(_DELTA, 222, 33333), t), "delta must not be NaN", 222),
-    "PldChargedCurve.delta": (lambda t: _charged_curve().delta(_with_nan_at(_EPS, 30000, 4321), t),
-                              "epsilon must not be NaN", 4321),
+    "gaussian_factor_pairs": (
+        lambda t: _core.gaussian_factor_pairs(_EPS, _with_nan_at(_R, 9000, 20000), _S, t),
+        "r_first must not be NaN",
+        9000,
+    ),
+    "geometric_bound_delta": (
+        lambda t: _core.geometric_bound_delta(*_broadcast(_COLUMN, 0.01, 50.0, _ROW, -_ROW), t),
+        "r_product must be >= 0",
+        0,
+    ),
+    "random_stop_bound_epsilon": (
+        lambda t: _core.random_stop_bound_epsilon(
+            *_broadcast(_with_nan_at(np.full((300, 1), 1e-3), 20, 250), 0.01, 50.0, 5.0, _ROW, _ROW), t
+        ),
+        "delta must not be NaN",
+        20 * 150,
+    ),
+    "random_stop_bound_delta": (
+        lambda t: _core.random_stop_bound_delta(*_broadcast(_COLUMN, 0.01, 4.0, 5.0, _ROW, _ROW), t),
+        "first_stop must lie in [1, terms]",
+        0,
+    ),
+    "schedule_bound_delta": (
+        lambda t: _core.schedule_bound_delta(_with_nan_at(_EPS[:500], 400, 17), 0.01, 0, _R1, _R2, t),
+        "epsilon must not be NaN",
+        17,
+    ),
+    "schedule_bound_epsilon": (
+        lambda t: _core.schedule_bound_epsilon(_DELTA[:50], 0.01, 0, _R1, _with_nan_at(_R2, 30, 7), t),
+        "r_product must not be NaN (round 7)",
+        None,
+    ),  # checked once, before the loop
+    "fedavg_interpolation": (
+        lambda t: _core.fedavg_interpolation(
+            1, _with_nan_at(np.full(2000, 0.01), 1500, 300), np.ones(2000), np.full(2000, 3.0), np.full(2000, 40.0), t
+        ),
+        "learning_rate must not be NaN",
+        300,
+    ),
+    "interpolation_from_rounds": (
+        lambda t: _core.interpolation_from_rounds(
+            _with_nan_at(_RHO, 500 * 30 + 4, 123 * 30 + 29), _GAMMA, np.full(_ROWS, 30.0), t
+        ),
+        "rho must not be NaN (round 29)",
+        123,
+    ),
+    "pld_delta": (
+        lambda t: _core.pld_delta(_PMF, -1500, 0.01, 1e-9, _with_nan_at(_EPS, 39999, 12345), t),
+        "epsilon must not be NaN",
+        12345,
+    ),
+    "PldGridProfile.epsilon": (
+        lambda t: _core.PldGridProfile(_PMF, -1500, 0.01, 1e-9).epsilon(_with_nan_at(_DELTA, 222, 33333), t),
+        "delta must not be NaN",
+        222,
+    ),
+    "PldChargedCurve.delta": (
+        lambda t: _charged_curve().delta(_with_nan_at(_EPS, 30000, 4321), t),
+        "epsilon must not be NaN",
+        4321,
+    ),
 }
 
 
@@ -180,8 +219,9 @@ def _thread_cpu_ns() -> dict[str, int]:
 def _one_gaussian_pld(threads: int) -> list[Any]:
     # One Gaussian-mechanism PLD of ~2e5 cells: the core's own cell loop (pld_cells.hpp) is parallel
     # for grids above 20000 cells.
-    return _core.pld_subsampled_gaussian_many(np.array([0.6]), np.array([1.0]), np.array([True]), 1e-4, TAIL,
-                                              MAX_CELLS, threads)
+    return _core.pld_subsampled_gaussian_many(
+        np.array([0.6]), np.array([1.0]), np.array([True]), 1e-4, TAIL, MAX_CELLS, threads
+    )
 
 
 def _cpu_ns_per_thread(call: Callable[[], Any]) -> list[int]:
@@ -190,8 +230,10 @@ def _cpu_ns_per_thread(call: Callable[[], Any]) -> list[int]:
     return sorted((ns - before.get(task, 0) for task, ns in _thread_cpu_ns().items()), reverse=True)
 
 
-@pytest.mark.skipif(not (os.path.exists("/proc/self/task") and _core.openmp and (os.cpu_count() or 1) >= 2),
-                    reason="per-thread CPU times from Linux schedstat, OpenMP, two cores")
+@pytest.mark.skipif(
+    not (os.path.exists("/proc/self/task") and _core.openmp and (os.cpu_count() or 1) >= 2),
+    reason="per-thread CPU times from Linux schedstat, OpenMP, two cores",
+)
 def test_one_item_gets_the_granted_threads_for_its_own_loop_and_no_more() -> None:
     expected = _one_gaussian_pld(1)
     _one_gaussian_pld(2)  # starts the OpenMP pool, so its threads exist before the measurements

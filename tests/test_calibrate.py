@@ -28,8 +28,8 @@ def test_sigma_matches_the_inverse_of_theta_and_is_minimal_at_50_digits():
     # closed form: sigma = sqrt(T) / r with theta(r, eps) = delta (the core's Newton solve, a different method)
     np.testing.assert_allclose(sigma, np.sqrt(rounds) / hs.theta_radius(eps, delta), rtol=2e-10)
     for s, t in zip(sigma, rounds):
-        assert _delta_50_digits(s, t, eps) <= delta                       # valid
-        assert _delta_50_digits(s * (1 - 1e-9), t, eps) > delta           # and no more than 1e-9 too large
+        assert _delta_50_digits(s, t, eps) <= delta  # valid
+        assert _delta_50_digits(s * (1 - 1e-9), t, eps) > delta  # and no more than 1e-9 too large
 
 
 def test_largest_rounds_is_exact():
@@ -42,10 +42,11 @@ def test_largest_rounds_is_exact():
 
 
 @settings(max_examples=40, deadline=None)
-@given(eps=st.floats(0.0, 30.0), log_delta=st.floats(-250, -0.5), rounds=st.integers(1, 10**8),
-       sens=st.floats(0.01, 100.0))
+@given(
+    eps=st.floats(0.0, 30.0), log_delta=st.floats(-250, -0.5), rounds=st.integers(1, 10**8), sens=st.floats(0.01, 100.0)
+)
 def test_calibrated_sigma_is_always_valid_and_tight(eps, log_delta, rounds, sens):
-    delta = 10.0 ** log_delta
+    delta = 10.0**log_delta
     sigma = calibrate("gaussian", "sigma", epsilon=eps, delta=delta, rounds=rounds, sensitivity=sens)
     mech = GaussianMechanism(sigma=sigma, rounds=rounds, sensitivity=sens)
     assert mech.delta(eps) <= delta
@@ -79,10 +80,18 @@ class _Capped:
 
 @pytest.fixture
 def capped():
-    entry = registry.register(AccountantEntry(
-        "capped_test", _Capped, "test double", integers=frozenset({"rounds", "max_rounds"}),
-        calibratable={"sigma": Calibratable("decreasing", 0.0, np.inf),
-                      "rounds": Calibratable("increasing", 1.0, lambda p: p.get("max_rounds", np.inf), integer=True)}))
+    entry = registry.register(
+        AccountantEntry(
+            "capped_test",
+            _Capped,
+            "test double",
+            integers=frozenset({"rounds", "max_rounds"}),
+            calibratable={
+                "sigma": Calibratable("decreasing", 0.0, np.inf),
+                "rounds": Calibratable("increasing", 1.0, lambda p: p.get("max_rounds", np.inf), integer=True),
+            },
+        )
+    )
     yield entry
     del registry.REGISTRY["capped_test"]
 
@@ -106,16 +115,19 @@ def test_range_ends(capped):
     np.testing.assert_array_equal(got, [10, free])
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(parameter="rounds", epsilon=0.1, delta=1e-5, sigma=1.0), r"unreachable.*even rounds=1 gives delta=0\.35"),
-    (dict(parameter="sensitivity", epsilon=1, delta=1e-5), "cannot calibrate 'sensitivity'"),
-    (dict(parameter="sigma", epsilon=1, delta=1e-5, sigma=2.0), "do not also give it a value"),
-    (dict(parameter="sigma", epsilon=1, delta=1e-5, clients=2.0), "takes no parameter 'clients'"),
-    (dict(parameter="rounds", epsilon=1, delta=1e-5), "needs 'sigma'"),
-    (dict(parameter="sigma", epsilon=1, delta=1.5), "delta must lie strictly between 0 and 1"),
-    (dict(parameter="sigma", epsilon=-1, delta=1e-5), "epsilon must be >= 0"),
-    (dict(parameter="sigma", epsilon=1, delta=1e-5, rtol=0), "rtol"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(parameter="rounds", epsilon=0.1, delta=1e-5, sigma=1.0), r"unreachable.*even rounds=1 gives delta=0\.35"),
+        (dict(parameter="sensitivity", epsilon=1, delta=1e-5), "cannot calibrate 'sensitivity'"),
+        (dict(parameter="sigma", epsilon=1, delta=1e-5, sigma=2.0), "do not also give it a value"),
+        (dict(parameter="sigma", epsilon=1, delta=1e-5, clients=2.0), "takes no parameter 'clients'"),
+        (dict(parameter="rounds", epsilon=1, delta=1e-5), "needs 'sigma'"),
+        (dict(parameter="sigma", epsilon=1, delta=1.5), "delta must lie strictly between 0 and 1"),
+        (dict(parameter="sigma", epsilon=-1, delta=1e-5), "epsilon must be >= 0"),
+        (dict(parameter="sigma", epsilon=1, delta=1e-5, rtol=0), "rtol"),
+    ],
+)
 def test_errors_say_what_to_change(kwargs, message):
     with pytest.raises(ValueError, match=message):
         calibrate("gaussian", **kwargs)
@@ -164,8 +176,9 @@ def test_lower_side_of_a_pld_calibration_is_certain_and_below_the_safe_side():
     assert SubsampledGaussianPLD(sigma=lo, sampling_rate=0.01, rounds=1000).delta(1.0, bound="lower") > 1e-5
     assert SubsampledGaussianPLD(sigma=up, sampling_rate=0.01, rounds=1000).delta(1.0) <= 1e-5
     # rounds (increasing, integer): the safe count <= the largest count the lower bound allows
-    t_lo, t_up = calibrate("pld_subsampled_gaussian", "rounds", epsilon=1.0, delta=1e-5, sampling_rate=0.01,
-                           sigma=1.0, bound="both")
+    t_lo, t_up = calibrate(
+        "pld_subsampled_gaussian", "rounds", epsilon=1.0, delta=1e-5, sampling_rate=0.01, sigma=1.0, bound="both"
+    )
     assert t_up <= t_lo
     assert SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=t_lo + 1).delta(1.0, bound="lower") > 1e-5
     with pytest.raises(ValueError, match="bound must be"):

@@ -64,6 +64,7 @@ def _double(ratio: float, loose: float | None, log: dict, split: bool) -> type:
         @staticmethod
         def calibration_directions(parameter, params):
             return _Split(ratio, loose, log) if split and parameter == "sigma" else None
+
     return TwoDirections
 
 
@@ -75,10 +76,18 @@ def two_directions():
         log = {"leading": 0, "others": 0, "screen": 0}
         name = f"two_directions_test_{len(made)}"
         made.append(name)
-        entry = registry.register(AccountantEntry(name, _double(ratio, loose, log, split), "test double",
-                                                  integers=frozenset({"rounds"}), max_chunk=1 << 10,
-                                                  calibratable={"sigma": Calibratable("decreasing", 0.0, np.inf)}))
+        entry = registry.register(
+            AccountantEntry(
+                name,
+                _double(ratio, loose, log, split),
+                "test double",
+                integers=frozenset({"rounds"}),
+                max_chunk=1 << 10,
+                calibratable={"sigma": Calibratable("decreasing", 0.0, np.inf)},
+            )
+        )
         return entry, log
+
     yield register
     for name in made:
         del registry.REGISTRY[name]
@@ -87,11 +96,14 @@ def two_directions():
 TARGETS = dict(epsilon=np.array([0.5, 1.0, 2.0, 4.0]), rounds=np.array([10.0, 100.0, 1000.0, 3.0]))
 
 
-@pytest.mark.parametrize("ratio, loose, composed", [
-    (1.5, 1.0, True),     # the other direction leads: composed at every feasible trial
-    (0.5, 1.0, False),    # dominated: screens only (the bracket from the start is within 20 % of the answer)
-    (0.5, None, True),    # dominated, but its screen (the trivial bound 1) cannot prove it: composed
-])
+@pytest.mark.parametrize(
+    "ratio, loose, composed",
+    [
+        (1.5, 1.0, True),  # the other direction leads: composed at every feasible trial
+        (0.5, 1.0, False),  # dominated: screens only (the bracket from the start is within 20 % of the answer)
+        (0.5, None, True),  # dominated, but its screen (the trivial bound 1) cannot prove it: composed
+    ],
+)
 def test_other_direction_evaluated_exactly_where_it_decides(two_directions, ratio, loose, composed):
     plain, _ = two_directions(ratio, loose, split=False)
     split, log = two_directions(ratio, loose, split=True)
@@ -123,10 +135,11 @@ def _add_delta_one_round(sigma: float, q: float, eps: float) -> mpmath.mpf:
 @pytest.mark.parametrize("sigma, q, eps", [(0.8, 0.5, 0.05), (1.0, 0.9, 0.02), (0.6, 0.3, 0.1)])
 def test_add_screen_bounds_the_add_direction_at_every_larger_sigma_one_round(sigma, q, eps):
     split = directional_delta.calibration_directions("sigma", {"sampling_rate": q, "rounds": 1.0})
-    screen = float(split.others({"sampling_rate": q, "rounds": 1.0, "sigma": sigma}, np.array([eps]), 1,
-                                screen=True)[0])
+    screen = float(
+        split.others({"sampling_rate": q, "rounds": 1.0, "sigma": sigma}, np.array([eps]), 1, screen=True)[0]
+    )
     exact = [float(_add_delta_one_round(sigma * f, q, eps)) for f in (1.0, 1.001, 1.1, 2.0)]
-    assert exact[0] > 1e-4                       # a case where the add direction is far from 0
+    assert exact[0] > 1e-4  # a case where the add direction is far from 0
     assert all(screen >= e for e in exact)
     assert exact == sorted(exact, reverse=True)  # the premise: it falls as sigma grows
 
@@ -134,12 +147,16 @@ def test_add_screen_bounds_the_add_direction_at_every_larger_sigma_one_round(sig
 def test_add_screen_bounds_the_composed_add_direction_at_every_larger_sigma():
     q, rounds, eps, sigma = 0.05, 40, np.array([0.3, 0.6, 1.0]), 0.9
     split = directional_delta.calibration_directions("sigma", {"sampling_rate": q, "rounds": float(rounds)})
-    screen = np.array([split.others({"sampling_rate": q, "rounds": float(rounds), "sigma": sigma}, e[None], 1,
-                                    screen=True)[0] for e in eps])
+    screen = np.array(
+        [
+            split.others({"sampling_rate": q, "rounds": float(rounds), "sigma": sigma}, e[None], 1, screen=True)[0]
+            for e in eps
+        ]
+    )
     for f in (1.0, 1.001, 1.05):
         lower = subsampled_gaussians([sigma * f], [q], directions="add")[0].self_compose(rounds)
         compose_all([lower], False)
-        certain = lower.composed(False)[0].delta(eps)   # certified lower side of the add direction, grid 1e-4
+        certain = lower.composed(False)[0].delta(eps)  # certified lower side of the add direction, grid 1e-4
         assert np.all(certain > 0) and np.all(screen >= certain)
 
 
@@ -152,11 +169,14 @@ def _plain_sigma(monkeypatch, **target):
 @pytest.mark.slow
 def test_pld_sigma_meets_the_target_on_both_directions_and_matches_the_plain_search(monkeypatch):
     rng = np.random.default_rng(11)
-    target = dict(sampling_rate=10 ** rng.uniform(-3, -1, 6), rounds=np.round(10 ** rng.uniform(1, 3, 6)),
-                  epsilon=rng.uniform(1, 8, 6))
+    target = dict(
+        sampling_rate=10 ** rng.uniform(-3, -1, 6),
+        rounds=np.round(10 ** rng.uniform(1, 3, 6)),
+        epsilon=rng.uniform(1, 8, 6),
+    )
     got = calibrate("pld_subsampled_gaussian", "sigma", delta=DELTA, **target)
     want = _plain_sigma(monkeypatch, **target)
-    np.testing.assert_allclose(got, want, rtol=1e-8)   # the bound's noise near its root: ~1e-9
+    np.testing.assert_allclose(got, want, rtol=1e-8)  # the bound's noise near its root: ~1e-9
     eps = target.pop("epsilon")
     assert np.all(pld.SubsampledGaussianPLD(sigma=got, **target).delta(eps) <= DELTA)
 
@@ -181,11 +201,16 @@ def test_pld_add_direction_near_the_remove_one_is_composed(monkeypatch):
     assert acc.delta(0.2) <= 0.418
 
 
-@pytest.mark.parametrize("bad, message", [
-    (dict(rounds=2.5), "rounds must be an integer"), (dict(rounds=0), "rounds must be an integer"),
-    (dict(sensitivity=-1.0), "sensitivity must be finite and > 0"), (dict(tail=0.1), "tail must lie in"),
-    (dict(sampling_rate=0.0), r"sampling_rate must lie in \(0, 1\]"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (dict(rounds=2.5), "rounds must be an integer"),
+        (dict(rounds=0), "rounds must be an integer"),
+        (dict(sensitivity=-1.0), "sensitivity must be finite and > 0"),
+        (dict(tail=0.1), "tail must lie in"),
+        (dict(sampling_rate=0.0), r"sampling_rate must lie in \(0, 1\]"),
+    ],
+)
 def test_pld_split_refuses_what_the_accountant_refuses(monkeypatch, bad, message):
     target = {**dict(sampling_rate=0.01, rounds=100, epsilon=1.0, delta=DELTA), **bad}
     with pytest.raises(ValueError, match=message):
@@ -200,14 +225,21 @@ def test_directions_are_the_accountants_numbers():
     rng = np.random.default_rng(3)
     q, rounds, sigma = 10 ** rng.uniform(-3, -0.5, 5), np.round(10 ** rng.uniform(1, 3, 5)), rng.uniform(0.6, 3, 5)
     eps = rng.uniform(0.2, 4, 5)
-    split = directional_delta.calibration_directions("sigma", {"sampling_rate": q, "rounds": rounds,
-                                                               "value_discretization_interval": 3e-4})
+    split = directional_delta.calibration_directions(
+        "sigma", {"sampling_rate": q, "rounds": rounds, "value_discretization_interval": 3e-4}
+    )
     params = {"sampling_rate": q, "rounds": rounds, "sigma": sigma}
     both = np.maximum(split.leading(params, eps, 1), split.others(params, eps, 1))
-    want = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds, value_discretization_interval=3e-4,
-                                     workers=1).delta(eps)
+    want = pld.SubsampledGaussianPLD(
+        sigma=sigma, sampling_rate=q, rounds=rounds, value_discretization_interval=3e-4, workers=1
+    ).delta(eps)
     np.testing.assert_array_equal(both, want)
-    assert directional_delta.calibration_directions("sigma", {"sampling_rate": np.array([0.1, 1.0]), "rounds": 5.0}) is None
+    assert (
+        directional_delta.calibration_directions("sigma", {"sampling_rate": np.array([0.1, 1.0]), "rounds": 5.0})
+        is None
+    )
     assert directional_delta.calibration_directions("rounds", {"sampling_rate": 0.1, "sigma": 1.0}) is None
-    assert directional_delta.calibration_directions("sigma", {"sampling_rate": 0.1, "rounds": 5.0,
-                                                              "accuracy": 1e-2}) is None
+    assert (
+        directional_delta.calibration_directions("sigma", {"sampling_rate": 0.1, "rounds": 5.0, "accuracy": 1e-2})
+        is None
+    )

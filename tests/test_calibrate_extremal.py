@@ -34,8 +34,9 @@ def _search_bound(name: str, parameter: str, params: dict[str, Any]) -> float:
     return float(np.floor(upper)) if spec.integer else float(upper)
 
 
-def _check_extremal(name: str, parameter: str, epsilon: float, delta: float, rtol: float = RTOL,
-                    **params: Any) -> float:
+def _check_extremal(
+    name: str, parameter: str, epsilon: float, delta: float, rtol: float = RTOL, **params: Any
+) -> float:
     try:
         x = calibrate(name, parameter, epsilon=epsilon, delta=delta, rtol=rtol, **params)
     except ValueError as err:
@@ -52,20 +53,27 @@ def _check_extremal(name: str, parameter: str, epsilon: float, delta: float, rto
         factor = math.exp(1.001 * rtol)
         past = x * factor if increasing else x / factor
     assert _delta(name, {**params, parameter: past}, epsilon) > delta, (
-        f"{parameter}={past!r} also meets the target: {x!r} is not extremal")
+        f"{parameter}={past!r} also meets the target: {x!r} is not extremal"
+    )
     return x
 
 
 def test_issue_example_sampling_rate_is_extremal() -> None:
-    q = _check_extremal("rdp_subsampled_gaussian", "sampling_rate", epsilon=0.06466397948182104,
-                        delta=6.17962090740606e-10, sigma=1.1993220805029614, rounds=203)
+    q = _check_extremal(
+        "rdp_subsampled_gaussian",
+        "sampling_rate",
+        epsilon=0.06466397948182104,
+        delta=6.17962090740606e-10,
+        sigma=1.1993220805029614,
+        rounds=203,
+    )
     assert q > 4.3e-11  # 4.3e-11 meets the target; 1.42e-14 was returned
 
 
 EPS = st.floats(0.05, 8.0)
-DELTA = st.floats(-12.0, -2.0).map(lambda x: 10.0 ** x)
+DELTA = st.floats(-12.0, -2.0).map(lambda x: 10.0**x)
 SIGMA = st.floats(0.3, 30.0)
-RATE = st.floats(-4.0, 0.0).map(lambda x: 10.0 ** x)
+RATE = st.floats(-4.0, 0.0).map(lambda x: 10.0**x)
 ROUNDS = st.integers(1, 10_000)
 
 
@@ -107,15 +115,19 @@ def test_noisy_fedavg(eps: float, delta: float, sigma: float, rounds: int) -> No
     _check_extremal("noisy_fedavg", "rounds", eps, delta, sigma=sigma, **common)
 
 
-@pytest.mark.parametrize("parameter,given_params", [
-    ("sigma", dict(sampling_rate=0.01, rounds=100)),
-    ("sampling_rate", dict(sigma=1.0, rounds=100)),
-    ("rounds", dict(sigma=1.0, sampling_rate=0.01)),
-])
+@pytest.mark.parametrize(
+    "parameter,given_params",
+    [
+        ("sigma", dict(sampling_rate=0.01, rounds=100)),
+        ("sampling_rate", dict(sigma=1.0, rounds=100)),
+        ("rounds", dict(sigma=1.0, sampling_rate=0.01)),
+    ],
+)
 def test_pld_subsampled_gaussian(parameter: str, given_params: dict[str, float]) -> None:
     """A PLD bound is noisy at 1e-10 in its parameter (the composed PMF's charged round-off: log delta jumps by
     ~3e-8 where sigma moves by 1e-10, against a slope of ~20; calibrate._Problem._settle), so one step of 1e-10
     past the answer may meet the target again on one machine's rounding and not on another's (sigma at
     q 0.01, 100 rounds: delta 1e-5 (1 - 4e-11) one step past).  A step of 1e-7 clears that noise ~50-fold."""
-    _check_extremal("pld_subsampled_gaussian", parameter, 1.0, 1e-5, rtol=1e-7, value_discretization_interval=1e-3,
-                    **given_params)
+    _check_extremal(
+        "pld_subsampled_gaussian", parameter, 1.0, 1e-5, rtol=1e-7, value_discretization_interval=1e-3, **given_params
+    )

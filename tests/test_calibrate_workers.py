@@ -26,12 +26,18 @@ ROUNDS = np.round(10 ** RNG.uniform(1, 2.5, 5))
 def test_rdp_answers_are_bit_identical_for_any_worker_count():
     eps, q = np.linspace(0.5, 8, 40), np.logspace(-3, -1, 40)
     rounds = np.round(np.logspace(1, 4, 40))
-    got = [calibrate("rdp_subsampled_gaussian", "sigma", epsilon=eps, delta=DELTA, sampling_rate=q, rounds=rounds,
-                     workers=w) for w in (1, 2, 3, -1)]
+    got = [
+        calibrate(
+            "rdp_subsampled_gaussian", "sigma", epsilon=eps, delta=DELTA, sampling_rate=q, rounds=rounds, workers=w
+        )
+        for w in (1, 2, 3, -1)
+    ]
     for other in got[1:]:
         assert other.tobytes() == got[0].tobytes()
-    one, four = (calibrate("rdp_subsampled_gaussian", "rounds", epsilon=eps, delta=DELTA, sampling_rate=q, sigma=3.0,
-                           workers=w) for w in (1, 4))
+    one, four = (
+        calibrate("rdp_subsampled_gaussian", "rounds", epsilon=eps, delta=DELTA, sampling_rate=q, sigma=3.0, workers=w)
+        for w in (1, 4)
+    )
     np.testing.assert_array_equal(one, four)
 
 
@@ -42,7 +48,9 @@ def test_a_closed_form_is_one_block_whatever_the_count(monkeypatch):
 
     sizes: list[int] = []
     original = module._Problem.log_excess
-    monkeypatch.setattr(module._Problem, "log_excess", lambda self, x, idx: sizes.append(idx.size) or original(self, x, idx))
+    monkeypatch.setattr(
+        module._Problem, "log_excess", lambda self, x, idx: sizes.append(idx.size) or original(self, x, idx)
+    )
     eps, rounds = np.linspace(0.5, 8, 40), np.round(np.logspace(0, 4, 40))
     calibrate("gaussian", "sigma", epsilon=eps, delta=DELTA, rounds=rounds, workers=4)
     assert sizes[0] == 40
@@ -54,15 +62,32 @@ def test_pld_answers_are_bit_identical_for_any_worker_count(parameter):
     got = []
     for workers in (1, 2, 3):
         round_cache.clear()
-        got.append(calibrate("pld_subsampled_gaussian", parameter, epsilon=EPS, delta=DELTA, sampling_rate=Q,
-                             value_discretization_interval=5e-4, rtol=1e-8, workers=workers, **fixed))
+        got.append(
+            calibrate(
+                "pld_subsampled_gaussian",
+                parameter,
+                epsilon=EPS,
+                delta=DELTA,
+                sampling_rate=Q,
+                value_discretization_interval=5e-4,
+                rtol=1e-8,
+                workers=workers,
+                **fixed,
+            )
+        )
     for other in got[1:]:
         assert np.asarray(other).tobytes() == np.asarray(got[0]).tobytes()
 
 
 def test_threads_move_the_bar_and_hide_trials_from_an_outer_listener(capsys):
-    kwargs = dict(epsilon=EPS[:3], delta=DELTA, sampling_rate=Q[:3], rounds=ROUNDS[:3], value_discretization_interval=1e-3,
-                  rtol=1e-4)
+    kwargs = dict(
+        epsilon=EPS[:3],
+        delta=DELTA,
+        sampling_rate=Q[:3],
+        rounds=ROUNDS[:3],
+        value_discretization_interval=1e-3,
+        rtol=1e-4,
+    )
     shown = calibrate("pld_subsampled_gaussian", "sigma", progress=True, workers=2, **kwargs)
     err = capsys.readouterr().err
     assert "calibrate pld_subsampled_gaussian sigma" in err and "targets open" in err
@@ -80,12 +105,19 @@ def test_workers_must_be_a_nonzero_integer(workers):
 
 
 def test_an_unreachable_target_raises_the_same_error_for_any_worker_count():
-    q = np.where(np.arange(20) % 7 == 3, 0.5, 1e-3)   # at sigma 0.3, 1 round at rate 0.5 already breaks these
+    q = np.where(np.arange(20) % 7 == 3, 0.5, 1e-3)  # at sigma 0.3, 1 round at rate 0.5 already breaks these
     messages = set()
     for workers in (1, 2, 5):
         with pytest.raises(ValueError, match="unreachable") as caught:
-            calibrate("rdp_subsampled_gaussian", "rounds", epsilon=1.0, delta=DELTA, sigma=0.3, sampling_rate=q,
-                      workers=workers)
+            calibrate(
+                "rdp_subsampled_gaussian",
+                "rounds",
+                epsilon=1.0,
+                delta=DELTA,
+                sigma=0.3,
+                sampling_rate=q,
+                workers=workers,
+            )
         messages.add(str(caught.value))
     assert len(messages) == 1
 
@@ -121,7 +153,7 @@ def test_an_rtol_below_the_spacing_of_doubles_ends(monkeypatch):
         return real(self, *args, **kwargs)
 
     monkeypatch.setattr(pld.SubsampledGaussianPLD, "delta", counted)
-    leading = directional_delta.SubsampledGaussianDirections.leading   # the sigma search's trials
+    leading = directional_delta.SubsampledGaussianDirections.leading  # the sigma search's trials
 
     def counted_leading(self, *args, **kwargs):
         calls[0] += 1
@@ -129,8 +161,16 @@ def test_an_rtol_below_the_spacing_of_doubles_ends(monkeypatch):
         return leading(self, *args, **kwargs)
 
     monkeypatch.setattr(directional_delta.SubsampledGaussianDirections, "leading", counted_leading)
-    sigma = calibrate("pld_subsampled_gaussian", "sigma", epsilon=2.0, delta=DELTA, sampling_rate=0.01,
-                      rounds=100, rtol=1e-16, workers=1)
+    sigma = calibrate(
+        "pld_subsampled_gaussian",
+        "sigma",
+        epsilon=2.0,
+        delta=DELTA,
+        sampling_rate=0.01,
+        rounds=100,
+        rtol=1e-16,
+        workers=1,
+    )
     assert calls[0] > 0 and real(pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=0.01, rounds=100), 2.0) <= DELTA
 
 
@@ -146,7 +186,7 @@ def test_an_accountant_in_a_block_thread_runs_single_threaded(monkeypatch):
         return real(self, *args, **kwargs)
 
     monkeypatch.setattr(pld.SubsampledGaussianPLD, "delta", spy)
-    one_direction = directional_delta.SubsampledGaussianDirections._delta   # the sigma search's trials
+    one_direction = directional_delta.SubsampledGaussianDirections._delta  # the sigma search's trials
 
     def spy_direction(self, params, epsilon, direction, h, threads):
         seen.append(threads)

@@ -41,12 +41,12 @@ from hockeystick.gaussian_mechanism import GaussianMechanism  # noqa: E402
 from hockeystick.interop import dp_accounting as adapter  # noqa: E402
 from hockeystick.interop import opacus  # noqa: E402
 
-LEAST = math.nextafter(0.0, 1.0)   # 5e-324
+LEAST = math.nextafter(0.0, 1.0)  # 5e-324
 SIGMAS = (1e-3, 0.37, 1.0, 1e3)
 ROUNDS = (1, 7, 10**7, 2**53)
 DELTAS = (LEAST, 1e-310, 1e-300, 1e-100, 1e-5, 0.5, 1 - 1e-12, 1 - 1e-16, 1 - 2.0**-53)
 EPSILONS = (0.0, 1e-300, 1e-3, 1.0, 40.0, 1e3, 1e6, 1e12, 1e22, 1e100, 1e308)
-FAR = mp.mpf(10) ** 20   # eps / mu - mu / 2 beyond this: 0 < delta < Q(1e20) < 10^-400
+FAR = mp.mpf(10) ** 20  # eps / mu - mu / 2 beyond this: 0 < delta < Q(1e20) < 10^-400
 
 Bracket = tuple[float, float]
 
@@ -63,7 +63,7 @@ def exact_delta(mu: mp.mpf, eps: float) -> tuple[mp.mpf, mp.mpf]:
     adds; it doubles until the difference keeps 55 digits beyond those and what cancels in it."""
     with mp.workdps(80):
         x1 = mp.mpf(eps) / mu - mu / 2
-        scale = int(mp.log10(1 + x1 ** 2 + (mu + x1) ** 2 + eps)) + 1
+        scale = int(mp.log10(1 + x1**2 + (mu + x1) ** 2 + eps)) + 1
     if x1 > FAR:
         return mp.mpf(0), mp.mpf(10) ** -400
     dps = 60 + scale
@@ -99,7 +99,9 @@ def _epsilon_misses(mu: mp.mpf, delta: float, bracket: Bracket) -> list[str]:
     elif not exact_delta(mu, up)[1] <= delta:
         misses.append(f"upper {up!r}: the exact delta there, {mp.nstr(exact_delta(mu, up)[1], 17)}, exceeds the target")
     if lo > 0 and not exact_delta(mu, lo)[0] >= delta:
-        misses.append(f"lower {lo!r}: the exact delta there, {mp.nstr(exact_delta(mu, lo)[0], 17)}, is below the target")
+        misses.append(
+            f"lower {lo!r}: the exact delta there, {mp.nstr(exact_delta(mu, lo)[0], 17)}, is below the target"
+        )
     return misses
 
 
@@ -118,22 +120,31 @@ def _opacus(sigma: float, rounds: int) -> opacus.HockeystickAccountant:
 
 def _floats(pair: tuple) -> Bracket:
     lo, up = pair
-    return (float(lo) if isinstance(lo, (float, np.floating)) else lo, float(up) if isinstance(up, (float, np.floating)) else up)
+    return (
+        float(lo) if isinstance(lo, (float, np.floating)) else lo,
+        float(up) if isinstance(up, (float, np.floating)) else up,
+    )
 
 
 # name -> (shift, epsilon bracket at delta, delta bracket at eps or None)
 EntryPoint = tuple[int, Callable[[float, int, float], Bracket], Callable[[float, int, float], Bracket] | None]
 ENTRY_POINTS: dict[str, EntryPoint] = {
     "dp_accounting add/remove": (
-        1, lambda s, t, d: _dp_accounting(s, t, NeighboringRelation.ADD_OR_REMOVE_ONE).get_epsilon_bracket(d),
-        lambda s, t, e: _dp_accounting(s, t, NeighboringRelation.ADD_OR_REMOVE_ONE).get_delta_bracket(e)),
+        1,
+        lambda s, t, d: _dp_accounting(s, t, NeighboringRelation.ADD_OR_REMOVE_ONE).get_epsilon_bracket(d),
+        lambda s, t, e: _dp_accounting(s, t, NeighboringRelation.ADD_OR_REMOVE_ONE).get_delta_bracket(e),
+    ),
     "dp_accounting replace-one": (
-        2, lambda s, t, d: _dp_accounting(s, t, NeighboringRelation.REPLACE_ONE).get_epsilon_bracket(d),
-        lambda s, t, e: _dp_accounting(s, t, NeighboringRelation.REPLACE_ONE).get_delta_bracket(e)),
+        2,
+        lambda s, t, d: _dp_accounting(s, t, NeighboringRelation.REPLACE_ONE).get_epsilon_bracket(d),
+        lambda s, t, e: _dp_accounting(s, t, NeighboringRelation.REPLACE_ONE).get_delta_bracket(e),
+    ),
     "opacus, sample rate 1": (1, lambda s, t, d: _opacus(s, t).get_epsilon_bracket(d), None),
     "GaussianMechanism": (
-        1, lambda s, t, d: _floats(GaussianMechanism(sigma=s, rounds=t).epsilon(d, bound="both")),
-        lambda s, t, e: _floats(GaussianMechanism(sigma=s, rounds=t).delta(e, bound="both"))),
+        1,
+        lambda s, t, d: _floats(GaussianMechanism(sigma=s, rounds=t).epsilon(d, bound="both")),
+        lambda s, t, e: _floats(GaussianMechanism(sigma=s, rounds=t).delta(e, bound="both")),
+    ),
 }
 
 
@@ -164,23 +175,42 @@ def test_random_points_inside_the_edges() -> None:
         sigma = float(10 ** rng.uniform(-3, 3))
         rounds = int(2 ** rng.uniform(0, 53))
         delta = float(10 ** rng.uniform(-323, 0)) if rng.random() < 0.7 else float(1 - 10 ** rng.uniform(-16, -1))
-        mu = float(_mu(sigma, rounds))   # eps where eps / mu - mu / 2 is in [-3, 40] (delta from ~1 to ~1e-350), or any
+        mu = float(_mu(sigma, rounds))  # eps where eps / mu - mu / 2 is in [-3, 40] (delta from ~1 to ~1e-350), or any
         eps = max(mu * (rng.uniform(-3, 40) + mu / 2), 0.0) if rng.random() < 0.7 else float(10 ** rng.uniform(-3, 308))
         acc = adapter.HockeystickAccountant()
-        acc.compose(dp_event.ComposedDpEvent([dp_event.SelfComposedDpEvent(dp_event.GaussianDpEvent(sigma), rounds),
-                                              dp_event.GaussianDpEvent(2 * sigma)]))
+        acc.compose(
+            dp_event.ComposedDpEvent(
+                [
+                    dp_event.SelfComposedDpEvent(dp_event.GaussianDpEvent(sigma), rounds),
+                    dp_event.GaussianDpEvent(2 * sigma),
+                ]
+            )
+        )
         with mp.workdps(80):
             mu2 = mp.sqrt(_mu(sigma, rounds) ** 2 + _mu(2 * sigma, 1) ** 2)
         mechanism = GaussianMechanism(sigma=sigma, rounds=rounds)
         for where, mu, side, bracket in (
-                ("two Gaussians, epsilon", mu2, _epsilon_misses, acc.get_epsilon_bracket(delta)),
-                ("two Gaussians, delta", mu2, _delta_misses, acc.get_delta_bracket(eps)),
-                ("adapter, epsilon", _mu(sigma, rounds), _epsilon_misses,
-                 ENTRY_POINTS["dp_accounting add/remove"][1](sigma, rounds, delta)),
-                ("GaussianMechanism, epsilon", _mu(sigma, rounds), _epsilon_misses,
-                 _floats(mechanism.epsilon(delta, bound="both"))),
-                ("GaussianMechanism, delta", _mu(sigma, rounds), _delta_misses,
-                 _floats(mechanism.delta(eps, bound="both")))):
+            ("two Gaussians, epsilon", mu2, _epsilon_misses, acc.get_epsilon_bracket(delta)),
+            ("two Gaussians, delta", mu2, _delta_misses, acc.get_delta_bracket(eps)),
+            (
+                "adapter, epsilon",
+                _mu(sigma, rounds),
+                _epsilon_misses,
+                ENTRY_POINTS["dp_accounting add/remove"][1](sigma, rounds, delta),
+            ),
+            (
+                "GaussianMechanism, epsilon",
+                _mu(sigma, rounds),
+                _epsilon_misses,
+                _floats(mechanism.epsilon(delta, bound="both")),
+            ),
+            (
+                "GaussianMechanism, delta",
+                _mu(sigma, rounds),
+                _delta_misses,
+                _floats(mechanism.delta(eps, bound="both")),
+            ),
+        ):
             x = delta if side is _epsilon_misses else eps
             misses += [f"{where}: sigma={sigma!r}, T={rounds}, at {x!r}: {m}" for m in side(mu, x, _floats(bracket))]
     assert not misses, f"{len(misses)} sides off:\n" + "\n".join(misses[:20])
@@ -193,11 +223,31 @@ def test_one_rule_for_a_delta_below_the_doubles(capsys: pytest.CaptureFixture[st
         mu = _mu(sigma, rounds)
         assert 0 < exact_delta(mu, eps)[1] < LEAST
         brackets = {
-            "dp_accounting": _dp_accounting(sigma, rounds, NeighboringRelation.ADD_OR_REMOVE_ONE).get_delta_bracket(eps),
+            "dp_accounting": _dp_accounting(sigma, rounds, NeighboringRelation.ADD_OR_REMOVE_ONE).get_delta_bracket(
+                eps
+            ),
             "GaussianMechanism": _floats(GaussianMechanism(sigma=sigma, rounds=rounds).delta(eps, bound="both")),
         }
-        assert main(["delta", "-a", "gaussian", "-p", f"sigma={sigma!r}", "-p", f"rounds={rounds}",
-                     "--epsilon", repr(eps), "--bound", "both", "--format", "json"]) == 0
+        assert (
+            main(
+                [
+                    "delta",
+                    "-a",
+                    "gaussian",
+                    "-p",
+                    f"sigma={sigma!r}",
+                    "-p",
+                    f"rounds={rounds}",
+                    "--epsilon",
+                    repr(eps),
+                    "--bound",
+                    "both",
+                    "--format",
+                    "json",
+                ]
+            )
+            == 0
+        )
         row = json.loads(capsys.readouterr().out)[0]
         brackets["command line"] = (row["delta_lower"], row["delta_upper"])
         assert all(b == (0.0, LEAST) for b in brackets.values()), (sigma, rounds, eps, brackets)
@@ -224,11 +274,15 @@ def test_gaussian_mechanism_lower_sides_at_mu_rounded_down() -> None:
     misses = []
     for sigma, rounds, eps in points:
         mechanism, mu = GaussianMechanism(sigma=sigma, rounds=rounds), _mu(sigma, rounds)
-        misses += [f"delta at sigma={sigma!r}, T={rounds}, eps={eps!r}: {m}"
-                   for m in _delta_misses(mu, eps, _floats(mechanism.delta(eps, bound="both")))]
+        misses += [
+            f"delta at sigma={sigma!r}, T={rounds}, eps={eps!r}: {m}"
+            for m in _delta_misses(mu, eps, _floats(mechanism.delta(eps, bound="both")))
+        ]
         delta = float(mechanism.delta(eps))
-        misses += [f"epsilon at sigma={sigma!r}, T={rounds}, delta={delta!r}: {m}"
-                   for m in _epsilon_misses(mu, delta, _floats(mechanism.epsilon(delta, bound="both")))]
+        misses += [
+            f"epsilon at sigma={sigma!r}, T={rounds}, delta={delta!r}: {m}"
+            for m in _epsilon_misses(mu, delta, _floats(mechanism.epsilon(delta, bound="both")))
+        ]
     assert not misses, f"{len(misses)} sides off:\n" + "\n".join(misses[:20])
 
 

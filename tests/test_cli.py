@@ -21,7 +21,9 @@ def _run(capsys, *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
-@pytest.mark.parametrize("command", ["sweep", "calibrate", "delta", "epsilon", "compose", "plot", "figures", "accountants", "demo"])
+@pytest.mark.parametrize(
+    "command", ["sweep", "calibrate", "delta", "epsilon", "compose", "plot", "figures", "accountants", "demo"]
+)
 def test_every_subcommand_has_help_with_examples(capsys, command):
     with pytest.raises(SystemExit) as exit_:
         main([command, "--help"])
@@ -41,29 +43,59 @@ def test_epsilon_and_calibrate_and_files(capsys, tmp_path):
     code, out, _ = _run(capsys, "epsilon", "-a", "gaussian", "-p", "sigma=20", "-p", "rounds=100", "--delta", "1e-5")
     assert code == 0 and float(out.split()[-1]) == pytest.approx(hs.theta_epsilon(0.5, 1e-5), rel=1e-5)
     csv, png = tmp_path / "cal.csv", tmp_path / "cal.png"
-    code, out, _ = _run(capsys, "calibrate", "-a", "gaussian", "--epsilon", "1", "--delta", "1e-5",
-                        "-p", "rounds=1,10,100,1000", "-o", str(csv), "--plot", str(png))
+    code, out, _ = _run(
+        capsys,
+        "calibrate",
+        "-a",
+        "gaussian",
+        "--epsilon",
+        "1",
+        "--delta",
+        "1e-5",
+        "-p",
+        "rounds=1,10,100,1000",
+        "-o",
+        str(csv),
+        "--plot",
+        str(png),
+    )
     assert code == 0 and f"result written to {csv}" in out and f"plot written to {png}" in out
     table = pd.read_csv(csv)
     np.testing.assert_allclose(table["sigma"], np.sqrt(table["rounds"]) / hs.theta_radius(1.0, 1e-5), rtol=1e-9)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    code, out, _ = _run(capsys, "calibrate", "-a", "gaussian", "--parameter", "rounds", "--epsilon", "1",
-                        "--delta", "1e-5", "-p", "sigma=50")
+    code, out, _ = _run(
+        capsys,
+        "calibrate",
+        "-a",
+        "gaussian",
+        "--parameter",
+        "rounds",
+        "--epsilon",
+        "1",
+        "--delta",
+        "1e-5",
+        "-p",
+        "sigma=50",
+    )
     assert code == 0 and out.split()[-1] == "179"
 
 
 def test_sweep_from_toml_with_flag_overrides_and_plot(capsys, tmp_path):
     config = tmp_path / "grid.toml"
-    config.write_text('accountants = ["gaussian"]\noutput = "delta"\n[parameters]\n'
-                      'sigma = { log = [0.5, 20, 30] }\nrounds = [1, 10, 100]\nepsilon = { linear = [0.1, 8, 40] }\n')
+    config.write_text(
+        'accountants = ["gaussian"]\noutput = "delta"\n[parameters]\n'
+        "sigma = { log = [0.5, 20, 30] }\nrounds = [1, 10, 100]\nepsilon = { linear = [0.1, 8, 40] }\n"
+    )
     out_file, png = tmp_path / "sweep.npz", tmp_path / "sweep.png"
-    code, out, _ = _run(capsys, "sweep", str(config), "-p", "sensitivity=2", "-o", str(out_file), "--plot", str(png),
-                        "--no-progress")
+    code, out, _ = _run(
+        capsys, "sweep", str(config), "-p", "sensitivity=2", "-o", str(out_file), "--plot", str(png), "--no-progress"
+    )
     assert code == 0 and "3,600 points" in out and "delta" in out and str(out_file) in out
     with np.load(out_file) as npz:
         assert npz["delta"].shape == (30, 3, 40) and float(npz["sensitivity"]) == 2.0
-        expected = GaussianMechanism(sigma=npz["sigma"][:, None, None], rounds=npz["rounds"][None, :, None],
-                                     sensitivity=2.0).delta(npz["epsilon"][None, None, :])
+        expected = GaussianMechanism(
+            sigma=npz["sigma"][:, None, None], rounds=npz["rounds"][None, :, None], sensitivity=2.0
+        ).delta(npz["epsilon"][None, None, :])
         np.testing.assert_array_equal(npz["delta"], expected)
     assert png.stat().st_size > 1000
 
@@ -74,45 +106,71 @@ def test_sweep_on_a_dask_scheduler(capsys, tmp_path):
 
     args = ["sweep", "-a", "gaussian", "-p", "sigma=log:1:10:20", "--epsilon", "linear:0.5:4:20", "--no-progress"]
     assert _run(capsys, *args, "-o", str(tmp_path / "a.csv"))[0] == 0
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, host="127.0.0.1", protocol="tcp",
-                      dashboard_address=":0") as cluster:
-        code, out, _ = _run(capsys, *args, "-o", str(tmp_path / "b.csv"), "--scheduler", cluster.scheduler_address,
-                            "--chunk-size", "50")
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, host="127.0.0.1", protocol="tcp", dashboard_address=":0"
+    ) as cluster:
+        code, out, _ = _run(
+            capsys, *args, "-o", str(tmp_path / "b.csv"), "--scheduler", cluster.scheduler_address, "--chunk-size", "50"
+        )
     assert code == 0 and "400 points" in out
     assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "b.csv").read_bytes()
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["delta", "-a", "nope", "-p", "sigma=1", "--epsilon", "1"], "unknown accountant 'nope'; registered"),
-    (["delta", "-a", "gaussian", "-p", "sigma=1", "-p", "foo=2", "--epsilon", "1"], "unknown parameter"),
-    (["delta", "-a", "gaussian", "-p", "sigma", "--epsilon", "1"], "write NAME=VALUE"),
-    (["delta", "-p", "sigma=1", "--epsilon", "1"], "say which accountant with -a NAME"),
-    (["delta", "-a", "gaussian", "-p", "sigma=3,2,5", "--epsilon", "1"], "not strictly monotone"),
-    (["delta", "-a", "gaussian", "-p", "sigma=log:1:2:0", "--epsilon", "1"], "integer >= 1"),
-    (["delta", "-a", "gaussian", "-p", "sigma=0", "--epsilon", "1"], "sigma must be finite and > 0"),
-    (["calibrate", "-a", "gaussian", "--parameter", "rounds", "--epsilon", "0.1", "--delta", "1e-5", "-p", "sigma=1"],
-     "unreachable"),
-    (["calibrate", "-a", "gaussian", "--epsilon", "1", "-p", "rounds=10"], "give --delta"),
-    (["sweep", "-a", "gaussian", "-p", "sigma=1", "--epsilon", "1", "-o", "/nonexistent/x.csv"], "does not exist"),
-    (["sweep", "-a", "gaussian", "-p", "sigma=1", "--epsilon", "1", "-o", "/proc/x.csv"], "not writable"),
-    (["sweep", "-a", "gaussian", "-p", "sigma=1", "--epsilon", "1", "-o", "x.txt"], "name it *.csv"),
-    (["sweep", "-a", "gaussian", "-p", "sigma=1", "--epsilon", "1"], "-o FILE.parquet"),
-    (["sweep", "-a", "gaussian", "-p", "sigma=1", "--epsilon", "1", "-o", "x.csv", "--plot", "x.jpg"], "*.png"),
-    (["sweep", "missing.toml", "-o", "x.csv"], "cannot read sweep file"),
-    (["delta", "-a", "gaussian", "-p", "sigma=log:1:2:1000000000000", "--epsilon", "1"],
-     "more than one axis can hold"),
-    (["sweep", "-a", "gaussian", "-p", "sigma=linear:1:2:200000000", "--epsilon", "1", "-o", "x.csv"], "lower NUM"),
-    (["delta", "-a", "gaussian", "-p", "sigma=1", "-p", "sigma=2", "--epsilon", "1"], "'sigma' is given twice"),
-    (["delta", "-a", "gaussian", "-p", "sigma=1", "-p", "epsilon=2", "--epsilon", "1"], "'epsilon' is given twice"),
-    (["calibrate", "-a", "gaussian", "--epsilon", "1", "--delta", "1e-5", "-p", "rounds=1", "-p", "rounds=2,3"],
-     "'rounds' is given twice"),
-    (["demo", "--epsilon", "-1"], "epsilon"),
-    (["demo", "--delta", "2"], "delta"),
-    (["demo", "--delta", "0"], "delta"),
-    (["demo", "--epsilon", "nan"], "epsilon"),
-    (["demo", "--sensitivity", "0"], "--sensitivity must be a positive finite number"),
-    (["sweep", "--example", "--out-dir", "/proc/hockeystick-example"], "give --out-dir a directory you can write to"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["delta", "-a", "nope", "-p", "sigma=1", "--epsilon", "1"], "unknown accountant 'nope'; registered"),
+        (["delta", "-a", "gaussian", "-p", "sigma=1", "-p", "foo=2", "--epsilon", "1"], "unknown parameter"),
+        (["delta", "-a", "gaussian", "-p", "sigma", "--epsilon", "1"], "write NAME=VALUE"),
+        (["delta", "-p", "sigma=1", "--epsilon", "1"], "say which accountant with -a NAME"),
+        (["delta", "-a", "gaussian", "-p", "sigma=3,2,5", "--epsilon", "1"], "not strictly monotone"),
+        (["delta", "-a", "gaussian", "-p", "sigma=log:1:2:0", "--epsilon", "1"], "integer >= 1"),
+        (["delta", "-a", "gaussian", "-p", "sigma=0", "--epsilon", "1"], "sigma must be finite and > 0"),
+        (
+            [
+                "calibrate",
+                "-a",
+                "gaussian",
+                "--parameter",
+                "rounds",
+                "--epsilon",
+                "0.1",
+                "--delta",
+                "1e-5",
+                "-p",
+                "sigma=1",
+            ],
+            "unreachable",
+        ),
+        (["calibrate", "-a", "gaussian", "--epsilon", "1", "-p", "rounds=10"], "give --delta"),
+        (["sweep", "-a", "gaussian", "-p", "sigma=1", "--epsilon", "1", "-o", "/nonexistent/x.csv"], "does not exist"),
+        (["sweep", "-a", "gaussian", "-p", "sigma=1", "--epsilon", "1", "-o", "/proc/x.csv"], "not writable"),
+        (["sweep", "-a", "gaussian", "-p", "sigma=1", "--epsilon", "1", "-o", "x.txt"], "name it *.csv"),
+        (["sweep", "-a", "gaussian", "-p", "sigma=1", "--epsilon", "1"], "-o FILE.parquet"),
+        (["sweep", "-a", "gaussian", "-p", "sigma=1", "--epsilon", "1", "-o", "x.csv", "--plot", "x.jpg"], "*.png"),
+        (["sweep", "missing.toml", "-o", "x.csv"], "cannot read sweep file"),
+        (
+            ["delta", "-a", "gaussian", "-p", "sigma=log:1:2:1000000000000", "--epsilon", "1"],
+            "more than one axis can hold",
+        ),
+        (["sweep", "-a", "gaussian", "-p", "sigma=linear:1:2:200000000", "--epsilon", "1", "-o", "x.csv"], "lower NUM"),
+        (["delta", "-a", "gaussian", "-p", "sigma=1", "-p", "sigma=2", "--epsilon", "1"], "'sigma' is given twice"),
+        (["delta", "-a", "gaussian", "-p", "sigma=1", "-p", "epsilon=2", "--epsilon", "1"], "'epsilon' is given twice"),
+        (
+            ["calibrate", "-a", "gaussian", "--epsilon", "1", "--delta", "1e-5", "-p", "rounds=1", "-p", "rounds=2,3"],
+            "'rounds' is given twice",
+        ),
+        (["demo", "--epsilon", "-1"], "epsilon"),
+        (["demo", "--delta", "2"], "delta"),
+        (["demo", "--delta", "0"], "delta"),
+        (["demo", "--epsilon", "nan"], "epsilon"),
+        (["demo", "--sensitivity", "0"], "--sensitivity must be a positive finite number"),
+        (
+            ["sweep", "--example", "--out-dir", "/proc/hockeystick-example"],
+            "give --out-dir a directory you can write to",
+        ),
+    ],
+)
 def test_bad_input_exits_2_with_a_fix(capsys, tmp_path, monkeypatch, argv, message):
     monkeypatch.chdir(tmp_path)
     code, out, err = _run(capsys, *argv)
@@ -121,12 +179,15 @@ def test_bad_input_exits_2_with_a_fix(capsys, tmp_path, monkeypatch, argv, messa
     assert os.listdir(tmp_path) == []
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["sweep", "--chunk-size", "0"], "expected a positive integer"),
-    (["delta", "--bogus"], "unrecognized arguments"),
-    (["nope"], "invalid choice"),
-    ([], "required"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["sweep", "--chunk-size", "0"], "expected a positive integer"),
+        (["delta", "--bogus"], "unrecognized arguments"),
+        (["nope"], "invalid choice"),
+        ([], "required"),
+    ],
+)
 def test_argparse_errors_exit_2_and_point_to_help(capsys, argv, message):
     with pytest.raises(SystemExit) as exit_:
         build_parser().parse_args(argv)
@@ -144,8 +205,12 @@ def test_figures_without_the_module_is_a_clear_error(capsys, tmp_path, monkeypat
 def test_the_readme_main_job_runs_end_to_end(tmp_path):
     """`hockeystick sweep --example` as a user runs it: a real process, files where it says."""
     out_dir = tmp_path / "out"
-    proc = subprocess.run([sys.executable, "-m", "hockeystick", "sweep", "--example", "--out-dir", str(out_dir)],
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "hockeystick", "sweep", "--example", "--out-dir", str(out_dir)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     written = [line.split(" written to ")[1] for line in proc.stdout.splitlines() if " written to " in line]
     assert len(written) == 4 and all(os.path.exists(p) for p in written)
@@ -178,8 +243,20 @@ def test_accountants_lists_every_entry_with_its_parameters(capsys):
     assert "calibrate: sigma (smallest), rounds (largest)" in out
 
 
-_SWEEP = ["sweep", "-a", "gaussian", "-p", "sigma=log:0.5:20:30", "-p", "rounds=1,10,100", "--epsilon",
-          "linear:0.1:8:40", "--chunk-size", "40", "--no-progress"]
+_SWEEP = [
+    "sweep",
+    "-a",
+    "gaussian",
+    "-p",
+    "sigma=log:0.5:20:30",
+    "-p",
+    "rounds=1,10,100",
+    "--epsilon",
+    "linear:0.1:8:40",
+    "--chunk-size",
+    "40",
+    "--no-progress",
+]
 
 _SLOW_CLI = """
 import sys, time
@@ -203,8 +280,9 @@ def test_sigterm_keeps_the_finished_chunks_and_resume_finishes(capsys, tmp_path)
     import time
 
     out, ready = tmp_path / "out.parquet", tmp_path / "ready"
-    proc = subprocess.Popen([sys.executable, "-c", _SLOW_CLI, str(ready), *_SWEEP, "-o", str(out)],
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _SLOW_CLI, str(ready), *_SWEEP, "-o", str(out)], stderr=subprocess.PIPE, text=True
+    )
     try:
         deadline = time.monotonic() + 120
         while not ready.exists():
@@ -249,8 +327,9 @@ def test_allow_large_lets_a_large_sweep_start(capsys, tmp_path, monkeypatch):
 def test_the_example_does_not_replace_its_files_unless_forced(capsys, tmp_path, monkeypatch):
     from hockeystick import example
 
-    monkeypatch.setattr(example, "_TRUSTED_AGGREGATOR", example._TRUSTED_AGGREGATOR.replace("250", "5")
-                        .replace("1000]", "20]"))
+    monkeypatch.setattr(
+        example, "_TRUSTED_AGGREGATOR", example._TRUSTED_AGGREGATOR.replace("250", "5").replace("1000]", "20]")
+    )
     out_dir = tmp_path / "ex"
     assert _run(capsys, "sweep", "--example", "--out-dir", str(out_dir), "--no-progress")[0] == 0
     (out_dir / "example.toml").write_text("# my edits\n")

@@ -13,8 +13,20 @@ from hockeystick.cli import main
 
 GAUSS = ["-a", "gaussian"]
 PLD = ["-a", "pld_subsampled_gaussian", "-p", "sigma=1", "-p", "sampling_rate=0.1", "-p", "rounds=10"]
-TA = ["-a", "trusted_aggregator", "-p", "n=60000", "-p", "batch_size=10", "-p", "learning_rate=0.5",
-      "-p", "lipschitz=1", "-p", "radius=1"]
+TA = [
+    "-a",
+    "trusted_aggregator",
+    "-p",
+    "n=60000",
+    "-p",
+    "batch_size=10",
+    "-p",
+    "learning_rate=0.5",
+    "-p",
+    "lipschitz=1",
+    "-p",
+    "radius=1",
+]
 
 # (argv, text the message must contain: the argument it names, and usually the rule)
 INVOCATIONS = [
@@ -34,8 +46,22 @@ INVOCATIONS = [
     (["delta", *GAUSS, "-p", "rounds=2.5", "-p", "sigma=1", "--epsilon", "1"], "rounds takes integers, got 2.5"),
     (["delta", *GAUSS, "-p", "rounds=0", "-p", "sigma=1", "--epsilon", "1"], "rounds must be an integer >= 1"),
     (["delta", *PLD, "-p", "value_discretization_interval=0", "--epsilon", "1"], "value_discretization_interval"),
-    (["delta", "-a", "pld_subsampled_gaussian", "-p", "sigma=1", "-p", "sampling_rate=2", "-p", "rounds=10",
-      "--epsilon", "1"], "sampling_rate must lie in (0, 1]"),
+    (
+        [
+            "delta",
+            "-a",
+            "pld_subsampled_gaussian",
+            "-p",
+            "sigma=1",
+            "-p",
+            "sampling_rate=2",
+            "-p",
+            "rounds=10",
+            "--epsilon",
+            "1",
+        ],
+        "sampling_rate must lie in (0, 1]",
+    ),
     (["calibrate", *GAUSS, "--epsilon=-inf", "--delta", "1e-5"], "epsilon must be >= 0, got -inf"),
     (["calibrate", *GAUSS, "--epsilon", "1", "--delta", "1e-5", "--parameter", "nope"], "got 'nope'"),
     (["calibrate", *GAUSS, "--epsilon", "1", "--delta", "nan"], "delta must not be NaN, got nan"),
@@ -48,13 +74,30 @@ INVOCATIONS = [
     (["sweep", "--workers", "0"], "argument --workers"),
     (["sweep", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "-o", "out.txt"], "output 'out.txt': unknown format"),
     (["sweep", *GAUSS, "-p", "sigma=1", "--epsilon", "1"], "-o FILE.parquet"),
-    (["sweep", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "-o", "{inputs}/existing.csv"],
-     "existing.csv' already exists and is not replaced unless you ask: pass --force, or choose another name"),
-    (["sweep", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "-o", "o.csv", "--plot", "{inputs}/existing.png"],
-     "--plot '{inputs}/existing.png' already exists"),
+    (
+        ["sweep", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "-o", "{inputs}/existing.csv"],
+        "existing.csv' already exists and is not replaced unless you ask: pass --force, or choose another name",
+    ),
+    (
+        ["sweep", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "-o", "o.csv", "--plot", "{inputs}/existing.png"],
+        "--plot '{inputs}/existing.png' already exists",
+    ),
     (["delta", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "--resume"], "--resume continues a sweep written to a file"),
-    (["sweep", *GAUSS, "-p", "sigma=linear:1:2:10000", "-p", "rounds=linear:1:10000:10000",
-      "--epsilon", "linear:0.1:8:10000", "-o", "huge.parquet"], "1e+12 points (limit 1e+09)"),
+    (
+        [
+            "sweep",
+            *GAUSS,
+            "-p",
+            "sigma=linear:1:2:10000",
+            "-p",
+            "rounds=linear:1:10000:10000",
+            "--epsilon",
+            "linear:0.1:8:10000",
+            "-o",
+            "huge.parquet",
+        ],
+        "1e+12 points (limit 1e+09)",
+    ),
     (["figures", "--out-dir", "{inputs}/existing.csv"], "--out-dir '{inputs}/existing.csv' is a file"),
     (["figures", "--out-dir", "{inputs}"], "--out-dir '{inputs}' is not empty; pass --force"),
     (["demo", "--sensitivity", "nan"], "--sensitivity must be a positive finite number"),
@@ -64,26 +107,93 @@ INVOCATIONS = [
     (["delta", "-a", "gausian", "-p", "sigma=1", "--epsilon", "1"], "unknown accountant 'gausian'"),
     (["delta", *GAUSS, "-p", "=1", "--epsilon", "1"], "--param '=1': write NAME=VALUE"),
     (["delta", *GAUSS, "-p", "sigma=", "--epsilon", "1"], "--param 'sigma=': write NAME=VALUE"),
-    (["calibrate", *TA, "--epsilon", "1e-300", "--delta", "1e-5", "-p", "learning_rate=1e300"],
-     "'learning_rate' is given twice"),
+    (
+        ["calibrate", *TA, "--epsilon", "1e-300", "--delta", "1e-5", "-p", "learning_rate=1e300"],
+        "'learning_rate' is given twice",
+    ),
     (["delta", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "--bound", "middle"], "argument --bound: invalid choice"),
-    (["delta", "-a", "gaussian,rdp_subsampled_gaussian", "-p", "sigma=1", "-p", "sampling_rate=1", "--epsilon", "1",
-      "--bound", "lower"], "bound='lower' takes one accountant"),
-    (["epsilon", "-a", "rdp_subsampled_gaussian", "-p", "sigma=1", "-p", "sampling_rate=0.1", "--delta", "1e-5",
-      "--bound", "both"], "bound"),
-    (["calibrate", "-a", "rdp_subsampled_gaussian", "-p", "sampling_rate=0.1", "--epsilon", "1", "--delta", "1e-5",
-      "--bound", "lower"], "bound"),
-    (["sweep", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "-o", "o.csv", "--bound", "upper,lower"],
-     "argument --bound: invalid choice"),
+    (
+        [
+            "delta",
+            "-a",
+            "gaussian,rdp_subsampled_gaussian",
+            "-p",
+            "sigma=1",
+            "-p",
+            "sampling_rate=1",
+            "--epsilon",
+            "1",
+            "--bound",
+            "lower",
+        ],
+        "bound='lower' takes one accountant",
+    ),
+    (
+        [
+            "epsilon",
+            "-a",
+            "rdp_subsampled_gaussian",
+            "-p",
+            "sigma=1",
+            "-p",
+            "sampling_rate=0.1",
+            "--delta",
+            "1e-5",
+            "--bound",
+            "both",
+        ],
+        "bound",
+    ),
+    (
+        [
+            "calibrate",
+            "-a",
+            "rdp_subsampled_gaussian",
+            "-p",
+            "sampling_rate=0.1",
+            "--epsilon",
+            "1",
+            "--delta",
+            "1e-5",
+            "--bound",
+            "lower",
+        ],
+        "bound",
+    ),
+    (
+        ["sweep", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "-o", "o.csv", "--bound", "upper,lower"],
+        "argument --bound: invalid choice",
+    ),
     (["delta", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "--format", "xml"], "argument --format: invalid choice"),
-    (["delta", *GAUSS, "-p", "sigma=linear:1:2:60", "--epsilon", "1", "--format", "csv"],
-     "--format csv prints every point and the grid has 60: give -o -"),
-    (["sweep", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "-o", "o.csv", "--format", "json"],
-     "--format json prints every point: give -o -"),
-    (["calibrate", *GAUSS, "-p", "rounds=linear:1:100:60", "--epsilon", "1", "--delta", "1e-5", "-o", "c.csv",
-      "--format", "csv"], "--format csv prints every point and the grid has 60"),
-    (["sweep", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "-o", "-", "--resume"],
-     "--resume continues a sweep written to a file"),
+    (
+        ["delta", *GAUSS, "-p", "sigma=linear:1:2:60", "--epsilon", "1", "--format", "csv"],
+        "--format csv prints every point and the grid has 60: give -o -",
+    ),
+    (
+        ["sweep", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "-o", "o.csv", "--format", "json"],
+        "--format json prints every point: give -o -",
+    ),
+    (
+        [
+            "calibrate",
+            *GAUSS,
+            "-p",
+            "rounds=linear:1:100:60",
+            "--epsilon",
+            "1",
+            "--delta",
+            "1e-5",
+            "-o",
+            "c.csv",
+            "--format",
+            "csv",
+        ],
+        "--format csv prints every point and the grid has 60",
+    ),
+    (
+        ["sweep", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "-o", "-", "--resume"],
+        "--resume continues a sweep written to a file",
+    ),
     (["compose", "{inputs}/missing.toml", "--delta", "1e-5"], "cannot read compose file"),
     (["compose", "{inputs}/existing.csv", "--delta", "1e-5"], "is not valid TOML"),
     (["compose", "{inputs}/run.toml"], "one of the arguments --delta --epsilon is required"),
@@ -93,15 +203,30 @@ INVOCATIONS = [
     (["compose", "{inputs}/typo.toml", "--delta", "1e-5"], "stage 2: mechanism must be one of"),
     (["compose", "{inputs}/typo.toml", "--delta", "1e-5"], "got 'gausian' (did you mean 'gaussian'?)"),
     (["compose", "{inputs}/param.toml", "--delta", "1e-5"], "unknown parameter 'sigam' (did you mean 'sigma'?)"),
-    (["compose", "{inputs}/mixed.toml", "--delta", "1e-5"], "stage 1 (subsampled_gaussian) is analysed under "
-     "add/remove-one neighbours and stage 2 (fixed_size_subsampled_gaussian) under replace-one"),
+    (
+        ["compose", "{inputs}/mixed.toml", "--delta", "1e-5"],
+        "stage 1 (subsampled_gaussian) is analysed under "
+        "add/remove-one neighbours and stage 2 (fixed_size_subsampled_gaussian) under replace-one",
+    ),
     (["compose", "{inputs}/nostage.toml", "--delta", "1e-5"], "has no [[stage]] table"),
     (["compose", "{inputs}/negative.toml", "--delta", "1e-5"], "stage 1 (gaussian): sigma must be finite and > 0"),
     (["compose", "{inputs}/rounds.toml", "--delta", "1e-5"], "stage 1: rounds must be an integer >= 1, got 2.5"),
-    (["delta", "-a", "gausian", "-p", "sigma=1", "--epsilon", "1"], "unknown accountant 'gausian' (did you mean 'gaussian'?)"),
-    (["delta", *GAUSS, "-p", "sigam=1", "--epsilon", "1"], "unknown parameter(s) 'sigam' for gaussian (did you mean 'sigma'"),
-    (["calibrate", *GAUSS, "--parameter", "sigm", "--epsilon", "1", "--delta", "1e-5"], "got 'sigm' (did you mean 'sigma'?)"),
-    (["sweep", *GAUSS, "-q", "epsilom", "-p", "sigma=1", "--delta", "1e-5", "-o", "o.csv"], "(did you mean 'epsilon'?)"),
+    (
+        ["delta", "-a", "gausian", "-p", "sigma=1", "--epsilon", "1"],
+        "unknown accountant 'gausian' (did you mean 'gaussian'?)",
+    ),
+    (
+        ["delta", *GAUSS, "-p", "sigam=1", "--epsilon", "1"],
+        "unknown parameter(s) 'sigam' for gaussian (did you mean 'sigma'",
+    ),
+    (
+        ["calibrate", *GAUSS, "--parameter", "sigm", "--epsilon", "1", "--delta", "1e-5"],
+        "got 'sigm' (did you mean 'sigma'?)",
+    ),
+    (
+        ["sweep", *GAUSS, "-q", "epsilom", "-p", "sigma=1", "--delta", "1e-5", "-o", "o.csv"],
+        "(did you mean 'epsilon'?)",
+    ),
     (["epsilon", *GAUSS, "-p", "sigma=1", "--delta", "1e-5", "--boundd", "lower"], "(did you mean --bound?)"),
     (["compose", "{inputs}/run.toml", "--delta", "1e-5", "--formt", "json"], "(did you mean --format?)"),
     (["plot", "{inputs}/missing.nc", "-o", "p.png"], "sweep file '{inputs}/missing.nc' does not exist"),
@@ -114,10 +239,14 @@ INVOCATIONS = [
     (["plot", "{inputs}/one_point.csv", "-o", "p.png"], "nothing to plot: the sweep has no axis"),
     (["plot", "{inputs}/not_netcdf.nc", "-o", "p.png"], "cannot be read as a sweep"),
     # a damaged file is bad input (exit 2) whatever its reader raises; a damaged archive exited 1
-    (["plot", "{inputs}/damaged.npz", "-o", "p.png"], "sweep file '{inputs}/damaged.npz' cannot be read as a sweep "
-                                                     "(BadZipFile: "),
-    (["plot", "{inputs}/empty.npz", "-o", "p.png"], "sweep file '{inputs}/empty.npz' cannot be read as a sweep "
-                                                   "(EOFError: "),
+    (
+        ["plot", "{inputs}/damaged.npz", "-o", "p.png"],
+        "sweep file '{inputs}/damaged.npz' cannot be read as a sweep (BadZipFile: ",
+    ),
+    (
+        ["plot", "{inputs}/empty.npz", "-o", "p.png"],
+        "sweep file '{inputs}/empty.npz' cannot be read as a sweep (EOFError: ",
+    ),
     (["plot", "{inputs}/damaged.parquet", "-o", "p.png"], "sweep file '{inputs}/damaged.parquet' cannot be read"),
 ]
 
@@ -139,7 +268,9 @@ COMPOSE_FILES = {
 }
 
 # (sweep file contents, text the message must contain); each file is run as `sweep FILE -o out.csv`
-SWEEP_FILE = 'accountants = ["gaussian"]\noutput = "delta"\n{top}\n[parameters]\nsigma = [1, 2]\nepsilon = 1\n{params}\n'
+SWEEP_FILE = (
+    'accountants = ["gaussian"]\noutput = "delta"\n{top}\n[parameters]\nsigma = [1, 2]\nepsilon = 1\n{params}\n'
+)
 TOML_FILES = [
     (SWEEP_FILE.format(top="chunk_size = 1.5", params=""), "chunk_size must be an integer"),
     (SWEEP_FILE.format(top="chunk_size = 0", params=""), "chunk_size must be >= 1"),
@@ -160,15 +291,21 @@ TOML_FILES = [
     (SWEEP_FILE.format(top="", params="sensitivity = inf"), "sensitivity must be finite"),
     (SWEEP_FILE.format(top="", params="rounds = 1.5"), "rounds takes integers, got 1.5"),
     # integers that do not fit were rounded to a double and written as int64 -9223372036854775808
-    (SWEEP_FILE.format(top="", params="rounds = 99999999999999999999"),
-     "rounds = 99999999999999999999 does not fit in a double"),
+    (
+        SWEEP_FILE.format(top="", params="rounds = 99999999999999999999"),
+        "rounds = 99999999999999999999 does not fit in a double",
+    ),
     (SWEEP_FILE.format(top="", params="rounds = 1e20"), "rounds takes integers of magnitude at most 2^53"),
     (SWEEP_FILE.format(top="", params="rounds = [1, 1e20]"), "rounds takes integers of magnitude at most 2^53"),
     (SWEEP_FILE.format(top="", params="rounds = {log = [1, 1e20, 3]}"), "rounds takes integers of magnitude at most"),
-    (SWEEP_FILE.format(top="", params="sensitivity = [1, 99999999999999999999]"),
-     "sensitivity = 99999999999999999999 does not fit in a double"),
-    (SWEEP_FILE.format(top="", params="sensitivity = {linear = [1, 99999999999999999999, 3]}"),
-     "sensitivity = 99999999999999999999 does not fit in a double"),
+    (
+        SWEEP_FILE.format(top="", params="sensitivity = [1, 99999999999999999999]"),
+        "sensitivity = 99999999999999999999 does not fit in a double",
+    ),
+    (
+        SWEEP_FILE.format(top="", params="sensitivity = {linear = [1, 99999999999999999999, 3]}"),
+        "sensitivity = 99999999999999999999 does not fit in a double",
+    ),
     (SWEEP_FILE.format(top="foo = 1", params=""), "unknown key(s) foo"),
     (SWEEP_FILE.format(top="", params="foo = 1"), "unknown parameter(s) 'foo'"),
     ('accountants = ["gaussian"\noutput = "delta"\n', "is not valid TOML: Unclosed array (at line 2, column 1)"),
@@ -181,7 +318,7 @@ TOML_FILES = [
 def _invoke(capsys, argv: list[str]) -> tuple[int, str, str]:
     try:
         code = main(argv)
-    except SystemExit as exit_:   # argparse's own errors
+    except SystemExit as exit_:  # argparse's own errors
         code = exit_.code
     out, err = capsys.readouterr()
     return code, out, err
@@ -239,12 +376,11 @@ def test_bad_sweep_file(capsys, places, contents, message):
     before = {p.name: p.read_bytes() for p in inputs.iterdir()}
     code, out, err = _invoke(capsys, ["sweep", str(config), "-o", "out.csv", "--no-progress"])
     _check_refused(code, out, err, message, "sweep")
-    assert f"sweep file {str(config)!r}" in err      # the file is named
+    assert f"sweep file {str(config)!r}" in err  # the file is named
     _unchanged(work, inputs, before)
 
 
-@pytest.mark.parametrize("path, message", [("missing.toml", "cannot read sweep file"),
-                                           (".", "cannot read sweep file")])
+@pytest.mark.parametrize("path, message", [("missing.toml", "cannot read sweep file"), (".", "cannot read sweep file")])
 def test_unreadable_sweep_file(capsys, places, path, message):
     code, out, err = _invoke(capsys, ["sweep", path, "-o", "out.csv"])
     _check_refused(code, out, err, f"{message} {path!r}", "sweep")
@@ -259,8 +395,13 @@ def test_an_arithmetic_error_inside_calibrate_is_a_usage_error(capsys, places, m
 
     monkeypatch.setattr(hockeystick.calibrate, "calibrate", overflowing)
     code, out, err = _invoke(capsys, ["calibrate", *GAUSS, "--epsilon", "1", "--delta", "1e-5", "-p", "rounds=10"])
-    _check_refused(code, out, err, "gaussian cannot evaluate rounds=10, epsilon=1, delta=1e-05 (OverflowError: "
-                                   "math range error)", "calibrate")
+    _check_refused(
+        code,
+        out,
+        err,
+        "gaussian cannot evaluate rounds=10, epsilon=1, delta=1e-05 (OverflowError: math range error)",
+        "calibrate",
+    )
 
 
 def test_a_library_type_error_is_a_usage_error(capsys, places, monkeypatch):
@@ -275,11 +416,17 @@ def test_a_library_type_error_is_a_usage_error(capsys, places, monkeypatch):
 
 
 def test_figures_without_matplotlib_prints_the_install_hint(capsys, places, monkeypatch):
-    monkeypatch.setitem(sys.modules, "matplotlib", None)     # `import matplotlib` raises ImportError
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # `import matplotlib` raises ImportError
     code, out, err = _invoke(capsys, ["figures", "--out-dir", "figs"])
     _check_refused(code, out, err, 'hockeystick figures needs matplotlib: pip install "hockeystick[plot]"', "figures")
-    _unchanged(*places, {"existing.csv": b"precious", "existing.png": b"precious",
-                         **{name: text.encode() for name, text in COMPOSE_FILES.items()}})
+    _unchanged(
+        *places,
+        {
+            "existing.csv": b"precious",
+            "existing.png": b"precious",
+            **{name: text.encode() for name, text in COMPOSE_FILES.items()},
+        },
+    )
 
 
 def test_figures_has_a_description(capsys):
@@ -302,7 +449,8 @@ def test_debug_shows_the_traceback_and_the_console_script_does_not():
     assert plain.returncode == 2 and "Traceback" not in plain.stderr
     assert plain.stderr.strip().splitlines() == [
         "hockeystick delta: error: sigma='1,,2': a list has a number between every two commas (1,2,4); "
-        "remove the empty item"]
+        "remove the empty item"
+    ]
     debug = subprocess.run(argv + ["--debug"], capture_output=True, text=True, timeout=120)
     assert debug.returncode == 1 and "Traceback" in debug.stderr and "ValueError: sigma='1,,2'" in debug.stderr
 

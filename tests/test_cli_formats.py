@@ -52,8 +52,9 @@ def test_table_format_prints_both_sides(capsys):
 
 
 def test_dash_o_writes_only_the_points_to_stdout(capsys):
-    code, out, err = _run(capsys, "delta", "-a", "gaussian", "-p", "sigma=1,2,4", "-p", "rounds=9", "--epsilon", "1",
-                          "-o", "-")
+    code, out, err = _run(
+        capsys, "delta", "-a", "gaussian", "-p", "sigma=1,2,4", "-p", "rounds=9", "--epsilon", "1", "-o", "-"
+    )
     table = pd.read_csv(io.StringIO(out))
     assert code == 0 and list(table.columns) == ["sigma", "rounds", "epsilon", "delta"]
     np.testing.assert_allclose(table["delta"], hs.theta(3 / table["sigma"], 1.0), rtol=1e-11)
@@ -61,18 +62,45 @@ def test_dash_o_writes_only_the_points_to_stdout(capsys):
 
 
 def test_sweep_to_stdout_as_json_with_a_lower_bound(capsys):
-    code, out, _ = _run(capsys, "sweep", "-a", "gaussian", "-p", "sigma=1,2", "--epsilon", "0.5,1", "-o", "-",
-                        "--format", "json", "--no-progress")
+    code, out, _ = _run(
+        capsys,
+        "sweep",
+        "-a",
+        "gaussian",
+        "-p",
+        "sigma=1,2",
+        "--epsilon",
+        "0.5,1",
+        "-o",
+        "-",
+        "--format",
+        "json",
+        "--no-progress",
+    )
     rows = json.loads(out)
     assert code == 0 and len(rows) == 4
     for r in rows:
-        assert r["delta"] >= hs.theta(1 / r["sigma"], r["epsilon"]) * (1 - 1e-15)   # upper: never below
+        assert r["delta"] >= hs.theta(1 / r["sigma"], r["epsilon"]) * (1 - 1e-15)  # upper: never below
 
 
 def test_json_writes_an_unbounded_value_as_a_string(capsys):
     """JSON has no infinity; rounds = inf (no value breaks the target) is written "inf", not Infinity."""
-    code, out, _ = _run(capsys, "calibrate", "-a", "gaussian", "--parameter", "rounds", "--epsilon", "1",
-                        "--delta", "1e-5", "-p", "sigma=1e10,50", "--format", "json")
+    code, out, _ = _run(
+        capsys,
+        "calibrate",
+        "-a",
+        "gaussian",
+        "--parameter",
+        "rounds",
+        "--epsilon",
+        "1",
+        "--delta",
+        "1e-5",
+        "-p",
+        "sigma=1e10,50",
+        "--format",
+        "json",
+    )
     rows = json.loads(out)
     assert code == 0 and [r["rounds"] for r in rows] == ["inf", 179] and "Infinity" not in out
 
@@ -120,11 +148,14 @@ def test_compose_mixes_mechanisms_like_the_python_accountant(capsys, tmp_path):
     from hockeystick.pld import PLDAccountant, laplace, subsampled_gaussian
 
     path = tmp_path / "run.toml"
-    path.write_text('[[stage]]\nmechanism = "subsampled_gaussian"\nsigma = 1.0\nsampling_probability = 0.01\n'
-                    'rounds = 500\n[[stage]]\nmechanism = "laplace"\nscale = 2.0\n')
+    path.write_text(
+        '[[stage]]\nmechanism = "subsampled_gaussian"\nsigma = 1.0\nsampling_probability = 0.01\n'
+        'rounds = 500\n[[stage]]\nmechanism = "laplace"\nscale = 2.0\n'
+    )
     code, out, _ = _run(capsys, "compose", str(path), "--delta", "1e-5")
-    assert code == 0 and out.splitlines()[0] == ("2 stages, delta -> certified epsilon (both), add/remove-one and "
-                                                 "replace-special neighbours")
+    assert code == 0 and out.splitlines()[0] == (
+        "2 stages, delta -> certified epsilon (both), add/remove-one and replace-special neighbours"
+    )
     lo, up = (float(v) for v in out.splitlines()[-1].split()[1:])
     acc = PLDAccountant().compose(subsampled_gaussian(1.0, 0.01), 500).compose(laplace(2.0))
     assert (lo, up) == pytest.approx(acc.epsilon(1e-5, bound="both"), rel=1e-9)
@@ -142,11 +173,33 @@ def test_laplace_stage_brackets_the_closed_form():
 
 
 def test_calibrate_both_sides_bracket_the_exact_sigma(capsys):
-    code, out, _ = _run(capsys, "calibrate", "-a", "pld_subsampled_gaussian", "-p", "sampling_rate=1",
-                        "-p", "rounds=1,16", "--epsilon", "1", "--delta", "1e-5", "--bound", "both", "--format", "csv")
+    code, out, _ = _run(
+        capsys,
+        "calibrate",
+        "-a",
+        "pld_subsampled_gaussian",
+        "-p",
+        "sampling_rate=1",
+        "-p",
+        "rounds=1,16",
+        "--epsilon",
+        "1",
+        "--delta",
+        "1e-5",
+        "--bound",
+        "both",
+        "--format",
+        "csv",
+    )
     table = pd.read_csv(io.StringIO(out))
-    assert code == 0 and list(table.columns) == ["rounds", "sampling_rate", "epsilon", "delta", "sigma_lower",
-                                                 "sigma_upper"]
+    assert code == 0 and list(table.columns) == [
+        "rounds",
+        "sampling_rate",
+        "epsilon",
+        "delta",
+        "sigma_lower",
+        "sigma_upper",
+    ]
     exact = np.sqrt(table["rounds"]) / hs.theta_radius(1.0, 1e-5)
     assert np.all(table["sigma_lower"] <= exact * (1 + 1e-9)) and np.all(exact <= table["sigma_upper"])
     assert np.all(table["sigma_lower"] <= table["sigma_upper"])
@@ -154,15 +207,58 @@ def test_calibrate_both_sides_bracket_the_exact_sigma(capsys):
 
 # --- the same rows on stdout and in files; integer parameters as integers --------------------------
 
-TRAINING = ["epsilon", "--dataset-size", "60000", "--batch-size", "256", "--epochs", "1,2", "--noise-multiplier",
-            "1.1", "--delta", "1e-5"]
-SEVERAL = ["epsilon", "-a", "gaussian,pld_subsampled_gaussian", "-p", "sampling_rate=1", "-p", "sigma=2",
-           "-p", "rounds=100", "--delta", "1e-5,1e-6"]
+TRAINING = [
+    "epsilon",
+    "--dataset-size",
+    "60000",
+    "--batch-size",
+    "256",
+    "--epochs",
+    "1,2",
+    "--noise-multiplier",
+    "1.1",
+    "--delta",
+    "1e-5",
+]
+SEVERAL = [
+    "epsilon",
+    "-a",
+    "gaussian,pld_subsampled_gaussian",
+    "-p",
+    "sampling_rate=1",
+    "-p",
+    "sigma=2",
+    "-p",
+    "rounds=100",
+    "--delta",
+    "1e-5,1e-6",
+]
 BOTH_SIDES = ["delta", *PLD_GAUSS, "--epsilon", "1", "--bound", "both"]
-CALIBRATED_ROUNDS = ["calibrate", "-a", "gaussian", "--parameter", "rounds", "--epsilon", "1", "--delta", "1e-5",
-                     "-p", "sigma=1e10,50"]
-SWEEP = ["sweep", "-a", "gaussian", "-p", "sigma=1,2", "-p", "rounds=100", "--epsilon", "linear:0.5:1:2",
-         "--no-progress"]
+CALIBRATED_ROUNDS = [
+    "calibrate",
+    "-a",
+    "gaussian",
+    "--parameter",
+    "rounds",
+    "--epsilon",
+    "1",
+    "--delta",
+    "1e-5",
+    "-p",
+    "sigma=1e10,50",
+]
+SWEEP = [
+    "sweep",
+    "-a",
+    "gaussian",
+    "-p",
+    "sigma=1,2",
+    "-p",
+    "rounds=100",
+    "--epsilon",
+    "linear:0.5:1:2",
+    "--no-progress",
+]
 
 
 @pytest.fixture(params=["pyarrow", "python"])
@@ -174,15 +270,18 @@ def csv_writer(request, monkeypatch):
     return request.param
 
 
-@pytest.mark.parametrize("argv", [TRAINING, SEVERAL, BOTH_SIDES, CALIBRATED_ROUNDS, SWEEP],
-                         ids=["training", "several", "both-sides", "calibrated-rounds", "sweep"])
+@pytest.mark.parametrize(
+    "argv",
+    [TRAINING, SEVERAL, BOTH_SIDES, CALIBRATED_ROUNDS, SWEEP],
+    ids=["training", "several", "both-sides", "calibrated-rounds", "sweep"],
+)
 def test_csv_on_stdout_is_the_file_byte_for_byte(capsys, tmp_path, csv_writer, argv):
     code, out, _ = _run(capsys, *argv, "-o", "-")
     assert code == 0
     path = tmp_path / "points.csv"
     code, _, _ = _run(capsys, *argv, "-o", str(path))
     assert code == 0 and out == path.read_text()
-    if argv[0] != "sweep":   # --format csv beside -o FILE prints the same points
+    if argv[0] != "sweep":  # --format csv beside -o FILE prints the same points
         code, printed, _ = _run(capsys, *argv, "-o", str(tmp_path / "again.csv"), "--format", "csv")
         assert code == 0 and printed.startswith(out)
 
@@ -203,8 +302,9 @@ def test_integer_parameters_are_integers_in_csv(capsys, csv_writer):
 
 def test_integer_parameters_are_integers_in_json_by_the_registry_not_by_value(capsys):
     """rounds (an integer parameter of the accountant) is 100; sigma = 2 (a real one) stays 2.0."""
-    code, out, _ = _run(capsys, "epsilon", "-a", "gaussian", "-p", "sigma=2", "-p", "rounds=100", "--delta", "1e-5",
-                        "--format", "json")
+    code, out, _ = _run(
+        capsys, "epsilon", "-a", "gaussian", "-p", "sigma=2", "-p", "rounds=100", "--delta", "1e-5", "--format", "json"
+    )
     (row,) = json.loads(out)
     assert code == 0 and '"rounds": 100,' in out and '"sigma": 2.0,' in out
     assert type(row["rounds"]) is int and type(row["sigma"]) is float

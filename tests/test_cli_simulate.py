@@ -43,10 +43,16 @@ def _direct(algorithm: str, grid: dict, fixed: dict):
 
 @pytest.fixture(scope="module")
 def expected():
-    return {"noisy_fedavg": _direct("noisy_fedavg", {"sigma": [0.5, 2.0]},
-                                    {"rounds": 3, "local_steps": 2, "rate": 1.0, "clip": 1.0, "batch_size": None}),
-            "trusted_aggregator": _direct("trusted_aggregator", {"sigma": [1.0, 4.0]},
-                                          {"batch": 2, "rate": 0.5, "radius": 5.0})}
+    return {
+        "noisy_fedavg": _direct(
+            "noisy_fedavg",
+            {"sigma": [0.5, 2.0]},
+            {"rounds": 3, "local_steps": 2, "rate": 1.0, "clip": 1.0, "batch_size": None},
+        ),
+        "trusted_aggregator": _direct(
+            "trusted_aggregator", {"sigma": [1.0, 4.0]}, {"batch": 2, "rate": 0.5, "radius": 5.0}
+        ),
+    }
 
 
 def _same_runs(rows, expected) -> None:
@@ -71,35 +77,46 @@ def test_parquet_rows_equal_the_sweep_run_directly(tmp_path, capsys, expected):
 def test_csv_rows_and_dask_local_equal_in_process(tmp_path, expected):
     pytest.importorskip("distributed")
     out = tmp_path / "runs.csv"
-    assert main(["simulate", _write(tmp_path), "-o", str(out), "--dask", "local", "--workers", "2",
-                 "--no-progress"]) == 0
+    assert (
+        main(["simulate", _write(tmp_path), "-o", str(out), "--dask", "local", "--workers", "2", "--no-progress"]) == 0
+    )
     rows = pd.read_csv(out)
     rows["loss_curve"] = rows["loss_curve"].map(json.loads)
     _same_runs(rows, expected)
-    assert rows["batch_size"].isna().all()   # "full": each client's whole local batch
+    assert rows["batch_size"].isna().all()  # "full": each client's whole local batch
 
 
 @pytest.mark.slow
 def test_on_row_streams_rows_in_frame_order():
     train, test = bundled("wine", 6, seed=1)
     seen: list[dict] = []
-    frame = simulate_sweep("noisy_fedavg", train, grid={"sigma": [0.5, 2.0]}, seeds=2, test=test,
-                           fixed={"rounds": 2, "local_steps": 1, "rate": 1.0, "clip": 1.0}, processes=2,
-                           on_row=seen.append)
+    frame = simulate_sweep(
+        "noisy_fedavg",
+        train,
+        grid={"sigma": [0.5, 2.0]},
+        seeds=2,
+        test=test,
+        fixed={"rounds": 2, "local_steps": 1, "rate": 1.0, "clip": 1.0},
+        processes=2,
+        on_row=seen.append,
+    )
     assert [r["final_loss"] for r in seen] == frame["final_loss"].tolist()
 
 
-@pytest.mark.parametrize("change, message", [
-    (("sigma = [0.5, 2.0]", "sigma = [-0.5, 2.0]"), "sigma must be a finite number >= 0"),
-    (('clip = 1.0, batch_size', 'clip = 0, batch_size'), "clip must be a number > 0"),
-    (("batch = 2,", "batch = 7,"), "batch must be <= the number of clients (6)"),
-    (("seeds = 2", "seeds = -1"), "seeds must be a count >= 1"),
-    (("delta = 1e-5", "delta = 2"), "delta must be a number strictly between 0 and 1"),
-    (("delta = 1e-5", "detla = 1e-5"), "unknown key 'detla'"),
-    (('bundled = "wine"', 'bundled = "mnist"'), "unknown data set 'mnist'"),
-    (("[algorithms.noisy_fedavg]", "[algorithms.fedsgd]"), "unknown algorithm 'fedsgd'"),
-    (("rate = 0.5,", "rate = 0.5, lr = 1,"), "trusted_aggregator takes no parameter 'lr'"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (("sigma = [0.5, 2.0]", "sigma = [-0.5, 2.0]"), "sigma must be a finite number >= 0"),
+        (("clip = 1.0, batch_size", "clip = 0, batch_size"), "clip must be a number > 0"),
+        (("batch = 2,", "batch = 7,"), "batch must be <= the number of clients (6)"),
+        (("seeds = 2", "seeds = -1"), "seeds must be a count >= 1"),
+        (("delta = 1e-5", "delta = 2"), "delta must be a number strictly between 0 and 1"),
+        (("delta = 1e-5", "detla = 1e-5"), "unknown key 'detla'"),
+        (('bundled = "wine"', 'bundled = "mnist"'), "unknown data set 'mnist'"),
+        (("[algorithms.noisy_fedavg]", "[algorithms.fedsgd]"), "unknown algorithm 'fedsgd'"),
+        (("rate = 0.5,", "rate = 0.5, lr = 1,"), "trusted_aggregator takes no parameter 'lr'"),
+    ],
+)
 def test_bad_files_exit_2_with_one_line_before_training(tmp_path, capsys, monkeypatch, change, message):
     from hockeystick.simulate import sweep
 
@@ -145,13 +162,21 @@ def test_corollary_1_bound_beside_the_measured_test_loss(tmp_path, capsys):
     assert main(["simulate", _write(tmp_path, COROLLARY_1), "-o", str(out), "--plot", str(png), "--no-progress"]) == 0
     assert "paper 000 Corollary 1" in capsys.readouterr().out and png.stat().st_size > 0
     train, test = synthetic("linear", 200, 2, 3, noise=0.3, seed=0).split(0.5)
-    table = corollary_1_table(pd.read_parquet(out).drop(columns=["algorithm"]).dropna(axis=1, how="all"), test,
-                              n=train.n_clients)
+    table = corollary_1_table(
+        pd.read_parquet(out).drop(columns=["algorithm"]).dropna(axis=1, how="all"), test, n=train.n_clients
+    )
     assert len(table) == 2
     c = least_squares_constants(test.features, test.labels, 3.0)
     for row in table.to_dict("records"):
         assert row["bound"] == strongly_convex_excess_loss_bound(
-            smoothness=c.smoothness, strong_convexity=0.1, gradient_norm=c.gradient_norm,
-            gradient_variance=c.gradient_variance, sigma=row["sigma"], batch_size=4, n=200, dimension=3)
+            smoothness=c.smoothness,
+            strong_convexity=0.1,
+            gradient_norm=c.gradient_norm,
+            gradient_variance=c.gradient_variance,
+            sigma=row["sigma"],
+            batch_size=4,
+            n=200,
+            dimension=3,
+        )
         assert 0 < row["measured_excess"] < row["bound"]
         assert row["bound_loss"] == row["bound"] + c.minimum

@@ -23,8 +23,7 @@ from hockeystick.sweep.grid import Grid
 from hockeystick.sweep.run import run_sweep
 
 DP_SGD = ["--dataset-size", "60000", "--batch-size", "256", "--epochs", "2", "--noise-multiplier", "0.7"]
-PYTHON_ONLY = ("overwrite=True", "allow_large=True", "resume=True", "out_dir", "max_points",
-               "DEFAULT_MAX_POINTS")
+PYTHON_ONLY = ("overwrite=True", "allow_large=True", "resume=True", "out_dir", "max_points", "DEFAULT_MAX_POINTS")
 
 
 def _invoke(capsys, argv: list[str]) -> tuple[int, str, str]:
@@ -73,16 +72,32 @@ def test_the_default_cap_meets_the_run_of_the_issue_with_command_line_advice(cap
     """DP-SGD at noise 0.1 for 60 epochs needs ~5.8e7 grid points at the default accuracy."""
     if hockeystick.pld.compose.DEFAULT_MAX_POINTS > 5e7:
         pytest.skip("this machine's memory allows the window")
-    code, out, err = _invoke(capsys, ["epsilon", "--dataset-size", "60000", "--batch-size", "256", "--epochs", "60",
-                                      "--noise-multiplier", "0.1", "--delta", "1e-5"])
+    code, out, err = _invoke(
+        capsys,
+        [
+            "epsilon",
+            "--dataset-size",
+            "60000",
+            "--batch-size",
+            "256",
+            "--epochs",
+            "60",
+            "--noise-multiplier",
+            "0.1",
+            "--delta",
+            "1e-5",
+        ],
+    )
     assert code == 2
     _in_command_line_words(err, "-p value_discretization_interval=VALUE")
 
 
 def test_too_many_grid_points_compose(capsys, tmp_path, small_memory):
     run = tmp_path / "run.toml"
-    run.write_text('value_discretization_interval = 1e-4\n[[stage]]\nmechanism = "subsampled_gaussian"\n'
-                   "sigma = 0.7\nsampling_rate = 0.01\nrounds = 500\n")
+    run.write_text(
+        'value_discretization_interval = 1e-4\n[[stage]]\nmechanism = "subsampled_gaussian"\n'
+        "sigma = 0.7\nsampling_rate = 0.01\nrounds = 500\n"
+    )
     code, out, err = _invoke(capsys, ["compose", str(run), "--delta", "1e-5"])
     assert code == 2
     _in_command_line_words(err, "a larger value_discretization_interval in the compose file")
@@ -101,24 +116,72 @@ def test_an_existing_output(capsys, tmp_path):
     with pytest.raises(ValueError, match="pass overwrite=True, or choose another name") as refused:
         run_sweep(GRID, existing)
     assert "--force" not in str(refused.value)
-    code, out, err = _invoke(capsys, ["sweep", "-a", "gaussian", "-p", "sigma=1,2", "-p", "rounds=10", "--epsilon", "1",
-                                      "-o", str(existing), "--no-progress"])
+    code, out, err = _invoke(
+        capsys,
+        [
+            "sweep",
+            "-a",
+            "gaussian",
+            "-p",
+            "sigma=1,2",
+            "-p",
+            "rounds=10",
+            "--epsilon",
+            "1",
+            "-o",
+            str(existing),
+            "--no-progress",
+        ],
+    )
     assert code == 2
     _in_command_line_words(err, "pass --force, or choose another name")
-    code, out, err = _invoke(capsys, ["sweep", "-a", "gaussian", "-p", "sigma=1,2", "-p", "rounds=10", "--epsilon", "1",
-                                      "-o", str(existing), "--no-progress", "--force"])
+    code, out, err = _invoke(
+        capsys,
+        [
+            "sweep",
+            "-a",
+            "gaussian",
+            "-p",
+            "sigma=1,2",
+            "-p",
+            "rounds=10",
+            "--epsilon",
+            "1",
+            "-o",
+            str(existing),
+            "--no-progress",
+            "--force",
+        ],
+    )
     assert code == 0, err
 
 
 def test_a_sweep_too_large(capsys, tmp_path):
-    huge = Grid.from_parameters(["gaussian"], "delta", {"sigma": "linear:1:2:10000", "rounds": "linear:1:10000:10000",
-                                                        "epsilon": "linear:0.1:8:10000"}, "upper")
+    huge = Grid.from_parameters(
+        ["gaussian"],
+        "delta",
+        {"sigma": "linear:1:2:10000", "rounds": "linear:1:10000:10000", "epsilon": "linear:0.1:8:10000"},
+        "upper",
+    )
     with pytest.raises(ValueError, match="pass allow_large=True to run it anyway") as refused:
         run_sweep(huge, tmp_path / "huge.parquet")
     assert "--allow-large" not in str(refused.value)
-    code, out, err = _invoke(capsys, ["sweep", "-a", "gaussian", "-p", "sigma=linear:1:2:10000", "-p",
-                                      "rounds=linear:1:10000:10000", "--epsilon", "linear:0.1:8:10000",
-                                      "-o", str(tmp_path / "huge.parquet")])
+    code, out, err = _invoke(
+        capsys,
+        [
+            "sweep",
+            "-a",
+            "gaussian",
+            "-p",
+            "sigma=linear:1:2:10000",
+            "-p",
+            "rounds=linear:1:10000:10000",
+            "--epsilon",
+            "linear:0.1:8:10000",
+            "-o",
+            str(tmp_path / "huge.parquet"),
+        ],
+    )
     assert code == 2
     _in_command_line_words(err, "pass --allow-large to run it anyway")
 
@@ -147,8 +210,23 @@ def test_leftovers_of_an_interrupted_sweep(capsys, tmp_path, caplog):
     assert "resume=True would have kept them" in caplog.text and "--resume" not in caplog.text
     out.unlink()
     leave_a_chunk()
-    code, _, err = _invoke(capsys, ["sweep", "-a", "gaussian", "-p", "sigma=1,2", "-p", "rounds=10", "--epsilon", "1",
-                                    "-o", str(out), "--no-progress"])
+    code, _, err = _invoke(
+        capsys,
+        [
+            "sweep",
+            "-a",
+            "gaussian",
+            "-p",
+            "sigma=1,2",
+            "-p",
+            "rounds=10",
+            "--epsilon",
+            "1",
+            "-o",
+            str(out),
+            "--no-progress",
+        ],
+    )
     assert code == 0, err
     _in_command_line_words(err, "--resume would have kept them")
 
@@ -169,9 +247,14 @@ def test_every_phrase_is_rewritten_whole_and_only_whole(phrase):
         assert command_line_words(f"my_{phrase}", "delta") == f"my_{phrase}"
 
 
-@pytest.mark.parametrize(("flag", "value", "python_name"), [("--noise-multiplier", "-1", "noise_multiplier"),
-                                                            ("--batch-size", "0", "batch_size"),
-                                                            ("--epochs", "2.5e300", "epochs")])
+@pytest.mark.parametrize(
+    ("flag", "value", "python_name"),
+    [
+        ("--noise-multiplier", "-1", "noise_multiplier"),
+        ("--batch-size", "0", "batch_size"),
+        ("--epochs", "2.5e300", "epochs"),
+    ],
+)
 def test_a_training_run_refused_in_its_flags(capsys, flag, value, python_name):
     """A run given by its training flags hears of them (--batch-size); the Python call of the same run
     names the argument (batch_size); an accountant given with -a keeps its parameter names."""

@@ -36,15 +36,18 @@ def close(value: float, reference) -> bool:
 
 # ---- 000 Theorem 2 -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("n, m, sigma, eta, L, rho, rounds", [
-    (100, 10, 1.5, 0.5, 1.0, 1.0, None),
-    (1000, 7, 0.8, 0.1, 2.0, 0.5, None),     # m does not divide n: T = floor(n/m) = 142
-    (1000, 7, 0.8, 0.1, 2.0, 0.5, 30),       # fewer rounds
-    (60000, 600, 4.0, 0.05, 1.0, 5.0, None),
-])
+
+@pytest.mark.parametrize(
+    "n, m, sigma, eta, L, rho, rounds",
+    [
+        (100, 10, 1.5, 0.5, 1.0, 1.0, None),
+        (1000, 7, 0.8, 0.1, 2.0, 0.5, None),  # m does not divide n: T = floor(n/m) = 142
+        (1000, 7, 0.8, 0.1, 2.0, 0.5, 30),  # fewer rounds
+        (60000, 600, 4.0, 0.05, 1.0, 5.0, None),
+    ],
+)
 def test_trusted_aggregator_matches_theorem_2_sum(n, m, sigma, eta, L, rho, rounds):
-    acc = TrustedAggregator(n=n, batch_size=m, sigma=sigma, learning_rate=eta, lipschitz=L, radius=rho,
-                            rounds=rounds)
+    acc = TrustedAggregator(n=n, batch_size=m, sigma=sigma, learning_rate=eta, lipschitz=L, radius=rho, rounds=rounds)
     for eps in (0.05, 0.7, 3.0):
         assert close(acc.delta(eps), ref.trusted_aggregator(eps, n, m, sigma, eta, L, rho, rounds))
 
@@ -53,13 +56,20 @@ def test_fixed_api_contract_broadcasts_over_a_grid():
     m = np.array([1, 2, 5, 10, 20])[:, None, None]
     sigma = np.array([0.5, 1.0, 2.0])[None, :, None]
     eps = np.linspace(0.1, 4.0, 7)
-    acc = TrustedAggregator(n=1000, batch_size=m, sigma=sigma, learning_rate=0.1, lipschitz=1.0, radius=1.0,
-                            rounds=None)
+    acc = TrustedAggregator(
+        n=1000, batch_size=m, sigma=sigma, learning_rate=0.1, lipschitz=1.0, radius=1.0, rounds=None
+    )
     d = acc.delta(eps)
     assert d.shape == (5, 3, 7)
-    for (i, j, k) in [(0, 0, 0), (3, 2, 6), (4, 1, 3)]:
-        single = TrustedAggregator(n=1000, batch_size=int(m[i, 0, 0]), sigma=float(sigma[0, j, 0]),
-                                   learning_rate=0.1, lipschitz=1.0, radius=1.0).delta(float(eps[k]))
+    for i, j, k in [(0, 0, 0), (3, 2, 6), (4, 1, 3)]:
+        single = TrustedAggregator(
+            n=1000,
+            batch_size=int(m[i, 0, 0]),
+            sigma=float(sigma[0, j, 0]),
+            learning_rate=0.1,
+            lipschitz=1.0,
+            radius=1.0,
+        ).delta(float(eps[k]))
         assert isinstance(single, float)
         assert d[i, j, k] == pytest.approx(single, rel=1e-15)
     e = acc.epsilon(np.array([1e-3, 1e-6])[:, None, None, None])
@@ -74,14 +84,21 @@ def test_grid_factorization_equals_pointwise_evaluation():
     acc = TrustedAggregator(n=100, batch_size=10, sigma=1.5, learning_rate=0.5, lipschitz=1, radius=1, rounds=rounds)
     grid = acc.delta(eps, threads=2)
     for t in (1, 4, 10):
-        single = TrustedAggregator(n=100, batch_size=10, sigma=1.5, learning_rate=0.5, lipschitz=1, radius=1,
-                                   rounds=t).delta(eps, threads=1)
+        single = TrustedAggregator(
+            n=100, batch_size=10, sigma=1.5, learning_rate=0.5, lipschitz=1, radius=1, rounds=t
+        ).delta(eps, threads=1)
         np.testing.assert_array_equal(grid[t - 1], single)
 
 
 def test_epsilon_inverts_delta_on_a_grid():
-    acc = TrustedAggregator(n=10000, batch_size=np.array([10, 100, 1000])[:, None], sigma=np.array([0.7, 3.0]),
-                            learning_rate=0.2, lipschitz=1.0, radius=2.0)
+    acc = TrustedAggregator(
+        n=10000,
+        batch_size=np.array([10, 100, 1000])[:, None],
+        sigma=np.array([0.7, 3.0]),
+        learning_rate=0.2,
+        lipschitz=1.0,
+        radius=2.0,
+    )
     targets = np.array([1e-2, 1e-5, 1e-9, 1e-14])[:, None, None]
     eps = acc.epsilon(targets)
     back = acc.delta(eps)
@@ -92,24 +109,33 @@ def test_epsilon_inverts_delta_on_a_grid():
 
 def test_results_do_not_depend_on_the_thread_count():
     # warm starts restart at every fixed-size chunk, so 1 and 2 threads give identical bits
-    acc = TrustedAggregator(n=1000, batch_size=np.arange(1, 41)[:, None], sigma=np.linspace(0.5, 4, 30)[:, None, None],
-                            learning_rate=0.1, lipschitz=1.0, radius=1.0)
+    acc = TrustedAggregator(
+        n=1000,
+        batch_size=np.arange(1, 41)[:, None],
+        sigma=np.linspace(0.5, 4, 30)[:, None, None],
+        learning_rate=0.1,
+        lipschitz=1.0,
+        radius=1.0,
+    )
     targets = np.logspace(-12, -2, 25)
     np.testing.assert_array_equal(acc.epsilon(targets, threads=1), acc.epsilon(targets, threads=2))
     np.testing.assert_array_equal(acc.delta(targets, threads=1), acc.delta(targets, threads=2))
 
 
-@pytest.mark.parametrize("change, rule", [
-    (dict(batch_size=101), "batch_size must be <= n"),
-    (dict(batch_size=2.5), "batch_size must be an integer >= 1"),
-    (dict(n=0), "n must be an integer >= 1"),
-    (dict(rounds=11), "rounds must be <= floor"),
-    (dict(sigma=0.0), "sigma must be finite and > 0"),
-    (dict(sigma=np.nan), "sigma must not be NaN"),
-    (dict(learning_rate=-1.0), "learning_rate must be finite and > 0"),
-    (dict(radius=np.inf), "radius must be finite"),
-    (dict(smoothness=8.0), "learning_rate must be <= 2 / (smoothness"),
-])
+@pytest.mark.parametrize(
+    "change, rule",
+    [
+        (dict(batch_size=101), "batch_size must be <= n"),
+        (dict(batch_size=2.5), "batch_size must be an integer >= 1"),
+        (dict(n=0), "n must be an integer >= 1"),
+        (dict(rounds=11), "rounds must be <= floor"),
+        (dict(sigma=0.0), "sigma must be finite and > 0"),
+        (dict(sigma=np.nan), "sigma must not be NaN"),
+        (dict(learning_rate=-1.0), "learning_rate must be finite and > 0"),
+        (dict(radius=np.inf), "radius must be finite"),
+        (dict(smoothness=8.0), "learning_rate must be <= 2 / (smoothness"),
+    ],
+)
 def test_trusted_aggregator_rejects_what_theorem_2_excludes(change, rule):
     with pytest.raises(ValueError, match=rule.replace("(", r"\(")):
         TrustedAggregator(**{**BASE, **change})
@@ -151,6 +177,7 @@ def test_strongly_convex_needs_its_step_condition():
 
 # ---- per-round schedules, Corollary 1 ----------------------------------------------------------
 
+
 def test_constant_schedule_equals_closed_form():
     eps = np.array([0.1, 1.0, 3.0])
     closed = TrustedAggregator(**BASE).delta(eps)
@@ -178,8 +205,9 @@ def test_schedule_validation():
 
 
 def test_corollary_1_uses_inverse_time_rates_and_is_below_equation_11():
-    acc = InverseTimeRateTrustedAggregator(n=100, batch_size=10, sigma=1.5, strong_convexity=0.5, lipschitz=1.0,
-                                           radius=1.0)
+    acc = InverseTimeRateTrustedAggregator(
+        n=100, batch_size=10, sigma=1.5, strong_convexity=0.5, lipschitz=1.0, radius=1.0
+    )
     np.testing.assert_allclose(acc.learning_rate, 1.0 / (0.5 * np.arange(1, 11)))
     eps = np.linspace(0.05, 4, 20)
     exact = acc.delta(eps)
@@ -189,11 +217,13 @@ def test_corollary_1_uses_inverse_time_rates_and_is_below_equation_11():
         assert close(acc.delta(e), ref.schedule_sum(e, r1, r2, 0.1))
     assert np.all(exact <= acc.paper_closed_form().delta(eps) * (1 + 1e-14))
     with pytest.raises(ValueError, match="learning_rate must be <= 2 / "):
-        InverseTimeRateTrustedAggregator(n=100, batch_size=10, sigma=1.5, strong_convexity=0.5, lipschitz=1.0,
-                                         radius=1.0, smoothness=2.0)  # eta_1 = 2 > 2/beta = 1
+        InverseTimeRateTrustedAggregator(
+            n=100, batch_size=10, sigma=1.5, strong_convexity=0.5, lipschitz=1.0, radius=1.0, smoothness=2.0
+        )  # eta_1 = 2 > 2/beta = 1
 
 
 # ---- 000 Corollary 3 and alpha-suffix ----------------------------------------------------------
+
 
 @pytest.mark.parametrize("suffix", [0.0, 0.3, 0.9])
 def test_random_stop_closed_form_equals_double_sum(suffix):
@@ -218,14 +248,20 @@ def test_random_stop_matches_paper_normalization_and_is_below_last_iterate():
     a, c = ref.theta(2 / (np.sqrt(10) * 1.5), e), ref.theta_complement(2 * np.sqrt(10) / 0.75, e)
     with mp.workdps(120):
         b = 1 - c
-        paper = a / 100 * mp.fsum((1 - b ** tau) / c for tau in range(1, 11))
+        paper = a / 100 * mp.fsum((1 - b**tau) / c for tau in range(1, 11))
     assert close(RandomStopTrustedAggregator(**BASE).delta(e), paper)
 
 
 def test_random_stop_schedule_is_below_equation_12_with_minima():
     rng = np.random.default_rng(3)
-    acc = RandomStopTrustedAggregatorSchedule(n=200, batch_size=10, sigma=rng.uniform(1, 3, 20),
-                                              learning_rate=rng.uniform(0.1, 0.5, 20), lipschitz=1.0, radius=1.0)
+    acc = RandomStopTrustedAggregatorSchedule(
+        n=200,
+        batch_size=10,
+        sigma=rng.uniform(1, 3, 20),
+        learning_rate=rng.uniform(0.1, 0.5, 20),
+        lipschitz=1.0,
+        radius=1.0,
+    )
     eps = np.linspace(0.05, 4, 20)
     assert np.all(acc.delta(eps) <= acc.paper_closed_form().delta(eps) * (1 + 1e-14))
     with pytest.raises(ValueError, match="suffix"):
@@ -297,8 +333,16 @@ def test_baseline_epsilon_inverts_delta():
 
 
 def test_pnsgd_epsilon_round_trip_on_a_grid():
-    acc = PNSGDGaussian(n=1000, index=np.array([1, 500, 999, 1000])[:, None], sigma=np.array([0.5, 1, 4]),
-                        learning_rate=0.5, lipschitz=1.0, smoothness=1.0, diameter=2.0, strong_convexity=0.1)
+    acc = PNSGDGaussian(
+        n=1000,
+        index=np.array([1, 500, 999, 1000])[:, None],
+        sigma=np.array([0.5, 1, 4]),
+        learning_rate=0.5,
+        lipschitz=1.0,
+        smoothness=1.0,
+        diameter=2.0,
+        strong_convexity=0.1,
+    )
     targets = np.array([1e-2, 1e-6, 1e-12])[:, None, None]
     eps = acc.epsilon(targets)
     back = acc.delta(eps)
@@ -309,6 +353,7 @@ def test_pnsgd_epsilon_round_trip_on_a_grid():
 
 # ---- the cap at 1: in the core, NaN-preserving -----------------------------------------------------
 
+
 def _f(*values: float) -> list[np.ndarray]:
     return [np.array([v]) for v in values]
 
@@ -318,15 +363,30 @@ def test_delta_kernels_cap_at_one_but_never_turn_nan_into_one() -> None:
 
     nan = float("nan")
     kernels = {  # (kernel, arguments giving a delta above 1, the same with one argument NaN, its name)
-        "geometric": (_core.geometric_bound_delta, _f(0.0, 50.0, 3.0, 5.0, 5.0), _f(nan, 50.0, 3.0, 5.0, 5.0),
-                      "epsilon"),
-        "random_stop": (_core.random_stop_bound_delta, _f(0.0, 50.0, 3.0, 1.0, 5.0, 5.0),
-                        _f(nan, 50.0, 3.0, 1.0, 5.0, 5.0), "epsilon"),
-        "geometric_factors": (_core.geometric_bound_from_factors, _f(50.0, 3.0, 0.9, np.log(0.9), 0.1, np.log(0.9)),
-                              _f(nan, 3.0, 0.9, np.log(0.9), 0.1, np.log(0.9)), "weight"),
-        "random_stop_factors": (_core.random_stop_bound_from_factors,
-                                _f(50.0, 3.0, 1.0, 0.9, np.log(0.9), 0.1, np.log(0.9)),
-                                _f(nan, 3.0, 1.0, 0.9, np.log(0.9), 0.1, np.log(0.9)), "weight"),
+        "geometric": (
+            _core.geometric_bound_delta,
+            _f(0.0, 50.0, 3.0, 5.0, 5.0),
+            _f(nan, 50.0, 3.0, 5.0, 5.0),
+            "epsilon",
+        ),
+        "random_stop": (
+            _core.random_stop_bound_delta,
+            _f(0.0, 50.0, 3.0, 1.0, 5.0, 5.0),
+            _f(nan, 50.0, 3.0, 1.0, 5.0, 5.0),
+            "epsilon",
+        ),
+        "geometric_factors": (
+            _core.geometric_bound_from_factors,
+            _f(50.0, 3.0, 0.9, np.log(0.9), 0.1, np.log(0.9)),
+            _f(nan, 3.0, 0.9, np.log(0.9), 0.1, np.log(0.9)),
+            "weight",
+        ),
+        "random_stop_factors": (
+            _core.random_stop_bound_from_factors,
+            _f(50.0, 3.0, 1.0, 0.9, np.log(0.9), 0.1, np.log(0.9)),
+            _f(nan, 3.0, 1.0, 0.9, np.log(0.9), 0.1, np.log(0.9)),
+            "weight",
+        ),
     }
     for name, (kernel, above, broken, argument) in kernels.items():
         assert kernel(*above, 1)[0] == 1.0, name
@@ -353,6 +413,7 @@ def test_tiny_radius_is_never_reported_as_delta_one() -> None:
 
 # ---- argument types and shapes ---------------------------------------------------------------------
 
+
 def test_mismatched_shapes_name_the_arguments() -> None:
     with pytest.raises(ValueError, match=r"sigma \(2,\).*radius \(3,\)"):
         TrustedAggregator(**{**BASE, "sigma": [1.0, 2.0], "radius": [1.0, 2.0, 3.0]})
@@ -361,11 +422,20 @@ def test_mismatched_shapes_name_the_arguments() -> None:
     with pytest.raises(ValueError, match=r"learning_rate \(2,\).*smoothness \(3,\)"):
         TrustedAggregator(**{**BASE, "learning_rate": [0.1, 0.2], "smoothness": [1.0, 2.0, 3.0]})
     with pytest.raises(ValueError, match=r"strong_convexity \(3,\)"):
-        StronglyConvexTrustedAggregator(**{**BASE, "learning_rate": [0.1, 0.2]}, smoothness=1.0,
-                                        strong_convexity=[0.1, 0.2, 0.3])
+        StronglyConvexTrustedAggregator(
+            **{**BASE, "learning_rate": [0.1, 0.2]}, smoothness=1.0, strong_convexity=[0.1, 0.2, 0.3]
+        )
     with pytest.raises(ValueError, match=r"sigma \(2,\).*diameter \(3,\)"):
-        PNSGDGaussian(n=100, index=1, sigma=[1.0, 2.0], learning_rate=0.1, lipschitz=1.0,
-                      diameter=[1.0, 2.0, 3.0], smoothness=1.0, strong_convexity=0.1)
+        PNSGDGaussian(
+            n=100,
+            index=1,
+            sigma=[1.0, 2.0],
+            learning_rate=0.1,
+            lipschitz=1.0,
+            diameter=[1.0, 2.0, 3.0],
+            smoothness=1.0,
+            strong_convexity=0.1,
+        )
     grid = TrustedAggregator(**{**BASE, "sigma": np.array([1.0, 2.0])[:, None], "radius": [1.0, 2.0, 3.0]})
     assert np.shape(grid.delta(1.0)) == (2, 3)
 

@@ -31,7 +31,9 @@ def test_000_figure_2_curves_match_mpmath_and_larger_q_is_more_private():
     for q in figures.FL_RATES:
         m = round(q * p["n"])
         for e, value in zip(EPS20, curves[f"q = {q}"]):
-            reference = ref.trusted_aggregator(e, p["n"], m, p["sigma"], p["learning_rate"], p["lipschitz"], p["radius"])
+            reference = ref.trusted_aggregator(
+                e, p["n"], m, p["sigma"], p["learning_rate"], p["lipschitz"], p["radius"]
+            )
             assert _close(value, reference), (q, e)
     d = np.array([curves[f"q = {q}"] for q in figures.FL_RATES])
     assert np.all(d[1] < d[0]) and np.all(d[2] < d[1]), "000 Fig. 2: larger q must give smaller delta"
@@ -44,8 +46,19 @@ def test_002_figure_curves_match_mpmath(name):
     M = ref.modulus(params["learning_rate"], params["smoothness"], params["strong_convexity"])
     for i in indices:
         for e, thm4, prop1 in zip(EPS20, curves[f"Thm 4, i = {i}"], curves[f"Prop 1, i = {i}"]):
-            assert _close(thm4, ref.pnsgd_gaussian(e, params["n"], i, params["sigma"], params["learning_rate"],
-                                                   params["lipschitz"], figures.PNSGD_DIAMETER, M))
+            assert _close(
+                thm4,
+                ref.pnsgd_gaussian(
+                    e,
+                    params["n"],
+                    i,
+                    params["sigma"],
+                    params["learning_rate"],
+                    params["lipschitz"],
+                    figures.PNSGD_DIAMETER,
+                    M,
+                ),
+            )
             assert _close(prop1, ref.renyi_baseline(e, params["n"], i, params["sigma"], params["lipschitz"], M))
 
 
@@ -56,15 +69,19 @@ def test_002_figure_2_theorem_4_is_below_proposition_1():
     # "especially for the individuals whose records were processed later": the saving in
     # epsilon at a fixed delta grows with i ...
     from hockeystick.contraction import PNSGDGaussian, PNSGDRenyiBaseline
+
     params, _ = figures.PNSGD_FIGURES["002_fig2"]
     deltas = np.array([1e-2, 1e-5, 1e-10])
-    saving = {i: PNSGDRenyiBaseline(index=i, **params).epsilon(deltas)
-              - PNSGDGaussian(index=i, diameter=figures.PNSGD_DIAMETER, **params).epsilon(deltas)
-              for i in (1, 20, 39)}
+    saving = {
+        i: PNSGDRenyiBaseline(index=i, **params).epsilon(deltas)
+        - PNSGDGaussian(index=i, diameter=figures.PNSGD_DIAMETER, **params).epsilon(deltas)
+        for i in (1, 20, 39)
+    }
     assert np.all(saving[39] > saving[20]) and np.all(saving[20] > saving[1])
     # ... while the ratio delta~/delta (the vertical gap on a log scale) is largest for i = 1.
-    log_gap = {i: np.log(curves[f"Prop 1, i = {i}"]) - np.log(np.maximum(curves[f"Thm 4, i = {i}"], 1e-300))
-               for i in (1, 39)}
+    log_gap = {
+        i: np.log(curves[f"Prop 1, i = {i}"]) - np.log(np.maximum(curves[f"Thm 4, i = {i}"], 1e-300)) for i in (1, 39)
+    }
     assert np.all(log_gap[1] > log_gap[39])
 
 
@@ -81,8 +98,14 @@ def test_002_figure_3_claims_small_epsilon_and_late_records():
 def test_write_figures_writes_the_pngs_and_paper_003_tables(tmp_path):
     pytest.importorskip("matplotlib")
     paths = figures.write_figures(tmp_path / "figs")
-    assert [p.name for p in paths] == ["000_fig2.png", "002_fig2.png", "002_fig3.png", "paper-003-calibration.md",
-                                       "paper-003-sigma.png", "paper-003-utility.png"]
+    assert [p.name for p in paths] == [
+        "000_fig2.png",
+        "002_fig2.png",
+        "002_fig3.png",
+        "paper-003-calibration.md",
+        "paper-003-sigma.png",
+        "paper-003-utility.png",
+    ]
     table = paths[3].read_text()
     # App. I's rule is certified false at eps = 1.5, 3, 6, 12, 18 (MNIST) and 2, 3 (insurance): bold rows
     assert table.count("**[") == 7 and "| 1238, 35 | 1.5 | 128 | **[" in table

@@ -18,6 +18,7 @@ def _precise(func):
     def wrapper(*args, **kwargs):
         with mp.workdps(DIGITS):
             return func(*args, **kwargs)
+
     return wrapper
 
 
@@ -120,7 +121,7 @@ def pnsgd_random_stop(eps, n, i, sigma, eta, L, D, M):
     """002 Thm 5 proof: (1/n) sum_{tau=i..n} theta(2L/sigma) theta(M D/(eta sigma))^{tau - i}."""
     a = theta(2 * mp.mpf(L) / sigma, eps)
     b = theta(mp.mpf(M) * D / (mp.mpf(eta) * sigma), eps)
-    return a * mp.fsum(b ** k for k in range(n - i + 1)) / n
+    return a * mp.fsum(b**k for k in range(n - i + 1)) / n
 
 
 @_precise
@@ -131,7 +132,7 @@ def renyi_baseline(eps, n, i, sigma, L, M):
     else:
         kappa = 2 * mp.mpf(L) ** 2 / mp.mpf(sigma) ** 2
     eps = mp.mpf(eps)
-    return mp.exp(-(eps - kappa) ** 2 / (4 * kappa)) if eps > kappa else mp.mpf(1)
+    return mp.exp(-((eps - kappa) ** 2) / (4 * kappa)) if eps > kappa else mp.mpf(1)
 
 
 @_precise

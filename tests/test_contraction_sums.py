@@ -75,42 +75,46 @@ def _geometric_reference(eps, weight, terms, r1, r2):
 
 
 GEOMETRIC_CASES = [  # eps, weight, T, r1, r2
-    (1.0, 0.1, 10, 0.42, 8.43),         # 000 Fig 2, b = 1 - 1e-5
-    (0.2, 0.1, 10, 0.42, 37.0),         # b = 1 - 1e-77: G = T to the last digit
-    (3.0, 0.01, 100, 0.1, 0.5),         # tiny delta
+    (1.0, 0.1, 10, 0.42, 8.43),  # 000 Fig 2, b = 1 - 1e-5
+    (0.2, 0.1, 10, 0.42, 37.0),  # b = 1 - 1e-77: G = T to the last digit
+    (3.0, 0.01, 100, 0.1, 0.5),  # tiny delta
     (10.0, 1e-3, 1000, 1.0, 30.0),
-    (0.01, 0.5, 2, 2.0, 0.001),         # b ~ 4e-4
-    (0.5, 1e-6, 10 ** 6, 0.05, 60.0),   # T = 10^6, b -> 1
-    (0.5, 1e-6, 10 ** 6, 0.05, 9.0),    # T = 10^6, b^T underflows
-    (2.0, 0.025, np.inf, 1.0, 1.0),     # 002 eq. 16
+    (0.01, 0.5, 2, 2.0, 0.001),  # b ~ 4e-4
+    (0.5, 1e-6, 10**6, 0.05, 60.0),  # T = 10^6, b -> 1
+    (0.5, 1e-6, 10**6, 0.05, 9.0),  # T = 10^6, b^T underflows
+    (2.0, 0.025, np.inf, 1.0, 1.0),  # 002 eq. 16
 ]
 
 
 @pytest.mark.parametrize("eps, weight, terms, r1, r2", GEOMETRIC_CASES)
 def test_geometric_closed_form_matches_mpmath(eps, weight, terms, r1, r2):
-    got = _kernels.geometric_delta(np.float64(eps), np.float64(weight), np.float64(terms), np.float64(r1),
-                                   np.float64(r2), 1)
+    got = _kernels.geometric_delta(
+        np.float64(eps), np.float64(weight), np.float64(terms), np.float64(r1), np.float64(r2), 1
+    )
     assert upper_and_close(got, _geometric_reference(eps, weight, terms, r1, r2))
 
 
-@pytest.mark.parametrize("terms", [1, 3, 1000, 10 ** 5, 10 ** 6])
+@pytest.mark.parametrize("terms", [1, 3, 1000, 10**5, 10**6])
 @pytest.mark.parametrize("r2", [0.01, 1.0, 6.0, 25.0])
 def test_geometric_closed_form_equals_general_recursion(terms, r2):
     eps = np.array([0.3, 2.0])
-    closed = _kernels.geometric_delta(eps, np.float64(1.0 / terms), np.float64(terms), np.float64(0.4),
-                                      np.float64(r2), 1)
+    closed = _kernels.geometric_delta(
+        eps, np.float64(1.0 / terms), np.float64(terms), np.float64(0.4), np.float64(r2), 1
+    )
     general = _kernels.schedule_delta(eps, 1.0 / terms, 0, np.full(terms, 0.4), np.full(terms, r2), 1)
     np.testing.assert_allclose(closed, general, rtol=TOL, atol=0)
 
 
-@pytest.mark.parametrize("terms, first_stop", [(1, 1), (10, 1), (10, 5), (2000, 1), (2000, 1999), (10 ** 5, 1),
-                                               (10 ** 5, 50000)])
+@pytest.mark.parametrize(
+    "terms, first_stop", [(1, 1), (10, 1), (10, 5), (2000, 1), (2000, 1999), (10**5, 1), (10**5, 50000)]
+)
 @pytest.mark.parametrize("r2", [0.01, 1.0, 8.0, 40.0])
 def test_random_stop_closed_form_equals_general_recursion(terms, first_stop, r2):
     eps = np.array([0.3, 2.0])
     weight = 1.0 / (terms * (terms - first_stop + 1))
-    closed = _kernels.random_stop_delta(eps, np.float64(weight), np.float64(terms), np.float64(first_stop),
-                                        np.float64(0.4), np.float64(r2), 1)
+    closed = _kernels.random_stop_delta(
+        eps, np.float64(weight), np.float64(terms), np.float64(first_stop), np.float64(0.4), np.float64(r2), 1
+    )
     general = _kernels.schedule_delta(eps, weight, first_stop, np.full(terms, 0.4), np.full(terms, r2), 1)
     np.testing.assert_allclose(closed, general, rtol=TOL, atol=0)
 
@@ -119,10 +123,19 @@ def test_random_stop_closed_form_equals_general_recursion(terms, first_stop, r2)
 def test_random_stop_closed_form_matches_mpmath(terms, first_stop, r2):
     eps = 0.7
     weight = 1.0 / (terms * (terms - first_stop + 1))
-    got = _kernels.random_stop_delta(np.float64(eps), np.float64(weight), np.float64(terms),
-                                     np.float64(first_stop), np.float64(0.6), np.float64(r2), 1)
+    got = _kernels.random_stop_delta(
+        np.float64(eps),
+        np.float64(weight),
+        np.float64(terms),
+        np.float64(first_stop),
+        np.float64(0.6),
+        np.float64(r2),
+        1,
+    )
     with mp.workdps(120):
-        reference = weight * theta(0.6, eps) * mp.fsum(geometric_sum(r2, eps, tau) for tau in range(first_stop, terms + 1))
+        reference = (
+            weight * theta(0.6, eps) * mp.fsum(geometric_sum(r2, eps, tau) for tau in range(first_stop, terms + 1))
+        )
     assert upper_and_close(got, reference)
 
 
@@ -154,27 +167,33 @@ def _assert_round_trip(delta_of, epsilon_of, deltas):
 def test_round_trip_geometric():
     deltas = 10.0 ** RNG.uniform(-14, -1, size=400)
     args = (np.float64(0.05), np.float64(20.0), np.float64(0.4), np.float64(7.0))
-    _assert_round_trip(lambda e: _kernels.geometric_delta(e, *args, 1),
-                       lambda d: _kernels.geometric_epsilon(d, *args, 1), deltas)
+    _assert_round_trip(
+        lambda e: _kernels.geometric_delta(e, *args, 1), lambda d: _kernels.geometric_epsilon(d, *args, 1), deltas
+    )
 
 
 def test_round_trip_random_stop():
     deltas = 10.0 ** RNG.uniform(-14, -1, size=200)
     args = (np.float64(1 / 200.0), np.float64(20.0), np.float64(11.0), np.float64(0.4), np.float64(7.0))
-    _assert_round_trip(lambda e: _kernels.random_stop_delta(e, *args, 1),
-                       lambda d: _kernels.random_stop_epsilon(d, *args, 1), deltas)
+    _assert_round_trip(
+        lambda e: _kernels.random_stop_delta(e, *args, 1), lambda d: _kernels.random_stop_epsilon(d, *args, 1), deltas
+    )
 
 
 @pytest.mark.parametrize("noise", ["gaussian", "laplace"])
 def test_round_trip_power(noise):
     deltas = 10.0 ** RNG.uniform(-14, -1, size=300)
     args = (np.float64(12.0), np.float64(2.5), np.float64(1.3))
-    _assert_round_trip(lambda e: _kernels.power_delta(noise, e, *args, 1),
-                       lambda d: _kernels.power_epsilon(noise, d, *args, 1), deltas)
+    _assert_round_trip(
+        lambda e: _kernels.power_delta(noise, e, *args, 1), lambda d: _kernels.power_epsilon(noise, d, *args, 1), deltas
+    )
 
 
 def test_round_trip_schedule():
     deltas = 10.0 ** RNG.uniform(-14, -1, size=50)
     r1, r2 = _radii(30, 0.1, 1.0), _radii(30, 1.0, 20.0)
-    _assert_round_trip(lambda e: _kernels.schedule_delta(e, 1 / 30, 0, r1, r2, 1),
-                       lambda d: _kernels.schedule_epsilon(d, 1 / 30, 0, r1, r2, 1), deltas)
+    _assert_round_trip(
+        lambda e: _kernels.schedule_delta(e, 1 / 30, 0, r1, r2, 1),
+        lambda d: _kernels.schedule_epsilon(d, 1 / 30, 0, r1, r2, 1),
+        deltas,
+    )

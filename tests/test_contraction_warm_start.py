@@ -13,14 +13,22 @@ RNG = np.random.default_rng(20261122)
 F = np.float64
 
 CASES = {
-    "geometric": (lambda e: _kernels.geometric_delta(np.asarray(e, dtype=F), F(0.05), F(20.0), F(0.4), F(7.0), 1),
-                  lambda d: _kernels.geometric_epsilon(d, F(0.05), F(20.0), F(0.4), F(7.0), 1)),
-    "random_stop": (lambda e: _kernels.random_stop_delta(np.asarray(e, dtype=F), F(0.005), F(20.0), F(11.0), F(0.4), F(7.0), 1),
-                    lambda d: _kernels.random_stop_epsilon(d, F(0.005), F(20.0), F(11.0), F(0.4), F(7.0), 1)),
-    "power_gaussian": (lambda e: _kernels.power_delta("gaussian", np.asarray(e, dtype=F), F(12.0), F(2.5), F(1.3), 1),
-                       lambda d: _kernels.power_epsilon("gaussian", d, F(12.0), F(2.5), F(1.3), 1)),
-    "power_laplace": (lambda e: _kernels.power_delta("laplace", np.asarray(e, dtype=F), F(12.0), F(2.5), F(1.3), 1),
-                      lambda d: _kernels.power_epsilon("laplace", d, F(12.0), F(2.5), F(1.3), 1)),
+    "geometric": (
+        lambda e: _kernels.geometric_delta(np.asarray(e, dtype=F), F(0.05), F(20.0), F(0.4), F(7.0), 1),
+        lambda d: _kernels.geometric_epsilon(d, F(0.05), F(20.0), F(0.4), F(7.0), 1),
+    ),
+    "random_stop": (
+        lambda e: _kernels.random_stop_delta(np.asarray(e, dtype=F), F(0.005), F(20.0), F(11.0), F(0.4), F(7.0), 1),
+        lambda d: _kernels.random_stop_epsilon(d, F(0.005), F(20.0), F(11.0), F(0.4), F(7.0), 1),
+    ),
+    "power_gaussian": (
+        lambda e: _kernels.power_delta("gaussian", np.asarray(e, dtype=F), F(12.0), F(2.5), F(1.3), 1),
+        lambda d: _kernels.power_epsilon("gaussian", d, F(12.0), F(2.5), F(1.3), 1),
+    ),
+    "power_laplace": (
+        lambda e: _kernels.power_delta("laplace", np.asarray(e, dtype=F), F(12.0), F(2.5), F(1.3), 1),
+        lambda d: _kernels.power_epsilon("laplace", d, F(12.0), F(2.5), F(1.3), 1),
+    ),
 }
 
 
@@ -33,7 +41,7 @@ def test_warm_started_axis_matches_cold_solves(case, order):
         deltas = deltas[::-1].copy()
     elif order == "shuffled":
         deltas = RNG.permutation(deltas)
-    warm = epsilon_of(deltas)                                   # one call: warm starts along the axis
+    warm = epsilon_of(deltas)  # one call: warm starts along the axis
     cold = np.array([epsilon_of(np.float64(d)) for d in deltas])  # one solve per call: no warm start
     np.testing.assert_allclose(warm, cold, rtol=1e-13, atol=0)
     back = delta_of(warm)

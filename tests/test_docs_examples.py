@@ -89,8 +89,16 @@ def read_blocks(page: Path) -> list[Block]:
             raise AssertionError(f"{name}:{i + 1}: a fenced block is never closed")
         previous = next((lines[k] for k in range(i - 1, -1, -1) if lines[k].strip()), "")
         marker = MARKER.match(previous)
-        blocks.append(Block(name, start + 1, opening.group(1).lower(), "\n".join(lines[start:end]) + "\n",
-                            marker.group(1) if marker else None, marker.group(2).strip() if marker else ""))
+        blocks.append(
+            Block(
+                name,
+                start + 1,
+                opening.group(1).lower(),
+                "\n".join(lines[start:end]) + "\n",
+                marker.group(1) if marker else None,
+                marker.group(2).strip() if marker else "",
+            )
+        )
         i = end + 1
     return blocks
 
@@ -101,7 +109,7 @@ def dangling_markers(page: Path) -> list[str]:
     found = []
     for i, line in enumerate(lines):
         if MARKER.match(line):
-            following = next((text for text in lines[i + 1:] if text.strip()), "")
+            following = next((text for text in lines[i + 1 :] if text.strip()), "")
             if FENCE.match(following) is None:
                 found.append(f"{page.relative_to(ROOT)}:{i + 1}")
     return found
@@ -183,8 +191,10 @@ def claims_of(source: str) -> dict[int, str]:
             if claim is not None:
                 found[token.start[0]] = claim.group(1)
             elif "->" in token.string:
-                raise AssertionError(f"line {token.start[0]} of the block: '{token.string}' would not be "
-                                     "checked; a stated value is written '# -> VALUE', the arrow first")
+                raise AssertionError(
+                    f"line {token.start[0]} of the block: '{token.string}' would not be "
+                    "checked; a stated value is written '# -> VALUE', the arrow first"
+                )
     return found
 
 
@@ -207,12 +217,15 @@ def run_python(block: Block, namespace: dict[str, Any]) -> None:
     checked: set[int] = set()
     _run_statements(tree.body, block, namespace, claims, checked)
     unchecked = sorted(set(claims) - checked)
-    assert not unchecked, (f"{block.page}: stated values on lines {unchecked} belong to no statement that ran "
-                           "(put them on a statement at the top level of the block, or of an if that runs)")
+    assert not unchecked, (
+        f"{block.page}: stated values on lines {unchecked} belong to no statement that ran "
+        "(put them on a statement at the top level of the block, or of an if that runs)"
+    )
 
 
-def _run_statements(body: list[ast.stmt], block: Block, namespace: dict[str, Any], claims: dict[int, str],
-                    checked: set[int]) -> None:
+def _run_statements(
+    body: list[ast.stmt], block: Block, namespace: dict[str, Any], claims: dict[int, str], checked: set[int]
+) -> None:
     for statement in body:
         lines = [k for k in claims if statement.lineno <= k <= (statement.end_lineno or statement.lineno)]
         where = f"{block.page}:{statement.lineno}"
@@ -235,8 +248,13 @@ def _run_and_value(statement: ast.stmt, block: Block, namespace: dict[str, Any],
     one-argument print's argument, printed too), or the value an assignment bound."""
     if isinstance(statement, ast.Expr):
         expression = statement.value
-        printed = (isinstance(expression, ast.Call) and isinstance(expression.func, ast.Name)
-                   and expression.func.id == "print" and len(expression.args) == 1 and not expression.keywords)
+        printed = (
+            isinstance(expression, ast.Call)
+            and isinstance(expression.func, ast.Name)
+            and expression.func.id == "print"
+            and len(expression.args) == 1
+            and not expression.keywords
+        )
         stated = expression.args[0] if printed and isinstance(expression, ast.Call) else expression
         value = eval(compile(ast.Expression(body=stated), block.page, "eval"), namespace)
         if printed:
@@ -285,7 +303,8 @@ def shell_commands(source: str) -> list[tuple[list[str], str | None]]:
 def is_cli_example(block: Block) -> bool:
     return any("hockeystick" in _split(words) for words, _ in shell_commands(block.source)) or any(
         words[:1] == ["python"] and len(words) > 1 and words[1].startswith("examples/")
-        for words, _ in shell_commands(block.source))
+        for words, _ in shell_commands(block.source)
+    )
 
 
 def _split(words: list[str]) -> list[str]:
@@ -320,8 +339,10 @@ def run_command(words: list[str], where: str) -> Ran:
         assert result.returncode == 0, f"{where}: {shlex.join(words)} exited {result.returncode}: {result.stderr}"
         text, status = result.stdout, result.returncode
     else:
-        raise AssertionError(f"{where}: '{shlex.join(words)}' is neither a hockeystick command nor an example "
-                             "script; mark the block <!-- skip: REASON --> if it cannot run in the suite")
+        raise AssertionError(
+            f"{where}: '{shlex.join(words)}' is neither a hockeystick command nor an example "
+            "script; mark the block <!-- skip: REASON --> if it cannot run in the suite"
+        )
     if redirect is not None:
         Path(redirect).write_text(text, encoding="utf-8")
     return Ran(text, status)
@@ -387,10 +408,10 @@ def _same_line(actual: str, expected: str) -> bool:
             if word != written:
                 return False
             continue
-        head, tail = written[:number.start()], written[number.end():]
+        head, tail = written[: number.start()], written[number.end() :]
         if not (word.startswith(head) and word.endswith(tail)):
             return False
-        inner = word[len(head):len(word) - len(tail)] if tail else word[len(head):]
+        inner = word[len(head) : len(word) - len(tail)] if tail else word[len(head) :]
         if NUMBER.fullmatch(inner) is None or not number_matches(inner, number.group()):
             return False
     return True
@@ -401,8 +422,9 @@ def _same_line(actual: str, expected: str) -> bool:
 
 ALL_BLOCKS = [block for page in PAGES for block in read_blocks(page)]
 SKIPPED = [block for block in ALL_BLOCKS if block.marker == "skip"]
-NOT_CLI = [block for block in ALL_BLOCKS
-           if block.marker is None and block.language in SHELL and not is_cli_example(block)]
+NOT_CLI = [
+    block for block in ALL_BLOCKS if block.marker is None and block.language in SHELL and not is_cli_example(block)
+]
 SLOW_PAGES = {"docs/simulate.md"}  # worker processes, each compiling the numba kernels
 
 
@@ -413,8 +435,7 @@ def _page_param(page: Path) -> Any:
 
 
 @pytest.mark.parametrize("page", [_page_param(page) for page in PAGES])
-def test_page_examples_print_what_the_page_states(page: Path, tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_page_examples_print_what_the_page_states(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The page's blocks run in order in one namespace and one working directory, and every stated
     value is the value computed."""
     monkeypatch.chdir(tmp_path)
@@ -518,7 +539,10 @@ def test_printed_output_is_compared_line_by_line() -> None:
 
 
 def test_shell_lines_split_into_commands() -> None:
-    source = 'pip install ".[plot]" && hockeystick sweep --example\nhockeystick epsilon \\\n  --delta 1e-5   # -> 2.38\n'
-    assert shell_commands(source) == [(["pip", "install", ".[plot]", "&&", "hockeystick", "sweep", "--example"], None),
-                                      (["hockeystick", "epsilon", "--delta", "1e-5"], "2.38")]
-
+    source = (
+        'pip install ".[plot]" && hockeystick sweep --example\nhockeystick epsilon \\\n  --delta 1e-5   # -> 2.38\n'
+    )
+    assert shell_commands(source) == [
+        (["pip", "install", ".[plot]", "&&", "hockeystick", "sweep", "--example"], None),
+        (["hockeystick", "epsilon", "--delta", "1e-5"], "2.38"),
+    ]

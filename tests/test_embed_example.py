@@ -27,8 +27,21 @@ def test_embed_example_builds_and_agrees_with_python(tmp_path):
         pytest.skip("no C++ compiler on this machine")
     exe = tmp_path / "embed"
     subprocess.run(
-        [cxx, "-std=c++17", "-O2", "-ffp-contract=off", "-Wall", "-Wextra", "-Werror", "-Wno-unknown-pragmas",
-         "-I", str(ROOT / "cpp" / "include"), str(ROOT / "cpp" / "examples" / "embed.cpp"), "-o", str(exe)],
+        [
+            cxx,
+            "-std=c++17",
+            "-O2",
+            "-ffp-contract=off",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-Wno-unknown-pragmas",
+            "-I",
+            str(ROOT / "cpp" / "include"),
+            str(ROOT / "cpp" / "examples" / "embed.cpp"),
+            "-o",
+            str(exe),
+        ],
         check=True,
     )
     out = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout.splitlines()
@@ -37,5 +50,5 @@ def test_embed_example_builds_and_agrees_with_python(tmp_path):
     for _, r, eps, value, log_value in thetas:
         assert float(value) == pytest.approx(hs.theta(float(r), float(eps)), rel=1e-15, abs=0)
         assert float(log_value) == pytest.approx(hs.log_theta(float(r), float(eps)), rel=1e-15, abs=0)
-    (_, eps, delta, _, sigma), = [line.split() for line in out if line.startswith("calibration ")]
+    ((_, eps, delta, _, sigma),) = [line.split() for line in out if line.startswith("calibration ")]
     assert float(sigma) == pytest.approx(1.0 / hs.theta_radius(float(eps), float(delta)), rel=1e-15)

@@ -29,8 +29,7 @@ def _compiler() -> str | None:
 
 
 def _has_fftw(cxx: str) -> bool:
-    probe = subprocess.run([cxx, "-x", "c++", "-E", "-"], input="#include <fftw3.h>\n", capture_output=True,
-                           text=True)
+    probe = subprocess.run([cxx, "-x", "c++", "-E", "-"], input="#include <fftw3.h>\n", capture_output=True, text=True)
     return probe.returncode == 0
 
 
@@ -47,9 +46,23 @@ def printed(tmp_path_factory) -> dict[str, list[str]]:
         pytest.skip("fftw3.h is absent: install libfftw3-dev to build cpp/examples/embed_pld.cpp")
     exe = tmp_path_factory.mktemp("embed_pld") / "embed_pld"
     subprocess.run(
-        [cxx, "-std=c++17", "-O2", "-ffp-contract=off", "-Wall", "-Wextra", "-Werror", "-Wno-unknown-pragmas",
-         "-I", str(ROOT / "cpp" / "include"), str(ROOT / "cpp" / "examples" / "embed_pld.cpp"), "-lfftw3",
-         "-lfftw3l", "-o", str(exe)],
+        [
+            cxx,
+            "-std=c++17",
+            "-O2",
+            "-ffp-contract=off",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-Wno-unknown-pragmas",
+            "-I",
+            str(ROOT / "cpp" / "include"),
+            str(ROOT / "cpp" / "examples" / "embed_pld.cpp"),
+            "-lfftw3",
+            "-lfftw3l",
+            "-o",
+            str(exe),
+        ],
         check=True,
     )
     out = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout.splitlines()
@@ -93,6 +106,6 @@ def test_long_double_fftw_bins_cut_the_charge_as_the_facade_does(printed):
     sigma, q, rounds, h, fft_only, direct = (float(v) for v in printed["charges"])
     assert 0.0 < direct * 500 <= fft_only
     dist = pld.subsampled_gaussian(sigma, q, value_discretization_interval=h)
-    (factor, count), = dist.directions[0].items()
+    ((factor, count),) = dist.directions[0].items()
     facade = pld.compose.compose([(factor.upper, count * int(rounds))], pessimistic=True, direct_bins=True)
     assert direct == pytest.approx(facade.total_error, rel=1e-3)

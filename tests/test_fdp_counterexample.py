@@ -24,8 +24,9 @@ from hockeystick.fdp import SCHEDULES, NoisyFedAvg, NoisyFedProx, gaussian_trade
 from .test_fdp_fedavg import SEEDS, eta_matrix
 
 
-def linear_loss_attained_mu(eta: np.ndarray, *, clients: int, sigma: float, clip: float,
-                            proximal: float | None = None) -> float:
+def linear_loss_attained_mu(
+    eta: np.ndarray, *, clients: int, sigma: float, clip: float, proximal: float | None = None
+) -> float:
     """Run noisy FedAvg (FedProx if ``proximal``) without its noise on the linear loss +-V w_1, both worlds.
 
     The dynamics are translations, so the noise only adds N(0, T sigma^2/m) to the released w_1;
@@ -69,8 +70,9 @@ def test_valid_mu_is_never_below_the_linear_loss_and_tight_for_constant_rho(sche
     m, sigma, V = 6, 0.7, 2.0
     for a, L, K, T in [(0.01, 1.0, 5, 2), (0.05, 2.0, 3, 9), (0.2, 1.0, 1, 30), (0.1, 0.5, 7, 4)]:
         eta = eta_matrix(schedule, a, K, T)
-        acct = NoisyFedAvg(clients=m, sigma=sigma, clip=V, lipschitz=L, learning_rate=a, local_steps=K,
-                           rounds=T, schedule=schedule)
+        acct = NoisyFedAvg(
+            clients=m, sigma=sigma, clip=V, lipschitz=L, learning_rate=a, local_steps=K, rounds=T, schedule=schedule
+        )
         attained = linear_loss_attained_mu(eta, clients=m, sigma=sigma, clip=V)
         ctx = (a, L, K, T)
         assert acct.mu >= attained * (1 - 1e-12), ctx
@@ -83,10 +85,18 @@ def test_fedprox_exact_constants_are_attained_and_eq21_is_false() -> None:
     m, sigma, V, L, alpha, a, K = 5, 1.1, 3.0, 1.0, 4.0, 0.2, 6
     for T in (2, 10, 100):
         attained = linear_loss_attained_mu(np.full((T, K), a), clients=m, sigma=sigma, clip=V, proximal=alpha)
-        exact = NoisyFedProx(clients=m, sigma=sigma, clip=V, lipschitz=L, proximal=alpha, learning_rate=a,
-                             rounds=T, local_steps=K, constants="exact")
-        theorem = NoisyFedProx(clients=m, sigma=sigma, clip=V, lipschitz=L, proximal=alpha, learning_rate=a,
-                               rounds=T)
+        exact = NoisyFedProx(
+            clients=m,
+            sigma=sigma,
+            clip=V,
+            lipschitz=L,
+            proximal=alpha,
+            learning_rate=a,
+            rounds=T,
+            local_steps=K,
+            constants="exact",
+        )
+        theorem = NoisyFedProx(clients=m, sigma=sigma, clip=V, lipschitz=L, proximal=alpha, learning_rate=a, rounds=T)
         assert exact.mu == pytest.approx(attained, rel=1e-12), T
         assert theorem.mu > attained, T  # valid, loose: gamma <= 2V/(m alpha)
         assert theorem.mu_paper_h0 < attained and exact.mu_paper_h0 < attained, T
@@ -96,11 +106,18 @@ def test_valid_mu_is_nondecreasing_in_L_and_paper_h0_is_not() -> None:
     """An L-smooth class holds every smaller L (L = 0: linear losses), so a valid bound cannot decrease in L."""
     L = np.linspace(0.0, 3.0, 61)
     for schedule in SCHEDULES:
-        acct = NoisyFedAvg(clients=20, sigma=1.0, clip=10.0, lipschitz=L, learning_rate=0.05, local_steps=5,
-                           rounds=40, schedule=schedule)
+        acct = NoisyFedAvg(
+            clients=20,
+            sigma=1.0,
+            clip=10.0,
+            lipschitz=L,
+            learning_rate=0.05,
+            local_steps=5,
+            rounds=40,
+            schedule=schedule,
+        )
         assert (np.diff(acct.mu) >= -1e-13 * acct.mu[1:]).all(), schedule
-    constant = NoisyFedAvg(clients=20, sigma=1.0, clip=10.0, lipschitz=L, learning_rate=0.05, local_steps=5,
-                           rounds=40)
+    constant = NoisyFedAvg(clients=20, sigma=1.0, clip=10.0, lipschitz=L, learning_rate=0.05, local_steps=5, rounds=40)
     assert constant.mu_paper_h0[0] == pytest.approx(constant.mu[0], rel=1e-14)  # L = 0: H0 is composition
     assert (np.diff(constant.mu_paper_h0) < 0).all()
 

@@ -62,8 +62,9 @@ def test_closed_forms_equal_the_engine(schedule: str) -> None:
     fed with (rho_t, gamma_t) built from the explicit eta_{k,t} matrix."""
     m, sigma, V = 10.0, 0.9, 3.0
     for a, L, K, T in itertools.product((0.01, 0.3), (0.5, 2.0), (1, 3, 7), (1, 2, 13, 50)):
-        acct = NoisyFedAvg(clients=m, sigma=sigma, clip=V, lipschitz=L, learning_rate=a, local_steps=K,
-                           rounds=T, schedule=schedule)
+        acct = NoisyFedAvg(
+            clients=m, sigma=sigma, clip=V, lipschitz=L, learning_rate=a, local_steps=K, rounds=T, schedule=schedule
+        )
         rho, gamma = rounds_from_learning_rates(eta_matrix(schedule, a, K, T), lipschitz=L, clip=V, clients=m)
         h = interpolation_bound(rho, gamma)
         scale = math.sqrt(m) / sigma
@@ -86,8 +87,9 @@ def test_round_factors_closed_forms(schedule: str) -> None:
 def test_stagewise_composition_trigamma_and_eq19() -> None:
     """Stage-wise: exact composition = (2aVK/(sqrt m sigma)) sqrt(sum 1/t^2); eq. 19 bounds it."""
     T = np.array([1, 2, 5, 100, 10_000])
-    acct = NoisyFedAvg(clients=8, sigma=2.0, clip=1.0, lipschitz=1.0, learning_rate=0.1, local_steps=4,
-                       rounds=T, schedule="stagewise")
+    acct = NoisyFedAvg(
+        clients=8, sigma=2.0, clip=1.0, lipschitz=1.0, learning_rate=0.1, local_steps=4, rounds=T, schedule="stagewise"
+    )
     base = 2 * 0.1 * 1.0 * 4 / (math.sqrt(8) * 2.0)
     direct = np.array([base * math.sqrt(sum(1 / t**2 for t in range(1, n + 1))) for n in T])
     assert np.allclose(acct.mu_composition, direct, rtol=1e-12)
@@ -98,8 +100,16 @@ def test_stagewise_composition_trigamma_and_eq19() -> None:
 
 def test_continuous_corrected_eq20_bounds_composition() -> None:
     for K, T in itertools.product((1, 2, 10, 100), (1, 2, 50, 3000)):
-        acct = NoisyFedAvg(clients=5, sigma=1.0, clip=2.0, lipschitz=0.7, learning_rate=0.2, local_steps=K,
-                           rounds=T, schedule="continuous")
+        acct = NoisyFedAvg(
+            clients=5,
+            sigma=1.0,
+            clip=2.0,
+            lipschitz=0.7,
+            learning_rate=0.2,
+            local_steps=K,
+            rounds=T,
+            schedule="continuous",
+        )
         assert acct.mu_composition <= acct.mu_paper * (1 + 1e-12)
         assert acct.mu_paper <= acct.mu_paper_limit
 
@@ -118,8 +128,15 @@ def qp_optimum(rho: np.ndarray, gamma: np.ndarray) -> float:
     cons = [{"type": "ineq", "fun": lambda x: gaps(x)[:-1]}, {"type": "eq", "fun": lambda x: gaps(x)[-1:]}]
     best = np.inf
     for x0 in (gamma.copy(), np.full(T, gamma.mean())):
-        res = optimize.minimize(lambda x: float(x @ x), x0, jac=lambda x: 2 * x, constraints=cons,
-                                bounds=[(0, None)] * T, method="SLSQP", options={"ftol": 1e-15, "maxiter": 500})
+        res = optimize.minimize(
+            lambda x: float(x @ x),
+            x0,
+            jac=lambda x: 2 * x,
+            constraints=cons,
+            bounds=[(0, None)] * T,
+            method="SLSQP",
+            options={"ftol": 1e-15, "maxiter": 500},
+        )
         if res.success:
             best = min(best, res.fun)
     return best
@@ -128,9 +145,9 @@ def qp_optimum(rho: np.ndarray, gamma: np.ndarray) -> float:
 def test_optimal_is_the_exact_constrained_minimum() -> None:
     rng = np.random.default_rng(7)
     cases = [
-        (np.full(6, 1.3), np.full(6, 0.2)),                       # constant: optimum is composition
-        (np.ones(5), np.array([0.5, 0.1, 0.3, 0.2, 0.4])),        # rho = 1: H0 attained
-        (1 + 0.4 / np.arange(1, 8), 1.0 / np.arange(1, 8)),       # decaying (stage-wise like)
+        (np.full(6, 1.3), np.full(6, 0.2)),  # constant: optimum is composition
+        (np.ones(5), np.array([0.5, 0.1, 0.3, 0.2, 0.4])),  # rho = 1: H0 attained
+        (1 + 0.4 / np.arange(1, 8), 1.0 / np.arange(1, 8)),  # decaying (stage-wise like)
     ]
     cases += [(np.exp(rng.uniform(-0.3, 0.6, 7)), rng.uniform(0, 1, 7)) for _ in range(6)]
     for rho, gamma in cases:
@@ -159,8 +176,9 @@ def test_eq41_fails_for_constant_rates_and_holds_for_seeds_stagewise() -> None:
 def test_paper_h0_monotone_in_T_and_below_its_limit(schedule: str) -> None:
     T = np.arange(1, 3001)
     for a, L, K in [(0.01, 1.0, 5), (0.3, 2.0, 10), (1e-4, 0.5, 2)]:
-        acct = NoisyFedAvg(clients=20, sigma=1.0, clip=10.0, lipschitz=L, learning_rate=a, local_steps=K,
-                           rounds=T, schedule=schedule)
+        acct = NoisyFedAvg(
+            clients=20, sigma=1.0, clip=10.0, lipschitz=L, learning_rate=a, local_steps=K, rounds=T, schedule=schedule
+        )
         assert (np.diff(acct.mu_paper_h0) >= 0).all()
         assert (acct.mu_paper_h0 <= acct.mu_paper_limit * (1 + 1e-13)).all()
         assert (np.diff(acct.mu_composition) > 0).all()
@@ -169,8 +187,9 @@ def test_paper_h0_monotone_in_T_and_below_its_limit(schedule: str) -> None:
 @pytest.mark.parametrize("schedule", SCHEDULES)
 def test_ordering_and_composition_monotone(schedule: str) -> None:
     T = np.arange(1, 400)
-    acct = NoisyFedAvg(clients=7, sigma=0.8, clip=1.0, lipschitz=1.0, learning_rate=0.05, local_steps=3,
-                       rounds=T, schedule=schedule)
+    acct = NoisyFedAvg(
+        clients=7, sigma=0.8, clip=1.0, lipschitz=1.0, learning_rate=0.05, local_steps=3, rounds=T, schedule=schedule
+    )
     assert (acct.mu_paper_h0 <= acct.mu * (1 + 1e-12)).all()
     assert (acct.mu <= acct.mu_composition * (1 + 1e-12)).all()
     assert (np.diff(acct.mu_composition) > 0).all()
@@ -183,11 +202,27 @@ def test_grid_is_one_call_and_matches_pointwise() -> None:
     K = np.array([1, 5])[None, :, None]
     T = np.array([3, 40, 200])[None, None, :]
     for schedule in SCHEDULES:
-        grid = NoisyFedAvg(clients=10, sigma=sigma, clip=1.0, lipschitz=1.0, learning_rate=0.05,
-                           local_steps=K, rounds=T, schedule=schedule)
+        grid = NoisyFedAvg(
+            clients=10,
+            sigma=sigma,
+            clip=1.0,
+            lipschitz=1.0,
+            learning_rate=0.05,
+            local_steps=K,
+            rounds=T,
+            schedule=schedule,
+        )
         assert np.shape(grid.mu) == (3, 2, 3)
-        one = NoisyFedAvg(clients=10, sigma=1.0, clip=1.0, lipschitz=1.0, learning_rate=0.05,
-                          local_steps=5, rounds=40, schedule=schedule)
+        one = NoisyFedAvg(
+            clients=10,
+            sigma=1.0,
+            clip=1.0,
+            lipschitz=1.0,
+            learning_rate=0.05,
+            local_steps=5,
+            rounds=40,
+            schedule=schedule,
+        )
         assert grid.mu[1, 1, 1] == pytest.approx(one.mu, rel=1e-15)
         assert grid.mu_paper_h0[1, 1, 1] == pytest.approx(one.mu_paper_h0, rel=1e-15)
         eps = np.array([0.5, 2.0])[:, None, None, None]
@@ -286,15 +321,19 @@ def first_round_step_sum(schedule: str, K: int) -> float:
 def test_extreme_rates_and_clips_give_the_one_round_closed_form(schedule: str) -> None:
     """T = 1: H = gamma_0^2 whatever rho is, so mu = 2 V a s_0 / (sqrt(m) sigma) exactly, however far the
     factors a, V, 1/sigma sit from 1 and whatever a^2 overflows to (a = 1e308 included)."""
-    for m, sigma, V, L, a, K in [(1, 1.0, 0.0, 5e-324, 1e308, 1),          # no sensitivity: mu = 0
-                                 (1, 5e-324, 0.0, 0.0, 5e-324, 1),         # 0 * (1 / sigma = inf) was NaN
-                                 (3, 1.0, 1e-300, 5e-324, 1e308, 4),
-                                 (7, 1e-200, 1e-150, 1e-300, 1e250, 3),
-                                 (2, 1e250, 1e200, 1.0, 1e-300, 5)]:
-        acct = NoisyFedAvg(clients=m, sigma=sigma, clip=V, lipschitz=L, learning_rate=a, local_steps=K, rounds=1,
-                           schedule=schedule)
-        exact = float(2 * mpmath.mpf(V) * mpmath.mpf(a) * first_round_step_sum(schedule, K)
-                      / (mpmath.sqrt(m) * mpmath.mpf(sigma)))
+    for m, sigma, V, L, a, K in [
+        (1, 1.0, 0.0, 5e-324, 1e308, 1),  # no sensitivity: mu = 0
+        (1, 5e-324, 0.0, 0.0, 5e-324, 1),  # 0 * (1 / sigma = inf) was NaN
+        (3, 1.0, 1e-300, 5e-324, 1e308, 4),
+        (7, 1e-200, 1e-150, 1e-300, 1e250, 3),
+        (2, 1e250, 1e200, 1.0, 1e-300, 5),
+    ]:
+        acct = NoisyFedAvg(
+            clients=m, sigma=sigma, clip=V, lipschitz=L, learning_rate=a, local_steps=K, rounds=1, schedule=schedule
+        )
+        exact = float(
+            2 * mpmath.mpf(V) * mpmath.mpf(a) * first_round_step_sum(schedule, K) / (mpmath.sqrt(m) * mpmath.mpf(sigma))
+        )
         ctx = (schedule, m, sigma, V, L, a, K)
         for mu in (acct.mu, acct.mu_composition, acct.mu_paper_h0):
             assert mu == pytest.approx(exact, rel=1e-14, abs=0), ctx
@@ -305,19 +344,36 @@ def test_extreme_rates_and_clips_give_the_one_round_closed_form(schedule: str) -
 def test_mu_depends_on_the_rate_through_a_L_and_a_V_only(schedule: str) -> None:
     """rho_t depends on (a, L) through a L only and gamma_t is proportional to a V: (V / c, a c, L / c) has the
     same mu for every c, also where (a c)^2 or a c K overflows a double."""
-    reference = NoisyFedAvg(clients=5, sigma=0.7, clip=2.0, lipschitz=0.3, learning_rate=0.2, local_steps=3,
-                            rounds=9, schedule=schedule)
+    reference = NoisyFedAvg(
+        clients=5, sigma=0.7, clip=2.0, lipschitz=0.3, learning_rate=0.2, local_steps=3, rounds=9, schedule=schedule
+    )
     for c in (1e-300, 1e154, 1e300, 4e307):
-        scaled = NoisyFedAvg(clients=5, sigma=0.7, clip=2.0 / c, lipschitz=0.3 / c, learning_rate=0.2 * c,
-                             local_steps=3, rounds=9, schedule=schedule)
+        scaled = NoisyFedAvg(
+            clients=5,
+            sigma=0.7,
+            clip=2.0 / c,
+            lipschitz=0.3 / c,
+            learning_rate=0.2 * c,
+            local_steps=3,
+            rounds=9,
+            schedule=schedule,
+        )
         for name in ("mu", "mu_composition", "mu_paper_h0", "mu_paper", "mu_paper_limit"):
             assert getattr(scaled, name) == pytest.approx(getattr(reference, name), rel=1e-13), (schedule, c, name)
 
 
 @pytest.mark.parametrize("schedule", SCHEDULES)
 def test_mu_past_the_largest_double_is_infinite_and_gives_the_trivial_bound(schedule: str) -> None:
-    acct = NoisyFedAvg(clients=1, sigma=1e-300, clip=1e300, lipschitz=0.0, learning_rate=1.0, local_steps=1,
-                       rounds=2, schedule=schedule)
+    acct = NoisyFedAvg(
+        clients=1,
+        sigma=1e-300,
+        clip=1e300,
+        lipschitz=0.0,
+        learning_rate=1.0,
+        local_steps=1,
+        rounds=2,
+        schedule=schedule,
+    )
     assert acct.mu == math.inf
     assert acct.delta(1e300) == 1.0 and acct.epsilon(1e-5) == math.inf
 

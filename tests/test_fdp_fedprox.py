@@ -38,8 +38,17 @@ def test_exact_constants_equal_the_local_recursions() -> None:
         rho_model = (1 - a * (alpha - L)) * rho_model + a * alpha
         data = (1 - a * alpha) * data + 2 * a
     gamma = data * V / m
-    acct = NoisyFedProx(clients=m, sigma=sigma, clip=V, lipschitz=L, proximal=alpha, learning_rate=a, rounds=T,
-                        local_steps=K, constants="exact")
+    acct = NoisyFedProx(
+        clients=m,
+        sigma=sigma,
+        clip=V,
+        lipschitz=L,
+        proximal=alpha,
+        learning_rate=a,
+        rounds=T,
+        local_steps=K,
+        constants="exact",
+    )
     h = interpolation_bound(np.full(T, rho_model), np.full(T, gamma))
     scale = math.sqrt(m) / sigma
     assert acct.mu_paper_h0 == pytest.approx(scale * math.sqrt(h.h0), rel=1e-12)
@@ -80,8 +89,9 @@ def test_conditions_are_checked() -> None:
 
 
 def test_grid_broadcast() -> None:
-    acct = NoisyFedProx(**{**SEEDS, "proximal": np.array([2.0, 5.0, 10.0])[:, None],
-                           "rounds": np.array([10, 100])[None, :]})
+    acct = NoisyFedProx(
+        **{**SEEDS, "proximal": np.array([2.0, 5.0, 10.0])[:, None], "rounds": np.array([10, 100])[None, :]}
+    )
     assert acct.mu.shape == (3, 2)
     assert acct.mu_paper_h0[1, 1] == pytest.approx(eq21(20, 1.0, 10.0, 1.0, 5.0, 100), rel=1e-13)
     assert acct.delta(np.array([0.5, 1.0])[:, None, None]).shape == (2, 3, 2)

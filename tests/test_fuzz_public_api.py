@@ -39,10 +39,17 @@ from hockeystick.interop import opacus
 
 from . import reference
 
-settings.register_profile("ci", max_examples=40, deadline=None, derandomize=True, database=None,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-settings.register_profile("long", max_examples=800, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+settings.register_profile(
+    "ci",
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+settings.register_profile(
+    "long", max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]
+)
 PROFILE = settings.get_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 EXAMPLES = PROFILE.max_examples
 
@@ -54,10 +61,39 @@ def profile(scale: float = 1.0) -> Callable[[Any], Any]:
 
 # --- values ---------------------------------------------------------------------------------------
 
-EDGE_NUMBERS = [5e-324, 1e-310, 2.2250738585072014e-308, 1e-300, 1e308, 1.7976931348623157e308,
-                math.inf, -math.inf, math.nan, 0.0, -0.0, -1.0, -5e-324, 1.0, 0.5, 2.5, 1e-16]
-EDGE_OTHERS: list[Any] = ["1.5", "abc", True, False, None, np.array([]), np.array([1.0, 2.0, 3.0]),
-                          [1.0, math.nan], np.array([[0.5], [2.0]]), np.float64(0.25), np.int64(3), 1 + 2j]
+EDGE_NUMBERS = [
+    5e-324,
+    1e-310,
+    2.2250738585072014e-308,
+    1e-300,
+    1e308,
+    1.7976931348623157e308,
+    math.inf,
+    -math.inf,
+    math.nan,
+    0.0,
+    -0.0,
+    -1.0,
+    -5e-324,
+    1.0,
+    0.5,
+    2.5,
+    1e-16,
+]
+EDGE_OTHERS: list[Any] = [
+    "1.5",
+    "abc",
+    True,
+    False,
+    None,
+    np.array([]),
+    np.array([1.0, 2.0, 3.0]),
+    [1.0, math.nan],
+    np.array([[0.5], [2.0]]),
+    np.float64(0.25),
+    np.int64(3),
+    1 + 2j,
+]
 edges = st.sampled_from(EDGE_NUMBERS + EDGE_OTHERS)
 
 
@@ -78,20 +114,39 @@ def domain(values: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
 
 # Declared domains of the shared vocabulary (docs/vocabulary.md), kept cheap for the PLD accountants.
 PARAMETERS: dict[str, st.SearchStrategy[Any]] = {
-    "sigma": floats(0.3, 30, log=True), "scale": floats(0.3, 30, log=True), "mu": floats(1e-3, 20, log=True),
-    "sensitivity": floats(0.1, 3), "sampling_rate": floats(1e-3, 1.0), "rounds": st.integers(1, 40),
-    "n": st.integers(50, 5000), "batch_size": st.integers(1, 60),
-    "clients": st.integers(1, 100), "index": st.integers(1, 50), "local_steps": st.integers(1, 10),
-    "learning_rate": floats(1e-3, 0.5, log=True), "lipschitz": floats(0.1, 5), "radius": floats(0.1, 5),
-    "smoothness": floats(0.5, 4), "strong_convexity": floats(0.0, 0.5), "diameter": floats(0.1, 5),
-    "clip": floats(0.0, 5), "suffix": floats(0.0, 0.9), "proximal": floats(2, 20),
-    "value_discretization_interval": floats(1e-3, 2e-2, log=True), "tail": floats(1e-12, 1e-6, log=True),
+    "sigma": floats(0.3, 30, log=True),
+    "scale": floats(0.3, 30, log=True),
+    "mu": floats(1e-3, 20, log=True),
+    "sensitivity": floats(0.1, 3),
+    "sampling_rate": floats(1e-3, 1.0),
+    "rounds": st.integers(1, 40),
+    "n": st.integers(50, 5000),
+    "batch_size": st.integers(1, 60),
+    "clients": st.integers(1, 100),
+    "index": st.integers(1, 50),
+    "local_steps": st.integers(1, 10),
+    "learning_rate": floats(1e-3, 0.5, log=True),
+    "lipschitz": floats(0.1, 5),
+    "radius": floats(0.1, 5),
+    "smoothness": floats(0.5, 4),
+    "strong_convexity": floats(0.0, 0.5),
+    "diameter": floats(0.1, 5),
+    "clip": floats(0.0, 5),
+    "suffix": floats(0.0, 0.9),
+    "proximal": floats(2, 20),
+    "value_discretization_interval": floats(1e-3, 2e-2, log=True),
+    "tail": floats(1e-12, 1e-6, log=True),
     "accuracy": floats(0.05, 1.0),
     # training and ISRL-DP vocabulary (hockeystick.training, hockeystick.isrl)
-    "noise_multiplier": floats(0.3, 30, log=True), "dataset_size": st.integers(50, 5000),
-    "total_clients": st.integers(50, 5000), "clients_per_round": st.integers(1, 60),
-    "epochs": floats(0.01, 0.5), "steps": st.integers(1, 40), "silo_size": st.integers(50, 5000),
-    "silos": st.integers(2, 2000), "group_size": st.integers(1, 10),
+    "noise_multiplier": floats(0.3, 30, log=True),
+    "dataset_size": st.integers(50, 5000),
+    "total_clients": st.integers(50, 5000),
+    "clients_per_round": st.integers(1, 60),
+    "epochs": floats(0.01, 0.5),
+    "steps": st.integers(1, 40),
+    "silo_size": st.integers(50, 5000),
+    "silos": st.integers(2, 2000),
+    "group_size": st.integers(1, 10),
 }
 EPSILON = domain(st.one_of(floats(0.0, 20.0), st.just(math.inf)))
 DELTA = domain(floats(1e-12, 0.9, log=True))
@@ -140,13 +195,22 @@ def test_every_public_name_is_fuzzed():
     public = set(hs.__all__) - {"MAX_RADIUS_EPSILON"}
     for family in (fdp, rdp, pld):
         public |= {f"{family.__name__.split('.')[-1]}.{n}" for n in family.__all__}
-    skipped = {"fdp.BOUNDS", "fdp.SCHEDULES", "fdp.InterpolationBound", "rdp.CONVERSIONS", "rdp.DEFAULT_ORDERS",
-               "rdp.MAX_ORDER", "pld.PrivacyLossDistribution",  # constants and result types, not callables
-               # accountant classes: fuzzed through the registry below
-               "pld.FixedBatchGaussianPLD", "pld.SubsampledGaussianPLD", "pld.WithReplacementBatchGaussianPLD",
-               # a mixture of PLD objects (no numeric argument of its own beyond the weights)
-               "pld.mixture"}
-    fuzzed |= {label for label, *_ in WALKS}   # the mechanism constructors: the argument walk at the end
+    skipped = {
+        "fdp.BOUNDS",
+        "fdp.SCHEDULES",
+        "fdp.InterpolationBound",
+        "rdp.CONVERSIONS",
+        "rdp.DEFAULT_ORDERS",
+        "rdp.MAX_ORDER",
+        "pld.PrivacyLossDistribution",  # constants and result types, not callables
+        # accountant classes: fuzzed through the registry below
+        "pld.FixedBatchGaussianPLD",
+        "pld.SubsampledGaussianPLD",
+        "pld.WithReplacementBatchGaussianPLD",
+        # a mixture of PLD objects (no numeric argument of its own beyond the weights)
+        "pld.mixture",
+    }
+    fuzzed |= {label for label, *_ in WALKS}  # the mechanism constructors: the argument walk at the end
     assert public - skipped <= fuzzed, sorted(public - skipped - fuzzed)
 
 
@@ -165,86 +229,252 @@ def test_elementwise_refuses_or_answers_in_range(name, function, arguments, low,
 ORDERS = st.one_of(st.just(None), st.lists(floats(1.01, 200), min_size=1, max_size=5), edges)
 RDP_CURVE = arrays_of(floats(0.0, 50.0))
 # orders of the right length; scalar and <= 1 orders are the known issue below
-RDP_ORDERS = st.one_of(st.just([1.5, 2.0, 8.0]), st.lists(st.sampled_from(EDGE_NUMBERS), min_size=3, max_size=3)
-                       .filter(lambda o: all(x > 1 for x in o if not math.isnan(x))))
+RDP_ORDERS = st.one_of(
+    st.just([1.5, 2.0, 8.0]),
+    st.lists(st.sampled_from(EDGE_NUMBERS), min_size=3, max_size=3).filter(
+        lambda o: all(x > 1 for x in o if not math.isnan(x))
+    ),
+)
 FAMILY_CALLS: dict[str, tuple[Callable[[st.DataObject], Callable[[], Any]], float, float]] = {
-    "fdp.compose_gdp": (lambda d: lambda: fdp.compose_gdp(d.draw(domain(PARAMETERS["mu"])),
-                                                          d.draw(domain(PARAMETERS["mu"]))), 0.0, math.inf),
-    "fdp.constant_rate_h0": (lambda d: lambda: fdp.constant_rate_h0(d.draw(domain(floats(0, 5))),
-                                                                    d.draw(domain(floats(0, 5))),
-                                                                    d.draw(domain(st.integers(1, 50)))),
-                             0.0, math.inf),
-    "fdp.constant_rate_h0_limit": (lambda d: lambda: fdp.constant_rate_h0_limit(d.draw(domain(floats(0, 5))),
-                                                                                d.draw(domain(floats(0, 5)))),
-                                   0.0, math.inf),
-    "fdp.gaussian_tradeoff": (lambda d: lambda: fdp.gaussian_tradeoff(d.draw(domain(PARAMETERS["mu"])),
-                                                                      d.draw(PROBABILITY)), 0.0, 1.0),
-    "fdp.gdp_to_rdp": (lambda d: lambda: fdp.gdp_to_rdp(d.draw(domain(PARAMETERS["mu"])), d.draw(ORDERS)),
-                       0.0, math.inf),
-    "fdp.interpolation_bound": (lambda d: lambda: fdp.interpolation_bound(
-        d.draw(domain(floats(0.5, 3))), d.draw(domain(floats(0, 3)))).h_optimal, 0.0, math.inf),
-    "fdp.rounds_from_learning_rates": (lambda d: lambda: fdp.rounds_from_learning_rates(
-        d.draw(st.one_of(st.just(np.full((3, 2), 0.1)), edges)), lipschitz=d.draw(domain(floats(0, 3))),
-        clip=d.draw(domain(floats(0, 3))), clients=d.draw(domain(st.integers(1, 10)))), 0.0, math.inf),
-    "fdp.schedule_round_factors": (lambda d: lambda: fdp.schedule_round_factors(
-        d.draw(st.sampled_from(fdp.SCHEDULES + ("daily", 3))), d.draw(domain(PARAMETERS["learning_rate"])),
-        d.draw(domain(PARAMETERS["lipschitz"])), d.draw(domain(PARAMETERS["local_steps"])),
-        d.draw(domain(st.integers(0, 20)))), 0.0, math.inf),
-    "fdp.GaussianDP": (lambda d: lambda: fdp.GaussianDP(d.draw(domain(PARAMETERS["mu"]))).delta(d.draw(EPSILON)),
-                       0.0, 1.0),
-    "fdp.GaussianTradeOff": (lambda d: lambda: fdp.GaussianTradeOff(d.draw(domain(PARAMETERS["mu"]))).delta(
-        d.draw(EPSILON)), 0.0, 1.0),
-    "fdp.TradeOffFunction": (lambda d: lambda: fdp.TradeOffFunction(
-        lambda a: np.clip(1.0 - a - d.draw(floats(0, 0.5)), 0.0, 1.0)).epsilon(d.draw(DELTA)), 0.0, math.inf),
-    "fdp.NoisyFedAvg": (lambda d: lambda: fdp.NoisyFedAvg(**_draw(d, registry.get("noisy_fedavg"))).epsilon(
-        d.draw(DELTA)), 0.0, math.inf),
-    "fdp.NoisyFedProx": (lambda d: lambda: fdp.NoisyFedProx(
-        clients=d.draw(domain(PARAMETERS["clients"])), sigma=d.draw(domain(PARAMETERS["sigma"])),
-        clip=d.draw(domain(PARAMETERS["clip"])), lipschitz=d.draw(domain(PARAMETERS["lipschitz"])),
-        proximal=d.draw(domain(PARAMETERS["proximal"])), learning_rate=d.draw(domain(floats(1e-3, 0.05))),
-        rounds=d.draw(domain(PARAMETERS["rounds"]))).delta(d.draw(EPSILON)), 0.0, 1.0),
-    "rdp.compose_rdp": (lambda d: lambda: rdp.compose_rdp(d.draw(st.one_of(RDP_CURVE, edges)),
-                                                          d.draw(st.one_of(RDP_CURVE, edges))), 0.0, math.inf),
-    "rdp.gaussian_rdp": (lambda d: lambda: rdp.gaussian_rdp(d.draw(domain(PARAMETERS["sigma"])), d.draw(ORDERS)),
-                         0.0, math.inf),
-    "rdp.subsampled_gaussian_rdp": (lambda d: lambda: rdp.subsampled_gaussian_rdp(
-        d.draw(domain(PARAMETERS["sigma"])), d.draw(domain(PARAMETERS["sampling_rate"])),
-        d.draw(st.one_of(st.just(None), st.lists(floats(1.5, 64), min_size=1, max_size=3), edges))),
-        0.0, math.inf),
-    "rdp.rdp_to_epsilon": (lambda d: lambda: rdp.rdp_to_epsilon(
-        d.draw(st.one_of(st.just([0.5, 1.0, 2.0]), edges)), d.draw(RDP_ORDERS),
-        d.draw(DELTA), conversion=d.draw(st.sampled_from(rdp.CONVERSIONS + ("loose",)))), 0.0, math.inf),
-    "rdp.rdp_to_delta": (lambda d: lambda: rdp.rdp_to_delta(
-        d.draw(st.one_of(st.just([0.5, 1.0, 2.0]), edges)), d.draw(RDP_ORDERS),
-        d.draw(EPSILON), conversion=d.draw(st.sampled_from(rdp.CONVERSIONS))), 0.0, 1.0),
-    "rdp.SubsampledGaussianRDP": (lambda d: lambda: rdp.SubsampledGaussianRDP(
-        **_draw(d, registry.get("rdp_subsampled_gaussian"))).epsilon(d.draw(DELTA)), 0.0, math.inf),
-    "pld.gaussian": (lambda d: lambda: pld.gaussian(
-        d.draw(domain(PARAMETERS["sigma"])), value_discretization_interval=d.draw(
-            PARAMETERS["value_discretization_interval"])).delta(d.draw(EPSILON)), 0.0, 1.0),
-    "pld.laplace": (lambda d: lambda: pld.laplace(
-        d.draw(domain(PARAMETERS["scale"])), value_discretization_interval=d.draw(
-            PARAMETERS["value_discretization_interval"])).epsilon(d.draw(DELTA)), 0.0, math.inf),
-    "pld.subsampled_gaussian": (lambda d: lambda: pld.subsampled_gaussian(
-        d.draw(domain(PARAMETERS["sigma"])), d.draw(domain(PARAMETERS["sampling_rate"])),
-        value_discretization_interval=1e-2).self_compose(d.draw(st.one_of(st.integers(1, 20), edges))).delta(
-        d.draw(EPSILON), bound=d.draw(st.sampled_from(["upper", "lower", "both", "middle"]))), 0.0, 1.0),
-    "pld.fixed_size_subsampled_gaussian": (lambda d: lambda: pld.fixed_size_subsampled_gaussian(
-        d.draw(domain(PARAMETERS["sigma"])), d.draw(domain(PARAMETERS["batch_size"])),
-        d.draw(domain(PARAMETERS["n"])), value_discretization_interval=1e-2).epsilon(d.draw(DELTA)),
-        0.0, math.inf),
-    "pld.with_replacement_subsampled_gaussian": (lambda d: lambda: pld.with_replacement_subsampled_gaussian(
-        d.draw(domain(PARAMETERS["sigma"])), d.draw(domain(PARAMETERS["batch_size"])),
-        d.draw(domain(PARAMETERS["n"])), value_discretization_interval=1e-2).delta(d.draw(EPSILON)),
-        0.0, 1.0),
-    "pld.from_distributions": (lambda d: lambda: pld.from_distributions(
-        d.draw(st.one_of(st.just([0.2, 0.3, 0.5]), edges)), d.draw(st.one_of(st.just([0.5, 0.3, 0.2]), edges)),
-        value_discretization_interval=1e-3).delta(d.draw(EPSILON)), 0.0, 1.0),
-    "pld.PLDAccountant": (lambda d: lambda: pld.PLDAccountant(value_discretization_interval=1e-2)
-                          .compose_subsampled_gaussian(d.draw(st.one_of(PARAMETERS["sigma"], edges)),
-                                                       d.draw(st.one_of(PARAMETERS["sampling_rate"], edges)),
-                                                       d.draw(st.one_of(st.integers(1, 20), edges)))
-                          .epsilon(d.draw(DELTA)), 0.0, math.inf),
+    "fdp.compose_gdp": (
+        lambda d: lambda: fdp.compose_gdp(d.draw(domain(PARAMETERS["mu"])), d.draw(domain(PARAMETERS["mu"]))),
+        0.0,
+        math.inf,
+    ),
+    "fdp.constant_rate_h0": (
+        lambda d: (
+            lambda: fdp.constant_rate_h0(
+                d.draw(domain(floats(0, 5))), d.draw(domain(floats(0, 5))), d.draw(domain(st.integers(1, 50)))
+            )
+        ),
+        0.0,
+        math.inf,
+    ),
+    "fdp.constant_rate_h0_limit": (
+        lambda d: lambda: fdp.constant_rate_h0_limit(d.draw(domain(floats(0, 5))), d.draw(domain(floats(0, 5)))),
+        0.0,
+        math.inf,
+    ),
+    "fdp.gaussian_tradeoff": (
+        lambda d: lambda: fdp.gaussian_tradeoff(d.draw(domain(PARAMETERS["mu"])), d.draw(PROBABILITY)),
+        0.0,
+        1.0,
+    ),
+    "fdp.gdp_to_rdp": (
+        lambda d: lambda: fdp.gdp_to_rdp(d.draw(domain(PARAMETERS["mu"])), d.draw(ORDERS)),
+        0.0,
+        math.inf,
+    ),
+    "fdp.interpolation_bound": (
+        lambda d: (
+            lambda: fdp.interpolation_bound(d.draw(domain(floats(0.5, 3))), d.draw(domain(floats(0, 3)))).h_optimal
+        ),
+        0.0,
+        math.inf,
+    ),
+    "fdp.rounds_from_learning_rates": (
+        lambda d: (
+            lambda: fdp.rounds_from_learning_rates(
+                d.draw(st.one_of(st.just(np.full((3, 2), 0.1)), edges)),
+                lipschitz=d.draw(domain(floats(0, 3))),
+                clip=d.draw(domain(floats(0, 3))),
+                clients=d.draw(domain(st.integers(1, 10))),
+            )
+        ),
+        0.0,
+        math.inf,
+    ),
+    "fdp.schedule_round_factors": (
+        lambda d: (
+            lambda: fdp.schedule_round_factors(
+                d.draw(st.sampled_from(fdp.SCHEDULES + ("daily", 3))),
+                d.draw(domain(PARAMETERS["learning_rate"])),
+                d.draw(domain(PARAMETERS["lipschitz"])),
+                d.draw(domain(PARAMETERS["local_steps"])),
+                d.draw(domain(st.integers(0, 20))),
+            )
+        ),
+        0.0,
+        math.inf,
+    ),
+    "fdp.GaussianDP": (
+        lambda d: lambda: fdp.GaussianDP(d.draw(domain(PARAMETERS["mu"]))).delta(d.draw(EPSILON)),
+        0.0,
+        1.0,
+    ),
+    "fdp.GaussianTradeOff": (
+        lambda d: lambda: fdp.GaussianTradeOff(d.draw(domain(PARAMETERS["mu"]))).delta(d.draw(EPSILON)),
+        0.0,
+        1.0,
+    ),
+    "fdp.TradeOffFunction": (
+        lambda d: (
+            lambda: fdp.TradeOffFunction(lambda a: np.clip(1.0 - a - d.draw(floats(0, 0.5)), 0.0, 1.0)).epsilon(
+                d.draw(DELTA)
+            )
+        ),
+        0.0,
+        math.inf,
+    ),
+    "fdp.NoisyFedAvg": (
+        lambda d: lambda: fdp.NoisyFedAvg(**_draw(d, registry.get("noisy_fedavg"))).epsilon(d.draw(DELTA)),
+        0.0,
+        math.inf,
+    ),
+    "fdp.NoisyFedProx": (
+        lambda d: (
+            lambda: fdp.NoisyFedProx(
+                clients=d.draw(domain(PARAMETERS["clients"])),
+                sigma=d.draw(domain(PARAMETERS["sigma"])),
+                clip=d.draw(domain(PARAMETERS["clip"])),
+                lipschitz=d.draw(domain(PARAMETERS["lipschitz"])),
+                proximal=d.draw(domain(PARAMETERS["proximal"])),
+                learning_rate=d.draw(domain(floats(1e-3, 0.05))),
+                rounds=d.draw(domain(PARAMETERS["rounds"])),
+            ).delta(d.draw(EPSILON))
+        ),
+        0.0,
+        1.0,
+    ),
+    "rdp.compose_rdp": (
+        lambda d: lambda: rdp.compose_rdp(d.draw(st.one_of(RDP_CURVE, edges)), d.draw(st.one_of(RDP_CURVE, edges))),
+        0.0,
+        math.inf,
+    ),
+    "rdp.gaussian_rdp": (
+        lambda d: lambda: rdp.gaussian_rdp(d.draw(domain(PARAMETERS["sigma"])), d.draw(ORDERS)),
+        0.0,
+        math.inf,
+    ),
+    "rdp.subsampled_gaussian_rdp": (
+        lambda d: (
+            lambda: rdp.subsampled_gaussian_rdp(
+                d.draw(domain(PARAMETERS["sigma"])),
+                d.draw(domain(PARAMETERS["sampling_rate"])),
+                d.draw(st.one_of(st.just(None), st.lists(floats(1.5, 64), min_size=1, max_size=3), edges)),
+            )
+        ),
+        0.0,
+        math.inf,
+    ),
+    "rdp.rdp_to_epsilon": (
+        lambda d: (
+            lambda: rdp.rdp_to_epsilon(
+                d.draw(st.one_of(st.just([0.5, 1.0, 2.0]), edges)),
+                d.draw(RDP_ORDERS),
+                d.draw(DELTA),
+                conversion=d.draw(st.sampled_from(rdp.CONVERSIONS + ("loose",))),
+            )
+        ),
+        0.0,
+        math.inf,
+    ),
+    "rdp.rdp_to_delta": (
+        lambda d: (
+            lambda: rdp.rdp_to_delta(
+                d.draw(st.one_of(st.just([0.5, 1.0, 2.0]), edges)),
+                d.draw(RDP_ORDERS),
+                d.draw(EPSILON),
+                conversion=d.draw(st.sampled_from(rdp.CONVERSIONS)),
+            )
+        ),
+        0.0,
+        1.0,
+    ),
+    "rdp.SubsampledGaussianRDP": (
+        lambda d: (
+            lambda: rdp.SubsampledGaussianRDP(**_draw(d, registry.get("rdp_subsampled_gaussian"))).epsilon(
+                d.draw(DELTA)
+            )
+        ),
+        0.0,
+        math.inf,
+    ),
+    "pld.gaussian": (
+        lambda d: (
+            lambda: pld.gaussian(
+                d.draw(domain(PARAMETERS["sigma"])),
+                value_discretization_interval=d.draw(PARAMETERS["value_discretization_interval"]),
+            ).delta(d.draw(EPSILON))
+        ),
+        0.0,
+        1.0,
+    ),
+    "pld.laplace": (
+        lambda d: (
+            lambda: pld.laplace(
+                d.draw(domain(PARAMETERS["scale"])),
+                value_discretization_interval=d.draw(PARAMETERS["value_discretization_interval"]),
+            ).epsilon(d.draw(DELTA))
+        ),
+        0.0,
+        math.inf,
+    ),
+    "pld.subsampled_gaussian": (
+        lambda d: (
+            lambda: (
+                pld.subsampled_gaussian(
+                    d.draw(domain(PARAMETERS["sigma"])),
+                    d.draw(domain(PARAMETERS["sampling_rate"])),
+                    value_discretization_interval=1e-2,
+                )
+                .self_compose(d.draw(st.one_of(st.integers(1, 20), edges)))
+                .delta(d.draw(EPSILON), bound=d.draw(st.sampled_from(["upper", "lower", "both", "middle"])))
+            )
+        ),
+        0.0,
+        1.0,
+    ),
+    "pld.fixed_size_subsampled_gaussian": (
+        lambda d: (
+            lambda: pld.fixed_size_subsampled_gaussian(
+                d.draw(domain(PARAMETERS["sigma"])),
+                d.draw(domain(PARAMETERS["batch_size"])),
+                d.draw(domain(PARAMETERS["n"])),
+                value_discretization_interval=1e-2,
+            ).epsilon(d.draw(DELTA))
+        ),
+        0.0,
+        math.inf,
+    ),
+    "pld.with_replacement_subsampled_gaussian": (
+        lambda d: (
+            lambda: pld.with_replacement_subsampled_gaussian(
+                d.draw(domain(PARAMETERS["sigma"])),
+                d.draw(domain(PARAMETERS["batch_size"])),
+                d.draw(domain(PARAMETERS["n"])),
+                value_discretization_interval=1e-2,
+            ).delta(d.draw(EPSILON))
+        ),
+        0.0,
+        1.0,
+    ),
+    "pld.from_distributions": (
+        lambda d: (
+            lambda: pld.from_distributions(
+                d.draw(st.one_of(st.just([0.2, 0.3, 0.5]), edges)),
+                d.draw(st.one_of(st.just([0.5, 0.3, 0.2]), edges)),
+                value_discretization_interval=1e-3,
+            ).delta(d.draw(EPSILON))
+        ),
+        0.0,
+        1.0,
+    ),
+    "pld.PLDAccountant": (
+        lambda d: (
+            lambda: (
+                pld.PLDAccountant(value_discretization_interval=1e-2)
+                .compose_subsampled_gaussian(
+                    d.draw(st.one_of(PARAMETERS["sigma"], edges)),
+                    d.draw(st.one_of(PARAMETERS["sampling_rate"], edges)),
+                    d.draw(st.one_of(st.integers(1, 20), edges)),
+                )
+                .epsilon(d.draw(DELTA))
+            )
+        ),
+        0.0,
+        math.inf,
+    ),
 }
 
 
@@ -280,8 +510,13 @@ def test_family_functions_refuse_or_answer_in_range(name, data):
 
 # --- every registered accountant ------------------------------------------------------------------
 
-SLOW = {"pld_fixed_batch_gaussian", "pld_subsampled_gaussian", "pld_with_replacement_gaussian",
-        "isrl_shuffled_noisy_mb_sgd", "isrl_group_noisy_mb_sgd"}
+SLOW = {
+    "pld_fixed_batch_gaussian",
+    "pld_subsampled_gaussian",
+    "pld_with_replacement_gaussian",
+    "isrl_shuffled_noisy_mb_sgd",
+    "isrl_group_noisy_mb_sgd",
+}
 
 
 @pytest.mark.parametrize("name", registry.names())
@@ -296,17 +531,20 @@ def test_registered_accountants_refuse_or_answer_in_range(name, data):
     if accountant is None:
         return
     side = data.draw(st.sampled_from(["delta", "epsilon"]))
-    out = outcome(lambda: accountant.delta(data.draw(EPSILON)) if side == "delta"
-                  else accountant.epsilon(data.draw(DELTA)))
+    out = outcome(
+        lambda: accountant.delta(data.draw(EPSILON)) if side == "delta" else accountant.epsilon(data.draw(DELTA))
+    )
     if out is not None:
         check_values(out, 0.0, 1.0 if side == "delta" else math.inf, f"{name}.{side}")
 
 
 # --- upper bounds against exact references ---------------------------------------------------------
 
+
 def _exact_cases() -> st.SearchStrategy[tuple[str, float, float, float]]:
-    return st.tuples(st.sampled_from(["gaussian", "gdp", "pld_q1"]), floats(0.3, 10, log=True),
-                     st.integers(1, 50), floats(0.0, 12.0))
+    return st.tuples(
+        st.sampled_from(["gaussian", "gdp", "pld_q1"]), floats(0.3, 10, log=True), st.integers(1, 50), floats(0.0, 12.0)
+    )
 
 
 def _upper_delta(kind: str, sigma: float, rounds: int, eps: float) -> tuple[float, float]:
@@ -337,6 +575,7 @@ def test_exact_paths_give_upper_bounds_never_below_mpmath(case):
 
 # --- the edges issue 11 items 1-2 fixed: grid spacings and RDP orders ------------------------------
 
+
 @profile(1.0)
 @given(h=edges, orders=edges, eps=EPSILON)
 def test_grid_spacing_and_rdp_order_edges_refuse_or_answer_in_range(h, orders, eps):
@@ -351,16 +590,54 @@ def test_grid_spacing_and_rdp_order_edges_refuse_or_answer_in_range(h, orders, e
 
 # --- the argument walk: every public callable, one argument at a time -----------------------------
 
-WALK_VALUES: list[Any] = [math.nan, math.inf, -math.inf, 0.0, -0.0, 5e-324, -1.0, 1e308, True, "0.5",
-                          np.array([0.5, 2.0])]
-CALL_SECONDS = 10.0   # a call running longer fails the walk (signal.setitimer: interrupts Python code)
-H = 1e-2              # coarse loss grids keep the PLD calls cheap; the grid spacing itself is walked too
+WALK_VALUES: list[Any] = [
+    math.nan,
+    math.inf,
+    -math.inf,
+    0.0,
+    -0.0,
+    5e-324,
+    -1.0,
+    1e308,
+    True,
+    "0.5",
+    np.array([0.5, 2.0]),
+]
+CALL_SECONDS = 10.0  # a call running longer fails the walk (signal.setitimer: interrupts Python code)
+H = 1e-2  # coarse loss grids keep the PLD calls cheap; the grid spacing itself is walked too
 WALK_BASE: dict[str, Any] = dict(
-    sigma=2.0, scale=2.0, mu=1.0, sensitivity=1.0, sampling_rate=0.01, rounds=3, n=1000, batch_size=10, clients=10,
-    index=1, local_steps=2, learning_rate=0.05, lipschitz=1.0, radius=1.0, smoothness=1.0, strong_convexity=0.1,
-    diameter=1.0, clip=1.0, suffix=0.5, proximal=5.0, value_discretization_interval=H, tail=1e-12, accuracy=0.1,
-    noise_multiplier=2.0, dataset_size=1000, total_clients=1000, clients_per_round=10, steps=3, silo_size=1000,
-    silos=10, group_size=1)
+    sigma=2.0,
+    scale=2.0,
+    mu=1.0,
+    sensitivity=1.0,
+    sampling_rate=0.01,
+    rounds=3,
+    n=1000,
+    batch_size=10,
+    clients=10,
+    index=1,
+    local_steps=2,
+    learning_rate=0.05,
+    lipschitz=1.0,
+    radius=1.0,
+    smoothness=1.0,
+    strong_convexity=0.1,
+    diameter=1.0,
+    clip=1.0,
+    suffix=0.5,
+    proximal=5.0,
+    value_discretization_interval=H,
+    tail=1e-12,
+    accuracy=0.1,
+    noise_multiplier=2.0,
+    dataset_size=1000,
+    total_clients=1000,
+    clients_per_round=10,
+    steps=3,
+    silo_size=1000,
+    silos=10,
+    group_size=1,
+)
 
 
 def _registered_walk(name: str) -> tuple[Callable[..., Any], dict[str, Any]]:
@@ -369,19 +646,22 @@ def _registered_walk(name: str) -> tuple[Callable[..., Any], dict[str, Any]]:
     base.update({k: WALK_BASE[k] for k in entry.parameters if k in ("value_discretization_interval", "tail")})
     base.update({"steps": 3} if name.startswith("dp_sgd") else {"rounds": 3} if name.startswith("dp_fedavg") else {})
     base.update({k: WALK_BASE[k] for k in entry.parameters if k not in base and k in WALK_BASE and k != "accuracy"})
-    if name == "trusted_aggregator_inverse_time":   # eta_t = 1 / (lambda t) <= 2 / (beta + lambda) needs lambda >= beta
+    if name == "trusted_aggregator_inverse_time":  # eta_t = 1 / (lambda t) <= 2 / (beta + lambda) needs lambda >= beta
         base["strong_convexity"] = base["smoothness"]
 
     def call(**kwargs: Any) -> Any:
         return entry.build(**kwargs).delta(1.0)
+
     return call, base
 
 
 def _registered_method(name: str, method: str) -> Callable[..., Any]:
     """``method`` (delta or epsilon) of the accountant built from the walk's valid arguments, at its one argument."""
+
     def call(**target: Any) -> Any:
         (value,) = target.values()
         return getattr(registry.get(name).build(**_registered_walk(name)[1]), method)(value)
+
     return call
 
 
@@ -409,6 +689,7 @@ def _dp_accountant(**kwargs: Any) -> Any:
     from dp_accounting import dp_event
 
     from hockeystick.interop.dp_accounting import HockeystickAccountant
+
     acc = HockeystickAccountant(**kwargs)
     return acc.compose(dp_event.PoissonSampledDpEvent(0.01, dp_event.GaussianDpEvent(2.0)), 3)
 
@@ -417,11 +698,13 @@ def _rdp_accountant() -> Any:
     from dp_accounting import dp_event
 
     from hockeystick.interop.dp_accounting import HockeystickRdpAccountant
+
     return HockeystickRdpAccountant().compose(dp_event.GaussianDpEvent(2.0), 3)
 
 
 def _dp_count(count: Any) -> float:
     from dp_accounting import dp_event
+
     return _dp_accountant().compose(dp_event.GaussianDpEvent(2.0), count).get_epsilon(1e-5)
 
 
@@ -434,65 +717,167 @@ WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
     *((f"registry {n}", *_registered_walk(n)) for n in registry.names()),
     *((f"registry {n}.delta", _registered_method(n, "delta"), {"epsilon": 1.0}) for n in registry.names()),
     *((f"registry {n}.epsilon", _registered_method(n, "epsilon"), {"delta": 1e-3}) for n in registry.names()),
-    ("training.DPSGD", lambda **kw: training.DPSGD(**kw).epsilon(1e-3),
-     dict(noise_multiplier=2.0, dataset_size=1000, batch_size=10, epochs=0.05, value_discretization_interval=H)),
-    ("training.DPFedAvg", lambda **kw: training.DPFedAvg(**kw).delta(1.0),
-     dict(noise_multiplier=2.0, total_clients=1000, clients_per_round=10, rounds=3, accuracy=0.1)),
-    ("calibrate", lambda **kw: calibrate(**kw),
-     dict(accountant="gaussian", parameter="sigma", epsilon=1.0, delta=1e-5, rounds=3, rtol=1e-6, start=1.0,
-          bound="upper", workers=1, progress=False)),
-    ("opacus.HockeystickAccountant", lambda accuracy: opacus.HockeystickAccountant(accuracy).get_epsilon(1e-5),
-     dict(accuracy=0.1)),
+    (
+        "training.DPSGD",
+        lambda **kw: training.DPSGD(**kw).epsilon(1e-3),
+        dict(noise_multiplier=2.0, dataset_size=1000, batch_size=10, epochs=0.05, value_discretization_interval=H),
+    ),
+    (
+        "training.DPFedAvg",
+        lambda **kw: training.DPFedAvg(**kw).delta(1.0),
+        dict(noise_multiplier=2.0, total_clients=1000, clients_per_round=10, rounds=3, accuracy=0.1),
+    ),
+    (
+        "calibrate",
+        lambda **kw: calibrate(**kw),
+        dict(
+            accountant="gaussian",
+            parameter="sigma",
+            epsilon=1.0,
+            delta=1e-5,
+            rounds=3,
+            rtol=1e-6,
+            start=1.0,
+            bound="upper",
+            workers=1,
+            progress=False,
+        ),
+    ),
+    (
+        "opacus.HockeystickAccountant",
+        lambda accuracy: opacus.HockeystickAccountant(accuracy).get_epsilon(1e-5),
+        dict(accuracy=0.1),
+    ),
     ("opacus.step", _opacus_step, dict(noise_multiplier=2.0, sample_rate=0.01)),
     ("opacus.get_epsilon", _opacus_epsilon, dict(delta=1e-5)),
     ("opacus.history", _opacus_history, dict(noise_multiplier=2.0, sample_rate=0.01, steps=3)),
     # accuracy is walked on the accountant above: a subnormal one asks for the finest grid at every trial
-    ("opacus.get_noise_multiplier", lambda **kw: opacus.get_noise_multiplier(accuracy=0.1, **kw),
-     dict(target_epsilon=2.0, target_delta=1e-5, sample_rate=0.01, steps=3, sigma_tolerance=1e-2,
-          epsilon_tolerance=0.01)),
-    ("opacus.get_noise_multiplier(epochs)", lambda **kw: opacus.get_noise_multiplier(
-        target_epsilon=2.0, target_delta=1e-5, sigma_tolerance=1e-2, accuracy=0.1, **kw),
-     dict(sample_rate=0.01, epochs=0.03)),
-    ("dp_accounting.HockeystickAccountant", lambda **kw: _dp_accountant(**kw).get_epsilon(1e-5),
-     dict(accuracy=0.1, value_discretization_interval=H)),
-    ("dp_accounting.get_epsilon", lambda target_delta: (_dp_accountant().get_epsilon(target_delta),
-                                                        _dp_accountant().get_epsilon_bracket(target_delta)),
-     dict(target_delta=1e-5)),
-    ("dp_accounting.get_delta", lambda target_epsilon: (_dp_accountant().get_delta(target_epsilon),
-                                                        _dp_accountant().get_delta_bracket(target_epsilon)),
-     dict(target_epsilon=1.0)),
+    (
+        "opacus.get_noise_multiplier",
+        lambda **kw: opacus.get_noise_multiplier(accuracy=0.1, **kw),
+        dict(
+            target_epsilon=2.0,
+            target_delta=1e-5,
+            sample_rate=0.01,
+            steps=3,
+            sigma_tolerance=1e-2,
+            epsilon_tolerance=0.01,
+        ),
+    ),
+    (
+        "opacus.get_noise_multiplier(epochs)",
+        lambda **kw: opacus.get_noise_multiplier(
+            target_epsilon=2.0, target_delta=1e-5, sigma_tolerance=1e-2, accuracy=0.1, **kw
+        ),
+        dict(sample_rate=0.01, epochs=0.03),
+    ),
+    (
+        "dp_accounting.HockeystickAccountant",
+        lambda **kw: _dp_accountant(**kw).get_epsilon(1e-5),
+        dict(accuracy=0.1, value_discretization_interval=H),
+    ),
+    (
+        "dp_accounting.get_epsilon",
+        lambda target_delta: (
+            _dp_accountant().get_epsilon(target_delta),
+            _dp_accountant().get_epsilon_bracket(target_delta),
+        ),
+        dict(target_delta=1e-5),
+    ),
+    (
+        "dp_accounting.get_delta",
+        lambda target_epsilon: (
+            _dp_accountant().get_delta(target_epsilon),
+            _dp_accountant().get_delta_bracket(target_epsilon),
+        ),
+        dict(target_epsilon=1.0),
+    ),
     ("dp_accounting.compose", _dp_count, dict(count=3)),
-    ("dp_accounting.HockeystickRdpAccountant.get_epsilon",
-     lambda target_delta: _rdp_accountant().get_epsilon(target_delta), dict(target_delta=1e-5)),
-    ("dp_accounting.HockeystickRdpAccountant.get_delta",
-     lambda target_epsilon: _rdp_accountant().get_delta(target_epsilon), dict(target_epsilon=1.0)),
-    ("pld.gaussian", _self_composed(pld.gaussian), dict(sigma=2.0, sensitivity=1.0, value_discretization_interval=H,
-                                                         tail=1e-12)),
+    (
+        "dp_accounting.HockeystickRdpAccountant.get_epsilon",
+        lambda target_delta: _rdp_accountant().get_epsilon(target_delta),
+        dict(target_delta=1e-5),
+    ),
+    (
+        "dp_accounting.HockeystickRdpAccountant.get_delta",
+        lambda target_epsilon: _rdp_accountant().get_delta(target_epsilon),
+        dict(target_epsilon=1.0),
+    ),
+    (
+        "pld.gaussian",
+        _self_composed(pld.gaussian),
+        dict(sigma=2.0, sensitivity=1.0, value_discretization_interval=H, tail=1e-12),
+    ),
     ("pld.laplace", _self_composed(pld.laplace), dict(scale=2.0, sensitivity=1.0, value_discretization_interval=H)),
-    ("pld.subsampled_gaussian", _self_composed(pld.subsampled_gaussian),
-     dict(sigma=2.0, sampling_rate=0.01, sensitivity=1.0, value_discretization_interval=H, tail=1e-12)),
-    ("pld.fixed_size_subsampled_gaussian", _self_composed(pld.fixed_size_subsampled_gaussian),
-     dict(sigma=2.0, batch_size=10, n=1000, sensitivity=1.0, value_discretization_interval=H, tail=1e-12)),
-    ("pld.with_replacement_subsampled_gaussian", _self_composed(pld.with_replacement_subsampled_gaussian),
-     dict(sigma=2.0, batch_size=10, n=1000, sensitivity=1.0, value_discretization_interval=H, tail=1e-12)),
-    ("pld.discrete_laplace", _self_composed(pld.discrete_laplace),
-     dict(parameter=1.0, sensitivity=1, value_discretization_interval=H)),
-    ("pld.eps_delta_dp", _self_composed(pld.eps_delta_dp), dict(epsilon=1.0, delta=1e-6, value_discretization_interval=H)),
-    ("pld.randomized_response", _self_composed(pld.randomized_response),
-     dict(noise_parameter=0.5, num_buckets=4, value_discretization_interval=H)),
-    ("pld.subsampled_laplace", _self_composed(pld.subsampled_laplace),
-     dict(scale=2.0, sampling_rate=0.01, sensitivity=1.0, value_discretization_interval=H)),
-    ("pld.laplace_mixture", _self_composed(pld.laplace_mixture),
-     dict(scale=2.0, shifts=[0.0, 1.0], weights=[0.5, 0.5], value_discretization_interval=H)),
-    ("pld.mixture_of_gaussians", _self_composed(pld.mixture_of_gaussians),
-     dict(sigma=2.0, sensitivities=[0.0, 1.0], sampling_probs=[0.5, 0.5], value_discretization_interval=H, tail=1e-12)),
-    ("pld.poisson_subsampled", _self_composed(pld.poisson_subsampled),
-     dict(p=[0.6, 0.4], q=[0.4, 0.6], sampling_rate=0.1, value_discretization_interval=H)),
-    ("pld.from_distributions", _self_composed(pld.from_distributions),
-     dict(p=[0.6, 0.4], q=[0.4, 0.6], value_discretization_interval=H)),
-    ("pld.truncated_subsampled_gaussian", _self_composed(pld.truncated_subsampled_gaussian),
-     dict(dataset_size=100, sampling_probability=0.1, truncated_batch_size=20, noise_multiplier=2.0,
-          value_discretization_interval=H, tail=1e-12)),
+    (
+        "pld.subsampled_gaussian",
+        _self_composed(pld.subsampled_gaussian),
+        dict(sigma=2.0, sampling_rate=0.01, sensitivity=1.0, value_discretization_interval=H, tail=1e-12),
+    ),
+    (
+        "pld.fixed_size_subsampled_gaussian",
+        _self_composed(pld.fixed_size_subsampled_gaussian),
+        dict(sigma=2.0, batch_size=10, n=1000, sensitivity=1.0, value_discretization_interval=H, tail=1e-12),
+    ),
+    (
+        "pld.with_replacement_subsampled_gaussian",
+        _self_composed(pld.with_replacement_subsampled_gaussian),
+        dict(sigma=2.0, batch_size=10, n=1000, sensitivity=1.0, value_discretization_interval=H, tail=1e-12),
+    ),
+    (
+        "pld.discrete_laplace",
+        _self_composed(pld.discrete_laplace),
+        dict(parameter=1.0, sensitivity=1, value_discretization_interval=H),
+    ),
+    (
+        "pld.eps_delta_dp",
+        _self_composed(pld.eps_delta_dp),
+        dict(epsilon=1.0, delta=1e-6, value_discretization_interval=H),
+    ),
+    (
+        "pld.randomized_response",
+        _self_composed(pld.randomized_response),
+        dict(noise_parameter=0.5, num_buckets=4, value_discretization_interval=H),
+    ),
+    (
+        "pld.subsampled_laplace",
+        _self_composed(pld.subsampled_laplace),
+        dict(scale=2.0, sampling_rate=0.01, sensitivity=1.0, value_discretization_interval=H),
+    ),
+    (
+        "pld.laplace_mixture",
+        _self_composed(pld.laplace_mixture),
+        dict(scale=2.0, shifts=[0.0, 1.0], weights=[0.5, 0.5], value_discretization_interval=H),
+    ),
+    (
+        "pld.mixture_of_gaussians",
+        _self_composed(pld.mixture_of_gaussians),
+        dict(
+            sigma=2.0, sensitivities=[0.0, 1.0], sampling_probs=[0.5, 0.5], value_discretization_interval=H, tail=1e-12
+        ),
+    ),
+    (
+        "pld.poisson_subsampled",
+        _self_composed(pld.poisson_subsampled),
+        dict(p=[0.6, 0.4], q=[0.4, 0.6], sampling_rate=0.1, value_discretization_interval=H),
+    ),
+    (
+        "pld.from_distributions",
+        _self_composed(pld.from_distributions),
+        dict(p=[0.6, 0.4], q=[0.4, 0.6], value_discretization_interval=H),
+    ),
+    (
+        "pld.truncated_subsampled_gaussian",
+        _self_composed(pld.truncated_subsampled_gaussian),
+        dict(
+            dataset_size=100,
+            sampling_probability=0.1,
+            truncated_batch_size=20,
+            noise_multiplier=2.0,
+            value_discretization_interval=H,
+            tail=1e-12,
+        ),
+    ),
 ]
 
 # Refusals of modules outside the adapters, calibrate, training and the pld constructors whose message
@@ -536,8 +921,10 @@ def _walk_failure(call: Callable[..., Any], kwargs: dict[str, Any], name: str) -
 SLOW_WALKS = {"opacus.get_noise_multiplier"}
 
 
-@pytest.mark.parametrize("label, call, base", [
-    pytest.param(*walk, id=walk[0], marks=pytest.mark.slow if walk[0] in SLOW_WALKS else ()) for walk in WALKS])
+@pytest.mark.parametrize(
+    "label, call, base",
+    [pytest.param(*walk, id=walk[0], marks=pytest.mark.slow if walk[0] in SLOW_WALKS else ()) for walk in WALKS],
+)
 def test_every_argument_at_its_edges_answers_or_is_refused_by_name(label, call, base):
     failures = []
     for name in base:

@@ -52,7 +52,7 @@ def test_mills_ratio_against_mpmath():
     with mp.workdps(50):
         for xi, gi in zip(x, got):
             xm = mp.mpf(xi)
-            ref = mp.erfc(xm / mp.sqrt(2)) / 2 / (mp.exp(-xm**2 / 2) / mp.sqrt(2 * mp.pi))
+            ref = mp.erfc(xm / mp.sqrt(2)) / 2 / (mp.exp(-(xm**2) / 2) / mp.sqrt(2 * mp.pi))
             assert abs(gi - ref) <= 1e-13 * ref, (xi, gi, ref)
 
 

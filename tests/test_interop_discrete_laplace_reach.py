@@ -1,6 +1,7 @@
 """Discrete Laplace losses far beyond any useful privacy: refused naming the event's field, or a
 certified answer; never an int64 index that wraps (an upper epsilon of 2^31 where the truth is 1e10),
 a NaN, or a search that cannot close."""
+
 import math
 
 import pytest
@@ -45,8 +46,9 @@ def test_with_replacement_discrete_laplace_of_huge_sensitivity_is_refused(s):
     from dp_accounting.privacy_accountant import NeighboringRelation
 
     acc = HockeystickAccountant(neighboring_relation=NeighboringRelation.REPLACE_ONE)
-    event = ev.SampledWithReplacementDpEvent(100, 10, ev.ComposedDpEvent([ev.GaussianDpEvent(1.0),
-                                                                           ev.DiscreteLaplaceDpEvent(0.5 / s, s)]))
+    event = ev.SampledWithReplacementDpEvent(
+        100, 10, ev.ComposedDpEvent([ev.GaussianDpEvent(1.0), ev.DiscreteLaplaceDpEvent(0.5 / s, s)])
+    )
     with pytest.raises(ValueError, match=r"DiscreteLaplaceDpEvent\.sensitivity"):
         acc.compose(event, 10)
 

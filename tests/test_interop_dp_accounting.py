@@ -48,20 +48,32 @@ def check_against_theirs(event, accuracy=ACCURACY):
 
 def test_import_hockeystick_does_not_import_dp_accounting():
     code = "import sys, hockeystick, hockeystick.pld, hockeystick.interop; print('dp_accounting' in sys.modules)"
-    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"
+    assert (
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+        == "False"
+    )
 
 
-@pytest.mark.parametrize("event", [
-    E.GaussianDpEvent(1.3),
-    E.SelfComposedDpEvent(E.GaussianDpEvent(5.0), 10),
-    E.LaplaceDpEvent(3.0),
-    E.DiscreteLaplaceDpEvent(0.3, 2),
-    E.PoissonSampledDpEvent(0.01, E.GaussianDpEvent(1.0)),
-    E.SelfComposedDpEvent(E.PoissonSampledDpEvent(0.02, E.GaussianDpEvent(1.5)), 300),
-    E.PoissonSampledDpEvent(0.1, E.LaplaceDpEvent(2.0)),
-    E.ComposedDpEvent([E.LaplaceDpEvent(10.0), E.GaussianDpEvent(3.0), E.NoOpDpEvent(),
-                       E.SelfComposedDpEvent(E.DiscreteLaplaceDpEvent(0.5, 1), 3)]),
-])
+@pytest.mark.parametrize(
+    "event",
+    [
+        E.GaussianDpEvent(1.3),
+        E.SelfComposedDpEvent(E.GaussianDpEvent(5.0), 10),
+        E.LaplaceDpEvent(3.0),
+        E.DiscreteLaplaceDpEvent(0.3, 2),
+        E.PoissonSampledDpEvent(0.01, E.GaussianDpEvent(1.0)),
+        E.SelfComposedDpEvent(E.PoissonSampledDpEvent(0.02, E.GaussianDpEvent(1.5)), 300),
+        E.PoissonSampledDpEvent(0.1, E.LaplaceDpEvent(2.0)),
+        E.ComposedDpEvent(
+            [
+                E.LaplaceDpEvent(10.0),
+                E.GaussianDpEvent(3.0),
+                E.NoOpDpEvent(),
+                E.SelfComposedDpEvent(E.DiscreteLaplaceDpEvent(0.5, 1), 3),
+            ]
+        ),
+    ],
+)
 def test_each_event_against_dp_accounting_pld(event):
     check_against_theirs(event)
 
@@ -89,6 +101,7 @@ def _exact_rr_delta(p_out, q_out, count, eps):
     """E_{e^eps}(P^count || Q^count) for a pair on a few outcomes, by multinomial enumeration."""
     from itertools import product
     from math import exp, factorial, prod
+
     total = 0.0
     k = len(p_out)
     for n in product(range(count + 1), repeat=k - 1):
@@ -96,8 +109,8 @@ def _exact_rr_delta(p_out, q_out, count, eps):
             continue
         ns = (*n, count - sum(n))
         mult = factorial(count) // prod(factorial(x) for x in ns)
-        pp = mult * prod(a ** x for a, x in zip(p_out, ns))
-        qq = mult * prod(b ** x for b, x in zip(q_out, ns))
+        pp = mult * prod(a**x for a, x in zip(p_out, ns))
+        qq = mult * prod(b**x for b, x in zip(q_out, ns))
         total += max(pp - exp(eps) * qq, 0.0)
     return total
 
@@ -107,6 +120,7 @@ def test_randomized_response_against_exact_and_dp_accounting(relation):
     from dp_accounting.pld import privacy_loss_distribution as P
 
     from hockeystick.pld.randomized_response import randomized_response_pair
+
     count = 8
     ours = HockeystickAccountant(relation, accuracy=1e-4).compose(E.RandomizedResponseDpEvent(0.4, 5), count)
     name = "replace_one" if relation == NeighboringRelation.REPLACE_ONE else "replace_special"
@@ -116,14 +130,19 @@ def test_randomized_response_against_exact_and_dp_accounting(relation):
         lo, up = ours.get_delta_bracket(eps)
         assert lo <= exact * (1 + 1e-12) and up >= exact * (1 - 1e-12) and up - lo <= 1e-4 * up
     lo, up = ours.get_epsilon_bracket(DELTA)
-    theirs = [P.from_randomized_response(0.4, 5, pessimistic_estimate=pe, neighboring_relation=relation)
-              .self_compose(count).get_epsilon_for_delta(DELTA) for pe in (False, True)]
+    theirs = [
+        P.from_randomized_response(0.4, 5, pessimistic_estimate=pe, neighboring_relation=relation)
+        .self_compose(count)
+        .get_epsilon_for_delta(DELTA)
+        for pe in (False, True)
+    ]
     assert theirs[0] <= up and lo <= theirs[1] and up <= theirs[1] + 1e-4
 
 
 @pytest.mark.slow
 def test_truncated_subsampled_gaussian_against_dp_accounting():
     from dp_accounting.pld import privacy_loss_distribution as P
+
     event = E.TruncatedSubsampledGaussianDpEvent(1000, 0.05, 40, 1.0)
     lo, up = HockeystickAccountant(value_discretization_interval=1e-4).compose(event, 20).get_epsilon_bracket(DELTA)
     theirs = P.from_truncated_subsampled_gaussian_mechanism(1000, 0.05, 40, 1.0).self_compose(20)
@@ -133,19 +152,26 @@ def test_truncated_subsampled_gaussian_against_dp_accounting():
     again = pld.truncated_subsampled_gaussian(1000, 0.05, 40, 1.0, analysis="dp_accounting").self_compose(20)
     assert again.epsilon(DELTA) == pytest.approx(pessimistic, abs=1e-4)
     # No truncation possible (B >= n): the Poisson-subsampled Gaussian itself.
-    lo2, up2 = HockeystickAccountant(value_discretization_interval=1e-4).compose(
-        E.TruncatedSubsampledGaussianDpEvent(100, 0.05, 100, 1.0), 20).get_epsilon_bracket(DELTA)
+    lo2, up2 = (
+        HockeystickAccountant(value_discretization_interval=1e-4)
+        .compose(E.TruncatedSubsampledGaussianDpEvent(100, 0.05, 100, 1.0), 20)
+        .get_epsilon_bracket(DELTA)
+    )
     ref = pld.subsampled_gaussian(1.0, 0.05).self_compose(20).epsilon(DELTA, bound="both")
     assert (lo2, up2) == pytest.approx(ref, rel=1e-12)
 
 
 def test_poisson_sampled_discrete_laplace_against_enumeration():
     from hockeystick.pld.discrete_laplace import discrete_laplace_pair
+
     p, q = discrete_laplace_pair(0.7, 2)
     rate, count = 0.3, 3
     mixed = (1 - rate) * q + rate * p
-    acc = HockeystickAccountant(accuracy=1e-5).compose(E.PoissonSampledDpEvent(rate, E.DiscreteLaplaceDpEvent(0.7, 2)), count)
+    acc = HockeystickAccountant(accuracy=1e-5).compose(
+        E.PoissonSampledDpEvent(rate, E.DiscreteLaplaceDpEvent(0.7, 2)), count
+    )
     from itertools import product
+
     for eps in (0.1, 0.5):
         exact = 0.0
         for a, b in ((mixed, q), (q, mixed)):
@@ -161,6 +187,7 @@ def test_poisson_sampled_discrete_laplace_against_enumeration():
 
 def test_gaussian_only_is_exact_and_replace_one_doubles_the_shift():
     from hockeystick import theta_epsilon
+
     add_remove = HockeystickAccountant().compose(E.GaussianDpEvent(2.0), 100)
     replace = HockeystickAccountant(NeighboringRelation.REPLACE_ONE).compose(E.GaussianDpEvent(4.0), 100)
     exact = theta_epsilon(10.0 / 2.0, DELTA)
@@ -172,8 +199,10 @@ def test_gaussian_only_is_exact_and_replace_one_doubles_the_shift():
 def test_fixed_size_samples_under_replace_one_use_the_proved_pairs():
     wor = E.SampledWithoutReplacementDpEvent(1000, 10, E.GaussianDpEvent(1.0))
     wr = E.SampledWithReplacementDpEvent(1000, 10, E.GaussianDpEvent(1.0))
-    for event, direct in ((wor, pld.FixedBatchGaussianPLD(1.0, 10, 1000, 100, value_discretization_interval=1e-3)),
-                          (wr, pld.WithReplacementBatchGaussianPLD(1.0, 10, 1000, 100, value_discretization_interval=1e-3))):
+    for event, direct in (
+        (wor, pld.FixedBatchGaussianPLD(1.0, 10, 1000, 100, value_discretization_interval=1e-3)),
+        (wr, pld.WithReplacementBatchGaussianPLD(1.0, 10, 1000, 100, value_discretization_interval=1e-3)),
+    ):
         acc = HockeystickAccountant(NeighboringRelation.REPLACE_ONE, value_discretization_interval=1e-3)
         lo, up = acc.compose(event, 100).get_epsilon_bracket(DELTA)
         direct_lo, direct_up = direct.epsilon(DELTA, bound="both")
@@ -188,24 +217,31 @@ def test_non_private_and_no_op_events():
     assert acc.get_epsilon(DELTA) == math.inf and acc.get_delta(1.0) == 1.0
     acc = HockeystickAccountant().compose(E.GaussianDpEvent(0.0))
     assert acc.get_epsilon(DELTA) == math.inf
-    acc = HockeystickAccountant().compose(E.NoOpDpEvent(), 5).compose(E.PoissonSampledDpEvent(0.0, E.GaussianDpEvent(1.0)))
+    acc = (
+        HockeystickAccountant()
+        .compose(E.NoOpDpEvent(), 5)
+        .compose(E.PoissonSampledDpEvent(0.0, E.GaussianDpEvent(1.0)))
+    )
     assert acc.get_epsilon_bracket(DELTA) == (0.0, 0.0) and acc.get_delta(0.5) == 0.0
     assert HockeystickAccountant().get_epsilon(DELTA) == 0.0
 
 
-@pytest.mark.parametrize("relation,event", [
-    (NeighboringRelation.ADD_OR_REMOVE_ONE, E.ZCDpEvent(0.1)),
-    (NeighboringRelation.ADD_OR_REMOVE_ONE, E.RepeatAndSelectDpEvent(E.GaussianDpEvent(1.0), 3.0, 1.0)),
-    (NeighboringRelation.ADD_OR_REMOVE_ONE, E.SingleEpochTreeAggregationDpEvent(1.0, 8)),
-    (NeighboringRelation.ADD_OR_REMOVE_ONE, E.UnsupportedDpEvent()),
-    (NeighboringRelation.ADD_OR_REMOVE_ONE, E.RandomizedResponseDpEvent(0.5, 3)),
-    (NeighboringRelation.ADD_OR_REMOVE_ONE, E.SampledWithoutReplacementDpEvent(100, 10, E.GaussianDpEvent(1.0))),
-    (NeighboringRelation.REPLACE_ONE, E.MixtureOfGaussiansDpEvent(1.0, [0.0, 1.0], [0.5, 0.5])),
-    (NeighboringRelation.REPLACE_ONE, E.PoissonSampledDpEvent(0.1, E.GaussianDpEvent(1.0))),
-    (NeighboringRelation.ADD_OR_REMOVE_ONE, E.PoissonSampledDpEvent(0.1, E.RandomizedResponseDpEvent(0.5, 3))),
-    (NeighboringRelation.REPLACE_ONE, E.TruncatedSubsampledGaussianDpEvent(1000, 0.05, 40, 1.0)),
-    (NeighboringRelation.ADD_OR_REMOVE_ONE, E.ComposedDpEvent([E.GaussianDpEvent(1.0), E.ZCDpEvent(0.1)])),
-])
+@pytest.mark.parametrize(
+    "relation,event",
+    [
+        (NeighboringRelation.ADD_OR_REMOVE_ONE, E.ZCDpEvent(0.1)),
+        (NeighboringRelation.ADD_OR_REMOVE_ONE, E.RepeatAndSelectDpEvent(E.GaussianDpEvent(1.0), 3.0, 1.0)),
+        (NeighboringRelation.ADD_OR_REMOVE_ONE, E.SingleEpochTreeAggregationDpEvent(1.0, 8)),
+        (NeighboringRelation.ADD_OR_REMOVE_ONE, E.UnsupportedDpEvent()),
+        (NeighboringRelation.ADD_OR_REMOVE_ONE, E.RandomizedResponseDpEvent(0.5, 3)),
+        (NeighboringRelation.ADD_OR_REMOVE_ONE, E.SampledWithoutReplacementDpEvent(100, 10, E.GaussianDpEvent(1.0))),
+        (NeighboringRelation.REPLACE_ONE, E.MixtureOfGaussiansDpEvent(1.0, [0.0, 1.0], [0.5, 0.5])),
+        (NeighboringRelation.REPLACE_ONE, E.PoissonSampledDpEvent(0.1, E.GaussianDpEvent(1.0))),
+        (NeighboringRelation.ADD_OR_REMOVE_ONE, E.PoissonSampledDpEvent(0.1, E.RandomizedResponseDpEvent(0.5, 3))),
+        (NeighboringRelation.REPLACE_ONE, E.TruncatedSubsampledGaussianDpEvent(1000, 0.05, 40, 1.0)),
+        (NeighboringRelation.ADD_OR_REMOVE_ONE, E.ComposedDpEvent([E.GaussianDpEvent(1.0), E.ZCDpEvent(0.1)])),
+    ],
+)
 def test_unsupported_events_are_refused_with_dp_accountings_error(relation, event):
     acc = HockeystickAccountant(relation)
     assert not acc.supports(event)
@@ -247,8 +283,13 @@ def test_calibrate_dp_mechanism_round_trip():
         return E.SelfComposedDpEvent(E.PoissonSampledDpEvent(0.01, E.GaussianDpEvent(sigma)), 1000)
 
     sigma = mechanism_calibration.calibrate_dp_mechanism(
-        lambda: HockeystickAccountant(accuracy=1e-4), event, target_epsilon=1.0, target_delta=DELTA,
-        bracket_interval=mechanism_calibration.ExplicitBracketInterval(0.5, 5.0), tol=1e-4)
+        lambda: HockeystickAccountant(accuracy=1e-4),
+        event,
+        target_epsilon=1.0,
+        target_delta=DELTA,
+        bracket_interval=mechanism_calibration.ExplicitBracketInterval(0.5, 5.0),
+        tol=1e-4,
+    )
     assert HockeystickAccountant(accuracy=1e-4).compose(event(sigma)).get_epsilon(DELTA) <= 1.0
     assert HockeystickAccountant(accuracy=1e-4).compose(event(sigma - 2e-4)).get_epsilon_bracket(DELTA)[0] > 1.0 - 1e-3
     # dp_accounting's own accountant at its calibrated sigma (1.3 s, not run here) gives the same sigma to 1e-3:

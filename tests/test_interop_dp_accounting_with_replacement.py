@@ -66,6 +66,7 @@ def with_replacement_laplace_exact(b: float, k: int, n: int, eps: float):
         p = sum(w[c] * laplace_density(x, c, b) for c in range(k + 1))
         q = sum(w[c] * laplace_density(x, -c, b) for c in range(k + 1))
         return max(p - g * q, 0)
+
     points = [-mpmath.inf] + list(range(-k, k + 1)) + [mpmath.inf]
     return mpmath.quad(excess, points)
 
@@ -84,7 +85,9 @@ def test_laplace_under_replace_one_is_the_shift_two_pair(b):
     exact = float(laplace_curve(2.0 / b, 0.5))
     assert lo <= exact * (1 + 1e-12) and exact <= up * (1 + 1e-12) and up - lo <= 1e-3 * exact
     # add/remove stays shift 1
-    lo1, up1 = HockeystickAccountant(value_discretization_interval=1e-4).compose(E.LaplaceDpEvent(b)).get_delta_bracket(0.5)
+    lo1, up1 = (
+        HockeystickAccountant(value_discretization_interval=1e-4).compose(E.LaplaceDpEvent(b)).get_delta_bracket(0.5)
+    )
     exact1 = float(laplace_curve(1.0 / b, 0.5))
     assert lo1 <= exact1 * (1 + 1e-12) and exact1 <= up1 * (1 + 1e-12)
 
@@ -95,6 +98,7 @@ def test_discrete_laplace_under_replace_one_is_sensitivity_two_s():
 
     def dlap(x, center):
         return t * mpmath.exp(-a * abs(x - center))
+
     for eps in EPS:
         g = mpmath.exp(eps)
         exact = sum(max(dlap(x, 2 * s) - g * dlap(x, 0), 0) for x in range(-400, 405))
@@ -109,10 +113,10 @@ def test_with_replacement_laplace_brackets_the_bound_and_covers_the_mechanism(b,
         lo, up = acc.get_delta_bracket(eps)
         mechanism = float(with_replacement_laplace_exact(b, k, n, eps))
         bound = float(with_replacement_bound(lambda c, x: laplace_curve(2 * c / b, x), k, n, eps))
-        assert mechanism <= bound * (1 + 1e-12)          # the proof's direction, checked
-        assert mechanism <= up * (1 + 1e-12)             # certified: never below the mechanism
+        assert mechanism <= bound * (1 + 1e-12)  # the proof's direction, checked
+        assert mechanism <= up * (1 + 1e-12)  # certified: never below the mechanism
         assert lo <= bound * (1 + 1e-9) <= up * (1 + 1e-9) + 1e-15
-        assert up <= bound * (1 + 1e-2) + 1e-12          # and tight to the bound
+        assert up <= bound * (1 + 1e-2) + 1e-12  # and tight to the bound
 
 
 def test_with_replacement_discrete_laplace_covers_the_mechanism():
@@ -122,13 +126,20 @@ def test_with_replacement_discrete_laplace_covers_the_mechanism():
 
     def mix(x, sign):
         return sum(w[c] * t * mpmath.exp(-a * abs(x - sign * c * s)) for c in range(k + 1))
+
     acc = accountant().compose(E.SampledWithReplacementDpEvent(n, k, E.DiscreteLaplaceDpEvent(a, s)))
     for eps in EPS:
         g = mpmath.exp(eps)
-        exact = sum(max(mix(x, 1) - g * mix(x, -1), 0) for x in range(-300, 301))   # tails < e^-170
+        exact = sum(max(mix(x, 1) - g * mix(x, -1), 0) for x in range(-300, 301))  # tails < e^-170
         bound = with_replacement_bound(
-            lambda c, x: sum(max(t * mpmath.exp(-a * abs(y - 2 * c * s)) - mpmath.exp(x) * t * mpmath.exp(-a * abs(y)), 0)
-                             for y in range(-300, 301)), k, n, eps)
+            lambda c, x: sum(
+                max(t * mpmath.exp(-a * abs(y - 2 * c * s)) - mpmath.exp(x) * t * mpmath.exp(-a * abs(y)), 0)
+                for y in range(-300, 301)
+            ),
+            k,
+            n,
+            eps,
+        )
         lo, up = acc.get_delta_bracket(eps)
         assert float(exact) <= float(bound) * (1 + 1e-12) and float(exact) <= up * (1 + 1e-12)
         assert lo <= float(bound) * (1 + 1e-9) <= up * (1 + 1e-9) + 1e-15
@@ -140,7 +151,7 @@ def rr_worst_delta(p: float, buckets: int, n: int, k: int, eps: float) -> float:
     tuples = list(itertools.product(range(n), repeat=k))
     with_record = [t for t in tuples if 0 in t]
     without = len(tuples) - len(with_record)
-    rr = np.full((buckets, buckets), p / buckets) + np.eye(buckets) * (1 - p)   # rr[input] = output law
+    rr = np.full((buckets, buckets), p / buckets) + np.eye(buckets) * (1 - p)  # rr[input] = output law
     g, best = math.exp(eps), 0.0
     # the batches without the record answer the same in D and D': only their counts per bucket matter
     for shared in itertools.product(range(buckets), repeat=min(without, 1)):
@@ -160,7 +171,7 @@ def test_with_replacement_randomized_response_covers_brute_force(p, buckets, n, 
         exact = rr_worst_delta(p, buckets, n, k, eps)
         lo, up = acc.get_delta_bracket(eps)
         assert exact <= up * (1 + 1e-12)
-        assert lo <= exact * (1 + 1e-9) + 1e-15   # RR's pair dominates any two inputs: the bound is attained
+        assert lo <= exact * (1 + 1e-9) + 1e-15  # RR's pair dominates any two inputs: the bound is attained
         assert up <= exact + 2e-3
 
 
@@ -169,18 +180,25 @@ def test_nested_sample_inner_covers_the_mechanism():
     Realizable: the record drawn c times, j ~ Hypergeom(K, c, m) of its copies kept, Lap(+-j)."""
     b, k, n, m = 1.5, 3, 4, 2
     w = copy_counts(k, n)
-    kept = [[mpmath.binomial(c, j) * mpmath.binomial(k - c, m - j) / mpmath.binomial(k, m)
-             for j in range(m + 1)] for c in range(k + 1)]
+    kept = [
+        [mpmath.binomial(c, j) * mpmath.binomial(k - c, m - j) / mpmath.binomial(k, m) for j in range(m + 1)]
+        for c in range(k + 1)
+    ]
 
     def density(x, sign):
         return sum(w[c] * kept[c][j] * laplace_density(x, sign * j, b) for c in range(k + 1) for j in range(m + 1))
-    acc = accountant(1e-3).compose(E.SampledWithReplacementDpEvent(
-        n, k, E.SampledWithoutReplacementDpEvent(k, m, E.LaplaceDpEvent(b))), 3)
-    one = accountant(1e-3).compose(E.SampledWithReplacementDpEvent(
-        n, k, E.SampledWithoutReplacementDpEvent(k, m, E.LaplaceDpEvent(b))))
+
+    acc = accountant(1e-3).compose(
+        E.SampledWithReplacementDpEvent(n, k, E.SampledWithoutReplacementDpEvent(k, m, E.LaplaceDpEvent(b))), 3
+    )
+    one = accountant(1e-3).compose(
+        E.SampledWithReplacementDpEvent(n, k, E.SampledWithoutReplacementDpEvent(k, m, E.LaplaceDpEvent(b)))
+    )
     for eps in EPS:
         g = mpmath.exp(eps)
-        exact = mpmath.quad(lambda x: max(density(x, 1) - g * density(x, -1), 0), [-mpmath.inf, -2, -1, 0, 1, 2, mpmath.inf])
+        exact = mpmath.quad(
+            lambda x: max(density(x, 1) - g * density(x, -1), 0), [-mpmath.inf, -2, -1, 0, 1, 2, mpmath.inf]
+        )
         lo, up = one.get_delta_bracket(eps)
         assert float(exact) <= up * (1 + 1e-12) and lo <= up
         lo3, up3 = acc.get_delta_bracket(eps)
@@ -192,21 +210,24 @@ def test_group_bound_is_above_the_gaussian_group_and_below_the_group_lemma(r):
     """A Gaussian pair's group of c is the Gaussian at c r (exact): the weak-triangle bound must be
     above it; with equal splits it is (eps, delta) group privacy, sum_i e^{(i-1) eps/c} H(eps/c),
     which the optimised split can only improve."""
+
     def curve(eps):
         e = np.asarray(eps, dtype=float)
         t = np.asarray(theta(r, np.abs(e)), dtype=float)
         m = -np.expm1(np.minimum(e, 0.0)) + np.exp(np.minimum(e, 0.0)) * t
         return np.clip(np.where(e >= 0, t, m) * (1 + 1e-11), 0.0, 1.0)
+
     span = r * r / 2 + 12 * r
     step = dyadic_step(span, 4, 1e-3)
     groups = group_upper_curves(curve, 4, span, step)
     for c in (2, 3, 4):
         eps = np.arange(-2.0, 6.0, 0.37)
         got = groups[c - 1](eps)
-        truth = np.array([float(theta(c * r, x)) if x >= 0 else 1 - math.exp(x) + math.exp(x) * float(theta(c * r, -x))
-                          for x in eps])
+        truth = np.array(
+            [float(theta(c * r, x)) if x >= 0 else 1 - math.exp(x) + math.exp(x) * float(theta(c * r, -x)) for x in eps]
+        )
         assert np.all(got >= truth * (1 - 1e-12))
-        grid = np.arange(0, 40) * c * step   # eps / c on the table's grid: the equal split is one of the splits
+        grid = np.arange(0, 40) * c * step  # eps / c on the table's grid: the equal split is one of the splits
         lemma = sum(np.exp(i * grid / c) * curve(grid / c) for i in range(c))
         assert np.all(groups[c - 1](grid) <= np.minimum(lemma * (1 + 1e-9), 1.0))
 
@@ -264,25 +285,29 @@ def test_refused_inner_events_raise_dp_accountings_error(event):
 
 def numpy_laplace_curve(a: float, widen: float):
     """laplace_curve in floats at any real eps, widened (an upper or a lower side)."""
+
     def curve(eps):
         e = np.asarray(eps, dtype=float)
         inside = -np.expm1((np.clip(e, -a, a) - a) / 2)
         out = np.where(e >= a, 0.0, np.where(e <= -a, -np.expm1(np.minimum(e, 0.0)), inside))
         return np.clip(out * widen, 0.0, 1.0)
+
     return curve
 
 
 def test_dropped_copy_counts_keep_the_upper_side_above_the_full_bound():
     """A coarse cut drops both the rare small counts and the tail: their mass must still be charged."""
     from hockeystick.pld.subsampled_pair import with_replacement_curves
+
     b, k, n, cut = 8.0, 40, 4, 1e-2
     asked = []
 
     def group(c):
         asked.append(c)
         return numpy_laplace_curve(2 * c / b, 1 + 1e-12), numpy_laplace_curve(2 * c / b, 1 - 1e-12)
+
     d = with_replacement_curves(group, k, n, 2 * k / b + 1, value_discretization_interval=1e-3, cut=cut)
-    assert min(asked) > 1 and max(asked) < k   # both ends were dropped
+    assert min(asked) > 1 and max(asked) < k  # both ends were dropped
     for eps in (0.0, 0.2, 1.0, 3.0):
         lo, up = d.delta(eps, bound="both")
         full = float(with_replacement_bound(lambda c, x: laplace_curve(2 * c / b, x), k, n, eps))
@@ -302,6 +327,7 @@ def test_laplace_without_replacement_under_replace_one_covers_the_mechanism():
             p = (1 - q) * laplace_density(x, 0, b) + q * laplace_density(x, 1, b)
             r = (1 - q) * laplace_density(x, 0, b) + q * laplace_density(x, -1, b)
             return max(p - g * r, 0)
+
         exact = float(mpmath.quad(excess, [-mpmath.inf, -1, 0, 1, mpmath.inf]))
         bound = float(q * laplace_curve(2 / b, mpmath.log(1 + mpmath.expm1(eps) / q)))
         lo, up = acc.get_delta_bracket(eps)

@@ -81,6 +81,9 @@ def test_a_group_of_gaussian_copies_is_refused_by_its_quadratic_reach(n, k, sigm
 def test_a_group_of_gaussian_copies_within_reach_still_answers():
     """The quadratic reach refuses only what the grid cannot hold: K = 10 draws from n = 2 at sigma 1
     (a group of up to 10 copies, loss reach 200 + 800) still gives a certified bracket."""
-    lo, up = HockeystickAccountant(NR.REPLACE_ONE).compose(
-        E.SampledWithReplacementDpEvent(2, 10, E.GaussianDpEvent(1.0))).get_epsilon_bracket(1e-5)
+    lo, up = (
+        HockeystickAccountant(NR.REPLACE_ONE)
+        .compose(E.SampledWithReplacementDpEvent(2, 10, E.GaussianDpEvent(1.0)))
+        .get_epsilon_bracket(1e-5)
+    )
     assert 0.0 < lo <= up < math.inf

@@ -48,8 +48,13 @@ TINY, HUGE = 5e-324, 1.7976931348623157e308
 NOISE = [TINY, 1e-300, 1e-12, 1e300, HUGE, math.inf, math.nan, -1.0, 0.0]
 PROBABILITY = [0.0, 1.0, 1.0 - 1e-16, TINY, math.nan, -0.1, 1.5, math.inf]
 # dp_accounting errors that are its own limits (array sizes, derived overflows), not a verdict on the input
-RESOURCE_LIMITS = ("Maximum allowed size exceeded", "eps must be > 0. Got inf", "cannot convert float NaN to integer",
-                   "a must be greater than b. Got a=inf", "math domain error")
+RESOURCE_LIMITS = (
+    "Maximum allowed size exceeded",
+    "eps must be > 0. Got inf",
+    "cannot convert float NaN to integer",
+    "a must be greater than b. Got a=inf",
+    "math domain error",
+)
 FIELD = re.compile(r"\w+DpEvent\.\w+|`count`|noise_multiplier|sample_rate")
 
 ADD, REPLACE = NR.ADD_OR_REMOVE_ONE, NR.REPLACE_ONE
@@ -65,7 +70,12 @@ def _events():
         yield f"MoG(s={x})", E.MixtureOfGaussiansDpEvent(1.0, [0, x], [0.5, 0.5]), ADD, True
         yield f"P(0.1,G({x}))", E.PoissonSampledDpEvent(0.1, E.GaussianDpEvent(x)), ADD, True
         yield f"P(0.1,L({x}))", E.PoissonSampledDpEvent(0.1, E.LaplaceDpEvent(x)), ADD, True
-        yield f"P(0.1,MoG({x}))", E.PoissonSampledDpEvent(0.1, E.MixtureOfGaussiansDpEvent(x, [0, 1], [.5, .5])), ADD, True
+        yield (
+            f"P(0.1,MoG({x}))",
+            E.PoissonSampledDpEvent(0.1, E.MixtureOfGaussiansDpEvent(x, [0, 1], [0.5, 0.5])),
+            ADD,
+            True,
+        )
         yield f"TSG(sigma={x})", E.TruncatedSubsampledGaussianDpEvent(100, 0.1, 5, x), ADD, True
         yield f"WoR(10,5,L({x}))", E.SampledWithoutReplacementDpEvent(10, 5, E.LaplaceDpEvent(x)), REPLACE, True
         for inner in (E.GaussianDpEvent(x), E.LaplaceDpEvent(x), E.DiscreteLaplaceDpEvent(x, 1)):
@@ -78,17 +88,17 @@ def _events():
         yield f"RR({p},3)", E.RandomizedResponseDpEvent(p, 3), REPLACE, True
         yield f"TSG(q={p})", E.TruncatedSubsampledGaussianDpEvent(100, p, 5, 1.0), ADD, True
         yield f"DL({p},1)", E.DiscreteLaplaceDpEvent(p, 1), ADD, True
-    for s in (0, -1, 1.5, 2 ** 62):   # dp_accounting allocates a grid the size of a huge sensitivity: not run there
-        yield f"DL(1,{s})", E.DiscreteLaplaceDpEvent(1.0, s), ADD, s != 2 ** 62
-    for k in (0, -1, 1.5, 10 ** 9):
+    for s in (0, -1, 1.5, 2**62):  # dp_accounting allocates a grid the size of a huge sensitivity: not run there
+        yield f"DL(1,{s})", E.DiscreteLaplaceDpEvent(1.0, s), ADD, s != 2**62
+    for k in (0, -1, 1.5, 10**9):
         yield f"RR(0.5,{k})", E.RandomizedResponseDpEvent(0.5, k), REPLACE, True
-    for n, k in [(1, 5), (10, 0), (10, -1), (0, 5), (-1, 5), (10 ** 18, 5), (10, 10 ** 12), (2, 1.5), (10.0, 5)]:
+    for n, k in [(1, 5), (10, 0), (10, -1), (0, 5), (-1, 5), (10**18, 5), (10, 10**12), (2, 1.5), (10.0, 5)]:
         for inner in (E.GaussianDpEvent(1.0), E.LaplaceDpEvent(1.0)):
             yield f"WR({n},{k},{inner})", E.SampledWithReplacementDpEvent(n, k, inner), REPLACE, True
             yield f"WoR({n},{k},{inner})", E.SampledWithoutReplacementDpEvent(n, k, inner), REPLACE, True
-    for c in (0, -1, 1.5, 10 ** 18):
+    for c in (0, -1, 1.5, 10**18):
         yield f"SC(G1,{c})", E.SelfComposedDpEvent(E.GaussianDpEvent(1.0), c), ADD, True
-        yield f"SC(L1,{c})", E.SelfComposedDpEvent(E.LaplaceDpEvent(1.0), c), ADD, c != 10 ** 18
+        yield f"SC(L1,{c})", E.SelfComposedDpEvent(E.LaplaceDpEvent(1.0), c), ADD, c != 10**18
 
 
 CASES = list(_events())
@@ -102,6 +112,7 @@ class Hang(Exception):
 def _limit(seconds: int):
     def alarm(signum, frame):
         raise Hang(f"no answer within {seconds} s")
+
     previous = signal.signal(signal.SIGALRM, alarm)
     signal.alarm(seconds)
     try:
@@ -119,14 +130,15 @@ def _outcome(run):
             return "answer", run()
         except Hang:
             raise
-        except Exception as e:   # noqa: BLE001 - the verdict is the exception itself
+        except Exception as e:  # noqa: BLE001 - the verdict is the exception itself
             return "error", e
 
 
 def _theirs(kind: str, event, relation):
     if kind == "pld":
-        return _outcome(lambda: PLDAccountant(relation, value_discretization_interval=1e-2).compose(event)
-                        .get_epsilon(DELTA))
+        return _outcome(
+            lambda: PLDAccountant(relation, value_discretization_interval=1e-2).compose(event).get_epsilon(DELTA)
+        )
     return _outcome(lambda: RdpAccountant(neighboring_relation=relation).compose(event).get_epsilon(DELTA))
 
 
@@ -142,8 +154,9 @@ def _their_optimistic(event) -> float | None:
 def _ours(kind: str, event, relation):
     if kind == "pld":
         return _outcome(lambda: HockeystickAccountant(relation).compose(event).get_epsilon_bracket(DELTA))
-    return _outcome(lambda: (0.0, HockeystickRdpAccountant(neighboring_relation=relation).compose(event)
-                             .get_epsilon(DELTA)))
+    return _outcome(
+        lambda: (0.0, HockeystickRdpAccountant(neighboring_relation=relation).compose(event).get_epsilon(DELTA))
+    )
 
 
 def _check_refusal(ours: Exception, theirs: tuple) -> None:
@@ -169,17 +182,20 @@ def test_extreme_event(kind, name, event, relation, dp_runs):
         theirs = _theirs(kind, event, relation) if dp_runs else ("unknown", None)
         verdict, ours = _ours(kind, event, relation)
         optimistic = None
-        if relation == ADD and dp_runs and verdict == "answer":   # (their PLD answering first: no slow fallback)
+        if relation == ADD and dp_runs and verdict == "answer":  # (their PLD answering first: no slow fallback)
             pessimistic = theirs if kind == "pld" else _theirs("pld", event, relation)
             optimistic = _their_optimistic(event) if pessimistic[0] == "answer" else None
-    if theirs[0] == "error" and type(theirs[1]) is ValueError \
-            and not any(limit in str(theirs[1]) for limit in RESOURCE_LIMITS):
+    if (
+        theirs[0] == "error"
+        and type(theirs[1]) is ValueError
+        and not any(limit in str(theirs[1]) for limit in RESOURCE_LIMITS)
+    ):
         assert verdict == "error" and isinstance(ours, type(theirs[1])), (name, theirs[1], ours)
     if verdict == "error":
         _check_refusal(ours, theirs)
         return
     lo, up = _check_bracket(ours)
-    if optimistic is not None and math.isfinite(optimistic):   # a lower bound on the exact epsilon
+    if optimistic is not None and math.isfinite(optimistic):  # a lower bound on the exact epsilon
         assert up >= optimistic - 1e-9 * max(1.0, optimistic), (name, up, optimistic)
 
 
@@ -190,14 +206,16 @@ OPACUS_STEPS = [(s, q) for s in NOISE for q in (0.1, 1.0)] + [(1.0, q) for q in 
 def test_extreme_opacus_step(sigma, q):
     """Opacus's step/get_epsilon: a refusal names noise_multiplier or sample_rate; an answer is ordered."""
     with _limit(LIMIT):
+
         def run():
             acc = OpacusAccountant()
             for _ in range(3):
                 acc.step(noise_multiplier=sigma, sample_rate=q)
             return acc.get_epsilon_bracket(DELTA)
+
         verdict, ours = _outcome(run)
         theirs = ("unknown", None)
-        if 0 <= q <= 1 and sigma >= 0:   # dp_accounting's verdict on the same Poisson-sampled Gaussian
+        if 0 <= q <= 1 and sigma >= 0:  # dp_accounting's verdict on the same Poisson-sampled Gaussian
             theirs = _theirs("pld", E.SelfComposedDpEvent(E.PoissonSampledDpEvent(q, E.GaussianDpEvent(sigma)), 3), ADD)
     if verdict == "error":
         _check_refusal(ours, theirs)

@@ -32,12 +32,20 @@ def _laplace_delta(a: float, eps: float) -> float:
     return 1.0 - math.exp((eps - a) / 2.0)
 
 
-@pytest.mark.parametrize("event, atoms", [
-    (E.SelfComposedDpEvent(E.LaplaceDpEvent(13.187), 11), lambda: [1 / 13.187]),
-    (E.ComposedDpEvent([E.LaplaceDpEvent(3.0), E.SelfComposedDpEvent(E.LaplaceDpEvent(7.5), 4)]), lambda: [1 / 7.5]),
-    (E.SelfComposedDpEvent(E.PoissonSampledDpEvent(0.27, E.LaplaceDpEvent(4.94)), 25),
-     lambda: sorted((abs(x) for x in laplace_mixture_atom_losses(4.94, [0.0, 1.0], [0.73, 0.27])), reverse=True)),
-])
+@pytest.mark.parametrize(
+    "event, atoms",
+    [
+        (E.SelfComposedDpEvent(E.LaplaceDpEvent(13.187), 11), lambda: [1 / 13.187]),
+        (
+            E.ComposedDpEvent([E.LaplaceDpEvent(3.0), E.SelfComposedDpEvent(E.LaplaceDpEvent(7.5), 4)]),
+            lambda: [1 / 7.5],
+        ),
+        (
+            E.SelfComposedDpEvent(E.PoissonSampledDpEvent(0.27, E.LaplaceDpEvent(4.94)), 25),
+            lambda: sorted((abs(x) for x in laplace_mixture_atom_losses(4.94, [0.0, 1.0], [0.73, 0.27])), reverse=True),
+        ),
+    ],
+)
 def test_aligned_grid_passes_through_the_atoms(event, atoms):
     profile = _profile(event, accuracy=1e-4)
     losses = atoms()
@@ -69,9 +77,13 @@ def test_aligned_grid_narrows_the_laplace_bracket_and_stays_certified():
         assert lo <= exact <= up and up - lo < 1e-4 * exact  # the density part: O(h^2), h ~ 3e-3
 
 
-MIXED = E.ComposedDpEvent([E.SelfComposedDpEvent(E.PoissonSampledDpEvent(0.27, E.LaplaceDpEvent(4.94)), 25),
-                           E.SelfComposedDpEvent(E.LaplaceDpEvent(7.5), 4),
-                           E.PoissonSampledDpEvent(0.1, E.LaplaceDpEvent(2.2))])
+MIXED = E.ComposedDpEvent(
+    [
+        E.SelfComposedDpEvent(E.PoissonSampledDpEvent(0.27, E.LaplaceDpEvent(4.94)), 25),
+        E.SelfComposedDpEvent(E.LaplaceDpEvent(7.5), 4),
+        E.PoissonSampledDpEvent(0.1, E.LaplaceDpEvent(2.2)),
+    ]
+)
 LONE_MIXTURE = E.PoissonSampledDpEvent(0.0728, E.LaplaceDpEvent(2.472))  # few candidates: the plain-float scan
 
 
@@ -86,8 +98,9 @@ def test_aligned_grid_is_the_best_n_of_the_rule(event, h):
     assert len(others) >= (3 if event is MIXED else 1)
     first = math.ceil(base / h * (1.0 - 1e-12))
     candidates = range(first, max(first, math.floor(base / (0.7 * h))) + 1)
-    best = min(candidates, key=lambda n: sum(r * max(x * n / base - math.floor(x * n / base + 1e-9), 0.0)
-                                             for r, x in others))
+    best = min(
+        candidates, key=lambda n: sum(r * max(x * n / base - math.floor(x * n / base + 1e-9), 0.0) for r, x in others)
+    )
     g = profile._aligned(h)
     assert base / best <= g <= base / best * (1 + 1e-15) and base / g <= best
 
@@ -122,15 +135,18 @@ def test_other_atoms_just_above_a_grid_point_keep_the_optimistic_side_tight():
     21.96 cells (nearest to a point, the old rule) leaves a bracket ~100x wider than one with a2 at
     29.04 cells; the rule now picks the latter kind.  Every bracket is certified: each overlaps a fine
     grid's."""
-    event = E.ComposedDpEvent([E.SelfComposedDpEvent(E.LaplaceDpEvent(12.252676336000437), 11),
-                               E.LaplaceDpEvent(17.304296881260683)])
+    event = E.ComposedDpEvent(
+        [E.SelfComposedDpEvent(E.LaplaceDpEvent(12.252676336000437), 11), E.LaplaceDpEvent(17.304296881260683)]
+    )
     profile = _profile(event, accuracy=1e-4)
     base, others = profile._alignment_atoms
     a2 = 1 / 17.304296881260683
     chosen = profile._aligned(3e-3)
     assert a2 / chosen - math.floor(a2 / chosen) < 0.1
-    n_old = min(range(math.ceil(base / 3e-3), math.floor(base / (0.7 * 3e-3)) + 1),
-                key=lambda n: abs(a2 * n / base - round(a2 * n / base)))  # the old rule: nearest a point
+    n_old = min(
+        range(math.ceil(base / 3e-3), math.floor(base / (0.7 * 3e-3)) + 1),
+        key=lambda n: abs(a2 * n / base - round(a2 * n / base)),
+    )  # the old rule: nearest a point
     nearest = base / n_old
     assert a2 / nearest - math.floor(a2 / nearest) > 0.5  # just below a grid point
     fine_lo, fine_up = _profile(event, h=profile._aligned(2e-4)).epsilon(1e-5)

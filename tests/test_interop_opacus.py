@@ -32,7 +32,7 @@ IACCOUNTANT_METHODS = {
 
 def test_class_has_every_iaccountant_method_with_its_signature():
     for name, params in IACCOUNTANT_METHODS.items():
-        assert list(inspect.signature(getattr(HockeystickAccountant, name)).parameters)[:len(params)] == params, name
+        assert list(inspect.signature(getattr(HockeystickAccountant, name)).parameters)[: len(params)] == params, name
     step = inspect.signature(HockeystickAccountant.step).parameters
     assert step["noise_multiplier"].kind is inspect.Parameter.KEYWORD_ONLY
     assert isinstance(inspect.getattr_static(HockeystickAccountant, "mechanism"), classmethod)
@@ -41,12 +41,17 @@ def test_class_has_every_iaccountant_method_with_its_signature():
 
 
 def test_opacus_subclass_when_installed():
-    opacus = pytest.importorskip("opacus", reason="Opacus (needs torch) is not installed: the real-IAccountant "
-                                                  "checks are skipped; the Opacus-free contract test above ran")
+    opacus = pytest.importorskip(
+        "opacus",
+        reason="Opacus (needs torch) is not installed: the real-IAccountant "
+        "checks are skipped; the Opacus-free contract test above ran",
+    )
     from opacus.accountants.accountant import IAccountant
+
     acc = HockeystickAccountant()
     assert isinstance(acc, IAccountant) and hs_opacus.OPACUS
     from opacus.accountants import RDPAccountant
+
     rdp = RDPAccountant()
     for a in (acc, rdp):
         for _ in range(100):
@@ -67,26 +72,37 @@ def test_steps_are_grouped_and_epsilon_is_certified():
     acc.step(noise_multiplier=1.0, sample_rate=0.01)
     assert acc.history == [(1.0, 0.01, 500), (0.8, 0.02, 300), (1.0, 0.01, 1)] and len(acc) == 801
     lo, up = acc.get_epsilon_bracket(1e-5)
-    ref = (pld.subsampled_gaussian(1.0, 0.01).self_compose(501)
-           .compose(pld.subsampled_gaussian(0.8, 0.02).self_compose(300)).epsilon(1e-5, bound="both"))
+    ref = (
+        pld.subsampled_gaussian(1.0, 0.01)
+        .self_compose(501)
+        .compose(pld.subsampled_gaussian(0.8, 0.02).self_compose(300))
+        .epsilon(1e-5, bound="both")
+    )
     assert lo <= ref[1] and ref[0] <= up and up - lo <= 1e-4 and acc.get_epsilon(1e-5) == up
 
 
 def test_gaussian_steps_are_exact_and_edge_cases():
     from hockeystick import theta_epsilon
+
     acc = HockeystickAccountant()
     for _ in range(4):
         acc.step(noise_multiplier=2.0, sample_rate=1.0)
     lo, up = acc.get_epsilon_bracket(1e-5)
     assert lo <= theta_epsilon(1.0, 1e-5) <= up and up - lo < 1e-9
     with pytest.raises(ValueError, match=r"^noise_multiplier must be finite and > 0, got 0\.0$"):
-        acc.step(noise_multiplier=0.0, sample_rate=0.1)   # no finite epsilon: refused, as in history and DPSGD
+        acc.step(noise_multiplier=0.0, sample_rate=0.1)  # no finite epsilon: refused, as in history and DPSGD
     assert HockeystickAccountant().get_epsilon(1e-5) == 0.0
 
 
-@pytest.mark.parametrize("kwargs", [dict(noise_multiplier=-1.0, sample_rate=0.1), dict(noise_multiplier=1.0, sample_rate=1.5),
-                                    dict(noise_multiplier=float("nan"), sample_rate=0.1),
-                                    dict(noise_multiplier=1.0, sample_rate=float("nan"))])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(noise_multiplier=-1.0, sample_rate=0.1),
+        dict(noise_multiplier=1.0, sample_rate=1.5),
+        dict(noise_multiplier=float("nan"), sample_rate=0.1),
+        dict(noise_multiplier=1.0, sample_rate=float("nan")),
+    ],
+)
 def test_bad_steps_are_refused(kwargs):
     with pytest.raises(ValueError):
         HockeystickAccountant().step(**kwargs)
@@ -108,6 +124,7 @@ def test_optimizer_hook_steps_at_the_accumulated_rate():
     class Optim:
         noise_multiplier = 1.2
         accumulated_iterations = 2
+
     acc = HockeystickAccountant()
     acc.get_optimizer_hook_fn(0.01)(Optim())
     assert acc.history == [(1.2, 0.02, 1)]

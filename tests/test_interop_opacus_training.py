@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-opacus = pytest.importorskip("opacus", reason="Opacus (needs torch) is not installed: the training-loop and "
-                                              "get_noise_multiplier comparisons with Opacus are skipped")
+opacus = pytest.importorskip(
+    "opacus",
+    reason="Opacus (needs torch) is not installed: the training-loop and "
+    "get_noise_multiplier comparisons with Opacus are skipped",
+)
 torch = pytest.importorskip("torch", reason="torch is not installed")
 
 from opacus import PrivacyEngine  # noqa: E402
@@ -30,8 +33,9 @@ def _train(accountant, epochs: int = 3, sigma: float = 1.1) -> PrivacyEngine:
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     engine = PrivacyEngine()
     engine.accountant = accountant
-    model, optimizer, loader = engine.make_private(module=model, optimizer=optimizer, data_loader=loader,
-                                                   noise_multiplier=sigma, max_grad_norm=1.0)
+    model, optimizer, loader = engine.make_private(
+        module=model, optimizer=optimizer, data_loader=loader, noise_multiplier=sigma, max_grad_norm=1.0
+    )
     loss_fn = torch.nn.CrossEntropyLoss()
     for _ in range(epochs):
         for xb, yb in loader:
@@ -73,9 +77,11 @@ def test_get_noise_multiplier_against_opacus(target, rate, epochs):
     check = HockeystickAccountant()
     check.history = [(ours, rate, steps)]
     assert check.get_epsilon(DELTA) <= target  # certified
-    rdp_sigma = opacus_noise_multiplier(target_epsilon=target, target_delta=DELTA, sample_rate=rate,
-                                        epochs=epochs, accountant="rdp")
-    prv_sigma = opacus_noise_multiplier(target_epsilon=target, target_delta=DELTA, sample_rate=rate,
-                                        epochs=epochs, accountant="prv")
+    rdp_sigma = opacus_noise_multiplier(
+        target_epsilon=target, target_delta=DELTA, sample_rate=rate, epochs=epochs, accountant="rdp"
+    )
+    prv_sigma = opacus_noise_multiplier(
+        target_epsilon=target, target_delta=DELTA, sample_rate=rate, epochs=epochs, accountant="prv"
+    )
     assert ours < rdp_sigma  # a tighter accountant needs less noise
     assert abs(ours - prv_sigma) <= 0.02 * prv_sigma  # PRV's estimate sits within its tolerance

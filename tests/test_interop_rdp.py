@@ -24,9 +24,17 @@ EVENTS = [
     E.ZCDpEvent(0.02, 0.001),
     E.LaplaceDpEvent(4.0),
     E.SelfComposedDpEvent(E.PoissonSampledDpEvent(0.01, E.GaussianDpEvent(1.0)), 1000),
-    E.PoissonSampledDpEvent(0.1, E.ComposedDpEvent([E.GaussianDpEvent(2.0), E.SelfComposedDpEvent(E.GaussianDpEvent(3.0), 2)])),
-    E.ComposedDpEvent([E.NoOpDpEvent(), E.PoissonSampledDpEvent(0.0, E.GaussianDpEvent(1.0)),
-                       E.PoissonSampledDpEvent(1.0, E.GaussianDpEvent(5.0)), E.LaplaceDpEvent(20.0)]),
+    E.PoissonSampledDpEvent(
+        0.1, E.ComposedDpEvent([E.GaussianDpEvent(2.0), E.SelfComposedDpEvent(E.GaussianDpEvent(3.0), 2)])
+    ),
+    E.ComposedDpEvent(
+        [
+            E.NoOpDpEvent(),
+            E.PoissonSampledDpEvent(0.0, E.GaussianDpEvent(1.0)),
+            E.PoissonSampledDpEvent(1.0, E.GaussianDpEvent(5.0)),
+            E.LaplaceDpEvent(20.0),
+        ]
+    ),
 ]
 
 
@@ -57,15 +65,24 @@ def test_laplace_rdp_against_quadrature():
 def test_non_private_and_unsupported():
     acc = HockeystickRdpAccountant().compose(E.NonPrivateDpEvent())
     assert acc.get_epsilon(1e-5) == math.inf
-    for event in (E.SampledWithoutReplacementDpEvent(100, 10, E.GaussianDpEvent(1.0)), E.RandomizedResponseDpEvent(0.5, 3),
-                  E.PoissonSampledDpEvent(0.1, E.LaplaceDpEvent(1.0))):
+    for event in (
+        E.SampledWithoutReplacementDpEvent(100, 10, E.GaussianDpEvent(1.0)),
+        E.RandomizedResponseDpEvent(0.5, 3),
+        E.PoissonSampledDpEvent(0.1, E.LaplaceDpEvent(1.0)),
+    ):
         assert not HockeystickRdpAccountant().supports(event)
         with pytest.raises(UnsupportedEventError):
             HockeystickRdpAccountant().compose(event)
 
 
-@pytest.mark.parametrize("event", [E.GaussianDpEvent(-1.0), E.PoissonSampledDpEvent(1.5, E.GaussianDpEvent(1.0)),
-                                   E.SelfComposedDpEvent(E.GaussianDpEvent(1.0), 0)])
+@pytest.mark.parametrize(
+    "event",
+    [
+        E.GaussianDpEvent(-1.0),
+        E.PoissonSampledDpEvent(1.5, E.GaussianDpEvent(1.0)),
+        E.SelfComposedDpEvent(E.GaussianDpEvent(1.0), 0),
+    ],
+)
 def test_bad_input_raises_like_dp_accounting(event):
     with pytest.raises(ValueError):
         RdpAccountant().compose(event)
@@ -77,9 +94,14 @@ def _calibrated(make, event, eps):
     return mc.calibrate_dp_mechanism(make, event, eps, 1e-5, mc.ExplicitBracketInterval(0.3, 100.0), tol=1e-7)
 
 
-CASES = [(lambda s: E.GaussianDpEvent(s), 0.2),
-         pytest.param(lambda s: E.SelfComposedDpEvent(E.PoissonSampledDpEvent(0.01, E.GaussianDpEvent(s)), 100), 0.1,
-                      marks=pytest.mark.slow)]
+CASES = [
+    (lambda s: E.GaussianDpEvent(s), 0.2),
+    pytest.param(
+        lambda s: E.SelfComposedDpEvent(E.PoissonSampledDpEvent(0.01, E.GaussianDpEvent(s)), 100),
+        0.1,
+        marks=pytest.mark.slow,
+    ),
+]
 
 
 @pytest.mark.parametrize("event,eps", CASES)

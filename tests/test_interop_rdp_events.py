@@ -39,7 +39,8 @@ def _rr_mpmath(p: float, k: int, alpha: float, relation: str) -> float:
         hit, miss = 1 - p_ + p_ / k_, p_ / k_
 
         def renyi(groups):
-            return mp.log(mp.fsum(n * P ** a_ * Q ** (1 - a_) for P, Q, n in groups if n)) / (a_ - 1)
+            return mp.log(mp.fsum(n * P**a_ * Q ** (1 - a_) for P, Q, n in groups if n)) / (a_ - 1)
+
         if relation == "replace_one":
             return float(renyi([(hit, miss, 1), (miss, hit, 1), (miss, miss, k - 2)]))
         u = 1 / k_
@@ -50,7 +51,7 @@ def _random_rr_cases(n: int, seed: int):
     rng = np.random.default_rng(seed)
     for _ in range(n):
         p = float(rng.choice([rng.uniform(), 1 - 10 ** rng.uniform(-12, -1), 10 ** rng.uniform(-8, -1)]))
-        k = int(rng.choice([2, 3, int(rng.integers(2, 50)), int(rng.integers(50, 10 ** 6))]))
+        k = int(rng.choice([2, 3, int(rng.integers(2, 50)), int(rng.integers(50, 10**6))]))
         yield p, k, rng.choice(ORDERS, size=6, replace=False)
 
 
@@ -108,9 +109,13 @@ def _gamma_mpmath(shape: float, mean: float) -> mp.mpf:
         eta, mu = mp.mpf(shape), mp.mpf(mean)
 
         def mean_of(g):
-            return (1 - g) / (g * mp.log(1 / g)) if eta == 0 else eta * (1 - g) / (g * (1 - g ** eta))
-        return mp.findroot(lambda g: mp.log(mean_of(g)) - mp.log(mu), (mp.mpf("1e-30") + 0, mp.mpf(1) - mp.mpf("1e-40")),
-                           solver="anderson")
+            return (1 - g) / (g * mp.log(1 / g)) if eta == 0 else eta * (1 - g) / (g * (1 - g**eta))
+
+        return mp.findroot(
+            lambda g: mp.log(mean_of(g)) - mp.log(mu),
+            (mp.mpf("1e-30") + 0, mp.mpf(1) - mp.mpf("1e-40")),
+            solver="anderson",
+        )
 
 
 def test_truncated_negative_binomial_gamma_is_the_root_rounded_down():
@@ -131,12 +136,17 @@ def test_truncated_negative_binomial_gamma_is_the_root_rounded_down():
 def _base_events(rng, relation):
     """Random events every relation here supports, under ``relation``."""
     gaussian = E.GaussianDpEvent(float(rng.uniform(0.5, 10)))
-    choices = [gaussian, E.SelfComposedDpEvent(gaussian, int(rng.integers(1, 50))),
-               E.ComposedDpEvent([gaussian, E.GaussianDpEvent(float(rng.uniform(1, 5)))])]
+    choices = [
+        gaussian,
+        E.SelfComposedDpEvent(gaussian, int(rng.integers(1, 50))),
+        E.ComposedDpEvent([gaussian, E.GaussianDpEvent(float(rng.uniform(1, 5)))]),
+    ]
     if relation != N.REPLACE_ONE:
-        choices += [E.LaplaceDpEvent(float(rng.uniform(0.5, 20))),
-                    E.PoissonSampledDpEvent(float(rng.uniform(0, 1)), gaussian),
-                    E.ZCDpEvent(float(rng.uniform(0, 0.1)), float(rng.uniform(0, 0.01)))]
+        choices += [
+            E.LaplaceDpEvent(float(rng.uniform(0.5, 20))),
+            E.PoissonSampledDpEvent(float(rng.uniform(0, 1)), gaussian),
+            E.ZCDpEvent(float(rng.uniform(0, 0.1)), float(rng.uniform(0, 0.01))),
+        ]
     if relation != N.ADD_OR_REMOVE_ONE:
         choices.append(E.RandomizedResponseDpEvent(float(rng.uniform(0.05, 1)), int(rng.integers(2, 20))))
     if relation == N.REPLACE_SPECIAL:
@@ -154,8 +164,10 @@ def _agree(ours, theirs, shape, count=1):
     """Equal to 1e-9 relative, plus dp_accounting's gamma bisection error where it bisects."""
     finite = np.isfinite(theirs)
     assert np.array_equal(finite, np.isfinite(ours))
-    assert np.all(np.abs(ours[finite] - theirs[finite]) <= 1e-9 * theirs[finite] + _bisection_slack(shape, count)), \
-        (shape, np.max(np.abs(ours[finite] - theirs[finite]) / theirs[finite]))
+    assert np.all(np.abs(ours[finite] - theirs[finite]) <= 1e-9 * theirs[finite] + _bisection_slack(shape, count)), (
+        shape,
+        np.max(np.abs(ours[finite] - theirs[finite]) / theirs[finite]),
+    )
 
 
 @pytest.mark.parametrize("relation", [N.ADD_OR_REMOVE_ONE, N.REPLACE_SPECIAL])
@@ -177,7 +189,7 @@ def test_repeat_and_select_parity_with_dp_accounting(relation):
 def test_repeat_and_select_geometric_is_thm_2_at_gamma_1_over_mean():
     """Papernot & Steinke Thm. 2, eta = 1: eps + 2 min(...(1 - 1/a^) eps(a^) + log(mean)/a^) + log(mean)/(a - 1)."""
     sigma, mean = 3.0, 20.0
-    base = ORDERS / (2 * sigma ** 2)
+    base = ORDERS / (2 * sigma**2)
     acc = HockeystickRdpAccountant(ORDERS).compose(E.RepeatAndSelectDpEvent(E.GaussianDpEvent(sigma), mean, 1.0))
     with mp.workdps(30):
         inner = min((1 - 1 / mp.mpf(a)) * mp.mpf(e) + mp.log(mean) / mp.mpf(a) for a, e in zip(ORDERS, base))
@@ -188,18 +200,25 @@ def test_repeat_and_select_geometric_is_thm_2_at_gamma_1_over_mean():
 
 def test_tree_depth_counts_the_released_dyadic_nodes():
     def nodes_holding(leaf, n):
-        return sum(1 for level in range(n.bit_length() + 1) for j in range(n >> level)
-                   if j * 2 ** level < leaf <= (j + 1) * 2 ** level)
+        return sum(
+            1
+            for level in range(n.bit_length() + 1)
+            for j in range(n >> level)
+            if j * 2**level < leaf <= (j + 1) * 2**level
+        )
+
     for n in range(0, 130):
         assert tree_depth(n if n else [0]) == max((nodes_holding(leaf, n) for leaf in range(1, n + 1)), default=0)
-    assert tree_depth([3, 2 ** 53]) == 54  # exact, where a float log2 loses the last level
+    assert tree_depth([3, 2**53]) == 54  # exact, where a float log2 loses the last level
 
 
 def test_tree_aggregation_parity_with_dp_accounting():
     rng = np.random.default_rng(7)
     for _ in range(100):
         steps = [int(s) for s in rng.integers(0, 10 ** int(rng.integers(1, 7)), size=int(rng.integers(1, 5)))]
-        event = E.SingleEpochTreeAggregationDpEvent(float(rng.uniform(0.3, 30)), steps if len(steps) > 1 else max(steps[0], 1))
+        event = E.SingleEpochTreeAggregationDpEvent(
+            float(rng.uniform(0.3, 30)), steps if len(steps) > 1 else max(steps[0], 1)
+        )
         count = int(rng.integers(1, 100))
         theirs = R.RdpAccountant(ORDERS, N.REPLACE_SPECIAL).compose(event, count)
         ours = HockeystickRdpAccountant(ORDERS, N.REPLACE_SPECIAL).compose(event, count)
@@ -241,19 +260,22 @@ def _halve_gaussians(event):
     return event
 
 
-@pytest.mark.parametrize("relation, event", [
-    (N.REPLACE_ONE, E.RandomizedResponseDpEvent(1.5, 3)),
-    (N.REPLACE_SPECIAL, E.RandomizedResponseDpEvent(-0.1, 3)),
-    (N.REPLACE_ONE, E.RandomizedResponseDpEvent(0.5, 0)),
-    (N.ADD_OR_REMOVE_ONE, E.RepeatAndSelectDpEvent(E.GaussianDpEvent(1.0), 0.5, 1.0)),
-    (N.ADD_OR_REMOVE_ONE, E.RepeatAndSelectDpEvent(E.GaussianDpEvent(1.0), 2.0, -1.0)),
-    (N.ADD_OR_REMOVE_ONE, E.RepeatAndSelectDpEvent(E.GaussianDpEvent(1.0), math.nan, 1.0)),
-    (N.ADD_OR_REMOVE_ONE, E.RepeatAndSelectDpEvent(E.GaussianDpEvent(1.0), 2.0, math.nan)),
-    (N.REPLACE_SPECIAL, E.SingleEpochTreeAggregationDpEvent(-1.0, 8)),
-    (N.REPLACE_SPECIAL, E.SingleEpochTreeAggregationDpEvent(1.0, [])),
-    (N.REPLACE_SPECIAL, E.SingleEpochTreeAggregationDpEvent(1.0, 0)),
-    (N.REPLACE_SPECIAL, E.SingleEpochTreeAggregationDpEvent(1.0, [4, -1])),
-])
+@pytest.mark.parametrize(
+    "relation, event",
+    [
+        (N.REPLACE_ONE, E.RandomizedResponseDpEvent(1.5, 3)),
+        (N.REPLACE_SPECIAL, E.RandomizedResponseDpEvent(-0.1, 3)),
+        (N.REPLACE_ONE, E.RandomizedResponseDpEvent(0.5, 0)),
+        (N.ADD_OR_REMOVE_ONE, E.RepeatAndSelectDpEvent(E.GaussianDpEvent(1.0), 0.5, 1.0)),
+        (N.ADD_OR_REMOVE_ONE, E.RepeatAndSelectDpEvent(E.GaussianDpEvent(1.0), 2.0, -1.0)),
+        (N.ADD_OR_REMOVE_ONE, E.RepeatAndSelectDpEvent(E.GaussianDpEvent(1.0), math.nan, 1.0)),
+        (N.ADD_OR_REMOVE_ONE, E.RepeatAndSelectDpEvent(E.GaussianDpEvent(1.0), 2.0, math.nan)),
+        (N.REPLACE_SPECIAL, E.SingleEpochTreeAggregationDpEvent(-1.0, 8)),
+        (N.REPLACE_SPECIAL, E.SingleEpochTreeAggregationDpEvent(1.0, [])),
+        (N.REPLACE_SPECIAL, E.SingleEpochTreeAggregationDpEvent(1.0, 0)),
+        (N.REPLACE_SPECIAL, E.SingleEpochTreeAggregationDpEvent(1.0, [4, -1])),
+    ],
+)
 def test_bad_input_raises_value_error_like_dp_accounting(relation, event):
     with pytest.raises(ValueError):
         R.RdpAccountant(ORDERS, relation).compose(event)
@@ -261,12 +283,15 @@ def test_bad_input_raises_value_error_like_dp_accounting(relation, event):
         HockeystickRdpAccountant(ORDERS, relation).compose(event)
 
 
-@pytest.mark.parametrize("relation, event", [
-    (N.ADD_OR_REMOVE_ONE, E.RandomizedResponseDpEvent(0.5, 3)),
-    (N.ADD_OR_REMOVE_ONE, E.SingleEpochTreeAggregationDpEvent(1.0, 8)),
-    (N.REPLACE_ONE, E.SingleEpochTreeAggregationDpEvent(1.0, 8)),
-    (N.ADD_OR_REMOVE_ONE, E.RepeatAndSelectDpEvent(E.RandomizedResponseDpEvent(0.5, 3), 2.0, 1.0)),
-])
+@pytest.mark.parametrize(
+    "relation, event",
+    [
+        (N.ADD_OR_REMOVE_ONE, E.RandomizedResponseDpEvent(0.5, 3)),
+        (N.ADD_OR_REMOVE_ONE, E.SingleEpochTreeAggregationDpEvent(1.0, 8)),
+        (N.REPLACE_ONE, E.SingleEpochTreeAggregationDpEvent(1.0, 8)),
+        (N.ADD_OR_REMOVE_ONE, E.RepeatAndSelectDpEvent(E.RandomizedResponseDpEvent(0.5, 3), 2.0, 1.0)),
+    ],
+)
 def test_unsupported_relations_are_refused_like_dp_accounting(relation, event):
     assert not R.RdpAccountant(ORDERS, relation).supports(event)
     assert not HockeystickRdpAccountant(ORDERS, relation).supports(event)

@@ -29,7 +29,8 @@ def test_parity_with_dp_accounting_at_half_the_noise(n, m, sigma):
     event = E.SelfComposedDpEvent(E.SampledWithoutReplacementDpEvent(n, m, E.GaussianDpEvent(sigma)), 7)
     ours = HockeystickRdpAccountant(orders=ORDERS, neighboring_relation=N.REPLACE_ONE).compose(event)
     theirs = R.RdpAccountant(orders=ORDERS, neighboring_relation=N.REPLACE_ONE).compose(
-        E.SelfComposedDpEvent(E.SampledWithoutReplacementDpEvent(n, m, E.GaussianDpEvent(sigma / 2)), 7))
+        E.SelfComposedDpEvent(E.SampledWithoutReplacementDpEvent(n, m, E.GaussianDpEvent(sigma / 2)), 7)
+    )
     np.testing.assert_allclose(ours._rdp, theirs._rdp, rtol=1e-9)
     assert ours.get_epsilon(1e-5) == pytest.approx(theirs.get_epsilon(1e-5), rel=1e-9)
 
@@ -39,8 +40,9 @@ def test_forward_differences_are_exact_where_float_differences_cancel():
     ours = _log_even_differences(c, 130)
     for j in (2, 40, 128):
         with mp.workdps(600):
-            exact = mp.log(mp.fsum((-1) ** (j - k) * mp.binomial(j, k) * mp.e ** (mp.mpf(c) * k * (k - 1))
-                                   for k in range(j + 1)))
+            exact = mp.log(
+                mp.fsum((-1) ** (j - k) * mp.binomial(j, k) * mp.e ** (mp.mpf(c) * k * (k - 1)) for k in range(j + 1))
+            )
         assert ours[j] == pytest.approx(float(exact), rel=1e-12)
     # dp_accounting's float differences overshoot there: its bound is larger (valid, looser)
     rdp = sampled_without_replacement_gaussian_rdp(0.1, 0.3, np.array([64.0, 128.0]))
@@ -48,11 +50,14 @@ def test_forward_differences_are_exact_where_float_differences_cancel():
     assert np.all(rdp <= theirs) and rdp[1] < 0.5 * theirs[1]
 
 
-@pytest.mark.parametrize("event", [
-    E.SelfComposedDpEvent(E.GaussianDpEvent(4.0), 10),
-    E.SelfComposedDpEvent(E.SampledWithoutReplacementDpEvent(1000, 50, E.GaussianDpEvent(1.5)), 40),
-    E.SelfComposedDpEvent(E.SampledWithoutReplacementDpEvent(200, 100, E.GaussianDpEvent(3.0)), 5),
-])
+@pytest.mark.parametrize(
+    "event",
+    [
+        E.SelfComposedDpEvent(E.GaussianDpEvent(4.0), 10),
+        E.SelfComposedDpEvent(E.SampledWithoutReplacementDpEvent(1000, 50, E.GaussianDpEvent(1.5)), 40),
+        E.SelfComposedDpEvent(E.SampledWithoutReplacementDpEvent(200, 100, E.GaussianDpEvent(3.0)), 5),
+    ],
+)
 def test_rdp_is_never_below_the_certified_pld_lower_bound_under_replace_one(event):
     rdp = HockeystickRdpAccountant(neighboring_relation=N.REPLACE_ONE).compose(event).get_epsilon(1e-5)
     lo, up = HockeystickAccountant(N.REPLACE_ONE).compose(event).get_epsilon_bracket(1e-5)
@@ -62,11 +67,14 @@ def test_rdp_is_never_below_the_certified_pld_lower_bound_under_replace_one(even
     assert theirs < lo
 
 
-@pytest.mark.parametrize("relation, event", [
-    (N.ADD_OR_REMOVE_ONE, E.SampledWithoutReplacementDpEvent(100, 10, E.GaussianDpEvent(1.0))),
-    (N.REPLACE_ONE, E.SampledWithoutReplacementDpEvent(100, 10, E.LaplaceDpEvent(1.0))),
-    (N.REPLACE_ONE, E.RepeatAndSelectDpEvent(E.LaplaceDpEvent(1.0), 10.0, 1.0)),
-])
+@pytest.mark.parametrize(
+    "relation, event",
+    [
+        (N.ADD_OR_REMOVE_ONE, E.SampledWithoutReplacementDpEvent(100, 10, E.GaussianDpEvent(1.0))),
+        (N.REPLACE_ONE, E.SampledWithoutReplacementDpEvent(100, 10, E.LaplaceDpEvent(1.0))),
+        (N.REPLACE_ONE, E.RepeatAndSelectDpEvent(E.LaplaceDpEvent(1.0), 10.0, 1.0)),
+    ],
+)
 def test_unsupported_without_replacement_settings_are_refused(relation, event):
     acc = HockeystickRdpAccountant(neighboring_relation=relation)
     assert not acc.supports(event)
@@ -82,6 +90,7 @@ def test_edges_and_bad_input():
     assert acc.get_epsilon(1e-5) == np.inf
     with pytest.raises(ValueError, match="sample_size"):
         HockeystickRdpAccountant(neighboring_relation=N.REPLACE_ONE).compose(
-            E.SampledWithoutReplacementDpEvent(10, 11, E.GaussianDpEvent(1.0)))
+            E.SampledWithoutReplacementDpEvent(10, 11, E.GaussianDpEvent(1.0))
+        )
     with pytest.raises(ValueError, match="orders"):
         sampled_without_replacement_gaussian_rdp(1.0, 0.1, [1.0, 2.0])

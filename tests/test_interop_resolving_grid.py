@@ -38,8 +38,12 @@ DELTA = 1e-5
 
 def _event(q: float, gaussian_rounds: int = 1):
     sampled = E.PoissonSampledDpEvent(q, E.GaussianDpEvent(SIGMA))
-    return E.ComposedDpEvent([sampled if gaussian_rounds == 1 else E.SelfComposedDpEvent(sampled, gaussian_rounds),
-                              E.SelfComposedDpEvent(E.DiscreteLaplaceDpEvent(A, 1), ROUNDS)])
+    return E.ComposedDpEvent(
+        [
+            sampled if gaussian_rounds == 1 else E.SelfComposedDpEvent(sampled, gaussian_rounds),
+            E.SelfComposedDpEvent(E.DiscreteLaplaceDpEvent(A, 1), ROUNDS),
+        ]
+    )
 
 
 def _profile(event, accuracy=None, h=None) -> PlanProfile:
@@ -54,6 +58,7 @@ def _sampled_gaussian_delta(q: mp.mpf, x: mp.mpf, remove: bool) -> mp.mpf:
 
     def tail(z):  # P[N(0, 1) > z]
         return mp.erfc(z / mp.sqrt(2)) / 2
+
     ex = mp.exp(x)
     if remove:
         if ex <= 1 - q:
@@ -72,9 +77,11 @@ def _exact_delta(q: float, eps: float) -> mp.mpf:
     with mp.workdps(50):
         a, qq, e = mp.mpf(A), mp.mpf(q), mp.mpf(eps)
         up = 1 / (1 + mp.exp(-a))
-        masses = [mp.binomial(ROUNDS, j) * up ** j * (1 - up) ** (ROUNDS - j) for j in range(ROUNDS + 1)]
-        return max(mp.fsum(m * _sampled_gaussian_delta(qq, e - (2 * j - ROUNDS) * a, remove)
-                           for j, m in enumerate(masses)) for remove in (True, False))
+        masses = [mp.binomial(ROUNDS, j) * up**j * (1 - up) ** (ROUNDS - j) for j in range(ROUNDS + 1)]
+        return max(
+            mp.fsum(m * _sampled_gaussian_delta(qq, e - (2 * j - ROUNDS) * a, remove) for j, m in enumerate(masses))
+            for remove in (True, False)
+        )
 
 
 def _exact_epsilon(q: float, delta: float) -> float:
@@ -111,8 +118,10 @@ def test_rule_fires_only_beside_atoms_on_a_narrow_grid_part():
     assert spread >= 0.9 * plan_module.RESOLVE_CELLS * first  # resolved: about RESOLVE_CELLS cells per s.d.
     alone = _profile(E.PoissonSampledDpEvent(0.01, E.GaussianDpEvent(SIGMA)), accuracy=1e-3)  # no atoms
     assert alone._resolving(COARSEST_INTERVAL) == COARSEST_INTERVAL
-    wide = _profile(E.ComposedDpEvent([E.PoissonSampledDpEvent(0.5, E.GaussianDpEvent(1.0)),
-                                       E.DiscreteLaplaceDpEvent(A, 1)]), accuracy=1e-3)  # s.d. of many cells
+    wide = _profile(
+        E.ComposedDpEvent([E.PoissonSampledDpEvent(0.5, E.GaussianDpEvent(1.0)), E.DiscreteLaplaceDpEvent(A, 1)]),
+        accuracy=1e-3,
+    )  # s.d. of many cells
     assert wide._resolving(COARSEST_INTERVAL) == COARSEST_INTERVAL
 
 
@@ -135,9 +144,12 @@ def test_delta_bracket_contains_the_exact_delta(resolving, q):
         assert (up - lo) <= 1e-4 * up
 
 
-TREE_169 = E.ComposedDpEvent([  # tests.dp_accounting_pld.random_tree(np.random.default_rng(169))
-    E.SelfComposedDpEvent(E.PoissonSampledDpEvent(0.002948929414663147, E.GaussianDpEvent(2.5005578505673527)), 15),
-    E.SelfComposedDpEvent(E.DiscreteLaplaceDpEvent(0.45974725518000914, 1), 10)])
+TREE_169 = E.ComposedDpEvent(
+    [  # tests.dp_accounting_pld.random_tree(np.random.default_rng(169))
+        E.SelfComposedDpEvent(E.PoissonSampledDpEvent(0.002948929414663147, E.GaussianDpEvent(2.5005578505673527)), 15),
+        E.SelfComposedDpEvent(E.DiscreteLaplaceDpEvent(0.45974725518000914, 1), 10),
+    ]
+)
 TOP_169 = 10 * 0.45974725518000914
 
 

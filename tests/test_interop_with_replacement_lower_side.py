@@ -34,26 +34,33 @@ def realizable_delta(n: int, k: int, eps: float, scale: float = 1.0) -> float:
         def p(x):
             return sum(b[c] * lap(x, 2 * c) for c in range(k + 1))
 
-        g = mp.e ** eps
+        g = mp.e**eps
         kinks = [mp.mpf(2 * c) for c in range(k + 1)]
 
-        def integral(f):   # the kink where f changes sign is a cut too (quad is inaccurate across it: 1.6e-7 here)
+        def integral(f):  # the kink where f changes sign is a cut too (quad is inaccurate across it: 1.6e-7 here)
             roots = [mp.findroot(f, (a, z), solver="anderson") for a, z in zip(kinks, kinks[1:]) if f(a) * f(z) < 0]
             return mp.quad(lambda x: max(f(x), 0), [-mp.inf] + sorted(kinks + roots) + [mp.inf])
+
         return float(max(integral(lambda x: p(x) - g * lap(x, 0)), integral(lambda x: lap(x, 0) - g * p(x))))
 
 
 @pytest.mark.parametrize("n,k,eps", [(2, 2, 1.0), (3, 4, 1.0)])
 def test_lower_side_is_at_most_the_realizable_pairs_delta(n, k, eps):
-    lo, up = HockeystickAccountant(NeighboringRelation.REPLACE_ONE, accuracy=1e-4).compose(
-        E.SampledWithReplacementDpEvent(n, k, E.LaplaceDpEvent(1.0))).get_delta_bracket(eps)
+    lo, up = (
+        HockeystickAccountant(NeighboringRelation.REPLACE_ONE, accuracy=1e-4)
+        .compose(E.SampledWithReplacementDpEvent(n, k, E.LaplaceDpEvent(1.0)))
+        .get_delta_bracket(eps)
+    )
     exact = realizable_delta(n, k, eps)
-    assert up >= exact   # the upper side holds (it bounds every pair)
+    assert up >= exact  # the upper side holds (it bounds every pair)
     assert lo <= exact
 
 
 @pytest.mark.parametrize("n,k,eps", [(2, 2, 1.0), (3, 4, 1.0), (10, 5, 0.5)])
 def test_upper_side_is_above_the_realizable_pairs_delta(n, k, eps):
-    up = HockeystickAccountant(NeighboringRelation.REPLACE_ONE, accuracy=1e-4).compose(
-        E.SampledWithReplacementDpEvent(n, k, E.LaplaceDpEvent(1.0))).get_delta_bracket(eps)[1]
+    up = (
+        HockeystickAccountant(NeighboringRelation.REPLACE_ONE, accuracy=1e-4)
+        .compose(E.SampledWithReplacementDpEvent(n, k, E.LaplaceDpEvent(1.0)))
+        .get_delta_bracket(eps)[1]
+    )
     assert up >= realizable_delta(n, k, eps)

@@ -27,7 +27,7 @@ SIZES = [(n, k) for n in (2, 3, 5) for k in (2, 3, 5)]
 
 def _weights(n: int, k: int) -> list:
     """b_c = Binom(c; K, 1/n), exact at the working precision."""
-    return [mp.binomial(k, c) * mp.mpf(1) / n ** c * (1 - mp.mpf(1) / n) ** (k - c) for c in range(k + 1)]
+    return [mp.binomial(k, c) * mp.mpf(1) / n**c * (1 - mp.mpf(1) / n) ** (k - c) for c in range(k + 1)]
 
 
 def _one_crossing(f, lo, hi):
@@ -49,14 +49,14 @@ def laplace_realizable(n: int, k: int, eps: float, scale: float) -> float:
         b, g = _weights(n, k), mp.e ** mp.mpf(eps)
         b_ = mp.mpf(scale)
 
-        def cdf(x, m):   # Lap(m, b) distribution function
+        def cdf(x, m):  # Lap(m, b) distribution function
             return mp.exp((x - m) / b_) / 2 if x < m else 1 - mp.exp(-(x - m) / b_) / 2
 
         def pdf(x, m):
             return mp.exp(-abs(x - m) / b_) / (2 * b_)
 
         p_cdf = lambda x: sum(bc * cdf(x, 2 * c) for c, bc in enumerate(b))
-        ratio = lambda x: sum(bc * pdf(x, 2 * c) for c, bc in enumerate(b)) / pdf(x, 0)   # non-decreasing
+        ratio = lambda x: sum(bc * pdf(x, 2 * c) for c, bc in enumerate(b)) / pdf(x, 0)  # non-decreasing
         # remove: P - g Q positive where ratio > g (x above the crossing); add: Q - g P where ratio < 1/g
         x1 = _one_crossing(lambda x: g - ratio(x), mp.mpf(-1), mp.mpf(2 * k + 1))
         # (the ratio is constant below 0 and above 2K, so the crossings lie in [-1, 2K + 1] or nowhere)
@@ -75,8 +75,12 @@ def discrete_laplace_realizable(n: int, k: int, eps: float, a: float) -> float:
         top, norm, t = 2 * k, 1 / (1 + mp.exp(-a_)), mp.tanh(a_ / 2)
 
         def masses(m):
-            return ([mp.exp(-a_ * m) * norm] + [t * mp.exp(-a_ * abs(x - m)) for x in range(1, top)]
-                    + [mp.exp(-a_ * (top - m)) * norm])
+            return (
+                [mp.exp(-a_ * m) * norm]
+                + [t * mp.exp(-a_ * abs(x - m)) for x in range(1, top)]
+                + [mp.exp(-a_ * (top - m)) * norm]
+            )
+
         q = masses(0)
         p = [sum(bc * mc for bc, mc in zip(b, col)) for col in zip(*[masses(2 * c) for c in range(k + 1)])]
         assert abs(sum(p) - 1) < mp.mpf(10) ** -40 and abs(sum(q) - 1) < mp.mpf(10) ** -40
@@ -126,7 +130,9 @@ def test_discrete_laplace_bracket_holds_the_realizable_pair(n, k, a):
 
 
 @pytest.mark.parametrize("sigma", [0.5, 1.0, 3.0])
-@pytest.mark.parametrize("n,k", [(2, 2), pytest.param(3, 5, marks=pytest.mark.slow), pytest.param(5, 3, marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "n,k", [(2, 2), pytest.param(3, 5, marks=pytest.mark.slow), pytest.param(5, 3, marks=pytest.mark.slow)]
+)
 def test_gaussian_bracket_holds_the_realizable_pair(n, k, sigma):
     brackets = _brackets(E.SampledWithReplacementDpEvent(n, k, E.GaussianDpEvent(sigma)))
     _check(brackets, [gaussian_realizable(n, k, eps, sigma) for eps in EPSILONS])
@@ -140,9 +146,14 @@ def test_the_lower_side_is_the_realizable_pair_not_the_bound():
     assert exact - 1e-3 <= lo <= exact and up >= 0.3549
 
 
-@pytest.mark.parametrize("inner", [E.ComposedDpEvent([E.LaplaceDpEvent(1.0), E.LaplaceDpEvent(2.0)]),
-                                   E.SelfComposedDpEvent(E.LaplaceDpEvent(1.0), 3),
-                                   E.ComposedDpEvent([E.LaplaceDpEvent(1.0), E.DiscreteLaplaceDpEvent(0.5, 1)])])
+@pytest.mark.parametrize(
+    "inner",
+    [
+        E.ComposedDpEvent([E.LaplaceDpEvent(1.0), E.LaplaceDpEvent(2.0)]),
+        E.SelfComposedDpEvent(E.LaplaceDpEvent(1.0), 3),
+        E.ComposedDpEvent([E.LaplaceDpEvent(1.0), E.DiscreteLaplaceDpEvent(0.5, 1)]),
+    ],
+)
 def test_composed_inner_lower_side_is_below_its_lone_components_pair_and_the_upper_side(inner):
     """A composed inner's lower side is the best lone component's realizable pair (a marginal of the
     composed pair): it must be at least 0 and at most the upper side, and at most the composed realizable

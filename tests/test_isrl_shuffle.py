@@ -17,8 +17,8 @@ def shuffled_randomized_response_delta(eps0: float, n: int, eps: float) -> float
     k = np.arange(n + 1)
     rest = stats.binom.pmf(k, n - 1, q)
     shifted = np.concatenate([[0.0], rest[:-1]])
-    p = (1 - q) * shifted + q * rest          # target holds 1
-    r = q * shifted + (1 - q) * rest          # target holds 0
+    p = (1 - q) * shifted + q * rest  # target holds 1
+    r = q * shifted + (1 - q) * rest  # target holds 0
     return max(np.maximum(p - math.exp(eps) * r, 0).sum(), np.maximum(r - math.exp(eps) * p, 0).sum())
 
 
@@ -53,11 +53,14 @@ def test_delta_is_monotone_and_zero_at_eps0():
     assert np.all(np.diff(deltas) <= 0) and deltas[-1] == 0.0
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(epsilon0=-1.0, n=10), "epsilon0 must be finite and > 0"),
-    (dict(epsilon0=1.0, n=1), "n must be an integer >= 2"),
-    (dict(epsilon0=1.0, n=10.5), "n must be an integer >= 2"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(epsilon0=-1.0, n=10), "epsilon0 must be finite and > 0"),
+        (dict(epsilon0=1.0, n=1), "n must be an integer >= 2"),
+        (dict(epsilon0=1.0, n=10.5), "n must be an integer >= 2"),
+    ],
+)
 def test_refusals(kwargs, message):
     with pytest.raises(ValueError, match=message):
         ShuffledLDP(**kwargs)

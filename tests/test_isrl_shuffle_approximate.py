@@ -23,11 +23,11 @@ def shuffled_leaky_response_delta(eps0: float, delta0: float, n: int, eps: float
     k = np.arange(n + 1)[None, :]
     others = np.maximum(n - 1 - r0, 0)
     base = np.where(r0 <= n - 1, stats.binom.pmf(r0, n - 1, delta0) * stats.binom.pmf(k, others, q), 0.0)  # (r0, k)
-    down_k = np.pad(base, ((0, 0), (1, 0)))[:, :-1]      # base[r0, k - 1]
-    down_r = np.pad(base, ((1, 0), (0, 0)))[:-1, :]      # base[r0 - 1, k]
+    down_k = np.pad(base, ((0, 0), (1, 0)))[:, :-1]  # base[r0, k - 1]
+    down_r = np.pad(base, ((1, 0), (0, 0)))[:-1, :]  # base[r0 - 1, k]
     p_hidden = (1 - delta0) * ((1 - q) * down_k + q * base)
     q_hidden = delta0 * down_r + (1 - delta0) * (q * down_k + (1 - q) * base)
-    p_all = np.concatenate([p_hidden.ravel(), delta0 * base.ravel()])     # second block: the target revealed 1
+    p_all = np.concatenate([p_hidden.ravel(), delta0 * base.ravel()])  # second block: the target revealed 1
     q_all = np.concatenate([q_hidden.ravel(), np.zeros(base.size)])
     e = math.exp(eps)
     return max(np.maximum(p_all - e * q_all, 0).sum(), np.maximum(q_all - e * p_all, 0).sum())
@@ -51,7 +51,7 @@ def test_bound_is_above_an_exact_shuffled_approximate_dp_mechanism(eps0, delta0,
         bound = acc.delta(float(eps))
         assert bound >= exact - 1e-15, (eps, bound, exact)
         tight += bound < 2 * exact + 1e-3
-    assert tight >= 1   # not a vacuous bound: within a factor 2 (plus 1e-3) somewhere
+    assert tight >= 1  # not a vacuous bound: within a factor 2 (plus 1e-3) somewhere
 
 
 @pytest.mark.parametrize("eps0, delta0, n", [(1.0, 1e-8, 1000), (0.5, 1e-6, 200), (3.0, 1e-10, 10_000)])
@@ -68,7 +68,7 @@ def test_monotone_in_epsilon_delta0_and_epsilon0():
     eps = np.linspace(0, 2.0, 41)
     curve = ShuffledApproximateLDP(epsilon0=1.5, delta0=1e-6, n=500).delta(eps)
     assert np.all(np.diff(curve) <= 0)
-    assert curve[-1] == 1e-6          # from eps0 on: the local guarantee (delta0)
+    assert curve[-1] == 1e-6  # from eps0 on: the local guarantee (delta0)
     by_delta0 = ShuffledApproximateLDP(epsilon0=1.5, delta0=np.array([0, 1e-9, 1e-7, 1e-5, 1e-3]), n=500)
     for e in (0.1, 0.4, 1.0):
         assert np.all(np.diff(by_delta0.delta(e)) >= 0)
@@ -88,18 +88,22 @@ def test_epsilon_is_certified_and_falls_back_to_the_local_guarantee():
     assert acc.epsilon(1e-10) == math.inf
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(epsilon0=1.0, delta0=-1e-3, n=10), r"delta0 must lie in \[0, 1\)"),
-    (dict(epsilon0=1.0, delta0=1.0, n=10), r"delta0 must lie in \[0, 1\)"),
-    (dict(epsilon0=0.0, delta0=1e-3, n=10), "epsilon0 must be finite and > 0"),
-    (dict(epsilon0=1.0, delta0=1e-3, n=1), "n must be an integer >= 2"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(epsilon0=1.0, delta0=-1e-3, n=10), r"delta0 must lie in \[0, 1\)"),
+        (dict(epsilon0=1.0, delta0=1.0, n=10), r"delta0 must lie in \[0, 1\)"),
+        (dict(epsilon0=0.0, delta0=1e-3, n=10), "epsilon0 must be finite and > 0"),
+        (dict(epsilon0=1.0, delta0=1e-3, n=1), "n must be an integer >= 2"),
+    ],
+)
 def test_refusals(kwargs, message):
     with pytest.raises(ValueError, match=message):
         ShuffledApproximateLDP(**kwargs)
 
 
 # --- paper 003's shuffled Noisy MB-SGD -------------------------------------------------------------
+
 
 @pytest.mark.slow
 def test_shuffled_noisy_mb_sgd_amplifies_one_record_silos_and_never_exceeds_the_unshuffled_bound():
@@ -114,15 +118,27 @@ def test_shuffled_noisy_mb_sgd_amplifies_one_record_silos_and_never_exceeds_the_
     assert ShuffledNoisyMBSGD(silos=100, **big).epsilon(1e-6) == NoisyMBSGD(**big).epsilon(1e-6)
 
 
-@pytest.mark.parametrize("sigma, silos, rounds", [pytest.param(5.0, 10_000, 10, marks=pytest.mark.slow),
-                                                   (2.0, 500, 3),
-                                                   pytest.param(10.0, 2000, 20, marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "sigma, silos, rounds",
+    [
+        pytest.param(5.0, 10_000, 10, marks=pytest.mark.slow),
+        (2.0, 500, 3),
+        pytest.param(10.0, 2000, 20, marks=pytest.mark.slow),
+    ],
+)
 def test_shuffled_noisy_mb_sgd_is_above_the_sum_of_the_shuffled_messages(sigma, silos, rounds):
     """The sum of the shuffled messages (a post-processing) is N(sum of means, M sigma^2): one record moving
     its silo's mean by 2L gives the Gaussian mechanism with mu = sqrt(R) 2L / (sigma sqrt(M)) (1-D
     gradients at +-L, K = n = 1): a lower bound on the true delta every upper bound must clear."""
-    acc = ShuffledNoisyMBSGD(sigma=sigma, lipschitz=1.0, batch_size=1, silo_size=1, silos=silos, rounds=rounds,
-                             value_discretization_interval=5e-3)
+    acc = ShuffledNoisyMBSGD(
+        sigma=sigma,
+        lipschitz=1.0,
+        batch_size=1,
+        silo_size=1,
+        silos=silos,
+        rounds=rounds,
+        value_discretization_interval=5e-3,
+    )
     mu = math.sqrt(rounds) * 2 / (sigma * math.sqrt(silos))
     for eps in (0.0, 0.05, 0.2, 0.5, 1.0):
         assert acc.delta(eps) >= theta_lower(mu, eps)
@@ -153,24 +169,33 @@ def test_shuffled_noisy_mb_sgd_refusals():
 @pytest.mark.slow
 def test_shuffled_noisy_mb_sgd_registry_entry_broadcasts_sigma():
     entry = registry.get("isrl_shuffled_noisy_mb_sgd")
-    acc = entry.build(sigma=np.array([5.0, 8.0]), lipschitz=1.0, batch_size=1, silo_size=1, silos=5000, rounds=10,
-                      value_discretization_interval=5e-3)
+    acc = entry.build(
+        sigma=np.array([5.0, 8.0]),
+        lipschitz=1.0,
+        batch_size=1,
+        silo_size=1,
+        silos=5000,
+        rounds=10,
+        value_discretization_interval=5e-3,
+    )
     both = acc.epsilon(1e-6)
     assert both.shape == (2,) and both[1] <= both[0]
 
 
 def test_theorem_d5_round_is_fmt_closed_form_at_one_record_and_refused_where_its_condition_fails():
     from hockeystick.isrl import closed_form_shuffle_epsilon, theorem_d5_round
+
     eps_r, delta_r = theorem_d5_round(epsilon0=1.0, delta0=1e-12, silo_size=1, silos=10_000, delta=1e-6)
     assert eps_r == pytest.approx(closed_form_shuffle_epsilon(epsilon0=1.0, n=10_000, delta=1e-6), rel=1e-14)
     assert delta_r == pytest.approx(1e-6 + 2 * 10_000 * 1e-12, rel=1e-14)
     with pytest.raises(ValueError, match=r"epsilon0 must be <= ln\(N / \(16 ln\(2/delta\)\)\) / n"):
-        theorem_d5_round(epsilon0=0.01, delta0=1e-12, silo_size=1238, silos=25, delta=1e-6)   # App. I: N = 25
+        theorem_d5_round(epsilon0=0.01, delta0=1e-12, silo_size=1238, silos=25, delta=1e-6)  # App. I: N = 25
 
 
 @pytest.mark.slow
 def test_errata_shuffle_rows_numerical_bound_is_below_theorem_d5_and_the_unshuffled_silo():
     from hockeystick.errata_003 import shuffle_rows
+
     rows = shuffle_rows(((10_000, 1, 1, 10.0), (25, 1238, 91, 1.0)))
     fmt_row, app_i = rows
     assert fmt_row["shuffled_eps"] < 0.5 * fmt_row["paper_eps"] and fmt_row["shuffled_eps"] < fmt_row["unshuffled_eps"]

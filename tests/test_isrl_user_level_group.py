@@ -18,17 +18,28 @@ def enumerated_delta(grads: np.ndarray, new_grads: np.ndarray, batch: int, sigma
     seqs = np.array(list(itertools.product(range(n), repeat=batch)))
     mean_p, mean_q = grads[seqs].mean(axis=1), new_grads[seqs].mean(axis=1)
     x = np.linspace(-1 - 12 * sigma, 1 + 12 * sigma, 12001)
-    dens = lambda means: np.exp(-0.5 * ((x[:, None] - means[None, :]) / sigma) ** 2).mean(axis=1) / (sigma * math.sqrt(2 * math.pi))
+    dens = lambda means: (
+        np.exp(-0.5 * ((x[:, None] - means[None, :]) / sigma) ** 2).mean(axis=1) / (sigma * math.sqrt(2 * math.pi))
+    )
     p, q = dens(mean_p), dens(mean_q)
     e = np.exp(eps)[:, None]
-    return np.maximum(np.trapezoid(np.maximum(p - e * q, 0), x, axis=1), np.trapezoid(np.maximum(q - e * p, 0), x, axis=1))
+    return np.maximum(
+        np.trapezoid(np.maximum(p - e * q, 0), x, axis=1), np.trapezoid(np.maximum(q - e * p, 0), x, axis=1)
+    )
 
 
 @pytest.mark.parametrize("n, batch, group", [(4, 2, 2), (4, 3, 2), pytest.param(6, 2, 3, marks=pytest.mark.slow)])
 def test_bracket_holds_every_enumerated_configuration(n, batch, group):
     sigma = 0.6
-    acc = GroupNoisyMBSGD(sigma=sigma, lipschitz=1.0, batch_size=batch, silo_size=n, group_size=group, rounds=1,
-                          value_discretization_interval=1e-3)
+    acc = GroupNoisyMBSGD(
+        sigma=sigma,
+        lipschitz=1.0,
+        batch_size=batch,
+        silo_size=n,
+        group_size=group,
+        rounds=1,
+        value_discretization_interval=1e-3,
+    )
     eps = np.array([0.0, 0.3, 1.0, 2.0])
     rng = np.random.default_rng(5)
     pairs = []
@@ -37,7 +48,7 @@ def test_bracket_holds_every_enumerated_configuration(n, batch, group):
             new = np.array(old)
             new[:group] = new_group
             pairs.append((np.array(old), new))
-    for _ in range(10):       # interior gradients too, not only the corners of the box
+    for _ in range(10):  # interior gradients too, not only the corners of the box
         old = rng.uniform(-1, 1, n)
         new = old.copy()
         new[:group] = rng.uniform(-1, 1, group)
@@ -45,7 +56,7 @@ def test_bracket_holds_every_enumerated_configuration(n, batch, group):
     worst = np.max([enumerated_delta(a, b, batch, sigma, eps) for a, b in pairs], axis=0)
     lower, upper = acc.delta(eps, bound="both")
     assert np.all(worst <= upper + 1e-7), (worst, upper)
-    assert np.all(lower <= worst + 1e-7), (lower, worst)     # the lower side is realized by a configuration
+    assert np.all(lower <= worst + 1e-7), (lower, worst)  # the lower side is realized by a configuration
 
 
 def test_tighter_than_group_privacy():

@@ -10,8 +10,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_errata_tables_are_generated():
-    spec = importlib.util.spec_from_file_location("paper_001_errata_tables",
-                                                  ROOT / "examples" / "paper_001_errata_tables.py")
+    spec = importlib.util.spec_from_file_location(
+        "paper_001_errata_tables", ROOT / "examples" / "paper_001_errata_tables.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -40,7 +40,7 @@ def radial_reference(rho, d):
         m = (a + b) / 2
         return (a * mp.log(a / m) + b * mp.log(b / m)) / 2
 
-    lo, hi = d * mp.log1p(rho) / rho, (1 + rho) * d * mp.log1p(rho) / rho   # where p = q (to split |p - q|)
+    lo, hi = d * mp.log1p(rho) / rho, (1 + rho) * d * mp.log1p(rho) / rho  # where p = q (to split |p - q|)
     pts = [0, lo, hi, mp.inf]
     tv = mp.quad(lambda u: abs(p(u) - q(u)), pts) / 2
     return tv, mp.quad(js, [0, d, (1 + rho) * d, mp.inf])
@@ -64,9 +64,9 @@ def line_reference(rho, s):
 
     if rho == 0:
         crossings = [s / 2]
-    else:   # log q - log p = 0 is a quadratic in x
+    else:  # log q - log p = 0 is a quadratic in x
         a2, a1 = rho / (2 * (1 + rho)), s / (1 + rho)
-        a0 = -s**2 / (2 * (1 + rho)) - mp.log(1 + rho) / 2
+        a0 = -(s**2) / (2 * (1 + rho)) - mp.log(1 + rho) / 2
         disc = mp.sqrt(a1**2 - 4 * a2 * a0)
         crossings = sorted([(-a1 - disc) / (2 * a2), (-a1 + disc) / (2 * a2)])
     pts = [-mp.inf, *crossings, mp.inf]
@@ -80,24 +80,25 @@ def shifted_tv_reference(rho, d, s):
     c = d * (1 + rho) * mp.log1p(rho) + s**2
     k = mp.mpf(d - 1) / 2
 
-    def bound(x1):   # v < bound(x1) inside A
+    def bound(x1):  # v < bound(x1) inside A
         return (c - 2 * s * x1 - rho * x1**2) / rho
 
     disc = mp.sqrt(s**2 + rho * c)
-    ends = [(-s - disc) / rho, (-s + disc) / rho]     # bound(x1) >= 0 between these
+    ends = [(-s - disc) / rho, (-s + disc) / rho]  # bound(x1) >= 0 between these
 
     def cdf(v):
         return mp.gammainc(k, 0, v / 2, regularized=True) if v > 0 else mp.mpf(0)
 
     sd = mp.sqrt(1 + rho)
 
-    def clipped(a, b):   # the standard normal weight is below 1e-340 outside [-40, 40]
+    def clipped(a, b):  # the standard normal weight is below 1e-340 outside [-40, 40]
         a, b = max(a, -40), min(b, 40)
         return [a, b] if not a < 0 < b else [a, 0, b]
 
     inside_p = mp.quad(lambda x: mp.npdf(x) * cdf(bound(x)), clipped(*ends))
-    inside_q = mp.quad(lambda z: mp.npdf(z) * cdf(bound(s + sd * z) / (1 + rho)),
-                       clipped((ends[0] - s) / sd, (ends[1] - s) / sd))
+    inside_q = mp.quad(
+        lambda z: mp.npdf(z) * cdf(bound(s + sd * z) / (1 + rho)), clipped((ends[0] - s) / sd, (ends[1] - s) / sd)
+    )
     return inside_p - inside_q
 
 
@@ -179,16 +180,19 @@ def test_js_integrand_h_matches_mpmath():
         assert float(leakage.js.js_integrand_h(y)) == pytest.approx(float(ref), rel=1e-14)
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(variance=0.0, distortion_variance=1.0, dimension=2), "variance must be finite and > 0"),
-    (dict(variance=1.0, distortion_variance=-1.0, dimension=2), "distortion_variance must be finite and >= 0"),
-    (dict(variance=1.0, distortion_variance=1.0, dimension=2.5), "dimension must be an integer >= 1"),
-    (dict(variance=1.0, distortion_variance=1.0, dimension=0), "dimension must be an integer >= 1"),
-    (dict(variance=1.0, distortion_variance=np.nan, dimension=2), "must not be NaN"),
-    (dict(variance=1.0, distortion_variance=1.0, dimension=2, shift=-1.0), "shift must be finite and >= 0"),
-    (dict(variance=1.0, distortion_variance=1e-6, dimension=2, shift=1.0), "too large"),
-    (dict(variance=[1.0, 2.0], distortion_variance=[1.0, 2.0, 3.0], dimension=2), "broadcast"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(variance=0.0, distortion_variance=1.0, dimension=2), "variance must be finite and > 0"),
+        (dict(variance=1.0, distortion_variance=-1.0, dimension=2), "distortion_variance must be finite and >= 0"),
+        (dict(variance=1.0, distortion_variance=1.0, dimension=2.5), "dimension must be an integer >= 1"),
+        (dict(variance=1.0, distortion_variance=1.0, dimension=0), "dimension must be an integer >= 1"),
+        (dict(variance=1.0, distortion_variance=np.nan, dimension=2), "must not be NaN"),
+        (dict(variance=1.0, distortion_variance=1.0, dimension=2, shift=-1.0), "shift must be finite and >= 0"),
+        (dict(variance=1.0, distortion_variance=1e-6, dimension=2, shift=1.0), "too large"),
+        (dict(variance=[1.0, 2.0], distortion_variance=[1.0, 2.0, 3.0], dimension=2), "broadcast"),
+    ],
+)
 def test_bad_input_names_the_argument(kwargs, message):
     for f in (leakage.tv_exact, leakage.js_exact):
         with pytest.raises(ValueError, match=message):

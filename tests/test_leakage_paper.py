@@ -32,13 +32,15 @@ def test_c2_and_lemma_b3_bound(xi):
     c2 = (mp.exp(2 * mp.mpf(xi)) - 1) / 2
     assert leakage.c2_constant(xi) == pytest.approx(float(c2), rel=1e-15, abs=0)
     assert leakage.js_bound_from_tv(xi, 0.3) == pytest.approx(float(c2 * mp.mpf(0.3)), rel=1e-15, abs=0)
-    assert leakage.lemma_b1_lower_bound(0.9, xi, 0.01) == pytest.approx(float(mp.mpf(0.9) - c2 * mp.mpf(0.01)),
-                                                                         rel=1e-14)
+    assert leakage.lemma_b1_lower_bound(0.9, xi, 0.01) == pytest.approx(
+        float(mp.mpf(0.9) - c2 * mp.mpf(0.01)), rel=1e-14
+    )
 
 
 def test_lemma_5_5_enforces_its_assumption():
     assert leakage.lemma_5_5_upper_bound(0.5, 0.1, 0.2) == pytest.approx(
-        float(2 * mp.mpf(0.5) - (mp.exp(mp.mpf(0.2)) - 1) / 2 * mp.mpf(0.2)), rel=1e-14)
+        float(2 * mp.mpf(0.5) - (mp.exp(mp.mpf(0.2)) - 1) / 2 * mp.mpf(0.2)), rel=1e-14
+    )
     with pytest.raises(ValueError, match="assumes C_2 tv <= c1"):
         leakage.lemma_5_5_upper_bound(0.01, 2.0, 0.5)
     with pytest.raises(ValueError, match="tv must lie in"):
@@ -79,7 +81,7 @@ def test_thm_5_11_rates_are_the_solutions_of_eq_18():
     low, high = leakage.thm_5_11_sampling_rates(c6, c1, tau, g)
     r = c6 * (c1 - tau) / g
     for lo, hi, rr in zip(low, high, r):
-        roots = sorted(float(x) for x in mp.polyroots([1, -1, rr]))   # p^2 - p + r = 0
+        roots = sorted(float(x) for x in mp.polyroots([1, -1, rr]))  # p^2 - p + r = 0
         assert lo == pytest.approx(roots[0], rel=1e-14) and hi == pytest.approx(roots[1], rel=1e-14)
         grid = np.linspace(0, 1, 2001)
         inside = grid * (1 - grid) >= rr
@@ -91,7 +93,7 @@ def test_thm_5_11_rates_are_the_solutions_of_eq_18():
 def test_eq_20_rates():
     low, high = leakage.eq_20_sampling_rates(0.5, 10.0)
     assert low * (1 - low) * 10.0 == pytest.approx(0.5, rel=1e-13) and high == pytest.approx(1 - low, rel=1e-15)
-    assert leakage.eq_20_sampling_rates(5.0, 10.0) == (0.5, 0.5)      # every p meets eq. 20
+    assert leakage.eq_20_sampling_rates(5.0, 10.0) == (0.5, 0.5)  # every p meets eq. 20
 
 
 def test_tradeoff_formulas():
@@ -101,7 +103,8 @@ def test_tradeoff_formulas():
     assert leakage.nfl_constant(gamma, delta, xi) == pytest.approx(float(cd), rel=1e-14)
     assert leakage.nfl_privacy_floor(c1, float(cd), 0.01) == pytest.approx(float(c1 - cd * mp.mpf(0.01)), rel=1e-14)
     assert leakage.thm_5_12_upper_bound(c1, xi, c6, 0.05) == pytest.approx(
-        float(2 * mp.mpf(c1) - c2 / mp.mpf(c6) * mp.mpf(0.05)), rel=1e-14)
+        float(2 * mp.mpf(c1) - c2 / mp.mpf(c6) * mp.mpf(0.05)), rel=1e-14
+    )
     # Thm 5.14: at its variance the upper bound of Thm 5.12 equals the NFL's C_1
     v = leakage.thm_5_14_optimal_variance(c1, xi, c6)
     assert v == pytest.approx(float(mp.mpf(c1) * c6 / c2), rel=1e-14)
@@ -115,7 +118,7 @@ def test_exact_calibration_meets_the_target(d):
     targets = np.array([1e-7, 1e-3, 0.05, 0.3, 0.9, 0.9999])
     eps = leakage.distortion_variance_for_tv(2.5, d, targets)
     np.testing.assert_allclose(leakage.tv_exact(2.5, eps, d), targets, rtol=1e-12)
-    assert np.all(leakage.tv_exact(2.5, eps * (1 - 1e-6), d) < targets)     # smallest such variance
+    assert np.all(leakage.tv_exact(2.5, eps * (1 - 1e-6), d) < targets)  # smallest such variance
 
 
 def test_paper_calibration_overshoots_the_exact_one():

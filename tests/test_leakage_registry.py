@@ -17,10 +17,12 @@ from hockeystick.sweep import Grid, run_sweep
 DIRECT = {
     "leakage_tv": lambda p: leakage.tv_exact(p["variance"], p["distortion_variance"], p["dimension"]),
     "leakage_js": lambda p: leakage.js_exact(p["variance"], p["distortion_variance"], p["dimension"]),
-    "leakage_tv_lemma_5_7_lower": lambda p: leakage.tv_bracket(p["variance"], p["distortion_variance"],
-                                                               p["dimension"])[0],
-    "leakage_tv_lemma_5_7_upper": lambda p: leakage.tv_bracket(p["variance"], p["distortion_variance"],
-                                                               p["dimension"])[1],
+    "leakage_tv_lemma_5_7_lower": lambda p: leakage.tv_bracket(p["variance"], p["distortion_variance"], p["dimension"])[
+        0
+    ],
+    "leakage_tv_lemma_5_7_upper": lambda p: leakage.tv_bracket(p["variance"], p["distortion_variance"], p["dimension"])[
+        1
+    ],
 }
 GRID = {"variance": [0.5, 2.0], "distortion_variance": "log:1e-3:10:7", "dimension": "1,10,1000"}
 
@@ -54,43 +56,67 @@ def test_the_lemma_brackets_exact_tv_where_the_paper_says_so():
 
 
 def test_solving_for_the_distortion_variance_meets_the_target_tv():
-    table = _table(["leakage_tv"], "distortion_variance",
-                   {"variance": [0.5, 2.0], "tv": "1e-4,0.01,0.3,0.9", "dimension": "1,7,500"})
+    table = _table(
+        ["leakage_tv"],
+        "distortion_variance",
+        {"variance": [0.5, 2.0], "tv": "1e-4,0.01,0.3,0.9", "dimension": "1,7,500"},
+    )
     achieved = leakage.tv_exact(table["variance"], table["distortion_variance"], table["dimension"])
     np.testing.assert_allclose(achieved, table["tv"], rtol=1e-10)
-    np.testing.assert_array_equal(table["distortion_variance"], leakage.distortion_variance_for_tv(
-        table["variance"], table["dimension"], table["tv"]))
+    np.testing.assert_array_equal(
+        table["distortion_variance"],
+        leakage.distortion_variance_for_tv(table["variance"], table["dimension"], table["tv"]),
+    )
 
 
 def test_the_paper_calibration_is_a_sweep_too_with_its_validity_range_enforced():
-    table = _table(["leakage_distortion_lemma_5_8"], "distortion_variance",
-                   {"variance": 1.0, "dimension": "1,100", "c1": 0.5, "tau": "0.491,0.499"})
-    np.testing.assert_array_equal(table["distortion_variance"], leakage.paper_distortion_variance(
-        1.0, table["dimension"], 0.5, table["tau"]))
+    table = _table(
+        ["leakage_distortion_lemma_5_8"],
+        "distortion_variance",
+        {"variance": 1.0, "dimension": "1,100", "c1": 0.5, "tau": "0.491,0.499"},
+    )
+    np.testing.assert_array_equal(
+        table["distortion_variance"], leakage.paper_distortion_variance(1.0, table["dimension"], 0.5, table["tau"])
+    )
     with pytest.raises(ValueError, match="0 < c1 - tau < 0.01"):
-        run_sweep(Grid.from_parameters(["leakage_distortion_lemma_5_8"], "distortion_variance",
-                                       {"variance": 1.0, "dimension": 10, "c1": 0.5, "tau": "0.3,0.499"}))
+        run_sweep(
+            Grid.from_parameters(
+                ["leakage_distortion_lemma_5_8"],
+                "distortion_variance",
+                {"variance": 1.0, "dimension": 10, "c1": 0.5, "tau": "0.3,0.499"},
+            )
+        )
 
 
-@pytest.mark.parametrize("names, output, parameters, message", [
-    (["leakage_tv", "gaussian"], "tv", {}, "accountants or calculators, not both"),
-    (["leakage_tv"], "delta", {"variance": 1, "distortion_variance": 1, "dimension": 1}, "output must be 'tv'"),
-    (["leakage_tv"], "distortion_variance", {"variance": 1, "dimension": 1, "tv": 0.1, "shift": 0.0},
-     "unknown parameter"),
-    (["leakage_tv"], "tv", {"variance": 1, "dimension": 1}, "needs 'distortion_variance'"),
-    (["leakage_tv", "leakage_js"], "tv", {"variance": 1, "dimension": 1}, "different quantities"),
-    (["leakage_tv"], "tv", {"variance": 1, "distortion_variance": 1, "dimension": 1, "tv": 0.1},
-     "what the sweep computes"),
-    (["leakage_tv"], "tv", {"variance": 1, "distortion_variance": 1, "dimension": 1.5}, "integers"),
-])
+@pytest.mark.parametrize(
+    "names, output, parameters, message",
+    [
+        (["leakage_tv", "gaussian"], "tv", {}, "accountants or calculators, not both"),
+        (["leakage_tv"], "delta", {"variance": 1, "distortion_variance": 1, "dimension": 1}, "output must be 'tv'"),
+        (
+            ["leakage_tv"],
+            "distortion_variance",
+            {"variance": 1, "dimension": 1, "tv": 0.1, "shift": 0.0},
+            "unknown parameter",
+        ),
+        (["leakage_tv"], "tv", {"variance": 1, "dimension": 1}, "needs 'distortion_variance'"),
+        (["leakage_tv", "leakage_js"], "tv", {"variance": 1, "dimension": 1}, "different quantities"),
+        (
+            ["leakage_tv"],
+            "tv",
+            {"variance": 1, "distortion_variance": 1, "dimension": 1, "tv": 0.1},
+            "what the sweep computes",
+        ),
+        (["leakage_tv"], "tv", {"variance": 1, "distortion_variance": 1, "dimension": 1.5}, "integers"),
+    ],
+)
 def test_misuse_is_refused_when_the_grid_is_built(names, output, parameters, message):
     with pytest.raises(ValueError, match=message):
         Grid.from_parameters(names, output, parameters)
 
 
 def test_bad_values_are_refused_before_any_chunk_runs():
-    grid = Grid.from_parameters(["leakage_tv"], "tv", {"variance": "1,-1", "distortion_variance": 1.0,
-                                                      "dimension": 3})
+    grid = Grid.from_parameters(["leakage_tv"], "tv", {"variance": "1,-1", "distortion_variance": 1.0, "dimension": 3})
     with pytest.raises(ValueError, match="variance"):
         run_sweep(grid, progress=False)
 
@@ -109,19 +135,37 @@ def test_every_calculator_is_labelled_exact_or_paper_formula_and_its_function_sa
 
 # --- the command line ---------------------------------------------------------------------------
 
+
 def test_the_cli_sweeps_calculators_and_writes_the_same_values(tmp_path, capsys):
     from hockeystick.cli import main
 
     out = tmp_path / "tv.csv"
-    assert main(["sweep", "-a", "leakage_tv,leakage_tv_lemma_5_7_upper", "-p", "variance=1",
-                 "-p", "distortion_variance=log:1e-3:1:4", "-p", "dimension=10", "-o", str(out),
-                 "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "sweep",
+                "-a",
+                "leakage_tv,leakage_tv_lemma_5_7_upper",
+                "-p",
+                "variance=1",
+                "-p",
+                "distortion_variance=log:1e-3:1:4",
+                "-p",
+                "dimension=10",
+                "-o",
+                str(out),
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     import pandas as pd
 
     table = pd.read_csv(out)
     np.testing.assert_array_equal(table["tv_leakage_tv"], leakage.tv_exact(1.0, table["distortion_variance"], 10))
-    np.testing.assert_array_equal(table["tv_leakage_tv_lemma_5_7_upper"],
-                                  leakage.tv_bracket(1.0, table["distortion_variance"], 10)[1])
+    np.testing.assert_array_equal(
+        table["tv_leakage_tv_lemma_5_7_upper"], leakage.tv_bracket(1.0, table["distortion_variance"], 10)[1]
+    )
 
 
 def test_the_cli_calibrates_the_distortion_for_a_target_tv(capsys):
@@ -133,12 +177,17 @@ def test_the_cli_calibrates_the_distortion_for_a_target_tv(capsys):
     assert f"{expected:g}" in printed
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["calibrate", "-a", "leakage_tv", "-p", "variance=1", "-p", "dimension=10"], "give -p tv=VALUE"),
-    (["epsilon", "-a", "leakage_tv", "-p", "variance=1", "-p", "distortion_variance=1", "-p", "dimension=1"],
-     "output must be 'tv'"),
-    (["sweep", "-a", "leakage_tvv", "-p", "variance=1", "-o", "x.csv"], "did you mean 'leakage_tv'"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["calibrate", "-a", "leakage_tv", "-p", "variance=1", "-p", "dimension=10"], "give -p tv=VALUE"),
+        (
+            ["epsilon", "-a", "leakage_tv", "-p", "variance=1", "-p", "distortion_variance=1", "-p", "dimension=1"],
+            "output must be 'tv'",
+        ),
+        (["sweep", "-a", "leakage_tvv", "-p", "variance=1", "-o", "x.csv"], "did you mean 'leakage_tv'"),
+    ],
+)
 def test_cli_misuse_exits_2_with_one_line(argv, message, capsys, tmp_path, monkeypatch):
     from hockeystick.cli import main
 
@@ -160,8 +209,7 @@ def test_the_accountants_listing_names_every_calculator_and_its_kind(capsys):
 
 def test_a_calculator_has_no_lower_side_to_ask_for():
     with pytest.raises(ValueError, match="calculators compute values, not brackets"):
-        Grid.from_parameters(["leakage_tv"], "tv", {"variance": 1, "distortion_variance": 1, "dimension": 1},
-                             "lower")
+        Grid.from_parameters(["leakage_tv"], "tv", {"variance": 1, "distortion_variance": 1, "dimension": 1}, "lower")
 
 
 def test_a_calculator_sweep_is_a_labelled_dataset_too():
@@ -170,4 +218,5 @@ def test_a_calculator_sweep_is_a_labelled_dataset_too():
     assert set(data.sizes) == {"variance", "distortion_variance", "dimension"}
     np.testing.assert_array_equal(
         data["tv"].sel(variance=2.0, dimension=10).to_numpy(),
-        leakage.tv_exact(2.0, data["distortion_variance"].to_numpy(), 10))
+        leakage.tv_exact(2.0, data["distortion_variance"].to_numpy(), 10),
+    )

@@ -42,7 +42,9 @@ def test_unknown_relations_are_refused(bad):
         bounds(RO, bad)
 
 
-@pytest.mark.parametrize("stages", [list(s) for n in (1, 2, 3) for s in itertools.product((AR, RO, RS, None), repeat=n)])
+@pytest.mark.parametrize(
+    "stages", [list(s) for n in (1, 2, 3) for s in itertools.product((AR, RO, RS, None), repeat=n)]
+)
 def test_a_run_holds_under_the_relations_every_stage_bounds(stages):
     expected = tuple(r for r in RELATIONS if all(a is None or (a, r) in ONE_STEP for a in stages))
     assert run_relations(stages) == expected
@@ -56,13 +58,19 @@ STAGES = {
     "fixed_size": (dict(mechanism="fixed_size_subsampled_gaussian", sigma=1.0, batch_size=10, n=100), RO),
     "with_replacement": (dict(mechanism="with_replacement_subsampled_gaussian", sigma=1.0, batch_size=10, n=100), RO),
     "rr_replace_one": (dict(mechanism="randomized_response", noise_parameter=0.5, num_buckets=4), RO),
-    "rr_replace_special": (dict(mechanism="randomized_response", noise_parameter=0.5, num_buckets=4,
-                                relation="replace_special"), RS),
+    "rr_replace_special": (
+        dict(mechanism="randomized_response", noise_parameter=0.5, num_buckets=4, relation="replace_special"),
+        RS,
+    ),
 }
 # the relations each pair of kinds holds under, written out by hand from the table above
 PAIR_RELATIONS = {
-    frozenset({AR}): (AR, RS), frozenset({RO}): (RO,), frozenset({RS}): (RS,), frozenset({AR, RS}): (RS,),
-    frozenset({AR, RO}): (), frozenset({RO, RS}): (),
+    frozenset({AR}): (AR, RS),
+    frozenset({RO}): (RO,),
+    frozenset({RS}): (RS,),
+    frozenset({AR, RS}): (RS,),
+    frozenset({AR, RO}): (),
+    frozenset({RO, RS}): (),
 }
 
 
@@ -90,8 +98,11 @@ def test_the_mixed_run_is_refused_as_its_value_was_below_the_truth():
     """Accepted, it reported epsilon <= 7.2559; analysed wholly under replace-one (randomized response's
     replace-one pair, a group of two replace-special steps being at least as far apart) the certified
     lower bound is 7.9453."""
-    with pytest.raises(ValueError, match=r"stage 1 \(randomized_response\) is analysed under replace-special "
-                                         r"neighbours and stage 2 \(fixed_size_subsampled_gaussian\) under replace-one"):
+    with pytest.raises(
+        ValueError,
+        match=r"stage 1 \(randomized_response\) is analysed under replace-special "
+        r"neighbours and stage 2 \(fixed_size_subsampled_gaussian\) under replace-one",
+    ):
         compose_stages([RR_SPECIAL, FIXED])
     replace_one = compose_stages([STAGES["rr_replace_one"][0], FIXED]).epsilon(1e-5, bound="lower")
     assert replace_one > 7.9453 > 7.2559

@@ -14,7 +14,7 @@ from hockeystick.cli import main
 
 try:
     import tomllib
-except ModuleNotFoundError:   # Python 3.10
+except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,7 +50,9 @@ def test_the_message_says_what_needs_it_how_to_install_it_and_what_works_without
     monkeypatch.setitem(sys.modules, "pyarrow", None)
     with pytest.raises(MissingExtraError) as caught:
         require_extra("parquet output", "pyarrow", otherwise="write *.csv or *.npz")
-    assert str(caught.value) == 'parquet output needs pyarrow: pip install "hockeystick[parquet]", or write *.csv or *.npz'
+    assert (
+        str(caught.value) == 'parquet output needs pyarrow: pip install "hockeystick[parquet]", or write *.csv or *.npz'
+    )
     assert isinstance(caught.value, ModuleNotFoundError) and caught.value.name == "pyarrow"
 
 
@@ -62,8 +64,12 @@ SIMULATE = ["simulate", "{dir}/runs.toml", "-o", "{dir}/runs.csv", "--no-progres
 
 # (the modules made missing, the extra the message names, the command line, what needs it)
 CLI_CASES = [
-    (("matplotlib",), "plot", ["delta", "-a", "gaussian", "-p", "sigma=1", "--epsilon", "1", "--plot", "{dir}/d.png"],
-     "--plot"),
+    (
+        ("matplotlib",),
+        "plot",
+        ["delta", "-a", "gaussian", "-p", "sigma=1", "--epsilon", "1", "--plot", "{dir}/d.png"],
+        "--plot",
+    ),
     (("xarray",), "plot", ["plot", "{dir}/existing.npz", "-o", "{dir}/p.png"], "-o"),
     (("matplotlib",), "plot", ["figures", "--out-dir", "{dir}/figs"], "hockeystick figures"),
     (("dask", "dask.distributed", "distributed"), "dask", [*_sweep(".csv"), "--workers", "2"], "--workers"),
@@ -83,13 +89,14 @@ CLI_CASES = [
 def _make_missing(monkeypatch: pytest.MonkeyPatch, modules: tuple[str, ...]) -> None:
     for name in modules:
         monkeypatch.setitem(sys.modules, name, None)
-    if {"numba", "pandas"} & set(modules):   # the simulator checks its extra when it is first imported
+    if {"numba", "pandas"} & set(modules):  # the simulator checks its extra when it is first imported
         for name in [m for m in sys.modules if m.startswith("hockeystick.simulate")]:
             monkeypatch.delitem(sys.modules, name)
 
 
-@pytest.mark.parametrize("missing, extra, argv, what", CLI_CASES,
-                         ids=[f"{c[0][0]}-{c[2][0]}-{c[3]}" for c in CLI_CASES])
+@pytest.mark.parametrize(
+    "missing, extra, argv, what", CLI_CASES, ids=[f"{c[0][0]}-{c[2][0]}-{c[3]}" for c in CLI_CASES]
+)
 def test_a_missing_extra_on_the_command_line(places, capsys, monkeypatch, missing, extra, argv, what):
     _make_missing(monkeypatch, missing)
     code = main([a.format(dir=places) for a in argv])
@@ -110,6 +117,7 @@ def _run_to(suffix: str):
         from hockeystick.sweep import run_sweep
 
         run_sweep(_grid(), directory / f"p{suffix}", progress=False)
+
     return run
 
 
@@ -118,6 +126,7 @@ def _read(name: str):
         from hockeystick.sweep import read_sweep
 
         read_sweep(directory / name)
+
     return read
 
 
@@ -178,8 +187,7 @@ PYTHON_CASES = [
 ]
 
 
-@pytest.mark.parametrize("missing, extra, call, what", PYTHON_CASES,
-                         ids=[f"{c[0][0]}-{c[3]}" for c in PYTHON_CASES])
+@pytest.mark.parametrize("missing, extra, call, what", PYTHON_CASES, ids=[f"{c[0][0]}-{c[3]}" for c in PYTHON_CASES])
 def test_a_missing_extra_in_python(places, monkeypatch, missing, extra, call, what):
     _make_missing(monkeypatch, missing)
     with pytest.raises(MissingExtraError) as caught:
@@ -204,7 +212,7 @@ def places(tmp_path: Path) -> Path:
 
     (tmp_path / "runs.toml").write_text(RUNS)
     run_sweep(_grid(), tmp_path / "existing.npz", progress=False)
-    (tmp_path / "existing.nc").write_bytes(b"CDF\x01")   # read_sweep checks the reader before the bytes
+    (tmp_path / "existing.nc").write_bytes(b"CDF\x01")  # read_sweep checks the reader before the bytes
     return tmp_path
 
 
@@ -219,7 +227,7 @@ def test_an_optional_module_the_library_imported_unchecked_gets_the_same_words(c
     monkeypatch.setattr(demo, "run", unchecked)
     code = main(["demo"])
     err = capsys.readouterr().err
-    assert code == 2 and err == f'hockeystick demo: error: hockeystick demo needs zarr: {install_command("xarray")}\n'
+    assert code == 2 and err == f"hockeystick demo: error: hockeystick demo needs zarr: {install_command('xarray')}\n"
 
 
 def test_a_module_that_fails_inside_is_not_called_missing(monkeypatch):

@@ -54,8 +54,8 @@ def _check_delta_bracket(lo: np.ndarray, up: np.ndarray, truths: list[mp.mpf]) -
 def _check_epsilon_bracket(r: np.ndarray | list[mp.mpf], delta: np.ndarray, lo: np.ndarray, up: np.ndarray) -> None:
     for ri, di, low, high in zip(r, delta, lo, up):
         assert low <= high
-        assert _truth(ri, float(high)) <= di, (ri, di, high)                 # delta is met at the upper eps
-        assert low == 0.0 or _truth(ri, float(low)) >= di, (ri, di, low)     # and not yet met below the lower
+        assert _truth(ri, float(high)) <= di, (ri, di, high)  # delta is met at the upper eps
+        assert low == 0.0 or _truth(ri, float(low)) >= di, (ri, di, low)  # and not yet met below the lower
 
 
 def test_theta_bounds_against_mpmath() -> None:
@@ -84,8 +84,9 @@ def test_theta_bounds_far_below_the_relative_contract() -> None:
 
 def test_theta_inverses_against_mpmath() -> None:
     r, delta = _deltas(2)
-    _check_epsilon_bracket(r, delta, np.asarray(ct.theta_epsilon_lower(r, delta)),
-                           np.asarray(ct.theta_epsilon_upper(r, delta)))
+    _check_epsilon_bracket(
+        r, delta, np.asarray(ct.theta_epsilon_lower(r, delta)), np.asarray(ct.theta_epsilon_upper(r, delta))
+    )
     eps = np.random.default_rng(3).uniform(0, 20, N)
     radius = np.asarray(ct.theta_radius_lower(eps, delta))
     for e, d, rad in zip(eps, delta, radius):
@@ -131,8 +132,15 @@ def test_gaussian_dp_and_mechanism_against_mpmath() -> None:
 
 def test_noisy_fedavg_theta_is_rounded_up() -> None:
     rng = np.random.default_rng(6)
-    acct = NoisyFedAvg(clients=20, sigma=rng.uniform(0.5, 5, 40), clip=10.0, lipschitz=1.0, learning_rate=0.01,
-                       local_steps=5, rounds=600)
+    acct = NoisyFedAvg(
+        clients=20,
+        sigma=rng.uniform(0.5, 5, 40),
+        clip=10.0,
+        lipschitz=1.0,
+        learning_rate=0.01,
+        local_steps=5,
+        rounds=600,
+    )
     eps = rng.uniform(0, 20, 40)
     up = np.asarray(acct.delta(eps))
     for u, m, e in zip(up, np.asarray(acct.mu), eps):

@@ -14,11 +14,12 @@ H = 5e-3
 
 
 def test_broadcasts_parameters_and_argument():
-    acc = SubsampledGaussianPLD(sigma=np.array([[1.0], [1.5]]), sampling_rate=0.05, rounds=[20, 40, 20],
-                                value_discretization_interval=H)
+    acc = SubsampledGaussianPLD(
+        sigma=np.array([[1.0], [1.5]]), sampling_rate=0.05, rounds=[20, 40, 20], value_discretization_interval=H
+    )
     eps = acc.epsilon(1e-5)
     assert eps.shape == (2, 3)
-    assert eps[0, 0] == eps[0, 2]          # one PLD per distinct point
+    assert eps[0, 0] == eps[0, 2]  # one PLD per distinct point
     assert eps[0, 1] > eps[0, 0] > eps[1, 0]
     d = acc.delta(np.array([[0.5], [1.0]]))
     assert d.shape == (2, 3)
@@ -51,12 +52,15 @@ def test_upper_is_certified_against_finer_grid():
     assert coarse.epsilon(1e-6, bound="lower") <= fine.epsilon(1e-6)
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    (dict(sigma=-1.0, sampling_rate=0.1, rounds=10), "sigma"),
-    (dict(sigma=1.0, sampling_rate=0.0, rounds=10), "sampling_rate"),
-    (dict(sigma=1.0, sampling_rate=0.1, rounds=2.5), "rounds"),
-    (dict(sigma=[1.0, 2.0], sampling_rate=[0.1, 0.2, 0.3], rounds=10), "broadcast"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(sigma=-1.0, sampling_rate=0.1, rounds=10), "sigma"),
+        (dict(sigma=1.0, sampling_rate=0.0, rounds=10), "sampling_rate"),
+        (dict(sigma=1.0, sampling_rate=0.1, rounds=2.5), "rounds"),
+        (dict(sigma=[1.0, 2.0], sampling_rate=[0.1, 0.2, 0.3], rounds=10), "broadcast"),
+    ],
+)
 def test_bad_parameters_raise(kwargs, match):
     with pytest.raises(ValueError, match=match):
         SubsampledGaussianPLD(**kwargs)
@@ -77,12 +81,14 @@ def test_accuracy_picks_the_grid():
     acc = SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.05, rounds=100, accuracy=2e-3)
     lo, up = acc.epsilon(1e-5, bound="both")
     assert 0 <= up - lo <= 2e-3
-    fine_lo, fine_up = SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.05, rounds=100,
-                                             value_discretization_interval=2e-4).epsilon(1e-5, bound="both")
+    fine_lo, fine_up = SubsampledGaussianPLD(
+        sigma=1.0, sampling_rate=0.05, rounds=100, value_discretization_interval=2e-4
+    ).epsilon(1e-5, bound="both")
     assert lo <= fine_up and fine_lo <= up
     with pytest.raises(ValueError, match="either"):
-        SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.05, rounds=10, accuracy=1e-3,
-                              value_discretization_interval=1e-3)
+        SubsampledGaussianPLD(
+            sigma=1.0, sampling_rate=0.05, rounds=10, accuracy=1e-3, value_discretization_interval=1e-3
+        )
 
 
 def test_scalar_epsilon_gives_scalar_delta():

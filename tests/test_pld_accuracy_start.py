@@ -24,7 +24,7 @@ def test_one_grid_meets_the_accuracy(sigma, q, rounds):
     grids = set()
     step_brackets = acc._step_brackets
 
-    def recording(batch, points, step, *rest):   # the composed PLDs are dropped once evaluated
+    def recording(batch, points, step, *rest):  # the composed PLDs are dropped once evaluated
         grids.update(step[i] for i in batch)
         return step_brackets(batch, points, step, *rest)
 
@@ -37,10 +37,12 @@ def test_one_grid_meets_the_accuracy(sigma, q, rounds):
 def test_accuracy_bracket_contains_a_fine_grid_answer():
     """W3's bracket through accuracy=1e-3 holds the bracket midpoint of a 4x finer grid's run (the truth lies
     within both brackets, so they must overlap)."""
-    lo, up = pld.SubsampledGaussianPLD(sigma=0.8, sampling_rate=1e-3, rounds=100_000,
-                                       accuracy=1e-3).epsilon(DELTA, bound="both")
-    fine_lo, fine_up = pld.SubsampledGaussianPLD(sigma=0.8, sampling_rate=1e-3, rounds=100_000,
-                                                 value_discretization_interval=2.5e-5).epsilon(DELTA, bound="both")
+    lo, up = pld.SubsampledGaussianPLD(sigma=0.8, sampling_rate=1e-3, rounds=100_000, accuracy=1e-3).epsilon(
+        DELTA, bound="both"
+    )
+    fine_lo, fine_up = pld.SubsampledGaussianPLD(
+        sigma=0.8, sampling_rate=1e-3, rounds=100_000, value_discretization_interval=2.5e-5
+    ).epsilon(DELTA, bound="both")
     assert lo <= fine_up and fine_lo <= up
 
 

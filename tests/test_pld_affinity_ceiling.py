@@ -24,7 +24,7 @@ def _densities(sigma: float, q: float, remove: bool):
     s, r = mpmath.mpf(sigma), mpmath.mpf(q)
 
     def normal(x, mu):
-        return mpmath.exp(-(x - mu) ** 2 / (2 * s * s)) / (s * mpmath.sqrt(2 * mpmath.pi))
+        return mpmath.exp(-((x - mu) ** 2) / (2 * s * s)) / (s * mpmath.sqrt(2 * mpmath.pi))
 
     def mixture(x):
         return (1 - r) * normal(x, 0) + r * normal(x, 1)
@@ -32,18 +32,29 @@ def _densities(sigma: float, q: float, remove: bool):
     return (mixture, lambda x: normal(x, 0)) if remove else (lambda x: normal(x, 0), mixture)
 
 
-@pytest.mark.parametrize("sigma, q", [pytest.param(0.55, 0.048, marks=pytest.mark.slow), pytest.param(0.73, 0.023, marks=pytest.mark.slow),
-                                      (2.0, 0.3), (0.5, 1e-4)])
+@pytest.mark.parametrize(
+    "sigma, q",
+    [
+        pytest.param(0.55, 0.048, marks=pytest.mark.slow),
+        pytest.param(0.73, 0.023, marks=pytest.mark.slow),
+        (2.0, 0.3),
+        (0.5, 1e-4),
+    ],
+)
 def test_log_affinity_bounds_the_50_digit_affinity_from_above_and_closely(sigma, q):
     table = subsampled_gaussian_log_affinity(sigma, q)
     for row, remove in enumerate((True, False)):
         p, qq = _densities(sigma, q, remove)
         for k in (0, 5, 9, 17):
             lam = mpmath.mpf(float(LAMBDAS[k]))
-            exact = mpmath.log(mpmath.quad(lambda x: p(x) ** (1 - lam) * qq(x) ** lam,
-                                           [-mpmath.inf, -10 * sigma, 0, 0.5, 1, 1 + 10 * sigma, mpmath.inf]))
-            assert table[row, k] >= exact                          # an upper bound on log A
-            assert table[row, k] - exact <= 2e-6   # close: A^T off by at most e^0.2 at 10^5 rounds (h = 1e-2 cells)
+            exact = mpmath.log(
+                mpmath.quad(
+                    lambda x: p(x) ** (1 - lam) * qq(x) ** lam,
+                    [-mpmath.inf, -10 * sigma, 0, 0.5, 1, 1 + 10 * sigma, mpmath.inf],
+                )
+            )
+            assert table[row, k] >= exact  # an upper bound on log A
+            assert table[row, k] - exact <= 2e-6  # close: A^T off by at most e^0.2 at 10^5 rounds (h = 1e-2 cells)
 
 
 @pytest.mark.parametrize("sigma, q, eps", [(0.3, 0.5, 0.5), (0.5, 0.9, 1.0), (0.2, 0.9, 0.5), (0.15, 0.99, 1.0)])
@@ -53,7 +64,7 @@ def test_one_round_lower_delta_is_below_the_50_digit_delta(sigma, q, eps):
     exact = mpmath.mpf(0)
     for remove in (True, False):
         p, qq = _densities(sigma, q, remove)
-        f = lambda x: p(x) - mpmath.exp(eps) * qq(x)   # noqa: E731
+        f = lambda x: p(x) - mpmath.exp(eps) * qq(x)  # noqa: E731
         # the loss +-log(1 - q + q e^{(2x - 1) / (2 s^2)}) is monotone in x: the positive part is the
         # half-line beyond the x where it equals eps (none in the add direction once eps >= -log(1 - q))
         ratio = (mpmath.exp(eps) - 1 + q) / q if remove else (mpmath.exp(-eps) - 1 + q) / q
@@ -63,7 +74,7 @@ def test_one_round_lower_delta_is_below_the_50_digit_delta(sigma, q, eps):
         ends = [root, mpmath.inf] if remove else [-mpmath.inf, root]
         exact = max(exact, mpmath.quad(f, ends))
     lower = delta_lower_near_one(subsampled_gaussian_log_affinity(sigma, q), 1, np.array([eps]))[0]
-    assert 0.0 < lower <= exact   # (0.13, 0.05, 0.70, 0.94: the bound says something here)
+    assert 0.0 < lower <= exact  # (0.13, 0.05, 0.70, 0.94: the bound says something here)
 
 
 @pytest.mark.parametrize("sigma, q, rounds", [(0.55, 0.048, 6000), (0.5, 0.1, 2000), (0.73, 0.023, 80000)])
@@ -73,20 +84,21 @@ def test_lower_delta_near_one_is_below_every_certified_upper_delta(sigma, q, rou
     dp_accounting = pytest.importorskip("dp_accounting")
     eps = np.array([0.5, 2.0, 5.0, 10.0])
     lower = delta_lower_near_one(subsampled_gaussian_log_affinity(sigma, q), rounds, eps)
-    assert np.all(lower > 0.99)                                   # the regime the bound is for
-    _, up = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds,
-                                      value_discretization_interval=2e-2).delta(eps, bound="both")
+    assert np.all(lower > 0.99)  # the regime the bound is for
+    _, up = pld.SubsampledGaussianPLD(
+        sigma=sigma, sampling_rate=q, rounds=rounds, value_discretization_interval=2e-2
+    ).delta(eps, bound="both")
     assert np.all(lower <= up)
     theirs = dp_accounting.pld.privacy_loss_distribution.from_gaussian_mechanism(
-        sigma, sampling_prob=q, value_discretization_interval=2e-2, pessimistic_estimate=True,
-        use_connect_dots=True).self_compose(rounds)
+        sigma, sampling_prob=q, value_discretization_interval=2e-2, pessimistic_estimate=True, use_connect_dots=True
+    ).self_compose(rounds)
     assert all(lo <= theirs.get_delta_for_epsilon(e) for lo, e in zip(lower, eps))
 
 
 def test_lower_delta_is_below_one_and_zero_where_the_bound_says_nothing():
     table = subsampled_gaussian_log_affinity(0.55, 0.048)
-    far = delta_lower_near_one(table, 10 ** 5, np.array([0.5, 10.0]))
-    assert np.all(far < 1.0) and np.all(far >= 1.0 - 1e-15)     # 1 - e^{-200}: the float below 1
+    far = delta_lower_near_one(table, 10**5, np.array([0.5, 10.0]))
+    assert np.all(far < 1.0) and np.all(far >= 1.0 - 1e-15)  # 1 - e^{-200}: the float below 1
     assert delta_lower_near_one(table, 1, np.array([50.0, math.inf]))[1] == 0.0
     assert np.all(delta_lower_near_one(subsampled_gaussian_log_affinity(5.0, 1e-4), 100, np.array([0.5])) == 0.0)
 
@@ -105,8 +117,9 @@ def test_delta_near_one_meets_the_ceiling_on_the_first_grid(monkeypatch, rounds,
         return step(self, batch, *args)
 
     monkeypatch.setattr(SubsampledGaussianPLD, "_step_brackets", counted)
-    lo, up = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=1e-2,
-                                       delta_accuracy="epsilon").delta(eps, bound="both")
+    lo, up = pld.SubsampledGaussianPLD(
+        sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=1e-2, delta_accuracy="epsilon"
+    ).delta(eps, bound="both")
     assert SubsampledGaussianPLD.DELTA_CEILING <= lo <= up <= 1.0 and lo < 1.0
     assert len(calls) == 1
 
@@ -125,18 +138,20 @@ def test_fixed_grid_lower_side_near_one_is_raised_and_ordered():
     np.testing.assert_array_equal(only, lo)
 
 
-@pytest.mark.parametrize("sigma, q", [(1e-6, 0.5), (1e-300, 0.5), (1e300, 0.5), (0.5, 1e-300), (0.5, 1.0),
-                                      (5e-324, 0.5), (1.7e308, 0.5), (0.5, 5e-324)])
+@pytest.mark.parametrize(
+    "sigma, q",
+    [(1e-6, 0.5), (1e-300, 0.5), (1e300, 0.5), (0.5, 1e-300), (0.5, 1.0), (5e-324, 0.5), (1.7e308, 0.5), (0.5, 5e-324)],
+)
 def test_extreme_parameters_give_the_trivial_table_not_an_error(sigma, q):
     """Cells that cannot be built (sigma 1e-6: a loss span of 1e13) or carry nothing usable: log A <= 0,
     which is true (Hoelder) and lifts no lower side."""
     table = subsampled_gaussian_log_affinity(sigma, q)
     assert np.all(np.isfinite(table)) and np.all(table <= 0.0)
-    assert np.all(delta_lower_near_one(table, 10 ** 6, np.array([0.0, 1.0])) == 0.0)
+    assert np.all(delta_lower_near_one(table, 10**6, np.array([0.0, 1.0])) == 0.0)
 
 
 def test_gaussian_limit_matches_the_closed_form_affinity():
     """q -> 1 (the last float below 1): A(lam) of N(1, s^2) vs N(0, s^2) is exp(-lam (1 - lam) / (2 s^2))."""
-    table = subsampled_gaussian_log_affinity(1.0, 1.0 - 2.0 ** -53)
+    table = subsampled_gaussian_log_affinity(1.0, 1.0 - 2.0**-53)
     exact = -LAMBDAS * (1.0 - LAMBDAS) / 2.0
     assert np.all(table >= exact - 1e-12) and np.all(table - exact <= 2e-6)

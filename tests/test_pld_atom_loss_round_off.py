@@ -48,8 +48,8 @@ def _exact_delta(p: list[float], q: list[float], count: int, eps: float) -> mpma
     g = mpmath.exp(mpmath.mpf(eps))
     total = mpmath.mpf(0)
     for k in range(count + 1):
-        a = p_lo ** (count - k) * p_hi ** k
-        b = q_lo ** (count - k) * q_hi ** k
+        a = p_lo ** (count - k) * p_hi**k
+        b = q_lo ** (count - k) * q_hi**k
         total += mpmath.binomial(count, k) * max(a - g * b, mpmath.mpf(0))
     return total
 
@@ -57,8 +57,16 @@ def _exact_delta(p: list[float], q: list[float], count: int, eps: float) -> mpma
 def _probe_points(loss: float, h: float, count: int) -> list[float]:
     """Arguments around the composed top loss (a grid point) and the grid points beside it."""
     top = count * loss
-    near = [top, math.nextafter(top, -math.inf), math.nextafter(top, math.inf), top - h, top + h,
-            top - 1e-13 * top, top + 1e-13 * top, top - 0.5 * h]
+    near = [
+        top,
+        math.nextafter(top, -math.inf),
+        math.nextafter(top, math.inf),
+        top - h,
+        top + h,
+        top - 1e-13 * top,
+        top + 1e-13 * top,
+        top - 0.5 * h,
+    ]
     return sorted({x for x in near if x >= 0.0})
 
 
@@ -155,8 +163,17 @@ def test_laplace_atoms_charge_the_division_and_the_move(distance, scale, h):
     exact delta at and beside a, and both epsilon sides the exact crossing, down to 1e-300."""
     dist = pld.laplace(scale, sensitivity=distance, value_discretization_interval=h)
     a = distance / scale
-    eps = np.array([a, math.nextafter(a, -math.inf), math.nextafter(a, math.inf), a - 4 * math.ulp(a),
-                    a + 4 * math.ulp(a), a - h, a * (1 - 1e-13)])
+    eps = np.array(
+        [
+            a,
+            math.nextafter(a, -math.inf),
+            math.nextafter(a, math.inf),
+            a - 4 * math.ulp(a),
+            a + 4 * math.ulp(a),
+            a - h,
+            a * (1 - 1e-13),
+        ]
+    )
     eps = eps[eps >= 0]
     lo, up = dist.delta(eps, bound="both")
     for x, d_lo, d_up in zip(eps, lo, up):
@@ -184,7 +201,7 @@ def test_masses_a_few_ulps_apart_are_charged_even_where_their_logs_are_equal():
         assert lo <= true_delta <= up
         lo, up = d.epsilon(1e-40, bound="both")
         assert lo <= true_eps * (1 - mpmath.mpf(2) ** -40) and up >= true_eps
-        assert d.self_compose(5).delta(0.0) >= true_delta   # five rounds: delta only grows
+        assert d.self_compose(5).delta(0.0) >= true_delta  # five rounds: delta only grows
 
 
 def test_a_shifted_curve_at_infinite_eps_warns_nothing():
@@ -206,7 +223,9 @@ def test_the_lower_side_of_a_tiny_atom_between_grid_points_stays_below_the_truth
     lo, up = d.delta(0.5, bound="both")
     assert lo == 0.0 and up >= 0.0
     lo, up = d.epsilon(1e-320, bound="both")
-    true_eps = mpmath.log(1 - mpmath.mpf(1e-320) / mpmath.mpf(mass)) + mpmath.log(mpmath.mpf(mass) / (mpmath.mpf(mass) / mpmath.mpf(1.3636)))
+    true_eps = mpmath.log(1 - mpmath.mpf(1e-320) / mpmath.mpf(mass)) + mpmath.log(
+        mpmath.mpf(mass) / (mpmath.mpf(mass) / mpmath.mpf(1.3636))
+    )
     assert lo <= true_eps <= up
 
 

@@ -31,8 +31,21 @@ def _factor(sigma: float, q: float, h: float, pessimistic: bool):
 
 
 def _compose(pmf, rounds: int, pessimistic: bool, direct: bool, band: bool) -> dict:
-    return _core.pld_compose_many([pmf.p], [pmf.k_lo], [pmf.p_inf], pmf.h, [[(0, int(rounds))]], pessimistic, 1e-15,
-                                  1 << 27, 1, direct, True, 0.35, band)[0]
+    return _core.pld_compose_many(
+        [pmf.p],
+        [pmf.k_lo],
+        [pmf.p_inf],
+        pmf.h,
+        [[(0, int(rounds))]],
+        pessimistic,
+        1e-15,
+        1 << 27,
+        1,
+        direct,
+        True,
+        0.35,
+        band,
+    )[0]
 
 
 @pytest.mark.parametrize("direct", [False, True])
@@ -42,7 +55,7 @@ def test_band_rows_match_the_full_transform_within_the_charge(sigma, q, rounds, 
     pmf = _factor(sigma, q, h, pessimistic)
     band, full = (_compose(pmf, rounds, pessimistic, direct, b) for b in (True, False))
     assert band["k_lo"] == full["k_lo"] and band["p"].size == full["p"].size
-    assert band["p_inf"] == full["p_inf"] and band["shift"] == full["shift"]   # the same window
+    assert band["p_inf"] == full["p_inf"] and band["shift"] == full["shift"]  # the same window
     # the same bins kept, their values within the FFT's bound of each other: the charges agree closely
     # (with direct bins a band row's bins come from block moments in long double, within delta_taylor ~ 1e-17
     # against the full row's direct sums' ~1.1 u: its charges may only be smaller)
@@ -53,7 +66,7 @@ def test_band_rows_match_the_full_transform_within_the_charge(sigma, q, rounds, 
             assert band[key] == pytest.approx(full[key], rel=1e-3), key
     # both within entry_error of the exact composition, so within the sum of theirs of each other
     assert np.max(np.abs(band["p"] - full["p"])) <= band["entry_error"] + full["entry_error"]
-    assert not np.array_equal(band["p"], full["p"])   # the band path was taken (its bins are direct sums)
+    assert not np.array_equal(band["p"], full["p"])  # the band path was taken (its bins are direct sums)
 
 
 def test_a_long_one_round_support_keeps_the_full_transform():
@@ -74,14 +87,14 @@ def test_bins_past_the_certified_band_are_below_the_dropped_power(sigma, q, roun
     coarse = np.fft.rfft(folded)
     j = np.arange(pmf.p.size)
     centre = round(float(np.sum(pmf.p * j) / np.sum(pmf.p)))
-    slack = 8 * 2.0 ** -53 * math.ceil(math.log2(m_f)) * 1.001 + math.pi / m_f * float(np.sum(pmf.p * np.abs(j - centre)))
+    slack = 8 * 2.0**-53 * math.ceil(math.log2(m_f)) * 1.001 + math.pi / m_f * float(np.sum(pmf.p * np.abs(j - centre)))
     threshold = math.exp((-64 * math.log(2) - 1.0) / rounds)
     failing = np.nonzero(np.abs(coarse) + slack > threshold)[0]
     end = min(m // 2 + 1, int(failing.max()) * split + split // 2 + 1)
-    assert end < m // 8   # a narrow band: most bins are certified
+    assert end < m // 8  # a narrow band: most bins are certified
     spectrum = np.abs(np.fft.rfft(pmf.p, n=m))
     assert np.all(spectrum[end:] <= threshold * (1.0 + 1e-12))
-    assert np.max(spectrum[end:]) ** rounds <= 2.0 ** -64
+    assert np.max(spectrum[end:]) ** rounds <= 2.0**-64
 
 
 def test_band_rows_bracket_the_gaussian_closed_form():
@@ -107,11 +120,11 @@ def test_band_rows_bracket_the_gaussian_closed_form():
 EDGE_EPS = np.array([0.0, 1e-3, 0.5, 5.0, 50.0, np.inf])
 
 
-@pytest.mark.parametrize("sigma,rounds", [(2.0, 2), (10.0, 10_000), (1e3, 10 ** 6), (1e8, 2 ** 31)])
+@pytest.mark.parametrize("sigma,rounds", [(2.0, 2), (10.0, 10_000), (1e3, 10**6), (1e8, 2**31)])
 @pytest.mark.parametrize("h", [1e-3, 0.05, 1.0])
 def test_gaussian_rounds_bracket_the_closed_form_at_the_edges(sigma, rounds, h):
     one = pld.gaussian(sigma, value_discretization_interval=h)
-    lo, up = one.self_compose(rounds).delta(EDGE_EPS, bound="both")   # band rows wherever they apply
+    lo, up = one.self_compose(rounds).delta(EDGE_EPS, bound="both")  # band rows wherever they apply
     r = math.sqrt(rounds) / sigma
     assert np.all((0.0 <= lo) & (lo <= up) & (up <= 1.0))
     assert np.all(up >= theta_lower(radius_down(r), EDGE_EPS)) and np.all(lo <= theta_upper(radius_up(r), EDGE_EPS))
@@ -124,11 +137,11 @@ def test_gaussian_rounds_bracket_the_closed_form_at_the_edges(sigma, rounds, h):
 
 def test_some_gaussian_edge_takes_the_band_rows():
     taken = []
-    for sigma, rounds, h in [(10.0, 10_000, 1e-3), (1e3, 10 ** 6, 1e-3), (2.0, 2, 1e-3)]:
+    for sigma, rounds, h in [(10.0, 10_000, 1e-3), (1e3, 10**6, 1e-3), (2.0, 2, 1e-3)]:
         pmf = next(iter(pld.gaussian(sigma, value_discretization_interval=h).directions[0])).upper
         band, full = (_compose(pmf, rounds, True, False, b) for b in (True, False))
         taken.append(not np.array_equal(band["p"], full["p"]))
-    assert taken == [True, True, False]   # two rounds keep every bin: no band
+    assert taken == [True, True, False]  # two rounds keep every bin: no band
 
 
 def _binomial_delta(a: float, rounds: int, h: float, eps: float) -> float:
@@ -141,7 +154,9 @@ def _binomial_delta(a: float, rounds: int, h: float, eps: float) -> float:
     a_, e_ = mpmath.mpf(a), mpmath.mpf(eps)
     total = mpmath.mpf(0)
     for j in range(int(math.floor(eps / h)) + 1, rounds + 1):
-        total += (1 - mpmath.exp(e_ - j * mpmath.mpf(h))) * mpmath.binomial(rounds, j) * a_ ** j * (1 - a_) ** (rounds - j)
+        total += (
+            (1 - mpmath.exp(e_ - j * mpmath.mpf(h))) * mpmath.binomial(rounds, j) * a_**j * (1 - a_) ** (rounds - j)
+        )
     return float(total)
 
 

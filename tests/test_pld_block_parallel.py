@@ -17,9 +17,14 @@ ROUNDS = np.array([10.0, 400.0, 5000.0])[:, None]
 EPS = np.array([0.5, 1.0, 3.0])
 
 
-@pytest.mark.parametrize("kw", [pytest.param(dict(accuracy=1e-2), marks=pytest.mark.slow),
-                                dict(accuracy=1e-2, delta_accuracy="epsilon"),
-                                dict(value_discretization_interval=2e-3)])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        pytest.param(dict(accuracy=1e-2), marks=pytest.mark.slow),
+        dict(accuracy=1e-2, delta_accuracy="epsilon"),
+        dict(value_discretization_interval=2e-3),
+    ],
+)
 def test_values_are_bit_identical_for_any_workers(kw):
     out = {}
     for workers in (1, 2, 3, None):
@@ -29,8 +34,12 @@ def test_values_are_bit_identical_for_any_workers(kw):
     for workers in (2, 3, None):
         for a, b in zip(out[1], out[workers]):
             np.testing.assert_array_equal(a, b)
-    eps_out = {w: pld.SubsampledGaussianPLD(sigma=SIGMA, sampling_rate=Q, rounds=ROUNDS, workers=w, **kw).epsilon(
-        1e-5, bound="both") for w in (1, 2)}
+    eps_out = {
+        w: pld.SubsampledGaussianPLD(sigma=SIGMA, sampling_rate=Q, rounds=ROUNDS, workers=w, **kw).epsilon(
+            1e-5, bound="both"
+        )
+        for w in (1, 2)
+    }
     for a, b in zip(eps_out[1], eps_out[2]):
         np.testing.assert_array_equal(a, b)
 
@@ -42,8 +51,9 @@ def test_epsilon_rule_meets_accuracy_in_epsilon_and_brackets_overlap_the_relativ
     # both certified: each lower side is at most the other's upper side
     assert np.all(lo_e <= up_r) and np.all(lo_r <= up_e) and np.all(lo_e <= up_e)
     shifted = pld.SubsampledGaussianPLD(**kw).delta(EPS + np.array(RIGHT_OFFSETS)[:, None, None, None, None])
-    width = np.min([certified_epsilon_width(EPS, lo_e, up_e, EPS + d, s) for d, s in zip(RIGHT_OFFSETS, shifted)],
-                   axis=0)
+    width = np.min(
+        [certified_epsilon_width(EPS, lo_e, up_e, EPS + d, s) for d, s in zip(RIGHT_OFFSETS, shifted)], axis=0
+    )
     relevant = up_e >= pld.SubsampledGaussianPLD.DELTA_FLOOR
     assert relevant.sum() > 10
     # refinement may stall at the grid floor; most points meet the target
@@ -57,11 +67,13 @@ def test_epsilon_rule_brackets_contain_dp_accounting():
     from dp_accounting.pld import privacy_loss_distribution as pld_lib
 
     sigma, q, rounds = 1.1, 0.01, 2000
-    lo, up = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=1e-2,
-                                       delta_accuracy="epsilon").delta(EPS, bound="both")
+    lo, up = pld.SubsampledGaussianPLD(
+        sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=1e-2, delta_accuracy="epsilon"
+    ).delta(EPS, bound="both")
     for pessimistic, side in ((True, "upper"), (False, "lower")):
-        ref = pld_lib.from_gaussian_mechanism(sigma, sampling_prob=q, value_discretization_interval=1e-4,
-                                              pessimistic_estimate=pessimistic).self_compose(rounds)
+        ref = pld_lib.from_gaussian_mechanism(
+            sigma, sampling_prob=q, value_discretization_interval=1e-4, pessimistic_estimate=pessimistic
+        ).self_compose(rounds)
         theirs = np.array([ref.get_delta_for_epsilon(e) for e in EPS])
         if side == "upper":
             assert np.all(lo <= theirs * (1 + 1e-9))
@@ -91,19 +103,38 @@ def test_sweep_chunks_hold_whole_blocks_and_equal_the_accountant():
     from hockeystick.sweep import Grid
     from hockeystick.sweep.run import default_chunk_size, run_sweep
 
-    big = Grid.from_parameters("pld_subsampled_gaussian", "delta", {
-        "sigma": "log:0.5:5:50", "sampling_rate": "log:1e-4:0.1:20", "rounds": "log:10:100000:50",
-        "epsilon": "linear:0.5:10:20", "accuracy": 1e-2})
+    big = Grid.from_parameters(
+        "pld_subsampled_gaussian",
+        "delta",
+        {
+            "sigma": "log:0.5:5:50",
+            "sampling_rate": "log:1e-4:0.1:20",
+            "rounds": "log:10:100000:50",
+            "epsilon": "linear:0.5:10:20",
+            "accuracy": 1e-2,
+        },
+    )
     split, rows, row = big.chunk_layout(default_chunk_size(big))
-    assert split <= 1 and row % (50 * 20) == 0 and rows * row // (50 * 20) > 1   # several whole blocks per chunk
-    grid = Grid.from_parameters("pld_subsampled_gaussian", "delta", {
-        "sigma": [0.8, 2.0], "sampling_rate": [1e-3, 0.03], "rounds": [10, 300, 3000], "epsilon": [0.5, 2.0, 5.0],
-        "accuracy": 1e-2})
+    assert split <= 1 and row % (50 * 20) == 0 and rows * row // (50 * 20) > 1  # several whole blocks per chunk
+    grid = Grid.from_parameters(
+        "pld_subsampled_gaussian",
+        "delta",
+        {
+            "sigma": [0.8, 2.0],
+            "sampling_rate": [1e-3, 0.03],
+            "rounds": [10, 300, 3000],
+            "epsilon": [0.5, 2.0, 5.0],
+            "accuracy": 1e-2,
+        },
+    )
     swept = run_sweep(grid, progress=False).columns["delta"]
-    direct = pld.SubsampledGaussianPLD(sigma=np.array([0.8, 2.0])[:, None, None, None],
-                                       sampling_rate=np.array([1e-3, 0.03])[None, :, None, None],
-                                       rounds=np.array([10.0, 300.0, 3000.0])[:, None], accuracy=1e-2, workers=1
-                                       ).delta(np.array([0.5, 2.0, 5.0]))
+    direct = pld.SubsampledGaussianPLD(
+        sigma=np.array([0.8, 2.0])[:, None, None, None],
+        sampling_rate=np.array([1e-3, 0.03])[None, :, None, None],
+        rounds=np.array([10.0, 300.0, 3000.0])[:, None],
+        accuracy=1e-2,
+        workers=1,
+    ).delta(np.array([0.5, 2.0, 5.0]))
     np.testing.assert_array_equal(swept, direct.ravel())
 
 

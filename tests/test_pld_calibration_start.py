@@ -25,8 +25,9 @@ DELTA = 1e-5
 
 def test_gaussian_rounds_give_the_exact_calibration():
     eps, rounds = np.array([0.5, 1.0, 4.0]), np.array([1.0, 100.0, 1e4])
-    sigma = calibration_start("sigma", eps, np.full(3, DELTA), {"rounds": rounds, "sampling_rate": 1.0,
-                                                                 "sensitivity": 2.0})
+    sigma = calibration_start(
+        "sigma", eps, np.full(3, DELTA), {"rounds": rounds, "sampling_rate": 1.0, "sensitivity": 2.0}
+    )
     np.testing.assert_allclose(sigma, 2.0 * np.sqrt(rounds) / hs.theta_radius(eps, DELTA), rtol=1e-12)
     t = calibration_start("rounds", eps, np.full(3, DELTA), {"sigma": sigma, "sampling_rate": 1.0, "sensitivity": 2.0})
     np.testing.assert_array_equal(t, rounds)
@@ -35,15 +36,18 @@ def test_gaussian_rounds_give_the_exact_calibration():
 def test_subsampled_estimate_is_near_and_optimistic():
     q, rounds, eps = np.array([0.01, 0.003, 0.05]), np.array([1000.0, 3000.0, 500.0]), np.array([1.0, 2.0, 4.0])
     start = calibration_start("sigma", eps, np.full(3, DELTA), {"rounds": rounds, "sampling_rate": q})
-    got = calibrate("pld_subsampled_gaussian", "sigma", epsilon=eps, delta=DELTA, sampling_rate=q, rounds=rounds,
-                    rtol=1e-6)
+    got = calibrate(
+        "pld_subsampled_gaussian", "sigma", epsilon=eps, delta=DELTA, sampling_rate=q, rounds=rounds, rtol=1e-6
+    )
     assert np.all(start <= got) and np.all(start >= 0.7 * got), start / got
 
 
 def test_unknown_parameter_and_unreachable_targets():
     assert calibration_start("sensitivity", np.ones(1), np.full(1, DELTA), {}) is None
     # sigma 0 rounds: no finite estimate; calibrate's default start stands in
-    start = calibration_start("rounds", np.ones(1), np.full(1, DELTA), {"sigma": np.array([1e-3]), "sampling_rate": 0.5})
+    start = calibration_start(
+        "rounds", np.ones(1), np.full(1, DELTA), {"sigma": np.array([1e-3]), "sampling_rate": 0.5}
+    )
     assert np.all(np.isfinite(start)) and np.all(start >= 1)
 
 
@@ -61,7 +65,7 @@ def test_same_answer_as_the_default_start_with_no_far_evaluation(parameter, monk
         original(self, *args, **kwargs)
 
     monkeypatch.setattr(pld.SubsampledGaussianPLD, "__init__", record)
-    discretize = directional_delta.subsampled_gaussians   # the sigma search's trials, direction by direction
+    discretize = directional_delta.subsampled_gaussians  # the sigma search's trials, direction by direction
 
     def record_direction(sigma, *args, **kwargs):
         seen.append(float(np.max(sigma)))
@@ -84,11 +88,14 @@ def test_calibration_grids_ladder_and_where_there_is_none():
 
     ladder = calibration_grids("sigma", {"sampling_rate": 0.01, "rounds": 100.0})
     assert [h for h, _ in ladder] == pytest.approx([2e-3, 1e-3, 1e-4])
-    assert [o for _, o in ladder] == [{"value_discretization_interval": pytest.approx(2e-3)},
-                                      {"value_discretization_interval": pytest.approx(1e-3)}, {}]
+    assert [o for _, o in ladder] == [
+        {"value_discretization_interval": pytest.approx(2e-3)},
+        {"value_discretization_interval": pytest.approx(1e-3)},
+        {},
+    ]
     assert calibration_grids("rounds", {"value_discretization_interval": 1e-3})[0][0] == pytest.approx(2e-2)
-    assert calibration_grids("sigma", {"accuracy": 1e-2}) == []            # the grid is chosen per point
-    assert calibration_grids("sigma", {"value_discretization_interval": 5e-3}) == []   # 20 h > COARSEST_GRID
+    assert calibration_grids("sigma", {"accuracy": 1e-2}) == []  # the grid is chosen per point
+    assert calibration_grids("sigma", {"value_discretization_interval": 5e-3}) == []  # 20 h > COARSEST_GRID
     assert calibration_grids("sigma", {"value_discretization_interval": np.array([1e-4, 2e-4])}) == []
     assert calibration_grids("sensitivity", {}) == []
 
@@ -97,10 +104,26 @@ def test_coarse_answers_extrapolate_towards_the_requested_grid():
     """The ladder's premise: on grid h the calibrated log sigma is about u_inf + c h^2, so the Richardson
     value from h = 2e-3 and 1e-3 lands much nearer the answer at 1e-4 than the 1e-3 answer does."""
     q, rounds, eps = np.array([0.05, 0.002, 0.02]), np.array([300.0, 5000.0, 2000.0]), np.array([6.0, 1.0, 3.0])
-    u = {h: np.log(calibrate("pld_subsampled_gaussian", "sigma", epsilon=eps, delta=DELTA, sampling_rate=q,
-                             rounds=rounds, value_discretization_interval=h, rtol=1e-9)) for h in (2e-3, 1e-3, 1e-4)}
+    u = {
+        h: np.log(
+            calibrate(
+                "pld_subsampled_gaussian",
+                "sigma",
+                epsilon=eps,
+                delta=DELTA,
+                sampling_rate=q,
+                rounds=rounds,
+                value_discretization_interval=h,
+                rtol=1e-9,
+            )
+        )
+        for h in (2e-3, 1e-3, 1e-4)
+    }
     predicted = u[1e-3] + (u[1e-3] - u[2e-3]) * (1e-8 - 1e-6) / (1e-6 - 4e-6)
-    assert np.all(np.abs(predicted - u[1e-4]) < 0.2 * np.abs(u[1e-3] - u[1e-4])), (predicted - u[1e-4], u[1e-3] - u[1e-4])
+    assert np.all(np.abs(predicted - u[1e-4]) < 0.2 * np.abs(u[1e-3] - u[1e-4])), (
+        predicted - u[1e-4],
+        u[1e-3] - u[1e-4],
+    )
 
 
 @pytest.mark.slow
@@ -113,7 +136,9 @@ def test_random_targets_are_certified_minimal_and_equal_to_the_plain_search():
     kwargs = dict(epsilon=eps, delta=DELTA, sampling_rate=q, rounds=rounds, rtol=1e-9)
     sigma = calibrate("pld_subsampled_gaussian", "sigma", **kwargs)
     assert np.all(pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds).delta(eps) <= DELTA)
-    assert np.all(pld.SubsampledGaussianPLD(sigma=sigma * (1 - 1e-6), sampling_rate=q, rounds=rounds).delta(eps) > DELTA)
+    assert np.all(
+        pld.SubsampledGaussianPLD(sigma=sigma * (1 - 1e-6), sampling_rate=q, rounds=rounds).delta(eps) > DELTA
+    )
     np.testing.assert_allclose(sigma, calibrate("pld_subsampled_gaussian", "sigma", start=1.0, **kwargs), rtol=1e-8)
 
 
@@ -131,14 +156,14 @@ def test_the_first_step_on_the_requested_grid_lands_just_past_the_answer(q, roun
 
     def recording(self, x, idx):
         f = original(self, x, idx)
-        if "value_discretization_interval" not in self.params:   # the requested grid's evaluations
+        if "value_discretization_interval" not in self.params:  # the requested grid's evaluations
             fine.extend(zip(np.atleast_1d(x).tolist(), f.tolist()))
         return f
 
     monkeypatch.setattr(calibrate_module._Problem, "log_excess", recording)
     sigma = calibrate("pld_subsampled_gaussian", "sigma", epsilon=eps, delta=DELTA, sampling_rate=q, rounds=rounds)
     (x0, f0), (x1, f1) = fine[:2]
-    assert f0 * f1 < 0   # the first step crosses
+    assert f0 * f1 < 0  # the first step crosses
     start_error, past = abs(np.log(x0 / sigma)), abs(np.log(x1 / sigma))
     assert 0.05 * start_error < past < 0.4 * start_error, (start_error, past)
 
@@ -146,13 +171,22 @@ def test_the_first_step_on_the_requested_grid_lands_just_past_the_answer(q, roun
 def test_a_coarse_grid_that_refuses_leaves_the_search_to_the_requested_grid(monkeypatch):
     kwargs = dict(epsilon=np.array([1.0, 3.0]), delta=DELTA, sampling_rate=np.array([0.01, 0.03]), rounds=300.0)
     plain = calibrate("pld_subsampled_gaussian", "sigma", **kwargs)
-    refusing = [(200.0, {"value_discretization_interval": 200.0}), (150.0, {"value_discretization_interval": 150.0}),
-                (1e-4, {})]   # h > 100 is refused (ValueError) by the accountant
-    monkeypatch.setattr(pld.SubsampledGaussianPLD, "calibration_grids", staticmethod(lambda parameter, params: refusing))
+    refusing = [
+        (200.0, {"value_discretization_interval": 200.0}),
+        (150.0, {"value_discretization_interval": 150.0}),
+        (1e-4, {}),
+    ]  # h > 100 is refused (ValueError) by the accountant
+    monkeypatch.setattr(
+        pld.SubsampledGaussianPLD, "calibration_grids", staticmethod(lambda parameter, params: refusing)
+    )
     again = calibrate("pld_subsampled_gaussian", "sigma", **kwargs)
     np.testing.assert_allclose(again, plain, rtol=1e-9)
-    assert np.all(pld.SubsampledGaussianPLD(sigma=again, sampling_rate=kwargs["sampling_rate"], rounds=300.0)
-                  .delta(kwargs["epsilon"]) <= DELTA)
+    assert np.all(
+        pld.SubsampledGaussianPLD(sigma=again, sampling_rate=kwargs["sampling_rate"], rounds=300.0).delta(
+            kwargs["epsilon"]
+        )
+        <= DELTA
+    )
 
 
 @pytest.mark.slow
@@ -168,16 +202,25 @@ def test_same_sigma_and_rounds_as_dp_accounting_calibrate_dp_mechanism():
 
     def event(sigma: float, count: int) -> dp_accounting.DpEvent:
         return dp_accounting.SelfComposedDpEvent(
-            dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(sigma)), count)
+            dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(sigma)), count
+        )
 
     def fresh() -> pld_privacy_accountant.PLDAccountant:
         return pld_privacy_accountant.PLDAccountant(value_discretization_interval=1e-4)
 
     theirs = mechanism_calibration.calibrate_dp_mechanism(fresh, lambda s: event(s, rounds), eps, DELTA)
-    lo, up = calibrate("pld_subsampled_gaussian", "sigma", epsilon=eps, delta=DELTA, sampling_rate=q, rounds=rounds,
-                       bound="both")
+    lo, up = calibrate(
+        "pld_subsampled_gaussian", "sigma", epsilon=eps, delta=DELTA, sampling_rate=q, rounds=rounds, bound="both"
+    )
     assert abs(up / theirs - 1) < 1e-6 and lo * (1 - 1e-6) <= theirs, (lo, up, theirs)
     theirs_t = mechanism_calibration.calibrate_dp_mechanism(
-        fresh, lambda t: event(1.0, int(t)), eps, DELTA,
-        bracket_interval=mechanism_calibration.LowerEndpointAndGuess(1, 1000), discrete=True)
-    assert calibrate("pld_subsampled_gaussian", "rounds", epsilon=eps, delta=DELTA, sampling_rate=q, sigma=1.0) == theirs_t
+        fresh,
+        lambda t: event(1.0, int(t)),
+        eps,
+        DELTA,
+        bracket_interval=mechanism_calibration.LowerEndpointAndGuess(1, 1000),
+        discrete=True,
+    )
+    assert (
+        calibrate("pld_subsampled_gaussian", "rounds", epsilon=eps, delta=DELTA, sampling_rate=q, sigma=1.0) == theirs_t
+    )

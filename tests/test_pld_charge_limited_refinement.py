@@ -21,15 +21,18 @@ EPS = np.linspace(0.5, 10.0, 20)
 
 
 def _refined(sigma: float, q: float, rounds: int, eps: np.ndarray = EPS) -> tuple[np.ndarray, np.ndarray]:
-    return SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=1e-2,
-                                 delta_accuracy="epsilon", workers=1).delta(eps, bound="both")
+    return SubsampledGaussianPLD(
+        sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=1e-2, delta_accuracy="epsilon", workers=1
+    ).delta(eps, bound="both")
 
 
-def _overlaps_fixed_grids(sigma: float, q: float, rounds: int, lo: np.ndarray, up: np.ndarray,
-                          grids: tuple[float, ...]) -> None:
+def _overlaps_fixed_grids(
+    sigma: float, q: float, rounds: int, lo: np.ndarray, up: np.ndarray, grids: tuple[float, ...]
+) -> None:
     for h in grids:
-        f_lo, f_up = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds,
-                                           value_discretization_interval=h).delta(EPS, bound="both")
+        f_lo, f_up = SubsampledGaussianPLD(
+            sigma=sigma, sampling_rate=q, rounds=rounds, value_discretization_interval=h
+        ).delta(EPS, bound="both")
         assert np.all(lo <= f_up) and np.all(f_lo <= up), h
 
 
@@ -38,8 +41,11 @@ def _epsilon_width(sigma: float, q: float, rounds: int, lo: np.ndarray, up: np.n
     (``left_epsilon_width``), the shifted arguments' sides refined too."""
     shifted = [_refined(sigma, q, rounds, EPS + d)[1] for d in RIGHT_OFFSETS]
     left = _refined(sigma, q, rounds, EPS - 0.0099)[0]
-    return np.min([certified_epsilon_width(EPS, lo, up, EPS + d, s) for d, s in zip(RIGHT_OFFSETS, shifted)]
-                  + [left_epsilon_width(EPS, up, EPS - 0.0099, left)], axis=0)
+    return np.min(
+        [certified_epsilon_width(EPS, lo, up, EPS + d, s) for d, s in zip(RIGHT_OFFSETS, shifted)]
+        + [left_epsilon_width(EPS, up, EPS - 0.0099, left)],
+        axis=0,
+    )
 
 
 def test_an_argument_whose_charges_fit_the_tolerance_is_refined_until_met(visited_grids):
@@ -52,7 +58,7 @@ def test_an_argument_whose_charges_fit_the_tolerance_is_refined_until_met(visite
     lo, up = _refined(3.276, 0.016, 2812)
     assert visited_grids[0] == pytest.approx(6.4e-4), visited_grids
     assert np.all(lo <= up)
-    above_floor = up >= SubsampledGaussianPLD.DELTA_FLOOR   # below it G1's floor rule holds
+    above_floor = up >= SubsampledGaussianPLD.DELTA_FLOOR  # below it G1's floor rule holds
     assert np.all(_epsilon_width(3.276, 0.016, 2812, lo, up)[above_floor] <= 1e-2)
     _overlaps_fixed_grids(3.276, 0.016, 2812, lo, up, (6.4e-4, 1.6e-4, 4e-5))
 
@@ -119,8 +125,9 @@ def test_a_gap_near_one_set_by_the_cells_edge_factor_is_not_refined(visited_grid
     before the edge factor decides (the finest 9e-4).  Its brackets still hold every
     fixed grid's at 5964 rounds."""
     rounds = np.round(np.logspace(1, 5, 50))
-    lo, up = SubsampledGaussianPLD(sigma=0.5493, sampling_rate=0.04833, rounds=rounds[:, None], accuracy=1e-2,
-                                   delta_accuracy="epsilon", workers=1).delta(EPS, bound="both")
+    lo, up = SubsampledGaussianPLD(
+        sigma=0.5493, sampling_rate=0.04833, rounds=rounds[:, None], accuracy=1e-2, delta_accuracy="epsilon", workers=1
+    ).delta(EPS, bound="both")
     assert min(visited_grids) > 1e-4, min(visited_grids)
     assert np.all(lo <= up)
     row = int(np.flatnonzero(rounds == 5964)[0])
@@ -140,7 +147,7 @@ def test_a_charge_limited_argument_down_from_its_cap_takes_one_rung_more(visited
     above_floor = up >= SubsampledGaussianPLD.DELTA_FLOOR
     assert above_floor[-1] and np.all(_epsilon_width(sigma, q, rounds, lo, up)[above_floor] <= 1e-2)
     _overlaps_fixed_grids(sigma, q, rounds, lo, up, (2.56e-3, 1.6e-4))
-    monkeypatch.setattr(SubsampledGaussianPLD, "NEAR_CAPPED", 0.0)   # no argument is near its cap: it stops
+    monkeypatch.setattr(SubsampledGaussianPLD, "NEAR_CAPPED", 0.0)  # no argument is near its cap: it stops
     stopped_lo, stopped_up = _refined(sigma, q, rounds)
     assert stopped_up[-1] >= SubsampledGaussianPLD.DELTA_FLOOR
     assert _epsilon_width(sigma, q, rounds, stopped_lo, stopped_up)[-1] > 1e-2

@@ -43,10 +43,12 @@ DISTRIBUTIONS = {
     "laplace third": lambda: pld.laplace(1.0 / 3.0, value_discretization_interval=0.1).self_compose(3),
     "discrete laplace": lambda: pld.discrete_laplace(0.7, 2, value_discretization_interval=1e-2).self_compose(4),
     "randomized response": lambda: pld.randomized_response(0.3, 5, value_discretization_interval=1e-3).self_compose(3),
-    "from_distributions 5": lambda: pld.from_distributions(*_pair(5.0), value_discretization_interval=1e-2,
-                                                           symmetric=True).self_compose(4),
-    "from_distributions 700": lambda: pld.from_distributions(*_pair(700.0), value_discretization_interval=1.0,
-                                                             symmetric=True).self_compose(3),
+    "from_distributions 5": lambda: pld.from_distributions(
+        *_pair(5.0), value_discretization_interval=1e-2, symmetric=True
+    ).self_compose(4),
+    "from_distributions 700": lambda: pld.from_distributions(
+        *_pair(700.0), value_discretization_interval=1.0, symmetric=True
+    ).self_compose(3),
 }
 
 
@@ -73,10 +75,19 @@ def _arguments(pmf: GridPMF) -> np.ndarray:
     losses = pmf.losses
     lo, hi, s = float(losses[0]), float(losses[-1]), pmf.loss_shift
     at = losses[RNG.integers(0, losses.size, 80)]
-    return np.concatenate([RNG.uniform(lo - 1.0, hi + 1.0, 300), at, np.nextafter(at, np.inf),
-                           np.nextafter(at, -np.inf), at + s, at - s, np.nextafter(at - s, -np.inf),
-                           np.nextafter(at + s, np.inf),
-                           [-np.inf, np.inf, 0.0, -0.0, 1e300, -1e300, lo, hi, hi + 1e-9, lo - 1e-9]])
+    return np.concatenate(
+        [
+            RNG.uniform(lo - 1.0, hi + 1.0, 300),
+            at,
+            np.nextafter(at, np.inf),
+            np.nextafter(at, -np.inf),
+            at + s,
+            at - s,
+            np.nextafter(at - s, -np.inf),
+            np.nextafter(at + s, np.inf),
+            [-np.inf, np.inf, 0.0, -0.0, 1e300, -1e300, lo, hi, hi + 1e-9, lo - 1e-9],
+        ]
+    )
 
 
 def _moved(values: np.ndarray, s: float, up: bool) -> np.ndarray:
@@ -92,8 +103,9 @@ def _tabled_reference(pmf: GridPMF, epsilon: np.ndarray) -> np.ndarray:
     raw = _core.PldGridProfile(pmf.p, pmf.k_lo, pmf.h, pmf.p_inf).delta(eps, 1)
     scaled = eps / pmf.h
     above = np.minimum(np.maximum(np.floor(scaled) - pmf.k_lo + 1, 0.0), n).astype(np.int64)
-    charge = (np.zeros(n + 1) if pmf.total_error == 0.0
-              else pmf._charge_above(n - np.arange(n + 1, dtype=np.float64)))[above]
+    charge = (np.zeros(n + 1) if pmf.total_error == 0.0 else pmf._charge_above(n - np.arange(n + 1, dtype=np.float64)))[
+        above
+    ]
     if pmf.pessimistic:
         return np.minimum(raw * (1.0 + slack) + pmf.shift + charge, 1.0)
     low = np.maximum(raw * (1.0 - slack) + pmf.shift - 2.0 * charge, 0.0)
@@ -174,11 +186,25 @@ def test_delta_tabled_agrees_with_delta_many(tag: str, pmf: GridPMF) -> None:
 
 @pytest.mark.parametrize("tag, pmf", PMFS, ids=[tag for tag, _ in PMFS])
 def test_epsilon_is_the_unshifted_scan_moved_outward(tag: str, pmf: GridPMF) -> None:
-    targets = np.concatenate([10.0 ** -np.linspace(0.0, 320.0, 120), [0.0, 1.0, 1.5, 5e-324],
-                              _fresh(pmf).delta(_arguments(pmf)[:60])])
+    targets = np.concatenate(
+        [10.0 ** -np.linspace(0.0, 320.0, 120), [0.0, 1.0, 1.5, 5e-324], _fresh(pmf).delta(_arguments(pmf)[:60])]
+    )
     scan = _core.pld_charged_epsilon if pmf.pessimistic else _core.pld_charged_lower_epsilon
-    unshifted = scan(pmf.p, pmf.k_lo, pmf.h, pmf.p_inf, pmf.shift, pmf._slack(), pmf.entry_error, pmf.total_error,
-                     pmf.spectral_l2, pmf.inverse_error, 0.0, targets, pmf.inverse_l2)
+    unshifted = scan(
+        pmf.p,
+        pmf.k_lo,
+        pmf.h,
+        pmf.p_inf,
+        pmf.shift,
+        pmf._slack(),
+        pmf.entry_error,
+        pmf.total_error,
+        pmf.spectral_l2,
+        pmf.inverse_error,
+        0.0,
+        targets,
+        pmf.inverse_l2,
+    )
     want = _moved(unshifted, pmf.loss_shift, pmf.pessimistic)
     got = _fresh(pmf).epsilon(targets)
     assert got.tobytes() == want.tobytes(), tag
@@ -187,15 +213,18 @@ def test_epsilon_is_the_unshifted_scan_moved_outward(tag: str, pmf: GridPMF) -> 
     assert single.shape == () and single.tobytes() == want[3:4].tobytes()
 
 
-@pytest.mark.parametrize("tag, pmf", [(t, p) for t, p in PMFS if not p.pessimistic and p.total_error > 0.0],
-                         ids=[t for t, p in PMFS if not p.pessimistic and p.total_error > 0.0])
+@pytest.mark.parametrize(
+    "tag, pmf",
+    [(t, p) for t, p in PMFS if not p.pessimistic and p.total_error > 0.0],
+    ids=[t for t, p in PMFS if not p.pessimistic and p.total_error > 0.0],
+)
 def test_the_cpp_suffix_maxima_are_numpys(tag: str, pmf: GridPMF) -> None:
     """The table built in C++ (``_envelope_table``) is numpy's suffix maxima bit for bit, and its top part
     is ``_envelope_top``'s (which queries above loss 0 read)."""
     table = _fresh(pmf)._envelope_table
     assert table.tobytes() == _suffix_maxima(pmf).tobytes(), tag
     top = _fresh(pmf)
-    assert np.append(top._envelope_top(1), 0.0).tobytes() == table[top._top:].tobytes(), tag
+    assert np.append(top._envelope_top(1), 0.0).tobytes() == table[top._top :].tobytes(), tag
 
 
 def test_loss_shifted_rounds_outward_and_keeps_infinities_and_nan() -> None:
@@ -232,8 +261,9 @@ def test_tabled_sides_bracket_the_exact_curve_at_a_shifted_atom(count: int) -> N
     dist = pld.from_distributions(*_pair(700.0), value_discretization_interval=1.0, symmetric=True).self_compose(count)
     (upper,), (lower,) = dist.composed(True), dist.composed(False)
     top = 700.0 * count
-    eps = np.array([top, np.nextafter(top, -np.inf), np.nextafter(top, np.inf), top - 1.0, top - 0.5, top + 1.0,
-                    0.0, -3.0, 350.0])
+    eps = np.array(
+        [top, np.nextafter(top, -np.inf), np.nextafter(top, np.inf), top - 1.0, top - 0.5, top + 1.0, 0.0, -3.0, 350.0]
+    )
     up, low = _fresh(upper).delta_tabled(eps), _fresh(lower).delta_tabled(eps)
     for x, a, b in zip(eps, low, up):
         exact = _exact_delta(count, float(x))
@@ -285,8 +315,19 @@ def _heavily_charged(l2: float) -> GridPMF:
     inf leaves the entry and total bounds)."""
     k = np.arange(400)
     p = np.exp(-0.5 * ((k - 150) / 40.0) ** 2)
-    return GridPMF(-150, 0.01, p / p.sum() * (1.0 - 1e-9), 1e-9, 0.0, True, entry_error=2e-6, total_error=3e-4,
-                   spectral_l2=l2, inverse_error=1e-7, inverse_l2=1e-6)
+    return GridPMF(
+        -150,
+        0.01,
+        p / p.sum() * (1.0 - 1e-9),
+        1e-9,
+        0.0,
+        True,
+        entry_error=2e-6,
+        total_error=3e-4,
+        spectral_l2=l2,
+        inverse_error=1e-7,
+        inverse_l2=1e-6,
+    )
 
 
 def _assert_first_interval_met(pmf: GridPMF, targets: np.ndarray, got: np.ndarray) -> None:
@@ -297,7 +338,7 @@ def _assert_first_interval_met(pmf: GridPMF, targets: np.ndarray, got: np.ndarra
     # 1 - e^{eps - l} is 0 there), which the reference's count of the points above, floor(eps / h) in floats,
     # may not at eps = l itself
     assert np.all(_side_reference(pmf, np.nextafter(got, np.inf), True) <= targets)
-    below = (np.ceil(got / pmf.h - 1e-9) - 1.0) * pmf.h   # the grid point that closes the answer's interval below
+    below = (np.ceil(got / pmf.h - 1e-9) - 1.0) * pmf.h  # the grid point that closes the answer's interval below
     inside = below >= pmf.k_lo * pmf.h
     assert np.all(_side_reference(pmf, below[inside], True) > targets[inside])
 
@@ -314,7 +355,7 @@ def test_charged_epsilon_is_the_first_grid_interval_the_charged_curve_meets(l2: 
     got = pmf.epsilon(targets)
     _assert_first_interval_met(pmf, targets, got)
     charged = _charge_reference(pmf, got)
-    assert np.mean(charged > 0.2 * targets) > 0.3   # the charge decides many of them
+    assert np.mean(charged > 0.2 * targets) > 0.3  # the charge decides many of them
 
 
 def test_charged_epsilon_with_a_charge_falling_in_the_count_still_stops_at_the_first_interval() -> None:

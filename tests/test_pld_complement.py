@@ -29,14 +29,24 @@ def _gaussian_complement(sigma: float, rounds: int, eps: float) -> mpmath.mpf:
 
 
 def _bracket(sigma: float, q: float, rounds: int, h: float, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    factors = [complement.subsampled_gaussian_factors(sigma, q, True, h),
-               complement.subsampled_gaussian_factors(sigma, q, False, h)]
+    factors = [
+        complement.subsampled_gaussian_factors(sigma, q, True, h),
+        complement.subsampled_gaussian_factors(sigma, q, False, h),
+    ]
     return complement.delta_brackets(factors, [rounds], [eps])[0]
 
 
-@pytest.mark.parametrize("sigma, rounds, h, width", [(0.9, 100, 1e-2, 1e-3), (0.9, 100, 2e-3, 1e-4),
-                                                     (0.5, 40, 2e-3, 1e-3), (0.6, 1000, 2e-3, 1e-2),
-                                                     (8.0, 10000, 1e-3, 5e-4), (26.0, 100000, 1e-3, 5e-3)])
+@pytest.mark.parametrize(
+    "sigma, rounds, h, width",
+    [
+        (0.9, 100, 1e-2, 1e-3),
+        (0.9, 100, 2e-3, 1e-4),
+        (0.5, 40, 2e-3, 1e-3),
+        (0.6, 1000, 2e-3, 1e-2),
+        (8.0, 10000, 1e-3, 5e-4),
+        (26.0, 100000, 1e-3, 5e-3),
+    ],
+)
 def test_gaussian_composition_is_bracketed_with_relative_accuracy_in_the_complement(sigma, rounds, h, width):
     """q = 1 (the cells of N(1, s^2) against N(0, s^2)): 1 - delta between 1e-13 and 1e-5, where delta's own
     bracket is absolute (about 1e-10 after many rounds); the complement's is relative, and stays so after 10^5
@@ -46,10 +56,10 @@ def test_gaussian_composition_is_bracketed_with_relative_accuracy_in_the_complem
     lo, up = _bracket(sigma, 1.0, rounds, h, eps)
     for e, low, high in zip(eps, lo, up):
         exact = _gaussian_complement(sigma, rounds, e)
-        assert 1 - high <= exact <= 1 - low                    # each side on its own side of the truth
-        assert (up - lo).max() < 1e-3                           # and delta itself tight
+        assert 1 - high <= exact <= 1 - low  # each side on its own side of the truth
+        assert (up - lo).max() < 1e-3  # and delta itself tight
         if exact > 1e-11:
-            assert ((1 - low) - (1 - high)) / exact <= width   # 1 - delta to a small relative width
+            assert ((1 - low) - (1 - high)) / exact <= width  # 1 - delta to a small relative width
 
 
 @pytest.mark.parametrize("tilt", [0.0, 0.25, 1.0])
@@ -75,11 +85,11 @@ def test_one_round_bracket_holds_the_50_digit_delta(sigma, q, eps):
     s, r = mpmath.mpf(sigma), mpmath.mpf(q)
 
     def normal(x, mu):
-        return mpmath.exp(-(x - mu) ** 2 / (2 * s * s)) / (s * mpmath.sqrt(2 * mpmath.pi))
+        return mpmath.exp(-((x - mu) ** 2) / (2 * s * s)) / (s * mpmath.sqrt(2 * mpmath.pi))
 
     exact = mpmath.mpf(0)
     for remove in (True, False):
-        mix = lambda x: (1 - r) * normal(x, 0) + r * normal(x, 1)   # noqa: E731
+        mix = lambda x: (1 - r) * normal(x, 0) + r * normal(x, 1)  # noqa: E731
         p, qq = (mix, lambda x: normal(x, 0)) if remove else (lambda x: normal(x, 0), mix)
         ratio = (mpmath.exp(eps) - 1 + r) / r if remove else (mpmath.exp(-eps) - 1 + r) / r
         if ratio <= 0:
@@ -158,8 +168,9 @@ def test_edges_of_epsilon_and_grid_stay_on_the_safe_side(h):
     # ordered, and overlapping the composed PMFs' certified bracket on a fine grid
     small_lo, small_up = _bracket(5.0, 1e-4, 10, h, eps)
     assert np.all((0.0 <= small_lo) & (small_lo <= small_up) & (small_up <= 1.0)) and small_lo[-1] == 0.0
-    f_lo, f_up = SubsampledGaussianPLD(sigma=5.0, sampling_rate=1e-4, rounds=10,
-                                       value_discretization_interval=1e-4).delta(eps, bound="both")
+    f_lo, f_up = SubsampledGaussianPLD(
+        sigma=5.0, sampling_rate=1e-4, rounds=10, value_discretization_interval=1e-4
+    ).delta(eps, bound="both")
     assert np.all(np.maximum(f_lo, small_lo) <= np.minimum(f_up, small_up))
 
 
@@ -167,6 +178,7 @@ def test_infinite_and_nan_epsilon_give_the_trivial_sides_without_a_warning():
     """eps = -inf (delta 1), +inf (delta 0) and nan: upper side 1, lower side 0, no floating-point warning (the
     tilted sums' slack met 0 x inf at -inf)."""
     import warnings
+
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         lo, up = _bracket(1.0, 0.1, 100, 1e-2, np.array([-np.inf, np.inf, np.nan, 1.0]))
@@ -178,20 +190,22 @@ def _sums_reference(p: np.ndarray, decay: float, rising: bool) -> np.ndarray:
     """The geometric sums at every index 0 .. n as numpy and scipy computed them before the core did (438a222's
     ``_rising_sums`` / ``_decayed_sums``)."""
     import scipy.signal
+
     r = math.exp(-decay)
     if rising:
         return np.concatenate([[0.0], r * scipy.signal.lfilter([1.0], [1.0, -r], p)])
     return np.append(scipy.signal.lfilter([1.0], [1.0, -r], p[::-1])[::-1], 0.0)
 
 
-def _threshold_reference(a: np.ndarray, a_lo: int, b: np.ndarray, b_lo: int, h: float, offset: float,
-                         eps: np.ndarray) -> np.ndarray:
+def _threshold_reference(
+    a: np.ndarray, a_lo: int, b: np.ndarray, b_lo: int, h: float, offset: float, eps: np.ndarray
+) -> np.ndarray:
     """The likelihood-ratio threshold as numpy computed it before the core did (``_upper_complement``), the C
     library's log in place of numpy's (``c_math``)."""
     lo, hi = max(a_lo, b_lo), min(a_lo + a.size, b_lo + b.size)
     index, ratio = np.arange(0), np.zeros(0)
     if hi > lo:
-        am, bm = a[lo - a_lo:hi - a_lo], b[lo - b_lo:hi - b_lo]
+        am, bm = a[lo - a_lo : hi - a_lo], b[lo - b_lo : hi - b_lo]
         live = (am > 0.0) & (bm > 0.0)
         index = np.arange(lo, hi)[live]
         ratio = np.maximum.accumulate(c_math.log(am[live]) - c_math.log(bm[live]) + index * h + offset)
@@ -221,8 +235,9 @@ def test_the_scans_are_the_numpy_forms_bit_for_bit(seed):
         at = rng.integers(0, n + 1, (3, 7))
         for rising in (True, False):
             full = _sums_reference(p, decay, rising)
-            assert complement._core.pld_geometric_sums_at(p, decay, np.arange(n + 1), rising).tobytes() == \
-                full.tobytes()
+            assert (
+                complement._core.pld_geometric_sums_at(p, decay, np.arange(n + 1), rising).tobytes() == full.tobytes()
+            )
             got = complement._core.pld_geometric_sums_at(p, decay, at, rising)
             assert got.shape == at.shape and got.tobytes() == full[at].tobytes()
     b = _masses(rng, int(rng.integers(0, 400)))
@@ -240,7 +255,7 @@ def test_the_geometric_sums_are_within_their_stated_error():
     rng = np.random.default_rng(7)
     n = 60
     p = rng.random(n) * 10.0 ** rng.uniform(-5, 0, n)
-    u = 2.0 ** -53
+    u = 2.0**-53
     for decay in (1e-6, 0.05, 1.7):
         r = mpmath.exp(-mpmath.mpf(decay))
         before = complement._rising_sums(p, decay, np.arange(n + 1))

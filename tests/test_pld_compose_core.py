@@ -39,8 +39,11 @@ def test_items_sharing_a_factor_compose_as_they_do_alone():
         alone = pc.compose([(factor, c)], pessimistic=True)
         assert joint.k_lo == alone.k_lo
         np.testing.assert_array_equal(joint.p, alone.p)
-        assert (joint.p_inf, joint.entry_error, joint.total_error) == (alone.p_inf, alone.entry_error,
-                                                                        alone.total_error)
+        assert (joint.p_inf, joint.entry_error, joint.total_error) == (
+            alone.p_inf,
+            alone.entry_error,
+            alone.total_error,
+        )
 
 
 def test_composition_of_two_factors_matches_a_direct_convolution():
@@ -128,9 +131,9 @@ LADDER = [10.0 ** (-4.0 + 0.5 * i) for i in range(8)] + [0.5, 0.7, 1.0, 1.4, 2.0
 
 
 CASES = [
-    (1.0, 0.01, 2000, 1e-4),    # near-Gaussian composed loss: the best rungs sit by the Gaussian optimum
+    (1.0, 0.01, 2000, 1e-4),  # near-Gaussian composed loss: the best rungs sit by the Gaussian optimum
     (0.8, 0.05, 585, 1e-4),
-    (0.5, 1e-3, 300, 1e-3),     # heavy right tail: the best top rung lies far below it
+    (0.5, 1e-3, 300, 1e-3),  # heavy right tail: the best top rung lies far below it
     (0.6, 0.2, 40, 1e-3),
     (3.0, 0.5, 7, 1e-3),
 ]
@@ -174,7 +177,7 @@ def test_dropped_bins_stay_within_the_charged_entry_error(p1, count):
 
     factor = pmf_module.GridPMF(k_lo=0, h=0.5, p=np.array([1.0 - p1, p1]), p_inf=0.0)
     spectrum = np.abs(np.fft.rfft(factor.p, pc.fft_length(count + 1)))
-    assert np.mean(spectrum ** count < 2.0 ** -64) > 0.5  # most bins are dropped
+    assert np.mean(spectrum**count < 2.0**-64) > 0.5  # most bins are dropped
     got = pc.compose([(factor, count)], pessimistic=True)
     exact = binom.pmf(np.arange(count + 1), count, p1)
     assert got.k_lo == 0 and got.p.size == count + 1
@@ -192,5 +195,10 @@ def test_items_sharing_a_factor_get_their_own_window_and_bits_when_batched(direc
     for c, got in zip(counts, batched):
         alone = pc.compose([(factor, c)], pessimistic=True, direct_bins=direct)
         assert (alone.k_lo, alone.p.size, alone.p_inf, alone.entry_error, alone.total_error) == (
-            got.k_lo, got.p.size, got.p_inf, got.entry_error, got.total_error), c
+            got.k_lo,
+            got.p.size,
+            got.p_inf,
+            got.entry_error,
+            got.total_error,
+        ), c
         np.testing.assert_array_equal(alone.p, got.p)

@@ -44,8 +44,9 @@ def test_randomized_response_composition_against_binomial():
     """T-fold randomized response: delta_T(eps) = sum_k Binom(T, p)(k) (1 - e^{eps - (2k - T) e0})_+."""
     e0, rounds = 0.3137, 40
     p = math.exp(e0) / (1 + math.exp(e0))
-    dist = pld.from_distributions([p, 1 - p], [1 - p, p], value_discretization_interval=2e-3,
-                                  symmetric=True).self_compose(rounds)
+    dist = pld.from_distributions(
+        [p, 1 - p], [1 - p, p], value_discretization_interval=2e-3, symmetric=True
+    ).self_compose(rounds)
     k = np.arange(rounds + 1)
     loss = (2 * k - rounds) * e0
     weight = binom.pmf(k, rounds, p)
@@ -70,8 +71,11 @@ def test_heterogeneous_rounds_accountant_against_exact():
 
 def test_mixed_directions_compose_and_charges_are_signed():
     """A subsampled (two-direction) PLD composes with a symmetric one; charges go the safe way."""
-    mixed = pld.subsampled_gaussian(1.0, 0.1, value_discretization_interval=5e-3).self_compose(50).compose(
-        pld.gaussian(4.0, value_discretization_interval=5e-3))
+    mixed = (
+        pld.subsampled_gaussian(1.0, 0.1, value_discretization_interval=5e-3)
+        .self_compose(50)
+        .compose(pld.gaussian(4.0, value_discretization_interval=5e-3))
+    )
     assert len(mixed.directions) == 2
     for up in mixed.composed(True):
         assert up.shift == 0 and up.p_inf >= 0
@@ -110,9 +114,17 @@ def test_against_dp_accounting():
     sigma, q, rounds, h, delta = 1.0, 0.05, 200, 1e-3, 1e-5
 
     def theirs(pessimistic: bool) -> float:
-        return dpl.from_gaussian_mechanism(
-            standard_deviation=sigma, sensitivity=1.0, sampling_prob=q, value_discretization_interval=h,
-            pessimistic_estimate=pessimistic).self_compose(rounds).get_epsilon_for_delta(delta)
+        return (
+            dpl.from_gaussian_mechanism(
+                standard_deviation=sigma,
+                sensitivity=1.0,
+                sampling_prob=q,
+                value_discretization_interval=h,
+                pessimistic_estimate=pessimistic,
+            )
+            .self_compose(rounds)
+            .get_epsilon_for_delta(delta)
+        )
 
     their_up, their_low = theirs(True), theirs(False)
 
@@ -123,8 +135,8 @@ def test_against_dp_accounting():
     lo, up = ours(h)
     # Same grid, same connect-the-dots upper construction: equal up to our certified charges.
     assert abs(up - their_up) < 1e-6 * their_up
-    assert lo <= their_up and their_low <= up      # the brackets overlap
-    assert lo >= their_low                          # our lower bound is the tighter one
+    assert lo <= their_up and their_low <= up  # the brackets overlap
+    assert lo >= their_low  # our lower bound is the tighter one
     # At our cost of their h (we discretize and compose faster), a finer grid: no looser above.
     _, up_fine = ours(h / 2)
     assert up_fine <= their_up
@@ -142,12 +154,23 @@ def test_fixed_size_replace_one_against_dp_accounting():
     sigma, m, n, rounds, h, delta = 2.0, 50, 1000, 200, 1e-3, 1e-5
 
     def theirs(sensitivity: float) -> float:
-        return dpl.from_gaussian_mechanism(
-            standard_deviation=sigma, sensitivity=sensitivity, sampling_prob=m / n, value_discretization_interval=h,
-            neighboring_relation=dpl.NeighborRel.REPLACE_ONE).self_compose(rounds).get_epsilon_for_delta(delta)
+        return (
+            dpl.from_gaussian_mechanism(
+                standard_deviation=sigma,
+                sensitivity=sensitivity,
+                sampling_prob=m / n,
+                value_discretization_interval=h,
+                neighboring_relation=dpl.NeighborRel.REPLACE_ONE,
+            )
+            .self_compose(rounds)
+            .get_epsilon_for_delta(delta)
+        )
 
-    lo, up = pld.fixed_size_subsampled_gaussian(sigma, m, n, value_discretization_interval=h).self_compose(
-        rounds).epsilon(delta, bound="both")
+    lo, up = (
+        pld.fixed_size_subsampled_gaussian(sigma, m, n, value_discretization_interval=h)
+        .self_compose(rounds)
+        .epsilon(delta, bound="both")
+    )
     assert lo <= up < theirs(2.0)
     assert lo > 1.5 * theirs(1.0)
 
@@ -177,6 +200,7 @@ def test_fixed_size_full_batch_is_gaussian_with_double_shift():
 
 def test_small_rate_bracket_is_tight():
     """W3-like (q = 0.001, sigma = 0.8), 2000 rounds: the optimistic side stays close to the pessimistic."""
+
     def bracket(h: float) -> tuple[float, float]:
         dist = pld.subsampled_gaussian(0.8, 0.001, value_discretization_interval=h).self_compose(2000)
         return dist.epsilon(1e-5, bound="both")

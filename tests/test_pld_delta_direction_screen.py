@@ -21,8 +21,13 @@ from hockeystick.pld.mechanisms import subsampled_gaussians
 EPS = np.linspace(0.5, 10.0, 20)
 X = np.concatenate([EPS] + [EPS + d for d in RIGHT_OFFSETS])
 FLOOR = 1e-10
-CASES = [(2.047, 7.85e-3, 10481, 3.2e-4), (0.8, 8.86e-4, 5964, 6.4e-4), (1.28, 3.79e-3, 2812, 6.4e-4),
-         (0.5, 3.79e-3, 100, 2.56e-3), (1.619, 0.0695, 910, 9.05e-4)]
+CASES = [
+    (2.047, 7.85e-3, 10481, 3.2e-4),
+    (0.8, 8.86e-4, 5964, 6.4e-4),
+    (1.28, 3.79e-3, 2812, 6.4e-4),
+    (0.5, 3.79e-3, 100, 2.56e-3),
+    (1.619, 0.0695, 910, 9.05e-4),
+]
 
 
 def _two_directions(sigma: float, q: float, rounds: int, h: float, direct: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -37,13 +42,14 @@ def _two_directions(sigma: float, q: float, rounds: int, h: float, direct: bool)
 @pytest.mark.parametrize("direct", [False, True])
 @pytest.mark.parametrize("sigma,q,rounds,h", CASES)
 def test_screened_sides_are_the_two_direction_ones_above_the_floor(sigma, q, rounds, h, direct):
-    (pessimistic, uppers, sides), = dominated_direction.delta_sides([(sigma, q, float(rounds), 1.0)], [h], [X],
-                                                                    1e-15, 1, direct, FLOOR)
+    ((pessimistic, uppers, sides),) = dominated_direction.delta_sides(
+        [(sigma, q, float(rounds), 1.0)], [h], [X], 1e-15, 1, direct, FLOOR
+    )
     assert len(pessimistic) == len(uppers) == 2 and set(sides) <= {0, 1}
     up = np.max(uppers, axis=0)
     lo = np.max([low for _, low in sides.values()], axis=0)
     two_lo, two_up = _two_directions(sigma, q, rounds, h, direct)
-    cleared = len(sides) == 1 and pessimistic[1].h > h   # the second upper side is the coarse screen
+    cleared = len(sides) == 1 and pessimistic[1].h > h  # the second upper side is the coarse screen
     if cleared:
         assert np.all((uppers[1] <= lo) | (uppers[1] < FLOOR))
     assert np.array_equal(np.maximum(up, FLOOR), np.maximum(two_up, FLOOR))
@@ -55,8 +61,9 @@ def test_some_case_clears_and_some_does_not():
     """The screen is exercised both ways by CASES (else the test above checks only one path)."""
     kinds = set()
     for sigma, q, rounds, h in CASES:
-        (pessimistic, _, sides), = dominated_direction.delta_sides([(sigma, q, float(rounds), 1.0)], [h], [X],
-                                                                   1e-15, 1, True, FLOOR)
+        ((pessimistic, _, sides),) = dominated_direction.delta_sides(
+            [(sigma, q, float(rounds), 1.0)], [h], [X], 1e-15, 1, True, FLOOR
+        )
         kinds.add(pessimistic[1].h > h)
     assert kinds == {True, False}
 
@@ -64,8 +71,9 @@ def test_some_case_clears_and_some_does_not():
 def test_screened_lower_side_is_below_dp_accountings_pessimistic_pld():
     pld_lib = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
     sigma, q, rounds = 0.8, 8.86e-4, 5964
-    (_, uppers, sides), = dominated_direction.delta_sides([(sigma, q, float(rounds), 1.0)], [6.4e-4], [EPS],
-                                                          1e-15, 1, True, FLOOR)
+    ((_, uppers, sides),) = dominated_direction.delta_sides(
+        [(sigma, q, float(rounds), 1.0)], [6.4e-4], [EPS], 1e-15, 1, True, FLOOR
+    )
     lo = np.max([low for _, low in sides.values()], axis=0)
     ref = pld_lib.from_gaussian_mechanism(sigma, sampling_prob=q, value_discretization_interval=1e-4)
     ref = ref.self_compose(rounds)
@@ -80,7 +88,7 @@ def _one_round_exact(sigma: float, q: float, eps: float) -> float:
 
     mpmath.mp.dps = 50
     s, q, g = mpmath.mpf(sigma), mpmath.mpf(q), mpmath.exp(mpmath.mpf(eps))
-    tail = lambda z: mpmath.ncdf(-z)   # noqa: E731
+    tail = lambda z: mpmath.ncdf(-z)  # noqa: E731
     x = s * s * mpmath.log((g - 1 + q) / q) + mpmath.mpf(1) / 2
     remove = (1 - q) * tail(x / s) + q * tail((x - 1) / s) - g * tail(x / s)
     add = mpmath.mpf(0)
@@ -93,19 +101,30 @@ def _one_round_exact(sigma: float, q: float, eps: float) -> float:
 EDGE_EPS = np.array([0.0, 0.5, 3.0, 10.0, 700.0, np.inf])
 
 
-@pytest.mark.parametrize("sigma,q", [(1.0, 5e-324), (1.0, 1e-300), (0.3, 0.01), (0.8, 1e-3), (2.0, 0.5),
-                                     (1.0, 1.0 - 2.0 ** -53), (50.0, 0.2)])
+@pytest.mark.parametrize(
+    "sigma,q", [(1.0, 5e-324), (1.0, 1e-300), (0.3, 0.01), (0.8, 1e-3), (2.0, 0.5), (1.0, 1.0 - 2.0**-53), (50.0, 0.2)]
+)
 def test_epsilon_rule_one_round_brackets_the_exact_delta(sigma, q):
     """One round (the screen on a 4x coarser grid, the below-rate start and the steps of the epsilon rule all
     reached) at the sampling rate's edges and eps from 0 to inf: the bracket holds the 50-digit delta."""
-    lo, up = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=1, accuracy=1e-2,
-                                   delta_accuracy="epsilon", workers=1).delta(EDGE_EPS, bound="both")
+    lo, up = SubsampledGaussianPLD(
+        sigma=sigma, sampling_rate=q, rounds=1, accuracy=1e-2, delta_accuracy="epsilon", workers=1
+    ).delta(EDGE_EPS, bound="both")
     exact = np.array([_one_round_exact(sigma, q, e) if np.isfinite(e) else 0.0 for e in EDGE_EPS])
     assert np.all((0.0 <= lo) & (lo <= exact) & (exact <= up) & (up <= 1.0)), (lo, exact, up)
 
 
-@pytest.mark.parametrize("sigma,q,rounds", [(1.0, 5e-324, 100), (1.0, 1.0 - 2.0 ** -53, 10), (0.3, 0.01, 10),
-                                            (1.0, 1e-300, 10 ** 6), (2.0, 0.5, 1000), (0.8, 1e-3, 2 ** 20)])
+@pytest.mark.parametrize(
+    "sigma,q,rounds",
+    [
+        (1.0, 5e-324, 100),
+        (1.0, 1.0 - 2.0**-53, 10),
+        (0.3, 0.01, 10),
+        (1.0, 1e-300, 10**6),
+        (2.0, 0.5, 1000),
+        (0.8, 1e-3, 2**20),
+    ],
+)
 def test_epsilon_rule_brackets_overlap_the_two_direction_ones_at_the_edges(sigma, q, rounds):
     """Many rounds at the edges: the epsilon rule's bracket (screened add direction) and the relative rule's
     (two-direction PLD) are both certified, so they overlap; both lie in [0, 1]; and no sampling rate below 1

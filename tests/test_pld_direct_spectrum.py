@@ -21,8 +21,9 @@ from hockeystick.pld import compose as pc
 
 # The bounds' sizes below (about 1.1 u ||p||_1, charges 20x below the FFT's, a point below the floor) hold
 # where long double is x86-64's 80-bit format; elsewhere the direct bins stay valid but gain less or nothing.
-x87_long_double = pytest.mark.skipif(np.finfo(np.longdouble).nmant != 63,
-                                     reason="needs x86-64's 80-bit long double (64-bit significand)")
+x87_long_double = pytest.mark.skipif(
+    np.finfo(np.longdouble).nmant != 63, reason="needs x86-64's 80-bit long double (64-bit significand)"
+)
 
 U = 2.0**-53
 
@@ -37,8 +38,9 @@ def _mpmath_dft(p: np.ndarray, m: int, k: int) -> mpmath.mpc:
         return total
 
 
-@pytest.mark.parametrize("m, n, seed", [(1, 5, 0), (7, 3, 1), (64, 64, 2), (96, 250, 3), (1000, 3000, 4),
-                                        (1474560, 400, 5)])
+@pytest.mark.parametrize(
+    "m, n, seed", [(1, 5, 0), (7, 3, 1), (64, 64, 2), (96, 250, 3), (1000, 3000, 4), (1474560, 400, 5)]
+)
 @x87_long_double
 def test_direct_bins_match_a_50_digit_dft_within_their_bound(m, n, seed):
     rng = np.random.default_rng(seed)
@@ -85,7 +87,7 @@ def _composed(dist, rounds: int, pessimistic: bool, direct_bins: bool) -> list:
     """Every direction of ``rounds`` rounds of a one-factor-per-direction PLD, on one side."""
     out = []
     for direction in dist.directions:
-        (factor, count), = direction.items()
+        ((factor, count),) = direction.items()
         side = factor.upper if pessimistic else factor.lower
         out.append(pc.compose([(side, count * rounds)], pessimistic=pessimistic, direct_bins=direct_bins))
     return out
@@ -153,30 +155,35 @@ def test_the_refinement_recomposes_with_direct_bins_where_the_round_off_charge_h
     """sigma 0.5, q 1e-4, 47149 rounds, eps 10: every FFT-only grid leaves the upper delta near 3e-9 (its
     round-off charge); the accountant's refinement recomposes with direct bins, so the bracket now
     certifies delta below G1's floor 1e-9 there (and stays ordered)."""
-    acc = pld.SubsampledGaussianPLD(sigma=0.5, sampling_rate=1e-4, rounds=47149, accuracy=1e-2,
-                                    delta_accuracy="epsilon", workers=1)
+    acc = pld.SubsampledGaussianPLD(
+        sigma=0.5, sampling_rate=1e-4, rounds=47149, accuracy=1e-2, delta_accuracy="epsilon", workers=1
+    )
     lo, up = acc.delta(np.array([10.0]), bound="both")
     assert 0.0 <= lo[0] <= up[0] < pld.SubsampledGaussianPLD.DELTA_FLOOR
-    fft_only = pld.SubsampledGaussianPLD(sigma=0.5, sampling_rate=1e-4, rounds=47149,
-                                         value_discretization_interval=1e-3).delta(10.0)
-    assert fft_only > pld.SubsampledGaussianPLD.DELTA_FLOOR   # what a fixed grid, FFT bins only, certifies
+    fft_only = pld.SubsampledGaussianPLD(
+        sigma=0.5, sampling_rate=1e-4, rounds=47149, value_discretization_interval=1e-3
+    ).delta(10.0)
+    assert fft_only > pld.SubsampledGaussianPLD.DELTA_FLOOR  # what a fixed grid, FFT bins only, certifies
 
 
 def test_direct_bins_give_an_item_the_same_result_alone_or_batched():
     """The band recomputed depends on the count, so rows are kept per (factor, count) with direct bins:
     an item batched with a larger count of the same factor keeps its own bits and charges."""
     dist = pld.gaussian(30.0, value_discretization_interval=2e-3)
-    (f, c), = dist.directions[0].items()
+    ((f, c),) = dist.directions[0].items()
     a, b = [(f.upper, c * 10_000)], [(f.upper, c * 11_000)]
     alone = pc.compose(a, pessimistic=True, direct_bins=True)
     batched = pc.compose_many([a, b], pessimistic=True, direct_bins=True)[0]
     np.testing.assert_array_equal(alone.p, batched.p)
-    assert (alone.k_lo, alone.total_error, alone.entry_error) == (batched.k_lo, batched.total_error,
-                                                                  batched.entry_error)
+    assert (alone.k_lo, alone.total_error, alone.entry_error) == (
+        batched.k_lo,
+        batched.total_error,
+        batched.entry_error,
+    )
 
 
-G1_SIGMA = float(np.logspace(np.log10(0.5), np.log10(5), 50)[4])   # 0.603
-G1_Q = float(np.logspace(-4, -1, 20)[13])                           # 0.0113
+G1_SIGMA = float(np.logspace(np.log10(0.5), np.log10(5), 50)[4])  # 0.603
+G1_Q = float(np.logspace(-4, -1, 20)[13])  # 0.0113
 
 
 @x87_long_double
@@ -198,11 +205,17 @@ def test_a_row_below_the_default_charge_takes_direct_bins_from_a_lower_threshold
     for key, charge in (("fft", None), ("forced", 0.0)):
         ups, lows = [], []
         for direction in dist.directions:
-            (f, count), = direction.items()
-            ups.append(pc.compose_many([[(f.upper, count * 168)]], pessimistic=True, direct_bins=True,
-                                       direct_min_charge=charge)[0].delta(eps))
-            lows.append(pc.compose_many([[(f.lower, count * 168)]], pessimistic=False, direct_bins=True,
-                                        direct_min_charge=charge)[0].delta(eps))
+            ((f, count),) = direction.items()
+            ups.append(
+                pc.compose_many(
+                    [[(f.upper, count * 168)]], pessimistic=True, direct_bins=True, direct_min_charge=charge
+                )[0].delta(eps)
+            )
+            lows.append(
+                pc.compose_many(
+                    [[(f.lower, count * 168)]], pessimistic=False, direct_bins=True, direct_min_charge=charge
+                )[0].delta(eps)
+            )
         sides[key] = (np.max(lows, axis=0), np.max(ups, axis=0))
     (lo, up), (f_lo, f_up) = sides["fft"], sides["forced"]
     assert (up - lo)[0] > 0.02 * up[0] and (f_up - f_lo)[0] < 3e-3 * f_up[0]
@@ -211,7 +224,7 @@ def test_a_row_below_the_default_charge_takes_direct_bins_from_a_lower_threshold
 
 def test_a_negative_direct_min_charge_is_refused():
     dist = pld.gaussian(30.0, value_discretization_interval=2e-3)
-    (f, c), = dist.directions[0].items()
+    ((f, c),) = dist.directions[0].items()
     with pytest.raises(ValueError, match="direct_min_charge"):
         pc.compose_many([[(f.upper, 100)]], pessimistic=True, direct_bins=True, direct_min_charge=-1.0)
 
@@ -224,7 +237,8 @@ def test_the_refinement_takes_every_direct_bin_when_it_steps_to_the_same_grid():
     eps = np.array([8.5])
     kw = dict(sigma=G1_SIGMA, sampling_rate=G1_Q, rounds=168)
     lo, up = pld.SubsampledGaussianPLD(**kw, accuracy=1e-2, delta_accuracy="epsilon", workers=1).delta(
-        eps, bound="both")
+        eps, bound="both"
+    )
     assert (up - lo)[0] < 1e-2 * up[0]
     f_lo, f_up = pld.SubsampledGaussianPLD(**kw, value_discretization_interval=5e-4).delta(eps, bound="both")
     assert lo[0] <= f_up[0] and f_lo[0] <= up[0]
@@ -237,7 +251,7 @@ def _two_point_delta(a: float, b: float, count: int, eps: float) -> mpmath.mpf:
         g, total = mpmath.exp(mpmath.mpf(eps)), mpmath.mpf(0)
         pa, pb, qa, qb = (mpmath.mpf(v) for v in (a, b, 1.0 - a, 1.0 - b))
         for k in range(count + 1):
-            diff = (pa ** k * qa ** (count - k) - g * pb ** k * qb ** (count - k))
+            diff = pa**k * qa ** (count - k) - g * pb**k * qb ** (count - k)
             total += mpmath.binomial(count, k) * max(diff, mpmath.mpf(0))
         return total
 
@@ -256,14 +270,13 @@ def test_a_wide_band_row_of_few_rounds_takes_its_power_in_double(count):
     dist = pld.from_distributions([1 - a, a], [1 - b, b], value_discretization_interval=1e-3)
     eps = np.array([0.0, 0.5, 1.0, 2.0, 3.0])
     exact = [_two_point_delta(a, b, count, float(e)) for e in eps]
-    (factor, one), = dist.directions[0].items()
+    ((factor, one),) = dist.directions[0].items()
     assert one == 1
     for pessimistic in (True, False):
         side = factor.upper if pessimistic else factor.lower
         fft = pc.compose([(side, count)], pessimistic=pessimistic)
         double = pc.compose([(side, count)], pessimistic=pessimistic, direct_bins=True)
-        forced = pc.compose_many([[(side, count)]], pessimistic=pessimistic, direct_bins=True,
-                                 direct_min_charge=0.0)[0]
+        forced = pc.compose_many([[(side, count)]], pessimistic=pessimistic, direct_bins=True, direct_min_charge=0.0)[0]
         spectral = [pmf.spectral_l2 * math.sqrt(pc.fft_length(pmf.p.size)) for pmf in (fft, double, forced)]
         assert spectral[0] > 1e-11 > 3 * spectral[1] and spectral[1] * 5 < spectral[0]
         assert spectral[2] < spectral[1]
@@ -289,13 +302,14 @@ def test_the_double_power_holds_at_the_edges():
     dist = pld.from_distributions([1 - a, a], [1 - b, b], value_discretization_interval=1.0)
     eps = np.array([0.0, 5e-324, 1e-300, 1.0, 10.0, 600.0, 680.0, 1e308])
     exact = [_two_point_delta(a, b, count, float(e)) for e in eps[:-1]] + [mpmath.mpf(0)]
-    (factor, one), = dist.directions[0].items()
+    ((factor, one),) = dist.directions[0].items()
     for pessimistic in (True, False):
         side = factor.upper if pessimistic else factor.lower
         double = pc.compose([(side, one * count)], pessimistic=pessimistic, direct_bins=True)
         fft = pc.compose([(side, one * count)], pessimistic=pessimistic)
-        forced = pc.compose_many([[(side, one * count)]], pessimistic=pessimistic, direct_bins=True,
-                                 direct_min_charge=0.0)[0]
+        forced = pc.compose_many(
+            [[(side, one * count)]], pessimistic=pessimistic, direct_bins=True, direct_min_charge=0.0
+        )[0]
         assert not np.array_equal(double.p, fft.p) and not np.array_equal(double.p, forced.p)
         got = double.delta(eps)
         assert np.all((got >= 0.0) & (got <= 1.0))

@@ -34,7 +34,7 @@ PAIRS = [(0.092, 1), (0.31447809307770563, 2), (0.4839990325713871, 1), (0.05, 5
 def _exact_law(a: float, s: int, count: int) -> dict[int, mp.mpf]:
     """k runs of the discrete Laplace pair: loss j a -> exact P-mass (mpmath)."""
     a_mp = mp.mpf(a)
-    one = {-s: mp.e ** (-a_mp * s) / (1 + mp.e ** -a_mp), s: 1 / (1 + mp.e ** -a_mp)}
+    one = {-s: mp.e ** (-a_mp * s) / (1 + mp.e**-a_mp), s: 1 / (1 + mp.e**-a_mp)}
     for x in range(1, s):
         one[2 * x - s] = mp.tanh(a_mp / 2) * mp.e ** (-a_mp * (s - x))
     law = {0: mp.mpf(1)}
@@ -96,8 +96,10 @@ def test_binomial_self_composition_steps_aside_near_underflow():
     assert out.index.size >= 2 and np.all(out.mass > 0)
 
 
-@pytest.mark.parametrize("a, s, count", [(0.4839990325713871, 1, 8), (0.31447809307770563, 2, 1), (0.05, 5, 3),
-                                         (1.3, 1, 15), (0.7, 4, 2), (0.092, 1, 1)])
+@pytest.mark.parametrize(
+    "a, s, count",
+    [(0.4839990325713871, 1, 8), (0.31447809307770563, 2, 1), (0.05, 5, 3), (1.3, 1, 15), (0.7, 4, 2), (0.092, 1, 1)],
+)
 @pytest.mark.parametrize("target", [1e-5, 1e-3, 0.2])
 def test_pure_epsilon_bracket_is_pure_epsilon_and_brackets_the_exact_one(a, s, count, target):
     atoms = fa.self_compose(discrete_laplace_atoms(a, s), count)
@@ -119,8 +121,9 @@ def test_plan_brackets_of_a_discrete_laplace_hold_the_exact_epsilon_and_the_slow
     assert lower == pytest.approx(slow_bracket[0], rel=1e-11) and upper == pytest.approx(slow_bracket[1], rel=1e-11)
 
 
-@pytest.mark.parametrize("a, s, count", [(800.0, 1, 3), (800.0, 1, 1), (400.0, 2, 4), (745.5, 3, 2),
-                                         (720.0, 1, 1), (300.0, 1, 3)])
+@pytest.mark.parametrize(
+    "a, s, count", [(800.0, 1, 3), (800.0, 1, 1), (400.0, 2, 4), (745.5, 3, 2), (720.0, 1, 1), (300.0, 1, 3)]
+)
 def test_huge_losses_stay_finite_and_exact(a, s, count):
     """Losses beyond 709 (e^loss overflows) and e^{-a s} below the least double: the outcome x <= 0 has
     P-mass 0 and is dropped, the other losses stay the finite a (2x - s) (``pair_atoms`` on the computed

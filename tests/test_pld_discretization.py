@@ -55,8 +55,12 @@ def test_gaussian_compositions_near_delta_one_are_bracketed(s, rounds, h):
     lo, up = d.delta(eps, bound="both")
     mpmath.mp.dps = 40
     mu = mpmath.sqrt(rounds) / s
-    exact = np.array([float(mpmath.ncdf(mu / 2 - e / mu) - mpmath.e ** e * mpmath.ncdf(-mu / 2 - e / mu))
-                      for e in map(mpmath.mpf, eps)])
+    exact = np.array(
+        [
+            float(mpmath.ncdf(mu / 2 - e / mu) - mpmath.e**e * mpmath.ncdf(-mu / 2 - e / mu))
+            for e in map(mpmath.mpf, eps)
+        ]
+    )
     assert np.all(1.0 - exact > 5e-8) and np.all(1.0 - exact < 1e-5)
     assert np.all(lo <= exact) and np.all(exact <= up)
     assert np.all(up - lo <= 600 * d.composed(True)[0].loss_shift)
@@ -74,7 +78,7 @@ def test_gaussian_cell_masses_match_mpmath():
         a = mpmath.ncdf(lj + h, mu, sd) - mpmath.ncdf(lj, mu, sd)
         b = mpmath.ncdf(lj + h, -mu, sd) - mpmath.ncdf(lj, -mu, sd)
         assert cells["p_mass"][j] == pytest.approx(float(a), rel=1e-12)
-        assert cells["q_mass_scaled"][j] == pytest.approx(float(mpmath.e ** lj * b), rel=1e-12)
+        assert cells["q_mass_scaled"][j] == pytest.approx(float(mpmath.e**lj * b), rel=1e-12)
     assert float(np.sum(cells["p_mass"])) + cells["tail_lo"] + cells["tail_hi"] == pytest.approx(1.0, abs=1e-13)
 
 
@@ -86,7 +90,7 @@ def test_pmfs_are_valid_pairs(sigma, q):
     fail the bound below (e is 1e-14 or more here)."""
     for f in _factors(pld.subsampled_gaussian(sigma, q, value_discretization_interval=2e-3)):
         assert f.connect_dots
-        raise_ = f.upper.loss_shift * (1 + 1e-6) + 100 * 2.0 ** -53  # the loss shift here is the edges' bound, e
+        raise_ = f.upper.loss_shift * (1 + 1e-6) + 100 * 2.0**-53  # the loss shift here is the edges' bound, e
         assert 0.0 < f.upper.loss_shift < 1e-11
         for pmf in (f.upper, f.lower):
             assert np.all(pmf.p >= 0)
@@ -167,13 +171,13 @@ def _exact_subsampled_gaussian_delta(sigma: float, q: float, eps: float) -> floa
     with mpmath.workdps(40):
         s, q, e = mpmath.mpf(sigma), mpmath.mpf(q), mpmath.mpf(eps)
         up = lambda x: mpmath.ncdf(-x / s)  # noqa: E731  P(N(0, s^2) > x)
-        t = mpmath.log((mpmath.e ** e - 1 + q) / q)
+        t = mpmath.log((mpmath.e**e - 1 + q) / q)
         x = mpmath.mpf(0.5) + s * s * t
-        remove = (1 - q) * up(x) + q * up(x - 1) - mpmath.e ** e * up(x)
+        remove = (1 - q) * up(x) + q * up(x - 1) - mpmath.e**e * up(x)
         add = mpmath.mpf(0)
-        if mpmath.e ** -e > 1 - q:
-            x = mpmath.mpf(0.5) + s * s * mpmath.log((mpmath.e ** -e - 1 + q) / q)
-            add = (1 - up(x)) - mpmath.e ** e * ((1 - q) * (1 - up(x)) + q * (1 - up(x - 1)))
+        if mpmath.e**-e > 1 - q:
+            x = mpmath.mpf(0.5) + s * s * mpmath.log((mpmath.e**-e - 1 + q) / q)
+            add = (1 - up(x)) - mpmath.e**e * ((1 - q) * (1 - up(x)) + q * (1 - up(x - 1)))
         return float(max(remove, add))
 
 
@@ -194,11 +198,22 @@ def test_one_round_bracket_holds_the_exact_delta_on_coarse_grids(sigma, q, h):
     assert np.all(up[exact < 0.5] < 1.0)  # not the trivial upper side (a coarse grid may leave the lower at 0)
 
 
-@pytest.mark.parametrize("sigma, q, h, remove", [
-    (sigma, q, h, remove)
-    for sigma, q, h in [(0.8, 1e-3, 1e-4), (2.0, 1e-2, 1e-2), (0.25, 1.0, 0.3), (0.6, 0.05, 1e-3), (0.5, 0.999, 1e-3),
-                        (4.0, 0.5, 1e-4), (0.3, 0.2, 5e-3)]
-    for remove in ((True, False) if q < 1.0 else (True,))])  # the Gaussian mechanism has one direction
+@pytest.mark.parametrize(
+    "sigma, q, h, remove",
+    [
+        (sigma, q, h, remove)
+        for sigma, q, h in [
+            (0.8, 1e-3, 1e-4),
+            (2.0, 1e-2, 1e-2),
+            (0.25, 1.0, 0.3),
+            (0.6, 0.05, 1e-3),
+            (0.5, 0.999, 1e-3),
+            (4.0, 0.5, 1e-4),
+            (0.3, 0.2, 5e-3),
+        ]
+        for remove in ((True, False) if q < 1.0 else (True,))
+    ],
+)  # the Gaussian mechanism has one direction
 def test_cell_edges_lie_within_their_charged_loss_error(sigma, q, h, remove):
     """Every cell edge x^_j = x_of_loss(l_j) as the core computes it has a true loss L(x^_j) (mpmath, 50
     digits) within the cells' edge_error of the grid loss j h: the loss error the PMFs charge as their
@@ -213,9 +228,14 @@ def test_cell_edges_lie_within_their_charged_loss_error(sigma, q, h, remove):
         return mp.log(1 - mq + mq * mp.exp((v - mp.mpf("0.5")) / s2))
 
     with mp.workdps(50):
-        errors = [abs((loss(mp.mpf(float(x[i]))) if remove else -loss(1 - mp.mpf(float(x[i]))))
-                      - mp.mpf(int(k[i])) * mp.mpf(h))
-                  for i in np.linspace(0, k.size - 1, 300).astype(int) if np.isfinite(x[i])]
+        errors = [
+            abs(
+                (loss(mp.mpf(float(x[i]))) if remove else -loss(1 - mp.mpf(float(x[i]))))
+                - mp.mpf(int(k[i])) * mp.mpf(h)
+            )
+            for i in np.linspace(0, k.size - 1, 300).astype(int)
+            if np.isfinite(x[i])
+        ]
     assert errors and float(max(errors)) <= cells["edge_error"]
     assert 0.0 < cells["edge_error"] < 1e-11  # charged, and small enough to cost nothing in epsilon
 
@@ -233,8 +253,10 @@ def test_a_grid_finer_than_its_edges_are_placed_is_refused():
     assert float(d.delta(2.0, bound="lower")) <= exact + 1e-11 and float(d.delta(2.0)) >= exact - 1e-11
 
 
-@pytest.mark.parametrize("sigma, q, h, remove", [(0.8, 1e-3, 1e-4, True), (2.0, 1e-2, 1e-2, False),
-                                                 (0.5, 0.3, 1e-2, False), (4.0, 0.5, 1e-3, True)])
+@pytest.mark.parametrize(
+    "sigma, q, h, remove",
+    [(0.8, 1e-3, 1e-4, True), (2.0, 1e-2, 1e-2, False), (0.5, 0.3, 1e-2, False), (4.0, 0.5, 1e-3, True)],
+)
 def test_cell_values_lie_within_the_stated_round_off(sigma, q, h, remove):
     """A cell's two numbers against 40-digit integrals over the core's own edges, with its kernel's convention
     (the loss at the lower edge taken as l_j, the loss error the edges charge): |dc| + |dd| within
@@ -251,7 +273,7 @@ def test_cell_values_lie_within_the_stated_round_off(sigma, q, h, remove):
     s, mq = mp.mpf(sigma), mp.mpf(q)
 
     def loss(v):
-        lr = (lambda w: mp.log(1 - mq + mq * mp.exp((w - mp.mpf("0.5")) / s**2)))
+        lr = lambda w: mp.log(1 - mq + mq * mp.exp((w - mp.mpf("0.5")) / s**2))
         return lr(v) if remove else -lr(1 - v)
 
     def density(v):

@@ -23,8 +23,14 @@ from .dp_accounting_pld import their_epsilon
 DELTAS = np.array([1e-1, 1e-5, 1e-10])
 # (sigma, q, rounds, grid h): the screen clears (small q, remove far ahead) and fails (q ~ h: the lower
 # side is 0 where the add direction's upper is not; sigma 3: both directions are tiny), at several sizes.
-POINTS = [(0.8, 1e-3, 2000, 2e-4), (1.0, 0.05, 1000, 1e-3), (0.5, 0.5, 10, 1e-3), (3.0, 0.9, 10, 1e-3),
-          (1.0, 1e-3, 10, 1e-3), (3.0, 1e-3, 1000, 1e-3)]
+POINTS = [
+    (0.8, 1e-3, 2000, 2e-4),
+    (1.0, 0.05, 1000, 1e-3),
+    (0.5, 0.5, 10, 1e-3),
+    (3.0, 0.9, 10, 1e-3),
+    (1.0, 1e-3, 10, 1e-3),
+    (3.0, 1e-3, 1000, 1e-3),
+]
 
 
 def _eager_bracket(dist, method, x):
@@ -68,26 +74,31 @@ def test_screened_epsilon_equals_the_two_direction_bracket(sigma, q, rounds, h, 
 
     monkeypatch.setattr(dominated_direction, "subsampled_gaussians", recording)
     lo, up = dominated_direction.epsilon_brackets([(sigma, q, float(rounds), 1.0)], [h], [DELTAS], 1e-15)[0]
-    ref_lo, ref_up = mechanisms.subsampled_gaussian(sigma, q, value_discretization_interval=h).self_compose(
-        rounds).epsilon(DELTAS, bound="both")
+    ref_lo, ref_up = (
+        mechanisms.subsampled_gaussian(sigma, q, value_discretization_interval=h)
+        .self_compose(rounds)
+        .epsilon(DELTAS, bound="both")
+    )
     np.testing.assert_array_equal(lo, ref_lo)
     np.testing.assert_array_equal(up, ref_up)
     assert ("add", False, dominated_direction.COARSENING * h) in built
     fine_add = ("add", True, h) in built
     if (sigma, q) == (0.8, 1e-3):
-        assert not fine_add   # the screen clears: the add direction is never discretized on the fine grid
+        assert not fine_add  # the screen clears: the add direction is never discretized on the fine grid
     if (sigma, q) == (1.0, 1e-3):
-        assert fine_add       # it fails (the lower side is 0 at delta = 0.1): the fine add direction decides
+        assert fine_add  # it fails (the lower side is 0 at delta = 0.1): the fine add direction decides
 
 
 @pytest.mark.parametrize("sigma, q, rounds", [(0.8, 1e-3, 20_000), (1.0, 0.02, 2000)])
 def test_accuracy_bracket_holds_dp_accountings_estimates(sigma, q, rounds):
     """The accountant's certified bracket lies between dp_accounting's optimistic and pessimistic epsilon
     (each a bound on the truth from its side, at h = 1e-4): lower <= their pessimistic, upper >= their optimistic."""
-    lo, up = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds,
-                                       accuracy=1e-3).epsilon(1e-5, bound="both")
-    optimistic, pessimistic = their_epsilon(E.SelfComposedDpEvent(
-        E.PoissonSampledDpEvent(q, E.GaussianDpEvent(sigma)), rounds), 1e-5)
+    lo, up = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=1e-3).epsilon(
+        1e-5, bound="both"
+    )
+    optimistic, pessimistic = their_epsilon(
+        E.SelfComposedDpEvent(E.PoissonSampledDpEvent(q, E.GaussianDpEvent(sigma)), rounds), 1e-5
+    )
     assert 0 <= up - lo <= 1e-3
     assert lo <= pessimistic and optimistic <= up
 
@@ -104,8 +115,11 @@ def test_a_batch_of_points_on_several_grids_equals_each_point_alone():
     deltas = [np.array([1e-5]), np.array([1e-5, 1e-8]), DELTAS, np.array([1e-6])]
     got = dominated_direction.epsilon_brackets(points, hs, deltas, 1e-15)
     for (s, q, t, c), h, d, (lo, up) in zip(points, hs, deltas, got):
-        ref_lo, ref_up = mechanisms.subsampled_gaussian(s, q, sensitivity=c, value_discretization_interval=h
-                                                        ).self_compose(int(t)).epsilon(d, bound="both")
+        ref_lo, ref_up = (
+            mechanisms.subsampled_gaussian(s, q, sensitivity=c, value_discretization_interval=h)
+            .self_compose(int(t))
+            .epsilon(d, bound="both")
+        )
         np.testing.assert_array_equal(lo, ref_lo)
         np.testing.assert_array_equal(up, ref_up)
 
@@ -122,7 +136,7 @@ def test_the_accountants_delta_bracket_equals_the_every_direction_one(sigma, q, 
     the bracket of composing every direction's optimistic side, bit for bit, and the skip happens."""
     from hockeystick.pld import accountant, distribution
 
-    eps = np.array([0.5, 1.0])   # where the add direction is dominated on some grid at two of POINTS
+    eps = np.array([0.5, 1.0])  # where the add direction is dominated on some grid at two of POINTS
     kept = []
 
     def recording(plds, uppers, lower_of, workers=None, direct_bins=False, direct_min_charge=None):
@@ -141,4 +155,4 @@ def test_the_accountants_delta_bracket_equals_the_every_direction_one(sigma, q, 
     np.testing.assert_array_equal(up, ref_up)
     assert np.all(lo <= up)
     if (sigma, q) in ((0.8, 1e-3), (1.0, 0.05)):
-        assert any(kept)   # the add direction's optimistic composition was skipped on some grid
+        assert any(kept)  # the add direction's optimistic composition was skipped on some grid

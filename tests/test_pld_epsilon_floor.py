@@ -30,18 +30,18 @@ def test_width_is_zero_below_the_floor_and_the_certified_epsilon_width_above():
     up_s = [np.array([4e-10, 1.0, 5.01e-4 * f, 1.9e-9, 1.0]) for f in (0.99, 0.96, 0.85)]
     x, lo, up = _with_shifted(eps, [lo0] + lo_s, [up0] + up_s)
     width = acc._width("delta", x, lo, up, eps.size)
-    assert width[0] == 0.0                                        # below the floor: met, done
+    assert width[0] == 0.0  # below the floor: met, done
     assert SubsampledGaussianPLD.DELTA_CEILING == 1.0 - FLOOR and lo0[4] >= SubsampledGaussianPLD.DELTA_CEILING
-    assert width[4] == 0.0                                        # lower side at the ceiling: met, done
-    expected = np.min([certified_epsilon_width(eps, lo0, up0, eps + d, u) for d, u in zip(RIGHT_OFFSETS, up_s)],
-                      axis=0)
-    np.testing.assert_array_equal(width[1:4], expected[1:4])      # the certified width elsewhere
-    assert width[1] == eps[1]                                     # flat at 1 below the ceiling: capped, still wide
-    assert expected[4] == eps[4]                                  # (the ceiling point has no chord either)
-    assert width[3] == eps[3]                                     # lo = 0: capped at eps, still wide
+    assert width[4] == 0.0  # lower side at the ceiling: met, done
+    expected = np.min([certified_epsilon_width(eps, lo0, up0, eps + d, u) for d, u in zip(RIGHT_OFFSETS, up_s)], axis=0)
+    np.testing.assert_array_equal(width[1:4], expected[1:4])  # the certified width elsewhere
+    assert width[1] == eps[1]  # flat at 1 below the ceiling: capped, still wide
+    assert expected[4] == eps[4]  # (the ceiling point has no chord either)
+    assert width[3] == eps[3]  # lo = 0: capped at eps, still wide
     # the relative rule is unchanged: (up - lo) / max(up, floor)
     rel = SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=10, accuracy=1e-2)._width(
-        "delta", eps, lo0, up0, eps.size)
+        "delta", eps, lo0, up0, eps.size
+    )
     np.testing.assert_array_equal(rel, (up0 - lo0) / np.maximum(up0, FLOOR))
 
 
@@ -50,12 +50,14 @@ def test_below_the_floor_the_first_grid_is_kept_and_the_bracket_is_certified(vis
     """Points whose certified upper delta is below 1e-9 (they met G1 by the floor) were refined before
     (1e-9 relative was sought below it); now they keep their first grid, whose bracket still holds the
     truth as a finer fixed grid brackets it."""
-    lo, up = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=1e-2,
-                                       delta_accuracy="epsilon").delta(eps, bound="both")
+    lo, up = pld.SubsampledGaussianPLD(
+        sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=1e-2, delta_accuracy="epsilon"
+    ).delta(eps, bound="both")
     grids = list(visited_grids)
     assert len(grids) == 1 and up < FLOOR and 0.0 <= lo <= up
-    f_lo, f_up = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds,
-                                           value_discretization_interval=grids[0] / 4).delta(eps, bound="both")
+    f_lo, f_up = pld.SubsampledGaussianPLD(
+        sigma=sigma, sampling_rate=q, rounds=rounds, value_discretization_interval=grids[0] / 4
+    ).delta(eps, bound="both")
     assert lo <= f_up and f_lo <= up
 
 
@@ -88,4 +90,4 @@ def test_a_capped_epsilon_width_steps_by_capped_step_and_the_bracket_holds(visit
     visited_grids.clear()
     c_lo, c_up = pld.SubsampledGaussianPLD(**kw, accuracy=1e-2, delta_accuracy="epsilon").delta(eps, bound="both")
     assert len(visited_grids) == 1 and np.all(lo <= c_up) and np.all(c_lo <= up)
-    assert np.all(c_up - c_lo < 1e-2 * (1.0 - c_up))   # 1 - delta to 1 %, where the cap left it flat
+    assert np.all(c_up - c_lo < 1e-2 * (1.0 - c_up))  # 1 - delta to 1 %, where the cap left it flat

@@ -37,15 +37,15 @@ def test_gap_read_between_arguments_is_never_below_the_true_gap(mu, g, spacing):
     lo = gaussian_delta(mu, eps + g)
     got = epsilon_gap(eps, lo, gaussian_delta(mu, eps), x, gaussian_delta(mu, x))
     assert np.all(np.isfinite(got))
-    assert np.all(got >= g * (1 - 1e-9) - 1e-12)       # the chord crosses at or right of the curve
-    assert np.all(got <= g + spacing + 1e-12)           # and no further than the next argument
+    assert np.all(got >= g * (1 - 1e-9) - 1e-12)  # the chord crosses at or right of the curve
+    assert np.all(got <= g + spacing + 1e-12)  # and no further than the next argument
 
 
 @settings(max_examples=60, deadline=None)
 @given(mu=st.floats(0.5, 3.0), g=st.floats(0.3, 2.0))
 def test_gap_extended_past_the_last_argument_is_never_above_the_true_gap(mu, g):
     eps = np.array([4.0])
-    x = np.array([4.01, 4.04, 4.16])                     # the accountant's offsets: the crossing lies beyond
+    x = np.array([4.01, 4.04, 4.16])  # the accountant's offsets: the crossing lies beyond
     lo = gaussian_delta(mu, eps + g)
     got = float(epsilon_gap(eps, lo, gaussian_delta(mu, eps), x, gaussian_delta(mu, x))[0])
     assert math.isfinite(got) and 0.16 <= got <= g * (1 + 1e-9) + 1e-12
@@ -58,22 +58,24 @@ def test_no_gap_where_the_lower_side_is_zero_or_the_upper_side_is_flat():
     assert np.all(np.isinf(epsilon_gap(eps, np.zeros(2), up, x, np.full(6, 0.5))))
     assert np.all(np.isinf(epsilon_gap(eps, np.full(2, 0.99), up, x, np.full(6, 0.995))))
     assert np.all(np.isinf(epsilon_gap(eps, np.full(2, 0.99), up, np.array([]), np.array([]))))
-    with np.errstate(all="raise"):   # eps = inf: no argument lies beyond it, and no warning either
+    with np.errstate(all="raise"):  # eps = inf: no argument lies beyond it, and no warning either
         assert np.isinf(epsilon_gap(np.array([np.inf]), np.array([0.5]), np.array([0.6]), x, np.full(6, 0.1))[0])
 
 
 def _epsilon_widths(kw: dict, eps: np.ndarray, lo: np.ndarray, up: np.ndarray) -> np.ndarray:
     """G1's certified epsilon width at delta = up (the least over RIGHT_OFFSETS, upper sides by accuracy=)."""
-    right = [pld.SubsampledGaussianPLD(**kw, accuracy=1e-2, delta_accuracy="epsilon").delta(eps + d)
-             for d in RIGHT_OFFSETS]
+    right = [
+        pld.SubsampledGaussianPLD(**kw, accuracy=1e-2, delta_accuracy="epsilon").delta(eps + d) for d in RIGHT_OFFSETS
+    ]
     return np.min([certified_epsilon_width(eps, lo, up, eps + d, r) for d, r in zip(RIGHT_OFFSETS, right)], axis=0)
 
 
 def _pessimistic_dp_accounting(kw: dict, eps: np.ndarray, h: float) -> np.ndarray:
     from dp_accounting.pld import privacy_loss_distribution as pld_lib
 
-    ref = pld_lib.from_gaussian_mechanism(kw["sigma"], sampling_prob=kw["sampling_rate"],
-                                          value_discretization_interval=h).self_compose(int(kw["rounds"]))
+    ref = pld_lib.from_gaussian_mechanism(
+        kw["sigma"], sampling_prob=kw["sampling_rate"], value_discretization_interval=h
+    ).self_compose(int(kw["rounds"]))
     return np.array([ref.get_delta_for_epsilon(float(e)) for e in eps])
 
 
@@ -118,9 +120,8 @@ def test_an_offset_limited_width_steps_by_its_gap_not_by_its_h2_law(visited_grid
     by_gap = list(visited_grids)
     visited_grids.clear()
     with monkeypatch.context() as patched:
-        patched.setattr(SubsampledGaussianPLD, "OFFSET_LIMITED", math.inf)   # no argument is offset-limited
-        h2_lo, h2_up = pld.SubsampledGaussianPLD(**kw, accuracy=1e-2, delta_accuracy="epsilon").delta(eps,
-                                                                                                      bound="both")
+        patched.setattr(SubsampledGaussianPLD, "OFFSET_LIMITED", math.inf)  # no argument is offset-limited
+        h2_lo, h2_up = pld.SubsampledGaussianPLD(**kw, accuracy=1e-2, delta_accuracy="epsilon").delta(eps, bound="both")
     by_width = list(visited_grids)
     assert len(by_gap) == len(by_width) == 2 and by_gap[0] == by_width[0]
     assert by_gap[1] >= 2.8 * by_width[1]

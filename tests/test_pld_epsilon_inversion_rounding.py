@@ -36,8 +36,7 @@ def _true_delta(loss: float, eps: float) -> mpmath.mpf:
 @pytest.mark.parametrize("h", [1e-2, 1e-3, 3.7e-3])
 def test_epsilon_bracket_contains_the_exact_crossing(loss, h):
     q_top = math.exp(-loss) / 2
-    grid = pld.from_distributions([0.5, 0.5], [1.0 - q_top, q_top], value_discretization_interval=h,
-                                  symmetric=True)
+    grid = pld.from_distributions([0.5, 0.5], [1.0 - q_top, q_top], value_discretization_interval=h, symmetric=True)
     for target in TARGETS:
         lo, up = grid.epsilon(target, bound="both")
         assert lo <= up
@@ -70,6 +69,7 @@ def test_gaussian_composition_bracket_still_contains_the_closed_form():
     def delta(eps: float) -> mpmath.mpf:
         e, m = mpmath.mpf(eps), mpmath.mpf(mu)
         return mpmath.ncdf(-e / m + m / 2) - mpmath.exp(e) * mpmath.ncdf(-e / m - m / 2)
+
     for t, a, b in zip(targets, lo, up):
         assert delta(b) <= t <= delta(a)
 
@@ -83,8 +83,7 @@ def test_an_atom_loss_computed_onto_a_grid_point_keeps_its_round_off(h):
     round-off (``finite_atoms.loss_round_off``) as a shift of the curve (``GridPMF.loss_shift``), as the
     finite-atom path does (tests/test_pld_atom_loss_round_off.py checks both sides, composed)."""
     q_top = math.exp(-700.0) / 2
-    grid = pld.from_distributions([0.5, 0.5], [1.0 - q_top, q_top], value_discretization_interval=h,
-                                  symmetric=True)
+    grid = pld.from_distributions([0.5, 0.5], [1.0 - q_top, q_top], value_discretization_interval=h, symmetric=True)
     up = grid.epsilon(1e-300)
     g = mpmath.exp(mpmath.mpf(up))
     exact = max(mpmath.mpf(0.5) - g * (1 - mpmath.mpf(q_top)), 0) + max(mpmath.mpf(0.5) - g * mpmath.mpf(q_top), 0)

@@ -41,8 +41,13 @@ def true_epsilon(delta_of, target: float, high: float) -> float:
 
 
 @settings(max_examples=60, deadline=None)
-@given(mu=st.floats(0.3, 4.0), eps=st.floats(0.05, 6.0), offset=st.sampled_from([0.01, 0.04, 0.16, 0.5]),
-       rel=st.floats(0.0, 0.05), tilt=st.floats(0.0, 1.0))
+@given(
+    mu=st.floats(0.3, 4.0),
+    eps=st.floats(0.05, 6.0),
+    offset=st.sampled_from([0.01, 0.04, 0.16, 0.5]),
+    rel=st.floats(0.0, 0.05),
+    tilt=st.floats(0.0, 1.0),
+)
 def test_gaussian_width_contains_the_true_epsilon(mu, eps, offset, rel, tilt):
     """Any bracket lo <= delta(eps) <= up and any up2 >= delta(eps2): eps - width <= epsilon(up) <= eps."""
     d0, d2 = gaussian_delta(mu, eps), gaussian_delta(mu, eps + offset)
@@ -50,31 +55,40 @@ def test_gaussian_width_contains_the_true_epsilon(mu, eps, offset, rel, tilt):
         return
     lo, up = d0 * (1 - rel * tilt), d0 * (1 + rel * (1 - tilt))
     up2 = d2 * (1 + rel)
-    width = float(certified_epsilon_width(np.array(eps), np.array(lo), np.array(up), np.array(eps + offset),
-                                          np.array(up2)))
+    width = float(
+        certified_epsilon_width(np.array(eps), np.array(lo), np.array(up), np.array(eps + offset), np.array(up2))
+    )
     truth = true_epsilon(lambda e: gaussian_delta(mu, e), up, eps + 1.0)
     assert truth <= eps + 1e-12
     assert eps - width <= truth + 1e-12, (eps, width, truth)
 
 
 @settings(max_examples=60, deadline=None)
-@given(losses=st.lists(st.floats(0.2, 5.0), min_size=1, max_size=4), weights=st.lists(st.floats(0.05, 1.0),
-       min_size=4, max_size=4), eps=st.floats(0.05, 4.0), offset=st.sampled_from([0.005, 0.01, 0.04, 0.16]),
-       rel=st.floats(0.0, 0.05))
+@given(
+    losses=st.lists(st.floats(0.2, 5.0), min_size=1, max_size=4),
+    weights=st.lists(st.floats(0.05, 1.0), min_size=4, max_size=4),
+    eps=st.floats(0.05, 4.0),
+    offset=st.sampled_from([0.005, 0.01, 0.04, 0.16]),
+    rel=st.floats(0.0, 0.05),
+)
 def test_width_holds_where_the_profile_is_concave_in_epsilon(losses, weights, eps, offset, rel):
     """Both rules: the chord to eps + offset, and the lower side at eps - offset."""
     l = np.array(losses)
-    p = np.array(weights[:l.size]) / (2 * np.sum(weights[:l.size]))   # a sub-probability: the rest at -infinity
+    p = np.array(weights[: l.size]) / (2 * np.sum(weights[: l.size]))  # a sub-probability: the rest at -infinity
     d0, d2 = atoms_delta(l, p, eps), atoms_delta(l, p, eps + offset)
     if d0 <= 0.0:
         return
     lo, up, up2 = d0 * (1 - rel), d0, d2 * (1 + rel)
-    width = float(certified_epsilon_width(np.array(eps), np.array(lo), np.array(up), np.array(eps + offset),
-                                          np.array(up2)))
+    width = float(
+        certified_epsilon_width(np.array(eps), np.array(lo), np.array(up), np.array(eps + offset), np.array(up2))
+    )
     truth = true_epsilon(lambda e: atoms_delta(l, p, e), up, float(l.max()) + 1.0)
     assert eps - width <= truth + 1e-12, (eps, width, truth)
-    left = float(left_epsilon_width(np.array(eps), np.array(up), np.array(eps - offset),
-                                    np.array(atoms_delta(l, p, eps - offset) * (1 - rel))))
+    left = float(
+        left_epsilon_width(
+            np.array(eps), np.array(up), np.array(eps - offset), np.array(atoms_delta(l, p, eps - offset) * (1 - rel))
+        )
+    )
     assert eps - left <= truth + 1e-12, (eps, left, truth)
 
 
@@ -83,10 +97,10 @@ def test_width_is_tight_for_a_narrow_bracket_and_infinite_when_the_chord_certifi
     d0, d2 = gaussian_delta(mu, eps), gaussian_delta(mu, eps + 0.01)
     slope = (d0 - gaussian_delta(mu, eps + 1e-6)) / 1e-6
     width = certified_epsilon_width(eps, d0 * (1 - 1e-4), d0, eps + 0.01, d2)
-    assert d0 * 1e-4 / slope <= width <= 1.2 * d0 * 1e-4 / slope   # about (up - lo) / |slope|
-    assert certified_epsilon_width(eps, 0.0, d0, eps + 0.01, d2) == eps          # lo = 0: only eps >= 0 holds
-    assert certified_epsilon_width(eps, d0, d0, eps + 0.01, d2) == 0.0           # an exact delta
-    assert certified_epsilon_width(5.0, d2, d0, 5.01, d2) == 5.0   # lo <= up2: no chord, capped at eps
+    assert d0 * 1e-4 / slope <= width <= 1.2 * d0 * 1e-4 / slope  # about (up - lo) / |slope|
+    assert certified_epsilon_width(eps, 0.0, d0, eps + 0.01, d2) == eps  # lo = 0: only eps >= 0 holds
+    assert certified_epsilon_width(eps, d0, d0, eps + 0.01, d2) == 0.0  # an exact delta
+    assert certified_epsilon_width(5.0, d2, d0, 5.01, d2) == 5.0  # lo <= up2: no chord, capped at eps
     # no right point beyond eps (eps = inf, or eps + d rounding back to eps): it certifies nothing
     assert certified_epsilon_width(eps, d0 * (1 - 1e-4), d0, eps, d2) == eps
     assert certified_epsilon_width(1e300, 0.0, 1e-12, 1e300 + 0.01, 0.0) == 1e300
@@ -94,8 +108,13 @@ def test_width_is_tight_for_a_narrow_bracket_and_infinite_when_the_chord_certifi
 
 
 @settings(max_examples=60, deadline=None)
-@given(mu=st.floats(0.3, 12.0), eps=st.floats(0.05, 6.0), offset=st.sampled_from([0.005, 0.0099, 0.02, 0.3]),
-       rel=st.floats(0.0, 0.5), tilt=st.floats(0.0, 1.0))
+@given(
+    mu=st.floats(0.3, 12.0),
+    eps=st.floats(0.05, 6.0),
+    offset=st.sampled_from([0.005, 0.0099, 0.02, 0.3]),
+    rel=st.floats(0.0, 0.5),
+    tilt=st.floats(0.0, 1.0),
+)
 def test_left_width_contains_the_true_epsilon(mu, eps, offset, rel, tilt):
     """Any up >= delta(eps) and lo1 <= delta(eps - d): eps - width <= epsilon(up) <= eps, including where delta
     falls steeply (mu up to 12: delta down to ~1e-15 at the eps drawn)."""
@@ -107,9 +126,9 @@ def test_left_width_contains_the_true_epsilon(mu, eps, offset, rel, tilt):
     truth = true_epsilon(lambda e: gaussian_delta(mu, e), up, eps + 1.0)
     assert eps - width <= truth + 1e-12, (eps, width, truth)
     if lo1 > up:
-        assert width == pytest.approx(min(offset, eps), rel=1e-9)   # the offset (at most eps)
+        assert width == pytest.approx(min(offset, eps), rel=1e-9)  # the offset (at most eps)
     else:
-        assert width == eps                                 # nothing certified: capped at eps
+        assert width == eps  # nothing certified: capped at eps
 
 
 def test_left_width_is_tight_where_delta_falls_steeply_and_the_chord_is_not():
@@ -123,7 +142,7 @@ def test_left_width_is_tight_where_delta_falls_steeply_and_the_chord_is_not():
     rights = [certified_epsilon_width(eps, lo, up, eps + d, gaussian_delta(mu, eps + d)) for d in (0.01, 0.04, 0.16)]
     assert min(rights) == eps
     lefts = [left_epsilon_width(eps, up, eps - d, gaussian_delta(mu, eps - d) / 2) for d in (0.1, 0.2, 0.3, 0.4)]
-    step = brentq(lambda d: gaussian_delta(mu, eps - d) / 2 - up, 0.0, 1.0)   # the least offset that certifies
+    step = brentq(lambda d: gaussian_delta(mu, eps - d) / 2 - up, 0.0, 1.0)  # the least offset that certifies
     assert step < min(lefts) <= step + 0.1
     assert eps - min(lefts) <= true_epsilon(lambda e: gaussian_delta(mu, e), up, eps + 1.0)
     # no offset to the left (eps1 >= eps) or a lower side not above the upper one: nothing, capped at eps
@@ -171,13 +190,13 @@ def test_the_widths_are_the_numpy_forms_bit_for_bit(seed):
     n = 400
     pick = lambda: np.where(rng.random(n) < 0.3, rng.choice(_SPECIAL, n), 10.0 ** rng.uniform(-15, 1, n))
     eps = np.where(rng.random(n) < 0.3, rng.choice(_SPECIAL[:-1], n), rng.uniform(0.0, 10.0, n))
-    with np.errstate(invalid="ignore", over="ignore"):   # inf - inf: NaN arguments, as the old code met them
+    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf: NaN arguments, as the old code met them
         other = eps + np.where(rng.random(n) < 0.3, rng.choice(_SPECIAL, n), rng.uniform(-0.2, 0.2, n))
         lo, up, bound = pick(), pick(), pick()
         chord, left = _chord_reference(eps, lo, up, other, bound), _left_reference(eps, up, other, bound)
     assert certified_epsilon_width(eps, lo, up, other, bound).tobytes() == chord.tobytes()
     assert left_epsilon_width(eps, up, other, bound).tobytes() == left.tobytes()
-    assert isinstance(certified_epsilon_width(1.0, 1e-6, 2e-6, 1.01, 1e-7), np.float64)   # 0-d in, a scalar out
+    assert isinstance(certified_epsilon_width(1.0, 1e-6, 2e-6, 1.01, 1e-7), np.float64)  # 0-d in, a scalar out
 
 
 @settings(max_examples=80, deadline=None)
@@ -194,9 +213,9 @@ def test_a_points_least_width_is_the_least_over_its_shifted_rows(own, right_rows
     x = np.concatenate([eps] + [np.maximum(eps + d, 0.0) for d in shifts])
     upper = 10.0 ** rng.uniform(-12, 0, x.size)
     lower = upper * rng.uniform(0.0, 1.0, x.size)
-    upper[rng.random(x.size) < 0.1] = np.inf     # no bound there
+    upper[rng.random(x.size) < 0.1] = np.inf  # no bound there
     lower[rng.random(x.size) < 0.1] = 0.0
-    asked = right_rows if rows == right_rows or rng.random() < 0.5 else right_rows + 1   # + 1: a short layout
+    asked = right_rows if rows == right_rows or rng.random() < 0.5 else right_rows + 1  # + 1: a short layout
     got = _core.pld_least_epsilon_width(x, own, lower, upper, asked)
     expected = np.full(own, np.inf)
     for r in range(1, rows + 1):

@@ -21,7 +21,7 @@ import hockeystick.pld as pld
 from hockeystick.pld import compose as pc
 from hockeystick.pld.pmf import GridPMF
 
-U = 2.0 ** -53
+U = 2.0**-53
 # a long double with a 64-bit significand (x86-64): its transforms are the reference, ~2000x below u
 FULL_LONG_DOUBLE = np.finfo(np.longdouble).nmant >= 63
 needs_long = pytest.mark.skipif(not FULL_LONG_DOUBLE, reason="numpy's longdouble is not x87's 80-bit format")
@@ -73,13 +73,15 @@ def test_composed_masses_stay_within_the_charge_the_normwise_bound_gives(rounds)
     exact = factor.p.astype(np.longdouble)
     for _ in range(rounds - 1):
         exact = np.convolve(exact, factor.p.astype(np.longdouble))
-    window = exact[got.k_lo - rounds * factor.k_lo:][:got.p.size]
-    err = np.abs(got.p - window.astype(np.float64))   # the window's tail folded in: <= 2 tail, ~1e-15
+    window = exact[got.k_lo - rounds * factor.k_lo :][: got.p.size]
+    err = np.abs(got.p - window.astype(np.float64))  # the window's tail folded in: <= 2 tail, ~1e-15
     n = got.p.size
     new = got._charge_above(np.arange(1, n + 1, dtype=np.float64))
-    old = np.minimum(np.minimum(got.entry_error * np.arange(1, n + 1), got.total_error),
-                     got.spectral_l2 * np.sqrt(np.arange(1, n + 1)) + got.inverse_error * np.arange(1, n + 1))
-    assert new[-1] < 0.2 * old[-1]   # the normwise part is the one charged here
+    old = np.minimum(
+        np.minimum(got.entry_error * np.arange(1, n + 1), got.total_error),
+        got.spectral_l2 * np.sqrt(np.arange(1, n + 1)) + got.inverse_error * np.arange(1, n + 1),
+    )
+    assert new[-1] < 0.2 * old[-1]  # the normwise part is the one charged here
     # every suffix of the window (the grid points above an eps) within its charge
     suffix = np.cumsum(err[::-1])
     assert np.all(suffix <= new + 2 * pc.DEFAULT_TAIL)
@@ -98,11 +100,20 @@ def test_subsampled_gaussian_after_few_rounds_brackets_delta_within_a_few_percen
 
 
 def test_charge_above_zero_points_is_zero_with_an_infinite_normwise_bound():
-    pmf = GridPMF(0, 1e-3, np.array([0.5, 0.5]), 0.0, 0.0, True, entry_error=1e-15, total_error=1e-14,
-                  spectral_l2=1e-15, inverse_error=1e-16)
-    assert pmf.inverse_l2 == math.inf   # not composed by FFT: the entrywise bound alone
-    np.testing.assert_array_equal(pmf._charge_above(np.array([0.0, 4.0])),
-                                  [0.0, min(4e-15, 1e-14, 2e-15 + 4e-16)])
+    pmf = GridPMF(
+        0,
+        1e-3,
+        np.array([0.5, 0.5]),
+        0.0,
+        0.0,
+        True,
+        entry_error=1e-15,
+        total_error=1e-14,
+        spectral_l2=1e-15,
+        inverse_error=1e-16,
+    )
+    assert pmf.inverse_l2 == math.inf  # not composed by FFT: the entrywise bound alone
+    np.testing.assert_array_equal(pmf._charge_above(np.array([0.0, 4.0])), [0.0, min(4e-15, 1e-14, 2e-15 + 4e-16)])
 
 
 def test_charge_with_no_normwise_bounds_is_finite_above_the_grid():
@@ -120,8 +131,12 @@ def test_charge_with_no_normwise_bounds_is_finite_above_the_grid():
 
 # (entry, total, spectral_l2, inverse, inverse_l2): each of the formula's four branches is the least for some
 # sums and norms below (entry x sum for small sums, total for large ones, l2 plus either inverse term between)
-CHARGE_SETTINGS = [(1e-16, 1e-10, 1e-13, 1e-15, 1e-13), (1e-12, 1e-9, 1e-15, 1e-18, 1e-13),
-                   (1e-12, 1e-9, 1e-15, 1e-13, 1e-16), (1e-14, 1e-12, 1e-15, 1e-16, 1e-15)]
+CHARGE_SETTINGS = [
+    (1e-16, 1e-10, 1e-13, 1e-15, 1e-13),
+    (1e-12, 1e-9, 1e-15, 1e-18, 1e-13),
+    (1e-12, 1e-9, 1e-15, 1e-13, 1e-16),
+    (1e-14, 1e-12, 1e-15, 1e-16, 1e-15),
+]
 
 
 def test_weighted_charge_is_the_least_of_the_three_bounds():
@@ -136,17 +151,32 @@ def test_weighted_charge_is_the_least_of_the_three_bounds():
     norms[3] = np.nan
     least = set()
     for entry, total, l2, inverse, inverse_l2 in CHARGE_SETTINGS:
-        pmf = GridPMF(0, 1e-3, np.full(4, 0.25), 0.0, 0.0, True, entry_error=entry, total_error=total,
-                      spectral_l2=l2, inverse_error=inverse, inverse_l2=inverse_l2)
+        pmf = GridPMF(
+            0,
+            1e-3,
+            np.full(4, 0.25),
+            0.0,
+            0.0,
+            True,
+            entry_error=entry,
+            total_error=total,
+            spectral_l2=l2,
+            inverse_error=inverse,
+            inverse_l2=inverse_l2,
+        )
         got = pmf._charge_weighted(sums, norms)
         assert np.isnan(got[3]) and np.isnan(got[4])
         for s, r, g in zip(sums[5:], norms[5:], got[5:]):
-            terms = {"entry": F(entry) * F(s), "total": F(total), "inverse": F(l2) * F(r) + F(inverse) * F(s),
-                     "inverse_l2": F(l2) * F(r) + F(inverse_l2) * F(r)}
+            terms = {
+                "entry": F(entry) * F(s),
+                "total": F(total),
+                "inverse": F(l2) * F(r) + F(inverse) * F(s),
+                "inverse_l2": F(l2) * F(r) + F(inverse_l2) * F(r),
+            }
             exact = min(terms.values())
             least.add(min(terms, key=lambda k: terms[k]))
-            assert abs(F(g) - exact) <= 4 * F(U) * exact   # three roundings of the double evaluation
-        assert got[0] == 0.0 and got[1] == 0.0   # no weight: no charge, whatever the bounds
+            assert abs(F(g) - exact) <= 4 * F(U) * exact  # three roundings of the double evaluation
+        assert got[0] == 0.0 and got[1] == 0.0  # no weight: no charge, whatever the bounds
         assert got[2] == min(3 * entry, total, l2 * math.sqrt(3.0) + min(3 * inverse, inverse_l2 * math.sqrt(3.0)))
     assert least == {"entry", "total", "inverse", "inverse_l2"}
 
@@ -163,7 +193,7 @@ def _rr_exact_delta(noise: float, rounds: int, eps: float) -> float:
         for j in range(rounds + 1):
             loss = (2 * j - rounds) * l0
             if loss > e:
-                total += mp.binomial(rounds, j) * stay ** j * move ** (rounds - j) * (1 - mp.exp(e - loss))
+                total += mp.binomial(rounds, j) * stay**j * move ** (rounds - j) * (1 - mp.exp(e - loss))
         return float(total)
 
 
@@ -177,8 +207,9 @@ def test_spiky_composition_brackets_the_exact_curve_at_the_edges(h):
     noise, rounds = 0.9, 300
     dist = randomized_response(noise, 2, value_discretization_interval=h).self_compose(rounds)
     pmfs = dist.composed(True) + dist.composed(False)
-    assert any(math.isfinite(g.inverse_l2) and g.inverse_l2 * math.sqrt(g.p.size) < g.inverse_error * g.p.size
-               for g in pmfs)
+    assert any(
+        math.isfinite(g.inverse_l2) and g.inverse_l2 * math.sqrt(g.p.size) < g.inverse_error * g.p.size for g in pmfs
+    )
     eps = np.array([0.0, 5e-324, 1.0, 10.0, 25.0, 60.0, 1e308])
     lo, up = dist.delta(eps, bound="both")
     for e, l, u in zip(eps, lo, up):
@@ -189,6 +220,6 @@ def test_spiky_composition_brackets_the_exact_curve_at_the_edges(h):
     for t, a, b in zip(targets, e_lo, e_up):
         assert 0.0 <= a <= b
         if math.isfinite(b):
-            assert _rr_exact_delta(noise, rounds, float(b)) <= t   # epsilon(t) <= b
+            assert _rr_exact_delta(noise, rounds, float(b)) <= t  # epsilon(t) <= b
         if a > 0.0:
-            assert _rr_exact_delta(noise, rounds, float(np.nextafter(a, 0.0))) >= t   # epsilon(t) >= a
+            assert _rr_exact_delta(noise, rounds, float(np.nextafter(a, 0.0))) >= t  # epsilon(t) >= a

@@ -47,7 +47,7 @@ def exact_delta(pairs: list[tuple[np.ndarray, np.ndarray, int]], eps: float, gau
         elif gaussian_r > 0:
             shifted = mp.mpf(eps) - loss
             r = mp.mpf(gaussian_r)
-            t = lambda e: mp.ncdf(-e / r + r / 2) - mp.e ** e * mp.ncdf(-e / r - r / 2)  # noqa: E731
+            t = lambda e: mp.ncdf(-e / r + r / 2) - mp.e**e * mp.ncdf(-e / r - r / 2)  # noqa: E731
             total += mass * t(shifted)  # theta's formula holds at every real eps
         elif loss > eps:
             total += mass * (1 - mp.e ** (mp.mpf(eps) - loss))
@@ -71,8 +71,11 @@ def test_self_composed_discrete_laplace_is_exact(a, s, count):
 
 
 def test_two_lattices_and_randomized_response_meet_on_the_sub_grid():
-    parts = [(*discrete_laplace_pair(0.27, 1), 9), (*discrete_laplace_pair(0.46, 2), 5),
-             (*randomized_response_pair(0.4, 5, "replace_one"), 4)]
+    parts = [
+        (*discrete_laplace_pair(0.27, 1), 9),
+        (*discrete_laplace_pair(0.46, 2), 5),
+        (*randomized_response_pair(0.4, 5, "replace_one"), 4),
+    ]
     atoms = composed(parts)
     for eps in (0.0, 0.9, 2.5):
         ex = exact_delta(parts, eps)
@@ -102,11 +105,13 @@ def test_atoms_beside_a_gaussian_and_a_grid_pld():
         def gauss(e, widen):
             t = np.asarray(theta(r, np.abs(e))) * widen
             return np.where(e >= 0, t, -np.expm1(np.minimum(e, 0)) * widen + np.exp(np.minimum(e, 0)) * t)
+
         lo = fa.delta_with(atoms, lambda e: gauss(e, 1 - 4e-12), np.array([eps]), False)[0]
         up = fa.delta_with(atoms, lambda e: gauss(e, 1 + 4e-12), np.array([eps]), True)[0]
         assert lo <= ex <= up and up - lo <= 1e-10 * float(ex)
     # beside a grid PLD of the same Gaussian: the bracket still holds the exact value
     from hockeystick.pld import gaussian
+
     g = gaussian(1 / r, value_discretization_interval=1e-3)
     ex = exact_delta([(p, q, 6)], 1.0, gaussian_r=r)
     lo = fa.delta_with(atoms, fa.grid_side(g.composed(False)[0]), np.array([1.0]), False)[0]

@@ -23,8 +23,14 @@ from hockeystick.pld.discrete_laplace import discrete_laplace_atoms, discrete_la
 from hockeystick.pld.subsampling import poisson_subsampled_pair
 
 mp.mp.dps = 50
-CASES = [(1.0, 20_000), (0.1, 100_000), (1.0, 10**6), (0.1, 10**7), (3.0, 10**7),
-         pytest.param(0.1, 10**8, marks=pytest.mark.slow)]
+CASES = [
+    (1.0, 20_000),
+    (0.1, 100_000),
+    (1.0, 10**6),
+    (0.1, 10**7),
+    (3.0, 10**7),
+    pytest.param(0.1, 10**8, marks=pytest.mark.slow),
+]
 TARGET = 1e-6
 
 
@@ -45,8 +51,13 @@ def _exact_delta(a: float, k: int, eps: float, sigma: float | None = None) -> mp
     start = max(int(mp.floor((e / am + k) / 2)) + 1, 0) if mu is None else 0
     if mu is not None:  # every atom counts beside a Gaussian: start 12 standard deviations below the mean
         start = max(int(k * p - 12 * mp.sqrt(k * p * q)), 0)
-    log_t = mp.loggamma(k + 1) - mp.loggamma(start + 1) - mp.loggamma(k - start + 1) + start * mp.log(p) \
+    log_t = (
+        mp.loggamma(k + 1)
+        - mp.loggamma(start + 1)
+        - mp.loggamma(k - start + 1)
+        + start * mp.log(p)
         + (k - start) * mp.log(q)
+    )
     t, total, j = mp.exp(log_t), mp.mpf(0), start
     while j <= k:
         total += t * term(am * (2 * j - k))
@@ -74,8 +85,9 @@ def test_large_self_composition_brackets_exact_binomial(a: float, k: int) -> Non
 @pytest.mark.slow
 def test_large_self_composition_beside_a_gaussian() -> None:
     a, k, sigma = 0.1, 10**6, 0.05
-    acc = HockeystickAccountant().compose(dpa.ComposedDpEvent([
-        dpa.SelfComposedDpEvent(dpa.DiscreteLaplaceDpEvent(a, 1), k), dpa.GaussianDpEvent(sigma)]))
+    acc = HockeystickAccountant().compose(
+        dpa.ComposedDpEvent([dpa.SelfComposedDpEvent(dpa.DiscreteLaplaceDpEvent(a, 1), k), dpa.GaussianDpEvent(sigma)])
+    )
     lo, hi = acc.get_epsilon_bracket(TARGET)
     assert 0.0 < lo <= hi <= lo + 5e-3 * hi
     for eps in (lo, hi):
@@ -117,6 +129,7 @@ def test_two_lattices_compose_on_a_window_against_enumeration(monkeypatch):
     past ``WINDOW_PRODUCTS`` products they compose on a coarsened window (forced here on a small case):
     both sides hold the exact value by enumeration."""
     from .test_pld_finite_atoms import exact_delta
+
     monkeypatch.setattr(fa, "WINDOW_PRODUCTS", 100)
     monkeypatch.setattr(fa, "WINDOW_POINTS", 256)
     one, two = discrete_laplace_pair(1.0, 1), discrete_laplace_pair(1.37, 2)
@@ -135,18 +148,32 @@ def test_two_discrete_laplace_lattices_many_times_against_dp_accounting(k: int) 
     of products on the sub-lattice.  Our bracket must meet dp_accounting's two estimates' directions:
     lower <= their pessimistic, upper >= their optimistic (connect-the-dots at h = 0.1; 10^4 only)."""
     from dp_accounting.pld import privacy_loss_distribution as P
-    acc = HockeystickAccountant().compose(dpa.ComposedDpEvent([
-        dpa.SelfComposedDpEvent(dpa.DiscreteLaplaceDpEvent(1.0, 1), k),
-        dpa.SelfComposedDpEvent(dpa.DiscreteLaplaceDpEvent(1.37, 2), k)]))
+
+    acc = HockeystickAccountant().compose(
+        dpa.ComposedDpEvent(
+            [
+                dpa.SelfComposedDpEvent(dpa.DiscreteLaplaceDpEvent(1.0, 1), k),
+                dpa.SelfComposedDpEvent(dpa.DiscreteLaplaceDpEvent(1.37, 2), k),
+            ]
+        )
+    )
     lo, hi = acc.get_epsilon_bracket(TARGET)
     assert 0.0 < lo <= hi <= lo + 5e-3 * hi
     if k > 10**4:
         return
-    theirs = [P.from_discrete_laplace_mechanism(1.0, sensitivity=1, value_discretization_interval=0.1,
-                                                pessimistic_estimate=pessimistic).self_compose(k)
-              .compose(P.from_discrete_laplace_mechanism(1.37, sensitivity=2, value_discretization_interval=0.1,
-                                                         pessimistic_estimate=pessimistic).self_compose(k))
-              .get_epsilon_for_delta(TARGET) for pessimistic in (True, False)]
+    theirs = [
+        P.from_discrete_laplace_mechanism(
+            1.0, sensitivity=1, value_discretization_interval=0.1, pessimistic_estimate=pessimistic
+        )
+        .self_compose(k)
+        .compose(
+            P.from_discrete_laplace_mechanism(
+                1.37, sensitivity=2, value_discretization_interval=0.1, pessimistic_estimate=pessimistic
+            ).self_compose(k)
+        )
+        .get_epsilon_for_delta(TARGET)
+        for pessimistic in (True, False)
+    ]
     assert lo <= theirs[0] and hi >= theirs[1], (lo, hi, theirs)
 
 
@@ -159,8 +186,13 @@ def _two_atom_delta(p: tuple[float, float], q: tuple[float, float], k: int, eps:
     m_hi, l_hi, l_lo = (p1, l1, l0) if hi == 1 else (p0, l0, l1)
     m_lo = 1 - m_hi
     start = max(int(mp.floor((e - k * l_lo) / (l_hi - l_lo))) + 1, 0)  # j runs at the higher loss
-    t = mp.exp(mp.loggamma(k + 1) - mp.loggamma(start + 1) - mp.loggamma(k - start + 1)
-               + start * mp.log(m_hi) + (k - start) * mp.log(m_lo))
+    t = mp.exp(
+        mp.loggamma(k + 1)
+        - mp.loggamma(start + 1)
+        - mp.loggamma(k - start + 1)
+        + start * mp.log(m_hi)
+        + (k - start) * mp.log(m_lo)
+    )
     total, j = mp.mpf(0), start
     while j <= k:
         total += t * (1 - mp.exp(e - (j * l_hi + (k - j) * l_lo)))
@@ -177,6 +209,7 @@ def test_a_billion_runs_off_any_lattice_are_rebased_not_refused():
     2^-32 sub-lattice) reached indices past 2^62 and were refused as 'beyond the common loss lattice'
     (no field named).  The window is rebased onto a coarser lattice; both ends hold the exact binomial."""
     from hockeystick.pld.randomized_response import randomized_response_pair
+
     k = 2745 * 473672
     p, q = randomized_response_pair(0.3650357641630829, 10, "replace_special")
     atoms = fa.self_compose(fa.pair_atoms(p, q), k)

@@ -83,10 +83,18 @@ def _exact_epsilon(parts, target: float) -> mp.mpf:
     return hi
 
 
-@pytest.mark.parametrize("name, count, target", [("dlap(0.32, 1)", 1, 1e-5), ("dlap(0.2, 2)", 1, 1e-3),
-                                                 ("dlap(0.48, 1)", 8, 1e-5), ("rr(0.3, 6)", 3, 1e-4),
-                                                 ("canonical(1, 0.1)", 2, 0.25), ("poisson dlap", 4, 1e-4),
-                                                 ("dlap(0.05, 5)", 2, 0.3)])
+@pytest.mark.parametrize(
+    "name, count, target",
+    [
+        ("dlap(0.32, 1)", 1, 1e-5),
+        ("dlap(0.2, 2)", 1, 1e-3),
+        ("dlap(0.48, 1)", 8, 1e-5),
+        ("rr(0.3, 6)", 3, 1e-4),
+        ("canonical(1, 0.1)", 2, 0.25),
+        ("poisson dlap", 4, 1e-4),
+        ("dlap(0.05, 5)", 2, 0.3),
+    ],
+)
 def test_lean_pure_epsilon_brackets_the_exact_value_and_matches_numpy(name, count, target, monkeypatch):
     p, q = discrete_laplace_pair(0.48, 1) if name == "dlap(0.48, 1)" else PAIRS[name]
     atoms = fa.self_compose(fa.pair_atoms(p, q), count)
@@ -106,7 +114,8 @@ def test_lean_delta_equals_the_numpy_delta():
     for eps in (-1.0, 0.0, 0.3, 1.1, 4.0):
         for upper in (False, True):
             assert fa._lean_delta(atoms, eps, upper) == pytest.approx(
-                float(fa.delta(atoms, np.array([eps]), upper)[0]), rel=8 * U * atoms.mass.size, abs=1e-300)
+                float(fa.delta(atoms, np.array([eps]), upper)[0]), rel=8 * U * atoms.mass.size, abs=1e-300
+            )
 
 
 @pytest.mark.parametrize("wrong", [0, 1, 3])
@@ -138,7 +147,9 @@ def test_clustered_epsilon_search_certifies_both_ends(hints):
         def f(e):
             calls.append(np.size(e))
             return fa.delta(atoms, e, upper)
+
         return f
+
     count = {}
     for cluster in (0, 10):
         calls.clear()

@@ -60,11 +60,21 @@ def _true_rr(noise: float, k: int) -> tuple[list[mp.mpf], list[mp.mpf]]:
 def _cases() -> list[tuple[str, tuple[np.ndarray, np.ndarray], tuple[list[mp.mpf], list[mp.mpf]]]]:
     out = []
     for loss in LOSSES:
-        out.append((f"poisson dlap({loss})", poisson_subsampled_pair(*discrete_laplace_pair(loss, 1), 0.5),
-                    _true_poisson(*_true_dlap(loss), 0.5)))
+        out.append(
+            (
+                f"poisson dlap({loss})",
+                poisson_subsampled_pair(*discrete_laplace_pair(loss, 1), 0.5),
+                _true_poisson(*_true_dlap(loss), 0.5),
+            )
+        )
         half = (np.array([0.5, 0.5]), np.array([1.0 - math.exp(-loss) / 2, math.exp(-loss) / 2]))
-        out.append((f"half e^-{loss}", half,
-                    ([mp.mpf(0.5), mp.mpf(0.5)], [1 - mp.exp(-mp.mpf(loss)) / 2, mp.exp(-mp.mpf(loss)) / 2])))
+        out.append(
+            (
+                f"half e^-{loss}",
+                half,
+                ([mp.mpf(0.5), mp.mpf(0.5)], [1 - mp.exp(-mp.mpf(loss)) / 2, mp.exp(-mp.mpf(loss)) / 2]),
+            )
+        )
         out.append((f"canonical({loss}, 1e-6)", canonical_pair(loss, 1e-6), _true_canonical(loss, 1e-6)))
         noise = math.exp(-loss)
         if noise > 0.0:
@@ -109,8 +119,10 @@ def test_delta_sides_bracket_the_truth(name, computed, truth, count, numpy_path,
 def test_epsilon_sides_bracket_the_truth(name, computed, truth):
     atoms = fa.self_compose(fa.pair_atoms(*computed), 2)
     for target in TARGETS:
-        for lo, up in [fa.pure_epsilon_bracket(atoms, target),
-                       (fa.pure_epsilon(atoms, target, False), fa.pure_epsilon(atoms, target, True))]:
+        for lo, up in [
+            fa.pure_epsilon_bracket(atoms, target),
+            (fa.pure_epsilon(atoms, target, False), fa.pure_epsilon(atoms, target, True)),
+        ]:
             assert lo <= up
             # delta is non-increasing: lo <= true eps iff the true delta at lo is at least the target
             assert lo == 0.0 or _true_delta(truth, 2, lo) >= target, (name, target, lo)
@@ -159,7 +171,7 @@ def test_a_truly_zero_q_mass_stays_exact_below_700():
     assert fa.pure_epsilon(atoms, 0.05, True) == math.inf and 700.0 < fa.pure_epsilon(atoms, 0.05, False) < math.inf
 
 
-@pytest.mark.parametrize("ulps", [10.6, 100.6, 2.0 ** 30 + 0.6])
+@pytest.mark.parametrize("ulps", [10.6, 100.6, 2.0**30 + 0.6])
 def test_a_subnormal_q_computed_above_the_truth_keeps_the_upper_side_above(ulps):
     """A Q-mass of 10.6 2^-1074 is computed as 11 2^-1074 (3.8% high): its loss computed 0.037 low,
     which a 16u relative charge would not cover; the upper side must still be at or above the truth."""
@@ -222,8 +234,9 @@ def test_exact_zeros_stay_at_infinity_and_cost_nothing():
     lower, upper = plain.delta(1.0, bound="both")
     assert 0.5 - 1e-12 <= lower <= 0.5 <= upper <= 0.5 + 1e-12
     # declared possibly underflowed, the same zeros give a lower side finite near log p + 741
-    data = pld.from_distributions(*canonical_pair(1.0, 1e-6), symmetric=True, value_discretization_interval=0.01,
-                                  exact_zeros=False)
+    data = pld.from_distributions(
+        *canonical_pair(1.0, 1e-6), symmetric=True, value_discretization_interval=0.01, exact_zeros=False
+    )
     lo_eps, up_eps = data.epsilon(1e-7, bound="both")
     assert up_eps == math.inf and 700.0 < lo_eps < math.inf
 

@@ -16,8 +16,9 @@ H = 2e-3
 def test_broadcast_grid_equals_the_mechanism_composed_point_by_point():
     sigma = np.array([0.8, 1.5])[:, None]
     rounds = np.array([10, 40])[None, :]
-    acc = pld.FixedBatchGaussianPLD(sigma=sigma, batch_size=20, dataset_size=500, rounds=rounds,
-                                    value_discretization_interval=H)
+    acc = pld.FixedBatchGaussianPLD(
+        sigma=sigma, batch_size=20, dataset_size=500, rounds=rounds, value_discretization_interval=H
+    )
     lo, up = acc.epsilon(1e-5, bound="both")
     assert lo.shape == up.shape == (2, 2)
     for i, s in enumerate(sigma.ravel()):
@@ -27,8 +28,9 @@ def test_broadcast_grid_equals_the_mechanism_composed_point_by_point():
     assert np.all(lo <= up)
     assert up[0, 1] > up[0, 0] and up[0, 0] > up[1, 0]  # more rounds, less noise: larger epsilon
     assert acc.delta(1.0).shape == (2, 2)
-    scalar = pld.FixedBatchGaussianPLD(sigma=1.0, batch_size=20, dataset_size=500, rounds=10,
-                                       value_discretization_interval=H)
+    scalar = pld.FixedBatchGaussianPLD(
+        sigma=1.0, batch_size=20, dataset_size=500, rounds=10, value_discretization_interval=H
+    )
     assert isinstance(scalar.delta(1.0), float)
 
 
@@ -54,11 +56,18 @@ def test_with_replacement_is_looser_than_without_at_equal_batch():
     assert pld.WithReplacementBatchGaussianPLD(**dict(common, batch_size=300)).delta(1.0) > 0  # K > n allowed
 
 
-@pytest.mark.parametrize("bad, match", [
-    (dict(sigma=0.0), "sigma"), (dict(batch_size=2.5), "batch_size"), (dict(dataset_size=0), "^n must be"),
-    (dict(rounds=0), "rounds"), (dict(batch_size=600), "batch_size must be <= n"),
-    (dict(sensitivity=-1.0), "sensitivity"), (dict(value_discretization_interval=0.0), "value_discretization"),
-])
+@pytest.mark.parametrize(
+    "bad, match",
+    [
+        (dict(sigma=0.0), "sigma"),
+        (dict(batch_size=2.5), "batch_size"),
+        (dict(dataset_size=0), "^n must be"),
+        (dict(rounds=0), "rounds"),
+        (dict(batch_size=600), "batch_size must be <= n"),
+        (dict(sensitivity=-1.0), "sensitivity"),
+        (dict(value_discretization_interval=0.0), "value_discretization"),
+    ],
+)
 def test_bad_arguments_name_the_argument_and_the_rule(bad, match):
     params = dict(sigma=1.0, batch_size=10, dataset_size=500, rounds=5)
     with pytest.raises(ValueError, match=match):
@@ -66,8 +75,9 @@ def test_bad_arguments_name_the_argument_and_the_rule(bad, match):
 
 
 def test_bad_queries():
-    acc = pld.WithReplacementBatchGaussianPLD(sigma=1.0, batch_size=4, dataset_size=50, rounds=3,
-                                              value_discretization_interval=H)
+    acc = pld.WithReplacementBatchGaussianPLD(
+        sigma=1.0, batch_size=4, dataset_size=50, rounds=3, value_discretization_interval=H
+    )
     with pytest.raises(ValueError, match="epsilon"):
         acc.delta(-1.0)
     with pytest.raises(ValueError, match="delta"):

@@ -22,8 +22,9 @@ def test_log_mgf_never_below_the_exact_value(lam):
     k_lo, h = -1700, 1e-3
     got = float(_core.pld_log_mgf(p, k_lo, h, np.array([lam]))[0])
     with mp.workdps(50):
-        exact = mp.log(mp.fsum(mp.mpf(float(pk)) * mp.exp(mp.mpf(lam) * (k_lo + k) * mp.mpf(h))
-                               for k, pk in enumerate(p)))
+        exact = mp.log(
+            mp.fsum(mp.mpf(float(pk)) * mp.exp(mp.mpf(lam) * (k_lo + k) * mp.mpf(h)) for k, pk in enumerate(p))
+        )
     assert got >= exact
     assert got - exact <= 1e-10 * max(1.0, abs(float(exact)))
 
@@ -60,9 +61,9 @@ def test_windowed_composition_matches_direct_convolution_within_its_charges():
         out = compose([(fa, 25), (fb, 15)], pessimistic=pessimistic, tail=tail)
         assert out.p.size < exact.size  # the window did cut
         start = out.k_lo - k_lo
-        inside = exact[start:start + out.p.size]
+        inside = exact[start : start + out.p.size]
         assert np.all(np.abs(out.p - inside) <= out.entry_error + 2 * tail)
-        assert exact[:start].sum() <= tail and exact[start + out.p.size:].sum() <= tail
+        assert exact[:start].sum() <= tail and exact[start + out.p.size :].sum() <= tail
         composed_inf = 1 - (1 - 1e-9) ** 25
         if pessimistic:
             assert out.p_inf >= composed_inf
@@ -91,8 +92,10 @@ def test_top_profile_answers_exactly_as_the_whole_profile():
 def test_upper_part_of_the_profile_answers_exactly_as_the_whole_profile():
     """A PMF first asked about eps far above loss 0 sums only the grid points from just below the least eps
     (``GridPMF._upper_profile``); every answer, then and after lower queries, equals the whole profile's."""
+
     def fresh() -> GridPMF:
         return pld.subsampled_gaussian(0.9, 0.2, value_discretization_interval=5e-3).self_compose(20).composed(True)[0]
+
     rng = np.random.default_rng(3)
     for low in (4.0, 6.5, 8.999, 40.0):  # the last lies above the whole grid
         composed = fresh()

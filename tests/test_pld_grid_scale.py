@@ -24,11 +24,13 @@ EPS = np.array([0.5, 1.0, 2.0, 4.0])
 
 @pytest.mark.parametrize("sigma, q", [(1.0, 0.01), pytest.param(0.6, 0.1, marks=pytest.mark.slow), (3.0, 0.05)])
 def test_block_brackets_overlap_pointwise_fine_grid_and_meet_accuracy(sigma, q):
-    lo, up = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=ROUNDS[:, None],
-                                       accuracy=1e-2).delta(EPS[None, :], bound="both")
+    lo, up = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=ROUNDS[:, None], accuracy=1e-2).delta(
+        EPS[None, :], bound="both"
+    )
     for i, t in enumerate(ROUNDS):
-        f_lo, f_up = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=t,
-                                               value_discretization_interval=5e-5).delta(EPS, bound="both")
+        f_lo, f_up = pld.SubsampledGaussianPLD(
+            sigma=sigma, sampling_rate=q, rounds=t, value_discretization_interval=5e-5
+        ).delta(EPS, bound="both")
         assert np.all(lo[i] <= f_up) and np.all(f_lo <= up[i]), (t, lo[i], up[i], f_lo, f_up)
     assert np.all(0.0 <= lo) and np.all(lo <= up) and np.all(up <= 1.0)
     # Above the floor the refinement only stops once the bracket meets accuracy; below it (a delta
@@ -57,15 +59,23 @@ def test_block_shares_discretizations():
 def test_window_fallback_when_the_grid_variance_vanishes():
     """The optimistic PMF of q = 1e-4 on h = 7.8e-4 has ~all its mass on one grid point: the
     Gaussian-centred ladder of lams gave the whole support (1.1e9 points, refused)."""
-    dist = subsampled_gaussians(np.array([0.5]), np.array([1e-4]), sensitivity=np.array([1.0]),
-                                value_discretization_interval=7.8e-4, tail=1e-15, optimistic=True)[0]
+    dist = subsampled_gaussians(
+        np.array([0.5]),
+        np.array([1e-4]),
+        sensitivity=np.array([1.0]),
+        value_discretization_interval=7.8e-4,
+        tail=1e-15,
+        optimistic=True,
+    )[0]
     factor = next(iter(dist.directions[0]))
     composed = compose.compose([(factor.lower, 100_000)], pessimistic=False)
     assert composed.p.size < 1 << 16
-    lo, up = pld.SubsampledGaussianPLD(sigma=0.5, sampling_rate=1e-4, rounds=100_000,
-                                       value_discretization_interval=7.8e-4).delta(EPS, bound="both")
-    f_lo, f_up = pld.SubsampledGaussianPLD(sigma=0.5, sampling_rate=1e-4, rounds=100_000,
-                                           value_discretization_interval=3e-4).delta(EPS, bound="both")
+    lo, up = pld.SubsampledGaussianPLD(
+        sigma=0.5, sampling_rate=1e-4, rounds=100_000, value_discretization_interval=7.8e-4
+    ).delta(EPS, bound="both")
+    f_lo, f_up = pld.SubsampledGaussianPLD(
+        sigma=0.5, sampling_rate=1e-4, rounds=100_000, value_discretization_interval=3e-4
+    ).delta(EPS, bound="both")
     assert np.all(lo <= up) and np.all(lo <= f_up) and np.all(f_lo <= up)
 
 
@@ -73,8 +83,9 @@ def test_accountant_reports_progress_per_batch():
     seen: list[int] = []
     sigma = np.linspace(1.0, 2.0, pld.SubsampledGaussianPLD.BATCH + 6)
     with progress.reporting(seen.append):
-        pld.SubsampledGaussianPLD(sigma=sigma[:, None], sampling_rate=0.01, rounds=100,
-                                  value_discretization_interval=1e-3).delta(EPS[None, :])
+        pld.SubsampledGaussianPLD(
+            sigma=sigma[:, None], sampling_rate=0.01, rounds=100, value_discretization_interval=1e-3
+        ).delta(EPS[None, :])
     assert len(seen) >= 2 and sum(seen) == sigma.size * EPS.size
     progress.advance(5)  # nobody listens outside the block: nothing happens
     assert sum(seen) == sigma.size * EPS.size
@@ -99,9 +110,17 @@ def test_sweep_bar_moves_within_a_chunk(monkeypatch):
 
     bars: list[_Bar] = []
     monkeypatch.setattr(sweep_run, "progress_bar", lambda total, _: bars.append(_Bar(total)) or bars[-1])
-    grid = Grid.from_parameters("pld_subsampled_gaussian", "delta", {
-        "sigma": "linear:1:2:70", "sampling_rate": 0.01, "rounds": 100, "epsilon": [1.0, 2.0],
-        "value_discretization_interval": 1e-3})
+    grid = Grid.from_parameters(
+        "pld_subsampled_gaussian",
+        "delta",
+        {
+            "sigma": "linear:1:2:70",
+            "sampling_rate": 0.01,
+            "rounds": 100,
+            "epsilon": [1.0, 2.0],
+            "value_discretization_interval": 1e-3,
+        },
+    )
     run_sweep(grid, chunk_size=grid.size, progress=True)
     bar = bars[-1]
     assert sum(bar.updates) == grid.size and len(bar.updates) >= 2  # one chunk, several blocks
@@ -113,12 +132,21 @@ def test_pld_sweep_on_dask_equals_in_process():
 
     from hockeystick.sweep import dask as sweep_dask
 
-    grid = Grid.from_parameters("pld_subsampled_gaussian", "delta", {
-        "sigma": [0.8, 1.5], "sampling_rate": [0.001, 0.02], "rounds": [100, 3000], "epsilon": [0.5, 2.0, 6.0],
-        "accuracy": 1e-2})
+    grid = Grid.from_parameters(
+        "pld_subsampled_gaussian",
+        "delta",
+        {
+            "sigma": [0.8, 1.5],
+            "sampling_rate": [0.001, 0.02],
+            "rounds": [100, 3000],
+            "epsilon": [0.5, 2.0, 6.0],
+            "accuracy": 1e-2,
+        },
+    )
     local = run_sweep(grid, progress=False)
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, host="127.0.0.1",
-                      protocol="tcp", dashboard_address=":0") as cluster:
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, host="127.0.0.1", protocol="tcp", dashboard_address=":0"
+    ) as cluster:
         remote = sweep_dask.run_on_dask(grid, scheduler=cluster.scheduler_address, chunk_size=6, progress=False)
     assert grid.n_chunks(6) == 4  # whole (sigma, q) blocks
     for name in local.columns:
@@ -132,8 +160,11 @@ def test_workers_as_a_process_pools_map_equal_threads_bit_for_bit():
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    kw = dict(sigma=np.array([0.7, 2.3])[:, None, None], sampling_rate=np.array([1e-3, 0.05])[None, :, None],
-              rounds=np.array([30.0, 3000.0])[None, None, :])
+    kw = dict(
+        sigma=np.array([0.7, 2.3])[:, None, None],
+        sampling_rate=np.array([1e-3, 0.05])[None, :, None],
+        rounds=np.array([30.0, 3000.0])[None, None, :],
+    )
     eps = EPS[:, None, None, None]
     with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
         for grid in (dict(accuracy=1e-2, delta_accuracy="epsilon"), dict(value_discretization_interval=1e-3)):
@@ -143,14 +174,19 @@ def test_workers_as_a_process_pools_map_equal_threads_bit_for_bit():
             assert all(np.array_equal(a, b) for a, b in zip(got, want))
             assert np.array_equal(mapped.epsilon(1e-5, bound="both"), threads.epsilon(1e-5, bound="both"))
             assert np.all(want[0] <= want[1]) and np.all(want[0] >= 0)
-        sigma = np.linspace(1.0, 2.0, pld.SubsampledGaussianPLD.BATCH + 6)[:, None]   # two units or more
+        sigma = np.linspace(1.0, 2.0, pld.SubsampledGaussianPLD.BATCH + 6)[:, None]  # two units or more
         seen: list[int] = []
         with progress.reporting(seen.append):
-            got = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=0.01, rounds=100, workers=pool.map,
-                                            value_discretization_interval=1e-3).delta(EPS[None, :])
+            got = pld.SubsampledGaussianPLD(
+                sigma=sigma, sampling_rate=0.01, rounds=100, workers=pool.map, value_discretization_interval=1e-3
+            ).delta(EPS[None, :])
         assert len(seen) >= 2 and sum(seen) == sigma.size * EPS.size
-        assert np.array_equal(got, pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=0.01, rounds=100, workers=1,
-                                                             value_discretization_interval=1e-3).delta(EPS[None, :]))
+        assert np.array_equal(
+            got,
+            pld.SubsampledGaussianPLD(
+                sigma=sigma, sampling_rate=0.01, rounds=100, workers=1, value_discretization_interval=1e-3
+            ).delta(EPS[None, :]),
+        )
 
 
 def test_workers_given_a_pool_instead_of_its_map_says_so():
@@ -160,24 +196,32 @@ def test_workers_given_a_pool_instead_of_its_map_says_so():
         pld.SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=10, workers=pool)
 
 
-@pytest.mark.parametrize("bad_map, message", [
-    (lambda f, tasks: list(map(f, tasks))[::-1], "another block"),
-    (lambda f, tasks: list(map(f, tasks))[:-1], "returned 1 results for 2 blocks")])
+@pytest.mark.parametrize(
+    "bad_map, message",
+    [
+        (lambda f, tasks: list(map(f, tasks))[::-1], "another block"),
+        (lambda f, tasks: list(map(f, tasks))[:-1], "returned 1 results for 2 blocks"),
+    ],
+)
 def test_a_map_that_reorders_or_drops_results_is_refused(bad_map, message):
-    sigma = np.linspace(1.0, 2.0, pld.SubsampledGaussianPLD.BATCH + 6)[:, None]   # two units
+    sigma = np.linspace(1.0, 2.0, pld.SubsampledGaussianPLD.BATCH + 6)[:, None]  # two units
     with pytest.raises(RuntimeError, match=message):
-        pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=0.01, rounds=100, workers=bad_map,
-                                  value_discretization_interval=1e-3).delta(EPS[None, :])
+        pld.SubsampledGaussianPLD(
+            sigma=sigma, sampling_rate=0.01, rounds=100, workers=bad_map, value_discretization_interval=1e-3
+        ).delta(EPS[None, :])
 
 
 def test_workers_as_a_dask_executors_map_equals_threads():
     pytest.importorskip("dask.distributed")
     from dask.distributed import Client, LocalCluster
 
-    kw = dict(sigma=np.array([0.9, 1.8])[:, None], sampling_rate=0.01, rounds=np.array([100.0, 2000.0]),
-              accuracy=1e-2)
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, host="127.0.0.1", protocol="tcp",
-                      dashboard_address=":0") as cluster, Client(cluster) as client:
+    kw = dict(sigma=np.array([0.9, 1.8])[:, None], sampling_rate=0.01, rounds=np.array([100.0, 2000.0]), accuracy=1e-2)
+    with (
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, host="127.0.0.1", protocol="tcp", dashboard_address=":0"
+        ) as cluster,
+        Client(cluster) as client,
+    ):
         got = pld.SubsampledGaussianPLD(**kw, workers=client.get_executor().map).delta(1.0, bound="both")
     want = pld.SubsampledGaussianPLD(**kw, workers=1).delta(1.0, bound="both")
     assert all(np.array_equal(a, b) for a, b in zip(got, want))
@@ -186,13 +230,29 @@ def test_workers_as_a_dask_executors_map_equals_threads():
 def test_calibrate_progress_moves_per_block(capsys):
     from hockeystick.calibrate import calibrate
 
-    sigma = calibrate("pld_subsampled_gaussian", "sigma", epsilon=np.array([1.0, 2.0]), delta=1e-5,
-                      sampling_rate=0.01, rounds=100, value_discretization_interval=1e-3, rtol=1e-3,
-                      progress=True)
+    sigma = calibrate(
+        "pld_subsampled_gaussian",
+        "sigma",
+        epsilon=np.array([1.0, 2.0]),
+        delta=1e-5,
+        sampling_rate=0.01,
+        rounds=100,
+        value_discretization_interval=1e-3,
+        rtol=1e-3,
+        progress=True,
+    )
     err = capsys.readouterr().err
     assert "calibrate pld_subsampled_gaussian sigma" in err and "targets open" in err
-    quiet = calibrate("pld_subsampled_gaussian", "sigma", epsilon=np.array([1.0, 2.0]), delta=1e-5,
-                      sampling_rate=0.01, rounds=100, value_discretization_interval=1e-3, rtol=1e-3)
+    quiet = calibrate(
+        "pld_subsampled_gaussian",
+        "sigma",
+        epsilon=np.array([1.0, 2.0]),
+        delta=1e-5,
+        sampling_rate=0.01,
+        rounds=100,
+        value_discretization_interval=1e-3,
+        rtol=1e-3,
+    )
     np.testing.assert_array_equal(sigma, quiet)
     assert capsys.readouterr().err == ""
     with pytest.raises(TypeError, match="progress must be True or False"):
@@ -204,6 +264,14 @@ def test_a_calibration_inside_a_sweep_does_not_move_the_sweep_bar_per_trial():
     from hockeystick.calibrate import calibrate
 
     with progress.reporting(seen.append):
-        calibrate("pld_subsampled_gaussian", "sigma", epsilon=1.0, delta=1e-5, sampling_rate=0.01, rounds=100,
-                  value_discretization_interval=1e-3, rtol=1e-3)
+        calibrate(
+            "pld_subsampled_gaussian",
+            "sigma",
+            epsilon=1.0,
+            delta=1e-5,
+            sampling_rate=0.01,
+            rounds=100,
+            value_discretization_interval=1e-3,
+            rtol=1e-3,
+        )
     assert seen == []

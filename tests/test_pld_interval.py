@@ -18,13 +18,25 @@ import hockeystick as hs
 import hockeystick.pld as pld
 from hockeystick.pld.mechanisms import MAX_INTERVAL
 
-SIGMA, ROUNDS = 10.0, 4   # losses span about +-1: the finest grid (1e-6) holds ~2e6 cells
+SIGMA, ROUNDS = 10.0, 4  # losses span about +-1: the finest grid (1e-6) holds ~2e6 cells
 R = math.sqrt(ROUNDS) / SIGMA
 EPSILONS = np.array([0.0, 0.05, 0.2, 0.5, 1.0])
 DELTAS = np.array([1e-2, 1e-5, 1e-10])
 ACCEPTED = [1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.1, 0.5, 1.0, 3.0, 10.0, 50.0, MAX_INTERVAL]
-REFUSED = [0.0, -1e-4, -1.0, math.inf, -math.inf, math.nan, np.nextafter(MAX_INTERVAL, math.inf), 709.0, 710.0,
-           1e3, 1e4, 1e300]
+REFUSED = [
+    0.0,
+    -1e-4,
+    -1.0,
+    math.inf,
+    -math.inf,
+    math.nan,
+    np.nextafter(MAX_INTERVAL, math.inf),
+    709.0,
+    710.0,
+    1e3,
+    1e4,
+    1e300,
+]
 
 
 def _exact_epsilon(delta: np.ndarray) -> np.ndarray:
@@ -65,18 +77,30 @@ CONSTRUCTORS: list[tuple[str, Callable[[float], Any]]] = [
     ("gaussian", lambda h: pld.gaussian(1.0, value_discretization_interval=h)),
     ("subsampled_gaussian", lambda h: pld.subsampled_gaussian(1.0, 0.1, value_discretization_interval=h)),
     ("laplace", lambda h: pld.laplace(1.0, value_discretization_interval=h)),
-    ("fixed_size_subsampled_gaussian",
-     lambda h: pld.fixed_size_subsampled_gaussian(1.0, 10, 100, value_discretization_interval=h)),
-    ("with_replacement_subsampled_gaussian",
-     lambda h: pld.with_replacement_subsampled_gaussian(1.0, 10, 100, value_discretization_interval=h)),
+    (
+        "fixed_size_subsampled_gaussian",
+        lambda h: pld.fixed_size_subsampled_gaussian(1.0, 10, 100, value_discretization_interval=h),
+    ),
+    (
+        "with_replacement_subsampled_gaussian",
+        lambda h: pld.with_replacement_subsampled_gaussian(1.0, 10, 100, value_discretization_interval=h),
+    ),
     ("from_distributions", lambda h: pld.from_distributions([0.5, 0.5], [0.1, 0.9], value_discretization_interval=h)),
     ("PLDAccountant", lambda h: pld.PLDAccountant(value_discretization_interval=h)),
     ("SubsampledGaussianPLD", lambda h: pld.SubsampledGaussianPLD(1.0, 0.1, 3, value_discretization_interval=h)),
     ("SubsampledGaussianPLD q=1", lambda h: pld.SubsampledGaussianPLD(1.0, 1.0, 3, value_discretization_interval=h)),
-    ("FixedBatchGaussianPLD", lambda h: pld.FixedBatchGaussianPLD(
-        sigma=1.0, batch_size=10, dataset_size=100, rounds=3, value_discretization_interval=h)),
-    ("WithReplacementBatchGaussianPLD", lambda h: pld.WithReplacementBatchGaussianPLD(
-        sigma=1.0, batch_size=10, dataset_size=100, rounds=3, value_discretization_interval=h)),
+    (
+        "FixedBatchGaussianPLD",
+        lambda h: pld.FixedBatchGaussianPLD(
+            sigma=1.0, batch_size=10, dataset_size=100, rounds=3, value_discretization_interval=h
+        ),
+    ),
+    (
+        "WithReplacementBatchGaussianPLD",
+        lambda h: pld.WithReplacementBatchGaussianPLD(
+            sigma=1.0, batch_size=10, dataset_size=100, rounds=3, value_discretization_interval=h
+        ),
+    ),
 ]
 
 

@@ -20,9 +20,13 @@ from hockeystick.pld.monotone import check_mixture
 
 mp.mp.dps = 50
 
-MIXTURES = [(1.7171656416724304, [0.0, 1.0], [0.935, 0.065]), (4.25, [0.0, 1.0], [0.803, 0.197]),
-            (2.0, [0.0, 0.5, 1.5, 3.0], [0.4, 0.1, 0.2, 0.3]), (0.1, [0.0, 1.0], [0.5, 0.5]),
-            (1.1, [0.25, 2.0], [0.7, 0.3])]
+MIXTURES = [
+    (1.7171656416724304, [0.0, 1.0], [0.935, 0.065]),
+    (4.25, [0.0, 1.0], [0.803, 0.197]),
+    (2.0, [0.0, 0.5, 1.5, 3.0], [0.4, 0.1, 0.2, 0.3]),
+    (0.1, [0.0, 1.0], [0.5, 0.5]),
+    (1.1, [0.25, 2.0], [0.7, 0.3]),
+]
 
 
 @pytest.mark.parametrize("b, shifts, weights", MIXTURES)
@@ -59,10 +63,11 @@ def _exact_remove_delta(b: float, q: float, eps: float) -> mp.mpf:
 
     def survival(t: mp.mpf) -> mp.mpf:  # P(Lap(0, 1) > t)
         return mp.exp(-t) / 2 if t >= 0 else 1 - mp.exp(t) / 2
+
     if eps >= mp.log(1 - q + q * mp.exp(1 / b)):
         return mp.mpf(0)
-    x = max((1 + b * mp.log((mp.e ** eps - 1 + q) / q)) / 2, mp.mpf(0))
-    return (1 - q) * survival(x / b) + q * survival((x - 1) / b) - mp.e ** eps * survival(x / b)
+    x = max((1 + b * mp.log((mp.e**eps - 1 + q) / q)) / 2, mp.mpf(0))
+    return (1 - q) * survival(x / b) + q * survival((x - 1) / b) - mp.e**eps * survival(x / b)
 
 
 @pytest.mark.parametrize("b, q", [(1.7171656416724304, 0.0649), (4.25, 0.197)])

@@ -35,7 +35,7 @@ def _numpy_dense(a: fa.Atoms, count: int) -> fa.Atoms:
 def _exact_atoms(a: float, s: int, count: int) -> dict[int, mp.mpf]:
     """The k-fold discrete Laplace privacy loss at index j (loss j a) -> exact P-mass, in mpmath."""
     a_mp = mp.mpf(a)
-    norm = 1 / (1 + mp.e ** -a_mp)
+    norm = 1 / (1 + mp.e**-a_mp)
     one = {-s: mp.e ** (-a_mp * s) * norm, s: norm}
     for x in range(1, s):
         one[2 * x - s] = mp.tanh(a_mp / 2) * mp.e ** (-a_mp * (s - x))
@@ -54,6 +54,7 @@ def _exact_epsilon(atoms: dict[int, mp.mpf], a: float, target: float) -> mp.mpf:
 
     def delta(eps: mp.mpf) -> mp.mpf:
         return sum((m * (1 - mp.e ** (eps - j * a_mp)) for j, m in atoms.items() if j * a_mp > eps), mp.mpf(0))
+
     lo, hi = mp.mpf(0), mp.mpf(max(atoms) * a_mp + 1)
     if delta(lo) <= target:
         return lo
@@ -107,7 +108,7 @@ def test_a_long_self_composition_keeps_the_numpy_path():
 
 def _gaussian_exact(r: float, eps: float) -> mp.mpf:
     r_mp, e = mp.mpf(r), mp.mpf(eps)
-    return mp.ncdf(-e / r_mp + r_mp / 2) - mp.e ** e * mp.ncdf(-e / r_mp - r_mp / 2)
+    return mp.ncdf(-e / r_mp + r_mp / 2) - mp.e**e * mp.ncdf(-e / r_mp - r_mp / 2)
 
 
 @pytest.mark.parametrize("sigma, count, h", [(1.0, 20, 1e-3), (3.0, 50, 2e-3), (0.8, 4, 5e-4)])
@@ -123,7 +124,7 @@ def test_delta_many_is_a_tighter_certified_lower_side(sigma, count, h):
     np.testing.assert_array_equal(upper.delta_many(eps), upper.delta(eps))
     up = upper.delta(eps)
     for e, lo, hi in list(zip(eps.tolist(), many.tolist(), up.tolist()))[::20]:
-        exact = _gaussian_exact(r, e) if e >= 0 else 1 - mp.e ** e + mp.e ** e * _gaussian_exact(r, -e)
+        exact = _gaussian_exact(r, e) if e >= 0 else 1 - mp.e**e + mp.e**e * _gaussian_exact(r, -e)
         assert lo <= exact <= hi, (e, lo, float(exact), hi)
 
 
@@ -135,8 +136,13 @@ def test_delta_many_with_few_queries_is_delta_until_the_envelope_is_built():
     after = lower.delta_many(eps)  # a few queries now read them
     assert np.all(after >= lower.delta(eps))
     at = lower._curve_argument(eps)  # eps moved down by the loss shift (the cells' rounded edges)
-    np.testing.assert_array_equal(after, np.maximum(lower.delta(eps, envelope=False), lower._envelope_at(
-        np.clip(np.ceil(at / lower.h) - lower.k_lo, 0, lower.p.size).astype(np.int64))))
+    np.testing.assert_array_equal(
+        after,
+        np.maximum(
+            lower.delta(eps, envelope=False),
+            lower._envelope_at(np.clip(np.ceil(at / lower.h) - lower.k_lo, 0, lower.p.size).astype(np.int64)),
+        ),
+    )
 
 
 @pytest.mark.parametrize("a, s", [(0.092, 1), (0.3, 2), (0.05, 5), (2.0, 3)])

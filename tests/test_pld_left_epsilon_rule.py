@@ -22,11 +22,11 @@ mpmath.mp.dps = 50
 
 def subsampled_gaussian_delta(sigma: float, q: float, eps: float) -> float:
     s, q, eps = mpmath.mpf(sigma), mpmath.mpf(q), mpmath.mpf(eps)
-    x = s ** 2 * mpmath.log((mpmath.exp(eps) - 1 + q) / q) + mpmath.mpf(1) / 2
+    x = s**2 * mpmath.log((mpmath.exp(eps) - 1 + q) / q) + mpmath.mpf(1) / 2
     remove = (1 - q) * mpmath.ncdf(-x / s) + q * mpmath.ncdf(-(x - 1) / s) - mpmath.exp(eps) * mpmath.ncdf(-x / s)
     add = mpmath.mpf(0)
     if mpmath.exp(-eps) > 1 - q:
-        y = s ** 2 * mpmath.log((mpmath.exp(-eps) - 1 + q) / q) + mpmath.mpf(1) / 2
+        y = s**2 * mpmath.log((mpmath.exp(-eps) - 1 + q) / q) + mpmath.mpf(1) / 2
         add = mpmath.ncdf(y / s) - mpmath.exp(eps) * ((1 - q) * mpmath.ncdf(y / s) + q * mpmath.ncdf((y - 1) / s))
     return float(max(remove, add))
 
@@ -37,8 +37,9 @@ def test_brackets_contain_the_exact_delta_down_to_the_floor():
     bounds at eps; taken for the lower side there (as the right rows' are) they break it."""
     sigma, q = 0.5, 0.3
     eps = np.linspace(1.0, 13.0, 25)
-    lo, up = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=1, accuracy=1e-2,
-                                       delta_accuracy="epsilon").delta(eps, bound="both")
+    lo, up = pld.SubsampledGaussianPLD(
+        sigma=sigma, sampling_rate=q, rounds=1, accuracy=1e-2, delta_accuracy="epsilon"
+    ).delta(eps, bound="both")
     exact = np.array([subsampled_gaussian_delta(sigma, q, e) for e in eps])
     steep = np.array([subsampled_gaussian_delta(sigma, q, e - 0.005) for e in eps]) / exact
     assert steep.max() > 1.01
@@ -67,12 +68,13 @@ def test_edge_arguments_keep_their_brackets_and_the_width_rule_certifies_nothing
     exact delta; the width rule certifies nothing from a left argument equal to eps."""
     eps = np.array([0.0, 5e-324, 1.0, 8.0, 1e308])
     sigma, q = 0.5, np.array([[0.3], [1.0]])
-    lo, up = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=1, accuracy=1e-2,
-                                       delta_accuracy="epsilon").delta(eps, bound="both")
+    lo, up = pld.SubsampledGaussianPLD(
+        sigma=sigma, sampling_rate=q, rounds=1, accuracy=1e-2, delta_accuracy="epsilon"
+    ).delta(eps, bound="both")
     # at 1e308 the closed form cancels beyond 50 digits; delta there is >= 0 and tiny, so the lower side must be 0
     exact = np.array([[subsampled_gaussian_delta(sigma, qi, e) for e in eps[:-1]] for qi in (0.3, 1.0)])
     assert np.all(lo[:, :-1] <= exact) and np.all(exact <= up[:, :-1]), (lo, exact, up)
     assert np.all(lo[:, -1] == 0.0) and np.all(up[:, -1] >= 0.0)
-    assert left_epsilon_width(1e308, 1e-9, 1e308 - 0.0099, 1.0) == 1e308     # 1e308 - 0.0099 is 1e308
-    assert left_epsilon_width(5e-324, 0.1, 0.0, 0.2) == 5e-324                # at most eps
+    assert left_epsilon_width(1e308, 1e-9, 1e308 - 0.0099, 1.0) == 1e308  # 1e308 - 0.0099 is 1e308
+    assert left_epsilon_width(5e-324, 0.1, 0.0, 0.2) == 5e-324  # at most eps
     assert left_epsilon_width(0.0, 0.1, 0.0, 0.2) == 0.0

@@ -24,8 +24,9 @@ from hockeystick import _core
 from hockeystick.pld import compose as pc
 from hockeystick.pld.pmf import GridPMF
 
-pytestmark = pytest.mark.skipif(np.finfo(np.longdouble).nmant != 63,
-                                reason="needs x86-64's 80-bit long double (64-bit significand)")
+pytestmark = pytest.mark.skipif(
+    np.finfo(np.longdouble).nmant != 63, reason="needs x86-64's 80-bit long double (64-bit significand)"
+)
 
 U = 2.0**-53
 U_LONG = 2.0**-64
@@ -62,9 +63,22 @@ def _check_bins(p: np.ndarray, m: int, ks: list[int]) -> tuple[float, float]:
     return bound, bound_double
 
 
-@pytest.mark.parametrize("m, n, seed", [(1, 1, 0), (1, 5, 1), (2, 2, 2), (2, 7, 3), (5, 5, 4), (15, 40, 5),
-                                        (45, 45, 6), (96, 250, 7), (1000, 3000, 8), (4096, 300, 9),
-                                        (1474560, 400, 10)])
+@pytest.mark.parametrize(
+    "m, n, seed",
+    [
+        (1, 1, 0),
+        (1, 5, 1),
+        (2, 2, 2),
+        (2, 7, 3),
+        (5, 5, 4),
+        (15, 40, 5),
+        (45, 45, 6),
+        (96, 250, 7),
+        (1000, 3000, 8),
+        (4096, 300, 9),
+        (1474560, 400, 10),
+    ],
+)
 def test_long_fft_bins_match_a_50_digit_dft_within_their_bound(m, n, seed):
     """Lengths 1, 2 and small odd 5-smooth ones, folding (n > m) and n < m; uneven masses, some tiny."""
     rng = np.random.default_rng(seed)
@@ -106,8 +120,13 @@ def test_long_fft_bins_refuse_what_they_cannot_bound():
         _core.pld_long_fft_bins(np.array([0.5, 0.5]), 7)
 
 
-def _core_compose(items: list[list[tuple[GridPMF, int]]], pessimistic: bool, long_fft: bool,
-                  products: float = 0.0, band_rows: bool = False) -> list[GridPMF]:
+def _core_compose(
+    items: list[list[tuple[GridPMF, int]]],
+    pessimistic: bool,
+    long_fft: bool,
+    products: float = 0.0,
+    band_rows: bool = False,
+) -> list[GridPMF]:
     """compose_many with direct bins through the binding, choosing whether the scipy backend offers its
     long-double transform (long_fft=False: a backend without one, so the direct sums) and what it is taken
     to cost (products = 0: wherever its bound is the smaller; the default keeps the direct sums for bands
@@ -119,12 +138,37 @@ def _core_compose(items: list[list[tuple[GridPMF, int]]], pessimistic: bool, lon
             if all(pmf is not q for q in pmfs):
                 pmfs.append(pmf)
     terms = [[(next(i for i, q in enumerate(pmfs) if q is pmf), count) for pmf, count in item] for item in items]
-    done = _core.pld_compose_many([q.p for q in pmfs], [q.k_lo for q in pmfs], [q.p_inf for q in pmfs], pmfs[0].h,
-                                  terms, pessimistic, pc.DEFAULT_TAIL, pc.DEFAULT_MAX_POINTS, 1, True, long_fft,
-                                  products, band_rows)
-    return [GridPMF(int(r["k_lo"]), pmfs[0].h, r["p"], float(r["p_inf"]), float(r["shift"]), pessimistic,
-                    float(r["entry_error"]), float(r["total_error"]), float(r["spectral_l2"]),
-                    float(r["inverse_error"]), inverse_l2=float(r["inverse_l2"])) for r in done]
+    done = _core.pld_compose_many(
+        [q.p for q in pmfs],
+        [q.k_lo for q in pmfs],
+        [q.p_inf for q in pmfs],
+        pmfs[0].h,
+        terms,
+        pessimistic,
+        pc.DEFAULT_TAIL,
+        pc.DEFAULT_MAX_POINTS,
+        1,
+        True,
+        long_fft,
+        products,
+        band_rows,
+    )
+    return [
+        GridPMF(
+            int(r["k_lo"]),
+            pmfs[0].h,
+            r["p"],
+            float(r["p_inf"]),
+            float(r["shift"]),
+            pessimistic,
+            float(r["entry_error"]),
+            float(r["total_error"]),
+            float(r["spectral_l2"]),
+            float(r["inverse_error"]),
+            inverse_l2=float(r["inverse_l2"]),
+        )
+        for r in done
+    ]
 
 
 @pytest.mark.parametrize("sigma, rounds, h", [(30.0, 10_000, 2e-3), (100.0, 100_000, 1e-3)])
@@ -132,14 +176,14 @@ def test_many_gaussian_rounds_bracket_the_closed_form_with_long_fft_bins(sigma, 
     """T Gaussian rounds (mu = sqrt(T)/sigma): upper >= theta >= lower with the long-double bins, their
     charges at least 5x below the direct sums' (and those 20x below the FFT's: test_pld_direct_spectrum)."""
     dist = pld.gaussian(sigma, value_discretization_interval=h)
-    (factor, count), = dist.directions[0].items()
+    ((factor, count),) = dist.directions[0].items()
     r = math.sqrt(rounds) / sigma
     eps = np.linspace(0.0, 4 * r + 2, 40)
     exact = hs.theta(r, eps)
     for pessimistic in (True, False):
         side = factor.upper if pessimistic else factor.lower
-        new, = _core_compose([[(side, count * rounds)]], pessimistic, True)
-        old, = _core_compose([[(side, count * rounds)]], pessimistic, False)
+        (new,) = _core_compose([[(side, count * rounds)]], pessimistic, True)
+        (old,) = _core_compose([[(side, count * rounds)]], pessimistic, False)
         if pessimistic:
             assert np.all(new.delta(eps) >= exact)
         else:
@@ -156,9 +200,9 @@ def test_charge_limited_subsampled_gaussian_point_with_long_fft_bins():
     dist = pld.subsampled_gaussian(0.5, 1e-4, value_discretization_interval=2e-3)
     ups = []
     for direction in dist.directions:
-        (factor, count), = direction.items()
-        new, = _core_compose([[(factor.upper, count * 47149)]], True, True)
-        old, = _core_compose([[(factor.upper, count * 47149)]], True, False)
+        ((factor, count),) = direction.items()
+        (new,) = _core_compose([[(factor.upper, count * 47149)]], True, True)
+        (old,) = _core_compose([[(factor.upper, count * 47149)]], True, False)
         assert new.total_error * 5 <= old.total_error < 1e-10
         ups.append(new.delta(np.array([10.0]))[0])
     assert ups[0] < 1e-11
@@ -172,19 +216,19 @@ def test_the_facade_takes_the_long_fft_bins_where_direct_sums_cost_more():
     gives the bits of the long-double transform, not the direct sums'.  A many-round Gaussian (narrow
     factor, short band) keeps the cheaper direct sums by default, as a band row (pld_band_spectrum.hpp)."""
     dist = pld.subsampled_gaussian(0.5, 1e-4, value_discretization_interval=2e-3)
-    (factor, count), = dist.directions[0].items()
+    ((factor, count),) = dist.directions[0].items()
     item = [(factor.upper, count * 47149)]
     facade = pc.compose(item, pessimistic=True, direct_bins=True, workers=1)
-    long_fft, = _core_compose([item], True, True)
-    sums, = _core_compose([item], True, False)
+    (long_fft,) = _core_compose([item], True, True)
+    (sums,) = _core_compose([item], True, False)
     np.testing.assert_array_equal(facade.p, long_fft.p)
     assert facade.total_error == long_fft.total_error < sums.total_error / 5
     gauss = pld.gaussian(30.0, value_discretization_interval=2e-3)
-    (factor, count), = gauss.directions[0].items()
+    ((factor, count),) = gauss.directions[0].items()
     item = [(factor.upper, count * 10_000)]
     facade = pc.compose(item, pessimistic=True, direct_bins=True, workers=1)
-    band, = _core_compose([item], True, True, 0.35, band_rows=True)   # a band row: its band by direct sums
-    sums, = _core_compose([item], True, False, 0.35)
+    (band,) = _core_compose([item], True, True, 0.35, band_rows=True)  # a band row: its band by direct sums
+    (sums,) = _core_compose([item], True, False, 0.35)
     np.testing.assert_array_equal(facade.p, band.p)
     assert facade.total_error == band.total_error <= sums.total_error
     assert np.max(np.abs(facade.p - sums.p)) <= sums.entry_error
@@ -201,11 +245,17 @@ def test_an_item_keeps_its_bits_alone_or_batched(long_fft, products):
     c = [(factors[1].upper, 20_000), (factors[0].upper, 3)]
     alone = _core_compose([a], True, long_fft, products)[0]
     assert alone.total_error * 5 < pc.compose(a, pessimistic=True).total_error  # the direct bins were taken
-    for batched in (_core_compose([a, b], True, long_fft, products)[0],
-                    _core_compose([b, c, a], True, long_fft, products)[2]):
+    for batched in (
+        _core_compose([a, b], True, long_fft, products)[0],
+        _core_compose([b, c, a], True, long_fft, products)[2],
+    ):
         np.testing.assert_array_equal(alone.p, batched.p)
-        assert (alone.k_lo, alone.total_error, alone.entry_error, alone.spectral_l2) == \
-            (batched.k_lo, batched.total_error, batched.entry_error, batched.spectral_l2)
+        assert (alone.k_lo, alone.total_error, alone.entry_error, alone.spectral_l2) == (
+            batched.k_lo,
+            batched.total_error,
+            batched.entry_error,
+            batched.spectral_l2,
+        )
 
 
 def _x87_control(libm: ctypes.CDLL, lower: bool | None = None, saved: ctypes.Array | None = None) -> ctypes.Array:
@@ -224,15 +274,17 @@ def _x87_control(libm: ctypes.CDLL, lower: bool | None = None, saved: ctypes.Arr
     return env
 
 
-@pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64") or ctypes.util.find_library("m") is None,
-                    reason="the x87 precision control of x86-64 glibc")
+@pytest.mark.skipif(
+    platform.machine() not in ("x86_64", "AMD64") or ctypes.util.find_library("m") is None,
+    reason="the x87 precision control of x86-64 glibc",
+)
 def test_a_lowered_x87_precision_turns_the_long_double_bins_off():
     """Other code in the process may set the x87 precision control to 53 bits; then every u_L bound is wrong,
     so the composition keeps the FFT's bins and bound (as with direct_bins=False) and the bins' binding
     refuses."""
     libm = ctypes.CDLL(ctypes.util.find_library("m"))
     dist = pld.subsampled_gaussian(0.5, 1e-4, value_discretization_interval=2e-3)
-    (factor, count), = dist.directions[0].items()
+    ((factor, count),) = dist.directions[0].items()
     item = [(factor.upper, count * 47149)]
     fft_only = pc.compose(item, pessimistic=True, workers=1)
     saved = _x87_control(libm, lower=True)
@@ -274,8 +326,10 @@ print("ok")
 """
 
 
-@pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64") or ctypes.util.find_library("m") is None,
-                    reason="the x87 precision control of x86-64 glibc")
+@pytest.mark.skipif(
+    platform.machine() not in ("x86_64", "AMD64") or ctypes.util.find_library("m") is None,
+    reason="the x87 precision control of x86-64 glibc",
+)
 def test_an_openmp_pool_created_at_53_bits_does_not_take_the_long_double_powers():
     """OpenMP pool threads keep the x87 control word they were created with: a pool started while it was at
     53 bits must not compute the long-double powers (mod + long_err would round to mod and the charge
@@ -286,8 +340,7 @@ def test_an_openmp_pool_created_at_53_bits_does_not_take_the_long_double_powers(
     import sys
 
     env = dict(os.environ, OMP_NUM_THREADS="2")
-    done = subprocess.run([sys.executable, "-c", _POISONED_POOL], env=env, capture_output=True, text=True,
-                          timeout=600)
+    done = subprocess.run([sys.executable, "-c", _POISONED_POOL], env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
 
 
@@ -324,8 +377,14 @@ def test_a_user_installed_scipy_fft_backend_does_not_replace_the_long_double_tra
     m = 4096
     p = np.zeros(m)
     p[1], p[2047], p[3001] = 0.5, 0.25, 0.25
-    item = [[(next(iter(pld.subsampled_gaussian(0.8, 1e-3, value_discretization_interval=2e-3)
-                        .directions[0])).upper, 20000)]]
+    item = [
+        [
+            (
+                next(iter(pld.subsampled_gaussian(0.8, 1e-3, value_discretization_interval=2e-3).directions[0])).upper,
+                20000,
+            )
+        ]
+    ]
     plain = pc.compose_many(item, pessimistic=True, direct_bins=True, workers=1)[0]
     for backend in (_DoubleRfft, _Complex128Rfft):
         with scipy.fft.set_backend(backend, only=True):

@@ -26,6 +26,7 @@ EPS = np.array([0.0, 0.1, 0.5, 1.0, 2.0])
 
 def exact_finite(p: np.ndarray, q: np.ndarray, count: int, eps: np.ndarray) -> np.ndarray:
     """max over the two orders of E_{e^eps}(P^count || Q^count), by enumeration."""
+
     def one(a, b):
         pa, qb = [], []
         for idx in itertools.product(range(a.size), repeat=count):
@@ -33,6 +34,7 @@ def exact_finite(p: np.ndarray, q: np.ndarray, count: int, eps: np.ndarray) -> n
             qb.append(math.prod(b[i] for i in idx))
         pa, qb = np.array(pa), np.array(qb)
         return np.array([np.maximum(pa - math.exp(e) * qb, 0.0).sum() for e in eps])
+
     return np.maximum(one(p, q), one(q, p))
 
 
@@ -58,8 +60,7 @@ def test_canonical_pairs_compose_to_the_exact_value():
     lo, up = d.delta(3.0, bound="both")
     assert lo <= 0.28 <= up and up - lo < 1e-9
     p1, q1 = canonical_pair(1.0, 0.1)
-    assert_bracket(*eps_delta_dp(1.0, 0.1).self_compose(3).delta(EPS, bound="both"),
-                   exact_finite(p1, q1, 3, EPS))
+    assert_bracket(*eps_delta_dp(1.0, 0.1).self_compose(3).delta(EPS, bound="both"), exact_finite(p1, q1, 3, EPS))
 
 
 def test_canonical_pair_profile_is_the_eps_delta_curve():
@@ -123,11 +124,14 @@ def laplace_cdf(b):
         if density:
             return mpmath.exp(-abs(x) / b) / (2 * b)
         return mpmath.exp(x / b) / 2 if x < 0 else 1 - mpmath.exp(-x / b) / 2
+
     return f
 
 
-@pytest.mark.parametrize("sigma,shifts,weights", [(1.0, [0.0, 1.0], [0.9, 0.1]), (0.8, [0.0, 1.0, 2.0], [0.81, 0.18, 0.01]),
-                                                  (2.0, [0.5, 3.0], [0.5, 0.5])])
+@pytest.mark.parametrize(
+    "sigma,shifts,weights",
+    [(1.0, [0.0, 1.0], [0.9, 0.1]), (0.8, [0.0, 1.0, 2.0], [0.81, 0.18, 0.01]), (2.0, [0.5, 3.0], [0.5, 0.5])],
+)
 def test_mixture_of_gaussians_against_closed_form(sigma, shifts, weights):
     lo, up = mixture_of_gaussians(sigma, shifts, weights).delta(EPS, bound="both")
     exact = [exact_mixture_delta(gauss_cdf(sigma), shifts, weights, e, -40 * sigma, 40 * sigma + 3) for e in EPS]
@@ -154,18 +158,34 @@ def test_gaussian_mixture_composed_matches_the_cpp_subsampled_gaussian():
     assert abs(mine[1] - cpp[1]) < 1e-6 and mine[1] - mine[0] < 1e-4
 
 
-@pytest.mark.parametrize("bad", [dict(sigma=-1.0), dict(sigma=float("nan")), dict(sensitivities=[-1.0], sampling_probs=[1.0]),
-                                 dict(sensitivities=[0.0, 1.0], sampling_probs=[0.5, 0.6])])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        dict(sigma=-1.0),
+        dict(sigma=float("nan")),
+        dict(sensitivities=[-1.0], sampling_probs=[1.0]),
+        dict(sensitivities=[0.0, 1.0], sampling_probs=[0.5, 0.6]),
+    ],
+)
 def test_mixture_of_gaussians_refuses_bad_input(bad):
     args = dict(sigma=1.0, sensitivities=[0.0, 1.0], sampling_probs=[0.5, 0.5]) | bad
     with pytest.raises(ValueError):
         mixture_of_gaussians(args["sigma"], args["sensitivities"], args["sampling_probs"])
 
 
-@pytest.mark.parametrize("call", [lambda: randomized_response(1.5, 3), lambda: randomized_response(0.5, 0),
-                                  lambda: discrete_laplace(-1.0, 1), lambda: discrete_laplace(1.0, 0),
-                                  lambda: eps_delta_dp(-1.0, 0.1), lambda: eps_delta_dp(1.0, 1.5),
-                                  lambda: subsampled_laplace(1.0, 1.5), lambda: subsampled_laplace(float("nan"), 0.5)])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: randomized_response(1.5, 3),
+        lambda: randomized_response(0.5, 0),
+        lambda: discrete_laplace(-1.0, 1),
+        lambda: discrete_laplace(1.0, 0),
+        lambda: eps_delta_dp(-1.0, 0.1),
+        lambda: eps_delta_dp(1.0, 1.5),
+        lambda: subsampled_laplace(1.0, 1.5),
+        lambda: subsampled_laplace(float("nan"), 0.5),
+    ],
+)
 def test_finite_and_laplace_mechanisms_refuse_bad_input(call):
     with pytest.raises(ValueError):
         call()
@@ -173,6 +193,7 @@ def test_finite_and_laplace_mechanisms_refuse_bad_input(call):
 
 def test_mixture_of_plds_is_the_weighted_pmf_and_refuses_bad_weights():
     from hockeystick.pld.pld_mixture import mixture
+
     a, b = pld.gaussian(1.0), pld.gaussian(2.0)
     mixed = mixture([a, b], [0.25, 0.75])
     lo, up = mixed.delta(EPS, bound="both")
@@ -186,6 +207,7 @@ def test_mixture_of_plds_is_the_weighted_pmf_and_refuses_bad_weights():
 
 def test_poisson_subsampled_finite_pair_and_bad_rate():
     from hockeystick.pld.subsampling import poisson_subsampled, poisson_subsampled_pair
+
     p, q = canonical_pair(1.0, 0.01)
     mixed, base = poisson_subsampled_pair(p, q, 0.2)
     d = poisson_subsampled(p, q, 0.2).self_compose(2)

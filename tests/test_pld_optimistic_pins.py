@@ -40,7 +40,8 @@ def _cases() -> dict[str, Callable[[], dict[str, Any]]]:
             for remove in (True, False):
                 for h in (1e-1, 1e-2):
                     cases[f"subsampled_gaussian({sigma}, {q}, remove={remove}, h={h})"] = partial(
-                        _core.pld_subsampled_gaussian, sigma, q, remove, h, TAIL, MAX_CELLS)
+                        _core.pld_subsampled_gaussian, sigma, q, remove, h, TAIL, MAX_CELLS
+                    )
     for distance, scale, h in ((1.0, 1.0, 0.1), (1.0, 0.3, 0.01), (2.0, 5.0, 0.05), (1.0, 1.0, 0.25)):
         cases[f"laplace({distance}, {scale}, h={h})"] = partial(_core.pld_laplace, distance, scale, h, MAX_CELLS)
     atoms = {
@@ -52,10 +53,12 @@ def _cases() -> dict[str, Callable[[], dict[str, Any]]]:
         cases[f"atoms_{name}"] = partial(_core.pld_atoms, loss, mass, h, MAX_CELLS)
     for sigma, m, n, h in ((1.0, 10, 100, 0.05), (0.8, 1, 1000, 0.02), (2.0, 50, 60, 0.1)):
         cases[f"with_replacement({sigma}, {m}, {n}, h={h})"] = partial(
-            _core.pld_with_replacement_subsampled_gaussian, sigma, m, n, h, TAIL, MAX_CELLS)
+            _core.pld_with_replacement_subsampled_gaussian, sigma, m, n, h, TAIL, MAX_CELLS
+        )
     for sigma, q, h in ((1.0, 0.01, 0.05), (0.5, 0.3, 0.02)):
         cases[f"without_replacement({sigma}, {q}, h={h})"] = partial(
-            _core.pld_without_replacement_subsampled_gaussian, sigma, q, h, TAIL, MAX_CELLS)
+            _core.pld_without_replacement_subsampled_gaussian, sigma, q, h, TAIL, MAX_CELLS
+        )
     return cases
 
 

@@ -59,7 +59,8 @@ CONSTRUCTIONS = {
     "eps_delta_dp(740)": (lambda: pld.eps_delta_dp(740.0), _eps_delta_pair(740.0)),
     "from_distributions([1, 0], [0, 1])": (
         lambda: pld.from_distributions([1.0, 0.0], [0.0, 1.0], exact_zeros=False),
-        ([mp.mpf(1), mp.mpf(0)], [mp.mpf(0), mp.mpf(1)])),
+        ([mp.mpf(1), mp.mpf(0)], [mp.mpf(0), mp.mpf(1)]),
+    ),
 }
 
 
@@ -118,8 +119,16 @@ def test_atom_grid_lower_side_is_below_the_atoms_curve(seed: int) -> None:
     lo_k = int(raw["lower_k_lo"])
     rng = np.random.default_rng(10_000 + seed)
     # at every atom, at the grid points next to each, and at random points across their span
-    probes = np.concatenate([loss, np.floor(loss / h) * h, np.ceil(loss / h) * h, loss - 0.5 * h,
-                             rng.uniform(loss.min() - 2.0, loss.max() + 0.1, 12), [0.0]])
+    probes = np.concatenate(
+        [
+            loss,
+            np.floor(loss / h) * h,
+            np.ceil(loss / h) * h,
+            loss - 0.5 * h,
+            rng.uniform(loss.min() - 2.0, loss.max() + 0.1, 12),
+            [0.0],
+        ]
+    )
     for eps in probes:
         e = mp.mpf(float(eps))
         truth = _atom_curve(loss, mass, e)
@@ -166,15 +175,37 @@ def test_lower_chord_meeting_the_curve_stays_below_it(case: int | str) -> None:
 # the top point's e_top = c_top - (the top atom's part) was rounded to nearest (a top atom of 1e-12
 # came out 5e-5 of itself too heavy).
 SECOND_REVIEW_CASES = {
-    "tangent pass": ([-2.9908771484522494, -2.9909964529437616], [3.5880383263985497e-09, 9.036450963249139e-17],
-                     0.00010355147140020945),
+    "tangent pass": (
+        [-2.9908771484522494, -2.9909964529437616],
+        [3.5880383263985497e-09, 9.036450963249139e-17],
+        0.00010355147140020945,
+    ),
     "top atom": ([0.9467334995480572, 1.0], [1 - 1.0198288756365836e-12, 1.0198288756365836e-12], 0.5),
-    "nine atoms": ([-2.9908771484522494, -2.9907255956021763, -2.991489126737257, -2.990755013278724,
-                    -2.9902558396238494, -2.9897380822668427, -2.9909964529437616, -2.98986776505773,
-                    -2.9915405720869614],
-                   [3.5880383263985497e-09, 1.2368244018713203e-136, 2.4124924994141895e-223, 1.5231672043531258e-145,
-                    1.266634171955444e-211, 5.527519241120529e-98, 9.036450963249139e-17, 1.4722150433503979e-91,
-                    1.0681990996861044e-46], 0.00010355147140020945),
+    "nine atoms": (
+        [
+            -2.9908771484522494,
+            -2.9907255956021763,
+            -2.991489126737257,
+            -2.990755013278724,
+            -2.9902558396238494,
+            -2.9897380822668427,
+            -2.9909964529437616,
+            -2.98986776505773,
+            -2.9915405720869614,
+        ],
+        [
+            3.5880383263985497e-09,
+            1.2368244018713203e-136,
+            2.4124924994141895e-223,
+            1.5231672043531258e-145,
+            1.266634171955444e-211,
+            5.527519241120529e-98,
+            9.036450963249139e-17,
+            1.4722150433503979e-91,
+            1.0681990996861044e-46,
+        ],
+        0.00010355147140020945,
+    ),
 }
 
 

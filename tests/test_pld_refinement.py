@@ -17,15 +17,19 @@ SIGMA, Q = 1.012, 1.27e-3
 
 
 def _fixed(rounds: float, h: float) -> tuple[np.ndarray, np.ndarray]:
-    return pld.SubsampledGaussianPLD(sigma=SIGMA, sampling_rate=Q, rounds=rounds,
-                                     value_discretization_interval=h).delta(EPS, bound="both")
+    return pld.SubsampledGaussianPLD(
+        sigma=SIGMA, sampling_rate=Q, rounds=rounds, value_discretization_interval=h
+    ).delta(EPS, bound="both")
 
 
 def _windows(rounds: float, h: float) -> tuple[np.ndarray, np.ndarray]:
     """The bracket of grid h read from the composed windows, as the refinement reads its grids (a fixed grid's
     upper side reads the spectra instead, which is lower by up to the inverse transform's charge)."""
-    return pld.subsampled_gaussian(SIGMA, Q, value_discretization_interval=h).self_compose(int(rounds)).delta(
-        EPS, bound="both")
+    return (
+        pld.subsampled_gaussian(SIGMA, Q, value_discretization_interval=h)
+        .self_compose(int(rounds))
+        .delta(EPS, bound="both")
+    )
 
 
 def test_refined_bracket_is_no_wider_than_its_start_grid_and_overlaps_fine_grids():
@@ -53,8 +57,9 @@ def test_refinement_stops_where_the_width_is_set_by_charges(monkeypatch):
         return original(self, store, points, h, *args, **kwargs)
 
     monkeypatch.setattr(pld.SubsampledGaussianPLD, "_build", record)
-    lo, up = pld.SubsampledGaussianPLD(sigma=SIGMA, sampling_rate=Q, rounds=26827,
-                                       accuracy=1e-2).delta(EPS, bound="both")
+    lo, up = pld.SubsampledGaussianPLD(sigma=SIGMA, sampling_rate=Q, rounds=26827, accuracy=1e-2).delta(
+        EPS, bound="both"
+    )
     assert min(built) > 2e-5, built
     f_lo, f_up = _fixed(26827, 1e-5)
     assert np.all(lo <= f_up) and np.all(f_lo <= up)

@@ -137,8 +137,11 @@ def test_extreme_ratio_distributions_bracket_the_exact_curve():
 
 def _exact_log_mgf(p: np.ndarray, k_lo: int, h: float, lam: float) -> mp.mpf:
     with mp.workdps(50):
-        return mp.log(mp.fsum(mp.mpf(float(pk)) * mp.exp(mp.mpf(lam) * (k_lo + k) * mp.mpf(h))
-                              for k, pk in enumerate(p) if pk > 0))
+        return mp.log(
+            mp.fsum(
+                mp.mpf(float(pk)) * mp.exp(mp.mpf(lam) * (k_lo + k) * mp.mpf(h)) for k, pk in enumerate(p) if pk > 0
+            )
+        )
 
 
 @pytest.mark.parametrize("lam", [24.0, 30.0, 200.0, -24.0, -200.0])
@@ -149,9 +152,9 @@ def test_log_mgf_keeps_blocks_whose_first_term_underflows(lam):
     h, k_lo = 1.0, -5
     p = np.zeros(33)
     if lam > 0:
-        p[31], p[32] = 1.0, 1e-20   # the top term is tiny, the one just below the block edge is not
+        p[31], p[32] = 1.0, 1e-20  # the top term is tiny, the one just below the block edge is not
     else:
-        p[0], p[1] = 1e-20, 1.0     # mirrored: the bottom term is tiny
+        p[0], p[1] = 1e-20, 1.0  # mirrored: the bottom term is tiny
     got = float(_core.pld_log_mgf(p, k_lo, h, np.array([lam]))[0])
     exact = _exact_log_mgf(p, k_lo, h, lam)
     assert got >= exact
@@ -178,8 +181,9 @@ def _sweep_points():
     grids skip the smallest sigmas (millions of cells: bench sizes, not test sizes)."""
     sigmas = {1e-2: (0.02, 0.05, 0.2, 1.0, 5.0), 1e-3: (0.03, 0.2, 1.0, 5.0), 1e-4: (0.5, 2.0, 5.0)}
     rates = {1e-2: (1e-4, 1e-2, 0.3, 1.0), 1e-3: (1e-4, 0.05, 1.0), 1e-4: (1e-4, 0.3, 1.0)}
-    return [(s, q, h) for h in sigmas for s in sigmas[h] for q in rates[h]
-            if not (h == 1e-3 and s == 0.03 and q != 0.05)]
+    return [
+        (s, q, h) for h in sigmas for s in sigmas[h] for q in rates[h] if not (h == 1e-3 and s == 0.03 and q != 0.05)
+    ]
 
 
 def test_sweep_has_no_nan_and_every_bracket_is_ordered_monotone_and_holds_the_exact_curve():
@@ -211,17 +215,26 @@ def test_little_noise_compositions_against_dp_accounting(sigma, q, rounds, h):
     except ImportError:  # pragma: no cover - dp_accounting is in the test extra
         pytest.skip("dp_accounting is not installed (pip install hockeystick[test])")
     import logging
+
     logging.getLogger().setLevel(logging.ERROR)  # their optimistic side warns that it is not connect-the-dots
     eps = [0.5, 5.0, 30.0]
 
     def theirs(pessimistic: bool) -> np.ndarray:
-        d = dpl.from_gaussian_mechanism(standard_deviation=sigma, sensitivity=1.0, sampling_prob=q,
-                                        value_discretization_interval=h, pessimistic_estimate=pessimistic)
+        d = dpl.from_gaussian_mechanism(
+            standard_deviation=sigma,
+            sensitivity=1.0,
+            sampling_prob=q,
+            value_discretization_interval=h,
+            pessimistic_estimate=pessimistic,
+        )
         composed = d.self_compose(rounds)
         return np.array([composed.get_delta_for_epsilon(e) for e in eps])
 
     their_up, their_low = theirs(True), theirs(False)
-    lo, up = pld.subsampled_gaussian(sigma, q, value_discretization_interval=h).self_compose(rounds).delta(
-        np.array(eps), bound="both")
+    lo, up = (
+        pld.subsampled_gaussian(sigma, q, value_discretization_interval=h)
+        .self_compose(rounds)
+        .delta(np.array(eps), bound="both")
+    )
     assert np.all(up <= their_up * (1 + 1e-6) + 1e-9)
     assert np.all(lo <= their_up) and np.all(their_low <= up)

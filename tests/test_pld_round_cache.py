@@ -39,8 +39,15 @@ def test_rounds_values_of_one_pair_share_one_discretization(monkeypatch):
 
 def test_rounds_calibration_discretizes_each_pair_once(monkeypatch):
     calls = _counting(monkeypatch)
-    rounds = calibrate("pld_subsampled_gaussian", "rounds", epsilon=np.array([2.0, 3.0]), delta=1e-5,
-                       sigma=1.0, sampling_rate=0.01, workers=1)
+    rounds = calibrate(
+        "pld_subsampled_gaussian",
+        "rounds",
+        epsilon=np.array([2.0, 3.0]),
+        delta=1e-5,
+        sigma=1.0,
+        sampling_rate=0.01,
+        workers=1,
+    )
     # one (sigma, q) pair for both targets, discretized once per grid (calibrate's two coarse grids and
     # the requested one) over every trial; blocks in two threads may both miss the cache at once
     assert calls == [1, 1, 1]
@@ -53,7 +60,8 @@ def test_the_cache_stays_within_its_budget(monkeypatch):
     _counting(monkeypatch)
     monkeypatch.setattr(round_cache, "MAX_POINTS", 30_000)
     for sigma in (0.9, 1.0, 1.1, 1.2):
-        pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=0.02, rounds=5,
-                                  value_discretization_interval=1e-3).epsilon(1e-5)
+        pld.SubsampledGaussianPLD(
+            sigma=sigma, sampling_rate=0.02, rounds=5, value_discretization_interval=1e-3
+        ).epsilon(1e-5)
     assert round_cache._points <= 30_000 or len(round_cache._kept) == 1
     assert round_cache._points == sum(round_cache._size(d) for d in round_cache._kept.values())

@@ -26,8 +26,9 @@ SETTLED = [(1.0, 5e-4, 8000), (3.0, 5e-4, 100_000), (1.0, 1e-3, 1000), (4.0, 1e-
 
 
 def _accountant(sigma: float, q: float, rounds, rule: str = "epsilon") -> SubsampledGaussianPLD:
-    return SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=1e-2, delta_accuracy=rule,
-                                 workers=1)
+    return SubsampledGaussianPLD(
+        sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=1e-2, delta_accuracy=rule, workers=1
+    )
 
 
 def _two_direction_lower(sigma: float, q: float, rounds: int, h: float) -> np.ndarray:
@@ -54,27 +55,29 @@ def test_unblinded_points_below_the_floor_settle_on_their_span_grid():
     (> 0 at eps = 0.5, where delta is 3.6e-7)."""
     points = [(1.0, 5e-4, 8000.0, 1.0), (2.0, 3e-4, 1e4, 1.0), (0.8, 8.86e-4, 1000.0, 1.0)]
     acc = _accountant(1.0, 5e-4, 1)
-    assert all(acc._first_interval(p, EPS, "delta") < acc._span_start(p) for p in points)   # all unblinded
+    assert all(acc._first_interval(p, EPS, "delta") < acc._span_start(p) for p in points)  # all unblinded
     settled = acc._settled_uppers([0, 1, 2], points, [X] * 3, 1)
     assert sorted(settled) == [0, 1]
     for i, up in settled.items():
-        direct = dominated_direction.delta_uppers([points[i]], [acc._span_start(points[i])], [X], acc.tail, 1,
-                                                  acc.accuracy, FLOOR)[0]   # the windows sized to the floor
+        direct = dominated_direction.delta_uppers(
+            [points[i]], [acc._span_start(points[i])], [X], acc.tail, 1, acc.accuracy, FLOOR
+        )[0]  # the windows sized to the floor
         assert np.array_equal(up, direct) and np.all(up < FLOOR)
     lo, up = _accountant(0.8, 8.86e-4, 1000).delta(EPS, bound="both")
     assert lo[0] > 0.0 and np.all(lo <= up) and up[0] >= FLOOR
 
 
-@pytest.mark.parametrize("sigma,q,rounds,h", [(1.0, 1e-3, 1000, 6.4e-4), (2.047, 7.85e-3, 10481, 3.2e-4),
-                                              (0.8, 8.86e-4, 5964, 6.4e-4)])
+@pytest.mark.parametrize(
+    "sigma,q,rounds,h", [(1.0, 1e-3, 1000, 6.4e-4), (2.047, 7.85e-3, 10481, 3.2e-4), (0.8, 8.86e-4, 5964, 6.4e-4)]
+)
 def test_delta_sides_settles_only_points_below_the_floor_everywhere(sigma, q, rounds, h):
     """``settled``: a point whose upper side is below it at every argument gets no lower side and the larger of the
     remove direction's and the screen's upper values; any other point gets what ``settled=0`` gives, bit for bit."""
     point = [(sigma, q, float(rounds), 1.0)]
-    (pess, ups, sides), = dominated_direction.delta_sides(point, [h], [X], 1e-15, 1, True, 0.1 * FLOOR, FLOOR)
-    (pess0, ups0, sides0), = dominated_direction.delta_sides(point, [h], [X], 1e-15, 1, True, 0.1 * FLOOR)
+    ((pess, ups, sides),) = dominated_direction.delta_sides(point, [h], [X], 1e-15, 1, True, 0.1 * FLOOR, FLOOR)
+    ((pess0, ups0, sides0),) = dominated_direction.delta_sides(point, [h], [X], 1e-15, 1, True, 0.1 * FLOOR)
     if np.all(np.max(ups, axis=0) < FLOOR):
-        assert sides == {} and len(ups) == 2 and pess[1].h > h   # the remove direction and the coarse screen
+        assert sides == {} and len(ups) == 2 and pess[1].h > h  # the remove direction and the coarse screen
         assert np.array_equal(ups[0], ups0[0])
     else:
         assert len(ups) == len(ups0) and all(np.array_equal(a, b) for a, b in zip(ups, ups0))
@@ -85,8 +88,9 @@ def test_delta_sides_settles_only_points_below_the_floor_everywhere(sigma, q, ro
 def test_some_delta_sides_case_settles_and_some_does_not():
     kinds = set()
     for sigma, q, rounds, h in [(1.0, 1e-3, 1000, 6.4e-4), (0.8, 8.86e-4, 5964, 6.4e-4)]:
-        (_, _, sides), = dominated_direction.delta_sides([(sigma, q, float(rounds), 1.0)], [h], [X], 1e-15, 1, True,
-                                                         0.1 * FLOOR, FLOOR)
+        ((_, _, sides),) = dominated_direction.delta_sides(
+            [(sigma, q, float(rounds), 1.0)], [h], [X], 1e-15, 1, True, 0.1 * FLOOR, FLOOR
+        )
         kinds.add(sides == {})
     assert kinds == {True, False}
 
@@ -95,6 +99,7 @@ def test_some_delta_sides_case_settles_and_some_does_not():
 def test_settled_upper_side_is_above_dp_accountings_optimistic_pld(sigma, q, rounds):
     pld_lib = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
     _, up = _accountant(sigma, q, rounds).delta(EPS, bound="both")
-    ref = pld_lib.from_gaussian_mechanism(sigma, sampling_prob=q, value_discretization_interval=1e-4,
-                                          pessimistic_estimate=False).self_compose(rounds)
+    ref = pld_lib.from_gaussian_mechanism(
+        sigma, sampling_prob=q, value_discretization_interval=1e-4, pessimistic_estimate=False
+    ).self_compose(rounds)
     assert np.all(np.array([ref.get_delta_for_epsilon(float(e)) for e in EPS]) <= up)

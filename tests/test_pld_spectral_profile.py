@@ -27,7 +27,7 @@ import scipy.fft
 from hockeystick import _core, pld
 from hockeystick.pld import compose, mechanisms
 
-U = 2.0 ** -53
+U = 2.0**-53
 EXTENDED = np.finfo(np.longdouble).nmant >= 63
 
 
@@ -57,19 +57,25 @@ def _composed_bins(sigma: float, q: float, rounds: int, h: float) -> tuple[np.nd
     width = one.self_compose(rounds).composed(True)[0].p.size
     m = compose.fft_length(width)
     spectrum = np.exp(rounds * np.log(scipy.fft.rfft(factor.p, m).astype(complex)))
-    live = int(np.flatnonzero(np.abs(spectrum) > 2.0 ** -64).max()) + 1
+    live = int(np.flatnonzero(np.abs(spectrum) > 2.0**-64).max()) + 1
     return spectrum[:live], width, m
 
 
 @pytest.mark.skipif(not EXTENDED, reason="the reference sums need numpy's 80-bit longdouble")
-@pytest.mark.parametrize("sigma, q, rounds, h", [pytest.param(0.5, 0.01, 10_000, 1e-3, marks=pytest.mark.slow),
-                                                 (2.0, 0.01, 10_000, 1e-3), (1.0, 0.1, 1_000, 2e-3),
-                                                 pytest.param(0.8, 0.001, 100_000, 1e-4, marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "sigma, q, rounds, h",
+    [
+        pytest.param(0.5, 0.01, 10_000, 1e-3, marks=pytest.mark.slow),
+        (2.0, 0.01, 10_000, 1e-3),
+        (1.0, 0.1, 1_000, 2e-3),
+        pytest.param(0.8, 0.001, 100_000, 1e-4, marks=pytest.mark.slow),
+    ],
+)
 def test_suffix_sums_within_their_bounds(sigma: float, q: float, rounds: int, h: float) -> None:
     bins, width, m = _composed_bins(sigma, q, rounds, h)
     assert 4 * bins.size <= m
     rng = np.random.default_rng(int(sigma * 1000) + rounds)
-    for start in (0, int(rng.integers(1, m)), m - width // 2):   # the last window wraps around the transform
+    for start in (0, int(rng.integers(1, m)), m - width // 2):  # the last window wraps around the transform
         y = _window(bins, m, start, width)
         for J in (0, 1, width // 3, width // 2, width - 7, width - 1):
             A, R, D, R_error, D_error = _core.pld_spectral_sums(bins, m, start, width, h, J)
@@ -101,7 +107,7 @@ def test_suffix_sums_of_a_coarse_grid_and_random_bins(long_double: bool) -> None
 def test_spectral_sums_refuse_what_the_bounds_do_not_cover() -> None:
     bins = np.ones(5, dtype=complex)
     with pytest.raises(ValueError, match="m / 4"):
-        _core.pld_spectral_sums(bins, 16, 0, 10, 1e-3, 0)   # 5 bins of a length-16 transform
+        _core.pld_spectral_sums(bins, 16, 0, 10, 1e-3, 0)  # 5 bins of a length-16 transform
     with pytest.raises(ValueError, match="J < width"):
         _core.pld_spectral_sums(bins, 64, 0, 10, 1e-3, 10)
 
@@ -131,13 +137,13 @@ def test_gaussian_composition_stays_certified_and_below_the_window(sigma: float,
     one = mechanisms.subsampled_gaussians([sigma], 1.0, value_discretization_interval=h, optimistic=False)[0]
     factor = next(iter(one.directions[0])).upper
     deltas = np.array([1e-3, 1e-5, 1e-9, 1e-12])
-    spectral, = compose.upper_sides([[(factor, rounds)]], [deltas], "epsilon")
+    (spectral,) = compose.upper_sides([[(factor, rounds)]], [deltas], "epsilon")
     window = compose.compose_many([[(factor, rounds)]], pessimistic=True)[0].epsilon(deltas)
     exact = np.array([_gaussian_epsilon(math.sqrt(rounds) / sigma, d) for d in deltas])
     assert np.all(spectral >= exact), (spectral, exact)
     assert np.all(spectral <= window), (spectral, window)
-    assert np.all(spectral[:2] - exact[:2] <= 0.01 * exact[:2])   # the grid's own error, where no charge decides
-    assert np.any(spectral != window)   # the spectral read ran (the window's inverse charge is gone)
+    assert np.all(spectral[:2] - exact[:2] <= 0.01 * exact[:2])  # the grid's own error, where no charge decides
+    assert np.any(spectral != window)  # the spectral read ran (the window's inverse charge is gone)
 
 
 @pytest.mark.parametrize("sigma, rounds, h", [(20.0, 1000, 1e-3), (5.0, 200, 1e-3)])
@@ -146,15 +152,15 @@ def test_gaussian_delta_stays_certified_and_below_the_window(sigma: float, round
     factor = next(iter(one.directions[0])).upper
     mu = math.sqrt(rounds) / sigma
     eps = np.array([-np.inf, -1.0, 0.0, 0.37, 2.0, 4.5005, 9.0, 30.0, np.inf]) * (mu / 1.5)
-    spectral, = compose.upper_sides([[(factor, rounds)]], [eps], "delta")
+    (spectral,) = compose.upper_sides([[(factor, rounds)]], [eps], "delta")
     window = compose.compose_many([[(factor, rounds)]], pessimistic=True)[0].delta(eps)
     exact = np.array([float(_gaussian_delta(mu, e)) for e in eps])
     assert np.all(spectral >= exact) and np.all(spectral <= window), (spectral, exact, window)
     assert np.any(spectral != window)
     # and the round trip: the delta at the spectral epsilon of a target is at most the target
     targets = np.array([1e-3, 1e-6, 1e-9])
-    at, = compose.upper_sides([[(factor, rounds)]], [targets], "epsilon")
-    back, = compose.upper_sides([[(factor, rounds)]], [at], "delta")
+    (at,) = compose.upper_sides([[(factor, rounds)]], [targets], "epsilon")
+    (back,) = compose.upper_sides([[(factor, rounds)]], [at], "delta")
     assert np.all(back <= targets), (back, targets)
 
 
@@ -167,14 +173,24 @@ def test_the_spectral_switch_and_the_fallback() -> None:
     deltas = np.array([1e-4, 1e-7])
     windows = [compose.compose_many([item], pessimistic=True)[0].epsilon(deltas) for item in items]
     spectral = compose.upper_sides(items, [deltas] * len(items), "epsilon")
-    off = _core.pld_compose_upper_many([f.p for f in factors], [f.k_lo for f in factors], [f.p_inf for f in factors],
-                                         1e-3, [[(i, c)] for i, ((_, c),) in enumerate(items)], compose.DEFAULT_TAIL,
-                                         compose.DEFAULT_MAX_POINTS, None, [f.loss_shift for f in factors],
-                                         [deltas] * len(items), "epsilon", spectral=False)
-    for i in (0, 1, 3):   # (item 2, one factor once, is the factor's own scan in the facade; composed in C++ here)
+    off = _core.pld_compose_upper_many(
+        [f.p for f in factors],
+        [f.k_lo for f in factors],
+        [f.p_inf for f in factors],
+        1e-3,
+        [[(i, c)] for i, ((_, c),) in enumerate(items)],
+        compose.DEFAULT_TAIL,
+        compose.DEFAULT_MAX_POINTS,
+        None,
+        [f.loss_shift for f in factors],
+        [deltas] * len(items),
+        "epsilon",
+        spectral=False,
+    )
+    for i in (0, 1, 3):  # (item 2, one factor once, is the factor's own scan in the facade; composed in C++ here)
         np.testing.assert_array_equal(off[i], windows[i])
-    np.testing.assert_array_equal(spectral[1], windows[1])   # 3 rounds: hundreds of live bins, the window's scan
-    np.testing.assert_array_equal(spectral[2], windows[2])   # one factor once: its own scan
+    np.testing.assert_array_equal(spectral[1], windows[1])  # 3 rounds: hundreds of live bins, the window's scan
+    np.testing.assert_array_equal(spectral[2], windows[2])  # one factor once: its own scan
     assert np.all(spectral[0] <= windows[0]) and np.any(spectral[0] != windows[0])
     # a few values read from the spectrum are each the value asked alone; many values of one item cost less
     # from its window (compose_many's cost rule), which gives the window's bits
@@ -182,15 +198,18 @@ def test_the_spectral_switch_and_the_fallback() -> None:
         for d, value in zip(deltas, spectral[i]):
             assert compose.upper_sides([item], [np.array([d])], "epsilon")[0][0] == value
     many = np.geomspace(1e-3, 1e-9, 200)
-    np.testing.assert_array_equal(compose.upper_sides([items[0]], [many], "epsilon")[0],
-                                  compose.compose_many([items[0]], pessimistic=True)[0].epsilon(many))
+    np.testing.assert_array_equal(
+        compose.upper_sides([items[0]], [many], "epsilon")[0],
+        compose.compose_many([items[0]], pessimistic=True)[0].epsilon(many),
+    )
 
 
 def test_accountant_upper_side_reads_the_spectra() -> None:
     sigma = np.array([0.6, 1.1, 2.5, 4.0])
     delta = np.array([1e-5, 1e-9])[:, None]
-    upper = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=0.01, rounds=10_000,
-                                      value_discretization_interval=1e-3).epsilon(delta)
+    upper = pld.SubsampledGaussianPLD(
+        sigma=sigma, sampling_rate=0.01, rounds=10_000, value_discretization_interval=1e-3
+    ).epsilon(delta)
     ones = mechanisms.subsampled_gaussians(sigma, 0.01, value_discretization_interval=1e-3, optimistic=False)
     window = np.array([d.self_compose(10_000).epsilon(delta.ravel()) for d in ones]).T
     # lower by the window's inverse-transform charge at most: 1e-5 relative at delta = 1e-9, 1e-9 at 1e-5
@@ -209,8 +228,9 @@ def test_random_settings_stay_between_the_certified_lower_side_and_the_window() 
         items = [[(f.upper, c) for f, c in direction.items()] for direction in dist.directions]
         deltas = np.sort(10 ** rng.uniform(-12, -2, 3))
         eps = np.sort(rng.uniform(0.0, 8.0, 3))
-        up_eps = np.max([np.maximum(v, 0.0) for v in compose.upper_sides(items, [deltas] * len(items), "epsilon")],
-                        axis=0)
+        up_eps = np.max(
+            [np.maximum(v, 0.0) for v in compose.upper_sides(items, [deltas] * len(items), "epsilon")], axis=0
+        )
         up_delta = np.max(compose.upper_sides(items, [eps] * len(items), "delta"), axis=0)
         lo_eps, win_eps = dist.epsilon(deltas, bound="both")
         lo_delta, win_delta = dist.delta(eps, bound="both")
@@ -228,8 +248,10 @@ def test_upper_sides_refuse_nan_and_an_unknown_method() -> None:
         compose.upper_sides(item, [np.array([1e-5])], "both")
 
 
-@pytest.mark.parametrize("sigma, q, rounds, h", [(1.0, 1.0, 400, 0.05), (0.7, 0.05, 3000, 0.5), (2.0, 0.3, 50, 5.0),
-                                                 (3.0, 1e-3, 20_000, 1e-3)])
+@pytest.mark.parametrize(
+    "sigma, q, rounds, h",
+    [(1.0, 1.0, 400, 0.05), (0.7, 0.05, 3000, 0.5), (2.0, 0.3, 50, 5.0), (3.0, 1e-3, 20_000, 1e-3)],
+)
 def test_edges_of_the_arguments_stay_certified(sigma: float, q: float, rounds: int, h: float) -> None:
     """q = 1, coarse grids up to h = 5, and the extreme arguments: deltas down to the least subnormal and up to
     1 - 1e-12, epsilons at +-1e308 and +-inf; every value is a number between the certified lower side and the

@@ -55,10 +55,12 @@ def _mixture_cell(s: float, q: float, lo: float, hi: float) -> dict[str, mp.mpf]
     s, q, lo, hi = mp.mpf(s), mp.mpf(q), mp.mpf(lo), mp.mpf(hi)
     x_of = lambda l: mp.mpf(0.5) + s * s * mp.log(1 + mp.expm1(l) / q)  # noqa: E731
     loss = lambda x: mp.log(1 - q + q * mp.exp((x - mp.mpf(0.5)) / (s * s)))  # noqa: E731
-    dens = lambda x: ((1 - q) * mp.npdf(x, 0, s) + q * mp.npdf(x, 1, s))  # noqa: E731
+    dens = lambda x: (1 - q) * mp.npdf(x, 0, s) + q * mp.npdf(x, 1, s)  # noqa: E731
     a, b = x_of(lo), x_of(hi)
-    return {"c": mp.quad(lambda x: (1 - mp.exp(lo - loss(x))) * dens(x), [a, b]),
-            "d": mp.quad(lambda x: (mp.exp(hi - loss(x)) - 1) * dens(x), [a, b])}
+    return {
+        "c": mp.quad(lambda x: (1 - mp.exp(lo - loss(x))) * dens(x), [a, b]),
+        "d": mp.quad(lambda x: (mp.exp(hi - loss(x)) - 1) * dens(x), [a, b]),
+    }
 
 
 def test_half_cells_match_mpmath():
@@ -73,10 +75,19 @@ def test_half_cells_match_mpmath():
     with mp.workdps(30):
         for j in (heavy, heavy + 5, heavy + 15):
             lj = (cells["k_lo"] + j) * h
-            lower, upper, whole = (_mixture_cell(s, q, lj, lj + h / 2), _mixture_cell(s, q, lj + h / 2, lj + h),
-                                   _mixture_cell(s, q, lj, lj + h))
-            want = {"c_lo": lower["c"], "d_lo": lower["d"], "c_hi": upper["c"], "d_hi": upper["d"],
-                    "c": whole["c"], "d": whole["d"]}
+            lower, upper, whole = (
+                _mixture_cell(s, q, lj, lj + h / 2),
+                _mixture_cell(s, q, lj + h / 2, lj + h),
+                _mixture_cell(s, q, lj, lj + h),
+            )
+            want = {
+                "c_lo": lower["c"],
+                "d_lo": lower["d"],
+                "c_hi": upper["c"],
+                "d_hi": upper["d"],
+                "c": whole["c"],
+                "d": whole["d"],
+            }
             for name, value in want.items():
                 assert cells[name][j] == pytest.approx(float(value), rel=1e-12), (name, j)
         for j in (n // 2, n - 5):
@@ -87,8 +98,9 @@ def test_half_cells_match_mpmath():
             assert cells["d"][j] == pytest.approx(float(whole["d"]), rel=1e-12), j
 
 
-@pytest.mark.parametrize("sigma, q, h", [(0.8, 1e-3, 1e-4), (0.8, 1e-3, 3e-4), (1.0, 0.01, 1e-3), (0.5, 0.2, 1e-2),
-                                         (2.0, 1.0, 1e-2)])
+@pytest.mark.parametrize(
+    "sigma, q, h", [(0.8, 1e-3, 1e-4), (0.8, 1e-3, 3e-4), (1.0, 0.01, 1e-3), (0.5, 0.2, 1e-2), (2.0, 1.0, 1e-2)]
+)
 def test_one_round_lower_never_above_the_exact_delta(sigma, q, h):
     """Every direction's optimistic delta <= the exact one-round delta <= the pessimistic one, on a dense
     eps range through the bulk of the loss (where the split tents act) and into the tail."""
@@ -120,8 +132,9 @@ def test_small_q_lower_side_below_dp_accounting_pessimistic(sigma, q, rounds):
     """Our certified lower epsilon never exceeds dp_accounting's pessimistic epsilon at a 4x finer grid
     (an upper bound on the truth), while our upper one is not below its optimistic one."""
     h = 2e-4
-    lo, up = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds,
-                                       value_discretization_interval=h).epsilon(1e-5, bound="both")
+    lo, up = pld.SubsampledGaussianPLD(
+        sigma=sigma, sampling_rate=q, rounds=rounds, value_discretization_interval=h
+    ).epsilon(1e-5, bound="both")
     event = E.SelfComposedDpEvent(E.PoissonSampledDpEvent(q, E.GaussianDpEvent(sigma)), rounds)
     their_lo, their_up = their_epsilon(event, 1e-5, h=h / 4)
     assert lo <= their_up
@@ -133,9 +146,12 @@ def test_lower_side_no_looser_than_upper_side_for_small_q():
     """W3 (q = 1e-3, sigma = 0.8, 10^5 rounds) at h = 1e-4: against a 4x finer grid's bracket, the lower
     side's distance to the truth is at most the upper side's (with tents only it was 1.9 times as
     large, 1.3e-3 against 7e-4: the tent is twice the chord's true gap for a smooth law)."""
+
     def bracket(h):
-        return pld.SubsampledGaussianPLD(sigma=0.8, sampling_rate=1e-3, rounds=100_000,
-                                         value_discretization_interval=h).epsilon(1e-5, bound="both")
+        return pld.SubsampledGaussianPLD(
+            sigma=0.8, sampling_rate=1e-3, rounds=100_000, value_discretization_interval=h
+        ).epsilon(1e-5, bound="both")
+
     fine_lo, fine_up = bracket(2.5e-5)
     lo, up = bracket(1e-4)
     assert lo <= fine_up and up >= fine_lo

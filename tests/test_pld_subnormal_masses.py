@@ -29,7 +29,7 @@ from .test_pld_finite_atoms import exact_delta
 
 mp.mp.dps = 50
 
-TINY = [0.0, 2.0 ** -1074, 5e-320, 1e-310, 2.0 ** -1022 - 2.0 ** -1074, 2.0 ** -1022, 1e-300]
+TINY = [0.0, 2.0**-1074, 5e-320, 1e-310, 2.0**-1022 - 2.0**-1074, 2.0**-1022, 1e-300]
 PAIRS = [(a, b) for a, b in itertools.product(TINY, TINY) if a > 0.0 or b > 0.0]
 GRID_EPS = [0.0, 1e-3, 0.5, 3.0, 30.0, 800.0]
 ATOM_EPS = [-30.0, -1.0, 0.0, 0.5, 3.0, 30.0, 700.0, 800.0]
@@ -72,11 +72,10 @@ def test_grid_reported_reproducer():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.floats(-323.5, -300.0), st.floats(-30.0, 30.0), st.sampled_from([1e-4, 1e-2]),
-       st.floats(0.0, 1.0))
+@given(st.floats(-323.5, -300.0), st.floats(-30.0, 30.0), st.sampled_from([1e-4, 1e-2]), st.floats(0.0, 1.0))
 def test_grid_random_tiny_masses(log10_a, log_ratio, h, where):
     """A tiny P-mass a and Q-mass a e^r (possibly subnormal), eps anywhere up to the loss."""
-    a = 10.0 ** log10_a
+    a = 10.0**log10_a
     b = a * math.exp(log_ratio)
     p, q = _distributions(a, b, (0.5, 0.5))
     grid = pld.from_distributions(p, q, value_discretization_interval=h)
@@ -112,8 +111,11 @@ def test_composed_products_that_underflow_keep_the_upper_side_above(tiny):
     p, q = np.array([tiny, 0.5, 0.5 - tiny]), np.array([tiny * math.exp(-30.0), 0.5, 0.5 - tiny * math.exp(-30.0)])
     other = (np.array([1e-300, 0.4, 0.6 - 1e-300]), np.array([1e-310, 0.4, 0.6]))
     one = fa.pair_atoms(p, q)
-    for atoms, parts in [(fa.compose(one, one), [(p, q, 2)]), (fa.self_compose(one, 2), [(p, q, 2)]),
-                         (fa.compose(one, fa.pair_atoms(*other)), [(p, q, 1), (*other, 1)])]:
+    for atoms, parts in [
+        (fa.compose(one, one), [(p, q, 2)]),
+        (fa.self_compose(one, 2), [(p, q, 2)]),
+        (fa.compose(one, fa.pair_atoms(*other)), [(p, q, 1), (*other, 1)]),
+    ]:
         for eps in [0.0, 20.0, 45.0, 59.0]:
             truth = exact_delta(parts, eps)
             lo, up = _atom_sides(atoms, eps)
@@ -128,27 +130,31 @@ def test_grid_subnormal_p_mass_costs_at_most_its_size():
     for eps in [0.0, 3.0, 100.0]:
         lo, up = grid.delta(eps, bound="both")
         exact = float(_truth(p, q, eps))
-        assert exact - 2.0 ** -1022 <= lo <= exact <= up <= exact + mechanisms.grid_mass_floor(1e-4) * (1.0 + 1e-12)
+        assert exact - 2.0**-1022 <= lo <= exact <= up <= exact + mechanisms.grid_mass_floor(1e-4) * (1.0 + 1e-12)
 
 
 def test_normal_masses_never_take_the_subnormal_paths(monkeypatch):
     """Normal masses (every mass, and every product a composition forms, at least 2^-1022) keep the old
     paths bit for bit: the functions handling masses below 2^-1022 are never called."""
+
     def refuse(*args, **kwargs):
         raise AssertionError("a subnormal path was taken for normal masses")
 
     monkeypatch.setattr(fa, "_with_near_underflow", refuse)
     monkeypatch.setattr(fa, "_underflow_charged", refuse)
     monkeypatch.setattr(mechanisms, "_near_underflow_atoms", refuse)
-    for p, q, count in [(*_distributions(1e-150, 1e-140, (0.3, 0.7)), 2), (*_distributions(2.0 ** -1022, 1e-300,
-                        (0.5, 0.5)), 1), (np.array([0.6, 0.4]), np.array([0.3, 0.7]), 40)]:
+    for p, q, count in [
+        (*_distributions(1e-150, 1e-140, (0.3, 0.7)), 2),
+        (*_distributions(2.0**-1022, 1e-300, (0.5, 0.5)), 1),
+        (np.array([0.6, 0.4]), np.array([0.3, 0.7]), 40),
+    ]:
         atoms = fa.pair_atoms(p, q)
         fa.delta(fa.self_compose(atoms, count), np.array([0.0, 1.0]), False)
         if count > 1:
             fa.delta(fa.compose(atoms, fa.pair_atoms(q, p)), np.array([0.0, 1.0]), True)
         if p.min() >= mechanisms.grid_mass_floor(1e-3):  # the grid's own floor (2^-1000 here): review 10
             pld.from_distributions(p, q, value_discretization_interval=1e-3).delta(0.5, bound="both")
-    pld.from_distributions(*_distributions(2.0 ** -999, 1e-300, (0.5, 0.5)), value_discretization_interval=1e-3)
+    pld.from_distributions(*_distributions(2.0**-999, 1e-300, (0.5, 0.5)), value_discretization_interval=1e-3)
     # their two sides share one set of atoms, as before
     monkeypatch.undo()
     p, q = _distributions(1e-150, 1e-140, (0.3, 0.7))
@@ -156,7 +162,7 @@ def test_normal_masses_never_take_the_subnormal_paths(monkeypatch):
     assert atoms.lower_of is None
 
 
-@pytest.mark.parametrize("noise", [1e-310, 5e-320, 2.0 ** -1074 * 3])
+@pytest.mark.parametrize("noise", [1e-310, 5e-320, 2.0**-1074 * 3])
 def test_randomized_response_with_a_subnormal_noise_brackets_the_truth(noise):
     """Randomized response whose off-diagonal mass p / k is subnormal, on the grid and as atoms (1 and 3
     runs), both sides against the exact delta of the same doubles."""
@@ -190,13 +196,12 @@ def test_canonical_pair_with_a_subnormal_mass_brackets_the_truth(epsilon):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.floats(-323.5, -150.0), st.floats(-40.0, 40.0), st.integers(1, 3), st.floats(0.05, 0.95),
-       st.floats(0.0, 2.0))
+@given(st.floats(-323.5, -150.0), st.floats(-40.0, 40.0), st.integers(1, 3), st.floats(0.05, 0.95), st.floats(0.0, 2.0))
 def test_atoms_random_tiny_masses(log10_a, log_ratio, count, share, where):
     """A tiny P-mass a and Q-mass a e^r beside two ordinary outcomes, ``count`` runs (products of the
     tiny masses underflow from count 2 on), eps from 0 to past the composed loss (below 0 the given
     doubles' total 1 + a would put the truth above the upper side's clamp at 1: the input's excess)."""
-    a = 10.0 ** log10_a
+    a = 10.0**log10_a
     p, q = _distributions(a, a * math.exp(log_ratio), (share, 1.0 - share))
     atoms = fa.self_compose(fa.pair_atoms(p, q), count)
     eps = where * count * abs(log_ratio)
@@ -205,8 +210,9 @@ def test_atoms_random_tiny_masses(log10_a, log_ratio, count, share, where):
     assert lo <= exact <= up, (a, log_ratio, count, eps, lo, float(exact), up)
 
 
-@pytest.mark.parametrize("a,b", [(1e-310, 5e-320), (5e-320, 1e-310), (2.0 ** -1022, 1e-310), (1e-300, 5e-320),
-                                 (2.0 ** -1074, 1e-300)])
+@pytest.mark.parametrize(
+    "a,b", [(1e-310, 5e-320), (5e-320, 1e-310), (2.0**-1022, 1e-310), (1e-300, 5e-320), (2.0**-1074, 1e-300)]
+)
 def test_epsilon_sides_bracket_the_truth(a, b):
     """Both paths' epsilon for targets above, among and below the tiny masses: the lower epsilon's true
     delta at least the target, the upper's at most (delta is non-increasing in eps)."""
@@ -224,7 +230,7 @@ def test_epsilon_sides_bracket_the_truth(a, b):
         assert up == math.inf or _truth(p, q, up) <= target, (a, b, target, up)
 
 
-U = 2.0 ** -1074
+U = 2.0**-1074
 
 
 @pytest.mark.parametrize("count,eps", [(2, 1.0), (3, 1.0), (2, 0.0)])
@@ -255,9 +261,18 @@ def test_eps_delta_pair_with_a_subnormal_delta_brackets_the_truth(eps0, d0):
 
 
 @pytest.mark.parametrize("h", [1e-4, 1e-2])
-@pytest.mark.parametrize("a,b", [(2.0 ** -1021, 1e-320), (2.0 ** -1021, 2.0 ** -1022),
-                                 (2.0 ** -1021, 2.0 ** -1022 * 0.999), (2.0 ** -1018, 1e-320),
-                                 (1e-305, 1e-320), (2.0 ** -1021, 2.0 ** -1030), (2.0 ** -1005, 2.0 ** -1010)])
+@pytest.mark.parametrize(
+    "a,b",
+    [
+        (2.0**-1021, 1e-320),
+        (2.0**-1021, 2.0**-1022),
+        (2.0**-1021, 2.0**-1022 * 0.999),
+        (2.0**-1018, 1e-320),
+        (1e-305, 1e-320),
+        (2.0**-1021, 2.0**-1030),
+        (2.0**-1005, 2.0**-1010),
+    ],
+)
 def test_grid_normal_p_mass_near_the_subnormal_range_brackets_the_truth(a, b, h):
     """Review 10: a NORMAL P-mass just above 2^-1022 still meets the grid's cell arithmetic
     m (1 - e^-u) / (e^h - 1), which goes subnormal: p = 2^-1021, q = 2^-1022 at h = 1e-4 gave a
@@ -328,8 +343,12 @@ def test_many_subnormal_p_masses_cost_their_sum_not_one_floor_each(grid):
     lo, up = sides(p, q)
     merged_lo, merged_up = sides(*merged)
     assert lo <= truth <= up, (lo, float(truth), up)
-    assert lo >= 0.99 * merged_lo and (grid or lo > 0.0) and up <= merged_up * (1.0 + 1e-6) + 2.0 ** -1000 * 1.01, (lo, merged_lo, up,
-                                                                                                  merged_up)
+    assert lo >= 0.99 * merged_lo and (grid or lo > 0.0) and up <= merged_up * (1.0 + 1e-6) + 2.0**-1000 * 1.01, (
+        lo,
+        merged_lo,
+        up,
+        merged_up,
+    )
 
 
 def test_underflow_charge_lands_on_the_coarsened_lattice(monkeypatch):

@@ -42,12 +42,12 @@ def test_batched_constructor_matches_single_and_rejects_bad_points():
 
 def test_accuracy_mode_meets_accuracy_across_sigmas_and_brackets_the_gaussian():
     """Predicted grids: every bracket within accuracy; q = 1 stays the closed form (rounded outward)."""
-    acc = pld.SubsampledGaussianPLD(sigma=np.array([0.8, 1.5, 4.0]), sampling_rate=0.02, rounds=300,
-                                    accuracy=2e-3)
+    acc = pld.SubsampledGaussianPLD(sigma=np.array([0.8, 1.5, 4.0]), sampling_rate=0.02, rounds=300, accuracy=2e-3)
     lo, up = acc.epsilon(1e-5, bound="both")
     assert np.all(up - lo <= 2e-3) and np.all(lo <= up)
-    fine = pld.SubsampledGaussianPLD(sigma=np.array([0.8, 1.5, 4.0]), sampling_rate=0.02, rounds=300,
-                                     value_discretization_interval=2e-4).epsilon(1e-5, bound="both")
+    fine = pld.SubsampledGaussianPLD(
+        sigma=np.array([0.8, 1.5, 4.0]), sampling_rate=0.02, rounds=300, value_discretization_interval=2e-4
+    ).epsilon(1e-5, bound="both")
     assert np.all(lo <= fine[1]) and np.all(fine[0] <= up)  # certified brackets must overlap
     gauss = pld.SubsampledGaussianPLD(sigma=2.0, sampling_rate=1.0, rounds=50, accuracy=1e-3)
     exact = hs.theta_epsilon(math.sqrt(50) / 2.0, 1e-5)

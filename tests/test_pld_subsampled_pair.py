@@ -34,19 +34,23 @@ DELTA = 1e-5
 
 def gaussian_curve(r: float, widen: float):
     """theta(r, eps) and its mirror below 0 (the Gaussian pair's curve at every real eps), widened."""
+
     def curve(eps):
         e = np.asarray(eps, dtype=float)
         t = np.asarray(theta(r, np.abs(e)), dtype=float)
         m = -np.expm1(np.minimum(e, 0.0)) + np.exp(np.minimum(e, 0.0)) * t
         return np.clip(np.where(e >= 0, t, m) * widen, 0.0, 1.0)
+
     return curve
 
 
 def pld_curves(d: pld.PrivacyLossDistribution):
     """(upper, lower) curve per direction of a PLD's own certified sides."""
     ups, los = d.composed(True), d.composed(False)
-    return [(lambda e, p=u: p.delta(np.asarray(e, float)), lambda e, p=lo: p.delta(np.asarray(e, float)))
-            for u, lo in zip(ups, los)]
+    return [
+        (lambda e, p=u: p.delta(np.asarray(e, float)), lambda e, p=lo: p.delta(np.asarray(e, float)))
+        for u, lo in zip(ups, los)
+    ]
 
 
 def exact_delta(p, q, count: int, eps: float) -> mpmath.mpf:
@@ -62,10 +66,11 @@ def exact_delta(p, q, count: int, eps: float) -> mpmath.mpf:
         if j == k - 1:
             c = coef
             a, b = pp * p[j] ** left, qq * q[j] ** left
-            total += c * max(a - mpmath.e ** eps * b, 0)
+            total += c * max(a - mpmath.e**eps * b, 0)
             return
         for n in range(left + 1):
             walk(j + 1, left - n, pp * p[j] ** n, qq * q[j] ** n, coef * mpmath.binomial(left, n))
+
     walk(0, count, mpmath.mpf(1), mpmath.mpf(1), mpmath.mpf(1))
     return total
 
@@ -74,18 +79,18 @@ def test_generic_poisson_transform_of_the_gaussian_brackets_the_gaussian_fast_pa
     sigma, q, h = 1.0, 0.01, 1e-3
     r = 1.0 / sigma
     up, lo = gaussian_curve(r, 1 + 1e-11), gaussian_curve(r, 1 - 1e-11)
-    generic = poisson_subsampled_curves((up, lo), (up, lo), q, r * r / 2 + 40 * r, 0.0,
-                                        value_discretization_interval=h)
+    generic = poisson_subsampled_curves((up, lo), (up, lo), q, r * r / 2 + 40 * r, 0.0, value_discretization_interval=h)
     fast = pld.subsampled_gaussian(sigma, q, value_discretization_interval=h)
     for rounds in (1, 1000):
         g_lo, g_up = generic.self_compose(rounds).epsilon(DELTA, bound="both")
         f_lo, f_up = fast.self_compose(rounds).epsilon(DELTA, bound="both")
-        assert g_lo <= f_up and f_lo <= g_up          # both brackets hold the truth, so they meet
-        assert abs(g_up - f_up) <= 1e-4 * f_up       # the upper sides agree to the grid's error
-        assert g_up - g_lo <= 0.05 * g_up            # O(h^2) tents at h = 1e-3
+        assert g_lo <= f_up and f_lo <= g_up  # both brackets hold the truth, so they meet
+        assert abs(g_up - f_up) <= 1e-4 * f_up  # the upper sides agree to the grid's error
+        assert g_up - g_lo <= 0.05 * g_up  # O(h^2) tents at h = 1e-3
     # a finer grid closes the generic bracket (h^2)
-    fine = poisson_subsampled_curves((up, lo), (up, lo), q, r * r / 2 + 40 * r, 0.0,
-                                     value_discretization_interval=2.5e-4).self_compose(1000)
+    fine = poisson_subsampled_curves(
+        (up, lo), (up, lo), q, r * r / 2 + 40 * r, 0.0, value_discretization_interval=2.5e-4
+    ).self_compose(1000)
     f_lo, f_up = fine.epsilon(DELTA, bound="both")
     assert f_up - f_lo < 0.1 * (g_up - g_lo)
 
@@ -115,12 +120,13 @@ def test_poisson_sampled_randomized_response_against_exact_enumeration(q, noise,
         exact = max(exact_delta(mixed, qq, rounds, eps), exact_delta(qq, mixed, rounds, eps))
         lo, up = acc.get_delta_bracket(eps)
         assert lo <= exact <= up
-        assert up - lo <= 1e-7 * float(exact) + 1e-15   # losses off a lattice: rounded to 2^-32
+        assert up - lo <= 1e-7 * float(exact) + 1e-15  # losses off a lattice: rounded to 2^-32
     # the same pair through the generic (grid) transform: a certified bracket around the exact value
     inner = pld.from_distributions(p, qq, value_discretization_interval=1e-4)
     (rem, add) = pld_curves(inner)
-    grid = poisson_subsampled_curves(rem, add, q, float(np.log(p / qq).max()) + 1.0, 0.0,
-                                     value_discretization_interval=1e-4).self_compose(rounds)
+    grid = poisson_subsampled_curves(
+        rem, add, q, float(np.log(p / qq).max()) + 1.0, 0.0, value_discretization_interval=1e-4
+    ).self_compose(rounds)
     for eps in (0.3, 1.0):
         exact = float(max(exact_delta(mixed, qq, rounds, eps), exact_delta(qq, mixed, rounds, eps)))
         lo, up = grid.delta(eps, bound="both")
@@ -160,10 +166,15 @@ def _sampled_gaussian_laplace_delta(sigma, scale, q, eps):
     def add(y):
         a = -math.expm1(eps + math.log1p(-q))
         return 0.0 if a <= 0 else _gaussian_hockey_stick(a * lap(y, 0.0), 0.0, math.exp(eps) * q * lap(y, 1.0), mu)
+
     out = []
     for f in (remove, add):
-        out.append(sum(integrate.quad(f, lo, hi, epsabs=1e-14, epsrel=1e-12, limit=200)[0]
-                       for lo, hi in ((-60 * scale, 0.0), (0.0, 1.0), (1.0, 60 * scale))))
+        out.append(
+            sum(
+                integrate.quad(f, lo, hi, epsabs=1e-14, epsrel=1e-12, limit=200)[0]
+                for lo, hi in ((-60 * scale, 0.0), (0.0, 1.0), (1.0, 60 * scale))
+            )
+        )
     return max(out)
 
 
@@ -190,13 +201,16 @@ def test_generic_transform_of_laplace_against_dp_accountings_sampled_laplace():
     both of its estimates (our upper >= its optimistic, our lower <= its pessimistic)."""
     b, q, h, rounds = 2.0, 0.2, 1e-3, 20
     (rem, add) = pld_curves(pld.laplace(b, value_discretization_interval=h)) * 2
-    ours = poisson_subsampled_curves(rem, add, q, 1.0 / b + 1.0, 0.0,
-                                     value_discretization_interval=h).self_compose(rounds)
+    ours = poisson_subsampled_curves(rem, add, q, 1.0 / b + 1.0, 0.0, value_discretization_interval=h).self_compose(
+        rounds
+    )
     lo, up = ours.epsilon(DELTA, bound="both")
-    opt = their.from_laplace_mechanism(b, sampling_prob=q, pessimistic_estimate=False,
-                                       value_discretization_interval=1e-4).self_compose(rounds)
-    pes = their.from_laplace_mechanism(b, sampling_prob=q, pessimistic_estimate=True,
-                                       value_discretization_interval=1e-4).self_compose(rounds)
+    opt = their.from_laplace_mechanism(
+        b, sampling_prob=q, pessimistic_estimate=False, value_discretization_interval=1e-4
+    ).self_compose(rounds)
+    pes = their.from_laplace_mechanism(
+        b, sampling_prob=q, pessimistic_estimate=True, value_discretization_interval=1e-4
+    ).self_compose(rounds)
     assert up >= opt.get_epsilon_for_delta(DELTA) and lo <= pes.get_epsilon_for_delta(DELTA)
     assert up - lo <= 0.02 * up
 
@@ -235,15 +249,22 @@ def test_sampled_non_private_events_release_exactly_the_sampling_probability():
     assert lo <= eta <= up and up - lo < 1e-12
 
 
-@pytest.mark.parametrize("relation,event", [
-    (NeighboringRelation.ADD_OR_REMOVE_ONE, E.PoissonSampledDpEvent(0.1, E.ZCDpEvent(0.1))),
-    (NeighboringRelation.ADD_OR_REMOVE_ONE, E.PoissonSampledDpEvent(
-        0.1, E.RepeatAndSelectDpEvent(E.GaussianDpEvent(1.0), 3.0, 1.0))),
-    (NeighboringRelation.ADD_OR_REMOVE_ONE, E.PoissonSampledDpEvent(0.0, E.ZCDpEvent(0.1))),
-    (NeighboringRelation.REPLACE_ONE, E.SampledWithReplacementDpEvent(100, 5, E.ZCDpEvent(0.1))),
-    (NeighboringRelation.REPLACE_ONE, E.SampledWithoutReplacementDpEvent(
-        100, 5, E.MixtureOfGaussiansDpEvent(1.0, [0.0, 1.0], [0.5, 0.5]))),
-])
+@pytest.mark.parametrize(
+    "relation,event",
+    [
+        (NeighboringRelation.ADD_OR_REMOVE_ONE, E.PoissonSampledDpEvent(0.1, E.ZCDpEvent(0.1))),
+        (
+            NeighboringRelation.ADD_OR_REMOVE_ONE,
+            E.PoissonSampledDpEvent(0.1, E.RepeatAndSelectDpEvent(E.GaussianDpEvent(1.0), 3.0, 1.0)),
+        ),
+        (NeighboringRelation.ADD_OR_REMOVE_ONE, E.PoissonSampledDpEvent(0.0, E.ZCDpEvent(0.1))),
+        (NeighboringRelation.REPLACE_ONE, E.SampledWithReplacementDpEvent(100, 5, E.ZCDpEvent(0.1))),
+        (
+            NeighboringRelation.REPLACE_ONE,
+            E.SampledWithoutReplacementDpEvent(100, 5, E.MixtureOfGaussiansDpEvent(1.0, [0.0, 1.0], [0.5, 0.5])),
+        ),
+    ],
+)
 def test_inner_events_without_a_known_pair_are_still_refused(relation, event):
     acc = HockeystickAccountant(relation)
     assert not acc.supports(event)
@@ -255,12 +276,13 @@ def test_with_replacement_adapter_reports_the_accountants_tighter_bound():
     """Issue 14: the adapter composes the shift-constrained curve beside the labelled pair and reports
     the smaller, as WithReplacementBatchGaussianPLD does; at App. I's eps = 1.5 row it is tighter."""
     from hockeystick.isrl import appendix_i_batch_size, appendix_i_sigma
+
     n, rounds, eps = 1238, 35, 1.5
     k = int(appendix_i_batch_size(rounds=rounds, silo_size=n, epsilon=eps))
     sigma = float(appendix_i_sigma(lipschitz=1.0, rounds=rounds, silo_size=n, epsilon=eps, delta=1.0 / n**2))
     assert k == 128
     h, delta = 2e-3, 1.0 / n**2
-    noise = sigma * k   # sensitivity L / K = 1 / K: the event's noise multiplier is sigma K
+    noise = sigma * k  # sensitivity L / K = 1 / K: the event's noise multiplier is sigma K
     event = E.SampledWithReplacementDpEvent(n, k, E.GaussianDpEvent(noise))
     acc = HockeystickAccountant(NeighboringRelation.REPLACE_ONE, value_discretization_interval=h)
     lo, up = acc.compose(event, rounds).get_epsilon_bracket(delta)
@@ -277,29 +299,36 @@ def test_sampled_curves_keep_their_sides_near_the_singular_ends():
     formulas' arguments lose accuracy, against the exact curves of the sampled pair (mpmath)."""
     from hockeystick.pld import finite_atoms
     from hockeystick.pld.subsampled_pair import mirrored_curve, poisson_add_curve, poisson_remove_curve
+
     p, qq = randomized_response_pair(0.3, 3, "replace_special")
     atoms = {True: finite_atoms.pair_atoms(p, qq), False: finite_atoms.pair_atoms(qq, p)}
 
     def inner(swapped: bool, upper: bool):
         a = atoms[not swapped]
         return lambda e: finite_atoms.delta(a, np.atleast_1d(np.asarray(e, float)), upper)
+
     for q in (0.01, 0.5, 0.999):
         mixed = [mpmath.mpf(q) * mpmath.mpf(a) + (1 - mpmath.mpf(q)) * mpmath.mpf(b) for a, b in zip(p, qq)]
         floor, ceiling = math.log1p(-q), -math.log1p(-q)
-        eps = np.array(sorted({floor + d for d in (1e-15, 1e-12, 1e-9, 2e-9, 1e-6, 1e-3, 0.1, 1.0)}
-                              | {ceiling - d for d in (1e-15, 1e-12, 1e-9, 2e-9, 1e-6, 1e-3, 0.1, 1.0)}
-                              | {0.0, -0.5, 0.5, 3.0}))
+        eps = np.array(
+            sorted(
+                {floor + d for d in (1e-15, 1e-12, 1e-9, 2e-9, 1e-6, 1e-3, 0.1, 1.0)}
+                | {ceiling - d for d in (1e-15, 1e-12, 1e-9, 2e-9, 1e-6, 1e-3, 0.1, 1.0)}
+                | {0.0, -0.5, 0.5, 3.0}
+            )
+        )
         remove = [poisson_remove_curve(inner(False, side), q, side)(eps) for side in (False, True)]
         add = [poisson_add_curve(inner(True, side), q, side)(eps) for side in (False, True)]
-        mirror = [mirrored_curve(poisson_remove_curve(inner(False, side), q, side), side)(eps)
-                  for side in (False, True)]
+        mirror = [
+            mirrored_curve(poisson_remove_curve(inner(False, side), q, side), side)(eps) for side in (False, True)
+        ]
         for i, e in enumerate(eps):
             ex_r = exact_delta(mixed, qq, 1, float(e))
             ex_a = exact_delta(qq, mixed, 1, float(e))
             assert remove[0][i] <= ex_r <= remove[1][i]
             assert add[0][i] <= ex_a <= add[1][i]
             assert remove[1][i] - remove[0][i] <= 1e-6 and add[1][i] - add[0][i] <= 1e-6
-            if e < 0:   # the mirror of the remove bound is the add pair's curve here (both orders bounded)
+            if e < 0:  # the mirror of the remove bound is the add pair's curve here (both orders bounded)
                 assert mirror[0][i] <= ex_a <= mirror[1][i]
 
 
@@ -316,14 +345,17 @@ def test_composed_without_replacement_brackets_the_realizable_pair_composed():
         realizable = exact_delta(mixed, qq, rounds, eps)
         lo, up = acc.get_delta_bracket(eps)
         assert lo <= realizable <= up
-        assert lo >= 0.99 * float(realizable)   # the secants use the one-order pair's own upper side
+        assert lo >= 0.99 * float(realizable)  # the secants use the one-order pair's own upper side
 
 
 def _random_inner(rng: np.random.Generator):
     """A small composition (no specialised sampling path) for the consistency checks below."""
-    parts = [E.GaussianDpEvent(float(rng.uniform(1.0, 4.0))), E.LaplaceDpEvent(float(rng.uniform(2.0, 8.0))),
-             E.DiscreteLaplaceDpEvent(float(rng.uniform(0.2, 0.8)), 1),
-             E.PoissonSampledDpEvent(float(rng.uniform(0.2, 0.6)), E.LaplaceDpEvent(float(rng.uniform(1.0, 4.0))))]
+    parts = [
+        E.GaussianDpEvent(float(rng.uniform(1.0, 4.0))),
+        E.LaplaceDpEvent(float(rng.uniform(2.0, 8.0))),
+        E.DiscreteLaplaceDpEvent(float(rng.uniform(0.2, 0.8)), 1),
+        E.PoissonSampledDpEvent(float(rng.uniform(0.2, 0.6)), E.LaplaceDpEvent(float(rng.uniform(1.0, 4.0)))),
+    ]
     pick = rng.choice(len(parts), size=2, replace=False)
     return E.ComposedDpEvent([parts[int(i)] for i in pick])
 
@@ -337,8 +369,9 @@ def test_random_inner_compositions_nested_samples_multiply_and_sampling_amplifie
     q1, q2 = float(rng.uniform(0.2, 0.7)), float(rng.uniform(0.2, 0.7))
     rounds = int(rng.integers(2, 6))
     make = dict(accuracy=1e-3)
-    nested = HockeystickAccountant(**make).compose(E.PoissonSampledDpEvent(q1, E.PoissonSampledDpEvent(q2, inner)),
-                                                   rounds)
+    nested = HockeystickAccountant(**make).compose(
+        E.PoissonSampledDpEvent(q1, E.PoissonSampledDpEvent(q2, inner)), rounds
+    )
     direct = HockeystickAccountant(**make).compose(E.PoissonSampledDpEvent(q1 * q2, inner), rounds)
     alone = HockeystickAccountant(**make).compose(inner, rounds)
     for eps in (0.1, 0.5):
@@ -347,25 +380,27 @@ def test_random_inner_compositions_nested_samples_multiply_and_sampling_amplifie
         a_lo, a_up = alone.get_delta_bracket(eps)
         assert n_lo <= d_up and d_lo <= n_up
         assert max(n_lo, d_lo) <= a_up
-        assert n_up - n_lo <= 2e-3 * n_up + 1e-10   # bounded losses: delta may be exactly 0 (round-off above)
+        assert n_up - n_lo <= 2e-3 * n_up + 1e-10  # bounded losses: delta may be exactly 0 (round-off above)
 
 
 def test_generic_with_replacement_transform_is_the_gaussian_labelled_pair():
     """Group-c Gaussian curves (shift 2c / s) through the generic with-replacement bound give the
     upper side of pld.with_replacement_subsampled_gaussian (its pair (*)), one round and composed."""
     from hockeystick.pld.subsampled_pair import with_replacement_curves
+
     s, k, n, h = 4.0, 8, 50, 2e-3
     group = {c: (gaussian_curve(2 * c / s, 1 + 1e-11), gaussian_curve(2 * c / s, 1 - 1e-11)) for c in range(1, k + 1)}
-    r_top = 2 * k / s   # theta(r, eps) < 1e-33 beyond r^2/2 + 12 r: the cut costs nothing visible
-    generic = with_replacement_curves(lambda c: group[c], k, n, r_top * r_top / 2 + 12 * r_top,
-                                      value_discretization_interval=h)
+    r_top = 2 * k / s  # theta(r, eps) < 1e-33 beyond r^2/2 + 12 r: the cut costs nothing visible
+    generic = with_replacement_curves(
+        lambda c: group[c], k, n, r_top * r_top / 2 + 12 * r_top, value_discretization_interval=h
+    )
     fast = pld.with_replacement_subsampled_gaussian(s, k, n, value_discretization_interval=h)
     for rounds in (1, 20):
         g_lo, g_up = generic.self_compose(rounds).epsilon(DELTA, bound="both")
         f_up = fast.self_compose(rounds).epsilon(DELTA)
         assert abs(g_up - f_up) <= 2e-3 * f_up
         assert g_lo <= g_up
-    for eps in (0.0, 0.5, 1.0):   # one round at eps >= 0: the bound itself, sum_c b_c theta(2c/s, .)
+    for eps in (0.0, 0.5, 1.0):  # one round at eps >= 0: the bound itself, sum_c b_c theta(2c/s, .)
         b = stats.binom.pmf(np.arange(k + 1), k, 1 / n)
         eta = 1 - b[0]
         inner = math.log1p(math.expm1(eps) / eta)

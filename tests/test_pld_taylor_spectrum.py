@@ -17,11 +17,14 @@ def _exact_bin(p: np.ndarray, m: int, k: int) -> complex:
         return total
 
 
-@pytest.mark.parametrize("sigma, q, h, m, keep", [
-    (0.7, 3e-3, 2e-3, 2 ** 16, 40),        # n ~ 3000 << m: many rounds' band
-    (2.0, 0.02, 5e-3, 9 * 2 ** 11, 24),
-    (0.5, 0.1, 1e-2, 5 * 2 ** 12, 60),      # n comparable to m
-])
+@pytest.mark.parametrize(
+    "sigma, q, h, m, keep",
+    [
+        (0.7, 3e-3, 2e-3, 2**16, 40),  # n ~ 3000 << m: many rounds' band
+        (2.0, 0.02, 5e-3, 9 * 2**11, 24),
+        (0.5, 0.1, 1e-2, 5 * 2**12, 60),  # n comparable to m
+    ],
+)
 def test_taylor_bins_hold_their_bound(sigma, q, h, m, keep):
     p = next(iter(pld.subsampled_gaussian(sigma, q, value_discretization_interval=h).directions[0])).upper.p
     values, (block, length, terms, reach), bound, bound_double = _core.pld_taylor_bins(p, m, keep)
@@ -38,18 +41,21 @@ def test_taylor_bins_hold_their_bound(sigma, q, h, m, keep):
 def test_taylor_bins_refuse_a_band_no_block_fits():
     p = np.full(100, 0.01)
     with pytest.raises(ValueError, match="no block"):
-        _core.pld_taylor_bins(p, 1000, 400)   # a wide band: no block of 16 within reach
+        _core.pld_taylor_bins(p, 1000, 400)  # a wide band: no block of 16 within reach
     with pytest.raises(ValueError, match="keep"):
         _core.pld_taylor_bins(p, 1024, 0)
 
 
-@pytest.mark.parametrize("p", [
-    np.r_[np.zeros(40), 1.0, np.zeros(40)],                    # one atom: |X_k| = 1 at every bin
-    np.full(300, 5e-324),                                      # subnormal masses
-    np.r_[1.0 - 1e-12, np.full(2000, 5e-16)],                  # a unit atom beside a long faint tail
-])
+@pytest.mark.parametrize(
+    "p",
+    [
+        np.r_[np.zeros(40), 1.0, np.zeros(40)],  # one atom: |X_k| = 1 at every bin
+        np.full(300, 5e-324),  # subnormal masses
+        np.r_[1.0 - 1e-12, np.full(2000, 5e-16)],  # a unit atom beside a long faint tail
+    ],
+)
 def test_taylor_bins_at_the_edges_of_their_masses(p):
-    m, keep = 2 ** 14, 8
+    m, keep = 2**14, 8
     values, plan, bound, bound_double = _core.pld_taylor_bins(p, m, keep)
     assert np.isfinite(bound) and bound > 0.0
     for k in range(keep):

@@ -49,8 +49,10 @@ def _interior(a, b):
 
 
 def _hockey_stick(p: dict, q: dict, sigma: float, eps: float) -> mp.mpf:
-    atoms = {side: [(mp.mpf(a.numerator) / a.denominator, mp.mpf(w.numerator) / w.denominator) for a, w in law.items()]
-             for side, law in (("p", p), ("q", q))}
+    atoms = {
+        side: [(mp.mpf(a.numerator) / a.denominator, mp.mpf(w.numerator) / w.denominator) for a, w in law.items()]
+        for side, law in (("p", p), ("q", q))
+    }
     s, g = mp.mpf(sigma), mp.exp(eps)
 
     def diff(y):
@@ -61,12 +63,20 @@ def _hockey_stick(p: dict, q: dict, sigma: float, eps: float) -> mp.mpf:
 
     # sign changes located on a double-precision grid in the log domain, each root refined in mpmath
     grid = np.linspace(float(min(p | q)) - 40 * sigma, float(max(p | q)) + 40 * sigma, 20001)
+
     def log_density(law: dict) -> np.ndarray:
         terms = [np.log(float(w)) - 0.5 * ((grid - float(a)) / sigma) ** 2 for a, w in law.items() if w > 0]
         return np.logaddexp.reduce(terms, axis=0)
+
     sign = log_density(p) - log_density(q) - eps > 0
-    cuts = [mp.ninf] + [mp.findroot(diff, (mp.mpf(grid[i]), mp.mpf(grid[i + 1])), solver="anderson")
-                        for i in np.flatnonzero(sign[1:] != sign[:-1])] + [mp.inf]
+    cuts = (
+        [mp.ninf]
+        + [
+            mp.findroot(diff, (mp.mpf(grid[i]), mp.mpf(grid[i + 1])), solver="anderson")
+            for i in np.flatnonzero(sign[1:] != sign[:-1])
+        ]
+        + [mp.inf]
+    )
     total = mp.mpf(0)
     for a, b in zip(cuts[:-1], cuts[1:]):
         if diff(_interior(a, b)) > 0:
@@ -80,8 +90,12 @@ def datasets(n: int):
         yield [1.0, *others]
 
 
-SETTINGS = [(5, Fraction(1), 2, 1.0), (5, Fraction(1, 2), 2, 1.0), (6, Fraction(3, 10), 1, 0.8),
-            (6, Fraction(7, 10), 3, 2.0)]
+SETTINGS = [
+    (5, Fraction(1), 2, 1.0),
+    (5, Fraction(1, 2), 2, 1.0),
+    (6, Fraction(3, 10), 1, 0.8),
+    (6, Fraction(7, 10), 3, 2.0),
+]
 EPSILONS = [0.0, 0.5, 1.5]
 
 
@@ -91,8 +105,11 @@ def exact_deltas(n: int, q: Fraction, b: int, sigma: float) -> np.ndarray:
     for data in datasets(n):
         with_x, without_x = outputs(data, q, b), outputs(data[1:], q, b)
         for i, eps in enumerate(EPSILONS):
-            best[i] = max(best[i], float(hockey_stick(with_x, without_x, sigma, eps)),
-                          float(hockey_stick(without_x, with_x, sigma, eps)))
+            best[i] = max(
+                best[i],
+                float(hockey_stick(with_x, without_x, sigma, eps)),
+                float(hockey_stick(without_x, with_x, sigma, eps)),
+            )
     return best
 
 
@@ -116,7 +133,8 @@ def test_conditioned_pair_is_exact_at_q_one(exact):
     closes on the exact worst case, to the grid's width."""
     setting = SETTINGS[0]
     lower, upper = T.truncated_subsampled_gaussian(5, 1.0, 2, 1.0, value_discretization_interval=1e-4).delta(
-        np.array(EPSILONS), bound="both")
+        np.array(EPSILONS), bound="both"
+    )
     assert np.all(upper - lower <= 1e-3 * upper + 1e-12)
     assert np.all((lower <= exact[setting]) & (exact[setting] <= upper))
 
@@ -148,8 +166,9 @@ def test_two_rounds_realizable_pairs_below_their_dataset(others):
     n, q, b, sigma, eps = 4, 0.5, 1, 1.0, 0.5
     data = [1.0] + [others] * (n - 1)
     with_x, without_x = outputs(data, Fraction(1, 2), b), outputs(data[1:], Fraction(1, 2), b)
-    truth = max(float(_composed_exact(with_x, without_x, sigma, eps)),
-                float(_composed_exact(without_x, with_x, sigma, eps)))
+    truth = max(
+        float(_composed_exact(with_x, without_x, sigma, eps)), float(_composed_exact(without_x, with_x, sigma, eps))
+    )
     pair = T.others_at_zero(n, q, b, sigma, 1e-3) if others == 0.0 else T.others_opposite(n, q, b, sigma, 1e-3)
     assert pair.self_compose(2).delta(eps, bound="lower") <= truth
     upper = T.truncated_subsampled_gaussian(n, q, b, sigma, value_discretization_interval=1e-3).self_compose(2)
@@ -160,7 +179,8 @@ def test_old_lower_side_was_above_the_truth(exact):
     """The optimistic side of arXiv:2508.15089's mixture is no lower bound: at q = 1 it exceeds the
     worst dataset's exact delta (the realizable lower side does not)."""
     from hockeystick.pld.monotone import monotone_factors
-    sigma = 1.0    # n = 5 records, q = 1, B = 2: the record kept with probability 2 / 5
+
+    sigma = 1.0  # n = 5 records, q = 1, B = 2: the record kept with probability 2 / 5
     forward, _ = monotone_factors("replace", T.replace_pair(sigma / 2, 2 / 5, 1e-15), 1e-4)
     old_lower = pld.PrivacyLossDistribution([{forward: 1}]).delta(np.array(EPSILONS), bound="lower")
     assert np.any(old_lower > exact[SETTINGS[0]] * (1 + 1e-6))
@@ -169,8 +189,9 @@ def test_old_lower_side_was_above_the_truth(exact):
 def test_published_jax_privacy_value_bracketed():
     """n = 50 000, q = 1, B = 1 024, sigma = 8, 10 000 steps, delta = 1e-5: the exact value is Poisson
     sampling at q = B / n with the sensitivity doubled, 2.09245 as published (jax_privacy's tests)."""
-    lower, upper = T.truncated_subsampled_gaussian(50_000, 1.0, 1024, 8.0).self_compose(10_000).epsilon(
-        1e-5, bound="both")
+    lower, upper = (
+        T.truncated_subsampled_gaussian(50_000, 1.0, 1024, 8.0).self_compose(10_000).epsilon(1e-5, bound="both")
+    )
     exact = pld.subsampled_gaussian(4.0, 1024 / 50_000).self_compose(10_000).epsilon(1e-5, bound="both")
     assert lower <= exact[1] and upper >= exact[0]
     assert lower <= 2.09246 and upper >= 2.09245 and upper - lower < 1e-3

@@ -22,18 +22,22 @@ from .dp_accounting_pld import their_epsilon, their_pld
 from .test_pld_robustness import exact_one_round
 
 
-@pytest.mark.parametrize("sigma, q, sensitivity",
-                         [(0.8, 1e-3, 1.0), (5.0, 1e-4, 1.0), (0.5, 0.1, 2.0), (2.0, 0.9, 1.0)])
+@pytest.mark.parametrize(
+    "sigma, q, sensitivity", [(0.8, 1e-3, 1.0), (5.0, 1e-4, 1.0), (0.5, 0.1, 2.0), (2.0, 0.9, 1.0)]
+)
 @pytest.mark.parametrize("tail", [1e-15, 1e-12, 1e-11])
 def test_mass_above_is_the_discretizations_mass_at_infinity(sigma, q, sensitivity, tail):
-    dist = mechanisms.subsampled_gaussians([sigma], [q], sensitivity=[sensitivity], value_discretization_interval=1e-3,
-                                           tail=tail, directions="remove")[0]
+    dist = mechanisms.subsampled_gaussians(
+        [sigma], [q], sensitivity=[sensitivity], value_discretization_interval=1e-3, tail=tail, directions="remove"
+    )[0]
     (factor,) = dist.directions[0]
     assert truncation.remove_mass_above(tail, sigma, q, sensitivity) == pytest.approx(factor.upper.p_inf, rel=1e-12)
 
 
-@pytest.mark.parametrize("point", [(0.8, 1e-3, 1e5, 1.0), (1.0, 0.01, 1e4, 1.0), (0.5, 0.1, 1e5, 1.0),
-                                   (5.0, 1e-4, 100.0, 1.0), (1.0, 0.5, 1.0, 3.0)])
+@pytest.mark.parametrize(
+    "point",
+    [(0.8, 1e-3, 1e5, 1.0), (1.0, 0.01, 1e4, 1.0), (0.5, 0.1, 1e5, 1.0), (5.0, 1e-4, 100.0, 1.0), (1.0, 0.5, 1.0, 3.0)],
+)
 @pytest.mark.parametrize("delta, accuracy", [(1e-5, 1e-3), (1e-10, 1e-2), (0.3, 1e-4)])
 def test_each_tail_is_the_coarsest_rung_within_its_budget(point, delta, accuracy):
     sigma, q, rounds, sensitivity = point
@@ -44,7 +48,7 @@ def test_each_tail_is_the_coarsest_rung_within_its_budget(point, delta, accuracy
     charge = rounds * truncation.remove_mass_above(t_round, sigma, q, sensitivity)
     assert charge <= budget or t_round == 1e-15
     coarser = [t for t in truncation.LADDER if t > t_round]
-    if coarser:   # the next rung up breaks the budget
+    if coarser:  # the next rung up breaks the budget
         assert rounds * truncation.remove_mass_above(min(coarser), sigma, q, sensitivity) > budget
     assert 1e-15 <= t_round <= truncation.MAX_TAIL and 1e-15 <= t_window <= truncation.MAX_TAIL
 
@@ -99,7 +103,7 @@ def test_one_round_bracket_holds_the_exact_epsilon(sigma, q, delta):
     lo, up = acc.epsilon(delta, bound="both")
     exact = _exact_epsilon(sigma, q, delta)
     assert exact_one_round(sigma, q, exact) <= delta * (1 + 1e-12)
-    assert lo <= exact + 1e-12 and exact - 1e-12 <= up   # the bisection's own width is ~3e-23
+    assert lo <= exact + 1e-12 and exact - 1e-12 <= up  # the bisection's own width is ~3e-23
     assert up - lo <= 1e-3
 
 
@@ -109,12 +113,17 @@ def test_many_rounds_bracket_holds_dp_accountings_estimates_and_the_default_tail
     the bracket of the same grids truncated at the default 1e-15 (both certified)."""
     acc = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=1e-3)
     lo, up = acc.epsilon(1e-5, bound="both")
-    optimistic, pessimistic = their_epsilon(E.SelfComposedDpEvent(
-        E.PoissonSampledDpEvent(q, E.GaussianDpEvent(sigma)), rounds), 1e-5)
+    optimistic, pessimistic = their_epsilon(
+        E.SelfComposedDpEvent(E.PoissonSampledDpEvent(q, E.GaussianDpEvent(sigma)), rounds), 1e-5
+    )
     assert 0 <= up - lo <= 1e-3
     assert lo <= pessimistic and optimistic <= up
-    ref = dominated_direction.epsilon_brackets([(sigma, q, float(rounds), 1.0)], [acc._first_interval(
-        (sigma, q, float(rounds), 1.0), np.array([1e-5]), "epsilon")], [np.array([1e-5])], 1e-15)[0]
+    ref = dominated_direction.epsilon_brackets(
+        [(sigma, q, float(rounds), 1.0)],
+        [acc._first_interval((sigma, q, float(rounds), 1.0), np.array([1e-5]), "epsilon")],
+        [np.array([1e-5])],
+        1e-15,
+    )[0]
     assert lo <= ref[1][0] and ref[0][0] <= up
 
 
@@ -140,8 +149,9 @@ def test_the_epsilon_rules_delta_sizes_its_truncations_to_the_floor(monkeypatch)
     monkeypatch.setattr(dominated_direction, "subsampled_gaussians", recording)
     monkeypatch.setattr(dominated_direction, "compose_all", recording_compose)
     eps = np.array([0.5, 1.0, 2.0, 4.0])
-    acc = pld.SubsampledGaussianPLD(sigma=0.8, sampling_rate=[1e-3, 0.05], rounds=[[1], [3000]], accuracy=1e-2,
-                                    delta_accuracy="epsilon")
+    acc = pld.SubsampledGaussianPLD(
+        sigma=0.8, sampling_rate=[1e-3, 0.05], rounds=[[1], [3000]], accuracy=1e-2, delta_accuracy="epsilon"
+    )
     lo, up = acc.delta(eps[:, None, None], bound="both")
     t_window = truncation.tails((0.8, 1e-3, 1.0, 1.0), floor, 1e-15, 1e-2)[1]
     assert t_window > 1e-15 and set(windows) == {t_window}
@@ -153,11 +163,11 @@ def test_the_epsilon_rules_delta_sizes_its_truncations_to_the_floor(monkeypatch)
             most, fewest = (truncation.tails((0.8, q, rounds, 1.0), floor, 1e-15, 1e-2)[0] for rounds in (3000.0, 1.0))
             assert most <= t <= fewest
     assert np.all(lo <= up)
-    for k, e in enumerate(eps):   # one round: the exact delta (the larger direction)
+    for k, e in enumerate(eps):  # one round: the exact delta (the larger direction)
         for j, q in enumerate((1e-3, 0.05)):
             exact = exact_one_round(0.8, q, float(e))
             assert lo[k, 0, j] <= exact * (1 + 1e-12) and exact <= up[k, 0, j] * (1 + 1e-12)
-    for j, q in enumerate((1e-3, 0.05)):   # 3000 rounds: around dp_accounting's optimistic and pessimistic estimates
+    for j, q in enumerate((1e-3, 0.05)):  # 3000 rounds: around dp_accounting's optimistic and pessimistic estimates
         event = E.SelfComposedDpEvent(E.PoissonSampledDpEvent(q, E.GaussianDpEvent(0.8)), 3000)
         optimistic, pessimistic = (their_pld(event, 1, side) for side in (False, True))
         for k, e in enumerate(eps):
@@ -180,7 +190,7 @@ def test_the_rounds_values_of_a_pair_share_one_discretization(monkeypatch):
     x = np.array([0.5, 2.0])
     dominated_direction.delta_sides(points, [2e-4, 2e-4], [x, x], 1e-15, 1, False, 1e-10, 1e-9, 1e-2)
     few, many = (truncation.tails(p, 1e-9, 1e-15, 1e-2)[0] for p in points)
-    assert many < few   # the budget would allow a coarser tail for 10 rounds alone
+    assert many < few  # the budget would allow a coarser tail for 10 rounds alone
     assert [t for d, t in calls if d == "remove"] == [many]
 
 
@@ -191,10 +201,11 @@ def _mass_above_mp(tail: float, s: float, q: float) -> float:
     import mpmath as mp
 
     with mp.workdps(60):
-        def upper(x: mp.mpf) -> mp.mpf:   # Q(x); 0 past 1e6 (Q(1e6) < 10^-(10^11))
+
+        def upper(x: mp.mpf) -> mp.mpf:  # Q(x); 0 past 1e6 (Q(1e6) < 10^-(10^11))
             return mp.erfc(x / mp.sqrt(2)) / 2 if x < 1e6 else mp.mpf(0)
 
-        z = float(-mp.sqrt(2) * mp.erfinv(mp.mpf(tail) - 1))   # Q(z) = tail / 2
+        z = float(-mp.sqrt(2) * mp.erfinv(mp.mpf(tail) - 1))  # Q(z) = tail / 2
         x_hi = mp.mpf(1.0 + z * s)
         return float((1 - mp.mpf(q)) * upper(x_hi / s) + mp.mpf(q) * upper((x_hi - 1) / s))
 
@@ -205,12 +216,20 @@ def _mass_above_mp(tail: float, s: float, q: float) -> float:
 def test_mass_above_at_the_edges_against_mpmath(s, q, tail):
     got = truncation.remove_mass_above(tail, s, q, 1.0)
     assert got == pytest.approx(_mass_above_mp(tail, s, q), rel=1e-9, abs=1e-300)
-    if 1.0 + 10 * s > 1.0:   # x_hi resolves z s: never more than the Gaussian's own tail beyond z
+    if 1.0 + 10 * s > 1.0:  # x_hi resolves z s: never more than the Gaussian's own tail beyond z
         assert got <= 0.5 * tail * (1 + 1e-12)
 
 
-@pytest.mark.parametrize("point", [(1e-300, 0.5, 1.0, 1.0), (1e300, 0.5, 1.0, 1.0), (1.0, 1.0, 2.0 ** 53, 1.0),
-                                   (1.0, 5e-324, 1e5, 1.0), (1.0, 0.5, 10.0, 1e-300)])
+@pytest.mark.parametrize(
+    "point",
+    [
+        (1e-300, 0.5, 1.0, 1.0),
+        (1e300, 0.5, 1.0, 1.0),
+        (1.0, 1.0, 2.0**53, 1.0),
+        (1.0, 5e-324, 1e5, 1.0),
+        (1.0, 0.5, 10.0, 1e-300),
+    ],
+)
 @pytest.mark.parametrize("smallest", [5e-324, 1e-300, 1e-9, 0.5, 1.0])
 @pytest.mark.parametrize("accuracy", [1e-12, 1e-3, 1.0, 1e308, math.inf])
 def test_tails_stay_within_their_budget_at_the_edges(point, smallest, accuracy):
@@ -221,7 +240,7 @@ def test_tails_stay_within_their_budget_at_the_edges(point, smallest, accuracy):
         assert 2 * t_window <= budget
     if t_round > 1e-15:
         assert point[2] * truncation.remove_mass_above(t_round, point[0], point[1], point[3]) <= budget
-    if not math.isfinite(budget) or budget < 1e-300:   # nothing to size from: the user's tail
+    if not math.isfinite(budget) or budget < 1e-300:  # nothing to size from: the user's tail
         assert (t_round, t_window) == (1e-15, 1e-15)
 
 
@@ -236,8 +255,9 @@ def test_coarse_one_round_brackets_hold_the_exact_value_at_the_edges(sigma, q):
         exact = _exact_epsilon(sigma, q, float(d), hi=200.0, steps=90)
         assert a <= exact + 1e-12 and exact - 1e-12 <= b, (d, a, exact, b)
     eps = np.array([0.0, 1.0, 40.0])
-    lo, up = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=1, accuracy=0.5,
-                                       delta_accuracy="epsilon").delta(eps, bound="both")
+    lo, up = pld.SubsampledGaussianPLD(
+        sigma=sigma, sampling_rate=q, rounds=1, accuracy=0.5, delta_accuracy="epsilon"
+    ).delta(eps, bound="both")
     for e, a, b in zip(eps, lo, up):
         exact = exact_one_round(sigma, q, float(e))
         assert a <= exact * (1 + 1e-12) + 1e-300 and exact <= b * (1 + 1e-12) + 1e-300, (e, a, exact, b)

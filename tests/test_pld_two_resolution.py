@@ -34,7 +34,7 @@ def _random_fine(rng: np.random.Generator, n: int) -> tuple[int, np.ndarray]:
     x = np.arange(n)
     p = np.exp(-0.5 * ((x - rng.uniform(0.3, 0.7) * n) / rng.uniform(0.05, 0.3) / n) ** 2)
     p[rng.integers(0, n, 5)] += rng.uniform(0.0, 0.5, 5)
-    p[rng.integers(0, n - 20):][:rng.integers(0, 20)] = 0.0
+    p[rng.integers(0, n - 20) :][: rng.integers(0, 20)] = 0.0
     return int(rng.integers(-n, n // 2)), p / p.sum()
 
 
@@ -46,11 +46,11 @@ def test_merge_keeps_both_masses_safely_and_never_raises_delta(seed, ratio):
     h_fine = float(rng.choice([1e-5, 3e-4, 1e-2]))
     r = _core.pld_mean_contraction(p, k_lo, h_fine, ratio, 0.0, 0.0, 0.0)
     q = r["p"]
-    assert r["h"] == ratio * h_fine and isinstance(r["k_lo"], int)   # every atom on the coarse grid
+    assert r["h"] == ratio * h_fine and isinstance(r["k_lo"], int)  # every atom on the coarse grid
     assert np.all(q >= 0.0)
-    u = 2.0 ** -53
+    u = 2.0**-53
     mass_in, mass_out = math.fsum(p), math.fsum(q)
-    assert mass_out <= mass_in and mass_out >= mass_in * (1.0 - 1e-9)          # P-mass kept, never raised
+    assert mass_out <= mass_in and mass_out >= mass_in * (1.0 - 1e-9)  # P-mass kept, never raised
     y_in = math.fsum(p * np.exp(-(k_lo + np.arange(p.size)) * h_fine))
     y_out = math.fsum(q * np.exp(-(r["k_lo"] + np.arange(q.size)) * ratio * h_fine))
     # E_P[Y] is kept but for the last pool's rounding down in loss (Y up by at most e^h - 1) and round-off
@@ -65,8 +65,8 @@ def test_merge_of_a_pair_straddling_a_grid_point_lands_on_it_whole():
     """Two atoms around the coarse point 0 whose mean of e^{-l} is exactly 1: one atom at 0, nothing lost;
     a rule that rounds each atom down (or to the nearest point) would not keep E_P[Y]."""
     h_fine, ratio = 1e-3, 4
-    a = -math.expm1(-h_fine) / (math.expm1(h_fine) - math.expm1(-h_fine))   # a e^{h} + (1 - a) e^{-h} = 1
-    p = np.array([a, 0.0, 1.0 - a])                                       # losses -h, 0, h
+    a = -math.expm1(-h_fine) / (math.expm1(h_fine) - math.expm1(-h_fine))  # a e^{h} + (1 - a) e^{-h} = 1
+    p = np.array([a, 0.0, 1.0 - a])  # losses -h, 0, h
     r = _core.pld_mean_contraction(p, -1, h_fine, ratio, 0.0, 0.0, 0.0)
     losses = (r["k_lo"] + np.arange(r["p"].size)) * ratio * h_fine
     assert r["p"][losses == 0.0][0] == pytest.approx(1.0, abs=1e-12)
@@ -79,7 +79,7 @@ def test_merge_takes_the_charges_off_and_refuses_bad_arguments():
     assert math.fsum(r["p"]) <= 1.0 - 3 * 0.1 - 0.2 + 1e-12
     with pytest.raises(ValueError, match="ratio"):
         _core.pld_mean_contraction(p, 0, 1e-3, 0, 0.0, 0.0, 0.0)
-    with pytest.raises(ValueError, match="power of two"):   # 3 x 0.3 rounds to 0.8999999999999999: atoms would rise
+    with pytest.raises(ValueError, match="power of two"):  # 3 x 0.3 rounds to 0.8999999999999999: atoms would rise
         _core.pld_mean_contraction(p, 0, 0.3, 3, 0.0, 0.0, 0.0)
     with pytest.raises(ValueError, match="h_fine"):
         _core.pld_mean_contraction(p, 0, math.nan, 2, 0.0, 0.0, 0.0)
@@ -106,9 +106,10 @@ def test_merge_of_a_composed_block_loses_little_of_its_mean():
 
 # ---- exact deltas (50 digits) of the Poisson-subsampled Gaussian, s = sigma / sensitivity ----
 
+
 def _one_round_remove(e, q, s):
     """g(e) = E_P[(1 - e^{e - L})_+], P = (1 - q) N(0, s^2) + q N(1, s^2), Q = N(0, s^2) (any real e)."""
-    tail = lambda z: mpmath.ncdf(-z)   # noqa: E731
+    tail = lambda z: mpmath.ncdf(-z)  # noqa: E731
     ee = mpmath.exp(e)
     if ee - 1 + q <= 0:
         return 1 - ee
@@ -127,10 +128,12 @@ def _one_round_add(e, q, s):
 
 def _two_rounds_remove(e, q, s):
     """E over one round's x ~ P of g(e - L(x)): delta of two remove rounds (quadrature, 50 digits)."""
+
     def integrand(x):
         loss = mpmath.log(1 - q + q * mpmath.exp((2 * x - 1) / (2 * s * s)))
         density = (1 - q) * mpmath.npdf(x, 0, s) + q * mpmath.npdf(x, 1, s)
         return density * _one_round_remove(e - loss, q, s)
+
     return mpmath.quad(integrand, [-12 * s, -2 * s, 0, 0.5, 1, 1 + 2 * s, 1 + 12 * s])
 
 
@@ -151,8 +154,10 @@ def _lower_of(blocks_d, rounds):
 @pytest.mark.parametrize("eps", [0.0, 0.02, 0.1, 0.5, 1.0, 2.0])
 def test_one_round_lower_is_below_the_exact_delta_both_directions(blocks, eps):
     mpmath.mp.dps = 50
-    exact = {"remove": _one_round_remove(mpmath.mpf(eps), mpmath.mpf(Q), mpmath.mpf(SIGMA)),
-             "add": _one_round_add(mpmath.mpf(eps), mpmath.mpf(Q), mpmath.mpf(SIGMA))}
+    exact = {
+        "remove": _one_round_remove(mpmath.mpf(eps), mpmath.mpf(Q), mpmath.mpf(SIGMA)),
+        "add": _one_round_add(mpmath.mpf(eps), mpmath.mpf(Q), mpmath.mpf(SIGMA)),
+    }
     for name, blocks_d in zip(("remove", "add"), blocks):
         lower = float(_lower_of(blocks_d, 1).delta(np.array([eps]))[0])
         assert lower <= exact[name], name
@@ -175,7 +180,8 @@ def theirs_one_round():
     """dp_accounting's pessimistic (certified upper) PLD of one round at h = 5e-5."""
     dp_accounting = pytest.importorskip("dp_accounting")
     return dp_accounting.pld.privacy_loss_distribution.from_gaussian_mechanism(
-        SIGMA, sampling_prob=Q, value_discretization_interval=5e-5, pessimistic_estimate=True, use_connect_dots=True)
+        SIGMA, sampling_prob=Q, value_discretization_interval=5e-5, pessimistic_estimate=True, use_connect_dots=True
+    )
 
 
 @pytest.mark.parametrize("rounds", [1000, 12345, 100000])
@@ -184,8 +190,9 @@ def test_accountant_lower_side_at_q_below_h_is_tight_and_below_dp_accountings_pe
     within 10 % of dp_accounting's pessimistic delta at h = 5e-5 and never above it."""
     round_cache.clear()
     eps = np.array([0.5, 1.0, 1.5])
-    lo, up = pld.SubsampledGaussianPLD(sigma=SIGMA, sampling_rate=Q, rounds=rounds,
-                                       value_discretization_interval=H).delta(eps, bound="both")
+    lo, up = pld.SubsampledGaussianPLD(
+        sigma=SIGMA, sampling_rate=Q, rounds=rounds, value_discretization_interval=H
+    ).delta(eps, bound="both")
     theirs = theirs_one_round.self_compose(rounds)
     their_up = np.array([theirs.get_delta_for_epsilon(e) for e in eps])
     assert np.all(lo <= their_up) and np.all(lo <= up)
@@ -198,8 +205,8 @@ def test_block_sizes_and_where_it_applies():
     variance = 1e-8 * math.expm1(4.0)
     assert j is not None and (1 << j) * variance >= two_resolution.BLOCK_CELLS * 1e-6 > (1 << (j - 1)) * variance
     assert two_resolution.applies(0.5, 1e-4, 1.0, 1e-3, 1000) and not two_resolution.applies(0.5, 1e-2, 1.0, 1e-3, 1000)
-    assert not two_resolution.applies(5.0, 1e-4, 1.0, 1e-2, 1000)   # no block of <= 4096 rounds spans 200 cells
-    assert not two_resolution.applies(0.5, 1e-4, 1.0, 1e-3, two_resolution.FINE_CELLS)   # the fine grid too large
+    assert not two_resolution.applies(5.0, 1e-4, 1.0, 1e-2, 1000)  # no block of <= 4096 rounds spans 200 cells
+    assert not two_resolution.applies(0.5, 1e-4, 1.0, 1e-3, two_resolution.FINE_CELLS)  # the fine grid too large
     with pytest.raises(ValueError, match="sampling_rate"):
         two_resolution.block_lowers(5.0, 1e-4, 1.0, 1e-2, 1e-15)
 
@@ -211,8 +218,8 @@ def test_merge_onto_the_same_grid_keeps_every_atom():
     r = _core.pld_mean_contraction(p, -123, 1e-3, 1, 0.25, 0.0, 0.0)
     assert r["k_lo"] >= -123 and r["p_inf"] == 0.25
     first = np.flatnonzero(p)[0]
-    np.testing.assert_allclose(r["p"], p[first:first + r["p"].size], rtol=1e-15, atol=0.0)
-    assert np.all(r["p"] <= p[first:first + r["p"].size])
+    np.testing.assert_allclose(r["p"], p[first : first + r["p"].size], rtol=1e-15, atol=0.0)
+    assert np.all(r["p"] <= p[first : first + r["p"].size])
 
 
 @pytest.mark.parametrize("gap", [1, 10**3, 10**6])
@@ -233,11 +240,13 @@ def test_merge_of_far_apart_atoms_never_raises_delta(gap):
 def test_no_blocks_where_the_fine_grid_would_pass_its_cell_budget(monkeypatch):
     """sigma 0.3 reaches far in loss: its fine one-round PMF at q = 3e-6, h = 1e-3 would take ~2e7 cells
     (183 s and 5 GB for the blocks); the one-round lower side is kept there, still below the upper side."""
+
     def refuse(*args, **kwargs):
         raise AssertionError("blocks built past FINE_CELLS")
 
     monkeypatch.setattr(round_cache, "block_lowers", refuse)
     round_cache.clear()
-    lo, up = pld.SubsampledGaussianPLD(sigma=0.3, sampling_rate=3e-6, rounds=1000,
-                                       value_discretization_interval=1e-3).delta(np.array([0.1, 1.0]), bound="both")
+    lo, up = pld.SubsampledGaussianPLD(
+        sigma=0.3, sampling_rate=3e-6, rounds=1000, value_discretization_interval=1e-3
+    ).delta(np.array([0.1, 1.0]), bound="both")
     assert np.all((0.0 <= lo) & (lo <= up) & (up <= 1.0))

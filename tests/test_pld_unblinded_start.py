@@ -19,22 +19,26 @@ EPS = np.linspace(0.5, 10.0, 20)
 
 
 def _accountant(sigma: float, q: float, rounds) -> SubsampledGaussianPLD:
-    return SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=1e-2,
-                                 delta_accuracy="epsilon", workers=1)
+    return SubsampledGaussianPLD(
+        sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=1e-2, delta_accuracy="epsilon", workers=1
+    )
 
 
 def _epsilon_width(sigma: float, q: float, rounds: int, lo: np.ndarray, up: np.ndarray) -> np.ndarray:
     """G1's certified epsilon width: the least over RIGHT_OFFSETS' chords and the lower side at eps - 0.0099."""
     shifted = [_accountant(sigma, q, rounds).delta(EPS + d) for d in RIGHT_OFFSETS]
     left = _accountant(sigma, q, rounds).delta(EPS - 0.0099, bound="lower")
-    return np.min([certified_epsilon_width(EPS, lo, up, EPS + d, s) for d, s in zip(RIGHT_OFFSETS, shifted)]
-                  + [left_epsilon_width(EPS, up, EPS - 0.0099, left)], axis=0)
+    return np.min(
+        [certified_epsilon_width(EPS, lo, up, EPS + d, s) for d, s in zip(RIGHT_OFFSETS, shifted)]
+        + [left_epsilon_width(EPS, up, EPS - 0.0099, left)],
+        axis=0,
+    )
 
 
 def test_start_is_the_rung_below_the_rate_only_where_it_is_small_and_near():
     acc = _accountant(0.8, 8.86e-4, 1000)
     span_start = acc._span_start((0.8, 8.86e-4, 1e5, 1.0))
-    assert span_start > 8.86e-4                              # the span start is blind there
+    assert span_start > 8.86e-4  # the span start is blind there
     below = acc._first_interval((0.8, 8.86e-4, 1e5, 1.0), EPS, "delta")
     assert below == acc._on_ladder(8.86e-4 / SubsampledGaussianPLD.BLIND_MARGIN) == pytest.approx(6.4e-4)
     assert below <= 8.86e-4 / SubsampledGaussianPLD.BLIND_MARGIN
@@ -63,16 +67,18 @@ def test_a_point_started_below_the_rate_meets_g1_and_its_bracket_holds(rounds, v
     met = (width <= 1e-2) | (up < SubsampledGaussianPLD.DELTA_FLOOR)
     assert np.all(met), (EPS[~met], width[~met])
     for h in (8e-5, 2e-5):
-        f_lo, f_up = SubsampledGaussianPLD(sigma=0.8, sampling_rate=8.86e-4, rounds=rounds,
-                                           value_discretization_interval=h).delta(EPS, bound="both")
+        f_lo, f_up = SubsampledGaussianPLD(
+            sigma=0.8, sampling_rate=8.86e-4, rounds=rounds, value_discretization_interval=h
+        ).delta(EPS, bound="both")
         assert np.all(lo <= f_up) and np.all(f_lo <= up), h
 
 
 def test_lower_side_is_below_dp_accountings_pessimistic_pld():
     pld_lib = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
     lo, _ = _accountant(0.8, 8.86e-4, 5964).delta(EPS, bound="both")
-    ref = pld_lib.from_gaussian_mechanism(0.8, sampling_prob=8.86e-4,
-                                          value_discretization_interval=1e-4).self_compose(5964)
+    ref = pld_lib.from_gaussian_mechanism(0.8, sampling_prob=8.86e-4, value_discretization_interval=1e-4).self_compose(
+        5964
+    )
     assert np.all(lo <= np.array([ref.get_delta_for_epsilon(float(e)) for e in EPS]))
 
 
@@ -88,8 +94,9 @@ def test_a_capped_argument_with_no_lower_side_steps_by_a_quarter():
     width = EPS[:2].copy()
     no_lower = acc._capped_interval(h, x, np.zeros(x.size), up, width, 2, capped, blind, 7.85e-3)
     assert no_lower == pytest.approx(h * SubsampledGaussianPLD.NO_LOWER_STEP)
-    flat = acc._capped_interval(h, x, np.full(x.size, 1 - 2e-7), np.full(x.size, 1 - 1e-7), width, 2, capped,
-                                blind, 7.85e-3)
+    flat = acc._capped_interval(
+        h, x, np.full(x.size, 1 - 2e-7), np.full(x.size, 1 - 1e-7), width, 2, capped, blind, 7.85e-3
+    )
     assert flat == pytest.approx(h * SubsampledGaussianPLD.CAPPED_STEP)
 
 
@@ -114,6 +121,7 @@ def test_a_grid_started_below_the_rate_is_composed_once_with_direct_bins(visited
     lo, up = _accountant(0.5, 2.07e-4, 100).delta(EPS, bound="both")
     assert visited_grids[0] == pytest.approx(1.6e-4)
     assert len(set(visited_grids)) == len(visited_grids), visited_grids
-    f_lo, f_up = SubsampledGaussianPLD(sigma=0.5, sampling_rate=2.07e-4, rounds=100,
-                                       value_discretization_interval=4e-5).delta(EPS, bound="both")
+    f_lo, f_up = SubsampledGaussianPLD(
+        sigma=0.5, sampling_rate=2.07e-4, rounds=100, value_discretization_interval=4e-5
+    ).delta(EPS, bound="both")
     assert np.all(lo <= f_up) and np.all(f_lo <= up) and np.all((0.0 <= lo) & (lo <= up) & (up <= 1.0))

@@ -38,7 +38,9 @@ def crossing(f, lo, hi) -> mp.mpf:
 def realizable_delta(s: float, K: int, n: int, eps: float, shift: float = 2.0) -> mp.mpf:
     """E_gamma(sum_c b_c N(shift c, s^2) || N(0, s^2)): the loss is increasing in x, one crossing."""
     b, g, s = binomial(K, n), mp.e ** mp.mpf(eps), mp.mpf(s)
-    log_ratio = lambda x: mp.log(sum(b[c] * mp.npdf(x, shift * c, s) for c in range(K + 1))) - mp.log(g * mp.npdf(x, 0, s))
+    log_ratio = lambda x: (
+        mp.log(sum(b[c] * mp.npdf(x, shift * c, s) for c in range(K + 1))) - mp.log(g * mp.npdf(x, 0, s))
+    )
     lo, hi = mp.mpf(-60), mp.mpf(shift * K + 60)
     if log_ratio(hi) < 0:
         return mp.mpf(0)
@@ -83,10 +85,12 @@ def test_batch_of_one_is_the_fixed_size_remove_pair():
     for eps in (0.0, 0.3, 1.0, 2.5):
         up = d.delta(eps)
         assert up == pytest.approx(remove.delta(eps), rel=1e-7, abs=1e-9)  # same cells; FFT charges differ
-        assert d.delta(eps, bound="lower") == pytest.approx(float(remove_lower.delta(np.float64(eps))), rel=1e-6,
-                                                            abs=1e-10)
-        assert float(realizable_delta(sigma, 1, n, eps)) == pytest.approx(float(proved_bound(sigma, 1, n, eps)),
-                                                                          rel=1e-20)
+        assert d.delta(eps, bound="lower") == pytest.approx(
+            float(remove_lower.delta(np.float64(eps))), rel=1e-6, abs=1e-10
+        )
+        assert float(realizable_delta(sigma, 1, n, eps)) == pytest.approx(
+            float(proved_bound(sigma, 1, n, eps)), rel=1e-20
+        )
 
 
 def test_the_symmetric_replace_pair_is_not_an_upper_bound():
@@ -99,7 +103,8 @@ def test_the_symmetric_replace_pair_is_not_an_upper_bound():
     x0 = crossing(lambda x: mp.log(p(x)) - mp.log(g * q(x)), -20, 20)
     symmetric = sum(b[c] * (mp.ncdf((c - x0) / s) - g * mp.ncdf((-c - x0) / s)) for c in range(K + 1))
     certified_lower = pld.with_replacement_subsampled_gaussian(s, K, n, value_discretization_interval=1e-3).delta(
-        eps, bound="lower")
+        eps, bound="lower"
+    )
     assert certified_lower > 3 * float(symmetric)
 
 
@@ -112,8 +117,9 @@ def test_paper_003_unamplified_gaussian_with_sensitivity_2L_over_K_is_violated()
     s = sigma / (L / K)
     eps = 3.0
     theta = mp.ncdf(-eps / (2 / s) + (2 / s) / 2) - mp.e**eps * mp.ncdf(-eps / (2 / s) - (2 / s) / 2)
-    lower = pld.with_replacement_subsampled_gaussian(sigma, K, n, sensitivity=L / K,
-                                                     value_discretization_interval=1e-3).delta(eps, bound="lower")
+    lower = pld.with_replacement_subsampled_gaussian(
+        sigma, K, n, sensitivity=L / K, value_discretization_interval=1e-3
+    ).delta(eps, bound="lower")
     assert lower > 5 * float(theta)
 
 
@@ -136,7 +142,8 @@ def _densities_2d(P: list, Q: list, sigma: float, N: int = 601) -> tuple[np.ndar
 
     def density(C):
         return sum(w * np.exp(-((X - m[0]) ** 2 + (Y - m[1]) ** 2) / (2 * sigma**2)) for w, m in C) / (
-            2 * np.pi * sigma**2)
+            2 * np.pi * sigma**2
+        )
 
     return density(P), density(Q), (x[1] - x[0]) * (y[1] - y[0])
 
@@ -179,8 +186,7 @@ def test_two_dimensional_non_collinear_gradients_stay_below_the_upper_bound():
     swapped[0] = [-1.0, 0.0]
     p, q, area = _densities_2d(_mechanism_components(collinear, K), _mechanism_components(swapped, K), sigma)
     for eps in (0.5, 1.0):
-        assert _hockey_stick(p, q, area, eps) == pytest.approx(float(realizable_delta(sigma * K, K, n, eps)),
-                                                                   rel=5e-4)
+        assert _hockey_stick(p, q, area, eps) == pytest.approx(float(realizable_delta(sigma * K, K, n, eps)), rel=5e-4)
 
 
 def test_two_rounds_bracket_the_composed_realizable_pair():
@@ -203,8 +209,11 @@ def test_two_rounds_bracket_the_composed_realizable_pair():
 def test_bracket_shrinks_with_the_grid():
     widths = []
     for h in (4e-3, 1e-3, 5e-4):
-        lo, up = pld.with_replacement_subsampled_gaussian(2.0, 8, 40, value_discretization_interval=h).self_compose(
-            4).delta(1.0, bound="both")
+        lo, up = (
+            pld.with_replacement_subsampled_gaussian(2.0, 8, 40, value_discretization_interval=h)
+            .self_compose(4)
+            .delta(1.0, bound="both")
+        )
         widths.append(up - lo)
     assert widths[0] > widths[1] > widths[2] > 0
 
@@ -213,8 +222,11 @@ def test_monotone_in_sigma_batch_and_rounds():
     eps = 1.0
 
     def both(sigma, K, n, T=1):
-        return np.array(pld.with_replacement_subsampled_gaussian(
-            sigma, K, n, value_discretization_interval=4e-3).self_compose(T).delta(eps, bound="both"))
+        return np.array(
+            pld.with_replacement_subsampled_gaussian(sigma, K, n, value_discretization_interval=4e-3)
+            .self_compose(T)
+            .delta(eps, bound="both")
+        )
 
     for side in (0, 1):
         by_sigma = [both(s, 6, 30)[side] for s in (1.5, 2.0, 3.0)]

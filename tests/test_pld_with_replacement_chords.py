@@ -17,8 +17,8 @@ def test_chords_lie_above_the_curve_at_every_grid_point(monkeypatch):
     sigma, k, n, h = 1.0, 1000, 1000, 1e-3
     pld = module.with_replacement_shift_bound(sigma, k, n, value_discretization_interval=h)
     weights, _ = module.copy_count_weights(k, n, 0.0)
-    eps = np.arange(0, 4001, 7) * h   # grid points, most of them between two evaluations
-    exact = module.shift_constrained_curve(eps, weights, sigma)   # s = sigma / sensitivity
+    eps = np.arange(0, 4001, 7) * h  # grid points, most of them between two evaluations
+    exact = module.shift_constrained_curve(eps, weights, sigma)  # s = sigma / sensitivity
     upper = np.asarray(pld.delta(eps, bound="upper"), dtype=np.float64)
     assert np.all(upper >= exact * (1 - 1e-12)), float(np.min(upper - exact))
     assert np.all(upper <= 1.0)

@@ -34,13 +34,18 @@ def mirrored_delta(s: float, K: int, n: int, eps: float) -> mp.mpf:
     return sum(b[c] * (mp.ncdf((2 * c - x0) / s) - g * mp.ncdf((-2 * c - x0) / s)) for c in range(K + 1))
 
 
-CASES = [pytest.param(2.0, 5, 10, marks=pytest.mark.slow), (1.0, 3, 4), pytest.param(3.0, 20, 50, marks=pytest.mark.slow)]
+CASES = [
+    pytest.param(2.0, 5, 10, marks=pytest.mark.slow),
+    (1.0, 3, 4),
+    pytest.param(3.0, 20, 50, marks=pytest.mark.slow),
+]
 
 
 def shift_constrained_brute_force(s: float, K: int, n: int, eps: float) -> float:
     """D(e^eps) by brute force: every alpha and, per copy count, every beta in [alpha - r_c, alpha] on
     dense grids (a LOWER estimate of the sup, independent of the bisection in the module)."""
     from scipy.special import ndtr
+
     b = np.array([float(v) for v in binomial(K, n)])
     g = np.exp(eps)
     alpha = np.linspace(-12, 12, 4801)
@@ -112,7 +117,7 @@ def test_exhaustive_one_dimensional_configurations_stay_below_the_shift_constrai
                 both = max(_mixture_hockey_stick_1d(P, Q, s, e), _mixture_hockey_stick_1d(Q, P, s, e))
                 assert both <= bounds[e] * (1 + 1e-6) + 1e-9
                 worst = max(worst, both / bounds[e])
-    assert worst > 0.3   # the bound is not vacuous on this lattice (the realizable corner attains D)
+    assert worst > 0.3  # the bound is not vacuous on this lattice (the realizable corner attains D)
 
 
 def test_exhaustive_two_dimensional_configurations_stay_below_the_shift_constrained_curve():
@@ -149,6 +154,7 @@ def test_paper_003_appendix_i_bracket_closes_to_ten_percent():
     shift-constrained curve is below the labelled pair (*), and the bracket
     [realizable, D] is at most 10 % of epsilon wide (it was [1.61, 4.02] with (*) alone)."""
     from hockeystick.isrl import appendix_i_batch_size, appendix_i_sigma
+
     n, R, eps = 1238, 35, 1.5
     K = int(appendix_i_batch_size(rounds=R, silo_size=n, epsilon=eps))
     sigma = float(appendix_i_sigma(lipschitz=1.0, rounds=R, silo_size=n, epsilon=eps, delta=1.0 / n**2))
@@ -163,10 +169,14 @@ def test_paper_003_appendix_i_bracket_closes_to_ten_percent():
 
 
 def test_bad_arguments_name_the_argument():
-    for kwargs, match in ((dict(sigma=0.0), "sigma"), (dict(sensitivity=-1.0), "sensitivity"),
-                          (dict(batch_size=0), "batch_size and n must"), (dict(n=0), "batch_size and n must"),
-                          (dict(value_discretization_interval=0.0), "value_discretization_interval"),
-                          (dict(tail=0.5), "tail")):
+    for kwargs, match in (
+        (dict(sigma=0.0), "sigma"),
+        (dict(sensitivity=-1.0), "sensitivity"),
+        (dict(batch_size=0), "batch_size and n must"),
+        (dict(n=0), "batch_size and n must"),
+        (dict(value_discretization_interval=0.0), "value_discretization_interval"),
+        (dict(tail=0.5), "tail"),
+    ):
         args = dict(sigma=1.0, batch_size=2, n=10) | kwargs
         with pytest.raises(ValueError, match=match):
             with_replacement_shift_bound(args.pop("sigma"), args.pop("batch_size"), args.pop("n"), **args)
@@ -177,6 +187,7 @@ def test_losses_near_the_top_of_the_grid_keep_the_curve_above_the_realizable_one
     on logs, so D stays above the realizable curve there (it once collapsed to 1e-149), and the
     PMF carries mass 1 and stays between the two sides of the labelled accountant."""
     from hockeystick.pld.with_replacement_shift_bound import copy_count_weights, shift_constrained_curve
+
     s, K, n = 0.05, 3, 4
     weights, _ = copy_count_weights(K, n, 1e-16)
     eps = np.array([1.0, 300.0, 699.0, 699.9])

@@ -34,7 +34,7 @@ def test_threads_composing_at_once_stay_within_the_gate():
         return lambda: pc.compose([(f, 20_000)], pessimistic=True, workers=1)
 
     alone = [_admitted(one(f)) for f in factors]
-    assert min(alone) > 10_000_000   # large enough that the two would overlap
+    assert min(alone) > 10_000_000  # large enough that the two would overlap
     previous = pc.working_memory_limit(0)
     try:
         start = threading.Barrier(2)
@@ -64,7 +64,7 @@ def test_the_gate_limit_is_checked_and_restored():
     with pytest.raises(ValueError, match="limit must be >= 0"):
         pc.working_memory_limit(-1)
     with pytest.raises(TypeError):
-        pc.working_memory_limit(1e9)   # bytes are an int, not silently rounded
+        pc.working_memory_limit(1e9)  # bytes are an int, not silently rounded
     limit = pc.working_memory_limit()
     assert limit == 512 << 20
     assert pc.working_memory_limit(limit) == limit
@@ -100,10 +100,11 @@ def test_points_no_argument_asks_for_are_not_composed(monkeypatch):
     calls: list[float] = []
     compose_many = _core.pld_compose_many
     monkeypatch.setattr(_core, "pld_compose_many", lambda *a, **k: calls.append(a[3]) or compose_many(*a, **k))
-    acc = SubsampledGaussianPLD(sigma=[1.0, 2.0], sampling_rate=0.01, rounds=[[10], [100]],
-                                value_discretization_interval=1e-3)
+    acc = SubsampledGaussianPLD(
+        sigma=[1.0, 2.0], sampling_rate=0.01, rounds=[[10], [100]], value_discretization_interval=1e-3
+    )
     lo, up = acc.delta(np.empty((0, 1, 1)), bound="both")
     assert lo.shape == up.shape == (0, 2, 2) and not calls
     lo, up = acc.delta(np.array([[[1.0]], [[2.0]]]), bound="both")
     assert up.shape == (2, 2, 2) and calls and np.all((0 <= lo) & (lo <= up) & (up <= 1))
-    assert np.all(up[1] <= up[0])   # delta falls with eps, point by point
+    assert np.all(up[1] <= up[0])  # delta falls with eps, point by point

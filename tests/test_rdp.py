@@ -22,8 +22,16 @@ from hockeystick.rdp import (
 dpa = pytest.importorskip("dp_accounting")
 
 # (sigma, q, rounds): W2, W3, W1 (docs/references.md), and a spread of regimes.
-SHARED = [(1.0, 0.01, 10_000), (0.8, 0.001, 100_000), (1.0, 1.0, 1000), (2.0, 0.1, 50), (0.5, 0.3, 3),
-          (5.0, 0.001, 1), (0.7, 0.05, 200), (1.3, 0.2, 1)]
+SHARED = [
+    (1.0, 0.01, 10_000),
+    (0.8, 0.001, 100_000),
+    (1.0, 1.0, 1000),
+    (2.0, 0.1, 50),
+    (0.5, 0.3, 3),
+    (5.0, 0.001, 1),
+    (0.7, 0.05, 200),
+    (1.3, 0.2, 1),
+]
 
 
 def reference(sigma: float, q: float, rounds: int) -> dpa.rdp.RdpAccountant:

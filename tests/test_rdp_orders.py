@@ -39,8 +39,9 @@ def test_issue_example_is_refused() -> None:
 def test_scalar_order_is_one_order(conversion: str) -> None:
     # A Gaussian with sigma = 2 at alpha = 3: eps_R = 3/8.  A scalar order equals the 1-element list.
     r = 3.0 / 8.0
-    assert rdp_to_epsilon(r, 3.0, 1e-5, conversion=conversion) == rdp_to_epsilon([r], [3.0], 1e-5,
-                                                                                 conversion=conversion)
+    assert rdp_to_epsilon(r, 3.0, 1e-5, conversion=conversion) == rdp_to_epsilon(
+        [r], [3.0], 1e-5, conversion=conversion
+    )
     assert rdp_to_delta(r, 3.0, 1.0, conversion=conversion) == rdp_to_delta([r], [3.0], 1.0, conversion=conversion)
     # with a scalar order, rdp may be an array of curves' values at it: one result per value
     eps = rdp_to_epsilon([r, 2 * r], 3.0, 1e-5, conversion=conversion)
@@ -58,10 +59,13 @@ def test_mismatched_orders_still_refused() -> None:
 
 @pytest.mark.parametrize("bad", BAD_ORDERS)
 def test_every_orders_argument_refuses(bad: float) -> None:
-    for call in (lambda: check_orders([2.0, bad]), lambda: gaussian_rdp(1.0, [bad]),
-                 lambda: subsampled_gaussian_rdp(1.0, 0.1, [bad]),
-                 lambda: SubsampledGaussianRDP(sigma=1.0, sampling_rate=0.1, orders=[bad]),
-                 lambda: GaussianDP(1.0).rdp(bad)):
+    for call in (
+        lambda: check_orders([2.0, bad]),
+        lambda: gaussian_rdp(1.0, [bad]),
+        lambda: subsampled_gaussian_rdp(1.0, 0.1, [bad]),
+        lambda: SubsampledGaussianRDP(sigma=1.0, sampling_rate=0.1, orders=[bad]),
+        lambda: GaussianDP(1.0).rdp(bad),
+    ):
         with pytest.raises(ValueError, match="orders"):
             call()
 

@@ -25,8 +25,9 @@ def gradient_and_loss(model, w, x, y, n_classes, clip=np.inf):
     return out, sample_loss(code, w, x, y, coef)
 
 
-@pytest.mark.parametrize("model, y, classes", [("logistic", 1.0, 2), ("logistic", 0.0, 2), ("linear", 0.7, 1),
-                                               ("softmax", 2.0, 4)])
+@pytest.mark.parametrize(
+    "model, y, classes", [("logistic", 1.0, 2), ("logistic", 0.0, 2), ("linear", 0.7, 1), ("softmax", 2.0, 4)]
+)
 def test_gradient_matches_finite_differences(model, y, classes):
     rng = np.random.default_rng(1)
     d = 5
@@ -34,8 +35,16 @@ def test_gradient_matches_finite_differences(model, y, classes):
     w = rng.standard_normal(parameter_size(model, d, classes))
     g, _ = gradient_and_loss(model, w, x, y, classes)
     h = 1e-6
-    numeric = np.array([(gradient_and_loss(model, w + h * e, x, y, classes)[1]
-                         - gradient_and_loss(model, w - h * e, x, y, classes)[1]) / (2 * h) for e in np.eye(len(w))])
+    numeric = np.array(
+        [
+            (
+                gradient_and_loss(model, w + h * e, x, y, classes)[1]
+                - gradient_and_loss(model, w - h * e, x, y, classes)[1]
+            )
+            / (2 * h)
+            for e in np.eye(len(w))
+        ]
+    )
     np.testing.assert_allclose(g, numeric, rtol=1e-6, atol=1e-8)
 
 
@@ -188,8 +197,9 @@ def test_full_batch_gradient_is_the_rows_added_one_by_one_bit_for_bit(model, cla
     add_range_gradient(code, w, data.features, data.row_norms, data.labels, 0, rows, clip, coef, fast)
     one_by_one = np.zeros(p)
     for r in range(rows):
-        add_clipped_gradient(code, w, data.features[r], data.row_norms[r], data.labels[r], clip, 1.0 / rows, coef,
-                             one_by_one)
+        add_clipped_gradient(
+            code, w, data.features[r], data.row_norms[r], data.labels[r], clip, 1.0 / rows, coef, one_by_one
+        )
     assert np.array_equal(fast, one_by_one)
 
 
@@ -206,8 +216,7 @@ def test_float32_features_train_to_the_float64_result_in_the_low_digits():
     run64 = sim.noisy_fedavg(train, test=test, **config)
     run32 = sim.noisy_fedavg(train32, test=test32, **config)
     np.testing.assert_allclose(run32.weights, run64.weights, rtol=1e-5, atol=1e-6)
-    assert not np.array_equal(run32.weights, run64.weights)   # it did train on the rounded features
+    assert not np.array_equal(run32.weights, run64.weights)  # it did train on the rounded features
     assert abs(run32.final_loss - run64.final_loss) < 1e-5 * abs(run64.final_loss)
     with pytest.raises(ValueError, match="dtype must be float64 or float32"):
         train.astype(np.float16)
-

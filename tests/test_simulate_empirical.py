@@ -12,8 +12,9 @@ from hockeystick.simulate.models import smoothness_constants
 from hockeystick.simulate.schedules import learning_rates
 
 
-@pytest.mark.parametrize("proximal, schedule", [(0.0, "constant"), (0.0, "cyclic"), (2.0, "constant"),
-                                                (0.5, "continuous")])
+@pytest.mark.parametrize(
+    "proximal, schedule", [(0.0, "constant"), (0.0, "cyclic"), (2.0, "constant"), (0.5, "continuous")]
+)
 def test_empirical_sensitivity_below_the_recursion_bound(proximal, schedule):
     """Paper 004 Figure 2's experiment: ||w_t - w'_t|| under shared randomness <= Delta_t."""
     data = sim.synthetic("logistic", 5, 3, 4, label_concentration=0.5, seed=3)
@@ -21,12 +22,22 @@ def test_empirical_sensitivity_below_the_recursion_bound(proximal, schedule):
     # same label, reflected features: the two clipped gradients point opposite ways (flipping the
     # label as well would make them equal wherever both are clipped)
     neighbour = data.replace_sample(row, -3.0 * data.features[row], data.labels[row])
-    options = dict(rounds=30, local_steps=4, rate=0.3, schedule=schedule, clip=0.5, sigma=0.4,
-                   proximal=proximal, batch_size=1, seed=8)
+    options = dict(
+        rounds=30,
+        local_steps=4,
+        rate=0.3,
+        schedule=schedule,
+        clip=0.5,
+        sigma=0.4,
+        proximal=proximal,
+        batch_size=1,
+        seed=8,
+    )
     measured = sensitivity_trajectory(sim.noisy_fedavg, data, neighbour, **options)
     beta = max(smoothness_constants("logistic", d.features, d.labels, 0.0)[1] for d in (data, neighbour))
-    rho, gamma = privacy.fedprox_sensitivities(learning_rates(schedule, 0.3, 30, 4), beta, proximal, 0.5,
-                                               data.n_clients)
+    rho, gamma = privacy.fedprox_sensitivities(
+        learning_rates(schedule, 0.3, 30, 4), beta, proximal, 0.5, data.n_clients
+    )
     bound = sensitivity_bound(rho, gamma)
     assert measured[0] == 0.0 and measured[-1] > 0.0
     assert np.all(measured <= bound * (1 + 1e-12))
@@ -40,17 +51,27 @@ def pnsgd_data(n: int, i: int, label: float) -> sim.FederatedData:
     return sim.from_client_arrays([np.ones((n, 1))], [labels], "linear")
 
 
-@pytest.mark.parametrize("noise, scale, record, random_stop",
-                         [pytest.param("gaussian", 1.0, 6, False, marks=pytest.mark.slow), ("gaussian", 1.0, 5, False), ("gaussian", 2.0, 6, False), ("gaussian", 1.0, 4, False),
-                          ("gaussian", 1.0, 5, True), ("laplace", 1.0, 6, False), ("laplace", 1.0, 5, False)])
+@pytest.mark.parametrize(
+    "noise, scale, record, random_stop",
+    [
+        pytest.param("gaussian", 1.0, 6, False, marks=pytest.mark.slow),
+        ("gaussian", 1.0, 5, False),
+        ("gaussian", 2.0, 6, False),
+        ("gaussian", 1.0, 4, False),
+        ("gaussian", 1.0, 5, True),
+        ("laplace", 1.0, 6, False),
+        ("laplace", 1.0, 5, False),
+    ],
+)
 def test_monte_carlo_divergence_below_paper_002_bounds(noise, scale, record, random_stop):
     n, replicas, eta = 6, 100_000, 0.5
     d, d_prime = pnsgd_data(n, record, 1.0), pnsgd_data(n, record, -1.0)
     options = dict(rate=eta, noise=noise, scale=scale, diameter=1.0, replicas=replicas, random_stop=random_stop)
     p = sim.pnsgd_final_iterates(d, seed=1, **options)
     q = sim.pnsgd_final_iterates(d_prime, seed=2, **options)
-    bound = sim.pnsgd_guarantee(d, rate=eta, noise=noise, scale=scale, diameter=1.0, record=record,
-                                random_stop=random_stop)
+    bound = sim.pnsgd_guarantee(
+        d, rate=eta, noise=noise, scale=scale, diameter=1.0, record=record, random_stop=random_stop
+    )
     grid = np.linspace(-0.5, 0.5, 41)
     lowers = []
     for eps in (0.0, 0.25, 0.5, 1.0):

@@ -68,8 +68,16 @@ def _exp_nonpositive_all(x, out):
 
 def test_exp_nonpositive_within_two_ulp_of_mpmath_and_its_edges():
     rng = np.random.default_rng(10)
-    x = np.concatenate([-rng.uniform(0, 1, 3000), -rng.uniform(0, 40, 3000), -rng.uniform(0, 708, 3000),
-                        -np.logspace(-300, 0, 500), -rng.uniform(708, 745, 500), [0.0, -0.0, -1e-320]])
+    x = np.concatenate(
+        [
+            -rng.uniform(0, 1, 3000),
+            -rng.uniform(0, 40, 3000),
+            -rng.uniform(0, 708, 3000),
+            -np.logspace(-300, 0, 500),
+            -rng.uniform(708, 745, 500),
+            [0.0, -0.0, -1e-320],
+        ]
+    )
     out = np.empty_like(x)
     _exp_nonpositive_all(x, out)
     mpmath.mp.dps = 50
@@ -97,8 +105,18 @@ def _generic_round(model: str, data, w_global, etas, proximal, clip) -> np.ndarr
         for i in range(first, min(first + CLIENT_BLOCK, data.n_clients)):
             w = w_global.copy()
             for eta in etas:
-                add_range_gradient(code, w, data.features, data.row_norms, data.labels, data.offsets[i],
-                                   data.offsets[i + 1], clip, coef, grad)
+                add_range_gradient(
+                    code,
+                    w,
+                    data.features,
+                    data.row_norms,
+                    data.labels,
+                    data.offsets[i],
+                    data.offsets[i + 1],
+                    clip,
+                    coef,
+                    grad,
+                )
                 for j in range(w.shape[0]):  # the kernel's update, element by element
                     w[j] -= eta * (grad[j] + proximal * (w[j] - w_global[j]))
             total += w
@@ -122,8 +140,19 @@ def test_full_batch_kernel_equals_the_generic_gradient_kernel_bit_for_bit(model,
     w_global = np.random.default_rng(7).standard_normal(13) * 0.3
     etas = np.array([0.4, 0.25, 0.1])
     code = model_code(model)
-    fast = average_local_models(code, 1, w_global, data.features, data.row_norms, data.labels, data.offsets,
-                                np.empty((data.n_clients, etas.shape[0], 0)), etas, proximal, clip)
+    fast = average_local_models(
+        code,
+        1,
+        w_global,
+        data.features,
+        data.row_norms,
+        data.labels,
+        data.offsets,
+        np.empty((data.n_clients, etas.shape[0], 0)),
+        etas,
+        proximal,
+        clip,
+    )
     assert np.array_equal(fast, _generic_round(model, data, w_global, etas, proximal, clip))
 
 
@@ -131,8 +160,12 @@ def test_full_batch_logistic_fedavg_is_bit_identical_across_thread_counts():
     data = sim.synthetic("logistic", 700, 8, 20, label_concentration=0.5, seed=8)
     before = numba.get_num_threads()
     try:
-        runs = [sim.noisy_fedavg(data, rounds=3, local_steps=2, rate=0.5, clip=1.0, sigma=0.2, batch_size=None,
-                                 seed=9, threads=threads) for threads in (1, numba.config.NUMBA_NUM_THREADS)]
+        runs = [
+            sim.noisy_fedavg(
+                data, rounds=3, local_steps=2, rate=0.5, clip=1.0, sigma=0.2, batch_size=None, seed=9, threads=threads
+            )
+            for threads in (1, numba.config.NUMBA_NUM_THREADS)
+        ]
     finally:
         numba.set_num_threads(before)
     assert np.array_equal(runs[0].weights, runs[1].weights)

@@ -12,8 +12,10 @@ import pytest
 import hockeystick.simulate as sim
 from hockeystick.simulate import privacy
 
-RUNS = {"minibatch": lambda data, **kw: sim.isrl_minibatch_sgd(data, batch=4, **kw),
-        "local": lambda data, **kw: sim.isrl_local_sgd(data, local_steps=3, **kw)}
+RUNS = {
+    "minibatch": lambda data, **kw: sim.isrl_minibatch_sgd(data, batch=4, **kw),
+    "local": lambda data, **kw: sim.isrl_local_sgd(data, local_steps=3, **kw),
+}
 
 
 @pytest.fixture(scope="module")
@@ -41,15 +43,20 @@ def test_each_silo_gets_its_own_guarantee_and_the_run_the_worst(data, kind):
     sizes = np.diff(data.offsets)
     eps = [g.epsilon(1e-5) for g in per_silo]
     for i, (s, size) in enumerate(zip(sigmas, sizes)):
-        ref = (privacy.isrl_one_sample_steps(1.0, s, 10 * 3, int(size)) if kind == "local"
-               else privacy.isrl_minibatch_rounds(1.0, s, 4, 10, int(size)))
+        ref = (
+            privacy.isrl_one_sample_steps(1.0, s, 10 * 3, int(size))
+            if kind == "local"
+            else privacy.isrl_minibatch_rounds(1.0, s, 4, 10, int(size))
+        )
         assert eps[i] == ref.epsilon(1e-5)
-    assert eps == sorted(eps, reverse=True)          # more noise, less spent
+    assert eps == sorted(eps, reverse=True)  # more noise, less spent
     composed, worst = run.privacy
     assert worst.epsilon(1e-5) == max(eps)
     assert worst.delta(1.0) == max(g.delta(1.0) for g in per_silo)
     assert run.best_epsilon(1e-5) == min(worst.epsilon(1e-5), composed.epsilon(1e-5))
-    assert composed.epsilon(1e-5) == privacy.isrl_composition(1.0, 0.8, 10 * (3 if kind == "local" else 1)).epsilon(1e-5)
+    assert composed.epsilon(1e-5) == privacy.isrl_composition(1.0, 0.8, 10 * (3 if kind == "local" else 1)).epsilon(
+        1e-5
+    )
 
 
 def test_minibatch_noise_is_the_mean_of_the_selected_silos_noise(data):
@@ -60,7 +67,7 @@ def test_minibatch_noise_is_the_mean_of_the_selected_silos_noise(data):
     het = sim.isrl_minibatch_sgd(data, batch=4, sigma=np.array([s, 0.0, 0.0, 0.0]), **kw)
     same = sim.isrl_minibatch_sgd(data, batch=4, sigma=s / math.sqrt(m), **kw)
     np.testing.assert_allclose(het.weights, same.weights, rtol=1e-12, atol=1e-15)
-    assert het.privacy == []            # a silo without noise has no guarantee, so neither has the run
+    assert het.privacy == []  # a silo without noise has no guarantee, so neither has the run
 
 
 def test_refusals(data):

@@ -32,7 +32,9 @@ def test_fedavg_sensitivities_equal_lemmas_20_21(schedule):
 def test_fedprox_per_round_constants_match_lemmas_22_23():
     a, alpha, beta, k, v, m = 0.01, 5.0, 1.0, 5, 10.0, 20
     rho, gamma = privacy.fedprox_sensitivities(learning_rates("constant", a, 600, k), beta, alpha, v, m)
-    assert rho[0] == pytest.approx(alpha / (alpha - beta) - beta * (1 - a * (alpha - beta)) ** k / (alpha - beta), rel=1e-14)
+    assert rho[0] == pytest.approx(
+        alpha / (alpha - beta) - beta * (1 - a * (alpha - beta)) ** k / (alpha - beta), rel=1e-14
+    )
     assert gamma[0] == pytest.approx(2 * v / m * (1 - (1 - a * alpha) ** k) / alpha, rel=1e-14)
 
 
@@ -77,8 +79,9 @@ def test_trusted_aggregator_random_stop_reports_corollary_3_double_sum(suffix):
     lip = float(np.max(data.row_norms))
     m, n, rho, sigma = 6, 60, 1.0, 1.2
     etas = np.linspace(0.5, 0.2, n // m)
-    run = sim.trusted_aggregator(data, batch=m, rate=etas, sigma=sigma, radius=rho, random_stop=True,
-                                 suffix=suffix, seed=3)
+    run = sim.trusted_aggregator(
+        data, batch=m, rate=etas, sigma=sigma, radius=rho, random_stop=True, suffix=suffix, seed=3
+    )
     full = sim.trusted_aggregator(data, batch=m, rate=etas, sigma=sigma, radius=rho, seed=3)
     (g,) = run.privacy
     assert "Corollary 3" in g.source
@@ -96,9 +99,12 @@ def test_trusted_aggregator_random_stop_reports_corollary_3_double_sum(suffix):
         assert g.delta(eps) == pytest.approx(expected, rel=1e-11)
         assert g.delta(eps) >= expected * (1 - 1e-14)  # an upper bound, rounded up
         assert g.delta(eps) <= full.privacy[0].delta(eps)
-    stops = {sim.trusted_aggregator(data, batch=m, rate=etas, sigma=sigma, radius=rho, random_stop=True,
-                                    suffix=suffix, seed=s, trajectory=True).config["stopped_at"]
-             for s in range(60)}
+    stops = {
+        sim.trusted_aggregator(
+            data, batch=m, rate=etas, sigma=sigma, radius=rho, random_stop=True, suffix=suffix, seed=s, trajectory=True
+        ).config["stopped_at"]
+        for s in range(60)
+    }
     assert stops == set(range(first, rounds + 1))  # uniform on {tau0, ..., T}: all reached, none outside
 
 
@@ -151,11 +157,15 @@ def test_laplace_theorem3_closed_form_and_zero_beyond_threshold():
     g = sim.pnsgd_guarantee(pnsgd_line(n), rate=eta, noise="laplace", scale=v, diameter=1.0, record=i)
     lip, m = 1.5, math.sqrt(1 - eta)
     eps = 1.0
-    expected = max(0.0, 1 - math.exp(eps / 2 - lip / v)) * max(0.0, 1 - math.exp(eps / 2 - m / (2 * eta * v))) ** (n - i)
+    expected = max(0.0, 1 - math.exp(eps / 2 - lip / v)) * max(0.0, 1 - math.exp(eps / 2 - m / (2 * eta * v))) ** (
+        n - i
+    )
     assert g.delta(eps) == pytest.approx(expected, rel=1e-12)
     assert g.delta(min(2 * lip / v, m / (eta * v)) + 1e-9) == 0.0
-    assert sim.pnsgd_guarantee(sim.synthetic("linear", 1, 5, 2), rate=0.1, noise="laplace", scale=1.0,
-                               diameter=1.0) is None  # Theorem 3 is one-dimensional
+    assert (
+        sim.pnsgd_guarantee(sim.synthetic("linear", 1, 5, 2), rate=0.1, noise="laplace", scale=1.0, diameter=1.0)
+        is None
+    )  # Theorem 3 is one-dimensional
 
 
 def test_runs_report_their_guarantees_with_epsilon_on_the_safe_side():

@@ -79,7 +79,7 @@ def local_sgd_round(data, w, silos, uniforms, eta, clip):
         x, y = data.client(c)
         v = w.copy()
         for k in range(uniforms.shape[1]):
-            r = minibatch_rows(len(y), uniforms[j, k:k + 1])
+            r = minibatch_rows(len(y), uniforms[j, k : k + 1])
             v = v - eta * clipped_mean_gradient(data.model, v, x[r], y[r], data.n_classes, clip)
         out.append(v)
     return np.mean(out, axis=0)
@@ -88,10 +88,9 @@ def local_sgd_round(data, w, silos, uniforms, eta, clip):
 def pnsgd_chain(model, x, y, n_classes, w, eta, noise, radius, steps):
     """Y_{t+1} = Pi(Y_t - eta (grad + noise_t)) over the first ``steps`` samples."""
     for t in range(steps):
-        g = per_sample_gradients(model, w, x[t:t + 1], y[t:t + 1], n_classes)[0]
+        g = per_sample_gradients(model, w, x[t : t + 1], y[t : t + 1], n_classes)[0]
         w = project(w - eta * (g + noise[t]), radius)
     return w
-
 
 
 def small(model: str, seed: int = 0) -> sim.FederatedData:
@@ -99,14 +98,25 @@ def small(model: str, seed: int = 0) -> sim.FederatedData:
 
 
 @pytest.mark.parametrize("model", ["logistic", "linear", "softmax"])
-@pytest.mark.parametrize("proximal, batch, clip, schedule",
-                         [(0.0, 2, 0.3, "constant"), (0.7, 3, np.inf, "continuous"),
-                          (0.0, None, 0.5, "cyclic"), (1.5, 1, 0.2, "stagewise")])
+@pytest.mark.parametrize(
+    "proximal, batch, clip, schedule",
+    [(0.0, 2, 0.3, "constant"), (0.7, 3, np.inf, "continuous"), (0.0, None, 0.5, "cyclic"), (1.5, 1, 0.2, "stagewise")],
+)
 def test_fedavg_and_fedprox_match_numpy(model, proximal, batch, clip, schedule):
     data = small(model)
     rounds, steps = 4, 3
-    run = sim.noisy_fedavg(data, rounds=rounds, local_steps=steps, rate=0.3, schedule=schedule, clip=clip,
-                           proximal=proximal, batch_size=batch, seed=11, trajectory=True)
+    run = sim.noisy_fedavg(
+        data,
+        rounds=rounds,
+        local_steps=steps,
+        rate=0.3,
+        schedule=schedule,
+        clip=clip,
+        proximal=proximal,
+        batch_size=batch,
+        seed=11,
+        trajectory=True,
+    )
     etas = learning_rates(schedule, 0.3, rounds, steps)
     streams = ClientStreams(11, SAMPLING, data.n_clients)
     w = np.zeros(run.weights.shape)
@@ -120,12 +130,13 @@ def test_fedavg_and_fedprox_match_numpy(model, proximal, batch, clip, schedule):
 @pytest.mark.parametrize("model", ["logistic", "softmax"])
 def test_trusted_aggregator_matches_numpy(model):
     data = small(model)
-    run = sim.trusted_aggregator(data, batch=2, rate=np.array([0.9, 0.5, 0.4]), sigma=0.0, radius=0.05,
-                                 clip=0.4, seed=5, trajectory=True)
+    run = sim.trusted_aggregator(
+        data, batch=2, rate=np.array([0.9, 0.5, 0.4]), sigma=0.0, radius=0.05, clip=0.4, seed=5, trajectory=True
+    )
     order = generator(5, SERVER).permutation(data.n_clients)
     w = np.zeros(run.weights.shape)
     for t, eta in enumerate([0.9, 0.5, 0.4]):
-        w = trusted_aggregator_round(data, w, order[2 * t:2 * t + 2], eta, 0.05, 0.4)
+        w = trusted_aggregator_round(data, w, order[2 * t : 2 * t + 2], eta, 0.05, 0.4)
         np.testing.assert_allclose(run.trajectory[t + 1], w, rtol=TOL, atol=TOL)
     assert np.linalg.norm(w) == pytest.approx(0.05)  # the projection was active
 
@@ -135,14 +146,21 @@ def test_isrl_matches_numpy(local):
     data = small("logistic")
     rounds, k, m = 5, 3, 4
     kw = dict(rounds=rounds, rate=0.4, sigma=0.0, clip=0.5, silos_per_round=m, seed=2, trajectory=True)
-    run = (sim.isrl_local_sgd(data, local_steps=k, **kw) if local
-           else sim.isrl_minibatch_sgd(data, batch=k, radius=0.2, **kw))
+    run = (
+        sim.isrl_local_sgd(data, local_steps=k, **kw)
+        if local
+        else sim.isrl_minibatch_sgd(data, batch=k, radius=0.2, **kw)
+    )
     server, sampling = generator(2, SERVER), generator(2, SAMPLING)
     w = np.zeros(run.weights.shape)
     for t in range(rounds):
         silos = np.sort(server.choice(data.n_clients, m, replace=False))
         u = sampling.random((m, k))
-        w = local_sgd_round(data, w, silos, u, 0.4, 0.5) if local else minibatch_sgd_round(data, w, silos, u, 0.4, 0.2, 0.5)
+        w = (
+            local_sgd_round(data, w, silos, u, 0.4, 0.5)
+            if local
+            else minibatch_sgd_round(data, w, silos, u, 0.4, 0.2, 0.5)
+        )
         np.testing.assert_allclose(run.trajectory[t + 1], w, rtol=TOL, atol=TOL)
 
 
@@ -158,8 +176,7 @@ def test_pnsgd_matches_numpy(model, d):
 def test_pnsgd_noise_and_random_stop_match_numpy():
     data = sim.synthetic("linear", 1, 20, 2, seed=4)
     replicas = 6
-    out = sim.pnsgd_final_iterates(data, rate=0.2, scale=0.7, diameter=1.4, replicas=replicas, seed=9,
-                                   random_stop=True)
+    out = sim.pnsgd_final_iterates(data, rate=0.2, scale=0.7, diameter=1.4, replicas=replicas, seed=9, random_stop=True)
     stops = generator(9, SERVER).integers(1, 21, size=replicas)
     noise = ClientStreams(9, NOISE, replicas).standard_normal((20, 2))
     for r in range(replicas):

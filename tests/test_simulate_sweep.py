@@ -54,8 +54,7 @@ def test_epsilon_depends_on_configuration_not_seed(rows):
 @pytest.mark.slow
 def test_processes_equal_in_process(wine, rows):
     train, test = wine
-    again = simulate_sweep("noisy_fedavg", train, grid=GRID, fixed=FIXED, seeds=2, test=test, delta=1e-5,
-                           processes=2)
+    again = simulate_sweep("noisy_fedavg", train, grid=GRID, fixed=FIXED, seeds=2, test=test, delta=1e-5, processes=2)
     pd.testing.assert_frame_equal(again, rows)
 
 
@@ -63,8 +62,9 @@ def test_processes_equal_in_process(wine, rows):
 def test_dask_equals_in_process(wine, rows):
     pytest.importorskip("dask.distributed")
     train, test = wine
-    again = simulate_sweep("noisy_fedavg", train, grid=GRID, fixed=FIXED, seeds=2, test=test, delta=1e-5,
-                           dask_workers=2)
+    again = simulate_sweep(
+        "noisy_fedavg", train, grid=GRID, fixed=FIXED, seeds=2, test=test, delta=1e-5, dask_workers=2
+    )
     pd.testing.assert_frame_equal(again, rows)
 
 
@@ -85,16 +85,19 @@ def test_output_files_round_trip_and_are_not_clobbered(wine, tmp_path):
 BASE = FIXED | {"rate": 1.0}
 
 
-@pytest.mark.parametrize("grid, fixed, message", [
-    ({"sigma": [0.5, -1.0]}, BASE, "sigma must be a finite number >= 0, got -1.0"),
-    ({"clip": [1.0, 0.0]}, {k: v for k, v in BASE.items() if k != "clip"}, "clip must be a number > 0"),
-    ({"rounds": [2, 2.5]}, {k: v for k, v in BASE.items() if k != "rounds"}, "rounds must be an integer >= 1"),
-    ({"sigma": [0.5]}, BASE | {"learning_rate": 0.1}, "takes no parameter 'learning_rate'"),
-    ({"sigma": [0.5]}, FIXED, "noisy_fedavg needs 'rate'"),
-    ({"sigma": [0.5]}, BASE, None),
-    ({"sigma": []}, BASE, "must be a non-empty list"),
-    ({"sigma": [0.5]}, BASE | {"sigma": 1.0}, "given both in grid and in fixed"),
-])
+@pytest.mark.parametrize(
+    "grid, fixed, message",
+    [
+        ({"sigma": [0.5, -1.0]}, BASE, "sigma must be a finite number >= 0, got -1.0"),
+        ({"clip": [1.0, 0.0]}, {k: v for k, v in BASE.items() if k != "clip"}, "clip must be a number > 0"),
+        ({"rounds": [2, 2.5]}, {k: v for k, v in BASE.items() if k != "rounds"}, "rounds must be an integer >= 1"),
+        ({"sigma": [0.5]}, BASE | {"learning_rate": 0.1}, "takes no parameter 'learning_rate'"),
+        ({"sigma": [0.5]}, FIXED, "noisy_fedavg needs 'rate'"),
+        ({"sigma": [0.5]}, BASE, None),
+        ({"sigma": []}, BASE, "must be a non-empty list"),
+        ({"sigma": [0.5]}, BASE | {"sigma": 1.0}, "given both in grid and in fixed"),
+    ],
+)
 def test_bad_configurations_are_refused_before_any_training(wine, monkeypatch, grid, fixed, message):
     train, _ = wine
     calls = []
@@ -111,15 +114,22 @@ def test_bad_configurations_are_refused_before_any_training(wine, monkeypatch, g
 def test_more_clients_per_round_than_clients_is_refused(wine):
     train, _ = wine
     with pytest.raises(ValueError, match=r"batch must be <= the number of clients \(6\)"):
-        simulate_sweep("trusted_aggregator", train, grid={"batch": [2, 7]},
-                       fixed={"rate": 0.1, "sigma": 0.1, "radius": 10.0, "clip": 1.0})
+        simulate_sweep(
+            "trusted_aggregator",
+            train,
+            grid={"batch": [2, 7]},
+            fixed={"rate": 0.1, "sigma": 0.1, "radius": 10.0, "clip": 1.0},
+        )
 
 
 def test_frontier_is_the_upper_staircase():
     rng = np.random.default_rng(3)
-    configs = [{"a": i, "epsilon": float(e), "test_accuracy": float(acc), "seed": s}
-               for i, (e, acc) in enumerate(zip(rng.uniform(0, 10, 40), rng.uniform(0, 1, 40))) for s in (0, 1)]
-    for row in configs:   # seeds differ in accuracy, not in epsilon
+    configs = [
+        {"a": i, "epsilon": float(e), "test_accuracy": float(acc), "seed": s}
+        for i, (e, acc) in enumerate(zip(rng.uniform(0, 10, 40), rng.uniform(0, 1, 40)))
+        for s in (0, 1)
+    ]
+    for row in configs:  # seeds differ in accuracy, not in epsilon
         row["test_accuracy"] += 0.01 * row["seed"]
     front = frontier(configs, parameters=["a"])
     summary = mean_over_seeds(configs, ["a"])
@@ -159,19 +169,27 @@ def test_dirichlet_split_skews_labels():
     iid, _ = bundled("digits", 10, partition="iid", seed=0)
     skew, _ = bundled("digits", 10, partition="dirichlet", concentration=0.1, seed=0)
 
-    def spread(data):   # mean over clients of the largest class share
-        return np.mean([np.bincount(data.client(i)[1].astype(int), minlength=10).max() / data.client(i)[1].size
-                        for i in range(data.n_clients)])
+    def spread(data):  # mean over clients of the largest class share
+        return np.mean(
+            [
+                np.bincount(data.client(i)[1].astype(int), minlength=10).max() / data.client(i)[1].size
+                for i in range(data.n_clients)
+            ]
+        )
+
     assert spread(skew) > spread(iid) + 0.2
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(name="mnist", n_clients=5), "unknown data set 'mnist'"),
-    (dict(name="iris", n_clients=0), "n_clients must be an integer >= 1"),
-    (dict(name="iris", n_clients=100), "n_clients must be <= 75"),
-    (dict(name="iris", n_clients=5, partition="shards"), "partition must be"),
-    (dict(name="iris", n_clients=5, test_fraction=1.0), "test_fraction must lie in"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(name="mnist", n_clients=5), "unknown data set 'mnist'"),
+        (dict(name="iris", n_clients=0), "n_clients must be an integer >= 1"),
+        (dict(name="iris", n_clients=100), "n_clients must be <= 75"),
+        (dict(name="iris", n_clients=5, partition="shards"), "partition must be"),
+        (dict(name="iris", n_clients=5, test_fraction=1.0), "test_fraction must lie in"),
+    ],
+)
 def test_bundled_refusals(kwargs, message):
     with pytest.raises(ValueError, match=message):
         bundled(**kwargs)
@@ -179,7 +197,11 @@ def test_bundled_refusals(kwargs, message):
 
 def test_configurations_product_order():
     assert configurations({"a": [1, 2], "b": [3, 4]}, {"c": 0}) == [
-        {"a": 1, "b": 3, "c": 0}, {"a": 1, "b": 4, "c": 0}, {"a": 2, "b": 3, "c": 0}, {"a": 2, "b": 4, "c": 0}]
+        {"a": 1, "b": 3, "c": 0},
+        {"a": 1, "b": 4, "c": 0},
+        {"a": 2, "b": 3, "c": 0},
+        {"a": 2, "b": 4, "c": 0},
+    ]
 
 
 def test_frontier_plot_is_drawn(rows, tmp_path):

@@ -26,12 +26,23 @@ def population():
 
 def test_formula_equals_the_printed_form_at_d_1_in_50_digits():
     mpmath.mp.dps = 50
-    for beta, lam, d_norm, g2, sigma, m, n in [(1.0, 0.2, 4.0, 3.0, 0.5, 4, 400), (2.5, 0.01, 0.3, 0.1, 7.0, 1, 97),
-                                                (0.7, 0.7, 1.0, 0.0, 0.0, 10, 1000)]:
-        ours = strongly_convex_excess_loss_bound(smoothness=beta, strong_convexity=lam, gradient_norm=d_norm,
-                                                 gradient_variance=g2, sigma=sigma, batch_size=m, n=n, dimension=1)
+    for beta, lam, d_norm, g2, sigma, m, n in [
+        (1.0, 0.2, 4.0, 3.0, 0.5, 4, 400),
+        (2.5, 0.01, 0.3, 0.1, 7.0, 1, 97),
+        (0.7, 0.7, 1.0, 0.0, 0.0, 10, 1000),
+    ]:
+        ours = strongly_convex_excess_loss_bound(
+            smoothness=beta,
+            strong_convexity=lam,
+            gradient_norm=d_norm,
+            gradient_variance=g2,
+            sigma=sigma,
+            batch_size=m,
+            n=n,
+            dimension=1,
+        )
         B, L, D, G, S = (mpmath.mpf(v) for v in (beta, lam, d_norm, g2, sigma))
-        printed = 2 * B * (m * D**2 + G + S**2) / (L**2 * n)   # 2 beta (m D^2 + G^2 + sigma^2) / (lambda^2 n)
+        printed = 2 * B * (m * D**2 + G + S**2) / (L**2 * n)  # 2 beta (m D^2 + G^2 + sigma^2) / (lambda^2 n)
         assert abs(ours - printed) <= 1e-14 * printed
 
 
@@ -41,12 +52,15 @@ def test_dimension_and_partial_rounds():
     assert d5 == pytest.approx(2 * 1.0 * (1.0 + (2.0 + 5 * 9.0) / 4) / (0.25 * 10), rel=1e-15)
     # 41 users in batches of 4 still run 10 rounds: the bound is T = 10's, not n/m = 10.25's
     assert strongly_convex_excess_loss_bound(**common, batch_size=4, n=41, dimension=5) == d5
-    grid = strongly_convex_excess_loss_bound(**common, batch_size=np.array([[1], [4]]), n=np.array([40, 80]),
-                                             dimension=5)
+    grid = strongly_convex_excess_loss_bound(
+        **common, batch_size=np.array([[1], [4]]), n=np.array([40, 80]), dimension=5
+    )
     assert grid.shape == (2, 2) and grid[1, 0] == d5
-    for bad, message in [(dict(batch_size=50, n=40), "batch_size must be <= n"),
-                         (dict(batch_size=4, n=40, strong_convexity=2.0), "strong_convexity must be <= smoothness"),
-                         (dict(batch_size=4, n=40, sigma=-1.0), "sigma must be")]:
+    for bad, message in [
+        (dict(batch_size=50, n=40), "batch_size must be <= n"),
+        (dict(batch_size=4, n=40, strong_convexity=2.0), "strong_convexity must be <= smoothness"),
+        (dict(batch_size=4, n=40, sigma=-1.0), "sigma must be"),
+    ]:
         with pytest.raises(ValueError, match=message):
             strongly_convex_excess_loss_bound(**{**common, "dimension": 5, **bad})
 
@@ -99,14 +113,22 @@ def test_bound_is_above_the_measured_excess_loss(population):
     excess = []
     for seed in range(40):
         rows = np.random.default_rng(100 + seed).integers(0, x.shape[0], n)
-        users = from_client_arrays([x[r:r + 1] for r in rows], [y[r:r + 1] for r in rows], "linear")
-        run = sim.trusted_aggregator(users, batch=m, rate=1.0 / c.strong_convexity, schedule="inverse_t",
-                                     sigma=sigma, radius=RADIUS, seed=seed)
+        users = from_client_arrays([x[r : r + 1] for r in rows], [y[r : r + 1] for r in rows], "linear")
+        run = sim.trusted_aggregator(
+            users, batch=m, rate=1.0 / c.strong_convexity, schedule="inverse_t", sigma=sigma, radius=RADIUS, seed=seed
+        )
         v = run.weights - c.minimizer
-        excess.append(0.5 * v @ (x.T @ x / x.shape[0]) @ v)   # F(W_T) - min F on the population
-    bound = strongly_convex_excess_loss_bound(smoothness=c.smoothness, strong_convexity=c.strong_convexity,
-                                              gradient_norm=c.gradient_norm, gradient_variance=c.gradient_variance,
-                                              sigma=sigma, batch_size=m, n=n, dimension=c.dimension)
+        excess.append(0.5 * v @ (x.T @ x / x.shape[0]) @ v)  # F(W_T) - min F on the population
+    bound = strongly_convex_excess_loss_bound(
+        smoothness=c.smoothness,
+        strong_convexity=c.strong_convexity,
+        gradient_norm=c.gradient_norm,
+        gradient_variance=c.gradient_variance,
+        sigma=sigma,
+        batch_size=m,
+        n=n,
+        dimension=c.dimension,
+    )
     measured = float(np.mean(excess))
     assert 0 < measured < bound
     print(f"Corollary 1: bound {bound:.4g}, measured excess {measured:.4g} (ratio {bound / measured:.3g})")

@@ -27,7 +27,7 @@ def _grid(**changes) -> Grid:
 
 
 def _same_result(a, b) -> bool:
-    if str(a).endswith(".npz"):   # a zip records its members' times: compare the arrays
+    if str(a).endswith(".npz"):  # a zip records its members' times: compare the arrays
         with np.load(a) as x, np.load(b) as y:
             return x.files == y.files and all(np.array_equal(x[k], y[k]) for k in x.files)
     return open(a, "rb").read() == open(b, "rb").read()
@@ -77,8 +77,9 @@ run_sweep(grid, sys.argv[1], chunk_size=40, progress=False)
 
 def _kill_mid_run(tmp_path, path, sig) -> None:
     ready = tmp_path / "ready"
-    proc = subprocess.Popen([sys.executable, "-c", textwrap.dedent(_KILLED_RUN.format(params=PARAMS)),
-                             str(path), str(ready)])
+    proc = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(_KILLED_RUN.format(params=PARAMS)), str(path), str(ready)]
+    )
     try:
         deadline = time.monotonic() + 120
         while not ready.exists():
@@ -102,7 +103,7 @@ def test_a_killed_run_resumes_from_its_finished_chunks(tmp_path, monkeypatch, si
     real, computed = run_module.evaluate_chunk, []
     monkeypatch.setattr(run_module, "evaluate_chunk", lambda g, c: computed.append(c.index) or real(g, c))
     run_sweep(_grid(), path, chunk_size=40, progress=False, resume=True)
-    assert min(computed) == 3 and len(computed) == _grid().n_chunks(40) - 3   # the finished three are reused
+    assert min(computed) == 3 and len(computed) == _grid().n_chunks(40) - 3  # the finished three are reused
     run_sweep(_grid(), tmp_path / f"clean{suffix}", chunk_size=40, progress=False)
     assert _same_result(path, tmp_path / f"clean{suffix}")
     assert sorted(os.listdir(tmp_path)) == sorted(["ready", path.name, f"clean{suffix}"])
@@ -113,7 +114,7 @@ def test_the_next_run_clears_a_killed_runs_leftovers(tmp_path):
     path = tmp_path / "out.csv"
     _kill_mid_run(tmp_path, path, signal.SIGKILL)
     assert parts_directory(path).is_dir()
-    run_sweep(_grid(), path, chunk_size=40, progress=False)        # no resume: start over, clean up
+    run_sweep(_grid(), path, chunk_size=40, progress=False)  # no resume: start over, clean up
     run_sweep(_grid(), tmp_path / "clean.csv", progress=False)
     assert _same_result(path, tmp_path / "clean.csv")
     assert sorted(os.listdir(tmp_path)) == ["clean.csv", "out.csv", "ready"]
@@ -135,7 +136,7 @@ def test_resume_refuses_the_chunks_of_another_grid(tmp_path, monkeypatch):
     for other, chunk_size in ((_grid(sensitivity=2.0), 40), (_grid(sigma="log:0.5:20.000001:30"), 40), (_grid(), 41)):
         with pytest.raises(ValueError, match="cannot resume: the finished chunks .* belong to a different grid"):
             run_sweep(other, path, chunk_size=chunk_size, progress=False, resume=True)
-    assert len(list(parts_directory(path).glob("chunk-*.npz"))) == 4      # refusing keeps them
+    assert len(list(parts_directory(path).glob("chunk-*.npz"))) == 4  # refusing keeps them
 
 
 def test_a_damaged_chunk_file_is_computed_again(tmp_path, monkeypatch):
@@ -151,7 +152,7 @@ def test_a_damaged_chunk_file_is_computed_again(tmp_path, monkeypatch):
     with pytest.raises(RuntimeError):
         run_sweep(_grid(), path, chunk_size=40, progress=False)
     part_path(parts_directory(path), 1).write_bytes(b"PK\x03\x04 not a zip")
-    np.savez(part_path(parts_directory(path), 2), delta=np.zeros(3))          # wrong length
+    np.savez(part_path(parts_directory(path), 2), delta=np.zeros(3))  # wrong length
     computed = []
     monkeypatch.setattr(run_module, "evaluate_chunk", lambda g, c: computed.append(c.index) or real(g, c))
     run_sweep(_grid(), path, chunk_size=40, progress=False, resume=True)

@@ -19,8 +19,9 @@ GRID = dict(sigma="log:0.5:20:40", rounds=[1, 10, 100], epsilon="linear:0.1:8:50
 def cluster():
     from dask.distributed import LocalCluster
 
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, host="127.0.0.1",
-                      protocol="tcp", dashboard_address=":0") as c:
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, host="127.0.0.1", protocol="tcp", dashboard_address=":0"
+    ) as c:
         assert c.scheduler_address.startswith("tcp://127.0.0.1:")
         yield c
 
@@ -34,8 +35,9 @@ def _same_file(a, b) -> bool:
 def test_dask_writes_the_in_process_file(tmp_path, cluster, suffix):
     grid = Grid.from_parameters("gaussian", "delta", GRID)
     local = run_sweep(grid, tmp_path / f"local{suffix}", chunk_size=500, progress=False)
-    remote = sweep_dask.run_on_dask(grid, tmp_path / f"dask{suffix}", scheduler=cluster.scheduler_address,
-                                    chunk_size=500, progress=False)
+    remote = sweep_dask.run_on_dask(
+        grid, tmp_path / f"dask{suffix}", scheduler=cluster.scheduler_address, chunk_size=500, progress=False
+    )
     assert grid.n_chunks(500) > 4 and remote.points == local.points == grid.size
     if suffix == ".npz":
         with np.load(tmp_path / "local.npz") as a, np.load(tmp_path / "dask.npz") as b:
@@ -46,8 +48,9 @@ def test_dask_writes_the_in_process_file(tmp_path, cluster, suffix):
 
 
 def test_calibration_in_memory_on_dask(cluster):
-    grid = Grid.from_parameters("gaussian", "sigma", {"rounds": [1, 10, 100, 1000], "epsilon": [0.5, 1, 2],
-                                                      "delta": 1e-6})
+    grid = Grid.from_parameters(
+        "gaussian", "sigma", {"rounds": [1, 10, 100, 1000], "epsilon": [0.5, 1, 2], "delta": 1e-6}
+    )
     local = run_sweep(grid, chunk_size=2, progress=False)
     remote = sweep_dask.run_on_dask(grid, scheduler=cluster.scheduler_address, chunk_size=2, progress=False)
     for name in local.columns:
@@ -72,8 +75,9 @@ def test_a_retried_chunk_is_written_once(tmp_path, cluster, monkeypatch):
 
     monkeypatch.setattr(sweep_dask, "compute_part", dies_after_writing)
     run_sweep(grid, tmp_path / "local.parquet", chunk_size=500, progress=False)
-    sweep_dask.run_on_dask(grid, tmp_path / "dask.parquet", scheduler=cluster.scheduler_address,
-                           chunk_size=500, progress=False, retries=2)
+    sweep_dask.run_on_dask(
+        grid, tmp_path / "dask.parquet", scheduler=cluster.scheduler_address, chunk_size=500, progress=False, retries=2
+    )
     assert len(os.listdir(markers)) == grid.n_chunks(500)
     assert _same_file(tmp_path / "local.parquet", tmp_path / "dask.parquet")
 
@@ -98,7 +102,7 @@ def _kills_its_worker(kill_at, markers):
         from distributed import get_worker
 
         index = args[0]
-        if kill_at == "every worker once":   # the nanny restarts a worker under the same name
+        if kill_at == "every worker once":  # the nanny restarts a worker under the same name
             marker = markers / f"worker-{get_worker().name}"
             doomed = index >= 2
         else:
@@ -106,7 +110,7 @@ def _kills_its_worker(kill_at, markers):
             doomed = index in kill_at
         if doomed and not marker.exists():
             marker.touch()
-            os.kill(os.getpid(), signal.SIGKILL)   # the nanny starts a new worker
+            os.kill(os.getpid(), signal.SIGKILL)  # the nanny starts a new worker
         return real(*args, **kwargs)
 
     return compute_part
@@ -126,11 +130,18 @@ def test_killed_workers_lose_nothing(tmp_path, monkeypatch, workers, kill_at):
     markers.mkdir()
     monkeypatch.setattr(sweep_dask, "compute_part", _kills_its_worker(kill_at, markers))
     local = run_sweep(grid, tmp_path / "local.parquet", chunk_size=500, progress=False)
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      protocol="tcp", dashboard_address=":0") as cluster:
-        remote = sweep_dask.run_on_dask(grid, tmp_path / "dask.parquet", scheduler=cluster.scheduler_address,
-                                        chunk_size=500, progress=False)
-    expected = ({"worker-0", "worker-1"} if kill_at == "every worker once" else {f"killed-{i}" for i in kill_at})
+    with LocalCluster(
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        protocol="tcp",
+        dashboard_address=":0",
+    ) as cluster:
+        remote = sweep_dask.run_on_dask(
+            grid, tmp_path / "dask.parquet", scheduler=cluster.scheduler_address, chunk_size=500, progress=False
+        )
+    expected = {"worker-0", "worker-1"} if kill_at == "every worker once" else {f"killed-{i}" for i in kill_at}
     assert {p.name for p in markers.iterdir()} == expected
     assert remote.points == local.points == grid.size
     assert _same_file(tmp_path / "local.parquet", tmp_path / "dask.parquet")
@@ -151,21 +162,22 @@ def test_dask_refuses_to_overwrite_and_resumes_a_failed_run(tmp_path, cluster, m
     monkeypatch.setattr(sweep_dask, "compute_part", fails_at_five)
     path = tmp_path / "dask.parquet"
     with pytest.raises(RuntimeError, match="chunk 5"):
-        sweep_dask.run_on_dask(grid, path, scheduler=cluster.scheduler_address, chunk_size=500, progress=False,
-                               retries=0)
+        sweep_dask.run_on_dask(
+            grid, path, scheduler=cluster.scheduler_address, chunk_size=500, progress=False, retries=0
+        )
     assert not path.exists() and (tmp_path / ".dask.parquet.parts" / "chunk-000000000.npz").exists()
     (markers / "healed").touch()
     before = set(os.listdir(markers))
-    sweep_dask.run_on_dask(grid, path, scheduler=cluster.scheduler_address, chunk_size=500, progress=False,
-                           resume=True)
+    sweep_dask.run_on_dask(grid, path, scheduler=cluster.scheduler_address, chunk_size=500, progress=False, resume=True)
     again = {name.split("-")[0] for name in set(os.listdir(markers)) - before}
-    assert "5" in again and "0" not in again          # finished chunks were not sent again
+    assert "5" in again and "0" not in again  # finished chunks were not sent again
     run_sweep(grid, tmp_path / "local.parquet", chunk_size=500, progress=False)
     assert _same_file(tmp_path / "local.parquet", path)
     with pytest.raises(ValueError, match="already exists"):
         sweep_dask.run_on_dask(grid, path, scheduler=cluster.scheduler_address, chunk_size=500, progress=False)
-    sweep_dask.run_on_dask(grid, path, scheduler=cluster.scheduler_address, chunk_size=500, progress=False,
-                           overwrite=True)
+    sweep_dask.run_on_dask(
+        grid, path, scheduler=cluster.scheduler_address, chunk_size=500, progress=False, overwrite=True
+    )
     assert _same_file(tmp_path / "local.parquet", path)
     assert sorted(os.listdir(tmp_path)) == ["attempts", "dask.parquet", "local.parquet"]
 
@@ -183,12 +195,15 @@ def test_own_local_cluster_workers_start_with_malloc_tuned(monkeypatch):
     before = dict(dask.config.get("distributed.nanny.pre-spawn-environ"))
     keys = tuple(dict.fromkeys([*before, *sweep_dask.MALLOC_ENVIRON]))
     assert "OMP_NUM_THREADS" in keys
-    for key in (*keys, "PYTHONHASHSEED"):   # unset here, as in a fresh shell: each must be unset again afterwards
+    for key in (*keys, "PYTHONHASHSEED"):  # unset here, as in a fresh shell: each must be unset again afterwards
         monkeypatch.delenv(key, raising=False)
     environ = dict(os.environ)
     with sweep_dask.local_cluster(1) as c, Client(c) as client:
         (seen,) = client.run(lambda: {key: os.environ.get(key) for key in keys}).values()
-    assert seen == {**{k: str(v) for k, v in before.items()},
-                    **{k: str(v) for k, v in sweep_dask.MALLOC_ENVIRON.items()}, "OMP_NUM_THREADS": "1"}
+    assert seen == {
+        **{k: str(v) for k, v in before.items()},
+        **{k: str(v) for k, v in sweep_dask.MALLOC_ENVIRON.items()},
+        "OMP_NUM_THREADS": "1",
+    }
     assert dict(dask.config.get("distributed.nanny.pre-spawn-environ")) == before
     assert dict(os.environ) == environ

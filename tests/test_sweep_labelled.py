@@ -17,9 +17,11 @@ FORMATS = [".csv", ".parquet", ".npz", ".nc", ".zarr"]
 
 
 def _grid(**kwargs) -> Grid:
-    return Grid.from_parameters(["gaussian", "rdp_subsampled_gaussian"], "delta",
-                                {"sigma": "log:0.5:8:7", "rounds": [1, 10, 100], "epsilon": 1.0,
-                                 "sampling_rate": 1.0, **kwargs})
+    return Grid.from_parameters(
+        ["gaussian", "rdp_subsampled_gaussian"],
+        "delta",
+        {"sigma": "log:0.5:8:7", "rounds": [1, 10, 100], "epsilon": 1.0, "sampling_rate": 1.0, **kwargs},
+    )
 
 
 def test_to_xarray_labels_every_axis_and_fixed_parameter():
@@ -27,7 +29,7 @@ def test_to_xarray_labels_every_axis_and_fixed_parameter():
     ds = result.to_xarray()
     assert dict(ds.sizes) == {"sigma": 7, "rounds": 3}
     assert ds["sigma"].attrs["spacing"] == "log" and ds["rounds"].attrs["spacing"] == "list"
-    assert float(ds["epsilon"]) == 1.0 and float(ds["sampling_rate"]) == 1.0     # fixed: scalar coordinates
+    assert float(ds["epsilon"]) == 1.0 and float(ds["sampling_rate"]) == 1.0  # fixed: scalar coordinates
     assert ds.attrs["accountants"] == "gaussian,rdp_subsampled_gaussian" and ds.attrs["output"] == "delta"
     assert set(ds.data_vars) == {"delta", "delta_gaussian", "delta_rdp_subsampled_gaussian", "best"}
     # the exact Gaussian composition, by label: theta(sqrt(T) / sigma, eps), an upper bound rounded outward
@@ -46,13 +48,13 @@ def test_every_saved_format_reads_back_as_the_same_dataset(tmp_path, suffix):
     path = tmp_path / f"sweep{suffix}"
     result = run_sweep(grid, path, chunk_size=5, progress=False)
     got = read_sweep(path)
-    assert result.to_xarray().sizes == memory.sizes    # written and not kept: read back from the file
+    assert result.to_xarray().sizes == memory.sizes  # written and not kept: read back from the file
     assert dict(got.sizes) == {"sigma": 7, "rounds": 3}
     for name in ("delta", "delta_gaussian", "delta_rdp_subsampled_gaussian"):
         np.testing.assert_array_equal(got[name].transpose("sigma", "rounds").values, memory[name].values)
     np.testing.assert_array_equal(got["sigma"].values, memory["sigma"].values)
     assert float(got["epsilon"]) == 1.0 and float(got["sampling_rate"]) == 1.0
-    assert sorted(os.listdir(tmp_path)) == [path.name]          # no temporary files left
+    assert sorted(os.listdir(tmp_path)) == [path.name]  # no temporary files left
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".parquet"])

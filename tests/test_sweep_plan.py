@@ -10,24 +10,32 @@ import pytest
 from hockeystick.sweep import Grid, plan, run_sweep
 from hockeystick.sweep.plan import plan_sweep
 
-HUGE = {"sigma": "linear:1:2:10000", "rounds": "linear:1:10000:10000", "sensitivity": "linear:1:2:10000",
-        "epsilon": "linear:0.1:8:10000"}
+HUGE = {
+    "sigma": "linear:1:2:10000",
+    "rounds": "linear:1:10000:10000",
+    "sensitivity": "linear:1:2:10000",
+    "epsilon": "linear:0.1:8:10000",
+}
 
 
 def test_a_grid_of_1e16_points_is_refused_before_any_file(tmp_path):
     grid = Grid.from_parameters("gaussian", "delta", HUGE)
     assert grid.size == 10**16
     for path in (tmp_path / "out.parquet", tmp_path / "out.csv", None):
-        with pytest.raises(ValueError, match=r"too large to start unasked: 1e\+16 points \(limit 1e\+09\).*"
-                                             r"pass allow_large=True to run it anyway"):
+        with pytest.raises(
+            ValueError,
+            match=r"too large to start unasked: 1e\+16 points \(limit 1e\+09\).*"
+            r"pass allow_large=True to run it anyway",
+        ):
             run_sweep(grid, path, progress=False)
     assert os.listdir(tmp_path) == []
 
 
 def test_the_estimates_are_those_of_the_run(tmp_path):
     """Output bytes within a factor 2 of the file written; the time estimate is a positive number."""
-    grid = Grid.from_parameters("gaussian", "delta", {"sigma": "log:0.5:20:200", "rounds": [1, 10, 100],
-                                                      "epsilon": "linear:0.1:8:500"})
+    grid = Grid.from_parameters(
+        "gaussian", "delta", {"sigma": "log:0.5:20:200", "rounds": [1, 10, 100], "epsilon": "linear:0.1:8:500"}
+    )
     for suffix in (".csv", ".parquet", ".npz"):
         path = tmp_path / f"out{suffix}"
         estimate = plan_sweep(grid, path, 1 << 20)
@@ -52,8 +60,9 @@ def test_time_and_space_limits_and_consent(tmp_path, monkeypatch, caplog):
     with caplog.at_level(logging.INFO, logger="hockeystick.sweep"):
         result = run_sweep(grid, tmp_path / "a.csv", progress=False, allow_large=True)
     assert result.points == 10_000 and (tmp_path / "a.csv").exists()
-    assert any("plan: 10,000 points, ~" in r.getMessage() and "estimated (pilot:" in r.getMessage()
-               for r in caplog.records)
+    assert any(
+        "plan: 10,000 points, ~" in r.getMessage() and "estimated (pilot:" in r.getMessage() for r in caplog.records
+    )
     with pytest.raises(TypeError, match="allow_large must be True or False"):
         run_sweep(grid, None, progress=False, allow_large=1)
 

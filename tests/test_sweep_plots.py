@@ -34,11 +34,12 @@ def _is_png(path) -> bool:
 
 
 def test_delta_epsilon_curves_one_per_sigma(tmp_path, drawn):
-    grid = Grid.from_parameters("gaussian", "delta", {"sigma": "log:0.5:8:30", "rounds": [1, 10, 100],
-                                                      "epsilon": "linear:0.1:6:400"})
+    grid = Grid.from_parameters(
+        "gaussian", "delta", {"sigma": "log:0.5:8:30", "rounds": [1, 10, 100], "epsilon": "linear:0.1:6:400"}
+    )
     path = plots.plot_grid(grid, tmp_path / "curves.png")
     assert _is_png(path)
-    (name, (eps, curves, _), _kw), = drawn
+    ((name, (eps, curves, _), _kw),) = drawn
     assert name == "delta_epsilon_curves" and len(eps) == 200 and eps[0] == 0.1 and eps[-1] == 6
     assert len(curves) == 8  # sigma thinned to 8 curves, both ends kept; rounds held at its middle value
     assert "sigma=0.5" in curves and "sigma=8" in curves
@@ -46,19 +47,19 @@ def test_delta_epsilon_curves_one_per_sigma(tmp_path, drawn):
 
 
 def test_sigma_needed_against_rounds(tmp_path, drawn):
-    grid = Grid.from_parameters("gaussian", "sigma", {"rounds": "log:1:1000:20", "epsilon": [0.5, 1, 2],
-                                                      "delta": 1e-5})
+    grid = Grid.from_parameters("gaussian", "sigma", {"rounds": "log:1:1000:20", "epsilon": [0.5, 1, 2], "delta": 1e-5})
     plots.plot_grid(grid, tmp_path / "sigma.png")
-    (name, (rounds, curves, _), kwargs), = drawn
+    ((name, (rounds, curves, _), kwargs),) = drawn
     assert name == "parameter_curves" and kwargs["xlabel"] == "rounds" and len(curves) == 3
     np.testing.assert_allclose(curves["epsilon=1"], np.sqrt(rounds) / hs.theta_radius(1.0, 1e-5), rtol=1e-9)
 
 
 def test_heatmap_over_the_two_longest_axes(tmp_path, drawn):
-    grid = Grid.from_parameters("gaussian", "epsilon", {"sigma": "log:1:20:50", "rounds": "log:1:1000:40",
-                                                        "sensitivity": [1, 2], "delta": 1e-6})
+    grid = Grid.from_parameters(
+        "gaussian", "epsilon", {"sigma": "log:1:20:50", "rounds": "log:1:1000:40", "sensitivity": [1, 2], "delta": 1e-6}
+    )
     plots.plot_grid(grid, tmp_path / "heat.png")
-    (name, (x, y, z, _), kwargs), = drawn
+    ((name, (x, y, z, _), kwargs),) = drawn
     assert name == "heatmap" and (kwargs["ylabel"], kwargs["xlabel"]) == ("sigma", "rounds")
     assert z.shape == (len(y), len(x))
     # sensitivity held at its middle, 2
@@ -79,9 +80,16 @@ def test_a_saved_sweep_is_drawn_from_the_file_alone(tmp_path, drawn, monkeypatch
     from hockeystick.sweep import read_sweep, run_sweep
     from hockeystick.sweep import run as run_module
 
-    grid = Grid.from_parameters(["gaussian", "rdp_subsampled_gaussian"], "epsilon",
-                                {"sigma": "log:0.5:10:30", "rounds": [1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144],
-                                 "sampling_rate": 1.0, "delta": 1e-5})
+    grid = Grid.from_parameters(
+        ["gaussian", "rdp_subsampled_gaussian"],
+        "epsilon",
+        {
+            "sigma": "log:0.5:10:30",
+            "rounds": [1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144],
+            "sampling_rate": 1.0,
+            "delta": 1e-5,
+        },
+    )
     path = tmp_path / "sweep.nc"
     run_sweep(grid, path, progress=False)
 
@@ -91,7 +99,7 @@ def test_a_saved_sweep_is_drawn_from_the_file_alone(tmp_path, drawn, monkeypatch
     monkeypatch.setattr(run_module, "evaluate", no_evaluation)
     assert main(["plot", str(path), "-o", str(tmp_path / "heat.png"), "--levels", "1,2,4"]) == 0
     assert _is_png(tmp_path / "heat.png")
-    (name, (x, y, z, _), kwargs), = drawn
+    ((name, (x, y, z, _), kwargs),) = drawn
     assert name == "heatmap" and (kwargs["xlabel"], kwargs["ylabel"]) == ("rounds", "sigma")
     assert kwargs["log_x"] is False and kwargs["log_y"] is True and kwargs["levels"] == [1.0, 2.0, 4.0]
     assert set(kwargs["contours"]) == {"gaussian", "rdp_subsampled_gaussian"}

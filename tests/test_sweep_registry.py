@@ -24,34 +24,48 @@ EXAMPLES = {
     "pnsgd_renyi_baseline": dict(_PNSGD, sigma=2.0),
     "rdp_subsampled_gaussian": dict(sigma=1.0, sampling_rate=0.01, rounds=1000),
     "pld_subsampled_gaussian": dict(sigma=1.0, sampling_rate=0.01, rounds=100, value_discretization_interval=1e-3),
-    "pld_fixed_batch_gaussian": dict(sigma=1.0, batch_size=10, n=1000, rounds=50,
-                                     value_discretization_interval=1e-3),
-    "pld_with_replacement_gaussian": dict(sigma=1.0, batch_size=4, n=400, rounds=50,
-                                          value_discretization_interval=5e-3),
+    "pld_fixed_batch_gaussian": dict(sigma=1.0, batch_size=10, n=1000, rounds=50, value_discretization_interval=1e-3),
+    "pld_with_replacement_gaussian": dict(
+        sigma=1.0, batch_size=4, n=400, rounds=50, value_discretization_interval=5e-3
+    ),
     "trusted_aggregator": _TA,
     "trusted_aggregator_nonconvex": _TA,
     "trusted_aggregator_random_stop": _TA,
     "trusted_aggregator_strongly_convex": dict(_TA, smoothness=1.0, strong_convexity=0.1),
-    "dp_sgd": dict(noise_multiplier=1.0, dataset_size=1000, batch_size=10, epochs=1, value_discretization_interval=1e-3),
-    "dp_fedavg": dict(noise_multiplier=1.0, total_clients=500, clients_per_round=10, rounds=50,
-                      value_discretization_interval=1e-3),
-    "dp_sgd_fixed_size": dict(noise_multiplier=2.0, dataset_size=1000, batch_size=10, epochs=1,
-                              value_discretization_interval=1e-3),
-    "dp_fedavg_fixed_size": dict(noise_multiplier=2.0, total_clients=500, clients_per_round=10, rounds=50,
-                                 value_discretization_interval=1e-3),
-    "isrl_noisy_mb_sgd": dict(sigma=1.0, lipschitz=1.0, batch_size=4, silo_size=400, rounds=50,
-                              value_discretization_interval=5e-3),
+    "dp_sgd": dict(
+        noise_multiplier=1.0, dataset_size=1000, batch_size=10, epochs=1, value_discretization_interval=1e-3
+    ),
+    "dp_fedavg": dict(
+        noise_multiplier=1.0, total_clients=500, clients_per_round=10, rounds=50, value_discretization_interval=1e-3
+    ),
+    "dp_sgd_fixed_size": dict(
+        noise_multiplier=2.0, dataset_size=1000, batch_size=10, epochs=1, value_discretization_interval=1e-3
+    ),
+    "dp_fedavg_fixed_size": dict(
+        noise_multiplier=2.0, total_clients=500, clients_per_round=10, rounds=50, value_discretization_interval=1e-3
+    ),
+    "isrl_noisy_mb_sgd": dict(
+        sigma=1.0, lipschitz=1.0, batch_size=4, silo_size=400, rounds=50, value_discretization_interval=5e-3
+    ),
     "isrl_one_pass": dict(sigma=1.0, lipschitz=1.0, batch_size=10),
-    "isrl_group_noisy_mb_sgd": dict(sigma=1.0, lipschitz=1.0, batch_size=4, silo_size=400, group_size=4, rounds=50,
-                                    value_discretization_interval=5e-3),
-    "isrl_shuffled_noisy_mb_sgd": dict(sigma=3.0, lipschitz=1.0, batch_size=1, silo_size=1, silos=1000, rounds=5,
-                                       value_discretization_interval=5e-3),
+    "isrl_group_noisy_mb_sgd": dict(
+        sigma=1.0,
+        lipschitz=1.0,
+        batch_size=4,
+        silo_size=400,
+        group_size=4,
+        rounds=50,
+        value_discretization_interval=5e-3,
+    ),
+    "isrl_shuffled_noisy_mb_sgd": dict(
+        sigma=3.0, lipschitz=1.0, batch_size=1, silo_size=1, silos=1000, rounds=5, value_discretization_interval=5e-3
+    ),
     "isrl_user_level": dict(sigma=4.0, lipschitz=1.0, rounds=10),
-    "noisy_fedprox": dict(clients=20, sigma=1.0, clip=1.0, lipschitz=1.0, proximal=4.0, learning_rate=0.05,
-                          rounds=30),
+    "noisy_fedprox": dict(clients=20, sigma=1.0, clip=1.0, lipschitz=1.0, proximal=4.0, learning_rate=0.05, rounds=30),
     "pnsgd_random_stop": dict(n=40, learning_rate=0.5, lipschitz=1.0, smoothness=0.5, sigma=2.0, diameter=1.0),
-    "trusted_aggregator_inverse_time": dict(n=6000, batch_size=100, sigma=2.0, strong_convexity=1.0, lipschitz=1.0,
-                                            radius=1.0, rounds=30),
+    "trusted_aggregator_inverse_time": dict(
+        n=6000, batch_size=100, sigma=2.0, strong_convexity=1.0, lipschitz=1.0, radius=1.0, rounds=30
+    ),
     "trusted_aggregator_schedule": _TA,
     "trusted_aggregator_random_stop_schedule": _TA,
 }
@@ -67,8 +81,9 @@ def test_every_registered_accountant_has_an_example():
 SLOW_EXAMPLES = {"isrl_shuffled_noisy_mb_sgd", "pld_with_replacement_gaussian"}
 
 
-@pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.slow if name in SLOW_EXAMPLES else ())
-                                  for name in sorted(EXAMPLES)])
+@pytest.mark.parametrize(
+    "name", [pytest.param(name, marks=pytest.mark.slow if name in SLOW_EXAMPLES else ()) for name in sorted(EXAMPLES)]
+)
 def test_sweep_is_the_accountant_and_calibration_recovers_the_parameter(name):
     entry, params = registry.get(name), EXAMPLES[name]
     eps = np.array([0.25, 0.5, 1.0, 2.0, 4.0])

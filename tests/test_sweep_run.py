@@ -47,14 +47,17 @@ def test_gaussian_mechanism_matches_the_definition_at_50_digits():
     np.testing.assert_allclose(back[keep], eps[keep], rtol=1e-9)
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(sigma=0.0), "sigma must be finite and > 0"),
-    (dict(sigma=[1.0, -1.0]), "sigma must be finite and > 0, got -1"),
-    (dict(sigma=1.0, rounds=2.5), "rounds must be an integer >= 1"),
-    (dict(sigma=1.0, rounds=0), "rounds must be an integer >= 1"),
-    (dict(sigma=1.0, sensitivity=np.inf), "sensitivity must be finite"),
-    (dict(sigma=[1.0, 2.0], rounds=[1, 2, 3]), "do not broadcast"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(sigma=0.0), "sigma must be finite and > 0"),
+        (dict(sigma=[1.0, -1.0]), "sigma must be finite and > 0, got -1"),
+        (dict(sigma=1.0, rounds=2.5), "rounds must be an integer >= 1"),
+        (dict(sigma=1.0, rounds=0), "rounds must be an integer >= 1"),
+        (dict(sigma=1.0, sensitivity=np.inf), "sensitivity must be finite"),
+        (dict(sigma=[1.0, 2.0], rounds=[1, 2, 3]), "do not broadcast"),
+    ],
+)
 def test_gaussian_mechanism_rejects_bad_parameters(kwargs, message):
     with pytest.raises(ValueError, match=message):
         GaussianMechanism(**kwargs)
@@ -74,7 +77,9 @@ def test_delta_sweep_equals_the_accountant_on_the_mesh_for_any_chunk_size():
 def test_epsilon_and_calibration_outputs():
     grid = _grid("epsilon")
     df = dataframe(grid)
-    np.testing.assert_array_equal(df["epsilon"], GaussianMechanism(sigma=df["sigma"], rounds=df["rounds"]).epsilon(df["delta"]))
+    np.testing.assert_array_equal(
+        df["epsilon"], GaussianMechanism(sigma=df["sigma"], rounds=df["rounds"]).epsilon(df["delta"])
+    )
     cal = dataframe(_grid("sigma"))
     expected = np.sqrt(cal["rounds"]) / hs.theta_radius(cal["epsilon"], 1e-6)
     np.testing.assert_allclose(cal["sigma"], expected, rtol=1e-9)
@@ -93,8 +98,9 @@ def test_every_format_holds_the_in_memory_result_exactly(tmp_path, suffix):
     elif suffix == ".parquet":
         got = pd.read_parquet(path)
         import pyarrow.parquet as pq
+
         assert pq.read_schema(path).metadata[b"hockeystick.fixed"] == b'{"sensitivity": 2.0}'
-    if suffix in (".csv", ".parquet"):   # the fixed parameter is a column too, after the axes
+    if suffix in (".csv", ".parquet"):  # the fixed parameter is a column too, after the axes
         assert list(got.columns) == [*grid.inputs, "sensitivity", "delta"] and (got["sensitivity"] == 2.0).all()
         got = got.drop(columns="sensitivity")
     else:
@@ -109,6 +115,7 @@ def test_every_format_holds_the_in_memory_result_exactly(tmp_path, suffix):
 
 def test_csv_without_pyarrow_is_the_same_table(tmp_path, monkeypatch):
     import builtins
+
     real_import = builtins.__import__
 
     def no_pyarrow(name, *args, **kwargs):
@@ -141,8 +148,11 @@ class _LaplaceTest:
 
 @pytest.fixture
 def laplace_registered():
-    entry = registry.register(AccountantEntry("laplace_test", _LaplaceTest, "test double",
-                                              calibratable={"sigma": Calibratable("decreasing", 0.0, np.inf)}))
+    entry = registry.register(
+        AccountantEntry(
+            "laplace_test", _LaplaceTest, "test double", calibratable={"sigma": Calibratable("decreasing", 0.0, np.inf)}
+        )
+    )
     yield entry
     del registry.REGISTRY["laplace_test"]
 
@@ -167,14 +177,20 @@ def test_best_of_several_accountants_and_which_one(laplace_registered, tmp_path)
     np.testing.assert_array_equal(out["sigma"], np.minimum(out["sigma_gaussian"], out["sigma_laplace_test"]))
 
 
-@pytest.mark.parametrize("make_grid, path, message", [
-    (lambda: _grid(), "missing_dir/out.csv", "does not exist"),
-    (lambda: _grid(), "out.txt", "unknown format"),
-    (lambda: _grid(), ".", "is a directory"),
-    (lambda: _grid(sigma=[-1.0, 1.0]), "out.npz", "sigma must be finite and > 0"),
-    (lambda: Grid.from_parameters("gaussian", "rounds", {"sigma": [0.5, 50], "epsilon": 0.5, "delta": 1e-9}),
-     "out.csv", "unreachable"),
-])
+@pytest.mark.parametrize(
+    "make_grid, path, message",
+    [
+        (lambda: _grid(), "missing_dir/out.csv", "does not exist"),
+        (lambda: _grid(), "out.txt", "unknown format"),
+        (lambda: _grid(), ".", "is a directory"),
+        (lambda: _grid(sigma=[-1.0, 1.0]), "out.npz", "sigma must be finite and > 0"),
+        (
+            lambda: Grid.from_parameters("gaussian", "rounds", {"sigma": [0.5, 50], "epsilon": 0.5, "delta": 1e-9}),
+            "out.csv",
+            "unreachable",
+        ),
+    ],
+)
 def test_bad_input_fails_before_any_work(tmp_path, monkeypatch, make_grid, path, message):
     monkeypatch.chdir(tmp_path)
     calls = []
@@ -218,12 +234,14 @@ def test_a_failure_mid_sweep_leaves_no_result_and_resumes(tmp_path, monkeypatch)
         run_sweep(_grid(), tmp_path / f"out{suffix}", chunk_size=20, progress=False, resume=True)
         monkeypatch.setattr(run_module, "evaluate_chunk", real)
         assert 0 not in computed and 1 not in computed and 2 in computed
-        if suffix == ".npz":   # a zip records its members' times: compare the arrays
+        if suffix == ".npz":  # a zip records its members' times: compare the arrays
             with np.load(tmp_path / "out.npz") as a, np.load(tmp_path / "clean.npz") as b:
                 assert a.files == b.files and all(np.array_equal(a[k], b[k]) for k in a.files)
         else:
             assert (tmp_path / f"out{suffix}").read_bytes() == (tmp_path / f"clean{suffix}").read_bytes()
-    assert sorted(os.listdir(tmp_path)) == sorted(f"{n}{s}" for n in ("out", "clean") for s in (".csv", ".npz", ".parquet"))
+    assert sorted(os.listdir(tmp_path)) == sorted(
+        f"{n}{s}" for n in ("out", "clean") for s in (".csv", ".npz", ".parquet")
+    )
 
 
 def test_summary_finds_the_extremes():
@@ -240,19 +258,29 @@ def test_trusted_aggregator_sweep_and_calibration():
     from hockeystick.contraction import TrustedAggregator
 
     fixed = dict(n=6000, learning_rate=0.5, lipschitz=1.0, radius=1.0)
-    grid = Grid.from_parameters("trusted_aggregator", "delta", {
-        "sigma": "log:0.1:5:9", "batch_size": [10, 100, 1000], "epsilon": "log:0.01:10:11", **fixed})
+    grid = Grid.from_parameters(
+        "trusted_aggregator",
+        "delta",
+        {"sigma": "log:0.1:5:9", "batch_size": [10, 100, 1000], "epsilon": "log:0.01:10:11", **fixed},
+    )
     df = dataframe(grid, chunk_size=50)
     direct = TrustedAggregator(sigma=df["sigma"].to_numpy(), batch_size=df["batch_size"].to_numpy(), **fixed)
     np.testing.assert_array_equal(df["delta"], direct.delta(df["epsilon"].to_numpy()))
-    cal = dataframe(Grid.from_parameters("trusted_aggregator", "sigma",
-                                         {"batch_size": [10, 100, 1000], "epsilon": [0.5, 2], "delta": 1e-6, **fixed}))
+    cal = dataframe(
+        Grid.from_parameters(
+            "trusted_aggregator", "sigma", {"batch_size": [10, 100, 1000], "epsilon": [0.5, 2], "delta": 1e-6, **fixed}
+        )
+    )
     m, eps, sigma = (cal[k].to_numpy() for k in ("batch_size", "epsilon", "sigma"))
     assert np.all(TrustedAggregator(sigma=sigma, batch_size=m, **fixed).delta(eps) <= 1e-6)
     assert np.all(TrustedAggregator(sigma=sigma * (1 - 1e-8), batch_size=m, **fixed).delta(eps) > 1e-6)
-    rounds = dataframe(Grid.from_parameters("trusted_aggregator", "rounds",
-                                            {"batch_size": [10, 100, 1000], "epsilon": [1.0, 2.0], "sigma": 2.0,
-                                             "delta": 1e-5, **fixed}))
+    rounds = dataframe(
+        Grid.from_parameters(
+            "trusted_aggregator",
+            "rounds",
+            {"batch_size": [10, 100, 1000], "epsilon": [1.0, 2.0], "sigma": 2.0, "delta": 1e-5, **fixed},
+        )
+    )
     cap = 6000 // rounds["batch_size"]
     assert np.all(rounds["rounds"] <= cap) and np.any(rounds["rounds"] < cap)  # the cap binds, and not always
     for m, e, t in rounds[["batch_size", "epsilon", "rounds"]].itertuples(index=False):
@@ -273,12 +301,23 @@ def test_the_module_docstring_example_runs():
 
 def test_sweep_result_repr_is_short_and_says_what_it_holds(tmp_path):
     """Issue 19 item 5: the repr dumped every grid array twice."""
-    grid = Grid.from_parameters("gaussian", "delta", {"sigma": "log:0.5:20:1000", "rounds": [1, 10],
-                                                      "epsilon": "linear:0.1:8:50", "sensitivity": 2.0})
+    grid = Grid.from_parameters(
+        "gaussian",
+        "delta",
+        {"sigma": "log:0.5:20:1000", "rounds": [1, 10], "epsilon": "linear:0.1:8:50", "sensitivity": 2.0},
+    )
     for path in (None, tmp_path / "out.csv"):
         text = repr(run_sweep(grid, path, progress=False))
         assert len(text) < 300 and "array" not in text, text
-        for part in ("100,000 points", "shape=(1000, 2, 50)", "accountants=['gaussian']", "output='delta'",
-                     "sigma[1000]", "rounds[2]", "epsilon[50]", "sensitivity=2",
-                     "in memory" if path is None else repr(str(path))):
+        for part in (
+            "100,000 points",
+            "shape=(1000, 2, 50)",
+            "accountants=['gaussian']",
+            "output='delta'",
+            "sigma[1000]",
+            "rounds[2]",
+            "epsilon[50]",
+            "sensitivity=2",
+            "in memory" if path is None else repr(str(path)),
+        ):
             assert part in text, (part, text)

@@ -215,8 +215,16 @@ def test_laplace_zero_beyond_distance_over_scale():
 
 @pytest.mark.parametrize(
     "r, eps, expected",
-    [(1e155, 1.0, 1.0), (1e-155, 1.0, 0.0), (1.0, 1e155, 0.0), (1e300, 1e-300, 1.0),
-     (1e-300, 1e300, 0.0), (1e308, 0.0, 1.0), (5e-324, 1.0, 0.0), (1e154, 1e154, 1.0)],
+    [
+        (1e155, 1.0, 1.0),
+        (1e-155, 1.0, 0.0),
+        (1.0, 1e155, 0.0),
+        (1e300, 1e-300, 1.0),
+        (1e-300, 1e300, 0.0),
+        (1e308, 0.0, 1.0),
+        (5e-324, 1.0, 0.0),
+        (1e154, 1e154, 1.0),
+    ],
 )
 def test_extreme_valid_inputs_give_the_limit(r, eps, expected):
     # |eps/r -/+ r/2| beyond 1e150: theta is 0 or 1 to double precision, never an error

@@ -75,8 +75,9 @@ def _scalar_path(r: np.ndarray, eps: np.ndarray) -> np.ndarray:
     return _core._theta_scalar(np.asarray(r, dtype=float), np.asarray(eps, dtype=float), 1)
 
 
-@pytest.mark.parametrize("points", [_typical(6000, 10), _wide(6000, 11), _regions(8000, 12)],
-                         ids=["typical", "wide", "regions"])
+@pytest.mark.parametrize(
+    "points", [_typical(6000, 10), _wide(6000, 11), _regions(8000, 12)], ids=["typical", "wide", "regions"]
+)
 def test_batch_agrees_with_scalar_path(points):
     r, eps = points
     batch = hs.theta(r, eps, threads=1)
@@ -126,10 +127,28 @@ def test_results_do_not_depend_on_position_length_or_neighbours():
 def test_special_inputs_match_scalar_path_and_limits():
     big = np.finfo(float).max
     sub = 5e-324
-    pairs = [(0.0, 1.0), (0.0, 0.0), (2.0, np.inf), (np.inf, 3.0), (np.inf, 0.0), (1.0, 0.0),
-             (sub, 1.0), (sub, 0.0), (1e-300, 1e-300), (1e300, 1.0), (big, big), (1e-10, 1e300),
-             (1.0, 1e300), (40.0, 0.0), (1e-8, 1e-8 * 0.66291), (2.0, 2.0 * (0.66291 + 1.0)),
-             (2.0, 2.0 * (-0.66291 + 1.0)), (1.0, 745.0), (1.0, 37.5 + 0.5), (1e-3, 1e-3 * 9.6e7)]
+    pairs = [
+        (0.0, 1.0),
+        (0.0, 0.0),
+        (2.0, np.inf),
+        (np.inf, 3.0),
+        (np.inf, 0.0),
+        (1.0, 0.0),
+        (sub, 1.0),
+        (sub, 0.0),
+        (1e-300, 1e-300),
+        (1e300, 1.0),
+        (big, big),
+        (1e-10, 1e300),
+        (1.0, 1e300),
+        (40.0, 0.0),
+        (1e-8, 1e-8 * 0.66291),
+        (2.0, 2.0 * (0.66291 + 1.0)),
+        (2.0, 2.0 * (-0.66291 + 1.0)),
+        (1.0, 745.0),
+        (1.0, 37.5 + 0.5),
+        (1e-3, 1e-3 * 9.6e7),
+    ]
     r = np.array([p[0] for p in pairs] * 3)  # three copies: the pairs fill whole vectors too
     eps = np.array([p[1] for p in pairs] * 3)
     batch = hs.theta(r, eps)
@@ -174,15 +193,32 @@ def _ulps(got: float, ref: mp.mpf) -> float:
 
 def test_vector_exp_within_one_ulp_over_its_whole_range():
     rng = np.random.default_rng(18)
-    x = np.concatenate([
-        rng.uniform(-746.0, 710.0, 3000),            # everything, subnormal and overflow ends included
-        rng.uniform(-1.0, 1.0, 500),
-        rng.uniform(-745.2, -708.0, 500),             # results in the subnormal range
-        rng.uniform(709.0, 709.782712893384, 200),   # up to the largest finite result
-        [0.0, -0.0, 1e-300, -1e-300, 0.5 * math.log(2), -0.5 * math.log(2), 709.782712893384,
-         709.7827128933841, -708.3964185322641, -745.1332191019411, -745.1332191019412, -746.0,
-         -800.0, 800.0, 1e308, -1e308],
-    ])
+    x = np.concatenate(
+        [
+            rng.uniform(-746.0, 710.0, 3000),  # everything, subnormal and overflow ends included
+            rng.uniform(-1.0, 1.0, 500),
+            rng.uniform(-745.2, -708.0, 500),  # results in the subnormal range
+            rng.uniform(709.0, 709.782712893384, 200),  # up to the largest finite result
+            [
+                0.0,
+                -0.0,
+                1e-300,
+                -1e-300,
+                0.5 * math.log(2),
+                -0.5 * math.log(2),
+                709.782712893384,
+                709.7827128933841,
+                -708.3964185322641,
+                -745.1332191019411,
+                -745.1332191019412,
+                -746.0,
+                -800.0,
+                800.0,
+                1e308,
+                -1e308,
+            ],
+        ]
+    )
     got = _core._exp_avx2(x)
     if got is None:
         pytest.skip("no AVX2 + FMA kernels on this machine")
@@ -204,14 +240,30 @@ def test_vector_expm1_within_two_ulp_over_its_whole_range():
     40-digit value everywhere, across its two methods' seam at |x| = 1 and in arrays of any length
     (the last 1-3 values go through the padded vector)."""
     rng = np.random.default_rng(19)
-    x = np.concatenate([
-        rng.uniform(-1.0, 1.0, 3000),                 # the polynomial
-        rng.uniform(-1e-6, 1e-6, 300), 10.0 ** rng.uniform(-300, -1, 300) * rng.choice([-1, 1], 300),
-        rng.uniform(-1.05, -0.95, 300), rng.uniform(0.95, 1.05, 300),   # the seam
-        rng.uniform(-746.0, 710.0, 2000),             # exp(x) - 1 beyond
-        [0.0, -0.0, 1.0, -1.0, np.nextafter(1.0, 2.0), np.nextafter(-1.0, -2.0), 5e-324, -5e-324,
-         709.782712893384, -40.0, -745.0, -800.0],
-    ])
+    x = np.concatenate(
+        [
+            rng.uniform(-1.0, 1.0, 3000),  # the polynomial
+            rng.uniform(-1e-6, 1e-6, 300),
+            10.0 ** rng.uniform(-300, -1, 300) * rng.choice([-1, 1], 300),
+            rng.uniform(-1.05, -0.95, 300),
+            rng.uniform(0.95, 1.05, 300),  # the seam
+            rng.uniform(-746.0, 710.0, 2000),  # exp(x) - 1 beyond
+            [
+                0.0,
+                -0.0,
+                1.0,
+                -1.0,
+                np.nextafter(1.0, 2.0),
+                np.nextafter(-1.0, -2.0),
+                5e-324,
+                -5e-324,
+                709.782712893384,
+                -40.0,
+                -745.0,
+                -800.0,
+            ],
+        ]
+    )
     with mp.workdps(40):
         for n in (x.size, 1, 2, 3, 5, 7):
             got = _core._expm1_avx2(x[:n])
@@ -231,7 +283,7 @@ def test_portable_build_without_simd_kernels(tmp_path):
     if cxx is None:
         pytest.skip("no C++ compiler on this machine")
     source = tmp_path / "batch.cpp"
-    source.write_text(r'''
+    source.write_text(r"""
 #include <hockeystick/hockeystick.hpp>
 #include <cstdio>
 int main() {
@@ -244,9 +296,26 @@ int main() {
     std::printf("ok\n");
     return 0;
 }
-''')
+""")
     exe = tmp_path / "batch"
     include = Path(__file__).resolve().parents[1] / "cpp" / "include"
-    subprocess.run([cxx, "-std=c++17", "-O1", "-ffp-contract=off", "-DHOCKEYSTICK_NO_SIMD", "-Wall", "-Wextra",
-                    "-Werror", "-Wno-unknown-pragmas", "-I", str(include), str(source), "-o", str(exe)], check=True)
+    subprocess.run(
+        [
+            cxx,
+            "-std=c++17",
+            "-O1",
+            "-ffp-contract=off",
+            "-DHOCKEYSTICK_NO_SIMD",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-Wno-unknown-pragmas",
+            "-I",
+            str(include),
+            str(source),
+            "-o",
+            str(exe),
+        ],
+        check=True,
+    )
     assert subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout == "ok\n"

@@ -37,28 +37,38 @@ def test_fedavg_rounds_are_steps_over_clients():
 
 
 def test_broadcasting_over_noise_multiplier():
-    eps = DPSGD(dataset_size=60_000, batch_size=256, epochs=10,
-                noise_multiplier=np.array([0.8, 1.1, 2.0])).epsilon(1e-5)
+    eps = DPSGD(dataset_size=60_000, batch_size=256, epochs=10, noise_multiplier=np.array([0.8, 1.1, 2.0])).epsilon(
+        1e-5
+    )
     assert eps.shape == (3,) and np.all(np.diff(eps) < 0)
 
 
 def test_bracket_contains_dp_accounting_estimate():
     dpl = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
     q, z, steps = 256 / 60_000, 1.1, 2000
-    theirs = [dpl.from_gaussian_mechanism(standard_deviation=z, sampling_prob=q, value_discretization_interval=1e-4,
-                                          pessimistic_estimate=pessimistic).self_compose(steps)
-              .get_epsilon_for_delta(1e-5) for pessimistic in (True, False)]
+    theirs = [
+        dpl.from_gaussian_mechanism(
+            standard_deviation=z, sampling_prob=q, value_discretization_interval=1e-4, pessimistic_estimate=pessimistic
+        )
+        .self_compose(steps)
+        .get_epsilon_for_delta(1e-5)
+        for pessimistic in (True, False)
+    ]
     lower, upper = DPSGD(dataset_size=60_000, batch_size=256, steps=steps, noise_multiplier=z).epsilon(
-        1e-5, bound="both")
+        1e-5, bound="both"
+    )
     assert lower <= theirs[0] and upper >= theirs[1]
     assert abs(upper - theirs[0]) < 1e-2
 
 
-@pytest.mark.parametrize("parameter, given", [
-    ("noise_multiplier", dict(batch_size=256, epochs=20)),
-    ("epochs", dict(batch_size=256, noise_multiplier=1.1)),
-    ("batch_size", dict(epochs=20, noise_multiplier=1.1)),
-])
+@pytest.mark.parametrize(
+    "parameter, given",
+    [
+        ("noise_multiplier", dict(batch_size=256, epochs=20)),
+        ("epochs", dict(batch_size=256, noise_multiplier=1.1)),
+        ("batch_size", dict(epochs=20, noise_multiplier=1.1)),
+    ],
+)
 def test_calibration_meets_target_and_one_step_more_does_not(parameter, given):
     target = dict(epsilon=2.0, delta=1e-5)
     value = calibrate("dp_sgd", parameter, dataset_size=60_000, **target, **given)
@@ -71,16 +81,19 @@ def test_calibration_meets_target_and_one_step_more_does_not(parameter, given):
     assert DPSGD(dataset_size=60_000, **given, **{parameter: past}).epsilon(1e-5) > 2.0
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(epochs=1, steps=10), "exactly one of epochs and steps"),
-    (dict(), "exactly one of epochs and steps"),
-    (dict(epochs=0), "epochs must be finite and > 0"),
-    (dict(steps=2.5), "steps must be an integer >= 1"),
-    (dict(steps=10, batch_size=70_000), "batch_size must be <= dataset_size"),
-    (dict(steps=10, batch_size=0), "batch_size must be an integer >= 1"),
-    (dict(steps=10, sampling="shuffle"), 'sampling must be "poisson" or "fixed_size"'),
-    (dict(steps=10, noise_multiplier=-1.0), "noise_multiplier must be finite and > 0"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(epochs=1, steps=10), "exactly one of epochs and steps"),
+        (dict(), "exactly one of epochs and steps"),
+        (dict(epochs=0), "epochs must be finite and > 0"),
+        (dict(steps=2.5), "steps must be an integer >= 1"),
+        (dict(steps=10, batch_size=70_000), "batch_size must be <= dataset_size"),
+        (dict(steps=10, batch_size=0), "batch_size must be an integer >= 1"),
+        (dict(steps=10, sampling="shuffle"), 'sampling must be "poisson" or "fixed_size"'),
+        (dict(steps=10, noise_multiplier=-1.0), "noise_multiplier must be finite and > 0"),
+    ],
+)
 def test_refusals_name_the_argument(kwargs, message):
     args = dict(dataset_size=60_000, batch_size=256, noise_multiplier=1.1) | kwargs
     with pytest.raises(ValueError, match=message):
@@ -99,24 +112,78 @@ def test_cli_training_flags(capsys):
     # calibration defaults to the noise multiplier; epochs come back whole
     assert main(["calibrate", *flags[:6], "--epsilon", "3", "--delta", "1e-5"]) == 0
     assert "noise_multiplier" in capsys.readouterr().out
-    assert main(["calibrate", "--parameter", "epochs", *flags[:4], "--noise-multiplier", "1.1",
-                 "--epsilon", "3", "--delta", "1e-5"]) == 0
+    assert (
+        main(
+            [
+                "calibrate",
+                "--parameter",
+                "epochs",
+                *flags[:4],
+                "--noise-multiplier",
+                "1.1",
+                "--epsilon",
+                "3",
+                "--delta",
+                "1e-5",
+            ]
+        )
+        == 0
+    )
     assert "epochs" in capsys.readouterr().out
-    assert main(["epsilon", "--total-clients", "3400", "--clients-per-round", "100", "--rounds", "100",
-                 "--noise-multiplier", "1.0", "--delta", "1e-5"]) == 0
+    assert (
+        main(
+            [
+                "epsilon",
+                "--total-clients",
+                "3400",
+                "--clients-per-round",
+                "100",
+                "--rounds",
+                "100",
+                "--noise-multiplier",
+                "1.0",
+                "--delta",
+                "1e-5",
+            ]
+        )
+        == 0
+    )
     fl = DPFedAvg(total_clients=3400, clients_per_round=100, rounds=100, noise_multiplier=1.0).epsilon(1e-5)
     assert f"{fl:.6g}"[:6] in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["epsilon", "--dataset-size", "100", "--total-clients", "10", "--delta", "1e-5"], "not both"),
-    (["epsilon", "--sampling", "fixed_size", "-a", "gaussian", "-p", "sigma=1", "--delta", "1e-5"],
-     "--sampling goes with"),
-    (["epsilon", "-a", "gaussian", "--dataset-size", "100", "--batch-size", "10", "--steps", "5",
-      "--noise-multiplier", "1", "--delta", "1e-5"], "drop -a gaussian"),
-    (["epsilon", "--dataset-size", "100", "--batch-size", "10", "--noise-multiplier", "1", "--delta", "1e-5"],
-     "exactly one of --epochs and --steps"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["epsilon", "--dataset-size", "100", "--total-clients", "10", "--delta", "1e-5"], "not both"),
+        (
+            ["epsilon", "--sampling", "fixed_size", "-a", "gaussian", "-p", "sigma=1", "--delta", "1e-5"],
+            "--sampling goes with",
+        ),
+        (
+            [
+                "epsilon",
+                "-a",
+                "gaussian",
+                "--dataset-size",
+                "100",
+                "--batch-size",
+                "10",
+                "--steps",
+                "5",
+                "--noise-multiplier",
+                "1",
+                "--delta",
+                "1e-5",
+            ],
+            "drop -a gaussian",
+        ),
+        (
+            ["epsilon", "--dataset-size", "100", "--batch-size", "10", "--noise-multiplier", "1", "--delta", "1e-5"],
+            "exactly one of --epochs and --steps",
+        ),
+    ],
+)
 def test_cli_training_flag_errors(argv, message, capsys):
     from hockeystick.cli import main
 

@@ -18,24 +18,38 @@ STUB = ROOT / "python" / "hockeystick" / "_core.pyi"
 # the modules a user imports: the top level and its numerics, the Accountant protocol, the DP-SGD /
 # DP-FedAvg vocabulary, calibrate, the registry, and every module of the families of accountants and
 # their adapters (pyproject.toml's strict override names the same)
-STRICT_MODULES = ["hockeystick", "hockeystick._elementwise", "hockeystick._validation", "hockeystick.accountant",
-                  "hockeystick.calibrate", "hockeystick.certified_theta", "hockeystick.gaussian",
-                  "hockeystick.gaussian_mechanism", "hockeystick.hockey_stick", "hockeystick.progress",
-                  "hockeystick.registry", "hockeystick.training"]
+STRICT_MODULES = [
+    "hockeystick",
+    "hockeystick._elementwise",
+    "hockeystick._validation",
+    "hockeystick.accountant",
+    "hockeystick.calibrate",
+    "hockeystick.certified_theta",
+    "hockeystick.gaussian",
+    "hockeystick.gaussian_mechanism",
+    "hockeystick.hockey_stick",
+    "hockeystick.progress",
+    "hockeystick.registry",
+    "hockeystick.training",
+]
 STRICT_PACKAGES = ["contraction", "fdp", "interop", "isrl", "leakage", "pld", "rdp"]
 
 pytest.importorskip("mypy")
 
 
 def _mypy(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mypy", "--no-incremental", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=900)
+    return subprocess.run(
+        [sys.executable, "-m", "mypy", "--no-incremental", *args], cwd=ROOT, capture_output=True, text=True, timeout=900
+    )
 
 
 def test_the_stub_declares_every_compiled_name():
     text = STUB.read_text()
-    missing = [n for n in dir(core) if not n.startswith("__")
-               and f"def {n}(" not in text and f"class {n}" not in text and f"{n}:" not in text]
+    missing = [
+        n
+        for n in dir(core)
+        if not n.startswith("__") and f"def {n}(" not in text and f"class {n}" not in text and f"{n}:" not in text
+    ]
     assert not missing, f"add these bindings to python/hockeystick/_core.pyi: {missing}"
 
 
@@ -66,12 +80,19 @@ def test_the_public_modules_are_checked_strictly(monkeypatch: pytest.MonkeyPatch
     flags = _strict_flags()
     assert "disallow_untyped_defs" in flags and "warn_return_any" in flags, flags
     monkeypatch.chdir(ROOT)
-    _, options = process_options(["-c", "pass"])   # the repository's configuration
-    modules = STRICT_MODULES + [f"hockeystick.{package}.{m.name}" for package in STRICT_PACKAGES
-                                for m in pkgutil.iter_modules([str(ROOT / "python" / "hockeystick" / package)])]
+    _, options = process_options(["-c", "pass"])  # the repository's configuration
+    modules = STRICT_MODULES + [
+        f"hockeystick.{package}.{m.name}"
+        for package in STRICT_PACKAGES
+        for m in pkgutil.iter_modules([str(ROOT / "python" / "hockeystick" / package)])
+    ]
     modules += [f"hockeystick.{package}" for package in STRICT_PACKAGES]
-    lax = {m: sorted(f for f, v in flags.items() if f in PER_MODULE_OPTIONS
-                     and getattr(options.clone_for_module(m), f) != v) for m in modules}
+    lax = {
+        m: sorted(
+            f for f, v in flags.items() if f in PER_MODULE_OPTIONS and getattr(options.clone_for_module(m), f) != v
+        )
+        for m in modules
+    }
     assert not {m: f for m, f in lax.items() if f}, "set these in pyproject.toml's strict override"
     assert all(getattr(options, f) == v for f, v in flags.items() if f not in PER_MODULE_OPTIONS), flags
     assert not options.clone_for_module("hockeystick.pld.accountant").ignore_errors
@@ -86,8 +107,9 @@ def test_the_readme_examples_pass_mypy_strict():
 
 @pytest.mark.slow
 def test_the_readme_examples_run():
-    result = subprocess.run([sys.executable, "tests/typing/readme_examples.py"], cwd=ROOT, capture_output=True,
-                            text=True, timeout=600)
+    result = subprocess.run(
+        [sys.executable, "tests/typing/readme_examples.py"], cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
     assert result.returncode == 0, result.stderr
 
 

@@ -24,17 +24,23 @@ __version__ = "0.1.0"
 # without numpy or the compiled core.  The top-level functions come from their modules on first use
 # (PEP 562), and so does every submodule (``hockeystick.pld``, ``hockeystick.theta`` ...).
 _FUNCTIONS = {
-    "gaussian_tail": "gaussian", "gaussian_tail_inverse": "gaussian", "log_gaussian_tail": "gaussian",
+    "gaussian_tail": "gaussian",
+    "gaussian_tail_inverse": "gaussian",
+    "log_gaussian_tail": "gaussian",
     "mills_ratio": "gaussian",
-    "laplace_hockey_stick": "hockey_stick", "log_theta": "hockey_stick", "theta": "hockey_stick",
-    "theta_depsilon": "hockey_stick", "theta_epsilon": "hockey_stick", "theta_radius": "hockey_stick",
+    "laplace_hockey_stick": "hockey_stick",
+    "log_theta": "hockey_stick",
+    "theta": "hockey_stick",
+    "theta_depsilon": "hockey_stick",
+    "theta_epsilon": "hockey_stick",
+    "theta_radius": "hockey_stick",
 }
 
 
 def __getattr__(name: str) -> Any:
     if name in _FUNCTIONS:
         value = getattr(importlib.import_module(f".{_FUNCTIONS[name]}", __name__), name)
-        globals()[name] = value     # later lookups find it without coming here
+        globals()[name] = value  # later lookups find it without coming here
         return value
     if not name.startswith("__") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
         return importlib.import_module(f".{name}", __name__)

@@ -37,8 +37,10 @@ def broadcast_shape(**named: ArrayLike) -> tuple[list[np.ndarray], tuple[int, ..
         shape = np.broadcast_shapes(*(a.shape for a in arrays))
     except ValueError:
         shapes = ", ".join(f"{k} {a.shape}" for k, a in zip(named, arrays))
-        raise ValueError(f"shapes do not broadcast together: {shapes}; "
-                         "give arrays of equal shape, scalars, or shapes numpy can broadcast") from None
+        raise ValueError(
+            f"shapes do not broadcast together: {shapes}; "
+            "give arrays of equal shape, scalars, or shapes numpy can broadcast"
+        ) from None
     return arrays, shape, all(a.ndim == 0 for a in arrays)
 
 
@@ -46,8 +48,10 @@ def broadcast_float_arrays(**named: ArrayLike) -> tuple[list[np.ndarray], tuple[
     """Broadcast named inputs; return contiguous arrays, their shape, and whether all were scalars."""
     arrays, shape, scalar = broadcast_shape(**named)
     # np.ascontiguousarray would turn 0-d into 1-d; copy only what is not already C-contiguous.
-    out = [a if a.shape == shape and a.flags.c_contiguous else np.array(np.broadcast_to(a, shape), order="C")
-           for a in arrays]
+    out = [
+        a if a.shape == shape and a.flags.c_contiguous else np.array(np.broadcast_to(a, shape), order="C")
+        for a in arrays
+    ]
     return out, shape, scalar
 
 

@@ -18,10 +18,15 @@ __all__ = ["EXTRAS", "MissingExtraError", "extra_of", "install_command", "requir
 # and parquet (pyarrow and pandas, the tables) is named otherwise.
 EXTRAS: dict[str, str] = {
     "matplotlib": "plot",
-    "numba": "simulate", "sklearn": "simulate",
-    "dask": "dask", "distributed": "dask",
-    "pyarrow": "parquet", "pandas": "parquet",
-    "xarray": "xarray", "netCDF4": "xarray", "zarr": "xarray",
+    "numba": "simulate",
+    "sklearn": "simulate",
+    "dask": "dask",
+    "distributed": "dask",
+    "pyarrow": "parquet",
+    "pandas": "parquet",
+    "xarray": "xarray",
+    "netCDF4": "xarray",
+    "zarr": "xarray",
 }
 
 

@@ -116,8 +116,10 @@ def _first(arr: np.ndarray, bad: np.ndarray) -> str:
 
 
 def _kind_error(value: Any, name: str, what: str) -> ParameterTypeError:
-    return ParameterTypeError(f"{name} must be {what}, got {describe(value)} ({type(value).__name__}); "
-                              "pass a number (int or float) or a numpy array of them")
+    return ParameterTypeError(
+        f"{name} must be {what}, got {describe(value)} ({type(value).__name__}); "
+        "pass a number (int or float) or a numpy array of them"
+    )
 
 
 def as_real_array(value: npt.ArrayLike, name: str) -> np.ndarray:
@@ -192,7 +194,7 @@ def positive_integer(value: npt.ArrayLike, name: str, *, maximum: float | None =
     return arr
 
 
-MAX_EXACT_INTEGER = 2.0 ** 53  # above, doubles are no longer consecutive integers
+MAX_EXACT_INTEGER = 2.0**53  # above, doubles are no longer consecutive integers
 
 
 def nonnegative_integer(value: npt.ArrayLike, name: str) -> np.ndarray:
@@ -201,8 +203,9 @@ def nonnegative_integer(value: npt.ArrayLike, name: str) -> np.ndarray:
     return _require(arr, name, (arr >= 0) & (arr == np.floor(arr)) & np.isfinite(arr), "an integer >= 0")
 
 
-def in_interval(value: npt.ArrayLike, name: str, low: float, high: float, *,
-                open_low: bool, open_high: bool) -> np.ndarray:
+def in_interval(
+    value: npt.ArrayLike, name: str, low: float, high: float, *, open_low: bool, open_high: bool
+) -> np.ndarray:
     """low <= value <= high, with either end excluded on request (NaN refused)."""
     arr = real(value, name)
     ok = (arr > low if open_low else arr >= low) & (arr < high if open_high else arr <= high)
@@ -229,12 +232,14 @@ def single(value: Any, name: str) -> float:
     """One real number (NaN and +-inf pass: the caller's rule decides), for an argument that sets one
     mechanism or one query; an array (other than a 0-d one) or a list is a ``ParameterTypeError``
     naming ``name``, as strings, booleans and None are (``as_real_array``)."""
-    if type(value) is float:   # the common case, without numpy's per-call cost
+    if type(value) is float:  # the common case, without numpy's per-call cost
         return value
     arr = as_real_array(value, name)
     if arr.ndim != 0:
-        raise ParameterTypeError(f"{name} must be a single number, got {describe(value)}; pass one number "
-                                 "(the accountant classes take arrays and broadcast them)")
+        raise ParameterTypeError(
+            f"{name} must be a single number, got {describe(value)}; pass one number "
+            "(the accountant classes take arrays and broadcast them)"
+        )
     return float(arr)
 
 
@@ -278,11 +283,13 @@ def threads(value: Any) -> int:
     if value is None:
         return 0
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ParameterTypeError(f"threads must be a positive integer or None, got {describe(value)} "
-                                 f"({type(value).__name__})")
+        raise ParameterTypeError(
+            f"threads must be a positive integer or None, got {describe(value)} ({type(value).__name__})"
+        )
     if value < 1:
-        raise ValueError(f"threads must be a positive integer or None, got {describe(value)}; "
-                         "use None for all cores on large inputs")
+        raise ValueError(
+            f"threads must be a positive integer or None, got {describe(value)}; use None for all cores on large inputs"
+        )
     return int(value)
 
 
@@ -292,18 +299,20 @@ def workers(value: Any) -> int:
     default, every such core but at most ``OMP_NUM_THREADS`` where that is set to a positive integer
     (as Dask's nannies set it to 1, so that a worker process does not oversubscribe its machine)."""
     if value is not None and (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer))):
-        raise ParameterTypeError(f"workers must be a nonzero integer or None, got {describe(value)} "
-                                 f"({type(value).__name__})")
+        raise ParameterTypeError(
+            f"workers must be a nonzero integer or None, got {describe(value)} ({type(value).__name__})"
+        )
     try:
         cores = max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:   # not on every platform
+    except AttributeError:  # not on every platform
         cores = max(1, os.cpu_count() or 1)
     if value is None:
         limit = os.environ.get("OMP_NUM_THREADS", "")
         return min(cores, int(limit)) if limit.isdigit() and int(limit) > 0 else cores
     if value == 0:
-        raise ValueError("workers must be a nonzero integer or None, got 0; use None or -1 for every core, "
-                         "1 for this thread only")
+        raise ValueError(
+            "workers must be a nonzero integer or None, got 0; use None or -1 for every core, 1 for this thread only"
+        )
     return int(value) if value > 0 else max(1, cores + 1 + int(value))
 
 
@@ -326,8 +335,10 @@ def bound_side(bound: Any) -> str:
 def upper_only(bound: Any, owner: str) -> None:
     """Refuse bound="lower" / "both" for an accountant whose theorem gives an upper bound only."""
     if bound_side(bound) != "upper":
-        raise ValueError(f'bound must be "upper" for {owner}, got {describe(bound)}: its theorem certifies '
-                         'an upper bound only (no lower bound is known)')
+        raise ValueError(
+            f'bound must be "upper" for {owner}, got {describe(bound)}: its theorem certifies '
+            "an upper bound only (no lower bound is known)"
+        )
 
 
 _V = TypeVar("_V")
@@ -354,8 +365,10 @@ def broadcastable(**named: npt.ArrayLike | None) -> None:
         np.broadcast_shapes(*given.values())
     except ValueError:
         shapes = ", ".join(f"{k} {s}" for k, s in given.items())
-        raise ValueError(f"parameter shapes do not broadcast together: {shapes}; "
-                         "give arrays of equal shape, scalars, or shapes numpy can broadcast") from None
+        raise ValueError(
+            f"parameter shapes do not broadcast together: {shapes}; "
+            "give arrays of equal shape, scalars, or shapes numpy can broadcast"
+        ) from None
 
 
 def broadcast(**named: np.ndarray) -> dict[str, np.ndarray]:
@@ -383,17 +396,26 @@ def renamed_keywords(**old_to_new: str) -> Callable[[_F], _F]:
     ``n``: a call with ``dataset_size=`` warns and passes it as ``n``; giving both is a TypeError.
     The wrapped signature (``inspect.signature``) is the new one.
     """
+
     def decorate(function: _F) -> _F:
         @functools.wraps(function)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             for old, new in old_to_new.items():
                 if old in kwargs:
                     if new in kwargs:
-                        raise TypeError(f"{function.__qualname__}() got both {new!r} and its deprecated name {old!r}; "
-                                        f"give only {new!r}")
-                    warnings.warn(f"{function.__qualname__}: the keyword {old!r} is deprecated and will be removed "
-                                  f"in the next release; use {new!r}", DeprecationWarning, stacklevel=2)
+                        raise TypeError(
+                            f"{function.__qualname__}() got both {new!r} and its deprecated name {old!r}; "
+                            f"give only {new!r}"
+                        )
+                    warnings.warn(
+                        f"{function.__qualname__}: the keyword {old!r} is deprecated and will be removed "
+                        f"in the next release; use {new!r}",
+                        DeprecationWarning,
+                        stacklevel=2,
+                    )
                     kwargs[new] = kwargs.pop(old)
             return function(*args, **kwargs)
+
         return wrapper  # type: ignore[return-value]
+
     return decorate

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal, Protocol, Union, runtime_checkable
 
-if TYPE_CHECKING:   # the command line's parser reads BOUND_SIDES without importing numpy
+if TYPE_CHECKING:  # the command line's parser reads BOUND_SIDES without importing numpy
     import numpy as np
 
 __all__ = ["Accountant", "Bound", "BOUND_SIDES", "BoundResult", "UPPER_ONLY"]

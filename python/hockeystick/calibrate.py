@@ -61,23 +61,33 @@ from .registry import AccountantEntry, Calibratable
 
 __all__ = ["calibrate"]
 
-_STEP = 4.0                 # first bracketing factor; it is squared after every step (4, 16, 256, ...)
-_NEAR_STEP = 1.2            # ... from an accountant's own estimate (1.2, 1.44, 2.07, 4.3, ...)
-_SPAN = 1e300               # how far (as a ratio) the bracket may move from the start before giving up
-_INTEGER_SPAN = 2.0 ** 52   # ... for integer parameters (exact in double precision)
+_STEP = 4.0  # first bracketing factor; it is squared after every step (4, 16, 256, ...)
+_NEAR_STEP = 1.2  # ... from an accountant's own estimate (1.2, 1.44, 2.07, 4.3, ...)
+_SPAN = 1e300  # how far (as a ratio) the bracket may move from the start before giving up
+_INTEGER_SPAN = 2.0**52  # ... for integer parameters (exact in double precision)
 _SMALLEST = np.nextafter(0.0, 1.0)
-_COARSE_RTOL = 1e-5         # how closely a coarse grid is solved (relative; calibration_grids)
-_OVERSHOOT = 1.2            # a first step from a measured slope: 1.2 Newton steps (see _newton_step)
-_NOISE_BAND = 1e-8          # _settle steps across once the secant root is within this (or rtol) of its probe
-_WALK = 4                   # ... by 0.99 rtol this many times, then once past the secant root
-_BLOCKS = 16                # targets are solved in this many interleaved blocks (fewer if fewer targets)
-_SCREEN_MARGIN = 1e-3       # a screen below an extrapolated start (log x; its error was <= 1.1e-4 on G2)
-_SCREENS = 2                # screens per target and search at most (_Directions)
+_COARSE_RTOL = 1e-5  # how closely a coarse grid is solved (relative; calibration_grids)
+_OVERSHOOT = 1.2  # a first step from a measured slope: 1.2 Newton steps (see _newton_step)
+_NOISE_BAND = 1e-8  # _settle steps across once the secant root is within this (or rtol) of its probe
+_WALK = 4  # ... by 0.99 rtol this many times, then once past the secant root
+_BLOCKS = 16  # targets are solved in this many interleaved blocks (fewer if fewer targets)
+_SCREEN_MARGIN = 1e-3  # a screen below an extrapolated start (log x; its error was <= 1.1e-4 on G2)
+_SCREENS = 2  # screens per target and search at most (_Directions)
 
 
-def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: ArrayLike, delta: ArrayLike,
-              rtol: float = 1e-10, start: float | None = None, bound: Bound = "upper",
-              progress: bool = False, workers: int | None = None, **params: ArrayLike) -> Any:
+def calibrate(
+    accountant: str | AccountantEntry,
+    parameter: str,
+    *,
+    epsilon: ArrayLike,
+    delta: ArrayLike,
+    rtol: float = 1e-10,
+    start: float | None = None,
+    bound: Bound = "upper",
+    progress: bool = False,
+    workers: int | None = None,
+    **params: ArrayLike,
+) -> Any:
     """The smallest (or largest) ``parameter`` keeping ``accountant`` within (epsilon, delta).
 
     Parameters
@@ -119,17 +129,32 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
     large), and ``inf`` when there is no cap and no value breaks it.
     """
     if not isinstance(accountant, (str, AccountantEntry)):
-        raise _validation.ParameterTypeError(f"accountant must be a registered name (see hockeystick.registry.names()) "
-                                             f"or an AccountantEntry, got {_validation.describe(accountant)} "
-                                             f"({type(accountant).__name__})")
+        raise _validation.ParameterTypeError(
+            f"accountant must be a registered name (see hockeystick.registry.names()) "
+            f"or an AccountantEntry, got {_validation.describe(accountant)} "
+            f"({type(accountant).__name__})"
+        )
     entry = registry.get(accountant) if isinstance(accountant, str) else accountant
     spec = _spec(entry, parameter, params)
     if start is not None:
         start = float(_validation.positive(_validation.single(start, "start"), "start"))
     side = bound_side(bound)
     if side == "both":
-        return tuple(calibrate(entry, parameter, epsilon=epsilon, delta=delta, rtol=rtol, start=start, bound=s,
-                               progress=progress, workers=workers, **params) for s in ("lower", "upper"))
+        return tuple(
+            calibrate(
+                entry,
+                parameter,
+                epsilon=epsilon,
+                delta=delta,
+                rtol=rtol,
+                start=start,
+                bound=s,
+                progress=progress,
+                workers=workers,
+                **params,
+            )
+            for s in ("lower", "upper")
+        )
     rtol = float(in_interval(rtol, "rtol", 0.0, 1.0, open_low=True, open_high=True))
     named = {k: as_real_array(v, k) for k, v in dict(epsilon=epsilon, delta=delta, **params).items()}
     epsilon_values(named["epsilon"])
@@ -143,8 +168,9 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
     # parameters given as scalars stay scalars (some accountants take scalar-only options)
     eps = np.broadcast_to(named.pop("epsilon"), shape).ravel()
     dlt = np.broadcast_to(named.pop("delta"), shape).ravel()
-    flat: dict[str, float | np.ndarray] = {k: float(a) if a.ndim == 0 else np.broadcast_to(a, shape).ravel()
-                                           for k, a in named.items()}
+    flat: dict[str, float | np.ndarray] = {
+        k: float(a) if a.ndim == 0 else np.broadcast_to(a, shape).ravel() for k, a in named.items()
+    }
     if not isinstance(progress, bool):
         raise TypeError(f"progress must be True or False, got {progress!r}")
     threads = _validation.workers(workers)
@@ -177,10 +203,11 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
             if evaluator is not None:
                 made.directions = _Directions(evaluator, made, np.log(step))
             return made
+
         x, slope = _from_coarse_grids(problem, ladder, first[block])
         fine = problem({})
         fine.slope = slope
-        if slope is not None and fine.directions is not None:   # started from an extrapolation: within ~1e-4
+        if slope is not None and fine.directions is not None:  # started from an extrapolation: within ~1e-4
             fine.directions.margin = np.full(block.size, _SCREEN_MARGIN)
         return fine.solve(x, rtol)
 
@@ -205,9 +232,9 @@ def calibrate(accountant: str | AccountantEntry, parameter: str, *, epsilon: Arr
     return float(result) if scalar else result
 
 
-def _from_coarse_grids(problem: Callable[[dict[str, float]], _Problem],
-                       ladder: list[tuple[float, dict[str, float]]], start: np.ndarray
-                       ) -> tuple[np.ndarray, np.ndarray | None]:
+def _from_coarse_grids(
+    problem: Callable[[dict[str, float]], _Problem], ladder: list[tuple[float, dict[str, float]]], start: np.ndarray
+) -> tuple[np.ndarray, np.ndarray | None]:
     """Where the search on the requested grid starts, and the slope of its log excess there.
 
     ``ladder`` (the accountant's ``calibration_grids``): coarse grids h_1 > h_2 > ... and the
@@ -227,7 +254,7 @@ def _from_coarse_grids(problem: Callable[[dict[str, float]], _Problem],
             level = problem(overrides)
             level.slope, level.integer_rtol = slope, _COARSE_RTOL
             x = level.solve(x, _COARSE_RTOL)
-            with np.errstate(divide="ignore"):   # a lower side of 0 (no sigma certain): not extrapolated
+            with np.errstate(divide="ignore"):  # a lower side of 0 (no sigma certain): not extrapolated
                 logs.append(np.log(x))
             slope = level.measured_slope
     except ValueError:
@@ -242,21 +269,27 @@ def _from_coarse_grids(problem: Callable[[dict[str, float]], _Problem],
 
 def _spec(entry: AccountantEntry, parameter: str, params: dict[str, Any]) -> Calibratable:
     if not isinstance(parameter, str):
-        raise _validation.ParameterTypeError(f"parameter must be the name of a calibratable parameter of "
-                                             f"{entry.name!r} ({', '.join(sorted(entry.calibratable)) or 'none'}), "
-                                             f"got {_validation.describe(parameter)} ({type(parameter).__name__})")
+        raise _validation.ParameterTypeError(
+            f"parameter must be the name of a calibratable parameter of "
+            f"{entry.name!r} ({', '.join(sorted(entry.calibratable)) or 'none'}), "
+            f"got {_validation.describe(parameter)} ({type(parameter).__name__})"
+        )
     if parameter not in entry.calibratable:
         can = ", ".join(sorted(entry.calibratable)) or "none"
         close = difflib.get_close_matches(str(parameter), sorted(entry.calibratable), n=1, cutoff=0.6)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise ValueError(f"accountant {entry.name!r} cannot calibrate {parameter!r}{hint}; parameter must be one of "
-                         f"the calibratable: {can}")
+        raise ValueError(
+            f"accountant {entry.name!r} cannot calibrate {parameter!r}{hint}; parameter must be one of "
+            f"the calibratable: {can}"
+        )
     if parameter in params:
         raise ValueError(f"{parameter!r} is the calibrated parameter: do not also give it a value")
     unknown = sorted(set(params) - set(entry.parameters))
     if unknown:
-        raise ValueError(f"accountant {entry.name!r} takes no parameter {', '.join(map(repr, unknown))}; "
-                         f"its parameters: {', '.join(entry.parameters)}")
+        raise ValueError(
+            f"accountant {entry.name!r} takes no parameter {', '.join(map(repr, unknown))}; "
+            f"its parameters: {', '.join(entry.parameters)}"
+        )
     missing = sorted(set(entry.required) - set(params) - {parameter})
     if missing:
         raise ValueError(f"accountant {entry.name!r} needs {', '.join(map(repr, missing))}")
@@ -286,7 +319,7 @@ class _Bar:
         self.enabled, self.desc = enabled, f"calibrate {name} {parameter}"
         self.bar: Any = None
         self.lock = threading.Lock()
-        self.open: dict[int, int] = {}   # per thread, the targets its current call evaluates
+        self.open: dict[int, int] = {}  # per thread, the targets its current call evaluates
 
     def __enter__(self) -> _Bar:
         if self.enabled:
@@ -314,6 +347,7 @@ class _Bar:
             moved[0] += step
             with self.lock:
                 self.bar.update(step)
+
         with progress_hook.reporting(advance):
             out = call()
         with self.lock:
@@ -350,8 +384,8 @@ class _Directions:
         n = problem.eps.size
         self.evaluator, self.problem = evaluator, problem
         self.margin = np.broadcast_to(np.asarray(margin, dtype=float), (n,)).copy()
-        self.at = np.full(n, np.nan)        # per target, its screen's value x_s (nan: none yet)
-        self.bound = np.full(n, np.inf)     # ... and the others' certified upper delta there
+        self.at = np.full(n, np.nan)  # per target, its screen's value x_s (nan: none yet)
+        self.bound = np.full(n, np.inf)  # ... and the others' certified upper delta there
         self.made = np.zeros(n, dtype=int)  # screens made so far
 
     def delta(self, x: np.ndarray, idx: np.ndarray) -> np.ndarray:
@@ -361,7 +395,7 @@ class _Directions:
         eps, target = pb.eps[idx], pb.dlt[idx]
         lead = np.asarray(self.evaluator.leading(self._params(x, idx), eps, threads), dtype=float)
         out = lead.copy()
-        need = np.flatnonzero(lead <= target)     # feasible if the others allow it
+        need = np.flatnonzero(lead <= target)  # feasible if the others allow it
         if not need.size:
             return out
         covered = self._covered(x[need], idx[need])
@@ -380,8 +414,9 @@ class _Directions:
         out[cov] = np.maximum(lead[cov], self.bound[idx[cov]])
         rest = need[~covered]
         if rest.size:
-            out[rest] = np.maximum(lead[rest], self.evaluator.others(self._params(x[rest], idx[rest]), pb.eps[idx[rest]],
-                                                                     threads))
+            out[rest] = np.maximum(
+                lead[rest], self.evaluator.others(self._params(x[rest], idx[rest]), pb.eps[idx[rest]], threads)
+            )
         return out
 
     def _params(self, x: np.ndarray, idx: np.ndarray) -> dict[str, Any]:
@@ -408,16 +443,23 @@ class _Problem:
     """Vectorized bracketing + refinement state for one calibration call."""
 
     bar: _Bar = _Bar(False, "", "")
-    step: float | np.ndarray = _STEP   # the first bracketing factor (one, or one per target)
-    slope: np.ndarray | None = None    # per target, d log excess / d log x near the start (a coarser grid's)
-    measured_slope: np.ndarray         # ... and as this search's bracket measured it
-    integer_rtol: float = 0.0          # an integer search stops at this relative width (0: adjacent integers)
-    inner_workers: int | None = None   # the accountant's own ``workers`` (where it takes them; None: its default)
-    directions: _Directions | None = None   # the upper side direction by direction (calibration_directions)
+    step: float | np.ndarray = _STEP  # the first bracketing factor (one, or one per target)
+    slope: np.ndarray | None = None  # per target, d log excess / d log x near the start (a coarser grid's)
+    measured_slope: np.ndarray  # ... and as this search's bracket measured it
+    integer_rtol: float = 0.0  # an integer search stops at this relative width (0: adjacent integers)
+    inner_workers: int | None = None  # the accountant's own ``workers`` (where it takes them; None: its default)
+    directions: _Directions | None = None  # the upper side direction by direction (calibration_directions)
 
-    def __init__(self, entry: AccountantEntry, parameter: str, spec: Calibratable,
-                 eps: np.ndarray, dlt: np.ndarray, params: dict[str, float | np.ndarray],
-                 side: str = "upper") -> None:
+    def __init__(
+        self,
+        entry: AccountantEntry,
+        parameter: str,
+        spec: Calibratable,
+        eps: np.ndarray,
+        dlt: np.ndarray,
+        params: dict[str, float | np.ndarray],
+        side: str = "upper",
+    ) -> None:
         self.entry, self.parameter, self.spec = entry, parameter, spec
         self.eps, self.dlt, self.params, self.side = eps, dlt, params, side
         # "up" is the direction in which the bound meets the target more easily.
@@ -433,10 +475,15 @@ class _Problem:
 
         # the upper side is every accountant's default (and all a minimal accountant knows)
         def bound_at() -> Any:
-            built = self.entry.build(**sub) if self.inner_workers is None else self.entry.factory(
-                **{k: v for k, v in sub.items() if k in self.entry.parameters}, workers=self.inner_workers)
-            return (built.delta(self.eps[idx]) if self.side == "upper"
-                    else built.delta(self.eps[idx], bound=self.side))
+            built = (
+                self.entry.build(**sub)
+                if self.inner_workers is None
+                else self.entry.factory(
+                    **{k: v for k, v in sub.items() if k in self.entry.parameters}, workers=self.inner_workers
+                )
+            )
+            return built.delta(self.eps[idx]) if self.side == "upper" else built.delta(self.eps[idx], bound=self.side)
+
         return self._excess(self.bar.evaluate(bound_at, idx.size), idx)
 
     def _excess(self, delta: Any, idx: np.ndarray) -> np.ndarray:
@@ -454,10 +501,10 @@ class _Problem:
         n = self.eps.size
         self.lower, self.upper = _search_range(self.spec, self.params, n)
         x0 = np.clip(np.round(start) if self.spec.integer else start, self.lower, self.upper)
-        good = np.full(n, np.nan)   # a value meeting the target
-        bad = np.full(n, np.nan)    # a value failing it (adjacent side)
-        self.bad = bad              # ... read by ``directions`` (where to screen), updated in place
-        fbad = np.full(n, np.nan)   # log excess at ``bad`` (for the unreachable message)
+        good = np.full(n, np.nan)  # a value meeting the target
+        bad = np.full(n, np.nan)  # a value failing it (adjacent side)
+        self.bad = bad  # ... read by ``directions`` (where to screen), updated in place
+        fbad = np.full(n, np.nan)  # log excess at ``bad`` (for the unreachable message)
         self.fgood = np.full(n, np.nan)  # log excess at ``good`` (integer search: interpolation)
         everything = np.arange(n)
         f0, refused = self._hard_side_excess(x0, everything)
@@ -504,8 +551,7 @@ class _Problem:
         known = np.isfinite(jump) & ((self.slope < 0) == self.up)  # delta falls along "up"
         return np.where(known, np.exp(np.minimum(np.where(known, jump, 0.0), np.log(usual))), usual)
 
-    def _bracket(self, good: np.ndarray, bad: np.ndarray, fbad: np.ndarray, result: np.ndarray,
-                 x0: np.ndarray) -> None:
+    def _bracket(self, good: np.ndarray, bad: np.ndarray, fbad: np.ndarray, result: np.ndarray, x0: np.ndarray) -> None:
         """Step geometrically until every point has a feasible and an infeasible value.
 
         A point infeasible even at the easy limit is unreachable (ValueError); a point
@@ -551,7 +597,7 @@ class _Problem:
                     f = self.log_excess(x, idx)
                 else:
                     f, refused = self._hard_side_excess(x, idx)
-                    if refused.any():   # the range ends where the accountant stops computing bounds
+                    if refused.any():  # the range ends where the accountant stops computing bounds
                         result[idx[refused]] = good[idx[refused]]
                         idx, x, factor, f = idx[~refused], x[~refused], factor[~refused], f[~refused]
                 ok = f <= 0
@@ -574,7 +620,7 @@ class _Problem:
         refused = np.zeros(idx.size, dtype=bool)
         for j in range(idx.size):
             try:
-                f[j] = self.log_excess(x[j:j + 1], idx[j:j + 1])[0]
+                f[j] = self.log_excess(x[j : j + 1], idx[j : j + 1])[0]
             except ValueError:
                 refused[j] = True
         return f, refused
@@ -584,7 +630,7 @@ class _Problem:
         it accepts one (where the easy end itself is refused, its error is raised): their values and log excess."""
         xs, fs = x0.copy(), np.empty(idx.size)
         for j in range(idx.size):
-            i = idx[j:j + 1]
+            i = idx[j : j + 1]
             limit = min(float(self.upper[i[0]]), float(x0[j]) * _SPAN) if self.up else float(self.lower[i[0]])
             x, factor = float(x0[j]), 2.0
             while True:
@@ -608,7 +654,8 @@ class _Problem:
         raise ValueError(
             f"target (epsilon={self.eps[i]:g}, delta={self.dlt[i]:g}) is unreachable for {self.entry.name!r}"
             f"{' at ' + where if where else ''}: even {self.parameter}={x[0]:g} gives delta={reached:.3g}; "
-            f"raise epsilon or delta, or change the other parameters")
+            f"raise epsilon or delta, or change the other parameters"
+        )
 
     def _bisect_integers(self, good: np.ndarray, bad: np.ndarray, fbad: np.ndarray, idx: np.ndarray) -> None:
         """Adjacent integers good / bad.  While the two are far apart, each step interpolates the root
@@ -622,16 +669,26 @@ class _Problem:
         last_width = np.full(good.size, np.inf)
         while idx.size:
             g, b = good[idx], bad[idx]
-            done = ((np.abs(b - g) <= np.maximum(1.0, self.integer_rtol * np.minimum(g, b)))
-                    | (np.floor((g + b) / 2) == g) | (np.floor((g + b) / 2) == b))
+            done = (
+                (np.abs(b - g) <= np.maximum(1.0, self.integer_rtol * np.minimum(g, b)))
+                | (np.floor((g + b) / 2) == g)
+                | (np.floor((g + b) / 2) == b)
+            )
             idx, g, b = idx[~done], g[~done], b[~done]
             if not idx.size:
                 break
             fg, fb = self.fgood[idx], fbad[idx]
             lo, hi = np.minimum(g, b), np.maximum(g, b)
             width = np.log(hi) - np.log(np.maximum(lo, 0.5))
-            guided = ((hi < _INTEGER_SPAN) & np.isfinite(fg) & np.isfinite(fb) & (fg < 0) & (fb > 0) & (lo > 0)
-                      & (width <= 0.5 * last_width[idx]))
+            guided = (
+                (hi < _INTEGER_SPAN)
+                & np.isfinite(fg)
+                & np.isfinite(fb)
+                & (fg < 0)
+                & (fb > 0)
+                & (lo > 0)
+                & (width <= 0.5 * last_width[idx])
+            )
             last_width[idx] = width
             mid = np.floor((g + b) / 2)
             probes_x, probes_i = [mid[~guided]], [idx[~guided]]
@@ -677,10 +734,10 @@ class _Problem:
         evaluated, as ``_refine`` keeps them.
         """
         n = good.size
-        latest = np.where(np.abs(self.fgood) <= np.abs(fbad), good, bad)   # the probe to step across from
+        latest = np.where(np.abs(self.fgood) <= np.abs(fbad), good, bad)  # the probe to step across from
         tries = np.zeros(n, dtype=int)
         last_width = np.full(n, np.inf)
-        exhausted = np.zeros(n, dtype=bool)   # no double lies strictly inside the bracket any more
+        exhausted = np.zeros(n, dtype=bool)  # no double lies strictly inside the bracket any more
         while idx.size:
             ug, ub = np.log(good[idx]), np.log(bad[idx])
             width = np.abs(ub - ug)
@@ -696,8 +753,9 @@ class _Problem:
             stalled = width > 0.5 * last_width[idx]
             walk = tries[idx] % (_WALK + 1) < _WALK
             step = np.where(walk, 0.99 * rtol, np.maximum(0.99 * rtol, np.abs(secant - start) + 0.45 * rtol))
-            probe = np.where(across, start + np.sign(other - start) * step,
-                             np.where(stalled & ~across, 0.5 * (ug + ub), secant))
+            probe = np.where(
+                across, start + np.sign(other - start) * step, np.where(stalled & ~across, 0.5 * (ug + ub), secant)
+            )
             lo, hi = np.minimum(ug, ub), np.maximum(ug, ub)
             margin = np.minimum(0.49 * rtol, 0.25 * width)
             probe = np.clip(probe, lo + margin, hi - margin)
@@ -731,8 +789,10 @@ class _Problem:
         lg, lb = np.log(good[idx]), np.log(bad[idx])
         left = lg < lb
         init = (np.where(left, lg, lb), np.where(left, lb, lg))
-        known: list[tuple[np.ndarray, np.ndarray]] = [(init[0], np.where(left, self.fgood[idx], fbad[idx])),
-                 (init[1], np.where(left, fbad[idx], self.fgood[idx]))]
+        known: list[tuple[np.ndarray, np.ndarray]] = [
+            (init[0], np.where(left, self.fgood[idx], fbad[idx])),
+            (init[1], np.where(left, fbad[idx], self.fgood[idx])),
+        ]
 
         def f(u: np.ndarray, where: np.ndarray) -> np.ndarray:
             for k, (ends, values) in enumerate(known):  # an initial end, asked for on every open point
@@ -741,8 +801,9 @@ class _Problem:
                     return values
             return self.log_excess(np.exp(u), where.astype(np.intp))
 
-        res = find_root(f, init, args=(idx.astype(float),),
-                        tolerances=dict(xatol=rtol, xrtol=0.0, fatol=0.0, frtol=0.0))
+        res = find_root(
+            f, init, args=(idx.astype(float),), tolerances=dict(xatol=rtol, xrtol=0.0, fatol=0.0, frtol=0.0)
+        )
         # the final bracket has one feasible end (f < 0) and one infeasible end: keep the feasible one
         (ul, ur), (fl, _) = res.bracket, res.f_bracket
         feasible, infeasible = np.where(fl < 0, ul, ur), np.where(fl < 0, ur, ul)

@@ -46,18 +46,28 @@ import numpy as np
 from . import hockey_stick as _hs
 from ._elementwise import ArrayLike, FloatOrArray
 
-__all__ = ["FLOOR", "RADIUS_ERROR", "RHO", "radius_down", "radius_up", "theta_epsilon_lower", "theta_epsilon_upper",
-           "theta_lower", "theta_radius_lower", "theta_upper"]
+__all__ = [
+    "FLOOR",
+    "RADIUS_ERROR",
+    "RHO",
+    "radius_down",
+    "radius_up",
+    "theta_epsilon_lower",
+    "theta_epsilon_upper",
+    "theta_lower",
+    "theta_radius_lower",
+    "theta_upper",
+]
 
-RHO = 1e-12                 # theta's documented relative error where theta >= FLOOR
-FLOOR = 1e-300              # ... below which that contract bounds nothing: the upper side takes the log form
-TINY = 1e-290               # below this, a lower side is 0 and an inverse checks the log form
-LOG_ERROR = 1e-10           # log_theta's documented absolute error
-RADIUS_ERROR = 1e-15        # relative, for a radius formed by at most four correctly rounded operations
+RHO = 1e-12  # theta's documented relative error where theta >= FLOOR
+FLOOR = 1e-300  # ... below which that contract bounds nothing: the upper side takes the log form
+TINY = 1e-290  # below this, a lower side is 0 and an inverse checks the log form
+LOG_ERROR = 1e-10  # log_theta's documented absolute error
+RADIUS_ERROR = 1e-15  # relative, for a radius formed by at most four correctly rounded operations
 _C_UP = 1.0 + 1.001e-12
 _C_LO = 1.0 - 1.001e-12
 _LOG_MARGIN = LOG_ERROR * 1.01
-_MAX_STEPS = 2200           # doubling ulp steps reach inf (or 0) from any double well within this
+_MAX_STEPS = 2200  # doubling ulp steps reach inf (or 0) from any double well within this
 
 
 def _scalar_or(arr: np.ndarray) -> FloatOrArray:
@@ -84,13 +94,18 @@ def _rounded(r: np.ndarray, eps: np.ndarray, t: np.ndarray, up: bool) -> np.ndar
         rb, eb = np.broadcast_to(r, t.shape)[below], np.broadcast_to(eps, t.shape)[below]
         with np.errstate(under="ignore"):
             logged = np.exp(np.asarray(_hs.log_theta(rb, eb), dtype=np.float64) + _LOG_MARGIN)
-        out[below] = np.where((rb == 0) | np.isinf(eb), 0.0,   # theta = 0 exactly at r = 0 or eps = inf
-                              np.nextafter(logged, np.inf))
+        out[below] = np.where(
+            (rb == 0) | np.isinf(eb),
+            0.0,  # theta = 0 exactly at r = 0 or eps = inf
+            np.nextafter(logged, np.inf),
+        )
     return out
 
 
 def _theta_pair(r: ArrayLike, epsilon: ArrayLike, threads: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    t = np.asarray(_hs.theta(cast(Any, r), cast(Any, epsilon), threads=threads), dtype=np.float64)  # validates, broadcasts
+    t = np.asarray(
+        _hs.theta(cast(Any, r), cast(Any, epsilon), threads=threads), dtype=np.float64
+    )  # validates, broadcasts
     rb, eb = np.broadcast_arrays(np.asarray(r, dtype=np.float64), np.asarray(epsilon, dtype=np.float64))
     return rb, eb, t
 
@@ -136,8 +151,9 @@ def _at_least(r: np.ndarray, eps: np.ndarray, delta: np.ndarray) -> np.ndarray:
     return ok
 
 
-def _step_until(x: np.ndarray, ok: Callable[[np.ndarray, np.ndarray], np.ndarray], direction: float,
-                floor: float) -> np.ndarray:
+def _step_until(
+    x: np.ndarray, ok: Callable[[np.ndarray, np.ndarray], np.ndarray], direction: float, floor: float
+) -> np.ndarray:
     """Move each finite x failing ``ok`` by 1, 2, 4, ... ulps in ``direction`` until ``ok`` holds (or to inf / floor).
 
     ``ok(values, flat_indices)``; an infinite x is left as it is (the inverses return inf only where it is exact).

@@ -56,7 +56,7 @@ class ExampleReport:
     toml_path: Path
     sweep: SweepResult
     calibration: SweepResult
-    sweep_plot: str | None          # None without matplotlib
+    sweep_plot: str | None  # None without matplotlib
     calibration_plot: str | None
 
 
@@ -84,11 +84,14 @@ def run_example(out_dir: Path, *, progress: bool | None = None, overwrite: bool 
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise ValueError(f"cannot write the example into {str(out_dir)!r} ({exc.strerror}); "
-                         "give out_dir a directory you can write to") from None
+        raise ValueError(
+            f"cannot write the example into {str(out_dir)!r} ({exc.strerror}); "
+            "give out_dir a directory you can write to"
+        ) from None
     toml_path = out_dir / "example.toml"
     try:
         import pyarrow  # noqa: F401
+
         result_path = out_dir / "sweep.parquet"
     except ImportError:
         result_path = out_dir / "sweep.npz"
@@ -96,16 +99,20 @@ def run_example(out_dir: Path, *, progress: bool | None = None, overwrite: bool 
     pictures = (out_dir / "delta_epsilon.png", out_dir / "sigma_needed.png")
     existing = [p.name for p in (toml_path, result_path, calibration_path, *pictures) if p.exists()]
     if existing and not overwrite:
-        raise ValueError(f"{str(out_dir)!r} already holds the example's {', '.join(existing)}; pass "
-                         "overwrite=True to replace them, or give another out_dir")
+        raise ValueError(
+            f"{str(out_dir)!r} already holds the example's {', '.join(existing)}; pass "
+            "overwrite=True to replace them, or give another out_dir"
+        )
     grid = Grid.from_dict(tomllib.loads(example_toml()))
     calibration_grid = _calibration_grid(grid)
-    preflight(calibration_grid, calibration_path, overwrite=overwrite)   # fail before the long part
+    preflight(calibration_grid, calibration_path, overwrite=overwrite)  # fail before the long part
     try:
         toml_path.write_text(example_toml())
     except OSError as exc:
-        raise ValueError(f"cannot write the example into {str(out_dir)!r} ({exc.strerror}); "
-                         "give out_dir a directory you can write to") from None
+        raise ValueError(
+            f"cannot write the example into {str(out_dir)!r} ({exc.strerror}); "
+            "give out_dir a directory you can write to"
+        ) from None
     grid, settings = load_toml(toml_path)
     sweep = run_sweep(grid, result_path, progress=progress, overwrite=overwrite, **settings)
     calibration = run_sweep(calibration_grid, calibration_path, progress=False, keep=True, overwrite=overwrite)

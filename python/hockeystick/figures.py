@@ -31,10 +31,14 @@ FIGURE_EPSILONS = np.linspace(0.01, 3.0, 300)
 FL_FIGURE = dict(n=100, sigma=1.5, learning_rate=0.5, lipschitz=1.0, radius=1.0)
 FL_RATES = (0.1, 0.2, 0.3)
 PNSGD_FIGURES = {
-    "002_fig2": (dict(n=40, sigma=2.0, learning_rate=0.5, lipschitz=1.0, smoothness=0.5, strong_convexity=0.0),
-                 (1, 20, 39)),
-    "002_fig3": (dict(n=40, sigma=1.0, learning_rate=0.7, lipschitz=1.0, smoothness=0.5, strong_convexity=0.2),
-                 (20, 30, 39)),
+    "002_fig2": (
+        dict(n=40, sigma=2.0, learning_rate=0.5, lipschitz=1.0, smoothness=0.5, strong_convexity=0.0),
+        (1, 20, 39),
+    ),
+    "002_fig3": (
+        dict(n=40, sigma=1.0, learning_rate=0.7, lipschitz=1.0, smoothness=0.5, strong_convexity=0.2),
+        (20, 30, 39),
+    ),
 }
 PNSGD_DIAMETER = 1.0
 
@@ -60,17 +64,19 @@ def pnsgd_figure_curves(name: str, epsilon: np.ndarray = FIGURE_EPSILONS) -> dic
 
 def figure_curves(epsilon: np.ndarray = FIGURE_EPSILONS) -> dict[str, dict[str, FloatOrArray]]:
     """Every figure's curves: {'000_fig2': {...}, '002_fig2': {...}, '002_fig3': {...}}."""
-    return {"000_fig2": federated_figure_curves(epsilon),
-            **{name: pnsgd_figure_curves(name, epsilon) for name in PNSGD_FIGURES}}
+    return {
+        "000_fig2": federated_figure_curves(epsilon),
+        **{name: pnsgd_figure_curves(name, epsilon) for name in PNSGD_FIGURES},
+    }
 
 
 _TITLES = {
     "000_fig2": "000 Fig. 2: FL with a trusted aggregator (Thm 2)\n"
-                r"$\eta=0.5,\ L=1,\ \rho=1,\ \sigma=1.5,\ n=100$",
+    r"$\eta=0.5,\ L=1,\ \rho=1,\ \sigma=1.5,\ n=100$",
     "002_fig2": "002 Fig. 2: PNSGD, Thm 4 vs Prop 1\n"
-                r"$\sigma=2,\ L=1,\ \beta=0.5,\ \eta=0.5,\ \rho=0,\ D=1,\ n=40$",
+    r"$\sigma=2,\ L=1,\ \beta=0.5,\ \eta=0.5,\ \rho=0,\ D=1,\ n=40$",
     "002_fig3": "002 Fig. 3: PNSGD, strongly convex\n"
-                r"$\sigma=1,\ \rho=0.2,\ \eta=0.7,\ L=1,\ \beta=0.5,\ D=1,\ n=40$",
+    r"$\sigma=1,\ \rho=0.2,\ \eta=0.7,\ L=1,\ \beta=0.5,\ D=1,\ n=40$",
 }
 
 
@@ -78,8 +84,10 @@ def write_figures(out_dir: str | Path) -> list[Path]:
     """Draw the three figures as PNG files in ``out_dir`` (created if needed); return their paths."""
     require_extra("write_figures", "matplotlib")
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written = []
@@ -91,8 +99,7 @@ def write_figures(out_dir: str | Path) -> list[Path]:
             if group not in groups:
                 groups.append(group)
             style = "--" if label.startswith("Prop") else "-"
-            ax.semilogy(FIGURE_EPSILONS, np.maximum(delta, 1e-300), style, color=f"C{groups.index(group)}",
-                        label=label)
+            ax.semilogy(FIGURE_EPSILONS, np.maximum(delta, 1e-300), style, color=f"C{groups.index(group)}", label=label)
         ax.set_ylim(bottom=max(ax.get_ylim()[0], 1e-40), top=2.0)
         ax.set_xlabel(r"$\varepsilon$")
         ax.set_ylabel(r"$\delta$")

@@ -49,8 +49,11 @@ class GaussianMechanism(GaussianDP):
     """
 
     def __init__(self, *, sigma: ArrayLike, sensitivity: ArrayLike = 1.0, rounds: ArrayLike = 1) -> None:
-        p = broadcast(sigma=positive(sigma, "sigma"), sensitivity=positive(sensitivity, "sensitivity"),
-                      rounds=positive_integer(rounds, "rounds"))
+        p = broadcast(
+            sigma=positive(sigma, "sigma"),
+            sensitivity=positive(sensitivity, "sensitivity"),
+            rounds=positive_integer(rounds, "rounds"),
+        )
         with np.errstate(over="ignore"):  # sigma -> 0 gives mu = inf: delta = 1, exact
             mu = np.sqrt(p["rounds"]) * p["sensitivity"] / p["sigma"]
         super().__init__(radius_up(mu))
@@ -60,11 +63,17 @@ class GaussianMechanism(GaussianDP):
     def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> Any:
         """delta(eps) = theta(mu, eps) (paper 004 eq. 8): the upper side at ``mu`` rounded up, the lower
         side at ``mu_lower`` (theta grows with mu), each rounded outward."""
-        return certified_sides(bound, lambda: self._lower.delta(epsilon, bound="lower", threads=threads),
-                               lambda: super(GaussianMechanism, self).delta(epsilon, threads=threads))
+        return certified_sides(
+            bound,
+            lambda: self._lower.delta(epsilon, bound="lower", threads=threads),
+            lambda: super(GaussianMechanism, self).delta(epsilon, threads=threads),
+        )
 
     def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> Any:
         """Smallest eps >= 0 with theta(mu, eps) <= delta, delta in (0, 1): the upper side at ``mu``
         rounded up, the lower side at ``mu_lower`` (epsilon(delta) grows with mu), each rounded outward."""
-        return certified_sides(bound, lambda: self._lower.epsilon(delta, bound="lower", threads=threads),
-                               lambda: super(GaussianMechanism, self).epsilon(delta, threads=threads))
+        return certified_sides(
+            bound,
+            lambda: self._lower.epsilon(delta, bound="lower", threads=threads),
+            lambda: super(GaussianMechanism, self).epsilon(delta, threads=threads),
+        )

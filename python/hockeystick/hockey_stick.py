@@ -34,9 +34,9 @@ __all__ = [
     "MAX_RADIUS_EPSILON",
 ]
 
-MAX_RADIUS_EPSILON = 1e307     # theta_radius forms 2 eps
-_TINY_RADIUS = 2.0 ** -900     # below, log_theta scales r and eps up (see log_theta)
-_RADIUS_SCALE = 2.0 ** 600
+MAX_RADIUS_EPSILON = 1e307  # theta_radius forms 2 eps
+_TINY_RADIUS = 2.0**-900  # below, log_theta scales r and eps up (see log_theta)
+_RADIUS_SCALE = 2.0**600
 _LOG_RADIUS_SCALE = 600 * math.log(2.0)
 
 
@@ -137,21 +137,30 @@ def theta_radius(epsilon: ArrayLike, delta: ArrayLike, *, threads: int | None = 
     too_big = (eps_arr > MAX_RADIUS_EPSILON) & np.isfinite(eps_arr)  # eps = inf: r = inf, exact
     if too_big.any():
         bad = float(np.ravel(eps_arr)[int(np.argmax(np.ravel(too_big)))])
-        raise ValueError(f"epsilon must be <= {MAX_RADIUS_EPSILON:g} for theta_radius, got {bad!r}: "
-                         "the solve forms 2 epsilon, which must stay a finite double")
+        raise ValueError(
+            f"epsilon must be <= {MAX_RADIUS_EPSILON:g} for theta_radius, got {bad!r}: "
+            "the solve forms 2 epsilon, which must stay a finite double"
+        )
     return apply(_core.theta_radius, threads, epsilon=eps_arr, delta=delta)
 
 
 @overload
 def laplace_hockey_stick(distance: float, scale: float, epsilon: float, *, threads: int | None = None) -> float: ...
 @overload
-def laplace_hockey_stick(distance: NonScalar, scale: ArrayLike, epsilon: ArrayLike, *, threads: int | None = None) -> np.ndarray: ...
+def laplace_hockey_stick(
+    distance: NonScalar, scale: ArrayLike, epsilon: ArrayLike, *, threads: int | None = None
+) -> np.ndarray: ...
 @overload
-def laplace_hockey_stick(distance: ArrayLike, scale: NonScalar, epsilon: ArrayLike, *, threads: int | None = None) -> np.ndarray: ...
+def laplace_hockey_stick(
+    distance: ArrayLike, scale: NonScalar, epsilon: ArrayLike, *, threads: int | None = None
+) -> np.ndarray: ...
 @overload
-def laplace_hockey_stick(distance: ArrayLike, scale: ArrayLike, epsilon: NonScalar, *, threads: int | None = None) -> np.ndarray: ...
-def laplace_hockey_stick(distance: ArrayLike, scale: ArrayLike, epsilon: ArrayLike, *,
-                         threads: int | None = None) -> FloatOrArray:
+def laplace_hockey_stick(
+    distance: ArrayLike, scale: ArrayLike, epsilon: NonScalar, *, threads: int | None = None
+) -> np.ndarray: ...
+def laplace_hockey_stick(
+    distance: ArrayLike, scale: ArrayLike, epsilon: ArrayLike, *, threads: int | None = None
+) -> FloatOrArray:
     """E_{e^eps}(Lap(m1, b) || Lap(m2, b)) = [1 - exp((eps - |m1 - m2|/b) / 2)]_+  (002 Lemma 1).
 
     Parameters: ``distance`` = |m1 - m2| >= 0, ``scale`` = b > 0, ``epsilon`` >= 0.

@@ -26,13 +26,14 @@ from .sweep.run import default_chunk_size, evaluate_chunk
 __all__ = ["delta_epsilon_curves", "parameter_curves", "heatmap", "plot_grid", "plot_dataset", "frontier_plot"]
 
 _MAX_CURVES = 8
-_DELTA_FLOOR = 1e-16    # delta-eps curves are cut below this (smaller deltas are not informative)
+_DELTA_FLOOR = 1e-16  # delta-eps curves are cut below this (smaller deltas are not informative)
 
 
 def _figure() -> tuple[Any, Any]:
     require_extra("drawing a plot", "matplotlib")
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+
     fig = Figure(figsize=(6.4, 4.4), dpi=120, layout="constrained")
     FigureCanvasAgg(fig)
     return fig, fig.add_subplot()
@@ -50,8 +51,9 @@ def _positive(values: np.ndarray) -> bool:
     return bool(np.all(np.asarray(values) > 0))
 
 
-def delta_epsilon_curves(epsilon: npt.ArrayLike, curves: Mapping[str, npt.ArrayLike],
-                         path: str | os.PathLike[str], *, title: str = "") -> str:
+def delta_epsilon_curves(
+    epsilon: npt.ArrayLike, curves: Mapping[str, npt.ArrayLike], path: str | os.PathLike[str], *, title: str = ""
+) -> str:
     """delta(eps) on a log scale, one curve per label; returns the PNG's path."""
     fig, ax = _figure()
     positive = []
@@ -71,8 +73,15 @@ def delta_epsilon_curves(epsilon: npt.ArrayLike, curves: Mapping[str, npt.ArrayL
     return _save(fig, path)
 
 
-def parameter_curves(x: npt.ArrayLike, curves: Mapping[str, npt.ArrayLike], path: str | os.PathLike[str], *,
-                     xlabel: str, ylabel: str, title: str = "") -> str:
+def parameter_curves(
+    x: npt.ArrayLike,
+    curves: Mapping[str, npt.ArrayLike],
+    path: str | os.PathLike[str],
+    *,
+    xlabel: str,
+    ylabel: str,
+    title: str = "",
+) -> str:
     """A quantity against one parameter (e.g. sigma needed vs rounds), log axes where positive."""
     fig, ax = _figure()
     x = np.asarray(x, dtype=float)
@@ -90,10 +99,21 @@ def parameter_curves(x: npt.ArrayLike, curves: Mapping[str, npt.ArrayLike], path
     return _save(fig, path)
 
 
-def heatmap(x: npt.ArrayLike, y: npt.ArrayLike, z: np.ndarray, path: str | os.PathLike[str], *,
-            xlabel: str, ylabel: str, zlabel: str, title: str = "", log_x: bool | None = None,
-            log_y: bool | None = None, contours: Mapping[str, np.ndarray] | None = None,
-            levels: Sequence[float] | None = None) -> str:
+def heatmap(
+    x: npt.ArrayLike,
+    y: npt.ArrayLike,
+    z: np.ndarray,
+    path: str | os.PathLike[str],
+    *,
+    xlabel: str,
+    ylabel: str,
+    zlabel: str,
+    title: str = "",
+    log_x: bool | None = None,
+    log_y: bool | None = None,
+    contours: Mapping[str, np.ndarray] | None = None,
+    levels: Sequence[float] | None = None,
+) -> str:
     """z[i, j] at (x[j], y[i]) as colours (log colour scale when z > 0 spans decades).
 
     ``log_x`` / ``log_y``: log axes (None: when the values are positive and span more than 20x).
@@ -106,8 +126,14 @@ def heatmap(x: npt.ArrayLike, y: npt.ArrayLike, z: np.ndarray, path: str | os.Pa
     z = np.asarray(z, dtype=float)
     finite = z[np.isfinite(z) & (z > 0)]
     norm = LogNorm(finite.min(), finite.max()) if finite.size and finite.max() / finite.min() > 100 else None
-    mesh = ax.pcolormesh(np.asarray(x), np.asarray(y), np.where(z > 0, z, np.nan) if norm else z,
-                         shading="nearest", norm=norm, cmap="viridis")
+    mesh = ax.pcolormesh(
+        np.asarray(x),
+        np.asarray(y),
+        np.where(z > 0, z, np.nan) if norm else z,
+        shading="nearest",
+        norm=norm,
+        cmap="viridis",
+    )
     fig.colorbar(mesh, ax=ax, label=zlabel)
     for values, setter, log in ((x, ax.set_xscale, log_x), (y, ax.set_yscale, log_y)):
         v = np.asarray(values)
@@ -124,11 +150,25 @@ def heatmap(x: npt.ArrayLike, y: npt.ArrayLike, z: np.ndarray, path: str | os.Pa
             if not inside:
                 continue
             style = styles[i % len(styles)]
-            lines = ax.contour(np.asarray(x), np.asarray(y), values, levels=sorted(inside), colors="white",
-                               linestyles=style, linewidths=1.0)
+            lines = ax.contour(
+                np.asarray(x),
+                np.asarray(y),
+                values,
+                levels=sorted(inside),
+                colors="white",
+                linestyles=style,
+                linewidths=1.0,
+            )
             ax.clabel(lines, fmt=lambda v: f"{v:g}", fontsize=7)
-            handles.append(Line2D([], [], color="black", linestyle=style, label=f"{label}: {zlabel} = "
-                                  + ", ".join(f"{lv:g}" for lv in sorted(inside))))
+            handles.append(
+                Line2D(
+                    [],
+                    [],
+                    color="black",
+                    linestyle=style,
+                    label=f"{label}: {zlabel} = " + ", ".join(f"{lv:g}" for lv in sorted(inside)),
+                )
+            )
     if handles:
         ax.legend(handles=handles, fontsize=7, loc="best")
     ax.set_xlabel(xlabel)
@@ -150,8 +190,9 @@ def _thin_index(n: int, count: int) -> np.ndarray:
     return np.arange(n) if n <= count else np.unique(np.linspace(0, n - 1, count).round().astype(int))
 
 
-def plot_grid(grid: Any, path: str | os.PathLike[str], *, max_points: int = 200,
-              levels: Sequence[float] | None = None) -> str:
+def plot_grid(
+    grid: Any, path: str | os.PathLike[str], *, max_points: int = 200, levels: Sequence[float] | None = None
+) -> str:
     """The natural picture of a sweep, from a sub-grid of at most ``max_points`` values per axis.
 
     The sub-grid (the axes drawn, thinned; the others held at their middle value) is evaluated
@@ -164,10 +205,17 @@ def plot_grid(grid: Any, path: str | os.PathLike[str], *, max_points: int = 200,
     kind, drawn = _picture(grid.output, lengths)
     fixed = dict(grid.fixed)
     fixed.update({n: axes[n].values[len(axes[n]) // 2].item() for n in axes if n not in drawn})
-    sub_axes = tuple(Axis(n, axes[n].values[_thin_index(len(axes[n]), min(count, max_points))], axes[n].kind)
-                     for n, count in drawn.items())
-    sub = Grid(accountants=grid.accountants, output=grid.output, axes=sub_axes, fixed=fixed,
-               bound=getattr(grid, "bound", "upper"))
+    sub_axes = tuple(
+        Axis(n, axes[n].values[_thin_index(len(axes[n]), min(count, max_points))], axes[n].kind)
+        for n, count in drawn.items()
+    )
+    sub = Grid(
+        accountants=grid.accountants,
+        output=grid.output,
+        axes=sub_axes,
+        fixed=fixed,
+        bound=getattr(grid, "bound", "upper"),
+    )
     # evaluated here, chunk by chunk, not through run_sweep: a picture is no sweep to plan or resume
     parts = [evaluate_chunk(sub, chunk) for chunk in sub.chunks(default_chunk_size(sub))]
     values = {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
@@ -209,24 +257,31 @@ def _main_variable(ds: Any) -> tuple[str, str, list[str]]:
     if not names:
         raise ValueError("nothing to plot: the sweep file holds no output column")
     main = next((n for n in names if all(m == n or m.startswith(n + "_") for m in names)), None)
-    if main is None:   # both sides of a bracket: draw the upper one
+    if main is None:  # both sides of a bracket: draw the upper one
         main = next((n for n in names if n.endswith("_upper")), names[0])
     output = main.rsplit("_", 1)[0] if main.endswith(("_lower", "_upper")) else main
-    accountants = [n[len(output) + 1:] for n in names if n.startswith(output + "_")
-                   and not n.endswith(("_lower", "_upper"))]
+    accountants = [
+        n[len(output) + 1 :] for n in names if n.startswith(output + "_") and not n.endswith(("_lower", "_upper"))
+    ]
     return main, output, accountants
 
 
 def _default_levels(output: str, values: np.ndarray) -> list[float]:
     """Target epsilons (0.5 ... 8) or deltas (1e-10 ... 1e-3) that the values cross."""
-    candidates = [0.5, 1.0, 2.0, 4.0, 8.0] if output == "epsilon" else [1e-10, 1e-8, 1e-6, 1e-5, 1e-3] \
-        if output == "delta" else []
+    candidates = (
+        [0.5, 1.0, 2.0, 4.0, 8.0]
+        if output == "epsilon"
+        else [1e-10, 1e-8, 1e-6, 1e-5, 1e-3]
+        if output == "delta"
+        else []
+    )
     finite = values[np.isfinite(values)]
     return [c for c in candidates if finite.size and finite.min() < c < finite.max()]
 
 
-def plot_dataset(ds: Any, path: str | os.PathLike[str], *, max_points: int = 200,
-                 levels: Sequence[float] | None = None) -> str:
+def plot_dataset(
+    ds: Any, path: str | os.PathLike[str], *, max_points: int = 200, levels: Sequence[float] | None = None
+) -> str:
     """The natural picture of a saved (or in-memory) sweep, from its labelled arrays alone.
 
     ``ds``: an ``xarray.Dataset`` as ``SweepResult.to_xarray()`` or ``sweep.read_sweep(path)`` gives.
@@ -252,10 +307,20 @@ def plot_dataset(ds: Any, path: str | os.PathLike[str], *, max_points: int = 200
         z = ds[main].transpose(y, x).values
         spacing = {d: ds[d].attrs.get("spacing") for d in (x, y)}
         columns = {a: ds[f"{output}_{a}"].transpose(y, x).values for a in accountants} or {output: z}
-        return heatmap(ds[x].values, ds[y].values, z, path, xlabel=x, ylabel=y, zlabel=output, title=title,
-                       log_x=None if spacing[x] is None else spacing[x] == "log",
-                       log_y=None if spacing[y] is None else spacing[y] == "log",
-                       contours=columns, levels=_default_levels(output, z) if levels is None else levels)
+        return heatmap(
+            ds[x].values,
+            ds[y].values,
+            z,
+            path,
+            xlabel=x,
+            ylabel=y,
+            zlabel=output,
+            title=title,
+            log_x=None if spacing[x] is None else spacing[x] == "log",
+            log_y=None if spacing[y] is None else spacing[y] == "log",
+            contours=columns,
+            levels=_default_levels(output, z) if levels is None else levels,
+        )
     x = order[0]
     xs = ds[x].values
     if len(order) == 1:
@@ -270,9 +335,17 @@ def plot_dataset(ds: Any, path: str | os.PathLike[str], *, max_points: int = 200
     return parameter_curves(xs, curves, path, xlabel=x, ylabel=ylabel, title=title)
 
 
-def frontier_plot(rows: Any, path: str | os.PathLike[str], *, metric: str = "test_accuracy",
-                  parameters: Sequence[str] | None = None, algorithm_column: str | None = None,
-                  title: str = "", bound: Any = None, bound_label: str = "analytic bound") -> str:
+def frontier_plot(
+    rows: Any,
+    path: str | os.PathLike[str],
+    *,
+    metric: str = "test_accuracy",
+    parameters: Sequence[str] | None = None,
+    algorithm_column: str | None = None,
+    title: str = "",
+    bound: Any = None,
+    bound_label: str = "analytic bound",
+) -> str:
     """Accuracy (or loss) against epsilon: every configuration's mean over seeds as a point with its
     seeds' spread, and the frontier (``simulate.frontier``) as a staircase, one colour per algorithm.
 
@@ -293,18 +366,31 @@ def frontier_plot(rows: Any, path: str | os.PathLike[str], *, metric: str = "tes
         cloud = mean_over_seeds(part, parameters)
         cloud = cloud[np.isfinite(cloud["epsilon"])]
         front = frontier(part, metric=metric, parameters=parameters)
-        points = ax.errorbar(cloud["epsilon"], cloud[f"{metric}_mean"], yerr=cloud[f"{metric}_std"].fillna(0),
-                             fmt="o", alpha=0.35, markersize=3)
-        ax.step(front["epsilon"], front[f"{metric}_mean"], where="post", color=points[0].get_color(),
-                label=f"{label} frontier".strip())
+        points = ax.errorbar(
+            cloud["epsilon"],
+            cloud[f"{metric}_mean"],
+            yerr=cloud[f"{metric}_std"].fillna(0),
+            fmt="o",
+            alpha=0.35,
+            markersize=3,
+        )
+        ax.step(
+            front["epsilon"],
+            front[f"{metric}_mean"],
+            where="post",
+            color=points[0].get_color(),
+            label=f"{label} frontier".strip(),
+        )
     if bound is not None and len(bound):
         marks = pd.DataFrame(bound).sort_values("epsilon")
         ax.plot(marks["epsilon"], marks["value"], "x", color="black", label=bound_label)
         measured = frame[metric][np.isfinite(frame[metric])]
         if _positive(measured) and _positive(marks["value"]) and marks["value"].max() / measured.min() > 20:
             ax.set_yscale("log")
-    if _positive(frame["epsilon"][np.isfinite(frame["epsilon"])]) and frame["epsilon"].max() / max(
-            frame["epsilon"].min(), 1e-300) > 20:
+    if (
+        _positive(frame["epsilon"][np.isfinite(frame["epsilon"])])
+        and frame["epsilon"].max() / max(frame["epsilon"].min(), 1e-300) > 20
+    ):
         ax.set_xscale("log")
     ax.set_xlabel(f"epsilon at delta = {frame['delta'].iloc[0]:g}" if "delta" in frame else "epsilon")
     ax.set_ylabel(metric.replace("_", " ") + " (mean over seeds)")

@@ -31,8 +31,22 @@ from . import _validation, contraction, fdp, isrl, leakage, pld, rdp, training
 from .accountant import Bound
 from .gaussian_mechanism import GaussianMechanism
 
-__all__ = ["Calibratable", "AccountantEntry", "CalculatorEntry", "Inverse", "PerPoint", "REGISTRY", "CALCULATORS",
-           "default_output", "get", "lookup", "names", "calculator_names", "register", "register_calculator"]
+__all__ = [
+    "Calibratable",
+    "AccountantEntry",
+    "CalculatorEntry",
+    "Inverse",
+    "PerPoint",
+    "REGISTRY",
+    "CALCULATORS",
+    "default_output",
+    "get",
+    "lookup",
+    "names",
+    "calculator_names",
+    "register",
+    "register_calculator",
+]
 
 
 @dataclass(frozen=True)
@@ -60,8 +74,8 @@ class AccountantEntry:
     summary: str
     integers: frozenset[str] = frozenset()
     calibratable: dict[str, Calibratable] = field(default_factory=dict)
-    hidden: frozenset[str] = frozenset()     # constructor options that are not numeric grid parameters
-    max_chunk: int | None = None             # points per call the accountant handles in bounded memory
+    hidden: frozenset[str] = frozenset()  # constructor options that are not numeric grid parameters
+    max_chunk: int | None = None  # points per call the accountant handles in bounded memory
 
     @property
     def parameters(self) -> tuple[str, ...]:
@@ -75,8 +89,9 @@ class AccountantEntry:
 
     @property
     def defaults(self) -> dict[str, Any]:
-        return {n: p.default for n, p in self._signature().parameters.items()
-                if p.default is not inspect.Parameter.empty}
+        return {
+            n: p.default for n, p in self._signature().parameters.items() if p.default is not inspect.Parameter.empty
+        }
 
     def _signature(self) -> inspect.Signature:
         return _keyword_signature(self.factory, self.hidden)
@@ -90,9 +105,15 @@ def _keyword_signature(function: Callable[..., Any], hidden: frozenset[str] = fr
     """The keyword parameters of ``function`` a grid can set (not ``hidden`` options, not ``threads`` or
     ``workers``: how many cores evaluate is not a point of the grid)."""
     sig = inspect.signature(function)
-    return sig.replace(parameters=[p for p in sig.parameters.values()
-                                   if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
-                                   and p.name not in hidden and p.name not in ("threads", "workers")])
+    return sig.replace(
+        parameters=[
+            p
+            for p in sig.parameters.values()
+            if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
+            and p.name not in hidden
+            and p.name not in ("threads", "workers")
+        ]
+    )
 
 
 @dataclass(frozen=True)
@@ -131,14 +152,16 @@ class CalculatorEntry:
 
     @property
     def required(self) -> tuple[str, ...]:
-        return tuple(n for n, p in _keyword_signature(self.factory).parameters.items()
-                     if p.default is inspect.Parameter.empty)
+        return tuple(
+            n for n, p in _keyword_signature(self.factory).parameters.items() if p.default is inspect.Parameter.empty
+        )
 
     def inverse_parameters(self, parameter: str) -> tuple[str, ...]:
         """What solving for ``parameter`` takes: the inverse's parameters, its target named ``quantity``."""
         inverse = self.inverses[parameter]
-        return tuple(self.quantity if p == inverse.target else p
-                     for p in _keyword_signature(inverse.function).parameters)
+        return tuple(
+            self.quantity if p == inverse.target else p for p in _keyword_signature(inverse.function).parameters
+        )
 
     def evaluate(self, **params: Any) -> np.ndarray:
         """The quantity at the (broadcast) parameters, as a float array (extra keys are ignored)."""
@@ -147,8 +170,11 @@ class CalculatorEntry:
     def solve(self, parameter: str, **params: Any) -> np.ndarray:
         """The value of ``parameter`` at which the quantity equals ``params[quantity]`` (the target)."""
         inverse = self.inverses[parameter]
-        given = {inverse.target if k == self.quantity else k: v for k, v in params.items()
-                 if k in self.inverse_parameters(parameter)}
+        given = {
+            inverse.target if k == self.quantity else k: v
+            for k, v in params.items()
+            if k in self.inverse_parameters(parameter)
+        }
         return np.asarray(inverse.function(**given), dtype=float)
 
 
@@ -174,9 +200,11 @@ class PerPoint:
     @classmethod
     def of(cls, accountant: Callable[..., Any]) -> Callable[..., PerPoint]:
         """A factory with ``accountant``'s keyword signature, building a PerPoint over it."""
+
         @functools.wraps(accountant)
         def build(**params: Any) -> PerPoint:
             return cls(accountant, params)
+
         build.__signature__ = inspect.signature(accountant)  # type: ignore[attr-defined]
         return build
 
@@ -184,8 +212,10 @@ class PerPoint:
         shape = np.broadcast_shapes(arg.shape, self._shape)
         flat_x = np.broadcast_to(arg, shape).reshape(-1)
         flat_keys = np.broadcast_to(np.arange(len(self._keys)).reshape(self._shape), shape).reshape(-1)
-        out = np.array([getattr(self._points[self._keys[k]], method)(float(v), bound=bound)
-                        for v, k in zip(flat_x, flat_keys)], dtype=np.float64).reshape(shape)
+        out = np.array(
+            [getattr(self._points[self._keys[k]], method)(float(v), bound=bound) for v, k in zip(flat_x, flat_keys)],
+            dtype=np.float64,
+        ).reshape(shape)
         return float(out) if shape == () else out
 
     def delta(self, epsilon: Any, *, bound: Bound = "upper") -> Any:
@@ -240,8 +270,10 @@ def _unknown(kind: str, name: str) -> ValueError:
     known = names() + calculator_names()
     close = difflib.get_close_matches(str(name), known, n=1, cutoff=0.6)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
-    return ValueError(f"unknown {kind} {name!r}{hint}; registered accountants: {', '.join(names())}; "
-                      f"calculators: {', '.join(calculator_names())}")
+    return ValueError(
+        f"unknown {kind} {name!r}{hint}; registered accountants: {', '.join(names())}; "
+        f"calculators: {', '.join(calculator_names())}"
+    )
 
 
 def get(name: str) -> AccountantEntry:
@@ -280,156 +312,296 @@ def _rounds_per_pass(params: Mapping[str, np.ndarray]) -> np.ndarray:
 _ONE_PASS_ROUNDS = Calibratable("increasing", 1.0, _rounds_per_pass, integer=True)
 _FL = frozenset({"n", "batch_size", "rounds"})
 
-register(AccountantEntry(
-    name="gaussian",
-    factory=GaussianMechanism,
-    summary="Gaussian mechanism composed over rounds, exact: mu = sqrt(rounds) sensitivity / sigma (004 eq. 8)",
-    integers=frozenset({"rounds"}),
-    calibratable={"sigma": _SIGMA, "rounds": _ROUNDS},
-))
+register(
+    AccountantEntry(
+        name="gaussian",
+        factory=GaussianMechanism,
+        summary="Gaussian mechanism composed over rounds, exact: mu = sqrt(rounds) sensitivity / sigma (004 eq. 8)",
+        integers=frozenset({"rounds"}),
+        calibratable={"sigma": _SIGMA, "rounds": _ROUNDS},
+    )
+)
 
 for _name, _cls, _summary, _rounds in (
-    ("trusted_aggregator", contraction.TrustedAggregator,
-     "FL with a trusted aggregator, last model only, convex (000 Thm 2)", True),
-    ("trusted_aggregator_nonconvex", contraction.NonconvexTrustedAggregator,
-     "000 Thm 2 without convexity: diameter 2(rho + eta L)", True),
-    ("trusted_aggregator_strongly_convex", contraction.StronglyConvexTrustedAggregator,
-     "000 Thm 2, strongly convex: diameter 2 rho M", True),
-    ("trusted_aggregator_random_stop", contraction.RandomStopTrustedAggregator,
-     "000 Corollary 3: stopped at a uniformly random round", False),
+    (
+        "trusted_aggregator",
+        contraction.TrustedAggregator,
+        "FL with a trusted aggregator, last model only, convex (000 Thm 2)",
+        True,
+    ),
+    (
+        "trusted_aggregator_nonconvex",
+        contraction.NonconvexTrustedAggregator,
+        "000 Thm 2 without convexity: diameter 2(rho + eta L)",
+        True,
+    ),
+    (
+        "trusted_aggregator_strongly_convex",
+        contraction.StronglyConvexTrustedAggregator,
+        "000 Thm 2, strongly convex: diameter 2 rho M",
+        True,
+    ),
+    (
+        "trusted_aggregator_random_stop",
+        contraction.RandomStopTrustedAggregator,
+        "000 Corollary 3: stopped at a uniformly random round",
+        False,
+    ),
 ):
-    register(AccountantEntry(name=_name, factory=_cls, summary=_summary, integers=_FL,
-                             calibratable={"sigma": _SIGMA, **({"rounds": _ONE_PASS_ROUNDS} if _rounds else {})}))
+    register(
+        AccountantEntry(
+            name=_name,
+            factory=_cls,
+            summary=_summary,
+            integers=_FL,
+            calibratable={"sigma": _SIGMA, **({"rounds": _ONE_PASS_ROUNDS} if _rounds else {})},
+        )
+    )
 
-register(AccountantEntry(
-    name="pnsgd_gaussian", factory=contraction.PNSGDGaussian, integers=frozenset({"n", "index"}),
-    summary="projected noisy SGD, Gaussian noise, i-th record (002 Thm 4)", calibratable={"sigma": _SIGMA}))
-register(AccountantEntry(
-    name="pnsgd_laplace", factory=contraction.PNSGDLaplace, integers=frozenset({"n", "index"}),
-    summary="projected noisy SGD, Laplace noise, i-th record (002 Thm 3)", calibratable={"scale": _SIGMA}))
-register(AccountantEntry(
-    name="pnsgd_renyi_baseline", factory=contraction.PNSGDRenyiBaseline, integers=frozenset({"n", "index"}),
-    summary="projected noisy SGD, Balle et al. 2019's RDP bound (002 Prop. 1)", calibratable={"sigma": _SIGMA}))
+register(
+    AccountantEntry(
+        name="pnsgd_gaussian",
+        factory=contraction.PNSGDGaussian,
+        integers=frozenset({"n", "index"}),
+        summary="projected noisy SGD, Gaussian noise, i-th record (002 Thm 4)",
+        calibratable={"sigma": _SIGMA},
+    )
+)
+register(
+    AccountantEntry(
+        name="pnsgd_laplace",
+        factory=contraction.PNSGDLaplace,
+        integers=frozenset({"n", "index"}),
+        summary="projected noisy SGD, Laplace noise, i-th record (002 Thm 3)",
+        calibratable={"scale": _SIGMA},
+    )
+)
+register(
+    AccountantEntry(
+        name="pnsgd_renyi_baseline",
+        factory=contraction.PNSGDRenyiBaseline,
+        integers=frozenset({"n", "index"}),
+        summary="projected noisy SGD, Balle et al. 2019's RDP bound (002 Prop. 1)",
+        calibratable={"sigma": _SIGMA},
+    )
+)
 
-register(AccountantEntry(
-    name="gdp", factory=fdp.GaussianDP, summary="mu-Gaussian DP: delta(eps) = theta_eps(mu) (004 Lemma 7, eq. 8)",
-    calibratable={"mu": Calibratable("increasing", 0.0, float("inf"))}))
+register(
+    AccountantEntry(
+        name="gdp",
+        factory=fdp.GaussianDP,
+        summary="mu-Gaussian DP: delta(eps) = theta_eps(mu) (004 Lemma 7, eq. 8)",
+        calibratable={"mu": Calibratable("increasing", 0.0, float("inf"))},
+    )
+)
 
 for _schedule in fdp.SCHEDULES:
     # constant and cyclic schedules: the valid bound is GDP composition, monotone in the rounds
     _monotone_rounds = _schedule in ("constant", "cyclic")
-    register(AccountantEntry(
-        name="noisy_fedavg" if _schedule == "constant" else f"noisy_fedavg_{_schedule}",
-        factory=functools.partial(fdp.NoisyFedAvg, schedule=_schedule), hidden=frozenset({"schedule"}),
-        summary=f"noisy FedAvg, last model, {_schedule} learning rate, exact interpolation bound (004 Thm 12)",
+    register(
+        AccountantEntry(
+            name="noisy_fedavg" if _schedule == "constant" else f"noisy_fedavg_{_schedule}",
+            factory=functools.partial(fdp.NoisyFedAvg, schedule=_schedule),
+            hidden=frozenset({"schedule"}),
+            summary=f"noisy FedAvg, last model, {_schedule} learning rate, exact interpolation bound (004 Thm 12)",
+            integers=frozenset({"clients", "local_steps", "rounds"}),
+            calibratable={"sigma": _SIGMA, **({"rounds": _ROUNDS} if _monotone_rounds else {})},
+        )
+    )
+
+register(
+    AccountantEntry(
+        name="noisy_fedprox",
+        factory=fdp.NoisyFedProx,
+        hidden=frozenset({"constants"}),
+        summary="noisy FedProx, last model, theorem constants, exact interpolation bound (004 Thm 15)",
         integers=frozenset({"clients", "local_steps", "rounds"}),
-        calibratable={"sigma": _SIGMA, **({"rounds": _ROUNDS} if _monotone_rounds else {})}))
+        calibratable={"sigma": _SIGMA, "rounds": _ROUNDS},
+    )
+)
 
-register(AccountantEntry(
-    name="noisy_fedprox", factory=fdp.NoisyFedProx, hidden=frozenset({"constants"}),
-    summary="noisy FedProx, last model, theorem constants, exact interpolation bound (004 Thm 15)",
-    integers=frozenset({"clients", "local_steps", "rounds"}),
-    calibratable={"sigma": _SIGMA, "rounds": _ROUNDS}))
-
-register(AccountantEntry(
-    name="pnsgd_random_stop", factory=contraction.PNSGDRandomStop, hidden=frozenset({"paper_form"}),
-    integers=frozenset({"n", "index"}),
-    summary="projected noisy SGD stopped at a uniformly random step, Gaussian noise (002 Thm 5)",
-    calibratable={"sigma": _SIGMA}))
+register(
+    AccountantEntry(
+        name="pnsgd_random_stop",
+        factory=contraction.PNSGDRandomStop,
+        hidden=frozenset({"paper_form"}),
+        integers=frozenset({"n", "index"}),
+        summary="projected noisy SGD stopped at a uniformly random step, Gaussian noise (002 Thm 5)",
+        calibratable={"sigma": _SIGMA},
+    )
+)
 
 _schedule_classes: tuple[tuple[str, Any, str], ...] = (
-    ("trusted_aggregator_inverse_time", contraction.InverseTimeRateTrustedAggregator,
-     "000 Corollary 1: eta_t = 1/(lambda t), constant sigma, O(T) sum"),
-    ("trusted_aggregator_schedule", contraction.TrustedAggregatorSchedule,
-     "000 Thm 2 with per-round eta_t, sigma_t (scalars in a sweep: a constant schedule by the O(T) sum)"),
-    ("trusted_aggregator_random_stop_schedule", contraction.RandomStopTrustedAggregatorSchedule,
-     "000 Corollary 3 with per-round eta_t, sigma_t, exact O(T) double sum"),
+    (
+        "trusted_aggregator_inverse_time",
+        contraction.InverseTimeRateTrustedAggregator,
+        "000 Corollary 1: eta_t = 1/(lambda t), constant sigma, O(T) sum",
+    ),
+    (
+        "trusted_aggregator_schedule",
+        contraction.TrustedAggregatorSchedule,
+        "000 Thm 2 with per-round eta_t, sigma_t (scalars in a sweep: a constant schedule by the O(T) sum)",
+    ),
+    (
+        "trusted_aggregator_random_stop_schedule",
+        contraction.RandomStopTrustedAggregatorSchedule,
+        "000 Corollary 3 with per-round eta_t, sigma_t, exact O(T) double sum",
+    ),
 )
 for _name, _cls, _summary in _schedule_classes:
-    register(AccountantEntry(name=_name, factory=PerPoint.of(_cls), summary=_summary, max_chunk=1 << 8,
-                             integers=frozenset({"n", "batch_size", "rounds"}), hidden=frozenset({"nonconvex"}),
-                             calibratable={"sigma": _SIGMA}))
+    register(
+        AccountantEntry(
+            name=_name,
+            factory=PerPoint.of(_cls),
+            summary=_summary,
+            max_chunk=1 << 8,
+            integers=frozenset({"n", "batch_size", "rounds"}),
+            hidden=frozenset({"nonconvex"}),
+            calibratable={"sigma": _SIGMA},
+        )
+    )
 
 # PLDAccountant is not registered: it accumulates rounds of different mechanisms by calls
 # (compose, compose_subsampled_gaussian), so no set of keyword parameters describes it;
 # SubsampledGaussianPLD is its keyword form for the common case of T identical rounds.
 
-register(AccountantEntry(
-    name="rdp_subsampled_gaussian", factory=rdp.SubsampledGaussianRDP,
-    hidden=frozenset({"orders", "conversion", "fractional_series"}), max_chunk=1 << 14,
-    summary="Poisson-subsampled Gaussian over rounds, RDP with the tight conversion (baseline)",
-    integers=frozenset({"rounds"}),
-    calibratable={"sigma": _SIGMA, "rounds": _ROUNDS,
-                  "sampling_rate": Calibratable("increasing", 0.0, 1.0)}))
+register(
+    AccountantEntry(
+        name="rdp_subsampled_gaussian",
+        factory=rdp.SubsampledGaussianRDP,
+        hidden=frozenset({"orders", "conversion", "fractional_series"}),
+        max_chunk=1 << 14,
+        summary="Poisson-subsampled Gaussian over rounds, RDP with the tight conversion (baseline)",
+        integers=frozenset({"rounds"}),
+        calibratable={"sigma": _SIGMA, "rounds": _ROUNDS, "sampling_rate": Calibratable("increasing", 0.0, 1.0)},
+    )
+)
 
 _replace_one: tuple[tuple[str, Any, str], ...] = (
     ("pld_fixed_batch_gaussian", pld.FixedBatchGaussianPLD, "without replacement"),
-    ("pld_with_replacement_gaussian", pld.WithReplacementBatchGaussianPLD, "with replacement (003 ISRL-DP silo)"))
+    ("pld_with_replacement_gaussian", pld.WithReplacementBatchGaussianPLD, "with replacement (003 ISRL-DP silo)"),
+)
 for _name, _cls, _what in _replace_one:
-    register(AccountantEntry(
-        name=_name, factory=_cls, max_chunk=1 << 10,
-        summary=f"fixed-size batches {_what}, replace-one, every round released: PLD, certified upper bound",
-        integers=frozenset({"batch_size", "n", "rounds"}),
-        calibratable={"sigma": _SIGMA, "rounds": _ROUNDS}))
+    register(
+        AccountantEntry(
+            name=_name,
+            factory=_cls,
+            max_chunk=1 << 10,
+            summary=f"fixed-size batches {_what}, replace-one, every round released: PLD, certified upper bound",
+            integers=frozenset({"batch_size", "n", "rounds"}),
+            calibratable={"sigma": _SIGMA, "rounds": _ROUNDS},
+        )
+    )
 
-register(AccountantEntry(
-    name="pld_subsampled_gaussian", factory=pld.SubsampledGaussianPLD, max_chunk=1 << 15,
-    hidden=frozenset({"delta_accuracy"}),
-    summary="Poisson-subsampled Gaussian over rounds, every round released: PLD composition, certified upper bound",
-    integers=frozenset({"rounds"}),
-    calibratable={"sigma": _SIGMA, "rounds": _ROUNDS,
-                  "sampling_rate": Calibratable("increasing", 0.0, 1.0)}))
+register(
+    AccountantEntry(
+        name="pld_subsampled_gaussian",
+        factory=pld.SubsampledGaussianPLD,
+        max_chunk=1 << 15,
+        hidden=frozenset({"delta_accuracy"}),
+        summary="Poisson-subsampled Gaussian over rounds, every round released: PLD composition, certified upper bound",
+        integers=frozenset({"rounds"}),
+        calibratable={"sigma": _SIGMA, "rounds": _ROUNDS, "sampling_rate": Calibratable("increasing", 0.0, 1.0)},
+    )
+)
 
-_TRAINING_SUMMARY = ("{what}, every step released, in training terms (noise multiplier, {population}, {batch}, "
-                     "epochs or {steps}): {how}, certified upper bound")
-for _sampling, _suffix, _how in (("poisson", "", "Poisson-subsampled Gaussian PLD"),
-                                 ("fixed_size", "_fixed_size", "fixed-size batches, replace-one PLD")):
-    register(AccountantEntry(
-        name=f"dp_sgd{_suffix}", factory=functools.partial(training.DPSGD, sampling=cast(training.Sampling, _sampling)),
-        hidden=frozenset({"sampling"}), max_chunk=1 << 10,
-        summary=_TRAINING_SUMMARY.format(what="DP-SGD", population="dataset size", batch="batch size", steps="steps",
-                                         how=_how),
-        integers=frozenset({"dataset_size", "batch_size", "steps"}),
-        calibratable={"noise_multiplier": _SIGMA,
-                      "epochs": Calibratable("increasing", 1.0, float("inf"), integer=True),
-                      "batch_size": Calibratable("increasing", 1.0, lambda p: np.asarray(p["dataset_size"], float),
-                                                 integer=True)}))
-    register(AccountantEntry(
-        name=f"dp_fedavg{_suffix}", factory=functools.partial(training.DPFedAvg, sampling=cast(training.Sampling, _sampling)),
-        hidden=frozenset({"sampling"}), max_chunk=1 << 10,
-        summary=_TRAINING_SUMMARY.format(what="DP-FedAvg", population="total clients", batch="clients per round",
-                                         steps="rounds", how=_how),
-        integers=frozenset({"total_clients", "clients_per_round", "rounds"}),
-        calibratable={"noise_multiplier": _SIGMA, "rounds": _ROUNDS,
-                      "clients_per_round": Calibratable("increasing", 1.0,
-                                                        lambda p: np.asarray(p["total_clients"], float),
-                                                        integer=True)}))
+_TRAINING_SUMMARY = (
+    "{what}, every step released, in training terms (noise multiplier, {population}, {batch}, "
+    "epochs or {steps}): {how}, certified upper bound"
+)
+for _sampling, _suffix, _how in (
+    ("poisson", "", "Poisson-subsampled Gaussian PLD"),
+    ("fixed_size", "_fixed_size", "fixed-size batches, replace-one PLD"),
+):
+    register(
+        AccountantEntry(
+            name=f"dp_sgd{_suffix}",
+            factory=functools.partial(training.DPSGD, sampling=cast(training.Sampling, _sampling)),
+            hidden=frozenset({"sampling"}),
+            max_chunk=1 << 10,
+            summary=_TRAINING_SUMMARY.format(
+                what="DP-SGD", population="dataset size", batch="batch size", steps="steps", how=_how
+            ),
+            integers=frozenset({"dataset_size", "batch_size", "steps"}),
+            calibratable={
+                "noise_multiplier": _SIGMA,
+                "epochs": Calibratable("increasing", 1.0, float("inf"), integer=True),
+                "batch_size": Calibratable(
+                    "increasing", 1.0, lambda p: np.asarray(p["dataset_size"], float), integer=True
+                ),
+            },
+        )
+    )
+    register(
+        AccountantEntry(
+            name=f"dp_fedavg{_suffix}",
+            factory=functools.partial(training.DPFedAvg, sampling=cast(training.Sampling, _sampling)),
+            hidden=frozenset({"sampling"}),
+            max_chunk=1 << 10,
+            summary=_TRAINING_SUMMARY.format(
+                what="DP-FedAvg", population="total clients", batch="clients per round", steps="rounds", how=_how
+            ),
+            integers=frozenset({"total_clients", "clients_per_round", "rounds"}),
+            calibratable={
+                "noise_multiplier": _SIGMA,
+                "rounds": _ROUNDS,
+                "clients_per_round": Calibratable(
+                    "increasing", 1.0, lambda p: np.asarray(p["total_clients"], float), integer=True
+                ),
+            },
+        )
+    )
 
-register(AccountantEntry(
-    name="isrl_noisy_mb_sgd", factory=isrl.NoisyMBSGD, max_chunk=1 << 10,
-    summary="paper 003 Alg. 2, one silo's ISRL-DP: K draws with replacement per round, PLD, certified upper bound",
-    integers=frozenset({"batch_size", "silo_size", "rounds"}),
-    calibratable={"sigma": _SIGMA, "rounds": _ROUNDS}))
-register(AccountantEntry(
-    name="isrl_one_pass", factory=isrl.OnePassNoisyMBSGD, integers=frozenset({"batch_size"}),
-    summary="paper 003 Thm 3.1, one silo's ISRL-DP: one pass in disjoint batches, exact (Gaussian, 2L/K)",
-    calibratable={"sigma": _SIGMA}))
-register(AccountantEntry(
-    name="isrl_group_noisy_mb_sgd", factory=isrl.GroupNoisyMBSGD, max_chunk=1 << 10,
-    summary="paper 003 Alg. 2, a user holding k of a silo's n records (k | n): the replace-one PLD of a silo of "
-            "n/k records, certified bracket (App. C.2 without group privacy)",
-    integers=frozenset({"batch_size", "silo_size", "group_size", "rounds"}),
-    calibratable={"sigma": _SIGMA, "rounds": _ROUNDS}))
-register(AccountantEntry(
-    name="isrl_shuffled_noisy_mb_sgd", factory=PerPoint.of(isrl.ShuffledNoisyMBSGD), max_chunk=1 << 4,
-    summary="paper 003 Thm 5.1 / G.1, shuffled Noisy MB-SGD, central DP of one record: FMT's clone bound for "
-            "(eps0, delta0) silo messages per round, optimal composition over R rounds, certified upper bound",
-    integers=frozenset({"batch_size", "silo_size", "silos", "rounds"}),
-    calibratable={"sigma": _SIGMA, "rounds": _ROUNDS}))
-register(AccountantEntry(
-    name="isrl_user_level", factory=isrl.UserLevelNoisyMBSGD, integers=frozenset({"rounds"}),
-    summary="paper 003 Alg. 2 with a whole silo replaced (user-level): exact, mu = sqrt(R) 2L / sigma",
-    calibratable={"sigma": _SIGMA, "rounds": _ROUNDS}))
+register(
+    AccountantEntry(
+        name="isrl_noisy_mb_sgd",
+        factory=isrl.NoisyMBSGD,
+        max_chunk=1 << 10,
+        summary="paper 003 Alg. 2, one silo's ISRL-DP: K draws with replacement per round, PLD, certified upper bound",
+        integers=frozenset({"batch_size", "silo_size", "rounds"}),
+        calibratable={"sigma": _SIGMA, "rounds": _ROUNDS},
+    )
+)
+register(
+    AccountantEntry(
+        name="isrl_one_pass",
+        factory=isrl.OnePassNoisyMBSGD,
+        integers=frozenset({"batch_size"}),
+        summary="paper 003 Thm 3.1, one silo's ISRL-DP: one pass in disjoint batches, exact (Gaussian, 2L/K)",
+        calibratable={"sigma": _SIGMA},
+    )
+)
+register(
+    AccountantEntry(
+        name="isrl_group_noisy_mb_sgd",
+        factory=isrl.GroupNoisyMBSGD,
+        max_chunk=1 << 10,
+        summary="paper 003 Alg. 2, a user holding k of a silo's n records (k | n): the replace-one PLD of a silo of "
+        "n/k records, certified bracket (App. C.2 without group privacy)",
+        integers=frozenset({"batch_size", "silo_size", "group_size", "rounds"}),
+        calibratable={"sigma": _SIGMA, "rounds": _ROUNDS},
+    )
+)
+register(
+    AccountantEntry(
+        name="isrl_shuffled_noisy_mb_sgd",
+        factory=PerPoint.of(isrl.ShuffledNoisyMBSGD),
+        max_chunk=1 << 4,
+        summary="paper 003 Thm 5.1 / G.1, shuffled Noisy MB-SGD, central DP of one record: FMT's clone bound for "
+        "(eps0, delta0) silo messages per round, optimal composition over R rounds, certified upper bound",
+        integers=frozenset({"batch_size", "silo_size", "silos", "rounds"}),
+        calibratable={"sigma": _SIGMA, "rounds": _ROUNDS},
+    )
+)
+register(
+    AccountantEntry(
+        name="isrl_user_level",
+        factory=isrl.UserLevelNoisyMBSGD,
+        integers=frozenset({"rounds"}),
+        summary="paper 003 Alg. 2 with a whole silo replaced (user-level): exact, mu = sqrt(R) 2L / sigma",
+        calibratable={"sigma": _SIGMA, "rounds": _ROUNDS},
+    )
+)
 
 
 # --- calculators: paper 001's Bayesian leakage -------------------------------------------------
@@ -450,26 +622,68 @@ def _tv_bracket_upper(variance: Any, distortion_variance: Any, dimension: Any) -
 _DIMENSION = frozenset({"dimension"})
 _EXACT_TV_INVERSE = {"distortion_variance": Inverse(leakage.distortion_variance_for_tv, target="target_tv")}
 for _calc in (
-    CalculatorEntry("leakage_tv", leakage.tv_exact, "tv", kind="exact", integers=_DIMENSION,
-                    inverses=_EXACT_TV_INVERSE,
-                    summary="paper 001: TV between N(mu, sigma^2 I_d) and its distorted release "
-                            "N(mu + m, (sigma^2 + sigma_eps^2) I_d), exact; solves distortion_variance for a TV"),
-    CalculatorEntry("leakage_js", leakage.js_exact, "js", kind="exact", integers=_DIMENSION,
-                    summary="paper 001: Jensen-Shannon divergence (nats) of the same pair, exact; "
-                            "eps_p = sqrt(js) (Definition 4)"),
-    CalculatorEntry("leakage_tv_lemma_5_7_lower", _tv_bracket_lower, "tv", kind=_PAPER, integers=_DIMENSION,
-                    summary="paper 001 Lemma 5.7 (eq. 15), lower side: min{1, sigma_eps^2 sqrt(d)/sigma^2}/100"),
-    CalculatorEntry("leakage_tv_lemma_5_7_upper", _tv_bracket_upper, "tv", kind=_PAPER, integers=_DIMENSION,
-                    summary="paper 001 Lemma 5.7 (eq. 15), upper side: 3 min{1, sigma_eps^2 sqrt(d)/sigma^2}/2"),
-    CalculatorEntry("leakage_distortion_lemma_5_8", leakage.paper_distortion_variance, "distortion_variance",
-                    kind=_PAPER, integers=_DIMENSION,
-                    summary="paper 001 Lemma 5.8 (eq. 35): sigma_eps^2 = 100 sigma^2 (c1 - tau)/sqrt(d), "
-                            "for 0 < c1 - tau < 0.01"),
-    CalculatorEntry("leakage_js_bound_lemma_b3", leakage.js_bound_from_tv, "sqrt_js", kind=_PAPER,
-                    summary="paper 001 Lemma B.3: sqrt(JS) <= C_2 TV, C_2 = (e^{2 xi} - 1)/2 (eq. 12)"),
-    CalculatorEntry("leakage_sampling_variance", leakage.sampling_variance, "sampling_variance", kind=_PAPER,
-                    summary="paper 001 Thm 5.10 (eq. 17): p (1 - p) sum_i ||grad L_i||^2"),
-    CalculatorEntry("leakage_nfl_floor", leakage.nfl_privacy_floor, "privacy_leakage", kind=_PAPER,
-                    summary="paper 001 Thm 5.13 (eq. 19): least eps_p = C_1 - C_d eps_u at utility loss eps_u"),
+    CalculatorEntry(
+        "leakage_tv",
+        leakage.tv_exact,
+        "tv",
+        kind="exact",
+        integers=_DIMENSION,
+        inverses=_EXACT_TV_INVERSE,
+        summary="paper 001: TV between N(mu, sigma^2 I_d) and its distorted release "
+        "N(mu + m, (sigma^2 + sigma_eps^2) I_d), exact; solves distortion_variance for a TV",
+    ),
+    CalculatorEntry(
+        "leakage_js",
+        leakage.js_exact,
+        "js",
+        kind="exact",
+        integers=_DIMENSION,
+        summary="paper 001: Jensen-Shannon divergence (nats) of the same pair, exact; eps_p = sqrt(js) (Definition 4)",
+    ),
+    CalculatorEntry(
+        "leakage_tv_lemma_5_7_lower",
+        _tv_bracket_lower,
+        "tv",
+        kind=_PAPER,
+        integers=_DIMENSION,
+        summary="paper 001 Lemma 5.7 (eq. 15), lower side: min{1, sigma_eps^2 sqrt(d)/sigma^2}/100",
+    ),
+    CalculatorEntry(
+        "leakage_tv_lemma_5_7_upper",
+        _tv_bracket_upper,
+        "tv",
+        kind=_PAPER,
+        integers=_DIMENSION,
+        summary="paper 001 Lemma 5.7 (eq. 15), upper side: 3 min{1, sigma_eps^2 sqrt(d)/sigma^2}/2",
+    ),
+    CalculatorEntry(
+        "leakage_distortion_lemma_5_8",
+        leakage.paper_distortion_variance,
+        "distortion_variance",
+        kind=_PAPER,
+        integers=_DIMENSION,
+        summary="paper 001 Lemma 5.8 (eq. 35): sigma_eps^2 = 100 sigma^2 (c1 - tau)/sqrt(d), for 0 < c1 - tau < 0.01",
+    ),
+    CalculatorEntry(
+        "leakage_js_bound_lemma_b3",
+        leakage.js_bound_from_tv,
+        "sqrt_js",
+        kind=_PAPER,
+        summary="paper 001 Lemma B.3: sqrt(JS) <= C_2 TV, C_2 = (e^{2 xi} - 1)/2 (eq. 12)",
+    ),
+    CalculatorEntry(
+        "leakage_sampling_variance",
+        leakage.sampling_variance,
+        "sampling_variance",
+        kind=_PAPER,
+        summary="paper 001 Thm 5.10 (eq. 17): p (1 - p) sum_i ||grad L_i||^2",
+    ),
+    CalculatorEntry(
+        "leakage_nfl_floor",
+        leakage.nfl_privacy_floor,
+        "privacy_leakage",
+        kind=_PAPER,
+        summary="paper 001 Thm 5.13 (eq. 19): least eps_p = C_1 - C_d eps_u at utility loss eps_u",
+    ),
 ):
     register_calculator(_calc)

@@ -50,8 +50,9 @@ __all__ = ["DPSGD", "DPFedAvg", "Sampling"]
 Sampling = Literal["poisson", "fixed_size"]
 
 
-def _steps(epochs: ArrayLike | None, steps: ArrayLike | None, population: np.ndarray,
-           batch: np.ndarray, names: tuple[str, str]) -> np.ndarray:
+def _steps(
+    epochs: ArrayLike | None, steps: ArrayLike | None, population: np.ndarray, batch: np.ndarray, names: tuple[str, str]
+) -> np.ndarray:
     """Steps taken: given (whole numbers), or ceil(epochs * ceil(population / batch)) of the exact product."""
     if (epochs is None) == (steps is None):
         raise ValueError(f"give exactly one of {names[0]} and {names[1]}")
@@ -59,14 +60,16 @@ def _steps(epochs: ArrayLike | None, steps: ArrayLike | None, population: np.nda
         return _validation.positive_integer(steps, names[1], maximum=_validation.MAX_EXACT_INTEGER)
     assert epochs is not None  # exactly one of the two was given
     e = _validation.positive(epochs, names[0])
-    per_epoch = -np.floor_divide(-population, batch)   # ceil(n / m), exact: whole doubles, floor_divide is exact
+    per_epoch = -np.floor_divide(-population, batch)  # ceil(n / m), exact: whole doubles, floor_divide is exact
     t = _ceil_product(*np.broadcast_arrays(e, per_epoch))
     too_many = ~(t <= _validation.MAX_EXACT_INTEGER)
     if too_many.any():
         i = np.flatnonzero(np.ravel(too_many))[0]
-        raise ValueError(f"{names[0]} must give at most 2^53 {names[1]}, got {names[0]} = "
-                         f"{np.ravel(np.broadcast_to(e, t.shape))[i]:g}, {np.ravel(t)[i]:.4g} {names[1]}; "
-                         f"give fewer {names[0]} or larger batches")
+        raise ValueError(
+            f"{names[0]} must give at most 2^53 {names[1]}, got {names[0]} = "
+            f"{np.ravel(np.broadcast_to(e, t.shape))[i]:g}, {np.ravel(t)[i]:.4g} {names[1]}; "
+            f"give fewer {names[0]} or larger batches"
+        )
     return t
 
 
@@ -87,27 +90,48 @@ def _ceil_product(x: np.ndarray, k: np.ndarray) -> np.ndarray:
 class _SubsampledTraining:
     """Shared by DP-SGD and DP-FedAvg: T steps of a subsampled Gaussian with multiplier z."""
 
-    def __init__(self, noise_multiplier: ArrayLike, population: ArrayLike, batch: ArrayLike,
-                 epochs: ArrayLike | None, steps: ArrayLike | None, names: tuple[str, str, str, str],
-                 sampling: Sampling, value_discretization_interval: float | None, accuracy: float | None):
+    def __init__(
+        self,
+        noise_multiplier: ArrayLike,
+        population: ArrayLike,
+        batch: ArrayLike,
+        epochs: ArrayLike | None,
+        steps: ArrayLike | None,
+        names: tuple[str, str, str, str],
+        sampling: Sampling,
+        value_discretization_interval: float | None,
+        accuracy: float | None,
+    ):
         (z, n, m), _, _ = broadcast_float_arrays(
             noise_multiplier=_validation.positive(noise_multiplier, "noise_multiplier"),
-            **{names[0]: _validation.positive_integer(population, names[0], maximum=_validation.MAX_EXACT_INTEGER),
-               names[1]: _validation.positive_integer(batch, names[1], maximum=_validation.MAX_EXACT_INTEGER)})
+            **{
+                names[0]: _validation.positive_integer(population, names[0], maximum=_validation.MAX_EXACT_INTEGER),
+                names[1]: _validation.positive_integer(batch, names[1], maximum=_validation.MAX_EXACT_INTEGER),
+            },
+        )
         if np.any(m > n):
-            raise ValueError(f"{names[1]} must be <= {names[0]}, got {names[1]} "
-                             f"{m[m > n].ravel()[0]:g} > {n[m > n].ravel()[0]:g}")
+            raise ValueError(
+                f"{names[1]} must be <= {names[0]}, got {names[1]} {m[m > n].ravel()[0]:g} > {n[m > n].ravel()[0]:g}"
+            )
         t = _steps(epochs, steps, n, m, names[2:])
         if sampling == "poisson":
             self._accountant: SubsampledGaussianPLD | FixedBatchGaussianPLD = SubsampledGaussianPLD(
-                sigma=z, sampling_rate=m / n, rounds=t,
-                value_discretization_interval=value_discretization_interval, accuracy=accuracy)
+                sigma=z,
+                sampling_rate=m / n,
+                rounds=t,
+                value_discretization_interval=value_discretization_interval,
+                accuracy=accuracy,
+            )
         elif sampling == "fixed_size":
             if accuracy is not None:
-                raise ValueError('accuracy is available with sampling="poisson"; '
-                                 'for "fixed_size" give value_discretization_interval')
-            extra = {} if value_discretization_interval is None else {
-                "value_discretization_interval": value_discretization_interval}
+                raise ValueError(
+                    'accuracy is available with sampling="poisson"; for "fixed_size" give value_discretization_interval'
+                )
+            extra = (
+                {}
+                if value_discretization_interval is None
+                else {"value_discretization_interval": value_discretization_interval}
+            )
             self._accountant = FixedBatchGaussianPLD(sigma=z, batch_size=m, n=n, rounds=t, **extra)
         else:
             raise ValueError(f'sampling must be "poisson" or "fixed_size", got {sampling!r}')
@@ -151,12 +175,29 @@ class DPSGD(_SubsampledTraining):
     value_discretization_interval, accuracy : the PLD grid, as in ``pld.SubsampledGaussianPLD``
     """
 
-    def __init__(self, *, noise_multiplier: ArrayLike, dataset_size: ArrayLike, batch_size: ArrayLike,
-                 epochs: ArrayLike | None = None, steps: ArrayLike | None = None, sampling: Sampling = "poisson",
-                 value_discretization_interval: float | None = None, accuracy: float | None = None) -> None:
-        super().__init__(noise_multiplier, dataset_size, batch_size, epochs, steps,
-                         ("dataset_size", "batch_size", "epochs", "steps"), sampling,
-                         value_discretization_interval, accuracy)
+    def __init__(
+        self,
+        *,
+        noise_multiplier: ArrayLike,
+        dataset_size: ArrayLike,
+        batch_size: ArrayLike,
+        epochs: ArrayLike | None = None,
+        steps: ArrayLike | None = None,
+        sampling: Sampling = "poisson",
+        value_discretization_interval: float | None = None,
+        accuracy: float | None = None,
+    ) -> None:
+        super().__init__(
+            noise_multiplier,
+            dataset_size,
+            batch_size,
+            epochs,
+            steps,
+            ("dataset_size", "batch_size", "epochs", "steps"),
+            sampling,
+            value_discretization_interval,
+            accuracy,
+        )
 
 
 class DPFedAvg(_SubsampledTraining):
@@ -170,9 +211,26 @@ class DPFedAvg(_SubsampledTraining):
     DP-SGD's with clients for records (``epochs`` counts passes over the clients).
     """
 
-    def __init__(self, *, noise_multiplier: ArrayLike, total_clients: ArrayLike, clients_per_round: ArrayLike,
-                 rounds: ArrayLike | None = None, epochs: ArrayLike | None = None, sampling: Sampling = "poisson",
-                 value_discretization_interval: float | None = None, accuracy: float | None = None) -> None:
-        super().__init__(noise_multiplier, total_clients, clients_per_round, epochs, rounds,
-                         ("total_clients", "clients_per_round", "epochs", "rounds"), sampling,
-                         value_discretization_interval, accuracy)
+    def __init__(
+        self,
+        *,
+        noise_multiplier: ArrayLike,
+        total_clients: ArrayLike,
+        clients_per_round: ArrayLike,
+        rounds: ArrayLike | None = None,
+        epochs: ArrayLike | None = None,
+        sampling: Sampling = "poisson",
+        value_discretization_interval: float | None = None,
+        accuracy: float | None = None,
+    ) -> None:
+        super().__init__(
+            noise_multiplier,
+            total_clients,
+            clients_per_round,
+            epochs,
+            rounds,
+            ("total_clients", "clients_per_round", "epochs", "rounds"),
+            sampling,
+            value_discretization_interval,
+            accuracy,
+        )

@@ -72,8 +72,9 @@ def leaf(rng: np.random.Generator) -> tuple[Any, NR]:
     if kind == 3:
         k = int(rng.integers(1, 5))
         w = rng.dirichlet(np.ones(k))
-        return E.MixtureOfGaussiansDpEvent(_decade(rng, -2, 2), [float(x) for x in rng.uniform(0, 3, k)],
-                                           [float(x) for x in w]), ADD
+        return E.MixtureOfGaussiansDpEvent(
+            _decade(rng, -2, 2), [float(x) for x in rng.uniform(0, 3, k)], [float(x) for x in w]
+        ), ADD
     if kind == 4:
         return E.RandomizedResponseDpEvent(_probability(rng), int(rng.choice([2, 3, 10, 1000]))), REPLACE
     if kind == 5:
@@ -91,13 +92,19 @@ def leaf(rng: np.random.Generator) -> tuple[Any, NR]:
     if kind == 9:
         n = int(10 ** rng.uniform(0, 5)) + 1
         k = int(10 ** rng.uniform(0, 3))
-        inner = rng.choice([E.GaussianDpEvent(_decade(rng, -1, 2)), E.LaplaceDpEvent(_decade(rng, -1, 2)),
-                            E.DiscreteLaplaceDpEvent(_decade(rng, -2, 2), int(rng.choice([1, 2, 5])))])
+        inner = rng.choice(
+            [
+                E.GaussianDpEvent(_decade(rng, -1, 2)),
+                E.LaplaceDpEvent(_decade(rng, -1, 2)),
+                E.DiscreteLaplaceDpEvent(_decade(rng, -2, 2), int(rng.choice([1, 2, 5]))),
+            ]
+        )
         return E.SampledWithReplacementDpEvent(n, k, inner), REPLACE
     if kind == 10:
         n = int(10 ** rng.uniform(1, 7))
-        return E.TruncatedSubsampledGaussianDpEvent(n, _probability(rng), int(rng.integers(1, 20)),
-                                                    _decade(rng, -1, 2)), ADD
+        return E.TruncatedSubsampledGaussianDpEvent(
+            n, _probability(rng), int(rng.integers(1, 20)), _decade(rng, -1, 2)
+        ), ADD
     return E.NoOpDpEvent(), ADD
 
 
@@ -119,10 +126,12 @@ def tree(rng: np.random.Generator, depth: int = 3) -> tuple[Any, NR]:
 
 # --- the worker: one query at a time, in its own process ---------------------------------------------
 
+
 def _ours(event: Any, relation: NR) -> tuple[str, Any]:
     from dp_accounting.privacy_accountant import UnsupportedEventError
 
     from hockeystick.interop.dp_accounting import HockeystickAccountant
+
     try:
         acc = HockeystickAccountant(relation).compose(event)
         eps = acc.get_epsilon_bracket(DELTA)
@@ -140,12 +149,15 @@ def _their_kind(event: Any) -> bool:
         return all(_their_kind(e) for e in event.events)
     if isinstance(event, E.PoissonSampledDpEvent):
         return isinstance(event.event, (E.GaussianDpEvent, E.LaplaceDpEvent))
-    return isinstance(event, (E.NoOpDpEvent, E.GaussianDpEvent, E.LaplaceDpEvent, E.DiscreteLaplaceDpEvent,
-                              E.MixtureOfGaussiansDpEvent))
+    return isinstance(
+        event,
+        (E.NoOpDpEvent, E.GaussianDpEvent, E.LaplaceDpEvent, E.DiscreteLaplaceDpEvent, E.MixtureOfGaussiansDpEvent),
+    )
 
 
 def _theirs(event: Any) -> tuple[str, Any]:
     from tests.dp_accounting_pld import their_pld
+
     if not _their_kind(event):
         return "none", "not modelled by their_pld"
     try:

@@ -11,8 +11,12 @@ __all__ = ["register", "run"]
 
 def register(subparsers: Any) -> None:
     raw = argparse.RawDescriptionHelpFormatter
-    acc = subparsers.add_parser("accountants", help="list the accountants with their parameters",
-                         epilog="example:\n  hockeystick accountants", formatter_class=raw)
+    acc = subparsers.add_parser(
+        "accountants",
+        help="list the accountants with their parameters",
+        epilog="example:\n  hockeystick accountants",
+        formatter_class=raw,
+    )
     acc.set_defaults(func=run)
 
 
@@ -25,8 +29,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"{name}: {entry.summary}")
         print(f"    needs: {', '.join(entry.required)}" + (f"; optional: {', '.join(optional)}" if optional else ""))
         if entry.calibratable:
-            print("    calibrate: " + ", ".join(f"{p} ({'smallest' if c.direction == 'decreasing' else 'largest'})"
-                                             for p, c in entry.calibratable.items()))
+            print(
+                "    calibrate: "
+                + ", ".join(
+                    f"{p} ({'smallest' if c.direction == 'decreasing' else 'largest'})"
+                    for p, c in entry.calibratable.items()
+                )
+            )
     print("\ncalculators (not (epsilon, delta) bounds: each computes one quantity; sweep -a NAME outputs it)")
     for name in registry.calculator_names():
         calc = registry.lookup(name)
@@ -36,8 +45,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"    needs: {', '.join(calc.required)}" + (f"; optional: {', '.join(optional)}" if optional else ""))
         for p in calc.inverses:
             print(f"    calibrate: {p} from -p {calc.quantity}=TARGET (needs {', '.join(calc.inverse_parameters(p))})")
-    print("\ncompose mechanisms (hockeystick compose: mechanism = NAME in a [[stage]] table; rounds = N repeats "
-          "it, default 1)")
+    print(
+        "\ncompose mechanisms (hockeystick compose: mechanism = NAME in a [[stage]] table; rounds = N repeats "
+        "it, default 1)"
+    )
     for name, needs, optional in _mechanism_parameters():
         print(f"{name}\n    needs: {', '.join(needs)}" + (f"; optional: {', '.join(optional)}" if optional else ""))
     return 0
@@ -52,8 +63,14 @@ def _mechanism_parameters() -> list[tuple[str, list[str], list[str]]]:
 
     listed = []
     for name, (constructor, _) in MECHANISMS.items():
-        keywords = {n: p for n, p in inspect.signature(constructor).parameters.items()
-                    if n != "value_discretization_interval"}
-        listed.append((name, [n for n, p in keywords.items() if p.default is inspect.Parameter.empty],
-                       [n for n, p in keywords.items() if p.default is not inspect.Parameter.empty]))
+        keywords = {
+            n: p for n, p in inspect.signature(constructor).parameters.items() if n != "value_discretization_interval"
+        }
+        listed.append(
+            (
+                name,
+                [n for n, p in keywords.items() if p.default is inspect.Parameter.empty],
+                [n for n, p in keywords.items() if p.default is not inspect.Parameter.empty],
+            )
+        )
     return listed

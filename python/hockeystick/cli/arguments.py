@@ -17,8 +17,10 @@ __all__ = ["COMMAND_LINE_WORDS", "COMPOSE_WORDS", "GRID_POINTS_REMEDY", "TRAININ
 
 # The remedy the PLD composition gives when its window needs more grid points than max_points
 # allows (cpp/bindings/register_pld_compose.cpp); Python callers set the module default.
-GRID_POINTS_REMEDY = ("coarsen the grid (a larger value_discretization_interval or accuracy) or raise max_points "
-                      "(hockeystick.pld.compose.DEFAULT_MAX_POINTS)")
+GRID_POINTS_REMEDY = (
+    "coarsen the grid (a larger value_discretization_interval or accuracy) or raise max_points "
+    "(hockeystick.pld.compose.DEFAULT_MAX_POINTS)"
+)
 
 # Python phrase -> the words of delta, epsilon, calibrate and sweep (accountant parameters as -p NAME=VALUE,
 # which a sweep file's [parameters] table also takes).
@@ -30,7 +32,7 @@ COMMAND_LINE_WORDS: dict[str, str] = {
     "out_dir": "--out-dir",
     "max_points=": "the memory allows ",  # "needs N grid points (max_points=M)"
     GRID_POINTS_REMEDY: "coarsen the grid: a larger -p value_discretization_interval=VALUE, or -p accuracy=VALUE "
-                        "(0.1 .. 1) where the accountant takes it ('hockeystick accountants' lists them)",
+    "(0.1 .. 1) where the accountant takes it ('hockeystick accountants' lists them)",
 }
 
 # hockeystick compose reads its grid from the compose file (value_discretization_interval; no accuracy).
@@ -42,8 +44,17 @@ COMPOSE_WORDS: dict[str, str] = {
 
 # A training run given in its own flags (--dataset-size ... --noise-multiplier): the training classes'
 # argument names (hockeystick.training) are the flags' names with dashes.
-TRAINING_ARGUMENTS = ("noise_multiplier", "dataset_size", "batch_size", "epochs", "steps", "total_clients",
-                      "clients_per_round", "rounds", "sampling")
+TRAINING_ARGUMENTS = (
+    "noise_multiplier",
+    "dataset_size",
+    "batch_size",
+    "epochs",
+    "steps",
+    "total_clients",
+    "clients_per_round",
+    "rounds",
+    "sampling",
+)
 
 
 def command_line_words(message: str, command: str, *, training: bool = False) -> str:

@@ -11,8 +11,20 @@ from typing import Any
 
 from ..accountant import BOUND_SIDES
 
-__all__ = ["EXIT_USAGE", "EXIT_FAILURE", "PROG", "UsageError", "Parser", "accountant_options", "output_options",
-           "positive_int", "parameters", "accountant_names", "training_accountant", "TRAINING_FLAGS"]
+__all__ = [
+    "EXIT_USAGE",
+    "EXIT_FAILURE",
+    "PROG",
+    "UsageError",
+    "Parser",
+    "accountant_options",
+    "output_options",
+    "positive_int",
+    "parameters",
+    "accountant_names",
+    "training_accountant",
+    "TRAINING_FLAGS",
+]
 
 EXIT_USAGE = 2
 EXIT_FAILURE = 1
@@ -31,8 +43,7 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> Any:  # type: ignore[override]
         self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n"
-                              f"run '{self.prog} --help' for the options and examples\n")
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\nrun '{self.prog} --help' for the options and examples\n")
 
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:  # type: ignore[override]
         namespace, extras = super().parse_known_args(args, namespace)
@@ -52,33 +63,54 @@ class Parser(argparse.ArgumentParser):
         return message
 
 
-
 # --- shared options ------------------------------------------------------------------------
+
 
 def accountant_options(parser: argparse.ArgumentParser) -> None:
     # The help names no accountant: listing them would build the registry (every family, scipy) on each
     # --help; 'hockeystick accountants' lists them, and an unknown name is refused with the list.
     group = parser.add_argument_group("what to evaluate")
-    group.add_argument("-a", "--accountant", action="append", default=None, metavar="NAME",
-                       help="accountant (repeat or comma-separate for several: best bound per point), or a "
-                            "calculator (paper 001's leakage); 'hockeystick accountants' lists them with "
-                            "their parameters")
-    group.add_argument("-p", "--param", action="append", default=[], metavar="NAME=VALUE",
-                       help="a parameter: NAME=1.5 (fixed), NAME=1,2,4 (list), NAME=log:0.5:20:100 or "
-                            "NAME=linear:1:1000:50 (range); repeat for each parameter")
+    group.add_argument(
+        "-a",
+        "--accountant",
+        action="append",
+        default=None,
+        metavar="NAME",
+        help="accountant (repeat or comma-separate for several: best bound per point), or a "
+        "calculator (paper 001's leakage); 'hockeystick accountants' lists them with "
+        "their parameters",
+    )
+    group.add_argument(
+        "-p",
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a parameter: NAME=1.5 (fixed), NAME=1,2,4 (list), NAME=log:0.5:20:100 or "
+        "NAME=linear:1:1000:50 (range); repeat for each parameter",
+    )
     group.add_argument("--epsilon", metavar="VALUE", help="epsilon (same VALUE forms as --param)")
     group.add_argument("--delta", metavar="VALUE", help="delta (same VALUE forms as --param)")
-    group.add_argument("--bound", choices=BOUND_SIDES, default=None,
-                       help="which side of the certified bracket: upper (default; never below the truth), lower "
-                            "(never above it) or both (columns <output>_lower and <output>_upper); one accountant")
+    group.add_argument(
+        "--bound",
+        choices=BOUND_SIDES,
+        default=None,
+        help="which side of the certified bracket: upper (default; never below the truth), lower "
+        "(never above it) or both (columns <output>_lower and <output>_upper); one accountant",
+    )
     run = parser.add_argument_group(
         "a training run, in its own words (no -a needed: --dataset-size means DP-SGD, --total-clients DP-FedAvg; "
-        "every step released; same VALUE forms as --param)")
+        "every step released; same VALUE forms as --param)"
+    )
     for flag, help_text in TRAINING_FLAGS.items():
         run.add_argument(f"--{flag}", dest=f"run_{flag.replace('-', '_')}", metavar="VALUE", help=help_text)
-    run.add_argument("--sampling", choices=("poisson", "fixed_size"), default=None,
-                     help="how batches are drawn: poisson (default; add/remove one) or fixed_size (exactly "
-                          "--batch-size records each step; replace one)")
+    run.add_argument(
+        "--sampling",
+        choices=("poisson", "fixed_size"),
+        default=None,
+        help="how batches are drawn: poisson (default; add/remove one) or fixed_size (exactly "
+        "--batch-size records each step; replace one)",
+    )
 
 
 TRAINING_FLAGS = {
@@ -109,22 +141,39 @@ def training_accountant(args: argparse.Namespace) -> str | None:
 
 def output_options(parser: argparse.ArgumentParser, *, required_out: bool = False) -> None:
     group = parser.add_argument_group("output")
-    group.add_argument("-o", "--out", metavar="FILE", required=False,
-                       help="write every point to FILE.csv, .npz, .parquet, .nc (NetCDF) or .zarr, or to stdout with -o -"
-                            + (" (required)" if required_out else ""))
+    group.add_argument(
+        "-o",
+        "--out",
+        metavar="FILE",
+        required=False,
+        help="write every point to FILE.csv, .npz, .parquet, .nc (NetCDF) or .zarr, or to stdout with -o -"
+        + (" (required)" if required_out else ""),
+    )
     group.add_argument("--plot", metavar="PNG", help="draw the sweep's natural picture to PNG")
     group.add_argument("--chunk-size", type=positive_int, metavar="N", help="points per chunk (default ~1M)")
-    group.add_argument("--progress", dest="progress", action="store_true", default=None,
-                       help="always show the progress bar (default: when stderr is a terminal)")
+    group.add_argument(
+        "--progress",
+        dest="progress",
+        action="store_true",
+        default=None,
+        help="always show the progress bar (default: when stderr is a terminal)",
+    )
     group.add_argument("--no-progress", dest="progress", action="store_false", help="never show it")
-    group.add_argument("--force", action="store_true",
-                       help="replace an existing -o FILE or --plot PNG (refused otherwise)")
-    group.add_argument("--resume", action="store_true",
-                       help="continue a killed or failed sweep to the same -o FILE from its finished chunks "
-                            "(kept in the hidden .FILE.parts directory beside it; same grid and chunk size only)")
-    group.add_argument("--allow-large", action="store_true",
-                       help="run even a sweep above 10^9 points, above the free disk space or above 12 hours "
-                            "estimated (the size and time estimate are printed before it starts)")
+    group.add_argument(
+        "--force", action="store_true", help="replace an existing -o FILE or --plot PNG (refused otherwise)"
+    )
+    group.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue a killed or failed sweep to the same -o FILE from its finished chunks "
+        "(kept in the hidden .FILE.parts directory beside it; same grid and chunk size only)",
+    )
+    group.add_argument(
+        "--allow-large",
+        action="store_true",
+        help="run even a sweep above 10^9 points, above the free disk space or above 12 hours "
+        "estimated (the size and time estimate are printed before it starts)",
+    )
 
 
 def positive_int(text: str) -> int:
@@ -157,8 +206,10 @@ def parameters(args: argparse.Namespace) -> dict[str, str]:
 def add_once(params: dict[str, str], name: str, value: str, flag: str) -> None:
     """A parameter given twice is a mistake, not 'the last one wins'."""
     if name in params:
-        raise UsageError(f"parameter {name!r} is given twice ({params[name]} and {value}); give it once "
-                          f"({flag}), with a list 1,2,4 or a range log:START:STOP:NUM for several values")
+        raise UsageError(
+            f"parameter {name!r} is given twice ({params[name]} and {value}); give it once "
+            f"({flag}), with a list 1,2,4 or a range log:START:STOP:NUM for several values"
+        )
     params[name] = value
 
 
@@ -176,5 +227,3 @@ def accountant_names(args: argparse.Namespace, default: Sequence[str] | None = N
             return list(default)
         raise UsageError(f"say which accountant with -a NAME; registered: {', '.join(registry.names())}")
     return names
-
-

@@ -43,17 +43,24 @@ mechanisms and their parameters: hockeystick accountants
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
-        "compose", help="certified epsilon (or delta) of a run made of different stages (a TOML list)",
+        "compose",
+        help="certified epsilon (or delta) of a run made of different stages (a TOML list)",
         description="Compose the stages of a run (each a mechanism with its parameters, repeated `rounds` "
-                    "times; every round released) by PLD composition and print the certified bracket "
-                    "[lower, upper] of epsilon(delta), or of delta(epsilon).",
-        epilog=_EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
+        "times; every round released) by PLD composition and print the certified bracket "
+        "[lower, upper] of epsilon(delta), or of delta(epsilon).",
+        epilog=_EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("stages", metavar="FILE", help="the run: a TOML file with one [[stage]] table per stage")
     target = p.add_mutually_exclusive_group(required=True)
     target.add_argument("--delta", metavar="VALUES", help="print epsilon at these deltas (1e-5 or 1e-5,1e-6)")
     target.add_argument("--epsilon", metavar="VALUES", help="print delta at these epsilons (1 or 0.5,1,2)")
-    p.add_argument("--bound", choices=("upper", "lower", "both"), default="both",
-                   help="which side of the certified bracket to print (default both)")
+    p.add_argument(
+        "--bound",
+        choices=("upper", "lower", "both"),
+        default="both",
+        help="which side of the certified bracket to print (default both)",
+    )
     p.add_argument("--format", choices=FORMATS, default="table", help="table (default), json or csv")
     p.set_defaults(func=run)
 
@@ -76,8 +83,10 @@ def run(args: argparse.Namespace) -> int:
     known = {"stage", "value_discretization_interval"}
     unknown = sorted(set(spec) - known)
     if unknown:
-        raise UsageError(f"compose file {args.stages!r}: unknown key(s) {', '.join(unknown)}; it has [[stage]] "
-                         "tables and optionally value_discretization_interval")
+        raise UsageError(
+            f"compose file {args.stages!r}: unknown key(s) {', '.join(unknown)}; it has [[stage]] "
+            "tables and optionally value_discretization_interval"
+        )
     if "stage" not in spec:
         raise UsageError(f"compose file {args.stages!r} has no [[stage]] table; see 'hockeystick compose --help'")
     given, asked = ("delta", "epsilon") if args.delta is not None else ("epsilon", "delta")

@@ -22,10 +22,15 @@ def execute(grid: Any, args: argparse.Namespace, *, out: str | None, keep: bool 
         check_plot_path(args.plot, args.force)
     if args.resume and (not out or out == STDOUT):
         raise UsageError("--resume continues a sweep written to a file: give the same -o FILE as the killed run")
-    if out == STDOUT:   # -o -: the points are printed, from memory
+    if out == STDOUT:  # -o -: the points are printed, from memory
         out, keep = None, True
-    kwargs = dict(chunk_size=args.chunk_size, progress=args.progress, overwrite=args.force, resume=args.resume,
-                  allow_large=args.allow_large)
+    kwargs = dict(
+        chunk_size=args.chunk_size,
+        progress=args.progress,
+        overwrite=args.force,
+        resume=args.resume,
+        allow_large=args.allow_large,
+    )
     if getattr(args, "workers", None) or getattr(args, "scheduler", None):
         require_extra("--workers" if args.workers else "--scheduler", "dask", "distributed")
         from ..sweep.dask import run_on_dask
@@ -36,14 +41,15 @@ def execute(grid: Any, args: argparse.Namespace, *, out: str | None, keep: bool 
 
 def check_plot_path(path: str, force: bool, flag: str = "--plot") -> None:
     p = Path(path)
-    require_extra(flag, "matplotlib", "xarray", "pandas", extra="plot")   # drawn from the labelled arrays
+    require_extra(flag, "matplotlib", "xarray", "pandas", extra="plot")  # drawn from the labelled arrays
     if p.suffix.lower() != ".png":
         raise UsageError(f"{flag} {path!r}: name the picture *.png")
     if p.is_dir():
         raise UsageError(f"{flag} {path!r} is a directory; give a file name such as {str(p / 'sweep.png')!r}")
     if p.exists() and not force:
-        raise UsageError(f"{flag} {path!r} already exists and is not replaced unless you ask: pass --force, "
-                          "or choose another name")
+        raise UsageError(
+            f"{flag} {path!r} already exists and is not replaced unless you ask: pass --force, or choose another name"
+        )
     if not (p.parent if str(p.parent) else Path(".")).is_dir():
         raise UsageError(f"{flag} {path!r}: directory {str(p.parent)!r} does not exist; create it first")
     if not os.access(p.parent if str(p.parent) else ".", os.W_OK):

@@ -15,15 +15,21 @@ __all__ = ["register", "run"]
 
 def register(subparsers: Any) -> None:
     raw = argparse.RawDescriptionHelpFormatter
-    fig = subparsers.add_parser("figures", help="reproduce the papers' figures as PNG files",
-                         description="Recompute and draw the papers' figures (000 Fig. 2: the trusted aggregator; "
-                                     "002 Figs. 2 and 3: PNSGD, Theorem 4 against Proposition 1) as PNG files in "
-                                     f"--out-dir.  Needs matplotlib ({install_command('plot')}).",
-                         epilog="example:\n  hockeystick figures --out-dir figures/", formatter_class=raw)
+    fig = subparsers.add_parser(
+        "figures",
+        help="reproduce the papers' figures as PNG files",
+        description="Recompute and draw the papers' figures (000 Fig. 2: the trusted aggregator; "
+        "002 Figs. 2 and 3: PNSGD, Theorem 4 against Proposition 1) as PNG files in "
+        f"--out-dir.  Needs matplotlib ({install_command('plot')}).",
+        epilog="example:\n  hockeystick figures --out-dir figures/",
+        formatter_class=raw,
+    )
     fig.add_argument("--out-dir", default="figures", metavar="DIR", help="directory for the PNGs (default ./figures)")
-    fig.add_argument("--force", action="store_true",
-                     help="write into a --out-dir that is not empty, replacing figures of the same names "
-                          "(refused otherwise)")
+    fig.add_argument(
+        "--force",
+        action="store_true",
+        help="write into a --out-dir that is not empty, replacing figures of the same names (refused otherwise)",
+    )
     fig.set_defaults(func=run)
 
 
@@ -31,21 +37,27 @@ def run(args: argparse.Namespace) -> int:
     try:
         from ..figures import write_figures
     except ImportError:
-        raise UsageError("this build has no paper figures (hockeystick.figures is missing); "
-                          "install a release that includes the contraction accountant") from None
+        raise UsageError(
+            "this build has no paper figures (hockeystick.figures is missing); "
+            "install a release that includes the contraction accountant"
+        ) from None
     require_extra("hockeystick figures", "matplotlib")
     out_dir = Path(args.out_dir)
     if out_dir.exists() and not out_dir.is_dir():
-        raise UsageError(f"--out-dir {str(out_dir)!r} is a file, not a directory; give a directory "
-                          "(it is created if missing)")
+        raise UsageError(
+            f"--out-dir {str(out_dir)!r} is a file, not a directory; give a directory (it is created if missing)"
+        )
     if out_dir.is_dir() and any(out_dir.iterdir()) and not args.force:
-        raise UsageError(f"--out-dir {str(out_dir)!r} is not empty; pass --force to write the figures into it "
-                          "(files of the same names are replaced), or choose another directory")
+        raise UsageError(
+            f"--out-dir {str(out_dir)!r} is not empty; pass --force to write the figures into it "
+            "(files of the same names are replaced), or choose another directory"
+        )
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise UsageError(f"--out-dir {str(out_dir)!r} cannot be created ({exc.strerror}); give a directory "
-                          "you can write to") from None
+        raise UsageError(
+            f"--out-dir {str(out_dir)!r} cannot be created ({exc.strerror}); give a directory you can write to"
+        ) from None
     if not os.access(out_dir, os.W_OK):
         raise UsageError(f"--out-dir {str(out_dir)!r} is not writable")
     for path in write_figures(out_dir):

@@ -27,9 +27,13 @@ STDOUT = "-"
 
 def format_options(parser: argparse.ArgumentParser) -> None:
     """--format, beside the output options."""
-    parser.add_argument("--format", choices=FORMATS, default=None,
-                        help="how the points are printed: table (default), json (a list of objects) or csv; "
-                             "with -o - the points are the only output on stdout (csv unless --format says)")
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        default=None,
+        help="how the points are printed: table (default), json (a list of objects) or csv; "
+        "with -o - the points are the only output on stdout (csv unless --format says)",
+    )
 
 
 def check_format(args: argparse.Namespace, size: int, max_rows: int | None) -> None:
@@ -39,11 +43,15 @@ def check_format(args: argparse.Namespace, size: int, max_rows: int | None) -> N
     if fmt in (None, "table") or getattr(args, "out", None) == STDOUT:
         return
     if max_rows is None:
-        raise UsageError(f"--format {fmt} prints every point: give -o - for the points on stdout "
-                         "(-o FILE writes them to the file, and the summary is printed)")
+        raise UsageError(
+            f"--format {fmt} prints every point: give -o - for the points on stdout "
+            "(-o FILE writes them to the file, and the summary is printed)"
+        )
     if size > max_rows:
-        raise UsageError(f"--format {fmt} prints every point and the grid has {size}: give -o - "
-                         f"(all points to stdout) or raise --max-rows to {size}")
+        raise UsageError(
+            f"--format {fmt} prints every point and the grid has {size}: give -o - "
+            f"(all points to stdout) or raise --max-rows to {size}"
+        )
 
 
 def _table(result: Any) -> dict[str, Any]:

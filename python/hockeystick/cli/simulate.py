@@ -54,31 +54,59 @@ runs.toml:
 
 _TOP_KEYS = ("delta", "seeds", "metric", "every", "data", "algorithms")
 _DATA_KEYS = ("bundled", "clients", "partition", "concentration", "test_fraction", "seed", "dtype")
-_SYNTHETIC_KEYS = ("synthetic", "clients", "samples_per_client", "features", "classes", "label_concentration",
-                   "feature_shift", "noise", "test_fraction", "seed", "dtype")
+_SYNTHETIC_KEYS = (
+    "synthetic",
+    "clients",
+    "samples_per_client",
+    "features",
+    "classes",
+    "label_concentration",
+    "feature_shift",
+    "noise",
+    "test_fraction",
+    "seed",
+    "dtype",
+)
 _METRICS = ("test_accuracy", "final_accuracy", "test_loss", "final_loss")
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``simulate`` subcommand to ``subparsers`` (the command line's ``add_subparsers`` action)."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
-        "simulate", help="train simulated FL runs over a grid of configurations and draw the privacy-utility frontier",
+        "simulate",
+        help="train simulated FL runs over a grid of configurations and draw the privacy-utility frontier",
         description="Train every configuration x seed of the TOML file's algorithms on a bundled or synthetic data set "
-                    "(numba simulator, no torch), each run's epsilon from its proven accountants beside its "
-                    "loss and accuracy; stream the rows to -o and print (and --plot) the frontier.",
-        epilog=_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+        "(numba simulator, no torch), each run's epsilon from its proven accountants beside its "
+        "loss and accuracy; stream the rows to -o and print (and --plot) the frontier.",
+        epilog=_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("config", help="the sweep file (TOML, layout below)")
-    parser.add_argument("-o", "--out", metavar="FILE", required=True,
-                        help="write every run's row to FILE.parquet or FILE.csv (curves as JSON text in CSV)")
+    parser.add_argument(
+        "-o",
+        "--out",
+        metavar="FILE",
+        required=True,
+        help="write every run's row to FILE.parquet or FILE.csv (curves as JSON text in CSV)",
+    )
     parser.add_argument("--plot", metavar="PNG", help="draw the frontier (metric against epsilon) to PNG")
     parser.add_argument("--force", action="store_true", help="replace an existing -o FILE or --plot PNG")
-    parser.add_argument("--progress", dest="progress", action="store_true", default=None,
-                        help="always show the progress bar (default: when stderr is a terminal)")
+    parser.add_argument(
+        "--progress",
+        dest="progress",
+        action="store_true",
+        default=None,
+        help="always show the progress bar (default: when stderr is a terminal)",
+    )
     parser.add_argument("--no-progress", dest="progress", action="store_false", help="never show it")
     where = parser.add_argument_group("where the runs go (default: one after the other, in-process)")
     where.add_argument("--processes", type=int, metavar="N", help="N spawned worker processes on this machine")
-    where.add_argument("--dask", metavar="ADDRESS", help="'local' (a LocalCluster of --workers workers) or the "
-                                                         "address of a running Dask scheduler (tcp://host:8786)")
+    where.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="'local' (a LocalCluster of --workers workers) or the "
+        "address of a running Dask scheduler (tcp://host:8786)",
+    )
     where.add_argument("--workers", type=int, default=2, metavar="N", help="workers of --dask local (default 2)")
     parser.set_defaults(func=run)
     return parser
@@ -124,15 +152,18 @@ def run(args: argparse.Namespace) -> int:
             for key, value in config.items():
                 columns.setdefault(key, []).append(value)
     total = sum(len(c) for c in algorithms.values()) * len(seeds)
-    print(f"{total} runs: " + ", ".join(f"{name} {len(c)} configurations" for name, c in algorithms.items())
-          + f" x {len(seeds)} seeds on {plan['name']} ({train.n_clients} clients)", file=sys.stderr)
+    print(
+        f"{total} runs: "
+        + ", ".join(f"{name} {len(c)} configurations" for name, c in algorithms.items())
+        + f" x {len(seeds)} seeds on {plan['name']} ({train.n_clients} clients)",
+        file=sys.stderr,
+    )
     cluster = None
     scheduler = None
     if args.dask == "local":
         from dask.distributed import LocalCluster
 
-        cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, host="127.0.0.1",
-                               dashboard_address=None)
+        cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, host="127.0.0.1", dashboard_address=None)
         scheduler = cluster.scheduler_address
     elif args.dask is not None:
         scheduler = args.dask
@@ -140,10 +171,20 @@ def run(args: argparse.Namespace) -> int:
     try:
         with RowStream(args.out, columns, overwrite=args.force) as stream:
             for name, table in plan["algorithms"].items():
-                rows = simulate_sweep(name, train, grid=table["grid"], fixed=table["fixed"], seeds=seeds,
-                                      delta=plan["delta"], test=test, every=plan["every"], processes=args.processes,
-                                      scheduler=scheduler, progress=progress,
-                                      on_row=functools.partial(_stream_row, stream, name))
+                rows = simulate_sweep(
+                    name,
+                    train,
+                    grid=table["grid"],
+                    fixed=table["fixed"],
+                    seeds=seeds,
+                    delta=plan["delta"],
+                    test=test,
+                    every=plan["every"],
+                    processes=args.processes,
+                    scheduler=scheduler,
+                    progress=progress,
+                    on_row=functools.partial(_stream_row, stream, name),
+                )
                 frames.append(rows.assign(algorithm=name))
     finally:
         if cluster is not None:
@@ -153,8 +194,9 @@ def run(args: argparse.Namespace) -> int:
     metric = plan["metric"]
     for name, table in plan["algorithms"].items():
         part = everything[everything["algorithm"] == name].drop(columns=["algorithm"]).dropna(axis=1, how="all")
-        front = frontier(part, metric=metric,
-                         parameters=[p for p in [*table["grid"], *table["fixed"]] if p in part.columns])
+        front = frontier(
+            part, metric=metric, parameters=[p for p in [*table["grid"], *table["fixed"]] if p in part.columns]
+        )
         print(f"\n{name}: frontier of {metric} (mean over {len(seeds)} seeds) at delta = {plan['delta']:g}")
         print(_frontier_table(front, metric, list(table["grid"])))
     bound = None
@@ -170,10 +212,15 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:
         from ..plots import frontier_plot
 
-        path = frontier_plot(everything, args.plot, metric=metric, algorithm_column="algorithm",
-                             title=f"{plan['name']}, {train.n_clients} clients",
-                             bound=bound if metric == "test_loss" else None,
-                             bound_label="trusted_aggregator: paper 000 Cor. 1 bound")
+        path = frontier_plot(
+            everything,
+            args.plot,
+            metric=metric,
+            algorithm_column="algorithm",
+            title=f"{plan['name']}, {train.n_clients} clients",
+            bound=bound if metric == "test_loss" else None,
+            bound_label="trusted_aggregator: paper 000 Cor. 1 bound",
+        )
         print(f"plot written to {os.path.abspath(path)}")
     return 0
 
@@ -204,10 +251,18 @@ def _load(data: Mapping[str, Any]) -> Any:
 
 def _bound_table(table: Any) -> str:
     headers = ["epsilon", "sigma", "batch", "rate", "measured excess", "bound", "bound / measured"]
-    body = [[f"{r['epsilon']:.4g}", f"{r['sigma']:g}", f"{int(r['batch'])}", f"{r['rate']:g}",
-             f"{r['measured_excess']:.4g}", f"{r['bound']:.4g}",
-             f"{r['bound'] / r['measured_excess']:.3g}" if r["measured_excess"] > 0 else "-"]
-            for r in table.to_dict("records")]
+    body = [
+        [
+            f"{r['epsilon']:.4g}",
+            f"{r['sigma']:g}",
+            f"{int(r['batch'])}",
+            f"{r['rate']:g}",
+            f"{r['measured_excess']:.4g}",
+            f"{r['bound']:.4g}",
+            f"{r['bound'] / r['measured_excess']:.3g}" if r["measured_excess"] > 0 else "-",
+        ]
+        for r in table.to_dict("records")
+    ]
     return _columns(headers, body)
 
 
@@ -218,8 +273,10 @@ def _plan(spec: Mapping[str, Any]) -> dict[str, Any]:
         raise ValueError(f"unknown key {unknown[0]!r}; a simulate file has {', '.join(_TOP_KEYS)}")
     data = spec.get("data")
     if not isinstance(data, dict) or ("bundled" in data) == ("synthetic" in data):
-        raise ValueError('[data] must name one data set: bundled = "digits" (or breast_cancer, wine, iris, diabetes), '
-                         'or synthetic = "linear" (or logistic, softmax)')
+        raise ValueError(
+            '[data] must name one data set: bundled = "digits" (or breast_cancer, wine, iris, diabetes), '
+            'or synthetic = "linear" (or logistic, softmax)'
+        )
     keys = _DATA_KEYS if "bundled" in data else _SYNTHETIC_KEYS
     unknown = sorted(set(data) - set(keys))
     if unknown:
@@ -237,8 +294,10 @@ def _plan(spec: Mapping[str, Any]) -> dict[str, Any]:
                 raise ValueError(f"[algorithms.{name}] grid.{key} must be a list of values, got {values!r}")
         if not grid:
             raise ValueError(f"[algorithms.{name}] needs a grid: at least one parameter with a list of values")
-        algorithms[name] = {"grid": {k: [_value(k, v) for v in vs] for k, vs in grid.items()},
-                            "fixed": {k: _value(k, v) for k, v in dict(table.get("fixed", {})).items()}}
+        algorithms[name] = {
+            "grid": {k: [_value(k, v) for v in vs] for k, vs in grid.items()},
+            "fixed": {k: _value(k, v) for k, v in dict(table.get("fixed", {})).items()},
+        }
     metric = spec.get("metric", "test_accuracy")
     if metric not in _METRICS:
         raise ValueError(f"metric must be one of {', '.join(_METRICS)}, got {metric!r}")
@@ -249,8 +308,15 @@ def _plan(spec: Mapping[str, Any]) -> dict[str, Any]:
     if every is not None and (isinstance(every, bool) or not isinstance(every, int) or every < 1):
         raise ValueError(f"every must be an integer >= 1 (rounds between metric points), got {every!r}")
     name = data.get("bundled") or f"synthetic {data['synthetic']}"
-    return {"data": data, "name": name, "algorithms": algorithms, "metric": metric, "delta": float(delta),
-            "seeds": spec.get("seeds", 1), "every": every}
+    return {
+        "data": data,
+        "name": name,
+        "algorithms": algorithms,
+        "metric": metric,
+        "delta": float(delta),
+        "seeds": spec.get("seeds", 1),
+        "every": every,
+    }
 
 
 def _value(name: str, value: Any) -> Any:
@@ -262,8 +328,15 @@ def _value(name: str, value: Any) -> Any:
 
 def _frontier_table(front: Any, metric: str, parameters: Sequence[str]) -> str:
     headers = ["epsilon", f"{metric} mean", "std", *parameters]
-    body = [[f"{row['epsilon']:.4g}", f"{row[f'{metric}_mean']:.4f}", f"{row[f'{metric}_std']:.4f}",
-             *(_show(row[p]) for p in parameters)] for row in front.to_dict("records")]
+    body = [
+        [
+            f"{row['epsilon']:.4g}",
+            f"{row[f'{metric}_mean']:.4f}",
+            f"{row[f'{metric}_std']:.4f}",
+            *(_show(row[p]) for p in parameters),
+        ]
+        for row in front.to_dict("records")
+    ]
     return _columns(headers, body)
 
 

@@ -36,17 +36,24 @@ grid.toml:
 
 def register(subparsers: Any) -> None:
     raw = argparse.RawDescriptionHelpFormatter
-    sweep = subparsers.add_parser("sweep", help="evaluate an accountant over a grid of parameter points",
-                           description="Evaluate one or more accountants over the Cartesian product of the "
-                                       "parameter axes, in chunks, streaming to a file.",
-                           epilog=_SWEEP_EXAMPLES, formatter_class=raw)
+    sweep = subparsers.add_parser(
+        "sweep",
+        help="evaluate an accountant over a grid of parameter points",
+        description="Evaluate one or more accountants over the Cartesian product of the "
+        "parameter axes, in chunks, streaming to a file.",
+        epilog=_SWEEP_EXAMPLES,
+        formatter_class=raw,
+    )
     sweep.add_argument("config", nargs="?", help="a sweep file (TOML, layout below); flags add to or override it")
-    sweep.add_argument("--example", action="store_true",
-                       help="run the built-in example end to end (sweep + calibration + plots)")
-    sweep.add_argument("--out-dir", default="hockeystick-out", metavar="DIR",
-                       help="where --example writes (default ./hockeystick-out)")
-    sweep.add_argument("-q", "--quantity", metavar="OUTPUT",
-                       help="delta (default), epsilon, or a parameter to calibrate such as sigma")
+    sweep.add_argument(
+        "--example", action="store_true", help="run the built-in example end to end (sweep + calibration + plots)"
+    )
+    sweep.add_argument(
+        "--out-dir", default="hockeystick-out", metavar="DIR", help="where --example writes (default ./hockeystick-out)"
+    )
+    sweep.add_argument(
+        "-q", "--quantity", metavar="OUTPUT", help="delta (default), epsilon, or a parameter to calibrate such as sigma"
+    )
     accountant_options(sweep)
     output_options(sweep, required_out=True)
     format_options(sweep)
@@ -103,8 +110,10 @@ def _example(args: argparse.Namespace) -> int:
     from ..example import run_example
 
     report = run_example(Path(args.out_dir), progress=args.progress, overwrite=args.force)
-    print(f"sweep file: {os.path.abspath(report.toml_path)}  (edit it, then: hockeystick sweep "
-          f"{report.toml_path} -o my_sweep.parquet)")
+    print(
+        f"sweep file: {os.path.abspath(report.toml_path)}  (edit it, then: hockeystick sweep "
+        f"{report.toml_path} -o my_sweep.parquet)"
+    )
     print_summary(report.sweep)
     print(f"result written to {os.path.abspath(str(report.sweep.path))}")
     print_plot(report.sweep_plot)

@@ -12,8 +12,7 @@ __all__ = ["table", "cell", "describe", "rate", "print_summary", "print_points",
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     cells = [[cell(v) for v in row] for row in rows]
     widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(headers)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths)),
-             "  ".join("-" * w for w in widths)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths)), "  ".join("-" * w for w in widths)]
     lines += ["  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in cells]
     return "\n".join(lines)
 
@@ -39,8 +38,10 @@ def rate(points_per_second: float) -> str:
 
 def print_summary(result: Any) -> None:
     grid, summary = result.grid, result.summary
-    print(f"{grid.size:,} points  {' + '.join(grid.accountants)} -> {grid.output}  "
-          f"in {result.seconds:.2f} s ({rate(result.points_per_second)})")
+    print(
+        f"{grid.size:,} points  {' + '.join(grid.accountants)} -> {grid.output}  "
+        f"in {result.seconds:.2f} s ({rate(result.points_per_second)})"
+    )
     if grid.fixed:
         print("fixed: " + describe(dict(grid.fixed)))
     rows = []
@@ -52,8 +53,10 @@ def print_summary(result: Any) -> None:
         print(table(["column", "min", "at", "max", "at"], rows))
     if summary.best_counts is not None:
         total = max(int(summary.best_counts.sum()), 1)
-        print("best bound from: " + ", ".join(f"{a} {100 * c / total:.1f}%"
-                                               for a, c in zip(grid.accountants, summary.best_counts)))
+        print(
+            "best bound from: "
+            + ", ".join(f"{a} {100 * c / total:.1f}%" for a, c in zip(grid.accountants, summary.best_counts))
+        )
 
 
 def print_points(result: Any, max_rows: int) -> None:

@@ -25,8 +25,9 @@ def _size(shape: tuple[int, ...]) -> int:
     return math.prod(shape)
 
 
-def _factor_table(epsilon: np.ndarray, r_first: np.ndarray, r_product: np.ndarray, threads: int,
-                  full: tuple[int, ...]) -> list[np.ndarray] | None:
+def _factor_table(
+    epsilon: np.ndarray, r_first: np.ndarray, r_product: np.ndarray, threads: int, full: tuple[int, ...]
+) -> list[np.ndarray] | None:
     """The factors on the (epsilon, r_first, r_product) grid, shaped to broadcast with
     ``full``; None when that grid is not at least 4x smaller than the full one."""
     small = np.broadcast_shapes(epsilon.shape, r_first.shape, r_product.shape)
@@ -38,8 +39,14 @@ def _factor_table(epsilon: np.ndarray, r_first: np.ndarray, r_product: np.ndarra
     return [t.reshape(lead + small) for t in table]
 
 
-def geometric_delta(epsilon: np.ndarray, weight: np.ndarray, terms: np.ndarray, r_first: np.ndarray,
-                    r_product: np.ndarray, threads: int | None) -> FloatOrArray:
+def geometric_delta(
+    epsilon: np.ndarray,
+    weight: np.ndarray,
+    terms: np.ndarray,
+    r_first: np.ndarray,
+    r_product: np.ndarray,
+    threads: int | None,
+) -> FloatOrArray:
     """w theta_eps(r1) sum_{k<T} theta_eps(r2)^k, broadcast."""
     nthreads = check_threads(threads)
     full = np.broadcast_shapes(epsilon.shape, weight.shape, terms.shape, r_first.shape, r_product.shape)
@@ -53,18 +60,32 @@ def geometric_delta(epsilon: np.ndarray, weight: np.ndarray, terms: np.ndarray, 
     return _finish(out, full == ())
 
 
-def geometric_epsilon(delta: np.ndarray, weight: np.ndarray, terms: np.ndarray, r_first: np.ndarray,
-                      r_product: np.ndarray, threads: int | None) -> FloatOrArray:
+def geometric_epsilon(
+    delta: np.ndarray,
+    weight: np.ndarray,
+    terms: np.ndarray,
+    r_first: np.ndarray,
+    r_product: np.ndarray,
+    threads: int | None,
+) -> FloatOrArray:
     d, w, t, r1, r2 = np.broadcast_arrays(delta, weight, terms, r_first, r_product)
     return _finish(_core.geometric_bound_epsilon(d, w, t, r1, r2, check_threads(threads)), d.shape == ())
 
 
-def random_stop_delta(epsilon: np.ndarray, weight: np.ndarray, terms: np.ndarray, first_stop: np.ndarray,
-                      r_first: np.ndarray, r_product: np.ndarray, threads: int | None) -> FloatOrArray:
+def random_stop_delta(
+    epsilon: np.ndarray,
+    weight: np.ndarray,
+    terms: np.ndarray,
+    first_stop: np.ndarray,
+    r_first: np.ndarray,
+    r_product: np.ndarray,
+    threads: int | None,
+) -> FloatOrArray:
     """w theta_eps(r1) sum_{tau=tau0..T} sum_{k<tau} theta_eps(r2)^k, broadcast."""
     nthreads = check_threads(threads)
-    full = np.broadcast_shapes(epsilon.shape, weight.shape, terms.shape, first_stop.shape, r_first.shape,
-                               r_product.shape)
+    full = np.broadcast_shapes(
+        epsilon.shape, weight.shape, terms.shape, first_stop.shape, r_first.shape, r_product.shape
+    )
     table = _factor_table(epsilon, r_first, r_product, nthreads, full)
     if table is not None:
         w, t, f, a1, a2, b1, b2 = np.broadcast_arrays(weight, terms, first_stop, *table)
@@ -75,37 +96,63 @@ def random_stop_delta(epsilon: np.ndarray, weight: np.ndarray, terms: np.ndarray
     return _finish(out, full == ())
 
 
-def random_stop_epsilon(delta: np.ndarray, weight: np.ndarray, terms: np.ndarray, first_stop: np.ndarray,
-                        r_first: np.ndarray, r_product: np.ndarray, threads: int | None) -> FloatOrArray:
+def random_stop_epsilon(
+    delta: np.ndarray,
+    weight: np.ndarray,
+    terms: np.ndarray,
+    first_stop: np.ndarray,
+    r_first: np.ndarray,
+    r_product: np.ndarray,
+    threads: int | None,
+) -> FloatOrArray:
     d, w, t, f, r1, r2 = np.broadcast_arrays(delta, weight, terms, first_stop, r_first, r_product)
     return _finish(_core.random_stop_bound_epsilon(d, w, t, f, r1, r2, check_threads(threads)), d.shape == ())
 
 
-def power_delta(noise: str, epsilon: np.ndarray, exponent: np.ndarray, g_first: np.ndarray,
-                g_product: np.ndarray, threads: int | None) -> FloatOrArray:
+def power_delta(
+    noise: str,
+    epsilon: np.ndarray,
+    exponent: np.ndarray,
+    g_first: np.ndarray,
+    g_product: np.ndarray,
+    threads: int | None,
+) -> FloatOrArray:
     """F(g1) F(g2)^k with F = theta_eps (noise='gaussian') or the Laplace factor."""
     e, k, g1, g2 = np.broadcast_arrays(epsilon, exponent, g_first, g_product)
     return _finish(_core.power_bound_delta(noise, e, k, g1, g2, check_threads(threads)), e.shape == ())
 
 
-def power_epsilon(noise: str, delta: np.ndarray, exponent: np.ndarray, g_first: np.ndarray,
-                  g_product: np.ndarray, threads: int | None) -> FloatOrArray:
+def power_epsilon(
+    noise: str, delta: np.ndarray, exponent: np.ndarray, g_first: np.ndarray, g_product: np.ndarray, threads: int | None
+) -> FloatOrArray:
     d, k, g1, g2 = np.broadcast_arrays(delta, exponent, g_first, g_product)
     return _finish(_core.power_bound_epsilon(noise, d, k, g1, g2, check_threads(threads)), d.shape == ())
 
 
-def schedule_delta(epsilon: np.ndarray, weight: float, first_stop: int, r_first: np.ndarray,
-                   r_product: np.ndarray, threads: int | None) -> FloatOrArray:
+def schedule_delta(
+    epsilon: np.ndarray, weight: float, first_stop: int, r_first: np.ndarray, r_product: np.ndarray, threads: int | None
+) -> FloatOrArray:
     """w sum_t theta(r1_t) prod_{j>t} theta(r2_j) (first_stop = 0) or its random-stop sum."""
-    out = _core.schedule_bound_delta(np.ascontiguousarray(epsilon), weight, first_stop,
-                                     np.ascontiguousarray(r_first), np.ascontiguousarray(r_product),
-                                     check_threads(threads))
+    out = _core.schedule_bound_delta(
+        np.ascontiguousarray(epsilon),
+        weight,
+        first_stop,
+        np.ascontiguousarray(r_first),
+        np.ascontiguousarray(r_product),
+        check_threads(threads),
+    )
     return _finish(out.reshape(epsilon.shape), epsilon.shape == ())
 
 
-def schedule_epsilon(delta: np.ndarray, weight: float, first_stop: int, r_first: np.ndarray,
-                     r_product: np.ndarray, threads: int | None) -> FloatOrArray:
-    out = _core.schedule_bound_epsilon(np.ascontiguousarray(delta), weight, first_stop,
-                                       np.ascontiguousarray(r_first), np.ascontiguousarray(r_product),
-                                       check_threads(threads))
+def schedule_epsilon(
+    delta: np.ndarray, weight: float, first_stop: int, r_first: np.ndarray, r_product: np.ndarray, threads: int | None
+) -> FloatOrArray:
+    out = _core.schedule_bound_epsilon(
+        np.ascontiguousarray(delta),
+        weight,
+        first_stop,
+        np.ascontiguousarray(r_first),
+        np.ascontiguousarray(r_product),
+        check_threads(threads),
+    )
     return _finish(out.reshape(delta.shape), delta.shape == ())

@@ -24,7 +24,7 @@ from ..accountant import Bound
 from . import _checks
 from .pnsgd import record_index
 
-_SAFE_SIDE = 1.0 + 2.0 ** -42
+_SAFE_SIDE = 1.0 + 2.0**-42
 
 
 class PNSGDRenyiBaseline:
@@ -34,11 +34,26 @@ class PNSGDRenyiBaseline:
     strong_convexity (default 0, M = 1).
     """
 
-    def __init__(self, *, n: npt.ArrayLike, index: npt.ArrayLike, sigma: npt.ArrayLike,
-                 learning_rate: npt.ArrayLike, lipschitz: npt.ArrayLike, smoothness: npt.ArrayLike,
-                 strong_convexity: npt.ArrayLike = 0.0) -> None:
-        _checks.broadcastable(n=n, index=index, sigma=sigma, learning_rate=learning_rate, lipschitz=lipschitz,
-                              smoothness=smoothness, strong_convexity=strong_convexity)
+    def __init__(
+        self,
+        *,
+        n: npt.ArrayLike,
+        index: npt.ArrayLike,
+        sigma: npt.ArrayLike,
+        learning_rate: npt.ArrayLike,
+        lipschitz: npt.ArrayLike,
+        smoothness: npt.ArrayLike,
+        strong_convexity: npt.ArrayLike = 0.0,
+    ) -> None:
+        _checks.broadcastable(
+            n=n,
+            index=index,
+            sigma=sigma,
+            learning_rate=learning_rate,
+            lipschitz=lipschitz,
+            smoothness=smoothness,
+            strong_convexity=strong_convexity,
+        )
         self.n = _checks.positive_integer(n, "n")
         self.index = record_index(self.n, index)
         self.sigma = _checks.positive(sigma, "sigma")
@@ -51,8 +66,7 @@ class PNSGDRenyiBaseline:
             amplified = base * self.modulus ** (later + 1.0) / later
         self.kappa = np.where(later > 0, amplified, base)
 
-    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper",
-              threads: int | None = None) -> FloatOrArray:
+    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> FloatOrArray:
         """exp(-(eps - kappa)^2 / (4 kappa)) for eps > kappa, else 1  (002 eq. 15)."""
         _checks.upper_only(bound, type(self).__name__)
         check_threads(threads)
@@ -63,8 +77,7 @@ class PNSGDRenyiBaseline:
             out = np.where(gap > 0, np.minimum(1.0, np.exp(-np.square(gap) / (4.0 * self.kappa)) * _SAFE_SIDE), 1.0)
         return float(out) if out.ndim == 0 else out
 
-    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper",
-                threads: int | None = None) -> FloatOrArray:
+    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> FloatOrArray:
         """kappa + 2 sqrt(kappa log(1/delta))."""
         _checks.upper_only(bound, type(self).__name__)
         check_threads(threads)

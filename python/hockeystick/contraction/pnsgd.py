@@ -40,9 +40,17 @@ class _PNSGDPower:
 
     _noise = "gaussian"
 
-    def _setup(self, n: npt.ArrayLike, index: npt.ArrayLike, noise_scale: np.ndarray,
-               learning_rate: npt.ArrayLike, lipschitz: npt.ArrayLike, smoothness: npt.ArrayLike,
-               diameter: npt.ArrayLike, strong_convexity: npt.ArrayLike) -> None:
+    def _setup(
+        self,
+        n: npt.ArrayLike,
+        index: npt.ArrayLike,
+        noise_scale: np.ndarray,
+        learning_rate: npt.ArrayLike,
+        lipschitz: npt.ArrayLike,
+        smoothness: npt.ArrayLike,
+        diameter: npt.ArrayLike,
+        strong_convexity: npt.ArrayLike,
+    ) -> None:
         """Checks shared by Theorems 3 and 4, and the two arguments of F: 2L/s and M D/(eta s),
         s the noise scale (sigma, or the Laplace v: 002 Lemma 1 with distance/scale)."""
         self.n = _checks.positive_integer(n, "n")
@@ -55,22 +63,24 @@ class _PNSGDPower:
         with np.errstate(over="ignore"):
             self._g_first = 2.0 * self.lipschitz / noise_scale
             self._g_product = self.modulus * self.diameter / (self.learning_rate * noise_scale)
-        _checks.finite_radii(g1=(self._g_first, "2 lipschitz / noise, the noise sigma or scale"),
-                             g2=(self._g_product, "modulus diameter / (learning_rate noise)"))
+        _checks.finite_radii(
+            g1=(self._g_first, "2 lipschitz / noise, the noise sigma or scale"),
+            g2=(self._g_product, "modulus diameter / (learning_rate noise)"),
+        )
 
-    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper",
-              threads: int | None = None) -> FloatOrArray:
+    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> FloatOrArray:
         """The theorem's delta(eps) for the i-th record."""
         _checks.upper_only(bound, type(self).__name__)
-        return _kernels.power_delta(self._noise, _checks.epsilon_values(epsilon), self._exponent,
-                                    self._g_first, self._g_product, threads)
+        return _kernels.power_delta(
+            self._noise, _checks.epsilon_values(epsilon), self._exponent, self._g_first, self._g_product, threads
+        )
 
-    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper",
-                threads: int | None = None) -> FloatOrArray:
+    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> FloatOrArray:
         """Smallest eps >= 0 with delta(eps) <= delta."""
         _checks.upper_only(bound, type(self).__name__)
-        return _kernels.power_epsilon(self._noise, _checks.delta_values(delta), self._exponent,
-                                      self._g_first, self._g_product, threads)
+        return _kernels.power_epsilon(
+            self._noise, _checks.delta_values(delta), self._exponent, self._g_first, self._g_product, threads
+        )
 
 
 class PNSGDGaussian(_PNSGDPower):
@@ -80,11 +90,28 @@ class PNSGDGaussian(_PNSGDPower):
     smoothness, diameter (D_K), strong_convexity (default 0, so M = 1).
     """
 
-    def __init__(self, *, n: npt.ArrayLike, index: npt.ArrayLike, sigma: npt.ArrayLike,
-                 learning_rate: npt.ArrayLike, lipschitz: npt.ArrayLike, smoothness: npt.ArrayLike,
-                 diameter: npt.ArrayLike, strong_convexity: npt.ArrayLike = 0.0) -> None:
-        _checks.broadcastable(n=n, index=index, sigma=sigma, learning_rate=learning_rate, lipschitz=lipschitz,
-                              smoothness=smoothness, diameter=diameter, strong_convexity=strong_convexity)
+    def __init__(
+        self,
+        *,
+        n: npt.ArrayLike,
+        index: npt.ArrayLike,
+        sigma: npt.ArrayLike,
+        learning_rate: npt.ArrayLike,
+        lipschitz: npt.ArrayLike,
+        smoothness: npt.ArrayLike,
+        diameter: npt.ArrayLike,
+        strong_convexity: npt.ArrayLike = 0.0,
+    ) -> None:
+        _checks.broadcastable(
+            n=n,
+            index=index,
+            sigma=sigma,
+            learning_rate=learning_rate,
+            lipschitz=lipschitz,
+            smoothness=smoothness,
+            diameter=diameter,
+            strong_convexity=strong_convexity,
+        )
         self.sigma = _checks.positive(sigma, "sigma")
         self._setup(n, index, self.sigma, learning_rate, lipschitz, smoothness, diameter, strong_convexity)
 
@@ -98,11 +125,28 @@ class PNSGDLaplace(_PNSGDPower):
 
     _noise = "laplace"
 
-    def __init__(self, *, n: npt.ArrayLike, index: npt.ArrayLike, scale: npt.ArrayLike,
-                 learning_rate: npt.ArrayLike, lipschitz: npt.ArrayLike, smoothness: npt.ArrayLike,
-                 diameter: npt.ArrayLike, strong_convexity: npt.ArrayLike = 0.0) -> None:
-        _checks.broadcastable(n=n, index=index, scale=scale, learning_rate=learning_rate, lipschitz=lipschitz,
-                              smoothness=smoothness, diameter=diameter, strong_convexity=strong_convexity)
+    def __init__(
+        self,
+        *,
+        n: npt.ArrayLike,
+        index: npt.ArrayLike,
+        scale: npt.ArrayLike,
+        learning_rate: npt.ArrayLike,
+        lipschitz: npt.ArrayLike,
+        smoothness: npt.ArrayLike,
+        diameter: npt.ArrayLike,
+        strong_convexity: npt.ArrayLike = 0.0,
+    ) -> None:
+        _checks.broadcastable(
+            n=n,
+            index=index,
+            scale=scale,
+            learning_rate=learning_rate,
+            lipschitz=lipschitz,
+            smoothness=smoothness,
+            diameter=diameter,
+            strong_convexity=strong_convexity,
+        )
         self.scale = _checks.positive(scale, "scale")
         self._setup(n, index, self.scale, learning_rate, lipschitz, smoothness, diameter, strong_convexity)
 
@@ -116,12 +160,29 @@ class PNSGDRandomStop:
         False (default) the finite sum the proof bounds, which is smaller.
     """
 
-    def __init__(self, *, n: npt.ArrayLike, sigma: npt.ArrayLike, learning_rate: npt.ArrayLike,
-                 lipschitz: npt.ArrayLike, smoothness: npt.ArrayLike, diameter: npt.ArrayLike,
-                 strong_convexity: npt.ArrayLike = 0.0, index: npt.ArrayLike | None = None,
-                 paper_form: bool = False) -> None:
-        _checks.broadcastable(n=n, index=index, sigma=sigma, learning_rate=learning_rate, lipschitz=lipschitz,
-                              smoothness=smoothness, diameter=diameter, strong_convexity=strong_convexity)
+    def __init__(
+        self,
+        *,
+        n: npt.ArrayLike,
+        sigma: npt.ArrayLike,
+        learning_rate: npt.ArrayLike,
+        lipschitz: npt.ArrayLike,
+        smoothness: npt.ArrayLike,
+        diameter: npt.ArrayLike,
+        strong_convexity: npt.ArrayLike = 0.0,
+        index: npt.ArrayLike | None = None,
+        paper_form: bool = False,
+    ) -> None:
+        _checks.broadcastable(
+            n=n,
+            index=index,
+            sigma=sigma,
+            learning_rate=learning_rate,
+            lipschitz=lipschitz,
+            smoothness=smoothness,
+            diameter=diameter,
+            strong_convexity=strong_convexity,
+        )
         self.n = _checks.positive_integer(n, "n")
         self.index = np.float64(1.0) if index is None else record_index(self.n, index)
         self.sigma = _checks.positive(sigma, "sigma")
@@ -135,19 +196,20 @@ class PNSGDRandomStop:
         with np.errstate(over="ignore"):
             self._r_first = 2.0 * self.lipschitz / self.sigma
             self._r_product = self.modulus * self.diameter / (self.learning_rate * self.sigma)
-        _checks.finite_radii(r1=(self._r_first, "2 lipschitz / sigma"),
-                             r2=(self._r_product, "modulus diameter / (learning_rate sigma)"))
+        _checks.finite_radii(
+            r1=(self._r_first, "2 lipschitz / sigma"), r2=(self._r_product, "modulus diameter / (learning_rate sigma)")
+        )
 
-    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper",
-              threads: int | None = None) -> FloatOrArray:
+    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> FloatOrArray:
         """(1/n) theta(2L/sigma) sum_{k=0}^{n-i} theta(M D/(eta sigma))^k  (eq. 16 when paper_form)."""
         _checks.upper_only(bound, type(self).__name__)
-        return _kernels.geometric_delta(_checks.epsilon_values(epsilon), self._weight, self._terms,
-                                        self._r_first, self._r_product, threads)
+        return _kernels.geometric_delta(
+            _checks.epsilon_values(epsilon), self._weight, self._terms, self._r_first, self._r_product, threads
+        )
 
-    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper",
-                threads: int | None = None) -> FloatOrArray:
+    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> FloatOrArray:
         """Smallest eps >= 0 with delta(eps) <= delta."""
         _checks.upper_only(bound, type(self).__name__)
-        return _kernels.geometric_epsilon(_checks.delta_values(delta), self._weight, self._terms,
-                                          self._r_first, self._r_product, threads)
+        return _kernels.geometric_epsilon(
+            _checks.delta_values(delta), self._weight, self._terms, self._r_first, self._r_product, threads
+        )

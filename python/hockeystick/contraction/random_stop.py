@@ -49,29 +49,58 @@ class RandomStopTrustedAggregator(TrustedAggregator):
     the output is W_tau with tau uniform on {max(1, ceil(alpha T)), ..., T}.
     """
 
-    def __init__(self, *, n: npt.ArrayLike, batch_size: npt.ArrayLike, sigma: npt.ArrayLike,
-                 learning_rate: npt.ArrayLike, lipschitz: npt.ArrayLike, radius: npt.ArrayLike,
-                 rounds: npt.ArrayLike | None = None, smoothness: npt.ArrayLike | None = None,
-                 suffix: float = 0.0) -> None:
-        super().__init__(n=n, batch_size=batch_size, sigma=sigma, learning_rate=learning_rate,
-                         lipschitz=lipschitz, radius=radius, rounds=rounds, smoothness=smoothness)
+    def __init__(
+        self,
+        *,
+        n: npt.ArrayLike,
+        batch_size: npt.ArrayLike,
+        sigma: npt.ArrayLike,
+        learning_rate: npt.ArrayLike,
+        lipschitz: npt.ArrayLike,
+        radius: npt.ArrayLike,
+        rounds: npt.ArrayLike | None = None,
+        smoothness: npt.ArrayLike | None = None,
+        suffix: float = 0.0,
+    ) -> None:
+        super().__init__(
+            n=n,
+            batch_size=batch_size,
+            sigma=sigma,
+            learning_rate=learning_rate,
+            lipschitz=lipschitz,
+            radius=radius,
+            rounds=rounds,
+            smoothness=smoothness,
+        )
         self.suffix = _check_suffix(suffix)
         self._first_stop = first_stop(self.rounds, self.suffix)
         self._stop_weight = self._weight / (self.rounds - self._first_stop + 1.0)
 
-    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper",
-              threads: int | None = None) -> FloatOrArray:
+    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> FloatOrArray:
         """(m/n)(1/N) theta(r1) sum_{tau=tau0..T} (1 - theta(r2)^tau)/(1 - theta(r2))  (000 eq. 12)."""
         _checks.upper_only(bound, type(self).__name__)
-        return _kernels.random_stop_delta(_checks.epsilon_values(epsilon), self._stop_weight, self.rounds,
-                                          self._first_stop, self._r_first, self._r_product, threads)
+        return _kernels.random_stop_delta(
+            _checks.epsilon_values(epsilon),
+            self._stop_weight,
+            self.rounds,
+            self._first_stop,
+            self._r_first,
+            self._r_product,
+            threads,
+        )
 
-    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper",
-                threads: int | None = None) -> FloatOrArray:
+    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> FloatOrArray:
         """Smallest eps >= 0 with delta(eps) <= delta."""
         _checks.upper_only(bound, type(self).__name__)
-        return _kernels.random_stop_epsilon(_checks.delta_values(delta), self._stop_weight, self.rounds,
-                                            self._first_stop, self._r_first, self._r_product, threads)
+        return _kernels.random_stop_epsilon(
+            _checks.delta_values(delta),
+            self._stop_weight,
+            self.rounds,
+            self._first_stop,
+            self._r_first,
+            self._r_product,
+            threads,
+        )
 
 
 class RandomStopTrustedAggregatorSchedule(TrustedAggregatorSchedule):
@@ -80,13 +109,31 @@ class RandomStopTrustedAggregatorSchedule(TrustedAggregatorSchedule):
     Parameters as TrustedAggregatorSchedule, plus ``suffix`` alpha in [0, 1).
     """
 
-    def __init__(self, *, n: npt.ArrayLike, batch_size: npt.ArrayLike, sigma: npt.ArrayLike,
-                 learning_rate: npt.ArrayLike, lipschitz: npt.ArrayLike, radius: npt.ArrayLike,
-                 rounds: int | None = None, smoothness: npt.ArrayLike | None = None,
-                 nonconvex: bool = False, suffix: float = 0.0) -> None:
-        super().__init__(n=n, batch_size=batch_size, sigma=sigma, learning_rate=learning_rate,
-                         lipschitz=lipschitz, radius=radius, rounds=rounds, smoothness=smoothness,
-                         nonconvex=nonconvex)
+    def __init__(
+        self,
+        *,
+        n: npt.ArrayLike,
+        batch_size: npt.ArrayLike,
+        sigma: npt.ArrayLike,
+        learning_rate: npt.ArrayLike,
+        lipschitz: npt.ArrayLike,
+        radius: npt.ArrayLike,
+        rounds: int | None = None,
+        smoothness: npt.ArrayLike | None = None,
+        nonconvex: bool = False,
+        suffix: float = 0.0,
+    ) -> None:
+        super().__init__(
+            n=n,
+            batch_size=batch_size,
+            sigma=sigma,
+            learning_rate=learning_rate,
+            lipschitz=lipschitz,
+            radius=radius,
+            rounds=rounds,
+            smoothness=smoothness,
+            nonconvex=nonconvex,
+        )
         self.suffix = _check_suffix(suffix)
         self.nonconvex = _checks.flag(nonconvex, "nonconvex")
         self._first_stop = int(first_stop(self.rounds, self.suffix))
@@ -95,10 +142,16 @@ class RandomStopTrustedAggregatorSchedule(TrustedAggregatorSchedule):
     def paper_closed_form(self) -> RandomStopTrustedAggregator:
         """000 eq. 12: the constant-schedule bound at eta* = min eta_t, sigma* = min sigma_t (looser)."""
         if self.nonconvex:
-            raise ValueError("000 eq. 12 is stated for the convex diameter 2 rho; nonconvex=True has no closed form there")
-        return RandomStopTrustedAggregator(n=self.n, batch_size=self.batch_size, sigma=float(self.sigma.min()),
-                                           learning_rate=float(self.learning_rate.min()),
-                                           lipschitz=self.lipschitz, radius=self.radius, rounds=self.rounds,
-                                           suffix=self.suffix)
-
-
+            raise ValueError(
+                "000 eq. 12 is stated for the convex diameter 2 rho; nonconvex=True has no closed form there"
+            )
+        return RandomStopTrustedAggregator(
+            n=self.n,
+            batch_size=self.batch_size,
+            sigma=float(self.sigma.min()),
+            learning_rate=float(self.learning_rate.min()),
+            lipschitz=self.lipschitz,
+            radius=self.radius,
+            rounds=self.rounds,
+            suffix=self.suffix,
+        )

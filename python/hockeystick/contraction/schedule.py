@@ -59,10 +59,19 @@ class TrustedAggregatorSchedule:
     The number of rounds must be <= floor(n / batch_size) (see trusted_aggregator.py).
     """
 
-    def __init__(self, *, n: npt.ArrayLike, batch_size: npt.ArrayLike, sigma: npt.ArrayLike,
-                 learning_rate: npt.ArrayLike, lipschitz: npt.ArrayLike, radius: npt.ArrayLike,
-                 rounds: int | None = None, smoothness: npt.ArrayLike | None = None,
-                 nonconvex: bool = False) -> None:
+    def __init__(
+        self,
+        *,
+        n: npt.ArrayLike,
+        batch_size: npt.ArrayLike,
+        sigma: npt.ArrayLike,
+        learning_rate: npt.ArrayLike,
+        lipschitz: npt.ArrayLike,
+        radius: npt.ArrayLike,
+        rounds: int | None = None,
+        smoothness: npt.ArrayLike | None = None,
+        nonconvex: bool = False,
+    ) -> None:
         self.n = _scalar(n, "n", _checks.positive_integer)
         self.batch_size = _scalar(batch_size, "batch_size", _checks.positive_integer)
         if self.batch_size > self.n:
@@ -80,7 +89,9 @@ class TrustedAggregatorSchedule:
         else:
             count = max_rounds if rounds is None else int(_scalar(rounds, "rounds", _checks.positive_integer))
         if not 1 <= count <= max_rounds:
-            raise ValueError(f"the number of rounds ({count}) must be between 1 and floor(n / batch_size) = {max_rounds}")
+            raise ValueError(
+                f"the number of rounds ({count}) must be between 1 and floor(n / batch_size) = {max_rounds}"
+            )
         self.rounds = count
         self.sigma = np.broadcast_to(sigma_t, (count,)).astype(np.float64)
         self.learning_rate = np.broadcast_to(eta_t, (count,)).astype(np.float64)
@@ -95,27 +106,29 @@ class TrustedAggregatorSchedule:
         with np.errstate(over="ignore"):
             self._r_first = 2.0 * self.lipschitz / (root_m * self.sigma)
             self._r_product = diameter * root_m / (self.learning_rate * self.sigma)
-        _checks.finite_radii(r1=(self._r_first, "2 lipschitz / (sqrt(batch_size) sigma)"),
-                             r2=(self._r_product, "diameter sqrt(batch_size) / (learning_rate sigma), diameter from radius"))
+        _checks.finite_radii(
+            r1=(self._r_first, "2 lipschitz / (sqrt(batch_size) sigma)"),
+            r2=(self._r_product, "diameter sqrt(batch_size) / (learning_rate sigma), diameter from radius"),
+        )
 
     _first_stop = 0  # 0: the last iterate (a random-stop subclass sets tau0 >= 1)
 
-    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper",
-              threads: int | None = None) -> FloatOrArray:
+    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> FloatOrArray:
         """(m/n) sum_t theta(r1_t) prod_{j>t} theta(r2_j), O(T) per epsilon."""
         _checks.upper_only(bound, type(self).__name__)
-        return _kernels.schedule_delta(_checks.epsilon_values(epsilon), self._weight, self._first_stop,
-                                       self._r_first, self._r_product, threads)
+        return _kernels.schedule_delta(
+            _checks.epsilon_values(epsilon), self._weight, self._first_stop, self._r_first, self._r_product, threads
+        )
 
-    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper",
-                threads: int | None = None) -> FloatOrArray:
+    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> FloatOrArray:
         """Smallest eps >= 0 with delta(eps) <= delta."""
         _checks.upper_only(bound, type(self).__name__)
-        return _kernels.schedule_epsilon(_checks.delta_values(delta), self._weight, self._first_stop,
-                                         self._r_first, self._r_product, threads)
+        return _kernels.schedule_epsilon(
+            _checks.delta_values(delta), self._weight, self._first_stop, self._r_first, self._r_product, threads
+        )
 
 
-MAX_SCHEDULE_ROUNDS = 10 ** 8   # one float64 learning rate per round: 0.8 GB of schedule at most
+MAX_SCHEDULE_ROUNDS = 10**8  # one float64 learning rate per round: 0.8 GB of schedule at most
 
 
 class InverseTimeRateTrustedAggregator(TrustedAggregatorSchedule):
@@ -125,27 +138,57 @@ class InverseTimeRateTrustedAggregator(TrustedAggregatorSchedule):
     theorem's eta_t <= 2/beta is checked (it binds at t = 1: lambda >= beta/2).
     """
 
-    def __init__(self, *, n: npt.ArrayLike, batch_size: npt.ArrayLike, sigma: npt.ArrayLike,
-                 strong_convexity: npt.ArrayLike, lipschitz: npt.ArrayLike, radius: npt.ArrayLike,
-                 rounds: int | None = None, smoothness: npt.ArrayLike | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        n: npt.ArrayLike,
+        batch_size: npt.ArrayLike,
+        sigma: npt.ArrayLike,
+        strong_convexity: npt.ArrayLike,
+        lipschitz: npt.ArrayLike,
+        radius: npt.ArrayLike,
+        rounds: int | None = None,
+        smoothness: npt.ArrayLike | None = None,
+    ) -> None:
         lam = _scalar(strong_convexity, "strong_convexity", _checks.positive)
         m = _scalar(batch_size, "batch_size", _checks.positive_integer)
-        count = math.floor(_scalar(n, "n", _checks.positive_integer) / m) if rounds is None else \
-            _validation.count(rounds, "rounds")
+        count = (
+            math.floor(_scalar(n, "n", _checks.positive_integer) / m)
+            if rounds is None
+            else _validation.count(rounds, "rounds")
+        )
         if count > MAX_SCHEDULE_ROUNDS:
-            raise ValueError(f"rounds (floor(n / batch_size) when not given) must be at most {MAX_SCHEDULE_ROUNDS:.0e}: "
-                             f"the schedule holds one learning rate per round, got {count}")
+            raise ValueError(
+                f"rounds (floor(n / batch_size) when not given) must be at most {MAX_SCHEDULE_ROUNDS:.0e}: "
+                f"the schedule holds one learning rate per round, got {count}"
+            )
         self.strong_convexity = lam
         with np.errstate(over="ignore"):
             rates = 1.0 / (lam * np.arange(1, int(count) + 1, dtype=np.float64))
         if rates.size and not (np.isfinite(rates[0]) and rates[-1] > 0):
-            raise ValueError(f"strong_convexity must keep every learning rate 1 / (strong_convexity t), t <= rounds, a "
-                             f"positive finite double, got {lam!r}")
-        super().__init__(n=n, batch_size=batch_size, sigma=sigma, learning_rate=rates,
-                         lipschitz=lipschitz, radius=radius, rounds=rounds, smoothness=smoothness)
+            raise ValueError(
+                f"strong_convexity must keep every learning rate 1 / (strong_convexity t), t <= rounds, a "
+                f"positive finite double, got {lam!r}"
+            )
+        super().__init__(
+            n=n,
+            batch_size=batch_size,
+            sigma=sigma,
+            learning_rate=rates,
+            lipschitz=lipschitz,
+            radius=radius,
+            rounds=rounds,
+            smoothness=smoothness,
+        )
 
     def paper_closed_form(self) -> TrustedAggregator:
         """000 eq. 11's upper bound: every product factor replaced by the last one (eta_T = 1/(lambda T))."""
-        return TrustedAggregator(n=self.n, batch_size=self.batch_size, sigma=float(self.sigma[0]),
-                                 learning_rate=float(self.learning_rate[-1]), lipschitz=self.lipschitz,
-                                 radius=self.radius, rounds=self.rounds)
+        return TrustedAggregator(
+            n=self.n,
+            batch_size=self.batch_size,
+            sigma=float(self.sigma[0]),
+            learning_rate=float(self.learning_rate[-1]),
+            lipschitz=self.lipschitz,
+            radius=self.radius,
+            rounds=self.rounds,
+        )

@@ -62,11 +62,28 @@ class TrustedAggregator:
     smallest epsilon >= 0 whose delta is <= the given one.
     """
 
-    def __init__(self, *, n: npt.ArrayLike, batch_size: npt.ArrayLike, sigma: npt.ArrayLike,
-                 learning_rate: npt.ArrayLike, lipschitz: npt.ArrayLike, radius: npt.ArrayLike,
-                 rounds: npt.ArrayLike | None = None, smoothness: npt.ArrayLike | None = None) -> None:
-        _checks.broadcastable(n=n, batch_size=batch_size, sigma=sigma, learning_rate=learning_rate,
-                              lipschitz=lipschitz, radius=radius, rounds=rounds, smoothness=smoothness)
+    def __init__(
+        self,
+        *,
+        n: npt.ArrayLike,
+        batch_size: npt.ArrayLike,
+        sigma: npt.ArrayLike,
+        learning_rate: npt.ArrayLike,
+        lipschitz: npt.ArrayLike,
+        radius: npt.ArrayLike,
+        rounds: npt.ArrayLike | None = None,
+        smoothness: npt.ArrayLike | None = None,
+    ) -> None:
+        _checks.broadcastable(
+            n=n,
+            batch_size=batch_size,
+            sigma=sigma,
+            learning_rate=learning_rate,
+            lipschitz=lipschitz,
+            radius=radius,
+            rounds=rounds,
+            smoothness=smoothness,
+        )
         self.n = _checks.positive_integer(n, "n")
         self.batch_size = _checks.positive_integer(batch_size, "batch_size")
         _checks.at_most(self.batch_size, self.n, "batch_size must be <= n")
@@ -75,9 +92,12 @@ class TrustedAggregator:
             self.rounds = max_rounds
         else:
             self.rounds = _checks.positive_integer(rounds, "rounds")
-            _checks.at_most(self.rounds, max_rounds,
-                            "rounds must be <= floor(n / batch_size): each user is in one batch "
-                            "(sampling without replacement); more rounds reuse records, which 000 Thm 2 does not cover")
+            _checks.at_most(
+                self.rounds,
+                max_rounds,
+                "rounds must be <= floor(n / batch_size): each user is in one batch "
+                "(sampling without replacement); more rounds reuse records, which 000 Thm 2 does not cover",
+            )
         self.sigma = _checks.positive(sigma, "sigma")
         self.learning_rate = _checks.positive(learning_rate, "learning_rate")
         self.lipschitz = _checks.positive(lipschitz, "lipschitz")
@@ -88,8 +108,10 @@ class TrustedAggregator:
         with np.errstate(over="ignore"):
             self._r_first = 2.0 * self.lipschitz / (root_m * self.sigma)
             self._r_product = self.diameter() * root_m / (self.learning_rate * self.sigma)
-        _checks.finite_radii(r1=(self._r_first, "2 lipschitz / (sqrt(batch_size) sigma)"),
-                             r2=(self._r_product, "diameter sqrt(batch_size) / (learning_rate sigma), diameter from radius"))
+        _checks.finite_radii(
+            r1=(self._r_first, "2 lipschitz / (sqrt(batch_size) sigma)"),
+            r2=(self._r_product, "diameter sqrt(batch_size) / (learning_rate sigma), diameter from radius"),
+        )
 
     def _check_loss(self, smoothness: npt.ArrayLike | None) -> None:
         _checks.smoothness_rate(self.learning_rate, smoothness)
@@ -98,19 +120,19 @@ class TrustedAggregator:
         """Diameter D of the gradient step's image of the ball: 2 rho (convex, eta <= 2/beta)."""
         return 2.0 * self.radius
 
-    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper",
-              threads: int | None = None) -> FloatOrArray:
+    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> FloatOrArray:
         """delta(eps) = (m/n) theta_eps(r1) (1 - theta_eps(r2)^T) / (1 - theta_eps(r2))  (000 Thm 2)."""
         _checks.upper_only(bound, type(self).__name__)
-        return _kernels.geometric_delta(_checks.epsilon_values(epsilon), self._weight, self.rounds,
-                                        self._r_first, self._r_product, threads)
+        return _kernels.geometric_delta(
+            _checks.epsilon_values(epsilon), self._weight, self.rounds, self._r_first, self._r_product, threads
+        )
 
-    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper",
-                threads: int | None = None) -> FloatOrArray:
+    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> FloatOrArray:
         """Smallest eps >= 0 with delta(eps) <= delta (bracketed Newton in C++, per point)."""
         _checks.upper_only(bound, type(self).__name__)
-        return _kernels.geometric_epsilon(_checks.delta_values(delta), self._weight, self.rounds,
-                                          self._r_first, self._r_product, threads)
+        return _kernels.geometric_epsilon(
+            _checks.delta_values(delta), self._weight, self.rounds, self._r_first, self._r_product, threads
+        )
 
 
 class NonconvexTrustedAggregator(TrustedAggregator):
@@ -131,17 +153,42 @@ class StronglyConvexTrustedAggregator(TrustedAggregator):
     M-contraction, M = sqrt(1 - 2 eta beta lambda / (beta + lambda)) (002 eq. 14), for
     eta <= 2 / (beta + lambda); the diameter becomes 2 rho M."""
 
-    def __init__(self, *, n: npt.ArrayLike, batch_size: npt.ArrayLike, sigma: npt.ArrayLike,
-                 learning_rate: npt.ArrayLike, lipschitz: npt.ArrayLike, radius: npt.ArrayLike,
-                 smoothness: npt.ArrayLike, strong_convexity: npt.ArrayLike,
-                 rounds: npt.ArrayLike | None = None) -> None:
-        _checks.broadcastable(n=n, batch_size=batch_size, sigma=sigma, learning_rate=learning_rate,
-                              lipschitz=lipschitz, radius=radius, rounds=rounds, smoothness=smoothness,
-                              strong_convexity=strong_convexity)
+    def __init__(
+        self,
+        *,
+        n: npt.ArrayLike,
+        batch_size: npt.ArrayLike,
+        sigma: npt.ArrayLike,
+        learning_rate: npt.ArrayLike,
+        lipschitz: npt.ArrayLike,
+        radius: npt.ArrayLike,
+        smoothness: npt.ArrayLike,
+        strong_convexity: npt.ArrayLike,
+        rounds: npt.ArrayLike | None = None,
+    ) -> None:
+        _checks.broadcastable(
+            n=n,
+            batch_size=batch_size,
+            sigma=sigma,
+            learning_rate=learning_rate,
+            lipschitz=lipschitz,
+            radius=radius,
+            rounds=rounds,
+            smoothness=smoothness,
+            strong_convexity=strong_convexity,
+        )
         self.strong_convexity = _checks.positive(strong_convexity, "strong_convexity")
         self.smoothness = _checks.positive(smoothness, "smoothness")
-        super().__init__(n=n, batch_size=batch_size, sigma=sigma, learning_rate=learning_rate,
-                         lipschitz=lipschitz, radius=radius, rounds=rounds, smoothness=smoothness)
+        super().__init__(
+            n=n,
+            batch_size=batch_size,
+            sigma=sigma,
+            learning_rate=learning_rate,
+            lipschitz=lipschitz,
+            radius=radius,
+            rounds=rounds,
+            smoothness=smoothness,
+        )
 
     def _check_loss(self, smoothness: npt.ArrayLike | None) -> None:
         self.modulus = _checks.contraction_modulus(self.learning_rate, self.smoothness, self.strong_convexity)

@@ -64,8 +64,13 @@ SCHEDULES = ("constant", "cyclic", "stagewise", "continuous")
 CONTINUOUS_MAX_STEPS = 2**24  # schedule_round_factors sums the continuous schedule over its steps, in numpy
 
 
-def schedule_round_factors(schedule: str, learning_rate: npt.ArrayLike, lipschitz: npt.ArrayLike,
-                           local_steps: npt.ArrayLike, round_index: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+def schedule_round_factors(
+    schedule: str,
+    learning_rate: npt.ArrayLike,
+    lipschitz: npt.ArrayLike,
+    local_steps: npt.ArrayLike,
+    round_index: npt.ArrayLike,
+) -> tuple[np.ndarray, np.ndarray]:
     """Exact (log rho_t, sum_k eta_{k,t}) of a FedAvg schedule at round t (0-based), broadcast.
 
     Closed forms (gamma functions, digamma) of the products and sums over the K local steps;
@@ -75,8 +80,9 @@ def schedule_round_factors(schedule: str, learning_rate: npt.ArrayLike, lipschit
     a = positive(learning_rate, "learning_rate")
     L = nonnegative(lipschitz, "lipschitz")
     # the continuous schedule's product is summed step by step (one pass over the K steps)
-    K = positive_integer(local_steps, "local_steps",
-                         maximum=CONTINUOUS_MAX_STEPS if schedule == "continuous" else MAX_EXACT_INTEGER)
+    K = positive_integer(
+        local_steps, "local_steps", maximum=CONTINUOUS_MAX_STEPS if schedule == "continuous" else MAX_EXACT_INTEGER
+    )
     t = nonnegative_integer(round_index, "round_index")
     if (t > MAX_EXACT_INTEGER).any():
         raise ValueError(f"round_index must be <= 2^53, got {float(t.max()):g}")
@@ -85,8 +91,9 @@ def schedule_round_factors(schedule: str, learning_rate: npt.ArrayLike, lipschit
     return log_rho, a * unit_steps
 
 
-def unit_rate_factors(schedule: str, rate_times_lipschitz: np.ndarray, local_steps: np.ndarray,
-                      round_index: np.ndarray | int) -> tuple[np.ndarray, np.ndarray]:
+def unit_rate_factors(
+    schedule: str, rate_times_lipschitz: np.ndarray, local_steps: np.ndarray, round_index: np.ndarray | int
+) -> tuple[np.ndarray, np.ndarray]:
     """(log rho_t, sum_k eta_{k,t} / a) of a FedAvg schedule with rate a at round t, from x = a L.
 
     Every schedule's rate is a times a factor of (k, t), so rho_t depends on a and L through x = a L
@@ -139,13 +146,25 @@ class NoisyFedAvg(LastIterateAccountant):
     ``mu_composition``, attained by a linear loss.  Decaying schedules (stage-wise, continuous) can reach H0.
     """
 
-    def __init__(self, *, clients: npt.ArrayLike, sigma: npt.ArrayLike, clip: npt.ArrayLike,
-                 lipschitz: npt.ArrayLike, learning_rate: npt.ArrayLike, local_steps: npt.ArrayLike,
-                 rounds: npt.ArrayLike, schedule: str = "constant", threads: int | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        clients: npt.ArrayLike,
+        sigma: npt.ArrayLike,
+        clip: npt.ArrayLike,
+        lipschitz: npt.ArrayLike,
+        learning_rate: npt.ArrayLike,
+        local_steps: npt.ArrayLike,
+        rounds: npt.ArrayLike,
+        schedule: str = "constant",
+        threads: int | None = None,
+    ) -> None:
         self.schedule = choice(schedule, "schedule", SCHEDULES)
         p = broadcast(
-            clients=positive(clients, "clients"), sigma=positive(sigma, "sigma"),
-            clip=nonnegative(clip, "clip"), lipschitz=nonnegative(lipschitz, "lipschitz"),
+            clients=positive(clients, "clients"),
+            sigma=positive(sigma, "sigma"),
+            clip=nonnegative(clip, "clip"),
+            lipschitz=nonnegative(lipschitz, "lipschitz"),
             learning_rate=positive(learning_rate, "learning_rate"),
             # counts up to 2^53: consecutive in double, and within the engine's 64-bit loop counters
             local_steps=positive_integer(local_steps, "local_steps", maximum=MAX_EXACT_INTEGER),
@@ -173,9 +192,11 @@ class NoisyFedAvg(LastIterateAccountant):
             too_big = K * np.log1p(x) > 700.0
         if too_big.any():
             i = tuple(np.argwhere(too_big)[0])
-            raise ValueError(f"(1 + learning_rate * lipschitz)^local_steps must stay below e^700 for the "
-                             f"{schedule} schedule (got learning_rate={a[i]!r}, lipschitz={L[i]!r}, "
-                             f"local_steps={K[i]!r}); the bound there is the composition value")
+            raise ValueError(
+                f"(1 + learning_rate * lipschitz)^local_steps must stay below e^700 for the "
+                f"{schedule} schedule (got learning_rate={a[i]!r}, lipschitz={L[i]!r}, "
+                f"local_steps={K[i]!r}); the bound there is the composition value"
+            )
         code = SCHEDULES.index(schedule)
         unit_rate = np.ones(x.size)
         fx, fk, ft = (np.ascontiguousarray(v.ravel()) for v in (x, K, T))

@@ -53,15 +53,28 @@ class NoisyFedProx(LastIterateAccountant):
     with ``interpolation="h0"`` to reproduce the paper.
     """
 
-    def __init__(self, *, clients: npt.ArrayLike, sigma: npt.ArrayLike, clip: npt.ArrayLike,
-                 lipschitz: npt.ArrayLike, proximal: npt.ArrayLike, learning_rate: npt.ArrayLike,
-                 rounds: npt.ArrayLike, local_steps: npt.ArrayLike | None = None,
-                 constants: str = "theorem") -> None:
+    def __init__(
+        self,
+        *,
+        clients: npt.ArrayLike,
+        sigma: npt.ArrayLike,
+        clip: npt.ArrayLike,
+        lipschitz: npt.ArrayLike,
+        proximal: npt.ArrayLike,
+        learning_rate: npt.ArrayLike,
+        rounds: npt.ArrayLike,
+        local_steps: npt.ArrayLike | None = None,
+        constants: str = "theorem",
+    ) -> None:
         self.constants = choice(constants, "constants", CONSTANTS)
         named = dict(
-            clients=positive(clients, "clients"), sigma=positive(sigma, "sigma"), clip=nonnegative(clip, "clip"),
-            lipschitz=positive(lipschitz, "lipschitz"), proximal=positive(proximal, "proximal"),
-            learning_rate=positive(learning_rate, "learning_rate"), rounds=positive_integer(rounds, "rounds"),
+            clients=positive(clients, "clients"),
+            sigma=positive(sigma, "sigma"),
+            clip=nonnegative(clip, "clip"),
+            lipschitz=positive(lipschitz, "lipschitz"),
+            proximal=positive(proximal, "proximal"),
+            learning_rate=positive(learning_rate, "learning_rate"),
+            rounds=positive_integer(rounds, "rounds"),
         )
         if constants == "exact":
             if local_steps is None:
@@ -72,13 +85,17 @@ class NoisyFedProx(LastIterateAccountant):
         m, V, L, alpha, a, T = (p[k] for k in ("clients", "clip", "lipschitz", "proximal", "learning_rate", "rounds"))
         if (alpha <= L).any():
             bad = np.argwhere(alpha <= L)[0]
-            raise ValueError(f"proximal must exceed lipschitz (Theorem 15 needs alpha > L; got alpha="
-                             f"{alpha[tuple(bad)]!r}, L={L[tuple(bad)]!r})")
+            raise ValueError(
+                f"proximal must exceed lipschitz (Theorem 15 needs alpha > L; got alpha="
+                f"{alpha[tuple(bad)]!r}, L={L[tuple(bad)]!r})"
+            )
         if (a * alpha > 1).any():
             bad = np.argwhere(a * alpha > 1)[0]
-            raise ValueError("learning_rate * proximal must be <= 1 (the proofs of Lemmas 22-23 need "
-                             "1 - eta alpha >= 0; the printed eta < 1/(alpha - L) is not enough; got "
-                             f"learning_rate={a[tuple(bad)]!r}, proximal={alpha[tuple(bad)]!r})")
+            raise ValueError(
+                "learning_rate * proximal must be <= 1 (the proofs of Lemmas 22-23 need "
+                "1 - eta alpha >= 0; the printed eta < 1/(alpha - L) is not enough; got "
+                f"learning_rate={a[tuple(bad)]!r}, proximal={alpha[tuple(bad)]!r})"
+            )
         gap = alpha - L
         # gamma = (2V/(m alpha)) g with g = 1 (theorem) or 1 - (1 - a alpha)^K (exact); sqrt(H) is kept in
         # units of 2V/(m alpha), and mu = sqrt(m H) / sigma = 2 V / (sqrt(m) alpha sigma) * that.

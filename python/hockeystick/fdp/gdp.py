@@ -63,22 +63,26 @@ class GaussianDP:
     def __init__(self, mu: npt.ArrayLike) -> None:
         self.mu = scalar_or_array(nonnegative(mu, "mu", finite=False))
 
-    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper",
-              threads: int | None = None) -> Any:
+    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> Any:
         """delta(eps) = theta(mu, eps)  (paper 004 Lemma 7, eq. 8), exact; reported rounded outward
         (docs/architecture.md): ``bound="upper"`` theta rounded up, ``"lower"`` rounded down."""
         bound_side(bound)
         eps = epsilon_values(epsilon)
-        return certified_sides(bound, lambda: _ct.theta_lower(self.mu, eps, threads=threads),
-                               lambda: _ct.theta_upper(self.mu, eps, threads=threads))
+        return certified_sides(
+            bound,
+            lambda: _ct.theta_lower(self.mu, eps, threads=threads),
+            lambda: _ct.theta_upper(self.mu, eps, threads=threads),
+        )
 
-    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper",
-                threads: int | None = None) -> Any:
+    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> Any:
         """Smallest eps >= 0 with theta(mu, eps) <= delta, delta in (0, 1), rounded outward on each side."""
         bound_side(bound)
         dlt = delta_values(delta)
-        return certified_sides(bound, lambda: _ct.theta_epsilon_lower(self.mu, dlt, threads=threads),
-                               lambda: _ct.theta_epsilon_upper(self.mu, dlt, threads=threads))
+        return certified_sides(
+            bound,
+            lambda: _ct.theta_epsilon_lower(self.mu, dlt, threads=threads),
+            lambda: _ct.theta_epsilon_upper(self.mu, dlt, threads=threads),
+        )
 
     def tradeoff(self, alpha: npt.ArrayLike) -> float | np.ndarray:
         """T_G(mu)(alpha), the type II error floor at type I error alpha."""

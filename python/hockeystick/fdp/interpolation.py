@@ -86,8 +86,7 @@ def _bound_from_core(result: tuple[np.ndarray, ...], shape: tuple[int, ...]) -> 
     return InterpolationBound(h0, h_opt, h_comp, attained.astype(bool))
 
 
-def interpolation_bound(rho: npt.ArrayLike, gamma: npt.ArrayLike, *,
-                        threads: int | None = None) -> InterpolationBound:
+def interpolation_bound(rho: npt.ArrayLike, gamma: npt.ArrayLike, *, threads: int | None = None) -> InterpolationBound:
     """Shifted-interpolation H for per-round factors: rho, gamma of shape (..., T), rounds on the last axis.
 
     ``rho`` > 0 is the per-round expansion of the model gap (Theorem 10's model sensitivity),
@@ -110,8 +109,9 @@ def interpolation_bound(rho: npt.ArrayLike, gamma: npt.ArrayLike, *,
     return _bound_from_core(_core.interpolation_from_rounds(rho_rows, gam, lengths, check_threads(threads)), lead)
 
 
-def rounds_from_learning_rates(eta: npt.ArrayLike, *, lipschitz: npt.ArrayLike, clip: npt.ArrayLike,
-                               clients: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+def rounds_from_learning_rates(
+    eta: npt.ArrayLike, *, lipschitz: npt.ArrayLike, clip: npt.ArrayLike, clients: npt.ArrayLike
+) -> tuple[np.ndarray, np.ndarray]:
     """(rho_t, gamma_t) of noisy FedAvg from local rates eta of shape (..., T, K)  (paper 004 Lemmas 20-21).
 
     rho_t = prod_k (1 + eta_{k,t} L)   (eq. 30: 1 + eta(K, t) L telescopes to this product),
@@ -160,8 +160,9 @@ def constant_rate_h0_limit(log_rho: npt.ArrayLike, gamma: npt.ArrayLike) -> np.n
 _SERIES_LOG_RHO = 1e-150
 
 
-def mu_coefficient(numerators: tuple[npt.ArrayLike, ...],
-                   denominators: tuple[npt.ArrayLike, ...]) -> tuple[np.ndarray, np.ndarray]:
+def mu_coefficient(
+    numerators: tuple[npt.ArrayLike, ...], denominators: tuple[npt.ArrayLike, ...]
+) -> tuple[np.ndarray, np.ndarray]:
     """prod(numerators) / prod(denominators) as (mantissa, exponent), the value mantissa * 2**exponent.
 
     Each factor is split by frexp (exact) into a mantissa in [1/2, 1) and a power of two; the
@@ -245,18 +246,34 @@ class LastIterateAccountant:
     def _mu(self, bound: str, interpolation: Interpolation) -> float | np.ndarray:
         """``bound`` is the side ("upper" only); an old ``bound="h0"`` etc. still selects the interpolation."""
         if bound in INTERPOLATIONS:
-            warnings.warn(f'bound={bound!r} is deprecated: the interpolation is chosen with interpolation={bound!r} '
-                          '(bound now says the side of the bracket, "upper")', DeprecationWarning, stacklevel=3)
+            warnings.warn(
+                f"bound={bound!r} is deprecated: the interpolation is chosen with interpolation={bound!r} "
+                '(bound now says the side of the bracket, "upper")',
+                DeprecationWarning,
+                stacklevel=3,
+            )
             return self.mu_for_interpolation(bound)
         upper_only(bound, type(self).__name__)
         return self.mu_for_interpolation(interpolation)
 
-    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", interpolation: Interpolation = "optimal",
-              threads: int | None = None) -> float | np.ndarray:
+    def delta(
+        self,
+        epsilon: npt.ArrayLike,
+        *,
+        bound: Bound = "upper",
+        interpolation: Interpolation = "optimal",
+        threads: int | None = None,
+    ) -> float | np.ndarray:
         """delta(eps) = theta(mu, eps) for the mu that ``interpolation`` selects (paper 004 Lemma 7), theta rounded up."""
         return _ct.theta_upper(self._mu(bound, interpolation), epsilon_values(epsilon), threads=threads)
 
-    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper", interpolation: Interpolation = "optimal",
-                threads: int | None = None) -> float | np.ndarray:
+    def epsilon(
+        self,
+        delta: npt.ArrayLike,
+        *,
+        bound: Bound = "upper",
+        interpolation: Interpolation = "optimal",
+        threads: int | None = None,
+    ) -> float | np.ndarray:
         """Smallest eps >= 0 with theta(mu, eps) <= delta, for the mu that ``interpolation`` selects, rounded up."""
         return _ct.theta_epsilon_upper(self._mu(bound, interpolation), delta_values(delta), threads=threads)

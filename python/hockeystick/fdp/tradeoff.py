@@ -98,8 +98,7 @@ class TradeOffFunction:
         gains = 1.0 - np.asarray(self._curve(np.exp(grid)), dtype=np.float64) - gamma * np.exp(grid)
         i = int(np.argmax(gains))
         lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)]
-        best = optimize.minimize_scalar(negative_gain, bounds=(lo, hi), method="bounded",
-                                        options={"xatol": 1e-13})
+        best = optimize.minimize_scalar(negative_gain, bounds=(lo, hi), method="bounded", options={"xatol": 1e-13})
         at_zero = 1.0 - float(self._curve(np.array([0.0]))[0])
         return max(0.0, at_zero, float(gains[i]), -float(best.fun))
 
@@ -152,13 +151,16 @@ class GaussianTradeOff(TradeOffFunction):
     def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
         """The eps solving theta(mu, eps) = delta (0 when theta(mu, 0) <= delta), rounded outward on each side."""
         dlt = delta_values(delta)
-        return certified_sides(bound, lambda: _ct.theta_epsilon_lower(self.mu, dlt),
-                               lambda: _ct.theta_epsilon_upper(self.mu, dlt))
+        return certified_sides(
+            bound, lambda: _ct.theta_epsilon_lower(self.mu, dlt), lambda: _ct.theta_epsilon_upper(self.mu, dlt)
+        )
 
     def compose(self, other: GaussianTradeOff) -> GaussianTradeOff:
         if not isinstance(other, GaussianTradeOff):
-            raise ValueError("only Gaussian trade-off functions compose in closed form; "
-                             "compose other mechanisms with hockeystick.pld")
+            raise ValueError(
+                "only Gaussian trade-off functions compose in closed form; "
+                "compose other mechanisms with hockeystick.pld"
+            )
         return GaussianTradeOff(np.hypot(self.mu, other.mu))
 
     __matmul__ = compose

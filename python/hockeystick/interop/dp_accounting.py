@@ -42,17 +42,25 @@ class HockeystickAccountant(PrivacyAccountant):
     a fixed grid instead (then ``accuracy`` is ignored).
     """
 
-    def __init__(self, neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE,
-                 accuracy: float = DEFAULT_ACCURACY, value_discretization_interval: float | None = None):
+    def __init__(
+        self,
+        neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE,
+        accuracy: float = DEFAULT_ACCURACY,
+        value_discretization_interval: float | None = None,
+    ):
         if not isinstance(neighboring_relation, NeighboringRelation):
-            raise _validation.ParameterTypeError(f"neighboring_relation must be a NeighboringRelation, got "
-                                                 f"{_validation.describe(neighboring_relation)}")
+            raise _validation.ParameterTypeError(
+                f"neighboring_relation must be a NeighboringRelation, got {_validation.describe(neighboring_relation)}"
+            )
         super().__init__(neighboring_relation)
         a = float(_validation.positive(_validation.single(accuracy, "accuracy"), "accuracy"))
         if value_discretization_interval is not None:
-            value_discretization_interval = float(_validation.positive(
-                _validation.single(value_discretization_interval, "value_discretization_interval"),
-                "value_discretization_interval"))
+            value_discretization_interval = float(
+                _validation.positive(
+                    _validation.single(value_discretization_interval, "value_discretization_interval"),
+                    "value_discretization_interval",
+                )
+            )
         self.accuracy = a
         self.value_discretization_interval = value_discretization_interval
         self._plan = CompositionPlan()
@@ -61,10 +69,11 @@ class HockeystickAccountant(PrivacyAccountant):
     def compose(self, event: dp_event.DpEvent, count: int = 1) -> HockeystickAccountant:
         """Add ``count`` runs of ``event`` (ValueError for a count below 1, as dp_accounting's accountants)."""
         check_count(count)
-        return cast("HockeystickAccountant", super().compose(event, count))   # dp_accounting's compose returns self
+        return cast("HockeystickAccountant", super().compose(event, count))  # dp_accounting's compose returns self
 
-    def _maybe_compose(self, event: dp_event.DpEvent, count: int,
-                       do_compose: bool) -> PrivacyAccountant.CompositionErrorDetails | None:
+    def _maybe_compose(
+        self, event: dp_event.DpEvent, count: int, do_compose: bool
+    ) -> PrivacyAccountant.CompositionErrorDetails | None:
         try:
             plan = plan_for(event, max(int(count), 1), self.neighboring_relation)
         except Unsupported as u:

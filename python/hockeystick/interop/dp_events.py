@@ -88,15 +88,15 @@ def _bounded(analysed_under: str) -> tuple[NeighboringRelation, ...]:
     return tuple(NeighboringRelation[r.upper()] for r in relations_bounded(analysed_under))
 
 
-ADD_REMOVE = _bounded("add_or_remove_one")   # add/remove and replace-special
+ADD_REMOVE = _bounded("add_or_remove_one")  # add/remove and replace-special
 # A non-private inner event as a finite pair: the canonical pair of (0, 1)-DP, P and Q disjoint (it
 # dominates every pair and NonPrivate attains it), so a sample of it keeps its exact delta.
 NON_PRIVATE = ("eps_delta", 0.0, 1.0)
-MAX_RUNS = 1 << 53   # the most runs of one grid or finite mechanism composed (PLD self-composition)
-MAX_SENSITIVITY = 1_000_000   # discrete Laplace: the largest (integer) sensitivity taken
-MAX_COPIES = 100_000   # with replacement: the most copies of a record (group analyses) computed
-MAX_FINITE_REACH = 1e6   # discrete Laplace: the largest loss a * shift of one run taken (exact atoms)
-MAX_GROUP_ATOMS = 10_000   # with replacement: copies x discrete Laplace sensitivity of one group pair
+MAX_RUNS = 1 << 53  # the most runs of one grid or finite mechanism composed (PLD self-composition)
+MAX_SENSITIVITY = 1_000_000  # discrete Laplace: the largest (integer) sensitivity taken
+MAX_COPIES = 100_000  # with replacement: the most copies of a record (group analyses) computed
+MAX_FINITE_REACH = 1e6  # discrete Laplace: the largest loss a * shift of one run taken (exact atoms)
+MAX_GROUP_ATOMS = 10_000  # with replacement: copies x discrete Laplace sensitivity of one group pair
 OVERFLOW_REACH = 1e300  # with replacement: a group's loss (inner reach x copies) kept finite in doubles
 
 
@@ -115,7 +115,7 @@ def _nonnegative(event: ev.DpEvent, name: str) -> float:
         x = float(v)
     except (TypeError, ValueError):
         raise ValueError(f"{type(event).__name__}.{name} must be a real number, got {v!r}") from None
-    if x == math.inf:   # dp_accounting overflows here (OverflowError): so does this refusal
+    if x == math.inf:  # dp_accounting overflows here (OverflowError): so does this refusal
         raise ParameterOutOfRange(f"{type(event).__name__}.{name} must be finite, got {v!r}")
     if not (x >= 0 and math.isfinite(x)):
         raise ValueError(f"{type(event).__name__}.{name} must be finite and >= 0, got {v!r}")
@@ -126,19 +126,27 @@ def _noise(event: ev.DpEvent, name: str) -> float:
     """A noise scale: finite, >= 0 and at most ``MAX_NOISE``."""
     x = _nonnegative(event, name)
     if x > MAX_NOISE:
-        raise ParameterOutOfRange(f"{type(event).__name__}.{name} must be at most {MAX_NOISE:g} (a larger noise "
-                                  f"scale leaves a privacy loss below double precision, where no certified bound "
-                                  f"is computed), got {getattr(event, name)!r}")
+        raise ParameterOutOfRange(
+            f"{type(event).__name__}.{name} must be at most {MAX_NOISE:g} (a larger noise "
+            f"scale leaves a privacy loss below double precision, where no certified bound "
+            f"is computed), got {getattr(event, name)!r}"
+        )
     return x
 
 
-def _check_reach(event: ev.DpEvent, name: str, reach: float, limit: float = MAX_LOSS_REACH,
-                 why: str = "the loss grid would need tens of millions of points") -> None:
+def _check_reach(
+    event: ev.DpEvent,
+    name: str,
+    reach: float,
+    limit: float = MAX_LOSS_REACH,
+    why: str = "the loss grid would need tens of millions of points",
+) -> None:
     """Refuse a run whose privacy loss reaches beyond ``limit`` (module docstring), naming the field."""
     if not reach <= limit:
         raise ParameterOutOfRange(
             f"{type(event).__name__}.{name} = {getattr(event, name)!r} lets one run's privacy loss reach "
-            f"{reach:.4g}, beyond {limit:g} ({why}): no certified bound is computed; use more noise")
+            f"{reach:.4g}, beyond {limit:g} ({why}): no certified bound is computed; use more noise"
+        )
 
 
 def _probability(event: ev.DpEvent, name: str) -> float:
@@ -163,8 +171,10 @@ def _sensitivity(event: ev.DiscreteLaplaceDpEvent) -> int:
     ``MAX_SENSITIVITY`` (its exact pair has about one atom per integer of the shift)."""
     s = _integer(event, "sensitivity", 1)
     if s > MAX_SENSITIVITY:
-        raise ParameterOutOfRange(f"DiscreteLaplaceDpEvent.sensitivity must be at most {MAX_SENSITIVITY} (its exact "
-                                  f"pair holds about one atom per integer of the shift), got {s}")
+        raise ParameterOutOfRange(
+            f"DiscreteLaplaceDpEvent.sensitivity must be at most {MAX_SENSITIVITY} (its exact "
+            f"pair holds about one atom per integer of the shift), got {s}"
+        )
     return s
 
 
@@ -173,8 +183,9 @@ def _discrete_laplace(event: ev.DiscreteLaplaceDpEvent, copies: int) -> tuple[fl
     refusing a one-run loss a shift past ``MAX_FINITE_REACH``, naming ``noise_parameter``."""
     a = _nonnegative(event, "noise_parameter")
     shift = copies * _sensitivity(event)
-    _check_reach(event, "noise_parameter", a * shift, MAX_FINITE_REACH,
-                 "its exact atoms would leave the common loss lattice")
+    _check_reach(
+        event, "noise_parameter", a * shift, MAX_FINITE_REACH, "its exact atoms would leave the common loss lattice"
+    )
     return a, shift
 
 
@@ -185,8 +196,9 @@ def check_count(count: int) -> int:
     return int(count)
 
 
-def _require(event: ev.DpEvent, relation: NeighboringRelation, allowed: tuple[NeighboringRelation, ...],
-             what: str) -> None:
+def _require(
+    event: ev.DpEvent, relation: NeighboringRelation, allowed: tuple[NeighboringRelation, ...], what: str
+) -> None:
     if relation not in allowed:
         names = " or ".join(f"`{r.name}`" for r in allowed)
         raise Unsupported(event, f"neighboring_relation must be {names} for {what}. Found {relation}.")
@@ -223,7 +235,8 @@ def _visit(event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: C
                 raise ParameterOutOfRange(
                     f"GaussianDpEvent.noise_multiplier = {event.noise_multiplier!r} (with {count} runs) makes the "
                     f"composed Gaussian's squared radius overflow (sum of count (shift / noise_multiplier)^2 past "
-                    f"1.8e308): no certified bound is computed; use more noise")
+                    f"1.8e308): no certified bound is computed; use more noise"
+                )
         return
     if isinstance(event, ev.LaplaceDpEvent):
         b = _noise(event, "noise_multiplier")
@@ -237,9 +250,14 @@ def _visit(event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: C
         _add(plan, ("discrete_laplace", a, shift), count, a == 0)
         return
     if isinstance(event, ev.MixtureOfGaussiansDpEvent):
-        _require(event, relation, ADD_REMOVE, "`MixtureOfGaussiansDpEvent` (it defines the law of one record against "
-                                              "its absence only; under `REPLACE_ONE` the coupling of the two records' "
-                                              "sensitivities is not given)")
+        _require(
+            event,
+            relation,
+            ADD_REMOVE,
+            "`MixtureOfGaussiansDpEvent` (it defines the law of one record against "
+            "its absence only; under `REPLACE_ONE` the coupling of the two records' "
+            "sensitivities is not given)",
+        )
         sigma = _noise(event, "standard_deviation")
         shifts, weights = _mixture(event)
         if max(shifts) > 0:
@@ -248,11 +266,12 @@ def _visit(event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: C
             _add(plan, ("gaussian_mixture", sigma, shifts, weights), count, sigma == 0)
         return
     if isinstance(event, ev.RandomizedResponseDpEvent):
-        _require(event, relation, _bounded("replace_one") + _bounded("replace_special"),
-                 "`RandomizedResponseDpEvent`")
+        _require(event, relation, _bounded("replace_one") + _bounded("replace_special"), "`RandomizedResponseDpEvent`")
         p = _probability(event, "noise_parameter")
-        if p == 1.0:   # dp_accounting's rule (its PLD): strictly below 1 (p = 1 releases nothing)
-            raise ValueError(f"RandomizedResponseDpEvent.noise_parameter must be below 1, got {event.noise_parameter!r}")
+        if p == 1.0:  # dp_accounting's rule (its PLD): strictly below 1 (p = 1 releases nothing)
+            raise ValueError(
+                f"RandomizedResponseDpEvent.noise_parameter must be below 1, got {event.noise_parameter!r}"
+            )
         k = _integer(event, "num_buckets", 1)
         if k > 1 and p < 1:
             name = "replace_one" if relation == NeighboringRelation.REPLACE_ONE else "replace_special"
@@ -280,8 +299,10 @@ def _visit(event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: C
 
 def _add(plan: CompositionPlan, mechanism: Mechanism, count: int, non_private: bool) -> None:
     if count > MAX_RUNS:
-        raise ParameterOutOfRange(f"SelfComposedDpEvent.count (times the `count` of compose) gives {count} runs of "
-                                  f"{mechanism[0]}, more than 2^53: no certified bound is computed for it")
+        raise ParameterOutOfRange(
+            f"SelfComposedDpEvent.count (times the `count` of compose) gives {count} runs of "
+            f"{mechanism[0]}, more than 2^53: no certified bound is computed for it"
+        )
     if non_private:
         plan.non_private = True
     else:
@@ -292,14 +313,18 @@ def _mixture(event: ev.MixtureOfGaussiansDpEvent) -> tuple[tuple[float, ...], tu
     s = np.asarray(event.sensitivities, dtype=np.float64).ravel()
     w = np.asarray(event.sampling_probs, dtype=np.float64).ravel()
     if s.size == 0 or s.shape != w.shape:
-        raise ValueError("MixtureOfGaussiansDpEvent.sensitivities and sampling_probs must be non-empty and of one length")
+        raise ValueError(
+            "MixtureOfGaussiansDpEvent.sensitivities and sampling_probs must be non-empty and of one length"
+        )
     if not np.all(np.isfinite(s) & (s >= 0)):
         raise ValueError(f"MixtureOfGaussiansDpEvent.sensitivities must be finite and >= 0, got {s.tolist()}")
     if not np.all(np.isfinite(w) & (w >= 0)) or abs(w.sum() - 1.0) > 1e-9:
         raise ValueError(f"MixtureOfGaussiansDpEvent.sampling_probs must be >= 0 and sum to 1, got {w.tolist()}")
-    if not np.any((s > 0) & (w > 0)):   # dp_accounting's rule, with its error type
-        raise ValueError("MixtureOfGaussiansDpEvent.sensitivities must have at least one positive value with a "
-                         f"positive sampling probability, got {s.tolist()} with {w.tolist()}")
+    if not np.any((s > 0) & (w > 0)):  # dp_accounting's rule, with its error type
+        raise ValueError(
+            "MixtureOfGaussiansDpEvent.sensitivities must have at least one positive value with a "
+            f"positive sampling probability, got {s.tolist()} with {w.tolist()}"
+        )
     return tuple(s.tolist()), tuple(w.tolist())
 
 
@@ -320,13 +345,15 @@ def _single_finite(plan: CompositionPlan) -> Mechanism | None:
     return None
 
 
-def _poisson(event: ev.PoissonSampledDpEvent, count: int, relation: NeighboringRelation,
-             plan: CompositionPlan) -> None:
+def _poisson(event: ev.PoissonSampledDpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan) -> None:
     q = _probability(event, "sampling_probability")
     inner = event.event
     if relation not in ADD_REMOVE:
-        raise Unsupported(event, "Poisson sampling under `REPLACE_ONE` has no proved dominating pair here; "
-                                 "use `ADD_OR_REMOVE_ONE` (or a fixed-size sample under `REPLACE_ONE`).")
+        raise Unsupported(
+            event,
+            "Poisson sampling under `REPLACE_ONE` has no proved dominating pair here; "
+            "use `ADD_OR_REMOVE_ONE` (or a fixed-size sample under `REPLACE_ONE`).",
+        )
     if q == 0:
         plan_for(inner, 1, relation)  # the inner event must still be supported (and valid)
         return
@@ -355,14 +382,19 @@ def _poisson(event: ev.PoissonSampledDpEvent, count: int, relation: NeighboringR
         if max(shifts) > 0:
             if sigma > 0:
                 _check_reach(inner, "standard_deviation", gaussian_reach(max(shifts) / sigma))
-            _add(plan, ("gaussian_mixture", sigma, (0.0, *shifts), (1.0 - q, *(q * w for w in weights))),
-                 count, sigma == 0)
+            _add(
+                plan,
+                ("gaussian_mixture", sigma, (0.0, *shifts), (1.0 - q, *(q * w for w in weights))),
+                count,
+                sigma == 0,
+            )
     else:
         _poisson_generic(event, q, count, relation, plan)
 
 
-def _event_reach(event: ev.DpEvent, relation: NeighboringRelation,
-                 group: float = 1.0) -> tuple[float, ev.DpEvent | None, str]:
+def _event_reach(
+    event: ev.DpEvent, relation: NeighboringRelation, group: float = 1.0
+) -> tuple[float, ev.DpEvent | None, str]:
     """How far one run's privacy loss can reach (an over-estimate: reaches add over composition), and
     the mechanism event and field contributing the most (None if nothing does), for a group of
     ``group`` copies of the record (each shift times ``group``: quadratic in it for the Gaussians,
@@ -370,15 +402,25 @@ def _event_reach(event: ev.DpEvent, relation: NeighboringRelation,
     (non-private) contributes nothing here (the sampled pair is exact)."""
     replace = relation == NeighboringRelation.REPLACE_ONE
     if isinstance(event, ev.GaussianDpEvent) and event.noise_multiplier > 0:
-        return (gaussian_reach(group * (2.0 if replace else 1.0) / float(event.noise_multiplier)), event,
-                "noise_multiplier")
+        return (
+            gaussian_reach(group * (2.0 if replace else 1.0) / float(event.noise_multiplier)),
+            event,
+            "noise_multiplier",
+        )
     if isinstance(event, ev.LaplaceDpEvent) and event.noise_multiplier > 0:
         return group * (2.0 if replace else 1.0) / float(event.noise_multiplier), event, "noise_multiplier"
     if isinstance(event, ev.DiscreteLaplaceDpEvent):
-        return group * float(event.noise_parameter) * event.sensitivity * (2 if replace else 1), event, "noise_parameter"
+        return (
+            group * float(event.noise_parameter) * event.sensitivity * (2 if replace else 1),
+            event,
+            "noise_parameter",
+        )
     if isinstance(event, ev.MixtureOfGaussiansDpEvent) and event.standard_deviation > 0:
-        return (gaussian_reach(group * max(_mixture(event)[0]) / float(event.standard_deviation)), event,
-                "standard_deviation")
+        return (
+            gaussian_reach(group * max(_mixture(event)[0]) / float(event.standard_deviation)),
+            event,
+            "standard_deviation",
+        )
     if isinstance(event, ev.TruncatedSubsampledGaussianDpEvent) and event.noise_multiplier > 0:
         return gaussian_reach(group / float(event.noise_multiplier)), event, "noise_multiplier"
     if isinstance(event, ev.RandomizedResponseDpEvent) and 0 < event.noise_parameter < 1:
@@ -408,7 +450,8 @@ def _copies(event: SampledEvent) -> int:
         raise ParameterOutOfRange(
             f"SampledWithReplacementDpEvent.sample_size = {k} draws from source_dataset_size = {n} records hold up "
             f"to {copies} copies of one record (more than {MAX_COPIES}, one group analysis each): no certified "
-            f"bound is computed; sample fewer records per batch")
+            f"bound is computed; sample fewer records per batch"
+        )
     return copies
 
 
@@ -431,23 +474,30 @@ def _check_group_atoms(inner: ev.DpEvent, copies: int) -> None:
         raise ParameterOutOfRange(
             f"DiscreteLaplaceDpEvent.sensitivity = {s} drawn up to {copies} times in one batch gives a group pair of "
             f"{s * copies} outcomes (more than {MAX_GROUP_ATOMS}): no certified bound is computed in bounded memory; "
-            "use a smaller sensitivity (rescale the query) or sample fewer records per batch")
+            "use a smaller sensitivity (rescale the query) or sample fewer records per batch"
+        )
 
 
-def _check_inner_reach(event: ev.PoissonSampledDpEvent | SampledEvent, relation: NeighboringRelation, copies: int,
-                       limit: float = MAX_LOSS_REACH,
-                       why: str = "the loss grid would need tens of millions of points") -> None:
+def _check_inner_reach(
+    event: ev.PoissonSampledDpEvent | SampledEvent,
+    relation: NeighboringRelation,
+    copies: int,
+    limit: float = MAX_LOSS_REACH,
+    why: str = "the loss grid would need tens of millions of points",
+) -> None:
     """Refuse a sampled event whose inner loss, times ``copies`` of the record, reaches beyond
     ``limit`` (``MAX_LOSS_REACH`` where it folds into one grid mechanism: Gaussians only, or a group
     of every draw; ``OVERFLOW_REACH`` for the group analyses of any inner), naming the inner field."""
     reach, leaf, name = _event_reach(event.event, relation, copies)
     if leaf is not None:
-        _check_reach(leaf, name, reach, limit,
-                     f"{copies} cop{'y' if copies == 1 else 'ies'} of the record in one batch: {why}")
+        _check_reach(
+            leaf, name, reach, limit, f"{copies} cop{'y' if copies == 1 else 'ies'} of the record in one batch: {why}"
+        )
 
 
-def _poisson_generic(event: ev.PoissonSampledDpEvent, q: float, count: int, relation: NeighboringRelation,
-                     plan: CompositionPlan) -> None:
+def _poisson_generic(
+    event: ev.PoissonSampledDpEvent, q: float, count: int, relation: NeighboringRelation, plan: CompositionPlan
+) -> None:
     """Any other inner event: its plan's remove/add curves through ``pld.subsampled_pair`` (exact
     atoms when the inner is one finite pair, a Gaussian when it folds into one)."""
     inner = _inner_plan(event.event, relation)
@@ -474,14 +524,20 @@ def _fixed_size(event: SampledEvent, count: int, relation: NeighboringRelation, 
     inner = plan_for(event.event, 1, relation)
     if m == 0 or (inner.empty and not inner.non_private):
         return
-    if not without and n > 1 and inner.counts and not inner.non_private \
-            and -math.expm1(m * math.log1p(-1.0 / n)) >= 1.0:
+    if (
+        not without
+        and n > 1
+        and inner.counts
+        and not inner.non_private
+        and -math.expm1(m * math.log1p(-1.0 / n)) >= 1.0
+    ):
         # the record is drawn with a probability that rounds to 1: the copy-count mixture around a
         # mechanism other than a Gaussian (pld.subsampled_pair) needs it below 1 (b_0 = (1 - 1/n)^m < 2^-53)
         raise ParameterOutOfRange(
             f"SampledWithReplacementDpEvent.sample_size = {m} draws one of source_dataset_size = {n} records "
             f"with probability 1 - (1 - 1/n)^m, which rounds to 1: no certified bound is computed; use a larger "
-            f"source_dataset_size or a smaller sample_size")
+            f"source_dataset_size or a smaller sample_size"
+        )
     if inner.non_private:
         # The outputs differ only when the record is drawn (probability m/n, or 1 - (1 - 1/n)^m with
         # replacement), and then completely: exactly the pair of (0, eta)-DP.
@@ -499,10 +555,9 @@ def _fixed_size(event: SampledEvent, count: int, relation: NeighboringRelation, 
         plan.merge(_scaled(group_plan(inner, m, m), count))
     elif not without:
         # the record is drawn c ~ Binom(m, 1/n) times: the group-c plans (``group_of_records``) mixed
-        copies = _copies(event)   # refuses more than MAX_COPIES group analyses
+        copies = _copies(event)  # refuses more than MAX_COPIES group analyses
         _check_group_atoms(event.event, copies)
-        _check_inner_reach(event, relation, copies, OVERFLOW_REACH,
-                           "the group's losses overflow double precision")
+        _check_inner_reach(event, relation, copies, OVERFLOW_REACH, "the group's losses overflow double precision")
         plan.add(("with_replacement_generic", m, n, inner.key()), count)
     elif m == n:
         plan.merge(_scaled(inner, count))
@@ -512,5 +567,9 @@ def _fixed_size(event: SampledEvent, count: int, relation: NeighboringRelation, 
 
 def _scaled(inner: CompositionPlan, count: int) -> CompositionPlan:
     """``count`` runs of the plan ``inner`` (r^2 times the count: two more rounded operations)."""
-    return CompositionPlan({m: c * count for m, c in inner.counts.items()}, inner.gaussian_r2 * count,
-                           inner.non_private, inner.gaussian_r2_operations + 2)
+    return CompositionPlan(
+        {m: c * count for m, c in inner.counts.items()},
+        inner.gaussian_r2 * count,
+        inner.non_private,
+        inner.gaussian_r2_operations + 2,
+    )

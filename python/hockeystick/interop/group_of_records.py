@@ -30,8 +30,8 @@ from typing import Any
 
 import numpy as np
 
-INPUT_OBLIVIOUS = ("randomized_response",)   # replace-one pairs that dominate any two inputs
-ROUND_UP = 1.0 + 4.0 * np.finfo(np.float64).eps   # covers the 2 ulp of r^2 c^2
+INPUT_OBLIVIOUS = ("randomized_response",)  # replace-one pairs that dominate any two inputs
+ROUND_UP = 1.0 + 4.0 * np.finfo(np.float64).eps  # covers the 2 ulp of r^2 c^2
 
 
 def group_radius2(radius2: float, c: int) -> float:

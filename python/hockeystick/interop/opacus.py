@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # checked as the plain class, with or without Opacus installe
 else:
     try:  # pragma: no cover - depends on the environment
         from opacus.accountants.accountant import IAccountant as _Base
+
         OPACUS = True
     except ImportError:  # Opacus needs torch (several GB): the same class without it
         _Base = object
@@ -60,14 +61,18 @@ def _step_parameters(noise_multiplier: Any, sample_rate: Any, where: str = "") -
     _validation.positive(sigma, f"{where}noise_multiplier")
     _validation.in_interval(q, f"{where}sample_rate", 0.0, 1.0, open_low=False, open_high=False)
     if sigma > MAX_NOISE:
-        raise ParameterOutOfRange(f"{where}noise_multiplier must be at most {MAX_NOISE:g} (a larger noise leaves a "
-                                  f"privacy loss below double precision, where no certified bound is computed), got "
-                                  f"{_validation.describe(noise_multiplier)}")
+        raise ParameterOutOfRange(
+            f"{where}noise_multiplier must be at most {MAX_NOISE:g} (a larger noise leaves a "
+            f"privacy loss below double precision, where no certified bound is computed), got "
+            f"{_validation.describe(noise_multiplier)}"
+        )
     if 0.0 < q < 1.0 and not gaussian_reach(1.0 / sigma) <= MAX_LOSS_REACH:
-        raise ParameterOutOfRange(f"{where}noise_multiplier must be at least {_SMALLEST_SIGMA:.6g} for a subsampled "
-                                  f"step, got {_validation.describe(noise_multiplier)}: its privacy loss would reach "
-                                  f"{gaussian_reach(1.0 / sigma):.4g}, beyond {MAX_LOSS_REACH:g} (the loss grid would "
-                                  f"need tens of millions of points), and no certified bound is computed; use more noise")
+        raise ParameterOutOfRange(
+            f"{where}noise_multiplier must be at least {_SMALLEST_SIGMA:.6g} for a subsampled "
+            f"step, got {_validation.describe(noise_multiplier)}: its privacy loss would reach "
+            f"{gaussian_reach(1.0 / sigma):.4g}, beyond {MAX_LOSS_REACH:g} (the loss grid would "
+            f"need tens of millions of points), and no certified bound is computed; use more noise"
+        )
     return sigma, q
 
 
@@ -75,7 +80,7 @@ def _smallest_sigma() -> float:
     """The least sigma whose subsampled step ``_step_parameters`` accepts: gaussian_reach(1 / sigma) <= MAX_LOSS_REACH,
     from the root r = sqrt(T^2 + 2 MAX_LOSS_REACH) - T of r^2 / 2 + T r = MAX_LOSS_REACH (T = TAIL_RADII), nudged
     up to the first double the check accepts."""
-    sigma = 1.0 / (math.sqrt(TAIL_RADII ** 2 + 2.0 * MAX_LOSS_REACH) - TAIL_RADII)
+    sigma = 1.0 / (math.sqrt(TAIL_RADII**2 + 2.0 * MAX_LOSS_REACH) - TAIL_RADII)
     while not gaussian_reach(1.0 / sigma) <= MAX_LOSS_REACH:
         sigma = math.nextafter(sigma, math.inf)
     return sigma
@@ -87,13 +92,16 @@ _SMALLEST_SIGMA = _smallest_sigma()
 def _history(entries: Any) -> list[tuple[float, float, int]]:
     """Opacus's history, checked entry by entry: (noise_multiplier, sample_rate, steps), steps a count >= 0."""
     if isinstance(entries, (str, bytes)) or not hasattr(entries, "__iter__"):
-        raise _validation.ParameterTypeError(f"history must be a list of (noise_multiplier, sample_rate, steps), "
-                                             f"got {_validation.describe(entries)}")
+        raise _validation.ParameterTypeError(
+            f"history must be a list of (noise_multiplier, sample_rate, steps), got {_validation.describe(entries)}"
+        )
     out = []
     for i, entry in enumerate(entries):
         if isinstance(entry, (str, bytes)) or not hasattr(entry, "__len__") or len(entry) != 3:
-            raise _validation.ParameterTypeError(f"history[{i}] must be a (noise_multiplier, sample_rate, steps) "
-                                                 f"triple, got {_validation.describe(entry)}")
+            raise _validation.ParameterTypeError(
+                f"history[{i}] must be a (noise_multiplier, sample_rate, steps) "
+                f"triple, got {_validation.describe(entry)}"
+            )
         sigma, q = _step_parameters(entry[0], entry[1], f"history[{i}] ")
         steps = _validation.count(entry[2], f"history[{i}] steps", minimum=0)
         out.append((sigma, q, steps))
@@ -145,8 +153,11 @@ class HockeystickAccountant(_Base):
     def step(self, *, noise_multiplier: float, sample_rate: float) -> None:
         """Record one step; consecutive identical steps share one history entry (O(1): a repeat of
         the last arguments, as given, only increments a counter)."""
-        if (type(noise_multiplier) is float and type(sample_rate) is float
-                and (noise_multiplier, sample_rate) == self._last):
+        if (
+            type(noise_multiplier) is float
+            and type(sample_rate) is float
+            and (noise_multiplier, sample_rate) == self._last
+        ):
             self._pending += 1
             return
         sigma, q = _step_parameters(noise_multiplier, sample_rate)
@@ -180,9 +191,10 @@ class HockeystickAccountant(_Base):
 
     def get_optimizer_hook_fn(self, sample_rate: float) -> Callable[[Any], None]:
         """Opacus's hook: one ``step`` per optimizer step, at the rate times the accumulated iterations."""
+
         def hook_fn(optim: Any) -> None:
-            self.step(noise_multiplier=optim.noise_multiplier,
-                      sample_rate=sample_rate * optim.accumulated_iterations)
+            self.step(noise_multiplier=optim.noise_multiplier, sample_rate=sample_rate * optim.accumulated_iterations)
+
         return hook_fn
 
     def state_dict(self, destination: Any = None) -> Any:
@@ -201,8 +213,10 @@ class HockeystickAccountant(_Base):
             if key not in state_dict:
                 raise ValueError(f"state_dict does not have the key `{key}`")
         if state_dict["mechanism"] != self.mechanism():
-            raise ValueError(f"state_dict of {state_dict['mechanism']} cannot be loaded into an accountant "
-                             f"with mechanism {self.mechanism()}")
+            raise ValueError(
+                f"state_dict of {state_dict['mechanism']} cannot be loaded into an accountant "
+                f"with mechanism {self.mechanism()}"
+            )
         self.history = state_dict["history"]
 
 
@@ -211,16 +225,26 @@ def _steps_of_epochs(epochs: float, sample_rate: float) -> int:
     never understates the steps taken), refused above 2^53 steps."""
     steps = math.ceil(Fraction(epochs) / Fraction(sample_rate))
     if steps > _validation.MAX_EXACT_INTEGER:
-        raise ValueError(f"epochs / sample_rate must be at most 2^53 steps, got {epochs!r} / {sample_rate!r} "
-                         f"(about 10^{len(str(steps)) - 1} steps); give fewer epochs or a larger sample_rate")
+        raise ValueError(
+            f"epochs / sample_rate must be at most 2^53 steps, got {epochs!r} / {sample_rate!r} "
+            f"(about 10^{len(str(steps)) - 1} steps); give fewer epochs or a larger sample_rate"
+        )
     return steps
 
 
-def get_noise_multiplier(*, target_epsilon: float, target_delta: float, sample_rate: float,
-                         epochs: float | None = None, steps: int | None = None,
-                         accountant: str = MECHANISM, epsilon_tolerance: float = 0.01,
-                         sigma_tolerance: float = 1e-4, accuracy: float = DEFAULT_ACCURACY,
-                         **kwargs: Any) -> float:
+def get_noise_multiplier(
+    *,
+    target_epsilon: float,
+    target_delta: float,
+    sample_rate: float,
+    epochs: float | None = None,
+    steps: int | None = None,
+    accountant: str = MECHANISM,
+    epsilon_tolerance: float = 0.01,
+    sigma_tolerance: float = 1e-4,
+    accuracy: float = DEFAULT_ACCURACY,
+    **kwargs: Any,
+) -> float:
     """Smallest noise multiplier whose certified epsilon after ``steps`` (or ceil(``epochs / sample_rate``))
     Poisson-sampled steps at ``sample_rate`` is <= ``target_epsilon`` at ``target_delta``.
 
@@ -239,15 +263,26 @@ def get_noise_multiplier(*, target_epsilon: float, target_delta: float, sample_r
         raise ValueError("get_noise_multiplier takes as input EITHER a number of steps or a number of epochs")
     eps_target = _validation.epsilon_target(target_epsilon, "target_epsilon")
     delta = _validation.delta_target(target_delta, "target_delta")
-    q = float(_validation.in_interval(_validation.single(sample_rate, "sample_rate"), "sample_rate", 0.0, 1.0,
-                                      open_low=True, open_high=False))
+    q = float(
+        _validation.in_interval(
+            _validation.single(sample_rate, "sample_rate"), "sample_rate", 0.0, 1.0, open_low=True, open_high=False
+        )
+    )
     if steps is None:
         e = float(_validation.positive(_validation.single(epochs, "epochs"), "epochs"))
         count = _steps_of_epochs(e, q)
     else:
         count = _validation.count(steps, "steps")
-    rtol = float(_validation.in_interval(_validation.single(sigma_tolerance, "sigma_tolerance"), "sigma_tolerance",
-                                         2.0 ** -52, 1.0, open_low=False, open_high=True))
+    rtol = float(
+        _validation.in_interval(
+            _validation.single(sigma_tolerance, "sigma_tolerance"),
+            "sigma_tolerance",
+            2.0**-52,
+            1.0,
+            open_low=False,
+            open_high=True,
+        )
+    )
     _validation.positive(_validation.single(epsilon_tolerance, "epsilon_tolerance"), "epsilon_tolerance")
     acc_width = float(_validation.positive(_validation.single(accuracy, "accuracy"), "accuracy"))
 
@@ -269,8 +304,10 @@ def get_noise_multiplier(*, target_epsilon: float, target_delta: float, sample_r
     while epsilon(high) > eps_target:
         low, high = high, 2.0 * high
         if high > _MAX_SIGMA:
-            raise ValueError(f"The privacy budget is too low: no noise multiplier up to 1e6 reaches target_epsilon = "
-                             f"{eps_target!r} at target_delta = {delta!r}; raise target_epsilon or target_delta")
+            raise ValueError(
+                f"The privacy budget is too low: no noise multiplier up to 1e6 reaches target_epsilon = "
+                f"{eps_target!r} at target_delta = {delta!r}; raise target_epsilon or target_delta"
+            )
     # invariant: high meets the target, low does not or is the floor; each step splits the bracket (in ratio
     # while it spans more than a factor 2), and the search ends once the split rounds onto an end
     floor, floor_tried = low, False

@@ -74,16 +74,20 @@ STALL_ORDER = 0.25  # a bracket narrowing slower than h^0.25 between two grids i
 FIRST_PASS_ATOMS = 64  # up to this many atoms, an epsilon search without hints starts with 7 points in one call
 ON_GRID_CELLS = 1e-9  # an atom this close (in cells) below a grid point counts as on it
 PLAIN_ALIGNMENT_TERMS = 64  # up to this many (candidate n, atom) terms, _aligned scores the candidates in plain floats
-SEARCH_CLUSTER = 30  # ... and each call of a search evaluates 30 points spread evenly and 2 x 15 around its false position
+SEARCH_CLUSTER = (
+    30  # ... and each call of a search evaluates 30 points spread evenly and 2 x 15 around its false position
+)
 COPY_COUNT_CUT = 1e-14  # with replacement: copy counts beyond the first whose tail is below this add their mass
 GROUP_GRID_POINTS = 1 << 20  # a group bound's loss grid is cut to this many points (beyond: flat, still an upper side)
 SMALLEST_DELTA = math.nextafter(0.0, 1.0)  # the least positive double (epsilon at delta = 0 asks for it)
-UNIT_ROUNDOFF = 2.0 ** -53
+UNIT_ROUNDOFF = 2.0**-53
 GROUP_OPERATIONS = 11  # group_radius2: three products, and ROUND_UP's 8 u above them counted as 8 more
 FLAT = 1e-18  # a curve within this of its value at the top loss is taken as flat (the grid stops there)
 RESOLVE_CELLS = 6.0  # beside exact atoms, a first grid part whose loss s.d. spans fewer cells is refined to this many
 RESOLVE_SHRINK = 8.0  # ... by at most this factor (the composed grid grows as much)
-PROBE_SHRINK = 4.0  # a first aimed jump finer than 1 / PROBE_SHRINK^2 to a grid past PROBE_POINTS goes 1 / PROBE_SHRINK first
+PROBE_SHRINK = (
+    4.0  # a first aimed jump finer than 1 / PROBE_SHRINK^2 to a grid past PROBE_POINTS goes 1 / PROBE_SHRINK first
+)
 PROBE_POINTS = 1 << 16
 
 Mechanism = tuple[Any, ...]  # ("name", *parameters): hashable, one per distinct mechanism
@@ -102,14 +106,19 @@ def _two_directions(pair: Pair) -> list[Pair]:
 FINITE_PAIRS: dict[str, Callable[..., list[Pair]]] = {
     "discrete_laplace": lambda a, s: [discrete_laplace_pair(a, s)],
     "poisson_discrete_laplace": lambda a, s, q: _two_directions(
-        poisson_subsampled_pair(*discrete_laplace_pair(a, s), q)),
+        poisson_subsampled_pair(*discrete_laplace_pair(a, s), q)
+    ),
     "randomized_response": lambda p, k, relation: (
-        [randomized_response_pair(p, k, relation)] if relation == "replace_one"
-        else _two_directions(randomized_response_pair(p, k, relation))),
+        [randomized_response_pair(p, k, relation)]
+        if relation == "replace_one"
+        else _two_directions(randomized_response_pair(p, k, relation))
+    ),
     "eps_delta": lambda eps, delta: [canonical_pair(eps, delta)],
     # Poisson sampling of one finite mechanism: its remove pair (P, Q) -> ((1-q) Q + q P, Q) and swapped
     # (Zhu, Dong, Wang 2022, Thm 11); nested samples and every finite inner stay exact atoms.
-    "poisson_pair": lambda q, inner: _two_directions(poisson_subsampled_pair(*FINITE_PAIRS[inner[0]](*inner[1:])[0], q)),
+    "poisson_pair": lambda q, inner: _two_directions(
+        poisson_subsampled_pair(*FINITE_PAIRS[inner[0]](*inner[1:])[0], q)
+    ),
 }
 
 
@@ -126,22 +135,29 @@ def _build(mechanism: Mechanism, h: float) -> PrivacyLossDistribution:
     builders: dict[str, Callable[..., PrivacyLossDistribution]] = {
         "poisson_gaussian": lambda sigma, q: subsampled_gaussian(sigma, q, value_discretization_interval=h),
         "laplace": lambda scale: laplace(scale, value_discretization_interval=h),
-        "laplace_mixture": lambda scale, shifts, weights: laplace_mixture(scale, list(shifts), list(weights),
-                                                                          value_discretization_interval=h),
+        "laplace_mixture": lambda scale, shifts, weights: laplace_mixture(
+            scale, list(shifts), list(weights), value_discretization_interval=h
+        ),
         "gaussian_mixture": lambda sigma, shifts, weights: mixture_of_gaussians(
-            sigma, list(shifts), list(weights), value_discretization_interval=h),
+            sigma, list(shifts), list(weights), value_discretization_interval=h
+        ),
         "discrete_laplace": lambda a, s: discrete_laplace(a, s, value_discretization_interval=h),
-        "poisson_discrete_laplace": lambda a, s, q: poisson_subsampled(*discrete_laplace_pair(a, s), q,
-                                                                       value_discretization_interval=h),
+        "poisson_discrete_laplace": lambda a, s, q: poisson_subsampled(
+            *discrete_laplace_pair(a, s), q, value_discretization_interval=h
+        ),
         "truncated_gaussian": lambda n, q, b, sigma: truncated_subsampled_gaussian(
-            n, q, b, sigma, value_discretization_interval=h),
-        "randomized_response": lambda p, k, relation: randomized_response(p, k, relation=relation,
-                                                                          value_discretization_interval=h),
+            n, q, b, sigma, value_discretization_interval=h
+        ),
+        "randomized_response": lambda p, k, relation: randomized_response(
+            p, k, relation=relation, value_discretization_interval=h
+        ),
         "eps_delta": lambda eps, delta: eps_delta_dp(eps, delta, value_discretization_interval=h),
         "without_replacement_gaussian": lambda sigma, m, n: fixed_size_subsampled_gaussian(
-            sigma, m, n, value_discretization_interval=h),
+            sigma, m, n, value_discretization_interval=h
+        ),
         "with_replacement_gaussian": lambda sigma, k, n: with_replacement_subsampled_gaussian(
-            sigma, k, n, value_discretization_interval=h),
+            sigma, k, n, value_discretization_interval=h
+        ),
         "poisson_generic": lambda q, key: _generic_subsample("poisson", q, key, h),
         "without_replacement_generic": lambda m, n, key: _generic_subsample("without_replacement", m / n, key, h),
         "with_replacement_generic": lambda k, n, key: _with_replacement_generic(k, n, key, h),
@@ -154,7 +170,8 @@ def _build(mechanism: Mechanism, h: float) -> PrivacyLossDistribution:
 # (as ``pld.WithReplacementBatchGaussianPLD`` does): with replacement, the shift-constrained curve.
 UPPER_ALTERNATIVES: dict[str, Callable[..., PrivacyLossDistribution]] = {
     "with_replacement_gaussian": lambda sigma, k, n, h: with_replacement_shift_bound(
-        sigma, k, n, value_discretization_interval=h),
+        sigma, k, n, value_discretization_interval=h
+    ),
 }
 
 
@@ -169,10 +186,11 @@ def _generic_subsample(scheme: str, rate: float, key: PlanKey, h: float) -> Priv
     inner = PlanProfile(CompositionPlan.from_key(key), h, None)
     upper, lower = inner.curves(h, True), inner.curves(h, False)
     top = inner.top_loss(h)
-    inf_lower = float(lower[0](np.array([1e4]))[0])   # delta at eps -> infinity, from below (losses < 1e4)
+    inf_lower = float(lower[0](np.array([1e4]))[0])  # delta at eps -> infinity, from below (losses < 1e4)
     if scheme == "poisson":
-        return poisson_subsampled_curves((upper[0], lower[0]), (upper[-1], lower[-1]), rate, top, inf_lower,
-                                         value_discretization_interval=h)
+        return poisson_subsampled_curves(
+            (upper[0], lower[0]), (upper[-1], lower[-1]), rate, top, inf_lower, value_discretization_interval=h
+        )
     return without_replacement_curves((upper[0], lower[0]), rate, top, inf_lower, value_discretization_interval=h)
 
 
@@ -184,7 +202,9 @@ def gaussian_side(r: float, eps: np.ndarray, upper: bool) -> np.ndarray:
     eps = np.asarray(eps, dtype=np.float64)
     t = np.asarray((theta_upper if upper else theta_lower)(r, np.abs(eps)), dtype=np.float64)
     below = np.minimum(eps, 0.0)
-    mirrored = (-np.expm1(below) + np.exp(below) * t) * (1.0 + 16.0 * UNIT_ROUNDOFF if upper else 1.0 - 16.0 * UNIT_ROUNDOFF)
+    mirrored = (-np.expm1(below) + np.exp(below) * t) * (
+        1.0 + 16.0 * UNIT_ROUNDOFF if upper else 1.0 - 16.0 * UNIT_ROUNDOFF
+    )
     return np.clip(np.where(eps >= 0, t, mirrored), 0.0, 1.0)
 
 
@@ -211,8 +231,9 @@ def group_plan(inner: CompositionPlan, c: int, groups: int) -> CompositionPlan:
 
 
 @lru_cache(maxsize=8)  # one build asks for every c of a few mechanisms on one grid
-def _group_tables(mechanism: Mechanism, h: float, groups: int) -> tuple[list[Callable[[np.ndarray], np.ndarray]],
-                                                                        Callable[[np.ndarray], np.ndarray], float]:
+def _group_tables(
+    mechanism: Mechanism, h: float, groups: int
+) -> tuple[list[Callable[[np.ndarray], np.ndarray]], Callable[[np.ndarray], np.ndarray], float]:
     """``pld.group_privacy``'s upper curves G_1 .. G_groups of one mechanism on grid h (from its
     upper curve over every direction), its own lower side (a lower bound on every group's curve: a
     group of c is at least one step), and its top loss."""
@@ -240,9 +261,9 @@ def _group_bound(c: int, groups: int, mechanism: Mechanism, h: float) -> Privacy
     return PrivacyLossDistribution([{factor: 1}])
 
 
-def _with_replacement_realizable(inner: CompositionPlan, weights: np.ndarray, tail: float,
-                                 h: float) -> list[tuple[Callable[[np.ndarray], np.ndarray],
-                                                         Callable[[np.ndarray], np.ndarray] | None]] | None:
+def _with_replacement_realizable(
+    inner: CompositionPlan, weights: np.ndarray, tail: float, h: float
+) -> list[tuple[Callable[[np.ndarray], np.ndarray], Callable[[np.ndarray], np.ndarray] | None]] | None:
     """The certified lower side of sampling with replacement of ``inner``, per order (remove, add), from
     a realizable pair (``pld.with_replacement_realizable``), with the upper side of the same curve
     for the secants (None: the sampled bound's), or None when the bound's own lower side is one.
@@ -259,13 +280,18 @@ def _with_replacement_realizable(inner: CompositionPlan, weights: np.ndarray, ta
     """
     components = [m for m in inner.counts if m[0] in ("laplace", "discrete_laplace")]
     if not components:
-        if inner.gaussian_r2 == 0 and all(m[0] in INPUT_OBLIVIOUS or (m[0] == "eps_delta" and m[2] >= 1.0)
-                                          for m in inner.counts):
+        if inner.gaussian_r2 == 0 and all(
+            m[0] in INPUT_OBLIVIOUS or (m[0] == "eps_delta" and m[2] >= 1.0) for m in inner.counts
+        ):
             return None
         floor: Callable[[np.ndarray], np.ndarray] = lambda eps: np.maximum(-np.expm1(np.minimum(eps, 0.0)), 0.0)
         return [(floor, None)]
-    sides = [laplace_sides(m[1], weights, tail, h) if m[0] == "laplace"
-             else discrete_laplace_sides(m[1], m[2], weights, tail) for m in components]
+    sides = [
+        laplace_sides(m[1], weights, tail, h)
+        if m[0] == "laplace"
+        else discrete_laplace_sides(m[1], m[2], weights, tail)
+        for m in components
+    ]
     alone = len(components) == 1 and inner.counts[components[0]] == 1 and inner.gaussian_r2 == 0
     return [(pointwise_max([s[order][0] for s in sides]), sides[0][order][1] if alone else None) for order in (0, 1)]
 
@@ -287,10 +313,18 @@ def _with_replacement_generic(k: int, n: int, key: PlanKey, h: float) -> Privacy
 
     def group(c: int) -> tuple[Callable[[np.ndarray], np.ndarray], Callable[[np.ndarray], np.ndarray]]:
         return _worst(profile(c).curves(h, True)), _worst(profile(c).curves(h, False))
+
     # the largest group changes over the longest range (its shift is the largest)
     top = _flat_from(group(groups)[0], profile(groups).top_loss(h))
-    return with_replacement_curves(group, int(k), int(n), top, value_discretization_interval=h, cut=COPY_COUNT_CUT,
-                                   realizable=_with_replacement_realizable(inner, weights, tail, h))
+    return with_replacement_curves(
+        group,
+        int(k),
+        int(n),
+        top,
+        value_discretization_interval=h,
+        cut=COPY_COUNT_CUT,
+        realizable=_with_replacement_realizable(inner, weights, tail, h),
+    )
 
 
 def _above_grid(cells: float) -> float:
@@ -354,16 +388,22 @@ class CompositionPlan:
         """(r_lo, r_hi) around the exact folded radius sqrt(r^2): r^2 (1 -+ (2k + 2) u) contains the exact
         r^2 (k = ``gaussian_r2_operations``, (2k + 2) u >= gamma_k + u covers the widening's own
         product while k u <= 1/2), and each square root is stepped one ulp outward."""
-        widen = (2 * self.gaussian_r2_operations + 2) * UNIT_ROUNDOFF   # k is a count of calls: k u << 1/2
+        widen = (2 * self.gaussian_r2_operations + 2) * UNIT_ROUNDOFF  # k is a count of calls: k u << 1/2
         with np.errstate(over="ignore"):
-            high = float(np.float64(self.gaussian_r2) * (1.0 + widen))   # inf past the largest double: r_hi = inf
-        return (math.nextafter(math.sqrt(self.gaussian_r2 * (1.0 - widen)), 0.0),
-                math.nextafter(math.sqrt(high), math.inf))
+            high = float(np.float64(self.gaussian_r2) * (1.0 + widen))  # inf past the largest double: r_hi = inf
+        return (
+            math.nextafter(math.sqrt(self.gaussian_r2 * (1.0 - widen)), 0.0),
+            math.nextafter(math.sqrt(high), math.inf),
+        )
 
     def key(self) -> PlanKey:
         """A hashable description of the plan (a mechanism spec may carry a whole inner plan)."""
-        return (tuple(sorted(self.counts.items(), key=repr)), self.gaussian_r2, self.non_private,
-                self.gaussian_r2_operations)
+        return (
+            tuple(sorted(self.counts.items(), key=repr)),
+            self.gaussian_r2,
+            self.non_private,
+            self.gaussian_r2_operations,
+        )
 
     @classmethod
     def from_key(cls, key: PlanKey) -> CompositionPlan:
@@ -414,16 +454,23 @@ class PlanProfile:
         alternative = variant == 1 and mechanism[0] in UPPER_ALTERNATIVES
         key = (mechanism, h, alternative)
         if key not in self._factors:
-            self._factors[key] = (UPPER_ALTERNATIVES[mechanism[0]](*mechanism[1:], h) if alternative
-                                  else _build(mechanism, h))
+            self._factors[key] = (
+                UPPER_ALTERNATIVES[mechanism[0]](*mechanism[1:], h) if alternative else _build(mechanism, h)
+            )
         return self._factors[key]
 
     def _atom_directions(self) -> list[finite_atoms.Atoms]:
         """The finite mechanisms composed exactly, per neighbouring direction (both sides share them)."""
         if self._atoms is None:
-            parts = [(FINITE_ATOMS[m[0]](*m[1:]) if m[0] in FINITE_ATOMS
-                      else [finite_atoms.pair_atoms(*p) for p in FINITE_PAIRS[m[0]](*m[1:])], c)
-                     for m, c in self._finite.items()]
+            parts = [
+                (
+                    FINITE_ATOMS[m[0]](*m[1:])
+                    if m[0] in FINITE_ATOMS
+                    else [finite_atoms.pair_atoms(*p) for p in FINITE_PAIRS[m[0]](*m[1:])],
+                    c,
+                )
+                for m, c in self._finite.items()
+            ]
             directions = max(len(a) for a, _ in parts)
             self._atoms = [finite_atoms.compose_all([(a[d % len(a)], c) for a, c in parts]) for d in range(directions)]
         return self._atoms
@@ -443,8 +490,12 @@ class PlanProfile:
         assert h is not None
         pmfs = self._pld(h, variant).composed(upper)
         n = max(len(pmfs), len(atoms))
-        return [partial(finite_atoms.delta_with, atoms[d % len(atoms)], finite_atoms.grid_side(pmfs[d % len(pmfs)]),
-                        upper=upper) for d in range(n)]
+        return [
+            partial(
+                finite_atoms.delta_with, atoms[d % len(atoms)], finite_atoms.grid_side(pmfs[d % len(pmfs)]), upper=upper
+            )
+            for d in range(n)
+        ]
 
     def curves(self, h: float, upper: bool) -> list[Callable[[np.ndarray], np.ndarray]]:
         """The plan's delta(eps) per direction on one certified side, at any real eps (grid h)."""
@@ -465,8 +516,11 @@ class PlanProfile:
 
     def _top_loss(self, h: float | None, variant: int = 0) -> float:
         """A loss above every finite loss of the composition (delta is constant beyond it)."""
-        top = max(float(s.loss[-1]) + s.loss_error if s.loss.size else 0.0
-                  for a in self._atom_directions() for s in (a, a.lower or a))  # each side's own atoms
+        top = max(
+            float(s.loss[-1]) + s.loss_error if s.loss.size else 0.0
+            for a in self._atom_directions()
+            for s in (a, a.lower or a)
+        )  # each side's own atoms
         if self._grid:
             assert h is not None
             top += max((p.k_lo + p.p.size) * p.h for p in self._pld(h, variant).composed(True))
@@ -484,7 +538,7 @@ class PlanProfile:
         if not self._finite:
             assert h is not None
             lo, up = getattr(self._pld(h), method)(x, bound="both")
-            for variant in self._upper_variants[1:]:   # a further proved upper side: the smaller is certified
+            for variant in self._upper_variants[1:]:  # a further proved upper side: the smaller is certified
                 up = min(up, getattr(self._pld(h, variant), method)(x, bound="upper"))
             return float(lo), float(up)
         if method == "epsilon" and not self._grid and self.plan.gaussian_r2 == 0:  # atoms alone: exact roots
@@ -493,8 +547,9 @@ class PlanProfile:
         lower = self._evaluate_side(method, x, h, False, 0, hints)
         return lower, min(self._evaluate_side(method, x, h, True, v, hints + (lower,)) for v in self._upper_variants)
 
-    def _evaluate_side(self, method: str, x: float, h: float | None, upper: bool, variant: int,
-                       hints: tuple[float, ...] = ()) -> float:
+    def _evaluate_side(
+        self, method: str, x: float, h: float | None, upper: bool, variant: int, hints: tuple[float, ...] = ()
+    ) -> float:
         """One side of ``method`` at x with the atoms beside a grid h (``variant`` of the grid part) or the
         folded Gaussian, or (delta only) alone; ``hints``: where an epsilon search starts looking."""
         sides = self._sides(h, upper, variant)
@@ -502,8 +557,16 @@ class PlanProfile:
             return max(float(f(np.array([x]))[0]) for f in sides)
         tolerance = 1e-9 if self.accuracy is None else min(float(self.accuracy) / 20.0, 1e-6)
         few = max(a.mass.size for a in self._atom_directions()) <= FIRST_PASS_ATOMS
-        return finite_atoms.epsilon_search(_worst(sides), x, upper, self._top_loss(h, variant), tolerance,
-                                           hints=hints, first_pass=7 if few else 0, cluster=SEARCH_CLUSTER if few else 0)
+        return finite_atoms.epsilon_search(
+            _worst(sides),
+            x,
+            upper,
+            self._top_loss(h, variant),
+            tolerance,
+            hints=hints,
+            first_pass=7 if few else 0,
+            cluster=SEARCH_CLUSTER if few else 0,
+        )
 
     def _bracket(self, method: str, x: float) -> tuple[float, float]:
         """(lower, upper) of ``method`` ("delta" or "epsilon") at x, refining the grid for ``accuracy``."""
@@ -537,7 +600,7 @@ class PlanProfile:
             # (finite pairs' brackets narrow only like h, so their target may be out of reach).
             points = max(pmf.p.size for pmf in self._pld(h).composed(True))
             floor = h * points / MAX_POINTS
-            if not measured and shrink < 1.0 / PROBE_SHRINK ** 2 and points * PROBE_SHRINK ** 2 > PROBE_POINTS:
+            if not measured and shrink < 1.0 / PROBE_SHRINK**2 and points * PROBE_SHRINK**2 > PROBE_POINTS:
                 # A big first jump on the assumed h^2 law: probe a grid PROBE_SHRINK times finer first, whose
                 # width measures the law (or shows a stall: with replacement around a Laplace, K = n = 1000,
                 # the bracket's 7.7 is the gap between bound and realizable pair; a 2^20-point grid cost 7.3 s).
@@ -599,8 +662,10 @@ class PlanProfile:
 
         last = max(first, math.floor(base / (0.7 * h)))
         if (last - first + 1) * len(others) <= PLAIN_ALIGNMENT_TERMS:  # plain floats, the same sums as below
+
             def cost(n: int) -> float:
                 return sum(r * _above_grid(loss * n / base) for r, loss in others)
+
             return _dividing(base, min(range(first, last + 1), key=cost))
         # every candidate n at once: the other atoms' distances to the grid base / n, in cells, weighted by rounds
         n = np.arange(first, last + 1, dtype=np.float64)
@@ -624,8 +689,12 @@ class PlanProfile:
             return 0.0, []
         lead = max(range(len(atoms)), key=lambda i: atoms[i][0])
         base = max(atoms[lead][1])
-        others = [(count, loss) for i, (count, losses) in enumerate(atoms) for loss in losses
-                  if not (i == lead and loss == base)]
+        others = [
+            (count, loss)
+            for i, (count, losses) in enumerate(atoms)
+            for loss in losses
+            if not (i == lead and loss == base)
+        ]
         return base, others
 
     def delta(self, epsilon: float) -> tuple[float, float]:

@@ -51,8 +51,15 @@ from ..rdp.tree_aggregation import single_epoch_tree_aggregation_rdp
 from .dp_events import ADD_REMOVE, Unsupported, check_count
 from .loss_reach import MAX_NOISE
 
-FINE_ORDERS = np.unique(np.concatenate([[order for order in DEFAULT_ORDERS if order < 11], np.arange(11.0, 257.0),
-                                        np.round(np.geomspace(256.0, 4096.0, 113))]))
+FINE_ORDERS = np.unique(
+    np.concatenate(
+        [
+            [order for order in DEFAULT_ORDERS if order < 11],
+            np.arange(11.0, 257.0),
+            np.round(np.geomspace(256.0, 4096.0, 113)),
+        ]
+    )
+)
 
 
 def _effective_sigma(event: ev.DpEvent) -> float:
@@ -63,9 +70,11 @@ def _effective_sigma(event: ev.DpEvent) -> float:
         return _effective_sigma(event.event) / math.sqrt(check_count(event.count))
     if isinstance(event, ev.ComposedDpEvent):
         inv = sum(_effective_sigma(e) ** -2 for e in event.events)
-        return inv ** -0.5 if inv > 0 else math.inf
-    raise Unsupported(event, "Subevent of `PoissonSampledDpEvent` must be a `GaussianDpEvent` or a composition "
-                             f"of them. Found {event}.")
+        return inv**-0.5 if inv > 0 else math.inf
+    raise Unsupported(
+        event,
+        f"Subevent of `PoissonSampledDpEvent` must be a `GaussianDpEvent` or a composition of them. Found {event}.",
+    )
 
 
 def _sigma(event: ev.GaussianDpEvent) -> float:
@@ -78,8 +87,11 @@ def _sigma(event: ev.GaussianDpEvent) -> float:
 class HockeystickRdpAccountant(PrivacyAccountant):
     """dp_accounting's ``RdpAccountant`` interface (orders, ADD_OR_REMOVE_ONE / REPLACE_SPECIAL)."""
 
-    def __init__(self, orders: Sequence[float] | np.ndarray | None = None,
-                 neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE):
+    def __init__(
+        self,
+        orders: Sequence[float] | np.ndarray | None = None,
+        neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE,
+    ):
         super().__init__(neighboring_relation)
         self._orders = np.array(FINE_ORDERS if orders is None else orders, dtype=np.float64)
         self._rdp = np.zeros_like(self._orders)
@@ -90,10 +102,11 @@ class HockeystickRdpAccountant(PrivacyAccountant):
 
     def compose(self, event: ev.DpEvent, count: int = 1) -> HockeystickRdpAccountant:
         check_count(count)
-        return cast("HockeystickRdpAccountant", super().compose(event, count))   # dp_accounting's compose returns self
+        return cast("HockeystickRdpAccountant", super().compose(event, count))  # dp_accounting's compose returns self
 
-    def _maybe_compose(self, event: ev.DpEvent, count: int,
-                       do_compose: bool) -> PrivacyAccountant.CompositionErrorDetails | None:
+    def _maybe_compose(
+        self, event: ev.DpEvent, count: int, do_compose: bool
+    ) -> PrivacyAccountant.CompositionErrorDetails | None:
         try:
             rdp = self._rdp_of(event, max(int(count), 1))
         except Unsupported as u:
@@ -116,7 +129,7 @@ class HockeystickRdpAccountant(PrivacyAccountant):
             s = _sigma(event)
             if s == 0:
                 return np.full_like(o, np.inf)
-            if s == math.inf:   # infinite noise releases nothing (dp_accounting's RdpAccountant: 0 too)
+            if s == math.inf:  # infinite noise releases nothing (dp_accounting's RdpAccountant: 0 too)
                 return np.zeros_like(o)
             return count * gaussian_rdp(s / self._replace_factor(), o)
         if isinstance(event, ev.ZCDpEvent):
@@ -126,8 +139,11 @@ class HockeystickRdpAccountant(PrivacyAccountant):
             return count * (xi + rho * o)
         if isinstance(event, ev.LaplaceDpEvent):
             if self.neighboring_relation not in ADD_REMOVE:
-                raise Unsupported(event, "neighboring_relation must be `ADD_OR_REMOVE_ONE` or `REPLACE_SPECIAL` "
-                                         f"for `LaplaceDpEvent`. Found {self.neighboring_relation}.")
+                raise Unsupported(
+                    event,
+                    "neighboring_relation must be `ADD_OR_REMOVE_ONE` or `REPLACE_SPECIAL` "
+                    f"for `LaplaceDpEvent`. Found {self.neighboring_relation}.",
+                )
             b = float(event.noise_multiplier)
             if not b >= 0:
                 raise ValueError(f"LaplaceDpEvent.noise_multiplier must be >= 0, got {event.noise_multiplier!r}")
@@ -140,12 +156,16 @@ class HockeystickRdpAccountant(PrivacyAccountant):
             return count * laplace_rdp(b, o)
         if isinstance(event, ev.PoissonSampledDpEvent):
             if self.neighboring_relation not in ADD_REMOVE:
-                raise Unsupported(event, "neighboring_relation must be `ADD_OR_REMOVE_ONE` or `REPLACE_SPECIAL` "
-                                         f"for `PoissonSampledDpEvent`. Found {self.neighboring_relation}.")
+                raise Unsupported(
+                    event,
+                    "neighboring_relation must be `ADD_OR_REMOVE_ONE` or `REPLACE_SPECIAL` "
+                    f"for `PoissonSampledDpEvent`. Found {self.neighboring_relation}.",
+                )
             q = float(event.sampling_probability)
             if not 0 <= q <= 1:
-                raise ValueError(f"PoissonSampledDpEvent.sampling_probability must be in [0, 1]. "
-                                 f"Found {event.sampling_probability}.")
+                raise ValueError(
+                    f"PoissonSampledDpEvent.sampling_probability must be in [0, 1]. Found {event.sampling_probability}."
+                )
             s = _effective_sigma(event.event)
             if q == 0 or s == math.inf:
                 return np.zeros_like(o)
@@ -162,8 +182,11 @@ class HockeystickRdpAccountant(PrivacyAccountant):
             elif self.neighboring_relation == NeighboringRelation.REPLACE_SPECIAL:
                 relation = "replace_special"
             else:
-                raise Unsupported(event, "neighboring_relation must be `REPLACE_SPECIAL` or `REPLACE_ONE` for "
-                                         f"`RandomizedResponseDpEvent`. Found {self.neighboring_relation}.")
+                raise Unsupported(
+                    event,
+                    "neighboring_relation must be `REPLACE_SPECIAL` or `REPLACE_ONE` for "
+                    f"`RandomizedResponseDpEvent`. Found {self.neighboring_relation}.",
+                )
             p, k = event.noise_parameter, event.num_buckets
             if not 0 <= float(p) <= 1:
                 raise ValueError(f"RandomizedResponseDpEvent.noise_parameter must lie in [0, 1], got {p!r}")
@@ -172,8 +195,11 @@ class HockeystickRdpAccountant(PrivacyAccountant):
             return count * randomized_response_rdp(p, k, o, relation=relation)
         if isinstance(event, ev.SingleEpochTreeAggregationDpEvent):
             if self.neighboring_relation != NeighboringRelation.REPLACE_SPECIAL:
-                raise Unsupported(event, "neighboring_relation must be `REPLACE_SPECIAL` for "
-                                         f"`SingleEpochTreeAggregationDpEvent`. Found {self.neighboring_relation}.")
+                raise Unsupported(
+                    event,
+                    "neighboring_relation must be `REPLACE_SPECIAL` for "
+                    f"`SingleEpochTreeAggregationDpEvent`. Found {self.neighboring_relation}.",
+                )
             return count * single_epoch_tree_aggregation_rdp(event.noise_multiplier, event.step_counts, o)
         raise Unsupported(event, "Unsupported event.")
 
@@ -191,20 +217,27 @@ class HockeystickRdpAccountant(PrivacyAccountant):
     def _without_replacement(self, event: ev.SampledWithoutReplacementDpEvent) -> np.ndarray:
         """Wang, Balle, Kasiviswanathan 2019 (``rdp.sampled_without_replacement``), replace-one only."""
         if self.neighboring_relation != NeighboringRelation.REPLACE_ONE:
-            raise Unsupported(event, "neighboring_relation must be `REPLACE_ONE` for "
-                                     f"`SampledWithoutReplacementDpEvent`. Found {self.neighboring_relation}.")
+            raise Unsupported(
+                event,
+                "neighboring_relation must be `REPLACE_ONE` for "
+                f"`SampledWithoutReplacementDpEvent`. Found {self.neighboring_relation}.",
+            )
         try:
             s = _effective_sigma(event.event)
         except Unsupported:
-            raise Unsupported(event, "Subevent of `SampledWithoutReplacementDpEvent` must be a `GaussianDpEvent` "
-                                     f"or a composition of them. Found {event.event}.") from None
+            raise Unsupported(
+                event,
+                "Subevent of `SampledWithoutReplacementDpEvent` must be a `GaussianDpEvent` "
+                f"or a composition of them. Found {event.event}.",
+            ) from None
         n, m = event.source_dataset_size, event.sample_size
         for name, v, low in (("source_dataset_size", n, 1), ("sample_size", m, 0)):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
                 raise ValueError(f"SampledWithoutReplacementDpEvent.{name} must be an integer >= {low}, got {v!r}")
         if m > n:
-            raise ValueError(f"SampledWithoutReplacementDpEvent.sample_size must be <= source_dataset_size, "
-                             f"got {m} > {n}")
+            raise ValueError(
+                f"SampledWithoutReplacementDpEvent.sample_size must be <= source_dataset_size, got {m} > {n}"
+            )
         o = self._orders
         if m == 0 or s == math.inf:
             return np.zeros_like(o)
@@ -214,7 +247,7 @@ class HockeystickRdpAccountant(PrivacyAccountant):
 
     def get_epsilon(self, target_delta: float) -> float:
         """Smallest epsilon the RDP curve certifies at ``target_delta`` (conversion: dp_accounting's)."""
-        d = _validation.delta_target(target_delta, "target_delta")   # the rule of every entry point
+        d = _validation.delta_target(target_delta, "target_delta")  # the rule of every entry point
         if not self._rdp.any():
             return 0.0
         return float(rdp_to_epsilon(np.where(np.isnan(self._rdp), np.inf, self._rdp), self._orders, d))

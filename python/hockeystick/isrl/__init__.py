@@ -20,21 +20,38 @@
 from .excess_risk import lemma_d6_best_step_size, lemma_d6_excess_risk
 from .noisy_mb_sgd import NoisyMBSGD, OnePassNoisyMBSGD, UserLevelNoisyMBSGD
 from .paper_calibrations import (
-                                 appendix_i_batch_size,
-                                 appendix_i_sigma,
-                                 theorem_2_1_batch_size,
-                                 theorem_2_1_sigma,
-                                 theorem_3_1_rounds,
-                                 theorem_3_1_sigma,
-                                 theorem_d5_round,
-                                 user_level_group_privacy,
+    appendix_i_batch_size,
+    appendix_i_sigma,
+    theorem_2_1_batch_size,
+    theorem_2_1_sigma,
+    theorem_3_1_rounds,
+    theorem_3_1_sigma,
+    theorem_d5_round,
+    user_level_group_privacy,
 )
 from .shuffle import ShuffledLDP, closed_form_shuffle_epsilon
 from .shuffle_approximate import ShuffledApproximateLDP, fmt_theorem_3_8_charge
 from .shuffled_noisy_mb_sgd import ShuffledNoisyMBSGD
 from .user_level_group import GroupNoisyMBSGD
 
-__all__ = ["GroupNoisyMBSGD", "ShuffledLDP", "ShuffledApproximateLDP", "ShuffledNoisyMBSGD", "closed_form_shuffle_epsilon",
-           "fmt_theorem_3_8_charge", "lemma_d6_best_step_size", "lemma_d6_excess_risk", "NoisyMBSGD", "OnePassNoisyMBSGD", "UserLevelNoisyMBSGD", "appendix_i_batch_size", "appendix_i_sigma",
-           "theorem_2_1_batch_size", "theorem_2_1_sigma", "theorem_3_1_rounds", "theorem_3_1_sigma", "theorem_d5_round",
-           "user_level_group_privacy"]
+__all__ = [
+    "GroupNoisyMBSGD",
+    "ShuffledLDP",
+    "ShuffledApproximateLDP",
+    "ShuffledNoisyMBSGD",
+    "closed_form_shuffle_epsilon",
+    "fmt_theorem_3_8_charge",
+    "lemma_d6_best_step_size",
+    "lemma_d6_excess_risk",
+    "NoisyMBSGD",
+    "OnePassNoisyMBSGD",
+    "UserLevelNoisyMBSGD",
+    "appendix_i_batch_size",
+    "appendix_i_sigma",
+    "theorem_2_1_batch_size",
+    "theorem_2_1_sigma",
+    "theorem_3_1_rounds",
+    "theorem_3_1_sigma",
+    "theorem_d5_round",
+    "user_level_group_privacy",
+]

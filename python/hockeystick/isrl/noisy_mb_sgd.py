@@ -34,7 +34,7 @@ from ..pld.mechanisms import DEFAULT_INTERVAL
 __all__ = ["NoisyMBSGD", "OnePassNoisyMBSGD", "UserLevelNoisyMBSGD"]
 
 
-MAX_DATASET_SIZE = 2.0 ** 62   # the with-replacement PLD's bound on n (its lattice indices stay exact int64)
+MAX_DATASET_SIZE = 2.0**62  # the with-replacement PLD's bound on n (its lattice indices stay exact int64)
 
 
 def _lipschitz(value: ArrayLike) -> np.ndarray:
@@ -49,19 +49,32 @@ class NoisyMBSGD:
     ``.delta(epsilon)`` / ``.epsilon(delta)``: certified upper bounds (``bound="lower"`` / ``"both"``).
     """
 
-    def __init__(self, *, sigma: ArrayLike, lipschitz: ArrayLike, batch_size: ArrayLike, silo_size: ArrayLike,
-                 rounds: ArrayLike, value_discretization_interval: float = DEFAULT_INTERVAL) -> None:
+    def __init__(
+        self,
+        *,
+        sigma: ArrayLike,
+        lipschitz: ArrayLike,
+        batch_size: ArrayLike,
+        silo_size: ArrayLike,
+        rounds: ArrayLike,
+        value_discretization_interval: float = DEFAULT_INTERVAL,
+    ) -> None:
         lip = _lipschitz(lipschitz)
         k = _validation.positive_integer(batch_size, "batch_size")
         n = _validation.positive_integer(silo_size, "silo_size", maximum=MAX_DATASET_SIZE)
         with _validation.derived("lipschitz / batch_size", "sensitivity"):
             self._pld = WithReplacementBatchGaussianPLD(
-                sigma=sigma, batch_size=batch_size, n=n, rounds=rounds, sensitivity=lip / k,
-                value_discretization_interval=value_discretization_interval)
+                sigma=sigma,
+                batch_size=batch_size,
+                n=n,
+                rounds=rounds,
+                sensitivity=lip / k,
+                value_discretization_interval=value_discretization_interval,
+            )
 
     def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
         """Certified bound on the silo's delta(epsilon) (upper unless ``bound`` says otherwise)."""
-        targets = _validation.epsilon_values(epsilon)   # refused in the shared words, before the grid is built
+        targets = _validation.epsilon_values(epsilon)  # refused in the shared words, before the grid is built
         with _validation.derived("lipschitz / batch_size", "sensitivity"):
             return self._pld.delta(targets if np.ndim(epsilon) else float(targets), bound)
 

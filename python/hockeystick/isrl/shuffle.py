@@ -34,13 +34,14 @@ from .._elementwise import ArrayLike, FloatOrArray, broadcast_float_arrays
 
 __all__ = ["ShuffledLDP", "check_shuffle_parameters", "clone_delta", "clone_delta_curve", "closed_form_shuffle_epsilon"]
 
-_U = 2.0 ** -53
+_U = 2.0**-53
 _TAIL = 1e-17
-_MAX_TERMS = 10**6   # values of C summed exactly (tens of MB of temporaries at most)
+_MAX_TERMS = 10**6  # values of C summed exactly (tens of MB of temporaries at most)
 
 
-def clone_delta_curve(eps0: float, n: int, eps: np.ndarray, tail: float,
-                      clone_probability: float | None = None) -> np.ndarray:
+def clone_delta_curve(
+    eps0: float, n: int, eps: np.ndarray, tail: float, clone_probability: float | None = None
+) -> np.ndarray:
     """Certified upper bounds on FMT's clone divergence at every eps of a 1-d array (module docstring).
 
     ``clone_probability``: the probability p with which each of the other n - 1 users emits a clone,
@@ -69,14 +70,16 @@ def clone_delta_curve(eps0: float, n: int, eps: np.ndarray, tail: float,
     reach = z * sd + z * z + 50
     lo, hi = max(int(mean - reach), 0), min(int(math.ceil(mean + reach)), n - 1)
     if hi - lo + 1 > _MAX_TERMS:
-        raise ValueError(f"n = {n} shuffled reports at epsilon0 = {eps0:g} need {hi - lo + 1} terms of the clone sum "
-                         f"(limit {_MAX_TERMS}): use closed_form_shuffle_epsilon for populations this large")
+        raise ValueError(
+            f"n = {n} shuffled reports at epsilon0 = {eps0:g} need {hi - lo + 1} terms of the clone sum "
+            f"(limit {_MAX_TERMS}): use closed_form_shuffle_epsilon for populations this large"
+        )
     c = np.arange(lo, hi + 1)
     weights = stats.binom.pmf(c, n - 1, p)
     outside = stats.binom.cdf(lo - 1, n - 1, p) + stats.binom.sf(hi, n - 1, p)
-    rows = max(1, _MAX_TERMS // c.size)          # eps per block: blocks of at most ~1e6 binomial CDFs
+    rows = max(1, _MAX_TERMS // c.size)  # eps per block: blocks of at most ~1e6 binomial CDFs
     for block in range(0, todo.size, rows):
-        idx = todo[block:block + rows]
+        idx = todo[block : block + rows]
         g = e[idx][:, None]
         rho = (alpha - g * (1 - alpha)) / (g * alpha - (1 - alpha))
         m = np.ceil(rho / (1 + rho) * (c + 1)) - 1
@@ -124,18 +127,24 @@ class ShuffledLDP:
         (eps, e0, users), shape, scalar = broadcast_float_arrays(epsilon=epsilon, epsilon0=self.epsilon0, n=self.n)
         if np.any(~(eps >= 0)):
             raise ValueError(f"epsilon must be >= 0, got {eps[~(eps >= 0)].ravel()[0]:g}")
-        out = np.array([clone_delta(float(a), int(b), float(x), self.tail)
-                        for x, a, b in zip(eps.ravel(), e0.ravel(), users.ravel())]).reshape(shape)
+        out = np.array(
+            [
+                clone_delta(float(a), int(b), float(x), self.tail)
+                for x, a, b in zip(eps.ravel(), e0.ravel(), users.ravel())
+            ]
+        ).reshape(shape)
         return float(out) if scalar else out
 
     def epsilon(self, delta: ArrayLike) -> FloatOrArray:
         """Smallest epsilon in [0, eps0] whose certified delta is <= delta (upper end of the bisection)."""
         (dlt, e0, users), shape, scalar = broadcast_float_arrays(delta=delta, epsilon0=self.epsilon0, n=self.n)
         if np.any(~((dlt > 0) & (dlt < 1))):
-            raise ValueError(f"delta must lie strictly between 0 and 1, got {dlt[~((dlt > 0) & (dlt < 1))].ravel()[0]:g}")
+            raise ValueError(
+                f"delta must lie strictly between 0 and 1, got {dlt[~((dlt > 0) & (dlt < 1))].ravel()[0]:g}"
+            )
         out = np.empty(dlt.size)
         for i, (d, a, b) in enumerate(zip(dlt.ravel(), e0.ravel(), users.ravel())):
-            lo, hi = 0.0, float(a)       # delta(eps0) = 0 <= d
+            lo, hi = 0.0, float(a)  # delta(eps0) = 0 <= d
             if clone_delta(float(a), int(b), 0.0, self.tail) <= d:
                 out[i] = 0.0
                 continue

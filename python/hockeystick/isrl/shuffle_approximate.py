@@ -46,12 +46,18 @@ from .shuffle import check_shuffle_parameters, clone_delta
 
 __all__ = ["ShuffledApproximateLDP", "shuffled_approximate_delta", "fmt_theorem_3_8_charge", "tv_charge"]
 
-_U = 2.0 ** -53
+_U = 2.0**-53
 _TAIL = 1e-17
 
 
-def tv_charge(eps: float, n: int, delta0: float, reference_epsilon: float, reference_delta: float,
-              mixture_weight: float | None = None) -> float:
+def tv_charge(
+    eps: float,
+    n: int,
+    delta0: float,
+    reference_epsilon: float,
+    reference_delta: float,
+    mixture_weight: float | None = None,
+) -> float:
     """TV_P + e^eps TV_Q of step 4 (module docstring), rounded up.  ``mixture_weight``: any upper bound on
     rho's weight e^{-eps_ref} in the surrogate (1 makes the charge non-increasing in eps_ref)."""
     weight = math.exp(-reference_epsilon) if mixture_weight is None else mixture_weight
@@ -60,15 +66,24 @@ def tv_charge(eps: float, n: int, delta0: float, reference_epsilon: float, refer
     return (tv_p + math.exp(eps) * tv_q) * (1 + 16 * _U)
 
 
-def _bound(eps: float, eps0: float, delta0: float, n: int, reference_epsilon: float, reference_delta: float,
-           tail: float, mixture_weight: float | None = None) -> float:
+def _bound(
+    eps: float,
+    eps0: float,
+    delta0: float,
+    n: int,
+    reference_epsilon: float,
+    reference_delta: float,
+    tail: float,
+    mixture_weight: float | None = None,
+) -> float:
     """(*) of the module docstring at one eps (at most 1)."""
     clone = clone_delta(eps0, n, eps, tail, clone_probability=math.exp(-reference_epsilon))
     return min(1.0, clone + tv_charge(eps, n, delta0, reference_epsilon, reference_delta, mixture_weight))
 
 
-def _lowest_minimizer(eps0: float, delta0: float, n: int, reference_epsilon: float, reference_delta: float,
-                      tail: float) -> float:
+def _lowest_minimizer(
+    eps0: float, delta0: float, n: int, reference_epsilon: float, reference_delta: float, tail: float
+) -> float:
     """A point at or below the minimizer of (*) over [0, eps0] (inf when there is no charge): bisection
     that moves its lower end only where (*) is seen to decrease, so by convexity in e^eps the true
     minimizer lies above it."""
@@ -93,14 +108,24 @@ def _lowest_minimizer(eps0: float, delta0: float, n: int, reference_epsilon: flo
     return lo
 
 
-def shuffled_approximate_delta(eps: float, *, epsilon0: float, delta0: float, n: int, reference_epsilon: float,
-                               reference_delta: float, lowest_minimizer: float, tail: float = _TAIL,
-                               mixture_weight: float | None = None) -> float:
+def shuffled_approximate_delta(
+    eps: float,
+    *,
+    epsilon0: float,
+    delta0: float,
+    n: int,
+    reference_epsilon: float,
+    reference_delta: float,
+    lowest_minimizer: float,
+    tail: float = _TAIL,
+    mixture_weight: float | None = None,
+) -> float:
     """Certified upper bound on the shuffled output's delta at ``eps`` (module docstring, (*) made
     non-increasing, and at most delta0 from eps0 on); ``lowest_minimizer`` from ``_lowest_minimizer``
     (inf: (*) at eps itself); ``mixture_weight`` as in ``tv_charge``."""
-    value = _bound(min(eps, lowest_minimizer), epsilon0, delta0, n, reference_epsilon, reference_delta, tail,
-                   mixture_weight)
+    value = _bound(
+        min(eps, lowest_minimizer), epsilon0, delta0, n, reference_epsilon, reference_delta, tail, mixture_weight
+    )
     if eps >= epsilon0:
         value = min(value, delta0)
     return value
@@ -122,8 +147,9 @@ class ShuffledApproximateLDP:
     guarantee (delta <= delta0 at eps0) meets delta, and inf when nothing does.  Parameters broadcast.
     """
 
-    def __init__(self, *, epsilon0: ArrayLike, delta0: ArrayLike, n: ArrayLike, tail: float = _TAIL,
-                 rtol: float = 1e-6) -> None:
+    def __init__(
+        self, *, epsilon0: ArrayLike, delta0: ArrayLike, n: ArrayLike, tail: float = _TAIL, rtol: float = 1e-6
+    ) -> None:
         (e0, d0, users), _, _ = broadcast_float_arrays(epsilon0=epsilon0, delta0=delta0, n=n)
         check_shuffle_parameters(e0, users, tail, rtol)
         bad = ~((d0 >= 0) & (d0 < 1))
@@ -136,29 +162,45 @@ class ShuffledApproximateLDP:
         key = (e0, d0, users)
         if key not in self._minimizers:
             self._minimizers[key] = _lowest_minimizer(e0, d0, users, e0, d0, self.tail)
-        return shuffled_approximate_delta(eps, epsilon0=e0, delta0=d0, n=users, reference_epsilon=e0,
-                                          reference_delta=d0, lowest_minimizer=self._minimizers[key], tail=self.tail)
+        return shuffled_approximate_delta(
+            eps,
+            epsilon0=e0,
+            delta0=d0,
+            n=users,
+            reference_epsilon=e0,
+            reference_delta=d0,
+            lowest_minimizer=self._minimizers[key],
+            tail=self.tail,
+        )
 
     def delta(self, epsilon: ArrayLike) -> FloatOrArray:
         """Certified upper bound on delta(epsilon) of the shuffled output."""
-        (eps, e0, d0, users), shape, scalar = broadcast_float_arrays(epsilon=epsilon, epsilon0=self.epsilon0,
-                                                                     delta0=self.delta0, n=self.n)
+        (eps, e0, d0, users), shape, scalar = broadcast_float_arrays(
+            epsilon=epsilon, epsilon0=self.epsilon0, delta0=self.delta0, n=self.n
+        )
         if np.any(~(eps >= 0)):
             raise ValueError(f"epsilon must be >= 0, got {eps[~(eps >= 0)].ravel()[0]:g}")
-        out = np.array([self._point(float(x), float(a), float(b), int(c))
-                        for x, a, b, c in zip(eps.ravel(), e0.ravel(), d0.ravel(), users.ravel())]).reshape(shape)
+        out = np.array(
+            [
+                self._point(float(x), float(a), float(b), int(c))
+                for x, a, b, c in zip(eps.ravel(), e0.ravel(), d0.ravel(), users.ravel())
+            ]
+        ).reshape(shape)
         return float(out) if scalar else out
 
     def epsilon(self, delta: ArrayLike) -> FloatOrArray:
         """Smallest epsilon whose certified delta is <= delta (upper end of the bisection; inf if none)."""
-        (dlt, e0, d0, users), shape, scalar = broadcast_float_arrays(delta=delta, epsilon0=self.epsilon0,
-                                                                     delta0=self.delta0, n=self.n)
+        (dlt, e0, d0, users), shape, scalar = broadcast_float_arrays(
+            delta=delta, epsilon0=self.epsilon0, delta0=self.delta0, n=self.n
+        )
         if np.any(~((dlt > 0) & (dlt < 1))):
-            raise ValueError(f"delta must lie strictly between 0 and 1, got {dlt[~((dlt > 0) & (dlt < 1))].ravel()[0]:g}")
+            raise ValueError(
+                f"delta must lie strictly between 0 and 1, got {dlt[~((dlt > 0) & (dlt < 1))].ravel()[0]:g}"
+            )
         out = np.empty(dlt.size)
         for i, (d, a, b, c) in enumerate(zip(dlt.ravel(), e0.ravel(), d0.ravel(), users.ravel())):
             a, b, c = float(a), float(b), int(c)
-            at_zero = self._point(0.0, a, b, c)   # also caches the minimizer
+            at_zero = self._point(0.0, a, b, c)  # also caches the minimizer
             top = min(a, self._minimizers[(a, b, c)])
             if at_zero <= d:
                 out[i] = 0.0

@@ -42,10 +42,10 @@ from .shuffle import clone_delta_curve
 
 __all__ = ["ShuffledNoisyMBSGD"]
 
-_DELTA_GRID = 10.0 ** np.arange(-15.0, -1.0, 1.5)    # delta0 and delta_ref tried per round
-_ROUND_GRID = np.geomspace(1e-3, 30.0, 241)         # eps_r tried (ratio 1.044): fixed, so monotone in sigma
+_DELTA_GRID = 10.0 ** np.arange(-15.0, -1.0, 1.5)  # delta0 and delta_ref tried per round
+_ROUND_GRID = np.geomspace(1e-3, 30.0, 241)  # eps_r tried (ratio 1.044): fixed, so monotone in sigma
 _TAIL = 1e-17
-_U = 2.0 ** -53
+_U = 2.0**-53
 _TOLERANCE = 1e-6
 _MAX_SILOS = 10**6
 
@@ -53,7 +53,9 @@ _MAX_SILOS = 10**6
 def _scalar(value: ArrayLike, name: str) -> float:
     arr = np.asarray(value, dtype=np.float64)
     if arr.ndim:
-        raise ValueError(f"{name} must be a scalar for ShuffledNoisyMBSGD (sweeps build one per point), got shape {arr.shape}")
+        raise ValueError(
+            f"{name} must be a scalar for ShuffledNoisyMBSGD (sweeps build one per point), got shape {arr.shape}"
+        )
     return float(arr)
 
 
@@ -64,27 +66,52 @@ class ShuffledNoisyMBSGD:
     ``silos`` (M >= 2 messages shuffled per round), ``rounds`` (R).  Upper bounds only.
     """
 
-    def __init__(self, *, sigma: ArrayLike, lipschitz: ArrayLike, batch_size: ArrayLike, silo_size: ArrayLike,
-                 silos: ArrayLike, rounds: ArrayLike, value_discretization_interval: float = DEFAULT_INTERVAL) -> None:
+    def __init__(
+        self,
+        *,
+        sigma: ArrayLike,
+        lipschitz: ArrayLike,
+        batch_size: ArrayLike,
+        silo_size: ArrayLike,
+        silos: ArrayLike,
+        rounds: ArrayLike,
+        value_discretization_interval: float = DEFAULT_INTERVAL,
+    ) -> None:
         s = _scalar(_validation.positive(sigma, "sigma"), "sigma")
         lip = _scalar(_validation.positive(lipschitz, "lipschitz"), "lipschitz")
         k = int(_scalar(_validation.positive_integer(batch_size, "batch_size"), "batch_size"))
         n = int(_scalar(_validation.positive_integer(silo_size, "silo_size", maximum=MAX_DATASET_SIZE), "silo_size"))
         m = _scalar(_validation.positive_integer(silos, "silos"), "silos")
         if not 2 <= m <= _MAX_SILOS:
-            raise ValueError(f"silos must lie in [2, {_MAX_SILOS:.0e}] (messages shuffled together; beyond that the "
-                             f"clone sums are too long: use closed_form_shuffle_epsilon), got {m:g}")
+            raise ValueError(
+                f"silos must lie in [2, {_MAX_SILOS:.0e}] (messages shuffled together; beyond that the "
+                f"clone sums are too long: use closed_form_shuffle_epsilon), got {m:g}"
+            )
         r = int(_scalar(_validation.positive_integer(rounds, "rounds"), "rounds"))
-        self._unshuffled = NoisyMBSGD(sigma=s, lipschitz=lip, batch_size=k, silo_size=n, rounds=r,
-                                      value_discretization_interval=value_discretization_interval)
+        self._unshuffled = NoisyMBSGD(
+            sigma=s,
+            lipschitz=lip,
+            batch_size=k,
+            silo_size=n,
+            rounds=r,
+            value_discretization_interval=value_discretization_interval,
+        )
         with _validation.derived("lipschitz / batch_size", "sensitivity"):
-            one_round = WithReplacementBatchGaussianPLD(sigma=s, batch_size=k, n=n, rounds=1, sensitivity=lip / k,
-                                                        value_discretization_interval=value_discretization_interval)
+            one_round = WithReplacementBatchGaussianPLD(
+                sigma=s,
+                batch_size=k,
+                n=n,
+                rounds=1,
+                sensitivity=lip / k,
+                value_discretization_interval=value_discretization_interval,
+            )
             eps0 = np.asarray(one_round.epsilon(_DELTA_GRID, bound="upper"), dtype=np.float64)
         eps_ref = np.asarray(theta_epsilon_upper(radius_up(2 * lip / s), _DELTA_GRID), dtype=np.float64)
         self.round_guarantees = self._round_guarantees(eps0, eps_ref, int(m))
-        self._atoms = [finite_atoms.self_compose(finite_atoms.pair_atoms(*canonical_pair(e, d)), r)
-                       for e, d in self.round_guarantees]
+        self._atoms = [
+            finite_atoms.self_compose(finite_atoms.pair_atoms(*canonical_pair(e, d)), r)
+            for e, d in self.round_guarantees
+        ]
         self._top = r * max((e for e, _ in self.round_guarantees), default=0.0) + 1.0
 
     @staticmethod
@@ -102,7 +129,7 @@ class ShuffledNoisyMBSGD:
                 # TV_P + e^eps TV_Q (shuffle_approximate.tv_charge with rho's weight bounded by 1), rounded up
                 tv_p = (silos - 1) * (d_ref + d0 / 2)
                 charge = (tv_p + growth * (d0 + tv_p)) * (1 + 16 * _U)
-                useful = np.flatnonzero(charge < best)     # elsewhere the clone term only adds to it
+                useful = np.flatnonzero(charge < best)  # elsewhere the clone term only adds to it
                 if useful.size == 0:
                     continue
                 curve = clone_delta_curve(float(e0), silos, grid[useful], _TAIL, clone_probability=math.exp(-e_ref))
@@ -130,7 +157,13 @@ class ShuffledNoisyMBSGD:
         dlt = _validation.delta_values(delta)
         flat = np.asarray(dlt, dtype=np.float64).reshape(-1)
         unshuffled = np.asarray(self._unshuffled.epsilon(flat), dtype=np.float64).reshape(-1)
-        shuffled = np.array([finite_atoms.epsilon_search(self._shuffled_delta, float(d), True, self._top, _TOLERANCE)
-                             if self._atoms else math.inf for d in flat])
+        shuffled = np.array(
+            [
+                finite_atoms.epsilon_search(self._shuffled_delta, float(d), True, self._top, _TOLERANCE)
+                if self._atoms
+                else math.inf
+                for d in flat
+            ]
+        )
         out = np.minimum(shuffled, unshuffled).reshape(np.shape(dlt))
         return float(out) if out.shape == () else out

@@ -46,26 +46,42 @@ class GroupNoisyMBSGD:
     the certified lower side (a realizable configuration).  Parameters broadcast.
     """
 
-    def __init__(self, *, sigma: ArrayLike, lipschitz: ArrayLike, batch_size: ArrayLike, silo_size: ArrayLike,
-                 group_size: ArrayLike, rounds: ArrayLike,
-                 value_discretization_interval: float = DEFAULT_INTERVAL) -> None:
+    def __init__(
+        self,
+        *,
+        sigma: ArrayLike,
+        lipschitz: ArrayLike,
+        batch_size: ArrayLike,
+        silo_size: ArrayLike,
+        group_size: ArrayLike,
+        rounds: ArrayLike,
+        value_discretization_interval: float = DEFAULT_INTERVAL,
+    ) -> None:
         (lip, k, n, g), _, _ = broadcast_float_arrays(
             lipschitz=_validation.positive(lipschitz, "lipschitz"),
             batch_size=_validation.positive_integer(batch_size, "batch_size"),
             silo_size=_validation.positive_integer(silo_size, "silo_size", maximum=MAX_DATASET_SIZE),
-            group_size=_validation.positive_integer(group_size, "group_size"))
+            group_size=_validation.positive_integer(group_size, "group_size"),
+        )
         bad = ~((g <= n) & (np.mod(n, g) == 0))
         if np.any(bad):
-            raise ValueError(f"group_size must divide silo_size (a draw then hits the group with probability "
-                             f"1/(silo_size/group_size)), got {g[bad].ravel()[0]:g} and {n[bad].ravel()[0]:g}")
+            raise ValueError(
+                f"group_size must divide silo_size (a draw then hits the group with probability "
+                f"1/(silo_size/group_size)), got {g[bad].ravel()[0]:g} and {n[bad].ravel()[0]:g}"
+            )
         with _validation.derived("lipschitz / batch_size", "sensitivity"):
             self._pld = WithReplacementBatchGaussianPLD(
-                sigma=sigma, batch_size=k, n=n / g, rounds=rounds, sensitivity=lip / k,
-                value_discretization_interval=value_discretization_interval)
+                sigma=sigma,
+                batch_size=k,
+                n=n / g,
+                rounds=rounds,
+                sensitivity=lip / k,
+                value_discretization_interval=value_discretization_interval,
+            )
 
     def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
         """Certified bound on the user's delta(epsilon) (upper unless ``bound`` says otherwise)."""
-        targets = _validation.epsilon_values(epsilon)   # refused in the shared words, before the grid is built
+        targets = _validation.epsilon_values(epsilon)  # refused in the shared words, before the grid is built
         with _validation.derived("lipschitz / batch_size", "sensitivity"):
             return self._pld.delta(targets if np.ndim(epsilon) else float(targets), bound)
 

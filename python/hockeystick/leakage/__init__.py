@@ -31,7 +31,22 @@ from .paper_tradeoff import nfl_constant, nfl_privacy_floor, thm_5_12_upper_boun
 from .paper_tv_bracket import tv_bracket
 from .tv import tv_exact
 
-__all__ = ["c2_constant", "distortion_variance_for_tv", "eq_20_sampling_rates", "js_bound_from_tv", "js_exact",
-           "lemma_5_5_upper_bound", "lemma_b1_lower_bound", "nfl_constant", "nfl_privacy_floor",
-           "paper_distortion_variance", "paper_required_tv", "sampling_variance", "thm_5_11_sampling_rates",
-           "thm_5_12_upper_bound", "thm_5_14_optimal_variance", "tv_bracket", "tv_exact"]
+__all__ = [
+    "c2_constant",
+    "distortion_variance_for_tv",
+    "eq_20_sampling_rates",
+    "js_bound_from_tv",
+    "js_exact",
+    "lemma_5_5_upper_bound",
+    "lemma_b1_lower_bound",
+    "nfl_constant",
+    "nfl_privacy_floor",
+    "paper_distortion_variance",
+    "paper_required_tv",
+    "sampling_variance",
+    "thm_5_11_sampling_rates",
+    "thm_5_12_upper_bound",
+    "thm_5_14_optimal_variance",
+    "tv_bracket",
+    "tv_exact",
+]

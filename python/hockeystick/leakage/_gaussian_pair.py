@@ -68,8 +68,9 @@ class GaussianPair:
         return (1.0 + r) * (self.dimension * np.log1p(r) + self.shift**2 / r) / r
 
 
-def gaussian_pair(variance: npt.ArrayLike, distortion_variance: npt.ArrayLike, dimension: npt.ArrayLike,
-                  shift: npt.ArrayLike = 0.0) -> GaussianPair:
+def gaussian_pair(
+    variance: npt.ArrayLike, distortion_variance: npt.ArrayLike, dimension: npt.ArrayLike, shift: npt.ArrayLike = 0.0
+) -> GaussianPair:
     """Check and standardize the arguments every exact calculator takes.
 
     variance : sigma^2 > 0, per-coordinate variance of the undistorted parameter (paper's sigma^2)
@@ -84,8 +85,10 @@ def gaussian_pair(variance: npt.ArrayLike, distortion_variance: npt.ArrayLike, d
     try:
         shape = np.broadcast_shapes(v.shape, e.shape, d.shape, m.shape)
     except ValueError:
-        raise ValueError(f"shapes do not broadcast together: variance {v.shape}, distortion_variance {e.shape}, "
-                         f"dimension {d.shape}, shift {m.shape}") from None
+        raise ValueError(
+            f"shapes do not broadcast together: variance {v.shape}, distortion_variance {e.shape}, "
+            f"dimension {d.shape}, shift {m.shape}"
+        ) from None
     scalar = all(a.ndim == 0 for a in (v, e, d, m))
     v, e, d, m = (np.broadcast_to(a, shape).ravel() for a in (v, e, d, m))
     rho = e / v
@@ -100,5 +103,6 @@ def gaussian_pair(variance: npt.ArrayLike, distortion_variance: npt.ArrayLike, d
             f"shift / sqrt(variance) = {s[i]:.6g} is too large for distortion_variance / variance = {rho[i]:.6g}: "
             f"(shift^2 / variance) / (distortion_variance / variance)^2 must be <= {MAX_NONCENTRALITY:g} "
             "(the noncentral chi-square evaluation is not verified beyond); give shift = 0 or a larger "
-            "distortion_variance, or distortion_variance = 0 for the pure mean shift")
+            "distortion_variance, or distortion_variance = 0 for the pure mean shift"
+        )
     return GaussianPair(rho, d, s, shape, scalar)

@@ -31,8 +31,9 @@ def _centred_tv(log_rho: np.ndarray, d: np.ndarray) -> np.ndarray:
     return _tv(pair).reshape(rho.shape)
 
 
-def distortion_variance_for_tv(variance: npt.ArrayLike, dimension: npt.ArrayLike,
-                               target_tv: npt.ArrayLike) -> float | np.ndarray:
+def distortion_variance_for_tv(
+    variance: npt.ArrayLike, dimension: npt.ArrayLike, target_tv: npt.ArrayLike
+) -> float | np.ndarray:
     """The sigma_eps^2 with TV(N(mu, sigma^2 I_d), N(mu, (sigma^2 + sigma_eps^2) I_d)) = target_tv.
 
     variance sigma^2 > 0, dimension d (whole number >= 1), target_tv in (0, 1); broadcast.  The
@@ -51,12 +52,15 @@ def distortion_variance_for_tv(variance: npt.ArrayLike, dimension: npt.ArrayLike
     def gap(x: np.ndarray, dd: np.ndarray, tt: np.ndarray) -> np.ndarray:
         return cast(np.ndarray, _centred_tv(x, dd) - tt)
 
-    bracket = elementwise.bracket_root(gap, guess - 3.0, guess + 3.0, xmin=-700.0, xmax=700.0,
-                                       args=(d_flat, t_flat))
+    bracket = elementwise.bracket_root(gap, guess - 3.0, guess + 3.0, xmin=-700.0, xmax=700.0, args=(d_flat, t_flat))
     if not np.all(bracket.success):
         raise RuntimeError("could not bracket the TV target (a bug: please report the arguments)")
-    root = elementwise.find_root(gap, (bracket.bracket[0], bracket.bracket[1]), args=(d_flat, t_flat),
-                                 tolerances=dict(xatol=1e-14, xrtol=0.0, fatol=0.0, frtol=0.0))
+    root = elementwise.find_root(
+        gap,
+        (bracket.bracket[0], bracket.bracket[1]),
+        args=(d_flat, t_flat),
+        tolerances=dict(xatol=1e-14, xrtol=0.0, fatol=0.0, frtol=0.0),
+    )
     rho = np.exp(root.x).reshape(shape)
     out = np.broadcast_to(v, shape) * rho
     return float(out) if out.ndim == 0 else out

@@ -44,14 +44,15 @@ def js_integrand_h(y: np.ndarray | float) -> np.ndarray:
     """h(y) = y tanh y - log cosh y, accurate for every real y (tends to log 2 as |y| -> inf)."""
     a = np.abs(np.asarray(y, dtype=float))
     b = np.minimum(a, 1.0)
-    small = b * np.tanh(b) - np.log1p(2.0 * np.sinh(0.5 * b) ** 2)   # log cosh b without cancellation
+    small = b * np.tanh(b) - np.log1p(2.0 * np.sinh(0.5 * b) ** 2)  # log cosh b without cancellation
     # |y| > 1: y tanh y - log cosh y = log 2 - 2|y| expit(-2|y|) - log1p(e^{-2|y|})
     large = _LOG2 - 2.0 * a * special.expit(-2.0 * a) - np.log1p(np.exp(-2.0 * a))
     return cast(np.ndarray, np.where(a <= 1.0, small, large))
 
 
-def js_exact(variance: npt.ArrayLike, distortion_variance: npt.ArrayLike, dimension: npt.ArrayLike,
-             shift: npt.ArrayLike = 0.0) -> float | np.ndarray:
+def js_exact(
+    variance: npt.ArrayLike, distortion_variance: npt.ArrayLike, dimension: npt.ArrayLike, shift: npt.ArrayLike = 0.0
+) -> float | np.ndarray:
     """JS(N(mu, sigma^2 I_d), N(mu + m, (sigma^2 + sigma_eps^2) I_d)) in nats, exact (not a bound).
 
     Parameters (numpy broadcasting over all four)
@@ -72,8 +73,9 @@ def _js(pair: GaussianPair) -> np.ndarray:
     out = np.zeros_like(pair.rho)
     radial = pair.rho > 0
     if np.any(radial):
-        out[radial] = _js_radial(pair.rho[radial], pair.dimension[radial], pair.shift[radial],
-                                 pair.noncentrality_p[radial])
+        out[radial] = _js_radial(
+            pair.rho[radial], pair.dimension[radial], pair.shift[radial], pair.noncentrality_p[radial]
+        )
     pure = (pair.rho == 0) & (pair.shift > 0)
     if np.any(pure):
         out[pure] = _js_pure_shift(pair.shift[pure])
@@ -105,8 +107,16 @@ def _density(w: np.ndarray, d: np.ndarray, lam: np.ndarray) -> np.ndarray:
     return cast(np.ndarray, np.where(central, chi2.pdf(w, d), noncentral))
 
 
-def _expectation_integrand(t: np.ndarray, d: np.ndarray, lam: np.ndarray, base: np.ndarray, rho: np.ndarray,
-                           s: np.ndarray, u0: np.ndarray, stretch: np.ndarray) -> np.ndarray:
+def _expectation_integrand(
+    t: np.ndarray,
+    d: np.ndarray,
+    lam: np.ndarray,
+    base: np.ndarray,
+    rho: np.ndarray,
+    s: np.ndarray,
+    u0: np.ndarray,
+    stretch: np.ndarray,
+) -> np.ndarray:
     """density(base + t) h(l / 2) for a (noncentral) chi-square variable W = base + t, with v = W - lam
     and l the log-likelihood ratio at u = W - lambda_P = u0 + stretch v."""
     v = (base - lam) + t
@@ -115,8 +125,9 @@ def _expectation_integrand(t: np.ndarray, d: np.ndarray, lam: np.ndarray, base: 
     return cast(np.ndarray, _density(base + t, d, lam) * js_integrand_h(0.5 * log_ratio))
 
 
-def _expectation(d: np.ndarray, lam: np.ndarray, rho: np.ndarray, s: np.ndarray, u0: np.ndarray,
-                 stretch: np.ndarray) -> np.ndarray:
+def _expectation(
+    d: np.ndarray, lam: np.ndarray, rho: np.ndarray, s: np.ndarray, u0: np.ndarray, stretch: np.ndarray
+) -> np.ndarray:
     """E[h(l / 2)] over W ~ ncx2(d, lam) (chi-square when lam = 0), between its quantiles 1e-18 and
     1 - 1e-18, split at its mean.  The integration variable is t = W - lam (so l has no cancellation
     when lam is large), except when the lower quantile is below 1: then the range starts at W = 0

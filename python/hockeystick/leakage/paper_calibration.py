@@ -37,8 +37,9 @@ def paper_required_tv(c1: npt.ArrayLike, tau: npt.ArrayLike) -> float | np.ndarr
     return float(gap) if gap.ndim == 0 else gap
 
 
-def paper_distortion_variance(variance: npt.ArrayLike, dimension: npt.ArrayLike, c1: npt.ArrayLike,
-                              tau: npt.ArrayLike) -> float | np.ndarray:
+def paper_distortion_variance(
+    variance: npt.ArrayLike, dimension: npt.ArrayLike, c1: npt.ArrayLike, tau: npt.ArrayLike
+) -> float | np.ndarray:
     """sigma_eps^2 = 100 sigma^2 (C_1 - tau) / sqrt(d), Lemma 5.8 (eq. 35) and Algorithm 1's var_t^(k);
     paper formula, not a guarantee.
 
@@ -50,8 +51,10 @@ def paper_distortion_variance(variance: npt.ArrayLike, dimension: npt.ArrayLike,
     gap = real(c1, "c1") - real(tau, "tau")
     if not np.all((gap > 0) & (gap < 0.01)):
         bad = gap[~((gap > 0) & (gap < 0.01))] if gap.ndim else gap
-        raise ValueError(f"Lemma 5.8 needs 0 < c1 - tau < 0.01 (got c1 - tau = {float(np.ravel(bad)[0])!r}); "
-                         "outside that range its eq. 36 does not hold: use distortion_variance_for_tv "
-                         "for the exact variance")
+        raise ValueError(
+            f"Lemma 5.8 needs 0 < c1 - tau < 0.01 (got c1 - tau = {float(np.ravel(bad)[0])!r}); "
+            "outside that range its eq. 36 does not hold: use distortion_variance_for_tv "
+            "for the exact variance"
+        )
     out = 100.0 * v * gap / np.sqrt(d)
     return float(out) if out.ndim == 0 else out

@@ -60,6 +60,7 @@ def lemma_5_5_upper_bound(c1: npt.ArrayLike, xi: npt.ArrayLike, tv: npt.ArrayLik
     c = nonnegative(c1, "c1")
     term = np.asarray(c2_constant(xi)) * _tv(tv)
     if not np.all(term <= c):
-        raise ValueError("Lemma 5.5 assumes C_2 tv <= c1 (C_2 = (e^{2 xi} - 1) / 2); "
-                         "give a smaller xi or tv, or a larger c1")
+        raise ValueError(
+            "Lemma 5.5 assumes C_2 tv <= c1 (C_2 = (e^{2 xi} - 1) / 2); give a smaller xi or tv, or a larger c1"
+        )
     return _out(2.0 * c - term)

@@ -50,8 +50,9 @@ def sampling_variance(sampling_rate: npt.ArrayLike, gradient_square_sum: npt.Arr
     return float(out) if out.ndim == 0 else out
 
 
-def thm_5_11_sampling_rates(c6: npt.ArrayLike, c1: npt.ArrayLike, tau: npt.ArrayLike,
-                            gradient_square_sum: npt.ArrayLike) -> tuple[float | np.ndarray, float | np.ndarray]:
+def thm_5_11_sampling_rates(
+    c6: npt.ArrayLike, c1: npt.ArrayLike, tau: npt.ArrayLike, gradient_square_sum: npt.ArrayLike
+) -> tuple[float | np.ndarray, float | np.ndarray]:
     """(p_low, p_high): the rates with p (1 - p) >= C_6 (C_1 - tau) / G (Theorem 5.11, eq. 18) are
     exactly p_low <= p <= p_high; paper formula, not a guarantee.
 
@@ -62,13 +63,16 @@ def thm_5_11_sampling_rates(c6: npt.ArrayLike, c1: npt.ArrayLike, tau: npt.Array
         raise ValueError("eq. 18 needs c1 - tau >= 0")
     r = positive(c6, "c6") * gap / positive(gradient_square_sum, "gradient_square_sum")
     if not np.all(r <= 0.25):
-        raise ValueError(f"no sampling rate satisfies eq. 18: c6 (c1 - tau) / gradient_square_sum = "
-                         f"{float(np.max(r))!r} > 1/4 = max p (1 - p)")
+        raise ValueError(
+            f"no sampling rate satisfies eq. 18: c6 (c1 - tau) / gradient_square_sum = "
+            f"{float(np.max(r))!r} > 1/4 = max p (1 - p)"
+        )
     return _pair(*_roots(r))
 
 
-def eq_20_sampling_rates(tau: npt.ArrayLike,
-                         gradient_square_sum: npt.ArrayLike) -> tuple[float | np.ndarray, float | np.ndarray]:
+def eq_20_sampling_rates(
+    tau: npt.ArrayLike, gradient_square_sum: npt.ArrayLike
+) -> tuple[float | np.ndarray, float | np.ndarray]:
     """(p_low, p_high): p (1 - p) G <= tau (Section 6, eq. 20) holds exactly for p <= p_low or
     p >= p_high (every p when tau >= G / 4: then p_low = p_high = 1/2); paper formula, not a guarantee.
 

@@ -42,8 +42,9 @@ def nfl_privacy_floor(c1: npt.ArrayLike, cd: npt.ArrayLike, utility_loss: npt.Ar
     return _out(nonnegative(c1, "c1") - nonnegative(cd, "cd") * np.asarray(utility_loss, dtype=float))
 
 
-def thm_5_12_upper_bound(c1: npt.ArrayLike, xi: npt.ArrayLike, c6: npt.ArrayLike,
-                         expected_variance: npt.ArrayLike) -> float | np.ndarray:
+def thm_5_12_upper_bound(
+    c1: npt.ArrayLike, xi: npt.ArrayLike, c6: npt.ArrayLike, expected_variance: npt.ArrayLike
+) -> float | np.ndarray:
     """-(C_2 / C_6) E[Var] + 2 C_1, Theorem 5.12's bound on eps_p + (C_2 / C_6) eps_u; paper formula,
     not a guarantee.  c1 >= 0, xi >= 0, c6 > 0, expected_variance >= 0; broadcast."""
     ratio = np.asarray(c2_constant(xi)) / positive(c6, "c6")

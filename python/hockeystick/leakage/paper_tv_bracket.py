@@ -20,8 +20,9 @@ from .._validation import nonnegative, positive, positive_integer
 __all__ = ["tv_bracket"]
 
 
-def tv_bracket(variance: npt.ArrayLike, distortion_variance: npt.ArrayLike,
-               dimension: npt.ArrayLike) -> tuple[float | np.ndarray, float | np.ndarray]:
+def tv_bracket(
+    variance: npt.ArrayLike, distortion_variance: npt.ArrayLike, dimension: npt.ArrayLike
+) -> tuple[float | np.ndarray, float | np.ndarray]:
     """(lower, upper) of Lemma 5.7 (eq. 15); paper formula, not a guarantee.
 
     lower = min{1, x} / 100 and upper = 3 min{1, x} / 2 with x = sigma_eps^2 sqrt(d) / sigma^2.

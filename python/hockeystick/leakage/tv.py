@@ -37,8 +37,9 @@ __all__ = ["tv_exact"]
 _NODES, _WEIGHTS = np.polynomial.legendre.leggauss(32)
 
 
-def tv_exact(variance: npt.ArrayLike, distortion_variance: npt.ArrayLike, dimension: npt.ArrayLike,
-             shift: npt.ArrayLike = 0.0) -> float | np.ndarray:
+def tv_exact(
+    variance: npt.ArrayLike, distortion_variance: npt.ArrayLike, dimension: npt.ArrayLike, shift: npt.ArrayLike = 0.0
+) -> float | np.ndarray:
     """TV(N(mu, sigma^2 I_d), N(mu + m, (sigma^2 + sigma_eps^2) I_d)), exact (not a bound).
 
     Parameters (numpy broadcasting over all four)
@@ -65,8 +66,9 @@ def _tv(pair: GaussianPair) -> np.ndarray:
     if np.any(shifted):
         w = pair.crossing[shifted]
         r = rho[shifted]
-        out[shifted] = (ncx2.cdf(w, d[shifted], pair.noncentrality_p[shifted])
-                        - ncx2.cdf(w / (1.0 + r), d[shifted], pair.noncentrality_q[shifted]))
+        out[shifted] = ncx2.cdf(w, d[shifted], pair.noncentrality_p[shifted]) - ncx2.cdf(
+            w / (1.0 + r), d[shifted], pair.noncentrality_q[shifted]
+        )
     pure = (s > 0) & (rho == 0)
     out[pure] = special.erf(s[pure] / (2.0 * np.sqrt(2.0)))
     return cast(np.ndarray, np.clip(out, 0.0, 1.0))
@@ -75,7 +77,7 @@ def _tv(pair: GaussianPair) -> np.ndarray:
 def _tv_centred(rho: np.ndarray, d: np.ndarray) -> np.ndarray:
     """F_d(b) - F_d(a) for N(0, I_d) against N(0, (1 + rho) I_d)."""
     a = d * np.log1p(rho) / rho
-    width = d * np.log1p(rho)           # b - a, without forming b
+    width = d * np.log1p(rho)  # b - a, without forming b
     b = a + width
     k = d / 2.0
     narrow = width <= 0.5 * np.minimum(a, np.sqrt(2.0 * d))

@@ -57,10 +57,10 @@ _COMPLEMENT_LOCK = threading.Lock()
 class PLDAccountant:
     """Accumulates rounds; ``delta``/``epsilon`` compose everything seen so far.
 
-        acc = PLDAccountant(value_discretization_interval=1e-4)
-        acc.compose_subsampled_gaussian(sigma=1.0, sampling_rate=0.01, rounds=5000)
-        acc.compose_subsampled_gaussian(sigma=0.8, sampling_rate=0.02, rounds=5000)
-        acc.epsilon(1e-5, bound="both")
+    acc = PLDAccountant(value_discretization_interval=1e-4)
+    acc.compose_subsampled_gaussian(sigma=1.0, sampling_rate=0.01, rounds=5000)
+    acc.compose_subsampled_gaussian(sigma=0.8, sampling_rate=0.02, rounds=5000)
+    acc.epsilon(1e-5, bound="both")
     """
 
     def __init__(self, value_discretization_interval: float = DEFAULT_INTERVAL, tail: float = DEFAULT_TAIL):
@@ -79,14 +79,19 @@ class PLDAccountant:
         return self
 
     @_validation.renamed_keywords(count="rounds")
-    def compose_subsampled_gaussian(self, sigma: float, sampling_rate: float = 1.0, rounds: int = 1,
-                                    sensitivity: float = 1.0) -> PLDAccountant:
+    def compose_subsampled_gaussian(
+        self, sigma: float, sampling_rate: float = 1.0, rounds: int = 1, sensitivity: float = 1.0
+    ) -> PLDAccountant:
         """Add ``rounds`` rounds of the Poisson-subsampled Gaussian (rate 1: plain Gaussian)."""
         key = (float(sigma), float(sampling_rate), float(sensitivity))
         if key not in self._cache:
             self._cache[key] = subsampled_gaussian(
-                sigma, sampling_rate, sensitivity=sensitivity,
-                value_discretization_interval=self.value_discretization_interval, tail=self.tail)
+                sigma,
+                sampling_rate,
+                sensitivity=sensitivity,
+                value_discretization_interval=self.value_discretization_interval,
+                tail=self.tail,
+            )
         return self.compose(self._cache[key], rounds)
 
     def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
@@ -219,35 +224,52 @@ class SubsampledGaussianPLD:
     # ... and composes the add direction only where the remove direction alone does not decide (directional_delta.py)
     calibration_directions = staticmethod(calibration_directions)
 
-    def __init__(self, sigma: ArrayLike, sampling_rate: ArrayLike, rounds: ArrayLike, *,
-                 sensitivity: ArrayLike = 1.0,
-                 value_discretization_interval: float | None = None, accuracy: float | None = None,
-                 tail: float = DEFAULT_TAIL, delta_accuracy: Literal["relative", "epsilon"] = "relative",
-                 workers: int | Callable[..., Iterable[Any]] | None = None):
+    def __init__(
+        self,
+        sigma: ArrayLike,
+        sampling_rate: ArrayLike,
+        rounds: ArrayLike,
+        *,
+        sensitivity: ArrayLike = 1.0,
+        value_discretization_interval: float | None = None,
+        accuracy: float | None = None,
+        tail: float = DEFAULT_TAIL,
+        delta_accuracy: Literal["relative", "epsilon"] = "relative",
+        workers: int | Callable[..., Iterable[Any]] | None = None,
+    ):
         (s, q, t, c), _, _ = broadcast_float_arrays(
             sigma=_validation.positive(sigma, "sigma"),
-            sampling_rate=_validation.in_interval(sampling_rate, "sampling_rate", 0.0, 1.0, open_low=True,
-                                                  open_high=False),
+            sampling_rate=_validation.in_interval(
+                sampling_rate, "sampling_rate", 0.0, 1.0, open_low=True, open_high=False
+            ),
             rounds=_validation.positive_integer(rounds, "rounds", maximum=_validation.MAX_EXACT_INTEGER),
-            sensitivity=_validation.positive(sensitivity, "sensitivity"))
+            sensitivity=_validation.positive(sensitivity, "sensitivity"),
+        )
         self.sigma, self.sampling_rate, self.rounds, self.sensitivity = s, q, t, c
         if accuracy is not None and value_discretization_interval is not None:
             raise ValueError("give either value_discretization_interval or accuracy, not both")
-        self.accuracy = None if accuracy is None else float(_validation.positive(_validation.single(accuracy, "accuracy"),
-                                                                                 "accuracy"))
-        self.value_discretization_interval = checked_interval(DEFAULT_INTERVAL if value_discretization_interval is None
-                                                              else value_discretization_interval)
+        self.accuracy = (
+            None
+            if accuracy is None
+            else float(_validation.positive(_validation.single(accuracy, "accuracy"), "accuracy"))
+        )
+        self.value_discretization_interval = checked_interval(
+            DEFAULT_INTERVAL if value_discretization_interval is None else value_discretization_interval
+        )
         self.tail = float(_validation.real(_validation.single(tail, "tail"), "tail"))
         self.delta_accuracy = _validation.choice(delta_accuracy, "delta_accuracy", ("relative", "epsilon"))
         if not callable(workers) and callable(getattr(workers, "map", None)):
-            raise _validation.ParameterTypeError(f"workers must be a count, None or a map-like callable; got a "
-                                                 f"{type(workers).__name__}: pass its map (workers=pool.map)")
+            raise _validation.ParameterTypeError(
+                f"workers must be a count, None or a map-like callable; got a "
+                f"{type(workers).__name__}: pass its map (workers=pool.map)"
+            )
         self._map = workers if callable(workers) else None
         self.workers = 1 if self._map is not None else _validation.workers(workers)
         self._plds: dict[PLDKey, PrivacyLossDistribution] = {}
         self._log_affinities: dict[tuple[float, float, float], np.ndarray] = {}
-        self._complement_factors: OrderedDict[tuple[float, float, float], list[complement.DirectionFactors]] = \
+        self._complement_factors: OrderedDict[tuple[float, float, float], list[complement.DirectionFactors]] = (
             OrderedDict()
+        )
 
     def _raised_near_one(self, point: Point, eps: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
         """``lower`` (certified lower deltas of ``point`` = (sigma, q, rounds, sensitivity) at ``eps``) raised,
@@ -274,10 +296,15 @@ class SubsampledGaussianPLD:
     # complement factors kept for the last few (sigma / sensitivity, q, h): a refinement step's rows share them
     COMPLEMENT_KEPT = 4
 
-    def _complement_near_one(self, points: list[Point], hs: list[float], xs: list[np.ndarray],
-                             brackets: list[tuple[np.ndarray, np.ndarray]], threads: int,
-                             adds: list[np.ndarray | None] | None = None
-                             ) -> tuple[list[tuple[np.ndarray, np.ndarray]], list[np.ndarray | None]]:
+    def _complement_near_one(
+        self,
+        points: list[Point],
+        hs: list[float],
+        xs: list[np.ndarray],
+        brackets: list[tuple[np.ndarray, np.ndarray]],
+        threads: int,
+        adds: list[np.ndarray | None] | None = None,
+    ) -> tuple[list[tuple[np.ndarray, np.ndarray]], list[np.ndarray | None]]:
         """Each bracket (certified lower and upper deltas of ``points[i]`` = (sigma, q, rounds, sensitivity) at
         ``xs[i]`` on grid ``hs[i]``) intersected, where its upper side is above ``COMPLEMENT_ABOVE`` (1 - 1e-3), with
         the complement's (``complement.delta_brackets``: 1 - delta bounded with relative accuracy, from a
@@ -305,9 +332,13 @@ class SubsampledGaussianPLD:
             near = [brackets[i][1] > self.COMPLEMENT_ABOVE for i in members]
             try:
                 known = [None if (add := given[i]) is None else add[n] for i, n in zip(members, near)]
-                found = complement.delta_brackets(factors, [int(points[i][2]) for i in members],
-                                                  [xs[i][n] for i, n in zip(members, near)], workers=threads or None,
-                                                  others=known)
+                found = complement.delta_brackets(
+                    factors,
+                    [int(points[i][2]) for i in members],
+                    [xs[i][n] for i, n in zip(members, near)],
+                    workers=threads or None,
+                    others=known,
+                )
             except ValueError:
                 continue
             for i, n, (lo, up) in zip(members, near, found):
@@ -326,8 +357,10 @@ class SubsampledGaussianPLD:
         if factors is None:
             s, q, h = key
             try:
-                factors = [complement.subsampled_gaussian_factors(s, q, True, h),
-                           complement.subsampled_gaussian_factors(s, q, False, h, test=False)]
+                factors = [
+                    complement.subsampled_gaussian_factors(s, q, True, h),
+                    complement.subsampled_gaussian_factors(s, q, False, h, test=False),
+                ]
             except ValueError:
                 factors = []
             with _COMPLEMENT_LOCK:
@@ -336,8 +369,15 @@ class SubsampledGaussianPLD:
                     self._complement_factors.popitem(last=False)
         return factors
 
-    def _build(self, store: dict[PLDKey, PrivacyLossDistribution], points: list[Point], h: float, optimistic: bool = True,
-               threads: int = 0, blocks: bool = False) -> None:
+    def _build(
+        self,
+        store: dict[PLDKey, PrivacyLossDistribution],
+        points: list[Point],
+        h: float,
+        optimistic: bool = True,
+        threads: int = 0,
+        blocks: bool = False,
+    ) -> None:
         """Discretizes every point not in ``store`` at grid h in one C++ call (``threads`` OpenMP threads
         over the points, 0: all cores) and puts its PLD there.
 
@@ -365,12 +405,14 @@ class SubsampledGaussianPLD:
             cells = max(factor.upper.p.size for direction in dists[pair].directions for factor in direction)
             if two_resolution.applies(*pair, h, cells):
                 dists[pair] = two_resolution.with_block_lowers(
-                    dists[pair], round_cache.block_lowers(pair, h, self.tail, threads))
+                    dists[pair], round_cache.block_lowers(pair, h, self.tail, threads)
+                )
         for p in missing:
             store[(*p, h, optimistic)] = dists[(p[0], p[1], p[3])].self_compose(int(p[2]))
 
-    def _refined(self, points: list[Point], xs: list[np.ndarray], method: str,
-                 threads: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
+    def _refined(
+        self, points: list[Point], xs: list[np.ndarray], method: str, threads: int = 0
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
         """Per point, the certified (lower, upper) at its arguments on a grid that meets ``accuracy``
         (or on which the bracket stopped narrowing).
 
@@ -404,51 +446,68 @@ class SubsampledGaussianPLD:
         own = [x.size for x in xs]
         if by_epsilon:
             lefts = [f * self.accuracy for f in LEFT_FRACTIONS]
-            xs = [np.concatenate([x] + [x + d for d in RIGHT_OFFSETS] + [np.maximum(x - d, 0.0) for d in lefts])
-                  for x in xs]
+            xs = [
+                np.concatenate([x] + [x + d for d in RIGHT_OFFSETS] + [np.maximum(x - d, 0.0) for d in lefts])
+                for x in xs
+            ]
         chosen: list[tuple[np.ndarray, np.ndarray] | None] = [None] * len(points)
-        step = {i: self._affordable(points[i], self._first_interval(points[i], xs[i], method))
-                for i in range(len(points))}
+        step = {
+            i: self._affordable(points[i], self._first_interval(points[i], xs[i], method)) for i in range(len(points))
+        }
         # points that start below their sampling rate instead of on a blind grid (``_unblinded_start``)
         unblinded = {i for i, h in step.items() if by_epsilon and h < self._span_start(points[i])}
         # settled by their own arguments (delta is larger at the left ones, smaller at the right ones)
-        right_xs = [x[:_offset_rows(x.size, n)[0].stop] for x, n in zip(xs, own)]
+        right_xs = [x[: _offset_rows(x.size, n)[0].stop] for x, n in zip(xs, own)]
         for i, up in self._settled_uppers(sorted(unblinded), points, right_xs, threads).items():
-            chosen[i] = (np.zeros(own[i]), up[:own[i]])
+            chosen[i] = (np.zeros(own[i]), up[: own[i]])
             del step[i]
         best: dict[int, tuple[float, np.ndarray, np.ndarray, np.ndarray]] = {}  # i: (h, lo, up, width)
         # points whose arguments still too wide all took the complement's bracket (``_complement_near_one``):
         # their next grid recomposes the complement alone, the composed PMFs' bracket standing from ``best``
         only: set[int] = set()
-        add_upper: dict[int, np.ndarray] = {}   # the least add-direction upper side over a point's grids
+        add_upper: dict[int, np.ndarray] = {}  # the least add-direction upper side over a point's grids
         while step:
             next_step: dict[int, float] = {}
             next_only: set[int] = set()
-            units = [(batch, direct, charge, False) for batch, direct, charge in
-                     self._step_batches({i: h for i, h in step.items() if i not in only}, points, best, unblinded)]
-            units += [(batch, True, None, True) for batch in self._windows_within_budget(
-                [(i, _span(*points[i]) / step[i]) for i in sorted(only)])]
+            units = [
+                (batch, direct, charge, False)
+                for batch, direct, charge in self._step_batches(
+                    {i: h for i, h in step.items() if i not in only}, points, best, unblinded
+                )
+            ]
+            units += [
+                (batch, True, None, True)
+                for batch in self._windows_within_budget([(i, _span(*points[i]) / step[i]) for i in sorted(only)])
+            ]
             for batch, direct, charge, complement_only in units:
                 if complement_only:
                     found = [(best[i][1], best[i][2], np.zeros((2, xs[i].size)), add_upper.get(i)) for i in batch]
                 else:
                     found = self._step_brackets(batch, points, step, xs, method, best, own, threads, direct, charge)
-                for i, (_, _, _, add) in zip(batch, found):   # every grid's add-direction upper side holds
+                for i, (_, _, _, add) in zip(batch, found):  # every grid's add-direction upper side holds
                     if add is not None:
                         add_upper[i] = add if i not in add_upper else np.minimum(add, add_upper[i])
                 sides = [(np.asarray(lo, dtype=np.float64), np.asarray(up, dtype=np.float64)) for lo, up, _, _ in found]
                 taken: list[np.ndarray | None] = [None] * len(batch)
                 if method == "delta":
                     if not complement_only:
-                        sides = [(self._raised_near_one(points[i], xs[i], lo, up), up)
-                                 for i, (lo, up) in zip(batch, sides)]
-                    sides, taken = self._complement_near_one([points[i] for i in batch], [step[i] for i in batch],
-                                                             [xs[i] for i in batch], sides, threads,
-                                                             [add_upper.get(i) for i in batch])
+                        sides = [
+                            (self._raised_near_one(points[i], xs[i], lo, up), up) for i, (lo, up) in zip(batch, sides)
+                        ]
+                    sides, taken = self._complement_near_one(
+                        [points[i] for i in batch],
+                        [step[i] for i in batch],
+                        [xs[i] for i in batch],
+                        sides,
+                        threads,
+                        [add_upper.get(i) for i in batch],
+                    )
                     # where the complement's bracket was taken, the composed PMFs' fixed parts no longer bound
                     # the gap: it narrows with the grid (``_charge_width`` then leaves those arguments to it)
-                    found = [(lo, up, fixed if n is None else np.where(n, 0.0, fixed), add)
-                             for (lo, up, fixed, add), n in zip(found, taken)]
+                    found = [
+                        (lo, up, fixed if n is None else np.where(n, 0.0, fixed), add)
+                        for (lo, up, fixed, add), n in zip(found, taken)
+                    ]
                 for i, (lo, up), (_, _, fixed, _), near in zip(batch, sides, found, taken):
                     h = step[i]
                     if i in best:  # both grids' brackets hold: keep their intersection
@@ -458,28 +517,30 @@ class SubsampledGaussianPLD:
                     charged = self._charged(width, alone)
                     capped, blind = self._no_chord(by_epsilon, xs[i], lo, width, points[i][1], h, own[i], charged)
                     capped_h = self._capped_interval(h, xs[i], lo, up, width, own[i], capped, blind, points[i][1])
-                    if by_epsilon and (i not in best or best[i][0] <= h):   # a first step: the widths' rule
+                    if by_epsilon and (i not in best or best[i][0] <= h):  # a first step: the widths' rule
                         limited, limited_h = self._offset_limited(h, xs[i], lo, up, width, own[i], capped | charged)
                         capped, capped_h = capped | limited, _least(capped_h, limited_h)
-                    finer = self._next_interval(h, width, best.get(i), capped, capped_h, alone, xs[i][:own[i]],
-                                                points[i][1])
+                    finer = self._next_interval(
+                        h, width, best.get(i), capped, capped_h, alone, xs[i][: own[i]], points[i][1]
+                    )
                     if finer is not None and finer < h:
                         finer = self._affordable(points[i], finer)
-                        finer = finer if finer < h else None   # no finer grid fits MAX_WINDOW: this bracket stands
+                        finer = finer if finer < h else None  # no finer grid fits MAX_WINDOW: this bracket stands
                     if finer == h and direct:
-                        finer = None   # the same grid again only adds the direct bins this one had
+                        finer = None  # the same grid again only adds the direct bins this one had
                     if finer is None:
-                        chosen[i] = (lo[:own[i]], up[:own[i]])
+                        chosen[i] = (lo[: own[i]], up[: own[i]])
                     else:
                         best[i] = (h, lo, up, width)
                         next_step[i] = finer
-                        if near is not None and np.all(near[:own[i]][width > self.accuracy]):
+                        if near is not None and np.all(near[: own[i]][width > self.accuracy]):
                             next_only.add(i)
             step, only = next_step, next_only
         return [c for c in chosen if c is not None]  # every point ends with a bracket
 
-    def _settled_uppers(self, pending: list[int], points: list[Point], xs: list[np.ndarray],
-                        threads: int) -> dict[int, np.ndarray]:
+    def _settled_uppers(
+        self, pending: list[int], points: list[Point], xs: list[np.ndarray], threads: int
+    ) -> dict[int, np.ndarray]:
         """The points of ``pending`` (indices into ``points``, arguments ``xs[i]``) whose upper side on their span
         grid (``_span_start``; ``dominated_direction.delta_uppers``: pessimistic sides only, no direct bins) is
         below ``DELTA_FLOOR`` at every argument, with those upper values: done (``_width``), with 0 for a
@@ -497,9 +558,15 @@ class SubsampledGaussianPLD:
         tried: dict[int, np.ndarray] = {}
 
         def uppers(batch: list[int]) -> list[np.ndarray]:
-            out = dominated_direction.delta_uppers([points[i] for i in batch], [hs[i] for i in batch],
-                                                   [xs[i] for i in batch], self.tail, threads, self.accuracy,
-                                                   self.DELTA_FLOOR)
+            out = dominated_direction.delta_uppers(
+                [points[i] for i in batch],
+                [hs[i] for i in batch],
+                [xs[i] for i in batch],
+                self.tail,
+                threads,
+                self.accuracy,
+                self.DELTA_FLOOR,
+            )
             tried.update(zip(batch, out))
             return out
 
@@ -514,7 +581,7 @@ class SubsampledGaussianPLD:
             group.sort(key=lambda i: points[i][2])
             if not settles(group[0]):
                 continue
-            low, high = 1, len(group)   # group[:low] ends with a point that settles; group[high:] with none
+            low, high = 1, len(group)  # group[:low] ends with a point that settles; group[high:] with none
             while low < high:
                 mid = (low + high) // 2
                 low, high = (mid + 1, high) if settles(group[mid]) else (low, mid)
@@ -523,9 +590,13 @@ class SubsampledGaussianPLD:
             uppers(batch)
         return {i: up for i, up in tried.items() if np.all(up < self.DELTA_FLOOR)}
 
-    def _step_batches(self, step: dict[int, float], points: list[Point],
-                      best: dict[int, tuple[float, np.ndarray, np.ndarray, np.ndarray]],
-                      unblinded: set[int]) -> list[tuple[list[int], bool, float | None]]:
+    def _step_batches(
+        self,
+        step: dict[int, float],
+        points: list[Point],
+        best: dict[int, tuple[float, np.ndarray, np.ndarray, np.ndarray]],
+        unblinded: set[int],
+    ) -> list[tuple[list[int], bool, float | None]]:
         """The batches of one refinement step (``_windows_within_budget``), each with whether it recomposes the
         low-frequency bins directly (``compose_all``'s direct_bins) and from what estimated charge
         (``direct_min_charge``): a refinement's grids (a point's second and later) do, since after many rounds
@@ -564,10 +635,19 @@ class SubsampledGaussianPLD:
         done = (up[:own] < self.DELTA_FLOOR) | (lo[:own] >= self.DELTA_CEILING)
         return np.where(done, 0.0, np.minimum(_least_epsilon_width(x, own, lo, up), 1e100))
 
-    def _step_brackets(self, batch: list[int], points: list[Point], step: dict[int, float], xs: list[np.ndarray],
-                       method: str, best: dict[int, tuple[float, np.ndarray, np.ndarray, np.ndarray]],
-                       own: list[int], threads: int, direct: bool,
-                       charge: float | None = None) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]]:
+    def _step_brackets(
+        self,
+        batch: list[int],
+        points: list[Point],
+        step: dict[int, float],
+        xs: list[np.ndarray],
+        method: str,
+        best: dict[int, tuple[float, np.ndarray, np.ndarray, np.ndarray]],
+        own: list[int],
+        threads: int,
+        direct: bool,
+        charge: float | None = None,
+    ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]]:
         """The certified (lower, upper) of each point of ``batch`` on its grid ``step[i]``, and the part of
         their gap no grid removes (``_delta_bracket``; zeros for epsilon, whose refinement does not use
         it), and the add direction's certified upper side (delta only; None for one direction).  Epsilon
@@ -580,14 +660,31 @@ class SubsampledGaussianPLD:
         compositions recompute their low-frequency bins directly, in rows from an estimated charge of ``charge``
         (``_step_batches``)."""
         if method == "epsilon":
-            return [(lo, up, np.zeros((2,) + lo.shape), None) for lo, up in dominated_direction.epsilon_brackets(
-                [points[i] for i in batch], [step[i] for i in batch], [xs[i] for i in batch], self.tail, threads,
-                self.accuracy)]
+            return [
+                (lo, up, np.zeros((2,) + lo.shape), None)
+                for lo, up in dominated_direction.epsilon_brackets(
+                    [points[i] for i in batch],
+                    [step[i] for i in batch],
+                    [xs[i] for i in batch],
+                    self.tail,
+                    threads,
+                    self.accuracy,
+                )
+            ]
         if self.delta_accuracy == "epsilon":
             # the add direction screened on a coarse grid (``dominated_direction.delta_sides``)
-            parts = dominated_direction.delta_sides([points[i] for i in batch], [step[i] for i in batch],
-                                                    [xs[i] for i in batch], self.tail, threads, direct,
-                                                    0.1 * self.DELTA_FLOOR, self.DELTA_FLOOR, self.accuracy, charge)
+            parts = dominated_direction.delta_sides(
+                [points[i] for i in batch],
+                [step[i] for i in batch],
+                [xs[i] for i in batch],
+                self.tail,
+                threads,
+                direct,
+                0.1 * self.DELTA_FLOOR,
+                self.DELTA_FLOOR,
+                self.accuracy,
+                charge,
+            )
         else:
             store: dict[PLDKey, PrivacyLossDistribution] = {}
             for h in sorted({step[i] for i in batch}, reverse=True):
@@ -597,21 +694,43 @@ class SubsampledGaussianPLD:
             uppers = [[pmf.delta(xs[i], threads) for pmf in dist.composed(True)] for i, dist in zip(batch, dists)]
             # The optimistic sides that can raise the lower bound (``undominated_lower_sides``), each with its
             # charged lower value at the point's arguments (no suffix maxima: ``_delta_bracket`` adds them).
-            sides = undominated_lower_sides(dists, uppers,
-                                            lambda pmf, k: pmf.delta(xs[batch[k]], threads, envelope=False),
-                                            threads or None, direct, charge)
+            sides = undominated_lower_sides(
+                dists,
+                uppers,
+                lambda pmf, k: pmf.delta(xs[batch[k]], threads, envelope=False),
+                threads or None,
+                direct,
+                charge,
+            )
             parts = [(dist.composed(True), ups, side) for dist, ups, side in zip(dists, uppers, sides)]
         # per argument, the fixed part of the direction whose upper side is the bound (not the largest over
         # directions: one direction's mass at +infinity is no part of a bound the other one sets)
-        return [(*self._delta_bracket(side, xs[i], best.get(i), own[i], ups,
-                                      _of_largest([_fixed_part(pmf, xs[i], up) for pmf, up in zip(pess, ups)], ups),
-                                      threads), np.max(ups[1:], axis=0) if len(ups) > 1 else None)
-                for i, (pess, ups, side) in zip(batch, parts)]
+        return [
+            (
+                *self._delta_bracket(
+                    side,
+                    xs[i],
+                    best.get(i),
+                    own[i],
+                    ups,
+                    _of_largest([_fixed_part(pmf, xs[i], up) for pmf, up in zip(pess, ups)], ups),
+                    threads,
+                ),
+                np.max(ups[1:], axis=0) if len(ups) > 1 else None,
+            )
+            for i, (pess, ups, side) in zip(batch, parts)
+        ]
 
-    def _delta_bracket(self, sides: dict[int, tuple[GridPMF, np.ndarray]], eps: np.ndarray,
-                       before: tuple[float, np.ndarray, np.ndarray, np.ndarray] | None, own: int,
-                       uppers: list[np.ndarray], charges: np.ndarray,
-                       threads: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _delta_bracket(
+        self,
+        sides: dict[int, tuple[GridPMF, np.ndarray]],
+        eps: np.ndarray,
+        before: tuple[float, np.ndarray, np.ndarray, np.ndarray] | None,
+        own: int,
+        uppers: list[np.ndarray],
+        charges: np.ndarray,
+        threads: int = 0,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The PLD's ``delta(eps, bound="both")``, with the lower side's suffix maxima (``GridPMF.delta``,
         an O(n) pass over the composed window) only where the bracket is wider than ``accuracy``
         without them: elsewhere the charged lower value at eps already meets the tolerance.
@@ -628,27 +747,37 @@ class SubsampledGaussianPLD:
         edge factor, ``_charge_width``)."""
         assert self.accuracy is not None
         upper = np.max(uppers, axis=0)
-        if not sides:   # no lower side composed (``delta_sides``' settled points): 0 bounds delta below
+        if not sides:  # no lower side composed (``delta_sides``' settled points): 0 bounds delta below
             return np.zeros(eps.shape), upper, charges
-        charges = charges + _of_largest([_fixed_part(pmf, eps, low) for pmf, low in sides.values()],
-                                        [low for _, low in sides.values()])
+        charges = charges + _of_largest(
+            [_fixed_part(pmf, eps, low) for pmf, low in sides.values()], [low for _, low in sides.values()]
+        )
         optimistic = [sides[d][0] for d in sorted(sides)]
         lower = np.max([sides[d][1] for d in sorted(sides)], axis=0)
         right, left = _offset_rows(eps.size, own)
         # delta_accuracy="epsilon": eps + d follow; delta does not increase, so each bounds it (not eps - d)
         for k in range(right.start // own, right.stop // own):
-            lower[:own] = np.maximum(lower[:own], lower[k * own:(k + 1) * own])
+            lower[:own] = np.maximum(lower[:own], lower[k * own : (k + 1) * own])
         best_lo = lower if before is None else np.maximum(lower, before[1])
         best_up = upper if before is None else np.minimum(upper, before[2])
         wide = np.zeros(eps.shape, dtype=bool)
         wide[:own] = self._width("delta", eps, best_lo, best_up, own) > self.accuracy
-        wide[left] = np.tile(wide[:own], (left.stop - left.start) // own)   # their lower sides certify the width
+        wide[left] = np.tile(wide[:own], (left.stop - left.start) // own)  # their lower sides certify the width
         if wide.any():
             lower[wide] = np.maximum(lower[wide], np.max([pmf.delta(eps[wide], threads) for pmf in optimistic], axis=0))
         return lower, upper, charges
 
-    def _no_chord(self, by_epsilon: bool, x: np.ndarray, lo: np.ndarray, width: np.ndarray, q: float, h: float,
-                  own: int, charged: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _no_chord(
+        self,
+        by_epsilon: bool,
+        x: np.ndarray,
+        lo: np.ndarray,
+        width: np.ndarray,
+        q: float,
+        h: float,
+        own: int,
+        charged: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray]:
         """``delta_accuracy="epsilon"`` (else nothing): the own arguments still too wide, not ``charged``
         (``_charged``: no grid narrows those), whose epsilon width
         is its cap eps (no certified chord: the lower side at eps is at most the upper one at eps + d),
@@ -661,8 +790,18 @@ class SubsampledGaussianPLD:
         capped = (width > self.accuracy) & (width >= x[:own] * (1.0 - 1e-9)) & ~charged
         return capped, capped & (lo[:own] == 0.0) & (q < h)
 
-    def _capped_interval(self, h: float, x: np.ndarray, lo: np.ndarray, up: np.ndarray, width: np.ndarray,
-                         own: int, capped: np.ndarray, blind: np.ndarray, q: float) -> float | None:
+    def _capped_interval(
+        self,
+        h: float,
+        x: np.ndarray,
+        lo: np.ndarray,
+        up: np.ndarray,
+        width: np.ndarray,
+        own: int,
+        capped: np.ndarray,
+        blind: np.ndarray,
+        q: float,
+    ) -> float | None:
         """The grid the ``capped`` arguments of a point on grid h ask for (``_no_chord``; None if none is).
         Their epsilon width is stuck at its cap eps, which says nothing of the grid they need, so:
 
@@ -708,13 +847,17 @@ class SubsampledGaussianPLD:
             gap = epsilon_gap(x[:own][seen], lo[:own][seen], up[:own][seen], x[own:], up[own:])
             no_lower = lo[:own][seen] == 0.0
             with np.errstate(divide="ignore"):
-                ratio = np.where(np.isfinite(gap), np.sqrt(self.GAP_TARGET * self.accuracy / gap),
-                                 np.where(no_lower, self.NO_LOWER_STEP, 0.0))
+                ratio = np.where(
+                    np.isfinite(gap),
+                    np.sqrt(self.GAP_TARGET * self.accuracy / gap),
+                    np.where(no_lower, self.NO_LOWER_STEP, 0.0),
+                )
             wanted.append(h * max(float(np.min(ratio)), self.CAPPED_STEP))
         return min(wanted)
 
-    def _offset_limited(self, h: float, x: np.ndarray, lo: np.ndarray, up: np.ndarray, width: np.ndarray, own: int,
-                        skip: np.ndarray) -> tuple[np.ndarray, float | None]:
+    def _offset_limited(
+        self, h: float, x: np.ndarray, lo: np.ndarray, up: np.ndarray, width: np.ndarray, own: int, skip: np.ndarray
+    ) -> tuple[np.ndarray, float | None]:
         """``delta_accuracy="epsilon"``: the own arguments still too wide (not ``skip``: capped or charge-limited)
         whose certified epsilon width says little of the grid they need, being more than ``OFFSET_LIMITED`` (2)
         times their epsilon gap G (``epsilon_width.epsilon_gap``), and the grid they ask for,
@@ -740,10 +883,17 @@ class SubsampledGaussianPLD:
             return limited, None
         return limited, h * min(0.9, math.sqrt(self.OFFSET_GAP_TARGET * self.accuracy / float(np.max(gap[limited]))))
 
-    def _next_interval(self, h: float, width: np.ndarray,
-                       before: tuple[float, np.ndarray, np.ndarray, np.ndarray] | None,
-                       capped: np.ndarray, capped_h: float | None, alone: np.ndarray | None,
-                       cap: np.ndarray, q: float = 0.0) -> float | None:
+    def _next_interval(
+        self,
+        h: float,
+        width: np.ndarray,
+        before: tuple[float, np.ndarray, np.ndarray, np.ndarray] | None,
+        capped: np.ndarray,
+        capped_h: float | None,
+        alone: np.ndarray | None,
+        cap: np.ndarray,
+        q: float = 0.0,
+    ) -> float | None:
         """The next grid of a point whose brackets at its arguments are ``width`` wide on grid h
         (``before``: its previous grid and widths), or None when no other grid is worth building.
         Every grid after the first recomposes with the direct DFT bins (``_step_brackets``), so the
@@ -813,8 +963,17 @@ class SubsampledGaussianPLD:
         wanted = float(np.min(np.sqrt((0.9 * accuracy - floor[reachable]) / slope[reachable])))
         return self._on_ladder(max(min(wanted, 0.9 * h), self.FINEST_INTERVAL))
 
-    def _power_step(self, h: float, h0: float, width: np.ndarray, width0: np.ndarray, alone: np.ndarray,
-                    wide: np.ndarray, was_capped: np.ndarray, near_rate: bool = False) -> float | None:
+    def _power_step(
+        self,
+        h: float,
+        h0: float,
+        width: np.ndarray,
+        width0: np.ndarray,
+        alone: np.ndarray,
+        wide: np.ndarray,
+        was_capped: np.ndarray,
+        near_rate: bool = False,
+    ) -> float | None:
         """The next grid after grids h0 > h, where the part of each width no grid removes is known (``alone``,
         ``_charge_width``): the rest, e = width - alone, is fitted as c h^p through the two grids, p clipped
         to [1, 2], and each ``wide`` argument whose e fell below ``STALLED`` of the last asks for
@@ -844,16 +1003,24 @@ class SubsampledGaussianPLD:
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             reach = np.where((power > 0.0) & (target > 0.0), (target / rest) ** (1.0 / np.maximum(power, 1e-300)), 0.0)
         close = near_rate & ~was_capped & (power > 0.0) & (reach >= self.SLOW_REACH)
-        hopeful = (wide & (rest < self.STALLED * rest0) & (target > 0.0)
-                   & ((power >= self.SLOWEST_POWER) | close))
+        hopeful = wide & (rest < self.STALLED * rest0) & (target > 0.0) & ((power >= self.SLOWEST_POWER) | close)
         if not hopeful.any():
             return None
         power = np.clip(power[hopeful], 1.0, 2.0)
         wanted = float(np.min(h * (target[hopeful] / rest[hopeful]) ** (1.0 / power)))
         return self._on_ladder(max(min(wanted, 0.9 * h), self.FINEST_INTERVAL))
 
-    def _charge_width(self, by_epsilon: bool, x: np.ndarray, lo: np.ndarray, up: np.ndarray, fixed: np.ndarray,
-                      own: int, q: float, h: float) -> np.ndarray | None:
+    def _charge_width(
+        self,
+        by_epsilon: bool,
+        x: np.ndarray,
+        lo: np.ndarray,
+        up: np.ndarray,
+        fixed: np.ndarray,
+        own: int,
+        q: float,
+        h: float,
+    ) -> np.ndarray | None:
         """``delta_accuracy="epsilon"`` (else None): the certified epsilon width at each own argument that the
         gap's h-independent part (``_fixed_part``: ``fixed[0]`` the round-off charges, slack and mass at
         +infinity, plus where the upper side is above ``NEAR_ONE`` the cells' edge factor ``fixed[1]``) alone
@@ -877,12 +1044,13 @@ class SubsampledGaussianPLD:
         top = up[:own]
         near = top > self.NEAR_ONE
         excess = fixed[1, :own]
-        fixed_part = fixed[0] + np.where(up > self.NEAR_ONE, fixed[1], 0.0)   # at every argument
+        fixed_part = fixed[0] + np.where(up > self.NEAR_ONE, fixed[1], 0.0)  # at every argument
         total = fixed_part[:own]
         # the lower side at every argument as close to the upper one as the fixed part lets it be
         alone = _least_epsilon_width(x, own, up - fixed_part, up)
-        grid_led = ((top - lo[:own] >= 2.0 * total) | (near & (top - lo[:own] >= 2.0 * excess))
-                    | ((lo[:own] == 0.0) & (q < h)))
+        grid_led = (
+            (top - lo[:own] >= 2.0 * total) | (near & (top - lo[:own] >= 2.0 * excess)) | ((lo[:own] == 0.0) & (q < h))
+        )
         return np.where(grid_led, 0.0, alone)
 
     def _charged(self, width: np.ndarray, alone: np.ndarray | None) -> np.ndarray:
@@ -906,8 +1074,7 @@ class SubsampledGaussianPLD:
             used += size
         return [b for b in batches if b]
 
-    def _first_interval(self, point: Point | None = None, x: np.ndarray | None = None,
-                        method: str = "delta") -> float:
+    def _first_interval(self, point: Point | None = None, x: np.ndarray | None = None, method: str = "delta") -> float:
         """The grid ``accuracy`` starts from at ``point`` (sigma, q, rounds, sensitivity), evaluated at
         ``x`` by ``method``; one step of ``_refined`` corrects a start that misses.
 
@@ -932,14 +1099,13 @@ class SubsampledGaussianPLD:
         measured 1.23e-3; W2 6.0e-4 at h = 3e-4, measured 4.8e-4.
         """
         assert self.accuracy is not None
-        default = max(self.FINEST_INTERVAL,
-                      self.COARSEST_INTERVAL * min(1.0, 0.8 * math.sqrt(self.accuracy / 4.2e-2)))
+        default = max(self.FINEST_INTERVAL, self.COARSEST_INTERVAL * min(1.0, 0.8 * math.sqrt(self.accuracy / 4.2e-2)))
         if point is None:
             return default
         if method == "delta":
             start = self._span_start(point)
             return self._unblinded_start(start, point[1]) if self.delta_accuracy == "epsilon" else start
-        if x is None or x.size == 0:   # the finest start the model can choose (memory estimates)
+        if x is None or x.size == 0:  # the finest start the model can choose (memory estimates)
             return max(0.25 * default, self.FINEST_INTERVAL)
         sigma, q, rounds, sensitivity = point
         s = min(max(sigma / sensitivity, 1e-100), 1e100)  # a start only: 1/s^2 neither overflows nor vanishes
@@ -1005,11 +1171,14 @@ class SubsampledGaussianPLD:
         than that is cut into such runs.  They depend on the points alone, never on ``workers``."""
         blocks: dict[tuple[float, float, float], list[tuple[Point, np.ndarray, float]]] = {}
         for point, sel in pending:
-            h = (self.value_discretization_interval if self.accuracy is None
-                 else self._first_interval(point, None, method))
+            h = (
+                self.value_discretization_interval
+                if self.accuracy is None
+                else self._first_interval(point, None, method)
+            )
             blocks.setdefault((point[0], point[1], point[3]), []).append((point, sel, _span(*point) / h + 1.0))
         units: list[list[tuple[Point, np.ndarray]]] = []
-        used: tuple[int, float] = (self.BATCH, float(self.BUDGET))   # the first block opens a unit
+        used: tuple[int, float] = (self.BATCH, float(self.BUDGET))  # the first block opens a unit
         for block in blocks.values():
             size = sum(w for _, _, w in block)
             if len(block) > self.BATCH or size > self.BUDGET:
@@ -1024,9 +1193,9 @@ class SubsampledGaussianPLD:
                 used = (used[0] + len(block), used[1] + size)
         return units
 
-    def _unit_brackets(self, pts: list[Point], xs: list[np.ndarray], bound: Bound, method: str,
-                       threads: int, keep: bool) -> tuple[list[tuple[np.ndarray, np.ndarray]],
-                                                           dict[PLDKey, PrivacyLossDistribution]]:
+    def _unit_brackets(
+        self, pts: list[Point], xs: list[np.ndarray], bound: Bound, method: str, threads: int, keep: bool
+    ) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict[PLDKey, PrivacyLossDistribution]]:
         """The (lower, upper) of each point of a unit at its arguments ``xs`` (only the sides ``bound`` asks
         for are meaningful), and, if ``keep``, the PLDs it composed (fixed grid only; with ``accuracy``
         each refinement step drops its own; only the last unit keeps them, so that units finished
@@ -1046,8 +1215,11 @@ class SubsampledGaussianPLD:
             sides = None
         else:
             uppers = direction_uppers(dists, method, xs, workers)
-            sides = ([(None, functools.reduce(np.maximum, u)) for u in uppers] if bound == "upper"
-                     else brackets(dists, method, xs, workers, uppers=uppers))
+            sides = (
+                [(None, functools.reduce(np.maximum, u)) for u in uppers]
+                if bound == "upper"
+                else brackets(dists, method, xs, workers, uppers=uppers)
+            )
         out = []
         for j, (point, x, dist) in enumerate(zip(pts, xs, dists)):
             lo, up = np.empty(x.size), np.empty(x.size)
@@ -1057,11 +1229,11 @@ class SubsampledGaussianPLD:
                 low, up[:] = sides[j]
                 if low is not None:
                     lo[:] = low
-            if method == "delta" and bound != "upper":   # bound="lower": no upper side to test, raise everywhere
+            if method == "delta" and bound != "upper":  # bound="lower": no upper side to test, raise everywhere
                 lo = self._raised_near_one(point, x, lo, up if bound == "both" else np.ones(x.size))
-            if method == "delta":   # the complement's bracket near 1 (bound="lower": where the lower side is)
+            if method == "delta":  # the complement's bracket near 1 (bound="lower": where the lower side is)
                 select = up if bound != "lower" else np.where(lo > self.COMPLEMENT_ABOVE, 1.0, lo)
-                (low, high), = self._complement_near_one([point], [h], [x], [(lo, select)], threads)[0]
+                ((low, high),) = self._complement_near_one([point], [h], [x], [(lo, select)], threads)[0]
                 lo, up = (low if bound != "upper" else lo), (high if bound != "lower" else up)
             out.append((lo, up))
         return out, store if keep else {}
@@ -1076,21 +1248,31 @@ class SubsampledGaussianPLD:
         copy._complement_factors = OrderedDict()
         return copy
 
-    def _evaluate(self, x: ArrayLike, name: str, bound: Bound,
-                  gaussian: Callable[[float, np.ndarray], tuple[np.ndarray, np.ndarray]], method: str) -> Result:
+    def _evaluate(
+        self,
+        x: ArrayLike,
+        name: str,
+        bound: Bound,
+        gaussian: Callable[[float, np.ndarray], tuple[np.ndarray, np.ndarray]],
+        method: str,
+    ) -> Result:
         # The points are found among the parameters' own broadcast (self.sigma's shape), not over the full
         # shape with the arguments' axes: a 10^6-point grid asked at 80 arguments each would stack 3e6 rows of
         # four parameters (96 MB) and sort them, ~0.3 GB held for the whole call.
         (xa, _, _, _, _), shape, scalar = broadcast_shape(
-            **{name: x}, sigma=self.sigma, sampling_rate=self.sampling_rate, rounds=self.rounds,
-            sensitivity=self.sensitivity)
+            **{name: x},
+            sigma=self.sigma,
+            sampling_rate=self.sampling_rate,
+            rounds=self.rounds,
+            sensitivity=self.sensitivity,
+        )
         _validation.bound_side(bound)
         lower = np.empty(shape)
         upper = np.empty(shape)
         points = np.stack([a.ravel() for a in (self.sigma, self.sampling_rate, self.rounds, self.sensitivity)], axis=1)
         unique, inverse = np.unique(points, axis=0, return_inverse=True)
         own = (1,) * (len(shape) - self.sigma.ndim) + self.sigma.shape
-        point_of = np.broadcast_to(inverse.reshape(own), shape).ravel()   # each element's point
+        point_of = np.broadcast_to(inverse.reshape(own), shape).ravel()  # each element's point
         order = np.argsort(point_of, kind="stable")
         bounds = np.searchsorted(point_of[order], np.arange(unique.shape[0] + 1))
         del points, inverse, point_of
@@ -1098,8 +1280,8 @@ class SubsampledGaussianPLD:
         pending: list[tuple[Point, np.ndarray]] = []
         closed = 0
         for i, (si, qi, ti, ci) in enumerate(unique):
-            sel = order[bounds[i]:bounds[i + 1]]
-            if sel.size == 0:   # no argument asks for this point (an empty argument array)
+            sel = order[bounds[i] : bounds[i + 1]]
+            if sel.size == 0:  # no argument asks for this point (an empty argument array)
                 continue
             if qi == 1.0:
                 flat_lo[sel], flat_up[sel] = gaussian(math.sqrt(ti) * ci / si, flat_x[sel])
@@ -1116,19 +1298,22 @@ class SubsampledGaussianPLD:
         def points_and_arguments(unit: list[tuple[Point, np.ndarray]]) -> tuple[list[Point], list[np.ndarray]]:
             return [p for p, _ in unit], [flat_x[sel] for _, sel in unit]
 
-        def run(unit: list[tuple[Point, np.ndarray]]
-                ) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict[PLDKey, PrivacyLossDistribution]]:
+        def run(
+            unit: list[tuple[Point, np.ndarray]],
+        ) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict[PLDKey, PrivacyLossDistribution]]:
             return self._unit_brackets(*points_and_arguments(unit), bound, method, threads, unit is units[-1])
 
         executor = ThreadPoolExecutor(pool) if pool > 1 else None
         try:
-            if self._map is not None:   # a pool of the caller's: one thread per task, nothing kept
+            if self._map is not None:  # a pool of the caller's: one thread per task, nothing kept
                 settings = self._pool_copy()
-                results = _in_order(units, self._map(_pool_task, [(settings, *points_and_arguments(unit), bound,
-                                                                   method) for unit in units]))
+                results = _in_order(
+                    units,
+                    self._map(_pool_task, [(settings, *points_and_arguments(unit), bound, method) for unit in units]),
+                )
             else:
                 results = executor.map(run, units) if executor is not None else map(run, units)
-            for unit, (brackets, store) in zip(units, results):   # in order, in this thread
+            for unit, (brackets, store) in zip(units, results):  # in order, in this thread
                 for (_, sel), (lo, up) in zip(unit, brackets):
                     flat_lo[sel], flat_up[sel] = lo, up
                 if unit is units[-1]:
@@ -1148,24 +1333,28 @@ class SubsampledGaussianPLD:
         return self._evaluate(delta_values(delta), "delta", bound, _gaussian_epsilon_bracket, "epsilon")
 
 
-def _pool_task(task: tuple[SubsampledGaussianPLD, list[Point], list[np.ndarray], Bound, str]
-               ) -> tuple[list[Point], list[tuple[np.ndarray, np.ndarray]]]:
+def _pool_task(
+    task: tuple[SubsampledGaussianPLD, list[Point], list[np.ndarray], Bound, str],
+) -> tuple[list[Point], list[tuple[np.ndarray, np.ndarray]]]:
     """One unit of ``SubsampledGaussianPLD._evaluate`` in a caller's pool (a module-level function, so
     that it pickles by name): its points and their brackets, on one thread."""
     accountant, pts, xs, bound, method = task
     return pts, accountant._unit_brackets(pts, xs, bound, method, 1, False)[0]
 
 
-def _in_order(units: list[list[tuple[Point, np.ndarray]]],
-              results: Iterable[tuple[list[Point], list[tuple[np.ndarray, np.ndarray]]]]
-              ) -> Iterable[tuple[list[tuple[np.ndarray, np.ndarray]], dict[PLDKey, PrivacyLossDistribution]]]:
+def _in_order(
+    units: list[list[tuple[Point, np.ndarray]]],
+    results: Iterable[tuple[list[Point], list[tuple[np.ndarray, np.ndarray]]]],
+) -> Iterable[tuple[list[tuple[np.ndarray, np.ndarray]], dict[PLDKey, PrivacyLossDistribution]]]:
     """The pool's results as ``_unit_brackets`` gives them, each checked to answer its own unit: a map
     that reorders (``imap_unordered``) or drops results would put brackets on the wrong points."""
     count = 0
     for unit, (pts, unit_brackets) in zip(units, results):
         if pts != [p for p, _ in unit] or len(unit_brackets) != len(unit):
-            raise RuntimeError("workers' map returned a result for another block: pass a map that keeps the "
-                               "order of its inputs (pool.map, not imap_unordered)")
+            raise RuntimeError(
+                "workers' map returned a result for another block: pass a map that keeps the "
+                "order of its inputs (pool.map, not imap_unordered)"
+            )
         count += 1
         yield unit_brackets, {}
     if count != len(units):
@@ -1249,5 +1438,7 @@ def _gaussian_delta_bracket(r: float, epsilon: np.ndarray) -> tuple[np.ndarray, 
 
 def _gaussian_epsilon_bracket(r: float, delta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The inverse of theta at delta rounded outward (a lower and an upper bound on the exact epsilon)."""
-    return (np.asarray(theta_epsilon_lower(radius_down(r), delta)),
-            np.asarray(theta_epsilon_upper(radius_up(r), delta)))
+    return (
+        np.asarray(theta_epsilon_lower(radius_down(r), delta)),
+        np.asarray(theta_epsilon_upper(radius_up(r), delta)),
+    )

@@ -56,19 +56,19 @@ def subsampled_gaussian_log_affinity(sigma: float, sampling_rate: float) -> np.n
     (P the mixture, then P the Gaussian), the cell sum of the module docstring; 0 (A <= 1, Hoelder: a
     true bound that adds nothing) where sigma is so small that its cells cannot be built."""
     s, q = float(sigma), float(sampling_rate)
-    if not q < 1.0:   # q = 1 is the Gaussian (closed form elsewhere): log(1 - q) below has no value
+    if not q < 1.0:  # q = 1 is the Gaussian (closed form elsewhere): log(1 - q) below has no value
         return np.zeros((2, LAMBDAS.size))
     # The remove direction's loss spans at most (1 + 2 z s) / s^2 + |log(1 - q)| over the cells' range.
-    wide = max(s, 1e-100)   # the span only picks h: below this it is far past what cells can hold anyway
+    wide = max(s, 1e-100)  # the span only picks h: below this it is far past what cells can hold anyway
     span = (1.0 + 2.0 * _TAIL_Z * wide) / (wide * wide) - math.log1p(-q) + 1.0
     h = min(max(CELL_INTERVAL, span / MAX_CELLS), _core.pld_max_interval)
-    out = np.zeros((2, LAMBDAS.size))   # log A <= 0 always (Hoelder): the bound where no cells are built
+    out = np.zeros((2, LAMBDAS.size))  # log A <= 0 always (Hoelder): the bound where no cells are built
     for row, remove in enumerate((True, False)):
         try:
             cells = _core.pld_subsampled_gaussian_cells(s, q, remove, h, TAIL, 64 * MAX_CELLS)
-        except ValueError:   # sigma so small that even the coarsest cells are too many: nothing to add
+        except ValueError:  # sigma so small that even the coarsest cells are too many: nothing to add
             return np.zeros((2, LAMBDAS.size))
-        a_j, s_j = cells["p_mass"], cells["q_mass_scaled"]   # a_j and e^{l_j} b_j (pld_cells.hpp's cell_mass)
+        a_j, s_j = cells["p_mass"], cells["q_mass_scaled"]  # a_j and e^{l_j} b_j (pld_cells.hpp's cell_mass)
         losses = (cells["k_lo"] + np.arange(a_j.size)) * h
         held = (a_j > 0.0) & (s_j > 0.0)
         log_a, log_b = np.log(a_j[held]), np.log(s_j[held]) - losses[held]

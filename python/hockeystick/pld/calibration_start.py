@@ -29,8 +29,9 @@ from .mechanisms import DEFAULT_INTERVAL
 _EXP_CAP = 700.0  # e^{1/s^2} - 1 overflows beyond this exponent; such an s is far below any answer
 
 
-def calibration_start(parameter: str, epsilon: np.ndarray, delta: np.ndarray,
-                      params: Mapping[str, float | np.ndarray]) -> np.ndarray | None:
+def calibration_start(
+    parameter: str, epsilon: np.ndarray, delta: np.ndarray, params: Mapping[str, float | np.ndarray]
+) -> np.ndarray | None:
     """Per target, the central-limit value of ``parameter`` (sigma, rounds or sampling_rate) meeting
     (epsilon, delta) given the other parameters; None for another parameter.  Where the estimate is
     not a positive finite number (a target no value meets), 1 (``calibrate``'s default start)."""
@@ -46,7 +47,7 @@ def calibration_start(parameter: str, epsilon: np.ndarray, delta: np.ndarray,
             estimate = np.where(q == 1.0, np.sqrt(t) / mu, clt) * sensitivity
         else:
             s = np.asarray(params["sigma"], dtype=float) / sensitivity
-            gain = np.expm1(np.minimum(1.0 / (s * s), _EXP_CAP))   # e^{1/s^2} - 1
+            gain = np.expm1(np.minimum(1.0 / (s * s), _EXP_CAP))  # e^{1/s^2} - 1
             if parameter == "rounds":
                 estimate = np.round(np.where(q == 1.0, (mu * s) ** 2, mu * mu / (q * q * gain)))
             else:
@@ -55,8 +56,8 @@ def calibration_start(parameter: str, epsilon: np.ndarray, delta: np.ndarray,
     return np.where(np.isfinite(estimate) & (estimate > 0), estimate, 1.0)
 
 
-COARSE_FACTORS = (20.0, 10.0)   # the coarse grids, as multiples of the requested one (coarsest first)
-COARSEST_GRID = 0.02            # ... never coarser than this (the h^2 law of the shift holds below it)
+COARSE_FACTORS = (20.0, 10.0)  # the coarse grids, as multiples of the requested one (coarsest first)
+COARSEST_GRID = 0.02  # ... never coarser than this (the h^2 law of the shift holds below it)
 
 
 def calibration_grids(parameter: str, params: Mapping[str, float | np.ndarray]) -> list[tuple[float, dict[str, float]]]:

@@ -100,7 +100,7 @@ MAX_CELLS = 1 << 24
 TRUNCATED = DEFAULT_TAIL
 
 _U = 0.5 * np.finfo(np.float64).eps
-TINY = float(np.finfo(np.float64).tiny)   # the least normal double
+TINY = float(np.finfo(np.float64).tiny)  # the least normal double
 
 
 @dataclass(frozen=True)
@@ -119,17 +119,17 @@ class Tilted:
 class TestFactors:
     """One direction's one-round PMFs for (3) (the module docstring), on one grid."""
 
-    p_masses: Tilted     # the cells' P-masses a_j bounded above, tilted by e^{-lam l}; composed pessimistic
-    q_masses: Tilted     # their Q-masses b_j bounded above, tilted by e^{(1 - lam) l}; composed pessimistic
-    p_below: float       # the P-mass below the cells, bounded above (label -infinity)
-    q_above: float       # the Q-mass above the cells, bounded above (label +infinity)
+    p_masses: Tilted  # the cells' P-masses a_j bounded above, tilted by e^{-lam l}; composed pessimistic
+    q_masses: Tilted  # their Q-masses b_j bounded above, tilted by e^{(1 - lam) l}; composed pessimistic
+    p_below: float  # the P-mass below the cells, bounded above (label -infinity)
+    q_above: float  # the Q-mass above the cells, bounded above (label +infinity)
 
 
 @dataclass(frozen=True)
 class DirectionFactors:
     """One direction's one-round PMFs on one grid: (2)'s, and (3)'s where that direction's lower side is asked."""
 
-    dominating: Tilted          # connect-the-dots masses bounded below, tilted by e^{-lam l}; composed optimistic
+    dominating: Tilted  # connect-the-dots masses bounded below, tilted by e^{-lam l}; composed optimistic
     test: TestFactors | None
 
 
@@ -143,7 +143,7 @@ def balancing_tilt(masses: np.ndarray, k_lo: int, h: float, offset: float = 0.0)
         return 0.0
     loss, log_mass = (k_lo + live) * h, np.log(masses[live])
 
-    def tilted_mean(lam: float) -> float:   # its sign: the mean times a positive number
+    def tilted_mean(lam: float) -> float:  # its sign: the mean times a positive number
         w = log_mass - lam * loss
         # an elementwise product and sum, not np.dot: a long dot product wakes OpenBLAS's threads, which
         # then spin on cores the PLD's own threads need
@@ -156,8 +156,16 @@ def balancing_tilt(masses: np.ndarray, k_lo: int, h: float, offset: float = 0.0)
     return float(scipy.optimize.brentq(tilted_mean, 0.0, 1.0, xtol=1e-9))
 
 
-def _tilted(masses: np.ndarray, k_lo: int, h: float, tilt: float, extra: float, upward: bool,
-            pessimistic: bool, loss_shift: float = 0.0) -> Tilted:
+def _tilted(
+    masses: np.ndarray,
+    k_lo: int,
+    h: float,
+    tilt: float,
+    extra: float,
+    upward: bool,
+    pessimistic: bool,
+    loss_shift: float = 0.0,
+) -> Tilted:
     """``masses`` (bounded on one side: above where ``upward``) times e^{-extra l_j}, normalized, bounded on the
     same side, as a ``Tilted`` of tilt ``tilt``: each quotient raised (lowered) by 4 u (|x_j| + |c| + 4) for the
     roundings of l_j, the exponent x_j = -extra l_j less its largest live value c, the exponential, the product
@@ -174,15 +182,16 @@ def _tilted(masses: np.ndarray, k_lo: int, h: float, tilt: float, extra: float, 
         raise ValueError("the cells' tilted masses do not sum to a positive finite number")
     sign = 1.0 if upward else -1.0
     quotient = scaled / total * (1.0 + sign * 4.0 * _U * (np.abs(x) + abs(c) + 4.0))
-    if upward:   # a live mass whose quotient underflowed (lam times the losses' span above ~708) is below TINY
+    if upward:  # a live mass whose quotient underflowed (lam times the losses' span above ~708) is below TINY
         quotient = np.where(live, quotient + TINY, 0.0)
     log_norm = c + math.log(total)
     log_norm += sign * 2.0 * _U * (abs(c) + abs(log_norm) + 1.0)
     return Tilted(GridPMF(k_lo, h, quotient, 0.0, pessimistic=pessimistic, loss_shift=loss_shift), tilt, log_norm)
 
 
-def subsampled_gaussian_factors(sigma: float, sampling_rate: float, remove: bool, h: float,
-                                test: bool = True) -> DirectionFactors:
+def subsampled_gaussian_factors(
+    sigma: float, sampling_rate: float, remove: bool, h: float, test: bool = True
+) -> DirectionFactors:
     """The factors of one direction of the Poisson-subsampled Gaussian (noise ``sigma`` over
     sensitivity 1, rate ``sampling_rate``) on grid ``h`` (at most MAX_INTERVAL), from its cells
     (pld_cells.hpp's ``subsampled_gaussian_cells``, tails cut at TAIL, no half-cells), each tilted by its
@@ -191,12 +200,13 @@ def subsampled_gaussian_factors(sigma: float, sampling_rate: float, remove: bool
     many cells, edges too coarse for the grid)."""
     if not 0.0 < h <= MAX_INTERVAL:
         raise ValueError(f"h must lie in (0, {MAX_INTERVAL}] for the complement's slack, got {h!r}")
-    cells = _core.pld_subsampled_gaussian_cells(float(sigma), float(sampling_rate), bool(remove), float(h), TAIL,
-                                                MAX_CELLS, False)
+    cells = _core.pld_subsampled_gaussian_cells(
+        float(sigma), float(sampling_rate), bool(remove), float(h), TAIL, MAX_CELLS, False
+    )
     c, d, k_lo = cells["c"], cells["d"], int(cells["k_lo"])
     n = c.size
     e = float(cells["edge_error"])
-    grow = 1.0 + MASS_SLACK + 2.0 * e   # >= e^e (1 + MASS_SLACK): e <= h / 4 (pld_cells.hpp)
+    grow = 1.0 + MASS_SLACK + 2.0 * e  # >= e^e (1 + MASS_SLACK): e <= h / 4 (pld_cells.hpp)
     # connect-the-dots masses at l_0 .. l_n from below: (d_j + e^h c_{j-1} - R_j) / ((e^h - 1) G)
     eh = math.exp(h)
     c_prev, d_prev = np.concatenate([[0.0], c]), np.concatenate([[0.0], d])
@@ -204,8 +214,16 @@ def subsampled_gaussian_factors(sigma: float, sampling_rate: float, remove: bool
     own = _core.pld_cell_round_off * ((c_next + d_next) + eh * (c_prev + d_prev))
     low = np.maximum((d_next + eh * c_prev) - own, 0.0) / (math.expm1(h) * grow)
     lam = balancing_tilt(low, k_lo, h)
-    dominating = _tilted(low, k_lo, h, lam, lam, upward=False, pessimistic=False,
-                         loss_shift=float(np.nextafter(e, np.inf)) if e > 0.0 else 0.0)
+    dominating = _tilted(
+        low,
+        k_lo,
+        h,
+        lam,
+        lam,
+        upward=False,
+        pessimistic=False,
+        loss_shift=float(np.nextafter(e, np.inf)) if e > 0.0 else 0.0,
+    )
     if not test:
         return DirectionFactors(dominating, None)
     # above the cells the losses exceed the top cell's lower end less e: Q <= e^{e - l_{N-1}} P there
@@ -216,10 +234,15 @@ def subsampled_gaussian_factors(sigma: float, sampling_rate: float, remove: bool
     # q_mass_scaled is e^{l_j} b_j: tilted by e^{-lam l} more, b_j e^{(1 - lam) l_j}, a tilt of lam - 1
     p_mass = cells["p_mass"] * grow
     lam = balancing_tilt(p_mass, k_lo, h, -0.5 * h)
-    return DirectionFactors(dominating, TestFactors(
-        _tilted(p_mass, k_lo, h, lam, lam, upward=True, pessimistic=True),
-        _tilted(cells["q_mass_scaled"] * grow, k_lo, h, lam - 1.0, lam, upward=True, pessimistic=True),
-        float(cells["tail_lo"]) * grow, float(q_above)))
+    return DirectionFactors(
+        dominating,
+        TestFactors(
+            _tilted(p_mass, k_lo, h, lam, lam, upward=True, pessimistic=True),
+            _tilted(cells["q_mass_scaled"] * grow, k_lo, h, lam - 1.0, lam, upward=True, pessimistic=True),
+            float(cells["tail_lo"]) * grow,
+            float(q_above),
+        ),
+    )
 
 
 def _weights(decay: float, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -229,15 +252,18 @@ def _weights(decay: float, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if decay <= 0.0:
         return count, np.sqrt(count)
     up = 1.0 + 4.0 * _U
-    return (np.minimum(count, 1.0 / -math.expm1(-decay) * up),
-            np.minimum(np.sqrt(count), math.sqrt(1.0 / -math.expm1(-2.0 * decay)) * up))
+    return (
+        np.minimum(count, 1.0 / -math.expm1(-decay) * up),
+        np.minimum(np.sqrt(count), math.sqrt(1.0 / -math.expm1(-2.0 * decay)) * up),
+    )
 
 
 def _charge(pmf: GridPMF, total: np.ndarray, norm: np.ndarray) -> np.ndarray:
     """The round-off charge of composed masses under weights in [0, 1] of sum at most ``total`` and Euclidean norm
     at most ``norm`` (``GridPMF._charge_weighted``, rounded up; 0 for an uncomposed PMF)."""
     return pmf._charge_weighted(np.asarray(total, dtype=np.float64), np.asarray(norm, dtype=np.float64)) * (
-        1.0 + 4.0 * _U)
+        1.0 + 4.0 * _U
+    )
 
 
 def _decayed_sums(p: np.ndarray, decay: float, at: np.ndarray) -> np.ndarray:
@@ -265,18 +291,19 @@ def _lower_complement(factor: Tilted, pmf: GridPMF, rounds: int, eps: np.ndarray
     p = np.maximum(pmf.p, 0.0)
     n = p.size
     with np.errstate(over="ignore", invalid="ignore"):
-        k = np.clip(np.ceil(at / h) - pmf.k_lo, 0, n)   # the first grid point at or above eps - s
+        k = np.clip(np.ceil(at / h) - pmf.k_lo, 0, n)  # the first grid point at or above eps - s
     k = np.where(np.isnan(k), n, k).astype(np.int64)
     before, after = _rising_sums(p, lam * h, k), _decayed_sums(p, (1.0 - lam) * h, k)
     grid = (pmf.k_lo + k) * h
     below, above = _weights(lam * h, np.array(float(n))), _weights((1.0 - lam) * h, np.array(float(n)))
-    charge = float(_charge(pmf, np.minimum(below[0] + above[0], n), np.minimum(np.hypot(below[1], above[1]),
-                                                                                math.sqrt(n))))
+    charge = float(
+        _charge(pmf, np.minimum(below[0] + above[0], n), np.minimum(np.hypot(below[1], above[1]), math.sqrt(n)))
+    )
     norm = rounds * factor.log_norm
     with np.errstate(over="ignore", invalid="ignore"):
         tail = np.where(k < n, np.exp(np.minimum(at - grid, 0.0)) * after, 0.0)
         scale = np.exp(norm + lam * grid)
-    with np.errstate(over="ignore", invalid="ignore"):   # eps = -inf: nan here, 0 below
+    with np.errstate(over="ignore", invalid="ignore"):  # eps = -inf: nan here, 0 below
         slack = 8.0 * (n + 8) * _U + 4.0 * _U * (abs(norm) + np.abs(at) + 2.0 * np.abs(grid) + 2.0)
         inner = (before + tail) * (1.0 - slack) - abs(pmf.shift) - 2.0 * charge
         value = scale * np.maximum(inner, 0.0) * (1.0 - slack)
@@ -307,7 +334,7 @@ def _upper_complement(p: GridPMF, q: GridPMF, factors: TestFactors, rounds: int,
     m = m0[..., None] + np.arange(-3, 4)
     ia = np.clip(m - p.k_lo + 1, 0, na)
     ib = np.clip(m - q.k_lo + 1, 0, nb)
-    first = (m + 1) * h   # l' = l_{m+1}, the first loss in A
+    first = (m + 1) * h  # l' = l_{m+1}, the first loss in A
     # the sums' own normalization points move to l' (only where m + 1 lies outside a window: factors <= 1)
     sum_a = _rising_sums(a, lam * h, ia) * np.exp(-lam * (m + 1 - p.k_lo - ia) * h)
     sum_b = _decayed_sums(b, (1.0 - lam) * h, ib) * np.exp(-(1.0 - lam) * (q.k_lo + ib - m - 1) * h)
@@ -318,9 +345,12 @@ def _upper_complement(p: GridPMF, q: GridPMF, factors: TestFactors, rounds: int,
         x = eps[..., None]
         scale_a = np.exp(norm_a + lam * first) * (1.0 + 4.0 * _U * (abs(norm_a) + np.abs(first) + 2.0))
         scale_b = np.exp(norm_b + x + (lam - 1.0) * first) * (
-            1.0 + 4.0 * _U * (abs(norm_b) + np.abs(x) + np.abs(first) + 2.0))
-        tail_a = scale_a * (sum_a * (1.0 + 8.0 * (na + 8) * _U) + charge_a + p.p_inf + abs(p.shift) + fixed) \
+            1.0 + 4.0 * _U * (abs(norm_b) + np.abs(x) + np.abs(first) + 2.0)
+        )
+        tail_a = (
+            scale_a * (sum_a * (1.0 + 8.0 * (na + 8) * _U) + charge_a + p.p_inf + abs(p.shift) + fixed)
             + rounds * factors.p_below
+        )
         tail_b = scale_b * (sum_b * (1.0 + 8.0 * (nb + 8) * _U) + charge_b + q.p_inf + abs(q.shift) + fixed)
         plus = np.exp(eps) * (1.0 + 4.0 * _U) * rounds * factors.q_above
         # + TINY: the scales' exponentials may underflow (a subnormal is off by up to 2^-1074 absolute)
@@ -334,9 +364,13 @@ def _upper_delta(factor: Tilted, pmf: GridPMF, rounds: int, eps: np.ndarray) -> 
     return np.minimum(np.nextafter(1.0 - _lower_complement(factor, pmf, rounds, eps), 2.0), 1.0)
 
 
-def delta_brackets(directions: list[DirectionFactors], rounds: list[int], epsilon: list[np.ndarray],
-                   workers: int | None = None,
-                   others: list[np.ndarray | None] | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
+def delta_brackets(
+    directions: list[DirectionFactors],
+    rounds: list[int],
+    epsilon: list[np.ndarray],
+    workers: int | None = None,
+    others: list[np.ndarray | None] | None = None,
+) -> list[tuple[np.ndarray, np.ndarray]]:
     """Certified (lower, upper) delta at ``epsilon[i]`` (flat arrays) after ``rounds[i]`` rounds, from each
     direction's factors (``subsampled_gaussian_factors``, every direction of the pair, the lead one first):
     the upper side is 1 - (2) rounded up, the largest over the directions; the lower side 1 - (3) rounded
@@ -352,19 +386,33 @@ def delta_brackets(directions: list[DirectionFactors], rounds: list[int], epsilo
     eps = [np.asarray(x, dtype=np.float64) for x in epsilon]
     lead, rest = directions[0], directions[1:]
     tests = [f.test for f in directions if f.test is not None]
-    leads = compose_many([[(lead.dominating.pmf, t)] for t in counts], pessimistic=False, workers=workers,
-                         direct_bins=True)
-    masses = compose_many([[(pmf, t)] for t in counts for f in tests for pmf in (f.p_masses.pmf, f.q_masses.pmf)],
-                          pessimistic=True, workers=workers, direct_bins=True) if tests else []
+    leads = compose_many(
+        [[(lead.dominating.pmf, t)] for t in counts], pessimistic=False, workers=workers, direct_bins=True
+    )
+    masses = (
+        compose_many(
+            [[(pmf, t)] for t in counts for f in tests for pmf in (f.p_masses.pmf, f.q_masses.pmf)],
+            pessimistic=True,
+            workers=workers,
+            direct_bins=True,
+        )
+        if tests
+        else []
+    )
     upper = [_upper_delta(lead.dominating, pmf, t, x) for pmf, t, x in zip(leads, counts, eps)]
     given = others if others is not None else [None] * len(counts)
-    wanted = [i for i, (known, up) in enumerate(zip(given, upper)) if rest and not np.all(
-        known is not None and known <= up)]
+    wanted = [
+        i for i, (known, up) in enumerate(zip(given, upper)) if rest and not np.all(known is not None and known <= up)
+    ]
     if wanted:
-        composed = compose_many([[(f.dominating.pmf, counts[i])] for i in wanted for f in rest], pessimistic=False,
-                                workers=workers, direct_bins=True)
+        composed = compose_many(
+            [[(f.dominating.pmf, counts[i])] for i in wanted for f in rest],
+            pessimistic=False,
+            workers=workers,
+            direct_bins=True,
+        )
         for k, i in enumerate(wanted):
-            for direction, pmf in zip(rest, composed[k * len(rest):(k + 1) * len(rest)]):
+            for direction, pmf in zip(rest, composed[k * len(rest) : (k + 1) * len(rest)]):
                 other = _upper_delta(direction.dominating, pmf, counts[i], eps[i])
                 known = given[i]
                 upper[i] = np.maximum(upper[i], other if known is None else np.minimum(other, known))

@@ -66,16 +66,31 @@ def fft_length(width: int) -> int:
     return int(_core.pld_fft_length(int(width)))
 
 
-def compose(factors: Factors, *, pessimistic: bool, tail: float = DEFAULT_TAIL,
-            max_points: int | None = None, workers: int | None = None, direct_bins: bool = False) -> GridPMF:
+def compose(
+    factors: Factors,
+    *,
+    pessimistic: bool,
+    tail: float = DEFAULT_TAIL,
+    max_points: int | None = None,
+    workers: int | None = None,
+    direct_bins: bool = False,
+) -> GridPMF:
     """The PMF of the sum of ``count`` independent copies of each factor (all on one grid)."""
-    return compose_many([factors], pessimistic=pessimistic, tail=tail, max_points=max_points, workers=workers,
-                        direct_bins=direct_bins)[0]
+    return compose_many(
+        [factors], pessimistic=pessimistic, tail=tail, max_points=max_points, workers=workers, direct_bins=direct_bins
+    )[0]
 
 
-def compose_many(items: Sequence[Factors], *, pessimistic: bool, tail: float = DEFAULT_TAIL,
-                 max_points: int | None = None, workers: int | None = None,
-                 direct_bins: bool = False, direct_min_charge: float | None = None) -> list[GridPMF]:
+def compose_many(
+    items: Sequence[Factors],
+    *,
+    pessimistic: bool,
+    tail: float = DEFAULT_TAIL,
+    max_points: int | None = None,
+    workers: int | None = None,
+    direct_bins: bool = False,
+    direct_min_charge: float | None = None,
+) -> list[GridPMF]:
     """``compose`` of each item in one C++ call.
 
     Items of one FFT length (``fft_length``) share batched transforms, and a factor (the
@@ -102,21 +117,47 @@ def compose_many(items: Sequence[Factors], *, pessimistic: bool, tail: float = D
     for i, pmf in passed.items():
         out[i] = pmf
     for h, group, pmfs, terms in batches:
-        done = _core.pld_compose_many([pmf.p for pmf in pmfs], [pmf.k_lo for pmf in pmfs],
-                                      [pmf.p_inf for pmf in pmfs], h, terms, pessimistic, float(tail), cap, workers,
-                                      bool(direct_bins), loss_shifts=[pmf.loss_shift for pmf in pmfs],
-                                      direct_min_charge=float(_core.pld_direct_min_charge if direct_min_charge is None
-                                                              else direct_min_charge))
+        done = _core.pld_compose_many(
+            [pmf.p for pmf in pmfs],
+            [pmf.k_lo for pmf in pmfs],
+            [pmf.p_inf for pmf in pmfs],
+            h,
+            terms,
+            pessimistic,
+            float(tail),
+            cap,
+            workers,
+            bool(direct_bins),
+            loss_shifts=[pmf.loss_shift for pmf in pmfs],
+            direct_min_charge=float(_core.pld_direct_min_charge if direct_min_charge is None else direct_min_charge),
+        )
         for i, r in zip(group, done):
-            out[i] = GridPMF(int(r["k_lo"]), h, r["p"], float(r["p_inf"]), float(r["shift"]), pessimistic,
-                             float(r["entry_error"]), float(r["total_error"]), float(r["spectral_l2"]),
-                             float(r["inverse_error"]), float(r["loss_shift"]), float(r["inverse_l2"]))
+            out[i] = GridPMF(
+                int(r["k_lo"]),
+                h,
+                r["p"],
+                float(r["p_inf"]),
+                float(r["shift"]),
+                pessimistic,
+                float(r["entry_error"]),
+                float(r["total_error"]),
+                float(r["spectral_l2"]),
+                float(r["inverse_error"]),
+                float(r["loss_shift"]),
+                float(r["inverse_l2"]),
+            )
     return [pmf for pmf in out if pmf is not None]
 
 
-def upper_sides(items: Sequence[Factors], arguments: Sequence[np.ndarray], method: str, *,
-                tail: float = DEFAULT_TAIL, max_points: int | None = None,
-                workers: int | None = None) -> list[np.ndarray]:
+def upper_sides(
+    items: Sequence[Factors],
+    arguments: Sequence[np.ndarray],
+    method: str,
+    *,
+    tail: float = DEFAULT_TAIL,
+    max_points: int | None = None,
+    workers: int | None = None,
+) -> list[np.ndarray]:
     """``compose_many(items, pessimistic=True)[i].epsilon(arguments[i])`` (``method="epsilon"``, not clipped at 0)
     or ``.delta(arguments[i])`` (``"delta"``) for every item, without keeping the composed PMFs.
 
@@ -137,19 +178,29 @@ def upper_sides(items: Sequence[Factors], arguments: Sequence[np.ndarray], metho
         raise ValueError(f"method must be 'epsilon' or 'delta', got {method!r}")
     for values in arguments:
         if np.isnan(values).any():
-            raise ValueError(f"the arguments of upper_sides must not be NaN (a {'delta' if method == 'epsilon' else 'epsilon'} "
-                             "is a number: validate with distribution.delta_values or epsilon_values)")
+            raise ValueError(
+                f"the arguments of upper_sides must not be NaN (a {'delta' if method == 'epsilon' else 'epsilon'} "
+                "is a number: validate with distribution.delta_values or epsilon_values)"
+            )
     cap = DEFAULT_MAX_POINTS if max_points is None else int(max_points)
     out: list[np.ndarray | None] = [None] * len(items)
     passed, batches = _split(items, True)
     for i, pmf in passed.items():
         out[i] = pmf.epsilon(arguments[i]) if method == "epsilon" else pmf.delta(arguments[i])
     for h, group, pmfs, terms in batches:
-        done = _core.pld_compose_upper_many([pmf.p for pmf in pmfs], [pmf.k_lo for pmf in pmfs],
-                                            [pmf.p_inf for pmf in pmfs], h, terms, float(tail), cap, workers,
-                                            [pmf.loss_shift for pmf in pmfs],
-                                            [np.ascontiguousarray(arguments[i], dtype=np.float64) for i in group],
-                                            method)
+        done = _core.pld_compose_upper_many(
+            [pmf.p for pmf in pmfs],
+            [pmf.k_lo for pmf in pmfs],
+            [pmf.p_inf for pmf in pmfs],
+            h,
+            terms,
+            float(tail),
+            cap,
+            workers,
+            [pmf.loss_shift for pmf in pmfs],
+            [np.ascontiguousarray(arguments[i], dtype=np.float64) for i in group],
+            method,
+        )
         for i, values in zip(group, done):
             out[i] = values
     return [values for values in out if values is not None]
@@ -164,8 +215,9 @@ def _live(item: Factors) -> list[tuple[GridPMF, int]]:
     return live
 
 
-def _split(items: Sequence[Factors], pessimistic: bool
-           ) -> tuple[dict[int, GridPMF], list[tuple[float, list[int], list[GridPMF], list[list[tuple[int, int]]]]]]:
+def _split(
+    items: Sequence[Factors], pessimistic: bool
+) -> tuple[dict[int, GridPMF], list[tuple[float, list[int], list[GridPMF], list[list[tuple[int, int]]]]]]:
     """The items that are one factor once on the side asked for (their composition is that factor as it is), and
     the others grouped by grid: (h, their indices, the distinct factors, each item's terms as (factor index,
     count)); a factor (the same ``GridPMF`` object) used by several items is listed once."""

@@ -57,20 +57,38 @@ class SubsampledGaussianDirections:
         """The remove direction's certified upper delta at ``epsilon`` (one per point) on the requested grid."""
         return self._delta(params, epsilon, "remove", self.h, threads)
 
-    def others(self, params: Mapping[str, float | np.ndarray], epsilon: np.ndarray, threads: int,
-               screen: bool = False) -> np.ndarray:
+    def others(
+        self, params: Mapping[str, float | np.ndarray], epsilon: np.ndarray, threads: int, screen: bool = False
+    ) -> np.ndarray:
         """The add direction's certified upper delta at ``epsilon``, on the requested grid or (``screen``)
         on one ``COARSENING`` times coarser (at most ``MAX_INTERVAL``)."""
-        return self._delta(params, epsilon, "add", min(self.h * COARSENING, MAX_INTERVAL) if screen else self.h,
-                           threads)
+        return self._delta(
+            params, epsilon, "add", min(self.h * COARSENING, MAX_INTERVAL) if screen else self.h, threads
+        )
 
-    def _delta(self, params: Mapping[str, float | np.ndarray], epsilon: np.ndarray, direction: Direction, h: float,
-               threads: int) -> np.ndarray:
+    def _delta(
+        self,
+        params: Mapping[str, float | np.ndarray],
+        epsilon: np.ndarray,
+        direction: Direction,
+        h: float,
+        threads: int,
+    ) -> np.ndarray:
         n = np.size(epsilon)
-        sigma, q, rounds, sensitivity = (np.broadcast_to(np.asarray(params.get(k, 1.0), dtype=float), (n,))
-                                         for k in ("sigma", "sampling_rate", "rounds", "sensitivity"))
-        dists = subsampled_gaussians(sigma, q, sensitivity=sensitivity, value_discretization_interval=h,
-                                     tail=self.tail, threads=threads, optimistic=False, directions=direction)
+        sigma, q, rounds, sensitivity = (
+            np.broadcast_to(np.asarray(params.get(k, 1.0), dtype=float), (n,))
+            for k in ("sigma", "sampling_rate", "rounds", "sensitivity")
+        )
+        dists = subsampled_gaussians(
+            sigma,
+            q,
+            sensitivity=sensitivity,
+            value_discretization_interval=h,
+            tail=self.tail,
+            threads=threads,
+            optimistic=False,
+            directions=direction,
+        )
         composed = [d.self_compose(int(t)) for d, t in zip(dists, rounds)]
         eps = np.broadcast_to(np.asarray(epsilon, dtype=float), (n,))
         # the accountant's own reading of the upper side (distribution.upper_values: from the spectra where few
@@ -78,8 +96,9 @@ class SubsampledGaussianDirections:
         return np.array([v[0] for v in upper_values(composed, "delta", [e[None] for e in eps], threads or None)])
 
 
-def calibration_directions(parameter: str, params: Mapping[str, float | np.ndarray]
-                           ) -> SubsampledGaussianDirections | None:
+def calibration_directions(
+    parameter: str, params: Mapping[str, float | np.ndarray]
+) -> SubsampledGaussianDirections | None:
     """The split evaluation ``calibrate`` may use for ``parameter`` with the other parameters ``params`` (one
     block of targets), or None: only sigma, only on a fixed grid, and only where every sampling rate is below
     1 (rate 1 is the plain Gaussian: one direction, in closed form)."""
@@ -92,6 +111,6 @@ def calibration_directions(parameter: str, params: Mapping[str, float | np.ndarr
     _validation.positive_integer(params["rounds"], "rounds", maximum=_validation.MAX_EXACT_INTEGER)
     given = np.asarray(params.get("value_discretization_interval", DEFAULT_INTERVAL), dtype=float)
     tail = np.asarray(params.get("tail", DEFAULT_TAIL), dtype=float)
-    if given.ndim != 0 or tail.ndim != 0:   # the accountant takes one grid and one tail
+    if given.ndim != 0 or tail.ndim != 0:  # the accountant takes one grid and one tail
         return None
     return SubsampledGaussianDirections(checked_interval(float(given)), float(tail))

@@ -77,16 +77,24 @@ def discrete_laplace_atoms(parameter: float, sensitivity: int) -> Atoms:
     rel = (16.0 + a * s) * UNIT_ROUNDOFF
     if min(masses) < SMALLEST_NORMAL:  # a subnormal mass errs by up to a few 2^-1074 absolute, each step
         rel += 4.0 * math.ulp(0.0) / min(masses)
-    out = Atoms(np.array(index, dtype=np.int64), np.array(masses, dtype=np.float64), 0.0, eta,
-                UNIT_ROUNDOFF * abs(losses[-1]), rel)
+    out = Atoms(
+        np.array(index, dtype=np.int64),
+        np.array(masses, dtype=np.float64),
+        0.0,
+        eta,
+        UNIT_ROUNDOFF * abs(losses[-1]),
+        rel,
+    )
     out.__dict__["loss_list"] = losses  # what the cached properties would compute
     out.__dict__["mass_list"] = masses
     return out
 
 
-def discrete_laplace(parameter: float, sensitivity: int = 1, *,
-                     value_discretization_interval: float = DEFAULT_INTERVAL) -> PrivacyLossDistribution:
+def discrete_laplace(
+    parameter: float, sensitivity: int = 1, *, value_discretization_interval: float = DEFAULT_INTERVAL
+) -> PrivacyLossDistribution:
     """The PLD of the discrete Laplace mechanism (exact finite pair, see the module docstring)."""
     p, q = discrete_laplace_pair(parameter, sensitivity)
-    return from_distributions(p, q, value_discretization_interval=value_discretization_interval, symmetric=True,
-                              exact_zeros=False)  # computed masses: a 0 may be an underflow
+    return from_distributions(
+        p, q, value_discretization_interval=value_discretization_interval, symmetric=True, exact_zeros=False
+    )  # computed masses: a 0 may be an underflow

@@ -36,8 +36,15 @@ def epsilon_values(epsilon: ArrayLike) -> np.ndarray:
     return _validation.epsilon_values(epsilon)
 
 
-def evaluate_into(dist: PrivacyLossDistribution, method: str, x: np.ndarray, bound: Bound,
-                  lower: np.ndarray, upper: np.ndarray, where: np.ndarray) -> None:
+def evaluate_into(
+    dist: PrivacyLossDistribution,
+    method: str,
+    x: np.ndarray,
+    bound: Bound,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    where: np.ndarray,
+) -> None:
     """lower[where], upper[where] = dist.<method>(x[where]) on the sides ``bound`` asks for, ``x`` already
     validated by the caller (``epsilon_values`` or ``delta_values``): not again for every point of a grid."""
     sides: tuple[tuple[Bound, np.ndarray], ...] = (("upper", upper), ("lower", lower))
@@ -114,15 +121,14 @@ class PrivacyLossDistribution:
 
     def self_compose(self, count: int) -> PrivacyLossDistribution:
         """``count`` independent runs of this mechanism."""
-        if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or not 1 <= count <= 2 ** 53:
+        if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or not 1 <= count <= 2**53:
             raise ValueError(f"count must be an integer with 1 <= count <= 2^53, got {_validation.describe(count)}")
-        return PrivacyLossDistribution([{f: c * int(count) for f, c in d.items()} for d in self.directions],
-                                       self.tail)
+        return PrivacyLossDistribution([{f: c * int(count) for f, c in d.items()} for d in self.directions], self.tail)
 
     def composed(self, pessimistic: bool) -> list[GridPMF]:
         """The composed PMF of each direction (computed once)."""
         compose_all([self], pessimistic)
-        return cast("list[GridPMF]", self._composed[bool(pessimistic)])   # every direction composed just above
+        return cast("list[GridPMF]", self._composed[bool(pessimistic)])  # every direction composed just above
 
     def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
         """delta(eps) = sum_l (1 - e^{eps - l})_+ p(l) + p(inf), maximised over directions.
@@ -163,9 +169,13 @@ def _maximum(values: Sequence[np.ndarray]) -> np.ndarray:
     return out
 
 
-def brackets(plds: Sequence[PrivacyLossDistribution], method: str, xs: Sequence[np.ndarray],
-             workers: int | None = None, uppers: Sequence[Sequence[np.ndarray]] | None = None
-             ) -> list[tuple[np.ndarray, np.ndarray]]:
+def brackets(
+    plds: Sequence[PrivacyLossDistribution],
+    method: str,
+    xs: Sequence[np.ndarray],
+    workers: int | None = None,
+    uppers: Sequence[Sequence[np.ndarray]] | None = None,
+) -> list[tuple[np.ndarray, np.ndarray]]:
     """Per PLD, the certified (lower, upper) of ``method`` ("delta" or "epsilon") at its arguments ``xs[i]``
     (the compositions' threads: ``workers``, as in ``compose_all``).
 
@@ -180,14 +190,17 @@ def brackets(plds: Sequence[PrivacyLossDistribution], method: str, xs: Sequence[
     plds = list(plds)
     if uppers is None:
         compose_all(plds, True, workers=workers)
-        uppers = [[_evaluate(pmf, method, x) for pmf in cast("list[GridPMF]", pld._composed[True])]
-                  for pld, x in zip(plds, xs)]
+        uppers = [
+            [_evaluate(pmf, method, x) for pmf in cast("list[GridPMF]", pld._composed[True])]
+            for pld, x in zip(plds, xs)
+        ]
     sides = undominated_lower_sides(plds, uppers, lambda pmf, i: _evaluate(pmf, method, xs[i]), workers)
     return [(_maximum([low for _, low in side.values()]), _maximum(ups)) for side, ups in zip(sides, uppers)]
 
 
-def direction_uppers(plds: Sequence[PrivacyLossDistribution], method: str, xs: Sequence[np.ndarray],
-                     workers: int | None = None) -> list[list[np.ndarray]]:
+def direction_uppers(
+    plds: Sequence[PrivacyLossDistribution], method: str, xs: Sequence[np.ndarray], workers: int | None = None
+) -> list[list[np.ndarray]]:
     """Per PLD and direction, its certified upper ``method`` ("delta" or "epsilon", clipped at 0) at ``xs[i]``
     (validated already), without composed PMFs: one ``compose.upper_sides`` per tail over every direction of
     every PLD, which reads each composition with few live frequencies from its spectrum (no inverse
@@ -209,17 +222,22 @@ def direction_uppers(plds: Sequence[PrivacyLossDistribution], method: str, xs: S
     return out
 
 
-def upper_values(plds: Sequence[PrivacyLossDistribution], method: str, xs: Sequence[np.ndarray],
-                 workers: int | None = None) -> list[np.ndarray]:
+def upper_values(
+    plds: Sequence[PrivacyLossDistribution], method: str, xs: Sequence[np.ndarray], workers: int | None = None
+) -> list[np.ndarray]:
     """Per PLD, the largest of ``direction_uppers`` over its directions: its certified upper ``method`` at
     ``xs[i]`` (Zhu, Dong, Wang, AISTATS 2022, Sec. 5)."""
     return [_maximum(sides) for sides in direction_uppers(plds, method, xs, workers)]
 
 
-def undominated_lower_sides(plds: Sequence[PrivacyLossDistribution], uppers: Sequence[Sequence[np.ndarray]],
-                            lower_of: Callable[[GridPMF, int], np.ndarray], workers: int | None = None,
-                            direct_bins: bool = False, direct_min_charge: float | None = None
-                            ) -> list[dict[int, tuple[GridPMF, np.ndarray]]]:
+def undominated_lower_sides(
+    plds: Sequence[PrivacyLossDistribution],
+    uppers: Sequence[Sequence[np.ndarray]],
+    lower_of: Callable[[GridPMF, int], np.ndarray],
+    workers: int | None = None,
+    direct_bins: bool = False,
+    direct_min_charge: float | None = None,
+) -> list[dict[int, tuple[GridPMF, np.ndarray]]]:
     """Per PLD, the directions whose optimistic side can raise its lower bound, each with its composed
     optimistic PMF and that PMF's lower values ``lower_of(pmf, i)`` (i: the PLD's index in ``plds``),
     the leading direction first, then the others in order.  ``uppers[i]``: each direction's certified
@@ -241,10 +259,12 @@ def undominated_lower_sides(plds: Sequence[PrivacyLossDistribution], uppers: Seq
     compose_all(plds, False, [[lead] for lead in leads], workers, direct_bins, direct_min_charge)
     sides = []
     for i, (pld, lead) in enumerate(zip(plds, leads)):
-        pmf = cast(GridPMF, pld._composed[False][lead])   # composed just above
+        pmf = cast(GridPMF, pld._composed[False][lead])  # composed just above
         sides.append({lead: (pmf, lower_of(pmf, i))})
-    needed = [[d for d, up in enumerate(ups) if d != lead and not np.all(up <= side[lead][1])]
-              for ups, lead, side in zip(uppers, leads, sides)]
+    needed = [
+        [d for d, up in enumerate(ups) if d != lead and not np.all(up <= side[lead][1])]
+        for ups, lead, side in zip(uppers, leads, sides)
+    ]
     compose_all(plds, False, needed, workers, direct_bins, direct_min_charge)
     for i, (pld, side, more) in enumerate(zip(plds, sides, needed)):
         for d in more:
@@ -253,9 +273,14 @@ def undominated_lower_sides(plds: Sequence[PrivacyLossDistribution], uppers: Seq
     return sides
 
 
-def compose_all(plds: Sequence[PrivacyLossDistribution], pessimistic: bool,
-                directions: Sequence[Sequence[int]] | None = None, workers: int | None = None,
-                direct_bins: bool = False, direct_min_charge: float | None = None) -> None:
+def compose_all(
+    plds: Sequence[PrivacyLossDistribution],
+    pessimistic: bool,
+    directions: Sequence[Sequence[int]] | None = None,
+    workers: int | None = None,
+    direct_bins: bool = False,
+    direct_min_charge: float | None = None,
+) -> None:
     """Composes, on one side, every direction (or, per PLD, the ``directions`` listed) of every PLD
     not yet composed on it, in one batch (``workers``: scipy.fft's threads, None: all cores for a batch;
     ``direct_bins``: the low-frequency bins many rounds amplify recomputed accurately, by one long-double
@@ -276,15 +301,28 @@ def compose_all(plds: Sequence[PrivacyLossDistribution], pessimistic: bool,
         if missing:
             todo.setdefault(pld.tail, []).append((pld, missing))
     for tail, group in todo.items():
-        items = [[(f.upper, c) for f, c in pld.directions[d].items()] if key else
-                 [term for f, c in pld.directions[d].items() for term in f.lower_terms(c)]
-                 for pld, missing in group for d in missing]
+        items = [
+            [(f.upper, c) for f, c in pld.directions[d].items()]
+            if key
+            else [term for f, c in pld.directions[d].items() for term in f.lower_terms(c)]
+            for pld, missing in group
+            for d in missing
+        ]
         if any(pmf is None for item in items for pmf, _ in item):
-            raise ValueError("this PLD was built without its optimistic side (optimistic=False): "
-                             "only bound=\"upper\" is available")
-        checked = cast("list[list[tuple[GridPMF, int]]]", items)   # no PMF is None: refused just above
-        composed = iter(compose_many(checked, pessimistic=key, tail=tail, workers=workers, direct_bins=direct_bins,
-                                     direct_min_charge=direct_min_charge))
+            raise ValueError(
+                'this PLD was built without its optimistic side (optimistic=False): only bound="upper" is available'
+            )
+        checked = cast("list[list[tuple[GridPMF, int]]]", items)  # no PMF is None: refused just above
+        composed = iter(
+            compose_many(
+                checked,
+                pessimistic=key,
+                tail=tail,
+                workers=workers,
+                direct_bins=direct_bins,
+                direct_min_charge=direct_min_charge,
+            )
+        )
         for pld, missing in group:
             for d in missing:
                 pld._composed[key][d] = next(composed)

@@ -45,9 +45,16 @@ COARSENING = 4
 Point = tuple[float, float, float, float]  # sigma, sampling rate (< 1), rounds, sensitivity
 
 
-def _one_round(points: Sequence[Point], hs: Sequence[float], tail: float | Sequence[float], direction: Directions,
-               optimistic: bool, coarsening: float = 1.0, threads: int = 0,
-               windows: Sequence[float] | None = None) -> list[PrivacyLossDistribution]:
+def _one_round(
+    points: Sequence[Point],
+    hs: Sequence[float],
+    tail: float | Sequence[float],
+    direction: Directions,
+    optimistic: bool,
+    coarsening: float = 1.0,
+    threads: int = 0,
+    windows: Sequence[float] | None = None,
+) -> list[PrivacyLossDistribution]:
     """Each point's ``rounds``-fold composition of one direction, discretized once per (sigma, q, sensitivity, h,
     tail); ``tail`` is one for all points or one per point, ``windows`` the composed windows' tails (default: the
     discretization's)."""
@@ -57,9 +64,21 @@ def _one_round(points: Sequence[Point], hs: Sequence[float], tail: float | Seque
     for h, t in dict.fromkeys(k[3:] for k in keys):
         pairs = list(dict.fromkeys(k for k in keys if k[3:] == (h, t)))
         s, q, c = (np.array(v) for v in zip(*(k[:3] for k in pairs)))
-        built.update(zip(pairs, subsampled_gaussians(s, q, sensitivity=c, value_discretization_interval=h,
-                                                     tail=t, optimistic=optimistic, directions=direction,
-                                                     threads=threads)))
+        built.update(
+            zip(
+                pairs,
+                subsampled_gaussians(
+                    s,
+                    q,
+                    sensitivity=c,
+                    value_discretization_interval=h,
+                    tail=t,
+                    optimistic=optimistic,
+                    directions=direction,
+                    threads=threads,
+                ),
+            )
+        )
     composed = [built[k].self_compose(int(p[2])) for k, p in zip(keys, points)]
     if windows is not None:
         for pld, window in zip(composed, windows):
@@ -67,17 +86,21 @@ def _one_round(points: Sequence[Point], hs: Sequence[float], tail: float | Seque
     return composed
 
 
-def _tails(points: Sequence[Point], smallest: Sequence[float], tail: float,
-           accuracy: float | None) -> tuple[list[float], list[float]]:
+def _tails(
+    points: Sequence[Point], smallest: Sequence[float], tail: float, accuracy: float | None
+) -> tuple[list[float], list[float]]:
     """Per point, the remove direction's one-round tail and the composed windows' tail (``truncation.tails`` at
     the smallest delta that needs resolving; ``tail`` for both without an ``accuracy``)."""
-    cut = [truncation.tails(p, d, tail, accuracy) if accuracy is not None else (tail, tail)
-           for p, d in zip(points, smallest)]
+    cut = [
+        truncation.tails(p, d, tail, accuracy) if accuracy is not None else (tail, tail)
+        for p, d in zip(points, smallest)
+    ]
     return [t for t, _ in cut], [w for _, w in cut]
 
 
-def _shared_tails(points: Sequence[Point], smallest: float, tail: float,
-                  accuracy: float | None) -> tuple[list[float], list[float]]:
+def _shared_tails(
+    points: Sequence[Point], smallest: float, tail: float, accuracy: float | None
+) -> tuple[list[float], list[float]]:
     """``_tails`` at one smallest delta for all points, each one-round tail the least over the points of its
     (sigma, q, sensitivity): one discretization then serves every rounds value of the pair."""
     rounds_tails, windows = _tails(points, [smallest] * len(points), tail, accuracy)
@@ -87,9 +110,14 @@ def _shared_tails(points: Sequence[Point], smallest: float, tail: float,
     return [least[(p[0], p[1], p[3])] for p in points], windows
 
 
-def epsilon_brackets(points: Sequence[Point], hs: Sequence[float], deltas: Sequence[np.ndarray],
-                     tail: float, threads: int = 0,
-                     accuracy: float | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
+def epsilon_brackets(
+    points: Sequence[Point],
+    hs: Sequence[float],
+    deltas: Sequence[np.ndarray],
+    tail: float,
+    threads: int = 0,
+    accuracy: float | None = None,
+) -> list[tuple[np.ndarray, np.ndarray]]:
     """Per point (sampling rate below 1) on its grid ``hs[i]``: the certified (lower, upper) epsilon at ``deltas[i]``
     (``threads``: of the C++ discretization and the compositions, 0 all cores).
 
@@ -100,15 +128,34 @@ def epsilon_brackets(points: Sequence[Point], hs: Sequence[float], deltas: Seque
     """
     workers = threads or None
     rounds_tails, windows = _tails(points, [float(np.min(d)) if d.size else 0.0 for d in deltas], tail, accuracy)
-    remove = brackets(_one_round(points, hs, rounds_tails, "remove", True, threads=threads, windows=windows),
-                      "epsilon", deltas, workers)
+    remove = brackets(
+        _one_round(points, hs, rounds_tails, "remove", True, threads=threads, windows=windows),
+        "epsilon",
+        deltas,
+        workers,
+    )
     screens = _one_round(points, hs, tail, "add", False, COARSENING, threads, windows)
     compose_all(screens, True, workers=workers)
     cleared = [bool(np.all(screen.epsilon(d) <= lo)) for screen, d, (lo, _) in zip(screens, deltas, remove)]
     rest = [i for i, ok in enumerate(cleared) if not ok]
-    add = brackets(_one_round([points[i] for i in rest], [hs[i] for i in rest], tail, "add", True, threads=threads,
-                              windows=[windows[i] for i in rest]),
-                   "epsilon", [deltas[i] for i in rest], workers) if rest else []
+    add = (
+        brackets(
+            _one_round(
+                [points[i] for i in rest],
+                [hs[i] for i in rest],
+                tail,
+                "add",
+                True,
+                threads=threads,
+                windows=[windows[i] for i in rest],
+            ),
+            "epsilon",
+            [deltas[i] for i in rest],
+            workers,
+        )
+        if rest
+        else []
+    )
     out = list(remove)
     for i, (lo, up) in zip(rest, add):
         out[i] = (np.maximum(remove[i][0], lo), np.maximum(remove[i][1], up))
@@ -118,10 +165,18 @@ def epsilon_brackets(points: Sequence[Point], hs: Sequence[float], deltas: Seque
 DeltaSides = tuple[list[GridPMF], list[np.ndarray], dict[int, tuple[GridPMF, np.ndarray]]]
 
 
-def delta_sides(points: Sequence[Point], hs: Sequence[float], xs: Sequence[np.ndarray], tail: float,
-                threads: int = 0, direct_bins: bool = False, floor: float = 0.0,
-                settled: float = 0.0, accuracy: float | None = None,
-                direct_min_charge: float | None = None) -> list[DeltaSides]:
+def delta_sides(
+    points: Sequence[Point],
+    hs: Sequence[float],
+    xs: Sequence[np.ndarray],
+    tail: float,
+    threads: int = 0,
+    direct_bins: bool = False,
+    floor: float = 0.0,
+    settled: float = 0.0,
+    accuracy: float | None = None,
+    direct_min_charge: float | None = None,
+) -> list[DeltaSides]:
     """Per point (sampling rate below 1) on its grid ``hs[i]``, what the two-direction PLD's delta bracket at
     ``xs[i]`` is made of (the accountant's ``_step_brackets``): each direction's composed pessimistic PMF and
     certified upper values, and the directions whose optimistic side can raise the lower bound, each with its
@@ -152,23 +207,42 @@ def delta_sides(points: Sequence[Point], hs: Sequence[float], xs: Sequence[np.nd
     bounds = [screen.composed(True)[0].delta(x, threads) for screen, x in zip(screens, xs)]
     open_ = [i for i, (up, bound) in enumerate(zip(ups, bounds)) if not np.all(np.maximum(up, bound) < settled)]
     lows: list[dict[int, tuple[GridPMF, np.ndarray]]] = [{} for _ in points]
-    for i, side in zip(open_, undominated_lower_sides(
-            [removes[i] for i in open_], [[ups[i]] for i in open_],
-            lambda pmf, k: pmf.delta(xs[open_[k]], threads, envelope=False), workers, direct_bins,
-            direct_min_charge)):
+    for i, side in zip(
+        open_,
+        undominated_lower_sides(
+            [removes[i] for i in open_],
+            [[ups[i]] for i in open_],
+            lambda pmf, k: pmf.delta(xs[open_[k]], threads, envelope=False),
+            workers,
+            direct_bins,
+            direct_min_charge,
+        ),
+    ):
         lows[i] = side
     out: list[DeltaSides] = []
     rest = []
     for i, (screen, bound) in enumerate(zip(screens, bounds)):
         cleared = not lows[i] or bool(np.all((bound <= lows[i][0][1]) | (bound < floor)))
-        out.append(([removes[i].composed(True)[0]] + ([screen.composed(True)[0]] if cleared else []),
-                    [ups[i]] + ([bound] if cleared else []), lows[i]))
+        out.append(
+            (
+                [removes[i].composed(True)[0]] + ([screen.composed(True)[0]] if cleared else []),
+                [ups[i]] + ([bound] if cleared else []),
+                lows[i],
+            )
+        )
         if not cleared:
             rest.append(i)
     if not rest:
         return out
-    adds = _one_round([points[i] for i in rest], [hs[i] for i in rest], tail, "add", True, threads=threads,
-                      windows=[windows[i] for i in rest])
+    adds = _one_round(
+        [points[i] for i in rest],
+        [hs[i] for i in rest],
+        tail,
+        "add",
+        True,
+        threads=threads,
+        windows=[windows[i] for i in rest],
+    )
     compose_all(adds, True, workers=workers, direct_bins=direct_bins, direct_min_charge=direct_min_charge)
     add_ups = [add.composed(True)[0].delta(xs[i], threads) for add, i in zip(adds, rest)]
     needed = [[0] if not np.all(up <= lows[i][0][1]) else [] for up, i in zip(add_ups, rest)]
@@ -176,14 +250,21 @@ def delta_sides(points: Sequence[Point], hs: Sequence[float], xs: Sequence[np.nd
     for add, i, up, more in zip(adds, rest, add_ups, needed):
         pessimistic, uppers, sides = out[i]
         if more:
-            pmf = cast(GridPMF, add._composed[False][0])   # composed just above
+            pmf = cast(GridPMF, add._composed[False][0])  # composed just above
             sides = {**sides, 1: (pmf, pmf.delta(xs[i], threads, envelope=False))}
         out[i] = (pessimistic + [add.composed(True)[0]], uppers + [up], sides)
     return out
 
 
-def delta_uppers(points: Sequence[Point], hs: Sequence[float], xs: Sequence[np.ndarray], tail: float,
-                 threads: int = 0, accuracy: float | None = None, settled: float = 0.0) -> list[np.ndarray]:
+def delta_uppers(
+    points: Sequence[Point],
+    hs: Sequence[float],
+    xs: Sequence[np.ndarray],
+    tail: float,
+    threads: int = 0,
+    accuracy: float | None = None,
+    settled: float = 0.0,
+) -> list[np.ndarray]:
     """Per point (sampling rate below 1) on its grid ``hs[i]``: a certified upper bound on delta at ``xs[i]``, the
     larger of the remove direction's pessimistic side and the add direction's screen (``COARSENING`` times
     coarser), neither with an optimistic side: an upper side alone, as cheap as the two directions allow (the
@@ -193,5 +274,7 @@ def delta_uppers(points: Sequence[Point], hs: Sequence[float], xs: Sequence[np.n
     removes = _one_round(points, hs, rounds_tails, "remove", False, threads=threads, windows=windows)
     screens = _one_round(points, hs, tail, "add", False, COARSENING, threads, windows)
     compose_all(removes + screens, True, workers=workers)
-    return [np.maximum(remove.composed(True)[0].delta(x, threads), screen.composed(True)[0].delta(x, threads))
-            for remove, screen, x in zip(removes, screens, xs)]
+    return [
+        np.maximum(remove.composed(True)[0].delta(x, threads), screen.composed(True)[0].delta(x, threads))
+        for remove, screen, x in zip(removes, screens, xs)
+    ]

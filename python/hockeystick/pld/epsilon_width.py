@@ -59,8 +59,9 @@ RIGHT_OFFSETS = (0.01, 0.04, 0.16)
 LEFT_FRACTIONS = (0.99, 2.0, 3.0)
 
 
-def certified_epsilon_width(epsilon: np.ndarray, lower: np.ndarray, upper: np.ndarray,
-                            right_epsilon: np.ndarray, right_upper: np.ndarray) -> np.ndarray:
+def certified_epsilon_width(
+    epsilon: np.ndarray, lower: np.ndarray, upper: np.ndarray, right_epsilon: np.ndarray, right_upper: np.ndarray
+) -> np.ndarray:
     """Width of the certified epsilon bracket at delta* = ``upper`` implied by a delta bracket
     [``lower``, ``upper``] at ``epsilon`` and a certified upper bound ``right_upper`` on delta at
     ``right_epsilon`` > ``epsilon`` (arrays that broadcast): -log1p(-x), x = (upper - lower)
@@ -69,12 +70,16 @@ def certified_epsilon_width(epsilon: np.ndarray, lower: np.ndarray, upper: np.nd
     nothing: e.g. epsilon = inf, or epsilon + d rounding back to epsilon) or x >= 1.  The
     derivation (convexity of delta in e^eps) is in the module docstring.
     """
-    return _core.pld_chord_epsilon_width(*np.broadcast_arrays(
-        *(np.asarray(v, dtype=np.float64) for v in (epsilon, lower, upper, right_epsilon, right_upper))))[()]
+    return _core.pld_chord_epsilon_width(
+        *np.broadcast_arrays(
+            *(np.asarray(v, dtype=np.float64) for v in (epsilon, lower, upper, right_epsilon, right_upper))
+        )
+    )[()]
 
 
-def left_epsilon_width(epsilon: np.ndarray, upper: np.ndarray, left_epsilon: np.ndarray,
-                       left_lower: np.ndarray) -> np.ndarray:
+def left_epsilon_width(
+    epsilon: np.ndarray, upper: np.ndarray, left_epsilon: np.ndarray, left_lower: np.ndarray
+) -> np.ndarray:
     """Width of the certified epsilon bracket at delta* = ``upper`` (a certified upper bound on delta at
     ``epsilon``) implied by a certified lower bound ``left_lower`` on delta at ``left_epsilon`` < ``epsilon``
     (arrays that broadcast): ``epsilon - left_epsilon``, rounded up, where ``left_lower > upper``; at most
@@ -86,12 +91,14 @@ def left_epsilon_width(epsilon: np.ndarray, upper: np.ndarray, left_epsilon: np.
     does not grow where delta falls steeply (delta ~ 1e-9, halving every 0.01 of eps: a bracket 4x wide
     in delta is about 0.02 wide in epsilon this way and 0.4 by the chord in e^eps).
     """
-    return _core.pld_left_epsilon_width(*np.broadcast_arrays(
-        *(np.asarray(v, dtype=np.float64) for v in (epsilon, upper, left_epsilon, left_lower))))[()]
+    return _core.pld_left_epsilon_width(
+        *np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (epsilon, upper, left_epsilon, left_lower)))
+    )[()]
 
 
-def epsilon_gap(epsilon: np.ndarray, lower: np.ndarray, upper: np.ndarray, x: np.ndarray,
-                upper_x: np.ndarray) -> np.ndarray:
+def epsilon_gap(
+    epsilon: np.ndarray, lower: np.ndarray, upper: np.ndarray, x: np.ndarray, upper_x: np.ndarray
+) -> np.ndarray:
     """How far right of each ``epsilon`` the upper curve falls to ``lower`` there: eps* - epsilon, eps* where
     the chord in gamma = e^eps between the two arguments that straddle the crossing meets ``lower``: the
     first argument of ``x`` beyond epsilon whose ``upper_x`` is <= ``lower``, and the argument before it

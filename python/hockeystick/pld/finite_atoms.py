@@ -93,12 +93,12 @@ import numpy as np
 from .pmf import GridPMF
 
 UNIT_ROUNDOFF = float(np.finfo(np.float64).eps) / 2  # a Python float: scalar arithmetic stays in floats
-ETA = 2.0 ** -32  # sub-grid of losses that lie on no lattice (~2.3e-10)
+ETA = 2.0**-32  # sub-grid of losses that lie on no lattice (~2.3e-10)
 MAX_ATOMS = 1 << 14
 LATTICE_TOLERANCE = 1e-9
 _ONE_PASS_POINTS = 64  # pure_epsilon evaluates up to this many loss points at once instead of bisecting
 MAX_LATTICE_INDEX = 1 << 20
-INDEX_LIMIT = 2.0 ** 62  # lattice indices (and a composition's sums of two) stay exact int64
+INDEX_LIMIT = 2.0**62  # lattice indices (and a composition's sums of two) stay exact int64
 T = TypeVar("T")
 DENSE_FILL = 4  # compose on dense lattice arrays (one convolution) while the indices fill >= 1/4 of their span
 LEAN_ATOMS = 32  # up to this many atoms (or outcomes of a pair), plain Python floats instead of numpy
@@ -107,8 +107,10 @@ SMALLEST_NORMAL = float(np.finfo(np.float64).tiny)  # below it a mass has no rel
 SUBNORMAL_SLACK = 16.0 * math.ulp(0.0)  # absolute error allowed to a mass computed below SMALLEST_NORMAL
 WINDOW_POINTS = 1 << 13  # ``_window_power``'s entries per window (a direct convolution of two: ~10 ms)
 WINDOW_PRODUCTS = 1 << 22  # ``_compose_shared`` of more products of atoms composes on a window instead
-WINDOW_FLOOR = 2.0 ** -1000  # ``_window_power`` drops masses below it (charged): no subnormal mass is kept
-INFINITY_FLOOR = WINDOW_FLOOR  # least mass the upper side puts where it pools masses near underflow: products stay normal
+WINDOW_FLOOR = 2.0**-1000  # ``_window_power`` drops masses below it (charged): no subnormal mass is kept
+INFINITY_FLOOR = (
+    WINDOW_FLOOR  # least mass the upper side puts where it pools masses near underflow: products stay normal
+)
 FOLD_LOSS = 745.0  # ~ -log 2^-1074: lower-side atoms beyond +-FOLD_LOSS are folded (``_folded``)
 
 
@@ -183,8 +185,9 @@ def pair_atoms(p: np.ndarray, q: np.ndarray) -> Atoms:
     eta = float(nonzero.min()) if nonzero.size else ETA
     index = np.round(loss / eta)
     miss = np.abs(loss - index * eta)
-    if not (np.all(miss <= LATTICE_TOLERANCE * np.maximum(np.abs(loss), eta))
-            and np.all(np.abs(index) <= MAX_LATTICE_INDEX)):
+    if not (
+        np.all(miss <= LATTICE_TOLERANCE * np.maximum(np.abs(loss), eta)) and np.all(np.abs(index) <= MAX_LATTICE_INDEX)
+    ):
         eta = ETA
         index = np.round(loss / eta)
         miss = np.abs(loss - index * eta)
@@ -214,20 +217,24 @@ def _pair_atoms_lean(p: list[float], q: list[float]) -> Atoms:
     eta = min(nonzero) if nonzero else ETA
     index = [round(x / eta) for x in losses]
     miss = [abs(x - i * eta) for x, i in zip(losses, index)]
-    if not all(m <= LATTICE_TOLERANCE * max(abs(x), eta) and abs(i) <= MAX_LATTICE_INDEX
-               for x, i, m in zip(losses, index, miss)):
+    if not all(
+        m <= LATTICE_TOLERANCE * max(abs(x), eta) and abs(i) <= MAX_LATTICE_INDEX
+        for x, i, m in zip(losses, index, miss)
+    ):
         eta = ETA
         index = [round(x / eta) for x in losses]
         miss = [abs(x - i * eta) for x, i in zip(losses, index)]
     bound = err + max((m + UNIT_ROUNDOFF * abs(i * eta) for i, m in zip(index, miss)), default=0.0)
     if all(i < j for i, j in zip(index, index[1:])):  # distinct and sorted (the pairs here): nothing to merge
-        out = Atoms(np.array(index, dtype=np.int64), np.array(masses, dtype=np.float64), 0.0, eta, bound,
-                    16.0 * UNIT_ROUNDOFF)
+        out = Atoms(
+            np.array(index, dtype=np.int64), np.array(masses, dtype=np.float64), 0.0, eta, bound, 16.0 * UNIT_ROUNDOFF
+        )
         out.__dict__["loss_list"] = [i * eta for i in index]  # what the cached properties would compute
         out.__dict__["mass_list"] = masses
     else:
-        out = _merged(np.array(index, dtype=np.int64), np.array(masses, dtype=np.float64), 0.0, eta, bound,
-                      16.0 * UNIT_ROUNDOFF)
+        out = _merged(
+            np.array(index, dtype=np.int64), np.array(masses, dtype=np.float64), 0.0, eta, bound, 16.0 * UNIT_ROUNDOFF
+        )
     return _with_near_underflow(out, near) if near else out
 
 
@@ -341,12 +348,22 @@ def _with_near_underflow(a: Atoms, near: list[tuple[float, float]]) -> Atoms:
         low_mass.append(split.low_pool)
     rel = a.rel_error + 2.0 * UNIT_ROUNDOFF  # p_inf's sum: a few terms
     if a.mass.size + len(near) <= LEAN_ATOMS:  # a handful: merged in plain floats (numpy's calls cost more)
-        sides = [_lean_merged(a.index.tolist() + i, a.mass_list + m, inf, a.eta, a.loss_error, rel)
-                 for i, m, inf in [(up_index, up_mass, p_inf), (low_index, low_mass, 0.0)]]
+        sides = [
+            _lean_merged(a.index.tolist() + i, a.mass_list + m, inf, a.eta, a.loss_error, rel)
+            for i, m, inf in [(up_index, up_mass, p_inf), (low_index, low_mass, 0.0)]
+        ]
     else:
-        sides = [_merged(np.concatenate([a.index, np.array(i, dtype=np.int64)]),
-                         np.concatenate([a.mass, np.array(m, dtype=np.float64)]), inf, a.eta, a.loss_error, rel)
-                 for i, m, inf in [(up_index, up_mass, p_inf), (low_index, low_mass, 0.0)]]
+        sides = [
+            _merged(
+                np.concatenate([a.index, np.array(i, dtype=np.int64)]),
+                np.concatenate([a.mass, np.array(m, dtype=np.float64)]),
+                inf,
+                a.eta,
+                a.loss_error,
+                rel,
+            )
+            for i, m, inf in [(up_index, up_mass, p_inf), (low_index, low_mass, 0.0)]
+        ]
     return replace(sides[0], lower_of=partial(_folded, sides[1]))
 
 
@@ -376,8 +393,7 @@ def _top_loss(a: Atoms) -> float:
     return float(a.index[-1]) * a.eta + a.loss_error if a.index.size else 0.0
 
 
-def _lean_merged(index: list[int], mass: list[float], p_inf: float, eta: float, loss_error: float,
-                 rel: float) -> Atoms:
+def _lean_merged(index: list[int], mass: list[float], p_inf: float, eta: float, loss_error: float, rel: float) -> Atoms:
     """``_merged`` for a handful of atoms (never past ``MAX_ATOMS``), in plain floats: equal indices
     summed (the same (count - 1)u charge), sorted, the lean paths' lists filled in."""
     merged: dict[int, list[float]] = {}
@@ -397,8 +413,7 @@ def _side(a: Atoms, upper: bool) -> Atoms:
     return a.lower if not upper and a.lower is not None else a
 
 
-def _merged(index: np.ndarray, mass: np.ndarray, p_inf: float, eta: float, loss_error: float,
-            rel: float) -> Atoms:
+def _merged(index: np.ndarray, mass: np.ndarray, p_inf: float, eta: float, loss_error: float, rel: float) -> Atoms:
     """Atoms with equal indices summed (their round-off added to ``rel``), coarsened past ``MAX_ATOMS``."""
     if index.size <= MAX_ATOMS and bool(np.all(index[1:] > index[:-1])):
         return Atoms(index, mass, p_inf, eta, loss_error, rel)  # already distinct and sorted (a pair's atoms)
@@ -427,8 +442,10 @@ def _on_eta(a: Atoms, eta: float) -> tuple[np.ndarray, float]:
 def _check_span(reach: float, eta: float) -> None:
     """Refuse lattice indices (or sums of two) past 2^62: int64 would wrap them silently."""
     if not reach < INDEX_LIMIT:
-        raise ValueError(f"a privacy loss of {reach * eta:.4g} lies beyond the common loss lattice (step {eta:.3g}, "
-                         f"indices below 2^62): no certified bound is computed; use more noise or fewer runs")
+        raise ValueError(
+            f"a privacy loss of {reach * eta:.4g} lies beyond the common loss lattice (step {eta:.3g}, "
+            f"indices below 2^62): no certified bound is computed; use more noise or fewer runs"
+        )
 
 
 def compose(a: Atoms, b: Atoms) -> Atoms:
@@ -448,14 +465,22 @@ def _compose_shared(a: Atoms, b: Atoms) -> Atoms:
     ib, eb = _on_eta(b, eta)
     _check_span(float(np.abs(ia).max(initial=0)) + float(np.abs(ib).max(initial=0)), eta)
     if _dense(ia) and _dense(ib):
-        dense = _dense_compose(_Dense(int(ia[0]), _spread(ia, a.mass), a.p_inf, a.loss_error + ea, a.rel_error),
-                               _Dense(int(ib[0]), _spread(ib, b.mass), b.p_inf, b.loss_error + eb, b.rel_error))
+        dense = _dense_compose(
+            _Dense(int(ia[0]), _spread(ia, a.mass), a.p_inf, a.loss_error + ea, a.rel_error),
+            _Dense(int(ib[0]), _spread(ib, b.mass), b.p_inf, b.loss_error + eb, b.rel_error),
+        )
         out = _from_dense(dense, eta)
     else:
         index = (ia[:, None] + ib[None, :]).ravel()
         mass = (a.mass[:, None] * b.mass[None, :]).ravel()
-        out = _merged(index, mass, a.p_inf + b.p_inf * float(a.mass.sum()), eta, a.loss_error + b.loss_error + ea + eb,
-                      a.rel_error + b.rel_error + (a.mass.size + 4) * UNIT_ROUNDOFF)
+        out = _merged(
+            index,
+            mass,
+            a.p_inf + b.p_inf * float(a.mass.sum()),
+            eta,
+            a.loss_error + b.loss_error + ea + eb,
+            a.rel_error + b.rel_error + (a.mass.size + 4) * UNIT_ROUNDOFF,
+        )
     if not _may_underflow(a, b):
         return out
     top = int(ia[-1]) + int(ib[-1]) if ia.size and ib.size else 0
@@ -483,7 +508,7 @@ def _infinity_may_underflow(total: float, p_inf: float) -> bool:
 def _powers_may_underflow(a: Atoms, count: int) -> bool:
     """``_may_underflow`` for ``count`` runs of a: each product formed is at least (least mass)^count,
     each product with p_inf at least p_inf (total mass)^count."""
-    return _underflows(a.least_mass ** (count - 1), a.least_mass, a.total_mass ** count, a.p_inf)
+    return _underflows(a.least_mass ** (count - 1), a.least_mass, a.total_mass**count, a.p_inf)
 
 
 def _underflow_charged(out: Atoms, products: int, top: int, infinity_product: bool) -> Atoms:
@@ -507,11 +532,23 @@ def _underflow_charged(out: Atoms, products: int, top: int, infinity_product: bo
         upper = replace(out, p_inf=p_inf)
     else:
         moved = max(math.nextafter(products * math.ulp(0.0) + float(out.mass[small].sum()), math.inf), INFINITY_FLOOR)
-        upper = _merged(np.append(out.index[~small], top), np.append(out.mass[~small], moved), p_inf, out.eta,
-                        out.loss_error, out.rel_error)  # a sum of two at ``top``: _merged charges its u
+        upper = _merged(
+            np.append(out.index[~small], top),
+            np.append(out.mass[~small], moved),
+            p_inf,
+            out.eta,
+            out.loss_error,
+            out.rel_error,
+        )  # a sum of two at ``top``: _merged charges its u
     kept = out.mass >= WINDOW_FLOOR
-    lower = Atoms(out.index[kept], out.mass[kept], out.p_inf if out.p_inf >= WINDOW_FLOOR else 0.0, out.eta,
-                  out.loss_error, out.rel_error + UNIT_ROUNDOFF)
+    lower = Atoms(
+        out.index[kept],
+        out.mass[kept],
+        out.p_inf if out.p_inf >= WINDOW_FLOOR else 0.0,
+        out.eta,
+        out.loss_error,
+        out.rel_error + UNIT_ROUNDOFF,
+    )
     return replace(upper, lower_of=lambda: lower)
 
 
@@ -528,9 +565,19 @@ class _Dense(NamedTuple):
 def _dense_compose(a: _Dense, b: _Dense) -> _Dense:
     """``compose`` on dense lattice arrays: one convolution.  The bookkeeping is compose's; each sum has
     at most min(sizes) products, so it errs by at most (min(sizes) - 1)u relative (zeros counted: a bound)."""
-    rel = a.rel_error + b.rel_error + (a.mass.size + 4) * UNIT_ROUNDOFF + (min(a.mass.size, b.mass.size) - 1) * UNIT_ROUNDOFF
-    return _Dense(a.first + b.first, np.convolve(a.mass, b.mass), a.p_inf + b.p_inf * float(a.mass.sum()),
-                  a.loss_error + b.loss_error, rel)
+    rel = (
+        a.rel_error
+        + b.rel_error
+        + (a.mass.size + 4) * UNIT_ROUNDOFF
+        + (min(a.mass.size, b.mass.size) - 1) * UNIT_ROUNDOFF
+    )
+    return _Dense(
+        a.first + b.first,
+        np.convolve(a.mass, b.mass),
+        a.p_inf + b.p_inf * float(a.mass.sum()),
+        a.loss_error + b.loss_error,
+        rel,
+    )
 
 
 def _from_dense(d: _Dense, eta: float) -> Atoms:
@@ -601,8 +648,12 @@ def _self_compose_shared(a: Atoms, count: int) -> Atoms:
         binomial = _binomial_self_compose(a, int(count))
         if binomial is not None:
             return binomial
-    if (int(count) > 1 and _dense(a.index) and int(count) * int(a.index[-1] - a.index[0]) < LEAN_ATOMS
-            and not _powers_may_underflow(a, int(count))):
+    if (
+        int(count) > 1
+        and _dense(a.index)
+        and int(count) * int(a.index[-1] - a.index[0]) < LEAN_ATOMS
+        and not _powers_may_underflow(a, int(count))
+    ):
         return _lean_self_compose(a, int(count))
     if int(count) > 1 and _windowed(a, int(count)):
         return _window_power(a, int(count))
@@ -652,10 +703,15 @@ def _coarsened(w: _Window, eta: float) -> _Window:
     a sum of at most two (u relative)."""
     out = np.zeros(w.mass.size // 2 + 1)
     out[: (w.mass.size + 1) // 2] += w.mass[0::2]
-    out[1: w.mass.size // 2 + 1] += w.mass[1::2]
+    out[1 : w.mass.size // 2 + 1] += w.mass[1::2]
     top = abs(w.first) + w.step * w.mass.size
-    return w._replace(step=2 * w.step, mass=out, loss_error=w.loss_error + w.step * eta + UNIT_ROUNDOFF * top * eta,
-                      rel_error=w.rel_error + UNIT_ROUNDOFF, reach=max(w.reach, w.first + 2 * w.step * (out.size - 1)))
+    return w._replace(
+        step=2 * w.step,
+        mass=out,
+        loss_error=w.loss_error + w.step * eta + UNIT_ROUNDOFF * top * eta,
+        rel_error=w.rel_error + UNIT_ROUNDOFF,
+        reach=max(w.reach, w.first + 2 * w.step * (out.size - 1)),
+    )
 
 
 def _trimmed(w: _Window, eta: float, limit: int) -> _Window:
@@ -667,7 +723,7 @@ def _trimmed(w: _Window, eta: float, limit: int) -> _Window:
     on = np.flatnonzero(mass)
     if on.size == 0:
         return w._replace(mass=np.zeros(1), missing=w.missing + dropped)
-    w = w._replace(first=w.first + w.step * int(on[0]), mass=mass[on[0]: on[-1] + 1], missing=w.missing + dropped)
+    w = w._replace(first=w.first + w.step * int(on[0]), mass=mass[on[0] : on[-1] + 1], missing=w.missing + dropped)
     while w.mass.size > limit:
         w = _coarsened(w, eta)
     return w
@@ -692,8 +748,16 @@ def _window_compose(a: _Window, b: _Window, eta: float) -> _Window:
     p_inf = a.p_inf + b.p_inf * total
     if _infinity_may_underflow(total, b.p_inf):  # that product's own 2^-1075, at +infinity
         p_inf = math.nextafter(p_inf + math.ulp(0.0), math.inf)
-    out = _Window(a.first + b.first, a.step, np.convolve(a.mass, b.mass), p_inf,
-                  a.missing + b.missing + underflow, a.loss_error + b.loss_error, rel, _reach(a) + _reach(b))
+    out = _Window(
+        a.first + b.first,
+        a.step,
+        np.convolve(a.mass, b.mass),
+        p_inf,
+        a.missing + b.missing + underflow,
+        a.loss_error + b.loss_error,
+        rel,
+        _reach(a) + _reach(b),
+    )
     return _trimmed(out, eta, WINDOW_POINTS)
 
 
@@ -724,8 +788,16 @@ def _first_window(a: Atoms) -> _Window:
         top = float(np.abs(a.index).max()) + step * (1 << shift)
         loss_error += step * (1 << (shift - 1)) * a.eta + 2.0 * UNIT_ROUNDOFF * top * a.eta
         rel += (int(np.bincount(position).max()) - 1) * UNIT_ROUNDOFF
-    return _Window(int(a.index[0]), step << shift, np.bincount(position, weights=a.mass), a.p_inf, 0.0,
-                   loss_error, rel, int(a.index[-1]))
+    return _Window(
+        int(a.index[0]),
+        step << shift,
+        np.bincount(position, weights=a.mass),
+        a.p_inf,
+        0.0,
+        loss_error,
+        rel,
+        int(a.index[-1]),
+    )
 
 
 def _window_power(a: Atoms, count: int) -> Atoms:
@@ -754,8 +826,9 @@ def _window_atoms(w: _Window, eta: float) -> Atoms:
     if w.missing == 0.0:
         return lower
     moved = max(math.nextafter(w.missing, math.inf), INFINITY_FLOOR)
-    upper = _merged(np.append(index, reach), np.append(w.mass[on], moved), w.p_inf, eta, w.loss_error,
-                    w.rel_error + UNIT_ROUNDOFF)  # a sum of two where reach is the top entry: _merged charges it
+    upper = _merged(
+        np.append(index, reach), np.append(w.mass[on], moved), w.p_inf, eta, w.loss_error, w.rel_error + UNIT_ROUNDOFF
+    )  # a sum of two where reach is the top entry: _merged charges it
     return replace(upper, lower_of=lambda: lower)
 
 
@@ -770,8 +843,9 @@ def _aligned_window(a: Atoms, index: np.ndarray, extra_error: float, step: int, 
     if step > 1:
         loss_error += step // 2 * eta + 2.0 * UNIT_ROUNDOFF * (float(np.abs(index).max()) + step) * eta
     rel = a.rel_error + (int(counts.max()) - 1) * UNIT_ROUNDOFF
-    return _Window(first * step, step, np.bincount(position - first, weights=a.mass), a.p_inf, 0.0, loss_error, rel,
-                   int(index[-1]))
+    return _Window(
+        first * step, step, np.bincount(position - first, weights=a.mass), a.p_inf, 0.0, loss_error, rel, int(index[-1])
+    )
 
 
 def _compose_windowed(a: Atoms, b: Atoms) -> Atoms:
@@ -784,8 +858,9 @@ def _compose_windowed(a: Atoms, b: Atoms) -> Atoms:
     ib, eb = _on_eta(b, eta)
     span = int(ia[-1] - ia[0]) + int(ib[-1] - ib[0])
     step = 1 << max(span // WINDOW_POINTS, 0).bit_length()
-    return _window_atoms(_window_compose(_aligned_window(a, ia, ea, step, eta), _aligned_window(b, ib, eb, step, eta),
-                                         eta), eta)
+    return _window_atoms(
+        _window_compose(_aligned_window(a, ia, ea, step, eta), _aligned_window(b, ib, eb, step, eta), eta), eta
+    )
 
 
 def _lean_convolve(x: list[float], y: list[float]) -> list[float]:
@@ -813,8 +888,13 @@ def _lean_dense_compose(a: _LeanDense, b: _LeanDense) -> _LeanDense:
     """``_dense_compose`` on plain-float lists: the same bookkeeping and charges."""
     na, nb = len(a.mass), len(b.mass)
     rel = a.rel_error + b.rel_error + (na + 4) * UNIT_ROUNDOFF + (min(na, nb) - 1) * UNIT_ROUNDOFF
-    return _LeanDense(a.first + b.first, _lean_convolve(a.mass, b.mass),
-                      a.p_inf + b.p_inf * math.fsum(a.mass), a.loss_error + b.loss_error, rel)
+    return _LeanDense(
+        a.first + b.first,
+        _lean_convolve(a.mass, b.mass),
+        a.p_inf + b.p_inf * math.fsum(a.mass),
+        a.loss_error + b.loss_error,
+        rel,
+    )
 
 
 def _lean_self_compose(a: Atoms, count: int) -> Atoms:
@@ -833,8 +913,9 @@ def _lean_self_compose(a: Atoms, count: int) -> Atoms:
     d = _power(base, count, _lean_dense_compose)
     index = [count * first + stride * k for k, m in enumerate(d.mass) if m > 0.0]
     mass = [m for m in d.mass if m > 0.0]
-    out = Atoms(np.array(index, dtype=np.int64), np.array(mass, dtype=np.float64), d.p_inf, a.eta, d.loss_error,
-                d.rel_error)
+    out = Atoms(
+        np.array(index, dtype=np.int64), np.array(mass, dtype=np.float64), d.p_inf, a.eta, d.loss_error, d.rel_error
+    )
     out.__dict__["loss_list"] = [i * a.eta for i in index]  # what the cached properties would compute
     out.__dict__["mass_list"] = mass
     return out
@@ -854,12 +935,18 @@ def _binomial_self_compose(a: Atoms, count: int) -> Atoms | None:
         return None
     i0, i1 = (int(i) for i in a.index)
     index = [count * i0 + j * (i1 - i0) for j in range(count + 1)]
-    mass = [math.comb(count, j) * m1 ** j * m0 ** (count - j) for j in range(count + 1)]
+    mass = [math.comb(count, j) * m1**j * m0 ** (count - j) for j in range(count + 1)]
     kr = count * a.rel_error
     if kr > 1.0:  # the bound (1 + r)^k - 1 <= k r (1 + k r) needs k r <= 1
         return None
-    out = Atoms(np.array(index, dtype=np.int64), np.array(mass, dtype=np.float64), 0.0, a.eta, count * a.loss_error,
-                kr * (1.0 + kr) + 8.0 * UNIT_ROUNDOFF)
+    out = Atoms(
+        np.array(index, dtype=np.int64),
+        np.array(mass, dtype=np.float64),
+        0.0,
+        a.eta,
+        count * a.loss_error,
+        kr * (1.0 + kr) + 8.0 * UNIT_ROUNDOFF,
+    )
     out.__dict__["loss_list"] = [i * a.eta for i in index]  # what the cached properties would compute
     out.__dict__["mass_list"] = mass
     return out
@@ -916,8 +1003,7 @@ def _lean_delta(a: Atoms, epsilon: float, upper: bool) -> float:
     return min(value * (1.0 + rel), 1.0) if upper else max(value * (1.0 - rel), 0.0)
 
 
-def delta_with(a: Atoms, other: Callable[[np.ndarray], np.ndarray], epsilon: np.ndarray,
-               upper: bool) -> np.ndarray:
+def delta_with(a: Atoms, other: Callable[[np.ndarray], np.ndarray], epsilon: np.ndarray, upper: bool) -> np.ndarray:
     """(*) with delta_G = ``other`` (the same certified side of G's profile, at any real eps)."""
     a = _side(a, upper)
     shifted = _shifted(a, epsilon, upper)
@@ -931,8 +1017,16 @@ def grid_side(pmf: GridPMF) -> Callable[[np.ndarray], np.ndarray]:
     return pmf.delta_tabled
 
 
-def epsilon_search(delta_of: Callable[[np.ndarray], np.ndarray], target: float, upper: bool, top: float,
-                   tolerance: float, hints: Sequence[float] = (), first_pass: int = 0, cluster: int = 0) -> float:
+def epsilon_search(
+    delta_of: Callable[[np.ndarray], np.ndarray],
+    target: float,
+    upper: bool,
+    top: float,
+    tolerance: float,
+    hints: Sequence[float] = (),
+    first_pass: int = 0,
+    cluster: int = 0,
+) -> float:
     """A certified epsilon from a certified side of delta(eps), by a bracketing root search.
 
     Keeps lo with delta(lo) > target and hi with delta(hi) <= target, both evaluated: on the upper
@@ -956,9 +1050,20 @@ def epsilon_search(delta_of: Callable[[np.ndarray], np.ndarray], target: float, 
     if hints and cluster > 0:  # each hint with points around it reaching the others (the answer is near one)
         half = max(cluster // 2, 1)
         reach = max(max(hints) - min(hints), 2.0 * tolerance)
-        spread = INNER * tolerance * max(2.0, (reach / (INNER * tolerance)) ** (1.0 / max(half - 1, 1))) ** np.arange(half)
-        guesses = np.concatenate([np.asarray(hints, dtype=np.float64)[:, None] + np.concatenate([-spread, spread])[None, :],
-                                  np.asarray(hints, dtype=np.float64)[:, None]], axis=1).ravel().tolist()
+        spread = (
+            INNER * tolerance * max(2.0, (reach / (INNER * tolerance)) ** (1.0 / max(half - 1, 1))) ** np.arange(half)
+        )
+        guesses = (
+            np.concatenate(
+                [
+                    np.asarray(hints, dtype=np.float64)[:, None] + np.concatenate([-spread, spread])[None, :],
+                    np.asarray(hints, dtype=np.float64)[:, None],
+                ],
+                axis=1,
+            )
+            .ravel()
+            .tolist()
+        )
     points = np.unique(np.concatenate([[0.0, float(top)], [x for x in guesses if 0.0 < x < top]]))
     values = np.asarray(delta_of(points), dtype=np.float64)
     if upper and values[-1] > target:
@@ -1032,8 +1137,9 @@ def epsilon_search(delta_of: Callable[[np.ndarray], np.ndarray], target: float, 
     return hi if upper else lo
 
 
-def _inverse_cubic(xs: np.ndarray, values: np.ndarray, lo: float, hi: float, log_target: float,
-                   fallback: float) -> float:
+def _inverse_cubic(
+    xs: np.ndarray, values: np.ndarray, lo: float, hi: float, log_target: float, fallback: float
+) -> float:
     """Where log delta crosses the target, by inverse interpolation (x as a cubic in log delta -
     log target) through lo, hi and the nearest evaluated points beyond each (fewer where there is
     none); ``fallback`` (the false position) where the points are not strictly decreasing in delta

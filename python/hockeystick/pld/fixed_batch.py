@@ -56,18 +56,29 @@ class FixedBatchGaussianPLD:
     _with_replacement = False
 
     @_validation.renamed_keywords(dataset_size="n")
-    def __init__(self, sigma: ArrayLike, batch_size: ArrayLike, n: ArrayLike, rounds: ArrayLike, *,
-                 sensitivity: ArrayLike = 1.0, value_discretization_interval: float = DEFAULT_INTERVAL,
-                 tail: float = DEFAULT_TAIL):
+    def __init__(
+        self,
+        sigma: ArrayLike,
+        batch_size: ArrayLike,
+        n: ArrayLike,
+        rounds: ArrayLike,
+        *,
+        sensitivity: ArrayLike = 1.0,
+        value_discretization_interval: float = DEFAULT_INTERVAL,
+        tail: float = DEFAULT_TAIL,
+    ):
         (s, m, n, t, c), _, _ = broadcast_float_arrays(
             sigma=_validation.positive(sigma, "sigma"),
             batch_size=_validation.positive_integer(batch_size, "batch_size"),
             n=_validation.positive_integer(n, "n"),
             rounds=_validation.positive_integer(rounds, "rounds", maximum=_validation.MAX_EXACT_INTEGER),
-            sensitivity=_validation.positive(sensitivity, "sensitivity"))
+            sensitivity=_validation.positive(sensitivity, "sensitivity"),
+        )
         if not self._with_replacement and np.any(m > n):
-            raise ValueError("batch_size must be <= n (batches drawn without replacement; "
-                             "use WithReplacementBatchGaussianPLD for draws with replacement)")
+            raise ValueError(
+                "batch_size must be <= n (batches drawn without replacement; "
+                "use WithReplacementBatchGaussianPLD for draws with replacement)"
+            )
         h = checked_interval(value_discretization_interval)
         self.sigma, self.batch_size, self.n, self.rounds, self.sensitivity = s, m, n, t, c
         self.value_discretization_interval = h
@@ -86,8 +97,16 @@ class FixedBatchGaussianPLD:
 
     def _round_pairs(self, sigma: float, m: int, n: int, sensitivity: float) -> list[PrivacyLossDistribution]:
         """One round's PLDs: the first carries both sides, any further one a second upper side."""
-        return [self._mechanism(sigma, m, n, sensitivity=sensitivity,
-                                value_discretization_interval=self.value_discretization_interval, tail=self.tail)]
+        return [
+            self._mechanism(
+                sigma,
+                m,
+                n,
+                sensitivity=sensitivity,
+                value_discretization_interval=self.value_discretization_interval,
+                tail=self.tail,
+            )
+        ]
 
     def _composed(self, sigma: float, m: int, n: int, rounds: int, sensitivity: float) -> list[PrivacyLossDistribution]:
         point = (sigma, m, n, sensitivity)
@@ -101,8 +120,13 @@ class FixedBatchGaussianPLD:
     def _evaluate(self, x: ArrayLike, name: str, bound: Bound, method: str) -> Result:
         _validation.bound_side(bound)
         (xa, s, m, n, t, c), shape, scalar = broadcast_float_arrays(
-            **{name: x}, sigma=self.sigma, batch_size=self.batch_size, n=self.n,
-            rounds=self.rounds, sensitivity=self.sensitivity)
+            **{name: x},
+            sigma=self.sigma,
+            batch_size=self.batch_size,
+            n=self.n,
+            rounds=self.rounds,
+            sensitivity=self.sensitivity,
+        )
         lower, upper = np.empty(shape), np.empty(shape)
         points = np.stack([a.ravel() for a in (s, m, n, t, c)], axis=1)
         unique, inverse = np.unique(points, axis=0, return_inverse=True)
@@ -113,18 +137,22 @@ class FixedBatchGaussianPLD:
         # shared by several rounds values is transformed once), then evaluated and dropped.
         for start in range(0, unique.shape[0], self.BATCH):
             block = range(start, min(start + self.BATCH, unique.shape[0]))
-            pairs = [self._composed(float(si), int(mi), int(ni), int(ti), float(ci))
-                     for si, mi, ni, ti, ci in unique[block.start:block.stop]]
+            pairs = [
+                self._composed(float(si), int(mi), int(ni), int(ti), float(ci))
+                for si, mi, ni, ti, ci in unique[block.start : block.stop]
+            ]
             if bound != "lower":
                 compose_all([d for ds in pairs for d in ds], True)
             if bound != "upper":
                 compose_all([ds[0] for ds in pairs], False)
             for i, ds in zip(block, pairs):
-                where = order[ends[i]:ends[i + 1]]
+                where = order[ends[i] : ends[i + 1]]
                 evaluate_into(ds[0], method, flat_x, bound, flat_lo, flat_up, where)
-                for extra in ds[1:]:   # a further proved upper side: the smaller bound is certified
+                for extra in ds[1:]:  # a further proved upper side: the smaller bound is certified
                     if bound != "lower":
-                        flat_up[where] = np.minimum(flat_up[where], getattr(extra, method)(flat_x[where], bound="upper"))
+                        flat_up[where] = np.minimum(
+                            flat_up[where], getattr(extra, method)(flat_x[where], bound="upper")
+                        )
             self._plds.clear()
             progress.advance(int(ends[block.stop] - ends[block.start]))
         return bound_result(lower, upper, bound, scalar)
@@ -160,7 +188,14 @@ class WithReplacementBatchGaussianPLD(FixedBatchGaussianPLD):
     _with_replacement = True
 
     def _round_pairs(self, sigma: float, m: int, n: int, sensitivity: float) -> list[PrivacyLossDistribution]:
-        return [*super()._round_pairs(sigma, m, n, sensitivity),
-                with_replacement_shift_bound(sigma, m, n, sensitivity=sensitivity,
-                                             value_discretization_interval=self.value_discretization_interval,
-                                             tail=self.tail)]
+        return [
+            *super()._round_pairs(sigma, m, n, sensitivity),
+            with_replacement_shift_bound(
+                sigma,
+                m,
+                n,
+                sensitivity=sensitivity,
+                value_discretization_interval=self.value_discretization_interval,
+                tail=self.tail,
+            ),
+        ]

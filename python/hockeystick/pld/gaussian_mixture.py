@@ -41,8 +41,10 @@ def gaussian_mixture_pair(sigma: float, shifts: np.ndarray, weights: np.ndarray,
     log_w = np.log(weights)
 
     def terms(x: np.ndarray) -> np.ndarray:
-        return cast(np.ndarray, log_w + (shifts * np.asarray(x, dtype=np.float64)[..., None] - 0.5 * shifts * shifts)
-                    / (sigma * sigma))
+        return cast(
+            np.ndarray,
+            log_w + (shifts * np.asarray(x, dtype=np.float64)[..., None] - 0.5 * shifts * shifts) / (sigma * sigma),
+        )
 
     def loss(x: np.ndarray) -> np.ndarray:
         return log_sum_exp_rows(terms(x))[0]
@@ -51,8 +53,9 @@ def gaussian_mixture_pair(sigma: float, shifts: np.ndarray, weights: np.ndarray,
         return cast(np.ndarray, (log_sum_exp_rows(terms(x))[1] * shifts).sum(axis=-1) / (sigma * sigma))
 
     def p_mass(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return cast(np.ndarray,
-                    sum(w * normal_interval((a - s) / sigma, (b - s) / sigma) for w, s in zip(weights, shifts)))
+        return cast(
+            np.ndarray, sum(w * normal_interval((a - s) / sigma, (b - s) / sigma) for w, s in zip(weights, shifts))
+        )
 
     def q_mass(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return normal_interval(a / sigma, b / sigma)
@@ -60,9 +63,14 @@ def gaussian_mixture_pair(sigma: float, shifts: np.ndarray, weights: np.ndarray,
     return MonotonePair(loss, slope, p_mass, q_mass, -z * sigma, float(shifts.max()) + z * sigma)
 
 
-def mixture_of_gaussians(sigma: float, sensitivities: ArrayLike, sampling_probs: ArrayLike, *,
-                         value_discretization_interval: float = DEFAULT_INTERVAL,
-                         tail: float = DEFAULT_TAIL) -> PrivacyLossDistribution:
+def mixture_of_gaussians(
+    sigma: float,
+    sensitivities: ArrayLike,
+    sampling_probs: ArrayLike,
+    *,
+    value_discretization_interval: float = DEFAULT_INTERVAL,
+    tail: float = DEFAULT_TAIL,
+) -> PrivacyLossDistribution:
     """Remove and add PLDs of the mixture-of-Gaussians mechanism, certified both sides."""
     sd = _positive("sigma", sigma)
     s, w = check_mixture(sensitivities, sampling_probs, ("sensitivities", "sampling_probs"))
@@ -70,6 +78,7 @@ def mixture_of_gaussians(sigma: float, sensitivities: ArrayLike, sampling_probs:
     t = _check_tail(tail)
     if s.max() == 0.0:
         return from_distributions([1.0], [1.0], value_discretization_interval=h, symmetric=True)
-    remove, add = monotone_factors(f"mixture_of_gaussians(sigma={sd}, s={s.tolist()}, w={w.tolist()})",
-                                   gaussian_mixture_pair(sd, s, w, t), h)
+    remove, add = monotone_factors(
+        f"mixture_of_gaussians(sigma={sd}, s={s.tolist()}, w={w.tolist()})", gaussian_mixture_pair(sd, s, w, t), h
+    )
     return PrivacyLossDistribution([{remove: 1}, {add: 1}], t)

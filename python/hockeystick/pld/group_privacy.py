@@ -39,11 +39,11 @@ from collections.abc import Callable
 
 import numpy as np
 
-Curve = Callable[[np.ndarray], np.ndarray]   # a certified side of delta(eps), at a flat array of real eps
+Curve = Callable[[np.ndarray], np.ndarray]  # a certified side of delta(eps), at a flat array of real eps
 
-ROUNDING = 1e-12   # relative raise of each tabulated value: covers the few-ulp error of exp and a sum
+ROUNDING = 1e-12  # relative raise of each tabulated value: covers the few-ulp error of exp and a sum
 MAX_POINTS = 4096  # tabulated points per group (the step s is chosen to keep within it)
-ROWS = 256         # output points per block of the (min, +) table (memory: ROWS x band floats)
+ROWS = 256  # output points per block of the (min, +) table (memory: ROWS x band floats)
 
 
 def dyadic_step(span: float, groups: int, finest: float) -> float:
@@ -72,9 +72,9 @@ def group_upper_curves(curve: Curve, groups: int, span: float, step: float) -> l
     if groups * band >= 2**40:
         raise ValueError(f"span / step = {span / s:.3g} is too many grid steps for {groups} groups")
     offsets = np.arange(-band, band + 1)
-    h_band = np.clip(np.asarray(curve(offsets * s), dtype=np.float64), 0.0, 1.0)   # H at the exact differences
+    h_band = np.clip(np.asarray(curve(offsets * s), dtype=np.float64), 0.0, 1.0)  # H at the exact differences
     curves: list[Curve] = [curve]
-    k_prev = offsets                    # G_1 tabulated at k s for k in [-band, band] (H itself)
+    k_prev = offsets  # G_1 tabulated at k s for k in [-band, band] (H itself)
     g_prev = h_band
     for j in range(2, int(groups) + 1):
         k_new = np.arange(-j * band, j * band + 1)
@@ -84,27 +84,29 @@ def group_upper_curves(curve: Curve, groups: int, span: float, step: float) -> l
     return curves
 
 
-def _min_plus(k_prev: np.ndarray, g_prev: np.ndarray, h_band: np.ndarray, band: int, k_new: np.ndarray,
-              s: float) -> np.ndarray:
+def _min_plus(
+    k_prev: np.ndarray, g_prev: np.ndarray, h_band: np.ndarray, band: int, k_new: np.ndarray, s: float
+) -> np.ndarray:
     """min over splits a = k_i s of G_{j-1}(a) + e^a H(eps_k - a), |k - k_i| <= band, raised; capped at 1."""
     with np.errstate(over="ignore"):
-        weight = np.exp(k_prev * s) * (1.0 + ROUNDING)   # inf beyond e^709: only where H is 0 does it count
+        weight = np.exp(k_prev * s) * (1.0 + ROUNDING)  # inf beyond e^709: only where H is 0 does it count
     offsets = np.arange(-band, band + 1)
     out = np.ones(k_new.size)
     for start in range(0, k_new.size, ROWS):
-        i = k_new[start:start + ROWS, None] - k_prev[0] - offsets[None, :]   # split a = k_i s, b = offsets s
+        i = k_new[start : start + ROWS, None] - k_prev[0] - offsets[None, :]  # split a = k_i s, b = offsets s
         valid = (i >= 0) & (i < k_prev.size)
         ii = np.clip(i, 0, k_prev.size - 1)
         h = np.broadcast_to(h_band[None, :], i.shape)
         with np.errstate(invalid="ignore", over="ignore"):
             second = np.where(h > 0, weight[ii] * h, 0.0)
         total = (g_prev[ii] + second) * (1.0 + ROUNDING)
-        out[start:start + ROWS] = np.min(np.where(valid, total, np.inf), axis=1, initial=1.0)
+        out[start : start + ROWS] = np.min(np.where(valid, total, np.inf), axis=1, initial=1.0)
     return np.minimum.accumulate(np.minimum(out, 1.0))
 
 
 def _tabulated(k: np.ndarray, values: np.ndarray, s: float) -> Curve:
     """The curve read at the grid point at or below eps (1 below the grid, the last value above it)."""
+
     def curve(eps: np.ndarray) -> np.ndarray:
         e = np.asarray(eps, dtype=np.float64)
         index = np.floor(e / s) - k[0]
@@ -114,4 +116,5 @@ def _tabulated(k: np.ndarray, values: np.ndarray, s: float) -> Curve:
         inside = index >= 0
         out[inside] = values[np.minimum(index[inside], k.size - 1).astype(np.int64)]
         return out
+
     return curve

@@ -87,7 +87,7 @@ def laplace_mixture_pair(scale: float, shifts: np.ndarray, weights: np.ndarray) 
     def inverse(target: np.ndarray) -> np.ndarray:
         return laplace_mixture_inverse(target, b, shifts, weights)
 
-    p_left = float(np.sum(weights * 0.5 * np.exp(-shifts / b)))          # P(x <= 0)
+    p_left = float(np.sum(weights * 0.5 * np.exp(-shifts / b)))  # P(x <= 0)
     p_right = float(np.sum(weights * 0.5 * np.exp((shifts - top) / b)))  # P(x >= top)
     at_left, at_right = (float(x) for x in loss(np.array([0.0, top])))
     atoms = ((at_left, p_left, 0.5), (at_right, p_right, 0.5 * math.exp(-top / b)))
@@ -110,25 +110,44 @@ def laplace_mixture_atom_losses(scale: float, shifts: ArrayLike, weights: ArrayL
     return float(ends[0]), float(ends[1])
 
 
-def laplace_mixture(scale: float, shifts: ArrayLike, weights: ArrayLike, *,
-                    value_discretization_interval: float = DEFAULT_INTERVAL) -> PrivacyLossDistribution:
+def laplace_mixture(
+    scale: float, shifts: ArrayLike, weights: ArrayLike, *, value_discretization_interval: float = DEFAULT_INTERVAL
+) -> PrivacyLossDistribution:
     """Remove and add PLDs of sum_i w_i Lap(s_i, scale) vs Lap(0, scale), certified both sides."""
     b = _scale(scale)
     s, w = check_mixture(shifts, weights)
     h = checked_interval(value_discretization_interval)
     if s.max() == 0.0:
         return from_distributions([1.0], [1.0], value_discretization_interval=h, symmetric=True)
-    remove, add = monotone_factors(f"laplace_mixture(scale={b}, shifts={s.tolist()}, weights={w.tolist()})",
-                                   laplace_mixture_pair(b, s, w), h)
+    remove, add = monotone_factors(
+        f"laplace_mixture(scale={b}, shifts={s.tolist()}, weights={w.tolist()})", laplace_mixture_pair(b, s, w), h
+    )
     return PrivacyLossDistribution([{remove: 1}, {add: 1}])
 
 
-def subsampled_laplace(scale: float, sampling_rate: float, *, sensitivity: float = 1.0,
-                       value_discretization_interval: float = DEFAULT_INTERVAL) -> PrivacyLossDistribution:
+def subsampled_laplace(
+    scale: float,
+    sampling_rate: float,
+    *,
+    sensitivity: float = 1.0,
+    value_discretization_interval: float = DEFAULT_INTERVAL,
+) -> PrivacyLossDistribution:
     """Poisson-subsampled Laplace mechanism (rate q; q = 1 is ``laplace``), add/remove neighbours."""
-    q = float(_validation.in_interval(_validation.single(sampling_rate, "sampling_rate"), "sampling_rate", 0.0, 1.0,
-                                      open_low=True, open_high=False))
+    q = float(
+        _validation.in_interval(
+            _validation.single(sampling_rate, "sampling_rate"),
+            "sampling_rate",
+            0.0,
+            1.0,
+            open_low=True,
+            open_high=False,
+        )
+    )
     if q == 1.0:
         return laplace(scale, sensitivity=sensitivity, value_discretization_interval=value_discretization_interval)
-    return laplace_mixture(scale, [0.0, _positive("sensitivity", sensitivity)], [1.0 - q, q],
-                           value_discretization_interval=value_discretization_interval)
+    return laplace_mixture(
+        scale,
+        [0.0, _positive("sensitivity", sensitivity)],
+        [1.0 - q, q],
+        value_discretization_interval=value_discretization_interval,
+    )

@@ -47,13 +47,16 @@ def checked_interval(value: float) -> float:
     steps of 100, so nothing useful lies beyond.  The C++ core refuses the same range
     (``pld::max_interval`` in pld_cells.hpp).
     """
-    h = _validation.single(value, "value_discretization_interval")   # strings, bools, None, arrays: TypeError
+    h = _validation.single(value, "value_discretization_interval")  # strings, bools, None, arrays: TypeError
     if 0 < h <= MAX_INTERVAL:
         return h
-    hint = ("the PLD grid needs e^h far from overflow (it overflows above h = 709.78); use a finer grid "
-            "(a smaller value_discretization_interval, e.g. the default 1e-4)" if h > MAX_INTERVAL
-            else "the PLD grid spacing must be a positive number; use e.g. the default 1e-4 (smaller is finer, "
-                 "tighter and slower)")
+    hint = (
+        "the PLD grid needs e^h far from overflow (it overflows above h = 709.78); use a finer grid "
+        "(a smaller value_discretization_interval, e.g. the default 1e-4)"
+        if h > MAX_INTERVAL
+        else "the PLD grid spacing must be a positive number; use e.g. the default 1e-4 (smaller is finer, "
+        "tighter and slower)"
+    )
     raise ValueError(f"value_discretization_interval must lie in (0, {MAX_INTERVAL:g}], got {value!r}: {hint}")
 
 
@@ -70,9 +73,13 @@ def _factor(name: str, raw: dict[str, Any], loss_shift: float = 0.0) -> Factor:
         loss_shift = math.nextafter(loss_shift + cells_shift, math.inf)
     h = float(raw["h"])
     upper = GridPMF(int(raw["k_lo"]), h, raw["upper"], float(raw["upper_inf"]), 0.0, True, loss_shift=loss_shift)
-    lower = (None if raw["lower"] is None  # the two sides may come from two pairs, on two grids
-             else GridPMF(int(raw["lower_k_lo"]), h, raw["lower"], float(raw["lower_inf"]), 0.0, False,
-                          loss_shift=loss_shift))
+    lower = (
+        None
+        if raw["lower"] is None  # the two sides may come from two pairs, on two grids
+        else GridPMF(
+            int(raw["lower_k_lo"]), h, raw["lower"], float(raw["lower_inf"]), 0.0, False, loss_shift=loss_shift
+        )
+    )
     return Factor(name, upper, lower, bool(raw["connect_dots"]))
 
 
@@ -110,23 +117,40 @@ def _grid_cells_refused(error: ValueError, s: float, h: float) -> ValueError:
     return ValueError(_too_many_cells(np.array([s]), h)) if "max_cells" in str(error) else error
 
 
-def subsampled_gaussian(sigma: float, sampling_rate: float, *, sensitivity: float = 1.0,
-                        value_discretization_interval: float = DEFAULT_INTERVAL,
-                        tail: float = DEFAULT_TAIL) -> PrivacyLossDistribution:
+def subsampled_gaussian(
+    sigma: float,
+    sampling_rate: float,
+    *,
+    sensitivity: float = 1.0,
+    value_discretization_interval: float = DEFAULT_INTERVAL,
+    tail: float = DEFAULT_TAIL,
+) -> PrivacyLossDistribution:
     """Poisson-subsampled Gaussian mechanism, add and remove neighbours.
 
     Remove: P = (1-q) N(0, s^2) + q N(1, s^2) vs Q = N(0, s^2); add: the pair
     swapped (Zhu, Dong, Wang 2022, Thm 11), with s = sigma / sensitivity.
     ``sampling_rate=1`` is the Gaussian mechanism (one symmetric direction).
     """
-    return subsampled_gaussians([sigma], [sampling_rate], sensitivity=[sensitivity],
-                                value_discretization_interval=value_discretization_interval, tail=tail)[0]
+    return subsampled_gaussians(
+        [sigma],
+        [sampling_rate],
+        sensitivity=[sensitivity],
+        value_discretization_interval=value_discretization_interval,
+        tail=tail,
+    )[0]
 
 
-def subsampled_gaussians(sigma: ArrayLike, sampling_rate: ArrayLike, *, sensitivity: ArrayLike = 1.0,
-                         value_discretization_interval: float = DEFAULT_INTERVAL, tail: float = DEFAULT_TAIL,
-                         threads: int = 0, optimistic: bool = True,
-                         directions: Directions = "both") -> list[PrivacyLossDistribution]:
+def subsampled_gaussians(
+    sigma: ArrayLike,
+    sampling_rate: ArrayLike,
+    *,
+    sensitivity: ArrayLike = 1.0,
+    value_discretization_interval: float = DEFAULT_INTERVAL,
+    tail: float = DEFAULT_TAIL,
+    threads: int = 0,
+    optimistic: bool = True,
+    directions: Directions = "both",
+) -> list[PrivacyLossDistribution]:
     """``subsampled_gaussian`` for many points (1-d arrays that broadcast), one C++ call.
 
     Every direction of every point is discretized in parallel (OpenMP over the
@@ -141,15 +165,18 @@ def subsampled_gaussians(sigma: ArrayLike, sampling_rate: ArrayLike, *, sensitiv
     s_in, q_in, c_in = np.broadcast_arrays(
         np.atleast_1d(_validation.positive(sigma, "sigma")),
         np.atleast_1d(_validation.as_real_array(sampling_rate, "sampling_rate")),
-        np.atleast_1d(_validation.positive(sensitivity, "sensitivity")))
+        np.atleast_1d(_validation.positive(sensitivity, "sensitivity")),
+    )
     if s_in.ndim != 1:
         raise ValueError("sigma, sampling_rate and sensitivity must broadcast to a 1-d array")
     with np.errstate(over="ignore"):
         s = s_in / c_in
     if not np.all(s < math.inf):
-        raise ValueError(f"sigma / sensitivity must be finite, got sigma = {_validation.describe(s_in[~(s < math.inf)][0])}"
-                         f" over sensitivity = {_validation.describe(c_in[~(s < math.inf)][0])}: give a larger "
-                         "sensitivity or a smaller sigma")
+        raise ValueError(
+            f"sigma / sensitivity must be finite, got sigma = {_validation.describe(s_in[~(s < math.inf)][0])}"
+            f" over sensitivity = {_validation.describe(c_in[~(s < math.inf)][0])}: give a larger "
+            "sensitivity or a smaller sigma"
+        )
     q = _validation.in_interval(q_in, "sampling_rate", 0.0, 1.0, open_low=True, open_high=False)
     h = checked_interval(value_discretization_interval)
     t = _check_tail(tail)
@@ -163,18 +190,22 @@ def subsampled_gaussians(sigma: ArrayLike, sampling_rate: ArrayLike, *, sensitiv
     item_q = np.concatenate([q[kept], q[added]])
     item_remove = np.concatenate([np.ones(kept.size, bool), np.zeros(added.size, bool)])
     try:
-        raw = _core.pld_subsampled_gaussian_many(item_s, item_q, item_remove, h, t, MAX_CELLS, int(threads),
-                                                 bool(optimistic))
+        raw = _core.pld_subsampled_gaussian_many(
+            item_s, item_q, item_remove, h, t, MAX_CELLS, int(threads), bool(optimistic)
+        )
     except ValueError as error:
         if "max_cells" not in str(error):
             raise
         raise ValueError(_too_many_cells(item_s, h)) from None
-    remove_of = dict(zip(kept.tolist(), raw[:kept.size]))
-    add_of = dict(zip(added.tolist(), raw[kept.size:]))
+    remove_of = dict(zip(kept.tolist(), raw[: kept.size]))
+    add_of = dict(zip(added.tolist(), raw[kept.size :]))
     out = []
     for i in range(s.size):
-        factors = [_factor(f"subsampled_gaussian(sigma={s[i]}, q={q[i]}, {name})", of[i])
-                   for name, of in (("remove", remove_of), ("add", add_of)) if i in of]
+        factors = [
+            _factor(f"subsampled_gaussian(sigma={s[i]}, q={q[i]}, {name})", of[i])
+            for name, of in (("remove", remove_of), ("add", add_of))
+            if i in of
+        ]
         out.append(PrivacyLossDistribution([{f: 1} for f in factors], t))
     return out
 
@@ -183,19 +214,28 @@ def _too_many_cells(s: np.ndarray, h: float) -> str:
     """What to change when the core refuses a subsampled Gaussian's loss grid as over MAX_CELLS cells
     (``s``: the items' sigma / sensitivity): its own message names max_cells, which these callers do not pass."""
     if np.max(s) > 1e300:
-        return (f"sigma / sensitivity = {np.max(s):g} is too large to discretize (its Gaussian quantiles overflow "
-                "double precision); delta does not increase with sigma, so the bounds at sigma / sensitivity = "
-                "1e300 hold above it")
-    return (f"value_discretization_interval={h:g} with sigma / sensitivity = {np.min(s):g} would need more than "
-            f"{MAX_CELLS} loss cells (one round's loss spans about 1 / (2 s^2) + 8.5 / s, s = sigma / sensitivity): "
-            "use a coarser value_discretization_interval (or accuracy=, which chooses it), or a larger sigma")
+        return (
+            f"sigma / sensitivity = {np.max(s):g} is too large to discretize (its Gaussian quantiles overflow "
+            "double precision); delta does not increase with sigma, so the bounds at sigma / sensitivity = "
+            "1e300 hold above it"
+        )
+    return (
+        f"value_discretization_interval={h:g} with sigma / sensitivity = {np.min(s):g} would need more than "
+        f"{MAX_CELLS} loss cells (one round's loss spans about 1 / (2 s^2) + 8.5 / s, s = sigma / sensitivity): "
+        "use a coarser value_discretization_interval (or accuracy=, which chooses it), or a larger sigma"
+    )
 
 
 @_validation.renamed_keywords(dataset_size="n")
-def fixed_size_subsampled_gaussian(sigma: float, batch_size: int, n: int, *,
-                                   sensitivity: float = 1.0,
-                                   value_discretization_interval: float = DEFAULT_INTERVAL,
-                                   tail: float = DEFAULT_TAIL) -> PrivacyLossDistribution:
+def fixed_size_subsampled_gaussian(
+    sigma: float,
+    batch_size: int,
+    n: int,
+    *,
+    sensitivity: float = 1.0,
+    value_discretization_interval: float = DEFAULT_INTERVAL,
+    tail: float = DEFAULT_TAIL,
+) -> PrivacyLossDistribution:
     """Batches of ``batch_size`` = m drawn without replacement from the ``n`` records, replace-one neighbours.
 
     ``sensitivity`` = Delta is the norm bound of one record's contribution (for a mean of m
@@ -230,10 +270,15 @@ def fixed_size_subsampled_gaussian(sigma: float, batch_size: int, n: int, *,
 
 
 @_validation.renamed_keywords(dataset_size="n")
-def with_replacement_subsampled_gaussian(sigma: float, batch_size: int, n: int, *,
-                                         sensitivity: float = 1.0,
-                                         value_discretization_interval: float = DEFAULT_INTERVAL,
-                                         tail: float = DEFAULT_TAIL) -> PrivacyLossDistribution:
+def with_replacement_subsampled_gaussian(
+    sigma: float,
+    batch_size: int,
+    n: int,
+    *,
+    sensitivity: float = 1.0,
+    value_discretization_interval: float = DEFAULT_INTERVAL,
+    tail: float = DEFAULT_TAIL,
+) -> PrivacyLossDistribution:
     """Batches of ``batch_size`` = K indices drawn uniformly WITH replacement from the ``n`` records
     records, replace-one neighbours (the per-silo message of Noisy MB-SGD, paper 003, Alg. 2).
 
@@ -270,8 +315,8 @@ def with_replacement_subsampled_gaussian(sigma: float, batch_size: int, n: int, 
     """
     s = _positive("sigma", sigma) / _positive("sensitivity", sensitivity)
     # batch_size may exceed n (draws are with replacement); both are passed to the core as int64
-    k = _validation.count(batch_size, "batch_size", maximum=2.0 ** 62)
-    size = _validation.count(n, "n", maximum=2.0 ** 62)
+    k = _validation.count(batch_size, "batch_size", maximum=2.0**62)
+    size = _validation.count(n, "n", maximum=2.0**62)
     h = checked_interval(value_discretization_interval)
     t = _check_tail(tail)
     try:
@@ -282,16 +327,22 @@ def with_replacement_subsampled_gaussian(sigma: float, batch_size: int, n: int, 
     return PrivacyLossDistribution([{f: 1}], t)
 
 
-def gaussian(sigma: float, *, sensitivity: float = 1.0,
-             value_discretization_interval: float = DEFAULT_INTERVAL,
-             tail: float = DEFAULT_TAIL) -> PrivacyLossDistribution:
+def gaussian(
+    sigma: float,
+    *,
+    sensitivity: float = 1.0,
+    value_discretization_interval: float = DEFAULT_INTERVAL,
+    tail: float = DEFAULT_TAIL,
+) -> PrivacyLossDistribution:
     """Gaussian mechanism: P = N(sensitivity, sigma^2), Q = N(0, sigma^2); exact delta = theta(sensitivity/sigma, eps)."""
-    return subsampled_gaussian(sigma, 1.0, sensitivity=sensitivity,
-                               value_discretization_interval=value_discretization_interval, tail=tail)
+    return subsampled_gaussian(
+        sigma, 1.0, sensitivity=sensitivity, value_discretization_interval=value_discretization_interval, tail=tail
+    )
 
 
-def laplace(scale: float, *, sensitivity: float = 1.0,
-            value_discretization_interval: float = DEFAULT_INTERVAL) -> PrivacyLossDistribution:
+def laplace(
+    scale: float, *, sensitivity: float = 1.0, value_discretization_interval: float = DEFAULT_INTERVAL
+) -> PrivacyLossDistribution:
     """Laplace mechanism: P = Lap(sensitivity, scale), Q = Lap(0, scale) (paper 002, Lemma 1).
 
     Its loss has atoms at +-sensitivity/scale; a grid whose spacing divides
@@ -310,16 +361,23 @@ def laplace(scale: float, *, sensitivity: float = 1.0,
     except ValueError as error:
         if "max_cells" not in str(error):
             raise
-        raise ValueError(f"value_discretization_interval={h:g} with scale / sensitivity = {b / dist:g} would need more "
-                         f"than {MAX_CELLS} loss cells (the loss spans 2 sensitivity / scale): use a coarser "
-                         "value_discretization_interval, or a larger scale") from None
+        raise ValueError(
+            f"value_discretization_interval={h:g} with scale / sensitivity = {b / dist:g} would need more "
+            f"than {MAX_CELLS} loss cells (the loss spans 2 sensitivity / scale): use a coarser "
+            "value_discretization_interval, or a larger scale"
+        ) from None
     f = _factor(f"laplace(scale={b}, sensitivity={dist})", raw, division)
     return PrivacyLossDistribution([{f: 1}])
 
 
-def from_distributions(p: ArrayLike, q: ArrayLike, *,
-                       value_discretization_interval: float = DEFAULT_INTERVAL,
-                       symmetric: bool = False, exact_zeros: bool = True) -> PrivacyLossDistribution:
+def from_distributions(
+    p: ArrayLike,
+    q: ArrayLike,
+    *,
+    value_discretization_interval: float = DEFAULT_INTERVAL,
+    symmetric: bool = False,
+    exact_zeros: bool = True,
+) -> PrivacyLossDistribution:
     """The PLD of two discrete distributions on one finite outcome set.
 
     Losses log(p/q) are placed exactly by their cell integrals; their round-off (at most
@@ -352,16 +410,21 @@ def from_distributions(p: ArrayLike, q: ArrayLike, *,
     h = checked_interval(value_discretization_interval)
 
     def atoms(loss: np.ndarray, mass: np.ndarray, label: str, loss_shift: float) -> Factor:
-        f = _factor(label, _core.pld_atoms(np.ascontiguousarray(loss), np.ascontiguousarray(mass), h, MAX_CELLS),
-                    loss_shift)
+        f = _factor(
+            label, _core.pld_atoms(np.ascontiguousarray(loss), np.ascontiguousarray(mass), h, MAX_CELLS), loss_shift
+        )
         # The C++ optimistic side drops all mass above the grid (for continuous laws, a cut tail); here
         # the mass at +infinity (exact zeros of q) is exact, so it is kept.
         inf_mass = float(mass[np.isinf(loss)].sum())
         if f.lower is None or inf_mass == 0.0:
             return f
         lower = f.lower
-        return Factor(label, f.upper, GridPMF(lower.k_lo, h, lower.p, max(lower.p_inf, inf_mass), 0.0, False,
-                                              loss_shift=lower.loss_shift), f.connect_dots)
+        return Factor(
+            label,
+            f.upper,
+            GridPMF(lower.k_lo, h, lower.p, max(lower.p_inf, inf_mass), 0.0, False, loss_shift=lower.loss_shift),
+            f.connect_dots,
+        )
 
     def one(a: np.ndarray, b: np.ndarray, label: str) -> Factor:
         keep = a > 0
@@ -383,7 +446,7 @@ def from_distributions(p: ArrayLike, q: ArrayLike, *,
     forward = one(pa, qa, "from_distributions(p, q)")
     if symmetric:
         return PrivacyLossDistribution([{forward: 1}])
-    return PrivacyLossDistribution([{forward: 1}, {one(qa, pa, 'from_distributions(q, p)'): 1}])
+    return PrivacyLossDistribution([{forward: 1}, {one(qa, pa, "from_distributions(q, p)"): 1}])
 
 
 def grid_mass_floor(h: float) -> float:
@@ -399,11 +462,12 @@ def grid_mass_floor(h: float) -> float:
     pld_connect_dots.hpp's ``minorant_masses``).
     A normal mass below it (2^-1021 at h = 1e-4: a lower delta(0) above the truth, review 10) is
     handled as a subnormal one (``_near_underflow_atoms``)."""
-    return max(WINDOW_FLOOR, 2.0 ** -1010 / min(h, 1.0))
+    return max(WINDOW_FLOOR, 2.0**-1010 / min(h, 1.0))
 
 
-def _near_underflow_atoms(p: np.ndarray, q: np.ndarray,
-                          floor: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _near_underflow_atoms(
+    p: np.ndarray, q: np.ndarray, floor: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per side, the atoms (losses, P-masses) of outcomes with a P-mass below ``floor``
     (``grid_mass_floor``) or a Q-mass below 2^-1022, by ``finite_atoms.split_near_underflow`` (the
     rule the atoms path applies; the pool raised to ``floor``), from the masses' certified ranges
@@ -423,16 +487,21 @@ def _near_underflow_atoms(p: np.ndarray, q: np.ndarray,
     up_loss = [_loss_outward(pi, qi, up=True) for pi, qi in split.up_kept]
     up_mass = [pi for pi, _ in split.up_kept]
     if split.up_pool > 0.0:
-        up_loss.append(math.inf if split.up_infinite
-                       else max(_loss_outward(pi, qi, up=True) for pi, qi in split.up_pooled))
+        up_loss.append(
+            math.inf if split.up_infinite else max(_loss_outward(pi, qi, up=True) for pi, qi in split.up_pooled)
+        )
         up_mass.append(split.up_pool)
     low_loss = [_loss_outward(pi, qi, up=False) for pi, qi in split.low_kept]
     low_mass = [pi for pi, _ in split.low_kept]
     if split.low_pool > 0.0:
         low_loss.append(min(_loss_outward(pi, qi, up=False) for pi, qi in split.low_pooled))
         low_mass.append(split.low_pool)
-    return (np.array(up_loss, dtype=np.float64), np.array(up_mass, dtype=np.float64),
-            np.array(low_loss, dtype=np.float64), np.array(low_mass, dtype=np.float64))
+    return (
+        np.array(up_loss, dtype=np.float64),
+        np.array(up_mass, dtype=np.float64),
+        np.array(low_loss, dtype=np.float64),
+        np.array(low_mass, dtype=np.float64),
+    )
 
 
 def _loss_outward(p: float, q: float, up: bool) -> float:

@@ -76,21 +76,26 @@ class MonotonePair:
     inverse: Curve | None = None
 
 
-def check_mixture(shifts: Any, weights: Any,
-                  names: tuple[str, str] = ("shifts", "weights")) -> tuple[np.ndarray, np.ndarray]:
+def check_mixture(
+    shifts: Any, weights: Any, names: tuple[str, str] = ("shifts", "weights")
+) -> tuple[np.ndarray, np.ndarray]:
     """Shifts >= 0 and finite, weights >= 0 summing to 1 (one length), zero-weight entries dropped; a refusal
     names the arguments as the caller calls them (``names``)."""
-    if (type(shifts) in (tuple, list) and type(weights) in (tuple, list)
-            and 0 < len(shifts) == len(weights) <= _PLAIN_COMPONENTS
-            and all(type(x) is float and 0.0 <= x < math.inf for x in (*shifts, *weights))
-            and abs(sum(weights) - 1.0) <= 1e-9):  # a few valid Python floats (the plans' specs): no array checks
+    if (
+        type(shifts) in (tuple, list)
+        and type(weights) in (tuple, list)
+        and 0 < len(shifts) == len(weights) <= _PLAIN_COMPONENTS
+        and all(type(x) is float and 0.0 <= x < math.inf for x in (*shifts, *weights))
+        and abs(sum(weights) - 1.0) <= 1e-9
+    ):  # a few valid Python floats (the plans' specs): no array checks
         kept = [(x, y) for x, y in zip(shifts, weights) if y > 0.0]
         return np.array([x for x, _ in kept]), np.array([y for _, y in kept])
     s = np.atleast_1d(_validation.as_real_array(shifts, names[0]))
     w = np.atleast_1d(_validation.as_real_array(weights, names[1]))
     if s.ndim != 1 or s.shape != w.shape or s.size == 0:
-        raise ValueError(f"{names[0]} and {names[1]} must be non-empty 1-d sequences of one length, got {s.shape}, "
-                         f"{w.shape}")
+        raise ValueError(
+            f"{names[0]} and {names[1]} must be non-empty 1-d sequences of one length, got {s.shape}, {w.shape}"
+        )
     if not np.all(np.isfinite(s) & (s >= 0)):
         raise ValueError(f"{names[0]} must be finite and >= 0, got {s.tolist()}")
     if not np.all(np.isfinite(w) & (w >= 0)) or abs(w.sum() - 1.0) > 1e-9:
@@ -169,10 +174,12 @@ def cell_atoms(pair: MonotonePair, h: float) -> tuple[np.ndarray, np.ndarray, np
     l_lo, l_hi = (float(x) for x in pair.loss(np.array([pair.x_lo, pair.x_hi])))
     first, last = np.ceil(l_lo / h), np.floor(l_hi / h)
     cells = last - first + 1
-    if not cells <= MAX_CELLS:   # inf or NaN too: a loss range beyond the doubles
-        raise ValueError(f"the loss range [{l_lo:.4g}, {l_hi:.4g}] needs {cells:.4g} cells of width {h:g} (more than "
-                         f"{MAX_CELLS}): use a coarser value_discretization_interval, or more noise (a larger scale "
-                         "or sigma, or a smaller sensitivity)")
+    if not cells <= MAX_CELLS:  # inf or NaN too: a loss range beyond the doubles
+        raise ValueError(
+            f"the loss range [{l_lo:.4g}, {l_hi:.4g}] needs {cells:.4g} cells of width {h:g} (more than "
+            f"{MAX_CELLS}): use a coarser value_discretization_interval, or more noise (a larger scale "
+            "or sigma, or a smaller sensitivity)"
+        )
     k = np.arange(first, last + 1)
     cuts = np.concatenate([[pair.x_lo], _invert(pair, k * h), [pair.x_hi]])
     cuts = np.maximum.accumulate(cuts)
@@ -186,8 +193,11 @@ def cell_atoms(pair: MonotonePair, h: float) -> tuple[np.ndarray, np.ndarray, np
         loss = np.where(qm > 0, np.log(pm) - np.log(qm), np.inf)
     loss = np.clip(loss, la, lb)  # the mean-value loss of a cell lies in it; outside is round-off
     extra = np.array(pair.atoms, dtype=np.float64).reshape(-1, 3)
-    return (np.concatenate([loss[keep], extra[:, 0]]), np.concatenate([pm[keep], extra[:, 1]]),
-            np.concatenate([qm[keep], extra[:, 2]]))
+    return (
+        np.concatenate([loss[keep], extra[:, 0]]),
+        np.concatenate([pm[keep], extra[:, 1]]),
+        np.concatenate([qm[keep], extra[:, 2]]),
+    )
 
 
 def factor_from_atoms(name: str, loss: np.ndarray, p_mass: np.ndarray, h: float, loss_shift: float) -> Factor:
@@ -196,12 +206,14 @@ def factor_from_atoms(name: str, loss: np.ndarray, p_mass: np.ndarray, h: float,
     live = p_mass > 0
     raw = _core.pld_atoms(np.ascontiguousarray(loss[live]), np.ascontiguousarray(p_mass[live]), h, MAX_CELLS)
     f = _factor(name, raw, loss_shift)
-    upper = GridPMF(f.upper.k_lo, h, f.upper.p * (1.0 + ROUNDOFF_CHARGE), f.upper.p_inf, 0.0, True,
-                    loss_shift=f.upper.loss_shift)
+    upper = GridPMF(
+        f.upper.k_lo, h, f.upper.p * (1.0 + ROUNDOFF_CHARGE), f.upper.p_inf, 0.0, True, loss_shift=f.upper.loss_shift
+    )
     lower = f.lower
     if lower is not None:
-        lower = GridPMF(lower.k_lo, h, lower.p * (1.0 - ROUNDOFF_CHARGE), lower.p_inf, 0.0, False,
-                        loss_shift=lower.loss_shift)
+        lower = GridPMF(
+            lower.k_lo, h, lower.p * (1.0 - ROUNDOFF_CHARGE), lower.p_inf, 0.0, False, loss_shift=lower.loss_shift
+        )
     return Factor(name, upper, lower, f.connect_dots)
 
 

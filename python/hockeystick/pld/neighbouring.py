@@ -31,8 +31,11 @@ from collections.abc import Sequence
 __all__ = ["RELATIONS", "bounds", "run_relations", "relations_bounded", "RELATION_WORDS"]
 
 RELATIONS = ("add_or_remove_one", "replace_one", "replace_special")
-RELATION_WORDS = {"add_or_remove_one": "add/remove-one", "replace_one": "replace-one",
-                  "replace_special": "replace-special"}
+RELATION_WORDS = {
+    "add_or_remove_one": "add/remove-one",
+    "replace_one": "replace-one",
+    "replace_special": "replace-special",
+}
 
 
 def bounds(analysed_under: str, run_relation: str) -> bool:
@@ -41,8 +44,7 @@ def bounds(analysed_under: str, run_relation: str) -> bool:
     for name, value in (("analysed_under", analysed_under), ("run_relation", run_relation)):
         if value not in RELATIONS:
             raise ValueError(f"{name} must be one of {', '.join(RELATIONS)}, got {value!r}")
-    return run_relation == analysed_under or (analysed_under, run_relation) == ("add_or_remove_one",
-                                                                                 "replace_special")
+    return run_relation == analysed_under or (analysed_under, run_relation) == ("add_or_remove_one", "replace_special")
 
 
 def relations_bounded(analysed_under: str) -> tuple[str, ...]:

@@ -24,14 +24,22 @@ def _mix(pmfs: Sequence[GridPMF], weights: Sequence[float] | np.ndarray) -> Grid
     k_hi = max(p.k_lo + p.p.size for p in pmfs)
     out = np.zeros(k_hi - k_lo)
     for pmf, w in zip(pmfs, weights):
-        out[pmf.k_lo - k_lo: pmf.k_lo - k_lo + pmf.p.size] += w * pmf.p
+        out[pmf.k_lo - k_lo : pmf.k_lo - k_lo + pmf.p.size] += w * pmf.p
     # each component's true losses lie within its loss_shift of its grid's, so the mixture's within the largest
-    return GridPMF(k_lo, pmfs[0].h, out, float(sum(w * p.p_inf for p, w in zip(pmfs, weights))), 0.0,
-                   pmfs[0].pessimistic, loss_shift=max(p.loss_shift for p in pmfs))
+    return GridPMF(
+        k_lo,
+        pmfs[0].h,
+        out,
+        float(sum(w * p.p_inf for p, w in zip(pmfs, weights))),
+        0.0,
+        pmfs[0].pessimistic,
+        loss_shift=max(p.loss_shift for p in pmfs),
+    )
 
 
-def mixture(components: Sequence[PrivacyLossDistribution],
-            weights: Sequence[float] | np.ndarray) -> PrivacyLossDistribution:
+def mixture(
+    components: Sequence[PrivacyLossDistribution], weights: Sequence[float] | np.ndarray
+) -> PrivacyLossDistribution:
     """The PLD of running component i with probability weights[i] (weights >= 0, summing to 1)."""
     w = np.asarray(weights, dtype=np.float64)
     if len(components) == 0 or w.shape != (len(components),):
@@ -52,7 +60,9 @@ def mixture(components: Sequence[PrivacyLossDistribution],
     for j in range(n_dir):
         parts = [f[j] if len(f) > 1 else f[0] for f in factors]
         upper = _mix([f.upper for f in parts], w)
-        lower = None if any(f.lower is None for f in parts) else _mix([f.lower for f in parts if f.lower is not None], w)
+        lower = (
+            None if any(f.lower is None for f in parts) else _mix([f.lower for f in parts if f.lower is not None], w)
+        )
         name = "mixture(" + ", ".join(f"{wi:g} {f.name}" for wi, f in zip(w, parts)) + ")"
         directions.append({Factor(name, upper, lower, all(f.connect_dots for f in parts)): 1})
     return PrivacyLossDistribution(directions, min(c.tail for c in components))

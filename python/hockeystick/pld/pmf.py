@@ -65,8 +65,9 @@ class GridPMF:
     def __post_init__(self) -> None:
         # NaN or a negative shift would move the curve's argument the unsafe way (or nowhere defined)
         if not 0.0 <= self.loss_shift < math.inf:
-            raise ValueError(f"loss_shift must be a finite number >= 0 (a bound on the atoms' loss error), "
-                             f"got {self.loss_shift!r}")
+            raise ValueError(
+                f"loss_shift must be a finite number >= 0 (a bound on the atoms' loss error), got {self.loss_shift!r}"
+            )
 
     @property
     def losses(self) -> np.ndarray:
@@ -96,8 +97,9 @@ class GridPMF:
         """
         if self._top == 0:
             return self._profile
-        return _core.PldGridProfile(np.ascontiguousarray(self.p[self._top:], dtype=np.float64),
-                                    self.k_lo + self._top, self.h, self.p_inf)
+        return _core.PldGridProfile(
+            np.ascontiguousarray(self.p[self._top :], dtype=np.float64), self.k_lo + self._top, self.h, self.p_inf
+        )
 
     def _top_floor(self) -> float:
         """Arguments eps above this loss are answered exactly by ``_top_profile``."""
@@ -112,8 +114,8 @@ class GridPMF:
         if "_top_profile" in self.__dict__ or eps.size == 0:
             return self._top_profile
         least = float(eps.min())
-        scaled = least / float(self.h)   # Python floats: an overflow is inf, with no warning
-        if not math.isfinite(scaled):   # nan or +-inf among eps: the profile from loss 0
+        scaled = least / float(self.h)  # Python floats: an overflow is inf, with no warning
+        if not math.isfinite(scaled):  # nan or +-inf among eps: the profile from loss 0
             return self._top_profile
         start = min(math.ceil(scaled) - int(self.k_lo) - 2, self.p.size - 1)
         kept = self.__dict__.get("_upper_part")
@@ -124,13 +126,18 @@ class GridPMF:
         if start <= self._top or not least > (self.k_lo + start) * self.h:
             return self._top_profile
         if kept is None or kept[0] != start:
-            kept = (start, _core.PldGridProfile(np.ascontiguousarray(self.p[start:], dtype=np.float64),
-                                                self.k_lo + start, self.h, self.p_inf))
+            kept = (
+                start,
+                _core.PldGridProfile(
+                    np.ascontiguousarray(self.p[start:], dtype=np.float64), self.k_lo + start, self.h, self.p_inf
+                ),
+            )
             self.__dict__["_upper_part"] = kept
         return kept[1]
 
-    def _over_profiles(self, eps: np.ndarray, evaluate: Callable[[_core.PldGridProfile, np.ndarray], np.ndarray]
-                       ) -> np.ndarray:
+    def _over_profiles(
+        self, eps: np.ndarray, evaluate: Callable[[_core.PldGridProfile, np.ndarray], np.ndarray]
+    ) -> np.ndarray:
         """``evaluate(profile, eps)`` at a flat array of eps, each eps read from suffix sums that answer it:
         ``_upper_profile``'s when every eps lies above ``_top_floor``, else ``_top_profile``'s and ``_profile``'s."""
         high = eps > self._top_floor()
@@ -150,10 +157,25 @@ class GridPMF:
         (``pessimistic``) or max(raw (1 - slack) + shift - 2 charge, 0), raw the uncharged curve and charge
         ``_charge``'s, in one core call per profile (pld_charged_curve.hpp's ``charged_side``, the same
         doubles as those numpy formulas)."""
+
         def side(profile: _core.PldGridProfile, at: np.ndarray) -> np.ndarray:
-            return _core.pld_charged_delta(profile, at, self.k_lo, self.p.size, self.h, self.shift, self._slack(),
-                                           self.entry_error, self.total_error, self.spectral_l2, self.inverse_error,
-                                           self.inverse_l2, pessimistic, threads)
+            return _core.pld_charged_delta(
+                profile,
+                at,
+                self.k_lo,
+                self.p.size,
+                self.h,
+                self.shift,
+                self._slack(),
+                self.entry_error,
+                self.total_error,
+                self.spectral_l2,
+                self.inverse_error,
+                self.inverse_l2,
+                pessimistic,
+                threads,
+            )
+
         return self._over_profiles(np.ascontiguousarray(eps.ravel()), side).reshape(eps.shape)[()]
 
     def _slack(self) -> float:
@@ -172,14 +194,30 @@ class GridPMF:
         total, norm = np.asarray(total, dtype=np.float64), np.asarray(norm, dtype=np.float64)
         if total.shape != norm.shape:
             total, norm = np.broadcast_arrays(total, norm)
-        return _core.pld_round_off_charge(np.ravel(total), np.ravel(norm), self.entry_error, self.total_error,
-                                          self.spectral_l2, self.inverse_error, self.inverse_l2).reshape(total.shape)
+        return _core.pld_round_off_charge(
+            np.ravel(total),
+            np.ravel(norm),
+            self.entry_error,
+            self.total_error,
+            self.spectral_l2,
+            self.inverse_error,
+            self.inverse_l2,
+        ).reshape(total.shape)
 
     def _charge(self, eps: np.ndarray) -> np.ndarray:
         """Round-off charge at eps: that of the grid points above eps (one core call, pld_charged_curve.hpp's
         ``charge_at_argument``: ``_charge_above`` of their count)."""
-        return _core.pld_round_off_charge_at(eps, self.k_lo, self.p.size, self.h, self.entry_error, self.total_error,
-                                             self.spectral_l2, self.inverse_error, self.inverse_l2)
+        return _core.pld_round_off_charge_at(
+            eps,
+            self.k_lo,
+            self.p.size,
+            self.h,
+            self.entry_error,
+            self.total_error,
+            self.spectral_l2,
+            self.inverse_error,
+            self.inverse_l2,
+        )
 
     def _charged_lower(self, eps: np.ndarray, threads: int) -> np.ndarray:
         return self._charged_side(eps, False, threads)
@@ -189,7 +227,7 @@ class GridPMF:
         built on ``threads`` threads at its first use, then cached."""
         top = self.__dict__.get("_lower_envelope_top")
         if top is None:
-            top = np.maximum.accumulate(self._charged_lower(self.losses[self._top:], threads)[::-1])[::-1]
+            top = np.maximum.accumulate(self._charged_lower(self.losses[self._top :], threads)[::-1])[::-1]
             self.__dict__["_lower_envelope_top"] = top
         return top
 
@@ -272,7 +310,7 @@ class GridPMF:
         # The round-off charge falls as eps rises (fewer grid points above), so the charged curve
         # may rise; delta itself does not, so a lower bound at any eps' >= eps also bounds delta(eps):
         # take the largest one, at eps or at a grid point above it (the charge is constant between).
-        with np.errstate(over="ignore"):   # eps near 1e308: clipped to the top of the grid
+        with np.errstate(over="ignore"):  # eps near 1e308: clipped to the top of the grid
             k = np.clip(np.ceil(eps / self.h) - self.k_lo, 0, self.p.size).astype(np.int64)
         return self._envelope_near(k.ravel(), low.ravel(), threads).reshape(low.shape)
 
@@ -309,8 +347,15 @@ class GridPMF:
         ``_charge_table``, the shift, the slack, the loss shift and the side; on a charged optimistic
         PMF it builds the suffix maxima of ``delta``'s full pass (``_envelope_table``: max over grid
         points l_j, j >= k, of the charged lower curve), elsewhere the side is its charged value alone."""
-        return _core.PldChargedCurve(self._profile, self._charge_table, self.shift, self._slack(), self.loss_shift,
-                                     self.pessimistic, self._tabled_envelope)
+        return _core.PldChargedCurve(
+            self._profile,
+            self._charge_table,
+            self.shift,
+            self._slack(),
+            self.loss_shift,
+            self.pessimistic,
+            self._tabled_envelope,
+        )
 
     @property
     def _tabled_envelope(self) -> bool:
@@ -348,9 +393,21 @@ class GridPMF:
         scan = _core.pld_charged_epsilon if self.pessimistic else _core.pld_charged_lower_epsilon
         # the true curve is the built one moved by the loss shift (module docstring): so is its inverse,
         # each answer moved inside the scan
-        return scan(self.p, self.k_lo, self.h, self.p_inf, self.shift, self._slack(), self.entry_error,
-                    self.total_error, self.spectral_l2, self.inverse_error, self.loss_shift, want,
-                    self.inverse_l2).reshape(given.shape)
+        return scan(
+            self.p,
+            self.k_lo,
+            self.h,
+            self.p_inf,
+            self.shift,
+            self._slack(),
+            self.entry_error,
+            self.total_error,
+            self.spectral_l2,
+            self.inverse_error,
+            self.loss_shift,
+            want,
+            self.inverse_l2,
+        ).reshape(given.shape)
 
     def log_mgf(self, lam: np.ndarray) -> np.ndarray:
         """log sum_k p_k e^{lam l_k} for each lam (the finite part; a sub-probability)."""

@@ -25,12 +25,21 @@ from .mechanisms import DEFAULT_INTERVAL, from_distributions
 RELATIONS = ("replace_one", "replace_special")
 
 
-def randomized_response_pair(noise_parameter: float, num_buckets: int,
-                             relation: str = "replace_one") -> tuple[np.ndarray, np.ndarray]:
+def randomized_response_pair(
+    noise_parameter: float, num_buckets: int, relation: str = "replace_one"
+) -> tuple[np.ndarray, np.ndarray]:
     """(P, Q) above, after checking 0 <= p <= 1, k a positive integer and the relation."""
     # a bool or a numeric string is refused (True would silently mean p = 1: nothing released)
-    p = float(_validation.in_interval(_validation.single(noise_parameter, "noise_parameter"), "noise_parameter",
-                                      0.0, 1.0, open_low=False, open_high=False))
+    p = float(
+        _validation.in_interval(
+            _validation.single(noise_parameter, "noise_parameter"),
+            "noise_parameter",
+            0.0,
+            1.0,
+            open_low=False,
+            open_high=False,
+        )
+    )
     k = _validation.count(num_buckets, "num_buckets")
     _validation.choice(relation, "relation", RELATIONS)
     stay, move = 1.0 - p + p / k, p / k
@@ -41,9 +50,19 @@ def randomized_response_pair(noise_parameter: float, num_buckets: int,
     return np.array([stay, (k - 1) * move]), np.array([1.0 / k, (k - 1.0) / k])
 
 
-def randomized_response(noise_parameter: float, num_buckets: int, *, relation: str = "replace_one",
-                        value_discretization_interval: float = DEFAULT_INTERVAL) -> PrivacyLossDistribution:
+def randomized_response(
+    noise_parameter: float,
+    num_buckets: int,
+    *,
+    relation: str = "replace_one",
+    value_discretization_interval: float = DEFAULT_INTERVAL,
+) -> PrivacyLossDistribution:
     """The PLD of randomized response (see the module docstring)."""
     p, q = randomized_response_pair(noise_parameter, num_buckets, relation)
-    return from_distributions(p, q, value_discretization_interval=value_discretization_interval,
-                              symmetric=relation == "replace_one", exact_zeros=False)
+    return from_distributions(
+        p,
+        q,
+        value_discretization_interval=value_discretization_interval,
+        symmetric=relation == "replace_one",
+        exact_zeros=False,
+    )

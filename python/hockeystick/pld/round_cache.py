@@ -57,8 +57,9 @@ def _keep(key: Key, value: PrivacyLossDistribution | list[tuple[GridPMF, ...]]) 
         _points -= _size(old)
 
 
-def discretized(pairs: list[tuple[float, float, float]], h: float, tail: float,
-                optimistic: bool, threads: int = 0) -> list[PrivacyLossDistribution]:
+def discretized(
+    pairs: list[tuple[float, float, float]], h: float, tail: float, optimistic: bool, threads: int = 0
+) -> list[PrivacyLossDistribution]:
     """One-round PLDs of the Poisson-subsampled Gaussian for each (sigma, q, sensitivity), on grid h.
 
     Those not kept are built in one C++ call (``mechanisms.subsampled_gaussians``, parallel over
@@ -67,7 +68,7 @@ def discretized(pairs: list[tuple[float, float, float]], h: float, tail: float,
     found: dict[tuple[float, float, float], PrivacyLossDistribution] = {}
     with _lock:
         for pair in pairs:
-            for side in ((True,) if optimistic else (False, True)):
+            for side in (True,) if optimistic else (False, True):
                 key = (*pair, h, tail, side)
                 if key in _kept:
                     _kept.move_to_end(key)
@@ -78,8 +79,9 @@ def discretized(pairs: list[tuple[float, float, float]], h: float, tail: float,
     missing = [p for p in dict.fromkeys(pairs) if p not in found]
     if missing:
         s, q, c = (np.array(v) for v in zip(*missing))
-        built = subsampled_gaussians(s, q, sensitivity=c, value_discretization_interval=h, tail=tail,
-                                     optimistic=optimistic, threads=threads)
+        built = subsampled_gaussians(
+            s, q, sensitivity=c, value_discretization_interval=h, tail=tail, optimistic=optimistic, threads=threads
+        )
         with _lock:
             for pair, dist in zip(missing, built):
                 found[pair] = dist
@@ -87,8 +89,9 @@ def discretized(pairs: list[tuple[float, float, float]], h: float, tail: float,
     return [found[p] for p in pairs]
 
 
-def block_lowers(pair: tuple[float, float, float], h: float, tail: float,
-                 threads: int = 0) -> list[tuple[GridPMF, ...]]:
+def block_lowers(
+    pair: tuple[float, float, float], h: float, tail: float, threads: int = 0
+) -> list[tuple[GridPMF, ...]]:
     """``two_resolution.block_lowers`` of (sigma, q, sensitivity) on grid h, kept like the one-round PLDs:
     every rounds value of a grid block, and every rounds trial of a calibration, reads the same blocks."""
     key = (*pair, h, tail, "blocks")

@@ -83,8 +83,9 @@ def _required(constructor: Callable[..., Any]) -> list[str]:
     return [n for n, p in inspect.signature(constructor).parameters.items() if p.default is inspect.Parameter.empty]
 
 
-def compose_stages(stages: Sequence[Mapping[str, Any]], *,
-                   value_discretization_interval: float = DEFAULT_INTERVAL) -> PLDAccountant:
+def compose_stages(
+    stages: Sequence[Mapping[str, Any]], *, value_discretization_interval: float = DEFAULT_INTERVAL
+) -> PLDAccountant:
     """A ``PLDAccountant`` holding every stage, each ``rounds`` times (see the module docstring); its
     bounds hold under each relation ``stage_relations(stages)`` names.
 
@@ -111,8 +112,9 @@ def stage_relations(stages: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
 
 def _parse_all(stages: Sequence[Mapping[str, Any]]) -> list[tuple[str, dict[str, Any], int]]:
     if isinstance(stages, Mapping) or not isinstance(stages, Sequence) or not stages:
-        raise ValueError("stages must be a non-empty list of tables such as "
-                         "{mechanism = \"gaussian\", sigma = 2.0, rounds = 10}")
+        raise ValueError(
+            'stages must be a non-empty list of tables such as {mechanism = "gaussian", sigma = 2.0, rounds = 10}'
+        )
     return [_parse(number, stage) for number, stage in enumerate(stages, start=1)]
 
 
@@ -122,8 +124,10 @@ def _analysed_under(number: int, name: str, params: Mapping[str, Any]) -> str | 
         return relation
     given = params.get("relation", "replace_one")
     if given not in RANDOMIZED_RESPONSE_RELATIONS:
-        raise ValueError(f"stage {number} ({name}): relation must be one of "
-                         f"{', '.join(RANDOMIZED_RESPONSE_RELATIONS)}, got {given!r}")
+        raise ValueError(
+            f"stage {number} ({name}): relation must be one of "
+            f"{', '.join(RANDOMIZED_RESPONSE_RELATIONS)}, got {given!r}"
+        )
     return str(given)
 
 
@@ -137,11 +141,13 @@ def _common_relations(parsed: Sequence[tuple[str, dict[str, Any], int]]) -> tupl
         i = next(i for i in range(j) if not run_relations([analysed[i], analysed[j]]))
         first, second = analysed[i], analysed[j]
         assert first is not None and second is not None  # a stage bounding every relation conflicts with none
-        raise ValueError(f"stage {i + 1} ({parsed[i][0]}) is analysed under {RELATION_WORDS[first]} neighbours and "
-                         f"stage {j + 1} ({parsed[j][0]}) under {RELATION_WORDS[second]}: no neighbouring relation "
-                         "is bounded by both in one step (a group of two records is not accounted); use stages "
-                         "analysed under one relation, or add/remove stages with replace-special ones "
-                         "(docs/neighbouring-relations.md)")
+        raise ValueError(
+            f"stage {i + 1} ({parsed[i][0]}) is analysed under {RELATION_WORDS[first]} neighbours and "
+            f"stage {j + 1} ({parsed[j][0]}) under {RELATION_WORDS[second]}: no neighbouring relation "
+            "is bounded by both in one step (a group of two records is not accounted); use stages "
+            "analysed under one relation, or add/remove stages with replace-special ones "
+            "(docs/neighbouring-relations.md)"
+        )
     return run_relations(analysed)
 
 
@@ -153,16 +159,20 @@ def _parse(number: int, stage: Any) -> tuple[str, dict[str, Any], int]:
     params: dict[str, Any] = {_ALIASES.get(str(k), str(k)): v for k, v in stage.items()}
     name = params.pop("mechanism", None)
     if not isinstance(name, str) or name not in MECHANISMS:
-        raise ValueError(f"{where}: mechanism must be one of {', '.join(MECHANISMS)}, got {name!r}"
-                         + (_suggest(name, list(MECHANISMS)) if isinstance(name, str) else ""))
+        raise ValueError(
+            f"{where}: mechanism must be one of {', '.join(MECHANISMS)}, got {name!r}"
+            + (_suggest(name, list(MECHANISMS)) if isinstance(name, str) else "")
+        )
     rounds = params.pop("rounds", 1)
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
         raise ValueError(f"{where}: rounds must be an integer >= 1, got {rounds!r}")
     allowed = _parameters(MECHANISMS[name][0])
     for key in params:
         if key not in allowed:
-            raise ValueError(f"{where} ({name}): unknown parameter {key!r}{_suggest(key, allowed + ['rounds'])}; "
-                             f"{name} takes {', '.join(allowed)} and rounds")
+            raise ValueError(
+                f"{where} ({name}): unknown parameter {key!r}{_suggest(key, allowed + ['rounds'])}; "
+                f"{name} takes {', '.join(allowed)} and rounds"
+            )
     missing = [k for k in _required(MECHANISMS[name][0]) if k not in params]
     if missing:
         raise ValueError(f"{where} ({name}) needs {', '.join(map(repr, missing))}")

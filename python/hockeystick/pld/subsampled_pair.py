@@ -76,23 +76,24 @@ from .mechanisms import MAX_CELLS, checked_interval
 from .pmf import GridPMF
 from .with_replacement_shift_bound import copy_count_weights
 
-Curve = Callable[[np.ndarray], np.ndarray]   # a certified side of delta(eps), at a flat array of real eps
+Curve = Callable[[np.ndarray], np.ndarray]  # a certified side of delta(eps), at a flat array of real eps
 
 UNIT_ROUNDOFF = np.finfo(np.float64).eps / 2
 ARGUMENT_MARGIN = 1e-12
 LOSS_LIMIT = 700.0  # grid_factor's losses stay within +-this (e^loss a normal double)
 CHUNK = 1024
-NEAR = 1e-9   # closer than this to a formula's singular end, its safe end value is used
+NEAR = 1e-9  # closer than this to a formula's singular end, its safe end value is used
 VALUE_MARGIN = 8.0 * UNIT_ROUNDOFF
-PRUNING_PASSES = 16   # vectorised pruning passes before the monotone chain (_convex_minorant)
-TINY = 1e-280   # lower-side targets below this are set to 0 (only lowers the curve)
+PRUNING_PASSES = 16  # vectorised pruning passes before the monotone chain (_convex_minorant)
+TINY = 1e-280  # lower-side targets below this are set to 0 (only lowers the curve)
 
 
 def _rate(rate: float) -> float:
     q = float(rate)
     if not 0.0 < q < 1.0:
-        raise ValueError(f"sampling_rate must lie in (0, 1) (0 releases nothing, 1 is the mechanism itself), "
-                         f"got {rate!r}")
+        raise ValueError(
+            f"sampling_rate must lie in (0, 1) (0 releases nothing, 1 is the mechanism itself), got {rate!r}"
+        )
     return q
 
 
@@ -131,10 +132,13 @@ def poisson_remove_curve(remove: Curve, rate: float, upper: bool) -> Curve:
             with np.errstate(divide="ignore"):
                 log_expm1 = np.where(d > 30.0, d + np.log1p(-np.exp(-d)), np.log(np.expm1(np.minimum(d, 30.0))))
             inner = floor + log_expm1 - math.log(q)
-            with np.errstate(invalid="ignore"):   # eps = inf: inf / inf, a margin _at does not use there
-                error = 8.0 * UNIT_ROUNDOFF * (1.0 + np.abs(inner)) + 4.0 * UNIT_ROUNDOFF * (np.abs(e[above]) - floor) / d
+            with np.errstate(invalid="ignore"):  # eps = inf: inf / inf, a margin _at does not use there
+                error = (
+                    8.0 * UNIT_ROUNDOFF * (1.0 + np.abs(inner)) + 4.0 * UNIT_ROUNDOFF * (np.abs(e[above]) - floor) / d
+                )
             out[above] = np.minimum(q * _at(remove, inner, error, upper), 1.0)
         return np.clip(out, 0.0, 1.0)
+
     return curve
 
 
@@ -158,19 +162,23 @@ def poisson_add_curve(add: Curve, rate: float, upper: bool) -> Curve:
         live = y < -NEAR
         if np.any(live):
             a = -np.expm1(y[live])
-            with np.errstate(invalid="ignore"):   # eps = -inf: a = 1 exactly
-                rel = np.where(np.isfinite(y[live]), 4.0 * UNIT_ROUNDOFF * (np.abs(e[live]) + 1.0) / np.abs(y[live]),
-                               0.0) + 2.0 * UNIT_ROUNDOFF
+            with np.errstate(invalid="ignore"):  # eps = -inf: a = 1 exactly
+                rel = (
+                    np.where(np.isfinite(y[live]), 4.0 * UNIT_ROUNDOFF * (np.abs(e[live]) + 1.0) / np.abs(y[live]), 0.0)
+                    + 2.0 * UNIT_ROUNDOFF
+                )
             inner = e[live] + math.log(q) - np.log(a)
             error = rel + 8.0 * UNIT_ROUNDOFF * (1.0 + np.abs(inner))
             a = a * (1.0 + rel + VALUE_MARGIN) if upper else a * (1.0 - rel - VALUE_MARGIN)
             out[live] = a * _at(add, inner, error, upper)
         return np.clip(out, 0.0, 1.0)
+
     return curve
 
 
 def mirrored_curve(curve: Curve, upper: bool) -> Curve:
     """curve at eps >= 0, its perspective 1 - e^eps + e^eps curve(-eps) below 0 (module docstring)."""
+
     def mirrored(eps: np.ndarray) -> np.ndarray:
         e = np.asarray(eps, dtype=np.float64)
         out = np.empty(e.shape)
@@ -178,9 +186,10 @@ def mirrored_curve(curve: Curve, upper: bool) -> Curve:
         out[high] = curve(e[high])
         x = e[~high]
         value = -np.expm1(x) + np.exp(x) * curve(-x)
-        error = 4.0 * UNIT_ROUNDOFF * (1.0 + value)   # a sum of two terms in [0, 1], each a few ulp off
+        error = 4.0 * UNIT_ROUNDOFF * (1.0 + value)  # a sum of two terms in [0, 1], each a few ulp off
         out[~high] = value + error if upper else value - error
         return np.clip(out, 0.0, 1.0)
+
     return mirrored
 
 
@@ -231,9 +240,9 @@ def _upper_pmf(k_lo: int, h: float, upper: np.ndarray) -> GridPMF:
     u = np.clip(np.maximum.accumulate(upper[::-1])[::-1], 0.0, 1.0)
     w = _convex_minorant(np.concatenate([[0.0], g]), np.concatenate([[1.0], u]))[1:]
     p, p_inf = _masses(g, w, 1.0)
-    check = GridPMF(k_lo, h, p, p_inf, 0.0, False)   # the PMF's curve from below (slack on the unsafe side)
+    check = GridPMF(k_lo, h, p, p_inf, 0.0, False)  # the PMF's curve from below (slack on the unsafe side)
     deficit = float(np.max(w - check.delta(np.log(g)), initial=0.0))
-    deficit = max(deficit, 1.0 - (float(p.sum()) + p_inf) * (1.0 - 1e-12))   # at g = 0 the curve is the total mass
+    deficit = max(deficit, 1.0 - (float(p.sum()) + p_inf) * (1.0 - 1e-12))  # at g = 0 the curve is the total mass
     return GridPMF(k_lo, h, p, min(p_inf + max(deficit, 0.0), 1.0), 0.0, True)
 
 
@@ -268,8 +277,8 @@ def _cell_gaps(g: np.ndarray, lower: np.ndarray, upper: np.ndarray, top: float) 
 
 def _lower_pmf(k_lo: int, h: float, lower: np.ndarray, upper: np.ndarray, top: float) -> GridPMF:
     g = np.exp((k_lo + np.arange(lower.size)) * h)
-    lo = np.minimum.accumulate(np.clip(lower, 0.0, 1.0))   # the curve does not increase: only lowers
-    lo[lo < TINY] = 0.0   # no subnormal targets: the masses' round-off is relative to them
+    lo = np.minimum.accumulate(np.clip(lower, 0.0, 1.0))  # the curve does not increase: only lowers
+    lo[lo < TINY] = 0.0  # no subnormal targets: the masses' round-off is relative to them
     gap = _cell_gaps(g, lo, np.clip(upper, 0.0, 1.0), max(top, 0.0))
     # Per cell, the chord lies below the curve if both ends sit below the tent (L - gap), or if both
     # sit below L at the cell's right end (the curve's least value on the cell); the second is taken
@@ -285,10 +294,10 @@ def _lower_pmf(k_lo: int, h: float, lower: np.ndarray, upper: np.ndarray, top: f
     v = np.maximum(np.minimum.accumulate(v), 0.0)
     w = _convex_minorant(np.concatenate([[0.0], g]), np.concatenate([[1.0], v]))[1:]
     p, p_inf = _masses(g, w, 1.0)
-    check = GridPMF(k_lo, h, p, p_inf, 0.0, True)    # the PMF's curve from above
+    check = GridPMF(k_lo, h, p, p_inf, 0.0, True)  # the PMF's curve from above
     have = np.concatenate([[(float(p.sum()) + p_inf) * (1.0 + 1e-12)], check.delta(np.log(g))])
     mass_above = np.append(np.cumsum(p[::-1])[::-1][1:], 0.0) + p_inf
-    have[1:][mass_above == 0.0] = 0.0   # no mass above a grid point: the curve is exactly 0 there
+    have[1:][mass_above == 0.0] = 0.0  # no mass above a grid point: the curve is exactly 0 there
     want = np.concatenate([[1.0], w])
     excess = have > want
     scale = float(np.min(np.where(excess, want / np.where(have > 0, have, 1.0), 1.0), initial=1.0))
@@ -309,16 +318,25 @@ def _remembered(curve: Curve) -> Curve:
         if key not in seen:
             seen[key] = np.asarray(curve(eps), dtype=np.float64)
         return seen[key].copy()
+
     return remembered
 
 
 def _in_chunks(curve: Curve, eps: np.ndarray) -> np.ndarray:
     """curve(eps) in pieces of CHUNK points (a curve of finite atoms builds a points x atoms table)."""
-    return np.concatenate([curve(eps[i:i + CHUNK]) for i in range(0, eps.size, CHUNK)])
+    return np.concatenate([curve(eps[i : i + CHUNK]) for i in range(0, eps.size, CHUNK)])
 
 
-def grid_factor(name: str, upper: Curve, lower: Curve, loss_lo: float, loss_hi: float, h: float,
-                top_lower: float, lower_pair_upper: Curve | None = None) -> Factor:
+def grid_factor(
+    name: str,
+    upper: Curve,
+    lower: Curve,
+    loss_lo: float,
+    loss_hi: float,
+    h: float,
+    top_lower: float,
+    lower_pair_upper: Curve | None = None,
+) -> Factor:
     """The factor of a curve given by certified sides, on the grid k h covering [loss_lo, loss_hi].
 
     ``loss_lo`` should lie at or below the pair's smallest finite loss and ``loss_hi`` at or above
@@ -334,8 +352,10 @@ def grid_factor(name: str, upper: Curve, lower: Curve, loss_lo: float, loss_hi: 
     k_lo = int(math.floor(loss_lo / h))
     k_hi = int(math.ceil(loss_hi / h)) + 1
     if k_hi - k_lo + 1 > MAX_CELLS:
-        raise ValueError(f"the loss range [{loss_lo:.4g}, {loss_hi:.4g}] needs {k_hi - k_lo + 1} grid points of "
-                         f"width {h:g} (more than {MAX_CELLS}): use a coarser value_discretization_interval")
+        raise ValueError(
+            f"the loss range [{loss_lo:.4g}, {loss_hi:.4g}] needs {k_hi - k_lo + 1} grid points of "
+            f"width {h:g} (more than {MAX_CELLS}): use a coarser value_discretization_interval"
+        )
     eps = (k_lo + np.arange(k_hi - k_lo + 1)) * h
     up = _in_chunks(upper, eps)
     secant_up = up if lower_pair_upper is None else _in_chunks(lower_pair_upper, eps)
@@ -348,9 +368,15 @@ def _sampled_top(top_loss: float, q: float) -> float:
     return float(np.logaddexp(math.log1p(-q), math.log(q) + top_loss))
 
 
-def poisson_subsampled_curves(remove: tuple[Curve, Curve], add: tuple[Curve, Curve], rate: float,
-                              top_loss: float, inner_inf_lower: float, *,
-                              value_discretization_interval: float) -> PrivacyLossDistribution:
+def poisson_subsampled_curves(
+    remove: tuple[Curve, Curve],
+    add: tuple[Curve, Curve],
+    rate: float,
+    top_loss: float,
+    inner_inf_lower: float,
+    *,
+    value_discretization_interval: float,
+) -> PrivacyLossDistribution:
     """Remove and add PLDs of Poisson sampling at ``rate`` of a mechanism given by its curves.
 
     ``remove`` = (upper, lower) sides of the inner curve H (pair with the record first), ``add``
@@ -364,15 +390,21 @@ def poisson_subsampled_curves(remove: tuple[Curve, Curve], add: tuple[Curve, Cur
     bottom = math.log1p(-q) - h
     up_r, lo_r = (poisson_remove_curve(remove[0], q, True), poisson_remove_curve(remove[1], q, False))
     up_a, lo_a = (poisson_add_curve(add[0], q, True), poisson_add_curve(add[1], q, False))
-    remove_factor = grid_factor(f"poisson_subsampled(q={q}, remove)", up_r, lo_r, bottom, top, h,
-                                q * max(inner_inf_lower, 0.0))
+    remove_factor = grid_factor(
+        f"poisson_subsampled(q={q}, remove)", up_r, lo_r, bottom, top, h, q * max(inner_inf_lower, 0.0)
+    )
     add_factor = grid_factor(f"poisson_subsampled(q={q}, add)", up_a, lo_a, -top, -bottom, h, 0.0)
     return PrivacyLossDistribution([{remove_factor: 1}, {add_factor: 1}])
 
 
-def without_replacement_curves(curve: tuple[Curve, Curve], rate: float,
-                               top_loss: float, inner_inf_lower: float, *,
-                               value_discretization_interval: float) -> PrivacyLossDistribution:
+def without_replacement_curves(
+    curve: tuple[Curve, Curve],
+    rate: float,
+    top_loss: float,
+    inner_inf_lower: float,
+    *,
+    value_discretization_interval: float,
+) -> PrivacyLossDistribution:
     """The PLD of fixed-size samples without replacement (q = m/n) of a replace-one mechanism.
 
     ``curve`` = (upper, lower) sides of the inner curve H: above every ordered replace-one pair
@@ -386,15 +418,29 @@ def without_replacement_curves(curve: tuple[Curve, Curve], rate: float,
     one_order = poisson_remove_curve(curve[0], q, True)
     upper = mirrored_curve(one_order, True)
     lower = poisson_remove_curve(curve[1], q, False)
-    f = grid_factor(f"without_replacement_subsampled(q={q}, replace-one)", upper, lower, bottom, top, h,
-                    q * max(inner_inf_lower, 0.0), one_order)
+    f = grid_factor(
+        f"without_replacement_subsampled(q={q}, replace-one)",
+        upper,
+        lower,
+        bottom,
+        top,
+        h,
+        q * max(inner_inf_lower, 0.0),
+        one_order,
+    )
     return PrivacyLossDistribution([{f: 1}])
 
 
-def with_replacement_curves(group: Callable[[int], tuple[Curve, Curve]], batch_size: int, n: int,
-                            top_loss: float, *, value_discretization_interval: float,
-                            cut: float = 1e-14,
-                            realizable: list[tuple[Curve, Curve | None]] | None = None) -> PrivacyLossDistribution:
+def with_replacement_curves(
+    group: Callable[[int], tuple[Curve, Curve]],
+    batch_size: int,
+    n: int,
+    top_loss: float,
+    *,
+    value_discretization_interval: float,
+    cut: float = 1e-14,
+    realizable: list[tuple[Curve, Curve | None]] | None = None,
+) -> PrivacyLossDistribution:
     """The upper PLD of batches of K draws WITH replacement from n records, replace-one, any mechanism.
 
     ``group(c)`` = (upper, lower) sides of H_c, the curve bounding every pair in which c batch slots
@@ -417,8 +463,14 @@ def with_replacement_curves(group: Callable[[int], tuple[Curve, Curve]], batch_s
     ``top_loss``: where the curve of the largest group stops changing.
     """
     k, size = batch_size, n
-    if (isinstance(k, bool) or isinstance(size, bool) or not isinstance(k, (int, np.integer))
-            or not isinstance(size, (int, np.integer)) or k < 1 or size < 2):
+    if (
+        isinstance(k, bool)
+        or isinstance(size, bool)
+        or not isinstance(k, (int, np.integer))
+        or not isinstance(size, (int, np.integer))
+        or k < 1
+        or size < 2
+    ):
         raise ValueError(f"batch_size must be a positive integer and n an integer >= 2, got {batch_size!r}, {n!r}")
     h = checked_interval(value_discretization_interval)
     weights, tail = copy_count_weights(int(k), int(size), float(cut))
@@ -435,7 +487,7 @@ def with_replacement_curves(group: Callable[[int], tuple[Curve, Curve]], batch_s
 
     def mixed(curves: list[Curve], upper: bool) -> Curve:
         def curve(eps: np.ndarray) -> np.ndarray:
-            total = np.zeros(np.shape(eps))   # stays 0 when every count is rare (n huge: only the tail)
+            total = np.zeros(np.shape(eps))  # stays 0 when every count is rare (n huge: only the tail)
             for c, f in zip(counts, curves):
                 total += weights[c] / eta * f(eps)
             if not upper:
@@ -443,15 +495,33 @@ def with_replacement_curves(group: Callable[[int], tuple[Curve, Curve]], batch_s
             # a missing count c adds at most (b_c / eta) times its term: <= eta above log(1 - eta), <= 1 below
             missing = np.where(np.asarray(eps) > floor, tail, tail / eta)
             return np.minimum(total * (1.0 + 1e-12) + missing, 1.0)
+
         return curve
+
     one_order = mixed(ups, True)
     top = _sampled_top(float(top_loss), eta) + h
     bottom = min(math.log1p(-eta), -top) - h
     name = f"with_replacement_subsampled(K={k}, n={n}, replace-one)"
-    upper = _remembered(mirrored_curve(one_order, True))   # both orders' factors ask for it on one grid
+    upper = _remembered(mirrored_curve(one_order, True))  # both orders' factors ask for it on one grid
     if realizable is None:
-        return PrivacyLossDistribution([{grid_factor(name, upper, mixed(los, False), bottom, top, h, 0.0, one_order): 1}])
+        return PrivacyLossDistribution(
+            [{grid_factor(name, upper, mixed(los, False), bottom, top, h, 0.0, one_order): 1}]
+        )
     # the realizable pair's curve lies below the symmetrised bound in both orders: it may serve the secants
-    return PrivacyLossDistribution([{grid_factor(f"{name}, realizable order {i}", upper, lower, bottom, top, h, 0.0,
-                                                 upper if secant is None else secant): 1}
-                                    for i, (lower, secant) in enumerate(realizable)])
+    return PrivacyLossDistribution(
+        [
+            {
+                grid_factor(
+                    f"{name}, realizable order {i}",
+                    upper,
+                    lower,
+                    bottom,
+                    top,
+                    h,
+                    0.0,
+                    upper if secant is None else secant,
+                ): 1
+            }
+            for i, (lower, secant) in enumerate(realizable)
+        ]
+    )

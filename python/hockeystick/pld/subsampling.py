@@ -23,8 +23,16 @@ from .mechanisms import DEFAULT_INTERVAL, from_distributions
 
 def poisson_subsampled_pair(p: ArrayLike, q: ArrayLike, sampling_rate: float) -> tuple[np.ndarray, np.ndarray]:
     """((1 - rate) Q + rate P, Q), after checking the rate lies in [0, 1]."""
-    rate = float(_validation.in_interval(_validation.single(sampling_rate, "sampling_rate"), "sampling_rate", 0.0, 1.0,
-                                         open_low=False, open_high=False))
+    rate = float(
+        _validation.in_interval(
+            _validation.single(sampling_rate, "sampling_rate"),
+            "sampling_rate",
+            0.0,
+            1.0,
+            open_low=False,
+            open_high=False,
+        )
+    )
     pa, qa = _distribution(p, "p"), _distribution(q, "q")
     if pa.shape != qa.shape:
         raise ValueError(f"p and q must have one shape, got {pa.shape} and {qa.shape}")
@@ -40,9 +48,11 @@ def _distribution(masses: ArrayLike, name: str) -> np.ndarray:
     return arr
 
 
-def poisson_subsampled(p: ArrayLike, q: ArrayLike, sampling_rate: float, *,
-                       value_discretization_interval: float = DEFAULT_INTERVAL) -> PrivacyLossDistribution:
+def poisson_subsampled(
+    p: ArrayLike, q: ArrayLike, sampling_rate: float, *, value_discretization_interval: float = DEFAULT_INTERVAL
+) -> PrivacyLossDistribution:
     """Remove and add PLDs of a finite dominating pair (P, Q) under Poisson sampling (see above)."""
     mixed, base = poisson_subsampled_pair(p, q, sampling_rate)
-    return from_distributions(mixed, base, value_discretization_interval=value_discretization_interval,
-                              exact_zeros=False)  # computed masses: a 0 may be an underflow
+    return from_distributions(
+        mixed, base, value_discretization_interval=value_discretization_interval, exact_zeros=False
+    )  # computed masses: a 0 may be an underflow

@@ -74,15 +74,15 @@ from .pld_mixture import mixture
 
 Analysis = Literal["conditioned", "dp_accounting"]
 
-CENTRAL_BUCKETS = 24            # buckets of k >= B, geometric in k + 1, over K's central 1 - 2e-6
+CENTRAL_BUCKETS = 24  # buckets of k >= B, geometric in k + 1, over K's central 1 - 2e-6
 CENTRAL_TAIL = 1e-6
-OUTER_BUCKETS = 4               # and over its central 1 - 2e-30 (the rest: one bucket each side)
+OUTER_BUCKETS = 4  # and over its central 1 - 2e-30 (the rest: one bucket each side)
 BULK_TAIL = 1e-30
-WEIGHT_MARGIN = 1e-13           # relative: above the incomplete beta function's error (few 1e-15)
-OPPOSITE_BINS_PER_SIGMA = 16    # cells per sigma of the binned opposite-records pair
-OPPOSITE_HALF_WIDTH = 10.0      # sigmas of cells either side of the outputs -B .. -B + 2
-OPPOSITE_MAX_CELLS = 1 << 16   # cells widened past sigma / 16 where sigma is small (atoms far apart in sigmas)
-FAR_ATOMS = 40.0                # sigmas past the cells beyond which an atom's mass is all in the outer cell
+WEIGHT_MARGIN = 1e-13  # relative: above the incomplete beta function's error (few 1e-15)
+OPPOSITE_BINS_PER_SIGMA = 16  # cells per sigma of the binned opposite-records pair
+OPPOSITE_HALF_WIDTH = 10.0  # sigmas of cells either side of the outputs -B .. -B + 2
+OPPOSITE_MAX_CELLS = 1 << 16  # cells widened past sigma / 16 where sigma is small (atoms far apart in sigmas)
+FAR_ATOMS = 40.0  # sigmas past the cells beyond which an atom's mass is all in the outer cell
 
 
 def _binomial_cdf(k: np.ndarray | int, m: int, q: float) -> np.ndarray:
@@ -132,8 +132,11 @@ def conditioned_components(n: int, q: float, b: int) -> tuple[np.ndarray, np.nda
     below = _binomial_cdf(b - 1, m, q)
     # each bucket's mass from the tail it lies in (no cancellation against 1)
     upper_tail = starts > m * q
-    mass = np.where(upper_tail, stats.binom.sf(starts - 1, m, q) - stats.binom.sf(ends, m, q),
-                    _binomial_cdf(ends, m, q) - _binomial_cdf(starts - 1, m, q))
+    mass = np.where(
+        upper_tail,
+        stats.binom.sf(starts - 1, m, q) - stats.binom.sf(ends, m, q),
+        _binomial_cdf(ends, m, q) - _binomial_cdf(starts - 1, m, q),
+    )
     weights = np.concatenate([np.atleast_1d(below), mass]) * (1.0 + WEIGHT_MARGIN)
     rates = np.concatenate([[q], q * b / (starts + 1.0)])
     sensitivities = np.concatenate([[1.0], np.full(starts.size, 2.0)])
@@ -155,8 +158,9 @@ def replace_pair(s: float, q: float, tail: float) -> MonotonePair:
         return cast(np.ndarray, half(x, 1.0)[0] - half(x, -1.0)[0])
 
     def slope(x: np.ndarray) -> np.ndarray:
-        return cast(np.ndarray,
-                    ((half(x, 1.0)[1] * shifts).sum(axis=-1) + (half(x, -1.0)[1] * shifts).sum(axis=-1)) / (s * s))
+        return cast(
+            np.ndarray, ((half(x, 1.0)[1] * shifts).sum(axis=-1) + (half(x, -1.0)[1] * shifts).sum(axis=-1)) / (s * s)
+        )
 
     def p_mass(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return (1 - q) * normal_interval(a / s, b / s) + q * normal_interval((a - 1) / s, (b - 1) / s)
@@ -181,8 +185,14 @@ def _dp_accounting_upper(n: int, q: float, b: int, sigma: float, h: float, tail:
 
 def _conditioned_upper(n: int, q: float, b: int, sigma: float, h: float, tail: float) -> PrivacyLossDistribution:
     weights, rates, sens = conditioned_components(n, q, b)
-    parts = subsampled_gaussians(np.full(rates.size, sigma), rates, sensitivity=sens, value_discretization_interval=h,
-                                 tail=tail, optimistic=False)
+    parts = subsampled_gaussians(
+        np.full(rates.size, sigma),
+        rates,
+        sensitivity=sens,
+        value_discretization_interval=h,
+        tail=tail,
+        optimistic=False,
+    )
     return parts[0] if weights.size == 1 else mixture(parts, weights)
 
 
@@ -222,7 +232,7 @@ def opposite_records_pair(n: int, q: float, b: int, sigma: float) -> tuple[np.nd
     atoms_r[0] = max(atoms_q[0] - kept_after_cut, 0.0)
     atoms_r[2] += kept_after_cut
     atoms_r[2:] += atoms_q[1:]
-    lump = float(_binomial_cdf(b - far - 1, m, q))      # counts k < B - far: Q's atoms past ``far``, R's past far + 1
+    lump = float(_binomial_cdf(b - far - 1, m, q))  # counts k < B - far: Q's atoms past ``far``, R's past far + 1
 
     def cells(atoms: np.ndarray, extra: float) -> np.ndarray:
         loc = np.arange(atoms.size, dtype=np.float64)[:, None]
@@ -241,8 +251,9 @@ def _kl(p: np.ndarray, q: np.ndarray) -> float:
     return float(np.sum(special.rel_entr(p[keep], q[keep])))
 
 
-def others_at_zero(n: int, q: float, b: int, sigma: float, h: float, tail: float = DEFAULT_TAIL
-                   ) -> PrivacyLossDistribution:
+def others_at_zero(
+    n: int, q: float, b: int, sigma: float, h: float, tail: float = DEFAULT_TAIL
+) -> PrivacyLossDistribution:
     """The realizable pair with the others at 0 and x at 1 (module docstring), both directions."""
     return subsampled_gaussians([sigma], [kept_probability(n, q, b)], value_discretization_interval=h, tail=tail)[0]
 
@@ -252,10 +263,12 @@ def others_opposite(n: int, q: float, b: int, sigma: float, h: float) -> Privacy
     directions, each first distribution's masses lowered and second's raised by ``WEIGHT_MARGIN``."""
     p_cells, q_cells = opposite_records_pair(n, q, b, sigma)
     low, high = 1.0 - WEIGHT_MARGIN, 1.0 + WEIGHT_MARGIN
-    forward = from_distributions(p_cells * low, q_cells * high, value_discretization_interval=h, symmetric=True,
-                                 exact_zeros=False)
-    backward = from_distributions(q_cells * low, p_cells * high, value_discretization_interval=h, symmetric=True,
-                                  exact_zeros=False)
+    forward = from_distributions(
+        p_cells * low, q_cells * high, value_discretization_interval=h, symmetric=True, exact_zeros=False
+    )
+    backward = from_distributions(
+        q_cells * low, p_cells * high, value_discretization_interval=h, symmetric=True, exact_zeros=False
+    )
     return PrivacyLossDistribution([forward.directions[0], backward.directions[0]])
 
 
@@ -263,7 +276,7 @@ def _lower_factors(n: int, q: float, b: int, sigma: float, h: float, tail: float
     """Per direction (D' vs D, D vs D'), the optimistic side of the realizable pair with the larger KL."""
     kept = kept_probability(n, q, b)
     chosen = others_at_zero(n, q, b, sigma, h, tail)
-    if b <= n - 1 and kept < q:     # a cut is possible
+    if b <= n - 1 and kept < q:  # a cut is possible
         p_cells, q_cells = opposite_records_pair(n, q, b, sigma)
         if max(_kl(p_cells, q_cells), _kl(q_cells, p_cells)) > _poisson_kl(kept, sigma):
             chosen = others_opposite(n, q, b, sigma, h)
@@ -280,10 +293,16 @@ def _poisson_kl(p: float, sigma: float) -> float:
     return max(_kl(mixed, a), _kl(a, mixed))
 
 
-def truncated_subsampled_gaussian(dataset_size: int, sampling_probability: float, truncated_batch_size: int,
-                                  noise_multiplier: float, *, analysis: Analysis = "conditioned",
-                                  value_discretization_interval: float = DEFAULT_INTERVAL,
-                                  tail: float = DEFAULT_TAIL) -> PrivacyLossDistribution:
+def truncated_subsampled_gaussian(
+    dataset_size: int,
+    sampling_probability: float,
+    truncated_batch_size: int,
+    noise_multiplier: float,
+    *,
+    analysis: Analysis = "conditioned",
+    value_discretization_interval: float = DEFAULT_INTERVAL,
+    tail: float = DEFAULT_TAIL,
+) -> PrivacyLossDistribution:
     """Remove and add PLDs of the truncated-Poisson-sampled Gaussian (see the module docstring).
 
     The upper side is the conditioned dominating pair (``analysis="conditioned"``) or
@@ -292,8 +311,16 @@ def truncated_subsampled_gaussian(dataset_size: int, sampling_probability: float
     """
     n = _validation.count(dataset_size, "dataset_size")
     b = _validation.count(truncated_batch_size, "truncated_batch_size")
-    q = float(_validation.in_interval(_validation.single(sampling_probability, "sampling_probability"),
-                                      "sampling_probability", 0.0, 1.0, open_low=True, open_high=False))
+    q = float(
+        _validation.in_interval(
+            _validation.single(sampling_probability, "sampling_probability"),
+            "sampling_probability",
+            0.0,
+            1.0,
+            open_low=True,
+            open_high=False,
+        )
+    )
     sigma = float(_validation.positive(_validation.single(noise_multiplier, "noise_multiplier"), "noise_multiplier"))
     if analysis not in ("conditioned", "dp_accounting"):
         raise ValueError(f"analysis must be 'conditioned' or 'dp_accounting', got {analysis!r}")
@@ -301,14 +328,20 @@ def truncated_subsampled_gaussian(dataset_size: int, sampling_probability: float
     build = _conditioned_upper if analysis == "conditioned" else _dp_accounting_upper
     try:
         upper = build(n, q, b, sigma, h, tail)
-    except ValueError as err:   # the grid's cell cap, stated for the Gaussian's sigma
+    except ValueError as err:  # the grid's cell cap, stated for the Gaussian's sigma
         raise ValueError(f"noise_multiplier={sigma!r} with truncated_batch_size={b}: {err}") from None
     lower = _lower_factors(n, q, b, sigma, h, tail)
     up = [next(iter(d)) for d in upper.directions]
     if len(up) == 1:
         up = up * 2
-    directions = [{Factor(f"truncated_subsampled_gaussian(n={n}, q={q}, B={b}, sigma={sigma})", u.upper, lo.lower,
-                          u.connect_dots): 1} for u, lo in zip(up, lower)]
-    if len(lower) == 1:     # q = 1 and no cut: the Gaussian mechanism, one symmetric direction
+    directions = [
+        {
+            Factor(
+                f"truncated_subsampled_gaussian(n={n}, q={q}, B={b}, sigma={sigma})", u.upper, lo.lower, u.connect_dots
+            ): 1
+        }
+        for u, lo in zip(up, lower)
+    ]
+    if len(lower) == 1:  # q = 1 and no cut: the Gaussian mechanism, one symmetric direction
         directions = directions[:1]
     return PrivacyLossDistribution(directions, tail)

@@ -36,9 +36,9 @@ from functools import lru_cache
 
 from .. import _core
 
-SHARE_OF_ACCURACY = 0.1    # the truncations' share of delta, per unit of the epsilon accuracy asked
-MAX_TAIL = 1e-11           # no coarser: at 1e-9 W3's bracket widened (round-off no longer dominant)
-LADDER = tuple(10.0 ** (-k / 4) for k in range(44, 61))   # MAX_TAIL down to 1e-15, coarsest first, 4 per decade
+SHARE_OF_ACCURACY = 0.1  # the truncations' share of delta, per unit of the epsilon accuracy asked
+MAX_TAIL = 1e-11  # no coarser: at 1e-9 W3's bracket widened (round-off no longer dominant)
+LADDER = tuple(10.0 ** (-k / 4) for k in range(44, 61))  # MAX_TAIL down to 1e-15, coarsest first, 4 per decade
 
 
 def remove_mass_above(tail: float, sigma: float, sampling_rate: float, sensitivity: float) -> float:
@@ -47,8 +47,9 @@ def remove_mass_above(tail: float, sigma: float, sampling_rate: float, sensitivi
     return float(_core.pld_subsampled_gaussian_mass_above(sigma / sensitivity, sampling_rate, tail))
 
 
-def tails(point: tuple[float, float, float, float], smallest: float, tail: float,
-          accuracy: float) -> tuple[float, float]:
+def tails(
+    point: tuple[float, float, float, float], smallest: float, tail: float, accuracy: float
+) -> tuple[float, float]:
     """(t_round, t_window) for the remove direction of ``point`` = (sigma, q, rounds, sensitivity) where the
     smallest delta to resolve is ``smallest``: the coarsest rungs whose charges stay within
     ``SHARE_OF_ACCURACY`` x ``accuracy`` / 2 of it each (module docstring), at least ``tail``."""

@@ -34,11 +34,11 @@ from .distribution import PrivacyLossDistribution
 from .mechanisms import subsampled_gaussians
 from .pmf import GridPMF
 
-FINE_PER_RATE = 1.0 / 3.0   # the fine grid is at most q / 3, so one round's loss bulk spans fine cells
-BLOCK_CELLS = 200.0         # the top block's loss variance, in coarse cells squared
-MAX_BLOCK_LOG2 = 12         # blocks of at most 4096 rounds
+FINE_PER_RATE = 1.0 / 3.0  # the fine grid is at most q / 3, so one round's loss bulk spans fine cells
+BLOCK_CELLS = 200.0  # the top block's loss variance, in coarse cells squared
+MAX_BLOCK_LOG2 = 12  # blocks of at most 4096 rounds
 MAX_FINE_RATIO = 1 << 10
-FINE_CELLS = 1 << 20        # the fine one-round PMF at most this many cells (its discretization is the cost)
+FINE_CELLS = 1 << 20  # the fine one-round PMF at most this many cells (its discretization is the cost)
 
 
 def fine_ratio(sampling_rate: float, h: float) -> int:
@@ -51,7 +51,7 @@ def block_log2(sigma: float, sampling_rate: float, sensitivity: float, h: float)
     (the small-q variance of one round, s = sigma / sensitivity), or None where no block up to
     2^MAX_BLOCK_LOG2 rounds reaches it, or the fine grid would be more than MAX_FINE_RATIO times finer."""
     s = sigma / sensitivity
-    variance = sampling_rate ** 2 * math.expm1(min(1.0 / (s * s), 700.0))
+    variance = sampling_rate**2 * math.expm1(min(1.0 / (s * s), 700.0))
     if not variance > 0.0 or fine_ratio(sampling_rate, h) > MAX_FINE_RATIO:
         return None
     j = max(0, math.ceil(math.log2(BLOCK_CELLS * h * h / variance)))
@@ -63,8 +63,11 @@ def applies(sigma: float, sampling_rate: float, sensitivity: float, h: float, ce
     and the fine grid's one-round PMF, about ``cells`` (the one-round PMF's cells on grid h) times N,
     fits ``FINE_CELLS``: small sigma reaches far in loss (sigma 0.3, q 3e-6, h 1e-3: 2e7 fine cells,
     183 s and 5 GB for the blocks), and there the one-round lower side is kept."""
-    return (sampling_rate < h and block_log2(sigma, sampling_rate, sensitivity, h) is not None
-            and cells * fine_ratio(sampling_rate, h) <= FINE_CELLS)
+    return (
+        sampling_rate < h
+        and block_log2(sigma, sampling_rate, sensitivity, h) is not None
+        and cells * fine_ratio(sampling_rate, h) <= FINE_CELLS
+    )
 
 
 def merged(fine: GridPMF, ratio: int) -> GridPMF:
@@ -72,29 +75,46 @@ def merged(fine: GridPMF, ratio: int) -> GridPMF:
     round-off (``entry_error``) and its window's alias charge (a negative ``shift``) taken off first."""
     if fine.pessimistic:
         raise ValueError("merged: the fine PMF is pessimistic; it must be an optimistic (lower-side) PMF")
-    r = _core.pld_mean_contraction(np.ascontiguousarray(fine.p, dtype=np.float64), fine.k_lo, fine.h, int(ratio),
-                                   fine.p_inf, fine.entry_error, max(-fine.shift, 0.0))
+    r = _core.pld_mean_contraction(
+        np.ascontiguousarray(fine.p, dtype=np.float64),
+        fine.k_lo,
+        fine.h,
+        int(ratio),
+        fine.p_inf,
+        fine.entry_error,
+        max(-fine.shift, 0.0),
+    )
     # a mean of Y's each within a factor e^{+-s} of the truth is too: the fine PMF's loss shift s carries over
     return GridPMF(int(r["k_lo"]), float(r["h"]), r["p"], float(r["p_inf"]), 0.0, False, loss_shift=fine.loss_shift)
 
 
-def block_lowers(sigma: float, sampling_rate: float, sensitivity: float, h: float, tail: float,
-                 threads: int = 0) -> list[tuple[GridPMF, ...]]:
+def block_lowers(
+    sigma: float, sampling_rate: float, sensitivity: float, h: float, tail: float, threads: int = 0
+) -> list[tuple[GridPMF, ...]]:
     """Per neighbouring direction (remove, add), the lower PMFs on grid h of 2^j rounds, j = 0 .. J
     (``block_log2``), built on the fine grid h / ``fine_ratio`` and merged (the module docstring)."""
     top = block_log2(sigma, sampling_rate, sensitivity, h)
     if top is None:
-        raise ValueError(f"no two-resolution block reaches {BLOCK_CELLS} cells of h = {h} at sigma = {sigma}, "
-                         f"sampling_rate = {sampling_rate}: use the one-round lower side")
+        raise ValueError(
+            f"no two-resolution block reaches {BLOCK_CELLS} cells of h = {h} at sigma = {sigma}, "
+            f"sampling_rate = {sampling_rate}: use the one-round lower side"
+        )
     ratio = fine_ratio(sampling_rate, h)
-    fine = subsampled_gaussians(np.array([sigma]), np.array([sampling_rate]), sensitivity=np.array([sensitivity]),
-                                value_discretization_interval=h / ratio, tail=tail, threads=threads)[0]
+    fine = subsampled_gaussians(
+        np.array([sigma]),
+        np.array([sampling_rate]),
+        sensitivity=np.array([sensitivity]),
+        value_discretization_interval=h / ratio,
+        tail=tail,
+        threads=threads,
+    )[0]
     out = []
     for direction in fine.directions:
         (factor,) = direction
-        assert factor.lower is not None   # built with optimistic=True
-        composed = compose_many([[(factor.lower, 1 << j)] for j in range(top + 1)], pessimistic=False, tail=tail,
-                                workers=threads or None)
+        assert factor.lower is not None  # built with optimistic=True
+        composed = compose_many(
+            [[(factor.lower, 1 << j)] for j in range(top + 1)], pessimistic=False, tail=tail, workers=threads or None
+        )
         out.append(tuple(merged(c, ratio) for c in composed))
     return out
 
@@ -103,7 +123,7 @@ def with_block_lowers(dist: PrivacyLossDistribution, blocks: list[tuple[GridPMF,
     """``dist`` (one round, one factor per direction) whose factors compose their lower side from ``blocks``."""
     directions = []
     for direction, lowers in zip(dist.directions, blocks):
-        (factor, count), = direction.items()
+        ((factor, count),) = direction.items()
         directions.append({dataclasses.replace(factor, lower_blocks=lowers): count})
     return PrivacyLossDistribution(directions, dist.tail)
 

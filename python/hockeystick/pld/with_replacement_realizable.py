@@ -39,23 +39,25 @@ import numpy as np
 from .laplace_mixture import laplace_mixture
 from .subsampled_pair import Curve
 
-SLACK = 1e-10   # covers the floating-point error of the tabulated b_c, in total variation
+SLACK = 1e-10  # covers the floating-point error of the tabulated b_c, in total variation
 UNIT_ROUNDOFF = np.finfo(np.float64).eps / 2
-CHUNK = 256   # eps values per block of the finite pair's (eps, outcome) table
-SUBNORMAL_ERROR = 2.0 ** -1000   # absolute error of a mass near or below the subnormal range (each op errs 2^-1074)
-LOSS_CAP = 500.0   # beyond this largest loss the mixture's e^loss nears overflow: threshold tests instead
+CHUNK = 256  # eps values per block of the finite pair's (eps, outcome) table
+SUBNORMAL_ERROR = 2.0**-1000  # absolute error of a mass near or below the subnormal range (each op errs 2^-1074)
+LOSS_CAP = 500.0  # beyond this largest loss the mixture's e^loss nears overflow: threshold tests instead
 
-Sides = tuple[Curve, Curve | None]   # (lower, upper or None) of one direction's curve delta(eps)
+Sides = tuple[Curve, Curve | None]  # (lower, upper or None) of one direction's curve delta(eps)
 
 
 def _charged(curve: Curve, slack: float, add: bool, upper: bool) -> Curve:
     """``curve`` moved by the dropped mass ``slack`` (times e^eps in the add order), down for the lower
     side, up for the upper; clipped to [0, 1]."""
+
     def moved(eps: np.ndarray) -> np.ndarray:
         e = np.asarray(eps, dtype=np.float64)
         charge = slack * np.exp(np.minimum(e, 700.0)) if add else np.full(e.shape, slack)
         value = np.asarray(curve(e), dtype=np.float64)
         return np.clip(value + charge if upper else value - charge, 0.0, 1.0)
+
     return moved
 
 
@@ -74,6 +76,7 @@ def _laplace_tests(scale: float, w: list[float], slack: float) -> list[Sides]:
 
     def above(t: float, m: float) -> float:
         return 0.5 * math.exp(-(t - m) / b) if t >= m else 1.0 - 0.5 * math.exp((t - m) / b)
+
     rel = 64.0 * UNIT_ROUNDOFF
     sides: list[list[Curve]] = [[], []]
     for t in (c + 0.5 for c in range(len(w) - 1)):
@@ -98,8 +101,12 @@ def laplace_sides(scale: float, weights: np.ndarray, tail: float, h: float) -> l
     for order, direction in enumerate(pld.directions):
         factor = next(iter(direction))
         assert factor.lower is not None
-        sides.append((_charged(factor.lower.delta_tabled, slack, order == 1, False),
-                      _charged(factor.upper.delta_tabled, slack, order == 1, True)))
+        sides.append(
+            (
+                _charged(factor.lower.delta_tabled, slack, order == 1, False),
+                _charged(factor.upper.delta_tabled, slack, order == 1, True),
+            )
+        )
     return sides
 
 
@@ -111,7 +118,10 @@ def _discrete_laplace_masses(a: float, s: int, weights: list[float]) -> tuple[np
     t = math.tanh(a / 2.0)
 
     def component(m: int) -> np.ndarray:
-        return np.concatenate([[math.exp(-a * m) * norm], t * np.exp(-a * np.abs(x - m)), [math.exp(-a * (big - m)) * norm]])
+        return np.concatenate(
+            [[math.exp(-a * m) * norm], t * np.exp(-a * np.abs(x - m)), [math.exp(-a * (big - m)) * norm]]
+        )
+
     p = sum(wc * component(c * s) for c, wc in enumerate(weights))
     return np.asarray(p, dtype=np.float64), component(0)
 
@@ -129,9 +139,10 @@ def _finite_curve(p: np.ndarray, q: np.ndarray, rel: float, upper: bool) -> Curv
         e = np.asarray(eps, dtype=np.float64)
         out = np.empty(e.shape)
         for i in range(0, e.size, CHUNK):
-            g = np.exp(np.minimum(e[i:i + CHUNK], 700.0))[:, None]
-            out[i:i + CHUNK] = np.maximum(pp[None, :] - g * qq[None, :], 0.0).sum(axis=1)
+            g = np.exp(np.minimum(e[i : i + CHUNK], 700.0))[:, None]
+            out[i : i + CHUNK] = np.maximum(pp[None, :] - g * qq[None, :], 0.0).sum(axis=1)
         return np.clip(out * (grow if upper else shrink), 0.0, 1.0)
+
     return curve
 
 
@@ -145,9 +156,13 @@ def discrete_laplace_sides(parameter: float, sensitivity: int, weights: np.ndarr
     # every mass that does not underflow (those carry the absolute SUBNORMAL_ERROR); the weighted sum and
     # the sum over x a few more
     rel = (64.0 + min(a * (len(w) - 1) * s, 750.0) + p.size) * UNIT_ROUNDOFF
-    return [(_charged(_finite_curve(x, y, rel, False), slack, order == 1, False),
-             _charged(_finite_curve(x, y, rel, True), slack, order == 1, True))
-            for order, (x, y) in enumerate([(p, q), (q, p)])]
+    return [
+        (
+            _charged(_finite_curve(x, y, rel, False), slack, order == 1, False),
+            _charged(_finite_curve(x, y, rel, True), slack, order == 1, True),
+        )
+        for order, (x, y) in enumerate([(p, q), (q, p)])
+    ]
 
 
 def pointwise_max(curves: list[Curve]) -> Curve:
@@ -155,4 +170,3 @@ def pointwise_max(curves: list[Curve]) -> Curve:
     if len(curves) == 1:
         return curves[0]
     return lambda eps: np.max([f(eps) for f in curves], axis=0)
-

@@ -47,9 +47,9 @@ from .mechanisms import DEFAULT_INTERVAL, MAX_CELLS, _check_tail, _positive, che
 from .pmf import GridPMF
 
 _BISECTIONS = 64
-_EVALUATION_STEP = 2e-3   # D is evaluated this far apart in log gamma (at least every grid point); chords between
-_EVALUATIONS = 4096   # ... or this many times over its range, if that is farther apart
-_TOP_LOSS = 700.0   # e^loss stays finite; D beyond it (at most D(e^700)) goes to +infinity
+_EVALUATION_STEP = 2e-3  # D is evaluated this far apart in log gamma (at least every grid point); chords between
+_EVALUATIONS = 4096  # ... or this many times over its range, if that is farther apart
+_TOP_LOSS = 700.0  # e^loss stays finite; D beyond it (at most D(e^700)) goes to +infinity
 _ULPS = 64 * np.finfo(float).eps
 # The chords and their hull are built at the rounded G_k = fl(e^{k h}) (|G_k - e^{k h}| <= u e^{k h}, u = 2^-53);
 # the PMF's curve sum_j q_j (e^{l_j} - gamma)_+ + p_inf has its knots at the exact e^{k h} and is read at exact
@@ -70,12 +70,12 @@ def copy_count_weights(batch_size: int, n: int, cut: float) -> tuple[np.ndarray,
     while True:
         c = np.arange(top + 1)
         b = stats.binom.pmf(c, batch_size, 1.0 / n)
-        tail = stats.binom.sf(c, batch_size, 1.0 / n)   # P(count > c)
+        tail = stats.binom.sf(c, batch_size, 1.0 / n)  # P(count > c)
         if top == batch_size or np.any(tail <= cut):
             break
         top = min(batch_size, 2 * top)
     c_max = int(max(1, np.argmax(tail <= cut) if np.any(tail <= cut) else batch_size))
-    return b[:c_max + 1], float(tail[c_max]) if c_max < batch_size else 0.0
+    return b[: c_max + 1], float(tail[c_max]) if c_max < batch_size else 0.0
 
 
 def shift_constrained_curve(log_gamma: np.ndarray, weights: np.ndarray, s: float) -> np.ndarray:
@@ -84,9 +84,9 @@ def shift_constrained_curve(log_gamma: np.ndarray, weights: np.ndarray, s: float
     gamma = np.exp(lg)
     cs = np.arange(1, weights.size)
     b0, bc, r = float(weights[0]), weights[1:, None], (2.0 * cs / s)[:, None]
-    peak = -lg[None, :] / r - r / 2                                  # beta*_c, shape (c, gamma)
+    peak = -lg[None, :] / r - r / 2  # beta*_c, shape (c, gamma)
 
-    with np.errstate(divide="ignore"):   # b_c = 0 (n = 1: every draw is the record) has log -inf
+    with np.errstate(divide="ignore"):  # b_c = 0 (n = 1: every draw is the record) has log -inf
         log_b0, log_bc = np.log(b0), np.log(bc)
 
     def slope_sign(alpha: np.ndarray) -> np.ndarray:
@@ -106,11 +106,11 @@ def shift_constrained_curve(log_gamma: np.ndarray, weights: np.ndarray, s: float
         positive = np.logaddexp(log_b0 - lg, np.logaddexp.reduce(log_rise, axis=0))
         negative = np.logaddexp(log_b0, np.logaddexp.reduce(log_fall, axis=0))
         with np.errstate(invalid="ignore"):
-            return cast(np.ndarray, np.nan_to_num(positive - negative, nan=0.0))   # both parts empty: F = 0
+            return cast(np.ndarray, np.nan_to_num(positive - negative, nan=0.0))  # both parts empty: F = 0
 
     lo = np.min(peak, axis=0) - 40.0
     hi = np.max(peak + r, axis=0) + 40.0
-    lo = np.where(slope_sign(lo) >= 0, lo, -np.inf)   # F(-inf) = +inf: the peak is above lo
+    lo = np.where(slope_sign(lo) >= 0, lo, -np.inf)  # F(-inf) = +inf: the peak is above lo
     finite_lo = np.where(np.isfinite(lo), lo, np.min(peak, axis=0) - 80.0)
     for _ in range(_BISECTIONS):
         mid = 0.5 * (finite_lo + hi)
@@ -119,7 +119,7 @@ def shift_constrained_curve(log_gamma: np.ndarray, weights: np.ndarray, s: float
     widen = 1e-6 * (1.0 + np.abs(hi))
     a_lo = np.where(np.isfinite(lo), finite_lo - widen, -np.inf)
     a_hi = hi + widen
-    zero = b0 * (1.0 - gamma) * special.ndtr(a_lo)                  # c = 0: largest at a_lo (gamma >= 1)
+    zero = b0 * (1.0 - gamma) * special.ndtr(a_lo)  # c = 0: largest at a_lo (gamma >= 1)
     beta = np.clip(peak, a_lo[None, :] - r, a_hi[None, :])
     first, second = special.ndtr(beta + r), gamma[None, :] * special.ndtr(beta)
     value = zero + np.sum(bc * (first - second), axis=0)
@@ -142,9 +142,15 @@ def _convex_majorant_shift(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, fl
     return h, float(np.max(y - h))
 
 
-def with_replacement_shift_bound(sigma: float, batch_size: int, n: int, *, sensitivity: float = 1.0,
-                                 value_discretization_interval: float = DEFAULT_INTERVAL,
-                                 tail: float = DEFAULT_TAIL) -> PrivacyLossDistribution:
+def with_replacement_shift_bound(
+    sigma: float,
+    batch_size: int,
+    n: int,
+    *,
+    sensitivity: float = 1.0,
+    value_discretization_interval: float = DEFAULT_INTERVAL,
+    tail: float = DEFAULT_TAIL,
+) -> PrivacyLossDistribution:
     """The PLD whose curve is the chords of D (module docstring), pessimistic side only.
 
     ``sensitivity`` = Delta (L/K for the mean of K gradients clipped to L).  The PMF spans losses
@@ -153,10 +159,18 @@ def with_replacement_shift_bound(sigma: float, batch_size: int, n: int, *, sensi
     terms are at most their mass.
     """
     s = _positive("sigma", sigma) / _positive("sensitivity", sensitivity)
-    if (isinstance(batch_size, bool) or isinstance(n, bool) or not isinstance(batch_size, (int, np.integer))
-            or not isinstance(n, (int, np.integer)) or batch_size < 1 or n < 1):
-        raise ValueError(f"batch_size and n must be positive integers (batch_size may exceed "
-                         f"n: draws are with replacement), got {batch_size!r}, {n!r}")
+    if (
+        isinstance(batch_size, bool)
+        or isinstance(n, bool)
+        or not isinstance(batch_size, (int, np.integer))
+        or not isinstance(n, (int, np.integer))
+        or batch_size < 1
+        or n < 1
+    ):
+        raise ValueError(
+            f"batch_size and n must be positive integers (batch_size may exceed "
+            f"n: draws are with replacement), got {batch_size!r}, {n!r}"
+        )
     h = checked_interval(value_discretization_interval)
     t = _check_tail(tail)
     weights, cut = copy_count_weights(int(batch_size), int(n), 0.25 * t)
@@ -164,8 +178,9 @@ def with_replacement_shift_bound(sigma: float, batch_size: int, n: int, *, sensi
     while top < _TOP_LOSS and shift_constrained_curve(np.array([top]), weights, s)[0] + cut > 0.25 * t:
         top = min(2.0 * top, _TOP_LOSS)
     if top / h > MAX_CELLS:
-        raise ValueError("the loss grid would need more cells than max_cells; use a coarser "
-                         "value_discretization_interval")
+        raise ValueError(
+            "the loss grid would need more cells than max_cells; use a coarser value_discretization_interval"
+        )
     count = int(np.ceil(top / h))
     log_gamma = np.arange(count + 1) * h
     # D is convex in gamma, so its chords between evaluated points lie above it: D is evaluated every
@@ -175,19 +190,20 @@ def with_replacement_shift_bound(sigma: float, batch_size: int, n: int, *, sensi
     stride = max(1, int(max(_EVALUATION_STEP, count * h / _EVALUATIONS) / h))
     at = np.unique(np.append(np.arange(0, count + 1, stride), count))
     values = np.empty(at.size)
-    for start in range(0, at.size, 1 << 14):   # bounded memory: (copy counts) x (block) arrays
+    for start in range(0, at.size, 1 << 14):  # bounded memory: (copy counts) x (block) arrays
         stop = min(start + (1 << 14), at.size)
         values[start:stop] = shift_constrained_curve(log_gamma[at[start:stop]], weights, s)
     gamma = np.exp(log_gamma)
-    curve = np.interp(gamma, gamma[at], values) * (1.0 + _ULPS) + cut   # the chords, rounded up
-    curve = np.maximum.accumulate(curve[::-1])[::-1]   # non-increasing, still above D
+    curve = np.interp(gamma, gamma[at], values) * (1.0 + _ULPS) + cut  # the chords, rounded up
+    curve = np.maximum.accumulate(curve[::-1])[::-1]  # non-increasing, still above D
     hull, gap = _convex_majorant_shift(gamma, curve)
     slopes = np.diff(hull) / np.diff(gamma)
-    q = np.maximum(np.diff(np.append(slopes, 0.0)), 0.0)   # Q-mass at losses k h, k = 1 .. count
+    q = np.maximum(np.diff(np.append(slopes, 0.0)), 0.0)  # Q-mass at losses k h, k = 1 .. count
     p = q * gamma[1:]
     p_inf = float(hull[-1] + gap) + _KNOT_ULPS * float(p.sum())
     at_zero = max(1.0 - float(p.sum() + q.sum()) - p_inf, 0.0)
     masses = np.concatenate([q[::-1], [at_zero], p])
     pmf = GridPMF(-count, h, masses, p_inf, 0.0, True)
-    return PrivacyLossDistribution([{Factor(f"with_replacement_shift_bound(sigma={s}, K={batch_size}, n={n})",
-                                            pmf, None, True): 1}], t)
+    return PrivacyLossDistribution(
+        [{Factor(f"with_replacement_shift_bound(sigma={s}, K={batch_size}, n={n})", pmf, None, True): 1}], t
+    )

@@ -43,29 +43,40 @@ class SubsampledGaussianRDP:
     ``rdp`` has shape params.shape + (len(orders),).  Each distinct (sigma, q) is computed once.
     """
 
-    def __init__(self, *, sigma: npt.ArrayLike, sampling_rate: npt.ArrayLike = 1.0, rounds: npt.ArrayLike = 1,
-                 orders: npt.ArrayLike | None = None, conversion: str = "tight",
-                 fractional_series: str = "absolute") -> None:
+    def __init__(
+        self,
+        *,
+        sigma: npt.ArrayLike,
+        sampling_rate: npt.ArrayLike = 1.0,
+        rounds: npt.ArrayLike = 1,
+        orders: npt.ArrayLike | None = None,
+        conversion: str = "tight",
+        fractional_series: str = "absolute",
+    ) -> None:
         self.conversion = choice(conversion, "conversion", CONVERSIONS)
-        p = broadcast(sigma=positive(sigma, "sigma"),
-                      sampling_rate=in_interval(sampling_rate, "sampling_rate", 0.0, 1.0, open_low=False, open_high=False),
-                      rounds=positive_integer(rounds, "rounds"))
+        p = broadcast(
+            sigma=positive(sigma, "sigma"),
+            sampling_rate=in_interval(sampling_rate, "sampling_rate", 0.0, 1.0, open_low=False, open_high=False),
+            rounds=positive_integer(rounds, "rounds"),
+        )
         self.parameters = p
         self.orders = check_orders(orders)
         pairs = np.stack([p["sigma"].ravel(), p["sampling_rate"].ravel()], axis=-1)
         unique, inverse = np.unique(pairs, axis=0, return_inverse=True)
         step = subsampled_gaussian_rdp(unique[:, 0], unique[:, 1], self.orders, fractional_series=fractional_series)
         shape = p["sigma"].shape
-        self.rdp = (step[inverse.ravel()].reshape(shape + self.orders.shape) * p["rounds"][..., None])
+        self.rdp = step[inverse.ravel()].reshape(shape + self.orders.shape) * p["rounds"][..., None]
 
-    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper",
-                conversion: str | None = None) -> float | np.ndarray:
+    def epsilon(
+        self, delta: npt.ArrayLike, *, bound: Bound = "upper", conversion: str | None = None
+    ) -> float | np.ndarray:
         """Smallest eps certified at ``delta`` (broadcast with the parameters); an upper bound only."""
         upper_only(bound, type(self).__name__)
         return rdp_to_epsilon(self.rdp, self.orders, delta, conversion=conversion or self.conversion)
 
-    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper",
-              conversion: str | None = None) -> float | np.ndarray:
+    def delta(
+        self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", conversion: str | None = None
+    ) -> float | np.ndarray:
         """Smallest delta certified at ``epsilon`` (broadcast with the parameters); an upper bound only."""
         upper_only(bound, type(self).__name__)
         return rdp_to_delta(self.rdp, self.orders, epsilon, conversion=conversion or self.conversion)

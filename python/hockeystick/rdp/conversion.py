@@ -33,7 +33,9 @@ __all__ = ["CONVERSIONS", "rdp_to_epsilon", "rdp_to_delta"]
 CONVERSIONS = ("tight", "classic")
 
 
-def _prepare(rdp: npt.ArrayLike, orders: npt.ArrayLike, target: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _prepare(
+    rdp: npt.ArrayLike, orders: npt.ArrayLike, target: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     r = np.asarray(rdp, dtype=np.float64)
     alpha = check_orders(orders, max_order=np.inf)
     if np.ndim(orders) == 0:  # one order: every entry of rdp is a value at it
@@ -49,8 +51,9 @@ def _prepare(rdp: npt.ArrayLike, orders: npt.ArrayLike, target: np.ndarray) -> t
     return np.broadcast_to(r, lead + alpha.shape), alpha, np.broadcast_to(target, lead)[..., None]
 
 
-def rdp_to_epsilon(rdp: npt.ArrayLike, orders: npt.ArrayLike, delta: npt.ArrayLike, *,
-                   conversion: str = "tight") -> float | np.ndarray:
+def rdp_to_epsilon(
+    rdp: npt.ArrayLike, orders: npt.ArrayLike, delta: npt.ArrayLike, *, conversion: str = "tight"
+) -> float | np.ndarray:
     """Smallest eps the RDP curve certifies at ``delta`` in (0, 1)."""
     choice(conversion, "conversion", CONVERSIONS)
     d = delta_values(delta)
@@ -66,8 +69,9 @@ def rdp_to_epsilon(rdp: npt.ArrayLike, orders: npt.ArrayLike, delta: npt.ArrayLi
     return cast("float | np.ndarray", scalar_or_array(np.maximum(0.0, eps.min(axis=-1))))
 
 
-def rdp_to_delta(rdp: npt.ArrayLike, orders: npt.ArrayLike, epsilon: npt.ArrayLike, *,
-                 conversion: str = "tight") -> float | np.ndarray:
+def rdp_to_delta(
+    rdp: npt.ArrayLike, orders: npt.ArrayLike, epsilon: npt.ArrayLike, *, conversion: str = "tight"
+) -> float | np.ndarray:
     """Smallest delta the RDP curve certifies at ``epsilon`` >= 0."""
     choice(conversion, "conversion", CONVERSIONS)
     e = epsilon_values(epsilon)  # inf allowed: delta(inf) = 0
@@ -78,8 +82,7 @@ def rdp_to_delta(rdp: npt.ArrayLike, orders: npt.ArrayLike, epsilon: npt.ArrayLi
         else:
             # log(1 - e^-r) as log(-expm1(-r)): 1 - e^-r by log1p(-exp(-r)) is 0 for r < 1.1e-16.
             log_tv = np.where(r > 0, 0.5 * np.log(-np.expm1(-r)), -np.inf)
-            log_rdp = np.where(alpha > 1.01,
-                               (alpha - 1) * (r - e + np.log1p(-1.0 / alpha)) - np.log(alpha), np.inf)
+            log_rdp = np.where(alpha > 1.01, (alpha - 1) * (r - e + np.log1p(-1.0 / alpha)) - np.log(alpha), np.inf)
             log_delta = np.minimum(log_tv, log_rdp)
     log_delta = np.where(np.isnan(log_delta), np.inf, log_delta)
     return cast("float | np.ndarray", scalar_or_array(np.minimum(1.0, np.exp(log_delta.min(axis=-1)))))

@@ -45,14 +45,22 @@ from scipy import special
 
 from .._validation import broadcast, choice, in_interval, positive
 
-__all__ = ["DEFAULT_ORDERS", "FRACTIONAL_SERIES", "MAX_ORDER", "gaussian_rdp", "subsampled_gaussian_rdp", "check_orders"]
+__all__ = [
+    "DEFAULT_ORDERS",
+    "FRACTIONAL_SERIES",
+    "MAX_ORDER",
+    "gaussian_rdp",
+    "subsampled_gaussian_rdp",
+    "check_orders",
+]
 
 #: The Renyi orders used when ``orders=None``: 1.1, 1.2, ..., 10.9, then 11, ..., 63, 128, 256, 512, 1024
 #: (156 floats), the orders of dp_accounting's RdpAccountant (``DEFAULT_RDP_ORDERS``), so results compare
 #: one to one.  A tuple, so that no caller can change the library's default in place; take
 #: ``np.asarray(DEFAULT_ORDERS)`` for array arithmetic.
 DEFAULT_ORDERS: tuple[float, ...] = tuple(
-    [1 + x / 10.0 for x in range(1, 100)] + [float(x) for x in range(11, 64)] + [128.0, 256.0, 512.0, 1024.0])
+    [1 + x / 10.0 for x in range(1, 100)] + [float(x) for x in range(11, 64)] + [128.0, 256.0, 512.0, 1024.0]
+)
 
 FRACTIONAL_SERIES = ("absolute", "signed")
 
@@ -79,11 +87,14 @@ def check_orders(orders: npt.ArrayLike | None, *, max_order: float = MAX_ORDER) 
     if arr.size == 0:
         raise ValueError("orders must not be empty (give at least one order > 1, or None for the defaults)")
     if (arr <= 1).any():
-        raise ValueError(f"orders must be > 1: Renyi DP and its conversions hold for orders above 1 only "
-                         f"(got {arr[arr <= 1][0]!r})")
+        raise ValueError(
+            f"orders must be > 1: Renyi DP and its conversions hold for orders above 1 only (got {arr[arr <= 1][0]!r})"
+        )
     if (arr > max_order).any():
-        raise ValueError(f"orders must be <= {max_order:g} (got {arr[arr > max_order][0]!r}): the integer-order "
-                         "series costs alpha terms, and larger orders only help for sigma above ~1000")
+        raise ValueError(
+            f"orders must be <= {max_order:g} (got {arr[arr > max_order][0]!r}): the integer-order "
+            "series costs alpha terms, and larger orders only help for sigma above ~1000"
+        )
     return arr
 
 
@@ -119,8 +130,9 @@ def _log_a_integer(log_q: np.ndarray, log_1mq: np.ndarray, sigma: np.ndarray, al
     return cast(np.ndarray, np.logaddexp(0.0, log_a_minus_1))
 
 
-def _log_a_fractional(log_q: np.ndarray, log_1mq: np.ndarray, sigma: np.ndarray, alpha: np.ndarray,
-                      signed: bool) -> np.ndarray:
+def _log_a_fractional(
+    log_q: np.ndarray, log_1mq: np.ndarray, sigma: np.ndarray, alpha: np.ndarray, signed: bool
+) -> np.ndarray:
     """log A for fractional alpha by the two-sided series (element-wise over the flat inputs).
 
     With ``signed`` the terms whose binomial is negative go to a separate log-sum, subtracted at the end.
@@ -162,17 +174,23 @@ def _log_a_fractional(log_q: np.ndarray, log_1mq: np.ndarray, sigma: np.ndarray,
     return result
 
 
-def subsampled_gaussian_rdp(sigma: npt.ArrayLike, sampling_rate: npt.ArrayLike,
-                            orders: npt.ArrayLike | None = None, *,
-                            fractional_series: str = "absolute") -> np.ndarray:
+def subsampled_gaussian_rdp(
+    sigma: npt.ArrayLike,
+    sampling_rate: npt.ArrayLike,
+    orders: npt.ArrayLike | None = None,
+    *,
+    fractional_series: str = "absolute",
+) -> np.ndarray:
     """RDP of one step of the Poisson-subsampled Gaussian: shape broadcast(sigma, q).shape + (len(orders),).
 
     q = 1 gives the plain Gaussian alpha/(2 sigma^2); q = 0 gives 0.  ``fractional_series``:
     "absolute" (dp_accounting's upper bound) or "signed" (exact); see the module docstring.
     """
     signed = choice(fractional_series, "fractional_series", FRACTIONAL_SERIES) == "signed"
-    p = broadcast(sigma=positive(sigma, "sigma"),
-                  sampling_rate=in_interval(sampling_rate, "sampling_rate", 0.0, 1.0, open_low=False, open_high=False))
+    p = broadcast(
+        sigma=positive(sigma, "sigma"),
+        sampling_rate=in_interval(sampling_rate, "sampling_rate", 0.0, 1.0, open_low=False, open_high=False),
+    )
     s, q = p["sigma"], p["sampling_rate"]
     alpha = check_orders(orders)
     shape = s.shape + alpha.shape

@@ -81,8 +81,13 @@ def _entropy_remainder(d: np.ndarray) -> np.ndarray:
     return np.where(np.abs(d) < _SERIES_RADIUS, _series(d, (-1.0) ** _J / (_J * (_J - 1.0))), direct)
 
 
-def _log_moment(weights: list[np.ndarray], ratios_minus_one: list[np.ndarray], log_ratios: list[np.ndarray],
-                alpha: np.ndarray, upper: bool) -> np.ndarray:
+def _log_moment(
+    weights: list[np.ndarray],
+    ratios_minus_one: list[np.ndarray],
+    log_ratios: list[np.ndarray],
+    alpha: np.ndarray,
+    upper: bool,
+) -> np.ndarray:
     """log sum_i w_i x_i^t, t = alpha (``upper``) or 1 - alpha, for laws with sum_i w_i x_i = 1.
 
     S - 1 = sum_i w_i f_t(x_i) summed over non-negative parts (module docstring) where S < e; log-sum-exp
@@ -103,8 +108,13 @@ def _log_moment(weights: list[np.ndarray], ratios_minus_one: list[np.ndarray], l
         return np.where(log_sum > 1.0, log_sum, np.log1p(excess))
 
 
-def randomized_response_rdp(noise_parameter: npt.ArrayLike, num_buckets: npt.ArrayLike,
-                            orders: npt.ArrayLike | None = None, *, relation: str = "replace_one") -> np.ndarray:
+def randomized_response_rdp(
+    noise_parameter: npt.ArrayLike,
+    num_buckets: npt.ArrayLike,
+    orders: npt.ArrayLike | None = None,
+    *,
+    relation: str = "replace_one",
+) -> np.ndarray:
     """eps(alpha) of k-ary randomized response (module docstring): shape broadcast(p, k).shape + (len(orders),).
 
     ``noise_parameter`` p in [0, 1], ``num_buckets`` k an integer >= 1, ``relation`` one of ``RELATIONS``.
@@ -123,14 +133,16 @@ def randomized_response_rdp(noise_parameter: npt.ArrayLike, num_buckets: npt.Arr
             d = k * q / p  # r - 1
             log_r = np.log1p(d)
             zero = np.zeros_like(d)
-            log_s = _log_moment([b, a, (k - 2.0) * b], [d, -d / (1.0 + d), zero], [log_r, -log_r, zero], alpha,
-                                upper=True)
+            log_s = _log_moment(
+                [b, a, (k - 2.0) * b], [d, -d / (1.0 + d), zero], [log_r, -log_r, zero], alpha, upper=True
+            )
         else:
             weights = [1.0 / k, (k - 1.0) / k]
             d = [(k - 1.0) * q, -q]  # A - 1, p - 1
             logs = [np.log1p(d[0]), np.log(p)]
-            log_s = np.maximum(_log_moment(weights, d, logs, alpha, upper=True),
-                               _log_moment(weights, d, logs, alpha, upper=False))
+            log_s = np.maximum(
+                _log_moment(weights, d, logs, alpha, upper=True), _log_moment(weights, d, logs, alpha, upper=False)
+            )
         rdp = np.maximum(log_s, 0.0) / (alpha - 1.0)
     rdp = np.where((k == 1) | (p == 1), 0.0, np.where(p == 0, math.inf, rdp))
     return np.broadcast_to(rdp, np.broadcast_shapes(p.shape[:-1], k.shape[:-1]) + alpha.shape).copy()

@@ -38,7 +38,7 @@ from .mechanisms import check_orders
 
 __all__ = ["truncated_negative_binomial_gamma", "truncated_negative_binomial_mean", "repeat_and_select_rdp"]
 
-_OUTWARD = 2.0 ** -40  # relative step that rounds gamma down past the root's and the mean's rounding
+_OUTWARD = 2.0**-40  # relative step that rounds gamma down past the root's and the mean's rounding
 
 
 def truncated_negative_binomial_mean(gamma: float, shape: float) -> float:
@@ -64,8 +64,9 @@ def truncated_negative_binomial_gamma(shape: float, mean: float) -> float:
     while truncated_negative_binomial_mean(low, shape) < mean:
         low /= 2.0
     log_mean = math.log(mean)
-    gamma: float = brentq(lambda g: math.log(truncated_negative_binomial_mean(g, shape)) - log_mean, low, high,
-                   xtol=1e-300, rtol=1e-15)
+    gamma: float = brentq(
+        lambda g: math.log(truncated_negative_binomial_mean(g, shape)) - log_mean, low, high, xtol=1e-300, rtol=1e-15
+    )
     gamma *= 1.0 - _OUTWARD
     while truncated_negative_binomial_mean(gamma, shape) < mean:
         gamma *= 1.0 - _OUTWARD

@@ -66,8 +66,11 @@ def _log_a_integer(q: float, c: float, alpha: int, diffs: np.ndarray | None) -> 
     """log A_alpha above at an integer alpha >= 2 (``diffs`` None: without the Xi terms)."""
     log_q = math.log(q)
     eps2 = 2.0 * c  # eps(2) = 2 c
-    first = 2.0 * log_q + float(_log_binomial(alpha, np.array(2.0))) + min(
-        math.log(4.0) + eps2 + math.log(-math.expm1(-eps2)), math.log(2.0) + eps2)
+    first = (
+        2.0 * log_q
+        + float(_log_binomial(alpha, np.array(2.0)))
+        + min(math.log(4.0) + eps2 + math.log(-math.expm1(-eps2)), math.log(2.0) + eps2)
+    )
     j = np.arange(3, alpha + 1, dtype=np.float64)
     simple = math.log(2.0) + c * j * (j - 1.0)  # log 2 e^{(j-1) eps(j)}
     if diffs is not None:
@@ -78,8 +81,7 @@ def _log_a_integer(q: float, c: float, alpha: int, diffs: np.ndarray | None) -> 
     return float(np.logaddexp.reduce(terms))
 
 
-def sampled_without_replacement_gaussian_rdp(radius: float, sampling_rate: float,
-                                             orders: npt.ArrayLike) -> np.ndarray:
+def sampled_without_replacement_gaussian_rdp(radius: float, sampling_rate: float, orders: npt.ArrayLike) -> np.ndarray:
     """RDP at ``orders`` (each > 1) of the Gaussian of ``radius`` on a sample of rate q = m / n, replace-one."""
     r, q = float(radius), float(sampling_rate)
     if not (r >= 0 and math.isfinite(r)):

@@ -38,16 +38,21 @@ def tree_depth(step_counts: int | Sequence[int]) -> int:
     if not counts or (not isinstance(step_counts, Sequence) and step_counts == 0):
         raise ValueError(f"step_counts must be a non-empty list, or a non-zero scalar. Got {step_counts}.")
     for n in counts:
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer, float, np.floating)) \
-                or not math.isfinite(n) or n != math.floor(n):
+        if (
+            isinstance(n, bool)
+            or not isinstance(n, (int, np.integer, float, np.floating))
+            or not math.isfinite(n)
+            or n != math.floor(n)
+        ):
             raise ValueError(f"step_counts must hold integers, got {n!r} in {step_counts}")
         if n < 0:
             raise ValueError(f"Steps must be non-negative. Got {step_counts}")
     return int(max(counts)).bit_length()
 
 
-def single_epoch_tree_aggregation_rdp(noise_multiplier: npt.ArrayLike, step_counts: int | Sequence[int],
-                                      orders: npt.ArrayLike | None = None) -> np.ndarray:
+def single_epoch_tree_aggregation_rdp(
+    noise_multiplier: npt.ArrayLike, step_counts: int | Sequence[int], orders: npt.ArrayLike | None = None
+) -> np.ndarray:
     """alpha depth / (2 sigma^2) (module docstring): shape noise_multiplier.shape + (len(orders),).
 
     sigma = 0 gives inf (the sums are released) and sigma = inf gives 0, as in dp_accounting.

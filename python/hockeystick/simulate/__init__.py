@@ -32,7 +32,27 @@ from .sweep import simulate_sweep
 from .trusted_aggregator import trusted_aggregator
 from .utility_bound import least_squares_constants, strongly_convex_excess_loss_bound
 
-__all__ = ["DistortionRunResult", "FederatedData", "LeakageReport", "RunResult", "bundled", "evaluate",
-           "from_client_arrays", "frontier", "least_squares_constants", "isrl_local_sgd", "isrl_minibatch_sgd", "mean_over_seeds", "noisy_fedavg",
-           "noisy_fedprox", "parameter_distortion", "pnsgd", "pnsgd_final_iterates", "pnsgd_guarantee",
-           "simulate_sweep", "strongly_convex_excess_loss_bound", "synthetic", "trusted_aggregator"]
+__all__ = [
+    "DistortionRunResult",
+    "FederatedData",
+    "LeakageReport",
+    "RunResult",
+    "bundled",
+    "evaluate",
+    "from_client_arrays",
+    "frontier",
+    "least_squares_constants",
+    "isrl_local_sgd",
+    "isrl_minibatch_sgd",
+    "mean_over_seeds",
+    "noisy_fedavg",
+    "noisy_fedprox",
+    "parameter_distortion",
+    "pnsgd",
+    "pnsgd_final_iterates",
+    "pnsgd_guarantee",
+    "simulate_sweep",
+    "strongly_convex_excess_loss_bound",
+    "synthetic",
+    "trusted_aggregator",
+]

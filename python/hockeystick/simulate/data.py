@@ -70,8 +70,9 @@ class FederatedData:
         kind = np.dtype(dtype)
         if kind not in (np.float64, np.float32):
             raise ValueError(f"dtype must be float64 or float32, got {kind}")
-        return FederatedData(np.ascontiguousarray(self.features, dtype=kind), self.labels, self.offsets, self.model,
-                             self.n_classes)
+        return FederatedData(
+            np.ascontiguousarray(self.features, dtype=kind), self.labels, self.offsets, self.model, self.n_classes
+        )
 
     def client(self, i: int) -> tuple[np.ndarray, np.ndarray]:
         """(features, labels) of client i."""
@@ -91,8 +92,9 @@ class FederatedData:
 
         def part(mask: np.ndarray, counts: np.ndarray) -> FederatedData:
             offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-            return FederatedData(np.ascontiguousarray(self.features[mask]), self.labels[mask].copy(), offsets,
-                                 self.model, self.n_classes)
+            return FederatedData(
+                np.ascontiguousarray(self.features[mask]), self.labels[mask].copy(), offsets, self.model, self.n_classes
+            )
 
         return part(~is_test, sizes - n_test), part(is_test, n_test)
 
@@ -105,8 +107,9 @@ class FederatedData:
         return FederatedData(f, y, self.offsets, self.model, self.n_classes)
 
 
-def from_client_arrays(features: Sequence[np.ndarray], labels: Sequence[np.ndarray], model: str,
-                       n_classes: int | None = None) -> FederatedData:
+def from_client_arrays(
+    features: Sequence[np.ndarray], labels: Sequence[np.ndarray], model: str, n_classes: int | None = None
+) -> FederatedData:
     """Stack per-client (features_i, labels_i) arrays into one :class:`FederatedData`."""
     if len(features) != len(labels) or len(features) == 0:
         raise ValueError("features and labels must be non-empty lists of the same length")
@@ -120,9 +123,18 @@ def from_client_arrays(features: Sequence[np.ndarray], labels: Sequence[np.ndarr
     return FederatedData(f, y, offsets, model, n_classes)
 
 
-def synthetic(model: str, n_clients: int, samples_per_client: int, n_features: int, *,
-              n_classes: int = 2, label_concentration: float = np.inf, feature_shift: float = 0.0,
-              noise: float = 0.1, seed: int = 0) -> FederatedData:
+def synthetic(
+    model: str,
+    n_clients: int,
+    samples_per_client: int,
+    n_features: int,
+    *,
+    n_classes: int = 2,
+    label_concentration: float = np.inf,
+    feature_shift: float = 0.0,
+    noise: float = 0.1,
+    seed: int = 0,
+) -> FederatedData:
     """A synthetic federated data set with a planted model and controllable heterogeneity.
 
     Each client draws class proportions from Dirichlet(label_concentration * 1) (inf = uniform),

@@ -22,11 +22,11 @@ __all__ = ["BUNDLED", "bundled"]
 # name -> (scikit-learn loader, task): classification sets use softmax (logistic when binary),
 # regression sets use linear least squares.
 BUNDLED: dict[str, tuple[str, str]] = {
-    "digits": ("load_digits", "classification"),            # 1797 x 64, 10 classes
+    "digits": ("load_digits", "classification"),  # 1797 x 64, 10 classes
     "breast_cancer": ("load_breast_cancer", "classification"),  # 569 x 30, 2 classes
-    "wine": ("load_wine", "classification"),                # 178 x 13, 3 classes
-    "iris": ("load_iris", "classification"),                # 150 x 4, 3 classes
-    "diabetes": ("load_diabetes", "regression"),            # 442 x 10
+    "wine": ("load_wine", "classification"),  # 178 x 13, 3 classes
+    "iris": ("load_iris", "classification"),  # 150 x 4, 3 classes
+    "diabetes": ("load_diabetes", "regression"),  # 442 x 10
 }
 
 
@@ -35,6 +35,7 @@ def _load(name: str) -> tuple[np.ndarray, np.ndarray, str]:
         raise ValueError(f"unknown data set {name!r}; bundled: {', '.join(BUNDLED)}")
     require_extra("a bundled data set", "sklearn.datasets")
     import sklearn.datasets
+
     loader, task = BUNDLED[name]
     raw = getattr(sklearn.datasets, loader)()
     features, target = np.asarray(raw.data, float), np.asarray(raw.target, float)
@@ -44,8 +45,9 @@ def _load(name: str) -> tuple[np.ndarray, np.ndarray, str]:
     return features, target, "logistic" if classes == 2 else "softmax"
 
 
-def _shares(labels: np.ndarray, n_clients: int, partition: str, concentration: float,
-            rng: np.random.Generator) -> list[np.ndarray]:
+def _shares(
+    labels: np.ndarray, n_clients: int, partition: str, concentration: float, rng: np.random.Generator
+) -> list[np.ndarray]:
     """Row indices of each client: equal i.i.d. shares, or Dirichlet shares of every class."""
     if partition == "iid":
         return np.array_split(rng.permutation(labels.size), n_clients)
@@ -58,9 +60,16 @@ def _shares(labels: np.ndarray, n_clients: int, partition: str, concentration: f
     return [np.array(sorted(rows), dtype=np.int64) for rows in owned]
 
 
-def bundled(name: str, n_clients: int, *, partition: Literal["iid", "dirichlet"] = "iid",
-            concentration: float = 0.5, test_fraction: float = 0.25,
-            seed: int = 0, dtype: str = "float64") -> tuple[FederatedData, FederatedData]:
+def bundled(
+    name: str,
+    n_clients: int,
+    *,
+    partition: Literal["iid", "dirichlet"] = "iid",
+    concentration: float = 0.5,
+    test_fraction: float = 0.25,
+    seed: int = 0,
+    dtype: str = "float64",
+) -> tuple[FederatedData, FederatedData]:
     """(train, test) federated data from a bundled data set (see ``BUNDLED``).
 
     The test rows are one client's worth per client dealt the same way; every client keeps at
@@ -78,8 +87,10 @@ def bundled(name: str, n_clients: int, *, partition: Literal["iid", "dirichlet"]
         raise ValueError(f"test_fraction must lie in (0, 1), got {test_fraction!r}")
     features, labels, model = _load(name)
     if 2 * n_clients > labels.size:
-        raise ValueError(f"n_clients must be <= {labels.size // 2} for {name} ({labels.size} rows: "
-                         "every client needs a training and a test row)")
+        raise ValueError(
+            f"n_clients must be <= {labels.size // 2} for {name} ({labels.size} rows: "
+            "every client needs a training and a test row)"
+        )
     rng = np.random.default_rng(seed)
     order = rng.permutation(labels.size)
     n_test = max(n_clients, int(round(test_fraction * labels.size)))
@@ -96,9 +107,12 @@ def bundled(name: str, n_clients: int, *, partition: Literal["iid", "dirichlet"]
             if min(s.size for s in shares) >= 1:
                 break
         else:
-            raise ValueError(f"a Dirichlet({concentration}) split left a client without rows after 1000 draws: "
-                             "raise concentration or lower n_clients")
+            raise ValueError(
+                f"a Dirichlet({concentration}) split left a client without rows after 1000 draws: "
+                "raise concentration or lower n_clients"
+            )
         n_classes = None if model == "linear" else int(np.unique(labels).size)
-        parts.append(from_client_arrays([features[rows[s]] for s in shares],
-                                        [labels[rows[s]] for s in shares], model, n_classes))
+        parts.append(
+            from_client_arrays([features[rows[s]] for s in shares], [labels[rows[s]] for s in shares], model, n_classes)
+        )
     return parts[0].astype(dtype), parts[1].astype(dtype)

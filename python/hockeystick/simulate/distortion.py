@@ -78,10 +78,12 @@ class LeakageReport:
     def lines(self) -> list[str]:
         lo, hi = self.tv_bracket
         target = "" if self.tv_target is None else f", target C_1 - tau = {self.tv_target:.6g}"
-        return [f"  parameter distortion sigma_eps^2 = {self.distortion_variance:.6g} ({self.calibration}{target}), "
-                f"sigma^2 = {self.parameter_variance:.6g}, d = {self.dimension}",
-                f"  exact TV(P, P~) = {self.tv:.6g}  [Lemma 5.7 bracket, paper formula: {lo:.3g} .. {hi:.3g}]",
-                f"  exact JS(P, P~) = {self.js:.6g} nats (sqrt {math.sqrt(self.js):.6g})"]
+        return [
+            f"  parameter distortion sigma_eps^2 = {self.distortion_variance:.6g} ({self.calibration}{target}), "
+            f"sigma^2 = {self.parameter_variance:.6g}, d = {self.dimension}",
+            f"  exact TV(P, P~) = {self.tv:.6g}  [Lemma 5.7 bracket, paper formula: {lo:.3g} .. {hi:.3g}]",
+            f"  exact JS(P, P~) = {self.js:.6g} nats (sqrt {math.sqrt(self.js):.6g})",
+        ]
 
 
 @dataclass
@@ -100,9 +102,14 @@ class DistortionRunResult(RunResult):
         return "\n".join(lines)
 
 
-def _distortion_variance(parameter_variance: float, dimension: int, distortion_variance: float | None,
-                         c1: float | None, tau: float | None,
-                         calibration: str) -> tuple[float, float | None]:
+def _distortion_variance(
+    parameter_variance: float,
+    dimension: int,
+    distortion_variance: float | None,
+    c1: float | None,
+    tau: float | None,
+    calibration: str,
+) -> tuple[float, float | None]:
     if distortion_variance is not None:
         if c1 is not None or tau is not None:
             raise ValueError("give either distortion_variance or (c1, tau), not both")
@@ -119,13 +126,27 @@ def _distortion_variance(parameter_variance: float, dimension: int, distortion_v
     raise ValueError(f"calibration must be 'paper' or 'exact', got {calibration!r}")
 
 
-def parameter_distortion(data: FederatedData, *, rounds: int, rate: float, sampling_rate: float,
-                         parameter_variance: float, distortion_variance: float | None = None,
-                         c1: float | None = None, tau: float | None = None,
-                         calibration: Literal["paper", "exact"] = "paper", clip: float = math.inf,
-                         optimum: np.ndarray | None = None, seed: int = 0, initial: np.ndarray | None = None,
-                         test: FederatedData | None = None, every: int | None = None, trajectory: bool = False,
-                         progress: bool = False, threads: int | None = None) -> DistortionRunResult:
+def parameter_distortion(
+    data: FederatedData,
+    *,
+    rounds: int,
+    rate: float,
+    sampling_rate: float,
+    parameter_variance: float,
+    distortion_variance: float | None = None,
+    c1: float | None = None,
+    tau: float | None = None,
+    calibration: Literal["paper", "exact"] = "paper",
+    clip: float = math.inf,
+    optimum: np.ndarray | None = None,
+    seed: int = 0,
+    initial: np.ndarray | None = None,
+    test: FederatedData | None = None,
+    every: int | None = None,
+    trajectory: bool = False,
+    progress: bool = False,
+    threads: int | None = None,
+) -> DistortionRunResult:
     """Train with paper 001's Algorithms 1-3 and report utility beside the leakage quantities.
 
     rate: the step eta > 0; sampling_rate: p in (0, 1]; parameter_variance: sigma^2 > 0;
@@ -148,39 +169,84 @@ def parameter_distortion(data: FederatedData, *, rounds: int, rate: float, sampl
     if threads is not None:
         numba.set_num_threads(threads)
     m = data.n_clients
-    weights = np.diff(data.offsets).astype(float) / data.offsets[-1]      # n_k / n
+    weights = np.diff(data.offsets).astype(float) / data.offsets[-1]  # n_k / n
     sampling, noising = generator(seed, SAMPLING), generator(seed, NOISE)
     uniforms = np.empty(data.offsets[-1])
     grads = np.empty((m, p))
     n_coef = coefficient_count(code, data.n_classes)
     norms = data.row_norms
     w_global: np.ndarray = w0
-    gap_sum = 0.0   # sum over rounds of the clients' mean eps_u (Definition 3)
+    gap_sum = 0.0  # sum over rounds of the clients' mean eps_u (Definition 3)
 
     def step(t: int) -> np.ndarray:
         nonlocal w_global, gap_sum
         sampling.random(out=uniforms)
-        poisson_client_gradients(code, n_coef, w_global, data.features, norms, data.labels, data.offsets,
-                                 uniforms, float(sampling_rate), float(clip), grads)
-        local = w_global[None, :] - rate * grads                                 # W_t^(k)
+        poisson_client_gradients(
+            code,
+            n_coef,
+            w_global,
+            data.features,
+            norms,
+            data.labels,
+            data.offsets,
+            uniforms,
+            float(sampling_rate),
+            float(clip),
+            grads,
+        )
+        local = w_global[None, :] - rate * grads  # W_t^(k)
         uploads = local + math.sqrt(variance) * noising.standard_normal((m, p))  # W~_{t+1}^(k)
         if w_star is not None:
             gap_sum += float(np.mean(np.sum((local - w_star) ** 2, axis=1) - np.sum((uploads - w_star) ** 2, axis=1)))
         w_global = weights @ uploads
         return w_global
 
-    out = run_rounds(rounds, step, w0, data, test=test, every=every or max(1, rounds // 10),
-                     trajectory=trajectory, progress=progress, description="parameter distortion")
+    out = run_rounds(
+        rounds,
+        step,
+        w0,
+        data,
+        test=test,
+        every=every or max(1, rounds // 10),
+        trajectory=trajectory,
+        progress=progress,
+        description="parameter distortion",
+    )
     bracket = leakage.tv_bracket(parameter_variance, variance, p)
     report = LeakageReport(
-        parameter_variance=float(parameter_variance), distortion_variance=variance, dimension=p,
+        parameter_variance=float(parameter_variance),
+        distortion_variance=variance,
+        dimension=p,
         tv=float(leakage.tv_exact(parameter_variance, variance, p)),
         js=float(leakage.js_exact(parameter_variance, variance, p)),
         tv_bracket=(float(bracket[0]), float(bracket[1])),
-        calibration="given" if target is None else calibration, tv_target=target)
-    config = dict(rounds=rounds, rate=rate, sampling_rate=sampling_rate, parameter_variance=parameter_variance,
-                  distortion_variance=variance, c1=c1, tau=tau, calibration=calibration, clip=clip, seed=seed,
-                  clients=m)
-    return DistortionRunResult("parameter distortion", config, out["weights"], out["metric_rounds"], out["loss"],
-                               out["accuracy"], [], out["test_loss"], out["test_accuracy"], out["trajectory"],
-                               leakage=report, utility_loss=None if w_star is None else gap_sum / rounds)
+        calibration="given" if target is None else calibration,
+        tv_target=target,
+    )
+    config = dict(
+        rounds=rounds,
+        rate=rate,
+        sampling_rate=sampling_rate,
+        parameter_variance=parameter_variance,
+        distortion_variance=variance,
+        c1=c1,
+        tau=tau,
+        calibration=calibration,
+        clip=clip,
+        seed=seed,
+        clients=m,
+    )
+    return DistortionRunResult(
+        "parameter distortion",
+        config,
+        out["weights"],
+        out["metric_rounds"],
+        out["loss"],
+        out["accuracy"],
+        [],
+        out["test_loss"],
+        out["test_accuracy"],
+        out["trajectory"],
+        leakage=report,
+        utility_loss=None if w_star is None else gap_sum / rounds,
+    )

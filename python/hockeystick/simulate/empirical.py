@@ -21,8 +21,9 @@ from .data import FederatedData
 from .result import RunResult
 
 
-def sensitivity_trajectory(train: Callable[..., RunResult], data: FederatedData, neighbour: FederatedData,
-                           **options) -> np.ndarray:
+def sensitivity_trajectory(
+    train: Callable[..., RunResult], data: FederatedData, neighbour: FederatedData, **options
+) -> np.ndarray:
     """||w_t - w'_t|| for t = 0..T, training ``train(data, seed=..., **options)`` on both data sets
     with shared randomness (same seed)."""
     a = train(data, trajectory=True, **options)
@@ -41,8 +42,9 @@ def sensitivity_bound(rho: np.ndarray, gamma: np.ndarray) -> np.ndarray:
     return out
 
 
-def hockey_stick_lower_bound(samples: np.ndarray, neighbour_samples: np.ndarray, epsilon: float,
-                             thresholds: np.ndarray, alpha: float = 1e-3) -> tuple[float, float]:
+def hockey_stick_lower_bound(
+    samples: np.ndarray, neighbour_samples: np.ndarray, epsilon: float, thresholds: np.ndarray, alpha: float = 1e-3
+) -> tuple[float, float]:
     """(lower confidence bound, point estimate) of E_{e^eps}(P || P') from 1-D samples of P and P'.
 
     For each threshold c and both sets {y > c}, {y <= c}: P(A) from below and P'(A) from above

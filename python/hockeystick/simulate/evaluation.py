@@ -26,8 +26,7 @@ def _rows_sums(model, w, features, labels, lo, hi, coef):
 @njit(parallel=True, cache=True)
 def _client_sums(model, n_coef, w, features, labels, offsets, loss_sums, correct_sums):
     for i in prange(offsets.shape[0] - 1):
-        loss, correct = _rows_sums(model, w, features, labels, offsets[i], offsets[i + 1],
-                                   np.empty(n_coef))
+        loss, correct = _rows_sums(model, w, features, labels, offsets[i], offsets[i + 1], np.empty(n_coef))
         loss_sums[i] = loss
         correct_sums[i] = correct
 
@@ -37,7 +36,15 @@ def evaluate(data: FederatedData, weights: np.ndarray) -> tuple[float, float]:
     loss_sums = np.empty(data.n_clients)
     correct_sums = np.empty(data.n_clients)
     code = model_code(data.model)
-    _client_sums(code, coefficient_count(code, data.n_classes), np.ascontiguousarray(weights, dtype=float),
-                 data.features, data.labels, data.offsets, loss_sums, correct_sums)
+    _client_sums(
+        code,
+        coefficient_count(code, data.n_classes),
+        np.ascontiguousarray(weights, dtype=float),
+        data.features,
+        data.labels,
+        data.offsets,
+        loss_sums,
+        correct_sums,
+    )
     n = data.features.shape[0]
     return float(np.sum(loss_sums) / n), float(np.sum(correct_sums) / n)

@@ -69,8 +69,7 @@ def train_client_full_batch(model, w_global, features, norms, labels, lo, hi, et
 
 
 @njit(cache=True)
-def train_client(model, w_global, features, norms, labels, lo, hi, uniforms, etas, proximal, clip, w, coef,
-                 grad, rows):
+def train_client(model, w_global, features, norms, labels, lo, hi, uniforms, etas, proximal, clip, w, coef, grad, rows):
     """One client's round: w = its model after K local steps from w_global (before upload noise)."""
     p = w_global.shape[0]
     for j in range(p):
@@ -107,8 +106,7 @@ def prefetch_minibatch(features, lo, hi, uniforms):
 
 
 @njit(parallel=True, cache=True)
-def average_local_models(model, n_coef, w_global, features, norms, labels, offsets, uniforms, etas,
-                         proximal, clip):
+def average_local_models(model, n_coef, w_global, features, norms, labels, offsets, uniforms, etas, proximal, clip):
     """The mean over clients of their models after K local steps (no upload noise).
 
     Each block of CLIENT_BLOCK clients sums its clients in order, then the block sums are added
@@ -132,8 +130,21 @@ def average_local_models(model, n_coef, w_global, features, norms, labels, offse
         first, last = block * CLIENT_BLOCK, min((block + 1) * CLIENT_BLOCK, n_clients)
         if full_batch_scalar:  # the hardware prefetcher follows the clients' consecutive rows on its own
             for i in range(first, last):
-                train_client_full_batch(model, w_global, features, norms, labels, offsets[i], offsets[i + 1], etas,
-                                        proximal, clip, w, grad, scales)
+                train_client_full_batch(
+                    model,
+                    w_global,
+                    features,
+                    norms,
+                    labels,
+                    offsets[i],
+                    offsets[i + 1],
+                    etas,
+                    proximal,
+                    clip,
+                    w,
+                    grad,
+                    scales,
+                )
                 for j in range(p):
                     total[j] += w[j]
             continue
@@ -143,8 +154,23 @@ def average_local_models(model, n_coef, w_global, features, norms, labels, offse
             if i + PREFETCH_AHEAD < last:
                 ahead = i + PREFETCH_AHEAD
                 prefetch_minibatch(features, offsets[ahead], offsets[ahead + 1], uniforms[ahead])
-            train_client(model, w_global, features, norms, labels, offsets[i], offsets[i + 1], uniforms[i],
-                         etas, proximal, clip, w, coef, grad, rows)
+            train_client(
+                model,
+                w_global,
+                features,
+                norms,
+                labels,
+                offsets[i],
+                offsets[i + 1],
+                uniforms[i],
+                etas,
+                proximal,
+                clip,
+                w,
+                coef,
+                grad,
+                rows,
+            )
             for j in range(p):
                 total[j] += w[j]
     mean = np.zeros(p)
@@ -156,12 +182,26 @@ def average_local_models(model, n_coef, w_global, features, norms, labels, offse
     return mean
 
 
-def noisy_fedavg(data: FederatedData, *, rounds: int, local_steps: int, rate: float,
-                 schedule: str = "constant", clip: float = math.inf, sigma: float = 0.0,
-                 proximal: float = 0.0, batch_size: int | None = 1, seed: int = 0,
-                 initial: np.ndarray | None = None, test: FederatedData | None = None,
-                 every: int | None = None, trajectory: bool = False, progress: bool = False,
-                 threads: int | None = None, smoothness: float | None = None) -> RunResult:
+def noisy_fedavg(
+    data: FederatedData,
+    *,
+    rounds: int,
+    local_steps: int,
+    rate: float,
+    schedule: str = "constant",
+    clip: float = math.inf,
+    sigma: float = 0.0,
+    proximal: float = 0.0,
+    batch_size: int | None = 1,
+    seed: int = 0,
+    initial: np.ndarray | None = None,
+    test: FederatedData | None = None,
+    every: int | None = None,
+    trajectory: bool = False,
+    progress: bool = False,
+    threads: int | None = None,
+    smoothness: float | None = None,
+) -> RunResult:
     """Train noisy FedAvg (``proximal = 0``) or noisy FedProx (``proximal = alpha > 0``).
 
     ``batch_size=None`` uses each client's full local batch at every step. ``smoothness`` (beta,
@@ -195,9 +235,19 @@ def noisy_fedavg(data: FederatedData, *, rounds: int, local_steps: int, rate: fl
     def step(t: int) -> np.ndarray:
         if b > 0:
             sampling.random((local_steps, b), out=uniforms)
-        w = average_local_models(code, coefficient_count(code, data.n_classes), state["w"], data.features,
-                                 norms, data.labels, data.offsets, uniforms, etas[t], float(proximal),
-                                 float(clip))
+        w = average_local_models(
+            code,
+            coefficient_count(code, data.n_classes),
+            state["w"],
+            data.features,
+            norms,
+            data.labels,
+            data.offsets,
+            uniforms,
+            etas[t],
+            float(proximal),
+            float(clip),
+        )
         if sigma > 0:
             w += (sigma / math.sqrt(m)) * noising.standard_normal(p)  # the mean of m uploads' noise
         state["w"] = w
@@ -205,19 +255,52 @@ def noisy_fedavg(data: FederatedData, *, rounds: int, local_steps: int, rate: fl
 
     name = "noisy FedProx" if proximal > 0 else "noisy FedAvg"
     try:
-        out = run_rounds(rounds, step, w0, data, test=test, every=every or max(1, rounds // 10),
-                         trajectory=trajectory, progress=progress, description=name)
+        out = run_rounds(
+            rounds,
+            step,
+            w0,
+            data,
+            test=test,
+            every=every or max(1, rounds // 10),
+            trajectory=trajectory,
+            progress=progress,
+            description=name,
+        )
     finally:
         sampling.close()
     guarantees = []
     if sigma > 0 and math.isfinite(clip):
-        beta = smoothness if smoothness is not None else smoothness_constants(data.model, data.features, data.labels, 0.0)[1]
+        beta = (
+            smoothness
+            if smoothness is not None
+            else smoothness_constants(data.model, data.features, data.labels, 0.0)[1]
+        )
         rho, gamma = privacy.fedprox_sensitivities(etas, beta, proximal, clip, m)
         guarantees = privacy.last_iterate(rho, gamma, m, sigma)
-    config = dict(rounds=rounds, local_steps=local_steps, rate=rate, schedule=schedule, clip=clip,
-                  sigma=sigma, proximal=proximal, batch_size=batch_size, seed=seed, clients=m)
-    return RunResult(name, config, out["weights"], out["metric_rounds"], out["loss"], out["accuracy"],
-                     guarantees, out["test_loss"], out["test_accuracy"], out["trajectory"])
+    config = dict(
+        rounds=rounds,
+        local_steps=local_steps,
+        rate=rate,
+        schedule=schedule,
+        clip=clip,
+        sigma=sigma,
+        proximal=proximal,
+        batch_size=batch_size,
+        seed=seed,
+        clients=m,
+    )
+    return RunResult(
+        name,
+        config,
+        out["weights"],
+        out["metric_rounds"],
+        out["loss"],
+        out["accuracy"],
+        guarantees,
+        out["test_loss"],
+        out["test_accuracy"],
+        out["trajectory"],
+    )
 
 
 def noisy_fedprox(data: FederatedData, *, proximal: float, **options) -> RunResult:

@@ -30,8 +30,11 @@ def mean_over_seeds(rows: Any, parameters: Sequence[str] | None = None) -> Any:
     frame = pd.DataFrame(rows)
     if frame.empty:
         raise ValueError("no rows: the sweep produced no runs")
-    keys = list(parameters) if parameters is not None else [
-        c for c in frame.columns if c not in _PER_RUN and c not in ("epsilon", "delta")]
+    keys = (
+        list(parameters)
+        if parameters is not None
+        else [c for c in frame.columns if c not in _PER_RUN and c not in ("epsilon", "delta")]
+    )
     missing = sorted(set(keys) - set(frame.columns))
     if missing:
         raise ValueError(f"parameters {missing} are not columns of the rows")
@@ -39,13 +42,18 @@ def mean_over_seeds(rows: Any, parameters: Sequence[str] | None = None) -> Any:
     grouped = frame.groupby(keys, dropna=False, sort=False) if keys else frame.groupby(np.zeros(len(frame)))
     out = grouped[metrics].agg(["mean", "std"])
     out.columns = [f"{metric}_{stat}" for metric, stat in out.columns]
-    out["epsilon"] = grouped["epsilon"].max()   # equal across seeds; max keeps the safe side regardless
+    out["epsilon"] = grouped["epsilon"].max()  # equal across seeds; max keeps the safe side regardless
     out["seeds"] = grouped.size()
     return out.reset_index() if keys else out.reset_index(drop=True)
 
 
-def frontier(rows: Any, *, metric: str = "test_accuracy", parameters: Sequence[str] | None = None,
-             algorithm_column: str | None = None) -> Any:
+def frontier(
+    rows: Any,
+    *,
+    metric: str = "test_accuracy",
+    parameters: Sequence[str] | None = None,
+    algorithm_column: str | None = None,
+) -> Any:
     """The configurations on the (epsilon, mean ``metric``) frontier, by increasing epsilon.
 
     Each returned row is a configuration that reaches a better mean ``metric`` than every
@@ -58,14 +66,19 @@ def frontier(rows: Any, *, metric: str = "test_accuracy", parameters: Sequence[s
     if algorithm_column is not None:
         if algorithm_column not in frame.columns:
             raise ValueError(f"algorithm_column {algorithm_column!r} is not a column of the rows")
-        parts = [frontier(part.drop(columns=[algorithm_column]), metric=metric, parameters=parameters)
-                 .assign(**{algorithm_column: name}) for name, part in frame.groupby(algorithm_column, sort=True)]
+        parts = [
+            frontier(part.drop(columns=[algorithm_column]), metric=metric, parameters=parameters).assign(
+                **{algorithm_column: name}
+            )
+            for name, part in frame.groupby(algorithm_column, sort=True)
+        ]
         return pd.concat(parts, ignore_index=True)
     summary = mean_over_seeds(frame, parameters)
     column = f"{metric}_mean"
     if column not in summary.columns:
-        raise ValueError(f"metric must be one of {', '.join(m for m in _METRICS if f'{m}_mean' in summary.columns)}, "
-                         f"got {metric!r}")
+        raise ValueError(
+            f"metric must be one of {', '.join(m for m in _METRICS if f'{m}_mean' in summary.columns)}, got {metric!r}"
+        )
     sign = -1.0 if metric.endswith("loss") else 1.0
     finite = summary[np.isfinite(summary["epsilon"]) & summary[column].notna()]
     ordered = finite.sort_values(["epsilon", column], ascending=[True, sign < 0], kind="stable")

@@ -21,8 +21,20 @@ def client_gradients(model, n_coef, w, features, norms, labels, offsets, clients
     caller through its mean (sigma/sqrt(m) times one standard normal vector, the same distribution)."""
     for j in prange(clients.shape[0]):
         c = clients[j]
-        local_gradient(model, w, features, norms, labels, offsets[c], offsets[c + 1], uniforms[j],
-                       np.empty(max(uniforms.shape[1], 1), dtype=np.int64), clip, np.empty(n_coef), out[j])
+        local_gradient(
+            model,
+            w,
+            features,
+            norms,
+            labels,
+            offsets[c],
+            offsets[c + 1],
+            uniforms[j],
+            np.empty(max(uniforms.shape[1], 1), dtype=np.int64),
+            clip,
+            np.empty(n_coef),
+            out[j],
+        )
 
 
 def project_to_ball(w: np.ndarray, radius: float) -> np.ndarray:

@@ -40,28 +40,45 @@ from .trusted_aggregator import per_round
 
 
 @njit(cache=True)
-def noisy_local_steps(model, w_global, features, norms, labels, lo, hi, uniforms, eta, clip, noise, sigma,
-                      w, coef, grad, rows):
+def noisy_local_steps(
+    model, w_global, features, norms, labels, lo, hi, uniforms, eta, clip, noise, sigma, w, coef, grad, rows
+):
     """w = one silo's iterate after len(uniforms) noisy one-sample SGD steps from w_global."""
     p = w_global.shape[0]
     for q in range(p):
         w[q] = w_global[q]
     for k in range(uniforms.shape[0]):
-        local_gradient(model, w, features, norms, labels, lo, hi, uniforms[k:k + 1], rows, clip, coef, grad)
+        local_gradient(model, w, features, norms, labels, lo, hi, uniforms[k : k + 1], rows, clip, coef, grad)
         for q in range(p):
             g = grad[q] + sigma * noise[k, q] if sigma > 0.0 else grad[q]
             w[q] -= eta * g
 
 
 @njit(parallel=True, cache=True)
-def noisy_local_sgd(model, n_coef, w_global, features, norms, labels, offsets, silos, uniforms, eta,
-                    clip, noise, sigma, out):
+def noisy_local_sgd(
+    model, n_coef, w_global, features, norms, labels, offsets, silos, uniforms, eta, clip, noise, sigma, out
+):
     """out[j] = silo silos[j]'s iterate after K noisy one-sample SGD steps from w_global."""
     for j in prange(silos.shape[0]):
         c = silos[j]
-        noisy_local_steps(model, w_global, features, norms, labels, offsets[c], offsets[c + 1], uniforms[j],
-                          eta, clip, noise[j], sigma, out[j], np.empty(n_coef), np.empty(w_global.shape[0]),
-                          np.empty(1, dtype=np.int64))
+        noisy_local_steps(
+            model,
+            w_global,
+            features,
+            norms,
+            labels,
+            offsets[c],
+            offsets[c + 1],
+            uniforms[j],
+            eta,
+            clip,
+            noise[j],
+            sigma,
+            out[j],
+            np.empty(n_coef),
+            np.empty(w_global.shape[0]),
+            np.empty(1, dtype=np.int64),
+        )
 
 
 class _WorstSilo:
@@ -86,26 +103,48 @@ def _per_silo_sigma(sigma: float | np.ndarray, silos: int) -> float | np.ndarray
     if arr.ndim == 0:
         return float(arr)
     if arr.shape != (silos,):
-        raise ValueError(f"sigma must be a number or an array of one value per silo (length {silos}), got shape {arr.shape}")
+        raise ValueError(
+            f"sigma must be a number or an array of one value per silo (length {silos}), got shape {arr.shape}"
+        )
     if not np.all(arr >= 0) or not np.all(np.isfinite(arr)):
         raise ValueError("need sigma >= 0 (finite) for every silo")
     return float(arr[0]) if np.all(arr == arr[0]) else arr
 
 
-def _silo_guarantees(local: bool, clip: float, sigmas: np.ndarray, rounds: int, steps: int,
-                     sizes: np.ndarray) -> list[privacy.Guarantee]:
+def _silo_guarantees(
+    local: bool, clip: float, sigmas: np.ndarray, rounds: int, steps: int, sizes: np.ndarray
+) -> list[privacy.Guarantee]:
     """Silo i's certified PLD guarantee with its own sigma_i and record count (paper 003 Thm H.1's (eps_i, delta_i))."""
     out = []
     for i, (s, size) in enumerate(zip(sigmas, sizes)):
-        g = (privacy.isrl_one_sample_steps(clip, float(s), rounds * steps, int(size)) if local
-             else privacy.isrl_minibatch_rounds(clip, float(s), steps, rounds, int(size)))
+        g = (
+            privacy.isrl_one_sample_steps(clip, float(s), rounds * steps, int(size))
+            if local
+            else privacy.isrl_minibatch_rounds(clip, float(s), steps, rounds, int(size))
+        )
         out.append(dataclasses.replace(g, name=f"silo {i} (sigma = {s:g}, n = {size}): {g.name}"))
     return out
 
 
-def _isrl(data: FederatedData, local: bool, rounds: int, steps: int, rate, sigma: float | np.ndarray, clip: float,
-          silos_per_round: int | None, radius: float, seed: int, initial, test, every, trajectory,
-          progress, threads, output: str = "last") -> RunResult:
+def _isrl(
+    data: FederatedData,
+    local: bool,
+    rounds: int,
+    steps: int,
+    rate,
+    sigma: float | np.ndarray,
+    clip: float,
+    silos_per_round: int | None,
+    radius: float,
+    seed: int,
+    initial,
+    test,
+    every,
+    trajectory,
+    progress,
+    threads,
+    output: str = "last",
+) -> RunResult:
     if output not in ("last", "average"):
         raise ValueError(f'output must be "last" or "average", got {output!r}')
     n = data.n_clients
@@ -115,7 +154,7 @@ def _isrl(data: FederatedData, local: bool, rounds: int, steps: int, rate, sigma
     if not 1 <= m <= n:
         raise ValueError(f"silos_per_round must be in [1, {n}]")
     given = _per_silo_sigma(sigma, n)
-    sigmas = given if isinstance(given, np.ndarray) else None      # one per silo, or None: one for all
+    sigmas = given if isinstance(given, np.ndarray) else None  # one per silo, or None: one for all
     sigma = 0.0 if isinstance(given, np.ndarray) else given
     if not sigma >= 0 or not clip > 0 or not radius > 0:
         raise ValueError("need sigma >= 0, clip > 0, radius > 0")
@@ -133,24 +172,63 @@ def _isrl(data: FederatedData, local: bool, rounds: int, steps: int, rate, sigma
     state = {"w": w0, "sum": np.zeros(p)}
 
     def step(t: int) -> np.ndarray:
-        state["sum"] += state["w"]   # w_t, t = 0..R-1: Algorithm 2's average with gamma_r = 1/R
+        state["sum"] += state["w"]  # w_t, t = 0..R-1: Algorithm 2's average with gamma_r = 1/R
         silos = everyone if m == n else np.sort(server.choice(n, m, replace=False)).astype(np.int64)
         uniforms = sampling.random((m, steps))
-        if local and sigmas is not None:   # silo silos[j] adds N(0, sigma_j^2 I) per step: the draws scaled here
+        if local and sigmas is not None:  # silo silos[j] adds N(0, sigma_j^2 I) per step: the draws scaled here
             noise = noising.standard_normal((m, steps, p)) * sigmas[silos][:, None, None]
-            noisy_local_sgd(code, n_coef, state["w"], data.features, norms, data.labels, data.offsets, silos,
-                            uniforms, etas[t], float(clip), noise, 1.0, out)
+            noisy_local_sgd(
+                code,
+                n_coef,
+                state["w"],
+                data.features,
+                norms,
+                data.labels,
+                data.offsets,
+                silos,
+                uniforms,
+                etas[t],
+                float(clip),
+                noise,
+                1.0,
+                out,
+            )
             state["w"] = project_to_ball(out.mean(axis=0), radius)
         elif local:
             noise = noising.standard_normal((m, steps, p)) if sigma > 0 else np.empty((m, steps, 0))
-            noisy_local_sgd(code, n_coef, state["w"], data.features, norms, data.labels, data.offsets, silos,
-                            uniforms, etas[t], float(clip), noise, float(sigma), out)
+            noisy_local_sgd(
+                code,
+                n_coef,
+                state["w"],
+                data.features,
+                norms,
+                data.labels,
+                data.offsets,
+                silos,
+                uniforms,
+                etas[t],
+                float(clip),
+                noise,
+                float(sigma),
+                out,
+            )
             state["w"] = project_to_ball(out.mean(axis=0), radius)
         else:
-            client_gradients(code, n_coef, state["w"], data.features, norms, data.labels, data.offsets,
-                             silos, uniforms, float(clip), out)
+            client_gradients(
+                code,
+                n_coef,
+                state["w"],
+                data.features,
+                norms,
+                data.labels,
+                data.offsets,
+                silos,
+                uniforms,
+                float(clip),
+                out,
+            )
             g = out.mean(axis=0)
-            if sigmas is not None:   # the mean of the selected silos' N(0, sigma_i^2 I): N(0, sum sigma_i^2 / m^2 I)
+            if sigmas is not None:  # the mean of the selected silos' N(0, sigma_i^2 I): N(0, sum sigma_i^2 / m^2 I)
                 g += (math.sqrt(float(np.sum(sigmas[silos] ** 2))) / m) * noising.standard_normal(p)
             elif sigma > 0:  # the mean of the m silos' N(0, sigma^2 I) is N(0, sigma^2 I / m)
                 g += (sigma / math.sqrt(m)) * noising.standard_normal(p)
@@ -158,12 +236,23 @@ def _isrl(data: FederatedData, local: bool, rounds: int, steps: int, rate, sigma
         return state["w"]
 
     name = "ISRL-DP local SGD" if local else "ISRL-DP minibatch SGD"
-    res = run_rounds(rounds, step, w0, data, test=test, every=every or max(1, rounds // 10),
-                     trajectory=trajectory, progress=progress, description=name)
-    if output == "average":   # the released model is w_hat_R; the metrics at round R are its own
+    res = run_rounds(
+        rounds,
+        step,
+        w0,
+        data,
+        test=test,
+        every=every or max(1, rounds // 10),
+        trajectory=trajectory,
+        progress=progress,
+        description=name,
+    )
+    if output == "average":  # the released model is w_hat_R; the metrics at round R are its own
         res["weights"] = state["sum"] / rounds
-        for split, loss, accuracy in ((data, res["loss"], res["accuracy"]),
-                                      (test, res["test_loss"], res["test_accuracy"])):
+        for split, loss, accuracy in (
+            (data, res["loss"], res["accuracy"]),
+            (test, res["test_loss"], res["test_accuracy"]),
+        ):
             if split is not None and loss is not None and accuracy is not None:
                 loss[-1], accuracy[-1] = evaluate(split, res["weights"])
     guarantees = []
@@ -173,13 +262,23 @@ def _isrl(data: FederatedData, local: bool, rounds: int, steps: int, rate, sigma
         if np.all(sigmas > 0):
             silo_privacy = _silo_guarantees(local, clip, sigmas, rounds, steps, sizes)
             worst = _WorstSilo(silo_privacy)
-            composition = _WorstSilo([privacy.isrl_composition(clip, float(s), rounds * (steps if local else 1))
-                                      for s in sigmas])
-            guarantees = [privacy.Guarantee("every silo, GDP composition without amplification (worst silo)",
-                                            "paper 003 ISRL-DP, Thm H.1 per-silo sigma_i; Gaussian mechanism composed",
-                                            True, composition),
-                          privacy.Guarantee("every silo, with-replacement PLD (worst silo)",
-                                            "paper 003 ISRL-DP, Thm H.1 per-silo sigma_i; PLD composition", True, worst)]
+            composition = _WorstSilo(
+                [privacy.isrl_composition(clip, float(s), rounds * (steps if local else 1)) for s in sigmas]
+            )
+            guarantees = [
+                privacy.Guarantee(
+                    "every silo, GDP composition without amplification (worst silo)",
+                    "paper 003 ISRL-DP, Thm H.1 per-silo sigma_i; Gaussian mechanism composed",
+                    True,
+                    composition,
+                ),
+                privacy.Guarantee(
+                    "every silo, with-replacement PLD (worst silo)",
+                    "paper 003 ISRL-DP, Thm H.1 per-silo sigma_i; PLD composition",
+                    True,
+                    worst,
+                ),
+            ]
     elif sigmas is None and sigma > 0 and math.isfinite(clip):
         guarantees = [privacy.isrl_composition(clip, sigma, rounds * (steps if local else 1))]
         smallest = int(np.min(np.diff(data.offsets)))  # the silo with the fewest records is the worst
@@ -187,36 +286,114 @@ def _isrl(data: FederatedData, local: bool, rounds: int, steps: int, rate, sigma
             guarantees.append(privacy.isrl_one_sample_steps(clip, sigma, rounds * steps, smallest))
         else:
             guarantees.append(privacy.isrl_minibatch_rounds(clip, sigma, steps, rounds, smallest))
-    config = dict(rounds=rounds, K=steps, rate=rate, sigma=sigma if sigmas is None else sigmas, clip=clip,
-                  silos_per_round=m, radius=radius, seed=seed, silos=n, output=output)
+    config = dict(
+        rounds=rounds,
+        K=steps,
+        rate=rate,
+        sigma=sigma if sigmas is None else sigmas,
+        clip=clip,
+        silos_per_round=m,
+        radius=radius,
+        seed=seed,
+        silos=n,
+        output=output,
+    )
     if sigmas is not None:
         config["silo_privacy"] = silo_privacy
-    return RunResult(name, config, res["weights"], res["metric_rounds"], res["loss"], res["accuracy"],
-                     guarantees, res["test_loss"], res["test_accuracy"], res["trajectory"])
+    return RunResult(
+        name,
+        config,
+        res["weights"],
+        res["metric_rounds"],
+        res["loss"],
+        res["accuracy"],
+        guarantees,
+        res["test_loss"],
+        res["test_accuracy"],
+        res["trajectory"],
+    )
 
 
-def isrl_minibatch_sgd(data: FederatedData, *, rounds: int, batch: int, rate: float | np.ndarray,
-                       sigma: float | np.ndarray, clip: float = math.inf, silos_per_round: int | None = None,
-                       radius: float = math.inf, seed: int = 0, initial: np.ndarray | None = None,
-                       test: FederatedData | None = None, every: int | None = None,
-                       trajectory: bool = False, progress: bool = False,
-                       threads: int | None = None, output: str = "last") -> RunResult:
+def isrl_minibatch_sgd(
+    data: FederatedData,
+    *,
+    rounds: int,
+    batch: int,
+    rate: float | np.ndarray,
+    sigma: float | np.ndarray,
+    clip: float = math.inf,
+    silos_per_round: int | None = None,
+    radius: float = math.inf,
+    seed: int = 0,
+    initial: np.ndarray | None = None,
+    test: FederatedData | None = None,
+    every: int | None = None,
+    trajectory: bool = False,
+    progress: bool = False,
+    threads: int | None = None,
+    output: str = "last",
+) -> RunResult:
     """ISRL-DP noisy minibatch SGD (paper 003 Algorithm 2) with K = ``batch`` samples per silo per round.
 
     ``output="average"`` releases Algorithm 2's output w_hat_R = (1/R) sum_{r<R} w_r (the weights
     gamma_r = 1/R of Lemma D.6, convex case), whose metrics are reported at round R; ``"last"``
     releases w_R. The privacy guarantee is the same: it covers the whole transcript.  ``sigma``: one value
     or one per silo (module docstring)."""
-    return _isrl(data, False, rounds, batch, rate, sigma, clip, silos_per_round, radius, seed, initial,
-                 test, every, trajectory, progress, threads, output)
+    return _isrl(
+        data,
+        False,
+        rounds,
+        batch,
+        rate,
+        sigma,
+        clip,
+        silos_per_round,
+        radius,
+        seed,
+        initial,
+        test,
+        every,
+        trajectory,
+        progress,
+        threads,
+        output,
+    )
 
 
-def isrl_local_sgd(data: FederatedData, *, rounds: int, local_steps: int, rate: float | np.ndarray,
-                   sigma: float | np.ndarray, clip: float = math.inf, silos_per_round: int | None = None,
-                   seed: int = 0, initial: np.ndarray | None = None, test: FederatedData | None = None,
-                   every: int | None = None, trajectory: bool = False, progress: bool = False,
-                   threads: int | None = None) -> RunResult:
+def isrl_local_sgd(
+    data: FederatedData,
+    *,
+    rounds: int,
+    local_steps: int,
+    rate: float | np.ndarray,
+    sigma: float | np.ndarray,
+    clip: float = math.inf,
+    silos_per_round: int | None = None,
+    seed: int = 0,
+    initial: np.ndarray | None = None,
+    test: FederatedData | None = None,
+    every: int | None = None,
+    trajectory: bool = False,
+    progress: bool = False,
+    threads: int | None = None,
+) -> RunResult:
     """ISRL-DP local SGD (paper 003 Appendix I): K = ``local_steps`` noisy one-sample steps per round;
     ``sigma``: one value or one per silo (module docstring)."""
-    return _isrl(data, True, rounds, local_steps, rate, sigma, clip, silos_per_round, math.inf, seed,
-                 initial, test, every, trajectory, progress, threads)
+    return _isrl(
+        data,
+        True,
+        rounds,
+        local_steps,
+        rate,
+        sigma,
+        clip,
+        silos_per_round,
+        math.inf,
+        seed,
+        initial,
+        test,
+        every,
+        trajectory,
+        progress,
+        threads,
+    )

@@ -32,9 +32,17 @@ LANES = 4 * QUADS  # lane l sums the products j = l (mod LANES)
 def lane_dot(typingctx, a, offset, b):
     """sum_j a[offset + j] b[j] in the eight fixed lanes of the module docstring (a float64, b float64 or
     float32, both 1-D and C-contiguous; offset an integer)."""
-    if not (isinstance(a, types.Array) and a.ndim == 1 and a.layout == "C" and a.dtype == types.float64
-            and isinstance(b, types.Array) and b.ndim == 1 and b.layout == "C"
-            and b.dtype in (types.float64, types.float32) and isinstance(offset, types.Integer)):
+    if not (
+        isinstance(a, types.Array)
+        and a.ndim == 1
+        and a.layout == "C"
+        and a.dtype == types.float64
+        and isinstance(b, types.Array)
+        and b.ndim == 1
+        and b.layout == "C"
+        and b.dtype in (types.float64, types.float32)
+        and isinstance(offset, types.Integer)
+    ):
         return None
 
     def codegen(context, builder, signature, args):
@@ -79,15 +87,18 @@ def lane_dot(typingctx, a, offset, b):
         for lanes, following in zip(finals, next_sums):
             lanes.add_incoming(zero, entry)
             lanes.add_incoming(following, loop)
-            slots += [cgutils.alloca_once_value(builder, builder.extract_element(lanes, ir.Constant(i64, l)))
-                      for l in range(4)]
+            slots += [
+                cgutils.alloca_once_value(builder, builder.extract_element(lanes, ir.Constant(i64, l)))
+                for l in range(4)
+            ]
         # the last len(b) mod LANES products go to lanes 0, 1, ... (j = l mod LANES)
         done = builder.mul(blocks, ir.Constant(i64, LANES))
         for l in range(LANES - 1):
             j = builder.add(done, ir.Constant(i64, l))
             with builder.if_then(builder.icmp_unsigned("<", j, n)):
-                product = builder.fmul(builder.load(builder.gep(a_base, [j])),
-                                       _widen(builder, builder.load(builder.gep(b_base, [j]))))
+                product = builder.fmul(
+                    builder.load(builder.gep(a_base, [j])), _widen(builder, builder.load(builder.gep(b_base, [j])))
+                )
                 builder.store(builder.fadd(builder.load(slots[l]), product), slots[l])
         lanes = [builder.load(slot) for slot in slots]
         while len(lanes) > 1:  # lane l + half onto lane l: the tree of the module docstring

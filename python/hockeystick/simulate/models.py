@@ -162,8 +162,9 @@ def add_batch_gradient(model, w, features, norms, labels, rows, clip, coef, out)
         add_clipped_gradient(model, w, features[i], norms[i], labels[i], clip, weight, coef, out)
 
 
-def smoothness_constants(model: str, features: np.ndarray, labels: np.ndarray,
-                         radius: float) -> tuple[float, float, float]:
+def smoothness_constants(
+    model: str, features: np.ndarray, labels: np.ndarray, radius: float
+) -> tuple[float, float, float]:
     """(Lipschitz L, smoothness beta, strong convexity) of w -> loss(w; x, y) on ||w|| <= radius,
     for every sample (x, y) with ||x|| <= max_i ||x_i|| (and |y| <= max_i |y_i| for linear).
 
@@ -174,7 +175,7 @@ def smoothness_constants(model: str, features: np.ndarray, labels: np.ndarray,
     strongly convex only in one dimension (min_i x_i^2).
     """
     code = model_code(model)
-    features = features.astype(np.float64, copy=False)   # float32 data: its norms computed in float64
+    features = features.astype(np.float64, copy=False)  # float32 data: its norms computed in float64
     x_max = float(np.sqrt(np.max(np.einsum("ij,ij->i", features, features))))
     if code == LOGISTIC:
         return x_max, x_max**2 / 4.0, 0.0

@@ -49,13 +49,26 @@ def advance_chain(model, y, features, norms, labels, first, noise, scale, eta, r
 
 
 @njit(parallel=True, cache=True)
-def advance_chains(model, n_coef, chains, features, norms, labels, first, noise, scale, eta, radius,
-                   stop, stopped):
+def advance_chains(model, n_coef, chains, features, norms, labels, first, noise, scale, eta, radius, stop, stopped):
     """Advance every chain by noise.shape[1] steps using samples first, first+1, ...; a chain whose
     stopping time stop[r] is reached copies its state into stopped[r]."""
     for r in prange(chains.shape[0]):
-        advance_chain(model, chains[r], features, norms, labels, first, noise[r], scale, eta, radius, stop[r],
-                      stopped[r], np.empty(n_coef), np.empty(chains.shape[1]))
+        advance_chain(
+            model,
+            chains[r],
+            features,
+            norms,
+            labels,
+            first,
+            noise[r],
+            scale,
+            eta,
+            radius,
+            stop[r],
+            stopped[r],
+            np.empty(n_coef),
+            np.empty(chains.shape[1]),
+        )
 
 
 def _check(data: FederatedData, rate: float, noise: str, scale: float, diameter: float) -> None:
@@ -67,8 +80,16 @@ def _check(data: FederatedData, rate: float, noise: str, scale: float, diameter:
         raise ValueError("rate, scale and diameter must be finite")
 
 
-def pnsgd_guarantee(data: FederatedData, *, rate: float, noise: str, scale: float, diameter: float,
-                    random_stop: bool = False, record: int | None = None) -> privacy.Guarantee | None:
+def pnsgd_guarantee(
+    data: FederatedData,
+    *,
+    rate: float,
+    noise: str,
+    scale: float,
+    diameter: float,
+    random_stop: bool = False,
+    record: int | None = None,
+) -> privacy.Guarantee | None:
     """Paper 002's bound for this configuration: Theorem 4 (Gaussian), Theorem 3 (Laplace, d = 1)
     or Theorem 5 (Gaussian, random stop), for input ``record`` (1-based; default the worst record).
     None where the paper gives no bound (Laplace in d > 1, random stop with Laplace)."""
@@ -79,8 +100,18 @@ def pnsgd_guarantee(data: FederatedData, *, rate: float, noise: str, scale: floa
     lipschitz, beta, strong = smoothness_constants(data.model, data.features, data.labels, diameter / 2)
     if noise == "laplace" and (parameter_size(data.model, data.n_features, data.n_classes) > 1 or random_stop):
         return None
-    return privacy.pnsgd(noise=noise, scale=scale, learning_rate=rate, lipschitz=lipschitz, smoothness=beta,
-                         strong_convexity=strong, diameter=diameter, n=n, index=record, random_stop=random_stop)
+    return privacy.pnsgd(
+        noise=noise,
+        scale=scale,
+        learning_rate=rate,
+        lipschitz=lipschitz,
+        smoothness=beta,
+        strong_convexity=strong,
+        diameter=diameter,
+        n=n,
+        index=record,
+        random_stop=random_stop,
+    )
 
 
 def _draw(streams: ClientStreams, noise: str, shape: tuple[int, ...], out: np.ndarray) -> np.ndarray:
@@ -93,9 +124,19 @@ def _stops(seed: int, replicas: int, n: int, random_stop: bool) -> np.ndarray:
     return generator(seed, SERVER).integers(1, n + 1, size=replicas).astype(np.int64)
 
 
-def pnsgd_final_iterates(data: FederatedData, *, rate: float, noise: str = "gaussian", scale: float,
-                         diameter: float, replicas: int, seed: int = 0, random_stop: bool = False,
-                         initial: np.ndarray | None = None, threads: int | None = None) -> np.ndarray:
+def pnsgd_final_iterates(
+    data: FederatedData,
+    *,
+    rate: float,
+    noise: str = "gaussian",
+    scale: float,
+    diameter: float,
+    replicas: int,
+    seed: int = 0,
+    random_stop: bool = False,
+    initial: np.ndarray | None = None,
+    threads: int | None = None,
+) -> np.ndarray:
     """The released iterate (Y_n, or Y_tau under random stopping) of ``replicas`` independent
     chains, shape (replicas, p). Chain r's randomness depends only on (seed, r)."""
     _check(data, rate, noise, scale, diameter)
@@ -115,22 +156,45 @@ def pnsgd_final_iterates(data: FederatedData, *, rate: float, noise: str = "gaus
         for first in range(0, n, STEP_CHUNK):
             c = min(STEP_CHUNK, n - first)
             z = _draw(streams, noise, (c, p), np.empty((replicas, c, p)))
-            advance_chains(code, coefficient_count(code, data.n_classes), chains, data.features, norms,
-                           data.labels, first, z, float(scale), float(rate), diameter / 2, stop, stopped)
+            advance_chains(
+                code,
+                coefficient_count(code, data.n_classes),
+                chains,
+                data.features,
+                norms,
+                data.labels,
+                first,
+                z,
+                float(scale),
+                float(rate),
+                diameter / 2,
+                stop,
+                stopped,
+            )
     finally:
         streams.close()
     return stopped
 
 
-def pnsgd(data: FederatedData, *, rate: float, noise: str = "gaussian", scale: float, diameter: float,
-          seed: int = 0, random_stop: bool = False, initial: np.ndarray | None = None,
-          test: FederatedData | None = None, every: int | None = None, trajectory: bool = False,
-          progress: bool = False) -> RunResult:
+def pnsgd(
+    data: FederatedData,
+    *,
+    rate: float,
+    noise: str = "gaussian",
+    scale: float,
+    diameter: float,
+    seed: int = 0,
+    random_stop: bool = False,
+    initial: np.ndarray | None = None,
+    test: FederatedData | None = None,
+    every: int | None = None,
+    trajectory: bool = False,
+    progress: bool = False,
+) -> RunResult:
     """One PNSGD chain with metrics every ``every`` steps and paper 002's guarantee for its
     worst-protected input (the last one; Theorem 5's uniform bound under random stopping).
     ``scale`` is sigma for Gaussian noise and v for Laplace noise."""
-    guarantee = pnsgd_guarantee(data, rate=rate, noise=noise, scale=scale, diameter=diameter,
-                                random_stop=random_stop)
+    guarantee = pnsgd_guarantee(data, rate=rate, noise=noise, scale=scale, diameter=diameter, random_stop=random_stop)
     code = model_code(data.model)
     p = parameter_size(data.model, data.n_features, data.n_classes)
     n = data.features.shape[0]
@@ -145,15 +209,54 @@ def pnsgd(data: FederatedData, *, rate: float, noise: str = "gaussian", scale: f
     def step(t: int) -> np.ndarray:  # noise drawn in the same chunks as pnsgd_final_iterates
         s = t % STEP_CHUNK
         if s == 0:
-            _draw(streams, noise, (min(STEP_CHUNK, n - t), p), buffer[:, :min(STEP_CHUNK, n - t)])
-        advance_chains(code, coefficient_count(code, data.n_classes), chain, data.features, norms, data.labels,
-                       t, buffer[:, s:s + 1], float(scale), float(rate), diameter / 2, stop, chain)
+            _draw(streams, noise, (min(STEP_CHUNK, n - t), p), buffer[:, : min(STEP_CHUNK, n - t)])
+        advance_chains(
+            code,
+            coefficient_count(code, data.n_classes),
+            chain,
+            data.features,
+            norms,
+            data.labels,
+            t,
+            buffer[:, s : s + 1],
+            float(scale),
+            float(rate),
+            diameter / 2,
+            stop,
+            chain,
+        )
         return chain[0].copy()
 
-    out = run_rounds(steps, step, w0, data, test=test, every=every or max(1, steps // 10),
-                     trajectory=trajectory, progress=progress, description="PNSGD")
-    config = dict(rate=rate, noise=noise, scale=scale, diameter=diameter, seed=seed, random_stop=random_stop,
-                  steps=steps, samples=n)
-    return RunResult("PNSGD", config, out["weights"], out["metric_rounds"], out["loss"], out["accuracy"],
-                     [guarantee] if guarantee is not None else [], out["test_loss"], out["test_accuracy"],
-                     out["trajectory"])
+    out = run_rounds(
+        steps,
+        step,
+        w0,
+        data,
+        test=test,
+        every=every or max(1, steps // 10),
+        trajectory=trajectory,
+        progress=progress,
+        description="PNSGD",
+    )
+    config = dict(
+        rate=rate,
+        noise=noise,
+        scale=scale,
+        diameter=diameter,
+        seed=seed,
+        random_stop=random_stop,
+        steps=steps,
+        samples=n,
+    )
+    return RunResult(
+        "PNSGD",
+        config,
+        out["weights"],
+        out["metric_rounds"],
+        out["loss"],
+        out["accuracy"],
+        [guarantee] if guarantee is not None else [],
+        out["test_loss"],
+        out["test_accuracy"],
+        out["trajectory"],
+    )

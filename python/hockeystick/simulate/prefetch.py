@@ -20,8 +20,9 @@ CACHE_LINE = 64  # bytes
 @intrinsic
 def prefetch_row(typingctx, array, row):
     """Hint the caches to fetch ``array[row, :]`` (a C-contiguous 2-D array) for reading."""
-    if not (isinstance(array, types.Array) and array.ndim == 2 and array.layout == "C"
-            and isinstance(row, types.Integer)):
+    if not (
+        isinstance(array, types.Array) and array.ndim == 2 and array.layout == "C" and isinstance(row, types.Integer)
+    ):
         return None
 
     def codegen(context, builder, signature, args):
@@ -34,11 +35,22 @@ def prefetch_row(typingctx, array, row):
         start = builder.mul(context.cast(builder, args[1], row_type, types.int64), row_bytes)
         base = builder.bitcast(arr.data, byte_ptr)
         prefetch = cgutils.get_or_insert_function(
-            builder.module, ir.FunctionType(ir.VoidType(), [byte_ptr, i32, i32, i32]), "llvm.prefetch.p0i8")
-        with cgutils.for_range_slice(builder, ir.Constant(i64, 0), row_bytes, ir.Constant(i64, CACHE_LINE)) as (offset, _):
+            builder.module, ir.FunctionType(ir.VoidType(), [byte_ptr, i32, i32, i32]), "llvm.prefetch.p0i8"
+        )
+        with cgutils.for_range_slice(builder, ir.Constant(i64, 0), row_bytes, ir.Constant(i64, CACHE_LINE)) as (
+            offset,
+            _,
+        ):
             # read (0), high temporal locality (3), data cache (1)
-            builder.call(prefetch, [builder.gep(base, [builder.add(start, offset)]),
-                                    ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+            builder.call(
+                prefetch,
+                [
+                    builder.gep(base, [builder.add(start, offset)]),
+                    ir.Constant(i32, 0),
+                    ir.Constant(i32, 3),
+                    ir.Constant(i32, 1),
+                ],
+            )
         return context.get_dummy_value()
 
     return types.void(array, row), codegen

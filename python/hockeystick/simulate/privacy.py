@@ -42,46 +42,96 @@ def gaussian_dp(mu: float, name: str, source: str) -> Guarantee:
     return Guarantee(name, source, True, fdp.GaussianDP(mu))
 
 
-def pnsgd(*, noise: str, scale: float, learning_rate: float, lipschitz: float, smoothness: float,
-          strong_convexity: float, diameter: float, n: int, index: int | None,
-          random_stop: bool) -> Guarantee:
+def pnsgd(
+    *,
+    noise: str,
+    scale: float,
+    learning_rate: float,
+    lipschitz: float,
+    smoothness: float,
+    strong_convexity: float,
+    diameter: float,
+    n: int,
+    index: int | None,
+    random_stop: bool,
+) -> Guarantee:
     """Paper 002: Theorem 4 (Gaussian), Theorem 3 (Laplace, K an interval), Theorem 5 (Gaussian,
     random stop; the finite sum its proof bounds). ``index`` None = the worst record
     (i = n without random stop, i = 1 with it), which bounds every record."""
-    common: dict[str, Any] = dict(learning_rate=learning_rate, lipschitz=lipschitz, smoothness=smoothness,
-                                  strong_convexity=strong_convexity, diameter=diameter, n=n)
+    common: dict[str, Any] = dict(
+        learning_rate=learning_rate,
+        lipschitz=lipschitz,
+        smoothness=smoothness,
+        strong_convexity=strong_convexity,
+        diameter=diameter,
+        n=n,
+    )
     if random_stop:
-        return Guarantee(f"PNSGD Gaussian, random stop in [1, {n}]", "paper 002 Theorem 5", True,
-                         contraction.PNSGDRandomStop(sigma=scale, index=index, **common))
+        return Guarantee(
+            f"PNSGD Gaussian, random stop in [1, {n}]",
+            "paper 002 Theorem 5",
+            True,
+            contraction.PNSGDRandomStop(sigma=scale, index=index, **common),
+        )
     i = n if index is None else index
     if noise == "gaussian":
-        return Guarantee(f"PNSGD Gaussian, input {i} of {n}", "paper 002 Theorem 4", True,
-                         contraction.PNSGDGaussian(sigma=scale, index=i, **common))
-    return Guarantee(f"PNSGD Laplace, input {i} of {n}", "paper 002 Theorem 3", True,
-                     contraction.PNSGDLaplace(scale=scale, index=i, **common))
+        return Guarantee(
+            f"PNSGD Gaussian, input {i} of {n}",
+            "paper 002 Theorem 4",
+            True,
+            contraction.PNSGDGaussian(sigma=scale, index=i, **common),
+        )
+    return Guarantee(
+        f"PNSGD Laplace, input {i} of {n}",
+        "paper 002 Theorem 3",
+        True,
+        contraction.PNSGDLaplace(scale=scale, index=i, **common),
+    )
 
 
-def trusted_aggregator(*, lipschitz: float, sigmas: np.ndarray, etas: np.ndarray, radius: float,
-                       batch: int, n_users: int, smoothness: float, nonexpansive: bool,
-                       suffix: float | None = None) -> Guarantee:
+def trusted_aggregator(
+    *,
+    lipschitz: float,
+    sigmas: np.ndarray,
+    etas: np.ndarray,
+    radius: float,
+    batch: int,
+    n_users: int,
+    smoothness: float,
+    nonexpansive: bool,
+    suffix: float | None = None,
+) -> Guarantee:
     """Paper 000 Theorem 2 with per-round eta_t, sigma_t (user level, hidden intermediate models);
     diameter 2 rho when the gradient step is non-expansive, else the relaxation 2(rho + eta_t L).
     ``suffix`` alpha (not None): the model released at a uniformly random round of
     {max(1, ceil(alpha T)), ..., T}, Corollary 3's double sum (alpha = 0) or its alpha-suffix form."""
-    common: dict[str, Any] = dict(n=n_users, batch_size=batch, sigma=sigmas, learning_rate=etas, lipschitz=lipschitz,
-                                  radius=radius, smoothness=smoothness if nonexpansive else None,
-                                  nonconvex=not nonexpansive)
+    common: dict[str, Any] = dict(
+        n=n_users,
+        batch_size=batch,
+        sigma=sigmas,
+        learning_rate=etas,
+        lipschitz=lipschitz,
+        radius=radius,
+        smoothness=smoothness if nonexpansive else None,
+        nonconvex=not nonexpansive,
+    )
     kind = "" if nonexpansive else ", diameter 2(rho + eta L)"
     if suffix is None:
-        return Guarantee(f"trusted aggregator{kind}", "paper 000 Theorem 2", True,
-                         contraction.TrustedAggregatorSchedule(**common))
+        return Guarantee(
+            f"trusted aggregator{kind}", "paper 000 Theorem 2", True, contraction.TrustedAggregatorSchedule(**common)
+        )
     stop = "random stop" if suffix == 0 else f"random stop in the last {1 - suffix:g} of the rounds"
-    return Guarantee(f"trusted aggregator, {stop}{kind}", "paper 000 Corollary 3", True,
-                     contraction.RandomStopTrustedAggregatorSchedule(suffix=suffix, **common))
+    return Guarantee(
+        f"trusted aggregator, {stop}{kind}",
+        "paper 000 Corollary 3",
+        True,
+        contraction.RandomStopTrustedAggregatorSchedule(suffix=suffix, **common),
+    )
 
 
-def fedprox_sensitivities(etas: np.ndarray, smoothness: float, proximal: float, clip: float,
-                          n_clients: int) -> tuple[np.ndarray, np.ndarray]:
+def fedprox_sensitivities(
+    etas: np.ndarray, smoothness: float, proximal: float, clip: float, n_clients: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Per-round (rho_t, gamma_t) of noisy FedProx (FedAvg when proximal = 0), paper 004 eq. 12-16:
     ||phi(w) - phi'(w')|| <= rho_t ||w - w'|| + gamma_t. From the local step
     w_{k+1} = w_k - eta_k (g(w_k) + alpha (w_k - w_t)) with g beta-Lipschitz and ||g - g'|| <= 2V:
@@ -107,9 +157,14 @@ def last_iterate(rho: np.ndarray, gamma: np.ndarray, n_clients: int, sigma: floa
     h = fdp.interpolation_bound(rho, gamma)
     mu_final = math.sqrt(n_clients * float(h.h_optimal)) / sigma
     mu_all = math.sqrt(n_clients * float(h.h_composition)) / sigma
-    return [gaussian_dp(mu_final, f"final model, shifted interpolation (mu = {mu_final:.6g})",
-                        "paper 004 eq. 15, optimal admissible lambda (fdp.interpolation_bound)"),
-            gaussian_dp(mu_all, f"all rounds, GDP composition (mu = {mu_all:.6g})", "paper 004 eq. 16, lambda = 1")]
+    return [
+        gaussian_dp(
+            mu_final,
+            f"final model, shifted interpolation (mu = {mu_final:.6g})",
+            "paper 004 eq. 15, optimal admissible lambda (fdp.interpolation_bound)",
+        ),
+        gaussian_dp(mu_all, f"all rounds, GDP composition (mu = {mu_all:.6g})", "paper 004 eq. 16, lambda = 1"),
+    ]
 
 
 def isrl_composition(clip: float, sigma: float, releases: int) -> Guarantee:
@@ -118,8 +173,11 @@ def isrl_composition(clip: float, sigma: float, releases: int) -> Guarantee:
     most 2V (a with-replacement batch may draw the changed record every time), so
     mu = 2 V sqrt(releases) / sigma. Valid for any batch and any sampling, and loose."""
     mu = 2.0 * clip * math.sqrt(releases) / sigma
-    return gaussian_dp(mu, f"silo transcript, GDP composition without amplification (mu = {mu:.6g})",
-                       "paper 003 ISRL-DP; Gaussian mechanism composed")
+    return gaussian_dp(
+        mu,
+        f"silo transcript, GDP composition without amplification (mu = {mu:.6g})",
+        "paper 003 ISRL-DP; Gaussian mechanism composed",
+    )
 
 
 # The PLD guarantees use a coarser grid than the library default: a run's summary needs a
@@ -134,10 +192,15 @@ def isrl_minibatch_rounds(clip: float, sigma: float, batch: int, rounds: int, si
     all rounds by the certified PLD of pld.WithReplacementBatchGaussianPLD (its upper
     bound; the paper's own accounting, sensitivity 2V/K, ignores repeated draws and is not a
     bound: docs/paper-003-errata.md)."""
-    accountant = pld.WithReplacementBatchGaussianPLD(sigma, batch, silo_size, rounds, sensitivity=clip / batch,
-                                                     value_discretization_interval=PLD_INTERVAL)
-    return Guarantee(f"silo transcript, with-replacement subsampled-Gaussian PLD over {rounds} rounds",
-                     "paper 003 ISRL-DP; PLD composition (hockeystick.pld)", True, accountant)
+    accountant = pld.WithReplacementBatchGaussianPLD(
+        sigma, batch, silo_size, rounds, sensitivity=clip / batch, value_discretization_interval=PLD_INTERVAL
+    )
+    return Guarantee(
+        f"silo transcript, with-replacement subsampled-Gaussian PLD over {rounds} rounds",
+        "paper 003 ISRL-DP; PLD composition (hockeystick.pld)",
+        True,
+        accountant,
+    )
 
 
 def isrl_one_sample_steps(clip: float, sigma: float, steps: int, silo_size: int) -> Guarantee:
@@ -145,7 +208,12 @@ def isrl_one_sample_steps(clip: float, sigma: float, steps: int, silo_size: int)
     the silo's n records uniformly and adds N(0, sigma^2 I) to its clipped gradient (norm <= V),
     i.e. the replace-one subsampled Gaussian with a batch of 1 of n, composed over all steps by
     the certified PLD (the released local models are post-processing of these steps)."""
-    accountant = pld.WithReplacementBatchGaussianPLD(sigma, 1, silo_size, steps, sensitivity=clip,
-                                                     value_discretization_interval=PLD_INTERVAL)
-    return Guarantee(f"silo transcript, subsampled-Gaussian PLD over {steps} steps",
-                     "paper 003 ISRL-DP; PLD composition (hockeystick.pld)", True, accountant)
+    accountant = pld.WithReplacementBatchGaussianPLD(
+        sigma, 1, silo_size, steps, sensitivity=clip, value_discretization_interval=PLD_INTERVAL
+    )
+    return Guarantee(
+        f"silo transcript, subsampled-Gaussian PLD over {steps} steps",
+        "paper 003 ISRL-DP; PLD composition (hockeystick.pld)",
+        True,
+        accountant,
+    )

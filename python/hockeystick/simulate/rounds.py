@@ -25,9 +25,18 @@ class RoundsOutput(TypedDict):
     test_accuracy: np.ndarray | None
 
 
-def run_rounds(rounds: int, step: Callable[[int], np.ndarray], initial: np.ndarray, data: FederatedData,
-               *, test: FederatedData | None, every: int, trajectory: bool, progress: bool,
-               description: str) -> RoundsOutput:
+def run_rounds(
+    rounds: int,
+    step: Callable[[int], np.ndarray],
+    initial: np.ndarray,
+    data: FederatedData,
+    *,
+    test: FederatedData | None,
+    every: int,
+    trajectory: bool,
+    progress: bool,
+    description: str,
+) -> RoundsOutput:
     """Call ``step(t)`` for t = 0..rounds-1 (it returns the model after round t) and record
     metrics at round 0, every ``every`` rounds and at the end."""
     if every < 1:
@@ -61,8 +70,11 @@ def run_rounds(rounds: int, step: Callable[[int], np.ndarray], initial: np.ndarr
             if (t + 1) % chunk == 0 or t + 1 == rounds:
                 bar.update((t + 1) - bar.n)
     out: RoundsOutput = {
-        "weights": w.copy(), "metric_rounds": np.array(marks), "trajectory": path,
-        "loss": np.array(records["loss"]), "accuracy": np.array(records["accuracy"]),
+        "weights": w.copy(),
+        "metric_rounds": np.array(marks),
+        "trajectory": path,
+        "loss": np.array(records["loss"]),
+        "accuracy": np.array(records["accuracy"]),
         "test_loss": np.array(records["test_loss"]) if test is not None else None,
         "test_accuracy": np.array(records["test_accuracy"]) if test is not None else None,
     }

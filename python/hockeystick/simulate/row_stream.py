@@ -22,8 +22,19 @@ from .._optional import require_extra
 __all__ = ["RUN_COLUMNS", "RowStream", "check_output_path"]
 
 # What every run reports beside its configuration (simulate.sweep.run_configuration).
-RUN_COLUMNS = ("seed", "final_loss", "final_accuracy", "test_loss", "test_accuracy", "metric_rounds", "loss_curve",
-               "accuracy_curve", "epsilon", "epsilon_source", "delta")
+RUN_COLUMNS = (
+    "seed",
+    "final_loss",
+    "final_accuracy",
+    "test_loss",
+    "test_accuracy",
+    "metric_rounds",
+    "loss_curve",
+    "accuracy_curve",
+    "epsilon",
+    "epsilon_source",
+    "delta",
+)
 _CURVES = ("metric_rounds", "loss_curve", "accuracy_curve")
 
 
@@ -63,8 +74,14 @@ class RowStream:
     schema before the first row); a row lacking a column gets a null there.
     """
 
-    def __init__(self, path: str | os.PathLike[str], parameters: Mapping[str, Sequence[Any]], *,
-                 overwrite: bool = False, batch_rows: int = 64) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        parameters: Mapping[str, Sequence[Any]],
+        *,
+        overwrite: bool = False,
+        batch_rows: int = 64,
+    ) -> None:
         self.path = check_output_path(path, overwrite)
         self.partial = f"{self.path}.partial"
         self.columns = [name for name in parameters if name not in RUN_COLUMNS] + list(RUN_COLUMNS)
@@ -77,12 +94,21 @@ class RowStream:
             import pyarrow.parquet as pq
 
             run_fields = [pa.field("seed", pa.int64())] + [
-                pa.field(name, pa.list_(pa.int64()) if name == "metric_rounds" else
-                         pa.list_(pa.float64()) if name in _CURVES else
-                         pa.string() if name == "epsilon_source" else pa.float64())
-                for name in RUN_COLUMNS[1:]]
-            self._schema = pa.schema(_parameter_types({k: v for k, v in parameters.items()
-                                                        if k not in RUN_COLUMNS}) + run_fields)
+                pa.field(
+                    name,
+                    pa.list_(pa.int64())
+                    if name == "metric_rounds"
+                    else pa.list_(pa.float64())
+                    if name in _CURVES
+                    else pa.string()
+                    if name == "epsilon_source"
+                    else pa.float64(),
+                )
+                for name in RUN_COLUMNS[1:]
+            ]
+            self._schema = pa.schema(
+                _parameter_types({k: v for k, v in parameters.items() if k not in RUN_COLUMNS}) + run_fields
+            )
             self._writer = pq.ParquetWriter(self.partial, self._schema)
         else:
             self._file = open(self.partial, "w", newline="")
@@ -103,8 +129,9 @@ class RowStream:
         if self._file is None:
             import pyarrow as pa
 
-            self._writer.write_table(pa.Table.from_pylist([{c: r.get(c) for c in self.columns} for r in rows],
-                                                          schema=self._schema))
+            self._writer.write_table(
+                pa.Table.from_pylist([{c: r.get(c) for c in self.columns} for r in rows], schema=self._schema)
+            )
         else:
             for row in rows:
                 self._writer.writerow({c: _csv_cell(c, row.get(c)) for c in self.columns})

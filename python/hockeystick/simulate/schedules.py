@@ -1,9 +1,9 @@
 """Local learning-rate schedules eta[t, k] of paper 004 (Table 1 / Theorem 12), t = round, k = local step.
 
-    constant     eta = a
-    cyclic       eta = a / (k + 1)          (restarts every round)
-    stagewise    eta = a / (t + 1)
-    continuous   eta = a / (t K + k + 1)
+constant     eta = a
+cyclic       eta = a / (k + 1)          (restarts every round)
+stagewise    eta = a / (t + 1)
+continuous   eta = a / (t K + k + 1)
 """
 
 from __future__ import annotations

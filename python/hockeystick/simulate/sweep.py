@@ -42,8 +42,7 @@ from .pnsgd import pnsgd
 from .row_stream import RowStream
 from .trusted_aggregator import trusted_aggregator
 
-__all__ = ["ALGORITHMS", "check_configurations", "configurations", "run_configuration", "seed_list",
-           "simulate_sweep"]
+__all__ = ["ALGORITHMS", "check_configurations", "configurations", "run_configuration", "seed_list", "simulate_sweep"]
 
 ALGORITHMS: dict[str, Callable[..., Any]] = {
     "trusted_aggregator": trusted_aggregator,
@@ -70,7 +69,7 @@ _RULES: dict[str, tuple[str, Callable[[Any], bool]]] = {
     "local_steps": ("an integer >= 1", lambda v: float(v).is_integer() and v >= 1),
     "batch": ("an integer >= 1", lambda v: float(v).is_integer() and v >= 1),
 }
-_CLIENT_COUNTS = ("batch", "silos_per_round")   # at most the number of clients (when given)
+_CLIENT_COUNTS = ("batch", "silos_per_round")  # at most the number of clients (when given)
 
 
 def _is_number(value: Any) -> bool:
@@ -94,7 +93,7 @@ def configurations(grid: Mapping[str, Sequence[Any]], fixed: Mapping[str, Any] |
 def _signature(algorithm: str) -> dict[str, inspect.Parameter]:
     """Configuration parameters of ``algorithm`` (noisy_fedprox: noisy_fedavg's plus its own)."""
     params = dict(inspect.signature(ALGORITHMS[algorithm]).parameters)
-    if algorithm == "noisy_fedprox":   # it forwards **options to noisy_fedavg
+    if algorithm == "noisy_fedprox":  # it forwards **options to noisy_fedavg
         params = {**inspect.signature(noisy_fedavg).parameters, "proximal": params["proximal"]}
     return {name: p for name, p in params.items() if name not in _RESERVED}
 
@@ -111,10 +110,12 @@ def check_configurations(algorithm: str, configs: Sequence[Mapping[str, Any]], d
 
 def seed_list(seeds: int | Sequence[int]) -> list[int]:
     """``seeds`` as a list: a count n means 0..n-1; a list must hold integers >= 0."""
-    listed: list[Any] = (list(range(seeds)) if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool)
-                         else list(cast(Sequence[int], seeds)))
-    if not listed or not all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 0
-                             for s in listed):
+    listed: list[Any] = (
+        list(range(seeds))
+        if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool)
+        else list(cast(Sequence[int], seeds))
+    )
+    if not listed or not all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 0 for s in listed):
         raise ValueError(f"seeds must be a count >= 1 or a list of integers >= 0, got {seeds!r}")
     return [int(s) for s in listed]
 
@@ -123,8 +124,9 @@ def _check(algorithm: str, config: Mapping[str, Any], data: FederatedData) -> No
     params = _signature(algorithm)
     unknown = sorted(set(config) - set(params))
     if unknown:
-        raise ValueError(f"{algorithm} takes no parameter {', '.join(map(repr, unknown))}; "
-                         f"its parameters: {', '.join(params)}")
+        raise ValueError(
+            f"{algorithm} takes no parameter {', '.join(map(repr, unknown))}; its parameters: {', '.join(params)}"
+        )
     missing = [name for name, p in params.items() if p.default is inspect.Parameter.empty and name not in config]
     if missing:
         raise ValueError(f"{algorithm} needs {', '.join(map(repr, missing))}: give it in grid or fixed")
@@ -138,22 +140,37 @@ def _check(algorithm: str, config: Mapping[str, Any], data: FederatedData) -> No
             raise ValueError(f"{name} must be <= the number of clients ({data.n_clients}), got {config[name]!r}")
 
 
-def run_configuration(algorithm: str, data: FederatedData, config: Mapping[str, Any], seed: int, *,
-                      delta: float, test: FederatedData | None = None, every: int | None = None,
-                      threads: int | None = None) -> dict[str, Any]:
+def run_configuration(
+    algorithm: str,
+    data: FederatedData,
+    config: Mapping[str, Any],
+    seed: int,
+    *,
+    delta: float,
+    test: FederatedData | None = None,
+    every: int | None = None,
+    threads: int | None = None,
+) -> dict[str, Any]:
     """Train one configuration with one seed and return its row (see the module docstring)."""
     options: dict[str, Any] = dict(config, seed=seed, test=test, every=every)
-    if threads is not None and "threads" in inspect.signature(noisy_fedavg if algorithm == "noisy_fedprox"
-                                                              else ALGORITHMS[algorithm]).parameters:
+    if (
+        threads is not None
+        and "threads"
+        in inspect.signature(noisy_fedavg if algorithm == "noisy_fedprox" else ALGORITHMS[algorithm]).parameters
+    ):
         options["threads"] = threads
     result = ALGORITHMS[algorithm](data, **options)
-    row: dict[str, Any] = {**config, "seed": seed,
-                           "final_loss": result.final_loss, "final_accuracy": result.final_accuracy,
-                           "test_loss": float(result.test_loss[-1]) if result.test_loss is not None else math.nan,
-                           "test_accuracy": (float(result.test_accuracy[-1]) if result.test_accuracy is not None
-                                             else math.nan),
-                           "metric_rounds": result.metric_rounds.tolist(), "loss_curve": result.loss.tolist(),
-                           "accuracy_curve": result.accuracy.tolist()}
+    row: dict[str, Any] = {
+        **config,
+        "seed": seed,
+        "final_loss": result.final_loss,
+        "final_accuracy": result.final_accuracy,
+        "test_loss": float(result.test_loss[-1]) if result.test_loss is not None else math.nan,
+        "test_accuracy": (float(result.test_accuracy[-1]) if result.test_accuracy is not None else math.nan),
+        "metric_rounds": result.metric_rounds.tolist(),
+        "loss_curve": result.loss.tolist(),
+        "accuracy_curve": result.accuracy.tolist(),
+    }
     proven = {g.name: float(g.epsilon(delta)) for g in result.privacy if g.proven}
     row["epsilon"] = min(proven.values(), default=math.inf)
     row["epsilon_source"] = min(proven, key=proven.__getitem__) if proven else ""
@@ -161,19 +178,41 @@ def run_configuration(algorithm: str, data: FederatedData, config: Mapping[str, 
     return row
 
 
-def _run_batch(algorithm: str, data: FederatedData, test: FederatedData | None, jobs: list[tuple[int, dict, int]],
-               delta: float, every: int | None, threads: int | None) -> list[tuple[int, dict[str, Any]]]:
-    return [(index, run_configuration(algorithm, data, config, seed, delta=delta, test=test, every=every,
-                                      threads=threads))
-            for index, config, seed in jobs]
+def _run_batch(
+    algorithm: str,
+    data: FederatedData,
+    test: FederatedData | None,
+    jobs: list[tuple[int, dict, int]],
+    delta: float,
+    every: int | None,
+    threads: int | None,
+) -> list[tuple[int, dict[str, Any]]]:
+    return [
+        (index, run_configuration(algorithm, data, config, seed, delta=delta, test=test, every=every, threads=threads))
+        for index, config, seed in jobs
+    ]
 
 
-def simulate_sweep(algorithm: str, data: FederatedData, *, grid: Mapping[str, Sequence[Any]],
-                   fixed: Mapping[str, Any] | None = None, seeds: int | Sequence[int] = 1, delta: float = 1e-5,
-                   test: FederatedData | None = None, every: int | None = None, output: str | os.PathLike[str] | None = None,
-                   overwrite: bool = False, processes: int | None = None, scheduler: str | None = None,
-                   dask_workers: int | None = None, retries: int = 3, threads: int = 1,
-                   progress: bool = False, on_row: Callable[[dict[str, Any]], None] | None = None) -> Any:
+def simulate_sweep(
+    algorithm: str,
+    data: FederatedData,
+    *,
+    grid: Mapping[str, Sequence[Any]],
+    fixed: Mapping[str, Any] | None = None,
+    seeds: int | Sequence[int] = 1,
+    delta: float = 1e-5,
+    test: FederatedData | None = None,
+    every: int | None = None,
+    output: str | os.PathLike[str] | None = None,
+    overwrite: bool = False,
+    processes: int | None = None,
+    scheduler: str | None = None,
+    dask_workers: int | None = None,
+    retries: int = 3,
+    threads: int = 1,
+    progress: bool = False,
+    on_row: Callable[[dict[str, Any]], None] | None = None,
+) -> Any:
     """Run every configuration x seed; return the rows as a pandas DataFrame (see the module docstring).
 
     ``output``: also stream the rows to a ``.parquet`` or ``.csv`` file (curves as JSON text in CSV)
@@ -191,8 +230,11 @@ def simulate_sweep(algorithm: str, data: FederatedData, *, grid: Mapping[str, Se
     if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
         raise ValueError(f"threads must be an integer >= 1, got {threads!r}")
     jobs = [(i, config, seed) for i, (config, seed) in enumerate(itertools.product(configs, seeds_run))]
-    stream = (RowStream(output, {name: [c.get(name) for c in configs] for name in configs[0]}, overwrite=overwrite)
-              if output is not None else None)
+    stream = (
+        RowStream(output, {name: [c.get(name) for c in configs] for name in configs[0]}, overwrite=overwrite)
+        if output is not None
+        else None
+    )
     rows: list[dict[str, Any]] = []
 
     def emit(row: dict[str, Any]) -> None:
@@ -203,8 +245,21 @@ def simulate_sweep(algorithm: str, data: FederatedData, *, grid: Mapping[str, Se
             on_row(row)
 
     try:
-        _dispatch(algorithm, data, test, jobs, delta, every, processes, scheduler, dask_workers, retries,
-                  int(threads), progress, emit)
+        _dispatch(
+            algorithm,
+            data,
+            test,
+            jobs,
+            delta,
+            every,
+            processes,
+            scheduler,
+            dask_workers,
+            retries,
+            int(threads),
+            progress,
+            emit,
+        )
     except BaseException:
         if stream is not None:
             stream.abandon()
@@ -229,10 +284,21 @@ class _InOrder:
             self.next += 1
 
 
-def _dispatch(algorithm: str, data: FederatedData, test: FederatedData | None, jobs: list[tuple[int, dict, int]],
-              delta: float, every: int | None, processes: int | None, scheduler: str | None,
-              dask_workers: int | None, retries: int, threads: int, progress: bool,
-              emit: Callable[[dict[str, Any]], None]) -> None:
+def _dispatch(
+    algorithm: str,
+    data: FederatedData,
+    test: FederatedData | None,
+    jobs: list[tuple[int, dict, int]],
+    delta: float,
+    every: int | None,
+    processes: int | None,
+    scheduler: str | None,
+    dask_workers: int | None,
+    retries: int,
+    threads: int,
+    progress: bool,
+    emit: Callable[[dict[str, Any]], None],
+) -> None:
     from tqdm.auto import tqdm
 
     bar = tqdm(total=len(jobs), desc=f"simulate {algorithm}", unit="run", disable=not progress)
@@ -258,21 +324,34 @@ def _dispatch(algorithm: str, data: FederatedData, test: FederatedData | None, j
         bar.close()
 
 
-def _on_dask(algorithm: str, data: FederatedData, test: FederatedData | None, jobs: list[tuple[int, dict, int]],
-             delta: float, every: int | None, scheduler: str | None, dask_workers: int | None, retries: int,
-             threads: int, done: Callable[[list[tuple[int, dict[str, Any]]]], None]) -> None:
+def _on_dask(
+    algorithm: str,
+    data: FederatedData,
+    test: FederatedData | None,
+    jobs: list[tuple[int, dict, int]],
+    delta: float,
+    every: int | None,
+    scheduler: str | None,
+    dask_workers: int | None,
+    retries: int,
+    threads: int,
+    done: Callable[[list[tuple[int, dict[str, Any]]]], None],
+) -> None:
     require_extra("simulate_sweep on Dask", "dask", "distributed")
     from dask.distributed import Client, LocalCluster, as_completed
 
     cluster = None
     if scheduler is None:
-        cluster = LocalCluster(n_workers=dask_workers, threads_per_worker=1, host="127.0.0.1",
-                               dashboard_address=None)
+        cluster = LocalCluster(n_workers=dask_workers, threads_per_worker=1, host="127.0.0.1", dashboard_address=None)
     try:
         with Client(cluster if cluster is not None else scheduler) as client:
             # data travels inside every task (by value): any worker can recompute a lost task
-            futures = [client.submit(_run_batch, algorithm, data, test, [job], delta, every, threads,
-                                     retries=retries, pure=False) for job in jobs]
+            futures = [
+                client.submit(
+                    _run_batch, algorithm, data, test, [job], delta, every, threads, retries=retries, pure=False
+                )
+                for job in jobs
+            ]
             for future in as_completed(futures):
                 done(future.result())
     finally:

@@ -35,8 +35,11 @@ from .rounds import run_rounds
 
 def per_round(value: float | np.ndarray, rounds: int, name: str) -> np.ndarray:
     """A scalar or a length-``rounds`` array as a positive finite per-round array."""
-    arr = np.broadcast_to(np.asarray(value, dtype=float), (rounds,)).copy() if np.ndim(value) == 0 \
+    arr = (
+        np.broadcast_to(np.asarray(value, dtype=float), (rounds,)).copy()
+        if np.ndim(value) == 0
         else np.asarray(value, dtype=float)
+    )
     if arr.shape != (rounds,):
         raise ValueError(f"{name} must be a scalar or have one entry per round ({rounds})")
     if not np.all(np.isfinite(arr)) or np.any(arr < 0):
@@ -44,13 +47,25 @@ def per_round(value: float | np.ndarray, rounds: int, name: str) -> np.ndarray:
     return arr
 
 
-def trusted_aggregator(data: FederatedData, *, batch: int, rate: float | np.ndarray,
-                       sigma: float | np.ndarray, radius: float, clip: float = math.inf,
-                       seed: int = 0, initial: np.ndarray | None = None,
-                       test: FederatedData | None = None, every: int | None = None,
-                       trajectory: bool = False, progress: bool = False,
-                       threads: int | None = None, random_stop: bool = False,
-                       suffix: float = 0.0, schedule: str = "constant") -> RunResult:
+def trusted_aggregator(
+    data: FederatedData,
+    *,
+    batch: int,
+    rate: float | np.ndarray,
+    sigma: float | np.ndarray,
+    radius: float,
+    clip: float = math.inf,
+    seed: int = 0,
+    initial: np.ndarray | None = None,
+    test: FederatedData | None = None,
+    every: int | None = None,
+    trajectory: bool = False,
+    progress: bool = False,
+    threads: int | None = None,
+    random_stop: bool = False,
+    suffix: float = 0.0,
+    schedule: str = "constant",
+) -> RunResult:
     """Run paper 000's Algorithm 1 for one pass (T = floor(n/m) rounds) and report Theorem 2's
     user-level guarantee (convex losses; non-expansive step when clipping is inactive and
     eta_t <= 2/beta, else the relaxed diameter 2(rho + eta_t L)); with ``random_stop``, stop at
@@ -89,25 +104,76 @@ def trusted_aggregator(data: FederatedData, *, batch: int, rate: float | np.ndar
     state = {"w": w0}
 
     def step(t: int) -> np.ndarray:
-        client_gradients(code, coefficient_count(code, data.n_classes), state["w"], data.features, norms,
-                         data.labels, data.offsets, order[t * batch:(t + 1) * batch], no_uniforms, clip, grads)
+        client_gradients(
+            code,
+            coefficient_count(code, data.n_classes),
+            state["w"],
+            data.features,
+            norms,
+            data.labels,
+            data.offsets,
+            order[t * batch : (t + 1) * batch],
+            no_uniforms,
+            clip,
+            grads,
+        )
         g = grads.mean(axis=0)
         if sigmas[t] > 0:
             g += (sigmas[t] / math.sqrt(batch)) * noise_stream.standard_normal(p)
         state["w"] = project_to_ball(state["w"] - etas[t] * g, radius)
         return state["w"]
 
-    out = run_rounds(stop, step, w0, data, test=test, every=every or max(1, rounds // 10),
-                     trajectory=trajectory, progress=progress, description="trusted aggregator")
+    out = run_rounds(
+        stop,
+        step,
+        w0,
+        data,
+        test=test,
+        every=every or max(1, rounds // 10),
+        trajectory=trajectory,
+        progress=progress,
+        description="trusted aggregator",
+    )
     guarantees = []
     if np.all(sigmas > 0):
         lipschitz, beta, _ = smoothness_constants(data.model, data.features, data.labels, radius)
         nonexpansive = clip >= lipschitz and bool(np.all(etas <= 2.0 / beta))
-        guarantees = [privacy.trusted_aggregator(lipschitz=min(clip, lipschitz), sigmas=sigmas, etas=etas,
-                                                 radius=radius, batch=batch, n_users=n, smoothness=beta,
-                                                 nonexpansive=nonexpansive,
-                                                 suffix=suffix if random_stop else None)]
-    config = dict(batch=batch, rounds=rounds, rate=rate, schedule=schedule, sigma=sigma, radius=radius, clip=clip,
-                  seed=seed, users=n, random_stop=random_stop, suffix=suffix, stopped_at=stop)
-    return RunResult("trusted aggregator", config, out["weights"], out["metric_rounds"], out["loss"],
-                     out["accuracy"], guarantees, out["test_loss"], out["test_accuracy"], out["trajectory"])
+        guarantees = [
+            privacy.trusted_aggregator(
+                lipschitz=min(clip, lipschitz),
+                sigmas=sigmas,
+                etas=etas,
+                radius=radius,
+                batch=batch,
+                n_users=n,
+                smoothness=beta,
+                nonexpansive=nonexpansive,
+                suffix=suffix if random_stop else None,
+            )
+        ]
+    config = dict(
+        batch=batch,
+        rounds=rounds,
+        rate=rate,
+        schedule=schedule,
+        sigma=sigma,
+        radius=radius,
+        clip=clip,
+        seed=seed,
+        users=n,
+        random_stop=random_stop,
+        suffix=suffix,
+        stopped_at=stop,
+    )
+    return RunResult(
+        "trusted aggregator",
+        config,
+        out["weights"],
+        out["metric_rounds"],
+        out["loss"],
+        out["accuracy"],
+        guarantees,
+        out["test_loss"],
+        out["test_accuracy"],
+        out["trajectory"],
+    )

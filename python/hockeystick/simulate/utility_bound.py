@@ -36,14 +36,20 @@ import numpy.typing as npt
 from .._validation import nonnegative, positive, positive_integer, scalar_or_array
 from .data import FederatedData
 
-__all__ = ["LeastSquaresConstants", "corollary_1_table", "least_squares_constants",
-           "strongly_convex_excess_loss_bound"]
+__all__ = ["LeastSquaresConstants", "corollary_1_table", "least_squares_constants", "strongly_convex_excess_loss_bound"]
 
 
-def strongly_convex_excess_loss_bound(*, smoothness: npt.ArrayLike, strong_convexity: npt.ArrayLike,
-                                      gradient_norm: npt.ArrayLike, gradient_variance: npt.ArrayLike,
-                                      sigma: npt.ArrayLike, batch_size: npt.ArrayLike, n: npt.ArrayLike,
-                                      dimension: npt.ArrayLike) -> float | np.ndarray:
+def strongly_convex_excess_loss_bound(
+    *,
+    smoothness: npt.ArrayLike,
+    strong_convexity: npt.ArrayLike,
+    gradient_norm: npt.ArrayLike,
+    gradient_variance: npt.ArrayLike,
+    sigma: npt.ArrayLike,
+    batch_size: npt.ArrayLike,
+    n: npt.ArrayLike,
+    dimension: npt.ArrayLike,
+) -> float | np.ndarray:
     """Paper 000 Corollary 1: E F(W_T) − min F ≤ 2β (D² + (G² + d σ²)/m) / (λ² T), T = floor(n/m).
 
     ``gradient_norm`` is D (‖∇F‖ ≤ D on W), ``gradient_variance`` is G² (the variance of one user's
@@ -71,12 +77,12 @@ def strongly_convex_excess_loss_bound(*, smoothness: npt.ArrayLike, strong_conve
 class LeastSquaresConstants:
     """Corollary 1's constants of F(w) = E (w·x − y)²/2 over rows (x, y) on ball(radius)."""
 
-    smoothness: float          # β = largest eigenvalue of Σ = E x xᵀ
-    strong_convexity: float    # λ = smallest eigenvalue of Σ
-    gradient_norm: float       # D ≥ sup ‖Σ w − b‖ on the ball (b = E x y)
-    gradient_variance: float   # G² ≥ sup E‖x (x·w − y) − ∇F(w)‖² on the ball
-    minimum: float             # min F (attained inside the ball)
-    minimizer: np.ndarray      # Σ⁻¹ b
+    smoothness: float  # β = largest eigenvalue of Σ = E x xᵀ
+    strong_convexity: float  # λ = smallest eigenvalue of Σ
+    gradient_norm: float  # D ≥ sup ‖Σ w − b‖ on the ball (b = E x y)
+    gradient_variance: float  # G² ≥ sup E‖x (x·w − y) − ∇F(w)‖² on the ball
+    minimum: float  # min F (attained inside the ball)
+    minimizer: np.ndarray  # Σ⁻¹ b
     dimension: int
 
     def excess(self, value: npt.ArrayLike) -> np.ndarray:
@@ -104,23 +110,32 @@ def least_squares_constants(features: npt.ArrayLike, labels: npt.ArrayLike, radi
     eigen = np.linalg.eigvalsh(sigma)
     lam, beta = float(eigen[0]), float(eigen[-1])
     if not lam > 0:
-        raise ValueError("the rows' second-moment matrix is singular: least squares is not strongly convex "
-                         "(Corollary 1 needs lambda > 0); use more rows than features, or other rows")
+        raise ValueError(
+            "the rows' second-moment matrix is singular: least squares is not strongly convex "
+            "(Corollary 1 needs lambda > 0); use more rows than features, or other rows"
+        )
     minimizer = np.linalg.solve(sigma, b)
     if not np.linalg.norm(minimizer) < rho:
-        raise ValueError(f"the least-squares minimizer has norm {np.linalg.norm(minimizer):.6g} >= radius {rho:g}: "
-                         "Corollary 1 needs the minimizer inside the ball; raise radius")
-    centred = x[:, :, None] * x[:, None, :] - sigma           # x xᵀ − Σ per row
-    shift = x * y[:, None] - b                                 # x y − b per row
+        raise ValueError(
+            f"the least-squares minimizer has norm {np.linalg.norm(minimizer):.6g} >= radius {rho:g}: "
+            "Corollary 1 needs the minimizer inside the ball; raise radius"
+        )
+    centred = x[:, :, None] * x[:, None, :] - sigma  # x xᵀ − Σ per row
+    shift = x * y[:, None] - b  # x y − b per row
     m_matrix = np.einsum("rij,rjk->ik", centred, centred) / rows
-    c_vector = np.einsum("rij,ri->j", centred, shift) / rows   # E (x xᵀ − Σ)ᵀ (x y − b); symmetric x xᵀ − Σ
+    c_vector = np.einsum("rij,ri->j", centred, shift) / rows  # E (x xᵀ − Σ)ᵀ (x y − b); symmetric x xᵀ − Σ
     e_value = float(np.mean(np.einsum("ri,ri->r", shift, shift)))
     variance = float(np.linalg.eigvalsh(m_matrix)[-1]) * rho**2 + 2.0 * float(np.linalg.norm(c_vector)) * rho + e_value
     residual = x @ minimizer - y
-    return LeastSquaresConstants(smoothness=beta, strong_convexity=lam,
-                                 gradient_norm=beta * (rho + float(np.linalg.norm(minimizer))),
-                                 gradient_variance=variance, minimum=float(np.mean(residual**2) / 2.0),
-                                 minimizer=minimizer, dimension=x.shape[1])
+    return LeastSquaresConstants(
+        smoothness=beta,
+        strong_convexity=lam,
+        gradient_norm=beta * (rho + float(np.linalg.norm(minimizer))),
+        gradient_variance=variance,
+        minimum=float(np.mean(residual**2) / 2.0),
+        minimizer=minimizer,
+        dimension=x.shape[1],
+    )
 
 
 def corollary_1_table(rows: Any, population: FederatedData, *, n: int) -> Any:
@@ -153,11 +168,25 @@ def corollary_1_table(rows: Any, population: FederatedData, *, n: int) -> Any:
         lam = 1.0 / float(record["rate"])
         if lam > constants.strong_convexity:
             continue
-        bound = float(strongly_convex_excess_loss_bound(
-            smoothness=constants.smoothness, strong_convexity=lam, gradient_norm=constants.gradient_norm,
-            gradient_variance=constants.gradient_variance, sigma=float(record["sigma"]),
-            batch_size=int(record["batch"]), n=n, dimension=constants.dimension))
-        out.append({**record, "minimum": constants.minimum,
-                    "measured_excess": record["test_loss_mean"] - constants.minimum,
-                    "bound": bound, "bound_loss": constants.minimum + bound})
+        bound = float(
+            strongly_convex_excess_loss_bound(
+                smoothness=constants.smoothness,
+                strong_convexity=lam,
+                gradient_norm=constants.gradient_norm,
+                gradient_variance=constants.gradient_variance,
+                sigma=float(record["sigma"]),
+                batch_size=int(record["batch"]),
+                n=n,
+                dimension=constants.dimension,
+            )
+        )
+        out.append(
+            {
+                **record,
+                "minimum": constants.minimum,
+                "measured_excess": record["test_loss_mean"] - constants.minimum,
+                "bound": bound,
+                "bound_loss": constants.minimum + bound,
+            }
+        )
     return pd.DataFrame(out) if out else pd.DataFrame(columns=columns)

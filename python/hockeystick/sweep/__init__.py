@@ -23,5 +23,20 @@ from .grid import Axis, Chunk, Grid, load_toml, parse_value
 from .labelled import read_sweep, to_dataset
 from .run import SweepResult, dataframe, evaluate, preflight, run_sweep
 
-__all__ = ["Axis", "Chunk", "Grid", "SweepResult", "dataframe", "evaluate", "load_toml", "parse_value",
-           "plan", "preflight", "read_sweep", "registry", "run_on_dask", "run_sweep", "to_dataset"]
+__all__ = [
+    "Axis",
+    "Chunk",
+    "Grid",
+    "SweepResult",
+    "dataframe",
+    "evaluate",
+    "load_toml",
+    "parse_value",
+    "plan",
+    "preflight",
+    "read_sweep",
+    "registry",
+    "run_on_dask",
+    "run_sweep",
+    "to_dataset",
+]

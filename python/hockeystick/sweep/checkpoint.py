@@ -38,8 +38,16 @@ import numpy as np
 from .. import __version__
 from .grid import Chunk, Grid
 
-__all__ = ["Workspace", "describe_leftovers", "fingerprint", "new_file_mode", "part_path", "parts_directory",
-           "publish", "save_part"]
+__all__ = [
+    "Workspace",
+    "describe_leftovers",
+    "fingerprint",
+    "new_file_mode",
+    "part_path",
+    "parts_directory",
+    "publish",
+    "save_part",
+]
 
 log = logging.getLogger("hockeystick.sweep")
 
@@ -55,9 +63,15 @@ def parts_directory(path: str | os.PathLike[str]) -> Path:
 def fingerprint(grid: Grid, chunk_size: int) -> str:
     """SHA-256 over what determines every chunk's values and boundaries (axis values bit for bit)."""
     h = hashlib.sha256()
-    head = {"version": __version__, "accountants": list(grid.accountants), "output": grid.output, "bound": grid.bound,
-            "fixed": {k: float(v).hex() for k, v in sorted(grid.fixed.items())}, "chunk_size": int(chunk_size),
-            "axes": [[a.name, a.values.dtype.str, len(a)] for a in grid.axes]}
+    head = {
+        "version": __version__,
+        "accountants": list(grid.accountants),
+        "output": grid.output,
+        "bound": grid.bound,
+        "fixed": {k: float(v).hex() for k, v in sorted(grid.fixed.items())},
+        "chunk_size": int(chunk_size),
+        "axes": [[a.name, a.values.dtype.str, len(a)] for a in grid.axes],
+    }
     h.update(json.dumps(head, sort_keys=True).encode())
     for axis in grid.axes:
         h.update(np.ascontiguousarray(axis.values).tobytes())
@@ -70,7 +84,7 @@ def new_file_mode() -> int:
         with open("/proc/self/status") as fh:
             umask = next(int(line.split()[1], 8) for line in fh if line.startswith("Umask:"))
     except (OSError, StopIteration, ValueError):
-        umask = os.umask(0o022)   # no /proc: read it by setting it, and put it straight back
+        umask = os.umask(0o022)  # no /proc: read it by setting it, and put it straight back
         os.umask(umask)
     return 0o666 & ~umask
 
@@ -111,8 +125,9 @@ class Workspace:
         self.columns = grid.outputs + (("best",) if grid.has_best else ())
 
     @classmethod
-    def open_for(cls, destination: str | os.PathLike[str], grid: Grid, chunk_size: int, *,
-                 resume: bool = False) -> Workspace:
+    def open_for(
+        cls, destination: str | os.PathLike[str], grid: Grid, chunk_size: int, *, resume: bool = False
+    ) -> Workspace:
         """Lock ``destination``'s parts directory, clear what a dead run left (unless resuming a run
         of this very grid) and record the grid's fingerprint.
 
@@ -123,14 +138,18 @@ class Workspace:
             path.mkdir(exist_ok=True)
             fd = os.open(path / "lock", os.O_RDWR | os.O_CREAT, 0o666)
         except OSError as exc:
-            raise ValueError(f"cannot create the working directory {str(path)!r} ({exc.strerror}); "
-                             "choose an output directory you can write to") from None
+            raise ValueError(
+                f"cannot create the working directory {str(path)!r} ({exc.strerror}); "
+                "choose an output directory you can write to"
+            ) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             os.close(fd)
-            raise ValueError(f"another sweep is writing {os.fspath(destination)!r} (it holds {str(path / 'lock')!r}); "
-                             "wait for it to finish or choose another output") from None
+            raise ValueError(
+                f"another sweep is writing {os.fspath(destination)!r} (it holds {str(path / 'lock')!r}); "
+                "wait for it to finish or choose another output"
+            ) from None
         workspace = cls(path, grid, chunk_size, fd, temporary=False)
         try:
             workspace._prepare(resume)
@@ -150,23 +169,38 @@ class Workspace:
         stale = [p for p in self.path.iterdir() if p.name != "lock"]
         if resume and record.exists():
             if json.loads(record.read_text()).get("fingerprint") != mine:
-                raise ValueError(f"cannot resume: the finished chunks in {str(self.path)!r} belong to a different "
-                                 "grid or chunk size; rerun with the same grid and chunk size, or without "
-                                 "resume to start over (the old chunks are then removed)")
+                raise ValueError(
+                    f"cannot resume: the finished chunks in {str(self.path)!r} belong to a different "
+                    "grid or chunk size; rerun with the same grid and chunk size, or without "
+                    "resume to start over (the old chunks are then removed)"
+                )
             for p in stale:
                 if p.name.endswith(".tmp") or p.is_dir():
                     _remove(p)
             return
         if stale:
             finished = sum(1 for p in stale if p.name.startswith("chunk-"))
-            log.warning("removed the leftovers of an interrupted sweep in %s (%d finished chunks)%s",
-                        self.path, finished, "" if resume else "; resume=True would have kept them")
+            log.warning(
+                "removed the leftovers of an interrupted sweep in %s (%d finished chunks)%s",
+                self.path,
+                finished,
+                "" if resume else "; resume=True would have kept them",
+            )
             for p in stale:
                 _remove(p)
         tmp = record.with_name(f".{record.name}.tmp")
-        tmp.write_text(json.dumps({"fingerprint": mine, "version": __version__,
-                                   "accountants": list(self.grid.accountants), "output": self.grid.output,
-                                   "shape": list(self.grid.shape), "chunk_size": self.chunk_size}))
+        tmp.write_text(
+            json.dumps(
+                {
+                    "fingerprint": mine,
+                    "version": __version__,
+                    "accountants": list(self.grid.accountants),
+                    "output": self.grid.output,
+                    "shape": list(self.grid.shape),
+                    "chunk_size": self.chunk_size,
+                }
+            )
+        )
         os.replace(tmp, record)
 
     def finished(self) -> set[int]:

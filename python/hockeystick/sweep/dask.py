@@ -66,8 +66,14 @@ def local_cluster(workers: int, processes: bool = True) -> Any:
         # the nanny takes a variable from this process's environment before its configuration
         os.environ.update({key: str(value) for key, value in MALLOC_ENVIRON.items()})
         with dask.config.set({"distributed.nanny.pre-spawn-environ": environ}):
-            return LocalCluster(n_workers=workers, threads_per_worker=1, processes=processes, host="127.0.0.1",
-                                protocol="tcp", dashboard_address=":0")
+            return LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=processes,
+                host="127.0.0.1",
+                protocol="tcp",
+                dashboard_address=":0",
+            )
     finally:
         # every variable set or changed meanwhile (the nanny's pre-spawn environment, and PYTHONHASHSEED, which
         # it adds outside its configuration) back as it was
@@ -85,10 +91,20 @@ def compute_part(index: int, chunk_grid: Grid, parts_dir: str) -> int:
     return chunk_grid.size
 
 
-def run_on_dask(grid: Grid, path: str | os.PathLike[str] | None = None, *, scheduler: str | None = None,
-                workers: int = 2, processes: bool = True, chunk_size: int | None = None,
-                progress: bool | None = None, retries: int = 3, overwrite: bool = False, resume: bool = False,
-                allow_large: bool = False) -> SweepResult:
+def run_on_dask(
+    grid: Grid,
+    path: str | os.PathLike[str] | None = None,
+    *,
+    scheduler: str | None = None,
+    workers: int = 2,
+    processes: bool = True,
+    chunk_size: int | None = None,
+    progress: bool | None = None,
+    retries: int = 3,
+    overwrite: bool = False,
+    resume: bool = False,
+    allow_large: bool = False,
+) -> SweepResult:
     """Evaluate ``grid`` on Dask and write it to ``path`` (or memory), exactly as ``run_sweep`` would.
 
     scheduler : address of a running scheduler; None starts a LocalCluster of ``workers``
@@ -120,8 +136,11 @@ def run_on_dask(grid: Grid, path: str | os.PathLike[str] | None = None, *, sched
             if scheduler is not None:
                 threads = sum(client.nthreads().values())
                 check_plan(plan_sweep(grid, path, chunk_size, workers=threads), allow_large)
-            workspace = (Workspace.temporary(grid, chunk_size) if path is None
-                         else Workspace.open_for(path, grid, chunk_size, resume=resume))
+            workspace = (
+                Workspace.temporary(grid, chunk_size)
+                if path is None
+                else Workspace.open_for(path, grid, chunk_size, resume=resume)
+            )
             result = _run(client, grid, path, chunk_size, workspace, progress, retries, overwrite, resume)
     finally:
         if cluster is not None:
@@ -130,8 +149,17 @@ def run_on_dask(grid: Grid, path: str | os.PathLike[str] | None = None, *, sched
     return result
 
 
-def _run(client: Any, grid: Grid, path: Any, chunk_size: int, workspace: Workspace, progress: bool | None,
-         retries: int, overwrite: bool, resume: bool) -> SweepResult:
+def _run(
+    client: Any,
+    grid: Grid,
+    path: Any,
+    chunk_size: int,
+    workspace: Workspace,
+    progress: bool | None,
+    retries: int,
+    overwrite: bool,
+    resume: bool,
+) -> SweepResult:
     from dask.distributed import as_completed
 
     try:
@@ -153,7 +181,7 @@ def _run(client: Any, grid: Grid, path: Any, chunk_size: int, workspace: Workspa
                 while next_index < grid.n_chunks(chunk_size) and next_index in finished:
                     chunk = grid.chunk(next_index, chunk_size)
                     outputs = workspace.load(chunk)
-                    if outputs is None:   # a resumed part that does not match: compute it here
+                    if outputs is None:  # a resumed part that does not match: compute it here
                         outputs = evaluate_chunk(grid, chunk)
                         workspace.save(chunk.index, outputs)
                     writer.write(chunk, outputs)
@@ -162,8 +190,17 @@ def _run(client: Any, grid: Grid, path: Any, chunk_size: int, workspace: Workspa
                     next_index += 1
 
             drain()
-            futures = [client.submit(compute_part, i, grid.chunk_grid(grid.chunk(i, chunk_size)),
-                                     os.fspath(workspace.path), retries=retries, pure=False) for i in todo]
+            futures = [
+                client.submit(
+                    compute_part,
+                    i,
+                    grid.chunk_grid(grid.chunk(i, chunk_size)),
+                    os.fspath(workspace.path),
+                    retries=retries,
+                    pure=False,
+                )
+                for i in todo
+            ]
             index_of = {f.key: i for i, f in zip(todo, futures)}
             for future in as_completed(futures):
                 future.result()
@@ -178,5 +215,6 @@ def _run(client: Any, grid: Grid, path: Any, chunk_size: int, workspace: Workspa
         workspace.release()
         raise
     workspace.remove()
-    return SweepResult(grid, None if path is None else os.fspath(path), grid.size, 0.0, summary,
-                       getattr(writer, "columns", None))
+    return SweepResult(
+        grid, None if path is None else os.fspath(path), grid.size, 0.0, summary, getattr(writer, "columns", None)
+    )

@@ -53,9 +53,9 @@ __all__ = ["Axis", "Grid", "Chunk", "parse_value", "load_toml", "read_toml", "ch
 
 AxisKind = Literal["list", "linear", "log"]
 
-MAX_AXIS_VALUES = 10**8   # an axis is materialized (8 bytes a value, plus its steps when checked)
-MAX_POINTS = 2**62        # chunk offsets and summary indices are int64
-MAX_INTEGER = 2**53       # integers exact in a double and in int64
+MAX_AXIS_VALUES = 10**8  # an axis is materialized (8 bytes a value, plus its steps when checked)
+MAX_POINTS = 2**62  # chunk offsets and summary indices are int64
+MAX_INTEGER = 2**53  # integers exact in a double and in int64
 
 
 @dataclass(frozen=True)
@@ -76,8 +76,10 @@ class Axis:
             raise ValueError(f"axis {self.name!r}: values must be finite")
         steps = np.diff(values)
         if values.size > 1 and not (np.all(steps > 0) or np.all(steps < 0)):
-            raise ValueError(f"axis {self.name!r} is not strictly monotone ({_preview(values)}): "
-                             "list its values in increasing (or decreasing) order without repeats")
+            raise ValueError(
+                f"axis {self.name!r} is not strictly monotone ({_preview(values)}): "
+                "list its values in increasing (or decreasing) order without repeats"
+            )
         object.__setattr__(self, "values", values)
 
     @classmethod
@@ -102,8 +104,10 @@ def _count(name: str, num: Any) -> int:
     if isinstance(num, bool) or not float(num).is_integer() or int(num) < 1:
         raise ValueError(f"axis {name!r}: the number of values must be an integer >= 1, got {num:g}")
     if int(num) > MAX_AXIS_VALUES:
-        raise ValueError(f"axis {name!r}: {int(num):,} values is more than one axis can hold "
-                         f"({MAX_AXIS_VALUES:,}); lower NUM, or split the range over several sweeps")
+        raise ValueError(
+            f"axis {name!r}: {int(num):,} values is more than one axis can hold "
+            f"({MAX_AXIS_VALUES:,}); lower NUM, or split the range over several sweeps"
+        )
     return int(num)
 
 
@@ -117,8 +121,10 @@ def _exact(name: str, value: Any) -> Any:
     would be rounded silently (99999999999999999999 -> 1e20), and integer parameters are written as the
     64-bit integers of those doubles."""
     if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) and float(value) != value:
-        raise ValueError(f"{name} = {value} does not fit in a double (every integer up to 2^53 = {MAX_INTEGER:,} "
-                         f"does); write {float(value):g} if that rounded value is meant")
+        raise ValueError(
+            f"{name} = {value} does not fit in a double (every integer up to 2^53 = {MAX_INTEGER:,} "
+            f"does); write {float(value):g} if that rounded value is meant"
+        )
     return value
 
 
@@ -134,8 +140,10 @@ def parse_value(name: str, spec: Any) -> Axis | float:
         return _parse_string(name, spec.strip())
     if isinstance(spec, Mapping):
         if len(spec) != 1 or next(iter(spec)) not in ("log", "linear"):
-            raise ValueError(f"{name}: a range is {{log = [start, stop, num]}} or {{linear = [start, stop, num]}}, "
-                             f"got {dict(spec)!r}")
+            raise ValueError(
+                f"{name}: a range is {{log = [start, stop, num]}} or {{linear = [start, stop, num]}}, "
+                f"got {dict(spec)!r}"
+            )
         kind, args = next(iter(spec.items()))
         return _range(name, kind, args)
     if isinstance(spec, (Sequence, np.ndarray)):
@@ -155,17 +163,18 @@ def _parse_string(name: str, text: str) -> Axis | float:
         parts = rest.split(":")
         return _range(name, "linear" if head == "lin" else head, parts)
     if not text:
-        raise ValueError(f"{name}: the value is empty; give a number (1.5), a list (1,2,4) or a range "
-                         "(log:0.5:20:100)")
+        raise ValueError(f"{name}: the value is empty; give a number (1.5), a list (1,2,4) or a range (log:0.5:20:100)")
     items = text.split(",")
     if not all(item.strip() for item in items):
-        raise ValueError(f"{name}={text!r}: a list has a number between every two commas (1,2,4); "
-                         "remove the empty item")
+        raise ValueError(
+            f"{name}={text!r}: a list has a number between every two commas (1,2,4); remove the empty item"
+        )
     try:
         values = [float(item) for item in items]
     except ValueError:
-        raise ValueError(f"{name}={text!r}: give a number (1.5), a list (1,2,4) or a range "
-                         "(log:0.5:20:100, linear:1:1000:50)") from None
+        raise ValueError(
+            f"{name}={text!r}: give a number (1.5), a list (1,2,4) or a range (log:0.5:20:100, linear:1:1000:50)"
+        ) from None
     if len(values) > 1:
         return Axis(name, np.array(values), "list")
     return values[0]
@@ -213,8 +222,9 @@ class Grid:
         if not isinstance(accountants, Sequence) or not all(isinstance(a, str) for a in accountants):
             raise TypeError(f"accountants must be a name or a sequence of names, got {self.accountants!r}")
         if not isinstance(self.output, str):
-            raise TypeError(f"output must be a string (delta, epsilon or a parameter to calibrate), "
-                            f"got {self.output!r}")
+            raise TypeError(
+                f"output must be a string (delta, epsilon or a parameter to calibrate), got {self.output!r}"
+            )
         accountants = tuple(accountants)
         if not accountants:
             raise ValueError("give at least one accountant; registered: " + ", ".join(registry.names()))
@@ -230,8 +240,10 @@ class Grid:
         _check_output(self.output, entries, set(names))
         _check_bound(self.bound, self.output, accountants)
         if self.bound != "upper" and any(isinstance(e, CalculatorEntry) for e in entries):
-            raise ValueError(f"bound={self.bound!r} picks a side of an accountant's certified bracket; calculators "
-                             "compute values, not brackets: leave bound at 'upper'")
+            raise ValueError(
+                f"bound={self.bound!r} picks a side of an accountant's certified bracket; calculators "
+                "compute values, not brackets: leave bound at 'upper'"
+            )
         object.__setattr__(self, "axes", tuple(_integral_axis(a, entries) for a in self.axes))
         for name, value in self.fixed.items():
             if any(name in e.integers for e in entries):
@@ -239,14 +251,17 @@ class Grid:
                     raise ValueError(f"{name} takes integers, got {value:g}")
                 _integer_range(name, np.array([value]))
         if self.size > MAX_POINTS:
-            raise ValueError(f"the grid has {self.size:.3g} points ({' x '.join(map(str, self.shape))}), "
-                             f"more than a sweep can index ({MAX_POINTS:.3g}); use fewer values per axis")
+            raise ValueError(
+                f"the grid has {self.size:.3g} points ({' x '.join(map(str, self.shape))}), "
+                f"more than a sweep can index ({MAX_POINTS:.3g}); use fewer values per axis"
+            )
 
     # --- construction ---------------------------------------------------------------------
 
     @classmethod
-    def from_parameters(cls, accountants: str | Sequence[str], output: str,
-                        parameters: Mapping[str, Any], bound: Bound = "upper") -> Grid:
+    def from_parameters(
+        cls, accountants: str | Sequence[str], output: str, parameters: Mapping[str, Any], bound: Bound = "upper"
+    ) -> Grid:
         """Build from {name: value specification}; numbers are fixed, the rest are axes (in order)."""
         axes, fixed = [], {}
         for name, spec in parameters.items():
@@ -255,8 +270,13 @@ class Grid:
                 axes.append(value if value.name == name else Axis(name, value.values, value.kind))
             else:
                 fixed[name] = value
-        return cls(accountants=(accountants,) if isinstance(accountants, str) else tuple(accountants),
-                   output=output, axes=tuple(axes), fixed=fixed, bound=bound)
+        return cls(
+            accountants=(accountants,) if isinstance(accountants, str) else tuple(accountants),
+            output=output,
+            axes=tuple(axes),
+            fixed=fixed,
+            bound=bound,
+        )
 
     @classmethod
     def from_dict(cls, spec: Mapping[str, Any]) -> Grid:
@@ -267,16 +287,16 @@ class Grid:
             raise ValueError(f"unknown key(s) {', '.join(extra)}; a sweep file has {', '.join(sorted(known))}")
         accountants = spec.get("accountants", spec.get("accountant"))
         if accountants is None:
-            raise ValueError("say which accountant(s): accountants = [\"gaussian\"]")
-        if not (isinstance(accountants, str) or (isinstance(accountants, Sequence)
-                                                 and all(isinstance(a, str) for a in accountants))):
-            raise TypeError(f"accountants must be a name or a list of names such as [\"gaussian\"], "
-                            f"got {accountants!r}")
+            raise ValueError('say which accountant(s): accountants = ["gaussian"]')
+        if not (
+            isinstance(accountants, str)
+            or (isinstance(accountants, Sequence) and all(isinstance(a, str) for a in accountants))
+        ):
+            raise TypeError(f'accountants must be a name or a list of names such as ["gaussian"], got {accountants!r}')
         if "output" not in spec:
-            raise ValueError("say what to compute: output = \"delta\" (or \"epsilon\", or \"sigma\" to calibrate)")
+            raise ValueError('say what to compute: output = "delta" (or "epsilon", or "sigma" to calibrate)')
         if not isinstance(spec["output"], str):
-            raise TypeError(f"output must be a string such as \"delta\", \"epsilon\" or \"sigma\", "
-                            f"got {spec['output']!r}")
+            raise TypeError(f'output must be a string such as "delta", "epsilon" or "sigma", got {spec["output"]!r}')
         parameters = spec.get("parameters", {})
         if not isinstance(parameters, Mapping):
             raise TypeError(f"[parameters] must be a table of name = value, got {parameters!r}")
@@ -344,8 +364,8 @@ class Grid:
         shape = self.shape
         if not shape:
             return 0, 1, 1
-        split = next(j for j in range(len(shape)) if math.prod(shape[j + 1:]) <= chunk_size)
-        row = math.prod(shape[split + 1:])
+        split = next(j for j in range(len(shape)) if math.prod(shape[j + 1 :]) <= chunk_size)
+        row = math.prod(shape[split + 1 :])
         return split, max(1, min(shape[split], int(chunk_size) // row)), row
 
     def n_chunks(self, chunk_size: int) -> int:
@@ -374,7 +394,7 @@ class Grid:
     def block_shape(self, chunk: Chunk) -> tuple[int, ...]:
         if not self.shape:
             return ()
-        return (chunk.row_stop - chunk.row_start,) + self.shape[chunk.split + 1:]
+        return (chunk.row_stop - chunk.row_start,) + self.shape[chunk.split + 1 :]
 
     def chunk_parameters(self, chunk: Chunk) -> dict[str, Any]:
         """Every parameter at the chunk's points, as arrays broadcastable to ``block_shape``."""
@@ -388,7 +408,7 @@ class Grid:
             else:
                 shape = [1] * tail
                 shape[k - chunk.split] = -1
-                values = axis.values[chunk.row_start:chunk.row_stop] if k == chunk.split else axis.values
+                values = axis.values[chunk.row_start : chunk.row_stop] if k == chunk.split else axis.values
                 params[axis.name] = values.reshape(shape)
         return params
 
@@ -405,9 +425,11 @@ class Grid:
         if not self.axes:
             return self
         fixed = dict(self.fixed)
-        fixed.update({a.name: float(a.values[i]) for a, i in zip(self.axes[:chunk.split], chunk.outer)})
+        fixed.update({a.name: float(a.values[i]) for a, i in zip(self.axes[: chunk.split], chunk.outer)})
         split = self.axes[chunk.split]
-        axes = (Axis(split.name, split.values[chunk.row_start:chunk.row_stop], split.kind),) + self.axes[chunk.split + 1:]
+        axes = (Axis(split.name, split.values[chunk.row_start : chunk.row_stop], split.kind),) + self.axes[
+            chunk.split + 1 :
+        ]
         return Grid(accountants=self.accountants, output=self.output, axes=axes, fixed=fixed, bound=self.bound)
 
     def probe_parameters(self) -> dict[str, np.ndarray]:
@@ -446,8 +468,9 @@ def _check_output(output: str, entries: list[AccountantEntry | CalculatorEntry],
     calculators = [e for e in entries if isinstance(e, CalculatorEntry)]
     if calculators:
         if len(calculators) != len(entries):
-            raise ValueError(f"a sweep evaluates accountants or calculators, not both ({names}): "
-                             "run one sweep for each")
+            raise ValueError(
+                f"a sweep evaluates accountants or calculators, not both ({names}): run one sweep for each"
+            )
         return _check_calculator_output(output, calculators, given)
     accountants = cast(list[AccountantEntry], entries)
     if output in ("delta", "epsilon"):
@@ -458,9 +481,11 @@ def _check_output(output: str, entries: list[AccountantEntry | CalculatorEntry],
         if cannot:
             options = sorted(set.intersection(*(set(e.calibratable) for e in accountants)))
             close = difflib.get_close_matches(output, options + ["delta", "epsilon"], n=1, cutoff=0.6)
-            raise ValueError(f"output must be delta, epsilon or a parameter to calibrate "
-                             f"({', '.join(options) or 'none in common'} for {names}); got {output!r}"
-                             + (f" (did you mean {close[0]!r}?)" if close else ""))
+            raise ValueError(
+                f"output must be delta, epsilon or a parameter to calibrate "
+                f"({', '.join(options) or 'none in common'} for {names}); got {output!r}"
+                + (f" (did you mean {close[0]!r}?)" if close else "")
+            )
         forbidden, targets = output, {"epsilon", "delta"}
     if forbidden in given:
         raise ValueError(f"{forbidden!r} is what the sweep computes (output = {output!r}); do not give it a value")
@@ -472,8 +497,10 @@ def _check_output(output: str, entries: list[AccountantEntry | CalculatorEntry],
     if unknown:
         nearest = {u: difflib.get_close_matches(u, sorted(allowed - {output}), n=1, cutoff=0.6) for u in unknown}
         hints = "".join(f" (did you mean {c[0]!r} for {u!r}?)" for u, c in nearest.items() if c)
-        raise ValueError(f"unknown parameter(s) {', '.join(map(repr, unknown))} for {names}{hints}; "
-                         f"allowed: {', '.join(sorted(allowed - {output}))}")
+        raise ValueError(
+            f"unknown parameter(s) {', '.join(map(repr, unknown))} for {names}{hints}; "
+            f"allowed: {', '.join(sorted(allowed - {output}))}"
+        )
     for e in entries:
         lacking = sorted(set(e.required) - given - {output})
         if lacking:
@@ -485,8 +512,9 @@ def _check_calculator_output(output: str, entries: list[CalculatorEntry], given:
     names = ", ".join(e.name for e in entries)
     quantities = sorted({e.quantity for e in entries})
     if len(quantities) > 1:
-        raise ValueError(f"{names} compute different quantities ({', '.join(quantities)}): "
-                         "a sweep's calculators share one quantity")
+        raise ValueError(
+            f"{names} compute different quantities ({', '.join(quantities)}): a sweep's calculators share one quantity"
+        )
     quantity = quantities[0]
     if output == quantity:
         takes = [set(e.parameters) for e in entries]
@@ -496,16 +524,20 @@ def _check_calculator_output(output: str, entries: list[CalculatorEntry], given:
         needs = [(e, set(e.inverse_parameters(output))) for e in entries]
     else:
         solvable = sorted(set.intersection(*(set(e.inverses) for e in entries)))
-        raise ValueError(f"output must be {quantity!r}" + (f" or a parameter to solve for ({', '.join(solvable)})"
-                                                          if solvable else "")
-                         + f" for {names}; got {output!r}")
+        raise ValueError(
+            f"output must be {quantity!r}"
+            + (f" or a parameter to solve for ({', '.join(solvable)})" if solvable else "")
+            + f" for {names}; got {output!r}"
+        )
     if output in given:
         raise ValueError(f"{output!r} is what the sweep computes (output = {output!r}); do not give it a value")
     allowed = set().union(*takes)
     unknown = sorted(given - allowed)
     if unknown:
-        raise ValueError(f"unknown parameter(s) {', '.join(map(repr, unknown))} for {names} -> {output}; "
-                         f"allowed: {', '.join(sorted(allowed))}")
+        raise ValueError(
+            f"unknown parameter(s) {', '.join(map(repr, unknown))} for {names} -> {output}; "
+            f"allowed: {', '.join(sorted(allowed))}"
+        )
     for e, required in needs:
         lacking = sorted(required - given)
         if lacking:
@@ -518,8 +550,10 @@ def _check_bound(bound: Any, output: str, accountants: Sequence[str]) -> None:
     if bound == "upper":
         return
     if len(accountants) > 1:
-        raise ValueError(f"bound={bound!r} takes one accountant (lower bounds of different accountants may "
-                         f"bound different releases), got {', '.join(accountants)}; run one sweep per accountant")
+        raise ValueError(
+            f"bound={bound!r} takes one accountant (lower bounds of different accountants may "
+            f"bound different releases), got {', '.join(accountants)}; run one sweep per accountant"
+        )
 
 
 def _integral_axis(axis: Axis, entries: list[AccountantEntry | CalculatorEntry]) -> Axis:
@@ -541,8 +575,10 @@ def _integer_range(name: str, values: np.ndarray) -> None:
     """Integer parameters are written as 64-bit integers and given to the accountants as doubles: both
     exact up to 2^53 in magnitude (1e20 was written as -9223372036854775808)."""
     if (np.abs(values) > MAX_INTEGER).any():
-        raise ValueError(f"{name} takes integers of magnitude at most 2^53 = {MAX_INTEGER:,}, got "
-                         f"{_preview(values[np.abs(values) > MAX_INTEGER])}")
+        raise ValueError(
+            f"{name} takes integers of magnitude at most 2^53 = {MAX_INTEGER:,}, got "
+            f"{_preview(values[np.abs(values) > MAX_INTEGER])}"
+        )
 
 
 def read_toml(path: str | os.PathLike[str], what: str = "sweep file") -> dict[str, Any]:
@@ -559,8 +595,9 @@ def read_toml(path: str | os.PathLike[str], what: str = "sweep file") -> dict[st
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"{what} {os.fspath(path)!r} is not valid TOML: {exc}") from None
     except UnicodeDecodeError as exc:
-        raise ValueError(f"{what} {os.fspath(path)!r} is not UTF-8 text (byte {exc.start}); "
-                         "save it as UTF-8 TOML") from None
+        raise ValueError(
+            f"{what} {os.fspath(path)!r} is not UTF-8 text (byte {exc.start}); save it as UTF-8 TOML"
+        ) from None
 
 
 def chunk_size_setting(spec: Mapping[str, Any]) -> int | None:

@@ -44,11 +44,17 @@ def to_dataset(grid: Grid, arrays: Mapping[str, np.ndarray]) -> Any:
     for name, values in arrays.items():
         attrs: dict[str, Any] = {}
         if name == "best":
-            attrs = {"flag_values": np.arange(len(grid.accountants), dtype=np.int8),
-                     "flag_meanings": " ".join(grid.accountants)}
+            attrs = {
+                "flag_values": np.arange(len(grid.accountants), dtype=np.int8),
+                "flag_meanings": " ".join(grid.accountants),
+            }
         data[name] = (dims, np.asarray(values).reshape(grid.shape), attrs)
-    attrs = {"accountants": ",".join(grid.accountants), "output": grid.output,
-             "bound": getattr(grid, "bound", "upper"), "fixed": json.dumps(dict(grid.fixed))}
+    attrs = {
+        "accountants": ",".join(grid.accountants),
+        "output": grid.output,
+        "bound": getattr(grid, "bound", "upper"),
+        "fixed": json.dumps(dict(grid.fixed)),
+    }
     return xr.Dataset(data, coords=coords, attrs=attrs)
 
 
@@ -70,8 +76,9 @@ def read_sweep(path: str | os.PathLike[str]) -> Any:
         return _from_npz(p)
     if suffix in (".csv", ".parquet"):
         return _from_table(p)
-    raise ValueError(f"sweep file {str(p)!r}: unknown format; a sweep is saved as *.nc, *.zarr, *.npz, "
-                     "*.parquet or *.csv")
+    raise ValueError(
+        f"sweep file {str(p)!r}: unknown format; a sweep is saved as *.nc, *.zarr, *.npz, *.parquet or *.csv"
+    )
 
 
 # what reading each format takes beside xarray and pandas
@@ -84,11 +91,12 @@ def _from_npz(path: Path) -> Any:
     with np.load(path) as npz:
         arrays = {k: npz[k] for k in npz.files}
     accountants = [str(a) for a in arrays.pop("accountants", [])]
-    shaped = [k for k, v in arrays.items() if v.ndim >= 1 and k != "best" and v.ndim == max(
-        a.ndim for a in arrays.values())]
+    shaped = [
+        k for k, v in arrays.items() if v.ndim >= 1 and k != "best" and v.ndim == max(a.ndim for a in arrays.values())
+    ]
     axes = [k for k, v in arrays.items() if v.ndim == 1 and k not in shaped]
     fixed = {k: v for k, v in arrays.items() if v.ndim == 0}
-    if len(axes) == 1 and not shaped:    # one axis: outputs are 1-D too; they are the ones not first
+    if len(axes) == 1 and not shaped:  # one axis: outputs are 1-D too; they are the ones not first
         shaped = [k for k in arrays if arrays[k].ndim == 1][1:]
         axes = axes[:1]
     dims = [a for a in axes if a not in shaped]

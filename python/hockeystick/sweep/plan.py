@@ -34,8 +34,8 @@ MAX_POINTS = 10**9
 MAX_SECONDS = 12 * 3600.0
 _PILOT_SECONDS = 0.2
 _PILOT_MAX_POINTS = 16384
-_PILOT_FRACTION = 50            # the pilot is at most 1/50 of the grid
-_CSV_BYTES_PER_NUMBER = 22      # shortest round-trip double, sign, exponent, separator
+_PILOT_FRACTION = 50  # the pilot is at most 1/50 of the grid
+_CSV_BYTES_PER_NUMBER = 22  # shortest round-trip double, sign, exponent, separator
 _DOUBLE = 8
 
 
@@ -44,11 +44,11 @@ class SweepPlan:
     """A sweep's size and cost, estimated before it starts."""
 
     points: int
-    output_bytes: int           # the result file (or the in-memory columns)
-    scratch_bytes: int          # chunk files kept until the result is in place
-    free_bytes: int | None      # free space where the result goes (available memory for None)
+    output_bytes: int  # the result file (or the in-memory columns)
+    scratch_bytes: int  # chunk files kept until the result is in place
+    free_bytes: int | None  # free space where the result goes (available memory for None)
     destination: str | None
-    seconds: float | None       # None when the grid is too small to need a pilot
+    seconds: float | None  # None when the grid is too small to need a pilot
     pilot_points: int = 0
     pilot_seconds: float = 0.0
     workers: int = 1
@@ -72,8 +72,10 @@ class SweepPlan:
             raise TypeError(f"allow_large must be True or False, got {allow_large!r}")
         exceeded = self.exceeded()
         if exceeded and not allow_large:
-            raise ValueError(f"the sweep is too large to start unasked: {'; '.join(exceeded)}. Use fewer values "
-                             "per axis, or pass allow_large=True to run it anyway")
+            raise ValueError(
+                f"the sweep is too large to start unasked: {'; '.join(exceeded)}. Use fewer values "
+                "per axis, or pass allow_large=True to run it anyway"
+            )
 
     def describe(self) -> str:
         """One line: points, bytes, free space, time estimate and the pilot it came from."""
@@ -84,8 +86,10 @@ class SweepPlan:
         if self.free_bytes is not None:
             text += f", {_size(self.free_bytes)} {'available' if self.destination is None else 'free'}"
         if self.seconds is not None:
-            text += (f", ~{_duration(self.seconds)} estimated (pilot: {self.pilot_points:,} points in "
-                     f"{self.pilot_seconds:.2g} s" + (f", {self.workers} workers" if self.workers > 1 else "") + ")")
+            text += (
+                f", ~{_duration(self.seconds)} estimated (pilot: {self.pilot_points:,} points in "
+                f"{self.pilot_seconds:.2g} s" + (f", {self.workers} workers" if self.workers > 1 else "") + ")"
+            )
         return text
 
 
@@ -98,16 +102,24 @@ def plan_sweep(grid: Grid, path: str | os.PathLike[str] | None, chunk_size: int,
     if suffix == ".csv":
         per_point = _CSV_BYTES_PER_NUMBER * (n_inputs + n_outputs) + (max(map(len, grid.accountants)) + 3) * several
     elif suffix == ".npz":
-        per_point = 2 * _DOUBLE * n_outputs + 2 * several      # staged columns, then the archive
+        per_point = 2 * _DOUBLE * n_outputs + 2 * several  # staged columns, then the archive
     else:  # parquet and memory: 8 bytes a double (axes compress in Parquet; memory holds them flat)
         per_point = _DOUBLE * (n_outputs + (n_inputs if path is None else 0)) + several
     scratch = 0 if path is None else (_DOUBLE * n_outputs + several) * grid.size
     seconds, pilot_points, pilot_seconds = _pilot(grid, chunk_size, suffix)
     if seconds is not None:
         seconds /= max(1, workers)
-    return SweepPlan(points=grid.size, output_bytes=per_point * grid.size, scratch_bytes=scratch,
-                     free_bytes=_free_bytes(path), destination=None if path is None else os.fspath(path),
-                     seconds=seconds, pilot_points=pilot_points, pilot_seconds=pilot_seconds, workers=max(1, workers))
+    return SweepPlan(
+        points=grid.size,
+        output_bytes=per_point * grid.size,
+        scratch_bytes=scratch,
+        free_bytes=_free_bytes(path),
+        destination=None if path is None else os.fspath(path),
+        seconds=seconds,
+        pilot_points=pilot_points,
+        pilot_seconds=pilot_seconds,
+        workers=max(1, workers),
+    )
 
 
 def _pilot(grid: Grid, chunk_size: int, suffix: str | None) -> tuple[float | None, int, float]:
@@ -117,7 +129,7 @@ def _pilot(grid: Grid, chunk_size: int, suffix: str | None) -> tuple[float | Non
         return None, 0, 0.0
     n = min(16, cap)
     with tempfile.TemporaryDirectory(prefix="hockeystick-pilot-") as scratch:
-        _pipeline_seconds(grid, grid.chunk(0, n), suffix, Path(scratch))   # warm: imports, first-use set-up
+        _pipeline_seconds(grid, grid.chunk(0, n), suffix, Path(scratch))  # warm: imports, first-use set-up
         while True:
             chunk = grid.chunk(0, n)
             elapsed = _pipeline_seconds(grid, chunk, suffix, Path(scratch))

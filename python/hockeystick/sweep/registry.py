@@ -5,18 +5,29 @@ so the sweep, ``calibrate`` and ``plots`` import downward only.
 """
 
 from ..registry import (
-                        CALCULATORS,
-                        REGISTRY,
-                        AccountantEntry,
-                        CalculatorEntry,
-                        Calibratable,
-                        calculator_names,
-                        default_output,
-                        get,
-                        lookup,
-                        names,
-                        register,
+    CALCULATORS,
+    REGISTRY,
+    AccountantEntry,
+    CalculatorEntry,
+    Calibratable,
+    calculator_names,
+    default_output,
+    get,
+    lookup,
+    names,
+    register,
 )
 
-__all__ = ["AccountantEntry", "CalculatorEntry", "Calibratable", "CALCULATORS", "REGISTRY", "calculator_names",
-           "default_output", "get", "lookup", "names", "register"]
+__all__ = [
+    "AccountantEntry",
+    "CalculatorEntry",
+    "Calibratable",
+    "CALCULATORS",
+    "REGISTRY",
+    "calculator_names",
+    "default_output",
+    "get",
+    "lookup",
+    "names",
+    "register",
+]

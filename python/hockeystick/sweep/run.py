@@ -32,8 +32,18 @@ from .grid import Chunk, Grid
 from .plan import SweepPlan, plan_sweep
 from .writers import MemoryWriter, check_destination, open_writer
 
-__all__ = ["run_sweep", "dataframe", "evaluate", "evaluate_chunk", "preflight", "default_chunk_size",
-           "SweepResult", "Summary", "check_plan", "check_run_flags"]
+__all__ = [
+    "run_sweep",
+    "dataframe",
+    "evaluate",
+    "evaluate_chunk",
+    "preflight",
+    "default_chunk_size",
+    "SweepResult",
+    "Summary",
+    "check_plan",
+    "check_run_flags",
+]
 
 log = logging.getLogger("hockeystick.sweep")
 
@@ -51,20 +61,23 @@ def evaluate(grid: Grid, params: dict[str, Any], shape: tuple[int, ...]) -> dict
 
     values = []
     value: Any
-    if grid.bound != "upper":   # one accountant (Grid checks it): its lower side, or both sides
+    if grid.bound != "upper":  # one accountant (Grid checks it): its lower side, or both sides
         entry = grid.entries[0]
-        assert not isinstance(entry, CalculatorEntry)   # Grid allows bound != "upper" for accountants only
+        assert not isinstance(entry, CalculatorEntry)  # Grid allows bound != "upper" for accountants only
         mine = {k: v for k, v in params.items() if k in entry.parameters}
         if grid.output == "delta":
             sides = entry.build(**mine).delta(params["epsilon"], bound=grid.bound)
         elif grid.output == "epsilon":
             sides = entry.build(**mine).epsilon(params["delta"], bound=grid.bound)
         else:
-            sides = calibrate(entry, grid.output, epsilon=params["epsilon"], delta=params["delta"], bound=grid.bound,
-                              **mine)
+            sides = calibrate(
+                entry, grid.output, epsilon=params["epsilon"], delta=params["delta"], bound=grid.bound, **mine
+            )
         sides = sides if grid.bound == "both" else (sides,)
-        return {name: np.broadcast_to(np.asarray(side, dtype=np.float64), shape).ravel()
-                for name, side in zip(grid.outputs, sides)}
+        return {
+            name: np.broadcast_to(np.asarray(side, dtype=np.float64), shape).ravel()
+            for name, side in zip(grid.outputs, sides)
+        }
     for entry in grid.entries:
         mine = {k: v for k, v in params.items() if k in entry.parameters}
         if isinstance(entry, CalculatorEntry):
@@ -112,9 +125,11 @@ def preflight(grid: Grid, path: str | os.PathLike[str] | None, *, overwrite: boo
     except ArithmeticError as exc:
         given = ", ".join(f"{a.name}={_span(a.values)}" for a in grid.axes)
         given += "".join(f", {k}={v:g}" for k, v in grid.fixed.items())
-        raise ValueError(f"{' / '.join(grid.accountants)} cannot evaluate {given.lstrip(', ')} "
-                         f"({type(exc).__name__}: {exc}); one of these values is outside what the accountant "
-                         "handles: move it towards ordinary settings") from None
+        raise ValueError(
+            f"{' / '.join(grid.accountants)} cannot evaluate {given.lstrip(', ')} "
+            f"({type(exc).__name__}: {exc}); one of these values is outside what the accountant "
+            "handles: move it towards ordinary settings"
+        ) from None
 
 
 def _span(values: np.ndarray) -> str:
@@ -136,7 +151,7 @@ class Summary:
             col = outputs[name]
             if not col.size:
                 continue
-            i, j = int(np.argmin(col)), int(np.argmax(col))   # one pass each; NaN (never expected) wins
+            i, j = int(np.argmin(col)), int(np.argmax(col))  # one pass each; NaN (never expected) wins
             if np.isnan(col[i]):
                 if np.all(np.isnan(col)):
                     continue
@@ -172,8 +187,10 @@ class SweepResult:
         axes = ", ".join(f"{a.name}[{len(a)}]" for a in grid.axes)
         fixed = ", ".join(f"{k}={v:g}" for k, v in grid.fixed.items())
         where = repr(self.path) if self.path is not None else "in memory"
-        return (f"SweepResult({self.points:,} points, shape={grid.shape}, accountants={list(grid.accountants)}, "
-                f"output={grid.output!r}, axes=[{axes}], fixed={{{fixed}}}, {where}, {self.seconds:.3g} s)")
+        return (
+            f"SweepResult({self.points:,} points, shape={grid.shape}, accountants={list(grid.accountants)}, "
+            f"output={grid.output!r}, axes=[{axes}], fixed={{{fixed}}}, {where}, {self.seconds:.3g} s)"
+        )
 
     @property
     def points_per_second(self) -> float:
@@ -198,8 +215,9 @@ class SweepResult:
         import pandas as pd
 
         if self.columns is None:
-            raise ValueError("this sweep was written to a file: read it with pandas "
-                             "(read_csv / read_parquet) or np.load")
+            raise ValueError(
+                "this sweep was written to a file: read it with pandas (read_csv / read_parquet) or np.load"
+            )
         data: dict[str, Any] = dict(self.columns)
         if "best" in data:
             data["best"] = pd.Categorical.from_codes(data["best"], categories=list(self.grid.accountants))
@@ -210,8 +228,9 @@ def progress_bar(total: int, progress: bool | None) -> Any:
     from tqdm.auto import tqdm
 
     enabled = sys.stderr.isatty() if progress is None else progress
-    return tqdm(total=total, unit="pt", unit_scale=True, disable=not enabled, file=sys.stderr,
-                desc="sweep", smoothing=0.1)
+    return tqdm(
+        total=total, unit="pt", unit_scale=True, disable=not enabled, file=sys.stderr, desc="sweep", smoothing=0.1
+    )
 
 
 class BlockProgress:
@@ -236,9 +255,17 @@ class BlockProgress:
             self.moved = position
 
 
-def run_sweep(grid: Grid, path: str | os.PathLike[str] | None = None, *, chunk_size: int | None = None,
-              progress: bool | None = None, keep: bool = False, overwrite: bool = False, resume: bool = False,
-              allow_large: bool = False) -> SweepResult:
+def run_sweep(
+    grid: Grid,
+    path: str | os.PathLike[str] | None = None,
+    *,
+    chunk_size: int | None = None,
+    progress: bool | None = None,
+    keep: bool = False,
+    overwrite: bool = False,
+    resume: bool = False,
+    allow_large: bool = False,
+) -> SweepResult:
     """Evaluate ``grid`` in-process and write it to ``path`` (*.csv, *.npz, *.parquet) or memory.
 
     ``progress``: a tqdm bar on stderr (default: when stderr is a terminal).
@@ -292,8 +319,14 @@ def run_sweep(grid: Grid, path: str | os.PathLike[str] | None = None, *, chunk_s
         raise
     if workspace is not None:
         workspace.remove()
-    return SweepResult(grid, None if path is None else os.fspath(path), grid.size,
-                       time.perf_counter() - started, summary, getattr(writers[-1], "columns", None))
+    return SweepResult(
+        grid,
+        None if path is None else os.fspath(path),
+        grid.size,
+        time.perf_counter() - started,
+        summary,
+        getattr(writers[-1], "columns", None),
+    )
 
 
 def check_run_flags(path: str | os.PathLike[str] | None, **flags: Any) -> None:

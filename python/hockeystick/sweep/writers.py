@@ -37,8 +37,7 @@ from .._optional import require_extra
 from .checkpoint import new_file_mode, publish
 from .grid import Chunk, Grid
 
-__all__ = ["FORMATS", "check_destination", "csv_text", "integer_columns", "open_writer", "MemoryWriter",
-           "table_rows"]
+__all__ = ["FORMATS", "check_destination", "csv_text", "integer_columns", "open_writer", "MemoryWriter", "table_rows"]
 
 FORMATS = {".csv": "csv", ".npz": "npz", ".parquet": "parquet", ".nc": "netcdf", ".zarr": "zarr"}
 
@@ -53,8 +52,10 @@ def check_destination(path: str | os.PathLike[str], *, overwrite: bool = False) 
     if not isinstance(overwrite, bool):
         raise TypeError(f"overwrite must be True or False, got {overwrite!r}")
     if path.exists() and not overwrite:
-        raise ValueError(f"output {str(path)!r} already exists and is not replaced unless you ask: "
-                         "pass overwrite=True, or choose another name")
+        raise ValueError(
+            f"output {str(path)!r} already exists and is not replaced unless you ask: "
+            "pass overwrite=True, or choose another name"
+        )
     fmt = FORMATS.get(path.suffix.lower())
     if fmt is None:
         raise ValueError(f"output {str(path)!r}: unknown format; name it *.csv, *.npz, *.parquet, *.nc or *.zarr")
@@ -65,17 +66,20 @@ def check_destination(path: str | os.PathLike[str], *, overwrite: bool = False) 
         with tempfile.NamedTemporaryFile(dir=parent, prefix=".hockeystick-check-"):
             pass
     except OSError as exc:
-        raise ValueError(f"output {str(path)!r} is not writable ({exc.strerror}); "
-                         "choose a directory you can write to") from None
+        raise ValueError(
+            f"output {str(path)!r} is not writable ({exc.strerror}); choose a directory you can write to"
+        ) from None
     needs = {"parquet": ("pyarrow",), "netcdf": ("xarray", "netCDF4"), "zarr": ("xarray", "zarr")}
     require_extra(f"{fmt} output", *needs.get(fmt, ()), otherwise="write *.csv or *.npz")
     return fmt
 
 
 def _metadata(grid: Grid) -> dict[str, str]:
-    return {"hockeystick.accountants": json.dumps(list(grid.accountants)),
-            "hockeystick.output": grid.output,
-            "hockeystick.fixed": json.dumps(dict(grid.fixed))}
+    return {
+        "hockeystick.accountants": json.dumps(list(grid.accountants)),
+        "hockeystick.output": grid.output,
+        "hockeystick.fixed": json.dumps(dict(grid.fixed)),
+    }
 
 
 class _FileWriter:
@@ -88,7 +92,9 @@ class _FileWriter:
 
     def write(self, chunk: Chunk, outputs: dict[str, np.ndarray]) -> None:
         if chunk.start != self.next_start:
-            raise RuntimeError(f"chunk {chunk.index} out of order (starts at {chunk.start}, expected {self.next_start})")
+            raise RuntimeError(
+                f"chunk {chunk.index} out of order (starts at {chunk.start}, expected {self.next_start})"
+            )
         self._write(chunk, outputs)
         self.next_start = chunk.stop
 
@@ -109,13 +115,15 @@ class _FileWriter:
             self.tmp.unlink(missing_ok=True)
 
 
-def _table_columns(grid: Grid, chunk: Chunk, outputs: dict[str, np.ndarray], *,
-                   fixed: bool = False) -> dict[str, np.ndarray]:
+def _table_columns(
+    grid: Grid, chunk: Chunk, outputs: dict[str, np.ndarray], *, fixed: bool = False
+) -> dict[str, np.ndarray]:
     """The chunk's rows: axis columns, the fixed parameters (``fixed``: as constant columns), outputs."""
     columns = grid.chunk_inputs(chunk)
     if fixed:
-        columns.update({name: np.full(chunk.size, value, dtype=_fixed_dtype(grid, name))
-                        for name, value in grid.fixed.items()})
+        columns.update(
+            {name: np.full(chunk.size, value, dtype=_fixed_dtype(grid, name)) for name, value in grid.fixed.items()}
+        )
     columns.update(outputs)
     return columns
 
@@ -163,8 +171,9 @@ def csv_text(grid: Grid, columns: dict[str, np.ndarray]) -> str:
     except ImportError:
         return _csv_lines(list(columns.values()), [name in integer_columns(grid) for name in columns])
     sink = pa.BufferOutputStream()
-    pacsv.write_csv(pa.table({k: pa.array(v) for k, v in columns.items()}), sink,
-                    pacsv.WriteOptions(include_header=False))
+    pacsv.write_csv(
+        pa.table({k: pa.array(v) for k, v in columns.items()}), sink, pacsv.WriteOptions(include_header=False)
+    )
     return bytes(sink.getvalue()).decode()
 
 
@@ -187,12 +196,14 @@ class _CsvWriter(_FileWriter):
 def _csv_lines(columns: list[np.ndarray], integral: list[bool]) -> str:
     """'a,b,c\n' per row: repr for doubles (shortest exact round-trip), integers of an integer parameter
     (``integral``) without a fraction, quoted strings."""
+
     def text(col: np.ndarray, integer: bool) -> list[str]:
         if col.dtype == object:
             return [f'"{v}"' for v in col.tolist()]
         if integer and col.dtype.kind == "f":
             return [str(int(v)) if math.isfinite(v) and v.is_integer() else repr(v) for v in col.tolist()]
         return [repr(v) for v in col.tolist()]
+
     return "".join(",".join(row) + "\n" for row in zip(*(text(c, i) for c, i in zip(columns, integral))))
 
 
@@ -217,8 +228,10 @@ class _ParquetWriter(_FileWriter):
     def _write(self, chunk: Chunk, outputs: dict[str, np.ndarray]) -> None:
         pa = self.pa
         columns = _table_columns(self.grid, chunk, outputs, fixed=True)
-        arrays = [pa.DictionaryArray.from_arrays(pa.array(col, pa.int8()), self.names) if name == "best"
-                  else pa.array(col) for name, col in columns.items()]
+        arrays = [
+            pa.DictionaryArray.from_arrays(pa.array(col, pa.int8()), self.names) if name == "best" else pa.array(col)
+            for name, col in columns.items()
+        ]
         self.writer.write_table(pa.Table.from_arrays(arrays, schema=self.schema))
 
     def _finish(self) -> None:
@@ -235,15 +248,20 @@ class _NpzWriter(_FileWriter):
         self.workdir.mkdir(exist_ok=True)
         names = grid.outputs + (("best",) if grid.has_best else ())
         self.maps: dict[str, np.memmap] | None = {
-            name: np.lib.format.open_memmap(self.workdir / f"{name}.npy", mode="w+",
-                                            dtype=np.int8 if name == "best" else np.float64, shape=grid.shape)
-            for name in names}
+            name: np.lib.format.open_memmap(
+                self.workdir / f"{name}.npy",
+                mode="w+",
+                dtype=np.int8 if name == "best" else np.float64,
+                shape=grid.shape,
+            )
+            for name in names
+        }
 
     def _write(self, chunk: Chunk, outputs: dict[str, np.ndarray]) -> None:
         if self.maps is None:
             raise RuntimeError("NPZ writer: a chunk arrived after close or abort")
         for name, values in outputs.items():
-            self.maps[name].reshape(-1)[chunk.start:chunk.stop] = values
+            self.maps[name].reshape(-1)[chunk.start : chunk.stop] = values
 
     def abort(self) -> None:
         self.maps = None
@@ -297,7 +315,7 @@ class _LabelledWriter(_NpzWriter):
         # a Zarr store is a directory: searchable (x) where readable, then moved into place
         mode = new_file_mode()
         os.chmod(self.tmp, mode | (mode & 0o444) >> 2)
-        if self.path.is_dir():          # an existing store, replaced only with overwrite (checked before)
+        if self.path.is_dir():  # an existing store, replaced only with overwrite (checked before)
             shutil.rmtree(self.path)
         os.replace(self.tmp, self.path)
 
@@ -320,7 +338,7 @@ class MemoryWriter:
 
     def write(self, chunk: Chunk, outputs: dict[str, np.ndarray]) -> None:
         for name, values in _table_columns(self.grid, chunk, outputs).items():
-            self.columns[name][chunk.start:chunk.stop] = values
+            self.columns[name][chunk.start : chunk.stop] = values
 
     def close(self) -> None:
         pass
@@ -329,14 +347,20 @@ class MemoryWriter:
         pass
 
 
-def open_writer(grid: Grid, path: str | os.PathLike[str] | None, scratch: Path | None = None, *,
-                overwrite: bool = False) -> Any:
+def open_writer(
+    grid: Grid, path: str | os.PathLike[str] | None, scratch: Path | None = None, *, overwrite: bool = False
+) -> Any:
     """A writer for ``path`` (format from its suffix) staging in the directory ``scratch``, or a
     MemoryWriter for None."""
     if path is None:
         return MemoryWriter(grid)
     if scratch is None:
         raise ValueError("a file writer needs a scratch directory on the destination's filesystem")
-    writer = {"csv": _CsvWriter, "npz": _NpzWriter, "parquet": _ParquetWriter, "netcdf": _LabelledWriter,
-              "zarr": _LabelledWriter}[check_destination(path, overwrite=overwrite)]
+    writer = {
+        "csv": _CsvWriter,
+        "npz": _NpzWriter,
+        "parquet": _ParquetWriter,
+        "netcdf": _LabelledWriter,
+        "zarr": _LabelledWriter,
+    }[check_destination(path, overwrite=overwrite)]
     return writer(grid, path, scratch)
