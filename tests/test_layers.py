@@ -23,6 +23,7 @@ LAYERS = {
     "training": 6, "isrl": 6,          # accountants built on pld and gaussian_mechanism
     "registry": 7, "simulate": 7,
     "calibrate": 8,
+    "risk": 8.5,                       # attack risk from a profile: calibrate + registry + pld
     "sweep": 9,
     "plots": 10,
     "errata_003": 11,                  # calibrate + isrl + plots + simulate
