@@ -412,6 +412,7 @@ def _power_bracket(accountant: Any, alpha: np.ndarray, side: str, direction: Any
     # refine, halving the spacing, the finite intervals that can hold the minimum of an alpha not yet settled
     step = COARSE_SPACING
     open_ = np.ones(flat.size, dtype=bool)
+    quiet = np.zeros(flat.size, dtype=np.int64)
     while open_.any() and step > FINEST_SPACING:
         step /= 2
         s = bounds.s
@@ -425,10 +426,13 @@ def _power_bracket(accountant: Any, alpha: np.ndarray, side: str, direction: Any
         new_lower, new_upper = lower.copy(), upper.copy()
         new_lower[open_] = np.maximum(lower[open_], bounds.lower)   # every grid's sides are certified: keep the best
         new_upper[open_] = np.minimum(upper[open_], bounds.upper)
-        # settled: the bracket within rtol, or neither side moved by rtol (the error left is about a third of
-        # the last move where the grid limits it, second order; none where the accountant's own bracket does)
-        settled = (new_lower - lower <= tolerance * new_lower) & (upper - new_upper <= tolerance * new_upper)
-        if want_lower and want_upper:
+        # settled: the bracket within rtol, or two refinements in a row moving neither side by rtol (the
+        # accountant's own bracket, or a kink of the curve, limits it; one quiet refinement may only mean the
+        # minimum lies between the new nodes)
+        still = (new_lower - lower <= tolerance * new_lower) & (upper - new_upper <= tolerance * new_upper)
+        quiet = np.where(still, quiet + 1, 0)
+        settled = quiet >= 2
+        if want_lower:
             settled |= new_upper - new_lower <= tolerance * new_upper
         lower, upper = new_lower, new_upper
         if step > DEFAULT_SPACING:      # every alpha is refined down to the default spacing at least
