@@ -13,23 +13,35 @@ PACKAGE = Path(hockeystick.__file__).parent
 
 # Lower number = lower layer.  A module may import its own subpackage's siblings and any lower layer.
 LAYERS = {
-    "_core": 0, "accountant": 0, "progress": 0, "_optional": 0,
+    "_core": 0,
+    "accountant": 0,
+    "progress": 0,
+    "_optional": 0,
     "_validation": 1,
     "_elementwise": 2,
-    "gaussian": 3, "hockey_stick": 3,
-    "certified_theta": 3.5,            # theta and its inverses rounded outward, over hockey_stick
-    "contraction": 4, "fdp": 4, "rdp": 4, "pld": 4, "leakage": 4,
-    "gaussian_mechanism": 5, "interop": 5,
-    "training": 6, "isrl": 6,          # accountants built on pld and gaussian_mechanism
-    "registry": 7, "simulate": 7,
+    "gaussian": 3,
+    "hockey_stick": 3,
+    "certified_theta": 3.5,  # theta and its inverses rounded outward, over hockey_stick
+    "contraction": 4,
+    "fdp": 4,
+    "rdp": 4,
+    "pld": 4,
+    "leakage": 4,
+    "gaussian_mechanism": 5,
+    "interop": 5,
+    "training": 6,
+    "isrl": 6,  # accountants built on pld and gaussian_mechanism
+    "registry": 7,
+    "simulate": 7,
     "calibrate": 8,
-    "risk": 8.5,                       # attack risk from a profile: calibrate + registry + pld
+    "risk": 8.5,  # attack risk from a profile: calibrate + registry + pld
     "sweep": 9,
     "plots": 10,
-    "errata_003": 11,                  # calibrate + isrl + plots + simulate
+    "errata_003": 11,  # calibrate + isrl + plots + simulate
     "figures": 12,
     "example": 13,
-    "cli": 14, "__main__": 15,
+    "cli": 14,
+    "__main__": 15,
 }
 
 KNOWN_EXCEPTIONS: set[tuple[str, str]] = set()

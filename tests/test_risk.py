@@ -121,12 +121,12 @@ def test_advantage_is_delta_at_zero_and_the_curve_s_largest_gap() -> None:
     acc = GaussianMechanism(sigma=2.0, rounds=4)
     low, up = risk.advantage(acc, bound="both")
     assert (low, up) == acc.delta(0.0, bound="both")
-    exact_tv = 2 * mp.ncdf(mp.mpf(1) / 2) - 1            # mu = 1: TV = 2 Phi(mu / 2) - 1
+    exact_tv = 2 * mp.ncdf(mp.mpf(1) / 2) - 1  # mu = 1: TV = 2 Phi(mu / 2) - 1
     assert low <= exact_tv <= up
     assert risk.advantage(acc) == up
     alphas = np.linspace(0, 1, 401)
     assert np.max(risk.tpr_at_fpr(acc, alphas, bound="lower") - alphas) <= up
-    best = float(mp.ncdf(-mp.mpf(1) / 2))                 # the gap's maximum: alpha = Phi(-mu / 2)
+    best = float(mp.ncdf(-mp.mpf(1) / 2))  # the gap's maximum: alpha = Phi(-mu / 2)
     assert risk.tpr_at_fpr(acc, best) - best >= low
 
 
@@ -144,8 +144,9 @@ def test_sides_one_at_a_time_and_their_directions() -> None:
     np.testing.assert_array_equal(risk.tradeoff_curve(acc, alphas, bound="upper", direction="remove"), beta_up)
     # an accountant certifying only the upper side refuses the lower one
     upper_only = rdp.SubsampledGaussianRDP(sigma=1.0, sampling_rate=0.1, rounds=5)
-    assert risk.tpr_at_fpr(upper_only, 0.1) >= risk.tpr_at_fpr(pld.SubsampledGaussianPLD(
-        sigma=1.0, sampling_rate=0.1, rounds=5), 0.1)
+    assert risk.tpr_at_fpr(upper_only, 0.1) >= risk.tpr_at_fpr(
+        pld.SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.1, rounds=5), 0.1
+    )
     with pytest.raises(ValueError, match='bound must be "upper"'):
         risk.tpr_at_fpr(upper_only, 0.1, bound="both")
 
@@ -163,7 +164,7 @@ def test_shapes_follow_alpha() -> None:
 def test_calibrate_tpr_gaussian_sigma_is_safe_and_nearly_extreme() -> None:
     fpr, tpr = 1e-3, 0.05
     mu_star = float(mp.sqrt(2) * (mp.erfinv(2 * mp.mpf(tpr) - 1) + mp.erfinv(1 - 2 * mp.mpf(fpr))))
-    sigma_star = math.sqrt(10) / mu_star                  # TPR at fpr = tpr exactly
+    sigma_star = math.sqrt(10) / mu_star  # TPR at fpr = tpr exactly
     sigma = risk.calibrate_tpr("gaussian", "sigma", fpr=fpr, tpr=tpr, rounds=10)
     assert sigma >= sigma_star
     assert sigma <= sigma_star * (1 + 1e-4)
@@ -178,7 +179,7 @@ def test_calibrate_tpr_rounds_and_arrays() -> None:
     sigmas = np.array([5.0, 10.0])
     rounds = risk.calibrate_tpr("gaussian", "rounds", fpr=fpr, tpr=tpr, sigma=sigmas)
     assert rounds.dtype == np.int64 and rounds.shape == (2,)
-    exact = np.floor((mu_star * sigmas) ** 2)             # the largest T with sqrt(T) / sigma <= mu*
+    exact = np.floor((mu_star * sigmas) ** 2)  # the largest T with sqrt(T) / sigma <= mu*
     assert np.all(rounds <= exact) and np.all(rounds >= exact - 1)
     with pytest.raises(ValueError, match="no rounds in its range"):
         risk.calibrate_tpr("gaussian", "rounds", fpr=fpr, tpr=tpr, sigma=0.1)
@@ -186,12 +187,21 @@ def test_calibrate_tpr_rounds_and_arrays() -> None:
 
 def test_calibrate_tpr_subsampled_gaussian_meets_the_target() -> None:
     fpr, tpr = 1e-3, 0.01
-    sigma = risk.calibrate_tpr("pld_subsampled_gaussian", "sigma", fpr=fpr, tpr=tpr, sampling_rate=0.01,
-                               rounds=200, rtol=1e-6, levels=2, points=8)
+    sigma = risk.calibrate_tpr(
+        "pld_subsampled_gaussian",
+        "sigma",
+        fpr=fpr,
+        tpr=tpr,
+        sampling_rate=0.01,
+        rounds=200,
+        rtol=1e-6,
+        levels=2,
+        points=8,
+    )
     acc = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=0.01, rounds=200)
     assert risk.tpr_at_fpr(acc, fpr) <= tpr * (1 + 1e-4)
     smaller = pld.SubsampledGaussianPLD(sigma=sigma * 0.98, sampling_rate=0.01, rounds=200)
-    assert risk.tpr_at_fpr(smaller, fpr, bound="lower") > tpr * 0.98   # close to the extreme
+    assert risk.tpr_at_fpr(smaller, fpr, bound="lower") > tpr * 0.98  # close to the extreme
 
 
 @pytest.mark.parametrize("alpha", [-0.1, 1.5, float("nan"), [0.1, float("nan")]])
@@ -217,8 +227,9 @@ def test_bad_options_are_refused_naming_them() -> None:
     with pytest.raises(ValueError, match="accountant must describe one mechanism"):
         risk.tpr_at_fpr(GaussianMechanism(sigma=np.array([1.0, 2.0])), 0.1)
     with pytest.raises(ValueError, match="accountant must describe one mechanism"):
-        risk.tpr_at_fpr(pld.SubsampledGaussianPLD(sigma=[1.0, 2.0], sampling_rate=0.1, rounds=1), 0.1,
-                        direction="remove")
+        risk.tpr_at_fpr(
+            pld.SubsampledGaussianPLD(sigma=[1.0, 2.0], sampling_rate=0.1, rounds=1), 0.1, direction="remove"
+        )
     with pytest.raises(ValueError, match="tpr must exceed fpr"):
         risk.calibrate_tpr("gaussian", "sigma", fpr=0.1, tpr=0.1)
     with pytest.raises(ValueError, match="fpr"):

@@ -95,21 +95,27 @@ __all__ = ["Direction", "DEFAULT_RTOL", "advantage", "calibrate_tpr", "tpr_at_fp
 Direction = Literal["symmetric", "remove", "add"]
 DIRECTIONS: tuple[Direction, ...] = ("symmetric", "remove", "add")
 
-COARSE_SPACING = 2.0 ** -3    # the first grid's spacing in eps
-DEFAULT_SPACING = 2.0 ** -9   # every alpha's intervals are refined to this spacing at least ...
-FINEST_SPACING = 2.0 ** -24   # ... and halved further until settled (rtol), down to this
-DEFAULT_RTOL = 1e-6           # the power bracket's relative width asked for
-FIRST_REACH = 4.0             # the first grid's largest eps; doubled while an end interval can hold the minimum
-MAX_REACH = 704.0             # e^704 ~ 1.9e305: the largest reach whose t is a double
-_U = 2.0 ** -53               # unit round-off
-_CHUNK = 1 << 20              # (interval, alpha) pairs per vectorized block
+COARSE_SPACING = 2.0**-3  # the first grid's spacing in eps
+DEFAULT_SPACING = 2.0**-9  # every alpha's intervals are refined to this spacing at least ...
+FINEST_SPACING = 2.0**-24  # ... and halved further until settled (rtol), down to this
+DEFAULT_RTOL = 1e-6  # the power bracket's relative width asked for
+FIRST_REACH = 4.0  # the first grid's largest eps; doubled while an end interval can hold the minimum
+MAX_REACH = 704.0  # e^704 ~ 1.9e305: the largest reach whose t is a double
+_U = 2.0**-53  # unit round-off
+_CHUNK = 1 << 20  # (interval, alpha) pairs per vectorized block
 
 # eps >= 0 -> (lower, upper) of one direction's delta there (zeros / ones for a side not asked)
 DeltaSides = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
 
 
-def tradeoff_curve(accountant: Any, alpha: ArrayLike, *, bound: Bound = "both", direction: Direction = "symmetric",
-                   rtol: float = DEFAULT_RTOL) -> Any:
+def tradeoff_curve(
+    accountant: Any,
+    alpha: ArrayLike,
+    *,
+    bound: Bound = "both",
+    direction: Direction = "symmetric",
+    rtol: float = DEFAULT_RTOL,
+) -> Any:
     """beta(alpha), the least false-negative rate at false-positive rate ``alpha``, certified from the
     accountant's privacy profile (the module docstring gives the construction and its proof).
 
@@ -135,8 +141,14 @@ def tradeoff_curve(accountant: Any, alpha: ArrayLike, *, bound: Bound = "both", 
     return _sides(beta_low, beta_up, side, alphas.ndim == 0)
 
 
-def tpr_at_fpr(accountant: Any, fpr: ArrayLike, *, bound: Bound = "upper", direction: Direction = "symmetric",
-               rtol: float = DEFAULT_RTOL) -> Any:
+def tpr_at_fpr(
+    accountant: Any,
+    fpr: ArrayLike,
+    *,
+    bound: Bound = "upper",
+    direction: Direction = "symmetric",
+    rtol: float = DEFAULT_RTOL,
+) -> Any:
     """The attacker's largest true-positive rate at false-positive rate ``fpr`` (in [0, 1], any shape),
     1 - beta(fpr), on the side ``bound`` asks for: "upper" (default: no attack does better), "lower"
     or "both" (the tuple (lower, upper)); ``direction`` and ``rtol`` as in ``tradeoff_curve``."""
@@ -155,9 +167,18 @@ def advantage(accountant: Any, *, bound: Bound = "upper") -> Any:
     return accountant.delta(0.0, bound=side)
 
 
-def calibrate_tpr(accountant: str | AccountantEntry, parameter: str, *, fpr: float, tpr: float,
-                  rtol: float = 1e-10, workers: int | None = None, levels: int = 3, points: int = 16,
-                  **params: ArrayLike) -> Any:
+def calibrate_tpr(
+    accountant: str | AccountantEntry,
+    parameter: str,
+    *,
+    fpr: float,
+    tpr: float,
+    rtol: float = 1e-10,
+    workers: int | None = None,
+    levels: int = 3,
+    points: int = 16,
+    **params: ArrayLike,
+) -> Any:
     """The smallest (or, for a parameter the bound grows with, the largest) ``parameter`` of a registered
     accountant whose certified TPR at false-positive rate ``fpr`` is at most ``tpr``.
 
@@ -169,30 +190,37 @@ def calibrate_tpr(accountant: str | AccountantEntry, parameter: str, *, fpr: flo
     ``calibrate``'s.  ``fpr`` in (0, 1); ``tpr`` in (fpr, 1) (a TPR at or below the FPR is guessing's,
     which no parameter beats).
     """
-    alpha = float(_validation.in_interval(_validation.single(fpr, "fpr"), "fpr", 0.0, 1.0,
-                                          open_low=True, open_high=True))
-    tau = float(_validation.in_interval(_validation.single(tpr, "tpr"), "tpr", 0.0, 1.0,
-                                        open_low=True, open_high=True))
+    alpha = float(
+        _validation.in_interval(_validation.single(fpr, "fpr"), "fpr", 0.0, 1.0, open_low=True, open_high=True)
+    )
+    tau = float(_validation.in_interval(_validation.single(tpr, "tpr"), "tpr", 0.0, 1.0, open_low=True, open_high=True))
     if tau <= alpha:
-        raise ValueError(f"tpr must exceed fpr, got tpr = {tau!r} and fpr = {alpha!r}: a TPR at or below the FPR "
-                         "is what guessing reaches, whatever the mechanism; ask for a tpr above the fpr")
+        raise ValueError(
+            f"tpr must exceed fpr, got tpr = {tau!r} and fpr = {alpha!r}: a TPR at or below the FPR "
+            "is what guessing reaches, whatever the mechanism; ask for a tpr above the fpr"
+        )
     levels = _validation.count(levels, "levels", minimum=1, maximum=64)
     points = _validation.count(points, "points", minimum=3, maximum=4096)
     entry = registry.get(accountant) if isinstance(accountant, str) else accountant
     if not isinstance(entry, AccountantEntry):
-        raise _validation.ParameterTypeError(f"accountant must be a registered name (see hockeystick.registry.names()) "
-                                             f"or an AccountantEntry, got {_validation.describe(accountant)}")
+        raise _validation.ParameterTypeError(
+            f"accountant must be a registered name (see hockeystick.registry.names()) "
+            f"or an AccountantEntry, got {_validation.describe(accountant)}"
+        )
     spec = entry.calibratable.get(parameter) if isinstance(parameter, str) else None
     if spec is None:
-        raise ValueError(f"parameter must be one of the calibratable parameters of {entry.name!r} "
-                         f"({', '.join(sorted(entry.calibratable)) or 'none'}), got {_validation.describe(parameter)}")
+        raise ValueError(
+            f"parameter must be one of the calibratable parameters of {entry.name!r} "
+            f"({', '.join(sorted(entry.calibratable)) or 'none'}), got {_validation.describe(parameter)}"
+        )
     arrays = {k: _validation.as_real_array(v, k) for k, v in params.items()}
     shape = np.broadcast_shapes(*(a.shape for a in arrays.values())) if arrays else ()
     # each parameter gains a trailing axis, the eps values of a target
-    column: dict[str, Any] = {k: float(a) if a.ndim == 0 else np.broadcast_to(a, shape)[..., None]
-                              for k, a in arrays.items()}
+    column: dict[str, Any] = {
+        k: float(a) if a.ndim == 0 else np.broadcast_to(a, shape)[..., None] for k, a in arrays.items()
+    }
     best_of = np.min if spec.direction == "decreasing" else np.max
-    top = max(math.log(tau / alpha), math.log1p(-alpha) - math.log1p(-tau))   # d(eps) > 0 exactly below it
+    top = max(math.log(tau / alpha), math.log1p(-alpha) - math.log1p(-tau))  # d(eps) > 0 exactly below it
     eps = np.broadcast_to(np.arange(points) * (top / points), shape + (points,))
     best: np.ndarray | None = None
     for level in range(levels):
@@ -201,15 +229,18 @@ def calibrate_tpr(accountant: str | AccountantEntry, parameter: str, *, fpr: flo
         if spec.direction == "increasing":
             usable &= _met_at_least_value(entry, parameter, spec, eps, targets, column, arrays, shape)
         if not usable.any(axis=-1).all():
-            raise ValueError(f"no {parameter} in its range keeps the certified TPR at FPR {alpha:g} of "
-                             f"{entry.name!r} at or below {tau:g}{_where(arrays, usable)}; raise tpr or fpr, or "
-                             "change the other parameters")
+            raise ValueError(
+                f"no {parameter} in its range keeps the certified TPR at FPR {alpha:g} of "
+                f"{entry.name!r} at or below {tau:g}{_where(arrays, usable)}; raise tpr or fpr, or "
+                "change the other parameters"
+            )
         # an eps whose target is out of reach is replaced by the point's first usable one (same answer)
         first = np.argmax(usable, axis=-1)[..., None]
         eps = np.where(usable, eps, np.take_along_axis(eps, first, axis=-1))
         targets = np.where(usable, targets, np.take_along_axis(targets, first, axis=-1))
-        values = np.asarray(calibrate(entry, parameter, epsilon=eps, delta=targets, rtol=rtol, workers=workers,
-                                      **column))
+        values = np.asarray(
+            calibrate(entry, parameter, epsilon=eps, delta=targets, rtol=rtol, workers=workers, **column)
+        )
         level_best = best_of(values, axis=-1)
         best = level_best if best is None else best_of(np.stack([best, level_best]), axis=0)
         if level + 1 < levels:
@@ -234,9 +265,16 @@ def _tpr_line_targets(eps: np.ndarray, alpha: float, tau: float) -> np.ndarray:
     return cast(np.ndarray, np.maximum(first, second))
 
 
-def _met_at_least_value(entry: AccountantEntry, parameter: str, spec: registry.Calibratable, eps: np.ndarray,
-                        targets: np.ndarray, column: dict[str, Any], arrays: dict[str, np.ndarray],
-                        shape: tuple[int, ...]) -> np.ndarray:
+def _met_at_least_value(
+    entry: AccountantEntry,
+    parameter: str,
+    spec: registry.Calibratable,
+    eps: np.ndarray,
+    targets: np.ndarray,
+    column: dict[str, Any],
+    arrays: dict[str, np.ndarray],
+    shape: tuple[int, ...],
+) -> np.ndarray:
     """Where the parameter's least searched value (``calibrate``'s search range) already meets the target
     (eps, d(eps)) with a positive target: for a parameter the bound grows with, the targets ``calibrate``
     can meet at all (it refuses the others)."""
@@ -265,6 +303,7 @@ def _sides(low: np.ndarray, up: np.ndarray, side: str, scalar: bool) -> Any:
 
 # --- the directions' delta ---------------------------------------------------------------------
 
+
 def _direction_profiles(accountant: Any, direction: Any, side: str) -> tuple[DeltaSides, DeltaSides | None]:
     """(delta_{H1||H0}, delta_{H0||H1}) as functions of eps >= 0 on the sides the power's ``side`` needs
     (the upper power: upper deltas; the lower power: lower deltas); the second is None where it is the
@@ -274,12 +313,14 @@ def _direction_profiles(accountant: Any, direction: Any, side: str) -> tuple[Del
         return _sides_of(accountant, side), None
     pair = _directional_pair(accountant)
     if pair is None:
-        raise ValueError(f'direction must be "symmetric" for {type(accountant).__name__}, got {direction!r}: it '
-                         "reports one profile, the largest over its neighbouring directions, whose lower side "
-                         "bounds neither direction alone; the directional curves need a PLD that keeps its "
-                         "directions (pld.SubsampledGaussianPLD, pld.PLDAccountant, pld.PrivacyLossDistribution)")
+        raise ValueError(
+            f'direction must be "symmetric" for {type(accountant).__name__}, got {direction!r}: it '
+            "reports one profile, the largest over its neighbouring directions, whose lower side "
+            "bounds neither direction alone; the directional curves need a PLD that keeps its "
+            "directions (pld.SubsampledGaussianPLD, pld.PLDAccountant, pld.PrivacyLossDistribution)"
+        )
     remove, add = pair
-    if add is None:   # one direction: a symmetric pair, both orders the same
+    if add is None:  # one direction: a symmetric pair, both orders the same
         return _sides_of(remove, side), None
     first, second = (remove, add) if direction == "remove" else (add, remove)
     return _sides_of(first, side), _sides_of(second, side)
@@ -289,7 +330,7 @@ def _directional_pair(accountant: Any) -> tuple[Any, Any] | None:
     """(remove, add) one-direction PLDs of a PLD accountant (add None: a symmetric, one-direction PLD),
     or None for an accountant that does not keep its directions."""
     if isinstance(accountant, pld.PLDAccountant):
-        composed = accountant._pld   # the rounds composed so far (None: nothing released)
+        composed = accountant._pld  # the rounds composed so far (None: nothing released)
         return (accountant, None) if composed is None else _directional_pair(composed)
     if isinstance(accountant, pld.PrivacyLossDistribution):
         if len(accountant.directions) == 1:
@@ -299,19 +340,29 @@ def _directional_pair(accountant: Any) -> tuple[Any, Any] | None:
         remove, add = (pld.PrivacyLossDistribution([d], accountant.tail) for d in accountant.directions)
         return remove, add
     if isinstance(accountant, pld.SubsampledGaussianPLD):
-        values = [np.ravel(v) for v in (accountant.sigma, accountant.sampling_rate, accountant.rounds,
-                                        accountant.sensitivity)]
+        values = [
+            np.ravel(v) for v in (accountant.sigma, accountant.sampling_rate, accountant.rounds, accountant.sensitivity)
+        ]
         if any(v.size != 1 for v in values):
-            raise ValueError("accountant must describe one mechanism (single sigma, sampling_rate, rounds and "
-                             f"sensitivity), got arrays of sizes {[v.size for v in values]}: build one accountant per "
-                             "point")
+            raise ValueError(
+                "accountant must describe one mechanism (single sigma, sampling_rate, rounds and "
+                f"sensitivity), got arrays of sizes {[v.size for v in values]}: build one accountant per "
+                "point"
+            )
         sigma, q, rounds, sensitivity = (float(v[0]) for v in values)
-        if q == 1.0:   # the Gaussian mechanism: symmetric, the accountant's closed form
+        if q == 1.0:  # the Gaussian mechanism: symmetric, the accountant's closed form
             return accountant, None
-        remove, add = (subsampled_gaussians([sigma], [q], sensitivity=[sensitivity],
-                                            value_discretization_interval=accountant.value_discretization_interval,
-                                            tail=accountant.tail, directions=d)[0].self_compose(int(rounds))
-                       for d in ("remove", "add"))
+        remove, add = (
+            subsampled_gaussians(
+                [sigma],
+                [q],
+                sensitivity=[sensitivity],
+                value_discretization_interval=accountant.value_discretization_interval,
+                tail=accountant.tail,
+                directions=d,
+            )[0].self_compose(int(rounds))
+            for d in ("remove", "add")
+        )
         return remove, add
     return None
 
@@ -332,16 +383,20 @@ def _sides_of(accountant: Any, side: str) -> DeltaSides:
         low, up = np.asarray(low, dtype=float), np.asarray(up, dtype=float)
         for values in (low, up):
             if values.shape != eps.shape:
-                raise ValueError(f"accountant must describe one mechanism (scalar parameters): its delta at "
-                                 f"{eps.size} epsilon values has shape {values.shape}; build one accountant per point")
+                raise ValueError(
+                    f"accountant must describe one mechanism (scalar parameters): its delta at "
+                    f"{eps.size} epsilon values has shape {values.shape}; build one accountant per point"
+                )
             if np.isnan(values).any():
                 raise ValueError("accountant's delta must be a number, got NaN")
         # delta lies in [0, 1]: a side past either end (an upper bound rounded up past 1) is cut there, still valid
         return np.clip(low, 0.0, 1.0), np.clip(up, 0.0, 1.0)
+
     return sides
 
 
 # --- the power from a bracket of D at nodes --------------------------------------------------
+
 
 class _Nodes:
     """The bracket of D(t) at t = e^s for an ascending signed grid s (s >= 0: delta_{H1||H0}(s);
@@ -349,7 +404,7 @@ class _Nodes:
 
     def __init__(self, forward: DeltaSides, backward: DeltaSides | None) -> None:
         self.forward, self.backward = forward, backward
-        self.eps = np.zeros(0)                      # the evaluated eps >= 0, ascending, 0 first
+        self.eps = np.zeros(0)  # the evaluated eps >= 0, ascending, 0 first
         self.f_low = self.f_up = self.b_low = self.b_up = np.zeros(0)
         self.inf_low, self.inf_up = (float(v[0]) for v in forward(np.array([np.inf])))
 
@@ -363,8 +418,10 @@ class _Nodes:
         merged = np.concatenate([self.eps, new])
         order = np.argsort(merged, kind="stable")
         self.eps = merged[order]
-        self.f_low, self.f_up, self.b_low, self.b_up = (np.concatenate([old, fresh])[order] for old, fresh in (
-            (self.f_low, f_low), (self.f_up, f_up), (self.b_low, b_low), (self.b_up, b_up)))
+        self.f_low, self.f_up, self.b_low, self.b_up = (
+            np.concatenate([old, fresh])[order]
+            for old, fresh in ((self.f_low, f_low), (self.f_up, f_up), (self.b_low, b_low), (self.b_up, b_up))
+        )
 
     @property
     def reach(self) -> float:
@@ -375,7 +432,7 @@ class _Nodes:
         the total variation: the bracket is their intersection."""
         pos = self.eps[1:]
         t_neg = np.exp(-pos[::-1])
-        gap = -np.expm1(-pos[::-1])                  # 1 - t, without cancellation
+        gap = -np.expm1(-pos[::-1])  # 1 - t, without cancellation
         # non-negative terms: each rounded value is within 3 u relative, so 4 u outward covers it
         neg_low = (gap + t_neg * self.b_low[1:][::-1]) * (1.0 - 4 * _U)
         neg_up = np.minimum((gap + t_neg * self.b_up[1:][::-1]) * (1.0 + 4 * _U), 1.0)
@@ -387,11 +444,13 @@ class _Nodes:
         return s, low, up
 
 
-def _power_bracket(accountant: Any, alpha: np.ndarray, side: str, direction: Any, rtol: Any
-                   ) -> tuple[np.ndarray, np.ndarray]:
+def _power_bracket(
+    accountant: Any, alpha: np.ndarray, side: str, direction: Any, rtol: Any
+) -> tuple[np.ndarray, np.ndarray]:
     """(lower, upper) power at every ``alpha`` (its shape), a side not asked trivial (alpha below, 1 above)."""
-    tolerance = float(_validation.in_interval(_validation.single(rtol, "rtol"), "rtol", 0.0, 1.0,
-                                              open_low=True, open_high=True))
+    tolerance = float(
+        _validation.in_interval(_validation.single(rtol, "rtol"), "rtol", 0.0, 1.0, open_low=True, open_high=True)
+    )
     # the lower side's minorants need upper deltas too (the chords' slopes): an accountant giving a lower
     # side gives both, so the lower side is computed with its upper one
     side = "both" if side == "lower" else side
@@ -417,14 +476,15 @@ def _power_bracket(accountant: Any, alpha: np.ndarray, side: str, direction: Any
         step /= 2
         s = bounds.s
         wide = np.diff(s) > step * 1.5
-        fine = [np.arange(s[k] + step, s[k + 1] - step / 2, step)
-                for k in np.flatnonzero(bounds.may_hold_minimum() & wide)]
+        fine = [
+            np.arange(s[k] + step, s[k + 1] - step / 2, step) for k in np.flatnonzero(bounds.may_hold_minimum() & wide)
+        ]
         if not fine:
             continue
         nodes.add(np.unique(np.abs(np.concatenate(fine))))
         bounds = _Bounds(nodes, flat[open_], want_lower, want_upper)
         new_lower, new_upper = lower.copy(), upper.copy()
-        new_lower[open_] = np.maximum(lower[open_], bounds.lower)   # every grid's sides are certified: keep the best
+        new_lower[open_] = np.maximum(lower[open_], bounds.lower)  # every grid's sides are certified: keep the best
         new_upper[open_] = np.minimum(upper[open_], bounds.upper)
         # settled: the bracket within rtol, or two refinements in a row moving neither side by rtol (the
         # accountant's own bracket, or a kink of the curve, limits it; one quiet refinement may only mean the
@@ -435,7 +495,7 @@ def _power_bracket(accountant: Any, alpha: np.ndarray, side: str, direction: Any
         if want_lower:
             settled |= new_upper - new_lower <= tolerance * new_upper
         lower, upper = new_lower, new_upper
-        if step > DEFAULT_SPACING:      # every alpha is refined down to the default spacing at least
+        if step > DEFAULT_SPACING:  # every alpha is refined down to the default spacing at least
             settled[:] = False
         keep = ~settled[open_]
         open_ &= ~settled
@@ -462,11 +522,11 @@ class _Bounds:
         self.best_node = np.empty(alpha.size, dtype=np.int64)
         rows = max(1, _CHUNK // n)
         for a in range(0, alpha.size, rows):
-            terms = (guide[None, :] + alpha[a:a + rows, None] * t[None, :]) * (1.0 + 4 * _U)
-            self.best_node[a:a + rows] = np.argmin(terms, axis=1)
-            self.reference[a:a + rows] = terms[np.arange(terms.shape[0]), self.best_node[a:a + rows]]
+            terms = (guide[None, :] + alpha[a : a + rows, None] * t[None, :]) * (1.0 + 4 * _U)
+            self.best_node[a : a + rows] = np.argmin(terms, axis=1)
+            self.reference[a : a + rows] = terms[np.arange(terms.shape[0]), self.best_node[a : a + rows]]
         if want_upper:
-            at_inf = np.where(alpha == 0.0, nodes.inf_up, np.inf)   # t -> inf: the mass at +infinity, alpha = 0 only
+            at_inf = np.where(alpha == 0.0, nodes.inf_up, np.inf)  # t -> inf: the mass at +infinity, alpha = 0 only
             # the power is at least alpha: an upper side below it is round-off, raised to it
             self.upper = np.maximum(np.minimum(np.minimum(self.reference, at_inf), 1.0), alpha)
         else:
@@ -492,8 +552,9 @@ class _Bounds:
         last = self.s.size - 1
         open_ = self.reference < 1.0
         by_node = (self.best_node == 0) | ((self.best_node == last) & (self.alpha > 0.0))
-        by_interval = self.want_lower & ((self.intervals[:, 0] < self.reference) | (
-            (self.intervals[:, -1] < self.reference) & (self.alpha > 0.0)))
+        by_interval = self.want_lower & (
+            (self.intervals[:, 0] < self.reference) | ((self.intervals[:, -1] < self.reference) & (self.alpha > 0.0))
+        )
         return cast(np.ndarray, open_ & (by_node | by_interval))
 
     def may_hold_minimum(self) -> np.ndarray:
@@ -507,18 +568,19 @@ class _Bounds:
         return cast(np.ndarray, marked)
 
 
-def _interval_bounds(s: np.ndarray, t: np.ndarray, low: np.ndarray, up: np.ndarray, inf_low: float,
-                     alpha: np.ndarray) -> np.ndarray:
+def _interval_bounds(
+    s: np.ndarray, t: np.ndarray, low: np.ndarray, up: np.ndarray, inf_low: float, alpha: np.ndarray
+) -> np.ndarray:
     """Per alpha (rows) and interval (columns: [0, t_0], the n - 1 finite ones, [t_last, inf)), a certified
     lower bound on min over the interval of D(t) + alpha t (the module docstring's three minorants)."""
     n = s.size
     d = np.diff(s)
-    grow = np.expm1(d)                                       # (t_k+1 - t_k) / t_k
+    grow = np.expm1(d)  # (t_k+1 - t_k) / t_k
     # rho_k = (t_k+1 - t_k) / (t_k - t_k-1) for k = 0..n-2; k = 0's left neighbour is t = 0 (D = 1 exactly)
     rho = np.empty(n - 1)
     rho[0] = grow[0]
     rho[1:] = np.exp(d[:-1]) * grow[1:] / grow[:-1]
-    up_left = np.concatenate([[1.0], up[:-2]])               # up_k-1, k = 0..n-2 (D(0) = 1)
+    up_left = np.concatenate([[1.0], up[:-2]])  # up_k-1, k = 0..n-2 (D(0) = 1)
     lo_k, lo_next = low[:-1], low[1:]
     # (b) the left chord at t_k (lo_k) and t_k+1
     left_end = lo_k - rho * (up_left - lo_k)
@@ -529,17 +591,17 @@ def _interval_bounds(s: np.ndarray, t: np.ndarray, low: np.ndarray, up: np.ndarr
     right_start[:-1] = lo_next[:-1] + (lo_next[:-1] - up[2:]) / rho[1:]
     right_mag[:-1] = np.abs(lo_next[:-1]) + (np.abs(lo_next[:-1]) + np.abs(up[2:])) / rho[1:]
     # affine minorants of D on each interval, by their values at its two ends (without alpha t)
-    starts = np.stack([lo_next, lo_k, right_start])           # (a) monotone, (b) left chord, (c) right chord
+    starts = np.stack([lo_next, lo_k, right_start])  # (a) monotone, (b) left chord, (c) right chord
     ends = np.stack([lo_next, left_end, lo_next])
     magnitude = np.maximum.reduce([np.abs(lo_next), left_mag, right_mag])
     out = np.empty((alpha.size, n + 1))
     rows = max(1, _CHUNK // (3 * n))
     for a in range(0, alpha.size, rows):
-        al = alpha[a:a + rows, None]
+        al = alpha[a : a + rows, None]
         with np.errstate(invalid="ignore", over="ignore"):
             at_start = starts[:, None, :] + al[None] * t[None, None, :-1]
             at_end = ends[:, None, :] + al[None] * t[None, None, 1:]
-        best = np.minimum(at_start, at_end).max(axis=0)       # one minorant: its least end value
+        best = np.minimum(at_start, at_end).max(axis=0)  # one minorant: its least end value
         for i in range(3):
             for j in range(3):
                 # minorant i falls, j rises: the mean weighting i by lam is flat, its value a lower bound
@@ -548,11 +610,12 @@ def _interval_bounds(s: np.ndarray, t: np.ndarray, low: np.ndarray, up: np.ndarr
                 crossing = (fall > 0) & (rise > 0) & np.isfinite(fall) & np.isfinite(rise)
                 with np.errstate(invalid="ignore", divide="ignore"):
                     lam = np.where(crossing, rise / (fall + rise), 0.0)
-                    mean = np.minimum(lam * at_start[i] + (1.0 - lam) * at_start[j],
-                                      lam * at_end[i] + (1.0 - lam) * at_end[j])
+                    mean = np.minimum(
+                        lam * at_start[i] + (1.0 - lam) * at_start[j], lam * at_end[i] + (1.0 - lam) * at_end[j]
+                    )
                 best = np.where(crossing, np.maximum(best, mean), best)
         scale = magnitude[None, :] + al * t[None, 1:]
-        out[a:a + rows, 1:n] = best - 32 * _U * scale
-    out[:, 0] = low[0] * (1.0 - 4 * _U)                          # [0, t_0]: D >= D(t_0), alpha t >= 0
-    out[:, n] = (inf_low + alpha * t[-1]) * (1.0 - 4 * _U)        # [t_last, inf): D >= D(inf), alpha t >= alpha t_last
+        out[a : a + rows, 1:n] = best - 32 * _U * scale
+    out[:, 0] = low[0] * (1.0 - 4 * _U)  # [0, t_0]: D >= D(t_0), alpha t >= 0
+    out[:, n] = (inf_low + alpha * t[-1]) * (1.0 - 4 * _U)  # [t_last, inf): D >= D(inf), alpha t >= alpha t_last
     return out

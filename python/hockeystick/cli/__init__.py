@@ -47,10 +47,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
-                        help="show the traceback of an error")
-    subparsers = _Subcommands(parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
-                                                    parser_class=Parser), common)
+    common.add_argument(
+        "--debug", action="store_true", default=argparse.SUPPRESS, help="show the traceback of an error"
+    )
+    subparsers = _Subcommands(
+        parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser), common
+    )
     for module in SUBCOMMANDS:
         module.register(subparsers)
     # subcommands that live outside this package register here, one line each (the simulate
@@ -139,7 +141,7 @@ def _dispatch(args: argparse.Namespace, prog: str) -> int:
     --debug, the traceback)."""
     try:
         with warnings.catch_warnings():
-            if not args.debug:   # numpy's overflow notes are for developers; --debug shows them
+            if not args.debug:  # numpy's overflow notes are for developers; --debug shows them
                 warnings.simplefilter("ignore", RuntimeWarning)
             return args.func(args)
     except (UsageError, ValueError, TypeError, ArithmeticError) as exc:
@@ -165,11 +167,16 @@ def _dispatch(args: argparse.Namespace, prog: str) -> int:
             print(f"{prog}: error: {missing}", file=sys.stderr)
             return EXIT_USAGE
         if isinstance(exc, MemoryError):
-            print(f"{prog}: failed: out of memory; lower --chunk-size or the number of values per axis"
-                  f"{_leftovers(args)}", file=sys.stderr)
+            print(
+                f"{prog}: failed: out of memory; lower --chunk-size or the number of values per axis{_leftovers(args)}",
+                file=sys.stderr,
+            )
         else:
-            print(f"{prog}: failed: {type(exc).__name__}: {_one_line(exc, args)}{_leftovers(args)} "
-                  "(rerun with --debug for the traceback)", file=sys.stderr)
+            print(
+                f"{prog}: failed: {type(exc).__name__}: {_one_line(exc, args)}{_leftovers(args)} "
+                "(rerun with --debug for the traceback)",
+                file=sys.stderr,
+            )
         return EXIT_FAILURE
 
 

@@ -32,18 +32,37 @@ def _check(named: dict[str, np.ndarray], integers: tuple[str, ...]) -> None:
         if name in integers:
             ok &= values == np.floor(values)
         if not np.all(ok):
-            rule = "an integer >= 1" if name in integers else ("finite and >= 0" if name == "sigma" else "finite and > 0")
+            rule = (
+                "an integer >= 1" if name in integers else ("finite and >= 0" if name == "sigma" else "finite and > 0")
+            )
             raise ValueError(f"{name} must be {rule}, got {values[~ok].ravel()[0]:g}")
 
 
-def lemma_d6_excess_risk(*, lipschitz: ArrayLike, diameter: ArrayLike, step_size: ArrayLike, rounds: ArrayLike,
-                         sigma: ArrayLike, dimension: ArrayLike, silos_per_round: ArrayLike, smoothness: ArrayLike,
-                         silo_size: ArrayLike | None = None) -> FloatOrArray:
+def lemma_d6_excess_risk(
+    *,
+    lipschitz: ArrayLike,
+    diameter: ArrayLike,
+    step_size: ArrayLike,
+    rounds: ArrayLike,
+    sigma: ArrayLike,
+    dimension: ArrayLike,
+    silos_per_round: ArrayLike,
+    smoothness: ArrayLike,
+    silo_size: ArrayLike | None = None,
+) -> FloatOrArray:
     """The convex excess-risk bound above: empirical, or population when ``silo_size`` (n) is given.
     Requires step_size <= 1/smoothness (the lemma's condition; ValueError otherwise)."""
-    named = dict(lipschitz=lipschitz, diameter=diameter, step_size=step_size, rounds=rounds, sigma=sigma,
-                 dimension=dimension, silos_per_round=silos_per_round, smoothness=smoothness,
-                 silo_size=1.0 if silo_size is None else silo_size)
+    named = dict(
+        lipschitz=lipschitz,
+        diameter=diameter,
+        step_size=step_size,
+        rounds=rounds,
+        sigma=sigma,
+        dimension=dimension,
+        silos_per_round=silos_per_round,
+        smoothness=smoothness,
+        silo_size=1.0 if silo_size is None else silo_size,
+    )
     arrays, _, scalar = broadcast_float_arrays(**named)
     lip, diam, eta, r, sig, d, m, beta, n = arrays
     _check(dict(zip(named, arrays)), ("rounds", "dimension", "silos_per_round", "silo_size"))
@@ -55,16 +74,42 @@ def lemma_d6_excess_risk(*, lipschitz: ArrayLike, diameter: ArrayLike, step_size
     return float(bound) if scalar else bound
 
 
-def lemma_d6_best_step_size(*, lipschitz: ArrayLike, diameter: ArrayLike, rounds: ArrayLike, sigma: ArrayLike,
-                            dimension: ArrayLike, silos_per_round: ArrayLike, smoothness: ArrayLike,
-                            silo_size: ArrayLike | None = None) -> FloatOrArray:
+def lemma_d6_best_step_size(
+    *,
+    lipschitz: ArrayLike,
+    diameter: ArrayLike,
+    rounds: ArrayLike,
+    sigma: ArrayLike,
+    dimension: ArrayLike,
+    silos_per_round: ArrayLike,
+    smoothness: ArrayLike,
+    silo_size: ArrayLike | None = None,
+) -> FloatOrArray:
     """The eta minimizing the bound, capped at 1/smoothness: with A = D^2 / (2R) and
     B = (d sigma^2 / M + L^2) / 2 (+ 2 L^2 R / (n M) for the population bound), eta* = sqrt(A / B)."""
     (lip, diam, r, sig, d, m, beta, n), _, scalar = broadcast_float_arrays(
-        lipschitz=lipschitz, diameter=diameter, rounds=rounds, sigma=sigma, dimension=dimension,
-        silos_per_round=silos_per_round, smoothness=smoothness, silo_size=1.0 if silo_size is None else silo_size)
-    _check(dict(lipschitz=lip, diameter=diam, rounds=r, sigma=sig, dimension=d, silos_per_round=m, smoothness=beta,
-                silo_size=n), ("rounds", "dimension", "silos_per_round", "silo_size"))
+        lipschitz=lipschitz,
+        diameter=diameter,
+        rounds=rounds,
+        sigma=sigma,
+        dimension=dimension,
+        silos_per_round=silos_per_round,
+        smoothness=smoothness,
+        silo_size=1.0 if silo_size is None else silo_size,
+    )
+    _check(
+        dict(
+            lipschitz=lip,
+            diameter=diam,
+            rounds=r,
+            sigma=sig,
+            dimension=d,
+            silos_per_round=m,
+            smoothness=beta,
+            silo_size=n,
+        ),
+        ("rounds", "dimension", "silos_per_round", "silo_size"),
+    )
     slope = (d * sig**2 / m + lip**2) / 2 + (0.0 if silo_size is None else 2 * lip**2 * r / (n * m))
     eta = np.minimum(np.sqrt(diam**2 / (2 * r) / slope), 1 / beta)
     return float(eta) if scalar else eta
