@@ -1,4 +1,4 @@
-"""Every registered accountant against the contract of hockeystick/accountant.py (issue 12 item 1)."""
+"""Every registered accountant against the contract of hockeystick/accountant.py."""
 
 from __future__ import annotations
 

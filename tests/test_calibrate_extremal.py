@@ -1,4 +1,4 @@
-"""Every calibration is extremal (issue 11, item 4).
+"""Every calibration is extremal.
 
 The answer meets the target on the certified upper side (the accountant's own delta, an
 upper bound, is <= the target there), and one step past it violates the target: the next

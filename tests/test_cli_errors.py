@@ -1,5 +1,5 @@
 """Every bad input to the command line exits 2 with one line naming the argument and the rule, no
-traceback, and no file written (issue 11 items 10 and 11, CLI side; issue 19 item 5)."""
+traceback, and no file written."""
 
 from __future__ import annotations
 
@@ -456,7 +456,7 @@ def test_debug_shows_the_traceback_and_the_console_script_does_not():
 
 
 def test_the_license_file_is_the_apache_license():
-    """Issue 19 item 5: pyproject.toml declares Apache-2.0; the text must ship with the source."""
+    """pyproject.toml declares Apache-2.0; the text must ship with the source."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     text = open(os.path.join(root, "LICENSE")).read()
     assert 'license = { text = "Apache-2.0" }' in open(os.path.join(root, "pyproject.toml")).read()

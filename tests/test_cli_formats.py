@@ -1,4 +1,4 @@
-"""The command line's user path (issue 19 item 3): --bound on every evaluation, --format table|json|csv,
+"""The command line's user path: --bound on every evaluation, --format table|json|csv,
 -o - for stdout, and the compose subcommand; values checked against closed forms, sides against truth."""
 
 from __future__ import annotations

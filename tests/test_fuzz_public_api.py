@@ -478,8 +478,8 @@ FAMILY_CALLS: dict[str, tuple[Callable[[st.DataObject], Callable[[], Any]], floa
 }
 
 
-# The PLD grid spacing's edges (h >= 710, h = 0) are issue 11 item 1 (branch safe-bounds): drawn
-# from its valid range here, and from its edges in the known-issue test at the end.
+# The PLD grid spacing is drawn from its valid range here, and from its edges (h >= 710, h = 0) in the
+# edge tests at the end.
 VALID_ONLY = {"value_discretization_interval"}
 
 
@@ -573,7 +573,7 @@ def test_exact_paths_give_upper_bounds_never_below_mpmath(case):
     assert upper >= float(reference.theta(mu, case[3])), case
 
 
-# --- the edges issue 11 items 1-2 fixed: grid spacings and RDP orders ------------------------------
+# --- the edges: grid spacings and RDP orders -------------------------------------------------------
 
 
 @profile(1.0)

@@ -208,7 +208,7 @@ def test_fixed_size_samples_under_replace_one_use_the_proved_pairs():
         direct_lo, direct_up = direct.epsilon(DELTA, bound="both")
         assert lo == pytest.approx(direct_lo, rel=1e-9)
         # With replacement both compose the shift-constrained curve beside the labelled pair and
-        # report the smaller upper bound (issue 14).
+        # report the smaller upper bound.
         assert up == pytest.approx(direct_up, rel=1e-9)
 
 

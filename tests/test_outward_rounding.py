@@ -1,4 +1,4 @@
-"""Outward rounding on every closed-form path that stands in for a certified bound (issue 11, item 3).
+"""Outward rounding on every closed-form path that stands in for a certified bound.
 
 Each path is checked against 50-digit mpmath at a few hundred seeded random points: an
 upper bound is never below the truth, a lower bound never above it, an epsilon upper

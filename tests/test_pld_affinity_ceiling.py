@@ -1,4 +1,4 @@
-"""The affinity bound on delta near 1 (pld/affinity_ceiling.py) and G1's ceiling rule (issue 18): the
+"""The affinity bound on delta near 1 (pld/affinity_ceiling.py) and G1's ceiling rule: the
 affinity table is a certified upper bound on E_P[e^{-lam L}] (50-digit quadrature), the lower delta it
 gives never exceeds the truth (one round, 50 digits) nor any certified upper bound (ours, dp_accounting's
 pessimistic PLD), and with ``delta_accuracy="epsilon"`` a point whose lower delta reaches

@@ -1,4 +1,4 @@
-"""Every grid spacing h gives a valid certified bound or is refused (issue 11, item 1).
+"""Every grid spacing h gives a valid certified bound or is refused.
 
 h >= 710 overflowed e^h in the connect-the-dots masses: the 10-fold Gaussian reported
 eps = 0 (exact 17.857) and one round an upper delta of NaN; h = 0 raised ZeroDivisionError.

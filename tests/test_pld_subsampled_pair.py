@@ -273,7 +273,7 @@ def test_inner_events_without_a_known_pair_are_still_refused(relation, event):
 
 
 def test_with_replacement_adapter_reports_the_accountants_tighter_bound():
-    """Issue 14: the adapter composes the shift-constrained curve beside the labelled pair and reports
+    """The adapter composes the shift-constrained curve beside the labelled pair and reports
     the smaller, as WithReplacementBatchGaussianPLD does; at App. I's eps = 1.5 row it is tighter."""
     from hockeystick.isrl import appendix_i_batch_size, appendix_i_sigma
 

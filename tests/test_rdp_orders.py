@@ -1,4 +1,4 @@
-"""RDP orders must be > 1 wherever orders are accepted (issue 11, item 2).
+"""RDP orders must be > 1 wherever orders are accepted.
 
 An "order" at or below 1 is not a Renyi order for which the conversions hold: the classic
 formula eps_R + log(1/delta)/(alpha - 1) with alpha = 0.5 gave eps = 0, an under-estimate.
@@ -71,7 +71,7 @@ def test_every_orders_argument_refuses(bad: float) -> None:
 
 
 def test_default_orders_are_documented_immutable_and_dp_accountings() -> None:
-    """Issue 19 item 5: help(hockeystick.rdp) printed numpy's ndarray documentation for DEFAULT_ORDERS."""
+    """help(hockeystick.rdp) documents DEFAULT_ORDERS itself, not numpy's ndarray."""
     import pydoc
 
     from dp_accounting.rdp.rdp_privacy_accountant import DEFAULT_RDP_ORDERS

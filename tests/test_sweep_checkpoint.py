@@ -1,5 +1,5 @@
 """Never clobber, never lose finished work: overwrite refusal, umask permissions, stale leftovers of
-killed runs, resume from verified chunk files, one run per output (issue 11 item 6, issue 19 item 5)."""
+killed runs, resume from verified chunk files, one run per output."""
 
 from __future__ import annotations
 

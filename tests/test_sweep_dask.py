@@ -119,7 +119,7 @@ def _kills_its_worker(kill_at, markers):
 @pytest.mark.slow
 @pytest.mark.parametrize("workers, kill_at", [(1, {2}), (2, {1, 5}), (2, "every worker once")])
 def test_killed_workers_lose_nothing(tmp_path, monkeypatch, workers, kill_at):
-    """Issue 11 item 5: a lost worker (every worker, in turn) costs a retry, not the sweep.
+    """A lost worker (every worker, in turn) costs a retry, not the sweep.
 
     Each killed task held the only running copy of its chunk; the scheduler must be able to
     resend everything the chunk needs to the worker the nanny starts in its place."""

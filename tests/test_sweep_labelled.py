@@ -1,4 +1,4 @@
-"""Sweep results as labelled arrays (issue 19 item 4): the in-memory Dataset, NetCDF and Zarr writers,
+"""Sweep results as labelled arrays: the in-memory Dataset, NetCDF and Zarr writers,
 fixed parameters as coordinates (and as columns in CSV / Parquet), and every saved format read back."""
 
 from __future__ import annotations

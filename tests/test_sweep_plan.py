@@ -1,4 +1,4 @@
-"""Impossible grids are refused before they start (issue 11 item 7): size, bytes and a timed pilot."""
+"""Impossible grids are refused before they start: size, bytes and a timed pilot."""
 
 from __future__ import annotations
 

@@ -290,7 +290,7 @@ def test_trusted_aggregator_sweep_and_calibration():
 
 
 def test_the_module_docstring_example_runs():
-    """Issue 19 item 5: the example in ``hockeystick.sweep``'s docstring raised NameError."""
+    """The example in ``hockeystick.sweep``'s docstring runs."""
     import doctest
 
     import hockeystick.sweep
@@ -300,7 +300,7 @@ def test_the_module_docstring_example_runs():
 
 
 def test_sweep_result_repr_is_short_and_says_what_it_holds(tmp_path):
-    """Issue 19 item 5: the repr dumped every grid array twice."""
+    """The repr is a short summary: no grid array is printed."""
     grid = Grid.from_parameters(
         "gaussian",
         "delta",

@@ -1,4 +1,4 @@
-"""The shared validation path (python/hockeystick/_validation.py) and the bugs it closed (issue 11 items 9-11)."""
+"""The shared validation path (python/hockeystick/_validation.py) and what it refuses."""
 
 from __future__ import annotations
 

@@ -481,8 +481,8 @@ def _near_underflow_atoms(
     delta(eps) = sum_j p_j (1 - e^{eps - l_j})_+ grows with every p_j and l_j, so these bracket the
     outcomes' contribution whatever their true masses in those ranges.  No P-mass below ``floor``
     enters the grid: its cell arithmetic (pld_cells.hpp's ``add_atom``) charges relative round-off
-    only, and a subnormal product errs by up to 2^-1075 absolute (session 9: a P-mass 1e-310 gave a
-    lower delta(0) 4.7e-318 above the truth, and upper sides fell below it)."""
+    only, and a subnormal product errs by up to 2^-1075 absolute (a P-mass of 1e-310 on the grid would put
+    a lower delta(0) 4.7e-318 above the truth, and upper sides below it)."""
     split = split_near_underflow(list(zip(p.tolist(), q.tolist())), floor, floor)
     up_loss = [_loss_outward(pi, qi, up=True) for pi, qi in split.up_kept]
     up_mass = [pi for pi, _ in split.up_kept]
