@@ -32,7 +32,8 @@ import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+# the repository root after bench/ (for tests.dp_accounting_pld): bench/conftest.py stays the ``conftest`` found first
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 DELTA = 1e-5
 STEPS, SAMPLE_RATE, SIGMA = 14_040, 256 / 60_000, 1.1
