@@ -57,6 +57,22 @@ def test_every_saved_format_reads_back_as_the_same_dataset(tmp_path, suffix):
     assert sorted(os.listdir(tmp_path)) == [path.name]  # no temporary files left
 
 
+@pytest.mark.parametrize("suffix", FORMATS)
+@pytest.mark.parametrize("accountants", [["gaussian"], ["gaussian", "rdp_subsampled_gaussian"]])
+def test_a_one_axis_sweep_reads_back(tmp_path, suffix, accountants):
+    """One axis: the outputs are 1-D like the axis, which the NPZ reader tells apart by the file's order."""
+    fixed = {"epsilon": 1.0, **({"sampling_rate": 1.0} if len(accountants) > 1 else {})}
+    grid = Grid.from_parameters(accountants, "delta", {"sigma": [1.0, 2.0], **fixed})
+    memory = run_sweep(grid, progress=False).to_xarray()
+    path = tmp_path / f"sweep{suffix}"
+    run_sweep(grid, path, progress=False)
+    got = read_sweep(path)
+    assert dict(got.sizes) == {"sigma": 2}
+    np.testing.assert_array_equal(got["sigma"].values, [1.0, 2.0])
+    np.testing.assert_array_equal(got["delta"].values, memory["delta"].values)
+    assert float(got["epsilon"]) == 1.0
+
+
 @pytest.mark.parametrize("suffix", [".csv", ".parquet"])
 def test_fixed_parameters_are_columns_of_every_row(tmp_path, suffix):
     grid = Grid.from_parameters("gaussian", "delta", {"sigma": [1.0, 2.0], "rounds": 100, "epsilon": 1.0})

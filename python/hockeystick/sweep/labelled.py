@@ -91,15 +91,17 @@ def _from_npz(path: Path) -> Any:
     with np.load(path) as npz:
         arrays = {k: npz[k] for k in npz.files}
     accountants = [str(a) for a in arrays.pop("accountants", [])]
-    shaped = [
-        k for k, v in arrays.items() if v.ndim >= 1 and k != "best" and v.ndim == max(a.ndim for a in arrays.values())
-    ]
-    axes = [k for k, v in arrays.items() if v.ndim == 1 and k not in shaped]
+    # the writer stores the axes first (1-D), then the fixed parameters (0-d), then the outputs (one
+    # dimension per axis); with one axis the outputs are 1-D too, and the axis is the first of them
+    rank = max(v.ndim for v in arrays.values())
+    if rank == 1:
+        one_d = [k for k, v in arrays.items() if v.ndim == 1 and k != "best"]
+        axes, shaped = one_d[:1], one_d[1:]
+    else:
+        shaped = [k for k, v in arrays.items() if v.ndim == rank and k != "best"]
+        axes = [k for k, v in arrays.items() if v.ndim == 1]
     fixed = {k: v for k, v in arrays.items() if v.ndim == 0}
-    if len(axes) == 1 and not shaped:  # one axis: outputs are 1-D too; they are the ones not first
-        shaped = [k for k in arrays if arrays[k].ndim == 1][1:]
-        axes = axes[:1]
-    dims = [a for a in axes if a not in shaped]
+    dims = axes
     data = {k: (dims, arrays[k]) for k in shaped + (["best"] if "best" in arrays else [])}
     coords: dict[str, Any] = {a: arrays[a] for a in dims}
     coords.update({k: ((), v) for k, v in fixed.items()})
