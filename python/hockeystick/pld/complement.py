@@ -372,11 +372,11 @@ def delta_brackets(
     others: list[np.ndarray | None] | None = None,
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """Certified (lower, upper) delta at ``epsilon[i]`` (flat arrays) after ``rounds[i]`` rounds, from each
-    direction's factors (``subsampled_gaussian_factors``, every direction of the pair, the lead one first):
+    direction's factors (``subsampled_gaussian_factors``, every direction of the pair, the leading direction first):
     the upper side is 1 - (2) rounded up, the largest over the directions; the lower side 1 - (3) rounded
     down, the largest over the directions that carry (3)'s factors (0 where none does, or where it says
-    nothing).  ``others[i]``, where given, is a certified upper delta of every direction but the lead one at
-    ``epsilon[i]`` (the composed PMFs'): where it is at most the lead direction's (2) at every argument, the
+    nothing).  ``others[i]``, where given, is a certified upper delta of every direction but the leading one at
+    ``epsilon[i]`` (the composed PMFs'): where it is at most the leading direction's (2) at every argument, the
     other directions are not composed for that point, and elsewhere each of their uppers is the least of
     both.  The compositions of all rounds values run in few ``compose_many`` calls, which transform each
     factor once.  The brackets are tight near delta = 1, where the accountant takes them; far above the
