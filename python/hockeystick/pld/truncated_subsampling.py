@@ -214,6 +214,14 @@ def _cell_edges(sigma: float, span: float) -> np.ndarray:
     return np.arange(-half, span + half + width, width)
 
 
+def _binned(atoms: np.ndarray, edges: np.ndarray, sigma: float) -> np.ndarray:
+    """Cell masses of sum_j atoms[j] N(j, sigma^2) over (-inf, edges[0]], ..., (edges[-1], inf)."""
+    loc = np.arange(atoms.size, dtype=np.float64)[:, None]
+    z = (np.concatenate([[-np.inf], edges, [np.inf]])[None, :] - loc) / sigma
+    masses: np.ndarray = atoms @ normal_interval(z[:, :-1], z[:, 1:])
+    return masses
+
+
 def opposite_records_pair(n: int, q: float, b: int, sigma: float) -> tuple[np.ndarray, np.ndarray]:
     """Cell masses (P on D', Q on D) of the others-at--1, x-at-+1 outputs, binned around -B (docstring).
 
@@ -234,15 +242,9 @@ def opposite_records_pair(n: int, q: float, b: int, sigma: float) -> tuple[np.nd
     atoms_r[2:] += atoms_q[1:]
     lump = float(_binomial_cdf(b - far - 1, m, q))  # counts k < B - far: Q's atoms past ``far``, R's past far + 1
 
-    def cells(atoms: np.ndarray, extra: float) -> np.ndarray:
-        loc = np.arange(atoms.size, dtype=np.float64)[:, None]
-        z = (np.concatenate([[-np.inf], edges, [np.inf]])[None, :] - loc) / sigma
-        masses: np.ndarray = atoms @ normal_interval(z[:, :-1], z[:, 1:])
-        masses[-1] += extra
-        return masses
-
-    cq = cells(atoms_q, lump)
-    cr = cells(atoms_r, lump)
+    cq, cr = _binned(atoms_q, edges, sigma), _binned(atoms_r, edges, sigma)
+    cq[-1] += lump
+    cr[-1] += lump
     return (1.0 - q) * cq + q * cr, cq
 
 
@@ -286,10 +288,9 @@ def _lower_factors(n: int, q: float, b: int, sigma: float, h: float, tail: float
 def _poisson_kl(p: float, sigma: float) -> float:
     """max of the two KL divergences of (1 - p) N(0, sigma^2) + p N(1, sigma^2) and N(0, sigma^2), by
     the same binning as ``opposite_records_pair`` (for choosing a pair only)."""
-    edges = np.concatenate([[-np.inf], _cell_edges(sigma, 1.0), [np.inf]])
-    a = normal_interval(edges[:-1] / sigma, edges[1:] / sigma)
-    b = normal_interval((edges[:-1] - 1.0) / sigma, (edges[1:] - 1.0) / sigma)
-    mixed = (1.0 - p) * a + p * b
+    edges = _cell_edges(sigma, 1.0)
+    a = _binned(np.array([1.0]), edges, sigma)
+    mixed = _binned(np.array([1.0 - p, p]), edges, sigma)
     return max(_kl(mixed, a), _kl(a, mixed))
 
 
