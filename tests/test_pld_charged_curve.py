@@ -99,13 +99,13 @@ def _moved(values: np.ndarray, s: float, up: bool) -> np.ndarray:
 def _tabled_reference(pmf: GridPMF, epsilon: np.ndarray) -> np.ndarray:
     """``delta_tabled`` as numpy computed it before the C++ evaluator (same operations, same order)."""
     eps = _moved(epsilon, pmf.loss_shift, not pmf.pessimistic)
-    n, slack = pmf.p.size, pmf._slack()
+    n, slack = pmf.p.size, pmf.suffix_sum_slack()
     raw = _core.PldGridProfile(pmf.p, pmf.k_lo, pmf.h, pmf.p_inf).delta(eps, 1)
     scaled = eps / pmf.h
     above = np.minimum(np.maximum(np.floor(scaled) - pmf.k_lo + 1, 0.0), n).astype(np.int64)
-    charge = (np.zeros(n + 1) if pmf.total_error == 0.0 else pmf._charge_above(n - np.arange(n + 1, dtype=np.float64)))[
-        above
-    ]
+    charge = (
+        np.zeros(n + 1) if pmf.total_error == 0.0 else pmf.charge_of_masses(n - np.arange(n + 1, dtype=np.float64))
+    )[above]
     if pmf.pessimistic:
         return np.minimum(raw * (1.0 + slack) + pmf.shift + charge, 1.0)
     low = np.maximum(raw * (1.0 - slack) + pmf.shift - 2.0 * charge, 0.0)
@@ -121,19 +121,19 @@ def _suffix_maxima(pmf: GridPMF) -> np.ndarray:
 
 
 def _charge_reference(pmf: GridPMF, at: np.ndarray) -> np.ndarray:
-    """``GridPMF._charge`` as numpy computed it before the core did (the grid points above each argument,
-    counted in floats, their charge ``_charge_above``)."""
+    """``GridPMF.charge_at`` as numpy computed it before the core did (the grid points above each argument,
+    counted in floats, their charge ``charge_of_masses``)."""
     n = pmf.p.size
     with np.errstate(over="ignore"):
         first_above = np.clip(np.floor(at / pmf.h) - pmf.k_lo + 1, 0, n)
-    return pmf._charge_above(n - first_above)
+    return pmf.charge_of_masses(n - first_above)
 
 
 def _side_reference(pmf: GridPMF, at: np.ndarray, pessimistic: bool) -> np.ndarray:
     """The charged side at arguments already moved, as numpy computed it (``GridPMF.delta`` pessimistic,
     ``_charged_lower`` optimistic) before the core's ``charged_side``: same operations, same order."""
     raw = _core.PldGridProfile(pmf.p, pmf.k_lo, pmf.h, pmf.p_inf).delta(at, 1)
-    charge, slack = _charge_reference(pmf, at), pmf._slack()
+    charge, slack = _charge_reference(pmf, at), pmf.suffix_sum_slack()
     if pessimistic:
         return np.minimum(raw * (1.0 + slack) + pmf.shift + charge, 1.0)
     return np.maximum(raw * (1.0 - slack) + pmf.shift - 2.0 * charge, 0.0)
@@ -141,7 +141,7 @@ def _side_reference(pmf: GridPMF, at: np.ndarray, pessimistic: bool) -> np.ndarr
 
 @pytest.mark.parametrize("tag, pmf", PMFS, ids=[tag for tag, _ in PMFS])
 def test_delta_and_its_charge_are_the_numpy_forms_bit_for_bit(tag: str, pmf: GridPMF) -> None:
-    """``delta`` (pessimistic; optimistic without its suffix maxima, ``envelope=False``) and ``_charge``, each
+    """``delta`` (pessimistic; optimistic without its suffix maxima, ``envelope=False``) and ``charge_at``, each
     one core call per profile, give numpy's doubles (sign of zero included): at arguments across the grid
     (both profiles read), and at arguments above loss 0 only (the top part's profile, or the part from the
     least of them up)."""
@@ -153,7 +153,7 @@ def test_delta_and_its_charge_are_the_numpy_forms_bit_for_bit(tag: str, pmf: Gri
         got = _fresh(pmf).delta(sample, 1, envelope=False)
         want = _side_reference(pmf, at, pmf.pessimistic)
         assert got.tobytes() == want.tobytes(), (tag, sample[got != want][:5])
-        assert _fresh(pmf)._charge(at).tobytes() == _charge_reference(pmf, at).tobytes(), tag
+        assert _fresh(pmf).charge_at(at).tobytes() == _charge_reference(pmf, at).tobytes(), tag
 
 
 def test_the_sample_carries_loss_shifts_on_both_sides() -> None:
@@ -196,7 +196,7 @@ def test_epsilon_is_the_unshifted_scan_moved_outward(tag: str, pmf: GridPMF) -> 
         pmf.h,
         pmf.p_inf,
         pmf.shift,
-        pmf._slack(),
+        pmf.suffix_sum_slack(),
         pmf.entry_error,
         pmf.total_error,
         pmf.spectral_l2,

@@ -76,7 +76,7 @@ def test_composed_masses_stay_within_the_charge_the_normwise_bound_gives(rounds)
     window = exact[got.k_lo - rounds * factor.k_lo :][: got.p.size]
     err = np.abs(got.p - window.astype(np.float64))  # the window's tail folded in: <= 2 tail, ~1e-15
     n = got.p.size
-    new = got._charge_above(np.arange(1, n + 1, dtype=np.float64))
+    new = got.charge_of_masses(np.arange(1, n + 1, dtype=np.float64))
     old = np.minimum(
         np.minimum(got.entry_error * np.arange(1, n + 1), got.total_error),
         got.spectral_l2 * np.sqrt(np.arange(1, n + 1)) + got.inverse_error * np.arange(1, n + 1),
@@ -113,7 +113,7 @@ def test_charge_above_zero_points_is_zero_with_an_infinite_normwise_bound():
         inverse_error=1e-16,
     )
     assert pmf.inverse_l2 == math.inf  # not composed by FFT: the entrywise bound alone
-    np.testing.assert_array_equal(pmf._charge_above(np.array([0.0, 4.0])), [0.0, min(4e-15, 1e-14, 2e-15 + 4e-16)])
+    np.testing.assert_array_equal(pmf.charge_of_masses(np.array([0.0, 4.0])), [0.0, min(4e-15, 1e-14, 2e-15 + 4e-16)])
 
 
 def test_charge_with_no_normwise_bounds_is_finite_above_the_grid():
@@ -140,7 +140,7 @@ CHARGE_SETTINGS = [
 
 
 def test_weighted_charge_is_the_least_of_the_three_bounds():
-    """GridPMF._charge_weighted against the formula evaluated in exact rationals (fractions): min(entry s,
+    """GridPMF.charge_of_weighted_sum against the formula evaluated in exact rationals (fractions): min(entry s,
     total, l2 r + min(inverse s, inverse_l2 r)) for weight sums s and norms r, 0 where either is 0, NaN for a
     NaN one; every branch of the minimum is exercised (a charge of entry x norm, say, fails)."""
     from fractions import Fraction as F
@@ -164,7 +164,7 @@ def test_weighted_charge_is_the_least_of_the_three_bounds():
             inverse_error=inverse,
             inverse_l2=inverse_l2,
         )
-        got = pmf._charge_weighted(sums, norms)
+        got = pmf.charge_of_weighted_sum(sums, norms)
         assert np.isnan(got[3]) and np.isnan(got[4])
         for s, r, g in zip(sums[5:], norms[5:], got[5:]):
             terms = {

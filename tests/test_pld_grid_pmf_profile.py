@@ -82,7 +82,7 @@ def test_top_profile_answers_exactly_as_the_whole_profile():
     # rounded down by its round-off (pld_hockey_stick.hpp's inversion_error): never above it, within ulps.
     uncharged = GridPMF(composed.k_lo, composed.h, composed.p, composed.p_inf, 0.0, False)
     scanned = uncharged.epsilon(deltas)
-    inverted = composed._profile.epsilon(deltas / (1.0 - uncharged._slack()), 1)
+    inverted = composed._profile.epsilon(deltas / (1.0 - uncharged.suffix_sum_slack()), 1)
     finite = np.isfinite(inverted)
     np.testing.assert_array_equal(scanned[~finite], inverted[~finite])
     assert np.all(scanned[finite] <= inverted[finite])

@@ -135,7 +135,7 @@ def test_delta_many_with_few_queries_is_delta_until_the_envelope_is_built():
     lower.delta_many(np.linspace(0.0, 20.0, lower.p.size))  # builds the suffix maxima
     after = lower.delta_many(eps)  # a few queries now read them
     assert np.all(after >= lower.delta(eps))
-    at = lower._curve_argument(eps)  # eps moved down by the loss shift (the cells' rounded edges)
+    at = lower.curve_argument(eps)  # eps moved down by the loss shift (the cells' rounded edges)
     np.testing.assert_array_equal(
         after,
         np.maximum(

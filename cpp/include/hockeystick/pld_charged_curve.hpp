@@ -60,7 +60,7 @@ inline double optimistic_value(double raw, double slack, double shift, double ch
 }  // namespace detail
 
 // The round-off charge at e of a PMF of n grid points from grid index k_lo (step h): that of the grid
-// points above e, GridCharges::above of their count (the facade's GridPMF._charge).
+// points above e, GridCharges::above of their count (the facade's GridPMF.charge_at).
 inline double charge_at_argument(double e, double k_lo, double n, double h, const GridCharges& charges) {
     return charges.above(n - detail::first_above(e, h, k_lo, n));
 }

@@ -116,7 +116,7 @@ struct GridCharges {
     // at most `norm` (above(m): m masses of weight 1, sum m and norm sqrt(m)): entry per unit of weight,
     // capped by total and by l2 norm + min(inverse sum, inverse_l2 norm) (Cauchy-Schwarz over the weights);
     // 0 where no weight is positive (sum or norm 0; never inf x 0); NaN for a NaN sum or norm (no bound is
-    // known there: the caller's NaN policy applies).  The facade's GridPMF._charge_weighted.
+    // known there: the caller's NaN policy applies).  The facade's GridPMF.charge_of_weighted_sum.
     double weighted(double sum, double norm) const {
         if (std::isnan(sum) || std::isnan(norm)) return std::numeric_limits<double>::quiet_NaN();
         if (total == 0.0 || !(sum > 0.0) || !(norm > 0.0)) return 0.0;

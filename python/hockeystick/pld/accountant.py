@@ -1397,7 +1397,7 @@ def _least_epsilon_width(x: np.ndarray, own: int, lower: np.ndarray, upper: np.n
 
 def _fixed_part(pmf: GridPMF, eps: np.ndarray, values: np.ndarray) -> np.ndarray:
     """The part of ``pmf``'s certified delta at ``eps`` (``values``) that no grid removes: its round-off
-    charge there (``GridPMF._charge``, twice on the optimistic side, as ``GridPMF.delta`` applies it), the
+    charge there (``GridPMF.charge_at``, twice on the optimistic side, as ``GridPMF.delta`` applies it), the
     suffix sums' relative slack on the value, and the mass at +infinity (pessimistic) or the truncated tail
     (optimistic ``shift``), and the cells' edge factor: each round's masses are scaled by about e^{+-e}
     (pld_connect_dots.hpp's ``edge_factor``, e = pld_cells.hpp's ``edge_error``, reported in the loss shift),
@@ -1410,12 +1410,12 @@ def _fixed_part(pmf: GridPMF, eps: np.ndarray, values: np.ndarray) -> np.ndarray
     counted everywhere, it would send blocks such as sigma 2.05, q 0.1 into same-grid recompositions with
     direct bins at over twice the cost).  A model for sizing the next grid
     (``SubsampledGaussianPLD._charge_width``), not a bound."""
-    at = pmf._curve_argument(np.asarray(eps, dtype=np.float64))
+    at = pmf.curve_argument(np.asarray(eps, dtype=np.float64))
     if pmf.pessimistic:
         excess = max(pmf.finite_mass + pmf.p_inf - 1.0, pmf.loss_shift) * values
-        return np.stack([pmf._charge(at) + pmf._slack() * values + pmf.p_inf, excess])
+        return np.stack([pmf.charge_at(at) + pmf.suffix_sum_slack() * values + pmf.p_inf, excess])
     excess = pmf.loss_shift * values
-    return np.stack([2.0 * pmf._charge(at) + pmf._slack() * values + abs(pmf.shift), excess])
+    return np.stack([2.0 * pmf.charge_at(at) + pmf.suffix_sum_slack() * values + abs(pmf.shift), excess])
 
 
 def _of_largest(parts: list[np.ndarray], values: list[np.ndarray]) -> np.ndarray:

@@ -260,8 +260,8 @@ def _weights(decay: float, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _charge(pmf: GridPMF, total: np.ndarray, norm: np.ndarray) -> np.ndarray:
     """The round-off charge of composed masses under weights in [0, 1] of sum at most ``total`` and Euclidean norm
-    at most ``norm`` (``GridPMF._charge_weighted``, rounded up; 0 for an uncomposed PMF)."""
-    return pmf._charge_weighted(np.asarray(total, dtype=np.float64), np.asarray(norm, dtype=np.float64)) * (
+    at most ``norm`` (``GridPMF.charge_of_weighted_sum``, rounded up; 0 for an uncomposed PMF)."""
+    return pmf.charge_of_weighted_sum(np.asarray(total, dtype=np.float64), np.asarray(norm, dtype=np.float64)) * (
         1.0 + 4.0 * _U
     )
 

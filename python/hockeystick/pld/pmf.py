@@ -155,7 +155,7 @@ class GridPMF:
     def _charged_side(self, eps: np.ndarray, pessimistic: bool, threads: int) -> np.ndarray:
         """At eps (any shape; the curve's argument, already moved): min(raw (1 + slack) + shift + charge, 1)
         (``pessimistic``) or max(raw (1 - slack) + shift - 2 charge, 0), raw the uncharged curve and charge
-        ``_charge``'s, in one core call per profile (pld_charged_curve.hpp's ``charged_side``, the same
+        ``charge_at``'s, in one core call per profile (pld_charged_curve.hpp's ``charged_side``, the same
         doubles as those numpy formulas)."""
 
         def side(profile: _core.PldGridProfile, at: np.ndarray) -> np.ndarray:
@@ -166,7 +166,7 @@ class GridPMF:
                 self.p.size,
                 self.h,
                 self.shift,
-                self._slack(),
+                self.suffix_sum_slack(),
                 self.entry_error,
                 self.total_error,
                 self.spectral_l2,
@@ -178,14 +178,17 @@ class GridPMF:
 
         return self._over_profiles(np.ascontiguousarray(eps.ravel()), side).reshape(eps.shape)[()]
 
-    def _slack(self) -> float:
+    def suffix_sum_slack(self) -> float:
+        """Relative round-off of the suffix sums behind the uncharged curve over this PMF's grid points
+        (``_core.pld_suffix_sum_slack``): the uncharged curve is raised by this factor on the pessimistic
+        side and lowered by it on the optimistic one."""
         return float(_core.pld_suffix_sum_slack(self.p.size))
 
-    def _charge_above(self, count: np.ndarray) -> np.ndarray:
+    def charge_of_masses(self, count: np.ndarray) -> np.ndarray:
         """Round-off charge of ``count`` grid masses (the least of the three bounds above)."""
-        return self._charge_weighted(count, np.sqrt(count))
+        return self.charge_of_weighted_sum(count, np.sqrt(count))
 
-    def _charge_weighted(self, total: np.ndarray, norm: np.ndarray) -> np.ndarray:
+    def charge_of_weighted_sum(self, total: np.ndarray, norm: np.ndarray) -> np.ndarray:
         """Round-off charge of a sum of grid masses with weights in [0, 1] whose sum is at most ``total`` and
         Euclidean norm at most ``norm`` (``count`` and sqrt(``count``) for ``count`` masses of weight 1): the
         module docstring's min(entry total, total_error, spectral_l2 norm + min(inverse total, inverse_l2 norm)),
@@ -204,9 +207,9 @@ class GridPMF:
             self.inverse_l2,
         ).reshape(total.shape)
 
-    def _charge(self, eps: np.ndarray) -> np.ndarray:
+    def charge_at(self, eps: np.ndarray) -> np.ndarray:
         """Round-off charge at eps: that of the grid points above eps (one core call, pld_charged_curve.hpp's
-        ``charge_at_argument``: ``_charge_above`` of their count)."""
+        ``charge_at_argument``: ``charge_of_masses`` of their count)."""
         return _core.pld_round_off_charge_at(
             eps,
             self.k_lo,
@@ -266,7 +269,8 @@ class GridPMF:
         ceiling = np.zeros(probe.shape)
         if inside.any():
             at = (self.k_lo + probe[inside]) * self.h
-            ceiling[inside] = self._raw_delta(np.ascontiguousarray(at), threads) * (1.0 - self._slack()) + self.shift
+            raw = self._raw_delta(np.ascontiguousarray(at), threads)
+            ceiling[inside] = raw * (1.0 - self.suffix_sum_slack()) + self.shift
         beyond = ~(inside & (ceiling > best[:, None]))  # the last probe (index n) always qualifies
         stop = probe[np.arange(k.size), np.argmax(beyond, axis=1)]
         length = stop - k
@@ -287,7 +291,7 @@ class GridPMF:
             return values
         return _core.pld_loss_shifted(values, self.loss_shift, up)
 
-    def _curve_argument(self, eps: np.ndarray) -> np.ndarray:
+    def curve_argument(self, eps: np.ndarray) -> np.ndarray:
         """Where the built curve is read for the true curve at eps (``loss_shift`` s, module docstring):
         eps - s rounded down on the pessimistic side (delta falls with eps, so a smaller argument only
         raises the bound), eps + s rounded up on the optimistic side."""
@@ -301,7 +305,7 @@ class GridPMF:
         a lower bound too (looser where the round-off charge falls faster than the curve), in
         O(1) per eps.
         """
-        eps = self._curve_argument(np.asarray(epsilon, dtype=np.float64))  # not ascontiguousarray: 0-d stays 0-d
+        eps = self.curve_argument(np.asarray(epsilon, dtype=np.float64))  # not ascontiguousarray: 0-d stays 0-d
         if self.pessimistic:
             return self._charged_side(eps, True, threads)
         low = self._charged_lower(eps, threads)
@@ -328,18 +332,18 @@ class GridPMF:
         probes = eps.size * self.p.size.bit_length()
         if self.pessimistic or self.total_error == 0.0 or not (built or probes >= self.p.size):
             return self.delta(eps)
-        eps = self._curve_argument(eps)
+        eps = self.curve_argument(eps)
         k = np.clip(np.ceil(eps / self.h) - self.k_lo, 0, self.p.size).astype(np.int64)
         return cast(np.ndarray, np.maximum(self._charged_lower(eps, 0), self._envelope_at(k)))
 
     @cached_property
     def _charge_table(self) -> np.ndarray:
         """Entry i (0 <= i <= n): the round-off charge at an eps whose first grid point above is i,
-        ``_charge_above(n - i)`` (zeros when nothing is charged): ``_charge`` read from a table."""
+        ``charge_of_masses(n - i)`` (zeros when nothing is charged): ``charge_at`` read from a table."""
         n = self.p.size
         if self.total_error == 0.0:
             return np.zeros(n + 1)
-        return self._charge_above(n - np.arange(n + 1, dtype=np.float64))
+        return self.charge_of_masses(n - np.arange(n + 1, dtype=np.float64))
 
     @cached_property
     def _tabled_curve(self) -> _core.PldChargedCurve:
@@ -351,7 +355,7 @@ class GridPMF:
             self._profile,
             self._charge_table,
             self.shift,
-            self._slack(),
+            self.suffix_sum_slack(),
             self.loss_shift,
             self.pessimistic,
             self._tabled_envelope,
@@ -366,10 +370,10 @@ class GridPMF:
         """``delta_many`` at a flat array of eps, each per-eps term read from tables built once per PMF.
 
         The same certified side, term for term, in one C++ call (``_tabled_curve``): at the argument
-        moved by the loss shift (``_curve_argument``), the pessimistic value min(raw (1 + slack) + shift
+        moved by the loss shift (``curve_argument``), the pessimistic value min(raw (1 + slack) + shift
         + charge, 1) and the optimistic max(max(raw (1 - slack) + shift - 2 charge, 0), the suffix
         maxima at the first grid point at or above that moved argument), with raw the C++ suffix-sum curve (its full
-        profile: the same numbers as the top part's, ``_top_profile``), the charge ``_charge``'s
+        profile: the same numbers as the top part's, ``_top_profile``), the charge ``charge_at``'s
         (``_charge_table``) and the suffix maxima those of ``delta``'s full pass (never below
         ``_envelope_near``'s).  For root searches that query one PMF many times at a few hundred
         points, where numpy's per-call cost was the time.
@@ -399,7 +403,7 @@ class GridPMF:
             self.h,
             self.p_inf,
             self.shift,
-            self._slack(),
+            self.suffix_sum_slack(),
             self.entry_error,
             self.total_error,
             self.spectral_l2,
