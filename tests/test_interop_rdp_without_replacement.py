@@ -19,7 +19,7 @@ from dp_accounting.privacy_accountant import UnsupportedEventError  # noqa: E402
 from dp_accounting.rdp import rdp_privacy_accountant as R  # noqa: E402
 
 from hockeystick.interop.dp_accounting import HockeystickAccountant, HockeystickRdpAccountant  # noqa: E402
-from hockeystick.rdp.sampled_without_replacement import _log_even_differences, sampled_without_replacement_gaussian_rdp  # noqa: E402
+from hockeystick.rdp.sampled_without_replacement import log_even_differences, sampled_without_replacement_gaussian_rdp  # noqa: E402
 
 ORDERS = np.array([1.25, 1.5, 2.0, 2.5, 3.0, 4.5, 8.0, 16.0, 32.0, 63.5, 200.0, 256.0, 300.0, 1000.0])
 
@@ -31,13 +31,13 @@ def test_parity_with_dp_accounting_at_half_the_noise(n, m, sigma):
     theirs = R.RdpAccountant(orders=ORDERS, neighboring_relation=N.REPLACE_ONE).compose(
         E.SelfComposedDpEvent(E.SampledWithoutReplacementDpEvent(n, m, E.GaussianDpEvent(sigma / 2)), 7)
     )
-    np.testing.assert_allclose(ours._rdp, theirs._rdp, rtol=1e-9)
+    np.testing.assert_allclose(ours.rdp, theirs._rdp, rtol=1e-9)
     assert ours.get_epsilon(1e-5) == pytest.approx(theirs.get_epsilon(1e-5), rel=1e-9)
 
 
 def test_forward_differences_are_exact_where_float_differences_cancel():
     c = 0.005  # radius 0.1: the alternating sum loses ~370 digits at j = 256
-    ours = _log_even_differences(c, 130)
+    ours = log_even_differences(c, 130)
     for j in (2, 40, 128):
         with mp.workdps(600):
             exact = mp.log(

@@ -28,7 +28,7 @@ from dp_accounting.privacy_accountant import NeighboringRelation as N  # noqa: E
 
 from hockeystick.interop import plan as plan_module  # noqa: E402
 from hockeystick.interop.dp_events import plan_for  # noqa: E402
-from hockeystick.interop.plan import COARSEST_INTERVAL, PlanProfile, _loss_spread  # noqa: E402
+from hockeystick.interop.plan import COARSEST_INTERVAL, PlanProfile, loss_spread  # noqa: E402
 from hockeystick.pld.pmf import GridPMF  # noqa: E402
 from tests.plan_grids import searched_grids  # noqa: E402
 
@@ -106,15 +106,15 @@ def test_loss_spread_is_the_weighted_standard_deviation():
     pmf = GridPMF(-20, 3e-3, p, 0.0)
     losses = (-20 + np.arange(50)) * 3e-3
     mean = np.average(losses, weights=p)
-    assert _loss_spread(pmf) == pytest.approx(math.sqrt(np.average((losses - mean) ** 2, weights=p)), rel=1e-12)
-    assert _loss_spread(GridPMF(0, 1e-3, np.zeros(3), 1.0)) == 0.0
+    assert loss_spread(pmf) == pytest.approx(math.sqrt(np.average((losses - mean) ** 2, weights=p)), rel=1e-12)
+    assert loss_spread(GridPMF(0, 1e-3, np.zeros(3), 1.0)) == 0.0
 
 
 def test_rule_fires_only_beside_atoms_on_a_narrow_grid_part():
     narrow = _profile(_event(0.01), accuracy=1e-3)
     first = narrow._resolving(COARSEST_INTERVAL)
     assert first < COARSEST_INTERVAL / 2
-    spread = min(_loss_spread(p) for p in narrow._pld(first).composed(True))
+    spread = min(loss_spread(p) for p in narrow._pld(first).composed(True))
     assert spread >= 0.9 * plan_module.RESOLVE_CELLS * first  # resolved: about RESOLVE_CELLS cells per s.d.
     alone = _profile(E.PoissonSampledDpEvent(0.01, E.GaussianDpEvent(SIGMA)), accuracy=1e-3)  # no atoms
     assert alone._resolving(COARSEST_INTERVAL) == COARSEST_INTERVAL

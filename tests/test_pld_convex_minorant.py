@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hockeystick.pld.subsampled_pair import _convex_minorant
+from hockeystick.pld.subsampled_pair import convex_minorant
 
 
 def brute_force_minorant(g: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -33,7 +33,7 @@ def test_minorant_matches_brute_force(seed):
         y = np.floor((1 - g / 10) * 6) / 6
     else:
         y = np.exp(-g) * (1 + 1e-3 * rng.random(g.size))
-    got = _convex_minorant(g, y)
+    got = convex_minorant(g, y)
     want = brute_force_minorant(g, y)
     assert np.all(got <= y + 1e-15)
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
@@ -43,5 +43,5 @@ def test_minorant_of_a_long_staircase_is_linear_time():
     """A staircase needs one pruning pass per step: the monotone chain finishes it in linear time."""
     g = np.linspace(1e-3, 50.0, 400_001)
     y = np.floor((1 - g / 50.0) * 2000) / 2000
-    got = _convex_minorant(g, y)
+    got = convex_minorant(g, y)
     assert np.all(got <= y + 1e-15) and np.all(np.diff(got, 2) >= -1e-9)

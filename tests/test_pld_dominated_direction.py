@@ -16,7 +16,7 @@ from dp_accounting import dp_event as E
 
 import hockeystick.pld as pld
 from hockeystick.pld import dominated_direction, mechanisms
-from hockeystick.pld.distribution import _evaluate, brackets, compose_all
+from hockeystick.pld.distribution import brackets, compose_all
 
 from .dp_accounting_pld import their_epsilon
 
@@ -33,12 +33,15 @@ POINTS = [
 ]
 
 
+def _value(pmf, method, x):
+    """delta(x), or epsilon(x) clipped at 0, of one composed PMF."""
+    return pmf.delta(x) if method == "delta" else np.maximum(pmf.epsilon(x), 0.0)
+
+
 def _eager_bracket(dist, method, x):
     """Every direction composed on both sides, then the maximum over directions (the reference)."""
-    for side in (True, False):
-        compose_all([dist], side)
-    sides = [np.max([_evaluate(p, method, x) for p in dist._composed[s]], axis=0) for s in (False, True)]
-    return sides[0], sides[1]
+    sides = {s: np.max([_value(p, method, x) for p in dist.composed(s)], axis=0) for s in (True, False)}
+    return sides[False], sides[True]
 
 
 @pytest.mark.parametrize("sigma, q, rounds, h", POINTS)
@@ -127,7 +130,7 @@ def test_a_batch_of_points_on_several_grids_equals_each_point_alone():
 def _every_direction(plds, uppers, lower_of, workers=None, direct_bins=False, direct_min_charge=None):
     """``undominated_lower_sides`` without the skip: every direction's optimistic side (the reference)."""
     compose_all(plds, False, workers=workers, direct_bins=direct_bins, direct_min_charge=direct_min_charge)
-    return [{d: (pmf, lower_of(pmf, i)) for d, pmf in enumerate(p._composed[False])} for i, p in enumerate(plds)]
+    return [{d: (pmf, lower_of(pmf, i)) for d, pmf in enumerate(p.composed(False))} for i, p in enumerate(plds)]
 
 
 @pytest.mark.parametrize("sigma, q, rounds, h", POINTS)

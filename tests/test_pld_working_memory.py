@@ -11,7 +11,7 @@ import pytest
 import hockeystick.pld as pld
 from hockeystick import _core
 from hockeystick.pld import compose as pc
-from hockeystick.pld.accountant import SubsampledGaussianPLD, _span
+from hockeystick.pld.accountant import SubsampledGaussianPLD, loss_span
 
 
 def _factor(sigma: float, q: float, h: float):
@@ -71,7 +71,7 @@ def test_the_gate_limit_is_checked_and_restored():
 
 
 def test_accuracy_builds_no_window_above_max_window(monkeypatch):
-    """With MAX_WINDOW lowered below what W2's refinement reaches, no grid with _span / h above it is composed,
+    """With MAX_WINDOW lowered below what W2's refinement reaches, no grid with loss_span / h above it is composed,
     and the coarser bracket still holds the uncapped one's (both are certified)."""
     point = dict(sigma=1.0, sampling_rate=0.01, rounds=10_000)
     eps = np.array([1.0, 3.0, 6.0])
@@ -85,7 +85,7 @@ def test_accuracy_builds_no_window_above_max_window(monkeypatch):
     monkeypatch.setattr(_core, "pld_compose_many", spy)
     free_lo, free_up = SubsampledGaussianPLD(**point, accuracy=1e-4).delta(eps, bound="both")
     finest = min(grids)
-    span = _span(1.0, 0.01, 10_000, 1.0)
+    span = loss_span(1.0, 0.01, 10_000, 1.0)
     grids.clear()
     capped = SubsampledGaussianPLD(**point, accuracy=1e-4)
     capped.MAX_WINDOW = int(span / (3.0 * finest))

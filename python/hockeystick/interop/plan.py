@@ -332,7 +332,7 @@ def _above_grid(cells: float) -> float:
     return max(cells - math.floor(cells + ON_GRID_CELLS), 0.0)
 
 
-def _loss_spread(pmf: GridPMF) -> float:
+def loss_spread(pmf: GridPMF) -> float:
     """The standard deviation of a grid PMF's finite losses (masses normalised; 0 for no mass): the core's
     grid_loss_variance (pld_hockey_stick.hpp), which the composition's Chernoff windows take too."""
     return math.sqrt(max(_core.pld_loss_variance(np.ascontiguousarray(pmf.p, dtype=np.float64), pmf.h), 0.0))
@@ -628,7 +628,7 @@ class PlanProfile:
         """
         if not self._finite:
             return h
-        spread = min(_loss_spread(pmf) for pmf in self._pld(h).composed(True))
+        spread = min(loss_spread(pmf) for pmf in self._pld(h).composed(True))
         if not spread < RESOLVE_CELLS * h:
             return h
         finer = max(spread / RESOLVE_CELLS, h / RESOLVE_SHRINK, FINEST_INTERVAL)

@@ -100,6 +100,11 @@ class HockeystickRdpAccountant(PrivacyAccountant):
     def orders(self) -> np.ndarray:
         return self._orders
 
+    @property
+    def rdp(self) -> np.ndarray:
+        """The composed events' Renyi divergence at each of ``orders`` (a copy; as dp_accounting's ``rdp``)."""
+        return np.copy(self._rdp)
+
     def compose(self, event: ev.DpEvent, count: int = 1) -> HockeystickRdpAccountant:
         check_count(count)
         return cast("HockeystickRdpAccountant", super().compose(event, count))  # dp_accounting's compose returns self

@@ -211,8 +211,8 @@ class SubsampledGaussianPLD:
     # the composed PLDs are kept for the current chunk only, so memory stays bounded.
     BATCH = 64
     BUDGET = 1 << 21
-    # accuracy= never builds a grid whose estimated composed window (``_span`` / h) exceeds this many points
-    # (``_affordable``; ``_span`` overestimates such windows ~1.4x): G1's in-process call peaked at 2.1 GB
+    # accuracy= never builds a grid whose estimated composed window (``loss_span`` / h) exceeds this many points
+    # (``_affordable``; ``loss_span`` overestimates such windows ~1.4x): G1's in-process call peaked at 2.1 GB
     # resident without it (sigma 0.5, q 0.011, 15264 rounds refined to h = 1e-5: a window of 17.3e6 points),
     # 0.97 GB at 2^23, 0.83 GB at 2^22, with the same points met at each.
     MAX_WINDOW = 1 << 22
@@ -477,7 +477,7 @@ class SubsampledGaussianPLD:
             ]
             units += [
                 (batch, True, None, True)
-                for batch in self._windows_within_budget([(i, _span(*points[i]) / step[i]) for i in sorted(only)])
+                for batch in self._windows_within_budget([(i, loss_span(*points[i]) / step[i]) for i in sorted(only)])
             ]
             for batch, direct, charge, complement_only in units:
                 if complement_only:
@@ -586,7 +586,7 @@ class SubsampledGaussianPLD:
                 mid = (low + high) // 2
                 low, high = (mid + 1, high) if settles(group[mid]) else (low, mid)
             candidates.extend(i for i in group[:low] if i not in tried)
-        for batch in self._windows_within_budget([(i, _span(*points[i]) / hs[i]) for i in candidates]):
+        for batch in self._windows_within_budget([(i, loss_span(*points[i]) / hs[i]) for i in candidates]):
             uppers(batch)
         return {i: up for i, up in tried.items() if np.all(up < self.DELTA_FLOOR)}
 
@@ -612,7 +612,7 @@ class SubsampledGaussianPLD:
         for i, h in step.items():
             same = i in best and best[i][0] == h
             kind = (True, self.SAME_GRID_DIRECT_CHARGE) if same else (i in best or i in unblinded, None)
-            kinds.setdefault(kind, []).append((i, _span(*points[i]) / h))
+            kinds.setdefault(kind, []).append((i, loss_span(*points[i]) / h))
         order = ((False, None), (True, None), (True, self.SAME_GRID_DIRECT_CHARGE))
         return [(batch, *kind) for kind in order for batch in self._windows_within_budget(kinds.get(kind, []))]
 
@@ -1081,7 +1081,7 @@ class SubsampledGaussianPLD:
         Default: the h at which the bracket's h^2 scaling on W2 (4.2e-2 wide at h = 2e-3) predicts
         0.64 ``accuracy`` (between 1e-5 and 2e-3).
 
-        ``delta``: where the composed PLD is wide, the h that puts its estimated span (``_span``)
+        ``delta``: where the composed PLD is wide, the h that puts its estimated span (``loss_span``)
         on ``START_POINTS`` grid points (at most ``COARSEST_START``), on the ladder: a PLD spread
         over hundreds of loss units (sigma 0.5, q 0.1, 1e5 rounds: delta(eps <= 10) ~ 1) needs no
         fine grid for a bracket relative to delta, and the grid a W2-sized one needs would take
@@ -1116,9 +1116,9 @@ class SubsampledGaussianPLD:
 
     def _span_start(self, point: Point) -> float:
         """``_first_interval``'s ``delta`` grid before the epsilon rule's ``_unblinded_start``: the h that puts
-        the composed span (``_span``) on ``START_POINTS`` points, no finer than the default, on the ladder."""
+        the composed span (``loss_span``) on ``START_POINTS`` points, no finer than the default, on the ladder."""
         default = self._first_interval()
-        return self._on_ladder(max(default, min(self.COARSEST_START, _span(*point) / self.START_POINTS)))
+        return self._on_ladder(max(default, min(self.COARSEST_START, loss_span(*point) / self.START_POINTS)))
 
     def _below_rate(self, q: float) -> float:
         """The ladder's rung at or below q / ``BLIND_MARGIN``: the coarsest grid on which the optimistic side
@@ -1148,11 +1148,11 @@ class SubsampledGaussianPLD:
 
     def _affordable(self, point: Point, h: float) -> float:
         """h, or where the composed window of ``point`` (sigma, q, rounds, sensitivity) on it would exceed
-        ``MAX_WINDOW`` points by ``_span``'s estimate, the finest ladder rung on which it does not: what memory
+        ``MAX_WINDOW`` points by ``loss_span``'s estimate, the finest ladder rung on which it does not: what memory
         allows (the bracket of a coarser grid is certified too, only wider), no coarser than
         ``COARSEST_START``: a span no such grid holds (sigma / sensitivity near 0) is left to the
         discretization's refusal, which names sigma."""
-        least = min(_span(*point) / self.MAX_WINDOW, max(h, self.COARSEST_START))
+        least = min(loss_span(*point) / self.MAX_WINDOW, max(h, self.COARSEST_START))
         if h >= least:
             return h
         k = math.ceil(2.0 * math.log2(least / self.FINEST_INTERVAL) - 1e-9)
@@ -1167,7 +1167,7 @@ class SubsampledGaussianPLD:
     def _units(self, pending: list[tuple[Point, np.ndarray]], method: str) -> list[list[tuple[Point, np.ndarray]]]:
         """The work units a thread evaluates: whole blocks (the points sharing sigma, sampling rate and
         sensitivity, in the order they first appear) packed into runs of at most BATCH points whose
-        estimated composed grids (``_span`` over the grid each starts on) fit BUDGET; a block larger
+        estimated composed grids (``loss_span`` over the grid each starts on) fit BUDGET; a block larger
         than that is cut into such runs.  They depend on the points alone, never on ``workers``."""
         blocks: dict[tuple[float, float, float], list[tuple[Point, np.ndarray, float]]] = {}
         for point, sel in pending:
@@ -1176,7 +1176,7 @@ class SubsampledGaussianPLD:
                 if self.accuracy is None
                 else self._first_interval(point, None, method)
             )
-            blocks.setdefault((point[0], point[1], point[3]), []).append((point, sel, _span(*point) / h + 1.0))
+            blocks.setdefault((point[0], point[1], point[3]), []).append((point, sel, loss_span(*point) / h + 1.0))
         units: list[list[tuple[Point, np.ndarray]]] = []
         used: tuple[int, float] = (self.BATCH, float(self.BUDGET))  # the first block opens a unit
         for block in blocks.values():
@@ -1361,7 +1361,7 @@ def _in_order(
         raise RuntimeError(f"workers' map returned {count} results for {len(units)} blocks")
 
 
-def _span(sigma: float, q: float, rounds: float, sensitivity: float) -> float:
+def loss_span(sigma: float, q: float, rounds: float, sensitivity: float) -> float:
     """Estimated loss span of ``rounds`` composed rounds (memory and starting grid only, never accuracy).
 
     With s = sigma / sensitivity, one round's loss spans about

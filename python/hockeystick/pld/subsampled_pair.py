@@ -84,7 +84,7 @@ LOSS_LIMIT = 700.0  # grid_factor's losses stay within +-this (e^loss a normal d
 CHUNK = 1024
 NEAR = 1e-9  # closer than this to a formula's singular end, its safe end value is used
 VALUE_MARGIN = 8.0 * UNIT_ROUNDOFF
-PRUNING_PASSES = 16  # vectorised pruning passes before the monotone chain (_convex_minorant)
+PRUNING_PASSES = 16  # vectorised pruning passes before the monotone chain (convex_minorant)
 TINY = 1e-280  # lower-side targets below this are set to 0 (only lowers the curve)
 
 
@@ -193,7 +193,7 @@ def mirrored_curve(curve: Curve, upper: bool) -> Curve:
     return mirrored
 
 
-def _convex_minorant(g: np.ndarray, y: np.ndarray) -> np.ndarray:
+def convex_minorant(g: np.ndarray, y: np.ndarray) -> np.ndarray:
     """The greatest convex minorant of the points (g_k, y_k) (g increasing), at every g_k.
 
     A point lying above the segment between two others cannot be a vertex of the lower hull.  Up to
@@ -238,7 +238,7 @@ def _masses(g: np.ndarray, w: np.ndarray, at_zero: float) -> tuple[np.ndarray, f
 def _upper_pmf(k_lo: int, h: float, upper: np.ndarray) -> GridPMF:
     g = np.exp((k_lo + np.arange(upper.size)) * h)
     u = np.clip(np.maximum.accumulate(upper[::-1])[::-1], 0.0, 1.0)
-    w = _convex_minorant(np.concatenate([[0.0], g]), np.concatenate([[1.0], u]))[1:]
+    w = convex_minorant(np.concatenate([[0.0], g]), np.concatenate([[1.0], u]))[1:]
     p, p_inf = _masses(g, w, 1.0)
     check = GridPMF(k_lo, h, p, p_inf, 0.0, False)  # the PMF's curve from below (slack on the unsafe side)
     deficit = float(np.max(w - check.delta(np.log(g)), initial=0.0))
@@ -292,7 +292,7 @@ def _lower_pmf(k_lo: int, h: float, lower: np.ndarray, upper: np.ndarray, top: f
     v[0] = min(v[0], 1.0 - g[0])
     v[-1] = min(v[-1], max(top, 0.0))
     v = np.maximum(np.minimum.accumulate(v), 0.0)
-    w = _convex_minorant(np.concatenate([[0.0], g]), np.concatenate([[1.0], v]))[1:]
+    w = convex_minorant(np.concatenate([[0.0], g]), np.concatenate([[1.0], v]))[1:]
     p, p_inf = _masses(g, w, 1.0)
     check = GridPMF(k_lo, h, p, p_inf, 0.0, True)  # the PMF's curve from above
     have = np.concatenate([[(float(p.sum()) + p_inf) * (1.0 + 1e-12)], check.delta(np.log(g))])

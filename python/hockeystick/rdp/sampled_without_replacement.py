@@ -41,7 +41,7 @@ def _log_binomial(n: int, k: np.ndarray) -> np.ndarray:
 
 
 @lru_cache(maxsize=64)
-def _log_even_differences(c: float, top: int) -> np.ndarray:
+def log_even_differences(c: float, top: int) -> np.ndarray:
     """log Delta^j h(0) for j = 0 .. top (even entries; odd entries unused), h(y) = e^{c y (y - 1)}.
 
     Cached per (c, top): an accountant asks again for every event of the same noise.
@@ -99,7 +99,7 @@ def sampled_without_replacement_gaussian_rdp(radius: float, sampling_rate: float
     finite = o[np.isfinite(o)]
     top = int(math.ceil(finite.max())) if finite.size else 2
     need = min(top, REFINED_ORDERS) + 1
-    diffs = _log_even_differences(c, need + (need % 2)) if need >= 3 else None
+    diffs = log_even_differences(c, need + (need % 2)) if need >= 3 else None
     cache: dict[int, float] = {1: 0.0}
 
     def log_a(alpha: int) -> float:
