@@ -23,7 +23,7 @@ import numpy as np
 from .. import _core, _validation, progress
 from .._elementwise import ArrayLike, broadcast_float_arrays, broadcast_shape
 from ..certified_theta import radius_down, radius_up, theta_epsilon_lower, theta_epsilon_upper, theta_lower, theta_upper
-from . import complement, dominated_direction, round_cache, two_resolution
+from . import along_run, complement, dominated_direction, round_cache, two_resolution
 from .affinity_ceiling import delta_lower_near_one, subsampled_gaussian_log_affinity
 from .calibration_start import calibration_grids, calibration_start
 from .compose import DEFAULT_TAIL
@@ -67,6 +67,8 @@ class PLDAccountant:
         self.value_discretization_interval = checked_interval(value_discretization_interval)
         self.tail = float(tail)
         self._pld: PrivacyLossDistribution | None = None
+        # the rounds composed so far, in order: (one round's PLD, rounds), for the curves along the run
+        self._segments: list[tuple[PrivacyLossDistribution, int]] = []
         self._cache: dict[tuple[float, float, float], PrivacyLossDistribution] = {}
 
     @_validation.renamed_keywords(count="rounds")
@@ -76,6 +78,7 @@ class PLDAccountant:
             raise ValueError("the PLD must use the accountant's value_discretization_interval")
         step = pld.self_compose(rounds)
         self._pld = step if self._pld is None else self._pld.compose(step)
+        self._segments.append((pld, int(rounds)))
         return self
 
     @_validation.renamed_keywords(count="rounds")
@@ -110,6 +113,27 @@ class PLDAccountant:
             dlt = delta_values(delta)
             return _validation.exact_sides(bound, 0.0 if dlt.ndim == 0 else np.zeros(dlt.shape))
         return self._pld.epsilon(delta, bound)
+
+    def epsilon_curve(
+        self, delta: float, *, every: int | None = None, steps: ArrayLike | None = None
+    ) -> along_run.CurveAlongRun:
+        """The certified bracket of epsilon at ``delta`` after every ``every``-th round composed so far (and the
+        last), or after each of ``steps`` (strictly increasing, at most the rounds so far); every round by
+        default.  Each point is ``epsilon(delta, bound="both")`` of an accountant given the same rounds up to
+        that checkpoint, all checkpoints composed in shared batches (``along_run.prefix_curve``)."""
+        return along_run.prefix_curve(self._segments, "epsilon", delta, self._checkpoints(every, steps))
+
+    def delta_curve(
+        self, epsilon: float, *, every: int | None = None, steps: ArrayLike | None = None
+    ) -> along_run.CurveAlongRun:
+        """``epsilon_curve``'s twin: the certified bracket of delta at ``epsilon`` after each checkpoint."""
+        return along_run.prefix_curve(self._segments, "delta", epsilon, self._checkpoints(every, steps))
+
+    def _checkpoints(self, every: int | None, steps: ArrayLike | None) -> np.ndarray:
+        total = sum(rounds for _, rounds in self._segments)
+        if total == 0:
+            raise ValueError("no round composed yet: a curve along the run needs compose() first")
+        return along_run.checkpoints(total, every, steps)
 
 
 class SubsampledGaussianPLD:
@@ -1331,6 +1355,24 @@ class SubsampledGaussianPLD:
     def epsilon(self, delta: ArrayLike, bound: Bound = "upper") -> Result:
         """Smallest epsilon >= 0 whose delta bound is <= delta (upper: certified)."""
         return self._evaluate(delta_values(delta), "delta", bound, _gaussian_epsilon_bracket, "epsilon")
+
+    def epsilon_curve(
+        self, delta: float, *, every: int | None = None, steps: ArrayLike | None = None
+    ) -> along_run.CurveAlongRun:
+        """The certified bracket of epsilon at ``delta`` after every ``every``-th round (and the last), or after
+        each of ``steps`` (strictly increasing, at most ``rounds``); every round by default.  One run: every
+        parameter a single value.  Each point is ``epsilon(delta, bound="both")`` at that many rounds, bit for
+        bit, all of them in one evaluation (``along_run.rounds_curve``: one discretization, batched compositions)."""
+        return along_run.rounds_curve(self, self._run_parameters(), "epsilon", delta, every, steps)
+
+    def delta_curve(
+        self, epsilon: float, *, every: int | None = None, steps: ArrayLike | None = None
+    ) -> along_run.CurveAlongRun:
+        """``epsilon_curve``'s twin: the certified bracket of delta at ``epsilon`` after each checkpoint."""
+        return along_run.rounds_curve(self, self._run_parameters(), "delta", epsilon, every, steps)
+
+    def _run_parameters(self) -> dict[str, np.ndarray]:
+        return {"sigma": self.sigma, "sampling_rate": self.sampling_rate, "sensitivity": self.sensitivity}
 
 
 def _pool_task(
