@@ -33,6 +33,7 @@ Opacus truncates ``epochs / sample_rate`` instead).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Iterator
 from fractions import Fraction
 from typing import Literal
@@ -42,6 +43,7 @@ import numpy as np
 from . import _validation
 from ._elementwise import ArrayLike, broadcast_float_arrays
 from .pld.accountant import SubsampledGaussianPLD
+from .pld.along_run import CurveAlongRun
 from .pld.distribution import Bound, Result
 from .pld.fixed_batch import FixedBatchGaussianPLD
 
@@ -136,6 +138,7 @@ class _SubsampledTraining:
         else:
             raise ValueError(f'sampling must be "poisson" or "fixed_size", got {sampling!r}')
         self.noise_multiplier, self.steps, self.sampling = z, t, sampling
+        self._steps_per_epoch = np.broadcast_to(-np.floor_divide(-n, m), np.shape(t))  # ceil(n / m), exact
 
     def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
         """Certified upper bound on delta(epsilon) over the whole run (``bound="lower"``/``"both"``)."""
@@ -146,6 +149,34 @@ class _SubsampledTraining:
         """Smallest epsilon whose certified delta bound is <= delta (``bound="lower"``/``"both"``)."""
         with _in_training_words():
             return self._accountant.epsilon(delta, bound)
+
+    def epsilon_curve(self, delta: float, *, every: int | None = None, steps: ArrayLike | None = None) -> CurveAlongRun:
+        """The certified bracket of epsilon at ``delta`` after every epoch of the run (and its last step), or after
+        every ``every`` steps (and the last), or after each of ``steps`` (strictly increasing, at most the run's):
+        a ``CurveAlongRun`` with arrays ``steps``, ``epochs``, ``lower``, ``upper``.  Each point is
+        ``epsilon(delta, bound="both")`` of this run stopped at that step, bit for bit, all of them in one
+        evaluation (``pld.along_run``: one discretization, the checkpoints' compositions batched).  One run:
+        every parameter a single value."""
+        with _in_training_words():
+            curve = self._accountant.epsilon_curve(delta, **self._checkpoints(every, steps))
+        return dataclasses.replace(curve, steps_per_epoch=int(np.ravel(self._steps_per_epoch)[0]))
+
+    def delta_curve(self, epsilon: float, *, every: int | None = None, steps: ArrayLike | None = None) -> CurveAlongRun:
+        """``epsilon_curve``'s twin: the certified bracket of delta at ``epsilon`` after each checkpoint."""
+        with _in_training_words():
+            curve = self._accountant.delta_curve(epsilon, **self._checkpoints(every, steps))
+        return dataclasses.replace(curve, steps_per_epoch=int(np.ravel(self._steps_per_epoch)[0]))
+
+    def _checkpoints(self, every: int | None, steps: ArrayLike | None) -> dict[str, ArrayLike | None]:
+        """The accountant's checkpoint arguments: one epoch's steps apart unless ``every`` or ``steps`` is given."""
+        if any(np.size(a) != 1 for a in (self.noise_multiplier, self.steps, self._steps_per_epoch)):
+            raise ValueError(
+                "a curve along the run needs one run: give single values of the noise multiplier, the data set "
+                "(clients) and batch sizes and the epochs (steps, rounds); loop over the runs for several"
+            )
+        if every is None and steps is None:
+            every = int(np.ravel(self._steps_per_epoch)[0])
+        return {"every": every, "steps": steps}
 
 
 @contextlib.contextmanager
