@@ -220,13 +220,13 @@ def test_a_billion_runs_off_any_lattice_are_rebased_not_refused():
 
 
 def test_windowed_compositions_keep_the_lower_side_free_of_the_upper_sides_charges():
-    """Found in review: past WINDOW_PRODUCTS products, ``_compose_windowed`` returns its upper side (its
-    mass at +infinity holds the dropped masses and the underflow allowance) with the lower side beside
-    it; ``_compose_folded`` used the upper side as a lower one, so the lower delta above every loss was
-    ~1e-300 where the truth is 0 (no q = 0 outcome), and the lower epsilon at 1e-301 was +inf."""
+    """Past WINDOW_PRODUCTS products, ``_compose_windowed`` returns its upper side (its mass at +infinity
+    holds the dropped masses and the underflow allowance) with the lower side beside it; a composition
+    that took the upper side as a lower one would give a lower delta of ~1e-300 above every loss, where
+    the truth is 0 (no q = 0 outcome), and a lower epsilon of +inf at 1e-301."""
     x = 1e-310
     a = fa.pair_atoms(np.array([0.3, 0.7 - x, x]), np.array([0.6, 0.4 - 2e-310, 2e-310]))
     composed = fa.compose(fa.self_compose(a, 2600), fa.self_compose(a, 2700))
-    lower = fa._side(composed, False)
-    assert lower.p_inf == 0.0
+    above_every_loss = np.array([1e4])  # 5300 rounds, each loss at most log(0.7 / 0.4)
+    assert fa.delta(composed, above_every_loss, upper=False)[0] == 0.0
     assert fa.pure_epsilon(composed, 1e-301, upper=False) < math.inf

@@ -16,7 +16,6 @@ import numpy as np
 import pytest
 
 import hockeystick.pld as pld
-from hockeystick import _core
 
 mp.mp.dps = 30
 
@@ -80,8 +79,9 @@ def test_batch_of_one_is_the_fixed_size_remove_pair():
     sigma, n, h = 1.5, 20, 1e-3
     d = pld.with_replacement_subsampled_gaussian(sigma, 1, n, value_discretization_interval=h)
     remove = pld.subsampled_gaussian(sigma, 1.0 / n, sensitivity=2.0, value_discretization_interval=h)
-    raw = _core.pld_subsampled_gaussian(sigma / 2.0, 1.0 / n, True, h, 1e-15, 1 << 26)
-    remove_lower = pld.mechanisms._factor("remove", raw).lower
+    (remove_factor,) = remove.directions[0]  # one round of the remove direction, before any composition
+    assert remove_factor.name.endswith(", remove)") and remove_factor.lower is not None
+    remove_lower = remove_factor.lower
     for eps in (0.0, 0.3, 1.0, 2.5):
         up = d.delta(eps)
         assert up == pytest.approx(remove.delta(eps), rel=1e-7, abs=1e-9)  # same cells; FFT charges differ
