@@ -19,11 +19,20 @@ import numpy as np
 import numpy.typing as npt
 
 from ._optional import require_extra
+from .pld.along_run import CurveAlongRun
 from .sweep.grid import Axis, Grid
 from .sweep.labelled import to_dataset
 from .sweep.run import default_chunk_size, evaluate_chunk
 
-__all__ = ["delta_epsilon_curves", "parameter_curves", "heatmap", "plot_grid", "plot_dataset", "frontier_plot"]
+__all__ = [
+    "curve_along_run",
+    "delta_epsilon_curves",
+    "parameter_curves",
+    "heatmap",
+    "plot_grid",
+    "plot_dataset",
+    "frontier_plot",
+]
 
 _MAX_CURVES = 8
 _DELTA_FLOOR = 1e-16  # delta-eps curves are cut below this (smaller deltas are not informative)
@@ -395,4 +404,26 @@ def frontier_plot(
     ax.set_xlabel(f"epsilon at delta = {frame['delta'].iloc[0]:g}" if "delta" in frame else "epsilon")
     ax.set_ylabel(metric.replace("_", " ") + " (mean over seeds)")
     _finish(ax, title, (len(groups) if algorithm_column else 1) + (1 if bound is not None and len(bound) else 0))
+    return _save(fig, path)
+
+
+def curve_along_run(curve: CurveAlongRun, path: str | os.PathLike[str], *, title: str = "") -> str:
+    """A run's certified bracket (``pld.along_run.CurveAlongRun``, from ``epsilon_curve`` or ``delta_curve``)
+    against its checkpoints, in epochs where the run counts them, else in steps: the upper side as a line,
+    the lower side dashed, the bracket between them shaded (a log scale for delta); returns the PNG's path.
+    An unbounded side (epsilon's upper side where delta is below what can be certified) is left out."""
+    fig, ax = _figure()
+    x = curve.steps if curve.steps_per_epoch is None else curve.epochs
+    lower = np.where(np.isfinite(curve.lower), curve.lower, np.nan)
+    upper = np.where(np.isfinite(curve.upper), curve.upper, np.nan)
+    marker = "o" if len(curve) <= 30 else None
+    line = ax.plot(x, upper, marker=marker, markersize=3, label="upper (certified)")[0]
+    ax.plot(x, lower, linestyle="--", color=line.get_color(), label="lower (certified)")
+    ax.fill_between(x, lower, upper, color=line.get_color(), alpha=0.2, linewidth=0)
+    if curve.quantity == "delta" and _positive(lower[np.isfinite(lower)]):
+        ax.set_yscale("log")
+    ax.set_xlabel("epochs" if curve.steps_per_epoch is not None else "steps")
+    other = "delta" if curve.quantity == "epsilon" else "epsilon"
+    ax.set_ylabel(f"{curve.quantity} at {other} = {curve.given:g}")
+    _finish(ax, title, 2)
     return _save(fig, path)
