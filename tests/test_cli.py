@@ -222,9 +222,10 @@ def test_the_readme_main_job_runs_end_to_end(tmp_path):
 def test_figures_writes_into_a_new_directory(capsys, tmp_path, monkeypatch):
     import hockeystick.figures
 
-    def fake_write_figures(out_dir):  # the figures themselves are tested with the contraction accountants
+    def fake_write_figures(out_dir, written):  # the figures themselves are tested with the contraction accountants
         path = out_dir / "fig.png"
         path.write_bytes(b"\x89PNG")
+        written(path)
         return [path]
 
     monkeypatch.setattr(hockeystick.figures, "write_figures", fake_write_figures)

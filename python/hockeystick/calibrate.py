@@ -47,7 +47,7 @@ import inspect
 import sys
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any, cast
 
 import numpy as np
@@ -111,6 +111,8 @@ def calibrate(
         the target even at the smallest value searched gets 0 (nothing is certain above it).
     progress : a tqdm bar on stderr counting the points evaluated (moved per block of work an
         accountant reports, ``hockeystick.progress``: a PLD batch) and the targets still open.
+        Whatever ``progress``, a listener the caller installed (``hockeystick.progress.reporting``: a
+        sweep's bar) is moved by each block of targets as it is solved, in targets.
     workers : threads solving blocks of targets at once (scipy's convention: a positive count; -1
         every core, -2 all but one; None, the default, every core but at most ``OMP_NUM_THREADS``
         where that is set, see ``_validation.workers``).
@@ -140,21 +142,22 @@ def calibrate(
         start = float(_validation.positive(_validation.single(start, "start"), "start"))
     side = bound_side(bound)
     if side == "both":
-        return tuple(
-            calibrate(
-                entry,
-                parameter,
-                epsilon=epsilon,
-                delta=delta,
-                rtol=rtol,
-                start=start,
-                bound=s,
-                progress=progress,
-                workers=workers,
-                **params,
+        with progress_hook.shared(2):  # each side reports every target: the caller counts it once
+            return tuple(
+                calibrate(
+                    entry,
+                    parameter,
+                    epsilon=epsilon,
+                    delta=delta,
+                    rtol=rtol,
+                    start=start,
+                    bound=s,
+                    progress=progress,
+                    workers=workers,
+                    **params,
+                )
+                for s in ("lower", "upper")
             )
-            for s in ("lower", "upper")
-        )
     rtol = float(in_interval(rtol, "rtol", 0.0, 1.0, open_low=True, open_high=True))
     named = {k: as_real_array(v, k) for k, v in dict(epsilon=epsilon, delta=delta, **params).items()}
     epsilon_values(named["epsilon"])
@@ -211,16 +214,24 @@ def calibrate(
             fine.directions.margin = np.full(block.size, _SCREEN_MARGIN)
         return fine.solve(x, rtol)
 
+    # the caller's progress listener (a sweep's bar) counts targets: each block solved moves it by its size,
+    # from this thread (the accountant's own reports inside a block go to ``_Bar`` or nowhere)
     with _Bar(progress, entry.name, parameter) as bar:
         if threads == 1 or len(blocks) == 1:
             for block in blocks:
                 flat_result[block] = solve(bar, block)
+                progress_hook.advance(block.size)
         else:
             # each block in a copy of the caller's context (its progress listener); the first failing
             # block in block order raises, whichever thread finished first
             with ThreadPoolExecutor(max_workers=min(threads, len(blocks))) as pool:
                 futures = [pool.submit(contextvars.copy_context().run, solve, bar, block) for block in blocks]
+                sizes = {future: block.size for block, future in zip(blocks, futures)}
                 try:
+                    for future in as_completed(futures):  # reported as blocks finish, until one fails
+                        if future.exception() is not None:
+                            break
+                        progress_hook.advance(sizes[future])
                     for block, future in zip(blocks, futures):
                         flat_result[block] = future.result()
                 finally:

@@ -14,6 +14,7 @@ PLD grid is 1e-3, whose brackets are certified (upper bounds never below the tru
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 
@@ -350,10 +351,12 @@ def markdown(theory: list[dict[str, Any]], experiments: list[dict[str, Any]]) ->
     return "\n".join(lines) + "\n"
 
 
-def write_tables_and_figure(out_dir: str | Path) -> list[Path]:
+def write_tables_and_figure(out_dir: str | Path, *, written: Callable[[Path], None] | None = None) -> list[Path]:
     """Write ``paper-003-calibration.md`` (the calibration tables and the shuffled round's), ``paper-003-sigma.png`` (sigma prescribed vs
     needed over eps0) and, when the simulator's extra is installed (numba, scikit-learn),
-    ``paper-003-utility.png`` (test error at each) into ``out_dir``; return their paths."""
+    ``paper-003-utility.png`` (test error at each) into ``out_dir``; return their paths.
+    ``written``: called with each path as soon as that file is written (a command lists them as they come)."""
+    report = written if written is not None else (lambda path: None)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     table = out / "paper-003-calibration.md"
@@ -365,6 +368,7 @@ def write_tables_and_figure(out_dir: str | Path) -> list[Path]:
         + "\n## A user holding k of n = 1000 records (App. C.2), K = 64, R = 35, sigma = L\n\n"
         + group_markdown(group_rows())
     )
+    report(table)
     curves = sigma_curves()
     eps = curves.pop("epsilon")
     figure = Path(
@@ -377,6 +381,7 @@ def write_tables_and_figure(out_dir: str | Path) -> list[Path]:
             title="003 Noisy MB-SGD, n = 1238, R = 35, K of Thm 2.1",
         )
     )
+    report(figure)
     if importlib.util.find_spec("numba") is None or importlib.util.find_spec("sklearn") is None:
         return [table, figure]  # the simulator's figure needs the simulate extra: pip install 'hockeystick[simulate]'
     rows = utility_rows()
@@ -393,4 +398,5 @@ def write_tables_and_figure(out_dir: str | Path) -> list[Path]:
             title=f"003 Figs. 4-9 shape: ISRL-DP MB-SGD, breast cancer, 8 silos of n = {rows[0]['n']}, R = 35",
         )
     )
+    report(utility)
     return [table, figure, utility]

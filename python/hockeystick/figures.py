@@ -16,6 +16,7 @@ Parameters (from the captions):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -80,8 +81,10 @@ _TITLES = {
 }
 
 
-def write_figures(out_dir: str | Path) -> list[Path]:
-    """Draw the three figures as PNG files in ``out_dir`` (created if needed); return their paths."""
+def write_figures(out_dir: str | Path, *, written: Callable[[Path], None] | None = None) -> list[Path]:
+    """Draw the three figures as PNG files in ``out_dir`` (created if needed), then paper 003's tables and
+    figures (``errata_003.write_tables_and_figure``); return their paths.  ``written``: called with each
+    path as soon as that file is written (``hockeystick figures`` lists them as they come)."""
     require_extra("write_figures", "matplotlib")
     import matplotlib
 
@@ -90,7 +93,7 @@ def write_figures(out_dir: str | Path) -> list[Path]:
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    written = []
+    paths = []
     for name, curves in figure_curves().items():
         fig, ax = plt.subplots(figsize=(6, 4.2))
         groups: list[str] = []  # one colour per record i (or per q), solid Thm / dashed Prop 1
@@ -110,5 +113,7 @@ def write_figures(out_dir: str | Path) -> list[Path]:
         path = out / f"{name}.png"
         fig.savefig(path, dpi=120)
         plt.close(fig)
-        written.append(path)
-    return written + write_tables_and_figure(out)
+        paths.append(path)
+        if written is not None:
+            written(path)
+    return paths + write_tables_and_figure(out, written=written)

@@ -8,15 +8,19 @@ block with the number of output elements that block finished.  Without a callbac
 nobody listens.  The callback is held in a ``contextvars.ContextVar``: threads and
 asyncio tasks see the callback of the context they were started in, and a nested
 ``reporting`` replaces it until it exits.
+
+A calibration reports targets: a block of targets solved moves its caller's listener by the block's
+size (``calibrate``), and each side of a bracket covers the targets once (``shared(2)``).
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-__all__ = ["advance", "reporting"]
+__all__ = ["advance", "reporting", "shared"]
 
 _callback: ContextVar[Callable[[int], None] | None] = ContextVar("hockeystick_progress", default=None)
 
@@ -36,3 +40,30 @@ def reporting(callback: Callable[[int], None] | None) -> Iterator[None]:
         yield
     finally:
         _callback.reset(token)
+
+
+@contextmanager
+def shared(parts: int) -> Iterator[None]:
+    """Within the block the same output elements are worked through ``parts`` times over (the lower and the
+    upper side of a bracket): ``advance(n)`` moves the enclosing listener by the whole elements of the total
+    reported divided by ``parts``, so the listener counts each element once, when its last pass ends."""
+    if parts < 1:
+        raise ValueError(f"parts must be a positive integer, got {parts!r}")
+    outer = _callback.get()
+    if outer is None:
+        yield
+        return
+    lock = threading.Lock()
+    reported, forwarded = 0, 0
+
+    def forward(done: int) -> None:
+        nonlocal reported, forwarded
+        with lock:
+            reported += done
+            step = reported // parts - forwarded
+            forwarded += step
+        if step > 0:
+            outer(step)
+
+    with reporting(forward):
+        yield

@@ -1,4 +1,4 @@
-"""``hockeystick figures``: the papers' figures recomputed as PNG files."""
+"""``hockeystick figures``: the papers' figures recomputed as PNG files, and paper 003's tables as Markdown."""
 
 from __future__ import annotations
 
@@ -17,10 +17,11 @@ def register(subparsers: Any) -> None:
     raw = argparse.RawDescriptionHelpFormatter
     fig = subparsers.add_parser(
         "figures",
-        help="reproduce the papers' figures as PNG files",
+        help="reproduce the papers' figures as PNG files (and paper 003's tables)",
         description="Recompute and draw the papers' figures (000 Fig. 2: the trusted aggregator; "
-        "002 Figs. 2 and 3: PNSGD, Theorem 4 against Proposition 1) as PNG files in "
-        f"--out-dir.  Needs matplotlib ({install_command('plot')}).",
+        "002 Figs. 2 and 3: PNSGD, Theorem 4 against Proposition 1; paper 003's sigma and utility) as PNG "
+        "files in --out-dir, and paper 003's calibration tables as Markdown, each file listed as it is "
+        f"written.  Needs matplotlib ({install_command('plot')}).",
         epilog="example:\n  hockeystick figures --out-dir figures/",
         formatter_class=raw,
     )
@@ -60,6 +61,11 @@ def run(args: argparse.Namespace) -> int:
         ) from None
     if not os.access(out_dir, os.W_OK):
         raise UsageError(f"--out-dir {str(out_dir)!r} is not writable")
-    for path in write_figures(out_dir):
-        print(f"figure written to {os.path.abspath(path)}")
+    write_figures(out_dir, written=_print_written)
     return 0
+
+
+def _print_written(path: Path) -> None:
+    """One line per file, printed as soon as it is written: a PNG is a figure, a Markdown file tables."""
+    kind = "tables" if path.suffix == ".md" else "figure"
+    print(f"{kind} written to {os.path.abspath(path)}", flush=True)
