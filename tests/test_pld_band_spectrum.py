@@ -16,7 +16,6 @@ import pytest
 import hockeystick.pld as pld
 from hockeystick import _core
 from hockeystick.certified_theta import radius_down, radius_up, theta_lower, theta_upper
-from hockeystick.pld import dominated_direction
 
 # (sigma, q, rounds, h): many rounds, one-round support short beside the window (the band path taken),
 # and W2's, whose 13173 cells are too many for it (the full transform)
@@ -25,8 +24,7 @@ FULL_ONLY = (1.0, 0.01, 10_000, 3e-4)
 
 
 def _factor(sigma: float, q: float, h: float, pessimistic: bool):
-    remove = dominated_direction._one_round([(sigma, q, 1.0, 1.0)], [h], 1e-15, "remove", True, threads=1)[0]
-    factor = next(iter(remove.directions[0]))
+    (factor,) = pld.subsampled_gaussian(sigma, q, value_discretization_interval=h).directions[0]  # remove, one round
     return factor.upper if pessimistic else factor.lower
 
 
