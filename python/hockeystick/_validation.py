@@ -37,11 +37,12 @@ alpha > L, ...) stay in the families; this module knows only generic domains.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import functools
 import math
 import os
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, TypeVar, overload
 
 import numpy as np
@@ -60,6 +61,7 @@ __all__ = [
     "delta_target",
     "delta_values",
     "describe",
+    "did_you_mean",
     "epsilon_target",
     "epsilon_values",
     "flag",
@@ -72,6 +74,7 @@ __all__ = [
     "renamed_keywords",
     "scalar_or_array",
     "single",
+    "synonyms",
     "threads",
     "upper_only",
     "exact_sides",
@@ -384,6 +387,29 @@ def scalar_or_array(arr: np.ndarray) -> float | np.ndarray: ...
 def scalar_or_array(arr: Any) -> Any:
     """0-d results come back as Python floats, like the rest of the library."""
     return float(arr) if np.ndim(arr) == 0 else arr
+
+
+def did_you_mean(word: str, options: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the option closest to a misspelled ``word`` (difflib ratio >= 0.6), else ""."""
+    close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def synonyms(owner: str, given: dict[str, Any], words: Mapping[str, str], known: Iterable[str]) -> dict[str, Any]:
+    """The keywords ``given`` beyond a signature's own, each a synonym (``words``: synonym -> its name in
+    ``known``) moved onto its name; a keyword that is neither is refused (``ParameterTypeError``, with the
+    closest name), and so is a value given under a name and one of its synonyms at once."""
+    out: dict[str, Any] = {}
+    for word, value in given.items():
+        if word not in words:
+            raise ParameterTypeError(
+                f"{owner}() got an unexpected keyword argument {word!r}{did_you_mean(word, [*known, *words])}"
+            )
+        name = words[word]
+        if name in out:
+            raise ParameterTypeError(f"{owner}() got {name} twice (as {out[name][0]!r} and {word!r}); give it once")
+        out[name] = (word, value)
+    return {name: value for name, (_, value) in out.items()}
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])

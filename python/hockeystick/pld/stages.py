@@ -31,11 +31,11 @@ their ``sensitivity`` was computed for.  ``sampling_probability`` (dp_accounting
 
 from __future__ import annotations
 
-import difflib
 import inspect
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from .._validation import did_you_mean
 from .accountant import PLDAccountant
 from .discrete_laplace import discrete_laplace
 from .distribution import PrivacyLossDistribution
@@ -68,11 +68,6 @@ MECHANISMS: dict[str, tuple[Callable[..., PrivacyLossDistribution], str | None]]
 }
 
 _ALIASES = {"sampling_probability": "sampling_rate"}
-
-
-def _suggest(word: str, options: Sequence[str]) -> str:
-    close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def _parameters(constructor: Callable[..., Any]) -> list[str]:
@@ -161,7 +156,7 @@ def _parse(number: int, stage: Any) -> tuple[str, dict[str, Any], int]:
     if not isinstance(name, str) or name not in MECHANISMS:
         raise ValueError(
             f"{where}: mechanism must be one of {', '.join(MECHANISMS)}, got {name!r}"
-            + (_suggest(name, list(MECHANISMS)) if isinstance(name, str) else "")
+            + (did_you_mean(name, list(MECHANISMS)) if isinstance(name, str) else "")
         )
     rounds = params.pop("rounds", 1)
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
@@ -170,7 +165,7 @@ def _parse(number: int, stage: Any) -> tuple[str, dict[str, Any], int]:
     for key in params:
         if key not in allowed:
             raise ValueError(
-                f"{where} ({name}): unknown parameter {key!r}{_suggest(key, allowed + ['rounds'])}; "
+                f"{where} ({name}): unknown parameter {key!r}{did_you_mean(key, allowed + ['rounds'])}; "
                 f"{name} takes {', '.join(allowed)} and rounds"
             )
     missing = [k for k in _required(MECHANISMS[name][0]) if k not in params]
