@@ -31,6 +31,7 @@ LAYERS = {
     "interop": 5,
     "training": 6,
     "isrl": 6,  # accountants built on pld and gaussian_mechanism
+    "matrix": 6,  # matrix-factorization mechanisms: sensitivity, then gaussian_mechanism and rdp
     "registry": 7,
     "simulate": 7,
     "calibrate": 8,

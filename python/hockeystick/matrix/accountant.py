@@ -1,0 +1,213 @@
+"""The matrix mechanism's Gaussian guarantee, and DP-FTRL in its users' words.
+
+Convention.  Each round i adds up the clipped contributions (L2 norm <= clip norm) of its participants
+into x_i; the mechanism releases C x + z * clip * N(0, I) (or any post-processing of it, such as
+B (C x + noise) with A = B C the prefix sums), z the noise multiplier.  Neighbouring streams differ by one
+user's contributions (add or remove one user; replacing a user moves each x_i by up to twice the clip
+norm: give half the noise multiplier).  In units of the clip norm the release is the Gaussian mechanism
+of L2 sensitivity ``sens`` (sensitivity.py) and noise standard deviation z, so it is exactly
+
+    mu-GDP with mu = sens / z  (Dong, Roth, Su 2022, Thm 2.7; adaptive streams: Denisov et al. 2022, Thm 2.1),
+    rho-zCDP with rho = mu^2 / 2,  RDP of order alpha: alpha mu^2 / 2  (Bun, Steinke 2016, Prop. 1.6),
+    delta(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)  (Balle, Wang 2018, Thm 8),
+
+the (eps, delta) side through hockeystick's exact Gaussian accountant (``GaussianMechanism``: theta
+rounded outward, mu rounded up for the upper side).  The upper side uses the certified upper sensitivity
+(sensitivity.py's ``upper``, itself rounded up), the lower side a realizable lower one (``lower``): where
+the sensitivity is only an upper bound (``sensitivity_kind == "upper bound"``) the two sides may be far
+apart and the truth lies between them.  Federated-compute (``min_sep_data_source_zcdp``, ``zcdp_for_blt``)
+and jax_privacy state rho = sens^2 / (2 z^2) in the same units.
+
+No amplification by sampling or shuffling is claimed: the clients per round do not enter.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable
+from typing import Any, Literal, cast
+
+import numpy as np
+import numpy.typing as npt
+
+from .._validation import broadcast, choice, positive, positive_integer, scalar_or_array
+from ..accountant import Bound
+from ..gaussian_mechanism import GaussianMechanism
+from ..rdp.mechanisms import check_orders
+from .participation import FixedEpochs, MinSeparation, Participation
+from .round_off import UNIT_ROUNDOFF
+from .sensitivity import Sensitivity, l2_sensitivity
+from .strategies import Strategy, strategy_from
+
+__all__ = ["MatrixMechanism", "DPFTRL", "noise_multiplier_for_zcdp"]
+
+ParticipationName = Literal["min_separation", "fixed_epochs"]
+PARTICIPATIONS: tuple[ParticipationName, ...] = ("min_separation", "fixed_epochs")
+
+_CACHE: dict[Hashable, Sensitivity] = {}
+_CACHE_SIZE = 256  # distinct (strategy, rounds, schema) sensitivities kept for repeated builds (calibration)
+
+
+def _cached_sensitivity(strategy: Strategy, rounds: int, schema: Participation) -> Sensitivity:
+    key = (strategy.key(), rounds, schema)
+    found = _CACHE.get(key)
+    if found is None:
+        found = l2_sensitivity(strategy, rounds, schema)
+        if len(_CACHE) >= _CACHE_SIZE:
+            _CACHE.clear()
+        _CACHE[key] = found
+    return found
+
+
+def _up(x: np.ndarray) -> np.ndarray:
+    """x (1 + 2u) one ulp up: covers one rounded product or quotient of non-negative doubles."""
+    with np.errstate(over="ignore"):
+        return np.nextafter(x * (1.0 + 2.0 * UNIT_ROUNDOFF), np.inf)
+
+
+class MatrixMechanism:
+    """The Gaussian guarantee of C x + z N(0, I) for one strategy, a number of rounds and a participation schema.
+
+    ``noise_multiplier`` (z) broadcasts; ``sensitivity`` is sensitivity.py's certified bracket.
+    ``delta(epsilon)`` / ``epsilon(delta)`` follow the accountant contract (accountant.py), "upper" at
+    mu = sens.upper / z and "lower" at sens.lower / z; ``zcdp_rho`` and ``rdp(orders)`` are upper bounds.
+    """
+
+    def __init__(self, *, sensitivity: Sensitivity | np.ndarray, noise_multiplier: npt.ArrayLike) -> None:
+        z = positive(noise_multiplier, "noise_multiplier")
+        cells = np.asarray(sensitivity, dtype=object)
+        z, cells = np.broadcast_arrays(z, cells)
+        upper = np.vectorize(lambda s: s.upper, otypes=[float])(cells)
+        lower = np.vectorize(lambda s: s.lower, otypes=[float])(cells)
+        # the Sensitivity of each point (its bracket, kind, method and worst pattern); one object for scalars
+        self.sensitivities: Sensitivity | np.ndarray = cells[()] if cells.ndim == 0 else cells
+        self.noise_multiplier = scalar_or_array(np.array(z))
+        self.sensitivity = scalar_or_array(upper)
+        self.sensitivity_lower = scalar_or_array(lower)
+        kinds = np.vectorize(lambda s: s.kind, otypes=[object])(cells)
+        self.sensitivity_kind: str | np.ndarray = str(kinds) if kinds.ndim == 0 else kinds
+        self._upper = GaussianMechanism(sigma=z, sensitivity=upper)
+        # a lower sensitivity of 0 (all of a pattern's terms lost to round-off) is the trivial lower side
+        self._lower = GaussianMechanism(sigma=z, sensitivity=np.maximum(lower, 5e-324))
+        self.mu = self._upper.mu
+
+    @property
+    def zcdp_rho(self) -> float | np.ndarray:
+        """rho = mu^2 / 2 (Bun, Steinke 2016, Prop. 1.6) at the upper mu, rounded up."""
+        mu = np.asarray(self.mu, dtype=float)
+        return scalar_or_array(_up(_up(mu * mu) / 2.0))
+
+    def rdp(self, orders: npt.ArrayLike | None = None) -> np.ndarray:
+        """RDP epsilon(alpha) = alpha rho at each order (> 1), rounded up: shape noise_multiplier.shape + (orders,)."""
+        alpha = check_orders(orders)
+        rho = np.asarray(self.zcdp_rho, dtype=float)
+        return _up(alpha * rho[..., None])
+
+    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
+        """delta(eps) of mu-GDP: the upper side at the upper sensitivity, the lower at the realizable one."""
+        if bound == "both":
+            return self._lower.delta(epsilon, bound="lower"), self._upper.delta(epsilon, bound="upper")
+        if bound == "lower":
+            return self._lower.delta(epsilon, bound="lower")
+        return self._upper.delta(epsilon, bound=bound)
+
+    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
+        """The smallest eps >= 0 with delta(eps) <= delta, each side as ``delta`` takes it."""
+        if bound == "both":
+            return self._lower.epsilon(delta, bound="lower"), self._upper.epsilon(delta, bound="upper")
+        if bound == "lower":
+            return self._lower.epsilon(delta, bound="lower")
+        return self._upper.epsilon(delta, bound=bound)
+
+
+def _schemas(
+    rounds: np.ndarray, min_separation: np.ndarray, max_participations: np.ndarray | None, participation: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """Broadcast rounds / separation / cap into (rounds as int array, Participation per point)."""
+    arrays = {"rounds": rounds, "min_separation": min_separation}
+    if max_participations is not None:
+        arrays["max_participations"] = max_participations
+    p = broadcast(**arrays)
+    shape = p["rounds"].shape
+    schemas = np.empty(shape, dtype=object)
+    for index in np.ndindex(shape):
+        b = int(p["min_separation"][index])
+        k = None if max_participations is None else int(p["max_participations"][index])
+        schemas[index] = FixedEpochs(b, k) if participation == "fixed_epochs" else MinSeparation(b, k)
+    return p["rounds"].astype(np.int64), schemas
+
+
+class DPFTRL(MatrixMechanism):
+    """DP-FTRL / DP-FedAvg with correlated noise (Kairouz et al. 2021; Denisov et al. 2022), in training terms.
+
+    Parameters (numeric ones broadcast with each other and with the argument of delta / epsilon)
+    ----------
+    rounds : integer >= 1
+        Training rounds (steps) n.
+    noise_multiplier : > 0
+        z: the noise added to C x has standard deviation z times the clip norm.
+    min_separation : integer >= 1
+        b: a client who took part in round t takes no part before round t + b (1: every round allowed).
+        With ``participation="fixed_epochs"``, the exact spacing: rounds s, s + b, s + 2b, ...
+    max_participations : integer >= 1 or None
+        k: at most this many rounds per client (None: as many as the separation allows).
+    strategy : "tree", "tree_restart", BLT(...), Banded(...), a Strategy or a 2-D matrix C
+        "tree" is one binary tree over all rounds, "tree_restart" a tree restarted every
+        ``min_separation`` rounds (one participation per tree at most).
+    participation : "min_separation" (default) or "fixed_epochs"
+
+    ``sensitivity`` (upper), ``sensitivity_lower`` and ``sensitivity_kind`` ("exact" or "upper bound") say
+    what was computed; ``mu``, ``zcdp_rho``, ``rdp(orders)``, ``delta(epsilon)``, ``epsilon(delta)`` the guarantee.
+    """
+
+    def __init__(
+        self,
+        *,
+        rounds: npt.ArrayLike,
+        noise_multiplier: npt.ArrayLike,
+        min_separation: npt.ArrayLike = 1,
+        max_participations: npt.ArrayLike | None = None,
+        strategy: Any = "tree",
+        participation: ParticipationName = "min_separation",
+    ) -> None:
+        participation = choice(participation, "participation", PARTICIPATIONS)
+        n = positive_integer(rounds, "rounds", maximum=2.0**31)
+        b = positive_integer(min_separation, "min_separation", maximum=2.0**31)
+        k = None if max_participations is None else positive_integer(max_participations, "max_participations")
+        n_int, schemas = _schemas(n, b, k, participation)
+        cells = np.empty(n_int.shape, dtype=object)
+        for index in np.ndindex(n_int.shape):
+            schema = cast(Participation, schemas[index])
+            cells[index] = _cached_sensitivity(strategy_from(strategy, schema.separation), int(n_int[index]), schema)
+        self.rounds = scalar_or_array(n_int.astype(float))
+        self.strategy = strategy
+        self.participation = participation
+        super().__init__(sensitivity=cells, noise_multiplier=noise_multiplier)
+
+
+def noise_multiplier_for_zcdp(
+    rho: float,
+    *,
+    rounds: int,
+    min_separation: int = 1,
+    max_participations: int | None = None,
+    strategy: Any = "tree",
+    participation: ParticipationName = "min_separation",
+) -> float:
+    """The smallest noise multiplier (to a few ulps) whose certified rho, at the upper sensitivity, is at most
+    ``rho``: z = sens / sqrt(2 rho), then stepped up until ``zcdp_rho`` meets the target (a larger z only
+    lowers rho)."""
+    target = float(positive(rho, "rho"))
+    unit = DPFTRL(
+        rounds=rounds,
+        noise_multiplier=1.0,
+        min_separation=min_separation,
+        max_participations=max_participations,
+        strategy=strategy,
+        participation=participation,
+    )
+    sensitivity = unit.sensitivities
+    z = float(unit.sensitivity) / math.sqrt(2.0 * target)
+    while float(MatrixMechanism(sensitivity=sensitivity, noise_multiplier=z).zcdp_rho) > target:
+        z = math.nextafter(z * (1.0 + 2.0 * UNIT_ROUNDOFF), math.inf)
+    return z

@@ -1,0 +1,246 @@
+"""L2 sensitivity of a strategy matrix C under a participation schema: exact where the maximization is solved,
+a proved upper bound otherwise, each side rounded outward.
+
+One user changes the stream x (n rounds, rows x_i in R^d) by contributions x_i of norm <= 1 at the rounds
+of one pattern pi of the schema (participation.py), so C x moves by sum_(i in pi) C[:, i] x_i and
+
+    sens^2 = max_pi max_(||x_i|| <= 1) || sum_(i in pi) C[:, i] x_i ||^2
+           = max_pi max_(||x_i|| <= 1) sum_(i, j in pi) X_ij <x_i, x_j>,      X = C^T C.
+
+Exact cases (``kind = "exact"``):
+
+* X >= 0 entrywise: each <x_i, x_j> <= 1, with equality when every x_i is the same unit vector, so
+  sens^2 = max_pi 1_pi^T X 1_pi (Choquette-Choo, McMahan, Rush, Thakurta 2023, "Multi-epoch matrix
+  factorization mechanisms for private machine learning", ICML, Sec. 2: the non-negative case of the
+  sensitivity).  Solved by enumerating the patterns: the b fixed-epoch patterns, or every min-separation
+  pattern while there are at most ``MAX_ENUMERATED`` of them.
+* Columns at least b apart orthogonal (X_ij = 0 for |i - j| >= b, checked on the supports of C, not on
+  rounded products): the cross terms of every min-separation pattern vanish whatever the signs, so
+  sens^2 = max_pi sum_(i in pi) X_ii, a best separated selection (selection.py; the banded case of
+  Choquette-Choo et al. 2023, arXiv:2306.08153, and McKenna 2024, "Scaling up the banded matrix
+  factorization mechanism for differentially private ML").
+* C lower-triangular Toeplitz with c_0 >= c_1 >= ... >= 0 (BLT with decays in [0, 1] and output scales
+  summing to at most 1, banded Toeplitz with non-increasing bands): the pattern {0, b, ..., (k'-1) b} is a
+  worst one under b-min-separation with at most k participations, so sens = || sum_(j < k') C[:, j b] ||
+  (Kalinin, Lampert 2024, "Banded square root matrix factorization for differentially private model
+  training", NeurIPS; arXiv:2405.13763, Thm 2).  Proof: for i <= j, X_ij = sum_(t=0)^(n-1-j) c_t c_(t+j-i)
+  is non-increasing in j at a fixed gap j - i (fewer non-negative terms) and in the gap at a fixed j
+  (c non-increasing); a pattern p_0 < ... < p_(m-1) has p_j >= j b and p_j - p_i >= (j - i) b, so
+  X(p_i, p_j) <= X(i b, j b), and the reference pattern holds the most participations k' (X >= 0).
+  It is also a fixed-epoch pattern (offset 0), so the same value is exact for fixed epochs.  O(k n).
+
+Upper bounds (``kind = "upper bound"``), for X with negative entries or too many patterns:
+sens^2 <= max_pi sum_(i, j in pi) |X_ij| (|<x_i, x_j>| <= 1), and that maximum is bounded by choosing
+the best pattern per row and then the best pattern of rows, r_i = max_pi sum_(j in pi) |X_ij| and
+sens^2 <= max_pi sum_(i in pi) r_i (the optimum's own pattern is one choice in every row:
+Choquette-Choo et al. 2023, arXiv:2306.08153, Alg. 4), or, where the patterns can be enumerated, by
+max_pi sum_(i,j in pi) |X_ij| itself (the fixed-epoch case always).  Signs are never searched: the
+signed maximum is a semidefinite program, so a negative X is reported as an upper bound.
+
+The lower side is a realizable value: ||C 1_pi|| for the pattern the upper side found (every x_i the same
+unit vector), or the largest column norm, whichever is larger; for the exact cases it is the same number
+rounded the other way.
+
+Round-off: X is formed from the computed C (errors E >= |C - C computed| from the strategy), the entries
+bounded from above by |X| + 2 (gamma_m |C|^T |C| + |C|^T E + E^T |C| + E^T E) and from below by X minus the
+same (Higham, "Accuracy and stability of numerical algorithms", Lemma 3.1), and the sums over patterns
+(at most k'^2 non-negative terms) widened by their gamma (round_off.py).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from .participation import Participation
+from .round_off import compose, gamma, widen_down, widen_up
+from .selection import best_separated_pattern, count_patterns, max_separated_sum, patterns
+from .strategies import Strategy
+
+__all__ = ["Sensitivity", "l2_sensitivity", "MAX_ENUMERATED"]
+
+# Exact search over min-separation patterns while there are at most this many (each costs k'^2 additions).
+MAX_ENUMERATED = 50_000
+
+Kind = Literal["exact", "upper bound"]
+
+
+@dataclass(frozen=True)
+class Sensitivity:
+    """A certified bracket [lower, upper] of the L2 sensitivity, and how it was found.
+
+    ``kind`` is "exact" when the maximization was solved (then lower and upper differ by round-off only),
+    "upper bound" when only a bound is proved; ``pattern`` is a participation pattern (rounds from 0) whose
+    contributions realize ``lower``; ``method`` names the computation.
+    """
+
+    upper: float
+    lower: float
+    kind: Kind
+    method: str
+    pattern: tuple[int, ...]
+
+
+def _sqrt_up(x: float) -> float:
+    return math.nextafter(math.sqrt(x), math.inf) if x > 0 else 0.0
+
+
+def _sqrt_down(x: float) -> float:
+    return max(0.0, math.nextafter(math.sqrt(x), -math.inf)) if x > 0 else 0.0
+
+
+def _result(square_up: float, square_down: float, kind: Kind, method: str, pattern: tuple[int, ...]) -> Sensitivity:
+    upper = _sqrt_up(square_up)
+    if not upper > 0:
+        raise ValueError(
+            "strategy must give a non-zero column for some participation pattern: every pattern's contributions "
+            "vanish, so the mechanism releases nothing about a user (sensitivity 0)"
+        )
+    return Sensitivity(upper, min(_sqrt_down(square_down), upper), kind, method, pattern)
+
+
+def _toeplitz(strategy: Strategy, rounds: int, schema: Participation) -> Sensitivity | None:
+    """Kalinin-Lampert's reference pattern {0, b, ..., (k'-1) b} for a non-increasing non-negative Toeplitz C."""
+    coef = strategy.decreasing_toeplitz(rounds)
+    if coef is None:
+        return None
+    b, k = schema.separation, schema.participations(rounds)
+    shifted = np.zeros((k, rounds))
+    shifted_error = np.zeros((k, rounds))
+    for j in range(k):  # column j b of C: the coefficients moved down by j b rows
+        shifted[j, j * b :] = coef.coefficients[: rounds - j * b]
+        shifted_error[j, j * b :] = coef.error[: rounds - j * b]
+    high = (shifted + shifted_error).sum(axis=0)  # >= the exact column sum, but for the sum's round-off
+    low = np.maximum(shifted.sum(axis=0) - shifted_error.sum(axis=0), 0.0)
+    rel = compose(gamma(k + 1), gamma(k + 1), gamma(rounds + 1))
+    pattern = tuple(range(0, k * b, b))
+    return _result(
+        widen_up(float(np.dot(high, high)), rel),
+        widen_down(float(np.dot(low, low)), rel),
+        "exact",
+        f"non-increasing Toeplitz C: pattern 0, b, ..., (k'-1) b (Kalinin-Lampert Thm 2), k' = {k}",
+        pattern,
+    )
+
+
+@dataclass(frozen=True)
+class _Gram:
+    """Entrywise bounds X_low <= X <= X_high and |X| <= X_abs of X = C^T C, and the column supports."""
+
+    high: np.ndarray
+    low: np.ndarray
+    absolute: np.ndarray
+    nonnegative: bool
+    overlap: np.ndarray  # overlap[i, j] > 0 iff columns i and j share a row where either may be non-zero
+
+
+def _gram(strategy: Strategy, rounds: int) -> _Gram:
+    c, e = strategy.matrix(rounds)
+    m = c.shape[0]
+    a = np.abs(c)
+    x = c.T @ c
+    y = a.T @ a
+    slack = gamma(m) * y
+    if e is not None:
+        cross = a.T @ e
+        slack = slack + cross + cross.T + e.T @ e
+    slack = 2.0 * slack  # covers the round-off of forming the slack itself (its terms are ~ m u relative)
+    support = ((a > 0) | (e > 0 if e is not None else False)).astype(np.float64)
+    low = x - slack
+    nonnegative = strategy.nonnegative or bool((low >= 0).all())
+    return _Gram(x + slack, low, np.abs(x) + slack, nonnegative, support.T @ support)
+
+
+def _pattern_sum(matrix: np.ndarray, pattern: tuple[int, ...] | np.ndarray) -> float:
+    idx = np.asarray(pattern, dtype=np.intp)
+    return float(matrix[np.ix_(idx, idx)].sum())
+
+
+def _lower_side(gram: _Gram, pattern: tuple[int, ...], terms: int) -> tuple[float, tuple[int, ...]]:
+    """A realizable squared sensitivity, rounded down: the larger of 1_pi^T X 1_pi for ``pattern`` (every x_i
+    the same unit vector) and the largest diagonal entry (one participation)."""
+    diag = np.diag(gram.low)
+    best_single = int(np.argmax(diag))
+    together = widen_down(_pattern_sum(gram.low, pattern), gamma(terms)) if pattern else 0.0
+    single = widen_down(float(diag[best_single]), gamma(1))
+    return (together, pattern) if together >= single else (single, (best_single,))
+
+
+def _orthogonal_beyond(gram: _Gram, separation: int) -> bool:
+    """Columns at least ``separation`` apart share no row where either is non-zero (so X_ij = 0 exactly)."""
+    n = gram.overlap.shape[0]
+    far = np.abs(np.subtract.outer(np.arange(n), np.arange(n))) >= separation
+    return not bool((gram.overlap[far] > 0).any())
+
+
+def l2_sensitivity(strategy: Strategy, rounds: int, schema: Participation) -> Sensitivity:
+    """The L2 sensitivity of ``strategy``'s C over ``rounds`` rounds under ``schema``: a certified bracket
+    (module docstring for the cases, what is exact and what is a bound)."""
+    toeplitz = _toeplitz(strategy, rounds, schema)
+    if toeplitz is not None:
+        return toeplitz
+    gram = _gram(strategy, rounds)
+    b, k = schema.separation, schema.participations(rounds)
+    terms = k * k + 2  # the pattern sums, and the one rounding of each bound entry
+
+    orthogonal = k == 1 or _orthogonal_beyond(gram, b)  # one participation: no cross terms at all
+    if orthogonal and not schema.fixed:
+        value, pattern = best_separated_pattern(np.diag(gram.high), b, k)
+        low = widen_down(float(np.diag(gram.low)[list(pattern)].sum()), gamma(k + 2)) if pattern else 0.0
+        return _result(
+            widen_up(value, gamma(k + 2)),
+            low,
+            "exact",
+            "columns >= b apart orthogonal: best separated selection of the diagonal of X",
+            pattern,
+        )
+    if gram.nonnegative and not schema.fixed and b == 1 and k == rounds:
+        everything = tuple(range(rounds))  # X >= 0: adding a round never lowers 1^T X 1
+        square_down, pattern = _lower_side(gram, everything, terms)
+        return _result(
+            widen_up(_pattern_sum(gram.high, everything), gamma(terms)),
+            square_down,
+            "exact",
+            "X >= 0, every round: 1^T X 1",
+            pattern,
+        )
+
+    if schema.fixed:
+        candidates: list[tuple[int, ...]] = [tuple(int(i) for i in p) for p in schema.fixed_patterns(rounds)]
+        exhaustive = True
+    elif count_patterns(rounds, b, k, MAX_ENUMERATED) <= MAX_ENUMERATED:
+        candidates = list(patterns(rounds, b, k))
+        exhaustive = True
+    else:
+        candidates = []
+        exhaustive = False
+
+    # within a fixed-epoch pattern of orthogonal columns the cross terms vanish: the diagonal alone, exactly
+    bound = np.diag(np.diag(gram.high)) if orthogonal else gram.high if gram.nonnegative else gram.absolute
+    exact = orthogonal or gram.nonnegative
+    if exhaustive:
+        sums = [_pattern_sum(bound, p) for p in candidates]
+        best = int(np.argmax(sums))
+        square_up = widen_up(sums[best], gamma(terms))
+        kind: Kind = "exact" if exact else "upper bound"
+        method = f"every pattern of the schema ({len(candidates)}): max of 1^T X 1 over the pattern" + (
+            "" if exact else " with |X| (X has negative entries)"
+        )
+        square_down, pattern = _lower_side(gram, candidates[best], terms)
+        return _result(square_up, square_down, kind, method, pattern)
+
+    rows = max_separated_sum(bound, b, k)
+    value, pattern = best_separated_pattern(rows, b, k)
+    square_up = widen_up(value, compose(gamma(k + 2), gamma(k + 2)))
+    square_down, pattern = _lower_side(gram, pattern, terms)
+    return _result(
+        square_up,
+        square_down,
+        "upper bound",
+        "best pattern per row, then of rows (Choquette-Choo et al. 2023, Alg. 4)"
+        + ("" if gram.nonnegative else ", on |X|"),
+        pattern,
+    )
