@@ -24,7 +24,7 @@ from hockeystick.interop.plan import CompositionPlan, PlanProfile
 from hockeystick.pld import finite_atoms as fa
 from hockeystick.pld.discrete_laplace import discrete_laplace_atoms, discrete_laplace_pair
 
-from .test_pld_lean_self_compose import _exact_epsilon  # the exact epsilon of a law on the a-lattice
+from .test_pld_finite_atoms_self_compose import _exact_epsilon  # the exact epsilon of a law on the a-lattice
 
 mp.mp.dps = 50
 
