@@ -154,9 +154,9 @@ class _SubsampledTraining:
         """The certified bracket of epsilon at ``delta`` after every epoch of the run (and its last step), or after
         every ``every`` steps (and the last), or after each of ``steps`` (strictly increasing, at most the run's):
         a ``CurveAlongRun`` with arrays ``steps``, ``epochs``, ``lower``, ``upper``.  Each point is
-        ``epsilon(delta, bound="both")`` of this run stopped at that step, bit for bit, all of them in one
-        evaluation (``pld.along_run``: one discretization, the checkpoints' compositions batched).  One run:
-        every parameter a single value."""
+        ``epsilon(delta, bound="both")`` of this run stopped at that step (to the round-off of shared transforms,
+        each certified), all of them in one evaluation (``pld.along_run``: one discretization, the checkpoints'
+        compositions batched).  One run: every parameter a single value."""
         with _in_training_words():
             curve = self._accountant.epsilon_curve(delta, **self._checkpoints(every, steps))
         return dataclasses.replace(curve, steps_per_epoch=int(np.ravel(self._steps_per_epoch)[0]))

@@ -1361,8 +1361,9 @@ class SubsampledGaussianPLD:
     ) -> along_run.CurveAlongRun:
         """The certified bracket of epsilon at ``delta`` after every ``every``-th round (and the last), or after
         each of ``steps`` (strictly increasing, at most ``rounds``); every round by default.  One run: every
-        parameter a single value.  Each point is ``epsilon(delta, bound="both")`` at that many rounds, bit for
-        bit, all of them in one evaluation (``along_run.rounds_curve``: one discretization, batched compositions)."""
+        parameter a single value.  Each point is ``epsilon(delta, bound="both")`` at that many rounds (to the
+        round-off of shared transforms, each certified), all of them in one evaluation (``along_run.rounds_curve``:
+        one discretization, batched compositions)."""
         return along_run.rounds_curve(self, self._run_parameters(), "epsilon", delta, every, steps)
 
     def delta_curve(
