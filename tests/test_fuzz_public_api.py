@@ -147,6 +147,9 @@ PARAMETERS: dict[str, st.SearchStrategy[Any]] = {
     "silo_size": st.integers(50, 5000),
     "silos": st.integers(2, 2000),
     "group_size": st.integers(1, 10),
+    # matrix mechanisms (hockeystick.matrix)
+    "min_separation": st.integers(1, 40),
+    "max_participations": st.integers(1, 10),
 }
 EPSILON = domain(st.one_of(floats(0.0, 20.0), st.just(math.inf)))
 DELTA = domain(floats(1e-12, 0.9, log=True))

@@ -48,6 +48,8 @@ EXAMPLES = {
         sigma=1.0, lipschitz=1.0, batch_size=4, silo_size=400, rounds=50, value_discretization_interval=5e-3
     ),
     "isrl_one_pass": dict(sigma=1.0, lipschitz=1.0, batch_size=10),
+    "dp_ftrl_tree": dict(noise_multiplier=2.0, rounds=64, min_separation=8),
+    "dp_ftrl_tree_restart": dict(noise_multiplier=2.0, rounds=64, min_separation=8, max_participations=4),
     "isrl_group_noisy_mb_sgd": dict(
         sigma=1.0,
         lipschitz=1.0,

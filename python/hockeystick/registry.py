@@ -27,7 +27,7 @@ from typing import Any, Literal, cast
 
 import numpy as np
 
-from . import _validation, contraction, fdp, isrl, leakage, pld, rdp, training
+from . import _validation, contraction, fdp, isrl, leakage, matrix, pld, rdp, training
 from .accountant import Bound
 from .gaussian_mechanism import GaussianMechanism
 
@@ -549,6 +549,20 @@ for _sampling, _suffix, _how in (
                     "increasing", 1.0, lambda p: np.asarray(p["total_clients"], float), integer=True
                 ),
             },
+        )
+    )
+
+for _strategy, _what in (("tree", "one binary tree"), ("tree_restart", "a tree restarted every min_separation rounds")):
+    register(
+        AccountantEntry(
+            name=f"dp_ftrl_{_strategy}",
+            factory=functools.partial(matrix.DPFTRL, strategy=_strategy),
+            hidden=frozenset({"strategy", "participation"}),
+            max_chunk=1 << 12,
+            summary=f"DP-FTRL, {_what}, clients at least min_separation rounds apart (at most max_participations "
+            "times): exact Gaussian at the certified L2 sensitivity (exact or a proved upper bound)",
+            integers=frozenset({"rounds", "min_separation", "max_participations"}),
+            calibratable={"noise_multiplier": _SIGMA},
         )
     )
 
