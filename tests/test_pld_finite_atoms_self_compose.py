@@ -1,24 +1,19 @@
-"""Two fast paths against the slow paths they replace and 50-digit references.
-
-- ``finite_atoms._lean_self_compose`` (a short self-composition in plain floats, on the atoms' own
-  stride): the same atoms as the numpy dense path, masses within the charged round-off of the exact
-  (mpmath, 50 digits) k-fold masses, and epsilons bracketing the exact one on both sides;
-- ``GridPMF.delta_many`` (the optimistic side from the cached suffix maxima): never below
-  ``GridPMF.delta`` (so never looser), equal to it on the pessimistic side, and still a lower bound on
-  the exact delta of a composed Gaussian (closed form in mpmath), below the pessimistic side.
+"""Self-composition of finite atoms (pld.finite_atoms.self_compose) against the numpy dense path and
+50-digit references: a short self-composition, in plain floats on the atoms' own stride, gives the same
+atoms as the numpy dense path, masses within the charged round-off of the exact (mpmath, 50 digits)
+k-fold masses, and epsilons bracketing the exact one on both sides; a long one keeps the dense path's
+atoms within its charge.
 """
 
 from __future__ import annotations
 
 import itertools
-import math
 
 import mpmath as mp
 import numpy as np
 import pytest
 
 from hockeystick.pld import finite_atoms as fa
-from hockeystick.pld import gaussian
 from hockeystick.pld.discrete_laplace import discrete_laplace_pair
 
 mp.mp.dps = 50
@@ -104,45 +99,6 @@ def test_a_long_self_composition_keeps_the_numpy_path():
     reference = _numpy_dense(atoms, 40)
     np.testing.assert_array_equal(long.index, reference.index)
     np.testing.assert_allclose(long.mass, reference.mass, rtol=long.rel_error, atol=0.0)  # within its charge
-
-
-def _gaussian_exact(r: float, eps: float) -> mp.mpf:
-    r_mp, e = mp.mpf(r), mp.mpf(eps)
-    return mp.ncdf(-e / r_mp + r_mp / 2) - mp.e**e * mp.ncdf(-e / r_mp - r_mp / 2)
-
-
-@pytest.mark.parametrize("sigma, count, h", [(1.0, 20, 1e-3), (3.0, 50, 2e-3), (0.8, 4, 5e-4)])
-def test_delta_many_is_a_tighter_certified_lower_side(sigma, count, h):
-    pld = gaussian(sigma, value_discretization_interval=h).self_compose(count)
-    lower, upper = pld.composed(False)[0], pld.composed(True)[0]
-    assert not lower.pessimistic and lower.total_error > 0  # the envelope path is exercised
-    r = math.sqrt(count) / sigma
-    eps = np.concatenate([np.linspace(-1.0, r * r / 2 + 6 * r, 6000), [0.0, 0.5, 1.0]])
-    many, one = lower.delta_many(eps), lower.delta(eps)
-    assert eps.size * lower.p.size.bit_length() >= lower.p.size  # many queries: the cached envelope
-    assert np.all(many >= one)  # never looser than delta's
-    np.testing.assert_array_equal(upper.delta_many(eps), upper.delta(eps))
-    up = upper.delta(eps)
-    for e, lo, hi in list(zip(eps.tolist(), many.tolist(), up.tolist()))[::20]:
-        exact = _gaussian_exact(r, e) if e >= 0 else 1 - mp.e**e + mp.e**e * _gaussian_exact(r, -e)
-        assert lo <= exact <= hi, (e, lo, float(exact), hi)
-
-
-def test_delta_many_with_few_queries_is_delta_until_the_envelope_is_built():
-    lower = gaussian(1.0, value_discretization_interval=1e-3).self_compose(20).composed(False)[0]
-    eps = np.array([0.3, 1.2, 5.0])
-    np.testing.assert_array_equal(lower.delta_many(eps), lower.delta(eps))
-    lower.delta_many(np.linspace(0.0, 20.0, lower.p.size))  # builds the suffix maxima
-    after = lower.delta_many(eps)  # a few queries now read them
-    assert np.all(after >= lower.delta(eps))
-    at = lower.curve_argument(eps)  # eps moved down by the loss shift (the cells' rounded edges)
-    np.testing.assert_array_equal(
-        after,
-        np.maximum(
-            lower.delta(eps, envelope=False),
-            lower._envelope_at(np.clip(np.ceil(at / lower.h) - lower.k_lo, 0, lower.p.size).astype(np.int64)),
-        ),
-    )
 
 
 @pytest.mark.parametrize("a, s", [(0.092, 1), (0.3, 2), (0.05, 5), (2.0, 3)])

@@ -1,15 +1,12 @@
-"""The searches' fast paths against the slow paths they replace and 50-digit references.
+"""A grid PMF's sides for many queries against ``GridPMF.delta`` and 50-digit references.
 
+- ``GridPMF.delta_many`` (the optimistic side from the cached suffix maxima): never below
+  ``GridPMF.delta`` (so never looser), equal to it on the pessimistic side, and still a lower bound on
+  the exact delta of a composed Gaussian (closed form in mpmath), below the pessimistic side;
 - ``GridPMF.delta_tabled`` (a grid PMF's side with its charges and suffix maxima read from per-index
   tables): equal to ``delta_many`` once its suffix maxima are built and to ``delta`` on the
   pessimistic side, never below ``delta`` on the optimistic side, and between the exact delta of a
-  composed Gaussian (closed form in mpmath) on the two sides, at eps < 0, on grid points and beyond;
-- ``finite_atoms.epsilon_search`` with its cluster steps aimed by ``_inverse_cubic``: the answers
-  satisfy their side's condition (upper: delta_up(eps) <= target; lower: delta_lo(eps) > target),
-  lie within the tolerance of the crossing found by plain bisection on the same side, and bracket
-  the exact epsilon of discrete Laplace atoms beside a Gaussian (mpmath, 50 digits);
-- ``_inverse_cubic`` itself: exact where x is a cubic in g, the fallback where the points are not
-  monotone or the estimate leaves the bracket.
+  composed Gaussian (closed form in mpmath) on the two sides, at eps < 0, on grid points and beyond.
 """
 
 from __future__ import annotations
@@ -20,9 +17,7 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from hockeystick.pld import finite_atoms as fa
 from hockeystick.pld import gaussian
-from hockeystick.pld.discrete_laplace import discrete_laplace_pair
 
 mp.mp.dps = 50
 
@@ -72,118 +67,35 @@ def test_delta_tabled_without_charges_is_the_uncharged_side():
         np.testing.assert_array_equal(pmf.delta_tabled(eps), pmf.delta(eps))
 
 
-def _atoms_beside_gaussian(a: float, s: int, sigma: float, count: int, h: float):
-    atoms = fa.pair_atoms(*discrete_laplace_pair(a, s))
+@pytest.mark.parametrize("sigma, count, h", [(1.0, 20, 1e-3), (3.0, 50, 2e-3), (0.8, 4, 5e-4)])
+def test_delta_many_is_a_tighter_certified_lower_side(sigma, count, h):
     pld = gaussian(sigma, value_discretization_interval=h).self_compose(count)
-    sides = {
-        upper: (lambda eps, u=upper: fa.delta_with(atoms, fa.grid_side(pld.composed(u)[0]), eps, u))
-        for upper in (True, False)
-    }
-    top = float(atoms.loss[-1]) + max((p.k_lo + p.p.size) * p.h for p in pld.composed(True)) + 1.0
-    return atoms, sides, top, math.sqrt(count) / sigma
+    lower, upper = pld.composed(False)[0], pld.composed(True)[0]
+    assert not lower.pessimistic and lower.total_error > 0  # the envelope path is exercised
+    r = math.sqrt(count) / sigma
+    eps = np.concatenate([np.linspace(-1.0, r * r / 2 + 6 * r, 6000), [0.0, 0.5, 1.0]])
+    many, one = lower.delta_many(eps), lower.delta(eps)
+    assert eps.size * lower.p.size.bit_length() >= lower.p.size  # many queries: the cached envelope
+    assert np.all(many >= one)  # never looser than delta's
+    np.testing.assert_array_equal(upper.delta_many(eps), upper.delta(eps))
+    up = upper.delta(eps)
+    for e, lo, hi in list(zip(eps.tolist(), many.tolist(), up.tolist()))[::20]:
+        exact = _gaussian_exact(r, e)
+        assert lo <= exact <= hi, (e, lo, float(exact), hi)
 
 
-def _bisect(side, target: float, upper: bool, top: float, tolerance: float) -> float:
-    """The crossing of one side by plain bisection (the slow reference search)."""
-    lo, hi = 0.0, top
-    while hi - lo > tolerance / 8:
-        mid = 0.5 * (lo + hi)
-        if float(side(np.array([mid]))[0]) > target:
-            lo = mid
-        else:
-            hi = mid
-    return hi if upper else lo
-
-
-@pytest.mark.parametrize(
-    "a, s, sigma, count, h, target",
-    [
-        (0.085, 2, 1.0, 10, 2.7e-3, 1e-5),
-        (0.46, 1, 2.0, 15, 1.7e-3, 1e-5),
-        (0.3, 1, 0.9, 4, 1e-3, 1e-3),
-        (0.13, 1, 3.0, 40, 5e-4, 1e-6),
-    ],
-)
-def test_cluster_search_lands_within_tolerance_and_brackets_the_exact_epsilon(a, s, sigma, count, h, target):
-    atoms, sides, top, r = _atoms_beside_gaussian(a, s, sigma, count, h)
-    tolerance = 1e-6
-    found = {}
-    for upper in (True, False):
-        eps = fa.epsilon_search(sides[upper], target, upper, top, tolerance, first_pass=7, cluster=30)
-        value = float(sides[upper](np.array([eps]))[0])
-        assert (value <= target) if upper else (value > target)  # the side's own certificate
-        assert abs(eps - _bisect(sides[upper], target, upper, top, tolerance)) <= tolerance
-        # from a coarser bracket (hints), as a finer grid's search starts
-        hinted = fa.epsilon_search(
-            sides[upper], target, upper, top, tolerance, hints=(eps - 3e-3, eps + 2e-3), cluster=30
-        )
-        assert abs(hinted - eps) <= tolerance
-        found[upper] = eps
-    # the exact delta of the atoms beside the Gaussian: sum_j p_j theta(r, eps - l_j) (finite_atoms (*))
-    a_mp = mp.mpf(a)
-    p_exact = (
-        [mp.e ** (-a_mp * s) / (1 + mp.e**-a_mp)]
-        + [mp.tanh(a_mp / 2) * mp.e ** (-a_mp * (s - x)) for x in range(1, s)]
-        + [1 / (1 + mp.e**-a_mp)]
+def test_delta_many_with_few_queries_is_delta_until_the_envelope_is_built():
+    lower = gaussian(1.0, value_discretization_interval=1e-3).self_compose(20).composed(False)[0]
+    eps = np.array([0.3, 1.2, 5.0])
+    np.testing.assert_array_equal(lower.delta_many(eps), lower.delta(eps))
+    lower.delta_many(np.linspace(0.0, 20.0, lower.p.size))  # builds the suffix maxima
+    after = lower.delta_many(eps)  # a few queries now read them
+    assert np.all(after >= lower.delta(eps))
+    at = lower.curve_argument(eps)  # eps moved down by the loss shift (the cells' rounded edges)
+    np.testing.assert_array_equal(
+        after,
+        np.maximum(
+            lower.delta(eps, envelope=False),
+            lower._envelope_at(np.clip(np.ceil(at / lower.h) - lower.k_lo, 0, lower.p.size).astype(np.int64)),
+        ),
     )
-    losses = [a_mp * (2 * x - s) for x in range(s + 1)]
-
-    def exact(e: float) -> mp.mpf:
-        return sum(p * _gaussian_exact(r, float(mp.mpf(e) - l)) for p, l in zip(p_exact, losses))
-
-    assert exact(found[True]) <= target < exact(found[False])
-
-
-def test_inverse_cubic_is_exact_on_a_cubic_and_falls_back():
-    xs = np.array([0.0, 0.1, 0.2, 0.3, 0.4])
-    g = 1.0 - 3.0 * xs - 0.5 * xs**2  # strictly decreasing; x(g) is not a cubic, but close
-    values = np.exp(g) * 1e-5  # log(values) - log(1e-5) = g
-    estimate = fa._inverse_cubic(xs, values, 0.3, 0.4, math.log(1e-5), fallback=-1.0)
-    root = (-3.0 + math.sqrt(9.0 + 2.0)) / 1.0  # 1 - 3x - x^2/2 = 0
-    assert 0.3 < estimate < 0.4 and abs(estimate - root) < 1e-4
-    # x exactly a cubic in g: exact
-    gs = np.array([0.9, 0.3, -0.2, -0.8])
-    cubic = 0.5 - 0.2 * gs + 0.05 * gs**2 - 0.01 * gs**3
-    assert fa._inverse_cubic(cubic, np.exp(gs), float(cubic[1]), float(cubic[2]), 0.0, -1.0) == pytest.approx(
-        0.5, abs=1e-14
-    )
-    # not monotone: the fallback
-    bumpy = np.array([1e-5 * math.e, 1e-5 * 0.5, 1e-5 * 2.0, 1e-5 * 0.1])
-    assert fa._inverse_cubic(np.array([0.0, 0.1, 0.2, 0.3]), bumpy, 0.0, 0.1, math.log(1e-5), 0.05) == 0.05
-    # nothing beyond one end: the fallback
-    assert fa._inverse_cubic(np.array([0.1, 0.2]), np.array([2e-5, 5e-6]), 0.1, 0.2, math.log(1e-5), 0.15) == 0.15
-
-
-def test_check_mixture_plain_path_is_the_array_path():
-    """A few components given as tuples or lists of floats (the plans' specs) skip the array checks: the
-    same arrays, and invalid input still reaches the array path's ValueError."""
-    from hockeystick.pld.laplace_mixture import laplace_mixture
-    from hockeystick.pld.monotone import check_mixture
-
-    for shifts, weights in [
-        ((0.0, 1.0), (0.9271864453057831, 0.0728135546942169)),
-        ((0.0, 1.0), (1.0, 0.0)),
-        ((0.5, 2.0, 3.0), (0.2, 0.3, 0.5)),
-    ]:
-        plain, arrays = check_mixture(shifts, weights), check_mixture(np.array(shifts), np.array(weights))
-        for x, y in zip(check_mixture(list(shifts), list(weights)), arrays):
-            np.testing.assert_array_equal(x, y)
-        for x, y in zip(plain, arrays):
-            np.testing.assert_array_equal(x, y)
-            assert x.dtype == y.dtype == np.float64
-        one = laplace_mixture(2.47, shifts, weights, value_discretization_interval=2e-3)
-        two = laplace_mixture(2.47, np.array(shifts), np.array(weights), value_discretization_interval=2e-3)
-        for upper in (True, False):
-            for a, b in zip(one.composed(upper), two.composed(upper)):
-                np.testing.assert_array_equal(a.p, b.p)
-    for shifts, weights in [
-        ((0.0, -1.0), (0.5, 0.5)),
-        ((0.0, 1.0), (0.5, 0.6)),
-        ((0.0, math.nan), (0.5, 0.5)),
-        ((0.0, 1.0), (1.0,)),
-        ((), ()),
-        ((0.0, math.inf), (0.5, 0.5)),
-        ([0.0, 1.0], [0.5, -0.5]),
-    ]:
-        with pytest.raises(ValueError, match="shifts|weights"):
-            check_mixture(shifts, weights)

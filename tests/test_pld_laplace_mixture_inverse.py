@@ -4,11 +4,13 @@ which ``pld.monotone`` uses to cut the loss cells instead of a Newton search.
 It must land every cut within the loss tolerance the Newton search accepts, give the same cells (so
 the same certified PMFs) as the Newton-only path, and both sides must still bracket the exact
 delta of the Poisson-subsampled Laplace mechanism (its remove pair in closed form, mpmath 50 digits).
+The mixture's shifts and weights given as plain floats are checked as the arrays are (``check_mixture``).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import mpmath as mp
 import numpy as np
@@ -79,3 +81,37 @@ def test_subsampled_laplace_still_brackets_the_exact_delta(b, q):
         exact = _exact_remove_delta(b, q, eps)
         assert lo <= exact <= up
         assert up - lo < 1e-3  # grid 1e-3, not aligned to the atoms: the bracket narrows only like h
+
+
+def test_check_mixture_plain_path_is_the_array_path():
+    """A few components given as tuples or lists of floats (the plans' specs) skip the array checks: the
+    same arrays, and invalid input still reaches the array path's ValueError."""
+    from hockeystick.pld.laplace_mixture import laplace_mixture
+
+    for shifts, weights in [
+        ((0.0, 1.0), (0.9271864453057831, 0.0728135546942169)),
+        ((0.0, 1.0), (1.0, 0.0)),
+        ((0.5, 2.0, 3.0), (0.2, 0.3, 0.5)),
+    ]:
+        plain, arrays = check_mixture(shifts, weights), check_mixture(np.array(shifts), np.array(weights))
+        for x, y in zip(check_mixture(list(shifts), list(weights)), arrays):
+            np.testing.assert_array_equal(x, y)
+        for x, y in zip(plain, arrays):
+            np.testing.assert_array_equal(x, y)
+            assert x.dtype == y.dtype == np.float64
+        one = laplace_mixture(2.47, shifts, weights, value_discretization_interval=2e-3)
+        two = laplace_mixture(2.47, np.array(shifts), np.array(weights), value_discretization_interval=2e-3)
+        for upper in (True, False):
+            for a, b in zip(one.composed(upper), two.composed(upper)):
+                np.testing.assert_array_equal(a.p, b.p)
+    for shifts, weights in [
+        ((0.0, -1.0), (0.5, 0.5)),
+        ((0.0, 1.0), (0.5, 0.6)),
+        ((0.0, math.nan), (0.5, 0.5)),
+        ((0.0, 1.0), (1.0,)),
+        ((), ()),
+        ((0.0, math.inf), (0.5, 0.5)),
+        ([0.0, 1.0], [0.5, -0.5]),
+    ]:
+        with pytest.raises(ValueError, match="shifts|weights"):
+            check_mixture(shifts, weights)
