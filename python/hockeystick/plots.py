@@ -9,9 +9,12 @@ grid from a small sub-grid it evaluates itself (at most a few hundred values per
 
 from __future__ import annotations
 
+import difflib
+import math
 import os
 import textwrap
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +34,8 @@ __all__ = [
     "heatmap",
     "plot_grid",
     "plot_dataset",
+    "choose_picture",
+    "Picture",
     "frontier_plot",
 ]
 
@@ -61,25 +66,38 @@ def _positive(values: np.ndarray) -> bool:
 
 
 def delta_epsilon_curves(
-    epsilon: npt.ArrayLike, curves: Mapping[str, npt.ArrayLike], path: str | os.PathLike[str], *, title: str = ""
+    epsilon: npt.ArrayLike,
+    curves: Mapping[str, npt.ArrayLike],
+    path: str | os.PathLike[str],
+    *,
+    title: str = "",
+    levels: Sequence[float] | None = None,
 ) -> str:
-    """delta(eps) on a log scale, one curve per label; returns the PNG's path."""
+    """delta(eps) on a log scale, one curve per label, a dotted line at each delta of ``levels``;
+    returns the PNG's path."""
     fig, ax = _figure()
+    _delta_epsilon_on(ax, epsilon, curves, levels)
+    _finish(ax, title, len(curves), levels=bool(levels))
+    return _save(fig, path)
+
+
+def _delta_epsilon_on(
+    ax: Any, epsilon: npt.ArrayLike, curves: Mapping[str, npt.ArrayLike], levels: Sequence[float] | None
+) -> None:
     positive = []
     for label, delta in curves.items():
         d = np.asarray(delta, dtype=float)
         ax.plot(epsilon, np.where(d > 0, d, np.nan), label=label)
         positive.append(d[d > 0])
     ax.set_yscale("log")
-    smallest = np.concatenate(positive).min(initial=1.0)
+    smallest = min(np.concatenate(positive).min(initial=1.0), *(levels or [1.0]))
     ax.set_ylim(max(smallest, _DELTA_FLOOR), 1.5)
     eps = np.asarray(epsilon, dtype=float)
     if eps.size > 2 and eps.min() > 0 and eps.max() / eps.min() > 20:
         ax.set_xscale("log")
     ax.set_xlabel("epsilon")
     ax.set_ylabel("delta(epsilon)")
-    _finish(ax, title, len(curves))
-    return _save(fig, path)
+    _level_lines(ax, levels)
 
 
 def parameter_curves(
@@ -90,9 +108,24 @@ def parameter_curves(
     xlabel: str,
     ylabel: str,
     title: str = "",
+    levels: Sequence[float] | None = None,
 ) -> str:
-    """A quantity against one parameter (e.g. sigma needed vs rounds), log axes where positive."""
+    """A quantity against one parameter (e.g. sigma needed vs rounds), log axes where positive, a dotted
+    line at each value of ``levels``."""
     fig, ax = _figure()
+    _parameter_curves_on(ax, x, curves, xlabel, ylabel, levels)
+    _finish(ax, title, len(curves), levels=bool(levels))
+    return _save(fig, path)
+
+
+def _parameter_curves_on(
+    ax: Any,
+    x: npt.ArrayLike,
+    curves: Mapping[str, npt.ArrayLike],
+    xlabel: str,
+    ylabel: str,
+    levels: Sequence[float] | None,
+) -> None:
     x = np.asarray(x, dtype=float)
     ys = [np.asarray(y, dtype=float) for y in curves.values()]
     for label, y in zip(curves, ys):
@@ -104,8 +137,18 @@ def parameter_curves(
         ax.set_yscale("log")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    _finish(ax, title, len(curves))
-    return _save(fig, path)
+    _level_lines(ax, levels)
+
+
+def _level_lines(ax: Any, levels: Sequence[float] | None) -> None:
+    """A dotted horizontal line at each level (target values of the quantity drawn), one legend entry."""
+    if not levels:
+        return
+    if ax.get_yscale() == "log" and min(levels) <= 0:
+        raise ValueError(f"levels must be positive on a log scale, got {', '.join(f'{v:g}' for v in levels)}")
+    for i, level in enumerate(sorted(levels)):
+        label = "levels " + ", ".join(f"{v:g}" for v in sorted(levels)) if i == 0 else None
+        ax.axhline(level, color="0.3", linestyle=":", linewidth=1.0, label=label)
 
 
 def heatmap(
@@ -128,22 +171,50 @@ def heatmap(
     ``log_x`` / ``log_y``: log axes (None: when the values are positive and span more than 20x).
     ``contours``: arrays shaped like z (one per accountant) drawn as contour lines at ``levels``
     (target epsilons, say), one line style per array with a legend entry each."""
+    fig, ax = _figure()
+    z = np.asarray(z, dtype=float)
+    mesh = _heatmap_on(ax, x, y, z, _colour_norm([z]), log_x, log_y, contours, levels, zlabel)
+    fig.colorbar(mesh, ax=ax, label=zlabel)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    _finish(ax, title, 0)
+    return _save(fig, path)
+
+
+def _colour_norm(panels: Sequence[np.ndarray]) -> Any:
+    """A log colour scale shared by the panels when their positive values span more than 100x (else None)."""
+    from matplotlib.colors import LogNorm
+
+    finite = np.concatenate([z[np.isfinite(z) & (z > 0)] for z in panels])
+    return LogNorm(finite.min(), finite.max()) if finite.size and finite.max() / finite.min() > 100 else None
+
+
+def _heatmap_on(
+    ax: Any,
+    x: npt.ArrayLike,
+    y: npt.ArrayLike,
+    z: np.ndarray,
+    norm: Any,
+    log_x: bool | None,
+    log_y: bool | None,
+    contours: Mapping[str, np.ndarray] | None,
+    levels: Sequence[float] | None,
+    zlabel: str,
+) -> Any:
     from matplotlib.colors import LogNorm
     from matplotlib.lines import Line2D
 
-    fig, ax = _figure()
-    z = np.asarray(z, dtype=float)
-    finite = z[np.isfinite(z) & (z > 0)]
-    norm = LogNorm(finite.min(), finite.max()) if finite.size and finite.max() / finite.min() > 100 else None
+    finite = z[np.isfinite(z)]
     mesh = ax.pcolormesh(
         np.asarray(x),
         np.asarray(y),
-        np.where(z > 0, z, np.nan) if norm else z,
+        np.where(z > 0, z, np.nan) if isinstance(norm, LogNorm) else z,
         shading="nearest",
         norm=norm,
+        vmin=None if norm or not finite.size else finite.min(),
+        vmax=None if norm or not finite.size else finite.max(),
         cmap="viridis",
     )
-    fig.colorbar(mesh, ax=ax, label=zlabel)
     for values, setter, log in ((x, ax.set_xscale, log_x), (y, ax.set_yscale, log_y)):
         v = np.asarray(values)
         if log is None:
@@ -155,7 +226,7 @@ def heatmap(
         styles: list[Any] = ["solid", "dashed", "dotted", "dashdot"]
         for i, (label, values) in enumerate(contours.items()):
             values = np.asarray(values, dtype=float)
-            inside = [lv for lv in levels if np.nanmin(values) < lv < np.nanmax(values)]
+            inside = _levels_inside(values, levels)
             if not inside:
                 continue
             style = styles[i % len(styles)]
@@ -163,7 +234,7 @@ def heatmap(
                 np.asarray(x),
                 np.asarray(y),
                 values,
-                levels=sorted(inside),
+                levels=inside,
                 colors="white",
                 linestyles=style,
                 linewidths=1.0,
@@ -175,21 +246,25 @@ def heatmap(
                     [],
                     color="black",
                     linestyle=style,
-                    label=f"{label}: {zlabel} = " + ", ".join(f"{lv:g}" for lv in sorted(inside)),
+                    label=f"{label}: {zlabel} = " + ", ".join(f"{lv:g}" for lv in inside),
                 )
             )
     if handles:
         ax.legend(handles=handles, fontsize=7, loc="best")
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    _finish(ax, title, 0)
-    return _save(fig, path)
+    return mesh
 
 
-def _finish(ax: Any, title: str, n_curves: int) -> None:
+def _levels_inside(values: np.ndarray, levels: Sequence[float]) -> list[float]:
+    """The levels strictly between the smallest and the largest finite value (the ones a contour crosses)."""
+    finite = values[np.isfinite(values)]
+    return sorted(lv for lv in levels if finite.size and finite.min() < lv < finite.max())
+
+
+def _finish(ax: Any, title: str, n_curves: int, *, levels: bool = False) -> None:
+    """The title, the grid, and a legend where it names something: 2 to 8 curves, or level lines."""
     if title:
         ax.set_title(title, fontsize=9)
-    if 1 < n_curves <= _MAX_CURVES:
+    if 1 < n_curves + levels and n_curves <= _MAX_CURVES:
         ax.legend(fontsize=8)
     ax.grid(True, which="both", alpha=0.3)
 
@@ -199,65 +274,217 @@ def _thin_index(n: int, count: int) -> np.ndarray:
     return np.arange(n) if n <= count else np.unique(np.linspace(0, n - 1, count).round().astype(int))
 
 
-def plot_grid(
-    grid: Any, path: str | os.PathLike[str], *, max_points: int = 200, levels: Sequence[float] | None = None
-) -> str:
-    """The natural picture of a sweep, from a sub-grid of at most ``max_points`` values per axis.
+_HEATMAP_POINTS = 200
+_MAX_FACETS = 6
+_KINDS = ("curves", "heatmap")
+_PARTNER = {"delta": "epsilon", "epsilon": "delta"}
 
-    The sub-grid (the axes drawn, thinned; the others held at their middle value) is evaluated
-    here and drawn by ``plot_dataset``, which says which picture each sweep gets.
-    """
-    axes = {a.name: a for a in grid.axes}
-    if not axes:
+
+@dataclass(frozen=True)
+class Picture:
+    """What a picture of a sweep draws (``choose_picture``).
+
+    ``kind``: "curves" (the output against ``x``, one curve per value of ``second``, the hue) or
+    "heatmap" (the output as colours over ``x`` and ``second``, the vertical axis); ``facet``: one
+    panel per value of that axis; ``held``: every other axis, held at one value (its position on
+    the axis); ``requested``: the values the caller sliced at (the others are held at their middle)."""
+
+    kind: str
+    x: str
+    second: str | None
+    facet: str | None
+    held: dict[str, int]
+    requested: dict[str, float]
+
+    def counts(self, max_points: int) -> dict[str, int]:
+        """How many values each drawn axis keeps (thinned evenly, both ends kept)."""
+        counts = {self.x: min(max_points, _HEATMAP_POINTS)}
+        if self.second is not None:
+            counts[self.second] = _MAX_CURVES if self.kind == "curves" else min(max_points, _HEATMAP_POINTS)
+        if self.facet is not None:
+            counts[self.facet] = _MAX_FACETS
+        return counts
+
+    def describe_held(self, name: str, values: np.ndarray) -> str:
+        """``name=value`` and where it sits on its axis: 'rounds=13 (middle of 11 values, 1..144)',
+        'delta=1e-05 (of 1e-06, 1e-05)', 'rounds=100 (nearest to 50, of 1, 10, 100, 1000)'."""
+        value = values[self.held[name]].item()
+        span = (
+            ", ".join(f"{v:g}" for v in values)
+            if len(values) <= 4
+            else f"{len(values)} values, {values[0]:g}..{values[-1]:g}"
+        )
+        if name not in self.requested:
+            return f"{name}={value:g} (middle of {span})"
+        asked = self.requested[name]
+        nearest = "" if _same(value, asked) else f"nearest to {asked:g}, "
+        return f"{name}={value:g} ({nearest}of {span})"
+
+
+def _same(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=0.0) or a == b
+
+
+def choose_picture(
+    output: str,
+    axes: Mapping[str, np.ndarray],
+    fixed: Mapping[str, Any] | None = None,
+    *,
+    x: str | None = None,
+    y: str | None = None,
+    hue: str | None = None,
+    facet: str | None = None,
+    slices: Mapping[str, float] | None = None,
+    kind: str | None = None,
+) -> Picture:
+    """The picture of a sweep with output ``output`` over ``axes`` (name -> values) and ``fixed`` parameters.
+
+    Every choice is optional; what is not chosen follows the natural picture:
+
+    - output delta with an ``epsilon`` axis: delta-eps curves; output epsilon with a ``delta`` axis:
+      epsilon against delta; a calibrated output (sigma ...): that value against rounds (or the first axis);
+    - otherwise, over two or more axes, a heat map of the two longest (the longest vertical);
+    - curves get one curve per value of the longest other axis (at most 8, evenly thinned);
+    - ``facet``: one panel per value of that axis (at most 6); ``slices`` (name -> value): hold an
+      axis at the value nearest to the one given; every axis left over is held at its middle value.
+
+    ``y`` names a heat map's vertical axis and ``hue`` the axis of the curves (each implies its kind).
+    A name that is no axis of the sweep is refused with the closest one and the list of axes."""
+    names = [str(n) for n in axes]
+    fixed = dict(fixed or {})
+    slices = dict(slices or {})
+    if not names:
         raise ValueError("nothing to plot: the sweep has no axis (give a list or range for a parameter)")
-    lengths = {a.name: len(a) for a in grid.axes}
-    kind, drawn = _picture(grid.output, lengths)
-    fixed = dict(grid.fixed)
-    fixed.update({n: axes[n].values[len(axes[n]) // 2].item() for n in axes if n not in drawn})
+    if kind is not None and kind not in _KINDS:
+        raise ValueError(f"kind must be one of {', '.join(_KINDS)}, got {kind!r}")
+    for name, value in list(slices.items()):
+        if name in fixed and name not in axes:
+            if not isinstance(value, (int, float)) or not _same(float(fixed[name]), float(value)):
+                raise ValueError(
+                    f"slice {name}={value}: {name} is fixed at {fixed[name]:g} in this sweep, not an axis; "
+                    f"its axes: {', '.join(names)}"
+                )
+            del slices[name]  # the sweep holds it there already
+    roles = [("x", x), ("y", y), ("hue", hue), ("facet", facet)] + [("slice", n) for n in slices]
+    taken: dict[str, str] = {}
+    for role, name in roles:
+        if name is None:
+            continue
+        _check_axis(role, name, names, fixed)
+        if name in taken:
+            raise ValueError(f"{name!r} is both the {taken[name]} and the {role}: give each axis one role")
+        taken[name] = role
+    if y is not None and hue is not None:
+        raise ValueError("y names a heat map's vertical axis and hue the axis of curves: give one of them")
+    if kind == "curves" and y is not None:
+        raise ValueError(f"y={y!r} is a heat map's vertical axis; curves draw the output on y: use hue={y!r}")
+    if kind == "heatmap" and hue is not None:
+        raise ValueError(f"hue={hue!r} draws curves; a heat map takes y={hue!r} for its vertical axis")
+    free = [n for n in names if n not in slices and n != facet]
+    partner = _PARTNER.get(output)
+    if kind is None:
+        natural_heatmap = output in _PARTNER and partner not in free and len(free) >= 2
+        kind = "heatmap" if y is not None or (hue is None and natural_heatmap) else "curves"
+    length = {n: len(axes[n]) for n in names}
+    longest = sorted(free, key=lambda n: -length[n])  # stable: ties keep the sweep's order
+    if kind == "heatmap":
+        if x is None:
+            x = next((n for n in longest if n != y), None) if y is not None else (longest[1:2] or [None])[0]
+        second = y if y is not None else next((n for n in longest if n != x), None)
+        if x is None or second is None:
+            raise ValueError(
+                f"a heat map needs two axes besides the facet and the slices; this sweep has {', '.join(names)}"
+                + (f" (sliced: {', '.join(slices)})" if slices else "")
+            )
+    else:
+        if x is None:
+            others = [n for n in free if n != hue]
+            if not others:
+                raise ValueError(
+                    f"nothing left for the x axis: every axis of the sweep ({', '.join(names)}) has another role"
+                )
+            x = partner if partner in others else "rounds" if "rounds" in others else others[0]
+        second = hue if hue is not None else next((n for n in longest if n != x), None)
+    drawn = {x, second, facet}
+    held = {
+        n: _slice_index(n, axes[n], slices[n]) if n in slices else len(axes[n]) // 2 for n in names if n not in drawn
+    }
+    return Picture(kind, x, second, facet, held, {n: float(v) for n, v in slices.items()})
+
+
+def _check_axis(role: str, name: str, names: list[str], fixed: Mapping[str, Any]) -> None:
+    if not isinstance(name, str):
+        raise TypeError(f"{role} must be the name of an axis of the sweep ({', '.join(names)}), got {name!r}")
+    if name in names:
+        return
+    if name in fixed:
+        value = fixed[name]
+        shown = f"{value:g}" if isinstance(value, (int, float)) else repr(value)
+        raise ValueError(
+            f"{role} {name!r}: {name} is fixed at {shown} in this sweep, not an axis; its axes: {', '.join(names)}"
+        )
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.5)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    raise ValueError(f"{role} {name!r} is not an axis of this sweep{hint}; its axes: {', '.join(names)}")
+
+
+def _slice_index(name: str, values: np.ndarray, value: float) -> int:
+    """The position of the axis value nearest to ``value`` (relative distance on a positive axis)."""
+    if not isinstance(value, (int, float, np.integer, np.floating)) or not math.isfinite(value):
+        raise ValueError(f"slice {name}={value!r}: give a finite number, one of the axis values")
+    v = np.asarray(values, dtype=float)
+    distance = np.abs(np.log(v / value)) if value > 0 and _positive(v) else np.abs(v - value)
+    return int(np.argmin(distance))
+
+
+def plot_grid(
+    grid: Any,
+    path: str | os.PathLike[str],
+    *,
+    max_points: int = 200,
+    levels: Sequence[float] | None = None,
+    x: str | None = None,
+    y: str | None = None,
+    hue: str | None = None,
+    facet: str | None = None,
+    slices: Mapping[str, float] | None = None,
+    kind: str | None = None,
+) -> str:
+    """The picture of a sweep (``choose_picture``: the natural one, or the axes, kind and slices given),
+    from a sub-grid of at most ``max_points`` values per drawn axis, each held axis at its one value.
+
+    The sub-grid is evaluated here and drawn as ``plot_dataset`` draws a saved sweep; the title names
+    the fixed parameters and, apart, the held axes with their value and range."""
+    axes = {a.name: a for a in grid.axes}
+    picture = choose_picture(
+        grid.output,
+        {n: a.values for n, a in axes.items()},
+        grid.fixed,
+        x=x,
+        y=y,
+        hue=hue,
+        facet=facet,
+        slices=slices,
+        kind=kind,
+    )
+    counts = picture.counts(max_points)
     sub_axes = tuple(
-        Axis(n, axes[n].values[_thin_index(len(axes[n]), min(count, max_points))], axes[n].kind)
-        for n, count in drawn.items()
+        Axis(n, a.values[[picture.held[n]]] if n in picture.held else a.values[_thin_index(len(a), counts[n])], a.kind)
+        for n, a in axes.items()
     )
     sub = Grid(
         accountants=grid.accountants,
         output=grid.output,
         axes=sub_axes,
-        fixed=fixed,
+        fixed=dict(grid.fixed),
         bound=getattr(grid, "bound", "upper"),
     )
     # evaluated here, chunk by chunk, not through run_sweep: a picture is no sweep to plan or resume
     parts = [evaluate_chunk(sub, chunk) for chunk in sub.chunks(default_chunk_size(sub))]
     values = {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
-    return plot_dataset(to_dataset(sub, values), path, max_points=max_points, levels=levels)
-
-
-def _picture(output: str, lengths: Mapping[str, int]) -> tuple[str, dict[str, int]]:
-    """("curves" or "heatmap", the axes drawn in order -> how many values each keeps).
-
-    - output delta with an ``epsilon`` axis: delta-eps curves (one per value of another axis);
-    - output epsilon with a ``delta`` axis: eps against delta, likewise;
-    - a calibrated output (sigma ...): that value against the first axis (rounds if present);
-    - otherwise two or more axes: a heat map over the two longest (y first); one axis: a curve.
-    Curves are labelled by the longest other axis (at most 8 curves)."""
-    names = list(lengths)
-    partner = {"delta": "epsilon", "epsilon": "delta"}
-    if output in partner and partner[output] in lengths:
-        x = partner[output]
-    elif output not in partner:
-        x = "rounds" if "rounds" in lengths else names[0]
-    elif len(names) >= 2:
-        y, x = sorted(names, key=lambda n: -lengths[n])[:2]
-        return "heatmap", {y: _HEATMAP_POINTS, x: _HEATMAP_POINTS}
-    else:
-        x = names[0]
-    others = [n for n in names if n != x]
-    drawn = {x: _HEATMAP_POINTS}
-    if others:
-        drawn[max(others, key=lambda n: lengths[n])] = _MAX_CURVES
-    return "curves", drawn
-
-
-_HEATMAP_POINTS = 200
+    ds = to_dataset(sub, values).isel({n: 0 for n in picture.held})
+    title_axes = {n: a.values for n, a in axes.items()}
+    return _draw(ds, picture, path, title_axes, dict(grid.fixed), levels)
 
 
 def _main_variable(ds: Any) -> tuple[str, str, list[str]]:
@@ -289,59 +516,165 @@ def _default_levels(output: str, values: np.ndarray) -> list[float]:
 
 
 def plot_dataset(
-    ds: Any, path: str | os.PathLike[str], *, max_points: int = 200, levels: Sequence[float] | None = None
+    ds: Any,
+    path: str | os.PathLike[str],
+    *,
+    max_points: int = 200,
+    levels: Sequence[float] | None = None,
+    x: str | None = None,
+    y: str | None = None,
+    hue: str | None = None,
+    facet: str | None = None,
+    slices: Mapping[str, float] | None = None,
+    kind: str | None = None,
 ) -> str:
-    """The natural picture of a saved (or in-memory) sweep, from its labelled arrays alone.
+    """The picture of a saved (or in-memory) sweep, from its labelled arrays alone.
 
     ``ds``: an ``xarray.Dataset`` as ``SweepResult.to_xarray()`` or ``sweep.read_sweep(path)`` gives.
-    The picture follows ``_picture``; axes not drawn are held at their middle value (named in the
-    title with the fixed parameters).  A heat map gets log axes where the sweep's axis was
-    log-spaced, and contour lines at ``levels`` (default: the target epsilons 0.5 ... 8, or deltas,
-    that the values cross), one per accountant for a sweep of several, with a legend.
+    The picture follows ``choose_picture`` (the natural one, or the axes, kind and slices given); the
+    title names the fixed parameters and, apart, the axes held at one value (sliced, or at their
+    middle).  A heat map gets log axes where the sweep's axis was log-spaced, and contour lines at
+    ``levels`` (default: the target epsilons 0.5 ... 8, or deltas, that the values cross), one per
+    accountant for a sweep of several, with a legend; curves get a dotted line at each level.
     """
-    main, output, accountants = _main_variable(ds)
+    main, _, _ = _main_variable(ds)
     dims = [str(d) for d in ds[main].dims]
     if not dims:
         raise ValueError("nothing to plot: the sweep has no axis (give a list or range for a parameter)")
-    kind, drawn = _picture(output, {d: ds.sizes[d] for d in dims})
-    held = {d: ds.sizes[d] // 2 for d in dims if d not in drawn}
-    ds = ds.isel(held).isel({d: _thin_index(ds.sizes[d], min(count, max_points)) for d, count in drawn.items()})
-    scalars = {str(k): ds[k].item() for k in ds.coords if ds[k].ndim == 0}
-    held_text = ", ".join(f"{k}={v:g}" for k, v in sorted(scalars.items()) if isinstance(v, (int, float)))
+    axes = {d: ds[d].values for d in dims}
+    fixed = {str(k): ds[k].item() for k in ds.coords if ds[k].ndim == 0}
+    picture = choose_picture(
+        _main_variable(ds)[1], axes, fixed, x=x, y=y, hue=hue, facet=facet, slices=slices, kind=kind
+    )
+    counts = picture.counts(max_points)
+    ds = ds.isel(picture.held).isel({d: _thin_index(ds.sizes[d], n) for d, n in counts.items()})
+    return _draw(ds, picture, path, axes, fixed, levels)
+
+
+def _draw(
+    ds: Any,
+    picture: Picture,
+    path: str | os.PathLike[str],
+    axes: Mapping[str, np.ndarray],
+    fixed: Mapping[str, Any],
+    levels: Sequence[float] | None,
+) -> str:
+    """Draw ``ds`` (its dimensions: the picture's drawn axes, thinned) as ``picture`` says."""
+    main, output, accountants = _main_variable(ds)
     names = ds.attrs.get("accountants", "") or " / ".join(accountants)
-    title = names.replace(",", " / ") + ("\n" + textwrap.fill(held_text, 90) if held_text else "")
-    order = list(drawn)
-    if kind == "heatmap":
-        y, x = order
-        z = ds[main].transpose(y, x).values
-        spacing = {d: ds[d].attrs.get("spacing") for d in (x, y)}
-        columns = {a: ds[f"{output}_{a}"].transpose(y, x).values for a in accountants} or {output: z}
-        return heatmap(
-            ds[x].values,
-            ds[y].values,
-            z,
-            path,
-            xlabel=x,
-            ylabel=y,
-            zlabel=output,
-            title=title,
-            log_x=None if spacing[x] is None else spacing[x] == "log",
-            log_y=None if spacing[y] is None else spacing[y] == "log",
-            contours=columns,
-            levels=_default_levels(output, z) if levels is None else levels,
-        )
-    x = order[0]
-    xs = ds[x].values
-    if len(order) == 1:
-        curves = {output: ds[main].values}
-    else:
-        label_axis = order[1]
-        table = ds[main].transpose(x, label_axis).values
-        curves = {f"{label_axis}={v:g}": table[:, i] for i, v in enumerate(ds[label_axis].values)}
-    if output == "delta":
-        return delta_epsilon_curves(xs, curves, path, title=title)
-    ylabel = "epsilon(delta)" if output == "epsilon" else f"{output} needed for (epsilon, delta)"
-    return parameter_curves(xs, curves, path, xlabel=x, ylabel=ylabel, title=title)
+    lines = [names.replace(",", " / ")]
+    fixed_text = ", ".join(
+        f"{k}={v:g}" for k, v in sorted(fixed.items()) if k not in axes and isinstance(v, (int, float))
+    )
+    if fixed_text:
+        lines.append(textwrap.fill("fixed: " + fixed_text, 90))
+    if picture.held:
+        lines.append(textwrap.fill("sliced: " + "; ".join(picture.describe_held(n, axes[n]) for n in picture.held), 90))
+    title = "\n".join(lines)
+    x, second, facet = picture.x, picture.second, picture.facet
+    order = [d for d in (x, second) if d is not None]
+    panels = [ds] if facet is None else [ds.isel({facet: i}) for i in range(ds.sizes[facet])]
+    tables = [p[main].transpose(*reversed(order)).values if picture.kind == "heatmap" else None for p in panels]
+    explicit = levels is not None
+    if picture.kind == "heatmap":
+        levels = _default_levels(output, np.concatenate([t.ravel() for t in tables])) if levels is None else levels
+        columns = [{a: p[f"{output}_{a}"].transpose(second, x).values for a in accountants} for p in panels]
+        columns = [c or {output: t} for c, t in zip(columns, tables)]
+        if explicit and not any(_levels_inside(v, levels) for c in columns for v in c.values()):
+            finite = np.concatenate([t[np.isfinite(t)] for t in tables])
+            raise ValueError(
+                f"levels {', '.join(f'{v:g}' for v in levels)}: none lies within the values drawn "
+                f"({finite.min():g} .. {finite.max():g}); give levels between them"
+            )
+        spacing = {d: ds[d].attrs.get("spacing") for d in (x, second)}
+        log_x = None if spacing[x] is None else spacing[x] == "log"
+        log_y = None if spacing[second] is None else spacing[second] == "log"
+        if facet is None:
+            return heatmap(
+                ds[x].values,
+                ds[second].values,
+                tables[0],
+                path,
+                xlabel=x,
+                ylabel=str(second),
+                zlabel=output,
+                title=title,
+                log_x=log_x,
+                log_y=log_y,
+                contours=columns[0],
+                levels=levels,
+            )
+        fig, grid_axes = _panels(len(panels))
+        norm = _colour_norm(tables)
+        if norm is None:
+            from matplotlib.colors import Normalize
+
+            finite = np.concatenate([t[np.isfinite(t)] for t in tables])
+            norm = Normalize(finite.min(), finite.max()) if finite.size else None
+        for ax, panel, table, column in zip(grid_axes, panels, tables, columns):
+            mesh = _heatmap_on(ax, ds[x].values, ds[second].values, table, norm, log_x, log_y, column, levels, output)
+            ax.set_title(f"{facet}={panel[facet].item():g}", fontsize=8)
+        fig.colorbar(mesh, ax=grid_axes, label=output)
+        return _finish_panels(fig, grid_axes, title, x, str(second), path)
+    curves_of = [_curves(p, main, x, second) for p in panels]
+    along_epsilon = output == "delta" and x == "epsilon"
+    ylabel = (
+        "delta(epsilon)"
+        if output == "delta"
+        else "epsilon(delta)"
+        if output == "epsilon"
+        else f"{output} needed for (epsilon, delta)"
+    )
+    if facet is None:
+        if along_epsilon:
+            return delta_epsilon_curves(ds[x].values, curves_of[0], path, title=title, levels=levels)
+        return parameter_curves(ds[x].values, curves_of[0], path, xlabel=x, ylabel=ylabel, title=title, levels=levels)
+    fig, grid_axes = _panels(len(panels))
+    for ax, panel, curves in zip(grid_axes, panels, curves_of):
+        if along_epsilon:
+            _delta_epsilon_on(ax, ds[x].values, curves, levels)
+        else:
+            _parameter_curves_on(ax, ds[x].values, curves, x, ylabel, levels)
+        ax.set_title(f"{facet}={panel[facet].item():g}", fontsize=8)
+        ax.grid(True, which="both", alpha=0.3)
+    if 1 < len(curves_of[0]) + bool(levels) and len(curves_of[0]) <= _MAX_CURVES:
+        grid_axes[0].legend(fontsize=7)
+    return _finish_panels(fig, grid_axes, title, x, ylabel, path)
+
+
+def _curves(panel: Any, main: str, x: str, hue: str | None) -> dict[str, np.ndarray]:
+    """The output along ``x``, one curve per value of ``hue`` labelled 'hue=value' (or one, named after it)."""
+    if hue is None:
+        return {main: panel[main].values}
+    table = panel[main].transpose(x, hue).values
+    return {f"{hue}={v:g}": table[:, i] for i, v in enumerate(panel[hue].values)}
+
+
+def _panels(count: int) -> tuple[Any, list[Any]]:
+    """A figure of ``count`` panels sharing their axes, at most 3 a row; the unused cells left out."""
+    require_extra("drawing a plot", "matplotlib")
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    columns = min(3, count)
+    rows = -(-count // columns)
+    fig = Figure(figsize=(1.0 + 4.0 * columns, 1.2 + 3.2 * rows), dpi=120, layout="constrained")
+    FigureCanvasAgg(fig)
+    grid = fig.subplots(rows, columns, sharex=True, sharey=True, squeeze=False).ravel()
+    for unused in grid[count:]:
+        unused.remove()
+    return fig, list(grid[:count])
+
+
+def _finish_panels(
+    fig: Any, axes: list[Any], title: str, xlabel: str, ylabel: str, path: str | os.PathLike[str]
+) -> str:
+    fig.suptitle(title, fontsize=9)
+    for ax in axes:
+        ax.set_xlabel(xlabel, fontsize=8)
+        ax.set_ylabel(ylabel, fontsize=8)
+        ax.label_outer()
+    return _save(fig, path)
 
 
 def frontier_plot(
