@@ -6,6 +6,7 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
+from .along_run import along_run_options, along_run_parameters
 from .common import accountant_names, accountant_options, output_options, parameters, positive_int
 from .execute import execute
 from .report import check_format, format_options, report
@@ -25,18 +26,21 @@ def register(subparsers: Any) -> None:
             f"  hockeystick {name} -a gaussian -p sigma=2 -p rounds=100 "
             f"--{other} {'1' if other == 'epsilon' else '1e-5'}\n"
             f"  hockeystick {name} -a gaussian -p sigma=1,2,4 -p rounds=100 "
-            f"--{other} {'0.5,1,2' if other == 'epsilon' else '1e-5,1e-8'}",
+            f"--{other} {'0.5,1,2' if other == 'epsilon' else '1e-5,1e-8'}\n"
+            f"  hockeystick {name} --dataset-size 60000 --batch-size 256 --epochs 60 --noise-multiplier 1.1 "
+            f"--{other} {'1' if other == 'epsilon' else '1e-5'} --every epoch --bound both",
             formatter_class=raw,
         )
         accountant_options(p)
+        along_run_options(p)
         output_options(p)
         format_options(p)
         p.add_argument(
             "--max-rows",
             type=positive_int,
-            default=50,
+            default=None,
             metavar="N",
-            help="print every point up to N points, else a summary (default 50)",
+            help="print every point up to N points, else a summary (default 50; with --every, every checkpoint)",
         )
         p.set_defaults(func=_command(output), workers=None, scheduler=None)
 
@@ -45,10 +49,15 @@ def _command(output: str) -> Callable[[argparse.Namespace], int]:
     def command(args: argparse.Namespace) -> int:
         from ..sweep.grid import Grid
 
-        grid = Grid.from_parameters(accountant_names(args), output, parameters(args), args.bound or "upper")
-        check_format(args, grid.size, args.max_rows)
-        result = execute(grid, args, out=args.out, keep=grid.size <= args.max_rows)
-        report(result, args, max_rows=args.max_rows)
+        names, params, max_rows = accountant_names(args), parameters(args), args.max_rows
+        if args.every is not None:  # one run's checkpoints: a one-axis grid over its steps
+            params, count = along_run_parameters(names, params, args.every)
+            max_rows = count if max_rows is None else max_rows
+        max_rows = 50 if max_rows is None else max_rows
+        grid = Grid.from_parameters(names, output, params, args.bound or "upper")
+        check_format(args, grid.size, max_rows)
+        result = execute(grid, args, out=args.out, keep=grid.size <= max_rows)
+        report(result, args, max_rows=max_rows)
         return 0
 
     return command
