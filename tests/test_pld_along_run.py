@@ -1,0 +1,218 @@
+"""The certified bracket along a run (pld.along_run): each point is the one-off evaluation at that many
+rounds, and the Gaussian mechanism's exact composition (mu = sqrt(T) / sigma, 50-digit mpmath) lies inside
+every bracket of the curve."""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import numpy as np
+import pytest
+
+from hockeystick.pld import FixedBatchGaussianPLD, PLDAccountant, SubsampledGaussianPLD
+from hockeystick.pld.along_run import CurveAlongRun, checkpoints
+from hockeystick.training import DPSGD, DPFedAvg
+
+mpmath.mp.dps = 50
+
+
+def _gaussian_delta(mu: float, eps: float) -> mpmath.mpf:
+    """delta of the mu-GDP Gaussian at eps: Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)."""
+    mu, eps = mpmath.mpf(mu), mpmath.mpf(eps)
+    return mpmath.ncdf(-eps / mu + mu / 2) - mpmath.exp(eps) * mpmath.ncdf(-eps / mu - mu / 2)
+
+
+def _gaussian_epsilon(mu: float, delta: float) -> mpmath.mpf:
+    """The exact epsilon at delta of the mu-GDP Gaussian (delta falls with eps: bisection to 1e-40)."""
+    lo, hi = mpmath.mpf(0), mpmath.mpf(1)
+    while _gaussian_delta(mu, hi) > delta:
+        hi *= 2
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if _gaussian_delta(mu, mid) > delta else (lo, mid)
+    return hi
+
+
+# --- every point is the accountant's own value at that many rounds ------------------------------------
+
+
+def _same_bracket(curve: CurveAlongRun, i: int, one_off: tuple[float, float]) -> None:
+    """Point i is the one-off bracket: the lower side (a composed window, the same alone or in a batch) and
+    the upper side (read from the spectrum, whose transforms a batch may share) to round-off, 1e-12 relative."""
+    np.testing.assert_allclose((curve.lower[i], curve.upper[i]), one_off, rtol=1e-12, atol=0.0)
+
+
+def test_subsampled_gaussian_points_equal_one_off_brackets() -> None:
+    accountant = SubsampledGaussianPLD(1.1, 256 / 60000, 2350)
+    curve = accountant.epsilon_curve(1e-5, every=235)
+    assert curve.steps.tolist() == list(range(235, 2351, 235))
+    for i in (0, 4, 9):
+        one_off = SubsampledGaussianPLD(1.1, 256 / 60000, int(curve.steps[i])).epsilon(1e-5, bound="both")
+        _same_bracket(curve, i, one_off)
+    assert np.all(curve.lower <= curve.upper)
+
+
+def test_delta_curve_points_equal_one_off_brackets() -> None:
+    accountant = SubsampledGaussianPLD(0.8, 0.01, 500)
+    curve = accountant.delta_curve(1.0, steps=[1, 37, 250, 500])
+    for i, t in enumerate((1, 37, 250, 500)):
+        _same_bracket(curve, i, SubsampledGaussianPLD(0.8, 0.01, t).delta(1.0, bound="both"))
+
+
+def test_accuracy_refinement_points_equal_one_off_brackets() -> None:
+    """With accuracy=, each checkpoint is refined on its own grids, as the one-off evaluation refines it."""
+    curve = SubsampledGaussianPLD(1.0, 0.02, 400, accuracy=0.05).epsilon_curve(1e-6, steps=[10, 400])
+    for i, t in enumerate((10, 400)):
+        one_off = SubsampledGaussianPLD(1.0, 0.02, t, accuracy=0.05).epsilon(1e-6, bound="both")
+        _same_bracket(curve, i, one_off)
+        assert curve.upper[i] - curve.lower[i] <= 0.05
+
+
+def test_dp_sgd_curve_every_epoch() -> None:
+    run = DPSGD(dataset_size=60000, batch_size=256, epochs=3.5, noise_multiplier=1.1)
+    curve = run.epsilon_curve(1e-5)
+    assert curve.steps.tolist() == [235, 470, 705, 823]  # ceil(3.5 x 235) = 823: the run's last step
+    assert curve.steps_per_epoch == 235
+    np.testing.assert_array_equal(curve.epochs, curve.steps / 235)
+    _same_bracket(curve, -1, run.epsilon(1e-5, bound="both"))
+    two = DPSGD(dataset_size=60000, batch_size=256, epochs=2, noise_multiplier=1.1).epsilon(1e-5, bound="both")
+    _same_bracket(curve, 1, two)
+
+
+def test_dp_sgd_fixed_size_and_fedavg_curves() -> None:
+    run = DPSGD(dataset_size=6000, batch_size=200, steps=90, noise_multiplier=1.5, sampling="fixed_size")
+    curve = run.epsilon_curve(1e-5, every=40)
+    assert curve.steps.tolist() == [40, 80, 90]
+    fixed = FixedBatchGaussianPLD(sigma=1.5, batch_size=200, n=6000, rounds=40).epsilon(1e-5, bound="both")
+    _same_bracket(curve, 0, fixed)
+    _same_bracket(curve, -1, run.epsilon(1e-5, bound="both"))
+    fed = DPFedAvg(total_clients=3400, clients_per_round=100, rounds=100, noise_multiplier=1.0)
+    d = fed.delta_curve(1.0)
+    assert d.steps_per_epoch == 34 and d.steps.tolist() == [34, 68, 100]
+    _same_bracket(d, -1, fed.delta(1.0, bound="both"))
+
+
+def test_pld_accountant_curve_along_changing_rounds() -> None:
+    """The run's first T rounds, across a change of sigma and sampling rate, as an accountant given them."""
+    run = PLDAccountant(value_discretization_interval=1e-3)
+    run.compose_subsampled_gaussian(sigma=1.0, sampling_rate=0.01, rounds=50)
+    run.compose_subsampled_gaussian(sigma=0.8, sampling_rate=0.02, rounds=30)
+    curve = run.epsilon_curve(1e-5, every=20)
+    assert curve.steps.tolist() == [20, 40, 60, 80]
+    for t in (20, 60, 80):
+        prefix = PLDAccountant(value_discretization_interval=1e-3)
+        prefix.compose_subsampled_gaussian(sigma=1.0, sampling_rate=0.01, rounds=min(t, 50))
+        if t > 50:
+            prefix.compose_subsampled_gaussian(sigma=0.8, sampling_rate=0.02, rounds=t - 50)
+        i = int(np.flatnonzero(curve.steps == t)[0])
+        _same_bracket(curve, i, prefix.epsilon(1e-5, bound="both"))
+    deltas = run.delta_curve(2.0, steps=[50, 51])
+    prefix = PLDAccountant(value_discretization_interval=1e-3).compose_subsampled_gaussian(1.0, 0.01, 50)
+    _same_bracket(deltas, 0, prefix.delta(2.0, bound="both"))
+
+
+# --- the exact Gaussian composition lies inside every bracket -----------------------------------------
+
+
+@pytest.mark.parametrize("sigma", [0.7, 2.0, 8.0])
+def test_gaussian_epsilon_curve_brackets_exact_composition(sigma: float) -> None:
+    """T Gaussian rounds of noise sigma are the Gaussian with mu = sqrt(T) / sigma: its epsilon at delta lies
+    in every point's bracket, the composed grid PLD's and the closed form's (rate 1) alike."""
+    run = PLDAccountant(value_discretization_interval=1e-3)
+    run.compose_subsampled_gaussian(sigma=sigma, sampling_rate=1.0, rounds=64)
+    grid = run.epsilon_curve(1e-6, steps=[1, 2, 5, 16, 40, 64])
+    closed = SubsampledGaussianPLD(sigma, 1.0, 64).epsilon_curve(1e-6, steps=[1, 2, 5, 16, 40, 64])
+    for curve in (grid, closed):
+        for t, lo, up in zip(curve.steps, curve.lower, curve.upper):
+            exact = _gaussian_epsilon(math.sqrt(t) / sigma, 1e-6)
+            assert mpmath.mpf(lo) <= exact <= mpmath.mpf(up), (t, lo, float(exact), up)
+            assert up - lo < 0.05
+
+
+def test_gaussian_delta_curve_brackets_exact_composition() -> None:
+    run = PLDAccountant(value_discretization_interval=1e-3)
+    run.compose_subsampled_gaussian(sigma=3.0, sampling_rate=1.0, rounds=100)
+    curve = run.delta_curve(1.0, every=7)
+    assert curve.steps[-1] == 100 and curve.steps[-2] == 98
+    for t, lo, up in zip(curve.steps, curve.lower, curve.upper):
+        exact = _gaussian_delta(math.sqrt(t) / 3.0, 1.0)
+        assert mpmath.mpf(lo) <= exact <= mpmath.mpf(up), (t, lo, float(exact), up)
+        assert up - lo <= 0.02 * float(exact)
+
+
+# --- checkpoints and refusals ------------------------------------------------------------------------
+
+
+def test_checkpoints() -> None:
+    assert checkpoints(10).tolist() == list(range(1, 11))
+    assert checkpoints(10, every=3).tolist() == [3, 6, 9, 10]
+    assert checkpoints(9, every=3).tolist() == [3, 6, 9]
+    assert checkpoints(5, every=8).tolist() == [5]
+    assert checkpoints(10, steps=[2, 10]).tolist() == [2, 10]
+    assert checkpoints(10, steps=np.array([4.0])).dtype == np.int64
+
+
+@pytest.mark.parametrize(
+    ("every", "steps", "message"),
+    [
+        (2, [1, 2], "not both"),
+        (0, None, "every must be an integer >= 1"),
+        (2.5, None, "every must be an integer >= 1"),
+        ("2", None, "every must be"),
+        ([2, 3], None, "every must be a single number"),
+        (None, [3, 2], "strictly increasing"),
+        (None, [2, 2], "strictly increasing"),
+        (None, [0, 2], "steps must be an integer >= 1"),
+        (None, [2, 11], "steps must be <= 10"),
+        (None, [], "non-empty 1-d"),
+        (None, [[1, 2]], "non-empty 1-d"),
+        (None, [1.5], "steps must be an integer >= 1"),
+    ],
+)
+def test_checkpoints_refused(every: object, steps: object, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        checkpoints(10, every=every, steps=steps)  # type: ignore[arg-type]
+
+
+def test_refusals() -> None:
+    with pytest.raises(ValueError, match="needs one run: sigma must each be a single value, got 2 points"):
+        SubsampledGaussianPLD([1.0, 2.0], 0.01, 100).epsilon_curve(1e-5)
+    with pytest.raises(ValueError, match="needs one run: rounds must each be a single value"):
+        SubsampledGaussianPLD(1.0, 0.01, [10, 100]).epsilon_curve(1e-5)
+    with pytest.raises(ValueError, match="needs one run"):
+        DPSGD(dataset_size=60000, batch_size=[256, 512], epochs=1, noise_multiplier=1.1).epsilon_curve(1e-5)
+    with pytest.raises(ValueError, match="delta must lie strictly between 0 and 1"):
+        SubsampledGaussianPLD(1.0, 0.01, 100).epsilon_curve(1.0)
+    with pytest.raises(ValueError, match="delta must be a single number"):
+        SubsampledGaussianPLD(1.0, 0.01, 100).epsilon_curve([1e-5, 1e-6])  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="epsilon must be"):
+        SubsampledGaussianPLD(1.0, 0.01, 100).delta_curve(-1.0)
+    with pytest.raises(ValueError, match="epsilon must not be NaN"):
+        PLDAccountant().compose_subsampled_gaussian(1.0, 0.01, 10).delta_curve(float("nan"))
+    with pytest.raises(ValueError, match="no round composed yet"):
+        PLDAccountant().epsilon_curve(1e-5)
+    with pytest.raises(ValueError, match="steps must be <= 100"):
+        SubsampledGaussianPLD(1.0, 0.01, 100).epsilon_curve(1e-5, steps=[50, 101])
+
+
+def test_curve_columns_and_epochs() -> None:
+    curve = CurveAlongRun(np.array([2, 4]), np.array([0.1, 0.2]), np.array([0.3, 0.4]), "epsilon", 1e-5)
+    assert len(curve) == 2
+    assert list(curve.as_columns()) == ["steps", "epsilon_lower", "epsilon_upper"]
+    with pytest.raises(ValueError, match="counts no epochs"):
+        _ = curve.epochs
+    epochs = CurveAlongRun(np.array([2, 4]), np.array([0.1, 0.2]), np.array([0.3, 0.4]), "delta", 1.0, 2)
+    assert list(epochs.as_columns()) == ["steps", "epochs", "delta_lower", "delta_upper"]
+    np.testing.assert_array_equal(epochs.epochs, [1.0, 2.0])
+
+
+def test_plot_of_a_curve(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    pytest.importorskip("matplotlib")
+    from hockeystick.plots import curve_along_run
+
+    run = DPSGD(dataset_size=60000, batch_size=256, epochs=5, noise_multiplier=1.1)
+    path = curve_along_run(run.epsilon_curve(1e-5), tmp_path / "curve.png", title="DP-SGD")
+    assert (tmp_path / "curve.png").stat().st_size > 1000 and path.endswith("curve.png")
+    path = curve_along_run(run.delta_curve(0.5, every=100), tmp_path / "delta.png")
+    assert (tmp_path / "delta.png").stat().st_size > 1000
