@@ -19,7 +19,7 @@ import hockeystick.pld as pld
 from hockeystick.pld import dominated_direction, mechanisms, truncation
 
 from .dp_accounting_pld import their_epsilon, their_pld
-from .test_pld_robustness import exact_one_round
+from .test_pld_extreme_parameters import exact_one_round
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""PLD at grid scale: accuracy= over a (sigma, q) block, progress per block, Dask = in-process.
+"""SubsampledGaussianPLD(accuracy=...) over a block of (sigma, q) points, progress per block, Dask = in-process.
 
 The block's brackets are checked against point-by-point evaluation on an independent, finer
 fixed grid (both are certified, so they must overlap, and the block's must meet its accuracy
