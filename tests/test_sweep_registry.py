@@ -101,9 +101,17 @@ def test_sweep_is_the_accountant_and_calibration_recovers_the_parameter(name):
     d = float(entry.build(**params).delta(e))
     for parameter, spec in entry.calibratable.items():
         others = {k: v for k, v in params.items() if k != parameter}
+        value = params.get(parameter, entry.defaults.get(parameter))
+        if parameter == "sample_rate":  # the same run given by its rate: q = batch / population
+            population, batch = (
+                k for k in ("dataset_size", "batch_size", "total_clients", "clients_per_round") if k in params
+            )
+            value = params[batch] / params[population]
+            others = {k: v for k, v in others.items() if k not in (population, batch, "epochs")}
+            if "epochs" in params:  # the example's steps (epochs of 1 / q steps would move with q)
+                others["steps"] = int(entry.build(**params).steps)
         got = calibrate(entry, parameter, epsilon=e, delta=d, **others)
         assert entry.build(**others, **{parameter: got}).delta(e) <= d
-        value = params.get(parameter, entry.defaults.get(parameter))
         # the answer is the feasible end of a bracket rtol (1e-10) wide around the crossing, which a
         # bound flat to 1e-10 in the parameter puts on either side of the example value
         if spec.direction == "decreasing":

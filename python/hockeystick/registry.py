@@ -505,6 +505,16 @@ register(
     )
 )
 
+
+def _population(name: str) -> Callable[[Mapping[str, np.ndarray]], np.ndarray]:
+    """A batch size's largest value: the population it is drawn from (a run given without it is refused by
+    the class, which names what is missing)."""
+    return lambda p: np.asarray(p.get(name, np.inf), float)
+
+
+# the sampling rate of a Poisson run given by its rate (sampling_probability, sampling_rate: the class's synonyms)
+_SAMPLE_RATE = {"sample_rate": Calibratable("increasing", 0.0, 1.0)}
+
 _TRAINING_SUMMARY = (
     "{what}, every step released, in training terms (noise multiplier, {population}, {batch}, "
     "epochs or {steps}): {how}, certified upper bound"
@@ -517,7 +527,7 @@ for _sampling, _suffix, _how in (
         AccountantEntry(
             name=f"dp_sgd{_suffix}",
             factory=functools.partial(training.DPSGD, sampling=cast(training.Sampling, _sampling)),
-            hidden=frozenset({"sampling"}),
+            hidden=frozenset({"sampling", "steps_per_epoch"}),
             max_chunk=1 << 10,
             summary=_TRAINING_SUMMARY.format(
                 what="DP-SGD", population="dataset size", batch="batch size", steps="steps", how=_how
@@ -526,9 +536,8 @@ for _sampling, _suffix, _how in (
             calibratable={
                 "noise_multiplier": _SIGMA,
                 "epochs": Calibratable("increasing", 1.0, float("inf"), integer=True),
-                "batch_size": Calibratable(
-                    "increasing", 1.0, lambda p: np.asarray(p["dataset_size"], float), integer=True
-                ),
+                "batch_size": Calibratable("increasing", 1.0, _population("dataset_size"), integer=True),
+                **(_SAMPLE_RATE if _sampling == "poisson" else {}),
             },
         )
     )
@@ -536,7 +545,7 @@ for _sampling, _suffix, _how in (
         AccountantEntry(
             name=f"dp_fedavg{_suffix}",
             factory=functools.partial(training.DPFedAvg, sampling=cast(training.Sampling, _sampling)),
-            hidden=frozenset({"sampling"}),
+            hidden=frozenset({"sampling", "steps_per_epoch"}),
             max_chunk=1 << 10,
             summary=_TRAINING_SUMMARY.format(
                 what="DP-FedAvg", population="total clients", batch="clients per round", steps="rounds", how=_how
@@ -545,9 +554,8 @@ for _sampling, _suffix, _how in (
             calibratable={
                 "noise_multiplier": _SIGMA,
                 "rounds": _ROUNDS,
-                "clients_per_round": Calibratable(
-                    "increasing", 1.0, lambda p: np.asarray(p["total_clients"], float), integer=True
-                ),
+                "clients_per_round": Calibratable("increasing", 1.0, _population("total_clients"), integer=True),
+                **(_SAMPLE_RATE if _sampling == "poisson" else {}),
             },
         )
     )

@@ -24,19 +24,40 @@ replace-one sensitivity 2: a dp_accounting ``GaussianDpEvent(noise_multiplier=z)
 REPLACE_ONE ``SampledWithoutReplacementDpEvent`` describes noise z relative to the
 replace-one sensitivity, i.e. hockeystick ``sigma = 2 z`` with ``sensitivity = 1``.
 
+Sampling rate: ``dataset_size`` and ``batch_size`` give q = batch_size / dataset_size; Poisson sampling
+may be given by its rate alone instead, as ``sample_rate`` (Opacus's word; dp_accounting's
+``sampling_probability`` and the accountants' ``sampling_rate`` are accepted as synonyms), which is all
+the accounting needs with ``steps``.
+
 Steps: ``steps`` directly (whole numbers: 2.5 is refused, not rounded), or ``epochs`` passes over the
-data, each of ceil(dataset_size / batch_size) steps, ceil(epochs * that) in all, the ceiling of the
-exact product (the rounding up never understates the steps taken, so never the privacy spent;
-Opacus truncates ``epochs / sample_rate`` instead).
+data, each of a number of steps ``steps_per_epoch`` names:
+
+=============  ==========================================  ================================================
+steps_per_epoch  steps per epoch                             steps for ``epochs``
+=============  ==========================================  ================================================
+``"ceil"``     ceil(dataset_size / batch_size): the          ceil(epochs * ceil(dataset_size / batch_size))
+               batches of a loader that keeps the last,
+               partial batch (default with ``batch_size``)
+``"opacus"``   1 / q = dataset_size / batch_size: the        ceil(epochs / q) (Opacus's and dp_accounting's
+               expected count of Poisson batches (the only   count, which Opacus truncates)
+               meaning with ``sample_rate``, its default)
+=============  ==========================================  ================================================
+
+Each count is the ceiling of the exact product or quotient of the numbers given (the rounding up
+never understates the steps taken, so never the privacy spent).  The two conventions answer the
+same question differently only through the steps they count: 60 epochs of batches of 256 out of
+60000 records are 14100 steps under "ceil" and 14063 under "opacus".
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import inspect
+import math
 from collections.abc import Iterator
 from fractions import Fraction
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -47,23 +68,27 @@ from .pld.along_run import CurveAlongRun
 from .pld.distribution import Bound, Result
 from .pld.fixed_batch import FixedBatchGaussianPLD
 
-__all__ = ["DPSGD", "DPFedAvg", "Sampling"]
+__all__ = ["DPSGD", "DPFedAvg", "Sampling", "StepsPerEpoch", "STEPS_PER_EPOCH", "SAMPLE_RATE_SYNONYMS"]
 
 Sampling = Literal["poisson", "fixed_size"]
+StepsPerEpoch = Literal["ceil", "opacus"]
+STEPS_PER_EPOCH: tuple[StepsPerEpoch, ...] = ("ceil", "opacus")
+# the sampling rate q in the other vocabularies: dp_accounting's and the accountants' (docs/vocabulary.md)
+SAMPLE_RATE_SYNONYMS = {"sampling_probability": "sample_rate", "sampling_rate": "sample_rate"}
 
 
 def _steps(
-    epochs: ArrayLike | None, steps: ArrayLike | None, population: np.ndarray, batch: np.ndarray, names: tuple[str, str]
+    epochs: ArrayLike | None, steps: ArrayLike | None, per_epoch: tuple[np.ndarray, np.ndarray], names: tuple[str, str]
 ) -> np.ndarray:
-    """Steps taken: given (whole numbers), or ceil(epochs * ceil(population / batch)) of the exact product."""
+    """Steps taken: given (whole numbers), or ceil(epochs * a / b) of the exact product for
+    ``per_epoch`` = (a, b), the steps per epoch as the exact ratio of two doubles."""
     if (epochs is None) == (steps is None):
         raise ValueError(f"give exactly one of {names[0]} and {names[1]}")
     if steps is not None:
         return _validation.positive_integer(steps, names[1], maximum=_validation.MAX_EXACT_INTEGER)
     assert epochs is not None  # exactly one of the two was given
     e = _validation.positive(epochs, names[0])
-    per_epoch = -np.floor_divide(-population, batch)  # ceil(n / m), exact: whole doubles, floor_divide is exact
-    t = _ceil_product(*np.broadcast_arrays(e, per_epoch))
+    t = _ceil_ratio(*np.broadcast_arrays(e, *per_epoch))
     too_many = ~(t <= _validation.MAX_EXACT_INTEGER)
     if too_many.any():
         i = np.flatnonzero(np.ravel(too_many))[0]
@@ -75,37 +100,76 @@ def _steps(
     return t
 
 
-def _ceil_product(x: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """ceil(x k) of the exact product of doubles x and whole k (not of its rounding): the rounded product p
-    has the same ceiling unless p is itself whole (a non-whole p lies at least one of its ulps from every
-    integer, and the rounding moved it by at most half an ulp), so only there is the exact product compared
-    with p (as fractions: x k > p needs one more step)."""
-    with np.errstate(over="ignore"):
-        p = x * k
+def _like(x: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """``x`` broadcast with the steps ``t`` (read-only)."""
+    return np.broadcast_to(x, np.broadcast_shapes(np.shape(x), np.shape(t)))
+
+
+# a rounded x a / b (two roundings) lies within this relative distance of the exact value, with room to spare
+_NEAR_WHOLE = 1e-12
+
+
+def _ceil_ratio(x: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """ceil(x a / b) of the exact value for doubles x, a, b > 0 (not of its rounding): the rounded value p
+    is within 2 ulps of it, so p's ceiling is exact unless p lies within ``_NEAR_WHOLE`` of a whole number;
+    only there is the exact value formed (as fractions)."""
+    with np.errstate(over="ignore", under="ignore"):
+        p = x * a / b
     out: np.ndarray = np.ceil(p)
-    for i in np.flatnonzero((p == out) & np.isfinite(p)):
-        if Fraction(float(x.flat[i])) * int(k.flat[i]) > int(p.flat[i]):
-            out.flat[i] += 1.0
+    near = np.isfinite(p) & (np.abs(p - np.round(p)) <= _NEAR_WHOLE * np.maximum(p, 1.0))
+    for i in np.flatnonzero(near):
+        exact = Fraction(float(x.flat[i])) * Fraction(float(a.flat[i])) / Fraction(float(b.flat[i]))
+        out.flat[i] = float(math.ceil(exact))
     return out
 
 
 class _SubsampledTraining:
-    """Shared by DP-SGD and DP-FedAvg: T steps of a subsampled Gaussian with multiplier z."""
+    """Shared by DP-SGD and DP-FedAvg: T steps of a subsampled Gaussian with multiplier z.
+
+    ``names``: the population, batch, epochs and steps words of the subclass."""
 
     def __init__(
         self,
         noise_multiplier: ArrayLike,
-        population: ArrayLike,
-        batch: ArrayLike,
+        population: ArrayLike | None,
+        batch: ArrayLike | None,
+        sample_rate: ArrayLike | None,
         epochs: ArrayLike | None,
         steps: ArrayLike | None,
+        steps_per_epoch: StepsPerEpoch | None,
         names: tuple[str, str, str, str],
         sampling: Sampling,
         value_discretization_interval: float | None,
         accuracy: float | None,
     ):
+        if steps_per_epoch is not None:
+            _validation.choice(steps_per_epoch, "steps_per_epoch", STEPS_PER_EPOCH)
+        if sampling not in ("poisson", "fixed_size"):
+            raise ValueError(f'sampling must be "poisson" or "fixed_size", got {sampling!r}')
+        z = _validation.positive(noise_multiplier, "noise_multiplier")
+        if sample_rate is not None:
+            self._by_rate(sample_rate, population, batch, steps_per_epoch, names, sampling)
+            q = _validation.in_interval(sample_rate, "sample_rate", 0.0, 1.0, open_low=True, open_high=False)
+            (z, q), _, _ = broadcast_float_arrays(noise_multiplier=z, sample_rate=q)
+            one = np.ones_like(q)
+            t = _steps(epochs, steps, (one, q), names[2:])
+            self._accountant: SubsampledGaussianPLD | FixedBatchGaussianPLD = SubsampledGaussianPLD(
+                sigma=z,
+                sampling_rate=q,
+                rounds=t,
+                value_discretization_interval=value_discretization_interval,
+                accuracy=accuracy,
+            )
+            self.noise_multiplier, self.steps, self.sampling = z, t, sampling
+            self._steps_per_epoch = _like(1.0 / q, t)  # 1 / q: the "opacus" count
+            return
+        if population is None or batch is None:
+            raise ValueError(
+                f"give {names[0]} and {names[1]} (or, for Poisson sampling, sample_rate); "
+                f"missing: {' and '.join(n for n, v in zip(names[:2], (population, batch)) if v is None)}"
+            )
         (z, n, m), _, _ = broadcast_float_arrays(
-            noise_multiplier=_validation.positive(noise_multiplier, "noise_multiplier"),
+            noise_multiplier=z,
             **{
                 names[0]: _validation.positive_integer(population, names[0], maximum=_validation.MAX_EXACT_INTEGER),
                 names[1]: _validation.positive_integer(batch, names[1], maximum=_validation.MAX_EXACT_INTEGER),
@@ -115,16 +179,18 @@ class _SubsampledTraining:
             raise ValueError(
                 f"{names[1]} must be <= {names[0]}, got {names[1]} {m[m > n].ravel()[0]:g} > {n[m > n].ravel()[0]:g}"
             )
-        t = _steps(epochs, steps, n, m, names[2:])
+        # steps per epoch as the exact ratio a / b: ceil(n / m) / 1, or n / m
+        per_epoch = (-np.floor_divide(-n, m), np.ones_like(n)) if steps_per_epoch != "opacus" else (n, m)
+        t = _steps(epochs, steps, per_epoch, names[2:])
         if sampling == "poisson":
-            self._accountant: SubsampledGaussianPLD | FixedBatchGaussianPLD = SubsampledGaussianPLD(
+            self._accountant = SubsampledGaussianPLD(
                 sigma=z,
                 sampling_rate=m / n,
                 rounds=t,
                 value_discretization_interval=value_discretization_interval,
                 accuracy=accuracy,
             )
-        elif sampling == "fixed_size":
+        else:
             if accuracy is not None:
                 raise ValueError(
                     'accuracy is available with sampling="poisson"; for "fixed_size" give value_discretization_interval'
@@ -135,10 +201,31 @@ class _SubsampledTraining:
                 else {"value_discretization_interval": value_discretization_interval}
             )
             self._accountant = FixedBatchGaussianPLD(sigma=z, batch_size=m, n=n, rounds=t, **extra)
-        else:
-            raise ValueError(f'sampling must be "poisson" or "fixed_size", got {sampling!r}')
         self.noise_multiplier, self.steps, self.sampling = z, t, sampling
-        self._steps_per_epoch = np.broadcast_to(-np.floor_divide(-n, m), np.shape(t))  # ceil(n / m), exact
+        self._steps_per_epoch = _like(per_epoch[0] / per_epoch[1], t)  # ceil(n / m), or n / m
+
+    @staticmethod
+    def _by_rate(
+        sample_rate: ArrayLike,
+        population: ArrayLike | None,
+        batch: ArrayLike | None,
+        steps_per_epoch: StepsPerEpoch | None,
+        names: tuple[str, str, str, str],
+        sampling: Sampling,
+    ) -> None:
+        """The rules of a run given by its sampling rate: Poisson sampling, 1 / q steps per epoch, no batch words."""
+        if population is not None or batch is not None:
+            raise ValueError(f"give sample_rate or {names[0]} and {names[1]}, not both (q = {names[1]} / {names[0]})")
+        if sampling != "poisson":
+            raise ValueError(
+                f'sampling="{sampling}" draws exactly {names[1]} of {names[0]} each step: give those, '
+                "not sample_rate (a rate describes Poisson sampling)"
+            )
+        if steps_per_epoch == "ceil":
+            raise ValueError(
+                f'steps_per_epoch="ceil" counts ceil({names[0]} / {names[1]}) steps per epoch: give {names[0]} '
+                f'and {names[1]}, or steps_per_epoch="opacus" (1 / sample_rate steps per epoch)'
+            )
 
     def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
         """Certified upper bound on delta(epsilon) over the whole run (``bound="lower"``/``"both"``)."""
@@ -195,35 +282,49 @@ class DPSGD(_SubsampledTraining):
     """DP-SGD (Abadi et al. 2016, Alg. 1) with every step released: record-level privacy.
 
         DPSGD(dataset_size=60_000, batch_size=256, epochs=60, noise_multiplier=1.1).epsilon(1e-5)
+        DPSGD(sample_rate=256 / 60_000, steps=14_100, noise_multiplier=1.1).epsilon(1e-5)   # Opacus's words
 
     Parameters (numpy arrays broadcast)
     ----------
     noise_multiplier : z > 0, noise std over the per-example clipping norm
     dataset_size, batch_size : integers, batch_size <= dataset_size (expected batch size
         for Poisson sampling, q = batch_size / dataset_size)
-    epochs or steps : one of them; epochs of ceil(dataset_size / batch_size) steps each
+    sample_rate : q in (0, 1], instead of dataset_size and batch_size (Poisson sampling); synonyms
+        ``sampling_probability`` (dp_accounting) and ``sampling_rate`` (the accountants)
+    epochs or steps : one of them; epochs of ``steps_per_epoch`` steps each
+    steps_per_epoch : "ceil" (ceil(dataset_size / batch_size), the default with batch_size) or
+        "opacus" (1 / q, the default and only meaning with sample_rate); see the module docstring
     sampling : "poisson" (add-or-remove-one) or "fixed_size" (replace-one), see the module docstring
     value_discretization_interval, accuracy : the PLD grid, as in ``pld.SubsampledGaussianPLD``
+
+    A keyword that is none of these is refused (TypeError, naming the closest one).
     """
 
     def __init__(
         self,
         *,
         noise_multiplier: ArrayLike,
-        dataset_size: ArrayLike,
-        batch_size: ArrayLike,
+        dataset_size: ArrayLike | None = None,
+        batch_size: ArrayLike | None = None,
+        sample_rate: ArrayLike | None = None,
         epochs: ArrayLike | None = None,
         steps: ArrayLike | None = None,
+        steps_per_epoch: StepsPerEpoch | None = None,
         sampling: Sampling = "poisson",
         value_discretization_interval: float | None = None,
         accuracy: float | None = None,
+        **synonyms: Any,
     ) -> None:
+        if synonyms:
+            sample_rate = _synonyms("DPSGD", synonyms, SAMPLE_RATE_SYNONYMS, sample_rate=sample_rate)["sample_rate"]
         super().__init__(
             noise_multiplier,
             dataset_size,
             batch_size,
+            sample_rate,
             epochs,
             steps,
+            steps_per_epoch,
             ("dataset_size", "batch_size", "epochs", "steps"),
             sampling,
             value_discretization_interval,
@@ -236,32 +337,56 @@ class DPFedAvg(_SubsampledTraining):
 
         DPFedAvg(total_clients=3400, clients_per_round=100, rounds=1000, noise_multiplier=1.0).epsilon(1e-5)
 
-    Each round samples clients (Poisson with rate clients_per_round / total_clients, or exactly
-    clients_per_round of them), clips each client's update to norm C and adds N(0, (z C)^2 I)
-    to their sum.  One round is one subsampled Gaussian step over clients, so the accounting is
-    DP-SGD's with clients for records (``epochs`` counts passes over the clients).
+    Each round samples clients (Poisson with rate clients_per_round / total_clients, given so or as
+    ``sample_rate`` and its synonyms, or exactly clients_per_round of them), clips each client's update
+    to norm C and adds N(0, (z C)^2 I) to their sum.  One round is one subsampled Gaussian step over
+    clients, so the accounting is DP-SGD's with clients for records (``epochs`` counts passes over the
+    clients, ``steps_per_epoch`` as in ``DPSGD``; ``steps`` is accepted as a synonym of ``rounds``).
     """
 
     def __init__(
         self,
         *,
         noise_multiplier: ArrayLike,
-        total_clients: ArrayLike,
-        clients_per_round: ArrayLike,
+        total_clients: ArrayLike | None = None,
+        clients_per_round: ArrayLike | None = None,
+        sample_rate: ArrayLike | None = None,
         rounds: ArrayLike | None = None,
         epochs: ArrayLike | None = None,
+        steps_per_epoch: StepsPerEpoch | None = None,
         sampling: Sampling = "poisson",
         value_discretization_interval: float | None = None,
         accuracy: float | None = None,
+        **synonyms: Any,
     ) -> None:
+        if synonyms:
+            words = {**SAMPLE_RATE_SYNONYMS, "steps": "rounds"}
+            named = _synonyms("DPFedAvg", synonyms, words, sample_rate=sample_rate, rounds=rounds)
+            sample_rate, rounds = named["sample_rate"], named["rounds"]
         super().__init__(
             noise_multiplier,
             total_clients,
             clients_per_round,
+            sample_rate,
             epochs,
             rounds,
+            steps_per_epoch,
             ("total_clients", "clients_per_round", "epochs", "rounds"),
             sampling,
             value_discretization_interval,
             accuracy,
         )
+
+
+def _synonyms(owner: str, given: dict[str, Any], words: dict[str, str], **named: Any) -> dict[str, Any]:
+    """``named`` (the signature's own values of the names ``words`` maps onto) with the synonyms ``given``
+    moved onto them; a name given twice, or an unknown keyword (with the closest name), is refused."""
+    known = [*inspect.signature(DPSGD if owner == "DPSGD" else DPFedAvg).parameters]
+    moved = _validation.synonyms(owner, given, words, known)
+    twice = [name for name in moved if named.get(name) is not None]
+    if twice:
+        word = next(w for w, n in words.items() if n == twice[0] and w in given)
+        raise _validation.ParameterTypeError(
+            f"{owner}() got {twice[0]} twice (as {twice[0]!r} and {word!r}); give it once"
+        )
+    return {**named, **moved}
