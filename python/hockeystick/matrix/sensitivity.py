@@ -92,13 +92,17 @@ def _sqrt_down(x: float) -> float:
     return max(0.0, math.nextafter(math.sqrt(x), -math.inf)) if x > 0 else 0.0
 
 
+def _nonzero(entries: np.ndarray) -> None:
+    """Refuse a strategy whose every entry (and entry error) is 0: it releases nothing about anyone."""
+    if not (entries != 0).any():
+        raise ValueError(
+            "strategy must have a non-zero entry: with C = 0 the mechanism releases nothing about a user "
+            "(sensitivity 0), so no Gaussian guarantee is needed or computed"
+        )
+
+
 def _result(square_up: float, square_down: float, kind: Kind, method: str, pattern: tuple[int, ...]) -> Sensitivity:
     upper = _sqrt_up(square_up)
-    if not upper > 0:
-        raise ValueError(
-            "strategy must give a non-zero column for some participation pattern: every pattern's contributions "
-            "vanish, so the mechanism releases nothing about a user (sensitivity 0)"
-        )
     return Sensitivity(upper, min(_sqrt_down(square_down), upper), kind, method, pattern)
 
 
@@ -107,6 +111,7 @@ def _toeplitz(strategy: Strategy, rounds: int, schema: Participation) -> Sensiti
     coef = strategy.decreasing_toeplitz(rounds)
     if coef is None:
         return None
+    _nonzero(coef.coefficients + coef.error)
     b, k = schema.separation, schema.participations(rounds)
     shifted = np.zeros((k, rounds))
     shifted_error = np.zeros((k, rounds))
@@ -149,6 +154,7 @@ def _gram(strategy: Strategy, rounds: int) -> _Gram:
         slack = slack + cross + cross.T + e.T @ e
     slack = 2.0 * slack  # covers the round-off of forming the slack itself (its terms are ~ m u relative)
     support = ((a > 0) | (e > 0 if e is not None else False)).astype(np.float64)
+    _nonzero(support)
     low = x - slack
     nonnegative = strategy.nonnegative or bool((low >= 0).all())
     return _Gram(x + slack, low, np.abs(x) + slack, nonnegative, support.T @ support)
@@ -159,11 +165,18 @@ def _pattern_sum(matrix: np.ndarray, pattern: tuple[int, ...] | np.ndarray) -> f
     return float(matrix[np.ix_(idx, idx)].sum())
 
 
-def _lower_side(gram: _Gram, pattern: tuple[int, ...], terms: int) -> tuple[float, tuple[int, ...]]:
+def _lower_side(
+    gram: _Gram, pattern: tuple[int, ...], terms: int, rounds: int, schema: Participation
+) -> tuple[float, tuple[int, ...]]:
     """A realizable squared sensitivity, rounded down: the larger of 1_pi^T X 1_pi for ``pattern`` (every x_i
-    the same unit vector) and the largest diagonal entry (one participation)."""
+    the same unit vector) and the largest diagonal entry X_ii over the rounds i a user may take part in
+    alone (any round under min separation; under fixed epochs a round of the first k' epochs: a user may
+    leave out rounds of its pattern, x_i = 0)."""
     diag = np.diag(gram.low)
-    best_single = int(np.argmax(diag))
+    allowed = np.arange(rounds)
+    if schema.fixed:
+        allowed = allowed[allowed // schema.separation < schema.participations(rounds)]
+    best_single = int(allowed[np.argmax(diag[allowed])])
     together = widen_down(_pattern_sum(gram.low, pattern), gamma(terms)) if pattern else 0.0
     single = widen_down(float(diag[best_single]), gamma(1))
     return (together, pattern) if together >= single else (single, (best_single,))
@@ -199,7 +212,7 @@ def l2_sensitivity(strategy: Strategy, rounds: int, schema: Participation) -> Se
         )
     if gram.nonnegative and not schema.fixed and b == 1 and k == rounds:
         everything = tuple(range(rounds))  # X >= 0: adding a round never lowers 1^T X 1
-        square_down, pattern = _lower_side(gram, everything, terms)
+        square_down, pattern = _lower_side(gram, everything, terms, rounds, schema)
         return _result(
             widen_up(_pattern_sum(gram.high, everything), gamma(terms)),
             square_down,
@@ -229,13 +242,13 @@ def l2_sensitivity(strategy: Strategy, rounds: int, schema: Participation) -> Se
         method = f"every pattern of the schema ({len(candidates)}): max of 1^T X 1 over the pattern" + (
             "" if exact else " with |X| (X has negative entries)"
         )
-        square_down, pattern = _lower_side(gram, candidates[best], terms)
+        square_down, pattern = _lower_side(gram, candidates[best], terms, rounds, schema)
         return _result(square_up, square_down, kind, method, pattern)
 
     rows = max_separated_sum(bound, b, k)
     value, pattern = best_separated_pattern(rows, b, k)
     square_up = widen_up(value, compose(gamma(k + 2), gamma(k + 2)))
-    square_down, pattern = _lower_side(gram, pattern, terms)
+    square_down, pattern = _lower_side(gram, pattern, terms, rounds, schema)
     return _result(
         square_up,
         square_down,

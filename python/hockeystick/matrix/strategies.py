@@ -184,9 +184,9 @@ class BLT(_Toeplitz):
         (Higham Lemma 3.1), taken twice over to cover the computed magnitudes standing in for the exact ones."""
         d = self.buffer_decay.size
         powers = np.ones((rounds, d))
-        if rounds > 1:
-            powers[1:] = np.cumprod(np.broadcast_to(self.buffer_decay, (rounds - 1, d)), axis=0)
-        with np.errstate(over="ignore", invalid="ignore"):
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused below
+            if rounds > 1:
+                powers[1:] = np.cumprod(np.broadcast_to(self.buffer_decay, (rounds - 1, d)), axis=0)
             terms = powers[:-1] * self.output_scale  # row p: omega_i theta_i^p, for c_(p+1)
             c = np.concatenate([[1.0], terms.sum(axis=1)])
             magnitude = np.concatenate([[0.0], np.abs(terms).sum(axis=1)])
