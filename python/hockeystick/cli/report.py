@@ -124,5 +124,7 @@ def report_files(result: Any, args: argparse.Namespace) -> None:
         print(f"result written to {os.path.abspath(result.path)}", file=messages)
     if getattr(args, "plot", None):
         from ..plots import plot_grid
+        from .plot import picture_choices
 
-        print(f"plot written to {os.path.abspath(plot_grid(result.grid, args.plot))}", file=messages)
+        drawn = plot_grid(result.grid, args.plot, **picture_choices(args))
+        print(f"plot written to {os.path.abspath(drawn)}", file=messages)

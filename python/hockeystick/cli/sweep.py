@@ -9,6 +9,7 @@ from typing import Any
 
 from .common import UsageError, accountant_names, accountant_options, output_options, parameters, positive_int
 from .execute import execute
+from .plot import check_picture, picture_choices, picture_options
 from .report import STDOUT, check_format, format_options, report, report_files
 from .tables import print_plot, print_points, print_summary
 
@@ -18,6 +19,7 @@ _SWEEP_EXAMPLES = """\
 examples:
   hockeystick sweep --example                       # the main job: a few million points + calibration
   hockeystick sweep grid.toml -o sweep.parquet --plot sweep.png
+  hockeystick sweep grid.toml -o sweep.nc --plot eps.png --x rounds --hue sigma --slice delta=1e-5
   hockeystick sweep -a gaussian -p sigma=log:0.5:20:1000 -p rounds=1,10,100,1000 \\
       --epsilon linear:0.1:8:500 -o sweep.npz
   hockeystick sweep grid.toml -o sweep.parquet --workers 4          # on a local Dask cluster
@@ -57,6 +59,7 @@ def register(subparsers: Any) -> None:
     accountant_options(sweep)
     output_options(sweep, required_out=True)
     format_options(sweep)
+    picture_options(sweep)
     dask = sweep.add_argument_group("Dask (default: in-process)")
     dask.add_argument("--workers", type=positive_int, metavar="N", help="run on a LocalCluster with N workers")
     dask.add_argument("--scheduler", metavar="ADDRESS", help="run on the Dask cluster at ADDRESS (shared filesystem)")
@@ -67,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
     from ..sweep.grid import Grid, chunk_size_setting, read_toml
 
     if args.example:
+        if picture_choices(args):
+            raise UsageError("--example draws its own pictures: the picture flags go with --plot PNG on a sweep")
         return _example(args)
     from ..registry import default_output
 
@@ -97,6 +102,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.out:
         raise UsageError("say where to write the sweep: -o FILE.parquet (or .npz, .csv, .nc, .zarr; - for stdout)")
     check_format(args, grid.size, None)
+    check_picture(grid, args)
     result = execute(grid, args, out=args.out)
     if args.out == STDOUT:
         report(result, args, max_rows=None)
