@@ -75,7 +75,7 @@ def along_run_parameters(names: list[str], params: dict[str, str], every: str) -
         try:
             stride = int(every) if every.strip().isdigit() else float(every)
         except ValueError:
-            raise UsageError(f"--every takes a whole number of steps or 'epoch', got {every!r}") from None
+            raise UsageError(f"--every takes a whole number or 'epoch', got {every!r}") from None
     try:
         steps = checkpoints(total, every=stride)
     except ValueError as error:
