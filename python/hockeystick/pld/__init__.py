@@ -14,8 +14,8 @@ location mixtures with a monotone loss (``monotone``: one atom per loss cell) in
 (Poisson-subsampled Laplace); ``subsampling`` (Poisson sampling of any finite dominating pair),
 ``subsampled_pair`` (Poisson and fixed-size sampling, with or without replacement, of any mechanism
 given by certified curves),
-``pld_mixture`` (a mechanism chosen at random) and ``truncated_subsampling`` (truncated Poisson
-batches).
+``pld_mixture`` (a mechanism chosen at random), ``truncated_subsampling`` (truncated Poisson
+batches) and ``random_allocation`` (balls-in-bins: each record in one uniformly chosen step of an epoch).
 """
 
 from .accountant import PLDAccountant, SubsampledGaussianPLD
@@ -34,6 +34,7 @@ from .mechanisms import (
     with_replacement_subsampled_gaussian,
 )
 from .pld_mixture import mixture
+from .random_allocation import random_allocation_gaussian
 from .randomized_response import randomized_response
 from .subsampling import poisson_subsampled
 from .truncated_subsampling import truncated_subsampled_gaussian
@@ -54,6 +55,7 @@ __all__ = [
     "mixture",
     "mixture_of_gaussians",
     "poisson_subsampled",
+    "random_allocation_gaussian",
     "randomized_response",
     "subsampled_laplace",
     "truncated_subsampled_gaussian",

@@ -408,8 +408,17 @@ def from_distributions(
         if abs(arr.sum() - 1.0) > 1e-9:
             raise ValueError(f"{name} must sum to 1 (got {arr.sum()!r})")
     h = checked_interval(value_discretization_interval)
+    forward = pair_factor(pa, qa, "from_distributions(p, q)", h, exact_zeros)
+    if symmetric:
+        return PrivacyLossDistribution([{forward: 1}])
+    return PrivacyLossDistribution([{forward: 1}, {pair_factor(qa, pa, "from_distributions(q, p)", h, exact_zeros): 1}])
 
-    def atoms(loss: np.ndarray, mass: np.ndarray, label: str, loss_shift: float) -> Factor:
+
+def pair_factor(a: np.ndarray, b: np.ndarray, label: str, h: float, exact_zeros: bool = True) -> Factor:
+    """Both sides of the pair (a, b) of masses on one finite outcome set (``from_distributions`` without its
+    checks that each sums to 1: callers pass masses moved outward by their error bound)."""
+
+    def atoms(loss: np.ndarray, mass: np.ndarray, loss_shift: float) -> Factor:
         f = _factor(
             label, _core.pld_atoms(np.ascontiguousarray(loss), np.ascontiguousarray(mass), h, MAX_CELLS), loss_shift
         )
@@ -426,27 +435,21 @@ def from_distributions(
             f.connect_dots,
         )
 
-    def one(a: np.ndarray, b: np.ndarray, label: str) -> Factor:
-        keep = a > 0
-        floor = grid_mass_floor(h)
-        infinite = keep & (b == 0.0) & (a >= floor) if exact_zeros else np.zeros_like(keep)
-        near = keep & ~infinite & ((a < floor) | (b < SMALLEST_NORMAL))
-        plain = keep & ~near
-        with np.errstate(divide="ignore"):  # exact zeros of b: loss +infinity
-            log_a, log_b = np.log(a[plain]), np.log(b[plain])
-        loss = log_a - log_b
-        shift = atom_loss_shift(log_a, log_b, a[plain] == b[plain])  # near-underflow atoms: moved outward below
-        if not near.any():
-            return atoms(loss, a[plain], label, shift)
-        up_loss, up_mass, low_loss, low_mass = _near_underflow_atoms(a[near], b[near], floor)
-        upper = atoms(np.concatenate([loss, up_loss]), np.concatenate([a[plain], up_mass]), label, shift)
-        lower = atoms(np.concatenate([loss, low_loss]), np.concatenate([a[plain], low_mass]), label, shift)
-        return Factor(label, upper.upper, lower.lower, upper.connect_dots)
-
-    forward = one(pa, qa, "from_distributions(p, q)")
-    if symmetric:
-        return PrivacyLossDistribution([{forward: 1}])
-    return PrivacyLossDistribution([{forward: 1}, {one(qa, pa, "from_distributions(q, p)"): 1}])
+    keep = a > 0
+    floor = grid_mass_floor(h)
+    infinite = keep & (b == 0.0) & (a >= floor) if exact_zeros else np.zeros_like(keep)
+    near = keep & ~infinite & ((a < floor) | (b < SMALLEST_NORMAL))
+    plain = keep & ~near
+    with np.errstate(divide="ignore"):  # exact zeros of b: loss +infinity
+        log_a, log_b = np.log(a[plain]), np.log(b[plain])
+    loss = log_a - log_b
+    shift = atom_loss_shift(log_a, log_b, a[plain] == b[plain])  # near-underflow atoms: moved outward below
+    if not near.any():
+        return atoms(loss, a[plain], shift)
+    up_loss, up_mass, low_loss, low_mass = _near_underflow_atoms(a[near], b[near], floor)
+    upper = atoms(np.concatenate([loss, up_loss]), np.concatenate([a[plain], up_mass]), shift)
+    lower = atoms(np.concatenate([loss, low_loss]), np.concatenate([a[plain], low_mass]), shift)
+    return Factor(label, upper.upper, lower.lower, upper.connect_dots)
 
 
 def grid_mass_floor(h: float) -> float:

@@ -1,0 +1,278 @@
+"""Random allocation (balls-in-bins): each record joins one of the t steps of an epoch, chosen uniformly.
+
+Each record is placed in one step of the epoch, uniformly at random and independently of the others
+(balls-and-bins sampling, Chua et al. 2025; random allocation with k = 1, Feldman and Shenfeld 2025);
+step j releases the sum of its records' contributions (each of norm at most 1) plus N(0, sigma^2 I).
+Neighbours are add/remove.  With probability ``absent`` the record's step is not released (a shuffled
+epoch's short last batch, ignored by the lower side's observer; ``absent = 0`` otherwise).
+
+Dominating pair of one epoch (Chua et al. 2025, Sec. 3: tightly dominating, the steps chosen adaptively):
+    P = absent N(0, sigma^2 I_t) + (1 - absent) (1/t) sum_j N(e_j, sigma^2 I_t)   vs   Q = N(0, sigma^2 I_t)
+(remove; add is the pair swapped).  Its likelihood ratio is R = dP/dQ = absent + (1 - absent) S / t with
+S = Y_1 + ... + Y_t, Y_j = exp(X_j / sigma - 1 / (2 sigma^2)) independent lognormals (X_j ~ N(0, 1) under Q,
+E Y = 1), and P is Q tilted by R.  Both directions are functions of R's law under Q:
+    remove: delta(eps) = E_Q (R - e^eps)_+,      add: delta(eps) = E_Q (1 - e^eps R)_+,
+and every hockey-stick divergence E_gamma (gamma >= 0) of either direction is E_Q phi(R), phi convex.  So a
+law R' at least R in the convex order (same mean) gives a pair whose every E_gamma, both directions, is at
+least the true one: it dominates one epoch (Zhu, Dong, Wang, AISTATS 2022, Def. 7), and its composition
+dominates many epochs (their Thm. 10).  A law below R in the convex order gives a pair below it.
+
+Upper law (``spread_sum``): Y's law on each cell of a grid is spread to the cell's two ends keeping its mass
+and mean (a mean-preserving spread, so Y' >=cx Y); a sum of independent variables each above its own in the
+convex order is above their sum; each partial sum is spread again onto the grid.  Mass above the top grid
+point g_top keeps its Q-mass at g_top and puts its excess of mean, (s - g_top) times its mass, at +infinity as
+P-mass (the limit of spreading to {g_top, V} as V -> infinity, whose every E_gamma grows with V).
+Lower law (``merged_sum``): each cell's mass is merged at its conditional mean (a mean-preserving
+contraction; it is the pair of the outputs binned per coordinate, a post-processing of the pair itself, so
+the realizable worst case is bounded from below too); partial sums merged per cell likewise.
+
+The sum grid holds 0 and geometric points whose values carry 16-bit significands over a range of at most 2^34,
+so every sum of two grid values is exact in double precision; the spread fractions and the merged masses are
+then formed with relative errors only.  Every mass carries a relative error bound, tracked through the
+sums (a product adds the bounds of its factors, a cell's sum of n positive terms adds (n + 6) u), and each
+side's masses are moved by it: the first distribution's raised and the second's lowered on an upper side, the
+reverse on a lower side (each term (p - gamma q)_+ of every composed curve then moves the safe way).
+Y's cell masses come from scipy's ``ndtr`` of each tail (``gaussian_mixture.normal_interval``), charged at
+NDTR_ULPS units of round-off of each end's tail value.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+from scipy import special
+
+from .. import _validation
+from ..gaussian import gaussian_tail_inverse
+from .compose import DEFAULT_TAIL
+from .distribution import Factor, PrivacyLossDistribution
+from .gaussian_mixture import normal_interval
+from .mechanisms import DEFAULT_INTERVAL, checked_interval, pair_factor
+
+UNIT_ROUNDOFF = 2.0**-53
+NDTR_ULPS = 8.0  # scipy.special.ndtr's relative error (a few ulps) plus the subtraction of two tails
+SIGNIFICAND_BITS = 16  # grid values' significands: a sum of two grid values needs at most 16 + 34 + 1 <= 53 bits
+GRID_RANGE = 2.0**34  # the largest ratio of two positive grid values
+DEFAULT_RESOLUTION = 0.02  # spacing of the sum grid in log(s)
+TAIL_QUANTILE = 1e-18  # the tilted Y above the grid's top has at most this probability
+MAX_RELATIVE_ERROR = 1e-6  # beyond it the grid is too fine for double precision
+MASS_FLOOR = 2.0**-960  # products below it may have left the normal doubles
+BOTTOM_MASS = 1e-30  # Q(every step's Y below the grid's first positive point)
+NEGLIGIBLE = 1e-30  # atoms of less mass and weight: spread to {0, +inf} (upper) or dropped (lower)
+
+
+class SumLaw:
+    """A law on the sum grid: Q-masses, their P-weighted sums (``weight`` = E_Q[S; atom]), the mean sent to
+    +infinity (``infinite``, sum units), and a relative error bound ``error`` on every mass."""
+
+    def __init__(self, q: np.ndarray, weight: np.ndarray, infinite: float, error: float) -> None:
+        self.q, self.weight, self.infinite, self.error = q, weight, infinite, error
+
+
+def sum_grid(sigma: float, steps: int, resolution: float) -> np.ndarray:
+    """0 and geometric points of spacing ``resolution`` in log(s), with 16-bit significands, up to g_top, where the
+    tilted Y exceeds g_top with probability TAIL_QUANTILE and g_top >= 16 steps, down to the highest g_1 at or
+    below each of: g_top / GRID_RANGE's reach (exact sums) taken last; 0.1 resolution sqrt(steps) (the spread of
+    [0, g_1] to its ends adds a variance g_1^2 / 4 per step, far below the grid's own (resolution s)^2 / 4 at
+    s ~ steps); the point where all ``steps`` Y lie below g_1 with probability BOTTOM_MASS (that mass sits at R = 0)."""
+    z = float(gaussian_tail_inverse(TAIL_QUANTILE))
+    log_top = max(z / sigma + 0.5 / sigma**2, math.log(16.0 * steps))
+    below = float(special.ndtri(BOTTOM_MASS ** (1.0 / steps)))  # Phi(below)^steps = BOTTOM_MASS
+    log_floor = below / sigma - 0.5 / sigma**2
+    log_bottom = max(
+        log_top - math.log(GRID_RANGE) + resolution, min(math.log(0.1 * resolution * math.sqrt(steps)), log_floor)
+    )
+    count = int(math.ceil((log_top - log_bottom) / resolution)) + 1
+    mantissa, exponent = np.frexp(np.exp(np.linspace(log_bottom, log_top, count)))
+    values = np.ldexp(np.round(np.ldexp(mantissa, SIGNIFICAND_BITS)), exponent - SIGNIFICAND_BITS)
+    return np.concatenate([[0.0], np.unique(values)])
+
+
+def _lognormal_cells(sigma: float, grid: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """Q-mass and E_Q[Y; cell] of Y on [g_k, g_k+1) for each k (the last cell [g_top, inf)), and the largest
+    relative error of those masses (NDTR_ULPS units of each end's tail value, over the cell's mass)."""
+    with np.errstate(divide="ignore"):
+        z = sigma * (np.log(grid) + 0.5 / sigma**2)  # Y <= g  <=>  X <= z
+    lo, hi = z, np.append(z[1:], np.inf)
+    q = normal_interval(lo, hi)
+    weight = normal_interval(
+        lo - 1.0 / sigma, hi - 1.0 / sigma
+    )  # E_Q[Y; X in (a, b]] = P(a - 1/sigma < X <= b - 1/sigma)
+
+    def bound(a: np.ndarray, b: np.ndarray, mass: np.ndarray) -> float:
+        ndtr = special.ndtr
+        ends = np.where(  # the two tail values normal_interval subtracts
+            b <= 0.0, ndtr(b) + ndtr(a), np.where(a >= 0.0, ndtr(-a) + ndtr(-b), 1.0 + ndtr(a) + ndtr(-b))
+        )
+        live = mass > 0.0
+        return float(np.max(NDTR_ULPS * UNIT_ROUNDOFF * ends[live] / mass[live])) if live.any() else 0.0
+
+    return q, weight, max(bound(lo, hi, q), bound(lo - 1.0 / sigma, hi - 1.0 / sigma, weight))
+
+
+def spread_lognormal(sigma: float, grid: np.ndarray) -> SumLaw:
+    """Y's law spread to the grid (the upper law of one step): each cell's mass to its two ends in proportions
+    keeping its mean; the top cell's mass at g_top and its excess of mean at +infinity."""
+    q, weight, error = _lognormal_cells(sigma, grid)
+    gap = np.diff(grid)
+    low_num = q[:-1] * grid[1:] - weight[:-1]  # low + high = q and low g_k + high g_k+1 = weight
+    high_num = weight[:-1] - q[:-1] * grid[:-1]
+    live = (q[:-1] > 0.0) & (low_num > 0.0) & (high_num > 0.0)
+    if not np.all(live | (q[:-1] == 0.0)):
+        raise ValueError("the lognormal's cell masses lost their accuracy: use a coarser sum_resolution")
+    # the subtraction magnifies the cells' relative error by (q g_k+1 + weight) / (its result)
+    size = q[:-1] * grid[1:] + weight[:-1]
+    magnified = np.max(size[live] / np.minimum(low_num[live], high_num[live])) if live.any() else 1.0
+    out = np.zeros_like(grid)
+    out[:-1] += np.where(live, low_num / gap, 0.0)
+    out[1:] += np.where(live, high_num / gap, 0.0)
+    out[-1] += q[-1]
+    infinite = max(weight[-1] - q[-1] * grid[-1], 0.0) * (1.0 + error + 4.0 * UNIT_ROUNDOFF)
+    return SumLaw(out, out * grid, infinite, error * float(magnified) + 8.0 * UNIT_ROUNDOFF)
+
+
+def merged_lognormal(sigma: float, grid: np.ndarray) -> SumLaw:
+    """Y's law merged per cell at the cell's conditional mean (the lower law of one step)."""
+    q, weight, error = _lognormal_cells(sigma, grid)
+    return SumLaw(q, weight, 0.0, error)
+
+
+def _pairs(a: SumLaw, b: SumLaw) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Index pairs (i, j) of the live atoms of A and B and their multiplicity: for A + A (a square) each unordered
+    pair once, counted twice off the diagonal (A_i + A_j and A_j + A_i are one sum)."""
+    ia, ib = np.flatnonzero(a.q > 0.0), np.flatnonzero(b.q > 0.0)
+    if a is b:
+        i, j = np.triu_indices(ia.size)
+        return ia[i], ia[j], np.where(i == j, 1.0, 2.0)
+    i, j = np.meshgrid(ia, ib, indexing="ij")
+    return i.ravel(), j.ravel(), np.ones(i.size)
+
+
+def spread_sum(a: SumLaw, b: SumLaw, grid: np.ndarray) -> SumLaw:
+    """The law of A + B (independent; A and B on the grid points) spread onto the grid: a sum s in
+    [g_k, g_k+1) goes to g_k and g_k+1 keeping its mean; a sum above g_top stays at g_top, its excess at +inf."""
+    i, j, count = _pairs(a, b)
+    s = grid[i] + grid[j]  # exact: grid values carry short significands
+    mass = a.q[i] * b.q[j] * count
+    tiny = mass * np.maximum(s, 1.0) < NEGLIGIBLE  # spread to {0, +infinity}: no error bound near underflow,
+    spilled = float(np.dot(mass[tiny], s[tiny])) + MASS_FLOOR * int(tiny.sum()) * float(s.max(initial=0.0))
+    zero_mass = float(mass[tiny].sum())
+    s, mass = s[~tiny], mass[~tiny]
+    k = np.searchsorted(grid, s, side="right") - 1
+    top = grid.size - 1
+    inside = k < top
+    kk = k[inside]
+    gap = grid[kk + 1] - grid[kk]
+    high = mass[inside] * ((s[inside] - grid[kk]) / gap)
+    low = mass[inside] * ((grid[kk + 1] - s[inside]) / gap)
+    out = np.bincount(kk, low, grid.size) + np.bincount(kk + 1, high, grid.size)
+    out[top] += mass[~inside].sum()
+    out[0] += zero_mass
+    infinite = a.infinite + b.infinite + spilled + float(np.dot(mass[~inside], s[~inside] - grid[top]))
+    terms = np.bincount(kk, minlength=grid.size) + np.bincount(kk + 1, minlength=grid.size)
+    terms[top] += int((~inside).sum())
+    error = a.error + b.error + (float(terms.max()) + 6.0) * UNIT_ROUNDOFF
+    return SumLaw(out, out * grid, infinite, error)
+
+
+def merged_sum(a: SumLaw, b: SumLaw, grid: np.ndarray) -> SumLaw:
+    """The law of A + B (independent) with the atoms of each grid cell merged at their mean (above g_top: one
+    cell); Q-masses q_a q_b, weights w_a q_b + q_a w_b."""
+    i, j, count = _pairs(a, b)
+    s = a.weight[i] / a.q[i] + b.weight[j] / b.q[j]
+    mass = a.q[i] * b.q[j] * count
+    weight = (a.weight[i] * b.q[j] + a.q[i] * b.weight[j]) * count
+    kept = mass * np.maximum(s, 1.0) >= NEGLIGIBLE  # an atom dropped whole only lowers every term (p - gamma q)_+
+    s, mass, weight = s[kept], mass[kept], weight[kept]
+    k = np.searchsorted(grid, s, side="right") - 1
+    q = np.bincount(k, mass, grid.size)
+    w = np.bincount(k, weight, grid.size)
+    terms = np.bincount(k, minlength=grid.size)
+    error = a.error + b.error + (float(terms.max()) + 6.0) * UNIT_ROUNDOFF
+    return SumLaw(q, w, 0.0, error)
+
+
+def _power(
+    one: SumLaw, count: int, combine: Callable[[SumLaw, SumLaw, np.ndarray], SumLaw], grid: np.ndarray
+) -> SumLaw:
+    """The law of ``count`` independent copies summed, by binary powers (``combine`` spreads or merges each sum)."""
+    result: SumLaw | None = None
+    square = one
+    while True:
+        if count & 1:
+            result = square if result is None else combine(result, square, grid)
+        count >>= 1
+        if not count:
+            break
+        square = combine(square, square, grid)
+    assert result is not None
+    return result
+
+
+def _pair(law: SumLaw, steps: int, absent: float) -> tuple[np.ndarray, np.ndarray, float]:
+    """Q-masses, P-masses (R q with R = absent + (1 - absent) s / steps) and the P-mass at +infinity."""
+    p = absent * law.q + (1.0 - absent) * law.weight / steps
+    return law.q, p, (1.0 - absent) * law.infinite / steps
+
+
+def random_allocation_gaussian(
+    steps: int,
+    noise_multiplier: float,
+    *,
+    absent: float = 0.0,
+    sensitivity: float = 1.0,
+    value_discretization_interval: float = DEFAULT_INTERVAL,
+    sum_resolution: float = DEFAULT_RESOLUTION,
+) -> PrivacyLossDistribution:
+    """Remove and add PLDs of one epoch of random allocation (balls-in-bins) with Gaussian noise (module docstring).
+
+    ``steps`` t >= 1 steps per epoch, each record in exactly one of them (``absent``: the probability that its step
+    is not released); ``noise_multiplier`` sigma over the ``sensitivity``; ``sum_resolution`` the spacing of the
+    sum grid in log(s) (finer is tighter and slower: the cost grows as (log range / resolution)^2 log2 t).
+    The upper side dominates the epoch; the lower side is the binned realizable pair's, below it.
+    Compose epochs with ``.self_compose(epochs)``.
+    """
+    t = _validation.count(steps, "steps")
+    sigma = float(_validation.positive(_validation.single(noise_multiplier, "noise_multiplier"), "noise_multiplier"))
+    sens = float(_validation.positive(_validation.single(sensitivity, "sensitivity"), "sensitivity"))
+    alpha = float(
+        _validation.in_interval(
+            _validation.single(absent, "absent"), "absent", 0.0, 1.0, open_low=False, open_high=True
+        )
+    )
+    resolution = float(
+        _validation.in_interval(
+            _validation.single(sum_resolution, "sum_resolution"),
+            "sum_resolution",
+            1e-3,
+            0.5,
+            open_low=False,
+            open_high=False,
+        )
+    )
+    h = checked_interval(value_discretization_interval)
+    s = sigma / sens
+    grid = sum_grid(s, t, resolution)
+    upper = _power(spread_lognormal(s, grid), t, spread_sum, grid)
+    lower = _power(merged_lognormal(s, grid), t, merged_sum, grid)
+    label = f"random_allocation_gaussian(steps={t}, sigma={sigma}, sensitivity={sens}, absent={alpha})"
+    up_q, up_p, up_inf = _pair(upper, t, alpha)
+    lo_q, lo_p, _ = _pair(lower, t, alpha)
+    up, down = 1.0 + 2.0 * upper.error, 1.0 - 2.0 * upper.error
+    low_up, low_down = 1.0 + 2.0 * lower.error, 1.0 - 2.0 * lower.error
+    if max(upper.error, lower.error) > MAX_RELATIVE_ERROR:
+        raise ValueError(
+            f"steps={t}: the masses' error bound exceeds {MAX_RELATIVE_ERROR:g}; use a coarser sum_resolution"
+        )
+
+    def side(first: tuple[np.ndarray, np.ndarray], second: tuple[np.ndarray, np.ndarray]) -> Factor:
+        upper_side = pair_factor(first[0], first[1], label, h)
+        lower_side = pair_factor(second[0], second[1], label, h)
+        return Factor(label, upper_side.upper, lower_side.lower, upper_side.connect_dots)
+
+    # remove: (P, Q); add: (Q, P); the first distribution raised and the second lowered on the upper side
+    remove = side((np.append(up_p, up_inf) * up, np.append(up_q, 0.0) * down), (lo_p * low_down, lo_q * low_up))
+    add = side((up_q * up, up_p * down), (lo_q * low_down, lo_p * low_up))
+    return PrivacyLossDistribution([{remove: 1}, {add: 1}], DEFAULT_TAIL)

@@ -1,0 +1,134 @@
+"""Random allocation (balls-in-bins) with Gaussian noise: both sides against exact values and Monte Carlo.
+
+References: t = 1 is the Gaussian mechanism (closed form); t = 2 integrated at 30 digits (conditioning on
+Y_1, the lognormal Y_2's partial expectations are closed forms); t = 10 by Monte Carlo of the exact pair
+with its standard error; E epochs of t = 1 are the Gaussian mechanism with mu = sqrt(E) / sigma; a record
+absent with probability 1 - q at t = 1 is the Poisson-subsampled Gaussian.
+"""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import numpy as np
+import pytest
+
+import hockeystick.pld as pld
+from hockeystick.gaussian_mechanism import GaussianMechanism
+from hockeystick.pld import PrivacyLossDistribution
+
+mpmath.mp.dps = 30
+
+
+def directions(d: PrivacyLossDistribution) -> list[PrivacyLossDistribution]:
+    """The remove and add directions as PLDs of their own."""
+    return [PrivacyLossDistribution([direction], d.tail) for direction in d.directions]
+
+
+def two_step_delta(sigma: float, eps: float, remove: bool) -> float:
+    """delta(eps) of the t = 2 pair: remove E_Q (R - g)_+, add E_Q (1 - g R)_+, R = (Y_1 + Y_2) / 2."""
+    s, g = mpmath.mpf(sigma), mpmath.e ** mpmath.mpf(eps)
+    ncdf = mpmath.ncdf
+
+    def x_of(c: mpmath.mpf) -> mpmath.mpf:  # Y > c  <=>  X > s log c + 1 / (2 s)
+        return s * mpmath.log(c) + 1 / (2 * s)
+
+    def inner(x1: mpmath.mpf) -> mpmath.mpf:
+        y1 = mpmath.e ** (x1 / s - 1 / (2 * s * s))
+        if remove:  # E (y1 + Y2 - 2g)_+ / 2
+            c = 2 * g - y1
+            if c <= 0:
+                return (1 - c) / 2
+            xc = x_of(c)
+            return (ncdf(-(xc - 1 / s)) - c * ncdf(-xc)) / 2
+        c = 2 / g - y1  # g E (2/g - y1 - Y2)_+ / 2
+        if c <= 0:
+            return mpmath.mpf(0)
+        xc = x_of(c)
+        return g * (c * ncdf(xc) - ncdf(xc - 1 / s)) / 2
+
+    density = mpmath.npdf
+    return float(mpmath.quad(lambda x: inner(x) * density(x), [-mpmath.inf, -3, 0, 1 / s, 3, 6, mpmath.inf]))
+
+
+@pytest.mark.parametrize("sigma", [0.7, 1.0, 2.5])
+def test_one_step_is_the_gaussian_mechanism(sigma: float) -> None:
+    eps = np.array([0.0, 0.3, 1.0, 2.0, 4.0])
+    lower, upper = pld.random_allocation_gaussian(1, sigma).delta(eps, bound="both")
+    exact = GaussianMechanism(sigma=sigma).delta(eps)
+    assert np.all(lower <= exact) and np.all(exact <= upper)
+    assert np.all(upper - lower <= 1e-2 * exact + 1e-18)  # the floor: the grid top's tail, 1e-18
+
+
+@pytest.mark.parametrize("sigma", [0.8, 1.5])
+@pytest.mark.parametrize("eps", [0.0, 0.5, 1.5])
+def test_two_steps_bracket_the_integrated_pair(sigma: float, eps: float) -> None:
+    d = pld.random_allocation_gaussian(2, sigma)
+    for direction, remove in zip(directions(d), (True, False)):
+        lower, upper = direction.delta(eps, bound="both")
+        exact = two_step_delta(sigma, eps, remove)
+        assert lower <= exact <= upper, (remove, lower, exact, upper)
+        assert upper - lower <= 5e-3 * exact
+
+
+@pytest.mark.parametrize(("steps", "sigma", "eps"), [(10, 1.0, [0.3, 0.8]), (16, 0.6, [1.0, 2.0])])
+def test_ten_steps_bracket_monte_carlo(steps: int, sigma: float, eps: list[float]) -> None:
+    rng = np.random.default_rng(20261127)
+    samples = 1 << 21
+    r = np.zeros(samples)
+    for _ in range(steps):
+        r += np.exp(rng.standard_normal(samples) / sigma - 0.5 / sigma**2)
+    r /= steps
+    d = pld.random_allocation_gaussian(steps, sigma)
+    for e in eps:
+        g = math.exp(e)
+        for direction, terms in zip(directions(d), (np.maximum(r - g, 0.0), np.maximum(1.0 - g * r, 0.0))):
+            mean, error = terms.mean(), terms.std() / math.sqrt(samples)
+            lower, upper = direction.delta(e, bound="both")
+            assert lower - 5 * error <= mean <= upper + 5 * error, (e, lower, mean, upper, error)
+            assert upper - lower <= 0.05 * mean  # narrow enough that a wrong pair would fail
+
+
+@pytest.mark.parametrize("epochs", [4, 100])
+def test_epochs_of_one_step_compose_to_the_gaussian(epochs: int) -> None:
+    sigma = 3.0
+    composed = pld.random_allocation_gaussian(1, sigma).self_compose(epochs)
+    eps = np.array([0.5, 1.0, 3.0])
+    lower, upper = composed.delta(eps, bound="both")
+    exact = GaussianMechanism(sigma=sigma, rounds=epochs).delta(eps)
+    assert np.all(lower <= exact) and np.all(exact <= upper)
+
+
+def test_an_absent_record_is_poisson_subsampling() -> None:
+    sigma, q = 0.9, 0.3
+    eps = np.array([0.2, 1.0, 2.0])
+    lower, upper = pld.random_allocation_gaussian(1, sigma, absent=1.0 - q).delta(eps, bound="both")
+    p_lower, p_upper = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=1).delta(eps, bound="both")
+    assert np.all(lower <= p_upper) and np.all(p_lower <= upper)
+    assert np.all(upper - lower <= 5e-3 * upper)
+
+
+def test_finer_sum_grid_nests_inside() -> None:
+    coarse = pld.random_allocation_gaussian(64, 1.2, sum_resolution=0.04).self_compose(10).epsilon(1e-6, bound="both")
+    fine = pld.random_allocation_gaussian(64, 1.2, sum_resolution=0.01).self_compose(10).epsilon(1e-6, bound="both")
+    assert coarse[0] <= fine[1] and fine[0] <= coarse[1]
+    assert fine[1] - fine[0] < (coarse[1] - coarse[0]) / 4
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "word"),
+    [
+        ({"steps": 0}, "steps"),
+        ({"steps": 2.5}, "steps"),
+        ({"noise_multiplier": -1.0}, "noise_multiplier"),
+        ({"noise_multiplier": float("nan")}, "noise_multiplier"),
+        ({"absent": 1.0}, "absent"),
+        ({"sum_resolution": 0.0}, "sum_resolution"),
+        ({"sensitivity": 0.0}, "sensitivity"),
+    ],
+)
+def test_refusals_name_the_argument(kwargs: dict[str, float], word: str) -> None:
+    arguments = {"steps": 4, "noise_multiplier": 1.0, **kwargs}
+    with pytest.raises((ValueError, TypeError), match=word):
+        pld.random_allocation_gaussian(**arguments)  # type: ignore[arg-type]
