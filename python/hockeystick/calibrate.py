@@ -42,7 +42,9 @@ were not monotone (then it may just not be the extreme one).
 from __future__ import annotations
 
 import contextvars
+import dataclasses
 import difflib
+import functools
 import inspect
 import sys
 import threading
@@ -52,14 +54,14 @@ from typing import Any, cast
 
 import numpy as np
 
-from . import _validation, registry
+from . import _validation, registry, training
 from . import progress as progress_hook
 from ._elementwise import ArrayLike
 from ._validation import as_real_array, bound_side, delta_values, epsilon_values, in_interval
 from .accountant import Bound
 from .registry import AccountantEntry, Calibratable
 
-__all__ = ["calibrate"]
+__all__ = ["calibrate", "calibrate_batch_size", "calibrate_fixed_compute", "default_batch_sizes", "FixedComputeTable"]
 
 _STEP = 4.0  # first bracketing factor; it is squared after every step (4, 16, 256, ...)
 _NEAR_STEP = 1.2  # ... from an accountant's own estimate (1.2, 1.44, 2.07, 4.3, ...)
@@ -79,14 +81,14 @@ def calibrate(
     accountant: str | AccountantEntry,
     parameter: str,
     *,
-    epsilon: ArrayLike,
-    delta: ArrayLike,
+    epsilon: ArrayLike | None = None,
+    delta: ArrayLike | None = None,
     rtol: float = 1e-10,
     start: float | None = None,
     bound: Bound = "upper",
     progress: bool = False,
     workers: int | None = None,
-    **params: ArrayLike,
+    **params: Any,
 ) -> Any:
     """The smallest (or largest) ``parameter`` keeping ``accountant`` within (epsilon, delta).
 
@@ -94,7 +96,10 @@ def calibrate(
     ----------
     accountant : registered name (see ``hockeystick.registry.names()``) or entry
     parameter : a calibratable parameter of that accountant ("sigma", "rounds", ...)
-    epsilon, delta : target; delta in (0, 1).  Broadcast with ``params``.
+    epsilon, delta : target; delta in (0, 1).  Broadcast with ``params``.  Opacus's and dp_accounting's
+        names ``target_epsilon`` and ``target_delta`` are accepted for them, and for a training run
+        (``dp_sgd``, ``dp_fedavg``) ``sampling_probability`` / ``sampling_rate`` for ``sample_rate``
+        and ``steps_per_epoch`` ("ceil" or "opacus", see ``hockeystick.training``).
     rtol : relative width of the final bracket for continuous parameters.
     start : where bracketing starts (clipped to the parameter's range).  Default: the accountant's
         estimate where it has one (its ``calibration_start(parameter, epsilon, delta, params)``, per
@@ -137,6 +142,7 @@ def calibrate(
             f"({type(accountant).__name__})"
         )
     entry = registry.get(accountant) if isinstance(accountant, str) else accountant
+    entry, parameter, epsilon, delta, params = _one_vocabulary(entry, parameter, epsilon, delta, params)
     spec = _spec(entry, parameter, params)
     if start is not None:
         start = float(_validation.positive(_validation.single(start, "start"), "start"))
@@ -276,6 +282,41 @@ def _from_coarse_grids(
         u = u2 + (u2 - u1) * ((h * h - h2 * h2) / (h2 * h2 - h1 * h1))
     usable = np.isfinite(u) & (x > 0)
     return np.where(usable, np.exp(np.where(usable, u, 0.0)), np.where(x > 0, x, start)), slope
+
+
+_TARGET_SYNONYMS = {"target_epsilon": "epsilon", "target_delta": "delta"}
+
+
+def _one_vocabulary(
+    entry: AccountantEntry, parameter: Any, epsilon: Any, delta: Any, params: dict[str, Any]
+) -> tuple[AccountantEntry, Any, ArrayLike, ArrayLike, dict[str, Any]]:
+    """The calibration's arguments in the accountant's words: the targets under Opacus's and dp_accounting's
+    names (target_epsilon, target_delta), the sampling rate's synonyms where the accountant takes
+    ``sample_rate`` (``training.SAMPLE_RATE_SYNONYMS``), and an entry's hidden string options a grid cannot
+    carry (the training classes' ``steps_per_epoch``) bound to its factory."""
+    targets = {"epsilon": epsilon, "delta": delta}
+    for word, name in _TARGET_SYNONYMS.items():
+        if word in params:
+            if targets[name] is not None:
+                raise _validation.ParameterTypeError(f"calibrate() got {name} twice (as {name!r} and {word!r})")
+            targets[name] = params.pop(word)
+    missing = [name for name, value in targets.items() if value is None]
+    if missing:
+        raise _validation.ParameterTypeError(
+            f"calibrate() needs the target {' and '.join(missing)} (or {', '.join('target_' + m for m in missing)})"
+        )
+    words = {w: n for w, n in training.SAMPLE_RATE_SYNONYMS.items() if n in entry.parameters}
+    if words:
+        parameter = words.get(parameter, parameter) if isinstance(parameter, str) else parameter
+        moved = _validation.synonyms("calibrate", {k: v for k, v in params.items() if k in words}, words, [])
+        twice = sorted(set(moved) & set(params))
+        if twice:
+            raise _validation.ParameterTypeError(f"calibrate() got {twice[0]} twice (under a synonym); give it once")
+        params = {**{k: v for k, v in params.items() if k not in words}, **moved}
+    options = {k: params.pop(k) for k in [k for k in params if k in entry.hidden and isinstance(params[k], str)]}
+    if options:
+        entry = dataclasses.replace(entry, factory=functools.partial(entry.factory, **options))
+    return entry, parameter, cast(ArrayLike, targets["epsilon"]), cast(ArrayLike, targets["delta"]), params
 
 
 def _spec(entry: AccountantEntry, parameter: str, params: dict[str, Any]) -> Calibratable:
@@ -820,3 +861,201 @@ class _Problem:
         feasible, infeasible = np.where(fl < 0, ul, ur), np.where(fl < 0, ur, ul)
         good[idx] = np.where(feasible == lg, good[idx], np.exp(feasible))
         bad[idx] = np.where(infeasible == lb, bad[idx], np.exp(infeasible))
+
+
+# --- the batch size, in training words -------------------------------------------------------------
+
+
+def calibrate_batch_size(
+    *,
+    noise_multiplier: ArrayLike,
+    dataset_size: ArrayLike,
+    epsilon: ArrayLike | None = None,
+    delta: ArrayLike | None = None,
+    epochs: ArrayLike | None = None,
+    steps: ArrayLike | None = None,
+    sampling: training.Sampling = "poisson",
+    steps_per_epoch: training.StepsPerEpoch | None = None,
+    value_discretization_interval: float | None = None,
+    accuracy: float | None = None,
+    progress: bool = False,
+    workers: int | None = None,
+    **targets: ArrayLike,
+) -> Any:
+    """The largest batch size whose DP-SGD run (``training.DPSGD``) stays within (epsilon, delta).
+
+        calibrate_batch_size(noise_multiplier=1.1, dataset_size=60_000, epochs=60, epsilon=3, delta=1e-5)
+
+    The run is fixed by the noise multiplier, the data set size and ``epochs`` (each of ``steps_per_epoch``
+    steps: fewer steps for larger batches) or ``steps``; epsilon grows with the batch size (the sampling
+    rate q = batch_size / dataset_size), so the answer is the largest whole batch size whose certified upper
+    bound meets the target: it was evaluated, and it met the target (a valid answer even where the ceilings
+    of the steps per epoch make the bound step non-monotonically; then it may not be the largest such).
+    ``target_epsilon`` / ``target_delta`` are accepted for ``epsilon`` / ``delta``; arrays broadcast.
+    The sampling rate of a run given by its rate is ``calibrate("dp_sgd", "sample_rate", ...)``.
+    """
+    return calibrate(
+        _training_entry(sampling, steps_per_epoch),
+        "batch_size",
+        epsilon=epsilon,
+        delta=delta,
+        progress=progress,
+        workers=workers,
+        noise_multiplier=noise_multiplier,
+        dataset_size=dataset_size,
+        **_given(epochs=epochs, steps=steps, value_discretization_interval=value_discretization_interval),
+        **_given(accuracy=accuracy),
+        **targets,
+    )
+
+
+def _training_entry(sampling: Any, steps_per_epoch: Any) -> AccountantEntry:
+    """The registered DP-SGD entry of ``sampling``, its ``steps_per_epoch`` bound (None: the class's default)."""
+    _validation.choice(sampling, "sampling", ("poisson", "fixed_size"))
+    entry = registry.get("dp_sgd" if sampling == "poisson" else "dp_sgd_fixed_size")
+    if steps_per_epoch is None:
+        return entry
+    _validation.choice(steps_per_epoch, "steps_per_epoch", training.STEPS_PER_EPOCH)
+    return dataclasses.replace(entry, factory=functools.partial(entry.factory, steps_per_epoch=steps_per_epoch))
+
+
+def _given(**values: Any) -> dict[str, Any]:
+    """The keywords given (not None)."""
+    return {k: v for k, v in values.items() if v is not None}
+
+
+@dataclasses.dataclass(frozen=True)
+class FixedComputeTable:
+    """Per candidate batch size at one compute budget: the steps it takes, the smallest noise multiplier
+    within the target and the certified upper epsilon at ``delta`` of that run (all arrays, one row each)."""
+
+    batch_size: np.ndarray
+    steps: np.ndarray
+    noise_multiplier: np.ndarray
+    epsilon: np.ndarray
+    delta: float
+    sampling: str
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One dict per batch size: batch_size, steps, noise_multiplier, epsilon."""
+        return [
+            {"batch_size": int(b), "steps": int(t), "noise_multiplier": float(z), "epsilon": float(e)}
+            for b, t, z, e in zip(self.batch_size, self.steps, self.noise_multiplier, self.epsilon)
+        ]
+
+    def __str__(self) -> str:
+        """The table, noise multipliers and epsilons rounded up to 6 digits (both are safe to round up only)."""
+        head = f"{'batch_size':>10}  {'steps':>10}  {'noise_multiplier':>16}  {'epsilon':>10}"
+        lines = [
+            f"{b:>10}  {t:>10}  {_up(z):>16}  {_up(e):>10}"
+            for b, t, z, e in zip(self.batch_size, self.steps, self.noise_multiplier, self.epsilon)
+        ]
+        return "\n".join([f"delta = {self.delta:g}, {self.sampling} sampling", head, *lines])
+
+
+def _up(x: float, digits: int = 6) -> str:
+    """``x`` > 0 rounded up to ``digits`` significant digits, as text (inf and 0 as they are)."""
+    if not np.isfinite(x) or x <= 0:
+        return f"{x:g}"
+    scale = 10.0 ** (digits - 1 - int(np.floor(np.log10(x))))
+    up = float(np.ceil(x * scale * (1 - 1e-15)) / scale)
+    while up < x:  # the decimal rounding of the quotient fell short: one unit of the last digit up
+        up = float((np.ceil(x * scale) + 1) / scale)
+    return f"{up:.{digits}g}"
+
+
+def default_batch_sizes(dataset_size: int) -> np.ndarray:
+    """The candidates ``calibrate_fixed_compute`` tries unless given: the powers of two from 16 up to
+    dataset_size / 8 (at least one, the smallest of 16 and dataset_size)."""
+    n = int(_validation.count(dataset_size, "dataset_size"))
+    top = max(n // 8, min(16, n))
+    sizes = [b for b in (2**k for k in range(4, 63)) if b <= top]
+    return np.array(sizes or [min(16, n)], dtype=np.int64)
+
+
+def calibrate_fixed_compute(
+    *,
+    dataset_size: int,
+    epsilon: float | None = None,
+    delta: float | None = None,
+    epochs: float | None = None,
+    examples: int | None = None,
+    batch_sizes: ArrayLike | None = None,
+    sampling: training.Sampling = "poisson",
+    steps_per_epoch: training.StepsPerEpoch | None = None,
+    value_discretization_interval: float | None = None,
+    accuracy: float | None = None,
+    progress: bool = False,
+    workers: int | None = None,
+    **targets: float,
+) -> FixedComputeTable:
+    """The noise multiplier and the batch size together at a fixed compute budget: for each candidate batch
+    size, the steps the budget allows and the smallest noise multiplier meeting (epsilon, delta) there.
+
+        print(calibrate_fixed_compute(dataset_size=60_000, epochs=60, epsilon=3, delta=1e-5))
+
+    The budget is ``epochs`` passes over the data (each of ``steps_per_epoch`` steps, as in
+    ``training.DPSGD``: steps x batch_size stays about epochs x dataset_size) or ``examples`` processed
+    (steps = floor(examples / batch_size), the most whole steps within it).  ``batch_sizes``: the candidates
+    (whole numbers, at most dataset_size; default ``default_batch_sizes``).  Each row's noise multiplier is
+    calibrated as ``calibrate("dp_sgd", "noise_multiplier", ...)`` does it (certified: its run's upper bound
+    meets the target), and its ``epsilon`` is that run's certified upper epsilon at ``delta``.
+
+    Which row to train with is the caller's choice: fewer, larger batches need less noise per example
+    but take fewer steps, and how that trades against the model's utility depends on the model and the
+    data, which this table does not see.
+    """
+    n = _validation.count(dataset_size, "dataset_size")
+    sizes = (
+        default_batch_sizes(n)
+        if batch_sizes is None
+        else np.atleast_1d(_validation.positive_integer(batch_sizes, "batch_sizes", maximum=n)).astype(np.int64)
+    )
+    if sizes.ndim != 1:
+        raise ValueError(f"batch_sizes must be a list of batch sizes, got an array of shape {sizes.shape}")
+    if (epochs is None) == (examples is None):
+        raise ValueError("give exactly one compute budget: epochs or examples (steps x batch_size)")
+    if examples is not None:
+        budget = _validation.count(examples, "examples")
+        steps = budget // sizes
+        if np.any(steps < 1):
+            raise ValueError(
+                f"examples must allow one step of every batch size, got examples = {budget} < batch size "
+                f"{int(sizes[steps < 1][0])}; give more examples or smaller batch_sizes"
+            )
+        run = {"steps": steps}
+    else:
+        run = {"epochs": float(_validation.single(epochs, "epochs"))}
+    for word in targets:
+        if word not in _TARGET_SYNONYMS:
+            raise _validation.ParameterTypeError(
+                f"calibrate_fixed_compute() got an unexpected keyword argument {word!r}"
+                + _validation.did_you_mean(
+                    word, [*inspect.signature(calibrate_fixed_compute).parameters, "target_epsilon"]
+                )
+            )
+    entry = _training_entry(sampling, steps_per_epoch)
+    grid = _given(value_discretization_interval=value_discretization_interval, accuracy=accuracy)
+    sigma = calibrate(
+        entry,
+        "noise_multiplier",
+        epsilon=epsilon,
+        delta=delta,
+        progress=progress,
+        workers=workers,
+        dataset_size=n,
+        batch_size=sizes,
+        **run,
+        **grid,
+        **targets,
+    )
+    d = float(_validation.delta_target(delta if delta is not None else targets["target_delta"], "delta"))
+    built = entry.factory(noise_multiplier=sigma, dataset_size=n, batch_size=sizes, **run, **grid)
+    return FixedComputeTable(
+        batch_size=sizes,
+        steps=np.broadcast_to(built.steps, sizes.shape).astype(np.int64),
+        noise_multiplier=np.asarray(sigma, dtype=float),
+        epsilon=np.asarray(built.epsilon(d), dtype=float),
+        delta=d,
+        sampling=sampling,
+    )
