@@ -30,12 +30,16 @@ def widen_up(value: float, rel: float) -> float:
     """value / (1 - rel), rounded up: never below the exact value x when |value - x| <= rel x (rel < 1/2)."""
     if not 0.0 <= rel < 0.5:
         raise ValueError(f"a relative round-off bound must lie in [0, 1/2), got {rel!r}")
+    if rel == 0.0:  # computed without rounding
+        return float(value)
     return math.nextafter(float(value) / (1.0 - rel) * (1.0 + 4.0 * UNIT_ROUNDOFF), math.inf)
 
 
 def widen_down(value: float, rel: float) -> float:
     """value (1 - rel), rounded down and clipped at 0: never above the exact value x when |value - x| <= rel x
     (x >= value / (1 + rel) >= value (1 - rel))."""
+    if rel == 0.0:  # computed without rounding
+        return float(value)
     out = float(value) * (1.0 - rel) * (1.0 - 4.0 * UNIT_ROUNDOFF)
     return max(0.0, math.nextafter(out, -math.inf)) if out > 0 else 0.0
 

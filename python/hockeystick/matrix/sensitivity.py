@@ -44,7 +44,8 @@ rounded the other way.
 Round-off: X is formed from the computed C (errors E >= |C - C computed| from the strategy), the entries
 bounded from above by |X| + 2 (gamma_m |C|^T |C| + |C|^T E + E^T |C| + E^T E) and from below by X minus the
 same (Higham, "Accuracy and stability of numerical algorithms", Lemma 3.1), and the sums over patterns
-(at most k'^2 non-negative terms) widened by their gamma (round_off.py).
+(at most k'^2 non-negative terms) widened by their gamma (round_off.py).  An integer C (the trees) whose
+sums stay below 2^52 is computed without any rounding, and its bracket is the exact value on both sides.
 """
 
 from __future__ import annotations
@@ -140,6 +141,11 @@ class _Gram:
     absolute: np.ndarray
     nonnegative: bool
     overlap: np.ndarray  # overlap[i, j] > 0 iff columns i and j share a row where either may be non-zero
+    exact: bool  # every sum of X entries is computed without rounding (integer C, sums below 2^53)
+
+    def gamma(self, terms: int) -> float:
+        """The relative error of a computed sum of ``terms`` entries: 0 in exact arithmetic."""
+        return 0.0 if self.exact else gamma(terms)
 
 
 def _gram(strategy: Strategy, rounds: int) -> _Gram:
@@ -148,6 +154,13 @@ def _gram(strategy: Strategy, rounds: int) -> _Gram:
     a = np.abs(c)
     x = c.T @ c
     y = a.T @ a
+    # integers whose every partial sum stays below 2^53 are added and multiplied exactly in binary64, in any
+    # order: then X, and every sum of its entries (at most 1^T |C|^T |C| 1), carry no round-off at all
+    exact = e is None and bool((c == np.round(c)).all()) and float(a.sum(axis=1) @ a.sum(axis=1)) < 2.0**52
+    if exact:
+        support = (a > 0).astype(np.float64)
+        _nonzero(support)
+        return _Gram(x, x, np.abs(x), strategy.nonnegative or bool((x >= 0).all()), support.T @ support, True)
     slack = gamma(m) * y
     if e is not None:
         cross = a.T @ e
@@ -157,7 +170,7 @@ def _gram(strategy: Strategy, rounds: int) -> _Gram:
     _nonzero(support)
     low = x - slack
     nonnegative = strategy.nonnegative or bool((low >= 0).all())
-    return _Gram(x + slack, low, np.abs(x) + slack, nonnegative, support.T @ support)
+    return _Gram(x + slack, low, np.abs(x) + slack, nonnegative, support.T @ support, False)
 
 
 def _pattern_sum(matrix: np.ndarray, pattern: tuple[int, ...] | np.ndarray) -> float:
@@ -177,8 +190,8 @@ def _lower_side(
     if schema.fixed:
         allowed = allowed[allowed // schema.separation < schema.participations(rounds)]
     best_single = int(allowed[np.argmax(diag[allowed])])
-    together = widen_down(_pattern_sum(gram.low, pattern), gamma(terms)) if pattern else 0.0
-    single = widen_down(float(diag[best_single]), gamma(1))
+    together = widen_down(_pattern_sum(gram.low, pattern), gram.gamma(terms)) if pattern else 0.0
+    single = widen_down(float(diag[best_single]), gram.gamma(1))
     return (together, pattern) if together >= single else (single, (best_single,))
 
 
@@ -202,9 +215,9 @@ def l2_sensitivity(strategy: Strategy, rounds: int, schema: Participation) -> Se
     orthogonal = k == 1 or _orthogonal_beyond(gram, b)  # one participation: no cross terms at all
     if orthogonal and not schema.fixed:
         value, pattern = best_separated_pattern(np.diag(gram.high), b, k)
-        low = widen_down(float(np.diag(gram.low)[list(pattern)].sum()), gamma(k + 2)) if pattern else 0.0
+        low = widen_down(float(np.diag(gram.low)[list(pattern)].sum()), gram.gamma(k + 2)) if pattern else 0.0
         return _result(
-            widen_up(value, gamma(k + 2)),
+            widen_up(value, gram.gamma(k + 2)),
             low,
             "exact",
             "columns >= b apart orthogonal: best separated selection of the diagonal of X",
@@ -214,7 +227,7 @@ def l2_sensitivity(strategy: Strategy, rounds: int, schema: Participation) -> Se
         everything = tuple(range(rounds))  # X >= 0: adding a round never lowers 1^T X 1
         square_down, pattern = _lower_side(gram, everything, terms, rounds, schema)
         return _result(
-            widen_up(_pattern_sum(gram.high, everything), gamma(terms)),
+            widen_up(_pattern_sum(gram.high, everything), gram.gamma(terms)),
             square_down,
             "exact",
             "X >= 0, every round: 1^T X 1",
@@ -237,7 +250,7 @@ def l2_sensitivity(strategy: Strategy, rounds: int, schema: Participation) -> Se
     if exhaustive:
         sums = [_pattern_sum(bound, p) for p in candidates]
         best = int(np.argmax(sums))
-        square_up = widen_up(sums[best], gamma(terms))
+        square_up = widen_up(sums[best], gram.gamma(terms))
         kind: Kind = "exact" if exact else "upper bound"
         method = f"every pattern of the schema ({len(candidates)}): max of 1^T X 1 over the pattern" + (
             "" if exact else " with |X| (X has negative entries)"
@@ -247,7 +260,7 @@ def l2_sensitivity(strategy: Strategy, rounds: int, schema: Participation) -> Se
 
     rows = max_separated_sum(bound, b, k)
     value, pattern = best_separated_pattern(rows, b, k)
-    square_up = widen_up(value, compose(gamma(k + 2), gamma(k + 2)))
+    square_up = widen_up(value, compose(gram.gamma(k + 2), gram.gamma(k + 2)))
     square_down, pattern = _lower_side(gram, pattern, terms, rounds, schema)
     return _result(
         square_up,
