@@ -165,14 +165,24 @@ def test_checkpoints() -> None:
         (None, [2, 2], "strictly increasing"),
         (None, [0, 2], "steps must be an integer >= 1"),
         (None, [2, 11], "steps must be <= 10"),
-        (None, [], "non-empty 1-d"),
-        (None, [[1, 2]], "non-empty 1-d"),
+        (None, [], "1-d sequence of 1 to 100000 checkpoints"),
+        (None, [[1, 2]], "1-d sequence of 1 to 100000 checkpoints"),
         (None, [1.5], "steps must be an integer >= 1"),
     ],
 )
 def test_checkpoints_refused(every: object, steps: object, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         checkpoints(10, every=every, steps=steps)  # type: ignore[arg-type]
+
+
+def test_checkpoints_capped_before_any_is_built() -> None:
+    """Every step of a 2^53-step run would never finish (nor fit in memory): refused, with the every that fits."""
+    with pytest.raises(ValueError, match="at most 100000 checkpoints.*give every >= 90071992548"):
+        checkpoints(2**53)
+    assert checkpoints(2**53, every=2**53 // 4).tolist() == [2**51, 2**52, 3 * 2**51, 2**53]
+    assert checkpoints(100_000).size == 100_000
+    with pytest.raises(ValueError, match="at most 100000 checkpoints"):
+        SubsampledGaussianPLD(1.0, 0.01, 100_001).epsilon_curve(1e-5)
 
 
 def test_refusals() -> None:

@@ -38,7 +38,11 @@ from .distribution import PrivacyLossDistribution, brackets
 
 Quantity = Literal["epsilon", "delta"]
 
-__all__ = ["CurveAlongRun", "RoundsAccountant", "checkpoints", "prefix_curve", "rounds_curve"]
+# Every checkpoint is a composition of its own (0.2-1 ms each at DP-SGD's windows, more at finer grids), so
+# a curve asks for at most this many: a minute or two, where every step of a 2^53-step run would never end.
+MAX_CHECKPOINTS = 100_000
+
+__all__ = ["MAX_CHECKPOINTS", "CurveAlongRun", "RoundsAccountant", "checkpoints", "prefix_curve", "rounds_curve"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -90,12 +94,18 @@ def checkpoints(total: int, every: ArrayLike | None = None, steps: ArrayLike | N
         raise ValueError("give one of every (a checkpoint every so many steps) and steps (the checkpoints), not both")
     if steps is None:
         stride = 1 if every is None else int(_validation.positive_integer(_validation.single(every, "every"), "every"))
+        count = -(-total // stride)
+        if count > MAX_CHECKPOINTS:
+            raise ValueError(
+                f"every must leave at most {MAX_CHECKPOINTS} checkpoints, got every = {stride} over {total} steps "
+                f"({count} checkpoints); give every >= {-(-total // MAX_CHECKPOINTS)}"
+            )
         out = np.arange(stride, total + 1, stride, dtype=np.int64)
         return out if out.size and out[-1] == total else np.append(out, np.int64(total))
     given = _validation.positive_integer(steps, "steps", maximum=float(total))
-    if given.ndim != 1 or given.size == 0:
+    if given.ndim != 1 or not 1 <= given.size <= MAX_CHECKPOINTS:
         raise ValueError(
-            f"steps must be a non-empty 1-d sequence of checkpoints, got {_validation.describe(steps)}; "
+            f"steps must be a 1-d sequence of 1 to {MAX_CHECKPOINTS} checkpoints, got {_validation.describe(steps)}; "
             "pass e.g. steps=[100, 200, 300]"
         )
     if np.any(np.diff(given) <= 0):
