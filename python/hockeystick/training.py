@@ -245,25 +245,23 @@ class _SubsampledTraining:
         each certified), all of them in one evaluation (``pld.along_run``: one discretization, the checkpoints'
         compositions batched).  One run: every parameter a single value."""
         with _in_training_words():
-            curve = self._accountant.epsilon_curve(delta, **self._checkpoints(every, steps))
+            curve = self._accountant.epsilon_curve(delta, every=self._every(every, steps), steps=steps)
         return dataclasses.replace(curve, steps_per_epoch=int(np.ravel(self._steps_per_epoch)[0]))
 
     def delta_curve(self, epsilon: float, *, every: int | None = None, steps: ArrayLike | None = None) -> CurveAlongRun:
         """``epsilon_curve``'s twin: the certified bracket of delta at ``epsilon`` after each checkpoint."""
         with _in_training_words():
-            curve = self._accountant.delta_curve(epsilon, **self._checkpoints(every, steps))
+            curve = self._accountant.delta_curve(epsilon, every=self._every(every, steps), steps=steps)
         return dataclasses.replace(curve, steps_per_epoch=int(np.ravel(self._steps_per_epoch)[0]))
 
-    def _checkpoints(self, every: int | None, steps: ArrayLike | None) -> dict[str, ArrayLike | None]:
-        """The accountant's checkpoint arguments: one epoch's steps apart unless ``every`` or ``steps`` is given."""
+    def _every(self, every: int | None, steps: ArrayLike | None) -> int | None:
+        """The accountant's ``every``: one epoch's steps unless ``every`` or ``steps`` is given."""
         if any(np.size(a) != 1 for a in (self.noise_multiplier, self.steps, self._steps_per_epoch)):
             raise ValueError(
                 "a curve along the run needs one run: give single values of the noise multiplier, the data set "
                 "(clients) and batch sizes and the epochs (steps, rounds); loop over the runs for several"
             )
-        if every is None and steps is None:
-            every = int(np.ravel(self._steps_per_epoch)[0])
-        return {"every": every, "steps": steps}
+        return int(np.ravel(self._steps_per_epoch)[0]) if every is None and steps is None else every
 
 
 @contextlib.contextmanager
