@@ -48,12 +48,14 @@ TRAINING_ARGUMENTS = (
     "noise_multiplier",
     "dataset_size",
     "batch_size",
+    "sample_rate",
     "epochs",
     "steps",
     "total_clients",
     "clients_per_round",
     "rounds",
     "sampling",
+    "examples",
 )
 
 

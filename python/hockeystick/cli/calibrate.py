@@ -25,6 +25,9 @@ def register(subparsers: Any) -> None:
         "--epsilon 3 --delta 1e-5\n"
         "  hockeystick calibrate --parameter epochs --dataset-size 60000 --batch-size 256 "
         "--noise-multiplier 1.1 --epsilon 3 --delta 1e-5\n"
+        "  hockeystick calibrate --parameter batch_size --dataset-size 60000 --epochs 60 "
+        "--noise-multiplier 1.1 --epsilon 3 --delta 1e-5\n"
+        "  hockeystick calibrate --fixed-compute --dataset-size 60000 --epochs 60 --epsilon 3 --delta 1e-5\n"
         "  hockeystick calibrate -a gaussian --epsilon 1 --delta 1e-5 -p rounds=1,10,100,1000\n"
         "  hockeystick calibrate -a gaussian --parameter rounds --epsilon 1 --delta 1e-5 "
         "-p sigma=2,5,10\n"
@@ -41,7 +44,17 @@ def register(subparsers: Any) -> None:
         default=None,
         metavar="NAME",
         help="what to calibrate (default sigma, or noise_multiplier for a training run; rounds, "
-        "sampling_rate, epochs, batch_size ... where the accountant has it)",
+        "sampling_rate, epochs, batch_size, sample_rate ... where the accountant has it)",
+    )
+    cal.add_argument(
+        "--fixed-compute",
+        action="store_true",
+        help="a DP-SGD run at a fixed compute budget (--epochs, or --examples = steps x batch size): for each "
+        "--batch-size (a list; default powers of two from 16 to dataset size / 8) the steps, the smallest "
+        "noise multiplier within --epsilon, --delta and its certified epsilon; which row to train with is yours",
+    )
+    cal.add_argument(
+        "--examples", type=positive_int, default=None, metavar="N", help="with --fixed-compute: examples processed"
     )
     accountant_options(cal)
     output_options(cal)
@@ -61,6 +74,8 @@ def run(args: argparse.Namespace) -> int:
     from ..sweep.grid import Grid
 
     params = parameters(args)
+    if args.fixed_compute or args.examples is not None:
+        return _fixed_compute(args, params)
     accountants = accountant_names(args)
     first = lookup(accountants[0])
     if isinstance(first, CalculatorEntry):  # a calculator solves for a parameter from its quantity's target
@@ -78,4 +93,57 @@ def run(args: argparse.Namespace) -> int:
     check_format(args, grid.size, args.max_rows)
     result = execute(grid, args, out=args.out, keep=grid.size <= args.max_rows)
     report(result, args, max_rows=args.max_rows)
+    return 0
+
+
+def _fixed_compute(args: argparse.Namespace, params: dict[str, str]) -> int:
+    """``calibrate_fixed_compute`` of the run the flags give, its table printed (--format table, csv or json)."""
+    import json
+
+    from ..calibrate import calibrate_fixed_compute
+    from ..sweep.grid import Axis, parse_value
+
+    if not args.fixed_compute:
+        raise UsageError("--examples is a compute budget: it goes with --fixed-compute")
+    if args.out is not None or args.plot is not None or args.accountant or args.param:
+        raise UsageError("--fixed-compute prints its table (one row per batch size); drop -o, --plot, -a and -p")
+    allowed = {"epsilon", "delta", "dataset_size", "batch_size", "epochs"}
+    extra = sorted(set(params) - allowed)
+    if extra:
+        raise UsageError(
+            f"--fixed-compute calibrates the noise multiplier of a DP-SGD run over batch sizes: drop "
+            f"{', '.join('--' + e.replace('_', '-') for e in extra)}"
+        )
+    for name in ("epsilon", "delta", "dataset_size"):
+        if name not in params:
+            raise UsageError(f"--fixed-compute needs --{name.replace('_', '-')} VALUE")
+    single = {}
+    for name in ("epsilon", "delta", "dataset_size", "epochs"):
+        if name in params:
+            value = parse_value(name, params[name])
+            if isinstance(value, Axis):
+                raise UsageError(f"--fixed-compute takes one --{name.replace('_', '-')}, got {params[name]}")
+            single[name] = value
+    sizes = None
+    if "batch_size" in params:
+        value = parse_value("batch_size", params["batch_size"])
+        sizes = value.values if isinstance(value, Axis) else [value]
+    table = calibrate_fixed_compute(
+        dataset_size=int(single["dataset_size"]),
+        epsilon=single["epsilon"],
+        delta=single["delta"],
+        epochs=single.get("epochs"),
+        examples=args.examples,
+        batch_sizes=sizes,
+        sampling=args.sampling or "poisson",
+        progress=bool(args.progress),
+    )
+    if args.format == "json":
+        print(json.dumps(table.rows()))
+    elif args.format == "csv":
+        print("batch_size,steps,noise_multiplier,epsilon")
+        for row in table.rows():
+            print(f"{row['batch_size']},{row['steps']},{row['noise_multiplier']!r},{row['epsilon']!r}")
+    else:
+        print(table)
     return 0

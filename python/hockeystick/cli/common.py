@@ -24,6 +24,7 @@ __all__ = [
     "accountant_names",
     "training_accountant",
     "TRAINING_FLAGS",
+    "TRAINING_FLAG_SYNONYMS",
 ]
 
 EXIT_USAGE = 2
@@ -89,8 +90,12 @@ def accountant_options(parser: argparse.ArgumentParser) -> None:
         help="a parameter: NAME=1.5 (fixed), NAME=1,2,4 (list), NAME=log:0.5:20:100 or "
         "NAME=linear:1:1000:50 (range); repeat for each parameter",
     )
-    group.add_argument("--epsilon", metavar="VALUE", help="epsilon (same VALUE forms as --param)")
-    group.add_argument("--delta", metavar="VALUE", help="delta (same VALUE forms as --param)")
+    group.add_argument(
+        "--epsilon", "--target-epsilon", dest="epsilon", metavar="VALUE", help="epsilon (same VALUE forms as --param)"
+    )
+    group.add_argument(
+        "--delta", "--target-delta", dest="delta", metavar="VALUE", help="delta (same VALUE forms as --param)"
+    )
     group.add_argument(
         "--bound",
         choices=BOUND_SIDES,
@@ -103,7 +108,13 @@ def accountant_options(parser: argparse.ArgumentParser) -> None:
         "every step released; same VALUE forms as --param)"
     )
     for flag, help_text in TRAINING_FLAGS.items():
-        run.add_argument(f"--{flag}", dest=f"run_{flag.replace('-', '_')}", metavar="VALUE", help=help_text)
+        run.add_argument(
+            f"--{flag}",
+            *TRAINING_FLAG_SYNONYMS.get(flag, ()),
+            dest=f"run_{flag.replace('-', '_')}",
+            metavar="VALUE",
+            help=help_text,
+        )
     run.add_argument(
         "--sampling",
         choices=("poisson", "fixed_size"),
@@ -117,7 +128,9 @@ TRAINING_FLAGS = {
     "noise-multiplier": "noise standard deviation over the clipping norm",
     "dataset-size": "records in the data set (DP-SGD)",
     "batch-size": "records per step (the expected number under Poisson sampling)",
-    "epochs": "passes over the data, ceil(dataset size / batch size) steps each",
+    "sample-rate": "Poisson sampling rate q of each step, instead of --dataset-size and --batch-size (Opacus's "
+    "sample_rate; --sampling-probability, dp_accounting's name, is the same flag)",
+    "epochs": "passes over the data, ceil(dataset size / batch size) steps each, or 1 / q each with --sample-rate",
     "steps": "optimizer steps (instead of --epochs)",
     "total-clients": "clients in the population (DP-FedAvg)",
     "clients-per-round": "clients per round (expected, under Poisson sampling)",
@@ -125,15 +138,26 @@ TRAINING_FLAGS = {
 }
 
 
+# other vocabularies' flags for the same training flag (one destination: the run's parameter)
+TRAINING_FLAG_SYNONYMS = {"sample-rate": ("--sampling-probability",)}
+
+
 def training_accountant(args: argparse.Namespace) -> str | None:
-    """dp_sgd / dp_fedavg (or their fixed_size variants) when the training flags say which."""
+    """dp_sgd / dp_fedavg (or their fixed_size variants) when the training flags say which: --dataset-size
+    DP-SGD, --total-clients DP-FedAvg; a run given by --sample-rate alone is DP-SGD (DP-FedAvg with
+    --clients-per-round or --rounds), unless -a names the accountant."""
     sgd = getattr(args, "run_dataset_size", None) is not None
     fedavg = getattr(args, "run_total_clients", None) is not None
     if sgd and fedavg:
         raise UsageError("give --dataset-size (DP-SGD) or --total-clients (DP-FedAvg), not both")
+    if not (sgd or fedavg) and getattr(args, "run_sample_rate", None) is not None and not args.accountant:
+        fedavg = any(getattr(args, f"run_{w}", None) is not None for w in ("clients_per_round", "rounds"))
+        sgd = not fedavg
     if not (sgd or fedavg):
         if getattr(args, "sampling", None) is not None:
-            raise UsageError("--sampling goes with --dataset-size (DP-SGD) or --total-clients (DP-FedAvg)")
+            raise UsageError(
+                "--sampling goes with --dataset-size (DP-SGD), --total-clients (DP-FedAvg) or --sample-rate"
+            )
         return None
     name = "dp_sgd" if sgd else "dp_fedavg"
     return name + ("_fixed_size" if args.sampling == "fixed_size" else "")
