@@ -367,13 +367,13 @@ def choose_picture(
             del slices[name]  # the sweep holds it there already
     roles = [("x", x), ("y", y), ("hue", hue), ("facet", facet)] + [("slice", n) for n in slices]
     taken: dict[str, str] = {}
-    for role, name in roles:
-        if name is None:
+    for role, given in roles:
+        if given is None:
             continue
-        _check_axis(role, name, names, fixed)
-        if name in taken:
-            raise ValueError(f"{name!r} is both the {taken[name]} and the {role}: give each axis one role")
-        taken[name] = role
+        _check_axis(role, given, names, fixed)
+        if given in taken:
+            raise ValueError(f"{given!r} is both the {taken[given]} and the {role}: give each axis one role")
+        taken[given] = role
     if y is not None and hue is not None:
         raise ValueError("y names a heat map's vertical axis and hue the axis of curves: give one of them")
     if kind == "curves" and y is not None:
@@ -387,29 +387,30 @@ def choose_picture(
         kind = "heatmap" if y is not None or (hue is None and natural_heatmap) else "curves"
     length = {n: len(axes[n]) for n in names}
     longest = sorted(free, key=lambda n: -length[n])  # stable: ties keep the sweep's order
+    across: str | None = x  # the horizontal axis, chosen here where not given
     if kind == "heatmap":
-        if x is None:
-            x = next((n for n in longest if n != y), None) if y is not None else (longest[1:2] or [None])[0]
-        second = y if y is not None else next((n for n in longest if n != x), None)
-        if x is None or second is None:
+        if across is None:
+            across = next((n for n in longest if n != y), None) if y is not None else next(iter(longest[1:2]), None)
+        second = y if y is not None else next((n for n in longest if n != across), None)
+        if across is None or second is None:
             raise ValueError(
                 f"a heat map needs two axes besides the facet and the slices; this sweep has {', '.join(names)}"
                 + (f" (sliced: {', '.join(slices)})" if slices else "")
             )
     else:
-        if x is None:
+        if across is None:
             others = [n for n in free if n != hue]
             if not others:
                 raise ValueError(
                     f"nothing left for the x axis: every axis of the sweep ({', '.join(names)}) has another role"
                 )
-            x = partner if partner in others else "rounds" if "rounds" in others else others[0]
-        second = hue if hue is not None else next((n for n in longest if n != x), None)
-    drawn = {x, second, facet}
+            across = partner if partner in others else "rounds" if "rounds" in others else others[0]
+        second = hue if hue is not None else next((n for n in longest if n != across), None)
+    drawn = {across, second, facet}
     held = {
         n: _slice_index(n, axes[n], slices[n]) if n in slices else len(axes[n]) // 2 for n in names if n not in drawn
     }
-    return Picture(kind, x, second, facet, held, {n: float(v) for n, v in slices.items()})
+    return Picture(kind, across, second, facet, held, {n: float(v) for n, v in slices.items()})
 
 
 def _check_axis(role: str, name: str, names: list[str], fixed: Mapping[str, Any]) -> None:
@@ -571,52 +572,88 @@ def _draw(
     if picture.held:
         lines.append(textwrap.fill("sliced: " + "; ".join(picture.describe_held(n, axes[n]) for n in picture.held), 90))
     title = "\n".join(lines)
-    x, second, facet = picture.x, picture.second, picture.facet
-    order = [d for d in (x, second) if d is not None]
+    facet = picture.facet
     panels = [ds] if facet is None else [ds.isel({facet: i}) for i in range(ds.sizes[facet])]
-    tables = [p[main].transpose(*reversed(order)).values if picture.kind == "heatmap" else None for p in panels]
-    explicit = levels is not None
     if picture.kind == "heatmap":
-        levels = _default_levels(output, np.concatenate([t.ravel() for t in tables])) if levels is None else levels
-        columns = [{a: p[f"{output}_{a}"].transpose(second, x).values for a in accountants} for p in panels]
-        columns = [c or {output: t} for c, t in zip(columns, tables)]
-        if explicit and not any(_levels_inside(v, levels) for c in columns for v in c.values()):
-            finite = np.concatenate([t[np.isfinite(t)] for t in tables])
-            raise ValueError(
-                f"levels {', '.join(f'{v:g}' for v in levels)}: none lies within the values drawn "
-                f"({finite.min():g} .. {finite.max():g}); give levels between them"
-            )
-        spacing = {d: ds[d].attrs.get("spacing") for d in (x, second)}
-        log_x = None if spacing[x] is None else spacing[x] == "log"
-        log_y = None if spacing[second] is None else spacing[second] == "log"
-        if facet is None:
-            return heatmap(
-                ds[x].values,
-                ds[second].values,
-                tables[0],
-                path,
-                xlabel=x,
-                ylabel=str(second),
-                zlabel=output,
-                title=title,
-                log_x=log_x,
-                log_y=log_y,
-                contours=columns[0],
-                levels=levels,
-            )
-        fig, grid_axes = _panels(len(panels))
-        norm = _colour_norm(tables)
-        if norm is None:
-            from matplotlib.colors import Normalize
+        return _draw_heatmap(ds, panels, picture, main, output, accountants, path, title, levels)
+    return _draw_curves(ds, panels, picture, main, output, path, title, levels)
 
-            finite = np.concatenate([t[np.isfinite(t)] for t in tables])
-            norm = Normalize(finite.min(), finite.max()) if finite.size else None
-        for ax, panel, table, column in zip(grid_axes, panels, tables, columns):
-            mesh = _heatmap_on(ax, ds[x].values, ds[second].values, table, norm, log_x, log_y, column, levels, output)
-            ax.set_title(f"{facet}={panel[facet].item():g}", fontsize=8)
-        fig.colorbar(mesh, ax=grid_axes, label=output)
-        return _finish_panels(fig, grid_axes, title, x, str(second), path)
-    curves_of = [_curves(p, main, x, second) for p in panels]
+
+def _draw_heatmap(
+    ds: Any,
+    panels: list[Any],
+    picture: Picture,
+    main: str,
+    output: str,
+    accountants: list[str],
+    path: str | os.PathLike[str],
+    title: str,
+    levels: Sequence[float] | None,
+) -> str:
+    """The output as colours over (x, second), one panel per facet value, contour lines at ``levels``."""
+    x, y, facet = picture.x, picture.second, picture.facet
+    assert y is not None  # choose_picture gives a heat map two axes
+    tables: list[np.ndarray] = [p[main].transpose(y, x).values for p in panels]
+    finite = np.concatenate([t[np.isfinite(t)] for t in tables])
+    if levels is None:
+        levels = _default_levels(output, finite)
+    elif not any(
+        _levels_inside(p[f"{output}_{a}"].values if accountants else t, levels)
+        for p, t in zip(panels, tables)
+        for a in accountants or [output]
+    ):
+        raise ValueError(
+            f"levels {', '.join(f'{v:g}' for v in levels)}: none lies within the values drawn "
+            f"({finite.min():g} .. {finite.max():g}); give levels between them"
+        )
+    columns = [
+        {a: p[f"{output}_{a}"].transpose(y, x).values for a in accountants} or {output: t}
+        for p, t in zip(panels, tables)
+    ]
+    spacing = {d: ds[d].attrs.get("spacing") for d in (x, y)}
+    log_x = None if spacing[x] is None else spacing[x] == "log"
+    log_y = None if spacing[y] is None else spacing[y] == "log"
+    if facet is None:
+        return heatmap(
+            ds[x].values,
+            ds[y].values,
+            tables[0],
+            path,
+            xlabel=x,
+            ylabel=y,
+            zlabel=output,
+            title=title,
+            log_x=log_x,
+            log_y=log_y,
+            contours=columns[0],
+            levels=levels,
+        )
+    fig, grid_axes = _panels(len(panels))
+    norm = _colour_norm(tables)
+    if norm is None and finite.size:
+        from matplotlib.colors import Normalize
+
+        norm = Normalize(finite.min(), finite.max())
+    for ax, panel, table, column in zip(grid_axes, panels, tables, columns):
+        mesh = _heatmap_on(ax, ds[x].values, ds[y].values, table, norm, log_x, log_y, column, levels, output)
+        ax.set_title(f"{facet}={panel[facet].item():g}", fontsize=8)
+    fig.colorbar(mesh, ax=grid_axes, label=output)
+    return _finish_panels(fig, grid_axes, title, x, y, path)
+
+
+def _draw_curves(
+    ds: Any,
+    panels: list[Any],
+    picture: Picture,
+    main: str,
+    output: str,
+    path: str | os.PathLike[str],
+    title: str,
+    levels: Sequence[float] | None,
+) -> str:
+    """The output against x, one curve per hue value, one panel per facet value, dotted lines at ``levels``."""
+    x, facet = picture.x, picture.facet
+    curves_of = [_curves(p, main, x, picture.second) for p in panels]
     along_epsilon = output == "delta" and x == "epsilon"
     ylabel = (
         "delta(epsilon)"
