@@ -7,9 +7,9 @@ user's contributions (add or remove one user; replacing a user moves each x_i by
 norm: give half the noise multiplier).  In units of the clip norm the release is the Gaussian mechanism
 of L2 sensitivity ``sens`` (sensitivity.py) and noise standard deviation z, so it is exactly
 
-    mu-GDP with mu = sens / z  (Dong, Roth, Su 2022, Thm 2.7; adaptive streams: Denisov et al. 2022, Thm 2.1),
-    rho-zCDP with rho = mu^2 / 2,  RDP of order alpha: alpha mu^2 / 2  (Bun, Steinke 2016, Prop. 1.6),
-    delta(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)  (Balle, Wang 2018, Thm 8),
+    mu-GDP with mu = sens / z  (Dong, Roth & Su 2022, Thm 2.7; adaptively chosen x: Denisov et al. 2022),
+    rho-zCDP with rho = mu^2 / 2,  RDP of order alpha: alpha mu^2 / 2  (Bun & Steinke 2016, Prop. 1.6),
+    delta(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)  (Balle & Wang 2018, Thm 8),
 
 the (eps, delta) side through hockeystick's exact Gaussian accountant (``GaussianMechanism``: theta
 rounded outward, mu rounded up for the upper side).  The upper side uses the certified upper sensitivity
@@ -93,7 +93,7 @@ class MatrixMechanism:
 
     @property
     def zcdp_rho(self) -> float | np.ndarray:
-        """rho = mu^2 / 2 (Bun, Steinke 2016, Prop. 1.6) at the upper mu, rounded up."""
+        """rho = mu^2 / 2 (Bun & Steinke 2016, Prop. 1.6) at the upper mu, rounded up."""
         mu = np.asarray(self.mu, dtype=float)
         return scalar_or_array(_up(_up(mu * mu) / 2.0))
 

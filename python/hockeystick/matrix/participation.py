@@ -1,5 +1,6 @@
-"""Participation schemas: which sets of rounds one user's data may enter (Choquette-Choo, McMahan, Rush, Thakurta
-2023, "Multi-epoch matrix factorization mechanisms for private machine learning", ICML, Sec. 2).
+"""Participation schemas: which sets of rounds one user's data may enter (Choquette-Choo et al. 2023a, "Multi-epoch
+matrix factorization mechanisms for private machine learning", ICML, Sec. 2; min separation: Choquette-Choo et
+al. 2023b, "(Amplified) banded matrix factorization").
 
 Rounds are numbered 0..n-1.  A participation pattern is the set of rounds a user contributes to, each
 contribution of L2 norm at most 1 (in units of the clip norm); the other users' contributions are the

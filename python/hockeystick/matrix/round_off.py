@@ -1,6 +1,6 @@
 """Floating-point error bounds for sums of products, and the outward steps that apply them.
 
-Higham, "Accuracy and Stability of Numerical Algorithms" (2nd ed., 2002), Lemma 3.1 and eq. (3.5):
+Higham 2002 ("Accuracy and Stability of Numerical Algorithms", 2nd ed.), Lemma 3.1:
 a sum of p non-negative terms, or an inner product of length p, computed in any order in binary64
 has relative error at most gamma_p = p u / (1 - p u), u = 2^-53, when p u < 1.  Every sensitivity
 in this package is a sum of non-negative terms formed from products of the strategy's entries, so

@@ -8,9 +8,9 @@ weights at positions >= i that are pairwise at least b apart satisfies
 since the first pick j >= i leaves positions >= j + b for the other t - 1.  Each F_t is one suffix
 maximum over the rows at once, so a batch of r weight vectors costs O(k r n).  A computed F value is a
 sum of at most k weights added one at a time (k - 1 roundings; a maximum is exact), so its relative
-error is at most gamma_k (round_off.py).  This is the one-dimensional maximization that Choquette-Choo,
-McMahan, Rush, Thakurta et al. 2023 ("(Amplified) banded matrix factorization: a unified approach to
-private training", NeurIPS; arXiv:2306.08153) solve by dynamic programming (their Alg. 3).
+error is at most gamma_k (round_off.py).  This is the one-dimensional maximization Choquette-Choo et al. 2023b ("(Amplified) banded matrix
+factorization: a unified approach to private training", NeurIPS; arXiv:2306.08153) solve by dynamic
+programming (their Alg. 3).
 """
 
 from __future__ import annotations

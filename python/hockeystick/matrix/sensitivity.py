@@ -10,20 +10,19 @@ of one pattern pi of the schema (participation.py), so C x moves by sum_(i in pi
 Exact cases (``kind = "exact"``):
 
 * X >= 0 entrywise: each <x_i, x_j> <= 1, with equality when every x_i is the same unit vector, so
-  sens^2 = max_pi 1_pi^T X 1_pi (Choquette-Choo, McMahan, Rush, Thakurta 2023, "Multi-epoch matrix
-  factorization mechanisms for private machine learning", ICML, Sec. 2: the non-negative case of the
-  sensitivity).  Solved by enumerating the patterns: the b fixed-epoch patterns, or every min-separation
+  sens^2 = max_pi 1_pi^T X 1_pi (Choquette-Choo et al. 2023a, "Multi-epoch matrix factorization
+  mechanisms for private machine learning", ICML, Sec. 2: the non-negative case of the sensitivity).  Solved by enumerating the patterns: the b fixed-epoch patterns, or every min-separation
   pattern while there are at most ``MAX_ENUMERATED`` of them.
 * Columns at least b apart orthogonal (X_ij = 0 for |i - j| >= b, checked on the supports of C, not on
   rounded products): the cross terms of every min-separation pattern vanish whatever the signs, so
   sens^2 = max_pi sum_(i in pi) X_ii, a best separated selection (selection.py; the banded case of
-  Choquette-Choo et al. 2023, arXiv:2306.08153, and McKenna 2024, "Scaling up the banded matrix
-  factorization mechanism for differentially private ML").
+  Choquette-Choo et al. 2023b, "(Amplified) banded matrix factorization", arXiv:2306.08153).
 * C lower-triangular Toeplitz with c_0 >= c_1 >= ... >= 0 (BLT with decays in [0, 1] and output scales
   summing to at most 1, banded Toeplitz with non-increasing bands): the pattern {0, b, ..., (k'-1) b} is a
   worst one under b-min-separation with at most k participations, so sens = || sum_(j < k') C[:, j b] ||
-  (Kalinin, Lampert 2024, "Banded square root matrix factorization for differentially private model
-  training", NeurIPS; arXiv:2405.13763, Thm 2).  Proof: for i <= j, X_ij = sum_(t=0)^(n-1-j) c_t c_(t+j-i)
+  (Kalinin & Lampert 2024, "Banded square root matrix factorization for differentially private model
+  training", NeurIPS; arXiv:2405.13763, Thm 2, as federated-compute's accounting.py cites it; the proof
+  that follows is this module's).  Proof: for i <= j, X_ij = sum_(t=0)^(n-1-j) c_t c_(t+j-i)
   is non-increasing in j at a fixed gap j - i (fewer non-negative terms) and in the gap at a fixed j
   (c non-increasing); a pattern p_0 < ... < p_(m-1) has p_j >= j b and p_j - p_i >= (j - i) b, so
   X(p_i, p_j) <= X(i b, j b), and the reference pattern holds the most participations k' (X >= 0).
@@ -33,7 +32,7 @@ Upper bounds (``kind = "upper bound"``), for X with negative entries or too many
 sens^2 <= max_pi sum_(i, j in pi) |X_ij| (|<x_i, x_j>| <= 1), and that maximum is bounded by choosing
 the best pattern per row and then the best pattern of rows, r_i = max_pi sum_(j in pi) |X_ij| and
 sens^2 <= max_pi sum_(i in pi) r_i (the optimum's own pattern is one choice in every row:
-Choquette-Choo et al. 2023, arXiv:2306.08153, Alg. 4), or, where the patterns can be enumerated, by
+Choquette-Choo et al. 2023b, Alg. 4), or, where the patterns can be enumerated, by
 max_pi sum_(i,j in pi) |X_ij| itself (the fixed-epoch case always).  Signs are never searched: the
 signed maximum is a semidefinite program, so a negative X is reported as an upper bound.
 
@@ -43,7 +42,7 @@ rounded the other way.
 
 Round-off: X is formed from the computed C (errors E >= |C - C computed| from the strategy), the entries
 bounded from above by |X| + 2 (gamma_m |C|^T |C| + |C|^T E + E^T |C| + E^T E) and from below by X minus the
-same (Higham, "Accuracy and stability of numerical algorithms", Lemma 3.1), and the sums over patterns
+same (Higham 2002, Lemma 3.1), and the sums over patterns
 (at most k'^2 non-negative terms) widened by their gamma (round_off.py).  An integer C (the trees) whose
 sums stay below 2^52 is computed without any rounding, and its bracket is the exact value on both sides.
 """
@@ -108,7 +107,7 @@ def _result(square_up: float, square_down: float, kind: Kind, method: str, patte
 
 
 def _toeplitz(strategy: Strategy, rounds: int, schema: Participation) -> Sensitivity | None:
-    """Kalinin-Lampert's reference pattern {0, b, ..., (k'-1) b} for a non-increasing non-negative Toeplitz C."""
+    """Kalinin & Lampert's reference pattern {0, b, ..., (k'-1) b} for a non-increasing non-negative Toeplitz C."""
     coef = strategy.decreasing_toeplitz(rounds)
     if coef is None:
         return None
@@ -127,7 +126,7 @@ def _toeplitz(strategy: Strategy, rounds: int, schema: Participation) -> Sensiti
         widen_up(float(np.dot(high, high)), rel),
         widen_down(float(np.dot(low, low)), rel),
         "exact",
-        f"non-increasing Toeplitz C: pattern 0, b, ..., (k'-1) b (Kalinin-Lampert Thm 2), k' = {k}",
+        f"non-increasing Toeplitz C: pattern 0, b, ..., (k'-1) b (Kalinin & Lampert 2024, Thm 2), k' = {k}",
         pattern,
     )
 
@@ -266,7 +265,7 @@ def l2_sensitivity(strategy: Strategy, rounds: int, schema: Participation) -> Se
         square_up,
         square_down,
         "upper bound",
-        "best pattern per row, then of rows (Choquette-Choo et al. 2023, Alg. 4)"
+        "best pattern per row, then of rows (Choquette-Choo et al. 2023b, Alg. 4)"
         + ("" if gram.nonnegative else ", on |X|"),
         pattern,
     )

@@ -3,9 +3,9 @@
 The matrix mechanism answers the prefix-sum workload A (A_ij = 1 for j <= i) of a stream x_1..x_n
 through a factorization A = B C: it releases B (C x + sigma z) with z ~ N(0, I), which is a
 post-processing of C x + sigma z, so its privacy is that of the Gaussian mechanism on the query
-x -> C x (Denisov, McMahan, Rush, Smith, Thakurta 2022, "Improved differential privacy for SGD via
-optimal private linear operators on adaptive streams", Thm 2.1, which also covers inputs chosen
-adaptively when C is lower triangular).  Only C enters the accounting, through its n columns; C may
+x -> C x (Denisov et al. 2022, "Improved differential privacy for SGD via optimal private linear
+operators on adaptive streams", NeurIPS, which also covers inputs chosen adaptively when C is lower
+triangular).  Only C enters the accounting, through its n columns; C may
 have more rows than columns (the tree releases one row per node).  Each strategy gives:
 
 * ``matrix(rounds)``: the computed C (float64, one column per round) and a bound E >= |C - C_computed|
@@ -26,15 +26,15 @@ Strategies
     possibly shorter), the "tree with restarts" of Kairouz et al. 2021.
 ``BLT(buffer_decay, output_scale)``: the buffered linear Toeplitz C of Dvijotham, McMahan, Pillutla,
     Steinke, Thakurta 2024 ("Efficient and near-optimal noise generation for streaming differential
-    privacy", FOCS; arXiv:2404.16706, Def. 3.1): lower-triangular Toeplitz with c_0 = 1 and
+    privacy", arXiv:2404.16706): lower-triangular Toeplitz with c_0 = 1 and
     c_k = sum_i omega_i theta_i^(k - 1) for k >= 1, buffer decays theta (their theta, jax_privacy's
     ``buf_decay``) and output scales omega (their omega, jax_privacy's ``output_scale``).  Its
     coefficients are non-negative and non-increasing when every omega_i >= 0, 0 <= theta_i <= 1 and
     sum_i omega_i <= 1 (then c_1 - c_0 = sum omega - 1 <= 0 and c_(k+1) - c_k =
     sum omega_i theta_i^(k - 1) (theta_i - 1) <= 0); the sum is checked in exact rational arithmetic.
 ``Banded(coefficients)``: the lower-triangular Toeplitz C with first column (c_0, ..., c_(b-1), 0, ...):
-    b bands (the banded Toeplitz strategies of McKenna 2024, "Scaling up the banded matrix
-    factorization mechanism for differentially private ML", ICLR 2025; a full-length column gives any
+    b bands (the banded Toeplitz strategies of McKenna 2025, "Scaling up the banded matrix
+    factorization mechanism for differentially private ML", ICLR; a full-length column gives any
     lower-triangular Toeplitz C).
 ``DenseStrategy(matrix)``: any C given as a 2-D array with one column per round.
 """
@@ -155,7 +155,7 @@ def _finite_vector(value: npt.ArrayLike, name: str) -> np.ndarray:
 
 
 class BLT(_Toeplitz):
-    """Buffered linear Toeplitz C (Dvijotham et al. 2024, Def. 3.1): c_0 = 1, c_k = sum_i omega_i theta_i^(k-1)."""
+    """Buffered linear Toeplitz C (Dvijotham et al. 2024): c_0 = 1, c_k = sum_i omega_i theta_i^(k-1)."""
 
     def __init__(self, buffer_decay: npt.ArrayLike, output_scale: npt.ArrayLike) -> None:
         self.buffer_decay = _finite_vector(buffer_decay, "buffer_decay")
