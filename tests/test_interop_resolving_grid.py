@@ -96,7 +96,7 @@ def _exact_epsilon(q: float, delta: float) -> float:
 @pytest.fixture(params=[True, False], ids=["resolving", "coarse-first"])
 def resolving(request, monkeypatch):
     if not request.param:
-        monkeypatch.setattr(plan_module, "RESOLVE_CELLS", 0.0)  # the rule never fires: the path it replaces
+        monkeypatch.setattr(plan_module, "RESOLVE_CELLS", 0.0)  # the rule never fires: the coarse grid first
     return request.param
 
 

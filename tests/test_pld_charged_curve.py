@@ -97,7 +97,7 @@ def _moved(values: np.ndarray, s: float, up: bool) -> np.ndarray:
 
 
 def _tabled_reference(pmf: GridPMF, epsilon: np.ndarray) -> np.ndarray:
-    """``delta_tabled`` as numpy computed it before the C++ evaluator (same operations, same order)."""
+    """``delta_tabled`` in numpy (the C++ evaluator's operations in the same order)."""
     eps = _moved(epsilon, pmf.loss_shift, not pmf.pessimistic)
     n, slack = pmf.p.size, pmf.suffix_sum_slack()
     raw = _core.PldGridProfile(pmf.p, pmf.k_lo, pmf.h, pmf.p_inf).delta(eps, 1)
@@ -121,8 +121,8 @@ def _suffix_maxima(pmf: GridPMF) -> np.ndarray:
 
 
 def _charge_reference(pmf: GridPMF, at: np.ndarray) -> np.ndarray:
-    """``GridPMF.charge_at`` as numpy computed it before the core did (the grid points above each argument,
-    counted in floats, their charge ``charge_of_masses``)."""
+    """``GridPMF.charge_at`` in numpy (the grid points above each argument, counted in floats, their charge
+    ``charge_of_masses``)."""
     n = pmf.p.size
     with np.errstate(over="ignore"):
         first_above = np.clip(np.floor(at / pmf.h) - pmf.k_lo + 1, 0, n)
@@ -130,8 +130,8 @@ def _charge_reference(pmf: GridPMF, at: np.ndarray) -> np.ndarray:
 
 
 def _side_reference(pmf: GridPMF, at: np.ndarray, pessimistic: bool) -> np.ndarray:
-    """The charged side at arguments already moved, as numpy computed it (``GridPMF.delta`` pessimistic,
-    ``_charged_lower`` optimistic) before the core's ``charged_side``: same operations, same order."""
+    """The charged side at arguments already moved, in numpy (``GridPMF.delta`` pessimistic, ``_charged_lower``
+    optimistic): the core's ``charged_side``'s operations in the same order."""
     raw = _core.PldGridProfile(pmf.p, pmf.k_lo, pmf.h, pmf.p_inf).delta(at, 1)
     charge, slack = _charge_reference(pmf, at), pmf.suffix_sum_slack()
     if pessimistic:

@@ -188,8 +188,7 @@ def test_infinite_and_nan_epsilon_give_the_trivial_sides_without_a_warning():
 
 
 def _sums_reference(p: np.ndarray, decay: float, rising: bool) -> np.ndarray:
-    """The geometric sums at every index 0 .. n as numpy and scipy computed them before the core did (438a222's
-    ``_rising_sums`` / ``_decayed_sums``)."""
+    """The geometric sums at every index 0 .. n in numpy and scipy (a linear filter over the masses)."""
     import scipy.signal
 
     r = math.exp(-decay)
@@ -201,8 +200,8 @@ def _sums_reference(p: np.ndarray, decay: float, rising: bool) -> np.ndarray:
 def _threshold_reference(
     a: np.ndarray, a_lo: int, b: np.ndarray, b_lo: int, h: float, offset: float, eps: np.ndarray
 ) -> np.ndarray:
-    """The likelihood-ratio threshold as numpy computed it before the core did (``_upper_complement``), the C
-    library's log in place of numpy's (``c_math``)."""
+    """The likelihood-ratio threshold in numpy (the core's operations in the same order), the C library's log
+    in place of numpy's (``c_math``)."""
     lo, hi = max(a_lo, b_lo), min(a_lo + a.size, b_lo + b.size)
     index, ratio = np.arange(0), np.zeros(0)
     if hi > lo:

@@ -118,8 +118,8 @@ def test_charge_above_zero_points_is_zero_with_an_infinite_normwise_bound():
 
 def test_charge_with_no_normwise_bounds_is_finite_above_the_grid():
     """A charged PMF with neither normwise bound (spectral_l2 and inverse_l2 infinite, the defaults): no grid
-    point above eps is no charge, not inf x 0 = NaN (before the core's GridCharges computed the facade's charge
-    too, eps at or above the top grid point gave NaN on both sides)."""
+    point above eps is no charge, not inf x 0 = NaN (which eps at or above the top grid point would give on
+    both sides)."""
     for pessimistic in (True, False):
         pmf = GridPMF(0, 0.1, np.array([0.5, 0.5]), 0.0, 0.0, pessimistic, entry_error=1e-12, total_error=1e-10)
         got = pmf.delta(np.array([0.0, 0.05, 0.1, 1.0, 5.0]))

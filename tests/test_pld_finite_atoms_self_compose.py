@@ -22,7 +22,7 @@ CASES = [(0.4839990325713871, 1, 8), (0.3, 3, 5), (0.2, 2, 7), (0.05, 5, 3), (1.
 
 
 def _numpy_dense(a: fa.Atoms, count: int) -> fa.Atoms:
-    """The numpy dense self-composition (what ``self_compose`` did before the lean path)."""
+    """The numpy dense self-composition by repeated squaring (an independent path to the same atoms)."""
     base = fa._Dense(int(a.index[0]), fa._spread(a.index, a.mass), a.p_inf, a.loss_error, a.rel_error)
     return fa._from_dense(fa._power(base, count, fa._dense_compose), a.eta)
 
