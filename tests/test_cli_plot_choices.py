@@ -181,3 +181,13 @@ def test_a_slice_of_a_fixed_parameter_at_its_value_is_accepted_and_another_refus
         plots.choose_picture("epsilon", axes, {"delta": 1e-5}, slices={"delta": 1e-6})
     with pytest.raises(ValueError, match="x 'delta': delta is fixed at 1e-05"):
         plots.choose_picture("epsilon", axes, {"delta": 1e-5}, x="delta")
+
+
+def test_two_short_axes_draw_curves_two_long_ones_a_heat_map():
+    """A 3 x 3 grid read as colours shows nine patches; as three curves it shows the trend."""
+    short = {"sigma": np.array([1.0, 2.0, 4.0]), "rounds": np.array([1, 10, 100])}
+    picture = plots.choose_picture("delta", short, {"epsilon": 1.0})
+    assert (picture.kind, picture.x, picture.second) == ("curves", "rounds", "sigma")
+    long = {"sigma": np.geomspace(1, 8, 30), "rounds": np.arange(1, 21)}
+    picture = plots.choose_picture("delta", long, {"epsilon": 1.0})
+    assert (picture.kind, picture.x, picture.second) == ("heatmap", "rounds", "sigma")

@@ -342,8 +342,10 @@ def choose_picture(
     Every choice is optional; what is not chosen follows the natural picture:
 
     - output delta with an ``epsilon`` axis: delta-eps curves; output epsilon with a ``delta`` axis:
-      epsilon against delta; a calibrated output (sigma ...): that value against rounds (or the first axis);
-    - otherwise, over two or more axes, a heat map of the two longest (the longest vertical);
+      epsilon against delta;
+    - output delta or epsilon without that axis, over two axes of more than 8 values each: a heat map
+      of the two longest (the longest vertical);
+    - otherwise curves: the output against rounds where it is an axis, else against the longest axis;
     - curves get one curve per value of the longest other axis (at most 8, evenly thinned);
     - ``facet``: one panel per value of that axis (at most 6); ``slices`` (name -> value): hold an
       axis at the value nearest to the one given; every axis left over is held at its middle value.
@@ -382,11 +384,13 @@ def choose_picture(
         raise ValueError(f"hue={hue!r} draws curves; a heat map takes y={hue!r} for its vertical axis")
     free = [n for n in names if n not in slices and n != facet]
     partner = _PARTNER.get(output)
-    if kind is None:
-        natural_heatmap = output in _PARTNER and partner not in free and len(free) >= 2
-        kind = "heatmap" if y is not None or (hue is None and natural_heatmap) else "curves"
     length = {n: len(axes[n]) for n in names}
     longest = sorted(free, key=lambda n: -length[n])  # stable: ties keep the sweep's order
+    if kind is None:
+        # two axes too long for one curve per value of either: colours
+        natural_heatmap = output in _PARTNER and partner not in free and len(free) >= 2
+        natural_heatmap = natural_heatmap and length[longest[1]] > _MAX_CURVES
+        kind = "heatmap" if y is not None or (hue is None and natural_heatmap) else "curves"
     across: str | None = x  # the horizontal axis, chosen here where not given
     if kind == "heatmap":
         if across is None:
@@ -404,7 +408,8 @@ def choose_picture(
                 raise ValueError(
                     f"nothing left for the x axis: every axis of the sweep ({', '.join(names)}) has another role"
                 )
-            across = partner if partner in others else "rounds" if "rounds" in others else others[0]
+            longest_other = max(others, key=lambda n: length[n])  # ties: the sweep's first
+            across = partner if partner in others else "rounds" if "rounds" in others else longest_other
         second = hue if hue is not None else next((n for n in longest if n != across), None)
     drawn = {across, second, facet}
     held = {
