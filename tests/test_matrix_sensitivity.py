@@ -9,6 +9,7 @@ equal it and its upper bounds must not fall below it, its lower sides never abov
 from __future__ import annotations
 
 import itertools
+import math
 
 import mpmath
 import numpy as np
@@ -219,3 +220,20 @@ def test_refusals_name_the_argument():
         l2_sensitivity(Tree(), 4096, MinSeparation(1))
     with pytest.raises(ValueError, match="separation must be an integer >= 1"):
         MinSeparation(0)
+
+
+def test_long_toeplitz_window_sums_against_correctly_rounded_sums():
+    """3000 rounds, separation 7, every participation (k' = 429): the O(n log k) window sums' bracket holds the
+    sensitivity from correctly rounded column sums (math.fsum) squared and summed in 40-digit arithmetic."""
+    rng = np.random.default_rng(3)
+    bands = np.sort(rng.uniform(0, 1, size=3000))[::-1]
+    n, b = 3000, 7
+    k = -(-n // b)
+    v = [math.fsum(bands[m - j * b] for j in range(k) if j * b <= m) for m in range(n)]
+    mpmath.mp.dps = 40
+    exact = mpmath.sqrt(mpmath.fsum(mpmath.mpf(x) ** 2 for x in v))
+    got = l2_sensitivity(Banded(bands), n, MinSeparation(b))
+    assert got.kind == "exact"
+    margin = 4 * 2.0**-53  # fsum's correctly rounded v: each within half an ulp
+    assert got.lower <= exact * (1 + margin) and exact * (1 - margin) <= got.upper
+    assert float((got.upper - got.lower) / exact) < 1e-10

@@ -48,14 +48,6 @@ class Participation:
         b = self.separation
         return [np.arange(s, rounds, b)[:k] for s in range(min(b, rounds))]
 
-    def describe(self) -> str:
-        cap = "as many as fit" if self.limit is None else f"at most {self.limit}"
-        if self.fixed:
-            return f"fixed epochs of {self.separation} rounds ({cap} participations)"
-        if self.separation == 1 and self.limit is None:
-            return "every round"
-        return f"rounds at least {self.separation} apart ({cap} participations)"
-
 
 def EveryRound() -> Participation:  # noqa: N802 - a schema's name, read like a class
     """Every round: separation 1, no cap."""

@@ -56,7 +56,7 @@ from typing import Literal
 import numpy as np
 
 from .participation import Participation
-from .round_off import compose, gamma, widen_down, widen_up
+from .round_off import UNIT_ROUNDOFF, compose, gamma, widen_down, widen_up
 from .selection import best_separated_pattern, count_patterns, max_separated_sum, patterns
 from .strategies import Strategy
 
@@ -106,21 +106,57 @@ def _result(square_up: float, square_down: float, kind: Kind, method: str, patte
     return Sensitivity(upper, min(_sqrt_down(square_down), upper), kind, method, pattern)
 
 
+# The non-increasing Toeplitz case holds a few arrays of ``rounds`` doubles.
+MAX_TOEPLITZ_ROUNDS = 1 << 24
+
+
+def _strided_window_sums(values: np.ndarray, separation: int, window: int) -> tuple[np.ndarray, float]:
+    """w[m] = sum over j < window with j b <= m of values[m - j b], for non-negative ``values``, and the relative
+    error bound of the computed w.
+
+    Laid out as rows of b (entry m at row m // b, column m % b), w is the sum of the last ``window`` rows up to
+    m's own: sums of 2^t consecutive rows are formed by pairwise doubling (each a sum of 2^t terms in t
+    levels: relative error gamma_t) and ``window`` is added up from its binary digits (at most log2(window) + 1
+    such sums, added one after another), so every addition is of non-negative terms, O(n log window) work,
+    and the relative error is at most gamma_(2 log2(window) + 2) (Higham 2002, Lemma 3.1)."""
+    n = values.size
+    rows = -(-n // separation)
+    grid = np.zeros((window - 1 + rows, separation))
+    grid[window - 1 :].reshape(-1)[:n] = values  # window - 1 zero rows on top: every window has full length
+    total = np.zeros((rows, separation))
+    blocks, offset, level = grid, 0, 0
+    while (1 << level) <= window:
+        width = 1 << level
+        if window & width:
+            total += blocks[offset : offset + rows]
+            offset += width
+        if (2 << level) <= window:
+            blocks = blocks[:-width] + blocks[width:]
+        level += 1
+    return total.reshape(-1)[:n], gamma(2 * level + 2)
+
+
 def _toeplitz(strategy: Strategy, rounds: int, schema: Participation) -> Sensitivity | None:
-    """Kalinin & Lampert's reference pattern {0, b, ..., (k'-1) b} for a non-increasing non-negative Toeplitz C."""
+    """Kalinin & Lampert's reference pattern {0, b, ..., (k'-1) b} for a non-increasing non-negative Toeplitz C:
+    sens^2 = ||v||^2 with v = sum_(j < k') C[:, j b], v[m] = sum over j < k', j b <= m of c_(m - j b)."""
     coef = strategy.decreasing_toeplitz(rounds)
     if coef is None:
         return None
+    if rounds > MAX_TOEPLITZ_ROUNDS:
+        raise ValueError(
+            f"rounds must be <= {MAX_TOEPLITZ_ROUNDS} for a Toeplitz strategy, got {rounds}: its sensitivity holds "
+            "a few arrays of that many doubles"
+        )
     _nonzero(coef.coefficients + coef.error)
     b, k = schema.separation, schema.participations(rounds)
-    shifted = np.zeros((k, rounds))
-    shifted_error = np.zeros((k, rounds))
-    for j in range(k):  # column j b of C: the coefficients moved down by j b rows
-        shifted[j, j * b :] = coef.coefficients[: rounds - j * b]
-        shifted_error[j, j * b :] = coef.error[: rounds - j * b]
-    high = (shifted + shifted_error).sum(axis=0)  # >= the exact column sum, but for the sum's round-off
-    low = np.maximum(shifted.sum(axis=0) - shifted_error.sum(axis=0), 0.0)
-    rel = compose(gamma(k + 1), gamma(k + 1), gamma(rounds + 1))
+    v, g = _strided_window_sums(coef.coefficients, b, k)
+    slack, g_error = _strided_window_sums(coef.error, b, k)
+    four_u = 4.0 * UNIT_ROUNDOFF
+    # v_true <= v/(1 - g) + slack/(1 - g_error); v_true >= v (1 - g) - slack (1 + 2 g_error), each operation's own
+    # rounding covered by the 4u terms; the last subtraction's rounding by the 2u in the squared sums' bound
+    high = v * (1.0 + 2.0 * g + four_u) + slack * (1.0 + 2.0 * g_error + four_u)
+    low = np.maximum(v * (1.0 - g - four_u) - slack * (1.0 + 2.0 * g_error + four_u), 0.0)
+    rel = compose(gamma(rounds + 1), 4.0 * UNIT_ROUNDOFF)
     pattern = tuple(range(0, k * b, b))
     return _result(
         widen_up(float(np.dot(high, high)), rel),
