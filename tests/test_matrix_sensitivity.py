@@ -212,6 +212,10 @@ def test_refusals_name_the_argument():
         l2_sensitivity(DenseStrategy(np.zeros((2, 2))), 2, MinSeparation(1))
     with pytest.raises(ValueError, match="strategy must have a non-zero entry"):
         l2_sensitivity(Banded([0.0, 0.0]), 3, MinSeparation(1))
+    late = np.zeros((3, 3))
+    late[2, 2] = 1.0  # only round 2, which one fixed epoch of 2 rounds (rounds 0, 1) never reaches
+    with pytest.raises(ValueError, match="non-zero column among the rounds a user may take part in"):
+        l2_sensitivity(DenseStrategy(late), 3, FixedEpochs(2, 1))
     with pytest.raises(ValueError, match="buffer_decay and output_scale"):
         BLT([0.5], [0.1, 0.2])
     with pytest.raises(ValueError, match="buffer_decay must keep"):

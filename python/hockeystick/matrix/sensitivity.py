@@ -103,6 +103,11 @@ def _nonzero(entries: np.ndarray) -> None:
 
 def _result(square_up: float, square_down: float, kind: Kind, method: str, pattern: tuple[int, ...]) -> Sensitivity:
     upper = _sqrt_up(square_up)
+    if not upper > 0:
+        raise ValueError(
+            "strategy must have a non-zero column among the rounds a user may take part in: every pattern of the "
+            "schema moves C x by 0 (sensitivity 0), so no Gaussian guarantee is needed or computed"
+        )
     return Sensitivity(upper, min(_sqrt_down(square_down), upper), kind, method, pattern)
 
 
