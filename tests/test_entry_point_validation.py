@@ -91,10 +91,10 @@ BASE = dict(
 def _registered(name: str) -> Any:
     entry = registry.get(name)
     kwargs = {k: BASE[k] for k in entry.required}
-    if name.startswith("dp_sgd"):
-        kwargs["steps"] = 3
+    if name.startswith("dp_sgd"):  # the run by its data set and batch (or by its rate: neither is required)
+        kwargs.update(dataset_size=BASE["dataset_size"], batch_size=BASE["batch_size"], steps=3)
     if name.startswith("dp_fedavg"):
-        kwargs["rounds"] = 3
+        kwargs.update(total_clients=BASE["total_clients"], clients_per_round=BASE["clients_per_round"], rounds=3)
     return entry.build(**kwargs)
 
 

@@ -63,6 +63,7 @@ import numpy as np
 
 from . import _validation
 from ._elementwise import ArrayLike, broadcast_float_arrays
+from .pld import along_run
 from .pld.accountant import SubsampledGaussianPLD
 from .pld.along_run import CurveAlongRun
 from .pld.distribution import Bound, Result
@@ -115,7 +116,7 @@ def _ceil_ratio(x: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     only there is the exact value formed (as fractions)."""
     with np.errstate(over="ignore", under="ignore"):
         p = x * a / b
-    out: np.ndarray = np.ceil(p)
+    out = np.array(np.ceil(p), dtype=float)  # an array even for 0-d input (its .flat is written below)
     near = np.isfinite(p) & (np.abs(p - np.round(p)) <= _NEAR_WHOLE * np.maximum(p, 1.0))
     for i in np.flatnonzero(near):
         exact = Fraction(float(x.flat[i])) * Fraction(float(a.flat[i])) / Fraction(float(b.flat[i]))
@@ -161,7 +162,7 @@ class _SubsampledTraining:
                 accuracy=accuracy,
             )
             self.noise_multiplier, self.steps, self.sampling = z, t, sampling
-            self._steps_per_epoch = _like(1.0 / q, t)  # 1 / q: the "opacus" count
+            self._epoch_ratio = (_like(one, t), _like(q, t))  # 1 / q: the "opacus" count, as the ratio (a, b)
             return
         if population is None or batch is None:
             raise ValueError(
@@ -202,7 +203,7 @@ class _SubsampledTraining:
             )
             self._accountant = FixedBatchGaussianPLD(sigma=z, batch_size=m, n=n, rounds=t, **extra)
         self.noise_multiplier, self.steps, self.sampling = z, t, sampling
-        self._steps_per_epoch = _like(per_epoch[0] / per_epoch[1], t)  # ceil(n / m), or n / m
+        self._epoch_ratio = (_like(per_epoch[0], t), _like(per_epoch[1], t))  # ceil(n / m) / 1, or n / m
 
     @staticmethod
     def _by_rate(
@@ -219,7 +220,7 @@ class _SubsampledTraining:
         if sampling != "poisson":
             raise ValueError(
                 f'sampling="{sampling}" draws exactly {names[1]} of {names[0]} each step: give those, '
-                "not sample_rate (a rate describes Poisson sampling)"
+                "not sample_rate (a rate describes Poisson subsampling)"
             )
         if steps_per_epoch == "ceil":
             raise ValueError(
@@ -245,23 +246,40 @@ class _SubsampledTraining:
         each certified), all of them in one evaluation (``pld.along_run``: one discretization, the checkpoints'
         compositions batched).  One run: every parameter a single value."""
         with _in_training_words():
-            curve = self._accountant.epsilon_curve(delta, every=self._every(every, steps), steps=steps)
-        return dataclasses.replace(curve, steps_per_epoch=int(np.ravel(self._steps_per_epoch)[0]))
+            curve = self._accountant.epsilon_curve(delta, steps=self._checkpoints(every, steps))
+        return dataclasses.replace(curve, steps_per_epoch=self._epoch_length())
 
     def delta_curve(self, epsilon: float, *, every: int | None = None, steps: ArrayLike | None = None) -> CurveAlongRun:
         """``epsilon_curve``'s twin: the certified bracket of delta at ``epsilon`` after each checkpoint."""
         with _in_training_words():
-            curve = self._accountant.delta_curve(epsilon, every=self._every(every, steps), steps=steps)
-        return dataclasses.replace(curve, steps_per_epoch=int(np.ravel(self._steps_per_epoch)[0]))
+            curve = self._accountant.delta_curve(epsilon, steps=self._checkpoints(every, steps))
+        return dataclasses.replace(curve, steps_per_epoch=self._epoch_length())
 
-    def _every(self, every: int | None, steps: ArrayLike | None) -> int | None:
-        """The accountant's ``every``: one epoch's steps unless ``every`` or ``steps`` is given."""
-        if any(np.size(a) != 1 for a in (self.noise_multiplier, self.steps, self._steps_per_epoch)):
+    def _epoch_length(self) -> float:
+        """Steps per epoch, a / b rounded (``steps_per_epoch``: ceil(n / m), or n / m = 1 / q)."""
+        a, b = (float(np.ravel(x)[0]) for x in self._epoch_ratio)
+        return a / b
+
+    def _checkpoints(self, every: int | None, steps: ArrayLike | None) -> np.ndarray:
+        """The run's checkpoints (``along_run.checkpoints``): every ``every`` steps, or ``steps``, or else the last
+        step of each whole epoch k, ceil(k a / b) of the exact ratio (the steps ``epochs=k`` runs), and the run's."""
+        if any(np.size(x) != 1 for x in (self.noise_multiplier, self.steps, *self._epoch_ratio)):
             raise ValueError(
                 "a curve along the run needs one run: give single values of the noise multiplier, the data set "
                 "(clients) and batch sizes and the epochs (steps, rounds); loop over the runs for several"
             )
-        return int(np.ravel(self._steps_per_epoch)[0]) if every is None and steps is None else every
+        total = int(np.ravel(self.steps)[0])
+        if every is not None or steps is not None:
+            return along_run.checkpoints(total, every, steps)
+        a, b = (float(np.ravel(x)[0]) for x in self._epoch_ratio)
+        count = math.floor(total * b / a) + 1  # at least the whole epochs in the run (the rounding: one more)
+        if count > along_run.MAX_CHECKPOINTS:
+            raise ValueError(
+                f"one checkpoint per epoch gives {count - 1} or more, above {along_run.MAX_CHECKPOINTS}: give every="
+                "(a checkpoint every so many steps) or steps="
+            )
+        ends = _ceil_ratio(np.arange(1.0, count + 1.0), np.full(count, a), np.full(count, b))
+        return np.union1d(ends[ends <= total], [total]).astype(np.int64)
 
 
 @contextlib.contextmanager

@@ -23,11 +23,10 @@ from dp_accounting import dp_event
 from dp_accounting.privacy_accountant import NeighboringRelation, PrivacyAccountant
 
 from .. import _validation
+from ..pld.mechanisms import DEFAULT_INTERVAL
 from .dp_events import Unsupported, check_count, plan_for
 from .plan import CompositionPlan, PlanProfile
 from .rdp_accountant import HockeystickRdpAccountant
-
-DEFAULT_ACCURACY = 1e-4
 
 __all__ = ["HockeystickAccountant", "HockeystickRdpAccountant", "NeighboringRelation"]
 
@@ -36,16 +35,18 @@ class HockeystickAccountant(PrivacyAccountant):
     """A dp_accounting ``PrivacyAccountant`` computed by hockeystick, with certified brackets.
 
     ``neighboring_relation``: ADD_OR_REMOVE_ONE (default), REPLACE_ONE or REPLACE_SPECIAL (per
-    event, see ``dp_events``).  ``accuracy``: the width aimed for of the certified bracket (in
-    epsilon for ``get_epsilon*``, relative in delta for ``get_delta*``); the loss grid is refined
-    until the bracket is that narrow (down to a grid of 1e-5).  ``value_discretization_interval``:
-    a fixed grid instead (then ``accuracy`` is ignored).
+    event, see ``dp_events``).  The loss grid: by default ``training.DPSGD``'s and dp_accounting's
+    ``PLDAccountant``'s, a fixed spacing ``value_discretization_interval`` = 1e-4 (``DEFAULT_INTERVAL``),
+    so a run accounted here and by ``DPSGD`` gets the same epsilon; another spacing; or ``accuracy``: the
+    width aimed for of the certified bracket (in epsilon for ``get_epsilon*``, relative in delta for
+    ``get_delta*``), the grid refined until the bracket is that narrow (down to a grid of 1e-5); given
+    both, the spacing is used and ``accuracy`` ignored.
     """
 
     def __init__(
         self,
         neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE,
-        accuracy: float = DEFAULT_ACCURACY,
+        accuracy: float | None = None,
         value_discretization_interval: float | None = None,
     ):
         if not isinstance(neighboring_relation, NeighboringRelation):
@@ -53,8 +54,14 @@ class HockeystickAccountant(PrivacyAccountant):
                 f"neighboring_relation must be a NeighboringRelation, got {_validation.describe(neighboring_relation)}"
             )
         super().__init__(neighboring_relation)
-        a = float(_validation.positive(_validation.single(accuracy, "accuracy"), "accuracy"))
-        if value_discretization_interval is not None:
+        a = (
+            None
+            if accuracy is None
+            else float(_validation.positive(_validation.single(accuracy, "accuracy"), "accuracy"))
+        )
+        if value_discretization_interval is None and a is None:
+            value_discretization_interval = DEFAULT_INTERVAL
+        elif value_discretization_interval is not None:
             value_discretization_interval = float(
                 _validation.positive(
                     _validation.single(value_discretization_interval, "value_discretization_interval"),

@@ -14,6 +14,10 @@ Gaussian, composed exactly), composed by hockeystick's certified PLD (``interop.
 ``sigma_tolerance``, relative) whose certified epsilon after the given steps or epochs is at most
 ``target_epsilon``.
 
+Both compute on the grid ``training.DPSGD`` and ``pld.SubsampledGaussianPLD`` use by default (a fixed
+loss spacing ``pld.mechanisms.DEFAULT_INTERVAL``), so one run gets one epsilon and one target one noise
+multiplier whichever of them is asked (``accuracy=`` refines the grid instead, as there).
+
 Opacus (and torch) are imported only if installed: with Opacus the class subclasses its
 ``IAccountant``; without, it is a plain class with the same methods.
 """
@@ -29,6 +33,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import _validation
+from ..pld.calibration_start import calibration_start
+from ..pld.mechanisms import DEFAULT_INTERVAL
 from .loss_reach import MAX_LOSS_REACH, MAX_NOISE, TAIL_RADII, ParameterOutOfRange, gaussian_reach
 from .plan import CompositionPlan, PlanProfile
 
@@ -44,9 +50,9 @@ else:
         _Base = object
         OPACUS = False
 
-DEFAULT_ACCURACY = 1e-3
 MECHANISM = "hockeystick_pld"
 _MAX_SIGMA = 1e6
+_SIGMA_TOLERANCE = 1e-10  # get_noise_multiplier's default: calibrate's rtol, so the two agree
 
 __all__ = ["HockeystickAccountant", "get_noise_multiplier"]
 
@@ -123,12 +129,14 @@ def _plan(history: list[tuple[float, float, int]]) -> CompositionPlan:
 class HockeystickAccountant(_Base):
     """Opacus ``IAccountant`` over hockeystick's certified PLD composition.
 
-    ``accuracy``: the width aimed for of the certified epsilon bracket (the loss grid is refined
-    until the bracket is that narrow); the reported epsilon is the bracket's upper end.
+    The loss grid: by default ``training.DPSGD``'s (a fixed spacing ``DEFAULT_INTERVAL``, 1e-4), so a run
+    accounted here and by ``DPSGD`` gets the same epsilon; ``value_discretization_interval`` another
+    fixed spacing; or ``accuracy``: the width aimed for of the certified epsilon bracket (the grid is
+    refined until the bracket is that narrow).  The reported epsilon is the bracket's upper end.
     """
 
-    def __init__(self, accuracy: float = DEFAULT_ACCURACY):
-        self.accuracy = float(_validation.positive(_validation.single(accuracy, "accuracy"), "accuracy"))
+    def __init__(self, accuracy: float | None = None, value_discretization_interval: float | None = None):
+        self.accuracy, self.value_discretization_interval = _grid(accuracy, value_discretization_interval)
         self._history: list[tuple[float, float, int]] = []
         self._last: tuple[float, float] | None = None  # the last step's (sigma, q), as checked
         self._pending = 0  # steps of the last entry not yet written into it
@@ -170,7 +178,7 @@ class HockeystickAccountant(_Base):
 
     def _current(self) -> PlanProfile:
         if self._profile is None or self._profile_of != self.history:
-            self._profile = PlanProfile(_plan(self.history), None, self.accuracy)
+            self._profile = PlanProfile(_plan(self.history), self.value_discretization_interval, self.accuracy)
             self._profile_of = list(self.history)
         return self._profile
 
@@ -220,6 +228,18 @@ class HockeystickAccountant(_Base):
         self.history = state_dict["history"]
 
 
+def _grid(accuracy: Any, value_discretization_interval: Any) -> tuple[float | None, float | None]:
+    """(accuracy, spacing) checked: one of them, or neither (then the facade's fixed spacing)."""
+    if accuracy is not None and value_discretization_interval is not None:
+        raise ValueError("give either value_discretization_interval or accuracy, not both")
+    if accuracy is not None:
+        return float(_validation.positive(_validation.single(accuracy, "accuracy"), "accuracy")), None
+    if value_discretization_interval is None:
+        return None, DEFAULT_INTERVAL
+    h = _validation.single(value_discretization_interval, "value_discretization_interval")
+    return None, float(_validation.positive(h, "value_discretization_interval"))
+
+
 def _steps_of_epochs(epochs: float, sample_rate: float) -> int:
     """ceil(epochs / sample_rate) from the exact quotient of the two doubles (Opacus truncates it: rounding up
     never understates the steps taken), refused above 2^53 steps."""
@@ -241,23 +261,28 @@ def get_noise_multiplier(
     steps: int | None = None,
     accountant: str = MECHANISM,
     epsilon_tolerance: float = 0.01,
-    sigma_tolerance: float = 1e-4,
-    accuracy: float = DEFAULT_ACCURACY,
+    sigma_tolerance: float = _SIGMA_TOLERANCE,
+    accuracy: float | None = None,
     **kwargs: Any,
 ) -> float:
     """Smallest noise multiplier whose certified epsilon after ``steps`` (or ceil(``epochs / sample_rate``))
     Poisson-sampled steps at ``sample_rate`` is <= ``target_epsilon`` at ``target_delta``.
 
-    Opacus's signature (``accountant`` and ``epsilon_tolerance`` are accepted for compatibility; the
-    search is a bisection on sigma to ``sigma_tolerance`` relative, on the certified upper bound,
-    so the returned sigma always meets the target).  Epochs count ceil(epochs / sample_rate) steps, the
-    exact quotient rounded up (Opacus truncates it).  The search runs down to ``_SMALLEST_SIGMA`` (0.0093:
-    below it a subsampled step is refused) for sample_rate < 1, to ``tiny ** 0.25`` for sample_rate = 1 (the
-    exact Gaussian); a sigma at which no certified epsilon is computed counts as not meeting the target, so
-    where every sigma meets it the answer is the least sigma (to ``sigma_tolerance``) whose certified epsilon
-    is computed (the floor itself, tried once the answer is known to lie below the geometric midpoint).  Raises ValueError for an unreachable budget and for bad arguments (naming them):
-    target_epsilon >= 0 (+inf: every sigma meets it), target_delta strictly between 0 and 1, sample_rate in (0, 1], steps a
-    count >= 1 or epochs finite and > 0, sigma_tolerance in [2^-52, 1), accuracy finite and > 0.
+    Opacus's signature (``accountant`` and ``epsilon_tolerance`` are accepted for compatibility).  The
+    criterion is ``HockeystickAccountant``'s (on the facade's grid by default, or refined to ``accuracy``):
+    the run's certified epsilon at ``target_delta`` at most ``target_epsilon``, found to ``sigma_tolerance``
+    (relative; default 1e-10, calibrate's) from the central-limit estimate by bracketing and the Illinois
+    method on epsilon against log sigma; the returned sigma was evaluated and met the target.  On the
+    default grid it is the answer of ``calibrate("dp_sgd", "noise_multiplier", ...)`` for the same steps
+    (which asks for delta at the target epsilon of the same accountant) to within 1e-8.  Epochs count
+    ceil(epochs / sample_rate) steps, the exact quotient rounded up (Opacus truncates it; ``training.DPSGD``
+    counts the same with ``steps_per_epoch="opacus"``).  The search runs down to ``_SMALLEST_SIGMA``
+    (0.0093: below it a subsampled step is refused) for sample_rate < 1, to ``tiny ** 0.25`` for
+    sample_rate = 1 (the exact Gaussian); a sigma at which no certified bound is computed counts as not
+    meeting the target, so where every sigma meets it the answer is the least sigma searched whose bound is
+    computed.  Raises ValueError for an unreachable budget and for bad arguments (naming them):
+    target_epsilon >= 0 (+inf: every sigma meets it), target_delta strictly between 0 and 1, sample_rate in
+    (0, 1], steps a count >= 1 or epochs finite and > 0, sigma_tolerance in [2^-52, 1), accuracy finite and > 0.
     """
     if (steps is None) == (epochs is None):
         raise ValueError("get_noise_multiplier takes as input EITHER a number of steps or a number of epochs")
@@ -284,45 +309,89 @@ def get_noise_multiplier(
         )
     )
     _validation.positive(_validation.single(epsilon_tolerance, "epsilon_tolerance"), "epsilon_tolerance")
-    acc_width = float(_validation.positive(_validation.single(accuracy, "accuracy"), "accuracy"))
+    acc_width, _ = _grid(accuracy, None)
+    floor = _SMALLEST_SIGMA if q < 1.0 else float(np.finfo(float).tiny) ** 0.25
+    search = _SigmaSearch(q, count, eps_target, delta, acc_width)
+    start = float(
+        calibration_start("sigma", np.array([eps_target]), np.array([delta]), {"sampling_rate": q, "rounds": count})[0]
+    )
+    return search.solve(min(max(start, floor), _MAX_SIGMA), floor, rtol)
 
-    def epsilon(sigma: float) -> float:
-        acc = HockeystickAccountant(accuracy=acc_width)
-        acc.history = [(sigma, q, count)]
-        return acc.get_epsilon(delta)
 
-    def meets(sigma: float) -> bool:
-        """Whether sigma's certified epsilon meets the target; False where the accountant computes no certified
-        bound at sigma (ParameterOutOfRange, a loss grid or composed window too large): not known to meet it."""
+_TINY = 5e-324
+
+
+class _SigmaSearch:
+    """The smallest sigma whose certified epsilon at the target delta meets the target epsilon, for one run."""
+
+    def __init__(self, q: float, steps: int, epsilon: float, delta: float, accuracy: float | None):
+        self.q, self.steps, self.epsilon, self.delta, self.accuracy = q, steps, epsilon, delta, accuracy
+
+    def excess(self, sigma: float) -> float:
+        """Certified epsilon at the target delta minus the target at sigma, as ``HockeystickAccountant``
+        reports it for the run: <= 0 meets the target (never exactly 0), +inf where no certified bound is
+        computed (not known to meet it)."""
+        accountant = HockeystickAccountant(accuracy=self.accuracy)
         try:
-            return epsilon(sigma) <= eps_target
+            accountant.history = [(sigma, self.q, self.steps)]
+            epsilon = accountant.get_epsilon(self.delta)
         except ValueError:
-            return False
+            return math.inf
+        f = epsilon - self.epsilon
+        return min(f, -_TINY) if epsilon <= self.epsilon else max(f, _TINY)
 
-    # the smallest sigma searched: below it a subsampled step is refused (q < 1); the exact Gaussian takes any
-    low, high = (_SMALLEST_SIGMA if q < 1.0 else float(np.finfo(float).tiny) ** 0.25), 1.0
-    while epsilon(high) > eps_target:
-        low, high = high, 2.0 * high
-        if high > _MAX_SIGMA:
-            raise ValueError(
-                f"The privacy budget is too low: no noise multiplier up to 1e6 reaches target_epsilon = "
-                f"{eps_target!r} at target_delta = {delta!r}; raise target_epsilon or target_delta"
-            )
-    # invariant: high meets the target, low does not or is the floor; each step splits the bracket (in ratio
-    # while it spans more than a factor 2), and the search ends once the split rounds onto an end
-    floor, floor_tried = low, False
-    while high - low > rtol * high:
-        mid = math.sqrt(low * high) if high > 2.0 * low else 0.5 * (low + high)
-        if not low < mid < high:
-            break
-        if meets(mid):
-            high = mid
-            # the answer lies below the geometric midpoint: try the floor once (near it every evaluation is
-            # large, so one probe there costs less than the bisection walking down to it)
-            if not floor_tried and low == floor:
-                floor_tried = True
-                if meets(floor):
+    def solve(self, start: float, floor: float, rtol: float) -> float:
+        """Bracket from ``start`` by factors 1.2, 1.44, 2.07, ... (squared each step), then the Illinois
+        method on log sigma until the bracket is ``rtol`` wide; the end meeting the target is returned."""
+        x, f = start, self.excess(start)
+        factor = 1.2
+        if f <= 0:  # meets the target: walk down until it does not, or to the floor
+            good, fgood = x, f
+            while True:
+                x = max(good / factor, floor)
+                f = self.excess(x)
+                if f > 0:
+                    bad, fbad = x, f
+                    break
+                good, fgood = x, f
+                if x == floor:
                     return floor
+                factor *= factor
         else:
-            low = mid
-    return high
+            bad, fbad = x, f
+            while True:
+                x = bad * factor
+                if x > _MAX_SIGMA:
+                    raise ValueError(
+                        f"The privacy budget is too low: no noise multiplier up to 1e6 reaches target_epsilon = "
+                        f"{self.epsilon!r} at target_delta = {self.delta!r}; raise target_epsilon or target_delta"
+                    )
+                f = self.excess(x)
+                if f <= 0:
+                    good, fgood = x, f
+                    break
+                bad, fbad = x, f
+                factor *= factor
+        # invariant: good meets the target, bad does not; Illinois: the secant root in (log x, f), the
+        # retained end's f halved after two steps on the same side; an infinite f (no bound) bisects
+        side = 0
+        while abs(math.log(bad) - math.log(good)) > rtol:
+            ug, ub = math.log(good), math.log(bad)
+            u = ug + (ub - ug) * fgood / (fgood - fbad) if math.isfinite(fbad) else 0.5 * (ug + ub)
+            margin = 0.25 * rtol
+            u = min(max(u, min(ug, ub) + margin), max(ug, ub) - margin)
+            x = math.exp(u)
+            if x in (good, bad):
+                break
+            f = self.excess(x)
+            if f <= 0:
+                good, fgood = x, f
+                if side == -1:
+                    fbad *= 0.5
+                side = -1
+            else:
+                bad, fbad = x, f
+                if side == 1:
+                    fgood *= 0.5
+                side = 1
+        return good
