@@ -80,6 +80,23 @@ def test_dp_sgd_curve_every_epoch() -> None:
     _same_bracket(curve, 1, two)
 
 
+def test_dp_sgd_curve_every_opacus_epoch() -> None:
+    """Epochs of n / b = 234.375 steps (steps_per_epoch="opacus"): epoch k ends at step ceil(234.375 k), the steps
+    a run of k epochs takes, not every 234 steps."""
+    run = DPSGD(dataset_size=60000, batch_size=256, epochs=4, noise_multiplier=1.1, steps_per_epoch="opacus")
+    curve = run.epsilon_curve(1e-5)
+    assert curve.steps.tolist() == [235, 469, 704, 938]
+    assert curve.steps_per_epoch == 234.375
+    for k, t in zip(range(1, 5), curve.steps):
+        epochs_k = DPSGD(dataset_size=60000, batch_size=256, epochs=k, noise_multiplier=1.1, steps_per_epoch="opacus")
+        assert int(epochs_k.steps) == t
+    _same_bracket(curve, -1, run.epsilon(1e-5, bound="both"))
+    rate = DPSGD(sample_rate=0.01, steps=250, noise_multiplier=1.0)  # epochs of 1 / q = 100 steps
+    assert rate.epsilon_curve(1e-5).steps.tolist() == [100, 200, 250]
+    seven = DPSGD(dataset_size=60000, batch_size=7, epochs=7, noise_multiplier=1.1, steps_per_epoch="opacus")
+    assert seven._checkpoints(None, None)[-1] == 60000 == int(seven.steps)  # 7 x 60000 / 7, exactly
+
+
 def test_dp_sgd_fixed_size_and_fedavg_curves() -> None:
     run = DPSGD(dataset_size=6000, batch_size=200, steps=90, noise_multiplier=1.5, sampling="fixed_size")
     curve = run.epsilon_curve(1e-5, every=40)

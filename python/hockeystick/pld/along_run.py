@@ -52,8 +52,8 @@ class CurveAlongRun:
     ``steps`` (int64, strictly increasing): the number of steps (rounds) released at each checkpoint;
     ``lower``, ``upper`` (float64, one per step): certified lower and upper bounds on epsilon at
     delta = ``given`` (``quantity == "epsilon"``) or on delta at epsilon = ``given`` (``"delta"``);
-    ``steps_per_epoch``: the steps of one epoch where the run counts epochs (``epochs`` is then
-    ``steps / steps_per_epoch``), else None.
+    ``steps_per_epoch``: the steps of one epoch where the run counts epochs (ceil(n / b), or n / b = 1 / q,
+    not always whole; ``epochs`` is then ``steps / steps_per_epoch``), else None.
     """
 
     steps: np.ndarray
@@ -61,7 +61,7 @@ class CurveAlongRun:
     upper: np.ndarray
     quantity: Quantity
     given: float
-    steps_per_epoch: int | None = None
+    steps_per_epoch: float | None = None
 
     def __len__(self) -> int:
         return int(self.steps.size)
@@ -71,7 +71,7 @@ class CurveAlongRun:
         """The checkpoints in epochs, ``steps / steps_per_epoch`` (a ValueError where the run counts no epochs)."""
         if self.steps_per_epoch is None:
             raise ValueError("this curve's run counts no epochs (steps_per_epoch is None): read its steps")
-        return self.steps / float(self.steps_per_epoch)
+        return self.steps / self.steps_per_epoch
 
     def as_columns(self) -> dict[str, np.ndarray]:
         """The curve as named columns: steps, (epochs,) <quantity>_lower, <quantity>_upper."""
@@ -180,7 +180,7 @@ def rounds_curve(
     value: Any,
     every: ArrayLike | None = None,
     steps: ArrayLike | None = None,
-    steps_per_epoch: int | None = None,
+    steps_per_epoch: float | None = None,
 ) -> CurveAlongRun:
     """The bracket of ``quantity`` after each checkpoint (``checkpoints``' ``every`` or ``steps``) of the
     one run ``accountant`` describes: its ``parameters`` (attribute name -> its array, for every parameter
