@@ -568,7 +568,8 @@ def _draw(
     """Draw ``ds`` (its dimensions: the picture's drawn axes, thinned) as ``picture`` says."""
     main, output, accountants = _main_variable(ds)
     names = ds.attrs.get("accountants", "") or " / ".join(accountants)
-    lines = [names.replace(",", " / ")]
+    side = " (the upper side of the certified bracket)" if main.endswith("_upper") else ""
+    lines = [(names.replace(",", " / ") + side).strip()]
     fixed_text = ", ".join(
         f"{k}={v:g}" for k, v in sorted(fixed.items()) if k not in axes and isinstance(v, (int, float))
     )
@@ -576,7 +577,7 @@ def _draw(
         lines.append(textwrap.fill("fixed: " + fixed_text, 90))
     if picture.held:
         lines.append(textwrap.fill("sliced: " + "; ".join(picture.describe_held(n, axes[n]) for n in picture.held), 90))
-    title = "\n".join(lines)
+    title = "\n".join(line for line in lines if line)
     facet = picture.facet
     panels = [ds] if facet is None else [ds.isel({facet: i}) for i in range(ds.sizes[facet])]
     if picture.kind == "heatmap":
