@@ -4,6 +4,7 @@ flags that choose a picture's axes, kind and slices (shared with ``sweep --plot`
 from __future__ import annotations
 
 import argparse
+import math
 import os
 from pathlib import Path
 from typing import Any
@@ -89,7 +90,7 @@ def picture_choices(args: argparse.Namespace) -> dict[str, Any]:
             number = float(value)
         except ValueError:
             number = float("nan")
-        if not sep or not name.strip() or number != number or number in (float("inf"), float("-inf")):
+        if not sep or not name.strip() or not math.isfinite(number):
             raise UsageError(f"--slice {item!r}: write AXIS=VALUE with a number, e.g. --slice delta=1e-5")
         if name.strip() in slices:
             raise UsageError(f"--slice {name.strip()} is given twice: give each axis one value")
@@ -103,7 +104,7 @@ def picture_choices(args: argparse.Namespace) -> dict[str, Any]:
             raise UsageError(
                 f"--levels {args.levels!r}: give numbers separated by commas, e.g. --levels 1,2,4"
             ) from None
-        if not all(v == v and abs(v) != float("inf") for v in levels):
+        if not all(math.isfinite(v) for v in levels):
             raise UsageError(f"--levels {args.levels!r}: give finite numbers, e.g. --levels 1,2,4")
         choices["levels"] = levels
     return choices
