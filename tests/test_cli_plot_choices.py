@@ -142,6 +142,8 @@ def test_delta_against_a_parameter_is_drawn_against_it(tmp_path, drawn):
         ),
         (["--hue", "sigma", "--x", "sigma"], "'sigma' is both the x and the hue"),
         (["--slice", "rounds"], "--slice 'rounds': write AXIS=VALUE"),
+        (["--slice", "delta=inf"], "--slice 'delta=inf': write AXIS=VALUE with a number"),
+        (["--levels", "1,nan"], "--levels '1,nan': give finite numbers"),
         (["--slice", "epsilon=1"], "--slice 'epsilon' is not an axis of this sweep"),
         (["--y", "sigma", "--kind", "curves"], "curves draw the output on y: use hue='sigma'"),
         (
