@@ -7,7 +7,8 @@
 Modules: ``mechanisms`` (constructors), ``pmf`` (grid PMF and its hockey-stick
 curve), ``compose`` (FFT composition with charged truncation and round-off),
 ``distribution`` (the PLD object), ``accountant`` (accountants over rounds),
-``fixed_batch`` (accountants for fixed-size batches under replace-one); exact finite pairs in
+``fixed_batch`` (accountants for fixed-size batches under replace-one), ``allocation_accountant``
+(epochs of balls-in-bins and of shuffled batches); exact finite pairs in
 ``canonical`` (any (eps, delta)-DP mechanism), ``randomized_response``, ``discrete_laplace``;
 location mixtures with a monotone loss (``monotone``: one atom per loss cell) in
 ``gaussian_mixture`` (dp_accounting's mixture of Gaussians) and ``laplace_mixture``
@@ -19,6 +20,7 @@ batches) and ``random_allocation`` (balls-in-bins: each record in one uniformly 
 """
 
 from .accountant import PLDAccountant, SubsampledGaussianPLD
+from .allocation_accountant import BallsInBinsGaussianPLD, ShuffledBatchGaussianPLD
 from .canonical import eps_delta_dp
 from .discrete_laplace import discrete_laplace
 from .distribution import PrivacyLossDistribution
@@ -40,6 +42,8 @@ from .subsampling import poisson_subsampled
 from .truncated_subsampling import truncated_subsampled_gaussian
 
 __all__ = [
+    "BallsInBinsGaussianPLD",
+    "ShuffledBatchGaussianPLD",
     "FixedBatchGaussianPLD",
     "PLDAccountant",
     "PrivacyLossDistribution",

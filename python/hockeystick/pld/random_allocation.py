@@ -26,9 +26,10 @@ Lower law (``merged_sum``): each cell's mass is merged at its conditional mean (
 contraction; it is the pair of the outputs binned per coordinate, a post-processing of the pair itself, so
 the realizable worst case is bounded from below too); partial sums merged per cell likewise.
 
-The sum grid holds 0 and geometric points whose values carry 16-bit significands over a range of at most 2^34,
-so every sum of two grid values is exact in double precision; the spread fractions and the merged masses are
-then formed with relative errors only.  Every mass carries a relative error bound, tracked through the
+The sum grid holds 0 and geometric points whose values carry 16-bit significands, so a sum of two grid values
+within a ratio 2^35 is exact in double precision (a sum of two farther apart keeps the larger term and sends the
+smaller one's mean to +infinity, a spread); the spread fractions and the merged masses are then formed with
+relative errors only.  Every mass carries a relative error bound, tracked through the
 sums (a product adds the bounds of its factors, a cell's sum of n positive terms adds (n + 6) u), and each
 side's masses are moved by it: the first distribution's raised and the second's lowered on an upper side, the
 reverse on a lower side (each term (p - gamma q)_+ of every composed curve then moves the safe way).
@@ -53,8 +54,9 @@ from .mechanisms import DEFAULT_INTERVAL, checked_interval, pair_factor
 
 UNIT_ROUNDOFF = 2.0**-53
 NDTR_ULPS = 8.0  # scipy.special.ndtr's relative error (a few ulps) plus the subtraction of two tails
-SIGNIFICAND_BITS = 16  # grid values' significands: a sum of two grid values needs at most 16 + 34 + 1 <= 53 bits
-GRID_RANGE = 2.0**34  # the largest ratio of two positive grid values
+SIGNIFICAND_BITS = 16  # grid values' significands: a sum of two grid values needs at most 16 + 36 + 1 <= 53 bits
+EXACT_RATIO = 2.0**35  # up to this ratio of its terms a sum of two grid values is exact
+MAX_POINTS = 2000  # grid points at most: the cost grows as their square
 DEFAULT_RESOLUTION = 0.02  # spacing of the sum grid in log(s)
 TAIL_QUANTILE = 1e-18  # the tilted Y above the grid's top has at most this probability
 MAX_RELATIVE_ERROR = 1e-6  # beyond it the grid is too fine for double precision
@@ -72,18 +74,16 @@ class SumLaw:
 
 
 def sum_grid(sigma: float, steps: int, resolution: float) -> np.ndarray:
-    """0 and geometric points of spacing ``resolution`` in log(s), with 16-bit significands, up to g_top, where the
-    tilted Y exceeds g_top with probability TAIL_QUANTILE and g_top >= 16 steps, down to the highest g_1 at or
-    below each of: g_top / GRID_RANGE's reach (exact sums) taken last; 0.1 resolution sqrt(steps) (the spread of
-    [0, g_1] to its ends adds a variance g_1^2 / 4 per step, far below the grid's own (resolution s)^2 / 4 at
-    s ~ steps); the point where all ``steps`` Y lie below g_1 with probability BOTTOM_MASS (that mass sits at R = 0)."""
+    """0 and geometric points with 16-bit significands, up to g_top, where the tilted Y exceeds g_top with
+    probability TAIL_QUANTILE and g_top >= 16 steps, down to g_1, the lower of: 0.1 resolution sqrt(steps) (the
+    spread of [0, g_1] to its ends adds a variance g_1^2 / 4 per step, far below the grid's own
+    (resolution s)^2 / 4 at s ~ steps) and the point below which all ``steps`` Y lie with probability
+    BOTTOM_MASS (that mass sits at R = 0).  Spacing ``resolution`` in log(s), widened to keep at most MAX_POINTS."""
     z = float(gaussian_tail_inverse(TAIL_QUANTILE))
     log_top = max(z / sigma + 0.5 / sigma**2, math.log(16.0 * steps))
     below = float(special.ndtri(BOTTOM_MASS ** (1.0 / steps)))  # Phi(below)^steps = BOTTOM_MASS
-    log_floor = below / sigma - 0.5 / sigma**2
-    log_bottom = max(
-        log_top - math.log(GRID_RANGE) + resolution, min(math.log(0.1 * resolution * math.sqrt(steps)), log_floor)
-    )
+    log_bottom = min(math.log(0.1 * resolution * math.sqrt(steps)), below / sigma - 0.5 / sigma**2)
+    resolution = max(resolution, (log_top - log_bottom) / (MAX_POINTS - 1))
     count = int(math.ceil((log_top - log_bottom) / resolution)) + 1
     mantissa, exponent = np.frexp(np.exp(np.linspace(log_bottom, log_top, count)))
     values = np.ldexp(np.round(np.ldexp(mantissa, SIGNIFICAND_BITS)), exponent - SIGNIFICAND_BITS)
@@ -146,16 +146,19 @@ def _pairs(a: SumLaw, b: SumLaw) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if a is b:
         i, j = np.triu_indices(ia.size)
         return ia[i], ia[j], np.where(i == j, 1.0, 2.0)
-    i, j = np.meshgrid(ia, ib, indexing="ij")
-    return i.ravel(), j.ravel(), np.ones(i.size)
+    rows, columns = np.meshgrid(ia, ib, indexing="ij")
+    return rows.ravel(), columns.ravel(), np.ones(rows.size)
 
 
 def spread_sum(a: SumLaw, b: SumLaw, grid: np.ndarray) -> SumLaw:
     """The law of A + B (independent; A and B on the grid points) spread onto the grid: a sum s in
     [g_k, g_k+1) goes to g_k and g_k+1 keeping its mean; a sum above g_top stays at g_top, its excess at +inf."""
     i, j, count = _pairs(a, b)
-    s = grid[i] + grid[j]  # exact: grid values carry short significands
+    small, big = np.minimum(grid[i], grid[j]), np.maximum(grid[i], grid[j])
     mass = a.q[i] * b.q[j] * count
+    far = small * EXACT_RATIO < big  # the small term below the big one's rounding: big at big, small's mean at +inf
+    s = np.where(far, big, small + big)  # exact elsewhere: grid values carry short significands
+    far_mean = float(np.dot(mass[far], small[far]))
     tiny = mass * np.maximum(s, 1.0) < NEGLIGIBLE  # spread to {0, +infinity}: no error bound near underflow,
     spilled = float(np.dot(mass[tiny], s[tiny])) + MASS_FLOOR * int(tiny.sum()) * float(s.max(initial=0.0))
     zero_mass = float(mass[tiny].sum())
@@ -170,7 +173,7 @@ def spread_sum(a: SumLaw, b: SumLaw, grid: np.ndarray) -> SumLaw:
     out = np.bincount(kk, low, grid.size) + np.bincount(kk + 1, high, grid.size)
     out[top] += mass[~inside].sum()
     out[0] += zero_mass
-    infinite = a.infinite + b.infinite + spilled + float(np.dot(mass[~inside], s[~inside] - grid[top]))
+    infinite = a.infinite + b.infinite + far_mean + spilled + float(np.dot(mass[~inside], s[~inside] - grid[top]))
     terms = np.bincount(kk, minlength=grid.size) + np.bincount(kk + 1, minlength=grid.size)
     terms[top] += int((~inside).sum())
     error = a.error + b.error + (float(terms.max()) + 6.0) * UNIT_ROUNDOFF
