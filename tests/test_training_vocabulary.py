@@ -149,10 +149,15 @@ def test_what_noise_gives_epsilon_3_has_one_answer_per_steps_convention():
     for paths in (ceil_paths, opacus_paths):
         assert max(paths) / min(paths) - 1 < 1e-8
     assert f"{ceil_paths[0]:.6f}" == "0.969162" and f"{opacus_paths[0]:.6f}" == "0.968441"
-    # each meets the target on the facade, and a step below it does not
-    for sigma, steps in ((max(ceil_paths), CEIL_STEPS), (max(opacus_paths), OPACUS_STEPS)):
-        assert DPSGD(sample_rate=Q, steps=steps, noise_multiplier=sigma).epsilon(1e-5) <= 3.0
-        assert DPSGD(sample_rate=Q, steps=steps, noise_multiplier=sigma * (1 - 1e-6)).epsilon(1e-5) > 3.0
+    # each meets the target on the facade (calibrate: delta at epsilon 3; the Opacus adapter: its own epsilon
+    # at delta, the same accountant), and a step below it does not
+    for paths, steps in ((ceil_paths, CEIL_STEPS), (opacus_paths, OPACUS_STEPS)):
+        for sigma in paths[:-1]:
+            assert DPSGD(sample_rate=Q, steps=steps, noise_multiplier=sigma).delta(3.0) <= 1e-5
+        accountant = opacus.HockeystickAccountant()
+        accountant.history = [(paths[-1], Q, steps)]
+        assert accountant.get_epsilon(1e-5) <= 3.0
+        assert DPSGD(sample_rate=Q, steps=steps, noise_multiplier=min(paths) * (1 - 1e-6)).delta(3.0) > 1e-5
 
 
 def test_calibrate_targets_under_their_other_names():

@@ -999,7 +999,8 @@ def calibrate_fixed_compute(
     (steps = floor(examples / batch_size), the most whole steps within it).  ``batch_sizes``: the candidates
     (whole numbers, at most dataset_size; default ``default_batch_sizes``).  Each row's noise multiplier is
     calibrated as ``calibrate("dp_sgd", "noise_multiplier", ...)`` does it (certified: its run's upper bound
-    meets the target), and its ``epsilon`` is that run's certified upper epsilon at ``delta``.
+    meets the target), and its ``epsilon`` is a certified upper bound on that run's epsilon at ``delta``:
+    the least of its ``epsilon(delta)`` and the target (which the calibration certified).
 
     Which row to train with is the caller's choice: fewer, larger batches need less noise per example
     but take fewer steps, and how that trades against the model's utility depends on the model and the
@@ -1050,12 +1051,16 @@ def calibrate_fixed_compute(
         **targets,
     )
     d = float(_validation.delta_target(delta if delta is not None else targets["target_delta"], "delta"))
+    e = float(_validation.epsilon_target(epsilon if epsilon is not None else targets["target_epsilon"], "epsilon"))
     built = entry.factory(noise_multiplier=sigma, dataset_size=n, batch_size=sizes, **run, **grid)
+    # two certified upper bounds on the run's epsilon at d: its epsilon(d), and the target, which the
+    # calibration certified (delta(target) <= d was evaluated at this sigma); epsilon(d) may exceed the
+    # target by its scan's resolution (~1e-9)
     return FixedComputeTable(
         batch_size=sizes,
         steps=np.broadcast_to(built.steps, sizes.shape).astype(np.int64),
         noise_multiplier=np.asarray(sigma, dtype=float),
-        epsilon=np.asarray(built.epsilon(d), dtype=float),
+        epsilon=np.minimum(np.asarray(built.epsilon(d), dtype=float), e),
         delta=d,
         sampling=sampling,
     )
