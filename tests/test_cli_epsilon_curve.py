@@ -50,6 +50,20 @@ def test_every_n_steps_csv_on_stdout_lists_every_checkpoint(capsys: pytest.Captu
     assert code == 0 and len([line for line in out.splitlines() if line.strip().startswith(("100 ", "6000 "))]) == 2
 
 
+def test_every_epoch_as_the_run_counts_it(capsys: pytest.CaptureFixture[str]) -> None:
+    """Epochs of 1 / q steps for a run given by its sampling rate, of ceil(clients / per round) for DP-FedAvg."""
+    code, out, _ = _run(
+        capsys, "epsilon", "--sample-rate", "0.01", "--steps", "250", "--noise-multiplier", "1", "--delta", "1e-5",
+        "--every", "epoch", "--format", "json",
+    )  # fmt: skip
+    assert code == 0 and [r["steps"] for r in json.loads(out)] == [100, 200, 250]
+    code, out, _ = _run(
+        capsys, "delta", "--total-clients", "3400", "--clients-per-round", "100", "--rounds", "100",
+        "--noise-multiplier", "1", "--epsilon", "1", "--every", "epoch", "--format", "csv",
+    )  # fmt: skip
+    assert code == 0 and pd.read_csv(io.StringIO(out))["rounds"].tolist() == [34, 68, 100]
+
+
 def test_delta_every_rounds_of_an_accountant(capsys: pytest.CaptureFixture[str]) -> None:
     args = ["-a", "pld_subsampled_gaussian", "-p", "sigma=1", "-p", "sampling_rate=0.01", "-p", "rounds=1000"]
     code, out, _ = _run(capsys, "delta", *args, "--epsilon", "1", "--every", "300", "--format", "csv")
@@ -73,6 +87,7 @@ def test_delta_every_rounds_of_an_accountant(capsys: pytest.CaptureFixture[str])
             "--every epoch needs a training run",
         ),
         (["-a", "gaussian", "-p", "sigma=1", "--every", "2"], "--every needs the run's length: give rounds"),
+        ([*RUN, "--epochs", "3", "--every", "0"], "--every: every must be an integer >= 1"),
         (["-a", "gaussian,pld_subsampled_gaussian", "-p", "rounds=10", "--every", "2"], "one run of one accountant"),
     ],
 )

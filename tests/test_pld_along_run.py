@@ -94,7 +94,7 @@ def test_dp_sgd_curve_every_opacus_epoch() -> None:
     rate = DPSGD(sample_rate=0.01, steps=250, noise_multiplier=1.0)  # epochs of 1 / q = 100 steps
     assert rate.epsilon_curve(1e-5).steps.tolist() == [100, 200, 250]
     seven = DPSGD(dataset_size=60000, batch_size=7, epochs=7, noise_multiplier=1.1, steps_per_epoch="opacus")
-    assert seven._checkpoints(None, None)[-1] == 60000 == int(seven.steps)  # 7 x 60000 / 7, exactly
+    assert seven.checkpoints()[-1] == 60000 == int(seven.steps)  # 7 x 60000 / 7, exactly
 
 
 def test_dp_sgd_fixed_size_and_fedavg_curves() -> None:

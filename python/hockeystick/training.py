@@ -246,13 +246,13 @@ class _SubsampledTraining:
         each certified), all of them in one evaluation (``pld.along_run``: one discretization, the checkpoints'
         compositions batched).  One run: every parameter a single value."""
         with _in_training_words():
-            curve = self._accountant.epsilon_curve(delta, steps=self._checkpoints(every, steps))
+            curve = self._accountant.epsilon_curve(delta, steps=self.checkpoints(every=every, steps=steps))
         return dataclasses.replace(curve, steps_per_epoch=self._epoch_length())
 
     def delta_curve(self, epsilon: float, *, every: int | None = None, steps: ArrayLike | None = None) -> CurveAlongRun:
         """``epsilon_curve``'s twin: the certified bracket of delta at ``epsilon`` after each checkpoint."""
         with _in_training_words():
-            curve = self._accountant.delta_curve(epsilon, steps=self._checkpoints(every, steps))
+            curve = self._accountant.delta_curve(epsilon, steps=self.checkpoints(every=every, steps=steps))
         return dataclasses.replace(curve, steps_per_epoch=self._epoch_length())
 
     def _epoch_length(self) -> float:
@@ -260,9 +260,10 @@ class _SubsampledTraining:
         a, b = (float(np.ravel(x)[0]) for x in self._epoch_ratio)
         return a / b
 
-    def _checkpoints(self, every: int | None, steps: ArrayLike | None) -> np.ndarray:
-        """The run's checkpoints (``along_run.checkpoints``): every ``every`` steps, or ``steps``, or else the last
-        step of each whole epoch k, ceil(k a / b) of the exact ratio (the steps ``epochs=k`` runs), and the run's."""
+    def checkpoints(self, *, every: int | None = None, steps: ArrayLike | None = None) -> np.ndarray:
+        """The steps ``epsilon_curve`` evaluates (``pld.along_run.checkpoints``): every ``every`` steps, or ``steps``,
+        or else the last step of each whole epoch k, ceil(k a / b) of the exact epoch ratio (the steps ``epochs=k``
+        runs), and the run's last step."""
         if any(np.size(x) != 1 for x in (self.noise_multiplier, self.steps, *self._epoch_ratio)):
             raise ValueError(
                 "a curve along the run needs one run: give single values of the noise multiplier, the data set "

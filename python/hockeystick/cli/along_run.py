@@ -2,8 +2,9 @@
 N steps (rounds), and at its last step.
 
 The run is given as usual (the training flags, or ``-a NAME`` with a ``rounds`` parameter), each parameter
-one value; its length (steps, rounds, or epochs of ceil(dataset size / batch size) steps) is replaced by
-the list of checkpoints (``pld.along_run.checkpoints``), so the points are a one-axis grid over the run's
+one value; its length (steps, rounds, or epochs as the run counts them: ceil(dataset size / batch size)
+steps each, or 1 / q) is replaced by the list of checkpoints (the training run's ``checkpoints``, else
+``pld.along_run.checkpoints``), so the points are a one-axis grid over the run's
 steps, evaluated in one batch by the accountant (one discretization, every checkpoint a composition of
 its own) and printed or written like any other grid: each point is the accountant's value at that many
 steps, as ``DPSGD(...).epsilon_curve`` computes it.
@@ -13,18 +14,13 @@ from __future__ import annotations
 
 import argparse
 import math
-from typing import Any
 
 from .common import UsageError
 
 __all__ = ["along_run_options", "along_run_parameters"]
 
-# the training accountants: the parameter that counts the run's steps, and the population and batch an
-# epoch of ceil(population / batch) steps is made of
-TRAINING_RUNS = {
-    "dp_sgd": ("steps", "dataset_size", "batch_size"),
-    "dp_fedavg": ("rounds", "total_clients", "clients_per_round"),
-}
+# the training accountants and the parameter that counts the run's steps
+TRAINING_RUNS = {"dp_sgd": "steps", "dp_fedavg": "rounds"}
 
 
 def along_run_options(parser: argparse.ArgumentParser) -> None:
@@ -49,7 +45,7 @@ def along_run_parameters(names: list[str], params: dict[str, str], every: str) -
     name = names[0]
     entry = registry.get(name)
     training = TRAINING_RUNS.get(name.removesuffix("_fixed_size"))
-    length = training[0] if training is not None else "rounds"
+    length = training if training is not None else "rounds"
     if length not in entry.parameters:
         raise UsageError(f"--every needs an accountant whose run has rounds; {name} takes no {length}")
     numbers: dict[str, float] = {}
@@ -58,43 +54,36 @@ def along_run_parameters(names: list[str], params: dict[str, str], every: str) -
         if isinstance(value, Axis):
             raise UsageError(f"--every follows one run: give one value of {key}, got {spec}")
         numbers[key] = value
-    per_epoch = None
-    if training is not None and training[1] in numbers and training[2] in numbers:
-        population, batch = numbers[training[1]], numbers[training[2]]
-        if population == math.floor(population) and batch == math.floor(batch) and batch >= 1:
-            per_epoch = -(-int(population) // int(batch))  # ceil(n / b) steps per epoch, in integers
-    total = _run_length(entry, numbers, length)
-    if every.strip().lower() == "epoch":
-        if per_epoch is None:
-            raise UsageError(
-                "--every epoch needs a training run (--dataset-size and --batch-size, or --total-clients and "
-                "--clients-per-round); give --every N for a checkpoint every N steps"
-            )
-        stride: Any = per_epoch
-    else:
+    epoch = every.strip().lower() == "epoch"
+    stride: int | float | None = None
+    if not epoch:
         try:
             stride = int(every) if every.strip().isdigit() else float(every)
         except ValueError:
             raise UsageError(f"--every takes a whole number or 'epoch', got {every!r}") from None
     try:
-        steps = checkpoints(total, every=stride)
+        if training is not None:  # the run counts its steps and epochs (ceil(n / b), or 1 / q) itself
+            run = entry.build(**{key: value for key, value in numbers.items() if key not in ("epsilon", "delta")})
+            steps = run.checkpoints(every=stride)
+        elif epoch:
+            raise UsageError(
+                "--every epoch needs a training run (--dataset-size and --batch-size, --sample-rate, or "
+                "--total-clients and --clients-per-round); give --every N for a checkpoint every N steps"
+            )
+        else:
+            steps = checkpoints(_run_length(numbers, length), every=stride)
     except ValueError as error:
         raise UsageError(f"--every: {error}") from None
-    out = {key: spec for key, spec in params.items() if key not in ("epochs", length)}
+    out = {key: spec for key, spec in params.items() if key not in ("epochs", "steps", "rounds")}
     out[length] = ",".join(str(int(t)) for t in steps)
     return out, int(steps.size)
 
 
-def _run_length(entry: Any, numbers: dict[str, float], length: str) -> int:
-    """The run's steps: its ``length`` parameter, or those its training class counts from its epochs."""
-    if length in numbers and "epochs" not in numbers:
-        value = numbers[length]
-        if not (value >= 1 and value == math.floor(value)):
-            raise UsageError(f"{length} must be a whole number >= 1, got {value:g}")
-        return int(value)
-    if "epochs" not in numbers:
-        also = " (or epochs)" if "epochs" in entry.parameters else ""
-        raise UsageError(f"--every needs the run's length: give {length}{also}")
-    arguments = {key: value for key, value in numbers.items() if key not in ("epsilon", "delta")}
-    run = entry.build(**arguments)
-    return int(run.steps)
+def _run_length(numbers: dict[str, float], length: str) -> int:
+    """The run's rounds, its ``length`` parameter (a whole number)."""
+    if length not in numbers:
+        raise UsageError(f"--every needs the run's length: give {length}")
+    value = numbers[length]
+    if not (value >= 1 and value == math.floor(value)):
+        raise UsageError(f"{length} must be a whole number >= 1, got {value:g}")
+    return int(value)
