@@ -16,7 +16,7 @@ the clipped sum moves by at most 2 (two contributions of norm at most 1), and ev
 mechanism on both data sets; so each epoch is dominated by the Gaussian pair N(2, sigma^2) vs N(0, sigma^2)
 (adaptive composition), and so is the mixture over permutations (joint convexity of every hockey-stick
 divergence): E epochs and a started one compose to the Gaussian mechanism with mu = 2 sqrt(E + [r > 0]) /
-sigma, exact (``gaussian_mechanism.GaussianMechanism``).  The shuffling's amplification is not used: no
+sigma, exact (theta of ``certified_theta``, the radius and the value rounded up).  The shuffling's amplification is not used: no
 dominating pair that uses it is proved for adaptive steps under replace-one.  Lower side: a realizable pair,
 the other records contributing 0 and the record 1 replaced by one contributing 0: the record's step is its
 batch, uniform over the n slots; observing only the full batches (a post-processing) it is the balls-in-bins
@@ -31,7 +31,7 @@ import numpy as np
 
 from .. import _validation, progress
 from .._elementwise import ArrayLike, broadcast_float_arrays
-from ..gaussian_mechanism import GaussianMechanism
+from ..certified_theta import radius_up, theta_epsilon_upper, theta_upper
 from .distribution import Bound, PrivacyLossDistribution, Result, bound_result, delta_values, epsilon_values
 from .mechanisms import DEFAULT_INTERVAL, checked_interval
 from .random_allocation import DEFAULT_RESOLUTION, random_allocation_gaussian
@@ -200,5 +200,5 @@ class ShuffledBatchGaussianPLD(_EpochsOfAllocation):
     def _upper(self, point: tuple[float, ...], method: str, x: np.ndarray) -> np.ndarray:
         b, n, rounds = int(point[1]), int(point[2]), int(point[3])
         begun = -(-rounds // -(-n // b))  # epochs begun
-        gaussian = GaussianMechanism(sigma=point[0], sensitivity=2.0, rounds=begun)
-        return np.asarray(getattr(gaussian, method)(x))
+        mu = radius_up(2.0 * np.sqrt(float(begun)) / point[0])
+        return np.asarray(theta_upper(mu, x) if method == "delta" else theta_epsilon_upper(mu, x))
