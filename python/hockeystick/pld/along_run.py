@@ -13,7 +13,10 @@ What the batch shares, and a loop over the checkpoints repeats, is everything el
 discretization (one per mechanism, computed once), the factor's forward transform among the
 checkpoints whose windows have one FFT length, the batching of the transforms into 2-d FFTs, the
 spectral reads of the upper sides (``compose.upper_sides``: after many rounds a few dozen live
-frequencies, no inverse transform), and the accountant's blocks of points evaluated in threads.
+frequencies, no inverse transform), and the accountant's blocks of points evaluated in threads.  Each
+checkpoint keeps a composition of its own (its transforms at its window's length, a window that carries two
+one-round spans besides the rounds' spread, so early checkpoints cost nearly as much as the last): where the
+compositions, not the discretization, are the work (fine grids), m checkpoints cost about m last-step ones.
 
 Why each checkpoint is composed from the one-round PMF, not from the composition of an earlier one
 (T_i by its binary digits, each product of two composed PMFs one FFT): a composed ``GridPMF`` carries
