@@ -82,6 +82,18 @@ def mills_ratio(x: npt.ArrayLike, threads: int = 0) -> npt.NDArray[np.float64]: 
 
 openmp: bool
 
+def pld_allocation_merged_sum(
+    grid: npt.ArrayLike,
+    qa: npt.ArrayLike,
+    wa: npt.ArrayLike,
+    qb: npt.ArrayLike,
+    wb: npt.ArrayLike,
+    square: bool,
+    negligible: float,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], int]: ...
+def pld_allocation_spread_sum(
+    grid: npt.ArrayLike, a: npt.ArrayLike, b: npt.ArrayLike, square: bool, exact_ratio: float, negligible: float
+) -> tuple[npt.NDArray[np.float64], float, int]: ...
 def pld_atoms(loss: npt.ArrayLike, mass: npt.ArrayLike, h: float, max_cells: int) -> dict[str, Any]: ...
 def pld_charged_epsilon(
     p: npt.ArrayLike,

@@ -21,6 +21,7 @@
 #include "fdp_interpolation.hpp"
 
 // Discretized privacy loss distributions and their hockey-stick curves.
+#include "pld_allocation_sums.hpp"
 #include "pld_cells.hpp"
 #include "pld_charged_curve.hpp"
 #include "pld_connect_dots.hpp"

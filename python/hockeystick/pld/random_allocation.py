@@ -45,7 +45,7 @@ from collections.abc import Callable
 import numpy as np
 from scipy import special
 
-from .. import _validation
+from .. import _core, _validation
 from ..gaussian import gaussian_tail_inverse
 from .compose import DEFAULT_TAIL
 from .distribution import Factor, PrivacyLossDistribution
@@ -56,11 +56,10 @@ UNIT_ROUNDOFF = 2.0**-53
 NDTR_ULPS = 8.0  # scipy.special.ndtr's relative error (a few ulps) plus the subtraction of two tails
 SIGNIFICAND_BITS = 16  # grid values' significands: a sum of two grid values needs at most 16 + 36 + 1 <= 53 bits
 EXACT_RATIO = 2.0**35  # up to this ratio of its terms a sum of two grid values is exact
-MAX_POINTS = 2000  # grid points at most: the cost grows as their square
-DEFAULT_RESOLUTION = 0.02  # spacing of the sum grid in log(s)
+MAX_POINTS = 20_000  # grid points at most: the cost grows as their square
+DEFAULT_RESOLUTION = 0.005  # spacing of the sum grid in log(s)
 TAIL_QUANTILE = 1e-18  # the tilted Y above the grid's top has at most this probability
-MAX_RELATIVE_ERROR = 1e-6  # beyond it the grid is too fine for double precision
-MASS_FLOOR = 2.0**-960  # products below it may have left the normal doubles
+MAX_RELATIVE_ERROR = 1e-4  # beyond it the grid is too fine for double precision (the sides move by twice it)
 BOTTOM_MASS = 1e-30  # Q(every step's Y below the grid's first positive point)
 NEGLIGIBLE = 1e-30  # atoms of less mass and weight: spread to {0, +inf} (upper) or dropped (lower)
 
@@ -139,62 +138,19 @@ def merged_lognormal(sigma: float, grid: np.ndarray) -> SumLaw:
     return SumLaw(q, weight, 0.0, error)
 
 
-def _pairs(a: SumLaw, b: SumLaw) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Index pairs (i, j) of the live atoms of A and B and their multiplicity: for A + A (a square) each unordered
-    pair once, counted twice off the diagonal (A_i + A_j and A_j + A_i are one sum)."""
-    ia, ib = np.flatnonzero(a.q > 0.0), np.flatnonzero(b.q > 0.0)
-    if a is b:
-        i, j = np.triu_indices(ia.size)
-        return ia[i], ia[j], np.where(i == j, 1.0, 2.0)
-    rows, columns = np.meshgrid(ia, ib, indexing="ij")
-    return rows.ravel(), columns.ravel(), np.ones(rows.size)
-
-
 def spread_sum(a: SumLaw, b: SumLaw, grid: np.ndarray) -> SumLaw:
-    """The law of A + B (independent; A and B on the grid points) spread onto the grid: a sum s in
-    [g_k, g_k+1) goes to g_k and g_k+1 keeping its mean; a sum above g_top stays at g_top, its excess at +inf."""
-    i, j, count = _pairs(a, b)
-    small, big = np.minimum(grid[i], grid[j]), np.maximum(grid[i], grid[j])
-    mass = a.q[i] * b.q[j] * count
-    far = small * EXACT_RATIO < big  # the small term below the big one's rounding: big at big, small's mean at +inf
-    s = np.where(far, big, small + big)  # exact elsewhere: grid values carry short significands
-    far_mean = float(np.dot(mass[far], small[far]))
-    tiny = mass * np.maximum(s, 1.0) < NEGLIGIBLE  # spread to {0, +infinity}: no error bound near underflow,
-    spilled = float(np.dot(mass[tiny], s[tiny])) + MASS_FLOOR * int(tiny.sum()) * float(s.max(initial=0.0))
-    zero_mass = float(mass[tiny].sum())
-    s, mass = s[~tiny], mass[~tiny]
-    k = np.searchsorted(grid, s, side="right") - 1
-    top = grid.size - 1
-    inside = k < top
-    kk = k[inside]
-    gap = grid[kk + 1] - grid[kk]
-    high = mass[inside] * ((s[inside] - grid[kk]) / gap)
-    low = mass[inside] * ((grid[kk + 1] - s[inside]) / gap)
-    out = np.bincount(kk, low, grid.size) + np.bincount(kk + 1, high, grid.size)
-    out[top] += mass[~inside].sum()
-    out[0] += zero_mass
-    infinite = a.infinite + b.infinite + far_mean + spilled + float(np.dot(mass[~inside], s[~inside] - grid[top]))
-    terms = np.bincount(kk, minlength=grid.size) + np.bincount(kk + 1, minlength=grid.size)
-    terms[top] += int((~inside).sum())
-    error = a.error + b.error + (float(terms.max()) + 6.0) * UNIT_ROUNDOFF
-    return SumLaw(out, out * grid, infinite, error)
+    """The law of A + B (independent; A and B on the grid points) spread onto the grid
+    (cpp/include/hockeystick/pld_allocation_sums.hpp: ``spread_sum``)."""
+    out, infinite, terms = _core.pld_allocation_spread_sum(grid, a.q, b.q, a is b, EXACT_RATIO, NEGLIGIBLE)
+    error = a.error + b.error + (float(terms) + 6.0) * UNIT_ROUNDOFF
+    return SumLaw(out, out * grid, a.infinite + b.infinite + infinite * (1.0 + 4.0 * UNIT_ROUNDOFF), error)
 
 
 def merged_sum(a: SumLaw, b: SumLaw, grid: np.ndarray) -> SumLaw:
-    """The law of A + B (independent) with the atoms of each grid cell merged at their mean (above g_top: one
-    cell); Q-masses q_a q_b, weights w_a q_b + q_a w_b."""
-    i, j, count = _pairs(a, b)
-    s = a.weight[i] / a.q[i] + b.weight[j] / b.q[j]
-    mass = a.q[i] * b.q[j] * count
-    weight = (a.weight[i] * b.q[j] + a.q[i] * b.weight[j]) * count
-    kept = mass * np.maximum(s, 1.0) >= NEGLIGIBLE  # an atom dropped whole only lowers every term (p - gamma q)_+
-    s, mass, weight = s[kept], mass[kept], weight[kept]
-    k = np.searchsorted(grid, s, side="right") - 1
-    q = np.bincount(k, mass, grid.size)
-    w = np.bincount(k, weight, grid.size)
-    terms = np.bincount(k, minlength=grid.size)
-    error = a.error + b.error + (float(terms.max()) + 6.0) * UNIT_ROUNDOFF
-    return SumLaw(q, w, 0.0, error)
+    """The law of A + B (independent) with the atoms of each grid cell merged at their mean
+    (cpp/include/hockeystick/pld_allocation_sums.hpp: ``merged_sum``)."""
+    q, w, terms = _core.pld_allocation_merged_sum(grid, a.q, a.weight, b.q, b.weight, a is b, NEGLIGIBLE)
+    return SumLaw(q, w, 0.0, a.error + b.error + (float(terms) + 6.0) * UNIT_ROUNDOFF)
 
 
 def _power(
