@@ -880,7 +880,7 @@ def calibrate_batch_size(
     accuracy: float | None = None,
     progress: bool = False,
     workers: int | None = None,
-    **targets: ArrayLike,
+    **targets: Any,
 ) -> Any:
     """The largest batch size whose DP-SGD run (``training.DPSGD``) stays within (epsilon, delta).
 
@@ -987,7 +987,7 @@ def calibrate_fixed_compute(
     accuracy: float | None = None,
     progress: bool = False,
     workers: int | None = None,
-    **targets: float,
+    **targets: Any,
 ) -> FixedComputeTable:
     """The noise multiplier and the batch size together at a fixed compute budget: for each candidate batch
     size, the steps the budget allows and the smallest noise multiplier meeting (epsilon, delta) there.
@@ -1024,7 +1024,7 @@ def calibrate_fixed_compute(
                 f"examples must allow one step of every batch size, got examples = {budget} < batch size "
                 f"{int(sizes[steps < 1][0])}; give more examples or smaller batch_sizes"
             )
-        run = {"steps": steps}
+        run: dict[str, Any] = {"steps": steps}
     else:
         run = {"epochs": float(_validation.single(epochs, "epochs"))}
     for word in targets:

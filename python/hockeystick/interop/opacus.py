@@ -312,9 +312,10 @@ def get_noise_multiplier(
     acc_width, _ = _grid(accuracy, None)
     floor = _SMALLEST_SIGMA if q < 1.0 else float(np.finfo(float).tiny) ** 0.25
     search = _SigmaSearch(q, count, eps_target, delta, acc_width)
-    start = float(
-        calibration_start("sigma", np.array([eps_target]), np.array([delta]), {"sampling_rate": q, "rounds": count})[0]
+    estimate = calibration_start(
+        "sigma", np.array([eps_target]), np.array([delta]), {"sampling_rate": q, "rounds": count}
     )
+    start = 1.0 if estimate is None else float(estimate[0])  # the central-limit value (1 where it has none)
     return search.solve(min(max(start, floor), _MAX_SIGMA), floor, rtol)
 
 
