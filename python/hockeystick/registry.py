@@ -509,7 +509,7 @@ register(
 def _population(name: str) -> Callable[[Mapping[str, np.ndarray]], np.ndarray]:
     """A batch size's largest value: the population it is drawn from (a run given without it is refused by
     the class, which names what is missing)."""
-    return lambda p: np.asarray(p.get(name, np.inf), float)
+    return lambda p: np.inf if name not in p else _validation.positive_integer(p[name], name).astype(float)
 
 
 # the sampling rate of a Poisson run given by its rate (sampling_probability, sampling_rate: the class's synonyms)
@@ -522,6 +522,8 @@ _TRAINING_SUMMARY = (
 for _sampling, _suffix, _how in (
     ("poisson", "", "Poisson-subsampled Gaussian PLD"),
     ("fixed_size", "_fixed_size", "fixed-size batches, replace-one PLD"),
+    ("balls_in_bins", "_balls_in_bins", "balls-in-bins batches (random allocation), add/remove PLD"),
+    ("shuffle", "_shuffle", "shuffled batches, replace-one: the Gaussian per epoch above, a realizable PLD below"),
 ):
     register(
         AccountantEntry(
@@ -536,7 +538,11 @@ for _sampling, _suffix, _how in (
             calibratable={
                 "noise_multiplier": _SIGMA,
                 "epochs": Calibratable("increasing", 1.0, float("inf"), integer=True),
-                "batch_size": Calibratable("increasing", 1.0, _population("dataset_size"), integer=True),
+                **(
+                    {}  # the shuffled upper side does not depend on the batch size
+                    if _sampling == "shuffle"
+                    else {"batch_size": Calibratable("increasing", 1.0, _population("dataset_size"), integer=True)}
+                ),
                 **(_SAMPLE_RATE if _sampling == "poisson" else {}),
             },
         )
@@ -554,7 +560,13 @@ for _sampling, _suffix, _how in (
             calibratable={
                 "noise_multiplier": _SIGMA,
                 "rounds": _ROUNDS,
-                "clients_per_round": Calibratable("increasing", 1.0, _population("total_clients"), integer=True),
+                **(
+                    {}
+                    if _sampling == "shuffle"
+                    else {
+                        "clients_per_round": Calibratable("increasing", 1.0, _population("total_clients"), integer=True)
+                    }
+                ),
                 **(_SAMPLE_RATE if _sampling == "poisson" else {}),
             },
         )

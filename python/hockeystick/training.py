@@ -16,7 +16,17 @@ sampling                one step                                    accountant (
                         probability q = batch_size / dataset_size   sigma = z, add-or-remove-one
 ``"fixed_size"``        a uniformly random batch of exactly          ``pld.FixedBatchGaussianPLD``,
                         batch_size records, drawn anew each step    sigma = z, sensitivity 1, replace-one
+``"balls_in_bins"``     each epoch, each record joins one of its     ``pld.BallsInBinsGaussianPLD``,
+                        ceil(dataset_size / batch_size) steps,      sigma = z, add-or-remove-one
+                        chosen uniformly (random allocation)
+``"shuffle"``           each epoch, a fresh permutation cut into     ``pld.ShuffledBatchGaussianPLD``,
+                        batches of batch_size                       sigma = z, replace-one
 ======================  =========================================  ===========================================
+
+``"shuffle"`` is what most training loops do; its certified bracket is wide (its upper side is the
+Gaussian of shift 2 per epoch begun: no amplification by shuffling is proved for adaptive steps), so the
+Poisson number usually reported for it is not a bound.  ``"balls_in_bins"`` costs the same to implement
+and is certified on both sides, about as private as Poisson sampling (docs/batches.md).
 
 Under replace-one the replaced record moves the clipped sum by up to 2C, so hockeystick's
 ``sensitivity = 1`` (one record's contribution, in units of C) is dp_accounting's
@@ -65,24 +75,32 @@ from . import _validation
 from ._elementwise import ArrayLike, broadcast_float_arrays
 from .pld import along_run
 from .pld.accountant import SubsampledGaussianPLD
+from .pld.allocation_accountant import BallsInBinsGaussianPLD, ShuffledBatchGaussianPLD
 from .pld.along_run import CurveAlongRun
 from .pld.distribution import Bound, Result
 from .pld.fixed_batch import FixedBatchGaussianPLD
 
 __all__ = ["DPSGD", "DPFedAvg", "Sampling", "StepsPerEpoch", "STEPS_PER_EPOCH", "SAMPLE_RATE_SYNONYMS"]
 
-Sampling = Literal["poisson", "fixed_size"]
+Sampling = Literal["poisson", "fixed_size", "balls_in_bins", "shuffle"]
+SAMPLINGS: tuple[Sampling, ...] = ("poisson", "fixed_size", "balls_in_bins", "shuffle")
 StepsPerEpoch = Literal["ceil", "opacus"]
 STEPS_PER_EPOCH: tuple[StepsPerEpoch, ...] = ("ceil", "opacus")
+_Accountant = SubsampledGaussianPLD | FixedBatchGaussianPLD | BallsInBinsGaussianPLD | ShuffledBatchGaussianPLD
 # the sampling rate q in the other vocabularies: dp_accounting's and the accountants' (docs/vocabulary.md)
 SAMPLE_RATE_SYNONYMS = {"sampling_probability": "sample_rate", "sampling_rate": "sample_rate"}
 
 
 def _steps(
-    epochs: ArrayLike | None, steps: ArrayLike | None, per_epoch: tuple[np.ndarray, np.ndarray], names: tuple[str, str]
+    epochs: ArrayLike | None,
+    steps: ArrayLike | None,
+    per_epoch: tuple[np.ndarray, np.ndarray],
+    names: tuple[str, str],
+    fewer: str = "larger batches",
 ) -> np.ndarray:
     """Steps taken: given (whole numbers), or ceil(epochs * a / b) of the exact product for
-    ``per_epoch`` = (a, b), the steps per epoch as the exact ratio of two doubles."""
+    ``per_epoch`` = (a, b), the steps per epoch as the exact ratio of two doubles (``fewer``: what else
+    gives fewer steps, for the refusal of more than 2^53)."""
     if (epochs is None) == (steps is None):
         raise ValueError(f"give exactly one of {names[0]} and {names[1]}")
     if steps is not None:
@@ -96,7 +114,7 @@ def _steps(
         raise ValueError(
             f"{names[0]} must give at most 2^53 {names[1]}, got {names[0]} = "
             f"{np.ravel(np.broadcast_to(e, t.shape))[i]:g}, {np.ravel(t)[i]:.4g} {names[1]}; "
-            f"give fewer {names[0]} or larger batches"
+            f"give fewer {names[0]} or {fewer}"
         )
     return t
 
@@ -145,16 +163,15 @@ class _SubsampledTraining:
     ):
         if steps_per_epoch is not None:
             _validation.choice(steps_per_epoch, "steps_per_epoch", STEPS_PER_EPOCH)
-        if sampling not in ("poisson", "fixed_size"):
-            raise ValueError(f'sampling must be "poisson" or "fixed_size", got {sampling!r}')
+        _validation.choice(sampling, "sampling", SAMPLINGS)
         z = _validation.positive(noise_multiplier, "noise_multiplier")
         if sample_rate is not None:
             self._by_rate(sample_rate, population, batch, steps_per_epoch, names, sampling)
             q = _validation.in_interval(sample_rate, "sample_rate", 0.0, 1.0, open_low=True, open_high=False)
             (z, q), _, _ = broadcast_float_arrays(noise_multiplier=z, sample_rate=q)
             one = np.ones_like(q)
-            t = _steps(epochs, steps, (one, q), names[2:])
-            self._accountant: SubsampledGaussianPLD | FixedBatchGaussianPLD = SubsampledGaussianPLD(
+            t = _steps(epochs, steps, (one, q), names[2:], "a larger sample_rate")
+            self._accountant: _Accountant = SubsampledGaussianPLD(
                 sigma=z,
                 sampling_rate=q,
                 rounds=t,
@@ -194,14 +211,25 @@ class _SubsampledTraining:
         else:
             if accuracy is not None:
                 raise ValueError(
-                    'accuracy is available with sampling="poisson"; for "fixed_size" give value_discretization_interval'
+                    f'accuracy is available with sampling="poisson"; for "{sampling}" give '
+                    "value_discretization_interval"
+                )
+            if sampling in ("balls_in_bins", "shuffle") and steps_per_epoch == "opacus":
+                raise ValueError(
+                    f'sampling="{sampling}" has ceil({names[0]} / {names[1]}) steps per epoch (every record in one '
+                    f'of them): steps_per_epoch="opacus" (1 / q) does not describe it; leave steps_per_epoch unset'
                 )
             extra = (
                 {}
                 if value_discretization_interval is None
                 else {"value_discretization_interval": value_discretization_interval}
             )
-            self._accountant = FixedBatchGaussianPLD(sigma=z, batch_size=m, n=n, rounds=t, **extra)
+            if sampling == "fixed_size":
+                self._accountant = FixedBatchGaussianPLD(sigma=z, batch_size=m, n=n, rounds=t, **extra)
+            elif sampling == "balls_in_bins":
+                self._accountant = BallsInBinsGaussianPLD(sigma=z, steps_per_epoch=per_epoch[0], rounds=t, **extra)
+            else:
+                self._accountant = ShuffledBatchGaussianPLD(sigma=z, batch_size=m, n=n, rounds=t, **extra)
         self.noise_multiplier, self.steps, self.sampling = z, t, sampling
         self._epoch_ratio = (_like(per_epoch[0], t), _like(per_epoch[1], t))  # ceil(n / m) / 1, or n / m
 
@@ -219,7 +247,7 @@ class _SubsampledTraining:
             raise ValueError(f"give sample_rate or {names[0]} and {names[1]}, not both (q = {names[1]} / {names[0]})")
         if sampling != "poisson":
             raise ValueError(
-                f'sampling="{sampling}" draws exactly {names[1]} of {names[0]} each step: give those, '
+                f'sampling="{sampling}" is described by {names[0]} and {names[1]}: give those, '
                 "not sample_rate (a rate describes Poisson subsampling)"
             )
         if steps_per_epoch == "ceil":
@@ -311,7 +339,8 @@ class DPSGD(_SubsampledTraining):
     epochs or steps : one of them; epochs of ``steps_per_epoch`` steps each
     steps_per_epoch : "ceil" (ceil(dataset_size / batch_size), the default with batch_size) or
         "opacus" (1 / q, the default and only meaning with sample_rate); see the module docstring
-    sampling : "poisson" (add-or-remove-one) or "fixed_size" (replace-one), see the module docstring
+    sampling : "poisson" (add-or-remove-one), "fixed_size" (replace-one), "balls_in_bins" (add-or-remove-one)
+        or "shuffle" (replace-one), see the module docstring
     value_discretization_interval, accuracy : the PLD grid, as in ``pld.SubsampledGaussianPLD``
 
     A keyword that is none of these is refused (TypeError, naming the closest one).

@@ -44,7 +44,8 @@ def along_run_parameters(names: list[str], params: dict[str, str], every: str) -
         raise UsageError(f"--every follows one run of one accountant, got {', '.join(names)}")
     name = names[0]
     entry = registry.get(name)
-    training = TRAINING_RUNS.get(name.removesuffix("_fixed_size"))
+    base = next((name.removesuffix(s) for s in ("_fixed_size", "_balls_in_bins", "_shuffle") if name.endswith(s)), name)
+    training = TRAINING_RUNS.get(base)
     length = training if training is not None else "rounds"
     if length not in entry.parameters:
         raise UsageError(f"--every needs an accountant whose run has rounds; {name} takes no {length}")

@@ -117,10 +117,11 @@ def accountant_options(parser: argparse.ArgumentParser) -> None:
         )
     run.add_argument(
         "--sampling",
-        choices=("poisson", "fixed_size"),
+        choices=("poisson", "fixed_size", "balls_in_bins", "shuffle"),
         default=None,
-        help="how batches are drawn: poisson (default; add/remove one) or fixed_size (exactly "
-        "--batch-size records each step; replace one)",
+        help="how batches are drawn: poisson (default; add/remove one), fixed_size (exactly "
+        "--batch-size records each step; replace one), balls_in_bins (each record in one uniformly chosen step "
+        "of each epoch; add/remove one) or shuffle (a permutation cut into batches each epoch; replace one)",
     )
 
 
@@ -160,7 +161,7 @@ def training_accountant(args: argparse.Namespace) -> str | None:
             )
         return None
     name = "dp_sgd" if sgd else "dp_fedavg"
-    return name + ("_fixed_size" if args.sampling == "fixed_size" else "")
+    return name + ("" if args.sampling in (None, "poisson") else f"_{args.sampling}")
 
 
 def output_options(parser: argparse.ArgumentParser, *, required_out: bool = False) -> None:

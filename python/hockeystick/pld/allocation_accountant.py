@@ -32,6 +32,7 @@ import numpy as np
 from .. import _validation, progress
 from .._elementwise import ArrayLike, broadcast_float_arrays
 from ..certified_theta import radius_up, theta_epsilon_upper, theta_upper
+from . import along_run
 from .distribution import Bound, PrivacyLossDistribution, Result, bound_result, delta_values, epsilon_values
 from .mechanisms import DEFAULT_INTERVAL, checked_interval
 from .random_allocation import DEFAULT_RESOLUTION, random_allocation_gaussian
@@ -110,6 +111,24 @@ class _EpochsOfAllocation:
         """Smallest epsilon >= 0 whose certified delta bound is <= delta (``bound="lower"``, ``"both"``)."""
         return self._evaluate(delta_values(delta), "delta", bound, "epsilon")
 
+    PARAMETERS: tuple[str, ...] = ()  # the parameter arrays besides rounds
+
+    def epsilon_curve(
+        self, delta: float, *, every: int | None = None, steps: ArrayLike | None = None
+    ) -> along_run.CurveAlongRun:
+        """The certified bracket of epsilon at ``delta`` after every ``every``-th step (and the last), or after each
+        of ``steps``; every step by default.  One run: every parameter a single value (``along_run.rounds_curve``:
+        the epochs' PLDs built once and shared by the checkpoints)."""
+        parameters = {name: getattr(self, name) for name in self.PARAMETERS}
+        return along_run.rounds_curve(self, parameters, "epsilon", delta, every, steps)
+
+    def delta_curve(
+        self, epsilon: float, *, every: int | None = None, steps: ArrayLike | None = None
+    ) -> along_run.CurveAlongRun:
+        """``epsilon_curve``'s twin: the certified bracket of delta at ``epsilon`` after each checkpoint."""
+        parameters = {name: getattr(self, name) for name in self.PARAMETERS}
+        return along_run.rounds_curve(self, parameters, "delta", epsilon, every, steps)
+
 
 class BallsInBinsGaussianPLD(_EpochsOfAllocation):
     """``rounds`` steps of balls-in-bins batches, ``steps_per_epoch`` t per epoch, noise ``sigma`` over one
@@ -117,6 +136,8 @@ class BallsInBinsGaussianPLD(_EpochsOfAllocation):
 
         BallsInBinsGaussianPLD(sigma=1.1, steps_per_epoch=235, rounds=14100).epsilon(1e-5, bound="both")
     """
+
+    PARAMETERS = ("sigma", "steps_per_epoch", "sensitivity")
 
     def __init__(
         self,
@@ -154,6 +175,8 @@ class ShuffledBatchGaussianPLD(_EpochsOfAllocation):
 
         ShuffledBatchGaussianPLD(sigma=1.1, batch_size=256, n=60_000, rounds=14100).epsilon(1e-5, bound="both")
     """
+
+    PARAMETERS = ("sigma", "batch_size", "n", "sensitivity")
 
     def __init__(
         self,
