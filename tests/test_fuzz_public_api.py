@@ -33,7 +33,7 @@ from hypothesis import strategies as st
 
 import hockeystick as hs
 from hockeystick import fdp, pld, rdp, registry, training
-from hockeystick.calibrate import calibrate
+from hockeystick.calibrate import calibrate, calibrate_batch_size, calibrate_fixed_compute
 from hockeystick.gaussian_mechanism import GaussianMechanism
 from hockeystick.interop import opacus
 
@@ -730,6 +730,23 @@ WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
         "training.DPFedAvg",
         lambda **kw: training.DPFedAvg(**kw).delta(1.0),
         dict(noise_multiplier=2.0, total_clients=1000, clients_per_round=10, rounds=3, accuracy=0.1),
+    ),
+    (
+        "training.DPSGD(sample_rate)",
+        lambda **kw: training.DPSGD(**kw).epsilon(1e-3),
+        dict(noise_multiplier=2.0, sample_rate=0.01, epochs=0.05, value_discretization_interval=H),
+    ),
+    (
+        "calibrate_batch_size",
+        lambda **kw: calibrate_batch_size(**kw),
+        dict(
+            noise_multiplier=2.0, dataset_size=1000, steps=3, epsilon=1.0, delta=1e-5, value_discretization_interval=H
+        ),
+    ),
+    (
+        "calibrate_fixed_compute",
+        lambda **kw: calibrate_fixed_compute(**kw).noise_multiplier,
+        dict(dataset_size=1000, epochs=0.05, batch_sizes=10, epsilon=1.0, delta=1e-5, value_discretization_interval=H),
     ),
     (
         "calibrate",

@@ -312,10 +312,14 @@ def get_noise_multiplier(
     acc_width, _ = _grid(accuracy, None)
     floor = _SMALLEST_SIGMA if q < 1.0 else float(np.finfo(float).tiny) ** 0.25
     search = _SigmaSearch(q, count, eps_target, delta, acc_width)
-    estimate = calibration_start(
-        "sigma", np.array([eps_target]), np.array([delta]), {"sampling_rate": q, "rounds": count}
+    # the central-limit value where its solve is defined (epsilon <= 1e307; 1 where it has none); beyond,
+    # every sigma all but meets the target, and the search starts at the floor
+    estimate = (
+        calibration_start("sigma", np.array([eps_target]), np.array([delta]), {"sampling_rate": q, "rounds": count})
+        if eps_target <= 1e307
+        else np.array([floor])
     )
-    start = 1.0 if estimate is None else float(estimate[0])  # the central-limit value (1 where it has none)
+    start = 1.0 if estimate is None else float(estimate[0])
     return search.solve(min(max(start, floor), _MAX_SIGMA), floor, rtol)
 
 
