@@ -198,3 +198,8 @@ def test_cli_refusals_in_its_words(capsys):
     assert code == 2 and "give --sample-rate or --dataset-size and --batch-size, not both" in err
     code, _, err = _cli(capsys, [*argv, "--sampling", "fixed_size"])
     assert code == 2 and "not --sample-rate" in err
+
+
+def test_calibrate_names_the_closest_parameter():
+    with pytest.raises(ValueError, match=r"takes no parameter 'sample_rat' \(did you mean 'sample_rate'\?\)"):
+        calibrate("dp_sgd", "noise_multiplier", epsilon=1.0, delta=1e-5, sample_rat=0.1, steps=10)

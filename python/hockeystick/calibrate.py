@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import contextvars
 import dataclasses
-import difflib
 import functools
 import inspect
 import sys
@@ -328,8 +327,7 @@ def _spec(entry: AccountantEntry, parameter: str, params: dict[str, Any]) -> Cal
         )
     if parameter not in entry.calibratable:
         can = ", ".join(sorted(entry.calibratable)) or "none"
-        close = difflib.get_close_matches(str(parameter), sorted(entry.calibratable), n=1, cutoff=0.6)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        hint = _validation.did_you_mean(str(parameter), sorted(entry.calibratable))
         raise ValueError(
             f"accountant {entry.name!r} cannot calibrate {parameter!r}{hint}; parameter must be one of "
             f"the calibratable: {can}"
@@ -339,8 +337,8 @@ def _spec(entry: AccountantEntry, parameter: str, params: dict[str, Any]) -> Cal
     unknown = sorted(set(params) - set(entry.parameters))
     if unknown:
         raise ValueError(
-            f"accountant {entry.name!r} takes no parameter {', '.join(map(repr, unknown))}; "
-            f"its parameters: {', '.join(entry.parameters)}"
+            f"accountant {entry.name!r} takes no parameter {', '.join(map(repr, unknown))}"
+            f"{_validation.did_you_mean(unknown[0], entry.parameters)}; its parameters: {', '.join(entry.parameters)}"
         )
     missing = sorted(set(entry.required) - set(params) - {parameter})
     if missing:
