@@ -15,6 +15,8 @@ naming the field and the rule.
 | PoissonSampled(q, Gaussian / Laplace / MoG / DiscreteLaplace) | add/remove, replace-special | Zhu, Dong, Wang 2022, Thm 11 (specialised: location mixtures, ``pld.subsampling`` for the finite pair) |
 | PoissonSampled(q, any other supported event) | add/remove, replace-special | one finite pair: exact atoms (``poisson_pair``); Gaussians only: one Gaussian; else ``pld.subsampled_pair`` on the inner plan's curves |
 | TruncatedSubsampledGaussian(n, q, B, sigma) | add/remove, replace-special | ``pld.truncated_subsampling`` |
+| BallsInBinsGaussian(sigma, t) (``allocation_events``) | add/remove, replace-special | ``pld.random_allocation`` |
+| ShuffledBatchGaussian(sigma, n, b) (``allocation_events``) | replace-one | ``pld.allocation_accountant.shuffled_epoch`` |
 | SampledWithoutReplacement(n, m, Gaussian(s)) | replace-one | ``pld.fixed_size_subsampled_gaussian`` |
 | SampledWithoutReplacement(n, m, any other supported event) | replace-one | ``pld.subsampled_pair`` (Balle, Barthe, Gaboardi 2018, Thm 2, mirrored) |
 | SampledWithReplacement(n, K, Gaussian(s)) | replace-one | ``pld.with_replacement_subsampled_gaussian`` and the shift-constrained curve (the smaller upper bound) |
@@ -76,6 +78,7 @@ from scipy import stats
 
 from .. import _validation
 from ..pld.neighbouring import relations_bounded
+from .allocation_events import BallsInBinsGaussianDpEvent, ShuffledBatchGaussianDpEvent
 from .loss_reach import MAX_LOSS_REACH, MAX_NOISE, ParameterOutOfRange, gaussian_reach
 from .plan import COPY_COUNT_CUT, FINITE_PAIRS, CompositionPlan, Mechanism, group_plan
 
@@ -89,6 +92,7 @@ def _bounded(analysed_under: str) -> tuple[NeighboringRelation, ...]:
 
 
 ADD_REMOVE = _bounded("add_or_remove_one")  # add/remove and replace-special
+REPLACE_ONE = _bounded("replace_one")
 # A non-private inner event as a finite pair: the canonical pair of (0, 1)-DP, P and Q disjoint (it
 # dominates every pair and NonPrivate attains it), so a sample of it keeps its exact delta.
 NON_PRIVATE = ("eps_delta", 0.0, 1.0)
@@ -293,6 +297,25 @@ def _visit(event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: C
             if sigma > 0:
                 _check_reach(event, "noise_multiplier", gaussian_reach(1.0 / sigma))
             _add(plan, ("truncated_gaussian", n, q, b, sigma), count, sigma == 0)
+        return
+    if isinstance(event, BallsInBinsGaussianDpEvent):
+        _require(event, relation, ADD_REMOVE, "`BallsInBinsGaussianDpEvent`")
+        steps = _integer(event, "num_steps", 1)
+        sigma = _noise(event, "noise_multiplier")
+        if sigma > 0:
+            _check_reach(event, "noise_multiplier", gaussian_reach(1.0 / sigma))
+        _add(plan, ("random_allocation_gaussian", steps, sigma), count, sigma == 0)
+        return
+    if isinstance(event, ShuffledBatchGaussianDpEvent):
+        _require(event, relation, REPLACE_ONE, "`ShuffledBatchGaussianDpEvent`")
+        sigma = _noise(event, "noise_multiplier")
+        n = _integer(event, "dataset_size", 1)
+        b = _integer(event, "batch_size", 1)
+        if b > n:
+            raise ValueError(f"ShuffledBatchGaussianDpEvent.batch_size must be <= dataset_size, got {b} > {n}")
+        if sigma > 0:
+            _check_reach(event, "noise_multiplier", gaussian_reach(2.0 / sigma))
+        _add(plan, ("shuffled_gaussian", sigma, b, n), count, sigma == 0)
         return
     raise Unsupported(event, "Unsupported event.")
 

@@ -48,12 +48,14 @@ from ..pld import (
     subsampled_gaussian,
     with_replacement_subsampled_gaussian,
 )
+from ..pld.allocation_accountant import shuffled_epoch
 from ..pld.canonical import canonical_pair, eps_delta_dp
 from ..pld.discrete_laplace import discrete_laplace, discrete_laplace_atoms, discrete_laplace_pair
 from ..pld.gaussian_mixture import mixture_of_gaussians
 from ..pld.group_privacy import dyadic_step, group_upper_curves
 from ..pld.laplace_mixture import laplace_mixture, laplace_mixture_atom_losses
 from ..pld.pmf import GridPMF
+from ..pld.random_allocation import random_allocation_gaussian
 from ..pld.randomized_response import randomized_response, randomized_response_pair
 from ..pld.subsampled_pair import (
     grid_factor,
@@ -148,6 +150,10 @@ def _build(mechanism: Mechanism, h: float) -> PrivacyLossDistribution:
         "truncated_gaussian": lambda n, q, b, sigma: truncated_subsampled_gaussian(
             n, q, b, sigma, value_discretization_interval=h
         ),
+        "random_allocation_gaussian": lambda steps, sigma: random_allocation_gaussian(
+            steps, sigma, value_discretization_interval=h
+        ),
+        "shuffled_gaussian": lambda sigma, b, n: shuffled_epoch(sigma, b, n, value_discretization_interval=h),
         "randomized_response": lambda p, k, relation: randomized_response(
             p, k, relation=relation, value_discretization_interval=h
         ),

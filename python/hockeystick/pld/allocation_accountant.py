@@ -33,9 +33,43 @@ from .. import _validation, progress
 from .._elementwise import ArrayLike, broadcast_float_arrays
 from ..certified_theta import radius_up, theta_epsilon_upper, theta_upper
 from . import along_run
-from .distribution import Bound, PrivacyLossDistribution, Result, bound_result, delta_values, epsilon_values
-from .mechanisms import DEFAULT_INTERVAL, checked_interval
+from .distribution import Bound, Factor, PrivacyLossDistribution, Result, bound_result, delta_values, epsilon_values
+from .mechanisms import DEFAULT_INTERVAL, checked_interval, gaussian
 from .random_allocation import DEFAULT_RESOLUTION, random_allocation_gaussian
+
+
+def shuffled_lower_parts(batch_size: int, n: int, rounds: int) -> list[tuple[int, float, int]]:
+    """(steps, absent, epochs) of the realizable lower pair of ``rounds`` steps of shuffled batches (module
+    docstring): balls-in-bins over the full batches released, the record absent from them with the rest."""
+    full = n // batch_size  # full batches per epoch; the record is in one with probability full b / n
+    epochs, rest = divmod(rounds, -(-n // batch_size))
+    seen = min(rest, full)  # full batches released in the stopped epoch
+    parts = [(full, 1.0 - full * batch_size / n, epochs)]
+    if seen:
+        parts.append((seen, 1.0 - seen * batch_size / n, 1))
+    return parts
+
+
+def shuffled_epoch(
+    sigma: float,
+    batch_size: int,
+    n: int,
+    *,
+    value_discretization_interval: float = DEFAULT_INTERVAL,
+    sum_resolution: float = DEFAULT_RESOLUTION,
+) -> PrivacyLossDistribution:
+    """One whole epoch of shuffled batches as one PLD: the shift-2 Gaussian's upper side, the realizable pair's
+    lower side (the dp_accounting adapter's ``ShuffledBatchGaussianDpEvent``)."""
+    h = checked_interval(value_discretization_interval)
+    upper = next(iter(gaussian(sigma, sensitivity=2.0, value_discretization_interval=h).directions[0]))
+    (steps, absent, _), *_ = shuffled_lower_parts(batch_size, n, -(-n // batch_size))
+    lower = random_allocation_gaussian(
+        steps, sigma, absent=absent, value_discretization_interval=h, sum_resolution=sum_resolution
+    )
+    label = f"shuffled_epoch(sigma={sigma}, batch_size={batch_size}, n={n})"
+    return PrivacyLossDistribution(
+        [{Factor(label, upper.upper, next(iter(d)).lower, upper.connect_dots): 1} for d in lower.directions]
+    )
 
 
 class _EpochsOfAllocation:
@@ -210,15 +244,7 @@ class ShuffledBatchGaussianPLD(_EpochsOfAllocation):
         }
 
     def _parts(self, point: tuple[float, ...]) -> list[tuple[int, float, int]]:
-        b, n, rounds = int(point[1]), int(point[2]), int(point[3])
-        full = n // b  # full batches per epoch; the record is in one with probability full b / n
-        t = -(-n // b)
-        epochs, rest = divmod(rounds, t)
-        seen = min(rest, full)  # full batches released in the stopped epoch
-        parts = [(full, 1.0 - full * b / n, epochs)]
-        if seen:
-            parts.append((seen, 1.0 - seen * b / n, 1))
-        return parts
+        return shuffled_lower_parts(int(point[1]), int(point[2]), int(point[3]))
 
     def _upper(self, point: tuple[float, ...], method: str, x: np.ndarray) -> np.ndarray:
         b, n, rounds = int(point[1]), int(point[2]), int(point[3])
