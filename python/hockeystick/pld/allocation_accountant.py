@@ -146,6 +146,7 @@ class _EpochsOfAllocation:
         return self._evaluate(delta_values(delta), "delta", bound, "epsilon")
 
     PARAMETERS: tuple[str, ...] = ()  # the parameter arrays besides rounds
+    rounds: np.ndarray
 
     def epsilon_curve(
         self, delta: float, *, every: int | None = None, steps: ArrayLike | None = None
