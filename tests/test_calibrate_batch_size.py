@@ -76,19 +76,18 @@ def test_fixed_compute_table_rows_are_certified_and_extremal(budget, steps):
     assert np.all(np.diff(table.noise_multiplier) > 0) and np.all(np.diff(table.steps) < 0)
 
 
-def test_fixed_compute_with_fixed_size_batches():
+@pytest.mark.parametrize("sampling", ["fixed_size", pytest.param("balls_in_bins", marks=pytest.mark.slow)])
+def test_fixed_compute_with_other_batches(sampling):
     table = calibrate_fixed_compute(
         dataset_size=N,
         epochs=1,
         batch_sizes=[20, 100],
-        sampling="fixed_size",
+        sampling=sampling,
         value_discretization_interval=H,
         **TARGET,
     )
     for b, t, z in zip(table.batch_size, table.steps, table.noise_multiplier):
-        run = dict(
-            dataset_size=N, batch_size=int(b), steps=int(t), sampling="fixed_size", value_discretization_interval=H
-        )
+        run = dict(dataset_size=N, batch_size=int(b), steps=int(t), sampling=sampling, value_discretization_interval=H)
         assert (
             DPSGD(noise_multiplier=z, **run).delta(2.0)
             <= 1e-5

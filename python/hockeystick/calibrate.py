@@ -909,8 +909,8 @@ def calibrate_batch_size(
 
 def _training_entry(sampling: Any, steps_per_epoch: Any) -> AccountantEntry:
     """The registered DP-SGD entry of ``sampling``, its ``steps_per_epoch`` bound (None: the class's default)."""
-    _validation.choice(sampling, "sampling", ("poisson", "fixed_size"))
-    entry = registry.get("dp_sgd" if sampling == "poisson" else "dp_sgd_fixed_size")
+    _validation.choice(sampling, "sampling", training.SAMPLINGS)
+    entry = registry.get("dp_sgd" if sampling == "poisson" else f"dp_sgd_{sampling}")
     if steps_per_epoch is None:
         return entry
     _validation.choice(steps_per_epoch, "steps_per_epoch", training.STEPS_PER_EPOCH)
@@ -995,7 +995,8 @@ def calibrate_fixed_compute(
     The budget is ``epochs`` passes over the data (each of ``steps_per_epoch`` steps, as in
     ``training.DPSGD``: steps x batch_size stays about epochs x dataset_size) or ``examples`` processed
     (steps = floor(examples / batch_size), the most whole steps within it).  ``batch_sizes``: the candidates
-    (whole numbers, at most dataset_size; default ``default_batch_sizes``).  Each row's noise multiplier is
+    (whole numbers, at most dataset_size; default ``default_batch_sizes``).  ``sampling``: how batches are
+    drawn, any of ``training.SAMPLINGS`` (Poisson, fixed size, balls in bins, shuffled).  Each row's noise multiplier is
     calibrated as ``calibrate("dp_sgd", "noise_multiplier", ...)`` does it (certified: its run's upper bound
     meets the target), and its ``epsilon`` is a certified upper bound on that run's epsilon at ``delta``:
     the least of its ``epsilon(delta)`` and the target (which the calibration certified).
