@@ -92,3 +92,26 @@ def test_refusals_name_the_argument() -> None:
         pld.ShuffledBatchGaussianPLD(sigma=1.0, batch_size=7, n=5, rounds=3)
     with pytest.raises(ValueError, match="sigma"):
         pld.ShuffledBatchGaussianPLD(sigma=-1.0, batch_size=2, n=5, rounds=3)
+
+
+@pytest.mark.parametrize(("others", "batch"), [([1.0, -1.0], 1), ([1.0, 1.0, -1.0], 1), ([1.0, -1.0, 1.0], 2)])
+def test_the_unproved_candidate_is_not_refuted_on_small_enumerations(others: list[float], batch: int) -> None:
+    """docs/batches.md: the balls-in-bins pair at the replace-one shift 2 is not used as the shuffled upper side
+    (unproved); on these exactly enumerated epochs (the record at +1 replaced by -1) it is not exceeded either."""
+    sigma = 1.0
+    p_means, q_means = _enumerated_shuffle([*others, 1.0], batch), _enumerated_shuffle([*others, -1.0], batch)
+    rng = np.random.default_rng(11)
+    samples = 200_000
+    candidate = pld.random_allocation_gaussian(p_means.shape[1], sigma, sensitivity=2.0)
+    for first, second in ((p_means, q_means), (q_means, p_means)):
+        x = first[rng.integers(len(first), size=samples)] + sigma * rng.standard_normal((samples, first.shape[1]))
+
+        def log_density(means: np.ndarray) -> np.ndarray:
+            distinct, count = np.unique(means, axis=0, return_counts=True)
+            squares = ((x[:, None, :] - distinct[None]) ** 2).sum(-1)  # noqa: B023
+            return logsumexp(-squares / (2 * sigma**2) + np.log(count / len(means)), axis=1)
+
+        loss = log_density(first) - log_density(second)
+        for eps in (0.0, 1.0, 2.0):
+            terms = np.maximum(1.0 - np.exp(eps - loss), 0.0)
+            assert terms.mean() - 5 * terms.std() / math.sqrt(samples) <= candidate.delta(eps)

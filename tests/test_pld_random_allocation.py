@@ -132,3 +132,14 @@ def test_refusals_name_the_argument(kwargs: dict[str, float], word: str) -> None
     arguments = {"steps": 4, "noise_multiplier": 1.0, **kwargs}
     with pytest.raises((ValueError, TypeError), match=word):
         pld.random_allocation_gaussian(**arguments)  # type: ignore[arg-type]
+
+
+def test_feldman_shenfeld_package_values() -> None:
+    """Feldman and Shenfeld's PLD_accounting package (github.com/moshenfeld/PLD_accounting, commit 139082d,
+    PLD_accounting_tutorial.ipynb, its stored outputs): sigma = 3, k = 10 of t = 100 steps, one epoch, both
+    directions, upper bounds on a loss grid of 0.05, which the package computes as 10 compositions of one of
+    10 steps.  The same composition here: our upper side lies below theirs, within their grid's coarseness."""
+    composed = pld.random_allocation_gaussian(10, 3.0).self_compose(10)
+    for delta, theirs in ((1e-6, 1.5485), (1e-5, 1.3614), (1e-4, 1.1540)):
+        lower, upper = composed.epsilon(delta, bound="both")
+        assert lower <= upper <= theirs <= upper + 0.06
