@@ -4,6 +4,7 @@ participation and the Gaussian guarantee (docs/matrix-mechanisms.md).
 strategies.py      the strategy matrix C (tree with or without restarts, BLT, banded Toeplitz, any C)
 participation.py   participation schemas (every round, fixed epochs, min separation)
 selection.py       best min-separated selections (the one-dimensional dynamic program)
+tree_levels.py     a tree's squared sensitivity bounded level by level
 sensitivity.py     the L2 sensitivity: exact where solved, a proved upper bound otherwise, rounded outward
 round_off.py       the floating-point error bounds the sensitivity is widened by
 accountant.py      MatrixMechanism and DPFTRL: mu-GDP, zCDP, RDP and certified (eps, delta)

@@ -33,7 +33,10 @@ sens^2 <= max_pi sum_(i, j in pi) |X_ij| (|<x_i, x_j>| <= 1), and that maximum i
 the best pattern per row and then the best pattern of rows, r_i = max_pi sum_(j in pi) |X_ij| and
 sens^2 <= max_pi sum_(i in pi) r_i (the optimum's own pattern is one choice in every row:
 Choquette-Choo et al. 2023b, Alg. 4), or, where the patterns can be enumerated, by
-max_pi sum_(i,j in pi) |X_ij| itself (the fixed-epoch case always).  Signs are never searched: the
+max_pi sum_(i,j in pi) |X_ij| itself (the fixed-epoch case always); for a tree, also by the sum over its
+levels of each level's largest squared node counts (tree_levels.py), whichever is smaller.  Where C's sums
+are computed exactly (an integer C) and a realizable pattern reaches the bound, the bound is the
+sensitivity and the result is labelled exact.  Signs are never searched: the
 signed maximum is a semidefinite program, so a negative X is reported as an upper bound.
 
 The lower side is a realizable value: ||C 1_pi|| for the pattern the upper side found (every x_i the same
@@ -58,7 +61,8 @@ import numpy as np
 from .participation import Participation
 from .round_off import UNIT_ROUNDOFF, compose, gamma, widen_down, widen_up
 from .selection import best_separated_pattern, count_patterns, max_separated_sum, patterns
-from .strategies import Strategy
+from .strategies import Strategy, Tree
+from .tree_levels import tree_level_bound
 
 __all__ = ["Sensitivity", "l2_sensitivity", "MAX_ENUMERATED"]
 
@@ -291,22 +295,25 @@ def l2_sensitivity(strategy: Strategy, rounds: int, schema: Participation) -> Se
         sums = [_pattern_sum(bound, p) for p in candidates]
         best = int(np.argmax(sums))
         square_up = widen_up(sums[best], gram.gamma(terms))
-        kind: Kind = "exact" if exact else "upper bound"
         method = f"every pattern of the schema ({len(candidates)}): max of 1^T X 1 over the pattern" + (
             "" if exact else " with |X| (X has negative entries)"
         )
         square_down, pattern = _lower_side(gram, candidates[best], terms, rounds, schema)
+        attained = gram.exact and square_down == square_up  # a realizable pattern reaches the |X| bound
+        kind: Kind = "exact" if exact or attained else "upper bound"
         return _result(square_up, square_down, kind, method, pattern)
 
     rows = max_separated_sum(bound, b, k)
     value, pattern = best_separated_pattern(rows, b, k)
     square_up = widen_up(value, compose(gram.gamma(k + 2), gram.gamma(k + 2)))
-    square_down, pattern = _lower_side(gram, pattern, terms, rounds, schema)
-    return _result(
-        square_up,
-        square_down,
-        "upper bound",
-        "best pattern per row, then of rows (Choquette-Choo et al. 2023b, Alg. 4)"
-        + ("" if gram.nonnegative else ", on |X|"),
-        pattern,
+    method = "best pattern per row, then of rows (Choquette-Choo et al. 2023b, Alg. 4)" + (
+        "" if gram.nonnegative else ", on |X|"
     )
+    if isinstance(strategy, Tree):
+        levels = float(tree_level_bound(rounds, strategy.restart_every, schema))
+        if levels < square_up:
+            square_up, method = levels, "sum over the tree's levels of each level's largest squared counts"
+    square_down, pattern = _lower_side(gram, pattern, terms, rounds, schema)
+    if gram.exact and square_down == square_up:  # a realizable pattern attains the proved bound
+        return _result(square_up, square_down, "exact", method + ", attained by a pattern", pattern)
+    return _result(square_up, square_down, "upper bound", method, pattern)
