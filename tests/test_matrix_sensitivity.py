@@ -19,6 +19,7 @@ from hockeystick.matrix import BLT, Banded, DenseStrategy, FixedEpochs, MinSepar
 from hockeystick.matrix import sensitivity as sensitivity_module
 from hockeystick.matrix.participation import Participation
 from hockeystick.matrix.selection import count_patterns, patterns
+from hockeystick.matrix.tree_levels import tree_level_bound
 from hockeystick.rdp.tree_aggregation import tree_depth
 
 
@@ -268,8 +269,6 @@ def _subset_values(c: np.ndarray, schema: Participation) -> float:
 def test_tree_level_bound_covers_every_pattern_and_attained_bounds_are_exact(monkeypatch):
     """The tree's level-by-level bound is never below the brute-force maximum (restarted or not, min
     separation or fixed epochs), and where the search's pattern reaches it the result is labelled exact."""
-    from hockeystick.matrix.tree_levels import tree_level_bound
-
     monkeypatch.setattr(sensitivity_module, "MAX_ENUMERATED", 0)
     for n in (1, 2, 5, 8, 11, 12):
         for restart in (None, 3, 4):
