@@ -150,10 +150,12 @@ def test_an_increasing_toeplitz_is_not_given_the_reference_pattern():
 
 
 def test_blt_sums_of_output_scales_just_above_one_are_not_certified_decreasing():
-    """sum omega = 1 + 2^-52 in exact arithmetic (its float sum rounds to 1): c_1 > c_0, not monotone."""
-    omega = [0.5, 0.5 + 2.0**-52]
+    """omega = (0.75, 0.25 + 2^-54): the exact sum is 1 + 2^-54 (c_1 > c_0, not monotone), though its
+    floating-point sum rounds to 1.0; the check is in exact rational arithmetic."""
+    omega = [0.75, 0.25 + 2.0**-54]
+    assert sum(omega) == 1.0  # what a float check would see
     assert BLT([0.5, 0.5], omega).decreasing_toeplitz(4) is None
-    assert BLT([0.5, 0.5], [0.5, 0.5]).decreasing_toeplitz(4) is not None
+    assert BLT([0.5, 0.5], [0.75, 0.25]).decreasing_toeplitz(4) is not None
 
 
 def test_tree_single_participation_is_the_depth():
