@@ -208,7 +208,9 @@ def test_every_public_name_is_fuzzed():
         "rdp.MAX_ORDER",
         "pld.PrivacyLossDistribution",  # constants and result types, not callables
         # accountant classes: fuzzed through the registry below
+        "pld.BallsInBinsGaussianPLD",
         "pld.FixedBatchGaussianPLD",
+        "pld.ShuffledBatchGaussianPLD",
         "pld.SubsampledGaussianPLD",
         "pld.WithReplacementBatchGaussianPLD",
         # a mixture of PLD objects (no numeric argument of its own beyond the weights)
@@ -886,6 +888,11 @@ WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
         "pld.from_distributions",
         _self_composed(pld.from_distributions),
         dict(p=[0.6, 0.4], q=[0.4, 0.6], value_discretization_interval=H),
+    ),
+    (
+        "pld.random_allocation_gaussian",
+        _self_composed(pld.random_allocation_gaussian),
+        dict(steps=8, noise_multiplier=1.0, value_discretization_interval=H, sum_resolution=0.02),
     ),
     (
         "pld.truncated_subsampled_gaussian",

@@ -44,6 +44,18 @@ EXAMPLES = {
     "dp_fedavg_fixed_size": dict(
         noise_multiplier=2.0, total_clients=500, clients_per_round=10, rounds=50, value_discretization_interval=1e-3
     ),
+    "dp_sgd_balls_in_bins": dict(
+        noise_multiplier=2.0, dataset_size=1000, batch_size=10, epochs=1, value_discretization_interval=1e-3
+    ),
+    "dp_fedavg_balls_in_bins": dict(
+        noise_multiplier=2.0, total_clients=500, clients_per_round=10, rounds=50, value_discretization_interval=1e-3
+    ),
+    "dp_sgd_shuffle": dict(
+        noise_multiplier=2.0, dataset_size=1000, batch_size=10, epochs=1, value_discretization_interval=1e-3
+    ),
+    "dp_fedavg_shuffle": dict(
+        noise_multiplier=2.0, total_clients=500, clients_per_round=10, rounds=50, value_discretization_interval=1e-3
+    ),
     "isrl_noisy_mb_sgd": dict(
         sigma=1.0, lipschitz=1.0, batch_size=4, silo_size=400, rounds=50, value_discretization_interval=5e-3
     ),

@@ -90,7 +90,7 @@ def test_calibration_meets_target_and_one_step_more_does_not(parameter, given):
         (dict(steps=2.5), "steps must be an integer >= 1"),
         (dict(steps=10, batch_size=70_000), "batch_size must be <= dataset_size"),
         (dict(steps=10, batch_size=0), "batch_size must be an integer >= 1"),
-        (dict(steps=10, sampling="shuffle"), 'sampling must be "poisson" or "fixed_size"'),
+        (dict(steps=10, sampling="shuffled"), "sampling must be one of"),
         (dict(steps=10, noise_multiplier=-1.0), "noise_multiplier must be finite and > 0"),
     ],
 )

@@ -56,6 +56,7 @@ UNIT_ROUNDOFF = 2.0**-53
 NDTR_ULPS = 8.0  # scipy.special.ndtr's relative error (a few ulps) plus the subtraction of two tails
 SIGNIFICAND_BITS = 16  # grid values' significands: a sum of two grid values needs at most 16 + 36 + 1 <= 53 bits
 EXACT_RATIO = 2.0**35  # up to this ratio of its terms a sum of two grid values is exact
+MIN_NOISE = 0.05  # below it the tilted Y's 1e-18 quantile exceeds e^300 (z / s + 1 / (2 s^2) > 300)
 MAX_POINTS = 20_000  # grid points at most: the cost grows as their square
 DEFAULT_RESOLUTION = 0.005  # spacing of the sum grid in log(s)
 TAIL_QUANTILE = 1e-18  # the tilted Y above the grid's top has at most this probability
@@ -79,9 +80,9 @@ def sum_grid(sigma: float, steps: int, resolution: float) -> np.ndarray:
     (resolution s)^2 / 4 at s ~ steps) and the point below which all ``steps`` Y lie with probability
     BOTTOM_MASS (that mass sits at R = 0).  Spacing ``resolution`` in log(s), widened to keep at most MAX_POINTS."""
     z = float(gaussian_tail_inverse(TAIL_QUANTILE))
-    log_top = max(z / sigma + 0.5 / sigma**2, math.log(16.0 * steps))
+    log_top = max(z / sigma + 0.5 / (sigma * sigma), math.log(16.0 * steps))
     below = float(special.ndtri(BOTTOM_MASS ** (1.0 / steps)))  # Phi(below)^steps = BOTTOM_MASS
-    log_bottom = min(math.log(0.1 * resolution * math.sqrt(steps)), below / sigma - 0.5 / sigma**2)
+    log_bottom = min(math.log(0.1 * resolution * math.sqrt(steps)), below / sigma - 0.5 / (sigma * sigma))
     resolution = max(resolution, (log_top - log_bottom) / (MAX_POINTS - 1))
     count = int(math.ceil((log_top - log_bottom) / resolution)) + 1
     mantissa, exponent = np.frexp(np.exp(np.linspace(log_bottom, log_top, count)))
@@ -92,8 +93,8 @@ def sum_grid(sigma: float, steps: int, resolution: float) -> np.ndarray:
 def _lognormal_cells(sigma: float, grid: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     """Q-mass and E_Q[Y; cell] of Y on [g_k, g_k+1) for each k (the last cell [g_top, inf)), and the largest
     relative error of those masses (NDTR_ULPS units of each end's tail value, over the cell's mass)."""
-    with np.errstate(divide="ignore"):
-        z = sigma * (np.log(grid) + 0.5 / sigma**2)  # Y <= g  <=>  X <= z
+    with np.errstate(divide="ignore", over="ignore"):  # log 0 = -inf, and a huge sigma's z = +-inf: exact
+        z = sigma * (np.log(grid) + 0.5 / (sigma * sigma))  # Y <= g  <=>  X <= z
     lo, hi = z, np.append(z[1:], np.inf)
     q = normal_interval(lo, hi)
     weight = normal_interval(
@@ -213,6 +214,12 @@ def random_allocation_gaussian(
     )
     h = checked_interval(value_discretization_interval)
     s = sigma / sens
+    if not s >= MIN_NOISE:
+        raise ValueError(
+            f"noise_multiplier / sensitivity must be at least {MIN_NOISE:g}, got {s:g}: below it one step's likelihood "
+            "ratio spans more than e^600 and the sum grid leaves double precision; at that little noise each "
+            "epoch is about the Gaussian mechanism of one step (GaussianMechanism(sigma=..., rounds=epochs))"
+        )
     grid = sum_grid(s, t, resolution)
     upper = _power(spread_lognormal(s, grid), t, spread_sum, grid)
     lower = _power(merged_lognormal(s, grid), t, merged_sum, grid)
