@@ -301,3 +301,18 @@ def test_calibrate_dp_mechanism_round_trip():
 def test_random_event_trees_against_dp_accounting_pld(seed):
     tree = random_tree(np.random.default_rng(seed))
     check_against_theirs(tree)
+
+
+def test_a_composition_too_long_for_the_default_grid_is_read_on_the_accuracy_grid() -> None:
+    """61 254 Laplace runs at scale 0.0149 need 7e7 points on the default grid (1e-4): the default answers on the
+    accuracy-driven grid, the same value as asked for it; a grid the caller chose is still refused."""
+    event = E.SelfComposedDpEvent(E.LaplaceDpEvent(0.014925090722283811), 61254)
+    default = HockeystickAccountant()
+    default.compose(event)
+    refined = HockeystickAccountant(accuracy=1e-4)
+    refined.compose(event)
+    assert default.get_epsilon_bracket(1e-5) == refined.get_epsilon_bracket(1e-5)
+    chosen = HockeystickAccountant(value_discretization_interval=1e-4)
+    chosen.compose(event)
+    with pytest.raises(ValueError, match="max_points"):
+        chosen.get_epsilon(1e-5)

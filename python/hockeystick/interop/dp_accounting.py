@@ -17,6 +17,7 @@ This module imports dp_accounting; ``import hockeystick`` does not.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import cast
 
 from dp_accounting import dp_event
@@ -27,6 +28,8 @@ from ..pld.mechanisms import DEFAULT_INTERVAL
 from .dp_events import Unsupported, check_count, plan_for
 from .plan import CompositionPlan, PlanProfile
 from .rdp_accountant import HockeystickRdpAccountant
+
+FALLBACK_ACCURACY = 1e-4  # the bracket width aimed for when the default grid cannot hold the composition
 
 __all__ = ["HockeystickAccountant", "HockeystickRdpAccountant", "NeighboringRelation"]
 
@@ -59,7 +62,8 @@ class HockeystickAccountant(PrivacyAccountant):
             if accuracy is None
             else float(_validation.positive(_validation.single(accuracy, "accuracy"), "accuracy"))
         )
-        if value_discretization_interval is None and a is None:
+        self._default_grid = value_discretization_interval is None and a is None
+        if self._default_grid:
             value_discretization_interval = DEFAULT_INTERVAL
         elif value_discretization_interval is not None:
             value_discretization_interval = float(
@@ -109,8 +113,22 @@ class HockeystickAccountant(PrivacyAccountant):
 
     def get_epsilon_bracket(self, target_delta: float) -> tuple[float, float]:
         """Certified (lower, upper) on the epsilon of everything composed so far at ``target_delta``."""
-        return self._current().epsilon(_validation.delta_target(target_delta, "target_delta"))
+        target = _validation.delta_target(target_delta, "target_delta")
+        return self._on_a_grid_that_fits(lambda profile: profile.epsilon(target))
 
     def get_delta_bracket(self, target_epsilon: float) -> tuple[float, float]:
         """Certified (lower, upper) on the delta of everything composed so far at ``target_epsilon``."""
-        return self._current().delta(_validation.epsilon_target(target_epsilon, "target_epsilon"))
+        target = _validation.epsilon_target(target_epsilon, "target_epsilon")
+        return self._on_a_grid_that_fits(lambda profile: profile.delta(target))
+
+    def _on_a_grid_that_fits(self, read: Callable[[PlanProfile], tuple[float, float]]) -> tuple[float, float]:
+        """``read`` of the composition on its grid; on the default grid, a composition whose loss window needs more
+        points than fit in memory is read on the accuracy-driven grid (``FALLBACK_ACCURACY``, which starts coarse)
+        instead of refused: a user who chose no grid gets an answer (a caller's own grid is kept, and refused)."""
+        try:
+            return read(self._current())
+        except ValueError as error:
+            if not self._default_grid or "max_points" not in str(error):
+                raise
+        self._profile = PlanProfile(self._plan, None, FALLBACK_ACCURACY)
+        return read(self._profile)
