@@ -79,7 +79,7 @@ def test_pld_answers_are_bit_identical_for_any_worker_count(parameter):
         assert np.asarray(other).tobytes() == np.asarray(got[0]).tobytes()
 
 
-def test_threads_move_the_bar_and_hide_trials_from_an_outer_listener(capsys):
+def test_threads_move_the_bar_and_report_targets_not_trials_to_an_outer_listener(capsys):
     kwargs = dict(
         epsilon=EPS[:3],
         delta=DELTA,
@@ -94,7 +94,7 @@ def test_threads_move_the_bar_and_hide_trials_from_an_outer_listener(capsys):
     seen: list[int] = []
     with progress.reporting(seen.append):
         quiet = calibrate("pld_subsampled_gaussian", "sigma", workers=2, **kwargs)
-    assert seen == [] and capsys.readouterr().err == ""
+    assert seen == [1, 1, 1] and capsys.readouterr().err == ""  # one report per target solved, none per trial
     np.testing.assert_array_equal(shown, quiet)
 
 
