@@ -509,7 +509,7 @@ register(
 def _population(name: str) -> Callable[[Mapping[str, np.ndarray]], np.ndarray]:
     """A batch size's largest value: the population it is drawn from (a run given without it is refused by
     the class, which names what is missing)."""
-    return lambda p: np.inf if name not in p else _validation.positive_integer(p[name], name).astype(float)
+    return lambda p: np.asarray(np.inf) if name not in p else _validation.positive_integer(p[name], name).astype(float)
 
 
 # the sampling rate of a Poisson run given by its rate (sampling_probability, sampling_rate: the class's synonyms)

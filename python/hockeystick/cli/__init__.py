@@ -74,7 +74,9 @@ class _Subcommands:
 def _one_line(exc: BaseException, args: argparse.Namespace) -> str:
     """The message on one line, in the command line's words (cli/arguments.py), the training flags'
     where the run was given by them."""
-    training = any(getattr(args, f"run_{name}", None) is not None for name in ("dataset_size", "total_clients", "sample_rate"))
+    training = any(
+        getattr(args, f"run_{name}", None) is not None for name in ("dataset_size", "total_clients", "sample_rate")
+    )
     return command_line_words(" ".join(str(exc).split()), args.command, training=training) or type(exc).__name__
 
 
