@@ -75,3 +75,16 @@ def test_epsilon_after_every_epoch() -> None:
     assert list(curve.steps) == [94, 188, 282, 376, 470]
     one_off = DPSGD(**{**RUN, "epochs": 2}, sampling="balls_in_bins").epsilon(1e-6, bound="both")
     assert np.isclose(curve.lower[1], one_off[0], rtol=1e-12) and np.isclose(curve.upper[1], one_off[1], rtol=1e-12)
+
+
+def test_noise_calibration_meets_the_target_from_a_start_near_the_answer() -> None:
+    from hockeystick.calibrate import calibrate
+    from hockeystick.training import epoch_noise_start
+
+    words = ("dataset_size", "batch_size", "epochs", "steps")
+    params = {"dataset_size": 6000, "batch_size": 64, "epochs": 5}
+    for sampling in ("balls_in_bins", "shuffle"):
+        z = calibrate(f"dp_sgd_{sampling}", "noise_multiplier", epsilon=2.0, delta=1e-6, **params)
+        assert DPSGD(noise_multiplier=z, **params, sampling=sampling).epsilon(1e-6) <= 2.0
+        start = epoch_noise_start(sampling, words)("noise_multiplier", np.array([2.0]), np.array([1e-6]), params)
+        assert abs(float(start[0]) / z - 1.0) < (0.25 if sampling == "balls_in_bins" else 1e-9)  # central limit: optimistic

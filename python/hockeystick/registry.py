@@ -525,10 +525,18 @@ for _sampling, _suffix, _how in (
     ("balls_in_bins", "_balls_in_bins", "balls-in-bins batches (random allocation), add/remove PLD"),
     ("shuffle", "_shuffle", "shuffled batches, replace-one: the Gaussian per epoch above, a realizable PLD below"),
 ):
+    _sgd = functools.partial(training.DPSGD, sampling=cast(training.Sampling, _sampling))
+    _fedavg = functools.partial(training.DPFedAvg, sampling=cast(training.Sampling, _sampling))
+    if _sampling in ("balls_in_bins", "shuffle"):  # calibrate's start (a partial takes attributes)
+        _how_drawn = cast(training.Sampling, _sampling)
+        _sgd_words = ("dataset_size", "batch_size", "epochs", "steps")
+        _fedavg_words = ("total_clients", "clients_per_round", "epochs", "rounds")
+        setattr(_sgd, "calibration_start", training.epoch_noise_start(_how_drawn, _sgd_words))  # noqa: B010
+        setattr(_fedavg, "calibration_start", training.epoch_noise_start(_how_drawn, _fedavg_words))  # noqa: B010
     register(
         AccountantEntry(
             name=f"dp_sgd{_suffix}",
-            factory=functools.partial(training.DPSGD, sampling=cast(training.Sampling, _sampling)),
+            factory=_sgd,
             hidden=frozenset({"sampling", "steps_per_epoch"}),
             max_chunk=1 << 10,
             summary=_TRAINING_SUMMARY.format(
@@ -550,7 +558,7 @@ for _sampling, _suffix, _how in (
     register(
         AccountantEntry(
             name=f"dp_fedavg{_suffix}",
-            factory=functools.partial(training.DPFedAvg, sampling=cast(training.Sampling, _sampling)),
+            factory=_fedavg,
             hidden=frozenset({"sampling", "steps_per_epoch"}),
             max_chunk=1 << 10,
             summary=_TRAINING_SUMMARY.format(

@@ -65,7 +65,7 @@ import contextlib
 import dataclasses
 import inspect
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from fractions import Fraction
 from typing import Any, Literal
 
@@ -73,10 +73,12 @@ import numpy as np
 
 from . import _validation
 from ._elementwise import ArrayLike, broadcast_float_arrays
+from .hockey_stick import theta_radius
 from .pld import along_run
 from .pld.accountant import SubsampledGaussianPLD
 from .pld.allocation_accountant import BallsInBinsGaussianPLD, ShuffledBatchGaussianPLD
 from .pld.along_run import CurveAlongRun
+from .pld.calibration_start import calibration_start as pld_calibration_start
 from .pld.distribution import Bound, Result
 from .pld.fixed_batch import FixedBatchGaussianPLD
 
@@ -309,6 +311,31 @@ class _SubsampledTraining:
             )
         ends = _ceil_ratio(np.arange(1.0, count + 1.0), np.full(count, a), np.full(count, b))
         return np.union1d(ends[ends <= total], [total]).astype(np.int64)
+
+
+def epoch_noise_start(sampling: Sampling, names: tuple[str, str, str, str]) -> Callable[..., np.ndarray | None]:
+    """``calibrate``'s start for the noise multiplier of a balls-in-bins or shuffled run (``names``: the population,
+    batch, epochs and steps words): balls-in-bins at the central-limit value of Poisson sampling at rate 1 / t
+    (t = ceil(population / batch) steps per epoch, which it follows closely: docs/batches.md), shuffled batches at
+    the exact noise of their upper side, the Gaussian of shift 2 per epoch begun.  Only the start: the answer
+    is bracketed and checked on the accountant itself."""
+
+    def start(parameter: str, epsilon: np.ndarray, delta: np.ndarray, params: dict[str, Any]) -> np.ndarray | None:
+        if parameter != "noise_multiplier" or names[0] not in params or names[1] not in params:
+            return None
+        per_epoch = np.ceil(np.asarray(params[names[0]], float) / np.asarray(params[names[1]], float))
+        if params.get(names[3]) is not None:
+            steps = np.asarray(params[names[3]], float)
+        else:
+            steps = np.ceil(np.asarray(params.get(names[2], 1.0), float) * per_epoch)
+        if sampling == "shuffle":
+            mu = np.asarray(theta_radius(np.asarray(epsilon, float), np.asarray(delta, float)), float)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                guess = 2.0 * np.sqrt(np.ceil(steps / per_epoch)) / mu
+            return np.where(np.isfinite(guess) & (guess > 0), guess, 1.0)
+        return pld_calibration_start("sigma", epsilon, delta, {"sampling_rate": 1.0 / per_epoch, "rounds": steps})
+
+    return start
 
 
 @contextlib.contextmanager
