@@ -50,6 +50,7 @@ from ..pld import (
 )
 from ..pld.allocation_accountant import shuffled_epoch
 from ..pld.canonical import canonical_pair, eps_delta_dp
+from ..pld.discrete_gaussian import discrete_gaussian_atoms, discrete_gaussian_pair
 from ..pld.discrete_laplace import discrete_laplace, discrete_laplace_atoms, discrete_laplace_pair
 from ..pld.gaussian_mixture import mixture_of_gaussians
 from ..pld.group_privacy import dyadic_step, group_upper_curves
@@ -116,6 +117,8 @@ FINITE_PAIRS: dict[str, Callable[..., list[Pair]]] = {
         else _two_directions(randomized_response_pair(p, k, relation))
     ),
     "eps_delta": lambda eps, delta: [canonical_pair(eps, delta)],
+    # the window of the integers with the tails as +-infinity outcomes (``pld.discrete_gaussian``): symmetric
+    "discrete_gaussian": lambda sigma, s: [discrete_gaussian_pair(sigma, s)],
     # Poisson sampling of one finite mechanism: its remove pair (P, Q) -> ((1-q) Q + q P, Q) and swapped
     # (Zhu, Dong, Wang 2022, Thm 11); nested samples and every finite inner stay exact atoms.
     "poisson_pair": lambda q, inner: _two_directions(
@@ -128,6 +131,7 @@ FINITE_PAIRS: dict[str, Callable[..., list[Pair]]] = {
 # ``finite_atoms.pair_atoms``' logarithms.
 FINITE_ATOMS: dict[str, Callable[..., list[finite_atoms.Atoms]]] = {
     "discrete_laplace": lambda a, s: [discrete_laplace_atoms(a, s)],
+    "discrete_gaussian": lambda sigma, s: [discrete_gaussian_atoms(sigma, s)],
 }
 
 
