@@ -224,8 +224,10 @@ def random_allocation_gaussian(
     upper = _power(spread_lognormal(s, grid), t, spread_sum, grid)
     lower = _power(merged_lognormal(s, grid), t, merged_sum, grid)
     label = f"random_allocation_gaussian(steps={t}, sigma={sigma}, sensitivity={sens}, absent={alpha})"
-    up_q, up_p, up_inf = _pair(upper, t, alpha)
-    lo_q, lo_p, _ = _pair(lower, t, alpha)
+    # ``absent`` may carry a caller's round-off (1 - r / t): the upper side takes it a few ulps lower (P is then
+    # lambda P' + (1 - lambda) Q, a post-processing of the pair taken), the lower side a few ulps higher
+    up_q, up_p, up_inf = _pair(upper, t, alpha * (1.0 - 4.0 * UNIT_ROUNDOFF))
+    lo_q, lo_p, _ = _pair(lower, t, min(alpha * (1.0 + 4.0 * UNIT_ROUNDOFF), 1.0))
     up, down = 1.0 + 2.0 * upper.error, 1.0 - 2.0 * upper.error
     low_up, low_down = 1.0 + 2.0 * lower.error, 1.0 - 2.0 * lower.error
     if max(upper.error, lower.error) > MAX_RELATIVE_ERROR:
