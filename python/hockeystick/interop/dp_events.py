@@ -78,7 +78,9 @@ from scipy import stats
 
 from .. import _validation
 from ..pld.neighbouring import relations_bounded
+from ..pld import discrete_gaussian as dg
 from .allocation_events import BallsInBinsGaussianDpEvent, ShuffledBatchGaussianDpEvent
+from .catalogue_events import DiscreteGaussianDpEvent, EpsilonDeltaDpEvent
 from .loss_reach import MAX_LOSS_REACH, MAX_NOISE, ParameterOutOfRange, gaussian_reach
 from .plan import COPY_COUNT_CUT, FINITE_PAIRS, CompositionPlan, Mechanism, group_plan
 
@@ -193,6 +195,33 @@ def _discrete_laplace(event: ev.DiscreteLaplaceDpEvent, copies: int) -> tuple[fl
     return a, shift
 
 
+def _discrete_gaussian(event: DiscreteGaussianDpEvent, copies: int) -> tuple[float, int]:
+    """(sigma, shift) of a discrete Gaussian whose sensitivity counts ``copies`` times (2 under replace-one),
+    refusing a window of more than ``pld.discrete_gaussian.MAX_OUTCOMES`` outcomes or a one-run loss past
+    ``MAX_FINITE_REACH`` (as the discrete Laplace), naming ``sigma``; sigma = 0 is non-private."""
+    sigma = _noise(event, "sigma")
+    shift = copies * _integer(event, "sensitivity", 1)
+    if shift > MAX_SENSITIVITY:
+        raise ParameterOutOfRange(
+            f"DiscreteGaussianDpEvent.sensitivity must be at most {MAX_SENSITIVITY // copies} here (its exact pair "
+            f"holds about one atom per integer of the shift), got {event.sensitivity!r}"
+        )
+    if sigma == 0:
+        return sigma, shift
+    why = "its exact atoms would leave the common loss lattice"
+    ratio = shift / sigma
+    if not ratio <= math.sqrt(2.0 * MAX_FINITE_REACH):  # the mode's loss s^2 / (2 sigma^2) alone passes the limit
+        _check_reach(event, "sigma", ratio * ratio / 2.0, MAX_FINITE_REACH, why)
+    if sigma > dg.MAX_SIGMA or dg.outcomes(sigma, shift) > dg.MAX_OUTCOMES:
+        raise ParameterOutOfRange(
+            f"DiscreteGaussianDpEvent.sigma = {event.sigma!r} with a shift of {shift} needs more than "
+            f"{dg.MAX_OUTCOMES} outcomes for its exact pair: no certified bound is computed; rescale the query "
+            f"(a smaller sigma and sensitivity)"
+        )
+    _check_reach(event, "sigma", dg.discrete_gaussian_top_loss(sigma, shift), MAX_FINITE_REACH, why)
+    return sigma, shift
+
+
 def check_count(count: int) -> int:
     """dp_accounting's rule for composition counts, with its message."""
     if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 1:
@@ -305,6 +334,15 @@ def _visit(event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: C
         if sigma > 0:
             _check_reach(event, "noise_multiplier", gaussian_reach(1.0 / sigma))
         _add(plan, ("random_allocation_gaussian", steps, sigma), count, sigma == 0)
+        return
+    if isinstance(event, DiscreteGaussianDpEvent):
+        sigma, shift = _discrete_gaussian(event, 2 if relation == NeighboringRelation.REPLACE_ONE else 1)
+        _add(plan, ("discrete_gaussian", sigma, shift), count, sigma == 0)
+        return
+    if isinstance(event, EpsilonDeltaDpEvent):
+        eps, delta = _nonnegative(event, "epsilon"), _probability(event, "delta")
+        _check_reach(event, "epsilon", eps, MAX_FINITE_REACH, "its exact atoms would leave the common loss lattice")
+        _add(plan, ("eps_delta", eps, delta), count, delta == 1.0)  # (eps, 1)-DP: no guarantee
         return
     if isinstance(event, ShuffledBatchGaussianDpEvent):
         _require(event, relation, REPLACE_ONE, "`ShuffledBatchGaussianDpEvent`")
@@ -446,6 +484,11 @@ def _event_reach(
         )
     if isinstance(event, ev.TruncatedSubsampledGaussianDpEvent) and event.noise_multiplier > 0:
         return gaussian_reach(group / float(event.noise_multiplier)), event, "noise_multiplier"
+    if isinstance(event, DiscreteGaussianDpEvent) and event.sigma > 0:
+        shift = event.sensitivity * (2 if replace else 1)
+        return group * dg.discrete_gaussian_top_loss(event.sigma, shift), event, "sigma"
+    if isinstance(event, EpsilonDeltaDpEvent):
+        return group * float(event.epsilon), event, "epsilon"
     if isinstance(event, ev.RandomizedResponseDpEvent) and 0 < event.noise_parameter < 1:
         p, k = float(event.noise_parameter), int(event.num_buckets)
         return group * math.log1p((1.0 - p) * k / p), event, "noise_parameter"
