@@ -136,7 +136,7 @@ class PLDAccountant:
         return along_run.checkpoints(total, every, steps)
 
 
-class SubsampledGaussianPLD:
+class SubsampledGaussianPLD(along_run.RoundsCurves):
     """T rounds of the Poisson-subsampled Gaussian, every round released.
 
     delta(eps) = max over add/remove of the T-fold composition of the
@@ -206,6 +206,8 @@ class SubsampledGaussianPLD:
     between blocks: 2 processes take G1's million points in about 0.82x the wall time of 2 threads),
     with the same values bit for bit; the tasks and their results are pickled.
     """
+
+    CURVE_PARAMETERS = ("sigma", "sampling_rate", "sensitivity")
 
     COARSEST_INTERVAL = 2e-3
     FINEST_INTERVAL = 1e-5
@@ -693,6 +695,8 @@ class SubsampledGaussianPLD:
                     self.tail,
                     threads,
                     self.accuracy,
+                    direct,
+                    charge,
                 )
             ]
         if self.delta_accuracy == "epsilon":
@@ -1355,25 +1359,6 @@ class SubsampledGaussianPLD:
     def epsilon(self, delta: ArrayLike, bound: Bound = "upper") -> Result:
         """Smallest epsilon >= 0 whose delta bound is <= delta (upper: certified)."""
         return self._evaluate(delta_values(delta), "delta", bound, _gaussian_epsilon_bracket, "epsilon")
-
-    def epsilon_curve(
-        self, delta: float, *, every: int | None = None, steps: ArrayLike | None = None
-    ) -> along_run.CurveAlongRun:
-        """The certified bracket of epsilon at ``delta`` after every ``every``-th round (and the last), or after
-        each of ``steps`` (strictly increasing, at most ``rounds``); every round by default.  One run: every
-        parameter a single value.  Each point is ``epsilon(delta, bound="both")`` at that many rounds (to the
-        round-off of shared transforms, each certified), all of them in one evaluation (``along_run.rounds_curve``:
-        one discretization, batched compositions)."""
-        return along_run.rounds_curve(self, self._run_parameters(), "epsilon", delta, every, steps)
-
-    def delta_curve(
-        self, epsilon: float, *, every: int | None = None, steps: ArrayLike | None = None
-    ) -> along_run.CurveAlongRun:
-        """``epsilon_curve``'s twin: the certified bracket of delta at ``epsilon`` after each checkpoint."""
-        return along_run.rounds_curve(self, self._run_parameters(), "delta", epsilon, every, steps)
-
-    def _run_parameters(self) -> dict[str, np.ndarray]:
-        return {"sigma": self.sigma, "sampling_rate": self.sampling_rate, "sensitivity": self.sensitivity}
 
 
 def _pool_task(

@@ -72,7 +72,7 @@ def shuffled_epoch(
     )
 
 
-class _EpochsOfAllocation:
+class _EpochsOfAllocation(along_run.RoundsCurves):
     """Shared: one composed PLD per distinct (sigma, steps per epoch, steps, ...) point, evaluated per point."""
 
     def __init__(self, value_discretization_interval: float, sum_resolution: float) -> None:
@@ -145,25 +145,6 @@ class _EpochsOfAllocation:
         """Smallest epsilon >= 0 whose certified delta bound is <= delta (``bound="lower"``, ``"both"``)."""
         return self._evaluate(delta_values(delta), "delta", bound, "epsilon")
 
-    PARAMETERS: tuple[str, ...] = ()  # the parameter arrays besides rounds
-    rounds: np.ndarray
-
-    def epsilon_curve(
-        self, delta: float, *, every: int | None = None, steps: ArrayLike | None = None
-    ) -> along_run.CurveAlongRun:
-        """The certified bracket of epsilon at ``delta`` after every ``every``-th step (and the last), or after each
-        of ``steps``; every step by default.  One run: every parameter a single value (``along_run.rounds_curve``:
-        the epochs' PLDs built once and shared by the checkpoints)."""
-        parameters = {name: getattr(self, name) for name in self.PARAMETERS}
-        return along_run.rounds_curve(self, parameters, "epsilon", delta, every, steps)
-
-    def delta_curve(
-        self, epsilon: float, *, every: int | None = None, steps: ArrayLike | None = None
-    ) -> along_run.CurveAlongRun:
-        """``epsilon_curve``'s twin: the certified bracket of delta at ``epsilon`` after each checkpoint."""
-        parameters = {name: getattr(self, name) for name in self.PARAMETERS}
-        return along_run.rounds_curve(self, parameters, "delta", epsilon, every, steps)
-
 
 class BallsInBinsGaussianPLD(_EpochsOfAllocation):
     """``rounds`` steps of balls-in-bins batches, ``steps_per_epoch`` t per epoch, noise ``sigma`` over one
@@ -172,7 +153,7 @@ class BallsInBinsGaussianPLD(_EpochsOfAllocation):
         BallsInBinsGaussianPLD(sigma=1.1, steps_per_epoch=235, rounds=14100).epsilon(1e-5, bound="both")
     """
 
-    PARAMETERS = ("sigma", "steps_per_epoch", "sensitivity")
+    CURVE_PARAMETERS = ("sigma", "steps_per_epoch", "sensitivity")
 
     def __init__(
         self,
@@ -211,7 +192,7 @@ class ShuffledBatchGaussianPLD(_EpochsOfAllocation):
         ShuffledBatchGaussianPLD(sigma=1.1, batch_size=256, n=60_000, rounds=14100).epsilon(1e-5, bound="both")
     """
 
-    PARAMETERS = ("sigma", "batch_size", "n", "sensitivity")
+    CURVE_PARAMETERS = ("sigma", "batch_size", "n", "sensitivity")
 
     def __init__(
         self,

@@ -31,7 +31,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, cast
 
 import numpy as np
 
@@ -218,3 +218,27 @@ def rounds_curve(
         given,
         steps_per_epoch,
     )
+
+
+class RoundsCurves:
+    """``epsilon_curve`` and ``delta_curve`` of an accountant whose ``rounds`` broadcast with its parameter arrays
+    named in ``CURVE_PARAMETERS`` (every one but ``rounds``): one evaluation for every checkpoint
+    (``rounds_curve``)."""
+
+    CURVE_PARAMETERS: tuple[str, ...] = ()
+    rounds: np.ndarray
+
+    def epsilon_curve(self, delta: float, *, every: int | None = None, steps: ArrayLike | None = None) -> CurveAlongRun:
+        """The certified bracket of epsilon at ``delta`` after every ``every``-th round (and the last), or after
+        each of ``steps`` (strictly increasing, at most ``rounds``); every round by default.  One run: every
+        parameter a single value.  Each point is ``epsilon(delta, bound="both")`` at that many rounds (to the
+        round-off of shared transforms, each certified), all of them in one evaluation (``rounds_curve``:
+        one discretization, batched compositions)."""
+        return rounds_curve(cast(RoundsAccountant, self), self._curve_parameters(), "epsilon", delta, every, steps)
+
+    def delta_curve(self, epsilon: float, *, every: int | None = None, steps: ArrayLike | None = None) -> CurveAlongRun:
+        """``epsilon_curve``'s twin: the certified bracket of delta at ``epsilon`` after each checkpoint."""
+        return rounds_curve(cast(RoundsAccountant, self), self._curve_parameters(), "delta", epsilon, every, steps)
+
+    def _curve_parameters(self) -> dict[str, np.ndarray]:
+        return {name: getattr(self, name) for name in self.CURVE_PARAMETERS}

@@ -41,7 +41,7 @@ from .mechanisms import (
 from .with_replacement_shift_bound import with_replacement_shift_bound
 
 
-class FixedBatchGaussianPLD:
+class FixedBatchGaussianPLD(along_run.RoundsCurves):
     """T rounds of the Gaussian mechanism on batches of m of n records drawn WITHOUT replacement,
     replace-one neighbours, every round released.
 
@@ -52,6 +52,8 @@ class FixedBatchGaussianPLD:
     symmetrised pair (upper) and the realizable pair (lower). ``batch_size = n`` is
     the Gaussian mechanism with shift 2 Delta.
     """
+
+    CURVE_PARAMETERS = ("sigma", "batch_size", "n", "sensitivity")
 
     _mechanism: Callable[..., PrivacyLossDistribution] = staticmethod(fixed_size_subsampled_gaussian)
     _with_replacement = False
@@ -165,24 +167,6 @@ class FixedBatchGaussianPLD:
     def epsilon(self, delta: ArrayLike, bound: Bound = "upper") -> Result:
         """Smallest epsilon >= 0 whose delta bound is <= delta (upper: certified)."""
         return self._evaluate(delta_values(delta), "delta", bound, "epsilon")
-
-    def epsilon_curve(
-        self, delta: float, *, every: int | None = None, steps: ArrayLike | None = None
-    ) -> along_run.CurveAlongRun:
-        """The certified bracket of epsilon at ``delta`` after every ``every``-th round (and the last), or after
-        each of ``steps`` (strictly increasing, at most ``rounds``); every round by default.  One run: every
-        parameter a single value.  Each point is ``epsilon(delta, bound="both")`` at that many rounds, all of
-        them in one evaluation (``along_run.rounds_curve``)."""
-        return along_run.rounds_curve(self, self._run_parameters(), "epsilon", delta, every, steps)
-
-    def delta_curve(
-        self, epsilon: float, *, every: int | None = None, steps: ArrayLike | None = None
-    ) -> along_run.CurveAlongRun:
-        """``epsilon_curve``'s twin: the certified bracket of delta at ``epsilon`` after each checkpoint."""
-        return along_run.rounds_curve(self, self._run_parameters(), "delta", epsilon, every, steps)
-
-    def _run_parameters(self) -> dict[str, np.ndarray]:
-        return {"sigma": self.sigma, "batch_size": self.batch_size, "n": self.n, "sensitivity": self.sensitivity}
 
 
 class WithReplacementBatchGaussianPLD(FixedBatchGaussianPLD):
