@@ -437,6 +437,11 @@ def _poisson(event: ev.PoissonSampledDpEvent, count: int, relation: NeighboringR
     elif isinstance(inner, ev.DiscreteLaplaceDpEvent):
         a, s = _discrete_laplace(inner, 1)
         _add(plan, ("poisson_discrete_laplace", a, s, q), count, a == 0)
+    elif isinstance(inner, DiscreteGaussianDpEvent):
+        sigma, shift = _discrete_gaussian(inner, 1)
+        if sigma > 0:
+            _check_reach(inner, "sigma", dg.discrete_gaussian_top_loss(sigma, shift))  # on the loss grid
+        _add(plan, ("poisson_discrete_gaussian", sigma, shift, q), count, sigma == 0)
     elif isinstance(inner, ev.MixtureOfGaussiansDpEvent):
         sigma = _noise(inner, "standard_deviation")
         shifts, weights = _mixture(inner)

@@ -151,6 +151,11 @@ def _build(mechanism: Mechanism, h: float) -> PrivacyLossDistribution:
         "poisson_discrete_laplace": lambda a, s, q: poisson_subsampled(
             *discrete_laplace_pair(a, s), q, value_discretization_interval=h
         ),
+        # on the grid, not as atoms: the sampled losses log(1 - q + q e^l) of the window's ~76 sigma outcomes lie
+        # on no lattice, and their exact compositions would be merged onto ever coarser sub-grids instead
+        "poisson_discrete_gaussian": lambda sigma, s, q: poisson_subsampled(
+            *discrete_gaussian_pair(sigma, s), q, value_discretization_interval=h
+        ),
         "truncated_gaussian": lambda n, q, b, sigma: truncated_subsampled_gaussian(
             n, q, b, sigma, value_discretization_interval=h
         ),
