@@ -30,9 +30,10 @@ STRICT_MODULES = [
     "hockeystick.hockey_stick",
     "hockeystick.progress",
     "hockeystick.registry",
+    "hockeystick.risk",
     "hockeystick.training",
 ]
-STRICT_PACKAGES = ["contraction", "fdp", "interop", "isrl", "leakage", "pld", "rdp"]
+STRICT_PACKAGES = ["contraction", "fdp", "interop", "isrl", "leakage", "matrix", "pld", "rdp"]
 
 pytest.importorskip("mypy")
 

@@ -40,7 +40,8 @@ def max_separated_sum(weights: np.ndarray, separation: int, picks: int) -> np.nd
     along the last axis."""
     if picks == 0:
         return np.zeros(weights.shape[:-1])
-    return _tables(weights, separation, picks)[-1].max(axis=-1)
+    best: np.ndarray = _tables(weights, separation, picks)[-1].max(axis=-1)
+    return best
 
 
 def best_separated_pattern(weights: np.ndarray, separation: int, picks: int) -> tuple[float, tuple[int, ...]]:
