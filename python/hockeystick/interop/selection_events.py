@@ -1,0 +1,41 @@
+"""dp_accounting-style events for private selection (dp_accounting 0.6.0 has none of them).
+
+    from hockeystick.interop.dp_accounting import HockeystickAccountant
+    from hockeystick.interop.selection_events import ExponentialMechanismDpEvent
+
+    accountant = HockeystickAccountant()
+    accountant.compose(ExponentialMechanismDpEvent(epsilon=0.5), count=20)
+    accountant.get_epsilon_bracket(1e-6)
+
+Each event is one selection from scores u(D, r) of sensitivity Delta under the accountant's neighbouring
+relation (any of the three); ``epsilon`` is the mechanism's parameter:
+
+- ``ExponentialMechanismDpEvent(epsilon)``: Pr[r] proportional to exp(epsilon u(D, r) / (2 Delta)) (or
+  exp(epsilon u / Delta) for scores that move in one direction): epsilon-DP and epsilon-bounded range;
+  composed as the pair that dominates every epsilon-bounded-range pair, a realizable pair below;
+- ``PermuteAndFlipDpEvent(epsilon)``: permute-and-flip (McKenna & Sheldon 2020), epsilon-DP: composed as
+  the canonical (epsilon, 0)-DP pair, a realizable pair below.
+
+``pld.selection`` states the pairs and their proofs.
+"""
+
+from __future__ import annotations
+
+import attr
+from dp_accounting import dp_event as ev
+
+__all__ = ["ExponentialMechanismDpEvent", "PermuteAndFlipDpEvent"]
+
+
+@attr.s(frozen=True, slots=True, auto_attribs=True)
+class ExponentialMechanismDpEvent(ev.DpEvent):
+    """One exponential mechanism of parameter ``epsilon`` (epsilon-DP, epsilon-bounded range)."""
+
+    epsilon: float
+
+
+@attr.s(frozen=True, slots=True, auto_attribs=True)
+class PermuteAndFlipDpEvent(ev.DpEvent):
+    """One permute-and-flip selection of parameter ``epsilon`` (epsilon-DP)."""
+
+    epsilon: float
