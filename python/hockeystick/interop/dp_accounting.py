@@ -25,7 +25,7 @@ from dp_accounting.privacy_accountant import NeighboringRelation, PrivacyAccount
 
 from .. import _validation
 from ..pld.mechanisms import DEFAULT_INTERVAL
-from .dp_events import Unsupported, check_count, plan_for
+from .dp_events import Unsupported, check_count, check_zcdp_alone, plan_for
 from .plan import CompositionPlan, PlanProfile
 from .rdp_accountant import HockeystickRdpAccountant
 
@@ -87,6 +87,9 @@ class HockeystickAccountant(PrivacyAccountant):
     ) -> PrivacyAccountant.CompositionErrorDetails | None:
         try:
             plan = plan_for(event, max(int(count), 1), self.neighboring_relation)
+            merged = CompositionPlan.from_key(self._plan.key())
+            merged.merge(plan)
+            check_zcdp_alone(merged, event)  # over several compose calls too (interop.zcdp_plan)
         except Unsupported as u:
             return PrivacyAccountant.CompositionErrorDetails(invalid_event=u.event, error_message=u.message)
         if do_compose:

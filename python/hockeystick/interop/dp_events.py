@@ -83,6 +83,7 @@ from .allocation_events import BallsInBinsGaussianDpEvent, ShuffledBatchGaussian
 from .catalogue_events import DiscreteGaussianDpEvent, EpsilonDeltaDpEvent
 from .loss_reach import MAX_LOSS_REACH, MAX_NOISE, ParameterOutOfRange, gaussian_reach
 from .plan import COPY_COUNT_CUT, FINITE_PAIRS, CompositionPlan, Mechanism, group_plan
+from .zcdp_plan import ZCDP, has_zcdp, zcdp_alone
 
 # the fixed-size batch events: sample_size records drawn from source_dataset_size
 SampledEvent = ev.SampledWithoutReplacementDpEvent | ev.SampledWithReplacementDpEvent
@@ -241,7 +242,27 @@ def plan_for(event: ev.DpEvent, count: int, relation: NeighboringRelation) -> Co
     """The plan of ``count`` runs of ``event`` (a new plan; nothing is modified)."""
     plan = CompositionPlan()
     _visit(event, count, relation, plan)
+    check_zcdp_alone(plan, event)
     return plan
+
+
+ZCDP_MIXED = (
+    "`ZCDpEvent` composes only with `GaussianDpEvent` and other `ZCDpEvent`s in the PLD accountant (a zCDP "
+    "guarantee fixes no privacy-loss distribution; interop.zcdp_plan); use `HockeystickRdpAccountant` to "
+    "compose it with other events."
+)
+
+
+def check_zcdp_alone(plan: CompositionPlan, event: ev.DpEvent) -> None:
+    """Refuse a plan holding a ``ZCDpEvent`` run beside any mechanism other than Gaussians (``zcdp_plan``)."""
+    if not zcdp_alone(plan):
+        raise Unsupported(event, ZCDP_MIXED)
+
+
+def _refuse_sampled_zcdp(event: ev.PoissonSampledDpEvent | SampledEvent, relation: NeighboringRelation) -> None:
+    """A sample of an event tree holding a ``ZCDpEvent``: zCDP is not amplified by sampling here (``zcdp_plan``)."""
+    if has_zcdp(plan_for(event.event, 1, relation)):
+        raise Unsupported(event, "A sample of a `ZCDpEvent` has no analysis in the PLD accountant. " + ZCDP_MIXED)
 
 
 def _visit(event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan) -> None:
@@ -335,6 +356,11 @@ def _visit(event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: C
             _check_reach(event, "noise_multiplier", gaussian_reach(1.0 / sigma))
         _add(plan, ("random_allocation_gaussian", steps, sigma), count, sigma == 0)
         return
+    if isinstance(event, ev.ZCDpEvent):
+        rho, xi = _nonnegative(event, "rho"), _nonnegative(event, "xi")
+        if rho > 0 or xi > 0:
+            _add(plan, (ZCDP, rho, xi), count, False)
+        return
     if isinstance(event, DiscreteGaussianDpEvent):
         sigma, shift = _discrete_gaussian(event, 2 if relation == NeighboringRelation.REPLACE_ONE else 1)
         _add(plan, ("discrete_gaussian", sigma, shift), count, sigma == 0)
@@ -409,6 +435,7 @@ def _single_finite(plan: CompositionPlan) -> Mechanism | None:
 def _poisson(event: ev.PoissonSampledDpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan) -> None:
     q = _probability(event, "sampling_probability")
     inner = event.event
+    _refuse_sampled_zcdp(event, relation)
     if relation not in ADD_REMOVE:
         raise Unsupported(
             event,
@@ -588,6 +615,7 @@ def _fixed_size(event: SampledEvent, count: int, relation: NeighboringRelation, 
     without = isinstance(event, ev.SampledWithoutReplacementDpEvent)
     kind = "SampledWithoutReplacementDpEvent" if without else "SampledWithReplacementDpEvent"
     _require(event, relation, _bounded("replace_one"), f"`{kind}`")
+    _refuse_sampled_zcdp(event, relation)
     n = _integer(event, "source_dataset_size", 1)
     m = _integer(event, "sample_size", 0)
     if without and m > n:

@@ -69,6 +69,7 @@ from ..pld.truncated_subsampling import truncated_subsampled_gaussian
 from ..pld.with_replacement_realizable import discrete_laplace_sides, laplace_sides, pointwise_max
 from ..pld.with_replacement_shift_bound import copy_count_weights, with_replacement_shift_bound
 from .group_of_records import INPUT_OBLIVIOUS, group_mechanism, group_radius2
+from .zcdp_plan import zcdp_total
 
 COARSEST_INTERVAL = 3e-3  # a cheap first grid; the next is aimed from its measured width
 FINEST_INTERVAL = 1e-5
@@ -718,6 +719,9 @@ class PlanProfile:
             return 1.0, 1.0
         if self.plan.empty:
             return 0.0, 0.0
+        zcdp = zcdp_total(self.plan)
+        if zcdp is not None:  # zCDP runs beside Gaussians only (``zcdp_plan``): no PLD
+            return zcdp.delta(epsilon)
         if not self.plan.counts:
             eps = np.array([epsilon], dtype=np.float64)
             return float(self._gaussian_side(False)(eps)[0]), float(self._gaussian_side(True)(eps)[0])
@@ -729,6 +733,9 @@ class PlanProfile:
             return math.inf, math.inf
         if self.plan.empty or delta >= 1.0:
             return 0.0, 0.0
+        zcdp = zcdp_total(self.plan)
+        if zcdp is not None:
+            return zcdp.epsilon(delta) if delta > 0 else (zcdp.epsilon(SMALLEST_DELTA)[0], math.inf)
         if not self.plan.counts:  # epsilon(delta) is non-increasing: a lower bound at SMALLEST_DELTA holds at 0
             r_lo, r_hi = self.plan.gaussian_radius_bounds()
             upper = math.inf if delta <= 0 else float(theta_epsilon_upper(r_hi, delta))

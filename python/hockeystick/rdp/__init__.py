@@ -4,6 +4,8 @@
 * ``compose_rdp``: RDP adds over composition.
 * ``rdp_to_epsilon`` / ``rdp_to_delta``: classic (Mironov 2017) or tight (Balle et al. 2020 /
   Canonne et al. 2020) conversion.
+* ``zcdp_to_epsilon`` / ``zcdp_to_delta``: (xi, rho)-zCDP to (eps, delta), certified upper bounds at the
+  near-optimal order (``zcdp``; Canonne, Kamath, Steinke 2020, Prop. 12).
 * ``SubsampledGaussianRDP``: the accountant (``delta``/``epsilon``), matching dp_accounting's RdpAccountant.
 * Modules for the rest of dp_accounting's RDP events (``interop.dp_accounting.HockeystickRdpAccountant``
   composes them): ``laplace``, ``sampled_without_replacement``, ``randomized_response``,
@@ -22,6 +24,7 @@ Constants:
 from .accountant import SubsampledGaussianRDP, compose_rdp
 from .conversion import CONVERSIONS, rdp_to_delta, rdp_to_epsilon
 from .mechanisms import DEFAULT_ORDERS, MAX_ORDER, gaussian_rdp, subsampled_gaussian_rdp
+from .zcdp import zcdp_to_delta, zcdp_to_epsilon
 
 __all__ = [
     "CONVERSIONS",
@@ -33,4 +36,6 @@ __all__ = [
     "rdp_to_delta",
     "rdp_to_epsilon",
     "subsampled_gaussian_rdp",
+    "zcdp_to_delta",
+    "zcdp_to_epsilon",
 ]
