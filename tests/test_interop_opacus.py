@@ -1,9 +1,9 @@
 """hockeystick.interop.opacus: the IAccountant contract, certified epsilon, get_noise_multiplier.
 
-Opacus needs torch (several GB), so it is not a test dependency: the contract test checks the class
-against IAccountant's method list (read from Opacus's opacus/accountants/accountant.py) without it,
-and the tests that subclass-check against the real Opacus are skipped, saying so, where it does not
-import.
+Opacus needs torch, so it is not a test dependency: the contract test checks the class against
+IAccountant's method list (read from Opacus's opacus/accountants/accountant.py) without it, and the
+tests that subclass-check against the real Opacus are skipped, saying so, where it does not import
+(CI's Opacus step runs them: docs/testing.md, "Opacus").
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def test_class_has_every_iaccountant_method_with_its_signature():
 def test_opacus_subclass_when_installed():
     opacus = pytest.importorskip(
         "opacus",
-        reason="Opacus (needs torch) is not installed: the real-IAccountant "
+        reason="Opacus does not import (it needs torch): the real-IAccountant "
         "checks are skipped; the Opacus-free contract test above ran",
     )
     from opacus.accountants.accountant import IAccountant

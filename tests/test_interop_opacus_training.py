@@ -1,8 +1,8 @@
 """hockeystick's Opacus accountant inside a real (tiny) Opacus training loop, and its
 ``get_noise_multiplier`` against Opacus's own.
 
-Skipped, saying why, where Opacus (and torch) do not import: CI has no torch.  Run them in a
-venv with torch and Opacus (``pip install torch opacus``; see docs/coming-from-dp-accounting.md).
+Skipped, saying why, where Opacus (and torch) do not import: CI's main run has no torch; its Opacus
+step runs them with torch's CPU build (docs/testing.md, "Opacus").
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 
 opacus = pytest.importorskip(
     "opacus",
-    reason="Opacus (needs torch) is not installed: the training-loop and "
+    reason="Opacus does not import (it needs torch): the training-loop and "
     "get_noise_multiplier comparisons with Opacus are skipped",
 )
 torch = pytest.importorskip("torch", reason="torch is not installed")
