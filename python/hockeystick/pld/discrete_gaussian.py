@@ -36,7 +36,8 @@ w / Z one more rounding: 10u in all.  The loss index * eta: eta carries two roun
 quotient) and index * eta one, charged as 4u |index * eta| (``loss_error``).
 
 Size.  The window holds s + 2D + 1 ~ s + 76 sigma outcomes; more than ``MAX_OUTCOMES`` (2^20, sigma ~ 13 000
-at s = 1) is refused naming sigma (``outcomes`` tells the count before building).
+at s = 1) is refused naming sigma (``outcomes`` tells the count before building), as is a sensitivity / sigma
+above 1e150 (the loss would leave the doubles).
 """
 
 from __future__ import annotations
@@ -64,11 +65,26 @@ LOG_TAIL_MASS = -1040.0 * math.log(2.0)
 MAX_OUTCOMES = 1 << 20
 MASS_ERROR = 10.0 * UNIT_ROUNDOFF  # the masses' relative error (module docstring)
 SPLIT = 134217729.0  # 2^27 + 1: Dekker's splitting constant
+MAX_SIGMA = MAX_OUTCOMES / 76.0  # the window holds ~ s + 76 sigma outcomes (checked exactly by ``_window``)
+MAX_RATIO = 1e150  # the largest sensitivity / sigma taken
 
 
 def _checked(sigma: float, sensitivity: int) -> tuple[float, int]:
-    """(sigma, s) as a float > 0 and an int >= 1, or a ValueError naming the argument."""
-    return _positive("sigma", sigma), _validation.count(sensitivity, "sensitivity")
+    """(sigma, s) as a float > 0 and an int >= 1, or a ValueError naming the argument; sigma at most
+    ``MAX_SIGMA`` (the window's size, ``MAX_OUTCOMES``, checked exactly by ``_window``) and at least
+    s / ``MAX_RATIO`` (below, the loss s^2 / (2 sigma^2) and the lattice step leave the doubles)."""
+    sd, s = _positive("sigma", sigma), _validation.count(sensitivity, "sensitivity")
+    if sd > MAX_SIGMA:
+        raise ValueError(
+            f"sigma must be at most {MAX_SIGMA:g} (the discrete Gaussian pair would need more than {MAX_OUTCOMES} "
+            f"outcomes; the continuous Gaussian is then within round-off of it), got {sigma!r}"
+        )
+    if not s / sd <= MAX_RATIO:
+        raise ValueError(
+            f"sigma must be at least sensitivity / {MAX_RATIO:g} (the privacy loss s^2 / (2 sigma^2) would leave the "
+            f"doubles), got sigma = {sigma!r} with sensitivity = {s}"
+        )
+    return sd, s
 
 
 def _log_tail(d: int, sigma: float) -> float:
@@ -139,8 +155,8 @@ def _window(sigma: float, s: int) -> tuple[np.ndarray, np.ndarray]:
     if s + 2 * d + 1 > MAX_OUTCOMES:
         raise ValueError(
             f"sigma = {sigma!r} with sensitivity = {s} needs {s + 2 * d + 1} outcomes (more than {MAX_OUTCOMES}) to "
-            "hold the discrete Gaussian pair to a tail of 2^-1040: no certified bound is computed; use a sigma of at "
-            "most about 13000 times the sensitivity (the continuous Gaussian is then within round-off)"
+            "hold the discrete Gaussian pair to a tail of 2^-1040: no certified bound is computed; use a smaller sigma "
+            "or sensitivity (rescale the query)"
         )
     w = _weights(sigma, d + s)
     side = w[1 : d + 1].tolist()
