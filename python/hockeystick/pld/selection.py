@@ -126,7 +126,9 @@ def exponential_mechanism(
     )
 
 
-def permute_and_flip(epsilon: float, *, value_discretization_interval: float = DEFAULT_INTERVAL) -> PrivacyLossDistribution:
+def permute_and_flip(
+    epsilon: float, *, value_discretization_interval: float = DEFAULT_INTERVAL
+) -> PrivacyLossDistribution:
     """Permute-and-flip of parameter epsilon: the (epsilon, 0)-DP canonical pair above, the realizable
     two-candidate pair below, both orders (module docstring).  epsilon = 0 releases nothing."""
     eps = _epsilon(epsilon)
