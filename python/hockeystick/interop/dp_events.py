@@ -83,6 +83,7 @@ from .allocation_events import BallsInBinsGaussianDpEvent, ShuffledBatchGaussian
 from .catalogue_events import DiscreteGaussianDpEvent, EpsilonDeltaDpEvent
 from .loss_reach import MAX_LOSS_REACH, MAX_NOISE, ParameterOutOfRange, gaussian_reach
 from .plan import COPY_COUNT_CUT, FINITE_PAIRS, CompositionPlan, Mechanism, group_plan
+from .selection_events import ExponentialMechanismDpEvent, PermuteAndFlipDpEvent
 from .zcdp_plan import ZCDP, has_zcdp, zcdp_alone
 
 # the fixed-size batch events: sample_size records drawn from source_dataset_size
@@ -381,6 +382,13 @@ def _visit(event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: C
             _check_reach(event, "noise_multiplier", gaussian_reach(2.0 / sigma))
         _add(plan, ("shuffled_gaussian", sigma, b, n), count, sigma == 0)
         return
+    if isinstance(event, (ExponentialMechanismDpEvent, PermuteAndFlipDpEvent)):  # any relation (pld.selection)
+        eps = _nonnegative(event, "epsilon")
+        _check_reach(event, "epsilon", eps)
+        if eps > 0:  # epsilon = 0 selects uniformly: nothing released
+            name = "exponential_mechanism" if isinstance(event, ExponentialMechanismDpEvent) else "permute_and_flip"
+            _add(plan, (name, eps), count, False)
+        return
     raise Unsupported(event, "Unsupported event.")
 
 
@@ -437,11 +445,8 @@ def _poisson(event: ev.PoissonSampledDpEvent, count: int, relation: NeighboringR
     inner = event.event
     _refuse_sampled_zcdp(event, relation)
     if relation not in ADD_REMOVE:
-        raise Unsupported(
-            event,
-            "Poisson sampling under `REPLACE_ONE` has no proved dominating pair here; "
-            "use `ADD_OR_REMOVE_ONE` (or a fixed-size sample under `REPLACE_ONE`).",
-        )
+        _poisson_replace_one(event, q, count, relation, plan)
+        return
     if q == 0:
         plan_for(inner, 1, relation)  # the inner event must still be supported (and valid)
         return
@@ -485,6 +490,34 @@ def _poisson(event: ev.PoissonSampledDpEvent, count: int, relation: NeighboringR
         _poisson_generic(event, q, count, relation, plan)
 
 
+def _poisson_replace_one(
+    event: ev.PoissonSampledDpEvent, q: float, count: int, relation: NeighboringRelation, plan: CompositionPlan
+) -> None:
+    """Poisson sampling under replace-one: Gaussians only (``pld.poisson_replace_one``, folded into one of
+    add/remove radius half the replace-one one); a non-private inner is exactly the pair of (0, q)-DP
+    (the slot is drawn with probability q, the rest of the batch alike on both sides)."""
+    inner = plan_for(event.event, 1, relation)
+    if q == 0 or (inner.empty and not inner.non_private):
+        return
+    if q == 1:
+        _visit(event.event, count, relation, plan)
+        return
+    if inner.non_private:
+        plan.add(("eps_delta", 0.0, q), count)
+        return
+    if inner.counts:
+        raise Unsupported(
+            event,
+            "Poisson sampling under `REPLACE_ONE` is analysed for Gaussian inner events only (its proof needs "
+            "the inner's add/remove and replace-one pairs); use `ADD_OR_REMOVE_ONE`, or a fixed-size sample "
+            "under `REPLACE_ONE`.",
+        )
+    _check_inner_reach(event, relation, 1)
+    single = isinstance(event.event, ev.GaussianDpEvent)  # its own sigma, exactly; else the folded radius
+    sigma = float(event.event.noise_multiplier) if single else 2.0 / math.sqrt(inner.gaussian_r2)
+    _add(plan, ("poisson_replace_one_gaussian", sigma, q), count, False)
+
+
 def _event_reach(
     event: ev.DpEvent, relation: NeighboringRelation, group: float = 1.0
 ) -> tuple[float, ev.DpEvent | None, str]:
@@ -520,6 +553,8 @@ def _event_reach(
         shift = event.sensitivity * (2 if replace else 1)
         return group * dg.discrete_gaussian_top_loss(event.sigma, shift), event, "sigma"
     if isinstance(event, EpsilonDeltaDpEvent):
+        return group * float(event.epsilon), event, "epsilon"
+    if isinstance(event, (ExponentialMechanismDpEvent, PermuteAndFlipDpEvent)):
         return group * float(event.epsilon), event, "epsilon"
     if isinstance(event, ev.RandomizedResponseDpEvent) and 0 < event.noise_parameter < 1:
         p, k = float(event.noise_parameter), int(event.num_buckets)

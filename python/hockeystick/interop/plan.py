@@ -56,8 +56,10 @@ from ..pld.gaussian_mixture import mixture_of_gaussians
 from ..pld.group_privacy import dyadic_step, group_upper_curves
 from ..pld.laplace_mixture import laplace_mixture, laplace_mixture_atom_losses
 from ..pld.pmf import GridPMF
+from ..pld.poisson_replace_one import poisson_replace_one_gaussian
 from ..pld.random_allocation import random_allocation_gaussian
 from ..pld.randomized_response import randomized_response, randomized_response_pair
+from ..pld.selection import exponential_mechanism, permute_and_flip
 from ..pld.subsampled_pair import (
     grid_factor,
     poisson_subsampled_curves,
@@ -168,6 +170,11 @@ def _build(mechanism: Mechanism, h: float) -> PrivacyLossDistribution:
             p, k, relation=relation, value_discretization_interval=h
         ),
         "eps_delta": lambda eps, delta: eps_delta_dp(eps, delta, value_discretization_interval=h),
+        "exponential_mechanism": lambda eps: exponential_mechanism(eps, value_discretization_interval=h),
+        "permute_and_flip": lambda eps: permute_and_flip(eps, value_discretization_interval=h),
+        "poisson_replace_one_gaussian": lambda sigma, q: poisson_replace_one_gaussian(
+            sigma, q, value_discretization_interval=h
+        ),
         "without_replacement_gaussian": lambda sigma, m, n: fixed_size_subsampled_gaussian(
             sigma, m, n, value_discretization_interval=h
         ),
