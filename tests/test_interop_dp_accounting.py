@@ -236,7 +236,7 @@ def test_non_private_and_no_op_events():
         (NeighboringRelation.ADD_OR_REMOVE_ONE, E.RandomizedResponseDpEvent(0.5, 3)),
         (NeighboringRelation.ADD_OR_REMOVE_ONE, E.SampledWithoutReplacementDpEvent(100, 10, E.GaussianDpEvent(1.0))),
         (NeighboringRelation.REPLACE_ONE, E.MixtureOfGaussiansDpEvent(1.0, [0.0, 1.0], [0.5, 0.5])),
-        (NeighboringRelation.REPLACE_ONE, E.PoissonSampledDpEvent(0.1, E.GaussianDpEvent(1.0))),
+        (NeighboringRelation.REPLACE_ONE, E.PoissonSampledDpEvent(0.1, E.LaplaceDpEvent(1.0))),
         (NeighboringRelation.ADD_OR_REMOVE_ONE, E.PoissonSampledDpEvent(0.1, E.RandomizedResponseDpEvent(0.5, 3))),
         (NeighboringRelation.REPLACE_ONE, E.TruncatedSubsampledGaussianDpEvent(1000, 0.05, 40, 1.0)),
         (NeighboringRelation.ADD_OR_REMOVE_ONE, E.ComposedDpEvent([E.GaussianDpEvent(1.0), E.ZCDpEvent(0.1)])),
