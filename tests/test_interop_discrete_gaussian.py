@@ -35,7 +35,7 @@ def _masses(sigma: float, s: int) -> tuple[int, list, list]:
     """(offset, P, Q) on x = offset .. -offset + s at 50 digits (the window |x| <= 60 sigma + s)."""
     half = int(60 * sigma) + s + 2
     sg = mp.mpf(sigma)
-    w = {k: mp.e ** (-mp.mpf(k) ** 2 / (2 * sg**2)) for k in range(-half - s, half + s + 1)}
+    w = {k: mp.e ** (-(mp.mpf(k) ** 2) / (2 * sg**2)) for k in range(-half - s, half + s + 1)}
     z = mp.fsum(w[k] for k in range(-half - s, half + s + 1))
     xs = range(-half, half + s + 1)
     return -half, [w[x - s] / z for x in xs], [w[x] / z for x in xs]

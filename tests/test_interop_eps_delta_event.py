@@ -115,9 +115,9 @@ def test_against_dp_accounting_pld_of_the_same_parameters():
     theirs = their_pld.from_privacy_parameters(their_common.DifferentialPrivacyParameters(eps, delta))
     for target in (0.1, 0.5):
         lo, up = _bracket([(EpsilonDeltaDpEvent(eps, delta), 1)], target)
-        assert lo <= theirs.get_delta_for_epsilon(target) * (1 + 1e-9) and theirs.get_delta_for_epsilon(target) <= up * (
-            1 + 1e-9
-        )
+        assert lo <= theirs.get_delta_for_epsilon(target) * (1 + 1e-9) and theirs.get_delta_for_epsilon(
+            target
+        ) <= up * (1 + 1e-9)
 
 
 def test_any_relation_takes_the_guarantee_as_stated():

@@ -121,7 +121,9 @@ def test_pld_adapter_brackets_the_class():
     g = HockeystickAccountant().compose(E.GaussianDpEvent(1.0)).get_epsilon_bracket(1e-5)
     assert g[0] - 1e-9 <= lo <= g[1]
     d_lo, d_up = acc.get_delta_bracket(1.0)
-    assert d_lo <= float(theta_lower(1.0, 1.0)) and zcdp_to_delta(0.5, 1.0) <= d_up <= zcdp_to_delta(0.5, 1.0) * (1 + 1e-12)
+    assert d_lo <= float(theta_lower(1.0, 1.0)) and zcdp_to_delta(0.5, 1.0) <= d_up <= zcdp_to_delta(0.5, 1.0) * (
+        1 + 1e-12
+    )
 
 
 def test_gaussians_fold_into_rho():

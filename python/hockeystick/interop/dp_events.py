@@ -77,8 +77,8 @@ from dp_accounting.privacy_accountant import NeighboringRelation
 from scipy import stats
 
 from .. import _validation
-from ..pld.neighbouring import relations_bounded
 from ..pld import discrete_gaussian as dg
+from ..pld.neighbouring import relations_bounded
 from .allocation_events import BallsInBinsGaussianDpEvent, ShuffledBatchGaussianDpEvent
 from .catalogue_events import DiscreteGaussianDpEvent, EpsilonDeltaDpEvent
 from .loss_reach import MAX_LOSS_REACH, MAX_NOISE, ParameterOutOfRange, gaussian_reach

@@ -118,17 +118,18 @@ def discrete_gaussian_top_loss(sigma: float, sensitivity: int) -> float:
     return k * (k + 2.0 * _half_width(s)) / (2.0 * s * s)
 
 
-def _two_prod(a: np.ndarray, b: float) -> tuple[np.ndarray, np.ndarray]:
+def _split(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Veltkamp's split x = hi + lo, each half of the significand (exact below 2^996)."""
+    c = SPLIT * x
+    hi = c - (c - x)
+    return hi, x - hi
+
+
+def _two_prod(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(a b rounded, its exact error) by Dekker's product (no overflow here: |a b| < 2^1000)."""
     prod = a * b
-
-    def split(x: np.ndarray | float) -> tuple[np.ndarray | float, np.ndarray | float]:
-        c = SPLIT * x
-        hi = c - (c - x)
-        return hi, x - hi
-
-    a_hi, a_lo = split(a)
-    b_hi, b_lo = split(b)
+    a_hi, a_lo = _split(a)
+    b_hi, b_lo = _split(b)
     err = ((a_hi * b_hi - prod) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
     return prod, err
 
@@ -136,16 +137,17 @@ def _two_prod(a: np.ndarray, b: float) -> tuple[np.ndarray, np.ndarray]:
 def _weights(sigma: float, top: int) -> np.ndarray:
     """w(k) = exp(-k^2 / (2 sigma^2)) for k = 0 .. top, each within 4u relative (module docstring; a w below
     2^-1022 within a few 2^-1074 absolute)."""
-    two_var_hi, two_var_lo = _two_prod(np.array([sigma]), sigma)  # sigma^2 exactly, as a pair
-    two_var_hi, two_var_lo = 2.0 * float(two_var_hi[0]), 2.0 * float(two_var_lo[0])
+    s = np.array([sigma])
+    var_hi, var_lo = _two_prod(s, s)  # sigma^2 exactly, as a pair
+    two_var_hi, two_var_lo = 2.0 * var_hi, 2.0 * var_lo
     c_hi = 1.0 / two_var_hi
-    residual_hi, residual_lo = _two_prod(np.array([c_hi]), two_var_hi)  # 1 - c_hi (2 sigma^2), exactly
-    c_lo = ((1.0 - float(residual_hi[0])) - float(residual_lo[0]) - c_hi * two_var_lo) / two_var_hi
+    residual_hi, residual_lo = _two_prod(c_hi, two_var_hi)  # c_hi (2 sigma^2) exactly, as a pair
+    c_lo = ((1.0 - residual_hi) - residual_lo - c_hi * two_var_lo) / two_var_hi  # 1 / (2 sigma^2) = c_hi + c_lo
     k2 = np.arange(top + 1, dtype=np.float64) ** 2  # exact: k < 2^26
-    t_hi, t_err = _two_prod(k2, c_hi)
-    t_lo = t_err + k2 * c_lo
+    t_hi, t_err = _two_prod(k2, np.full_like(k2, c_hi[0]))
+    t_lo = t_err + k2 * c_lo[0]
     e = np.array([math.exp(-x) for x in t_hi.tolist()], dtype=np.float64)
-    return e * (1.0 - t_lo)
+    return np.asarray(e * (1.0 - t_lo), dtype=np.float64)
 
 
 @lru_cache(maxsize=16)
