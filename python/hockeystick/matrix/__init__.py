@@ -8,14 +8,17 @@ tree_levels.py     a tree's squared sensitivity bounded level by level
 sensitivity.py     the L2 sensitivity: exact where solved, a proved upper bound otherwise, rounded outward
 round_off.py       the floating-point error bounds the sensitivity is widened by
 accountant.py      MatrixMechanism and DPFTRL: mu-GDP, zCDP, RDP and certified (eps, delta)
+amplification.py   AmplifiedBandedMF: banded C with cyclic Poisson sampling, certified through the subsampled Gaussian PLD
 """
 
 from .accountant import DPFTRL, MatrixMechanism, noise_multiplier_for_zcdp
+from .amplification import AmplifiedBandedMF
 from .participation import EveryRound, FixedEpochs, MinSeparation, Participation
 from .sensitivity import Sensitivity, l2_sensitivity
 from .strategies import BLT, Banded, DenseStrategy, Strategy, Tree
 
 __all__ = [
+    "AmplifiedBandedMF",
     "BLT",
     "Banded",
     "DPFTRL",
