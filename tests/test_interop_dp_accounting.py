@@ -229,7 +229,7 @@ def test_non_private_and_no_op_events():
 @pytest.mark.parametrize(
     "relation,event",
     [
-        (NeighboringRelation.ADD_OR_REMOVE_ONE, E.ZCDpEvent(0.1)),
+        (NeighboringRelation.ADD_OR_REMOVE_ONE, E.PoissonSampledDpEvent(0.1, E.ZCDpEvent(0.1))),
         (NeighboringRelation.ADD_OR_REMOVE_ONE, E.RepeatAndSelectDpEvent(E.GaussianDpEvent(1.0), 3.0, 1.0)),
         (NeighboringRelation.ADD_OR_REMOVE_ONE, E.SingleEpochTreeAggregationDpEvent(1.0, 8)),
         (NeighboringRelation.ADD_OR_REMOVE_ONE, E.UnsupportedDpEvent()),
@@ -239,7 +239,7 @@ def test_non_private_and_no_op_events():
         (NeighboringRelation.REPLACE_ONE, E.PoissonSampledDpEvent(0.1, E.LaplaceDpEvent(1.0))),
         (NeighboringRelation.ADD_OR_REMOVE_ONE, E.PoissonSampledDpEvent(0.1, E.RandomizedResponseDpEvent(0.5, 3))),
         (NeighboringRelation.REPLACE_ONE, E.TruncatedSubsampledGaussianDpEvent(1000, 0.05, 40, 1.0)),
-        (NeighboringRelation.ADD_OR_REMOVE_ONE, E.ComposedDpEvent([E.GaussianDpEvent(1.0), E.ZCDpEvent(0.1)])),
+        (NeighboringRelation.ADD_OR_REMOVE_ONE, E.ComposedDpEvent([E.LaplaceDpEvent(1.0), E.ZCDpEvent(0.1)])),
     ],
 )
 def test_unsupported_events_are_refused_with_dp_accountings_error(relation, event):
