@@ -387,6 +387,24 @@ FAMILY_CALLS: dict[str, tuple[Callable[[st.DataObject], Callable[[], Any]], floa
         0.0,
         1.0,
     ),
+    "rdp.zcdp_to_delta": (
+        lambda d: (
+            lambda: rdp.zcdp_to_delta(
+                d.draw(domain(floats(0.0, 1e3))), d.draw(EPSILON), xi=d.draw(domain(floats(0.0, 10.0)))
+            )
+        ),
+        0.0,
+        1.0,
+    ),
+    "rdp.zcdp_to_epsilon": (
+        lambda d: (
+            lambda: rdp.zcdp_to_epsilon(
+                d.draw(domain(floats(0.0, 1e3))), d.draw(DELTA), xi=d.draw(domain(floats(0.0, 10.0)))
+            )
+        ),
+        0.0,
+        math.inf,
+    ),
     "rdp.SubsampledGaussianRDP": (
         lambda d: (
             lambda: rdp.SubsampledGaussianRDP(**_draw(d, registry.get("rdp_subsampled_gaussian"))).epsilon(
