@@ -17,6 +17,9 @@ naming the field and the rule.
 | TruncatedSubsampledGaussian(n, q, B, sigma) | add/remove, replace-special | ``pld.truncated_subsampling`` |
 | BallsInBinsGaussian(sigma, t) (``allocation_events``) | add/remove, replace-special | ``pld.random_allocation`` |
 | ShuffledBatchGaussian(sigma, n, b) (``allocation_events``) | replace-one | ``pld.allocation_accountant.shuffled_epoch`` |
+| DiscreteGaussian(sigma, s) (``catalogue_events``) | add/remove, replace-special: shift s; replace-one: shift 2s | ``pld.discrete_gaussian``: exact atoms, the tails (< 2^-1040) at +infinity above, dropped below; Poisson sampled: its pair on the loss grid |
+| EpsilonDelta(eps, delta) (``catalogue_events``) | any (the guarantee as stated) | ``pld.canonical``: the canonical pair, exact atoms |
+| ZCDp(rho, xi) | any (as stated), beside Gaussians only | no PLD: (xi, rho) added, Gaussians as r^2 / 2; the CKS 2020 conversion above, the Gaussian of that rho below (``zcdp_plan``); beside other mechanisms or sampled: refused |
 | SampledWithoutReplacement(n, m, Gaussian(s)) | replace-one | ``pld.fixed_size_subsampled_gaussian`` |
 | SampledWithoutReplacement(n, m, any other supported event) | replace-one | ``pld.subsampled_pair`` (Balle, Barthe, Gaboardi 2018, Thm 2, mirrored) |
 | SampledWithReplacement(n, K, Gaussian(s)) | replace-one | ``pld.with_replacement_subsampled_gaussian`` and the shift-constrained curve (the smaller upper bound) |
