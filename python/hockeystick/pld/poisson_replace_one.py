@@ -47,6 +47,8 @@ from .monotone import MonotonePair, log_sum_exp_rows, monotone_factors
 from .subsampled_pair import UNIT_ROUNDOFF, Curve, grid_factor, mirrored_curve, poisson_remove_curve
 
 COEFFICIENT_MARGIN = 8.0 * UNIT_ROUNDOFF  # beta = q + (1 - q) e^{-x}: four rounded operations, doubled
+FLAT = 1e-18  # the upper curve within this of its value at the top loss counts as flat (the grid stops there)
+FLAT_POINTS = 4096  # where it is read to find that point
 
 
 def realizable_pair(sigma: float, q: float, tail: float) -> MonotonePair:
@@ -125,11 +127,15 @@ def poisson_replace_one_gaussian(
     h = checked_interval(value_discretization_interval)
     t = _check_tail(tail)
     r = 2.0 / sd
-    top = (
-        float(np.logaddexp(math.log1p(-q), math.log(q) + r * r / 2.0 + 40.0 * r + 1.0)) + h
-    )  # theta(r, .) < 1e-300 beyond
-    bottom = min(math.log1p(-q), -top) - h
     upper = mirrored_curve(poisson_remove_curve(upper_inner_curve(sd, q), q, True), True)
+    # The grid stops where the bound is within FLAT of its value at the sampled Gaussian's top loss
+    # (theta(r, .) < 1e-300 beyond): the upper PMF is flat from there, at most FLAT above the bound, and a
+    # shorter grid carries less of the masses' round-off charge (``grid_factor``: put at +infinity).
+    reach = float(np.logaddexp(math.log1p(-q), math.log(q) + r * r / 2.0 + 40.0 * r + 1.0))
+    x = np.linspace(0.0, reach, FLAT_POINTS + 1)[1:]
+    values = upper(x)
+    top = float(x[np.argmax(values <= values[-1] + FLAT)]) + h
+    bottom = min(math.log1p(-q), -top) - h
     name = f"poisson_replace_one_gaussian(sigma={sd}, q={q})"
     bound = grid_factor(name, upper, _floor, bottom, top, h, 0.0)  # its lower side is replaced below
     realizable, _ = monotone_factors(f"{name}, realizable", realizable_pair(sd, q, t), h)
