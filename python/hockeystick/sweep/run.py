@@ -2,14 +2,15 @@
 
 ``run_sweep(grid, "out.parquet")`` checks everything first (the output path, that it would
 not replace a file unasked, then a probe of every axis value and every corner of the grid
-through each accountant), so bad input fails before any work starts; it then plans the run
-(points, bytes, a timed pilot: ``plan.py``) and refuses one above the limits unless
-``allow_large=True``.  It evaluates chunk after chunk (one accountant call per chunk and
+through each accountant, under a "checking" bar; a grid no larger than that probe is evaluated
+whole there instead, once, under the sweep's bar), so bad input fails before any file is written;
+it then plans the run (points, bytes, a timed pilot: ``plan.py``) and refuses one above the limits
+unless ``allow_large=True``.  It evaluates chunk after chunk (one accountant call per chunk and
 accountant), saves each chunk's outputs in the run's working directory (``checkpoint.py``:
 a run killed by SIGTERM or SIGKILL continues with ``resume=True``), hands each chunk to the
 writer and keeps a running summary.  Memory is bounded by the chunk size, whatever the grid
 size, except for in-memory results (NPZ stages its output arrays as memory-mapped .npy
-files in the working directory).
+files in the working directory) and the probe, which holds every axis's values.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import logging
 import os
 import sys
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -109,10 +111,20 @@ def evaluate_chunk(grid: Grid, chunk: Chunk) -> dict[str, np.ndarray]:
     return evaluate(grid, grid.chunk_parameters(chunk), grid.block_shape(chunk))
 
 
-def preflight(grid: Grid, path: str | os.PathLike[str] | None, *, overwrite: bool = False) -> None:
+def preflight(
+    grid: Grid, path: str | os.PathLike[str] | None, *, overwrite: bool = False, progress: bool | None = False
+) -> dict[str, np.ndarray] | None:
     """Raise ValueError now for anything that would fail later: output path (an existing file
     without ``overwrite``), parameter values, unreachable calibration targets (probed on each
     axis's values and on the grid's corners).
+
+    A grid with no more points than its probe (one axis, or a few values on each) is evaluated
+    whole instead, which checks every point the probe holds and costs no more: its outputs, flat in
+    grid order, are returned so that the run does not evaluate them again; otherwise None.
+
+    ``progress``: a bar on stderr (None: when stderr is a terminal) that moves as the accountants
+    report finished blocks, "sweep" over the grid's points when it is evaluated whole (the run's own
+    bar), else "checking" over the probe's points, cleared when done.
 
     An arithmetic error inside an accountant on the probe (an overflow, a division by zero)
     becomes a ValueError naming the accountant and the parameters it was given."""
@@ -120,8 +132,20 @@ def preflight(grid: Grid, path: str | os.PathLike[str] | None, *, overwrite: boo
         check_destination(path, overwrite=overwrite)
     probe = grid.probe_parameters()
     n = max((np.size(v) for v in probe.values()), default=1)
+    whole = grid.size <= n
+    if whole:
+        everything = grid.chunk(0, grid.size)
+        points, params, shape = grid.size, grid.chunk_parameters(everything), grid.block_shape(everything)
+        shown = progress_bar(points, progress)
+    else:
+        points, params, shape = n, probe, (n,)
+        shown = checking_bar(points, progress)
     try:
-        evaluate(grid, probe, (n,))
+        with shown as bar:
+            moved = BlockProgress(bar, points, len(grid.entries))
+            with progress_hook.reporting(moved.advance):
+                outputs = evaluate(grid, params, shape)
+            moved.finish()
     except ArithmeticError as exc:
         given = ", ".join(f"{a.name}={_span(a.values)}" for a in grid.axes)
         given += "".join(f", {k}={v:g}" for k, v in grid.fixed.items())
@@ -130,6 +154,7 @@ def preflight(grid: Grid, path: str | os.PathLike[str] | None, *, overwrite: boo
             f"({type(exc).__name__}: {exc}); one of these values is outside what the accountant "
             "handles: move it towards ordinary settings"
         ) from None
+    return outputs if whole else None
 
 
 def _span(values: np.ndarray) -> str:
@@ -233,6 +258,14 @@ def progress_bar(total: int, progress: bool | None) -> Any:
     )
 
 
+def checking_bar(total: int, progress: bool | None) -> Any:
+    """The preflight's bar over the probe's points, cleared when done so the sweep's bar takes its line."""
+    from tqdm.auto import tqdm
+
+    enabled = sys.stderr.isatty() if progress is None else progress
+    return tqdm(total=total, unit="pt", disable=not enabled, file=sys.stderr, desc="checking", leave=False)
+
+
 class BlockProgress:
     """Moves the bar within a chunk as the accountants report finished blocks of points
     (``hockeystick.progress``: a PLD accountant reports each batch it composed), so a chunk
@@ -279,11 +312,12 @@ def run_sweep(
     chunk_size = default_chunk_size(grid) if chunk_size is None else chunk_size
     grid.chunk_layout(chunk_size)
     check_run_flags(path, keep=keep, overwrite=overwrite, resume=resume)
-    preflight(grid, path, overwrite=overwrite)
+    checking = time.perf_counter()
+    evaluated = preflight(grid, path, overwrite=overwrite, progress=progress)  # the whole grid, when small
     # The pilot measures CPU seconds; in this process the accountants spread a chunk over every core
     # they may use (their default threads, _validation.workers(None)), so the wall estimate is CPU / that.
     check_plan(plan_sweep(grid, path, chunk_size, workers=_validation.workers(None)), allow_large)
-    started = time.perf_counter()
+    started = time.perf_counter() if evaluated is None else checking  # the run's seconds count its evaluation
     workspace = None if path is None else Workspace.open_for(path, grid, chunk_size, resume=resume)
     try:
         writers = [open_writer(grid, path, None if workspace is None else workspace.path, overwrite=overwrite)]
@@ -296,19 +330,24 @@ def run_sweep(
     finished = workspace.finished() if workspace is not None and resume else set()
     summary = Summary(grid)
     try:
-        with progress_bar(grid.size, progress) as bar:
+        # a grid the preflight evaluated whole has had its bar (the sweep's): its chunks take those outputs
+        with progress_bar(grid.size, progress) if evaluated is None else nullcontext() as bar:
             for chunk in grid.chunks(chunk_size):
                 outputs = workspace.load(chunk) if chunk.index in finished else None  # type: ignore[union-attr]
-                moved = BlockProgress(bar, chunk.size, len(grid.entries))
+                moved = None if bar is None else BlockProgress(bar, chunk.size, len(grid.entries))
                 if outputs is None:
-                    with progress_hook.reporting(moved.advance):
-                        outputs = evaluate_chunk(grid, chunk)
+                    if evaluated is not None:
+                        outputs = {name: column[chunk.start : chunk.stop] for name, column in evaluated.items()}
+                    else:
+                        with progress_hook.reporting(None if moved is None else moved.advance):
+                            outputs = evaluate_chunk(grid, chunk)
                     if workspace is not None:
                         workspace.save(chunk.index, outputs)
                 for writer in writers:
                     writer.write(chunk, outputs)
                 summary.update(chunk, outputs)
-                moved.finish()
+                if moved is not None:
+                    moved.finish()
         for writer in writers:
             writer.close()
     except BaseException:
