@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import math
 import threading
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -52,6 +53,11 @@ PLDKey = tuple[float, float, float, float, float, bool]
 
 # guards SubsampledGaussianPLD's kept complement factors, which the threads of one call share
 _COMPLEMENT_LOCK = threading.Lock()
+
+
+class AccuracyNotMetWarning(UserWarning):
+    """An ``accuracy=`` call returned brackets wider than the accuracy asked (certified still, only wider): their
+    count is in the message, their positions in the accountant's ``unmet``."""
 
 
 class PLDAccountant:
@@ -186,6 +192,13 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
     width 0.39, and meets at h 8e-5, [5.0e-10, 7.5e-10]); the lower side at eps is also raised to the certified lower
     sides at eps + d (delta does not increase; never to those at eps - d); the returned delta bounds are
     certified either way, only the stopping rule differs.
+    Every ``.epsilon`` grid after a point's first recomposes with the direct DFT bins (its round-off charge,
+    T x ~5e-16 on the plain transform, is what leaves an epsilon at delta ~1e-10 wide after many rounds), and
+    its first grid starts below a small sampling rate (``_unblinded_start``) as the epsilon rule's does.  An
+    ``.epsilon`` call whose brackets are not all within ``accuracy`` flags them in ``unmet`` (a boolean array
+    of the result's shape; None before any such call or without ``accuracy``) and counts them in one
+    ``AccuracyNotMetWarning``: certified brackets, wider than asked where no grid within ``MAX_WINDOW`` and
+    ``FINEST_INTERVAL`` narrows them (deltas near 1e-10 after few rounds at sigma 0.5).
     Its grids: a point whose sampling rate is small and below its first grid starts just below the rate
     instead (``_unblinded_start``: a grid above q leaves the lower side 0), and the add direction is
     screened on a coarser grid (``dominated_direction.delta_sides``).  A point whose upper side is below
@@ -292,6 +305,8 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         self._map = workers if callable(workers) else None
         self.workers = 1 if self._map is not None else _validation.workers(workers)
         self._plds: dict[PLDKey, PrivacyLossDistribution] = {}
+        # the last ``.epsilon`` call's flags with ``accuracy``: True where its bracket is wider than ``accuracy``
+        self.unmet: np.ndarray | None = None
         self._log_affinities: dict[tuple[float, float, float], np.ndarray] = {}
         self._complement_factors: OrderedDict[tuple[float, float, float], list[complement.DirectionFactors]] = (
             OrderedDict()
@@ -1124,7 +1139,11 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         for small q (s = sigma / sensitivity) and z = sqrt(2 log(1/delta)), so the bracket is
         about (T h^2 / 7)(1 + z / S) wide, the 7 fitted to the split-tent lower side
         (pld_connect_dots.hpp): W3 (q = 1e-3, sigma = 0.8, T = 10^5) 1.26e-3 at h = 1e-4,
-        measured 1.23e-3; W2 6.0e-4 at h = 3e-4, measured 4.8e-4.
+        measured 1.23e-3; W2 6.0e-4 at h = 3e-4, measured 4.8e-4.  Where the sampling rate is below that
+        grid, ``_unblinded_start`` takes the rung below it instead: on a grid above q the optimistic side is
+        blind (its lower epsilon 0, so the width the refinement fits is the upper side's and it stops there:
+        sigma 4.14, q 1e-4, 2812 rounds, delta 1e-10: [0, 0.0127] starting from h = 2e-4, [4.9e-4, 8.9e-3]
+        starting from 8e-5).
         """
         assert self.accuracy is not None
         default = max(self.FINEST_INTERVAL, self.COARSEST_INTERVAL * min(1.0, 0.8 * math.sqrt(self.accuracy / 4.2e-2)))
@@ -1140,7 +1159,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         spread = math.sqrt(rounds * q * q * math.expm1(min(1.0 / (s * s), 700.0)))
         z = math.sqrt(2.0 * math.log(1.0 / float(np.min(x))))
         h = math.sqrt(7.0 * 0.9 * self.accuracy / (rounds * (1.0 + z / max(spread, 1e-300))))
-        return min(max(h, 0.25 * default, self.FINEST_INTERVAL), self.COARSEST_INTERVAL)
+        return self._unblinded_start(min(max(h, 0.25 * default, self.FINEST_INTERVAL), self.COARSEST_INTERVAL), q)
 
     def _span_start(self, point: Point) -> float:
         """``_first_interval``'s ``delta`` grid before the epsilon rule's ``_unblinded_start``: the h that puts
@@ -1157,7 +1176,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         return self._on_ladder(q / self.BLIND_MARGIN * (1.0 - 1e-9))
 
     def _unblinded_start(self, start: float, q: float) -> float:
-        """``delta_accuracy="epsilon"``'s first grid: ``start``, or where that is blind (the sampling rate q
+        """The first grid of ``.epsilon`` and of ``delta_accuracy="epsilon"``: ``start``, or where that is blind (the sampling rate q
         below it) the rung below q (``_below_rate``), if q is at most ``BLIND_START_RATE`` and that rung at
         most ``BLIND_START_REACH`` times finer.  A blind first grid only shows that a finer one is needed,
         and its optimistic side is the costliest composition of the block (at q < h its grid variance is ~0,
@@ -1350,7 +1369,29 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         finally:
             if executor is not None:
                 executor.shutdown(wait=True, cancel_futures=True)
+        if method == "epsilon" and self.accuracy is not None:
+            self._flag_unmet(lower, upper, scalar)
         return bound_result(lower, upper, bound, scalar)
+
+    def _flag_unmet(self, lower: np.ndarray, upper: np.ndarray, scalar: bool) -> None:
+        """``unmet``: True where the certified epsilon bracket [lower, upper] of an ``accuracy=`` call is wider than
+        ``accuracy`` (an infinite upper side included), whatever ``bound`` returns of it; and, where any is, one
+        ``AccuracyNotMetWarning`` counting them.  The refinement stops short of ``accuracy`` only where no grid it
+        may build narrows the bracket further (its width set by what no grid removes: the round-off and truncation
+        charges, at deltas near 1e-10 after many rounds; or the finest grid within ``MAX_WINDOW``); such a
+        bracket is certified all the same, only wider than asked."""
+        assert self.accuracy is not None
+        with np.errstate(invalid="ignore"):
+            unmet = ~(upper - lower <= self.accuracy)  # inf - inf is nan: unmet too
+        self.unmet = np.bool_(unmet) if scalar else unmet
+        count = int(np.count_nonzero(unmet))
+        if count:
+            warnings.warn(
+                f"{count} of {unmet.size} epsilon brackets are wider than accuracy={self.accuracy:g} (certified, "
+                "but no grid within reach narrowed them further); the accountant's .unmet flags them",
+                AccuracyNotMetWarning,
+                stacklevel=4,  # the caller of .epsilon
+            )
 
     def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
         """Certified upper bound on delta(epsilon) (``bound="lower"``: certified lower bound)."""

@@ -117,6 +117,8 @@ def epsilon_brackets(
     tail: float,
     threads: int = 0,
     accuracy: float | None = None,
+    direct_bins: bool = False,
+    direct_min_charge: float | None = None,
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """Per point (sampling rate below 1) on its grid ``hs[i]``: the certified (lower, upper) epsilon at ``deltas[i]``
     (``threads``: of the C++ discretization and the compositions, 0 all cores).
@@ -124,22 +126,35 @@ def epsilon_brackets(
     Equal to the two-direction PLD's ``epsilon(delta, bound="both")`` on that grid (see the module docstring) with
     truncations at ``tail``; given the ``accuracy`` the bracket is for, the remove direction's discretization and
     every composed window truncate at the tails ``truncation.tails`` sizes to the deltas instead (coarser windows,
-    the same certified bracket up to their charges, which stay within 0.05 accuracy x delta each).
+    the same certified bracket up to their charges, which stay within 0.05 accuracy x delta each); each one-round
+    tail is the least over the points of its (sigma, q, sensitivity) in the call, so that one discretization
+    serves every rounds value of the pair, each composed window keeping its own point's tail.  ``direct_bins`` and
+    ``direct_min_charge``: as ``compose_all``'s, for every composition of the call (both sides, both directions):
+    the FFT's round-off charge, T x ~5e-16 on the plain transform, is what leaves an epsilon at a small delta
+    wide after many rounds, whatever the grid.
     """
     workers = threads or None
     rounds_tails, windows = _tails(points, [float(np.min(d)) if d.size else 0.0 for d in deltas], tail, accuracy)
-    remove = brackets(
-        _one_round(points, hs, rounds_tails, "remove", True, threads=threads, windows=windows),
-        "epsilon",
-        deltas,
-        workers,
+    least: dict[tuple[float, float, float], float] = {}
+    for p, t in zip(points, rounds_tails):
+        least[(p[0], p[1], p[3])] = min(t, least.get((p[0], p[1], p[3]), t))
+    rounds_tails = [least[(p[0], p[1], p[3])] for p in points]
+
+    def bracket_of(plds: list[PrivacyLossDistribution], xs: list[np.ndarray]) -> list[tuple[np.ndarray, np.ndarray]]:
+        # one direction each: both sides composed here (with the direct bins asked), which ``brackets`` then reads
+        for pessimistic in (True, False):
+            compose_all(plds, pessimistic, workers=workers, direct_bins=direct_bins, direct_min_charge=direct_min_charge)
+        return brackets(plds, "epsilon", xs, workers)
+
+    remove = bracket_of(
+        _one_round(points, hs, rounds_tails, "remove", True, threads=threads, windows=windows), list(deltas)
     )
     screens = _one_round(points, hs, tail, "add", False, COARSENING, threads, windows)
-    compose_all(screens, True, workers=workers)
+    compose_all(screens, True, workers=workers, direct_bins=direct_bins, direct_min_charge=direct_min_charge)
     cleared = [bool(np.all(screen.epsilon(d) <= lo)) for screen, d, (lo, _) in zip(screens, deltas, remove)]
     rest = [i for i, ok in enumerate(cleared) if not ok]
     add = (
-        brackets(
+        bracket_of(
             _one_round(
                 [points[i] for i in rest],
                 [hs[i] for i in rest],
@@ -149,9 +164,7 @@ def epsilon_brackets(
                 threads=threads,
                 windows=[windows[i] for i in rest],
             ),
-            "epsilon",
             [deltas[i] for i in rest],
-            workers,
         )
         if rest
         else []

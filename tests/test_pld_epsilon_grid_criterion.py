@@ -1,0 +1,71 @@
+"""SubsampledGaussianPLD(accuracy=).epsilon(delta) on G1-like blocks (sigma, q) x rounds x delta 1e-10..1e-3:
+every bracket within ``accuracy`` or flagged in ``unmet`` and counted in one AccuracyNotMetWarning.
+
+The cases are points whose brackets an epsilon refinement without the direct DFT bins (a round-off charge of
+T x ~5e-16 beside a delta of 1e-10) or starting above a small sampling rate (the optimistic side blind: its
+lower epsilon 0 on every grid the refinement then took) left wider than ``accuracy``: sigma 1.28, q 3.8e-3,
+47149 rounds, delta 1e-10 was [2.453, 3.402] (now [2.643, 2.645]).  Each bracket must overlap an independent certified bracket of
+the same point (a fixed fine grid, h = 1e-5, default tail): both contain the true epsilon.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import hockeystick.pld as pld
+from hockeystick.pld.accountant import AccuracyNotMetWarning
+
+DELTAS = np.logspace(-10, -3, 20)
+ACCURACY = 1e-2
+
+# (sigma, q, rounds): charge-limited at small delta after many rounds; blind first grids at q = 1e-4
+MET = [
+    (1.2797739613497678, 0.00379269019073225, (18421, 47149)),
+    (2.589737339615605, 0.0006158482110660267, (2812, 18421)),
+    (2.0474575311902123, 1e-4, (429, 2812)),
+    (4.14321386427342, 1e-4, (1099, 7197)),
+]
+
+
+@pytest.mark.parametrize("sigma, q, rounds", MET)
+def test_brackets_meet_accuracy_and_overlap_a_fine_fixed_grid(sigma: float, q: float, rounds: tuple[int, ...]) -> None:
+    acc = pld.SubsampledGaussianPLD(
+        sigma=sigma, sampling_rate=q, rounds=np.array(rounds)[:, None], accuracy=ACCURACY, workers=1
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", AccuracyNotMetWarning)
+        lo, up = acc.epsilon(DELTAS, bound="both")
+    assert lo.shape == up.shape == (len(rounds), DELTAS.size)
+    assert np.all((0.0 <= lo) & (lo <= up))
+    assert np.all(up - lo <= ACCURACY)
+    assert acc.unmet is not None and acc.unmet.shape == lo.shape and not acc.unmet.any()
+    ref_lo, ref_up = pld.SubsampledGaussianPLD(
+        sigma=sigma, sampling_rate=q, rounds=np.array(rounds)[:, None], value_discretization_interval=1e-5
+    ).epsilon(DELTAS[::4], bound="both")
+    assert np.all(lo[:, ::4] <= ref_up) and np.all(ref_lo <= up[:, ::4])  # both certified: they overlap
+
+
+def test_points_wider_than_accuracy_are_flagged_and_counted() -> None:
+    """sigma 0.5, q 3.8e-3, 66 rounds: at delta 1e-10 every grid leaves ~0.09 (no finer grid narrows it; at
+    h = 1e-4 and 3e-5 it is wider), so that bracket is flagged; the 1e-5 one is not."""
+    acc = pld.SubsampledGaussianPLD(sigma=0.5, sampling_rate=0.00379269019073225, rounds=66, accuracy=ACCURACY)
+    with pytest.warns(AccuracyNotMetWarning, match=r"^1 of 2 epsilon brackets are wider than accuracy=0\.01"):
+        lo, up = acc.epsilon(np.array([1e-10, 1e-5]), bound="both")
+    assert acc.unmet is not None
+    assert acc.unmet.tolist() == [True, False]
+    assert np.array_equal(acc.unmet, ~(up - lo <= ACCURACY))
+    # the flags hold whichever side is returned, and a scalar call flags a scalar
+    with pytest.warns(AccuracyNotMetWarning, match=r"^1 of 1 "):
+        upper = acc.epsilon(1e-10)
+    assert isinstance(upper, float) and upper == up[0] and bool(acc.unmet) is True
+
+
+def test_no_warning_and_no_flags_without_accuracy() -> None:
+    acc = pld.SubsampledGaussianPLD(sigma=0.5, sampling_rate=0.00379269019073225, rounds=66)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", AccuracyNotMetWarning)
+        acc.epsilon(1e-10, bound="both")
+    assert acc.unmet is None
