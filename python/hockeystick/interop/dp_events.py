@@ -521,8 +521,8 @@ def _poisson_replace_one(
             "under `REPLACE_ONE`.",
         )
     _check_inner_reach(event, relation, 1)
-    single = isinstance(event.event, ev.GaussianDpEvent)  # its own sigma, exactly; else the folded radius
-    sigma = float(event.event.noise_multiplier) if single else 2.0 / math.sqrt(inner.gaussian_r2)
+    leaf = event.event  # a lone Gaussian keeps its own sigma, exactly; else the folded radius
+    sigma = float(leaf.noise_multiplier) if isinstance(leaf, ev.GaussianDpEvent) else 2.0 / math.sqrt(inner.gaussian_r2)
     _add(plan, ("poisson_replace_one_gaussian", sigma, q), count, False)
 
 

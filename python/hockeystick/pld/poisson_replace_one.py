@@ -60,10 +60,10 @@ def realizable_pair(sigma: float, q: float, tail: float) -> MonotonePair:
 
     def terms(x: np.ndarray, sign: float) -> np.ndarray:
         xs = np.asarray(x, dtype=np.float64)[..., None]
-        return cast(np.ndarray, log_w + np.array([0.0, 1.0]) * (sign * xs - 0.5) / s2)
+        return log_w + np.array([0.0, 1.0]) * (sign * xs - 0.5) / s2
 
     def loss(x: np.ndarray) -> np.ndarray:
-        return log_sum_exp_rows(terms(x, 1.0))[0] - log_sum_exp_rows(terms(x, -1.0))[0]
+        return cast(np.ndarray, log_sum_exp_rows(terms(x, 1.0))[0] - log_sum_exp_rows(terms(x, -1.0))[0])
 
     def slope(x: np.ndarray) -> np.ndarray:
         return cast(
@@ -99,14 +99,14 @@ def upper_inner_curve(sigma: float, q: float) -> Curve:
         keep_hi = np.minimum((1.0 - beta) + COEFFICIENT_MARGIN, 1.0)
         t1 = np.asarray(theta_upper(1.0 / sigma, e), dtype=np.float64)
         t2 = np.asarray(theta_upper(2.0 / sigma, e), dtype=np.float64)
-        return cast(np.ndarray, np.minimum((keep_hi * t1 + beta_hi * t2) * (1.0 + COEFFICIENT_MARGIN), 1.0))
+        return np.minimum((keep_hi * t1 + beta_hi * t2) * (1.0 + COEFFICIENT_MARGIN), 1.0)
 
     return curve
 
 
 def _floor(eps: np.ndarray) -> np.ndarray:
     """(1 - e^eps)_+: every pair's profile lies above it."""
-    return cast(np.ndarray, np.maximum(-np.expm1(np.minimum(np.asarray(eps, dtype=np.float64), 0.0)), 0.0))
+    return np.maximum(-np.expm1(np.minimum(np.asarray(eps, dtype=np.float64), 0.0)), 0.0)
 
 
 def poisson_replace_one_gaussian(

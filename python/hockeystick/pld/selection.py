@@ -48,6 +48,7 @@ replace-one and replace-special alike, with D holding x and D' not).
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import numpy as np
 
@@ -78,11 +79,11 @@ def bounded_range_pair(epsilon: float) -> MonotonePair:
 
     def p_mass(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         lo, hi = clip(a, b)
-        return np.exp(lo - half) * np.expm1(hi - lo) / norm
+        return cast(np.ndarray, np.exp(lo - half) * np.expm1(hi - lo) / norm)
 
     def q_mass(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         lo, hi = clip(a, b)
-        return np.exp(-hi - half) * np.expm1(hi - lo) / norm
+        return cast(np.ndarray, np.exp(-hi - half) * np.expm1(hi - lo) / norm)
 
     return MonotonePair(
         loss=lambda y: 2.0 * np.asarray(y, dtype=np.float64),
