@@ -192,9 +192,12 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
     width 0.39, and meets at h 8e-5, [5.0e-10, 7.5e-10]); the lower side at eps is also raised to the certified lower
     sides at eps + d (delta does not increase; never to those at eps - d); the returned delta bounds are
     certified either way, only the stopping rule differs.
-    Every ``.epsilon`` grid after a point's first recomposes with the direct DFT bins (its round-off charge,
-    T x ~5e-16 on the plain transform, is what leaves an epsilon at delta ~1e-10 wide after many rounds), and
-    its first grid starts below a small sampling rate (``_unblinded_start``) as the epsilon rule's does.  An
+    Every ``.epsilon`` grid, a point's first included, composes with the direct DFT bins: the plain transform's
+    round-off charge, T x ~5e-16, is what leaves an epsilon at delta ~1e-10 wide after many rounds, and the h^2
+    law then reads it as a grid's error and jumps to the finest grid (sigma 0.5, q 1e-4, 18421 rounds, delta
+    1e-10: 9.1 wide at h = 8e-5 without them, 0.016 with them); its first grid starts below a small sampling rate
+    (``_unblinded_start``) as the epsilon rule's does, and no law is fitted through a grid whose lower epsilon
+    was 0 where too wide (blind: the width was the upper side's alone).  An
     ``.epsilon`` call whose brackets are not all within ``accuracy`` flags them in ``unmet`` (a boolean array
     of the result's shape; None before any such call or without ``accuracy``) and counts them in one
     ``AccuracyNotMetWarning``: certified brackets, wider than asked where no grid within ``MAX_WINDOW`` and
@@ -513,7 +516,10 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
             units = [
                 (batch, direct, charge, False)
                 for batch, direct, charge in self._step_batches(
-                    {i: h for i, h in step.items() if i not in only}, points, best, unblinded
+                    {i: h for i, h in step.items() if i not in only},
+                    points,
+                    best,
+                    unblinded if method == "delta" else set(step),
                 )
             ]
             units += [
@@ -561,9 +567,12 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
                     if by_epsilon and (i not in best or best[i][0] <= h):  # a first step: the widths' rule
                         limited, limited_h = self._offset_limited(h, xs[i], lo, up, width, own[i], capped | charged)
                         capped, capped_h = capped | limited, _least(capped_h, limited_h)
-                    finer = self._next_interval(
-                        h, width, best.get(i), capped, capped_h, alone, xs[i][: own[i]], points[i][1]
-                    )
+                    before = best.get(i)
+                    if method == "epsilon" and before is not None and np.any(before[1][before[3] > self.accuracy] == 0.0):
+                        # the grid before left a lower epsilon 0 where too wide (blind: its width was the upper
+                        # side's alone), so no law is fitted through it: the next grid is asked as a first one's
+                        before = None
+                    finer = self._next_interval(h, width, before, capped, capped_h, alone, xs[i][: own[i]], points[i][1])
                     if finer is not None and finer < h:
                         finer = self._affordable(points[i], finer)
                         finer = finer if finer < h else None  # no finer grid fits MAX_WINDOW: this bracket stands
@@ -639,7 +648,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         unblinded: set[int],
     ) -> list[tuple[list[int], bool, float | None]]:
         """The batches of one refinement step (``_windows_within_budget``), each with whether it recomposes the
-        low-frequency bins directly (``compose_all``'s direct_bins) and from what estimated charge
+        low-frequency bins directly (``.epsilon`` passes every point as ``unblinded``: all its grids do) (``compose_all``'s direct_bins) and from what estimated charge
         (``direct_min_charge``): a refinement's grids (a point's second and later) do, since after many rounds
         the FFT's round-off charge, not the grid, is what leaves a delta near the floor wide, and a finer grid
         alone only raises it; so does the first grid of a point that starts below its sampling rate
