@@ -140,7 +140,9 @@ def test_the_command_line(capsys, tmp_path):
 
 # dp_accounting events whose analysis holds under one relation, and the relations the adapter takes them under
 EVENTS = [
-    (E.PoissonSampledDpEvent(0.1, E.GaussianDpEvent(1.0)), {N.ADD_OR_REMOVE_ONE, N.REPLACE_SPECIAL}),
+    (E.PoissonSampledDpEvent(0.1, E.LaplaceDpEvent(1.0)), {N.ADD_OR_REMOVE_ONE, N.REPLACE_SPECIAL}),
+    # a Gaussian's Poisson sample has its own replace-one analysis (pld.poisson_replace_one)
+    (E.PoissonSampledDpEvent(0.1, E.GaussianDpEvent(1.0)), {N.ADD_OR_REMOVE_ONE, N.REPLACE_SPECIAL, N.REPLACE_ONE}),
     (E.MixtureOfGaussiansDpEvent(1.0, [0.0, 1.0], [0.5, 0.5]), {N.ADD_OR_REMOVE_ONE, N.REPLACE_SPECIAL}),
     (E.RandomizedResponseDpEvent(0.5, 4), {N.REPLACE_ONE, N.REPLACE_SPECIAL}),
     (E.SampledWithoutReplacementDpEvent(100, 10, E.GaussianDpEvent(2.0)), {N.REPLACE_ONE}),
