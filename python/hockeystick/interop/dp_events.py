@@ -20,7 +20,7 @@ naming the field and the rule.
 | DiscreteGaussian(sigma, s) (``catalogue_events``) | add/remove, replace-special: shift s; replace-one: shift 2s | ``pld.discrete_gaussian``: exact atoms, the tails (< 2^-1040) at +infinity above, dropped below; Poisson sampled: its pair on the loss grid |
 | ExponentialMechanism(eps) (``selection_events``) | any (eps for the relation's score sensitivity) | ``pld.selection``: the pair dominating every eps-bounded-range pair above, randomized response of eps/2 (two candidates) below |
 | PermuteAndFlip(eps) (``selection_events``) | any (as above) | ``pld.selection``: the (eps, 0)-DP canonical pair above, a realizable two-candidate pair below |
-| PoissonSampled(q, Gaussians) | replace-one | ``pld.poisson_replace_one``: advanced joint convexity (BBG 2018, Thm 2) over the shift-1 and shift-2 Gaussians above, the realizable pair below; a non-private inner: the pair of (0, q)-DP |
+| PoissonSampled(q, Gaussians) | replace-one | ``pld.poisson_replace_one``: (1-q) N(0) + q N(1) vs (1-q) N(0) + q N(-1), proved to dominate there (certified both sides); a non-private inner: the pair of (0, q)-DP |
 | EpsilonDelta(eps, delta) (``catalogue_events``) | any (the guarantee as stated) | ``pld.canonical``: the canonical pair, exact atoms |
 | ZCDp(rho, xi) | any (as stated), beside Gaussians only | no PLD: (xi, rho) added, Gaussians as r^2 / 2; the CKS 2020 conversion above, the Gaussian of that rho below (``zcdp_plan``); beside other mechanisms or sampled: refused |
 | SampledWithoutReplacement(n, m, Gaussian(s)) | replace-one | ``pld.fixed_size_subsampled_gaussian`` |
@@ -69,10 +69,9 @@ generic subsampling transforms take any inner event whose mechanisms pass (their
 loss 700, ``pld.subsampled_pair``: valid, only looser beyond).
 
 Poisson sampling under replace-one: for Gaussians, the pair dp_accounting composes there,
-(1-q) N(0) + q N(1) vs (1-q) N(0) + q N(-1), is realizable (its lower side) but not proved to dominate
-(docs/paper-003-errata.md explains why its fixed-size analogue fails), so the upper side is the proved
-bound of ``pld.poisson_replace_one``; around any other inner event it is refused (the proof needs the
-inner's add/remove and replace-one pairs, which a replace-one plan does not give).
+(1-q) N(0) + q N(1) vs (1-q) N(0) + q N(-1), is realizable and dominates in any dimension (the proof
+in ``pld.poisson_replace_one``; docs/paper-003-errata.md explains why its fixed-size analogue fails);
+around any other inner event it is refused (the proof is the Gaussian's).
 """
 
 from __future__ import annotations
