@@ -23,7 +23,8 @@ from hockeystick.interop.dp_accounting import HockeystickAccountant
 from hockeystick.pld.poisson_replace_one import poisson_replace_one_gaussian
 
 mp.mp.dps = 50
-CASES = [(1.0, 0.1), (0.7, 0.3), (2.0, 0.02)]  # the last: delta ~1e-14 at eps = 0.5, where the tail past the grid counts
+# the last: delta ~1e-14 at eps = 0.5, where the P-mass past the grid (put at +infinity) counts
+CASES = [(1.0, 0.1), (0.7, 0.3), (2.0, 0.02)]
 
 
 def phi(z, m, s):
