@@ -199,7 +199,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
     (``_unblinded_start``) as the epsilon rule's does, and no law is fitted through a grid whose lower epsilon
     was 0 where too wide (blind: the width was the upper side's alone).  An
     ``.epsilon`` call whose brackets are not all within ``accuracy`` flags them in ``unmet`` (a boolean array
-    of the result's shape; None before any such call or without ``accuracy``) and counts them in one
+    of the result's shape, 0-d for a scalar call; None before any such call or without ``accuracy``) and counts them in one
     ``AccuracyNotMetWarning``: certified brackets, wider than asked where no grid within ``MAX_WINDOW`` and
     ``FINEST_INTERVAL`` narrows them (deltas near 1e-10 after few rounds at sigma 0.5).
     Its grids: a point whose sampling rate is small and below its first grid starts just below the rate
@@ -568,11 +568,13 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
                         limited, limited_h = self._offset_limited(h, xs[i], lo, up, width, own[i], capped | charged)
                         capped, capped_h = capped | limited, _least(capped_h, limited_h)
                     before = best.get(i)
-                    if method == "epsilon" and before is not None and np.any(before[1][before[3] > self.accuracy] == 0.0):
+                    if method == "epsilon" and before is not None and np.any(before[1][before[3] > self.accuracy] == 0):
                         # the grid before left a lower epsilon 0 where too wide (blind: its width was the upper
                         # side's alone), so no law is fitted through it: the next grid is asked as a first one's
                         before = None
-                    finer = self._next_interval(h, width, before, capped, capped_h, alone, xs[i][: own[i]], points[i][1])
+                    finer = self._next_interval(
+                        h, width, before, capped, capped_h, alone, xs[i][: own[i]], points[i][1]
+                    )
                     if finer is not None and finer < h:
                         finer = self._affordable(points[i], finer)
                         finer = finer if finer < h else None  # no finer grid fits MAX_WINDOW: this bracket stands
@@ -648,8 +650,8 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         unblinded: set[int],
     ) -> list[tuple[list[int], bool, float | None]]:
         """The batches of one refinement step (``_windows_within_budget``), each with whether it recomposes the
-        low-frequency bins directly (``.epsilon`` passes every point as ``unblinded``: all its grids do) (``compose_all``'s direct_bins) and from what estimated charge
-        (``direct_min_charge``): a refinement's grids (a point's second and later) do, since after many rounds
+        low-frequency bins directly (``compose_all``'s direct_bins) and from what estimated charge
+        (``direct_min_charge``; ``.epsilon`` passes every point as ``unblinded``: all its grids do): a refinement's grids (a point's second and later) do, since after many rounds
         the FFT's round-off charge, not the grid, is what leaves a delta near the floor wide, and a finer grid
         alone only raises it; so does the first grid of a point that starts below its sampling rate
         (``unblinded``): that grid is already as fine as a refinement's, and composing it without direct bins
@@ -1379,10 +1381,10 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
             if executor is not None:
                 executor.shutdown(wait=True, cancel_futures=True)
         if method == "epsilon" and self.accuracy is not None:
-            self._flag_unmet(lower, upper, scalar)
+            self._flag_unmet(lower, upper)
         return bound_result(lower, upper, bound, scalar)
 
-    def _flag_unmet(self, lower: np.ndarray, upper: np.ndarray, scalar: bool) -> None:
+    def _flag_unmet(self, lower: np.ndarray, upper: np.ndarray) -> None:
         """``unmet``: True where the certified epsilon bracket [lower, upper] of an ``accuracy=`` call is wider than
         ``accuracy`` (an infinite upper side included), whatever ``bound`` returns of it; and, where any is, one
         ``AccuracyNotMetWarning`` counting them.  The refinement stops short of ``accuracy`` only where no grid it
@@ -1391,8 +1393,8 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         bracket is certified all the same, only wider than asked."""
         assert self.accuracy is not None
         with np.errstate(invalid="ignore"):
-            unmet = ~(upper - lower <= self.accuracy)  # inf - inf is nan: unmet too
-        self.unmet = np.bool_(unmet) if scalar else unmet
+            unmet = np.asarray(~(upper - lower <= self.accuracy))  # inf - inf is nan: unmet too
+        self.unmet = unmet
         count = int(np.count_nonzero(unmet))
         if count:
             warnings.warn(

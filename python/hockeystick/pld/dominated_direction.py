@@ -143,7 +143,9 @@ def epsilon_brackets(
     def bracket_of(plds: list[PrivacyLossDistribution], xs: list[np.ndarray]) -> list[tuple[np.ndarray, np.ndarray]]:
         # one direction each: both sides composed here (with the direct bins asked), which ``brackets`` then reads
         for pessimistic in (True, False):
-            compose_all(plds, pessimistic, workers=workers, direct_bins=direct_bins, direct_min_charge=direct_min_charge)
+            compose_all(
+                plds, pessimistic, workers=workers, direct_bins=direct_bins, direct_min_charge=direct_min_charge
+            )
         return brackets(plds, "epsilon", xs, workers)
 
     remove = bracket_of(
