@@ -60,7 +60,7 @@ def gaussian_mixture_pair(sigma: float, shifts: np.ndarray, weights: np.ndarray,
     def q_mass(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return normal_interval(a / sigma, b / sigma)
 
-    return MonotonePair(loss, slope, p_mass, q_mass, -z * sigma, float(shifts.max()) + z * sigma)
+    return MonotonePair(loss, slope, p_mass, q_mass, -z * sigma, float(shifts.max()) + z * sigma, open_ends=True)
 
 
 def mixture_of_gaussians(

@@ -46,6 +46,7 @@ from .mechanisms import MAX_CELLS, _factor
 from .pmf import GridPMF
 
 ROUNDOFF_CHARGE = 1e-10
+OUTSIDE_MARGIN = 1e-12  # a cut tail's relative error (scipy's ndtr of the tail side, a few ulp, and the sum)
 _COARSE_POINTS = 4097
 _NEWTON_STEPS = 100
 _LOSS_TOLERANCE = 1e-13
@@ -63,7 +64,9 @@ class MonotonePair:
     the masses of the intervals (a, b] (arrays); ``atoms``: extra outcomes outside the strictly
     increasing part, as (loss, P-mass, Q-mass) rows (flat parts of L, e.g. Laplace's ends);
     ``inverse``: where L^{-1} has a closed form, an estimate of it (any x: each cut is still accepted
-    only where L there is within round-off of its target, else found by the bracketed Newton search).
+    only where L there is within round-off of its target, else found by the bracketed Newton search);
+    ``open_ends``: the laws have mass beyond [x_lo, x_hi] that no atom holds (a cut tail), which the
+    pessimistic sides put at +infinity (``monotone_factors``).
     """
 
     loss: Curve
@@ -74,6 +77,7 @@ class MonotonePair:
     x_hi: float
     atoms: tuple[tuple[float, float, float], ...] = ()
     inverse: Curve | None = None
+    open_ends: bool = False
 
 
 def check_mixture(
@@ -200,14 +204,23 @@ def cell_atoms(pair: MonotonePair, h: float) -> tuple[np.ndarray, np.ndarray, np
     )
 
 
-def factor_from_atoms(name: str, loss: np.ndarray, p_mass: np.ndarray, h: float, loss_shift: float) -> Factor:
+def factor_from_atoms(
+    name: str, loss: np.ndarray, p_mass: np.ndarray, h: float, loss_shift: float, outside: float = 0.0
+) -> Factor:
     """Connect-the-dots PMFs (both sides) of the atoms, with the round-off charges above and the
-    atoms' loss error ``loss_shift`` (``GridPMF.loss_shift``)."""
+    atoms' loss error ``loss_shift`` (``GridPMF.loss_shift``); ``outside``: mass the atoms leave out, at
+    +infinity on the pessimistic side (and dropped on the optimistic one)."""
     live = p_mass > 0
     raw = _core.pld_atoms(np.ascontiguousarray(loss[live]), np.ascontiguousarray(p_mass[live]), h, MAX_CELLS)
     f = _factor(name, raw, loss_shift)
     upper = GridPMF(
-        f.upper.k_lo, h, f.upper.p * (1.0 + ROUNDOFF_CHARGE), f.upper.p_inf, 0.0, True, loss_shift=f.upper.loss_shift
+        f.upper.k_lo,
+        h,
+        f.upper.p * (1.0 + ROUNDOFF_CHARGE),
+        f.upper.p_inf + outside,
+        0.0,
+        True,
+        loss_shift=f.upper.loss_shift,
     )
     lower = f.lower
     if lower is not None:
@@ -236,6 +249,16 @@ def monotone_factors(name: str, pair: MonotonePair, h: float) -> tuple[Factor, F
     both = (pm > 0) & (qm > 0)
     # loss_round_off grows with |log P_k| + |log Q_k|, at most the largest of each (four logs, not two per cell)
     shift = loss_round_off(_largest_abs_log(pm[both]), _largest_abs_log(qm[both])) if both.any() else 0.0
-    forward = factor_from_atoms(f"{name}, remove", loss, pm, h, shift)
-    backward = factor_from_atoms(f"{name}, add", -loss, qm, h, shift)
+    forward = factor_from_atoms(f"{name}, remove", loss, pm, h, shift, _outside(pair.p_mass, pair))
+    backward = factor_from_atoms(f"{name}, add", -loss, qm, h, shift, _outside(pair.q_mass, pair))
     return forward, backward
+
+
+def _outside(mass: IntervalMass, pair: MonotonePair) -> float:
+    """The mass beyond [x_lo, x_hi] of an open-ended pair's law (0 otherwise), from its tails, rounded up by
+    OUTSIDE_MARGIN: the atoms' masses leave it out, and their sum cannot show a deficit below the doubles'
+    resolution at 1 (a cut tail of 1e-16 next to a total of 1)."""
+    if not pair.open_ends:
+        return 0.0
+    tails = mass(np.array([-np.inf, pair.x_hi]), np.array([pair.x_lo, np.inf]))
+    return float(np.sum(tails)) * (1.0 + OUTSIDE_MARGIN)

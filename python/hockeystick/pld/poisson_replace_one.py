@@ -39,7 +39,6 @@ sides; symmetric: one direction.  It is the pair dp_accounting's PLD accountant 
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from typing import cast
 
@@ -47,12 +46,10 @@ import numpy as np
 
 from ..gaussian import gaussian_tail_inverse
 from .compose import DEFAULT_TAIL
-from .distribution import Factor, PrivacyLossDistribution
+from .distribution import PrivacyLossDistribution
 from .gaussian_mixture import normal_interval
 from .mechanisms import DEFAULT_INTERVAL, _check_tail, _positive, checked_interval
 from .monotone import MonotonePair, log_sum_exp_rows, monotone_factors
-
-OUTSIDE_MARGIN = 1e-12  # the tails' relative error (scipy's ndtr of the tail side, a few ulp, and the sum)
 
 
 def replace_one_pair(sigma: float, q: float, tail: float) -> MonotonePair:
@@ -88,7 +85,7 @@ def replace_one_pair(sigma: float, q: float, tail: float) -> MonotonePair:
             + q * normal_interval((a + 1.0) / sigma, (b + 1.0) / sigma),
         )
 
-    return MonotonePair(loss, slope, p_mass, q_mass, -1.0 - z * sigma, 1.0 + z * sigma)
+    return MonotonePair(loss, slope, p_mass, q_mass, -1.0 - z * sigma, 1.0 + z * sigma, open_ends=True)
 
 
 def poisson_replace_one_gaussian(
@@ -110,10 +107,4 @@ def poisson_replace_one_gaussian(
     t = _check_tail(tail)
     pair = replace_one_pair(sd, q, t)
     factor, _ = monotone_factors(f"poisson_replace_one_gaussian(sigma={sd}, q={q})", pair, h)
-    # The P-mass outside [x_lo, x_hi] (at most tail / 2) is left out of the atoms; the pessimistic side must
-    # hold it at loss +infinity, and the sum of the atoms' masses cannot show a deficit below the doubles'
-    # resolution of 1, so it is added here, from the normal tails rounded up.
-    outside = float(np.sum(pair.p_mass(np.array([-np.inf, pair.x_hi]), np.array([pair.x_lo, np.inf]))))
-    up = factor.upper
-    upper = dataclasses.replace(up, p_inf=up.p_inf + outside * (1.0 + OUTSIDE_MARGIN))
-    return PrivacyLossDistribution([{Factor(factor.name, upper, factor.lower, factor.connect_dots): 1}], t)
+    return PrivacyLossDistribution([{factor: 1}], t)

@@ -168,7 +168,7 @@ def replace_pair(s: float, q: float, tail: float) -> MonotonePair:
     def q_mass(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return (1 - q) * normal_interval(a / s, b / s) + q * normal_interval((a + 1) / s, (b + 1) / s)
 
-    return MonotonePair(loss, slope, p_mass, q_mass, -1.0 - z * s, 1.0 + z * s)
+    return MonotonePair(loss, slope, p_mass, q_mass, -1.0 - z * s, 1.0 + z * s, open_ends=True)
 
 
 def _dp_accounting_upper(n: int, q: float, b: int, sigma: float, h: float, tail: float) -> PrivacyLossDistribution:
