@@ -72,3 +72,22 @@ def test_no_warning_and_no_flags_without_accuracy() -> None:
         warnings.simplefilter("error", AccuracyNotMetWarning)
         acc.epsilon(1e-10, bound="both")
     assert acc.unmet is None
+
+
+def test_few_rounds_keep_their_own_tail_beside_many() -> None:
+    """A block's rounds values each truncate their one round at the tail their own count needs: sigma 0.8,
+    q 6.2e-4, 15 rounds at delta 1e-10 is 0.0087 wide alone, and 0.0150 (missing accuracy) on the one-round tail
+    10^5 rounds need (1e-15 against 5.6e-12); beside 10^5 rounds in one call it must stay as it is alone."""
+    sigma, q = 0.799929359803029, 0.0006158482110660267
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", AccuracyNotMetWarning)  # 10^5 rounds at 1e-10 may be flagged: not this test
+        both = pld.SubsampledGaussianPLD(
+            sigma=sigma, sampling_rate=q, rounds=np.array([15, 100_000])[:, None], accuracy=ACCURACY, workers=1
+        )
+        lo, up = both.epsilon(DELTAS, bound="both")
+    alone_lo, alone_up = pld.SubsampledGaussianPLD(
+        sigma=sigma, sampling_rate=q, rounds=15, accuracy=ACCURACY, workers=1
+    ).epsilon(DELTAS, bound="both")
+    assert np.all(up[0] - lo[0] <= ACCURACY)
+    assert both.unmet is not None and not both.unmet[0].any()
+    assert np.array_equal(lo[0], alone_lo) and np.array_equal(up[0], alone_up)
