@@ -11,6 +11,7 @@ the same point (a fixed fine grid, h = 1e-5, default tail): both contain the tru
 from __future__ import annotations
 
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -91,3 +92,20 @@ def test_few_rounds_keep_their_own_tail_beside_many() -> None:
     assert np.all(up[0] - lo[0] <= ACCURACY)
     assert both.unmet is not None and not both.unmet[0].any()
     assert np.array_equal(lo[0], alone_lo) and np.array_equal(up[0], alone_up)
+
+
+def test_flags_through_a_callers_pool_equal_the_threads_and_are_not_sent_to_it() -> None:
+    """``workers=pool.map``: the flags are set from the returned brackets, as with threads, and a pool task's copy
+    of the accountant carries no earlier call's flags (they would be pickled with every task)."""
+    kw = dict(sigma=0.5, sampling_rate=0.00379269019073225, rounds=np.array([10, 66])[:, None], accuracy=ACCURACY)
+    deltas = np.array([1e-10, 1e-5])
+    threads = pld.SubsampledGaussianPLD(**kw, workers=1)
+    with pytest.warns(AccuracyNotMetWarning):
+        lo, up = threads.epsilon(deltas, bound="both")
+    with ThreadPoolExecutor(2) as pool:
+        pooled = pld.SubsampledGaussianPLD(**kw, workers=pool.map)
+        with pytest.warns(AccuracyNotMetWarning):
+            pooled.epsilon(deltas, bound="both")
+        assert pooled.unmet is not None and np.array_equal(pooled.unmet, threads.unmet)
+        assert pooled._pool_copy().unmet is None
+    assert threads.unmet is not None and np.array_equal(threads.unmet, ~(up - lo <= ACCURACY))

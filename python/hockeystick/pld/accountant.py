@@ -1298,10 +1298,12 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
 
     def _pool_copy(self) -> SubsampledGaussianPLD:
         """What a pool's task needs (``_pool_task``): the settings, without the broadcast parameters,
-        the kept PLDs, the affinity tables and the pool itself (each would be pickled with every task)."""
+        the kept PLDs, the affinity tables, the last call's ``unmet`` flags and the pool itself (each would be
+        pickled with every task)."""
         copy = object.__new__(type(self))
         copy.__dict__.update(self.__dict__)
         copy.sigma = copy.sampling_rate = copy.rounds = copy.sensitivity = np.empty(0)
+        copy.unmet = None
         copy._plds, copy._log_affinities, copy._map, copy.workers = {}, {}, None, 1
         copy._complement_factors = OrderedDict()
         return copy
