@@ -87,4 +87,6 @@ def test_noise_calibration_meets_the_target_from_a_start_near_the_answer() -> No
         z = calibrate(f"dp_sgd_{sampling}", "noise_multiplier", epsilon=2.0, delta=1e-6, **params)
         assert DPSGD(noise_multiplier=z, **params, sampling=sampling).epsilon(1e-6) <= 2.0
         start = epoch_noise_start(sampling, words)("noise_multiplier", np.array([2.0]), np.array([1e-6]), params)
-        assert abs(float(start[0]) / z - 1.0) < (0.25 if sampling == "balls_in_bins" else 1e-9)  # central limit: optimistic
+        assert abs(float(start[0]) / z - 1.0) < (
+            0.25 if sampling == "balls_in_bins" else 1e-9
+        )  # central limit: optimistic
