@@ -24,12 +24,15 @@ from dp_accounting import dp_event
 from dp_accounting.privacy_accountant import NeighboringRelation, PrivacyAccountant
 
 from .. import _validation
+from ..pld.compose import BYTES_PER_POINT
 from ..pld.mechanisms import DEFAULT_INTERVAL
 from .dp_events import Unsupported, check_count, check_zcdp_alone, plan_for
 from .plan import CompositionPlan, PlanProfile
 from .rdp_accountant import HockeystickRdpAccountant
 
 FALLBACK_ACCURACY = 1e-4  # the bracket width aimed for when the default grid cannot hold the composition
+DEFAULT_GRID_POINTS = (128 << 20) // BYTES_PER_POINT  # the default grid's window cap: 128 MiB of buffers
+PROBE_INTERVAL = 1e-2  # the coarse grid that measures the default grid's windows
 
 __all__ = ["HockeystickAccountant", "HockeystickRdpAccountant", "NeighboringRelation"]
 
@@ -125,13 +128,18 @@ class HockeystickAccountant(PrivacyAccountant):
         return self._on_a_grid_that_fits(lambda profile: profile.delta(target))
 
     def _on_a_grid_that_fits(self, read: Callable[[PlanProfile], tuple[float, float]]) -> tuple[float, float]:
-        """``read`` of the composition on its grid; on the default grid, a composition whose loss window needs more
-        points than fit in memory is read on the accuracy-driven grid (``FALLBACK_ACCURACY``, which starts coarse)
-        instead of refused: a user who chose no grid gets an answer (a caller's own grid is kept, and refused)."""
+        """``read`` of the composition on its grid; on the default grid, a composition whose loss windows would
+        take more than ``DEFAULT_GRID_POINTS`` points there (``PlanProfile.window_points``: measured on the
+        coarse grid ``PROBE_INTERVAL``) is read on the accuracy-driven grid (``FALLBACK_ACCURACY``, which starts
+        coarse) instead: a user who chose no grid gets an answer within that memory (a caller's own grid is
+        kept, and refused where it does not fit)."""
+        if self._profile is None and self._default_grid and not self._fits_default_grid():
+            self._profile = PlanProfile(self._plan, None, FALLBACK_ACCURACY)
+        return read(self._current())
+
+    def _fits_default_grid(self) -> bool:
         try:
-            return read(self._current())
-        except ValueError as error:
-            if not self._default_grid or "max_points" not in str(error):
-                raise
-        self._profile = PlanProfile(self._plan, None, FALLBACK_ACCURACY)
-        return read(self._profile)
+            points = PlanProfile(self._plan, PROBE_INTERVAL, None).window_points(DEFAULT_INTERVAL)
+        except ValueError:  # not even the coarse grid holds it
+            return False
+        return points <= DEFAULT_GRID_POINTS

@@ -473,6 +473,15 @@ class PlanProfile:
             self._composed[(h, variant)] = total
         return self._composed[(h, variant)]
 
+    def window_points(self, h: float) -> float:
+        """About how many points the grid part's widest composed window takes on grid h, from its composition on
+        this profile's own (coarser) grid: a window spans a loss range, so its points scale as 1 / h.  0 for a
+        plan without a grid part."""
+        if not self._grid and self.plan.gaussian_r2 == 0 or self.fixed_interval is None:
+            return 0.0
+        sizes = [pmf.p.size for pmf in self._pld(self.fixed_interval).composed(True)]
+        return max(sizes) * self.fixed_interval / h
+
     def _factor(self, mechanism: Mechanism, h: float, variant: int = 0) -> PrivacyLossDistribution:
         alternative = variant == 1 and mechanism[0] in UPPER_ALTERNATIVES
         key = (mechanism, h, alternative)
