@@ -10,6 +10,7 @@ void register_fdp(py::module_& m);
 void register_pld(py::module_& m);
 void register_pld_compose(py::module_& m);
 void register_pld_contraction(py::module_& m);
+void register_pld_allocation(py::module_& m);
 
 PYBIND11_MODULE(_core, m) {
     m.doc() = "Compiled numerics of hockeystick (array in, array out). Use the hockeystick package, not this module.";
@@ -24,4 +25,5 @@ PYBIND11_MODULE(_core, m) {
     register_pld(m);
     register_pld_compose(m);
     register_pld_contraction(m);
+    register_pld_allocation(m);
 }

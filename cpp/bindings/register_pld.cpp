@@ -2,7 +2,6 @@
 // Each discretization returns both sides at once: a dict with the grid offset
 // k_lo (loss of element 0 is k_lo * h), the pessimistic masses and mass at
 // +infinity, the optimistic ones, and whether the optimistic side is connect-the-dots.
-#include <hockeystick/pld_allocation_sums.hpp>
 #include <hockeystick/pld_cells.hpp>
 #include <hockeystick/pld_charged_curve.hpp>
 #include <hockeystick/pld_complement_scans.hpp>
@@ -503,47 +502,6 @@ void register_pld_scans(py::module_& m) {
             return pld::grid_loss_variance(pp, n, h);
         },
         py::arg("p"), py::arg("h"));
-    // Random allocation's sums of two independent laws on a grid (pld_allocation_sums.hpp): the upper
-    // side's spread and the lower side's merge.
-    m.def(
-        "pld_allocation_spread_sum",
-        [](input_array grid, input_array a, input_array b, bool square, double exact_ratio, double negligible) {
-            const std::int64_t n = static_cast<std::int64_t>(grid.size());
-            if (grid.ndim() != 1 || a.size() != grid.size() || b.size() != grid.size())
-                throw py::value_error("internal: the grid and both laws must be one-dimensional of one size");
-            py::array_t<double> out(n);
-            double* values = out.mutable_data();
-            std::fill(values, values + n, 0.0);
-            pld::AllocationSum sum;
-            {
-                py::gil_scoped_release release;
-                sum = pld::spread_sum(grid.data(), n, a.data(), b.data(), square, exact_ratio, negligible, values);
-            }
-            return py::make_tuple(out, sum.infinite, sum.most_terms);
-        },
-        py::arg("grid"), py::arg("a"), py::arg("b"), py::arg("square"), py::arg("exact_ratio"), py::arg("negligible"));
-    m.def(
-        "pld_allocation_merged_sum",
-        [](input_array grid, input_array qa, input_array wa, input_array qb, input_array wb, bool square,
-           double negligible) {
-            const std::int64_t n = static_cast<std::int64_t>(grid.size());
-            for (const auto* x : {&qa, &wa, &qb, &wb})
-                if (x->size() != grid.size() || grid.ndim() != 1)
-                    throw py::value_error("internal: the grid and the laws must be one-dimensional of one size");
-            py::array_t<double> q(n), w(n);
-            double *pq = q.mutable_data(), *pw = w.mutable_data();
-            std::fill(pq, pq + n, 0.0);
-            std::fill(pw, pw + n, 0.0);
-            pld::AllocationSum sum;
-            {
-                py::gil_scoped_release release;
-                sum = pld::merged_sum(grid.data(), n, qa.data(), wa.data(), qb.data(), wb.data(), square, negligible,
-                                      pq, pw);
-            }
-            return py::make_tuple(q, w, sum.most_terms);
-        },
-        py::arg("grid"), py::arg("qa"), py::arg("wa"), py::arg("qb"), py::arg("wb"), py::arg("square"),
-        py::arg("negligible"));
     // The complement's scans over a composed PMF (pld_complement_scans.hpp): its geometric sums read at
     // grid indices (any shape; the result has it), and its likelihood-ratio threshold per eps.
     m.def(

@@ -226,6 +226,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
     CURVE_PARAMETERS = ("sigma", "sampling_rate", "sensitivity")
 
     COARSEST_INTERVAL = 2e-3
+    DIRECT_FIRST_DELTA = 1e-8  # .epsilon: below it a point's first grid takes the direct bins (_near_round_off)
     FINEST_INTERVAL = 1e-5
     COARSEST_START = 1.0
     DELTA_FLOOR = 1e-9
@@ -519,7 +520,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
                     {i: h for i, h in step.items() if i not in only},
                     points,
                     best,
-                    unblinded if method == "delta" else set(step),
+                    unblinded if method == "delta" else unblinded | self._near_round_off(step, xs, own),
                 )
             ]
             units += [
@@ -642,6 +643,13 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
             uppers(batch)
         return {i: up for i, up in tried.items() if np.all(up < self.DELTA_FLOOR)}
 
+    def _near_round_off(self, step: dict[int, float], xs: list[np.ndarray], own: list[int]) -> set[int]:
+        """The ``.epsilon`` points whose least delta asked is below ``DIRECT_FIRST_DELTA``: their first grid too
+        is composed with the direct DFT bins, the plain transform's round-off charge (T x ~5e-16) being a part of
+        such a delta that a finer grid would only raise; above it the charge is negligible and the plain
+        transform is the cheaper (W3 at delta 1e-5)."""
+        return {i for i in step if float(np.min(xs[i][: own[i]])) < self.DIRECT_FIRST_DELTA}
+
     def _step_batches(
         self,
         step: dict[int, float],
@@ -651,7 +659,8 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
     ) -> list[tuple[list[int], bool, float | None]]:
         """The batches of one refinement step (``_windows_within_budget``), each with whether it recomposes the
         low-frequency bins directly (``compose_all``'s direct_bins) and from what estimated charge
-        (``direct_min_charge``; ``.epsilon`` passes every point as ``unblinded``: all its grids do): a refinement's grids (a point's second and later) do, since after many rounds
+        (``direct_min_charge``; ``.epsilon`` passes its points asked at small deltas as ``unblinded``,
+        ``_near_round_off``): a refinement's grids (a point's second and later) do, since after many rounds
         the FFT's round-off charge, not the grid, is what leaves a delta near the floor wide, and a finer grid
         alone only raises it; so does the first grid of a point that starts below its sampling rate
         (``unblinded``): that grid is already as fine as a refinement's, and composing it without direct bins

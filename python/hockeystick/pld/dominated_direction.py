@@ -138,11 +138,13 @@ def epsilon_brackets(
     rounds_tails, windows = _tails(points, [float(np.min(d)) if d.size else 0.0 for d in deltas], tail, accuracy)
 
     def bracket_of(plds: list[PrivacyLossDistribution], xs: list[np.ndarray]) -> list[tuple[np.ndarray, np.ndarray]]:
-        # one direction each: both sides composed here (with the direct bins asked), which ``brackets`` then reads
-        for pessimistic in (True, False):
-            compose_all(
-                plds, pessimistic, workers=workers, direct_bins=direct_bins, direct_min_charge=direct_min_charge
-            )
+        # one direction each; with the direct bins both sides are composed here, which ``brackets`` then reads,
+        # and without them ``brackets`` composes an optimistic side only where it can set the maximum
+        if direct_bins:
+            for pessimistic in (True, False):
+                compose_all(
+                    plds, pessimistic, workers=workers, direct_bins=direct_bins, direct_min_charge=direct_min_charge
+                )
         return brackets(plds, "epsilon", xs, workers)
 
     remove = bracket_of(
