@@ -22,7 +22,7 @@ import mpmath
 import pytest
 from hypothesis import HealthCheck, settings
 
-from hockeystick.pld.accountant import SubsampledGaussianPLD
+from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
 
 settings.register_profile(
     "ci", derandomize=True, database=None, deadline=None, suppress_health_check=[HealthCheck.too_slow]

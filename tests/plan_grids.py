@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hockeystick.interop.plan import PlanProfile
+from hockeystick.pld.accountants.plan import PlanProfile
 
 
 def searched_grids(monkeypatch: pytest.MonkeyPatch) -> list[float]:

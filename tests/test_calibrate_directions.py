@@ -1,4 +1,4 @@
-"""calibrate's upper side direction by direction (calibrate._Directions, pld/directional_delta.py).
+"""calibrate's upper side direction by direction (calibrate._Directions, pld/refine/directional_delta.py).
 
 A trial whose leading direction misses the target needs no other direction; a feasible trial takes the
 others' certified bound from a screen at a value every later trial lies beyond (the others' delta is
@@ -20,9 +20,9 @@ import hockeystick.pld as pld
 from hockeystick import registry
 from hockeystick.calibrate import calibrate
 from hockeystick.hockey_stick import theta, theta_radius
-from hockeystick.pld import directional_delta
-from hockeystick.pld.distribution import compose_all
-from hockeystick.pld.mechanisms import subsampled_gaussians
+from hockeystick.pld.compose.distribution import compose_all
+from hockeystick.pld.mechanisms.constructors import subsampled_gaussians
+from hockeystick.pld.refine import directional_delta
 from hockeystick.registry import AccountantEntry, Calibratable
 
 DELTA = 1e-5

@@ -163,7 +163,7 @@ def test_compose_mixes_mechanisms_like_the_python_accountant(capsys, tmp_path):
 
 def test_laplace_stage_brackets_the_closed_form():
     """One Laplace release, scale b, sensitivity 1: delta(eps) = 1 - exp((eps - 1/b) / 2) for eps <= 1/b."""
-    from hockeystick.pld.stages import compose_stages
+    from hockeystick.pld.accountants.stages import compose_stages
 
     acc = compose_stages([{"mechanism": "laplace", "scale": 2.0}])
     eps = np.array([0.0, 0.1, 0.3, 0.45])

@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-import hockeystick.pld.compose
+import hockeystick.pld.compose.fft
 from hockeystick import training
 from hockeystick.cli import main
 from hockeystick.cli.arguments import COMMAND_LINE_WORDS, command_line_words
@@ -45,7 +45,7 @@ def _in_command_line_words(err: str, *flags: str) -> None:
 @pytest.fixture
 def small_memory(monkeypatch):
     """A composition window cap of 2^13 grid points: the refusal a long run meets, in a second."""
-    monkeypatch.setattr(hockeystick.pld.compose, "DEFAULT_MAX_POINTS", 1 << 13)
+    monkeypatch.setattr(hockeystick.pld.compose.fft, "DEFAULT_MAX_POINTS", 1 << 13)
 
 
 def test_too_many_grid_points_python(small_memory):
@@ -53,7 +53,7 @@ def test_too_many_grid_points_python(small_memory):
         training.DPSGD(noise_multiplier=0.7, dataset_size=60000, batch_size=256, epochs=2).epsilon(1e-5)
     message = str(refused.value)
     assert "a larger value_discretization_interval or accuracy" in message
-    assert "raise max_points (hockeystick.pld.compose.DEFAULT_MAX_POINTS)" in message
+    assert "raise max_points (hockeystick.pld.compose.fft.DEFAULT_MAX_POINTS)" in message
     assert "-p " not in message
 
 
@@ -70,7 +70,7 @@ def test_too_many_grid_points_command_line(capsys, small_memory):
 
 def test_the_default_cap_meets_the_run_of_the_issue_with_command_line_advice(capsys):
     """DP-SGD at noise 0.1 for 60 epochs needs ~5.8e7 grid points at the default accuracy."""
-    if hockeystick.pld.compose.DEFAULT_MAX_POINTS > 5e7:
+    if hockeystick.pld.compose.fft.DEFAULT_MAX_POINTS > 5e7:
         pytest.skip("this machine's memory allows the window")
     code, out, err = _invoke(
         capsys,

@@ -19,6 +19,7 @@ import pytest
 
 import hockeystick as hs
 import hockeystick.pld as pld
+from hockeystick.pld.compose import fft
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow  # the module's fixture compiles and runs the C++ example
@@ -107,5 +108,5 @@ def test_long_double_fftw_bins_cut_the_charge_as_the_facade_does(printed):
     assert 0.0 < direct * 500 <= fft_only
     dist = pld.subsampled_gaussian(sigma, q, value_discretization_interval=h)
     ((factor, count),) = dist.directions[0].items()
-    facade = pld.compose.compose([(factor.upper, count * int(rounds))], pessimistic=True, direct_bins=True)
+    facade = fft.compose([(factor.upper, count * int(rounds))], pessimistic=True, direct_bins=True)
     assert direct == pytest.approx(facade.total_error, rel=1e-3)

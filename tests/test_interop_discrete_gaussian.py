@@ -25,8 +25,8 @@ from hockeystick.certified_theta import theta_lower, theta_upper  # noqa: E402
 from hockeystick.interop.catalogue_events import DiscreteGaussianDpEvent  # noqa: E402
 from hockeystick.interop.dp_accounting import HockeystickAccountant  # noqa: E402
 from hockeystick.interop.loss_reach import ParameterOutOfRange  # noqa: E402
-from hockeystick.pld import discrete_gaussian as dg  # noqa: E402
-from hockeystick.pld import finite_atoms  # noqa: E402
+from hockeystick.pld.compose import finite_atoms  # noqa: E402
+from hockeystick.pld.mechanisms import discrete_gaussian as dg  # noqa: E402
 
 mp.mp.dps = 50
 

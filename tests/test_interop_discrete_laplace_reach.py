@@ -10,8 +10,8 @@ dpa = pytest.importorskip("dp_accounting")
 from dp_accounting import dp_event as ev  # noqa: E402
 
 from hockeystick.interop.dp_accounting import HockeystickAccountant  # noqa: E402
-from hockeystick.pld import finite_atoms  # noqa: E402
-from hockeystick.pld.discrete_laplace import discrete_laplace_atoms  # noqa: E402
+from hockeystick.pld.compose import finite_atoms  # noqa: E402
+from hockeystick.pld.mechanisms.discrete_laplace import discrete_laplace_atoms  # noqa: E402
 
 
 @pytest.mark.parametrize("a, s", [(1e10, 1), (3e9, 1), (1e100, 1), (1e308, 2), (8.9e307, 3), (2e6, 1)])

@@ -119,7 +119,7 @@ def _exact_rr_delta(p_out, q_out, count, eps):
 def test_randomized_response_against_exact_and_dp_accounting(relation):
     from dp_accounting.pld import privacy_loss_distribution as P
 
-    from hockeystick.pld.randomized_response import randomized_response_pair
+    from hockeystick.pld.mechanisms.randomized_response import randomized_response_pair
 
     count = 8
     ours = HockeystickAccountant(relation, accuracy=1e-4).compose(E.RandomizedResponseDpEvent(0.4, 5), count)
@@ -162,7 +162,7 @@ def test_truncated_subsampled_gaussian_against_dp_accounting():
 
 
 def test_poisson_sampled_discrete_laplace_against_enumeration():
-    from hockeystick.pld.discrete_laplace import discrete_laplace_pair
+    from hockeystick.pld.mechanisms.discrete_laplace import discrete_laplace_pair
 
     p, q = discrete_laplace_pair(0.7, 2)
     rate, count = 0.3, 3

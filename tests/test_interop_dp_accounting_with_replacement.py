@@ -26,7 +26,7 @@ from dp_accounting.privacy_accountant import NeighboringRelation, UnsupportedEve
 
 from hockeystick.hockey_stick import theta  # noqa: E402
 from hockeystick.interop.dp_accounting import HockeystickAccountant  # noqa: E402
-from hockeystick.pld.group_privacy import dyadic_step, group_upper_curves  # noqa: E402
+from hockeystick.pld.mechanisms.group_privacy import dyadic_step, group_upper_curves  # noqa: E402
 
 REPLACE = NeighboringRelation.REPLACE_ONE
 mpmath.mp.dps = 50
@@ -260,7 +260,7 @@ SUPPORTED = [
 ]
 REFUSED = [
     E.SampledWithReplacementDpEvent(100, 5, E.MixtureOfGaussiansDpEvent(1.0, [0.0, 1.0], [0.5, 0.5])),
-    # Poisson sampling under replace-one has a proved pair for Gaussians only (pld/poisson_replace_one.py)
+    # Poisson sampling under replace-one has a proved pair for Gaussians only (pld/sampling/poisson_replace_one.py)
     E.SampledWithReplacementDpEvent(100, 5, E.PoissonSampledDpEvent(0.1, E.LaplaceDpEvent(1.0))),
     E.SampledWithReplacementDpEvent(100, 5, E.ZCDpEvent(0.1)),
     E.SampledWithReplacementDpEvent(100, 5, E.ComposedDpEvent([E.LaplaceDpEvent(1.0), E.ZCDpEvent(0.1)])),
@@ -299,7 +299,7 @@ def numpy_laplace_curve(a: float, widen: float):
 
 def test_dropped_copy_counts_keep_the_upper_side_above_the_full_bound():
     """A coarse cut drops both the rare small counts and the tail: their mass must still be charged."""
-    from hockeystick.pld.subsampled_pair import with_replacement_curves
+    from hockeystick.pld.sampling.subsampled_pair import with_replacement_curves
 
     b, k, n, cut = 8.0, 40, 4, 1e-2
     asked = []

@@ -20,7 +20,7 @@ from dp_accounting.privacy_accountant import NeighboringRelation as NR
 from dp_accounting.privacy_accountant import UnsupportedEventError
 
 from hockeystick.interop.dp_accounting import HockeystickAccountant
-from hockeystick.pld.poisson_replace_one import poisson_replace_one_gaussian
+from hockeystick.pld.sampling.poisson_replace_one import poisson_replace_one_gaussian
 
 mp.mp.dps = 50
 # the last: delta ~1e-14 at eps = 0.5, where the P-mass past the grid (put at +infinity) counts

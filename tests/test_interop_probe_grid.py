@@ -23,9 +23,9 @@ pytest.importorskip("dp_accounting")
 from dp_accounting import dp_event as E  # noqa: E402
 from dp_accounting.privacy_accountant import NeighboringRelation as N  # noqa: E402
 
-from hockeystick.interop import plan as plan_module  # noqa: E402
 from hockeystick.interop.dp_events import plan_for  # noqa: E402
-from hockeystick.interop.plan import PlanProfile  # noqa: E402
+from hockeystick.pld.accountants import plan as plan_module  # noqa: E402
+from hockeystick.pld.accountants.plan import PlanProfile  # noqa: E402
 from tests.plan_grids import searched_grids  # noqa: E402
 
 DELTA = 1e-5

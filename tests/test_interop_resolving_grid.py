@@ -26,10 +26,10 @@ pytest.importorskip("dp_accounting")
 from dp_accounting import dp_event as E  # noqa: E402
 from dp_accounting.privacy_accountant import NeighboringRelation as N  # noqa: E402
 
-from hockeystick.interop import plan as plan_module  # noqa: E402
 from hockeystick.interop.dp_events import plan_for  # noqa: E402
-from hockeystick.interop.plan import COARSEST_INTERVAL, PlanProfile, loss_spread  # noqa: E402
-from hockeystick.pld.pmf import GridPMF  # noqa: E402
+from hockeystick.pld.accountants import plan as plan_module  # noqa: E402
+from hockeystick.pld.accountants.plan import COARSEST_INTERVAL, PlanProfile, loss_spread  # noqa: E402
+from hockeystick.pld.compose.pmf import GridPMF  # noqa: E402
 from tests.plan_grids import searched_grids  # noqa: E402
 
 SIGMA, A, ROUNDS = 2.5, 0.46, 10

@@ -22,7 +22,11 @@ from dp_accounting.privacy_accountant import UnsupportedEventError
 from hockeystick.interop.dp_accounting import HockeystickAccountant
 from hockeystick.interop.loss_reach import ParameterOutOfRange
 from hockeystick.interop.selection_events import ExponentialMechanismDpEvent, PermuteAndFlipDpEvent
-from hockeystick.pld.selection import bounded_range_profile, exponential_mechanism, permute_and_flip
+from hockeystick.pld.mechanisms.selection import (
+    bounded_range_profile,
+    exponential_mechanism,
+    permute_and_flip,
+)
 
 mp.mp.dps = 50
 RELATIONS = [NR.ADD_OR_REMOVE_ONE, NR.REPLACE_ONE, NR.REPLACE_SPECIAL]

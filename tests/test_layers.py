@@ -17,6 +17,7 @@ LAYERS = {
     "accountant": 0,
     "progress": 0,
     "_optional": 0,
+    "_moved": 0,  # the old module paths (strings only)
     "_validation": 1,
     "_elementwise": 2,
     "gaussian": 3,
@@ -24,7 +25,7 @@ LAYERS = {
     "certified_theta": 3.5,  # theta and its inverses rounded outward, over hockey_stick
     "contraction": 4,
     "fdp": 4,
-    "rdp": 4,
+    "rdp": 3.8,  # RDP and zCDP conversions; the PLD adapters' zCDP runs read them
     "pld": 4,
     "leakage": 4,
     "gaussian_mechanism": 5,
@@ -93,3 +94,37 @@ def test_the_old_registry_path_is_the_same_registry():
     from hockeystick.sweep import registry as old
 
     assert old.REGISTRY is registry.REGISTRY and old.get is registry.get
+
+
+# hockeystick.pld laid out as its pipeline (docs/architecture.md): the composition's data types at the bottom,
+# mechanisms and reads on them, sampling on mechanisms, the refinement, then the front ends.
+PLD_STAGES = {"compose": 0, "mechanisms": 1, "reads": 1, "sampling": 2, "refine": 3, "accountants": 4}
+
+
+def test_pld_stages_import_downwards():
+    root = PACKAGE / "pld"
+    wrong = []
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root)
+        if len(rel.parts) == 1:
+            assert rel.name in ("__init__.py",), f"pld/{rel}: every pld module belongs to a stage (PLD_STAGES)"
+            continue
+        own = rel.parts[0]
+        assert own in PLD_STAGES, f"pld/{rel}: add {own!r} to PLD_STAGES"
+        package = ["hockeystick", "pld", *rel.parts[:-1]]
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            if node.level:
+                target = package[: len(package) - node.level + 1] + (node.module or "").split(".")
+            else:
+                target = (node.module or "").split(".")
+            target = [t for t in target if t]
+            if target[:2] != ["hockeystick", "pld"]:
+                continue
+            stage = target[2] if len(target) > 2 else None
+            if stage is None:
+                wrong.append(f"pld/{rel} imports from the hockeystick.pld facade: import the stage's module")
+            elif stage != own and PLD_STAGES[stage] >= PLD_STAGES[own]:
+                wrong.append(f"pld/{rel} imports pld.{stage} (stage {PLD_STAGES[stage]} >= {PLD_STAGES[own]})")
+    assert not wrong, "\n".join(wrong)

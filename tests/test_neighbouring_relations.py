@@ -19,8 +19,13 @@ from dp_accounting.privacy_accountant import UnsupportedEventError
 
 from hockeystick.cli import main
 from hockeystick.interop.dp_accounting import HockeystickAccountant
-from hockeystick.pld.neighbouring import RELATIONS, bounds, relations_bounded, run_relations
-from hockeystick.pld.stages import compose_stages, stage_relations
+from hockeystick.pld.accountants.stages import compose_stages, stage_relations
+from hockeystick.pld.mechanisms.neighbouring import (
+    RELATIONS,
+    bounds,
+    relations_bounded,
+    run_relations,
+)
 
 AR, RO, RS = "add_or_remove_one", "replace_one", "replace_special"
 

@@ -9,7 +9,7 @@ import warnings
 import pytest
 
 import hockeystick.pld as pld
-from hockeystick.pld import round_cache
+from hockeystick.pld.refine import round_cache
 
 DELTA = 1e-5
 

@@ -1,4 +1,4 @@
-"""The affinity bound on delta near 1 (pld/affinity_ceiling.py) and G1's ceiling rule: the
+"""The affinity bound on delta near 1 (pld/reads/affinity_ceiling.py) and G1's ceiling rule: the
 affinity table is a certified upper bound on E_P[e^{-lam L}] (50-digit quadrature), the lower delta it
 gives never exceeds the truth (one round, 50 digits) nor any certified upper bound (ours, dp_accounting's
 pessimistic PLD), and with ``delta_accuracy="epsilon"`` a point whose lower delta reaches
@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import hockeystick.pld as pld
-from hockeystick.pld.accountant import SubsampledGaussianPLD
-from hockeystick.pld.affinity_ceiling import LAMBDAS, delta_lower_near_one, subsampled_gaussian_log_affinity
+from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
+from hockeystick.pld.reads.affinity_ceiling import LAMBDAS, delta_lower_near_one, subsampled_gaussian_log_affinity
 
 mpmath.mp.dps = 50
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from hockeystick.pld import FixedBatchGaussianPLD, PLDAccountant, SubsampledGaussianPLD
-from hockeystick.pld.along_run import CurveAlongRun, checkpoints
+from hockeystick.pld.reads.along_run import CurveAlongRun, checkpoints
 from hockeystick.training import DPSGD, DPFedAvg
 
 mpmath.mp.dps = 50

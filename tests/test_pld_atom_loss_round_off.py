@@ -22,8 +22,8 @@ import numpy as np
 import pytest
 
 from hockeystick import pld
-from hockeystick.pld import monotone
-from hockeystick.pld.finite_atoms import loss_round_off
+from hockeystick.pld.compose.finite_atoms import loss_round_off
+from hockeystick.pld.mechanisms import monotone
 
 mpmath.mp.dps = 50
 
@@ -235,7 +235,7 @@ def test_a_heterogeneous_composition_carries_at_least_the_exact_sum_of_its_shift
     sum of count x shift over the factors (Fractions: no rounding), and within 1e-12 relative of it."""
     from fractions import Fraction
 
-    from hockeystick.pld.compose import compose
+    from hockeystick.pld.compose.fft import compose
 
     laplaces = [pld.laplace(0.3 + 0.07 * i, value_discretization_interval=1e-2) for i in range(12)]
     for pessimistic in (True, False):

@@ -17,8 +17,8 @@ import pytest
 import hockeystick as hs
 import hockeystick.pld as pld
 from hockeystick.calibrate import calibrate
-from hockeystick.pld import directional_delta
-from hockeystick.pld.calibration_start import calibration_start
+from hockeystick.pld.refine import directional_delta
+from hockeystick.pld.refine.calibration_start import calibration_start
 
 DELTA = 1e-5
 
@@ -84,7 +84,7 @@ def test_same_answer_as_the_default_start_with_no_far_evaluation(parameter, monk
 
 
 def test_calibration_grids_ladder_and_where_there_is_none():
-    from hockeystick.pld.calibration_start import calibration_grids
+    from hockeystick.pld.refine.calibration_start import calibration_grids
 
     ladder = calibration_grids("sigma", {"sampling_rate": 0.01, "rounds": 100.0})
     assert [h for h, _ in ladder] == pytest.approx([2e-3, 1e-3, 1e-4])

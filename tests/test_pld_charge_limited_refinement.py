@@ -14,8 +14,8 @@ import warnings
 import numpy as np
 import pytest
 
-from hockeystick.pld.accountant import SubsampledGaussianPLD
-from hockeystick.pld.epsilon_width import RIGHT_OFFSETS, certified_epsilon_width, left_epsilon_width
+from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
+from hockeystick.pld.reads.epsilon_width import RIGHT_OFFSETS, certified_epsilon_width, left_epsilon_width
 
 EPS = np.linspace(0.5, 10.0, 20)
 

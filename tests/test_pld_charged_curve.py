@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 from hockeystick import _core, pld
-from hockeystick.pld.pmf import GridPMF
+from hockeystick.pld.compose.pmf import GridPMF
 
 mpmath.mp.dps = 50
 RNG = np.random.default_rng(20261123)

@@ -1,4 +1,4 @@
-"""The complement's bracket on delta near 1 (pld/complement.py) and the accountant's use of it:
+"""The complement's bracket on delta near 1 (pld/reads/complement.py) and the accountant's use of it:
 against the Gaussian mechanism's closed form and one round of the subsampled Gaussian in 50-digit
 quadrature, each side on its side of the truth and 1 - delta resolved to a small relative width; against
 the composed PMFs' own certified bracket (both hold, so they overlap); and G1's near-one points narrowed."""
@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hockeystick import _core
-from hockeystick.pld import complement
-from hockeystick.pld.accountant import SubsampledGaussianPLD
+from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
+from hockeystick.pld.reads import complement
 
 from . import c_math
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hockeystick.pld.subsampled_pair import convex_minorant
+from hockeystick.pld.sampling.subsampled_pair import convex_minorant
 
 
 def brute_force_minorant(g: np.ndarray, y: np.ndarray) -> np.ndarray:

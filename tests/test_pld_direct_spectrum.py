@@ -17,7 +17,7 @@ import pytest
 import hockeystick as hs
 import hockeystick.pld as pld
 from hockeystick import _core
-from hockeystick.pld import compose as pc
+from hockeystick.pld.compose import fft as pc
 
 # The bounds' sizes below (about 1.1 u ||p||_1, charges 20x below the FFT's, a point below the floor) hold
 # where long double is x86-64's 80-bit format; elsewhere the direct bins stay valid but gain less or nothing.

@@ -20,9 +20,12 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from hockeystick.interop.plan import CompositionPlan, PlanProfile
-from hockeystick.pld import finite_atoms as fa
-from hockeystick.pld.discrete_laplace import discrete_laplace_atoms, discrete_laplace_pair
+from hockeystick.pld.accountants.plan import CompositionPlan, PlanProfile
+from hockeystick.pld.compose import finite_atoms as fa
+from hockeystick.pld.mechanisms.discrete_laplace import (
+    discrete_laplace_atoms,
+    discrete_laplace_pair,
+)
 
 from .test_pld_finite_atoms_self_compose import _exact_epsilon  # the exact epsilon of a law on the a-lattice
 

@@ -15,8 +15,9 @@ import pytest
 from dp_accounting import dp_event as E
 
 import hockeystick.pld as pld
-from hockeystick.pld import dominated_direction, mechanisms
-from hockeystick.pld.distribution import brackets, compose_all
+from hockeystick.pld.compose.distribution import brackets, compose_all
+from hockeystick.pld.mechanisms import constructors as mechanisms
+from hockeystick.pld.refine import dominated_direction
 
 from .dp_accounting_pld import their_epsilon
 
@@ -137,7 +138,8 @@ def _every_direction(plds, uppers, lower_of, workers=None, direct_bins=False, di
 def test_the_accountants_delta_bracket_equals_the_every_direction_one(sigma, q, rounds, h, monkeypatch):
     """``SubsampledGaussianPLD(accuracy=...)``'s delta bracket, built through ``undominated_lower_sides``, is
     the bracket of composing every direction's optimistic side, bit for bit, and the skip happens."""
-    from hockeystick.pld import accountant, distribution
+    from hockeystick.pld.accountants import subsampled_gaussian as accountant
+    from hockeystick.pld.compose import distribution
 
     eps = np.array([0.5, 1.0])  # where the add direction is dominated on some grid at two of POINTS
     kept = []

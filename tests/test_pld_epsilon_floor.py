@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import hockeystick.pld as pld
-from hockeystick.pld.accountant import SubsampledGaussianPLD
-from hockeystick.pld.epsilon_width import RIGHT_OFFSETS, certified_epsilon_width
+from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
+from hockeystick.pld.reads.epsilon_width import RIGHT_OFFSETS, certified_epsilon_width
 
 FLOOR = SubsampledGaussianPLD.DELTA_FLOOR
 

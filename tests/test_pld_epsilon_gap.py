@@ -1,4 +1,4 @@
-"""The epsilon gap of a delta bracket (pld/epsilon_width.py ``epsilon_gap``) and the grids it sizes.
+"""The epsilon gap of a delta bracket (pld/reads/epsilon_width.py ``epsilon_gap``) and the grids it sizes.
 
 ``epsilon_gap`` is a step model, not a bound: read between two arguments it must not undercut the true gap
 of a convex-in-e^eps profile (it errs toward a finer grid), extended past the last argument it must not
@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from scipy.stats import norm
 
 import hockeystick.pld as pld
-from hockeystick.pld.accountant import SubsampledGaussianPLD
-from hockeystick.pld.epsilon_width import RIGHT_OFFSETS, certified_epsilon_width, epsilon_gap
+from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
+from hockeystick.pld.reads.epsilon_width import RIGHT_OFFSETS, certified_epsilon_width, epsilon_gap
 
 
 def gaussian_delta(mu: float, eps: np.ndarray) -> np.ndarray:

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import hockeystick.pld as pld
-from hockeystick.pld.accountant import AccuracyNotMetWarning
+from hockeystick.pld.accountants.subsampled_gaussian import AccuracyNotMetWarning
 
 DELTAS = np.logspace(-10, -3, 20)
 ACCURACY = 1e-2

@@ -1,4 +1,4 @@
-"""The certified epsilon width a delta bracket implies (pld/epsilon_width.py) never undercuts the truth,
+"""The certified epsilon width a delta bracket implies (pld/reads/epsilon_width.py) never undercuts the truth,
 by either rule (the chord to the right, the lower bound to the left).
 
 References: the Gaussian mechanism's exact profile (closed form theta, scipy at double precision, its
@@ -18,7 +18,7 @@ from scipy.optimize import brentq
 from scipy.stats import norm
 
 from hockeystick import _core
-from hockeystick.pld.epsilon_width import certified_epsilon_width, left_epsilon_width
+from hockeystick.pld.reads.epsilon_width import certified_epsilon_width, left_epsilon_width
 
 from . import c_math
 

@@ -18,8 +18,8 @@ import pytest
 import scipy.fft
 
 import hockeystick.pld as pld
-from hockeystick.pld import compose as pc
-from hockeystick.pld.pmf import GridPMF
+from hockeystick.pld.compose import fft as pc
+from hockeystick.pld.compose.pmf import GridPMF
 
 U = 2.0**-53
 # a long double with a 64-bit significand (x86-64): its transforms are the reference, ~2000x below u
@@ -202,7 +202,7 @@ def test_spiky_composition_brackets_the_exact_curve_at_the_edges(h):
     """300 rounds of randomized response (atoms 0.4 apart: a spiky composed PMF, where the normwise charge is the
     smaller), on a fine and a coarse grid: delta at eps = 0, a subnormal, 1e308 and between, and epsilon at
     deltas down to a subnormal, each bracket around the exact value (mpmath), both sides charged with inverse_l2."""
-    from hockeystick.pld.randomized_response import randomized_response
+    from hockeystick.pld.mechanisms.randomized_response import randomized_response
 
     noise, rounds = 0.9, 300
     dist = randomized_response(noise, 2, value_discretization_interval=h).self_compose(rounds)

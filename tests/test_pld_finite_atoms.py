@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 
 from hockeystick.hockey_stick import theta
-from hockeystick.pld import finite_atoms as fa
-from hockeystick.pld.discrete_laplace import discrete_laplace_pair
-from hockeystick.pld.randomized_response import randomized_response_pair
-from hockeystick.pld.subsampling import poisson_subsampled_pair
+from hockeystick.pld.compose import finite_atoms as fa
+from hockeystick.pld.mechanisms.discrete_laplace import discrete_laplace_pair
+from hockeystick.pld.mechanisms.randomized_response import randomized_response_pair
+from hockeystick.pld.sampling.subsampling import poisson_subsampled_pair
 
 mp.mp.dps = 50
 

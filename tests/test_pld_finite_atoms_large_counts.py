@@ -18,9 +18,12 @@ import pytest
 from dp_accounting import dp_event as dpa
 
 from hockeystick.interop.dp_accounting import HockeystickAccountant
-from hockeystick.pld import finite_atoms as fa
-from hockeystick.pld.discrete_laplace import discrete_laplace_atoms, discrete_laplace_pair
-from hockeystick.pld.subsampling import poisson_subsampled_pair
+from hockeystick.pld.compose import finite_atoms as fa
+from hockeystick.pld.mechanisms.discrete_laplace import (
+    discrete_laplace_atoms,
+    discrete_laplace_pair,
+)
+from hockeystick.pld.sampling.subsampling import poisson_subsampled_pair
 
 mp.mp.dps = 50
 CASES = [
@@ -208,7 +211,7 @@ def test_a_billion_runs_off_any_lattice_are_rebased_not_refused():
     """Found by the event-tree search: 1.3e9 runs of a randomized response (replace-special: two atoms on the
     2^-32 sub-lattice) reached indices past 2^62 and were refused as 'beyond the common loss lattice'
     (no field named).  The window is rebased onto a coarser lattice; both ends hold the exact binomial."""
-    from hockeystick.pld.randomized_response import randomized_response_pair
+    from hockeystick.pld.mechanisms.randomized_response import randomized_response_pair
 
     k = 2745 * 473672
     p, q = randomized_response_pair(0.3650357641630829, 10, "replace_special")

@@ -16,9 +16,9 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from hockeystick.pld import finite_atoms as fa
 from hockeystick.pld import gaussian
-from hockeystick.pld.discrete_laplace import discrete_laplace_pair
+from hockeystick.pld.compose import finite_atoms as fa
+from hockeystick.pld.mechanisms.discrete_laplace import discrete_laplace_pair
 
 from .test_pld_grid_pmf_many_queries import _gaussian_exact
 

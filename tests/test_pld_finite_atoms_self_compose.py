@@ -13,8 +13,8 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from hockeystick.pld import finite_atoms as fa
-from hockeystick.pld.discrete_laplace import discrete_laplace_pair
+from hockeystick.pld.compose import finite_atoms as fa
+from hockeystick.pld.mechanisms.discrete_laplace import discrete_laplace_pair
 
 mp.mp.dps = 50
 

@@ -20,11 +20,11 @@ from dp_accounting import dp_event as dpa
 
 from hockeystick import pld
 from hockeystick.interop.dp_accounting import HockeystickAccountant
-from hockeystick.pld import finite_atoms as fa
-from hockeystick.pld.canonical import canonical_pair
-from hockeystick.pld.discrete_laplace import discrete_laplace_pair
-from hockeystick.pld.randomized_response import randomized_response_pair
-from hockeystick.pld.subsampling import poisson_subsampled_pair
+from hockeystick.pld.compose import finite_atoms as fa
+from hockeystick.pld.mechanisms.canonical import canonical_pair
+from hockeystick.pld.mechanisms.discrete_laplace import discrete_laplace_pair
+from hockeystick.pld.mechanisms.randomized_response import randomized_response_pair
+from hockeystick.pld.sampling.subsampling import poisson_subsampled_pair
 
 from .test_pld_finite_atoms import exact_delta
 

@@ -16,7 +16,7 @@ import pytest
 
 import hockeystick as hs
 import hockeystick.pld as pld
-from hockeystick.pld.mechanisms import MAX_INTERVAL
+from hockeystick.pld.mechanisms.constructors import MAX_INTERVAL
 
 SIGMA, ROUNDS = 10.0, 4  # losses span about +-1: the finest grid (1e-6) holds ~2e6 cells
 R = math.sqrt(ROUNDS) / SIGMA

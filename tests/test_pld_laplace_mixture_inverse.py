@@ -16,9 +16,13 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from hockeystick.pld import monotone
-from hockeystick.pld.laplace_mixture import laplace_mixture, laplace_mixture_inverse, laplace_mixture_pair
-from hockeystick.pld.monotone import check_mixture
+from hockeystick.pld.mechanisms import monotone
+from hockeystick.pld.mechanisms.laplace_mixture import (
+    laplace_mixture,
+    laplace_mixture_inverse,
+    laplace_mixture_pair,
+)
+from hockeystick.pld.mechanisms.monotone import check_mixture
 
 mp.mp.dps = 50
 
@@ -86,7 +90,7 @@ def test_subsampled_laplace_still_brackets_the_exact_delta(b, q):
 def test_check_mixture_plain_path_is_the_array_path():
     """A few components given as tuples or lists of floats (the plans' specs) skip the array checks: the
     same arrays, and invalid input still reaches the array path's ValueError."""
-    from hockeystick.pld.laplace_mixture import laplace_mixture
+    from hockeystick.pld.mechanisms.laplace_mixture import laplace_mixture
 
     for shifts, weights in [
         ((0.0, 1.0), (0.9271864453057831, 0.0728135546942169)),

@@ -1,4 +1,4 @@
-"""The accountant's epsilon rule reads lower sides to the left of each eps (pld/epsilon_width.py
+"""The accountant's epsilon rule reads lower sides to the left of each eps (pld/reads/epsilon_width.py
 ``left_epsilon_width``): they certify epsilon widths where delta falls steeply, and never raise the
 lower side at eps itself (delta at eps - d is larger than at eps).
 
@@ -15,7 +15,7 @@ import mpmath
 import numpy as np
 
 from hockeystick import pld
-from hockeystick.pld.epsilon_width import left_epsilon_width
+from hockeystick.pld.reads.epsilon_width import left_epsilon_width
 
 mpmath.mp.dps = 50
 

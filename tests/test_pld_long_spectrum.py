@@ -21,8 +21,8 @@ import pytest
 import hockeystick as hs
 import hockeystick.pld as pld
 from hockeystick import _core
-from hockeystick.pld import compose as pc
-from hockeystick.pld.pmf import GridPMF
+from hockeystick.pld.compose import fft as pc
+from hockeystick.pld.compose.pmf import GridPMF
 
 pytestmark = pytest.mark.skipif(
     np.finfo(np.longdouble).nmant != 63, reason="needs x86-64's 80-bit long double (64-bit significand)"

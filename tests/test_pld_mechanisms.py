@@ -15,11 +15,17 @@ import numpy as np
 import pytest
 
 from hockeystick import pld
-from hockeystick.pld.canonical import canonical_pair, eps_delta_dp
-from hockeystick.pld.discrete_laplace import discrete_laplace, discrete_laplace_pair
-from hockeystick.pld.gaussian_mixture import mixture_of_gaussians
-from hockeystick.pld.laplace_mixture import laplace_mixture, subsampled_laplace
-from hockeystick.pld.randomized_response import randomized_response, randomized_response_pair
+from hockeystick.pld.mechanisms.canonical import canonical_pair, eps_delta_dp
+from hockeystick.pld.mechanisms.discrete_laplace import (
+    discrete_laplace,
+    discrete_laplace_pair,
+)
+from hockeystick.pld.mechanisms.gaussian_mixture import mixture_of_gaussians
+from hockeystick.pld.mechanisms.laplace_mixture import laplace_mixture, subsampled_laplace
+from hockeystick.pld.mechanisms.randomized_response import (
+    randomized_response,
+    randomized_response_pair,
+)
 
 EPS = np.array([0.0, 0.1, 0.5, 1.0, 2.0])
 
@@ -192,7 +198,7 @@ def test_finite_and_laplace_mechanisms_refuse_bad_input(call):
 
 
 def test_mixture_of_plds_is_the_weighted_pmf_and_refuses_bad_weights():
-    from hockeystick.pld.pld_mixture import mixture
+    from hockeystick.pld.mechanisms.pld_mixture import mixture
 
     a, b = pld.gaussian(1.0), pld.gaussian(2.0)
     mixed = mixture([a, b], [0.25, 0.75])
@@ -206,7 +212,7 @@ def test_mixture_of_plds_is_the_weighted_pmf_and_refuses_bad_weights():
 
 
 def test_poisson_subsampled_finite_pair_and_bad_rate():
-    from hockeystick.pld.subsampling import poisson_subsampled, poisson_subsampled_pair
+    from hockeystick.pld.sampling.subsampling import poisson_subsampled, poisson_subsampled_pair
 
     p, q = canonical_pair(1.0, 0.01)
     mixed, base = poisson_subsampled_pair(p, q, 0.2)

@@ -11,11 +11,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hockeystick.pld import dominated_direction
-from hockeystick.pld.accountant import SubsampledGaussianPLD
-from hockeystick.pld.distribution import compose_all, undominated_lower_sides
-from hockeystick.pld.epsilon_width import RIGHT_OFFSETS
-from hockeystick.pld.mechanisms import subsampled_gaussians
+from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
+from hockeystick.pld.compose.distribution import compose_all, undominated_lower_sides
+from hockeystick.pld.mechanisms.constructors import subsampled_gaussians
+from hockeystick.pld.reads.epsilon_width import RIGHT_OFFSETS
+from hockeystick.pld.refine import dominated_direction
 
 EPS = np.linspace(0.5, 10.0, 20)
 X = np.concatenate([EPS] + [EPS + d for d in RIGHT_OFFSETS])

@@ -25,7 +25,8 @@ import pytest
 import scipy.fft
 
 from hockeystick import _core, pld
-from hockeystick.pld import compose, mechanisms
+from hockeystick.pld.compose import fft as compose
+from hockeystick.pld.mechanisms import constructors as mechanisms
 
 U = 2.0**-53
 EXTENDED = np.finfo(np.longdouble).nmant >= 63

@@ -20,10 +20,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hockeystick import pld
-from hockeystick.pld import finite_atoms as fa
-from hockeystick.pld import mechanisms
-from hockeystick.pld.canonical import canonical_pair
-from hockeystick.pld.randomized_response import randomized_response_pair
+from hockeystick.pld.compose import finite_atoms as fa
+from hockeystick.pld.mechanisms import constructors as mechanisms
+from hockeystick.pld.mechanisms.canonical import canonical_pair
+from hockeystick.pld.mechanisms.randomized_response import randomized_response_pair
 
 from .test_pld_finite_atoms import exact_delta
 
@@ -289,7 +289,7 @@ def test_discrete_laplace_with_a_subnormal_mass_keeps_a_finite_epsilon():
     """Review 10: moving the subnormal P-mass of a discrete Laplace of parameter 720 (e^-720 ~ 1e-313,
     at loss -720) to +infinity made every epsilon infinite; the true loss is finite, so a pessimistic
     side that keeps it at a finite loss reports the pure epsilon 720 (and 2 720 for two runs)."""
-    from hockeystick.pld.discrete_laplace import discrete_laplace_atoms
+    from hockeystick.pld.mechanisms.discrete_laplace import discrete_laplace_atoms
 
     grid = pld.discrete_laplace(720.0)
     lo, up = grid.epsilon(1e-305, bound="both")
@@ -305,7 +305,7 @@ def test_discrete_laplace_with_a_subnormal_mass_keeps_a_finite_epsilon():
 
 
 def discrete_laplace_pair_of(a: float) -> tuple[np.ndarray, np.ndarray]:
-    from hockeystick.pld.discrete_laplace import discrete_laplace_pair
+    from hockeystick.pld.mechanisms.discrete_laplace import discrete_laplace_pair
 
     return discrete_laplace_pair(a, 1)
 

@@ -12,7 +12,7 @@ import pytest
 import hockeystick as hs
 import hockeystick.pld as pld
 from hockeystick import _core
-from hockeystick.pld.mechanisms import MAX_CELLS, subsampled_gaussians
+from hockeystick.pld.mechanisms.constructors import MAX_CELLS, subsampled_gaussians
 
 
 def test_batched_discretization_equals_one_at_a_time():
@@ -74,6 +74,6 @@ def test_upper_only_skips_the_optimistic_side_and_changes_nothing_else():
     lo, up_both = pld.SubsampledGaussianPLD(**kw).epsilon(1e-6, bound="both")
     np.testing.assert_array_equal(up, up_both)
     assert np.all(acc.epsilon(1e-6, bound="lower") == lo)  # the same accountant rebuilds the lower side
-    one_sided = pld.mechanisms.subsampled_gaussians([1.0], [0.02], optimistic=False)[0].self_compose(10)
+    one_sided = subsampled_gaussians([1.0], [0.02], optimistic=False)[0].self_compose(10)
     with pytest.raises(ValueError, match="optimistic"):
         one_sided.delta(1.0, bound="lower")

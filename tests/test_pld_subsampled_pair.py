@@ -25,8 +25,8 @@ from dp_accounting.privacy_accountant import NeighboringRelation, UnsupportedEve
 from hockeystick import pld  # noqa: E402
 from hockeystick.hockey_stick import theta  # noqa: E402
 from hockeystick.interop.dp_accounting import HockeystickAccountant  # noqa: E402
-from hockeystick.pld.randomized_response import randomized_response_pair  # noqa: E402
-from hockeystick.pld.subsampled_pair import poisson_subsampled_curves, without_replacement_curves  # noqa: E402
+from hockeystick.pld.mechanisms.randomized_response import randomized_response_pair  # noqa: E402
+from hockeystick.pld.sampling.subsampled_pair import poisson_subsampled_curves, without_replacement_curves  # noqa: E402
 
 mpmath.mp.dps = 50
 DELTA = 1e-5
@@ -297,8 +297,8 @@ def test_with_replacement_adapter_reports_the_accountants_tighter_bound():
 def test_sampled_curves_keep_their_sides_near_the_singular_ends():
     """The remove curve near eps = log(1 - q) and the add curve near -log(1 - q), where the
     formulas' arguments lose accuracy, against the exact curves of the sampled pair (mpmath)."""
-    from hockeystick.pld import finite_atoms
-    from hockeystick.pld.subsampled_pair import mirrored_curve, poisson_add_curve, poisson_remove_curve
+    from hockeystick.pld.compose import finite_atoms
+    from hockeystick.pld.sampling.subsampled_pair import mirrored_curve, poisson_add_curve, poisson_remove_curve
 
     p, qq = randomized_response_pair(0.3, 3, "replace_special")
     atoms = {True: finite_atoms.pair_atoms(p, qq), False: finite_atoms.pair_atoms(qq, p)}
@@ -386,7 +386,7 @@ def test_random_inner_compositions_nested_samples_multiply_and_sampling_amplifie
 def test_generic_with_replacement_transform_is_the_gaussian_labelled_pair():
     """Group-c Gaussian curves (shift 2c / s) through the generic with-replacement bound give the
     upper side of pld.with_replacement_subsampled_gaussian (its pair (*)), one round and composed."""
-    from hockeystick.pld.subsampled_pair import with_replacement_curves
+    from hockeystick.pld.sampling.subsampled_pair import with_replacement_curves
 
     s, k, n, h = 4.0, 8, 50, 2e-3
     group = {c: (gaussian_curve(2 * c / s, 1 + 1e-11), gaussian_curve(2 * c / s, 1 - 1e-11)) for c in range(1, k + 1)}

@@ -15,7 +15,7 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from hockeystick.pld.subsampled_pair import poisson_add_curve, poisson_remove_curve
+from hockeystick.pld.sampling.subsampled_pair import poisson_add_curve, poisson_remove_curve
 
 EPS0, Q = 2000.0, 0.06
 

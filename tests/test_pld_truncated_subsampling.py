@@ -1,4 +1,4 @@
-"""The truncated-Poisson-sampled Gaussian (pld/truncated_subsampling.py) against exact enumeration.
+"""The truncated-Poisson-sampled Gaussian (pld/sampling/truncated_subsampling.py) against exact enumeration.
 
 For small n and B the mechanism's output on a dataset of one-dimensional contributions is a finite
 Gaussian mixture, found here by enumerating every Poisson sample and every B-subset a cut keeps,
@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from hockeystick import pld
-from hockeystick.pld import truncated_subsampling as T
+from hockeystick.pld.sampling import truncated_subsampling as T
 
 
 def outputs(contributions: list[float], q: Fraction, b: int) -> dict[Fraction, Fraction]:
@@ -178,7 +178,7 @@ def test_two_rounds_realizable_pairs_below_their_dataset(others):
 def test_old_lower_side_was_above_the_truth(exact):
     """The optimistic side of arXiv:2508.15089's mixture is no lower bound: at q = 1 it exceeds the
     worst dataset's exact delta (the realizable lower side does not)."""
-    from hockeystick.pld.monotone import monotone_factors
+    from hockeystick.pld.mechanisms.monotone import monotone_factors
 
     sigma = 1.0  # n = 5 records, q = 1, B = 2: the record kept with probability 2 / 5
     forward, _ = monotone_factors("replace", T.replace_pair(sigma / 2, 2 / 5, 1e-15), 1e-4)

@@ -1,4 +1,4 @@
-"""``accuracy=`` epsilon(delta) truncates at tails sized to the delta asked (pld/truncation.py).
+"""``accuracy=`` epsilon(delta) truncates at tails sized to the delta asked (pld/compose/truncation.py).
 
 The tails only decide the bracket's width and cost: every truncated mass is charged.  Checked here: the
 remove direction's mass above its integration range is what the C++ discretization sends to +infinity
@@ -16,7 +16,9 @@ import pytest
 from dp_accounting import dp_event as E
 
 import hockeystick.pld as pld
-from hockeystick.pld import dominated_direction, mechanisms, truncation
+from hockeystick.pld.compose import truncation
+from hockeystick.pld.mechanisms import constructors as mechanisms
+from hockeystick.pld.refine import dominated_direction
 
 from .dp_accounting_pld import their_epsilon, their_pld
 from .test_pld_extreme_parameters import exact_one_round
@@ -132,7 +134,7 @@ def test_the_epsilon_rules_delta_sizes_its_truncations_to_the_floor(monkeypatch)
     at a tail between those of the fewest and the most rounds of its (sigma, q) (one shared by its rounds values),
     the add direction at ``tail``; the bracket still holds the one-round exact delta (mpmath) and dp_accounting's
     estimates after many rounds."""
-    from hockeystick.pld import accountant
+    from hockeystick.pld.accountants import subsampled_gaussian as accountant
 
     floor = accountant.SubsampledGaussianPLD.DELTA_FLOOR
     seen, windows = [], []

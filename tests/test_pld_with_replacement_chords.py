@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hockeystick.pld import with_replacement_shift_bound as module
+from hockeystick.pld.sampling import with_replacement_shift_bound as module
 
 
 def test_chords_lie_above_the_curve_at_every_grid_point(monkeypatch):

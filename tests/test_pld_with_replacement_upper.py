@@ -1,5 +1,5 @@
 """The shift-constrained upper curve D for batches drawn WITH replacement, replace-one neighbours
-(pld/with_replacement_shift_bound.py), and the accountant that reports min((*), D).
+(pld/sampling/with_replacement_shift_bound.py), and the accountant that reports min((*), D).
 
 References independent of the C++ code: mpmath (30 digits) for the pair's own curve
 H_gamma(sum_c b_c N(2c, s^2) || sum_c b_c N(-2c, s^2)) and for the realizable pair's curve; the
@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import hockeystick.pld as pld
-from hockeystick.pld.with_replacement_shift_bound import with_replacement_shift_bound
+from hockeystick.pld.sampling.with_replacement_shift_bound import with_replacement_shift_bound
 
 from .test_pld_with_replacement import _hockey_stick, binomial, crossing, random_two_dimensional_pairs, realizable_delta
 
@@ -186,7 +186,7 @@ def test_losses_near_the_top_of_the_grid_keep_the_curve_above_the_realizable_one
     """Little noise (s = 0.05): losses reach 700, where e^loss nearly overflows.  The bisection works
     on logs, so D stays above the realizable curve there (it once collapsed to 1e-149), and the
     PMF carries mass 1 and stays between the two sides of the labelled accountant."""
-    from hockeystick.pld.with_replacement_shift_bound import copy_count_weights, shift_constrained_curve
+    from hockeystick.pld.sampling.with_replacement_shift_bound import copy_count_weights, shift_constrained_curve
 
     s, K, n = 0.05, 3, 4
     weights, _ = copy_count_weights(K, n, 1e-16)

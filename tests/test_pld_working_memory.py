@@ -10,8 +10,8 @@ import pytest
 
 import hockeystick.pld as pld
 from hockeystick import _core
-from hockeystick.pld import compose as pc
-from hockeystick.pld.accountant import SubsampledGaussianPLD, loss_span
+from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD, loss_span
+from hockeystick.pld.compose import fft as pc
 
 
 def _factor(sigma: float, q: float, h: float):

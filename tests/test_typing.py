@@ -96,7 +96,7 @@ def test_the_public_modules_are_checked_strictly(monkeypatch: pytest.MonkeyPatch
     }
     assert not {m: f for m, f in lax.items() if f}, "set these in pyproject.toml's strict override"
     assert all(getattr(options, f) == v for f, v in flags.items() if f not in PER_MODULE_OPTIONS), flags
-    assert not options.clone_for_module("hockeystick.pld.accountant").ignore_errors
+    assert not options.clone_for_module("hockeystick.pld.accountants.subsampled_gaussian").ignore_errors
 
 
 @pytest.mark.slow

@@ -254,7 +254,7 @@ std::vector<pld::ComposedPMF> composed(const std::vector<input_array>& masses, c
         py::gil_scoped_acquire acquire;
         throw py::value_error(std::string(e.what()) +
                               "; coarsen the grid (a larger value_discretization_interval or accuracy) or "
-                              "raise max_points (hockeystick.pld.compose.DEFAULT_MAX_POINTS)");
+                              "raise max_points (hockeystick.pld.compose.fft.DEFAULT_MAX_POINTS)");
     } catch (const std::invalid_argument& e) {
         py::gil_scoped_acquire acquire;
         throw py::value_error(e.what());

@@ -20,6 +20,10 @@ if TYPE_CHECKING:
 
 __version__ = "0.1.0"
 
+from . import _moved  # noqa: E402  (old module paths of pld and interop keep importing, with a warning)
+
+_moved.install()
+
 # Nothing numeric is imported with the package: ``hockeystick --version`` and every ``--help`` start
 # without numpy or the compiled core.  The top-level functions come from their modules on first use
 # (PEP 562), and so does every submodule (``hockeystick.pld``, ``hockeystick.theta`` ...).

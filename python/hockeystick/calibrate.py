@@ -24,7 +24,7 @@ Chandrupatla's interpolation.  The coarse grids only choose where the search sta
 is bracketed, and meets the target, on the requested grid.
 
 An accountant whose class has ``calibration_directions`` (the subsampled-Gaussian PLD for sigma:
-delta is the larger of its remove and add directions', ``pld/directional_delta.py``) is evaluated
+delta is the larger of its remove and add directions', ``pld/refine/directional_delta.py``) is evaluated
 direction by direction on the upper side (``_Directions``): the leading direction at every trial,
 the others only where a trial meets the target and no certified screen (their bound at a value
 every later trial lies beyond, the others' delta being monotone there) already shows they do too.
@@ -408,7 +408,7 @@ class _Bar:
 
 class _Directions:
     """A search's upper delta direction by direction (the accountant's ``calibration_directions``: the PLD's
-    remove and add directions, ``pld/directional_delta.py``), the other directions composed only where needed.
+    remove and add directions, ``pld/refine/directional_delta.py``), the other directions composed only where needed.
 
     delta = max over directions, and any certified upper bound of each direction gives one of delta:
 

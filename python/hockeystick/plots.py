@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._optional import require_extra
-from .pld.along_run import CurveAlongRun
+from .pld.reads.along_run import CurveAlongRun
 from .sweep.grid import Axis, Grid
 from .sweep.labelled import to_dataset
 from .sweep.run import default_chunk_size, evaluate_chunk

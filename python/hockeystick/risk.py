@@ -87,7 +87,7 @@ from . import _validation, pld, registry
 from ._elementwise import ArrayLike
 from .accountant import Bound
 from .calibrate import _search_range, calibrate
-from .pld.mechanisms import subsampled_gaussians
+from .pld.mechanisms.constructors import subsampled_gaussians
 from .registry import AccountantEntry
 
 __all__ = ["Direction", "DEFAULT_RTOL", "advantage", "calibrate_tpr", "tpr_at_fpr", "tradeoff_curve"]

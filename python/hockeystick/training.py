@@ -74,13 +74,13 @@ import numpy as np
 from . import _validation
 from ._elementwise import ArrayLike, broadcast_float_arrays
 from .hockey_stick import theta_radius
-from .pld import along_run
-from .pld.accountant import SubsampledGaussianPLD
-from .pld.allocation_accountant import BallsInBinsGaussianPLD, ShuffledBatchGaussianPLD
-from .pld.along_run import CurveAlongRun
-from .pld.calibration_start import calibration_start as pld_calibration_start
-from .pld.distribution import Bound, Result
-from .pld.fixed_batch import FixedBatchGaussianPLD
+from .pld.accountants.allocation import BallsInBinsGaussianPLD, ShuffledBatchGaussianPLD
+from .pld.accountants.fixed_batch import FixedBatchGaussianPLD
+from .pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
+from .pld.compose.distribution import Bound, Result
+from .pld.reads import along_run
+from .pld.reads.along_run import CurveAlongRun
+from .pld.refine.calibration_start import calibration_start as pld_calibration_start
 
 __all__ = ["DPSGD", "DPFedAvg", "Sampling", "StepsPerEpoch", "STEPS_PER_EPOCH", "SAMPLE_RATE_SYNONYMS"]
 

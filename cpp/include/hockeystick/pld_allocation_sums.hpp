@@ -1,6 +1,6 @@
 // The law of A + B for independent A and B on a grid 0 = g_0 < g_1 < ... < g_top, kept above or below
 // the true sum in the convex order: the two steps of random allocation's one-epoch law
-// (python/hockeystick/pld/random_allocation.py, where the grid and the proof are described).
+// (python/hockeystick/pld/sampling/random_allocation.py, where the grid and the proof are described).
 //
 // spread_sum (upper): A and B sit on grid points.  A sum s in [g_k, g_k+1) goes to g_k and g_k+1 with
 // masses m (g_k+1 - s) / gap and m (s - g_k) / gap (a mean-preserving spread); a sum at or above g_top

@@ -126,7 +126,7 @@ inline void add_atom(Cells& cells, double lam, double m) {
 //   e^{l_j} b_j = (c_j + d_j) / (e^h - 1)   and   a_j = c_j + e^{l_j} b_j,
 // a quotient and a sum of non-negative numbers (no cancellation).  b_j itself is e^{-l_j} times the
 // scaled mass, formed (or taken as a logarithm) by the caller: pld_replace_one.hpp's mirrored
-// cells, python/hockeystick/pld/affinity_ceiling.py's Hoelder sum (through the cells' binding).
+// cells, python/hockeystick/pld/reads/affinity_ceiling.py's Hoelder sum (through the cells' binding).
 struct CellMass {
     double p;         // a_j = P(cell j)
     double q_scaled;  // e^{l_j} b_j = e^{l_j} Q(cell j)

@@ -1,5 +1,5 @@
 // The complement's scans over a composed PMF: the O(n) passes behind the bounds on 1 - delta of
-// python/hockeystick/pld/complement.py (its module docstring's (2) and (3), read through the tilt (4)).
+// python/hockeystick/pld/reads/complement.py (its module docstring's (2) and (3), read through the tilt (4)).
 // The bounds themselves, a few operations per argument, stay in the facade; these passes over every
 // grid point of a composed window (10^4-10^5 points, several per refinement step) are done here, with
 // the GIL released, where numpy and scipy.signal.lfilter took ~8 % of G1's CPU with it held.

@@ -1,6 +1,6 @@
 // The certified epsilon bracket a delta bracket implies: its width at delta* = up, from a
 // certified bracket lo <= delta(eps0) <= up and a certified bound on delta at a second argument.
-// (python/hockeystick/pld/epsilon_width.py has the derivation; the accountant's refinement asks
+// (python/hockeystick/pld/reads/epsilon_width.py has the derivation; the accountant's refinement asks
 // for these widths at every step, so they are computed here, not in numpy.)
 //
 // eps0 is a certified upper bound on epsilon(up) = inf{eps : delta(eps) <= up}, since delta(eps0)

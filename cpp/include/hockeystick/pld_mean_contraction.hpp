@@ -23,7 +23,7 @@
 // down (rounded_down_pmf), which shifts the mean by ~h/2 per factor.  What is lost is the
 // spread inside each pool (about h^2/12 of loss variance per factor), small once the input's
 // spread covers many coarse cells (a block of rounds composed on the fine grid:
-// pld/two_resolution.py).
+// pld/sampling/two_resolution.py).
 //
 // Input charges (a composed optimistic PMF, pld_compose.hpp): each entry may exceed the true
 // mass by `entry_error` (round-off) and the entries together by `alias` (the window's folded

@@ -61,7 +61,7 @@
 // and (**) is its own mirror image, so it is a dominating pair and composes adaptively.
 //
 // The tightest of the three, the shift-constrained curve (computed in the Python facade,
-// python/hockeystick/pld/with_replacement_shift_bound.py, from the same coupling):
+// python/hockeystick/pld/sampling/with_replacement_shift_bound.py, from the same coupling):
 //     H_gamma(M(D) || M(D')) <= D(gamma) = sup_alpha [ b_0 (1 - gamma) Phi(alpha)
 //         + sum_{c>=1} b_c max_{alpha - r_c <= beta <= alpha} (Phi(beta + r_c) - gamma Phi(beta)) ],
 // r_c = 2c/s, for every gamma >= 0 and both orders.  Proof.  As for (**), keep also the third

@@ -59,7 +59,7 @@ def _mechanism_parameters() -> list[tuple[str, list[str], list[str]]]:
     constructor's keywords, but the PLD grid (the compose file's value_discretization_interval)."""
     import inspect
 
-    from ..pld.stages import MECHANISMS
+    from ..pld.accountants.stages import MECHANISMS
 
     listed = []
     for name, (constructor, _) in MECHANISMS.items():

@@ -36,7 +36,7 @@ def along_run_options(parser: argparse.ArgumentParser) -> None:
 
 def along_run_parameters(names: list[str], params: dict[str, str], every: str) -> tuple[dict[str, str], int]:
     """``params`` with the run's length replaced by its checkpoints (comma-separated steps), and their count."""
-    from ..pld.along_run import checkpoints
+    from ..pld.reads.along_run import checkpoints
     from ..sweep import registry
     from ..sweep.grid import Axis, parse_value
 

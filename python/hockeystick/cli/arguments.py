@@ -19,7 +19,7 @@ __all__ = ["COMMAND_LINE_WORDS", "COMPOSE_WORDS", "GRID_POINTS_REMEDY", "TRAININ
 # allows (cpp/bindings/register_pld_compose.cpp); Python callers set the module default.
 GRID_POINTS_REMEDY = (
     "coarsen the grid (a larger value_discretization_interval or accuracy) or raise max_points "
-    "(hockeystick.pld.compose.DEFAULT_MAX_POINTS)"
+    "(hockeystick.pld.compose.fft.DEFAULT_MAX_POINTS)"
 )
 
 # Python phrase -> the words of delta, epsilon, calibrate and sweep (accountant parameters as -p NAME=VALUE,

@@ -74,8 +74,8 @@ def _values(text: str, flag: str) -> list[float]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..pld.neighbouring import RELATION_WORDS
-    from ..pld.stages import compose_stages, stage_relations
+    from ..pld.accountants.stages import compose_stages, stage_relations
+    from ..pld.mechanisms.neighbouring import RELATION_WORDS
     from ..sweep.grid import read_toml
     from .tables import table
 

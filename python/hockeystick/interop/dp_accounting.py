@@ -24,10 +24,10 @@ from dp_accounting import dp_event
 from dp_accounting.privacy_accountant import NeighboringRelation, PrivacyAccountant
 
 from .. import _validation
-from ..pld.compose import BYTES_PER_POINT
-from ..pld.mechanisms import DEFAULT_INTERVAL
+from ..pld.accountants.plan import CompositionPlan, PlanProfile
+from ..pld.compose.fft import BYTES_PER_POINT
+from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
 from .dp_events import Unsupported, check_count, check_zcdp_alone, plan_for
-from .plan import CompositionPlan, PlanProfile
 from .rdp_accountant import HockeystickRdpAccountant
 
 FALLBACK_ACCURACY = 1e-4  # the bracket width aimed for when the default grid cannot hold the composition

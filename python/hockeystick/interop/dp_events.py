@@ -84,14 +84,14 @@ from dp_accounting.privacy_accountant import NeighboringRelation
 from scipy import stats
 
 from .. import _validation
-from ..pld import discrete_gaussian as dg
-from ..pld.neighbouring import relations_bounded
+from ..pld.accountants.plan import COPY_COUNT_CUT, FINITE_PAIRS, CompositionPlan, Mechanism, group_plan
+from ..pld.accountants.zcdp_plan import ZCDP, has_zcdp, zcdp_alone
+from ..pld.mechanisms import discrete_gaussian as dg
+from ..pld.mechanisms.neighbouring import relations_bounded
 from .allocation_events import BallsInBinsGaussianDpEvent, ShuffledBatchGaussianDpEvent
 from .catalogue_events import DiscreteGaussianDpEvent, EpsilonDeltaDpEvent
 from .loss_reach import MAX_LOSS_REACH, MAX_NOISE, ParameterOutOfRange, gaussian_reach
-from .plan import COPY_COUNT_CUT, FINITE_PAIRS, CompositionPlan, Mechanism, group_plan
 from .selection_events import ExponentialMechanismDpEvent, PermuteAndFlipDpEvent
-from .zcdp_plan import ZCDP, has_zcdp, zcdp_alone
 
 # the fixed-size batch events: sample_size records drawn from source_dataset_size
 SampledEvent = ev.SampledWithoutReplacementDpEvent | ev.SampledWithReplacementDpEvent

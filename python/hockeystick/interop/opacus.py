@@ -33,10 +33,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import _validation
-from ..pld.calibration_start import calibration_start
-from ..pld.mechanisms import DEFAULT_INTERVAL
+from ..pld.accountants.plan import CompositionPlan, PlanProfile
+from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
+from ..pld.refine.calibration_start import calibration_start
 from .loss_reach import MAX_LOSS_REACH, MAX_NOISE, TAIL_RADII, ParameterOutOfRange, gaussian_reach
-from .plan import CompositionPlan, PlanProfile
 
 if TYPE_CHECKING:  # checked as the plain class, with or without Opacus installed: every method is its own
     _Base = object

@@ -27,9 +27,9 @@ import numpy as np
 from .. import _validation
 from .._elementwise import ArrayLike
 from ..gaussian_mechanism import GaussianMechanism
-from ..pld.distribution import Bound, Result
-from ..pld.fixed_batch import WithReplacementBatchGaussianPLD
-from ..pld.mechanisms import DEFAULT_INTERVAL
+from ..pld.accountants.fixed_batch import WithReplacementBatchGaussianPLD
+from ..pld.compose.distribution import Bound, Result
+from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
 
 __all__ = ["NoisyMBSGD", "OnePassNoisyMBSGD", "UserLevelNoisyMBSGD"]
 

@@ -32,11 +32,11 @@ import numpy as np
 from .. import _validation
 from .._elementwise import ArrayLike
 from ..certified_theta import radius_up, theta_epsilon_upper
-from ..pld import finite_atoms
-from ..pld.canonical import canonical_pair
-from ..pld.distribution import Bound
-from ..pld.fixed_batch import WithReplacementBatchGaussianPLD
-from ..pld.mechanisms import DEFAULT_INTERVAL
+from ..pld.accountants.fixed_batch import WithReplacementBatchGaussianPLD
+from ..pld.compose import finite_atoms
+from ..pld.compose.distribution import Bound
+from ..pld.mechanisms.canonical import canonical_pair
+from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
 from .noisy_mb_sgd import MAX_DATASET_SIZE, NoisyMBSGD
 from .shuffle import clone_delta_curve
 

@@ -30,9 +30,9 @@ import numpy as np
 
 from .. import _validation
 from .._elementwise import ArrayLike, broadcast_float_arrays
-from ..pld.distribution import Bound, Result
-from ..pld.fixed_batch import WithReplacementBatchGaussianPLD
-from ..pld.mechanisms import DEFAULT_INTERVAL
+from ..pld.accountants.fixed_batch import WithReplacementBatchGaussianPLD
+from ..pld.compose.distribution import Bound, Result
+from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
 from .noisy_mb_sgd import MAX_DATASET_SIZE
 
 __all__ = ["GroupNoisyMBSGD"]

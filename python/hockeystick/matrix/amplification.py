@@ -67,7 +67,7 @@ import numpy.typing as npt
 
 from .._validation import count, in_interval, positive, scalar_or_array
 from ..accountant import Bound
-from ..pld.accountant import SubsampledGaussianPLD
+from ..pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
 from .round_off import gamma, widen_down, widen_up
 from .strategies import Banded, DenseStrategy, Strategy, strategy_from
 

@@ -19,15 +19,12 @@ given by certified curves),
 batches) and ``random_allocation`` (balls-in-bins: each record in one uniformly chosen step of an epoch).
 """
 
-from .accountant import PLDAccountant, SubsampledGaussianPLD
-from .allocation_accountant import BallsInBinsGaussianPLD, ShuffledBatchGaussianPLD
-from .canonical import eps_delta_dp
-from .discrete_laplace import discrete_laplace
-from .distribution import PrivacyLossDistribution
-from .fixed_batch import FixedBatchGaussianPLD, WithReplacementBatchGaussianPLD
-from .gaussian_mixture import mixture_of_gaussians
-from .laplace_mixture import laplace_mixture, subsampled_laplace
-from .mechanisms import (
+from .accountants.allocation import BallsInBinsGaussianPLD, ShuffledBatchGaussianPLD
+from .accountants.fixed_batch import FixedBatchGaussianPLD, WithReplacementBatchGaussianPLD
+from .accountants.subsampled_gaussian import PLDAccountant, SubsampledGaussianPLD
+from .compose.distribution import PrivacyLossDistribution
+from .mechanisms.canonical import eps_delta_dp
+from .mechanisms.constructors import (
     fixed_size_subsampled_gaussian,
     from_distributions,
     gaussian,
@@ -35,11 +32,14 @@ from .mechanisms import (
     subsampled_gaussian,
     with_replacement_subsampled_gaussian,
 )
-from .pld_mixture import mixture
-from .random_allocation import random_allocation_gaussian
-from .randomized_response import randomized_response
-from .subsampling import poisson_subsampled
-from .truncated_subsampling import truncated_subsampled_gaussian
+from .mechanisms.discrete_laplace import discrete_laplace
+from .mechanisms.gaussian_mixture import mixture_of_gaussians
+from .mechanisms.laplace_mixture import laplace_mixture, subsampled_laplace
+from .mechanisms.pld_mixture import mixture
+from .mechanisms.randomized_response import randomized_response
+from .sampling.random_allocation import random_allocation_gaussian
+from .sampling.subsampling import poisson_subsampled
+from .sampling.truncated_subsampling import truncated_subsampled_gaussian
 
 __all__ = [
     "BallsInBinsGaussianPLD",

@@ -1,0 +1,117 @@
+"""Where modules of ``hockeystick.pld`` and ``hockeystick.interop`` moved, and the old paths kept importing.
+
+``hockeystick.pld`` is laid out as its pipeline (docs/architecture.md): ``mechanisms`` (one round's pair and
+its discretization on each side), ``sampling`` (how a record enters a round), ``compose`` (the composition and
+its charges), ``reads`` (what a composed PLD answers), ``refine`` (grids chosen for an accuracy) and
+``accountants`` (the front ends, which say what is composed).  An import of a module's old path returns the
+module at its new path, with a ``DeprecationWarning`` naming it; the names ``hockeystick.pld`` exports did
+not move.  ``hockeystick.pld.compose`` and ``hockeystick.pld.mechanisms`` are packages now: the names of the
+modules they were (``compose.fft``, ``mechanisms.constructors``) are forwarded from them the same way.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import sys
+import warnings
+from collections.abc import Callable, Sequence
+from types import ModuleType
+from typing import Any
+
+MOVED = {
+    "hockeystick.pld.mechanisms": "hockeystick.pld.mechanisms.constructors",
+    "hockeystick.pld.canonical": "hockeystick.pld.mechanisms.canonical",
+    "hockeystick.pld.randomized_response": "hockeystick.pld.mechanisms.randomized_response",
+    "hockeystick.pld.discrete_laplace": "hockeystick.pld.mechanisms.discrete_laplace",
+    "hockeystick.pld.discrete_gaussian": "hockeystick.pld.mechanisms.discrete_gaussian",
+    "hockeystick.pld.gaussian_mixture": "hockeystick.pld.mechanisms.gaussian_mixture",
+    "hockeystick.pld.laplace_mixture": "hockeystick.pld.mechanisms.laplace_mixture",
+    "hockeystick.pld.monotone": "hockeystick.pld.mechanisms.monotone",
+    "hockeystick.pld.selection": "hockeystick.pld.mechanisms.selection",
+    "hockeystick.pld.pld_mixture": "hockeystick.pld.mechanisms.pld_mixture",
+    "hockeystick.pld.group_privacy": "hockeystick.pld.mechanisms.group_privacy",
+    "hockeystick.interop.group_of_records": "hockeystick.pld.mechanisms.group_of_records",
+    "hockeystick.pld.neighbouring": "hockeystick.pld.mechanisms.neighbouring",
+    "hockeystick.pld.subsampling": "hockeystick.pld.sampling.subsampling",
+    "hockeystick.pld.subsampled_pair": "hockeystick.pld.sampling.subsampled_pair",
+    "hockeystick.pld.truncated_subsampling": "hockeystick.pld.sampling.truncated_subsampling",
+    "hockeystick.pld.with_replacement_realizable": "hockeystick.pld.sampling.with_replacement_realizable",
+    "hockeystick.pld.with_replacement_shift_bound": "hockeystick.pld.sampling.with_replacement_shift_bound",
+    "hockeystick.pld.poisson_replace_one": "hockeystick.pld.sampling.poisson_replace_one",
+    "hockeystick.pld.random_allocation": "hockeystick.pld.sampling.random_allocation",
+    "hockeystick.pld.pmf": "hockeystick.pld.compose.pmf",
+    "hockeystick.pld.compose": "hockeystick.pld.compose.fft",
+    "hockeystick.pld.distribution": "hockeystick.pld.compose.distribution",
+    "hockeystick.pld.finite_atoms": "hockeystick.pld.compose.finite_atoms",
+    "hockeystick.pld.two_resolution": "hockeystick.pld.sampling.two_resolution",
+    "hockeystick.pld.round_cache": "hockeystick.pld.refine.round_cache",
+    "hockeystick.pld.truncation": "hockeystick.pld.compose.truncation",
+    "hockeystick.interop.plan": "hockeystick.pld.accountants.plan",
+    "hockeystick.interop.zcdp_plan": "hockeystick.pld.accountants.zcdp_plan",
+    "hockeystick.pld.epsilon_width": "hockeystick.pld.reads.epsilon_width",
+    "hockeystick.pld.complement": "hockeystick.pld.reads.complement",
+    "hockeystick.pld.affinity_ceiling": "hockeystick.pld.reads.affinity_ceiling",
+    "hockeystick.pld.along_run": "hockeystick.pld.reads.along_run",
+    "hockeystick.pld.dominated_direction": "hockeystick.pld.refine.dominated_direction",
+    "hockeystick.pld.directional_delta": "hockeystick.pld.refine.directional_delta",
+    "hockeystick.pld.calibration_start": "hockeystick.pld.refine.calibration_start",
+    "hockeystick.pld.accountant": "hockeystick.pld.accountants.subsampled_gaussian",
+    "hockeystick.pld.fixed_batch": "hockeystick.pld.accountants.fixed_batch",
+    "hockeystick.pld.allocation_accountant": "hockeystick.pld.accountants.allocation",
+    "hockeystick.pld.stages": "hockeystick.pld.accountants.stages",
+}
+
+
+def _warn(old: str, new: str) -> None:
+    warnings.warn(f"{old} moved to {new}; import it from there", DeprecationWarning, stacklevel=3)
+
+
+class _Alias(importlib.abc.Loader):
+    """Loads an old path as the module at its new path."""
+
+    def __init__(self, new: str):
+        self.new = new
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
+        _warn(spec.name, self.new)
+        return importlib.import_module(self.new)
+
+    def exec_module(self, module: ModuleType) -> None:
+        """The module at the new path is executed by its own import."""
+
+
+class _MovedFinder(importlib.abc.MetaPathFinder):
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        new = MOVED.get(fullname)
+        if new is None or new.startswith(fullname + "."):
+            return None  # not moved, or now a package whose old names ``forwarding`` serves
+        return importlib.util.spec_from_loader(fullname, _Alias(new))
+
+
+def install() -> None:
+    """Puts the finder of old paths on ``sys.meta_path`` (once)."""
+    if not any(isinstance(f, _MovedFinder) for f in sys.meta_path):
+        sys.meta_path.append(_MovedFinder())
+
+
+def forwarding(package: str, namespace: dict[str, Any]) -> Callable[[str], Any]:
+    """A package's ``__getattr__`` (PEP 562) serving the names of the module ``package`` was before it became a
+    package (``MOVED[package]``), with a ``DeprecationWarning`` at a name's first use (it is then kept in the
+    package's ``namespace``); submodules of the package are not forwarded."""
+    new = MOVED[package]
+
+    def __getattr__(name: str) -> Any:
+        if not name.startswith("__") and importlib.util.find_spec(f"{package}.{name}") is None:
+            module = importlib.import_module(new)
+            if hasattr(module, name):
+                _warn(f"{package}.{name}", f"{new}.{name}")
+                namespace[name] = getattr(module, name)
+                return namespace[name]
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+
+    return __getattr__

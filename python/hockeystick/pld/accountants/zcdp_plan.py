@@ -1,0 +1,93 @@
+"""The PLD adapter's rule for ``ZCDpEvent``: zCDP composes by adding (xi, rho); it has no PLD.
+
+A (xi, rho)-zCDP event says only that the mechanism's Renyi divergences are at most xi + rho alpha, which
+fixes no privacy-loss distribution, so it cannot enter a PLD composition.  The rule:
+
+- A plan of ``ZCDpEvent`` runs and Gaussians only is answered in zCDP: the runs add (xi, rho) (Bun & Steinke
+  2016, Lemma 2.3), and a Gaussian of radius r is exactly r^2 / 2-zCDP (its Renyi divergence is alpha r^2 / 2),
+  so the plan is (xi, rho + r^2 / 2)-zCDP.  The upper side is the zCDP conversion of ``rdp.zcdp`` (certified,
+  at its near-optimal order); the lower side is the Gaussian of radius sqrt(2 rho + r^2), which is
+  (0, rho + r^2 / 2)-zCDP, so the worst case over the mechanisms the events allow is at least its exact
+  theta (``certified_theta``).  The truth for the events as stated lies between the two.
+- Any other mechanism beside a ``ZCDpEvent`` (in one event tree or over several ``compose`` calls), and any
+  sample of one, is refused (``dp_events.Unsupported``, dp_accounting's ``UnsupportedEventError``): a PLD
+  converted to zCDP would lose the tightness the PLD accountant is for; ``HockeystickRdpAccountant`` composes
+  zCDP with every RDP event instead.
+
+Rounding: rho and xi are summed as count x value products with ``math.fsum`` (each product one rounding,
+the sum one), widened by (terms + 2) u and stepped one ulp outward per side; the folded Gaussian radius^2 comes
+from ``CompositionPlan.gaussian_radius_bounds``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ...certified_theta import theta_epsilon_lower, theta_lower
+from ...rdp.zcdp import zcdp_to_delta, zcdp_to_epsilon
+
+if TYPE_CHECKING:
+    from .plan import CompositionPlan
+
+ZCDP = "zcdp"  # the plan's mechanism name: ("zcdp", rho, xi)
+UNIT_ROUNDOFF = 2.0**-53
+SMALLEST_DELTA = math.nextafter(0.0, 1.0)
+
+
+@dataclass(frozen=True)
+class ZcdpTotal:
+    """The plan's composed zCDP parameters: rho within [rho_lower, rho_upper], xi at most xi_upper."""
+
+    rho_lower: float
+    rho_upper: float
+    xi_upper: float
+
+    def delta(self, epsilon: float) -> tuple[float, float]:
+        """Certified (lower, upper) on delta(epsilon) of the worst mechanism the events allow (module docstring)."""
+        lower = float(theta_lower(self._radius_lower(), epsilon))
+        if not self.rho_upper + self.xi_upper < math.inf:
+            return lower, 1.0
+        return lower, max(zcdp_to_delta(self.rho_upper, epsilon, xi=self.xi_upper), lower)
+
+    def epsilon(self, delta: float) -> tuple[float, float]:
+        """Certified (lower, upper) on epsilon(delta), delta in (0, 1)."""
+        lower = float(theta_epsilon_lower(self._radius_lower(), max(delta, SMALLEST_DELTA)))
+        if not self.rho_upper + self.xi_upper < math.inf:
+            return lower, math.inf
+        return lower, max(zcdp_to_epsilon(self.rho_upper, delta, xi=self.xi_upper), lower)
+
+    def _radius_lower(self) -> float:
+        """sqrt(2 rho_lower) rounded down (the product is exact, the square root and the widening one rounding each)."""
+        return max(math.nextafter(math.sqrt(2.0 * self.rho_lower) * (1.0 - 2.0 * UNIT_ROUNDOFF), 0.0), 0.0)
+
+
+def _outward_sum(terms: list[float], up: bool) -> float:
+    """The exact sum of the products count x value (each one rounding), bounded on one side."""
+    total = math.fsum(terms)
+    widen = (len(terms) + 2) * UNIT_ROUNDOFF
+    return math.nextafter(total * (1.0 + widen if up else 1.0 - widen), math.inf if up else 0.0) if total else 0.0
+
+
+def has_zcdp(plan: CompositionPlan) -> bool:
+    return any(m[0] == ZCDP for m in plan.counts)
+
+
+def zcdp_alone(plan: CompositionPlan) -> bool:
+    """Whether the plan keeps the rule: no ``ZCDpEvent`` run, or only those beside the folded Gaussians."""
+    return not has_zcdp(plan) or all(m[0] == ZCDP for m in plan.counts)
+
+
+def zcdp_total(plan: CompositionPlan) -> ZcdpTotal | None:
+    """The composed (xi, rho) of a plan of zCDP runs and Gaussians (None for a plan without zCDP runs)."""
+    if not has_zcdp(plan):
+        return None
+    rho_terms = [count * m[1] for m, count in plan.counts.items()]
+    xi_terms = [count * m[2] for m, count in plan.counts.items()]
+    r_lo, r_hi = plan.gaussian_radius_bounds() if plan.gaussian_r2 > 0 else (0.0, 0.0)
+    return ZcdpTotal(
+        _outward_sum(rho_terms + [r_lo * r_lo / 2.0 * (1.0 - 2.0 * UNIT_ROUNDOFF)], False),
+        _outward_sum(rho_terms + [r_hi * r_hi / 2.0 * (1.0 + 2.0 * UNIT_ROUNDOFF)], True),
+        _outward_sum(xi_terms, True),
+    )

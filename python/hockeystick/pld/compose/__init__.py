@@ -1,0 +1,10 @@
+"""Composition: many rounds' PMFs into one, every truncation and round-off charged.
+
+``pmf`` (the grid PMF and its hockey-stick curve), ``fft`` (the C++ FFT composition on scipy.fft),
+``distribution`` (the PLD object: factors per neighbouring direction, composed lazily), ``finite_atoms``
+(finite pairs composed exactly, beside a grid) and ``truncation`` (tails sized to the delta asked).
+"""
+
+from ..._moved import forwarding
+
+__getattr__ = forwarding(__name__, globals())

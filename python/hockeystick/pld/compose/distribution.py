@@ -1,0 +1,328 @@
+"""A privacy-loss distribution with certified two-sided bounds, composed lazily.
+
+A ``PrivacyLossDistribution`` is a multiset of discretized factors (each a
+pessimistic and an optimistic grid PMF of one mechanism) per neighbouring
+direction.  Composition only merges multisets and multiplies counts; the FFT
+runs once, at the first ``delta``/``epsilon`` call, over the distinct factors
+(``compose.compose``), so T rounds of one mechanism cost one forward transform.
+
+Directions.  For subsampled mechanisms the remove and the add neighbour give
+different PLDs.  A run has one pair of neighbouring datasets, so its delta is
+the larger of the all-remove and the all-add compositions (Zhu, Dong, Wang,
+AISTATS 2022, Sec. 5); both are kept and the maximum is reported, for the
+upper and the lower bound alike.  Symmetric mechanisms have one direction,
+which broadcasts against two.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, cast
+
+import numpy as np
+
+from ... import _validation
+from ..._elementwise import ArrayLike
+from .fft import DEFAULT_TAIL, compose_many, upper_sides
+from .pmf import GridPMF
+
+Bound = Literal["upper", "lower", "both"]
+Result = float | np.ndarray | tuple[Any, Any]
+
+
+def epsilon_values(epsilon: ArrayLike) -> np.ndarray:
+    """epsilon as float64, or a ValueError if any is negative or NaN (``_validation.epsilon_values``)."""
+    return _validation.epsilon_values(epsilon)
+
+
+def evaluate_into(
+    dist: PrivacyLossDistribution,
+    method: str,
+    x: np.ndarray,
+    bound: Bound,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    where: np.ndarray,
+) -> None:
+    """lower[where], upper[where] = dist.<method>(x[where]) on the sides ``bound`` asks for, ``x`` already
+    validated by the caller (``epsilon_values`` or ``delta_values``): not again for every point of a grid."""
+    sides: tuple[tuple[Bound, np.ndarray], ...] = (("upper", upper), ("lower", lower))
+    for side, out in sides:
+        if bound in (side, "both"):
+            out[where] = dist._sides(x[where], method, False, side)
+
+
+def bound_result(lower: np.ndarray, upper: np.ndarray, bound: Bound, scalar: bool) -> Result:
+    """The side(s) ``bound`` asks for: one array (or float), or (lower, upper) for "both"."""
+    pick = {"upper": (upper,), "lower": (lower,), "both": (lower, upper)}[bound]
+    out: tuple[Any, ...] = tuple(float(v) if scalar else v for v in pick)
+    return out if bound == "both" else out[0]
+
+
+def delta_values(delta: ArrayLike) -> np.ndarray:
+    """delta as float64, or a ValueError unless every value lies in (0, 1) (``_validation.delta_values``)."""
+    return _validation.delta_values(delta)
+
+
+@dataclass(frozen=True, eq=False)
+class Factor:
+    """One mechanism's PLD on the grid: pessimistic and optimistic PMFs (None: not computed)."""
+
+    name: str
+    upper: GridPMF
+    lower: GridPMF | None
+    connect_dots: bool
+    # Optional lower sides of blocks of rounds: lower_blocks[j] bounds 2^j rounds from below
+    # (pld/sampling/two_resolution.py); when set, a count c composes them by the binary digits of c
+    # (``lower_terms``) instead of c copies of ``lower``.
+    lower_blocks: tuple[GridPMF, ...] | None = None
+
+    def lower_terms(self, count: int) -> list[tuple[GridPMF | None, int]]:
+        """The (PMF, count) pairs whose composition bounds ``count`` rounds of this factor from below:
+        (lower, count), or with ``lower_blocks`` (J + 1 of them) the top block c >> J times and block j
+        once for each binary digit j < J of c (the rounds add up to c exactly)."""
+        if self.lower_blocks is None:
+            return [(self.lower, count)]
+        top = len(self.lower_blocks) - 1
+        terms: list[tuple[GridPMF | None, int]] = [(self.lower_blocks[top], count >> top)] if count >> top else []
+        return terms + [(self.lower_blocks[j], 1) for j in range(top) if count >> j & 1]
+
+
+@dataclass
+class PrivacyLossDistribution:
+    directions: list[dict[Factor, int]]
+    tail: float = DEFAULT_TAIL
+    _composed: dict[bool, list[GridPMF | None]] = field(default_factory=dict, repr=False)
+
+    @property
+    def value_discretization_interval(self) -> float:
+        return next(iter(self.directions[0])).upper.h
+
+    def compose(self, other: PrivacyLossDistribution) -> PrivacyLossDistribution:
+        """The PLD of running both mechanisms (on the same neighbouring pair)."""
+        if other.value_discretization_interval != self.value_discretization_interval:
+            raise ValueError("compose needs one value_discretization_interval on both sides")
+        a, b = self.directions, other.directions
+        if len(a) != len(b):
+            if len(a) == 1:
+                a = a * len(b)
+            elif len(b) == 1:
+                b = b * len(a)
+            else:
+                raise ValueError("cannot pair the neighbouring directions of the two PLDs")
+        merged = []
+        for x, y in zip(a, b):
+            z = dict(x)
+            for f, c in y.items():
+                z[f] = z.get(f, 0) + c
+            merged.append(z)
+        return PrivacyLossDistribution(merged, min(self.tail, other.tail))
+
+    def self_compose(self, count: int) -> PrivacyLossDistribution:
+        """``count`` independent runs of this mechanism."""
+        if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or not 1 <= count <= 2**53:
+            raise ValueError(f"count must be an integer with 1 <= count <= 2^53, got {_validation.describe(count)}")
+        return PrivacyLossDistribution([{f: c * int(count) for f, c in d.items()} for d in self.directions], self.tail)
+
+    def composed(self, pessimistic: bool) -> list[GridPMF]:
+        """The composed PMF of each direction (computed once)."""
+        compose_all([self], pessimistic)
+        return cast("list[GridPMF]", self._composed[bool(pessimistic)])  # every direction composed just above
+
+    def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
+        """delta(eps) = sum_l (1 - e^{eps - l})_+ p(l) + p(inf), maximised over directions.
+
+        ``bound="upper"`` certifies delta from above, ``"lower"`` from below,
+        ``"both"`` returns (lower, upper).
+        """
+        eps = _validation.real(epsilon, "epsilon")
+        return self._sides(eps, "delta", eps.ndim == 0, bound)
+
+    def epsilon(self, delta: ArrayLike, bound: Bound = "upper") -> Result:
+        """Smallest eps >= 0 with delta(eps) <= delta (upper: certified, lower: a lower bound).
+
+        The upper side is ``inf`` when ``delta`` lies below what can be certified: the mass
+        at +infinity plus the composition's truncation and round-off charges.
+        """
+        d = delta_values(delta)
+        return self._sides(d, "epsilon", d.ndim == 0, bound)
+
+    def _sides(self, x: np.ndarray, method: str, scalar: bool, bound: Bound) -> Result:
+        _validation.bound_side(bound)
+        if bound == "both":
+            lo, up = brackets([self], method, [x])[0]
+            return (float(lo), float(up)) if scalar else (lo, up)
+        values = _maximum([_evaluate(pmf, method, x) for pmf in self.composed(bound == "upper")])
+        return float(values) if scalar else values
+
+
+def _evaluate(pmf: GridPMF, method: str, x: np.ndarray) -> np.ndarray:
+    """delta(x) (method "delta") or epsilon(x) clipped at 0 (method "epsilon") of one composed PMF."""
+    return pmf.delta(x) if method == "delta" else np.maximum(pmf.epsilon(x), 0.0)
+
+
+def _maximum(values: Sequence[np.ndarray]) -> np.ndarray:
+    out = values[0]
+    for v in values[1:]:
+        out = np.maximum(out, v)
+    return out
+
+
+def brackets(
+    plds: Sequence[PrivacyLossDistribution],
+    method: str,
+    xs: Sequence[np.ndarray],
+    workers: int | None = None,
+    uppers: Sequence[Sequence[np.ndarray]] | None = None,
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per PLD, the certified (lower, upper) of ``method`` ("delta" or "epsilon") at its arguments ``xs[i]``
+    (the compositions' threads: ``workers``, as in ``compose_all``).
+
+    Both sides are the maximum over the neighbouring directions (Zhu, Dong, Wang, AISTATS 2022,
+    Sec. 5): every direction's pessimistic composition (one batch), and the optimistic ones
+    ``undominated_lower_sides`` does not skip.  On W3 (q = 1e-3, sigma = 0.8, 10^5 rounds,
+    delta = 1e-5) the add direction's epsilon is at most 2.43 and the remove direction's at
+    least 2.57, so the add direction's optimistic composition (a quarter of the transforms) is
+    skipped.  ``uppers``: each direction's certified upper values, as the caller computed them
+    (``direction_uppers``), instead of the pessimistic compositions' windows.
+    """
+    plds = list(plds)
+    if uppers is None:
+        compose_all(plds, True, workers=workers)
+        uppers = [
+            [_evaluate(pmf, method, x) for pmf in cast("list[GridPMF]", pld._composed[True])]
+            for pld, x in zip(plds, xs)
+        ]
+    sides = undominated_lower_sides(plds, uppers, lambda pmf, i: _evaluate(pmf, method, xs[i]), workers)
+    return [(_maximum([low for _, low in side.values()]), _maximum(ups)) for side, ups in zip(sides, uppers)]
+
+
+def direction_uppers(
+    plds: Sequence[PrivacyLossDistribution], method: str, xs: Sequence[np.ndarray], workers: int | None = None
+) -> list[list[np.ndarray]]:
+    """Per PLD and direction, its certified upper ``method`` ("delta" or "epsilon", clipped at 0) at ``xs[i]``
+    (validated already), without composed PMFs: one ``compose.upper_sides`` per tail over every direction of
+    every PLD, which reads each composition with few live frequencies from its spectrum (no inverse
+    transform: at most the composed window's value, by that window's inverse-transform charge less a
+    round-off bound of 1e-17 to 1e-16), the others (and those asked for so many values that their windows cost
+    less) from their windows.  Never from PMFs composed earlier, so the values do not depend on what was asked
+    before."""
+    out: list[list[np.ndarray]] = [[] for _ in plds]
+    by_tail: dict[float, list[int]] = {}
+    for i, pld in enumerate(plds):
+        by_tail.setdefault(pld.tail, []).append(i)
+    for tail, group in by_tail.items():
+        items = [[(f.upper, c) for f, c in direction.items()] for i in group for direction in plds[i].directions]
+        arguments = [xs[i] for i in group for _ in plds[i].directions]
+        values = iter(upper_sides(items, arguments, method, tail=tail, workers=workers))
+        for i in group:
+            sides = [next(values) for _ in plds[i].directions]
+            out[i] = [np.maximum(v, 0.0) for v in sides] if method == "epsilon" else sides
+    return out
+
+
+def upper_values(
+    plds: Sequence[PrivacyLossDistribution], method: str, xs: Sequence[np.ndarray], workers: int | None = None
+) -> list[np.ndarray]:
+    """Per PLD, the largest of ``direction_uppers`` over its directions: its certified upper ``method`` at
+    ``xs[i]`` (Zhu, Dong, Wang, AISTATS 2022, Sec. 5)."""
+    return [_maximum(sides) for sides in direction_uppers(plds, method, xs, workers)]
+
+
+def undominated_lower_sides(
+    plds: Sequence[PrivacyLossDistribution],
+    uppers: Sequence[Sequence[np.ndarray]],
+    lower_of: Callable[[GridPMF, int], np.ndarray],
+    workers: int | None = None,
+    direct_bins: bool = False,
+    direct_min_charge: float | None = None,
+) -> list[dict[int, tuple[GridPMF, np.ndarray]]]:
+    """Per PLD, the directions whose optimistic side can raise its lower bound, each with its composed
+    optimistic PMF and that PMF's lower values ``lower_of(pmf, i)`` (i: the PLD's index in ``plds``),
+    the leading direction first, then the others in order.  ``uppers[i]``: each direction's certified
+    upper values at the same arguments (the pessimistic sides, composed by the caller).
+
+    The lower side is the maximum over the directions (Zhu, Dong, Wang, AISTATS 2022, Sec. 5), but a
+    direction whose upper bound lies at or below another direction's lower bound at every argument
+    can raise no maximum (its own lower bound is no larger than its upper one): the bracket is the
+    same, bit for bit, without its optimistic composition.  So the leading direction's optimistic
+    side (the one whose upper bound is the largest at the most arguments) is composed first, one
+    batch over ``plds``, then that of every direction it does not so dominate, one more batch
+    (``direct_bins``, ``direct_min_charge``: as ``compose_all``'s).
+    """
+    plds = list(plds)
+    leads = []
+    for ups in uppers:
+        top = _maximum(ups)
+        leads.append(int(np.argmax([np.count_nonzero(u >= top) for u in ups])))
+    compose_all(plds, False, [[lead] for lead in leads], workers, direct_bins, direct_min_charge)
+    sides = []
+    for i, (pld, lead) in enumerate(zip(plds, leads)):
+        pmf = cast(GridPMF, pld._composed[False][lead])  # composed just above
+        sides.append({lead: (pmf, lower_of(pmf, i))})
+    needed = [
+        [d for d, up in enumerate(ups) if d != lead and not np.all(up <= side[lead][1])]
+        for ups, lead, side in zip(uppers, leads, sides)
+    ]
+    compose_all(plds, False, needed, workers, direct_bins, direct_min_charge)
+    for i, (pld, side, more) in enumerate(zip(plds, sides, needed)):
+        for d in more:
+            pmf = cast(GridPMF, pld._composed[False][d])
+            side[d] = (pmf, lower_of(pmf, i))
+    return sides
+
+
+def compose_all(
+    plds: Sequence[PrivacyLossDistribution],
+    pessimistic: bool,
+    directions: Sequence[Sequence[int]] | None = None,
+    workers: int | None = None,
+    direct_bins: bool = False,
+    direct_min_charge: float | None = None,
+) -> None:
+    """Composes, on one side, every direction (or, per PLD, the ``directions`` listed) of every PLD
+    not yet composed on it, in one batch (``workers``: scipy.fft's threads, None: all cores for a batch;
+    ``direct_bins``: the low-frequency bins many rounds amplify recomputed accurately, by one long-double
+    FFT per factor where the band is wide (pld_long_spectrum.hpp, round-off charge ~100-1000x smaller)
+    or by blocked direct sums where it is short (pld_direct_spectrum.hpp, ~100x smaller), for more
+    CPU: ``compose.compose_many``, as its ``direct_min_charge``).
+
+    A sweep over many PLDs then pays one ``compose_many`` (shared 2-d FFTs) per tail
+    instead of one composition per direction; each PLD keeps its result (a direction not
+    composed yet is None in ``_composed``).
+    """
+    key = bool(pessimistic)
+    todo: dict[float, list[tuple[PrivacyLossDistribution, list[int]]]] = {}
+    for i, pld in enumerate(plds):
+        done = pld._composed.setdefault(key, [None] * len(pld.directions))
+        wanted = range(len(pld.directions)) if directions is None else directions[i]
+        missing = [d for d in wanted if done[d] is None]
+        if missing:
+            todo.setdefault(pld.tail, []).append((pld, missing))
+    for tail, group in todo.items():
+        items = [
+            [(f.upper, c) for f, c in pld.directions[d].items()]
+            if key
+            else [term for f, c in pld.directions[d].items() for term in f.lower_terms(c)]
+            for pld, missing in group
+            for d in missing
+        ]
+        if any(pmf is None for item in items for pmf, _ in item):
+            raise ValueError(
+                'this PLD was built without its optimistic side (optimistic=False): only bound="upper" is available'
+            )
+        checked = cast("list[list[tuple[GridPMF, int]]]", items)  # no PMF is None: refused just above
+        composed = iter(
+            compose_many(
+                checked,
+                pessimistic=key,
+                tail=tail,
+                workers=workers,
+                direct_bins=direct_bins,
+                direct_min_charge=direct_min_charge,
+            )
+        )
+        for pld, missing in group:
+            for d in missing:
+                pld._composed[key][d] = next(composed)

@@ -1,0 +1,244 @@
+"""Composition of grid PMFs: the facade of the C++ composition (pld_compose.hpp) on scipy.fft.
+
+The losses of independent rounds add, so the composed PLD is the convolution of
+the per-round PMFs, computed by one forward FFT per distinct factor, a pointwise
+power and one inverse FFT, with the truncation to a Chernoff window and the
+round-off of both transforms charged in the safe direction (added on a
+pessimistic PMF, subtracted on an optimistic one).  Every formula lives in
+cpp/include/hockeystick/pld_compose.hpp (Doroshenko, Ghazi, Kamath, Kumar,
+Manurangsi, PETS 2022, Sec. 4, for the composition; the window, the charges and
+their derivation are in that header's opening comment); the binding plugs in
+scipy.fft's batched ``rfft``/``irfft`` (``workers=``) as its FFT backend and runs
+with the GIL released around them.
+
+Memory.  A composition holds about ``BYTES_PER_POINT`` bytes per point of its
+window at its peak (signal, spectra and output of the transforms, the kept PMF,
+and the suffix sums its profile builds later), so the default cap
+``DEFAULT_MAX_POINTS`` is ``MEMORY_FRACTION`` of the machine's physical memory
+divided by that; a larger window is refused (ValueError) before anything is
+allocated for it.  Coarsen the grid or pass a larger ``max_points``.  Threads composing
+at once (an accountant's ``workers=``, the caller's own) share one process-wide budget
+for their transforms' buffers, ``working_memory_limit`` (512 MiB by default): a batch
+waits until its estimated bytes fit beside those in flight, and one larger than the
+limit runs alone (cpp/include/hockeystick/working_memory_gate.hpp).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+import numpy as np
+
+from ... import _core
+from .pmf import GridPMF
+
+DEFAULT_TAIL = 1e-15
+# Peak resident bytes per point of the largest window, measured for epsilon(bound="both") of a
+# two-direction PLD (both sides composed, profiles built): 125 for a 2.4e6-point window;
+# tests/test_pld_compose_core.py checks a large composition stays below it.
+BYTES_PER_POINT = 128
+MEMORY_FRACTION = 0.25
+
+
+def _physical_memory() -> int:
+    """Bytes of physical memory (8 GiB where the platform does not say)."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return 8 << 30
+
+
+DEFAULT_MAX_POINTS = max(1 << 20, int(MEMORY_FRACTION * _physical_memory()) // BYTES_PER_POINT)
+
+Factors = Sequence[tuple[GridPMF, int]]
+
+
+def working_memory_limit(limit: int | None = None) -> int:
+    """The bytes of composition buffers that threads of this process may hold at once (default 512 MiB;
+    a batch alone above it still runs, alone).  With ``limit`` (an int >= 0; 0 composes one batch at a
+    time), sets it and returns the previous one; without, returns it."""
+    return int(_core.pld_working_memory_limit(limit))
+
+
+def fft_length(width: int) -> int:
+    """The FFT length used for a composition window of ``width`` grid points (5-smooth, <= 12.5 % above)."""
+    return int(_core.pld_fft_length(int(width)))
+
+
+def compose(
+    factors: Factors,
+    *,
+    pessimistic: bool,
+    tail: float = DEFAULT_TAIL,
+    max_points: int | None = None,
+    workers: int | None = None,
+    direct_bins: bool = False,
+) -> GridPMF:
+    """The PMF of the sum of ``count`` independent copies of each factor (all on one grid)."""
+    return compose_many(
+        [factors], pessimistic=pessimistic, tail=tail, max_points=max_points, workers=workers, direct_bins=direct_bins
+    )[0]
+
+
+def compose_many(
+    items: Sequence[Factors],
+    *,
+    pessimistic: bool,
+    tail: float = DEFAULT_TAIL,
+    max_points: int | None = None,
+    workers: int | None = None,
+    direct_bins: bool = False,
+    direct_min_charge: float | None = None,
+) -> list[GridPMF]:
+    """``compose`` of each item in one C++ call.
+
+    Items of one FFT length (``fft_length``) share batched transforms, and a factor (the
+    same ``GridPMF`` object) used by several items of a batch is transformed once.  Each
+    item's result is the same whether composed alone or in a batch.  An item that is one
+    factor once, on the side asked for, is returned as it is.  ``max_points`` caps every
+    composed window (default ``DEFAULT_MAX_POINTS``); ``workers`` is scipy.fft's (None: all
+    cores for a batch of several rows).  ``direct_bins=True`` recomputes the low-frequency bins
+    of many-round compositions in long double: from one long-double scipy.fft transform per
+    factor (round-off bound about 8 u_L ceil(log2 M) ||p||_1, u_L = 2^-64: pld_long_spectrum.hpp)
+    where the band is wide, else by direct sums (about 1.1 u ||p||_1: pld_direct_spectrum.hpp),
+    instead of the FFT's 8 u ceil(log2 M) ||p||_1: the charges (``total_error``, ``entry_error``)
+    fall 100-1000x after 10^4-10^5 rounds, at up to a few times the composition's CPU, so it pays
+    only where the charge limits the answer (delta near 1e-9).  A row takes them where its estimated
+    spectral charge reaches ``direct_min_charge`` (None: the core's kDirectMinCharge, 1e-11; 0: every row
+    whose accurate bound is the smaller, for a caller that knows the charge limits its answer), and takes the
+    power of those bins in long double too where the power's rounding in double would leave it a charge of at
+    least a third of ``direct_min_charge`` (after many rounds; a bracket carries a charge about three times),
+    in double elsewhere (a few rounds over a wide band).
+    """
+    cap = DEFAULT_MAX_POINTS if max_points is None else int(max_points)
+    out: list[GridPMF | None] = [None] * len(items)
+    passed, batches = _split(items, pessimistic)
+    for i, pmf in passed.items():
+        out[i] = pmf
+    for h, group, pmfs, terms in batches:
+        done = _core.pld_compose_many(
+            [pmf.p for pmf in pmfs],
+            [pmf.k_lo for pmf in pmfs],
+            [pmf.p_inf for pmf in pmfs],
+            h,
+            terms,
+            pessimistic,
+            float(tail),
+            cap,
+            workers,
+            bool(direct_bins),
+            loss_shifts=[pmf.loss_shift for pmf in pmfs],
+            direct_min_charge=float(_core.pld_direct_min_charge if direct_min_charge is None else direct_min_charge),
+        )
+        for i, r in zip(group, done):
+            out[i] = GridPMF(
+                int(r["k_lo"]),
+                h,
+                r["p"],
+                float(r["p_inf"]),
+                float(r["shift"]),
+                pessimistic,
+                float(r["entry_error"]),
+                float(r["total_error"]),
+                float(r["spectral_l2"]),
+                float(r["inverse_error"]),
+                float(r["loss_shift"]),
+                float(r["inverse_l2"]),
+            )
+    return [pmf for pmf in out if pmf is not None]
+
+
+def upper_sides(
+    items: Sequence[Factors],
+    arguments: Sequence[np.ndarray],
+    method: str,
+    *,
+    tail: float = DEFAULT_TAIL,
+    max_points: int | None = None,
+    workers: int | None = None,
+) -> list[np.ndarray]:
+    """``compose_many(items, pessimistic=True)[i].epsilon(arguments[i])`` (``method="epsilon"``, not clipped at 0)
+    or ``.delta(arguments[i])`` (``"delta"``) for every item, without keeping the composed PMFs.
+
+    The certified upper side at each argument (validated by the caller), in one C++ call per grid.  After
+    many rounds a composition keeps a few dozen live frequencies of thousands (W4: 26-37 of 1921-55297), and
+    the suffix sums of the hockey-stick curve over its window are geometric sums of those: such an item is read
+    from its spectrum (O(live bins) per grid threshold, an epsilon by bisection over the grid), with no inverse
+    transform and no window (cpp/include/hockeystick/pld_spectral_profile.hpp, where its round-off is bounded in long double:
+    about 1e-17 to 1e-16, mostly the rounding of the sums to double).  Its charges are the composition's without the
+    inverse transform's, so its values are at most the window's plus that bound.  An item whose spectrum keeps
+    too many bins, or asked for so many values, that reading it costs more than its inverse transform goes
+    through its window, as ``GridPMF.epsilon`` and ``GridPMF.delta`` do (each epsilon about log2(window) + 3
+    reads of the bins, each delta one; on W4's items up to 4 epsilons are read from the spectrum): the same
+    item asked for many values at once may so differ from it asked for a few, by at most the window's inverse
+    charge, both certified.
+    """
+    if method not in ("epsilon", "delta"):
+        raise ValueError(f"method must be 'epsilon' or 'delta', got {method!r}")
+    for values in arguments:
+        if np.isnan(values).any():
+            raise ValueError(
+                f"the arguments of upper_sides must not be NaN (a {'delta' if method == 'epsilon' else 'epsilon'} "
+                "is a number: validate with distribution.delta_values or epsilon_values)"
+            )
+    cap = DEFAULT_MAX_POINTS if max_points is None else int(max_points)
+    out: list[np.ndarray | None] = [None] * len(items)
+    passed, batches = _split(items, True)
+    for i, pmf in passed.items():
+        out[i] = pmf.epsilon(arguments[i]) if method == "epsilon" else pmf.delta(arguments[i])
+    for h, group, pmfs, terms in batches:
+        done = _core.pld_compose_upper_many(
+            [pmf.p for pmf in pmfs],
+            [pmf.k_lo for pmf in pmfs],
+            [pmf.p_inf for pmf in pmfs],
+            h,
+            terms,
+            float(tail),
+            cap,
+            workers,
+            [pmf.loss_shift for pmf in pmfs],
+            [np.ascontiguousarray(arguments[i], dtype=np.float64) for i in group],
+            method,
+        )
+        for i, values in zip(group, done):
+            out[i] = values
+    return [values for values in out if values is not None]
+
+
+def _live(item: Factors) -> list[tuple[GridPMF, int]]:
+    live = [(pmf, int(count)) for pmf, count in item if count > 0]
+    if not live:
+        raise ValueError("compose needs at least one factor with a positive count")
+    if any(pmf.h != live[0][0].h for pmf, _ in live):
+        raise ValueError("all factors must share one value_discretization_interval")
+    return live
+
+
+def _split(
+    items: Sequence[Factors], pessimistic: bool
+) -> tuple[dict[int, GridPMF], list[tuple[float, list[int], list[GridPMF], list[list[tuple[int, int]]]]]]:
+    """The items that are one factor once on the side asked for (their composition is that factor as it is), and
+    the others grouped by grid: (h, their indices, the distinct factors, each item's terms as (factor index,
+    count)); a factor (the same ``GridPMF`` object) used by several items is listed once."""
+    passed: dict[int, GridPMF] = {}
+    by_grid: dict[float, list[tuple[int, list[tuple[GridPMF, int]]]]] = {}
+    for i, item in enumerate(items):
+        live = _live(item)
+        if len(live) == 1 and live[0][1] == 1 and live[0][0].pessimistic == pessimistic:
+            passed[i] = live[0][0]
+        else:
+            by_grid.setdefault(live[0][0].h, []).append((i, live))
+    batches = []
+    for h, group in by_grid.items():
+        index: dict[int, int] = {}
+        pmfs: list[GridPMF] = []
+        terms = []
+        for _, live in group:
+            for pmf, _ in live:
+                if id(pmf) not in index:
+                    index[id(pmf)] = len(pmfs)
+                    pmfs.append(pmf)
+            terms.append([(index[id(pmf)], count) for pmf, count in live])
+        batches.append((h, [i for i, _ in group], pmfs, terms))
+    return passed, batches

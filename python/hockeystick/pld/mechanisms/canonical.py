@@ -1,0 +1,48 @@
+"""The canonical pair of an (eps, delta)-DP mechanism: a dominating pair on four outcomes.
+
+Every (eps, delta)-DP mechanism is a post-processing of the pair (Kairouz, Oh, Viswanath,
+"The composition theorem for differential privacy", ICML 2015, Thm 2.1; Murtagh & Vadhan 2016)
+
+    P = (delta, (1 - delta) e^eps / (1 + e^eps), (1 - delta) / (1 + e^eps), 0)
+    Q = (0, (1 - delta) / (1 + e^eps), (1 - delta) e^eps / (1 + e^eps), delta),
+
+whose profile is delta(eps') = delta + (1 - delta) (e^eps - e^eps')_+ / (1 + e^eps) for eps' >= 0.
+Swapping P and Q mirrors the outcomes, so the pair is symmetric: one direction.  Its PLD has atoms
+at -eps, eps and +infinity only, so both sides are exact up to the grid (``from_distributions``).
+Pure eps-DP is delta = 0.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ... import _validation
+from ..compose.distribution import PrivacyLossDistribution
+from ..compose.finite_atoms import SMALLEST_NORMAL
+from .constructors import DEFAULT_INTERVAL, from_distributions
+
+
+def canonical_pair(epsilon: float, delta: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """(P, Q) above, after checking eps >= 0 and 0 <= delta <= 1 (finite, not NaN)."""
+    eps = float(_validation.nonnegative(_validation.single(epsilon, "epsilon"), "epsilon"))
+    d = float(
+        _validation.in_interval(_validation.single(delta, "delta"), "delta", 0.0, 1.0, open_low=False, open_high=False)
+    )
+    hi = (1.0 - d) / (1.0 + math.exp(-eps))  # (1 - delta) e^eps / (1 + e^eps), without overflow
+    lo = (1.0 - d) * (math.exp(-eps) / (1.0 + math.exp(-eps)))  # not (1 - delta) - hi: that cancels to 0 past eps ~ 37
+    return np.array([d, hi, lo, 0.0]), np.array([0.0, lo, hi, d])
+
+
+def eps_delta_dp(
+    epsilon: float, delta: float = 0.0, *, value_discretization_interval: float = DEFAULT_INTERVAL
+) -> PrivacyLossDistribution:
+    """The PLD of any (epsilon, delta)-DP mechanism, as the worst case (the canonical pair)."""
+    p, q = canonical_pair(epsilon, delta)
+    # The zeros at the ends are the pair's own (exact); a middle mass below 2^-1022 (eps past ~700) may
+    # have underflowed, and from_distributions then treats every small mass as uncertain.
+    structural = bool(p[1:3].min() >= SMALLEST_NORMAL)
+    return from_distributions(
+        p, q, value_discretization_interval=value_discretization_interval, symmetric=True, exact_zeros=structural
+    )

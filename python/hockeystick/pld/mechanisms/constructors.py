@@ -1,0 +1,515 @@
+"""Constructors of discretized privacy-loss distributions, one per mechanism.
+
+Every constructor returns a ``PrivacyLossDistribution`` holding, per
+neighbouring direction, a pessimistic PMF (connect-the-dots, Doroshenko et al.
+2022: its delta(eps) is a certified upper bound, also after composition) and an
+optimistic PMF (a connect-the-dots chord lowered by the local interpolation
+gap: a certified lower bound; see cpp/include/hockeystick/pld_connect_dots.hpp).
+Per-cell masses are integrals computed in C++ (pld_cells.hpp); the tails beyond
+``tail``/2 go to +infinity on the pessimistic side and are dropped on the
+optimistic side.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Literal
+
+import numpy as np
+
+from ... import _core, _validation
+from ..._elementwise import ArrayLike
+from ..compose.distribution import Factor, PrivacyLossDistribution
+from ..compose.fft import DEFAULT_TAIL
+from ..compose.finite_atoms import SMALLEST_NORMAL, UNIT_ROUNDOFF, WINDOW_FLOOR, loss_round_off, split_near_underflow
+from ..compose.pmf import GridPMF
+
+DEFAULT_INTERVAL = 1e-4
+MAX_CELLS = 1 << 26
+MAX_INTERVAL = float(_core.pld_max_interval)  # the coarsest grid accepted; see checked_interval
+Directions = Literal["both", "remove", "add"]
+
+
+def _positive(name: str, value: float) -> float:
+    """One finite number > 0 (an array, a string or a bool refused naming ``name``)."""
+    return float(_validation.positive(_validation.single(value, name), name))
+
+
+def checked_interval(value: float) -> float:
+    """The loss-grid spacing h (``value_discretization_interval``), refused unless 0 < h <= MAX_INTERVAL = 100.
+
+    The connect-the-dots masses p_j = (d_j + e^h c_{j-1}) / (e^h - 1) (Doroshenko et al. 2022, Sec. 3;
+    cpp/include/hockeystick/pld_connect_dots.hpp) and the cell integrals d_j <= e^h Q(cell) need
+    e^h in double precision: above h = log(DBL_MAX) = 709.78 it overflows and the 10-fold Gaussian
+    reported epsilon = 0.  Up to 100 every product of e^h with masses summed over at most
+    MAX_CELLS cells stays below e^100 2^26 ~ 2e51, far from overflow, so every h in (0, 100]
+    gives a valid (if loose) bound; a spacing of 100 in loss already reports epsilon only in
+    steps of 100, so nothing useful lies beyond.  The C++ core refuses the same range
+    (``pld::max_interval`` in pld_cells.hpp).
+    """
+    h = _validation.single(value, "value_discretization_interval")  # strings, bools, None, arrays: TypeError
+    if 0 < h <= MAX_INTERVAL:
+        return h
+    hint = (
+        "the PLD grid needs e^h far from overflow (it overflows above h = 709.78); use a finer grid "
+        "(a smaller value_discretization_interval, e.g. the default 1e-4)"
+        if h > MAX_INTERVAL
+        else "the PLD grid spacing must be a positive number; use e.g. the default 1e-4 (smaller is finer, "
+        "tighter and slower)"
+    )
+    raise ValueError(f"value_discretization_interval must lie in (0, {MAX_INTERVAL:g}], got {value!r}: {hint}")
+
+
+def _factor(name: str, raw: dict[str, Any], loss_shift: float = 0.0) -> Factor:
+    """The factor of a C++ discretization (its pessimistic ``upper_inf`` already carries any
+    round-off deficit of the mass: ``factor_view`` in cpp/include/hockeystick/pld_compose.hpp);
+    ``loss_shift``: a bound on the error of the losses it was built from (``GridPMF.loss_shift``), to
+    which the cells' own loss error is added, rounded up: the distance ``add_atom`` moved an atom onto
+    a grid point (within 4 ulps of the loss) and the rounding of the continuous cells' edges
+    (``Cells::edge_error``, a few hundred ulps at most for the subsampled Gaussian; pld_cells.hpp),
+    which the core returns as the PMFs' ``loss_shift``."""
+    cells_shift = float(raw["loss_shift"])
+    if cells_shift > 0.0:
+        loss_shift = math.nextafter(loss_shift + cells_shift, math.inf)
+    h = float(raw["h"])
+    upper = GridPMF(int(raw["k_lo"]), h, raw["upper"], float(raw["upper_inf"]), 0.0, True, loss_shift=loss_shift)
+    lower = (
+        None
+        if raw["lower"] is None  # the two sides may come from two pairs, on two grids
+        else GridPMF(
+            int(raw["lower_k_lo"]), h, raw["lower"], float(raw["lower_inf"]), 0.0, False, loss_shift=loss_shift
+        )
+    )
+    return Factor(name, upper, lower, bool(raw["connect_dots"]))
+
+
+def atom_loss_shift(log_p: np.ndarray, log_q: np.ndarray, equal: np.ndarray) -> float:
+    """The largest error of the atom losses log_p - log_q (``finite_atoms.loss_round_off``,
+    4u (|log p| + |log q|) + 32u), 0 for an outcome whose masses are ``equal`` (p == q: its loss is
+    exactly 0; equal computed logs do not say so: log(0.1) == log(0.1 + 1 ulp), a true loss of
+    1.4e-16) and for infinite losses (q == 0: exactly +infinity).  The grid builders place each atom
+    at its computed loss and charge this as a shift of the curve (``GridPMF.loss_shift``) rather than
+    moving the atoms:
+    an atom computed onto a grid point (q = e^-700 / 2: log(1/2) - log q is 700 + 8.6e-18, computed
+    as 700.0) then keeps its round-off without being pushed a cell up, so an aligned grid stays
+    aligned, and every value moves by at most the shift (a few ulps of the losses) in eps."""
+    inexact = np.isfinite(log_q) & ~equal
+    if not inexact.any():
+        return 0.0
+    return float(np.max(loss_round_off(log_p[inexact], log_q[inexact])))
+
+
+MIN_TAIL = 1e-300
+
+
+def _check_tail(tail: float) -> float:
+    """The tail mass cut from a continuous mechanism, in [MIN_TAIL, 1e-3): below 1e-300 its fractions (tail / 4,
+    the quantiles' arguments) leave the normal doubles and the quantiles, and with them the loss grid, run off."""
+    t = float(_validation.real(_validation.single(tail, "tail"), "tail"))
+    if not (MIN_TAIL <= t < 1e-3):
+        raise ValueError(f"tail must lie in [{MIN_TAIL:g}, 1e-3), got {_validation.describe(tail)}")
+    return t
+
+
+def _grid_cells_refused(error: ValueError, s: float, h: float) -> ValueError:
+    """The core's refusal of a loss grid over MAX_CELLS cells in the user's words (``_too_many_cells``), any other
+    ValueError as it is."""
+    return ValueError(_too_many_cells(np.array([s]), h)) if "max_cells" in str(error) else error
+
+
+def subsampled_gaussian(
+    sigma: float,
+    sampling_rate: float,
+    *,
+    sensitivity: float = 1.0,
+    value_discretization_interval: float = DEFAULT_INTERVAL,
+    tail: float = DEFAULT_TAIL,
+) -> PrivacyLossDistribution:
+    """Poisson-subsampled Gaussian mechanism, add and remove neighbours.
+
+    Remove: P = (1-q) N(0, s^2) + q N(1, s^2) vs Q = N(0, s^2); add: the pair
+    swapped (Zhu, Dong, Wang 2022, Thm 11), with s = sigma / sensitivity.
+    ``sampling_rate=1`` is the Gaussian mechanism (one symmetric direction).
+    """
+    return subsampled_gaussians(
+        [sigma],
+        [sampling_rate],
+        sensitivity=[sensitivity],
+        value_discretization_interval=value_discretization_interval,
+        tail=tail,
+    )[0]
+
+
+def subsampled_gaussians(
+    sigma: ArrayLike,
+    sampling_rate: ArrayLike,
+    *,
+    sensitivity: ArrayLike = 1.0,
+    value_discretization_interval: float = DEFAULT_INTERVAL,
+    tail: float = DEFAULT_TAIL,
+    threads: int = 0,
+    optimistic: bool = True,
+    directions: Directions = "both",
+) -> list[PrivacyLossDistribution]:
+    """``subsampled_gaussian`` for many points (1-d arrays that broadcast), one C++ call.
+
+    Every direction of every point is discretized in parallel (OpenMP over the
+    items, GIL released; ``threads=0``: all cores), so a sweep over sigma pays
+    neither one Python round trip nor one serial discretization per point.
+    ``optimistic=False`` skips the optimistic PMFs: the PLDs then give upper bounds only.
+    ``directions="remove"`` or ``"add"`` discretizes that neighbouring direction alone (a PLD of
+    one direction; sampling_rate 1, the symmetric Gaussian, has its one direction either way):
+    its bounds are then those of that direction only, not of the mechanism.
+    """
+    # sigma and sensitivity checked as given (their errors name the user's values), then broadcast
+    s_in, q_in, c_in = np.broadcast_arrays(
+        np.atleast_1d(_validation.positive(sigma, "sigma")),
+        np.atleast_1d(_validation.as_real_array(sampling_rate, "sampling_rate")),
+        np.atleast_1d(_validation.positive(sensitivity, "sensitivity")),
+    )
+    if s_in.ndim != 1:
+        raise ValueError("sigma, sampling_rate and sensitivity must broadcast to a 1-d array")
+    with np.errstate(over="ignore"):
+        s = s_in / c_in
+    if not np.all(s < math.inf):
+        raise ValueError(
+            f"sigma / sensitivity must be finite, got sigma = {_validation.describe(s_in[~(s < math.inf)][0])}"
+            f" over sensitivity = {_validation.describe(c_in[~(s < math.inf)][0])}: give a larger "
+            "sensitivity or a smaller sigma"
+        )
+    q = _validation.in_interval(q_in, "sampling_rate", 0.0, 1.0, open_low=True, open_high=False)
+    h = checked_interval(value_discretization_interval)
+    t = _check_tail(tail)
+    if directions not in ("both", "remove", "add"):
+        raise ValueError(f"directions must be 'both', 'remove' or 'add', got {directions!r}")
+    # Items: the remove direction of the points that keep it, then the add direction of the subsampled ones.
+    sub = np.flatnonzero(q < 1.0)
+    kept = np.arange(s.size) if directions != "add" else np.flatnonzero(q == 1.0)
+    added = sub if directions != "remove" else sub[:0]
+    item_s = np.concatenate([s[kept], s[added]])
+    item_q = np.concatenate([q[kept], q[added]])
+    item_remove = np.concatenate([np.ones(kept.size, bool), np.zeros(added.size, bool)])
+    try:
+        raw = _core.pld_subsampled_gaussian_many(
+            item_s, item_q, item_remove, h, t, MAX_CELLS, int(threads), bool(optimistic)
+        )
+    except ValueError as error:
+        if "max_cells" not in str(error):
+            raise
+        raise ValueError(_too_many_cells(item_s, h)) from None
+    remove_of = dict(zip(kept.tolist(), raw[: kept.size]))
+    add_of = dict(zip(added.tolist(), raw[kept.size :]))
+    out = []
+    for i in range(s.size):
+        factors = [
+            _factor(f"subsampled_gaussian(sigma={s[i]}, q={q[i]}, {name})", of[i])
+            for name, of in (("remove", remove_of), ("add", add_of))
+            if i in of
+        ]
+        out.append(PrivacyLossDistribution([{f: 1} for f in factors], t))
+    return out
+
+
+def _too_many_cells(s: np.ndarray, h: float) -> str:
+    """What to change when the core refuses a subsampled Gaussian's loss grid as over MAX_CELLS cells
+    (``s``: the items' sigma / sensitivity): its own message names max_cells, which these callers do not pass."""
+    if np.max(s) > 1e300:
+        return (
+            f"sigma / sensitivity = {np.max(s):g} is too large to discretize (its Gaussian quantiles overflow "
+            "double precision); delta does not increase with sigma, so the bounds at sigma / sensitivity = "
+            "1e300 hold above it"
+        )
+    return (
+        f"value_discretization_interval={h:g} with sigma / sensitivity = {np.min(s):g} would need more than "
+        f"{MAX_CELLS} loss cells (one round's loss spans about 1 / (2 s^2) + 8.5 / s, s = sigma / sensitivity): "
+        "use a coarser value_discretization_interval (or accuracy=, which chooses it), or a larger sigma"
+    )
+
+
+@_validation.renamed_keywords(dataset_size="n")
+def fixed_size_subsampled_gaussian(
+    sigma: float,
+    batch_size: int,
+    n: int,
+    *,
+    sensitivity: float = 1.0,
+    value_discretization_interval: float = DEFAULT_INTERVAL,
+    tail: float = DEFAULT_TAIL,
+) -> PrivacyLossDistribution:
+    """Batches of ``batch_size`` = m drawn without replacement from the ``n`` records, replace-one neighbours.
+
+    ``sensitivity`` = Delta is the norm bound of one record's contribution (for a mean of m
+    gradients clipped to L: Delta = L/m), s = sigma/Delta, q = m/n. The replaced record is in
+    the batch with probability q and then moves the output by up to 2 Delta, so for eps >= 0
+        delta(eps) <= q theta(2/s, log(1 + (e^eps - 1)/q))
+    (Balle, Barthe & Gaboardi 2018, Thm 2, advanced joint convexity, with the batch without the
+    record as the common part; proof in cpp/include/hockeystick/pld_replace_one.hpp), and this
+    is attained: with every other record at gradient -L, the old one at +L and the new one at
+    -L, one round is exactly P = (1-q) N(0, s^2) + q N(2, s^2) vs Q = N(0, s^2). The upper side
+    is that pair symmetrised (mirrored below loss 0), which dominates both orders of every
+    neighbouring pair and so composes adaptively (a round may be remove-like or add-like); the
+    lower side is the realizable pair composed with itself.
+
+    Not an upper bound here: P = (1-q) N(0) + q N(1) vs (1-q) N(0) + q N(-1), i.e. dp_accounting's
+    REPLACE_ONE pair with sensitivity Delta (it assumes the others' mean sits midway between the
+    two records); with sensitivity 2 Delta that pair is valid but looser than this one.
+    m = n is the Gaussian mechanism with shift 2 Delta.
+    """
+    s = _positive("sigma", sigma) / _positive("sensitivity", sensitivity)
+    m, size = _validation.count(batch_size, "batch_size"), _validation.count(n, "n")
+    if m > size:
+        raise ValueError(f"batch_size must be <= n (batches are drawn without replacement), got {m} > {size}")
+    h = checked_interval(value_discretization_interval)
+    t = _check_tail(tail)
+    try:
+        raw = _core.pld_without_replacement_subsampled_gaussian(s, m / size, h, t, MAX_CELLS)
+    except ValueError as error:
+        raise _grid_cells_refused(error, s, h) from None
+    f = _factor(f"fixed_size_subsampled_gaussian(sigma={s}, q={m}/{n}, replace-one)", raw)
+    return PrivacyLossDistribution([{f: 1}], t)
+
+
+@_validation.renamed_keywords(dataset_size="n")
+def with_replacement_subsampled_gaussian(
+    sigma: float,
+    batch_size: int,
+    n: int,
+    *,
+    sensitivity: float = 1.0,
+    value_discretization_interval: float = DEFAULT_INTERVAL,
+    tail: float = DEFAULT_TAIL,
+) -> PrivacyLossDistribution:
+    """Batches of ``batch_size`` = K indices drawn uniformly WITH replacement from the ``n`` records
+    records, replace-one neighbours (the per-silo message of Noisy MB-SGD, paper 003, Alg. 2).
+
+    ``sensitivity`` = Delta is the norm bound of one record's contribution to the released
+    statistic (for the mean of K gradients clipped to norm L: Delta = L/K), s = sigma/Delta.
+    The replaced record appears c ~ Binomial(K, 1/n) times, b_c its pmf, and moves the
+    output by up to 2 c Delta (its old and new gradient, each of norm <= L, both scaled 1/K).
+
+    Lower bound (certified, from a realizable pair): every other record has one gradient w,
+    the new record has w too, the old one w + 2L e_1, in every round:
+        P = sum_c b_c N(2c, s^2)  vs  Q = N(0, s^2).
+    Upper bound (certified; proof in cpp/include/hockeystick/pld_replace_one.hpp), for
+    eps >= 0, any dimension and any gradients, with eta = 1 - b_0:
+        delta(eps) <= sum_{c>=1} b_c theta(2c/s, log(1 + (e^eps - 1)/eta)),
+    from the advanced joint convexity of Balle, Barthe & Gaboardi (NeurIPS 2018, Thm 2) and
+    joint convexity over the batch (coupling the record's copies with fresh draws).  That curve
+    is the PLD of a b_c/eta-mixture of Poisson-remove pairs (rate eta, shift 2c); it is
+    symmetrised (mirror below loss 0) so that it dominates both orders of every neighbouring
+    pair and composes adaptively (Zhu, Dong & Wang, AISTATS 2022).  For K = 1 the bound is
+    attained: one round's bracket is only discretization, and both sides are the remove pair
+    (1-q) N(0) + q N(2) vs N(0), q = 1/n.  Composed, the lower side keeps one configuration in
+    every round and the upper side allows any per round (remove-like or add-like), so a gap
+    remains.  For K > 1 the gap also holds the unknown worst configuration.  The realizable pair
+    is exceeded by non-collinear gradients at eps = 0, so it is not an upper bound.
+
+    NOT valid here: the "replace" pair sum_c b_c N(c) vs sum_c b_c N(-c) (each record moving
+    the output by Delta on either side of the others' mean): when the other records sit at
+    -L, the batch mean moves by 2 c Delta, not c Delta (tests/test_pld_with_replacement.py).
+
+    Paper 003 (ISRL-DP): each silo's transcript is R such messages (its own noise, the other
+    silos' messages independent of its data), so its (eps0, delta0) is
+        with_replacement_subsampled_gaussian(sigma, K, n, sensitivity=L / K).self_compose(R).epsilon(delta0)
+    (docs/paper-003-errata.md compares this with the paper's calibrations).
+    """
+    s = _positive("sigma", sigma) / _positive("sensitivity", sensitivity)
+    # batch_size may exceed n (draws are with replacement); both are passed to the core as int64
+    k = _validation.count(batch_size, "batch_size", maximum=2.0**62)
+    size = _validation.count(n, "n", maximum=2.0**62)
+    h = checked_interval(value_discretization_interval)
+    t = _check_tail(tail)
+    try:
+        raw = _core.pld_with_replacement_subsampled_gaussian(s, k, size, h, t, MAX_CELLS)
+    except ValueError as error:
+        raise _grid_cells_refused(error, s, h) from None
+    f = _factor(f"with_replacement_subsampled_gaussian(sigma={s}, K={k}, n={n}, replace-one)", raw)
+    return PrivacyLossDistribution([{f: 1}], t)
+
+
+def gaussian(
+    sigma: float,
+    *,
+    sensitivity: float = 1.0,
+    value_discretization_interval: float = DEFAULT_INTERVAL,
+    tail: float = DEFAULT_TAIL,
+) -> PrivacyLossDistribution:
+    """Gaussian mechanism: P = N(sensitivity, sigma^2), Q = N(0, sigma^2); exact delta = theta(sensitivity/sigma, eps)."""
+    return subsampled_gaussian(
+        sigma, 1.0, sensitivity=sensitivity, value_discretization_interval=value_discretization_interval, tail=tail
+    )
+
+
+def laplace(
+    scale: float, *, sensitivity: float = 1.0, value_discretization_interval: float = DEFAULT_INTERVAL
+) -> PrivacyLossDistribution:
+    """Laplace mechanism: P = Lap(sensitivity, scale), Q = Lap(0, scale) (paper 002, Lemma 1).
+
+    Its loss has atoms at +-sensitivity/scale; a grid whose spacing divides
+    sensitivity/scale keeps the top atom exactly on the optimistic side.  The loss is |a + Z| - |Z|
+    under P (Z standard Laplace, a = sensitivity/scale), so by the triangle inequality the PLD of the
+    computed a (within u a of the true ratio, one division) lies within |a - a_true| <= u a of the
+    true one, outcome by outcome: charged as ``GridPMF.loss_shift`` (with any move of an atom onto
+    a grid point), a few ulps of a in eps.
+    """
+    b = _positive("scale", scale)
+    dist = _positive("sensitivity", sensitivity)
+    h = checked_interval(value_discretization_interval)
+    division = math.nextafter(UNIT_ROUNDOFF * (dist / b), math.inf)
+    try:
+        raw = _core.pld_laplace(dist, b, h, MAX_CELLS)
+    except ValueError as error:
+        if "max_cells" not in str(error):
+            raise
+        raise ValueError(
+            f"value_discretization_interval={h:g} with scale / sensitivity = {b / dist:g} would need more "
+            f"than {MAX_CELLS} loss cells (the loss spans 2 sensitivity / scale): use a coarser "
+            "value_discretization_interval, or a larger scale"
+        ) from None
+    f = _factor(f"laplace(scale={b}, sensitivity={dist})", raw, division)
+    return PrivacyLossDistribution([{f: 1}])
+
+
+def from_distributions(
+    p: ArrayLike,
+    q: ArrayLike,
+    *,
+    value_discretization_interval: float = DEFAULT_INTERVAL,
+    symmetric: bool = False,
+    exact_zeros: bool = True,
+) -> PrivacyLossDistribution:
+    """The PLD of two discrete distributions on one finite outcome set.
+
+    Losses log(p/q) are placed exactly by their cell integrals; their round-off (at most
+    4u (|log p| + |log q|) + 32u each) is charged as a shift of the curve (``atom_loss_shift``).
+    An outcome with a Q-mass below 2^-1022 or a P-mass below ``grid_mass_floor(h)`` (~2^-1000: below it
+    the grid's cell arithmetic goes subnormal) has no relative round-off bound, so each side gets its
+    own atoms (``_near_underflow_atoms``, the rule ``finite_atoms.pair_atoms`` shares): the pessimistic
+    side P-mass p_hi at log p_hi - log q_lo, the optimistic side p_lo at log p_lo - log q_hi, moved
+    outward past their round-off; the P-masses below the floor are pooled, on the pessimistic side into
+    max(their sum, the floor) at the top of their losses (+infinity where a Q-mass may be 0), on the
+    optimistic side into their sum at the least of their losses, or dropped where that sum is below the
+    floor.  A mass given as exactly 0 is
+    exact (``exact_zeros=True``, the default: a structural zero, e.g. the (eps, delta) pair's): an
+    outcome with q = 0 < p sits at +infinity on both sides (p at least the floor; a smaller p is
+    pooled as above, review 10: kept at +infinity its compositions erred by 2^-1075 absolute).  Callers whose masses are COMPUTED and may
+    have underflowed to 0 pass ``exact_zeros=False`` (``pld.discrete_laplace``, ``pld.poisson_subsampled``,
+    ``pld.randomized_response``): such a zero of q then puts the P-mass at +infinity on the pessimistic
+    side (q_lo = 0) and at a finite loss ~log p + 741 on the optimistic side (the grid spans that far).
+    Unless ``symmetric``, the pair (q, p) is kept as a second direction and the worse one is reported.
+    """
+    pa = np.asarray(p, dtype=np.float64).ravel()
+    qa = np.asarray(q, dtype=np.float64).ravel()
+    if pa.shape != qa.shape:
+        raise ValueError(f"p and q must have one shape, got {pa.shape} and {qa.shape}")
+    for name, arr in (("p", pa), ("q", qa)):
+        if not np.all(np.isfinite(arr)) or np.any(arr < 0):
+            raise ValueError(f"{name} must be finite and non-negative")
+        if abs(arr.sum() - 1.0) > 1e-9:
+            raise ValueError(f"{name} must sum to 1 (got {arr.sum()!r})")
+    h = checked_interval(value_discretization_interval)
+    forward = pair_factor(pa, qa, "from_distributions(p, q)", h, exact_zeros)
+    if symmetric:
+        return PrivacyLossDistribution([{forward: 1}])
+    return PrivacyLossDistribution([{forward: 1}, {pair_factor(qa, pa, "from_distributions(q, p)", h, exact_zeros): 1}])
+
+
+def pair_factor(a: np.ndarray, b: np.ndarray, label: str, h: float, exact_zeros: bool = True) -> Factor:
+    """Both sides of the pair (a, b) of masses on one finite outcome set (``from_distributions`` without its
+    checks that each sums to 1: callers pass masses moved outward by their error bound)."""
+
+    def atoms(loss: np.ndarray, mass: np.ndarray, loss_shift: float) -> Factor:
+        f = _factor(
+            label, _core.pld_atoms(np.ascontiguousarray(loss), np.ascontiguousarray(mass), h, MAX_CELLS), loss_shift
+        )
+        # The C++ optimistic side drops all mass above the grid (for continuous laws, a cut tail); here
+        # the mass at +infinity (exact zeros of q) is exact, so it is kept.
+        inf_mass = float(mass[np.isinf(loss)].sum())
+        if f.lower is None or inf_mass == 0.0:
+            return f
+        lower = f.lower
+        return Factor(
+            label,
+            f.upper,
+            GridPMF(lower.k_lo, h, lower.p, max(lower.p_inf, inf_mass), 0.0, False, loss_shift=lower.loss_shift),
+            f.connect_dots,
+        )
+
+    keep = a > 0
+    floor = grid_mass_floor(h)
+    infinite = keep & (b == 0.0) & (a >= floor) if exact_zeros else np.zeros_like(keep)
+    near = keep & ~infinite & ((a < floor) | (b < SMALLEST_NORMAL))
+    plain = keep & ~near
+    with np.errstate(divide="ignore"):  # exact zeros of b: loss +infinity
+        log_a, log_b = np.log(a[plain]), np.log(b[plain])
+    loss = log_a - log_b
+    shift = atom_loss_shift(log_a, log_b, a[plain] == b[plain])  # near-underflow atoms: moved outward below
+    if not near.any():
+        return atoms(loss, a[plain], shift)
+    up_loss, up_mass, low_loss, low_mass = _near_underflow_atoms(a[near], b[near], floor)
+    upper = atoms(np.concatenate([loss, up_loss]), np.concatenate([a[plain], up_mass]), shift)
+    lower = atoms(np.concatenate([loss, low_loss]), np.concatenate([a[plain], low_mass]), shift)
+    return Factor(label, upper.upper, lower.lower, upper.connect_dots)
+
+
+def grid_mass_floor(h: float) -> float:
+    """The least P-mass the grid's cell arithmetic takes at a finite loss at spacing h:
+    max(2^-1000, 2^-1010 / min(h, 1)).
+
+    pld_cells.hpp's ``add_atom`` forms m (1 - e^-u) and m (e^{h-u} - 1) (u in (0, h]) and
+    ``cell_mass`` divides their sum by e^h - 1 >= min(h, 1): a product below 2^-1022 errs by up to
+    2^-1075 absolute, so the cell's P-mass (about m) by up to 3 2^-1075 / min(h, 1), and its scaled
+    Q-mass by up to 2^-1074 / (e^h - 1) beside m e^-u: at most 3 2^-65 relative for m at this floor,
+    far below the cells' own rounding of a few u (the pessimistic side carries any shortfall to
+    +infinity, ``factor_view``; the optimistic side lowers each mass by a bound on its round-off,
+    pld_connect_dots.hpp's ``minorant_masses``).
+    A normal mass below it (2^-1021 at h = 1e-4: a lower delta(0) above the truth, review 10) is
+    handled as a subnormal one (``_near_underflow_atoms``)."""
+    return max(WINDOW_FLOOR, 2.0**-1010 / min(h, 1.0))
+
+
+def _near_underflow_atoms(
+    p: np.ndarray, q: np.ndarray, floor: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per side, the atoms (losses, P-masses) of outcomes with a P-mass below ``floor``
+    (``grid_mass_floor``) or a Q-mass below 2^-1022, by ``finite_atoms.split_near_underflow`` (the
+    rule the atoms path applies; the pool raised to ``floor``), from the masses' certified ranges
+    [p_lo, p_hi], [q_lo, q_hi] (``finite_atoms.mass_range``):
+      pessimistic: p_hi at log p_hi - log q_lo + e for each P-mass at least ``floor`` (q_lo > 0); the
+                   others pooled, max(sum p_hi, floor) at the top of their losses (+infinity where
+                   some q_lo = 0): at most max(sum p_hi, ``floor``) above their contribution, once per pair,
+      optimistic:  p_lo at log p_lo - log q_hi - e for each p_lo at least ``floor``; the others'
+                   sum p_lo at the least of their losses where it is at least ``floor``, else none,
+    e = 4u (|log p| + |log q|) + 32u the computed difference's round-off (as ``pair_atoms`` charges it).
+    delta(eps) = sum_j p_j (1 - e^{eps - l_j})_+ grows with every p_j and l_j, so these bracket the
+    outcomes' contribution whatever their true masses in those ranges.  No P-mass below ``floor``
+    enters the grid: its cell arithmetic (pld_cells.hpp's ``add_atom``) charges relative round-off
+    only, and a subnormal product errs by up to 2^-1075 absolute (a P-mass of 1e-310 on the grid would put
+    a lower delta(0) 4.7e-318 above the truth, and upper sides below it)."""
+    split = split_near_underflow(list(zip(p.tolist(), q.tolist())), floor, floor)
+    up_loss = [_loss_outward(pi, qi, up=True) for pi, qi in split.up_kept]
+    up_mass = [pi for pi, _ in split.up_kept]
+    if split.up_pool > 0.0:
+        up_loss.append(
+            math.inf if split.up_infinite else max(_loss_outward(pi, qi, up=True) for pi, qi in split.up_pooled)
+        )
+        up_mass.append(split.up_pool)
+    low_loss = [_loss_outward(pi, qi, up=False) for pi, qi in split.low_kept]
+    low_mass = [pi for pi, _ in split.low_kept]
+    if split.low_pool > 0.0:
+        low_loss.append(min(_loss_outward(pi, qi, up=False) for pi, qi in split.low_pooled))
+        low_mass.append(split.low_pool)
+    return (
+        np.array(up_loss, dtype=np.float64),
+        np.array(up_mass, dtype=np.float64),
+        np.array(low_loss, dtype=np.float64),
+        np.array(low_mass, dtype=np.float64),
+    )
+
+
+def _loss_outward(p: float, q: float, up: bool) -> float:
+    """log p - log q moved outward (up or down) past its round-off, 4u (|log p| + |log q|) + 32u (and
+    an ulp for the final addition)."""
+    lp, lq = math.log(p), math.log(q)
+    err = loss_round_off(lp, lq)
+    return math.nextafter(lp - lq + err, math.inf) if up else math.nextafter(lp - lq - err, -math.inf)

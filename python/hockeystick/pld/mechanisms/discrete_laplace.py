@@ -1,0 +1,100 @@
+"""The discrete Laplace mechanism: an exact finite PLD.
+
+Discrete Laplace DLap(a), pmf tanh(a/2) e^{-a|x|} on the integers, shift s (a positive integer;
+dp_accounting's ``DiscreteLaplaceDpEvent``; Inusah & Kozubowski 2006).  With P = DLap(a) + s and
+Q = DLap(a) the loss a(|x| - |x - s|) is -a s for x <= 0, a s for x >= s and a(2x - s) between, so
+merging each end (one loss each, a lossless post-processing) leaves s + 1 outcomes with
+    P(x <= 0) = Q(x >= s) = e^{-a s} / (1 + e^{-a}),  P(x >= s) = Q(x <= 0) = 1 / (1 + e^{-a}),
+    P(x) = tanh(a/2) e^{-a (s - x)},  Q(x) = tanh(a/2) e^{-a x}  (0 < x < s):
+an exact finite pair (its masses sum to 1 exactly), symmetric (x -> s - x swaps P and Q), so one
+direction serves add and remove.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ... import _validation
+from ..compose.distribution import PrivacyLossDistribution
+from ..compose.finite_atoms import UNIT_ROUNDOFF, Atoms
+from .constructors import DEFAULT_INTERVAL, _positive, from_distributions
+
+SMALLEST_NORMAL = float(np.finfo(np.float64).tiny)  # below it a mass's relative round-off is unbounded by u
+
+
+def _checked(parameter: float, sensitivity: int) -> tuple[float, int]:
+    """(a, s) as a float > 0 and an int >= 1, or a ValueError naming the argument."""
+    # a valid float skips the array validation (its cost would be a third of a lone pair's accounting)
+    a = parameter if type(parameter) is float and 0.0 < parameter < math.inf else _positive("parameter", parameter)
+    return float(a), _validation.count(sensitivity, "sensitivity")
+
+
+def _p_masses(a: float, s: int) -> list[float]:
+    """P(x <= 0), P(1), ..., P(s - 1), P(x >= s) of the merged pair, in plain floats (a pair has s + 1
+    outcomes, a handful, where numpy's per-call cost would dominate).  Each is within (8 + a s) u of
+    its exact value (u = 2^-53): exp's argument a (s - x) carries one rounding (a relative error of
+    a s u in the result), exp, tanh and 1 / (1 + e^-a) a few ulps, each product one."""
+    norm = 1.0 / (1.0 + math.exp(-a))
+    t = math.tanh(a / 2.0)
+    return [math.exp(-a * s) * norm] + [t * math.exp(-a * (s - x)) for x in range(1, s)] + [norm]
+
+
+def discrete_laplace_pair(parameter: float, sensitivity: int) -> tuple[np.ndarray, np.ndarray]:
+    """The exact merged pair above (P, Q), for a > 0 and integer s >= 1."""
+    p = _p_masses(*_checked(parameter, sensitivity))
+    return np.array(p, dtype=np.float64), np.array(p[::-1], dtype=np.float64)
+
+
+def discrete_laplace_atoms(parameter: float, sensitivity: int) -> Atoms:
+    """The pair's privacy-loss atoms (``finite_atoms.Atoms``) straight from its losses a (2x - s).
+
+    The loss of outcome x is exactly a (2x - s) (module docstring), so no logarithm is taken: the
+    lattice is eta = a for odd s (index 2x - s) and eta = 2a for even s (index x - s / 2; 2a is
+    exact), the only loss error the rounding of index * eta (u |index eta|, as ``pair_atoms``
+    charges it), and the masses' relative error (8 + a s) u (``_p_masses``), charged as 16u + a s u (plus
+    4 2^-1074 / m where a mass m is subnormal: there each step errs by up to 2^-1074 absolute).
+    The atoms ``finite_atoms.pair_atoms`` finds from the pair, without its logarithms (and, where
+    e^{-a s} underflows, without its loss +infinity for the outcome whose Q-mass rounds to 0).
+
+    Subnormal masses stay at their finite losses here (the one exemption from ``finite_atoms``' rule
+    that no subnormal P-mass is kept at a finite loss), because the charge above covers them: a
+    delta's term m (1 - e^{eps - l}) with m subnormal errs by at most 2^-1075 absolute, and the P-masses
+    grow with the loss (m_x is proportional to e^{-a (s - x)}), so wherever that term is positive
+    the top atom (mass >= 1/2, the highest loss) contributes at least (1 - e^{eps - l}) / 2, and the
+    charge 4 2^-1074 / m times the sum covers 2^-1075 whenever 1 - e^{eps - l} >= m / 4 (below that the
+    term is under 2^-2046 and rounds to 0, erring by less).  Compositions forming subnormal products
+    are charged by ``finite_atoms._underflow_charged`` (``_may_underflow`` reads the least mass), and
+    ``delta_with``'s terms m delta_G(eps - l) by the same argument (delta_G falls as its argument grows).
+    """
+    a, s = _checked(parameter, sensitivity)
+    eta, offset = (a, 2) if s % 2 else (2.0 * a, 1)  # index = offset x - offset s / 2
+    # outcomes whose P-mass underflows to 0 carry no mass (as ``pair_atoms`` drops them)
+    kept = [(offset * x - offset * s // 2, m) for x, m in enumerate(_p_masses(a, s)) if m > 0.0]
+    index, masses = [i for i, _ in kept], [m for _, m in kept]
+    losses = [i * eta for i in index]
+    rel = (16.0 + a * s) * UNIT_ROUNDOFF
+    if min(masses) < SMALLEST_NORMAL:  # a subnormal mass errs by up to a few 2^-1074 absolute, each step
+        rel += 4.0 * math.ulp(0.0) / min(masses)
+    out = Atoms(
+        np.array(index, dtype=np.int64),
+        np.array(masses, dtype=np.float64),
+        0.0,
+        eta,
+        UNIT_ROUNDOFF * abs(losses[-1]),
+        rel,
+    )
+    out.__dict__["loss_list"] = losses  # what the cached properties would compute
+    out.__dict__["mass_list"] = masses
+    return out
+
+
+def discrete_laplace(
+    parameter: float, sensitivity: int = 1, *, value_discretization_interval: float = DEFAULT_INTERVAL
+) -> PrivacyLossDistribution:
+    """The PLD of the discrete Laplace mechanism (exact finite pair, see the module docstring)."""
+    p, q = discrete_laplace_pair(parameter, sensitivity)
+    return from_distributions(
+        p, q, value_discretization_interval=value_discretization_interval, symmetric=True, exact_zeros=False
+    )  # computed masses: a 0 may be an underflow

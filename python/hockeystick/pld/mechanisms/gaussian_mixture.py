@@ -1,0 +1,84 @@
+"""The mixture-of-Gaussians mechanism: N(0, sigma^2) against sum_i w_i N(s_i, sigma^2).
+
+dp_accounting's ``MixtureOfGaussiansDpEvent`` (Choquette-Choo, Ganesh, Steinke, Thakurta,
+"Privacy amplification for matrix mechanisms", ICLR 2024, Sec. 4; a vector mechanism is dominated by
+the scalar one with each sensitivity vector replaced by its norm, their Cor. 4.7):
+    remove: P = sum_i w_i N(s_i, sigma^2)  vs  Q = N(0, sigma^2);   add: the pair swapped,
+with sensitivities s_i >= 0.  The loss L(x) = log sum_i w_i exp((s_i x - s_i^2 / 2) / sigma^2) is a
+log-sum-exp of non-decreasing affine functions, so non-decreasing (strictly where some s_i > 0):
+``monotone`` discretizes it, one atom per loss cell, with certified pessimistic and optimistic
+sides.  The x-range keeps all but ``tail`` / 4 of P and of Q:
+    [-z sigma, max s_i + z sigma],  z = Q^{-1}(tail / 4).
+s = (0, 1), w = (1 - q, q) is the Poisson-subsampled Gaussian (``subsampled_gaussian`` computes it
+faster in C++); s = (1,), w = (1,) the Gaussian mechanism.
+"""
+
+from __future__ import annotations
+
+from typing import cast
+
+import numpy as np
+from scipy import special
+
+from ..._elementwise import ArrayLike
+from ...gaussian import gaussian_tail_inverse
+from ..compose.distribution import PrivacyLossDistribution
+from ..compose.fft import DEFAULT_TAIL
+from .constructors import DEFAULT_INTERVAL, _check_tail, _positive, checked_interval, from_distributions
+from .monotone import MonotonePair, check_mixture, log_sum_exp_rows, monotone_factors
+
+
+def normal_interval(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """P(a < Z <= b) for Z ~ N(0, 1), from the tail each end lies in (no cancellation in the tails)."""
+    lower = special.ndtr(np.minimum(b, 0.0)) - special.ndtr(np.minimum(a, 0.0))
+    upper = special.ndtr(-np.maximum(a, 0.0)) - special.ndtr(-np.maximum(b, 0.0))
+    return cast(np.ndarray, np.maximum(np.where(b <= 0.0, lower, np.where(a >= 0.0, upper, lower + upper)), 0.0))
+
+
+def gaussian_mixture_pair(sigma: float, shifts: np.ndarray, weights: np.ndarray, tail: float) -> MonotonePair:
+    """The remove pair above as a ``MonotonePair`` (max shift > 0)."""
+    z = float(gaussian_tail_inverse(tail / 4.0))
+    log_w = np.log(weights)
+
+    def terms(x: np.ndarray) -> np.ndarray:
+        return cast(
+            np.ndarray,
+            log_w + (shifts * np.asarray(x, dtype=np.float64)[..., None] - 0.5 * shifts * shifts) / (sigma * sigma),
+        )
+
+    def loss(x: np.ndarray) -> np.ndarray:
+        return log_sum_exp_rows(terms(x))[0]
+
+    def slope(x: np.ndarray) -> np.ndarray:
+        return cast(np.ndarray, (log_sum_exp_rows(terms(x))[1] * shifts).sum(axis=-1) / (sigma * sigma))
+
+    def p_mass(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return cast(
+            np.ndarray, sum(w * normal_interval((a - s) / sigma, (b - s) / sigma) for w, s in zip(weights, shifts))
+        )
+
+    def q_mass(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return normal_interval(a / sigma, b / sigma)
+
+    return MonotonePair(loss, slope, p_mass, q_mass, -z * sigma, float(shifts.max()) + z * sigma, open_ends=True)
+
+
+def mixture_of_gaussians(
+    sigma: float,
+    sensitivities: ArrayLike,
+    sampling_probs: ArrayLike,
+    *,
+    value_discretization_interval: float = DEFAULT_INTERVAL,
+    tail: float = DEFAULT_TAIL,
+) -> PrivacyLossDistribution:
+    """Remove and add PLDs of the mixture-of-Gaussians mechanism, certified both sides."""
+    sd = _positive("sigma", sigma)
+    s, w = check_mixture(sensitivities, sampling_probs, ("sensitivities", "sampling_probs"))
+    h = checked_interval(value_discretization_interval)
+    t = _check_tail(tail)
+    if s.max() == 0.0:
+        return from_distributions([1.0], [1.0], value_discretization_interval=h, symmetric=True)
+    remove, add = monotone_factors(
+        f"mixture_of_gaussians(sigma={sd}, s={s.tolist()}, w={w.tolist()})", gaussian_mixture_pair(sd, s, w, t), h
+    )
+    return PrivacyLossDistribution([{remove: 1}, {add: 1}], t)

@@ -1,0 +1,68 @@
+"""Mixtures of privacy-loss distributions: a mechanism that runs one of several mechanisms at random.
+
+If with probability w_i (the same on both neighbours) the mechanism runs M_i, whose PLD in each
+direction is dominated by (P_i, Q_i), then it is dominated by the disjoint union of the pairs
+weighted by w_i, whose loss PMF is sum_i w_i PMF_i (dp_accounting's ``compute_mixture``).  Mixing the
+pessimistic PMFs gives a dominating pair (a mixture of post-processings is a post-processing of the
+mixture), mixing the optimistic ones a dominated pair, so both certified sides survive, also after
+composition.  Each component must be a single round (one factor, count 1, per direction); a
+symmetric component (one direction) serves both directions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..compose.distribution import Factor, PrivacyLossDistribution
+from ..compose.pmf import GridPMF
+
+
+def _mix(pmfs: Sequence[GridPMF], weights: Sequence[float] | np.ndarray) -> GridPMF:
+    k_lo = min(p.k_lo for p in pmfs)
+    k_hi = max(p.k_lo + p.p.size for p in pmfs)
+    out = np.zeros(k_hi - k_lo)
+    for pmf, w in zip(pmfs, weights):
+        out[pmf.k_lo - k_lo : pmf.k_lo - k_lo + pmf.p.size] += w * pmf.p
+    # each component's true losses lie within its loss_shift of its grid's, so the mixture's within the largest
+    return GridPMF(
+        k_lo,
+        pmfs[0].h,
+        out,
+        float(sum(w * p.p_inf for p, w in zip(pmfs, weights))),
+        0.0,
+        pmfs[0].pessimistic,
+        loss_shift=max(p.loss_shift for p in pmfs),
+    )
+
+
+def mixture(
+    components: Sequence[PrivacyLossDistribution], weights: Sequence[float] | np.ndarray
+) -> PrivacyLossDistribution:
+    """The PLD of running component i with probability weights[i] (weights >= 0, summing to 1)."""
+    w = np.asarray(weights, dtype=np.float64)
+    if len(components) == 0 or w.shape != (len(components),):
+        raise ValueError("mixture needs one weight per component (and at least one component)")
+    if not np.all(np.isfinite(w) & (w >= 0)) or abs(w.sum() - 1.0) > 1e-12:
+        raise ValueError(f"weights must be >= 0 and sum to 1, got {w.tolist()}")
+    if len({c.value_discretization_interval for c in components}) != 1:
+        raise ValueError("every component must use one value_discretization_interval")
+    factors = []
+    for c in components:
+        if any(len(d) != 1 or next(iter(d.values())) != 1 for d in c.directions):
+            raise ValueError("each component must be one round of one mechanism (not a composition)")
+        factors.append([next(iter(d)) for d in c.directions])
+    n_dir = max(len(f) for f in factors)
+    if any(len(f) not in (1, n_dir) for f in factors):
+        raise ValueError("cannot pair the neighbouring directions of the components")
+    directions = []
+    for j in range(n_dir):
+        parts = [f[j] if len(f) > 1 else f[0] for f in factors]
+        upper = _mix([f.upper for f in parts], w)
+        lower = (
+            None if any(f.lower is None for f in parts) else _mix([f.lower for f in parts if f.lower is not None], w)
+        )
+        name = "mixture(" + ", ".join(f"{wi:g} {f.name}" for wi, f in zip(w, parts)) + ")"
+        directions.append({Factor(name, upper, lower, all(f.connect_dots for f in parts)): 1})
+    return PrivacyLossDistribution(directions, min(c.tail for c in components))

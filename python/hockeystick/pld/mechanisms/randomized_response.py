@@ -1,0 +1,68 @@
+"""Randomized response over k buckets: exact finite PLDs under replace-one and replace-special.
+
+With noise parameter p the mechanism outputs its input bucket with probability 1 - p and a
+uniformly random bucket with probability p, so R(x) puts 1 - p + p/k on x and p/k elsewhere
+(dp_accounting's ``RandomizedResponseDpEvent``; Warner 1965).  Outcomes with one loss are merged
+(a lossless post-processing):
+
+- replace-one (x -> x'): P = (1 - p + p/k, p/k, (k-2) p/k) on (x, x', rest), Q the first two swapped;
+  swapping P and Q relabels x and x', so the pair is symmetric (one direction);
+- replace-special (x -> a record whose output is uniform): P = (1 - p + p/k, (k-1) p/k),
+  Q = (1/k, (k-1)/k); both directions are kept.
+
+p = 0 is non-private (Q = 0 where P > 0: loss +infinity, an exact atom); k = 1 or p = 1
+releases nothing (loss 0).  Both sides are exact up to the grid (``from_distributions``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import _validation
+from ..compose.distribution import PrivacyLossDistribution
+from .constructors import DEFAULT_INTERVAL, from_distributions
+
+RELATIONS = ("replace_one", "replace_special")
+
+
+def randomized_response_pair(
+    noise_parameter: float, num_buckets: int, relation: str = "replace_one"
+) -> tuple[np.ndarray, np.ndarray]:
+    """(P, Q) above, after checking 0 <= p <= 1, k a positive integer and the relation."""
+    # a bool or a numeric string is refused (True would silently mean p = 1: nothing released)
+    p = float(
+        _validation.in_interval(
+            _validation.single(noise_parameter, "noise_parameter"),
+            "noise_parameter",
+            0.0,
+            1.0,
+            open_low=False,
+            open_high=False,
+        )
+    )
+    k = _validation.count(num_buckets, "num_buckets")
+    _validation.choice(relation, "relation", RELATIONS)
+    stay, move = 1.0 - p + p / k, p / k
+    if k == 1:
+        return np.array([1.0]), np.array([1.0])
+    if relation == "replace_one":
+        return np.array([stay, move, (k - 2) * move]), np.array([move, stay, (k - 2) * move])
+    return np.array([stay, (k - 1) * move]), np.array([1.0 / k, (k - 1.0) / k])
+
+
+def randomized_response(
+    noise_parameter: float,
+    num_buckets: int,
+    *,
+    relation: str = "replace_one",
+    value_discretization_interval: float = DEFAULT_INTERVAL,
+) -> PrivacyLossDistribution:
+    """The PLD of randomized response (see the module docstring)."""
+    p, q = randomized_response_pair(noise_parameter, num_buckets, relation)
+    return from_distributions(
+        p,
+        q,
+        value_discretization_interval=value_discretization_interval,
+        symmetric=relation == "replace_one",
+        exact_zeros=False,
+    )

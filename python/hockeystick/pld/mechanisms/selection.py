@@ -1,0 +1,145 @@
+"""Private selection: the exponential mechanism and permute-and-flip, certified both sides.
+
+Both mechanisms pick one of finitely many candidates r from scores u(D, r) whose sensitivity
+(under the neighbouring relation analysed) is Delta; epsilon is their usual parameter:
+
+- exponential mechanism: Pr[r] proportional to exp(epsilon u(D, r) / (2 Delta)) (McSherry & Talwar
+  2007); also exp(epsilon u / Delta) for scores that move in one direction for every candidate;
+- permute-and-flip: candidates in a uniformly random order, r accepted with probability
+  exp(epsilon (u(D, r) - max_r' u(D, r')) / (2 Delta)) (McKenna & Sheldon 2020, Thm 1: epsilon-DP).
+
+Upper sides (dominating pairs, so composing them bounds adaptive composition: Zhu, Dong & Wang
+2022, Thm 10).
+
+- Permute-and-flip: epsilon-DP, so dominated by the canonical pair of (epsilon, 0)-DP (Kairouz, Oh &
+  Viswanath 2015, Thm 2.1; ``canonical``).
+- Exponential mechanism: epsilon-bounded range (Durfee & Rogers 2019, "BR"): its privacy loss
+  L(r) = epsilon (u(D, r) - u(D', r)) / (2 Delta) + log(Z' / Z) lies in an interval [t - epsilon, t]
+  (its score term spans at most epsilon; the one-direction form spans [0, epsilon] before the
+  constant), and t lies in [0, epsilon] (L must take values of both signs or be 0).  Splitting each
+  outcome of P-mass p and loss l in [t - epsilon, t] into two, of P-mass
+  p (e^{-l} - e^{-t}) / (e^{epsilon - t} - e^{-t}) at loss t - epsilon and the rest at loss t (both
+  non-negative there; the Q-masses add up), makes the pair a merge, i.e. a post-processing, of the
+  binary pair B_t with losses {t - epsilon, t} (generalized randomized
+  response, Dong, Durfee & Rogers 2020, Sec. 3.1 and 4), so delta(eps') <= sup_t delta_{B_t}(eps').
+  With E = e^epsilon, a = e^eps' and p_t = (E - e^t) / (E - 1) the B_t-mass at loss t,
+  delta_{B_t}(eps') = p_t (1 - a e^{-t}) for eps' in [t - epsilon, t]; the supremum over t is at
+  e^t = sqrt(a E):
+      delta*(eps') = (e^{epsilon/2} - e^{eps'/2})^2 / (e^epsilon - 1),  eps' in [-epsilon, epsilon],
+  (1 - e^eps' below, 0 above).  This is exactly the profile of the pair on [-epsilon/2, epsilon/2]
+  with densities P ~ e^{y}, Q ~ e^{-y} (loss 2y, non-decreasing: ``monotone``), which therefore
+  dominates every epsilon-BR pair; delta*(0) = tanh(epsilon/4), where epsilon-DP gives tanh(epsilon/2).
+  It is symmetric (y -> -y swaps P and Q): one direction.  Dong, Durfee & Rogers 2020 show the
+  optimal adaptive composition of BR mechanisms exceeds the non-adaptive one; composing this pair
+  bounds the adaptive one (it dominates each step whatever the history), and is not that optimum.
+
+Lower sides (realizable pairs: two candidates r1, r2 and scores u(., r1) = Delta c_x, u(., r2) =
+Delta (1 - c_x) or 0, c_x the number of copies of a record x: sensitivity Delta under add/remove,
+replace-one and replace-special alike, with D holding x and D' not).
+
+- Exponential mechanism: scores (Delta, 0) on D and (0, Delta) on D' give the randomized response
+  pair of epsilon/2 (B_t at t = epsilon/2, the supremum at eps' = 0), the canonical pair of
+  (epsilon/2, 0).  Swapping the score functions realizes the swapped pair, and it is symmetric.
+- Permute-and-flip: scores (0, 0) on D and (Delta, -Delta) on D' give P = (1/2, 1/2),
+  Q = (1 - e^{-epsilon}/2, e^{-epsilon}/2) (the loss on r2 is epsilon); both orders are kept (each is
+  realizable with the scores swapped), the worse composition reported.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import cast
+
+import numpy as np
+
+from ... import _validation
+from ..compose.distribution import Factor, PrivacyLossDistribution
+from .canonical import canonical_pair, eps_delta_dp
+from .constructors import DEFAULT_INTERVAL, checked_interval, from_distributions
+from .monotone import MonotonePair, monotone_factors
+
+
+def _epsilon(epsilon: float) -> float:
+    return float(_validation.nonnegative(_validation.single(epsilon, "epsilon"), "epsilon"))
+
+
+def bounded_range_pair(epsilon: float) -> MonotonePair:
+    """The pair dominating every epsilon-bounded-range pair (module docstring), on y in [-epsilon/2, epsilon/2].
+
+    Masses of (a, b] inside the support, scaled so nothing overflows: with Z = e^{epsilon/2} (1 - e^{-epsilon}),
+    P(a, b] = (e^b - e^a) / Z = e^{a - epsilon/2} expm1(b - a) / (1 - e^{-epsilon}) and
+    Q(a, b] = (e^{-a} - e^{-b}) / Z = e^{-b - epsilon/2} expm1(b - a) / (1 - e^{-epsilon}), each a few ulp.
+    """
+    half = 0.5 * epsilon
+    norm = -math.expm1(-epsilon)
+
+    def clip(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        lo = np.clip(np.asarray(a, dtype=np.float64), -half, half)
+        return lo, np.clip(np.asarray(b, dtype=np.float64), lo, half)
+
+    def p_mass(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        lo, hi = clip(a, b)
+        return cast(np.ndarray, np.exp(lo - half) * np.expm1(hi - lo) / norm)
+
+    def q_mass(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        lo, hi = clip(a, b)
+        return cast(np.ndarray, np.exp(-hi - half) * np.expm1(hi - lo) / norm)
+
+    return MonotonePair(
+        loss=lambda y: 2.0 * np.asarray(y, dtype=np.float64),
+        slope=lambda y: np.full(np.shape(y), 2.0),
+        p_mass=p_mass,
+        q_mass=q_mass,
+        x_lo=-half,
+        x_hi=half,
+        inverse=lambda loss: 0.5 * np.asarray(loss, dtype=np.float64),
+    )
+
+
+def bounded_range_profile(epsilon: float, eps: np.ndarray) -> np.ndarray:
+    """delta*(eps') of the bounded-range pair (module docstring) at real eps', in floats (a reference;
+    e^{eps'} (e^{(epsilon - eps')/2} - 1)^2 / (e^epsilon - 1) written without overflow)."""
+    e = np.asarray(eps, dtype=np.float64)
+    inside = np.exp(e - epsilon) * np.expm1(0.5 * (epsilon - e)) ** 2 / -math.expm1(-epsilon)
+    return np.where(e >= epsilon, 0.0, np.where(e <= -epsilon, -np.expm1(e), inside))
+
+
+def permute_and_flip_pair(epsilon: float) -> tuple[np.ndarray, np.ndarray]:
+    """The realizable permute-and-flip pair on two candidates (module docstring): (P, Q) on (r1, r2)."""
+    low = 0.5 * math.exp(-epsilon)
+    return np.array([0.5, 0.5]), np.array([1.0 - low, low])
+
+
+def exponential_mechanism(
+    epsilon: float, *, value_discretization_interval: float = DEFAULT_INTERVAL
+) -> PrivacyLossDistribution:
+    """The exponential mechanism of parameter epsilon: the bounded-range pair above, randomized response
+    of epsilon/2 below (module docstring).  epsilon = 0 releases nothing."""
+    eps = _epsilon(epsilon)
+    h = checked_interval(value_discretization_interval)
+    if eps == 0.0:
+        return from_distributions([1.0], [1.0], value_discretization_interval=h, symmetric=True)
+    upper, _ = monotone_factors(f"bounded_range(epsilon={eps})", bounded_range_pair(eps), h)
+    p, q = canonical_pair(0.5 * eps)
+    (lower,) = from_distributions(p, q, value_discretization_interval=h, symmetric=True).directions[0]
+    return PrivacyLossDistribution(
+        [{Factor(f"exponential_mechanism(epsilon={eps})", upper.upper, lower.lower, upper.connect_dots): 1}]
+    )
+
+
+def permute_and_flip(
+    epsilon: float, *, value_discretization_interval: float = DEFAULT_INTERVAL
+) -> PrivacyLossDistribution:
+    """Permute-and-flip of parameter epsilon: the (epsilon, 0)-DP canonical pair above, the realizable
+    two-candidate pair below, both orders (module docstring).  epsilon = 0 releases nothing."""
+    eps = _epsilon(epsilon)
+    h = checked_interval(value_discretization_interval)
+    if eps == 0.0:
+        return from_distributions([1.0], [1.0], value_discretization_interval=h, symmetric=True)
+    (upper,) = eps_delta_dp(eps, value_discretization_interval=h).directions[0]
+    p, q = permute_and_flip_pair(eps)
+    lowers = from_distributions(p, q, value_discretization_interval=h, exact_zeros=False).directions
+    label = f"permute_and_flip(epsilon={eps})"
+    return PrivacyLossDistribution(
+        [{Factor(label, upper.upper, next(iter(d)).lower, upper.connect_dots): 1} for d in lowers]
+    )

@@ -1,0 +1,107 @@
+"""Single-round subsampled-Gaussian PLDs kept between calls, in bounded memory.
+
+A calibration evaluates an accountant at many trial values and a sweep at many
+chunks; when only the rounds change (rounds calibration, a chunk of rounds values),
+every trial needs the same one-round discretization.  ``discretized`` returns it from
+here when some earlier call built it (least recently used entries are dropped once the
+kept grids exceed ``MAX_POINTS`` masses, 64 MB), so calibrating the rounds
+discretizes each (sigma, q) pair once, not once per trial.  The two-resolution lower blocks of a pair
+(``block_lowers``, ``two_resolution``: the costly part, a fine grid per (sigma, q, h)) are kept the same
+way, in the same budget.  Entries are immutable
+(``PrivacyLossDistribution.self_compose`` builds new objects around the same factors).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+import numpy as np
+
+from ..compose.distribution import PrivacyLossDistribution
+from ..compose.pmf import GridPMF
+from ..mechanisms.constructors import subsampled_gaussians
+from ..sampling import two_resolution
+
+MAX_POINTS = 1 << 23
+
+_lock = threading.Lock()
+# (sigma, q, sensitivity, h, tail, the optimistic side built or "blocks")
+Key = tuple[float, float, float, float, float, bool | str]
+_kept: OrderedDict[Key, PrivacyLossDistribution | list[tuple[GridPMF, ...]]] = OrderedDict()
+_points = 0
+
+
+def clear() -> None:
+    """Drops every kept PLD (benchmarks time a cold call with it)."""
+    global _points
+    with _lock:
+        _kept.clear()
+        _points = 0
+
+
+def _size(dist: PrivacyLossDistribution | list[tuple[GridPMF, ...]]) -> int:
+    if isinstance(dist, list):
+        return sum(b.p.size for blocks in dist for b in blocks)
+    return sum(f.upper.p.size + (0 if f.lower is None else f.lower.p.size) for d in dist.directions for f in d)
+
+
+def _keep(key: Key, value: PrivacyLossDistribution | list[tuple[GridPMF, ...]]) -> None:
+    """Keeps ``value`` under ``key`` (the caller holds ``_lock``), dropping the least recently used beyond MAX_POINTS."""
+    global _points
+    if key not in _kept:
+        _kept[key] = value
+        _points += _size(value)
+    while _points > MAX_POINTS and len(_kept) > 1:
+        _, old = _kept.popitem(last=False)
+        _points -= _size(old)
+
+
+def discretized(
+    pairs: list[tuple[float, float, float]], h: float, tail: float, optimistic: bool, threads: int = 0
+) -> list[PrivacyLossDistribution]:
+    """One-round PLDs of the Poisson-subsampled Gaussian for each (sigma, q, sensitivity), on grid h.
+
+    Those not kept are built in one C++ call (``mechanisms.subsampled_gaussians``, parallel over
+    pairs on ``threads`` OpenMP threads, 0: all cores); an entry with both sides also serves a request for the pessimistic side only.
+    """
+    found: dict[tuple[float, float, float], PrivacyLossDistribution] = {}
+    with _lock:
+        for pair in pairs:
+            for side in (True,) if optimistic else (False, True):
+                key = (*pair, h, tail, side)
+                if key in _kept:
+                    _kept.move_to_end(key)
+                    kept = _kept[key]
+                    assert isinstance(kept, PrivacyLossDistribution)
+                    found[pair] = kept
+                    break
+    missing = [p for p in dict.fromkeys(pairs) if p not in found]
+    if missing:
+        s, q, c = (np.array(v) for v in zip(*missing))
+        built = subsampled_gaussians(
+            s, q, sensitivity=c, value_discretization_interval=h, tail=tail, optimistic=optimistic, threads=threads
+        )
+        with _lock:
+            for pair, dist in zip(missing, built):
+                found[pair] = dist
+                _keep((*pair, h, tail, optimistic), dist)
+    return [found[p] for p in pairs]
+
+
+def block_lowers(
+    pair: tuple[float, float, float], h: float, tail: float, threads: int = 0
+) -> list[tuple[GridPMF, ...]]:
+    """``two_resolution.block_lowers`` of (sigma, q, sensitivity) on grid h, kept like the one-round PLDs:
+    every rounds value of a grid block, and every rounds trial of a calibration, reads the same blocks."""
+    key = (*pair, h, tail, "blocks")
+    with _lock:
+        if key in _kept:
+            _kept.move_to_end(key)
+            kept = _kept[key]
+            assert isinstance(kept, list)
+            return kept
+    built = two_resolution.block_lowers(pair[0], pair[1], pair[2], h, tail, threads)
+    with _lock:
+        _keep(key, built)
+    return built

@@ -1,0 +1,246 @@
+"""Random allocation (balls-in-bins): each record joins one of the t steps of an epoch, chosen uniformly.
+
+Each record is placed in one step of the epoch, uniformly at random and independently of the others
+(balls-and-bins sampling, Chua et al. 2025; random allocation with k = 1, Feldman and Shenfeld 2025);
+step j releases the sum of its records' contributions (each of norm at most 1) plus N(0, sigma^2 I).
+Neighbours are add/remove.  With probability ``absent`` the record's step is not released (a shuffled
+epoch's short last batch, ignored by the lower side's observer; ``absent = 0`` otherwise).
+
+Dominating pair of one epoch (Chua et al. 2025, Sec. 3: tightly dominating, the steps chosen adaptively):
+    P = absent N(0, sigma^2 I_t) + (1 - absent) (1/t) sum_j N(e_j, sigma^2 I_t)   vs   Q = N(0, sigma^2 I_t)
+(remove; add is the pair swapped).  Its likelihood ratio is R = dP/dQ = absent + (1 - absent) S / t with
+S = Y_1 + ... + Y_t, Y_j = exp(X_j / sigma - 1 / (2 sigma^2)) independent lognormals (X_j ~ N(0, 1) under Q,
+E Y = 1), and P is Q tilted by R.  Both directions are functions of R's law under Q:
+    remove: delta(eps) = E_Q (R - e^eps)_+,      add: delta(eps) = E_Q (1 - e^eps R)_+,
+and every hockey-stick divergence E_gamma (gamma >= 0) of either direction is E_Q phi(R), phi convex.  So a
+law R' at least R in the convex order (same mean) gives a pair whose every E_gamma, both directions, is at
+least the true one: it dominates one epoch (Zhu, Dong, Wang, AISTATS 2022, Def. 7), and its composition
+dominates many epochs (their Thm. 10).  A law below R in the convex order gives a pair below it.
+
+Upper law (``spread_sum``): Y's law on each cell of a grid is spread to the cell's two ends keeping its mass
+and mean (a mean-preserving spread, so Y' >=cx Y); a sum of independent variables each above its own in the
+convex order is above their sum; each partial sum is spread again onto the grid.  Mass above the top grid
+point g_top keeps its Q-mass at g_top and puts its excess of mean, (s - g_top) times its mass, at +infinity as
+P-mass (the limit of spreading to {g_top, V} as V -> infinity, whose every E_gamma grows with V).
+Lower law (``merged_sum``): each cell's mass is merged at its conditional mean (a mean-preserving
+contraction; it is the pair of the outputs binned per coordinate, a post-processing of the pair itself, so
+the realizable worst case is bounded from below too); partial sums merged per cell likewise.
+
+The sum grid holds 0 and geometric points whose values carry 16-bit significands, so a sum of two grid values
+within a ratio 2^35 is exact in double precision (a sum of two farther apart keeps the larger term and sends the
+smaller one's mean to +infinity, a spread); the spread fractions and the merged masses are then formed with
+relative errors only.  Every mass carries a relative error bound, tracked through the
+sums (a product adds the bounds of its factors, a cell's sum of n positive terms adds (n + 6) u), and each
+side's masses are moved by it: the first distribution's raised and the second's lowered on an upper side, the
+reverse on a lower side (each term (p - gamma q)_+ of every composed curve then moves the safe way).
+Y's cell masses come from scipy's ``ndtr`` of each tail (``gaussian_mixture.normal_interval``), charged at
+NDTR_ULPS units of round-off of each end's tail value.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+from scipy import special
+
+from ... import _core, _validation
+from ...gaussian import gaussian_tail_inverse
+from ..compose.distribution import Factor, PrivacyLossDistribution
+from ..compose.fft import DEFAULT_TAIL
+from ..mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, pair_factor
+from ..mechanisms.gaussian_mixture import normal_interval
+
+UNIT_ROUNDOFF = 2.0**-53
+NDTR_ULPS = 8.0  # scipy.special.ndtr's relative error (a few ulps) plus the subtraction of two tails
+SIGNIFICAND_BITS = 16  # grid values' significands: a sum of two grid values needs at most 16 + 36 + 1 <= 53 bits
+EXACT_RATIO = 2.0**35  # up to this ratio of its terms a sum of two grid values is exact
+MIN_NOISE = 0.05  # below it the tilted Y's 1e-18 quantile exceeds e^300 (z / s + 1 / (2 s^2) > 300)
+MAX_POINTS = 20_000  # grid points at most: the cost grows as their square
+DEFAULT_RESOLUTION = 0.005  # spacing of the sum grid in log(s)
+TAIL_QUANTILE = 1e-18  # the tilted Y above the grid's top has at most this probability
+MAX_RELATIVE_ERROR = 1e-4  # beyond it the grid is too fine for double precision (the sides move by twice it)
+BOTTOM_MASS = 1e-30  # Q(every step's Y below the grid's first positive point)
+NEGLIGIBLE = 1e-30  # atoms of less mass and weight: spread to {0, +inf} (upper) or dropped (lower)
+
+
+class SumLaw:
+    """A law on the sum grid: Q-masses, their P-weighted sums (``weight`` = E_Q[S; atom]), the mean sent to
+    +infinity (``infinite``, sum units), and a relative error bound ``error`` on every mass."""
+
+    def __init__(self, q: np.ndarray, weight: np.ndarray, infinite: float, error: float) -> None:
+        self.q, self.weight, self.infinite, self.error = q, weight, infinite, error
+
+
+def sum_grid(sigma: float, steps: int, resolution: float) -> np.ndarray:
+    """0 and geometric points with 16-bit significands, up to g_top, where the tilted Y exceeds g_top with
+    probability TAIL_QUANTILE and g_top >= 16 steps, down to g_1, the lower of: 0.1 resolution sqrt(steps) (the
+    spread of [0, g_1] to its ends adds a variance g_1^2 / 4 per step, far below the grid's own
+    (resolution s)^2 / 4 at s ~ steps) and the point below which all ``steps`` Y lie with probability
+    BOTTOM_MASS (that mass sits at R = 0).  Spacing ``resolution`` in log(s), widened to keep at most MAX_POINTS."""
+    z = float(gaussian_tail_inverse(TAIL_QUANTILE))
+    log_top = max(z / sigma + 0.5 / (sigma * sigma), math.log(16.0 * steps))
+    below = float(special.ndtri(BOTTOM_MASS ** (1.0 / steps)))  # Phi(below)^steps = BOTTOM_MASS
+    log_bottom = min(math.log(0.1 * resolution * math.sqrt(steps)), below / sigma - 0.5 / (sigma * sigma))
+    resolution = max(resolution, (log_top - log_bottom) / (MAX_POINTS - 1))
+    count = int(math.ceil((log_top - log_bottom) / resolution)) + 1
+    mantissa, exponent = np.frexp(np.exp(np.linspace(log_bottom, log_top, count)))
+    values = np.ldexp(np.round(np.ldexp(mantissa, SIGNIFICAND_BITS)), exponent - SIGNIFICAND_BITS)
+    return np.concatenate([[0.0], np.unique(values)])
+
+
+def _lognormal_cells(sigma: float, grid: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """Q-mass and E_Q[Y; cell] of Y on [g_k, g_k+1) for each k (the last cell [g_top, inf)), and the largest
+    relative error of those masses (NDTR_ULPS units of each end's tail value, over the cell's mass)."""
+    with np.errstate(divide="ignore", over="ignore"):  # log 0 = -inf, and a huge sigma's z = +-inf: exact
+        z = sigma * (np.log(grid) + 0.5 / (sigma * sigma))  # Y <= g  <=>  X <= z
+    lo, hi = z, np.append(z[1:], np.inf)
+    q = normal_interval(lo, hi)
+    weight = normal_interval(
+        lo - 1.0 / sigma, hi - 1.0 / sigma
+    )  # E_Q[Y; X in (a, b]] = P(a - 1/sigma < X <= b - 1/sigma)
+
+    def bound(a: np.ndarray, b: np.ndarray, mass: np.ndarray) -> float:
+        ndtr = special.ndtr
+        ends = np.where(  # the two tail values normal_interval subtracts
+            b <= 0.0, ndtr(b) + ndtr(a), np.where(a >= 0.0, ndtr(-a) + ndtr(-b), 1.0 + ndtr(a) + ndtr(-b))
+        )
+        live = mass > 0.0
+        return float(np.max(NDTR_ULPS * UNIT_ROUNDOFF * ends[live] / mass[live])) if live.any() else 0.0
+
+    return q, weight, max(bound(lo, hi, q), bound(lo - 1.0 / sigma, hi - 1.0 / sigma, weight))
+
+
+def spread_lognormal(sigma: float, grid: np.ndarray) -> SumLaw:
+    """Y's law spread to the grid (the upper law of one step): each cell's mass to its two ends in proportions
+    keeping its mean; the top cell's mass at g_top and its excess of mean at +infinity."""
+    q, weight, error = _lognormal_cells(sigma, grid)
+    gap = np.diff(grid)
+    low_num = q[:-1] * grid[1:] - weight[:-1]  # low + high = q and low g_k + high g_k+1 = weight
+    high_num = weight[:-1] - q[:-1] * grid[:-1]
+    live = (q[:-1] > 0.0) & (low_num > 0.0) & (high_num > 0.0)
+    if not np.all(live | (q[:-1] == 0.0)):
+        raise ValueError("the lognormal's cell masses lost their accuracy: use a coarser sum_resolution")
+    # the subtraction magnifies the cells' relative error by (q g_k+1 + weight) / (its result)
+    size = q[:-1] * grid[1:] + weight[:-1]
+    magnified = np.max(size[live] / np.minimum(low_num[live], high_num[live])) if live.any() else 1.0
+    out = np.zeros_like(grid)
+    out[:-1] += np.where(live, low_num / gap, 0.0)
+    out[1:] += np.where(live, high_num / gap, 0.0)
+    out[-1] += q[-1]
+    infinite = max(weight[-1] - q[-1] * grid[-1], 0.0) * (1.0 + error + 4.0 * UNIT_ROUNDOFF)
+    return SumLaw(out, out * grid, infinite, error * float(magnified) + 8.0 * UNIT_ROUNDOFF)
+
+
+def merged_lognormal(sigma: float, grid: np.ndarray) -> SumLaw:
+    """Y's law merged per cell at the cell's conditional mean (the lower law of one step)."""
+    q, weight, error = _lognormal_cells(sigma, grid)
+    return SumLaw(q, weight, 0.0, error)
+
+
+def spread_sum(a: SumLaw, b: SumLaw, grid: np.ndarray) -> SumLaw:
+    """The law of A + B (independent; A and B on the grid points) spread onto the grid
+    (cpp/include/hockeystick/pld_allocation_sums.hpp: ``spread_sum``)."""
+    out, infinite, terms = _core.pld_allocation_spread_sum(grid, a.q, b.q, a is b, EXACT_RATIO, NEGLIGIBLE)
+    error = a.error + b.error + (float(terms) + 6.0) * UNIT_ROUNDOFF
+    return SumLaw(out, out * grid, a.infinite + b.infinite + infinite * (1.0 + 4.0 * UNIT_ROUNDOFF), error)
+
+
+def merged_sum(a: SumLaw, b: SumLaw, grid: np.ndarray) -> SumLaw:
+    """The law of A + B (independent) with the atoms of each grid cell merged at their mean
+    (cpp/include/hockeystick/pld_allocation_sums.hpp: ``merged_sum``)."""
+    q, w, terms = _core.pld_allocation_merged_sum(grid, a.q, a.weight, b.q, b.weight, a is b, NEGLIGIBLE)
+    return SumLaw(q, w, 0.0, a.error + b.error + (float(terms) + 6.0) * UNIT_ROUNDOFF)
+
+
+def _power(
+    one: SumLaw, count: int, combine: Callable[[SumLaw, SumLaw, np.ndarray], SumLaw], grid: np.ndarray
+) -> SumLaw:
+    """The law of ``count`` independent copies summed, by binary powers (``combine`` spreads or merges each sum)."""
+    result: SumLaw | None = None
+    square = one
+    while True:
+        if count & 1:
+            result = square if result is None else combine(result, square, grid)
+        count >>= 1
+        if not count:
+            break
+        square = combine(square, square, grid)
+    assert result is not None
+    return result
+
+
+def _pair(law: SumLaw, steps: int, absent: float) -> tuple[np.ndarray, np.ndarray, float]:
+    """Q-masses, P-masses (R q with R = absent + (1 - absent) s / steps) and the P-mass at +infinity."""
+    p = absent * law.q + (1.0 - absent) * law.weight / steps
+    return law.q, p, (1.0 - absent) * law.infinite / steps
+
+
+def random_allocation_gaussian(
+    steps: int,
+    noise_multiplier: float,
+    *,
+    absent: float = 0.0,
+    sensitivity: float = 1.0,
+    value_discretization_interval: float = DEFAULT_INTERVAL,
+    sum_resolution: float = DEFAULT_RESOLUTION,
+) -> PrivacyLossDistribution:
+    """Remove and add PLDs of one epoch of random allocation (balls-in-bins) with Gaussian noise (module docstring).
+
+    ``steps`` t >= 1 steps per epoch, each record in exactly one of them (``absent``: the probability that its step
+    is not released); ``noise_multiplier`` sigma over the ``sensitivity``; ``sum_resolution`` the spacing of the
+    sum grid in log(s) (finer is tighter and slower: the cost grows as (log range / resolution)^2 log2 t).
+    The upper side dominates the epoch; the lower side is the binned realizable pair's, below it.
+    Compose epochs with ``.self_compose(epochs)``.
+    """
+    t = _validation.count(steps, "steps")
+    sigma = float(_validation.positive(_validation.single(noise_multiplier, "noise_multiplier"), "noise_multiplier"))
+    sens = float(_validation.positive(_validation.single(sensitivity, "sensitivity"), "sensitivity"))
+    alpha = float(
+        _validation.in_interval(
+            _validation.single(absent, "absent"), "absent", 0.0, 1.0, open_low=False, open_high=True
+        )
+    )
+    resolution = float(
+        _validation.in_interval(
+            _validation.single(sum_resolution, "sum_resolution"),
+            "sum_resolution",
+            1e-3,
+            0.5,
+            open_low=False,
+            open_high=False,
+        )
+    )
+    h = checked_interval(value_discretization_interval)
+    s = sigma / sens
+    if not s >= MIN_NOISE:
+        raise ValueError(
+            f"noise_multiplier / sensitivity must be at least {MIN_NOISE:g}, got {s:g}: below it one step's likelihood "
+            "ratio spans more than e^600 and the sum grid leaves double precision; at that little noise each "
+            "epoch is about the Gaussian mechanism of one step (GaussianMechanism(sigma=..., rounds=epochs))"
+        )
+    grid = sum_grid(s, t, resolution)
+    upper = _power(spread_lognormal(s, grid), t, spread_sum, grid)
+    lower = _power(merged_lognormal(s, grid), t, merged_sum, grid)
+    label = f"random_allocation_gaussian(steps={t}, sigma={sigma}, sensitivity={sens}, absent={alpha})"
+    # ``absent`` may carry a caller's round-off (1 - r / t): the upper side takes it a few ulps lower (P is then
+    # lambda P' + (1 - lambda) Q, a post-processing of the pair taken), the lower side a few ulps higher
+    up_q, up_p, up_inf = _pair(upper, t, alpha * (1.0 - 4.0 * UNIT_ROUNDOFF))
+    lo_q, lo_p, _ = _pair(lower, t, min(alpha * (1.0 + 4.0 * UNIT_ROUNDOFF), 1.0))
+    up, down = 1.0 + 2.0 * upper.error, 1.0 - 2.0 * upper.error
+    low_up, low_down = 1.0 + 2.0 * lower.error, 1.0 - 2.0 * lower.error
+    if max(upper.error, lower.error) > MAX_RELATIVE_ERROR:
+        raise ValueError(
+            f"steps={t}: the masses' error bound exceeds {MAX_RELATIVE_ERROR:g}; use a coarser sum_resolution"
+        )
+
+    def side(first: tuple[np.ndarray, np.ndarray], second: tuple[np.ndarray, np.ndarray]) -> Factor:
+        upper_side = pair_factor(first[0], first[1], label, h)
+        lower_side = pair_factor(second[0], second[1], label, h)
+        return Factor(label, upper_side.upper, lower_side.lower, upper_side.connect_dots)
+
+    # remove: (P, Q); add: (Q, P); the first distribution raised and the second lowered on the upper side
+    remove = side((np.append(up_p, up_inf) * up, np.append(up_q, 0.0) * down), (lo_p * low_down, lo_q * low_up))
+    add = side((up_q * up, up_p * down), (lo_q * low_down, lo_p * low_up))
+    return PrivacyLossDistribution([{remove: 1}, {add: 1}], DEFAULT_TAIL)
