@@ -32,18 +32,10 @@ import numpy as np
 from ... import _validation, progress
 from ..._elementwise import ArrayLike, broadcast_float_arrays
 from ...certified_theta import radius_up, theta_epsilon_upper, theta_upper
-from ..compose.distribution import (
-    Bound,
-    Factor,
-    PrivacyLossDistribution,
-    Result,
-    bound_result,
-    delta_values,
-    epsilon_values,
-)
+from ..compose.distribution import Bound, Factor, PrivacyLossDistribution
 from ..mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, gaussian
-from ..reads import along_run
 from ..sampling.random_allocation import DEFAULT_RESOLUTION, random_allocation_gaussian
+from .fixed_batch import DistinctPoints, PointwiseCurves
 
 
 def shuffled_lower_parts(batch_size: int, n: int, rounds: int) -> list[tuple[int, float, int]]:
@@ -80,7 +72,7 @@ def shuffled_epoch(
     )
 
 
-class _EpochsOfAllocation(along_run.RoundsCurves):
+class _EpochsOfAllocation(PointwiseCurves):
     """Shared: one composed PLD per distinct (sigma, steps per epoch, steps, ...) point, evaluated per point."""
 
     def __init__(self, value_discretization_interval: float, sum_resolution: float) -> None:
@@ -124,15 +116,10 @@ class _EpochsOfAllocation(along_run.RoundsCurves):
         """A closed-form upper side, or None: the lower parts' PLD carries both sides."""
         return None
 
-    def _evaluate(self, x: np.ndarray, name: str, bound: Bound, method: str) -> Result:
-        _validation.bound_side(bound)
-        arrays, shape, scalar = broadcast_float_arrays(**{name: x}, **self._points())
-        lower, upper = np.empty(shape), np.empty(shape)
-        flat_x, flat_lo, flat_up = arrays[0].ravel(), lower.reshape(-1), upper.reshape(-1)
-        points = np.stack([a.ravel() for a in arrays[1:]], axis=1)
-        unique, inverse = np.unique(points, axis=0, return_inverse=True)
-        for i, point in enumerate(unique):
-            where = np.flatnonzero(inverse.ravel() == i)
+    def _fill(self, grouped: DistinctPoints, bound: Bound, method: str) -> None:
+        flat_x, flat_lo, flat_up = grouped.x, grouped.lower, grouped.upper
+        for i, point in enumerate(grouped.points):
+            where = grouped.at(i)
             closed = self._upper(tuple(point), method, flat_x[where])
             if closed is None:
                 pld = self._run(float(point[0]), self._parts(tuple(point)))
@@ -143,15 +130,6 @@ class _EpochsOfAllocation(along_run.RoundsCurves):
                     pld = self._run(float(point[0]), self._parts(tuple(point)))
                     flat_lo[where] = getattr(pld, method)(flat_x[where], bound="lower")
             progress.advance(where.size)
-        return bound_result(lower, upper, bound, scalar)
-
-    def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
-        """Certified upper bound on delta(epsilon) (``bound="lower"``: certified lower bound, ``"both"``)."""
-        return self._evaluate(epsilon_values(epsilon), "epsilon", bound, "delta")
-
-    def epsilon(self, delta: ArrayLike, bound: Bound = "upper") -> Result:
-        """Smallest epsilon >= 0 whose certified delta bound is <= delta (``bound="lower"``, ``"both"``)."""
-        return self._evaluate(delta_values(delta), "delta", bound, "epsilon")
 
 
 class BallsInBinsGaussianPLD(_EpochsOfAllocation):

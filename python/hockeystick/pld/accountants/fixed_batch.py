@@ -41,7 +41,63 @@ from ..reads import along_run
 from ..sampling.with_replacement_shift_bound import with_replacement_shift_bound
 
 
-class FixedBatchGaussianPLD(along_run.RoundsCurves):
+class DistinctPoints:
+    """The argument ``x`` broadcast against an accountant's parameter arrays, grouped by distinct parameter point.
+
+    ``x`` is flat; ``points`` holds the distinct rows of the parameter arrays (columns in the order given);
+    ``at(i)`` the flat indices of x at row i, ascending; ``lower`` / ``upper`` are flat views of the result
+    arrays, filled by the accountant point by point and returned by ``result``."""
+
+    def __init__(self, x: ArrayLike, name: str, parameters: dict[str, np.ndarray]) -> None:
+        arrays, shape, self.scalar = broadcast_float_arrays(**{name: x}, **parameters)
+        self._lower, self._upper = np.empty(shape), np.empty(shape)
+        self.x, self.lower, self.upper = arrays[0].ravel(), self._lower.reshape(-1), self._upper.reshape(-1)
+        rows = np.stack([a.ravel() for a in arrays[1:]], axis=1)
+        self.points, inverse = np.unique(rows, axis=0, return_inverse=True)
+        self._order = np.argsort(inverse.ravel(), kind="stable")
+        self._ends = np.searchsorted(inverse.ravel()[self._order], np.arange(self.points.shape[0] + 1))
+
+    def at(self, i: int) -> np.ndarray:
+        """The flat indices of x at the distinct point ``i``, ascending."""
+        return self._order[self._ends[i] : self._ends[i + 1]]
+
+    def count(self, start: int, stop: int) -> int:
+        """How many values of x lie at the distinct points start, ..., stop - 1."""
+        return int(self._ends[stop] - self._ends[start])
+
+    def result(self, bound: Bound) -> Result:
+        return bound_result(self._lower, self._upper, bound, self.scalar)
+
+
+class PointwiseCurves(along_run.RoundsCurves):
+    """An accountant whose bounds are computed once per distinct parameter point: ``_points`` names its
+    parameter arrays, ``_fill`` writes the bounds at each point; ``delta`` and ``epsilon`` broadcast their
+    argument against the arrays."""
+
+    def _points(self) -> dict[str, np.ndarray]:
+        """The parameter arrays, in the order of ``DistinctPoints.points``' columns."""
+        raise NotImplementedError
+
+    def _fill(self, grouped: DistinctPoints, bound: Bound, method: str) -> None:
+        """``grouped.lower`` / ``grouped.upper`` at every point, on the sides ``bound`` asks for."""
+        raise NotImplementedError
+
+    def _evaluate(self, x: ArrayLike, name: str, bound: Bound, method: str) -> Result:
+        _validation.bound_side(bound)
+        grouped = DistinctPoints(x, name, self._points())
+        self._fill(grouped, bound, method)
+        return grouped.result(bound)
+
+    def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
+        """Certified upper bound on delta(epsilon) (``bound="lower"``: certified lower bound, ``"both"``)."""
+        return self._evaluate(epsilon_values(epsilon), "epsilon", bound, "delta")
+
+    def epsilon(self, delta: ArrayLike, bound: Bound = "upper") -> Result:
+        """Smallest epsilon >= 0 whose certified delta bound is <= delta (``bound="lower"``, ``"both"``)."""
+        return self._evaluate(delta_values(delta), "delta", bound, "epsilon")
+
+
+class FixedBatchGaussianPLD(PointwiseCurves):
     """T rounds of the Gaussian mechanism on batches of m of n records drawn WITHOUT replacement,
     replace-one neighbours, every round released.
 
@@ -120,24 +176,19 @@ class FixedBatchGaussianPLD(along_run.RoundsCurves):
             self._plds[key] = [d.self_compose(rounds) for d in self._rounds[point]]
         return self._plds[key]
 
-    def _evaluate(self, x: ArrayLike, name: str, bound: Bound, method: str) -> Result:
-        _validation.bound_side(bound)
-        (xa, s, m, n, t, c), shape, scalar = broadcast_float_arrays(
-            **{name: x},
-            sigma=self.sigma,
-            batch_size=self.batch_size,
-            n=self.n,
-            rounds=self.rounds,
-            sensitivity=self.sensitivity,
-        )
-        lower, upper = np.empty(shape), np.empty(shape)
-        points = np.stack([a.ravel() for a in (s, m, n, t, c)], axis=1)
-        unique, inverse = np.unique(points, axis=0, return_inverse=True)
-        flat_x, flat_lo, flat_up = xa.ravel(), lower.reshape(-1), upper.reshape(-1)
-        order = np.argsort(inverse.ravel(), kind="stable")
-        ends = np.searchsorted(inverse.ravel()[order], np.arange(unique.shape[0] + 1))
+    def _points(self) -> dict[str, np.ndarray]:
+        return {
+            "sigma": self.sigma,
+            "batch_size": self.batch_size,
+            "n": self.n,
+            "rounds": self.rounds,
+            "sensitivity": self.sensitivity,
+        }
+
+    def _fill(self, grouped: DistinctPoints, bound: Bound, method: str) -> None:
         # BATCH distinct points at a time are composed in one batch of FFTs per side (a factor
         # shared by several rounds values is transformed once), then evaluated and dropped.
+        unique, flat_x, flat_lo, flat_up = grouped.points, grouped.x, grouped.lower, grouped.upper
         for start in range(0, unique.shape[0], self.BATCH):
             block = range(start, min(start + self.BATCH, unique.shape[0]))
             pairs = [
@@ -149,7 +200,7 @@ class FixedBatchGaussianPLD(along_run.RoundsCurves):
             if bound != "upper":
                 compose_all([ds[0] for ds in pairs], False)
             for i, ds in zip(block, pairs):
-                where = order[ends[i] : ends[i + 1]]
+                where = grouped.at(i)
                 evaluate_into(ds[0], method, flat_x, bound, flat_lo, flat_up, where)
                 for extra in ds[1:]:  # a further proved upper side: the smaller bound is certified
                     if bound != "lower":
@@ -157,16 +208,7 @@ class FixedBatchGaussianPLD(along_run.RoundsCurves):
                             flat_up[where], getattr(extra, method)(flat_x[where], bound="upper")
                         )
             self._plds.clear()
-            progress.advance(int(ends[block.stop] - ends[block.start]))
-        return bound_result(lower, upper, bound, scalar)
-
-    def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
-        """Certified upper bound on delta(epsilon) (``bound="lower"``: certified lower bound)."""
-        return self._evaluate(epsilon_values(epsilon), "epsilon", bound, "delta")
-
-    def epsilon(self, delta: ArrayLike, bound: Bound = "upper") -> Result:
-        """Smallest epsilon >= 0 whose delta bound is <= delta (upper: certified)."""
-        return self._evaluate(delta_values(delta), "delta", bound, "epsilon")
+            progress.advance(grouped.count(block.start, block.stop))
 
 
 class WithReplacementBatchGaussianPLD(FixedBatchGaussianPLD):
