@@ -67,10 +67,31 @@ NEGLIGIBLE = 1e-30  # atoms of less mass and weight: spread to {0, +inf} (upper)
 
 class SumLaw:
     """A law on the sum grid: Q-masses, their P-weighted sums (``weight`` = E_Q[S; atom]), the mean sent to
-    +infinity (``infinite``, sum units), and a relative error bound ``error`` on every mass."""
+    +infinity (``infinite``, sum units), and a relative error bound ``error`` on every mass.
 
-    def __init__(self, q: np.ndarray, weight: np.ndarray, infinite: float, error: float) -> None:
-        self.q, self.weight, self.infinite, self.error = q, weight, infinite, error
+    A spread law's atoms sit on the grid points, so its ``weight`` is q * grid, formed when read (give
+    ``grid``); a merged law's atoms sit at their cells' conditional means, so its ``weight`` is stored."""
+
+    def __init__(
+        self,
+        q: np.ndarray,
+        infinite: float,
+        error: float,
+        *,
+        weight: np.ndarray | None = None,
+        grid: np.ndarray | None = None,
+    ) -> None:
+        assert (weight is None) != (grid is None), "a SumLaw takes its weights or its grid"
+        self.q, self.infinite, self.error = q, infinite, error
+        self._weight, self._grid = weight, grid
+
+    @property
+    def weight(self) -> np.ndarray:
+        if self._weight is not None:
+            return self._weight
+        assert self._grid is not None
+        weight: np.ndarray = self.q * self._grid
+        return weight
 
 
 def sum_grid(sigma: float, steps: int, resolution: float) -> np.ndarray:
@@ -130,13 +151,13 @@ def spread_lognormal(sigma: float, grid: np.ndarray) -> SumLaw:
     out[1:] += np.where(live, high_num / gap, 0.0)
     out[-1] += q[-1]
     infinite = max(weight[-1] - q[-1] * grid[-1], 0.0) * (1.0 + error + 4.0 * UNIT_ROUNDOFF)
-    return SumLaw(out, out * grid, infinite, error * float(magnified) + 8.0 * UNIT_ROUNDOFF)
+    return SumLaw(out, infinite, error * float(magnified) + 8.0 * UNIT_ROUNDOFF, grid=grid)
 
 
 def merged_lognormal(sigma: float, grid: np.ndarray) -> SumLaw:
     """Y's law merged per cell at the cell's conditional mean (the lower law of one step)."""
     q, weight, error = _lognormal_cells(sigma, grid)
-    return SumLaw(q, weight, 0.0, error)
+    return SumLaw(q, 0.0, error, weight=weight)
 
 
 def spread_sum(a: SumLaw, b: SumLaw, grid: np.ndarray) -> SumLaw:
@@ -144,14 +165,14 @@ def spread_sum(a: SumLaw, b: SumLaw, grid: np.ndarray) -> SumLaw:
     (cpp/include/hockeystick/pld_allocation_sums.hpp: ``spread_sum``)."""
     out, infinite, terms = _core.pld_allocation_spread_sum(grid, a.q, b.q, a is b, EXACT_RATIO, NEGLIGIBLE)
     error = a.error + b.error + (float(terms) + 6.0) * UNIT_ROUNDOFF
-    return SumLaw(out, out * grid, a.infinite + b.infinite + infinite * (1.0 + 4.0 * UNIT_ROUNDOFF), error)
+    return SumLaw(out, a.infinite + b.infinite + infinite * (1.0 + 4.0 * UNIT_ROUNDOFF), error, grid=grid)
 
 
 def merged_sum(a: SumLaw, b: SumLaw, grid: np.ndarray) -> SumLaw:
     """The law of A + B (independent) with the atoms of each grid cell merged at their mean
     (cpp/include/hockeystick/pld_allocation_sums.hpp: ``merged_sum``)."""
     q, w, terms = _core.pld_allocation_merged_sum(grid, a.q, a.weight, b.q, b.weight, a is b, NEGLIGIBLE)
-    return SumLaw(q, w, 0.0, a.error + b.error + (float(terms) + 6.0) * UNIT_ROUNDOFF)
+    return SumLaw(q, 0.0, a.error + b.error + (float(terms) + 6.0) * UNIT_ROUNDOFF, weight=w)
 
 
 def _power(
