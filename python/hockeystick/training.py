@@ -74,7 +74,7 @@ import numpy as np
 from . import _validation
 from ._elementwise import ArrayLike, broadcast_float_arrays
 from .hockey_stick import theta_radius
-from .pld.accountants.allocation import BallsInBinsGaussianPLD, ShuffledBatchGaussianPLD
+from .pld.accountants.allocation import BallsInBinsGaussianPLD, ShuffledBatchGaussianPLD, shuffled_radius
 from .pld.accountants.fixed_batch import FixedBatchGaussianPLD
 from .pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
 from .pld.compose.distribution import Bound, Result
@@ -331,7 +331,7 @@ def epoch_noise_start(sampling: Sampling, names: tuple[str, str, str, str]) -> C
         if sampling == "shuffle":
             mu = np.asarray(theta_radius(np.asarray(epsilon, float), np.asarray(delta, float)), float)
             with np.errstate(divide="ignore", invalid="ignore"):
-                guess = 2.0 * np.sqrt(np.ceil(steps / per_epoch)) / mu
+                guess = shuffled_radius(np.ceil(steps / per_epoch), mu)
             return np.where(np.isfinite(guess) & (guess > 0), guess, 1.0)
         return pld_calibration_start("sigma", epsilon, delta, {"sampling_rate": 1.0 / per_epoch, "rounds": steps})
 

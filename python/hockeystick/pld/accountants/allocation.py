@@ -38,6 +38,14 @@ from ..sampling.random_allocation import DEFAULT_RESOLUTION, random_allocation_g
 from .fixed_batch import DistinctPoints, PointwiseCurves
 
 
+def shuffled_radius(epochs_begun: float | np.ndarray, noise: float | np.ndarray) -> np.ndarray:
+    """mu = 2 sqrt(E) / sigma: the radius of the Gaussian mechanism that dominates shuffled batches over E epochs
+    begun at noise sigma (module docstring; not rounded).  The relation is symmetric: the noise whose upper side
+    has radius mu is 2 sqrt(E) / mu."""
+    radius: np.ndarray = 2.0 * np.sqrt(epochs_begun) / noise
+    return radius
+
+
 def shuffled_lower_parts(batch_size: int, n: int, rounds: int) -> list[tuple[int, float, int]]:
     """(steps, absent, epochs) of the realizable lower pair of ``rounds`` steps of shuffled batches (module
     docstring): balls-in-bins over the full batches released, the record absent from them with the rest."""
@@ -217,5 +225,5 @@ class ShuffledBatchGaussianPLD(_EpochsOfAllocation):
     def _upper(self, point: tuple[float, ...], method: str, x: np.ndarray) -> np.ndarray:
         b, n, rounds = int(point[1]), int(point[2]), int(point[3])
         begun = -(-rounds // -(-n // b))  # epochs begun
-        mu = radius_up(2.0 * np.sqrt(float(begun)) / point[0])
+        mu = radius_up(shuffled_radius(float(begun), point[0]))
         return np.asarray(theta_upper(mu, x) if method == "delta" else theta_epsilon_upper(mu, x))
