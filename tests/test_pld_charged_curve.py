@@ -26,6 +26,7 @@ import numpy as np
 import pytest
 
 from hockeystick import _core, pld
+from hockeystick.pld.compose import pmf_envelope
 from hockeystick.pld.compose.pmf import GridPMF
 
 mpmath.mp.dps = 50
@@ -219,12 +220,12 @@ def test_epsilon_is_the_unshifted_scan_moved_outward(tag: str, pmf: GridPMF) -> 
     ids=[t for t, p in PMFS if not p.pessimistic and p.total_error > 0.0],
 )
 def test_the_cpp_suffix_maxima_are_numpys(tag: str, pmf: GridPMF) -> None:
-    """The table built in C++ (``_envelope_table``) is numpy's suffix maxima bit for bit, and its top part
-    is ``_envelope_top``'s (which queries above loss 0 read)."""
-    table = _fresh(pmf)._envelope_table
+    """The table built in C++ (``pmf_envelope.envelope_table``) is numpy's suffix maxima bit for bit, and its top
+    part is ``pmf_envelope.envelope_top``'s (which queries above loss 0 read)."""
+    table = pmf_envelope.envelope_table(_fresh(pmf))
     assert table.tobytes() == _suffix_maxima(pmf).tobytes(), tag
     top = _fresh(pmf)
-    assert np.append(top._envelope_top(1), 0.0).tobytes() == table[top._top :].tobytes(), tag
+    assert np.append(pmf_envelope.envelope_top(top, 1), 0.0).tobytes() == table[top._top :].tobytes(), tag
 
 
 def test_loss_shifted_rounds_outward_and_keeps_infinities_and_nan() -> None:

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from hockeystick.pld import gaussian
+from hockeystick.pld.compose import pmf_envelope
 
 mp.mp.dps = 50
 
@@ -96,6 +97,8 @@ def test_delta_many_with_few_queries_is_delta_until_the_envelope_is_built():
         after,
         np.maximum(
             lower.delta(eps, envelope=False),
-            lower._envelope_at(np.clip(np.ceil(at / lower.h) - lower.k_lo, 0, lower.p.size).astype(np.int64)),
+            pmf_envelope.envelope_at(
+                lower, np.clip(np.ceil(at / lower.h) - lower.k_lo, 0, lower.p.size).astype(np.int64)
+            ),
         ),
     )

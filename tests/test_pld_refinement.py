@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 import hockeystick.pld as pld
+from hockeystick.pld.compose import pmf_envelope
+from hockeystick.pld.refine.grid_start import StartGrid
 
 EPS = np.linspace(0.5, 10.0, 20)
 SIGMA, Q = 1.012, 1.27e-3
@@ -35,7 +37,7 @@ def _windows(rounds: float, h: float) -> tuple[np.ndarray, np.ndarray]:
 def test_refined_bracket_is_no_wider_than_its_start_grid_and_overlaps_fine_grids():
     acc = pld.SubsampledGaussianPLD(sigma=SIGMA, sampling_rate=Q, rounds=7197, accuracy=1e-2)
     lo, up = acc.delta(EPS, bound="both")
-    start = acc._first_interval((SIGMA, Q, 7197.0, 1.0), EPS, "delta")
+    start = StartGrid(acc.accuracy, acc.delta_accuracy).first((SIGMA, Q, 7197.0, 1.0), EPS, "delta")
     s_lo, s_up = _windows(7197, start)
     assert np.all(lo >= s_lo) and np.all(up <= s_up)  # the start grid's bracket, narrowed where others help
     assert np.all(lo <= _fixed(7197, start)[1])
@@ -82,7 +84,9 @@ def test_envelope_near_queries_equals_the_full_suffix_maxima():
         eps = np.concatenate([np.linspace(0.0, 12.0, 40), rng.uniform(-1.0, 15.0, 40)])
         k = np.clip(np.ceil(eps / pmf.h) - pmf.k_lo, 0, pmf.p.size).astype(np.int64)
         low = pmf._charged_lower(eps, 0)
-        np.testing.assert_array_equal(pmf._envelope_near(k, low), np.maximum(low, pmf._envelope_at(k)))
+        np.testing.assert_array_equal(
+            pmf_envelope.envelope_near(pmf, k, low), np.maximum(low, pmf_envelope.envelope_at(pmf, k))
+        )
 
 
 def test_lower_without_envelope_is_a_looser_lower_bound():

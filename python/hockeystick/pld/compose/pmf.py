@@ -43,6 +43,7 @@ from typing import cast
 import numpy as np
 
 from ... import _core
+from . import pmf_charges, pmf_envelope
 
 
 @dataclass(frozen=True)
@@ -189,99 +190,16 @@ class GridPMF:
         return self.charge_of_weighted_sum(count, np.sqrt(count))
 
     def charge_of_weighted_sum(self, total: np.ndarray, norm: np.ndarray) -> np.ndarray:
-        """Round-off charge of a sum of grid masses with weights in [0, 1] whose sum is at most ``total`` and
-        Euclidean norm at most ``norm`` (``count`` and sqrt(``count``) for ``count`` masses of weight 1): the
-        module docstring's min(entry total, total_error, spectral_l2 norm + min(inverse total, inverse_l2 norm)),
-        0 where no weight is positive (NaN where ``total`` or ``norm`` is), computed by the core's GridCharges
-        (pld_hockey_stick.hpp), whose scans charge the same."""
-        total, norm = np.asarray(total, dtype=np.float64), np.asarray(norm, dtype=np.float64)
-        if total.shape != norm.shape:
-            total, norm = np.broadcast_arrays(total, norm)
-        return _core.pld_round_off_charge(
-            np.ravel(total),
-            np.ravel(norm),
-            self.entry_error,
-            self.total_error,
-            self.spectral_l2,
-            self.inverse_error,
-            self.inverse_l2,
-        ).reshape(total.shape)
+        """Round-off charge of a sum of grid masses with weights in [0, 1], summing to at most ``total``, of
+        Euclidean norm at most ``norm`` (``pmf_charges.charge_of_weighted_sum``)."""
+        return pmf_charges.charge_of_weighted_sum(self, total, norm)
 
     def charge_at(self, eps: np.ndarray) -> np.ndarray:
-        """Round-off charge at eps: that of the grid points above eps (one core call, pld_charged_curve.hpp's
-        ``charge_at_argument``: ``charge_of_masses`` of their count)."""
-        return _core.pld_round_off_charge_at(
-            eps,
-            self.k_lo,
-            self.p.size,
-            self.h,
-            self.entry_error,
-            self.total_error,
-            self.spectral_l2,
-            self.inverse_error,
-            self.inverse_l2,
-        )
+        """Round-off charge at eps: that of the grid points above eps (``pmf_charges.charge_at``)."""
+        return pmf_charges.charge_at(self, eps)
 
     def _charged_lower(self, eps: np.ndarray, threads: int) -> np.ndarray:
         return self._charged_side(eps, False, threads)
-
-    def _envelope_top(self, threads: int) -> np.ndarray:
-        """Entry k - ``_top``: max over grid points l_j, j >= k >= ``_top``, of the charged lower curve;
-        built on ``threads`` threads at its first use, then cached."""
-        top = self.__dict__.get("_lower_envelope_top")
-        if top is None:
-            top = np.maximum.accumulate(self._charged_lower(self.losses[self._top :], threads)[::-1])[::-1]
-            self.__dict__["_lower_envelope_top"] = top
-        return top
-
-    @cached_property
-    def _envelope_table(self) -> np.ndarray:
-        """The same suffix maxima at every grid index k in [0, n] (0 at n), built in C++ with
-        ``_tabled_curve`` (the same numbers as ``_envelope_top``'s from ``_top`` up)."""
-        return self._tabled_curve.envelope
-
-    def _envelope_at(self, k: np.ndarray, threads: int = 0) -> np.ndarray:
-        """Suffix maxima at grid indices k in [0, n] (0 at n), from the top part when it suffices and
-        the full table is not built (``_tabled_curve`` builds it on a charged optimistic PMF)."""
-        built = "_envelope_table" in self.__dict__ or ("_tabled_curve" in self.__dict__ and self._tabled_envelope)
-        if not built and np.all(k >= self._top):
-            return cast(np.ndarray, np.append(self._envelope_top(threads), 0.0)[k - self._top])
-        return cast(np.ndarray, self._envelope_table[k])
-
-    def _envelope_near(self, k: np.ndarray, low: np.ndarray, threads: int = 0) -> np.ndarray:
-        """max(low, charged lower value at every grid point j >= k), per query, visiting only the grid
-        points that can raise it (flat arrays; the same value as the full suffix maxima up to the
-        last bit of the curve's round-off, and a lower bound in any case).
-
-        The charged lower value at l_j is at most the uncharged one, raw(l_j)(1 - slack) + shift,
-        which falls as j grows; so once that is <= the best value found, no point from there up can
-        do better.  Probes at k, k + 1, k + 3, k + 7, ... find such an m within a factor 2, and
-        only [k, m) is evaluated: a few points where the charge is small beside the curve, more
-        at a delta near the round-off.  When the ranges together exceed half the grid, the full
-        pass (cached per PMF) is cheaper.  ``threads``: the C++ evaluations' (``delta``'s), so that a
-        caller holding one thread per block does not start a team here.
-        """
-        n = self.p.size
-        best = np.array(low, dtype=np.float64)
-        offsets = (1 << np.arange(max(n, 1).bit_length() + 1)) - 1
-        probe = np.minimum(k[:, None] + offsets[None, :], n)
-        inside = probe < n
-        ceiling = np.zeros(probe.shape)
-        if inside.any():
-            at = (self.k_lo + probe[inside]) * self.h
-            raw = self._raw_delta(np.ascontiguousarray(at), threads)
-            ceiling[inside] = raw * (1.0 - self.suffix_sum_slack()) + self.shift
-        beyond = ~(inside & (ceiling > best[:, None]))  # the last probe (index n) always qualifies
-        stop = probe[np.arange(k.size), np.argmax(beyond, axis=1)]
-        length = stop - k
-        if int(length.sum()) > n // 2:
-            return cast(np.ndarray, np.maximum(best, self._envelope_at(k, threads)))
-        if length.any():
-            owner = np.repeat(np.arange(k.size), length)
-            j = np.arange(int(length.sum())) - np.repeat(np.cumsum(length) - length, length) + np.repeat(k, length)
-            values = self._charged_lower((self.k_lo + j) * self.h, threads)
-            np.maximum.at(best, owner, values)
-        return best
 
     def _moved(self, values: np.ndarray, up: bool) -> np.ndarray:
         """``values`` moved by ``loss_shift`` s, rounded outward: + s rounded up or - s rounded down
@@ -316,16 +234,16 @@ class GridPMF:
         # take the largest one, at eps or at a grid point above it (the charge is constant between).
         with np.errstate(over="ignore"):  # eps near 1e308: clipped to the top of the grid
             k = np.clip(np.ceil(eps / self.h) - self.k_lo, 0, self.p.size).astype(np.int64)
-        return self._envelope_near(k.ravel(), low.ravel(), threads).reshape(low.shape)
+        return pmf_envelope.envelope_near(self, k.ravel(), low.ravel(), threads).reshape(low.shape)
 
     def delta_many(self, epsilon: np.ndarray) -> np.ndarray:
         """``delta`` at a flat array of eps, for callers that query one PMF many times (root searches).
 
-        Optimistic: when the queries' probes (``_envelope_near``: about log2 n per eps) would cost
+        Optimistic: when the queries' probes (``pmf_envelope.envelope_near``: about log2 n per eps) would cost
         more than one pass over the grid, the suffix maxima over every grid point are built once
         per PMF (cached) and each eps costs O(1) after (every later call uses them); the value is
         the same certified lower bound as ``delta``'s (its full pass), never below
-        ``_envelope_near``'s.  Pessimistic: ``delta``.
+        ``pmf_envelope.envelope_near``'s.  Pessimistic: ``delta``.
         """
         eps = np.ascontiguousarray(epsilon, dtype=np.float64)
         built = "_lower_envelope_top" in self.__dict__ or "_tabled_curve" in self.__dict__  # a previous call paid
@@ -334,22 +252,18 @@ class GridPMF:
             return self.delta(eps)
         eps = self.curve_argument(eps)
         k = np.clip(np.ceil(eps / self.h) - self.k_lo, 0, self.p.size).astype(np.int64)
-        return cast(np.ndarray, np.maximum(self._charged_lower(eps, 0), self._envelope_at(k)))
+        return cast(np.ndarray, np.maximum(self._charged_lower(eps, 0), pmf_envelope.envelope_at(self, k)))
 
     @cached_property
     def _charge_table(self) -> np.ndarray:
-        """Entry i (0 <= i <= n): the round-off charge at an eps whose first grid point above is i,
-        ``charge_of_masses(n - i)`` (zeros when nothing is charged): ``charge_at`` read from a table."""
-        n = self.p.size
-        if self.total_error == 0.0:
-            return np.zeros(n + 1)
-        return self.charge_of_masses(n - np.arange(n + 1, dtype=np.float64))
+        """``charge_at`` per first grid point above eps, 0..n (``pmf_charges.charge_table``)."""
+        return pmf_charges.charge_table(self)
 
     @cached_property
     def _tabled_curve(self) -> _core.PldChargedCurve:
         """``delta_tabled``'s evaluator (cpp/include/hockeystick/pld_charged_curve.hpp): the full profile,
         ``_charge_table``, the shift, the slack, the loss shift and the side; on a charged optimistic
-        PMF it builds the suffix maxima of ``delta``'s full pass (``_envelope_table``: max over grid
+        PMF it builds the suffix maxima of ``delta``'s full pass (``pmf_envelope.envelope_table``: max over grid
         points l_j, j >= k, of the charged lower curve), elsewhere the side is its charged value alone."""
         return _core.PldChargedCurve(
             self._profile,
@@ -375,7 +289,7 @@ class GridPMF:
         maxima at the first grid point at or above that moved argument), with raw the C++ suffix-sum curve (its full
         profile: the same numbers as the top part's, ``_top_profile``), the charge ``charge_at``'s
         (``_charge_table``) and the suffix maxima those of ``delta``'s full pass (never below
-        ``_envelope_near``'s).  For root searches that query one PMF many times at a few hundred
+        ``pmf_envelope.envelope_near``'s).  For root searches that query one PMF many times at a few hundred
         points, where numpy's per-call cost was the time.
         """
         return self._tabled_curve.delta(np.ascontiguousarray(epsilon, dtype=np.float64))
