@@ -897,19 +897,58 @@ def calibrate_batch_size(
     ``target_epsilon`` / ``target_delta`` are accepted for ``epsilon`` / ``delta``; arrays broadcast.
     The sampling rate of a run given by its rate is ``calibrate("dp_sgd", "sample_rate", ...)``.
     """
-    return calibrate(
+    call = _TrainingCall(
         _training_entry(sampling, steps_per_epoch),
-        "batch_size",
-        epsilon=epsilon,
-        delta=delta,
-        progress=progress,
-        workers=workers,
-        noise_multiplier=noise_multiplier,
-        dataset_size=dataset_size,
-        **_given(epochs=epochs, steps=steps, value_discretization_interval=value_discretization_interval),
-        **_given(accuracy=accuracy),
-        **targets,
+        epsilon,
+        delta,
+        _given(value_discretization_interval=value_discretization_interval, accuracy=accuracy),
+        progress,
+        workers,
+        targets,
     )
+    return call.calibrate(
+        "batch_size",
+        {"noise_multiplier": noise_multiplier, "dataset_size": dataset_size, **_given(epochs=epochs, steps=steps)},
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class _TrainingCall:
+    """What ``calibrate_batch_size`` and ``calibrate_fixed_compute`` pass to ``calibrate`` alike: the DP-SGD
+    entry of their ``sampling`` (``_training_entry``), the target (``epsilon``, ``delta``, or Opacus's and
+    dp_accounting's names in ``targets``), the grid keywords given (``value_discretization_interval``,
+    ``accuracy``) and calibrate's own ``progress`` and ``workers``."""
+
+    entry: AccountantEntry
+    epsilon: Any
+    delta: Any
+    grid: dict[str, Any]
+    progress: bool
+    workers: int | None
+    targets: dict[str, Any]
+
+    def calibrate(self, parameter: str, run: dict[str, Any]) -> Any:
+        """``parameter`` calibrated for the run ``run`` (the accountant's other parameters, before the grid
+        keywords and the targets' synonyms)."""
+        return calibrate(
+            self.entry,
+            parameter,
+            epsilon=self.epsilon,
+            delta=self.delta,
+            progress=self.progress,
+            workers=self.workers,
+            **run,
+            **self.grid,
+            **self.targets,
+        )
+
+    def target(self) -> tuple[float, float]:
+        """The target (epsilon, delta), each validated, from its name or its synonym."""
+        d = _validation.delta_target(self.delta if self.delta is not None else self.targets["target_delta"], "delta")
+        e = _validation.epsilon_target(
+            self.epsilon if self.epsilon is not None else self.targets["target_epsilon"], "epsilon"
+        )
+        return float(e), float(d)
 
 
 def _training_entry(sampling: Any, steps_per_epoch: Any) -> AccountantEntry:
@@ -1039,24 +1078,18 @@ def calibrate_fixed_compute(
                     word, [*inspect.signature(calibrate_fixed_compute).parameters, "target_epsilon"]
                 )
             )
-    entry = _training_entry(sampling, steps_per_epoch)
-    grid = _given(value_discretization_interval=value_discretization_interval, accuracy=accuracy)
-    sigma = calibrate(
-        entry,
-        "noise_multiplier",
-        epsilon=epsilon,
-        delta=delta,
-        progress=progress,
-        workers=workers,
-        dataset_size=n,
-        batch_size=sizes,
-        **run,
-        **grid,
-        **targets,
+    call = _TrainingCall(
+        _training_entry(sampling, steps_per_epoch),
+        epsilon,
+        delta,
+        _given(value_discretization_interval=value_discretization_interval, accuracy=accuracy),
+        progress,
+        workers,
+        targets,
     )
-    d = float(_validation.delta_target(delta if delta is not None else targets["target_delta"], "delta"))
-    e = float(_validation.epsilon_target(epsilon if epsilon is not None else targets["target_epsilon"], "epsilon"))
-    built = entry.factory(noise_multiplier=sigma, dataset_size=n, batch_size=sizes, **run, **grid)
+    sigma = call.calibrate("noise_multiplier", {"dataset_size": n, "batch_size": sizes, **run})
+    e, d = call.target()
+    built = call.entry.factory(noise_multiplier=sigma, dataset_size=n, batch_size=sizes, **run, **call.grid)
     # two certified upper bounds on the run's epsilon at d: its epsilon(d), and the target, which the
     # calibration certified (delta(target) <= d was evaluated at this sigma); epsilon(d) may exceed the
     # target by its scan's resolution (~1e-9)

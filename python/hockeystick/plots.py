@@ -443,6 +443,38 @@ def _slice_index(name: str, values: np.ndarray, value: float) -> int:
     return int(np.argmin(distance))
 
 
+@dataclass(frozen=True)
+class _Choice:
+    """The picture ``plot_grid`` and ``plot_dataset`` are asked for alike: the drawn axes (``x``, ``y``,
+    ``hue``, ``facet``), the values held axes are sliced at, the kind (``choose_picture``'s keywords), and
+    at most ``max_points`` values per drawn axis."""
+
+    x: str | None
+    y: str | None
+    hue: str | None
+    facet: str | None
+    slices: Mapping[str, float] | None
+    kind: str | None
+    max_points: int
+
+    def picture(
+        self, output: str, axes: Mapping[str, np.ndarray], fixed: Mapping[str, Any]
+    ) -> tuple[Picture, dict[str, int]]:
+        """The picture of ``output`` over ``axes`` (``choose_picture``) and how many values each drawn axis keeps."""
+        picture = choose_picture(
+            output,
+            axes,
+            fixed,
+            x=self.x,
+            y=self.y,
+            hue=self.hue,
+            facet=self.facet,
+            slices=self.slices,
+            kind=self.kind,
+        )
+        return picture, picture.counts(self.max_points)
+
+
 def plot_grid(
     grid: Any,
     path: str | os.PathLike[str],
@@ -462,18 +494,8 @@ def plot_grid(
     The sub-grid is evaluated here and drawn as ``plot_dataset`` draws a saved sweep; the title names
     the fixed parameters and, apart, the held axes with their value and range."""
     axes = {a.name: a for a in grid.axes}
-    picture = choose_picture(
-        grid.output,
-        {n: a.values for n, a in axes.items()},
-        grid.fixed,
-        x=x,
-        y=y,
-        hue=hue,
-        facet=facet,
-        slices=slices,
-        kind=kind,
-    )
-    counts = picture.counts(max_points)
+    choice = _Choice(x, y, hue, facet, slices, kind, max_points)
+    picture, counts = choice.picture(grid.output, {n: a.values for n, a in axes.items()}, grid.fixed)
     sub_axes = tuple(
         Axis(n, a.values[[picture.held[n]]] if n in picture.held else a.values[_thin_index(len(a), counts[n])], a.kind)
         for n, a in axes.items()
@@ -549,10 +571,8 @@ def plot_dataset(
         raise ValueError("nothing to plot: the sweep has no axis (give a list or range for a parameter)")
     axes = {d: ds[d].values for d in dims}
     fixed = {str(k): ds[k].item() for k in ds.coords if ds[k].ndim == 0}
-    picture = choose_picture(
-        _main_variable(ds)[1], axes, fixed, x=x, y=y, hue=hue, facet=facet, slices=slices, kind=kind
-    )
-    counts = picture.counts(max_points)
+    choice = _Choice(x, y, hue, facet, slices, kind, max_points)
+    picture, counts = choice.picture(_main_variable(ds)[1], axes, fixed)
     ds = ds.isel(picture.held).isel({d: _thin_index(ds.sizes[d], n) for d, n in counts.items()})
     return _draw(ds, picture, path, axes, fixed, levels)
 
