@@ -22,7 +22,7 @@ import mpmath
 import pytest
 from hypothesis import HealthCheck, settings
 
-from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
+from hockeystick.pld.refine.step_brackets import StepBrackets
 
 settings.register_profile(
     "ci", derandomize=True, database=None, deadline=None, suppress_health_check=[HealthCheck.too_slow]
@@ -51,11 +51,11 @@ def visited_grids(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     """The grids the ``accuracy=`` refinement evaluates, in order (one entry per point and step), while the
     test runs through the accountant; a fixed-grid call afterwards visits none."""
     grids: list[float] = []
-    step = SubsampledGaussianPLD._step_brackets
+    step = StepBrackets.brackets
 
     def counted(self, batch, points, steps, *args):
         grids.extend(steps[i] for i in batch)
         return step(self, batch, points, steps, *args)
 
-    monkeypatch.setattr(SubsampledGaussianPLD, "_step_brackets", counted)
+    monkeypatch.setattr(StepBrackets, "brackets", counted)
     return grids

@@ -16,6 +16,7 @@ import hockeystick.pld as pld
 from hockeystick import progress
 from hockeystick.pld.compose import fft as compose
 from hockeystick.pld.mechanisms.constructors import subsampled_gaussians
+from hockeystick.pld.refine.grid_start import StartGrid, ladder_rung
 from hockeystick.sweep import Grid, run_sweep
 
 ROUNDS = np.array([10.0, 100.0, 1000.0, 10_000.0])
@@ -42,7 +43,7 @@ def test_block_brackets_overlap_pointwise_fine_grid_and_meet_accuracy(sigma, q):
 def test_wide_points_start_on_a_coarse_grid():
     """sigma 0.5, q 0.1, 1e5 rounds: delta(eps <= 10) ~ 1; the W2-sized start grid needs 4.4e8 points."""
     acc = pld.SubsampledGaussianPLD(sigma=0.5, sampling_rate=0.1, rounds=100_000, accuracy=1e-2)
-    assert acc._first_interval((0.5, 0.1, 100_000.0, 1.0)) > 0.1
+    assert StartGrid(acc.accuracy, acc.delta_accuracy).first((0.5, 0.1, 100_000.0, 1.0)) > 0.1
     lo, up = acc.delta(np.array([1.0, 10.0]), bound="both")
     assert np.all(lo <= up) and np.all((up - lo) <= 1e-2 * up) and np.all(lo > 0.99)
 
@@ -50,10 +51,13 @@ def test_wide_points_start_on_a_coarse_grid():
 def test_block_shares_discretizations():
     """Start grids sit on a sqrt(2) ladder, so 50 rounds values need a handful of one-round PLDs."""
     acc = pld.SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=1.0, accuracy=1e-2)
-    starts = {acc._first_interval((1.0, 0.01, float(t), 1.0)) for t in np.round(np.logspace(1, 5, 50))}
+    starts = {
+        StartGrid(acc.accuracy, acc.delta_accuracy).first((1.0, 0.01, float(t), 1.0))
+        for t in np.round(np.logspace(1, 5, 50))
+    }
     assert len(starts) <= 8  # of 50 rounds values
     for h in starts:
-        assert acc._on_ladder(h) == h
+        assert ladder_rung(h) == h
 
 
 def test_window_fallback_when_the_grid_variance_vanishes():

@@ -15,6 +15,7 @@ import pytest
 import hockeystick.pld as pld
 from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
 from hockeystick.pld.reads.affinity_ceiling import LAMBDAS, delta_lower_near_one, subsampled_gaussian_log_affinity
+from hockeystick.pld.refine.step_brackets import StepBrackets
 
 mpmath.mp.dps = 50
 
@@ -110,13 +111,13 @@ def test_delta_near_one_meets_the_ceiling_on_the_first_grid(monkeypatch, rounds,
     refinement stops.  The bracket stays ordered and below dp_accounting's pessimistic delta."""
     sigma, q = 0.5494, 0.04833
     calls = []
-    step = SubsampledGaussianPLD._step_brackets
+    step = StepBrackets.brackets
 
     def counted(self, batch, *args):
         calls.append(len(batch))
         return step(self, batch, *args)
 
-    monkeypatch.setattr(SubsampledGaussianPLD, "_step_brackets", counted)
+    monkeypatch.setattr(StepBrackets, "brackets", counted)
     lo, up = pld.SubsampledGaussianPLD(
         sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=1e-2, delta_accuracy="epsilon"
     ).delta(eps, bound="both")

@@ -16,6 +16,9 @@ import pytest
 
 from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
 from hockeystick.pld.reads.epsilon_width import RIGHT_OFFSETS, certified_epsilon_width, left_epsilon_width
+from hockeystick.pld.refine import constants
+from hockeystick.pld.refine.grid_rules import NextGrid
+from hockeystick.pld.refine.grid_start import ladder_rung
 
 EPS = np.linspace(0.5, 10.0, 20)
 
@@ -76,13 +79,15 @@ def test_the_step_after_a_same_grid_recomposition_divides_by_nothing():
     with warnings.catch_warnings(), np.errstate(all="raise"):
         warnings.simplefilter("error")
         # eps 1.5 is charge-limited (its charges alone leave 0.3), eps 1.0 is not: the h^2 jump of 0.04
-        finer = acc._next_interval(h, width, before, none, None, np.array([0.0, 0.0, 0.3]), cap)
+        finer = NextGrid(acc.accuracy).next_interval(h, width, before, none, None, np.array([0.0, 0.0, 0.3]), cap)
         assert finer is not None and finer < h
-        assert finer == acc._on_ladder(h * 0.9 * np.sqrt(1e-2 / 0.04))
+        assert finer == ladder_rung(h * 0.9 * np.sqrt(1e-2 / 0.04))
         # only charge-limited arguments left after the direct bins: nothing more to build
-        assert acc._next_interval(h, width, before, none, None, np.array([0.0, 0.05, 0.3]), cap) is None
+        assert (
+            NextGrid(acc.accuracy).next_interval(h, width, before, none, None, np.array([0.0, 0.05, 0.3]), cap) is None
+        )
         # on the first grid the same arguments ask for the same grid again (recomposed with direct bins)
-        assert acc._next_interval(h, width, None, none, None, np.array([0.0, 0.05, 0.3]), cap) == h
+        assert NextGrid(acc.accuracy).next_interval(h, width, None, none, None, np.array([0.0, 0.05, 0.3]), cap) == h
 
 
 def test_power_step_follows_a_width_that_falls_like_h():
@@ -92,14 +97,14 @@ def test_power_step_follows_a_width_that_falls_like_h():
     h0, h = 3.62e-3, 1.81e-3
     width0, width = np.array([0.022]), np.array([0.011])
     wide = np.ones(1, dtype=bool)
-    finer = acc._power_step(h, h0, width, width0, np.zeros(1), wide, ~wide)
+    finer = NextGrid(acc.accuracy).power_step(h, h0, width, width0, np.zeros(1), wide, ~wide)
     assert finer is not None
-    assert finer == acc._on_ladder(h * 0.9e-2 / 0.011)
+    assert finer == ladder_rung(h * 0.9e-2 / 0.011)
     # the same widths where the coarser one was a cap: the h^2 law from the current width
-    capped = acc._power_step(h, h0, width, width0, np.zeros(1), wide, wide)
-    assert capped == acc._on_ladder(h * np.sqrt(0.9e-2 / 0.011))
+    capped = NextGrid(acc.accuracy).power_step(h, h0, width, width0, np.zeros(1), wide, wide)
+    assert capped == ladder_rung(h * np.sqrt(0.9e-2 / 0.011))
     # a cap far from the tolerance is not followed
-    assert acc._power_step(h, h0, np.array([0.4]), width0, np.zeros(1), wide, wide) is None
+    assert NextGrid(acc.accuracy).power_step(h, h0, np.array([0.4]), width0, np.zeros(1), wide, wide) is None
 
 
 @pytest.mark.parametrize("rounds", [15, 37])
@@ -147,7 +152,7 @@ def test_a_charge_limited_argument_down_from_its_cap_takes_one_rung_more(visited
     above_floor = up >= SubsampledGaussianPLD.DELTA_FLOOR
     assert above_floor[-1] and np.all(_epsilon_width(sigma, q, rounds, lo, up)[above_floor] <= 1e-2)
     _overlaps_fixed_grids(sigma, q, rounds, lo, up, (2.56e-3, 1.6e-4))
-    monkeypatch.setattr(SubsampledGaussianPLD, "NEAR_CAPPED", 0.0)  # no argument is near its cap: it stops
+    monkeypatch.setattr(constants, "CAP_LEFT_WITHIN_TOLERANCES", 0.0)  # no argument is near its cap: it stops
     stopped_lo, stopped_up = _refined(sigma, q, rounds)
     assert stopped_up[-1] >= SubsampledGaussianPLD.DELTA_FLOOR
     assert _epsilon_width(sigma, q, rounds, stopped_lo, stopped_up)[-1] > 1e-2

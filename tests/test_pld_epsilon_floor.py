@@ -10,6 +10,8 @@ import pytest
 import hockeystick.pld as pld
 from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
 from hockeystick.pld.reads.epsilon_width import RIGHT_OFFSETS, certified_epsilon_width
+from hockeystick.pld.refine import constants
+from hockeystick.pld.refine.bracket_width import bracket_width
 
 FLOOR = SubsampledGaussianPLD.DELTA_FLOOR
 
@@ -29,7 +31,7 @@ def test_width_is_zero_below_the_floor_and_the_certified_epsilon_width_above():
     lo_s = [np.array([0.0, 1.0 - 1e-8, 5e-4 * f, 0.0, 1.0 - 1e-9]) for f in (0.99, 0.96, 0.85)]
     up_s = [np.array([4e-10, 1.0, 5.01e-4 * f, 1.9e-9, 1.0]) for f in (0.99, 0.96, 0.85)]
     x, lo, up = _with_shifted(eps, [lo0] + lo_s, [up0] + up_s)
-    width = acc._width("delta", x, lo, up, eps.size)
+    width = bracket_width(acc.delta_accuracy, "delta", x, lo, up, eps.size)
     assert width[0] == 0.0  # below the floor: met, done
     assert SubsampledGaussianPLD.DELTA_CEILING == 1.0 - FLOOR and lo0[4] >= SubsampledGaussianPLD.DELTA_CEILING
     assert width[4] == 0.0  # lower side at the ceiling: met, done
@@ -39,8 +41,13 @@ def test_width_is_zero_below_the_floor_and_the_certified_epsilon_width_above():
     assert expected[4] == eps[4]  # (the ceiling point has no chord either)
     assert width[3] == eps[3]  # lo = 0: capped at eps, still wide
     # the relative rule is unchanged: (up - lo) / max(up, floor)
-    rel = SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=10, accuracy=1e-2)._width(
-        "delta", eps, lo0, up0, eps.size
+    rel = bracket_width(
+        SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=10, accuracy=1e-2).delta_accuracy,
+        "delta",
+        eps,
+        lo0,
+        up0,
+        eps.size,
     )
     np.testing.assert_array_equal(rel, (up0 - lo0) / np.maximum(up0, FLOOR))
 
@@ -79,14 +86,14 @@ def test_a_capped_epsilon_width_steps_by_capped_step_and_the_bracket_holds(visit
     alone (the complement's bracket switched off: it resolves this point on its first grid, below)."""
     kw = dict(sigma=0.55, sampling_rate=0.048, rounds=7197)
     eps = np.array([0.5, 10.0])
-    above = SubsampledGaussianPLD.COMPLEMENT_ABOVE
-    monkeypatch.setattr(SubsampledGaussianPLD, "COMPLEMENT_ABOVE", 1.0)
+    above = constants.COMPLEMENT_ABOVE
+    monkeypatch.setattr(constants, "COMPLEMENT_ABOVE", 1.0)
     lo, up = pld.SubsampledGaussianPLD(**kw, accuracy=1e-2, delta_accuracy="epsilon").delta(eps, bound="both")
     grids = list(visited_grids)
-    assert len(grids) >= 2 and grids[1] >= grids[0] * SubsampledGaussianPLD.CAPPED_STEP * (1 - 1e-12)
+    assert len(grids) >= 2 and grids[1] >= grids[0] * constants.CAPPED_STEP * (1 - 1e-12)
     f_lo, f_up = pld.SubsampledGaussianPLD(**kw, value_discretization_interval=2e-3).delta(eps, bound="both")
     assert np.all(lo <= f_up) and np.all(f_lo <= up) and np.all(up <= 1.0)
-    monkeypatch.setattr(SubsampledGaussianPLD, "COMPLEMENT_ABOVE", above)
+    monkeypatch.setattr(constants, "COMPLEMENT_ABOVE", above)
     visited_grids.clear()
     c_lo, c_up = pld.SubsampledGaussianPLD(**kw, accuracy=1e-2, delta_accuracy="epsilon").delta(eps, bound="both")
     assert len(visited_grids) == 1 and np.all(lo <= c_up) and np.all(c_lo <= up)

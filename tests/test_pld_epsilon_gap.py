@@ -19,8 +19,9 @@ from hypothesis import strategies as st
 from scipy.stats import norm
 
 import hockeystick.pld as pld
-from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
 from hockeystick.pld.reads.epsilon_width import RIGHT_OFFSETS, certified_epsilon_width, epsilon_gap
+from hockeystick.pld.refine import constants
+from hockeystick.pld.refine.grid_start import ladder_rung
 
 
 def gaussian_delta(mu: float, eps: np.ndarray) -> np.ndarray:
@@ -86,7 +87,7 @@ def test_a_capped_argument_with_a_gap_steps_by_it_not_by_capped_step(visited_gri
     eps = np.array([1.0, 3.0, 8.0])
     lo, up = pld.SubsampledGaussianPLD(**kw, accuracy=1e-2, delta_accuracy="epsilon").delta(eps, bound="both")
     grids = list(visited_grids)
-    assert len(grids) == 2 and grids[1] >= 2 * SubsampledGaussianPLD.CAPPED_STEP * grids[0]
+    assert len(grids) == 2 and grids[1] >= 2 * constants.CAPPED_STEP * grids[0]
     assert np.all(_epsilon_widths(kw, eps, lo, up) <= 1e-2)
     f_lo, f_up = pld.SubsampledGaussianPLD(**kw, value_discretization_interval=2.5e-4).delta(eps, bound="both")
     assert np.all(lo <= f_up) and np.all(f_lo <= up) and np.all((0 <= lo) & (lo <= up) & (up <= 1))
@@ -102,7 +103,7 @@ def test_a_blind_point_keeps_the_jump_of_its_cap_and_its_bracket_holds(visited_g
     acc = pld.SubsampledGaussianPLD(**kw, accuracy=1e-2, delta_accuracy="epsilon")
     lo, up = acc.delta(eps, bound="both")
     grids = list(visited_grids)
-    assert len(grids) == 2 and grids[1] == acc._on_ladder(grids[0] * 0.9 * math.sqrt(1e-2 / eps[-1])) < 1e-4
+    assert len(grids) == 2 and grids[1] == ladder_rung(grids[0] * 0.9 * math.sqrt(1e-2 / eps[-1])) < 1e-4
     assert np.all(_epsilon_widths(kw, eps, lo, up)[:4] <= 1e-2)
     assert np.all(lo <= _pessimistic_dp_accounting(kw, eps, 1e-4))
     f_lo, f_up = pld.SubsampledGaussianPLD(**kw, value_discretization_interval=2e-5).delta(eps, bound="both")
@@ -120,7 +121,7 @@ def test_an_offset_limited_width_steps_by_its_gap_not_by_its_h2_law(visited_grid
     by_gap = list(visited_grids)
     visited_grids.clear()
     with monkeypatch.context() as patched:
-        patched.setattr(SubsampledGaussianPLD, "OFFSET_LIMITED", math.inf)  # no argument is offset-limited
+        patched.setattr(constants, "OFFSET_LIMITED", math.inf)  # no argument is offset-limited
         h2_lo, h2_up = pld.SubsampledGaussianPLD(**kw, accuracy=1e-2, delta_accuracy="epsilon").delta(eps, bound="both")
     by_width = list(visited_grids)
     assert len(by_gap) == len(by_width) == 2 and by_gap[0] == by_width[0]

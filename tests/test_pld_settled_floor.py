@@ -16,6 +16,8 @@ from hockeystick.pld.compose.distribution import compose_all, undominated_lower_
 from hockeystick.pld.mechanisms.constructors import subsampled_gaussians
 from hockeystick.pld.reads.epsilon_width import RIGHT_OFFSETS
 from hockeystick.pld.refine import dominated_direction
+from hockeystick.pld.refine.grid_start import StartGrid
+from hockeystick.pld.refine.step_brackets import StepBrackets
 
 EPS = np.linspace(0.5, 10.0, 20)
 X = np.concatenate([EPS] + [EPS + d for d in RIGHT_OFFSETS])
@@ -55,12 +57,24 @@ def test_unblinded_points_below_the_floor_settle_on_their_span_grid():
     (> 0 at eps = 0.5, where delta is 3.6e-7)."""
     points = [(1.0, 5e-4, 8000.0, 1.0), (2.0, 3e-4, 1e4, 1.0), (0.8, 8.86e-4, 1000.0, 1.0)]
     acc = _accountant(1.0, 5e-4, 1)
-    assert all(acc._first_interval(p, EPS, "delta") < acc._span_start(p) for p in points)  # all unblinded
-    settled = acc._settled_uppers([0, 1, 2], points, [X] * 3, 1)
+    assert all(
+        StartGrid(acc.accuracy, acc.delta_accuracy).first(p, EPS, "delta")
+        < StartGrid(acc.accuracy, acc.delta_accuracy).span_start(p)
+        for p in points
+    )  # all unblinded
+    settled = StepBrackets(acc.accuracy, acc.delta_accuracy, acc.tail, acc._build).settled_uppers(
+        [0, 1, 2], points, [X] * 3, 1
+    )
     assert sorted(settled) == [0, 1]
     for i, up in settled.items():
         direct = dominated_direction.delta_uppers(
-            [points[i]], [acc._span_start(points[i])], [X], acc.tail, 1, acc.accuracy, FLOOR
+            [points[i]],
+            [StartGrid(acc.accuracy, acc.delta_accuracy).span_start(points[i])],
+            [X],
+            acc.tail,
+            1,
+            acc.accuracy,
+            FLOOR,
         )[0]  # the windows sized to the floor
         assert np.array_equal(up, direct) and np.all(up < FLOOR)
     lo, up = _accountant(0.8, 8.86e-4, 1000).delta(EPS, bound="both")

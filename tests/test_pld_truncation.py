@@ -19,6 +19,7 @@ import hockeystick.pld as pld
 from hockeystick.pld.compose import truncation
 from hockeystick.pld.mechanisms import constructors as mechanisms
 from hockeystick.pld.refine import dominated_direction
+from hockeystick.pld.refine.grid_start import StartGrid
 
 from .dp_accounting_pld import their_epsilon, their_pld
 from .test_pld_extreme_parameters import exact_one_round
@@ -122,7 +123,11 @@ def test_many_rounds_bracket_holds_dp_accountings_estimates_and_the_default_tail
     assert lo <= pessimistic and optimistic <= up
     ref = dominated_direction.epsilon_brackets(
         [(sigma, q, float(rounds), 1.0)],
-        [acc._first_interval((sigma, q, float(rounds), 1.0), np.array([1e-5]), "epsilon")],
+        [
+            StartGrid(acc.accuracy, acc.delta_accuracy).first(
+                (sigma, q, float(rounds), 1.0), np.array([1e-5]), "epsilon"
+            )
+        ],
         [np.array([1e-5])],
         1e-15,
     )[0]

@@ -14,6 +14,9 @@ import pytest
 
 from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
 from hockeystick.pld.reads.epsilon_width import RIGHT_OFFSETS, certified_epsilon_width, left_epsilon_width
+from hockeystick.pld.refine import constants
+from hockeystick.pld.refine.grid_rules import NextGrid
+from hockeystick.pld.refine.grid_start import StartGrid, ladder_rung
 
 EPS = np.linspace(0.5, 10.0, 20)
 
@@ -37,21 +40,32 @@ def _epsilon_width(sigma: float, q: float, rounds: int, lo: np.ndarray, up: np.n
 
 def test_start_is_the_rung_below_the_rate_only_where_it_is_small_and_near():
     acc = _accountant(0.8, 8.86e-4, 1000)
-    span_start = acc._span_start((0.8, 8.86e-4, 1e5, 1.0))
+    span_start = StartGrid(acc.accuracy, acc.delta_accuracy).span_start((0.8, 8.86e-4, 1e5, 1.0))
     assert span_start > 8.86e-4  # the span start is blind there
-    below = acc._first_interval((0.8, 8.86e-4, 1e5, 1.0), EPS, "delta")
-    assert below == acc._on_ladder(8.86e-4 / SubsampledGaussianPLD.BLIND_MARGIN) == pytest.approx(6.4e-4)
-    assert below <= 8.86e-4 / SubsampledGaussianPLD.BLIND_MARGIN
+    below = StartGrid(acc.accuracy, acc.delta_accuracy).first((0.8, 8.86e-4, 1e5, 1.0), EPS, "delta")
+    assert below == ladder_rung(8.86e-4 / constants.BELOW_RATE_MARGIN) == pytest.approx(6.4e-4)
+    assert below <= 8.86e-4 / constants.BELOW_RATE_MARGIN
     # a large rate keeps the span start (blind rounds values there have deltas near 1)
     big = (0.5, 0.016, 1e5, 1.0)
-    assert acc._first_interval(big, EPS, "delta") == acc._span_start(big) > 0.016
+    assert (
+        StartGrid(acc.accuracy, acc.delta_accuracy).first(big, EPS, "delta")
+        == StartGrid(acc.accuracy, acc.delta_accuracy).span_start(big)
+        > 0.016
+    )
     # a start more than BLIND_START_REACH times coarser than the rung below q is kept
     far = (0.5, 1e-4, 1e5, 1.0)
-    assert acc._span_start(far) > SubsampledGaussianPLD.BLIND_START_REACH * acc._below_rate(1e-4)
-    assert acc._first_interval(far, EPS, "delta") == acc._span_start(far)
+    assert StartGrid(acc.accuracy, acc.delta_accuracy).span_start(
+        far
+    ) > constants.BELOW_RATE_START_MAX_REFINEMENT * StartGrid.below_rate(1e-4)
+    assert StartGrid(acc.accuracy, acc.delta_accuracy).first(far, EPS, "delta") == StartGrid(
+        acc.accuracy, acc.delta_accuracy
+    ).span_start(far)
     # the relative rule is unchanged
     relative = SubsampledGaussianPLD(sigma=0.8, sampling_rate=8.86e-4, rounds=1000, accuracy=1e-2)
-    assert relative._first_interval((0.8, 8.86e-4, 1e5, 1.0), EPS, "delta") == span_start
+    assert (
+        StartGrid(relative.accuracy, relative.delta_accuracy).first((0.8, 8.86e-4, 1e5, 1.0), EPS, "delta")
+        == span_start
+    )
 
 
 @pytest.mark.parametrize("rounds", [100, 5964])
@@ -92,12 +106,12 @@ def test_a_capped_argument_with_no_lower_side_steps_by_a_quarter():
     capped = np.ones(2, dtype=bool)
     blind = np.zeros(2, dtype=bool)
     width = EPS[:2].copy()
-    no_lower = acc._capped_interval(h, x, np.zeros(x.size), up, width, 2, capped, blind, 7.85e-3)
-    assert no_lower == pytest.approx(h * SubsampledGaussianPLD.NO_LOWER_STEP)
-    flat = acc._capped_interval(
+    no_lower = NextGrid(acc.accuracy).capped_interval(h, x, np.zeros(x.size), up, width, 2, capped, blind, 7.85e-3)
+    assert no_lower == pytest.approx(h * constants.NO_LOWER_STEP)
+    flat = NextGrid(acc.accuracy).capped_interval(
         h, x, np.full(x.size, 1 - 2e-7), np.full(x.size, 1 - 1e-7), width, 2, capped, blind, 7.85e-3
     )
-    assert flat == pytest.approx(h * SubsampledGaussianPLD.CAPPED_STEP)
+    assert flat == pytest.approx(h * constants.CAPPED_STEP)
 
 
 def test_a_slow_width_is_followed_only_near_the_rate():
@@ -107,11 +121,14 @@ def test_a_slow_width_is_followed_only_near_the_rate():
     h0, h = 2.56e-3, 1.28e-3
     width0, width = np.array([0.030]), np.array([0.022])
     wide, none = np.ones(1, dtype=bool), np.zeros(1, dtype=bool)
-    near = acc._power_step(h, h0, width, width0, np.zeros(1), wide, none, near_rate=True)
-    assert near is not None and near <= acc._on_ladder(0.9 * h)
-    assert acc._power_step(h, h0, width, width0, np.zeros(1), wide, none, near_rate=False) is None
+    near = NextGrid(acc.accuracy).power_step(h, h0, width, width0, np.zeros(1), wide, none, near_rate=True)
+    assert near is not None and near <= ladder_rung(0.9 * h)
+    assert NextGrid(acc.accuracy).power_step(h, h0, width, width0, np.zeros(1), wide, none, near_rate=False) is None
     # a width whose own law asks more than 8x finer is not followed even near the rate
-    assert acc._power_step(h, h0, np.array([0.029]), width0, np.zeros(1), wide, none, near_rate=True) is None
+    assert (
+        NextGrid(acc.accuracy).power_step(h, h0, np.array([0.029]), width0, np.zeros(1), wide, none, near_rate=True)
+        is None
+    )
 
 
 def test_a_grid_started_below_the_rate_is_composed_once_with_direct_bins(visited_grids):

@@ -1,5 +1,5 @@
 """Memory of the PLD compositions: the process-wide gate on their buffers (working_memory_gate.hpp) and the
-largest window ``accuracy=`` builds (``SubsampledGaussianPLD.MAX_WINDOW``)."""
+largest window ``accuracy=`` builds (``refine.constants.MAX_WINDOW``)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import hockeystick.pld as pld
 from hockeystick import _core
 from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD, loss_span
 from hockeystick.pld.compose import fft as pc
+from hockeystick.pld.refine import constants
 
 
 def _factor(sigma: float, q: float, h: float):
@@ -88,9 +89,9 @@ def test_accuracy_builds_no_window_above_max_window(monkeypatch):
     span = loss_span(1.0, 0.01, 10_000, 1.0)
     grids.clear()
     capped = SubsampledGaussianPLD(**point, accuracy=1e-4)
-    capped.MAX_WINDOW = int(span / (3.0 * finest))
+    monkeypatch.setattr(constants, "MAX_WINDOW", int(span / (3.0 * finest)))
     lo, up = capped.delta(eps, bound="both")
-    assert grids and min(grids) >= span / capped.MAX_WINDOW > finest
+    assert grids and min(grids) >= span / constants.MAX_WINDOW > finest
     assert np.all((lo <= free_up) & (free_lo <= up) & (lo <= up))
 
 

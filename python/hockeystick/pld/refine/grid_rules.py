@@ -1,0 +1,282 @@
+"""Which grid next: after a refinement step, the grid a point's brackets ask for (or None: done), from the
+widths' h^2 law, the epsilon gap where a width is stuck at its cap, and the charges no grid removes."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..reads.epsilon_width import epsilon_gap
+from . import constants
+from .bracket_width import least_epsilon_width
+from .grid_start import ladder_rung
+
+# a point's bracket on an earlier grid: (h, lower, upper, width)
+Before = tuple[float, np.ndarray, np.ndarray, np.ndarray]
+
+
+def least(a: float | None, b: float | None) -> float | None:
+    """The smaller of two grids asked for, None standing for no ask."""
+    return b if a is None else a if b is None else min(a, b)
+
+
+class NextGrid:
+    """The grid rules of a refinement to ``accuracy`` (epsilon, or relative delta)."""
+
+    def __init__(self, accuracy: float):
+        self.accuracy = accuracy
+
+    def charged(self, width: np.ndarray, alone: np.ndarray | None) -> np.ndarray:
+        """The arguments still too wide that are charge-limited: ``alone`` (``charge_width``: what no grid
+        removes) already exceeds 0.9 of the tolerance, the least a finer grid must leave for the grid's part
+        (none without ``alone``)."""
+        if alone is None:
+            return np.zeros(width.shape, dtype=bool)
+        return (width > self.accuracy) & (alone > 0.9 * self.accuracy)
+
+    def charge_width(
+        self,
+        by_epsilon: bool,
+        x: np.ndarray,
+        lo: np.ndarray,
+        up: np.ndarray,
+        fixed: np.ndarray,
+        own: int,
+        q: float,
+        h: float,
+    ) -> np.ndarray | None:
+        """``delta_accuracy="epsilon"`` (else None): the certified epsilon width at each own argument that the
+        gap's grid-independent part (``step_brackets.fixed_part``: ``fixed[0]`` the round-off charges, slack and
+        mass at +infinity, plus where the upper side is above ``NEAR_ONE`` the cells' edge factor ``fixed[1]``)
+        alone would leave: that of [up - fixed, up] (the least over the offsets' rows; inf where the charges
+        exceed the curve's drop to eps + d, as where they push the lower side to 0).  0 (the grid's part leads)
+        where the charges are less than half the gap up - lo; where the lower side is 0 at the sampling rate
+        q < h (blind, ``capped_without_chord``: the optimistic side is loose whatever its charge); and where the
+        upper side is above ``NEAR_ONE`` while the edge factor is less than half the gap (a flat upper side
+        drops by nothing, and what decides there is the lower side reaching ``DELTA_CEILING``).  Where the edge
+        factor is half the gap or more, no grid narrows it.  A finer grid does not narrow the fixed part (it
+        only adds to the round-off); the direct DFT bins narrow its round-off part (``next_interval``)."""
+        if not by_epsilon:
+            return None
+        top = up[:own]
+        near = top > constants.NEAR_ONE
+        excess = fixed[1, :own]
+        fixed_part = fixed[0] + np.where(up > constants.NEAR_ONE, fixed[1], 0.0)  # at every argument
+        total = fixed_part[:own]
+        # the lower side at every argument as close to the upper one as the fixed part lets it be
+        alone = least_epsilon_width(x, own, up - fixed_part, up)
+        grid_led = (
+            (top - lo[:own] >= 2.0 * total) | (near & (top - lo[:own] >= 2.0 * excess)) | ((lo[:own] == 0.0) & (q < h))
+        )
+        return np.where(grid_led, 0.0, alone)
+
+    def capped_without_chord(
+        self,
+        by_epsilon: bool,
+        x: np.ndarray,
+        lo: np.ndarray,
+        width: np.ndarray,
+        q: float,
+        h: float,
+        own: int,
+        charged: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``delta_accuracy="epsilon"`` (else nothing): the own arguments still too wide, not ``charged``
+        (no grid narrows those), whose epsilon width is its cap eps (no certified chord: the lower side at eps
+        is at most the upper one at eps + d), and among them the blind ones, whose lower side is 0 while the
+        sampling rate q is below h (the optimistic side is loose until h nears q, so they need a much finer
+        grid)."""
+        if not by_epsilon:
+            none = np.zeros(width.shape, dtype=bool)
+            return none, none
+        capped = (width > self.accuracy) & (width >= x[:own] * (1.0 - 1e-9)) & ~charged
+        return capped, capped & (lo[:own] == 0.0) & (q < h)
+
+    def capped_interval(
+        self,
+        h: float,
+        x: np.ndarray,
+        lo: np.ndarray,
+        up: np.ndarray,
+        width: np.ndarray,
+        own: int,
+        capped: np.ndarray,
+        blind: np.ndarray,
+        q: float,
+    ) -> float | None:
+        """The grid the ``capped`` arguments of a point on grid h ask for (``capped_without_chord``; None if none
+        is).  Their epsilon width is stuck at its cap eps, which says nothing of the grid they need, so:
+
+        - those whose epsilon gap G is read (``epsilon_width.epsilon_gap``: how far right the upper curve
+          falls to the lower side at eps) ask h sqrt(GAP_TARGET accuracy / G), at least ``CAPPED_STEP`` h:
+          a width is certified once G is well below the offsets of ``RIGHT_OFFSETS``, and G shrinks about
+          like h^2, so one step lands near the coarsest grid that certifies;
+        - where no gap is read because the upper side is flat (delta near 1 at every eps), ``CAPPED_STEP`` h;
+        - where no gap is read because the lower side is 0 at q >= h (a small upper delta whose optimistic side
+          the round-off charge took to 0), ``NO_LOWER_STEP`` h: such deltas are met a few times finer;
+        - ``blind`` ones (lower side 0 at the sampling rate ``q`` < h: the optimistic side is loose while h is
+          near q or above) keep the h^2 jump of their cap eps, h 0.9 sqrt(accuracy / eps), or the ladder's rung
+          below q where that jump stays above it and q > FINEST_INTERVAL.  Where q is small,
+          ``delta_accuracy="epsilon"`` starts below q instead (``grid_start.StartGrid.below_rate_start``).
+
+        The finest of those, at most 0.9 h.
+        """
+        if not capped.any():
+            return None
+        wanted = [0.9 * h]
+        if blind.any():
+            jump = h * 0.9 * math.sqrt(self.accuracy / float(np.max(width[blind])))
+            # the rung below q, where there is one (below FINEST_INTERVAL no grid unblinds: the jump alone)
+            wanted.append(min(jump, ladder_rung(q * (1.0 - 1e-6))) if q > constants.FINEST_INTERVAL else jump)
+        seen = capped & ~blind
+        if seen.any():
+            gap = epsilon_gap(x[:own][seen], lo[:own][seen], up[:own][seen], x[own:], up[own:])
+            no_lower = lo[:own][seen] == 0.0
+            with np.errstate(divide="ignore"):
+                ratio = np.where(
+                    np.isfinite(gap),
+                    np.sqrt(constants.GAP_TARGET * self.accuracy / gap),
+                    np.where(no_lower, constants.NO_LOWER_STEP, 0.0),
+                )
+            wanted.append(h * max(float(np.min(ratio)), constants.CAPPED_STEP))
+        return min(wanted)
+
+    def offset_limited(
+        self, h: float, x: np.ndarray, lo: np.ndarray, up: np.ndarray, width: np.ndarray, own: int, skip: np.ndarray
+    ) -> tuple[np.ndarray, float | None]:
+        """``delta_accuracy="epsilon"``: the own arguments still too wide (not ``skip``: capped or charge-limited)
+        whose certified epsilon width says little of the grid they need, being more than ``OFFSET_LIMITED``
+        times their epsilon gap G (``epsilon_width.epsilon_gap``), and the grid they ask for,
+        h sqrt(OFFSET_GAP_TARGET accuracy / G) for the largest G among them, at most 0.9 h (None if there are none).
+
+        A width is certified through a few offsets (``RIGHT_OFFSETS``, ``LEFT_FRACTIONS``): while the gap is not
+        well below them the width is a step of the offsets, far above G, and its h^2 law asks a needlessly fine
+        grid.  G itself shrinks like h^2 and foretells the next grid's width, G (h_next / h)^2, so those
+        arguments step by G, to a fraction of the tolerance; the others keep the h^2 law of their width
+        (``next_interval``)."""
+        wide = (width > self.accuracy) & ~skip
+        if not wide.any():
+            return wide, None
+        gap = np.full(width.shape, np.inf)
+        gap[wide] = epsilon_gap(x[:own][wide], lo[:own][wide], up[:own][wide], x[own:], up[own:])
+        limited = wide & np.isfinite(gap) & (gap > 0.0) & (width > constants.OFFSET_LIMITED * gap)
+        if not limited.any():
+            return limited, None
+        target = constants.OFFSET_GAP_TARGET * self.accuracy
+        return limited, h * min(0.9, math.sqrt(target / float(np.max(gap[limited]))))
+
+    def next_interval(
+        self,
+        h: float,
+        width: np.ndarray,
+        before: Before | None,
+        capped: np.ndarray,
+        capped_h: float | None,
+        alone: np.ndarray | None,
+        cap: np.ndarray,
+        q: float = 0.0,
+    ) -> float | None:
+        """The next grid of a point whose brackets at its arguments are ``width`` wide on grid h
+        (``before``: its previous grid and widths), or None when no other grid is worth building.
+        Every grid after the first recomposes with the direct DFT bins (``step_brackets``), so the
+        next grid may be h itself.
+
+        First step (and the step after a recomposition of the same grid, where no fit through two
+        grids exists): h 0.9 sqrt(accuracy / widest), from the bracket's h^2 scaling, the widest among
+        the arguments whose width scales so, and ``capped_h`` where some are ``capped``
+        (``capped_interval``: an epsilon width stuck at its cap eps says nothing of the grid needed; with
+        ``delta_accuracy="epsilon"`` the caller also counts as capped, with their ask in ``capped_h``, the
+        arguments whose width is a step of its offsets, ``offset_limited``); the finest of those.
+        The charge-limited arguments (``charged``: what no grid removes, ``alone``, leaves them wider than
+        0.9 of the tolerance) do not scale so: on the first grid, where they are all that is too wide,
+        the next grid is h again, recomposed with the direct bins that cut those charges ~100x; after that
+        recomposition no grid brings them within 0.9 of it.  A charge-limited argument whose width was its cap
+        on the grid before and is now within ``CAP_LEFT_WITHIN_TOLERANCES`` times the tolerance asks for one
+        rung finer: its charges are known on one grid only, and they need not stay as the grid shrinks.
+        Later steps: with ``delta_accuracy="epsilon"``, where ``alone`` is known, ``power_step`` (``cap``:
+        the arguments' eps, a width's cap); otherwise a fit, per argument still too wide, of width = c h^2 + f
+        through the two grids: an argument whose width did not fall below ``STALLED`` of the last, or whose
+        floor f (what no grid removes: round-off and tail charges, the mass at +infinity) is half the
+        tolerance or more, cannot be brought within it by refining; the others ask for
+        h = sqrt((0.9 accuracy - f) / c), and the finest of those (at most 0.9 h) is taken.
+        """
+        accuracy = self.accuracy
+        wide = width > accuracy
+        if not wide.any():
+            return None
+        charged = self.charged(width, alone)
+        if before is None or before[0] <= h:
+            asked: list[float] = [] if capped_h is None else [capped_h]
+            scaling = wide & ~capped & ~charged
+            if scaling.any():
+                worst = float(np.max(width[scaling]))
+                asked.append(h * (0.9 * math.sqrt(accuracy / worst) if math.isfinite(worst) else 0.5))
+            if asked and h > constants.FINEST_INTERVAL:
+                return ladder_rung(max(min(asked), constants.FINEST_INTERVAL))
+            return h if before is None and (wide & charged).any() else None
+        if h <= constants.FINEST_INTERVAL:
+            return None
+        h0, _, _, width0 = before
+        if alone is not None:
+            was_capped = width0 >= cap * (1.0 - 1e-9)
+            finer = self.power_step(h, h0, width, width0, alone, wide & ~charged, was_capped, h0 > 0.5 * q)
+            # charge-limited arguments whose width fell from its cap to near the tolerance: one rung finer, their
+            # charges being known on one grid only (they need not stay as the grid shrinks)
+            near = width < constants.CAP_LEFT_WITHIN_TOLERANCES * accuracy
+            if (wide & charged & was_capped & near).any():
+                rung = ladder_rung(max(0.9 * h, constants.FINEST_INTERVAL))
+                finer = rung if finer is None else min(finer, rung)
+            return finer
+        hopeful = wide & (width < constants.STALLED * width0)
+        if not hopeful.any():
+            return None
+        w, w0 = width[hopeful], width0[hopeful]
+        slope = (w0 - w) / (h0 * h0 - h * h)
+        floor = w - slope * h * h
+        reachable = floor < 0.5 * accuracy
+        if not reachable.any():
+            return None
+        wanted = float(np.min(np.sqrt((0.9 * accuracy - floor[reachable]) / slope[reachable])))
+        return ladder_rung(max(min(wanted, 0.9 * h), constants.FINEST_INTERVAL))
+
+    def power_step(
+        self,
+        h: float,
+        h0: float,
+        width: np.ndarray,
+        width0: np.ndarray,
+        alone: np.ndarray,
+        wide: np.ndarray,
+        was_capped: np.ndarray,
+        near_rate: bool = False,
+    ) -> float | None:
+        """The next grid after grids h0 > h, where the part of each width no grid removes is known (``alone``,
+        ``charge_width``): the rest, e = width - alone, is fitted as c h^p through the two grids, p clipped
+        to [1, 2], and each ``wide`` argument whose e fell below ``STALLED`` of the last asks for
+        h (e* / e)^(1/p), e* = 0.9 accuracy - alone; the finest (at most 0.9 h) is taken.  The h^2 law (p = 2)
+        holds for the upper side; the optimistic side's convex minorant may shrink like h, which a fit of
+        c h^2 + f would read as a floor f and stop short.  A width falling slower than h^``SLOWEST_POWER`` is
+        not followed (far below the rate it is round-off), unless the coarser grid h0 was ``near_rate`` (above
+        half the sampling rate, where the optimistic side is not yet in its h^p regime) and the width's own law
+        h^p reaches the tolerance within ``SLOW_REACH`` of h: then p is clipped to 1 and the next grid refits
+        it.  Where the width on grid h0 was its cap eps (``was_capped``) no law is read from it: the h^2 law is
+        assumed where the width is now within ``CAP_LEFT_WITHIN_TOLERANCES`` times the tolerance, and the
+        argument is not followed otherwise (a fit through the cap asks a needlessly fine grid)."""
+        rest, rest0 = width - alone, width0 - alone
+        target = 0.9 * self.accuracy - alone
+        with np.errstate(divide="ignore", invalid="ignore"):
+            power = np.where(wide & (rest > 0.0) & (rest0 > rest), np.log(rest0 / rest) / math.log(h0 / h), 0.0)
+        near = was_capped & wide & (rest > 0.0) & (width < constants.CAP_LEFT_WITHIN_TOLERANCES * self.accuracy)
+        power = np.where(was_capped, np.where(near, 2.0, 0.0), power)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            reach = np.where((power > 0.0) & (target > 0.0), (target / rest) ** (1.0 / np.maximum(power, 1e-300)), 0.0)
+        close = near_rate & ~was_capped & (power > 0.0) & (reach >= constants.SLOW_REACH)
+        hopeful = (
+            wide & (rest < constants.STALLED * rest0) & (target > 0.0) & ((power >= constants.SLOWEST_POWER) | close)
+        )
+        if not hopeful.any():
+            return None
+        power = np.clip(power[hopeful], 1.0, 2.0)
+        wanted = float(np.min(h * (target[hopeful] / rest[hopeful]) ** (1.0 / power)))
+        return ladder_rung(max(min(wanted, 0.9 * h), constants.FINEST_INTERVAL))

@@ -1,0 +1,120 @@
+"""Delta near 1: the lower side raised to the rounds' Renyi-affinity bound, and the bracket intersected with the
+complement's (1 - delta bounded with relative accuracy), where the composed PMFs' absolute gap is most of
+1 - delta."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+import numpy as np
+
+from ..reads import complement
+from ..reads.affinity_ceiling import delta_lower_near_one, subsampled_gaussian_log_affinity
+from . import constants
+
+# an evaluation point of SubsampledGaussianPLD: (sigma, sampling_rate, rounds, sensitivity)
+Point = tuple[float, float, float, float]
+
+# guards the kept complement factors, which the threads of one call share
+_COMPLEMENT_LOCK = threading.Lock()
+
+
+class NearOne:
+    """An accountant's tables for delta near 1: one affinity table per (sigma, q, sensitivity), and the complement
+    factors of the last ``COMPLEMENT_KEPT`` (sigma / sensitivity, q, h)."""
+
+    def __init__(self) -> None:
+        self.log_affinities: dict[tuple[float, float, float], np.ndarray] = {}
+        self.complement_factors: OrderedDict[tuple[float, float, float], list[complement.DirectionFactors]] = (
+            OrderedDict()
+        )
+
+    def raised(self, point: Point, eps: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+        """``lower`` (certified lower deltas of ``point`` = (sigma, q, rounds, sensitivity) at ``eps``) raised,
+        where the upper side is above ``NEAR_ONE``, to the affinity bound 1 - min_lam e^{lam eps} A(lam)^T
+        (``affinity_ceiling``: the composed lower side is charged the FFT's round-off, far above 1 - delta
+        there; elsewhere the affinity bound is looser than the composition).  One affinity table per
+        (sigma, q, sensitivity), kept (threads computing the same one write the same values)."""
+        near = upper > constants.NEAR_ONE
+        if not near.any():
+            return lower
+        sigma, q, rounds, sensitivity = point
+        key = (sigma, q, sensitivity)
+        if key not in self.log_affinities:
+            self.log_affinities[key] = subsampled_gaussian_log_affinity(sigma / sensitivity, q)
+        raised = np.array(lower, dtype=np.float64)
+        raised[near] = np.maximum(raised[near], delta_lower_near_one(self.log_affinities[key], rounds, eps[near]))
+        return raised
+
+    def complement_brackets(
+        self,
+        points: list[Point],
+        hs: list[float],
+        xs: list[np.ndarray],
+        brackets: list[tuple[np.ndarray, np.ndarray]],
+        threads: int,
+        adds: list[np.ndarray | None] | None = None,
+    ) -> tuple[list[tuple[np.ndarray, np.ndarray]], list[np.ndarray | None]]:
+        """Each bracket (certified lower and upper deltas of ``points[i]`` = (sigma, q, rounds, sensitivity) at
+        ``xs[i]`` on grid ``hs[i]``) intersected, where its upper side is above ``COMPLEMENT_ABOVE``, with
+        the complement's (``complement.delta_brackets``: 1 - delta bounded with relative accuracy, from a
+        dominating PMF with masses taken from below and a test on the cells' labels; there the composed
+        PMFs' relative errors per mass, T-fold, leave an absolute gap comparable to 1 - delta).  The lower side
+        comes from the remove direction's test, the upper side from both directions, the add one's composed
+        only where ``adds[i]`` (its certified upper side from the composed PMFs, where known) is not already
+        below the remove direction's.
+        Points sharing (sigma / sensitivity, q, h) are composed together; a group whose factors or
+        compositions cannot be built (ValueError: too many cells, a window above the cap) is left as it is.
+        Also returns, per point, where the complement's bracket was taken (None: nowhere)."""
+        above = constants.COMPLEMENT_ABOVE
+        out = list(brackets)
+        taken: list[np.ndarray | None] = [None] * len(brackets)
+        groups: dict[tuple[float, float, float], list[int]] = {}
+        for i, (point, h, (_, up)) in enumerate(zip(points, hs, brackets)):
+            if h <= complement.MAX_INTERVAL and np.any(up > above):
+                groups.setdefault((point[0] / point[3], point[1], h), []).append(i)
+        given = adds if adds is not None else [None] * len(brackets)
+        for key, members in groups.items():
+            factors = self.factors(key)
+            if not factors:
+                continue
+            near = [brackets[i][1] > above for i in members]
+            try:
+                known = [None if (add := given[i]) is None else add[n] for i, n in zip(members, near)]
+                found = complement.delta_brackets(
+                    factors,
+                    [int(points[i][2]) for i in members],
+                    [xs[i][n] for i, n in zip(members, near)],
+                    workers=threads or None,
+                    others=known,
+                )
+            except ValueError:
+                continue
+            for i, n, (lo, up) in zip(members, near, found):
+                lower, upper = (np.array(side, dtype=np.float64) for side in brackets[i])
+                lower[n] = np.maximum(lower[n], lo)
+                upper[n] = np.minimum(upper[n], up)
+                out[i] = (lower, upper)
+                taken[i] = n
+        return out, taken
+
+    def factors(self, key: tuple[float, float, float]) -> list[complement.DirectionFactors]:
+        """Both directions' complement factors at key = (sigma / sensitivity, q, h) (the test's for the remove
+        direction only), kept for the last ``COMPLEMENT_KEPT`` keys; [] where they cannot be built."""
+        with _COMPLEMENT_LOCK:
+            factors = self.complement_factors.get(key)
+        if factors is None:
+            s, q, h = key
+            try:
+                factors = [
+                    complement.subsampled_gaussian_factors(s, q, True, h),
+                    complement.subsampled_gaussian_factors(s, q, False, h, test=False),
+                ]
+            except ValueError:
+                factors = []
+            with _COMPLEMENT_LOCK:
+                self.complement_factors[key] = factors
+                while len(self.complement_factors) > constants.COMPLEMENT_KEPT:
+                    self.complement_factors.popitem(last=False)
+        return factors

@@ -1,0 +1,278 @@
+"""One refinement step's brackets: the points of a step batched by window budget and direct-bin mode, each
+point's certified (lower, upper) on its grid with the part of its gap no grid removes, and the points that the
+upper side alone settles below the delta floor."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import cast
+
+import numpy as np
+
+from ..compose.distribution import PrivacyLossDistribution, compose_all, undominated_lower_sides
+from ..compose.pmf import GridPMF
+from . import constants, dominated_direction
+from .bracket_width import bracket_width, offset_rows
+from .grid_start import Point, StartGrid, loss_span, windows_within_budget
+
+# a composed PLD's key: its point, its grid h, and whether its optimistic side was built
+PLDKey = tuple[float, float, float, float, float, bool]
+# builds the PLDs of points on grid h into a store: build(store, points, h, threads=...)
+Build = Callable[..., None]
+# a point's bracket on an earlier grid: (h, lower, upper, width)
+Best = dict[int, tuple[float, np.ndarray, np.ndarray, np.ndarray]]
+
+
+def fixed_part(pmf: GridPMF, eps: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """The part of ``pmf``'s certified delta at ``eps`` (``values``) that no grid removes: its round-off
+    charge there (``GridPMF.charge_at``, twice on the optimistic side, as ``GridPMF.delta`` applies it), the
+    suffix sums' relative slack on the value, and the mass at +infinity (pessimistic) or the truncated tail
+    (optimistic ``shift``), and the cells' edge factor: each round's masses are scaled by about e^{+-e}
+    (pld_connect_dots.hpp's ``edge_factor``, e = pld_cells.hpp's ``edge_error``, reported in the loss shift),
+    so the composed curve carries a relative excess of about ``loss_shift`` (the optimistic side's), or
+    what the pessimistic finite mass exceeds 1 by (it adds the cells' round-off), which near delta = 1 is most
+    of the gap.  These stay as the grid shrinks (the charge even grows with the window); the direct DFT bins
+    (``compose_all``'s ``direct_bins``) cut the round-off charge ~100x.  Two rows: the part without the edge
+    factor, and the edge factor (which ``NextGrid.charge_width`` counts near delta = 1 only: elsewhere it is
+    small beside the gap and counting it would trigger needless same-grid recompositions).  A model for sizing
+    the next grid, not a bound."""
+    at = pmf.curve_argument(np.asarray(eps, dtype=np.float64))
+    if pmf.pessimistic:
+        excess = max(pmf.finite_mass + pmf.p_inf - 1.0, pmf.loss_shift) * values
+        return np.stack([pmf.charge_at(at) + pmf.suffix_sum_slack() * values + pmf.p_inf, excess])
+    excess = pmf.loss_shift * values
+    return np.stack([2.0 * pmf.charge_at(at) + pmf.suffix_sum_slack() * values + abs(pmf.shift), excess])
+
+
+def of_largest(parts: list[np.ndarray], values: list[np.ndarray]) -> np.ndarray:
+    """Per argument (the last axis), ``parts`` of the direction whose ``values`` is the largest there (the one
+    that sets the bound: the maximum over the neighbouring directions)."""
+    stacked = np.array(parts)
+    pick = np.argmax(values, axis=0).reshape((1,) * (stacked.ndim - 1) + (-1,))
+    return cast(np.ndarray, np.take_along_axis(stacked, pick, axis=0)[0])
+
+
+class StepBrackets:
+    """The brackets of one refinement step to ``accuracy`` (``delta_accuracy`` the ``.delta`` criterion),
+    truncations sized by ``tail``, the relative ``.delta`` rule's PLDs built by ``build``."""
+
+    def __init__(self, accuracy: float, delta_accuracy: str, tail: float, build: Build):
+        self.accuracy = accuracy
+        self.delta_accuracy = delta_accuracy
+        self.tail = tail
+        self.build = build
+
+    def settled_uppers(
+        self, pending: list[int], points: list[Point], xs: list[np.ndarray], threads: int
+    ) -> dict[int, np.ndarray]:
+        """The points of ``pending`` (indices into ``points``, arguments ``xs[i]``) whose upper side on their span
+        grid (``StartGrid.span_start``; ``dominated_direction.delta_uppers``: pessimistic sides only, no direct
+        bins) is below ``DELTA_FLOOR`` at every argument, with those upper values: done (``bracket_width``), with
+        0 for a lower bound.  The refinement asks it of the points that would start below their sampling rate
+        (``StartGrid.below_rate_start``): that grid is fine and composed with direct bins, while many rows of a
+        grid lie below the floor at every eps, which the span grid shows at a small part of the fine grid's cost.
+
+        Delta grows with the rounds, so per (sigma, q, sensitivity) the points that settle are those with the
+        fewest rounds: the fewest-rounds point is tried alone, and where it settles a bisection over the rounds
+        finds the last that does; the points below it are then tried in batches, those above it not at all
+        (the span grid's composition is wasted where a point does not settle)."""
+        start = StartGrid(self.accuracy, self.delta_accuracy)
+        hs = {i: start.span_start(points[i]) for i in pending}
+        tried: dict[int, np.ndarray] = {}
+
+        def uppers(batch: list[int]) -> list[np.ndarray]:
+            out = dominated_direction.delta_uppers(
+                [points[i] for i in batch],
+                [hs[i] for i in batch],
+                [xs[i] for i in batch],
+                self.tail,
+                threads,
+                self.accuracy,
+                constants.DELTA_FLOOR,
+            )
+            tried.update(zip(batch, out))
+            return out
+
+        def settles(i: int) -> bool:
+            return bool(np.all((tried[i] if i in tried else uppers([i])[0]) < constants.DELTA_FLOOR))
+
+        pairs: dict[tuple[float, float, float], list[int]] = {}
+        for i in pending:
+            pairs.setdefault((points[i][0], points[i][1], points[i][3]), []).append(i)
+        candidates: list[int] = []
+        for group in pairs.values():
+            group.sort(key=lambda i: points[i][2])
+            if not settles(group[0]):
+                continue
+            low, high = 1, len(group)  # group[:low] ends with a point that settles; group[high:] with none
+            while low < high:
+                mid = (low + high) // 2
+                low, high = (mid + 1, high) if settles(group[mid]) else (low, mid)
+            candidates.extend(i for i in group[:low] if i not in tried)
+        for batch in windows_within_budget([(i, loss_span(*points[i]) / hs[i]) for i in candidates]):
+            uppers(batch)
+        return {i: up for i, up in tried.items() if np.all(up < constants.DELTA_FLOOR)}
+
+    @staticmethod
+    def near_round_off(step: dict[int, float], xs: list[np.ndarray], own: list[int]) -> set[int]:
+        """The ``.epsilon`` points whose least delta asked is below ``DIRECT_FIRST_DELTA``: their first grid too
+        is composed with the direct DFT bins, the plain transform's round-off charge (T x ~5e-16) being a part of
+        such a delta that a finer grid would only raise; above it the charge is negligible and the plain
+        transform is the cheaper."""
+        return {i for i in step if float(np.min(xs[i][: own[i]])) < constants.DIRECT_FIRST_DELTA}
+
+    @staticmethod
+    def batches(
+        step: dict[int, float], points: list[Point], best: Best, below_rate: set[int]
+    ) -> list[tuple[list[int], bool, float | None]]:
+        """The batches of one refinement step (``windows_within_budget``), each with whether it recomposes the
+        low-frequency bins directly (``compose_all``'s direct_bins) and from what estimated charge
+        (``direct_min_charge``; ``.epsilon`` passes its points asked at small deltas in ``below_rate`` too,
+        ``near_round_off``): a refinement's grids (a point's second and later) do, since after many rounds
+        the FFT's round-off charge, not the grid, is what leaves a delta near the floor wide, and a finer grid
+        alone only raises it; so does the first grid of a point that starts below its sampling rate
+        (``below_rate``): that grid is already as fine as a refinement's, and composing it without direct bins
+        first mostly leads to the same grid again with them.  Both from the core's kDirectMinCharge (None); a
+        point stepping to the grid it was on (``NextGrid.next_interval``: its charges, not the grid, left it
+        wide) from ``SAME_GRID_DIRECT_CHARGE``, 100x lower."""
+        same_grid = constants.SAME_GRID_DIRECT_CHARGE
+        kinds: dict[tuple[bool, float | None], list[tuple[int, float]]] = {}
+        for i, h in step.items():
+            same = i in best and best[i][0] == h
+            kind = (True, same_grid) if same else (i in best or i in below_rate, None)
+            kinds.setdefault(kind, []).append((i, loss_span(*points[i]) / h))
+        order = ((False, None), (True, None), (True, same_grid))
+        return [(batch, *kind) for kind in order for batch in windows_within_budget(kinds.get(kind, []))]
+
+    def brackets(
+        self,
+        batch: list[int],
+        points: list[Point],
+        step: dict[int, float],
+        xs: list[np.ndarray],
+        method: str,
+        best: Best,
+        own: list[int],
+        threads: int,
+        direct: bool,
+        charge: float | None = None,
+    ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]]:
+        """The certified (lower, upper) of each point of ``batch`` on its grid ``step[i]``, and the part of
+        their gap no grid removes (``delta_bracket``; zeros for epsilon, whose refinement does not use
+        it), and the add direction's certified upper side (delta only; None for one direction).  Epsilon
+        screens the add direction on a coarse grid first (``dominated_direction``: the same bracket, the add
+        direction's fine composition only where it may be the larger one); so does delta with
+        ``delta_accuracy="epsilon"`` (``dominated_direction.delta_sides``: below a tenth of DELTA_FLOOR the
+        screen's upper side stands for the add direction's); delta composes the batch together and takes the
+        lower envelope only where the bracket needs it (``delta_bracket``; ``best`` holds the points' brackets
+        on earlier grids, ``own[i]`` is how many of ``xs[i]`` are the point's own arguments).  ``direct``: the
+        compositions recompute their low-frequency bins directly, in rows from an estimated charge of ``charge``
+        (``batches``)."""
+        if method == "epsilon":
+            return [
+                (lo, up, np.zeros((2,) + lo.shape), None)
+                for lo, up in dominated_direction.epsilon_brackets(
+                    [points[i] for i in batch],
+                    [step[i] for i in batch],
+                    [xs[i] for i in batch],
+                    self.tail,
+                    threads,
+                    self.accuracy,
+                    direct,
+                    charge,
+                )
+            ]
+        if self.delta_accuracy == "epsilon":
+            # the add direction screened on a coarse grid (``dominated_direction.delta_sides``)
+            parts = dominated_direction.delta_sides(
+                [points[i] for i in batch],
+                [step[i] for i in batch],
+                [xs[i] for i in batch],
+                self.tail,
+                threads,
+                direct,
+                0.1 * constants.DELTA_FLOOR,
+                constants.DELTA_FLOOR,
+                self.accuracy,
+                charge,
+            )
+        else:
+            store: dict[PLDKey, PrivacyLossDistribution] = {}
+            for h in sorted({step[i] for i in batch}, reverse=True):
+                self.build(store, [points[i] for i in batch if step[i] == h], h, threads=threads)
+            dists = [store[(*points[i], step[i], True)] for i in batch]
+            compose_all(dists, True, workers=threads or None, direct_bins=direct, direct_min_charge=charge)
+            uppers = [[pmf.delta(xs[i], threads) for pmf in dist.composed(True)] for i, dist in zip(batch, dists)]
+            # The optimistic sides that can raise the lower bound (``undominated_lower_sides``), each with its
+            # charged lower value at the point's arguments (no suffix maxima: ``delta_bracket`` adds them).
+            sides = undominated_lower_sides(
+                dists,
+                uppers,
+                lambda pmf, k: pmf.delta(xs[batch[k]], threads, envelope=False),
+                threads or None,
+                direct,
+                charge,
+            )
+            parts = [(dist.composed(True), ups, side) for dist, ups, side in zip(dists, uppers, sides)]
+        # per argument, the fixed part of the direction whose upper side is the bound (not the largest over
+        # directions: one direction's mass at +infinity is no part of a bound the other one sets)
+        return [
+            (
+                *self.delta_bracket(
+                    side,
+                    xs[i],
+                    best.get(i),
+                    own[i],
+                    ups,
+                    of_largest([fixed_part(pmf, xs[i], up) for pmf, up in zip(pess, ups)], ups),
+                    threads,
+                ),
+                np.max(ups[1:], axis=0) if len(ups) > 1 else None,
+            )
+            for i, (pess, ups, side) in zip(batch, parts)
+        ]
+
+    def delta_bracket(
+        self,
+        sides: dict[int, tuple[GridPMF, np.ndarray]],
+        eps: np.ndarray,
+        before: tuple[float, np.ndarray, np.ndarray, np.ndarray] | None,
+        own: int,
+        uppers: list[np.ndarray],
+        charges: np.ndarray,
+        threads: int = 0,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The PLD's ``delta(eps, bound="both")``, with the lower side's suffix maxima (``GridPMF.delta``,
+        an O(n) pass over the composed window) only where the bracket is wider than ``accuracy``
+        without them: elsewhere the charged lower value at eps already meets the tolerance.
+        Each side is the largest over the neighbouring directions; ``before`` (an earlier grid's
+        bracket) narrows the test, not the values.  Only the first ``own`` arguments are tested
+        (the others, with ``delta_accuracy="epsilon"``, the same eps shifted by ``RIGHT_OFFSETS``, serve
+        for their upper side, and their lower values, lower bounds on delta at eps too since delta does not
+        increase, raise the own lower side where the round-off charge at eps exceeds theirs).
+        ``uppers``: each direction's certified upper bound at ``eps``; ``sides``: per direction whose
+        optimistic side can raise the lower one (``distribution.undominated_lower_sides``), its composed
+        optimistic PMF and charged lower value at ``eps``; ``charges``: the upper side's grid-independent part
+        at ``eps`` (``fixed_part`` of the direction whose upper side is the bound), returned beside the bracket
+        with the lower side's added (the third array, two rows: the part of up - lo no grid removes and the
+        cells' edge factor, ``NextGrid.charge_width``)."""
+        upper = np.max(uppers, axis=0)
+        if not sides:  # no lower side composed (``delta_sides``' settled points): 0 bounds delta below
+            return np.zeros(eps.shape), upper, charges
+        charges = charges + of_largest(
+            [fixed_part(pmf, eps, low) for pmf, low in sides.values()], [low for _, low in sides.values()]
+        )
+        optimistic = [sides[d][0] for d in sorted(sides)]
+        lower = np.max([sides[d][1] for d in sorted(sides)], axis=0)
+        right, left = offset_rows(eps.size, own)
+        # delta_accuracy="epsilon": eps + d follow; delta does not increase, so each bounds it (not eps - d)
+        for k in range(right.start // own, right.stop // own):
+            lower[:own] = np.maximum(lower[:own], lower[k * own : (k + 1) * own])
+        best_lo = lower if before is None else np.maximum(lower, before[1])
+        best_up = upper if before is None else np.minimum(upper, before[2])
+        wide = np.zeros(eps.shape, dtype=bool)
+        wide[:own] = bracket_width(self.delta_accuracy, "delta", eps, best_lo, best_up, own) > self.accuracy
+        wide[left] = np.tile(wide[:own], (left.stop - left.start) // own)  # their lower sides certify the width
+        if wide.any():
+            lower[wide] = np.maximum(lower[wide], np.max([pmf.delta(eps[wide], threads) for pmf in optimistic], axis=0))
+        return lower, upper, charges
