@@ -138,8 +138,8 @@ def _every_direction(plds, uppers, lower_of, workers=None, direct_bins=False, di
 def test_the_accountants_delta_bracket_equals_the_every_direction_one(sigma, q, rounds, h, monkeypatch):
     """``SubsampledGaussianPLD(accuracy=...)``'s delta bracket, built through ``undominated_lower_sides``, is
     the bracket of composing every direction's optimistic side, bit for bit, and the skip happens."""
-    from hockeystick.pld.refine import step_brackets as accountant
     from hockeystick.pld.compose import distribution
+    from hockeystick.pld.refine import step_brackets as accountant
 
     eps = np.array([0.5, 1.0])  # where the add direction is dominated on some grid at two of POINTS
     kept = []

@@ -45,6 +45,7 @@ from ..compose.fft import DEFAULT_TAIL
 from ..mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, subsampled_gaussian
 from ..reads import along_run
 from ..refine import constants, round_cache
+from ..refine.bracket_width import epsilon_tolerance
 from ..refine.calibration_start import calibration_grids, calibration_start
 from ..refine.controller import AccuracyNotMetWarning, Refinement
 from ..refine.directional_delta import calibration_directions
@@ -156,58 +157,24 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
     built per distinct (sigma, sampling_rate, rounds, sensitivity), discretized
     ``BATCH`` points per parallel C++ call.
 
-    Grid: either a fixed ``value_discretization_interval`` h, or ``accuracy``:
-    then, per distinct point, h starts where the bracket is predicted to meet it
-    (``refine.grid_start.StartGrid.first``) and shrinks (down to 1e-5, by a factor predicted from
-    the bracket's width, see ``refine.controller.Refinement.refined``) until the
-    certified bracket is no wider than ``accuracy`` (in epsilon for
-    ``.epsilon``; for ``.delta`` relative to the upper bound, or to ``DELTA_FLOOR`` = 1e-9
-    where the upper bound is below it: every bound carries h-independent charges, such as
-    the mass at +infinity of T rounds, T 5e-16, so a relative bracket on a delta of 1e-14
-    is out of reach at any grid) at every requested argument, or until a refinement no
-    longer narrows the bracket; the reported bounds are those of the final grid.
-    With ``accuracy``, ``.epsilon(delta)`` also sizes its truncations to the smallest delta asked
-    (``truncation.tails``): the remove direction's discretization and the composed windows drop up to
-    0.05 accuracy x delta each, all of it charged, instead of ``tail`` (never less than ``tail``):
-    shorter windows, so less round-off and fewer transform points (on W3 a narrower bracket, in less time);
-    ``delta_accuracy="epsilon"`` sizes its truncations to ``DELTA_FLOOR`` the same way (the one-round tail
-    the least over the rounds values of a (sigma, q), which share that discretization).
+    Grid: either a fixed ``value_discretization_interval`` h, or ``accuracy``: then each distinct point's
+    grid is refined (``refine.controller``, where the rules and their reasons are stated) until its
+    certified bracket is no wider than the tolerance at every argument, or until no grid within reach
+    narrows it further; the bounds returned are certified either way.  The tolerance:
 
-    ``delta_accuracy="epsilon"`` measures a ``.delta`` bracket in epsilon instead (G1's criterion,
-    docs/references.md): [lo, up] at eps implies the certified
-    epsilon bracket [eps1, eps] at delta = up, and an argument is done once that is no wider than
-    ``accuracy``, or once up < ``DELTA_FLOOR``: the bracket then certifies delta < 1e-9 at eps, far
-    below any delta a user targets, and no accountant defines an epsilon bracket there (the lower
-    side is 0 and the upper one h-independent charges such as T x 5e-16 of round-off and the mass
-    at +infinity, so refining could not help); symmetrically once lo >= ``DELTA_CEILING`` = 1 - 1e-9:
-    the bracket certifies delta > 1 - 1e-9 at eps, so no (eps, delta) guarantee holds there for any
-    delta a user targets (the lower side near 1 comes from the rounds' Renyi affinity where the
-    composition's round-off charge would leave it 1e-9 low: ``affinity_ceiling``).  Its width is the
-    least of two certified ones: from convexity of delta in e^eps through a certified upper bound at
-    eps + d, d in ``epsilon_width.RIGHT_OFFSETS`` (``epsilon_width.certified_epsilon_width``), and from
-    monotonicity through a certified lower bound at eps - d, d in ``epsilon_width.LEFT_FRACTIONS`` times
-    ``accuracy`` (``epsilon_width.left_epsilon_width``: d once that lower bound exceeds up; where delta falls
-    steeply, near 1e-9, the chord's width is 10-20x the left one's, so with the chord alone such points
-    refine no further: sigma 3.13, q 8.9e-4, 10^5 rounds, eps 0.5 would stop at [2.8e-10, 1.3e-9], chord
-    width 0.39, and meets at h 8e-5, [5.0e-10, 7.5e-10]); the lower side at eps is also raised to the certified lower
-    sides at eps + d (delta does not increase; never to those at eps - d); the returned delta bounds are
-    certified either way, only the stopping rule differs.
-    Every ``.epsilon`` grid, a point's first included, composes with the direct DFT bins: the plain transform's
-    round-off charge, T x ~5e-16, is what leaves an epsilon at delta ~1e-10 wide after many rounds, and the h^2
-    law then reads it as a grid's error and jumps to the finest grid (sigma 0.5, q 1e-4, 18421 rounds, delta
-    1e-10: 9.1 wide at h = 8e-5 without them, 0.016 with them); its first grid starts below a small sampling rate
-    (``StartGrid.below_rate_start``) as the epsilon rule's does, and no law is fitted through a grid whose lower epsilon
-    was 0 where too wide (blind: the width was the upper side's alone).  An
-    ``.epsilon`` call whose brackets are not all within ``accuracy`` flags them in ``unmet`` (a boolean array
-    of the result's shape, 0-d for a scalar call; None before any such call or without ``accuracy``) and counts them in one
-    ``AccuracyNotMetWarning``: certified brackets, wider than asked where no grid within ``MAX_WINDOW`` and
-    ``FINEST_INTERVAL`` narrows them (deltas near 1e-10 after few rounds at sigma 0.5).
-    Its grids: a point whose sampling rate is small and below its first grid starts just below the rate
-    instead (``StartGrid.below_rate_start``: a grid above q leaves the lower side 0), and the add direction is
-    screened on a coarser grid (``dominated_direction.delta_sides``).  A point whose upper side is below
-    ``DELTA_FLOOR`` at every argument is done on that side alone, its lower bound 0 (``StepBrackets.settled_uppers``,
-    ``delta_sides``' ``settled``: no optimistic composition is asked of it).
-    The default ``"relative"`` keeps the relative rule above.
+    - ``.epsilon``: ``max(accuracy, relative_accuracy * eps)`` wide in epsilon (``relative_accuracy`` 0 by
+      default: ``accuracy`` absolute; G1's criterion, docs/references.md, is ``accuracy=1e-2,
+      relative_accuracy=1e-3``).  A bracket left wider is flagged in ``unmet`` (a boolean array of the
+      result's shape; None before any such call or without ``accuracy``) and counted in one
+      ``AccuracyNotMetWarning``: certified, only wider than asked, where no grid within ``MAX_WINDOW`` and
+      ``FINEST_INTERVAL`` narrows it (the round-off charges of many rounds at deltas near 1e-10).
+    - ``.delta`` with ``delta_accuracy="relative"`` (default): relative to max(upper, ``DELTA_FLOOR`` = 1e-9)
+      (every bound carries grid-independent charges, such as T x 5e-16 of round-off, so a relative bracket
+      on a delta far below 1e-9 is out of reach at any grid).
+    - ``.delta`` with ``delta_accuracy="epsilon"``: the width of the certified epsilon bracket the delta
+      bracket implies (``reads.epsilon_width``), at most ``accuracy``; an
+      argument is also done once its upper delta is below ``DELTA_FLOOR`` or its lower delta at least
+      ``DELTA_CEILING`` = 1 - 1e-9 (no (eps, delta) guarantee a user targets is decided there).
 
     ``workers`` (scipy's convention): threads evaluating disjoint blocks of points at once, a
     block being the points that share (sigma, sampling_rate, sensitivity) (one discretization,
@@ -219,8 +186,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
     ``workers=pool.map`` of a ``concurrent.futures.ProcessPoolExecutor``, a ``multiprocessing.Pool``,
     or ``client.get_executor().map`` of a Dask client): the blocks are then evaluated as
     ``workers(task, units)``, one thread each, in whatever processes the pool owns (no GIL shared
-    between blocks: 2 processes take G1's million points in about 0.82x the wall time of 2 threads),
-    with the same values bit for bit; the tasks and their results are pickled.
+    between blocks), with the same values bit for bit; the tasks and their results are pickled.
     """
 
     CURVE_PARAMETERS = ("sigma", "sampling_rate", "sensitivity")
@@ -249,6 +215,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         accuracy: float | None = None,
         tail: float = DEFAULT_TAIL,
         delta_accuracy: Literal["relative", "epsilon"] = "relative",
+        relative_accuracy: float = 0.0,
         workers: int | Callable[..., Iterable[Any]] | None = None,
     ):
         (s, q, t, c), _, _ = broadcast_float_arrays(
@@ -272,6 +239,11 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         )
         self.tail = float(_validation.real(_validation.single(tail, "tail"), "tail"))
         self.delta_accuracy = _validation.choice(delta_accuracy, "delta_accuracy", ("relative", "epsilon"))
+        self.relative_accuracy = float(
+            _validation.nonnegative(_validation.single(relative_accuracy, "relative_accuracy"), "relative_accuracy")
+        )
+        if self.relative_accuracy > 0 and self.accuracy is None:
+            raise ValueError("relative_accuracy widens the tolerance of accuracy=: give accuracy too")
         if not callable(workers) and callable(getattr(workers, "map", None)):
             raise _validation.ParameterTypeError(
                 f"workers must be a count, None or a map-like callable; got a "
@@ -363,7 +335,9 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         each refinement step drops its own; only the last unit keeps them, so that units finished
         ahead of their turn hold no PLDs).  Reads shared state only, so units run in parallel threads."""
         if self.accuracy is not None:
-            refinement = Refinement(self.accuracy, self.delta_accuracy, self.tail, self._build, self._near_one)
+            refinement = Refinement(
+                self.accuracy, self.delta_accuracy, self.tail, self._build, self._near_one, self.relative_accuracy
+            )
             return refinement.refined(pts, xs, method, threads), {}
         h, optimistic = self.value_discretization_interval, bound != "upper"
         wanted = set(pts)
@@ -492,19 +466,26 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
 
     def _flag_unmet(self, lower: np.ndarray, upper: np.ndarray) -> None:
         """``unmet``: True where the certified epsilon bracket [lower, upper] of an ``accuracy=`` call is wider than
-        ``accuracy`` (an infinite upper side included), whatever ``bound`` returns of it; and, where any is, one
+        its tolerance, max(accuracy, relative_accuracy upper) (an infinite upper side included), whatever ``bound`` returns of it; and, where any is, one
         ``AccuracyNotMetWarning`` counting them.  The refinement stops short of ``accuracy`` only where no grid it
         may build narrows the bracket further (its width set by what no grid removes: the round-off and truncation
         charges, at deltas near 1e-10 after many rounds; or the finest grid within ``MAX_WINDOW``); such a
         bracket is certified all the same, only wider than asked."""
         assert self.accuracy is not None
         with np.errstate(invalid="ignore"):
-            unmet = np.asarray(~(upper - lower <= self.accuracy))  # inf - inf is nan: unmet too
+            tolerance = epsilon_tolerance(self.accuracy, self.relative_accuracy, upper)
+            unmet = np.asarray(~(upper - lower <= tolerance))  # inf - inf is nan: unmet too
         self.unmet = unmet
         count = int(np.count_nonzero(unmet))
         if count:
             warnings.warn(
-                f"{count} of {unmet.size} epsilon brackets are wider than accuracy={self.accuracy:g} (certified, "
+                f"{count} of {unmet.size} epsilon brackets are wider than "
+                + (
+                    f"max(accuracy={self.accuracy:g}, relative_accuracy={self.relative_accuracy:g} x epsilon)"
+                    if self.relative_accuracy
+                    else f"accuracy={self.accuracy:g}"
+                )
+                + " (certified, "
                 "but no grid within reach narrowed them further); the accountant's .unmet flags them",
                 AccuracyNotMetWarning,
                 stacklevel=4,  # the caller of .epsilon

@@ -30,11 +30,26 @@ def least_epsilon_width(x: np.ndarray, own: int, lower: np.ndarray, upper: np.nd
     return _core.pld_least_epsilon_width(x, own, lower, upper, len(RIGHT_OFFSETS))
 
 
+def epsilon_tolerance(accuracy: float, relative_accuracy: float, eps: np.ndarray) -> np.ndarray:
+    """How wide an epsilon bracket at ``eps`` may be: max(accuracy, relative_accuracy eps), eps read as 0 where it
+    is infinite (an unbounded bracket is never within tolerance)."""
+    return np.maximum(accuracy, relative_accuracy * np.where(np.isfinite(eps), eps, 0.0))
+
+
 def bracket_width(
-    delta_accuracy: str, method: str, x: np.ndarray, lo: np.ndarray, up: np.ndarray, own: int
+    delta_accuracy: str,
+    method: str,
+    x: np.ndarray,
+    lo: np.ndarray,
+    up: np.ndarray,
+    own: int,
+    accuracy: float = 0.0,
+    relative_accuracy: float = 0.0,
 ) -> np.ndarray:
     """How wide the bracket [lo, up] at the point's own ``own`` arguments is, in ``accuracy``'s units:
-    epsilon for ``.epsilon``; for ``.delta`` relative to max(up, DELTA_FLOOR), or with
+    for ``.epsilon`` its epsilon width w, read as w accuracy / ``epsilon_tolerance`` at its upper side (w itself
+    where ``relative_accuracy`` is 0), so that every rule comparing widths with ``accuracy`` meets
+    max(accuracy, relative_accuracy eps) instead; for ``.delta`` relative to max(up, DELTA_FLOOR), or with
     ``delta_accuracy="epsilon"`` the certified epsilon width at delta = up
     (``epsilon_width.certified_epsilon_width``, the least over the shifted arguments that follow
     the own ones in ``x``), and 0 (done) where up < DELTA_FLOOR: the bracket then certifies
@@ -45,7 +60,10 @@ def bracket_width(
     user targets, and no epsilon width either, the upper side being 1 or as flat); capped at 1e100 so the
     refinement's fits stay finite."""
     if method == "epsilon":
-        return cast(np.ndarray, up - lo)
+        width = up - lo
+        if relative_accuracy > 0:
+            width = width * (accuracy / epsilon_tolerance(accuracy, relative_accuracy, up))
+        return cast(np.ndarray, width)
     if delta_accuracy == "relative":
         return cast(np.ndarray, (up - lo) / np.maximum(up, constants.DELTA_FLOOR))
     done = (up[:own] < constants.DELTA_FLOOR) | (lo[:own] >= constants.DELTA_CEILING)

@@ -21,11 +21,21 @@ class AccuracyNotMetWarning(UserWarning):
 
 
 class Refinement:
-    """Refines points to ``accuracy`` (``delta_accuracy``: the ``.delta`` criterion, "relative" or "epsilon"),
-    truncations sized by ``tail``, PLDs built by ``build`` (the accountant's), delta near 1 read by ``near_one``."""
+    """Refines points to ``accuracy`` (``delta_accuracy``: the ``.delta`` criterion, "relative" or "epsilon";
+    ``relative_accuracy``: ``.epsilon``'s tolerance grows to relative_accuracy eps), truncations sized by ``tail``,
+    PLDs built by ``build`` (the accountant's), delta near 1 read by ``near_one``."""
 
-    def __init__(self, accuracy: float, delta_accuracy: str, tail: float, build: Build, near_one: NearOne):
+    def __init__(
+        self,
+        accuracy: float,
+        delta_accuracy: str,
+        tail: float,
+        build: Build,
+        near_one: NearOne,
+        relative_accuracy: float = 0.0,
+    ):
         self.accuracy = accuracy
+        self.relative_accuracy = relative_accuracy  # .epsilon: the tolerance max(accuracy, relative_accuracy eps)
         self.delta_accuracy = delta_accuracy
         self.start = StartGrid(accuracy, delta_accuracy)
         self.rules = NextGrid(accuracy)
@@ -130,7 +140,9 @@ class Refinement:
                     h = step[i]
                     if i in best:  # both grids' brackets hold: keep their intersection
                         lo, up = np.maximum(lo, best[i][1]), np.minimum(up, best[i][2])
-                    width = bracket_width(self.delta_accuracy, method, xs[i], lo, up, own[i])
+                    width = bracket_width(
+                        self.delta_accuracy, method, xs[i], lo, up, own[i], self.accuracy, self.relative_accuracy
+                    )
                     q = points[i][1]
                     alone = rules.charge_width(by_epsilon, xs[i], lo, up, fixed, own[i], q, h)
                     charged = rules.charged(width, alone)
