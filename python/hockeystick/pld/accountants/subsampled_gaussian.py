@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import math
-import warnings
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal
@@ -45,11 +44,10 @@ from ..compose.fft import DEFAULT_TAIL
 from ..mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, subsampled_gaussian
 from ..reads import along_run
 from ..refine import constants, round_cache
-from ..refine.bracket_width import epsilon_tolerance
 from ..refine.calibration_start import calibration_grids, calibration_start
-from ..refine.controller import AccuracyNotMetWarning, Refinement
+from ..refine.controller import AccuracyNotMetWarning, Refinement, unmet_flags
 from ..refine.directional_delta import calibration_directions
-from ..refine.grid_start import StartGrid, loss_span, windows_within_budget
+from ..refine.grid_start import StartGrid, loss_span, work_units
 from ..refine.near_one import NearOne
 from ..sampling import two_resolution
 
@@ -146,16 +144,13 @@ class PLDAccountant:
 class SubsampledGaussianPLD(along_run.RoundsCurves):
     """T rounds of the Poisson-subsampled Gaussian, every round released.
 
-    delta(eps) = max over add/remove of the T-fold composition of the
-    discretized PLD (Doroshenko et al. 2022 connect-the-dots; Zhu, Dong, Wang
-    2022 for the dominating pairs).  With ``sampling_rate == 1`` all rounds are
-    Gaussian and the composition is exact in closed form,
-    delta = theta(sqrt(T) sensitivity / sigma, eps) (paper 000 eq. 6, paper 004 eq. 8),
-    and the two bounds are that closed form rounded outward (``hockeystick.certified_theta``).
+    delta(eps) = max over add/remove of the T-fold composition of the discretized PLD (Doroshenko et al. 2022
+    connect-the-dots; Zhu, Dong, Wang 2022 for the dominating pairs).  With ``sampling_rate == 1`` the rounds are
+    Gaussian and compose exactly, delta = theta(sqrt(T) sensitivity / sigma, eps) (paper 000 eq. 6, paper 004
+    eq. 8), the two bounds that closed form rounded outward (``hockeystick.certified_theta``).
 
-    Parameters broadcast with each other and with the argument; one PLD is
-    built per distinct (sigma, sampling_rate, rounds, sensitivity), discretized
-    ``BATCH`` points per parallel C++ call.
+    Parameters broadcast with each other and with the argument; one PLD is built per distinct
+    (sigma, sampling_rate, rounds, sensitivity), discretized ``BATCH`` points per parallel C++ call.
 
     Grid: either a fixed ``value_discretization_interval`` h, or ``accuracy``: then each distinct point's
     grid is refined (``refine.controller``, where the rules and their reasons are stated) until its
@@ -176,32 +171,28 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
       argument is also done once its upper delta is below ``DELTA_FLOOR`` or its lower delta at least
       ``DELTA_CEILING`` = 1 - 1e-9 (no (eps, delta) guarantee a user targets is decided there).
 
-    ``workers`` (scipy's convention): threads evaluating disjoint blocks of points at once, a
-    block being the points that share (sigma, sampling_rate, sensitivity) (one discretization,
-    every rounds value a power of its transform, every argument a scan); None (default): every
-    core this process may use, at most ``OMP_NUM_THREADS`` where that is set (Dask's worker
-    processes set it to 1); -1 every core, -2 all but one; 1: one thread throughout.  The blocks and each point's
-    grids do not depend on it, so the values are the same bit for bit for any ``workers``.
-    ``workers`` may also be a map-like callable (scipy.optimize.differential_evolution's convention:
-    ``workers=pool.map`` of a ``concurrent.futures.ProcessPoolExecutor``, a ``multiprocessing.Pool``,
-    or ``client.get_executor().map`` of a Dask client): the blocks are then evaluated as
-    ``workers(task, units)``, one thread each, in whatever processes the pool owns (no GIL shared
-    between blocks), with the same values bit for bit; the tasks and their results are pickled.
+    ``workers`` (scipy's convention): threads evaluating disjoint blocks of points at once, a block being the
+    points that share (sigma, sampling_rate, sensitivity) (one discretization, every rounds value a power of its
+    transform, every argument a scan); None (default): every core this process may use, at most
+    ``OMP_NUM_THREADS`` where that is set (Dask's worker processes set it to 1); -1 every core, -2 all but one;
+    1: one thread throughout.  The blocks and each point's grids do not depend on it, so the values are the same
+    bit for bit for any ``workers``.  ``workers`` may also be a map-like callable
+    (scipy.optimize.differential_evolution's convention: ``workers=pool.map`` of a ProcessPoolExecutor, a
+    ``multiprocessing.Pool``, or ``client.get_executor().map`` of a Dask client): the blocks are then evaluated
+    as ``workers(task, units)``, one thread each, in the pool's processes, with the same values bit for bit.
     """
 
     CURVE_PARAMETERS = ("sigma", "sampling_rate", "sensitivity")
 
-    # the refinement's constants that callers read (their meaning and reasons: refine/constants.py)
+    # read by callers (meaning and reason of each: refine/constants.py)
     DELTA_FLOOR = constants.DELTA_FLOOR
     DELTA_CEILING = constants.DELTA_CEILING
     BATCH = constants.BATCH
     BUDGET = constants.BUDGET
 
-    # calibrate() starts its bracketing here (the central-limit estimate, calibration_start.py)
+    # calibrate()'s start (the central-limit estimate), its coarser grids first, its directions one at a time
     calibration_start = staticmethod(calibration_start)
-    # ... and solves on coarser grids first (calibration_start.py), to start near the answer
     calibration_grids = staticmethod(calibration_grids)
-    # ... and composes the add direction only where the remove direction alone does not decide (directional_delta.py)
     calibration_directions = staticmethod(calibration_directions)
 
     def __init__(
@@ -297,35 +288,6 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
                 )
         for p in missing:
             store[(*p, h, optimistic)] = dists[(p[0], p[1], p[3])].self_compose(int(p[2]))
-
-    def _units(self, pending: list[tuple[Point, np.ndarray]], method: str) -> list[list[tuple[Point, np.ndarray]]]:
-        """The work units a thread evaluates: whole blocks (the points sharing sigma, sampling rate and
-        sensitivity, in the order they first appear) packed into runs of at most BATCH points whose
-        estimated composed grids (``loss_span`` over the grid each starts on) fit BUDGET; a block larger
-        than that is cut into such runs.  They depend on the points alone, never on ``workers``."""
-        blocks: dict[tuple[float, float, float], list[tuple[Point, np.ndarray, float]]] = {}
-        for point, sel in pending:
-            h = (
-                self.value_discretization_interval
-                if self.accuracy is None
-                else StartGrid(self.accuracy, self.delta_accuracy).first(point, None, method)
-            )
-            blocks.setdefault((point[0], point[1], point[3]), []).append((point, sel, loss_span(*point) / h + 1.0))
-        units: list[list[tuple[Point, np.ndarray]]] = []
-        used: tuple[int, float] = (constants.BATCH, float(constants.BUDGET))  # the first block opens a unit
-        for block in blocks.values():
-            size = sum(w for _, _, w in block)
-            if len(block) > constants.BATCH or size > constants.BUDGET:
-                runs = windows_within_budget([(i, w) for i, (_, _, w) in enumerate(block)])
-                units.extend([[block[i][:2] for i in run] for run in runs])
-                used = (constants.BATCH, float(constants.BUDGET))
-            elif used[0] + len(block) > constants.BATCH or used[1] + size > constants.BUDGET:
-                units.append([b[:2] for b in block])
-                used = (len(block), size)
-            else:
-                units[-1].extend(b[:2] for b in block)
-                used = (used[0] + len(block), used[1] + size)
-        return units
 
     def _unit_brackets(
         self, pts: list[Point], xs: list[np.ndarray], bound: Bound, method: str, threads: int, keep: bool
@@ -427,7 +389,14 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
                 continue
             pending.append(((float(si), float(qi), float(ti), float(ci)), sel))
         progress.advance(closed)
-        units = self._units(pending, method)
+        units = work_units(
+            pending,
+            lambda point: (
+                self.value_discretization_interval
+                if self.accuracy is None
+                else StartGrid(self.accuracy, self.delta_accuracy).first(point, None, method)
+            ),
+        )
         # Several units at once: one thread each, their C++ calls single-threaded (the C++ loops and
         # scipy.fft release the GIL); one at a time: its calls use the threads instead.
         pool = min(self.workers, len(units))
@@ -461,35 +430,8 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
             if executor is not None:
                 executor.shutdown(wait=True, cancel_futures=True)
         if method == "epsilon" and self.accuracy is not None:
-            self._flag_unmet(lower, upper)
+            self.unmet = unmet_flags(lower, upper, self.accuracy, self.relative_accuracy)
         return bound_result(lower, upper, bound, scalar)
-
-    def _flag_unmet(self, lower: np.ndarray, upper: np.ndarray) -> None:
-        """``unmet``: True where the certified epsilon bracket [lower, upper] of an ``accuracy=`` call is wider than
-        its tolerance, max(accuracy, relative_accuracy upper) (an infinite upper side included), whatever ``bound`` returns of it; and, where any is, one
-        ``AccuracyNotMetWarning`` counting them.  The refinement stops short of ``accuracy`` only where no grid it
-        may build narrows the bracket further (its width set by what no grid removes: the round-off and truncation
-        charges, at deltas near 1e-10 after many rounds; or the finest grid within ``MAX_WINDOW``); such a
-        bracket is certified all the same, only wider than asked."""
-        assert self.accuracy is not None
-        with np.errstate(invalid="ignore"):
-            tolerance = epsilon_tolerance(self.accuracy, self.relative_accuracy, upper)
-            unmet = np.asarray(~(upper - lower <= tolerance))  # inf - inf is nan: unmet too
-        self.unmet = unmet
-        count = int(np.count_nonzero(unmet))
-        if count:
-            warnings.warn(
-                f"{count} of {unmet.size} epsilon brackets are wider than "
-                + (
-                    f"max(accuracy={self.accuracy:g}, relative_accuracy={self.relative_accuracy:g} x epsilon)"
-                    if self.relative_accuracy
-                    else f"accuracy={self.accuracy:g}"
-                )
-                + " (certified, "
-                "but no grid within reach narrowed them further); the accountant's .unmet flags them",
-                AccuracyNotMetWarning,
-                stacklevel=4,  # the caller of .epsilon
-            )
 
     def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
         """Certified upper bound on delta(epsilon) (``bound="lower"``: certified lower bound)."""

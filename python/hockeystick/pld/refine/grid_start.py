@@ -4,6 +4,7 @@ and the batches of points whose composed windows fit the budget."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -60,6 +61,34 @@ def windows_within_budget(sizes: list[tuple[int, float]]) -> list[list[int]]:
         batches[-1].append(i)
         used += size
     return [b for b in batches if b]
+
+
+def work_units(
+    pending: list[tuple[Point, np.ndarray]], first_grid: Callable[[Point], float]
+) -> list[list[tuple[Point, np.ndarray]]]:
+    """The work units a thread evaluates: whole blocks (the points sharing sigma, sampling rate and sensitivity,
+    in the order they first appear) packed into runs of at most BATCH points whose estimated composed grids
+    (``loss_span`` over ``first_grid`` of the point) fit BUDGET; a block larger than that is cut into such runs.
+    They depend on the points alone, never on the number of threads, so the values do not either."""
+    blocks: dict[tuple[float, float, float], list[tuple[Point, np.ndarray, float]]] = {}
+    for point, sel in pending:
+        size = loss_span(*point) / first_grid(point) + 1.0
+        blocks.setdefault((point[0], point[1], point[3]), []).append((point, sel, size))
+    units: list[list[tuple[Point, np.ndarray]]] = []
+    used: tuple[int, float] = (constants.BATCH, float(constants.BUDGET))  # the first block opens a unit
+    for block in blocks.values():
+        size = sum(w for _, _, w in block)
+        if len(block) > constants.BATCH or size > constants.BUDGET:
+            runs = windows_within_budget([(i, w) for i, (_, _, w) in enumerate(block)])
+            units.extend([[block[i][:2] for i in run] for run in runs])
+            used = (constants.BATCH, float(constants.BUDGET))
+        elif used[0] + len(block) > constants.BATCH or used[1] + size > constants.BUDGET:
+            units.append([b[:2] for b in block])
+            used = (len(block), size)
+        else:
+            units[-1].extend(b[:2] for b in block)
+            used = (used[0] + len(block), used[1] + size)
+    return units
 
 
 class StartGrid:
