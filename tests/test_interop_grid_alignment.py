@@ -1,4 +1,4 @@
-"""Loss grids through the Laplace atoms (interop.plan.PlanProfile._aligned).
+"""Loss grids through the Laplace atoms (pld.refine.grid_alignment, through PlanProfile._aligned).
 
 A Laplace loss has atoms at +-1/b and a Poisson-subsampled Laplace at its two end losses; on a grid
 through them only the density between is discretized.  Checked: the chosen grid lies in (0.7 h, h]

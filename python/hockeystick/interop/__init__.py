@@ -2,5 +2,6 @@
 ``PrivacyAccountant`` and RDP accountant) and ``interop.opacus`` (Opacus's ``IAccountant``).
 
 Each adapter imports its library when it is itself imported; ``import hockeystick`` imports
-neither, and ``interop.plan`` (the composition they share) needs neither.
+neither, and the composition they share (``pld.accountants.plan``) needs neither.  The
+adapters translate and validate events; they compose and refine nothing themselves.
 """

@@ -6,7 +6,7 @@
 ``supports(event)``, ``get_epsilon(target_delta)`` and ``get_delta(target_epsilon)`` behave as
 dp_accounting documents them (upper bounds), and ``get_epsilon_bracket`` / ``get_delta_bracket``
 return the certified (lower, upper).  The events it takes, and why each analysis is valid, are
-listed in ``dp_events``; the composition is hockeystick's (``plan``).  It works unchanged inside
+listed in ``dp_events``; the composition is hockeystick's (``pld.accountants.plan``).  It works unchanged inside
 ``dp_accounting.mechanism_calibration.calibrate_dp_mechanism``.
 
 ``HockeystickRdpAccountant`` (``rdp_accountant``) does the same for dp_accounting's
@@ -17,22 +17,16 @@ This module imports dp_accounting; ``import hockeystick`` does not.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import cast
 
 from dp_accounting import dp_event
 from dp_accounting.privacy_accountant import NeighboringRelation, PrivacyAccountant
 
 from .. import _validation
-from ..pld.accountants.plan import CompositionPlan, PlanProfile
-from ..pld.compose.fft import BYTES_PER_POINT
+from ..pld.accountants.plan import CompositionPlan, PlanProfile, default_grid_profile
 from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
 from .dp_events import Unsupported, check_count, check_zcdp_alone, plan_for
 from .rdp_accountant import HockeystickRdpAccountant
-
-FALLBACK_ACCURACY = 1e-4  # the bracket width aimed for when the default grid cannot hold the composition
-DEFAULT_GRID_POINTS = (128 << 20) // BYTES_PER_POINT  # the default grid's window cap: 128 MiB of buffers
-PROBE_INTERVAL = 1e-2  # the coarse grid that measures the default grid's windows
 
 __all__ = ["HockeystickAccountant", "HockeystickRdpAccountant", "NeighboringRelation"]
 
@@ -92,7 +86,7 @@ class HockeystickAccountant(PrivacyAccountant):
             plan = plan_for(event, max(int(count), 1), self.neighboring_relation)
             merged = CompositionPlan.from_key(self._plan.key())
             merged.merge(plan)
-            check_zcdp_alone(merged, event)  # over several compose calls too (interop.zcdp_plan)
+            check_zcdp_alone(merged, event)  # over several compose calls too (pld.accountants.zcdp_plan)
         except Unsupported as u:
             return PrivacyAccountant.CompositionErrorDetails(invalid_event=u.event, error_message=u.message)
         if do_compose:
@@ -101,8 +95,14 @@ class HockeystickAccountant(PrivacyAccountant):
         return None
 
     def _current(self) -> PlanProfile:
+        """The profile of everything composed so far: on the caller's grid or accuracy, or by default on
+        ``DEFAULT_INTERVAL`` where the composition fits it (``default_grid_profile``)."""
         if self._profile is None:
-            self._profile = PlanProfile(self._plan, self.value_discretization_interval, self.accuracy)
+            self._profile = (
+                default_grid_profile(self._plan)
+                if self._default_grid
+                else PlanProfile(self._plan, self.value_discretization_interval, self.accuracy)
+            )
         return self._profile
 
     def get_epsilon(self, target_delta: float) -> float:
@@ -120,26 +120,9 @@ class HockeystickAccountant(PrivacyAccountant):
     def get_epsilon_bracket(self, target_delta: float) -> tuple[float, float]:
         """Certified (lower, upper) on the epsilon of everything composed so far at ``target_delta``."""
         target = _validation.delta_target(target_delta, "target_delta")
-        return self._on_a_grid_that_fits(lambda profile: profile.epsilon(target))
+        return self._current().epsilon(target)
 
     def get_delta_bracket(self, target_epsilon: float) -> tuple[float, float]:
         """Certified (lower, upper) on the delta of everything composed so far at ``target_epsilon``."""
         target = _validation.epsilon_target(target_epsilon, "target_epsilon")
-        return self._on_a_grid_that_fits(lambda profile: profile.delta(target))
-
-    def _on_a_grid_that_fits(self, read: Callable[[PlanProfile], tuple[float, float]]) -> tuple[float, float]:
-        """``read`` of the composition on its grid; on the default grid, a composition whose loss windows would
-        take more than ``DEFAULT_GRID_POINTS`` points there (``PlanProfile.window_points``: measured on the
-        coarse grid ``PROBE_INTERVAL``) is read on the accuracy-driven grid (``FALLBACK_ACCURACY``, which starts
-        coarse) instead: a user who chose no grid gets an answer within that memory (a caller's own grid is
-        kept, and refused where it does not fit)."""
-        if self._profile is None and self._default_grid and not self._fits_default_grid():
-            self._profile = PlanProfile(self._plan, None, FALLBACK_ACCURACY)
-        return read(self._current())
-
-    def _fits_default_grid(self) -> bool:
-        try:
-            points = PlanProfile(self._plan, PROBE_INTERVAL, None).window_points(DEFAULT_INTERVAL)
-        except ValueError:  # not even the coarse grid holds it
-            return False
-        return points <= DEFAULT_GRID_POINTS
+        return self._current().delta(target)

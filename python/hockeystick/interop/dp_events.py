@@ -46,7 +46,7 @@ batches c replace-one steps apart (a group of c); ``group_of_records`` gives eac
 group-c pair (exact for additive noise and randomized response, the weak-triangle group bound of
 ``pld.group_privacy`` otherwise) and ``pld.subsampled_pair.with_replacement_curves`` mixes them
 (Balle, Barthe & Gaboardi 2018, Thm 2, and joint convexity).  Its certified lower side is a
-realizable pair's (``interop.plan._with_replacement_realizable``): around Laplace / discrete Laplace
+realizable pair's (``pld.accountants.plan_mechanisms._with_replacement_realizable``): around Laplace / discrete Laplace
 the pair sum_c b_c N_c vs N_0 in both orders (``pld.with_replacement_realizable``; for a composition,
 its best lone Laplace / discrete Laplace part), the bound's own lower side for input-oblivious inners
 (randomized response), the trivial (1 - e^eps)_+ otherwise; the Gaussian's is in ``pld.fixed_batch``.
@@ -84,7 +84,8 @@ from dp_accounting.privacy_accountant import NeighboringRelation
 from scipy import stats
 
 from .. import _validation
-from ..pld.accountants.plan import COPY_COUNT_CUT, FINITE_PAIRS, CompositionPlan, Mechanism, group_plan
+from ..pld.accountants.plan import CompositionPlan
+from ..pld.accountants.plan_mechanisms import COPY_COUNT_CUT, FINITE_PAIRS, Mechanism, group_plan
 from ..pld.accountants.zcdp_plan import ZCDP, has_zcdp, zcdp_alone
 from ..pld.mechanisms import discrete_gaussian as dg
 from ..pld.mechanisms.neighbouring import relations_bounded
@@ -256,7 +257,7 @@ def plan_for(event: ev.DpEvent, count: int, relation: NeighboringRelation) -> Co
 
 ZCDP_MIXED = (
     "`ZCDpEvent` composes only with `GaussianDpEvent` and other `ZCDpEvent`s in the PLD accountant (a zCDP "
-    "guarantee fixes no privacy-loss distribution; interop.zcdp_plan); use `HockeystickRdpAccountant` to "
+    "guarantee fixes no privacy-loss distribution; pld.accountants.zcdp_plan); use `HockeystickRdpAccountant` to "
     "compose it with other events."
 )
 
@@ -693,7 +694,7 @@ def _fixed_size(event: SampledEvent, count: int, relation: NeighboringRelation, 
     elif not without and n == 1:
         # the record fills all m slots: exactly the inner plan on a group of m
         _check_inner_reach(event, relation, _copies(event))
-        plan.merge(_scaled(group_plan(inner, m, m), count))
+        plan.merge(group_plan(inner, m, m).scaled(count))
     elif not without:
         # the record is drawn c ~ Binom(m, 1/n) times: the group-c plans (``group_of_records``) mixed
         copies = _copies(event)  # refuses more than MAX_COPIES group analyses
@@ -701,16 +702,6 @@ def _fixed_size(event: SampledEvent, count: int, relation: NeighboringRelation, 
         _check_inner_reach(event, relation, copies, OVERFLOW_REACH, "the group's losses overflow double precision")
         plan.add(("with_replacement_generic", m, n, inner.key()), count)
     elif m == n:
-        plan.merge(_scaled(inner, count))
+        plan.merge(inner.scaled(count))
     else:
         plan.add(("without_replacement_generic", m, n, inner.key()), count)
-
-
-def _scaled(inner: CompositionPlan, count: int) -> CompositionPlan:
-    """``count`` runs of the plan ``inner`` (r^2 times the count: two more rounded operations)."""
-    return CompositionPlan(
-        {m: c * count for m, c in inner.counts.items()},
-        inner.gaussian_r2 * count,
-        inner.non_private,
-        inner.gaussian_r2_operations + 2,
-    )
