@@ -132,9 +132,8 @@ std::int64_t checked_rounds(const contiguous& r1, const contiguous& r2) {
     return r1.size();
 }
 
-}  // namespace
-
-void register_contraction(py::module_& m) {
+// The factors (theta, 1 - theta, their logarithms) of paper 000's bounds, and the bounds read from them.
+void register_factors(py::module_& m) {
     using namespace hockeystick;
     m.def(
         "gaussian_factor_pairs",
@@ -203,6 +202,11 @@ void register_contraction(py::module_& m) {
         },
         py::arg("weight"), py::arg("terms"), py::arg("first_stop"), py::arg("first_value"), py::arg("first_log"),
         py::arg("product_complement"), py::arg("product_log"), py::arg("threads") = 0);
+}
+
+// The closed forms of constant-radius runs (000 Thm 2, the random stop, the power bound), both directions.
+void register_closed_forms(py::module_& m) {
+    using namespace hockeystick;
     m.def(
         "geometric_bound_delta",
         [](arr eps, arr w, arr terms, arr r1, arr r2, int threads) {
@@ -292,6 +296,11 @@ void register_contraction(py::module_& m) {
         },
         py::arg("noise"), py::arg("delta"), py::arg("exponent"), py::arg("g_first"), py::arg("g_product"),
         py::arg("threads") = 0);
+}
+
+// Any per-round schedule of radii (O(T) sums of products, contraction_sums.hpp).
+void register_schedules(py::module_& m) {
+    using namespace hockeystick;
     m.def(
         "schedule_bound_delta",
         [](contiguous eps, double weight, std::int64_t first_stop, contiguous r1, contiguous r2, int threads) {
@@ -318,4 +327,12 @@ void register_contraction(py::module_& m) {
         },
         py::arg("delta"), py::arg("weight"), py::arg("first_stop"), py::arg("r_first"), py::arg("r_product"),
         py::arg("threads") = 0);
+}
+
+}  // namespace
+
+void register_contraction(py::module_& m) {
+    register_factors(m);
+    register_closed_forms(m);
+    register_schedules(m);
 }
