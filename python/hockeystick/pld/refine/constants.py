@@ -1,5 +1,6 @@
-"""The tuning constants of ``SubsampledGaussianPLD``'s ``accuracy=`` refinement, each with what it means and why
-it has its value.  The refinement modules read them as ``constants.NAME`` at call time, so a test may patch one
+"""The tuning constants of the two ``accuracy=`` refinements, each with what it means and why it has its value:
+``SubsampledGaussianPLD``'s (many points, each refined on its own grid ladder from a predicted start) and a
+``CompositionPlan``'s (``PLAN_*``: one heterogeneous composition, its grids aimed by the widths it measures).  The refinement modules read them as ``constants.NAME`` at call time, so a test may patch one
 here and the next call follows it.  None of them affects what is certified, only which grids are built."""
 
 from __future__ import annotations
@@ -105,3 +106,29 @@ BUDGET = 1 << 21
 # built: a window of 2^22 points keeps a refinement's resident memory under a gigabyte, a coarser grid's bracket
 # being certified too, only wider.
 MAX_WINDOW = 1 << 22
+
+
+# --- a composition plan's refinement (``plan_refinement.GridRefinement``) ---------------------------------------
+# A plan has no predicted start (its mechanisms are any mix), so it starts coarser than the subsampled Gaussian
+# and measures its narrowing law on its own grids; finite pairs narrow like h, not h^2, hence the stall rule.
+
+# The first grid: cheap to compose, and its measured width aims the next one.
+PLAN_COARSEST_INTERVAL = 3e-3
+# The finest grid, the subsampled Gaussian's: below it the composed windows grow past what a profile keeps, and
+# a bracket still wider there is limited by something other than the grid.
+PLAN_FINEST_INTERVAL = FINEST_INTERVAL
+# The most points a composed grid may take: the composition's time and memory grow like its points.
+PLAN_MAX_POINTS = 1 << 20
+# A bracket narrowing slower than h^PLAN_STALL_ORDER between two grids is not limited by the grid (e.g. the gap
+# between a symmetrised upper pair and a one-order lower pair), so a finer grid cannot close it.
+PLAN_STALL_ORDER = 0.25
+# Beside exact atoms, a first grid part whose loss s.d. spans fewer cells than this is refined to this many:
+# a bulk of a handful of masses narrows erratically until the grid resolves it.
+PLAN_RESOLVE_CELLS = 6.0
+# ... by at most this factor: the composed grid grows as much.
+PLAN_RESOLVE_SHRINK = 8.0
+# A first aimed jump finer than 1 / PLAN_PROBE_SHRINK^2 to a grid past PLAN_PROBE_POINTS goes 1 / PLAN_PROBE_SHRINK first:
+# the probe measures the narrowing law (or shows a stall) at a fraction of the big grid's cost.
+PLAN_PROBE_SHRINK = 4.0
+# Below this many points a composed grid is cheap enough to be aimed at directly, without a probe.
+PLAN_PROBE_POINTS = 1 << 16

@@ -1,17 +1,17 @@
 """The grids a composition plan is read on for an ``accuracy``: the first one, the next one, when to stop.
 
-The grid starts at ``COARSEST_INTERVAL`` and shrinks by 0.9 (accuracy / width)^(1/k), k = 2 until
+The grid starts at ``PLAN_COARSEST_INTERVAL`` and shrinks by 0.9 (accuracy / width)^(1/k), k = 2 until
 measured (the certified bracket narrows like h^2 for connect-the-dots PMFs), until the bracket at the
 asked point is no wider than ``accuracy`` (absolute in epsilon, relative in delta) or the grid reaches
-``FINEST_INTERVAL`` or the composed grid would exceed ``MAX_POINTS`` (finite pairs' brackets narrow only
+``PLAN_FINEST_INTERVAL`` or the composed grid would exceed ``PLAN_MAX_POINTS`` (finite pairs' brackets narrow only
 like h, so a tight target can be out of reach) or the bracket stops narrowing (slower than
-h^``STALL_ORDER`` between two grids: what is left is no grid error).  The last grid's bounds are
+h^``PLAN_STALL_ORDER`` between two grids: what is left is no grid error).  The last grid's bounds are
 reported, so they are certified either way.  Each grid is aligned by the caller (``grid_alignment``).
 Beside exact atoms the first grid resolves a narrow grid part (``GridRefinement.resolving``); a first
-jump of more than ``PROBE_SHRINK``^2 to a grid past ``PROBE_POINTS`` goes ``PROBE_SHRINK`` times finer
+jump of more than ``PLAN_PROBE_SHRINK``^2 to a grid past ``PLAN_PROBE_POINTS`` goes ``PLAN_PROBE_SHRINK`` times finer
 first, so a width that is no grid error stalls on a cheap grid rather than on the budget's.
 
-Every constant is read when a refinement runs, so a caller (or a test) may set it on this module.
+Its constants (``constants.PLAN_*``, with their reasons) are read when a refinement runs, so a test may patch one there.
 """
 
 from __future__ import annotations
@@ -24,27 +24,7 @@ import numpy as np
 
 from ... import _core
 from ..compose.pmf import GridPMF
-
-# The first grid: cheap to compose, and its measured width aims the next one.
-COARSEST_INTERVAL = 3e-3
-# The finest grid: below it the composed windows grow past what a profile keeps, and a bracket still
-# wider there is limited by something other than the grid.
-FINEST_INTERVAL = 1e-5
-# The most points a composed grid may take: the composition's time and memory grow like its points.
-MAX_POINTS = 1 << 20
-# A bracket narrowing slower than h^STALL_ORDER between two grids is not limited by the grid (e.g. the gap
-# between a symmetrised upper pair and a one-order lower pair), so a finer grid cannot close it.
-STALL_ORDER = 0.25
-# Beside exact atoms, a first grid part whose loss s.d. spans fewer cells than this is refined to this many:
-# a bulk of a handful of masses narrows erratically until the grid resolves it.
-RESOLVE_CELLS = 6.0
-# ... by at most this factor: the composed grid grows as much.
-RESOLVE_SHRINK = 8.0
-# A first aimed jump finer than 1 / PROBE_SHRINK^2 to a grid past PROBE_POINTS goes 1 / PROBE_SHRINK first:
-# the probe measures the narrowing law (or shows a stall) at a fraction of the big grid's cost.
-PROBE_SHRINK = 4.0
-# Below this many points a composed grid is cheap enough to be aimed at directly, without a probe.
-PROBE_POINTS = 1 << 16
+from . import constants
 
 
 def loss_spread(pmf: GridPMF) -> float:
@@ -84,9 +64,11 @@ class GridRefinement:
         if not self.beside_atoms:
             return h
         spread = min(loss_spread(pmf) for pmf in self.composed(h))
-        if not spread < RESOLVE_CELLS * h:
+        if not spread < constants.PLAN_RESOLVE_CELLS * h:
             return h
-        finer = max(spread / RESOLVE_CELLS, h / RESOLVE_SHRINK, FINEST_INTERVAL)
+        finer = max(
+            spread / constants.PLAN_RESOLVE_CELLS, h / constants.PLAN_RESOLVE_SHRINK, constants.PLAN_FINEST_INTERVAL
+        )
         self.discard(h)  # not searched: only its spread was read
         return self.aligned(finer)
 
@@ -101,33 +83,44 @@ class GridRefinement:
         ``relative``: the width is (upper - lower) / upper (delta) rather than upper - lower (epsilon);
         ``target``: the width asked for.  ``hints`` is the previous grid's bracket (empty on the first).
         """
-        h = self.resolving(self.aligned(COARSEST_INTERVAL))
+        h = self.resolving(self.aligned(constants.PLAN_COARSEST_INTERVAL))
         previous: tuple[float, float] | None = None
         hints: tuple[float, ...] = ()
         while True:
             lo, up = evaluate(h, hints)
             hints = (lo, up)  # the next, finer grid's epsilon searches start from this bracket
             width = (up - lo) / max(up, 1e-300) if relative else up - lo
-            if width <= target or h <= FINEST_INTERVAL:
+            if width <= target or h <= constants.PLAN_FINEST_INTERVAL:
                 return lo, up
             # width ~ h^k: k = 2 for continuous laws (connect the dots), 1 for atoms; measured once two
             # grids are known, so the next grid is aimed at the target directly.
             k = 2.0
-            if previous is not None and math.isfinite(width) and width > previous[1] * (h / previous[0]) ** STALL_ORDER:
-                return lo, up  # narrowing slower than h^STALL_ORDER: the rest of the width is no discretization
+            if (
+                previous is not None
+                and math.isfinite(width)
+                and width > previous[1] * (h / previous[0]) ** constants.PLAN_STALL_ORDER
+            ):
+                return (
+                    lo,
+                    up,
+                )  # narrowing slower than h^constants.PLAN_STALL_ORDER: the rest of the width is no discretization
             if previous is not None and 0 < width < previous[1]:
                 k = min(max(math.log(previous[1] / width) / math.log(previous[0] / h), 0.5), 2.0)
             measured = previous is not None
             previous = (h, width)
             shrink = 0.9 * (target / width) ** (1.0 / k) if math.isfinite(width) else 0.5
-            # Budget: the composed grid grows like 1/h; stop where the next one would exceed MAX_POINTS.
+            # Budget: the composed grid grows like 1/h; stop where the next one would exceed constants.PLAN_MAX_POINTS.
             points = max(pmf.p.size for pmf in self.composed(h))
-            floor = h * points / MAX_POINTS
-            if not measured and shrink < 1.0 / PROBE_SHRINK**2 and points * PROBE_SHRINK**2 > PROBE_POINTS:
-                # A big first jump on the assumed h^2 law: probe a grid PROBE_SHRINK times finer first, whose
+            floor = h * points / constants.PLAN_MAX_POINTS
+            if (
+                not measured
+                and shrink < 1.0 / constants.PLAN_PROBE_SHRINK**2
+                and points * constants.PLAN_PROBE_SHRINK**2 > constants.PLAN_PROBE_POINTS
+            ):
+                # A big first jump on the assumed h^2 law: probe a grid constants.PLAN_PROBE_SHRINK times finer first, whose
                 # width measures the law (or shows a stall, a gap between a bound and a realizable pair).
-                shrink = 1.0 / PROBE_SHRINK
-            nxt = max(h * min(shrink, 0.9), FINEST_INTERVAL, floor)
+                shrink = 1.0 / constants.PLAN_PROBE_SHRINK
+            nxt = max(h * min(shrink, 0.9), constants.PLAN_FINEST_INTERVAL, floor)
             if nxt >= 0.95 * h:
                 return lo, up
             aligned = self.aligned(nxt)
