@@ -2,7 +2,8 @@
 
 ``pmf`` (the grid PMF and its hockey-stick curve), ``fft`` (the C++ FFT composition on scipy.fft),
 ``distribution`` (the PLD object: factors per neighbouring direction, composed lazily), ``finite_atoms``
-(finite pairs composed exactly, beside a grid) and ``truncation`` (tails sized to the delta asked).
+(finite pairs composed exactly, beside a grid), ``truncation`` (tails sized to the delta asked), and
+``pmf_envelope`` and ``pmf_charges`` (a PMF's optimistic suffix maxima and its round-off charges).
 """
 
 from ..._moved import forwarding
