@@ -85,9 +85,10 @@ from scipy import stats
 
 from .. import _validation
 from ..pld.accountants.plan import CompositionPlan
-from ..pld.accountants.plan_mechanisms import COPY_COUNT_CUT, FINITE_PAIRS, Mechanism, group_plan
-from ..pld.accountants.zcdp_plan import ZCDP, has_zcdp, zcdp_alone
+from ..pld.accountants.plan_mechanisms import COPY_COUNT_CUT, group_plan, mechanism_of
+from ..pld.accountants.zcdp_plan import Zcdp, has_zcdp, zcdp_alone
 from ..pld.mechanisms import discrete_gaussian as dg
+from ..pld.mechanisms.mechanism import Spec
 from ..pld.mechanisms.neighbouring import relations_bounded
 from .allocation_events import BallsInBinsGaussianDpEvent, ShuffledBatchGaussianDpEvent
 from .catalogue_events import DiscreteGaussianDpEvent, EpsilonDeltaDpEvent
@@ -368,7 +369,7 @@ def _visit(event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: C
     if isinstance(event, ev.ZCDpEvent):
         rho, xi = _nonnegative(event, "rho"), _nonnegative(event, "xi")
         if rho > 0 or xi > 0:
-            _add(plan, (ZCDP, rho, xi), count, False)
+            _add(plan, Zcdp(rho, xi).spec(), count, False)
         return
     if isinstance(event, DiscreteGaussianDpEvent):
         sigma, shift = _discrete_gaussian(event, 2 if relation == NeighboringRelation.REPLACE_ONE else 1)
@@ -400,7 +401,7 @@ def _visit(event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: C
     raise Unsupported(event, "Unsupported event.")
 
 
-def _add(plan: CompositionPlan, mechanism: Mechanism, count: int, non_private: bool) -> None:
+def _add(plan: CompositionPlan, mechanism: Spec, count: int, non_private: bool) -> None:
     if count > MAX_RUNS:
         raise ParameterOutOfRange(
             f"SelfComposedDpEvent.count (times the `count` of compose) gives {count} runs of "
@@ -439,11 +440,11 @@ def _inner_plan(event: ev.DpEvent, relation: NeighboringRelation) -> Composition
     return inner
 
 
-def _single_finite(plan: CompositionPlan) -> Mechanism | None:
+def _single_finite(plan: CompositionPlan) -> Spec | None:
     """The mechanism if the plan is one run of one mechanism with a finite pair (sampled exactly)."""
     if plan.gaussian_r2 == 0 and len(plan.counts) == 1:
         ((mechanism, count),) = plan.counts.items()
-        if count == 1 and mechanism[0] in FINITE_PAIRS:
+        if count == 1 and mechanism_of(mechanism).finite_pairs() is not None:
             return mechanism
     return None
 

@@ -27,6 +27,9 @@ batches can cost far more than the Poisson accounting users report for them.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import ClassVar
+
 import numpy as np
 
 from ... import _validation, progress
@@ -34,6 +37,7 @@ from ..._elementwise import ArrayLike, broadcast_float_arrays
 from ...certified_theta import radius_up, theta_epsilon_upper, theta_upper
 from ..compose.distribution import Bound, Factor, PrivacyLossDistribution
 from ..mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, gaussian
+from ..mechanisms.mechanism import Mechanism
 from ..sampling.random_allocation import DEFAULT_RESOLUTION, random_allocation_gaussian
 from .fixed_batch import DistinctPoints, PointwiseCurves
 
@@ -227,3 +231,18 @@ class ShuffledBatchGaussianPLD(_EpochsOfAllocation):
         begun = -(-rounds // -(-n // b))  # epochs begun
         mu = radius_up(shuffled_radius(float(begun), point[0]))
         return np.asarray(theta_upper(mu, x) if method == "delta" else theta_epsilon_upper(mu, x))
+
+
+@dataclass(frozen=True)
+class ShuffledGaussian(Mechanism):
+    """One epoch of shuffled batches of b of n records, Gaussian noise sigma, replace-one: above, the
+    Gaussian of shift 2 (the record's one batch moves by at most 2, the others not at all, module
+    docstring); below, the realizable balls-in-bins pair of the full batches (``shuffled_epoch``)."""
+
+    name: ClassVar[str] = "shuffled_gaussian"
+    sigma: float
+    b: int
+    n: int
+
+    def grid_pld(self, h: float) -> PrivacyLossDistribution:
+        return shuffled_epoch(self.sigma, self.b, self.n, value_discretization_interval=h)

@@ -1,7 +1,7 @@
 """A multiset of mechanisms to compose, and its certified (lower, upper) privacy profile.
 
 The dp_accounting adapter turns an event tree into a ``CompositionPlan``: counts per distinct
-mechanism (a hashable spec, ``plan_mechanisms``), the Gaussian rounds folded into one radius, and a flag
+mechanism (a hashable spec, its object from the catalogue ``plan_mechanisms``), the Gaussian rounds folded into one radius, and a flag
 for non-private events.  Nothing here knows about dp_accounting.
 
 Gaussian rounds.  k rounds of Gaussians with shifts Delta_i / sigma_i compose exactly into one
@@ -35,19 +35,10 @@ from ..compose.distribution import PrivacyLossDistribution
 from ..compose.fft import BYTES_PER_POINT
 from ..compose.pmf import GridPMF
 from ..mechanisms.constructors import DEFAULT_INTERVAL, gaussian
+from ..mechanisms.mechanism import Spec
 from ..refine.grid_alignment import aligned, alignment_atoms
 from ..refine.plan_refinement import GridRefinement
-from .plan_mechanisms import (
-    FINITE_ATOMS,
-    FINITE_PAIRS,
-    UNIT_ROUNDOFF,
-    UPPER_ALTERNATIVES,
-    Mechanism,
-    PlanKey,
-    build,
-    gaussian_side,
-    worst,
-)
+from .plan_mechanisms import UNIT_ROUNDOFF, PlanKey, gaussian_side, mechanism_of, worst
 from .zcdp_plan import zcdp_total
 
 # Up to this many atoms, an epsilon search without hints starts with 7 points in one call: for few atoms
@@ -77,12 +68,12 @@ class CompositionPlan:
     gamma_k = k u / (1 - k u) (Higham 2002, Lemma 3.1), which ``gaussian_radius_bounds`` charges.
     """
 
-    counts: dict[Mechanism, int] = field(default_factory=dict)
+    counts: dict[Spec, int] = field(default_factory=dict)
     gaussian_r2: float = 0.0
     non_private: bool = False
     gaussian_r2_operations: int = 0
 
-    def add(self, mechanism: Mechanism, count: int) -> None:
+    def add(self, mechanism: Spec, count: int) -> None:
         self.counts[mechanism] = self.counts.get(mechanism, 0) + int(count)
 
     def add_gaussian(self, radius: float, count: int) -> None:
@@ -141,7 +132,7 @@ class CompositionPlan:
 class PlanProfile:
     """Certified (lower, upper) delta(eps) and eps(delta) of a plan, grids built on demand and cached.
 
-    Mechanisms with a finite pair (``FINITE_PAIRS``) are composed exactly as atoms, once; the rest
+    Mechanisms with a finite pair (``Mechanism.finite_pairs``) are composed exactly as atoms, once; the rest
     (and the folded Gaussian) on the loss grid, refined for ``accuracy``; the two are combined by
     ``finite_atoms.delta_with`` (a Gaussian alone beside the atoms in closed form, theta extended
     to eps < 0 by the symmetry of its pair: delta(eps) = 1 - e^eps + e^eps theta(r, -eps)).
@@ -151,20 +142,21 @@ class PlanProfile:
         self.plan = plan
         self.fixed_interval = value_discretization_interval
         self.accuracy = accuracy
-        self._finite = {m: c for m, c in plan.counts.items() if m[0] in FINITE_PAIRS}
-        self._grid = {m: c for m, c in plan.counts.items() if m[0] not in FINITE_PAIRS}
+        self._pairs = {m: mechanism_of(m).finite_pairs() for m in plan.counts}
+        self._finite = {m: c for m, c in plan.counts.items() if self._pairs[m] is not None}
+        self._grid = {m: c for m, c in plan.counts.items() if self._pairs[m] is None}
         self._composed: dict[tuple[float, int], PrivacyLossDistribution] = {}
-        self._factors: dict[tuple[Mechanism, float, bool], PrivacyLossDistribution] = {}
+        self._factors: dict[tuple[Spec, float, bool], PrivacyLossDistribution] = {}
         self._atoms: list[finite_atoms.Atoms] | None = None
 
     @property
     def _upper_variants(self) -> tuple[int, ...]:
-        """0: every mechanism's own PLD; 1 (if the plan has any): ``UPPER_ALTERNATIVES`` in their place."""
-        return (0, 1) if any(m[0] in UPPER_ALTERNATIVES for m in self._grid) else (0,)
+        """0: every mechanism's own PLD; 1 (if the plan has any): ``Mechanism.upper_alternative`` in their place."""
+        return (0, 1) if any(self._alternative(m, 1) for m in self._grid) else (0,)
 
     def _pld(self, h: float, variant: int = 0) -> PrivacyLossDistribution:
         """The grid part (every mechanism without a finite pair, and the folded Gaussian) on grid h;
-        ``variant`` 1 takes each mechanism's alternative upper side (``UPPER_ALTERNATIVES``; upper only)."""
+        ``variant`` 1 takes each mechanism's alternative upper side (``Mechanism.upper_alternative``; upper only)."""
         if (h, variant) not in self._composed:
             total: PrivacyLossDistribution | None = None
             parts = [(self._factor(m, h, variant), c) for m, c in self._grid.items()]
@@ -188,30 +180,35 @@ class PlanProfile:
         sizes = [pmf.p.size for pmf in self._pld(self.fixed_interval).composed(True)]
         return max(sizes) * self.fixed_interval / h
 
-    def _factor(self, mechanism: Mechanism, h: float, variant: int = 0) -> PrivacyLossDistribution:
-        alternative = variant == 1 and mechanism[0] in UPPER_ALTERNATIVES
+    def _factor(self, mechanism: Spec, h: float, variant: int = 0) -> PrivacyLossDistribution:
+        alternative = self._alternative(mechanism, variant)
         key = (mechanism, h, alternative)
         if key not in self._factors:
-            self._factors[key] = (
-                UPPER_ALTERNATIVES[mechanism[0]](*mechanism[1:], h) if alternative else build(mechanism, h)
-            )
+            m = mechanism_of(mechanism)
+            pld = m.upper_alternative(h) if alternative else m.grid_pld(h)
+            assert pld is not None
+            self._factors[key] = pld
         return self._factors[key]
+
+    @staticmethod
+    def _alternative(mechanism: Spec, variant: int) -> bool:
+        """Whether ``variant`` takes the mechanism's second upper side: variant 1 and the mechanism has one."""
+        return variant == 1 and mechanism_of(mechanism).has_upper_alternative()
 
     def _atom_directions(self) -> list[finite_atoms.Atoms]:
         """The finite mechanisms composed exactly, per neighbouring direction (both sides share them)."""
         if self._atoms is None:
-            parts = [
-                (
-                    FINITE_ATOMS[m[0]](*m[1:])
-                    if m[0] in FINITE_ATOMS
-                    else [finite_atoms.pair_atoms(*p) for p in FINITE_PAIRS[m[0]](*m[1:])],
-                    c,
-                )
-                for m, c in self._finite.items()
-            ]
+            parts = [(self._exact_atoms(m), c) for m, c in self._finite.items()]
             directions = max(len(a) for a, _ in parts)
             self._atoms = [finite_atoms.compose_all([(a[d % len(a)], c) for a, c in parts]) for d in range(directions)]
         return self._atoms
+
+    def _exact_atoms(self, mechanism: Spec) -> list[finite_atoms.Atoms]:
+        """One finite mechanism's atoms per direction: in closed form where it has them, else from its pairs."""
+        atoms = mechanism_of(mechanism).exact_atoms()
+        pairs = self._pairs[mechanism]
+        assert pairs is not None
+        return atoms if atoms is not None else [finite_atoms.pair_atoms(*p) for p in pairs]
 
     def _gaussian_side(self, upper: bool) -> Callable[[np.ndarray], np.ndarray]:
         """The folded Gaussian's certified side at any real eps (``gaussian_side``)."""
@@ -339,7 +336,7 @@ class PlanProfile:
     @cached_property
     def _alignment_atoms(self) -> tuple[float, list[tuple[int, float]]]:
         """The atom |loss| the aligned grids divide, and (rounds, |loss|) of the others (``alignment_atoms``)."""
-        return alignment_atoms(self._grid)
+        return alignment_atoms({mechanism_of(m): c for m, c in self._grid.items()})
 
     def delta(self, epsilon: float) -> tuple[float, float]:
         """Certified (lower, upper) on delta(epsilon)."""

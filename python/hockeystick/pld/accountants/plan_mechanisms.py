@@ -1,52 +1,58 @@
-"""The mechanisms a ``CompositionPlan`` composes, by spec: each spec's PLD on a grid, or its finite pair.
+"""The catalogue of the mechanisms a ``CompositionPlan`` composes, and the ones built from an inner plan.
 
-A spec is a hashable tuple ("name", *parameters).  ``FINITE_PAIRS`` (and ``FINITE_ATOMS``, their closed
-forms) are composed exactly as atoms; every other spec has a grid builder (``build``), and some a second
-proved upper side (``UPPER_ALTERNATIVES``).  Specs that carry a whole inner plan (a sampled plan, a
-group of records) are built from that plan's certified profile (``plan.PlanProfile``), which in turn
-builds its mechanisms here: the two modules recurse, so the profile is imported where it is used.
-``gaussian_side`` is the folded Gaussian's closed-form profile.
+A plan counts runs by spec, the hashable tuple ("name", *parameters) of a ``mechanisms.mechanism.Mechanism``;
+``MECHANISMS`` maps each name to its class and ``mechanism_of(spec)`` gives the object, which says how
+the mechanism is composed (its finite pairs and exact atoms, its grid PLD, a second upper side, the
+atoms a grid should pass through, its group of c).  Each class lives in the file of its construction.
+
+The specs that carry a whole inner plan (a sampled plan, a group of records) or an inner spec (a
+Poisson-sampled finite pair) live here: they are built from that plan's certified profile
+(``plan.PlanProfile``), which in turn builds its mechanisms from this catalogue: the two modules
+recurse, so the profile is imported where it is used.  ``gaussian_side`` is the folded Gaussian's
+closed-form profile.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
 from ...certified_theta import theta_lower, theta_upper
-from ..compose import finite_atoms
 from ..compose.distribution import PrivacyLossDistribution
-from ..mechanisms.canonical import canonical_pair, eps_delta_dp
-from ..mechanisms.constructors import (
-    fixed_size_subsampled_gaussian,
-    laplace,
-    subsampled_gaussian,
-    with_replacement_subsampled_gaussian,
-)
-from ..mechanisms.discrete_gaussian import discrete_gaussian_atoms, discrete_gaussian_pair
-from ..mechanisms.discrete_laplace import discrete_laplace, discrete_laplace_atoms, discrete_laplace_pair
-from ..mechanisms.gaussian_mixture import mixture_of_gaussians
-from ..mechanisms.group_of_records import INPUT_OBLIVIOUS, group_mechanism, group_radius2
+from ..mechanisms.canonical import EpsDelta
+from ..mechanisms.constructors import Laplace, PoissonGaussian, WithoutReplacementGaussian
+from ..mechanisms.discrete_gaussian import DiscreteGaussian
+from ..mechanisms.discrete_laplace import DiscreteLaplace
+from ..mechanisms.gaussian_mixture import GaussianMixture
+from ..mechanisms.group_of_records import group_mechanism, group_radius2
 from ..mechanisms.group_privacy import dyadic_step, group_upper_curves
-from ..mechanisms.laplace_mixture import laplace_mixture
-from ..mechanisms.randomized_response import randomized_response, randomized_response_pair
-from ..mechanisms.selection import exponential_mechanism, permute_and_flip
-from ..sampling.poisson_replace_one import poisson_replace_one_gaussian
-from ..sampling.random_allocation import random_allocation_gaussian
+from ..mechanisms.laplace_mixture import LaplaceMixture
+from ..mechanisms.mechanism import Mechanism, Pair, Spec, two_directions
+from ..mechanisms.randomized_response import RandomizedResponse
+from ..mechanisms.selection import ExponentialMechanism, PermuteAndFlip
+from ..sampling.poisson_replace_one import PoissonReplaceOneGaussian
+from ..sampling.random_allocation import RandomAllocationGaussian
 from ..sampling.subsampled_pair import (
     grid_factor,
     poisson_subsampled_curves,
     with_replacement_curves,
     without_replacement_curves,
 )
-from ..sampling.subsampling import poisson_subsampled, poisson_subsampled_pair
-from ..sampling.truncated_subsampling import truncated_subsampled_gaussian
-from ..sampling.with_replacement_realizable import discrete_laplace_sides, laplace_sides, pointwise_max
-from ..sampling.with_replacement_shift_bound import copy_count_weights, with_replacement_shift_bound
-from .allocation import shuffled_epoch
+from ..sampling.subsampling import (
+    PoissonDiscreteGaussian,
+    PoissonDiscreteLaplace,
+    poisson_subsampled,
+    poisson_subsampled_pair,
+)
+from ..sampling.truncated_subsampling import TruncatedGaussian
+from ..sampling.with_replacement_realizable import Sides, discrete_laplace_sides, laplace_sides, pointwise_max
+from ..sampling.with_replacement_shift_bound import WithReplacementGaussian, copy_count_weights
+from .allocation import ShuffledGaussian
+from .zcdp_plan import Zcdp
 
 if TYPE_CHECKING:
     from .plan import CompositionPlan, PlanProfile
@@ -66,106 +72,8 @@ GROUP_OPERATIONS = 11
 # 1e-18 is below any reported digit, and the conservative top losses would make the grid needlessly long.
 FLAT = 1e-18
 
-Mechanism = tuple[Any, ...]  # ("name", *parameters): hashable, one per distinct mechanism
-# CompositionPlan.key(): ((mechanism, count) pairs sorted, gaussian_r2, non_private, gaussian_r2_operations)
-PlanKey = tuple[tuple[tuple[Mechanism, int], ...], float, bool, int]
-Pair = tuple[np.ndarray, np.ndarray]
-
-
-def _two_directions(pair: Pair) -> list[Pair]:
-    """Remove (P, Q) and add (Q, P): both kept, the worse composition reported."""
-    return [pair, (pair[1], pair[0])]
-
-
-# Mechanisms with a finite dominating pair: composed exactly as atoms (``pld.finite_atoms``), never
-# put on the loss grid.  Each gives its pair per neighbouring direction (one if symmetric).
-FINITE_PAIRS: dict[str, Callable[..., list[Pair]]] = {
-    "discrete_laplace": lambda a, s: [discrete_laplace_pair(a, s)],
-    "poisson_discrete_laplace": lambda a, s, q: _two_directions(
-        poisson_subsampled_pair(*discrete_laplace_pair(a, s), q)
-    ),
-    "randomized_response": lambda p, k, relation: (
-        [randomized_response_pair(p, k, relation)]
-        if relation == "replace_one"
-        else _two_directions(randomized_response_pair(p, k, relation))
-    ),
-    "eps_delta": lambda eps, delta: [canonical_pair(eps, delta)],
-    # the window of the integers with the tails as +-infinity outcomes (``pld.discrete_gaussian``): symmetric
-    "discrete_gaussian": lambda sigma, s: [discrete_gaussian_pair(sigma, s)],
-    # Poisson sampling of one finite mechanism: its remove pair (P, Q) -> ((1-q) Q + q P, Q) and swapped
-    # (Zhu, Dong, Wang 2022, Thm 11); nested samples and every finite inner stay exact atoms.
-    "poisson_pair": lambda q, inner: _two_directions(
-        poisson_subsampled_pair(*FINITE_PAIRS[inner[0]](*inner[1:])[0], q)
-    ),
-}
-
-
-# Finite mechanisms whose atoms have a closed form (per direction, as ``FINITE_PAIRS``): built without
-# ``finite_atoms.pair_atoms``' logarithms.
-FINITE_ATOMS: dict[str, Callable[..., list[finite_atoms.Atoms]]] = {
-    "discrete_laplace": lambda a, s: [discrete_laplace_atoms(a, s)],
-    "discrete_gaussian": lambda sigma, s: [discrete_gaussian_atoms(sigma, s)],
-}
-
-
-def build(mechanism: Mechanism, h: float) -> PrivacyLossDistribution:
-    """The PLD of one mechanism spec on grid h."""
-    name, *args = mechanism
-    builders: dict[str, Callable[..., PrivacyLossDistribution]] = {
-        "poisson_gaussian": lambda sigma, q: subsampled_gaussian(sigma, q, value_discretization_interval=h),
-        "laplace": lambda scale: laplace(scale, value_discretization_interval=h),
-        "laplace_mixture": lambda scale, shifts, weights: laplace_mixture(
-            scale, list(shifts), list(weights), value_discretization_interval=h
-        ),
-        "gaussian_mixture": lambda sigma, shifts, weights: mixture_of_gaussians(
-            sigma, list(shifts), list(weights), value_discretization_interval=h
-        ),
-        "discrete_laplace": lambda a, s: discrete_laplace(a, s, value_discretization_interval=h),
-        "poisson_discrete_laplace": lambda a, s, q: poisson_subsampled(
-            *discrete_laplace_pair(a, s), q, value_discretization_interval=h
-        ),
-        # on the grid, not as atoms: the sampled losses log(1 - q + q e^l) of the window's ~76 sigma outcomes lie
-        # on no lattice, and their exact compositions would be merged onto ever coarser sub-grids instead
-        "poisson_discrete_gaussian": lambda sigma, s, q: poisson_subsampled(
-            *discrete_gaussian_pair(sigma, s), q, value_discretization_interval=h
-        ),
-        "truncated_gaussian": lambda n, q, b, sigma: truncated_subsampled_gaussian(
-            n, q, b, sigma, value_discretization_interval=h
-        ),
-        "random_allocation_gaussian": lambda steps, sigma: random_allocation_gaussian(
-            steps, sigma, value_discretization_interval=h
-        ),
-        "shuffled_gaussian": lambda sigma, b, n: shuffled_epoch(sigma, b, n, value_discretization_interval=h),
-        "randomized_response": lambda p, k, relation: randomized_response(
-            p, k, relation=relation, value_discretization_interval=h
-        ),
-        "eps_delta": lambda eps, delta: eps_delta_dp(eps, delta, value_discretization_interval=h),
-        "exponential_mechanism": lambda eps: exponential_mechanism(eps, value_discretization_interval=h),
-        "permute_and_flip": lambda eps: permute_and_flip(eps, value_discretization_interval=h),
-        "poisson_replace_one_gaussian": lambda sigma, q: poisson_replace_one_gaussian(
-            sigma, q, value_discretization_interval=h
-        ),
-        "without_replacement_gaussian": lambda sigma, m, n: fixed_size_subsampled_gaussian(
-            sigma, m, n, value_discretization_interval=h
-        ),
-        "with_replacement_gaussian": lambda sigma, k, n: with_replacement_subsampled_gaussian(
-            sigma, k, n, value_discretization_interval=h
-        ),
-        "poisson_generic": lambda q, key: _generic_subsample("poisson", q, key, h),
-        "without_replacement_generic": lambda m, n, key: _generic_subsample("without_replacement", m / n, key, h),
-        "with_replacement_generic": lambda k, n, key: _with_replacement_generic(k, n, key, h),
-        "group_bound": lambda c, groups, mechanism: _group_bound(c, groups, mechanism, h),
-    }
-    return builders[name](*args)
-
-
-# Mechanisms with a second proved upper side, composed separately; the smaller upper bound is reported
-# (as ``pld.WithReplacementBatchGaussianPLD`` does): with replacement, the shift-constrained curve.
-UPPER_ALTERNATIVES: dict[str, Callable[..., PrivacyLossDistribution]] = {
-    "with_replacement_gaussian": lambda sigma, k, n, h: with_replacement_shift_bound(
-        sigma, k, n, value_discretization_interval=h
-    ),
-}
+# CompositionPlan.key(): ((spec, count) pairs sorted, gaussian_r2, non_private, gaussian_r2_operations)
+PlanKey = tuple[tuple[tuple[Spec, int], ...], float, bool, int]
 
 
 def _generic_subsample(scheme: str, rate: float, key: PlanKey, h: float) -> PrivacyLossDistribution:
@@ -220,8 +128,8 @@ def group_plan(inner: CompositionPlan, c: int, groups: int) -> CompositionPlan:
     from .plan import CompositionPlan  # here: the plan recurses into its mechanisms
 
     plan = CompositionPlan(non_private=inner.non_private)
-    for mechanism, count in inner.counts.items():
-        plan.add(group_mechanism(mechanism, c, groups), count)
+    for spec, count in inner.counts.items():
+        plan.add(group_mechanism(mechanism_of(spec), c, groups), count)
     plan.gaussian_r2 = group_radius2(inner.gaussian_r2, c)
     plan.gaussian_r2_operations = inner.gaussian_r2_operations + (GROUP_OPERATIONS if c > 1 else 0)
     return plan
@@ -229,7 +137,7 @@ def group_plan(inner: CompositionPlan, c: int, groups: int) -> CompositionPlan:
 
 @lru_cache(maxsize=8)  # one build asks for every c of a few mechanisms on one grid
 def _group_tables(
-    mechanism: Mechanism, h: float, groups: int
+    mechanism: Spec, h: float, groups: int
 ) -> tuple[list[Callable[[np.ndarray], np.ndarray]], Callable[[np.ndarray], np.ndarray], float]:
     """``pld.group_privacy``'s upper curves G_1 .. G_groups of one mechanism on grid h (from its
     upper curve over every direction), its own lower side (a lower bound on every group's curve: a
@@ -251,7 +159,7 @@ def _flat_from(curve: Callable[[np.ndarray], np.ndarray], top: float) -> float:
     return float(x[np.argmax(values <= values[-1] + FLAT)])
 
 
-def _group_bound(c: int, groups: int, mechanism: Mechanism, h: float) -> PrivacyLossDistribution:
+def _group_bound(c: int, groups: int, mechanism: Spec, h: float) -> PrivacyLossDistribution:
     """One mechanism on inputs c replace-one steps apart, by the weak-triangle group bound, on grid h
     (one direction: the bound holds for every ordered pair).  Lower side: the mechanism's own."""
     curves, lower, top = _group_tables(mechanism, h, groups)
@@ -277,22 +185,25 @@ def _with_replacement_realizable(
     - Otherwise (nested samples, (eps, delta) pairs, a folded Gaussian beside other specs): no
       realizable pair is built and the lower side is the trivial (1 - e^eps)_+ (every curve's floor).
     """
-    components = [m for m in inner.counts if m[0] in ("laplace", "discrete_laplace")]
+    mechanisms = {spec: mechanism_of(spec) for spec in inner.counts}
+    components = [spec for spec, m in mechanisms.items() if isinstance(m, (Laplace, DiscreteLaplace))]
     if not components:
-        if inner.gaussian_r2 == 0 and all(
-            m[0] in INPUT_OBLIVIOUS or (m[0] == "eps_delta" and m[2] >= 1.0) for m in inner.counts
-        ):
+        if inner.gaussian_r2 == 0 and all(m.input_oblivious() for m in mechanisms.values()):
             return None
         floor: Callable[[np.ndarray], np.ndarray] = lambda eps: np.maximum(-np.expm1(np.minimum(eps, 0.0)), 0.0)
         return [(floor, None)]
-    sides = [
-        laplace_sides(m[1], weights, tail, h)
-        if m[0] == "laplace"
-        else discrete_laplace_sides(m[1], m[2], weights, tail)
-        for m in components
-    ]
+    sides = [_realizable_sides(mechanisms[spec], weights, tail, h) for spec in components]
     alone = len(components) == 1 and inner.counts[components[0]] == 1 and inner.gaussian_r2 == 0
     return [(pointwise_max([s[order][0] for s in sides]), sides[0][order][1] if alone else None) for order in (0, 1)]
+
+
+def _realizable_sides(mechanism: Mechanism, weights: np.ndarray, tail: float, h: float) -> list[Sides]:
+    """The realizable with-replacement pair sum_c b_c N_c vs N_0 of one Laplace or discrete Laplace mechanism,
+    per order (``pld.with_replacement_realizable``)."""
+    if isinstance(mechanism, Laplace):
+        return laplace_sides(mechanism.scale, weights, tail, h)
+    assert isinstance(mechanism, DiscreteLaplace)
+    return discrete_laplace_sides(mechanism.a, mechanism.s, weights, tail)
 
 
 def _with_replacement_generic(k: int, n: int, key: PlanKey, h: float) -> PrivacyLossDistribution:
@@ -326,3 +237,126 @@ def _with_replacement_generic(k: int, n: int, key: PlanKey, h: float) -> Privacy
         cut=COPY_COUNT_CUT,
         realizable=_with_replacement_realizable(inner, weights, tail, h),
     )
+
+
+@dataclass(frozen=True)
+class PoissonPair(Mechanism):
+    """One run of a finite mechanism (its spec ``inner``) on a Poisson sample of rate q: its remove pair
+    (P, Q) -> ((1-q) Q + q P, Q), and swapped (Zhu, Dong, Wang 2022, Thm 11); nested samples and every
+    finite inner stay exact atoms."""
+
+    name: ClassVar[str] = "poisson_pair"
+    q: float
+    inner: Spec
+
+    def grid_pld(self, h: float) -> PrivacyLossDistribution:
+        return poisson_subsampled(*self._inner_pair(), self.q, value_discretization_interval=h)
+
+    def finite_pairs(self) -> list[Pair] | None:
+        return two_directions(poisson_subsampled_pair(*self._inner_pair(), self.q))
+
+    def _inner_pair(self) -> Pair:
+        pairs = mechanism_of(self.inner).finite_pairs()
+        if pairs is None:
+            raise ValueError(f"poisson_pair's inner must have a finite pair, got {self.inner!r}")
+        return pairs[0]
+
+
+@dataclass(frozen=True)
+class PoissonGeneric(Mechanism):
+    """Any inner plan (its ``CompositionPlan.key``) on a Poisson sample of rate q: the sampling map of Zhu,
+    Dong, Wang 2022, Thm 11, monotone in the inner's certified curves, carried through them
+    (``pld.subsampled_pair.poisson_subsampled_curves``; ``_generic_subsample``)."""
+
+    name: ClassVar[str] = "poisson_generic"
+    q: float
+    key: PlanKey
+
+    def grid_pld(self, h: float) -> PrivacyLossDistribution:
+        return _generic_subsample("poisson", self.q, self.key, h)
+
+
+@dataclass(frozen=True)
+class WithoutReplacementGeneric(Mechanism):
+    """Batches of m of n records drawn without replacement around any replace-one inner plan (its key):
+    advanced joint convexity (Balle, Barthe, Gaboardi 2018, Thm 2, mirrored) on the inner's certified
+    curves at rate m / n (``pld.subsampled_pair.without_replacement_curves``)."""
+
+    name: ClassVar[str] = "without_replacement_generic"
+    m: int
+    n: int
+    key: PlanKey
+
+    def grid_pld(self, h: float) -> PrivacyLossDistribution:
+        return _generic_subsample("without_replacement", self.m / self.n, self.key, h)
+
+
+@dataclass(frozen=True)
+class WithReplacementGeneric(Mechanism):
+    """Batches of k draws with replacement from n records around any replace-one inner plan (its key): the
+    record is drawn c ~ Binom(k, 1/n) times, the inner sees a group of c (``group_of_records``), mixed by
+    joint convexity (Balle, Barthe, Gaboardi 2018, Thm 2); lower side from a realizable pair
+    (``_with_replacement_generic``)."""
+
+    name: ClassVar[str] = "with_replacement_generic"
+    k: int
+    n: int
+    key: PlanKey
+
+    def grid_pld(self, h: float) -> PrivacyLossDistribution:
+        return _with_replacement_generic(self.k, self.n, self.key, h)
+
+
+@dataclass(frozen=True)
+class GroupBound(Mechanism):
+    """One mechanism (its spec) on inputs c replace-one steps apart: the weak-triangle group bound of
+    ``pld.group_privacy`` on its certified upper curve (``groups`` the largest c asked, one table for all),
+    one direction (it holds for every ordered pair); lower side the mechanism's own (``_group_bound``)."""
+
+    name: ClassVar[str] = "group_bound"
+    c: int
+    groups: int
+    mechanism: Spec
+
+    def grid_pld(self, h: float) -> PrivacyLossDistribution:
+        return _group_bound(self.c, self.groups, self.mechanism, h)
+
+
+# Every mechanism a plan may hold, by the name its spec starts with.
+MECHANISMS: dict[str, type[Mechanism]] = {
+    cls.name: cls
+    for cls in (
+        PoissonGaussian,
+        Laplace,
+        LaplaceMixture,
+        GaussianMixture,
+        DiscreteLaplace,
+        PoissonDiscreteLaplace,
+        PoissonDiscreteGaussian,
+        TruncatedGaussian,
+        RandomAllocationGaussian,
+        ShuffledGaussian,
+        RandomizedResponse,
+        EpsDelta,
+        ExponentialMechanism,
+        PermuteAndFlip,
+        PoissonReplaceOneGaussian,
+        WithoutReplacementGaussian,
+        WithReplacementGaussian,
+        DiscreteGaussian,
+        PoissonPair,
+        PoissonGeneric,
+        WithoutReplacementGeneric,
+        WithReplacementGeneric,
+        GroupBound,
+        Zcdp,
+    )
+}
+
+
+def mechanism_of(spec: Spec) -> Mechanism:
+    """The mechanism a plan's spec names (``MECHANISMS``)."""
+    cls = MECHANISMS.get(spec[0]) if spec else None
+    if cls is None:
+        raise ValueError(f"spec must name a mechanism of the catalogue, got {spec!r}")
+    return cls.from_spec(spec)

@@ -23,15 +23,34 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from ...certified_theta import theta_epsilon_lower, theta_lower
 from ...rdp.zcdp import zcdp_to_delta, zcdp_to_epsilon
+from ..compose.distribution import PrivacyLossDistribution
+from ..mechanisms.mechanism import Mechanism
 
 if TYPE_CHECKING:
     from .plan import CompositionPlan
 
-ZCDP = "zcdp"  # the plan's mechanism name: ("zcdp", rho, xi)
+
+@dataclass(frozen=True)
+class Zcdp(Mechanism):
+    """A (xi, rho)-zCDP guarantee as stated (dp_accounting's ``ZCDpEvent``; Bun & Steinke 2016): it bounds
+    the Renyi divergences only and fixes no privacy-loss distribution, so it has no grid PLD; a plan of
+    these beside Gaussians is answered in zCDP (module docstring), any other plan refuses it."""
+
+    name: ClassVar[str] = "zcdp"
+    rho: float
+    xi: float
+
+    def grid_pld(self, h: float) -> PrivacyLossDistribution:
+        raise ValueError(
+            f"zcdp(rho={self.rho}, xi={self.xi}) fixes no privacy-loss distribution: it composes in zCDP beside"
+            " Gaussians only (pld.accountants.zcdp_plan)"
+        )
+
+
 UNIT_ROUNDOFF = 2.0**-53
 SMALLEST_DELTA = math.nextafter(0.0, 1.0)
 
@@ -71,20 +90,21 @@ def _outward_sum(terms: list[float], up: bool) -> float:
 
 
 def has_zcdp(plan: CompositionPlan) -> bool:
-    return any(m[0] == ZCDP for m in plan.counts)
+    return any(m[0] == Zcdp.name for m in plan.counts)
 
 
 def zcdp_alone(plan: CompositionPlan) -> bool:
     """Whether the plan keeps the rule: no ``ZCDpEvent`` run, or only those beside the folded Gaussians."""
-    return not has_zcdp(plan) or all(m[0] == ZCDP for m in plan.counts)
+    return not has_zcdp(plan) or all(m[0] == Zcdp.name for m in plan.counts)
 
 
 def zcdp_total(plan: CompositionPlan) -> ZcdpTotal | None:
     """The composed (xi, rho) of a plan of zCDP runs and Gaussians (None for a plan without zCDP runs)."""
     if not has_zcdp(plan):
         return None
-    rho_terms = [count * m[1] for m, count in plan.counts.items()]
-    xi_terms = [count * m[2] for m, count in plan.counts.items()]
+    runs = [(Zcdp.from_spec(m), count) for m, count in plan.counts.items()]
+    rho_terms = [count * m.rho for m, count in runs]
+    xi_terms = [count * m.xi for m, count in runs]
     r_lo, r_hi = plan.gaussian_radius_bounds() if plan.gaussian_r2 > 0 else (0.0, 0.0)
     return ZcdpTotal(
         _outward_sum(rho_terms + [r_lo * r_lo / 2.0 * (1.0 - 2.0 * UNIT_ROUNDOFF)], False),

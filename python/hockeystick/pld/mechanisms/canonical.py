@@ -15,6 +15,8 @@ Pure eps-DP is delta = 0.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -22,6 +24,7 @@ from ... import _validation
 from ..compose.distribution import PrivacyLossDistribution
 from ..compose.finite_atoms import SMALLEST_NORMAL
 from .constructors import DEFAULT_INTERVAL, from_distributions
+from .mechanism import Mechanism, Pair
 
 
 def canonical_pair(epsilon: float, delta: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
@@ -46,3 +49,23 @@ def eps_delta_dp(
     return from_distributions(
         p, q, value_discretization_interval=value_discretization_interval, symmetric=True, exact_zeros=structural
     )
+
+
+@dataclass(frozen=True)
+class EpsDelta(Mechanism):
+    """Any (eps, delta)-DP mechanism, as its canonical pair on four outcomes, symmetric (Kairouz, Oh,
+    Viswanath 2015, Thm 2.1; module docstring): every such mechanism is a post-processing of it.  delta >= 1
+    (no guarantee, P and Q disjoint) dominates any two inputs, so a group of c is the mechanism itself."""
+
+    name: ClassVar[str] = "eps_delta"
+    eps: float
+    delta: float
+
+    def grid_pld(self, h: float) -> PrivacyLossDistribution:
+        return eps_delta_dp(self.eps, self.delta, value_discretization_interval=h)
+
+    def finite_pairs(self) -> list[Pair] | None:
+        return [canonical_pair(self.eps, self.delta)]
+
+    def input_oblivious(self) -> bool:
+        return self.delta >= 1.0

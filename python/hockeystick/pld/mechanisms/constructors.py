@@ -13,7 +13,8 @@ optimistic side.
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
@@ -23,6 +24,7 @@ from ..compose.distribution import Factor, PrivacyLossDistribution
 from ..compose.fft import DEFAULT_TAIL
 from ..compose.finite_atoms import SMALLEST_NORMAL, UNIT_ROUNDOFF, WINDOW_FLOOR, loss_round_off, split_near_underflow
 from ..compose.pmf import GridPMF
+from .mechanism import Mechanism
 
 DEFAULT_INTERVAL = 1e-4
 MAX_CELLS = 1 << 26
@@ -513,3 +515,51 @@ def _loss_outward(p: float, q: float, up: bool) -> float:
     lp, lq = math.log(p), math.log(q)
     err = loss_round_off(lp, lq)
     return math.nextafter(lp - lq + err, math.inf) if up else math.nextafter(lp - lq - err, -math.inf)
+
+
+@dataclass(frozen=True)
+class Laplace(Mechanism):
+    """Laplace noise of ``scale`` on a sensitivity-1 query: P = Lap(1, scale) vs Q = Lap(0, scale), one
+    symmetric direction (paper 002, Lemma 1; ``laplace``).  Its loss has atoms at +-1/scale (``loss_atoms``).
+    Group of c (replace-one): the shift c, i.e. scale / c rounded down (``group_of_records``)."""
+
+    name: ClassVar[str] = "laplace"
+    scale: float
+
+    def grid_pld(self, h: float) -> PrivacyLossDistribution:
+        return laplace(self.scale, value_discretization_interval=h)
+
+    def loss_atoms(self) -> list[float]:
+        return [1.0 / self.scale]
+
+    def group(self, c: int) -> Mechanism | None:
+        return Laplace(float(np.nextafter(self.scale / c, 0.0)))
+
+
+@dataclass(frozen=True)
+class PoissonGaussian(Mechanism):
+    """The Poisson-subsampled Gaussian, noise ``sigma``, rate ``q``: remove P = (1-q) N(0, sigma^2) +
+    q N(1, sigma^2) vs Q = N(0, sigma^2), add the pair swapped (Zhu, Dong, Wang 2022, Thm 11;
+    ``subsampled_gaussian``)."""
+
+    name: ClassVar[str] = "poisson_gaussian"
+    sigma: float
+    q: float
+
+    def grid_pld(self, h: float) -> PrivacyLossDistribution:
+        return subsampled_gaussian(self.sigma, self.q, value_discretization_interval=h)
+
+
+@dataclass(frozen=True)
+class WithoutReplacementGaussian(Mechanism):
+    """Batches of ``m`` of ``n`` records drawn without replacement, Gaussian noise ``sigma``, replace-one:
+    delta(eps) <= q theta(2 / sigma, log(1 + (e^eps - 1) / q)), q = m / n (Balle, Barthe & Gaboardi 2018,
+    Thm 2, advanced joint convexity), attained by a realizable pair (``fixed_size_subsampled_gaussian``)."""
+
+    name: ClassVar[str] = "without_replacement_gaussian"
+    sigma: float
+    m: int
+    n: int
+
+    def grid_pld(self, h: float) -> PrivacyLossDistribution:
+        return fixed_size_subsampled_gaussian(self.sigma, self.m, self.n, value_discretization_interval=h)

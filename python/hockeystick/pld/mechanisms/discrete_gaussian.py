@@ -43,16 +43,21 @@ above 1e150 (the loss would leave the doubles).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from functools import lru_cache
+from typing import ClassVar
 
 import numpy as np
 
 from ... import _validation
+from ..compose.distribution import PrivacyLossDistribution
 from ..compose.finite_atoms import INFINITY_FLOOR, SMALLEST_NORMAL, UNIT_ROUNDOFF, Atoms
-from .constructors import _positive
+from .constructors import _positive, from_distributions
+from .mechanism import Mechanism, Pair
 
 __all__ = [
     "MAX_OUTCOMES",
+    "DiscreteGaussian",
     "TAIL_MASS",
     "discrete_gaussian_atoms",
     "discrete_gaussian_pair",
@@ -199,3 +204,25 @@ def discrete_gaussian_atoms(sigma: float, sensitivity: int = 1) -> Atoms:
     rel = 16.0 * UNIT_ROUNDOFF  # the masses are within 10u (module docstring); finite_atoms' charge for a pair's
     lower = Atoms(index, mass, 0.0, eta, loss_error, rel)
     return Atoms(index, mass, p_inf, eta, loss_error, rel, lower_of=lambda: lower)
+
+
+@dataclass(frozen=True)
+class DiscreteGaussian(Mechanism):
+    """The discrete Gaussian N_Z(0, sigma^2) on a query of integer sensitivity s: P = N_Z(s, sigma^2) vs
+    Q = N_Z(0, sigma^2) (Canonne, Kamath, Steinke 2020, Thm 7), dominating by the monotone likelihood ratio
+    of its shifts, symmetric; its window and tails as the module docstring proves.  Exact atoms on its
+    lattice (``discrete_gaussian_atoms``); on a grid, its pair through ``from_distributions``."""
+
+    name: ClassVar[str] = "discrete_gaussian"
+    sigma: float
+    s: int
+
+    def grid_pld(self, h: float) -> PrivacyLossDistribution:
+        p, q = discrete_gaussian_pair(self.sigma, self.s)
+        return from_distributions(p, q, value_discretization_interval=h, symmetric=True, exact_zeros=False)
+
+    def finite_pairs(self) -> list[Pair] | None:
+        return [discrete_gaussian_pair(self.sigma, self.s)]
+
+    def exact_atoms(self) -> list[Atoms] | None:
+        return [discrete_gaussian_atoms(self.sigma, self.s)]

@@ -13,6 +13,8 @@ direction serves add and remove.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -20,6 +22,7 @@ from ... import _validation
 from ..compose.distribution import PrivacyLossDistribution
 from ..compose.finite_atoms import UNIT_ROUNDOFF, Atoms
 from .constructors import DEFAULT_INTERVAL, _positive, from_distributions
+from .mechanism import Mechanism, Pair
 
 SMALLEST_NORMAL = float(np.finfo(np.float64).tiny)  # below it a mass's relative round-off is unbounded by u
 
@@ -98,3 +101,26 @@ def discrete_laplace(
     return from_distributions(
         p, q, value_discretization_interval=value_discretization_interval, symmetric=True, exact_zeros=False
     )  # computed masses: a 0 may be an underflow
+
+
+@dataclass(frozen=True)
+class DiscreteLaplace(Mechanism):
+    """Discrete Laplace DLap(a) on a query of integer sensitivity s: the exact merged pair of s + 1
+    outcomes (module docstring; Inusah & Kozubowski 2006), symmetric, so one direction.  Exact atoms in
+    closed form (``discrete_laplace_atoms``).  Group of c (replace-one): the shift c s (``group_of_records``)."""
+
+    name: ClassVar[str] = "discrete_laplace"
+    a: float
+    s: int
+
+    def grid_pld(self, h: float) -> PrivacyLossDistribution:
+        return discrete_laplace(self.a, self.s, value_discretization_interval=h)
+
+    def finite_pairs(self) -> list[Pair] | None:
+        return [discrete_laplace_pair(self.a, self.s)]
+
+    def exact_atoms(self) -> list[Atoms] | None:
+        return [discrete_laplace_atoms(self.a, self.s)]
+
+    def group(self, c: int) -> Mechanism | None:
+        return DiscreteLaplace(self.a, int(self.s) * c)

@@ -15,7 +15,8 @@ faster in C++); s = (1,), w = (1,) the Gaussian mechanism.
 
 from __future__ import annotations
 
-from typing import cast
+from dataclasses import dataclass
+from typing import ClassVar, cast
 
 import numpy as np
 from scipy import special
@@ -25,6 +26,7 @@ from ...gaussian import gaussian_tail_inverse
 from ..compose.distribution import PrivacyLossDistribution
 from ..compose.fft import DEFAULT_TAIL
 from .constructors import DEFAULT_INTERVAL, _check_tail, _positive, checked_interval, from_distributions
+from .mechanism import Mechanism
 from .monotone import MonotonePair, check_mixture, log_sum_exp_rows, monotone_factors
 
 
@@ -82,3 +84,18 @@ def mixture_of_gaussians(
         f"mixture_of_gaussians(sigma={sd}, s={s.tolist()}, w={w.tolist()})", gaussian_mixture_pair(sd, s, w, t), h
     )
     return PrivacyLossDistribution([{remove: 1}, {add: 1}], t)
+
+
+@dataclass(frozen=True)
+class GaussianMixture(Mechanism):
+    """Noise ``sigma`` on a sensitivity drawn from ``shifts`` with ``weights``: remove Q = N(0, sigma^2)
+    vs P = sum_i w_i N(s_i, sigma^2), add the pair swapped (Choquette-Choo, Ganesh, Steinke, Thakurta,
+    ICLR 2024, Sec. 4; ``mixture_of_gaussians``, certified both sides through ``monotone``)."""
+
+    name: ClassVar[str] = "gaussian_mixture"
+    sigma: float
+    shifts: tuple[float, ...]
+    weights: tuple[float, ...]
+
+    def grid_pld(self, h: float) -> PrivacyLossDistribution:
+        return mixture_of_gaussians(self.sigma, list(self.shifts), list(self.weights), value_discretization_interval=h)

@@ -26,11 +26,10 @@ the group-c plan is the composition of the group-c specs.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
-INPUT_OBLIVIOUS = ("randomized_response",)  # replace-one pairs that dominate any two inputs
+from .mechanism import Mechanism, Spec
+
 ROUND_UP = 1.0 + 4.0 * np.finfo(np.float64).eps  # covers the 2 ulp of r^2 c^2
 
 
@@ -39,15 +38,10 @@ def group_radius2(radius2: float, c: int) -> float:
     return radius2 if c == 1 else radius2 * c * c * ROUND_UP
 
 
-def group_mechanism(mechanism: tuple[Any, ...], c: int, groups: int) -> tuple[Any, ...]:
-    """The spec dominating ``mechanism`` on inputs c replace-one steps apart (module docstring)."""
+def group_mechanism(mechanism: Mechanism, c: int, groups: int) -> Spec:
+    """The spec dominating ``mechanism`` on inputs c replace-one steps apart: its own group of c
+    (``Mechanism.group``), else the group bound (module docstring)."""
     if c == 1:
-        return mechanism
-    name, *args = mechanism
-    if name == "laplace":
-        return ("laplace", float(np.nextafter(args[0] / c, 0.0)))
-    if name == "discrete_laplace":
-        return ("discrete_laplace", args[0], int(args[1]) * c)
-    if name in INPUT_OBLIVIOUS or (name == "eps_delta" and args[1] >= 1.0):
-        return mechanism
-    return ("group_bound", c, groups, mechanism)
+        return mechanism.spec()
+    grouped = mechanism.group(c)
+    return grouped.spec() if grouped is not None else ("group_bound", c, groups, mechanism.spec())

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import cast
+from dataclasses import dataclass
+from typing import ClassVar, cast
 
 import numpy as np
 
@@ -21,6 +22,7 @@ from ... import _validation
 from ..._elementwise import ArrayLike
 from ..compose.distribution import PrivacyLossDistribution
 from .constructors import DEFAULT_INTERVAL, _positive, checked_interval, from_distributions, laplace
+from .mechanism import Mechanism
 from .monotone import MonotonePair, check_mixture, monotone_factors
 
 
@@ -151,3 +153,21 @@ def subsampled_laplace(
         [1.0 - q, q],
         value_discretization_interval=value_discretization_interval,
     )
+
+
+@dataclass(frozen=True)
+class LaplaceMixture(Mechanism):
+    """A Laplace location mixture (the Poisson-subsampled Laplace, Zhu, Dong, Wang 2022, Thm 11): remove
+    P = sum_i w_i Lap(s_i, scale) vs Q = Lap(0, scale), add the pair swapped (module docstring;
+    ``laplace_mixture``).  Its loss has atoms at L(x <= 0) and L(x >= max s_i) (``loss_atoms``)."""
+
+    name: ClassVar[str] = "laplace_mixture"
+    scale: float
+    shifts: tuple[float, ...]
+    weights: tuple[float, ...]
+
+    def grid_pld(self, h: float) -> PrivacyLossDistribution:
+        return laplace_mixture(self.scale, list(self.shifts), list(self.weights), value_discretization_interval=h)
+
+    def loss_atoms(self) -> list[float]:
+        return [abs(x) for x in laplace_mixture_atom_losses(self.scale, self.shifts, self.weights) if x != 0.0]

@@ -16,11 +16,15 @@ releases nothing (loss 0).  Both sides are exact up to the grid (``from_distribu
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import ClassVar
+
 import numpy as np
 
 from ... import _validation
 from ..compose.distribution import PrivacyLossDistribution
 from .constructors import DEFAULT_INTERVAL, from_distributions
+from .mechanism import Mechanism, Pair, two_directions
 
 RELATIONS = ("replace_one", "replace_special")
 
@@ -66,3 +70,25 @@ def randomized_response(
         symmetric=relation == "replace_one",
         exact_zeros=False,
     )
+
+
+@dataclass(frozen=True)
+class RandomizedResponse(Mechanism):
+    """k-ary randomized response of noise p (Warner 1965), merged to its exact finite pair per relation
+    (module docstring): replace-one, symmetric (one direction); replace-special, both directions.  Its
+    replace-one pair (two distinct buckets) dominates any two inputs, so a group of c is the mechanism itself."""
+
+    name: ClassVar[str] = "randomized_response"
+    p: float
+    k: int
+    relation: str
+
+    def grid_pld(self, h: float) -> PrivacyLossDistribution:
+        return randomized_response(self.p, self.k, relation=self.relation, value_discretization_interval=h)
+
+    def finite_pairs(self) -> list[Pair] | None:
+        pair = randomized_response_pair(self.p, self.k, self.relation)
+        return [pair] if self.relation == "replace_one" else two_directions(pair)
+
+    def input_oblivious(self) -> bool:
+        return True

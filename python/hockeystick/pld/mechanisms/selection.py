@@ -48,7 +48,8 @@ replace-one and replace-special alike, with D holding x and D' not).
 from __future__ import annotations
 
 import math
-from typing import cast
+from dataclasses import dataclass
+from typing import ClassVar, cast
 
 import numpy as np
 
@@ -56,6 +57,7 @@ from ... import _validation
 from ..compose.distribution import Factor, PrivacyLossDistribution
 from .canonical import canonical_pair, eps_delta_dp
 from .constructors import DEFAULT_INTERVAL, checked_interval, from_distributions
+from .mechanism import Mechanism
 from .monotone import MonotonePair, monotone_factors
 
 
@@ -143,3 +145,28 @@ def permute_and_flip(
     return PrivacyLossDistribution(
         [{Factor(label, upper.upper, next(iter(d)).lower, upper.connect_dots): 1} for d in lowers]
     )
+
+
+@dataclass(frozen=True)
+class ExponentialMechanism(Mechanism):
+    """The exponential mechanism of parameter eps: above, the pair dominating every eps-bounded-range pair
+    (Dong, Durfee, Rogers 2020); below, randomized response of eps / 2 on two candidates (module docstring;
+    ``exponential_mechanism``)."""
+
+    name: ClassVar[str] = "exponential_mechanism"
+    eps: float
+
+    def grid_pld(self, h: float) -> PrivacyLossDistribution:
+        return exponential_mechanism(self.eps, value_discretization_interval=h)
+
+
+@dataclass(frozen=True)
+class PermuteAndFlip(Mechanism):
+    """Permute-and-flip of parameter eps (McKenna & Sheldon 2020): above, the (eps, 0)-DP canonical pair;
+    below, the realizable two-candidate pair, both orders (module docstring; ``permute_and_flip``)."""
+
+    name: ClassVar[str] = "permute_and_flip"
+    eps: float
+
+    def grid_pld(self, h: float) -> PrivacyLossDistribution:
+        return permute_and_flip(self.eps, value_discretization_interval=h)

@@ -1,4 +1,4 @@
-"""A loss grid through the atoms of the Laplace-like grid mechanisms of a composition.
+"""A loss grid through the atoms of the Laplace-like grid mechanisms of a composition (``Mechanism.loss_atoms``).
 
 Laplace has atoms at +-a = +-1/b (P-mass 1/2 and e^-a/2), a Laplace mixture (the Poisson-subsampled
 Laplace) at L(x <= 0) and L(x >= max shift).  An atom between grid points is spread over its cell's two
@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
 
 import numpy as np
 
-from ..mechanisms.laplace_mixture import laplace_mixture_atom_losses
+from ..mechanisms.mechanism import Mechanism
 
 # An atom this close (in cells) below a grid point counts as on it: the round-off of loss * n / base,
 # a few ulps of a number of cells, must not count as a whole cell above the grid.
@@ -26,17 +25,11 @@ ON_GRID_CELLS = 1e-9
 PLAIN_ALIGNMENT_TERMS = 64
 
 
-def alignment_atoms(grid: Mapping[tuple[Any, ...], int]) -> tuple[float, list[tuple[int, float]]]:
-    """The largest atom |loss| of the Laplace or Laplace-mixture mechanism run the most rounds in ``grid``
-    (mechanism spec -> rounds; 0 if there is none), and (rounds, |loss|) of every other such atom: the
+def alignment_atoms(grid: Mapping[Mechanism, int]) -> tuple[float, list[tuple[int, float]]]:
+    """The largest atom |loss| (``Mechanism.loss_atoms``) of the mechanism with atoms run the most rounds in
+    ``grid`` (mechanism -> rounds; 0 if there is none), and (rounds, |loss|) of every other such atom: the
     grid ``aligned`` aims at."""
-    atoms: list[tuple[int, list[float]]] = []
-    for m, count in grid.items():
-        if m[0] == "laplace":
-            atoms.append((count, [1.0 / m[1]]))
-        elif m[0] == "laplace_mixture":
-            atoms.append((count, [abs(x) for x in laplace_mixture_atom_losses(*m[1:]) if x != 0.0]))
-    atoms = [(count, losses) for count, losses in atoms if losses]
+    atoms = [(count, losses) for count, losses in ((count, m.loss_atoms()) for m, count in grid.items()) if losses]
     if not atoms:
         return 0.0, []
     lead = max(range(len(atoms)), key=lambda i: atoms[i][0])

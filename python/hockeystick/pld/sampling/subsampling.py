@@ -13,12 +13,18 @@ Continuous mechanisms are subsampled through their location-mixture form instead
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import ClassVar
+
 import numpy as np
 
 from ... import _validation
 from ..._elementwise import ArrayLike
 from ..compose.distribution import PrivacyLossDistribution
 from ..mechanisms.constructors import DEFAULT_INTERVAL, from_distributions
+from ..mechanisms.discrete_gaussian import discrete_gaussian_pair
+from ..mechanisms.discrete_laplace import discrete_laplace_pair
+from ..mechanisms.mechanism import Mechanism, Pair, two_directions
 
 
 def poisson_subsampled_pair(p: ArrayLike, q: ArrayLike, sampling_rate: float) -> tuple[np.ndarray, np.ndarray]:
@@ -56,3 +62,37 @@ def poisson_subsampled(
     return from_distributions(
         mixed, base, value_discretization_interval=value_discretization_interval, exact_zeros=False
     )  # computed masses: a 0 may be an underflow
+
+
+@dataclass(frozen=True)
+class PoissonDiscreteLaplace(Mechanism):
+    """The discrete Laplace DLap(a), integer sensitivity s, on a Poisson sample of rate q: its exact pair
+    (``discrete_laplace``) through the sampling map above, remove and add (Zhu, Dong, Wang 2022, Thm 11);
+    a finite pair, composed as exact atoms."""
+
+    name: ClassVar[str] = "poisson_discrete_laplace"
+    a: float
+    s: int
+    q: float
+
+    def grid_pld(self, h: float) -> PrivacyLossDistribution:
+        return poisson_subsampled(*discrete_laplace_pair(self.a, self.s), self.q, value_discretization_interval=h)
+
+    def finite_pairs(self) -> list[Pair] | None:
+        return two_directions(poisson_subsampled_pair(*discrete_laplace_pair(self.a, self.s), self.q))
+
+
+@dataclass(frozen=True)
+class PoissonDiscreteGaussian(Mechanism):
+    """The discrete Gaussian N_Z(0, sigma^2), integer sensitivity s, on a Poisson sample of rate q: its
+    dominating pair (``discrete_gaussian``) through the sampling map above (Zhu, Dong, Wang 2022, Thm 11).
+    Put on the grid, not composed as atoms: the sampled losses log(1 - q + q e^l) of the window's ~76 sigma
+    outcomes lie on no lattice, and their exact compositions would be merged onto ever coarser sub-grids."""
+
+    name: ClassVar[str] = "poisson_discrete_gaussian"
+    sigma: float
+    s: int
+    q: float
+
+    def grid_pld(self, h: float) -> PrivacyLossDistribution:
+        return poisson_subsampled(*discrete_gaussian_pair(self.sigma, self.s), self.q, value_discretization_interval=h)

@@ -58,7 +58,8 @@ gives the larger delta after many rounds, where the composition is close to Gaus
 
 from __future__ import annotations
 
-from typing import Literal, cast
+from dataclasses import dataclass
+from typing import ClassVar, Literal, cast
 
 import numpy as np
 from scipy import special, stats
@@ -69,6 +70,7 @@ from ..compose.distribution import Factor, PrivacyLossDistribution
 from ..compose.fft import DEFAULT_TAIL
 from ..mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, from_distributions, subsampled_gaussians
 from ..mechanisms.gaussian_mixture import normal_interval
+from ..mechanisms.mechanism import Mechanism
 from ..mechanisms.monotone import MonotonePair, log_sum_exp_rows, monotone_factors
 from ..mechanisms.pld_mixture import mixture
 
@@ -346,3 +348,20 @@ def truncated_subsampled_gaussian(
     if len(lower) == 1:  # q = 1 and no cut: the Gaussian mechanism, one symmetric direction
         directions = directions[:1]
     return PrivacyLossDistribution(directions, tail)
+
+
+@dataclass(frozen=True)
+class TruncatedGaussian(Mechanism):
+    """The Gaussian (noise sigma) on a Poisson sample of rate q from n records cut to at most b: above, the
+    conditioned dominating pair (a disjoint union of Poisson-subsampled Gaussians by the sample size of the
+    others, by joint convexity; Zhu, Dong, Wang 2022, Def. 7); below, a realizable pair of datasets (module
+    docstring; ``truncated_subsampled_gaussian``)."""
+
+    name: ClassVar[str] = "truncated_gaussian"
+    n: int
+    q: float
+    b: int
+    sigma: float
+
+    def grid_pld(self, h: float) -> PrivacyLossDistribution:
+        return truncated_subsampled_gaussian(self.n, self.q, self.b, self.sigma, value_discretization_interval=h)

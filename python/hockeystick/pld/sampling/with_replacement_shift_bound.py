@@ -36,7 +36,8 @@ curve of a PMF with Q-mass (slope change) at each loss k h; the PMF is mirrored 
 
 from __future__ import annotations
 
-from typing import cast
+from dataclasses import dataclass
+from typing import ClassVar, cast
 
 import numpy as np
 from scipy import special, stats
@@ -44,7 +45,15 @@ from scipy import special, stats
 from ..compose.distribution import Factor, PrivacyLossDistribution
 from ..compose.fft import DEFAULT_TAIL
 from ..compose.pmf import GridPMF
-from ..mechanisms.constructors import DEFAULT_INTERVAL, MAX_CELLS, _check_tail, _positive, checked_interval
+from ..mechanisms.constructors import (
+    DEFAULT_INTERVAL,
+    MAX_CELLS,
+    _check_tail,
+    _positive,
+    checked_interval,
+    with_replacement_subsampled_gaussian,
+)
+from ..mechanisms.mechanism import Mechanism
 
 _BISECTIONS = 64
 _EVALUATION_STEP = 2e-3  # D is evaluated this far apart in log gamma (at least every grid point); chords between
@@ -207,3 +216,22 @@ def with_replacement_shift_bound(
     return PrivacyLossDistribution(
         [{Factor(f"with_replacement_shift_bound(sigma={s}, K={batch_size}, n={n})", pmf, None, True): 1}], t
     )
+
+
+@dataclass(frozen=True)
+class WithReplacementGaussian(Mechanism):
+    """Batches of k indices drawn with replacement from n records, Gaussian noise sigma, replace-one: the
+    record is drawn c ~ Binom(k, 1/n) times and moves the sum by up to 2c (``with_replacement_subsampled_gaussian``,
+    Balle, Barthe & Gaboardi 2018, Thm 2, and joint convexity).  A second proved upper side: the
+    shift-constrained curve of the module docstring (Schuchardt et al. 2024, Sec. 3); the smaller is reported."""
+
+    name: ClassVar[str] = "with_replacement_gaussian"
+    sigma: float
+    k: int
+    n: int
+
+    def grid_pld(self, h: float) -> PrivacyLossDistribution:
+        return with_replacement_subsampled_gaussian(self.sigma, self.k, self.n, value_discretization_interval=h)
+
+    def upper_alternative(self, h: float) -> PrivacyLossDistribution | None:
+        return with_replacement_shift_bound(self.sigma, self.k, self.n, value_discretization_interval=h)

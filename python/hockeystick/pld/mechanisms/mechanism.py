@@ -1,0 +1,105 @@
+"""One mechanism of a composition plan: its pair, its discretization on each side, its exact atoms, its proof.
+
+A ``Mechanism`` is a frozen dataclass of its parameters.  ``spec()`` is the hashable tuple
+(``name``, *fields) a ``CompositionPlan`` counts runs by (``from_spec`` reads it back), so plans, their
+keys and the dp_accounting adapter's events stay plain tuples; the catalogue of every class by name is
+``pld.accountants.plan_mechanisms.MECHANISMS`` (``mechanism_of(spec)``).
+
+The contract a mechanism keeps, for the plan's brackets to be certified:
+
+- ``grid_pld(h)``: a ``PrivacyLossDistribution`` on grid h with one factor per neighbouring direction
+  (one if the pair is symmetric), each holding a pessimistic PMF whose delta(eps) is at least the pair's
+  at every eps (it dominates: connect-the-dots or mass moved up to the grid point above, Doroshenko et
+  al. 2022) and an optimistic PMF whose delta(eps) is at most the pair's (it is dominated: mass moved
+  down).  Domination is kept by composition, so the plan's upper and lower sides are certified.
+- ``finite_pairs()``: the dominating pair (P, Q) per direction, each a pair of finite mass vectors on
+  one outcome set (an outcome with Q-mass 0 has loss +infinity), or None.  A mechanism with one is
+  composed exactly as atoms (``compose.finite_atoms``), never on the grid; its ``grid_pld`` then
+  discretizes the same pairs.
+- ``exact_atoms()``: the atoms of ``finite_pairs()`` per direction in closed form (losses without
+  logarithms, their round-off bounded), or None (then ``finite_atoms.pair_atoms`` forms them).
+- ``upper_alternative(h)``: a second proved upper side on grid h (pessimistic PMFs only), composed
+  beside ``grid_pld``'s; the plan reports the smaller upper bound.  None if there is none.
+- ``loss_atoms()``: the |loss| values where the pair's loss has an atom of positive mass off a
+  lattice (a Laplace-like mechanism): a grid through them keeps them exact on both sides
+  (``refine.grid_alignment``).  Empty by default; every bound is certified on any grid.
+- ``group(c)``: a mechanism dominating this one on inputs c replace-one steps apart
+  (``group_of_records``), or None (then the weak-triangle group bound of ``group_privacy``);
+  ``input_oblivious()``: whether the replace-one pair already dominates any two inputs (then the group
+  of c is the mechanism itself).
+
+Each class's docstring names its pair and the proof or citation of its domination.  Adding a mechanism
+is one class in the file of its construction (its stage: ``tests/test_layers.py``), one entry in the
+catalogue, and its parameters in ``tests/test_pld_mechanism_contract.py``.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar, TypeVar
+
+import numpy as np
+
+from ..compose.distribution import PrivacyLossDistribution
+from ..compose.finite_atoms import Atoms
+
+Spec = tuple[Any, ...]  # ("name", *parameters): hashable, one per distinct mechanism
+Pair = tuple[np.ndarray, np.ndarray]  # (P, Q) masses on one finite outcome set
+
+M = TypeVar("M", bound="Mechanism")
+
+
+def two_directions(pair: Pair) -> list[Pair]:
+    """Remove (P, Q) and add (Q, P): both kept, the worse composition reported."""
+    return [pair, (pair[1], pair[0])]
+
+
+@dataclass(frozen=True)
+class Mechanism(ABC):
+    """A mechanism's parameters and its certified PLD on any grid (the contract: module docstring)."""
+
+    name: ClassVar[str]  # the spec's first field
+
+    def spec(self) -> Spec:
+        """The hashable (name, *fields) a plan keys this mechanism by."""
+        return (self.name, *(getattr(self, f.name) for f in fields(self)))
+
+    @classmethod
+    def from_spec(cls: type[M], spec: Spec) -> M:
+        """The mechanism of ``spec`` (its fields in order)."""
+        if not spec or spec[0] != cls.name:
+            raise ValueError(f"spec must start with {cls.name!r}, got {spec!r}")
+        return cls(*spec[1:])
+
+    @abstractmethod
+    def grid_pld(self, h: float) -> PrivacyLossDistribution:
+        """Both sides per neighbouring direction on grid h (pessimistic dominates, optimistic is dominated)."""
+
+    def finite_pairs(self) -> list[Pair] | None:
+        """The finite dominating pair per direction, or None (the mechanism is put on the grid)."""
+        return None
+
+    def exact_atoms(self) -> list[Atoms] | None:
+        """The atoms of ``finite_pairs`` per direction in closed form, or None."""
+        return None
+
+    def upper_alternative(self, h: float) -> PrivacyLossDistribution | None:
+        """A second proved upper side on grid h, or None."""
+        return None
+
+    def has_upper_alternative(self) -> bool:
+        """Whether the class overrides ``upper_alternative`` (known without building it)."""
+        return type(self).upper_alternative is not Mechanism.upper_alternative
+
+    def loss_atoms(self) -> list[float]:
+        """The |loss| of the atoms a grid should pass through (``refine.grid_alignment``)."""
+        return []
+
+    def input_oblivious(self) -> bool:
+        """Whether the replace-one pair dominates any two inputs (a group of c is the mechanism itself)."""
+        return False
+
+    def group(self, c: int) -> Mechanism | None:
+        """A mechanism dominating this one on inputs c >= 2 replace-one steps apart, or None."""
+        return self if self.input_oblivious() else None
