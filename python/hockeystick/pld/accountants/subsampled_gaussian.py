@@ -394,7 +394,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
             lambda point: (
                 self.value_discretization_interval
                 if self.accuracy is None
-                else StartGrid(self.accuracy, self.delta_accuracy).first(point, None, method)
+                else StartGrid(self.accuracy, self.delta_accuracy, self.relative_accuracy).first(point, None, method)
             ),
         )
         # Several units at once: one thread each, their C++ calls single-threaded (the C++ loops and

@@ -64,7 +64,7 @@ class Refinement:
         self.accuracy = accuracy
         self.relative_accuracy = relative_accuracy  # .epsilon: the tolerance max(accuracy, relative_accuracy eps)
         self.delta_accuracy = delta_accuracy
-        self.start = StartGrid(accuracy, delta_accuracy)
+        self.start = StartGrid(accuracy, delta_accuracy, relative_accuracy)
         self.rules = NextGrid(accuracy)
         self.steps = StepBrackets(accuracy, delta_accuracy, tail, build)
         self.near_one = near_one

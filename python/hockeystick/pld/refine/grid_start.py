@@ -94,9 +94,10 @@ def work_units(
 class StartGrid:
     """The first grid of a point under ``accuracy`` (and ``delta_accuracy``, the ``.delta`` criterion)."""
 
-    def __init__(self, accuracy: float, delta_accuracy: str):
+    def __init__(self, accuracy: float, delta_accuracy: str, relative_accuracy: float = 0.0):
         self.accuracy = accuracy
         self.delta_accuracy = delta_accuracy
+        self.relative_accuracy = relative_accuracy  # .epsilon: the tolerance max(accuracy, relative_accuracy eps)
 
     def default(self) -> float:
         """The h at which the bracket's h^2 scaling predicts 0.64 ``accuracy`` (between FINEST_INTERVAL and
@@ -113,8 +114,9 @@ class StartGrid:
         ``delta``: ``span_start``: a PLD spread over many loss units needs no fine grid for a bracket relative
         to delta; with ``delta_accuracy="epsilon"`` moved below the sampling rate by ``below_rate_start``.
 
-        ``epsilon`` (its bracket is absolute): the h at which the connect-the-dots model predicts
-        an epsilon bracket of 0.9 ``accuracy``, no finer than a quarter of the default.  Model:
+        ``epsilon``: the h at which the connect-the-dots model predicts an epsilon bracket of 0.9 times the
+        tolerance (``accuracy``, or with ``relative_accuracy`` max(accuracy, relative_accuracy eps) at the
+        epsilon the model predicts), no finer than a quarter of the default.  Model:
         both sides' errors in composition come from the loss variance the grid adds, of order
         h^2/6 per round (h^2/12 per side for a law spread evenly across its cells), and the drift
         of the mean that comes with it (half that: E_P e^{-L} = 1 is kept); epsilon ~ mean +
@@ -138,6 +140,12 @@ class StartGrid:
         spread = math.sqrt(rounds * q * q * math.expm1(min(1.0 / (s * s), 700.0)))
         z = math.sqrt(2.0 * math.log(1.0 / float(np.min(x))))
         h = math.sqrt(7.0 * 0.9 * self.accuracy / (rounds * (1.0 + z / max(spread, 1e-300))))
+        if self.relative_accuracy > 0:
+            # the tolerance at each argument's epsilon as the central limit of the composed loss, N(S^2 / 2, S^2),
+            # predicts it (S^2 / 2 + z S); the finest grid any argument asks
+            zs = np.sqrt(2.0 * np.log(1.0 / x))
+            tolerance = np.maximum(self.accuracy, self.relative_accuracy * (spread * spread / 2.0 + zs * spread))
+            h = float(np.min(np.sqrt(7.0 * 0.9 * tolerance / (rounds * (1.0 + zs / max(spread, 1e-300))))))
         return self.below_rate_start(
             min(max(h, 0.25 * default, constants.FINEST_INTERVAL), constants.COARSEST_INTERVAL), q
         )
