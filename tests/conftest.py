@@ -40,8 +40,13 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 @pytest.fixture(autouse=True)
-def _restore_mpmath_precision() -> Iterator[None]:
+def _mpmath_precision(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Each test runs at its module's ``MP_DPS`` digits (a module sets mpmath's global precision at import, and
+    the last module collected would otherwise set it for every test of the session), restored after it."""
     before = mpmath.mp.prec
+    dps = getattr(request.module, "MP_DPS", None)
+    if dps is not None:
+        mpmath.mp.dps = dps
     yield
     mpmath.mp.prec = before
 

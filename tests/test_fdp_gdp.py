@@ -20,7 +20,8 @@ from hockeystick.fdp import (
 )
 from hockeystick.rdp import gaussian_rdp
 
-mp.mp.dps = 50
+MP_DPS = 50
+mp.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test
 
 
 def mp_gdp_delta(mu: float, eps: float) -> mp.mpf:

@@ -28,7 +28,8 @@ from hockeystick.interop.loss_reach import ParameterOutOfRange  # noqa: E402
 from hockeystick.pld.compose import finite_atoms  # noqa: E402
 from hockeystick.pld.mechanisms import discrete_gaussian as dg  # noqa: E402
 
-mp.mp.dps = 50
+MP_DPS = 50
+mp.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test
 
 
 def _masses(sigma: float, s: int) -> tuple[int, list, list]:

@@ -29,7 +29,8 @@ from hockeystick.interop.dp_accounting import HockeystickAccountant  # noqa: E40
 from hockeystick.pld.mechanisms.group_privacy import dyadic_step, group_upper_curves  # noqa: E402
 
 REPLACE = NeighboringRelation.REPLACE_ONE
-mpmath.mp.dps = 50
+MP_DPS = 50
+mpmath.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test
 EPS = (0.0, 0.3, 1.0, 2.0)
 
 

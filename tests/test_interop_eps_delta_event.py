@@ -24,7 +24,8 @@ from hockeystick.interop.catalogue_events import EpsilonDeltaDpEvent  # noqa: E4
 from hockeystick.interop.dp_accounting import HockeystickAccountant  # noqa: E402
 from hockeystick.interop.loss_reach import ParameterOutOfRange  # noqa: E402
 
-mp.mp.dps = 50
+MP_DPS = 50
+mp.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test
 
 
 def _atoms(eps: float, delta: float) -> tuple[mp.mpf, list[tuple[mp.mpf, mp.mpf]]]:

@@ -22,7 +22,8 @@ from dp_accounting.privacy_accountant import UnsupportedEventError
 from hockeystick.interop.dp_accounting import HockeystickAccountant
 from hockeystick.pld.sampling.poisson_replace_one import poisson_replace_one_gaussian
 
-mp.mp.dps = 50
+MP_DPS = 50
+mp.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test
 # the last: delta ~1e-14 at eps = 0.5, where the P-mass past the grid (put at +infinity) counts
 CASES = [(1.0, 0.1), (0.7, 0.3), (2.0, 0.02)]
 

@@ -28,7 +28,8 @@ from hockeystick.pld.mechanisms.selection import (
     permute_and_flip,
 )
 
-mp.mp.dps = 50
+MP_DPS = 50
+mp.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test
 RELATIONS = [NR.ADD_OR_REMOVE_ONE, NR.REPLACE_ONE, NR.REPLACE_SPECIAL]
 
 

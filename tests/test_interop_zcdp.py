@@ -22,7 +22,8 @@ from hockeystick.certified_theta import theta_lower, theta_upper  # noqa: E402
 from hockeystick.interop.dp_accounting import HockeystickAccountant, HockeystickRdpAccountant  # noqa: E402
 from hockeystick.rdp import zcdp_to_delta, zcdp_to_epsilon  # noqa: E402
 
-mp.mp.dps = 50
+MP_DPS = 50
+mp.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test
 
 
 def _mp_delta(rho: float, eps: float, xi: float = 0.0) -> mp.mpf:

@@ -16,7 +16,8 @@ from scipy import integrate, stats
 
 from hockeystick import leakage
 
-mp.mp.dps = 30
+MP_DPS = 30
+mp.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test
 
 
 def chi2_density(u, k):

@@ -10,7 +10,8 @@ import pytest
 
 from hockeystick import leakage
 
-mp.mp.dps = 30
+MP_DPS = 30
+mp.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test
 
 
 @pytest.mark.parametrize("var, eps, d", [(1.0, 1e-4, 1), (2.0, 0.3, 9), (0.5, 3.0, 100), (1.0, 0.0, 4)])

@@ -17,7 +17,8 @@ from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPL
 from hockeystick.pld.reads.affinity_ceiling import LAMBDAS, delta_lower_near_one, subsampled_gaussian_log_affinity
 from hockeystick.pld.refine.step_brackets import StepBrackets
 
-mpmath.mp.dps = 50
+MP_DPS = 50
+mpmath.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test
 
 
 def _densities(sigma: float, q: float, remove: bool):

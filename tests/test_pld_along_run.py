@@ -14,7 +14,8 @@ from hockeystick.pld import FixedBatchGaussianPLD, PLDAccountant, SubsampledGaus
 from hockeystick.pld.reads.along_run import CurveAlongRun, checkpoints
 from hockeystick.training import DPSGD, DPFedAvg
 
-mpmath.mp.dps = 50
+MP_DPS = 50
+mpmath.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test
 
 
 def _gaussian_delta(mu: float, eps: float) -> mpmath.mpf:

@@ -25,7 +25,8 @@ from hockeystick import pld
 from hockeystick.pld.compose.finite_atoms import loss_round_off
 from hockeystick.pld.mechanisms import monotone
 
-mpmath.mp.dps = 50
+MP_DPS = 50
+mpmath.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test
 
 LOSSES = [5.0, 100.0, 700.0]
 GRIDS = [1.0, 1e-4]

@@ -29,7 +29,8 @@ from hockeystick import _core, pld
 from hockeystick.pld.compose import pmf_envelope
 from hockeystick.pld.compose.pmf import GridPMF
 
-mpmath.mp.dps = 50
+MP_DPS = 50
+mpmath.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test
 RNG = np.random.default_rng(20261123)
 
 

@@ -19,7 +19,8 @@ from hockeystick.pld.reads import complement
 
 from . import c_math
 
-mpmath.mp.dps = 50
+MP_DPS = 50
+mpmath.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test
 
 
 def _gaussian_complement(sigma: float, rounds: int, eps: float) -> mpmath.mpf:

@@ -29,7 +29,8 @@ from hockeystick.pld.mechanisms.discrete_laplace import (
 
 from .test_pld_finite_atoms_self_compose import _exact_epsilon  # the exact epsilon of a law on the a-lattice
 
-mp.mp.dps = 50
+MP_DPS = 50
+mp.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test
 
 PAIRS = [(0.092, 1), (0.31447809307770563, 2), (0.4839990325713871, 1), (0.05, 5), (2.0, 4), (7.5, 3), (40.0, 2)]
 

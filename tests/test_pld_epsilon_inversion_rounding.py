@@ -17,7 +17,8 @@ import pytest
 
 from hockeystick import pld
 
-mpmath.mp.dps = 50
+MP_DPS = 50
+mpmath.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test
 
 LOSSES = [0.7, 5.0, 30.0, 100.0, 700.0]
 TARGETS = [1e-12, 1e-10, 1e-6, 1e-3, 0.05, 0.2, 0.45]

@@ -21,7 +21,8 @@ from hockeystick.pld.mechanisms.discrete_laplace import discrete_laplace_pair
 from hockeystick.pld.mechanisms.randomized_response import randomized_response_pair
 from hockeystick.pld.sampling.subsampling import poisson_subsampled_pair
 
-mp.mp.dps = 50
+MP_DPS = 50
+mp.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test
 
 
 def exact_delta(pairs: list[tuple[np.ndarray, np.ndarray, int]], eps: float, gaussian_r: float = 0.0) -> mp.mpf:

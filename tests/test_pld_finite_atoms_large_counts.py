@@ -25,7 +25,8 @@ from hockeystick.pld.mechanisms.discrete_laplace import (
 )
 from hockeystick.pld.sampling.subsampling import poisson_subsampled_pair
 
-mp.mp.dps = 50
+MP_DPS = 50
+mp.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test
 CASES = [
     (1.0, 20_000),
     (0.1, 100_000),

@@ -22,7 +22,8 @@ from hockeystick.pld.mechanisms.discrete_laplace import discrete_laplace_pair
 
 from .test_pld_grid_pmf_many_queries import _gaussian_exact
 
-mp.mp.dps = 50
+MP_DPS = 50
+mp.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test
 
 
 def _atoms_beside_gaussian(a: float, s: int, sigma: float, count: int, h: float):

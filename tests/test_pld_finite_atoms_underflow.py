@@ -28,7 +28,8 @@ from hockeystick.pld.sampling.subsampling import poisson_subsampled_pair
 
 from .test_pld_finite_atoms import exact_delta
 
-mp.mp.dps = 50
+MP_DPS = 50
+mp.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test
 LOSSES = [1.0, 100.0, 700.0, 740.0, 800.0, 1000.0]
 TARGETS = [1e-3, 1e-5, 1e-10]
 

@@ -20,7 +20,8 @@ import pytest
 from hockeystick.pld import gaussian
 from hockeystick.pld.compose import pmf_envelope
 
-mp.mp.dps = 50
+MP_DPS = 50
+mp.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test
 
 
 def _gaussian_exact(r: float, eps: float) -> mp.mpf:

@@ -17,7 +17,8 @@ import numpy as np
 from hockeystick import pld
 from hockeystick.pld.reads.epsilon_width import left_epsilon_width
 
-mpmath.mp.dps = 50
+MP_DPS = 50
+mpmath.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test
 
 
 def subsampled_gaussian_delta(sigma: float, q: float, eps: float) -> float:

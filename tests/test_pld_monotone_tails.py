@@ -8,7 +8,8 @@ import pytest
 
 import hockeystick.pld as pld
 
-mpmath.mp.dps = 50
+MP_DPS = 50
+mpmath.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test
 
 
 def mixture_delta(sigma: float, weights: tuple[float, float], shift: float, eps: float) -> float:

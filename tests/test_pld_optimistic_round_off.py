@@ -29,7 +29,8 @@ import pytest
 
 from hockeystick import _core, pld
 
-mp.mp.dps = 120  # the grid losses and eps + snapped exactly (a few hundred bits), so a term at a grid point is 0
+MP_DPS = 120  # the grid losses and eps + snapped exactly (a few hundred bits), so a term at a grid point is 0
+mp.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test
 MAX_CELLS = 1 << 26
 
 

@@ -18,7 +18,8 @@ import hockeystick.pld as pld
 from hockeystick.gaussian_mechanism import GaussianMechanism
 from hockeystick.pld import PrivacyLossDistribution
 
-mpmath.mp.dps = 30
+MP_DPS = 30
+mpmath.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test
 
 
 def directions(d: PrivacyLossDistribution) -> list[PrivacyLossDistribution]:

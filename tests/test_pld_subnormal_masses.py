@@ -27,7 +27,8 @@ from hockeystick.pld.mechanisms.randomized_response import randomized_response_p
 
 from .test_pld_finite_atoms import exact_delta
 
-mp.mp.dps = 50
+MP_DPS = 50
+mp.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test
 
 TINY = [0.0, 2.0**-1074, 5e-320, 1e-310, 2.0**-1022 - 2.0**-1074, 2.0**-1022, 1e-300]
 PAIRS = [(a, b) for a, b in itertools.product(TINY, TINY) if a > 0.0 or b > 0.0]

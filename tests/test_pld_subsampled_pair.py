@@ -28,7 +28,8 @@ from hockeystick.interop.dp_accounting import HockeystickAccountant  # noqa: E40
 from hockeystick.pld.mechanisms.randomized_response import randomized_response_pair  # noqa: E402
 from hockeystick.pld.sampling.subsampled_pair import poisson_subsampled_curves, without_replacement_curves  # noqa: E402
 
-mpmath.mp.dps = 50
+MP_DPS = 50
+mpmath.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test
 DELTA = 1e-5
 
 

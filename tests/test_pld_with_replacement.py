@@ -17,7 +17,8 @@ import pytest
 
 import hockeystick.pld as pld
 
-mp.mp.dps = 30
+MP_DPS = 30
+mp.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test
 
 
 def binomial(K: int, n: int) -> list:

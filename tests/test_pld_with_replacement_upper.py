@@ -21,7 +21,8 @@ from hockeystick.pld.sampling.with_replacement_shift_bound import with_replaceme
 
 from .test_pld_with_replacement import _hockey_stick, binomial, crossing, random_two_dimensional_pairs, realizable_delta
 
-mp.mp.dps = 30
+MP_DPS = 30
+mp.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test
 
 
 def mirrored_delta(s: float, K: int, n: int, eps: float) -> mp.mpf:

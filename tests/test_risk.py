@@ -16,7 +16,8 @@ from hockeystick.cli import main
 from hockeystick.fdp import GaussianDP
 from hockeystick.gaussian_mechanism import GaussianMechanism
 
-mp.mp.dps = 50
+MP_DPS = 50
+mp.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test
 
 ALPHAS = np.concatenate([[0.0], np.logspace(-14, -1, 27), np.linspace(0.15, 0.95, 9), [0.999, 1.0]])
 
