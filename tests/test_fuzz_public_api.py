@@ -137,6 +137,7 @@ PARAMETERS: dict[str, st.SearchStrategy[Any]] = {
     "value_discretization_interval": floats(1e-3, 2e-2, log=True),
     "tail": floats(1e-12, 1e-6, log=True),
     "accuracy": floats(0.05, 1.0),
+    "relative_accuracy": floats(0.0, 1e-2),
     # training and ISRL-DP vocabulary (hockeystick.training, hockeystick.isrl)
     "noise_multiplier": floats(0.3, 30, log=True),
     "dataset_size": st.integers(50, 5000),
