@@ -10,9 +10,10 @@ import pytest
 
 import hockeystick.pld as pld
 from hockeystick import _core
-from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD, loss_span
+from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
 from hockeystick.pld.compose import fft as pc
 from hockeystick.pld.refine import constants
+from hockeystick.pld.refine.grid_start import loss_span
 
 
 def _factor(sigma: float, q: float, h: float):

@@ -47,7 +47,7 @@ from ..refine import constants, round_cache
 from ..refine.calibration_start import calibration_grids, calibration_start
 from ..refine.controller import AccuracyNotMetWarning, Refinement, unmet_flags
 from ..refine.directional_delta import calibration_directions
-from ..refine.grid_start import StartGrid, loss_span, work_units
+from ..refine.grid_start import StartGrid, work_units
 from ..refine.near_one import NearOne
 from ..sampling import two_resolution
 
@@ -56,7 +56,7 @@ Point = tuple[float, float, float, float]
 # a composed PLD's key: its point, its grid h, and whether its optimistic side was built
 PLDKey = tuple[float, float, float, float, float, bool]
 
-__all__ = ["AccuracyNotMetWarning", "PLDAccountant", "SubsampledGaussianPLD", "loss_span"]
+__all__ = ["AccuracyNotMetWarning", "PLDAccountant", "SubsampledGaussianPLD"]
 
 
 class PLDAccountant:
