@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import warnings
 
+import mpmath
 import numpy as np
 import pytest
 
 import hockeystick.pld as pld
 from hockeystick.pld.accountants.subsampled_gaussian import AccuracyNotMetWarning
+
+MP_DPS = 50
 
 # large epsilons (tens) at small deltas after few rounds, where the round-off charges keep the bracket wider than
 # an absolute 1e-2 on every grid
@@ -68,3 +71,33 @@ def test_relative_tolerance_stops_the_refinement_sooner(visited_grids):
     visited_grids.clear()
     _brackets(accuracy=1e-2, relative_accuracy=1e-3)
     assert len(visited_grids) < len(absolute) and min(visited_grids) > min(absolute)
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")  # an overflowing tolerance is infinite, not a warning
+@pytest.mark.parametrize("relative", [5e-324, 1e-300, 1.0, 1e308])
+@pytest.mark.parametrize("q", [1e-4, 1.0])
+def test_every_accepted_relative_accuracy_stays_certified(relative, q):
+    """At the edges it accepts (a subnormal, 1e308, where the tolerance is the first grid's whatever its width)
+    and at q = 1 (the closed form, no grid), the bracket is ordered and holds the truth: it overlaps a much
+    tighter certified bracket, and at q = 1 it contains the exact Gaussian epsilon (theta inverted at 50 digits)."""
+    kw = dict(sigma=0.8, sampling_rate=q, rounds=50, workers=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", AccuracyNotMetWarning)
+        lo, up = pld.SubsampledGaussianPLD(**kw, accuracy=1e-2, relative_accuracy=relative).epsilon(
+            DELTAS, bound="both"
+        )
+        tight_lo, tight_up = pld.SubsampledGaussianPLD(**kw, accuracy=1e-3).epsilon(DELTAS, bound="both")
+    assert np.all((0 <= lo) & (lo <= up) & np.isfinite(up))
+    assert np.all((lo <= tight_up) & (tight_lo <= up))
+    if q == 1.0:
+        mu = mpmath.sqrt(50) / mpmath.mpf("0.8")
+
+        def delta(eps):
+            return mpmath.ncdf(-eps / mu + mu / 2) - mpmath.exp(eps) * mpmath.ncdf(-eps / mu - mu / 2)
+
+        for d, a, b in zip(DELTAS, lo, up):
+            left, right = mpmath.mpf(0), mpmath.mpf(200)  # delta falls in eps: bisect to 2^-200 of the range
+            for _ in range(200):
+                mid = (left + right) / 2
+                left, right = (mid, right) if delta(mid) > mpmath.mpf(float(d)) else (left, mid)
+            assert a <= left and right <= b

@@ -33,7 +33,8 @@ def least_epsilon_width(x: np.ndarray, own: int, lower: np.ndarray, upper: np.nd
 def epsilon_tolerance(accuracy: float, relative_accuracy: float, eps: np.ndarray) -> np.ndarray:
     """How wide an epsilon bracket at ``eps`` may be: max(accuracy, relative_accuracy eps), eps read as 0 where it
     is infinite (an unbounded bracket is never within tolerance)."""
-    return np.maximum(accuracy, relative_accuracy * np.where(np.isfinite(eps), eps, 0.0))
+    with np.errstate(over="ignore"):  # a product past the doubles is an infinite tolerance: every width meets it
+        return np.maximum(accuracy, relative_accuracy * np.where(np.isfinite(eps), eps, 0.0))
 
 
 def bracket_width(

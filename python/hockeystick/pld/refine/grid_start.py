@@ -144,8 +144,9 @@ class StartGrid:
             # the tolerance at each argument's epsilon as the central limit of the composed loss, N(S^2 / 2, S^2),
             # predicts it (S^2 / 2 + z S); the finest grid any argument asks
             zs = np.sqrt(2.0 * np.log(1.0 / x))
-            tolerance = np.maximum(self.accuracy, self.relative_accuracy * (spread * spread / 2.0 + zs * spread))
-            h = float(np.min(np.sqrt(7.0 * 0.9 * tolerance / (rounds * (1.0 + zs / max(spread, 1e-300))))))
+            with np.errstate(over="ignore"):  # an infinite tolerance asks the coarsest start (clipped below)
+                tolerance = np.maximum(self.accuracy, self.relative_accuracy * (spread * spread / 2.0 + zs * spread))
+                h = float(np.min(np.sqrt(7.0 * 0.9 * tolerance / (rounds * (1.0 + zs / max(spread, 1e-300))))))
         return self.below_rate_start(
             min(max(h, 0.25 * default, constants.FINEST_INTERVAL), constants.COARSEST_INTERVAL), q
         )
