@@ -61,28 +61,58 @@ def _enumerated_shuffle(values: list[float], batch: int) -> np.ndarray:
     )
 
 
-@pytest.mark.parametrize(("others", "batch", "sigma"), [([0.0, 0.0, 0.0], 1, 0.9), ([0.0, 0.0, 0.0, 0.0, 0.0], 2, 1.2)])
-def test_shuffled_lower_side_is_below_the_enumerated_pair(others: list[float], batch: int, sigma: float) -> None:
-    """The others at 0, the record 1 replaced by 0: the enumerated one-epoch pair, by Monte Carlo, lies above
-    the lower side and below the upper side (n = 6 with batches of 2 leaves no short batch; n = 4 of 1 neither)."""
-    n = len(others) + 1
-    p_means, q_means = _enumerated_shuffle([*others, 1.0], batch), _enumerated_shuffle([*others, 0.0], batch)
+@pytest.mark.parametrize(
+    ("n", "batch", "sigma", "epsilons"),
+    [(4, 1, 0.9, (0.2, 1.0)), (6, 2, 1.2, (0.2, 1.0)), (5, 2, 1.2, (0.2, 1.0)), (5, 2, 0.09, (200.0, 250.0))],
+)
+def test_shuffled_lower_side_is_the_realized_pair(
+    n: int, batch: int, sigma: float, epsilons: tuple[float, ...]
+) -> None:
+    """The others at -1, the record +1 replaced by -1 (module docstring): the enumerated one-epoch pair, by
+    Monte Carlo in both directions, lies above the lower side and below the upper side.  Without a short batch
+    (n = 4 of 1, n = 6 of 2) the lower side is that pair itself, so the estimate also lies within its bracket;
+    n = 5 of 2 leaves a short batch of 1, which the lower side does not read; sigma 0.09 takes the shift-1 pair."""
+    others = [-1.0] * (n - 1)
+    plus, minus = _enumerated_shuffle([*others, 1.0], batch), _enumerated_shuffle([*others, -1.0], batch)
+    if n % batch:  # the short batch is a step too
+        plus = np.hstack([plus, np.array([[sum(p[-(n % batch) :])] for p in itertools.permutations([*others, 1.0])])])
+        minus = np.hstack([minus, np.full((len(minus), 1), -float(n % batch))])
     rng = np.random.default_rng(5)
     samples = 400_000
-    x = p_means[rng.integers(len(p_means), size=samples)] + sigma * rng.standard_normal((samples, p_means.shape[1]))
+    run = pld.ShuffledBatchGaussianPLD(sigma=sigma, batch_size=batch, n=n, rounds=-(-n // batch))
+    estimates = []  # per direction, per eps: (mean, standard error)
+    for first, second in ((plus, minus), (minus, plus)):
+        x = first[rng.integers(len(first), size=samples)] + sigma * rng.standard_normal((samples, first.shape[1]))
 
-    def log_density(means: np.ndarray) -> np.ndarray:
-        distinct, count = np.unique(means, axis=0, return_counts=True)
-        squares = ((x[:, None, :] - distinct[None]) ** 2).sum(-1)
-        return logsumexp(-squares / (2 * sigma**2) + np.log(count / len(means)), axis=1)
+        def log_density(means: np.ndarray) -> np.ndarray:
+            distinct, count = np.unique(means, axis=0, return_counts=True)
+            squares = ((x[:, None, :] - distinct[None]) ** 2).sum(-1)  # noqa: B023
+            return logsumexp(-squares / (2 * sigma**2) + np.log(count / len(means)), axis=1)
 
-    loss = log_density(p_means) - log_density(q_means)
-    run = pld.ShuffledBatchGaussianPLD(sigma=sigma, batch_size=batch, n=n, rounds=n // batch)
-    for eps in (0.2, 1.0):
-        terms = np.maximum(1.0 - np.exp(eps - loss), 0.0)  # E_P (1 - e^eps / L)_+ = remove-direction delta
-        mean, error = terms.mean(), terms.std() / math.sqrt(samples)
-        lower, upper = run.delta(eps, bound="both")
-        assert lower - 5 * error <= mean <= upper
+        loss = log_density(first) - log_density(second)
+        terms = [np.maximum(1.0 - np.exp(eps - loss), 0.0) for eps in epsilons]  # E_first (1 - e^eps / L)_+
+        estimates.append([(t.mean(), t.std() / math.sqrt(samples)) for t in terms])
+    for k, eps in enumerate(epsilons):
+        (remove, remove_error), (add, add_error) = estimates[0][k], estimates[1][k]
+        lower, upper = run.delta(eps, bound="both")  # the larger of the two directions
+        error = max(remove_error, add_error)
+        assert lower - 5 * error <= max(remove, add) <= upper + 5 * error
+        if n % batch == 0 and sigma / 2 >= 0.05:  # the lower side's pair is the enumerated one: each direction
+            pair = pld.random_allocation_gaussian(n // batch, sigma, sensitivity=2.0)
+            for d, (mean, error) in enumerate((estimates[0][k], estimates[1][k])):
+                side = pld.PrivacyLossDistribution([pair.directions[d]])
+                assert side.delta(eps, bound="lower") - 5 * error <= mean <= side.delta(eps) + 5 * error
+
+
+def test_shuffled_lower_side_is_far_above_the_poisson_number() -> None:
+    """README's run: the realizable shuffled pair (replace-one) costs far more than the Poisson accounting
+    (add/remove) users report; the lower side is the shift-2 balls-in-bins pair over the full batches."""
+    lower, upper = pld.ShuffledBatchGaussianPLD(sigma=1.1, batch_size=256, n=60_000, rounds=14_100).epsilon(
+        1e-5, bound="both"
+    )
+    poisson = pld.SubsampledGaussianPLD(1.1, 256 / 60_000, 14_100).epsilon(1e-5)
+    shift_two = pld.BallsInBinsGaussianPLD(sigma=0.55, steps_per_epoch=234, rounds=234 * 60).epsilon(1e-5)
+    assert 4 * poisson < lower <= shift_two < upper
 
 
 def test_refusals_name_the_argument() -> None:
@@ -96,8 +126,9 @@ def test_refusals_name_the_argument() -> None:
 
 @pytest.mark.parametrize(("others", "batch"), [([1.0, -1.0], 1), ([1.0, 1.0, -1.0], 1), ([1.0, -1.0, 1.0], 2)])
 def test_the_unproved_candidate_is_not_refuted_on_small_enumerations(others: list[float], batch: int) -> None:
-    """docs/batches.md: the balls-in-bins pair at the replace-one shift 2 is not used as the shuffled upper side
-    (unproved); on these exactly enumerated epochs (the record at +1 replaced by -1) it is not exceeded either."""
+    """docs/batches.md: the balls-in-bins pair at the replace-one shift 2 is the shuffled lower side (realized with
+    the others at -1) but not proved an upper side; on these other exactly enumerated epochs (the record at +1
+    replaced by -1) it is not exceeded either."""
     sigma = 1.0
     p_means, q_means = _enumerated_shuffle([*others, 1.0], batch), _enumerated_shuffle([*others, -1.0], batch)
     rng = np.random.default_rng(11)

@@ -24,8 +24,9 @@ sampling                one step                                    accountant (
 ======================  =========================================  ===========================================
 
 ``"shuffle"`` is what most training loops do; its certified bracket is wide (its upper side is the
-Gaussian of shift 2 per epoch begun: no amplification by shuffling is proved for adaptive steps), so the
-Poisson number usually reported for it is not a bound.  ``"balls_in_bins"`` costs the same to implement
+Gaussian of shift 2 per epoch begun: no amplification by shuffling is proved for adaptive steps), and its
+lower side, a realized pair (the balls-in-bins pair at shift 2), lies far above the Poisson number usually
+reported for it.  ``"balls_in_bins"`` costs the same to implement
 and is certified on both sides, about as private as Poisson sampling (docs/batches.md).
 
 Under replace-one the replaced record moves the clipped sum by up to 2C, so hockeystick's

@@ -16,13 +16,21 @@ the clipped sum moves by at most 2 (two contributions of norm at most 1), and ev
 mechanism on both data sets; so each epoch is dominated by the Gaussian pair N(2, sigma^2) vs N(0, sigma^2)
 (adaptive composition), and so is the mixture over permutations (joint convexity of every hockey-stick
 divergence): E epochs and a started one compose to the Gaussian mechanism with mu = 2 sqrt(E + [r > 0]) /
-sigma, exact (theta of ``certified_theta``, the radius and the value rounded up).  The shuffling's amplification is not used: no
-dominating pair that uses it is proved for adaptive steps under replace-one.  Lower side: a realizable pair,
-the other records contributing 0 and the record 1 replaced by one contributing 0: the record's step is its
-batch, uniform over the n slots; observing only the full batches (a post-processing) it is the balls-in-bins
-pair over those steps, absent with the probability that the record lies in a short or unreleased batch.
-The gap between the two sides is the price of that missing proof; Chua et al. 2024 show that shuffled
-batches can cost far more than the Poisson accounting users report for them.
+sigma, exact (theta of ``certified_theta``, the radius and the value rounded up).  The shuffling's amplification
+is not used: no dominating pair that uses it is proved for adaptive steps under replace-one.  Lower side: a
+realizable pair.  Every other record contributes -1 and the record +1, replaced by one contributing -1; the
+data set with the replacement is n copies of one record, so its batch sums (-b, and minus the short batch's
+size there) say nothing of the permutation, while with the record the sum of its batch is 2 higher.  Its batch
+is uniform over the n slots; an observer who subtracts the known sums and reads only the full batches (a
+post-processing) sees the balls-in-bins pair at shift 2, (1/t') sum_j N(2 e_j, sigma^2 I) vs N(0, sigma^2 I)
+over those t' steps, the record absent with the probability that it lies in a short or unreleased batch
+(``shuffled_lower_parts``), both directions by exchanging the two data sets.  That pair is the candidate
+upper side built from the record's uniform position: being realizable, no upper side of that form can be
+smaller; it is not proved to dominate (the other records fill the slots the record leaves, so their places
+are not independent of its own, as they are for balls-in-bins), and the gap between the two sides is the price
+of that missing proof.  Below ``MIN_NOISE`` times 2 of noise the shift-1 pair (the other records at 0, the
+record 1 replaced by 0), realizable as well, is taken instead.  Chua et al. 2024 show that shuffled batches
+can cost far more than the Poisson accounting users report for them.
 """
 
 from __future__ import annotations
@@ -38,7 +46,7 @@ from ...certified_theta import radius_up, theta_epsilon_upper, theta_upper
 from ..compose.distribution import Bound, Factor, PrivacyLossDistribution
 from ..mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, gaussian
 from ..mechanisms.mechanism import Mechanism
-from ..sampling.random_allocation import DEFAULT_RESOLUTION, random_allocation_gaussian
+from ..sampling.random_allocation import DEFAULT_RESOLUTION, MIN_NOISE, random_allocation_gaussian
 from .fixed_batch import DistinctPoints, PointwiseCurves
 
 
@@ -48,6 +56,12 @@ def shuffled_radius(epochs_begun: float | np.ndarray, noise: float | np.ndarray)
     has radius mu is 2 sqrt(E) / mu."""
     radius: np.ndarray = 2.0 * np.sqrt(epochs_begun) / noise
     return radius
+
+
+def shuffled_lower_shift(noise: float) -> float:
+    """The shift of the realizable balls-in-bins pair below shuffled batches at noise sigma over the sensitivity
+    (module docstring): 2, or 1 where sigma / 2 is below ``random_allocation.MIN_NOISE``."""
+    return 2.0 if noise / 2.0 >= MIN_NOISE else 1.0
 
 
 def shuffled_lower_parts(batch_size: int, n: int, rounds: int) -> list[tuple[int, float, int]]:
@@ -76,7 +90,12 @@ def shuffled_epoch(
     upper = next(iter(gaussian(sigma, sensitivity=2.0, value_discretization_interval=h).directions[0]))
     (steps, absent, _), *_ = shuffled_lower_parts(batch_size, n, -(-n // batch_size))
     lower = random_allocation_gaussian(
-        steps, sigma, absent=absent, value_discretization_interval=h, sum_resolution=sum_resolution
+        steps,
+        sigma,
+        absent=absent,
+        sensitivity=shuffled_lower_shift(sigma),
+        value_discretization_interval=h,
+        sum_resolution=sum_resolution,
     )
     label = f"shuffled_epoch(sigma={sigma}, batch_size={batch_size}, n={n})"
     return PrivacyLossDistribution(
@@ -94,6 +113,10 @@ class _EpochsOfAllocation(PointwiseCurves):
         )
         self._cache: dict[tuple[float, ...], PrivacyLossDistribution] = {}
 
+    def _shift(self, sigma: float) -> float:
+        """The shift of the balls-in-bins pair of the lower parts at noise sigma (over the sensitivity)."""
+        return 1.0
+
     def _epoch(self, sigma: float, steps: int, absent: float) -> PrivacyLossDistribution:
         key = (sigma, float(steps), absent)
         if key not in self._cache:
@@ -101,6 +124,7 @@ class _EpochsOfAllocation(PointwiseCurves):
                 steps,
                 sigma,
                 absent=absent,
+                sensitivity=self._shift(sigma),
                 value_discretization_interval=self.value_discretization_interval,
                 sum_resolution=self.sum_resolution,
             )
@@ -184,8 +208,8 @@ class BallsInBinsGaussianPLD(_EpochsOfAllocation):
 class ShuffledBatchGaussianPLD(_EpochsOfAllocation):
     """``rounds`` steps of shuffled fixed-size batches (``batch_size`` b of ``n`` records, a fresh permutation
     each epoch of ceil(n / b) steps), noise ``sigma`` over one record's ``sensitivity``; replace-one neighbours.
-    Upper side: the Gaussian mechanism of shift 2 per epoch begun; lower side: a realizable pair (module
-    docstring).
+    Upper side: the Gaussian mechanism of shift 2 per epoch begun; lower side: the realizable balls-in-bins pair
+    at shift 2 (module docstring).
 
         ShuffledBatchGaussianPLD(sigma=1.1, batch_size=256, n=60_000, rounds=14100).epsilon(1e-5, bound="both")
     """
@@ -226,6 +250,9 @@ class ShuffledBatchGaussianPLD(_EpochsOfAllocation):
     def _parts(self, point: tuple[float, ...]) -> list[tuple[int, float, int]]:
         return shuffled_lower_parts(int(point[1]), int(point[2]), int(point[3]))
 
+    def _shift(self, sigma: float) -> float:
+        return shuffled_lower_shift(sigma)
+
     def _upper(self, point: tuple[float, ...], method: str, x: np.ndarray) -> np.ndarray:
         b, n, rounds = int(point[1]), int(point[2]), int(point[3])
         begun = -(-rounds // -(-n // b))  # epochs begun
@@ -237,7 +264,7 @@ class ShuffledBatchGaussianPLD(_EpochsOfAllocation):
 class ShuffledGaussian(Mechanism):
     """One epoch of shuffled batches of b of n records, Gaussian noise sigma, replace-one: above, the
     Gaussian of shift 2 (the record's one batch moves by at most 2, the others not at all, module
-    docstring); below, the realizable balls-in-bins pair of the full batches (``shuffled_epoch``)."""
+    docstring); below, the realizable balls-in-bins pair of the full batches at shift 2 (``shuffled_epoch``)."""
 
     name: ClassVar[str] = "shuffled_gaussian"
     sigma: float
