@@ -24,6 +24,12 @@ dp_accounting bisects to 1e-9, so the two differ by at most (1 + shape) 1e-9) an
 aggregation (REPLACE_SPECIAL; Kairouz et al. 2021, App. D; ``rdp.tree_aggregation``) are computed as
 dp_accounting's RdpAccountant computes them.
 
+Private selection (``selection_events``, under any neighbouring relation, as in the PLD adapter):
+``ExponentialMechanismDpEvent(epsilon)`` has the exact RDP of epsilon-bounded-range mechanisms (Cesar &
+Rogers 2021; ``rdp.bounded_range``), ``PermuteAndFlipDpEvent(epsilon)`` that of epsilon-DP, binary
+randomized response of epsilon (``rdp.pure_dp``): both are suprema over every pair the event allows, in
+either order, so they hold for add and for remove alike; both are rounded upward.
+
 Orders.  dp_accounting's defaults jump from 63 to 128 to 256, so the order minimising the conversion
 is often far from any grid order, and a sigma calibrated through them can come out 16% too large.
 ``FINE_ORDERS`` keeps their fractional orders below 11, every integer from 11 to 256 and a
@@ -43,13 +49,16 @@ from dp_accounting.privacy_accountant import NeighboringRelation, PrivacyAccount
 
 from .. import _validation
 from ..rdp import DEFAULT_ORDERS, gaussian_rdp, rdp_to_delta, rdp_to_epsilon, subsampled_gaussian_rdp
+from ..rdp.bounded_range import bounded_range_rdp
 from ..rdp.laplace import laplace_rdp
+from ..rdp.pure_dp import pure_dp_rdp
 from ..rdp.randomized_response import randomized_response_rdp
 from ..rdp.repeat_and_select import repeat_and_select_rdp
 from ..rdp.sampled_without_replacement import sampled_without_replacement_gaussian_rdp
 from ..rdp.tree_aggregation import single_epoch_tree_aggregation_rdp
 from .dp_events import ADD_REMOVE, Unsupported, check_count
 from .loss_reach import MAX_NOISE
+from .selection_events import ExponentialMechanismDpEvent, PermuteAndFlipDpEvent
 
 FINE_ORDERS = np.unique(
     np.concatenate(
@@ -75,6 +84,18 @@ def _effective_sigma(event: ev.DpEvent) -> float:
         event,
         f"Subevent of `PoissonSampledDpEvent` must be a `GaussianDpEvent` or a composition of them. Found {event}.",
     )
+
+
+def _selection_epsilon(event: ExponentialMechanismDpEvent | PermuteAndFlipDpEvent) -> float:
+    """The selection's epsilon: a real number >= 0 (inf allowed: an infinite curve)."""
+    v = event.epsilon
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        raise ValueError(f"{type(event).__name__}.epsilon must be a real number >= 0, got {v!r}") from None
+    if isinstance(v, (bool, str)) or not x >= 0:
+        raise ValueError(f"{type(event).__name__}.epsilon must be a real number >= 0 (not NaN), got {v!r}")
+    return x
 
 
 def _sigma(event: ev.GaussianDpEvent) -> float:
@@ -206,6 +227,10 @@ class HockeystickRdpAccountant(PrivacyAccountant):
                     f"`SingleEpochTreeAggregationDpEvent`. Found {self.neighboring_relation}.",
                 )
             return count * single_epoch_tree_aggregation_rdp(event.noise_multiplier, event.step_counts, o)
+        if isinstance(event, ExponentialMechanismDpEvent):  # any relation (module docstring)
+            return count * bounded_range_rdp(_selection_epsilon(event), o)
+        if isinstance(event, PermuteAndFlipDpEvent):
+            return count * pure_dp_rdp(_selection_epsilon(event), o)
         raise Unsupported(event, "Unsupported event.")
 
     def _replace_factor(self) -> float:

@@ -9,7 +9,8 @@
 * ``SubsampledGaussianRDP``: the accountant (``delta``/``epsilon``), matching dp_accounting's RdpAccountant.
 * Modules for the rest of dp_accounting's RDP events (``interop.dp_accounting.HockeystickRdpAccountant``
   composes them): ``laplace``, ``sampled_without_replacement``, ``randomized_response``,
-  ``repeat_and_select`` and ``tree_aggregation``.
+  ``repeat_and_select`` and ``tree_aggregation``; for the selection events, ``pure_dp`` (any epsilon-DP
+  mechanism, permute-and-flip) and ``bounded_range`` (the exponential mechanism), rounded upward.
 
 Constants:
 
