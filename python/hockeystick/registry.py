@@ -18,9 +18,12 @@ Data flows down: this module imports the accountants and calculators, they never
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import functools
 import inspect
+import math
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
@@ -28,6 +31,7 @@ from typing import Any, Literal, cast
 import numpy as np
 
 from . import _validation, contraction, fdp, isrl, leakage, matrix, pld, rdp, training
+from ._validation import scalar_or_array
 from .accountant import Bound
 from .gaussian_mechanism import GaussianMechanism
 
@@ -44,8 +48,11 @@ __all__ = [
     "lookup",
     "names",
     "calculator_names",
+    "configure",
+    "family_names",
     "register",
     "register_calculator",
+    "vector",
 ]
 
 
@@ -76,6 +83,9 @@ class AccountantEntry:
     calibratable: dict[str, Calibratable] = field(default_factory=dict)
     hidden: frozenset[str] = frozenset()  # constructor options that are not numeric grid parameters
     max_chunk: int | None = None  # points per call the accountant handles in bounded memory
+    # options each taking ONE vector of numbers that describes the mechanism (a strategy's coefficients), not a
+    # grid axis: an entry with vectors is a family, and ``configure`` binds them into an accountant named with them
+    vectors: frozenset[str] = frozenset()
 
     @property
     def parameters(self) -> tuple[str, ...]:
@@ -94,11 +104,12 @@ class AccountantEntry:
         }
 
     def _signature(self) -> inspect.Signature:
-        return _keyword_signature(self.factory, self.hidden)
+        return _keyword_signature(self.factory, self.hidden | self.vectors)
 
     def build(self, **params: Any) -> Any:
-        """Construct the accountant from the parameters it takes (extra keys are ignored)."""
-        return self.factory(**{k: v for k, v in params.items() if k in self.parameters})
+        """Construct the accountant from the parameters it takes, a family's vectors included (extra keys are
+        ignored)."""
+        return self.factory(**{k: v for k, v in params.items() if k in self.parameters or k in self.vectors})
 
 
 def _keyword_signature(function: Callable[..., Any], hidden: frozenset[str] = frozenset()) -> inspect.Signature:
@@ -236,6 +247,10 @@ def register(entry: AccountantEntry) -> AccountantEntry:
     if entry.name in REGISTRY:
         raise ValueError(f"accountant {entry.name!r} is already registered")
     _check_parameter_names(entry, entry.calibratable)
+    takes = inspect.signature(entry.factory).parameters
+    for name in entry.vectors:
+        if name not in takes or name in entry.hidden:
+            raise ValueError(f"{entry.name}: vector option {name!r} is not a keyword of {entry.factory!r}")
     REGISTRY[entry.name] = entry
     return entry
 
@@ -257,8 +272,13 @@ def _check_parameter_names(entry: AccountantEntry | CalculatorEntry, solved: Ite
 
 
 def names() -> list[str]:
-    """The registered accountants' names."""
-    return sorted(REGISTRY)
+    """The registered accountants' names (built from numeric parameters alone: not the families)."""
+    return sorted(n for n, e in REGISTRY.items() if not e.vectors)
+
+
+def family_names() -> list[str]:
+    """The registered families: accountants that also take vector options (``configure`` names one)."""
+    return sorted(n for n, e in REGISTRY.items() if e.vectors)
 
 
 def calculator_names() -> list[str]:
@@ -267,21 +287,25 @@ def calculator_names() -> list[str]:
 
 
 def _unknown(kind: str, name: str) -> ValueError:
-    known = names() + calculator_names()
+    known = names() + family_names() + calculator_names()
     close = difflib.get_close_matches(str(name), known, n=1, cutoff=0.6)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     return ValueError(
         f"unknown {kind} {name!r}{hint}; registered accountants: {', '.join(names())}; "
+        f"families (with vector options, NAME[option=v1,v2,...]): {', '.join(family_names())}; "
         f"calculators: {', '.join(calculator_names())}"
     )
 
 
 def get(name: str) -> AccountantEntry:
-    """The accountant called ``name``, or a ValueError listing the registered names."""
-    try:
-        return REGISTRY[name]
-    except KeyError:
-        raise _unknown("accountant", name) from None
+    """The accountant called ``name`` (a family configured by its name, ``configure``), or a ValueError listing
+    the registered names."""
+    entry = REGISTRY.get(name)
+    if entry is None and isinstance(name, str) and "[" in name:
+        return _configured(name)
+    if entry is None:
+        raise _unknown("accountant", name)
+    return entry
 
 
 def default_output(names: list[str] | tuple[str, ...]) -> str:
@@ -293,9 +317,106 @@ def default_output(names: list[str] | tuple[str, ...]) -> str:
 def lookup(name: str) -> AccountantEntry | CalculatorEntry:
     """The accountant or calculator called ``name`` (what a sweep can evaluate)."""
     entry = REGISTRY.get(name) or CALCULATORS.get(name)
+    if entry is None and isinstance(name, str) and "[" in name:
+        return _configured(name)
     if entry is None:
         raise _unknown("accountant", name)
     return entry
+
+
+# --- families: vector options bound into an accountant's name ---------------------------------------
+#
+# A grid's parameters are numbers and its lists are axes, so a vector that describes one mechanism (a BLT's
+# buffer decays) cannot be a grid parameter.  ``configure`` binds a family's vectors into an entry of its own
+# whose name spells them, FAMILY[option=v1,v2,...;option=...]: sweeps, calibration and the command line pass
+# that name like any other, and ``get`` / ``lookup`` rebuild the entry from it in any process (Dask workers).
+
+_CONFIGURED: dict[str, AccountantEntry] = {}
+_SPELLED = re.compile(r"\s*(\w+)\s*\[(.*)\]\s*", re.DOTALL)
+
+
+def vector(value: Any, name: str) -> tuple[float, ...]:
+    """One vector option: a non-empty list of finite numbers, given as a sequence, a 1-D array, a number or
+    the command line's text "0.9,0.5"; a ValueError naming ``name`` otherwise."""
+    rule = f"{name} must be one non-empty list of finite numbers (such as {name}=0.9,0.5)"
+    if isinstance(value, str):
+        items = [item.strip() for item in value.split(",")]
+        try:
+            numbers = [float(item) for item in items] if value.strip() else []
+        except ValueError:
+            raise ValueError(f"{rule}, got {value!r}") from None
+    else:
+        try:
+            arr = np.asarray(value, dtype=object if isinstance(value, (bool, np.bool_)) else None)
+        except ValueError:  # a ragged nesting
+            arr = np.asarray(None, dtype=object)
+        if arr.dtype.kind not in "iuf" or arr.ndim > 1:
+            raise ValueError(f"{rule}, got {_validation.describe(value)}")
+        numbers = [float(x) for x in arr.reshape(-1)]
+    if not numbers:
+        raise ValueError(f"{rule}, got an empty list")
+    bad = next((x for x in numbers if not math.isfinite(x)), None)
+    if bad is not None:
+        raise ValueError(f"{rule}, got {bad!r} in {value!r}")
+    return tuple(numbers)
+
+
+def configure(name: str, **vectors: Any) -> str:
+    """The name of the accountant of family ``name`` with its vector options ``vectors`` bound (each one list
+    of numbers, ``vector``), such as ``dp_ftrl_banded[coefficients=1.0,0.5]``: what a sweep, ``calibrate`` and
+    the command line take.  A ValueError names an option that is missing, unknown or not a list of finite
+    numbers, and a combination the family refuses (a BLT's two lists of different lengths)."""
+    entry = REGISTRY.get(name)
+    if entry is None or not entry.vectors:
+        if entry is None and not (isinstance(name, str) and "[" in name):
+            raise _unknown("family", name)
+        raise ValueError(
+            f"{name!r} takes no vector options (it is not a family); the families: {', '.join(family_names())}"
+        )
+    order = [p for p in inspect.signature(entry.factory).parameters if p in entry.vectors]
+    unknown = sorted(set(vectors) - entry.vectors)
+    if unknown:
+        raise ValueError(
+            f"{name} has no vector option {', '.join(map(repr, unknown))}"
+            f"{_validation.did_you_mean(unknown[0], order)}; its vector options: {', '.join(order)}"
+        )
+    missing = [p for p in order if p not in vectors]
+    if missing:
+        raise ValueError(
+            f"accountant {name!r} needs {' and '.join(missing)}: one list of numbers"
+            f"{' each' if len(missing) > 1 else ''} (such as {missing[0]}=0.9,0.5)"
+        )
+    values = {p: vector(vectors[p], p) for p in order}
+    spelled = f"{name}[{';'.join(p + '=' + ','.join(map(repr, values[p])) for p in order)}]"
+    if spelled not in _CONFIGURED:
+        bind = getattr(entry.factory, "bind", None)
+        factory = bind(**values) if callable(bind) else functools.partial(entry.factory, **values)
+        _CONFIGURED[spelled] = dataclasses.replace(
+            entry, name=spelled, factory=factory, vectors=frozenset(), hidden=entry.hidden | entry.vectors
+        )
+    return spelled
+
+
+def _configured(spelled: str) -> AccountantEntry:
+    """The entry a configured name spells (``configure``)."""
+    found = _CONFIGURED.get(spelled)
+    if found is not None:
+        return found
+    match = _SPELLED.fullmatch(spelled)
+    if match is None or match.group(1) not in REGISTRY:
+        raise _unknown("accountant", spelled)
+    options: dict[str, str] = {}
+    for item in match.group(2).split(";"):
+        option, sep, value = item.partition("=")
+        if not sep or not option.strip():
+            raise ValueError(
+                f"accountant {spelled!r}: write FAMILY[option=v1,v2,...;option=...], such as "
+                f"dp_ftrl_banded[coefficients=1,0.5]; got the item {item.strip()!r}"
+            )
+        if option.strip() in options:
+            raise ValueError(f"accountant {spelled!r} gives {option.strip()} twice; give it once")
+        options[option.strip()] = value
+    return _CONFIGURED[configure(match.group(1), **options)]
 
 
 # --- the registered accountants -------------------------------------------------------------
@@ -593,6 +714,121 @@ for _strategy, _what in (("tree", "one binary tree"), ("tree_restart", "a tree r
             calibratable={"noise_multiplier": _SIGMA},
         )
     )
+
+
+class _StrategyFamily:
+    """The factory of a matrix accountant ``cls`` whose strategy is ``make(**vectors)``: ``cls``'s keywords but
+    ``strategy``, plus ``make``'s arguments (the family's vector options); ``bind(**vectors)`` is the factory of
+    one configured accountant, its strategy built (and checked) once."""
+
+    def __init__(self, family: str, cls: Callable[..., Any], make: Callable[..., Any], strategy: Any = None) -> None:
+        self.family, self.cls, self.make, self.strategy = family, cls, make, strategy
+        self.vectors = tuple(inspect.signature(make).parameters)
+        kept = [p for p in inspect.signature(cls).parameters.values() if p.name != "strategy"]
+        added = (
+            [] if strategy is not None else [inspect.Parameter(v, inspect.Parameter.KEYWORD_ONLY) for v in self.vectors]
+        )
+        self.__signature__ = inspect.Signature(kept + added)
+
+    def bind(self, **vectors: Any) -> _StrategyFamily:
+        return _StrategyFamily(self.family, self.cls, self.make, self.make(**vectors))
+
+    def __call__(self, **params: Any) -> Any:
+        strategy = self.strategy
+        if strategy is None:
+            missing = [v for v in self.vectors if v not in params]
+            if missing:
+                raise ValueError(
+                    f"accountant {self.family!r} is a family: its strategy's {' and '.join(missing)} (one list of "
+                    f"numbers each, not a grid axis) name the accountant, registry.configure({self.family!r}, "
+                    f"{', '.join(v + '=[...]' for v in self.vectors)}) in Python (a name such as "
+                    f"'{self.family}[{self.vectors[0]}=0.9,0.5;...]'), -p {self.vectors[0]}=0.9,0.5 on the command line"
+                )
+            strategy = self.make(**{v: vector(params.pop(v), v) for v in self.vectors})
+        return self.cls(**params, strategy=strategy)
+
+
+class _AmplifiedPerRun:
+    """AmplifiedBandedMF at points whose rounds or min_separation (single values in the class) vary: one
+    accountant per distinct (rounds, min_separation), at its points' noise multipliers and sampling rates."""
+
+    _RUN = ("rounds", "min_separation")
+    _BROADCAST = ("noise_multiplier", "sampling_rate")
+
+    def __init__(self, params: dict[str, Any]) -> None:
+        self._params = params
+
+    def _sides(self, method: str, argument: np.ndarray, bound: Bound) -> Any:
+        arrays = {
+            k: np.asarray(self._params[k]) for k in self._RUN + self._BROADCAST if self._params.get(k) is not None
+        }
+        shape = np.broadcast_shapes(argument.shape, *(a.shape for a in arrays.values()))
+        flat = {k: np.broadcast_to(a, shape).reshape(-1) for k, a in arrays.items()}
+        x = np.broadcast_to(argument, shape).reshape(-1)
+        runs = np.stack([flat[k] if k in flat else np.zeros(x.size) for k in self._RUN], axis=1)
+        keys, which = np.unique(runs, axis=0, return_inverse=True)
+        sides = np.empty((2 if bound == "both" else 1, x.size))
+        for index, key in enumerate(keys):
+            at = np.flatnonzero(which.reshape(-1) == index)
+            fixed = {k: v for k, v in self._params.items() if k not in arrays}
+            run: dict[str, Any] = {k: float(v) for k, v in zip(self._RUN, key) if k in flat}  # count() refuses 2.5
+            points: dict[str, Any] = {k: flat[k][at] for k in self._BROADCAST if k in flat}
+            acc = matrix.AmplifiedBandedMF(**fixed, **run, **points)
+            sides[:, at] = np.asarray(getattr(acc, method)(x[at], bound=bound), dtype=float).reshape(-1, at.size)
+        out = [scalar_or_array(side.reshape(shape)) for side in sides]
+        return tuple(out) if bound == "both" else out[0]
+
+    def delta(self, epsilon: Any, *, bound: Bound = "upper") -> Any:
+        return self._sides("delta", _validation.epsilon_values(epsilon), bound)
+
+    def epsilon(self, delta: Any, *, bound: Bound = "upper") -> Any:
+        return self._sides("epsilon", _validation.delta_values(delta), bound)
+
+
+def _amplified_banded_mf(**params: Any) -> Any:
+    """AmplifiedBandedMF: one accountant where rounds and min_separation are single values (the noise multiplier
+    and sampling rate broadcast), one per distinct pair of them otherwise (a grid over them)."""
+    if all(np.ndim(params.get(k, 0)) == 0 for k in _AmplifiedPerRun._RUN):
+        return matrix.AmplifiedBandedMF(**params)
+    return _AmplifiedPerRun(params)
+
+
+_amplified_banded_mf.__signature__ = inspect.signature(matrix.AmplifiedBandedMF)  # type: ignore[attr-defined]
+
+_DPFTRL_CERTIFIED = (
+    "clients at least min_separation rounds apart (at most max_participations times): exact Gaussian at the "
+    "certified L2 sensitivity (exact or a proved upper bound)"
+)
+for _family, _make, _what in (
+    ("dp_ftrl_blt", matrix.BLT, "a BLT strategy (buffer_decay theta, output_scale omega; Dvijotham et al. 2024)"),
+    ("dp_ftrl_banded", matrix.Banded, "a banded Toeplitz strategy (coefficients: C's first column; McKenna 2025)"),
+):
+    register(
+        AccountantEntry(
+            name=_family,
+            factory=_StrategyFamily(_family, matrix.DPFTRL, _make),
+            hidden=frozenset({"participation"}),
+            vectors=frozenset(inspect.signature(_make).parameters),
+            max_chunk=1 << 12,
+            summary=f"DP-FTRL, {_what}, {_DPFTRL_CERTIFIED}",
+            integers=frozenset({"rounds", "min_separation", "max_participations"}),
+            calibratable={"noise_multiplier": _SIGMA},
+        )
+    )
+register(
+    AccountantEntry(
+        name="amplified_banded_mf",
+        factory=_StrategyFamily("amplified_banded_mf", _amplified_banded_mf, matrix.Banded),
+        vectors=frozenset({"coefficients"}),
+        max_chunk=1 << 10,
+        summary="banded MF with cyclic Poisson sampling (coefficients: C's first column; min_separation groups, "
+        "each record of the round's group taken with probability sampling_rate; Choquette-Choo et al. 2023): "
+        "ceil(rounds / min_separation) subsampled Gaussian rounds at the largest column norm, PLD, certified upper "
+        "bound; the lower side from a realizable pair",
+        integers=frozenset({"rounds", "min_separation"}),
+        calibratable={"noise_multiplier": _SIGMA, "sampling_rate": Calibratable("increasing", 0.0, 1.0)},
+    )
+)
 
 register(
     AccountantEntry(

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import inspect
 from typing import Any
 
 __all__ = ["register", "run"]
@@ -21,13 +22,19 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..sweep import registry
+    from .. import registry
 
-    for name in registry.names():
+    for name in sorted(registry.names() + registry.family_names()):
         entry = registry.get(name)
         optional = [p for p in entry.parameters if p not in entry.required]
         print(f"{name}: {entry.summary}")
         print(f"    needs: {', '.join(entry.required)}" + (f"; optional: {', '.join(optional)}" if optional else ""))
+        if entry.vectors:
+            vectors = [p for p in inspect.signature(entry.factory).parameters if p in entry.vectors]
+            print(
+                f"    one list each (the strategy's, not a grid axis): {', '.join(vectors)}, as -p "
+                f"{vectors[0]}=0.9,0.5 or --{vectors[0].replace('_', '-')} 0.9,0.5"
+            )
         if entry.calibratable:
             print(
                 "    calibrate: "
@@ -57,8 +64,6 @@ def run(args: argparse.Namespace) -> int:
 def _mechanism_parameters() -> list[tuple[str, list[str], list[str]]]:
     """(name, required parameters, optional parameters) of each mechanism a compose stage takes: its
     constructor's keywords, but the PLD grid (the compose file's value_discretization_interval)."""
-    import inspect
-
     from ..pld.accountants.stages import MECHANISMS
 
     listed = []

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import re
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -25,6 +26,7 @@ __all__ = [
     "training_accountant",
     "TRAINING_FLAGS",
     "TRAINING_FLAG_SYNONYMS",
+    "MATRIX_FLAGS",
 ]
 
 EXIT_USAGE = 2
@@ -115,6 +117,12 @@ def accountant_options(parser: argparse.ArgumentParser) -> None:
             metavar="VALUE",
             help=help_text,
         )
+    strategy = parser.add_argument_group(
+        "a matrix mechanism, in its own words (-a dp_ftrl_tree, dp_ftrl_blt, dp_ftrl_banded or amplified_banded_mf; "
+        "--buffer-decay, --output-scale and --coefficients are ONE list each, the strategy's, never a grid axis)"
+    )
+    for flag, help_text in MATRIX_FLAGS.items():
+        strategy.add_argument(f"--{flag}", dest=f"matrix_{flag.replace('-', '_')}", metavar="VALUE", help=help_text)
     run.add_argument(
         "--sampling",
         choices=("poisson", "fixed_size", "balls_in_bins", "shuffle"),
@@ -136,6 +144,19 @@ TRAINING_FLAGS = {
     "total-clients": "clients in the population (DP-FedAvg)",
     "clients-per-round": "clients per round (expected, under Poisson sampling)",
     "rounds": "rounds (DP-FedAvg; a parameter of other accountants too)",
+}
+
+
+# a matrix mechanism's words: -p NAME=VALUE with NAME the flag's name with underscores
+MATRIX_FLAGS = {
+    "min-separation": "b: a client who took part in round t takes no part before round t + b (DP-FTRL); the number "
+    "of groups, round i taking from group i mod b (amplified_banded_mf)",
+    "max-participations": "k: at most this many rounds per client (DP-FTRL; default as many as b allows)",
+    "buffer-decay": "a BLT's buffer decays theta_1,...,theta_d, one list (dp_ftrl_blt; jax_privacy's buf_decay)",
+    "output-scale": "a BLT's output scales omega_1,...,omega_d, one list (dp_ftrl_blt)",
+    "coefficients": "a banded strategy's first column c_0,...,c_(b-1), one list (dp_ftrl_banded, amplified_banded_mf)",
+    "sampling-rate": "Poisson sampling rate q (amplified_banded_mf: each record of the round's group; also the "
+    "subsampled Gaussian accountants' sampling_rate)",
 }
 
 
@@ -212,6 +233,14 @@ def positive_int(text: str) -> int:
 
 
 def parameters(args: argparse.Namespace) -> dict[str, str]:
+    """The NAME=VALUE parameters and the flags that give them, but the vector options of a family -a names
+    (``accountant_names`` binds those into the accountant's name: a list there is one vector, not an axis)."""
+    params = _given(args)
+    vectors = set().union(*(entry.vectors for entry in _families(args)))
+    return {k: v for k, v in params.items() if k not in vectors}
+
+
+def _given(args: argparse.Namespace) -> dict[str, str]:
     params: dict[str, str] = {}
     for item in args.param:
         name, sep, value = item.partition("=")
@@ -225,7 +254,29 @@ def parameters(args: argparse.Namespace) -> dict[str, str]:
         value = getattr(args, f"run_{flag.replace('-', '_')}", None)
         if value is not None:
             add_once(params, flag.replace("-", "_"), value, f"--{flag}")
+    for flag in MATRIX_FLAGS:
+        value = getattr(args, f"matrix_{flag.replace('-', '_')}", None)
+        if value is not None:
+            add_once(params, flag.replace("-", "_"), value, f"--{flag}")
     return params
+
+
+def _named(args: argparse.Namespace) -> list[str]:
+    """The names -a gives: repeated or comma-separated (a configured name's own commas, inside its brackets,
+    stay: dp_ftrl_banded[coefficients=1,0.5])."""
+    given = args.accountant or []
+    items = [given] if isinstance(given, str) else given
+    return [n.strip() for item in items for n in re.split(r",(?![^\[\]]*\])", item) if n.strip()]
+
+
+def _families(args: argparse.Namespace) -> list[Any]:
+    """The registered families (entries with vector options) among the names -a gives."""
+    names = _named(args)
+    if not names:
+        return []
+    from ..registry import REGISTRY
+
+    return [REGISTRY[n] for n in names if n in REGISTRY and REGISTRY[n].vectors]
 
 
 def add_once(params: dict[str, str], name: str, value: str, flag: str) -> None:
@@ -241,7 +292,7 @@ def add_once(params: dict[str, str], name: str, value: str, flag: str) -> None:
 def accountant_names(args: argparse.Namespace, default: Sequence[str] | None = None) -> list[str]:
     from ..sweep import registry
 
-    names = [n.strip() for item in (args.accountant or []) for n in item.split(",") if n.strip()]
+    names = _named(args)
     training = training_accountant(args)
     if training is not None:
         if names and names != [training]:
@@ -251,4 +302,18 @@ def accountant_names(args: argparse.Namespace, default: Sequence[str] | None = N
         if default:
             return list(default)
         raise UsageError(f"say which accountant with -a NAME; registered: {', '.join(registry.names())}")
-    return names
+    families = {entry.name: entry for entry in _families(args)}
+    if not families and not any("[" in n for n in names):
+        return names
+    from ..registry import configure, get
+
+    # a family named bare gets its vectors from -p or the flags; a configured name is spelled the one way
+    given = _given(args)
+    return [
+        configure(n, **{k: given[k] for k in families[n].vectors if k in given})
+        if n in families
+        else get(n).name
+        if "[" in n
+        else n
+        for n in names
+    ]
