@@ -148,7 +148,8 @@ def _snapped(lam: float) -> float:
 def test_window_edges_are_the_best_rungs_of_the_whole_ladder():
     """The window walks the Chernoff ladder from the Gaussian-optimal rungs (pld_compose.hpp, chernoff_edges);
     its edges must be those of the best of all 13 rungs per side, computed here from the certified log-MGF,
-    on cases whose best rungs lie by the Gaussian optimum and far from it (the walk's both ends)."""
+    on cases whose best rungs lie by the Gaussian optimum and far from it (the walk's both ends), and of the
+    fixed rungs too where that window is wider than kFixedLadderWidth."""
     tail = pc.DEFAULT_TAIL
     best_rungs = set()
     for sigma, q, rounds, h in CASES:
@@ -160,12 +161,38 @@ def test_window_edges_are_the_best_rungs_of_the_whole_ladder():
         down = [rounds * float(_core.pld_log_mgf(factor.p, factor.k_lo, h, np.array([-lam]))[0]) for lam in lams]
         tops = [(k - math.log(tail)) / lam for k, lam in zip(up, lams)]
         bottoms = [(math.log(tail) - k) / lam for k, lam in zip(down, lams)]
+        if not (min(tops) - max(bottoms)) / h < 4 * 4096:  # kFixedLadderWidth: the fixed rungs join
+            fixed = [10.0 ** (-3.0 + 0.5 * i) for i in range(19)]
+            tops += [
+                (rounds * float(_core.pld_log_mgf(factor.p, factor.k_lo, h, np.array([lam]))[0]) - math.log(tail)) / lam
+                for lam in fixed
+            ]
+            bottoms += [
+                (math.log(tail) - rounds * float(_core.pld_log_mgf(factor.p, factor.k_lo, h, np.array([-lam]))[0]))
+                / lam
+                for lam in fixed
+            ]
         lo_full, hi_full = rounds * factor.k_lo, rounds * (factor.k_lo + factor.p.size - 1)
         b = min(math.ceil(min(tops) / h), hi_full)
         a = max(math.floor(max(bottoms) / h), lo_full)
         assert (got.k_lo, got.k_lo + got.p.size - 1) == (a, b), (sigma, q, rounds, h)
-        best_rungs |= {int(np.argmin(tops)), int(np.argmax(bottoms))}
+        best_rungs |= {int(np.argmin(tops[:13])), int(np.argmax(bottoms[:13]))}
     assert best_rungs & {9, 10, 11} and best_rungs - {8, 9, 10, 11, 12}, best_rungs
+
+
+def test_a_near_point_mass_is_cut_by_the_fixed_ladder():
+    """An optimistic PMF with its mass on one grid point but for masses of 1e-15 to 1e-13 up to 20 points away
+    (the add direction of sigma 2.59, q 2.07e-4 at h 1.95e-4): its grid variance puts every Gaussian rung far
+    above the useful lam, and without the fixed rungs its composition keeps nearly the whole support (about 18
+    of the 21 points per round below zero).  The fixed rungs cut it to the tail, and the cut is charged."""
+    h = 0.000195
+    direction = pld.subsampled_gaussian(2.589737339615605, 0.00020691380811147902, value_discretization_interval=h)
+    factor = next(iter(direction.directions[1])).lower
+    assert factor.k_lo <= -20 and np.max(factor.p) > 1 - 1e-12
+    for rounds in (1326, 5964, 56899):  # 2.2e4, 8.6e4 and 3.5e5 points on the Gaussian rungs alone
+        got = pc.compose([(factor, rounds)], pessimistic=False)
+        assert got.p.size < 4 * 4096 and got.k_lo > 0.1 * rounds * factor.k_lo, rounds
+        assert -2 * pc.DEFAULT_TAIL <= got.shift < 0  # both cut ends subtracted on the optimistic side
 
 
 @pytest.mark.parametrize("p1, count", [(0.4, 400), (0.1, 1000), (0.5, 256)])
