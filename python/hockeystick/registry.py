@@ -644,7 +644,7 @@ for _sampling, _suffix, _how in (
     ("poisson", "", "Poisson-subsampled Gaussian PLD"),
     ("fixed_size", "_fixed_size", "fixed-size batches, replace-one PLD"),
     ("balls_in_bins", "_balls_in_bins", "balls-in-bins batches (random allocation), add/remove PLD"),
-    ("shuffle", "_shuffle", "shuffled batches, replace-one: the Gaussian per epoch above, a realizable PLD below"),
+    ("shuffle", "_shuffle", "shuffled batches, replace-one: Gaussian per epoch above, shift-2 balls-in-bins PLD below"),
 ):
     _sgd = functools.partial(training.DPSGD, sampling=cast(training.Sampling, _sampling))
     _fedavg = functools.partial(training.DPFedAvg, sampling=cast(training.Sampling, _sampling))
