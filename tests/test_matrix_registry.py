@@ -198,6 +198,9 @@ def test_calibrated_noise_multiplier_meets_the_target_and_a_slightly_smaller_one
         "1e-6",
     )
     assert rows[0]["noise_multiplier"] == z
+    # without --parameter, calibrate solves for the accountant's noise (noise_multiplier here)
+    argv = ["calibrate", "-a", "dp_ftrl_blt", "--rounds", "100", *BLT_RUN, "--epsilon", "8", "--delta", "1e-6"]
+    assert _json(capsys, *argv)[0]["noise_multiplier"] == z
     # the amplified family: its certified upper side at z meets the target, below z it does not
     amplified = registry.configure("amplified_banded_mf", coefficients=[0.8, 0.5, 0.3])
     z = calibrate(

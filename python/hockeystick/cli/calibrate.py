@@ -43,7 +43,7 @@ def register(subparsers: Any) -> None:
         "--parameter",
         default=None,
         metavar="NAME",
-        help="what to calibrate (default sigma, or noise_multiplier for a training run; rounds, "
+        help="what to calibrate (default the accountant's noise: noise_multiplier or sigma; rounds, "
         "sampling_rate, epochs, batch_size, sample_rate ... where the accountant has it)",
     )
     cal.add_argument(
@@ -86,9 +86,8 @@ def run(args: argparse.Namespace) -> int:
         for name in ("epsilon", "delta"):
             if name not in params:
                 raise UsageError(f"calibration needs a target: give --{name} VALUE")
-        parameter = args.parameter or (
-            "noise_multiplier" if accountants[0].startswith(("dp_sgd", "dp_fedavg")) else "sigma"
-        )
+        noise = [name for name in ("noise_multiplier", "sigma") if name in first.calibratable]
+        parameter = args.parameter or next(iter(noise or first.calibratable), "sigma")
     grid = Grid.from_parameters(accountants, parameter, params, args.bound or "upper")
     check_format(args, grid.size, args.max_rows)
     result = execute(grid, args, out=args.out, keep=grid.size <= args.max_rows)
