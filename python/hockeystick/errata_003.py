@@ -9,17 +9,23 @@ bracket on what it spends.  ``sigma_curves()``: prescribed and needed sigma over
 8 silos, at Theorem 2.1's sigma and at the certified sigma for the same (eps0, delta0) and K: the
 same privacy for less noise.  delta0 = 1/n^2 as in the paper's experiments; the
 PLD grid is 1e-3, whose brackets are certified (upper bounds never below the truth).
+
+Each of these reports a row (a point of a curve) done through ``hockeystick.progress`` as it finishes
+it; ``write_tables_and_figure`` runs each table and curve as a ``progress.stage``: a bar per table on
+stderr under ``progress.showing(True)`` (``hockeystick figures --progress``).
 """
 
 from __future__ import annotations
 
 import importlib.util
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, cast
 
 import numpy as np
 
+from . import progress
 from .calibrate import calibrate
 from .isrl import (
     GroupNoisyMBSGD,
@@ -84,72 +90,77 @@ def _needed_sigma(n: int, rounds: int, k: int, eps0: float, delta0: float, start
 def theory_rows(rows: tuple[tuple[int, int, float], ...] = THEORY) -> list[dict[str, Any]]:
     """Theorem 2.1 (L = 1): prescribed sigma, certified eps at it, needed sigma, ratio."""
     out = []
-    for n, rounds, eps0 in rows:
-        delta0 = 1.0 / n**2
-        k = int(theorem_2_1_batch_size(rounds=rounds, silo_size=n, epsilon=eps0, delta=delta0))
-        paper = float(theorem_2_1_sigma(lipschitz=1.0, rounds=rounds, silo_size=n, epsilon=eps0, delta=delta0))
-        lower, upper = cast(
-            tuple[float, float],
-            NoisyMBSGD(
-                sigma=paper,
-                lipschitz=1.0,
-                batch_size=k,
-                silo_size=n,
-                rounds=rounds,
-                value_discretization_interval=INTERVAL,
-            ).epsilon(delta0, bound="both"),
-        )
-        needed = _needed_sigma(n, rounds, k, eps0, delta0, paper / 5)
-        out.append(
-            dict(
-                n=n,
-                R=rounds,
-                eps0=eps0,
-                K=k,
-                sigma_paper=paper,
-                eps_lower=lower,
-                eps_upper=upper,
-                sigma_needed=needed,
-                ratio=paper / needed,
+    with progress.counted() as done:
+        for n, rounds, eps0 in rows:
+            delta0 = 1.0 / n**2
+            k = int(theorem_2_1_batch_size(rounds=rounds, silo_size=n, epsilon=eps0, delta=delta0))
+            paper = float(theorem_2_1_sigma(lipschitz=1.0, rounds=rounds, silo_size=n, epsilon=eps0, delta=delta0))
+            lower, upper = cast(
+                tuple[float, float],
+                NoisyMBSGD(
+                    sigma=paper,
+                    lipschitz=1.0,
+                    batch_size=k,
+                    silo_size=n,
+                    rounds=rounds,
+                    value_discretization_interval=INTERVAL,
+                ).epsilon(delta0, bound="both"),
             )
-        )
+            needed = _needed_sigma(n, rounds, k, eps0, delta0, paper / 5)
+            out.append(
+                dict(
+                    n=n,
+                    R=rounds,
+                    eps0=eps0,
+                    K=k,
+                    sigma_paper=paper,
+                    eps_lower=lower,
+                    eps_upper=upper,
+                    sigma_needed=needed,
+                    ratio=paper / needed,
+                )
+            )
+            done(1)
     return out
 
 
 def experiment_rows(rows: tuple[tuple[int, int, float], ...] = EXPERIMENTS) -> list[dict[str, Any]]:
     """App. I (L = 1): the experiments' K and sigma, and the certified bracket on what they spend."""
     out = []
-    for n, rounds, eps in rows:
-        delta = 1.0 / n**2
-        k = int(appendix_i_batch_size(rounds=rounds, silo_size=n, epsilon=eps))
-        sigma = float(appendix_i_sigma(lipschitz=1.0, rounds=rounds, silo_size=n, epsilon=eps, delta=delta))
-        lower, upper = cast(
-            tuple[float, float],
-            NoisyMBSGD(
-                sigma=sigma,
-                lipschitz=1.0,
-                batch_size=k,
-                silo_size=n,
-                rounds=rounds,
-                value_discretization_interval=INTERVAL,
-            ).epsilon(delta, bound="both"),
-        )
-        out.append(
-            dict(
-                n=n,
-                R=rounds,
-                eps=eps,
-                K=k,
-                sigma_paper=sigma,
-                eps_lower=lower,
-                eps_upper=upper,
-                violated=bool(lower > eps),
+    with progress.counted() as done:
+        for n, rounds, eps in rows:
+            delta = 1.0 / n**2
+            k = int(appendix_i_batch_size(rounds=rounds, silo_size=n, epsilon=eps))
+            sigma = float(appendix_i_sigma(lipschitz=1.0, rounds=rounds, silo_size=n, epsilon=eps, delta=delta))
+            lower, upper = cast(
+                tuple[float, float],
+                NoisyMBSGD(
+                    sigma=sigma,
+                    lipschitz=1.0,
+                    batch_size=k,
+                    silo_size=n,
+                    rounds=rounds,
+                    value_discretization_interval=INTERVAL,
+                ).epsilon(delta, bound="both"),
             )
-        )
+            out.append(
+                dict(
+                    n=n,
+                    R=rounds,
+                    eps=eps,
+                    K=k,
+                    sigma_paper=sigma,
+                    eps_lower=lower,
+                    eps_upper=upper,
+                    violated=bool(lower > eps),
+                )
+            )
+            done(1)
     return out
 
 
 SIGMA_CURVE_EPSILONS = (0.25, 0.5, 1.0, 2.0, 4.0)
+UTILITY_EPSILONS = (0.75, 1.5, 3.0, 6.0)
 
 
 def sigma_curves(n: int = 1238, rounds: int = 35, epsilons: np.ndarray | None = None) -> dict[str, np.ndarray]:
@@ -158,10 +169,14 @@ def sigma_curves(n: int = 1238, rounds: int = 35, epsilons: np.ndarray | None = 
     delta0 = 1.0 / n**2
     paper, needed = [], []
     epsilons = np.asarray(SIGMA_CURVE_EPSILONS if epsilons is None else epsilons, dtype=np.float64)
-    for eps0 in epsilons:
-        k = int(theorem_2_1_batch_size(rounds=rounds, silo_size=n, epsilon=eps0, delta=delta0))
-        paper.append(float(theorem_2_1_sigma(lipschitz=1.0, rounds=rounds, silo_size=n, epsilon=eps0, delta=delta0)))
-        needed.append(_needed_sigma(n, rounds, k, float(eps0), delta0, paper[-1] / 5))
+    with progress.counted() as done:
+        for eps0 in epsilons:
+            k = int(theorem_2_1_batch_size(rounds=rounds, silo_size=n, epsilon=eps0, delta=delta0))
+            paper.append(
+                float(theorem_2_1_sigma(lipschitz=1.0, rounds=rounds, silo_size=n, epsilon=eps0, delta=delta0))
+            )
+            needed.append(_needed_sigma(n, rounds, k, float(eps0), delta0, paper[-1] / 5))
+            done(1)
     return {
         "epsilon": np.asarray(epsilons, float),
         "Theorem 2.1 (paper)": np.array(paper),
@@ -170,7 +185,7 @@ def sigma_curves(n: int = 1238, rounds: int = 35, epsilons: np.ndarray | None = 
 
 
 def utility_rows(
-    epsilons: tuple[float, ...] = (0.75, 1.5, 3.0, 6.0),
+    epsilons: tuple[float, ...] = UTILITY_EPSILONS,
     *,
     silos: int = 8,
     rounds: int = 35,
@@ -185,41 +200,43 @@ def utility_rows(
     n = int(np.min(np.diff(train.offsets)))
     delta0 = 1.0 / n**2
     out = []
-    for eps0 in epsilons:
-        k = int(theorem_2_1_batch_size(rounds=rounds, silo_size=n, epsilon=eps0, delta=delta0))
-        paper = float(theorem_2_1_sigma(lipschitz=1.0, rounds=rounds, silo_size=n, epsilon=eps0, delta=delta0))
-        needed = _needed_sigma(n, rounds, k, eps0, delta0, paper / 5)
-        errors = {}
-        for label, sigma in (("paper", paper), ("certified", needed)):
-            runs = [
-                simulate.isrl_minibatch_sgd(
-                    train,
-                    rounds=rounds,
-                    batch=k,
-                    rate=rate,
-                    sigma=sigma,
-                    clip=1.0,
-                    seed=seed,
-                    test=test,
-                    output="average",
-                    threads=1,
+    with progress.counted() as done:
+        for eps0 in epsilons:
+            k = int(theorem_2_1_batch_size(rounds=rounds, silo_size=n, epsilon=eps0, delta=delta0))
+            paper = float(theorem_2_1_sigma(lipschitz=1.0, rounds=rounds, silo_size=n, epsilon=eps0, delta=delta0))
+            needed = _needed_sigma(n, rounds, k, eps0, delta0, paper / 5)
+            errors = {}
+            for label, sigma in (("paper", paper), ("certified", needed)):
+                runs = [
+                    simulate.isrl_minibatch_sgd(
+                        train,
+                        rounds=rounds,
+                        batch=k,
+                        rate=rate,
+                        sigma=sigma,
+                        clip=1.0,
+                        seed=seed,
+                        test=test,
+                        output="average",
+                        threads=1,
+                    )
+                    for seed in range(seeds)
+                ]
+                errors[label] = 1.0 - float(
+                    np.mean([run.test_accuracy[-1] for run in runs if run.test_accuracy is not None])
                 )
-                for seed in range(seeds)
-            ]
-            errors[label] = 1.0 - float(
-                np.mean([run.test_accuracy[-1] for run in runs if run.test_accuracy is not None])
+            out.append(
+                dict(
+                    eps0=eps0,
+                    n=n,
+                    K=k,
+                    sigma_paper=paper,
+                    sigma_needed=needed,
+                    test_error_paper=errors["paper"],
+                    test_error_certified=errors["certified"],
+                )
             )
-        out.append(
-            dict(
-                eps0=eps0,
-                n=n,
-                K=k,
-                sigma_paper=paper,
-                sigma_needed=needed,
-                test_error_paper=errors["paper"],
-                test_error_certified=errors["certified"],
-            )
-        )
+            done(1)
     return out
 
 
@@ -228,35 +245,37 @@ def shuffle_rows(rows: tuple[tuple[int, int, int, float], ...] = SHUFFLE) -> lis
     D.5's (eps_r, delta~_r) from it (None where its condition on eps0 fails), and the certified epsilon of
     the same round at delta~_r, shuffled (``ShuffledNoisyMBSGD``) and unshuffled (the silo's own)."""
     out = []
-    for silos, n, k, sigma in rows:
-        kw = dict(
-            sigma=sigma, lipschitz=1.0, batch_size=k, silo_size=n, rounds=1, value_discretization_interval=INTERVAL
-        )
-        unshuffled = NoisyMBSGD(**kw)
-        eps0 = cast(float, unshuffled.epsilon(SHUFFLE_DELTA0))
-        try:
-            paper_eps, paper_delta = (
-                float(v)
-                for v in theorem_d5_round(
-                    epsilon0=eps0, delta0=SHUFFLE_DELTA0, silo_size=n, silos=silos, delta=SHUFFLE_DELTA
+    with progress.counted() as done:
+        for silos, n, k, sigma in rows:
+            kw = dict(
+                sigma=sigma, lipschitz=1.0, batch_size=k, silo_size=n, rounds=1, value_discretization_interval=INTERVAL
+            )
+            unshuffled = NoisyMBSGD(**kw)
+            eps0 = cast(float, unshuffled.epsilon(SHUFFLE_DELTA0))
+            try:
+                paper_eps, paper_delta = (
+                    float(v)
+                    for v in theorem_d5_round(
+                        epsilon0=eps0, delta0=SHUFFLE_DELTA0, silo_size=n, silos=silos, delta=SHUFFLE_DELTA
+                    )
+                )
+            except ValueError:
+                paper_eps, paper_delta = None, SHUFFLE_DELTA + 2 * silos * n * SHUFFLE_DELTA0
+            target = min(paper_delta, 0.5)
+            out.append(
+                dict(
+                    silos=silos,
+                    n=n,
+                    K=k,
+                    sigma=sigma,
+                    eps0=eps0,
+                    paper_eps=paper_eps,
+                    delta=target,
+                    shuffled_eps=float(ShuffledNoisyMBSGD(silos=silos, **kw).epsilon(target)),
+                    unshuffled_eps=cast(float, unshuffled.epsilon(target)),
                 )
             )
-        except ValueError:
-            paper_eps, paper_delta = None, SHUFFLE_DELTA + 2 * silos * n * SHUFFLE_DELTA0
-        target = min(paper_delta, 0.5)
-        out.append(
-            dict(
-                silos=silos,
-                n=n,
-                K=k,
-                sigma=sigma,
-                eps0=eps0,
-                paper_eps=paper_eps,
-                delta=target,
-                shuffled_eps=float(ShuffledNoisyMBSGD(silos=silos, **kw).epsilon(target)),
-                unshuffled_eps=cast(float, unshuffled.epsilon(target)),
-            )
-        )
+            done(1)
     return out
 
 
@@ -285,28 +304,32 @@ def group_rows(
     base = dict(
         sigma=sigma, lipschitz=1.0, batch_size=k, silo_size=n, rounds=rounds, value_discretization_interval=INTERVAL
     )
-    eps0 = cast(float, NoisyMBSGD(**base).epsilon(delta0))
     out = []
-    for group in groups:
-        group_eps, group_delta = (
-            float(v) for v in user_level_group_privacy(epsilon=eps0, delta=delta0, silo_size=group)
-        )
-        at = group_delta if group_delta < 1 else delta0  # group privacy void: the certified bracket at delta0
-        lower, upper = cast(tuple[float, float], GroupNoisyMBSGD(group_size=group, **base).epsilon(at, bound="both"))
-        out.append(
-            dict(
-                group=group,
-                n=n,
-                K=k,
-                R=rounds,
-                sigma=sigma,
-                group_eps=group_eps,
-                group_delta=group_delta,
-                at=at,
-                eps_lower=lower,
-                eps_upper=upper,
+    with progress.counted() as done:  # the silo's eps0 too: its accountant's reports are no row
+        eps0 = cast(float, NoisyMBSGD(**base).epsilon(delta0))
+        for group in groups:
+            group_eps, group_delta = (
+                float(v) for v in user_level_group_privacy(epsilon=eps0, delta=delta0, silo_size=group)
             )
-        )
+            at = group_delta if group_delta < 1 else delta0  # group privacy void: the certified bracket at delta0
+            lower, upper = cast(
+                tuple[float, float], GroupNoisyMBSGD(group_size=group, **base).epsilon(at, bound="both")
+            )
+            out.append(
+                dict(
+                    group=group,
+                    n=n,
+                    K=k,
+                    R=rounds,
+                    sigma=sigma,
+                    group_eps=group_eps,
+                    group_delta=group_delta,
+                    at=at,
+                    eps_lower=lower,
+                    eps_upper=upper,
+                )
+            )
+            done(1)
     return out
 
 
@@ -351,25 +374,41 @@ def markdown(theory: list[dict[str, Any]], experiments: list[dict[str, Any]]) ->
     return "\n".join(lines) + "\n"
 
 
+def _stage(name: str, total: int, unit: str) -> AbstractContextManager[None]:
+    """A table's or curve's ``progress.stage``, its name padded so that the bars line up."""
+    return progress.stage(f"paper 003 {name:<14}", total, unit)
+
+
 def write_tables_and_figure(out_dir: str | Path, *, written: Callable[[Path], None] | None = None) -> list[Path]:
     """Write ``paper-003-calibration.md`` (the calibration tables and the shuffled round's), ``paper-003-sigma.png`` (sigma prescribed vs
     needed over eps0) and, when the simulator's extra is installed (numba, scikit-learn),
     ``paper-003-utility.png`` (test error at each) into ``out_dir``; return their paths.
-    ``written``: called with each path as soon as that file is written (a command lists them as they come)."""
+    ``written``: called with each path as soon as that file is written (a command lists them as they come).
+    Each table and curve is a ``progress.stage`` counting its rows (its points): under
+    ``progress.showing(True)`` a bar per table on stderr, else reports to the caller's listener."""
     report = written if written is not None else (lambda path: None)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     table = out / "paper-003-calibration.md"
+    with _stage("Thm 2.1 table", len(THEORY), "row"):
+        theory = theory_rows()
+    with _stage("App. I table", len(EXPERIMENTS), "row"):
+        experiments = experiment_rows()
+    with _stage("shuffle table", len(SHUFFLE), "row"):
+        shuffled = shuffle_rows()
+    with _stage("group table", len(GROUPS), "row"):
+        groups = group_rows()
     table.write_text(
         "# Paper 003: prescribed noise against certified accounting (L = 1, delta0 = 1/n^2)\n\n"
-        + markdown(theory_rows(), experiment_rows())
+        + markdown(theory, experiments)
         + "\n## One shuffled round (Thm D.5), L = 1, delta = 1e-6\n\n"
-        + shuffle_markdown(shuffle_rows())
+        + shuffle_markdown(shuffled)
         + "\n## A user holding k of n = 1000 records (App. C.2), K = 64, R = 35, sigma = L\n\n"
-        + group_markdown(group_rows())
+        + group_markdown(groups)
     )
     report(table)
-    curves = sigma_curves()
+    with _stage("sigma figure", len(SIGMA_CURVE_EPSILONS), "eps0"):
+        curves = sigma_curves()
     eps = curves.pop("epsilon")
     figure = Path(
         parameter_curves(
@@ -384,7 +423,8 @@ def write_tables_and_figure(out_dir: str | Path, *, written: Callable[[Path], No
     report(figure)
     if importlib.util.find_spec("numba") is None or importlib.util.find_spec("sklearn") is None:
         return [table, figure]  # the simulator's figure needs the simulate extra: pip install 'hockeystick[simulate]'
-    rows = utility_rows()
+    with _stage("utility figure", len(UTILITY_EPSILONS), "eps0"):
+        rows = utility_rows()
     utility = Path(
         parameter_curves(
             [r["eps0"] for r in rows],

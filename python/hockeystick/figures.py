@@ -84,7 +84,9 @@ _TITLES = {
 def write_figures(out_dir: str | Path, *, written: Callable[[Path], None] | None = None) -> list[Path]:
     """Draw the three figures as PNG files in ``out_dir`` (created if needed), then paper 003's tables and
     figures (``errata_003.write_tables_and_figure``); return their paths.  ``written``: called with each
-    path as soon as that file is written (``hockeystick figures`` lists them as they come)."""
+    path as soon as that file is written (``hockeystick figures`` lists them as they come).  Paper 003's tables
+    and curves report their rows as ``hockeystick.progress`` stages: wrap the call in
+    ``progress.showing(True)`` for a bar per table on stderr."""
     require_extra("write_figures", "matplotlib")
     import matplotlib
 

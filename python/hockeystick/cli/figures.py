@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
+from .. import progress
 from .._optional import install_command, require_extra
 from .common import UsageError
 
@@ -31,6 +33,14 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="write into a --out-dir that is not empty, replacing figures of the same names (refused otherwise)",
     )
+    fig.add_argument(
+        "--progress",
+        dest="progress",
+        action="store_true",
+        default=None,
+        help="always show a bar per table of paper 003 as its rows are computed (default: when stderr is a terminal)",
+    )
+    fig.add_argument("--no-progress", dest="progress", action="store_false", help="never show them")
     fig.set_defaults(func=run)
 
 
@@ -61,7 +71,8 @@ def run(args: argparse.Namespace) -> int:
         ) from None
     if not os.access(out_dir, os.W_OK):
         raise UsageError(f"--out-dir {str(out_dir)!r} is not writable")
-    write_figures(out_dir, written=_print_written)
+    with progress.showing(sys.stderr.isatty() if args.progress is None else args.progress):
+        write_figures(out_dir, written=_print_written)
     return 0
 
 

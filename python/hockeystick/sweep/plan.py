@@ -12,6 +12,10 @@ the caller consents (``allow_large=True``, command line ``--allow-large``):
   memory, more than half of the memory available now);
 - an estimated run time above ``MAX_SECONDS`` (12 hours in this process, or spread over
   the Dask workers).
+
+A pilot of slow points (PLD accountants, calibrations) can take seconds: with ``progress`` it has a
+"timing pilot" bar on stderr counting its points as the accountants report finished blocks, cleared
+when it ends (the plan's line then reports the pilot).
 """
 
 from __future__ import annotations
@@ -19,13 +23,18 @@ from __future__ import annotations
 import io
 import os
 import shutil
+import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 
+from .. import progress as progress_hook
 from .grid import Chunk, Grid
 
 __all__ = ["MAX_POINTS", "MAX_SECONDS", "SweepPlan", "plan_sweep"]
@@ -93,8 +102,17 @@ class SweepPlan:
         return text
 
 
-def plan_sweep(grid: Grid, path: str | os.PathLike[str] | None, chunk_size: int, *, workers: int = 1) -> SweepPlan:
-    """Estimate ``grid``'s cost when written to ``path`` (format from the suffix; None: memory)."""
+def plan_sweep(
+    grid: Grid,
+    path: str | os.PathLike[str] | None,
+    chunk_size: int,
+    *,
+    workers: int = 1,
+    progress: bool | None = False,
+) -> SweepPlan:
+    """Estimate ``grid``'s cost when written to ``path`` (format from the suffix; None: memory).
+
+    ``progress``: the timing pilot's bar on stderr (None: when stderr is a terminal)."""
 
     n_inputs, n_outputs = len(grid.axes), len(grid.outputs)
     several = grid.has_best
@@ -106,7 +124,9 @@ def plan_sweep(grid: Grid, path: str | os.PathLike[str] | None, chunk_size: int,
     else:  # parquet and memory: 8 bytes a double (axes compress in Parquet; memory holds them flat)
         per_point = _DOUBLE * (n_outputs + (n_inputs if path is None else 0)) + several
     scratch = 0 if path is None else (_DOUBLE * n_outputs + several) * grid.size
-    seconds, pilot_points, pilot_seconds = _pilot(grid, chunk_size, suffix)
+    shown = progress if _pilot_cap(grid, chunk_size) >= 1 else False  # a grid without a pilot has no bar
+    with pilot_bar(shown) as bar, progress_hook.reporting(bar.update):
+        seconds, pilot_points, pilot_seconds = _pilot(grid, chunk_size, suffix)
     if seconds is not None:
         seconds /= max(1, workers)
     return SweepPlan(
@@ -123,16 +143,27 @@ def plan_sweep(grid: Grid, path: str | os.PathLike[str] | None, chunk_size: int,
 
 
 def _pilot(grid: Grid, chunk_size: int, suffix: str | None) -> tuple[float | None, int, float]:
-    """(estimated seconds for the whole grid, pilot points, pilot seconds), or (None, 0, 0) for small grids."""
-    cap = min(_PILOT_MAX_POINTS, chunk_size, grid.size // _PILOT_FRACTION)
+    """(estimated seconds for the whole grid, pilot points, pilot seconds), or (None, 0, 0) for small grids.
+    The caller's progress listener counts the points evaluated, moved as the accountants finish blocks."""
+    from .run import BlockProgress  # the run module imports this one
+
+    cap = _pilot_cap(grid, chunk_size)
     if cap < 1:
         return None, 0, 0.0
     n = min(16, cap)
-    with tempfile.TemporaryDirectory(prefix="hockeystick-pilot-") as scratch:
-        _pipeline_seconds(grid, grid.chunk(0, n), suffix, Path(scratch))  # warm: imports, first-use set-up
+    with tempfile.TemporaryDirectory(prefix="hockeystick-pilot-") as scratch, progress_hook.counted() as done:
+        points = SimpleNamespace(update=done)  # BlockProgress's bar: points, not the accountants' elements
+
+        def timed(chunk: Chunk) -> float:
+            moved = BlockProgress(points, chunk.size, len(grid.entries))
+            seconds = _pipeline_seconds(grid, chunk, suffix, Path(scratch), moved.advance)
+            moved.finish()
+            return seconds
+
+        timed(grid.chunk(0, n))  # warm: imports, first-use set-up
         while True:
             chunk = grid.chunk(0, n)
-            elapsed = _pipeline_seconds(grid, chunk, suffix, Path(scratch))
+            elapsed = timed(chunk)
             if elapsed >= _PILOT_SECONDS or n >= cap:
                 break
             n = min(cap, n * 8)
@@ -140,13 +171,31 @@ def _pilot(grid: Grid, chunk_size: int, suffix: str | None) -> tuple[float | Non
     return grid.size / rate, chunk.size, elapsed
 
 
-def _pipeline_seconds(grid: Grid, chunk: Chunk, suffix: str | None, scratch: Path) -> float:
-    """CPU seconds for one chunk as a run handles it: evaluate, summarize, save, write."""
+def _pilot_cap(grid: Grid, chunk_size: int) -> int:
+    """The pilot's largest chunk (0: the grid is too small to need a pilot)."""
+    return min(_PILOT_MAX_POINTS, chunk_size, grid.size // _PILOT_FRACTION)
+
+
+def pilot_bar(progress: bool | None) -> Any:
+    """The pilot's bar over the points it evaluates (how many is not known in advance: it grows its chunk
+    until one takes ``_PILOT_SECONDS``), cleared when done so the sweep's bar takes its line."""
+    from tqdm.auto import tqdm
+
+    enabled = sys.stderr.isatty() if progress is None else progress
+    return tqdm(unit="pt", unit_scale=True, disable=not enabled, file=sys.stderr, desc="timing pilot", leave=False)
+
+
+def _pipeline_seconds(
+    grid: Grid, chunk: Chunk, suffix: str | None, scratch: Path, advance: Callable[[int], None] | None = None
+) -> float:
+    """CPU seconds for one chunk as a run handles it: evaluate, summarize, save, write.  ``advance``: the
+    listener of the accountants' finished blocks (``hockeystick.progress``) during the evaluation."""
     from .run import Summary, evaluate  # the run module imports this one
     from .writers import open_writer
 
     started = time.process_time()
-    outputs = evaluate(grid, grid.chunk_parameters(chunk), grid.block_shape(chunk))
+    with progress_hook.reporting(advance):
+        outputs = evaluate(grid, grid.chunk_parameters(chunk), grid.block_shape(chunk))
     Summary(grid).update(chunk, outputs)
     np.savez(io.BytesIO(), **outputs)  # type: ignore[arg-type]  # the chunk file
     if suffix in (".csv", ".parquet"):  # NPZ's writer is a copy into a memory map, like the chunk file

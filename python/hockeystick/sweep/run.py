@@ -4,7 +4,7 @@
 not replace a file unasked, then a probe of every axis value and every corner of the grid
 through each accountant, under a "checking" bar; a grid no larger than that probe is evaluated
 whole there instead, once, under the sweep's bar), so bad input fails before any file is written;
-it then plans the run (points, bytes, a timed pilot: ``plan.py``) and refuses one above the limits
+it then plans the run (points, bytes, a timed pilot under its own bar: ``plan.py``) and refuses one above the limits
 unless ``allow_large=True``.  It evaluates chunk after chunk (one accountant call per chunk and
 accountant), saves each chunk's outputs in the run's working directory (``checkpoint.py``:
 a run killed by SIGTERM or SIGKILL continues with ``resume=True``), hands each chunk to the
@@ -316,7 +316,7 @@ def run_sweep(
     evaluated = preflight(grid, path, overwrite=overwrite, progress=progress)  # the whole grid, when small
     # The pilot measures CPU seconds; in this process the accountants spread a chunk over every core
     # they may use (their default threads, _validation.workers(None)), so the wall estimate is CPU / that.
-    check_plan(plan_sweep(grid, path, chunk_size, workers=_validation.workers(None)), allow_large)
+    check_plan(plan_sweep(grid, path, chunk_size, workers=_validation.workers(None), progress=progress), allow_large)
     started = time.perf_counter() if evaluated is None else checking  # the run's seconds count its evaluation
     workspace = None if path is None else Workspace.open_for(path, grid, chunk_size, resume=resume)
     try:
