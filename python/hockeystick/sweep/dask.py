@@ -126,7 +126,7 @@ def run_on_dask(
     check_run_flags(path, overwrite=overwrite, resume=resume)
     preflight(grid, path, overwrite=overwrite)
     if scheduler is None:
-        check_plan(plan_sweep(grid, path, chunk_size, workers=workers), allow_large)
+        check_plan(plan_sweep(grid, path, chunk_size, workers=workers, progress=progress), allow_large)
     started = time.perf_counter()
     cluster = None
     try:
@@ -135,7 +135,7 @@ def run_on_dask(
         with Client(scheduler if cluster is None else cluster) as client:
             if scheduler is not None:
                 threads = sum(client.nthreads().values())
-                check_plan(plan_sweep(grid, path, chunk_size, workers=threads), allow_large)
+                check_plan(plan_sweep(grid, path, chunk_size, workers=threads, progress=progress), allow_large)
             workspace = (
                 Workspace.temporary(grid, chunk_size)
                 if path is None
