@@ -7,6 +7,8 @@ lost are about log10(eps / r^2) + 2, so 50 digits of result need dps ~ 50 + that
 
 from __future__ import annotations
 
+import itertools
+
 import mpmath as mp
 
 
@@ -39,3 +41,26 @@ def laplace_hockey_stick(distance: float, scale: float, eps: float) -> mp.mpf:
         kink = (d - e * b) / 2  # where p = e^eps q inside (0, d)
         points = sorted({mp.mpf(0), d, min(max(kink, 0), d)})
         return mp.quad(f, [-mp.inf, *points, mp.inf])
+
+
+def exponential_law(scores: list[float], epsilon: float, scale: float = 2) -> list[mp.mpf]:
+    """The exponential mechanism's output law, P(r) proportional to exp(epsilon score_r / scale), at the working
+    precision."""
+    w = [mp.e ** (mp.mpf(epsilon) * mp.mpf(s) / scale) for s in scores]
+    total = mp.fsum(w)
+    return [x / total for x in w]
+
+
+def permute_and_flip_law(scores: list[float], epsilon: float) -> list[mp.mpf]:
+    """Permute-and-flip's output law (McKenna & Sheldon 2020), every order of the candidates enumerated, at the
+    working precision."""
+    k, top = len(scores), max(scores)
+    accept = [mp.e ** (mp.mpf(epsilon) * (mp.mpf(s) - top) / 2) for s in scores]
+    out = [mp.mpf(0)] * k
+    orders = list(itertools.permutations(range(k)))
+    for order in orders:
+        reach = mp.mpf(1)
+        for r in order:
+            out[r] += reach * accept[r] / len(orders)
+            reach *= 1 - accept[r]
+    return out

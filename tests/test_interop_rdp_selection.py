@@ -12,7 +12,6 @@ certified lower bound.
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import mpmath as mp
@@ -26,6 +25,8 @@ from hockeystick.interop.dp_accounting import HockeystickAccountant, Hockeystick
 from hockeystick.interop.selection_events import ExponentialMechanismDpEvent, PermuteAndFlipDpEvent
 from hockeystick.rdp.bounded_range import bounded_range_rdp
 from hockeystick.rdp.pure_dp import pure_dp_rdp
+
+from .reference import exponential_law, permute_and_flip_law
 
 MP_DPS = 50
 mp.mp.dps = MP_DPS
@@ -63,25 +64,6 @@ def golden_max(f, lo, hi, steps=160):
         else:
             hi = b
     return f((lo + hi) / 2)
-
-
-def exponential(scores, eps, scale=2):
-    w = [mp.e ** (mp.mpf(eps) * mp.mpf(s) / scale) for s in scores]
-    return [x / mp.fsum(w) for x in w]
-
-
-def permute_flip(scores, eps):
-    """Permute-and-flip's output law, every order of the candidates enumerated."""
-    k, top = len(scores), max(scores)
-    accept = [mp.e ** (mp.mpf(eps) * (mp.mpf(s) - top) / 2) for s in scores]
-    out = [mp.mpf(0)] * k
-    orders = list(itertools.permutations(range(k)))
-    for order in orders:
-        reach = mp.mpf(1)
-        for r in order:
-            out[r] += reach * accept[r] / len(orders)
-            reach *= 1 - accept[r]
-    return out
 
 
 def assert_tight_above(got, ref, what):
@@ -140,7 +122,7 @@ def test_one_sided_exponential_mechanism_on_two_candidates_reaches_the_curve(eps
     for alpha, g in zip(ORDERS, got):
 
         def d(s):
-            return renyi(exponential([s, 0], eps, 1), exponential([s - 1, 0], eps, 1), alpha)
+            return renyi(exponential_law([s, 0], eps, 1), exponential_law([s - 1, 0], eps, 1), alpha)
 
         best = golden_max(d, -60 / eps, 60 / eps)
         assert_tight_above(g, best, (eps, alpha))
@@ -157,7 +139,7 @@ def test_exponential_mechanism_on_random_scores_stays_below_both_curves():
         one_sided = rng.random() < 0.5
         v = u + (rng.uniform(0, 1, k) if one_sided else rng.uniform(-1, 1, k))
         scale = 1 if one_sided else 2
-        p, q = exponential(u, eps, scale), exponential(v, eps, scale)
+        p, q = exponential_law(u, eps, scale), exponential_law(v, eps, scale)
         alphas = rng.choice(ORDERS, 2, replace=False)
         br, dp = bounded_range_rdp(eps, alphas), pure_dp_rdp(eps, alphas)
         for alpha, b, d in zip(alphas, br, dp):
@@ -187,7 +169,7 @@ def test_permute_and_flip_pairs_and_laplace_stay_below_the_pure_dp_curve():
         k = int(rng.integers(2, 5))
         u = rng.uniform(-2, 2, k)
         v = u + rng.uniform(-1, 1, k)
-        a, b = permute_flip(u, eps), permute_flip(v, eps)
+        a, b = permute_and_flip_law(u, eps), permute_and_flip_law(v, eps)
         for alpha, d in zip(ORDERS, pure_dp_rdp(eps, ORDERS)):
             assert max(renyi(a, b, alpha), renyi(b, a, alpha)) <= d
     # dp_accounting's Laplace RDP (a (1/b)-DP mechanism, Mironov 2017 Prop. 6) is below it, close at small orders

@@ -9,7 +9,6 @@ realizable pair's exact value.
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import mpmath as mp
@@ -27,6 +26,8 @@ from hockeystick.pld.mechanisms.selection import (
     exponential_mechanism,
     permute_and_flip,
 )
+
+from .reference import exponential_law, permute_and_flip_law
 
 MP_DPS = 50
 mp.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test
@@ -58,25 +59,6 @@ def envelope(epsilon, eps):
         else:
             hi = b
     return max(binary_br(epsilon, (lo + hi) / 2, eps), binary_br(epsilon, 0, eps), binary_br(epsilon, epsilon, eps))
-
-
-def exponential(scores, epsilon):
-    w = [mp.e ** (mp.mpf(epsilon) * mp.mpf(s) / 2) for s in scores]
-    return [x / sum(w) for x in w]
-
-
-def permute_flip(scores, epsilon):
-    """Permute-and-flip's output law, every order of the candidates enumerated (50 digits)."""
-    k, top = len(scores), max(scores)
-    accept = [mp.e ** (mp.mpf(epsilon) * (mp.mpf(s) - top) / 2) for s in scores]
-    out = [mp.mpf(0)] * k
-    orders = list(itertools.permutations(range(k)))
-    for order in orders:
-        reach = mp.mpf(1)
-        for r in order:
-            out[r] += reach * accept[r] / len(orders)
-            reach *= 1 - accept[r]
-    return out
 
 
 def kov_pure(epsilon, k, eps):
@@ -124,7 +106,7 @@ def test_random_bounded_range_pairs_and_exponential_mechanisms_lie_below_the_upp
         # the exponential mechanism on random scores of sensitivity 1 (two-sided and one-sided moves)
         u = rng.uniform(-3, 3, k)
         v = u + (rng.uniform(-1, 1, k) if rng.random() < 0.5 else rng.uniform(0, 1, k))
-        pairs = [(p, q), (exponential(u, epsilon), exponential(v, epsilon))]
+        pairs = [(p, q), (exponential_law(u, epsilon), exponential_law(v, epsilon))]
         for a, b in pairs:
             for eps, up in zip(grid, upper):
                 truth = profile(a, b, eps)
@@ -142,7 +124,7 @@ def test_exponential_mechanism_brackets_hold_the_realizable_and_the_bounding_com
     for eps in [0.0, 0.3, 0.9]:
         lo, up = acc.get_delta_bracket(eps)
         # lower: randomized response of epsilon / 2 on two candidates (scores (1, 0) then (0, 1)), composed exactly
-        p = exponential([1, 0], epsilon)
+        p = exponential_law([1, 0], epsilon)
         realizable = composed_binary(p, p[::-1], k, eps)
         # upper: the bounded-range pair composed twice, exactly: Y1 + Y2 = s has P-density e^s (2c - |s|) / z^2, loss 2s
         g = mp.e ** mp.mpf(eps)
@@ -156,7 +138,7 @@ def test_exponential_mechanism_brackets_hold_the_realizable_and_the_bounding_com
 def test_exponential_mechanism_composed_many_times_is_bracketed_and_below_pure_dp():
     epsilon, k = 0.5, 40
     acc = HockeystickAccountant().compose(ExponentialMechanismDpEvent(epsilon), k)
-    p = exponential([1, 0], epsilon)
+    p = exponential_law([1, 0], epsilon)
     for eps in [1.0, 3.0]:
         lo, up = acc.get_delta_bracket(eps)
         assert lo <= float(composed_binary(p, p[::-1], k, eps)) * (1 + 1e-12) <= up
@@ -168,7 +150,7 @@ def test_exponential_mechanism_composed_many_times_is_bracketed_and_below_pure_d
 def test_permute_and_flip_realizable_pair_is_the_mechanism_and_every_pair_is_below_pure_dp():
     epsilon = 1.1
     pf = permute_and_flip(epsilon)
-    p, q = permute_flip([0, 0], epsilon), permute_flip([1, -1], epsilon)
+    p, q = permute_and_flip_law([0, 0], epsilon), permute_and_flip_law([1, -1], epsilon)
     assert float(q[1]) == pytest.approx(math.exp(-epsilon) / 2, rel=1e-14) and float(p[0]) == pytest.approx(0.5)
     for eps in [0.0, 0.4]:
         lo, up = pf.delta(eps, bound="both")
@@ -180,7 +162,7 @@ def test_permute_and_flip_realizable_pair_is_the_mechanism_and_every_pair_is_bel
         k = int(rng.integers(2, 5))
         u = rng.uniform(-2, 2, k)
         v = u + rng.uniform(-1, 1, k)
-        a, b = permute_flip(u, epsilon), permute_flip(v, epsilon)
+        a, b = permute_and_flip_law(u, epsilon), permute_and_flip_law(v, epsilon)
         for eps in [0.0, 0.5]:
             assert profile(a, b, eps) <= kov_pure(epsilon, 1, eps) * (1 + mp.mpf(1e-30))
 
@@ -189,7 +171,7 @@ def test_permute_and_flip_realizable_pair_is_the_mechanism_and_every_pair_is_bel
 def test_permute_and_flip_composed_is_bracketed(relation):
     epsilon, k = 0.6, 10
     acc = HockeystickAccountant(relation).compose(PermuteAndFlipDpEvent(epsilon), k)
-    p, q = permute_flip([0, 0], epsilon), permute_flip([1, -1], epsilon)
+    p, q = permute_and_flip_law([0, 0], epsilon), permute_and_flip_law([1, -1], epsilon)
     for eps in [0.5, 2.0]:
         lo, up = acc.get_delta_bracket(eps)
         realizable = max(composed_binary(p, q, k, eps), composed_binary(q, p, k, eps))
