@@ -61,6 +61,25 @@ def _enumerated_shuffle(values: list[float], batch: int) -> np.ndarray:
     )
 
 
+def _monte_carlo_deltas(
+    first: np.ndarray, second: np.ndarray, sigma: float, epsilons: tuple[float, ...], samples: int, seed: int
+) -> list[tuple[float, float]]:
+    """(estimate, standard error) of E_first (1 - e^eps / L)_+ at each eps, L the likelihood ratio of the two
+    uniform mixtures of N(row, sigma^2 I) over the rows of ``first`` and ``second`` (each row a permutation's
+    batch sums, with multiplicity)."""
+    rng = np.random.default_rng(seed)
+    x = first[rng.integers(len(first), size=samples)] + sigma * rng.standard_normal((samples, first.shape[1]))
+
+    def log_density(means: np.ndarray) -> np.ndarray:
+        distinct, count = np.unique(means, axis=0, return_counts=True)
+        squares = ((x[:, None, :] - distinct[None]) ** 2).sum(-1)
+        return logsumexp(-squares / (2 * sigma**2) + np.log(count / len(means)), axis=1)
+
+    loss = log_density(first) - log_density(second)
+    terms = [np.maximum(1.0 - np.exp(eps - loss), 0.0) for eps in epsilons]
+    return [(float(t.mean()), float(t.std() / math.sqrt(samples))) for t in terms]
+
+
 @pytest.mark.parametrize(
     ("n", "batch", "sigma", "epsilons"),
     [(4, 1, 0.9, (0.2, 1.0)), (6, 2, 1.2, (0.2, 1.0)), (5, 2, 1.2, (0.2, 1.0)), (5, 2, 0.09, (200.0, 250.0))],
@@ -77,21 +96,11 @@ def test_shuffled_lower_side_is_the_realized_pair(
     if n % batch:  # the short batch is a step too
         plus = np.hstack([plus, np.array([[sum(p[-(n % batch) :])] for p in itertools.permutations([*others, 1.0])])])
         minus = np.hstack([minus, np.full((len(minus), 1), -float(n % batch))])
-    rng = np.random.default_rng(5)
-    samples = 400_000
     run = pld.ShuffledBatchGaussianPLD(sigma=sigma, batch_size=batch, n=n, rounds=-(-n // batch))
-    estimates = []  # per direction, per eps: (mean, standard error)
-    for first, second in ((plus, minus), (minus, plus)):
-        x = first[rng.integers(len(first), size=samples)] + sigma * rng.standard_normal((samples, first.shape[1]))
-
-        def log_density(means: np.ndarray) -> np.ndarray:
-            distinct, count = np.unique(means, axis=0, return_counts=True)
-            squares = ((x[:, None, :] - distinct[None]) ** 2).sum(-1)  # noqa: B023
-            return logsumexp(-squares / (2 * sigma**2) + np.log(count / len(means)), axis=1)
-
-        loss = log_density(first) - log_density(second)
-        terms = [np.maximum(1.0 - np.exp(eps - loss), 0.0) for eps in epsilons]  # E_first (1 - e^eps / L)_+
-        estimates.append([(t.mean(), t.std() / math.sqrt(samples)) for t in terms])
+    estimates = [  # per direction, per eps: (mean, standard error)
+        _monte_carlo_deltas(first, second, sigma, epsilons, 400_000, seed)
+        for seed, (first, second) in enumerate(((plus, minus), (minus, plus)), start=5)
+    ]
     for k, eps in enumerate(epsilons):
         (remove, remove_error), (add, add_error) = estimates[0][k], estimates[1][k]
         lower, upper = run.delta(eps, bound="both")  # the larger of the two directions
@@ -131,18 +140,8 @@ def test_the_unproved_candidate_is_not_refuted_on_small_enumerations(others: lis
     replaced by -1) it is not exceeded either."""
     sigma = 1.0
     p_means, q_means = _enumerated_shuffle([*others, 1.0], batch), _enumerated_shuffle([*others, -1.0], batch)
-    rng = np.random.default_rng(11)
-    samples = 200_000
     candidate = pld.random_allocation_gaussian(p_means.shape[1], sigma, sensitivity=2.0)
-    for first, second in ((p_means, q_means), (q_means, p_means)):
-        x = first[rng.integers(len(first), size=samples)] + sigma * rng.standard_normal((samples, first.shape[1]))
-
-        def log_density(means: np.ndarray) -> np.ndarray:
-            distinct, count = np.unique(means, axis=0, return_counts=True)
-            squares = ((x[:, None, :] - distinct[None]) ** 2).sum(-1)  # noqa: B023
-            return logsumexp(-squares / (2 * sigma**2) + np.log(count / len(means)), axis=1)
-
-        loss = log_density(first) - log_density(second)
-        for eps in (0.0, 1.0, 2.0):
-            terms = np.maximum(1.0 - np.exp(eps - loss), 0.0)
-            assert terms.mean() - 5 * terms.std() / math.sqrt(samples) <= candidate.delta(eps)
+    for seed, (first, second) in enumerate(((p_means, q_means), (q_means, p_means)), start=11):
+        epsilons = (0.0, 1.0, 2.0)
+        for eps, (mean, error) in zip(epsilons, _monte_carlo_deltas(first, second, sigma, epsilons, 200_000, seed)):
+            assert mean - 5 * error <= candidate.delta(eps)
