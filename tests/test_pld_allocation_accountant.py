@@ -145,3 +145,75 @@ def test_the_unproved_candidate_is_not_refuted_on_small_enumerations(others: lis
         epsilons = (0.0, 1.0, 2.0)
         for eps, (mean, error) in zip(epsilons, _monte_carlo_deltas(first, second, sigma, epsilons, 200_000, seed)):
             assert mean - 5 * error <= candidate.delta(eps)
+
+
+def test_every_step_per_record_is_the_composed_gaussian() -> None:
+    """k = t: each record in every step, E epochs: the Gaussian mechanism of radius sqrt(t E) / sigma, exactly;
+    both sides (the blocks' composition above, the sum of the steps below) hold it, and closely."""
+    lower, upper = pld.BallsInBinsGaussianPLD(sigma=3.0, steps_per_epoch=8, rounds=40, steps_per_record=8).epsilon(
+        1e-5, bound="both"
+    )
+    exact = GaussianMechanism(sigma=3.0, rounds=40).epsilon(1e-5)
+    assert lower <= exact <= upper and upper - lower < 1e-3
+
+
+def test_k_of_t_upper_side_is_k_compositions_of_one_of_t_over_k() -> None:
+    """Feldman & Shenfeld 2025, Lemma 3.2: with k | t an epoch is bounded by k one-of-(t / k) epochs, so 30 epochs
+    of 2 of 470 steps have the upper side of 60 epochs of 1 of 235; blocks of unequal size (t = 7, k = 2: one of
+    4 and one of 3) compose as such."""
+    eps = np.array([0.5, 2.0])
+    two = pld.BallsInBinsGaussianPLD(sigma=1.1, steps_per_epoch=470, rounds=470 * 30, steps_per_record=2)
+    one = pld.BallsInBinsGaussianPLD(sigma=1.1, steps_per_epoch=235, rounds=235 * 60)
+    assert np.array_equal(two.delta(eps), one.delta(eps))
+    uneven = pld.BallsInBinsGaussianPLD(sigma=1.0, steps_per_epoch=7, rounds=14, steps_per_record=2).delta(eps)
+    blocks = (
+        pld.random_allocation_gaussian(4, 1.0)
+        .self_compose(2)
+        .compose(pld.random_allocation_gaussian(3, 1.0).self_compose(2))
+    )
+    assert np.array_equal(uneven, blocks.delta(eps))
+
+
+@pytest.mark.parametrize(("t", "k", "sigma"), [(4, 2, 0.8), (6, 2, 1.0), (5, 3, 0.7)])
+def test_k_of_t_bracket_holds_the_exact_pair_by_monte_carlo(t: int, k: int, sigma: float) -> None:
+    """One epoch of k of t steps, the record at 1 and the others at 0 (the realizable pair, which the adaptive
+    epoch's dominating pair equals: Feldman & Shenfeld 2025, Thm. 3.1): every k-subset enumerated, its
+    hockey-stick values estimated by Monte Carlo in both directions, lie inside the certified bracket."""
+    subsets = np.array(
+        [[1.0 if j in chosen else 0.0 for j in range(t)] for chosen in itertools.combinations(range(t), k)]
+    )
+    nothing = np.zeros((1, t))
+    epsilons = (0.1, 0.5, 1.5)
+    remove = _monte_carlo_deltas(subsets, nothing, sigma, epsilons, 400_000, 21)
+    add = _monte_carlo_deltas(nothing, subsets, sigma, epsilons, 400_000, 22)
+    run = pld.BallsInBinsGaussianPLD(sigma=sigma, steps_per_epoch=t, rounds=t, steps_per_record=k)
+    for eps, (r, r_error), (a, a_error) in zip(epsilons, remove, add):
+        lower, upper = run.delta(eps, bound="both")
+        error = max(r_error, a_error)
+        assert lower - 5 * error <= max(r, a) <= upper + 5 * error
+
+
+def test_a_stopped_epoch_of_k_steps_counts_whole_above_and_not_below() -> None:
+    """9 steps of 6-step epochs, 2 steps per record: the upper side is that of 2 whole epochs (a prefix of an epoch
+    is its post-processing), the lower side that of the 1 whole epoch (the stopped one dropped)."""
+    eps = np.array([0.3, 1.0])
+    stopped = pld.BallsInBinsGaussianPLD(sigma=1.0, steps_per_epoch=6, rounds=9, steps_per_record=2)
+    whole_two = pld.BallsInBinsGaussianPLD(sigma=1.0, steps_per_epoch=6, rounds=12, steps_per_record=2)
+    whole_one = pld.BallsInBinsGaussianPLD(sigma=1.0, steps_per_epoch=6, rounds=6, steps_per_record=2)
+    assert np.array_equal(stopped.delta(eps), whole_two.delta(eps))
+    assert np.array_equal(stopped.delta(eps, bound="lower"), whole_one.delta(eps, bound="lower"))
+
+
+def test_k_of_t_against_the_authors_package() -> None:
+    """Feldman & Shenfeld's PLD_accounting 0.3.0 (commit 952e91a, loss grid 0.01, its DOMINATES and IS_DOMINATED
+    bounds of the blocks' composition), sigma 1, 4 of 100 steps, one epoch, delta 1e-6: [2.7977, 2.8641].  Ours
+    bounds the same composition from above, so it lies between their two sides."""
+    upper = pld.BallsInBinsGaussianPLD(sigma=1.0, steps_per_epoch=100, rounds=100, steps_per_record=4).epsilon(1e-6)
+    assert 2.7977 <= upper <= 2.8641
+
+
+def test_steps_per_record_is_refused_above_the_epoch() -> None:
+    with pytest.raises(ValueError, match="steps_per_record must be <= steps_per_epoch"):
+        pld.BallsInBinsGaussianPLD(sigma=1.0, steps_per_epoch=4, rounds=8, steps_per_record=5)
+    with pytest.raises(ValueError, match="steps_per_record"):
+        pld.BallsInBinsGaussianPLD(sigma=1.0, steps_per_epoch=4, rounds=8, steps_per_record=0)

@@ -9,6 +9,21 @@ that pair; the last, stopped one releases the record's step with probability r /
 over the r steps released: the same pair over r steps with the record absent with probability 1 - r / t.
 Epochs compose (Zhu, Dong, Wang 2022, Thm. 10).  Both sides certified.
 
+With k > 1 (each record in k of the t steps, a uniform k-subset, independently of the others): the adaptive
+epoch is dominated by the same allocation of the one-step Gaussian pair (Feldman & Shenfeld 2025, Thm. 3.1,
+any k).  For that non-adaptive pair, write t = k m + r and split the t steps by a uniformly random partition
+into r blocks of m + 1 and k - r blocks of m, then pick one step per block uniformly: by symmetry under the
+permutations of the steps the k-subset so drawn is uniform.  Given the partition the epoch is the product of
+the blocks' one-of-(m + 1) and one-of-m allocations; the mixture over partitions is bounded by that product
+(joint convexity, Q not depending on the partition), so an epoch is dominated by r compositions of the
+one-of-(m + 1) pair and k - r of the one-of-m pair (Feldman & Shenfeld 2025, Lemma 3.2, blocks of t / k when
+k divides t).  A stopped epoch releases a prefix of the steps, a post-processing of a whole one, and is counted
+as whole on the upper side.  Lower side: a realizable post-processing, the sum of an epoch's released steps:
+with the record contributing 1 and the others 0 it is N(k, t sigma^2) vs N(0, t sigma^2), the Gaussian mechanism
+of radius k / (sigma sqrt t), E whole epochs composing to radius k sqrt(E) / (sigma sqrt t) (the stopped one
+dropped, a post-processing again).  At k = t both sides are the composed Gaussian; the lower side is loose for
+k much below t.
+
 ``ShuffledBatchGaussianPLD`` (replace-one neighbours: a fixed-size batch keeps its size): each epoch a
 fresh uniform permutation of the n records is cut into t = ceil(n / b) batches of b (the last may be
 shorter).  Upper side: given the permutation, the replaced record is in exactly one step of the epoch, where
@@ -42,7 +57,14 @@ import numpy as np
 
 from ... import _validation, progress
 from ..._elementwise import ArrayLike, broadcast_float_arrays
-from ...certified_theta import radius_up, theta_epsilon_upper, theta_upper
+from ...certified_theta import (
+    radius_down,
+    radius_up,
+    theta_epsilon_lower,
+    theta_epsilon_upper,
+    theta_lower,
+    theta_upper,
+)
 from ..compose.distribution import Bound, Factor, PrivacyLossDistribution
 from ..mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, gaussian
 from ..mechanisms.mechanism import Mechanism
@@ -149,33 +171,42 @@ class _EpochsOfAllocation(PointwiseCurves):
         raise NotImplementedError
 
     def _upper(self, point: tuple[float, ...], method: str, x: np.ndarray) -> np.ndarray | None:
-        """A closed-form upper side, or None: the lower parts' PLD carries both sides."""
+        """A closed-form upper side, or None: the parts' PLD carries it."""
+        return None
+
+    def _lower(self, point: tuple[float, ...], method: str, x: np.ndarray) -> np.ndarray | None:
+        """A closed-form lower side, or None: the parts' PLD carries it."""
         return None
 
     def _fill(self, grouped: DistinctPoints, bound: Bound, method: str) -> None:
         flat_x, flat_lo, flat_up = grouped.x, grouped.lower, grouped.upper
         for i, point in enumerate(grouped.points):
-            where = grouped.at(i)
-            closed = self._upper(tuple(point), method, flat_x[where])
-            if closed is None:
-                pld = self._run(float(point[0]), self._parts(tuple(point)))
-                flat_lo[where], flat_up[where] = getattr(pld, method)(flat_x[where], bound="both")
-            else:
-                flat_up[where] = closed
-                if bound != "upper":
-                    pld = self._run(float(point[0]), self._parts(tuple(point)))
-                    flat_lo[where] = getattr(pld, method)(flat_x[where], bound="lower")
+            where, key = grouped.at(i), tuple(point)
+            upper = self._upper(key, method, flat_x[where])
+            lower = self._lower(key, method, flat_x[where]) if bound != "upper" else np.zeros(where.size)
+            if upper is None or lower is None:
+                pld = self._run(float(point[0]), self._parts(key))
+                sides = getattr(pld, method)(flat_x[where], bound="both" if upper is lower else "upper")
+                if upper is lower:  # both None: the PLD carries both
+                    lower, upper = sides
+                elif upper is None:
+                    upper = sides
+                else:
+                    lower = getattr(pld, method)(flat_x[where], bound="lower")
+            flat_lo[where], flat_up[where] = lower, upper
             progress.advance(where.size)
 
 
 class BallsInBinsGaussianPLD(_EpochsOfAllocation):
-    """``rounds`` steps of balls-in-bins batches, ``steps_per_epoch`` t per epoch, noise ``sigma`` over one
-    record's ``sensitivity``; add/remove neighbours; both sides certified (module docstring).
+    """``rounds`` steps of balls-in-bins batches, ``steps_per_epoch`` t per epoch, each record in
+    ``steps_per_record`` k of them (1: balls-in-bins), noise ``sigma`` over one record's ``sensitivity``;
+    add/remove neighbours; both sides certified (module docstring: for k > 1 the upper side is Feldman and
+    Shenfeld's block composition, the lower side the sum of the steps).
 
         BallsInBinsGaussianPLD(sigma=1.1, steps_per_epoch=235, rounds=14100).epsilon(1e-5, bound="both")
     """
 
-    CURVE_PARAMETERS = ("sigma", "steps_per_epoch", "sensitivity")
+    CURVE_PARAMETERS = ("sigma", "steps_per_epoch", "steps_per_record", "sensitivity")
 
     def __init__(
         self,
@@ -183,26 +214,50 @@ class BallsInBinsGaussianPLD(_EpochsOfAllocation):
         steps_per_epoch: ArrayLike,
         rounds: ArrayLike,
         *,
+        steps_per_record: ArrayLike = 1,
         sensitivity: ArrayLike = 1.0,
         value_discretization_interval: float = DEFAULT_INTERVAL,
         sum_resolution: float = DEFAULT_RESOLUTION,
     ) -> None:
-        (s, t, r, c), _, _ = broadcast_float_arrays(
+        (s, t, r, k, c), _, _ = broadcast_float_arrays(
             sigma=_validation.positive(sigma, "sigma"),
             steps_per_epoch=_validation.positive_integer(steps_per_epoch, "steps_per_epoch"),
             rounds=_validation.positive_integer(rounds, "rounds", maximum=_validation.MAX_EXACT_INTEGER),
+            steps_per_record=_validation.positive_integer(steps_per_record, "steps_per_record"),
             sensitivity=_validation.positive(sensitivity, "sensitivity"),
         )
+        if np.any(k > t):
+            raise ValueError(
+                "steps_per_record must be <= steps_per_epoch (each record joins that many distinct steps of an "
+                f"epoch), got steps_per_record {_validation.describe(np.max(k))} above steps_per_epoch "
+                f"{_validation.describe(np.min(t))}"
+            )
         super().__init__(value_discretization_interval, sum_resolution)
-        self.sigma, self.steps_per_epoch, self.rounds, self.sensitivity = s, t, r, c
+        self.sigma, self.steps_per_epoch, self.rounds, self.steps_per_record, self.sensitivity = s, t, r, k, c
 
     def _points(self) -> dict[str, np.ndarray]:
-        return {"sigma": self.sigma / self.sensitivity, "steps_per_epoch": self.steps_per_epoch, "rounds": self.rounds}
+        return {
+            "sigma": self.sigma / self.sensitivity,
+            "steps_per_epoch": self.steps_per_epoch,
+            "rounds": self.rounds,
+            "steps_per_record": self.steps_per_record,
+        }
 
     def _parts(self, point: tuple[float, ...]) -> list[tuple[int, float, int]]:
-        t, rounds = int(point[1]), int(point[2])
+        t, rounds, k = int(point[1]), int(point[2]), int(point[3])
         epochs, rest = divmod(rounds, t)
-        return [(t, 0.0, epochs), (rest, 1.0 - rest / t, 1 if rest else 0)]
+        if k == 1:
+            return [(t, 0.0, epochs), (rest, 1.0 - rest / t, 1 if rest else 0)]
+        blocks, longer = divmod(t, k)  # longer blocks of m + 1 steps, k - longer of m (module docstring)
+        begun = epochs + (1 if rest else 0)
+        return [(blocks, 0.0, (k - longer) * begun), (blocks + 1, 0.0, longer * begun)]
+
+    def _lower(self, point: tuple[float, ...], method: str, x: np.ndarray) -> np.ndarray | None:
+        noise, t, rounds, k = point[0], int(point[1]), int(point[2]), int(point[3])
+        if k == 1:
+            return None  # the realizable allocation pair itself (the parts' PLD)
+        mu = radius_down(k * np.sqrt(float(rounds // t)) / (noise * np.sqrt(float(t))))
+        return np.asarray(theta_lower(mu, x) if method == "delta" else theta_epsilon_lower(mu, x))
 
 
 class ShuffledBatchGaussianPLD(_EpochsOfAllocation):
