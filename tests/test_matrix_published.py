@@ -130,3 +130,21 @@ def test_jax_privacy_fixed_epoch_sensitivity():
     got = _sens(c, FixedEpochs(1))
     assert got.kind == "exact"
     _close(got, np.linalg.norm(c.sum(axis=1)))
+
+
+@pytest.mark.parametrize("noise, published", [(1.13, 19.74), (8.83, 2.04)])
+def test_kairouz_stackoverflow_single_tree_is_below_the_published_and_rdp_epsilons(noise, published):
+    """Kairouz et al. 2021's StackOverflow setting as TensorFlow Privacy's tree_aggregation_accountant_test.py
+    and dp_accounting's test_compute_eps_tree state it: one binary tree over 1600 steps, each client once,
+    delta 1e-6, epsilon below 19.74 (noise 1.13) and 2.04 (noise 8.83).  The tree's depth is
+    floor(log2 1600) + 1 = 11, so sens^2 = 11 exactly; our certified epsilon (the exact Gaussian of radius
+    sqrt(11) / z) lies below both the published bound and dp_accounting's RDP conversion of the same tree."""
+    dp_accounting = pytest.importorskip("dp_accounting")
+    from dp_accounting.rdp import rdp_privacy_accountant
+
+    run = DPFTRL(rounds=1600, noise_multiplier=noise, min_separation=1600, strategy="tree")
+    assert run.sensitivity_kind == "exact" and run.sensitivity**2 == pytest.approx(11.0, rel=1e-15)
+    lower, upper = run.epsilon(1e-6, bound="both")
+    rdp = rdp_privacy_accountant.RdpAccountant(neighboring_relation=dp_accounting.NeighboringRelation.REPLACE_SPECIAL)
+    rdp.compose(dp_accounting.SingleEpochTreeAggregationDpEvent(noise, 1600))
+    assert lower <= upper < rdp.get_epsilon(1e-6) < published
