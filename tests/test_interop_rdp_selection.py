@@ -19,8 +19,10 @@ import numpy as np
 import pytest
 from dp_accounting import dp_event as E
 from dp_accounting.privacy_accountant import NeighboringRelation as NR
+from dp_accounting.privacy_accountant import UnsupportedEventError
 from dp_accounting.rdp import rdp_privacy_accountant as R
 
+from hockeystick.interop.catalogue_events import EpsilonDeltaDpEvent
 from hockeystick.interop.dp_accounting import HockeystickAccountant, HockeystickRdpAccountant
 from hockeystick.interop.selection_events import ExponentialMechanismDpEvent, PermuteAndFlipDpEvent
 from hockeystick.rdp.bounded_range import bounded_range_rdp
@@ -210,6 +212,18 @@ def test_mixed_composition_adds_curves_and_stays_above_the_pld_lower_bound():
     em = HockeystickRdpAccountant().compose(ExponentialMechanismDpEvent(0.5), 40).get_epsilon(1e-6)
     pf = HockeystickRdpAccountant().compose(PermuteAndFlipDpEvent(0.5), 40).get_epsilon(1e-6)
     assert em < pf < 40 * 0.5
+
+
+@pytest.mark.parametrize("relation", RELATIONS)
+def test_pure_epsilon_delta_events_take_the_pure_dp_curve_and_positive_delta_is_refused(relation):
+    """(epsilon, 0)-DP is epsilon-DP: the curve of binary randomized response, above the PLD adapter's certified
+    lower bound of the same events (KOV's exact composition); a delta > 0 gives no Renyi bound and is refused."""
+    rdp = HockeystickRdpAccountant(neighboring_relation=relation).compose(EpsilonDeltaDpEvent(0.5, 0.0), 10)
+    np.testing.assert_array_equal(rdp.rdp, 10 * pure_dp_rdp(0.5, rdp.orders))
+    lo, _ = HockeystickAccountant(relation).compose(EpsilonDeltaDpEvent(0.5, 0.0), 10).get_epsilon_bracket(1e-6)
+    assert lo <= rdp.get_epsilon(1e-6) <= 10 * 0.5
+    with pytest.raises(UnsupportedEventError, match="EpsilonDeltaDpEvent.delta must be 0"):
+        HockeystickRdpAccountant(neighboring_relation=relation).compose(EpsilonDeltaDpEvent(0.5, 1e-7))
 
 
 def test_zero_events_and_refusals_name_the_field():

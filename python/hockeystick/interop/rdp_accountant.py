@@ -28,7 +28,9 @@ Private selection (``selection_events``, under any neighbouring relation, as in 
 ``ExponentialMechanismDpEvent(epsilon)`` has the exact RDP of epsilon-bounded-range mechanisms (Cesar &
 Rogers 2021; ``rdp.bounded_range``), ``PermuteAndFlipDpEvent(epsilon)`` that of epsilon-DP, binary
 randomized response of epsilon (``rdp.pure_dp``): both are suprema over every pair the event allows, in
-either order, so they hold for add and for remove alike; both are rounded upward.
+either order, so they hold for add and for remove alike; both are rounded upward.  An
+``EpsilonDeltaDpEvent`` with delta 0 is epsilon-DP and has the same curve as permute-and-flip; with
+delta > 0 no Renyi bound follows, and it is refused.
 
 Orders.  dp_accounting's defaults jump from 63 to 128 to 256, so the order minimising the conversion
 is often far from any grid order, and a sigma calibrated through them can come out 16% too large.
@@ -56,6 +58,7 @@ from ..rdp.randomized_response import randomized_response_rdp
 from ..rdp.repeat_and_select import repeat_and_select_rdp
 from ..rdp.sampled_without_replacement import sampled_without_replacement_gaussian_rdp
 from ..rdp.tree_aggregation import single_epoch_tree_aggregation_rdp
+from .catalogue_events import EpsilonDeltaDpEvent
 from .dp_events import ADD_REMOVE, Unsupported, check_count
 from .loss_reach import MAX_NOISE
 from .selection_events import ExponentialMechanismDpEvent, PermuteAndFlipDpEvent
@@ -86,8 +89,8 @@ def _effective_sigma(event: ev.DpEvent) -> float:
     )
 
 
-def _selection_epsilon(event: ExponentialMechanismDpEvent | PermuteAndFlipDpEvent) -> float:
-    """The selection's epsilon: a real number >= 0 (inf allowed: an infinite curve)."""
+def _selection_epsilon(event: ExponentialMechanismDpEvent | PermuteAndFlipDpEvent | EpsilonDeltaDpEvent) -> float:
+    """The event's epsilon: a real number >= 0 (inf allowed: an infinite curve)."""
     v = event.epsilon
     try:
         x = float(v)
@@ -230,6 +233,15 @@ class HockeystickRdpAccountant(PrivacyAccountant):
         if isinstance(event, ExponentialMechanismDpEvent):  # any relation (module docstring)
             return count * bounded_range_rdp(_selection_epsilon(event), o)
         if isinstance(event, PermuteAndFlipDpEvent):
+            return count * pure_dp_rdp(_selection_epsilon(event), o)
+        if isinstance(event, EpsilonDeltaDpEvent):  # pure DP: that of epsilon-DP; no RDP bound holds for delta > 0
+            delta = event.delta
+            if isinstance(delta, (bool, str)) or not (isinstance(delta, (int, float)) and delta == 0):
+                raise Unsupported(
+                    event,
+                    f"EpsilonDeltaDpEvent.delta must be 0 for the RDP accountant (no Renyi bound follows from "
+                    f"(epsilon, delta)-DP with delta > 0), got {delta!r}: compose it with HockeystickAccountant",
+                )
             return count * pure_dp_rdp(_selection_epsilon(event), o)
         raise Unsupported(event, "Unsupported event.")
 
