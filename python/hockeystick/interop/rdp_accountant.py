@@ -30,7 +30,13 @@ Rogers 2021; ``rdp.bounded_range``), ``PermuteAndFlipDpEvent(epsilon)`` that of 
 randomized response of epsilon (``rdp.pure_dp``): both are suprema over every pair the event allows, in
 either order, so they hold for add and for remove alike; both are rounded upward.  An
 ``EpsilonDeltaDpEvent`` with delta 0 is epsilon-DP and has the same curve as permute-and-flip; with
-delta > 0 no Renyi bound follows, and it is refused.
+delta > 0 no Renyi bound follows, and it is refused.  ``DiscreteGaussianDpEvent(sigma, sensitivity)``
+has at most the continuous Gaussian's curve alpha Delta^2 / (2 sigma^2) (Delta the integer sensitivity,
+twice it under REPLACE_ONE): writing alpha (k - Delta)^2 + (1 - alpha) k^2 = (k - alpha Delta)^2 +
+alpha (1 - alpha) Delta^2, the Renyi sum is exp(alpha (alpha - 1) Delta^2 / (2 sigma^2)) times
+theta(alpha Delta) / theta(0), theta(c) = sum_k exp(-(k - c)^2 / (2 sigma^2)), which is at most 1: by
+Poisson summation theta has non-negative Fourier coefficients, so its maximum is at the integers (Canonne,
+Kamath & Steinke 2020, Sec. 2).
 
 Orders.  dp_accounting's defaults jump from 63 to 128 to 256, so the order minimising the conversion
 is often far from any grid order, and a sigma calibrated through them can come out 16% too large.
@@ -58,8 +64,8 @@ from ..rdp.randomized_response import randomized_response_rdp
 from ..rdp.repeat_and_select import repeat_and_select_rdp
 from ..rdp.sampled_without_replacement import sampled_without_replacement_gaussian_rdp
 from ..rdp.tree_aggregation import single_epoch_tree_aggregation_rdp
-from .catalogue_events import EpsilonDeltaDpEvent
-from .dp_events import ADD_REMOVE, Unsupported, check_count
+from .catalogue_events import DiscreteGaussianDpEvent, EpsilonDeltaDpEvent
+from .dp_events import ADD_REMOVE, Unsupported, _integer, _nonnegative, check_count
 from .loss_reach import MAX_NOISE
 from .selection_events import ExponentialMechanismDpEvent, PermuteAndFlipDpEvent
 
@@ -234,6 +240,12 @@ class HockeystickRdpAccountant(PrivacyAccountant):
             return count * bounded_range_rdp(_selection_epsilon(event), o)
         if isinstance(event, PermuteAndFlipDpEvent):
             return count * pure_dp_rdp(_selection_epsilon(event), o)
+        if isinstance(event, DiscreteGaussianDpEvent):  # at most the Gaussian's curve (module docstring)
+            sigma = _nonnegative(event, "sigma")
+            shift = self._replace_factor() * _integer(event, "sensitivity", 1)
+            if sigma == 0:
+                return np.full_like(o, np.inf)
+            return count * gaussian_rdp(sigma / shift, o)
         if isinstance(event, EpsilonDeltaDpEvent):  # pure DP: that of epsilon-DP; no RDP bound holds for delta > 0
             delta = event.delta
             if isinstance(delta, (bool, str)) or not (isinstance(delta, (int, float)) and delta == 0):
