@@ -149,7 +149,8 @@ def test_window_edges_are_the_best_rungs_of_the_whole_ladder():
     """The window walks the Chernoff ladder from the Gaussian-optimal rungs (pld_compose.hpp, chernoff_edges);
     its edges must be those of the best of all 13 rungs per side, computed here from the certified log-MGF,
     on cases whose best rungs lie by the Gaussian optimum and far from it (the walk's both ends), and of the
-    fixed rungs too where that window is wider than kFixedLadderWidth."""
+    fixed rungs too where that window is wider than kFixedLadderWidth, or than kOvershotLadderWidth with a best
+    rung at the ladder's small end."""
     tail = pc.DEFAULT_TAIL
     best_rungs = set()
     for sigma, q, rounds, h in CASES:
@@ -161,7 +162,12 @@ def test_window_edges_are_the_best_rungs_of_the_whole_ladder():
         down = [rounds * float(_core.pld_log_mgf(factor.p, factor.k_lo, h, np.array([-lam]))[0]) for lam in lams]
         tops = [(k - math.log(tail)) / lam for k, lam in zip(up, lams)]
         bottoms = [(math.log(tail) - k) / lam for k, lam in zip(down, lams)]
-        if not (min(tops) - max(bottoms)) / h < 4 * 4096:  # kFixedLadderWidth: the fixed rungs join
+        overshot = not (math.isfinite(min(tops)) and math.isfinite(max(bottoms))) or 0 in (
+            int(np.argmin(tops)),
+            int(np.argmax(bottoms)),
+        )
+        width = (min(tops) - max(bottoms)) / h
+        if not width < 2**20 or (overshot and not width < 4 * 4096):  # kFixedLadderWidth, kOvershotLadderWidth
             fixed = [10.0 ** (-3.0 + 0.5 * i) for i in range(19)]
             tops += [
                 (rounds * float(_core.pld_log_mgf(factor.p, factor.k_lo, h, np.array([lam]))[0]) - math.log(tail)) / lam

@@ -201,9 +201,12 @@ constexpr double kLogDropped = -44.3614195558365;  // log(tau) = -64 log 2 (to 1
 constexpr std::int64_t kWholeSupportWidth = 4096;
 // A Chernoff window wider than this many points also tries the fixed lam ladder (chernoff_edges): the Gaussian
 // ladder overshoots where the grid variance is near 0, and any lam is valid, so the extra rungs only tighten.
-// Two fast FFT lengths above the whole-support width: a window the ladder may cut costs more to transform than
-// its log-MGFs, which every rounds value of a grid block shares (FactorMoments).
-constexpr double kFixedLadderWidth = 4.0 * kWholeSupportWidth;
+constexpr double kFixedLadderWidth = 1 << 20;
+// From this width on, a window whose best Gaussian rung is the ladder's smallest (the sign of that overshoot)
+// tries the fixed ladder too: two fast FFT lengths above the whole-support width, where a window the fixed
+// rungs may cut costs more to transform than their log-MGFs, which every rounds value of a grid block shares
+// (FactorMoments); a window bounded by a middle rung does not pay for them.
+constexpr double kOvershotLadderWidth = 4.0 * kWholeSupportWidth;
 // One batch holds at most this many doubles per array: rows still share transforms, and one batch's buffers
 // stay a small part of the working-memory budget (working_memory_gate.hpp).
 constexpr std::int64_t kBatchCells = std::int64_t(1) << 23;
@@ -479,6 +482,8 @@ inline void chernoff_edges(FactorMoments& moments, const std::vector<Term>& term
     bottom = -std::numeric_limits<double>::infinity();
     for (int i = lo[0]; i <= hi[0]; ++i) top = std::min(top, score[0][i]);
     for (int i = lo[1]; i <= hi[1]; ++i) bottom = std::max(bottom, -score[1][i]);
+    const bool overshot = !std::isfinite(top) || !std::isfinite(bottom) || (lo[0] == 0 && score[0][0] == top) ||
+                          (lo[1] == 0 && -score[1][0] == bottom);
     // A grid variance near 0 (an optimistic PMF whose mass sits on one grid point while the
     // sampling rate is below h, with a few masses of 1e-15 some grid points away) puts every rung far
     // above the useful lam, and the window spans the whole support (1e9 points for q = 1e-4,
@@ -486,7 +491,8 @@ inline void chernoff_edges(FactorMoments& moments, const std::vector<Term>& term
     // 5e3 cuts it to a few hundred).  Then lam is also tried on a fixed ladder in loss units
     // (10^-3 .. 10^6, half decades): any lam is valid, so the edges only tighten, and windows the first
     // ladder already bounds do not pay for it.
-    if (!((top - bottom) / h < kFixedLadderWidth)) {
+    const double width = (top - bottom) / h;
+    if (!(width < kFixedLadderWidth) || (overshot && !(width < kOvershotLadderWidth))) {
         constexpr int fixed = 19;
         double lam[2 * fixed], k_fixed[2 * fixed] = {}, part[2 * fixed];
         for (int i = 0; i < fixed; ++i) {
