@@ -87,6 +87,16 @@ def _needed_sigma(n: int, rounds: int, k: int, eps0: float, delta0: float, start
     )
 
 
+def _epsilon_bracket(sigma: float, k: int, n: int, rounds: int, delta: float) -> tuple[float, float]:
+    """The certified epsilon bracket at delta of one silo's Noisy MB-SGD (L = 1) on the tables' grid."""
+    return cast(
+        tuple[float, float],
+        NoisyMBSGD(
+            sigma=sigma, lipschitz=1.0, batch_size=k, silo_size=n, rounds=rounds, value_discretization_interval=INTERVAL
+        ).epsilon(delta, bound="both"),
+    )
+
+
 def theory_rows(rows: tuple[tuple[int, int, float], ...] = THEORY) -> list[dict[str, Any]]:
     """Theorem 2.1 (L = 1): prescribed sigma, certified eps at it, needed sigma, ratio."""
     out = []
@@ -95,17 +105,7 @@ def theory_rows(rows: tuple[tuple[int, int, float], ...] = THEORY) -> list[dict[
             delta0 = 1.0 / n**2
             k = int(theorem_2_1_batch_size(rounds=rounds, silo_size=n, epsilon=eps0, delta=delta0))
             paper = float(theorem_2_1_sigma(lipschitz=1.0, rounds=rounds, silo_size=n, epsilon=eps0, delta=delta0))
-            lower, upper = cast(
-                tuple[float, float],
-                NoisyMBSGD(
-                    sigma=paper,
-                    lipschitz=1.0,
-                    batch_size=k,
-                    silo_size=n,
-                    rounds=rounds,
-                    value_discretization_interval=INTERVAL,
-                ).epsilon(delta0, bound="both"),
-            )
+            lower, upper = _epsilon_bracket(paper, k, n, rounds, delta0)
             needed = _needed_sigma(n, rounds, k, eps0, delta0, paper / 5)
             out.append(
                 dict(
@@ -132,17 +132,7 @@ def experiment_rows(rows: tuple[tuple[int, int, float], ...] = EXPERIMENTS) -> l
             delta = 1.0 / n**2
             k = int(appendix_i_batch_size(rounds=rounds, silo_size=n, epsilon=eps))
             sigma = float(appendix_i_sigma(lipschitz=1.0, rounds=rounds, silo_size=n, epsilon=eps, delta=delta))
-            lower, upper = cast(
-                tuple[float, float],
-                NoisyMBSGD(
-                    sigma=sigma,
-                    lipschitz=1.0,
-                    batch_size=k,
-                    silo_size=n,
-                    rounds=rounds,
-                    value_discretization_interval=INTERVAL,
-                ).epsilon(delta, bound="both"),
-            )
+            lower, upper = _epsilon_bracket(sigma, k, n, rounds, delta)
             out.append(
                 dict(
                     n=n,
