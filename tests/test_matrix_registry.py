@@ -232,15 +232,19 @@ def test_bad_vectors_are_refused_naming_the_option(vectors, message):
 @pytest.mark.parametrize(
     "flags, message",
     [
-        (["--buffer-decay=", "--output-scale", "0.1"], "buffer_decay must be one non-empty list"),
-        (["--buffer-decay", "0.9,nan", "--output-scale", "0.1,0.2"], "buffer_decay must be one non-empty list"),
-        (["--buffer-decay", "0.9,,0.5", "--output-scale", "0.1,0.2"], "buffer_decay must be one non-empty list"),
-        (["--buffer-decay", "0.9,0.5", "--output-scale", "0.1"], "buffer_decay and output_scale must have one entry"),
-        (["-p", "buffer_decay=0.9"], "needs output_scale"),
-        ([], "needs buffer_decay and output_scale"),
+        (["--buffer-decay=", "--output-scale", "0.1"], "--buffer-decay must be one non-empty list"),
+        (["--buffer-decay", "0.9,nan", "--output-scale", "0.1,0.2"], "--buffer-decay must be one non-empty list"),
+        (["--buffer-decay", "0.9,,0.5", "--output-scale", "0.1,0.2"], "--buffer-decay must be one non-empty list"),
+        (
+            ["--buffer-decay", "0.9,0.5", "--output-scale", "0.1"],
+            "--buffer-decay and --output-scale must have one entry",
+        ),
+        (["-p", "buffer_decay=0.9"], "needs --output-scale"),
+        ([], "needs --buffer-decay and --output-scale: one list of numbers each (such as --buffer-decay 0.9,0.5)"),
     ],
 )
 def test_bad_vectors_on_the_command_line_exit_2_with_one_line(capsys, flags, message):
+    """One line, exit 2, in the command line's words: the vector options as their flags."""
     err = _refused(
         capsys, "epsilon", "-a", "dp_ftrl_blt", "--rounds", "100", "--noise-multiplier", "1", *flags, "--delta", "1e-6"
     )

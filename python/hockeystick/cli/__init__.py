@@ -30,7 +30,7 @@ from .. import __version__
 from .._optional import MissingExtraError, extra_of
 from . import accountants, calibrate, compose, demo, evaluate, figures, plot, risk, simulate, sweep
 from .arguments import command_line_words
-from .common import EXIT_FAILURE, EXIT_USAGE, PROG, Parser, UsageError
+from .common import EXIT_FAILURE, EXIT_USAGE, PROG, Parser, UsageError, _families
 
 __all__ = ["main", "build_parser", "EXIT_USAGE", "EXIT_FAILURE"]
 
@@ -77,7 +77,11 @@ def _one_line(exc: BaseException, args: argparse.Namespace) -> str:
     training = any(
         getattr(args, f"run_{name}", None) is not None for name in ("dataset_size", "total_clients", "sample_rate")
     )
-    return command_line_words(" ".join(str(exc).split()), args.command, training=training) or type(exc).__name__
+    vectors = (
+        tuple(sorted({v for entry in _families(args) for v in entry.vectors})) if hasattr(args, "accountant") else ()
+    )
+    message = command_line_words(" ".join(str(exc).split()), args.command, training=training, vectors=vectors)
+    return message or type(exc).__name__
 
 
 class _CommandLineFormatter(logging.Formatter):

@@ -59,14 +59,16 @@ TRAINING_ARGUMENTS = (
 )
 
 
-def command_line_words(message: str, command: str, *, training: bool = False) -> str:
+def command_line_words(message: str, command: str, *, training: bool = False, vectors: tuple[str, ...] = ()) -> str:
     """``message`` with each Python phrase of the table replaced by the command line's words for
     ``command`` (whole phrases only: ``overwrite=True`` inside ``my_overwrite=True`` stays, and so does
     ``out_dir`` inside ``out_dirs``); with ``training`` (the run was given by its training flags) the
-    training classes' argument names become their flags."""
+    training classes' argument names become their flags, and so do ``vectors``, the vector options of the
+    families the run names (``--buffer-decay``)."""
     words = dict(COMPOSE_WORDS if command == "compose" else COMMAND_LINE_WORDS)
-    if training:
-        words.update({name: "--" + name.replace("_", "-") for name in TRAINING_ARGUMENTS})
+    flagged = (TRAINING_ARGUMENTS if training else ()) + vectors
+    words.update({name: "--" + name.replace("_", "-") for name in flagged})
+    words.update({name + "=": "--" + name.replace("_", "-") + " " for name in vectors})  # "such as buffer_decay=0.9"
     for phrase in sorted(words, key=len, reverse=True):  # the longest first: a phrase may contain a shorter one
         before = r"(?<![\w-])" if phrase[0].isalnum() or phrase[0] == "_" else ""
         after = r"(?![\w=])" if phrase[-1].isalnum() or phrase[-1] == "_" else ""
