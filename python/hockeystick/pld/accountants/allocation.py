@@ -190,15 +190,15 @@ class _EpochsOfAllocation(PointwiseCurves):
             where, key = grouped.at(i), tuple(point)
             upper = self._upper(key, method, flat_x[where])
             lower = self._lower(key, method, flat_x[where]) if bound != "upper" else np.zeros(where.size)
-            if upper is None or lower is None:
-                pld = self._run(float(point[0]), self._parts(key))
-                sides = getattr(pld, method)(flat_x[where], bound="both" if upper is lower else "upper")
-                if upper is lower:  # both None: the PLD carries both
-                    lower, upper = sides
-                elif upper is None:
-                    upper = sides
+            if upper is None or lower is None:  # the parts' PLD carries the sides without a closed form
+                side = "both" if upper is None and lower is None else "upper" if upper is None else "lower"
+                found = getattr(self._run(float(point[0]), self._parts(key)), method)(flat_x[where], bound=side)
+                if side == "both":
+                    lower, upper = found
+                elif side == "upper":
+                    upper = found
                 else:
-                    lower = getattr(pld, method)(flat_x[where], bound="lower")
+                    lower = found
             flat_lo[where], flat_up[where] = lower, upper
             progress.advance(where.size)
 
