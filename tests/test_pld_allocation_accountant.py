@@ -12,6 +12,8 @@ from scipy.special import logsumexp
 import hockeystick.pld as pld
 from hockeystick.gaussian_mechanism import GaussianMechanism
 
+from . import reference
+
 
 def test_whole_epochs_compose_the_one_epoch_pair() -> None:
     run = pld.BallsInBinsGaussianPLD(sigma=1.3, steps_per_epoch=8, rounds=40)
@@ -217,3 +219,36 @@ def test_steps_per_record_is_refused_above_the_epoch() -> None:
         pld.BallsInBinsGaussianPLD(sigma=1.0, steps_per_epoch=4, rounds=8, steps_per_record=5)
     with pytest.raises(ValueError, match="steps_per_record"):
         pld.BallsInBinsGaussianPLD(sigma=1.0, steps_per_epoch=4, rounds=8, steps_per_record=0)
+
+
+@pytest.mark.parametrize("steps_per_record", [1, 3])
+def test_allocation_edges_are_refused_or_on_the_safe_side(steps_per_record: int) -> None:
+    """sigma / sensitivity below the sum grid's floor, or overflowing, is refused at construction, naming it and
+    without a warning; a huge sigma gives an ordered bracket from 0; k = t against the 50-digit Gaussian (the
+    lower side's radius k sqrt(E / t) / sigma in four roundings, taken down)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for sigma, sensitivity in [(5e-324, 1.0), (0.01, 1.0), (1.0, 1e308), (1.0, 5e-324)]:
+            with pytest.raises(ValueError, match="sigma / sensitivity .the noise_multiplier over it. must be"):
+                pld.BallsInBinsGaussianPLD(
+                    sigma=sigma,
+                    steps_per_epoch=10,
+                    rounds=30,
+                    steps_per_record=steps_per_record,
+                    sensitivity=sensitivity,
+                )
+            with pytest.raises(ValueError, match="sigma / sensitivity .the noise_multiplier over it. must be"):
+                pld.ShuffledBatchGaussianPLD(sigma=sigma, batch_size=2, n=6, rounds=3, sensitivity=sensitivity)
+        lower, upper = pld.BallsInBinsGaussianPLD(
+            sigma=1e308, steps_per_epoch=10, rounds=30, steps_per_record=steps_per_record
+        ).epsilon(1e-6, bound="both")
+        assert lower == 0.0 <= upper < 0.1
+    eps = np.array([0.0, 1.0, 5.0])
+    lower, upper = pld.BallsInBinsGaussianPLD(sigma=3.0, steps_per_epoch=8, rounds=40, steps_per_record=8).delta(
+        eps, bound="both"
+    )
+    for e, lo, up in zip(eps, lower, upper):
+        exact = reference.theta(math.sqrt(40.0) / 3.0, float(e))
+        assert lo <= exact <= up

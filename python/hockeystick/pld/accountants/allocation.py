@@ -134,7 +134,22 @@ def shuffled_epoch(
 class _EpochsOfAllocation(PointwiseCurves):
     """Shared: one composed PLD per distinct (sigma, steps per epoch, steps, ...) point, evaluated per point."""
 
-    def __init__(self, value_discretization_interval: float, sum_resolution: float) -> None:
+    def __init__(
+        self, value_discretization_interval: float, sum_resolution: float, sigma: np.ndarray, sensitivity: np.ndarray
+    ) -> None:
+        with np.errstate(over="ignore"):  # a subnormal sensitivity overflows the ratio: refused below as infinite
+            noise = sigma / sensitivity
+        if np.any(noise < MIN_NOISE):
+            raise ValueError(
+                f"sigma / sensitivity (the noise_multiplier over it) must be at least {MIN_NOISE:g} here, got {_validation.describe(np.min(noise))}: "
+                "below it one step's likelihood ratio leaves double precision on the allocation's sum grid; at that "
+                "little noise each epoch is about the Gaussian mechanism of one step (GaussianMechanism(...))"
+            )
+        if not np.all(np.isfinite(noise)):
+            raise ValueError(
+                "sigma / sensitivity (the noise_multiplier over it) must be finite here, got an overflow to infinity (a sensitivity near the "
+                "smallest doubles): give sigma and sensitivity in a larger unit"
+            )
         self.value_discretization_interval = checked_interval(value_discretization_interval)
         self.sum_resolution = float(
             _validation.positive(_validation.single(sum_resolution, "sum_resolution"), "sum_resolution")
@@ -238,7 +253,7 @@ class BallsInBinsGaussianPLD(_EpochsOfAllocation):
                 f"epoch), got steps_per_record {_validation.describe(np.max(k))} above steps_per_epoch "
                 f"{_validation.describe(np.min(t))}"
             )
-        super().__init__(value_discretization_interval, sum_resolution)
+        super().__init__(value_discretization_interval, sum_resolution, s, c)
         self.sigma, self.steps_per_epoch, self.rounds, self.steps_per_record, self.sensitivity = s, t, r, k, c
 
     def _points(self) -> dict[str, np.ndarray]:
@@ -262,7 +277,7 @@ class BallsInBinsGaussianPLD(_EpochsOfAllocation):
         noise, t, rounds, k = point[0], int(point[1]), int(point[2]), int(point[3])
         if k == 1:
             return None  # the realizable allocation pair itself (the parts' PLD)
-        mu = radius_down(k * np.sqrt(float(rounds // t)) / (noise * np.sqrt(float(t))))
+        mu = radius_down(k * np.sqrt(float(rounds // t) / t) / noise)  # four roundings (radius_down's contract)
         return np.asarray(theta_lower(mu, x) if method == "delta" else theta_epsilon_lower(mu, x))
 
 
@@ -297,7 +312,7 @@ class ShuffledBatchGaussianPLD(_EpochsOfAllocation):
         )
         if np.any(b > n_):
             raise ValueError("batch_size must be <= n (an epoch cuts the n records into batches of batch_size)")
-        super().__init__(value_discretization_interval, sum_resolution)
+        super().__init__(value_discretization_interval, sum_resolution, s, c)
         self.sigma, self.batch_size, self.n, self.rounds, self.sensitivity = s, b, n_, r, c
 
     def _points(self) -> dict[str, np.ndarray]:
