@@ -283,3 +283,191 @@ def test_accountants_lists_the_families_with_their_vectors(capsys):
     assert "one list each (the strategy's, not a grid axis): buffer_decay, output_scale" in out
     assert "certified L2 sensitivity" in registry.get("dp_ftrl_blt").summary
     assert "certified upper bound" in registry.get("amplified_banded_mf").summary
+
+
+FAMILY_RUNS = {
+    "dp_ftrl_blt": ["--rounds", "100", "--noise-multiplier", "1", *BLT_RUN],
+    "dp_ftrl_banded": [
+        "--rounds",
+        "100",
+        "--noise-multiplier",
+        "1",
+        "--min-separation",
+        "50",
+        "--coefficients",
+        "1,0.6,0.3",
+    ],
+    "amplified_banded_mf": [
+        "--rounds",
+        "1000",
+        "--noise-multiplier",
+        "1",
+        "--min-separation",
+        "4",
+        "--coefficients",
+        "0.8,0.5,0.3",
+        "--sampling-rate",
+        "0.05",
+    ],
+}
+
+
+def _printed(capsys, *argv: str) -> str:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert out.strip()
+    return out
+
+
+@pytest.mark.parametrize("family", sorted(FAMILY_RUNS))
+@pytest.mark.parametrize(
+    "command, target",
+    [
+        ("epsilon", ["--delta", "1e-6", "--bound", "both", "--format", "json"]),
+        ("delta", ["--epsilon", "2,4", "--format", "json"]),
+        ("calibrate", ["--epsilon", "8", "--delta", "1e-6", "--format", "csv"]),
+        ("sweep", ["-q", "epsilon", "--delta", "1e-6", "-o", "-", "--no-progress"]),
+    ],
+)
+def test_a_family_named_after_the_subcommand_is_the_family_given_by_a(capsys, family, command, target):
+    """hockeystick COMMAND FAMILY --vector ... prints what hockeystick COMMAND -a FAMILY --vector ... prints,
+    the name before the flags or after them."""
+    run = FAMILY_RUNS[family]
+    if command == "calibrate":  # calibrate solves for the noise multiplier
+        at = run.index("--noise-multiplier")
+        run = run[:at] + run[at + 2 :]
+    by_a = _printed(capsys, command, "-a", family, *run, *target)
+    assert _printed(capsys, command, family, *run, *target) == by_a
+    assert _printed(capsys, command, *run, *target, family) == by_a
+    if command == "calibrate":  # the calibrated noise meets the target, a slightly smaller one does not
+        header, row = by_a.splitlines()[:2]
+        z = float(row.split(",")[header.split(",").index("noise_multiplier")])
+        entry = registry.get(registry.configure(family, **_vectors(family)))
+        fixed = {"rounds": int(run[1]), "min_separation": int(run[run.index("--min-separation") + 1])}
+        if family == "amplified_banded_mf":
+            fixed["sampling_rate"] = 0.05
+        assert entry.build(noise_multiplier=z, **fixed).epsilon(1e-6) <= 8.0
+        assert entry.build(noise_multiplier=z * (1 - 1e-6), **fixed).epsilon(1e-6) > 8.0
+
+
+def _vectors(family: str) -> dict[str, list[float]]:
+    if family == "dp_ftrl_blt":
+        return {"buffer_decay": list(BLT_DECAY), "output_scale": list(BLT_SCALE)}
+    return {"coefficients": BANDS if family == "dp_ftrl_banded" else [0.8, 0.5, 0.3]}
+
+
+def test_a_named_family_and_a_names_join_as_repeated_a(capsys):
+    argv = ["--rounds", "100", "--noise-multiplier", "1", "--min-separation", "50", "--delta", "1e-6"]
+    both = _json(
+        capsys, "epsilon", "dp_ftrl_banded", "-a", "dp_ftrl_tree_restart", "--coefficients", "1,0.6,0.3", *argv
+    )
+    assert both == _json(
+        capsys, "epsilon", "-a", "dp_ftrl_banded,dp_ftrl_tree_restart", "--coefficients", "1,0.6,0.3", *argv
+    )
+    python = DPFTRL(rounds=100, noise_multiplier=1.0, min_separation=50, strategy=Banded(BANDS)).epsilon(1e-6)
+    tree = DPFTRL(rounds=100, noise_multiplier=1.0, min_separation=50, strategy="tree_restart").epsilon(1e-6)
+    assert both[0]["epsilon_dp_ftrl_banded[coefficients=1.0,0.6,0.3]"] == python
+    assert both[0]["epsilon"] == min(python, tree)
+
+
+def _risk_python(accountant, fprs: list[float]) -> str:
+    """What hockeystick risk prints for ``accountant`` (both sides), from hockeystick.risk directly."""
+    from hockeystick import risk
+
+    (tpr_low, tpr_up), (adv_low, adv_up) = (
+        risk.tpr_at_fpr(accountant, fprs, bound="both"),
+        risk.advantage(accountant, bound="both"),
+    )
+    lines = ["fpr\ttpr_lower\ttpr_upper"]
+    lines += [f"{f:.6g}\t{lo:.6g}\t{hi:.6g}" for f, lo, hi in zip(fprs, tpr_low, tpr_up)]
+    return "\n".join([*lines, f"advantage (max TPR - FPR)\t{adv_low:.6g}\t{adv_up:.6g}"]) + "\n"
+
+
+@pytest.mark.parametrize("family", sorted(FAMILY_RUNS))
+def test_risk_of_a_family_is_the_risk_of_the_python_class(capsys, family):
+    run, fpr = FAMILY_RUNS[family], ["--fpr", "0.001,0.01,0.1"]
+    named = _printed(capsys, "risk", family, *run, *fpr)
+    assert _printed(capsys, "risk", "-a", family, *run, *fpr) == named
+    configured = registry.configure(family, **_vectors(family))
+    strategy_flags = {"--buffer-decay", "--output-scale", "--coefficients"}
+    rest = [w for flag, value in zip(run[::2], run[1::2]) if flag not in strategy_flags for w in (flag, value)]
+    assert _printed(capsys, "risk", "-a", configured, *rest, *fpr) == named
+    if family == "amplified_banded_mf":
+        python = AmplifiedBandedMF(
+            rounds=1000, noise_multiplier=1.0, sampling_rate=0.05, strategy=Banded([0.8, 0.5, 0.3]), min_separation=4
+        )
+    else:
+        strategy = BLT(BLT_DECAY, BLT_SCALE) if family == "dp_ftrl_blt" else Banded(BANDS)
+        python = DPFTRL(rounds=100, noise_multiplier=1.0, min_separation=50, strategy=strategy)
+    assert named == _risk_python(python, [0.001, 0.01, 0.1])
+    # the TPR bracket is ordered and grows with the FPR
+    rows = [list(map(float, line.split("\t"))) for line in named.splitlines()[1:4]]
+    assert all(lo <= hi for _, lo, hi in rows) and rows[0][2] < rows[1][2] < rows[2][2]
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["epsilon", "dp_ftrl_blt", "--delta", "1e-6"], "--buffer-decay must be one non-empty list"),
+        (["delta", "dp_ftrl_blt", "--epsilon", "1"], "--buffer-decay must be one non-empty list"),
+        (
+            ["calibrate", "dp_ftrl_blt", "--epsilon", "8", "--delta", "1e-6"],
+            "--buffer-decay must be one non-empty list",
+        ),
+        (["sweep", "dp_ftrl_blt", "--delta", "1e-6", "-o", "-"], "--buffer-decay must be one non-empty list"),
+        (["risk", "dp_ftrl_blt", "--fpr", "0.01"], "--buffer-decay must be one non-empty list"),
+        (["risk", "-a", "dp_ftrl_blt", "--fpr", "0.01"], "--buffer-decay must be one non-empty list"),
+    ],
+)
+def test_a_bad_vector_of_a_named_family_exits_2_naming_the_flag(capsys, argv, message):
+    run = ["--rounds", "100", "--noise-multiplier", "1", "--min-separation", "50", "--output-scale", "0.1,0.2"]
+    err = _refused(capsys, *argv, *run, "--buffer-decay", "0.9,nan")
+    assert message in err and "buffer_decay" not in err
+    err = _refused(capsys, *argv, "--rounds", "100", "--noise-multiplier", "1", "--min-separation", "50")
+    assert "needs --buffer-decay and --output-scale" in err
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (
+            ["risk", "dp_ftrl_banded", "--coefficients", "1,0.5", "--rounds", "100,200", "--noise-multiplier", "1"],
+            "--rounds 100,200: give one number per parameter",
+        ),
+        (
+            [
+                "risk",
+                "dp_ftrl_banded",
+                "-a",
+                "dp_ftrl_tree",
+                "--coefficients",
+                "1",
+                "--rounds",
+                "10",
+                "--noise-multiplier",
+                "1",
+            ],
+            "risk evaluates one mechanism",
+        ),
+        (["risk", "--rounds", "10", "--noise-multiplier", "1"], "say which accountant"),
+        (["risk", "dp_ftrl_tree", "--coefficients", "1", "--rounds", "10", "--noise-multiplier", "1"], "coefficients"),
+    ],
+)
+def test_risk_refuses_more_than_one_mechanism(capsys, argv, message):
+    assert message in _refused(capsys, *argv, "--fpr", "0.01")
+
+
+def test_a_sweep_word_naming_a_file_is_the_sweep_file(capsys, tmp_path, monkeypatch):
+    """hockeystick sweep WORD: the sweep file when WORD is a file's path, even one spelled like an accountant."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "dp_ftrl_tree").write_text(
+        'accountants = ["gaussian"]\noutput = "delta"\n[parameters]\nsigma = 2\nrounds = 10\nepsilon = 1\n'
+    )
+    from_file = _printed(capsys, "sweep", "dp_ftrl_tree", "-o", "-", "--no-progress")
+    assert from_file == _printed(
+        capsys, "sweep", "gaussian", "-p", "sigma=2", "-p", "rounds=10", "--epsilon", "1", "-o", "-", "--no-progress"
+    )
+    from hockeystick.gaussian_mechanism import GaussianMechanism
+
+    assert float(from_file.splitlines()[1].split(",")[-1]) == GaussianMechanism(sigma=2.0, rounds=10).delta(1.0)

@@ -5,7 +5,16 @@
     hockeystick calibrate -a gaussian --epsilon 1 --delta 1e-5 -p rounds=1,10,100,1000
     hockeystick delta -a gaussian -p sigma=2 -p rounds=100 --epsilon 1
     hockeystick epsilon -a gaussian -p sigma=2 -p rounds=100 --delta 1e-5
+    hockeystick epsilon gaussian -p sigma=2 -p rounds=100 --delta 1e-5       (the same)
+    hockeystick epsilon dp_ftrl_banded --coefficients 1,0.6,0.3 --rounds 100 --noise-multiplier 1 \\
+        --min-separation 50 --delta 1e-6
+    hockeystick risk gaussian -p sigma=1 -p rounds=10 --fpr 0.01
     hockeystick accountants                      what -a accepts, with each one's parameters
+
+The accountant of epsilon, delta, calibrate, sweep and risk is -a NAME or the NAME after the subcommand
+(hockeystick epsilon NAME ... is hockeystick epsilon -a NAME ...; a sweep's word is its sweep file when it
+is a file's path).  A family (dp_ftrl_blt, dp_ftrl_banded, amplified_banded_mf) takes its strategy's
+vectors as flags, --buffer-decay, --output-scale, --coefficients: one list each, never a grid axis.
 
 Parameters are NAME=VALUE where VALUE is a number (fixed), a list 1,2,4, or a range
 log:START:STOP:NUM / linear:START:STOP:NUM (an axis of the grid).  Files are never replaced

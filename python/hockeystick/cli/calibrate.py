@@ -29,6 +29,9 @@ def register(subparsers: Any) -> None:
         "--noise-multiplier 1.1 --epsilon 3 --delta 1e-5\n"
         "  hockeystick calibrate --fixed-compute --dataset-size 60000 --epochs 60 --epsilon 3 --delta 1e-5\n"
         "  hockeystick calibrate -a gaussian --epsilon 1 --delta 1e-5 -p rounds=1,10,100,1000\n"
+        "  hockeystick calibrate gaussian --epsilon 1 --delta 1e-5 -p rounds=1,10,100,1000   # the same\n"
+        "  hockeystick calibrate dp_ftrl_blt --buffer-decay 0.9,0.5 --output-scale 0.1,0.2 --rounds 100 "
+        "--min-separation 50 --epsilon 8 --delta 1e-6\n"
         "  hockeystick calibrate -a gaussian --parameter rounds --epsilon 1 --delta 1e-5 "
         "-p sigma=2,5,10\n"
         "  hockeystick calibrate -a gaussian --epsilon 0.5,1,2,4 --delta 1e-5 "
@@ -56,7 +59,7 @@ def register(subparsers: Any) -> None:
     cal.add_argument(
         "--examples", type=positive_int, default=None, metavar="N", help="with --fixed-compute: examples processed"
     )
-    accountant_options(cal)
+    accountant_options(cal, "calibrate")
     output_options(cal)
     format_options(cal)
     cal.add_argument(
@@ -105,7 +108,10 @@ def _fixed_compute(args: argparse.Namespace, params: dict[str, str]) -> int:
     if not args.fixed_compute:
         raise UsageError("--examples is a compute budget: it goes with --fixed-compute")
     if args.out is not None or args.plot is not None or args.accountant or args.param:
-        raise UsageError("--fixed-compute prints its table (one row per batch size); drop -o, --plot, -a and -p")
+        raise UsageError(
+            "--fixed-compute prints its table (one row per batch size); drop -o, --plot, the accountant (NAME or "
+            "-a) and -p"
+        )
     allowed = {"epsilon", "delta", "dataset_size", "batch_size", "epochs"}
     extra = sorted(set(params) - allowed)
     if extra:

@@ -18,7 +18,10 @@ __all__ = [
     "PROG",
     "UsageError",
     "Parser",
+    "accountant_argument",
     "accountant_options",
+    "matrix_options",
+    "training_options",
     "output_options",
     "positive_int",
     "parameters",
@@ -42,14 +45,31 @@ class Parser(argparse.ArgumentParser):
     """argparse, with a pointer to --help and the examples on every usage error.
 
     A subcommand's parser reports its own unrecognized arguments (with its own usage and a
-    'did you mean' for a misspelled flag) instead of leaving them to the top-level parser."""
+    'did you mean' for a misspelled flag) instead of leaving them to the top-level parser.
+
+    A subcommand with the positional NAME (``accountant_argument``) reads it from the words argparse leaves
+    over, not by argparse's positional matching: a word right after an unrecognized flag is that flag's
+    value (``--epsilno 1`` is refused whole), never the accountant."""
+
+    # the positional NAME's action, shown by --help and the usage line but matched by ``_take_name``
+    name_action: argparse.Action | None = None
 
     def error(self, message: str) -> Any:  # type: ignore[override]
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\nrun '{self.prog} --help' for the options and examples\n")
 
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:  # type: ignore[override]
-        namespace, extras = super().parse_known_args(args, namespace)
+        name = self.name_action
+        at = self._actions.index(name) if name is not None else -1
+        if name is not None:
+            self._actions.remove(name)
+        try:
+            namespace, extras = super().parse_known_args(args, namespace)
+        finally:
+            if name is not None:
+                self._actions.insert(at, name)
+        if name is not None:
+            extras = _take_name(namespace, extras, name.dest)
         if extras and self.prog != PROG:
             self.error(self._unrecognized(extras))
         return namespace, extras
@@ -66,23 +86,60 @@ class Parser(argparse.ArgumentParser):
         return message
 
 
+def _take_name(namespace: argparse.Namespace, extras: list[str], dest: str) -> list[str]:
+    """``extras`` without its first word that is no flag and no unrecognized flag's value: that word is the
+    positional NAME, the first of the names ``dest`` lists (``-a NAME`` adds the others)."""
+    for i, word in enumerate(extras):
+        follows_flag = i > 0 and extras[i - 1].startswith("-") and "=" not in extras[i - 1]
+        if not word.startswith("-") and not follows_flag:
+            setattr(namespace, dest, [word, *(getattr(namespace, dest, None) or [])])
+            return extras[:i] + extras[i + 1 :]
+    return extras
+
+
 # --- shared options ------------------------------------------------------------------------
 
 
-def accountant_options(parser: argparse.ArgumentParser) -> None:
-    # The help names no accountant: listing them would build the registry (every family, scipy) on each
-    # --help; 'hockeystick accountants' lists them, and an unknown name is refused with the list.
-    group = parser.add_argument_group("what to evaluate")
+# the positional NAME's help; a sweep's positional (a sweep file or NAME) says it in its own words
+NAME_HELP = (
+    "the accountant, as -a NAME gives it: hockeystick {command} NAME ... is hockeystick {command} -a NAME ...; a "
+    "family (dp_ftrl_blt, dp_ftrl_banded, amplified_banded_mf) takes its vector flags (--buffer-decay, "
+    "--output-scale, --coefficients)"
+)
+
+
+def accountant_argument(
+    parser: argparse.ArgumentParser, group: Any, command: str, *, positional: bool = True, several: bool = True
+) -> None:
+    """The accountant, into ``args.accountant`` (a list of the names given, or None): -a NAME and, unless
+    ``positional`` is false, the positional NAME before them (``Parser`` reads it)."""
+    if positional:
+        if not isinstance(parser, Parser):
+            raise TypeError(f"the positional NAME needs a {Parser.__name__}, got {type(parser).__name__}")
+        parser.name_action = group.add_argument(
+            "accountant", nargs="?", default=None, metavar="NAME", help=NAME_HELP.format(command=command)
+        )
     group.add_argument(
         "-a",
         "--accountant",
         action="append",
         default=None,
         metavar="NAME",
-        help="accountant (repeat or comma-separate for several: best bound per point), or a "
-        "calculator (paper 001's leakage); 'hockeystick accountants' lists them with "
-        "their parameters",
+        help=(
+            "accountant (repeat or comma-separate for several: best bound per point), or a "
+            "calculator (paper 001's leakage); 'hockeystick accountants' lists them with "
+            "their parameters"
+            if several
+            else "a registered accountant, or a family with its vector flags ('hockeystick accountants' lists them)"
+        ),
     )
+
+
+def accountant_options(parser: argparse.ArgumentParser, command: str, *, positional: bool = True) -> None:
+    # The help names no accountant: listing them would build the registry (every family, scipy) on each
+    # --help; 'hockeystick accountants' lists them, and an unknown name is refused with the list.
+    group = parser.add_argument_group("what to evaluate")
+    accountant_argument(parser, group, command, positional=positional)
     group.add_argument(
         "-p",
         "--param",
@@ -105,6 +162,13 @@ def accountant_options(parser: argparse.ArgumentParser) -> None:
         help="which side of the certified bracket: upper (default; never below the truth), lower "
         "(never above it) or both (columns <output>_lower and <output>_upper); one accountant",
     )
+    training_options(parser)
+    matrix_options(parser)
+
+
+def training_options(parser: argparse.ArgumentParser) -> None:
+    """A training run's flags (``TRAINING_FLAGS``, --sampling): --dataset-size names DP-SGD, --total-clients
+    DP-FedAvg (``training_accountant``)."""
     run = parser.add_argument_group(
         "a training run, in its own words (no -a needed: --dataset-size means DP-SGD, --total-clients DP-FedAvg; "
         "every step released; same VALUE forms as --param)"
@@ -117,12 +181,6 @@ def accountant_options(parser: argparse.ArgumentParser) -> None:
             metavar="VALUE",
             help=help_text,
         )
-    strategy = parser.add_argument_group(
-        "a matrix mechanism, in its own words (-a dp_ftrl_tree, dp_ftrl_blt, dp_ftrl_banded or amplified_banded_mf; "
-        "--buffer-decay, --output-scale and --coefficients are ONE list each, the strategy's, never a grid axis)"
-    )
-    for flag, help_text in MATRIX_FLAGS.items():
-        strategy.add_argument(f"--{flag}", dest=f"matrix_{flag.replace('-', '_')}", metavar="VALUE", help=help_text)
     run.add_argument(
         "--sampling",
         choices=("poisson", "fixed_size", "balls_in_bins", "shuffle"),
@@ -131,6 +189,16 @@ def accountant_options(parser: argparse.ArgumentParser) -> None:
         "--batch-size records each step; replace one), balls_in_bins (each record in one uniformly chosen step "
         "of each epoch; add/remove one) or shuffle (a permutation cut into batches each epoch; replace one)",
     )
+
+
+def matrix_options(parser: argparse.ArgumentParser) -> None:
+    """A matrix mechanism's flags (``MATRIX_FLAGS``), each the parameter of its name with underscores."""
+    strategy = parser.add_argument_group(
+        "a matrix mechanism, in its own words (dp_ftrl_tree, dp_ftrl_blt, dp_ftrl_banded or amplified_banded_mf; "
+        "--buffer-decay, --output-scale and --coefficients are ONE list each, the strategy's, never a grid axis)"
+    )
+    for flag, help_text in MATRIX_FLAGS.items():
+        strategy.add_argument(f"--{flag}", dest=f"matrix_{flag.replace('-', '_')}", metavar="VALUE", help=help_text)
 
 
 TRAINING_FLAGS = {
@@ -296,12 +364,18 @@ def accountant_names(args: argparse.Namespace, default: Sequence[str] | None = N
     training = training_accountant(args)
     if training is not None:
         if names and names != [training]:
-            raise UsageError(f"the training flags describe accountant {training!r}; drop -a {','.join(names)}")
+            raise UsageError(
+                f"the training flags describe accountant {training!r}; drop -a {','.join(names)} "
+                "(or the NAME after the subcommand)"
+            )
         return [training]
     if not names:
         if default:
             return list(default)
-        raise UsageError(f"say which accountant with -a NAME; registered: {', '.join(registry.names())}")
+        raise UsageError(
+            f"say which accountant with -a NAME (or NAME after the subcommand); registered: "
+            f"{', '.join(registry.names())}"
+        )
     families = {entry.name: entry for entry in _families(args)}
     if not families and not any("[" in n for n in names):
         return names

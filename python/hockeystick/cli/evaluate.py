@@ -25,13 +25,17 @@ def register(subparsers: Any) -> None:
             f"--noise-multiplier 1.1 --{other} {'1' if other == 'epsilon' else '1e-5'}\n"
             f"  hockeystick {name} -a gaussian -p sigma=2 -p rounds=100 "
             f"--{other} {'1' if other == 'epsilon' else '1e-5'}\n"
+            f"  hockeystick {name} gaussian -p sigma=2 -p rounds=100 "
+            f"--{other} {'1' if other == 'epsilon' else '1e-5'}   # the same as -a gaussian\n"
+            f"  hockeystick {name} dp_ftrl_banded --coefficients 1,0.6,0.3 --rounds 100 --noise-multiplier 1 "
+            f"--min-separation 50 --{other} {'1' if other == 'epsilon' else '1e-6'}\n"
             f"  hockeystick {name} -a gaussian -p sigma=1,2,4 -p rounds=100 "
             f"--{other} {'0.5,1,2' if other == 'epsilon' else '1e-5,1e-8'}\n"
             f"  hockeystick {name} --dataset-size 60000 --batch-size 256 --epochs 60 --noise-multiplier 1.1 "
             f"--{other} {'1' if other == 'epsilon' else '1e-5'} --every epoch --bound both",
             formatter_class=raw,
         )
-        accountant_options(p)
+        accountant_options(p, name)
         along_run_options(p)
         output_options(p)
         format_options(p)

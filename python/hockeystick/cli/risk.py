@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .common import UsageError
+from .common import UsageError, accountant_argument, matrix_options, training_options
 
 __all__ = ["register"]
 
@@ -19,18 +19,16 @@ def register(subparsers: Any) -> None:
         "profile's bound cannot exclude), and of the advantage max TPR - FPR = delta(0) "
         "(docs/risk.md).",
         epilog="examples:\n  hockeystick risk -a gaussian -p sigma=1 -p rounds=10 --fpr 0.01\n"
+        "  hockeystick risk gaussian -p sigma=1 -p rounds=10 --fpr 0.01   # the same\n"
+        "  hockeystick risk dp_ftrl_banded --coefficients 1,0.6,0.3 --rounds 100 --noise-multiplier 1 "
+        "--min-separation 50 --fpr 0.01\n"
         "  hockeystick risk -a pld_subsampled_gaussian -p sigma=1 -p sampling_rate=0.01 -p rounds=1000 "
         "--fpr 1e-3,0.01 --direction remove",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument(
-        "-a",
-        "--accountant",
-        required=True,
-        metavar="NAME",
-        help="a registered accountant ('hockeystick accountants' lists them)",
-    )
-    p.add_argument(
+    group = p.add_argument_group("the mechanism")
+    accountant_argument(p, group, "risk", several=False)
+    group.add_argument(
         "-p",
         "--param",
         action="append",
@@ -38,6 +36,8 @@ def register(subparsers: Any) -> None:
         metavar="NAME=VALUE",
         help="one value per parameter, e.g. -p sigma=1; repeat for each parameter",
     )
+    training_options(p)
+    matrix_options(p)
     p.add_argument(
         "--fpr",
         required=True,
@@ -62,17 +62,27 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from .. import registry, risk
-    from .common import parameters
+    from .common import accountant_names, parameters
 
-    entry = registry.get(args.accountant)
+    names = accountant_names(args)
+    if len(names) != 1:
+        raise UsageError(f"risk evaluates one mechanism: give one accountant, got {', '.join(names)}")
+    entry = registry.get(names[0])
+    given = parameters(args)
+    unknown = sorted(set(given) - set(entry.parameters))
+    if unknown:
+        raise UsageError(
+            f"unknown parameter(s) {', '.join(map(repr, unknown))} for {entry.name}; allowed: "
+            f"{', '.join(sorted(entry.parameters))}"
+        )
     values: dict[str, float | int] = {}
-    for name, text in parameters(args).items():
+    for name, text in given.items():
         try:
             number = float(text)
         except ValueError:
-            raise UsageError(
-                f"-p {name}={text}: give one number per parameter (risk evaluates one mechanism)"
-            ) from None
+            by_flag = any(getattr(args, f"{kind}_{name}", None) is not None for kind in ("matrix", "run"))
+            written = f"--{name.replace('_', '-')} {text}" if by_flag else f"-p {name}={text}"
+            raise UsageError(f"{written}: give one number per parameter (risk evaluates one mechanism)") from None
         values[name] = int(number) if name in entry.integers and number.is_integer() else number
     try:
         fprs = [float(v) for v in args.fpr.split(",")]

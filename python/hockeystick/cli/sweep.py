@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,8 @@ examples:
   hockeystick sweep grid.toml -o sweep.nc --plot eps.png --x rounds --hue sigma --slice delta=1e-5
   hockeystick sweep -a gaussian -p sigma=log:0.5:20:1000 -p rounds=1,10,100,1000 \\
       --epsilon linear:0.1:8:500 -o sweep.npz
+  hockeystick sweep gaussian -p sigma=log:0.5:20:1000 -p rounds=1,10,100,1000 \\
+      --epsilon linear:0.1:8:500 -o sweep.npz                         # the same as -a gaussian
   hockeystick sweep grid.toml -o sweep.parquet --workers 4          # on a local Dask cluster
   hockeystick sweep grid.toml -o /shared/sweep.parquet --scheduler tcp://host:8786
 
@@ -46,7 +49,14 @@ def register(subparsers: Any) -> None:
         epilog=_SWEEP_EXAMPLES,
         formatter_class=raw,
     )
-    sweep.add_argument("config", nargs="?", help="a sweep file (TOML, layout below); flags add to or override it")
+    sweep.add_argument(
+        "config",
+        nargs="?",
+        metavar="FILE|NAME",
+        help="a sweep file (TOML, layout below; flags add to or override it), or the accountant as -a NAME gives "
+        "it (hockeystick sweep NAME ... is hockeystick sweep -a NAME ...; a family such as dp_ftrl_blt takes its "
+        "vector flags): a word that is no file's path and reads as accountant names is the accountant",
+    )
     sweep.add_argument(
         "--example", action="store_true", help="run the built-in example end to end (sweep + calibration + plots)"
     )
@@ -56,7 +66,7 @@ def register(subparsers: Any) -> None:
     sweep.add_argument(
         "-q", "--quantity", metavar="OUTPUT", help="delta (default), epsilon, or a parameter to calibrate such as sigma"
     )
-    accountant_options(sweep)
+    accountant_options(sweep, "sweep", positional=False)
     output_options(sweep, required_out=True)
     format_options(sweep)
     picture_options(sweep)
@@ -66,9 +76,24 @@ def register(subparsers: Any) -> None:
     sweep.set_defaults(func=run)
 
 
+# one or more accountant names, comma-separated, each possibly configured (dp_ftrl_banded[coefficients=1,0.5])
+_NAMES = re.compile(r"\s*\w+(\[[^\]]*\])?(\s*,\s*\w+(\[[^\]]*\])?)*\s*")
+
+
+def _accountant_word(args: argparse.Namespace) -> None:
+    """The positional word as the accountant (the first -a NAME) when it is no file's path and reads as
+    accountant names; else it stays the sweep file."""
+    word = args.config
+    if word is None or os.path.exists(word) or not _NAMES.fullmatch(word):
+        return
+    args.accountant = [word, *(args.accountant or [])]
+    args.config = None
+
+
 def run(args: argparse.Namespace) -> int:
     from ..sweep.grid import Grid, chunk_size_setting, read_toml
 
+    _accountant_word(args)
     if args.example:
         if picture_choices(args):
             raise UsageError("--example draws its own pictures: the picture flags go with --plot PNG on a sweep")
