@@ -109,8 +109,8 @@ MAX_WINDOW = 1 << 22
 
 
 # --- a composition plan's refinement (``plan_refinement.GridRefinement``) ---------------------------------------
-# A plan has no predicted start (its mechanisms are any mix), so it starts coarser than the subsampled Gaussian
-# and measures its narrowing law on its own grids; finite pairs narrow like h, not h^2, hence the stall rule.
+# A plan has no predicted start (its mechanisms are any mix), so it starts coarser than the subsampled Gaussian;
+# its next grids follow the grid evaluation's rules (``grid_rules.NextGrid``).
 
 # The first grid: cheap to compose, and its measured width aims the next one.
 PLAN_COARSEST_INTERVAL = 3e-3
@@ -119,9 +119,6 @@ PLAN_COARSEST_INTERVAL = 3e-3
 PLAN_FINEST_INTERVAL = FINEST_INTERVAL
 # The most points a composed grid may take: the composition's time and memory grow like its points.
 PLAN_MAX_POINTS = 1 << 20
-# A bracket narrowing slower than h^PLAN_STALL_ORDER between two grids is not limited by the grid (e.g. the gap
-# between a symmetrised upper pair and a one-order lower pair), so a finer grid cannot close it.
-PLAN_STALL_ORDER = 0.25
 # Beside exact atoms, a first grid part whose loss s.d. spans fewer cells than this is refined to this many:
 # a bulk of a handful of masses narrows erratically until the grid resolves it.
 PLAN_RESOLVE_CELLS = 6.0

@@ -4,6 +4,7 @@ widths' h^2 law, the epsilon gap where a width is stuck at its cap, and the char
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -22,10 +23,14 @@ def least(a: float | None, b: float | None) -> float | None:
 
 
 class NextGrid:
-    """The grid rules of a refinement to ``accuracy`` (epsilon, or relative delta)."""
+    """The grid rules of a refinement to ``accuracy`` (epsilon, or relative delta): every refinement, the grid
+    evaluation's (``controller``) and a composition plan's (``plan_refinement``), aims its next grid by them.
+    ``rung``: the grid a wanted interval is rounded down to (default ``ladder_rung``: the points of a grid block
+    then share a few discretizations; a plan aligns its grids itself and passes the identity)."""
 
-    def __init__(self, accuracy: float):
+    def __init__(self, accuracy: float, rung: Callable[[float], float] = ladder_rung):
         self.accuracy = accuracy
+        self.rung = rung
 
     def charged(self, width: np.ndarray, alone: np.ndarray | None) -> np.ndarray:
         """The arguments still too wide that are charge-limited: ``alone`` (``charge_width``: what no grid
@@ -213,7 +218,7 @@ class NextGrid:
                 worst = float(np.max(width[scaling]))
                 asked.append(h * (0.9 * math.sqrt(accuracy / worst) if math.isfinite(worst) else 0.5))
             if asked and h > constants.FINEST_INTERVAL:
-                return ladder_rung(max(min(asked), constants.FINEST_INTERVAL))
+                return self.rung(max(min(asked), constants.FINEST_INTERVAL))
             return h if before is None and (wide & charged).any() else None
         if h <= constants.FINEST_INTERVAL:
             return None
@@ -225,7 +230,7 @@ class NextGrid:
             # charges being known on one grid only (they need not stay as the grid shrinks)
             near = width < constants.CAP_LEFT_WITHIN_TOLERANCES * accuracy
             if (wide & charged & was_capped & near).any():
-                rung = ladder_rung(max(0.9 * h, constants.FINEST_INTERVAL))
+                rung = self.rung(max(0.9 * h, constants.FINEST_INTERVAL))
                 finer = rung if finer is None else min(finer, rung)
             return finer
         hopeful = wide & (width < constants.STALLED * width0)
@@ -238,7 +243,7 @@ class NextGrid:
         if not reachable.any():
             return None
         wanted = float(np.min(np.sqrt((0.9 * accuracy - floor[reachable]) / slope[reachable])))
-        return ladder_rung(max(min(wanted, 0.9 * h), constants.FINEST_INTERVAL))
+        return self.rung(max(min(wanted, 0.9 * h), constants.FINEST_INTERVAL))
 
     def power_step(
         self,
@@ -279,4 +284,4 @@ class NextGrid:
             return None
         power = np.clip(power[hopeful], 1.0, 2.0)
         wanted = float(np.min(h * (target[hopeful] / rest[hopeful]) ** (1.0 / power)))
-        return ladder_rung(max(min(wanted, 0.9 * h), constants.FINEST_INTERVAL))
+        return self.rung(max(min(wanted, 0.9 * h), constants.FINEST_INTERVAL))

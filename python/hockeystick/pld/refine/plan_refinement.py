@@ -1,15 +1,16 @@
 """The grids a composition plan is read on for an ``accuracy``: the first one, the next one, when to stop.
 
-The grid starts at ``PLAN_COARSEST_INTERVAL`` and shrinks by 0.9 (accuracy / width)^(1/k), k = 2 until
-measured (the certified bracket narrows like h^2 for connect-the-dots PMFs), until the bracket at the
-asked point is no wider than ``accuracy`` (absolute in epsilon, relative in delta) or the grid reaches
-``PLAN_FINEST_INTERVAL`` or the composed grid would exceed ``PLAN_MAX_POINTS`` (finite pairs' brackets narrow only
-like h, so a tight target can be out of reach) or the bracket stops narrowing (slower than
-h^``PLAN_STALL_ORDER`` between two grids: what is left is no grid error).  The last grid's bounds are
-reported, so they are certified either way.  Each grid is aligned by the caller (``grid_alignment``).
-Beside exact atoms the first grid resolves a narrow grid part (``GridRefinement.resolving``); a first
-jump of more than ``PLAN_PROBE_SHRINK``^2 to a grid past ``PLAN_PROBE_POINTS`` goes ``PLAN_PROBE_SHRINK`` times finer
-first, so a width that is no grid error stalls on a cheap grid rather than on the budget's.
+The grid starts at ``PLAN_COARSEST_INTERVAL`` (a plan is any mix of mechanisms, so no start is predicted) and
+each next grid is the one the grid evaluation's rules ask (``grid_rules.NextGrid``: 0.9 (accuracy / width)^(1/2)
+on the first step, then the width's power law measured through two grids, clipped to [1, 2]: connect-the-dots
+PMFs narrow like h^2, finite pairs like h), until the bracket at the asked point is no wider than ``accuracy``
+(absolute in epsilon, relative in delta), or the grid reaches ``PLAN_FINEST_INTERVAL``, or the composed grid
+would exceed ``PLAN_MAX_POINTS``, or the rules see the width stop narrowing (what is left is no grid error).
+Every grid's bracket is certified, so their intersection is reported either way.  Each grid is aligned by the
+caller (``grid_alignment``).  Beside exact atoms the first grid resolves a narrow grid part
+(``GridRefinement.resolving``); a first jump of more than ``PLAN_PROBE_SHRINK``^2 to a grid past
+``PLAN_PROBE_POINTS`` goes ``PLAN_PROBE_SHRINK`` times finer first, so a width that is no grid error stalls on
+a cheap grid rather than on the budget's.
 
 Its constants (``constants.PLAN_*``, with their reasons) are read when a refinement runs, so a test may patch one there.
 """
@@ -25,6 +26,11 @@ import numpy as np
 from ... import _core
 from ..compose.pmf import GridPMF
 from . import constants
+from .grid_rules import Before, NextGrid
+
+_NONE = np.zeros(1, dtype=bool)
+_NO_CHARGE = np.zeros(1)
+_NO_CAP = np.full(1, np.inf)
 
 
 def loss_spread(pmf: GridPMF) -> float:
@@ -78,50 +84,44 @@ class GridRefinement:
         relative: bool,
         target: float,
     ) -> tuple[float, float]:
-        """The (lower, upper) ``evaluate(h, hints)`` gives on the last grid of the refinement (module docstring).
+        """The (lower, upper) ``evaluate(h, hints)`` gives, intersected over the grids of the refinement (module
+        docstring): every grid's bracket is certified, so their intersection is.
 
         ``relative``: the width is (upper - lower) / upper (delta) rather than upper - lower (epsilon);
-        ``target``: the width asked for.  ``hints`` is the previous grid's bracket (empty on the first).
+        ``target``: the width asked for.  ``hints`` is the bracket so far (empty on the first grid).
         """
+        rules = NextGrid(target, rung=float)  # the grids are aligned here, after the budget's floor
         h = self.resolving(self.aligned(constants.PLAN_COARSEST_INTERVAL))
-        previous: tuple[float, float] | None = None
+        before: Before | None = None
         hints: tuple[float, ...] = ()
         while True:
             lo, up = evaluate(h, hints)
+            if before is not None:
+                lo, up = max(lo, float(before[1][0])), min(up, float(before[2][0]))
             hints = (lo, up)  # the next, finer grid's epsilon searches start from this bracket
             width = (up - lo) / max(up, 1e-300) if relative else up - lo
             if width <= target or h <= constants.PLAN_FINEST_INTERVAL:
                 return lo, up
-            # width ~ h^k: k = 2 for continuous laws (connect the dots), 1 for atoms; measured once two
-            # grids are known, so the next grid is aimed at the target directly.
-            k = 2.0
-            if (
-                previous is not None
-                and math.isfinite(width)
-                and width > previous[1] * (h / previous[0]) ** constants.PLAN_STALL_ORDER
-            ):
-                return (
-                    lo,
-                    up,
-                )  # narrowing slower than h^constants.PLAN_STALL_ORDER: the rest of the width is no discretization
-            if previous is not None and 0 < width < previous[1]:
-                k = min(max(math.log(previous[1] / width) / math.log(previous[0] / h), 0.5), 2.0)
-            measured = previous is not None
-            previous = (h, width)
-            shrink = 0.9 * (target / width) ** (1.0 / k) if math.isfinite(width) else 0.5
-            # Budget: the composed grid grows like 1/h; stop where the next one would exceed constants.PLAN_MAX_POINTS.
+            widths = np.array([width])
+            # no argument capped, no charge known apart (the whole width follows the grid's law), no sampling
+            # rate: a width narrowing slower than the law is followed where its own law reaches the target soon
+            nxt = rules.next_interval(h, widths, before, _NONE, None, _NO_CHARGE, _NO_CAP)
+            if nxt is None:
+                return lo, up  # no finer grid narrows it: the rest of the width is no discretization
+            # Budget: the composed grid grows like 1/h; stop where the next one would exceed PLAN_MAX_POINTS.
             points = max(pmf.p.size for pmf in self.composed(h))
             floor = h * points / constants.PLAN_MAX_POINTS
             if (
-                not measured
-                and shrink < 1.0 / constants.PLAN_PROBE_SHRINK**2
+                before is None
+                and nxt < h / constants.PLAN_PROBE_SHRINK**2
                 and points * constants.PLAN_PROBE_SHRINK**2 > constants.PLAN_PROBE_POINTS
             ):
-                # A big first jump on the assumed h^2 law: probe a grid constants.PLAN_PROBE_SHRINK times finer first, whose
+                # A big first jump on the assumed h^2 law: probe a grid PLAN_PROBE_SHRINK times finer first, whose
                 # width measures the law (or shows a stall, a gap between a bound and a realizable pair).
-                shrink = 1.0 / constants.PLAN_PROBE_SHRINK
-            nxt = max(h * min(shrink, 0.9), constants.PLAN_FINEST_INTERVAL, floor)
+                nxt = h / constants.PLAN_PROBE_SHRINK
+            nxt = max(nxt, constants.PLAN_FINEST_INTERVAL, floor)
             if nxt >= 0.95 * h:
                 return lo, up
+            before = (h, np.array([lo]), np.array([up]), widths)
             aligned = self.aligned(nxt)
             h = aligned if aligned >= floor else nxt
