@@ -2,9 +2,10 @@
 every bracket within ``accuracy`` or flagged in ``unmet`` and counted in one AccuracyNotMetWarning.
 
 The cases are points whose brackets an epsilon refinement without the direct DFT bins (a round-off charge of
-T x ~5e-16 beside a delta of 1e-10) or starting above a small sampling rate (the optimistic side blind: its
-lower epsilon 0 on every grid the refinement then took) left wider than ``accuracy``: sigma 1.28, q 3.8e-3,
-47149 rounds, delta 1e-10 was [2.453, 3.402] (now [2.643, 2.645]).  Each bracket must overlap an independent certified bracket of
+T x ~5e-16 beside a delta of 1e-10), with them only in rows charged 1e-11 or more (a tenth of that delta, on
+every grid), or starting above a small sampling rate (the optimistic side blind: its lower epsilon 0 on every
+grid the refinement then took) left wider than ``accuracy``: sigma 1.28, q 3.8e-3, 47149 rounds, delta 1e-10
+was [2.453, 3.402] (now [2.643, 2.645]).  Each bracket must overlap an independent certified bracket of
 the same point (a fixed fine grid, h = 1e-5, default tail): both contain the true epsilon.
 """
 
@@ -31,7 +32,12 @@ MET = [
     # its first grid (8e-5) is blind at delta 1e-10 (lower epsilon 0, width 0.028), its second not quite
     # (4e-5: [0.0068, 0.0206]): a law fitted through both read a floor of 0.009 and stopped there
     (4.14321386427342, 1e-4, (18421,)),
+    # at delta 1e-10 a charge of 1e-11 left ~0.09 on every grid (wider at h = 1e-4 and 3e-5 than at 2e-3)
+    (0.5, 0.00379269019073225, (10, 66)),
 ]
+
+# sigma 0.5, q 2.1e-4, 82864 rounds: at delta 1e-10 the refinement's finest grid leaves 0.035
+FLAGGED = dict(sigma=0.5, sampling_rate=0.00020691380811147902, rounds=82864)
 
 
 @pytest.mark.parametrize("sigma, q, rounds", MET)
@@ -53,9 +59,8 @@ def test_brackets_meet_accuracy_and_overlap_a_fine_fixed_grid(sigma: float, q: f
 
 
 def test_points_wider_than_accuracy_are_flagged_and_counted() -> None:
-    """sigma 0.5, q 3.8e-3, 66 rounds: at delta 1e-10 every grid leaves ~0.09 (no finer grid narrows it; at
-    h = 1e-4 and 3e-5 it is wider), so that bracket is flagged; the 1e-5 one is not."""
-    acc = pld.SubsampledGaussianPLD(sigma=0.5, sampling_rate=0.00379269019073225, rounds=66, accuracy=ACCURACY)
+    """``FLAGGED``: its bracket at delta 1e-10 is flagged; the 1e-5 one is not."""
+    acc = pld.SubsampledGaussianPLD(**FLAGGED, accuracy=ACCURACY)
     with pytest.warns(AccuracyNotMetWarning, match=r"^1 of 2 epsilon brackets are wider than accuracy=0\.01"):
         lo, up = acc.epsilon(np.array([1e-10, 1e-5]), bound="both")
     assert acc.unmet is not None
@@ -68,7 +73,7 @@ def test_points_wider_than_accuracy_are_flagged_and_counted() -> None:
 
 
 def test_no_warning_and_no_flags_without_accuracy() -> None:
-    acc = pld.SubsampledGaussianPLD(sigma=0.5, sampling_rate=0.00379269019073225, rounds=66)
+    acc = pld.SubsampledGaussianPLD(**FLAGGED)
     with warnings.catch_warnings():
         warnings.simplefilter("error", AccuracyNotMetWarning)
         acc.epsilon(1e-10, bound="both")
@@ -97,7 +102,8 @@ def test_few_rounds_keep_their_own_tail_beside_many() -> None:
 def test_flags_through_a_callers_pool_equal_the_threads_and_are_not_sent_to_it() -> None:
     """``workers=pool.map``: the flags are set from the returned brackets, as with threads, and a pool task's copy
     of the accountant carries no earlier call's flags (they would be pickled with every task)."""
-    kw = dict(sigma=0.5, sampling_rate=0.00379269019073225, rounds=np.array([10, 66])[:, None], accuracy=ACCURACY)
+    kw = dict(**FLAGGED, accuracy=ACCURACY)
+    kw["rounds"] = np.array([10, FLAGGED["rounds"]])[:, None]
     deltas = np.array([1e-10, 1e-5])
     threads = pld.SubsampledGaussianPLD(**kw, workers=1)
     with pytest.warns(AccuracyNotMetWarning):

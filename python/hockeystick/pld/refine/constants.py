@@ -90,6 +90,11 @@ BELOW_RATE_START_MAX_REFINEMENT = 16.0
 # ``.epsilon``: below this least delta asked a point's first grid is composed with the direct bins: the plain
 # transform's round-off charge (T x ~5e-16) is then a part of the delta that a finer grid would only raise.
 DIRECT_FIRST_DELTA = 1e-8
+# ... and its compositions take them in every row whose estimated charge reaches this share of that delta (at most
+# the core's kDirectMinCharge, 1e-11): a charge is added to the upper delta and taken from the lower one on every
+# grid, so a charge of a tenth of delta = 1e-10 leaves the epsilon bracket a few hundredths wide whatever the
+# grid; a thousandth of delta moves epsilon by about 1e-3 / |d log delta / d eps|.
+DIRECT_CHARGE_SHARE = 1e-3
 # A step to the grid a point was on takes direct bins in every row whose estimated charge reaches this, a 10^4th
 # of the floor's delta: the point is there because its charges left it wide, so its rows' charges are cut too.
 SAME_GRID_DIRECT_CHARGE = 1e-13

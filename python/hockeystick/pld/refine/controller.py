@@ -129,7 +129,8 @@ class Refinement:
                     {i: h for i, h in step.items() if i not in only},
                     points,
                     best,
-                    below_rate if method == "delta" else below_rate | steps.near_round_off(step, xs, own),
+                    below_rate,
+                    {} if method == "delta" else steps.round_off_charges(step, xs, own),
                 )
             ]
             units += [

@@ -4,11 +4,13 @@ upper side alone settles below the delta floor."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import cast
 
 import numpy as np
 
+from ... import _core
 from ..compose.distribution import PrivacyLossDistribution, compose_all, undominated_lower_sides
 from ..compose.pmf import GridPMF
 from . import constants, dominated_direction
@@ -114,35 +116,44 @@ class StepBrackets:
         return {i: up for i, up in tried.items() if np.all(up < constants.DELTA_FLOOR)}
 
     @staticmethod
-    def near_round_off(step: dict[int, float], xs: list[np.ndarray], own: list[int]) -> set[int]:
-        """The ``.epsilon`` points whose least delta asked is below ``DIRECT_FIRST_DELTA``: their first grid too
-        is composed with the direct DFT bins, the plain transform's round-off charge (T x ~5e-16) being a part of
-        such a delta that a finer grid would only raise; above it the charge is negligible and the plain
-        transform is the cheaper."""
-        return {i for i in step if float(np.min(xs[i][: own[i]])) < constants.DIRECT_FIRST_DELTA}
+    def round_off_charges(step: dict[int, float], xs: list[np.ndarray], own: list[int]) -> dict[int, float]:
+        """The ``.epsilon`` points whose least delta asked is below ``DIRECT_FIRST_DELTA``, each with the estimated
+        charge from which its compositions recompute a row's low-frequency bins directly: ``DIRECT_CHARGE_SHARE``
+        of that delta, at most the core's kDirectMinCharge, rounded down to a power of ten (points of one decade
+        share batches).  Their first grid too is composed so: the plain transform's round-off charge
+        (T x ~5e-16) is then a part of such a delta that no grid removes and a finer grid only raises."""
+        charges = {}
+        for i in step:
+            least = float(np.min(xs[i][: own[i]]))
+            if least < constants.DIRECT_FIRST_DELTA:
+                charge = min(float(_core.pld_direct_min_charge), constants.DIRECT_CHARGE_SHARE * least)
+                charges[i] = 10.0 ** math.floor(math.log10(charge)) if charge > 0.0 else 0.0
+        return charges
 
     @staticmethod
     def batches(
-        step: dict[int, float], points: list[Point], best: Best, below_rate: set[int]
+        step: dict[int, float], points: list[Point], best: Best, below_rate: set[int], charges: dict[int, float]
     ) -> list[tuple[list[int], bool, float | None]]:
         """The batches of one refinement step (``windows_within_budget``), each with whether it recomposes the
         low-frequency bins directly (``compose_all``'s direct_bins) and from what estimated charge
-        (``direct_min_charge``; ``.epsilon`` passes its points asked at small deltas in ``below_rate`` too,
-        ``near_round_off``): a refinement's grids (a point's second and later) do, since after many rounds
+        (``direct_min_charge``): a refinement's grids (a point's second and later) do, since after many rounds
         the FFT's round-off charge, not the grid, is what leaves a delta near the floor wide, and a finer grid
         alone only raises it; so does the first grid of a point that starts below its sampling rate
         (``below_rate``): that grid is already as fine as a refinement's, and composing it without direct bins
-        first mostly leads to the same grid again with them.  Both from the core's kDirectMinCharge (None); a
-        point stepping to the grid it was on (``NextGrid.next_interval``: its charges, not the grid, left it
-        wide) from ``SAME_GRID_DIRECT_CHARGE``, 100x lower."""
+        first mostly leads to the same grid again with them; and that of a point in ``charges``
+        (``round_off_charges``).  From the point's charge in ``charges``, else the core's kDirectMinCharge (None);
+        a point stepping to the grid it was on (``NextGrid.next_interval``: its charges, not the grid, left it
+        wide) from at most ``SAME_GRID_DIRECT_CHARGE``."""
         same_grid = constants.SAME_GRID_DIRECT_CHARGE
         kinds: dict[tuple[bool, float | None], list[tuple[int, float]]] = {}
         for i, h in step.items():
-            same = i in best and best[i][0] == h
-            kind = (True, same_grid) if same else (i in best or i in below_rate, None)
+            if i in best and best[i][0] == h:
+                kind: tuple[bool, float | None] = (True, min(same_grid, charges.get(i, same_grid)))
+            else:
+                kind = (i in best or i in below_rate or i in charges, charges.get(i))
             kinds.setdefault(kind, []).append((i, loss_span(*points[i]) / h))
-        order = ((False, None), (True, None), (True, same_grid))
-        return [(batch, *kind) for kind in order for batch in windows_within_budget(kinds.get(kind, []))]
+        order = sorted(kinds, key=lambda k: (k[0], -math.inf if k[1] is None else -k[1]))
+        return [(batch, *kind) for kind in order for batch in windows_within_budget(kinds[kind])]
 
     def brackets(
         self,
