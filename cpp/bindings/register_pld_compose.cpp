@@ -216,14 +216,17 @@ py::array_t<double> owned_array(std::vector<double>&& v) {
 }
 
 // The composition of each item (pld::compose_many with scipy.fft, GIL released), after the checks of the
-// facade's arguments; `reads`: per item, how many targets its caller reads (pld::compose_many's), or none.
+// facade's arguments; `reads`: per item, how many targets its caller reads (pld::compose_many's), or none;
+// `windows`: where given, filled with each item's window (pld::composition_window of the same factors, terms,
+// tail and cap as compose_many's own).
 std::vector<pld::ComposedPMF> composed(const std::vector<input_array>& masses, const std::vector<std::int64_t>& k_lo,
                                        const std::vector<double>& p_inf, double h,
                                        const std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>& items,
                                        bool pessimistic, double tail, std::int64_t max_points, py::object workers,
                                        pld::ComposeOptions options, bool long_fft,
                                        const std::vector<double>& loss_shifts,
-                                       const std::vector<pld::SpectralReads>& reads = {}) {
+                                       const std::vector<pld::SpectralReads>& reads = {},
+                                       std::vector<pld::Window>* windows = nullptr) {
     if (!(options.direct_min_charge >= 0.0)) throw py::value_error("direct_min_charge must be >= 0");
     if (!(options.long_fft_products >= 0.0 && std::isfinite(options.long_fft_products)))
         throw py::value_error("long_fft_products must be finite and >= 0");
@@ -249,7 +252,14 @@ std::vector<pld::ComposedPMF> composed(const std::vector<input_array>& masses, c
     options.threads = !workers_is_none && workers_value == 1 ? 1 : 0;
     py::gil_scoped_release release;
     try {
-        return pld::compose_many(factors, h, terms, pessimistic, tail, max_points, fft, options, reads);
+        std::vector<pld::ComposedPMF> done =
+            pld::compose_many(factors, h, terms, pessimistic, tail, max_points, fft, options, reads);
+        if (windows != nullptr) {
+            pld::detail::FactorMoments moments(factors, h);
+            for (const std::vector<pld::Term>& t : terms)
+                windows->push_back(pld::composition_window(factors, h, t, tail, max_points, moments));
+        }
+        return done;
     } catch (const std::length_error& e) {
         py::gil_scoped_acquire acquire;
         throw py::value_error(std::string(e.what()) +
@@ -259,6 +269,22 @@ std::vector<pld::ComposedPMF> composed(const std::vector<input_array>& masses, c
         py::gil_scoped_acquire acquire;
         throw py::value_error(e.what());
     }
+}
+
+// A composed window as the facade's GridPMF takes it (its masses moved into the array).
+py::dict as_dict(pld::ComposedPMF& r) {
+    py::dict d;
+    d["k_lo"] = r.k_lo;
+    d["p_inf"] = r.p_inf;
+    d["shift"] = r.shift;
+    d["entry_error"] = r.entry_error;
+    d["total_error"] = r.total_error;
+    d["spectral_l2"] = r.spectral_l2;
+    d["inverse_error"] = r.inverse_error;
+    d["inverse_l2"] = r.inverse_l2;
+    d["loss_shift"] = r.loss_shift;
+    d["p"] = owned_array(std::move(r.p));
+    return d;
 }
 
 py::list compose_many(const std::vector<input_array>& masses, const std::vector<std::int64_t>& k_lo,
@@ -275,20 +301,7 @@ py::list compose_many(const std::vector<input_array>& masses, const std::vector<
     std::vector<pld::ComposedPMF> done = composed(masses, k_lo, p_inf, h, items, pessimistic, tail, max_points,
                                                   std::move(workers), options, long_fft, loss_shifts);
     py::list out;
-    for (pld::ComposedPMF& r : done) {
-        py::dict d;
-        d["k_lo"] = r.k_lo;
-        d["p_inf"] = r.p_inf;
-        d["shift"] = r.shift;
-        d["entry_error"] = r.entry_error;
-        d["total_error"] = r.total_error;
-        d["spectral_l2"] = r.spectral_l2;
-        d["inverse_error"] = r.inverse_error;
-        d["inverse_l2"] = r.inverse_l2;
-        d["loss_shift"] = r.loss_shift;
-        d["p"] = owned_array(std::move(r.p));
-        out.append(d);
-    }
+    for (pld::ComposedPMF& r : done) out.append(as_dict(r));
     return out;
 }
 
@@ -329,6 +342,73 @@ py::list compose_upper_many(const std::vector<input_array>& masses, const std::v
     return out;
 }
 
+// An item composed as a pessimistic one turned into its optimistic side (compose_lower_many).  pld::compose_many
+// keeps live bins (ComposedPMF::spectral) on its pessimistic side only, and its composition (transforms, powers,
+// dropped bins, charges, the window copied out and clipped at 0) does not depend on the side: only p_inf and
+// shift do (its inverse_and_charge: pessimistic, the window's p_inf plus the mass cut above, and below where
+// the transform is longer than the window; optimistic, the window's p_inf and minus both cuts as the shift).
+// They are set here from the item's window, after checking that the pessimistic p_inf is the one that window
+// gives (a composition that formed it otherwise is refused, not misread).  An item copied through (one factor
+// once) carries no charge on either side.
+void as_optimistic(pld::ComposedPMF& r, const pld::Window& w) {
+    r.pessimistic = false;
+    if (w.terms.size() == 1 && w.terms[0].count == 1) return;
+    const std::int64_t m = r.spectral ? r.spectrum.m : pld::fft_length(w.width);
+    const double wrapped = m > w.width ? w.charge_below : 0.0;
+    if (r.p_inf != std::min(1.0, w.p_inf + w.charge_above + wrapped) || r.shift != 0.0 || r.k_lo != w.a_idx)
+        throw std::logic_error("internal: a pessimistic composition's p_inf or shift is not its window's");
+    r.p_inf = w.p_inf;
+    r.shift = -(w.charge_above + w.charge_below);
+}
+
+// The certified lower side of each item's optimistic composition at its arguments: epsilon at deltas (method
+// "epsilon", not clipped at 0) or delta at epsilons ("delta").  An item whose composed spectrum keeps few bins
+// is read through it (pld_spectral_profile.hpp's spectral_lower_epsilon, spectral_lower_delta: no inverse
+// transform) and comes back as (values, None); any other as (None, its composed window as pld_compose_many
+// gives it), which the facade reads as it reads any optimistic composition.  Each reads as `log2(width) + 3`
+// thresholds per argument (a lower delta probes grid points above its argument).  `spectral` false: every
+// item as its window.
+py::list compose_lower_many(const std::vector<input_array>& masses, const std::vector<std::int64_t>& k_lo,
+                            const std::vector<double>& p_inf, double h,
+                            const std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>& items, double tail,
+                            std::int64_t max_points, py::object workers, const std::vector<double>& loss_shifts,
+                            const std::vector<input_array>& arguments, const std::string& method, bool spectral) {
+    if (arguments.size() != items.size()) throw py::value_error("internal: one array of arguments per item");
+    if (method != "epsilon" && method != "delta") throw py::value_error("method must be 'epsilon' or 'delta'");
+    const bool search = method == "epsilon";
+    std::vector<pld::SpectralReads> reads(items.size());
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (arguments[i].ndim() != 1) throw py::value_error("internal: each item's arguments must be one-dimensional");
+        reads[i] = pld::SpectralReads{spectral ? static_cast<std::int64_t>(arguments[i].size()) : 0, 0};
+    }
+    std::vector<pld::Window> windows;
+    std::vector<pld::ComposedPMF> done =
+        composed(masses, k_lo, p_inf, h, items, true, tail, max_points, std::move(workers), pld::ComposeOptions{}, true,
+                 loss_shifts, reads, &windows);
+    py::list out;
+    for (std::size_t i = 0; i < done.size(); ++i) {
+        pld::ComposedPMF& r = done[i];
+        as_optimistic(r, windows[i]);
+        if (!r.spectral) {
+            out.append(py::make_tuple(py::none(), as_dict(r)));
+            continue;
+        }
+        py::array_t<double> values(arguments[i].size());
+        {
+            py::gil_scoped_release release;
+            pld::GridCharges ch = pld::charges_of(r);
+            ch.slack = 0.0;  // no suffix sums
+            const std::int64_t count = static_cast<std::int64_t>(arguments[i].size());
+            if (search)
+                pld::spectral_lower_epsilon(r.spectrum, r.p_inf, ch, arguments[i].data(), count, values.mutable_data());
+            else
+                pld::spectral_lower_delta(r.spectrum, r.p_inf, ch, arguments[i].data(), count, values.mutable_data());
+        }
+        out.append(py::make_tuple(values, py::none()));
+    }
+    return out;
+}
+
 // A, R, D over the window points j >= J of the inverse of a few live bins, with the bounds on the errors of R and
 // D (pld_spectral_profile.hpp's SpectralProfile; the facade's tests check them against long-double sums).
 py::tuple spectral_sums(const py::array_t<std::complex<double>, py::array::c_style | py::array::forcecast>& bins,
@@ -346,6 +426,42 @@ py::tuple spectral_sums(const py::array_t<std::complex<double>, py::array::c_sty
     s.h = h;
     const pld::SpectralSums v = pld::SpectralProfile(s, long_double).at(J);
     return py::make_tuple(v.A, v.R, v.D, v.R_error, v.D_error);
+}
+
+// The lower side read from a few live bins with the given charges (pld_spectral_profile.hpp's spectral_lower_epsilon
+// at deltas, method "epsilon", or spectral_lower_delta at epsilons, "delta"; no inverse transform's charges, slack
+// 0): the facade's tests check it against long-double sums of the exact inverse over the window.
+py::array_t<double> spectral_lower(
+    const py::array_t<std::complex<double>, py::array::c_style | py::array::forcecast>& bins, std::int64_t m,
+    std::int64_t start, std::int64_t width, std::int64_t k_lo, double h, double p_inf, double shift, double entry_error,
+    double total_error, double spectral_l2, double loss_shift, const input_array& arguments,
+    const std::string& method) {
+    if (bins.ndim() != 1 || !pld::spectral_bins_fit(static_cast<std::int64_t>(bins.size()), m))
+        throw py::value_error("bins must be one-dimensional with 1 <= bins.size <= m / 4");
+    if (!(width >= 1 && start >= 0)) throw py::value_error("need width >= 1, start >= 0");
+    if (!(h > 0.0 && h <= pld::max_interval)) throw py::value_error("h must lie in (0, 100]");
+    if (!(p_inf >= 0.0 && p_inf <= 1.0 && shift <= 0.0 && entry_error >= 0.0 && total_error >= 0.0 &&
+          spectral_l2 >= 0.0 && loss_shift >= 0.0 && std::isfinite(loss_shift)))
+        throw py::value_error("need p_inf in [0, 1], shift <= 0, charges >= 0 and a finite loss_shift >= 0");
+    if (method != "epsilon" && method != "delta") throw py::value_error("method must be 'epsilon' or 'delta'");
+    if (arguments.ndim() != 1) throw py::value_error("arguments must be one-dimensional");
+    for (py::ssize_t i = 0; i < arguments.size(); ++i)
+        if (std::isnan(arguments.data()[i])) throw py::value_error("arguments must not be NaN");
+    pld::ComposedSpectrum s;
+    s.m = m;
+    s.bins.assign(bins.data(), bins.data() + bins.size());
+    s.start = start;
+    s.width = width;
+    s.k_lo = k_lo;
+    s.h = h;
+    const pld::GridCharges ch{shift, 0.0, entry_error, total_error, spectral_l2, 0.0, loss_shift, 0.0};
+    py::array_t<double> out(arguments.size());
+    const std::int64_t count = static_cast<std::int64_t>(arguments.size());
+    if (method == "epsilon")
+        pld::spectral_lower_epsilon(s, p_inf, ch, arguments.data(), count, out.mutable_data());
+    else
+        pld::spectral_lower_delta(s, p_inf, ch, arguments.data(), count, out.mutable_data());
+    return out;
 }
 
 // The l1 norm of masses (each finite and >= 0), rounded up by its own summation bound (n u relative, as
@@ -462,11 +578,25 @@ void register_pld_compose(py::module_& m) {
           "The certified upper side of each item's pessimistic composition at its arguments (one array per item): "
           "epsilon at deltas (method 'epsilon', not clipped at 0) or delta at epsilons ('delta'), items whose "
           "composed spectrum keeps few bins read through it (pld_spectral_profile.hpp).");
+    m.def("pld_compose_lower_many", &compose_lower_many, py::arg("masses"), py::arg("k_lo"), py::arg("p_inf"),
+          py::arg("h"), py::arg("items"), py::arg("tail"), py::arg("max_points"), py::arg("workers"),
+          py::arg("loss_shifts"), py::arg("arguments"), py::arg("method"), py::arg("spectral") = true,
+          "The certified lower side of each item's optimistic composition at its arguments: (values, None) for an "
+          "item read through its composed spectrum (pld_spectral_profile.hpp: epsilon at deltas, method "
+          "'epsilon', not clipped at 0, or delta at epsilons, 'delta'), else (None, its composed window as "
+          "pld_compose_many's dict).");
     m.def("pld_spectral_sums", &spectral_sums, py::arg("bins"), py::arg("m"), py::arg("start"), py::arg("width"),
           py::arg("h"), py::arg("J"), py::arg("long_double") = true,
           "(A, R, D, R_error, D_error) of the window points j >= J of irfft(bins, m) read from start "
           "(pld_spectral_profile.hpp; long_double = False: the sums in double, as where long double lacks its "
           "64 bits).");
+    m.def("pld_spectral_lower", &spectral_lower, py::arg("bins"), py::arg("m"), py::arg("start"), py::arg("width"),
+          py::arg("k_lo"), py::arg("h"), py::arg("p_inf"), py::arg("shift"), py::arg("entry_error"),
+          py::arg("total_error"), py::arg("spectral_l2"), py::arg("loss_shift"), py::arg("arguments"),
+          py::arg("method"),
+          "The certified lower epsilon at deltas (method 'epsilon') or delta at epsilons ('delta') of the window of "
+          "irfft(bins, m) read from start, grid indices k_lo.. (pld_spectral_profile.hpp's lower side), with the "
+          "given charges.");
     m.def(
         "pld_working_memory_limit",
         [](std::optional<std::int64_t> bytes) {   // a negative limit: the gate's std::invalid_argument, a ValueError

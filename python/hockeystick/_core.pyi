@@ -206,6 +206,20 @@ def pld_compose_upper_many(
     method: str,
     spectral: bool = True,
 ) -> list[npt.NDArray[np.float64]]: ...
+def pld_compose_lower_many(
+    masses: list[npt.NDArray[np.float64]],
+    k_lo: list[int],
+    p_inf: list[float],
+    h: float,
+    items: list[list[tuple[int, int]]],
+    tail: float,
+    max_points: int,
+    workers: int | None,
+    loss_shifts: list[float],
+    arguments: list[npt.NDArray[np.float64]],
+    method: str,
+    spectral: bool = True,
+) -> list[tuple[npt.NDArray[np.float64] | None, dict[str, Any] | None]]: ...
 
 pld_direct_min_charge: float
 
@@ -258,6 +272,22 @@ def pld_subsampled_gaussian_mass_above(sigma: float, sampling_rate: float, tail:
 def pld_spectral_sums(
     bins: npt.ArrayLike, m: int, start: int, width: int, h: float, J: int, long_double: bool = True
 ) -> tuple[float, float, float, float, float]: ...
+def pld_spectral_lower(
+    bins: npt.ArrayLike,
+    m: int,
+    start: int,
+    width: int,
+    k_lo: int,
+    h: float,
+    p_inf: float,
+    shift: float,
+    entry_error: float,
+    total_error: float,
+    spectral_l2: float,
+    loss_shift: float,
+    arguments: npt.NDArray[np.float64],
+    method: str,
+) -> npt.NDArray[np.float64]: ...
 def pld_suffix_sum_slack(n: int) -> float: ...
 def pld_subsampled_gaussian_many(
     sigma: npt.ArrayLike,

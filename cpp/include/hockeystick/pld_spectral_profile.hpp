@@ -1,4 +1,5 @@
-// The certified upper epsilon and delta of a composed PMF read from its spectrum, without the inverse transform.
+// The certified upper epsilon and delta of a composed PMF read from its spectrum, without the inverse transform,
+// and the certified lower ones of an optimistic composition ("Lower side" below).
 //
 // After many rounds the composed spectrum Y = prod_i X_i^c_i keeps only K live bins of m / 2 + 1
 // (pld_compose.hpp's dropped bins): 26-37 of 1921-55297 for sigma 0.5-5, q 0.01, 10^4 rounds at
@@ -53,9 +54,36 @@
 // total_error, spectral_l2 of ComposedPMF, without the inverse transform's, since none runs), D and R are
 // raised by their bound before the curve is compared (both enter it with non-negative weights).
 //
+// Lower side.  The optimistic composition's charged lower curve on its window (pld_charged_curve.hpp's
+// charged_side and ChargedGridCurve; pld_epsilon_bracket.hpp's charged_lower_epsilon) is
+//   L(e) = max(0, raw(e) (1 - slack) + shift - 2 charge(points above e)),   raw(e) = D_k + w R_k + p_inf,
+// w = -expm1(e - l_k) in [0, 1].  Read from the spectrum, D and R are the sums over the window of the exact
+// inverse y of the composed spectrum, each within its bound above, so for every w in [0, 1]
+//   D_y + w R_y >= (D - D_error) + w (R - R_error):
+// the same sums with their bounds subtracted, the step's own rounding (as on the upper side) subtracted too,
+// and no suffix sums (slack 0).  The charges are the composition's without the inverse transform's (none
+// ran), subtracted twice as on the window (there for the entries clipped at 0; y is read unclipped here, which
+// only lowers the sums, so once would do: the same curve keeps the two reads comparable), the shift (the cut
+// tails, <= 0) added, the sum lowered by 4 u of its terms' magnitudes and clipped at 0; the argument is moved
+// up by the loss shift and every epsilon down (loss_shifted).  A delta at eps is that value at eps, raised to
+// the largest such value at a few grid points above it (k, k + 1, k + 3, ...: delta does not rise with eps,
+// so a lower bound at any eps' >= eps bounds delta(eps); the window's suffix maxima, ChargedGridCurve, take
+// every grid point).  An epsilon is the window scan's inversion (charged_lower_epsilon) at a grid point k
+// where L(l_k) > target and L(l_{k+1}) <= target found by bisection: every such k gives a certified lower
+// bound (the true curve exceeds the target up to l_k and, in (l_k, l_{k+1}], up to the inverted point), and
+// where L falls with k, as it does wherever the target stands above the charges, it is the scan's k, the
+// highest.  In the interval the lowered R, where below 0, is moved into D (D + R <= D + w R for w in [0, 1]),
+// so the inversion sees R >= 0, and a D + p_inf below 0 (sums within their round-off of 0) keeps the grid
+// point.  So each lower value lies at or below the true one; against the window's lower read it is never
+// higher by more than the sums' round-off bound and twice the inverse transform's charge (which the window
+// carries and this read does not), and lower by at most what the window's clip at 0 adds (y's entries below
+// 0, within one charge: an epsilon 4.7e-5 lower at delta 1e-9 on 10^4 rounds of sigma 0.8, q 0.01, h 1e-3,
+// 1.7e-9 lower at delta 1e-5 on 14,100 rounds of sigma 1.1, q 256 / 60000, h 1e-4).
+//
 // Domain: 1 <= K <= m / 4 (spectral_bins_fit), W >= 1; the caller falls back to the inverse transform
 // elsewhere.  tests/test_pld_spectral_profile.py checks A and R against long-double sums of the
-// exact inverse over the window, and the values against the composed window's and exact Gaussian ones.
+// exact inverse over the window, and the values against the composed window's and exact Gaussian ones;
+// tests/test_pld_spectral_lower.py the lower side's.
 #pragma once
 
 #include <algorithm>
@@ -308,6 +336,147 @@ inline void spectral_charged_epsilon(const ComposedSpectrum& s, double p_inf, co
             step *= 2.0;
         }
         out[i] = eps;
+    }
+}
+
+namespace detail {
+// The optimistic charged value at e (already moved by the loss shift; not NaN) read from `profile`: the
+// opening comment's lower side, max(0, raw + shift - 2 charge(points above e)) with raw from the sums lowered
+// by their bounds and by the step's rounding, the sum lowered by 4 u of its terms' magnitudes.  `known`: the
+// sums at grid point known_k, read already (used where e's grid point is that one).
+inline double spectral_lower_value(const SpectralProfile& profile, const ComposedSpectrum& s, double p_inf,
+                                   const GridCharges& ch, double e, const SpectralSums* known = nullptr,
+                                   std::int64_t known_k = -1) {
+    constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
+    const std::int64_t n = s.width;
+    const double h = s.h, k_lo = static_cast<double>(s.k_lo), size = static_cast<double>(n);
+    const double charge = 2.0 * charge_at_argument(e, k_lo, size, h, ch);
+    double raw = p_inf, magnitude = p_inf;
+    const bool below = e == -std::numeric_limits<double>::infinity();
+    const double kf = below ? 0.0 : std::ceil(e / h) - k_lo;
+    if (n > 0 && kf < size) {
+        const std::int64_t k = kf <= 0.0 ? 0 : static_cast<std::int64_t>(kf);
+        const SpectralSums v = known != nullptr && k == known_k ? *known : profile.at(k);
+        const double D = v.D - v.D_error, R = v.R - v.R_error;  // at most the sums of the exact inverse
+        const double l_k = static_cast<double>(s.k_lo + k) * h;
+        const double x = e - l_k, weight = below ? 1.0 : -std::expm1(x);  // in [0, 1]
+        // lowered by the rounding of this step, of the magnitudes (D and R may be below 0 by their round-off):
+        // x within spread = u (|e| + 2 |l_k|) of e - l_k (spectral_delta_at), which moves the weight by at most
+        // spread e^(x + spread) (the slope of expm1 between them; ~0 far below the grid, where the spread itself
+        // is large), expm1's own rounding and the products' 4 u
+        const double spread = 1.01 * u * (std::fabs(e) + 2.0 * std::fabs(l_k));
+        const double moved = below ? 0.0 : spread * std::exp(x + spread) + 4.0 * u;
+        magnitude = std::fabs(D) + std::fabs(R) + p_inf;
+        raw = D + weight * R + p_inf;
+        raw -= std::fabs(R) * moved + 4.0 * u * magnitude;
+        magnitude += std::fabs(raw);
+    }
+    const double value = raw + ch.shift - charge;
+    return std::max(0.0, value - 4.0 * u * (magnitude + std::fabs(ch.shift) + charge));
+}
+}  // namespace detail
+
+// The optimistic charged delta (the opening comment's lower side) at m epsilons (not NaN) of the window of the
+// inverse of s: at e = eps + loss shift rounded up, the charged value at e read from the spectrum, raised to
+// the largest at the grid points k0 + 2^i - 1 (k0 the first at or above e) until the uncharged sums there,
+// raised by their bound, fall to the best value found; the charges `ch` those of the composition without the
+// inverse transform's, slack 0.  Each value is a lower bound on the true delta.
+inline void spectral_lower_delta(const ComposedSpectrum& s, double p_inf, const GridCharges& ch, const double* eps,
+                                 std::int64_t m, double* out) {
+    const SpectralProfile profile(s);
+    const std::int64_t n = s.width;
+    const double h = s.h;
+    for (std::int64_t i = 0; i < m; ++i) {
+        const double e = loss_shifted(eps[i], ch.loss_shift, true);
+        double best = detail::spectral_lower_value(profile, s, p_inf, ch, e);
+        const double kf = e == -std::numeric_limits<double>::infinity() ? 0.0 : std::ceil(e / h) - s.k_lo;
+        if (!(kf < static_cast<double>(n))) {
+            out[i] = best;
+            continue;
+        }
+        const std::int64_t k0 = kf <= 0.0 ? 0 : static_cast<std::int64_t>(kf);
+        for (std::int64_t step = 1; k0 + step - 1 < n; step *= 2) {
+            const std::int64_t j = k0 + step - 1;
+            const double l_j = static_cast<double>(s.k_lo + j) * h;
+            if (!(l_j >= e)) continue;  // a grid point that rounds below e bounds delta there, not at e
+            const SpectralSums v = profile.at(j);
+            if (v.D + v.D_error + p_inf + ch.shift <= best) break;  // no larger value from here up (to round-off)
+            best = std::max(best, detail::spectral_lower_value(profile, s, p_inf, ch, l_j, &v, j));
+        }
+        out[i] = best;
+    }
+}
+
+// charged_lower_epsilon (pld_epsilon_bracket.hpp) on the window of the inverse of s, for m targets: the
+// opening comment's lower side, the grid point found by bisection, each answer moved down by the loss shift
+// (-inf: no grid point certified above the target; +inf: the mass at +infinity alone stands above it).
+inline void spectral_lower_epsilon(const ComposedSpectrum& s, double p_inf, const GridCharges& ch, const double* target,
+                                   std::int64_t m, double* out) {
+    constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
+    const double inf = std::numeric_limits<double>::infinity();
+    const std::int64_t n = s.width;
+    const double h = s.h;
+    const SpectralProfile profile(s);
+    auto l_at = [&](std::int64_t k) { return static_cast<double>(s.k_lo + k) * h; };
+    // the charged lower value of the uncharged curve `raw` (of magnitude `magnitude`) with `above` points above
+    // (charged_lower_epsilon's lower_at, scale 1)
+    auto lower_at = [&](double raw, double magnitude, std::int64_t above) {
+        const double charge = 2.0 * ch.above(static_cast<double>(above));
+        return std::max(0.0, raw + ch.shift - charge - 4.0 * u * (magnitude + std::fabs(ch.shift) + charge));
+    };
+    for (std::int64_t i = 0; i < m; ++i) {
+        const double t = target[i];
+        if (n == 0) {
+            out[i] = -inf;
+            continue;
+        }
+        // passes(k): the charged lower curve at grid point k exceeds the target (D_k + p_inf, n - 1 - k above)
+        auto passes = [&](std::int64_t k) {
+            const SpectralSums v = profile.at(k);
+            const double D = v.D - v.D_error;
+            return lower_at(D + p_inf, std::fabs(D) + p_inf, n - 1 - k) > t;
+        };
+        if (passes(n - 1)) {  // above the top grid point L is max(0, p_inf + shift) (no grid point above)
+            out[i] = lower_at(p_inf, p_inf, 0) > t ? inf : loss_shifted(l_at(n - 1), ch.loss_shift, false);
+            continue;
+        }
+        // k with passes(k) and !passes(k + 1), or -1 (below the grid) where the bottom point does not pass
+        std::int64_t k = -1;
+        if (passes(0)) {
+            std::int64_t lo = 0, hi = n - 1;  // passes(lo), !passes(hi)
+            while (hi - lo > 1) {
+                const std::int64_t mid = lo + (hi - lo) / 2;
+                (passes(mid) ? lo : hi) = mid;
+            }
+            k = lo;
+        }
+        // invert the lowered curve on (l_k, l_{k+1}] (below the grid: (-inf, l_0]) at the charged target
+        const double l = l_at(k + 1), low = k >= 0 ? l_at(k) : -inf;
+        const SpectralSums v = profile.at(k + 1);
+        double D = v.D - v.D_error, R = v.R - v.R_error;
+        if (R < 0.0) {  // D + R <= D + w R for w in [0, 1]
+            D = std::nextafter(D + R, -inf);
+            R = 0.0;
+        }
+        const double want = charged_want(t, ch.shift, -2.0 * ch.above(static_cast<double>(n - 1 - k)), 1.0, true);
+        const double least = std::nextafter(D + p_inf, -inf);  // the curve's least value there (w = 0, at l)
+        double eps;
+        if (!(least >= 0.0)) {
+            eps = low;  // the sums within their round-off of 0: only the grid point below is certified
+        } else if (least > want) {
+            eps = l;  // the lowered curve stays above want on the interval
+        } else if (R > 0.0) {
+            const double arg = (D + p_inf - want) / R;  // <= 0
+            if (arg <= -1.0) {
+                eps = low;
+            } else {  // lowered by its round-off (inversion_error)
+                const double clipped = std::min(arg, 0.0), at = l + std::log1p(clipped);
+                eps = std::max(std::nextafter(at - inversion_error(D, p_inf, want, R, clipped, at), -inf), low);
+            }
+        } else {
+            eps = low;
+        }
+        out[i] = loss_shifted(eps, ch.loss_shift, false);
     }
 }
 

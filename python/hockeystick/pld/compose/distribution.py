@@ -24,7 +24,7 @@ import numpy as np
 
 from ... import _validation
 from ..._elementwise import ArrayLike
-from .fft import DEFAULT_TAIL, compose_many, upper_sides
+from .fft import DEFAULT_TAIL, compose_many, lower_sides, upper_sides
 from .pmf import GridPMF
 
 Bound = Literal["upper", "lower", "both"]
@@ -185,7 +185,10 @@ def brackets(
     delta = 1e-5) the add direction's epsilon is at most 2.43 and the remove direction's at
     least 2.57, so the add direction's optimistic composition (a quarter of the transforms) is
     skipped.  ``uppers``: each direction's certified upper values, as the caller computed them
-    (``direction_uppers``), instead of the pessimistic compositions' windows.
+    (``direction_uppers``, from the spectra where few frequencies live), instead of the pessimistic
+    compositions' windows; the lower sides are then read the same way (``undominated_lower_values``:
+    from the optimistic spectra where few frequencies live, no inverse transform), else from the
+    optimistic windows (``compose_all``, as ``composed(False)`` gives them).
     """
     plds = list(plds)
     if uppers is None:
@@ -194,8 +197,11 @@ def brackets(
             [_evaluate(pmf, method, x) for pmf in cast("list[GridPMF]", pld._composed[True])]
             for pld, x in zip(plds, xs)
         ]
-    sides = undominated_lower_sides(plds, uppers, lambda pmf, i: _evaluate(pmf, method, xs[i]), workers)
-    return [(_maximum([low for _, low in side.values()]), _maximum(ups)) for side, ups in zip(sides, uppers)]
+        sides = undominated_lower_sides(plds, uppers, lambda pmf, i: _evaluate(pmf, method, xs[i]), workers)
+        lows = [{d: low for d, (_, low) in side.items()} for side in sides]
+    else:
+        lows = undominated_lower_values(plds, uppers, method, xs, workers)
+    return [(_maximum(list(low.values())), _maximum(ups)) for low, ups in zip(lows, uppers)]
 
 
 def direction_uppers(
@@ -230,6 +236,19 @@ def upper_values(
     return [_maximum(sides) for sides in direction_uppers(plds, method, xs, workers)]
 
 
+def lower_values(
+    plds: Sequence[PrivacyLossDistribution], method: str, xs: Sequence[np.ndarray], workers: int | None = None
+) -> list[np.ndarray]:
+    """Per PLD, its certified lower ``method`` ("delta" or "epsilon", clipped at 0) at ``xs[i]`` (validated already):
+    the largest over its directions, each read as ``undominated_lower_values`` reads it (from the optimistic
+    spectrum where few frequencies live, else from the window, which is kept), so the lower side of a bracket
+    whose upper sides are ``direction_uppers``' without those upper sides (a direction that bracket skips lies
+    at or below its maximum)."""
+    lows: list[dict[int, np.ndarray]] = [{} for _ in plds]
+    _lower_values(list(plds), [range(len(pld.directions)) for pld in plds], method, xs, workers, lows)
+    return [_maximum(list(low.values())) for low in lows]
+
+
 def undominated_lower_sides(
     plds: Sequence[PrivacyLossDistribution],
     uppers: Sequence[Sequence[np.ndarray]],
@@ -252,25 +271,91 @@ def undominated_lower_sides(
     (``direct_bins``, ``direct_min_charge``: as ``compose_all``'s).
     """
     plds = list(plds)
-    leads = []
-    for ups in uppers:
-        top = _maximum(ups)
-        leads.append(int(np.argmax([np.count_nonzero(u >= top) for u in ups])))
+    leads = _leading_directions(uppers)
     compose_all(plds, False, [[lead] for lead in leads], workers, direct_bins, direct_min_charge)
     sides = []
     for i, (pld, lead) in enumerate(zip(plds, leads)):
         pmf = cast(GridPMF, pld._composed[False][lead])  # composed just above
         sides.append({lead: (pmf, lower_of(pmf, i))})
-    needed = [
-        [d for d, up in enumerate(ups) if d != lead and not np.all(up <= side[lead][1])]
-        for ups, lead, side in zip(uppers, leads, sides)
-    ]
+    needed = _undominated(uppers, leads, [side[lead][1] for side, lead in zip(sides, leads)])
     compose_all(plds, False, needed, workers, direct_bins, direct_min_charge)
     for i, (pld, side, more) in enumerate(zip(plds, sides, needed)):
         for d in more:
             pmf = cast(GridPMF, pld._composed[False][d])
             side[d] = (pmf, lower_of(pmf, i))
     return sides
+
+
+def undominated_lower_values(
+    plds: Sequence[PrivacyLossDistribution],
+    uppers: Sequence[Sequence[np.ndarray]],
+    method: str,
+    xs: Sequence[np.ndarray],
+    workers: int | None = None,
+) -> list[dict[int, np.ndarray]]:
+    """Per PLD, the certified lower ``method`` ("delta" or "epsilon", clipped at 0) at ``xs[i]`` of the directions
+    ``undominated_lower_sides`` composes (the leading one first, then those it does not dominate), without
+    keeping composed PMFs where none is made: one ``compose.lower_sides`` per tail and pass, which reads each
+    optimistic composition with few live frequencies from its spectrum (no inverse transform: never above the
+    truth, within the window's charges of the window's lower value: pld_spectral_profile.hpp), the others from
+    their windows, which are kept in ``_composed`` as ``compose_all`` keeps them.  Never from PMFs
+    composed earlier, so the values do not depend on what was asked before (as ``direction_uppers``)."""
+    plds = list(plds)
+    leads = _leading_directions(uppers)
+    lows: list[dict[int, np.ndarray]] = [{} for _ in plds]
+    _lower_values(plds, [[lead] for lead in leads], method, xs, workers, lows)
+    needed = _undominated(uppers, leads, [low[lead] for low, lead in zip(lows, leads)])
+    _lower_values(plds, needed, method, xs, workers, lows)
+    return lows
+
+
+def _leading_directions(uppers: Sequence[Sequence[np.ndarray]]) -> list[int]:
+    """Per PLD, the direction whose upper values are the largest at the most arguments."""
+    leads = []
+    for ups in uppers:
+        top = _maximum(ups)
+        leads.append(int(np.argmax([np.count_nonzero(u >= top) for u in ups])))
+    return leads
+
+
+def _undominated(
+    uppers: Sequence[Sequence[np.ndarray]], leads: Sequence[int], lead_lows: Sequence[np.ndarray]
+) -> list[list[int]]:
+    """Per PLD, the directions other than its lead whose upper values exceed the lead's lower values somewhere
+    (the others can raise no maximum of lower values)."""
+    return [
+        [d for d, up in enumerate(ups) if d != lead and not np.all(up <= low)]
+        for ups, lead, low in zip(uppers, leads, lead_lows)
+    ]
+
+
+def _lower_values(
+    plds: Sequence[PrivacyLossDistribution],
+    directions: Sequence[Sequence[int]],
+    method: str,
+    xs: Sequence[np.ndarray],
+    workers: int | None,
+    lows: list[dict[int, np.ndarray]],
+) -> None:
+    """lows[i][d] = the certified lower ``method`` (epsilon clipped at 0) of direction d of PLD i at ``xs[i]``, for
+    the ``directions[i]`` listed, in one ``compose.lower_sides`` call per tail; a window it composes is kept in
+    ``_composed[False]``."""
+    by_tail: dict[float, list[tuple[int, int]]] = {}
+    for i, (pld, wanted) in enumerate(zip(plds, directions)):
+        for d in wanted:
+            by_tail.setdefault(pld.tail, []).append((i, d))
+    for tail, group in by_tail.items():
+        items = [[term for f, c in plds[i].directions[d].items() for term in f.lower_terms(c)] for i, d in group]
+        if any(pmf is None for item in items for pmf, _ in item):
+            raise ValueError(
+                'this PLD was built without its optimistic side (optimistic=False): only bound="upper" is available'
+            )
+        checked = cast("list[list[tuple[GridPMF, int]]]", items)  # no PMF is None: refused just above
+        sides = lower_sides(checked, [xs[i] for i, _ in group], method, tail=tail, workers=workers)
+        for (i, d), (values, pmf) in zip(group, sides):
+            lows[i][d] = np.maximum(values, 0.0) if method == "epsilon" else values
+            if pmf is not None:
+                plds[i]._composed.setdefault(False, [None] * len(plds[i].directions))[d] = pmf
 
 
 def compose_all(

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from typing import Any, cast
 
 import numpy as np
 
@@ -132,20 +133,7 @@ def compose_many(
             direct_min_charge=float(_core.pld_direct_min_charge if direct_min_charge is None else direct_min_charge),
         )
         for i, r in zip(group, done):
-            out[i] = GridPMF(
-                int(r["k_lo"]),
-                h,
-                r["p"],
-                float(r["p_inf"]),
-                float(r["shift"]),
-                pessimistic,
-                float(r["entry_error"]),
-                float(r["total_error"]),
-                float(r["spectral_l2"]),
-                float(r["inverse_error"]),
-                float(r["loss_shift"]),
-                float(r["inverse_l2"]),
-            )
+            out[i] = _grid_pmf(r, h, pessimistic)
     return [pmf for pmf in out if pmf is not None]
 
 
@@ -204,6 +192,90 @@ def upper_sides(
         for i, values in zip(group, done):
             out[i] = values
     return [values for values in out if values is not None]
+
+
+def lower_sides(
+    items: Sequence[Factors],
+    arguments: Sequence[np.ndarray],
+    method: str,
+    *,
+    tail: float = DEFAULT_TAIL,
+    max_points: int | None = None,
+    workers: int | None = None,
+    spectral: bool = True,
+) -> list[tuple[np.ndarray, GridPMF | None]]:
+    """``upper_sides``' mirror on the optimistic side: per item, its certified lower ``method`` at ``arguments[i]``
+    (epsilon not clipped at 0, or delta; of the arguments' shape) and its composed ``GridPMF`` where one was made
+    (else None).
+
+    An item whose composed spectrum keeps few live frequencies is read from them with no inverse transform and
+    no window (cpp/include/hockeystick/pld_spectral_profile.hpp's lower side: the same geometric sums as the
+    upper side's, their round-off bound subtracted, the composition's charges subtracted as on the window, an
+    epsilon's grid interval found by bisection): never above the true value, and against the window's
+    ``GridPMF.epsilon`` or ``GridPMF.delta`` higher by at most that bound (1e-17 to 1e-16 in long double) and
+    twice the inverse transform's charge (which the window carries), lower by at most what the window's clip
+    of its entries at 0 adds (within one charge).  Any other item (many live bins, or so many values asked that
+    its window costs less: each value read as log2(window) + 3 thresholds) is composed as
+    ``compose_many(..., pessimistic=False)`` composes it (the same window, bit for bit), read by its ``GridPMF``
+    and returned with it (a caller may keep it); so is one factor once.  ``spectral=False``: every item through
+    its window.
+    """
+    if method not in ("epsilon", "delta"):
+        raise ValueError(f"method must be 'epsilon' or 'delta', got {method!r}")
+    for values in arguments:
+        if np.isnan(values).any():
+            raise ValueError(
+                f"the arguments of lower_sides must not be NaN (a {'delta' if method == 'epsilon' else 'epsilon'} "
+                "is a number: validate with distribution.delta_values or epsilon_values)"
+            )
+    cap = DEFAULT_MAX_POINTS if max_points is None else int(max_points)
+    out: list[tuple[np.ndarray, GridPMF | None] | None] = [None] * len(items)
+
+    def read(pmf: GridPMF, x: np.ndarray) -> tuple[np.ndarray, GridPMF]:
+        return (pmf.epsilon(x) if method == "epsilon" else pmf.delta(x)), pmf
+
+    passed, batches = _split(items, False)
+    for i, pmf in passed.items():
+        out[i] = read(pmf, arguments[i])
+    for h, group, pmfs, terms in batches:
+        done = _core.pld_compose_lower_many(
+            [pmf.p for pmf in pmfs],
+            [pmf.k_lo for pmf in pmfs],
+            [pmf.p_inf for pmf in pmfs],
+            h,
+            terms,
+            float(tail),
+            cap,
+            workers,
+            [pmf.loss_shift for pmf in pmfs],
+            [np.ascontiguousarray(arguments[i], dtype=np.float64).ravel() for i in group],
+            method,
+            spectral=bool(spectral),
+        )
+        for i, (spectral_values, window) in zip(group, done):  # one of the two is None
+            if window is not None:
+                out[i] = read(_grid_pmf(window, h, False), arguments[i])
+            else:
+                out[i] = (cast(np.ndarray, spectral_values).reshape(np.shape(arguments[i])), None)
+    return [side for side in out if side is not None]
+
+
+def _grid_pmf(r: dict[str, Any], h: float, pessimistic: bool) -> GridPMF:
+    """A composed window (the core's dict) as a ``GridPMF``."""
+    return GridPMF(
+        int(r["k_lo"]),
+        h,
+        r["p"],
+        float(r["p_inf"]),
+        float(r["shift"]),
+        pessimistic,
+        float(r["entry_error"]),
+        float(r["total_error"]),
+        float(r["spectral_l2"]),
+        float(r["inverse_error"]),
+        float(r["loss_shift"]),
+        float(r["inverse_l2"]),
+    )
 
 
 def _live(item: Factors) -> list[tuple[GridPMF, int]]:

@@ -5,15 +5,17 @@ Each checkpoint T_i is the composition of the run's first T_i rounds, composed a
 one-off evaluation at T_i rounds is (``compose.compose_many``: the checkpoint's own Chernoff window,
 aliasing, truncation and round-off charges), on the same grid: every point of the curve is the
 accountant's own certified ``.epsilon(delta, bound="both")`` (or ``.delta``) with ``rounds = T_i``.
-The composed windows, so the lower sides, are the same alone or in a batch; an upper side read from
-the composition's spectrum (``compose.upper_sides``) may differ from the one-off's by the round-off of
-a transform the batch shares (1e-15 to 1e-13 in epsilon on 60 epochs of DP-SGD), each of the two
-certified with its own charges.
+The composed windows are the same alone or in a batch; a side read from the composition's spectrum
+(``compose.upper_sides``, ``compose.lower_sides``: the accountants' curves, ``rounds_curve``) may differ
+from the one-off's by the round-off of a transform the batch shares (1e-15 to 1e-13 in epsilon on 60
+epochs of DP-SGD), each of the two certified with its own charges.
 What the batch shares, and a loop over the checkpoints repeats, is everything else: the one-round
 discretization (one per mechanism, computed once), the factor's forward transform among the
 checkpoints whose windows have one FFT length, the batching of the transforms into 2-d FFTs, the
-spectral reads of the upper sides (``compose.upper_sides``: after many rounds a few dozen live
-frequencies, no inverse transform), and the accountant's blocks of points evaluated in threads.  Each
+spectral reads of both sides (``compose.upper_sides`` and ``compose.lower_sides``: after many rounds a
+few dozen live frequencies, no inverse transform; ``prefix_curve``'s PLDs read their windows, as their
+one-off ``epsilon(delta, bound="both")`` does), and the accountant's blocks of points evaluated in
+threads.  Each
 checkpoint keeps a composition of its own (its transforms at its window's length, a window that carries two
 one-round spans besides the rounds' spread, so early checkpoints cost nearly as much as the last): where the
 compositions, not the discretization, are the work (fine grids), m checkpoints cost about m last-step ones.
