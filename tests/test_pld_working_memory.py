@@ -100,8 +100,9 @@ def test_points_no_argument_asks_for_are_not_composed(monkeypatch):
     """The points are found among the parameters' own broadcast: an empty argument array asks for none of
     them, so nothing is discretized or composed and the result has the broadcast (empty) shape."""
     calls: list[float] = []
-    compose_many = _core.pld_compose_many
-    monkeypatch.setattr(_core, "pld_compose_many", lambda *a, **k: calls.append(a[3]) or compose_many(*a, **k))
+    for name in ("pld_compose_many", "pld_compose_upper_many", "pld_compose_lower_many"):  # every composition
+        binding = getattr(_core, name)
+        monkeypatch.setattr(_core, name, lambda *a, _f=binding, **k: calls.append(a[3]) or _f(*a, **k))
     acc = SubsampledGaussianPLD(
         sigma=[1.0, 2.0], sampling_rate=0.01, rounds=[[10], [100]], value_discretization_interval=1e-3
     )

@@ -216,17 +216,14 @@ py::array_t<double> owned_array(std::vector<double>&& v) {
 }
 
 // The composition of each item (pld::compose_many with scipy.fft, GIL released), after the checks of the
-// facade's arguments; `reads`: per item, how many targets its caller reads (pld::compose_many's), or none;
-// `windows`: where given, filled with each item's window (pld::composition_window of the same factors, terms,
-// tail and cap as compose_many's own).
+// facade's arguments; `reads`: per item, how many targets its caller reads (pld::compose_many's), or none.
 std::vector<pld::ComposedPMF> composed(const std::vector<input_array>& masses, const std::vector<std::int64_t>& k_lo,
                                        const std::vector<double>& p_inf, double h,
                                        const std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>& items,
                                        bool pessimistic, double tail, std::int64_t max_points, py::object workers,
                                        pld::ComposeOptions options, bool long_fft,
                                        const std::vector<double>& loss_shifts,
-                                       const std::vector<pld::SpectralReads>& reads = {},
-                                       std::vector<pld::Window>* windows = nullptr) {
+                                       const std::vector<pld::SpectralReads>& reads = {}) {
     if (!(options.direct_min_charge >= 0.0)) throw py::value_error("direct_min_charge must be >= 0");
     if (!(options.long_fft_products >= 0.0 && std::isfinite(options.long_fft_products)))
         throw py::value_error("long_fft_products must be finite and >= 0");
@@ -252,14 +249,7 @@ std::vector<pld::ComposedPMF> composed(const std::vector<input_array>& masses, c
     options.threads = !workers_is_none && workers_value == 1 ? 1 : 0;
     py::gil_scoped_release release;
     try {
-        std::vector<pld::ComposedPMF> done =
-            pld::compose_many(factors, h, terms, pessimistic, tail, max_points, fft, options, reads);
-        if (windows != nullptr) {
-            pld::detail::FactorMoments moments(factors, h);
-            for (const std::vector<pld::Term>& t : terms)
-                windows->push_back(pld::composition_window(factors, h, t, tail, max_points, moments));
-        }
-        return done;
+        return pld::compose_many(factors, h, terms, pessimistic, tail, max_points, fft, options, reads);
     } catch (const std::length_error& e) {
         py::gil_scoped_acquire acquire;
         throw py::value_error(std::string(e.what()) +
@@ -305,6 +295,23 @@ py::list compose_many(const std::vector<input_array>& masses, const std::vector<
     return out;
 }
 
+// The reads of each item of a spectral side (compose_upper_many, compose_lower_many), after checking the
+// arguments: one array of arguments per item, one-dimensional, and the method.  `searches`: every argument is
+// read as an epsilon search (log2(width) + 3 thresholds), else as one threshold where the method is "delta";
+// `spectral` false: no item read from its spectrum.
+std::vector<pld::SpectralReads> spectral_reads(std::size_t items, const std::vector<input_array>& arguments,
+                                               const std::string& method, bool spectral, bool searches) {
+    if (arguments.size() != items) throw py::value_error("internal: one array of arguments per item");
+    if (method != "epsilon" && method != "delta") throw py::value_error("method must be 'epsilon' or 'delta'");
+    std::vector<pld::SpectralReads> reads(items);
+    for (std::size_t i = 0; i < items; ++i) {
+        if (arguments[i].ndim() != 1) throw py::value_error("internal: each item's arguments must be one-dimensional");
+        const auto count = spectral ? static_cast<std::int64_t>(arguments[i].size()) : 0;
+        reads[i] = searches || method == "epsilon" ? pld::SpectralReads{count, 0} : pld::SpectralReads{0, count};
+    }
+    return reads;
+}
+
 // The certified upper side of each item's composition at its arguments: epsilon at deltas (method "epsilon",
 // pld::composed_epsilon) or delta at epsilons (method "delta", pld::composed_delta); items whose composed spectrum
 // keeps few bins are read through it, with no inverse transform (pld_spectral_profile.hpp).  `spectral` false:
@@ -314,15 +321,8 @@ py::list compose_upper_many(const std::vector<input_array>& masses, const std::v
                             const std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>& items, double tail,
                             std::int64_t max_points, py::object workers, const std::vector<double>& loss_shifts,
                             const std::vector<input_array>& arguments, const std::string& method, bool spectral) {
-    if (arguments.size() != items.size()) throw py::value_error("internal: one array of arguments per item");
-    if (method != "epsilon" && method != "delta") throw py::value_error("method must be 'epsilon' or 'delta'");
+    const std::vector<pld::SpectralReads> reads = spectral_reads(items.size(), arguments, method, spectral, false);
     const bool search = method == "epsilon";
-    std::vector<pld::SpectralReads> reads(items.size());
-    for (std::size_t i = 0; i < items.size(); ++i) {
-        if (arguments[i].ndim() != 1) throw py::value_error("internal: each item's arguments must be one-dimensional");
-        const auto count = spectral ? static_cast<std::int64_t>(arguments[i].size()) : 0;
-        reads[i] = search ? pld::SpectralReads{count, 0} : pld::SpectralReads{0, count};
-    }
     const std::vector<pld::ComposedPMF> done =
         composed(masses, k_lo, p_inf, h, items, true, tail, max_points, std::move(workers), pld::ComposeOptions{}, true,
                  loss_shifts, reads);
@@ -342,25 +342,6 @@ py::list compose_upper_many(const std::vector<input_array>& masses, const std::v
     return out;
 }
 
-// An item composed as a pessimistic one turned into its optimistic side (compose_lower_many).  pld::compose_many
-// keeps live bins (ComposedPMF::spectral) on its pessimistic side only, and its composition (transforms, powers,
-// dropped bins, charges, the window copied out and clipped at 0) does not depend on the side: only p_inf and
-// shift do (its inverse_and_charge: pessimistic, the window's p_inf plus the mass cut above, and below where
-// the transform is longer than the window; optimistic, the window's p_inf and minus both cuts as the shift).
-// They are set here from the item's window, after checking that the pessimistic p_inf is the one that window
-// gives (a composition that formed it otherwise is refused, not misread).  An item copied through (one factor
-// once) carries no charge on either side.
-void as_optimistic(pld::ComposedPMF& r, const pld::Window& w) {
-    r.pessimistic = false;
-    if (w.terms.size() == 1 && w.terms[0].count == 1) return;
-    const std::int64_t m = r.spectral ? r.spectrum.m : pld::fft_length(w.width);
-    const double wrapped = m > w.width ? w.charge_below : 0.0;
-    if (r.p_inf != std::min(1.0, w.p_inf + w.charge_above + wrapped) || r.shift != 0.0 || r.k_lo != w.a_idx)
-        throw std::logic_error("internal: a pessimistic composition's p_inf or shift is not its window's");
-    r.p_inf = w.p_inf;
-    r.shift = -(w.charge_above + w.charge_below);
-}
-
 // The certified lower side of each item's optimistic composition at its arguments: epsilon at deltas (method
 // "epsilon", not clipped at 0) or delta at epsilons ("delta").  An item whose composed spectrum keeps few bins
 // is read through it (pld_spectral_profile.hpp's spectral_lower_epsilon, spectral_lower_delta: no inverse
@@ -373,22 +354,14 @@ py::list compose_lower_many(const std::vector<input_array>& masses, const std::v
                             const std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>& items, double tail,
                             std::int64_t max_points, py::object workers, const std::vector<double>& loss_shifts,
                             const std::vector<input_array>& arguments, const std::string& method, bool spectral) {
-    if (arguments.size() != items.size()) throw py::value_error("internal: one array of arguments per item");
-    if (method != "epsilon" && method != "delta") throw py::value_error("method must be 'epsilon' or 'delta'");
+    const std::vector<pld::SpectralReads> reads = spectral_reads(items.size(), arguments, method, spectral, true);
     const bool search = method == "epsilon";
-    std::vector<pld::SpectralReads> reads(items.size());
-    for (std::size_t i = 0; i < items.size(); ++i) {
-        if (arguments[i].ndim() != 1) throw py::value_error("internal: each item's arguments must be one-dimensional");
-        reads[i] = pld::SpectralReads{spectral ? static_cast<std::int64_t>(arguments[i].size()) : 0, 0};
-    }
-    std::vector<pld::Window> windows;
     std::vector<pld::ComposedPMF> done =
-        composed(masses, k_lo, p_inf, h, items, true, tail, max_points, std::move(workers), pld::ComposeOptions{}, true,
-                 loss_shifts, reads, &windows);
+        composed(masses, k_lo, p_inf, h, items, false, tail, max_points, std::move(workers), pld::ComposeOptions{},
+                 true, loss_shifts, reads);
     py::list out;
     for (std::size_t i = 0; i < done.size(); ++i) {
         pld::ComposedPMF& r = done[i];
-        as_optimistic(r, windows[i]);
         if (!r.spectral) {
             out.append(py::make_tuple(py::none(), as_dict(r)));
             continue;

@@ -259,7 +259,7 @@ constexpr double kChargesPerBracket = 3.0;
 // about kSpectralTermCost times a transform's cost per m log2 m, the unit spectral_read compares in.
 constexpr double kSpectralTermCost = 80.0;
 
-// How a caller will read an item's pessimistic composition: `searches` epsilons (a bisection over the
+// How a caller will read an item's composition (either side): `searches` epsilons (a bisection over the
 // grid each) and `points` deltas at given epsilons (compose_many's `reads`; none: the composed window).
 struct SpectralReads {
     std::int64_t searches = 0, points = 0;
@@ -634,7 +634,7 @@ inline BatchPlan batch_plan(std::int64_t m, bool pessimistic, const ComposeOptio
     plan.direct_on = options.direct_bins && full_long;
     plan.band_on = options.band_rows && full_long && m % kBandSplit == 0 && m / kBandSplit >= kLeastBandSamples;
     plan.taylor_on = full_long && fft.offers_forward_long();
-    plan.spectra_on = pessimistic && any_reads && full_long;
+    plan.spectra_on = any_reads && full_long;
     plan.long_fft_products = options.long_fft_products;
     plan.direct_min_charge = options.direct_min_charge;
     return plan;

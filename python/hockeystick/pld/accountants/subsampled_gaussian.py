@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal
 
@@ -34,11 +34,10 @@ from ..compose.distribution import (
     Result,
     bound_result,
     brackets,
-    compose_all,
     delta_values,
     direction_uppers,
     epsilon_values,
-    evaluate_into,
+    lower_values,
 )
 from ..compose.fft import DEFAULT_TAIL
 from ..mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, subsampled_gaussian
@@ -309,9 +308,9 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         # The upper side needs no composed PMF: read from the spectra where few frequencies live
         # (direction_uppers), the same numbers alone and in a bracket.
         workers = threads or None
-        if bound == "lower":
-            compose_all(dists, False, workers=workers)
-            sides = None
+        sides: Sequence[tuple[np.ndarray | None, np.ndarray | None]]
+        if bound == "lower":  # read as the bracket reads its lower side (lower_values: spectral where few bins live)
+            sides = [(low, None) for low in lower_values(dists, method, xs, workers)]
         else:
             uppers = direction_uppers(dists, method, xs, workers)
             sides = (
@@ -320,14 +319,12 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
                 else brackets(dists, method, xs, workers, uppers=uppers)
             )
         out = []
-        for j, (point, x, dist) in enumerate(zip(pts, xs, dists)):
+        for (point, x), (side_low, side_high) in zip(zip(pts, xs), sides):
             lo, up = np.empty(x.size), np.empty(x.size)
-            if sides is None:
-                evaluate_into(dist, method, x, bound, lo, up, np.arange(x.size))
-            else:
-                low, up[:] = sides[j]
-                if low is not None:
-                    lo[:] = low
+            if side_low is not None:
+                lo[:] = side_low
+            if side_high is not None:
+                up[:] = side_high
             if method == "delta" and bound != "upper":  # bound="lower": no upper side to test, raise everywhere
                 lo = self._near_one.raised(point, x, lo, up if bound == "both" else np.ones(x.size))
             if method == "delta":  # the complement's bracket near 1 (bound="lower": where the lower side is)

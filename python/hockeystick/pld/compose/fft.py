@@ -162,14 +162,7 @@ def upper_sides(
     item asked for many values at once may so differ from it asked for a few, by at most the window's inverse
     charge, both certified.
     """
-    if method not in ("epsilon", "delta"):
-        raise ValueError(f"method must be 'epsilon' or 'delta', got {method!r}")
-    for values in arguments:
-        if np.isnan(values).any():
-            raise ValueError(
-                f"the arguments of upper_sides must not be NaN (a {'delta' if method == 'epsilon' else 'epsilon'} "
-                "is a number: validate with distribution.delta_values or epsilon_values)"
-            )
+    _check_arguments(arguments, method, "upper_sides")
     cap = DEFAULT_MAX_POINTS if max_points is None else int(max_points)
     out: list[np.ndarray | None] = [None] * len(items)
     passed, batches = _split(items, True)
@@ -220,14 +213,7 @@ def lower_sides(
     and returned with it (a caller may keep it); so is one factor once.  ``spectral=False``: every item through
     its window.
     """
-    if method not in ("epsilon", "delta"):
-        raise ValueError(f"method must be 'epsilon' or 'delta', got {method!r}")
-    for values in arguments:
-        if np.isnan(values).any():
-            raise ValueError(
-                f"the arguments of lower_sides must not be NaN (a {'delta' if method == 'epsilon' else 'epsilon'} "
-                "is a number: validate with distribution.delta_values or epsilon_values)"
-            )
+    _check_arguments(arguments, method, "lower_sides")
     cap = DEFAULT_MAX_POINTS if max_points is None else int(max_points)
     out: list[tuple[np.ndarray, GridPMF | None] | None] = [None] * len(items)
 
@@ -258,6 +244,18 @@ def lower_sides(
             else:
                 out[i] = (cast(np.ndarray, spectral_values).reshape(np.shape(arguments[i])), None)
     return [side for side in out if side is not None]
+
+
+def _check_arguments(arguments: Sequence[np.ndarray], method: str, caller: str) -> None:
+    """A spectral side's ``method`` and arguments (no NaN: the caller validated them as deltas or epsilons)."""
+    if method not in ("epsilon", "delta"):
+        raise ValueError(f"method must be 'epsilon' or 'delta', got {method!r}")
+    for values in arguments:
+        if np.isnan(values).any():
+            raise ValueError(
+                f"the arguments of {caller} must not be NaN (a {'delta' if method == 'epsilon' else 'epsilon'} "
+                "is a number: validate with distribution.delta_values or epsilon_values)"
+            )
 
 
 def _grid_pmf(r: dict[str, Any], h: float, pessimistic: bool) -> GridPMF:
