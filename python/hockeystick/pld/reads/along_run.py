@@ -15,10 +15,10 @@ checkpoints whose windows have one FFT length, the batching of the transforms in
 spectral reads of both sides (``compose.upper_sides`` and ``compose.lower_sides``: after many rounds a
 few dozen live frequencies, no inverse transform; ``prefix_curve``'s PLDs read their windows, as their
 one-off ``epsilon(delta, bound="both")`` does), and the accountant's blocks of points evaluated in
-threads.  Each
-checkpoint keeps a composition of its own (its transforms at its window's length, a window that carries two
-one-round spans besides the rounds' spread, so early checkpoints cost nearly as much as the last): where the
-compositions, not the discretization, are the work (fine grids), m checkpoints cost about m last-step ones.
+threads.  Each checkpoint keeps a composition of its own (its transforms at its window's length, a window
+that carries two one-round spans besides the rounds' spread, so early checkpoints cost nearly as much as
+the last): where the compositions, not the discretization, are the work (fine grids), m checkpoints cost
+about m last-step ones.
 
 Why each checkpoint is composed from the one-round PMF, not from the composition of an earlier one
 (T_i by its binary digits, each product of two composed PMFs one FFT): a composed ``GridPMF`` carries
