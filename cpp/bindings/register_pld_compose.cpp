@@ -356,9 +356,8 @@ py::list compose_lower_many(const std::vector<input_array>& masses, const std::v
                             const std::vector<input_array>& arguments, const std::string& method, bool spectral) {
     const std::vector<pld::SpectralReads> reads = spectral_reads(items.size(), arguments, method, spectral, true);
     const bool search = method == "epsilon";
-    std::vector<pld::ComposedPMF> done =
-        composed(masses, k_lo, p_inf, h, items, false, tail, max_points, std::move(workers), pld::ComposeOptions{},
-                 true, loss_shifts, reads);
+    std::vector<pld::ComposedPMF> done = composed(masses, k_lo, p_inf, h, items, false, tail, max_points,
+                                                  std::move(workers), pld::ComposeOptions{}, true, loss_shifts, reads);
     py::list out;
     for (std::size_t i = 0; i < done.size(); ++i) {
         pld::ComposedPMF& r = done[i];
