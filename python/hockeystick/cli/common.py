@@ -23,6 +23,7 @@ __all__ = [
     "matrix_options",
     "training_options",
     "output_options",
+    "progress_options",
     "positive_int",
     "parameters",
     "accountant_names",
@@ -253,6 +254,18 @@ def training_accountant(args: argparse.Namespace) -> str | None:
     return name + ("" if args.sampling in (None, "poisson") else f"_{args.sampling}")
 
 
+def progress_options(group: Any, shown: str = "the progress bar", them: str = "it") -> None:
+    """--progress / --no-progress into ``args.progress``: True, False, or None (shown when stderr is a terminal)."""
+    group.add_argument(
+        "--progress",
+        dest="progress",
+        action="store_true",
+        default=None,
+        help=f"always show {shown} (default: when stderr is a terminal)",
+    )
+    group.add_argument("--no-progress", dest="progress", action="store_false", help=f"never show {them}")
+
+
 def output_options(parser: argparse.ArgumentParser, *, required_out: bool = False) -> None:
     group = parser.add_argument_group("output")
     group.add_argument(
@@ -265,14 +278,7 @@ def output_options(parser: argparse.ArgumentParser, *, required_out: bool = Fals
     )
     group.add_argument("--plot", metavar="PNG", help="draw the sweep's natural picture to PNG")
     group.add_argument("--chunk-size", type=positive_int, metavar="N", help="points per chunk (default ~1M)")
-    group.add_argument(
-        "--progress",
-        dest="progress",
-        action="store_true",
-        default=None,
-        help="always show the progress bar (default: when stderr is a terminal)",
-    )
-    group.add_argument("--no-progress", dest="progress", action="store_false", help="never show it")
+    progress_options(group)
     group.add_argument(
         "--force", action="store_true", help="replace an existing -o FILE or --plot PNG (refused otherwise)"
     )

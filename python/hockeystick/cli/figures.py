@@ -10,7 +10,7 @@ from typing import Any
 
 from .. import progress
 from .._optional import install_command, require_extra
-from .common import UsageError
+from .common import UsageError, progress_options
 
 __all__ = ["register", "run"]
 
@@ -33,14 +33,7 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="write into a --out-dir that is not empty, replacing figures of the same names (refused otherwise)",
     )
-    fig.add_argument(
-        "--progress",
-        dest="progress",
-        action="store_true",
-        default=None,
-        help="always show a bar per table of paper 003 as its rows are computed (default: when stderr is a terminal)",
-    )
-    fig.add_argument("--no-progress", dest="progress", action="store_false", help="never show them")
+    progress_options(fig, "a bar per table of paper 003 as its rows are computed", "them")
     fig.set_defaults(func=run)
 
 

@@ -25,6 +25,8 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .common import progress_options
+
 __all__ = ["register", "run"]
 
 _EXAMPLES = """\
@@ -91,14 +93,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument("--plot", metavar="PNG", help="draw the frontier (metric against epsilon) to PNG")
     parser.add_argument("--force", action="store_true", help="replace an existing -o FILE or --plot PNG")
-    parser.add_argument(
-        "--progress",
-        dest="progress",
-        action="store_true",
-        default=None,
-        help="always show the progress bar (default: when stderr is a terminal)",
-    )
-    parser.add_argument("--no-progress", dest="progress", action="store_false", help="never show it")
+    progress_options(parser)
     where = parser.add_argument_group("where the runs go (default: one after the other, in-process)")
     where.add_argument("--processes", type=int, metavar="N", help="N spawned worker processes on this machine")
     where.add_argument(

@@ -321,8 +321,8 @@ def _leading_directions(uppers: Sequence[Sequence[np.ndarray]]) -> list[int]:
 def _undominated(
     uppers: Sequence[Sequence[np.ndarray]], leads: Sequence[int], lead_lows: Sequence[np.ndarray]
 ) -> list[list[int]]:
-    """Per PLD, the directions other than its lead whose upper values exceed the lead's lower values somewhere
-    (the others can raise no maximum of lower values)."""
+    """Per PLD, the directions besides its leading one whose upper values exceed the leading one's lower values at
+    some argument: only those can raise the maximum of the lower values."""
     return [
         [d for d, up in enumerate(ups) if d != lead and not np.all(up <= low)]
         for ups, lead, low in zip(uppers, leads, lead_lows)

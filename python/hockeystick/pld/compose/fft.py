@@ -26,7 +26,7 @@ limit runs alone (cpp/include/hockeystick/working_memory_gate.hpp).
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 import numpy as np
@@ -162,26 +162,13 @@ def upper_sides(
     item asked for many values at once may so differ from it asked for a few, by at most the window's inverse
     charge, both certified.
     """
-    _check_arguments(arguments, method, "upper_sides")
-    cap = DEFAULT_MAX_POINTS if max_points is None else int(max_points)
     out: list[np.ndarray | None] = [None] * len(items)
-    passed, batches = _split(items, True)
+    passed, calls = _side_calls(
+        _core.pld_compose_upper_many, items, arguments, method, True, "upper_sides", tail, max_points, workers
+    )
     for i, pmf in passed.items():
         out[i] = pmf.epsilon(arguments[i]) if method == "epsilon" else pmf.delta(arguments[i])
-    for h, group, pmfs, terms in batches:
-        done = _core.pld_compose_upper_many(
-            [pmf.p for pmf in pmfs],
-            [pmf.k_lo for pmf in pmfs],
-            [pmf.p_inf for pmf in pmfs],
-            h,
-            terms,
-            float(tail),
-            cap,
-            workers,
-            [pmf.loss_shift for pmf in pmfs],
-            [np.ascontiguousarray(arguments[i], dtype=np.float64) for i in group],
-            method,
-        )
+    for _, group, done in calls:
         for i, values in zip(group, done):
             out[i] = values
     return [values for values in out if values is not None]
@@ -213,18 +200,62 @@ def lower_sides(
     and returned with it (a caller may keep it); so is one factor once.  ``spectral=False``: every item through
     its window.
     """
-    _check_arguments(arguments, method, "lower_sides")
-    cap = DEFAULT_MAX_POINTS if max_points is None else int(max_points)
     out: list[tuple[np.ndarray, GridPMF | None] | None] = [None] * len(items)
 
     def read(pmf: GridPMF, x: np.ndarray) -> tuple[np.ndarray, GridPMF]:
         return (pmf.epsilon(x) if method == "epsilon" else pmf.delta(x)), pmf
 
-    passed, batches = _split(items, False)
+    passed, calls = _side_calls(
+        _core.pld_compose_lower_many,
+        items,
+        arguments,
+        method,
+        False,
+        "lower_sides",
+        tail,
+        max_points,
+        workers,
+        spectral=bool(spectral),
+    )
     for i, pmf in passed.items():
         out[i] = read(pmf, arguments[i])
+    for h, group, done in calls:
+        for i, (spectral_values, window) in zip(group, done):  # one of the two is None
+            if window is not None:
+                out[i] = read(_grid_pmf(window, h, False), arguments[i])
+            else:
+                out[i] = (cast(np.ndarray, spectral_values).reshape(np.shape(arguments[i])), None)
+    return [side for side in out if side is not None]
+
+
+def _side_calls(
+    binding: Callable[..., list[Any]],
+    items: Sequence[Factors],
+    arguments: Sequence[np.ndarray],
+    method: str,
+    pessimistic: bool,
+    caller: str,
+    tail: float,
+    max_points: int | None,
+    workers: int | None,
+    **options: Any,
+) -> tuple[dict[int, GridPMF], list[tuple[float, list[int], list[Any]]]]:
+    """What ``upper_sides`` and ``lower_sides`` share: their ``method`` and arguments checked (no NaN: the caller
+    validated them as deltas or epsilons), the items that are one factor once (``_split``: returned as they are),
+    and per batch of one grid (h, its items, what the core's spectral side ``binding`` returned for each)."""
+    if method not in ("epsilon", "delta"):
+        raise ValueError(f"method must be 'epsilon' or 'delta', got {method!r}")
+    for values in arguments:
+        if np.isnan(values).any():
+            raise ValueError(
+                f"the arguments of {caller} must not be NaN (a {'delta' if method == 'epsilon' else 'epsilon'} "
+                "is a number: validate with distribution.delta_values or epsilon_values)"
+            )
+    cap = DEFAULT_MAX_POINTS if max_points is None else int(max_points)
+    passed, batches = _split(items, pessimistic)
+    calls = []
     for h, group, pmfs, terms in batches:
-        done = _core.pld_compose_lower_many(
+        done = binding(
             [pmf.p for pmf in pmfs],
             [pmf.k_lo for pmf in pmfs],
             [pmf.p_inf for pmf in pmfs],
@@ -236,26 +267,10 @@ def lower_sides(
             [pmf.loss_shift for pmf in pmfs],
             [np.ascontiguousarray(arguments[i], dtype=np.float64).ravel() for i in group],
             method,
-            spectral=bool(spectral),
+            **options,
         )
-        for i, (spectral_values, window) in zip(group, done):  # one of the two is None
-            if window is not None:
-                out[i] = read(_grid_pmf(window, h, False), arguments[i])
-            else:
-                out[i] = (cast(np.ndarray, spectral_values).reshape(np.shape(arguments[i])), None)
-    return [side for side in out if side is not None]
-
-
-def _check_arguments(arguments: Sequence[np.ndarray], method: str, caller: str) -> None:
-    """A spectral side's ``method`` and arguments (no NaN: the caller validated them as deltas or epsilons)."""
-    if method not in ("epsilon", "delta"):
-        raise ValueError(f"method must be 'epsilon' or 'delta', got {method!r}")
-    for values in arguments:
-        if np.isnan(values).any():
-            raise ValueError(
-                f"the arguments of {caller} must not be NaN (a {'delta' if method == 'epsilon' else 'epsilon'} "
-                "is a number: validate with distribution.delta_values or epsilon_values)"
-            )
+        calls.append((h, group, done))
+    return passed, calls
 
 
 def _grid_pmf(r: dict[str, Any], h: float, pessimistic: bool) -> GridPMF:
