@@ -357,3 +357,31 @@ def test_bracket_keeps_windows_it_composes_and_no_spectral_item() -> None:
         stored = dist._composed.get(False, [None])
         assert any(pmf is not None for pmf in stored) == kept
         assert dist.epsilon(1e-6, bound="lower") <= dist.epsilon(1e-6)
+
+
+@pytest.mark.parametrize(
+    "sigma, q, rounds, h",
+    [
+        (1e3, 0.5, 1000, 1e-3),  # a loss of ~1e-3 per round: the whole PLD on a few grid points
+        (0.3, 1e-7, 10_000, 1e-3),  # the sampling rate far below the grid
+        (1.0, 0.999999, 2000, 1e-3),  # q next to 1: nearly the plain Gaussian
+        (0.5, 0.3, 20_000, 0.05),  # a coarse grid, epsilon in the thousands
+        (2.0, 5e-324, 100, 1e-3),  # a subnormal sampling rate
+    ],
+)
+def test_accountant_lower_sides_at_the_edges_stay_below_the_truth(sigma: float, q: float, rounds: int, h: float):
+    """``bound="both"`` (lower sides read from the spectra where few bins live) at extreme settings: every lower
+    epsilon and delta at or below its upper side and at or below the exact value of the same Gaussian composed
+    without subsampling (mu = sqrt(T) / sigma, 50 digits), which is at or above the subsampled truth; deltas
+    from the least subnormal to 1 / 2, epsilons from 0 to 1e308."""
+    acc = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds, value_discretization_interval=h)
+    mu = math.sqrt(rounds) / sigma
+    deltas = np.array([5e-324, 1e-300, 1e-10, 1e-5, 0.5])
+    eps = np.array([0.0, 1e-300, 1.0, 0.5 * mu * mu, 1e308])
+    low_eps, up_eps = acc.epsilon(deltas, bound="both")
+    low_delta, up_delta = acc.delta(eps, bound="both")
+    assert np.all(low_eps <= up_eps) and np.all(low_delta <= up_delta)
+    # the accountant's epsilon is the least epsilon >= 0: the reference is clipped at 0 as well
+    assert np.all(low_eps <= [max(_gaussian_epsilon(mu, d), 0.0) for d in deltas]), low_eps
+    assert np.all(low_delta <= [float(_gaussian_delta(mu, e)) for e in eps]), low_delta
+    assert np.all((0.0 <= low_delta) & (low_delta <= 1.0)) and not np.isnan(low_eps).any()
