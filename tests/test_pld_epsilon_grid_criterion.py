@@ -1,11 +1,11 @@
 """SubsampledGaussianPLD(accuracy=).epsilon(delta) on G1-like blocks (sigma, q) x rounds x delta 1e-10..1e-3:
 every bracket within ``accuracy`` or flagged in ``unmet`` and counted in one AccuracyNotMetWarning.
 
-The cases are points whose brackets an epsilon refinement without the direct DFT bins (a round-off charge of
-T x ~5e-16 beside a delta of 1e-10), with them only in rows charged 1e-11 or more (a tenth of that delta, on
-every grid), or starting above a small sampling rate (the optimistic side blind: its lower epsilon 0 on every
-grid the refinement then took) left wider than ``accuracy``: sigma 1.28, q 3.8e-3, 47149 rounds, delta 1e-10
-was [2.453, 3.402] (now [2.643, 2.645]).  Each bracket must overlap an independent certified bracket of
+The cases are points whose brackets an epsilon refinement leaves wider than ``accuracy`` without the direct DFT
+bins (a round-off charge of T x ~5e-16 beside a delta of 1e-10), with them only in rows charged 1e-11 or more
+(a tenth of that delta, on every grid), or starting above a small sampling rate (the optimistic side blind:
+its lower epsilon 0 on every grid the refinement then takes): sigma 1.28, q 3.8e-3, 47149 rounds, delta
+1e-10 is then [2.453, 3.402], against [2.643, 2.645] with the direct bins.  Each bracket must overlap an independent certified bracket of
 the same point (a fixed fine grid, h = 1e-5, default tail): both contain the true epsilon.
 """
 
@@ -32,7 +32,7 @@ MET = [
     # its first grid (8e-5) is blind at delta 1e-10 (lower epsilon 0, width 0.028), its second not quite
     # (4e-5: [0.0068, 0.0206]): a law fitted through both read a floor of 0.009 and stopped there
     (4.14321386427342, 1e-4, (18421,)),
-    # at delta 1e-10 a charge of 1e-11 left ~0.09 on every grid (wider at h = 1e-4 and 3e-5 than at 2e-3)
+    # at delta 1e-10 a round-off charge of 1e-11 leaves ~0.09 on every grid (more at h = 1e-4 and 3e-5 than 2e-3)
     (0.5, 0.00379269019073225, (10, 66)),
 ]
 

@@ -1,4 +1,4 @@
-"""Progress where a command used to sit silent: a sweep's timing pilot has its own bar, counting the
+"""Progress on the long quiet steps: a sweep's timing pilot has its own bar, counting the
 points it evaluates as the accountants finish blocks, and paper 003's tables and curves (``hockeystick
 figures``) report a row at a time, a bar per table under ``--progress``; nothing is shown without it."""
 
