@@ -47,8 +47,9 @@
 // |X| from the parts (2 u_L),
 // log (2 ulp + that), atan2 (2 ulp of at most pi), the products c log|X|, c arg X and their
 // sum over the n_t factors ((n_t + 1) u_L of the sum of magnitudes), fmod by 2 pi rounded
-// (|phase| u_L + 2 pi u_L), exp, cos, sin and the product (8 u_L), then rounding to double (u
-// relative): at most u_L ((n_t + 8) sum c_i (|log|X_ik|| + pi + 2) + 64) relative to both
+// (|phase| u_L + 2 pi u_L), its reduction by quarter turns (14 u_L: quarter_turned_phasor), exp, cos,
+// sin and the product (8 u_L), then rounding to double (u relative): at most
+// u_L ((n_t + 8) sum c_i (|log|X_ik|| + pi + 2) + 78) relative to both
 // powers, charged on both (the difference of the two exps may lose that much of each), plus u,
 // the whole rounded up by 1 + 4u; after many rounds this is ~2000x below the double power's
 // charge, leaving c delta_direct (or c delta_long) as the charge.  Per output entry the error is at most
@@ -314,6 +315,29 @@ constexpr long double kUnitRoundoffLong = 0.5L * std::numeric_limits<long double
 constexpr double kPi = 3.141592653589793;
 constexpr double kTwoPi = 6.283185307179586;
 constexpr long double kTwoPiLong = 6.283185307179586476925286766559005768L;
+constexpr long double kHalfPiLong = 1.570796326794896619231321691639751442L;
+
+// e^{i angle} for angle in [0, 2 pi]: cos and sin taken at phi = angle - c pi / 2, c the nearest quarter turn
+// (0 .. 4), and turned back by c quarter turns (exact), because glibc's x87 cosl and sinl reduce an argument past
+// pi / 4 with the multi-precision Payne-Hanek routine, several times their own cost.  phi is within 14 u_L of
+// angle - c pi / 2: pi / 2 rounded to long double (c u_L pi / 2 <= 2 pi u_L), the product c kHalfPiLong rounded
+// (2 pi u_L) and the difference (u_L pi / 4); so e^{i angle} is off by at most 14 u_L more than cos and sin
+// at angle itself.
+inline std::complex<long double> quarter_turned_phasor(long double angle) {
+    const int c = static_cast<int>(angle / kHalfPiLong + 0.5L);  // truncation rounds: the quotient is >= 0
+    const long double phi = angle - static_cast<long double>(c) * kHalfPiLong;
+    const long double cs = std::cos(phi), sn = std::sin(phi);
+    switch (c & 3) {
+        case 0:
+            return {cs, sn};
+        case 1:
+            return {-sn, cs};
+        case 2:
+            return {-cs, -sn};
+        default:
+            return {sn, -cs};
+    }
+}
 
 inline double finite_mass(const PmfView& f) {
     double s = 0.0;
@@ -356,10 +380,9 @@ inline double band_row_limit(std::int64_t m, bool direct, double band) {
     return direct ? full + std::min(band, kLongFftProducts * static_cast<double>(m) * stages) : full;
 }
 
-inline bool band_candidate(const PmfView& f, std::int64_t count, std::int64_t m, bool direct, bool taylor) {
-    if (count < 2 || f.n < 1) return false;
-    const double var = grid_loss_variance(f.p, f.n, 1.0);
-    if (!(var > 0.0)) return false;
+// `var`: the factor's loss variance in cells^2 (grid_loss_variance at h = 1).
+inline bool band_candidate(const PmfView& f, double var, std::int64_t count, std::int64_t m, bool direct, bool taylor) {
+    if (count < 2 || f.n < 1 || !(var > 0.0)) return false;
     const double m_f = static_cast<double>(m / kBandSplit);
     const double gap = -kLogDropped / static_cast<double>(count) + kPi * std::sqrt(var) / m_f;
     const double end = std::sqrt(2.0 * gap / var) * static_cast<double>(m) / kTwoPi + kBandSplit;
@@ -662,11 +685,17 @@ inline RowPlan plan_rows(const std::vector<PmfView>& factors, const std::vector<
                          const BatchPlan& plan) {
     const std::int64_t items = static_cast<std::int64_t>(windows.size());
     std::vector<std::vector<RowKey>> item_keys(items);
+    std::vector<double> variance(factors.size(), -1.0);  // per factor, in cells^2: one pass over its masses
+    const auto variance_of = [&](std::int64_t factor) {
+        double& v = variance[static_cast<std::size_t>(factor)];
+        if (v < 0.0) v = grid_loss_variance(factors[factor].p, factors[factor].n, 1.0);
+        return v;
+    };
     for (std::int64_t i = 0; i < items; ++i) {
         const std::vector<Term>& terms = windows[i]->terms;
-        const bool band =
-            plan.band_on && terms.size() == 1 &&
-            band_candidate(factors[terms[0].factor], terms[0].count, plan.m, plan.direct_on, plan.taylor_on);
+        const bool band = plan.band_on && terms.size() == 1 && terms[0].count >= 2 &&
+                          band_candidate(factors[terms[0].factor], variance_of(terms[0].factor), terms[0].count, plan.m,
+                                         plan.direct_on, plan.taylor_on);
         for (const Term& t : terms)
             item_keys[i].push_back(RowKey(t.factor, plan.direct_on || band ? t.count : std::int64_t(0), band));
     }
@@ -1160,10 +1189,11 @@ class ItemPowers {
         const long double modulus = std::exp(log_mod), perturbed = std::exp(log_mod_pert);
         long double angle = std::fmod(phase, kTwoPiLong);
         if (angle < 0.0L) angle += kTwoPiLong;
+        const std::complex<long double> turn = quarter_turned_phasor(angle);
         BinPower p;
-        p.y = std::complex<double>(static_cast<double>(modulus * std::cos(angle)),
-                                   static_cast<double>(modulus * std::sin(angle)));
-        const long double rel_long = kUnitRoundoffLong * (static_cast<long double>(nt + 8) * rel + 64.0L);
+        p.y = std::complex<double>(static_cast<double>(modulus * turn.real()),
+                                   static_cast<double>(modulus * turn.imag()));
+        const long double rel_long = kUnitRoundoffLong * (static_cast<long double>(nt + 8) * rel + 78.0L);
         p.d = static_cast<double>((perturbed - modulus) + (perturbed + modulus) * rel_long +
                                   modulus * static_cast<long double>(kUnitRoundoff)) *
               (1.0 + 4.0 * kUnitRoundoff);
