@@ -326,17 +326,7 @@ constexpr long double kHalfPiLong = 1.570796326794896619231321691639751442L;
 inline std::complex<long double> quarter_turned_phasor(long double angle) {
     const int c = static_cast<int>(angle / kHalfPiLong + 0.5L);  // truncation rounds: the quotient is >= 0
     const long double phi = angle - static_cast<long double>(c) * kHalfPiLong;
-    const long double cs = std::cos(phi), sn = std::sin(phi);
-    switch (c & 3) {
-        case 0:
-            return {cs, sn};
-        case 1:
-            return {-sn, cs};
-        case 2:
-            return {-cs, -sn};
-        default:
-            return {sn, -cs};
-    }
+    return quarter_turned(std::cos(phi), std::sin(phi), c);
 }
 
 inline double finite_mass(const PmfView& f) {

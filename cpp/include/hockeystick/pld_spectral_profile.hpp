@@ -122,6 +122,22 @@ struct SpectralSums {
 
 namespace detail {
 
+// e^{i (phi + c pi / 2)} from cs = cos phi and sn = sin phi, for an integer c >= 0: c quarter turns, exact (a swap
+// and signs), so that libm's cos and sin need only |phi| <= pi / 4, where they reduce no argument.
+template <class T>
+std::complex<T> quarter_turned(T cs, T sn, std::int64_t c) {
+    switch (c % 4) {
+        case 0:
+            return {cs, sn};
+        case 1:
+            return {-sn, cs};
+        case 2:
+            return {-cs, -sn};
+        default:
+            return {sn, -cs};
+    }
+}
+
 // The sums of the opening comment in working type T (long double or double), v its unit round-off.
 template <class T>
 class SpectralSumsIn {
@@ -204,17 +220,7 @@ class SpectralSumsIn {
         const std::int64_t f = 4 * (j % m);
         const std::int64_t c = (2 * f + m) / (2 * m);  // the nearest quarter turn (f >= 0)
         const T phi = half_pi * static_cast<T>(f - c * m) / static_cast<T>(m);
-        const T cs = std::cos(phi), sn = std::sin(phi);
-        switch (c % 4) {
-            case 0:
-                return {cs, sn};
-            case 1:
-                return {-sn, cs};
-            case 2:
-                return {-cs, -sn};
-            default:
-                return {sn, -cs};
-        }
+        return quarter_turned(std::cos(phi), std::sin(phi), c);
     }
 
     std::int64_t m_, start_, width_;  // copied: the profile outlives no argument
