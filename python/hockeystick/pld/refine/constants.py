@@ -94,9 +94,9 @@ DIRECT_FIRST_DELTA = 1e-8
 # the core's kDirectMinCharge, 1e-11): a charge is added to the upper delta and taken from the lower one on every
 # grid, so a charge of a tenth of delta = 1e-10 leaves the epsilon bracket a few hundredths wide whatever the
 # grid; a hundredth of delta (counted about three times in a bracket) moves epsilon by about
-# 3e-2 / |d log delta / d eps|, inside the tolerance max(1e-2, 1e-3 eps) wherever delta falls at least threefold per
-# unit of epsilon, as it does at such deltas but for the largest epsilons; a bracket it leaves wider is flagged like
-# any other, and a smaller share puts the direct bins' long-double work on every row of every point below 1e-8.
+# 3e-2 / |d log delta / d eps|: for a Gaussian loss (mu-GDP, mu 0.3 to 30) at delta 1e-10 to 1e-8, at most 0.85 of
+# the tolerance max(1e-2, 1e-3 eps), the worst near mu 1.7; a bracket it leaves wider is flagged like any other,
+# and a smaller share puts the direct bins' long-double work on every row of every point below 1e-8.
 DIRECT_CHARGE_SHARE = 1e-2
 # A step to the grid a point was on takes direct bins in every row whose estimated charge reaches this, a 10^4th
 # of the floor's delta: the point is there because its charges left it wide, so its rows' charges are cut too.
