@@ -153,22 +153,7 @@ def _core_compose(
         products,
         band_rows,
     )
-    return [
-        GridPMF(
-            int(r["k_lo"]),
-            pmfs[0].h,
-            r["p"],
-            float(r["p_inf"]),
-            float(r["shift"]),
-            pessimistic,
-            float(r["entry_error"]),
-            float(r["total_error"]),
-            float(r["spectral_l2"]),
-            float(r["inverse_error"]),
-            inverse_l2=float(r["inverse_l2"]),
-        )
-        for r in done
-    ]
+    return [pc._grid_pmf(r, pmfs[0].h, pessimistic) for r in done]
 
 
 @pytest.mark.parametrize("sigma, rounds, h", [(30.0, 10_000, 2e-3), (100.0, 100_000, 1e-3)])

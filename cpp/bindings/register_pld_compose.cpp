@@ -381,44 +381,15 @@ py::list compose_lower_many(const std::vector<input_array>& masses, const std::v
     return out;
 }
 
-// A, R, D over the window points j >= J of the inverse of a few live bins, with the bounds on the errors of R and
-// D (pld_spectral_profile.hpp's SpectralProfile; the facade's tests check them against long-double sums).
-py::tuple spectral_sums(const py::array_t<std::complex<double>, py::array::c_style | py::array::forcecast>& bins,
-                        std::int64_t m, std::int64_t start, std::int64_t width, double h, std::int64_t J,
-                        bool long_double) {
-    if (bins.ndim() != 1 || !pld::spectral_bins_fit(static_cast<std::int64_t>(bins.size()), m))
-        throw py::value_error("bins must be one-dimensional with 1 <= bins.size <= m / 4");
-    if (!(width >= 1 && J >= 0 && J < width && start >= 0)) throw py::value_error("need 0 <= J < width, start >= 0");
-    if (!(h > 0.0 && h <= pld::max_interval)) throw py::value_error("h must lie in (0, 100]");
-    pld::ComposedSpectrum s;
-    s.m = m;
-    s.bins.assign(bins.data(), bins.data() + bins.size());
-    s.start = start;
-    s.width = width;
-    s.h = h;
-    const pld::SpectralSums v = pld::SpectralProfile(s, long_double).at(J);
-    return py::make_tuple(v.A, v.R, v.D, v.R_error, v.D_error);
-}
+using spectrum_bins = py::array_t<std::complex<double>, py::array::c_style | py::array::forcecast>;
 
-// The lower side read from a few live bins with the given charges (pld_spectral_profile.hpp's spectral_lower_epsilon
-// at deltas, method "epsilon", or spectral_lower_delta at epsilons, "delta"; no inverse transform's charges, slack
-// 0): the facade's tests check it against long-double sums of the exact inverse over the window.
-py::array_t<double> spectral_lower(
-    const py::array_t<std::complex<double>, py::array::c_style | py::array::forcecast>& bins, std::int64_t m,
-    std::int64_t start, std::int64_t width, std::int64_t k_lo, double h, double p_inf, double shift, double entry_error,
-    double total_error, double spectral_l2, double loss_shift, const input_array& arguments,
-    const std::string& method) {
+// A few live bins read on a window, after the checks pld_spectral_profile.hpp's bounds need.
+pld::ComposedSpectrum checked_spectrum(const spectrum_bins& bins, std::int64_t m, std::int64_t start,
+                                       std::int64_t width, std::int64_t k_lo, double h) {
     if (bins.ndim() != 1 || !pld::spectral_bins_fit(static_cast<std::int64_t>(bins.size()), m))
         throw py::value_error("bins must be one-dimensional with 1 <= bins.size <= m / 4");
     if (!(width >= 1 && start >= 0)) throw py::value_error("need width >= 1, start >= 0");
     if (!(h > 0.0 && h <= pld::max_interval)) throw py::value_error("h must lie in (0, 100]");
-    if (!(p_inf >= 0.0 && p_inf <= 1.0 && shift <= 0.0 && entry_error >= 0.0 && total_error >= 0.0 &&
-          spectral_l2 >= 0.0 && loss_shift >= 0.0 && std::isfinite(loss_shift)))
-        throw py::value_error("need p_inf in [0, 1], shift <= 0, charges >= 0 and a finite loss_shift >= 0");
-    if (method != "epsilon" && method != "delta") throw py::value_error("method must be 'epsilon' or 'delta'");
-    if (arguments.ndim() != 1) throw py::value_error("arguments must be one-dimensional");
-    for (py::ssize_t i = 0; i < arguments.size(); ++i)
-        if (std::isnan(arguments.data()[i])) throw py::value_error("arguments must not be NaN");
     pld::ComposedSpectrum s;
     s.m = m;
     s.bins.assign(bins.data(), bins.data() + bins.size());
@@ -426,6 +397,34 @@ py::array_t<double> spectral_lower(
     s.width = width;
     s.k_lo = k_lo;
     s.h = h;
+    return s;
+}
+
+// A, R, D over the window points j >= J of the inverse of a few live bins, with the bounds on the errors of R and
+// D (pld_spectral_profile.hpp's SpectralProfile; the facade's tests check them against long-double sums).
+py::tuple spectral_sums(const spectrum_bins& bins, std::int64_t m, std::int64_t start, std::int64_t width, double h,
+                        std::int64_t J, bool long_double) {
+    if (!(width >= 1 && J >= 0 && J < width && start >= 0)) throw py::value_error("need 0 <= J < width, start >= 0");
+    const pld::ComposedSpectrum s = checked_spectrum(bins, m, start, width, 0, h);
+    const pld::SpectralSums v = pld::SpectralProfile(s, long_double).at(J);
+    return py::make_tuple(v.A, v.R, v.D, v.R_error, v.D_error);
+}
+
+// The lower side read from a few live bins with the given charges (pld_spectral_profile.hpp's spectral_lower_epsilon
+// at deltas, method "epsilon", or spectral_lower_delta at epsilons, "delta"; no inverse transform's charges, slack
+// 0): the facade's tests check it against long-double sums of the exact inverse over the window.
+py::array_t<double> spectral_lower(const spectrum_bins& bins, std::int64_t m, std::int64_t start, std::int64_t width,
+                                   std::int64_t k_lo, double h, double p_inf, double shift, double entry_error,
+                                   double total_error, double spectral_l2, double loss_shift,
+                                   const input_array& arguments, const std::string& method) {
+    const pld::ComposedSpectrum s = checked_spectrum(bins, m, start, width, k_lo, h);
+    if (!(p_inf >= 0.0 && p_inf <= 1.0 && shift <= 0.0 && entry_error >= 0.0 && total_error >= 0.0 &&
+          spectral_l2 >= 0.0 && loss_shift >= 0.0 && std::isfinite(loss_shift)))
+        throw py::value_error("need p_inf in [0, 1], shift <= 0, charges >= 0 and a finite loss_shift >= 0");
+    if (method != "epsilon" && method != "delta") throw py::value_error("method must be 'epsilon' or 'delta'");
+    if (arguments.ndim() != 1) throw py::value_error("arguments must be one-dimensional");
+    for (py::ssize_t i = 0; i < arguments.size(); ++i)
+        if (std::isnan(arguments.data()[i])) throw py::value_error("arguments must not be NaN");
     const pld::GridCharges ch{shift, 0.0, entry_error, total_error, spectral_l2, 0.0, loss_shift, 0.0};
     py::array_t<double> out(arguments.size());
     const std::int64_t count = static_cast<std::int64_t>(arguments.size());

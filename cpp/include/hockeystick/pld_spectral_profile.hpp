@@ -346,6 +346,13 @@ inline void spectral_charged_epsilon(const ComposedSpectrum& s, double p_inf, co
 }
 
 namespace detail {
+// max(0, raw + shift - charge) lowered by 4 u of its terms' magnitudes (`magnitude`: raw's): the charged value of
+// the opening comment's lower side, from sums already lowered by their bounds.
+inline double lowered_charged(double raw, double magnitude, double shift, double charge) {
+    constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
+    return std::max(0.0, raw + shift - charge - 4.0 * u * (magnitude + std::fabs(shift) + charge));
+}
+
 // The optimistic charged value at e (already moved by the loss shift; not NaN) read from `profile`: the
 // opening comment's lower side, max(0, raw + shift - 2 charge(points above e)) with raw from the sums lowered
 // by their bounds and by the step's rounding, the sum lowered by 4 u of its terms' magnitudes.  `known`: the
@@ -377,8 +384,7 @@ inline double spectral_lower_value(const SpectralProfile& profile, const Compose
         raw -= std::fabs(R) * moved + 4.0 * u * magnitude;
         magnitude += std::fabs(raw);
     }
-    const double value = raw + ch.shift - charge;
-    return std::max(0.0, value - 4.0 * u * (magnitude + std::fabs(ch.shift) + charge));
+    return lowered_charged(raw, magnitude, ch.shift, charge);
 }
 }  // namespace detail
 
@@ -418,7 +424,6 @@ inline void spectral_lower_delta(const ComposedSpectrum& s, double p_inf, const 
 // (-inf: no grid point certified above the target; +inf: the mass at +infinity alone stands above it).
 inline void spectral_lower_epsilon(const ComposedSpectrum& s, double p_inf, const GridCharges& ch, const double* target,
                                    std::int64_t m, double* out) {
-    constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
     const double inf = std::numeric_limits<double>::infinity();
     const std::int64_t n = s.width;
     const double h = s.h;
@@ -427,8 +432,7 @@ inline void spectral_lower_epsilon(const ComposedSpectrum& s, double p_inf, cons
     // the charged lower value of the uncharged curve `raw` (of magnitude `magnitude`) with `above` points above
     // (charged_lower_epsilon's lower_at, scale 1)
     auto lower_at = [&](double raw, double magnitude, std::int64_t above) {
-        const double charge = 2.0 * ch.above(static_cast<double>(above));
-        return std::max(0.0, raw + ch.shift - charge - 4.0 * u * (magnitude + std::fabs(ch.shift) + charge));
+        return detail::lowered_charged(raw, magnitude, ch.shift, 2.0 * ch.above(static_cast<double>(above)));
     };
     for (std::int64_t i = 0; i < m; ++i) {
         const double t = target[i];
