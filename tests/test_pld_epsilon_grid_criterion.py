@@ -11,9 +11,11 @@ the same point (a fixed fine grid, h = 1e-5, default tail): both contain the tru
 
 from __future__ import annotations
 
+import math
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 
+import mpmath
 import numpy as np
 import pytest
 
@@ -115,3 +117,42 @@ def test_flags_through_a_callers_pool_equal_the_threads_and_are_not_sent_to_it()
         assert pooled.unmet is not None and np.array_equal(pooled.unmet, threads.unmet)
         assert pooled._pool_copy().unmet is None
     assert threads.unmet is not None and np.array_equal(threads.unmet, ~(up - lo <= ACCURACY))
+
+
+def _gaussian_epsilon(mu: float, delta: float) -> mpmath.mpf:
+    """The exact epsilon at delta of the mu-GDP Gaussian, 50 digits (bisection on its falling delta)."""
+
+    def gaussian_delta(eps: mpmath.mpf) -> mpmath.mpf:
+        return mpmath.ncdf(-eps / mu + mu / 2) - mpmath.exp(eps) * mpmath.ncdf(-eps / mu - mu / 2)
+
+    lo, hi = mpmath.mpf(0), mpmath.mpf(1)
+    while gaussian_delta(hi) > delta:
+        hi *= 2
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if gaussian_delta(mid) > delta else (lo, mid)
+    return hi
+
+
+@pytest.mark.parametrize("sigma", [0.7, 1e3])
+@pytest.mark.parametrize("q", [1e-7, 0.3, 1.0 - 1e-6])
+@pytest.mark.parametrize("rounds", [1, 1000])
+def test_small_delta_brackets_at_the_edges_stay_ordered_and_below_the_gaussian(sigma, q, rounds) -> None:
+    """At deltas from the least subnormal to 1e-9 (the direct bins' charge share of 5e-324 underflows to 0, of
+    1e-310 is subnormal), q from 1e-7 to 1 - 1e-6 and sigma 0.7 and 1e3: each bracket is ordered, not NaN, its
+    lower side at or below the exact epsilon of the Gaussian without subsampling (mu = sqrt(T) / sigma, which
+    dominates every subsampled composition: joint convexity of the hockey-stick divergence), its upper side
+    +inf where no delta that small is certified (below the composition's cut tails); and no RuntimeWarning."""
+    least = math.nextafter(0.0, 1.0)
+    deltas = np.array([least, 1e-310, 1e-100, 1e-9])
+    with mpmath.workdps(50), warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # no numpy overflow leaks from a subnormal delta
+        warnings.simplefilter("ignore", AccuracyNotMetWarning)
+        lo, up = pld.SubsampledGaussianPLD(
+            sigma, q, rounds, accuracy=ACCURACY, relative_accuracy=1e-3, workers=1
+        ).epsilon(deltas, bound="both")
+        exact = np.array([float(_gaussian_epsilon(math.sqrt(rounds) / sigma, d)) for d in deltas])
+    assert not np.any(np.isnan(lo)) and not np.any(np.isnan(up))
+    assert np.all(0.0 <= lo) and np.all(lo <= up)
+    assert np.all(lo <= exact * (1 + 1e-12))
+    assert np.isfinite(up[-1]) and up[-1] - lo[-1] <= max(ACCURACY, 1e-3 * up[-1])

@@ -138,12 +138,12 @@ class StartGrid:
         sigma, q, rounds, sensitivity = point
         s = min(max(sigma / sensitivity, 1e-100), 1e100)  # a start only: 1/s^2 neither overflows nor vanishes
         spread = math.sqrt(rounds * q * q * math.expm1(min(1.0 / (s * s), 700.0)))
-        z = math.sqrt(2.0 * math.log(1.0 / float(np.min(x))))
+        z = math.sqrt(-2.0 * math.log(float(np.min(x))))  # -log, not log(1 / x): 1 / 5e-324 overflows
         h = math.sqrt(7.0 * 0.9 * self.accuracy / (rounds * (1.0 + z / max(spread, 1e-300))))
         if self.relative_accuracy > 0:
             # the tolerance at each argument's epsilon as the central limit of the composed loss, N(S^2 / 2, S^2),
             # predicts it (S^2 / 2 + z S); the finest grid any argument asks
-            zs = np.sqrt(2.0 * np.log(1.0 / x))
+            zs = np.sqrt(-2.0 * np.log(x))
             with np.errstate(over="ignore"):  # an infinite tolerance asks the coarsest start (clipped below)
                 tolerance = np.maximum(self.accuracy, self.relative_accuracy * (spread * spread / 2.0 + zs * spread))
                 h = float(np.min(np.sqrt(7.0 * 0.9 * tolerance / (rounds * (1.0 + zs / max(spread, 1e-300))))))
