@@ -19,11 +19,12 @@
 //   R_J = (1/m) [Re Y_0 (1 - r^L) / (1 - r) + 2 sum_k Re(Y_k q_k (a_k - r^L b_k))],   q_k = 1 / (1 - r w^k),
 //
 // r = e^{-h}: O(K) per threshold J instead of an inverse transform of length m and a scan of the
-// window.  The smallest grid threshold where the charged curve meets the target is found by
-// bisection (about log2 W thresholds) and the curve inverted in its interval exactly as
-// charged_epsilon does (pld_hockey_stick.hpp).  A bisection on a curve off by its round-off may stop
-// at another threshold than the exact scan would, never at one where the charged upper curve
-// exceeds the target, so the answer is certified, and within the round-off of the scan's.  A delta at
+// window.  The smallest grid threshold where the charged curve meets the target is found by a search that
+// keeps a bisection's invariant (a threshold above the target below one that meets it: detail::crossing, its
+// probes placed by interpolating log delta, about a dozen thresholds where a bisection takes log2 W ~ 17) and
+// the curve inverted in its interval exactly as charged_epsilon does (pld_hockey_stick.hpp).  A search on a
+// curve off by its round-off may stop at another threshold than the exact scan would, never at one where the
+// charged upper curve exceeds the target, so the answer is certified, and within the round-off of the scan's.  A delta at
 // eps is one threshold (the first grid point at or above eps), as pld_charged_curve.hpp's charged_side, with
 // that step's own rounding added and the sum rounded up; an epsilon is then raised, where needed, until the
 // delta read at it meets the target, so delta(epsilon(t)) <= t.
@@ -35,19 +36,20 @@
 // complex products, Brent, Percival, Zimmermann 2007; sin, cos, exp, expm1 within 3 ulps = 6 v):
 //   a_k = a_{k-1} z, z = w^{N_0} from sin and cos of an angle |phi| <= pi / 4 (twiddle: within 3.01 v pi / 4)
 //     turned by quarter turns: |z - w^{N_0}| <= 22 v, so |a_k - w^{k N_0}| <= 25 k v;
-//   b_k from its own sin and cos: within 22 v; r^L = exp(-h L) within 3 v absolute (h L v e^{-hL} + 2 v);
+//   b_k = b_{k-1} w^{start + W} the same way: within 25 k v; r^L = exp(-h L) within 3 v absolute (h L v e^{-hL} + 2 v);
 //   g_k from cot(x), x = pi k / m <= pi/4: within 30 v |g_k| (the angle's 3.01 v x moves cot by
 //     3.01 v x / sin^2 x <= 3.73 v |g_k|, cos / sin 13 v |cot|, |cot| <= 2 |g_k|);
-//   q_k from (1 - r) + 2 r sin^2 x - i 2 r sin x cos x (positive real parts: no cancellation): within
-//     40 v |q_k| (the real part within 28 v, the imaginary 27 v, relative);
-//   Y_k g_k and Y_k q_k formed once per item: within 33 v |Y_k||g_k| and 43 v |Y_k||q_k|;
-//   each term Re(t Yg), t = a_k - b_k (|t| <= 2): within |Y_k||g_k| (25 k + 97) v, and with r^L b_k
-//   within |Y_k||q_k| (25 k + 145) v; the sum of K + 1 terms (K + 2) v of the sum of their moduli,
+//   q_k = 1 / (a - i c) = (a + i c) / (a^2 + c^2), a = (1 - r) + 2 r sin^2 x > 0, c = 2 r sin x cos x (no
+//     cancellation; a within 28 v, c within 27 v, relative): a^2 + c^2 within 58 v, each part within 87 v,
+//     so within 87 v |q_k|;
+//   Y_k g_k and Y_k q_k formed once per item: within 33 v |Y_k||g_k| and 90 v |Y_k||q_k|;
+//   each term Re(t Yg), t = a_k - b_k (|t| <= 2): within |Y_k||g_k| (50 k + 75) v, and with r^L b_k
+//   within |Y_k||q_k| (50 k + 217) v; the sum of K + 1 terms (K + 2) v of the sum of their moduli,
 //   the k = 0 terms' (1 - r^L) / (1 - r) within 15 v, the division by m v; D = A - R formed before
 //   rounding (v (|A| + |R|)), then each result rounded to double (u of it).
 // The bound adds these and doubles them for the second-order terms: in long double 1.6e-17 to 1.1e-16 on
-// W4-like items (26-44 bins), the rounding to double dominating it; the largest error measured is 0.44 of
-// the bound (tests/test_pld_spectral_profile.py and a 45-digit review).  In double it is 3e-14 to 5e-14
+// W4-like items (26-44 bins), the rounding to double dominating it; the largest error measured is 0.32 of
+// the bound (tests/test_pld_spectral_profile.py's compositions).  In double it is 3e-14 to 5e-14
 // there, above the inverse transform's charge it replaces, so compose_many reads spectra only where long
 // double has its 64 bits (kLongPower and full precision).
 // Beside the charges of the composition (the computed Y against the true spectrum: entry_error,
@@ -69,7 +71,7 @@
 // the largest such value at a few grid points above it (k, k + 1, k + 3, ...: delta does not rise with eps,
 // so a lower bound at any eps' >= eps bounds delta(eps); the window's suffix maxima, ChargedGridCurve, take
 // every grid point).  An epsilon is the window scan's inversion (charged_lower_epsilon) at a grid point k
-// where L(l_k) > target and L(l_{k+1}) <= target found by bisection: every such k gives a certified lower
+// where L(l_k) > target and L(l_{k+1}) <= target found by detail::crossing: every such k gives a certified lower
 // bound (the true curve exceeds the target up to l_k and, in (l_k, l_{k+1}], up to the inverted point), and
 // where L falls with k, as it does wherever the target stands above the charges, it is the scan's k, the
 // highest.  In the interval the lowered R, where below 0, is moved into D (D + R <= D + w R for w in [0, 1]),
@@ -151,20 +153,26 @@ class SpectralSumsIn {
         yg_.resize(K);
         yq_.resize(K);
         b_.resize(K);
-        const std::int64_t end = (s.start + s.width) % s.m;
+        const std::complex<T> zb = twiddle((s.start + s.width) % s.m, s.m);
+        std::complex<T> b(1, 0);
         for (std::int64_t k = 1; k < K; ++k) {
             const T x = pi * static_cast<T>(k) / static_cast<T>(s.m);
             const T s1 = std::sin(x), c1 = std::cos(x), s2 = 2 * s1 * c1;  // sin 2x, without libm's reduction
             const std::complex<T> y(s.bins[k].real(), s.bins[k].imag());
             const std::complex<T> g(T(0.5), T(0.5) * (c1 / s1));
-            const std::complex<T> q = T(1) / std::complex<T>(one_minus_r_ + 2 * r_ * s1 * s1, -r_ * s2);
+            // q = 1 / (a - i c) = (a + i c) / (a^2 + c^2), a > 0: no complex division routine (__divxc3)
+            const T qa = one_minus_r_ + 2 * r_ * s1 * s1, qc = r_ * s2, q2 = qa * qa + qc * qc;
+            const std::complex<T> q(qa / q2, qc / q2);
             yg_[k] = y * g;
             yq_[k] = y * q;
-            b_[k] = twiddle(k * end, s.m);
+            b = std::complex<T>(b.real() * zb.real() - b.imag() * zb.imag(),
+                                b.real() * zb.imag() + b.imag() * zb.real());
+            b_[k] = b;
+            // the moduli only scale the bound: |g| = 1 / (2 sin x), |q| = 1 / sqrt(q2), each within a few v, raised
             const double wy = std::abs(s.bins[k]) * (1.0 + 1e-12);
-            const double wg = wy * static_cast<double>(std::abs(g)), wq = wy * static_cast<double>(std::abs(q));
-            term_g_ += 2.0 * wg * (25.0 * k + 97.0);  // times v
-            term_q_ += 2.0 * wq * (25.0 * k + 145.0);
+            const double wg = wy * static_cast<double>(T(0.5) / s1), wq = wy * static_cast<double>(1 / std::sqrt(q2));
+            term_g_ += 2.0 * wg * (50.0 * k + 75.0);  // times v
+            term_q_ += 2.0 * wq * (50.0 * k + 217.0);
             moduli_g_ += 4.0 * wg;  // 2 Re(.), |t| <= 2
             moduli_q_ += 4.0 * wq;
         }
@@ -250,6 +258,52 @@ class SpectralProfile {
 };
 
 namespace detail {
+// A probe of a grid search: `above`, the exact test at a grid point; `score`, the log of the ratio it compares
+// (positive where above, in exact arithmetic), used only to place the next probe.
+struct Probe {
+    bool above = false;
+    double score = 0.0;
+};
+
+// A k in [lo, hi) with probe(k).above and !probe(k + 1).above, given lo < hi, above at lo (score s_lo) and not
+// at hi (score s_hi).  Every probe keeps that invariant, as a bisection's does, so any k it ends on is such a
+// point.  The probes are placed by interpolating the scores linearly in k (regula falsi, with the Illinois
+// halving of the score of an end kept twice), at the midpoint where the scores are not finite and ordered, and at
+// the midpoint after two probes that left the interval over half its width: at most about 3 log2(hi - lo)
+// probes, and a few where log delta is smooth in the threshold (the hockey-stick curve away from its ends).
+template <class F>
+std::int64_t crossing(std::int64_t lo, double s_lo, std::int64_t hi, double s_hi, F probe) {
+    int kept_lo = 0, kept_hi = 0, slow = 0;
+    while (hi - lo > 1) {
+        const std::int64_t width = hi - lo;
+        std::int64_t mid = lo + width / 2;
+        if (slow < 2 && std::isfinite(s_lo) && std::isfinite(s_hi) && s_lo > s_hi) {
+            const double at = std::round(static_cast<double>(width) * (s_lo / (s_lo - s_hi)));
+            mid = lo + static_cast<std::int64_t>(std::min(std::max(at, 1.0), static_cast<double>(width - 1)));
+        }
+        const Probe p = probe(mid);
+        if (p.above) {
+            lo = mid;
+            s_lo = p.score;
+            kept_lo = 0;
+            if (++kept_hi >= 2) s_hi *= 0.5;
+        } else {
+            hi = mid;
+            s_hi = p.score;
+            kept_hi = 0;
+            if (++kept_lo >= 2) s_lo *= 0.5;
+        }
+        slow = 2 * (hi - lo) > width && slow < 2 ? slow + 1 : 0;
+    }
+    return lo;
+}
+
+// log(a / b) for the scores of Probe, finite for positive a and b (a 0 scored as the least double).
+inline double log_ratio(double a, double b) {
+    return std::log(std::max(a, std::numeric_limits<double>::min())) -
+           std::log(std::max(b, std::numeric_limits<double>::min()));
+}
+
 // The pessimistic charged delta at eps (not NaN) read from `profile` (spectral_charged_delta's formula).
 inline double spectral_delta_at(const SpectralProfile& profile, const ComposedSpectrum& s, double p_inf,
                                 const GridCharges& ch, double eps) {
@@ -315,23 +369,26 @@ inline void spectral_charged_epsilon(const ComposedSpectrum& s, double p_inf, co
             out[i] = inf;
             continue;
         }
-        // passes(k): the charged curve at grid point k meets the target (D_k + p_inf, n - 1 - k points above)
-        auto passes = [&](std::int64_t k) { return upper(k).first + p_inf <= raw_target(n - 1 - k); };
-        if (!passes(n - 1)) {  // only its round-off bound keeps the top point from passing: just above it
+        // above(k): the charged curve at grid point k stands above the target (D_k + p_inf, n - 1 - k points
+        // above it); `passed`: the sums of the last grid point that was not
+        std::pair<double, double> passed;
+        auto probe = [&](std::int64_t k) {
+            const std::pair<double, double> sums = upper(k);
+            const double curve = sums.first + p_inf, want = raw_target(n - 1 - k);
+            const bool above = !(curve <= want);
+            if (!above) passed = sums;
+            return detail::Probe{above, detail::log_ratio(curve, want)};
+        };
+        const detail::Probe top = probe(n - 1);
+        if (top.above) {  // only its round-off bound keeps the top point from passing: just above it
             out[i] = loss_shifted(l_at(n - 1), ch.loss_shift, true);
             continue;
         }
-        // the least k that passes with k - 1 failing (k = 0: every grid point passes)
-        std::int64_t lo = 0, hi = n - 1;
-        if (passes(0)) {
-            hi = 0;
-        } else {
-            while (hi - lo > 1) {  // passes(hi), !passes(lo)
-                const std::int64_t mid = lo + (hi - lo) / 2;
-                (passes(mid) ? hi : lo) = mid;
-            }
-        }
-        const auto [D, R] = upper(hi);
+        // the least k that passes with k - 1 above (k = 0: every grid point passes); `passed` holds its sums
+        std::int64_t hi = 0;
+        const detail::Probe bottom = n > 1 ? probe(0) : top;
+        if (bottom.above) hi = detail::crossing(0, bottom.score, n - 1, top.score, probe) + 1;
+        const auto [D, R] = passed;
         double eps = loss_shifted(inverted_in_interval(D, R, p_inf, raw_target(n - hi), l_at(hi), h, hi > 0),
                                   ch.loss_shift, true);
         // the delta read at that epsilon (spectral_charged_delta, whose last steps carry their own rounding)
@@ -420,7 +477,7 @@ inline void spectral_lower_delta(const ComposedSpectrum& s, double p_inf, const 
 }
 
 // charged_lower_epsilon (pld_epsilon_bracket.hpp) on the window of the inverse of s, for m targets: the
-// opening comment's lower side, the grid point found by bisection, each answer moved down by the loss shift
+// opening comment's lower side, the grid point found by detail::crossing, each answer moved down by the loss shift
 // (-inf: no grid point certified above the target; +inf: the mass at +infinity alone stands above it).
 inline void spectral_lower_epsilon(const ComposedSpectrum& s, double p_inf, const GridCharges& ch, const double* target,
                                    std::int64_t m, double* out) {
@@ -440,29 +497,29 @@ inline void spectral_lower_epsilon(const ComposedSpectrum& s, double p_inf, cons
             out[i] = -inf;
             continue;
         }
-        // passes(k): the charged lower curve at grid point k exceeds the target (D_k + p_inf, n - 1 - k above)
-        auto passes = [&](std::int64_t k) {
+        // above(k): the charged lower curve at grid point k exceeds the target (D_k + p_inf, n - 1 - k above);
+        // `failed`: the sums of the last grid point where it does not
+        SpectralSums failed;
+        auto probe = [&](std::int64_t k) {
             const SpectralSums v = profile.at(k);
-            const double D = v.D - v.D_error;
-            return lower_at(D + p_inf, std::fabs(D) + p_inf, n - 1 - k) > t;
+            const double D = v.D - v.D_error, value = lower_at(D + p_inf, std::fabs(D) + p_inf, n - 1 - k);
+            const bool above = value > t;
+            if (!above) failed = v;
+            return detail::Probe{above, detail::log_ratio(value, t)};
         };
-        if (passes(n - 1)) {  // above the top grid point L is max(0, p_inf + shift) (no grid point above)
+        const detail::Probe top = probe(n - 1);
+        if (top.above) {  // above the top grid point L is max(0, p_inf + shift) (no grid point above)
             out[i] = lower_at(p_inf, p_inf, 0) > t ? inf : loss_shifted(l_at(n - 1), ch.loss_shift, false);
             continue;
         }
-        // k with passes(k) and !passes(k + 1), or -1 (below the grid) where the bottom point does not pass
+        // k with above(k) and !above(k + 1), or -1 (below the grid) where the bottom point is not above;
+        // `failed` holds the sums at k + 1
         std::int64_t k = -1;
-        if (passes(0)) {
-            std::int64_t lo = 0, hi = n - 1;  // passes(lo), !passes(hi)
-            while (hi - lo > 1) {
-                const std::int64_t mid = lo + (hi - lo) / 2;
-                (passes(mid) ? lo : hi) = mid;
-            }
-            k = lo;
-        }
+        const detail::Probe bottom = n > 1 ? probe(0) : top;
+        if (bottom.above) k = detail::crossing(0, bottom.score, n - 1, top.score, probe);
         // invert the lowered curve on (l_k, l_{k+1}] (below the grid: (-inf, l_0]) at the charged target
         const double l = l_at(k + 1), low = k >= 0 ? l_at(k) : -inf;
-        const SpectralSums v = profile.at(k + 1);
+        const SpectralSums v = failed;
         double D = v.D - v.D_error, R = v.R - v.R_error;
         if (R < 0.0) {  // D + R <= D + w R for w in [0, 1]
             D = std::nextafter(D + R, -inf);
