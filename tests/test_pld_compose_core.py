@@ -46,6 +46,45 @@ def test_items_sharing_a_factor_compose_as_they_do_alone():
         )
 
 
+@pytest.mark.parametrize("p1", [0.4, 0.1])
+def test_shared_transform_reads_each_length_off_the_longest_transform(p1):
+    """``shared_transform``: items whose windows take different FFT lengths take divisors m = M / s of the widest's
+    length M and read their factor's spectrum as every s-th bin of one length-M transform.  Two grid points
+    composed c times is a binomial law (masses known to ~1e-15 relative): each item, kept whole on the length M / s
+    at or above its c + 1 points, is within its charge of the exact masses, as it is composed alone."""
+    from scipy.stats import binom
+
+    factor = pmf_module.GridPMF(k_lo=0, h=0.5, p=np.array([1.0 - p1, p1]), p_inf=0.0)
+    counts = [100, 300, 1000]  # lengths 108, 320, 1024 alone; 128, 512, 1024 as divisors of 1024
+    assert len({pc.fft_length(c + 1) for c in counts}) == 3
+    shared = pc.compose_many([[(factor, c)] for c in counts], pessimistic=True, shared_transform=True)
+    for c, got in zip(counts, shared):
+        exact = binom.pmf(np.arange(c + 1), c, p1)
+        alone = pc.compose([(factor, c)], pessimistic=True)
+        assert got.k_lo == alone.k_lo == 0 and got.p.size == c + 1
+        assert np.all(np.abs(got.p - exact) <= got.entry_error + 1e-14 * exact), c
+        assert np.all(np.abs(got.p - alone.p) <= got.entry_error + alone.entry_error), c
+        assert 0 < got.entry_error < 1e-12
+
+
+@pytest.mark.parametrize("pessimistic", [True, False])
+def test_shared_transform_keeps_each_items_window_and_charges(pessimistic):
+    """A run's checkpoints composed with ``shared_transform`` keep the windows they get alone (k_lo, size, the cut
+    tails) and masses within both compositions' charges of the lone ones; the longer transform's round-off bound
+    (8 u ceil(log2 M)) is charged, so no charge falls below the lone one's by more than its own round-off."""
+    dist = pld.subsampled_gaussian(1.1, 256 / 60000, value_discretization_interval=1e-3)
+    factor = next(iter(dist.directions[0]))
+    side = factor.upper if pessimistic else factor.lower
+    counts = [235, 1175, 4700, 14100]
+    assert len({pc.fft_length(pc.compose([(side, c)], pessimistic=pessimistic).p.size) for c in counts}) > 1
+    shared = pc.compose_many([[(side, c)] for c in counts], pessimistic=pessimistic, shared_transform=True)
+    for c, got in zip(counts, shared):
+        alone = pc.compose([(side, c)], pessimistic=pessimistic)
+        assert (got.k_lo, got.p.size, got.p_inf, got.shift) == (alone.k_lo, alone.p.size, alone.p_inf, alone.shift)
+        assert np.all(np.abs(got.p - alone.p) <= got.entry_error + alone.entry_error), c
+        assert got.total_error >= 0.5 * alone.total_error, c
+
+
 def test_composition_of_two_factors_matches_a_direct_convolution():
     a = pld.subsampled_gaussian(1.5, 0.1, value_discretization_interval=1e-2)
     b = pld.subsampled_gaussian(0.8, 0.05, value_discretization_interval=1e-2)

@@ -282,8 +282,9 @@ py::list compose_many(const std::vector<input_array>& masses, const std::vector<
                       const std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>& items, bool pessimistic,
                       double tail, std::int64_t max_points, py::object workers, bool direct_bins, bool long_fft,
                       double long_fft_products, bool band_rows, const std::vector<double>& loss_shifts,
-                      double direct_min_charge) {
+                      double direct_min_charge, bool shared_transform) {
     pld::ComposeOptions options;
+    options.shared_transform = shared_transform;
     options.direct_bins = direct_bins;
     options.long_fft_products = long_fft_products;
     options.band_rows = band_rows;
@@ -293,6 +294,13 @@ py::list compose_many(const std::vector<input_array>& masses, const std::vector<
     py::list out;
     for (pld::ComposedPMF& r : done) out.append(as_dict(r));
     return out;
+}
+
+// The facade's options, with pld::ComposeOptions::shared_transform as asked (a curve along a run).
+pld::ComposeOptions shared_options(bool shared_transform) {
+    pld::ComposeOptions options;
+    options.shared_transform = shared_transform;
+    return options;
 }
 
 // The reads of each item of a spectral side (compose_upper_many, compose_lower_many), after checking the
@@ -320,12 +328,13 @@ py::list compose_upper_many(const std::vector<input_array>& masses, const std::v
                             const std::vector<double>& p_inf, double h,
                             const std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>& items, double tail,
                             std::int64_t max_points, py::object workers, const std::vector<double>& loss_shifts,
-                            const std::vector<input_array>& arguments, const std::string& method, bool spectral) {
+                            const std::vector<input_array>& arguments, const std::string& method, bool spectral,
+                            bool shared_transform) {
     const std::vector<pld::SpectralReads> reads = spectral_reads(items.size(), arguments, method, spectral, false);
     const bool search = method == "epsilon";
     const std::vector<pld::ComposedPMF> done =
-        composed(masses, k_lo, p_inf, h, items, true, tail, max_points, std::move(workers), pld::ComposeOptions{}, true,
-                 loss_shifts, reads);
+        composed(masses, k_lo, p_inf, h, items, true, tail, max_points, std::move(workers),
+                 shared_options(shared_transform), true, loss_shifts, reads);
     py::list out;
     for (std::size_t i = 0; i < done.size(); ++i) {
         py::array_t<double> values(arguments[i].size());
@@ -353,11 +362,13 @@ py::list compose_lower_many(const std::vector<input_array>& masses, const std::v
                             const std::vector<double>& p_inf, double h,
                             const std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>& items, double tail,
                             std::int64_t max_points, py::object workers, const std::vector<double>& loss_shifts,
-                            const std::vector<input_array>& arguments, const std::string& method, bool spectral) {
+                            const std::vector<input_array>& arguments, const std::string& method, bool spectral,
+                            bool shared_transform) {
     const std::vector<pld::SpectralReads> reads = spectral_reads(items.size(), arguments, method, spectral, true);
     const bool search = method == "epsilon";
-    std::vector<pld::ComposedPMF> done = composed(masses, k_lo, p_inf, h, items, false, tail, max_points,
-                                                  std::move(workers), pld::ComposeOptions{}, true, loss_shifts, reads);
+    std::vector<pld::ComposedPMF> done =
+        composed(masses, k_lo, p_inf, h, items, false, tail, max_points, std::move(workers),
+                 shared_options(shared_transform), true, loss_shifts, reads);
     py::list out;
     for (std::size_t i = 0; i < done.size(); ++i) {
         pld::ComposedPMF& r = done[i];
@@ -533,29 +544,35 @@ py::tuple taylor_bins(const input_array& masses, std::int64_t m, std::int64_t ke
 
 void register_pld_compose(py::module_& m) {
     m.attr("pld_direct_min_charge") = pld::kDirectMinCharge;
-    m.def("pld_compose_many", &compose_many, py::arg("masses"), py::arg("k_lo"), py::arg("p_inf"), py::arg("h"),
-          py::arg("items"), py::arg("pessimistic"), py::arg("tail"), py::arg("max_points"),
-          py::arg("workers") = py::none(), py::arg("direct_bins") = false, py::arg("long_fft") = true,
-          py::arg("long_fft_products") = pld::kLongFftProducts, py::arg("band_rows") = true,
-          py::arg("loss_shifts") = std::vector<double>{}, py::arg("direct_min_charge") = pld::kDirectMinCharge,
-          "Composes each item (a list of (factor index, count)) of grid PMFs on grid h; scipy.fft transforms "
-          "(long_fft = False: no long-double transform, the direct bins by direct sums; long_fft_products: "
-          "a long-double transform's cost in direct products per m ceil(log2 m), 0 to take it wherever its "
-          "bound is the smaller; loss_shifts: each factor's loss error, summed per item into its loss_shift; "
-          "direct_min_charge: the least estimated charge of a row given direct bins, 0 for every row).");
+    m.def(
+        "pld_compose_many", &compose_many, py::arg("masses"), py::arg("k_lo"), py::arg("p_inf"), py::arg("h"),
+        py::arg("items"), py::arg("pessimistic"), py::arg("tail"), py::arg("max_points"),
+        py::arg("workers") = py::none(), py::arg("direct_bins") = false, py::arg("long_fft") = true,
+        py::arg("long_fft_products") = pld::kLongFftProducts, py::arg("band_rows") = true,
+        py::arg("loss_shifts") = std::vector<double>{}, py::arg("direct_min_charge") = pld::kDirectMinCharge,
+        py::arg("shared_transform") = false,
+        "Composes each item (a list of (factor index, count)) of grid PMFs on grid h; scipy.fft transforms "
+        "(long_fft = False: no long-double transform, the direct bins by direct sums; long_fft_products: "
+        "a long-double transform's cost in direct products per m ceil(log2 m), 0 to take it wherever its "
+        "bound is the smaller; loss_shifts: each factor's loss error, summed per item into its loss_shift; "
+        "direct_min_charge: the least estimated charge of a row given direct bins, 0 for every row; shared_transform: "
+        "every item on a divisor of the widest window's FFT length, each factor transformed once at it).");
     m.def("pld_compose_upper_many", &compose_upper_many, py::arg("masses"), py::arg("k_lo"), py::arg("p_inf"),
           py::arg("h"), py::arg("items"), py::arg("tail"), py::arg("max_points"), py::arg("workers"),
           py::arg("loss_shifts"), py::arg("arguments"), py::arg("method"), py::arg("spectral") = true,
+          py::arg("shared_transform") = false,
           "The certified upper side of each item's pessimistic composition at its arguments (one array per item): "
           "epsilon at deltas (method 'epsilon', not clipped at 0) or delta at epsilons ('delta'), items whose "
-          "composed spectrum keeps few bins read through it (pld_spectral_profile.hpp).");
+          "composed spectrum keeps few bins read through it (pld_spectral_profile.hpp); shared_transform: as "
+          "pld_compose_many's.");
     m.def("pld_compose_lower_many", &compose_lower_many, py::arg("masses"), py::arg("k_lo"), py::arg("p_inf"),
           py::arg("h"), py::arg("items"), py::arg("tail"), py::arg("max_points"), py::arg("workers"),
           py::arg("loss_shifts"), py::arg("arguments"), py::arg("method"), py::arg("spectral") = true,
+          py::arg("shared_transform") = false,
           "The certified lower side of each item's optimistic composition at its arguments: (values, None) for an "
           "item read through its composed spectrum (pld_spectral_profile.hpp: epsilon at deltas, method "
           "'epsilon', not clipped at 0, or delta at epsilons, 'delta'), else (None, its composed window as "
-          "pld_compose_many's dict).");
+          "pld_compose_many's dict); shared_transform: as pld_compose_many's.");
     m.def("pld_spectral_sums", &spectral_sums, py::arg("bins"), py::arg("m"), py::arg("start"), py::arg("width"),
           py::arg("h"), py::arg("J"), py::arg("long_double") = true,
           "(A, R, D, R_error, D_error) of the window points j >= J of irfft(bins, m) read from start "

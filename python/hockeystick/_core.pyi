@@ -191,6 +191,7 @@ def pld_compose_many(
     band_rows: bool = True,
     loss_shifts: list[float] = ...,
     direct_min_charge: float = ...,
+    shared_transform: bool = False,
 ) -> list[dict[str, Any]]: ...
 def pld_compose_upper_many(
     masses: list[npt.NDArray[np.float64]],
@@ -205,6 +206,7 @@ def pld_compose_upper_many(
     arguments: list[npt.NDArray[np.float64]],
     method: str,
     spectral: bool = True,
+    shared_transform: bool = False,
 ) -> list[npt.NDArray[np.float64]]: ...
 def pld_compose_lower_many(
     masses: list[npt.NDArray[np.float64]],
@@ -219,6 +221,7 @@ def pld_compose_lower_many(
     arguments: list[npt.NDArray[np.float64]],
     method: str,
     spectral: bool = True,
+    shared_transform: bool = False,
 ) -> list[tuple[npt.NDArray[np.float64] | None, dict[str, Any] | None]]: ...
 
 pld_direct_min_charge: float

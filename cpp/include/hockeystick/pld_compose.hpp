@@ -91,6 +91,17 @@
 // long-double transform takes those.  A band found wider
 // than estimated takes the full transform.
 //
+// Shared transform (ComposeOptions::shared_transform: the checkpoints of a run).  Items whose windows span an
+// octave or more would each take an FFT length of their own, and each length a forward transform of every
+// factor.  Instead, with M the FFT length of the call's widest window, each item takes the least divisor
+// m = M / s of M at or above its window (M is 5-smooth, so m is too), and a full row at length m is read from
+// one length-M transform of its factor: the length-m DFT of the factor folded modulo m is bins 0, s, 2 s, ...
+// of the length-M one (e^{-2 pi i j k / m} = e^{-2 pi i j (s k) / M}), each within that transform's bound
+// 8 u ceil(log2 M) ||p||_1, which is charged.  Every item keeps its own window and charges; the longer length
+// only moves the round-off and dropped-bin charges (1e-8 in epsilon at delta 1e-5 on 14,100 rounds of
+// sigma 1.1, q 256 / 60000, h 1e-4), so an item's result depends on the call's widest window, certified
+// either way.
+//
 // Domain: all factors on one grid h, counts >= 0 (0 ignored), at least one positive count;
 // a window above max_points grid points throws std::length_error before anything is
 // allocated for it.  Memory of one batch: about 32 bytes per FFT point of every row
@@ -260,7 +271,7 @@ constexpr double kChargesPerBracket = 3.0;
 // about kSpectralTermCost times a transform's cost per m log2 m, the unit spectral_read compares in.
 constexpr double kSpectralTermCost = 80.0;
 
-// How a caller will read an item's composition (either side): `searches` epsilons (a bisection over the
+// How a caller will read an item's composition (either side): `searches` epsilons (a search over the
 // grid each) and `points` deltas at given epsilons (compose_many's `reads`; none: the composed window).
 struct SpectralReads {
     std::int64_t searches = 0, points = 0;
@@ -299,6 +310,12 @@ struct Window {
 //   band_rows: let many-round one-term items take their spectrum from a band row (opening comment).
 //   direct_min_charge: the least estimated spectral charge of a row that takes direct bins (kDirectMinCharge;
 //     0: every row whose accurate bound is the smaller, for a caller that knows the charge limits its answer).
+//   shared_transform: every item's FFT length is the least divisor M / s >= its window of M, the length of the
+//     call's widest window, and a full row at length m = M / s is bins 0, s, 2 s, ... of one length-M transform of
+//     its factor (sum_j p_j e^{-2 pi i j k / m} = sum_j p_j e^{-2 pi i j (s k) / M}), within that transform's
+//     bound 8 u ceil(log2 M) ||p||_1: one forward transform per factor for the whole call, where the items'
+//     windows (a run's checkpoints) would each take a length of their own.  An item's result then depends on
+//     the call's widest window (its length and bound), not on its own alone; both are certified.
 struct ComposeOptions {
     std::int64_t group_cells = kBatchCells;
     int threads = 0;
@@ -306,6 +323,7 @@ struct ComposeOptions {
     double long_fft_products = kLongFftProducts;
     bool band_rows = true;
     double direct_min_charge = kDirectMinCharge;
+    bool shared_transform = false;
 };
 
 namespace detail {
@@ -735,6 +753,66 @@ inline void forward_rows(const std::vector<PmfView>& factors, const RowPlan& row
     fft.forward(count, length, signal.data(), out);
 }
 
+// The length-M half spectra of the factors of a call composed with ComposeOptions::shared_transform, each
+// transformed on first use and kept for the call: a full row at length m dividing M reads its bins from it.
+class SharedTransform {
+  public:
+    SharedTransform(const std::vector<PmfView>& factors, std::int64_t M, RealFftBackend& fft)
+        : factors_(factors), M_(M), fft_(fft), half_(factors.size()) {
+        std::int64_t r = M;  // M's divisors: M is 5-smooth (fft_length), so products of its 2s, 3s and 5s
+        std::vector<std::int64_t> primes;
+        for (const std::int64_t f : {2, 3, 5})
+            while (r % f == 0) {
+                primes.push_back(f);
+                r /= f;
+            }
+        divisors_ = {1};
+        for (const std::int64_t f : primes) {
+            std::vector<std::int64_t> more;
+            for (const std::int64_t d : divisors_) more.push_back(d * f);
+            divisors_.insert(divisors_.end(), more.begin(), more.end());
+            std::sort(divisors_.begin(), divisors_.end());
+            divisors_.erase(std::unique(divisors_.begin(), divisors_.end()), divisors_.end());
+        }
+    }
+
+    // The least divisor of M that is >= width (M where width > M).
+    std::int64_t length(std::int64_t width) const {
+        const auto it = std::lower_bound(divisors_.begin(), divisors_.end(), width);
+        return it == divisors_.end() ? M_ : *it;
+    }
+
+    bool serves(std::int64_t m) const { return m >= 1 && M_ % m == 0; }
+
+    // What the kept half spectra may hold: 16 bytes per bin of every factor.
+    std::int64_t bytes() const { return 16 * (M_ / 2 + 1) * static_cast<std::int64_t>(half_.size()); }
+
+    // 8 u ceil(log2 M): the bound of every bin read here per unit of the factor's l1 norm (pld_fft_backend.hpp).
+    double error_per_mass() const {
+        return 8.0 * kUnitRoundoff * std::max(1.0, std::ceil(std::log2(static_cast<double>(M_))));
+    }
+
+    // row[k] = bin k of the factor's length-m DFT (m divides M) for k = 0 .. m / 2.
+    void read(std::int64_t factor, std::int64_t m, std::complex<double>* row) {
+        std::vector<std::complex<double>>& half = half_[static_cast<std::size_t>(factor)];
+        if (half.empty()) {
+            std::vector<double> signal(static_cast<std::size_t>(M_), 0.0);
+            fold(factors_[factor], M_, signal.data());
+            half.resize(static_cast<std::size_t>(M_ / 2 + 1));
+            fft_.forward(1, M_, signal.data(), half.data());
+        }
+        const std::int64_t stride = M_ / m;
+        for (std::int64_t k = 0; k <= m / 2; ++k) row[k] = half[static_cast<std::size_t>(stride * k)];
+    }
+
+  private:
+    const std::vector<PmfView>& factors_;
+    std::int64_t M_;
+    RealFftBackend& fft_;
+    std::vector<std::vector<std::complex<double>>> half_;
+    std::vector<std::int64_t> divisors_;
+};
+
 // Band rows: samples of each at length m / kBandSplit certify the bin from which every bin is dropped (band_end),
 // and the band below it comes from block moments (kept in long double) or direct sums, whichever costs less; a
 // band found wider than the full row's cost allows takes the full transform instead (pld_band_spectrum.hpp).
@@ -783,7 +861,7 @@ inline void band_row_spectra(const std::vector<PmfView>& factors, const RowPlan&
 // (band_row_spectra).  Establishes RowSpectra's invariant with no accurate band yet (band = 0, direct_err =
 // long_err = err, err[r] = 8 u ceil(log2 m) times the factor's l1 norm).
 inline RowSpectra row_spectra(const std::vector<PmfView>& factors, const RowPlan& rows, const BatchPlan& plan,
-                              RealFftBackend& fft) {
+                              RealFftBackend& fft, SharedTransform* shared) {
     const std::int64_t n_rows = rows.rows();
     RowSpectra s;
     s.bins = plan.bins;
@@ -795,7 +873,14 @@ inline RowSpectra row_spectra(const std::vector<PmfView>& factors, const RowPlan
     s.long_power.assign(static_cast<std::size_t>(n_rows), 1);
     s.band_long.resize(static_cast<std::size_t>(n_rows));
     for (std::int64_t r = 0; r < n_rows; ++r) s.err[r] = plan.fft_err * finite_mass(factors[rows.factor(r)]);
-    forward_rows(factors, rows, rows.full, plan.m, fft, s.spec.data());
+    if (shared != nullptr && shared->serves(plan.m)) {
+        for (const std::int64_t r : rows.full) {
+            shared->read(rows.factor(r), plan.m, s.row(r));
+            s.err[r] = shared->error_per_mass() * finite_mass(factors[rows.factor(r)]);
+        }
+    } else {
+        forward_rows(factors, rows, rows.full, plan.m, fft, s.spec.data());
+    }
     if (!rows.coarse.empty()) band_row_spectra(factors, rows, plan, fft, s);
     s.direct_err = s.err;
     s.long_err = s.err;
@@ -1232,10 +1317,10 @@ struct PoweredSpectra {
 // before the inverse transform's buffer is allocated.
 inline PoweredSpectra powered_spectra(const std::vector<PmfView>& factors, const std::vector<const Window*>& windows,
                                       const BatchPlan& plan, RealFftBackend& fft,
-                                      const std::vector<SpectralReads>& reads) {
+                                      const std::vector<SpectralReads>& reads, SharedTransform* shared) {
     const std::int64_t items = static_cast<std::int64_t>(windows.size());
     const RowPlan rows = plan_rows(factors, windows, plan);
-    RowSpectra s = row_spectra(factors, rows, plan, fft);
+    RowSpectra s = row_spectra(factors, rows, plan, fft, shared);
     const LiveFloors floors = live_floors(windows, rows, s);
     AccurateBands(factors, plan, fft, s).run(windows, rows);
     const PreparedBins prepared = prepare_bins(s, floors.row, plan);
@@ -1335,9 +1420,10 @@ inline std::vector<ComposedPMF> inverse_and_charge(const std::vector<const Windo
 inline std::vector<ComposedPMF> compose_batch(const std::vector<PmfView>& factors, double h,
                                               const std::vector<const Window*>& windows, std::int64_t m,
                                               bool pessimistic, RealFftBackend& fft, const ComposeOptions& options = {},
-                                              const std::vector<SpectralReads>& reads = {}) {
+                                              const std::vector<SpectralReads>& reads = {},
+                                              detail::SharedTransform* shared = nullptr) {
     const detail::BatchPlan plan = detail::batch_plan(m, pessimistic, options, fft, !reads.empty());
-    detail::PoweredSpectra powered = detail::powered_spectra(factors, windows, plan, fft, reads);
+    detail::PoweredSpectra powered = detail::powered_spectra(factors, windows, plan, fft, reads, shared);
     return detail::inverse_and_charge(windows, h, plan, fft, powered);
 }
 
@@ -1368,11 +1454,13 @@ inline double summed_loss_shift(const std::vector<PmfView>& factors, const std::
 
 // The items `members` (indices into windows and out), all of FFT length m, composed in batches of at most
 // options.group_cells doubles per array, each admitted at the working-memory gate: its FFT buffers (32 bytes
-// per point of every row, 48 more for a long-double band in flight) and its kept windows.
+// per point of every row, 48 more for a long-double band in flight), its kept windows and the call's shared
+// half spectra (SharedTransform::bytes, kept between its batches too).
 inline void compose_length_group(const std::vector<PmfView>& factors, double h, const std::vector<Window>& windows,
                                  const std::vector<std::int64_t>& members, std::int64_t m, bool pessimistic,
                                  RealFftBackend& fft, const ComposeOptions& options,
-                                 const std::vector<SpectralReads>& reads, std::vector<ComposedPMF>& out) {
+                                 const std::vector<SpectralReads>& reads, SharedTransform* shared,
+                                 std::vector<ComposedPMF>& out) {
     std::vector<const Window*> batch;
     std::vector<std::int64_t> idx;
     std::map<std::int64_t, bool> rows;
@@ -1381,12 +1469,13 @@ inline void compose_length_group(const std::vector<PmfView>& factors, double h, 
         std::int64_t kept = 0;
         for (const Window* w : batch) kept += w->width;
         const std::int64_t rows_held = static_cast<std::int64_t>(std::max(rows.size(), batch.size()));
-        const WorkingMemoryGate::Hold held =
-            working_memory_gate().admit(m * (32 * rows_held + (options.direct_bins ? 48 : 0)) + 8 * kept);
+        const WorkingMemoryGate::Hold held = working_memory_gate().admit(
+            m * (32 * rows_held + (options.direct_bins ? 48 : 0)) + 8 * kept + (shared ? shared->bytes() : 0));
         std::vector<SpectralReads> batch_reads;
         if (!reads.empty())
             for (const std::int64_t i : idx) batch_reads.push_back(reads[i]);
-        std::vector<ComposedPMF> done = compose_batch(factors, h, batch, m, pessimistic, fft, options, batch_reads);
+        std::vector<ComposedPMF> done =
+            compose_batch(factors, h, batch, m, pessimistic, fft, options, batch_reads, shared);
         for (std::size_t j = 0; j < idx.size(); ++j) out[idx[j]] = std::move(done[j]);
         batch.clear();
         idx.clear();
@@ -1426,16 +1515,26 @@ inline std::vector<ComposedPMF> compose_many(const std::vector<PmfView>& factors
     std::vector<Window> windows(n_items);
     std::map<std::int64_t, std::vector<std::int64_t>> by_length;
     detail::FactorMoments moments(factors, h);
+    std::vector<std::int64_t> composed;
+    std::int64_t widest = 0;
     for (std::int64_t i = 0; i < n_items; ++i) {
         windows[i] = composition_window(factors, h, items[i], tail, max_points, moments);
         const Window& w = windows[i];
-        if (w.terms.size() == 1 && w.terms[0].count == 1)
+        if (w.terms.size() == 1 && w.terms[0].count == 1) {
             out[i] = detail::copied_through(factors[w.terms[0].factor], h, pessimistic);
-        else
-            by_length[fft_length(w.width)].push_back(i);
+        } else {
+            composed.push_back(i);
+            widest = std::max(widest, w.width);
+        }
     }
+    std::unique_ptr<detail::SharedTransform> shared;
+    if (options.shared_transform && !composed.empty())
+        shared.reset(new detail::SharedTransform(factors, fft_length(widest), fft));
+    for (const std::int64_t i : composed)
+        by_length[shared ? shared->length(windows[i].width) : fft_length(windows[i].width)].push_back(i);
     for (const auto& [m, members] : by_length)
-        detail::compose_length_group(factors, h, windows, members, m, pessimistic, fft, options, reads, out);
+        detail::compose_length_group(factors, h, windows, members, m, pessimistic, fft, options, reads, shared.get(),
+                                     out);
     for (std::int64_t i = 0; i < n_items; ++i) out[i].loss_shift = detail::summed_loss_shift(factors, items[i]);
     return out;
 }

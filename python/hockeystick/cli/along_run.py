@@ -6,8 +6,8 @@ one value; its length (steps, rounds, or epochs as the run counts them: ceil(dat
 steps each, or 1 / q) is replaced by the list of checkpoints (the training run's ``checkpoints``, else
 ``pld.along_run.checkpoints``), so the points are a one-axis grid over the run's
 steps, evaluated in one batch by the accountant (one discretization, every checkpoint a composition of
-its own) and printed or written like any other grid: each point is the accountant's value at that many
-steps, as ``DPSGD(...).epsilon_curve`` computes it.
+its own) and printed or written like any other grid: each point is the accountant's one-off value at that
+many steps (``DPSGD(...).epsilon_curve``'s to the round-off charges of the curve's shared transform).
 """
 
 from __future__ import annotations

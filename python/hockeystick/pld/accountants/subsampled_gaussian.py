@@ -300,7 +300,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
                 self.accuracy, self.delta_accuracy, self.tail, self._build, self._near_one, self.relative_accuracy
             )
             return refinement.refined(pts, xs, method, threads), {}
-        h, optimistic = self.value_discretization_interval, bound != "upper"
+        h, optimistic, shared = self.value_discretization_interval, bound != "upper", self._along_run
         wanted = set(pts)
         store = {k: v for k, v in self._plds.items() if k[:4] in wanted}
         self._build(store, pts, h, optimistic, threads, blocks=True)
@@ -310,13 +310,13 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         workers = threads or None
         sides: Sequence[tuple[np.ndarray | None, np.ndarray | None]]
         if bound == "lower":  # read as the bracket reads its lower side (lower_values: spectral where few bins live)
-            sides = [(low, None) for low in lower_values(dists, method, xs, workers)]
+            sides = [(low, None) for low in lower_values(dists, method, xs, workers, shared)]
         else:
-            uppers = direction_uppers(dists, method, xs, workers)
+            uppers = direction_uppers(dists, method, xs, workers, shared)
             sides = (
                 [(None, functools.reduce(np.maximum, u)) for u in uppers]
                 if bound == "upper"
-                else brackets(dists, method, xs, workers, uppers=uppers)
+                else brackets(dists, method, xs, workers, uppers=uppers, shared_transform=shared)
             )
         out = []
         for (point, x), (side_low, side_high) in zip(zip(pts, xs), sides):
@@ -393,6 +393,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
                 if self.accuracy is None
                 else StartGrid(self.accuracy, self.delta_accuracy, self.relative_accuracy).first(point, None, method)
             ),
+            constants.CURVE_BUDGET if self._along_run and self.accuracy is None else None,
         )
         # Several units at once: one thread each, their C++ calls single-threaded (the C++ loops and
         # scipy.fft release the GIL); one at a time: its calls use the threads instead.

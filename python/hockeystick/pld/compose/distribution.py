@@ -175,6 +175,7 @@ def brackets(
     xs: Sequence[np.ndarray],
     workers: int | None = None,
     uppers: Sequence[Sequence[np.ndarray]] | None = None,
+    shared_transform: bool = False,
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """Per PLD, the certified (lower, upper) of ``method`` ("delta" or "epsilon") at its arguments ``xs[i]``
     (the compositions' threads: ``workers``, as in ``compose_all``).
@@ -188,24 +189,31 @@ def brackets(
     (``direction_uppers``, from the spectra where few frequencies live), instead of the pessimistic
     compositions' windows; the lower sides are then read the same way (``undominated_lower_values``:
     from the optimistic spectra where few frequencies live, no inverse transform), else from the
-    optimistic windows (``compose_all``, as ``composed(False)`` gives them).
+    optimistic windows (``compose_all``, as ``composed(False)`` gives them).  ``shared_transform``: every
+    composition of the call on divisors of one FFT length (``compose.compose_many``'s: a run's checkpoints).
     """
     plds = list(plds)
     if uppers is None:
-        compose_all(plds, True, workers=workers)
+        compose_all(plds, True, workers=workers, shared_transform=shared_transform)
         uppers = [
             [_evaluate(pmf, method, x) for pmf in cast("list[GridPMF]", pld._composed[True])]
             for pld, x in zip(plds, xs)
         ]
-        sides = undominated_lower_sides(plds, uppers, lambda pmf, i: _evaluate(pmf, method, xs[i]), workers)
+        sides = undominated_lower_sides(
+            plds, uppers, lambda pmf, i: _evaluate(pmf, method, xs[i]), workers, shared_transform=shared_transform
+        )
         lows = [{d: low for d, (_, low) in side.items()} for side in sides]
     else:
-        lows = undominated_lower_values(plds, uppers, method, xs, workers)
+        lows = undominated_lower_values(plds, uppers, method, xs, workers, shared_transform)
     return [(_maximum(list(low.values())), _maximum(ups)) for low, ups in zip(lows, uppers)]
 
 
 def direction_uppers(
-    plds: Sequence[PrivacyLossDistribution], method: str, xs: Sequence[np.ndarray], workers: int | None = None
+    plds: Sequence[PrivacyLossDistribution],
+    method: str,
+    xs: Sequence[np.ndarray],
+    workers: int | None = None,
+    shared_transform: bool = False,
 ) -> list[list[np.ndarray]]:
     """Per PLD and direction, its certified upper ``method`` ("delta" or "epsilon", clipped at 0) at ``xs[i]``
     (validated already), without composed PMFs: one ``compose.upper_sides`` per tail over every direction of
@@ -213,7 +221,7 @@ def direction_uppers(
     transform: at most the composed window's value, by that window's inverse-transform charge less a
     round-off bound of 1e-17 to 1e-16), the others (and those asked for so many values that their windows cost
     less) from their windows.  Never from PMFs composed earlier, so the values do not depend on what was asked
-    before."""
+    before.  ``shared_transform``: as ``brackets``'."""
     out: list[list[np.ndarray]] = [[] for _ in plds]
     by_tail: dict[float, list[int]] = {}
     for i, pld in enumerate(plds):
@@ -221,7 +229,9 @@ def direction_uppers(
     for tail, group in by_tail.items():
         items = [[(f.upper, c) for f, c in direction.items()] for i in group for direction in plds[i].directions]
         arguments = [xs[i] for i in group for _ in plds[i].directions]
-        values = iter(upper_sides(items, arguments, method, tail=tail, workers=workers))
+        values = iter(
+            upper_sides(items, arguments, method, tail=tail, workers=workers, shared_transform=shared_transform)
+        )
         for i in group:
             sides = [next(values) for _ in plds[i].directions]
             out[i] = [np.maximum(v, 0.0) for v in sides] if method == "epsilon" else sides
@@ -237,15 +247,20 @@ def upper_values(
 
 
 def lower_values(
-    plds: Sequence[PrivacyLossDistribution], method: str, xs: Sequence[np.ndarray], workers: int | None = None
+    plds: Sequence[PrivacyLossDistribution],
+    method: str,
+    xs: Sequence[np.ndarray],
+    workers: int | None = None,
+    shared_transform: bool = False,
 ) -> list[np.ndarray]:
     """Per PLD, its certified lower ``method`` ("delta" or "epsilon", clipped at 0) at ``xs[i]`` (validated already):
     the largest over its directions, each read as ``undominated_lower_values`` reads it (from the optimistic
     spectrum where few frequencies live, else from the window, which is kept), so the lower side of a bracket
     whose upper sides are ``direction_uppers``' without those upper sides (a direction that bracket skips lies
-    at or below its maximum)."""
+    at or below its maximum; ``shared_transform``: as ``brackets``')."""
     lows: list[dict[int, np.ndarray]] = [{} for _ in plds]
-    _lower_values(list(plds), [range(len(pld.directions)) for pld in plds], method, xs, workers, lows)
+    directions = [range(len(pld.directions)) for pld in plds]
+    _lower_values(list(plds), directions, method, xs, workers, lows, shared_transform)
     return [_maximum(list(low.values())) for low in lows]
 
 
@@ -256,6 +271,7 @@ def undominated_lower_sides(
     workers: int | None = None,
     direct_bins: bool = False,
     direct_min_charge: float | None = None,
+    shared_transform: bool = False,
 ) -> list[dict[int, tuple[GridPMF, np.ndarray]]]:
     """Per PLD, the directions whose optimistic side can raise its lower bound, each with its composed
     optimistic PMF and that PMF's lower values ``lower_of(pmf, i)`` (i: the PLD's index in ``plds``),
@@ -268,17 +284,17 @@ def undominated_lower_sides(
     same, bit for bit, without its optimistic composition.  So the leading direction's optimistic
     side (the one whose upper bound is the largest at the most arguments) is composed first, one
     batch over ``plds``, then that of every direction it does not so dominate, one more batch
-    (``direct_bins``, ``direct_min_charge``: as ``compose_all``'s).
+    (``direct_bins``, ``direct_min_charge``, ``shared_transform``: as ``compose_all``'s).
     """
     plds = list(plds)
     leads = _leading_directions(uppers)
-    compose_all(plds, False, [[lead] for lead in leads], workers, direct_bins, direct_min_charge)
+    compose_all(plds, False, [[lead] for lead in leads], workers, direct_bins, direct_min_charge, shared_transform)
     sides = []
     for i, (pld, lead) in enumerate(zip(plds, leads)):
         pmf = cast(GridPMF, pld._composed[False][lead])  # composed just above
         sides.append({lead: (pmf, lower_of(pmf, i))})
     needed = _undominated(uppers, leads, [side[lead][1] for side, lead in zip(sides, leads)])
-    compose_all(plds, False, needed, workers, direct_bins, direct_min_charge)
+    compose_all(plds, False, needed, workers, direct_bins, direct_min_charge, shared_transform)
     for i, (pld, side, more) in enumerate(zip(plds, sides, needed)):
         for d in more:
             pmf = cast(GridPMF, pld._composed[False][d])
@@ -292,6 +308,7 @@ def undominated_lower_values(
     method: str,
     xs: Sequence[np.ndarray],
     workers: int | None = None,
+    shared_transform: bool = False,
 ) -> list[dict[int, np.ndarray]]:
     """Per PLD, the certified lower ``method`` ("delta" or "epsilon", clipped at 0) at ``xs[i]`` of the directions
     ``undominated_lower_sides`` composes (the leading one first, then those it does not dominate), without
@@ -299,13 +316,14 @@ def undominated_lower_values(
     optimistic composition with few live frequencies from its spectrum (no inverse transform: never above the
     truth, within the window's charges of the window's lower value: pld_spectral_profile.hpp), the others from
     their windows, which are kept in ``_composed`` as ``compose_all`` keeps them.  Never from PMFs
-    composed earlier, so the values do not depend on what was asked before (as ``direction_uppers``)."""
+    composed earlier, so the values do not depend on what was asked before (as ``direction_uppers``;
+    ``shared_transform``: as ``brackets``')."""
     plds = list(plds)
     leads = _leading_directions(uppers)
     lows: list[dict[int, np.ndarray]] = [{} for _ in plds]
-    _lower_values(plds, [[lead] for lead in leads], method, xs, workers, lows)
+    _lower_values(plds, [[lead] for lead in leads], method, xs, workers, lows, shared_transform)
     needed = _undominated(uppers, leads, [low[lead] for low, lead in zip(lows, leads)])
-    _lower_values(plds, needed, method, xs, workers, lows)
+    _lower_values(plds, needed, method, xs, workers, lows, shared_transform)
     return lows
 
 
@@ -336,6 +354,7 @@ def _lower_values(
     xs: Sequence[np.ndarray],
     workers: int | None,
     lows: list[dict[int, np.ndarray]],
+    shared_transform: bool = False,
 ) -> None:
     """lows[i][d] = the certified lower ``method`` (epsilon clipped at 0) of direction d of PLD i at ``xs[i]``, for
     the ``directions[i]`` listed, in one ``compose.lower_sides`` call per tail; a window it composes is kept in
@@ -351,7 +370,9 @@ def _lower_values(
                 'this PLD was built without its optimistic side (optimistic=False): only bound="upper" is available'
             )
         checked = cast("list[list[tuple[GridPMF, int]]]", items)  # no PMF is None: refused just above
-        sides = lower_sides(checked, [xs[i] for i, _ in group], method, tail=tail, workers=workers)
+        sides = lower_sides(
+            checked, [xs[i] for i, _ in group], method, tail=tail, workers=workers, shared_transform=shared_transform
+        )
         for (i, d), (values, pmf) in zip(group, sides):
             lows[i][d] = np.maximum(values, 0.0) if method == "epsilon" else values
             if pmf is not None:
@@ -365,13 +386,14 @@ def compose_all(
     workers: int | None = None,
     direct_bins: bool = False,
     direct_min_charge: float | None = None,
+    shared_transform: bool = False,
 ) -> None:
     """Composes, on one side, every direction (or, per PLD, the ``directions`` listed) of every PLD
     not yet composed on it, in one batch (``workers``: scipy.fft's threads, None: all cores for a batch;
     ``direct_bins``: the low-frequency bins many rounds amplify recomputed accurately, by one long-double
     FFT per factor where the band is wide (pld_long_spectrum.hpp, round-off charge ~100-1000x smaller)
     or by blocked direct sums where it is short (pld_direct_spectrum.hpp, ~100x smaller), for more
-    CPU: ``compose.compose_many``, as its ``direct_min_charge``).
+    CPU: ``compose.compose_many``, as its ``direct_min_charge`` and ``shared_transform``).
 
     A sweep over many PLDs then pays one ``compose_many`` (shared 2-d FFTs) per tail
     instead of one composition per direction; each PLD keeps its result (a direction not
@@ -406,6 +428,7 @@ def compose_all(
                 workers=workers,
                 direct_bins=direct_bins,
                 direct_min_charge=direct_min_charge,
+                shared_transform=shared_transform,
             )
         )
         for pld, missing in group:

@@ -91,12 +91,16 @@ def compose_many(
     workers: int | None = None,
     direct_bins: bool = False,
     direct_min_charge: float | None = None,
+    shared_transform: bool = False,
 ) -> list[GridPMF]:
     """``compose`` of each item in one C++ call.
 
     Items of one FFT length (``fft_length``) share batched transforms, and a factor (the
     same ``GridPMF`` object) used by several items of a batch is transformed once.  Each
-    item's result is the same whether composed alone or in a batch.  An item that is one
+    item's result is the same whether composed alone or in a batch, unless ``shared_transform``: then
+    every item's FFT length divides that of the call's widest window, M, and each factor is transformed
+    once at M for every item (the checkpoints of a run: pld_compose.hpp's shared transform), each
+    result certified with the charges of that longer transform.  An item that is one
     factor once, on the side asked for, is returned as it is.  ``max_points`` caps every
     composed window (default ``DEFAULT_MAX_POINTS``); ``workers`` is scipy.fft's (None: all
     cores for a batch of several rows).  ``direct_bins=True`` recomputes the low-frequency bins
@@ -131,6 +135,7 @@ def compose_many(
             bool(direct_bins),
             loss_shifts=[pmf.loss_shift for pmf in pmfs],
             direct_min_charge=float(_core.pld_direct_min_charge if direct_min_charge is None else direct_min_charge),
+            shared_transform=bool(shared_transform),
         )
         for i, r in zip(group, done):
             out[i] = _grid_pmf(r, h, pessimistic)
@@ -145,14 +150,16 @@ def upper_sides(
     tail: float = DEFAULT_TAIL,
     max_points: int | None = None,
     workers: int | None = None,
+    shared_transform: bool = False,
 ) -> list[np.ndarray]:
     """``compose_many(items, pessimistic=True)[i].epsilon(arguments[i])`` (``method="epsilon"``, not clipped at 0)
-    or ``.delta(arguments[i])`` (``"delta"``) for every item, without keeping the composed PMFs.
+    or ``.delta(arguments[i])`` (``"delta"``) for every item, without keeping the composed PMFs
+    (``shared_transform``: as ``compose_many``'s).
 
     The certified upper side at each argument (validated by the caller), in one C++ call per grid.  After
     many rounds a composition keeps a few dozen live frequencies of thousands (W4: 26-37 of 1921-55297), and
     the suffix sums of the hockey-stick curve over its window are geometric sums of those: such an item is read
-    from its spectrum (O(live bins) per grid threshold, an epsilon by bisection over the grid), with no inverse
+    from its spectrum (O(live bins) per grid threshold, an epsilon by a search over the grid), with no inverse
     transform and no window (cpp/include/hockeystick/pld_spectral_profile.hpp, where its round-off is bounded in long double:
     about 1e-17 to 1e-16, mostly the rounding of the sums to double).  Its charges are the composition's without the
     inverse transform's, so its values are at most the window's plus that bound.  An item whose spectrum keeps
@@ -164,7 +171,16 @@ def upper_sides(
     """
     out: list[np.ndarray | None] = [None] * len(items)
     passed, calls = _side_calls(
-        _core.pld_compose_upper_many, items, arguments, method, True, "upper_sides", tail, max_points, workers
+        _core.pld_compose_upper_many,
+        items,
+        arguments,
+        method,
+        True,
+        "upper_sides",
+        tail,
+        max_points,
+        workers,
+        shared_transform=bool(shared_transform),
     )
     for i, pmf in passed.items():
         out[i] = pmf.epsilon(arguments[i]) if method == "epsilon" else pmf.delta(arguments[i])
@@ -183,6 +199,7 @@ def lower_sides(
     max_points: int | None = None,
     workers: int | None = None,
     spectral: bool = True,
+    shared_transform: bool = False,
 ) -> list[tuple[np.ndarray, GridPMF | None]]:
     """``upper_sides``' mirror on the optimistic side: per item, its certified lower ``method`` at ``arguments[i]``
     (epsilon not clipped at 0, or delta; of the arguments' shape) and its composed ``GridPMF`` where one was made
@@ -191,14 +208,14 @@ def lower_sides(
     An item whose composed spectrum keeps few live frequencies is read from them with no inverse transform and
     no window (cpp/include/hockeystick/pld_spectral_profile.hpp's lower side: the same geometric sums as the
     upper side's, their round-off bound subtracted, the composition's charges subtracted as on the window, an
-    epsilon's grid interval found by bisection): never above the true value, and against the window's
+    epsilon's grid interval found by the same search): never above the true value, and against the window's
     ``GridPMF.epsilon`` or ``GridPMF.delta`` higher by at most that bound (1e-17 to 1e-16 in long double) and
     twice the inverse transform's charge (which the window carries), lower by at most what the window's clip
     of its entries at 0 adds (within one charge).  Any other item (many live bins, or so many values asked that
     its window costs less: each value read as log2(window) + 3 thresholds) is composed as
     ``compose_many(..., pessimistic=False)`` composes it (the same window, bit for bit), read by its ``GridPMF``
     and returned with it (a caller may keep it); so is one factor once.  ``spectral=False``: every item through
-    its window.
+    its window; ``shared_transform``: as ``compose_many``'s.
     """
     out: list[tuple[np.ndarray, GridPMF | None] | None] = [None] * len(items)
 
@@ -216,6 +233,7 @@ def lower_sides(
         max_points,
         workers,
         spectral=bool(spectral),
+        shared_transform=bool(shared_transform),
     )
     for i, pmf in passed.items():
         out[i] = read(pmf, arguments[i])

@@ -1,24 +1,22 @@
 """The certified privacy bracket along one run: epsilon(delta), or delta(epsilon), after each of the
 checkpoint steps T_1 < T_2 < ... < T_m, in one batched evaluation.
 
-Each checkpoint T_i is the composition of the run's first T_i rounds, composed and charged as a
-one-off evaluation at T_i rounds is (``compose.compose_many``: the checkpoint's own Chernoff window,
-aliasing, truncation and round-off charges), on the same grid: every point of the curve is the
-accountant's own certified ``.epsilon(delta, bound="both")`` (or ``.delta``) with ``rounds = T_i``.
-The composed windows are the same alone or in a batch; a side read from the composition's spectrum
-(``compose.upper_sides``, ``compose.lower_sides``: the accountants' curves, ``rounds_curve``) may differ
-from the one-off's by the round-off of a transform the batch shares (1e-15 to 1e-13 in epsilon on 60
-epochs of DP-SGD), each of the two certified with its own charges.
+Each checkpoint T_i is the composition of the run's first T_i rounds on the accountant's grid, with the
+checkpoint's own Chernoff window, aliasing, truncation and round-off charges, as a one-off evaluation at T_i
+rounds has them (``compose.compose_many``), but on an FFT length that divides the run's longest
+(``compose_many``'s ``shared_transform``): each one-round factor is transformed once, at that length, and each
+checkpoint reads every s-th bin of it.  Every point of the curve is so a certified bracket of the same
+accountant at T_i rounds; against the one-off ``.epsilon(delta, bound="both")`` (or ``.delta``), which
+transforms at its own window's length, it differs by the round-off charges of the longer transform only (about
+1e-8 relative in epsilon on 60 epochs of DP-SGD; both certified).  With ``accuracy=``, each checkpoint is
+refined on its own grids exactly as the one-off evaluation refines it.
 What the batch shares, and a loop over the checkpoints repeats, is everything else: the one-round
-discretization (one per mechanism, computed once), the factor's forward transform among the
-checkpoints whose windows have one FFT length, the batching of the transforms into 2-d FFTs, the
-spectral reads of both sides (``compose.upper_sides`` and ``compose.lower_sides``: after many rounds a
-few dozen live frequencies, no inverse transform; ``prefix_curve``'s PLDs read their windows, as their
-one-off ``epsilon(delta, bound="both")`` does), and the accountant's blocks of points evaluated in
-threads.  Each checkpoint keeps a composition of its own (its transforms at its window's length, a window
-that carries two one-round spans besides the rounds' spread, so early checkpoints cost nearly as much as
-the last): where the compositions, not the discretization, are the work (fine grids), m checkpoints cost
-about m last-step ones.
+discretization (one per mechanism), the factors' forward transforms, the batching of the powers, and the
+accountant's blocks of points evaluated in threads.  Each checkpoint keeps its own power of the spectrum and
+its own reads of both sides (``compose.upper_sides`` and ``compose.lower_sides``: after many rounds a few dozen
+to a few hundred live frequencies and about a dozen thresholds per epsilon, no inverse transform;
+``prefix_curve``'s PLDs read their windows, as their one-off ``epsilon(delta, bound="both")`` does), so m
+checkpoints cost the transforms once and m such reads.
 
 Why each checkpoint is composed from the one-round PMF, not from the composition of an earlier one
 (T_i by its binary digits, each product of two composed PMFs one FFT): a composed ``GridPMF`` carries
@@ -141,13 +139,14 @@ def prefix_curve(
     Each checkpoint's PLD is built as ``PLDAccountant.compose`` builds it (each segment's ``self_compose``
     merged in order, the last one cut at the checkpoint), and all of them are evaluated by one
     ``distribution.brackets`` call: each point is that PLD's ``epsilon(value, bound="both")`` (or
-    ``delta``), and the compositions of every checkpoint run in shared batches (``workers``: their
-    scipy.fft threads, as ``distribution.compose_all``'s)."""
+    ``delta``) composed on a divisor of the run's longest FFT length (the module's opening), and the
+    compositions of every checkpoint run in shared batches (``workers``: their scipy.fft threads, as
+    ``distribution.compose_all``'s)."""
     given = _given(quantity, value)
     plds = [_prefix(segments, int(t)) for t in steps]
     method = "epsilon" if quantity == "epsilon" else "delta"
     x = np.array(given)
-    sides = brackets(plds, method, [x] * len(plds), workers)
+    sides = brackets(plds, method, [x] * len(plds), workers, shared_transform=True)
     lower = np.array([float(lo) for lo, _ in sides])
     upper = np.array([float(up) for _, up in sides])
     return CurveAlongRun(np.asarray(steps, dtype=np.int64), lower, upper, quantity, given)
@@ -172,6 +171,7 @@ class RoundsAccountant(Protocol):
     each evaluation (``SubsampledGaussianPLD``, ``FixedBatchGaussianPLD``)."""
 
     rounds: np.ndarray
+    _along_run: bool
 
     def epsilon(self, delta: ArrayLike, bound: Any = ...) -> Any: ...
 
@@ -193,7 +193,8 @@ def rounds_curve(
 
     A shallow copy of the accountant with ``rounds`` set to the checkpoints (and the other parameters
     repeated to their shape: the accountant keeps them broadcast together) evaluates them all in one call
-    (``bound="both"``): one point per checkpoint, each the accountant's own value at that many rounds, the
+    (``bound="both"``), flagged ``_along_run`` so that it may compose them on divisors of one FFT length (the
+    module's opening): one point per checkpoint, each the accountant's certified bracket at that many rounds, the
     discretization of the shared one-round mechanism done once (and those the original kept, shared)."""
     arrays = {**parameters, "rounds": accountant.rounds}
     if any(np.size(array) != 1 for array in arrays.values()):
@@ -208,6 +209,7 @@ def rounds_curve(
     for name, array in parameters.items():  # the accountant keeps its parameters broadcast to one shape
         setattr(along, name, np.full(at.shape, np.ravel(array)[0]))
     along.rounds = at.astype(np.float64)
+    along._along_run = True
     if quantity == "epsilon":
         lower, upper = along.epsilon(given, bound="both")
     else:
@@ -229,6 +231,9 @@ class RoundsCurves:
 
     CURVE_PARAMETERS: tuple[str, ...] = ()
     rounds: np.ndarray
+    # True on the copy ``rounds_curve`` evaluates: its points are the checkpoints of one run, which an accountant
+    # may compose on divisors of one FFT length (compose_many's shared_transform) in one work unit
+    _along_run: bool = False
 
     def epsilon_curve(self, delta: float, *, every: int | None = None, steps: ArrayLike | None = None) -> CurveAlongRun:
         """The certified bracket of epsilon at ``delta`` after every ``every``-th round (and the last), or after

@@ -110,6 +110,10 @@ BATCH = 64
 # ... fewer where their estimated composed windows would exceed this many points in total (2^21 doubles per side
 # is 16 MB), so memory stays bounded however fine a refinement goes.
 BUDGET = 1 << 21
+# A curve along one run packs four times as many window points in a unit (64 MB per side where windows are kept;
+# most of a curve's are read from their spectra), so that its checkpoints share one forward transform per factor
+# (compose_many's shared_transform) instead of one per unit.
+CURVE_BUDGET = 1 << 23
 # No grid whose estimated composed window (``loss_span`` / h, ~1.4x an overestimate) exceeds this many points is
 # built: a window of 2^22 points keeps a refinement's resident memory under a gigabyte, a coarser grid's bracket
 # being certified too, only wider.

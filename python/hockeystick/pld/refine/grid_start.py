@@ -50,12 +50,14 @@ def within_window(point: Point, h: float) -> float:
     return float(constants.FINEST_INTERVAL * 2.0 ** (max(k, 0) / 2.0))
 
 
-def windows_within_budget(sizes: list[tuple[int, float]]) -> list[list[int]]:
-    """Consecutive runs of at most BATCH items (index, estimated window points) whose window points fit BUDGET."""
+def windows_within_budget(sizes: list[tuple[int, float]], budget: float | None = None) -> list[list[int]]:
+    """Consecutive runs of at most BATCH items (index, estimated window points) whose window points fit ``budget``
+    (None: BUDGET)."""
+    budget = constants.BUDGET if budget is None else budget
     batches: list[list[int]] = [[]]
     used = 0.0
     for i, size in sizes:
-        if batches[-1] and (len(batches[-1]) >= constants.BATCH or used + size > constants.BUDGET):
+        if batches[-1] and (len(batches[-1]) >= constants.BATCH or used + size > budget):
             batches.append([])
             used = 0.0
         batches[-1].append(i)
@@ -64,25 +66,27 @@ def windows_within_budget(sizes: list[tuple[int, float]]) -> list[list[int]]:
 
 
 def work_units(
-    pending: list[tuple[Point, np.ndarray]], first_grid: Callable[[Point], float]
+    pending: list[tuple[Point, np.ndarray]], first_grid: Callable[[Point], float], budget: float | None = None
 ) -> list[list[tuple[Point, np.ndarray]]]:
     """The work units a thread evaluates: whole blocks (the points sharing sigma, sampling rate and sensitivity,
     in the order they first appear) packed into runs of at most BATCH points whose estimated composed grids
-    (``loss_span`` over ``first_grid`` of the point) fit BUDGET; a block larger than that is cut into such runs.
-    They depend on the points alone, never on the number of threads, so the values do not either."""
+    (``loss_span`` over ``first_grid`` of the point) fit ``budget`` (None: BUDGET); a block larger than that is
+    cut into such runs.  They depend on the points alone, never on the number of threads, so the values do not
+    either."""
+    budget = constants.BUDGET if budget is None else budget
     blocks: dict[tuple[float, float, float], list[tuple[Point, np.ndarray, float]]] = {}
     for point, sel in pending:
         size = loss_span(*point) / first_grid(point) + 1.0
         blocks.setdefault((point[0], point[1], point[3]), []).append((point, sel, size))
     units: list[list[tuple[Point, np.ndarray]]] = []
-    used: tuple[int, float] = (constants.BATCH, float(constants.BUDGET))  # the first block opens a unit
+    used: tuple[int, float] = (constants.BATCH, float(budget))  # the first block opens a unit
     for block in blocks.values():
         size = sum(w for _, _, w in block)
-        if len(block) > constants.BATCH or size > constants.BUDGET:
-            runs = windows_within_budget([(i, w) for i, (_, _, w) in enumerate(block)])
+        if len(block) > constants.BATCH or size > budget:
+            runs = windows_within_budget([(i, w) for i, (_, _, w) in enumerate(block)], budget)
             units.extend([[block[i][:2] for i in run] for run in runs])
-            used = (constants.BATCH, float(constants.BUDGET))
-        elif used[0] + len(block) > constants.BATCH or used[1] + size > constants.BUDGET:
+            used = (constants.BATCH, float(budget))
+        elif used[0] + len(block) > constants.BATCH or used[1] + size > budget:
             units.append([b[:2] for b in block])
             used = (len(block), size)
         else:
