@@ -44,7 +44,9 @@
 //     so within 87 v |q_k|;
 //   Y_k g_k and Y_k q_k formed once per item: within 33 v |Y_k||g_k| and 90 v |Y_k||q_k|;
 //   each term Re(t Yg), t = a_k - b_k (|t| <= 2): within |Y_k||g_k| (50 k + 75) v, and with r^L b_k
-//   within |Y_k||q_k| (50 k + 217) v; the sum of K + 1 terms (K + 2) v of the sum of their moduli,
+//   within |Y_k||q_k| (50 k + 217) v, whether t is formed first or the terms of a_k and of b_k are summed
+//   apart (as here: the b_k sums, the same at every threshold, once per item, r^L times the second: its
+//   3 v and one rounding per term are within the allowance); the sum of K + 1 terms (K + 2) v of the sum of their moduli,
 //   the k = 0 terms' (1 - r^L) / (1 - r) within 15 v, the division by m v; D = A - R formed before
 //   rounding (v (|A| + |R|)), then each result rounded to double (u of it).
 // The bound adds these and doubles them for the second-order terms: in long double 1.6e-17 to 1.1e-16 on
@@ -140,37 +142,81 @@ std::complex<T> quarter_turned(T cs, T sn, std::int64_t c) {
     }
 }
 
-// The sums of the opening comment in working type T (long double or double), v its unit round-off.
+// g_k and q_k of the opening comment for one transform length m and grid h, in working type T, with their moduli
+// (which only scale the bound: |g_k| = 1 / (2 sin x), |q_k| = 1 / sqrt(a^2 + c^2)).  They depend on (m, h, k)
+// alone, so the last few (m, h) read on a thread are kept: a run's checkpoints are read on a few lengths
+// (compose_many's shared_transform), and each entry is what a fresh computation gives, bit for bit.
+template <class T>
+struct BinFactors {
+    std::int64_t m = 0;
+    double h = 0.0;
+    std::vector<std::complex<T>> g{{0, 0}}, q{{0, 0}};  // k = 0 unused
+    std::vector<double> g_mod{0.0}, q_mod{0.0};
+
+    // Entries up to k = K - 1.
+    void extend(std::int64_t K) {
+        const T pi = static_cast<T>(3.141592653589793238462643383279502884L);
+        const T r = std::exp(-static_cast<T>(h)), one_minus_r = -std::expm1(-static_cast<T>(h));
+        for (std::int64_t k = static_cast<std::int64_t>(g.size()); k < K; ++k) {
+            const T x = pi * static_cast<T>(k) / static_cast<T>(m);
+            const T s1 = std::sin(x), c1 = std::cos(x), s2 = 2 * s1 * c1;  // sin 2x, without libm's reduction
+            // q = 1 / (a - i c) = (a + i c) / (a^2 + c^2), a > 0: no complex division routine (__divxc3)
+            const T a = one_minus_r + 2 * r * s1 * s1, c = r * s2, a2c2 = a * a + c * c;
+            g.emplace_back(T(0.5), T(0.5) * (c1 / s1));
+            q.emplace_back(a / a2c2, c / a2c2);
+            g_mod.push_back(static_cast<double>(T(0.5) / s1));
+            q_mod.push_back(static_cast<double>(1 / std::sqrt(a2c2)));
+        }
+    }
+};
+
+template <class T>
+const BinFactors<T>& bin_factors(std::int64_t m, double h, std::int64_t K) {
+    constexpr std::size_t kept = 4;
+    thread_local std::vector<BinFactors<T>> slots(kept);
+    thread_local std::size_t next = 0;
+    for (BinFactors<T>& f : slots)
+        if (f.m == m && f.h == h) {
+            f.extend(K);
+            return f;
+        }
+    BinFactors<T>& f = slots[next];
+    next = (next + 1) % kept;
+    f = BinFactors<T>{};
+    f.m = m;
+    f.h = h;
+    f.extend(K);
+    return f;
+}
+
+// The sums of the opening comment in working type T (long double or double), v its unit round-off.  The terms
+// of b_k, which do not depend on the threshold, are summed once: sum_k Re(b_k Y_k g_k) and sum_k Re(b_k Y_k q_k),
+// subtracted from the sums of a_k's terms at each threshold (the same terms summed apart; the bound covers both).
 template <class T>
 class SpectralSumsIn {
   public:
     explicit SpectralSumsIn(const ComposedSpectrum& s) : m_(s.m), start_(s.start), width_(s.width), h_(s.h) {
-        const T pi = static_cast<T>(3.141592653589793238462643383279502884L);
         const std::int64_t K = static_cast<std::int64_t>(s.bins.size());
-        r_ = std::exp(-static_cast<T>(s.h));
         one_minus_r_ = -std::expm1(-static_cast<T>(s.h));
         y0_ = s.bins.empty() ? 0.0 : s.bins[0].real();
         yg_.resize(K);
         yq_.resize(K);
-        b_.resize(K);
+        const BinFactors<T>& f = bin_factors<T>(s.m, s.h, K);
         const std::complex<T> zb = twiddle((s.start + s.width) % s.m, s.m);
-        std::complex<T> b(1, 0);
+        T br = 1, bi = 0;
         for (std::int64_t k = 1; k < K; ++k) {
-            const T x = pi * static_cast<T>(k) / static_cast<T>(s.m);
-            const T s1 = std::sin(x), c1 = std::cos(x), s2 = 2 * s1 * c1;  // sin 2x, without libm's reduction
-            const std::complex<T> y(s.bins[k].real(), s.bins[k].imag());
-            const std::complex<T> g(T(0.5), T(0.5) * (c1 / s1));
-            // q = 1 / (a - i c) = (a + i c) / (a^2 + c^2), a > 0: no complex division routine (__divxc3)
-            const T qa = one_minus_r_ + 2 * r_ * s1 * s1, qc = r_ * s2, q2 = qa * qa + qc * qc;
-            const std::complex<T> q(qa / q2, qc / q2);
-            yg_[k] = y * g;
-            yq_[k] = y * q;
-            b = std::complex<T>(b.real() * zb.real() - b.imag() * zb.imag(),
-                                b.real() * zb.imag() + b.imag() * zb.real());
-            b_[k] = b;
-            // the moduli only scale the bound: |g| = 1 / (2 sin x), |q| = 1 / sqrt(q2), each within a few v, raised
+            // the products written out (std::complex's operator* calls __mulxc3: at()'s comment)
+            const T yr = s.bins[k].real(), yi = s.bins[k].imag();
+            const T gr = f.g[k].real(), gi = f.g[k].imag(), qr = f.q[k].real(), qi = f.q[k].imag();
+            yg_[k] = {yr * gr - yi * gi, yr * gi + yi * gr};
+            yq_[k] = {yr * qr - yi * qi, yr * qi + yi * qr};
+            const T next_r = br * zb.real() - bi * zb.imag();
+            bi = br * zb.imag() + bi * zb.real();
+            br = next_r;
+            b_g_ += br * yg_[k].real() - bi * yg_[k].imag();
+            b_q_ += br * yq_[k].real() - bi * yq_[k].imag();
             const double wy = std::abs(s.bins[k]) * (1.0 + 1e-12);
-            const double wg = wy * static_cast<double>(T(0.5) / s1), wq = wy * static_cast<double>(1 / std::sqrt(q2));
+            const double wg = wy * f.g_mod[k], wq = wy * f.q_mod[k];
             term_g_ += 2.0 * wg * (50.0 * k + 75.0);  // times v
             term_q_ += 2.0 * wq * (50.0 * k + 217.0);
             moduli_g_ += 4.0 * wg;  // 2 Re(.), |t| <= 2
@@ -194,10 +240,11 @@ class SpectralSumsIn {
             const T next_r = ar * zr - ai * zi;
             ai = ar * zi + ai * zr;
             ar = next_r;
-            const T br = b_[k].real(), bi = b_[k].imag();
-            sa += (ar - br) * yg_[k].real() - (ai - bi) * yg_[k].imag();
-            sr += (ar - rho * br) * yq_[k].real() - (ai - rho * bi) * yq_[k].imag();
+            sa += ar * yg_[k].real() - ai * yg_[k].imag();
+            sr += ar * yq_[k].real() - ai * yq_[k].imag();
         }
+        sa -= b_g_;
+        sr -= rho * b_q_;
         const T g0 = -std::expm1(-hL) / one_minus_r_;
         const T inv_m = T(1) / static_cast<T>(m);
         const T A = (static_cast<T>(y0_) * static_cast<T>(L) + 2 * sa) * inv_m;
@@ -233,9 +280,9 @@ class SpectralSumsIn {
 
     std::int64_t m_, start_, width_;  // copied: the profile outlives no argument
     double h_;
-    T r_ = 1, one_minus_r_ = 0;
+    T one_minus_r_ = 0, b_g_ = 0, b_q_ = 0;
     double y0_ = 0.0, term_g_ = 0.0, term_q_ = 0.0, moduli_g_ = 0.0, moduli_q_ = 0.0;
-    std::vector<std::complex<T>> yg_, yq_, b_;
+    std::vector<std::complex<T>> yg_, yq_;
 };
 
 }  // namespace detail
