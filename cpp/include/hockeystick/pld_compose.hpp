@@ -442,22 +442,52 @@ class FactorMoments {
 // lam rounded to the nearest 2^(k/4) (k an integer): the ladders of items with nearby variances share rungs.
 inline double snapped_lam(double lam) { return std::exp2(std::round(4.0 * std::log2(lam)) / 4.0); }
 
+// chernoff_edges' ladder: 13 rungs lam_i z / s (logspace(-4, -0.5, 8), then 0.5, 0.7, 1, 1.4, 2 times the
+// Gaussian optimum z / s, z = sqrt(2 log(1 / tail)), s the composed standard deviation), each snapped, in
+// both[0 .. 12] and their negatives in both[13 .. 25]; the walk starts from rungs kFirstRung .. kFirstRung + 2.
+constexpr int kLadderRungs = 13, kFirstRung = 9;
+
+inline double composed_variance(FactorMoments& moments, const std::vector<Term>& terms) {
+    double var = 0.0;
+    for (const Term& t : terms) var += static_cast<double>(t.count) * moments.variance(t.factor);
+    return var;
+}
+
+inline void ladder_lams(double var, double tail, double* both) {
+    const double z = std::sqrt(2.0 * std::log(1.0 / tail));
+    const double big[] = {0.5, 0.7, 1.0, 1.4, 2.0};
+    for (int i = 0; i < kLadderRungs; ++i) {  // rungs at least 2^(1/2) apart: distinct once snapped
+        const double factor = i < 8 ? std::pow(10.0, -4.0 + 0.5 * i) : big[i - 8];
+        both[i] = snapped_lam(factor * z / std::sqrt(std::max(var, 1e-300)));
+        both[kLadderRungs + i] = -both[i];
+    }
+}
+
+// The first rungs of every item's ladder (`ladders`: the items whose windows chernoff_edges cuts), computed per
+// factor in full passes of grid_log_mgf before any window: the items of one call (a run's checkpoints, a grid
+// block's rounds) share most rungs, and a pass over a factor's masses costs about the same for eight lams as
+// for one.  Each K(lam) is the one chernoff_edges would compute (FactorMoments), so no window changes.
+inline void first_rungs(FactorMoments& moments, const std::vector<const std::vector<Term>*>& ladders, double tail) {
+    std::map<std::int64_t, std::vector<double>> lams;  // per factor
+    for (const std::vector<Term>* terms : ladders) {
+        double both[2 * kLadderRungs];
+        ladder_lams(composed_variance(moments, *terms), tail, both);
+        for (const Term& t : *terms)
+            for (int i = kFirstRung; i <= kFirstRung + 2; ++i)
+                for (const double lam : {both[i], both[kLadderRungs + i]}) lams[t.factor].push_back(lam);
+    }
+    for (auto& [factor, wanted] : lams) {
+        std::vector<double> values(wanted.size());
+        moments.log_mgf(factor, wanted.data(), static_cast<std::int64_t>(wanted.size()), values.data());
+    }
+}
+
 // Losses (bottom, top): composed finite mass below bottom and above top each <= tail.
 inline void chernoff_edges(FactorMoments& moments, const std::vector<Term>& terms, double h, double tail,
                            double& bottom, double& top) {
-    constexpr int ladder = 13;
-    double lam_factor[ladder];
-    for (int i = 0; i < 8; ++i) lam_factor[i] = std::pow(10.0, -4.0 + 0.5 * i);  // logspace(-4, -0.5, 8)
-    const double big[] = {0.5, 0.7, 1.0, 1.4, 2.0};
-    for (int i = 0; i < 5; ++i) lam_factor[8 + i] = big[i];
-    double var = 0.0;
-    for (const Term& t : terms) var += static_cast<double>(t.count) * moments.variance(t.factor);
-    const double z = std::sqrt(2.0 * std::log(1.0 / tail));
+    constexpr int ladder = kLadderRungs;
     double both[2 * ladder];
-    for (int i = 0; i < ladder; ++i) {  // rungs at least 2^(1/2) apart: distinct once snapped
-        both[i] = snapped_lam(lam_factor[i] * z / std::sqrt(std::max(var, 1e-300)));
-        both[ladder + i] = -both[i];
-    }
+    ladder_lams(composed_variance(moments, terms), tail, both);
     // The bound on each side, (K(lam) - log tail) / lam over lam > 0, is quasiconvex in lam (its sublevel
     // sets {lam : K(lam) - c lam + log(1/tail) <= 0} are intervals, K being convex), so on the ladder its least
     // value is found by walking from the Gaussian optimum (rungs 0.7, 1, 1.4) towards the smaller values
@@ -466,10 +496,10 @@ inline void chernoff_edges(FactorMoments& moments, const std::vector<Term>& term
     // at 3-6 lams per side instead of 13.  Where a value is not finite every rung is evaluated.
     const double log_tail = std::log(tail);
     double score[2][ladder];  // per side (0: top, +lam; 1: bottom, -lam) the quantity minimized
-    int lo[2] = {9, 9}, hi[2] = {11, 11};
+    int lo[2] = {kFirstRung, kFirstRung}, hi[2] = {kFirstRung + 2, kFirstRung + 2};
     std::vector<std::pair<int, int>> need;  // (side, rung)
     for (int side = 0; side < 2; ++side)
-        for (int i = 9; i <= 11; ++i) need.push_back({side, i});
+        for (int i = kFirstRung; i <= kFirstRung + 2; ++i) need.push_back({side, i});
     bool whole[2] = {false, false};
     while (!need.empty()) {
         const std::int64_t m = static_cast<std::int64_t>(need.size());
@@ -562,9 +592,9 @@ inline double floored_mod(double a, double b) {
 
 }  // namespace detail
 
-// The window of one item; throws std::invalid_argument / std::length_error outside the domain.
-inline Window composition_window(const std::vector<PmfView>& factors, double h, const std::vector<Term>& terms,
-                                 double tail, std::int64_t max_points, detail::FactorMoments& moments) {
+// An item's positive terms, its mass at +infinity and its full support (w.lo_full and hi_full, grid indices:
+// the window before any cut); throws std::invalid_argument / std::length_error outside the domain.
+inline Window item_support(const std::vector<PmfView>& factors, const std::vector<Term>& terms, std::int64_t& hi_full) {
     Window w;
     for (const Term& t : terms) {
         if (t.count < 0) throw std::invalid_argument("compose: counts must be >= 0");
@@ -586,9 +616,22 @@ inline Window composition_window(const std::vector<PmfView>& factors, double h, 
     if (!(std::fabs(lo) < 9e15 && std::fabs(hi) < 9e15))
         throw std::length_error("the composed loss grid spans more than 9e15 grid points");
     w.p_inf = -std::expm1(log_finite);
-    const std::int64_t lo_full = static_cast<std::int64_t>(lo), hi_full = static_cast<std::int64_t>(hi);
+    w.lo_full = static_cast<std::int64_t>(lo);
+    hi_full = static_cast<std::int64_t>(hi);
+    return w;
+}
+
+// Whether an item's window is cut by Chernoff bounds (its full support is wider than kWholeSupportWidth).
+inline bool cut_by_chernoff(const Window& support, std::int64_t hi_full) {
+    return hi_full - support.lo_full + 1 > kWholeSupportWidth;
+}
+
+// The window of one item from its support (item_support); throws std::length_error above max_points.
+inline Window composition_window(Window w, std::int64_t hi_full, double h, double tail, std::int64_t max_points,
+                                 detail::FactorMoments& moments) {
+    const std::int64_t lo_full = w.lo_full;
     std::int64_t a_idx = lo_full, b_idx = hi_full;
-    if (hi_full - lo_full + 1 > kWholeSupportWidth) {
+    if (cut_by_chernoff(w, hi_full)) {
         double bottom = 0.0, top = 0.0;
         detail::chernoff_edges(moments, w.terms, h, tail, bottom, top);
         const double top_idx = std::ceil(top / h), bottom_idx = std::floor(bottom / h);
@@ -605,7 +648,6 @@ inline Window composition_window(const std::vector<PmfView>& factors, double h, 
         }
         a_idx = std::min(a_idx, b_idx);
     }
-    w.lo_full = lo_full;
     w.a_idx = a_idx;
     w.width = b_idx - a_idx + 1;
     if (w.width > max_points)
@@ -1515,10 +1557,17 @@ inline std::vector<ComposedPMF> compose_many(const std::vector<PmfView>& factors
     std::vector<Window> windows(n_items);
     std::map<std::int64_t, std::vector<std::int64_t>> by_length;
     detail::FactorMoments moments(factors, h);
+    std::vector<std::int64_t> hi_full(n_items);
+    std::vector<const std::vector<Term>*> ladders;
+    for (std::int64_t i = 0; i < n_items; ++i) {
+        windows[i] = item_support(factors, items[i], hi_full[i]);
+        if (cut_by_chernoff(windows[i], hi_full[i])) ladders.push_back(&windows[i].terms);
+    }
+    if (ladders.size() > 1) detail::first_rungs(moments, ladders, tail);
     std::vector<std::int64_t> composed;
     std::int64_t widest = 0;
     for (std::int64_t i = 0; i < n_items; ++i) {
-        windows[i] = composition_window(factors, h, items[i], tail, max_points, moments);
+        windows[i] = composition_window(std::move(windows[i]), hi_full[i], h, tail, max_points, moments);
         const Window& w = windows[i];
         if (w.terms.size() == 1 && w.terms[0].count == 1) {
             out[i] = detail::copied_through(factors[w.terms[0].factor], h, pessimistic);
