@@ -125,7 +125,6 @@ struct SpectralSums {
 };
 
 namespace detail {
-
 // e^{i (phi + c pi / 2)} from cs = cos phi and sn = sin phi, for an integer c >= 0: c quarter turns, exact (a swap
 // and signs), so that libm's cos and sin need only |phi| <= pi / 4, where they reduce no argument.
 template <class T>
@@ -310,25 +309,37 @@ namespace detail {
 struct Probe {
     bool above = false;
     double score = 0.0;
+    double slope = std::numeric_limits<double>::quiet_NaN();  // d score / dk there, where estimated (< 0)
 };
 
 // A k in [lo, hi) with probe(k).above and !probe(k + 1).above, given lo < hi, above at lo (score s_lo) and not
 // at hi (score s_hi).  Every probe keeps that invariant, as a bisection's does, so any k it ends on is such a
-// point.  The probes are placed by interpolating the scores linearly in k (regula falsi, with the Illinois
-// halving of the score of an end kept twice), at the midpoint where the scores are not finite and ordered, and at
-// the midpoint after two probes that left the interval over half its width: at most about 3 log2(hi - lo)
-// probes, and a few where log delta is smooth in the threshold (the hockey-stick curve away from its ends).
+// point.  Each probe is placed by the last probe's Newton step where it has a slope and the step lands inside
+// the interval, else by interpolating the ends' scores linearly in k (regula falsi, with the Illinois halving of
+// the score of an end kept twice), else at the midpoint; and at the midpoint after two probes that did not halve
+// the last probe's |score|.  Far fewer probes than a bisection's log2(hi - lo) where log delta is smooth in the
+// threshold (the hockey-stick curve away from its ends), and at most about 3 log2(hi - lo) plus the halvings of
+// |score| down to the grid's resolution anywhere.
 template <class F>
 std::int64_t crossing(std::int64_t lo, double s_lo, std::int64_t hi, double s_hi, F probe) {
     int kept_lo = 0, kept_hi = 0, slow = 0;
+    double newton = std::numeric_limits<double>::quiet_NaN();  // the last probe's Newton step, where it has one
+    double last = std::max(std::fabs(s_lo), std::fabs(s_hi));  // the last probe's |score|
     while (hi - lo > 1) {
         const std::int64_t width = hi - lo;
         std::int64_t mid = lo + width / 2;
-        if (slow < 2 && std::isfinite(s_lo) && std::isfinite(s_hi) && s_lo > s_hi) {
-            const double at = std::round(static_cast<double>(width) * (s_lo / (s_lo - s_hi)));
+        double at = std::numeric_limits<double>::quiet_NaN();
+        if (slow < 2 && newton > static_cast<double>(lo) && newton < static_cast<double>(hi))
+            at = std::round(newton) - static_cast<double>(lo);
+        else if (slow < 2 && std::isfinite(s_lo) && std::isfinite(s_hi) && s_lo > s_hi)
+            at = std::round(static_cast<double>(width) * (s_lo / (s_lo - s_hi)));
+        if (std::isfinite(at))
             mid = lo + static_cast<std::int64_t>(std::min(std::max(at, 1.0), static_cast<double>(width - 1)));
-        }
         const Probe p = probe(mid);
+        newton = p.slope < 0.0 && std::isfinite(p.score) ? static_cast<double>(mid) - p.score / p.slope
+                                                         : std::numeric_limits<double>::quiet_NaN();
+        slow = slow < 2 && !(std::fabs(p.score) <= 0.5 * last) ? slow + 1 : 0;  // a NaN score counts as slow
+        last = std::fabs(p.score);
         if (p.above) {
             lo = mid;
             s_lo = p.score;
@@ -340,7 +351,6 @@ std::int64_t crossing(std::int64_t lo, double s_lo, std::int64_t hi, double s_hi
             kept_hi = 0;
             if (++kept_lo >= 2) s_lo *= 0.5;
         }
-        slow = 2 * (hi - lo) > width && slow < 2 ? slow + 1 : 0;
     }
     return lo;
 }
@@ -399,6 +409,7 @@ inline void spectral_charged_epsilon(const ComposedSpectrum& s, double p_inf, co
     const double inf = std::numeric_limits<double>::infinity();
     const std::int64_t n = s.width;
     const double h = s.h;
+    const double one_minus_r = -std::expm1(-h);  // the curve falls by (1 - e^{-h}) R_{k+1} from k to k + 1
     const SpectralProfile profile(s);
     auto l_at = [&](std::int64_t k) { return static_cast<double>(s.k_lo + k) * h; };
     // D and R at threshold k raised by their bounds (>= the sums of the exact inverse; clipped at 0,
@@ -424,7 +435,7 @@ inline void spectral_charged_epsilon(const ComposedSpectrum& s, double p_inf, co
             const double curve = sums.first + p_inf, want = raw_target(n - 1 - k);
             const bool above = !(curve <= want);
             if (!above) passed = sums;
-            return detail::Probe{above, detail::log_ratio(curve, want)};
+            return detail::Probe{above, detail::log_ratio(curve, want), -one_minus_r * sums.second / curve};
         };
         const detail::Probe top = probe(n - 1);
         if (top.above) {  // only its round-off bound keeps the top point from passing: just above it
@@ -531,6 +542,7 @@ inline void spectral_lower_epsilon(const ComposedSpectrum& s, double p_inf, cons
     const double inf = std::numeric_limits<double>::infinity();
     const std::int64_t n = s.width;
     const double h = s.h;
+    const double one_minus_r = -std::expm1(-h);  // the curve falls by (1 - e^{-h}) R_{k+1} from k to k + 1
     const SpectralProfile profile(s);
     auto l_at = [&](std::int64_t k) { return static_cast<double>(s.k_lo + k) * h; };
     // the charged lower value of the uncharged curve `raw` (of magnitude `magnitude`) with `above` points above
@@ -552,7 +564,7 @@ inline void spectral_lower_epsilon(const ComposedSpectrum& s, double p_inf, cons
             const double D = v.D - v.D_error, value = lower_at(D + p_inf, std::fabs(D) + p_inf, n - 1 - k);
             const bool above = value > t;
             if (!above) failed = v;
-            return detail::Probe{above, detail::log_ratio(value, t)};
+            return detail::Probe{above, detail::log_ratio(value, t), -one_minus_r * v.R / value};
         };
         const detail::Probe top = probe(n - 1);
         if (top.above) {  // above the top grid point L is max(0, p_inf + shift) (no grid point above)
