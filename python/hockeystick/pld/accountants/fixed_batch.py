@@ -195,10 +195,11 @@ class FixedBatchGaussianPLD(PointwiseCurves):
                 self._composed(float(si), int(mi), int(ni), int(ti), float(ci))
                 for si, mi, ni, ti, ci in unique[block.start : block.stop]
             ]
+            # a curve's checkpoints (rounds_curve's copy) on divisors of one FFT length: compose_many's shared_transform
             if bound != "lower":
-                compose_all([d for ds in pairs for d in ds], True)
+                compose_all([d for ds in pairs for d in ds], True, shared_transform=self._along_run)
             if bound != "upper":
-                compose_all([ds[0] for ds in pairs], False)
+                compose_all([ds[0] for ds in pairs], False, shared_transform=self._along_run)
             for i, ds in zip(block, pairs):
                 where = grouped.at(i)
                 evaluate_into(ds[0], method, flat_x, bound, flat_lo, flat_up, where)
