@@ -55,8 +55,8 @@ def test_shared_transform_reads_each_length_off_the_longest_transform(p1):
     from scipy.stats import binom
 
     factor = pmf_module.GridPMF(k_lo=0, h=0.5, p=np.array([1.0 - p1, p1]), p_inf=0.0)
-    counts = [100, 300, 1000]  # lengths 108, 320, 1024 alone; 128, 512, 1024 as divisors of 1024
-    assert len({pc.fft_length(c + 1) for c in counts}) == 3
+    counts = [2, 100, 300, 1000]  # lengths 3, 108, 320, 1024 alone; 4, 128, 512, 1024 as divisors of 1024
+    assert len({pc.fft_length(c + 1) for c in counts}) == 4
     shared = pc.compose_many([[(factor, c)] for c in counts], pessimistic=True, shared_transform=True)
     for c, got in zip(counts, shared):
         exact = binom.pmf(np.arange(c + 1), c, p1)
