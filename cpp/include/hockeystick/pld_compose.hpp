@@ -97,10 +97,10 @@
 // m = M / s of M at or above its window (M is 5-smooth, so m is too), and a full row at length m is read from
 // one length-M transform of its factor: the length-m DFT of the factor folded modulo m is bins 0, s, 2 s, ...
 // of the length-M one (e^{-2 pi i j k / m} = e^{-2 pi i j (s k) / M}), each within that transform's bound
-// 8 u ceil(log2 M) ||p||_1, which is charged.  Every item keeps its own window and charges; the longer length
-// only moves the round-off and dropped-bin charges (1e-8 in epsilon at delta 1e-5 on 14,100 rounds of
-// sigma 1.1, q 256 / 60000, h 1e-4), so an item's result depends on the call's widest window, certified
-// either way.
+// 8 u ceil(log2 M) ||p||_1, which is charged.  Every item keeps its own window; the longer length only moves its
+// round-off and dropped-bin charges (and adds the charge of the mass below the window where its own length would
+// have equalled its window): 1e-8 in epsilon at delta 1e-5 on 14,100 rounds of sigma 1.1, q 256 / 60000,
+// h 1e-4.  So an item's result depends on the call's widest window, certified either way.
 //
 // Domain: all factors on one grid h, counts >= 0 (0 ignored), at least one positive count;
 // a window above max_points grid points throws std::length_error before anything is
@@ -447,12 +447,14 @@ inline double snapped_lam(double lam) { return std::exp2(std::round(4.0 * std::l
 // both[0 .. 12] and their negatives in both[13 .. 25]; the walk starts from rungs kFirstRung .. kFirstRung + 2.
 constexpr int kLadderRungs = 13, kFirstRung = 9;
 
+// The loss variance of the composition of `terms` (in loss units^2).
 inline double composed_variance(FactorMoments& moments, const std::vector<Term>& terms) {
     double var = 0.0;
     for (const Term& t : terms) var += static_cast<double>(t.count) * moments.variance(t.factor);
     return var;
 }
 
+// The ladder's 26 lams (both signs) for a composed variance var.
 inline void ladder_lams(double var, double tail, double* both) {
     const double z = std::sqrt(2.0 * std::log(1.0 / tail));
     const double big[] = {0.5, 0.7, 1.0, 1.4, 2.0};
