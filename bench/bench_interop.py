@@ -3,6 +3,7 @@
     python bench/bench_interop.py                 # 200 random event trees + DP-SGD tracking (minutes)
     python bench/bench_interop.py --trees 20 --skip-tracking
     python bench/bench_interop.py --skip-tracking --repeats 3 --slow   # only the trees under 10x, and why
+    python bench/bench_interop.py --skip-trees --skip-tracking           # epsilon after every epoch alone
 
 Trees: the seeded random event trees of tests/dp_accounting_pld.py (depth <= 3, composition,
 self-composition, Poisson sampling, Gaussian / Laplace / discrete Laplace).  Per tree, interleaved
@@ -18,7 +19,13 @@ Tracking: ``step()`` 14 040 times at q = 256/60000, sigma = 1.1, then ``get_epsi
 hockeystick's Opacus accountant, dp_accounting's PLD and RDP accountants (one SelfComposed event,
 which is how they take it), and Opacus's PRV and RDP accountants where Opacus imports; median of 3.
 
-pytest collects the two ``test_*`` functions as a smoke run (two trees, 100 steps).
+Along the run: epsilon at 1e-5 after each of 60 epochs of 235 steps at the same q and sigma: hockeystick's
+``epsilon_curve`` (one call, both sides, one thread) beside its own last-step evaluation (what the curve's cost
+is read against) and a loop of one-off evaluations over the epochs, dp_accounting's PLD accountant composed
+epoch by epoch (``compose`` then ``get_epsilon``, grid 1e-4), and Opacus's PRV accountant stepped epoch by epoch
+where Opacus imports; CPU and wall seconds, medians of 3 interleaved runs, the load average beside them.
+
+pytest collects the ``test_*`` functions as a smoke run (two trees, 100 steps, three epochs).
 """
 
 from __future__ import annotations
@@ -221,6 +228,70 @@ def tracking(repeats: int = 3) -> None:
         print(f"  {name:45s} {wall:8.3f} s wall {cpu:8.3f} s CPU  epsilon {results[name]}")
 
 
+EPOCH_STEPS, EPOCHS = 235, 60
+
+
+def along_run(repeats: int = 3, epochs: int = EPOCHS) -> dict[str, tuple[float, float]]:
+    """The CPU and wall medians of each way to get epsilon after every epoch (module docstring), printed."""
+    from dp_accounting import dp_event as E
+    from dp_accounting.pld.pld_privacy_accountant import PLDAccountant
+
+    from hockeystick.pld import SubsampledGaussianPLD
+
+    steps = EPOCH_STEPS * epochs
+
+    def accountant(rounds: int) -> SubsampledGaussianPLD:
+        return SubsampledGaussianPLD(SIGMA, SAMPLE_RATE, rounds, workers=1)
+
+    def theirs_by_epoch() -> list[float]:
+        acc, out = PLDAccountant(), []
+        for _ in range(epochs):
+            acc.compose(E.PoissonSampledDpEvent(SAMPLE_RATE, E.GaussianDpEvent(SIGMA)), EPOCH_STEPS)
+            out.append(acc.get_epsilon(DELTA))
+        return out
+
+    runs = {
+        "hockeystick epsilon_curve, both sides": lambda: accountant(steps).epsilon_curve(DELTA, every=EPOCH_STEPS),
+        "hockeystick last step alone, both sides": lambda: accountant(steps).epsilon(DELTA, bound="both"),
+        "hockeystick loop over the epochs": lambda: [
+            accountant(EPOCH_STEPS * e).epsilon(DELTA, bound="both") for e in range(1, epochs + 1)
+        ],
+        "dp_accounting PLD 1e-4, epoch by epoch": theirs_by_epoch,
+    }
+    try:
+        from opacus.accountants import PRVAccountant
+
+        def opacus_by_epoch() -> list[float]:
+            acc, out = PRVAccountant(), []
+            for _ in range(epochs):
+                for _ in range(EPOCH_STEPS):
+                    acc.step(noise_multiplier=SIGMA, sample_rate=SAMPLE_RATE)
+                out.append(acc.get_epsilon(DELTA))
+            return out
+
+        runs["Opacus PRV, epoch by epoch"] = opacus_by_epoch
+    except ImportError:
+        print("Opacus is not installed: its PRV accountant is not measured")
+    results = {name: fn() for name, fn in runs.items()}  # warm
+    curve = results["hockeystick epsilon_curve, both sides"]
+    theirs = np.asarray(results["dp_accounting PLD 1e-4, epoch by epoch"])
+    assert np.all(curve.lower <= curve.upper) and np.all(np.abs(curve.upper - theirs) <= 1e-3), (curve, theirs)
+    times: dict[str, list[tuple[float, float]]] = {k: [] for k in runs}
+    for _ in range(repeats):  # interleaved
+        for name, fn in runs.items():
+            _, wall, cpu = _timed(fn)
+            times[name].append((cpu, wall))
+    medians = {k: (statistics.median(c for c, _ in v), statistics.median(w for _, w in v)) for k, v in times.items()}
+    last = medians["hockeystick last step alone, both sides"][0]
+    print(
+        f"\nepsilon after each of {epochs} epochs of {EPOCH_STEPS} steps, q = 256/60000, sigma = {SIGMA}, "
+        f"delta = {DELTA} (median of {repeats}, load average {os.getloadavg()[0]:.2f})"
+    )
+    for name, (cpu, wall) in medians.items():
+        print(f"  {name:45s} {cpu:8.4f} s CPU {wall:8.4f} s wall  {cpu / last:8.1f} last-step evaluations (CPU)")
+    return medians
+
+
 def test_trees_smoke():
     rows = [run_tree(s) for s in range(2)]
     assert all(r["upper"] >= r["optimistic"] - 1e-12 for r in rows)
@@ -235,11 +306,17 @@ def test_tracking_smoke():
     assert len(acc) == 100 and acc.get_epsilon(DELTA) > 0
 
 
+def test_along_run_smoke():
+    medians = along_run(repeats=1, epochs=3)
+    assert all(cpu > 0 for cpu, _ in medians.values())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--trees", type=int, default=200)
     parser.add_argument("--skip-tracking", action="store_true")
     parser.add_argument("--skip-trees", action="store_true")
+    parser.add_argument("--skip-along-run", action="store_true")
     parser.add_argument("--repeats", type=int, default=1, help="interleaved runs per tree (times are medians)")
     parser.add_argument(
         "--slow",
@@ -252,6 +329,8 @@ def main() -> None:
     print("load average at start:", os.getloadavg())
     if not args.skip_tracking:
         tracking()
+    if not args.skip_along_run:
+        along_run()
     if not args.skip_trees:
         summarize_trees(trees(args.trees, args.repeats, args.slow))
     print("load average at end:", os.getloadavg())
