@@ -465,17 +465,18 @@ inline void ladder_lams(double var, double tail, double* both) {
     }
 }
 
-// The first rungs of every item's ladder (`ladders`: the items whose windows chernoff_edges cuts), computed per
-// factor in full passes of grid_log_mgf before any window: the items of one call (a run's checkpoints, a grid
-// block's rounds) share most rungs, and a pass over a factor's masses costs about the same for eight lams as
-// for one.  Each K(lam) is the one chernoff_edges would compute (FactorMoments), so no window changes.
+// The first rungs of every item's ladder and the three below them, where its walk usually goes next (`ladders`:
+// the items whose windows chernoff_edges cuts), computed per factor in full passes of grid_log_mgf before any
+// window: the items of one call (a run's checkpoints, a grid block's rounds) share most rungs, and a pass over a
+// factor's masses costs about the same for eight lams as for one.  Each K(lam) is the one chernoff_edges would
+// compute (FactorMoments), so no window changes.
 inline void first_rungs(FactorMoments& moments, const std::vector<const std::vector<Term>*>& ladders, double tail) {
     std::map<std::int64_t, std::vector<double>> lams;  // per factor
     for (const std::vector<Term>* terms : ladders) {
         double both[2 * kLadderRungs];
         ladder_lams(composed_variance(moments, *terms), tail, both);
         for (const Term& t : *terms)
-            for (int i = kFirstRung; i <= kFirstRung + 2; ++i)
+            for (int i = kFirstRung - 3; i <= kFirstRung + 2; ++i)
                 for (const double lam : {both[i], both[kLadderRungs + i]}) lams[t.factor].push_back(lam);
     }
     for (auto& [factor, wanted] : lams) {
