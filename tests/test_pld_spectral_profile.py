@@ -240,6 +240,33 @@ def test_random_settings_stay_between_the_certified_lower_side_and_the_window() 
         assert np.all(lo_delta <= up_delta) and np.all(up_delta <= win_delta), (setting, lo_delta, up_delta, win_delta)
 
 
+@pytest.mark.parametrize(
+    "sigma, q, rounds, h", [(1.1, 256 / 60000, 14_100, 1e-4), (2.0, 0.2, 300, 1e-2), (1.0, 1.0, 100, 1e-3)]
+)
+def test_epsilon_searches_over_many_targets_stay_between_the_windows(sigma: float, q: float, rounds: int, h: float):
+    """The spectral epsilon searches (detail::crossing: Newton and regula falsi steps that keep a bisection's
+    invariant) on 40 targets from 1e-14 to 0.9, each target its own item so that every one is read from its
+    spectrum: the upper side at or below the window's upper side (to 4 ulps: a spectral epsilon raised until its
+    own delta meets the target may land a few ulps above a grid point the window returns), the lower side at or
+    below both upper sides, the window's lower side below the spectral upper one."""
+    dist = mechanisms.subsampled_gaussian(sigma, q, value_discretization_interval=h).self_compose(rounds)
+    deltas = np.sort(10 ** np.random.default_rng(rounds).uniform(-14, -0.05, 40))
+    n = len(dist.directions)
+    args = [np.array([d]) for d in deltas for _ in range(n)]
+    upper_items = [[(f.upper, c) for f, c in direction.items()] for direction in dist.directions] * deltas.size
+    lower_items = [[t for f, c in direction.items() for t in f.lower_terms(c)] for direction in dist.directions]
+    upper = np.maximum(np.reshape(compose.upper_sides(upper_items, args, "epsilon"), (-1, n)).max(axis=1), 0.0)
+    sides = compose.lower_sides(lower_items * deltas.size, args, "epsilon")
+    assert all(window is None for _, window in sides)  # every lower side read from its spectrum
+    lower = np.maximum(np.reshape([v for v, _ in sides], (-1, n)).max(axis=1), 0.0)
+    window_lower, window_upper = dist.epsilon(deltas, bound="both")
+    finite = np.isfinite(window_upper)
+    assert np.array_equal(finite, np.isfinite(upper)) and finite.sum() >= 25
+    slack = 4 * np.spacing(np.maximum(window_upper[finite], 1.0))
+    assert np.all(upper[finite] <= window_upper[finite] + slack), (deltas, upper, window_upper)
+    assert np.all(lower <= upper) and np.all(lower <= window_upper) and np.all(window_lower <= upper)
+
+
 def test_upper_sides_refuse_nan_and_an_unknown_method() -> None:
     one = mechanisms.subsampled_gaussians([1.0], 0.01, value_discretization_interval=1e-3, optimistic=False)[0]
     item = [[(f.upper, 100) for f, _ in one.directions[0].items()]]
