@@ -225,6 +225,10 @@ constexpr std::int64_t kBatchCells = std::int64_t(1) << 23;
 // A batch of fewer items runs its per-bin powers on one thread: the two directions of one PLD gain less than
 // an OpenMP team costs (its idle spinning is CPU time on a shared machine).
 constexpr std::int64_t kLeastParallelItems = 4;
+// A batch whose items visit fewer bins than this in all (their rows' candidate bins, about 30 ns of power each)
+// runs its per-bin powers on one thread too: a run's checkpoints read from their spectra keep a few hundred
+// bins each, a millisecond of powers that an OpenMP team would follow with as much idle spinning.
+constexpr std::int64_t kLeastParallelBins = std::int64_t(1) << 16;
 // Direct sums of fewer products than this run on one thread, for the same reason.
 constexpr std::int64_t kLeastParallelProducts = std::int64_t(1) << 20;
 // A floor above this has a normal square (below 1e-300, far above the least normal 2.2e-308), so comparing
@@ -1374,9 +1378,12 @@ inline PoweredSpectra powered_spectra(const std::vector<PmfView>& factors, const
     powered.spectrum = reinterpret_cast<std::complex<double>*>(powered.pairs.get());
     powered.sums.resize(static_cast<std::size_t>(items));
     const ItemPowers power(s, prepared, plan);
-    const int threads = plan.threads;
-    static_cast<void>(threads);  // read by the OpenMP clause only
-#pragma omp parallel for schedule(dynamic, 1) if (items >= kLeastParallelItems && threads != 1)
+    std::int64_t visits = 0;  // the bins the items' powers visit
+    for (std::int64_t i = 0; i < items; ++i)
+        visits += static_cast<std::int64_t>(prepared.candidates[rows.item_rows[i][0]].size());
+    const bool parallel = items >= kLeastParallelItems && visits >= kLeastParallelBins && plan.threads != 1;
+    static_cast<void>(parallel);  // read by the OpenMP clause only
+#pragma omp parallel for schedule(dynamic, 1) if (parallel)
     for (std::int64_t i = 0; i < items; ++i)
         powered.sums[i] =
             power(windows[i]->terms, rows.item_rows[i], floors.item[i], plan.spectra_on ? &reads[i] : nullptr,
