@@ -198,8 +198,10 @@ class SpectralSumsIn {
         const std::int64_t K = static_cast<std::int64_t>(s.bins.size());
         one_minus_r_ = -std::expm1(-static_cast<T>(s.h));
         y0_ = s.bins.empty() ? 0.0 : s.bins[0].real();
-        yg_.resize(K);
-        yq_.resize(K);
+        yg_.reserve(static_cast<std::size_t>(std::max<std::int64_t>(K, 1)));  // filled below, not zeroed first
+        yq_.reserve(static_cast<std::size_t>(std::max<std::int64_t>(K, 1)));
+        yg_.emplace_back(0, 0);  // k = 0 unused
+        yq_.emplace_back(0, 0);
         const BinFactors<T>& f = bin_factors<T>(s.m, s.h, K);
         const std::complex<T> zb = twiddle((s.start + s.width) % s.m, s.m);
         T br = 1, bi = 0;
@@ -207,8 +209,8 @@ class SpectralSumsIn {
             // the products written out (std::complex's operator* calls __mulxc3: at()'s comment)
             const T yr = s.bins[k].real(), yi = s.bins[k].imag();
             const T gr = f.g[k].real(), gi = f.g[k].imag(), qr = f.q[k].real(), qi = f.q[k].imag();
-            yg_[k] = {yr * gr - yi * gi, yr * gi + yi * gr};
-            yq_[k] = {yr * qr - yi * qi, yr * qi + yi * qr};
+            yg_.emplace_back(yr * gr - yi * gi, yr * gi + yi * gr);
+            yq_.emplace_back(yr * qr - yi * qi, yr * qi + yi * qr);
             const T next_r = br * zb.real() - bi * zb.imag();
             bi = br * zb.imag() + bi * zb.real();
             br = next_r;
