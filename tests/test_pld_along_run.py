@@ -169,6 +169,24 @@ def test_gaussian_delta_curve_brackets_exact_composition() -> None:
         assert up - lo <= 0.02 * float(exact)
 
 
+@pytest.mark.parametrize("h", [0.05, 0.5, 5.0])
+def test_gaussian_curves_on_coarse_grids_hold_the_exact_values(h: float) -> None:
+    """Coarse grids, up to h = 5 (one grid point per 5 loss units), and the targets at their edges: delta 1e-12 and
+    1e-3, epsilon 0 and 30 (delta 1e-11 at 64 rounds of sigma 2): each checkpoint's bracket, composed on a divisor of
+    the run's longest transform, holds the exact Gaussian value (50-digit mpmath)."""
+    run = PLDAccountant(value_discretization_interval=h)
+    run.compose_subsampled_gaussian(sigma=2.0, sampling_rate=1.0, rounds=64)
+    steps = [1, 2, 5, 16, 40, 64]
+    for delta in (1e-12, 1e-3):
+        curve = run.epsilon_curve(delta, steps=steps)
+        for t, lo, up in zip(curve.steps, curve.lower, curve.upper):
+            assert mpmath.mpf(lo) <= _gaussian_epsilon(math.sqrt(t) / 2.0, delta) <= mpmath.mpf(up), (h, delta, t)
+    for eps in (0.0, 1.0, 30.0):
+        curve = run.delta_curve(eps, steps=steps)
+        for t, lo, up in zip(curve.steps, curve.lower, curve.upper):
+            assert mpmath.mpf(lo) <= _gaussian_delta(math.sqrt(t) / 2.0, eps) <= mpmath.mpf(up), (h, eps, t)
+
+
 # --- checkpoints and refusals ------------------------------------------------------------------------
 
 
