@@ -351,6 +351,12 @@ inline std::complex<long double> quarter_turned_phasor(long double angle) {
     return quarter_turned(std::cos(phi), std::sin(phi), c);
 }
 
+// ceil(log2 m), at least 1: a length-m transform's stages.
+inline double fft_stages(std::int64_t m) { return std::max(1.0, std::ceil(std::log2(static_cast<double>(m)))); }
+
+// 8 u ceil(log2 m): a length-m transform's error per unit of its input's l1 norm (pld_fft_backend.hpp).
+inline double fft_error_per_mass(std::int64_t m) { return 8.0 * kUnitRoundoff * fft_stages(m); }
+
 inline double finite_mass(const PmfView& f) {
     double s = 0.0;
     for (std::int64_t k = 0; k < f.n; ++k) s += f.p[k];
@@ -387,7 +393,7 @@ inline double band_products(std::int64_t n, std::int64_t m, std::int64_t keep, b
 // (kFftProducts m ceil(log2 m)), and with direct bins (`direct`) also what the full row's own accurate band
 // would cost (`band`, at most a long-double transform: kLongFftProducts m ceil(log2 m)).
 inline double band_row_limit(std::int64_t m, bool direct, double band) {
-    const double stages = std::max(1.0, std::ceil(std::log2(static_cast<double>(m))));
+    const double stages = fft_stages(m);
     const double full = kFftProducts * static_cast<double>(m) * stages;
     return direct ? full + std::min(band, kLongFftProducts * static_cast<double>(m) * stages) : full;
 }
@@ -705,8 +711,8 @@ inline BatchPlan batch_plan(std::int64_t m, bool pessimistic, const ComposeOptio
     BatchPlan plan;
     plan.m = m;
     plan.bins = m / 2 + 1;
-    plan.stages = std::max(1.0, std::ceil(std::log2(static_cast<double>(m))));
-    plan.fft_err = 8.0 * kUnitRoundoff * plan.stages;
+    plan.stages = fft_stages(m);
+    plan.fft_err = fft_error_per_mass(m);
     plan.pessimistic = pessimistic;
     plan.threads = options.threads;
     if (options.direct_bins && kLongPower && plan.threads != 1 && !team_full_long_double_precision()) plan.threads = 1;
@@ -836,10 +842,8 @@ class SharedTransform {
     // What the kept half spectra may hold: 16 bytes per bin of every factor.
     std::int64_t bytes() const { return 16 * (M_ / 2 + 1) * static_cast<std::int64_t>(half_.size()); }
 
-    // 8 u ceil(log2 M): the bound of every bin read here per unit of the factor's l1 norm (pld_fft_backend.hpp).
-    double error_per_mass() const {
-        return 8.0 * kUnitRoundoff * std::max(1.0, std::ceil(std::log2(static_cast<double>(M_))));
-    }
+    // The bound of every bin read here per unit of the factor's l1 norm: the length-M transform's.
+    double error_per_mass() const { return fft_error_per_mass(M_); }
 
     // row[k] = bin k of the factor's length-m DFT (m divides M) for k = 0 .. m / 2.
     void read(std::int64_t factor, std::int64_t m, std::complex<double>* row) {
