@@ -148,3 +148,33 @@ def test_cli_fixed_compute_and_batch_size(capsys):
     assert main(argv) == 0
     b = calibrate_batch_size(noise_multiplier=1.0, dataset_size=N, steps=200, **TARGET)
     assert f"{b}" in capsys.readouterr().out
+
+
+def test_batch_size_of_shuffled_batches_is_refused_naming_sampling():
+    with pytest.raises(ValueError, match=r"sampling must be one whose batch size can be calibrated .*got 'shuffle'"):
+        calibrate_batch_size(noise_multiplier=1.0, dataset_size=N, epochs=1, sampling="shuffle", **TARGET)
+
+
+@pytest.mark.parametrize(
+    "function, kwargs, typo, meant",
+    [
+        (
+            calibrate_batch_size,
+            dict(noise_multipler=1.0, dataset_size=N, epochs=1),
+            "noise_multipler",
+            "noise_multiplier",
+        ),
+        (calibrate_fixed_compute, dict(dataset_size=N, epoch=1), "epoch", "epochs"),
+    ],
+)
+def test_a_misspelled_required_keyword_is_named(function, kwargs, typo, meant):
+    with pytest.raises(TypeError, match=rf"unexpected keyword argument '{typo}' \(did you mean '{meant}'\?\)"):
+        function(**kwargs, **TARGET)
+
+
+@pytest.mark.parametrize(("typo", "meant"), [("epsilom", "epsilon"), ("target_delt", "target_delta")])
+def test_calibrate_names_a_misspelled_target(typo, meant):
+    target = {"epsilon": 1.0, "delta": 1e-5}
+    target.pop(meant.removeprefix("target_"))
+    with pytest.raises(TypeError, match=rf"got '{typo}' \(did you mean '{meant}'\?\)"):
+        calibrate("gaussian", "sigma", rounds=1, **target, **{typo: 1.0 if "eps" in typo else 1e-5})

@@ -239,6 +239,23 @@ def test_bad_options_are_refused_naming_them() -> None:
         risk.calibrate_tpr("gaussian", "sensitivity", fpr=0.01, tpr=0.1)
 
 
+@pytest.mark.parametrize("accountant", [None, 1.0, "gaussian"])
+def test_a_non_accountant_is_refused_naming_the_argument(accountant: object) -> None:
+    for call in (
+        lambda: risk.advantage(accountant),
+        lambda: risk.tpr_at_fpr(accountant, 0.01),
+        lambda: risk.tradeoff_curve(accountant, 0.01),
+    ):
+        with pytest.raises(TypeError, match=r"accountant must be an accountant with a \.delta"):
+            call()
+
+
+def test_calibrate_tpr_refuses_a_value_for_the_calibrated_parameter() -> None:
+    for parameter, given in (("rounds", {"sigma": 1.0, "rounds": 10}), ("sigma", {"sigma": 1.0, "rounds": 10})):
+        with pytest.raises(ValueError, match=rf"'{parameter}' is the calibrated parameter: do not also give it"):
+            risk.calibrate_tpr("gaussian", parameter, fpr=0.01, tpr=0.5, **given)
+
+
 def test_command_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["risk", "-a", "gaussian", "-p", "sigma=1", "-p", "rounds=10", "--fpr", "0.01,0.001"]) == 0
     lines = capsys.readouterr().out.splitlines()

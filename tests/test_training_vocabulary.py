@@ -203,3 +203,27 @@ def test_cli_refusals_in_its_words(capsys):
 def test_calibrate_names_the_closest_parameter():
     with pytest.raises(ValueError, match=r"takes no parameter 'sample_rat' \(did you mean 'sample_rate'\?\)"):
         calibrate("dp_sgd", "noise_multiplier", epsilon=1.0, delta=1e-5, sample_rat=0.1, steps=10)
+
+
+@pytest.mark.parametrize(
+    "cls, kwargs, typo, meant",
+    [
+        (
+            DPSGD,
+            dict(noise_multipler=1.1, dataset_size=N, batch_size=B, epochs=1),
+            "noise_multipler",
+            "noise_multiplier",
+        ),
+        (DPSGD, dict(noise_multiplier=1.1, dataset_size=N, batch_sise=B, epochs=1), "batch_sise", "batch_size"),
+        (
+            DPFedAvg,
+            dict(noise_multipler=1.0, total_clients=100, clients_per_round=10, rounds=3),
+            "noise_multipler",
+            "noise_multiplier",
+        ),
+        (DPFedAvg, dict(noise_multiplier=1.0, total_clients=100, clients_per_round=10, round=3), "round", "rounds"),
+    ],
+)
+def test_a_misspelled_keyword_is_named_with_its_spelling_even_when_it_was_required(cls, kwargs, typo, meant):
+    with pytest.raises(TypeError, match=rf"unexpected keyword argument '{typo}' \(did you mean '{meant}'\?\)"):
+        cls(**kwargs)

@@ -39,6 +39,7 @@ from __future__ import annotations
 import contextlib
 import difflib
 import functools
+import inspect
 import math
 import os
 import warnings
@@ -413,6 +414,44 @@ def synonyms(owner: str, given: dict[str, Any], words: Mapping[str, str], known:
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def known_keywords(owner: str, *extra: str) -> Callable[[_F], _F]:
+    """Refuse, before the call binds its arguments, a keyword that is neither a parameter of the decorated
+    function nor one of ``extra`` (the synonyms its ``**`` parameter accepts): a ``ParameterTypeError``
+    naming it and the closest name.  Without it, a misspelled required keyword
+    (``noise_multipler=``) is reported as the required one missing, the typo unnamed.
+
+    Parameters
+    ----------
+    owner : str
+        The name the error message gives the callable ("DPSGD").
+    *extra : str
+        Further keywords accepted through the function's ``**`` parameter.
+
+    Returns
+    -------
+    Callable
+        The decorator; the wrapped signature (``inspect.signature``) is the function's own.
+    """
+
+    def decorate(function: _F) -> _F:
+        own = [n for n, p in inspect.signature(function).parameters.items() if p.kind is not p.VAR_KEYWORD]
+        known = {*own, *extra}
+        options = [n for n in (*own, *extra) if n != "self"]
+
+        @functools.wraps(function)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            for word in kwargs:
+                if word not in known:
+                    raise ParameterTypeError(
+                        f"{owner}() got an unexpected keyword argument {word!r}{did_you_mean(word, options)}"
+                    )
+            return function(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
 
 
 def renamed_keywords(**old_to_new: str) -> Callable[[_F], _F]:

@@ -301,8 +301,19 @@ def _one_vocabulary(
             targets[name] = params.pop(word)
     missing = [name for name, value in targets.items() if value is None]
     if missing:
+        # a misspelled target (``epsilom=``) sits among the parameters: name it
+        strays = [k for k in params if k not in entry.parameters]
+        typo = next(
+            (
+                f"; got {k!r}{hint}"
+                for k in strays
+                if (hint := _validation.did_you_mean(k, [*targets, *_TARGET_SYNONYMS]))
+            ),
+            "",
+        )
         raise _validation.ParameterTypeError(
             f"calibrate() needs the target {' and '.join(missing)} (or {', '.join('target_' + m for m in missing)})"
+            + typo
         )
     words = {w: n for w, n in training.SAMPLE_RATE_SYNONYMS.items() if n in entry.parameters}
     if words:
@@ -869,6 +880,7 @@ def _refine(pb: _Problem, good: np.ndarray, bad: np.ndarray, fbad: np.ndarray, i
 # --- the batch size, in training words -------------------------------------------------------------
 
 
+@_validation.known_keywords("calibrate_batch_size", *_TARGET_SYNONYMS)
 def calibrate_batch_size(
     *,
     noise_multiplier: ArrayLike,
@@ -897,8 +909,17 @@ def calibrate_batch_size(
     ``target_epsilon`` / ``target_delta`` are accepted for ``epsilon`` / ``delta``; arrays broadcast.
     The sampling rate of a run given by its rate is ``calibrate("dp_sgd", "sample_rate", ...)``.
     """
+    entry = _training_entry(sampling, steps_per_epoch)
+    if "batch_size" not in entry.calibratable:
+        can = [s for s in training.SAMPLINGS if "batch_size" in _training_entry(s, None).calibratable]
+        raise ValueError(
+            f"sampling must be one whose batch size can be calibrated ({', '.join(map(repr, can))}), got "
+            f"{sampling!r}: its certified upper epsilon does not depend on the batch size (for shuffled batches, "
+            "the Gaussian of shift 2 per epoch begun), so there is no largest batch size to search; choose another "
+            "sampling, or compare training.DPSGD's brackets at the batch sizes you consider"
+        )
     call = _TrainingCall(
-        _training_entry(sampling, steps_per_epoch),
+        entry,
         epsilon,
         delta,
         _given(value_discretization_interval=value_discretization_interval, accuracy=accuracy),
@@ -1015,6 +1036,7 @@ def default_batch_sizes(dataset_size: int) -> np.ndarray:
     return np.array(sizes or [min(16, n)], dtype=np.int64)
 
 
+@_validation.known_keywords("calibrate_fixed_compute", *_TARGET_SYNONYMS)
 def calibrate_fixed_compute(
     *,
     dataset_size: int,
@@ -1070,14 +1092,6 @@ def calibrate_fixed_compute(
         run: dict[str, Any] = {"steps": steps}
     else:
         run = {"epochs": float(_validation.single(epochs, "epochs"))}
-    for word in targets:
-        if word not in _TARGET_SYNONYMS:
-            raise _validation.ParameterTypeError(
-                f"calibrate_fixed_compute() got an unexpected keyword argument {word!r}"
-                + _validation.did_you_mean(
-                    word, [*inspect.signature(calibrate_fixed_compute).parameters, "target_epsilon"]
-                )
-            )
     call = _TrainingCall(
         _training_entry(sampling, steps_per_epoch),
         epsilon,

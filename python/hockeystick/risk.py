@@ -164,7 +164,7 @@ def advantage(accountant: Any, *, bound: Bound = "upper") -> Any:
     ``direction="remove"``, equal for every direction since delta_{H1||H0}(0) = delta_{H0||H1}(0)): the
     accountant's own delta at epsilon = 0, on the side ``bound`` asks for ("both": (lower, upper))."""
     side = _validation.bound_side(bound)
-    return accountant.delta(0.0, bound=side)
+    return _profiled(accountant).delta(0.0, bound=side)
 
 
 def calibrate_tpr(
@@ -212,6 +212,10 @@ def calibrate_tpr(
         raise ValueError(
             f"parameter must be one of the calibratable parameters of {entry.name!r} "
             f"({', '.join(sorted(entry.calibratable)) or 'none'}), got {_validation.describe(parameter)}"
+        )
+    if parameter in params:
+        raise ValueError(
+            f"{parameter!r} is the calibrated parameter: do not also give it a value (drop {parameter}=...)"
         )
     arrays = {k: _validation.as_real_array(v, k) for k, v in params.items()}
     shape = np.broadcast_shapes(*(a.shape for a in arrays.values())) if arrays else ()
@@ -293,6 +297,18 @@ def _where(arrays: dict[str, np.ndarray], usable: np.ndarray) -> str:
     i = int(np.argmin(usable.any(axis=-1).ravel()))
     shape = usable.shape[:-1]
     return " at " + ", ".join(f"{k}={float(np.broadcast_to(a, shape).ravel()[i]):g}" for k, a in arrays.items())
+
+
+def _profiled(accountant: Any) -> Any:
+    """``accountant`` itself, refused (``ParameterTypeError``) unless it has a callable ``.delta``: the
+    privacy profile everything here is read from."""
+    if not callable(getattr(accountant, "delta", None)):
+        raise _validation.ParameterTypeError(
+            "accountant must be an accountant with a .delta(epsilon, bound=...) method (for example "
+            f"hockeystick.training.DPSGD(...) or a pld accountant), got {_validation.describe(accountant)} "
+            f"({type(accountant).__name__}); build the accountant first"
+        )
+    return accountant
 
 
 def _sides(low: np.ndarray, up: np.ndarray, side: str, scalar: bool) -> Any:
@@ -448,6 +464,7 @@ def _power_bracket(
     accountant: Any, alpha: np.ndarray, side: str, direction: Any, rtol: Any
 ) -> tuple[np.ndarray, np.ndarray]:
     """(lower, upper) power at every ``alpha`` (its shape), a side not asked trivial (alpha below, 1 above)."""
+    _profiled(accountant)
     tolerance = float(
         _validation.in_interval(_validation.single(rtol, "rtol"), "rtol", 0.0, 1.0, open_low=True, open_high=True)
     )

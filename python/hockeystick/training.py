@@ -374,6 +374,7 @@ class DPSGD(_SubsampledTraining):
     A keyword that is none of these is refused (TypeError, naming the closest one).
     """
 
+    @_validation.known_keywords("DPSGD", *SAMPLE_RATE_SYNONYMS)
     def __init__(
         self,
         *,
@@ -416,8 +417,10 @@ class DPFedAvg(_SubsampledTraining):
     to norm C and adds N(0, (z C)^2 I) to their sum.  One round is one subsampled Gaussian step over
     clients, so the accounting is DP-SGD's with clients for records (``epochs`` counts passes over the
     clients, ``steps_per_epoch`` as in ``DPSGD``; ``steps`` is accepted as a synonym of ``rounds``).
+    A keyword that is none of these is refused (TypeError, naming the closest one).
     """
 
+    @_validation.known_keywords("DPFedAvg", *SAMPLE_RATE_SYNONYMS, "steps")
     def __init__(
         self,
         *,
