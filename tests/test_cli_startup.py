@@ -28,11 +28,29 @@ HEAVY = (
 )
 
 
-def _loaded_after(code: str) -> set[str]:
-    """The modules of HEAVY (or below them) that a fresh interpreter holds after running ``code``."""
+# what a first answer never needs: the DP-SGD vocabulary and the command line's epsilon of one run load
+# none of these (scipy.fft and scipy.special come with the first composition, the rest only where used)
+FIRST_ANSWER_HEAVY = (
+    "scipy.stats",
+    "scipy.optimize",
+    "scipy.integrate",
+    "mpmath",
+    "pandas",
+    "matplotlib",
+    "numba",
+    "xarray",
+    "dask",
+    "distributed",
+    "pyarrow",
+    "sklearn",
+)
+
+
+def _loaded_after(code: str, heavy: tuple[str, ...] = HEAVY) -> set[str]:
+    """The modules of ``heavy`` (or below them) that a fresh interpreter holds after running ``code``."""
     probe = (
         f"import sys\n{code}\nimport json\n"
-        f"print(json.dumps(sorted({{m for m in sys.modules for h in {HEAVY!r} "
+        f"print(json.dumps(sorted({{m for m in sys.modules for h in {heavy!r} "
         f"if m == h or m.startswith(h + '.')}})))"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
@@ -76,3 +94,41 @@ def test_a_subcommand_imports_its_machinery_when_it_runs():
         "assert main(['epsilon', '-a', 'gaussian', '-p', 'sigma=2', '--delta', '1e-5']) == 0"
     )
     assert {"numpy", "hockeystick._core", "hockeystick.registry"} <= loaded
+
+
+def test_the_training_vocabulary_imports_no_scipy():
+    """``from hockeystick.training import DPSGD`` (every PLD accountant behind it) loads numpy and the core,
+    never scipy: each scipy function is imported by the function that calls it."""
+    assert _loaded_after("from hockeystick.training import DPSGD", (*FIRST_ANSWER_HEAVY, "scipy")) == set()
+
+
+def test_the_registry_imports_no_scipy():
+    """Every family the command line can name is registered without importing scipy."""
+    assert _loaded_after("import hockeystick.registry", (*FIRST_ANSWER_HEAVY, "scipy")) == set()
+
+
+def test_a_first_epsilon_imports_nothing_heavy():
+    """The README's DP-SGD epsilon, from the library and from the command line: the composition's
+    scipy.fft and scipy.special, nothing of FIRST_ANSWER_HEAVY."""
+    library = (
+        "from hockeystick.training import DPSGD\n"
+        "eps = DPSGD(dataset_size=60000, batch_size=256, epochs=60, noise_multiplier=1.1).epsilon(1e-5)\n"
+        "assert 2.3 < eps < 2.5, eps"
+    )
+    assert _loaded_after(library, FIRST_ANSWER_HEAVY) == set()
+    command_line = (
+        "from hockeystick.cli import main\n"
+        "assert main(['epsilon', '--noise-multiplier', '1.1', '--sample-rate', '0.0042667', '--steps', '14100',"
+        " '--delta', '1e-5']) == 0"
+    )
+    assert _loaded_after(command_line, FIRST_ANSWER_HEAVY) == set()
+
+
+def test_a_refused_target_imports_nothing_heavy():
+    """``--delta 0`` is refused (exit 2) before anything of FIRST_ANSWER_HEAVY loads."""
+    code = (
+        "from hockeystick.cli import main\n"
+        "assert main(['epsilon', '--noise-multiplier', '1.1', '--sample-rate', '0.0042667', '--steps', '14100',"
+        " '--delta', '0']) == 2"
+    )
+    assert _loaded_after(code, FIRST_ANSWER_HEAVY) == set()

@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
-from scipy import special
 
 from .. import _core
 from .._elementwise import check_threads
@@ -100,6 +99,8 @@ def unit_rate_factors(
     only and the step sum is a times its value at a = 1: the pair at a = 1, L = x.  x = inf (a L past
     the largest double) gives log rho = inf.
     """
+    from scipy import special
+
     x, K, t = rate_times_lipschitz, local_steps, round_index
     if schedule == "constant":
         return K * np.log1p(x) + 0 * t, K + 0 * t
@@ -159,6 +160,8 @@ class NoisyFedAvg(LastIterateAccountant):
         schedule: str = "constant",
         threads: int | None = None,
     ) -> None:
+        from scipy import special
+
         self.schedule = choice(schedule, "schedule", SCHEDULES)
         p = broadcast(
             clients=positive(clients, "clients"),

@@ -23,7 +23,6 @@ from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
-from scipy import optimize
 
 from .. import certified_theta as _ct
 from .. import gaussian as _gaussian
@@ -87,6 +86,8 @@ class TradeOffFunction:
         return scalar_or_array(np.asarray(self._curve(alpha_arr), dtype=np.float64))
 
     def _delta_one(self, eps: float) -> float:
+        from scipy import optimize
+
         gamma = np.exp(eps)
 
         def negative_gain(log_alpha: float) -> float:
@@ -112,6 +113,8 @@ class TradeOffFunction:
 
     def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper") -> float | np.ndarray:
         """The smallest eps >= 0 with delta(eps) <= delta, element-wise over delta in (0, 1)."""
+        from scipy import optimize
+
         upper_only(bound, type(self).__name__)
         target = delta_values(delta)
 

@@ -16,7 +16,6 @@ from typing import cast
 
 import numpy as np
 import numpy.typing as npt
-from scipy.optimize import elementwise
 
 from .._validation import positive, positive_integer, real
 from ._gaussian_pair import GaussianPair
@@ -39,6 +38,8 @@ def distortion_variance_for_tv(
     variance sigma^2 > 0, dimension d (whole number >= 1), target_tv in (0, 1); broadcast.  The
     result's TV equals the target to ~1e-13 relative; every smaller variance gives a smaller TV.
     """
+    from scipy.optimize import elementwise
+
     v = positive(variance, "variance")
     d = positive_integer(dimension, "dimension")
     t = real(target_tv, "target_tv")

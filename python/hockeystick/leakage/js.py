@@ -29,8 +29,6 @@ from typing import cast
 
 import numpy as np
 import numpy.typing as npt
-from scipy import integrate, special
-from scipy.stats import chi2, ncx2, norm
 
 from ._gaussian_pair import GaussianPair, gaussian_pair
 
@@ -42,6 +40,8 @@ _LOG2 = math.log(2.0)
 
 def js_integrand_h(y: np.ndarray | float) -> np.ndarray:
     """h(y) = y tanh y - log cosh y, accurate for every real y (tends to log 2 as |y| -> inf)."""
+    from scipy import special
+
     a = np.abs(np.asarray(y, dtype=float))
     b = np.minimum(a, 1.0)
     small = b * np.tanh(b) - np.log1p(2.0 * np.sinh(0.5 * b) ** 2)  # log cosh b without cancellation
@@ -86,6 +86,8 @@ def _integrate(f: Callable[..., np.ndarray], edges: np.ndarray, args: tuple[np.n
     """Sum over consecutive edges (one row per point, sorted) of tanh-sinh integrals of f; the
     summed error estimate must be below 1e-10 of the total (pieces far smaller than the total
     may stop at the finest level with a tiny absolute error)."""
+    from scipy import integrate
+
     total = np.zeros(edges.shape[0])
     error = np.zeros(edges.shape[0])
     for j in range(edges.shape[1] - 1):
@@ -101,6 +103,8 @@ def _integrate(f: Callable[..., np.ndarray], edges: np.ndarray, args: tuple[np.n
 
 def _density(w: np.ndarray, d: np.ndarray, lam: np.ndarray) -> np.ndarray:
     """Chi-square (lam = 0) or noncentral chi-square density at w."""
+    from scipy.stats import chi2, ncx2
+
     central = lam == 0
     with np.errstate(invalid="ignore", divide="ignore"):
         noncentral = ncx2.pdf(w, d, np.where(central, 1.0, lam))
@@ -132,6 +136,8 @@ def _expectation(
     1 - 1e-18, split at its mean.  The integration variable is t = W - lam (so l has no cancellation
     when lam is large), except when the lower quantile is below 1: then the range starts at W = 0
     and t = W, so the d = 1 density's endpoint singularity is resolved in full precision."""
+    from scipy.stats import chi2, ncx2
+
     central = lam == 0
     nc = np.where(central, 1.0, lam)
     lo = np.where(central, chi2.ppf(_TAIL, d), ncx2.ppf(_TAIL, d, nc))
@@ -154,6 +160,8 @@ def _js_radial(rho: np.ndarray, d: np.ndarray, s: np.ndarray, lam_p: np.ndarray)
 
 
 def _shift_integrand(x: np.ndarray, s: np.ndarray) -> np.ndarray:
+    from scipy.stats import norm
+
     return cast(np.ndarray, norm.pdf(x) * js_integrand_h(0.5 * (s * x - 0.5 * s * s)))
 
 

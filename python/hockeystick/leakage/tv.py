@@ -27,8 +27,6 @@ from typing import cast
 
 import numpy as np
 import numpy.typing as npt
-from scipy import special
-from scipy.stats import ncx2
 
 from ._gaussian_pair import GaussianPair, gaussian_pair
 
@@ -57,6 +55,9 @@ def tv_exact(
 
 
 def _tv(pair: GaussianPair) -> np.ndarray:
+    from scipy import special
+    from scipy.stats import ncx2
+
     rho, d, s = pair.rho, pair.dimension, pair.shift
     out = np.zeros_like(rho)
     centred = (s == 0) & (rho > 0)
@@ -76,6 +77,8 @@ def _tv(pair: GaussianPair) -> np.ndarray:
 
 def _tv_centred(rho: np.ndarray, d: np.ndarray) -> np.ndarray:
     """F_d(b) - F_d(a) for N(0, I_d) against N(0, (1 + rho) I_d)."""
+    from scipy import special
+
     a = d * np.log1p(rho) / rho
     width = d * np.log1p(rho)  # b - a, without forming b
     b = a + width

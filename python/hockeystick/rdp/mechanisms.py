@@ -41,7 +41,6 @@ from typing import cast
 
 import numpy as np
 import numpy.typing as npt
-from scipy import special
 
 from .._validation import broadcast, choice, in_interval, positive
 
@@ -107,6 +106,8 @@ def gaussian_rdp(sigma: npt.ArrayLike, orders: npt.ArrayLike | None = None) -> n
 
 def _log_binomial(alpha: np.ndarray, i: np.ndarray | float) -> np.ndarray:
     """log |C(alpha, i)| (gammaln is log |Gamma|, so this holds for the generalised binomial too)."""
+    from scipy import special
+
     return cast(np.ndarray, special.gammaln(alpha + 1) - special.gammaln(i + 1) - special.gammaln(alpha - i + 1))
 
 
@@ -137,6 +138,8 @@ def _log_a_fractional(
 
     With ``signed`` the terms whose binomial is negative go to a separate log-sum, subtracted at the end.
     """
+    from scipy import special
+
     n = alpha.size
     z0 = np.square(sigma) * (log_1mq - log_q) + 0.5
     inv2s2 = 0.5 / np.square(sigma)

@@ -41,7 +41,6 @@ from typing import cast
 
 import numpy as np
 import numpy.typing as npt
-from scipy.special import logsumexp
 
 from .._validation import in_interval, positive_integer
 from .mechanisms import check_orders
@@ -93,6 +92,8 @@ def _log_moment(
     S - 1 = sum_i w_i f_t(x_i) summed over non-negative parts (module docstring) where S < e; log-sum-exp
     of the positive terms w_i x_i^t beyond.
     """
+    from scipy.special import logsumexp
+
     s = alpha - 1.0
     excess = np.zeros(np.broadcast_shapes(alpha.shape, *(w.shape for w in weights)))
     terms = []

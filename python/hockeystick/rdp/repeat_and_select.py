@@ -31,7 +31,6 @@ import math
 
 import numpy as np
 import numpy.typing as npt
-from scipy.optimize import brentq
 
 from .conversion import rdp_to_delta
 from .mechanisms import check_orders
@@ -55,6 +54,8 @@ def truncated_negative_binomial_mean(gamma: float, shape: float) -> float:
 
 def truncated_negative_binomial_gamma(shape: float, mean: float) -> float:
     """gamma with mu(gamma) = mean, rounded down (never above the root): the law's halting probability."""
+    from scipy.optimize import brentq
+
     if mean == 1:
         return 1.0
     if shape == 1:

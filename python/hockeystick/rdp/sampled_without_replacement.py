@@ -28,15 +28,15 @@ import math
 from functools import lru_cache
 from typing import cast
 
-import mpmath
 import numpy as np
 import numpy.typing as npt
-from scipy.special import gammaln
 
 REFINED_ORDERS = 256
 
 
 def _log_binomial(n: int, k: np.ndarray) -> np.ndarray:
+    from scipy.special import gammaln
+
     return cast(np.ndarray, gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1))
 
 
@@ -46,6 +46,8 @@ def log_even_differences(c: float, top: int) -> np.ndarray:
 
     Cached per (c, top): an accountant asks again for every event of the same noise.
     """
+    import mpmath
+
     digits = 40 + int(top * math.log10(2.0) + 0.5 * top * max(0.0, math.log10(1.0 / c)))
     out = np.full(top + 1, -np.inf)
     with mpmath.workdps(digits):

@@ -27,7 +27,6 @@ import math
 from collections.abc import Callable
 
 import numpy as np
-from scipy import optimize
 
 from .. import _validation
 
@@ -78,6 +77,8 @@ def _epsilon_terms(log_gap: float, rho: float, xi: float, log_delta: float) -> t
 def _best_log_gap(objective: np.ndarray, fine: Callable[[float], float]) -> float:
     """log(alpha - 1) near the minimum of ``objective`` (its values on ``LOG_GAP``), refined by Brent's method on
     ``fine`` (kept only where it improves on the grid's best)."""
+    from scipy import optimize
+
     values = np.where(np.isfinite(objective), objective, np.inf)
     i = int(np.argmin(values))
     lo, hi = float(LOG_GAP[max(i - 1, 0)]), float(LOG_GAP[min(i + 1, LOG_GAP.size - 1)])

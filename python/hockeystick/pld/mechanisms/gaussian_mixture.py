@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from typing import ClassVar, cast
 
 import numpy as np
-from scipy import special
 
 from ..._elementwise import ArrayLike
 from ...gaussian import gaussian_tail_inverse
@@ -32,6 +31,8 @@ from .monotone import MonotonePair, check_mixture, log_sum_exp_rows, monotone_fa
 
 def normal_interval(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """P(a < Z <= b) for Z ~ N(0, 1), from the tail each end lies in (no cancellation in the tails)."""
+    from scipy import special
+
     lower = special.ndtr(np.minimum(b, 0.0)) - special.ndtr(np.minimum(a, 0.0))
     upper = special.ndtr(-np.maximum(a, 0.0)) - special.ndtr(-np.maximum(b, 0.0))
     return cast(np.ndarray, np.maximum(np.where(b <= 0.0, lower, np.where(a >= 0.0, upper, lower + upper)), 0.0))

@@ -82,7 +82,6 @@ from dataclasses import dataclass
 from typing import cast
 
 import numpy as np
-import scipy.optimize
 
 from ... import _core
 from ..compose.fft import DEFAULT_TAIL, compose_many
@@ -153,6 +152,8 @@ def balancing_tilt(masses: np.ndarray, k_lo: int, h: float, offset: float = 0.0)
         return 0.0
     if tilted_mean(1.0) >= 0.0:
         return 1.0
+    import scipy.optimize
+
     return float(scipy.optimize.brentq(tilted_mean, 0.0, 1.0, xtol=1e-9))
 
 

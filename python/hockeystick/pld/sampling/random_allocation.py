@@ -45,7 +45,6 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-from scipy import special
 
 from ... import _core, _validation
 from ...gaussian import gaussian_tail_inverse
@@ -103,6 +102,8 @@ def sum_grid(sigma: float, steps: int, resolution: float) -> np.ndarray:
     spread of [0, g_1] to its ends adds a variance g_1^2 / 4 per step, far below the grid's own
     (resolution s)^2 / 4 at s ~ steps) and the point below which all ``steps`` Y lie with probability
     BOTTOM_MASS (that mass sits at R = 0).  Spacing ``resolution`` in log(s), widened to keep at most MAX_POINTS."""
+    from scipy import special
+
     z = float(gaussian_tail_inverse(TAIL_QUANTILE))
     log_top = max(z / sigma + 0.5 / (sigma * sigma), math.log(16.0 * steps))
     below = float(special.ndtri(BOTTOM_MASS ** (1.0 / steps)))  # Phi(below)^steps = BOTTOM_MASS
@@ -117,6 +118,8 @@ def sum_grid(sigma: float, steps: int, resolution: float) -> np.ndarray:
 def _lognormal_cells(sigma: float, grid: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     """Q-mass and E_Q[Y; cell] of Y on [g_k, g_k+1) for each k (the last cell [g_top, inf)), and the largest
     relative error of those masses (NDTR_ULPS units of each end's tail value, over the cell's mass)."""
+    from scipy import special
+
     with np.errstate(divide="ignore", over="ignore"):  # log 0 = -inf, and a huge sigma's z = +-inf: exact
         z = sigma * (np.log(grid) + 0.5 / (sigma * sigma))  # Y <= g  <=>  X <= z
     lo, hi = z, np.append(z[1:], np.inf)
