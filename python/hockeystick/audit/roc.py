@@ -1,0 +1,135 @@
+"""The empirical ROC of the canary scores: TPR at FPR, AUROC, maximum accuracy (jax_privacy's meanings).
+
+All three read the ROC hull (``Scores.hull``): the tests that may randomize between two thresholds.
+
+* ``tpr_at_fpr(fpr)``: the hull's TPR at FPR ``fpr``, linear between its vertices.
+* ``auroc``: the area under the hull (trapezoids between its vertices).
+* ``max_accuracy``: the largest prevalence TPR + (1 - prevalence) TNR over its vertices; with
+  ``significance``, each vertex's TPR and TNR replaced by Clopper-Pearson upper limits at
+  ``significance / 2`` (per vertex, as the anchor: no correction for the number of vertices).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import _validation
+from ._checks import significance_level
+from .scores import Scores
+from .tails import clopper_pearson_upper
+
+__all__ = ["auroc", "hull_tpr", "max_accuracy", "tpr_at_fpr"]
+
+
+def tpr_at_fpr(scores: Scores, fpr: Any) -> Any:
+    """The largest TPR of a (randomized) threshold test with FPR ``fpr`` on these scores.
+
+    Parameters
+    ----------
+    scores : Scores
+        The canary scores.
+    fpr : float or array_like
+        False-positive rates in [0, 1].
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The hull's TPR at each ``fpr`` (its shape; a float for a float).
+
+    Raises
+    ------
+    ValueError
+        An ``fpr`` outside [0, 1] or NaN.
+    """
+    rates = _validation.in_interval(fpr, "fpr", 0.0, 1.0, open_low=False, open_high=False)
+    hull = scores.hull
+    out = hull_tpr(hull.tp, hull.fp, rates)
+    return float(out) if out.ndim == 0 else out
+
+
+def hull_tpr(tp: np.ndarray, fp: np.ndarray, fpr: np.ndarray) -> np.ndarray:
+    """The TPR, linear between the vertices (``tp``, ``fp``: counts ascending, the totals last), at FPR ``fpr``.
+
+    Parameters
+    ----------
+    tp, fp : numpy.ndarray
+        A hull's vertices, ascending from (0, 0) to the totals.
+    fpr : numpy.ndarray
+        False-positive rates in [0, 1].
+
+    Returns
+    -------
+    numpy.ndarray
+        The TPR at each, of ``fpr``'s shape.
+    """
+    target = fpr * fp[-1]
+    # the first vertex with FP beyond the target (the last one at FPR 1), and the one before it
+    right = np.minimum(np.searchsorted(fp, target, side="right"), fp.size - 1)
+    fp_left, fp_right = fp[right - 1], fp[right]
+    tp_left, tp_right = tp[right - 1], tp[right]
+    share = (target - fp_left) / (fp_right - fp_left)
+    return np.asarray((tp_left + share * (tp_right - tp_left)) / tp[-1])
+
+
+def auroc(scores: Scores) -> float:
+    """The area under the ROC hull (tests that may randomize between two thresholds).
+
+    Parameters
+    ----------
+    scores : Scores
+        The canary scores.
+
+    Returns
+    -------
+    float
+        The area, in [1/2, 1].
+    """
+    hull = scores.hull
+    tpr = hull.tp / scores.n_in
+    fpr = hull.fp / scores.n_out
+    return float(0.5 * np.dot(tpr[1:] + tpr[:-1], np.diff(fpr)))
+
+
+def max_accuracy(scores: Scores, *, prevalence: Any = None, significance: Any = None) -> float:
+    """The largest accuracy prevalence TPR + (1 - prevalence) TNR of a threshold test on these scores.
+
+    Parameters
+    ----------
+    scores : Scores
+        The canary scores.
+    prevalence : float, optional
+        The share of held-in canaries among those tested, in [0, 1]; default their share here.
+    significance : float, optional
+        With it, each vertex's TPR and TNR are Clopper-Pearson upper limits at ``significance / 2``
+        (in (0, 1)): a per-vertex upper bound, as jax_privacy computes it.
+
+    Returns
+    -------
+    float
+        The accuracy.
+
+    Raises
+    ------
+    ValueError
+        ``prevalence`` outside [0, 1] or ``significance`` outside (0, 1).
+    """
+    hull = scores.hull
+    share = (
+        scores.n_in / (scores.n_in + scores.n_out)
+        if prevalence is None
+        else float(
+            _validation.in_interval(
+                _validation.single(prevalence, "prevalence"), "prevalence", 0.0, 1.0, open_low=False, open_high=False
+            )
+        )
+    )
+    tn = scores.n_out - hull.fp
+    if significance is None:
+        tpr, tnr = hull.tp / scores.n_in, tn / scores.n_out
+    else:
+        s = significance_level(significance) / 2
+        tpr = clopper_pearson_upper(hull.tp, np.int64(scores.n_in), s)
+        tnr = clopper_pearson_upper(tn, np.int64(scores.n_out), s)
+    return float(np.max(share * tpr + (1.0 - share) * tnr))

@@ -1,0 +1,212 @@
+"""Canary scores: the held-in and held-out attack scores, checked once, and the counts every estimator reads.
+
+A canary's score is higher the more "in" it looks (jax_privacy's CanaryScoreAuditor states the same
+convention; negate a loss to get one).  A threshold t decides "in" for a score >= t, so at t
+
+    TP(t) = #{in-canaries with score >= t},   FP(t) = #{out-canaries with score >= t}.
+
+The thresholds that matter are the distinct scores and +inf (where TP = FP = 0).  The ROC points
+(FP, TP) of all of them, from t = +inf down, rise in both coordinates; their upper concave hull is
+the ROC of the best tests that may randomize between two thresholds.  ``Scores.hull`` keeps its
+vertices (points on a chord between their neighbours dropped, as in the anchor), which the anchor's
+estimators read.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .. import _validation
+
+__all__ = ["Hull", "Scores", "as_scores", "read_csv"]
+
+
+@dataclass(frozen=True)
+class Hull:
+    """The vertices of the upper concave hull of the ROC points, from t = +inf down.
+
+    Attributes
+    ----------
+    thresholds : numpy.ndarray
+        Each vertex's threshold (+inf first), descending.
+    tp, fp : numpy.ndarray
+        TP(t) and FP(t) there (int64), ascending from 0 to the number of in- and out-canaries.
+    """
+
+    thresholds: np.ndarray
+    tp: np.ndarray
+    fp: np.ndarray
+
+
+@dataclass(frozen=True)
+class Scores:
+    """Held-in and held-out canary scores, sorted ascending, with the ROC hull of all thresholds.
+
+    Build it with ``as_scores`` (which checks the arrays) or ``read_csv``.
+
+    Attributes
+    ----------
+    held_in, held_out : numpy.ndarray
+        The scores, sorted ascending (float64, finite).
+    given : tuple of numpy.ndarray
+        The same scores in the order given (a split into parts draws from it, as jax_privacy's does).
+    """
+
+    held_in: np.ndarray
+    held_out: np.ndarray
+    given: tuple[np.ndarray, np.ndarray] = field(repr=False, compare=False, default=(np.zeros(0), np.zeros(0)))
+    _hull: list[Hull] = field(default_factory=list, repr=False, compare=False)
+
+    @property
+    def n_in(self) -> int:
+        """The number of held-in canaries."""
+        return int(self.held_in.size)
+
+    @property
+    def n_out(self) -> int:
+        """The number of held-out canaries."""
+        return int(self.held_out.size)
+
+    def counts(self, thresholds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(TP(t), FP(t)) at each threshold t (int64 arrays of its shape).
+
+        Parameters
+        ----------
+        thresholds : numpy.ndarray
+            Thresholds; a score >= t counts as "in".
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            The true- and false-positive counts.
+        """
+        t = np.asarray(thresholds, dtype=np.float64)
+        tp = self.n_in - np.searchsorted(self.held_in, t, side="left")
+        fp = self.n_out - np.searchsorted(self.held_out, t, side="left")
+        return tp.astype(np.int64), fp.astype(np.int64)
+
+    @property
+    def hull(self) -> Hull:
+        """The ROC hull's vertices (computed once)."""
+        if not self._hull:
+            self._hull.append(_roc_hull(self))
+        return self._hull[0]
+
+    def subset(self, held_in: np.ndarray, held_out: np.ndarray) -> Scores:
+        """Scores made of the given (already checked) arrays, sorted.
+
+        Parameters
+        ----------
+        held_in, held_out : numpy.ndarray
+            Scores drawn from this object's (a resample or a part).
+
+        Returns
+        -------
+        Scores
+            The new scores.
+        """
+        return Scores(np.sort(held_in), np.sort(held_out), (held_in, held_out))
+
+
+def as_scores(in_scores: Any, out_scores: Any | None = None) -> Scores:
+    """Checked, sorted canary scores.
+
+    Parameters
+    ----------
+    in_scores : array_like or Scores
+        Attack scores of the held-in canaries (higher means "in"); a ``Scores`` is returned as it is
+        (``out_scores`` must then be None).
+    out_scores : array_like
+        Attack scores of the held-out canaries.
+
+    Returns
+    -------
+    Scores
+        The scores.
+
+    Raises
+    ------
+    ValueError
+        Either array is empty, or holds a NaN or an infinite score.
+    TypeError
+        A score is not a real number (strings, booleans, None).
+    """
+    if isinstance(in_scores, Scores):
+        if out_scores is not None:
+            raise ValueError("out_scores must be None when in_scores is a Scores object (it holds both)")
+        return in_scores
+    if out_scores is None:
+        raise ValueError("out_scores must be given: the held-out canaries' scores beside in_scores")
+    arrays = []
+    for value, name in ((in_scores, "in_scores"), (out_scores, "out_scores")):
+        arr = np.ravel(_validation.real(value, name, finite=True))
+        if arr.size == 0:
+            raise ValueError(f"{name} must hold at least one score, got an empty array")
+        arrays.append(arr)
+    return Scores(np.sort(arrays[0]), np.sort(arrays[1]), (arrays[0], arrays[1]))
+
+
+def read_csv(path: str | os.PathLike[str]) -> Scores:
+    """Canary scores from a CSV file with a header row naming a ``score`` column and an ``in`` column
+    (1 for a held-in canary, 0 for a held-out one), one canary per row; other columns are ignored.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file.
+
+    Returns
+    -------
+    Scores
+        The scores.
+
+    Raises
+    ------
+    ValueError
+        The header lacks either column, a score is not a finite number, a label is not 0 or 1, or a
+        side has no canary.
+    """
+    with open(path, newline="", encoding="utf-8") as handle:
+        header = next(csv.reader(handle), None)
+    names = [h.strip().lower() for h in header or []]
+    missing = [c for c in ("score", "in") if c not in names]
+    if missing:
+        raise ValueError(
+            f"the scores file {os.fspath(path)!r} must have a header row naming the columns 'score' and 'in' "
+            f"(1 = held-in canary, 0 = held-out), got {header!r}"
+        )
+    try:
+        table = np.loadtxt(
+            path, delimiter=",", skiprows=1, usecols=(names.index("score"), names.index("in")), ndmin=2, dtype=float
+        )
+    except ValueError as err:
+        raise ValueError(f"the scores file {os.fspath(path)!r} must hold numbers in 'score' and 'in': {err}") from None
+    score, label = table[:, 0], table[:, 1]
+    bad = ~((label == 0.0) | (label == 1.0))
+    if bad.any():
+        row = int(np.argmax(bad)) + 2
+        raise ValueError(f"the 'in' column must be 1 (held in) or 0 (held out), got {label[row - 2]!r} on line {row}")
+    return as_scores(score[label == 1.0], score[label == 0.0])
+
+
+def _roc_hull(scores: Scores) -> Hull:
+    """The vertices of the upper concave hull of the ROC points (FP, TP) of every distinct score and +inf."""
+    thresholds = np.concatenate([[np.inf], np.union1d(scores.held_in, scores.held_out)[::-1]])
+    tp, fp = scores.counts(thresholds)
+    keep = np.arange(thresholds.size)
+    while keep.size > 2:
+        x, y = fp[keep].astype(np.float64), tp[keep].astype(np.float64)
+        dx, dy = np.diff(x), np.diff(y)
+        # a vertex on or below the chord of its neighbours: the turn from its left edge to its right one
+        # is not clockwise (exact in doubles while the counts stay below 2^26; any subset of thresholds
+        # keeps every bound valid, the hull only chooses where to look)
+        below = dy[:-1] * dx[1:] - dy[1:] * dx[:-1] <= 0
+        if not below.any():
+            break
+        keep = keep[np.concatenate([[True], ~below, [True]])]
+    return Hull(thresholds[keep], tp[keep], fp[keep])

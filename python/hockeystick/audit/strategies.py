@@ -1,0 +1,106 @@
+"""Where a threshold test's bound is read: the threshold strategies (jax_privacy's three, and one more).
+
+A bound computed at a threshold chosen by looking at the scores must pay for the choice:
+
+* ``Bonferroni()`` (jax_privacy's): every vertex of the ROC hull, each at significance / (number of
+  vertices).  The vertices are chosen from the scores, so the divisor counts a family the data picked.
+* ``Simultaneous()``: every vertex at an in-canary's score, each at significance / (number of
+  in-canaries).  The family is fixed before the scores are seen: the k-th largest in-score x_(k) has
+  P(score >= x_(k)) distributed as the k-th smallest of n uniforms, Beta(k, n - k + 1), (stochastically
+  larger for discrete scores), so the Clopper-Pearson lower limit for k of n bounds the TPR at it,
+  and given the in-scores the out-canaries above it are Binomial(n_out, FPR): the union bound over
+  k = 1..n_in covers every threshold at once.  Clopper-Pearson bounds only.
+* ``Explicit(threshold)``: one threshold fixed in advance, at the full significance.
+* ``Split(fraction, seed)``: the threshold chosen on a random part of each side (``fraction`` of it),
+  the bound computed on the rest at the full significance (the parts drawn as jax_privacy draws them,
+  so that the same seed gives the same parts).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from .. import _validation
+
+__all__ = ["BONFERRONI", "Bonferroni", "Explicit", "Simultaneous", "Split", "Strategy", "check_strategy"]
+
+
+@dataclass(frozen=True)
+class Bonferroni:
+    """Every ROC hull vertex, at significance / (number of vertices) each (jax_privacy's default)."""
+
+
+@dataclass(frozen=True)
+class Simultaneous:
+    """Every hull vertex at an in-canary's score, at significance / (number of in-canaries) each."""
+
+
+@dataclass(frozen=True)
+class Explicit:
+    """One threshold fixed before the scores were seen (a score >= ``threshold`` decides "in").
+
+    Attributes
+    ----------
+    threshold : float
+        The threshold (finite).
+    """
+
+    threshold: float
+
+
+@dataclass(frozen=True)
+class Split:
+    """The threshold chosen on a part of the scores, the bound computed on the rest.
+
+    Attributes
+    ----------
+    fraction : float
+        The share of each side used to choose the threshold, in (0, 1).
+    seed : int or None
+        The seed of numpy's default generator drawing the parts (None: fresh entropy).
+    """
+
+    fraction: float = 0.5
+    seed: int | None = None
+
+
+Strategy = Bonferroni | Simultaneous | Explicit | Split
+BONFERRONI = Bonferroni()  # the default strategy
+
+
+def check_strategy(strategy: Any, allowed: tuple[type, ...]) -> Strategy:
+    """``strategy``, checked: one of ``allowed``, with a finite threshold or a fraction in (0, 1).
+
+    Parameters
+    ----------
+    strategy : object
+        The strategy given.
+    allowed : tuple of type
+        The strategy classes the estimator takes.
+
+    Returns
+    -------
+    Strategy
+        It.
+
+    Raises
+    ------
+    ValueError
+        Another kind of strategy, or a bad threshold, fraction or seed.
+    """
+    if not isinstance(strategy, allowed):
+        names = ", ".join(f"{c.__name__}()" for c in allowed)
+        raise ValueError(f"threshold_strategy must be one of {names} (hockeystick.audit), got {strategy!r}")
+    if isinstance(strategy, Explicit):
+        value = _validation.single(strategy.threshold, "threshold")
+        if not math.isfinite(value):
+            raise ValueError(f"threshold must be finite, got {strategy.threshold!r}")
+    if isinstance(strategy, Split):
+        _validation.in_interval(
+            _validation.single(strategy.fraction, "fraction"), "fraction", 0.0, 1.0, open_low=True, open_high=True
+        )
+        if strategy.seed is not None:
+            _validation.count(strategy.seed, "seed", minimum=0)
+    return strategy  # type: ignore[no-any-return]
