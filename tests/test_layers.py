@@ -37,6 +37,7 @@ LAYERS = {
     "simulate": 7,
     "calibrate": 8,
     "risk": 8.5,  # attack risk from a profile: calibrate + registry + pld
+    "audit": 8.7,  # canary scores against an accountant: risk's certified curve + registry
     "sweep": 9,
     "plots": 10,
     "errata_003": 11,  # calibrate + isrl + plots + simulate
