@@ -1,0 +1,231 @@
+"""The scores against the mechanism's own certified trade-off curve: does the run leak more than accounted?
+
+An accountant certifies that its mechanism is f-DP with f = the lower side of ``risk.tradeoff_curve``:
+every test's TPR at FPR alpha is at most T(alpha) = ``risk.tpr_at_fpr(accountant, alpha, bound="upper")``.
+The claim is tested, at significance ``significance``, in one of two ways:
+
+* ``method="clopper_pearson"``: at each threshold the strategy picks, a Clopper-Pearson lower limit TPR_low
+  and upper limit FPR_up.  T does not decrease, so where both limits hold, TPR <= T(FPR) <= T(FPR_up); a
+  threshold with TPR_low > T(FPR_up) refutes the claim.  With ``Simultaneous()`` (the default) all limits
+  hold at once with probability at least 1 - significance (``strategies.py``): if the accountant is
+  right, the claim is refuted with probability at most ``significance``.  Any accountant, any direction
+  (``direction="remove"``: membership inference against a PLD that keeps its directions).
+* ``method="one_run_fdp"``: Mahloujifar et al. 2024's one-run test of the claim f-DP, f the certified curve
+  (the symmetric one), read below its grid values: f does not increase, so at x between grid points
+  a_j < x <= a_j+1, f(x) >= f(a_j+1) >= the certified lower side there.  For the one-run setting
+  (canaries included independently with probability 1/2 in one training run).
+
+The report's witness is the threshold with the largest TPR_low - T(FPR_up) (Clopper-Pearson), or the first
+refuting threshold (one run).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .. import _validation, risk
+from ._checks import significance_level
+from .epsilon import split_parts
+from .one_run import Tradeoff, fdp_refutes
+from .scores import Scores, as_scores
+from .strategies import Bonferroni, Explicit, Simultaneous, Split, Strategy, check_strategy
+from .tails import clopper_pearson_lower, clopper_pearson_upper
+
+__all__ = ["CurveAudit", "audit_curve", "certified_tradeoff"]
+
+METHODS = ("clopper_pearson", "one_run_fdp")
+# where the one-run test reads the certified curve: 0, 1 and log-spaced towards both ends (the test reads
+# f(1 - r) for r down to significance / m, so the grid must resolve x near 1 as finely as near 0)
+_TAIL = np.geomspace(1e-13, 0.5, 1500)
+_GRID = np.unique(np.concatenate([[0.0, 1.0], _TAIL, 1.0 - _TAIL]))
+
+
+@dataclass(frozen=True)
+class CurveAudit:
+    """The verdict of the scores against an accountant's certified trade-off curve.
+
+    Attributes
+    ----------
+    refuted : bool
+        Whether the scores refute the curve at ``significance``.
+    significance : float
+        The test's level: the probability of refuting a right accountant is at most this.
+    method : str
+        "clopper_pearson" or "one_run_fdp".
+    threshold : float
+        The witness threshold (+inf where no threshold was tested).
+    tpr_lower, fpr_upper, tpr_certified : float or None
+        Clopper-Pearson: the witness's TPR lower limit, FPR upper limit and the certified TPR there
+        (None for the one-run test).
+    """
+
+    refuted: bool
+    significance: float
+    method: str
+    threshold: float
+    tpr_lower: float | None = None
+    fpr_upper: float | None = None
+    tpr_certified: float | None = None
+
+    @property
+    def excess(self) -> float | None:
+        """TPR_low - T(FPR_up) at the witness: positive where the curve is refuted (None for the one run)."""
+        if self.tpr_lower is None or self.tpr_certified is None:
+            return None
+        return self.tpr_lower - self.tpr_certified
+
+
+def audit_curve(
+    scores: Any,
+    out_scores: Any = None,
+    *,
+    accountant: Any,
+    significance: Any = 0.05,
+    direction: Any = "symmetric",
+    method: Any = "clopper_pearson",
+    threshold_strategy: Any = None,
+) -> CurveAudit:
+    """Test the claim "the mechanism is f-DP with f the accountant's certified trade-off curve".
+
+    Parameters
+    ----------
+    scores : Scores or array_like
+        The canary scores (``Scores``), or the held-in scores with ``out_scores``.
+    out_scores : array_like, optional
+        The held-out scores when ``scores`` is an array.
+    accountant : Accountant
+        Any accountant describing the run (scalar parameters), e.g. ``registry.get("dp_sgd").build(...)``.
+    significance : float
+        The test's level, in (0, 1).
+    direction : {"symmetric", "remove", "add"}
+        The curve's direction (``risk.tradeoff_curve``); "remove" and "add" need a PLD accountant that keeps
+        its directions, and the Clopper-Pearson method.
+    method : {"clopper_pearson", "one_run_fdp"}
+        The test (module docstring).
+    threshold_strategy : Simultaneous, Bonferroni, Explicit or Split, optional
+        Where the test looks: default ``Simultaneous()`` for the Clopper-Pearson method, ``Bonferroni()``
+        for the one-run test (which does not take ``Simultaneous``).
+
+    Returns
+    -------
+    CurveAudit
+        The verdict and its witness.
+
+    Raises
+    ------
+    ValueError
+        A bad argument (named), or an accountant whose delta is not one mechanism's.
+    """
+    data = as_scores(scores, out_scores)
+    s = significance_level(significance)
+    side = _validation.choice(direction, "direction", risk.DIRECTIONS)
+    how = _validation.choice(method, "method", METHODS)
+    if how == "one_run_fdp":
+        if side != "symmetric":
+            raise ValueError(
+                f'direction must be "symmetric" with method="one_run_fdp", got {side!r}: the one-run test reads '
+                "a symmetric trade-off function; the Clopper-Pearson method takes the directions"
+            )
+        given = Bonferroni() if threshold_strategy is None else threshold_strategy
+        strategy = check_strategy(given, (Bonferroni, Explicit, Split))
+        return _one_run(data, s, certified_tradeoff(accountant), strategy)
+    given = Simultaneous() if threshold_strategy is None else threshold_strategy
+    strategy = check_strategy(given, (Simultaneous, Bonferroni, Explicit, Split))
+    return _clopper_pearson(data, s, accountant, side, strategy)
+
+
+def certified_tradeoff(accountant: Any) -> Tradeoff:
+    """x -> a lower bound on the accountant's trade-off curve f(x) (symmetric), from its certified lower side
+    on a grid of 3002 points (log-spaced towards 0 and 1): the value at the first grid point at or above x.
+
+    Parameters
+    ----------
+    accountant : Accountant
+        One mechanism.
+
+    Returns
+    -------
+    callable
+        The lower bound, a function of x in [0, 1].
+    """
+    values = np.asarray(risk.tradeoff_curve(accountant, _GRID, bound="lower"), dtype=np.float64)
+
+    def f(x: float) -> float:
+        return float(values[min(int(np.searchsorted(_GRID, x, side="left")), _GRID.size - 1)])
+
+    return f
+
+
+def _clopper_pearson(
+    data: Scores, significance: float, accountant: Any, direction: str, strategy: Strategy
+) -> CurveAudit:
+    if isinstance(strategy, Explicit):
+        return _cp_test(data, significance / 2, accountant, direction, np.array([float(strategy.threshold)]))
+    if isinstance(strategy, Split):
+        first, second = split_parts(data, strategy)
+        chosen = _cp_test(first, significance / 2, accountant, direction, first.hull.thresholds)
+        return _cp_test(second, significance / 2, accountant, direction, np.array([chosen.threshold]))
+    hull = data.hull
+    if isinstance(strategy, Simultaneous):
+        at_in = hull.thresholds[np.isin(hull.thresholds, data.held_in)]
+        return _cp_test(data, significance / (2 * data.n_in), accountant, direction, at_in, significance)
+    return _cp_test(
+        data, significance / (2 * hull.thresholds.size), accountant, direction, hull.thresholds, significance
+    )
+
+
+def _cp_test(
+    data: Scores,
+    per_limit: float,
+    accountant: Any,
+    direction: str,
+    thresholds: np.ndarray,
+    significance: float | None = None,
+) -> CurveAudit:
+    """The Clopper-Pearson test at ``thresholds``, each limit at ``per_limit``."""
+    level = 2 * per_limit if significance is None else significance
+    if thresholds.size == 0:
+        return CurveAudit(False, level, "clopper_pearson", math.inf)
+    tp, fp = data.counts(thresholds)
+    tpr_low = clopper_pearson_lower(tp, np.int64(data.n_in), per_limit)
+    fpr_up = clopper_pearson_upper(fp, np.int64(data.n_out), per_limit)
+    certified = np.asarray(risk.tpr_at_fpr(accountant, fpr_up, bound="upper", direction=direction), dtype=np.float64)
+    k = int(np.argmax(tpr_low - certified))
+    return CurveAudit(
+        bool(tpr_low[k] > certified[k]),
+        level,
+        "clopper_pearson",
+        float(thresholds[k]),
+        float(tpr_low[k]),
+        float(fpr_up[k]),
+        float(certified[k]),
+    )
+
+
+def _one_run(data: Scores, significance: float, f: Tradeoff, strategy: Strategy) -> CurveAudit:
+    if isinstance(strategy, Explicit):
+        return _fdp_test(data, significance, f, np.array([float(strategy.threshold)]), significance)
+    if isinstance(strategy, Split):
+        first, second = split_parts(data, strategy)
+        chosen = _fdp_test(first, significance, f, first.hull.thresholds, significance)
+        return _fdp_test(second, significance, f, np.array([chosen.threshold]), significance)
+    hull = data.hull
+    return _fdp_test(data, significance / hull.thresholds.size, f, hull.thresholds, significance)
+
+
+def _fdp_test(data: Scores, per_test: float, f: Tradeoff, thresholds: np.ndarray, significance: float) -> CurveAudit:
+    """The one-run test at each threshold at ``per_test``: the first refuting one, by precision."""
+    m = data.n_in + data.n_out
+    tp, fp = data.counts(thresholds)
+    guesses = tp + fp
+    with np.errstate(invalid="ignore", divide="ignore"):
+        precision = np.where(guesses > 0, tp / np.maximum(guesses, 1), 0.0)
+    for k in np.argsort(-precision, kind="stable"):
+        if fdp_refutes(m, int(guesses[k]), int(tp[k]), per_test, f):
+            return CurveAudit(True, significance, "one_run_fdp", float(thresholds[k]))
+    best = int(np.argmax(precision)) if thresholds.size else 0
+    return CurveAudit(False, significance, "one_run_fdp", float(thresholds[best]) if thresholds.size else math.inf)

@@ -1,0 +1,193 @@
+"""The audit's verdict beside the accountant's certified bracket, in one table.
+
+For a run accounted by ``accountant`` and audited with canary scores, at confidence 1 - significance:
+
+* the audit's epsilon lower bound at ``delta``: Clopper-Pearson limits at every in-canary's score at once
+  (``Simultaneous()``, the family fixed before the scores are seen; ``epsilon.py``);
+* the accountant's certified [lower, upper] epsilon at ``delta`` (the lower side where it certifies one);
+* the gap, certified upper minus the audit's lower bound: the leakage the audit cannot yet exclude beyond
+  what it demonstrates.  A negative gap refutes the accountant's epsilon;
+* the test of the scores against the accountant's whole certified trade-off curve (``curve.py``), which
+  can refute an accountant whose epsilon the scores do not reach: its curve is a stronger claim;
+* the empirical AUROC and TPR at a few FPRs beside the certified TPR there.
+
+The two tests spend ``significance`` each: the table's verdicts hold jointly at 1 - 2 significance.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .. import _validation, risk
+from ._checks import delta_value, significance_level
+from .curve import CurveAudit, audit_curve
+from .epsilon import clopper_pearson_search
+from .roc import auroc, tpr_at_fpr
+from .scores import as_scores
+from .strategies import Simultaneous
+
+__all__ = ["AuditReport", "report"]
+
+REPORT_FPRS = (1e-3, 1e-2, 1e-1)
+
+
+@dataclass(frozen=True)
+class AuditReport:
+    """The audit of one run beside its accountant (``report``).
+
+    Attributes
+    ----------
+    significance, delta : float
+        The level of each test and the delta of the epsilons.
+    n_in, n_out : int
+        The canaries.
+    epsilon_audit : float
+        The audit's epsilon lower bound at ``delta``, holding with probability at least 1 - significance.
+    epsilon_lower, epsilon_upper : float or None, float
+        The accountant's certified bracket of epsilon at ``delta`` (lower None where it certifies no lower side).
+    curve : CurveAudit
+        The scores against the accountant's certified trade-off curve.
+    auroc : float
+        The empirical AUROC (the ROC hull's).
+    fprs, tpr_empirical, tpr_certified : tuple of float
+        FPRs, the hull's TPR there and the accountant's certified upper TPR there.
+    direction : str
+        The curve's direction.
+    """
+
+    significance: float
+    delta: float
+    n_in: int
+    n_out: int
+    epsilon_audit: float
+    epsilon_lower: float | None
+    epsilon_upper: float
+    curve: CurveAudit
+    auroc: float
+    fprs: tuple[float, ...]
+    tpr_empirical: tuple[float, ...]
+    tpr_certified: tuple[float, ...]
+    direction: str
+
+    @property
+    def gap(self) -> float:
+        """The accountant's certified upper epsilon minus the audit's lower bound (negative: refuted)."""
+        return self.epsilon_upper - self.epsilon_audit
+
+    @property
+    def refuted(self) -> bool:
+        """Whether the scores refute the accountant: its epsilon or its trade-off curve."""
+        return self.gap < 0 or self.curve.refuted
+
+    def table(self) -> str:
+        """The report as tab-separated lines (what ``hockeystick audit`` prints).
+
+        Returns
+        -------
+        str
+            The table.
+        """
+        confidence = f"{1 - self.significance:g}"
+        lower = "-" if self.epsilon_lower is None else f"{self.epsilon_lower:.6g}"
+        lines = [
+            f"canaries\t{self.n_in} in\t{self.n_out} out",
+            f"epsilon at delta={self.delta:g}\taudit lower bound ({confidence})\taccountant lower\taccountant upper\tgap",
+            f"\t{self.epsilon_audit:.6g}\t{lower}\t{self.epsilon_upper:.6g}\t{self.gap:.6g}",
+        ]
+        c = self.curve
+        verdict = "REFUTED" if c.refuted else "not refuted"
+        lines.append(f"certified trade-off curve ({self.direction}, {c.method}, {confidence})\t{verdict}")
+        if c.tpr_lower is not None and c.fpr_upper is not None and c.tpr_certified is not None:
+            lines.append(
+                f"\twitness threshold {c.threshold:.6g}: TPR >= {c.tpr_lower:.6g} at FPR <= {c.fpr_upper:.6g}; "
+                f"certified TPR <= {c.tpr_certified:.6g} there"
+            )
+        lines.append(f"AUROC\t{self.auroc:.6g}")
+        lines.append("fpr\ttpr empirical\ttpr certified upper")
+        for f, e, t in zip(self.fprs, self.tpr_empirical, self.tpr_certified):
+            lines.append(f"{f:g}\t{e:.6g}\t{t:.6g}")
+        lines.append(
+            f"verdict\t{'the scores refute the accountant' if self.refuted else 'consistent with the accountant'}"
+        )
+        return "\n".join(lines)
+
+
+def report(
+    scores: Any,
+    out_scores: Any = None,
+    *,
+    accountant: Any,
+    delta: Any,
+    significance: Any = 0.05,
+    direction: Any = "symmetric",
+    method: Any = "clopper_pearson",
+) -> AuditReport:
+    """Audit the scores and set the result beside the accountant's certified bracket.
+
+    Parameters
+    ----------
+    scores : Scores or array_like
+        The canary scores (``Scores``), or the held-in scores with ``out_scores``.
+    out_scores : array_like, optional
+        The held-out scores when ``scores`` is an array.
+    accountant : Accountant
+        The run's accountant (scalar parameters).
+    delta : float
+        The delta of the epsilons compared, strictly between 0 and 1.
+    significance : float
+        Each test's level, in (0, 1).
+    direction : {"symmetric", "remove", "add"}
+        The certified curve's direction (``audit_curve``).
+    method : {"clopper_pearson", "one_run_fdp"}
+        The curve test (``audit_curve``).
+
+    Returns
+    -------
+    AuditReport
+        The report; ``.table()`` formats it.
+
+    Raises
+    ------
+    ValueError
+        A bad argument (named).
+    """
+    data = as_scores(scores, out_scores)
+    s = significance_level(significance)
+    d = delta_value(delta, zero=False)
+    side = _validation.choice(direction, "direction", risk.DIRECTIONS)
+    eps_audit, _ = clopper_pearson_search(data, s, d, True, Simultaneous())
+    lower, upper = _accountant_epsilon(accountant, d)
+    verdict = audit_curve(data, accountant=accountant, significance=s, direction=side, method=method)
+    fprs = np.array(REPORT_FPRS)
+    empirical = np.asarray(tpr_at_fpr(data, fprs), dtype=np.float64)
+    certified = np.asarray(risk.tpr_at_fpr(accountant, fprs, bound="upper", direction=side), dtype=np.float64)
+    return AuditReport(
+        significance=s,
+        delta=d,
+        n_in=data.n_in,
+        n_out=data.n_out,
+        epsilon_audit=eps_audit,
+        epsilon_lower=lower,
+        epsilon_upper=upper,
+        curve=verdict,
+        auroc=auroc(data),
+        fprs=tuple(float(v) for v in fprs),
+        tpr_empirical=tuple(float(v) for v in empirical),
+        tpr_certified=tuple(float(v) for v in certified),
+        direction=side,
+    )
+
+
+def _accountant_epsilon(accountant: Any, delta: float) -> tuple[float | None, float]:
+    """The accountant's certified (lower, upper) epsilon at ``delta``; lower None where it gives no lower side
+    (it refuses bound="both" with a ValueError naming ``bound``)."""
+    try:
+        lower, upper = accountant.epsilon(delta, bound="both")
+    except ValueError as err:
+        if "bound" not in str(err):
+            raise
+        return None, float(accountant.epsilon(delta, bound="upper"))
+    return float(lower), float(upper)
