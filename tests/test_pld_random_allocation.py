@@ -144,3 +144,80 @@ def test_feldman_shenfeld_package_values() -> None:
     for delta, theirs in ((1e-6, 1.5485), (1e-5, 1.3614), (1e-4, 1.1540)):
         lower, upper = composed.epsilon(delta, bound="both")
         assert lower <= upper <= theirs <= upper + 0.06
+
+
+SWEEP_SIGMAS = [0.3, 1.0, 3.0, 5.0, 8.0, 10.0, 15.0, 20.0, 25.0, 40.0, 60.0, 100.0]
+
+
+@pytest.mark.parametrize("steps", [1, 2, 4, 235])
+def test_every_noise_from_03_to_100_gets_an_ordered_finite_bracket(steps: int) -> None:
+    """Each sigma in [0.3, 100] is bracketed with the sum grid chosen internally: lower <= upper, both finite, at
+    delta 1e-5 and at a few epsilon; at t = 1 the bracket holds the Gaussian mechanism's exact value."""
+    for sigma in SWEEP_SIGMAS:
+        d = pld.random_allocation_gaussian(steps, sigma)
+        lower, upper = d.epsilon(1e-5, bound="both")
+        assert 0.0 <= lower <= upper < math.inf, (sigma, lower, upper)
+        eps = np.array([0.0, 0.5 / sigma, 2.0 / sigma])
+        low, up = d.delta(eps, bound="both")
+        assert np.all(low <= up) and np.all(np.isfinite(up)), (sigma, low, up)
+        if steps == 1:
+            exact = GaussianMechanism(sigma=sigma).delta(eps)
+            assert np.all(low <= exact) and np.all(exact <= up), (sigma, low, exact, up)
+
+
+@pytest.mark.parametrize("sigma", [8.0, 15.0])
+@pytest.mark.parametrize("eps", [0.0, 0.05])
+def test_two_steps_at_large_noise_bracket_the_integrated_pair(sigma: float, eps: float) -> None:
+    d = pld.random_allocation_gaussian(2, sigma)
+    for direction, remove in zip(directions(d), (True, False)):
+        lower, upper = direction.delta(eps, bound="both")
+        exact = two_step_delta(sigma, eps, remove)
+        assert lower <= exact <= upper, (remove, lower, exact, upper)
+        assert upper - lower <= 0.05 * exact
+
+
+@pytest.mark.parametrize(("steps", "sigma", "log2_samples"), [(4, 10.0, 21), (4, 20.0, 21), (235, 10.0, 17)])
+def test_large_noise_brackets_monte_carlo(steps: int, sigma: float, log2_samples: int) -> None:
+    """At large noise (sigma where the lognormal's far tails reach the subnormal range) both directions of one
+    epoch hold the Monte Carlo mean of the exact pair within 5 standard errors."""
+    rng = np.random.default_rng(20261127)
+    samples = 1 << log2_samples
+    r = np.zeros(samples)
+    for _ in range(steps):
+        r += np.exp(rng.standard_normal(samples) / sigma - 0.5 / sigma**2)
+    r /= steps
+    d = pld.random_allocation_gaussian(steps, sigma)
+    for e in (0.0, 1.0 / (sigma * math.sqrt(steps))):
+        g = math.exp(e)
+        for direction, terms in zip(directions(d), (np.maximum(r - g, 0.0), np.maximum(1.0 - g * r, 0.0))):
+            mean, error = terms.mean(), terms.std() / math.sqrt(samples)
+            lower, upper = direction.delta(e, bound="both")
+            assert lower - 5 * error <= mean <= upper + 5 * error, (e, lower, mean, upper, error)
+
+
+@pytest.mark.parametrize("sigma", [1e3, 1e6, 1e308])
+def test_noise_beyond_the_sum_grid_takes_the_per_epoch_gaussian_bracket(sigma: float) -> None:
+    """Where Y's law is narrower than a few grid cells, the epoch is bracketed by the Gaussian pair of one step
+    above and the sum of the epoch's outputs below: at t = 1 both hold the exact Gaussian mechanism; at t = 4
+    (sigma = 1e3) both directions hold the Monte Carlo mean of the exact pair."""
+    eps = np.array([0.0, 1.0 / sigma])
+    for absent in (0.0, 0.3):
+        lower, upper = pld.random_allocation_gaussian(4, sigma, absent=absent).epsilon(1e-6, bound="both")
+        assert 0.0 <= lower <= upper < math.inf
+    low, up = pld.random_allocation_gaussian(1, sigma).delta(eps, bound="both")
+    assert np.all(low <= up)
+    if sigma < 1e300:
+        exact = GaussianMechanism(sigma=sigma).delta(eps)
+        assert np.all(low <= exact) and np.all(exact <= up)
+    if sigma == 1e3:
+        rng = np.random.default_rng(20261128)
+        samples, steps = 1 << 21, 4
+        r = np.zeros(samples)
+        for _ in range(steps):
+            r += np.exp(rng.standard_normal(samples) / sigma - 0.5 / sigma**2)
+        r /= steps
+        d = pld.random_allocation_gaussian(steps, sigma)
+        for direction, terms in zip(directions(d), (np.maximum(r - 1.0, 0.0), np.maximum(1.0 - r, 0.0))):
+            mean, error = terms.mean(), terms.std() / math.sqrt(samples)
+            lower, upper = direction.delta(0.0, bound="both")
+            assert lower - 5 * error <= mean <= upper + 5 * error, (lower, mean, upper, error)

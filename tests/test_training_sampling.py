@@ -90,3 +90,14 @@ def test_noise_calibration_meets_the_target_from_a_start_near_the_answer() -> No
         assert abs(float(start[0]) / z - 1.0) < (
             0.25 if sampling == "balls_in_bins" else 1e-9
         )  # central limit: optimistic
+
+
+@pytest.mark.parametrize("sampling", ["balls_in_bins", "shuffle"])
+@pytest.mark.parametrize("noise_multiplier", [5.0, 10.0, 20.0, 40.0])
+def test_large_noise_gets_a_bracket_without_a_grid_option(sampling: str, noise_multiplier: float) -> None:
+    """Strong privacy (large noise) is bracketed with the allocation's sum grid chosen internally: finite, ordered,
+    and falling as the noise grows past the run's smaller noise."""
+    run = {"dataset_size": 1000, "batch_size": 100, "epochs": 2, "sampling": sampling}
+    lower, upper = DPSGD(noise_multiplier=noise_multiplier, **run).epsilon(1e-5, bound="both")
+    assert 0.0 <= lower <= upper < np.inf
+    assert upper < DPSGD(noise_multiplier=noise_multiplier / 2, **run).epsilon(1e-5)

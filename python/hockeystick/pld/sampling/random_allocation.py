@@ -50,7 +50,7 @@ from ... import _core, _validation
 from ...gaussian import gaussian_tail_inverse
 from ..compose.distribution import Factor, PrivacyLossDistribution
 from ..compose.fft import DEFAULT_TAIL
-from ..mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, pair_factor
+from ..mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, gaussian, pair_factor, subsampled_gaussian
 from ..mechanisms.gaussian_mixture import normal_interval
 from ..mechanisms.mechanism import Mechanism
 
@@ -65,6 +65,11 @@ TAIL_QUANTILE = 1e-18  # the tilted Y above the grid's top has at most this prob
 MAX_RELATIVE_ERROR = 1e-4  # beyond it the grid is too fine for double precision (the sides move by twice it)
 BOTTOM_MASS = 1e-30  # Q(every step's Y below the grid's first positive point)
 NEGLIGIBLE = 1e-30  # atoms of less mass and weight: spread to {0, +inf} (upper) or dropped (lower)
+# Fewer cells of Y inside that band (sigma above about 300 at the default resolution): the spread of each step to
+# cells that wide costs more than the per-epoch Gaussian's upper side (``per_epoch_gaussian``), which is then taken.
+MIN_CELLS = 48
+LARGEST_GAUSSIAN = 1e300  # the largest sigma / sensitivity the Gaussian constructors discretize
+NORMAL_TAIL_Z = 37.0  # Phi(-37) = 5.7e-300: normal tails beyond it near the subnormals, where ndtr loses accuracy
 
 
 class SumLaw:
@@ -101,13 +106,17 @@ def sum_grid(sigma: float, steps: int, resolution: float) -> np.ndarray:
     probability TAIL_QUANTILE and g_top >= 16 steps, down to g_1, the lower of: 0.1 resolution sqrt(steps) (the
     spread of [0, g_1] to its ends adds a variance g_1^2 / 4 per step, far below the grid's own
     (resolution s)^2 / 4 at s ~ steps) and the point below which all ``steps`` Y lie with probability
-    BOTTOM_MASS (that mass sits at R = 0).  Spacing ``resolution`` in log(s), widened to keep at most MAX_POINTS."""
+    BOTTOM_MASS (that mass sits at R = 0), but not below the band of ``cell_ends`` (Y lies below that point with
+    probability 5.7e-300 at most, so neither criterion loses anything there).  Spacing ``resolution`` in log(s),
+    widened to keep at most MAX_POINTS."""
     from scipy import special
 
     z = float(gaussian_tail_inverse(TAIL_QUANTILE))
     log_top = max(z / sigma + 0.5 / (sigma * sigma), math.log(16.0 * steps))
     below = float(special.ndtri(BOTTOM_MASS ** (1.0 / steps)))  # Phi(below)^steps = BOTTOM_MASS
     log_bottom = min(math.log(0.1 * resolution * math.sqrt(steps)), below / sigma - 0.5 / (sigma * sigma))
+    # no lower than the band of ``cell_ends``: Y's cell below it has Q-mass Phi(-NORMAL_TAIL_Z) = 5.7e-300 at most
+    log_bottom = max(log_bottom, (0.5 / sigma - NORMAL_TAIL_Z) / sigma)
     resolution = max(resolution, (log_top - log_bottom) / (MAX_POINTS - 1))
     count = int(math.ceil((log_top - log_bottom) / resolution)) + 1
     mantissa, exponent = np.frexp(np.exp(np.linspace(log_bottom, log_top, count)))
@@ -115,13 +124,28 @@ def sum_grid(sigma: float, steps: int, resolution: float) -> np.ndarray:
     return np.concatenate([[0.0], np.unique(values)])
 
 
-def _lognormal_cells(sigma: float, grid: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
-    """Q-mass and E_Q[Y; cell] of Y on [g_k, g_k+1) for each k (the last cell [g_top, inf)), and the largest
-    relative error of those masses (NDTR_ULPS units of each end's tail value, over the cell's mass)."""
+def cell_ends(sigma: float, grid: np.ndarray) -> np.ndarray | None:
+    """Grid indices of the lower ends of Y's cells: 0, then every grid point g whose X-threshold
+    z = sigma log g + 1 / (2 sigma) (Y <= g  <=>  X <= z) has z - 1 / sigma >= -NORMAL_TAIL_Z and z <= NORMAL_TAIL_Z,
+    so the cells' two tails (of the mass, at z, and of the weight, at z - 1 / sigma) are normal numbers.  The
+    first cell is [0, first such point), the last [last such point, inf).  None: no grid point is in that band
+    (sigma so large that Y's whole law sits inside one grid cell)."""
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):  # log 0 = -inf, a huge sigma's z = +-inf
+        z = sigma * np.log(grid) + 0.5 / sigma
+        inside = np.flatnonzero((z - 1.0 / sigma >= -NORMAL_TAIL_Z) & (z <= NORMAL_TAIL_Z))
+    if inside.size == 0:
+        return None
+    return np.concatenate([[0], inside])
+
+
+def _lognormal_cells(sigma: float, grid: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """Q-mass and E_Q[Y; cell] of Y on each cell [g_ends[i], g_ends[i+1]) (the last cell [g_ends[-1], inf)), and
+    the largest relative error of those masses (NDTR_ULPS units of each end's tail value, over the cell's mass;
+    every tail value is a normal number, ``cell_ends``)."""
     from scipy import special
 
-    with np.errstate(divide="ignore", over="ignore"):  # log 0 = -inf, and a huge sigma's z = +-inf: exact
-        z = sigma * (np.log(grid) + 0.5 / (sigma * sigma))  # Y <= g  <=>  X <= z
+    with np.errstate(divide="ignore"):  # log 0 = -inf: the first cell's lower end
+        z = sigma * np.log(grid[ends]) + 0.5 / sigma  # Y <= g  <=>  X <= z
     lo, hi = z, np.append(z[1:], np.inf)
     q = normal_interval(lo, hi)
     weight = normal_interval(
@@ -130,40 +154,53 @@ def _lognormal_cells(sigma: float, grid: np.ndarray) -> tuple[np.ndarray, np.nda
 
     def bound(a: np.ndarray, b: np.ndarray, mass: np.ndarray) -> float:
         ndtr = special.ndtr
-        ends = np.where(  # the two tail values normal_interval subtracts
+        tails = np.where(  # the two tail values normal_interval subtracts
             b <= 0.0, ndtr(b) + ndtr(a), np.where(a >= 0.0, ndtr(-a) + ndtr(-b), 1.0 + ndtr(a) + ndtr(-b))
         )
         live = mass > 0.0
-        return float(np.max(NDTR_ULPS * UNIT_ROUNDOFF * ends[live] / mass[live])) if live.any() else 0.0
+        return float(np.max(NDTR_ULPS * UNIT_ROUNDOFF * tails[live] / mass[live])) if live.any() else 0.0
 
     return q, weight, max(bound(lo, hi, q), bound(lo - 1.0 / sigma, hi - 1.0 / sigma, weight))
 
 
-def spread_lognormal(sigma: float, grid: np.ndarray) -> SumLaw:
+class SumGridUnfit(ArithmeticError):
+    """The sum grid cannot carry Y's law at this setting: fewer than MIN_CELLS cells in the band of normal tails
+    (``cell_ends``), or masses whose error bound leaves double precision (``random_allocation_gaussian`` then
+    takes the bracket of ``per_epoch_gaussian``)."""
+
+
+def spread_lognormal(sigma: float, grid: np.ndarray, ends: np.ndarray) -> SumLaw:
     """Y's law spread to the grid (the upper law of one step): each cell's mass to its two ends in proportions
-    keeping its mean; the top cell's mass at g_top and its excess of mean at +infinity."""
-    q, weight, error = _lognormal_cells(sigma, grid)
-    gap = np.diff(grid)
-    low_num = q[:-1] * grid[1:] - weight[:-1]  # low + high = q and low g_k + high g_k+1 = weight
-    high_num = weight[:-1] - q[:-1] * grid[:-1]
+    keeping its mean; the top cell's mass at its lower end and its excess of mean at +infinity."""
+    q, weight, error = _lognormal_cells(sigma, grid, ends)
+    g_lo, g_hi = grid[ends[:-1]], grid[ends[1:]]
+    gap = g_hi - g_lo
+    low_num = q[:-1] * g_hi - weight[:-1]  # low + high = q and low g_lo + high g_hi = weight
+    high_num = weight[:-1] - q[:-1] * g_lo
     live = (q[:-1] > 0.0) & (low_num > 0.0) & (high_num > 0.0)
     if not np.all(live | (q[:-1] == 0.0)):
-        raise ValueError("the lognormal's cell masses lost their accuracy: use a coarser sum_resolution")
-    # the subtraction magnifies the cells' relative error by (q g_k+1 + weight) / (its result)
-    size = q[:-1] * grid[1:] + weight[:-1]
+        raise SumGridUnfit("a cell's conditional mean is not resolved inside the cell")
+    # the subtraction magnifies the cells' relative error by (q g_hi + weight) / (its result)
+    size = q[:-1] * g_hi + weight[:-1]
     magnified = np.max(size[live] / np.minimum(low_num[live], high_num[live])) if live.any() else 1.0
     out = np.zeros_like(grid)
-    out[:-1] += np.where(live, low_num / gap, 0.0)
-    out[1:] += np.where(live, high_num / gap, 0.0)
-    out[-1] += q[-1]
-    infinite = max(weight[-1] - q[-1] * grid[-1], 0.0) * (1.0 + error + 4.0 * UNIT_ROUNDOFF)
+    np.add.at(out, ends[:-1], np.where(live, low_num / gap, 0.0))
+    np.add.at(out, ends[1:], np.where(live, high_num / gap, 0.0))
+    out[ends[-1]] += q[-1]
+    # the top cell's excess of mean, weight - q g_top, each term within ``error`` of its own size, rounded up
+    top_mass = q[-1] * grid[ends[-1]]
+    excess = (weight[-1] - top_mass) + (error + 4.0 * UNIT_ROUNDOFF) * (weight[-1] + top_mass)
+    infinite = max(excess, 0.0) * (1.0 + 4.0 * UNIT_ROUNDOFF)
     return SumLaw(out, infinite, error * float(magnified) + 8.0 * UNIT_ROUNDOFF, grid=grid)
 
 
-def merged_lognormal(sigma: float, grid: np.ndarray) -> SumLaw:
-    """Y's law merged per cell at the cell's conditional mean (the lower law of one step)."""
-    q, weight, error = _lognormal_cells(sigma, grid)
-    return SumLaw(q, 0.0, error, weight=weight)
+def merged_lognormal(sigma: float, grid: np.ndarray, ends: np.ndarray) -> SumLaw:
+    """Y's law merged per cell at the cell's conditional mean (the lower law of one step; the atom of cell i is
+    stored at index ends[i], its position read from its weight)."""
+    q, weight, error = _lognormal_cells(sigma, grid, ends)
+    q_out, w_out = np.zeros_like(grid), np.zeros_like(grid)
+    q_out[ends], w_out[ends] = q, weight
+    return SumLaw(q_out, 0.0, error, weight=w_out)
 
 
 def spread_sum(a: SumLaw, b: SumLaw, grid: np.ndarray) -> SumLaw:
@@ -240,27 +277,43 @@ def random_allocation_gaussian(
         )
     )
     h = checked_interval(value_discretization_interval)
-    s = sigma / sens
+    with np.errstate(over="ignore"):  # a subnormal sensitivity overflows the ratio: refused below as infinite
+        s = sigma / sens
+    if not math.isfinite(s):
+        raise ValueError(
+            "noise_multiplier / sensitivity must be finite, got an overflow to infinity (a sensitivity near the "
+            "smallest doubles): give noise_multiplier and sensitivity in a larger unit"
+        )
     if not s >= MIN_NOISE:
         raise ValueError(
             f"noise_multiplier / sensitivity must be at least {MIN_NOISE:g}, got {s:g}: below it one step's likelihood "
             "ratio spans more than e^600 and the sum grid leaves double precision; at that little noise each "
             "epoch is about the Gaussian mechanism of one step (GaussianMechanism(sigma=..., rounds=epochs))"
         )
-    grid = sum_grid(s, t, resolution)
-    upper = _power(spread_lognormal(s, grid), t, spread_sum, grid)
-    lower = _power(merged_lognormal(s, grid), t, merged_sum, grid)
     label = f"random_allocation_gaussian(steps={t}, sigma={sigma}, sensitivity={sens}, absent={alpha})"
+    try:
+        return _on_sum_grid(s, t, alpha, h, resolution, label)
+    except SumGridUnfit:
+        return per_epoch_gaussian(s, t, alpha, h, label)
+
+
+def _on_sum_grid(s: float, t: int, alpha: float, h: float, resolution: float, label: str) -> PrivacyLossDistribution:
+    """Both sides of ``random_allocation_gaussian`` from the laws of S on the sum grid (module docstring); raises
+    ``SumGridUnfit`` where the grid cannot carry them."""
+    grid = sum_grid(s, t, resolution)
+    ends = cell_ends(s, grid)
+    if ends is None or ends.size < MIN_CELLS:
+        raise SumGridUnfit("too few grid points inside the band of normal tails")
+    upper = _power(spread_lognormal(s, grid, ends), t, spread_sum, grid)
+    lower = _power(merged_lognormal(s, grid, ends), t, merged_sum, grid)
+    if max(upper.error, lower.error) > MAX_RELATIVE_ERROR:
+        raise SumGridUnfit(f"the masses' error bound exceeds {MAX_RELATIVE_ERROR:g}")
     # ``absent`` may carry a caller's round-off (1 - r / t): the upper side takes it a few ulps lower (P is then
     # lambda P' + (1 - lambda) Q, a post-processing of the pair taken), the lower side a few ulps higher
     up_q, up_p, up_inf = _pair(upper, t, alpha * (1.0 - 4.0 * UNIT_ROUNDOFF))
     lo_q, lo_p, _ = _pair(lower, t, min(alpha * (1.0 + 4.0 * UNIT_ROUNDOFF), 1.0))
     up, down = 1.0 + 2.0 * upper.error, 1.0 - 2.0 * upper.error
     low_up, low_down = 1.0 + 2.0 * lower.error, 1.0 - 2.0 * lower.error
-    if max(upper.error, lower.error) > MAX_RELATIVE_ERROR:
-        raise ValueError(
-            f"steps={t}: the masses' error bound exceeds {MAX_RELATIVE_ERROR:g}; use a coarser sum_resolution"
-        )
 
     def side(first: tuple[np.ndarray, np.ndarray], second: tuple[np.ndarray, np.ndarray]) -> Factor:
         upper_side = pair_factor(first[0], first[1], label, h)
@@ -271,6 +324,33 @@ def random_allocation_gaussian(
     remove = side((np.append(up_p, up_inf) * up, np.append(up_q, 0.0) * down), (lo_p * low_down, lo_q * low_up))
     add = side((up_q * up, up_p * down), (lo_q * low_down, lo_p * low_up))
     return PrivacyLossDistribution([{remove: 1}, {add: 1}], DEFAULT_TAIL)
+
+
+def per_epoch_gaussian(s: float, t: int, alpha: float, h: float, label: str) -> PrivacyLossDistribution:
+    """A bracket of one epoch without the sum grid, for noise s (over the sensitivity) too large for it.
+
+    Upper side, both directions: the Gaussian pair N(1, s^2) vs N(0, s^2).  Given the step the record joins (or
+    none), the epoch's t outputs differ in that step alone, so each conditional pair is dominated by the
+    Gaussian's (or is the identity); P is their mixture against the same Q, and every hockey-stick divergence is
+    jointly convex, so the mixture is dominated too in both directions.  Lower side: the sum of the epoch's
+    outputs, a post-processing, is absent N(0, t s^2) + (1 - absent) N(1, t s^2) vs N(0, t s^2), the
+    Poisson-subsampled Gaussian at rate 1 - absent and noise s sqrt(t) (rounded up, the rate down: both lower it);
+    above LARGEST_GAUSSIAN of noise, or at rate 0, the identity pair's.
+    """
+    # delta falls as the noise grows, so the Gaussian's upper side at the largest noise it discretizes holds above it
+    upper = next(iter(gaussian(min(s, LARGEST_GAUSSIAN), value_discretization_interval=h).directions[0]))
+    rate = 1.0 - min(alpha * (1.0 + 4.0 * UNIT_ROUNDOFF), 1.0)
+    noise = float(np.nextafter(np.nextafter(s * math.sqrt(t), np.inf), np.inf))
+    if rate > 0.0 and noise <= LARGEST_GAUSSIAN:
+        below = subsampled_gaussian(noise, rate, value_discretization_interval=h).directions
+        lowers = [next(iter(direction)).lower for direction in below]
+        if len(lowers) == 1:  # rate 1: the Gaussian mechanism, one symmetric direction
+            lowers *= 2
+    else:  # the identity pair: every hockey-stick divergence is at least its own
+        lowers = [pair_factor(np.ones(1), np.ones(1), label, h).lower] * 2
+    return PrivacyLossDistribution(
+        [{Factor(label, upper.upper, lower, upper.connect_dots): 1} for lower in lowers], DEFAULT_TAIL
+    )
 
 
 @dataclass(frozen=True)
