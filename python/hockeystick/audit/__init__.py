@@ -9,26 +9,40 @@ epsilon beside the accountant's certified bracket (``report``).
 
 from __future__ import annotations
 
+from .auditor import Auditor
+from .curve import CurveAudit, audit_curve
 from .epsilon import epsilon_clopper_pearson, epsilon_gdp, epsilon_raw_counts
 from .one_run import epsilon_one_run, epsilon_one_run_fdp
+from .picture import plot_audit
+from .resampling import BootstrapParams, bootstrap
 from .roc import auroc, max_accuracy, tpr_at_fpr
 from .scores import Scores, as_scores, read_csv
-from .strategies import Bonferroni, Explicit, Simultaneous, Split
+from .strategies import Bonferroni, Explicit, MultiSplit, Simultaneous, Split
+from .verdict import AuditReport, report
 
 __all__ = [
+    "AuditReport",
+    "Auditor",
     "Bonferroni",
+    "BootstrapParams",
+    "CurveAudit",
     "Explicit",
+    "MultiSplit",
     "Scores",
     "Simultaneous",
     "Split",
     "as_scores",
+    "audit_curve",
     "auroc",
+    "bootstrap",
     "epsilon_clopper_pearson",
     "epsilon_gdp",
     "epsilon_one_run",
     "epsilon_one_run_fdp",
     "epsilon_raw_counts",
     "max_accuracy",
+    "plot_audit",
     "read_csv",
+    "report",
     "tpr_at_fpr",
 ]

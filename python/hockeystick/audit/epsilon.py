@@ -33,7 +33,17 @@ from ..certified_theta import theta_epsilon_lower
 from ._checks import delta_value, significance_level
 from .roc import hull_tpr
 from .scores import Scores, as_scores
-from .strategies import BONFERRONI, Bonferroni, Explicit, Simultaneous, Split, Strategy, check_strategy
+from .strategies import (
+    BONFERRONI,
+    Bonferroni,
+    Explicit,
+    MultiSplit,
+    Simultaneous,
+    Split,
+    Strategy,
+    check_strategy,
+    split_seeds,
+)
 from .tails import clopper_pearson_lower, clopper_pearson_upper
 
 __all__ = ["epsilon_clopper_pearson", "epsilon_gdp", "epsilon_raw_counts", "log_ratio_lower", "split_parts"]
@@ -146,7 +156,7 @@ def epsilon_clopper_pearson(
         In [0, 1).
     one_sided : bool
         False: also the reversed test (not with ``Simultaneous``).
-    threshold_strategy : Bonferroni, Simultaneous, Explicit or Split
+    threshold_strategy : Bonferroni, Simultaneous, Explicit, Split or MultiSplit
         Where the bound is read (``hockeystick.audit.strategies``).
 
     Returns
@@ -163,7 +173,7 @@ def epsilon_clopper_pearson(
     s = significance_level(significance)
     d = delta_value(delta, zero=True)
     single = _validation.flag(one_sided, "one_sided")
-    strategy = check_strategy(threshold_strategy, (Bonferroni, Simultaneous, Explicit, Split))
+    strategy = check_strategy(threshold_strategy, (Bonferroni, Simultaneous, Explicit, Split, MultiSplit))
     if isinstance(strategy, Simultaneous) and not single:
         raise ValueError("one_sided must be True with Simultaneous(): its family is the in-canaries' scores")
     return clopper_pearson_search(data, s, d, single, strategy)[0]
@@ -188,7 +198,8 @@ def clopper_pearson_search(
     Returns
     -------
     tuple of float
-        The bound and the threshold attaining it (+inf where none is positive).
+        The bound and the threshold attaining it (+inf where none is positive; NaN for a ``MultiSplit``,
+        whose median has no one threshold).
     """
     if isinstance(strategy, Explicit):
         return _cp_at(data, significance, delta, one_sided, np.array([float(strategy.threshold)]))
@@ -196,6 +207,13 @@ def clopper_pearson_search(
         first, second = split_parts(data, strategy)
         _, threshold = _cp_at(first, significance, delta, one_sided, None)
         return _cp_at(second, significance, delta, one_sided, np.array([threshold]))
+    if isinstance(strategy, MultiSplit):
+        values = []
+        for seed in split_seeds(strategy):
+            first, second = split_parts(data, strategy, seed)
+            _, threshold = _cp_at(first, significance / 2, delta, one_sided, None)
+            values.append(_cp_at(second, significance / 2, delta, one_sided, np.array([threshold]))[0])
+        return float(np.median(values)), math.nan
     hull = data.hull
     if isinstance(strategy, Simultaneous):
         at_in = np.isin(hull.thresholds, data.held_in)
@@ -229,16 +247,19 @@ def _cp_at(
     return float(values[best]), float(thresholds[best])
 
 
-def split_parts(data: Scores, strategy: Split) -> tuple[Scores, Scores]:
+def split_parts(data: Scores, strategy: Split | MultiSplit, seed: Any = None) -> tuple[Scores, Scores]:
     """The two parts of a ``Split``: each side permuted by numpy's default generator seeded with
-    ``strategy.seed`` (in-canaries first), its first ``int(size x fraction)`` scores in the first part.
+    ``seed`` (default ``strategy.seed``; in-canaries first), its first ``int(size x threshold_estimation_frac)``
+    scores in the first part.
 
     Parameters
     ----------
     data : Scores
         The canary scores.
-    strategy : Split
+    strategy : Split or MultiSplit
         The fraction and seed.
+    seed : int, optional
+        The generator's seed instead of ``strategy.seed`` (one split of a ``MultiSplit``).
 
     Returns
     -------
@@ -250,16 +271,17 @@ def split_parts(data: Scores, strategy: Split) -> tuple[Scores, Scores]:
     ValueError
         A part without an in- or an out-canary.
     """
-    rng = np.random.default_rng(strategy.seed)
+    rng = np.random.default_rng(strategy.seed if seed is None else seed)
     parts = []
     for given in data.given:
         order = rng.permutation(given.size)
-        cut = int(given.size * float(strategy.fraction))
+        cut = int(given.size * float(strategy.threshold_estimation_frac))
         parts.append((given[order[:cut]], given[order[cut:]]))
     (in_a, in_b), (out_a, out_b) = parts
     if min(in_a.size, in_b.size, out_a.size, out_b.size) == 0:
         raise ValueError(
-            f"fraction must leave canaries of both kinds in both parts, got fraction = {strategy.fraction!r} "
+            "threshold_estimation_frac must leave canaries of both kinds in both parts, got "
+            f"threshold_estimation_frac = {strategy.threshold_estimation_frac!r} "
             f"with {data.n_in} in- and {data.n_out} out-canaries; use more canaries or a fraction nearer 0.5"
         )
     return data.subset(in_a, out_a), data.subset(in_b, out_b)

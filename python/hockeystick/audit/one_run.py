@@ -18,7 +18,8 @@ Among g guesses, c are correct.
   function, such as an accountant's certified curve (``curve.py``).  f is read on its lower side
   (a smaller f claims less privacy, so the claim is harder to refute).
 
-The threshold strategies are jax_privacy's: Bonferroni over the ROC hull's vertices, Explicit, Split.
+The threshold strategies are jax_privacy's: Bonferroni over the ROC hull's vertices, Explicit, Split,
+MultiSplit.
 The eps search keeps a bisection's invariant (the lower end refutes) and returns the lower end, within
 1e-9 of the root.
 """
@@ -36,7 +37,7 @@ from ..hockey_stick import theta_radius
 from ._checks import delta_value, significance_level
 from .epsilon import split_parts
 from .scores import Scores, as_scores
-from .strategies import BONFERRONI, Bonferroni, Explicit, Split, Strategy, check_strategy
+from .strategies import BONFERRONI, Bonferroni, Explicit, MultiSplit, Split, Strategy, check_strategy, split_seeds
 from .tails import binomial_sf_upper, clopper_pearson_upper, tail_margin
 
 __all__ = ["epsilon_one_run", "epsilon_one_run_fdp", "fdp_refutes", "gaussian_blow_up", "one_run_p_value"]
@@ -162,7 +163,7 @@ def epsilon_one_run(
         In [0, 1).
     one_sided : bool
         Must be True (only "in" guesses).
-    threshold_strategy : Bonferroni, Explicit or Split
+    threshold_strategy : Bonferroni, Explicit, Split or MultiSplit
         Where the guesses' threshold is chosen.
 
     Returns
@@ -207,7 +208,7 @@ def epsilon_one_run_fdp(
         Strictly between 0 and 1.
     one_sided : bool
         Must be True.
-    threshold_strategy : Bonferroni, Explicit or Split
+    threshold_strategy : Bonferroni, Explicit, Split or MultiSplit
         Where the guesses' threshold is chosen.
 
     Returns
@@ -236,7 +237,7 @@ def _arguments(
     d = delta_value(delta, zero=zero)
     if not _validation.flag(one_sided, "one_sided"):
         raise ValueError("one_sided must be True: the one-run audits take only 'in' guesses (k_- = 0)")
-    return data, s, d, check_strategy(strategy, (Bonferroni, Explicit, Split))
+    return data, s, d, check_strategy(strategy, (Bonferroni, Explicit, Split, MultiSplit))
 
 
 Search = Callable[[int, int, int, float, float], float]  # (m, guesses, correct, significance, floor) -> eps
@@ -244,14 +245,23 @@ Search = Callable[[int, int, int, float, float], float]  # (m, guesses, correct,
 
 def _over_thresholds(data: Scores, significance: float, strategy: Strategy, search: Search) -> float:
     if isinstance(strategy, Explicit):
-        tp, fp = data.counts(np.array([float(strategy.threshold)]))
-        return search(data.n_in + data.n_out, int(tp[0] + fp[0]), int(tp[0]), significance, 0.0)
+        return _at(data, float(strategy.threshold), significance, search)
     if isinstance(strategy, Split):
         first, second = split_parts(data, strategy)
-        _, threshold = _best(first, significance, search)
-        tp, fp = second.counts(np.array([threshold]))
-        return search(second.n_in + second.n_out, int(tp[0] + fp[0]), int(tp[0]), significance, 0.0)
+        return _at(second, _best(first, significance, search)[1], significance, search)
+    if isinstance(strategy, MultiSplit):
+        values = []
+        for seed in split_seeds(strategy):
+            first, second = split_parts(data, strategy, seed)
+            values.append(_at(second, _best(first, significance / 2, search)[1], significance / 2, search))
+        return float(np.median(values))
     return _best(data, significance / data.hull.thresholds.size, search)[0]
+
+
+def _at(data: Scores, threshold: float, significance: float, search: Search) -> float:
+    """The search at one threshold."""
+    tp, fp = data.counts(np.array([threshold]))
+    return search(data.n_in + data.n_out, int(tp[0] + fp[0]), int(tp[0]), significance, 0.0)
 
 
 def _best(data: Scores, significance: float, search: Search) -> tuple[float, float]:
@@ -264,7 +274,9 @@ def _best(data: Scores, significance: float, search: Search) -> tuple[float, flo
     hull = data.hull
     m = data.n_in + data.n_out
     guesses = hull.tp + hull.fp
-    order = np.argsort(-(1.0 - clopper_pearson_upper(hull.fp, guesses, significance)))
+    # jax_privacy's vertices ascend in threshold: sorted in its order, then read back in ours
+    bound = (1.0 - clopper_pearson_upper(hull.fp, guesses, significance))[::-1]
+    order = hull.tp.size - 1 - np.argsort(-bound)
     best, where = 0.0, math.inf
     for k in order:
         if guesses[k] == 0 or hull.tp[k] / guesses[k] <= 1.0 / (1.0 + math.exp(-best)):

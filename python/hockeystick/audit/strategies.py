@@ -11,9 +11,12 @@ A bound computed at a threshold chosen by looking at the scores must pay for the
   and given the in-scores the out-canaries above it are Binomial(n_out, FPR): the union bound over
   k = 1..n_in covers every threshold at once.  Clopper-Pearson bounds only.
 * ``Explicit(threshold)``: one threshold fixed in advance, at the full significance.
-* ``Split(fraction, seed)``: the threshold chosen on a random part of each side (``fraction`` of it),
-  the bound computed on the rest at the full significance (the parts drawn as jax_privacy draws them,
-  so that the same seed gives the same parts).
+* ``Split(threshold_estimation_frac, seed)``: the threshold chosen on a random part of each side (that
+  share of it), the bound computed on the rest at the full significance (the parts drawn as jax_privacy
+  draws them, so that the same seed gives the same parts).
+* ``MultiSplit(num_samples, threshold_estimation_frac, seed)``: the median of ``num_samples`` splits' bounds,
+  each at significance / 2 (Meinshausen, Meier, Buehlmann 2009, Thm 3.1: twice the median of p-values is a
+  p-value), the splits' seeds drawn as jax_privacy draws them.
 """
 
 from __future__ import annotations
@@ -22,9 +25,21 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from .. import _validation
 
-__all__ = ["BONFERRONI", "Bonferroni", "Explicit", "Simultaneous", "Split", "Strategy", "check_strategy"]
+__all__ = [
+    "BONFERRONI",
+    "Bonferroni",
+    "Explicit",
+    "MultiSplit",
+    "Simultaneous",
+    "Split",
+    "Strategy",
+    "check_strategy",
+    "split_seeds",
+]
 
 
 @dataclass(frozen=True)
@@ -56,18 +71,55 @@ class Split:
 
     Attributes
     ----------
-    fraction : float
+    threshold_estimation_frac : float
         The share of each side used to choose the threshold, in (0, 1).
     seed : int or None
         The seed of numpy's default generator drawing the parts (None: fresh entropy).
     """
 
-    fraction: float = 0.5
+    threshold_estimation_frac: float = 0.5
     seed: int | None = None
 
 
-Strategy = Bonferroni | Simultaneous | Explicit | Split
+@dataclass(frozen=True)
+class MultiSplit:
+    """The median of many splits' bounds, each at half the significance.
+
+    Attributes
+    ----------
+    num_samples : int
+        The splits, >= 1.
+    threshold_estimation_frac : float
+        As ``Split``'s.
+    seed : int or None
+        The seed of the generator drawing each split's seed.
+    """
+
+    num_samples: int = 100
+    threshold_estimation_frac: float = 0.5
+    seed: int | None = None
+
+
+Strategy = Bonferroni | Simultaneous | Explicit | Split | MultiSplit
 BONFERRONI = Bonferroni()  # the default strategy
+
+
+def split_seeds(strategy: MultiSplit) -> np.ndarray:
+    """The seeds of a ``MultiSplit``'s splits: numpy's default generator seeded with ``strategy.seed`` draws
+    ``num_samples`` integers below 2^63 - 1 (as jax_privacy draws them).
+
+    Parameters
+    ----------
+    strategy : MultiSplit
+        The strategy.
+
+    Returns
+    -------
+    numpy.ndarray
+        The seeds (int64).
+    """
+    rng = np.random.default_rng(strategy.seed)
+    return rng.integers(np.iinfo(np.int64).max, size=int(strategy.num_samples))
 
 
 def check_strategy(strategy: Any, allowed: tuple[type, ...]) -> Strategy:
@@ -88,7 +140,7 @@ def check_strategy(strategy: Any, allowed: tuple[type, ...]) -> Strategy:
     Raises
     ------
     ValueError
-        Another kind of strategy, or a bad threshold, fraction or seed.
+        Another kind of strategy, or a bad threshold, fraction, number of splits or seed.
     """
     if not isinstance(strategy, allowed):
         names = ", ".join(f"{c.__name__}()" for c in allowed)
@@ -97,10 +149,13 @@ def check_strategy(strategy: Any, allowed: tuple[type, ...]) -> Strategy:
         value = _validation.single(strategy.threshold, "threshold")
         if not math.isfinite(value):
             raise ValueError(f"threshold must be finite, got {strategy.threshold!r}")
-    if isinstance(strategy, Split):
+    if isinstance(strategy, (Split, MultiSplit)):
+        name = "threshold_estimation_frac"
         _validation.in_interval(
-            _validation.single(strategy.fraction, "fraction"), "fraction", 0.0, 1.0, open_low=True, open_high=True
+            _validation.single(strategy.threshold_estimation_frac, name), name, 0.0, 1.0, open_low=True, open_high=True
         )
+        if isinstance(strategy, MultiSplit):
+            _validation.count(strategy.num_samples, "num_samples", minimum=1)
         if strategy.seed is not None:
             _validation.count(strategy.seed, "seed", minimum=0)
     return strategy  # type: ignore[no-any-return]

@@ -115,7 +115,11 @@ def clopper_pearson_upper(k: np.ndarray, n: np.ndarray, significance: np.ndarray
     out = np.ones(k.shape)
     inside = k < n
     ki, ni, si = k[inside], n[inside], s[inside]
-    start = special.betainccinv(ki + 1.0, (ni - ki).astype(np.float64), si / (1.0 + 4.0 * tail_margin(ni)))
+    level = si / (1.0 + 4.0 * tail_margin(ni))
+    if hasattr(special, "betainccinv"):  # scipy >= 1.11
+        start = special.betainccinv(ki + 1.0, (ni - ki).astype(np.float64), level)
+    else:  # I_p(a, b) = 1 - I_(1-p)(b, a): coarser for small p, which the steps below then correct
+        start = 1.0 - special.betaincinv((ni - ki).astype(np.float64), ki + 1.0, level)
 
     def ok(p: np.ndarray, i: np.ndarray) -> np.ndarray:
         return cast(np.ndarray, binomial_cdf_upper(ki[i], ni[i], p) <= si[i])

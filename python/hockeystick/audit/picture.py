@@ -1,0 +1,123 @@
+"""The picture of an audit: the empirical ROC and its confidence band over the certified trade-off band.
+
+Log-log axes (FPR, TPR), where privacy attacks are judged at low FPR (Carlini et al. 2022):
+
+* the certified band: the accountant's TPR bracket [lower, upper] at each FPR (``risk.tpr_at_fpr``,
+  bound="both"); no attack on a mechanism the accountant describes rises above its upper edge;
+* the empirical ROC: the hull of the canary scores' threshold tests;
+* its confidence band: at every in-canary's score on the hull and a spread of others, the corners
+  (FPR_up, TPR_low) and (FPR_low, TPR_up) of the Clopper-Pearson limits, all at significance / (2 n_in)
+  per limit (``Simultaneous()``): with probability 1 - significance the true TPR at each such threshold
+  lies above the lower edge's point; a lower edge above the certified band refutes the accountant.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+from .. import _validation, risk
+from .._optional import require_extra
+from ._checks import significance_level
+from .scores import as_scores
+from .tails import clopper_pearson_lower, clopper_pearson_upper
+
+__all__ = ["plot_audit"]
+
+_BAND_POINTS = 400  # thresholds of the confidence band (the hull's vertices and a spread of in-scores)
+
+
+def plot_audit(
+    scores: Any,
+    out_scores: Any = None,
+    *,
+    accountant: Any,
+    significance: Any = 0.05,
+    direction: Any = "symmetric",
+    path: str | os.PathLike[str] | None = None,
+) -> Any:
+    """Draw the empirical ROC with its confidence band over the accountant's certified band.
+
+    Parameters
+    ----------
+    scores : Scores or array_like
+        The canary scores (``Scores``), or the held-in scores with ``out_scores``.
+    out_scores : array_like, optional
+        The held-out scores when ``scores`` is an array.
+    accountant : Accountant
+        The run's accountant (scalar parameters).
+    significance : float
+        The confidence band's level, in (0, 1).
+    direction : {"symmetric", "remove", "add"}
+        The certified curve's direction.
+    path : str or os.PathLike, optional
+        Where to save the picture (PNG, PDF, SVG by its suffix).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+
+    Raises
+    ------
+    ValueError
+        A bad argument (named), or a ``path`` whose directory does not exist.
+    MissingExtraError
+        matplotlib is not installed.
+    """
+    data = as_scores(scores, out_scores)
+    s = significance_level(significance)
+    side = _validation.choice(direction, "direction", risk.DIRECTIONS)
+    if path is not None and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+        raise ValueError(f"path {os.fspath(path)!r}: its directory does not exist")
+    require_extra("drawing an audit", "matplotlib")
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    floor = 0.5 / data.n_out
+    fprs = np.geomspace(floor, 1.0, 200)
+    low, up = (np.asarray(v, dtype=np.float64) for v in risk.tpr_at_fpr(accountant, fprs, bound="both", direction=side))
+    hull = data.hull
+    spread = data.held_in[np.unique(np.linspace(0, data.n_in - 1, _BAND_POINTS).astype(np.int64))]
+    thresholds = np.unique(np.concatenate([hull.thresholds[np.isin(hull.thresholds, data.held_in)], spread]))
+    tp, fp = data.counts(thresholds)
+    per = s / (2 * data.n_in)
+    n_in, n_out = np.int64(data.n_in), np.int64(data.n_out)
+    corners = {
+        "low": (clopper_pearson_upper(fp, n_out, per), clopper_pearson_lower(tp, n_in, per)),
+        "up": (clopper_pearson_lower(fp, n_out, per), clopper_pearson_upper(tp, n_in, per)),
+    }
+
+    fig = Figure(figsize=(6.4, 4.8), dpi=120, layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    ax.fill_between(fprs, low, up, color="tab:blue", alpha=0.25, linewidth=0, label="certified TPR bracket")
+    ax.plot(fprs, up, color="tab:blue", linewidth=1.2, label="certified TPR upper (no attack above)")
+    ax.plot(
+        np.maximum(hull.fp / n_out, floor), hull.tp / n_in, color="black", linewidth=1.2, label="empirical ROC (hull)"
+    )
+    for key, style in (("low", "-"), ("up", ":")):
+        x, y = corners[key]
+        order = np.argsort(x, kind="stable")
+        ax.plot(
+            np.maximum(x[order], floor),
+            np.maximum(y[order], floor),
+            color="tab:red",
+            linestyle=style,
+            linewidth=1.0,
+            label=f"{1 - s:g} band, lower edge" if key == "low" else f"{1 - s:g} band, upper edge",
+        )
+    ax.plot(fprs, fprs, color="grey", linewidth=0.8, linestyle="--", label="guessing")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(floor, 1.0)
+    ax.set_ylim(floor, 1.05)
+    ax.set_xlabel("false-positive rate")
+    ax.set_ylabel("true-positive rate")
+    ax.set_title(f"canary audit: {data.n_in} in, {data.n_out} out ({side})")
+    ax.legend(loc="lower right", fontsize="small")
+    if path is not None:
+        fig.savefig(path)
+    return fig
