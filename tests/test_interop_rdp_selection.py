@@ -254,7 +254,7 @@ def test_zero_events_and_refusals_name_the_field():
     assert HockeystickRdpAccountant().compose(PermuteAndFlipDpEvent(math.inf)).get_epsilon(1e-6) == math.inf
     for cls in [ExponentialMechanismDpEvent, PermuteAndFlipDpEvent]:
         for bad in [-1.0, -1e-300, float("nan"), "x", "1.0", None, True]:
-            with pytest.raises(ValueError, match=rf"{cls.__name__}\.epsilon must be a real number >= 0"):
+            with pytest.raises(ValueError, match=rf"{cls.__name__}\.epsilon must be a real number"):
                 HockeystickRdpAccountant().compose(cls(bad))
     for fn in [pure_dp_rdp, bounded_range_rdp]:
         with pytest.raises(ValueError, match="epsilon"):

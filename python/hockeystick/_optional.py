@@ -27,6 +27,7 @@ EXTRAS: dict[str, str] = {
     "xarray": "xarray",
     "netCDF4": "xarray",
     "zarr": "xarray",
+    "dp_accounting": "interop",
 }
 
 

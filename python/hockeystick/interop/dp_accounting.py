@@ -19,8 +19,14 @@ from __future__ import annotations
 
 from typing import cast
 
-from dp_accounting import dp_event
-from dp_accounting.privacy_accountant import NeighboringRelation, PrivacyAccountant
+try:
+    from dp_accounting import dp_event
+    from dp_accounting.privacy_accountant import NeighboringRelation, PrivacyAccountant
+except ModuleNotFoundError:  # name the extra that installs dp_accounting
+    from .._optional import require_extra
+
+    require_extra("hockeystick.interop.dp_accounting", "dp_accounting")
+    raise
 
 from .. import _validation
 from ..pld.accountants.plan import CompositionPlan, PlanProfile, default_grid_profile

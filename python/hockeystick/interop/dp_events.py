@@ -77,10 +77,18 @@ around any other inner event it is refused (the proof is the Gaussian's).
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
-from dp_accounting import dp_event as ev
-from dp_accounting.privacy_accountant import NeighboringRelation
+
+try:
+    from dp_accounting import dp_event as ev
+    from dp_accounting.privacy_accountant import NeighboringRelation
+except ModuleNotFoundError:  # name the extra that installs dp_accounting
+    from .._optional import require_extra
+
+    require_extra("hockeystick.interop.dp_events", "dp_accounting")
+    raise
 
 from .. import _validation
 from ..pld.accountants.plan import CompositionPlan
@@ -125,12 +133,19 @@ class Unsupported(Exception):
         self.message = message
 
 
+def real_field(event: ev.DpEvent, name: str) -> float:
+    """An event's field as one real number (NaN and +-inf pass: the caller's rule decides; a Python int past the
+    doubles is +-inf); a bool, string, None, array or list is a ``ParameterTypeError`` (a TypeError and a
+    ValueError) naming the field, as at every hockeystick entry point (``_validation.single``)."""
+    v = getattr(event, name)
+    if type(v) is int and abs(v) > sys.float_info.max:
+        return math.copysign(math.inf, v)
+    return _validation.single(v, f"{type(event).__name__}.{name}")
+
+
 def _nonnegative(event: ev.DpEvent, name: str) -> float:
     v = getattr(event, name)
-    try:
-        x = float(v)
-    except (TypeError, ValueError):
-        raise ValueError(f"{type(event).__name__}.{name} must be a real number, got {v!r}") from None
+    x = real_field(event, name)
     if x == math.inf:  # dp_accounting overflows here (OverflowError): so does this refusal
         raise ParameterOutOfRange(f"{type(event).__name__}.{name} must be finite, got {v!r}")
     if not (x >= 0 and math.isfinite(x)):
@@ -413,8 +428,8 @@ def _add(plan: CompositionPlan, mechanism: Spec, count: int, non_private: bool) 
 
 
 def _mixture(event: ev.MixtureOfGaussiansDpEvent) -> tuple[tuple[float, ...], tuple[float, ...]]:
-    s = np.asarray(event.sensitivities, dtype=np.float64).ravel()
-    w = np.asarray(event.sampling_probs, dtype=np.float64).ravel()
+    s = _validation.as_real_array(event.sensitivities, "MixtureOfGaussiansDpEvent.sensitivities").ravel()
+    w = _validation.as_real_array(event.sampling_probs, "MixtureOfGaussiansDpEvent.sampling_probs").ravel()
     if s.size == 0 or s.shape != w.shape:
         raise ValueError(
             "MixtureOfGaussiansDpEvent.sensitivities and sampling_probs must be non-empty and of one length"

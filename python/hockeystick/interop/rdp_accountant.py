@@ -52,8 +52,15 @@ from collections.abc import Sequence
 from typing import cast
 
 import numpy as np
-from dp_accounting import dp_event as ev
-from dp_accounting.privacy_accountant import NeighboringRelation, PrivacyAccountant
+
+try:
+    from dp_accounting import dp_event as ev
+    from dp_accounting.privacy_accountant import NeighboringRelation, PrivacyAccountant
+except ModuleNotFoundError:  # name the extra that installs dp_accounting
+    from .._optional import require_extra
+
+    require_extra("hockeystick.interop.rdp_accountant", "dp_accounting")
+    raise
 
 from .. import _validation
 from ..rdp import DEFAULT_ORDERS, gaussian_rdp, rdp_to_delta, rdp_to_epsilon, subsampled_gaussian_rdp
@@ -65,7 +72,7 @@ from ..rdp.repeat_and_select import repeat_and_select_rdp
 from ..rdp.sampled_without_replacement import sampled_without_replacement_gaussian_rdp
 from ..rdp.tree_aggregation import single_epoch_tree_aggregation_rdp
 from .catalogue_events import DiscreteGaussianDpEvent, EpsilonDeltaDpEvent
-from .dp_events import ADD_REMOVE, Unsupported, _integer, _nonnegative, check_count
+from .dp_events import ADD_REMOVE, Unsupported, _integer, check_count, real_field
 from .loss_reach import MAX_NOISE
 from .selection_events import ExponentialMechanismDpEvent, PermuteAndFlipDpEvent
 
@@ -95,23 +102,25 @@ def _effective_sigma(event: ev.DpEvent) -> float:
     )
 
 
-def _selection_epsilon(event: ExponentialMechanismDpEvent | PermuteAndFlipDpEvent | EpsilonDeltaDpEvent) -> float:
-    """The event's epsilon: a real number >= 0 (inf allowed: an infinite curve)."""
-    v = event.epsilon
-    try:
-        x = float(v)
-    except (TypeError, ValueError):
-        raise ValueError(f"{type(event).__name__}.epsilon must be a real number >= 0, got {v!r}") from None
-    if isinstance(v, (bool, str)) or not x >= 0:
-        raise ValueError(f"{type(event).__name__}.epsilon must be a real number >= 0 (not NaN), got {v!r}")
+def _at_least_zero(event: ev.DpEvent, name: str) -> float:
+    """An event's field: a real number >= 0, +inf allowed (an infinite or a vanishing curve); a bool, string,
+    None or array is a ``ParameterTypeError`` naming the field (``dp_events.real_field``), as is NaN or a
+    negative value (ValueError)."""
+    x = real_field(event, name)
+    if not x >= 0:
+        raise ValueError(
+            f"{type(event).__name__}.{name} must be a real number >= 0 (not NaN), got {getattr(event, name)!r}"
+        )
     return x
 
 
+def _selection_epsilon(event: ExponentialMechanismDpEvent | PermuteAndFlipDpEvent | EpsilonDeltaDpEvent) -> float:
+    """The event's epsilon: a real number >= 0 (inf allowed: an infinite curve)."""
+    return _at_least_zero(event, "epsilon")
+
+
 def _sigma(event: ev.GaussianDpEvent) -> float:
-    s = float(event.noise_multiplier)
-    if not (s >= 0 and not math.isnan(s)):
-        raise ValueError(f"GaussianDpEvent.noise_multiplier must be >= 0, got {event.noise_multiplier!r}")
-    return s
+    return _at_least_zero(event, "noise_multiplier")
 
 
 class HockeystickRdpAccountant(PrivacyAccountant):
@@ -143,11 +152,13 @@ class HockeystickRdpAccountant(PrivacyAccountant):
         self, event: ev.DpEvent, count: int, do_compose: bool
     ) -> PrivacyAccountant.CompositionErrorDetails | None:
         try:
-            rdp = self._rdp_of(event, max(int(count), 1))
+            with np.errstate(over="ignore"):  # a curve summed or scaled past the doubles is +inf: still an upper bound
+                rdp = self._rdp_of(event, max(int(count), 1))
         except Unsupported as u:
             return PrivacyAccountant.CompositionErrorDetails(invalid_event=u.event, error_message=u.message)
         if do_compose:
-            self._rdp = self._rdp + rdp
+            with np.errstate(over="ignore"):
+                self._rdp = self._rdp + rdp
         return None
 
     def _rdp_of(self, event: ev.DpEvent, count: int) -> np.ndarray:
@@ -168,9 +179,7 @@ class HockeystickRdpAccountant(PrivacyAccountant):
                 return np.zeros_like(o)
             return count * gaussian_rdp(s / self._replace_factor(), o)
         if isinstance(event, ev.ZCDpEvent):
-            rho, xi = float(event.rho), float(event.xi)
-            if not rho >= 0 or not xi >= 0:
-                raise ValueError(f"ZCDpEvent rho and xi must be >= 0, got {event.rho!r}, {event.xi!r}")
+            rho, xi = _at_least_zero(event, "rho"), _at_least_zero(event, "xi")
             return count * (xi + rho * o)
         if isinstance(event, ev.LaplaceDpEvent):
             if self.neighboring_relation not in ADD_REMOVE:
@@ -179,9 +188,7 @@ class HockeystickRdpAccountant(PrivacyAccountant):
                     "neighboring_relation must be `ADD_OR_REMOVE_ONE` or `REPLACE_SPECIAL` "
                     f"for `LaplaceDpEvent`. Found {self.neighboring_relation}.",
                 )
-            b = float(event.noise_multiplier)
-            if not b >= 0:
-                raise ValueError(f"LaplaceDpEvent.noise_multiplier must be >= 0, got {event.noise_multiplier!r}")
+            b = _at_least_zero(event, "noise_multiplier")
             if b == 0:
                 return np.full_like(o, np.inf)
             if b > MAX_NOISE:
@@ -196,8 +203,8 @@ class HockeystickRdpAccountant(PrivacyAccountant):
                     "neighboring_relation must be `ADD_OR_REMOVE_ONE` or `REPLACE_SPECIAL` "
                     f"for `PoissonSampledDpEvent`. Found {self.neighboring_relation}.",
                 )
-            q = float(event.sampling_probability)
-            if not 0 <= q <= 1:
+            q = _at_least_zero(event, "sampling_probability")
+            if not q <= 1:
                 raise ValueError(
                     f"PoissonSampledDpEvent.sampling_probability must be in [0, 1]. Found {event.sampling_probability}."
                 )
@@ -206,7 +213,11 @@ class HockeystickRdpAccountant(PrivacyAccountant):
                 return np.zeros_like(o)
             if s == 0:
                 return np.full_like(o, np.inf)
-            return count * (gaussian_rdp(s, o) if q == 1 else subsampled_gaussian_rdp(s, q, o))
+            if q == 1 or s > MAX_NOISE:  # sampling only lowers the curve: the Gaussian's bounds it (~0 past 1e150)
+                return count * gaussian_rdp(s, o)
+            if s < 1.0 / MAX_NOISE:  # the subsampled series' terms overflow: no finite bound is computed
+                return np.full_like(o, np.inf)
+            return count * subsampled_gaussian_rdp(s, q, o)
         if isinstance(event, ev.SampledWithoutReplacementDpEvent):
             return count * self._without_replacement(event)
         if isinstance(event, ev.RepeatAndSelectDpEvent):
@@ -222,8 +233,8 @@ class HockeystickRdpAccountant(PrivacyAccountant):
                     "neighboring_relation must be `REPLACE_SPECIAL` or `REPLACE_ONE` for "
                     f"`RandomizedResponseDpEvent`. Found {self.neighboring_relation}.",
                 )
-            p, k = event.noise_parameter, event.num_buckets
-            if not 0 <= float(p) <= 1:
+            p, k = _at_least_zero(event, "noise_parameter"), event.num_buckets
+            if not p <= 1:
                 raise ValueError(f"RandomizedResponseDpEvent.noise_parameter must lie in [0, 1], got {p!r}")
             if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
                 raise ValueError(f"RandomizedResponseDpEvent.num_buckets must be an integer >= 1, got {k!r}")
@@ -241,14 +252,14 @@ class HockeystickRdpAccountant(PrivacyAccountant):
         if isinstance(event, PermuteAndFlipDpEvent):
             return count * pure_dp_rdp(_selection_epsilon(event), o)
         if isinstance(event, DiscreteGaussianDpEvent):  # at most the Gaussian's curve (module docstring)
-            sigma = _nonnegative(event, "sigma")
+            sigma = _at_least_zero(event, "sigma")
             shift = self._replace_factor() * _integer(event, "sensitivity", 1)
             if sigma == 0:
                 return np.full_like(o, np.inf)
             return count * gaussian_rdp(sigma / shift, o)
         if isinstance(event, EpsilonDeltaDpEvent):  # pure DP: that of epsilon-DP; no RDP bound holds for delta > 0
-            delta = event.delta
-            if isinstance(delta, (bool, str)) or not (isinstance(delta, (int, float)) and delta == 0):
+            delta = _at_least_zero(event, "delta")
+            if delta != 0:
                 raise Unsupported(
                     event,
                     f"EpsilonDeltaDpEvent.delta must be 0 for the RDP accountant (no Renyi bound follows from "

@@ -24,6 +24,7 @@ def laplace_rdp(noise_multiplier: npt.ArrayLike, orders: npt.ArrayLike | None = 
     if np.isnan(b).any() or np.any(b <= 0) or np.any(~np.isfinite(b)):
         raise ValueError("noise_multiplier must be positive and finite (Laplace scale / L1 sensitivity)")
     alpha = check_orders(orders)
-    eps = (1.0 / b)[..., None]
+    with np.errstate(over="ignore"):  # b below 1 / 1.8e308: eps = inf, an infinite curve
+        eps = (1.0 / b)[..., None]
     am1 = alpha - 1.0
     return eps + np.log1p(am1 * np.expm1(eps * (1.0 - 2.0 * alpha)) / (2.0 * alpha - 1.0)) / am1

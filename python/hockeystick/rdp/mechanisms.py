@@ -101,7 +101,8 @@ def gaussian_rdp(sigma: npt.ArrayLike, orders: npt.ArrayLike | None = None) -> n
     """alpha / (2 sigma^2): shape sigma.shape + (len(orders),)."""
     s = positive(sigma, "sigma")
     alpha = check_orders(orders)
-    return cast(np.ndarray, alpha / (2.0 * np.square(s)[..., None]))
+    with np.errstate(over="ignore", divide="ignore", under="ignore"):  # sigma^2 past the doubles: 0 or inf, exactly
+        return cast(np.ndarray, alpha / (2.0 * np.square(s)[..., None]))
 
 
 def _log_binomial(alpha: np.ndarray, i: np.ndarray | float) -> np.ndarray:
@@ -118,7 +119,8 @@ def _log_a_integer(log_q: np.ndarray, log_1mq: np.ndarray, sigma: np.ndarray, al
     positive terms, no cancellation, so log A keeps its relative accuracy when it is far below 1e-16 (tiny q).
     """
     log_a_minus_1 = np.full(alpha.shape, -np.inf)
-    inv2s2 = 0.5 / np.square(sigma)
+    with np.errstate(over="ignore", divide="ignore", under="ignore"):  # 0 or inf past the doubles: 0 or inf RDP
+        inv2s2 = 0.5 / np.square(sigma)
     for i in range(2, int(alpha.max()) + 1 if alpha.size else 0):
         live = alpha >= i
         if not live.any():
@@ -202,16 +204,21 @@ def subsampled_gaussian_rdp(
     a_b = np.broadcast_to(alpha, shape).ravel()
     out = np.zeros(a_b.shape)
     full = q_b == 1
-    out[full] = a_b[full] / (2.0 * np.square(s_b[full]))
+    with np.errstate(over="ignore", divide="ignore", under="ignore"):  # sigma^2 past the doubles: 0 or inf
+        out[full] = a_b[full] / (2.0 * np.square(s_b[full]))
     mid = (q_b > 0) & ~full
     integer = mid & (a_b == np.floor(a_b))
     fractional = mid & ~integer
     with np.errstate(divide="ignore"):
         log_q = np.log(q_b)
         log_1mq = np.log1p(-q_b)
-    if integer.any():
-        out[integer] = _log_a_integer(log_q[integer], log_1mq[integer], s_b[integer], a_b[integer]) / (a_b[integer] - 1)
-    if fractional.any():
-        f = fractional
-        out[f] = _log_a_fractional(log_q[f], log_1mq[f], s_b[f], a_b[f], signed) / (a_b[f] - 1)
+    # sigma near the ends of the doubles: 1 / sigma^2 is 0 or inf, and so are the series' terms (RDP 0 or inf)
+    with np.errstate(over="ignore", divide="ignore", under="ignore"):
+        if integer.any():
+            out[integer] = _log_a_integer(log_q[integer], log_1mq[integer], s_b[integer], a_b[integer]) / (
+                a_b[integer] - 1
+            )
+        if fractional.any():
+            f = fractional
+            out[f] = _log_a_fractional(log_q[f], log_1mq[f], s_b[f], a_b[f], signed) / (a_b[f] - 1)
     return np.maximum(out, 0.0).reshape(shape)  # A >= 1: a log A rounded below 0 goes up to 0 (safe side)

@@ -68,8 +68,8 @@ def pure_dp_rdp(epsilon: npt.ArrayLike, orders: npt.ArrayLike | None = None) -> 
     alpha = check_orders(orders)
     lam = alpha - 1.0
     u = 0.5 * eps
-    a, b = alpha * u, lam * u
     with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        a, b = alpha * u, lam * u
         shape = -np.expm1(-2.0 * a) / (1.0 + np.exp(-eps))  # sinh(a) / cosh(eps / 2) over e^b
         direct = np.log1p(2.0 * np.sinh(b) * np.exp(b) * shape) / lam
         log_x = 2.0 * b + np.log(-np.expm1(-2.0 * b)) + np.log(shape)

@@ -82,7 +82,8 @@ def _best_log_gap(objective: np.ndarray, fine: Callable[[float], float]) -> floa
     values = np.where(np.isfinite(objective), objective, np.inf)
     i = int(np.argmin(values))
     lo, hi = float(LOG_GAP[max(i - 1, 0)]), float(LOG_GAP[min(i + 1, LOG_GAP.size - 1)])
-    found = optimize.minimize_scalar(fine, bounds=(lo, hi), method="bounded", options={"xatol": 1e-10})
+    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf in its parabola step where ``fine`` is inf
+        found = optimize.minimize_scalar(fine, bounds=(lo, hi), method="bounded", options={"xatol": 1e-10})
     x = float(found.x)
     return x if fine(x) <= fine(float(LOG_GAP[i])) else float(LOG_GAP[i])
 

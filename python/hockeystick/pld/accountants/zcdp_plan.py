@@ -73,13 +73,25 @@ class ZcdpTotal:
     def epsilon(self, delta: float) -> tuple[float, float]:
         """Certified (lower, upper) on epsilon(delta), delta in (0, 1)."""
         lower = float(theta_epsilon_lower(self._radius_lower(), max(delta, SMALLEST_DELTA)))
+        if lower == math.inf:  # the core's epsilon overflows past radius ~1e154 (rho ~ 1e308)
+            lower = self._mean_loss_lower(delta)
         if not self.rho_upper + self.xi_upper < math.inf:
             return lower, math.inf
         return lower, max(zcdp_to_epsilon(self.rho_upper, delta, xi=self.xi_upper), lower)
 
     def _radius_lower(self) -> float:
-        """sqrt(2 rho_lower) rounded down (the product is exact, the square root and the widening one rounding each)."""
-        return max(math.nextafter(math.sqrt(2.0 * self.rho_lower) * (1.0 - 2.0 * UNIT_ROUNDOFF), 0.0), 0.0)
+        """sqrt(2 rho_lower) rounded down: sqrt(2) sqrt(rho_lower) (2 rho_lower overflows past 9e307), the two
+        square roots, their product and the widening one rounding each."""
+        root = math.sqrt(2.0) * math.sqrt(self.rho_lower)
+        return max(math.nextafter(root * (1.0 - 4.0 * UNIT_ROUNDOFF), 0.0), 0.0)
+
+    def _mean_loss_lower(self, delta: float) -> float:
+        """A lower bound on the Gaussian's epsilon(delta) at radius sqrt(2 rho_lower) without its square: its loss
+        under P is N(rho, 2 rho), so P[L > rho] = 1/2 and delta(rho - 1) >= (1/2)(1 - e^{-1}) > 0.316: for
+        delta <= 0.3, epsilon(delta) >= rho - 1 (rho_lower rounded down); 0 otherwise."""
+        if delta > 0.3:
+            return 0.0
+        return max(math.nextafter(self.rho_lower * (1.0 - 2.0 * UNIT_ROUNDOFF) - 1.0, 0.0), 0.0)
 
 
 def _outward_sum(terms: list[float], up: bool) -> float:

@@ -55,6 +55,7 @@ import numpy as np
 
 from ... import _validation
 from ..compose.distribution import Factor, PrivacyLossDistribution
+from ..compose.finite_atoms import SMALLEST_NORMAL
 from .canonical import canonical_pair, eps_delta_dp
 from .constructors import DEFAULT_INTERVAL, checked_interval, from_distributions
 from .mechanism import Mechanism
@@ -121,9 +122,16 @@ def exponential_mechanism(
     h = checked_interval(value_discretization_interval)
     if eps == 0.0:
         return from_distributions([1.0], [1.0], value_discretization_interval=h, symmetric=True)
-    upper, _ = monotone_factors(f"bounded_range(epsilon={eps})", bounded_range_pair(eps), h)
+    if 0.5 * eps == 0.0:  # eps = 5e-324: the pair's half-width underflows; eps-DP, so the (eps, 0) pair dominates
+        (upper,) = eps_delta_dp(eps, value_discretization_interval=h).directions[0]
+    else:
+        upper, _ = monotone_factors(f"bounded_range(epsilon={eps})", bounded_range_pair(eps), h)
     p, q = canonical_pair(0.5 * eps)
-    (lower,) = from_distributions(p, q, value_discretization_interval=h, symmetric=True).directions[0]
+    # e^{-eps/2} underflows past eps ~ 1490: that mass is then computed, not a structural zero
+    structural = bool(p[1:3].min() >= SMALLEST_NORMAL)
+    (lower,) = from_distributions(
+        p, q, value_discretization_interval=h, symmetric=True, exact_zeros=structural
+    ).directions[0]
     return PrivacyLossDistribution(
         [{Factor(f"exponential_mechanism(epsilon={eps})", upper.upper, lower.lower, upper.connect_dots): 1}]
     )

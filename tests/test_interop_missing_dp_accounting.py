@@ -1,0 +1,52 @@
+"""Without dp_accounting installed, importing any dp_accounting adapter or event module of hockeystick.interop
+says what is missing and the pip command that installs it (``_optional.require_extra``), not that ``attr`` is
+missing.  The absence is simulated in a fresh interpreter by a meta-path finder that refuses dp_accounting and
+its dependency attr."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+MODULES = [
+    "hockeystick.interop.allocation_events",
+    "hockeystick.interop.catalogue_events",
+    "hockeystick.interop.selection_events",
+    "hockeystick.interop.dp_events",
+    "hockeystick.interop.rdp_accountant",
+    "hockeystick.interop.dp_accounting",
+]
+
+BLOCK = """
+import sys
+class Absent:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("dp_accounting", "attr"):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+sys.meta_path.insert(0, Absent())
+from hockeystick._optional import MissingExtraError
+try:
+    __import__(MODULE)
+except MissingExtraError as error:
+    print(type(error).__name__, error.name, error)
+"""
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_import_without_dp_accounting_names_the_package_and_the_pip_command(module):
+    out = subprocess.run(
+        [sys.executable, "-c", f"MODULE = {module!r}" + BLOCK], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    assert (
+        out.stdout.strip()
+        == f"MissingExtraError dp_accounting {module}"
+        + (
+            " (dp_accounting's events)"
+            if module.endswith("_events") and module != "hockeystick.interop.dp_events"
+            else ""
+        )
+        + ' needs dp_accounting: pip install "hockeystick[interop]"'
+    )
