@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from .gaussian import gaussian_tail, gaussian_tail_inverse, log_gaussian_tail, mills_ratio
     from .hockey_stick import laplace_hockey_stick, log_theta, theta, theta_depsilon, theta_epsilon, theta_radius
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"  # the one place the version is written: pyproject.toml reads it at build time
 
 from . import _moved  # noqa: E402  (old module paths of pld and interop keep importing, with a warning)
 
