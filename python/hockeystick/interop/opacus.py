@@ -183,8 +183,14 @@ class HockeystickAccountant(_Base):
         return self._profile
 
     def get_epsilon_bracket(self, delta: float) -> tuple[float, float]:
-        """Certified (lower, upper) on epsilon at ``delta`` for all steps so far."""
-        return self._current().epsilon(_validation.delta_target(delta, "delta"))
+        """Certified (lower, upper) on epsilon at ``delta`` for all steps so far.
+
+        Where the record is sampled at all with probability at most ``delta`` (sum of steps x sample_rate,
+        ``rarely_sampled``), epsilon is 0 exactly, whatever the noise: (0, 0) without composing."""
+        d = _validation.delta_target(delta, "delta")
+        if rarely_sampled(self.history, d):
+            return 0.0, 0.0
+        return self._current().epsilon(d)
 
     def get_epsilon(self, delta: float, *args: Any, **kwargs: Any) -> float:
         """Certified upper bound on epsilon at ``delta`` for all steps so far."""
@@ -226,6 +232,28 @@ class HockeystickAccountant(_Base):
                 f"with mechanism {self.mechanism()}"
             )
         self.history = state_dict["history"]
+
+
+def rarely_sampled(history: list[tuple[float, float, int]], delta: float) -> bool:
+    """Whether the steps of ``history`` sample the record at all with probability at most ``delta``: then
+    delta(0) <= P[sampled at least once] = 1 - prod (1 - q)^steps <= sum steps q (the outputs on the two
+    datasets differ only on that event), so epsilon(delta) = 0.  The sum is exact but for its products' and
+    additions' roundings (a few u relative), which the factor 1 + 2^-40 covers."""
+    return math.fsum(steps * q for _, q, steps in history) * (1.0 + 2.0**-40) <= delta
+
+
+def _rdp_meets(sigma: float, q: float, steps: int, epsilon: float, delta: float) -> bool:
+    """Whether the RDP bound of the run (``hockeystick.rdp``: the subsampled Gaussian's curve, Mironov, Talwar &
+    Zhang 2019, converted as dp_accounting converts it) puts its epsilon at ``delta`` below ``epsilon`` by a margin
+    of 1e-9 relative: an upper bound on the run's epsilon, so sigma then meets the target."""
+    from ..rdp import DEFAULT_ORDERS, gaussian_rdp, rdp_to_epsilon, subsampled_gaussian_rdp
+
+    with np.errstate(over="ignore"):
+        curve = steps * (
+            gaussian_rdp(sigma, DEFAULT_ORDERS) if q == 1.0 else subsampled_gaussian_rdp(sigma, q, DEFAULT_ORDERS)
+        )
+    bound = float(rdp_to_epsilon(np.where(np.isnan(curve), np.inf, curve), DEFAULT_ORDERS, delta))
+    return bound * (1.0 + 1e-9) <= epsilon
 
 
 def _grid(accuracy: Any, value_discretization_interval: Any) -> tuple[float | None, float | None]:
@@ -280,8 +308,11 @@ def get_noise_multiplier(
     (0.0093: below it a subsampled step is refused) for sample_rate < 1, to ``tiny ** 0.25`` for
     sample_rate = 1 (the exact Gaussian); a sigma at which no certified bound is computed counts as not
     meeting the target, so where every sigma meets it the answer is the least sigma searched whose bound is
-    computed.  Raises ValueError for an unreachable budget and for bad arguments (naming them):
-    target_epsilon >= 0 (+inf: every sigma meets it), target_delta strictly between 0 and 1, sample_rate in
+    computed.  The floor is returned at once where it meets the target by a bound that needs no composition:
+    steps x sample_rate <= target_delta (epsilon 0, ``rarely_sampled``) or the run's RDP epsilon (an upper
+    bound) at most target_epsilon (a target past the largest finite epsilon, 1e308).  target_epsilon = +inf
+    returns 0.0 (no noise needed).  Raises ValueError for an unreachable budget and for bad arguments (naming
+    them): target_epsilon >= 0, target_delta strictly between 0 and 1, sample_rate in
     (0, 1], steps a count >= 1 or epochs finite and > 0, sigma_tolerance in [2^-52, 1), accuracy finite and > 0.
     """
     if (steps is None) == (epochs is None):
@@ -310,7 +341,11 @@ def get_noise_multiplier(
     )
     _validation.positive(_validation.single(epsilon_tolerance, "epsilon_tolerance"), "epsilon_tolerance")
     acc_width, _ = _grid(accuracy, None)
+    if eps_target == math.inf:  # every run meets it, one without noise included
+        return 0.0
     floor = _SMALLEST_SIGMA if q < 1.0 else float(np.finfo(float).tiny) ** 0.25
+    if rarely_sampled([(floor, q, count)], delta) or _rdp_meets(floor, q, count, eps_target, delta):
+        return floor  # the least sigma searched meets the target: no PLD of its wide loss window is composed
     search = _SigmaSearch(q, count, eps_target, delta, acc_width)
     # the central-limit value where its solve is defined (epsilon <= 1e307; 1 where it has none); beyond,
     # every sigma all but meets the target, and the search starts at the floor
