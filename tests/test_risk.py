@@ -15,6 +15,7 @@ from hockeystick import pld, rdp, risk
 from hockeystick.cli import main
 from hockeystick.fdp import GaussianDP
 from hockeystick.gaussian_mechanism import GaussianMechanism
+from hockeystick.training import DPSGD
 
 MP_DPS = 50
 mp.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test
@@ -88,6 +89,75 @@ def test_one_subsampled_round_brackets_each_direction(sigma: float, q: float) ->
         assert symmetric_upper[i] >= max(exact_remove, exact_add)
     # the mechanism is asymmetric: the two directions' curves differ beyond their brackets
     assert remove[0][2] > add[1][2]
+
+
+@pytest.mark.parametrize("sigma, q", [(0.8, 0.1), (2.0, 0.5)])
+def test_a_dp_sgd_run_gives_its_poisson_directions(sigma: float, q: float) -> None:
+    """One Poisson step of DP-SGD is the subsampled Gaussian round: each direction's bracket holds its exact
+    Neyman-Pearson power, and the run's brackets are the accountant's own."""
+    alphas = np.array([1e-6, 1e-3, 0.1])
+    run = DPSGD(noise_multiplier=sigma, sample_rate=q, steps=1)
+    same = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=1)
+    for k, direction in enumerate(("remove", "add")):
+        low, up = risk.tpr_at_fpr(run, alphas, bound="both", direction=direction)
+        np.testing.assert_array_equal((low, up), risk.tpr_at_fpr(same, alphas, bound="both", direction=direction))
+        for i, a in enumerate(alphas):
+            exact = one_round_powers(sigma, q, a)[k]
+            assert low[i] <= exact <= up[i], (direction, a, low[i], exact, up[i])
+
+
+def test_a_balls_in_bins_run_gives_its_directions() -> None:
+    """Balls-in-bins keeps its remove and add pairs: one step per epoch is the Gaussian mechanism (both
+    directions its mu-GDP curve); with ten steps per epoch the directions differ beyond their brackets and each
+    lies under the symmetric profile's upper side."""
+    whole = DPSGD(noise_multiplier=2.0, dataset_size=100, batch_size=100, epochs=4, sampling="balls_in_bins")
+    alphas = np.array([1e-4, 1e-2, 0.3])
+    for direction in ("remove", "add"):
+        low, up = risk.tpr_at_fpr(whole, alphas, bound="both", direction=direction)
+        for i, a in enumerate(alphas):
+            assert low[i] <= gaussian_power(1.0, a) <= up[i], (direction, a)  # mu = sqrt(4) / 2
+    run = DPSGD(noise_multiplier=1.0, dataset_size=1000, batch_size=100, epochs=2, sampling="balls_in_bins")
+    remove = risk.tpr_at_fpr(run, 1e-3, bound="both", direction="remove")
+    add = risk.tpr_at_fpr(run, 1e-3, bound="both", direction="add")
+    symmetric = risk.tpr_at_fpr(run, 1e-3)
+    assert 1e-3 <= add[0] <= add[1] < remove[0] <= remove[1] <= symmetric * (1 + 1e-6)
+    with pytest.raises(ValueError, match='direction must be "symmetric" for BallsInBinsGaussianPLD'):
+        risk.tpr_at_fpr(
+            pld.BallsInBinsGaussianPLD(sigma=1.0, steps_per_epoch=4, rounds=4, steps_per_record=2), 0.1, direction="add"
+        )
+
+
+def test_a_replace_one_run_answers_each_direction_with_its_symmetric_profile() -> None:
+    """Fixed-size batches (replace-one): each order of a neighbouring pair is neighbouring, so every direction
+    is the symmetric curve."""
+    run = DPSGD(noise_multiplier=1.0, dataset_size=1000, batch_size=100, epochs=2, sampling="fixed_size")
+    symmetric = risk.tpr_at_fpr(run, 1e-3, bound="both")
+    for direction in ("remove", "add"):
+        assert risk.tpr_at_fpr(run, 1e-3, bound="both", direction=direction) == symmetric
+
+
+class _Counting:
+    """An accountant's .delta, counting the epsilon values it is asked for."""
+
+    def __init__(self, accountant: object) -> None:
+        self.accountant, self.evaluated = accountant, 0
+
+    def delta(self, epsilon: np.ndarray, bound: str = "upper") -> object:
+        self.evaluated += np.size(epsilon)
+        return self.accountant.delta(epsilon, bound=bound)  # type: ignore[attr-defined]
+
+
+def test_a_wide_accountant_bracket_stops_the_refinement_early() -> None:
+    """Where the accountant's own sides are far apart (shuffled batches: a Gaussian above, a realizable pair
+    below), refining the grid further moves the power's sides by a small share of that width: a few thousand
+    epsilon values settle it (refining to the finest spacing took about 1.9 million), and the sides stay
+    certified: the lower one below the symmetric Gaussian upper side, the upper one that Gaussian's."""
+    accountant = _Counting(pld.ShuffledBatchGaussianPLD(sigma=1.0, batch_size=10, n=40, rounds=8))
+    low, up = risk.tpr_at_fpr(accountant, 0.01, bound="both")
+    assert accountant.evaluated <= 20_000
+    gaussian = GaussianMechanism(sigma=1.0, sensitivity=2.0, rounds=2)  # shift 2 per epoch begun, 2 epochs
+    g_low, g_up = risk.tpr_at_fpr(gaussian, 0.01, bound="both")
+    assert low <= up and up <= g_up * (1 + 1e-5) and up >= g_low * (1 - 1e-5)
 
 
 def test_composed_subsampled_gaussian_against_a_finer_grid() -> None:

@@ -41,8 +41,9 @@ certified side of the accountant's delta, its argument the exact double eps_k, t
 Both sides also keep alpha <= power <= 1 (guessing; certainty).  The nodes: eps on a grid of spacing
 1/8 out to a reach doubled (4, 8, ..., 704) until neither end interval can hold the minimum, then the
 intervals that can (their lower bound below the least upper one, or next to the node attaining it)
-refined, halving the spacing, to 2^-9 and on until the bracket is within ``rtol``.  Any grid gives
-certified sides; the grid only decides how close they are.
+refined, halving the spacing, to 2^-9 and on until the bracket is within ``rtol``, or two halvings in a row
+move neither side by ``rtol`` nor by 2^-6 of the bracket's width (the accountant's own sides keep it wide).  Any
+grid gives certified sides; the grid only decides how close they are.
 
 Which pair the sides describe:
 
@@ -53,7 +54,10 @@ Which pair the sides describe:
   below is what that guarantee cannot exclude (no guarantee derived from the profile promises a smaller
   TPR).  For a symmetric mechanism (the Gaussian) both directions coincide and this is the pair's curve.
 * ``direction="remove"`` / ``"add"`` (a PLD that keeps its directions: ``pld.SubsampledGaussianPLD``,
-  ``pld.PLDAccountant``, ``pld.PrivacyLossDistribution``): delta_{H1||H0} is that direction's delta and
+  ``pld.BallsInBinsGaussianPLD`` with one step per record, ``pld.PLDAccountant``, ``pld.PrivacyLossDistribution``,
+  and a ``training.DPSGD`` / ``DPFedAvg`` run with Poisson or balls-in-bins sampling, through its accountant;
+  under replace-one, fixed-size and shuffled batches, each order of a neighbouring pair is itself neighbouring,
+  so either direction is the symmetric profile): delta_{H1||H0} is that direction's delta and
   delta_{H0||H1} the other's.  "remove" is membership inference: H1 is the data set holding the record
   (the remove pair P = the mechanism with it, Q = without: P = (1-q) N(0, s^2) + q N(1, s^2) against
   N(0, s^2) per round for the subsampled Gaussian), so power is the attacker's TPR at FPR alpha on the
@@ -87,8 +91,11 @@ from . import _validation, pld, registry
 from ._elementwise import ArrayLike
 from .accountant import Bound
 from .calibrate import _search_range, calibrate
+from .pld.accountants.allocation import BallsInBinsGaussianPLD, ShuffledBatchGaussianPLD
+from .pld.accountants.fixed_batch import FixedBatchGaussianPLD
 from .pld.mechanisms.constructors import subsampled_gaussians
 from .registry import AccountantEntry
+from .training import DPSGD, DPFedAvg
 
 __all__ = ["Direction", "DEFAULT_RTOL", "advantage", "calibrate_tpr", "tpr_at_fpr", "tradeoff_curve"]
 
@@ -99,6 +106,7 @@ COARSE_SPACING = 2.0**-3  # the first grid's spacing in eps
 DEFAULT_SPACING = 2.0**-9  # every alpha's intervals are refined to this spacing at least ...
 FINEST_SPACING = 2.0**-24  # ... and halved further until settled (rtol), down to this
 DEFAULT_RTOL = 1e-6  # the power bracket's relative width asked for
+WIDTH_SHARE = 2.0**-6  # a refinement moving each side by at most this share of the power's bracket is quiet
 FIRST_REACH = 4.0  # the first grid's largest eps; doubled while an end interval can hold the minimum
 MAX_REACH = 704.0  # e^704 ~ 1.9e305: the largest reach whose t is a double
 _U = 2.0**-53  # unit round-off
@@ -333,7 +341,8 @@ def _direction_profiles(accountant: Any, direction: Any, side: str) -> tuple[Del
             f'direction must be "symmetric" for {type(accountant).__name__}, got {direction!r}: it '
             "reports one profile, the largest over its neighbouring directions, whose lower side "
             "bounds neither direction alone; the directional curves need a PLD that keeps its "
-            "directions (pld.SubsampledGaussianPLD, pld.PLDAccountant, pld.PrivacyLossDistribution)"
+            "directions (pld.SubsampledGaussianPLD, pld.BallsInBinsGaussianPLD with steps_per_record=1, "
+            "pld.PLDAccountant, pld.PrivacyLossDistribution, or a training.DPSGD / DPFedAvg run)"
         )
     remove, add = pair
     if add is None:  # one direction: a symmetric pair, both orders the same
@@ -354,6 +363,26 @@ def _directional_pair(accountant: Any) -> tuple[Any, Any] | None:
         if len(accountant.directions) != 2:
             return None
         remove, add = (pld.PrivacyLossDistribution([d], accountant.tail) for d in accountant.directions)
+        return remove, add
+    if isinstance(accountant, (DPSGD, DPFedAvg)):  # a training run: the accountant of its sampling
+        return _directional_pair(accountant._accountant)
+    if isinstance(accountant, (FixedBatchGaussianPLD, ShuffledBatchGaussianPLD)):
+        # replace-one: each order of a neighbouring pair is itself neighbouring, so each direction's guarantee is
+        # the symmetric profile's
+        return accountant, None
+    if isinstance(accountant, BallsInBinsGaussianPLD):
+        points = accountant._points()
+        if any(np.size(v) != 1 for v in points.values()):
+            raise ValueError(
+                "accountant must describe one mechanism (single sigma, steps_per_epoch, rounds and "
+                f"steps_per_record), got arrays of sizes {[np.size(v) for v in points.values()]}: build one "
+                "accountant per point"
+            )
+        point = tuple(float(np.ravel(v)[0]) for v in points.values())
+        if point[3] != 1:  # k > 1: a closed-form Gaussian lower side, no directional pair
+            return None
+        composed = accountant._run(point[0], accountant._parts(point))
+        remove, add = (pld.PrivacyLossDistribution([d], composed.tail) for d in composed.directions)
         return remove, add
     if isinstance(accountant, pld.SubsampledGaussianPLD):
         values = [
@@ -505,8 +534,13 @@ def _power_bracket(
         new_upper[open_] = np.minimum(upper[open_], bounds.upper)
         # settled: the bracket within rtol, or two refinements in a row moving neither side by rtol (the
         # accountant's own bracket, or a kink of the curve, limits it; one quiet refinement may only mean the
-        # minimum lies between the new nodes)
-        still = (new_lower - lower <= tolerance * new_lower) & (upper - new_upper <= tolerance * new_upper)
+        # minimum lies between the new nodes) nor by WIDTH_SHARE of the bracket (the grid's share of its width:
+        # the sides converge at least linearly in the spacing, halved each time, so what further halvings can
+        # still move a side is about its last move, a small part of a bracket the accountant's own sides keep wide)
+        slack = WIDTH_SHARE * (new_upper - new_lower) if want_lower else 0.0
+        still = (new_lower - lower <= np.maximum(tolerance * new_lower, slack)) & (
+            upper - new_upper <= np.maximum(tolerance * new_upper, slack)
+        )
         quiet = np.where(still, quiet + 1, 0)
         settled = quiet >= 2
         if want_lower:
