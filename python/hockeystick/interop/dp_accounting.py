@@ -17,6 +17,9 @@ This module imports dp_accounting; ``import hockeystick`` does not.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
+from fractions import Fraction
 from typing import cast
 
 try:
@@ -30,11 +33,113 @@ except ModuleNotFoundError:  # name the extra that installs dp_accounting
 
 from .. import _validation
 from ..pld.accountants.plan import CompositionPlan, PlanProfile, default_grid_profile
+from ..pld.accountants.zcdp_plan import zcdp_total
 from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
-from .dp_events import Unsupported, check_count, check_zcdp_alone, plan_for
+from .dp_events import NON_PRIVATE, Unsupported, check_count, check_zcdp_alone, plan_for
 from .rdp_accountant import HockeystickRdpAccountant
 
 __all__ = ["HockeystickAccountant", "HockeystickRdpAccountant", "NeighboringRelation"]
+
+
+def _largest_loss(spec: tuple[object, ...]) -> tuple[Fraction, Fraction] | None:
+    """(lower, upper) on the largest privacy loss of one run, as exact rationals, for the mechanisms that have it in
+    closed form (None otherwise): the exponential mechanism eps / 2 below (its realizable randomized response of
+    eps / 2) and eps above (eps-bounded range); permute-and-flip eps both sides (its realizable pair's loss on the
+    second candidate is eps); (eps, 0)-DP eps both sides (the canonical pair); Laplace of scale b (shift included)
+    1 / b; discrete Laplace a x shift.  Each is attained with positive probability on its side's pair."""
+    name = spec[0]
+    if name == "exponential_mechanism":
+        eps = Fraction(cast(float, spec[1]))
+        return eps / 2, eps
+    if name == "permute_and_flip" or (name == "eps_delta" and spec[2] == 0.0):
+        eps = Fraction(cast(float, spec[1]))
+        return eps, eps
+    if name == "laplace":
+        top = 1 / Fraction(cast(float, spec[1]))
+        return top, top
+    if name == "discrete_laplace":
+        top = Fraction(cast(float, spec[1])) * cast(int, spec[2])
+        return top, top
+    return None
+
+
+def _delta_floor(spec: tuple[object, ...]) -> float:
+    """A lower bound on the mass at loss +infinity of one run (its delta at every epsilon): delta of (eps, delta)-DP,
+    q of a sample of a non-private event; 0 where none is known."""
+    if spec[0] == "eps_delta":
+        return cast(float, spec[2])
+    if spec[0] == "poisson_pair" and spec[2] == NON_PRIVATE:
+        return cast(float, spec[1])
+    return 0.0
+
+
+def _round(x: Fraction, up: bool) -> float:
+    """x rounded to a double outward (up or down)."""
+    f = float(x)
+    if up and Fraction(f) < x:
+        return math.nextafter(f, math.inf)
+    if not up and Fraction(f) > x:
+        return math.nextafter(f, -math.inf)
+    return f
+
+
+def pure_epsilon_bracket(plan: CompositionPlan, profile: Callable[[], PlanProfile]) -> tuple[float, float]:
+    """Certified (lower, upper) on epsilon(0) of ``plan``: the essential supremum of the composed privacy loss.
+
+        The loss of a composition is the sum of its runs' independent losses, so its largest value is the sum of
+        theirs (``_largest_loss``), summed exactly and rounded outward; a Gaussian makes it +inf (both sides); a
+        non-private plan is +inf, and so is a plan of zCDP runs with rho > 0 (the Gaussian of that rho is one of the
+    mechanisms it allows).  A run with an atom at loss +infinity (``_delta_floor``) leaves delta(epsilon) at
+        least 1 - prod (1 - floor)^count at every epsilon: refused, as is a plan whose largest loss has no closed form
+        here, unless ``profile``'s certified upper delta vanishes past every finite loss (then epsilon(0) is bounded
+        below by the lower side at the least positive delta, above by +inf).
+
+        Parameters
+        ----------
+        plan : CompositionPlan
+            What was composed.
+        profile : callable
+            Returns the plan's ``PlanProfile`` (asked for only where no closed form applies).
+
+        Returns
+        -------
+        tuple of float
+            (lower, upper) on the pure-DP epsilon.
+
+        Raises
+        ------
+        ValueError
+            The plan has a positive delta floor, or no certified zero floor.
+    """
+    if plan.non_private:
+        return math.inf, math.inf
+    if plan.empty:
+        return 0.0, 0.0
+    survive = math.prod((1.0 - _delta_floor(m)) ** c for m, c in plan.counts.items())
+    floor = -math.expm1(sum(c * math.log1p(-_delta_floor(m)) for m, c in plan.counts.items())) if survive < 1 else 0.0
+    if floor > 0.0:
+        raise ValueError(
+            f"target_delta = 0 has no finite epsilon here: the composition's delta(epsilon) is at least {floor:.6g} at "
+            "every epsilon (an event that fails with probability delta: an EpsilonDeltaDpEvent with delta > 0, or a "
+            "sample of a non-private event); ask at a target_delta above that floor"
+        )
+    zcdp = zcdp_total(plan)
+    if plan.gaussian_r2 > 0 or (zcdp is not None and zcdp.rho_lower > 0):
+        return math.inf, math.inf  # a Gaussian's loss is unbounded (and rho-zCDP allows one): epsilon(0) = +inf
+    sides = [(_largest_loss(m), c) for m, c in plan.counts.items()]
+    if all(side is not None for side, _ in sides):
+        lower = sum((cast("tuple[Fraction, Fraction]", side)[0] * c for side, c in sides), Fraction(0))
+        upper = sum((cast("tuple[Fraction, Fraction]", side)[1] * c for side, c in sides), Fraction(0))
+        return _round(lower, False), _round(upper, True)
+    p = profile()
+    top = p.delta(1e300)[1]
+    if top > 0.0:
+        raise ValueError(
+            f"target_delta = 0 has no certified epsilon here: the composition's delta(epsilon) is certified only down "
+            f"to {top:.6g} at every epsilon (a mechanism without a closed-form largest loss); ask at a positive "
+            "target_delta"
+        )
+    return p.epsilon(0.0)
 
 
 class HockeystickAccountant(PrivacyAccountant):
@@ -114,9 +219,22 @@ class HockeystickAccountant(PrivacyAccountant):
     def get_epsilon(self, target_delta: float) -> float:
         """Certified upper bound on epsilon at ``target_delta`` (inf for non-private events).
 
-        ``target_delta`` lies strictly between 0 and 1 and ``target_epsilon`` (``get_delta``) is >= 0, +inf
-        allowed: the rule of every hockeystick entry point (``_validation``); anything else, an array
-        included, is refused naming the argument."""
+        Parameters
+        ----------
+        target_delta : float
+            In [0, 1): 0 asks for the pure-DP epsilon (``get_epsilon_bracket``).  ``target_epsilon``
+            (``get_delta``) is >= 0, +inf allowed.
+
+        Returns
+        -------
+        float
+            The upper end of ``get_epsilon_bracket(target_delta)``.
+
+        Raises
+        ------
+        ValueError
+            A ``target_delta`` outside [0, 1) or not a number (naming the argument; an array included); at 0,
+            a composition with a positive delta floor (``get_epsilon_bracket``)."""
         return self.get_epsilon_bracket(target_delta)[1]
 
     def get_delta(self, target_epsilon: float) -> float:
@@ -124,7 +242,30 @@ class HockeystickAccountant(PrivacyAccountant):
         return self.get_delta_bracket(target_epsilon)[1]
 
     def get_epsilon_bracket(self, target_delta: float) -> tuple[float, float]:
-        """Certified (lower, upper) on the epsilon of everything composed so far at ``target_delta``."""
+        """Certified (lower, upper) on the epsilon of everything composed so far at ``target_delta``.
+
+        Parameters
+        ----------
+        target_delta : float
+            In [0, 1).  At 0 the answer is the pure-DP epsilon, the largest privacy loss the composition can
+            take (``pure_epsilon_bracket``): the sum of each run's largest loss where every mechanism has one in
+            closed form (exponential mechanism, permute-and-flip, (epsilon, 0)-DP, Laplace, discrete Laplace),
+            +inf beside a Gaussian (its loss is unbounded).
+
+        Returns
+        -------
+        tuple of float
+            (lower, upper), lower <= the true epsilon <= upper.
+
+        Raises
+        ------
+        ValueError
+            ``target_delta`` outside [0, 1) or not a number; at 0, a composition whose delta(epsilon) stays
+            positive at every epsilon (a delta floor: an (epsilon, delta)-DP event with delta > 0, a sample of a
+            non-private event), or one with no closed-form largest loss and no certified zero floor.
+        """
+        if _validation.single(target_delta, "target_delta") == 0.0:
+            return pure_epsilon_bracket(self._plan, self._current)
         target = _validation.delta_target(target_delta, "target_delta")
         return self._current().epsilon(target)
 
