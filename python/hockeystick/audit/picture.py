@@ -7,8 +7,9 @@ Log-log axes (FPR, TPR), where privacy attacks are judged at low FPR (Carlini et
 * the empirical ROC: the hull of the canary scores' threshold tests;
 * its confidence band: at every in-canary's score on the hull and a spread of others, the corners
   (FPR_up, TPR_low) and (FPR_low, TPR_up) of the Clopper-Pearson limits, all at significance / (2 n_in)
-  per limit (``Simultaneous()``): with probability 1 - significance the true TPR at each such threshold
-  lies above the lower edge's point; a lower edge above the certified band refutes the accountant.
+  per limit (``Simultaneous()``), joined into envelopes (the true ROC does not decrease): with probability
+  1 - significance the true ROC lies above the lower edge at those corners; a lower edge above the
+  certified band refutes the accountant.
 """
 
 from __future__ import annotations
@@ -98,16 +99,25 @@ def plot_audit(
     ax.plot(
         np.maximum(hull.fp / n_out, floor), hull.tp / n_in, color="black", linewidth=1.2, label="empirical ROC (hull)"
     )
-    for key, style in (("low", "-"), ("up", ":")):
-        x, y = corners[key]
-        order = np.argsort(x, kind="stable")
+    # the edges as envelopes: the TPR at FPR x is at least every lower limit at an FPR upper limit <= x, at
+    # most every upper limit at an FPR lower limit >= x (the true ROC does not decrease)
+    x_low, y_low = corners["low"]
+    order = np.argsort(x_low, kind="stable")
+    x_up, y_up = corners["up"]
+    reverse = np.argsort(x_up, kind="stable")[::-1]
+    edges = {
+        "lower": (x_low[order], np.maximum.accumulate(y_low[order]), "-"),
+        "upper": (x_up[reverse], np.minimum.accumulate(y_up[reverse]), ":"),
+    }
+    for name, (x, y, style) in edges.items():
         ax.plot(
-            np.maximum(x[order], floor),
-            np.maximum(y[order], floor),
+            np.maximum(x, floor),
+            np.maximum(y, floor),
             color="tab:red",
             linestyle=style,
             linewidth=1.0,
-            label=f"{1 - s:g} band, lower edge" if key == "low" else f"{1 - s:g} band, upper edge",
+            drawstyle="steps-post" if name == "lower" else "steps-pre",
+            label=f"{1 - s:g} band, {name} edge",
         )
     ax.plot(fprs, fprs, color="grey", linewidth=0.8, linestyle="--", label="guessing")
     ax.set_xscale("log")

@@ -190,7 +190,9 @@ def read_csv(path: str | os.PathLike[str]) -> Scores:
     bad = ~((label == 0.0) | (label == 1.0))
     if bad.any():
         row = int(np.argmax(bad)) + 2
-        raise ValueError(f"the 'in' column must be 1 (held in) or 0 (held out), got {label[row - 2]!r} on line {row}")
+        raise ValueError(
+            f"the 'in' column must be 1 (held in) or 0 (held out), got {float(label[row - 2])!r} on line {row}"
+        )
     return as_scores(score[label == 1.0], score[label == 0.0])
 
 

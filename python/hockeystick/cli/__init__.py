@@ -37,14 +37,14 @@ from typing import Any
 
 from .. import __version__
 from .._optional import MissingExtraError, extra_of
-from . import accountants, calibrate, compose, demo, evaluate, figures, plot, risk, simulate, sweep
+from . import accountants, audit, calibrate, compose, demo, evaluate, figures, plot, risk, simulate, sweep
 from .arguments import command_line_words
 from .common import EXIT_FAILURE, EXIT_USAGE, PROG, Parser, UsageError, _families
 
 __all__ = ["main", "build_parser", "EXIT_USAGE", "EXIT_FAILURE"]
 
 # One module per subcommand, each exposing register(subparsers); the order is the order of --help.
-SUBCOMMANDS = (sweep, evaluate, calibrate, risk, compose, plot, simulate, figures, accountants, demo)
+SUBCOMMANDS = (sweep, evaluate, calibrate, risk, audit, compose, plot, simulate, figures, accountants, demo)
 
 
 class _Terminated(BaseException):

@@ -1,0 +1,131 @@
+"""``hockeystick audit``: canary scores against the run's accountant: the audit's epsilon lower bound beside the
+certified bracket, and the test of the scores against the certified trade-off curve (docs/audit.md)."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+from typing import Any
+
+from .common import UsageError, accountant_argument, matrix_options, training_options
+
+__all__ = ["register"]
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "audit",
+        help="canary scores against a run's accountant: epsilon lower bound, certified bracket, curve test",
+        description="Read canary attack scores (a CSV with a header naming 'score' and 'in': 1 for a held-in "
+        "canary, 0 for a held-out one; higher scores mean 'in') and print, at confidence 1 - significance, the "
+        "audit's epsilon lower bound at --delta beside the accountant's certified [lower, upper] epsilon and "
+        "their gap, and whether the scores refute the accountant's certified trade-off curve (docs/audit.md).",
+        epilog="examples:\n  hockeystick audit scores.csv -a gaussian -p sigma=1 --delta 1e-5\n"
+        "  hockeystick audit scores.csv --dataset-size 60000 --batch-size 256 --noise-multiplier 1.1 "
+        "--epochs 1 --delta 1e-5\n"
+        "  hockeystick audit scores.csv -a pld_subsampled_gaussian -p sigma=1 -p sampling_rate=0.5 -p rounds=4 "
+        "--delta 1e-5 --direction remove --plot audit.png",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("scores", metavar="SCORES.csv", help="the canary scores: columns 'score' and 'in' (1 or 0)")
+    group = p.add_argument_group("the run's accountant")
+    accountant_argument(p, group, "audit", positional=False, several=False)
+    group.add_argument(
+        "-p",
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="one value per parameter, e.g. -p sigma=1; repeat for each parameter",
+    )
+    training_options(p)
+    matrix_options(p)
+    test = p.add_argument_group("the audit")
+    test.add_argument("--delta", required=True, metavar="VALUE", help="the delta of the epsilons compared, in (0, 1)")
+    test.add_argument(
+        "--significance",
+        default="0.05",
+        metavar="VALUE",
+        help="each test's level, in (0, 1): a right accountant is refuted with probability at most this (default 0.05)",
+    )
+    test.add_argument(
+        "--direction",
+        choices=("symmetric", "remove", "add"),
+        default="symmetric",
+        help="the certified curve: symmetric (default; any accountant) or remove (membership inference) / add "
+        "(a PLD accountant that keeps its directions)",
+    )
+    test.add_argument(
+        "--method",
+        choices=("clopper_pearson", "one_run_fdp"),
+        default="clopper_pearson",
+        help="the curve test: clopper_pearson (default; canaries scored independently) or one_run_fdp "
+        "(Mahloujifar et al.'s one-run test; canaries in one training run, each in with probability 1/2)",
+    )
+    test.add_argument("--plot", metavar="PNG", help="draw the empirical ROC and its band over the certified band")
+    test.add_argument("--force", action="store_true", help="replace an existing --plot PNG (refused otherwise)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from .. import audit, registry
+    from .common import accountant_names, parameters
+
+    names = accountant_names(args)
+    if len(names) != 1:
+        raise UsageError(f"audit checks one run: give one accountant, got {', '.join(names)}")
+    entry = registry.get(names[0])
+    given = parameters(args)
+    given.pop("delta", None)  # --delta is the audit's, not the accountant's
+    unknown = sorted(set(given) - set(entry.parameters))
+    if unknown:
+        raise UsageError(
+            f"unknown parameter(s) {', '.join(map(repr, unknown))} for {entry.name}; allowed: "
+            f"{', '.join(sorted(entry.parameters))}"
+        )
+    values: dict[str, float | int] = {}
+    for name, text in given.items():
+        try:
+            number = float(text)
+        except ValueError:
+            by_flag = any(getattr(args, f"{kind}_{name}", None) is not None for kind in ("matrix", "run"))
+            written = f"--{name.replace('_', '-')} {text}" if by_flag else f"-p {name}={text}"
+            raise UsageError(f"{written}: give one number per parameter (audit checks one run)") from None
+        values[name] = int(number) if name in entry.integers and number.is_integer() else number
+    delta = _number(args.delta, "--delta")
+    significance = _number(args.significance, "--significance")
+    if not 0.0 < significance < 1.0:
+        raise UsageError(f"--significance must lie strictly between 0 and 1, got {args.significance}")
+    if not 0.0 < delta < 1.0:
+        raise UsageError(f"--delta must lie strictly between 0 and 1, got {args.delta}")
+    if args.plot and os.path.exists(args.plot) and not args.force:
+        raise UsageError(f"--plot {args.plot!r} exists; pass --force to replace it")
+    if not os.path.isfile(args.scores):
+        raise UsageError(f"SCORES.csv {args.scores!r}: no such file")
+    accountant = entry.build(**values)
+    scores = audit.read_csv(args.scores)
+    result = audit.report(
+        scores,
+        accountant=accountant,
+        delta=delta,
+        significance=significance,
+        direction=args.direction,
+        method=args.method,
+    )
+    print(result.table())
+    if args.plot:
+        audit.plot_audit(
+            scores, accountant=accountant, significance=significance, direction=args.direction, path=args.plot
+        )
+    return 0
+
+
+def _number(text: str, flag: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise UsageError(f"{flag} {text!r}: give a number") from None
+    if math.isnan(value):
+        raise UsageError(f"{flag} must be a number, got nan")
+    return value
