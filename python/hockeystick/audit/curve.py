@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -193,7 +193,9 @@ def _cp_test(
     tp, fp = data.counts(thresholds)
     tpr_low = clopper_pearson_lower(tp, np.int64(data.n_in), per_limit)
     fpr_up = clopper_pearson_upper(fp, np.int64(data.n_out), per_limit)
-    certified = np.asarray(risk.tpr_at_fpr(accountant, fpr_up, bound="upper", direction=direction), dtype=np.float64)
+    certified = np.asarray(
+        risk.tpr_at_fpr(accountant, fpr_up, bound="upper", direction=cast(risk.Direction, direction)), dtype=np.float64
+    )
     k = int(np.argmax(tpr_low - certified))
     return CurveAudit(
         bool(tpr_low[k] > certified[k]),

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -158,4 +158,4 @@ def check_strategy(strategy: Any, allowed: tuple[type, ...]) -> Strategy:
             _validation.count(strategy.num_samples, "num_samples", minimum=1)
         if strategy.seed is not None:
             _validation.count(strategy.seed, "seed", minimum=0)
-    return strategy  # type: ignore[no-any-return]
+    return cast(Strategy, strategy)

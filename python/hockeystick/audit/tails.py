@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import cast
 
 import numpy as np
+import numpy.typing as npt
 
 __all__ = [
     "TINY",
@@ -38,7 +39,7 @@ __all__ = [
 TINY = 1e-290  # a tail computed below this is reported as this (where it is not exactly 0): no error bound there
 
 
-def tail_margin(n: np.ndarray | float) -> np.ndarray:
+def tail_margin(n: npt.ArrayLike) -> np.ndarray:
     """The relative margin covering scipy's binomial tail and Beta quantile errors at ``n`` trials:
     2^-40 (n + 16), at most 1e-3.
 
@@ -55,7 +56,7 @@ def tail_margin(n: np.ndarray | float) -> np.ndarray:
     return np.minimum(2.0**-40 * (np.asarray(n, dtype=np.float64) + 16.0), 1e-3)
 
 
-def binomial_cdf_upper(k: np.ndarray, n: np.ndarray, p: np.ndarray) -> np.ndarray:
+def binomial_cdf_upper(k: npt.ArrayLike, n: npt.ArrayLike, p: npt.ArrayLike) -> np.ndarray:
     """An upper bound on P(X <= k), X ~ Binomial(n, p): scipy's bdtr widened by ``tail_margin(n)``, at least
     ``TINY`` where p < 1 (no error bound below it).
 
@@ -78,10 +79,10 @@ def binomial_cdf_upper(k: np.ndarray, n: np.ndarray, p: np.ndarray) -> np.ndarra
     out = np.ones(k.shape)
     value = special.bdtr(k[inside], n[inside], p[inside]) * (1.0 + tail_margin(n[inside]))
     out[inside] = np.where(p[inside] < 1.0, np.maximum(value, TINY), value)  # 0 at p = 1 exactly
-    return cast(np.ndarray, np.minimum(out, 1.0))
+    return np.minimum(out, 1.0)
 
 
-def binomial_sf_upper(k: np.ndarray, n: np.ndarray, p: np.ndarray) -> np.ndarray:
+def binomial_sf_upper(k: npt.ArrayLike, n: npt.ArrayLike, p: npt.ArrayLike) -> np.ndarray:
     """An upper bound on P(X >= k), X ~ Binomial(n, p): scipy's bdtrc at k - 1 widened by ``tail_margin(n)``,
     at least ``TINY`` where p > 0.
 
@@ -104,10 +105,10 @@ def binomial_sf_upper(k: np.ndarray, n: np.ndarray, p: np.ndarray) -> np.ndarray
     inside = (k > 0) & (k <= n)
     value = special.bdtrc(k[inside] - 1, n[inside], p[inside]) * (1.0 + tail_margin(n[inside]))
     out[inside] = np.where(p[inside] > 0.0, np.maximum(value, TINY), value)  # 0 at p = 0 exactly
-    return cast(np.ndarray, np.minimum(out, 1.0))
+    return np.minimum(out, 1.0)
 
 
-def clopper_pearson_upper(k: np.ndarray, n: np.ndarray, significance: np.ndarray | float) -> np.ndarray:
+def clopper_pearson_upper(k: npt.ArrayLike, n: npt.ArrayLike, significance: npt.ArrayLike) -> np.ndarray:
     """The Clopper-Pearson upper limit for k successes of n at ``significance``, never below the exact one.
 
     Parameters
@@ -143,7 +144,7 @@ def clopper_pearson_upper(k: np.ndarray, n: np.ndarray, significance: np.ndarray
     return out
 
 
-def clopper_pearson_lower(k: np.ndarray, n: np.ndarray, significance: np.ndarray | float) -> np.ndarray:
+def clopper_pearson_lower(k: npt.ArrayLike, n: npt.ArrayLike, significance: npt.ArrayLike) -> np.ndarray:
     """The Clopper-Pearson lower limit for k successes of n at ``significance``, never above the exact one.
 
     Parameters
@@ -178,7 +179,7 @@ def clopper_pearson_lower(k: np.ndarray, n: np.ndarray, significance: np.ndarray
 def _step_until(start: np.ndarray, ok: Callable[[np.ndarray, np.ndarray], np.ndarray], *, up: bool) -> np.ndarray:
     """``start`` moved towards 1 (``up``) or 0 by doubling multiples of its ulp until ``ok`` holds; 1 and
     0 are always valid limits (P(X <= k) = 0 at p = 1 for k < n; P(X >= k) = 0 at p = 0 for k > 0)."""
-    x = np.clip(start, 0.0, 1.0)
+    x: np.ndarray = np.clip(start, 0.0, 1.0)
     end = 1.0 if up else 0.0
     todo = np.flatnonzero(~ok(x, np.arange(x.size)))
     step = np.ones(todo.size)
