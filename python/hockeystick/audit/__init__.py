@@ -14,6 +14,7 @@ from .curve import CurveAudit, audit_curve
 from .epsilon import epsilon_clopper_pearson, epsilon_gdp, epsilon_raw_counts
 from .one_run import epsilon_one_run, epsilon_one_run_fdp
 from .picture import plot_audit
+from .planning import canaries_needed
 from .resampling import BootstrapParams, bootstrap
 from .roc import auroc, max_accuracy, tpr_at_fpr
 from .scores import Scores, as_scores, read_csv
@@ -35,6 +36,7 @@ __all__ = [
     "audit_curve",
     "auroc",
     "bootstrap",
+    "canaries_needed",
     "epsilon_clopper_pearson",
     "epsilon_gdp",
     "epsilon_one_run",
