@@ -221,3 +221,14 @@ def test_noise_beyond_the_sum_grid_takes_the_per_epoch_gaussian_bracket(sigma: f
             mean, error = terms.mean(), terms.std() / math.sqrt(samples)
             lower, upper = direction.delta(0.0, bound="both")
             assert lower - 5 * error <= mean <= upper + 5 * error, (lower, mean, upper, error)
+
+
+def test_small_noise_keeps_the_sum_grid_small_and_the_bracket_narrow() -> None:
+    """The pairwise sums cost the square of the grid's points: at small noise the grid keeps at most
+    MAX_POINTS + 1 = 8001 of them, and the bracket of an epoch's epsilon stays within 1e-5 relative."""
+    from hockeystick.pld.sampling.random_allocation import DEFAULT_RESOLUTION, sum_grid
+
+    for steps, sigma in [(10, 0.05), (235, 0.05), (235, 0.3), (1, 0.3)]:
+        assert sum_grid(sigma, steps, DEFAULT_RESOLUTION).size <= 8001
+    lower, upper = pld.random_allocation_gaussian(10, 0.05).epsilon(1e-5, bound="both")
+    assert lower <= upper <= lower * (1 + 1e-5)

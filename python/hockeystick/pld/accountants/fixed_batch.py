@@ -52,10 +52,13 @@ class DistinctPoints:
         arrays, shape, self.scalar = broadcast_float_arrays(**{name: x}, **parameters)
         self._lower, self._upper = np.empty(shape), np.empty(shape)
         self.x, self.lower, self.upper = arrays[0].ravel(), self._lower.reshape(-1), self._upper.reshape(-1)
-        rows = np.stack([a.ravel() for a in arrays[1:]], axis=1)
+        # distinct rows of the parameters alone (x's length does not enter the sort), then broadcast to x's shape
+        own = np.broadcast_arrays(*(np.asarray(a, dtype=np.float64) for a in parameters.values()))
+        rows = np.stack([a.ravel() for a in own], axis=1)
         self.points, inverse = np.unique(rows, axis=0, return_inverse=True)
-        self._order = np.argsort(inverse.ravel(), kind="stable")
-        self._ends = np.searchsorted(inverse.ravel()[self._order], np.arange(self.points.shape[0] + 1))
+        flat = np.broadcast_to(inverse.reshape(own[0].shape), shape).ravel()
+        self._order = np.argsort(flat, kind="stable")
+        self._ends = np.searchsorted(flat[self._order], np.arange(self.points.shape[0] + 1))
 
     def at(self, i: int) -> np.ndarray:
         """The flat indices of x at the distinct point ``i``, ascending."""
