@@ -119,7 +119,7 @@ def test_sweep_on_a_dask_scheduler(capsys, tmp_path):
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["delta", "-a", "nope", "-p", "sigma=1", "--epsilon", "1"], "unknown accountant 'nope'; registered"),
+        (["delta", "-a", "nope", "-p", "sigma=1", "--epsilon", "1"], "unknown accountant 'nope'; -a NAME"),
         (["delta", "-a", "gaussian", "-p", "sigma=1", "-p", "foo=2", "--epsilon", "1"], "unknown parameter"),
         (["delta", "-a", "gaussian", "-p", "sigma", "--epsilon", "1"], "write NAME=VALUE"),
         (["delta", "-p", "sigma=1", "--epsilon", "1"], "say which accountant with -a NAME"),

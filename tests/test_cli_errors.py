@@ -72,7 +72,7 @@ INVOCATIONS = [
     (["delta", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "--epsilonn", "2"], "--epsilonn 2 (did you mean --epsilon?)"),
     (["sweep", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "-o", "o.csv", "--forse"], "(did you mean --force?)"),
     (["sweep", "--workers", "0"], "argument --workers"),
-    (["sweep", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "-o", "out.txt"], "output 'out.txt': unknown format"),
+    (["sweep", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "-o", "out.txt"], "-o 'out.txt': unknown format"),
     (["sweep", *GAUSS, "-p", "sigma=1", "--epsilon", "1"], "-o FILE.parquet"),
     (
         ["sweep", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "-o", "{inputs}/existing.csv"],
@@ -399,7 +399,7 @@ def test_an_arithmetic_error_inside_calibrate_is_a_usage_error(capsys, places, m
         code,
         out,
         err,
-        "gaussian cannot evaluate rounds=10, epsilon=1, delta=1e-05 (OverflowError: math range error)",
+        "gaussian cannot evaluate rounds=10, --epsilon 1, --delta 1e-05 (OverflowError: math range error)",
         "calibrate",
     )
 

@@ -374,14 +374,14 @@ def test_a_named_family_and_a_names_join_as_repeated_a(capsys):
 def _risk_python(accountant, fprs: list[float]) -> str:
     """What hockeystick risk prints for ``accountant`` (both sides), from hockeystick.risk directly."""
     from hockeystick import risk
+    from hockeystick.cli.tables import table
 
     (tpr_low, tpr_up), (adv_low, adv_up) = (
         risk.tpr_at_fpr(accountant, fprs, bound="both"),
         risk.advantage(accountant, bound="both"),
     )
-    lines = ["fpr\ttpr_lower\ttpr_upper"]
-    lines += [f"{f:.6g}\t{lo:.6g}\t{hi:.6g}" for f, lo, hi in zip(fprs, tpr_low, tpr_up)]
-    return "\n".join([*lines, f"advantage (max TPR - FPR)\t{adv_low:.6g}\t{adv_up:.6g}"]) + "\n"
+    tprs = table(["fpr", "tpr_lower", "tpr_upper"], [[f, lo, hi] for f, lo, hi in zip(fprs, tpr_low, tpr_up)])
+    return f"{tprs}\n\n{table(['advantage_lower', 'advantage_upper'], [[adv_low, adv_up]])}\n"
 
 
 @pytest.mark.parametrize("family", sorted(FAMILY_RUNS))
@@ -402,7 +402,7 @@ def test_risk_of_a_family_is_the_risk_of_the_python_class(capsys, family):
         python = DPFTRL(rounds=100, noise_multiplier=1.0, min_separation=50, strategy=strategy)
     assert named == _risk_python(python, [0.001, 0.01, 0.1])
     # the TPR bracket is ordered and grows with the FPR
-    rows = [list(map(float, line.split("\t"))) for line in named.splitlines()[1:4]]
+    rows = [list(map(float, line.split())) for line in named.splitlines()[2:5]]
     assert all(lo <= hi for _, lo, hi in rows) and rows[0][2] < rows[1][2] < rows[2][2]
 
 

@@ -1,7 +1,7 @@
 """The ``hockeystick`` command line: sweeps, calibration, single guarantees, figures.
 
     hockeystick sweep --example                  the README's main job (writes ./hockeystick-out/)
-    hockeystick sweep grid.toml -o sweep.parquet
+    hockeystick sweep grid.toml -o sweep.csv
     hockeystick calibrate -a gaussian --epsilon 1 --delta 1e-5 -p rounds=1,10,100,1000
     hockeystick delta -a gaussian -p sigma=2 -p rounds=100 --epsilon 1
     hockeystick epsilon -a gaussian -p sigma=2 -p rounds=100 --delta 1e-5
@@ -18,7 +18,7 @@ vectors as flags, --buffer-decay, --output-scale, --coefficients: one list each,
 
 Parameters are NAME=VALUE where VALUE is a number (fixed), a list 1,2,4, or a range
 log:START:STOP:NUM / linear:START:STOP:NUM (an axis of the grid).  Files are never replaced
-unless --force; a killed sweep continues with --resume; a sweep above 10^9 points, the free
+unless --force; a killed sweep continues with --resume; a sweep of 10^9 points or more, above the free
 disk space or 12 hours estimated needs --allow-large.  Exit status: 0 on success, 2 for bad
 input or a missing optional dependency (one line on stderr saying what to change, such as
 pip install "hockeystick[dask]"; --debug for the traceback), 1 when the run itself fails,
@@ -38,8 +38,8 @@ from typing import Any
 from .. import __version__
 from .._optional import MissingExtraError, extra_of
 from . import accountants, audit, calibrate, compose, demo, evaluate, figures, plot, risk, simulate, sweep
-from .arguments import command_line_words
-from .common import EXIT_FAILURE, EXIT_USAGE, PROG, Parser, UsageError, _families
+from .arguments import command_line_words, given_words
+from .common import EXIT_FAILURE, EXIT_USAGE, GIVEN, PROG, Parser, UsageError, _families
 
 __all__ = ["main", "build_parser", "EXIT_USAGE", "EXIT_FAILURE"]
 
@@ -52,7 +52,9 @@ class _Terminated(BaseException):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    # the module's docstring is the help, read on a terminal: its literals without their reST quotes
+    description = (__doc__ or "").replace("``", "")
+    parser = Parser(prog=PROG, description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
     common = argparse.ArgumentParser(add_help=False)
@@ -89,7 +91,12 @@ def _one_line(exc: BaseException, args: argparse.Namespace) -> str:
     vectors = (
         tuple(sorted({v for entry in _families(args) for v in entry.vectors})) if hasattr(args, "accountant") else ()
     )
-    message = command_line_words(" ".join(str(exc).split()), args.command, training=training, vectors=vectors)
+    # a library's refusal names its Python arguments: those the command line gave by flags read as the flags
+    # (a UsageError is written in the command line's words already)
+    flags = {} if isinstance(exc, UsageError) else given_words(getattr(args, GIVEN, {}))
+    message = command_line_words(
+        " ".join(str(exc).split()), args.command, training=training, vectors=vectors, flags=flags
+    )
     return message or type(exc).__name__
 
 

@@ -14,6 +14,10 @@ from __future__ import annotations
 
 import argparse
 import math
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
 
 from .common import UsageError
 
@@ -34,8 +38,14 @@ def along_run_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def along_run_parameters(names: list[str], params: dict[str, str], every: str) -> tuple[dict[str, str], int]:
-    """``params`` with the run's length replaced by its checkpoints (comma-separated steps), and their count."""
+def along_run_parameters(
+    names: list[str], params: dict[str, str], every: str
+) -> tuple[dict[str, str], int, np.ndarray | None]:
+    """``params`` with the run's length replaced by its checkpoints (comma-separated steps), their count, and
+    with ``--every epoch`` the epochs at each checkpoint (k at the end of epoch k, the run's steps over its
+    steps per epoch at a last epoch cut short; None otherwise)."""
+    import numpy as np
+
     from ..pld.reads.along_run import checkpoints
     from ..sweep import registry
     from ..sweep.grid import Axis, parse_value
@@ -56,6 +66,7 @@ def along_run_parameters(names: list[str], params: dict[str, str], every: str) -
             raise UsageError(f"--every follows one run: give one value of {key}, got {spec}")
         numbers[key] = value
     epoch = every.strip().lower() == "epoch"
+    epochs = None
     stride: int | float | None = None
     if not epoch:
         try:
@@ -66,6 +77,10 @@ def along_run_parameters(names: list[str], params: dict[str, str], every: str) -
         if training is not None:  # the run counts its steps and epochs (ceil(n / b), or 1 / q) itself
             run = entry.build(**{key: value for key, value in numbers.items() if key not in ("epsilon", "delta")})
             steps = run.checkpoints(every=stride)
+            if epoch:  # steps per epoch a / b (ceil(n / m) / 1, or 1 / q): epoch k ends at step ceil(k a / b)
+                a, b = (float(np.ravel(x)[0]) for x in run._epoch_ratio)
+                whole = np.floor(steps * b / a + 1e-9)
+                epochs = np.where(np.ceil(whole * a / b - 1e-9) == steps, whole, steps * b / a)
         elif epoch:
             raise UsageError(
                 "--every epoch needs a training run (--dataset-size and --batch-size, --sample-rate, or "
@@ -77,7 +92,7 @@ def along_run_parameters(names: list[str], params: dict[str, str], every: str) -
         raise UsageError(f"--every: {error}") from None
     out = {key: spec for key, spec in params.items() if key not in ("epochs", "steps", "rounds")}
     out[length] = ",".join(str(int(t)) for t in steps)
-    return out, int(steps.size)
+    return out, int(steps.size), epochs
 
 
 def _run_length(numbers: dict[str, float], length: str) -> int:

@@ -11,9 +11,21 @@ command line and through Python).  A Python phrase whose argument the command li
 
 from __future__ import annotations
 
+import argparse
 import re
 
-__all__ = ["COMMAND_LINE_WORDS", "COMPOSE_WORDS", "GRID_POINTS_REMEDY", "TRAINING_ARGUMENTS", "command_line_words"]
+__all__ = [
+    "COMMAND_LINE_WORDS",
+    "COMPOSE_WORDS",
+    "GRID_POINTS_REMEDY",
+    "PASSED",
+    "RENAMED",
+    "TRAINING_ARGUMENTS",
+    "command_line_words",
+    "flag_table",
+    "given_words",
+    "python_name",
+]
 
 # The remedy the PLD composition gives when its window needs more grid points than max_points
 # allows (cpp/bindings/register_pld_compose.cpp); Python callers set the module default.
@@ -59,16 +71,89 @@ TRAINING_ARGUMENTS = (
 )
 
 
-def command_line_words(message: str, command: str, *, training: bool = False, vectors: tuple[str, ...] = ()) -> str:
+# The flags whose values reach the library under their own names (run_NAME and matrix_NAME are the training
+# and matrix flags): a library message names the Python argument, and a refusal of it read on the command line
+# names the flag as typed.  The others (--format, --out, --quantity, ...) are the command line's own settings,
+# whose words (format, output) a message may use in other senses; they are named through ``RENAMED``.
+PASSED = ("epsilon", "delta", "fpr", "examples", "sensitivity", "parameter")
+
+# Library phrases about a value given by a flag under another name: phrase -> (the command line's words,
+# {flags} standing for the flags as typed, and the destinations of the flags that give it).
+RENAMED: dict[str, tuple[str, tuple[str, ...]]] = {
+    "batch_sizes": ("{flags}", ("run_batch_size",)),  # calibrate_fixed_compute's list of --batch-size
+    "fprs": ("{flags}", ("fpr",)),
+    "strategy must": ("{flags} must", ("matrix_coefficients", "matrix_buffer_decay", "matrix_output_scale")),
+    "sensitivity must": (
+        "the strategy's sensitivity (from {flags}) must",
+        ("matrix_coefficients", "matrix_buffer_decay", "matrix_output_scale"),
+    ),
+    "output '": ("{flags} '", ("out",)),  # the result file (a sweep's writer)
+    "output must": ("{flags} must", ("quantity",)),  # the sweep's output column (-q)
+}
+
+
+def python_name(dest: str) -> str:
+    """The library's argument name for a flag's destination: the run's and the matrix mechanism's flags are
+    stored as ``run_NAME`` and ``matrix_NAME`` (``--noise-multiplier`` is ``noise_multiplier``)."""
+    for prefix in ("run_", "matrix_"):
+        if dest.startswith(prefix):
+            return dest[len(prefix) :]
+    return dest
+
+
+def _passed(dest: str) -> bool:
+    return dest.startswith(("run_", "matrix_")) or dest in PASSED
+
+
+def flag_table(parser: argparse.ArgumentParser) -> dict[str, dict[str, str]]:
+    """Every subcommand's table of the library's words and the flags that give their values, read from the
+    parsers (so it follows every flag added): {command: {Python name or phrase: flag}}, a flag by its first
+    long spelling.  ``given_words`` reads the same table for the flags one command line gave."""
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    table = {}
+    for command, sub in commands.items():
+        spelled = {
+            a.dest: next((o for o in a.option_strings if o.startswith("--")), a.option_strings[0])
+            for a in sub._actions
+            if a.option_strings and a.nargs != 0
+        }
+        table[command] = given_words({dest: (flag, "") for dest, flag in spelled.items()})
+    return table
+
+
+def given_words(given: dict[str, tuple[str, str]]) -> dict[str, str]:
+    """The library's words for the flags a command line gave (``{dest: (flag as typed, value)}``) and the
+    command line's: a refusal of ``delta`` reads ``--delta`` (``--target-delta``, as typed)."""
+    words = {python_name(dest): flag for dest, (flag, _) in given.items() if _passed(dest)}
+    for phrase, (template, sources) in RENAMED.items():
+        flags = [given[d][0] for d in sources if d in given]
+        if flags:
+            words[phrase] = template.format(flags=" / ".join(flags))
+    return words
+
+
+def command_line_words(
+    message: str,
+    command: str,
+    *,
+    training: bool = False,
+    vectors: tuple[str, ...] = (),
+    flags: dict[str, str] | None = None,
+) -> str:
     """``message`` with each Python phrase of the table replaced by the command line's words for
     ``command`` (whole phrases only: ``overwrite=True`` inside ``my_overwrite=True`` stays, and so does
     ``out_dir`` inside ``out_dirs``); with ``training`` (the run was given by its training flags) the
     training classes' argument names become their flags, and so do ``vectors``, the vector options of the
-    families the run names (``--buffer-decay``)."""
+    families the run names (``--buffer-decay``), and ``flags``' Python names (``given_words``: the flags the
+    command line gave), each ``NAME=`` too (``delta='abc'`` reads ``--delta 'abc'``)."""
     words = dict(COMPOSE_WORDS if command == "compose" else COMMAND_LINE_WORDS)
     flagged = (TRAINING_ARGUMENTS if training else ()) + vectors
     words.update({name: "--" + name.replace("_", "-") for name in flagged})
     words.update({name + "=": "--" + name.replace("_", "-") + " " for name in vectors})  # "such as buffer_decay=0.9"
+    for name, flag in (flags or {}).items():
+        words[name] = flag
+        if name.isidentifier():
+            words[name + "="] = flag + " "
     for phrase in sorted(words, key=len, reverse=True):  # the longest first: a phrase may contain a shorter one
         before = r"(?<![\w-])" if phrase[0].isalnum() or phrase[0] == "_" else ""
         after = r"(?![\w=])" if phrase[-1].isalnum() or phrase[-1] == "_" else ""

@@ -70,7 +70,8 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from .. import audit, registry
-    from .common import accountant_names, parameters
+    from .common import accountant_names, parameters, written
+    from .execute import check_plot_path
 
     names = accountant_names(args)
     if len(names) != 1:
@@ -81,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     unknown = sorted(set(given) - set(entry.parameters))
     if unknown:
         raise UsageError(
-            f"unknown parameter(s) {', '.join(map(repr, unknown))} for {entry.name}; allowed: "
+            f"unknown parameter(s) {', '.join(written(args, n) for n in unknown)} for {entry.name}; allowed: "
             f"{', '.join(sorted(entry.parameters))}"
         )
     values: dict[str, float | int] = {}
@@ -89,9 +90,9 @@ def run(args: argparse.Namespace) -> int:
         try:
             number = float(text)
         except ValueError:
-            by_flag = any(getattr(args, f"{kind}_{name}", None) is not None for kind in ("matrix", "run"))
-            written = f"--{name.replace('_', '-')} {text}" if by_flag else f"-p {name}={text}"
-            raise UsageError(f"{written}: give one number per parameter (audit checks one run)") from None
+            raise UsageError(
+                f"{written(args, name, text)}: give one number per parameter (audit checks one run)"
+            ) from None
         values[name] = int(number) if name in entry.integers and number.is_integer() else number
     delta = _number(args.delta, "--delta")
     significance = _number(args.significance, "--significance")
@@ -99,8 +100,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--significance must lie strictly between 0 and 1, got {args.significance}")
     if not 0.0 < delta < 1.0:
         raise UsageError(f"--delta must lie strictly between 0 and 1, got {args.delta}")
-    if args.plot and os.path.exists(args.plot) and not args.force:
-        raise UsageError(f"--plot {args.plot!r} exists; pass --force to replace it")
+    if args.plot:  # a *.png in a writable directory, not replaced unless --force, matplotlib installed
+        check_plot_path(args.plot, args.force)
     if not os.path.isfile(args.scores):
         raise UsageError(f"SCORES.csv {args.scores!r}: no such file")
     accountant = entry.build(**values)

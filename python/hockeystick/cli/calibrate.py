@@ -101,6 +101,7 @@ def run(args: argparse.Namespace) -> int:
 def _fixed_compute(args: argparse.Namespace, params: dict[str, str]) -> int:
     """``calibrate_fixed_compute`` of the run the flags give, its table printed (--format table, csv or json)."""
     import json
+    import math
 
     from ..calibrate import calibrate_fixed_compute
     from ..sweep.grid import Axis, parse_value
@@ -133,8 +134,11 @@ def _fixed_compute(args: argparse.Namespace, params: dict[str, str]) -> int:
     if "batch_size" in params:
         value = parse_value("batch_size", params["batch_size"])
         sizes = value.values if isinstance(value, Axis) else [value]
+    size = single["dataset_size"]
+    if not (math.isfinite(size) and size >= 1 and size == math.floor(size)):
+        raise UsageError(f"--dataset-size must be a whole number >= 1, got {params['dataset_size']}")
     table = calibrate_fixed_compute(
-        dataset_size=int(single["dataset_size"]),
+        dataset_size=int(size),
         epsilon=single["epsilon"],
         delta=single["delta"],
         epochs=single.get("epochs"),

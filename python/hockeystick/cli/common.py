@@ -31,6 +31,7 @@ __all__ = [
     "TRAINING_FLAGS",
     "TRAINING_FLAG_SYNONYMS",
     "MATRIX_FLAGS",
+    "written",
 ]
 
 EXIT_USAGE = 2
@@ -55,6 +56,14 @@ class Parser(argparse.ArgumentParser):
     # the positional NAME's action, shown by --help and the usage line but matched by ``_take_name``
     name_action: argparse.Action | None = None
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # a flag is matched whole: argparse's prefix matching would read --output as --output-scale and
+        # --noise as --noise-multiplier; an unmatched flag is refused with the flags it may stand for
+        kwargs["allow_abbrev"] = False
+        super().__init__(*args, **kwargs)
+        self.register("action", None, Once)
+        self.register("action", "store", Once)
+
     def error(self, message: str) -> Any:  # type: ignore[override]
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\nrun '{self.prog} --help' for the options and examples\n")
@@ -77,14 +86,52 @@ class Parser(argparse.ArgumentParser):
 
     def _unrecognized(self, extras: list[str]) -> str:
         message = f"unrecognized arguments: {' '.join(extras)}"
-        flags = [o for o in self._option_string_actions if o.startswith("--")]
+        hints = []
         for extra in extras:
             if extra.startswith("-"):
-                close = difflib.get_close_matches(extra.split("=")[0], flags, n=1, cutoff=0.6)
+                close = suggest_flags(extra.split("=")[0], self._option_string_actions)
                 if close:
-                    message += f" (did you mean {close[0]}?)"
-                    break
+                    hints.append(f"{extra.split('=')[0]}: did you mean {' or '.join(close)}?")
+        if len(hints) == 1:
+            message += f" (did you mean {hints[0].split('did you mean ', 1)[1][:-1]}?)"
+        elif hints:
+            message += f" ({'; '.join(hints)})"
         return message
+
+
+def suggest_flags(word: str, flags: Any) -> list[str]:
+    """The long flags ``word`` may stand for: those it begins (``--noise`` for ``--noise-multiplier``; flags are
+    matched whole, never by a prefix), else the closest spelling (``--epsilno`` for ``--epsilon``)."""
+    long = sorted(o for o in flags if o.startswith("--"))
+    if len(word) > 2 and word.startswith("--"):
+        starting = [o for o in long if o.startswith(word)]
+        if starting:
+            return starting[:3]
+    return difflib.get_close_matches(word, long, n=1, cutoff=0.6)
+
+
+# the flags a command line gave, by destination: {dest: (the flag as typed, its value)}
+GIVEN = "given_flags"
+
+
+class Once(argparse.Action):
+    """argparse's store action for a setting given once: a second value for the same destination (the same
+    flag again, or a synonym such as --target-epsilon for --epsilon) is refused naming both flags, never
+    'the last one wins'.  The flag as typed is kept (``args.given_flags``) so a refusal can name it."""
+
+    def __call__(
+        self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, option_string: Any = None
+    ) -> None:
+        given = namespace.__dict__.setdefault(GIVEN, {})
+        if option_string is not None and self.dest in given and given[self.dest][1] != values:
+            first, value = given[self.dest]
+            synonym = f" ({option_string} is another spelling of {first})" if first != option_string else ""
+            parser.error(
+                f"{first} {value} and {option_string} {values} are two values of one setting{synonym}: give one"
+            )
+        if option_string is not None:
+            given[self.dest] = (option_string, values)
+        setattr(namespace, self.dest, values)
 
 
 def _take_name(namespace: argparse.Namespace, extras: list[str], dest: str) -> list[str]:
@@ -271,10 +318,11 @@ def output_options(parser: argparse.ArgumentParser, *, required_out: bool = Fals
     group.add_argument(
         "-o",
         "--out",
+        "--output",
         metavar="FILE",
         required=False,
-        help="write every point to FILE.csv, .npz, .parquet, .nc (NetCDF) or .zarr, or to stdout with -o -"
-        + (" (required)" if required_out else ""),
+        help="write every point to FILE.csv, .npz, .parquet (pyarrow: the [parquet] extra), .nc (NetCDF) or .zarr "
+        "(the [xarray] extra), or to stdout with -o -" + (" (required)" if required_out else ""),
     )
     group.add_argument("--plot", metavar="PNG", help="draw the sweep's natural picture to PNG")
     group.add_argument("--chunk-size", type=positive_int, metavar="N", help="points per chunk (default ~1M)")
@@ -291,7 +339,7 @@ def output_options(parser: argparse.ArgumentParser, *, required_out: bool = Fals
     group.add_argument(
         "--allow-large",
         action="store_true",
-        help="run even a sweep above 10^9 points, above the free disk space or above 12 hours "
+        help="run even a sweep of 10^9 points or more, above the free disk space or above 12 hours "
         "estimated (the size and time estimate are printed before it starts)",
     )
 
@@ -368,11 +416,17 @@ def accountant_names(args: argparse.Namespace, default: Sequence[str] | None = N
 
     names = _named(args)
     training = training_accountant(args)
+    _check_known(names, training)
     if training is not None:
         if names and names != [training]:
+            given = [
+                f"--{flag}"
+                for flag in TRAINING_FLAGS
+                if getattr(args, f"run_{flag.replace('-', '_')}", None) is not None
+            ]
             raise UsageError(
-                f"the training flags describe accountant {training!r}; drop -a {','.join(names)} "
-                "(or the NAME after the subcommand)"
+                f"the training flags ({' '.join(given)}) describe accountant {training!r}; drop -a "
+                f"{','.join(names)} (or the NAME after the subcommand), or the training flags"
             )
         return [training]
     if not names:
@@ -397,3 +451,32 @@ def accountant_names(args: argparse.Namespace, default: Sequence[str] | None = N
         else n
         for n in names
     ]
+
+
+def _check_known(names: list[str], training: str | None) -> None:
+    """Refuse a name no accountant, family or calculator has, with the closest registered name (the full
+    list is long: 'hockeystick accountants' prints it with each one's parameters)."""
+    from ..registry import CALCULATORS, REGISTRY
+
+    known = sorted({*REGISTRY, *CALCULATORS})
+    for name in names:
+        base = name.split("[", 1)[0].strip()
+        if base in REGISTRY or base in CALCULATORS:
+            continue
+        close = difflib.get_close_matches(base, [training] if training else known, n=1, cutoff=0.6)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        if training is not None:
+            hint += f"; the training flags describe {training!r} without it: the name can go"
+        raise UsageError(
+            f"unknown accountant {name!r}{hint}; -a NAME (or the NAME after the subcommand) takes one of the "
+            f"{len(known)} registered: 'hockeystick accountants' lists them with their parameters"
+        )
+
+
+def written(args: argparse.Namespace, name: str, value: str | None = None) -> str:
+    """Parameter ``name`` as the command line gave it: its training or matrix flag (``--steps``, with
+    ``value``: ``--steps 4``), else -p (``'steps'``, with ``value``: ``-p steps=4``)."""
+    flag = any(getattr(args, f"{kind}_{name}", None) is not None for kind in ("matrix", "run"))
+    if value is None:
+        return f"--{name.replace('_', '-')}" if flag else repr(name)
+    return f"--{name.replace('_', '-')} {value}" if flag else f"-p {name}={value}"

@@ -95,9 +95,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         relations = stage_relations(spec["stage"])
         accountant = compose_stages(spec["stage"], value_discretization_interval=interval)
-        answer = getattr(accountant, asked)(xs, bound=args.bound)
     except ValueError as exc:
         raise UsageError(f"compose file {args.stages!r}: {exc}") from None
+    # the run's refusals are the compose file's; the values asked about are the flag's (--delta, --epsilon)
+    answer = getattr(accountant, asked)(xs, bound=args.bound)
     sides = ("lower", "upper") if args.bound == "both" else (args.bound,)
     columns = [f"{asked}_{side}" for side in sides]
     values = answer if args.bound == "both" else (answer,)

@@ -54,13 +54,19 @@ def _command(output: str) -> Callable[[argparse.Namespace], int]:
         from ..sweep.grid import Grid
 
         names, params, max_rows = accountant_names(args), parameters(args), args.max_rows
+        epochs = None
         if args.every is not None:  # one run's checkpoints: a one-axis grid over its steps
-            params, count = along_run_parameters(names, params, args.every)
+            params, count, epochs = along_run_parameters(names, params, args.every)
             max_rows = count if max_rows is None else max_rows
         max_rows = 50 if max_rows is None else max_rows
         grid = Grid.from_parameters(names, output, params, args.bound or "upper")
         check_format(args, grid.size, max_rows)
         result = execute(grid, args, out=args.out, keep=grid.size <= max_rows)
+        if epochs is not None and result.columns is not None:
+            # the printed table's epochs beside the steps (a file, CSV and JSON hold the grid's columns)
+            columns = list(result.columns.items())
+            at = 1 + next((i for i, (name, _) in enumerate(columns) if name == "steps"), -1)
+            result.columns = dict([*columns[:at], ("epochs", epochs), *columns[at:]])
         report(result, args, max_rows=max_rows)
         return 0
 

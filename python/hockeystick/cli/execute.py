@@ -35,6 +35,9 @@ def execute(grid: Any, args: argparse.Namespace, *, out: str | None, keep: bool 
         require_extra("--workers" if args.workers else "--scheduler", "dask", "distributed")
         from ..sweep.dask import run_on_dask
 
+        if args.scheduler:
+            _check_address(args.scheduler)
+
         return run_on_dask(grid, out, scheduler=args.scheduler, workers=args.workers or 2, **kwargs)
     return run_sweep(grid, out, keep=keep, **kwargs)
 
@@ -54,3 +57,15 @@ def check_plot_path(path: str, force: bool, flag: str = "--plot") -> None:
         raise UsageError(f"{flag} {path!r}: directory {str(p.parent)!r} does not exist; create it first")
     if not os.access(p.parent if str(p.parent) else ".", os.W_OK):
         raise UsageError(f"{flag} {path!r}: directory {str(p.parent)!r} is not writable")
+
+
+def _check_address(address: str) -> None:
+    """A Dask scheduler's address has a host and a port (tcp://host:8786): refused before connecting."""
+    from distributed.comm import get_address_host_port
+
+    try:
+        get_address_host_port(address)
+    except ValueError as exc:
+        raise UsageError(
+            f"--scheduler {address!r}: {exc}; give the address the scheduler prints, such as tcp://host:8786"
+        ) from None

@@ -36,7 +36,7 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("file", metavar="FILE", help="a sweep written by 'hockeystick sweep -o FILE'")
-    p.add_argument("-o", "--out", metavar="PNG", required=True, help="the picture to write (*.png)")
+    p.add_argument("-o", "--out", "--output", metavar="PNG", required=True, help="the picture to write (*.png)")
     p.add_argument("--force", action="store_true", help="replace an existing PNG (refused otherwise)")
     picture_options(p)
     p.set_defaults(func=run)

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import json
 from typing import Any
 
-from .common import UsageError, accountant_argument, matrix_options, training_options
+from .common import UsageError, accountant_argument, matrix_options, training_options, written
+from .report import FORMATS, json_value
+from .tables import table
 
 __all__ = ["register"]
 
@@ -57,6 +60,12 @@ def register(subparsers: Any) -> None:
         default="both",
         help="which side of the TPR bracket to print (default both)",
     )
+    p.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="table",
+        help="table (default), json (a list of objects, one per FPR) or csv; each row carries the advantage too",
+    )
     p.set_defaults(func=run)
 
 
@@ -72,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     unknown = sorted(set(given) - set(entry.parameters))
     if unknown:
         raise UsageError(
-            f"unknown parameter(s) {', '.join(map(repr, unknown))} for {entry.name}; allowed: "
+            f"unknown parameter(s) {', '.join(written(args, n) for n in unknown)} for {entry.name}; allowed: "
             f"{', '.join(sorted(entry.parameters))}"
         )
     values: dict[str, float | int] = {}
@@ -80,9 +89,9 @@ def run(args: argparse.Namespace) -> int:
         try:
             number = float(text)
         except ValueError:
-            by_flag = any(getattr(args, f"{kind}_{name}", None) is not None for kind in ("matrix", "run"))
-            written = f"--{name.replace('_', '-')} {text}" if by_flag else f"-p {name}={text}"
-            raise UsageError(f"{written}: give one number per parameter (risk evaluates one mechanism)") from None
+            raise UsageError(
+                f"{written(args, name, text)}: give one number per parameter (risk evaluates one mechanism)"
+            ) from None
         values[name] = int(number) if name in entry.integers and number.is_integer() else number
     try:
         fprs = [float(v) for v in args.fpr.split(",")]
@@ -93,8 +102,24 @@ def run(args: argparse.Namespace) -> int:
     tpr = risk.tpr_at_fpr(accountant, fprs, bound=args.bound, direction=args.direction)
     adv = risk.advantage(accountant, bound=args.bound)
     tprs, advs = (value if args.bound == "both" else (value,) for value in (tpr, adv))
-    print("fpr\t" + "\t".join(f"tpr_{h}" for h in heads))
-    for i, fpr in enumerate(fprs):
-        print(f"{fpr:.6g}\t" + "\t".join(f"{side[i]:.6g}" for side in tprs))
-    print("advantage (max TPR - FPR)\t" + "\t".join(f"{side:.6g}" for side in advs))
+    rows = [
+        {
+            "fpr": fpr,
+            **{f"tpr_{h}": float(side[i]) for h, side in zip(heads, tprs)},
+            **{f"advantage_{h}": float(side) for h, side in zip(heads, advs)},
+        }
+        for i, fpr in enumerate(fprs)
+    ]
+    if args.format == "json":
+        print(json.dumps([{k: json_value(v) for k, v in row.items()} for row in rows]))
+    elif args.format == "csv":
+        print(",".join(rows[0]))
+        for row in rows:
+            print(",".join(repr(v) for v in row.values()))
+    else:
+        tpr_heads = ["fpr", *(f"tpr_{h}" for h in heads)]
+        print(table(tpr_heads, [[row[k] for k in tpr_heads] for row in rows]))
+        print()
+        advantage_heads = [f"advantage_{h}" for h in heads]  # max TPR - FPR = delta(0)
+        print(table(advantage_heads, [[rows[0][k] for k in advantage_heads]]))
     return 0

@@ -87,6 +87,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "-o",
         "--out",
+        "--output",
         metavar="FILE",
         required=True,
         help="write every run's row to FILE.parquet or FILE.csv (curves as JSON text in CSV)",

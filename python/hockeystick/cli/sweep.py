@@ -19,7 +19,7 @@ __all__ = ["register", "run"]
 _SWEEP_EXAMPLES = """\
 examples:
   hockeystick sweep --example                       # the main job: a few million points + calibration
-  hockeystick sweep grid.toml -o sweep.parquet --plot sweep.png
+  hockeystick sweep grid.toml -o sweep.csv --plot sweep.png
   hockeystick sweep grid.toml -o sweep.nc --plot eps.png --x rounds --hue sigma --slice delta=1e-5
   hockeystick sweep -a gaussian -p sigma=log:0.5:20:1000 -p rounds=1,10,100,1000 \\
       --epsilon linear:0.1:8:500 -o sweep.npz
@@ -27,6 +27,9 @@ examples:
       --epsilon linear:0.1:8:500 -o sweep.npz                         # the same as -a gaussian
   hockeystick sweep grid.toml -o sweep.parquet --workers 4          # on a local Dask cluster
   hockeystick sweep grid.toml -o /shared/sweep.parquet --scheduler tcp://host:8786
+
+what each needs: -o .csv and .npz nothing more; .parquet pip install "hockeystick[parquet]"; .nc and .zarr
+"hockeystick[xarray]"; --plot "hockeystick[plot]"; --workers and --scheduler "hockeystick[dask]"
 
 grid.toml:
   accountants = ["gaussian"]
@@ -125,7 +128,10 @@ def run(args: argparse.Namespace) -> int:
     if args.chunk_size is None:
         args.chunk_size = chunk_size
     if not args.out:
-        raise UsageError("say where to write the sweep: -o FILE.parquet (or .npz, .csv, .nc, .zarr; - for stdout)")
+        raise UsageError(
+            f"say where to write the sweep: -o FILE{_written_suffix()} (- for stdout; .csv and .npz need nothing "
+            "more, .parquet pyarrow, .nc and .zarr the [xarray] extra)"
+        )
     check_format(args, grid.size, None)
     check_picture(grid, args)
     result = execute(grid, args, out=args.out)
@@ -143,7 +149,7 @@ def _example(args: argparse.Namespace) -> int:
     report = run_example(Path(args.out_dir), progress=args.progress, overwrite=args.force)
     print(
         f"sweep file: {os.path.abspath(report.toml_path)}  (edit it, then: hockeystick sweep "
-        f"{report.toml_path} -o my_sweep.parquet)"
+        f"{report.toml_path} -o my_sweep{Path(str(report.sweep.path)).suffix})"  # a format the example wrote
     )
     print_summary(report.sweep)
     print(f"result written to {os.path.abspath(str(report.sweep.path))}")
@@ -154,3 +160,15 @@ def _example(args: argparse.Namespace) -> int:
     print(f"calibration written to {os.path.abspath(str(report.calibration.path))}")
     print_plot(report.calibration_plot)
     return 0
+
+
+def _written_suffix() -> str:
+    """The file format a hint names: Parquet where pyarrow imports (as the example writes), else CSV, which
+    needs nothing beyond the core install."""
+    from importlib.util import find_spec
+
+    try:
+        found = find_spec("pyarrow") is not None
+    except (ImportError, ValueError):
+        found = False
+    return ".parquet" if found else ".csv"
