@@ -1,21 +1,26 @@
 """Before a sweep starts: how many points, how many bytes, how long; and the limits that need consent.
 
-``plan_sweep`` times a pilot chunk through the whole pipeline (evaluation, summary, chunk
-file, and the CSV or Parquet writer into a throwaway file; the grid's first points, at most
-2% of the grid, growing from 16 points until it takes 0.2 s of CPU), estimates the output's size from the
-format (CSV ~22 bytes a number, Parquet and NPZ 8 bytes a double, plus the chunk files the
-run keeps until it ends) and compares all three with limits a sweep may exceed only when
-the caller consents (``allow_large=True``, command line ``--allow-large``):
+``plan_sweep`` estimates the run time from measured work: the wall time of points of this grid, taken
+through the whole pipeline (evaluation, summary, chunk file, and the CSV or Parquet writer into a
+throwaway file), so the estimate carries the threads the accountants really use and the machine's load.
+The points are those the preflight's check already evaluated (``measured``) when that check took at
+least ``_MEASURED_SECONDS``, else a pilot: after a warm-up chunk (imports, first-use set-up), the grid's
+first points, at most 2% of the grid, in chunks growing from 16 points until one takes 0.2 s, the rate
+being that of the last (largest) chunk.  A run then corrects the estimate from its own pace as it goes
+(``run.py``).  The output's size comes from the format (CSV ~22 bytes a number, Parquet and NPZ 8
+bytes a double, plus the chunk files the run keeps until it ends), and all three are compared with
+limits a sweep may reach only when the caller consents (``allow_large=True``, command line
+``--allow-large``):
 
-- more than ``MAX_POINTS`` points (10^9: ~8 GB per output column);
+- ``MAX_POINTS`` points or more (10^9: ~8 GB per output column);
 - more bytes than the destination's filesystem has free (or, for a result kept in
   memory, more than half of the memory available now);
 - an estimated run time above ``MAX_SECONDS`` (12 hours in this process, or spread over
   the Dask workers).
 
 A pilot of slow points (PLD accountants, calibrations) can take seconds: with ``progress`` it has a
-"timing pilot" bar on stderr counting its points as the accountants report finished blocks, cleared
-when it ends (the plan's line then reports the pilot).
+"timing pilot" bar on stderr counting the points it times as the accountants report finished blocks
+(the count the plan's line reports), cleared when it ends.
 """
 
 from __future__ import annotations
@@ -42,6 +47,9 @@ __all__ = ["MAX_POINTS", "MAX_SECONDS", "SweepPlan", "plan_sweep"]
 MAX_POINTS = 10**9
 MAX_SECONDS = 12 * 3600.0
 _PILOT_SECONDS = 0.2
+# a check this long dilutes its one-off costs (imports, first use: up to a few seconds under load) enough to
+# time the grid with; a shorter one leaves the timing to the pilot
+_MEASURED_SECONDS = 5.0
 _PILOT_MAX_POINTS = 16384
 _PILOT_FRACTION = 50  # the pilot is at most 1/50 of the grid
 _CSV_BYTES_PER_NUMBER = 22  # shortest round-trip double, sign, exponent, separator
@@ -61,12 +69,14 @@ class SweepPlan:
     pilot_points: int = 0
     pilot_seconds: float = 0.0
     workers: int = 1
+    measured_by: str = "pilot"  # what timed the points: the pilot, or the preflight's "check"
+    timed_points: int = 0  # the points of the pilot's last chunk, whose pilot_seconds give the rate
 
     def exceeded(self) -> list[str]:
-        """The limits this sweep is above, each as a phrase."""
+        """The limits this sweep reaches, each as a phrase."""
         out = []
-        if self.points > MAX_POINTS:
-            out.append(f"{self.points:.3g} points (limit {MAX_POINTS:.0e})")
+        if self.points >= MAX_POINTS:
+            out.append(f"{self.points:.3g} points (the limit: fewer than {MAX_POINTS:.0e})")
         needed = self.output_bytes + self.scratch_bytes
         if self.free_bytes is not None and needed > self.free_bytes:
             where = "memory available" if self.destination is None else "free where the output goes"
@@ -96,8 +106,11 @@ class SweepPlan:
             text += f", {_size(self.free_bytes)} {'available' if self.destination is None else 'free'}"
         if self.seconds is not None:
             text += (
-                f", ~{_duration(self.seconds)} estimated (pilot: {self.pilot_points:,} points in "
-                f"{self.pilot_seconds:.2g} s" + (f", {self.workers} workers" if self.workers > 1 else "") + ")"
+                f", ~{_duration(self.seconds)} estimated ({self.measured_by}: {self.pilot_points:,} points"
+                + (f", the last {self.timed_points:,}" if self.timed_points not in (0, self.pilot_points) else "")
+                + f" in {self.pilot_seconds:.2g} s"
+                + (f", {self.workers} workers" if self.workers > 1 else "")
+                + ")"
             )
         return text
 
@@ -109,10 +122,27 @@ def plan_sweep(
     *,
     workers: int = 1,
     progress: bool | None = False,
+    measured: tuple[int, float] | None = None,
 ) -> SweepPlan:
     """Estimate ``grid``'s cost when written to ``path`` (format from the suffix; None: memory).
 
-    ``progress``: the timing pilot's bar on stderr (None: when stderr is a terminal)."""
+    Parameters
+    ----------
+    grid, path, chunk_size
+        The sweep, where it goes (None: memory) and its chunk size.
+    workers
+        Processes the chunks are spread over (Dask workers): the wall time measured in this process is
+        divided by it.  An in-process run's threads are in the measured wall time already.
+    progress
+        The timing pilot's bar on stderr (None: when stderr is a terminal).
+    measured
+        (points, wall seconds) of this grid's points already evaluated (the preflight's check): used
+        instead of a pilot when they took at least ``_MEASURED_SECONDS``.
+
+    Returns
+    -------
+    SweepPlan
+        Points, bytes, free space and the time estimate with what it was measured on."""
 
     n_inputs, n_outputs = len(grid.axes), len(grid.outputs)
     several = grid.has_best
@@ -124,9 +154,15 @@ def plan_sweep(
     else:  # parquet and memory: 8 bytes a double (axes compress in Parquet; memory holds them flat)
         per_point = _DOUBLE * (n_outputs + (n_inputs if path is None else 0)) + several
     scratch = 0 if path is None else (_DOUBLE * n_outputs + several) * grid.size
-    shown = progress if _pilot_cap(grid, chunk_size) >= 1 else False  # a grid without a pilot has no bar
-    with pilot_bar(shown) as bar, progress_hook.reporting(bar.update):
-        seconds, pilot_points, pilot_seconds = _pilot(grid, chunk_size, suffix)
+    measured_by, timed_points = "pilot", 0
+    if measured is not None and measured[0] >= 1 and measured[1] >= _MEASURED_SECONDS:
+        pilot_points, pilot_seconds = measured
+        seconds: float | None = grid.size * pilot_seconds / pilot_points
+        measured_by = "the check"
+    else:
+        shown = progress if _pilot_cap(grid, chunk_size) >= 1 else False  # a grid without a pilot has no bar
+        with pilot_bar(shown) as bar, progress_hook.reporting(bar.update):
+            seconds, pilot_points, timed_points, pilot_seconds = _pilot(grid, chunk_size, suffix)
     if seconds is not None:
         seconds /= max(1, workers)
     return SweepPlan(
@@ -139,36 +175,39 @@ def plan_sweep(
         pilot_points=pilot_points,
         pilot_seconds=pilot_seconds,
         workers=max(1, workers),
+        measured_by=measured_by,
+        timed_points=timed_points,
     )
 
 
-def _pilot(grid: Grid, chunk_size: int, suffix: str | None) -> tuple[float | None, int, float]:
-    """(estimated seconds for the whole grid, pilot points, pilot seconds), or (None, 0, 0) for small grids.
-    The caller's progress listener counts the points evaluated, moved as the accountants finish blocks."""
+def _pilot(grid: Grid, chunk_size: int, suffix: str | None) -> tuple[float | None, int, int, float]:
+    """(estimated wall seconds for the whole grid, points timed, the last chunk's points and wall seconds, which
+    give the rate), or (None, 0, 0, 0) for small grids.  The caller's progress listener counts the points timed
+    (not the warm-up's), moved as the accountants finish blocks."""
     from .run import BlockProgress  # the run module imports this one
 
     cap = _pilot_cap(grid, chunk_size)
     if cap < 1:
-        return None, 0, 0.0
+        return None, 0, 0, 0.0
     n = min(16, cap)
+    points = 0
     with tempfile.TemporaryDirectory(prefix="hockeystick-pilot-") as scratch, progress_hook.counted() as done:
-        points = SimpleNamespace(update=done)  # BlockProgress's bar: points, not the accountants' elements
 
-        def timed(chunk: Chunk) -> float:
-            moved = BlockProgress(points, chunk.size, len(grid.entries))
-            seconds = _pipeline_seconds(grid, chunk, suffix, Path(scratch), moved.advance)
+        def timed(chunk: Chunk, listener: Callable[[int], None]) -> float:
+            moved = BlockProgress(SimpleNamespace(update=listener), chunk.size, len(grid.entries))
+            elapsed = _pipeline_seconds(grid, chunk, suffix, Path(scratch), moved.advance)
             moved.finish()
-            return seconds
+            return elapsed
 
-        timed(grid.chunk(0, n))  # warm: imports, first-use set-up
+        timed(grid.chunk(0, n), lambda k: None)  # warm: imports, first-use set-up (not counted, not timed)
         while True:
             chunk = grid.chunk(0, n)
-            elapsed = timed(chunk)
+            elapsed = timed(chunk, done)
+            points += chunk.size
             if elapsed >= _PILOT_SECONDS or n >= cap:
                 break
             n = min(cap, n * 8)
-    rate = chunk.size / max(elapsed, 1e-6)
-    return grid.size / rate, chunk.size, elapsed
+    return grid.size * max(elapsed, 1e-6) / chunk.size, points, chunk.size, elapsed
 
 
 def _pilot_cap(grid: Grid, chunk_size: int) -> int:
@@ -182,18 +221,19 @@ def pilot_bar(progress: bool | None) -> Any:
     from tqdm.auto import tqdm
 
     enabled = sys.stderr.isatty() if progress is None else progress
-    return tqdm(unit="pt", unit_scale=True, disable=not enabled, file=sys.stderr, desc="timing pilot", leave=False)
+    return tqdm(unit="pt", disable=not enabled, file=sys.stderr, desc="timing pilot", leave=False)
 
 
 def _pipeline_seconds(
     grid: Grid, chunk: Chunk, suffix: str | None, scratch: Path, advance: Callable[[int], None] | None = None
 ) -> float:
-    """CPU seconds for one chunk as a run handles it: evaluate, summarize, save, write.  ``advance``: the
-    listener of the accountants' finished blocks (``hockeystick.progress``) during the evaluation."""
+    """Wall seconds for one chunk as a run handles it: evaluate, summarize, save, write (the threads the
+    accountants use and the machine's load are in it, as in the run).  ``advance``: the listener of the
+    accountants' finished blocks (``hockeystick.progress``) during the evaluation."""
     from .run import Summary, evaluate  # the run module imports this one
     from .writers import open_writer
 
-    started = time.process_time()
+    started = time.perf_counter()
     with progress_hook.reporting(advance):
         outputs = evaluate(grid, grid.chunk_parameters(chunk), grid.block_shape(chunk))
     Summary(grid).update(chunk, outputs)
@@ -204,7 +244,7 @@ def _pipeline_seconds(
             writer.write(chunk, outputs)
         finally:
             writer.abort()
-    return time.process_time() - started
+    return time.perf_counter() - started
 
 
 def _free_bytes(path: str | os.PathLike[str] | None) -> int | None:

@@ -25,13 +25,12 @@ from typing import Any
 
 import numpy as np
 
-from .. import _validation
 from .. import progress as progress_hook
 from .._optional import require_extra
 from ..registry import CalculatorEntry
 from .checkpoint import Workspace
 from .grid import Chunk, Grid
-from .plan import SweepPlan, plan_sweep
+from .plan import SweepPlan, _duration, plan_sweep
 from .writers import MemoryWriter, check_destination, open_writer
 
 __all__ = [
@@ -131,7 +130,7 @@ def preflight(
     if path is not None:
         check_destination(path, overwrite=overwrite)
     probe = grid.probe_parameters()
-    n = max((np.size(v) for v in probe.values()), default=1)
+    n = _probe_points(probe)
     whole = grid.size <= n
     if whole:
         everything = grid.chunk(0, grid.size)
@@ -155,6 +154,11 @@ def preflight(
             "handles: move it towards ordinary settings"
         ) from None
     return outputs if whole else None
+
+
+def _probe_points(probe: dict[str, np.ndarray]) -> int:
+    """The points of the preflight's probe (``Grid.probe_parameters``)."""
+    return max((int(np.size(v)) for v in probe.values()), default=1)
 
 
 def _span(values: np.ndarray) -> str:
@@ -249,21 +253,70 @@ class SweepResult:
         return pd.DataFrame(data)
 
 
+# a bar counts points as integers (6/96), with SI prefixes (1.00M/4.00M) from this many on
+_SCALED_BAR = 100_000
+
+
 def progress_bar(total: int, progress: bool | None) -> Any:
+    """The sweep's bar over its points; its rate and remaining time are the run's measured pace."""
     from tqdm.auto import tqdm
 
     enabled = sys.stderr.isatty() if progress is None else progress
     return tqdm(
-        total=total, unit="pt", unit_scale=True, disable=not enabled, file=sys.stderr, desc="sweep", smoothing=0.1
+        total=total,
+        unit="pt",
+        unit_scale=total >= _SCALED_BAR,
+        disable=not enabled,
+        file=sys.stderr,
+        desc="sweep",
+        smoothing=0.1,
     )
 
 
 def checking_bar(total: int, progress: bool | None) -> Any:
-    """The preflight's bar over the probe's points, cleared when done so the sweep's bar takes its line."""
+    """The preflight's bar over the probe's points (every axis value, every corner of the grid), cleared when
+    done so the sweep's bar takes its line."""
     from tqdm.auto import tqdm
 
     enabled = sys.stderr.isatty() if progress is None else progress
-    return tqdm(total=total, unit="pt", disable=not enabled, file=sys.stderr, desc="checking", leave=False)
+    return tqdm(
+        total=total,
+        unit="pt",
+        disable=not enabled,
+        file=sys.stderr,
+        desc="checking each axis value and corner",
+        leave=False,
+    )
+
+
+class Pace:
+    """The run's estimate corrected from its own pace: after each chunk the points done and the wall time
+    since the run began give the time left; a total off the last one stated by more than ``FACTOR`` (either
+    way) is logged, once ``MIN_SECONDS`` have passed (the pilot's estimate is the first one stated)."""
+
+    FACTOR = 1.5
+    MIN_SECONDS = 2.0
+
+    def __init__(self, total: int, stated: float | None) -> None:
+        self.total, self.stated, self.done = total, stated, 0
+        self.started = time.perf_counter()
+
+    def update(self, points: int) -> None:
+        """``points`` more points evaluated (not those a resumed run loaded)."""
+        self.done += points
+        elapsed = time.perf_counter() - self.started
+        if self.done <= 0 or self.done >= self.total or elapsed < self.MIN_SECONDS:
+            return
+        projected = elapsed * self.total / self.done
+        if self.stated is None or not (self.stated / self.FACTOR <= projected <= self.stated * self.FACTOR):
+            log.info(
+                "estimate corrected by the run's pace (%s points in %s): ~%s in all, ~%s left",
+                f"{self.done:,}",
+                _duration(elapsed),
+                _duration(projected),
+                _duration(projected - elapsed),
+            )
+            self.stated = projected
 
 
 class BlockProgress:
@@ -306,7 +359,7 @@ def run_sweep(
     ``overwrite``: replace an existing ``path`` (refused otherwise).
     ``resume``: reuse the finished chunks a killed or failed run of the same grid and chunk
     size left for ``path`` (refused for chunks of another grid).
-    ``allow_large``: run even above the limits of ``plan.py`` (10^9 points, more bytes than
+    ``allow_large``: run even above the limits of ``plan.py`` (10^9 points or more, more bytes than
     the free space, more than 12 hours estimated); the plan is logged to ``hockeystick.sweep``.
     """
     chunk_size = default_chunk_size(grid) if chunk_size is None else chunk_size
@@ -314,10 +367,13 @@ def run_sweep(
     check_run_flags(path, keep=keep, overwrite=overwrite, resume=resume)
     checking = time.perf_counter()
     evaluated = preflight(grid, path, overwrite=overwrite, progress=progress)  # the whole grid, when small
-    # The pilot measures CPU seconds; in this process the accountants spread a chunk over every core
-    # they may use (their default threads, _validation.workers(None)), so the wall estimate is CPU / that.
-    check_plan(plan_sweep(grid, path, chunk_size, workers=_validation.workers(None), progress=progress), allow_large)
+    # the check's points are points of this grid, timed on the wall clock like the pilot's
+    checked = grid.size if evaluated is not None else _probe_points(grid.probe_parameters())
+    measured = (checked, time.perf_counter() - checking)
+    plan = plan_sweep(grid, path, chunk_size, progress=progress, measured=measured)
+    check_plan(plan, allow_large)
     started = time.perf_counter() if evaluated is None else checking  # the run's seconds count its evaluation
+    pace = Pace(grid.size, plan.seconds)
     workspace = None if path is None else Workspace.open_for(path, grid, chunk_size, resume=resume)
     try:
         writers = [open_writer(grid, path, None if workspace is None else workspace.path, overwrite=overwrite)]
@@ -341,6 +397,7 @@ def run_sweep(
                     else:
                         with progress_hook.reporting(None if moved is None else moved.advance):
                             outputs = evaluate_chunk(grid, chunk)
+                        pace.update(chunk.size)
                     if workspace is not None:
                         workspace.save(chunk.index, outputs)
                 for writer in writers:
