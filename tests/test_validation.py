@@ -178,3 +178,19 @@ def test_renamed_keywords_warn_for_one_release_and_the_new_names_work():
         assert fedavg.delta(1.0, bound="h0") == fedavg.delta(1.0, interpolation="h0")
     with pytest.raises(ValueError, match='bound must be "upper" for NoisyFedAvg'):
         fedavg.delta(1.0, bound="lower")
+
+
+@pytest.mark.parametrize("value", [10**309, -(10**309), [1, 10**400], np.array([2, 10**309], dtype=object)])
+def test_an_integer_beyond_the_doubles_is_refused_by_name(value) -> None:
+    """A Python int of 2^1024 or more has no double: a ValueError naming the argument and abbreviating the
+    number, never an OverflowError, at every real-number and count check."""
+    from hockeystick import _validation
+
+    for check in (
+        lambda: _validation.positive(value, "rounds"),
+        lambda: _validation.real(value, "rounds"),
+        lambda: _validation.positive_integer(value, "rounds"),
+        lambda: _validation.count(value if isinstance(value, int) else 10**309, "rounds"),
+    ):
+        with pytest.raises(ValueError, match=r"rounds must .*got -?1000\.\.\. \(an integer of \d+ digits\)"):
+            check()

@@ -103,9 +103,13 @@ def derived(arguments: str, quantity: str) -> Iterator[None]:
 
 
 def describe(value: Any) -> str:
-    """``value`` as a user typed it: numpy scalars as plain Python numbers, strings quoted."""
+    """``value`` as a user typed it: numpy scalars as plain Python numbers, strings quoted, an integer of more
+    than 20 digits by its first digits and its length."""
     if isinstance(value, np.generic):
         value = value.item()
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**20:
+        digits = str(abs(value))
+        return f"{'-' if value < 0 else ''}{digits[:4]}... (an integer of {len(digits)} digits)"
     if isinstance(value, np.ndarray):
         return repr(value.tolist()) if value.size <= 6 else f"an array of shape {value.shape}"
     return repr(value)
@@ -133,8 +137,10 @@ def as_real_array(value: npt.ArrayLike, name: str) -> np.ndarray:
     numbers and ragged or object sequences raise ParameterTypeError naming ``name``.  NaN and inf
     pass (the caller's rule decides).
     """
-    if type(value) is float or type(value) is int:  # the common scalar (bool is not int by type)
+    if type(value) is float:  # the common scalar
         return np.array(value, dtype=np.float64)
+    if type(value) is int:  # bool is not int by type
+        return np.array(_int_as_float(value, name), dtype=np.float64)
     what = "a real number or an array of real numbers"
     if value is None or isinstance(value, (str, bytes, bool, np.bool_)):
         raise _kind_error(value, name, what)
@@ -150,8 +156,21 @@ def as_real_array(value: npt.ArrayLike, name: str) -> np.ndarray:
         for v in raw.ravel():
             if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
                 raise _kind_error(v, name, what)
+            if isinstance(v, int):
+                _int_as_float(v, name)
         return raw.astype(np.float64)
     raise _kind_error(value, name, what)
+
+
+def _int_as_float(value: int, name: str) -> float:
+    """A Python int as the double it rounds to; one beyond the doubles' range (|value| >= 2^1024, about
+    1.8e308) is a ValueError naming ``name``, not an OverflowError (no count or size reaches it)."""
+    try:
+        return float(value)
+    except OverflowError:
+        raise ValueError(
+            f"{name} must be at most 1.8e308 in magnitude (the largest double), got {describe(value)}"
+        ) from None
 
 
 def real(value: npt.ArrayLike, name: str, *, finite: bool = False) -> np.ndarray:

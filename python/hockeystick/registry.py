@@ -706,7 +706,7 @@ for _strategy, _what in (("tree", "one binary tree"), ("tree_restart", "a tree r
         AccountantEntry(
             name=f"dp_ftrl_{_strategy}",
             factory=functools.partial(matrix.DPFTRL, strategy=_strategy),
-            hidden=frozenset({"strategy", "participation"}),
+            hidden=frozenset({"strategy", "participation", "adaptive_inputs"}),  # a named strategy is lower triangular
             max_chunk=1 << 12,
             summary=f"DP-FTRL, {_what}, clients at least min_separation rounds apart (at most max_participations "
             "times): exact Gaussian at the certified L2 sensitivity (exact or a proved upper bound)",
@@ -807,7 +807,7 @@ for _family, _make, _what in (
         AccountantEntry(
             name=_family,
             factory=_StrategyFamily(_family, matrix.DPFTRL, _make),
-            hidden=frozenset({"participation"}),
+            hidden=frozenset({"participation", "adaptive_inputs"}),  # BLT and banded C are lower triangular
             vectors=frozenset(inspect.signature(_make).parameters),
             max_chunk=1 << 12,
             summary=f"DP-FTRL, {_what}, {_DPFTRL_CERTIFIED}",

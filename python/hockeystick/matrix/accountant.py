@@ -30,14 +30,24 @@ from typing import Any, Literal, cast
 import numpy as np
 import numpy.typing as npt
 
-from .._validation import broadcast, choice, positive, positive_integer, scalar_or_array
+from .._validation import (
+    ParameterTypeError,
+    broadcast,
+    choice,
+    describe,
+    flag,
+    positive,
+    positive_integer,
+    scalar_or_array,
+    single,
+)
 from ..accountant import Bound
 from ..gaussian_mechanism import GaussianMechanism
 from ..rdp.mechanisms import check_orders
 from .participation import FixedEpochs, MinSeparation, Participation
 from .round_off import UNIT_ROUNDOFF
 from .sensitivity import Sensitivity, l2_sensitivity
-from .strategies import Strategy, strategy_from
+from .strategies import DenseStrategy, Strategy, strategy_from
 
 __all__ = ["MatrixMechanism", "DPFTRL", "noise_multiplier_for_zcdp"]
 
@@ -71,11 +81,33 @@ class MatrixMechanism:
     ``noise_multiplier`` (z) broadcasts; ``sensitivity`` is sensitivity.py's certified bracket.
     ``delta(epsilon)`` / ``epsilon(delta)`` follow the accountant contract (accountant.py), "upper" at
     mu = sens.upper / z and "lower" at sens.lower / z; ``zcdp_rho`` and ``rdp(orders)`` are upper bounds.
+
+    Parameters
+    ----------
+    sensitivity : Sensitivity or array of Sensitivity
+        The certified bracket of the L2 sensitivity (``l2_sensitivity(strategy, rounds, schema)``).
+    noise_multiplier : float or array, finite and > 0
+        z, in units of the clip norm.
+
+    Raises
+    ------
+    TypeError
+        ``sensitivity`` holding anything but ``Sensitivity`` objects (a bare number is refused: its bracket,
+        exact or an upper bound, would be unknown).
+    ValueError
+        ``noise_multiplier`` not finite and > 0.
     """
 
     def __init__(self, *, sensitivity: Sensitivity | np.ndarray, noise_multiplier: npt.ArrayLike) -> None:
         z = positive(noise_multiplier, "noise_multiplier")
         cells = np.asarray(sensitivity, dtype=object)
+        for cell in cells.ravel():
+            if not isinstance(cell, Sensitivity):
+                raise ParameterTypeError(
+                    f"sensitivity must be a Sensitivity (from matrix.l2_sensitivity(strategy, rounds, schema)) or an "
+                    f"array of them, got {describe(cell)} ({type(cell).__name__}); for a run in training terms "
+                    "use DPFTRL(rounds=..., noise_multiplier=..., strategy=...)"
+                )
         z, cells = np.broadcast_arrays(z, cells)
         upper = np.vectorize(lambda s: s.upper, otypes=[float])(cells)
         lower = np.vectorize(lambda s: s.lower, otypes=[float])(cells)
@@ -95,7 +127,8 @@ class MatrixMechanism:
     def zcdp_rho(self) -> float | np.ndarray:
         """rho = mu^2 / 2 (Bun & Steinke 2016, Prop. 1.6) at the upper mu, rounded up."""
         mu = np.asarray(self.mu, dtype=float)
-        return scalar_or_array(_up(_up(mu * mu) / 2.0))
+        with np.errstate(over="ignore"):  # mu above 1.3e154: rho is +inf, an upper bound still
+            return scalar_or_array(_up(_up(mu * mu) / 2.0))
 
     def rdp(self, orders: npt.ArrayLike | None = None) -> np.ndarray:
         """RDP epsilon(alpha) = alpha rho at each order (> 1), rounded up: shape noise_multiplier.shape + (orders,)."""
@@ -137,6 +170,23 @@ def _schemas(
     return p["rounds"].astype(np.int64), schemas
 
 
+def _causal(strategy: Strategy) -> None:
+    """Refuse a square C with a non-zero entry above its diagonal (the adaptive-input guarantee needs C lower
+    triangular, ``DPFTRL``'s ``adaptive_inputs``); the named strategies are lower triangular by construction."""
+    if not isinstance(strategy, DenseStrategy) or strategy.c.shape[0] != strategy.c.shape[1]:
+        return
+    above = np.argwhere(np.triu(strategy.c, 1) != 0)
+    if above.size:
+        i, j = (int(v) for v in above[0])
+        raise ValueError(
+            f"strategy must be lower triangular for adaptive inputs (adaptive_inputs=True), got C[{i}, {j}] = "
+            f"{describe(strategy.c[i, j])} above the diagonal: row {i} would use round {j} before it happens.  The "
+            "guarantee for inputs that depend on earlier releases, as training's gradients do, needs C lower "
+            "triangular (Denisov et al. 2022, Thm 2.1); transpose C if it was given transposed, or pass "
+            "adaptive_inputs=False if the whole stream is fixed before the mechanism runs"
+        )
+
+
 class DPFTRL(MatrixMechanism):
     """DP-FTRL / DP-FedAvg with correlated noise (Kairouz et al. 2021; Denisov et al. 2022), in training terms.
 
@@ -155,9 +205,24 @@ class DPFTRL(MatrixMechanism):
         "tree" is one binary tree over all rounds, "tree_restart" a tree restarted every
         ``min_separation`` rounds (one participation per tree at most).
     participation : "min_separation" (default) or "fixed_epochs"
+    adaptive_inputs : bool, default True
+        Whether each round's contributions may depend on what earlier rounds released, as a model's gradients
+        do in training.  The guarantee covers such inputs when C is lower triangular (Denisov et al. 2022,
+        Thm 2.1: row i released at round i uses rounds up to i only), as every named strategy is; a square C
+        with a non-zero entry above its diagonal is then refused (a C given transposed is the usual cause).
+        ``False`` accepts any C, and the guarantee then covers only a stream fixed before the mechanism runs.
+        A C with more rows than rounds is taken as released row by row once its last round is in (as the
+        tree's nodes are).
 
     ``sensitivity`` (upper), ``sensitivity_lower`` and ``sensitivity_kind`` ("exact" or "upper bound") say
     what was computed; ``mu``, ``zcdp_rho``, ``rdp(orders)``, ``delta(epsilon)``, ``epsilon(delta)`` the guarantee.
+
+    Raises
+    ------
+    ValueError
+        A numeric argument outside its rule; with ``adaptive_inputs=True``, a square C not lower triangular.
+    TypeError
+        An argument of the wrong kind (a string for a number, a flag that is not a bool).
     """
 
     def __init__(
@@ -169,8 +234,10 @@ class DPFTRL(MatrixMechanism):
         max_participations: npt.ArrayLike | None = None,
         strategy: Any = "tree",
         participation: ParticipationName = "min_separation",
+        adaptive_inputs: bool = True,
     ) -> None:
         participation = choice(participation, "participation", PARTICIPATIONS)
+        adaptive = flag(adaptive_inputs, "adaptive_inputs")
         n = positive_integer(rounds, "rounds", maximum=2.0**31)
         b = positive_integer(min_separation, "min_separation", maximum=2.0**31)
         k = None if max_participations is None else positive_integer(max_participations, "max_participations")
@@ -178,10 +245,14 @@ class DPFTRL(MatrixMechanism):
         cells = np.empty(n_int.shape, dtype=object)
         for index in np.ndindex(n_int.shape):
             schema = cast(Participation, schemas[index])
-            cells[index] = _cached_sensitivity(strategy_from(strategy, schema.separation), int(n_int[index]), schema)
+            chosen = strategy_from(strategy, schema.separation)
+            if adaptive:
+                _causal(chosen)
+            cells[index] = _cached_sensitivity(chosen, int(n_int[index]), schema)
         self.rounds = scalar_or_array(n_int.astype(float))
         self.strategy = strategy
         self.participation = participation
+        self.adaptive_inputs = adaptive
         super().__init__(sensitivity=cells, noise_multiplier=noise_multiplier)
 
 
@@ -193,11 +264,34 @@ def noise_multiplier_for_zcdp(
     max_participations: int | None = None,
     strategy: Any = "tree",
     participation: ParticipationName = "min_separation",
+    adaptive_inputs: bool = True,
 ) -> float:
-    """The smallest noise multiplier (to a few ulps) whose certified rho, at the upper sensitivity, is at most
-    ``rho``: z = sens / sqrt(2 rho), then stepped up until ``zcdp_rho`` meets the target (a larger z only
-    lowers rho)."""
-    target = float(positive(rho, "rho"))
+    """The smallest noise multiplier whose certified rho, at the upper sensitivity, is at most ``rho``.
+
+    The certified rho (``MatrixMechanism.zcdp_rho``, mu = sens / z rounded up, then rho = mu^2 / 2 rounded up)
+    does not increase with z, so the smallest such z is found exactly by bisection on the doubles, from
+    z = sens / sqrt(2 rho) and a bracket widened by doubling (at most about 2100 evaluations of rho, and
+    64 bisection steps).
+
+    Parameters
+    ----------
+    rho : float
+        The zCDP target, finite and > 0.
+    rounds, min_separation, max_participations, strategy, participation, adaptive_inputs
+        As in ``DPFTRL`` (one point: scalars).
+
+    Returns
+    -------
+    float
+        The noise multiplier z (in units of the clip norm).
+
+    Raises
+    ------
+    ValueError
+        ``rho`` not finite and > 0, or not one number; no double z reaches ``rho`` (the strategy's sensitivity
+        over the smallest positive z still exceeds it, or z would overflow); the ``DPFTRL`` arguments' own rules.
+    """
+    target = float(positive(single(rho, "rho"), "rho"))
     unit = DPFTRL(
         rounds=rounds,
         noise_multiplier=1.0,
@@ -205,9 +299,42 @@ def noise_multiplier_for_zcdp(
         max_participations=max_participations,
         strategy=strategy,
         participation=participation,
+        adaptive_inputs=adaptive_inputs,
     )
+    if not isinstance(unit.sensitivities, Sensitivity):
+        raise ValueError(
+            "rounds, min_separation and max_participations must be single numbers here (one noise multiplier "
+            "is returned), got arrays"
+        )
     sensitivity = unit.sensitivities
-    z = float(unit.sensitivity) / math.sqrt(2.0 * target)
-    while float(MatrixMechanism(sensitivity=sensitivity, noise_multiplier=z).zcdp_rho) > target:
-        z = math.nextafter(z * (1.0 + 2.0 * UNIT_ROUNDOFF), math.inf)
-    return z
+
+    def meets(z: float) -> bool:
+        return float(MatrixMechanism(sensitivity=sensitivity, noise_multiplier=z).zcdp_rho) <= target
+
+    largest = float(np.finfo(np.float64).max)
+    with np.errstate(over="ignore", under="ignore"):
+        start = float(unit.sensitivity) / (math.sqrt(2.0) * math.sqrt(target))
+    start = min(max(start, 5e-324), largest)
+    # a bracket: ``low`` fails (or is 0, below every positive double), ``high`` meets the target
+    if meets(start):
+        low, high = start / 2.0, start
+        while low > 0.0 and meets(low):
+            low, high = low / 2.0, low
+    else:
+        low, high = start, min(2.0 * start, largest)
+        while not meets(high):
+            if high >= largest:
+                raise ValueError(
+                    f"rho must be reachable by some noise multiplier, got {describe(rho)}: the certified rho at the "
+                    "largest double noise multiplier is still above it"
+                )
+            low, high = high, min(2.0 * high, largest)
+    bits = np.array([low, high], dtype=np.float64).view(np.int64)
+    lo_bits, hi_bits = int(bits[0]), int(bits[1])
+    while hi_bits - lo_bits > 1:  # positive doubles are ordered as their bit patterns
+        mid = (lo_bits + hi_bits) // 2
+        if meets(float(np.array(mid, dtype=np.int64).view(np.float64))):
+            hi_bits = mid
+        else:
+            lo_bits = mid
+    return float(np.array(hi_bits, dtype=np.int64).view(np.float64))

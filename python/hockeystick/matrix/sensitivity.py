@@ -58,6 +58,7 @@ from typing import Literal
 
 import numpy as np
 
+from .._validation import ParameterTypeError, count, describe
 from .participation import Participation
 from .round_off import UNIT_ROUNDOFF, compose, gamma, widen_down, widen_up
 from .selection import best_separated_pattern, count_patterns, max_separated_sum, patterns
@@ -68,6 +69,7 @@ __all__ = ["Sensitivity", "l2_sensitivity", "MAX_ENUMERATED"]
 
 # Exact search over min-separation patterns while there are at most this many (each costs k'^2 additions).
 MAX_ENUMERATED = 50_000
+MAX_ROUNDS = 2**31  # the rounds DPFTRL takes: the Toeplitz and dense paths have smaller limits of their own
 
 Kind = Literal["exact", "upper bound"]
 
@@ -248,7 +250,57 @@ def _orthogonal_beyond(gram: _Gram, separation: int) -> bool:
 
 def l2_sensitivity(strategy: Strategy, rounds: int, schema: Participation) -> Sensitivity:
     """The L2 sensitivity of ``strategy``'s C over ``rounds`` rounds under ``schema``: a certified bracket
-    (module docstring for the cases, what is exact and what is a bound)."""
+    (module docstring for the cases, what is exact and what is a bound).
+
+    Parameters
+    ----------
+    strategy : Strategy
+        ``Tree()``, ``BLT(...)``, ``Banded(...)`` or ``DenseStrategy(C)``.
+    rounds : int
+        The number of rounds n (columns of C), an integer >= 1.
+    schema : Participation
+        ``EveryRound()``, ``FixedEpochs(b)`` or ``MinSeparation(b)``.
+
+    Returns
+    -------
+    Sensitivity
+        The bracket [lower, upper], its kind ("exact" or "upper bound"), method and a realizing pattern.
+
+    Raises
+    ------
+    TypeError
+        ``strategy`` or ``schema`` of another kind (a string, a number, ...).
+    ValueError
+        ``rounds`` not an integer >= 1; a C that is all zero on the schema's rounds; a C whose squared
+        sensitivity overflows double precision (scale C and the noise multiplier down by one factor).
+    """
+    if not isinstance(strategy, Strategy):
+        raise ParameterTypeError(
+            f"strategy must be a Strategy: Tree(), BLT(...), Banded(...) or DenseStrategy(C), got {describe(strategy)} "
+            f"({type(strategy).__name__})"
+        )
+    if not isinstance(schema, Participation):
+        raise ParameterTypeError(
+            f"schema must be a Participation: EveryRound(), FixedEpochs(b) or MinSeparation(b), got {describe(schema)} "
+            f"({type(schema).__name__})"
+        )
+    n = count(rounds, "rounds", maximum=MAX_ROUNDS)
+    try:
+        with np.errstate(over="raise"):
+            found = _l2_sensitivity(strategy, n, schema)
+    except FloatingPointError:
+        found = None
+    if found is None or not math.isfinite(found.upper):
+        raise ValueError(
+            f"strategy's entries are too large: the squared sensitivity of {strategy!r} over {n} rounds overflows "
+            "double precision (above 1.8e308); scale C and the noise multiplier down by the same factor (the "
+            "guarantee depends on sensitivity / noise_multiplier only)"
+        )
+    return found
+
+
+def _l2_sensitivity(strategy: Strategy, rounds: int, schema: Participation) -> Sensitivity:
+    """``l2_sensitivity`` on checked arguments."""
     toeplitz = _toeplitz(strategy, rounds, schema)
     if toeplitz is not None:
         return toeplitz
