@@ -176,3 +176,39 @@ def test_curve_audit_flags_a_wrong_sampling_rate_from_likelihood_ratio_scores():
             refuted[name].append(verdict.refuted)
     assert exceedance_p_value(np.array(refuted["right"])) > REJECT
     assert np.mean(refuted["wrong"]) > 0.9
+
+
+def dp_sgd_with_canaries(
+    rng: np.random.Generator, m: int, d: int, steps: int, q: float, sigma: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """One DP-SGD run with m gradient canaries (random unit vectors in d dimensions, each in the training set
+    with probability 1/2), Poisson sampling at rate q, the noisy gradient sum released at every step; each
+    canary scored by the sum over steps of the log likelihood ratio of its coordinate (the other canaries'
+    coordinates act as extra noise).  (in-scores, out-scores)."""
+    canaries = rng.standard_normal((m, d))
+    canaries /= np.linalg.norm(canaries, axis=1, keepdims=True)  # clipped to norm 1
+    member = rng.random(m) < 0.5
+    score = np.zeros(m)
+    for _ in range(steps):
+        batch = member & (rng.random(m) < q)
+        released = canaries[batch].sum(axis=0) + sigma * rng.standard_normal(d)
+        x = canaries @ released
+        score += np.log1p(-q + q * np.exp((2 * x - 1) / (2 * sigma**2)))
+    return score[member], score[~member]
+
+
+@pytest.mark.slow
+def test_one_run_dp_sgd_audit_flags_an_accountant_with_a_wrong_sampling_rate():
+    # sigma 0.8, q 0.1, 100 steps: eps(1e-5) = 10.98; the same run accounted at q = 0.02 claims 2.62
+    rng = np.random.default_rng(18)
+    sigma, q, steps, runs = 0.8, 0.1, 100, 6
+    right = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=steps)
+    wrong = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q / 5, rounds=steps)
+    refuted = {"right": 0, "wrong": 0}
+    for _ in range(runs):
+        held_in, held_out = dp_sgd_with_canaries(rng, 1000, 4000, steps, q, sigma)
+        for name, accountant in (("right", right), ("wrong", wrong)):
+            verdict = audit.audit_curve(held_in, held_out, accountant=accountant, method="one_run_fdp")
+            refuted[name] += verdict.refuted
+    assert refuted["right"] <= 1  # at significance 0.05: two or more of 6 has probability below 0.033
+    assert refuted["wrong"] == runs
