@@ -8,8 +8,9 @@ Among g guesses, c are correct.
   P(C >= c) <= P(Binomial(g, q) >= c) + 2 m delta max_{i=1..c} P(c - i <= Binomial(g, q) <= c - 1) / i,
   q = e^eps / (1 + e^eps).  ``epsilon_one_run`` is the largest eps whose p-value is at most the
   significance (0 where none is): the Binomial upper tail from ``tails.binomial_sf_upper`` at q raised
-  4 u, the delta term's window sums widened by ``tails.tail_margin`` (they are not monotone in q; the
-  margin covers the sums' round-off).
+  4 u (it grows with q); the delta term's window sums, which need not grow with q, at the same raised q
+  and widened by ``tails.tail_margin(g)``, which covers both their round-off and what the 4 u in q moves
+  them (about 4 u g relative).
 * Mahloujifar, Melis, Chaudhuri 2024 (arXiv:2410.22235, "audit_rh_with_cap"): under f-DP the numbers of
   correct and wrong guesses, scaled by significance / m, are propagated through f's blow-up from i = c - 1
   down to 0; the claim is refuted where r + h exceeds g / m.  ``epsilon_one_run_fdp`` tests the claim
@@ -295,7 +296,7 @@ def _largest_refuted(floor: float, refuted: Callable[[float], bool]) -> float:
     low, high = floor, max(1.0, 2.0 * floor)
     while refuted(high):
         low, high = high, 2.0 * high
-        if high > 1e6:  # every claim up to here refuted: as good as no privacy
+        if high > 1e6:  # a guard against a hang: neither test refutes past eps ~ 40 (q rounds to 1, f to 0)
             return low
     while high - low > 1e-9 * max(1.0, low):
         middle = 0.5 * (low + high)
