@@ -319,7 +319,7 @@ def test_allow_large_lets_a_large_sweep_start(capsys, tmp_path, monkeypatch):
 
     monkeypatch.setattr(plan, "MAX_POINTS", 1000)
     code, _, err = _run(capsys, *_SWEEP, "-o", str(tmp_path / "a.csv"))
-    assert code == 2 and "3.6e+03 points (limit 1e+03)" in err and "--allow-large" in err
+    assert code == 2 and "3.6e+03 points (the limit: fewer than 1e+03)" in err and "--allow-large" in err
     assert os.listdir(tmp_path) == []
     code, stdout, _ = _run(capsys, *_SWEEP, "-o", str(tmp_path / "a.csv"), "--allow-large")
     assert code == 0 and "3,600 points" in stdout

@@ -96,7 +96,7 @@ INVOCATIONS = [
             "-o",
             "huge.parquet",
         ],
-        "1e+12 points (limit 1e+09)",
+        "1e+12 points (the limit: fewer than 1e+09)",
     ),
     (["figures", "--out-dir", "{inputs}/existing.csv"], "--out-dir '{inputs}/existing.csv' is a file"),
     (["figures", "--out-dir", "{inputs}"], "--out-dir '{inputs}' is not empty; pass --force"),

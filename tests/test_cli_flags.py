@@ -4,6 +4,7 @@ that was given, and the hints and help name what works with the installed extras
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -421,3 +422,29 @@ def test_the_commands_of_the_issue_as_typed(tmp_path):
         timeout=300,
     )
     assert run.returncode == 0 and out.exists(), run.stderr
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["epsilon", *SGD, "--epochs", "1", "--delta", "0"], "--delta must lie strictly between 0 and 1, got 0"),
+        (["epsilon", "-a", "gaussian", "-p", "sigma=1", "--delta", "1e-5,1"], "--delta must lie strictly between"),
+        (["delta", "-a", "gaussian", "-p", "sigma=1", "--epsilon", "linear:-1:2:3"], "--epsilon must be >= 0, got -1"),
+        (["calibrate", "-a", "gaussian", "--epsilon", "nan", "--delta", "1e-5"], "--epsilon must not be NaN, got nan"),
+        (["risk", "-a", "gaussian", "-p", "sigma=1", "--fpr", "0.1,2"], "--fpr must lie in [0, 1], got 2"),
+        (["demo", "--delta", "0"], "--delta must lie strictly between 0 and 1, got 0"),
+    ],
+)
+def test_a_value_outside_its_domain_is_refused_before_the_numerics_are_imported(argv, message):
+    """In a fresh interpreter, as a user's command: the refusal comes before numpy (or the registry) loads."""
+    code = (
+        "import json, sys\n"
+        "from hockeystick.cli import main\n"
+        f"try:\n    status = main({argv!r})\nexcept SystemExit as exit_:\n    status = exit_.code\n"
+        "heavy = [m for m in ('numpy', 'hockeystick.registry', 'hockeystick._core') if m in sys.modules]\n"
+        "print(json.dumps([status, heavy]), file=sys.stdout)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    status, heavy = json.loads(run.stdout.strip().splitlines()[-1])
+    assert status == 2 and message in run.stderr, run.stderr
+    assert heavy == [], heavy

@@ -39,7 +39,7 @@ from .. import __version__
 from .._optional import MissingExtraError, extra_of
 from . import accountants, audit, calibrate, compose, demo, evaluate, figures, plot, risk, simulate, sweep
 from .arguments import command_line_words, given_words
-from .common import EXIT_FAILURE, EXIT_USAGE, GIVEN, PROG, Parser, UsageError, _families
+from .common import EXIT_FAILURE, EXIT_USAGE, GIVEN, PROG, Parser, UsageError, _families, check_domains
 
 __all__ = ["main", "build_parser", "EXIT_USAGE", "EXIT_FAILURE"]
 
@@ -88,12 +88,14 @@ def _one_line(exc: BaseException, args: argparse.Namespace) -> str:
     training = any(
         getattr(args, f"run_{name}", None) is not None for name in ("dataset_size", "total_clients", "sample_rate")
     )
+    library = not isinstance(exc, UsageError)  # a UsageError is in the command line's words already
     vectors = (
-        tuple(sorted({v for entry in _families(args) for v in entry.vectors})) if hasattr(args, "accountant") else ()
+        tuple(sorted({v for entry in _families(args) for v in entry.vectors}))
+        if library and hasattr(args, "accountant")
+        else ()
     )
     # a library's refusal names its Python arguments: those the command line gave by flags read as the flags
-    # (a UsageError is written in the command line's words already)
-    flags = {} if isinstance(exc, UsageError) else given_words(getattr(args, GIVEN, {}))
+    flags = given_words(getattr(args, GIVEN, {})) if library else {}
     message = command_line_words(
         " ".join(str(exc).split()), args.command, training=training, vectors=vectors, flags=flags
     )
@@ -165,6 +167,7 @@ def _dispatch(args: argparse.Namespace, prog: str) -> int:
         with warnings.catch_warnings():
             if not args.debug:  # numpy's overflow notes are for developers; --debug shows them
                 warnings.simplefilter("ignore", RuntimeWarning)
+            check_domains(args)  # before the subcommand imports its numerics
             return args.func(args)
     except (UsageError, ValueError, TypeError, ArithmeticError) as exc:
         if args.debug:

@@ -19,6 +19,7 @@ __all__ = [
     "UsageError",
     "Parser",
     "accountant_argument",
+    "check_domains",
     "accountant_options",
     "matrix_options",
     "training_options",
@@ -132,6 +133,48 @@ class Once(argparse.Action):
         if option_string is not None:
             given[self.dest] = (option_string, values)
         setattr(namespace, self.dest, values)
+
+
+def check_domains(args: argparse.Namespace) -> None:
+    """Refuse a flag's value outside its domain (``DOMAINS``), naming the flag as typed: run before a
+    subcommand imports its numerics, so such a mistake is answered at once."""
+    for dest, (flag, value) in getattr(args, GIVEN, {}).items():
+        refused = _outside_domain(dest, value)
+        if refused is not None:
+            raise UsageError(f"{flag} {refused}")
+
+
+# The domains a flag's values must lie in whatever the accountant, checked as the command line is read (before
+# the numerics are imported): destination -> (the rule, the test of one value).  The library checks the same
+# rules (these refusals name its words); a value this light reading cannot parse is left to the library.
+DOMAINS: dict[str, tuple[str, Any]] = {
+    "epsilon": ("must be >= 0", lambda v: v >= 0),
+    "delta": ("must lie strictly between 0 and 1", lambda v: 0 < v < 1),
+    "fpr": ("must lie in [0, 1]", lambda v: 0 <= v <= 1),
+}
+
+
+def _outside_domain(dest: str, text: Any) -> str | None:
+    """The refusal of ``text`` (a number, a list 1,2,4 or a range log:START:STOP:NUM / linear:...) for the
+    flag stored at ``dest``, or None when every value lies in its domain or the text is not read here."""
+    if dest not in DOMAINS or not isinstance(text, (str, float)):
+        return None
+    rule, inside = DOMAINS[dest]
+    if isinstance(text, float):  # a flag read by type=float (demo's)
+        words = [f"{text:g}"]
+    else:
+        kind, _, rest = text.strip().partition(":")
+        words = rest.split(":")[:2] if kind in ("log", "linear") and rest else text.split(",")
+    try:
+        values = [float(w) for w in words]
+    except ValueError:
+        return None
+    for word, value in zip(words, values):
+        if value != value:
+            return f"must not be NaN, got {word.strip()}"
+        if not inside(value):
+            return f"{rule}, got {word.strip()}"
+    return None
 
 
 def _take_name(namespace: argparse.Namespace, extras: list[str], dest: str) -> list[str]:
