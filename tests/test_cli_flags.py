@@ -448,3 +448,18 @@ def test_a_value_outside_its_domain_is_refused_before_the_numerics_are_imported(
     status, heavy = json.loads(run.stdout.strip().splitlines()[-1])
     assert status == 2 and message in run.stderr, run.stderr
     assert heavy == [], heavy
+
+
+@pytest.mark.slow
+def test_the_examples_hint_names_a_format_it_could_write_and_the_hint_runs(capsys, tmp_path, monkeypatch):
+    """Without pyarrow (the README's install has no [parquet]) the example writes NPZ, and its closing hint
+    names .npz, which then runs as printed."""
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    monkeypatch.chdir(tmp_path)
+    code, out, err = _invoke(capsys, ["sweep", "--example", "--out-dir", "out", "--no-progress"])
+    assert code == 0, err
+    hint = next(line for line in out.splitlines() if line.startswith("sweep file:"))
+    command = hint.split("then: ", 1)[1].rstrip(")").split()
+    assert command[-2:] == ["-o", "my_sweep.npz"] and (tmp_path / "out" / "sweep.npz").exists(), hint
+    code, out, err = _invoke(capsys, [*command[1:], "--no-progress"])
+    assert code == 0 and (tmp_path / "my_sweep.npz").exists(), err
