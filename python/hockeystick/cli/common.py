@@ -462,13 +462,13 @@ def accountant_names(args: argparse.Namespace, default: Sequence[str] | None = N
     _check_known(names, training)
     if training is not None:
         if names and names != [training]:
-            given = [
+            flags = [
                 f"--{flag}"
                 for flag in TRAINING_FLAGS
                 if getattr(args, f"run_{flag.replace('-', '_')}", None) is not None
             ]
             raise UsageError(
-                f"the training flags ({' '.join(given)}) describe accountant {training!r}; drop -a "
+                f"the training flags ({' '.join(flags)}) describe accountant {training!r}; drop -a "
                 f"{','.join(names)} (or the NAME after the subcommand), or the training flags"
             )
         return [training]
