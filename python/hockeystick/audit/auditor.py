@@ -39,20 +39,56 @@ class Auditor:
         self.scores: Scores = as_scores(in_canary_scores, out_canary_scores)
 
     def tpr_at_given_fpr(self, fpr: Any, *, bootstrap_params: BootstrapParams | None = None) -> Any:
-        """The largest TPR at FPR ``fpr`` (``roc.tpr_at_fpr``); with ``bootstrap_params`` (a scalar ``fpr``),
-        its bootstrap quantiles."""
+        """The largest TPR at FPR ``fpr`` (``roc.tpr_at_fpr``), or its bootstrap quantiles.
+
+        Parameters
+        ----------
+        fpr : float or array_like
+            False-positive rates in [0, 1] (one, with ``bootstrap_params``).
+        bootstrap_params : BootstrapParams, optional
+            Resample and return quantiles of the TPR instead.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            The TPR (``fpr``'s shape), or the quantiles.
+        """
         if bootstrap_params is not None:
             return bootstrap(self.scores, lambda s: float(tpr_at_fpr(s, fpr)), bootstrap_params)
         return tpr_at_fpr(self.scores, fpr)
 
     def attack_auroc(self, *, bootstrap_params: BootstrapParams | None = None) -> Any:
-        """The area under the ROC hull (``roc.auroc``), or its bootstrap quantiles."""
+        """The area under the ROC hull (``roc.auroc``), or its bootstrap quantiles.
+
+        Parameters
+        ----------
+        bootstrap_params : BootstrapParams, optional
+            Resample and return quantiles of the AUROC instead.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            The AUROC, or the quantiles.
+        """
         if bootstrap_params is not None:
             return bootstrap(self.scores, auroc, bootstrap_params)
         return auroc(self.scores)
 
     def max_accuracy(self, *, prevalence: Any = None, significance: Any = None) -> float:
-        """The largest accuracy of a threshold test (``roc.max_accuracy``)."""
+        """The largest accuracy of a threshold test (``roc.max_accuracy``).
+
+        Parameters
+        ----------
+        prevalence : float, optional
+            The held-in share, in [0, 1] (default: the canaries').
+        significance : float, optional
+            With it, per-vertex Clopper-Pearson upper limits at significance / 2.
+
+        Returns
+        -------
+        float
+            The accuracy.
+        """
         return max_accuracy(self.scores, prevalence=prevalence, significance=significance)
 
     def epsilon_raw_counts(
@@ -63,7 +99,24 @@ class Auditor:
         *,
         bootstrap_params: BootstrapParams | None = None,
     ) -> Any:
-        """The raw-count estimate (``epsilon.epsilon_raw_counts``), or its bootstrap quantiles."""
+        """The raw-count estimate (``epsilon.epsilon_raw_counts``), or its bootstrap quantiles.
+
+        Parameters
+        ----------
+        min_count : int
+            The least false positives a threshold needs, >= 1.
+        delta : float
+            In [0, 1).
+        one_sided : bool
+            False: also the reversed test.
+        bootstrap_params : BootstrapParams, optional
+            Resample and return quantiles of the estimate instead.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            The estimate (not a bound), or the quantiles.
+        """
         if bootstrap_params is not None:
             return bootstrap(
                 self.scores,
@@ -75,7 +128,24 @@ class Auditor:
     def epsilon_clopper_pearson(
         self, significance: Any, delta: Any = 0.0, one_sided: Any = True, *, threshold_strategy: Any = BONFERRONI
     ) -> float:
-        """The Clopper-Pearson lower bound on epsilon (``epsilon.epsilon_clopper_pearson``)."""
+        """The Clopper-Pearson lower bound on epsilon (``epsilon.epsilon_clopper_pearson``).
+
+        Parameters
+        ----------
+        significance : float
+            In (0, 1).
+        delta : float
+            In [0, 1).
+        one_sided : bool
+            False: also the reversed test.
+        threshold_strategy : Bonferroni, Simultaneous, Explicit, Split or MultiSplit
+            Where the bound is read.
+
+        Returns
+        -------
+        float
+            The bound, holding with probability at least 1 - significance.
+        """
         return epsilon_clopper_pearson(
             self.scores,
             significance=significance,
@@ -85,13 +155,43 @@ class Auditor:
         )
 
     def epsilon_from_gdp(self, significance: Any, delta: Any) -> float:
-        """The epsilon of the least mu-GDP the scores allow (``epsilon.epsilon_gdp``; positive mu only)."""
+        """The epsilon of the least mu-GDP the scores allow (``epsilon.epsilon_gdp``; positive mu only).
+
+        Parameters
+        ----------
+        significance : float
+            In (0, 1).
+        delta : float
+            Strictly between 0 and 1.
+
+        Returns
+        -------
+        float
+            The bound, for a mechanism that is mu-GDP for some mu.
+        """
         return epsilon_gdp(self.scores, significance=significance, delta=delta)
 
     def epsilon_one_run(
         self, significance: Any, delta: Any, one_sided: Any = True, *, threshold_strategy: Any = BONFERRONI
     ) -> float:
-        """Steinke, Nasr and Jagielski's one-run bound (``one_run.epsilon_one_run``)."""
+        """Steinke, Nasr and Jagielski's one-run bound (``one_run.epsilon_one_run``).
+
+        Parameters
+        ----------
+        significance : float
+            In (0, 1).
+        delta : float
+            In [0, 1).
+        one_sided : bool
+            Must be True.
+        threshold_strategy : Bonferroni, Explicit, Split or MultiSplit
+            Where the guesses' threshold is chosen.
+
+        Returns
+        -------
+        float
+            The bound.
+        """
         return epsilon_one_run(
             self.scores,
             significance=significance,
@@ -103,7 +203,24 @@ class Auditor:
     def epsilon_one_run_fdp(
         self, significance: Any, delta: Any, one_sided: Any = True, *, threshold_strategy: Any = BONFERRONI
     ) -> float:
-        """Mahloujifar et al.'s one-run f-DP bound (``one_run.epsilon_one_run_fdp``)."""
+        """Mahloujifar et al.'s one-run f-DP bound (``one_run.epsilon_one_run_fdp``).
+
+        Parameters
+        ----------
+        significance : float
+            In (0, 1).
+        delta : float
+            Strictly between 0 and 1.
+        one_sided : bool
+            Must be True.
+        threshold_strategy : Bonferroni, Explicit, Split or MultiSplit
+            Where the guesses' threshold is chosen.
+
+        Returns
+        -------
+        float
+            The largest epsilon whose Gaussian trade-off through (epsilon, delta) the scores refute.
+        """
         return epsilon_one_run_fdp(
             self.scores,
             significance=significance,
@@ -113,10 +230,41 @@ class Auditor:
         )
 
     def audit_curve(self, accountant: Any, significance: Any = 0.05, **options: Any) -> CurveAudit:
-        """The scores against the accountant's certified trade-off curve (``curve.audit_curve``; ``options``:
-        direction, method, threshold_strategy)."""
+        """The scores against the accountant's certified trade-off curve (``curve.audit_curve``).
+
+        Parameters
+        ----------
+        accountant : Accountant
+            The run's accountant.
+        significance : float
+            The test's level, in (0, 1).
+        **options
+            ``direction``, ``method``, ``threshold_strategy`` (``audit_curve``'s).
+
+        Returns
+        -------
+        CurveAudit
+            The verdict.
+        """
         return audit_curve(self.scores, accountant=accountant, significance=significance, **options)
 
     def report(self, accountant: Any, delta: Any, significance: Any = 0.05, **options: Any) -> AuditReport:
-        """The audit beside the accountant's bracket (``report.report``; ``options``: direction, method)."""
+        """The audit beside the accountant's bracket (``verdict.report``).
+
+        Parameters
+        ----------
+        accountant : Accountant
+            The run's accountant.
+        delta : float
+            Strictly between 0 and 1.
+        significance : float
+            Each test's level, in (0, 1).
+        **options
+            ``direction``, ``method`` (``report``'s).
+
+        Returns
+        -------
+        AuditReport
+            The report.
+        """
         return report(self.scores, accountant=accountant, delta=delta, significance=significance, **options)
