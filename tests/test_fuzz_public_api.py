@@ -32,12 +32,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import hockeystick as hs
-from hockeystick import fdp, pld, rdp, registry, training
+from hockeystick import fdp, matrix, pld, rdp, registry, training
 from hockeystick.calibrate import calibrate, calibrate_batch_size, calibrate_fixed_compute
 from hockeystick.gaussian_mechanism import GaussianMechanism
 from hockeystick.interop import opacus
 
 from . import reference
+from .fuzz.allocation_walks import ALLOCATION_WALKS, MATRIX_WALKS
 
 settings.register_profile(
     "ci",
@@ -198,7 +199,7 @@ ELEMENTWISE: list[tuple[str, Callable[..., Any], tuple[st.SearchStrategy[Any], .
 def test_every_public_name_is_fuzzed():
     fuzzed = {name for name, *_ in ELEMENTWISE} | set(FAMILY_CALLS)
     public = set(hs.__all__) - {"MAX_RADIUS_EPSILON"}
-    for family in (fdp, rdp, pld):
+    for family in (fdp, rdp, pld, matrix):
         public |= {f"{family.__name__.split('.')[-1]}.{n}" for n in family.__all__}
     skipped = {
         "fdp.BOUNDS",
@@ -209,13 +210,12 @@ def test_every_public_name_is_fuzzed():
         "rdp.MAX_ORDER",
         "pld.PrivacyLossDistribution",  # constants and result types, not callables
         # accountant classes: fuzzed through the registry below
-        "pld.BallsInBinsGaussianPLD",
         "pld.FixedBatchGaussianPLD",
-        "pld.ShuffledBatchGaussianPLD",
         "pld.SubsampledGaussianPLD",
         "pld.WithReplacementBatchGaussianPLD",
         # a mixture of PLD objects (no numeric argument of its own beyond the weights)
         "pld.mixture",
+        "matrix.Strategy",  # the strategies' abstract base: walked through Tree, BLT, Banded and DenseStrategy
     }
     fuzzed |= {label for label, *_ in WALKS}  # the mechanism constructors: the argument walk at the end
     assert public - skipped <= fuzzed, sorted(public - skipped - fuzzed)
@@ -926,6 +926,7 @@ WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
         ),
     ),
 ]
+WALKS += ALLOCATION_WALKS + MATRIX_WALKS  # the allocation accountants, hockeystick.matrix (fuzz/allocation_walks.py)
 
 # Refusals of modules outside the adapters, calibrate, training and the pld constructors whose message
 # does not yet name the argument the caller gave (the paper-003 and paper-000/002 accountants pass the

@@ -18,9 +18,12 @@ from hockeystick.matrix import (
     BLT,
     DPFTRL,
     Banded,
+    DenseStrategy,
     EveryRound,
     MatrixMechanism,
     MinSeparation,
+    Participation,
+    Sensitivity,
     Tree,
     l2_sensitivity,
     noise_multiplier_for_zcdp,
@@ -131,3 +134,25 @@ def test_an_upper_triangular_c_needs_fixed_inputs_said_explicitly() -> None:
         DPFTRL(rounds=4, noise_multiplier=1.0, adaptive_inputs="no")  # type: ignore[arg-type]
     tall = np.vstack([np.tril(np.ones((4, 4))), np.ones((1, 4))])  # more rows than rounds: released once complete
     assert DPFTRL(rounds=4, noise_multiplier=1.0, strategy=tall).epsilon(1e-5) > 0.0
+
+
+@pytest.mark.parametrize(
+    ("make", "word"),
+    [
+        (lambda: Banded([0.0, 0.0]), "coefficients"),
+        (lambda: DenseStrategy(np.zeros((3, 3))), "matrix"),
+        (lambda: DenseStrategy([1.0, 2.0]), "matrix"),
+        (lambda: DPFTRL(rounds=3, noise_multiplier=1.0, strategy=np.zeros((3, 3))), "strategy"),
+        (lambda: Participation(0, None, False), "separation"),
+        (lambda: Participation(2, None, "yes"), "fixed"),  # type: ignore[arg-type]
+        (lambda: Sensitivity(-1.0, 0.0, "exact", "given", ()), "upper"),
+        (lambda: Sensitivity(1.0, 2.0, "exact", "given", ()), "lower"),
+        (lambda: Sensitivity(1.0, 0.5, "tight", "given", ()), "kind"),
+        (lambda: Sensitivity(1.0, 0.5, "exact", "given", 3), "pattern"),  # type: ignore[arg-type]
+    ],
+)
+def test_strategies_schemas_and_brackets_are_checked_where_built(make: Callable[[], Any], word: str) -> None:
+    """An all-zero C, a schema of separation 0 and a sensitivity bracket out of order are refused when built,
+    naming the argument the caller gave."""
+    with pytest.raises((ValueError, TypeError), match=word):
+        make()

@@ -211,10 +211,10 @@ def test_blt_sensitivity_against_50_digit_arithmetic():
 def test_refusals_name_the_argument():
     with pytest.raises(ValueError, match="rounds must equal"):
         l2_sensitivity(DenseStrategy(np.eye(3)), 4, MinSeparation(1))
-    with pytest.raises(ValueError, match="strategy must have a non-zero entry"):
-        l2_sensitivity(DenseStrategy(np.zeros((2, 2))), 2, MinSeparation(1))
-    with pytest.raises(ValueError, match="strategy must have a non-zero entry"):
-        l2_sensitivity(Banded([0.0, 0.0]), 3, MinSeparation(1))
+    with pytest.raises(ValueError, match="matrix must have a non-zero entry"):
+        DenseStrategy(np.zeros((2, 2)))
+    with pytest.raises(ValueError, match="coefficients must have a non-zero entry"):
+        Banded([0.0, 0.0])
     late = np.zeros((3, 3))
     late[2, 2] = 1.0  # only round 2, which one fixed epoch of 2 rounds (rounds 0, 1) never reaches
     with pytest.raises(ValueError, match="non-zero column among the rounds a user may take part in"):

@@ -65,7 +65,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from .._validation import count, in_interval, positive, scalar_or_array
+from .._validation import count, derived, in_interval, positive, scalar_or_array
 from ..accountant import Bound
 from ..pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
 from .round_off import gamma, widen_down, widen_up
@@ -235,14 +235,15 @@ class AmplifiedBandedMF:
         self.column_norm_lower = zeta_low
 
         def accountant(participations: int, norm: float) -> SubsampledGaussianPLD:
-            return SubsampledGaussianPLD(
-                sigma=z,
-                sampling_rate=q,
-                rounds=participations,
-                sensitivity=norm,
-                value_discretization_interval=value_discretization_interval,
-                accuracy=accuracy,
-            )
+            with derived("noise_multiplier and the strategy's column norm", "sigma / sensitivity"):
+                return SubsampledGaussianPLD(
+                    sigma=z,
+                    sampling_rate=q,
+                    rounds=participations,
+                    sensitivity=norm,
+                    value_discretization_interval=value_discretization_interval,
+                    accuracy=accuracy,
+                )
 
         self._upper = accountant(k, zeta)
         # the realizable lower pairs (module docstring): the group's rounds whose norm is its largest, at that
@@ -260,6 +261,10 @@ class AmplifiedBandedMF:
     def _sides(self, method: str, argument: npt.ArrayLike, bound: Bound) -> Any:
         if bound not in ("upper", "lower", "both"):
             raise ValueError(f"bound must be one of 'upper', 'lower', 'both', got {bound!r}")
+        with derived("noise_multiplier and the strategy's column norm", "sigma / sensitivity"):
+            return self._computed_sides(method, argument, bound)
+
+    def _computed_sides(self, method: str, argument: npt.ArrayLike, bound: Bound) -> Any:
         if self._lowers == [self._upper] or bound == "upper":  # one accountant holds both sides
             return getattr(self._upper, method)(argument, bound=bound)
         sides = [np.asarray(getattr(acc, method)(argument, bound="lower"), dtype=float) for acc in self._lowers]

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import count
+from .._validation import count, flag
 
 __all__ = ["Participation", "EveryRound", "FixedEpochs", "MinSeparation"]
 
@@ -36,6 +36,12 @@ class Participation:
     separation: int
     limit: int | None
     fixed: bool  # True: rounds s + j b exactly (fixed epochs); False: any rounds at least b apart
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "separation", count(self.separation, "separation"))
+        if self.limit is not None:
+            object.__setattr__(self, "limit", count(self.limit, "limit"))
+        object.__setattr__(self, "fixed", flag(self.fixed, "fixed"))
 
     def participations(self, rounds: int) -> int:
         """k' = min(limit, ceil(rounds / separation)): the most rounds one pattern holds."""

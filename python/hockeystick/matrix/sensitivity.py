@@ -58,7 +58,7 @@ from typing import Literal
 
 import numpy as np
 
-from .._validation import ParameterTypeError, count, describe
+from .._validation import ParameterTypeError, choice, count, describe, nonnegative, positive, single
 from .participation import Participation
 from .round_off import UNIT_ROUNDOFF, compose, gamma, widen_down, widen_up
 from .selection import best_separated_pattern, count_patterns, max_separated_sum, patterns
@@ -88,6 +88,22 @@ class Sensitivity:
     kind: Kind
     method: str
     pattern: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        upper = float(positive(single(self.upper, "upper"), "upper"))
+        lower = float(nonnegative(single(self.lower, "lower"), "lower"))
+        if lower > upper:
+            raise ValueError(f"lower must be <= upper (a bracket), got lower {lower!r} above upper {upper!r}")
+        object.__setattr__(self, "upper", upper)
+        object.__setattr__(self, "lower", lower)
+        object.__setattr__(self, "kind", choice(self.kind, "kind", ("exact", "upper bound")))
+        if not isinstance(self.method, str):
+            raise ParameterTypeError(f"method must be a string, got {describe(self.method)}")
+        if not isinstance(self.pattern, (tuple, list)):
+            raise ParameterTypeError(
+                f"pattern must be a tuple of round indices, got {describe(self.pattern)} ({type(self.pattern).__name__})"
+            )
+        object.__setattr__(self, "pattern", tuple(count(i, "pattern", minimum=0) for i in self.pattern))
 
 
 def _sqrt_up(x: float) -> float:

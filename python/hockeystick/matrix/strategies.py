@@ -147,6 +147,15 @@ class _Toeplitz(Strategy):
         return self.coefficients(rounds) if self.decreasing() else None
 
 
+def _some_nonzero(entries: np.ndarray, name: str) -> None:
+    """Refuse a C that is all zero: it releases nothing about anyone (sensitivity 0)."""
+    if not (entries != 0).any():
+        raise ValueError(
+            f"{name} must have a non-zero entry: with C = 0 the mechanism releases nothing about a user "
+            "(sensitivity 0), so no Gaussian guarantee is needed or computed"
+        )
+
+
 def _finite_vector(value: npt.ArrayLike, name: str) -> np.ndarray:
     arr = np.atleast_1d(real(value, name, finite=True))
     if arr.ndim != 1 or arr.size == 0:
@@ -204,11 +213,12 @@ class Banded(_Toeplitz):
 
     def __init__(self, coefficients: npt.ArrayLike) -> None:
         self.bands = _finite_vector(coefficients, "coefficients")
+        _some_nonzero(self.bands, "coefficients")
         self.nonnegative = bool((self.bands >= 0).all())
         self._decreasing = self.nonnegative and bool((np.diff(self.bands) <= 0).all())
 
     def __repr__(self) -> str:
-        return f"Banded({self.bands.tolist()})"
+        return f"Banded(coefficients={self.bands.tolist()})"
 
     def key(self) -> tuple[Any, ...]:
         return ("banded", tuple(self.bands.tolist()))
@@ -223,15 +233,29 @@ class Banded(_Toeplitz):
         return ToeplitzCoefficients(c, np.zeros(rounds))
 
 
+def _dense_matrix(value: npt.ArrayLike, name: str) -> np.ndarray:
+    """A non-empty 2-D matrix of finite numbers with a non-zero entry, refusals naming ``name``."""
+    c = real(value, name, finite=True)
+    if c.ndim != 2 or c.size == 0:
+        raise ValueError(f"{name} must be a non-empty 2-D matrix (one column per round), got shape {c.shape}")
+    _some_nonzero(c, name)
+    return c
+
+
 class DenseStrategy(Strategy):
     """Any C given as a 2-D array of finite numbers, one column per round (rows in any number)."""
 
     def __init__(self, matrix: npt.ArrayLike) -> None:
-        c = real(matrix, "strategy", finite=True)
-        if c.ndim != 2 or c.size == 0:
-            raise ValueError(f"strategy must be a non-empty 2-D matrix (one column per round), got shape {c.shape}")
-        self.c = c
-        self.nonnegative = bool((c >= 0).all())
+        self.c = _dense_matrix(matrix, "matrix")
+        self.nonnegative = bool((self.c >= 0).all())
+
+    @classmethod
+    def named(cls, matrix: npt.ArrayLike, name: str) -> DenseStrategy:
+        """The strategy of ``matrix``, its refusals naming the caller's argument ``name`` (``strategy``)."""
+        made = cls.__new__(cls)
+        made.c = _dense_matrix(matrix, name)
+        made.nonnegative = bool((made.c >= 0).all())
+        return made
 
     def __repr__(self) -> str:
         return f"DenseStrategy(shape={self.c.shape})"
@@ -267,4 +291,4 @@ def strategy_from(strategy: Any, min_separation: int) -> Strategy:
         raise ParameterTypeError(
             f"strategy must be 'tree', 'tree_restart', a BLT(...), Banded(...) or a 2-D matrix, got {describe(strategy)}"
         )
-    return DenseStrategy(strategy)
+    return DenseStrategy.named(strategy, "strategy")

@@ -242,9 +242,13 @@ class BallsInBinsGaussianPLD(_EpochsOfAllocation):
     ) -> None:
         (s, t, r, k, c), _, _ = broadcast_float_arrays(
             sigma=_validation.positive(sigma, "sigma"),
-            steps_per_epoch=_validation.positive_integer(steps_per_epoch, "steps_per_epoch"),
+            steps_per_epoch=_validation.positive_integer(
+                steps_per_epoch, "steps_per_epoch", maximum=_validation.MAX_EXACT_INTEGER
+            ),
             rounds=_validation.positive_integer(rounds, "rounds", maximum=_validation.MAX_EXACT_INTEGER),
-            steps_per_record=_validation.positive_integer(steps_per_record, "steps_per_record"),
+            steps_per_record=_validation.positive_integer(
+                steps_per_record, "steps_per_record", maximum=_validation.MAX_EXACT_INTEGER
+            ),
             sensitivity=_validation.positive(sensitivity, "sensitivity"),
         )
         if np.any(k > t):
@@ -305,8 +309,8 @@ class ShuffledBatchGaussianPLD(_EpochsOfAllocation):
     ) -> None:
         (s, b, n_, r, c), _, _ = broadcast_float_arrays(
             sigma=_validation.positive(sigma, "sigma"),
-            batch_size=_validation.positive_integer(batch_size, "batch_size"),
-            n=_validation.positive_integer(n, "n"),
+            batch_size=_validation.positive_integer(batch_size, "batch_size", maximum=_validation.MAX_EXACT_INTEGER),
+            n=_validation.positive_integer(n, "n", maximum=_validation.MAX_EXACT_INTEGER),
             rounds=_validation.positive_integer(rounds, "rounds", maximum=_validation.MAX_EXACT_INTEGER),
             sensitivity=_validation.positive(sensitivity, "sensitivity"),
         )

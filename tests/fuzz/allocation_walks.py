@@ -1,0 +1,157 @@
+"""The argument walk's entries (``tests/test_fuzz_public_api.py``) for the allocation accountants (balls-in-bins,
+shuffled batches, one epoch of random allocation) and for every public callable of ``hockeystick.matrix``: each
+argument in turn takes every walk value, the others valid; each call answers without NaN or refuses naming it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from hockeystick import matrix, pld
+
+H = 1e-2  # the walk's coarse loss grid
+RESOLUTION = 0.02  # a coarse sum grid keeps each allocation call cheap; the resolution itself is walked too
+
+
+def _both_sides(make: Callable[..., Any]) -> Callable[..., Any]:
+    """The accountant built from the walked arguments: its (epsilon, delta) brackets at one point each."""
+
+    def call(**kwargs: Any) -> Any:
+        accountant = make(**kwargs)
+        return (*accountant.epsilon(1e-3, bound="both"), *accountant.delta(1.0, bound="both"))
+
+    return call
+
+
+def _sensitivity(**kwargs: Any) -> float:
+    found = matrix.l2_sensitivity(**kwargs)
+    return found.upper
+
+
+def _epsilon_of(strategy: Callable[..., Any], rounds: int = 8) -> Callable[..., Any]:
+    """DP-FTRL over ``rounds`` rounds with the strategy built from the walked arguments."""
+
+    def call(**kwargs: Any) -> Any:
+        return matrix.DPFTRL(rounds=rounds, noise_multiplier=1.0, strategy=strategy(**kwargs)).epsilon(
+            1e-5, bound="both"
+        )
+
+    return call
+
+
+def _schema_sensitivity(schema: Callable[..., Any]) -> Callable[..., Any]:
+    return lambda **kwargs: matrix.l2_sensitivity(matrix.Tree(), 8, schema(**kwargs)).upper
+
+
+def _matrix_mechanism(**kwargs: Any) -> Any:
+    return _both_sides(matrix.MatrixMechanism)(**kwargs)
+
+
+ALLOCATION_WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
+    (
+        "pld.BallsInBinsGaussianPLD",
+        _both_sides(pld.BallsInBinsGaussianPLD),
+        dict(
+            sigma=2.0,
+            steps_per_epoch=4,
+            rounds=6,
+            steps_per_record=1,
+            sensitivity=1.0,
+            value_discretization_interval=H,
+            sum_resolution=RESOLUTION,
+        ),
+    ),
+    (
+        "pld.BallsInBinsGaussianPLD(k > 1)",
+        _both_sides(pld.BallsInBinsGaussianPLD),
+        dict(sigma=2.0, steps_per_epoch=4, rounds=6, steps_per_record=2, value_discretization_interval=H),
+    ),
+    (
+        "pld.ShuffledBatchGaussianPLD",
+        _both_sides(pld.ShuffledBatchGaussianPLD),
+        dict(
+            sigma=2.0,
+            batch_size=10,
+            n=35,
+            rounds=6,
+            sensitivity=1.0,
+            value_discretization_interval=H,
+            sum_resolution=RESOLUTION,
+        ),
+    ),
+    (
+        "pld.random_allocation_gaussian(absent)",
+        lambda **kwargs: pld.random_allocation_gaussian(**kwargs).self_compose(2).epsilon(1e-3, bound="both"),
+        dict(
+            steps=4,
+            noise_multiplier=2.0,
+            absent=0.25,
+            sensitivity=1.0,
+            value_discretization_interval=H,
+            sum_resolution=RESOLUTION,
+        ),
+    ),
+]
+
+MATRIX_WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
+    (
+        "matrix.DPFTRL",
+        _both_sides(matrix.DPFTRL),
+        dict(
+            rounds=8,
+            noise_multiplier=1.0,
+            min_separation=2,
+            max_participations=2,
+            strategy="tree",
+            participation="min_separation",
+            adaptive_inputs=True,
+        ),
+    ),
+    (
+        "matrix.MatrixMechanism",
+        _matrix_mechanism,
+        dict(sensitivity=matrix.l2_sensitivity(matrix.Tree(), 8, matrix.EveryRound()), noise_multiplier=1.0),
+    ),
+    (
+        "matrix.noise_multiplier_for_zcdp",
+        matrix.noise_multiplier_for_zcdp,
+        dict(
+            rho=0.5,
+            rounds=8,
+            min_separation=2,
+            max_participations=2,
+            strategy="tree",
+            participation="min_separation",
+            adaptive_inputs=True,
+        ),
+    ),
+    (
+        "matrix.AmplifiedBandedMF",
+        _both_sides(matrix.AmplifiedBandedMF),
+        dict(
+            rounds=8,
+            noise_multiplier=1.0,
+            sampling_rate=0.1,
+            strategy=matrix.Banded([1.0, 0.5]),
+            min_separation=2,
+            value_discretization_interval=H,
+        ),
+    ),
+    ("matrix.l2_sensitivity", _sensitivity, dict(strategy=matrix.Tree(), rounds=8, schema=matrix.EveryRound())),
+    ("matrix.Tree", _schema_sensitivity(lambda **kw: matrix.MinSeparation(2)), dict()),
+    ("matrix.Tree(restart_every)", _epsilon_of(matrix.Tree), dict(restart_every=4)),
+    ("matrix.BLT", _epsilon_of(matrix.BLT), dict(buffer_decay=[0.5], output_scale=[0.3])),
+    ("matrix.Banded", _epsilon_of(matrix.Banded), dict(coefficients=[1.0, 0.5])),
+    ("matrix.DenseStrategy", _epsilon_of(matrix.DenseStrategy, 3), dict(matrix=np.tril(np.ones((3, 3))))),
+    ("matrix.EveryRound", _schema_sensitivity(matrix.EveryRound), dict()),
+    ("matrix.Participation", _schema_sensitivity(matrix.Participation), dict(separation=2, limit=2, fixed=False)),
+    (
+        "matrix.Sensitivity",
+        lambda **kwargs: _matrix_mechanism(sensitivity=matrix.Sensitivity(**kwargs), noise_multiplier=1.0),
+        dict(upper=2.0, lower=1.0, kind="exact", method="given", pattern=(0, 2)),
+    ),
+    ("matrix.FixedEpochs", _schema_sensitivity(matrix.FixedEpochs), dict(separation=2, epochs=2)),
+    ("matrix.MinSeparation", _schema_sensitivity(matrix.MinSeparation), dict(separation=2, max_participations=2)),
+]
