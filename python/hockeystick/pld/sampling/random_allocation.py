@@ -34,7 +34,16 @@ sums (a product adds the bounds of its factors, a cell's sum of n positive terms
 side's masses are moved by it: the first distribution's raised and the second's lowered on an upper side, the
 reverse on a lower side (each term (p - gamma q)_+ of every composed curve then moves the safe way).
 Y's cell masses come from scipy's ``ndtr`` of each tail (``gaussian_mixture.normal_interval``), charged at
-NDTR_ULPS units of round-off of each end's tail value.
+NDTR_ULPS units of round-off of each end's tail value.  That charge holds for normal numbers only, so Y's cells
+end at the grid points whose two tails (of the mass, and of the weight 1 / sigma lower) stay within
+|z| <= NORMAL_TAIL_Z = 37 (``cell_ends``): the first cell [0, g_b) and the last [g_c, inf) take the far tails
+whole, the last one's excess of mean sent to +infinity with its cancellation charged.
+
+Large noise: where fewer than MIN_CELLS grid points lie in that band (sigma above about 300 at the default
+resolution), the cells are wider than Y's spread and the grid's upper side costs more than the per-epoch
+Gaussian pair; the epoch is then bracketed by ``per_epoch_gaussian`` (the Gaussian pair N(1, s^2) vs N(0, s^2)
+above, by joint convexity over the record's step; the sum of the epoch's outputs, a Poisson-subsampled
+Gaussian at noise s sqrt(t), below).
 """
 
 from __future__ import annotations
