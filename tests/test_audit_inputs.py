@@ -22,6 +22,7 @@ IN, OUT = RNG.normal(1.0, 1.0, 300), RNG.normal(0.0, 1.0, 300)
         (lambda: audit.as_scores(["1", "2"], OUT), TypeError, "in_scores must be"),
         (lambda: audit.as_scores([True, False], OUT), TypeError, "in_scores must be"),
         (lambda: audit.as_scores(IN), ValueError, "out_scores must be given"),
+        (lambda: audit.as_scores(np.stack([IN, OUT]), OUT), ValueError, "in_scores must be one-dimensional"),
         (lambda: audit.epsilon_clopper_pearson(IN, OUT, significance=0.0), ValueError, "significance must lie"),
         (lambda: audit.epsilon_clopper_pearson(IN, OUT, significance="0.05"), TypeError, "significance must be"),
         (lambda: audit.epsilon_clopper_pearson(IN, OUT, significance=0.05, delta=1.0), ValueError, "delta must lie"),

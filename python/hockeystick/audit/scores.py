@@ -132,7 +132,7 @@ def as_scores(in_scores: Any, out_scores: Any | None = None) -> Scores:
     Raises
     ------
     ValueError
-        Either array is empty, or holds a NaN or an infinite score.
+        Either array is empty or has more than one dimension, or holds a NaN or an infinite score.
     TypeError
         A score is not a real number (strings, booleans, None).
     """
@@ -144,7 +144,13 @@ def as_scores(in_scores: Any, out_scores: Any | None = None) -> Scores:
         raise ValueError("out_scores must be given: the held-out canaries' scores beside in_scores")
     arrays = []
     for value, name in ((in_scores, "in_scores"), (out_scores, "out_scores")):
-        arr = np.ravel(_validation.real(value, name, finite=True))
+        arr = _validation.real(value, name, finite=True)
+        if arr.ndim > 1:
+            raise ValueError(
+                f"{name} must be one-dimensional (one score per canary), got an array of shape {arr.shape}; "
+                "pass the held-in and held-out scores as two arrays"
+            )
+        arr = np.ravel(arr)
         if arr.size == 0:
             raise ValueError(f"{name} must hold at least one score, got an empty array")
         arrays.append(arr)
