@@ -275,6 +275,41 @@ def test_calibrate_tpr_subsampled_gaussian_meets_the_target() -> None:
     assert risk.tpr_at_fpr(smaller, fpr, bound="lower") > tpr * 0.98  # close to the extreme
 
 
+def test_calibrate_tpr_locates_the_line_by_the_estimate_and_calibrates_few(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An accountant with its own estimate of the noise (the subsampled Gaussian's central-limit value): the
+    estimate chooses the eps of the line, then ten targets are calibrated coarsely around it and one at rtol
+    (the levels over every eps calibrated 48 at rtol); the answer keeps the certified TPR within the target and
+    is within 1% of the extreme noise."""
+    calls: list[tuple[int, float]] = []
+    real = risk.calibrate
+
+    def counted(*args: object, **kwargs: object) -> object:
+        calls.append((int(np.size(kwargs["epsilon"])), float(kwargs["rtol"])))  # type: ignore[arg-type]
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(risk, "calibrate", counted)
+    run = dict(sampling_rate=0.1, rounds=20)
+    sigma = risk.calibrate_tpr("pld_subsampled_gaussian", "sigma", fpr=1e-3, tpr=0.05, **run)
+    assert sum(n for n, _ in calls) <= 11 and sum(n for n, r in calls if r <= 1e-10) == 1
+    assert risk.tpr_at_fpr(pld.SubsampledGaussianPLD(sigma=sigma, **run), 1e-3) <= 0.05
+    assert risk.tpr_at_fpr(pld.SubsampledGaussianPLD(sigma=0.99 * sigma, **run), 1e-3, bound="lower") > 0.05
+
+
+@pytest.mark.slow
+def test_calibrate_tpr_of_balls_in_bins_is_bounded() -> None:
+    """The balls-in-bins noise for a TPR target: a minute of CPU or less, not tens of minutes."""
+    import time
+
+    run = dict(dataset_size=1000, batch_size=100, epochs=2, sampling="balls_in_bins")
+    began = time.process_time()
+    z = risk.calibrate_tpr(
+        "dp_sgd_balls_in_bins", "noise_multiplier", fpr=1e-3, tpr=0.05, dataset_size=1000, batch_size=100, epochs=2
+    )
+    assert time.process_time() - began < 120
+    assert risk.tpr_at_fpr(DPSGD(noise_multiplier=z, **run), 1e-3) <= 0.05
+    assert risk.tpr_at_fpr(DPSGD(noise_multiplier=0.99 * z, **run), 1e-3, bound="lower") > 0.05
+
+
 @pytest.mark.parametrize("alpha", [-0.1, 1.5, float("nan"), [0.1, float("nan")]])
 def test_bad_alpha_is_refused_naming_it(alpha: object) -> None:
     acc = GaussianMechanism(sigma=1.0)

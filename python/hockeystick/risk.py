@@ -110,7 +110,9 @@ WIDTH_SHARE = 2.0**-6  # a refinement moving each side by at most this share of 
 FIRST_REACH = 4.0  # the first grid's largest eps; doubled while an end interval can hold the minimum
 MAX_REACH = 704.0  # e^704 ~ 1.9e305: the largest reach whose t is a double
 _U = 2.0**-53  # unit round-off
-_CHUNK = 1 << 20  # (interval, alpha) pairs per vectorized block
+_CHUNK = 1 << 20
+LOCAL_POINTS = 5  # calibrate_tpr: lines calibrated per local level once an estimate has located the best
+LOCATING_RTOL = 1e-4  # ... and how closely (the best one is then calibrated to rtol)  # (interval, alpha) pairs per vectorized block
 
 # eps >= 0 -> (lower, upper) of one direction's delta there (zeros / ones for a side not asked)
 DeltaSides = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
@@ -192,7 +194,12 @@ def calibrate_tpr(
 
     Through ``calibrate`` (the module docstring): ``points`` eps values spread over [0, eps_max), eps_max
     the largest eps with d(eps) > 0, each a target (eps, d(eps)); then ``levels`` - 1 times the same
-    number spread between the best value's neighbours.  The answer is ``calibrate``'s at its eps, so it
+    number spread between the best value's neighbours.  Where the accountant estimates the parameter itself
+    (its ``calibration_start``: the PLD families, balls-in-bins and shuffled DP-SGD), these levels compare
+    the estimates, and only ``LOCAL_POINTS`` lines around the estimate's best, over two first-level spacings
+    each way and then between the best one's neighbours, are calibrated (to ``LOCATING_RTOL``), and the best
+    of those to ``rtol``: 11 calibrations instead of ``levels`` x ``points``.  The answer is ``calibrate``'s
+    at its eps, so it
     meets delta(eps) <= d(eps) there: its power at ``fpr`` is at most ``tpr`` by that one line, whatever
     grid ``tpr_at_fpr`` uses later.  ``rtol``, ``workers`` and ``**params`` (arrays broadcast) as
     ``calibrate``'s.  ``fpr`` in (0, 1); ``tpr`` in (fpr, 1) (a TPR at or below the FPR is guessing's,
@@ -232,10 +239,12 @@ def calibrate_tpr(
         k: float(a) if a.ndim == 0 else np.broadcast_to(a, shape)[..., None] for k, a in arrays.items()
     }
     best_of = np.min if spec.direction == "decreasing" else np.max
+    arg_best = np.argmin if spec.direction == "decreasing" else np.argmax
     top = max(math.log(tau / alpha), math.log1p(-alpha) - math.log1p(-tau))  # d(eps) > 0 exactly below it
-    eps = np.broadcast_to(np.arange(points) * (top / points), shape + (points,))
-    best: np.ndarray | None = None
-    for level in range(levels):
+
+    def lines(eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(eps, d(eps)), an eps whose target is out of reach replaced by the point's first usable one (the
+        same answer); a point without a usable eps is refused."""
         targets = _tpr_line_targets(eps, alpha, tau)
         usable = targets > 0.0
         if spec.direction == "increasing":
@@ -246,21 +255,74 @@ def calibrate_tpr(
                 f"{entry.name!r} at or below {tau:g}{_where(arrays, usable)}; raise tpr or fpr, or "
                 "change the other parameters"
             )
-        # an eps whose target is out of reach is replaced by the point's first usable one (same answer)
         first = np.argmax(usable, axis=-1)[..., None]
-        eps = np.where(usable, eps, np.take_along_axis(eps, first, axis=-1))
-        targets = np.where(usable, targets, np.take_along_axis(targets, first, axis=-1))
-        values = np.asarray(
-            calibrate(entry, parameter, epsilon=eps, delta=targets, rtol=rtol, workers=workers, **column)
+        return (
+            np.where(usable, eps, np.take_along_axis(eps, first, axis=-1)),
+            np.where(usable, targets, np.take_along_axis(targets, first, axis=-1)),
         )
-        level_best = best_of(values, axis=-1)
-        best = level_best if best is None else best_of(np.stack([best, level_best]), axis=0)
+
+    def calibrated(eps: np.ndarray, targets: np.ndarray, tolerance: float) -> np.ndarray:
+        return np.asarray(
+            calibrate(entry, parameter, epsilon=eps, delta=targets, rtol=tolerance, workers=workers, **column)
+        )
+
+    estimate = getattr(entry.factory, "calibration_start", None) if spec.direction == "decreasing" else None
+
+    def estimated(eps: np.ndarray, targets: np.ndarray) -> np.ndarray | None:
+        """The accountant's own estimate of the parameter at each target (its ``calibration_start``), or None
+        where it has none, or one is not a positive number: only to choose where the lines are calibrated."""
+        if estimate is None:
+            return None
+        flat = {k: np.broadcast_to(v, eps.shape).ravel() if isinstance(v, np.ndarray) else v for k, v in column.items()}
+        guess = estimate(parameter, eps.ravel(), targets.ravel(), flat)
+        if guess is None:
+            return None
+        guess = np.asarray(guess, dtype=float)
+        return (
+            guess.reshape(eps.shape)
+            if guess.size == eps.size and np.all(guess > 0) and np.isfinite(guess).all()
+            else None
+        )
+
+    def spread(eps: np.ndarray, values: np.ndarray, count: int) -> np.ndarray:
+        """``count`` eps values spread between the neighbours of the best one."""
+        k = arg_best(values, axis=-1)
+        left = np.take_along_axis(eps, np.maximum(k - 1, 0)[..., None], axis=-1)
+        right = np.take_along_axis(eps, np.minimum(k + 1, eps.shape[-1] - 1)[..., None], axis=-1)
+        return cast(np.ndarray, left + (right - left) * (np.arange(count) / (count - 1)))
+
+    eps = np.broadcast_to(np.arange(points) * (top / points), shape + (points,))
+    best: np.ndarray | None = None
+    located = True  # the levels choose eps from the accountant's estimates alone
+    for level in range(levels):
+        eps, targets = lines(eps)
+        values = estimated(eps, targets) if located else None
+        if values is None:
+            located = False
+            values = calibrated(eps, targets, rtol)
+            level_best = best_of(values, axis=-1)
+            best = level_best if best is None else best_of(np.stack([best, level_best]), axis=0)
         if level + 1 < levels:
-            # the next level spreads the points between the best eps's neighbours on this one
-            k = np.argmin(values, axis=-1) if spec.direction == "decreasing" else np.argmax(values, axis=-1)
-            left = np.take_along_axis(eps, np.maximum(k - 1, 0)[..., None], axis=-1)
-            right = np.take_along_axis(eps, np.minimum(k + 1, points - 1)[..., None], axis=-1)
-            eps = left + (right - left) * (np.arange(points) / (points - 1))
+            eps = spread(eps, values, points)
+    if located:
+        # the estimate only locates the best line: calibrated (coarsely) at LOCAL_POINTS eps around its best
+        # over two of the first level's spacings, then between the best one's neighbours, and the best of
+        # those at rtol
+        k = arg_best(values, axis=-1)[..., None]
+        centre = np.take_along_axis(eps, k, axis=-1)
+        eps = np.clip(centre + (top / points) * np.linspace(-2.0, 2.0, LOCAL_POINTS), 0.0, top)
+        coarse = max(rtol, LOCATING_RTOL)
+        for _ in range(2):
+            eps, targets = lines(eps)
+            values = calibrated(eps, targets, coarse)
+            level_best = best_of(values, axis=-1)
+            best = level_best if best is None else best_of(np.stack([best, level_best]), axis=0)
+            last_eps, last_values = eps, values
+            eps = spread(eps, values, LOCAL_POINTS)
+        k = arg_best(last_values, axis=-1)[..., None]
+        eps, targets = lines(np.take_along_axis(last_eps, k, axis=-1))
+        final = calibrated(eps, targets, rtol)[..., 0]
+        best = final if best is None else best_of(np.stack([best, final]), axis=0)
     assert best is not None
     if spec.integer and np.isfinite(best).all():
         return int(best) if best.ndim == 0 else best.astype(np.int64)
