@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import warnings
 
+import mpmath as mp
 import pytest
 from dp_accounting import dp_event as E
 
@@ -16,6 +17,8 @@ from hockeystick.interop.catalogue_events import DiscreteGaussianDpEvent, Epsilo
 from hockeystick.interop.dp_accounting import HockeystickAccountant, HockeystickRdpAccountant
 from hockeystick.interop.selection_events import ExponentialMechanismDpEvent, PermuteAndFlipDpEvent
 from hockeystick.rdp.zcdp import zcdp_to_delta
+
+MP_DPS = 50
 
 
 def bracket(event, delta=1e-5, count=1):
@@ -102,3 +105,23 @@ def test_rdp_adapter_at_the_ends_of_the_doubles_warns_nothing_and_bounds_from_ab
     except ValueError:  # refused by the PLD adapter (out of its certified range)
         return
     assert lower <= eps
+
+
+@pytest.mark.parametrize("epsilon", [745.0, 800.0, 1e4])
+def test_permute_and_flip_past_the_subnormal_masses_has_a_finite_upper_side(epsilon):
+    """Permute-and-flip is epsilon-DP: epsilon(1e-5) of the (epsilon, 0) pair is log(e^eps - 1e-5 (1 + e^eps))
+    (50 digits); the upper side is at or above it, within the grid's 1e-4, and at most the RDP adapter's."""
+    truth = mp.mpf(epsilon) + mp.log(1 - mp.mpf(1e-5) * (1 + mp.e ** -mp.mpf(epsilon)))
+    lo, up = bracket(PermuteAndFlipDpEvent(epsilon))
+    assert lo <= truth <= up <= truth + 1e-4
+    assert up <= rdp_epsilon(PermuteAndFlipDpEvent(epsilon))
+
+
+@pytest.mark.parametrize(("epsilon", "delta"), [(745.0, 0.0), (800.0, 1e-6), (1e5, 1e-7)])
+def test_epsilon_delta_event_past_the_subnormal_masses_brackets_its_epsilon(epsilon, delta):
+    """An (epsilon, delta)-DP event asked at 1e-5 > delta: the canonical pair's epsilon(1e-5) is
+    log(e^eps - (1e-5 - delta) (1 + e^eps) / (1 - delta)) (50 digits)."""
+    e, d = mp.mpf(epsilon), mp.mpf(delta)
+    truth = e + mp.log(1 - (mp.mpf(1e-5) - d) * (1 + mp.e**-e) / (1 - d))
+    lo, up = bracket(EpsilonDeltaDpEvent(epsilon, delta))
+    assert lo <= truth <= up <= truth + 1e-6

@@ -183,13 +183,16 @@ def test_randomized_response_with_a_subnormal_noise_brackets_the_truth(noise):
 
 @pytest.mark.parametrize("epsilon", [709.0, 720.0, 740.0, 744.5])
 def test_canonical_pair_with_a_subnormal_mass_brackets_the_truth(epsilon):
-    """The (eps, delta) pair past eps ~708, where (1 - delta) / (1 + e^eps) is subnormal."""
+    """The (eps, delta) pair past eps ~708, where (1 - delta) / (1 + e^eps) is subnormal.  The grid bounds the
+    canonical pair itself (its profile delta + (1 - delta) (e^eps - e^eps')_+ / (1 + e^eps), 50 digits), the atoms
+    the pair of doubles ``canonical_pair`` returns (its subnormal mass rounded)."""
     p, q = canonical_pair(epsilon, 1e-6)
     grid = pld.eps_delta_dp(epsilon, 1e-6, value_discretization_interval=1e-2)
     atoms = fa.self_compose(fa.pair_atoms(p, q), 2)
+    d, big = mp.mpf(1e-6), mp.e ** mp.mpf(epsilon)
     for eps in [0.0, epsilon - 1.0, epsilon, 2.0 * epsilon - 1.0]:
         lo, up = grid.delta(eps, bound="both")
-        exact = exact_delta([(p, q, 1)], eps)
+        exact = d + (1 - d) * max(big - mp.e ** mp.mpf(eps), 0) / (1 + big)
         assert lo <= exact <= up, (epsilon, eps, lo, float(exact), up)
         lo, up = _atom_sides(atoms, eps)
         exact = exact_delta([(p, q, 2)], eps)

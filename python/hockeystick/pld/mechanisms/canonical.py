@@ -16,14 +16,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import ClassVar
 
 import numpy as np
 
-from ... import _validation
-from ..compose.distribution import PrivacyLossDistribution
-from ..compose.finite_atoms import SMALLEST_NORMAL
-from .constructors import DEFAULT_INTERVAL, from_distributions
+from ... import _core, _validation
+from ..compose.distribution import Factor, PrivacyLossDistribution
+from ..compose.finite_atoms import SMALLEST_NORMAL, UNIT_ROUNDOFF, Atoms
+from .constructors import DEFAULT_INTERVAL, MAX_CELLS, _factor, from_distributions
 from .mechanism import Mechanism, Pair
 
 
@@ -46,9 +47,23 @@ def eps_delta_dp(
     # The zeros at the ends are the pair's own (exact); a middle mass below 2^-1022 (eps past ~700) may
     # have underflowed, and from_distributions then treats every small mass as uncertain.
     structural = bool(p[1:3].min() >= SMALLEST_NORMAL)
-    return from_distributions(
+    pld = from_distributions(
         p, q, value_discretization_interval=value_discretization_interval, symmetric=True, exact_zeros=structural
     )
+    if structural:
+        return pld
+    # Past eps ~ 708 the Q-mass e^-eps / (1 + e^-eps) of the loss-eps outcome is subnormal or 0, and the pair's
+    # pessimistic side put its P-mass at +infinity (no relative bound on that Q-mass).  The losses are known
+    # exactly (+-eps, +infinity): the pessimistic side takes the P-mass of the loss -eps outcome up to loss eps
+    # (delta(eps') grows with every loss, so moving mass up only raises it), one atom of P-mass
+    # 1 - delta at eps (rounded up) beside delta at +infinity.
+    (factor,) = pld.directions[0]
+    d = float(p[0])
+    rest = 1.0 - d
+    rest = rest if Fraction(rest) + Fraction(d) >= 1 else math.nextafter(rest, math.inf)
+    atoms = _core.pld_atoms(np.array([float(epsilon), math.inf]), np.array([rest, d]), factor.upper.h, MAX_CELLS)
+    upper = _factor(f"eps_delta_dp(epsilon={float(epsilon)}, delta={d})", atoms).upper
+    return PrivacyLossDistribution([{Factor(factor.name, upper, factor.lower, factor.connect_dots): 1}])
 
 
 @dataclass(frozen=True)
@@ -66,6 +81,22 @@ class EpsDelta(Mechanism):
 
     def finite_pairs(self) -> list[Pair] | None:
         return [canonical_pair(self.eps, self.delta)]
+
+    def exact_atoms(self) -> list[Atoms] | None:
+        """Past eps ~ 708 (the loss -eps outcome's P-mass below 2^-1022), the atoms from the losses themselves
+        (+-eps, +infinity, exact: no logarithm of a subnormal Q-mass, which put the whole pair at +infinity):
+        above, the loss -eps P-mass moved up to eps (delta grows with every loss), one atom of P-mass 1 - delta
+        at eps (rounded up) beside delta at +infinity; below, the loss-eps atom's P-mass alone (the other
+        dropped: delta shrinks).  None (the pair's atoms, ``finite_atoms.pair_atoms``) otherwise."""
+        p, _ = canonical_pair(self.eps, self.delta)
+        if self.delta >= 1.0 or p[2] >= SMALLEST_NORMAL:
+            return None
+        rest = 1.0 - self.delta
+        rest = rest if Fraction(rest) + Fraction(self.delta) >= 1 else math.nextafter(rest, math.inf)
+        rel = 16.0 * UNIT_ROUNDOFF  # the masses' few roundings (1 - delta, e^-eps, the sum and the quotient)
+        one = np.array([1], dtype=np.int64)
+        lower = Atoms(one, np.array([float(p[1])]), self.delta, self.eps, UNIT_ROUNDOFF * self.eps, rel)
+        return [Atoms(one, np.array([rest]), self.delta, self.eps, UNIT_ROUNDOFF * self.eps, rel, lambda: lower)]
 
     def input_oblivious(self) -> bool:
         return self.delta >= 1.0
