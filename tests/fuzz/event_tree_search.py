@@ -105,6 +105,32 @@ def leaf(rng: np.random.Generator) -> tuple[Any, NR]:
         return E.TruncatedSubsampledGaussianDpEvent(
             n, _probability(rng), int(rng.integers(1, 20)), _decade(rng, -1, 2)
         ), ADD
+    return own_leaf(rng)
+
+
+def own_leaf(rng: np.random.Generator) -> tuple[Any, NR]:
+    """One of hockeystick's own events (allocation, catalogue, selection), Poisson sampling under replace-one, or
+    nothing (a draw of its own, so the trees of the other kinds are the same for a seed)."""
+    from hockeystick.interop.allocation_events import BallsInBinsGaussianDpEvent, ShuffledBatchGaussianDpEvent
+    from hockeystick.interop.catalogue_events import DiscreteGaussianDpEvent, EpsilonDeltaDpEvent
+    from hockeystick.interop.selection_events import ExponentialMechanismDpEvent, PermuteAndFlipDpEvent
+
+    kind = int(rng.integers(8))
+    if kind == 0:
+        return BallsInBinsGaussianDpEvent(_decade(rng, -1, 2), int(10 ** rng.uniform(0, 3))), ADD
+    if kind == 1:
+        n = int(10 ** rng.uniform(0, 5)) + 1
+        return ShuffledBatchGaussianDpEvent(_decade(rng, -1, 2), n, int(rng.integers(1, n + 1))), REPLACE
+    if kind == 2:
+        return DiscreteGaussianDpEvent(_decade(rng, -1, 3), int(rng.choice([1, 2, 10, 100]))), ADD
+    if kind == 3:
+        return EpsilonDeltaDpEvent(_decade(rng, -3, 1), _probability(rng)), ADD
+    if kind == 4:
+        return ExponentialMechanismDpEvent(_decade(rng, -3, 4)), (ADD, REPLACE)[int(rng.integers(2))]
+    if kind == 5:
+        return PermuteAndFlipDpEvent(_decade(rng, -3, 4)), (ADD, REPLACE)[int(rng.integers(2))]
+    if kind == 6:
+        return E.PoissonSampledDpEvent(_probability(rng), E.GaussianDpEvent(_decade(rng, -1, 2))), REPLACE
     return E.NoOpDpEvent(), ADD
 
 

@@ -259,6 +259,8 @@ class HockeystickRdpAccountant(PrivacyAccountant):
             return count * gaussian_rdp(sigma / shift, o)
         if isinstance(event, EpsilonDeltaDpEvent):  # pure DP: that of epsilon-DP; no RDP bound holds for delta > 0
             delta = _at_least_zero(event, "delta")
+            if delta > 1:
+                raise ValueError(f"EpsilonDeltaDpEvent.delta must lie in [0, 1], got {event.delta!r}")
             if delta != 0:
                 raise Unsupported(
                     event,
