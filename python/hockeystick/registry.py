@@ -203,7 +203,9 @@ class PerPoint:
         arrays = np.broadcast_arrays(*(np.asarray(params[k]) for k in names)) if names else []
         self._shape = arrays[0].shape if arrays else ()
         self._points: dict[tuple[Any, ...], Any] = {}
-        self._keys = [tuple(a.ravel()[i].item() for a in arrays) for i in range(int(np.prod(self._shape)))]
+        # .item() of a numeric element; an object array's element (a Python int beyond the doubles) as it is,
+        # for the accountant's own check to refuse by name
+        self._keys = [tuple(np.asarray(a.ravel()[i]).item() for a in arrays) for i in range(int(np.prod(self._shape)))]
         self._names, self._fixed = names, {k: v for k, v in params.items() if v is None}
         for key in dict.fromkeys(self._keys):
             self._points[key] = cls(**dict(zip(names, key)), **self._fixed)

@@ -400,8 +400,8 @@ def from_distributions(
     side (q_lo = 0) and at a finite loss ~log p + 741 on the optimistic side (the grid spans that far).
     Unless ``symmetric``, the pair (q, p) is kept as a second direction and the worse one is reported.
     """
-    pa = np.asarray(p, dtype=np.float64).ravel()
-    qa = np.asarray(q, dtype=np.float64).ravel()
+    pa = _validation.as_real_array(p, "p").ravel()
+    qa = _validation.as_real_array(q, "q").ravel()
     if pa.shape != qa.shape:
         raise ValueError(f"p and q must have one shape, got {pa.shape} and {qa.shape}")
     for name, arr in (("p", pa), ("q", qa)):
