@@ -39,11 +39,12 @@ def along_run_options(parser: argparse.ArgumentParser) -> None:
 
 
 def along_run_parameters(
-    names: list[str], params: dict[str, str], every: str
+    names: list[str], params: dict[str, str], every: str, flags: dict[str, str] | None = None
 ) -> tuple[dict[str, str], int, np.ndarray | None]:
     """``params`` with the run's length replaced by its checkpoints (comma-separated steps), their count, and
     with ``--every epoch`` the epochs at each checkpoint (k at the end of epoch k, the run's steps over its
-    steps per epoch at a last epoch cut short; None otherwise)."""
+    steps per epoch at a last epoch cut short; None otherwise).  ``flags``: the flag
+    that gave each parameter (``given_words``), else it is named as -p gives it."""
     import numpy as np
 
     from ..pld.reads.along_run import checkpoints
@@ -63,7 +64,8 @@ def along_run_parameters(
     for key, spec in params.items():
         value = parse_value(key, spec)
         if isinstance(value, Axis):
-            raise UsageError(f"--every follows one run: give one value of {key}, got {spec}")
+            written = (flags or {}).get(key, f"-p {key}")
+            raise UsageError(f"--every follows one run: give one value of {written}, got {spec}")
         numbers[key] = value
     epoch = every.strip().lower() == "epoch"
     epochs = None

@@ -7,7 +7,8 @@ from collections.abc import Callable
 from typing import Any
 
 from .along_run import along_run_options, along_run_parameters
-from .common import accountant_names, accountant_options, output_options, parameters, positive_int
+from .arguments import given_words
+from .common import GIVEN, accountant_names, accountant_options, output_options, parameters, positive_int
 from .execute import execute
 from .report import check_format, format_options, report
 
@@ -56,7 +57,8 @@ def _command(output: str) -> Callable[[argparse.Namespace], int]:
         names, params, max_rows = accountant_names(args), parameters(args), args.max_rows
         epochs = None
         if args.every is not None:  # one run's checkpoints: a one-axis grid over its steps
-            params, count, epochs = along_run_parameters(names, params, args.every)
+            flags = given_words(getattr(args, GIVEN, {}))
+            params, count, epochs = along_run_parameters(names, params, args.every, flags)
             max_rows = count if max_rows is None else max_rows
         max_rows = 50 if max_rows is None else max_rows
         grid = Grid.from_parameters(names, output, params, args.bound or "upper")
