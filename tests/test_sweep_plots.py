@@ -75,7 +75,8 @@ def test_no_axis_no_plot(tmp_path):
 
 def test_a_saved_sweep_is_drawn_from_the_file_alone(tmp_path, drawn, monkeypatch):
     """`hockeystick plot FILE`: no accountant is evaluated again; log axes where the sweep's axis was
-    log-spaced, linear where it was listed; a contour set per accountant at the target epsilons."""
+    log-spaced or its listed values span more than 20x (rounds 1 to 144); a contour set per accountant at the
+    target epsilons."""
     from hockeystick.cli import main
     from hockeystick.sweep import read_sweep, run_sweep
     from hockeystick.sweep import run as run_module
@@ -101,7 +102,7 @@ def test_a_saved_sweep_is_drawn_from_the_file_alone(tmp_path, drawn, monkeypatch
     assert _is_png(tmp_path / "heat.png")
     ((name, (x, y, z, _), kwargs),) = drawn
     assert name == "heatmap" and (kwargs["xlabel"], kwargs["ylabel"]) == ("rounds", "sigma")
-    assert kwargs["log_x"] is False and kwargs["log_y"] is True and kwargs["levels"] == [1.0, 2.0, 4.0]
+    assert kwargs["log_x"] is True and kwargs["log_y"] is True and kwargs["levels"] == [1.0, 2.0, 4.0]
     assert set(kwargs["contours"]) == {"gaussian", "rdp_subsampled_gaussian"}
     saved = read_sweep(path)
     np.testing.assert_array_equal(z, saved["epsilon"].transpose("sigma", "rounds").values)
@@ -122,3 +123,60 @@ def test_a_sweep_file_draws_the_same_curves_as_its_grid(tmp_path, drawn):
     assert list(curves_a) == list(curves_b) == ["sigma=1", "sigma=2", "sigma=4"]
     for label in curves_a:
         np.testing.assert_array_equal(curves_a[label], curves_b[label])
+
+
+@pytest.fixture
+def figures(monkeypatch):
+    """The figure objects the plots save."""
+    saved: list = []
+    real = plots._save
+
+    def keep(fig, path):
+        saved.append(fig)
+        return real(fig, path)
+
+    monkeypatch.setattr(plots, "_save", keep)
+    return saved
+
+
+def test_a_listed_log_spaced_axis_is_drawn_on_a_log_scale_in_every_picture(tmp_path, figures):
+    """rounds 1, 10, 100, 1000 given as a list: the heat map's panels and the curves of the same file both
+    put rounds on a log axis, each decade's cells equally wide (geometric cell edges)."""
+    from hockeystick.sweep import read_sweep, run_sweep
+
+    grid = Grid.from_parameters(
+        "gaussian", "epsilon", {"rounds": [1, 10, 100, 1000], "sigma": [0.5, 1, 2, 4], "delta": [1e-5, 1e-6]}
+    )
+    run_sweep(grid, tmp_path / "eps.csv", progress=False)
+    ds = read_sweep(tmp_path / "eps.csv")
+    plots.plot_dataset(ds, tmp_path / "panels.png", x="rounds", y="sigma", facet="delta")
+    plots.plot_dataset(ds, tmp_path / "curves.png", x="rounds", hue="sigma", facet="delta")
+    plots.plot_dataset(ds, tmp_path / "one.png", x="rounds", hue="sigma", slices={"delta": 1e-5})
+    panels, curves, one = figures
+    heat_axes = [ax for ax in panels.axes if ax.get_title().startswith("delta=")]  # not the colour bar
+    assert len(heat_axes) == 2
+    for ax in heat_axes:
+        assert ax.get_xscale() == "log" and ax.get_yscale() == "linear"  # sigma spans 8x: linear
+        mesh = next(c for c in ax.collections if hasattr(c, "get_coordinates"))
+        edges = mesh.get_coordinates()[0, :, 0]
+        np.testing.assert_allclose(np.diff(np.log10(edges)), 1.0)
+    for figure in (curves, one):
+        drawn = [ax for ax in figure.axes if ax.lines]
+        assert drawn and all(ax.get_xscale() == "log" for ax in drawn)
+
+
+@pytest.mark.parametrize(
+    "values, spacing, scale",
+    [
+        ([1, 10, 100, 1000], None, "log"),
+        ([1, 10, 100, 1000], "list", "log"),
+        ([100, 200, 400], None, "linear"),
+        ([1, 2, 3, 100], "linear", "linear"),
+        ([2, 3], "log", "log"),
+        ([0, 10, 1000], None, "linear"),
+        ([-1, 1000], "log", "linear"),
+        ([np.nan, 1, 1e6], None, "log"),
+    ],
+)
+def test_axis_scale_is_one_rule(values, spacing, scale):
+    assert plots.axis_scale(values, spacing) == scale

@@ -16,7 +16,7 @@ import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -31,6 +31,7 @@ __all__ = [
     "curve_along_run",
     "delta_epsilon_curves",
     "parameter_curves",
+    "axis_scale",
     "heatmap",
     "plot_grid",
     "plot_dataset",
@@ -65,6 +66,45 @@ def _positive(values: np.ndarray) -> bool:
     return bool(np.all(np.asarray(values) > 0))
 
 
+LOG_SPAN = 20.0  # positive values spanning more than this ratio are drawn on a log axis
+
+
+def axis_scale(values: npt.ArrayLike, spacing: str | None = None) -> str:
+    """The scale of an axis drawing ``values``: "log" or "linear", the one rule of every picture here.
+
+    Parameters
+    ----------
+    values : array_like
+        The values along the axis (non-finite ones are left out).
+    spacing : str, optional
+        How a sweep made them (its coordinate's ``spacing`` attribute): "log" or "linear" decide the scale
+        (a log axis needs positive values); "list" or None leave it to the values.
+
+    Returns
+    -------
+    str
+        "log" where the finite values are positive and span more than ``LOG_SPAN`` (1, 10, 100, 1000: each
+        decade as wide as the next), or the sweep made them log-spaced; otherwise "linear".
+    """
+    v = np.asarray(values, dtype=float).ravel()
+    v = v[np.isfinite(v)]
+    if v.size == 0 or not _positive(v):
+        return "linear"
+    if spacing in ("log", "linear"):
+        return spacing
+    return "log" if v.size > 1 and v.max() / v.min() > LOG_SPAN else "linear"
+
+
+def _scale_axes(
+    ax: Any, x: npt.ArrayLike | None = None, y: npt.ArrayLike | None = None, x_spacing: str | None = None
+) -> None:
+    """Each axis given values set to ``axis_scale`` of them (``x_spacing``: a sweep's spacing of x)."""
+    if x is not None:
+        ax.set_xscale(axis_scale(x, x_spacing))
+    if y is not None:
+        ax.set_yscale(axis_scale(y))
+
+
 def delta_epsilon_curves(
     epsilon: npt.ArrayLike,
     curves: Mapping[str, npt.ArrayLike],
@@ -72,17 +112,22 @@ def delta_epsilon_curves(
     *,
     title: str = "",
     levels: Sequence[float] | None = None,
+    x_spacing: str | None = None,
 ) -> str:
     """delta(eps) on a log scale, one curve per label, a dotted line at each delta of ``levels``;
-    returns the PNG's path."""
+    returns the PNG's path.  The epsilon axis: ``axis_scale(epsilon, x_spacing)``."""
     fig, ax = _figure()
-    _delta_epsilon_on(ax, epsilon, curves, levels)
+    _delta_epsilon_on(ax, epsilon, curves, levels, x_spacing)
     _finish(ax, title, len(curves), levels=bool(levels))
     return _save(fig, path)
 
 
 def _delta_epsilon_on(
-    ax: Any, epsilon: npt.ArrayLike, curves: Mapping[str, npt.ArrayLike], levels: Sequence[float] | None
+    ax: Any,
+    epsilon: npt.ArrayLike,
+    curves: Mapping[str, npt.ArrayLike],
+    levels: Sequence[float] | None,
+    x_spacing: str | None = None,
 ) -> None:
     positive = []
     for label, delta in curves.items():
@@ -92,9 +137,7 @@ def _delta_epsilon_on(
     ax.set_yscale("log")
     smallest = min(np.concatenate(positive).min(initial=1.0), *(levels or [1.0]))
     ax.set_ylim(max(smallest, _DELTA_FLOOR), 1.5)
-    eps = np.asarray(epsilon, dtype=float)
-    if eps.size > 2 and eps.min() > 0 and eps.max() / eps.min() > 20:
-        ax.set_xscale("log")
+    _scale_axes(ax, x=epsilon, x_spacing=x_spacing)
     ax.set_xlabel("epsilon")
     ax.set_ylabel("delta(epsilon)")
     _level_lines(ax, levels)
@@ -109,11 +152,12 @@ def parameter_curves(
     ylabel: str,
     title: str = "",
     levels: Sequence[float] | None = None,
+    x_spacing: str | None = None,
 ) -> str:
-    """A quantity against one parameter (e.g. sigma needed vs rounds), log axes where positive, a dotted
-    line at each value of ``levels``."""
+    """A quantity against one parameter (e.g. sigma needed vs rounds), a dotted line at each value of
+    ``levels``; each axis's scale is ``axis_scale`` of its values (x: with a sweep's ``x_spacing``)."""
     fig, ax = _figure()
-    _parameter_curves_on(ax, x, curves, xlabel, ylabel, levels)
+    _parameter_curves_on(ax, x, curves, xlabel, ylabel, levels, x_spacing)
     _finish(ax, title, len(curves), levels=bool(levels))
     return _save(fig, path)
 
@@ -125,16 +169,13 @@ def _parameter_curves_on(
     xlabel: str,
     ylabel: str,
     levels: Sequence[float] | None,
+    x_spacing: str | None = None,
 ) -> None:
     x = np.asarray(x, dtype=float)
     ys = [np.asarray(y, dtype=float) for y in curves.values()]
     for label, y in zip(curves, ys):
         ax.plot(x, y, label=label, marker="." if len(x) <= 30 else None)
-    if _positive(np.asarray(x)) and len(x) > 1 and np.max(x) / np.min(x) > 20:
-        ax.set_xscale("log")
-    finite = np.concatenate([y[np.isfinite(y)] for y in ys]) if ys else np.array([])
-    if finite.size and _positive(finite) and finite.max() / finite.min() > 20:
-        ax.set_yscale("log")
+    _scale_axes(ax, x=x, y=np.concatenate(ys) if ys else None, x_spacing=x_spacing)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     _level_lines(ax, levels)
@@ -168,7 +209,7 @@ def heatmap(
 ) -> str:
     """z[i, j] at (x[j], y[i]) as colours (log colour scale when z > 0 spans decades).
 
-    ``log_x`` / ``log_y``: log axes (None: when the values are positive and span more than 20x).
+    ``log_x`` / ``log_y``: log axes (None: ``axis_scale`` of the values).
     ``contours``: arrays shaped like z (one per accountant) drawn as contour lines at ``levels``
     (target epsilons, say), one line style per array with a legend entry each."""
     fig, ax = _figure()
@@ -205,22 +246,20 @@ def _heatmap_on(
     from matplotlib.lines import Line2D
 
     finite = z[np.isfinite(z)]
+    declared = {a: None if log is None else "log" if log else "linear" for a, log in (("x", log_x), ("y", log_y))}
+    scales = {a: axis_scale(v, declared[a]) for a, v in (("x", x), ("y", y))}
     mesh = ax.pcolormesh(
-        np.asarray(x),
-        np.asarray(y),
+        _cell_edges(x, scales["x"]),
+        _cell_edges(y, scales["y"]),
         np.where(z > 0, z, np.nan) if isinstance(norm, LogNorm) else z,
-        shading="nearest",
+        shading="flat",
         norm=norm,
         vmin=None if norm or not finite.size else finite.min(),
         vmax=None if norm or not finite.size else finite.max(),
         cmap="viridis",
     )
-    for values, setter, log in ((x, ax.set_xscale, log_x), (y, ax.set_yscale, log_y)):
-        v = np.asarray(values)
-        if log is None:
-            log = len(v) > 2 and _positive(v) and v.max() / v.min() > 20
-        if log and _positive(v):
-            setter("log")
+    ax.set_xscale(scales["x"])
+    ax.set_yscale(scales["y"])
     handles = []
     if contours and levels is not None and np.size(x) > 1 and np.size(y) > 1:
         styles: list[Any] = ["solid", "dashed", "dotted", "dashdot"]
@@ -252,6 +291,21 @@ def _heatmap_on(
     if handles:
         ax.legend(handles=handles, fontsize=7, loc="best")
     return mesh
+
+
+def _cell_edges(values: npt.ArrayLike, scale: str) -> np.ndarray:
+    """The edges of the cells centred on ascending or descending ``values``: midway between neighbours on the
+    axis's ``scale`` (geometric means on a log axis, so every decade's cells are as wide as the next's), the
+    outer edges as far out as the nearest inner one (a lone value: a decade, or 1, around it)."""
+    v = np.asarray(values, dtype=float).ravel()
+    u = np.log10(v) if scale == "log" else v
+    if u.size == 1:
+        half = 0.5 if scale == "log" else 0.5 * max(abs(float(u[0])), 1.0)
+        edges = np.array([u[0] - half, u[0] + half])
+    else:
+        middle = (u[:-1] + u[1:]) / 2
+        edges = np.concatenate([[2 * u[0] - middle[0]], middle, [2 * u[-1] - middle[-1]]])
+    return cast(np.ndarray, 10.0**edges if scale == "log" else edges)
 
 
 def _levels_inside(values: np.ndarray, levels: Sequence[float]) -> list[float]:
@@ -561,7 +615,8 @@ def plot_dataset(
     ``ds``: an ``xarray.Dataset`` as ``SweepResult.to_xarray()`` or ``sweep.read_sweep(path)`` gives.
     The picture follows ``choose_picture`` (the natural one, or the axes, kind and slices given); the
     title names the fixed parameters and, apart, the axes held at one value (sliced, or at their
-    middle).  A heat map gets log axes where the sweep's axis was log-spaced, and contour lines at
+    middle).  Every axis's scale is ``axis_scale``'s (log where the sweep's axis was log-spaced, or its
+    listed values are positive and span more than 20x); a heat map gets contour lines at
     ``levels`` (default: the target epsilons 0.5 ... 8, or deltas, that the values cross), one per
     accountant for a sweep of several, with a legend; curves get a dotted line at each level.
     """
@@ -636,9 +691,7 @@ def _draw_heatmap(
         {a: p[f"{output}_{a}"].transpose(y, x).values for a in accountants} or {output: t}
         for p, t in zip(panels, tables)
     ]
-    spacing = {d: ds[d].attrs.get("spacing") for d in (x, y)}
-    log_x = None if spacing[x] is None else spacing[x] == "log"
-    log_y = None if spacing[y] is None else spacing[y] == "log"
+    log_x, log_y = (axis_scale(ds[d].values, ds[d].attrs.get("spacing")) == "log" for d in (x, y))
     if facet is None:
         return heatmap(
             ds[x].values,
@@ -688,16 +741,19 @@ def _draw_curves(
         if output == "epsilon"
         else f"{output} needed for (epsilon, delta)"
     )
+    spacing = ds[x].attrs.get("spacing")
     if facet is None:
         if along_epsilon:
-            return delta_epsilon_curves(ds[x].values, curves_of[0], path, title=title, levels=levels)
-        return parameter_curves(ds[x].values, curves_of[0], path, xlabel=x, ylabel=ylabel, title=title, levels=levels)
+            return delta_epsilon_curves(ds[x].values, curves_of[0], path, title=title, levels=levels, x_spacing=spacing)
+        return parameter_curves(
+            ds[x].values, curves_of[0], path, xlabel=x, ylabel=ylabel, title=title, levels=levels, x_spacing=spacing
+        )
     fig, grid_axes = _panels(len(panels))
     for ax, panel, curves in zip(grid_axes, panels, curves_of):
         if along_epsilon:
-            _delta_epsilon_on(ax, ds[x].values, curves, levels)
+            _delta_epsilon_on(ax, ds[x].values, curves, levels, x_spacing=spacing)
         else:
-            _parameter_curves_on(ax, ds[x].values, curves, x, ylabel, levels)
+            _parameter_curves_on(ax, ds[x].values, curves, x, ylabel, levels, x_spacing=spacing)
         ax.set_title(f"{facet}={panel[facet].item():g}", fontsize=8)
         ax.grid(True, which="both", alpha=0.3)
     if 1 < len(curves_of[0]) + bool(levels) and len(curves_of[0]) <= _MAX_CURVES:
@@ -790,13 +846,8 @@ def frontier_plot(
         marks = pd.DataFrame(bound).sort_values("epsilon")
         ax.plot(marks["epsilon"], marks["value"], "x", color="black", label=bound_label)
         measured = frame[metric][np.isfinite(frame[metric])]
-        if _positive(measured) and _positive(marks["value"]) and marks["value"].max() / measured.min() > 20:
-            ax.set_yscale("log")
-    if (
-        _positive(frame["epsilon"][np.isfinite(frame["epsilon"])])
-        and frame["epsilon"].max() / max(frame["epsilon"].min(), 1e-300) > 20
-    ):
-        ax.set_xscale("log")
+        _scale_axes(ax, y=np.concatenate([np.asarray(measured, float), np.asarray(marks["value"], float)]))
+    _scale_axes(ax, x=frame["epsilon"])
     ax.set_xlabel(f"epsilon at delta = {frame['delta'].iloc[0]:g}" if "delta" in frame else "epsilon")
     ax.set_ylabel(metric.replace("_", " ") + " (mean over seeds)")
     _finish(ax, title, (len(groups) if algorithm_column else 1) + (1 if bound is not None and len(bound) else 0))

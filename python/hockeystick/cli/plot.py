@@ -29,7 +29,7 @@ def register(subparsers: Any) -> None:
         help="draw a saved sweep (csv, parquet, npz, nc, zarr) without evaluating it again",
         description="Read a sweep file and draw its picture: by default delta-epsilon curves, the calibrated "
         "parameter against rounds, or a heat map over the two longest axes (log axes where the "
-        "sweep's axis was log-spaced, contour lines at target values, one per accountant); --x, --y, "
+        "sweep's axis was log-spaced or its values span more than 20x, contour lines at target values, one per accountant); --x, --y, "
         "--hue, --facet, --slice and --kind choose another.  Axes not drawn are held at one value, "
         "named in the title.",
         epilog=_EXAMPLES,
