@@ -433,6 +433,7 @@ def test_the_commands_of_the_issue_as_typed(tmp_path):
         (["calibrate", "-a", "gaussian", "--epsilon", "nan", "--delta", "1e-5"], "--epsilon must not be NaN, got nan"),
         (["risk", "-a", "gaussian", "-p", "sigma=1", "--fpr", "0.1,2"], "--fpr must lie in [0, 1], got 2"),
         (["demo", "--delta", "0"], "--delta must lie strictly between 0 and 1, got 0"),
+        (["epsilon", "-a", "gaussian", "-p", "sigma=1", "-p", "delta=0"], "delta must lie strictly between 0 and 1"),
     ],
 )
 def test_a_value_outside_its_domain_is_refused_before_the_numerics_are_imported(argv, message):

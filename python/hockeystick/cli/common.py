@@ -142,6 +142,11 @@ def check_domains(args: argparse.Namespace) -> None:
         refused = _outside_domain(dest, value)
         if refused is not None:
             raise UsageError(f"{flag} {refused}")
+    for item in getattr(args, "param", None) or []:  # -p epsilon=... and -p delta=..., named as written
+        name, _, value = item.partition("=")
+        refused = _outside_domain(name.strip(), value) if name.strip() in ("epsilon", "delta") else None
+        if refused is not None:
+            raise UsageError(f"{name.strip()} {refused}")
 
 
 # The domains a flag's values must lie in whatever the accountant, checked as the command line is read (before
