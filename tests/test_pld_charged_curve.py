@@ -132,7 +132,7 @@ def _charge_reference(pmf: GridPMF, at: np.ndarray) -> np.ndarray:
 
 
 def _side_reference(pmf: GridPMF, at: np.ndarray, pessimistic: bool) -> np.ndarray:
-    """The charged side at arguments already moved, in numpy (``GridPMF.delta`` pessimistic, ``_charged_lower``
+    """The charged side at arguments already moved, in numpy (``GridPMF.delta`` pessimistic, ``charged_lower``
     optimistic): the core's ``charged_side``'s operations in the same order."""
     raw = _core.PldGridProfile(pmf.p, pmf.k_lo, pmf.h, pmf.p_inf).delta(at, 1)
     charge, slack = _charge_reference(pmf, at), pmf.suffix_sum_slack()
@@ -226,7 +226,7 @@ def test_the_cpp_suffix_maxima_are_numpys(tag: str, pmf: GridPMF) -> None:
     table = pmf_envelope.envelope_table(_fresh(pmf))
     assert table.tobytes() == _suffix_maxima(pmf).tobytes(), tag
     top = _fresh(pmf)
-    assert np.append(pmf_envelope.envelope_top(top, 1), 0.0).tobytes() == table[top._top :].tobytes(), tag
+    assert np.append(pmf_envelope.envelope_top(top, 1), 0.0).tobytes() == table[top.top_index :].tobytes(), tag
 
 
 def test_loss_shifted_rounds_outward_and_keeps_infinities_and_nan() -> None:

@@ -74,10 +74,10 @@ def test_windowed_composition_matches_direct_convolution_within_its_charges():
 def test_top_profile_answers_exactly_as_the_whole_profile():
     """delta/epsilon through the suffix sums above loss 0 (with fallback below) equal the whole profile's."""
     composed = pld.subsampled_gaussian(0.9, 0.2, value_discretization_interval=5e-3).self_compose(20).composed(True)[0]
-    assert composed._top > 0 and composed._top_profile is not composed._profile
+    assert composed.top_index > 0 and composed._top_profile is not composed._profile
     eps = np.linspace(-3, 9, 2001)
     deltas = np.concatenate([np.logspace(-14, -0.01, 300), composed.delta(eps[::20])])
-    np.testing.assert_array_equal(composed._raw_delta(eps, 1), composed._profile.delta(eps, 1))
+    np.testing.assert_array_equal(composed.raw_delta(eps, 1), composed._profile.delta(eps, 1))
     # The optimistic scan (C++) of an uncharged PMF is the inversion of its curve scaled by 1 - slack,
     # rounded down by its round-off (pld_hockey_stick.hpp's inversion_error): never above it, within ulps.
     uncharged = GridPMF(composed.k_lo, composed.h, composed.p, composed.p_inf, 0.0, False)
@@ -103,12 +103,12 @@ def test_upper_part_of_the_profile_answers_exactly_as_the_whole_profile():
         grid = (composed.k_lo + np.arange(composed.p.size)) * composed.h
         eps = np.concatenate([grid, np.nextafter(grid, np.inf), np.nextafter(grid, -np.inf), rng.uniform(-3, 45, 500)])
         first = eps[eps >= low]
-        got = composed._raw_delta(first, 1)
+        got = composed.raw_delta(first, 1)
         part = composed.__dict__.get("_upper_part")
-        assert part is not None and part[0] > composed._top and "_top_profile" not in composed.__dict__
+        assert part is not None and part[0] > composed.top_index and "_top_profile" not in composed.__dict__
         np.testing.assert_array_equal(got, composed._profile.delta(first, 1))
-        np.testing.assert_array_equal(composed._raw_delta(eps, 1), composed._profile.delta(eps, 1))
+        np.testing.assert_array_equal(composed.raw_delta(eps, 1), composed._profile.delta(eps, 1))
         np.testing.assert_array_equal(composed.delta(eps), fresh().delta(eps))
     for eps in (np.array([np.inf]), np.array([1e300, np.inf]), np.array([-np.inf, 7.0])):  # no grid index holds
         composed = fresh()
-        np.testing.assert_array_equal(composed._raw_delta(eps, 1), composed._profile.delta(eps, 1))
+        np.testing.assert_array_equal(composed.raw_delta(eps, 1), composed._profile.delta(eps, 1))

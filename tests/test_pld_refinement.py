@@ -83,7 +83,7 @@ def test_envelope_near_queries_equals_the_full_suffix_maxima():
         assert pmf.total_error > 0  # the envelope is in play
         eps = np.concatenate([np.linspace(0.0, 12.0, 40), rng.uniform(-1.0, 15.0, 40)])
         k = np.clip(np.ceil(eps / pmf.h) - pmf.k_lo, 0, pmf.p.size).astype(np.int64)
-        low = pmf._charged_lower(eps, 0)
+        low = pmf.charged_lower(eps, 0)
         np.testing.assert_array_equal(
             pmf_envelope.envelope_near(pmf, k, low), np.maximum(low, pmf_envelope.envelope_at(pmf, k))
         )

@@ -2,8 +2,9 @@
 
 ``pmf`` (the grid PMF and its hockey-stick curve), ``fft`` (the C++ FFT composition on scipy.fft),
 ``distribution`` (the PLD object: factors per neighbouring direction, composed lazily), ``finite_atoms``
-(finite pairs composed exactly, beside a grid), ``truncation`` (tails sized to the delta asked), and
-``pmf_envelope`` and ``pmf_charges`` (a PMF's optimistic suffix maxima and its round-off charges).
+(finite pairs composed exactly, beside a grid), ``truncation`` (tails sized to the delta asked),
+``charged_grid`` (a PMF's masses, round-off charges and charged curve at each eps) and ``pmf_envelope`` (its
+optimistic suffix maxima).
 """
 
 from ..._moved import forwarding

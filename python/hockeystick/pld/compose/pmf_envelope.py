@@ -1,52 +1,51 @@
-"""The suffix maxima of an optimistic ``GridPMF``'s charged lower curve (``GridPMF.delta``'s envelope).
+"""The suffix maxima of an optimistic grid PMF's charged lower curve (``GridPMF.delta``'s envelope).
 
 The round-off charge falls as eps rises (fewer grid points above), so the charged lower curve may rise
 while delta itself does not: a lower bound at any eps' >= eps also bounds delta(eps), and the optimistic
 ``delta`` takes the largest one, at eps or at a grid point above it.  These are the maxima over grid
 points l_j, j >= k, of the charged lower curve, each cached on the PMF at its first use (in its
-``__dict__``: ``_lower_envelope_top`` from the grid point ``_top`` up, ``_envelope_table`` at every index).
+``__dict__``: ``_lower_envelope_top`` from the grid point ``top_index`` up, ``_envelope_table`` at every index).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from .pmf import GridPMF
+from .charged_grid import ChargedGrid
 
 
-def envelope_top(pmf: GridPMF, threads: int) -> np.ndarray:
-    """Entry k - ``_top``: max over grid points l_j, j >= k >= ``_top``, of the charged lower curve;
+def envelope_top(pmf: ChargedGrid, threads: int) -> np.ndarray:
+    """Entry k - ``top_index``: max over grid points l_j, j >= k >= ``top_index``, of the charged lower curve;
     built on ``threads`` threads at its first use, then cached."""
     top = pmf.__dict__.get("_lower_envelope_top")
     if top is None:
-        top = np.maximum.accumulate(pmf._charged_lower(pmf.losses[pmf._top :], threads)[::-1])[::-1]
+        top = np.maximum.accumulate(pmf.charged_lower(pmf.losses[pmf.top_index :], threads)[::-1])[::-1]
         pmf.__dict__["_lower_envelope_top"] = top
     return cast(np.ndarray, top)
 
 
-def envelope_table(pmf: GridPMF) -> np.ndarray:
+def envelope_table(pmf: ChargedGrid) -> np.ndarray:
     """The same suffix maxima at every grid index k in [0, n] (0 at n), built in C++ with
-    ``_tabled_curve`` (the same numbers as ``envelope_top``'s from ``_top`` up); cached."""
+    ``tabled_curve`` (the same numbers as ``envelope_top``'s from ``top_index`` up); cached."""
     table = pmf.__dict__.get("_envelope_table")
     if table is None:
-        table = pmf._tabled_curve.envelope
+        table = pmf.tabled_curve.envelope
         pmf.__dict__["_envelope_table"] = table
     return cast(np.ndarray, table)
 
 
-def envelope_at(pmf: GridPMF, k: np.ndarray, threads: int = 0) -> np.ndarray:
+def envelope_at(pmf: ChargedGrid, k: np.ndarray, threads: int = 0) -> np.ndarray:
     """Suffix maxima at grid indices k in [0, n] (0 at n), from the top part when it suffices and
-    the full table is not built (``_tabled_curve`` builds it on a charged optimistic PMF)."""
-    built = "_envelope_table" in pmf.__dict__ or ("_tabled_curve" in pmf.__dict__ and pmf._tabled_envelope)
-    if not built and np.all(k >= pmf._top):
-        return cast(np.ndarray, np.append(envelope_top(pmf, threads), 0.0)[k - pmf._top])
+    the full table is not built (``tabled_curve`` builds it on a charged optimistic PMF)."""
+    built = "_envelope_table" in pmf.__dict__ or ("tabled_curve" in pmf.__dict__ and pmf.tabled_envelope)
+    if not built and np.all(k >= pmf.top_index):
+        return cast(np.ndarray, np.append(envelope_top(pmf, threads), 0.0)[k - pmf.top_index])
     return cast(np.ndarray, envelope_table(pmf)[k])
 
 
-def envelope_near(pmf: GridPMF, k: np.ndarray, low: np.ndarray, threads: int = 0) -> np.ndarray:
+def envelope_near(pmf: ChargedGrid, k: np.ndarray, low: np.ndarray, threads: int = 0) -> np.ndarray:
     """max(low, charged lower value at every grid point j >= k), per query, visiting only the grid
     points that can raise it (flat arrays; the same value as the full suffix maxima up to the
     last bit of the curve's round-off, and a lower bound in any case).
@@ -67,7 +66,7 @@ def envelope_near(pmf: GridPMF, k: np.ndarray, low: np.ndarray, threads: int = 0
     ceiling = np.zeros(probe.shape)
     if inside.any():
         at = (pmf.k_lo + probe[inside]) * pmf.h
-        raw = pmf._raw_delta(np.ascontiguousarray(at), threads)
+        raw = pmf.raw_delta(np.ascontiguousarray(at), threads)
         ceiling[inside] = raw * (1.0 - pmf.suffix_sum_slack()) + pmf.shift
     beyond = ~(inside & (ceiling > best[:, None]))  # the last probe (index n) always qualifies
     stop = probe[np.arange(k.size), np.argmax(beyond, axis=1)]
@@ -77,6 +76,6 @@ def envelope_near(pmf: GridPMF, k: np.ndarray, low: np.ndarray, threads: int = 0
     if length.any():
         owner = np.repeat(np.arange(k.size), length)
         j = np.arange(int(length.sum())) - np.repeat(np.cumsum(length) - length, length) + np.repeat(k, length)
-        values = pmf._charged_lower((pmf.k_lo + j) * pmf.h, threads)
+        values = pmf.charged_lower((pmf.k_lo + j) * pmf.h, threads)
         np.maximum.at(best, owner, values)
     return best
