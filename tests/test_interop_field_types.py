@@ -82,3 +82,27 @@ def test_rdp_adapter_zcdp_message_names_the_field(rho, xi):
     name = "rho" if not isinstance(rho, float) else "xi"
     with pytest.raises((TypeError, ValueError), match=rf"ZCDpEvent\.{name}"):
         HockeystickRdpAccountant().compose(E.ZCDpEvent(rho, xi))
+
+
+HUGE = 10**400  # past the largest double: float() of it raises OverflowError
+
+
+@pytest.mark.parametrize("accountant", [HockeystickAccountant, HockeystickRdpAccountant])
+@pytest.mark.parametrize(
+    ("make", "name"),
+    [
+        (lambda: E.GaussianDpEvent(HUGE), "noise_multiplier"),
+        (lambda: ExponentialMechanismDpEvent(HUGE), "epsilon"),
+        (lambda: E.ZCDpEvent(HUGE), "rho"),
+        (lambda: E.SelfComposedDpEvent(E.GaussianDpEvent(1.0), HUGE), "count"),
+    ],
+)
+def test_an_integer_past_the_doubles_is_refused_naming_its_field(accountant, make, name):
+    with pytest.raises(ValueError, match=name):
+        accountant().compose(make())
+
+
+@pytest.mark.parametrize("accountant", [HockeystickAccountant, HockeystickRdpAccountant])
+def test_a_compose_count_past_2_to_the_53_is_refused_naming_count(accountant):
+    with pytest.raises(ValueError, match="`count` must be at most 2"):
+        accountant().compose(E.GaussianDpEvent(1.0), HUGE)

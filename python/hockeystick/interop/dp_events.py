@@ -77,7 +77,6 @@ around any other inner event it is refused (the proof is the Gaussian's).
 from __future__ import annotations
 
 import math
-import sys
 
 import numpy as np
 
@@ -134,13 +133,10 @@ class Unsupported(Exception):
 
 
 def real_field(event: ev.DpEvent, name: str) -> float:
-    """An event's field as one real number (NaN and +-inf pass: the caller's rule decides; a Python int past the
-    doubles is +-inf); a bool, string, None, array or list is a ``ParameterTypeError`` (a TypeError and a
-    ValueError) naming the field, as at every hockeystick entry point (``_validation.single``)."""
-    v = getattr(event, name)
-    if type(v) is int and abs(v) > sys.float_info.max:
-        return math.copysign(math.inf, v)
-    return _validation.single(v, f"{type(event).__name__}.{name}")
+    """An event's field as one real number (NaN and +-inf pass: the caller's rule decides); a bool, string, None,
+    array or list is a ``ParameterTypeError`` (a TypeError and a ValueError) naming the field, and an integer past
+    the largest double a ValueError, as at every hockeystick entry point (``_validation.single``)."""
+    return _validation.single(getattr(event, name), f"{type(event).__name__}.{name}")
 
 
 def _nonnegative(event: ev.DpEvent, name: str) -> float:
@@ -248,9 +244,15 @@ def _discrete_gaussian(event: DiscreteGaussianDpEvent, copies: int) -> tuple[flo
 
 
 def check_count(count: int) -> int:
-    """dp_accounting's rule for composition counts, with its message."""
+    """dp_accounting's rule for composition counts, with its message; more than 2^53 runs (``MAX_RUNS``) are
+    refused (``ParameterOutOfRange``): counts multiply and enter the curves as doubles."""
     if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 1:
         raise ValueError(f"`count` must be positive. Found {count}.")
+    if count > MAX_RUNS:
+        raise ParameterOutOfRange(
+            f"`count` must be at most 2^53 = {MAX_RUNS}, got {_validation.describe(count)}: no certified bound is "
+            "computed for more runs"
+        )
     return int(count)
 
 
