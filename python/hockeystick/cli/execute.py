@@ -11,7 +11,7 @@ from .._optional import require_extra
 from .common import UsageError
 from .report import STDOUT
 
-__all__ = ["execute", "check_plot_path"]
+__all__ = ["execute", "check_address", "check_plot_path"]
 
 
 def execute(grid: Any, args: argparse.Namespace, *, out: str | None, keep: bool = False) -> Any:
@@ -36,7 +36,7 @@ def execute(grid: Any, args: argparse.Namespace, *, out: str | None, keep: bool 
         from ..sweep.dask import run_on_dask
 
         if args.scheduler:
-            _check_address(args.scheduler)
+            check_address(args.scheduler, "--scheduler")
 
         return run_on_dask(grid, out, scheduler=args.scheduler, workers=args.workers or 2, **kwargs)
     return run_sweep(grid, out, keep=keep, **kwargs)
@@ -59,13 +59,14 @@ def check_plot_path(path: str, force: bool, flag: str = "--plot") -> None:
         raise UsageError(f"{flag} {path!r}: directory {str(p.parent)!r} is not writable")
 
 
-def _check_address(address: str) -> None:
-    """A Dask scheduler's address has a host and a port (tcp://host:8786): refused before connecting."""
+def check_address(address: str, flag: str) -> None:
+    """A Dask scheduler's address, given by ``flag``, has a host and a port (tcp://host:8786): refused before
+    connecting."""
     from distributed.comm import get_address_host_port
 
     try:
         get_address_host_port(address)
     except ValueError as exc:
         raise UsageError(
-            f"--scheduler {address!r}: {exc}; give the address the scheduler prints, such as tcp://host:8786"
+            f"{flag} {address!r}: {exc}; give the address the scheduler prints, such as tcp://host:8786"
         ) from None

@@ -115,6 +115,10 @@ def run(args: argparse.Namespace) -> int:
     require_extra("hockeystick simulate", "numba", "pandas", extra="simulate")
     if args.dask is not None:
         require_extra("--dask", "dask", "distributed")
+        if args.dask != "local":
+            from .execute import check_address
+
+            check_address(args.dask, "--dask")
     import pandas as pd
 
     from ..simulate.frontier import frontier
