@@ -650,12 +650,15 @@ for _sampling, _suffix, _how in (
 ):
     _sgd = functools.partial(training.DPSGD, sampling=cast(training.Sampling, _sampling))
     _fedavg = functools.partial(training.DPFedAvg, sampling=cast(training.Sampling, _sampling))
-    if _sampling in ("balls_in_bins", "shuffle"):  # calibrate's start (a partial takes attributes)
+    if _sampling in ("poisson", "balls_in_bins", "shuffle"):  # calibrate's start (a partial takes attributes)
         _how_drawn = cast(training.Sampling, _sampling)
         _sgd_words = ("dataset_size", "batch_size", "epochs", "steps")
         _fedavg_words = ("total_clients", "clients_per_round", "epochs", "rounds")
         setattr(_sgd, "calibration_start", training.epoch_noise_start(_how_drawn, _sgd_words))  # noqa: B010
         setattr(_fedavg, "calibration_start", training.epoch_noise_start(_how_drawn, _fedavg_words))  # noqa: B010
+    if _sampling == "poisson":  # coarse grids for the noise, as the accountant's sigma has them
+        setattr(_sgd, "calibration_grids", training.noise_grids)  # noqa: B010
+        setattr(_fedavg, "calibration_grids", training.noise_grids)  # noqa: B010
     register(
         AccountantEntry(
             name=f"dp_sgd{_suffix}",
