@@ -24,6 +24,10 @@ resolve:
   file, a run file) for the commands after it.
 * A block that cannot run in the suite (it needs Opacus, a cluster, an hour) is preceded by
   ``<!-- skip: REASON -->``; each such block is reported as a skipped test carrying its reason.
+* A number in the prose that restates a computed result is followed by ``<!-- = EXPR -->`` (invisible in
+  the rendered page): ``ε = 4.2279<!-- = replace_one -->``.  EXPR is evaluated once the page's blocks have
+  run, in their namespace (with ``import_module``, ``importlib.import_module``, for a page whose blocks do
+  not compute it), and the number is compared with its value at its written precision, as a ``# ->`` value.
 """
 
 from __future__ import annotations
@@ -51,6 +55,8 @@ FENCE = re.compile(r"^ {0,3}```\s*([\w+-]*)\s*$")
 MARKER = re.compile(r"^\s*<!--\s*(skip|file)\s*:(.*?)-->\s*$")
 CLAIM = re.compile(r"#\s*->\s*(.*)$")
 NUMBER = re.compile(r"[-+]?(?:\d[\d_]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+# a prose number checked against a computed value: "4.2279<!-- = EXPR -->"
+PROSE_CLAIM = re.compile(r"([-+]?(?:\d[\d_]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)<!--\s*=\s*(.+?)\s*-->")
 
 
 @dataclass(frozen=True)
@@ -268,6 +274,33 @@ def _run_and_value(statement: ast.stmt, block: Block, namespace: dict[str, Any],
     raise AssertionError(f"{where}: a value stated on a {type(statement).__name__} statement")
 
 
+def prose_claims(text: str, page: str) -> list[tuple[str, str, str]]:
+    """(where, number as written, expression) of every ``NUMBER<!-- = EXPR -->`` outside the fenced blocks."""
+    found = []
+    inside = False
+    for number, line in enumerate(text.splitlines(), start=1):
+        if FENCE.match(line):
+            inside = not inside
+            continue
+        if not inside:
+            found += [(f"{page}:{number}", m.group(1), m.group(2)) for m in PROSE_CLAIM.finditer(line)]
+    return found
+
+
+def check_prose(text: str, page: str, namespace: dict[str, Any]) -> None:
+    """Every checked prose number of a page is its expression's value (at the number's written precision),
+    the expression evaluated in the namespace its blocks left."""
+    import importlib
+
+    scope = {**namespace, "import_module": importlib.import_module}
+    for where, written, expression in prose_claims(text, page):
+        try:
+            value = eval(expression, scope)
+        except Exception as error:  # the message names the page's line and the expression
+            raise AssertionError(f"{where}: the prose value's expression {expression!r} fails: {error!r}") from error
+        assert number_matches(value, written), f"{where}: the prose says {written}, {expression} is {value!r}"
+
+
 # ---------------------------------------------------------------------------------------------------
 # shell blocks
 
@@ -458,6 +491,7 @@ def test_page_examples_print_what_the_page_states(page: Path, tmp_path: Path, mo
         elif block.language == "text" and previous is not None:
             check_output(previous[1], block)
         previous = None
+    check_prose(page.read_text(encoding="utf-8"), str(page.relative_to(ROOT)), namespace)
 
 
 @pytest.mark.parametrize("block", [pytest.param(block, id=block.where) for block in SKIPPED])
@@ -500,6 +534,22 @@ def test_a_number_is_compared_at_the_precision_written() -> None:
     assert number_matches(5.72557122e-300, "5.7e-300") and not number_matches(5.72557122e-300, "5.8e-300")
     assert number_matches(90, "90") and not number_matches(90.4, "90") and not number_matches(91, "90")
     assert number_matches(np.float64(-999727.2420992844), "-999727.24")
+
+
+def test_a_checked_prose_number_is_compared_with_its_expression() -> None:
+    text = (
+        "Poisson gives 4.2279<!-- = value --> here, and 2.38<!-- = pair[1] -->.\n"
+        "```python\nx = 1  # 9.9<!-- = value --> inside a block is code, not prose\n```\n"
+    )
+    assert [(w, n, e) for w, n, e in prose_claims(text, "page.md")] == [
+        ("page.md:1", "4.2279", "value"),
+        ("page.md:1", "2.38", "pair[1]"),
+    ]
+    check_prose(text, "page.md", {"value": 4.22794, "pair": (1.0, 2.3812)})
+    with pytest.raises(AssertionError, match=r"page.md:1: the prose says 4.2279, value is 4.2277"):
+        check_prose(text, "page.md", {"value": 4.2277, "pair": (1.0, 2.38)})
+    with pytest.raises(AssertionError, match=r"page.md:1: the prose value's expression 'value' fails"):
+        check_prose(text, "page.md", {})
 
 
 def test_tuples_and_arrays_are_compared_elementwise() -> None:
