@@ -308,6 +308,7 @@ def calibrate_tpr(
         # the estimate only locates the best line: calibrated (coarsely) at LOCAL_POINTS eps around its best
         # over two of the first level's spacings, then between the best one's neighbours, and the best of
         # those at rtol
+        assert values is not None  # the last level's estimates
         k = arg_best(values, axis=-1)[..., None]
         centre = np.take_along_axis(eps, k, axis=-1)
         eps = np.clip(centre + (top / points) * np.linspace(-2.0, 2.0, LOCAL_POINTS), 0.0, top)
