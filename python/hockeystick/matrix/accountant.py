@@ -179,7 +179,7 @@ def _causal(strategy: Strategy) -> None:
     if above.size:
         i, j = (int(v) for v in above[0])
         raise ValueError(
-            f"strategy must be lower triangular for adaptive inputs (adaptive_inputs=True), got C[{i}, {j}] = "
+            f"strategy must be lower triangular for adaptive inputs (adaptive_inputs=True), got its matrix C[{i}, {j}] = "
             f"{describe(strategy.c[i, j])} above the diagonal: row {i} would use round {j} before it happens.  The "
             "guarantee for inputs that depend on earlier releases, as training's gradients do, needs C lower "
             "triangular (Denisov et al. 2022, Thm 2.1); transpose C if it was given transposed, or pass "
