@@ -20,7 +20,8 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from hockeystick.pld.accountants.plan import CompositionPlan, PlanProfile
+from hockeystick.pld.accountants.composition_plan import CompositionPlan
+from hockeystick.pld.accountants.plan import PlanProfile
 from hockeystick.pld.compose import finite_atoms as fa
 from hockeystick.pld.mechanisms.discrete_laplace import (
     discrete_laplace_atoms,

@@ -1,4 +1,4 @@
-"""Every mechanism of the plan catalogue (``pld.accountants.plan_mechanisms.MECHANISMS``) keeps the contract of
+"""Every mechanism of the plan catalogue (``pld.accountants.plan.MECHANISMS``) keeps the contract of
 ``pld.mechanisms.mechanism``: its spec reads back to it; its grid PLD brackets delta (lower <= upper, a finer
 grid's bracket meeting a coarser one's); a finite pair's exact delta, summed here outcome by outcome, lies in
 the grid bracket and in its atoms' bracket (closed-form atoms agreeing with the pair's); a second upper side
@@ -14,8 +14,8 @@ import re
 import numpy as np
 import pytest
 
-from hockeystick.pld.accountants.plan import CompositionPlan
-from hockeystick.pld.accountants.plan_mechanisms import MECHANISMS, mechanism_of
+from hockeystick.pld.accountants.composition_plan import CompositionPlan
+from hockeystick.pld.accountants.plan import MECHANISMS, mechanism_of
 from hockeystick.pld.compose import finite_atoms
 from hockeystick.pld.mechanisms.mechanism import Mechanism
 from hockeystick.pld.refine.grid_alignment import aligned

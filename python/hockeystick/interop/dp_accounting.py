@@ -32,7 +32,8 @@ except ModuleNotFoundError:  # name the extra that installs dp_accounting
     raise
 
 from .. import _validation
-from ..pld.accountants.plan import CompositionPlan, PlanProfile, default_grid_profile
+from ..pld.accountants.composition_plan import CompositionPlan
+from ..pld.accountants.plan import PlanProfile, default_grid_profile
 from ..pld.accountants.zcdp_plan import zcdp_total
 from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
 from .dp_events import NON_PRIVATE, Unsupported, check_count, check_zcdp_alone, plan_for

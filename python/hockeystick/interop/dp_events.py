@@ -46,7 +46,7 @@ batches c replace-one steps apart (a group of c); ``group_of_records`` gives eac
 group-c pair (exact for additive noise and randomized response, the weak-triangle group bound of
 ``pld.group_privacy`` otherwise) and ``pld.subsampled_pair.with_replacement_curves`` mixes them
 (Balle, Barthe & Gaboardi 2018, Thm 2, and joint convexity).  Its certified lower side is a
-realizable pair's (``pld.accountants.plan_mechanisms._with_replacement_realizable``): around Laplace / discrete Laplace
+realizable pair's (``pld.accountants.plan_sides.realizable_lower_sides``): around Laplace / discrete Laplace
 the pair sum_c b_c N_c vs N_0 in both orders (``pld.with_replacement_realizable``; for a composition,
 its best lone Laplace / discrete Laplace part), the bound's own lower side for input-oblivious inners
 (randomized response), the trivial (1 - e^eps)_+ otherwise; the Gaussian's is in ``pld.fixed_batch``.
@@ -90,8 +90,8 @@ except ModuleNotFoundError:  # name the extra that installs dp_accounting
     raise
 
 from .. import _validation
-from ..pld.accountants.plan import CompositionPlan
-from ..pld.accountants.plan_mechanisms import COPY_COUNT_CUT, group_plan, mechanism_of
+from ..pld.accountants.composition_plan import CompositionPlan
+from ..pld.accountants.plan import COPY_COUNT_CUT, group_plan, mechanism_of
 from ..pld.accountants.zcdp_plan import Zcdp, has_zcdp, zcdp_alone
 from ..pld.mechanisms import discrete_gaussian as dg
 from ..pld.mechanisms.mechanism import Spec

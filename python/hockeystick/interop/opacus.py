@@ -33,7 +33,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import _validation
-from ..pld.accountants.plan import CompositionPlan, PlanProfile
+from ..pld.accountants.composition_plan import CompositionPlan
+from ..pld.accountants.plan import PlanProfile
 from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
 from ..pld.refine.calibration_start import calibration_start
 from .loss_reach import MAX_LOSS_REACH, MAX_NOISE, TAIL_RADII, ParameterOutOfRange, gaussian_reach

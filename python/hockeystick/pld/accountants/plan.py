@@ -1,7 +1,7 @@
 """A multiset of mechanisms to compose, and its certified (lower, upper) privacy profile.
 
 The dp_accounting adapter turns an event tree into a ``CompositionPlan``: counts per distinct
-mechanism (a hashable spec, its object from the catalogue ``plan_mechanisms``), the Gaussian rounds folded into one radius, and a flag
+mechanism (a hashable spec, its object from the catalogue ``MECHANISMS``), the Gaussian rounds folded into one radius, and a flag
 for non-private events.  Nothing here knows about dp_accounting.
 
 Gaussian rounds.  k rounds of Gaussians with shifts Delta_i / sigma_i compose exactly into one
@@ -18,14 +18,19 @@ Grid.  With a fixed ``value_discretization_interval`` the PLD is built once on t
 asked width from the last one's, until the bracket is narrow enough, stalls, or the grid budget is
 spent) and aligned with the Laplace-like atoms by ``refine.grid_alignment``; the final grid's bounds
 are reported, so they are certified either way.
+
+Nested mechanisms.  The specs that carry a whole inner plan (a sampled plan, a group of records) or an inner spec
+(a Poisson-sampled finite pair) are built from that plan's certified profile, which in turn builds its
+mechanisms from the catalogue: the profile and these mechanisms recurse, so they live in this one module.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from functools import cached_property, partial
+from dataclasses import dataclass
+from functools import cached_property, lru_cache, partial
+from typing import ClassVar
 
 import numpy as np
 
@@ -34,12 +39,45 @@ from ..compose import finite_atoms
 from ..compose.distribution import PrivacyLossDistribution
 from ..compose.fft import BYTES_PER_POINT
 from ..compose.pmf import GridPMF
-from ..mechanisms.constructors import DEFAULT_INTERVAL, gaussian
-from ..mechanisms.mechanism import Spec
+from ..mechanisms.canonical import EpsDelta
+from ..mechanisms.constructors import (
+    DEFAULT_INTERVAL,
+    Laplace,
+    PoissonGaussian,
+    WithoutReplacementGaussian,
+    gaussian,
+)
+from ..mechanisms.discrete_gaussian import DiscreteGaussian
+from ..mechanisms.discrete_laplace import DiscreteLaplace
+from ..mechanisms.gaussian_mixture import GaussianMixture
+from ..mechanisms.group_of_records import group_mechanism, group_radius2
+from ..mechanisms.group_privacy import dyadic_step, group_upper_curves
+from ..mechanisms.laplace_mixture import LaplaceMixture
+from ..mechanisms.mechanism import Mechanism, Pair, Spec, two_directions
+from ..mechanisms.randomized_response import RandomizedResponse
+from ..mechanisms.selection import ExponentialMechanism, PermuteAndFlip
 from ..refine.grid_alignment import aligned, alignment_atoms
 from ..refine.plan_refinement import GridRefinement
-from .plan_mechanisms import UNIT_ROUNDOFF, PlanKey, gaussian_side, mechanism_of, worst
-from .zcdp_plan import zcdp_total
+from ..sampling.poisson_replace_one import PoissonReplaceOneGaussian
+from ..sampling.random_allocation import RandomAllocationGaussian
+from ..sampling.subsampled_pair import (
+    grid_factor,
+    poisson_subsampled_curves,
+    with_replacement_curves,
+    without_replacement_curves,
+)
+from ..sampling.subsampling import (
+    PoissonDiscreteGaussian,
+    PoissonDiscreteLaplace,
+    poisson_subsampled,
+    poisson_subsampled_pair,
+)
+from ..sampling.truncated_subsampling import TruncatedGaussian
+from ..sampling.with_replacement_shift_bound import WithReplacementGaussian, copy_count_weights
+from .allocation import ShuffledGaussian
+from .composition_plan import CompositionPlan, PlanKey
+from .plan_sides import flat_from, gaussian_side, realizable_lower_sides, worst
+from .zcdp_plan import Zcdp, zcdp_total
 
 # Up to this many atoms, an epsilon search without hints starts with 7 points in one call: for few atoms
 # one vectorised call costs about as much as one point, and brackets the root closely.
@@ -57,76 +95,15 @@ DEFAULT_GRID_POINTS = (128 << 20) // BYTES_PER_POINT
 FALLBACK_ACCURACY = 1e-4
 # The coarse grid that measures the default grid's windows: cheap to compose, and windows scale as 1 / h.
 PROBE_INTERVAL = 1e-2
-
-
-@dataclass
-class CompositionPlan:
-    """Counts per distinct mechanism, the folded Gaussian radius^2, and a non-private flag.
-
-    ``gaussian_r2_operations``: k, the correctly rounded operations (each a relative error of at most
-    u = 2^-53) behind ``gaussian_r2``, all on positive numbers: its relative error is at most
-    gamma_k = k u / (1 - k u) (Higham 2002, Lemma 3.1), which ``gaussian_radius_bounds`` charges.
-    """
-
-    counts: dict[Spec, int] = field(default_factory=dict)
-    gaussian_r2: float = 0.0
-    non_private: bool = False
-    gaussian_r2_operations: int = 0
-
-    def add(self, mechanism: Spec, count: int) -> None:
-        self.counts[mechanism] = self.counts.get(mechanism, 0) + int(count)
-
-    def add_gaussian(self, radius: float, count: int) -> None:
-        """``count`` Gaussians of ``radius``, itself one correctly rounded quotient (shift / sigma): five
-        operations with the count's conversion to a double, the two products and the sum."""
-        self.gaussian_r2 += count * radius * radius
-        self.gaussian_r2_operations += 5
-
-    def merge(self, other: CompositionPlan) -> None:
-        for m, c in other.counts.items():
-            self.add(m, c)
-        self.gaussian_r2 += other.gaussian_r2
-        self.gaussian_r2_operations += other.gaussian_r2_operations + 1
-        self.non_private |= other.non_private
-
-    @property
-    def empty(self) -> bool:
-        return not self.counts and self.gaussian_r2 == 0.0
-
-    def gaussian_radius_bounds(self) -> tuple[float, float]:
-        """(r_lo, r_hi) around the exact folded radius sqrt(r^2): r^2 (1 -+ (2k + 2) u) contains the exact
-        r^2 (k = ``gaussian_r2_operations``, (2k + 2) u >= gamma_k + u covers the widening's own
-        product while k u <= 1/2), and each square root is stepped one ulp outward."""
-        widen = (2 * self.gaussian_r2_operations + 2) * UNIT_ROUNDOFF  # k is a count of calls: k u << 1/2
-        with np.errstate(over="ignore"):
-            high = float(np.float64(self.gaussian_r2) * (1.0 + widen))  # inf past the largest double: r_hi = inf
-        return (
-            math.nextafter(math.sqrt(self.gaussian_r2 * (1.0 - widen)), 0.0),
-            math.nextafter(math.sqrt(high), math.inf),
-        )
-
-    def key(self) -> PlanKey:
-        """A hashable description of the plan (a mechanism spec may carry a whole inner plan)."""
-        return (
-            tuple(sorted(self.counts.items(), key=repr)),
-            self.gaussian_r2,
-            self.non_private,
-            self.gaussian_r2_operations,
-        )
-
-    @classmethod
-    def from_key(cls, key: PlanKey) -> CompositionPlan:
-        counts, r2, non_private, operations = key
-        return cls(dict(counts), r2, non_private, operations)
-
-    def scaled(self, count: int) -> CompositionPlan:
-        """``count`` runs of this plan (a new plan; r^2 times the count: two more rounded operations)."""
-        return CompositionPlan(
-            {m: c * count for m, c in self.counts.items()},
-            self.gaussian_r2 * count,
-            self.non_private,
-            self.gaussian_r2_operations + 2,
-        )
+# With replacement: copy counts beyond the first whose tail is below this add their mass to delta; a tail
+# this small changes no reported digit while the counts kept stay few.
+COPY_COUNT_CUT = 1e-14
+# A group bound's loss grid is cut to this many points (beyond it the curve is taken flat, still an upper
+# side): the cut keeps one group's grid within the memory of one composed grid.
+GROUP_GRID_POINTS = 1 << 20
+# The correctly rounded operations of group_radius2: three products, and ROUND_UP's 8 u above them counted as
+# 8 more, so a group plan's folded radius is widened by their round-off.
+GROUP_OPERATIONS = 11
 
 
 class PlanProfile:
@@ -382,3 +359,210 @@ def default_grid_profile(plan: CompositionPlan) -> PlanProfile:
     if points <= DEFAULT_GRID_POINTS:
         return PlanProfile(plan, DEFAULT_INTERVAL, None)
     return PlanProfile(plan, None, FALLBACK_ACCURACY)
+
+
+def _generic_subsample(scheme: str, rate: float, key: PlanKey, h: float) -> PrivacyLossDistribution:
+    """Any inner plan (given by ``CompositionPlan.key``) sampled at ``rate``, through its certified curves.
+
+    The inner plan's curves on grid h (atoms exact, grid PLDs composed, the folded Gaussian in closed
+    form; ``PlanProfile._sides``) are the inner's certified sides, direction 0 the remove (or the
+    replace-one) pair and the last the add pair; ``pld.subsampled_pair`` carries them through the
+    sampling map, which is monotone in them, and puts the result on grid h.
+    """
+    inner = PlanProfile(CompositionPlan.from_key(key), h, None)
+    upper, lower = inner.curves(h, True), inner.curves(h, False)
+    top = inner.top_loss(h)
+    inf_lower = float(lower[0](np.array([1e4]))[0])  # delta at eps -> infinity, from below (losses < 1e4)
+    if scheme == "poisson":
+        return poisson_subsampled_curves(
+            (upper[0], lower[0]), (upper[-1], lower[-1]), rate, top, inf_lower, value_discretization_interval=h
+        )
+    return without_replacement_curves((upper[0], lower[0]), rate, top, inf_lower, value_discretization_interval=h)
+
+
+def group_plan(inner: CompositionPlan, c: int, groups: int) -> CompositionPlan:
+    """The replace-one plan ``inner`` run on two batches c slots apart: each mechanism's group-c spec
+    (``group_of_records``; ``groups`` the largest c of the caller, for the shared group-bound tables),
+    composed (every mechanism sees the same pair of batches)."""
+    plan = CompositionPlan(non_private=inner.non_private)
+    for spec, count in inner.counts.items():
+        plan.add(group_mechanism(mechanism_of(spec), c, groups), count)
+    plan.gaussian_r2 = group_radius2(inner.gaussian_r2, c)
+    plan.gaussian_r2_operations = inner.gaussian_r2_operations + (GROUP_OPERATIONS if c > 1 else 0)
+    return plan
+
+
+@lru_cache(maxsize=8)  # one build asks for every c of a few mechanisms on one grid
+def _group_tables(
+    mechanism: Spec, h: float, groups: int
+) -> tuple[list[Callable[[np.ndarray], np.ndarray]], Callable[[np.ndarray], np.ndarray], float]:
+    """``pld.group_privacy``'s upper curves G_1 .. G_groups of one mechanism on grid h (from its
+    upper curve over every direction), its own lower side (a lower bound on every group's curve: a
+    group of c is at least one step), and its top loss."""
+    inner = PlanProfile(CompositionPlan({mechanism: 1}), h, None)
+    upper, lower = worst(inner.curves(h, True)), worst(inner.curves(h, False))
+    top = inner.top_loss(h)
+    return group_upper_curves(upper, groups, top, dyadic_step(top, groups, h)), lower, top
+
+
+def _group_bound(c: int, groups: int, mechanism: Spec, h: float) -> PrivacyLossDistribution:
+    """One mechanism on inputs c replace-one steps apart, by the weak-triangle group bound, on grid h
+    (one direction: the bound holds for every ordered pair).  Lower side: the mechanism's own."""
+    curves, lower, top = _group_tables(mechanism, h, groups)
+    reach = min(flat_from(curves[c - 1], c * top) + h, 0.5 * GROUP_GRID_POINTS * h)
+    factor = grid_factor(f"group_bound(c={c}, {mechanism[0]})", curves[c - 1], lower, -reach, reach, h, 0.0)
+    return PrivacyLossDistribution([{factor: 1}])
+
+
+def _with_replacement_generic(k: int, n: int, key: PlanKey, h: float) -> PrivacyLossDistribution:
+    """Batches of k draws with replacement from n records of any replace-one plan (given by its key):
+    ``pld.subsampled_pair.with_replacement_curves`` on the certified curves of the plan's group-c
+    plans (``group_plan``), c = 1 .. c_max (the counts past c_max add their tail mass); the lower
+    side from a realizable pair (``plan_sides.realizable_lower_sides``)."""
+    inner = CompositionPlan.from_key(key)
+    weights, tail = copy_count_weights(int(k), int(n), COPY_COUNT_CUT)
+    groups = int(weights.size - 1)
+    profiles: dict[int, PlanProfile] = {}
+
+    def profile(c: int) -> PlanProfile:
+        if c not in profiles:
+            profiles[c] = PlanProfile(group_plan(inner, c, groups), h, None)
+        return profiles[c]
+
+    def group(c: int) -> tuple[Callable[[np.ndarray], np.ndarray], Callable[[np.ndarray], np.ndarray]]:
+        return worst(profile(c).curves(h, True)), worst(profile(c).curves(h, False))
+
+    # the largest group changes over the longest range (its shift is the largest)
+    top = flat_from(group(groups)[0], profile(groups).top_loss(h))
+    return with_replacement_curves(
+        group,
+        int(k),
+        int(n),
+        top,
+        value_discretization_interval=h,
+        cut=COPY_COUNT_CUT,
+        realizable=realizable_lower_sides(inner, {spec: mechanism_of(spec) for spec in inner.counts}, weights, tail, h),
+    )
+
+
+@dataclass(frozen=True)
+class PoissonPair(Mechanism):
+    """One run of a finite mechanism (its spec ``inner``) on a Poisson sample of rate q: its remove pair
+    (P, Q) -> ((1-q) Q + q P, Q), and swapped (Zhu, Dong, Wang 2022, Thm 11); nested samples and every
+    finite inner stay exact atoms."""
+
+    name: ClassVar[str] = "poisson_pair"
+    q: float
+    inner: Spec
+
+    def grid_pld(self, h: float) -> PrivacyLossDistribution:
+        return poisson_subsampled(*self._inner_pair(), self.q, value_discretization_interval=h)
+
+    def finite_pairs(self) -> list[Pair] | None:
+        return two_directions(poisson_subsampled_pair(*self._inner_pair(), self.q))
+
+    def _inner_pair(self) -> Pair:
+        pairs = mechanism_of(self.inner).finite_pairs()
+        if pairs is None:
+            raise ValueError(f"poisson_pair's inner must have a finite pair, got {self.inner!r}")
+        return pairs[0]
+
+
+@dataclass(frozen=True)
+class PoissonGeneric(Mechanism):
+    """Any inner plan (its ``CompositionPlan.key``) on a Poisson sample of rate q: the sampling map of Zhu,
+    Dong, Wang 2022, Thm 11, monotone in the inner's certified curves, carried through them
+    (``pld.subsampled_pair.poisson_subsampled_curves``; ``_generic_subsample``)."""
+
+    name: ClassVar[str] = "poisson_generic"
+    q: float
+    key: PlanKey
+
+    def grid_pld(self, h: float) -> PrivacyLossDistribution:
+        return _generic_subsample("poisson", self.q, self.key, h)
+
+
+@dataclass(frozen=True)
+class WithoutReplacementGeneric(Mechanism):
+    """Batches of m of n records drawn without replacement around any replace-one inner plan (its key):
+    advanced joint convexity (Balle, Barthe, Gaboardi 2018, Thm 2, mirrored) on the inner's certified
+    curves at rate m / n (``pld.subsampled_pair.without_replacement_curves``)."""
+
+    name: ClassVar[str] = "without_replacement_generic"
+    m: int
+    n: int
+    key: PlanKey
+
+    def grid_pld(self, h: float) -> PrivacyLossDistribution:
+        return _generic_subsample("without_replacement", self.m / self.n, self.key, h)
+
+
+@dataclass(frozen=True)
+class WithReplacementGeneric(Mechanism):
+    """Batches of k draws with replacement from n records around any replace-one inner plan (its key): the
+    record is drawn c ~ Binom(k, 1/n) times, the inner sees a group of c (``group_of_records``), mixed by
+    joint convexity (Balle, Barthe, Gaboardi 2018, Thm 2); lower side from a realizable pair
+    (``_with_replacement_generic``)."""
+
+    name: ClassVar[str] = "with_replacement_generic"
+    k: int
+    n: int
+    key: PlanKey
+
+    def grid_pld(self, h: float) -> PrivacyLossDistribution:
+        return _with_replacement_generic(self.k, self.n, self.key, h)
+
+
+@dataclass(frozen=True)
+class GroupBound(Mechanism):
+    """One mechanism (its spec) on inputs c replace-one steps apart: the weak-triangle group bound of
+    ``pld.group_privacy`` on its certified upper curve (``groups`` the largest c asked, one table for all),
+    one direction (it holds for every ordered pair); lower side the mechanism's own (``_group_bound``)."""
+
+    name: ClassVar[str] = "group_bound"
+    c: int
+    groups: int
+    mechanism: Spec
+
+    def grid_pld(self, h: float) -> PrivacyLossDistribution:
+        return _group_bound(self.c, self.groups, self.mechanism, h)
+
+
+# Every mechanism a plan may hold, by the name its spec starts with.
+MECHANISMS: dict[str, type[Mechanism]] = {
+    cls.name: cls
+    for cls in (
+        PoissonGaussian,
+        Laplace,
+        LaplaceMixture,
+        GaussianMixture,
+        DiscreteLaplace,
+        PoissonDiscreteLaplace,
+        PoissonDiscreteGaussian,
+        TruncatedGaussian,
+        RandomAllocationGaussian,
+        ShuffledGaussian,
+        RandomizedResponse,
+        EpsDelta,
+        ExponentialMechanism,
+        PermuteAndFlip,
+        PoissonReplaceOneGaussian,
+        WithoutReplacementGaussian,
+        WithReplacementGaussian,
+        DiscreteGaussian,
+        PoissonPair,
+        PoissonGeneric,
+        WithoutReplacementGeneric,
+        WithReplacementGeneric,
+        GroupBound,
+        Zcdp,
+    )
+}
+
+
+def mechanism_of(spec: Spec) -> Mechanism:
+    """The mechanism a plan's spec names (``MECHANISMS``)."""
+    cls = MECHANISMS.get(spec[0]) if spec else None
+    if cls is None:
+        raise ValueError(f"spec must name a mechanism of the catalogue, got {spec!r}")
+    return cls.from_spec(spec)

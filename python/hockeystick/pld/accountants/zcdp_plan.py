@@ -23,15 +23,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from ...certified_theta import theta_epsilon_lower, theta_lower
 from ...rdp.zcdp import zcdp_to_delta, zcdp_to_epsilon
 from ..compose.distribution import PrivacyLossDistribution
 from ..mechanisms.mechanism import Mechanism
-
-if TYPE_CHECKING:
-    from .plan import CompositionPlan
+from .composition_plan import CompositionPlan
 
 
 @dataclass(frozen=True)
