@@ -315,6 +315,9 @@ class _SubsampledTraining:
         return np.union1d(ends[ends <= total], [total]).astype(np.int64)
 
 
+_LARGEST_EPSILON = 1e307  # theta_radius's largest epsilon
+
+
 def epoch_noise_start(sampling: Sampling, names: tuple[str, str, str, str]) -> Callable[..., np.ndarray | None]:
     """``calibrate``'s start for the noise multiplier of a Poisson, balls-in-bins or shuffled run (``names``: the
     population, batch, epochs and steps words).  Poisson sampling at the central-limit value of its subsampled
@@ -341,6 +344,8 @@ def epoch_noise_start(sampling: Sampling, names: tuple[str, str, str, str]) -> C
     def start(parameter: str, epsilon: np.ndarray, delta: np.ndarray, params: dict[str, Any]) -> np.ndarray | None:
         if parameter != "noise_multiplier":
             return None
+        # the radius solve forms 2 epsilon: a target past 1e307 starts where 1e307 would (all but no noise)
+        epsilon = np.minimum(np.asarray(epsilon, float), _LARGEST_EPSILON)
         if sampling == "poisson" and params.get("sample_rate") is not None:
             rate = np.asarray(params["sample_rate"], float)
             if params.get(names[3]) is not None:
