@@ -908,6 +908,31 @@ def calibrate_batch_size(
     of the steps per epoch make the bound step non-monotonically; then it may not be the largest such).
     ``target_epsilon`` / ``target_delta`` are accepted for ``epsilon`` / ``delta``; arrays broadcast.
     The sampling rate of a run given by its rate is ``calibrate("dp_sgd", "sample_rate", ...)``.
+
+    Parameters
+    ----------
+    noise_multiplier, dataset_size, epochs or steps, steps_per_epoch, value_discretization_interval, accuracy
+        The run, as ``training.DPSGD`` takes it (without the batch size).
+    epsilon, delta : array_like
+        The target (or ``target_epsilon`` / ``target_delta``).
+    sampling : str
+        "poisson", "fixed_size" or "balls_in_bins" (shuffled batches: their upper side does not depend on the
+        batch size, so there is no largest one to search).
+    progress, workers
+        As ``calibrate``'s.
+
+    Returns
+    -------
+    int or array of int64
+        The batch size per broadcast point.
+
+    Raises
+    ------
+    TypeError
+        An unknown keyword (naming the closest one), a target given twice.
+    ValueError
+        ``sampling="shuffle"`` or another sampling not listed; bad run parameters or targets (naming them);
+        a target no batch size meets.
     """
     entry = _training_entry(sampling, steps_per_epoch)
     if "batch_size" not in entry.calibratable:

@@ -129,16 +129,38 @@ def tradeoff_curve(
     """beta(alpha), the least false-negative rate at false-positive rate ``alpha``, certified from the
     accountant's privacy profile (the module docstring gives the construction and its proof).
 
-    ``accountant``: any object with ``.delta(epsilon, bound=...)`` describing one mechanism (scalar
-    parameters); ``alpha`` in [0, 1], any shape (the result has its shape; a float for a float).
-    ``bound``: "lower" (beta from below: TPR from above, the safe side of a privacy claim), "upper"
-    (beta from above, from the accountant's lower delta) or "both", the tuple (lower, upper).
-    ``direction``: "symmetric" (the accountant's delta: the f-DP guarantee both neighbouring orders
-    satisfy), "remove" (membership inference: the positive hypothesis is the data set holding the
-    record) or "add" (a PLD accountant's directions; see the module docstring for what each side means).
-    ``rtol`` in (0, 1): the grid is refined where the minimum lies until the power's bracket is that
-    narrow relative to its upper side, or a refinement moves neither side by that much (the accountant's
-    own bracket, or a kink of the curve, limits it), or the spacing reaches 2^-24 in eps.  Smaller is tighter and slower; every grid gives certified sides.
+    Parameters
+    ----------
+    accountant : object
+        Any object with ``.delta(epsilon, bound=...)`` describing one mechanism (scalar parameters): a
+        ``pld`` or ``rdp`` accountant, ``GaussianMechanism``, a ``training.DPSGD`` / ``DPFedAvg`` run.
+    alpha : float or array_like
+        False-positive rates in [0, 1], any shape (the result has its shape; a float for a float).
+    bound : {"lower", "upper", "both"}
+        "lower": beta from below (TPR from above, the safe side of a privacy claim); "upper": beta from
+        above (from the accountant's lower delta); "both" (default): the tuple (lower, upper).
+    direction : {"symmetric", "remove", "add"}
+        "symmetric" (the accountant's delta: the f-DP guarantee both neighbouring orders satisfy), "remove"
+        (membership inference: the positive hypothesis is the data set holding the record) or "add"; the
+        accountants that keep their directions are listed in the module docstring.
+    rtol : float
+        In (0, 1): the grid is refined where the minimum lies until the power's bracket is that narrow
+        relative to its upper side, or two refinements move neither side by that much nor by 2^-6 of the
+        bracket (the accountant's own bracket, or a kink of the curve, limits it), or the spacing reaches
+        2^-24 in eps.  Smaller is tighter and slower; every grid gives certified sides.
+
+    Returns
+    -------
+    float, array or tuple
+        beta's side(s) at ``alpha``.
+
+    Raises
+    ------
+    TypeError
+        ``accountant`` has no callable ``.delta``.
+    ValueError
+        ``alpha`` outside [0, 1] or NaN, an unknown ``bound`` or ``direction``, ``rtol`` outside (0, 1), an
+        accountant of several mechanisms (array parameters), or a direction the accountant does not keep.
     """
     alphas = _validation.in_interval(alpha, "alpha", 0.0, 1.0, open_low=False, open_high=False)
     side = _validation.bound_side(bound)
@@ -159,9 +181,31 @@ def tpr_at_fpr(
     direction: Direction = "symmetric",
     rtol: float = DEFAULT_RTOL,
 ) -> Any:
-    """The attacker's largest true-positive rate at false-positive rate ``fpr`` (in [0, 1], any shape),
-    1 - beta(fpr), on the side ``bound`` asks for: "upper" (default: no attack does better), "lower"
-    or "both" (the tuple (lower, upper)); ``direction`` and ``rtol`` as in ``tradeoff_curve``."""
+    """The attacker's largest true-positive rate at false-positive rate ``fpr``, 1 - beta(fpr).
+
+    Parameters
+    ----------
+    accountant : object
+        As in ``tradeoff_curve``: anything with ``.delta(epsilon, bound=...)``, one mechanism.
+    fpr : float or array_like
+        False-positive rates in [0, 1], any shape.
+    bound : {"upper", "lower", "both"}
+        "upper" (default: no attack does better), "lower" or "both" (the tuple (lower, upper)).
+    direction, rtol
+        As in ``tradeoff_curve``.
+
+    Returns
+    -------
+    float, array or tuple
+        The TPR's side(s) at ``fpr`` (a float for a float).
+
+    Raises
+    ------
+    TypeError
+        ``accountant`` has no callable ``.delta``.
+    ValueError
+        As ``tradeoff_curve``'s, naming ``fpr``.
+    """
     rates = _validation.in_interval(fpr, "fpr", 0.0, 1.0, open_low=False, open_high=False)
     side = _validation.bound_side(bound)
     low, up = _power_bracket(accountant, rates, side, direction, rtol)
@@ -172,7 +216,27 @@ def advantage(accountant: Any, *, bound: Bound = "upper") -> Any:
     """The largest advantage TPR - FPR of any attack, max over alpha of 1 - beta(alpha) - alpha = delta(0)
     (the total variation distance of the pair; Yeom et al. 2018's membership advantage under
     ``direction="remove"``, equal for every direction since delta_{H1||H0}(0) = delta_{H0||H1}(0)): the
-    accountant's own delta at epsilon = 0, on the side ``bound`` asks for ("both": (lower, upper))."""
+    accountant's own delta at epsilon = 0.
+
+    Parameters
+    ----------
+    accountant : object
+        Anything with ``.delta(epsilon, bound=...)`` (as in ``tradeoff_curve``).
+    bound : {"upper", "lower", "both"}
+        The side asked for ("both": the tuple (lower, upper)).
+
+    Returns
+    -------
+    float, array or tuple
+        The accountant's delta(0) on that side.
+
+    Raises
+    ------
+    TypeError
+        ``accountant`` has no callable ``.delta``.
+    ValueError
+        An unknown ``bound``.
+    """
     side = _validation.bound_side(bound)
     return _profiled(accountant).delta(0.0, bound=side)
 
@@ -195,15 +259,45 @@ def calibrate_tpr(
     Through ``calibrate`` (the module docstring): ``points`` eps values spread over [0, eps_max), eps_max
     the largest eps with d(eps) > 0, each a target (eps, d(eps)); then ``levels`` - 1 times the same
     number spread between the best value's neighbours.  Where the accountant estimates the parameter itself
-    (its ``calibration_start``: the PLD families, balls-in-bins and shuffled DP-SGD), these levels compare
-    the estimates, and only ``LOCAL_POINTS`` lines around the estimate's best, over two first-level spacings
-    each way and then between the best one's neighbours, are calibrated (to ``LOCATING_RTOL``), and the best
-    of those to ``rtol``: 11 calibrations instead of ``levels`` x ``points``.  The answer is ``calibrate``'s
-    at its eps, so it
-    meets delta(eps) <= d(eps) there: its power at ``fpr`` is at most ``tpr`` by that one line, whatever
-    grid ``tpr_at_fpr`` uses later.  ``rtol``, ``workers`` and ``**params`` (arrays broadcast) as
-    ``calibrate``'s.  ``fpr`` in (0, 1); ``tpr`` in (fpr, 1) (a TPR at or below the FPR is guessing's,
-    which no parameter beats).
+    (its ``calibration_start``: the PLD families and DP-SGD's noise), these levels compare the estimates,
+    and only ``LOCAL_POINTS`` lines around the estimate's best, over two first-level spacings each way and
+    then between the best one's neighbours, are calibrated (to ``LOCATING_RTOL``), and the best of those to
+    ``rtol``: 11 calibrations instead of ``levels`` x ``points``.  The answer is ``calibrate``'s at its eps,
+    so it meets delta(eps) <= d(eps) there: its power at ``fpr`` is at most ``tpr`` by that one line,
+    whatever grid ``tpr_at_fpr`` uses later.
+
+    Parameters
+    ----------
+    accountant : str or AccountantEntry
+        A registered name (``hockeystick.registry.names()``) or entry.
+    parameter : str
+        One of its calibratable parameters ("sigma", "rounds", "noise_multiplier", ...); not also in
+        ``params``.
+    fpr : float
+        The false-positive rate alpha, in (0, 1).
+    tpr : float
+        The largest certified TPR allowed, in (fpr, 1) (a TPR at or below the FPR is guessing's, which no
+        parameter beats).
+    rtol, workers : as ``calibrate``'s.
+    levels : int
+        Rounds of eps values, 1 to 64.
+    points : int
+        Eps values per round, 3 to 4096.
+    **params : array_like
+        The accountant's other parameters (arrays broadcast), as ``calibrate``'s.
+
+    Returns
+    -------
+    float, int or array
+        The calibrated parameter per broadcast point.
+
+    Raises
+    ------
+    TypeError
+        ``accountant`` is neither a name nor an entry.
+    ValueError
+        ``fpr`` or ``tpr`` out of range, ``parameter`` not calibratable or also given a value, or no value
+        of the parameter in its range keeps the TPR within ``tpr`` (naming the point).
     """
     alpha = float(
         _validation.in_interval(_validation.single(fpr, "fpr"), "fpr", 0.0, 1.0, open_low=True, open_high=True)
