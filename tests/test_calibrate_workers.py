@@ -13,7 +13,8 @@ import pytest
 
 from hockeystick import progress
 from hockeystick.calibrate import calibrate
-from hockeystick.pld.refine import directional_delta, round_cache
+from hockeystick.pld.grid import round_cache
+from hockeystick.pld.refine import directional_delta
 
 DELTA = 1e-5
 RNG = np.random.default_rng(7)

@@ -25,7 +25,7 @@ from dp_accounting.privacy_accountant import NeighboringRelation as N  # noqa: E
 
 from hockeystick.interop.dp_events import plan_for  # noqa: E402
 from hockeystick.pld.accountants.plan import PlanProfile  # noqa: E402
-from hockeystick.pld.refine import constants  # noqa: E402
+from hockeystick.pld.grid import constants  # noqa: E402
 from tests.plan_grids import searched_grids  # noqa: E402
 
 DELTA = 1e-5

@@ -12,7 +12,7 @@ import numpy as np
 
 import hockeystick.pld as pld
 from hockeystick.pld.compose import pmf_envelope
-from hockeystick.pld.refine.grid_start import StartGrid
+from hockeystick.pld.grid.grid_start import StartGrid
 
 EPS = np.linspace(0.5, 10.0, 20)
 SIGMA, Q = 1.012, 1.27e-3
@@ -70,7 +70,7 @@ def test_refinement_stops_where_the_width_is_set_by_charges(monkeypatch):
 
 
 def _optimistic_pmfs():
-    from hockeystick.pld.refine import round_cache
+    from hockeystick.pld.grid import round_cache
 
     for s, q, t, h in ((0.5, 1e-4, 1000, 2e-5), (SIGMA, Q, 8685, 4.53e-4), (0.6, 0.1, 10_000, 1e-3)):
         yield from round_cache.discretized([(s, q, 1.0)], h, 1e-15, True)[0].self_compose(t).composed(False)

@@ -17,9 +17,9 @@ from dp_accounting import dp_event as E
 
 import hockeystick.pld as pld
 from hockeystick.pld.compose import truncation
+from hockeystick.pld.grid.grid_start import StartGrid
 from hockeystick.pld.mechanisms import constructors as mechanisms
 from hockeystick.pld.refine import dominated_direction
-from hockeystick.pld.refine.grid_start import StartGrid
 
 from .dp_accounting_pld import their_epsilon, their_pld
 from .test_pld_extreme_parameters import exact_one_round

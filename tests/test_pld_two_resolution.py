@@ -17,8 +17,8 @@ import pytest
 from hockeystick import _core, pld
 from hockeystick.pld.compose.fft import compose_many
 from hockeystick.pld.compose.pmf import GridPMF
+from hockeystick.pld.grid import round_cache
 from hockeystick.pld.mechanisms.constructors import subsampled_gaussians
-from hockeystick.pld.refine import round_cache
 from hockeystick.pld.sampling import two_resolution
 
 EPS_200 = np.concatenate([np.linspace(-0.2, 0.2, 100), np.geomspace(0.2, 12.0, 100)])

@@ -2,11 +2,12 @@
 
 ``hockeystick.pld`` is laid out as its pipeline (docs/architecture.md): ``mechanisms`` (one round's pair and
 its discretization on each side), ``sampling`` (how a record enters a round), ``compose`` (the composition and
-its charges), ``reads`` (what a composed PLD answers), ``refine`` (grids chosen for an accuracy) and
-``accountants`` (the front ends, which say what is composed).  An import of a module's old path returns the
-module at its new path, with a ``DeprecationWarning`` naming it; the names ``hockeystick.pld`` exports did
-not move.  ``hockeystick.pld.compose`` and ``hockeystick.pld.mechanisms`` are packages now: the names of the
-modules they were (``compose.fft``, ``mechanisms.constructors``) are forwarded from them the same way.
+its charges), ``reads`` (what a composed PLD answers), ``grid`` (what every grid needs), ``refine`` (grids
+chosen for an accuracy) and ``accountants`` (the front ends, which say what is composed).  An import of a
+module's old path returns the module at its new path, with a ``DeprecationWarning`` naming it; the names
+``hockeystick.pld`` exports did not move.  ``hockeystick.pld.compose`` and ``hockeystick.pld.mechanisms`` are
+packages now: the names of the modules they were (``compose.fft``, ``mechanisms.constructors``) are forwarded
+from them the same way.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ MOVED = {
     "hockeystick.pld.distribution": "hockeystick.pld.compose.distribution",
     "hockeystick.pld.finite_atoms": "hockeystick.pld.compose.finite_atoms",
     "hockeystick.pld.two_resolution": "hockeystick.pld.sampling.two_resolution",
-    "hockeystick.pld.round_cache": "hockeystick.pld.refine.round_cache",
+    "hockeystick.pld.round_cache": "hockeystick.pld.grid.round_cache",
     "hockeystick.pld.truncation": "hockeystick.pld.compose.truncation",
     "hockeystick.interop.plan": "hockeystick.pld.accountants.plan",
     "hockeystick.interop.zcdp_plan": "hockeystick.pld.accountants.zcdp_plan",

@@ -40,14 +40,14 @@ from ..compose.distribution import (
     lower_values,
 )
 from ..compose.fft import DEFAULT_TAIL
+from ..grid import constants, round_cache
+from ..grid.grid_start import StartGrid, work_units
+from ..grid.near_one import NearOne
 from ..mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, subsampled_gaussian
 from ..reads import along_run
-from ..refine import constants, round_cache
 from ..refine.calibration_start import calibration_grids, calibration_start
 from ..refine.controller import AccuracyNotMetWarning, Refinement, unmet_flags
 from ..refine.directional_delta import calibration_directions
-from ..refine.grid_start import StartGrid, work_units
-from ..refine.near_one import NearOne
 from ..sampling import two_resolution
 
 # an evaluation point of SubsampledGaussianPLD: (sigma, sampling_rate, rounds, sensitivity)
@@ -183,7 +183,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
 
     CURVE_PARAMETERS = ("sigma", "sampling_rate", "sensitivity")
 
-    # read by callers (meaning and reason of each: refine/constants.py)
+    # read by callers (meaning and reason of each: grid/constants.py)
     DELTA_FLOOR = constants.DELTA_FLOOR
     DELTA_CEILING = constants.DELTA_CEILING
     BATCH = constants.BATCH

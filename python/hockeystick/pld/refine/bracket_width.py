@@ -8,8 +8,8 @@ from typing import cast
 import numpy as np
 
 from ... import _core
+from ..grid import constants
 from ..reads.epsilon_width import RIGHT_OFFSETS
-from . import constants
 
 
 def offset_rows(size: int, own: int) -> tuple[slice, slice]:

@@ -9,11 +9,11 @@ import warnings
 
 import numpy as np
 
+from ..grid.grid_start import Point, StartGrid, loss_span, windows_within_budget, within_window
+from ..grid.near_one import NearOne
 from ..reads.epsilon_width import LEFT_FRACTIONS, RIGHT_OFFSETS
 from .bracket_width import bracket_width, epsilon_tolerance, offset_rows
 from .grid_rules import NextGrid, least
-from .grid_start import Point, StartGrid, loss_span, windows_within_budget, within_window
-from .near_one import NearOne
 from .step_brackets import Build, StepBrackets
 
 

@@ -8,10 +8,10 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..grid import constants
+from ..grid.grid_start import ladder_rung
 from ..reads.epsilon_width import epsilon_gap
-from . import constants
 from .bracket_width import least_epsilon_width
-from .grid_start import ladder_rung
 
 # a point's bracket on an earlier grid: (h, lower, upper, width)
 Before = tuple[float, np.ndarray, np.ndarray, np.ndarray]

@@ -25,7 +25,7 @@ import numpy as np
 
 from ... import _core
 from ..compose.pmf import GridPMF
-from . import constants
+from ..grid import constants
 from .grid_rules import Before, NextGrid
 
 _NONE = np.zeros(1, dtype=bool)

@@ -1,6 +1,6 @@
-"""The tuning constants of the two ``accuracy=`` refinements, each with what it means and why it has its value:
-``SubsampledGaussianPLD``'s (many points, each refined on its own grid ladder from a predicted start) and a
-``CompositionPlan``'s (``PLAN_*``: one heterogeneous composition, its grids aimed by the widths it measures).  The refinement modules read them as ``constants.NAME`` at call time, so a test may patch one
+"""The tuning constants of the grids and of the two ``accuracy=`` refinements, each with what it means and why it
+has its value: ``SubsampledGaussianPLD``'s (many points, each refined on its own grid ladder from a predicted start) and a
+``CompositionPlan``'s (``PLAN_*``: one heterogeneous composition, its grids aimed by the widths it measures).  The modules read them as ``constants.NAME`` at call time, so a test may patch one
 here and the next call follows it.  None of them affects what is certified, only which grids are built."""
 
 from __future__ import annotations
