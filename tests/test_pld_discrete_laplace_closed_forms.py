@@ -4,7 +4,7 @@ the slow paths they replace and 50-digit mpmath.
 - ``discrete_laplace_atoms`` (atoms straight from the losses a (2x - s)): the lattice of
   ``pair_atoms`` on the pair, every exact loss within the charged loss error of index * eta and every
   mass within the charged relative error of its exact value;
-- ``finite_atoms._binomial_self_compose`` (two atoms k times): the atoms of the lattice path, masses
+- ``atoms_compose._binomial_self_compose`` (two atoms k times): the atoms of the lattice path, masses
   within both charges of each other and of the exact binomial law;
 - ``finite_atoms.pure_epsilon_bracket`` (both sides from one crossing estimate): the answers of
   ``pure_epsilon`` on each side, bracketing the exact epsilon (mpmath bisection);
@@ -22,6 +22,7 @@ import pytest
 
 from hockeystick.pld.accountants.composition_plan import CompositionPlan
 from hockeystick.pld.accountants.plan import PlanProfile
+from hockeystick.pld.compose import atoms_compose
 from hockeystick.pld.compose import finite_atoms as fa
 from hockeystick.pld.mechanisms.discrete_laplace import (
     discrete_laplace_atoms,
@@ -86,7 +87,7 @@ def test_discrete_laplace_atoms_refuse_what_the_pair_refuses():
 def test_binomial_self_composition_matches_the_lattice_path_and_exact_law(a, count):
     atoms = discrete_laplace_atoms(a, 1)
     binomial = fa.self_compose(atoms, count)
-    lattice = fa._lean_self_compose(atoms, count)  # the path it replaces
+    lattice = atoms_compose._lean_self_compose(atoms, count)  # the path it replaces
     np.testing.assert_array_equal(binomial.index, lattice.index)
     np.testing.assert_allclose(binomial.mass, lattice.mass, rtol=binomial.rel_error + lattice.rel_error, atol=0)
     assert binomial.loss_error == lattice.loss_error and binomial.eta == lattice.eta
@@ -96,7 +97,7 @@ def test_binomial_self_composition_matches_the_lattice_path_and_exact_law(a, cou
 
 def test_binomial_self_composition_steps_aside_near_underflow():
     atoms = discrete_laplace_atoms(30.0, 1)  # the lower mass ~1e-13: its 31st power would be subnormal
-    assert fa._binomial_self_compose(atoms, 31) is None
+    assert atoms_compose._binomial_self_compose(atoms, 31) is None
     out = fa.self_compose(atoms, 31)  # the lattice path takes it
     assert out.index.size >= 2 and np.all(out.mass > 0)
 

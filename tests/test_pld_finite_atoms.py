@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from hockeystick.hockey_stick import theta
+from hockeystick.pld.compose import atoms as atoms_core
 from hockeystick.pld.compose import finite_atoms as fa
 from hockeystick.pld.mechanisms.discrete_laplace import discrete_laplace_pair
 from hockeystick.pld.mechanisms.randomized_response import randomized_response_pair
@@ -124,7 +125,7 @@ def test_many_atoms_are_merged_outward(monkeypatch):
     p, q = poisson_subsampled_pair(*randomized_response_pair(0.3, 4, "replace_special"), 0.3)
     parts = [(p, q, 12), (*discrete_laplace_pair(0.2, 3), 8)]
     reference = composed(parts)  # unmerged: below the default cap
-    monkeypatch.setattr(fa, "MAX_ATOMS", 128)
+    monkeypatch.setattr(atoms_core, "MAX_ATOMS", 128)
     merged = composed(parts)
     assert merged.index.size <= 128 < reference.index.size
     for eps in (0.0, 0.5, 2.0):

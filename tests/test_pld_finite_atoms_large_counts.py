@@ -1,4 +1,4 @@
-"""A discrete Laplace self-composed 10^4 .. 10^8 times (``finite_atoms._window_power``), both sides
+"""A discrete Laplace self-composed 10^4 .. 10^8 times (``atoms_window._window_power``), both sides
 against the exact binomial law at 50 digits.
 
 Sensitivity 1 makes the composed PLD binomial: j of k runs at loss +a (P-mass p = 1 / (1 + e^-a)),
@@ -18,6 +18,7 @@ import pytest
 from dp_accounting import dp_event as dpa
 
 from hockeystick.interop.dp_accounting import HockeystickAccountant
+from hockeystick.pld.compose import atoms as atoms_core
 from hockeystick.pld.compose import finite_atoms as fa
 from hockeystick.pld.mechanisms.discrete_laplace import (
     discrete_laplace_atoms,
@@ -134,8 +135,8 @@ def test_two_lattices_compose_on_a_window_against_enumeration(monkeypatch):
     both sides hold the exact value by enumeration."""
     from .test_pld_finite_atoms import exact_delta
 
-    monkeypatch.setattr(fa, "WINDOW_PRODUCTS", 100)
-    monkeypatch.setattr(fa, "WINDOW_POINTS", 256)
+    monkeypatch.setattr(atoms_core, "WINDOW_PRODUCTS", 100)
+    monkeypatch.setattr(atoms_core, "WINDOW_POINTS", 256)
     one, two = discrete_laplace_pair(1.0, 1), discrete_laplace_pair(1.37, 2)
     k = 25
     both = fa.compose(fa.self_compose(fa.pair_atoms(*one), k), fa.self_compose(fa.pair_atoms(*two), k))

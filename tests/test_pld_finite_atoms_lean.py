@@ -14,6 +14,8 @@ import mpmath as mp
 import numpy as np
 import pytest
 
+from hockeystick.pld.compose import atoms as atoms_core
+from hockeystick.pld.compose import atoms_delta, atoms_epsilon
 from hockeystick.pld.compose import finite_atoms as fa
 from hockeystick.pld.mechanisms.canonical import canonical_pair
 from hockeystick.pld.mechanisms.discrete_laplace import discrete_laplace_pair
@@ -36,8 +38,8 @@ PAIRS = {
 
 
 def _numpy_path(monkeypatch):
-    monkeypatch.setattr(fa, "LEAN_ATOMS", 0)
-    monkeypatch.setattr(fa, "DENSE_FILL", 0)
+    monkeypatch.setattr(atoms_core, "LEAN_ATOMS", 0)
+    monkeypatch.setattr(atoms_core, "DENSE_FILL", 0)
 
 
 @pytest.mark.parametrize("name", PAIRS)
@@ -113,7 +115,7 @@ def test_lean_delta_equals_the_numpy_delta():
     atoms = fa.self_compose(fa.pair_atoms(*discrete_laplace_pair(0.3, 2)), 6)
     for eps in (-1.0, 0.0, 0.3, 1.1, 4.0):
         for upper in (False, True):
-            assert fa._lean_delta(atoms, eps, upper) == pytest.approx(
+            assert atoms_delta._lean_delta(atoms, eps, upper) == pytest.approx(
                 float(fa.delta(atoms, np.array([eps]), upper)[0]), rel=8 * U * atoms.mass.size, abs=1e-300
             )
 
@@ -122,7 +124,7 @@ def test_lean_delta_equals_the_numpy_delta():
 def test_a_wrong_crossing_estimate_falls_back_to_the_search(wrong, monkeypatch):
     atoms = fa.self_compose(fa.pair_atoms(*discrete_laplace_pair(0.3, 1)), 7)
     want = [fa.pure_epsilon(atoms, 1e-4, side) for side in (False, True)]
-    monkeypatch.setattr(fa, "_crossing_guess", lambda *args: wrong)
+    monkeypatch.setattr(atoms_epsilon, "_crossing_guess", lambda *args: wrong)
     assert [fa.pure_epsilon(atoms, 1e-4, side) for side in (False, True)] == want
 
 
@@ -173,8 +175,8 @@ def test_a_long_self_composition_still_coarsens_past_the_cap(monkeypatch):
     """A dense lattice whose k-fold span would pass WINDOW_POINTS is coarsened step by step (bounded
     size), and stays certified against the exact value."""
     p, q = discrete_laplace_pair(0.2, 1)
-    monkeypatch.setattr(fa, "MAX_ATOMS", 64)
-    monkeypatch.setattr(fa, "WINDOW_POINTS", 64)
+    monkeypatch.setattr(atoms_core, "MAX_ATOMS", 64)
+    monkeypatch.setattr(atoms_core, "WINDOW_POINTS", 64)
     atoms = fa.self_compose(fa.pair_atoms(p, q), 100)  # 201 lattice points uncapped
     assert atoms.index.size <= 64
     for eps in (0.5, 2.0):

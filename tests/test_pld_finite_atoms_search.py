@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from hockeystick.pld import gaussian
+from hockeystick.pld.compose import atoms_epsilon
 from hockeystick.pld.compose import finite_atoms as fa
 from hockeystick.pld.mechanisms.discrete_laplace import discrete_laplace_pair
 
@@ -92,17 +93,20 @@ def test_inverse_cubic_is_exact_on_a_cubic_and_falls_back():
     xs = np.array([0.0, 0.1, 0.2, 0.3, 0.4])
     g = 1.0 - 3.0 * xs - 0.5 * xs**2  # strictly decreasing; x(g) is not a cubic, but close
     values = np.exp(g) * 1e-5  # log(values) - log(1e-5) = g
-    estimate = fa._inverse_cubic(xs, values, 0.3, 0.4, math.log(1e-5), fallback=-1.0)
+    estimate = atoms_epsilon._inverse_cubic(xs, values, 0.3, 0.4, math.log(1e-5), fallback=-1.0)
     root = (-3.0 + math.sqrt(9.0 + 2.0)) / 1.0  # 1 - 3x - x^2/2 = 0
     assert 0.3 < estimate < 0.4 and abs(estimate - root) < 1e-4
     # x exactly a cubic in g: exact
     gs = np.array([0.9, 0.3, -0.2, -0.8])
     cubic = 0.5 - 0.2 * gs + 0.05 * gs**2 - 0.01 * gs**3
-    assert fa._inverse_cubic(cubic, np.exp(gs), float(cubic[1]), float(cubic[2]), 0.0, -1.0) == pytest.approx(
-        0.5, abs=1e-14
-    )
+    assert atoms_epsilon._inverse_cubic(
+        cubic, np.exp(gs), float(cubic[1]), float(cubic[2]), 0.0, -1.0
+    ) == pytest.approx(0.5, abs=1e-14)
     # not monotone: the fallback
     bumpy = np.array([1e-5 * math.e, 1e-5 * 0.5, 1e-5 * 2.0, 1e-5 * 0.1])
-    assert fa._inverse_cubic(np.array([0.0, 0.1, 0.2, 0.3]), bumpy, 0.0, 0.1, math.log(1e-5), 0.05) == 0.05
+    assert atoms_epsilon._inverse_cubic(np.array([0.0, 0.1, 0.2, 0.3]), bumpy, 0.0, 0.1, math.log(1e-5), 0.05) == 0.05
     # nothing beyond one end: the fallback
-    assert fa._inverse_cubic(np.array([0.1, 0.2]), np.array([2e-5, 5e-6]), 0.1, 0.2, math.log(1e-5), 0.15) == 0.15
+    assert (
+        atoms_epsilon._inverse_cubic(np.array([0.1, 0.2]), np.array([2e-5, 5e-6]), 0.1, 0.2, math.log(1e-5), 0.15)
+        == 0.15
+    )

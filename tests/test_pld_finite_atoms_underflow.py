@@ -20,6 +20,7 @@ from dp_accounting import dp_event as dpa
 
 from hockeystick import pld
 from hockeystick.interop.dp_accounting import HockeystickAccountant
+from hockeystick.pld.compose import atoms as atoms_core
 from hockeystick.pld.compose import finite_atoms as fa
 from hockeystick.pld.mechanisms.canonical import canonical_pair
 from hockeystick.pld.mechanisms.discrete_laplace import discrete_laplace_pair
@@ -104,8 +105,8 @@ def _eps_points(atoms: fa.Atoms) -> list[float]:
 @pytest.mark.parametrize("name,computed,truth", CASES, ids=[c[0] for c in CASES])
 def test_delta_sides_bracket_the_truth(name, computed, truth, count, numpy_path, monkeypatch):
     if numpy_path:  # the lean (plain float) and dense paths off: numpy's pair_atoms, outer products, merging
-        monkeypatch.setattr(fa, "LEAN_ATOMS", 0)
-        monkeypatch.setattr(fa, "DENSE_FILL", 0)
+        monkeypatch.setattr(atoms_core, "LEAN_ATOMS", 0)
+        monkeypatch.setattr(atoms_core, "DENSE_FILL", 0)
     atoms = fa.self_compose(fa.pair_atoms(*computed), count)
     points = _eps_points(atoms)
     lower = fa.delta(atoms, np.array(points), False)

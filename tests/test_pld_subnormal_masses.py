@@ -20,6 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hockeystick import pld
+from hockeystick.pld.compose import atoms as atoms_core
+from hockeystick.pld.compose import atoms_compose, atoms_delta, atoms_from_pairs
 from hockeystick.pld.compose import finite_atoms as fa
 from hockeystick.pld.mechanisms import constructors as mechanisms
 from hockeystick.pld.mechanisms.canonical import canonical_pair
@@ -92,8 +94,8 @@ def test_grid_random_tiny_masses(log10_a, log_ratio, h, where):
 def test_atoms_sides_bracket_the_truth(a, b, count, numpy_path, monkeypatch):
     """Both orientations of the tiny outcome beside masses 1/3, 2/3 (products round), ``count`` runs."""
     if numpy_path:  # the lean (plain float) and dense paths off: numpy's pair_atoms, outer products, merging
-        monkeypatch.setattr(fa, "LEAN_ATOMS", 0)
-        monkeypatch.setattr(fa, "DENSE_FILL", 0)
+        monkeypatch.setattr(atoms_core, "LEAN_ATOMS", 0)
+        monkeypatch.setattr(atoms_core, "DENSE_FILL", 0)
     for p, q in [_distributions(a, b, (1.0 / 3.0, 2.0 / 3.0)), _distributions(b, a, (2.0 / 3.0, 1.0 / 3.0))]:
         atoms = fa.self_compose(fa.pair_atoms(p, q), count)
         lower = fa.delta(atoms, np.array(ATOM_EPS), False)
@@ -101,7 +103,7 @@ def test_atoms_sides_bracket_the_truth(a, b, count, numpy_path, monkeypatch):
         for eps, lo, up in zip(ATOM_EPS, lower, upper):
             exact = exact_delta([(p, q, count)], eps)
             assert lo <= exact <= up, (a, b, count, eps, lo, float(exact), up)
-            assert fa._lean_delta(atoms, eps, False) <= exact <= fa._lean_delta(atoms, eps, True)
+            assert atoms_delta._lean_delta(atoms, eps, False) <= exact <= atoms_delta._lean_delta(atoms, eps, True)
 
 
 @pytest.mark.parametrize("tiny", [1e-300, 1e-170, 1e-160])
@@ -141,8 +143,8 @@ def test_normal_masses_never_take_the_subnormal_paths(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("a subnormal path was taken for normal masses")
 
-    monkeypatch.setattr(fa, "_with_near_underflow", refuse)
-    monkeypatch.setattr(fa, "_underflow_charged", refuse)
+    monkeypatch.setattr(atoms_from_pairs, "_with_near_underflow", refuse)
+    monkeypatch.setattr(atoms_compose, "_underflow_charged", refuse)
     monkeypatch.setattr(mechanisms, "_near_underflow_atoms", refuse)
     for p, q, count in [
         (*_distributions(1e-150, 1e-140, (0.3, 0.7)), 2),
@@ -359,7 +361,7 @@ def test_underflow_charge_lands_on_the_coarsened_lattice(monkeypatch):
     """Products that underflow in a composition coarsened past ``MAX_ATOMS``: the charged mass goes to
     the top loss on the result's own (coarser) lattice, not to the index of the finer one (a loss
     2^j times too far: pure epsilon ~1e10); both sides still bracket the truth."""
-    monkeypatch.setattr(fa, "MAX_ATOMS", 64)
+    monkeypatch.setattr(atoms_core, "MAX_ATOMS", 64)
     rng = np.random.default_rng(1)
     p, q = rng.random(40), rng.random(40)
     p[:5] = 1e-170

@@ -68,7 +68,7 @@ def discrete_laplace_atoms(parameter: float, sensitivity: int) -> Atoms:
     the top atom (mass >= 1/2, the highest loss) contributes at least (1 - e^{eps - l}) / 2, and the
     charge 4 2^-1074 / m times the sum covers 2^-1075 whenever 1 - e^{eps - l} >= m / 4 (below that the
     term is under 2^-2046 and rounds to 0, erring by less).  Compositions forming subnormal products
-    are charged by ``finite_atoms._underflow_charged`` (``_may_underflow`` reads the least mass), and
+    are charged by ``atoms._underflow_charged`` (``_may_underflow`` reads the least mass), and
     ``delta_with``'s terms m delta_G(eps - l) by the same argument (delta_G falls as its argument grows).
     """
     a, s = _checked(parameter, sensitivity)

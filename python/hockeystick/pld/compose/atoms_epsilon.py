@@ -1,0 +1,289 @@
+"""epsilon(delta) on one certified side: a root search on any non-increasing side curve (``epsilon_search``),
+and the exact roots of atoms alone, interval by interval between their losses (``pure_epsilon``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from . import atoms
+from .atoms import Atoms, _side
+from .atoms_delta import _lean_delta, delta
+
+_ONE_PASS_POINTS = 64  # pure_epsilon evaluates up to this many loss points at once instead of bisecting
+INNER = 0.45  # a search's cluster puts points at x +- INNER tolerance r^i, r >= 2: neighbours < tolerance apart
+
+
+def epsilon_search(
+    delta_of: Callable[[np.ndarray], np.ndarray],
+    target: float,
+    upper: bool,
+    top: float,
+    tolerance: float,
+    hints: Sequence[float] = (),
+    first_pass: int = 0,
+    cluster: int = 0,
+) -> float:
+    """A certified epsilon from a certified side of delta(eps), by a bracketing root search.
+
+    Keeps lo with delta(lo) > target and hi with delta(hi) <= target, both evaluated: on the upper
+    side the true epsilon is at most hi (delta_up(hi) <= target; inf if even ``top``, above every
+    finite loss, fails); on the lower side at least lo (the true delta exceeds the target there).
+    Neither needs the computed side to be monotone.  The next point is the Illinois false position
+    on log delta (nearly linear in eps), with a bisection whenever two steps have not halved the
+    interval, until it is no wider than ``tolerance``.  ``hints`` (points expected near the answer:
+    a coarser grid's bracket, the other side's epsilon) are evaluated with the two ends, in one
+    call, and the search starts from the narrowest bracket they give (any evaluated pair qualifies);
+    without hints, ``first_pass`` evenly spaced points play their part (worth it where one call's
+    cost is mostly overhead: few atoms).  ``cluster`` > 0 evaluates, in the same call as each false
+    position x, the points x +- ``INNER`` tolerance r^i (i < ``cluster`` / 2, r >= 2 reaching the even
+    spacing below) inside the bracket: where a
+    call costs mostly overhead, one call then usually lands the answer within the tolerance (the
+    false position on the nearly linear log delta is that close), instead of one call per step;
+    ``cluster`` more points spread evenly over the bracket shrink it at least cluster + 1 times a
+    call where the false position is off; the first call puts such a cluster around every hint.
+    """
+    guesses = list(hints) if hints else np.linspace(0.0, float(top), first_pass + 2)[1:-1].tolist()
+    if hints and cluster > 0:  # each hint with points around it reaching the others (the answer is near one)
+        half = max(cluster // 2, 1)
+        reach = max(max(hints) - min(hints), 2.0 * tolerance)
+        spread = (
+            INNER * tolerance * max(2.0, (reach / (INNER * tolerance)) ** (1.0 / max(half - 1, 1))) ** np.arange(half)
+        )
+        guesses = (
+            np.concatenate(
+                [
+                    np.asarray(hints, dtype=np.float64)[:, None] + np.concatenate([-spread, spread])[None, :],
+                    np.asarray(hints, dtype=np.float64)[:, None],
+                ],
+                axis=1,
+            )
+            .ravel()
+            .tolist()
+        )
+    points = np.unique(np.concatenate([[0.0, float(top)], [x for x in guesses if 0.0 < x < top]]))
+    values = np.asarray(delta_of(points), dtype=np.float64)
+    if upper and values[-1] > target:
+        return math.inf
+    if values[0] <= target:
+        return 0.0
+    if not upper and values[-1] > target:
+        return float(points[-1])
+    first = int(np.argmax(values <= target))  # >= 1: the first evaluated point at or below the target
+    lo, hi = float(points[first - 1]), float(points[first])
+    f_lo, f_hi = float(values[first - 1]), float(values[first])
+    log_target = math.log(target)
+
+    def g(value: float) -> float:
+        return math.log(max(value, 1e-300)) - log_target
+
+    g_lo, g_hi = g(f_lo), g(f_hi)
+    kept = 0  # -1: the last step moved lo, +1: it moved hi (Illinois: a side moved twice halves the other g)
+    width_before = hi - lo
+    steps = 0
+    # cluster mode: the evaluated points beside the bracket, for the inverse cubic interpolation
+    seen_x, seen_v = (points, values) if cluster > 0 else (np.empty(0), np.empty(0))
+    while hi - lo > max(tolerance, 4.0 * math.ulp(hi)):  # an answer near 1e10 has a spacing above tolerance
+        steps += 1
+        x = hi - g_hi * (hi - lo) / (g_hi - g_lo) if g_hi < g_lo else 0.5 * (lo + hi)
+        if cluster > 0 and steps % 3 != 0:
+            x = _inverse_cubic(seen_x, seen_v, lo, hi, log_target, x)
+        if steps % 3 == 0:
+            if hi - lo > 0.5 * width_before:
+                x = 0.5 * (lo + hi)
+            width_before = hi - lo
+        margin = 0.25 * tolerance
+        x = min(max(x, lo + margin), hi - margin)
+        if cluster > 0:
+            # ``cluster`` points evenly over the bracket (it shrinks at least cluster + 1 times) and
+            # x +- INNER tolerance r^i, i < cluster / 2, r >= 2 reaching the even spacing
+            half = max(cluster // 2, 1)
+            even = lo + (hi - lo) * np.arange(1, cluster + 1) / (cluster + 1)
+            ratio = max(2.0, ((hi - lo) / (cluster + 1) / (INNER * tolerance)) ** (1.0 / max(half - 1, 1)))
+            spread = INNER * tolerance * ratio ** np.arange(half)
+            around = np.sort(np.concatenate([even, x - spread, [x], x + spread]))
+            trial = around[(around > lo) & (around < hi)]
+            tried_v = np.asarray(delta_of(trial), dtype=np.float64)
+            tried = tried_v.tolist()
+            seen_x, seen_v = np.concatenate([seen_x, trial]), np.concatenate([seen_v, tried_v])
+            at_or_below = [i for i, v in enumerate(tried) if v <= target]
+            first = at_or_below[0] if at_or_below else trial.size  # the first trial point at or below
+            moved_lo, moved_hi = first > 0, first < trial.size
+            if moved_lo:
+                lo, g_lo = float(trial[first - 1]), g(tried[first - 1])
+            if moved_hi:
+                hi, g_hi = float(trial[first]), g(tried[first])
+            if moved_lo and moved_hi:
+                kept = 0
+            elif moved_lo:  # one side moved: Illinois, as below
+                g_hi, kept = (0.5 * g_hi if kept == -1 else g_hi), -1
+            else:
+                g_lo, kept = (0.5 * g_lo if kept == 1 else g_lo), 1
+            continue
+        gx = g(float(delta_of(np.array([x]))[0]))
+        if gx > 0:
+            lo, g_lo = x, gx
+            if kept == -1:
+                g_hi *= 0.5
+            kept = -1
+        else:
+            hi, g_hi = x, gx
+            if kept == 1:
+                g_lo *= 0.5
+            kept = 1
+    return hi if upper else lo
+
+
+def _inverse_cubic(
+    xs: np.ndarray, values: np.ndarray, lo: float, hi: float, log_target: float, fallback: float
+) -> float:
+    """Where log delta crosses the target, by inverse interpolation (x as a cubic in log delta -
+    log target) through lo, hi and the nearest evaluated points beyond each (fewer where there is
+    none); ``fallback`` (the false position) where the points are not strictly decreasing in delta
+    or the estimate leaves (lo, hi).  Only where the search looks next: every answer is evaluated."""
+    left = np.flatnonzero((xs <= lo) & (values > 0.0))
+    right = np.flatnonzero((xs >= hi) & (values > 0.0))
+    if left.size == 0 or right.size == 0:
+        return fallback
+    take_left = left[np.argsort(xs[left])[-2:]]
+    take_right = right[np.argsort(xs[right])[:2]]
+    px = np.concatenate([xs[take_left], xs[take_right]])
+    pg = np.log(np.concatenate([values[take_left], values[take_right]])) - log_target
+    if px.size < 3 or not (np.all(np.diff(px) > 0.0) and np.all(np.diff(pg) < 0.0)):
+        return fallback
+    estimate = 0.0
+    for i in range(px.size):  # Lagrange form at g = 0
+        weight = 1.0
+        for j in range(px.size):
+            if j != i:
+                weight *= pg[j] / (pg[j] - pg[i])
+        estimate += float(px[i]) * weight
+    return estimate if lo < estimate < hi else fallback
+
+
+def _crossing_guess(a: Atoms, points: list[float], target: float, shift: float) -> int | None:
+    """The first point index i with delta(points[i]) <= target < delta(points[i - 1]) (points[-1] read as
+    eps = 0), from suffix sums (S - e^eps T at every point + ``shift`` in one pass: an estimate, not
+    certified); None if delta(0) <= target or delta(points[-1]) > target by the estimate."""
+    loss, mass = a.loss_list, a.mass_list
+    s, t = a.p_inf, 0.0  # t = e^eps sum_{l_j > eps} p_j e^{-l_j}, rescaled as eps falls (no e^eps: no overflow)
+    j = len(loss)
+    values = []
+    previous = math.inf
+    for x in reversed([0.0] + points):
+        e = x + shift
+        if previous < math.inf:
+            t *= math.exp(e - previous)
+        previous = e
+        while j > 0 and loss[j - 1] > e:
+            j -= 1
+            s += mass[j]
+            t += mass[j] * math.exp(e - loss[j])
+        values.append(s - t)
+    values.reverse()  # values[0] at eps = 0, values[i + 1] at points[i]
+    if values[0] <= target or values[-1] > target:
+        return None
+    return next(i for i in range(len(points)) if values[i + 1] <= target)
+
+
+def _interval_root(a: Atoms, left: float, right: float, target: float, upper: bool, lean: bool) -> float:
+    """On [left, right] (no loss strictly between), delta(eps) = S - e^eps T with S = p_inf +
+    sum_{l_j >= right} p_j and T = sum_{l_j >= right} p_j e^{-l_j}: its root log((S - target) / T)
+    (at the side's shifted eps), moved outward by 1e-12 relative and clamped to the interval.  T is
+    summed as e^-right sum p_j e^{right - l_j} (each term at most p_j: no overflow or underflow of
+    e^{-l} at losses beyond 700)."""
+    if lean:
+        active = [(x, m) for x, m in zip(a.loss_list, a.mass_list) if x >= right]
+        s = a.p_inf + sum(m for _, m in active)
+        t = sum(m * math.exp(right - x) for x, m in active)
+    else:
+        on = a.loss >= right
+        s = a.p_inf + float(a.mass[on].sum())
+        t = float((a.mass[on] * np.exp(right - a.loss[on])).sum())
+    shift = -a.loss_error if upper else a.loss_error
+    guess = right + math.log((s - target) / t) - shift if s > target and t > 0 else right
+    step = 1e-12 * max(abs(guess), 1.0)
+    return min(max(guess + (step if upper else -step), left), right)
+
+
+def pure_epsilon(a: Atoms, target: float, upper: bool) -> float:
+    """The certified epsilon of the atoms alone: exact on the interval between two losses.
+
+    For at most ``atoms.LEAN_ATOMS`` atoms (each evaluation in plain floats), suffix sums estimate delta
+    at every positive loss in one pass; on the estimated interval the root (``_interval_root``) is
+    accepted if the certified side confirms it (upper: delta_up(root) <= target, and delta_up at the
+    interval's left end > target, so no earlier crossing was missed; lower: delta_lo(root) > target,
+    and delta_lo at the right end <= target, so no later one).  Otherwise a bisection over the
+    positive losses (each delta a direct certified sum; for at most ``_ONE_PASS_POINTS`` of them,
+    one evaluation at all of them) finds consecutive points left < right with delta(left) > target
+    >= delta(right), whose root is checked against the certified side (else the checked end of the
+    interval is reported).
+    """
+    a = _side(a, upper)
+    lean = a.mass.size <= atoms.LEAN_ATOMS
+    points = _positive_losses(a)
+    crossing = _crossing_guess(a, points, target, -a.loss_error if upper else a.loss_error) if lean else None
+    return _pure_side(a, target, upper, points, crossing)
+
+
+def pure_epsilon_bracket(a: Atoms, target: float) -> tuple[float, float]:
+    """(lower, upper) ``pure_epsilon`` of the atoms, both sides from one crossing estimate (at the
+    unshifted losses: the sides' shifts are round-off, so it is almost always both sides' interval;
+    where it is not, a side's check fails and that side bisects, as ``pure_epsilon``); each side on its
+    own atoms where they differ."""
+    if a.lower_of is not None:
+        return pure_epsilon(a, target, False), pure_epsilon(a, target, True)
+    points = _positive_losses(a)
+    crossing = _crossing_guess(a, points, target, 0.0) if a.mass.size <= atoms.LEAN_ATOMS else None
+    return _pure_side(a, target, False, points, crossing), _pure_side(a, target, True, points, crossing)
+
+
+def _positive_losses(a: Atoms) -> list[float]:
+    """The positive losses, then a point beyond every loss (delta is constant there)."""
+    loss = a.loss_list
+    return [x for x in loss if x > 0.0] + [(loss[-1] if loss else 0.0) + 2.0 * a.loss_error + 1.0]
+
+
+def _pure_side(a: Atoms, target: float, upper: bool, points: list[float], crossing: int | None) -> float:
+    """``pure_epsilon``'s search on one side, from the points and (if any) the estimated crossing."""
+    lean = a.mass.size <= atoms.LEAN_ATOMS
+
+    def at(x: float) -> float:
+        return _lean_delta(a, x, upper) if lean else float(delta(a, np.array([x]), upper)[0])
+
+    beyond = points[-1]
+    if crossing is not None:
+        left, right = points[crossing - 1] if crossing > 0 else 0.0, points[crossing]
+        if (at(left) > target) if upper else (at(right) <= target):
+            root = _interval_root(a, left, right, target, upper, lean)
+            if (at(root) <= target) if upper else (at(root) > target):
+                return root
+    if not lean and len(points) <= _ONE_PASS_POINTS:  # few points (a lone pair): all in one evaluation
+        values = delta(a, np.array([0.0] + points), upper)
+        if values[0] <= target:
+            return 0.0
+        if values[-1] > target:  # delta >= p_inf > target for every eps
+            return math.inf
+        hi = int(np.argmax(values[1:] <= target))  # the first crossing: values[hi] > target >= values[hi + 1]
+        lo = hi - 1
+    else:
+        if at(0.0) <= target:
+            return 0.0
+        if at(beyond) > target:  # delta >= p_inf > target for every eps
+            return math.inf
+        lo, hi = -1, len(points) - 1  # delta(points[lo]) > target (lo = -1: eps = 0), delta(points[hi]) <= target
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if at(points[mid]) > target:
+                lo = mid
+            else:
+                hi = mid
+    left = points[lo] if lo >= 0 else 0.0
+    right = points[hi]
+    candidate = _interval_root(a, left, right, target, upper, lean)
+    if upper:
+        return candidate if at(candidate) <= target else right
+    return candidate if at(candidate) > target else left
