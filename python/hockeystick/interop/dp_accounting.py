@@ -44,15 +44,14 @@ __all__ = ["HockeystickAccountant", "HockeystickRdpAccountant", "NeighboringRela
 
 def _largest_loss(spec: tuple[object, ...]) -> tuple[Fraction, Fraction] | None:
     """(lower, upper) on the largest privacy loss of one run, as exact rationals, for the mechanisms that have it in
-    closed form (None otherwise): the exponential mechanism eps / 2 below (its realizable randomized response of
-    eps / 2) and eps above (eps-bounded range); permute-and-flip eps both sides (its realizable pair's loss on the
-    second candidate is eps); (eps, 0)-DP eps both sides (the canonical pair); Laplace of scale b (shift included)
-    1 / b; discrete Laplace a x shift.  Each is attained with positive probability on its side's pair."""
+    closed form (None otherwise): the exponential mechanism eps both sides (eps-bounded range above; below, its
+    realizable pair on 1 + m candidates has largest loss eps/2 + log((1 + m E) / (E + m)), E = e^{eps/2}, which
+    tends to eps as m grows, so the worst case over the mechanisms the event allows is eps); permute-and-flip eps
+    both sides (its realizable pair's loss on the second candidate is eps); (eps, 0)-DP eps both sides (the
+    canonical pair); Laplace of scale b (shift included) 1 / b; discrete Laplace a x shift.  Each is attained
+    with positive probability on its side's pair, or (the exponential mechanism below) approached by them."""
     name = spec[0]
-    if name == "exponential_mechanism":
-        eps = Fraction(cast(float, spec[1]))
-        return eps / 2, eps
-    if name == "permute_and_flip" or (name == "eps_delta" and spec[2] == 0.0):
+    if name == "exponential_mechanism" or name == "permute_and_flip" or (name == "eps_delta" and spec[2] == 0.0):
         eps = Fraction(cast(float, spec[1]))
         return eps, eps
     if name == "laplace":

@@ -18,7 +18,7 @@ naming the field and the rule.
 | BallsInBinsGaussian(sigma, t) (``allocation_events``) | add/remove, replace-special | ``pld.random_allocation`` |
 | ShuffledBatchGaussian(sigma, n, b) (``allocation_events``) | replace-one | ``pld.allocation_accountant.shuffled_epoch`` |
 | DiscreteGaussian(sigma, s) (``catalogue_events``) | add/remove, replace-special: shift s; replace-one: shift 2s | ``pld.discrete_gaussian``: exact atoms, the tails (< 2^-1040) at +infinity above, dropped below; Poisson sampled: its pair on the loss grid |
-| ExponentialMechanism(eps) (``selection_events``) | any (eps for the relation's score sensitivity) | ``pld.selection``: the pair dominating every eps-bounded-range pair above, randomized response of eps/2 (two candidates) below |
+| ExponentialMechanism(eps) (``selection_events``) | any (eps for the relation's score sensitivity) | ``pld.mechanisms.selection``: the pair dominating every eps-bounded-range pair above; below, the larger of randomized response of eps/2 (two candidates) and the pair on 1 + round(e^{eps/2}) candidates |
 | PermuteAndFlip(eps) (``selection_events``) | any (as above) | ``pld.selection``: the (eps, 0)-DP canonical pair above, a realizable two-candidate pair below |
 | PoissonSampled(q, Gaussians) | replace-one | ``pld.poisson_replace_one``: (1-q) N(0) + q N(1) vs (1-q) N(0) + q N(-1), proved to dominate there (certified both sides); a non-private inner: the pair of (0, q)-DP |
 | EpsilonDelta(eps, delta) (``catalogue_events``) | any (the guarantee as stated) | ``pld.canonical``: the canonical pair, exact atoms |

@@ -39,7 +39,11 @@ replace-one and replace-special alike, with D holding x and D' not).
 
 - Exponential mechanism: scores (Delta, 0) on D and (0, Delta) on D' give the randomized response
   pair of epsilon/2 (B_t at t = epsilon/2, the supremum at eps' = 0), the canonical pair of
-  (epsilon/2, 0).  Swapping the score functions realizes the swapped pair, and it is symmetric.
+  (epsilon/2, 0).  Swapping the score functions realizes the swapped pair, and it is symmetric.  On 1 + m
+  candidates, scores (Delta, 0, ..., 0) on D and (0, Delta, ..., Delta) on D' give B_t at
+  t = epsilon/2 + log((1 + m E) / (E + m)), E = e^{epsilon/2}, P-mass E / (E + m) there; m = round(E) puts t
+  near epsilon - log 2 with mass ~1/2, so for small delta its epsilon is near epsilon where randomized response
+  stops at epsilon/2.  Both pairs are kept (two directions), the larger lower side reported.
 - Permute-and-flip: scores (0, 0) on D and (Delta, -Delta) on D' give P = (1/2, 1/2),
   Q = (1 - e^{-epsilon}/2, e^{-epsilon}/2) (the loss on r2 is epsilon); both orders are kept (each is
   realizable with the scores swapped), the worse composition reported.
@@ -53,11 +57,12 @@ from typing import ClassVar, cast
 
 import numpy as np
 
-from ... import _validation
+from ... import _core, _validation
 from ..compose.distribution import Factor, PrivacyLossDistribution
-from ..compose.finite_atoms import SMALLEST_NORMAL
+from ..compose.finite_atoms import SMALLEST_NORMAL, UNIT_ROUNDOFF
+from ..compose.pmf import GridPMF
 from .canonical import canonical_pair, eps_delta_dp
-from .constructors import DEFAULT_INTERVAL, checked_interval, from_distributions
+from .constructors import DEFAULT_INTERVAL, MAX_CELLS, _factor, checked_interval, from_distributions
 from .mechanism import Mechanism
 from .monotone import MonotonePair, monotone_factors
 
@@ -116,8 +121,9 @@ def permute_and_flip_pair(epsilon: float) -> tuple[np.ndarray, np.ndarray]:
 def exponential_mechanism(
     epsilon: float, *, value_discretization_interval: float = DEFAULT_INTERVAL
 ) -> PrivacyLossDistribution:
-    """The exponential mechanism of parameter epsilon: the bounded-range pair above, randomized response
-    of epsilon/2 below (module docstring).  epsilon = 0 releases nothing."""
+    """The exponential mechanism of parameter epsilon: the bounded-range pair above, below the larger of
+    randomized response of epsilon/2 and the pair on 1 + round(e^{epsilon/2}) candidates (module docstring).
+    epsilon = 0 releases nothing."""
     eps = _epsilon(epsilon)
     h = checked_interval(value_discretization_interval)
     if eps == 0.0:
@@ -132,9 +138,39 @@ def exponential_mechanism(
     (lower,) = from_distributions(
         p, q, value_discretization_interval=h, symmetric=True, exact_zeros=structural
     ).directions[0]
-    return PrivacyLossDistribution(
-        [{Factor(f"exponential_mechanism(epsilon={eps})", upper.upper, lower.lower, upper.connect_dots): 1}]
-    )
+    label = f"exponential_mechanism(epsilon={eps})"
+    directions = [{Factor(label, upper.upper, lower.lower, upper.connect_dots): 1}]
+    many = _many_candidates_lower(eps, h)
+    if many is not None:  # a second realizable pair: the larger of the two lower sides is reported
+        directions.append({Factor(label, upper.upper, many, upper.connect_dots): 1})
+    return PrivacyLossDistribution(directions)
+
+
+def _many_candidates_lower(eps: float, h: float) -> GridPMF | None:
+    """The lower side of the realizable pair on 1 + m candidates, m = round(e^{eps/2}) (module docstring), or None
+    where m = 1 (the randomized response itself).
+
+    Scores (Delta, 0, ..., 0) on D and (0, Delta, ..., Delta) on D' (sensitivity Delta under every relation):
+    with E = e^{eps/2}, the first candidate has P-mass E / (E + m) at loss t = eps/2 + log((1 + m E) / (E + m)),
+    the m others together the rest at t - eps.  Up to eps = 700 the pair's masses are doubles
+    (``from_distributions``); beyond, m is the integer floor(E) (an integer near E: E (1 - theta),
+    0 <= theta < 1/E) and the pair has, exactly, P-masses at least 1/2 - 1/(2E) on each atom and losses at
+    least eps - log 2 - 2/E and -log 2 - 2/E: the lower side takes P-masses 1/2 (1 - 2^-52) there and the losses
+    rounded down past their round-off (2/E < 1e-150 included)."""
+    if eps <= 700.0:
+        big = math.exp(0.5 * eps)
+        m = float(round(big))
+        if m <= 1.0:
+            return None
+        p = np.array([big / (big + m), m / (big + m)])
+        q = np.array([1.0 / (1.0 + m * big), m * big / (1.0 + m * big)])
+        (factor,) = from_distributions(p, q, value_discretization_interval=h, symmetric=True).directions[0]
+        return factor.lower
+    log2 = math.log(2.0)
+    margin = 4.0 * UNIT_ROUNDOFF * eps + 1e-150
+    loss = np.array([math.nextafter(eps - log2 - margin, -math.inf), math.nextafter(-log2 - 1e-150, -math.inf)])
+    mass = np.full(2, 0.5 * (1.0 - 2.0**-52))
+    return _factor("exponential_mechanism(many candidates)", _core.pld_atoms(loss, mass, h, MAX_CELLS)).lower
 
 
 def permute_and_flip(
