@@ -106,11 +106,15 @@ def test_large_noise_gets_a_bracket_without_a_grid_option(sampling: str, noise_m
 @pytest.mark.parametrize("sampling", ["poisson", "balls_in_bins", "shuffle"])
 def test_the_noise_start_takes_any_target_epsilon(sampling):
     """calibrate's start for the noise multiplier at epsilon up to the largest double: a positive number (the
-    radius solve, defined to 1e307, is asked at most that), not a refusal of the target."""
+    radius solve, defined to 1e307, is asked at most that), not a refusal of the target; Poisson sampling has
+    no central-limit value there (None: calibrate starts at 1 without coarse grids) and one at epsilon 3."""
     from hockeystick import registry
 
     name = "dp_sgd" if sampling == "poisson" else f"dp_sgd_{sampling}"
     start = registry.get(name).factory.calibration_start
     run = {"dataset_size": 60_000.0, "batch_size": np.array([256.0, 4096.0]), "epochs": 1.0}
     guess = start("noise_multiplier", np.array([1e308, 3.0]), np.array([1e-5, 1e-5]), run)
+    if sampling == "poisson":
+        assert guess is None
+        guess = start("noise_multiplier", np.array([3.0, 3.0]), np.array([1e-5, 1e-5]), run)
     assert guess.shape == (2,) and np.all(np.isfinite(guess) & (guess > 0))

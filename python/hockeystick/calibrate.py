@@ -184,6 +184,7 @@ def calibrate(
     threads = _validation.workers(workers)
     estimate = getattr(entry.factory, "calibration_start", None) if start is None else None
     first: np.ndarray | None = None if estimate is None else estimate(parameter, eps, dlt, flat)
+    estimated = first is not None
     step = _STEP if first is None else _NEAR_STEP
     if first is None:
         first = np.full(eps.size, 1.0 if start is None else float(start))
@@ -193,7 +194,9 @@ def calibrate(
     count = min(_BLOCKS, eps.size) if entry.max_chunk is not None else min(1, eps.size)
     blocks = [np.arange(b, eps.size, count) for b in range(count)]
 
-    grids = getattr(entry.factory, "calibration_grids", None) if start is None else None
+    # coarse grids move the search's start from an estimate's neighbourhood: not without an estimate (a target
+    # every value meets, epsilon ~1e308, would walk each coarse grid down to where it refuses)
+    grids = getattr(entry.factory, "calibration_grids", None) if start is None and estimated else None
     # the upper side of an accountant whose directions can be evaluated apart (the PLD's remove and add)
     split = getattr(entry.factory, "calibration_directions", None) if side == "upper" else None
     # an accountant with its own threads (``workers``) gets one per block when blocks run side by side

@@ -318,6 +318,18 @@ class _SubsampledTraining:
 _LARGEST_EPSILON = 1e307  # theta_radius's largest epsilon
 
 
+def _poisson_start(epsilon: np.ndarray, delta: np.ndarray, rate: np.ndarray, steps: np.ndarray) -> np.ndarray | None:
+    """The subsampled Gaussian's central-limit noise 1 / sqrt(log(1 + mu^2 / (q^2 T))) per target, or None where
+    some target has none (mu^2 / (q^2 T) not a finite double: a target all but every noise meets, epsilon near
+    1e307), so that calibrate starts at 1 on the run's grid without coarse grids."""
+    mu = np.asarray(theta_radius(np.asarray(epsilon, float), np.asarray(delta, float)), float)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        ratio = mu * mu / (rate * rate * steps)
+    if not np.all(np.isfinite(ratio) & (ratio > 0)):
+        return None
+    return pld_calibration_start("sigma", epsilon, delta, {"sampling_rate": rate, "rounds": steps})
+
+
 def epoch_noise_start(sampling: Sampling, names: tuple[str, str, str, str]) -> Callable[..., np.ndarray | None]:
     """``calibrate``'s start for the noise multiplier of a Poisson, balls-in-bins or shuffled run (``names``: the
     population, batch, epochs and steps words).  Poisson sampling at the central-limit value of its subsampled
@@ -354,7 +366,7 @@ def epoch_noise_start(sampling: Sampling, names: tuple[str, str, str, str]) -> C
                 taken = np.ceil(np.asarray(params[names[2]], float) / rate)  # 1 / q steps per epoch
             else:
                 return None
-            return pld_calibration_start("sigma", epsilon, delta, {"sampling_rate": rate, "rounds": taken})
+            return _poisson_start(epsilon, delta, rate, taken)
         if names[0] not in params or names[1] not in params:
             return None
         per_epoch = np.ceil(np.asarray(params[names[0]], float) / np.asarray(params[names[1]], float))
@@ -364,7 +376,7 @@ def epoch_noise_start(sampling: Sampling, names: tuple[str, str, str, str]) -> C
             steps = np.ceil(np.asarray(params.get(names[2], 1.0), float) * per_epoch)
         if sampling == "poisson":
             rate = np.asarray(params[names[1]], float) / np.asarray(params[names[0]], float)
-            return pld_calibration_start("sigma", epsilon, delta, {"sampling_rate": rate, "rounds": steps})
+            return _poisson_start(epsilon, delta, rate, steps)
         if sampling == "shuffle":
             mu = np.asarray(theta_radius(np.asarray(epsilon, float), np.asarray(delta, float)), float)
             with np.errstate(divide="ignore", invalid="ignore"):
