@@ -183,3 +183,34 @@ def test_lower_side_of_a_pld_calibration_is_certain_and_below_the_safe_side():
     assert SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=t_lo + 1).delta(1.0, bound="lower") > 1e-5
     with pytest.raises(ValueError, match="bound must be"):
         calibrate("rdp_subsampled_gaussian", "sigma", bound="lower", epsilon=1.0, delta=1e-5, sampling_rate=0.1)
+
+
+class _Floored:
+    """The Gaussian mechanism at sigma >= 0.1 (a smaller sigma refused, as a PLD refuses its loss grid), counting
+    the sigmas its delta is asked at."""
+
+    asked: list[float] = []
+
+    def __init__(self, sigma, rounds=1):
+        if np.any(np.asarray(sigma) < 0.1):
+            _Floored.asked.extend(np.ravel(sigma).tolist())
+            raise ValueError("sigma below 0.1 refused")
+        self.sigma = sigma
+        self.inner = GaussianMechanism(sigma=sigma, rounds=rounds)
+
+    def delta(self, epsilon):
+        _Floored.asked.extend(np.ravel(self.sigma).tolist())
+        return self.inner.delta(epsilon)
+
+
+def test_a_lone_refused_trial_is_not_evaluated_again():
+    """Every sigma meets the target: the search walks down to the accountant's refusal and answers the last
+    value accepted; the refused trial of a lone target is asked once (its joint call was that point alone)."""
+    entry = AccountantEntry(
+        "floored_test", _Floored, "test double", calibratable={"sigma": Calibratable("decreasing", 0.0, np.inf)}
+    )
+    _Floored.asked = []
+    got = calibrate(entry, "sigma", epsilon=1e300, delta=0.5, rounds=1)
+    assert got >= 0.1 and GaussianMechanism(sigma=got).delta(1e300) <= 0.5
+    refused = [s for s in _Floored.asked if s < 0.1]
+    assert len(refused) == 1, _Floored.asked

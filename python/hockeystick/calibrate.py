@@ -679,7 +679,8 @@ class _Problem:
         try:
             return self.log_excess(x, idx), np.zeros(idx.size, dtype=bool)
         except ValueError:
-            pass
+            if idx.size == 1:  # a lone point's refusal is its own: not evaluated again
+                return np.full(1, np.nan), np.ones(1, dtype=bool)
         f = np.full(idx.size, np.nan)
         refused = np.zeros(idx.size, dtype=bool)
         for j in range(idx.size):
