@@ -1,8 +1,9 @@
-"""A multiset of mechanisms to compose, and its certified (lower, upper) privacy profile.
+"""The certified (lower, upper) privacy profile of a multiset of mechanisms, and the catalogue of its mechanisms.
 
-The dp_accounting adapter turns an event tree into a ``CompositionPlan``: counts per distinct
-mechanism (a hashable spec, its object from the catalogue ``MECHANISMS``), the Gaussian rounds folded into one radius, and a flag
-for non-private events.  Nothing here knows about dp_accounting.
+The dp_accounting adapter turns an event tree into a ``CompositionPlan`` (``composition_plan``): counts per
+distinct mechanism (a hashable spec, its object from the catalogue ``MECHANISMS`` here), the Gaussian rounds
+folded into one radius, and a flag for non-private events; ``PlanProfile`` answers for it.  Nothing here knows
+about dp_accounting.
 
 Gaussian rounds.  k rounds of Gaussians with shifts Delta_i / sigma_i compose exactly into one
 Gaussian of radius r = sqrt(sum_i (Delta_i / sigma_i)^2) (Dong, Roth, Su 2022, Cor. 3.3: GDP
