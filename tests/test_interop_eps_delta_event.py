@@ -147,3 +147,27 @@ def test_delta_one_is_non_private_and_zero_releases_nothing():
 def test_refusals_name_the_field(event, kind, words):
     with pytest.raises(kind, match=words):
         HockeystickAccountant().compose(event)
+
+
+@pytest.mark.parametrize(
+    "eps,delta", [(0.5, 1e-5), (1.0, 1e-7), (0.1, 0.3), (5.0, 1e-10), (1e-3, 1e-6), (30.0, 1e-5), (800.0, 1e-5)]
+)
+def test_epsilon_at_the_events_own_delta_is_its_epsilon(eps, delta):
+    """At target delta equal to the event's own delta (its mass at +infinity, exact as given) the answer is eps:
+    the upper side is finite and at or above eps, the lower side at or below it, both within 1e-11 relative."""
+    lo, up = HockeystickAccountant().compose(EpsilonDeltaDpEvent(eps, delta)).get_epsilon_bracket(delta)
+    assert lo <= eps <= up, (lo, up)
+    assert up - lo <= 1e-11 * max(eps, 1.0), (lo, up)
+
+
+@pytest.mark.parametrize("eps,delta", [(0.5, 1e-5), (0.0, 1e-5), (5.0, 1e-10), (800.0, 1e-5)])
+def test_a_target_one_ulp_below_the_events_delta_has_no_finite_epsilon(eps, delta):
+    """delta(eps') >= delta at every eps' (the mass at +infinity): at a target one ulp below it both sides are
+    +inf, and at a target above it the bracket is finite and holds the canonical profile's root."""
+    acc = HockeystickAccountant().compose(EpsilonDeltaDpEvent(eps, delta))
+    assert acc.get_epsilon_bracket(math.nextafter(delta, 0.0)) == (math.inf, math.inf)
+    target = 2.0 * delta
+    lo, up = acc.get_epsilon_bracket(target)
+    d, ((p_top, top), _) = _atoms(eps, delta)
+    ref = max(mp.mpf(0), top + mp.log1p(-(target - d) / p_top))  # d + p_top (1 - e^(x - eps)) = target, x >= 0
+    assert lo <= ref <= up < math.inf, (lo, up, ref)

@@ -39,7 +39,8 @@ class Atoms:
     """P-masses ``mass`` at losses ``index * eta`` (indices strictly increasing), ``p_inf`` at +infinity.
 
     Every true loss lies within ``loss_error`` of its ``index * eta``; ``rel_error`` bounds the
-    relative round-off of every mass and of ``p_inf``.  Where ``lower`` is set (masses near underflow,
+    relative round-off of every mass and of ``p_inf`` (of the masses only where ``inf_exact``: ``p_inf`` is then
+    the true mass at +infinity, as given).  Where ``lower`` is set (masses near underflow,
     module docstring) these atoms serve the upper side only (each true loss at most index * eta +
     loss_error, each true mass at most mass (1 + rel_error)) and ``lower`` the lower side (each true
     loss at least index * eta - loss_error, each true mass at least mass (1 - rel_error)).
@@ -52,6 +53,7 @@ class Atoms:
     loss_error: float
     rel_error: float
     lower_of: Callable[[], Atoms] | None = None  # builds ``lower`` (lazily: upper-only users never pay for it)
+    inf_exact: bool = False  # p_inf is exact (a mechanism's own delta, nothing summed): rel_error spares it
 
     @cached_property
     def lower(self) -> Atoms | None:

@@ -192,7 +192,8 @@ def _crossing_guess(a: Atoms, points: list[float], target: float, shift: float) 
 def _interval_root(a: Atoms, left: float, right: float, target: float, upper: bool, lean: bool) -> float:
     """On [left, right] (no loss strictly between), delta(eps) = S - e^eps T with S = p_inf +
     sum_{l_j >= right} p_j and T = sum_{l_j >= right} p_j e^{-l_j}: its root log((S - target) / T)
-    (at the side's shifted eps), moved outward by 1e-12 relative and clamped to the interval.  T is
+    (at the side's shifted eps; the shifted left end where S <= target, as where the target is the mass at
+    +infinity itself), moved outward by 1e-12 relative and clamped to the interval.  T is
     summed as e^-right sum p_j e^{right - l_j} (each term at most p_j: no overflow or underflow of
     e^{-l} at losses beyond 700)."""
     if lean:
@@ -204,7 +205,10 @@ def _interval_root(a: Atoms, left: float, right: float, target: float, upper: bo
         s = a.p_inf + float(a.mass[on].sum())
         t = float((a.mass[on] * np.exp(right - a.loss[on])).sum())
     shift = -a.loss_error if upper else a.loss_error
-    guess = right + math.log((s - target) / t) - shift if s > target and t > 0 else right
+    if s > target and t > 0:
+        guess = right + math.log((s - target) / t) - shift
+    else:  # S <= target: delta is at most target as soon as the atom at left is passed (S > target, T = 0: never)
+        guess = left - shift if s <= target else right
     step = 1e-12 * max(abs(guess), 1.0)
     return min(max(guess + (step if upper else -step), left), right)
 

@@ -87,16 +87,44 @@ class EpsDelta(Mechanism):
         (+-eps, +infinity, exact: no logarithm of a subnormal Q-mass, which put the whole pair at +infinity):
         above, the loss -eps P-mass moved up to eps (delta grows with every loss), one atom of P-mass 1 - delta
         at eps (rounded up) beside delta at +infinity; below, the loss-eps atom's P-mass alone (the other
-        dropped: delta shrinks).  None (the pair's atoms, ``finite_atoms.pair_atoms``) otherwise."""
+        dropped: delta shrinks).  Short of eps ~ 708, for 0 < delta < 1: the pair's own atoms at its exact
+        losses -eps, +eps (one atom at 0 for eps = 0).  Either way delta at +infinity is the given delta on both
+        sides (``inf_exact``: nothing summed, no round-off charged).  None (the pair's atoms,
+        ``finite_atoms.pair_atoms``) otherwise."""
         p, _ = canonical_pair(self.eps, self.delta)
-        if self.delta >= 1.0 or p[2] >= SMALLEST_NORMAL:
+        if self.delta >= 1.0:
             return None
+        if p[2] >= SMALLEST_NORMAL:
+            if not self.delta > 0.0:
+                return None
+            if self.eps == 0.0:  # both finite outcomes at loss 0: one atom of their P-mass 1 - delta (rounded up)
+                rest = 1.0 - self.delta
+                rest = rest if Fraction(rest) + Fraction(self.delta) >= 1 else math.nextafter(rest, math.inf)
+                zero = np.array([0], dtype=np.int64)
+                return [Atoms(zero, np.array([rest]), self.delta, 1.0, 0.0, 16.0 * UNIT_ROUNDOFF, inf_exact=True)]
+            # The pair's own atoms at its exact losses -eps, +eps, and its delta at +infinity as given (inf_exact: no
+            # round-off charged on it, so delta(eps') = delta past eps and the epsilon at delta itself is finite).
+            rel = 16.0 * UNIT_ROUNDOFF  # the two masses' few roundings (1 - delta, e^-eps, the sum and the quotient)
+            index = np.array([-1, 1], dtype=np.int64)
+            masses = np.array([float(p[2]), float(p[1])])
+            return [Atoms(index, masses, self.delta, self.eps, UNIT_ROUNDOFF * self.eps, rel, inf_exact=True)]
         rest = 1.0 - self.delta
         rest = rest if Fraction(rest) + Fraction(self.delta) >= 1 else math.nextafter(rest, math.inf)
         rel = 16.0 * UNIT_ROUNDOFF  # the masses' few roundings (1 - delta, e^-eps, the sum and the quotient)
         one = np.array([1], dtype=np.int64)
-        lower = Atoms(one, np.array([float(p[1])]), self.delta, self.eps, UNIT_ROUNDOFF * self.eps, rel)
-        return [Atoms(one, np.array([rest]), self.delta, self.eps, UNIT_ROUNDOFF * self.eps, rel, lambda: lower)]
+        lower = Atoms(one, np.array([float(p[1])]), self.delta, self.eps, UNIT_ROUNDOFF * self.eps, rel, inf_exact=True)
+        return [
+            Atoms(
+                one,
+                np.array([rest]),
+                self.delta,
+                self.eps,
+                UNIT_ROUNDOFF * self.eps,
+                rel,
+                lambda: lower,
+                inf_exact=True,
+            )
+        ]
 
     def input_oblivious(self) -> bool:
         return self.delta >= 1.0
