@@ -221,8 +221,10 @@ def test_refusals_name_the_argument():
         l2_sensitivity(DenseStrategy(late), 3, FixedEpochs(2, 1))
     with pytest.raises(ValueError, match="buffer_decay and output_scale"):
         BLT([0.5], [0.1, 0.2])
-    with pytest.raises(ValueError, match="buffer_decay must keep"):
-        l2_sensitivity(BLT([1e300], [1.0]), 4, MinSeparation(1))
+    with pytest.raises(ValueError, match=r"buffer_decay must lie in \[0, 1\]"):
+        BLT([1e300], [1.0])
+    with pytest.raises(ValueError, match="output_scale must keep the BLT coefficients finite"):
+        l2_sensitivity(BLT([1.0, 1.0], [1e308, 1e308]), 4, MinSeparation(1))
     with pytest.raises(ValueError, match="rounds must be <= 2048"):
         l2_sensitivity(Tree(), 4096, MinSeparation(1))
     with pytest.raises(ValueError, match="separation must be an integer >= 1"):

@@ -28,8 +28,8 @@ Strategies
     Steinke, Thakurta 2024 ("Efficient and near-optimal noise generation for streaming differential
     privacy", arXiv:2404.16706): lower-triangular Toeplitz with c_0 = 1 and
     c_k = sum_i omega_i theta_i^(k - 1) for k >= 1, buffer decays theta (their theta, jax_privacy's
-    ``buf_decay``) and output scales omega (their omega, jax_privacy's ``output_scale``).  Its
-    coefficients are non-negative and non-increasing when every omega_i >= 0, 0 <= theta_i <= 1 and
+    ``buf_decay``, each in [0, 1]; others are refused) and output scales omega (their omega, jax_privacy's
+    ``output_scale``).  Its coefficients are non-negative and non-increasing when every omega_i >= 0 and
     sum_i omega_i <= 1 (then c_1 - c_0 = sum omega - 1 <= 0 and c_(k+1) - c_k =
     sum omega_i theta_i^(k - 1) (theta_i - 1) <= 0); the sum is checked in exact rational arithmetic.
 ``Banded(coefficients)``: the lower-triangular Toeplitz C with first column (c_0, ..., c_(b-1), 0, ...):
@@ -164,7 +164,21 @@ def _finite_vector(value: npt.ArrayLike, name: str) -> np.ndarray:
 
 
 class BLT(_Toeplitz):
-    """Buffered linear Toeplitz C (Dvijotham et al. 2024): c_0 = 1, c_k = sum_i omega_i theta_i^(k-1)."""
+    """Buffered linear Toeplitz C (Dvijotham et al. 2024): c_0 = 1, c_k = sum_i omega_i theta_i^(k-1).
+
+    Parameters
+    ----------
+    buffer_decay : array_like of float
+        The buffer decays theta_1, ..., theta_d (jax_privacy's ``buf_decay``), each in [0, 1].
+    output_scale : array_like of float
+        The output scales omega_1, ..., omega_d (jax_privacy's ``output_scale``), one per buffer, finite.
+
+    Raises
+    ------
+    ValueError
+        A vector is empty, not 1-D or not finite, the two differ in length, or a buffer decay lies outside
+        [0, 1] (the coefficients would grow without bound, or alternate in sign).
+    """
 
     def __init__(self, buffer_decay: npt.ArrayLike, output_scale: npt.ArrayLike) -> None:
         self.buffer_decay = _finite_vector(buffer_decay, "buffer_decay")
@@ -175,8 +189,15 @@ class BLT(_Toeplitz):
                 f"{self.buffer_decay.size} and {self.output_scale.size}"
             )
         theta, omega = self.buffer_decay, self.output_scale
-        self.nonnegative = bool((omega >= 0).all() and (theta >= 0).all())
-        self._decreasing = self.nonnegative and bool((theta <= 1).all()) and sum(map(Fraction, omega.tolist())) <= 1
+        if not ((theta >= 0).all() and (theta <= 1).all()):
+            raise ValueError(
+                f"buffer_decay must lie in [0, 1] entry by entry (a BLT's buffer decays theta_i, Dvijotham et al. "
+                f"2024; jax_privacy's buf_decay <= 1), got {describe(theta.tolist())}: a decay above 1 makes the "
+                "coefficients grow without bound and a negative one makes them alternate in sign; give decays in "
+                "[0, 1], or a Banded or DenseStrategy for another Toeplitz C"
+            )
+        self.nonnegative = bool((omega >= 0).all())
+        self._decreasing = self.nonnegative and sum(map(Fraction, omega.tolist())) <= 1
 
     def __repr__(self) -> str:
         return f"BLT(buffer_decay={self.buffer_decay.tolist()}, output_scale={self.output_scale.tolist()})"
@@ -201,8 +222,8 @@ class BLT(_Toeplitz):
             magnitude = np.concatenate([[0.0], np.abs(terms).sum(axis=1)])
         if not np.isfinite(c).all() or not np.isfinite(magnitude).all():
             raise ValueError(
-                f"buffer_decay must keep the BLT coefficients finite over {rounds} rounds, got "
-                f"{describe(self.buffer_decay.tolist())}: a decay above 1 overflows; use decays in [0, 1]"
+                f"output_scale must keep the BLT coefficients finite, got {describe(self.output_scale.tolist())}: "
+                "the sum of the scales' magnitudes overflows; use smaller output scales"
             )
         error = 2.0 * gamma(rounds + d + 1) * magnitude
         return ToeplitzCoefficients(c, error)
