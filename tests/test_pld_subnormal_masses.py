@@ -374,3 +374,12 @@ def test_underflow_charge_lands_on_the_coarsened_lattice(monkeypatch):
         lo, up = _atom_sides(atoms, eps)
         truth = exact_delta([(p, q, 2)], eps)
         assert lo <= truth <= up, (eps, lo, float(truth), up)
+
+
+def test_the_canonical_grid_pld_refuses_an_epsilon_past_the_grids_exact_reach_by_name():
+    """An atom at loss eps needs the grid index eps / h exactly: past 2^52 points it has none, and the grid
+    PLD is refused naming epsilon and the interval; short of it the composition keeps eps on its grid."""
+    with pytest.raises(ValueError, match=r"^epsilon = 1e\+308 .*value_discretization_interval"):
+        pld.eps_delta_dp(1e308, 1e-6, value_discretization_interval=1e-2)
+    composed = pld.eps_delta_dp(1e13, 1e-6, value_discretization_interval=1e-2).self_compose(2)
+    assert composed.epsilon(1e-3) == pytest.approx(2e13, rel=1e-12)  # two eps-atoms: 2 eps, less a few e-3

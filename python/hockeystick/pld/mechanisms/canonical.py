@@ -28,6 +28,11 @@ from .constructors import DEFAULT_INTERVAL, MAX_CELLS, _factor, from_distributio
 from .mechanism import Mechanism, Pair
 
 
+# The farthest grid index at which an atom's loss is an exact multiple of the interval (indices are exact in
+# doubles up to 2^53; the grid composes two such ends without overflow): past it no cell holds the loss eps.
+_GRID_REACH = float(2**52)
+
+
 def canonical_pair(epsilon: float, delta: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """(P, Q) above, after checking eps >= 0 and 0 <= delta <= 1 (finite, not NaN)."""
     eps = float(_validation.nonnegative(_validation.single(epsilon, "epsilon"), "epsilon"))
@@ -58,6 +63,12 @@ def eps_delta_dp(
     # (delta(eps') grows with every loss, so moving mass up only raises it), one atom of P-mass
     # 1 - delta at eps (rounded up) beside delta at +infinity.
     (factor,) = pld.directions[0]
+    if float(epsilon) / factor.upper.h > _GRID_REACH:
+        raise ValueError(
+            f"epsilon = {float(epsilon):g} lies more than the {_GRID_REACH:.3g} grid points out that a loss grid "
+            f"places exactly: use a coarser value_discretization_interval (at least "
+            f"epsilon / 2^52 = {float(epsilon) / _GRID_REACH:.3g}), or the exact atoms of pld.mechanisms.canonical.EpsDelta"
+        )
     d = float(p[0])
     rest = 1.0 - d
     rest = rest if Fraction(rest) + Fraction(d) >= 1 else math.nextafter(rest, math.inf)
