@@ -27,7 +27,6 @@ from ..compose.finite_atoms import SMALLEST_NORMAL, UNIT_ROUNDOFF, Atoms
 from .constructors import DEFAULT_INTERVAL, MAX_CELLS, _factor, from_distributions
 from .mechanism import Mechanism, Pair
 
-
 # The farthest grid index at which an atom's loss is an exact multiple of the interval (indices are exact in
 # doubles up to 2^53; the grid composes two such ends without overflow): past it no cell holds the loss eps.
 _GRID_REACH = float(2**52)
