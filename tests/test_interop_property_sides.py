@@ -1,8 +1,8 @@
 """Property: over random settings of the dp_accounting adapter's events, the certified bracket is ordered and finite
 wherever an independent bound is finite.
 
-Each draw is one event (its parameters log-uniform over decades, with the edges where the sides used to fail:
-epsilon past 708 and 1490, the least double, rho near the largest double), a count and a target delta.  The PLD
+Each draw is one event (its parameters log-uniform over decades, with the edges where the doubles run out:
+epsilon past 708 and 1490 (e^-eps and e^-eps/2 underflow), the least double, rho near the largest double), a count and a target delta.  The PLD
 adapter must refuse (ValueError) or answer 0 <= lower <= upper without NaN, and
 
 - the RDP adapter's epsilon (an upper bound computed otherwise, Renyi curves converted) is at or above the lower
