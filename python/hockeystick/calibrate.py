@@ -130,9 +130,12 @@ def calibrate(
     is the smallest value searched (``tiny ** 0.25`` ~ 1.5e-77 for sigma > 0): a value the
     accountant accepts, unlike 0; where the accountant refuses values that small (a PLD whose
     loss grid would exceed its cells), the search range ends there, and the result is the last
-    value the bracketing evaluated before the refusal (it met the target).  For an "increasing" one (rounds) the result is the
-    parameter's cap when the cap still meets the target (rounds = n / batch_size, however
-    large), and ``inf`` when there is no cap and no value breaks it.
+    value the bracketing evaluated before the refusal (it met the target).  The noise multiplier of a
+    Poisson-sampled training run (``dp_sgd``, ``dp_fedavg``) whose RDP bound at that smallest value is within
+    the target (every noise meets it: epsilon 1e308 or inf) is its start (the estimate, or 1), evaluated and
+    meeting the target, without the walk down to where the PLD refuses its loss grid.  For an "increasing"
+    one (rounds) the result is the parameter's cap when the cap still meets the target (rounds =
+    n / batch_size, however large), and ``inf`` when there is no cap and no value breaks it.
     """
     if not isinstance(accountant, (str, AccountantEntry)):
         raise _validation.ParameterTypeError(
@@ -189,10 +192,15 @@ def calibrate(
     if first is None:
         first = np.full(eps.size, 1.0 if start is None else float(start))
     flat_result = np.empty(eps.size)
+    # targets every noise multiplier meets (a run's RDP bound at the search floor within them): the start, evaluated
+    settled, settled_at = _every_noise_meets(entry, parameter, spec, side, eps, dlt, flat, first)
+    flat_result[settled] = settled_at[settled]
+    progress_hook.advance(int(settled.sum()))
+    rest = np.flatnonzero(~settled)
     # blocks only where a point is real work (the registry's max_chunk: compositions, RDP orders, schedules);
     # a closed form stays one vectorized block (16 blocks cost it 12x the CPU in per-call overhead)
-    count = min(_BLOCKS, eps.size) if entry.max_chunk is not None else min(1, eps.size)
-    blocks = [np.arange(b, eps.size, count) for b in range(count)]
+    count = min(_BLOCKS, rest.size) if entry.max_chunk is not None else min(1, rest.size)
+    blocks = [rest[b::count] for b in range(count)]
 
     # coarse grids move the search's start from an estimate's neighbourhood: not without an estimate (a target
     # every value meets, epsilon ~1e308, would walk each coarse grid down to where it refuses)
@@ -225,7 +233,7 @@ def calibrate(
     # the caller's progress listener (a sweep's bar) counts targets: each block solved moves it by its size,
     # from this thread (the accountant's own reports inside a block go to ``_Bar`` or nowhere)
     with _Bar(progress, entry.name, parameter) as bar:
-        if threads == 1 or len(blocks) == 1:
+        if threads == 1 or len(blocks) <= 1:
             for block in blocks:
                 flat_result[block] = solve(bar, block)
                 progress_hook.advance(block.size)
@@ -249,6 +257,73 @@ def calibrate(
     if spec.integer and np.isfinite(result).all():  # rounds come back as integers (inf, uncapped, stays float)
         return int(result) if scalar else result.astype(np.int64)
     return float(result) if scalar else result
+
+
+_RDP_MARGIN = 0.5  # an RDP epsilon at most this fraction of the target settles it (far beyond its rounding)
+
+
+def _every_noise_meets(
+    entry: AccountantEntry,
+    parameter: str,
+    spec: Calibratable,
+    side: str,
+    eps: np.ndarray,
+    dlt: np.ndarray,
+    params: dict[str, float | np.ndarray],
+    first: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per target, whether it is settled at its start ``first`` without a search: the upper side of the noise
+    multiplier of a Poisson-sampled training run (``training.DPSGD``, ``DPFedAvg``), whose RDP bound at the
+    search floor (``tiny ** 0.25``; the subsampled Gaussian's curve, Mironov, Talwar & Zhang 2019, converted by
+    ``rdp.rdp_to_epsilon``) is at most ``_RDP_MARGIN`` times the target epsilon at the target delta.
+
+    The RDP epsilon is an upper bound on the run's epsilon, and more noise is post-processing (adding an
+    independent Gaussian), so then every noise multiplier searched meets the target, and the search would only
+    walk down to where the PLD refuses its loss grid (a subsampled step of small noise reaches a privacy loss
+    of 1 / (2 sigma^2): composing it is refused only after the wide grid is built, seconds a trial).  Such a
+    target gets its start instead, where the accountant's own certified bound was evaluated and met it; a target
+    whose start the accountant refuses or finds short of the target is searched as any other.  The margin of a
+    factor 2 covers the floating-point rounding of the RDP evaluation (relative errors of a few ulps per term);
+    the value returned is certified by the accountant's bound, evaluated there, whatever the RDP decided.
+
+    Returns
+    -------
+    settled : ndarray of bool
+        Per target, whether its start settles it.
+    start : ndarray
+        The starts clipped to the search range: a settled target's value.
+    """
+    settled = np.zeros(eps.size, dtype=bool)
+    unsettled = (settled, first)
+    if side != "upper" or parameter != "noise_multiplier" or spec.direction != "decreasing" or not eps.size:
+        return unsettled
+    from .pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
+
+    try:
+        run = entry.build(**{**params, parameter: np.ones(eps.size)})
+    except (TypeError, ValueError):  # not a run in these words: the search words any refusal
+        return unsettled
+    pld = getattr(run, "_accountant", None)
+    if not isinstance(pld, SubsampledGaussianPLD):
+        return unsettled
+    from .rdp import DEFAULT_ORDERS, rdp_to_epsilon, subsampled_gaussian_rdp
+
+    floor = float(np.finfo(float).tiny) ** 0.25
+    rate = np.broadcast_to(np.asarray(pld.sampling_rate, dtype=float), eps.shape)
+    steps = np.broadcast_to(np.asarray(run.steps, dtype=float), eps.shape)
+    with np.errstate(over="ignore", invalid="ignore"):
+        curves = steps[:, None] * subsampled_gaussian_rdp(np.full(eps.size, floor), rate, DEFAULT_ORDERS)
+    curves = np.where(np.isnan(curves), np.inf, curves)
+    bounds = np.array([rdp_to_epsilon(c, DEFAULT_ORDERS, d) for c, d in zip(curves, dlt)], dtype=float)
+    candidates = np.flatnonzero(bounds <= _RDP_MARGIN * eps)
+    if not candidates.size:
+        return unsettled
+    lower, upper = _search_range(spec, params, eps.size)
+    start = np.clip(first, lower, upper)
+    problem = _Problem(entry, parameter, spec, eps, dlt, params, side)
+    excess, refused = problem._hard_side_excess(start[candidates], candidates)  # a refused start: the search moves it
+    settled[candidates[~refused & (excess <= 0)]] = True
+    return settled, start
 
 
 def _from_coarse_grids(
