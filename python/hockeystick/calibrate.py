@@ -29,6 +29,11 @@ direction by direction on the upper side (``_Directions``): the leading directio
 the others only where a trial meets the target and no certified screen (their bound at a value
 every later trial lies beyond, the others' delta being monotone there) already shows they do too.
 
+A target every value meets needs no search: the noise multiplier of a Poisson-sampled training run whose RDP
+bound at the smallest noise searched is within the target (epsilon 1e308 or inf) is settled at its start, where
+the accountant's bound is evaluated (``_every_noise_meets``), instead of walking down to where the PLD refuses
+its loss grid.
+
 Everything is vectorized: each step is ONE accountant call on the still-open points of a block.
 The targets of an accountant whose points are real work (its registry entry declares ``max_chunk``:
 the PLD families, RDP, per-point schedules) are split into ``_BLOCKS`` interleaved blocks (target i
@@ -311,10 +316,12 @@ def _every_noise_meets(
     floor = float(np.finfo(float).tiny) ** 0.25
     rate = np.broadcast_to(np.asarray(pld.sampling_rate, dtype=float), eps.shape)
     steps = np.broadcast_to(np.asarray(run.steps, dtype=float), eps.shape)
+    rates, which = np.unique(rate, return_inverse=True)  # one curve per distinct rate (a sweep repeats them)
     with np.errstate(over="ignore", invalid="ignore"):
-        curves = steps[:, None] * subsampled_gaussian_rdp(np.full(eps.size, floor), rate, DEFAULT_ORDERS)
+        per_step = subsampled_gaussian_rdp(np.full(rates.size, floor), rates, DEFAULT_ORDERS)
+        curves = steps[:, None] * per_step[which]
     curves = np.where(np.isnan(curves), np.inf, curves)
-    bounds = np.array([rdp_to_epsilon(c, DEFAULT_ORDERS, d) for c, d in zip(curves, dlt)], dtype=float)
+    bounds = np.asarray(rdp_to_epsilon(curves, DEFAULT_ORDERS, dlt), dtype=float).reshape(eps.shape)
     candidates = np.flatnonzero(bounds <= _RDP_MARGIN * eps)
     if not candidates.size:
         return unsettled
