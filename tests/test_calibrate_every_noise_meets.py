@@ -71,3 +71,14 @@ def test_a_target_beside_it_is_searched_as_alone():
     assert both[1] == alone
     assert DPSGD(noise_multiplier=alone, **grid).delta(2.0) <= 1e-5
     assert DPSGD(noise_multiplier=alone * (1 - 1e-6), **grid).delta(2.0) > 1e-5  # extremal: less noise breaks it
+
+
+def test_lower_side_is_zero_without_a_pld(built_noises):
+    run = dict(dataset_size=1000, batch_size=64, epochs=1)
+    lower = calibrate("dp_sgd", "noise_multiplier", epsilon=1e308, delta=1e-5, bound="lower", **run)
+    assert lower == 0.0  # a lower bound meets the target at every noise: nothing is certain
+    assert not built_noises
+    both = calibrate("dp_sgd", "noise_multiplier", epsilon=[1e308, math.inf], delta=1e-5, bound="both", **run)
+    np.testing.assert_array_equal(both[0], 0.0)
+    np.testing.assert_array_equal(both[1], START)
+    assert min(built_noises) == START

@@ -277,30 +277,36 @@ def _every_noise_meets(
     params: dict[str, float | np.ndarray],
     first: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Per target, whether it is settled at its start ``first`` without a search: the upper side of the noise
-    multiplier of a Poisson-sampled training run (``training.DPSGD``, ``DPFedAvg``), whose RDP bound at the
-    search floor (``tiny ** 0.25``; the subsampled Gaussian's curve, Mironov, Talwar & Zhang 2019, converted by
+    """Per target, whether it is settled without a search, and its value: the noise multiplier of a
+    Poisson-sampled training run (``training.DPSGD``, ``DPFedAvg``), whose RDP bound at the search floor (``tiny ** 0.25``; the subsampled Gaussian's curve, Mironov, Talwar & Zhang 2019, converted by
     ``rdp.rdp_to_epsilon``) is at most ``_RDP_MARGIN`` times the target epsilon at the target delta.
 
     The RDP epsilon is an upper bound on the run's epsilon, and more noise is post-processing (adding an
     independent Gaussian), so then every noise multiplier searched meets the target, and the search would only
     walk down to where the PLD refuses its loss grid (a subsampled step of small noise reaches a privacy loss
     of 1 / (2 sigma^2): composing it is refused only after the wide grid is built, seconds a trial).  Such a
-    target gets its start instead, where the accountant's own certified bound was evaluated and met it; a target
-    whose start the accountant refuses or finds short of the target is searched as any other.  The margin of a
-    factor 2 covers the floating-point rounding of the RDP evaluation (relative errors of a few ulps per term);
-    the value returned is certified by the accountant's bound, evaluated there, whatever the RDP decided.
+    target's upper side gets its start instead, where the accountant's own certified bound was evaluated and met
+    it; a target whose start the accountant refuses or finds short of the target is searched as any other.  The
+    margin of a factor 2 covers the floating-point rounding of the RDP evaluation (relative errors of a few ulps
+    per term); the upper side returned is certified by the accountant's bound, evaluated there, whatever the RDP
+    decided.  Its lower side is 0 (the search's answer there: a lower bound, never above the truth, meets the
+    target at every noise it evaluates until the range or the accountant's grid ends, so nothing is certain).
 
     Returns
     -------
     settled : ndarray of bool
-        Per target, whether its start settles it.
-    start : ndarray
-        The starts clipped to the search range: a settled target's value.
+        Per target, whether it is settled.
+    value : ndarray
+        A settled target's value: the start clipped to the search range (upper side), or 0 (lower side).
     """
     settled = np.zeros(eps.size, dtype=bool)
     unsettled = (settled, first)
-    if side != "upper" or parameter != "noise_multiplier" or spec.direction != "decreasing" or not eps.size:
+    if (
+        side not in ("upper", "lower")
+        or parameter != "noise_multiplier"
+        or spec.direction != "decreasing"
+        or not eps.size
+    ):
         return unsettled
     from .pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
 
@@ -325,6 +331,9 @@ def _every_noise_meets(
     candidates = np.flatnonzero(bounds <= _RDP_MARGIN * eps)
     if not candidates.size:
         return unsettled
+    if side == "lower":
+        settled[candidates] = True
+        return settled, np.zeros(eps.size)
     lower, upper = _search_range(spec, params, eps.size)
     start = np.clip(first, lower, upper)
     problem = _Problem(entry, parameter, spec, eps, dlt, params, side)
