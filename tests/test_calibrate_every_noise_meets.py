@@ -82,3 +82,11 @@ def test_lower_side_is_zero_without_a_pld(built_noises):
     np.testing.assert_array_equal(both[0], 0.0)
     np.testing.assert_array_equal(both[1], START)
     assert min(built_noises) == START
+
+
+@pytest.mark.parametrize("steps_per_epoch", ["ceil", "opacus"])
+def test_fixed_compute_under_either_epoch_count_is_settled(built_noises, steps_per_epoch):
+    table = calibrate_fixed_compute(
+        dataset_size=1000, epochs=1, epsilon=1e308, delta=1e-5, batch_sizes=[50], steps_per_epoch=steps_per_epoch
+    )
+    np.testing.assert_array_equal(table.noise_multiplier, START)

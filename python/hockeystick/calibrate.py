@@ -301,12 +301,12 @@ def _every_noise_meets(
     """
     settled = np.zeros(eps.size, dtype=bool)
     unsettled = (settled, first)
-    if (
-        side not in ("upper", "lower")
-        or parameter != "noise_multiplier"
-        or spec.direction != "decreasing"
-        or not eps.size
-    ):
+    factory: Any = entry.factory  # a training entry: the class, its sampling (and steps_per_epoch) bound
+    bound: dict[str, Any] = {}
+    while isinstance(factory, functools.partial):
+        bound, factory = {**factory.keywords, **bound}, factory.func
+    poisson_run = factory in (training.DPSGD, training.DPFedAvg) and bound.get("sampling") == "poisson"
+    if not poisson_run or side not in ("upper", "lower") or parameter != "noise_multiplier" or not eps.size:
         return unsettled
     from .pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
 
