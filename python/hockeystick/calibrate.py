@@ -136,9 +136,10 @@ def calibrate(
     accountant accepts, unlike 0; where the accountant refuses values that small (a PLD whose
     loss grid would exceed its cells), the search range ends there, and the result is the last
     value the bracketing evaluated before the refusal (it met the target).  The noise multiplier of a
-    Poisson-sampled training run (``dp_sgd``, ``dp_fedavg``) whose RDP bound at that smallest value is within
-    the target (every noise meets it: epsilon 1e308 or inf) is its start (the estimate, or 1), evaluated and
-    meeting the target, without the walk down to where the PLD refuses its loss grid.  For an "increasing"
+    Poisson-sampled training run (``dp_sgd``, ``dp_fedavg``) whose RDP bound at that smallest value is
+    within the target (every noise meets it: epsilon 1e308 or inf) is its start (``start``, the estimate,
+    or 1), evaluated and meeting the target, without the walk down to where the PLD refuses its loss grid;
+    its lower side is 0, the walk's answer there.  For an "increasing"
     one (rounds) the result is the parameter's cap when the cap still meets the target (rounds =
     n / batch_size, however large), and ``inf`` when there is no cap and no value breaks it.
     """
@@ -278,7 +279,8 @@ def _every_noise_meets(
     first: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per target, whether it is settled without a search, and its value: the noise multiplier of a
-    Poisson-sampled training run (``training.DPSGD``, ``DPFedAvg``), whose RDP bound at the search floor (``tiny ** 0.25``; the subsampled Gaussian's curve, Mironov, Talwar & Zhang 2019, converted by
+    Poisson-sampled training run (``training.DPSGD``, ``DPFedAvg``), whose RDP bound at the search floor
+    (``tiny ** 0.25``; the subsampled Gaussian's curve, Mironov, Talwar & Zhang 2019, converted by
     ``rdp.rdp_to_epsilon``) is at most ``_RDP_MARGIN`` times the target epsilon at the target delta.
 
     The RDP epsilon is an upper bound on the run's epsilon, and more noise is post-processing (adding an
