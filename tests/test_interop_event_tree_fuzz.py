@@ -11,6 +11,9 @@ skipped here by seed choice, not by type: the seeds below draw none of them.
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -160,3 +163,25 @@ def test_a_mixture_composition_past_the_exp_underflow_is_bracketed_by_an_indepen
     ref_lo = _grid_epsilon([m1] + [m2] * 7, 1e-6, 0.02, "lower")
     ref_up = _grid_epsilon([m1] + [m2] * 7, 1e-6, 0.02, "upper")
     assert 841.0 < ref_lo <= up and lo <= ref_up < 841.5, (lo, up, ref_lo, ref_up)
+
+
+def test_a_workers_peak_memory_is_its_own_not_its_parents(tmp_path):
+    """The memory check reads the worker's own peak: a parent that touched 1.5 GB before spawning it (as a
+    pytest process does after heavy tests) leaves the worker's reported peak at what its query used."""
+    script = tmp_path / "parent.py"
+    script.write_text(
+        "import sys\n"
+        f"sys.path.insert(0, {str(Path(__file__).parents[1])!r})\n"
+        "import numpy as np\n"
+        "from dp_accounting import dp_event as E\n"
+        "from dp_accounting.privacy_accountant import NeighboringRelation as NR\n"
+        "from tests.fuzz.event_tree_search import Worker\n"
+        "if __name__ == '__main__':\n"
+        "    block = np.ones(1_500_000_000 // 8)\n"
+        "    del block\n"
+        "    worker = Worker()\n"
+        "    print(worker.ask('ours', E.GaussianDpEvent(1.0), NR.ADD_OR_REMOVE_ONE, 120)[1])\n"
+        "    worker.stop()\n"
+    )
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, check=True)
+    assert float(done.stdout.split()[-1]) < 1.0

@@ -206,8 +206,21 @@ def _serve(conn: Any) -> None:
             out = _ours(event, relation) if which == "ours" else _theirs(event)
         except BaseException as e:  # noqa: BLE001 - a crash of any kind is the finding
             out = ("crash", f"{type(e).__name__}: {e}")
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6  # kilobytes -> GB
-        conn.send((out, peak, time.process_time() - cpu))
+        conn.send((out, _peak_gb(), time.process_time() - cpu))
+
+
+def _peak_gb() -> float:
+    """This process's peak resident memory in GB: the address space's high-water mark (VmHWM, Linux), which
+    starts anew at exec.  getrusage's ru_maxrss is kept across exec on Linux, so a spawned worker would report
+    the peak of the pytest process that started it; it is the fallback where /proc is absent."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1e6  # kilobytes -> GB
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
 
 
 class Worker:
