@@ -10,6 +10,7 @@ multiply their rates).  Every bound is checked for its direction.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import mpmath
 import numpy as np
@@ -235,19 +236,20 @@ def test_without_replacement_of_randomized_response_is_the_proved_bound_and_its_
 
 
 def test_sampled_non_private_events_release_exactly_the_sampling_probability():
+    """delta(eps) is the chance that the record is drawn, exactly (rationals): q as given, m / n without
+    replacement, 1 - (1 - 1/n)^m with replacement; the last two are computed in doubles, so the bracket holds the
+    exact rational on both sides (a computed chance taken as exact put the lower side one ulp above it)."""
     acc = HockeystickAccountant().compose(E.PoissonSampledDpEvent(0.25, E.NonPrivateDpEvent()))
     for eps in (0.0, 1.0, 10.0):
         lo, up = acc.get_delta_bracket(eps)
         assert lo <= 0.25 <= up and up - lo < 1e-12
-    wor = E.SampledWithoutReplacementDpEvent(100, 5, E.GaussianDpEvent(0.0))
-    acc = HockeystickAccountant(NeighboringRelation.REPLACE_ONE).compose(wor)
-    lo, up = acc.get_delta_bracket(3.0)
-    assert lo <= 0.05 <= up and up - lo < 1e-12
-    wr = E.SampledWithReplacementDpEvent(100, 5, E.NonPrivateDpEvent())
-    acc = HockeystickAccountant(NeighboringRelation.REPLACE_ONE).compose(wr)
-    eta = 1 - (1 - 1 / 100) ** 5
-    lo, up = acc.get_delta_bracket(3.0)
-    assert lo <= eta <= up and up - lo < 1e-12
+    for n, m in ((100, 5), (3, 2), (1000, 999), (7, 1)):
+        wor = E.SampledWithoutReplacementDpEvent(n, m, E.GaussianDpEvent(0.0))
+        wr = E.SampledWithReplacementDpEvent(n, m, E.NonPrivateDpEvent())
+        for event, exact in ((wor, Fraction(m, n)), (wr, 1 - (1 - Fraction(1, n)) ** m)):
+            acc = HockeystickAccountant(NeighboringRelation.REPLACE_ONE).compose(event)
+            lo, up = acc.get_delta_bracket(3.0)
+            assert Fraction(lo) <= exact <= Fraction(up) and up - lo < 1e-12, (event, lo, up)
 
 
 @pytest.mark.parametrize(

@@ -703,7 +703,7 @@ def _fixed_size(event: SampledEvent, count: int, relation: NeighboringRelation, 
         # The outputs differ only when the record is drawn (probability m/n, or 1 - (1 - 1/n)^m with
         # replacement), and then completely: exactly the pair of (0, eta)-DP.
         eta = m / n if without else -math.expm1(m * math.log1p(-1.0 / n)) if n > 1 else 1.0
-        plan.add(("eps_delta", 0.0, eta), count)
+        plan.add(("eps_delta", 0.0, eta, False), count)  # eta is computed: its round-off is charged
         return
     if not inner.counts:
         # Gaussians only (replace-one radius r = 2 / sigma per Gaussian): one Gaussian of the folded radius.

@@ -85,6 +85,9 @@ class EpsDelta(Mechanism):
     name: ClassVar[str] = "eps_delta"
     eps: float
     delta: float
+    # delta as given by the mechanism's definition (exact: no round-off charged on the mass at +infinity), or
+    # computed in floating point (a sampled non-private event's chance of drawing the record: charged like a mass)
+    delta_exact: bool = True
 
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
         return eps_delta_dp(self.eps, self.delta, value_discretization_interval=h)
@@ -99,7 +102,8 @@ class EpsDelta(Mechanism):
         at eps (rounded up) beside delta at +infinity; below, the loss-eps atom's P-mass alone (the other
         dropped: delta shrinks).  Short of eps ~ 708, for 0 < delta < 1: the pair's own atoms at its exact
         losses -eps, +eps (one atom at 0 for eps = 0).  Either way delta at +infinity is the given delta on both
-        sides (``inf_exact``: nothing summed, no round-off charged).  None (the pair's atoms,
+        sides (``inf_exact``: nothing summed, no round-off charged) where ``delta_exact``, and is charged its
+        round-off like a mass where delta was computed.  None (the pair's atoms,
         ``finite_atoms.pair_atoms``) otherwise."""
         p, _ = canonical_pair(self.eps, self.delta)
         if self.delta >= 1.0:
@@ -111,18 +115,32 @@ class EpsDelta(Mechanism):
                 rest = 1.0 - self.delta
                 rest = rest if Fraction(rest) + Fraction(self.delta) >= 1 else math.nextafter(rest, math.inf)
                 zero = np.array([0], dtype=np.int64)
-                return [Atoms(zero, np.array([rest]), self.delta, 1.0, 0.0, 16.0 * UNIT_ROUNDOFF, inf_exact=True)]
+                return [
+                    Atoms(
+                        zero, np.array([rest]), self.delta, 1.0, 0.0, 16.0 * UNIT_ROUNDOFF, inf_exact=self.delta_exact
+                    )
+                ]
             # The pair's own atoms at its exact losses -eps, +eps, and its delta at +infinity as given (inf_exact: no
             # round-off charged on it, so delta(eps') = delta past eps and the epsilon at delta itself is finite).
             rel = 16.0 * UNIT_ROUNDOFF  # the two masses' few roundings (1 - delta, e^-eps, the sum and the quotient)
             index = np.array([-1, 1], dtype=np.int64)
             masses = np.array([float(p[2]), float(p[1])])
-            return [Atoms(index, masses, self.delta, self.eps, UNIT_ROUNDOFF * self.eps, rel, inf_exact=True)]
+            return [
+                Atoms(index, masses, self.delta, self.eps, UNIT_ROUNDOFF * self.eps, rel, inf_exact=self.delta_exact)
+            ]
         rest = 1.0 - self.delta
         rest = rest if Fraction(rest) + Fraction(self.delta) >= 1 else math.nextafter(rest, math.inf)
         rel = 16.0 * UNIT_ROUNDOFF  # the masses' few roundings (1 - delta, e^-eps, the sum and the quotient)
         one = np.array([1], dtype=np.int64)
-        lower = Atoms(one, np.array([float(p[1])]), self.delta, self.eps, UNIT_ROUNDOFF * self.eps, rel, inf_exact=True)
+        lower = Atoms(
+            one,
+            np.array([float(p[1])]),
+            self.delta,
+            self.eps,
+            UNIT_ROUNDOFF * self.eps,
+            rel,
+            inf_exact=self.delta_exact,
+        )
         return [
             Atoms(
                 one,
@@ -132,7 +150,7 @@ class EpsDelta(Mechanism):
                 UNIT_ROUNDOFF * self.eps,
                 rel,
                 lambda: lower,
-                inf_exact=True,
+                inf_exact=self.delta_exact,
             )
         ]
 
