@@ -58,8 +58,8 @@ def _evaluations(command: str, target: list[str]) -> list[list[str]]:
 BASES: dict[str, list[list[str]]] = {
     "epsilon": _evaluations("epsilon", ["--delta", "1e-5"]),
     "delta": _evaluations("delta", ["--epsilon", "1"]),
-    # --epsilon and --delta are walked on the Gaussian line: calibrate_fixed_compute at epsilon = inf or 1e308
-    # solves for minutes (44 s of CPU), a cost of the library's search, not of the command line
+    # --epsilon and --delta are walked on the first line that gives them, the Gaussian one: one rule holds for
+    # them on every calibrate line, checked before the numerics load
     "calibrate": [
         ["calibrate", "-a", "gaussian", "-p", "rounds=3", *TARGET, "--parameter", "sigma", "--max-rows", "50"],
         ["calibrate", "--fixed-compute", "--dataset-size", "1000", "--batch-size", "100", "--epochs", "1", *TARGET],
