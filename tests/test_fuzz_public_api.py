@@ -40,6 +40,7 @@ from hockeystick.interop import opacus
 from . import reference
 from .fuzz.allocation_walks import ALLOCATION_WALKS, MATRIX_WALKS
 from .fuzz.event_walks import EVENT_WALKS
+from .fuzz.risk_walks import RISK_WALKS
 
 settings.register_profile(
     "ci",
@@ -929,6 +930,7 @@ WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
 ]
 WALKS += EVENT_WALKS  # hockeystick's dp_accounting-style events, in both adapters (tests/fuzz/event_walks.py)
 WALKS += ALLOCATION_WALKS + MATRIX_WALKS  # the allocation accountants, hockeystick.matrix (fuzz/allocation_walks.py)
+WALKS += RISK_WALKS  # hockeystick.risk: trade-off curve, TPR at FPR, advantage, calibration (fuzz/risk_walks.py)
 
 # Refusals of modules outside the adapters, calibrate, training and the pld constructors whose message
 # does not yet name the argument the caller gave (the paper-003 and paper-000/002 accountants pass the
