@@ -71,6 +71,14 @@ def test_spec_reads_back(name):
     hash(spec)
 
 
+def test_a_computed_delta_reads_back_apart_from_a_given_one():
+    """(eps, delta) with delta computed (a sampled non-private event's chance) keys apart from the same numbers
+    given exactly, and each key builds its own mechanism back."""
+    given, computed = MECHANISMS["eps_delta"](0.0, 0.049), MECHANISMS["eps_delta"](0.0, 0.049, False)
+    assert given.spec() == ("eps_delta", 0.0, 0.049) and computed.spec() == ("eps_delta", 0.0, 0.049, False)
+    assert mechanism_of(given.spec()) == given and mechanism_of(computed.spec()) == computed != given
+
+
 def test_unknown_or_misnamed_specs_are_refused():
     with pytest.raises(ValueError, match="spec"):
         mechanism_of(("no_such_mechanism", 1.0))

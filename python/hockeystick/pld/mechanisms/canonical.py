@@ -25,7 +25,7 @@ from ... import _core, _validation
 from ..compose.distribution import Factor, PrivacyLossDistribution
 from ..compose.finite_atoms import SMALLEST_NORMAL, UNIT_ROUNDOFF, Atoms
 from .constructors import DEFAULT_INTERVAL, MAX_CELLS, _factor, from_distributions
-from .mechanism import Mechanism, Pair
+from .mechanism import Mechanism, Pair, Spec
 
 # The farthest grid index at which an atom's loss is an exact multiple of the interval (indices are exact in
 # doubles up to 2^53; the grid composes two such ends without overflow): past it no cell holds the loss eps.
@@ -88,6 +88,11 @@ class EpsDelta(Mechanism):
     # delta as given by the mechanism's definition (exact: no round-off charged on the mass at +infinity), or
     # computed in floating point (a sampled non-private event's chance of drawing the record: charged like a mass)
     delta_exact: bool = True
+
+    def spec(self) -> Spec:
+        """(name, eps, delta), with ``False`` appended where delta was computed: an exact delta keeps the key
+        every plan has given it."""
+        return ("eps_delta", self.eps, self.delta) if self.delta_exact else ("eps_delta", self.eps, self.delta, False)
 
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
         return eps_delta_dp(self.eps, self.delta, value_discretization_interval=h)
