@@ -69,31 +69,11 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .. import audit, registry
-    from .common import accountant_names, parameters, written
+    from .. import audit
+    from .common import one_point
     from .execute import check_plot_path
 
-    names = accountant_names(args)
-    if len(names) != 1:
-        raise UsageError(f"audit checks one run: give one accountant, got {', '.join(names)}")
-    entry = registry.get(names[0])
-    given = parameters(args)
-    given.pop("delta", None)  # --delta is the audit's, not the accountant's
-    unknown = sorted(set(given) - set(entry.parameters))
-    if unknown:
-        raise UsageError(
-            f"unknown parameter(s) {', '.join(written(args, n) for n in unknown)} for {entry.name}; allowed: "
-            f"{', '.join(sorted(entry.parameters))}"
-        )
-    values: dict[str, float | int] = {}
-    for name, text in given.items():
-        try:
-            number = float(text)
-        except ValueError:
-            raise UsageError(
-                f"{written(args, name, text)}: give one number per parameter (audit checks one run)"
-            ) from None
-        values[name] = int(number) if name in entry.integers and number.is_integer() else number
+    entry, values = one_point(args, "audit checks one run", ("delta",))  # --delta is the audit's
     delta = _number(args.delta, "--delta")
     significance = _number(args.significance, "--significance")
     if not 0.0 < significance < 1.0:

@@ -459,6 +459,33 @@ def add_once(params: dict[str, str], name: str, value: str, flag: str) -> None:
     params[name] = value
 
 
+def one_point(args: argparse.Namespace, what: str, own: Sequence[str] = ()) -> tuple[Any, dict[str, float | int]]:
+    """The one accountant -a names and its parameters at one point, for a subcommand that evaluates a single run
+    (``what`` completes its refusals: "risk evaluates one mechanism"); ``own`` lists the subcommand's own settings
+    that ``parameters`` also collects (audit's --delta), left out of the accountant's."""
+    from ..registry import get
+
+    names = accountant_names(args)
+    if len(names) != 1:
+        raise UsageError(f"{what}: give one accountant, got {', '.join(names)}")
+    entry = get(names[0])
+    given = {k: v for k, v in parameters(args).items() if k not in own}
+    unknown = sorted(set(given) - set(entry.parameters))
+    if unknown:
+        raise UsageError(
+            f"unknown parameter(s) {', '.join(written(args, n) for n in unknown)} for {entry.name}; allowed: "
+            f"{', '.join(sorted(entry.parameters))}"
+        )
+    values: dict[str, float | int] = {}
+    for name, text in given.items():
+        try:
+            number = float(text)
+        except ValueError:
+            raise UsageError(f"{written(args, name, text)}: give one number per parameter ({what})") from None
+        values[name] = int(number) if name in entry.integers and number.is_integer() else number
+    return entry, values
+
+
 def accountant_names(args: argparse.Namespace, default: Sequence[str] | None = None) -> list[str]:
     from ..sweep import registry
 

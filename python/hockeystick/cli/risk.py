@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from .common import UsageError, accountant_argument, matrix_options, training_options, written
+from .common import UsageError, accountant_argument, matrix_options, training_options
 from .report import FORMATS, json_value
 from .tables import table
 
@@ -70,29 +70,10 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .. import registry, risk
-    from .common import accountant_names, parameters
+    from .. import risk
+    from .common import one_point
 
-    names = accountant_names(args)
-    if len(names) != 1:
-        raise UsageError(f"risk evaluates one mechanism: give one accountant, got {', '.join(names)}")
-    entry = registry.get(names[0])
-    given = parameters(args)
-    unknown = sorted(set(given) - set(entry.parameters))
-    if unknown:
-        raise UsageError(
-            f"unknown parameter(s) {', '.join(written(args, n) for n in unknown)} for {entry.name}; allowed: "
-            f"{', '.join(sorted(entry.parameters))}"
-        )
-    values: dict[str, float | int] = {}
-    for name, text in given.items():
-        try:
-            number = float(text)
-        except ValueError:
-            raise UsageError(
-                f"{written(args, name, text)}: give one number per parameter (risk evaluates one mechanism)"
-            ) from None
-        values[name] = int(number) if name in entry.integers and number.is_integer() else number
+    entry, values = one_point(args, "risk evaluates one mechanism")
     try:
         fprs = [float(v) for v in args.fpr.split(",")]
     except ValueError:
