@@ -224,6 +224,15 @@ inline void compose_length_group(const std::vector<PmfView>& factors, double h, 
     flush();
 }
 
+// compose_many's scalar arguments: throws std::invalid_argument outside the domain.
+inline void check_compose_arguments(double h, std::size_t items, double tail, const ComposeOptions& options,
+                                    const std::vector<SpectralReads>& reads) {
+    if (!(h > 0.0 && std::isfinite(h))) throw std::invalid_argument("compose: h must be positive and finite");
+    if (!reads.empty() && reads.size() != items) throw std::invalid_argument("compose: one reads per item");
+    if (!(options.direct_min_charge >= 0.0)) throw std::invalid_argument("compose: direct_min_charge must be >= 0");
+    if (!(tail > 0.0 && tail < 1.0)) throw std::invalid_argument("compose: tail must lie in (0, 1)");
+}
+
 }  // namespace detail
 
 // Every item's composition: the plan (each item's window, composition_window; items grouped by FFT length),
@@ -237,10 +246,7 @@ inline std::vector<ComposedPMF> compose_many(const std::vector<PmfView>& factors
                                              std::int64_t max_points, RealFftBackend& fft,
                                              const ComposeOptions& options = {},
                                              const std::vector<SpectralReads>& reads = {}) {
-    if (!(h > 0.0 && std::isfinite(h))) throw std::invalid_argument("compose: h must be positive and finite");
-    if (!reads.empty() && reads.size() != items.size()) throw std::invalid_argument("compose: one reads per item");
-    if (!(options.direct_min_charge >= 0.0)) throw std::invalid_argument("compose: direct_min_charge must be >= 0");
-    if (!(tail > 0.0 && tail < 1.0)) throw std::invalid_argument("compose: tail must lie in (0, 1)");
+    detail::check_compose_arguments(h, items.size(), tail, options, reads);
     const std::int64_t n_items = static_cast<std::int64_t>(items.size());
     std::vector<ComposedPMF> out(n_items);
     std::vector<Window> windows(n_items);

@@ -130,15 +130,7 @@ class AccurateBands {
         const double moments = band_products(pmf.n, plan_.m, top, plan_.taylor_on, taylor);
         if (taylor.terms > 0 && moments < plan_.long_fft_products * static_cast<double>(plan_.m) * plan_.stages &&
             taylor_bin_error(l1, pmf.n, taylor, true) < err) {
-            s_.band[r] = top;
-            s_.direct_err[r] = taylor_bin_error(l1, pmf.n, taylor, true);
-            s_.long_err[r] = taylor_bin_error(l1, pmf.n, taylor, false);
-            s_.band_long[r].resize(static_cast<std::size_t>(top));
-            taylor_band(pmf.p, pmf.n, plan_.m, top, taylor, fft_, s_.band_long[r].data());
-            std::complex<double>* row = s_.row(r);
-            for (std::int64_t k = 0; k < top; ++k)
-                row[k] = std::complex<double>(static_cast<double>(s_.band_long[r][k].real()),
-                                              static_cast<double>(s_.band_long[r][k].imag()));
+            moments_band(pmf, r, l1, top, taylor);
             set_long_power(r, c, weight);
             return;
         }
@@ -151,6 +143,26 @@ class AccurateBands {
             return;
         }
         if (!(sum_bound < err)) return;
+        direct_sums_band(pmf, r, top, sum_bound, c, weight);
+    }
+
+    // The band [0, top) of row r from block moments (pld_taylor_spectrum.hpp), kept in long double.
+    void moments_band(const PmfView& pmf, std::int64_t r, double l1, std::int64_t top, const TaylorPlan& taylor) {
+        s_.band[r] = top;
+        s_.direct_err[r] = taylor_bin_error(l1, pmf.n, taylor, true);
+        s_.long_err[r] = taylor_bin_error(l1, pmf.n, taylor, false);
+        s_.band_long[r].resize(static_cast<std::size_t>(top));
+        taylor_band(pmf.p, pmf.n, plan_.m, top, taylor, fft_, s_.band_long[r].data());
+        std::complex<double>* row = s_.row(r);
+        for (std::int64_t k = 0; k < top; ++k)
+            row[k] = std::complex<double>(static_cast<double>(s_.band_long[r][k].real()),
+                                          static_cast<double>(s_.band_long[r][k].imag()));
+    }
+
+    // The band of row r by direct sums (pld_direct_spectrum.hpp), its lowest bins up to top that the products
+    // budget allows, each within sum_bound.
+    void direct_sums_band(const PmfView& pmf, std::int64_t r, std::int64_t top, double sum_bound, double c,
+                          double weight) {
         s_.band[r] = std::min(top, static_cast<std::int64_t>(budget_ / static_cast<double>(pmf.n)));
         if (s_.band[r] == 0) return;
         s_.direct_err[r] = s_.long_err[r] = sum_bound;

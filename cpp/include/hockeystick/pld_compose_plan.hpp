@@ -138,8 +138,10 @@ struct RowPlan {
     std::int64_t count(std::int64_t r) const { return std::get<1>(key[r]); }
 };
 
-inline RowPlan plan_rows(const std::vector<PmfView>& factors, const std::vector<const Window*>& windows,
-                         const BatchPlan& plan) {
+// Each item's row keys, one per term: a one-term item whose power keeps few bins (band_candidate) reads a band row.
+inline std::vector<std::vector<RowKey>> item_row_keys(const std::vector<PmfView>& factors,
+                                                      const std::vector<const Window*>& windows,
+                                                      const BatchPlan& plan) {
     const std::int64_t items = static_cast<std::int64_t>(windows.size());
     std::vector<std::vector<RowKey>> item_keys(items);
     std::vector<double> variance(factors.size(), -1.0);  // per factor, in cells^2: one pass over its masses
@@ -156,6 +158,13 @@ inline RowPlan plan_rows(const std::vector<PmfView>& factors, const std::vector<
         for (const Term& t : terms)
             item_keys[i].push_back(RowKey(t.factor, plan.direct_on || band ? t.count : std::int64_t(0), band));
     }
+    return item_keys;
+}
+
+inline RowPlan plan_rows(const std::vector<PmfView>& factors, const std::vector<const Window*>& windows,
+                         const BatchPlan& plan) {
+    const std::int64_t items = static_cast<std::int64_t>(windows.size());
+    const std::vector<std::vector<RowKey>> item_keys = item_row_keys(factors, windows, plan);
     std::map<RowKey, std::int64_t> rows_of;
     for (const bool band : {false, true})
         for (const std::vector<RowKey>& keys : item_keys)

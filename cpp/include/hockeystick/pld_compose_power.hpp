@@ -164,15 +164,10 @@ class ItemPowers {
         std::int64_t dropped = s_.bins - static_cast<std::int64_t>(visit.size());
         HalfSpectrumWriter writer{out};
         for (const std::int64_t k : visit) {
-            bool live = true;
-            for (std::size_t j = 0; j < nt && live; ++j) {
-                const std::complex<double> x = s_.row(rows[j])[k];
-                live = k < s_.drop_from[rows[j]] &&
-                       (squares ? x.real() * x.real() + x.imag() * x.imag() > floor_sq[j] : std::abs(x) > floor[j]);
-            }
             const BinPower p =
-                live ? (in_long_band(rows, k) ? long_double_power(rows, count, k) : double_power(rows, count, k))
-                     : BinPower::drop();
+                is_live(rows, floor, floor_sq, squares, k)
+                    ? (in_long_band(rows, k) ? long_double_power(rows, count, k) : double_power(rows, count, k))
+                    : BinPower::drop();
             if (p.dropped) {
                 ++dropped;
                 writer.put(k, std::complex<double>(0.0, 0.0));
@@ -199,6 +194,18 @@ class ItemPowers {
     }
 
   private:
+    // Whether bin k is above every term's floor (in squares where `squares`) and below every row's drop_from.
+    bool is_live(const std::vector<std::int64_t>& rows, const std::vector<double>& floor,
+                 const std::vector<double>& floor_sq, bool squares, std::int64_t k) const {
+        bool live = true;
+        for (std::size_t j = 0; j < rows.size() && live; ++j) {
+            const std::complex<double> x = s_.row(rows[j])[k];
+            live = k < s_.drop_from[rows[j]] &&
+                   (squares ? x.real() * x.real() + x.imag() * x.imag() > floor_sq[j] : std::abs(x) > floor[j]);
+        }
+        return live;
+    }
+
     // Whether bin k is powered in long double: direct bins on, every factor's accurate band holds it, and some
     // factor's row asked for the long-double power (long_power).
     bool in_long_band(const std::vector<std::int64_t>& rows, std::int64_t k) const {

@@ -107,6 +107,86 @@ inline void first_rungs(FactorMoments& moments, const std::vector<const std::vec
     }
 }
 
+// The walk of chernoff_edges over its ladder: per side (0: top, +lam; 1: bottom, -lam) the quantity minimized
+// at each rung evaluated, the rungs [lo, hi] evaluated so far, and whether the side evaluates every rung.
+// Invariant: score[side][i] is set for every i in [lo[side], hi[side]].
+struct LadderWalk {
+    double score[2][kLadderRungs];
+    int lo[2] = {kFirstRung, kFirstRung}, hi[2] = {kFirstRung + 2, kFirstRung + 2};
+    bool whole[2] = {false, false};
+
+    // The rungs `side` evaluates next (appended to need): every rung where a value is not finite, else one or
+    // two beyond an end that holds the least value (none once both neighbours of the least are larger).
+    void widen(int side, std::vector<std::pair<int, int>>& need) {
+        constexpr int ladder = kLadderRungs;
+        if (whole[side]) return;
+        double least = std::numeric_limits<double>::infinity();
+        bool finite = true;
+        for (int i = lo[side]; i <= hi[side]; ++i) {
+            finite = finite && std::isfinite(score[side][i]);
+            least = std::min(least, score[side][i]);
+        }
+        if (!finite) {  // every rung, reduced as std::min / std::max reduce (a NaN is never picked)
+            whole[side] = true;
+            for (int i = 0; i < ladder; ++i)
+                if (i < lo[side] || i > hi[side]) need.push_back({side, i});
+            lo[side] = 0;
+            hi[side] = ladder - 1;
+            return;
+        }
+        const int down = score[side][lo[side]] == least && lo[side] > 0 ? std::max(0, lo[side] - 3) : lo[side];
+        const int up =
+            score[side][hi[side]] == least && hi[side] < ladder - 1 ? std::min(ladder - 1, hi[side] + 2) : hi[side];
+        for (int i = down; i < lo[side]; ++i) need.push_back({side, i});
+        for (int i = hi[side] + 1; i <= up; ++i) need.push_back({side, i});
+        lo[side] = down;
+        hi[side] = up;
+    }
+
+    // Whether the edges found are not finite or either is bounded by the ladder's smallest rung (the sign that
+    // the Gaussian ladder overshoots the useful lam).
+    bool overshot(double top, double bottom) const {
+        return !std::isfinite(top) || !std::isfinite(bottom) || (lo[0] == 0 && score[0][0] == top) ||
+               (lo[1] == 0 && -score[1][0] == bottom);
+    }
+};
+
+// walk.score at the rungs `need` (side, rung) of the ladder both: K(lam) summed over the terms in one pass.
+inline void score_rungs(FactorMoments& moments, const std::vector<Term>& terms, const double* both, double log_tail,
+                        const std::vector<std::pair<int, int>>& need, LadderWalk& walk) {
+    constexpr int ladder = kLadderRungs;
+    const std::int64_t m = static_cast<std::int64_t>(need.size());
+    std::vector<double> lams(m), k(m, 0.0), one(m);
+    for (std::int64_t j = 0; j < m; ++j) lams[j] = both[need[j].first * ladder + need[j].second];
+    for (const Term& t : terms) {
+        moments.log_mgf(t.factor, lams.data(), m, one.data());
+        for (std::int64_t j = 0; j < m; ++j) k[j] += static_cast<double>(t.count) * one[j];
+    }
+    for (std::int64_t j = 0; j < m; ++j) {
+        const auto [side, i] = need[j];
+        walk.score[side][i] = side == 0 ? (k[j] - log_tail) / both[i] : -((log_tail - k[j]) / both[i]);
+    }
+}
+
+// The edges tightened on the fixed ladder in loss units, lam = 10^-3 .. 10^6 in half decades (chernoff_edges).
+inline void fixed_ladder_edges(FactorMoments& moments, const std::vector<Term>& terms, double log_tail, double& bottom,
+                               double& top) {
+    constexpr int fixed = 19;
+    double lam[2 * fixed], k_fixed[2 * fixed] = {}, part[2 * fixed];
+    for (int i = 0; i < fixed; ++i) {
+        lam[i] = std::pow(10.0, -3.0 + 0.5 * i);
+        lam[fixed + i] = -lam[i];
+    }
+    for (const Term& t : terms) {
+        moments.log_mgf(t.factor, lam, 2 * fixed, part);
+        for (int i = 0; i < 2 * fixed; ++i) k_fixed[i] += static_cast<double>(t.count) * part[i];
+    }
+    for (int i = 0; i < fixed; ++i) {
+        top = std::min(top, (k_fixed[i] - log_tail) / lam[i]);
+        bottom = std::max(bottom, (log_tail - k_fixed[fixed + i]) / lam[i]);
+    }
+}
+
 // Losses (bottom, top): composed finite mass below bottom and above top each <= tail.
 inline void chernoff_edges(FactorMoments& moments, const std::vector<Term>& terms, double h, double tail,
                            double& bottom, double& top) {
@@ -120,56 +200,20 @@ inline void chernoff_edges(FactorMoments& moments, const std::vector<Term>& term
     // is formed the same way however many lams share a pass) and the same edges as evaluating every rung,
     // at 3-6 lams per side instead of 13.  Where a value is not finite every rung is evaluated.
     const double log_tail = std::log(tail);
-    double score[2][ladder];  // per side (0: top, +lam; 1: bottom, -lam) the quantity minimized
-    int lo[2] = {kFirstRung, kFirstRung}, hi[2] = {kFirstRung + 2, kFirstRung + 2};
+    LadderWalk walk;
     std::vector<std::pair<int, int>> need;  // (side, rung)
     for (int side = 0; side < 2; ++side)
         for (int i = kFirstRung; i <= kFirstRung + 2; ++i) need.push_back({side, i});
-    bool whole[2] = {false, false};
     while (!need.empty()) {
-        const std::int64_t m = static_cast<std::int64_t>(need.size());
-        std::vector<double> lams(m), k(m, 0.0), one(m);
-        for (std::int64_t j = 0; j < m; ++j) lams[j] = both[need[j].first * ladder + need[j].second];
-        for (const Term& t : terms) {
-            moments.log_mgf(t.factor, lams.data(), m, one.data());
-            for (std::int64_t j = 0; j < m; ++j) k[j] += static_cast<double>(t.count) * one[j];
-        }
-        for (std::int64_t j = 0; j < m; ++j) {
-            const auto [side, i] = need[j];
-            score[side][i] = side == 0 ? (k[j] - log_tail) / both[i] : -((log_tail - k[j]) / both[i]);
-        }
+        score_rungs(moments, terms, both, log_tail, need, walk);
         need.clear();
-        for (int side = 0; side < 2; ++side) {
-            if (whole[side]) continue;
-            double least = std::numeric_limits<double>::infinity();
-            bool finite = true;
-            for (int i = lo[side]; i <= hi[side]; ++i) {
-                finite = finite && std::isfinite(score[side][i]);
-                least = std::min(least, score[side][i]);
-            }
-            if (!finite) {  // every rung, reduced as std::min / std::max reduce (a NaN is never picked)
-                whole[side] = true;
-                for (int i = 0; i < ladder; ++i)
-                    if (i < lo[side] || i > hi[side]) need.push_back({side, i});
-                lo[side] = 0;
-                hi[side] = ladder - 1;
-                continue;
-            }
-            const int down = score[side][lo[side]] == least && lo[side] > 0 ? std::max(0, lo[side] - 3) : lo[side];
-            const int up =
-                score[side][hi[side]] == least && hi[side] < ladder - 1 ? std::min(ladder - 1, hi[side] + 2) : hi[side];
-            for (int i = down; i < lo[side]; ++i) need.push_back({side, i});
-            for (int i = hi[side] + 1; i <= up; ++i) need.push_back({side, i});
-            lo[side] = down;
-            hi[side] = up;
-        }
+        for (int side = 0; side < 2; ++side) walk.widen(side, need);
     }
     top = std::numeric_limits<double>::infinity();
     bottom = -std::numeric_limits<double>::infinity();
-    for (int i = lo[0]; i <= hi[0]; ++i) top = std::min(top, score[0][i]);
-    for (int i = lo[1]; i <= hi[1]; ++i) bottom = std::max(bottom, -score[1][i]);
-    const bool overshot = !std::isfinite(top) || !std::isfinite(bottom) || (lo[0] == 0 && score[0][0] == top) ||
-                          (lo[1] == 0 && -score[1][0] == bottom);
+    for (int i = walk.lo[0]; i <= walk.hi[0]; ++i) top = std::min(top, walk.score[0][i]);
+    for (int i = walk.lo[1]; i <= walk.hi[1]; ++i) bottom = std::max(bottom, -walk.score[1][i]);
+    const bool overshot = walk.overshot(top, bottom);
     // A grid variance near 0 (an optimistic PMF whose mass sits on one grid point while the
     // sampling rate is below h, with a few masses of 1e-15 some grid points away) puts every rung far
     // above the useful lam, and the window spans the whole support (1e9 points for q = 1e-4,
@@ -178,22 +222,8 @@ inline void chernoff_edges(FactorMoments& moments, const std::vector<Term>& term
     // (10^-3 .. 10^6, half decades): any lam is valid, so the edges only tighten, and windows the first
     // ladder already bounds do not pay for it.
     const double width = (top - bottom) / h;
-    if (!(width < kFixedLadderWidth) || (overshot && !(width < kOvershotLadderWidth))) {
-        constexpr int fixed = 19;
-        double lam[2 * fixed], k_fixed[2 * fixed] = {}, part[2 * fixed];
-        for (int i = 0; i < fixed; ++i) {
-            lam[i] = std::pow(10.0, -3.0 + 0.5 * i);
-            lam[fixed + i] = -lam[i];
-        }
-        for (const Term& t : terms) {
-            moments.log_mgf(t.factor, lam, 2 * fixed, part);
-            for (int i = 0; i < 2 * fixed; ++i) k_fixed[i] += static_cast<double>(t.count) * part[i];
-        }
-        for (int i = 0; i < fixed; ++i) {
-            top = std::min(top, (k_fixed[i] - log_tail) / lam[i]);
-            bottom = std::max(bottom, (log_tail - k_fixed[fixed + i]) / lam[i]);
-        }
-    }
+    if (!(width < kFixedLadderWidth) || (overshot && !(width < kOvershotLadderWidth)))
+        fixed_ladder_edges(moments, terms, log_tail, bottom, top);
 }
 
 }  // namespace detail
