@@ -36,6 +36,173 @@ struct evaluated_point {
     double slope = std::numeric_limits<double>::quiet_NaN();
 };
 
+namespace detail {
+
+// The state of one solve_epsilon: the bracket [lo, hi] with f at both ends (NaN: not evaluated yet), the
+// iterate x with f(x) and the slope of log delta there, and the Illinois bookkeeping.  Invariant: f(lo) > 0
+// where it is known, f(hi) <= 0 once settled (settle_hi), and x is the last point evaluated.  Each step is a
+// member so that the loop reads as the algorithm: Newton where its step stays inside the bracket, else regula
+// falsi (or bisection); done_ ends the solve with result_.
+template <class Evaluate>
+class EpsilonSolve {
+  public:
+    EpsilonSolve(Evaluate& evaluate_bound, double log_delta, double hi_guess, evaluated_point* warm)
+        : evaluate_bound_(evaluate_bound),
+          warm_(warm),
+          log_delta_(log_delta),
+          root_target_(std::sqrt(-log_delta)),
+          hi_(hi_guess > 0.0 && std::isfinite(hi_guess) ? hi_guess : 1.0) {}
+
+    double run(const evaluated_point& start) {
+        if (!begin(start)) return result_;
+        for (int it = 0; it < 300; ++it) {
+            if (hi_ - lo_ <= kRelTol * hi_ && !std::isnan(f_hi_)) break;
+            double next = nan;
+            const bool newton = newton_step(next);
+            if (done_) return result_;
+            if (!newton && !fallback_step(next)) {
+                if (done_) return result_;
+                continue;
+            }
+            if (!take(next)) return result_;
+        }
+        return hi_;
+    }
+
+  private:
+    static constexpr double kRelTol = 1e-15;
+    static constexpr double kQuadratic = 1e-9;  // after a Newton step this small the error is ~ step^2 / eps
+
+    log_and_slope evaluate(double eps) {
+        const log_and_slope v = evaluate_bound_(eps);
+        if (warm_ && eps > 0.0 && std::isfinite(v.log_value)) *warm_ = {eps, v.log_value, v.slope};
+        return v;
+    }
+
+    // Ends the solve with `value`; false, so that a step can return it.
+    bool finish(double value) {
+        done_ = true;
+        result_ = value;
+        return false;
+    }
+
+    // f(hi) <= 0, doubling hi while it is not (the ceiling is exact for bounds <= theta(r1)).
+    bool settle_hi() {
+        at_ = evaluate(hi_);
+        f_hi_ = at_.log_value - log_delta_;
+        for (int k = 0; f_hi_ > 0.0; ++k) {
+            if (k > 1100) return false;
+            lo_ = hi_;
+            f_lo_ = f_hi_;
+            hi_ = 2.0 * hi_ + 1.0;
+            at_ = evaluate(hi_);
+            f_hi_ = at_.log_value - log_delta_;
+        }
+        return !std::isnan(f_hi_);
+    }
+
+    // The first iterate: the warm start where it lies inside (0, hi), else hi once settled.
+    bool begin(const evaluated_point& start) {
+        if (start.eps > 0.0 && start.eps < hi_) {
+            at_ = std::isnan(start.log_value) ? evaluate(start.eps) : log_and_slope{start.log_value, start.slope};
+            f_x_ = at_.log_value - log_delta_;
+            if (std::isnan(f_x_)) return finish(nan);
+            if (f_x_ <= 0.0) {
+                hi_ = start.eps;
+                f_hi_ = f_x_;
+            } else {
+                lo_ = start.eps;
+                f_lo_ = f_x_;
+            }
+            x_ = start.eps;
+        } else {
+            if (!settle_hi()) return finish(std::isnan(f_hi_) ? nan : inf);
+            x_ = hi_;
+            f_x_ = f_hi_;
+        }
+        slope_ = at_.slope;
+        return true;
+    }
+
+    // Newton on u = sqrt(-log delta(eps)) - sqrt(-log delta), nearly linear in eps (-log theta ~ x1^2 / 2 with
+    // x1 = eps/r - r/2), rather than on f itself: whether its step lands inside the bracket (next), or the solve
+    // ends (done_) where the step is below kQuadratic x.
+    bool newton_step(double& next) {
+        if (!(std::isfinite(f_x_) && slope_ < 0.0 && std::isfinite(slope_))) return false;
+        const double log_x = f_x_ + log_delta_;
+        const double step =
+            log_x < 0.0 ? (root_target_ - std::sqrt(-log_x)) * 2.0 * std::sqrt(-log_x) / slope_ : f_x_ / slope_;
+        next = x_ - step;
+        const bool newton = next > lo_ && next < hi_;
+        if (std::fabs(step) <= kQuadratic * x_) {  // converged; safe_epsilon checks the side
+            if (newton) return finish(next);
+            // the step rounds onto x: x itself if delta(x) <= delta, else the next doubles above it
+            if (f_x_ <= 0.0) return finish(x_);
+            if (!std::isnan(f_hi_)) return finish(std::fmin(hi_, x_ + std::fmax(std::fabs(step), 4.5e-16 * x_)));
+        }
+        return newton;
+    }
+
+    // Regula falsi (or bisection) on the bracket: false where the bracket was settled anew (the loop goes on)
+    // or the solve ends (done_).
+    bool fallback_step(double& next) {
+        if (std::isnan(f_hi_)) {  // the warm start was below the root: make the ceiling a bracket
+            const double keep_lo = lo_, keep_f_lo = f_lo_;
+            if (!settle_hi()) return finish(std::isnan(f_hi_) ? nan : inf);
+            if (lo_ < keep_lo) {
+                lo_ = keep_lo;
+                f_lo_ = keep_f_lo;
+            }
+            return false;
+        }
+        if (std::isnan(f_lo_)) {  // the step points below the bracket: is delta(0) already small enough?
+            f_lo_ = evaluate(0.0).log_value - log_delta_;
+            if (std::isnan(f_lo_)) return finish(nan);
+            if (f_lo_ <= 0.0) return finish(0.0);
+        }
+        next = (std::isfinite(f_lo_) && std::isfinite(f_hi_)) ? (lo_ * f_hi_ - hi_ * f_lo_) / (f_hi_ - f_lo_) : nan;
+        if (!(next > lo_ && next < hi_)) next = 0.5 * (lo_ + hi_);
+        return true;
+    }
+
+    // Evaluates next and moves the end of the bracket it replaces (Illinois: the other end's f halved when the
+    // same end moves twice); false where the solve ends.
+    bool take(double next) {
+        at_ = evaluate(next);
+        const double f_next = at_.log_value - log_delta_;
+        if (std::isnan(f_next)) return finish(nan);
+        if (f_next == 0.0) return finish(next);
+        if (f_next < 0.0) {
+            hi_ = next;
+            f_hi_ = f_next;
+            if (last_moved_ == 1 && std::isfinite(f_lo_)) f_lo_ *= 0.5;
+            last_moved_ = 1;
+        } else {
+            lo_ = next;
+            f_lo_ = f_next;
+            if (last_moved_ == -1 && std::isfinite(f_hi_)) f_hi_ *= 0.5;
+            last_moved_ = -1;
+        }
+        x_ = next;
+        f_x_ = f_next;
+        slope_ = at_.slope;
+        return true;
+    }
+
+    Evaluate& evaluate_bound_;
+    evaluated_point* warm_;
+    const double log_delta_, root_target_;
+    double lo_ = 0.0, f_lo_ = nan;  // f(0) is evaluated only if the root may be at 0
+    double hi_, f_hi_ = nan;
+    double x_ = nan, f_x_ = nan, slope_ = nan;
+    log_and_slope at_{};
+    int last_moved_ = 0;  // +1: hi moved last, -1: lo moved last (Illinois bookkeeping)
+    bool done_ = false;
+    double result_ = nan;
+};
+
+}  // namespace detail
+
 // evaluate(eps) -> log_and_slope of delta(eps).  log_delta = log of the target.
 // warm (optional, in/out): in, a start inside (0, hi_guess), e.g. from the solve for a
 // neighbouring delta of the same bound; when its log_value is known the start costs no
@@ -43,109 +210,7 @@ struct evaluated_point {
 template <class Evaluate>
 double solve_epsilon(Evaluate evaluate_bound, double log_delta, double hi_guess, evaluated_point* warm = nullptr) {
     const evaluated_point start = warm ? *warm : evaluated_point{};
-    auto evaluate = [&](double eps) {
-        const log_and_slope v = evaluate_bound(eps);
-        if (warm && eps > 0.0 && std::isfinite(v.log_value)) *warm = {eps, v.log_value, v.slope};
-        return v;
-    };
-    constexpr double rel_tol = 1e-15;
-    constexpr double quadratic = 1e-9;  // after a Newton step this small the error is ~ step^2 / eps
-    const double root_target = std::sqrt(-log_delta);
-    double lo = 0.0, f_lo = detail::nan;  // f(0) is evaluated only if the root may be at 0
-    double hi = hi_guess > 0.0 && std::isfinite(hi_guess) ? hi_guess : 1.0;
-    double f_hi = detail::nan;            // NaN: not evaluated yet
-    log_and_slope at{};
-    // f(hi) <= 0, doubling hi while it is not (the ceiling is exact for bounds <= theta(r1)).
-    auto settle_hi = [&]() -> bool {
-        at = evaluate(hi);
-        f_hi = at.log_value - log_delta;
-        for (int k = 0; f_hi > 0.0; ++k) {
-            if (k > 1100) return false;
-            lo = hi;
-            f_lo = f_hi;
-            hi = 2.0 * hi + 1.0;
-            at = evaluate(hi);
-            f_hi = at.log_value - log_delta;
-        }
-        return !std::isnan(f_hi);
-    };
-    double x, f_x, slope;
-    if (start.eps > 0.0 && start.eps < hi) {
-        at = std::isnan(start.log_value) ? evaluate(start.eps) : log_and_slope{start.log_value, start.slope};
-        f_x = at.log_value - log_delta;
-        if (std::isnan(f_x)) return detail::nan;
-        if (f_x <= 0.0) {
-            hi = start.eps;
-            f_hi = f_x;
-        } else {
-            lo = start.eps;
-            f_lo = f_x;
-        }
-        x = start.eps;
-    } else {
-        if (!settle_hi()) return std::isnan(f_hi) ? detail::nan : detail::inf;
-        x = hi;
-        f_x = f_hi;
-    }
-    slope = at.slope;
-    int last_moved = 0;  // +1: hi moved last, -1: lo moved last (Illinois bookkeeping)
-    for (int it = 0; it < 300; ++it) {
-        if (hi - lo <= rel_tol * hi && !std::isnan(f_hi)) break;
-        double next = detail::nan;
-        bool newton = false;
-        if (std::isfinite(f_x) && slope < 0.0 && std::isfinite(slope)) {
-            // Newton on u = sqrt(-log delta(eps)) - sqrt(-log delta), nearly linear in eps
-            // (-log theta ~ x1^2 / 2 with x1 = eps/r - r/2), rather than on f itself.
-            const double log_x = f_x + log_delta;
-            const double step =
-                log_x < 0.0 ? (root_target - std::sqrt(-log_x)) * 2.0 * std::sqrt(-log_x) / slope : f_x / slope;
-            next = x - step;
-            newton = next > lo && next < hi;
-            if (std::fabs(step) <= quadratic * x) {  // converged; safe_epsilon checks the side
-                if (newton) return next;
-                // the step rounds onto x: x itself if delta(x) <= delta, else the next doubles above it
-                if (f_x <= 0.0) return x;
-                if (!std::isnan(f_hi)) return std::fmin(hi, x + std::fmax(std::fabs(step), 4.5e-16 * x));
-            }
-        }
-        if (!newton) {
-            if (std::isnan(f_hi)) {  // the warm start was below the root: make the ceiling a bracket
-                const double keep_lo = lo, keep_f_lo = f_lo;
-                if (!settle_hi()) return std::isnan(f_hi) ? detail::nan : detail::inf;
-                if (lo < keep_lo) {
-                    lo = keep_lo;
-                    f_lo = keep_f_lo;
-                }
-                continue;
-            }
-            if (std::isnan(f_lo)) {  // the step points below the bracket: is delta(0) already small enough?
-                f_lo = evaluate(0.0).log_value - log_delta;
-                if (std::isnan(f_lo)) return detail::nan;
-                if (f_lo <= 0.0) return 0.0;
-            }
-            next = (std::isfinite(f_lo) && std::isfinite(f_hi)) ? (lo * f_hi - hi * f_lo) / (f_hi - f_lo) : detail::nan;
-            if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
-        }
-        at = evaluate(next);
-        const double f_next = at.log_value - log_delta;
-        if (std::isnan(f_next)) return detail::nan;
-        if (f_next == 0.0) return next;
-        if (f_next < 0.0) {
-            hi = next;
-            f_hi = f_next;
-            if (last_moved == 1 && std::isfinite(f_lo)) f_lo *= 0.5;
-            last_moved = 1;
-        } else {
-            lo = next;
-            f_lo = f_next;
-            if (last_moved == -1 && std::isfinite(f_hi)) f_hi *= 0.5;
-            last_moved = -1;
-        }
-        x = next;
-        f_x = f_next;
-        slope = at.slope;
-    }
-    return hi;
+    return detail::EpsilonSolve<Evaluate>(evaluate_bound, log_delta, hi_guess, warm).run(start);
 }
 
 // The solver compares log delta with log target; the reported delta is evaluated by a
