@@ -104,6 +104,23 @@ inline double log_random_stop_geometric_sum(const contraction_factor& b, double 
     return nested > 0.0 ? detail::log_add_exp(std::log(nested), log_cross) : log_cross;
 }
 
+namespace detail {
+
+// b S_t with its error term, S_t = s + s_err: as S - (1 - b) S where b is near 1, so that b's rounding there does
+// not accumulate over the rounds.
+inline void carried_sum(const contraction_factor& b, double s, double s_err, double& carried, double& carried_err) {
+    if (b.complement < 0.5) {  // b S = S - (1 - b) S: b's rounding near 1 does not accumulate
+        const double_double c = two_sum(s, -(b.complement * s));
+        carried = c.hi;
+        carried_err = c.lo + (s_err - b.complement * s_err);
+    } else {
+        carried = b.value * s;
+        carried_err = b.value * s_err;
+    }
+}
+
+}  // namespace detail
+
 // The general recursion.  factors(t, a, b) fills the factors of round t = 0..rounds-1.
 // first_stop = 0 returns log S_T; first_stop in 1..rounds returns log sum_{tau >= first_stop} S_tau.
 template <class Factors>
@@ -119,14 +136,7 @@ log_and_slope contraction_recursion(std::int64_t rounds, std::int64_t first_stop
         factors(t, a, b);
         if (scale == 0.0 && a.value >= tiny) {
             double carried, carried_err;
-            if (b.complement < 0.5) {  // b S = S - (1 - b) S: b's rounding near 1 does not accumulate
-                const double_double c = two_sum(s, -(b.complement * s));
-                carried = c.hi;
-                carried_err = c.lo + (s_err - b.complement * s_err);
-            } else {
-                carried = b.value * s;
-                carried_err = b.value * s_err;
-            }
+            detail::carried_sum(b, s, s_err, carried, carried_err);
             const double_double next = two_sum(carried, a.value);
             double slope = a.value * a.log_slope;
             if (carried > 0.0) slope += carried * (b.log_slope + s_slope);
