@@ -413,6 +413,43 @@ double edge_error_bound(const M& mech, const std::vector<double>& edge, std::int
     return bound;
 }
 
+// continuous_cells' halves: each cell carrying mass (c + d >= 1e-6 of the largest) integrated as its two halves
+// (Cells::c_lo .. d_hi; -1 elsewhere), from the same edges and with the same offsets as its own integral.
+template <class M>
+void half_cells(const M& mech, const std::vector<double>& edge, double x_lo, double l_lo, Cells& cells) {
+    const std::int64_t n = static_cast<std::int64_t>(cells.c.size());
+    const double h = cells.h;
+    constexpr std::int64_t block = edge_block;
+    // L(x) - l at the start x of a half-cell of lower end l: zero except where x_lo lies inside it.
+    auto offset = [&](double x, double l) { return x == x_lo ? std::max(l_lo - l, 0.0) : 0.0; };
+    double heaviest = 0.0;
+    for (std::int64_t j = 0; j < n; ++j) heaviest = std::max(heaviest, cells.c[j] + cells.d[j]);
+    const double light = 1e-6 * heaviest;
+    cells.c_lo.assign(n, -1.0);
+    cells.d_lo.assign(n, -1.0);
+    cells.c_hi.assign(n, -1.0);
+    cells.d_hi.assign(n, -1.0);
+    const double a = 0.5 * h;  // exact
+    const CellGrid half{a, std::expm1(a), std::exp(a)};
+#pragma omp parallel for schedule(dynamic, 1) if (n > 20000)
+    for (std::int64_t first = 0; first < n; first += block) {
+        CellIntegrator<M> integrate(mech);
+        for (std::int64_t j = first; j < std::min(first + block, n); ++j) {
+            if (!(cells.c[j] + cells.d[j] >= light && cells.c[j] + cells.d[j] > 0.0)) continue;
+            const double l_j = (cells.k_lo + j) * h, l_s = l_j + a;
+            const double xa = edge[j], xb = edge[j + 1];
+            const double xs = std::min(xb, std::max(xa, mech.x_of_loss(l_s)));
+            // The upper half starts at xs taken as loss l_s: within edge_error too (a priori bounds
+            // cover every loss of the grid's range; an a posteriori one is checked here).
+            if (xs > xa && xs < xb && !(mech.edge_loss_error(&l_s, &xs, 1) <= cells.edge_error)) continue;
+            cells.c_lo[j] = cells.d_lo[j] = cells.c_hi[j] = cells.d_hi[j] = 0.0;
+            if (xs > xa) integrate(xa, xs, l_j, offset(xa, l_j), half, &cells.c_lo[j], &cells.d_lo[j]);
+            if (xb > xs) integrate(xs, xb, l_s, offset(xs, l_s), half, &cells.c_hi[j], &cells.d_hi[j]);
+        }
+        integrate.flush();
+    }
+}
+
 // With halves = true the cells that carry mass (c + d >= 1e-6 of the largest) are integrated as
 // their two halves too (Cells::c_lo .. d_hi; -1 elsewhere: a light cell's gap matters little and
 // its tent bounds it).  The cell's own numbers stay those of its own integral (so both sides
@@ -462,33 +499,7 @@ Cells continuous_cells(const M& mech, double x_lo, double x_hi, double tail_lo, 
         }
         integrate.flush();
     }
-    if (!halves) return cells;
-    double heaviest = 0.0;
-    for (std::int64_t j = 0; j < n; ++j) heaviest = std::max(heaviest, cells.c[j] + cells.d[j]);
-    const double light = 1e-6 * heaviest;
-    cells.c_lo.assign(n, -1.0);
-    cells.d_lo.assign(n, -1.0);
-    cells.c_hi.assign(n, -1.0);
-    cells.d_hi.assign(n, -1.0);
-    const double a = 0.5 * h;  // exact
-    const CellGrid half{a, std::expm1(a), std::exp(a)};
-#pragma omp parallel for schedule(dynamic, 1) if (n > 20000)
-    for (std::int64_t first = 0; first < n; first += block) {
-        CellIntegrator<M> integrate(mech);
-        for (std::int64_t j = first; j < std::min(first + block, n); ++j) {
-            if (!(cells.c[j] + cells.d[j] >= light && cells.c[j] + cells.d[j] > 0.0)) continue;
-            const double l_j = (cells.k_lo + j) * h, l_s = l_j + a;
-            const double xa = edge[j], xb = edge[j + 1];
-            const double xs = std::min(xb, std::max(xa, mech.x_of_loss(l_s)));
-            // The upper half starts at xs taken as loss l_s: within edge_error too (a priori bounds
-            // cover every loss of the grid's range; an a posteriori one is checked here).
-            if (xs > xa && xs < xb && !(mech.edge_loss_error(&l_s, &xs, 1) <= cells.edge_error)) continue;
-            cells.c_lo[j] = cells.d_lo[j] = cells.c_hi[j] = cells.d_hi[j] = 0.0;
-            if (xs > xa) integrate(xa, xs, l_j, offset(xa, l_j), half, &cells.c_lo[j], &cells.d_lo[j]);
-            if (xb > xs) integrate(xs, xb, l_s, offset(xs, l_s), half, &cells.c_hi[j], &cells.d_hi[j]);
-        }
-        integrate.flush();
-    }
+    if (halves) half_cells(mech, edge, x_lo, l_lo, cells);
     return cells;
 }
 

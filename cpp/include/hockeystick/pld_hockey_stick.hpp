@@ -167,6 +167,13 @@ inline double charged_want(double t, double shift, double charge, double scale, 
     return lower ? value + error : value - error;
 }
 
+// Whether the charge terms and the scale are non-negative, so that the charge grows with the points above and
+// the target charged_want gives falls with it (charged_epsilon's shortcut).
+inline bool charges_monotone(const GridCharges& ch, double scale) {
+    return !(ch.entry < 0.0 || ch.total < 0.0 || ch.l2 < 0.0 || ch.inverse < 0.0 || ch.inverse_l2 < 0.0 ||
+             !(scale > 0.0));
+}
+
 // For m targets at once: sorted ascending, each target's scan continues where the previous one
 // stopped (a larger target stops lower), so the whole call costs O(n + m log m).  The target is
 // rounded down and the inverted eps raised by its round-off (`charged_want`, `inversion_error`), so
@@ -180,8 +187,7 @@ inline void charged_epsilon(const double* p, std::int64_t n, std::int64_t k_lo, 
     for (std::int64_t i = 0; i < m; ++i) order[i] = i;
     std::sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) { return target[a] < target[b]; });
     const double decay = std::exp(-h), grow = -std::expm1(-h);
-    const bool monotone =
-        !(ch.entry < 0.0 || ch.total < 0.0 || ch.l2 < 0.0 || ch.inverse < 0.0 || ch.inverse_l2 < 0.0 || !(scale > 0.0));
+    const bool monotone = charges_monotone(ch, scale);
     std::int64_t k = n - 1;   // next grid point to test
     double R = 0.0, D = 0.0;  // R_{k+1}, D_{k+1}
     for (const std::int64_t i : order) {

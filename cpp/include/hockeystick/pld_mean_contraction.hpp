@@ -77,18 +77,18 @@ inline double relative_excess_up(double p, std::int64_t m, double h_fine) {
 
 inline double add_up(double a, double b) { return std::nextafter(a + b, std::numeric_limits<double>::infinity()); }
 
-}  // namespace detail
-
-// The fine PMF p (losses (k_lo + i) h_fine) merged onto the grid h = ratio h_fine (this file's
-// opening comment); p_inf is kept as it is.  The result's connect_dots is false (an optimistic PMF).
-inline GridPMF mean_contraction(const double* p, std::int64_t n, std::int64_t k_lo, double h_fine, std::int64_t ratio,
-                                double p_inf, double entry_error, double alias) {
-    constexpr double u = std::numeric_limits<double>::epsilon() / 2.0;
+// mean_contraction's arguments: throws std::invalid_argument outside its domain.
+inline void check_mean_contraction(double h_fine, std::int64_t ratio, double entry_error, double alias) {
     if (ratio < 1 || (ratio & (ratio - 1)) != 0)
         throw std::invalid_argument("ratio must be a power of two (1, 2, 4, ...), so that h = ratio h_fine is exact");
     if (!(h_fine > 0.0) || !std::isfinite(h_fine) || !std::isfinite(h_fine * static_cast<double>(ratio)))
         throw std::invalid_argument("h_fine must be finite and > 0, and ratio h_fine finite");
     if (!(entry_error >= 0.0) || !(alias >= 0.0)) throw std::invalid_argument("entry_error and alias must be >= 0");
+}
+
+// The masses p[0 .. n) with their input charges taken off (this file's opening comment): entry_error from each
+// (clipped at 0), then alias, the folded tails, from the top down.
+inline std::vector<double> charged_masses(const double* p, std::int64_t n, double entry_error, double alias) {
     std::vector<double> q(static_cast<std::size_t>(std::max<std::int64_t>(n, 0)));
     for (std::int64_t i = 0; i < n; ++i) q[i] = std::max(p[i] - entry_error, 0.0);
     for (std::int64_t i = n - 1; i >= 0 && alias > 0.0; --i) {  // the folded tails, from the top
@@ -96,6 +96,18 @@ inline GridPMF mean_contraction(const double* p, std::int64_t n, std::int64_t k_
         q[i] -= take;
         alias -= take;
     }
+    return q;
+}
+
+}  // namespace detail
+
+// The fine PMF p (losses (k_lo + i) h_fine) merged onto the grid h = ratio h_fine (this file's
+// opening comment); p_inf is kept as it is.  The result's connect_dots is false (an optimistic PMF).
+inline GridPMF mean_contraction(const double* p, std::int64_t n, std::int64_t k_lo, double h_fine, std::int64_t ratio,
+                                double p_inf, double entry_error, double alias) {
+    constexpr double u = std::numeric_limits<double>::epsilon() / 2.0;
+    detail::check_mean_contraction(h_fine, ratio, entry_error, alias);
+    const std::vector<double> q = detail::charged_masses(p, n, entry_error, alias);
     GridPMF out;
     out.h = h_fine * static_cast<double>(ratio);
     out.p_inf = p_inf;

@@ -188,15 +188,20 @@ struct binomial_shifts_vs_gaussian {
             table_l[i] = loss(table_x[i]);
         }
     }
+    // [lo, hi] with L(lo) <= l <= L(hi): the table's cell of l, widened (up to 64 times each way) past its ends.
+    void bracket_of_loss(double l, double& lo, double& hi) const {
+        const std::size_t i =
+            static_cast<std::size_t>(std::upper_bound(table_l.begin(), table_l.end(), l) - table_l.begin());
+        lo = i == 0 ? table_x.front() - 1.0 : table_x[i - 1];
+        hi = i == table_l.size() ? table_x.back() + 1.0 : table_x[i];
+        for (int k = 0; k < 64 && loss(lo) > l; ++k) lo -= 2.0 * (hi - lo);
+        for (int k = 0; k < 64 && loss(hi) < l; ++k) hi += 2.0 * (hi - lo);
+    }
     // Inverse of L: bracket from the table, then safeguarded Newton.
     double x_of_loss(double l) const {
         if (!std::isfinite(l)) return l;
-        const std::size_t i =
-            static_cast<std::size_t>(std::upper_bound(table_l.begin(), table_l.end(), l) - table_l.begin());
-        double lo = i == 0 ? table_x.front() - 1.0 : table_x[i - 1];
-        double hi = i == table_l.size() ? table_x.back() + 1.0 : table_x[i];
-        for (int k = 0; k < 64 && loss(lo) > l; ++k) lo -= 2.0 * (hi - lo);
-        for (int k = 0; k < 64 && loss(hi) < l; ++k) hi += 2.0 * (hi - lo);
+        double lo, hi;
+        bracket_of_loss(l, lo, hi);
         double x = 0.5 * (lo + hi);
         for (int it = 0; it < 200; ++it) {
             double mean = 0.0;

@@ -314,6 +314,23 @@ struct Probe {
     double slope = std::numeric_limits<double>::quiet_NaN();  // d score / dk there, where estimated (< 0)
 };
 
+// Where crossing probes [lo, hi] next: at the last probe's Newton step where it lands inside, else where the ends'
+// scores interpolate linearly to 0 (regula falsi), else at the midpoint (and there after two slow probes); always
+// strictly inside.
+inline std::int64_t crossing_probe(std::int64_t lo, double s_lo, std::int64_t hi, double s_hi, double newton,
+                                   int slow) {
+    const std::int64_t width = hi - lo;
+    std::int64_t mid = lo + width / 2;
+    double at = std::numeric_limits<double>::quiet_NaN();
+    if (slow < 2 && newton > static_cast<double>(lo) && newton < static_cast<double>(hi))
+        at = std::round(newton) - static_cast<double>(lo);
+    else if (slow < 2 && std::isfinite(s_lo) && std::isfinite(s_hi) && s_lo > s_hi)
+        at = std::round(static_cast<double>(width) * (s_lo / (s_lo - s_hi)));
+    if (std::isfinite(at))
+        mid = lo + static_cast<std::int64_t>(std::min(std::max(at, 1.0), static_cast<double>(width - 1)));
+    return mid;
+}
+
 // A k in [lo, hi) with probe(k).above and !probe(k + 1).above, given lo < hi, above at lo (score s_lo) and not
 // at hi (score s_hi).  Every probe keeps that invariant, as a bisection's does, so any k it ends on is such a
 // point.  Each probe is placed by the last probe's Newton step where it has a slope and the step lands inside
@@ -328,15 +345,7 @@ std::int64_t crossing(std::int64_t lo, double s_lo, std::int64_t hi, double s_hi
     double newton = std::numeric_limits<double>::quiet_NaN();  // the last probe's Newton step, where it has one
     double last = std::max(std::fabs(s_lo), std::fabs(s_hi));  // the last probe's |score|
     while (hi - lo > 1) {
-        const std::int64_t width = hi - lo;
-        std::int64_t mid = lo + width / 2;
-        double at = std::numeric_limits<double>::quiet_NaN();
-        if (slow < 2 && newton > static_cast<double>(lo) && newton < static_cast<double>(hi))
-            at = std::round(newton) - static_cast<double>(lo);
-        else if (slow < 2 && std::isfinite(s_lo) && std::isfinite(s_hi) && s_lo > s_hi)
-            at = std::round(static_cast<double>(width) * (s_lo / (s_lo - s_hi)));
-        if (std::isfinite(at))
-            mid = lo + static_cast<std::int64_t>(std::min(std::max(at, 1.0), static_cast<double>(width - 1)));
+        const std::int64_t mid = crossing_probe(lo, s_lo, hi, s_hi, newton, slow);
         const Probe p = probe(mid);
         newton = p.slope < 0.0 && std::isfinite(p.score) ? static_cast<double>(mid) - p.score / p.slope
                                                          : std::numeric_limits<double>::quiet_NaN();

@@ -114,11 +114,12 @@ inline double taylor_bin_error(double l1, std::int64_t n, const TaylorPlan& plan
     return bound * (1.0 + 8.0 * u);
 }
 
-// out[k] = X_k, k < keep, of p[0 .. n) at DFT length m under plan (taylor_plan(m, keep, plan)).
-inline void taylor_band(const double* p, std::int64_t n, std::int64_t m, std::int64_t keep, const TaylorPlan& plan,
-                        RealFftBackend& fft, std::complex<long double>* out) {
-    if (plan.block * plan.length != m || keep < 1 || keep > plan.length / 2 + 1)
-        throw std::invalid_argument("taylor_band: the plan does not fit m and keep");
+namespace detail {
+
+// The block moments of p[0 .. n) under plan: moments[v * length + (b mod length)] sums, over the blocks b of
+// plan.block entries, sum_j p_j tau_j^v with tau_j the entry's offset from the block's centre in units of half a
+// block (v < plan.terms), in long double.
+inline std::vector<long double> taylor_moments(const double* p, std::int64_t n, const TaylorPlan& plan) {
     const std::int64_t block = plan.block, length = plan.length, half = block / 2;
     const int terms = plan.terms;
     const double scale = 1.0 / static_cast<double>(half);  // exact: a power of two
@@ -154,37 +155,57 @@ inline void taylor_band(const double* p, std::int64_t n, std::int64_t m, std::in
         const std::int64_t at = (b0 / block) % length;
         for (int v = 0; v < terms; ++v) moments[static_cast<std::size_t>(v * length + at)] += in_block[v];
     }
+    return moments;
+}
+
+// X_k from the transforms of the moments at bin k (sums[v * keep + k], v < terms): sum_v S_v (-i)^v y^v / v!,
+// y = pi block k / m, turned by e^{-i y} (from the block's centre to its start).
+inline std::complex<long double> taylor_bin(const std::complex<long double>* sums, std::int64_t keep, std::int64_t k,
+                                            int terms, long double y) {
+    long double re = 0.0L, im = 0.0L, c = 1.0L;  // c = y^v / v!; (-i)^v rotates S_v
+    for (int v = 0; v < terms; ++v) {
+        const std::complex<long double> s = sums[static_cast<std::size_t>(v * keep + k)];
+        switch (v % 4) {
+            case 0:
+                re += c * s.real();
+                im += c * s.imag();
+                break;
+            case 1:
+                re += c * s.imag();
+                im -= c * s.real();
+                break;
+            case 2:
+                re -= c * s.real();
+                im -= c * s.imag();
+                break;
+            default:
+                re -= c * s.imag();
+                im += c * s.real();
+                break;
+        }
+        c = c * y / static_cast<long double>(v + 1);
+    }
+    const long double cr = std::cos(y), ci = -std::sin(y);
+    return std::complex<long double>(re * cr - im * ci, re * ci + im * cr);
+}
+
+}  // namespace detail
+
+// out[k] = X_k, k < keep, of p[0 .. n) at DFT length m under plan (taylor_plan(m, keep, plan)).
+inline void taylor_band(const double* p, std::int64_t n, std::int64_t m, std::int64_t keep, const TaylorPlan& plan,
+                        RealFftBackend& fft, std::complex<long double>* out) {
+    if (plan.block * plan.length != m || keep < 1 || keep > plan.length / 2 + 1)
+        throw std::invalid_argument("taylor_band: the plan does not fit m and keep");
+    const std::int64_t block = plan.block, length = plan.length;
+    const int terms = plan.terms;
+    std::vector<long double> moments = detail::taylor_moments(p, n, plan);
     std::vector<std::complex<long double>> sums(static_cast<std::size_t>(terms * keep));
     fft.forward_long(terms, length, moments.data(), keep, sums.data());
     const long double pi = 3.141592653589793238462643383279502884L;
     for (std::int64_t k = 0; k < keep; ++k) {
         const long double y =
             pi * static_cast<long double>(block) * static_cast<long double>(k) / static_cast<long double>(m);
-        long double re = 0.0L, im = 0.0L, c = 1.0L;  // c = y^v / v!; (-i)^v rotates S_v
-        for (int v = 0; v < terms; ++v) {
-            const std::complex<long double> s = sums[static_cast<std::size_t>(v * keep + k)];
-            switch (v % 4) {
-                case 0:
-                    re += c * s.real();
-                    im += c * s.imag();
-                    break;
-                case 1:
-                    re += c * s.imag();
-                    im -= c * s.real();
-                    break;
-                case 2:
-                    re -= c * s.real();
-                    im -= c * s.imag();
-                    break;
-                default:
-                    re -= c * s.imag();
-                    im += c * s.real();
-                    break;
-            }
-            c = c * y / static_cast<long double>(v + 1);
-        }
-        const long double cr = std::cos(y), ci = -std::sin(y);
-        out[k] = std::complex<long double>(re * cr - im * ci, re * ci + im * cr);
+        out[k] = detail::taylor_bin(sums.data(), keep, k, terms, y);
     }
 }
 
