@@ -41,7 +41,7 @@ inline contraction_factor constant_factor(double value) {
 
 // gaussian_factor where no evaluation is needed, and whether (r, eps) is such a point: NaN fields outside the
 // domain (r < 0, eps < 0, NaN, or both infinite), theta = 0 where r = 0 or eps / r is infinite, 1 where r is.
-inline bool edge_factor(double r, double eps, contraction_factor& f) {
+inline bool gaussian_edge_factor(double r, double eps, contraction_factor& f) {
     if (!(r >= 0.0) || !(eps >= 0.0) || (std::isinf(r) && std::isinf(eps))) {
         f = {nan, nan, nan, nan};
         return true;
@@ -63,7 +63,7 @@ inline bool edge_factor(double r, double eps, contraction_factor& f) {
 // (NaN fields otherwise).  Without the slope, log_slope is left NaN.
 inline contraction_factor gaussian_factor(double r, double eps, bool with_slope = true) {
     contraction_factor edge;
-    if (detail::edge_factor(r, eps, edge)) return edge;
+    if (detail::gaussian_edge_factor(r, eps, edge)) return edge;
     const detail::thresholds x = detail::standardized_thresholds(r, eps);  // the core's x1, x2, x1^2
     if (x.overflow) return detail::constant_factor(0.0);
     contraction_factor f{0.0, 0.0, 0.0, detail::nan};
