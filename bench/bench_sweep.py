@@ -16,7 +16,7 @@ from ratio import Pair, Size, ratio
 
 from conftest import FULL, pick
 from hockeystick.calibrate import calibrate
-from hockeystick.gaussian_mechanism import GaussianMechanism
+from hockeystick.fdp.gaussian_mechanism import GaussianMechanism
 from hockeystick.sweep import Grid, run_sweep
 from hockeystick.sweep.run import default_chunk_size, evaluate_chunk
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from hockeystick import registry
-from hockeystick.accountant import Accountant
+from hockeystick.base.accountant import Accountant
 
 from .test_sweep_registry import EXAMPLES
 

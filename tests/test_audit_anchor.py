@@ -21,7 +21,7 @@ from scipy import special, stats
 
 from hockeystick import audit
 from hockeystick.audit.one_run import gaussian_blow_up, one_run_p_value
-from hockeystick.hockey_stick import theta_epsilon, theta_radius
+from hockeystick.numerics.hockey_stick import theta_epsilon, theta_radius
 
 
 def _load_anchor():

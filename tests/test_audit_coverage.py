@@ -17,8 +17,8 @@ import pytest
 from scipy import stats
 
 from hockeystick import audit, pld
-from hockeystick.gaussian_mechanism import GaussianMechanism
-from hockeystick.hockey_stick import theta_epsilon
+from hockeystick.fdp.gaussian_mechanism import GaussianMechanism
+from hockeystick.numerics.hockey_stick import theta_epsilon
 
 ALPHA = 0.2  # a large level, so that a bound near its level exceeds the truth often enough to be seen
 REJECT = 1e-3

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from hockeystick import audit, pld, registry
-from hockeystick.gaussian_mechanism import GaussianMechanism
+from hockeystick.fdp.gaussian_mechanism import GaussianMechanism
 
 RNG = np.random.default_rng(21)
 IN, OUT = RNG.normal(1.0, 1.0, 300), RNG.normal(0.0, 1.0, 300)

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import hockeystick as hs
 from hockeystick.calibrate import calibrate
-from hockeystick.gaussian_mechanism import GaussianMechanism
+from hockeystick.fdp.gaussian_mechanism import GaussianMechanism
 from hockeystick.sweep import registry
 from hockeystick.sweep.registry import AccountantEntry, Calibratable
 

@@ -19,7 +19,7 @@ import pytest
 import hockeystick.pld as pld
 from hockeystick import registry
 from hockeystick.calibrate import calibrate
-from hockeystick.hockey_stick import theta, theta_radius
+from hockeystick.numerics.hockey_stick import theta, theta_radius
 from hockeystick.pld.compose.distribution import compose_all
 from hockeystick.pld.mechanisms.constructors import subsampled_gaussians
 from hockeystick.pld.refine import directional_delta

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hockeystick import progress
+from hockeystick.base import progress
 from hockeystick.calibrate import calibrate
 from hockeystick.pld.grid import round_cache
 from hockeystick.pld.refine import directional_delta
@@ -126,7 +126,7 @@ def test_an_unreachable_target_raises_the_same_error_for_any_worker_count():
 def test_workers_convention(monkeypatch):
     """scipy's convention (-1 every core, -2 all but one) and a default capped by OMP_NUM_THREADS,
     which Dask's nannies set to 1 so that a worker process does not start a thread per core."""
-    from hockeystick import _validation
+    from hockeystick.base import validation as _validation
 
     cores = _validation.workers(-1)
     assert cores >= 1 and _validation.workers(3) == 3

@@ -37,7 +37,7 @@ from dp_accounting.privacy_accountant import NeighboringRelation  # noqa: E402
 
 from hockeystick import pld  # noqa: E402
 from hockeystick.cli import main  # noqa: E402
-from hockeystick.gaussian_mechanism import GaussianMechanism  # noqa: E402
+from hockeystick.fdp.gaussian_mechanism import GaussianMechanism  # noqa: E402
 from hockeystick.interop import dp_accounting as adapter  # noqa: E402
 from hockeystick.interop import opacus  # noqa: E402
 

@@ -12,7 +12,7 @@ import pytest
 
 import hockeystick as hs
 from hockeystick.cli import build_parser, main
-from hockeystick.gaussian_mechanism import GaussianMechanism
+from hockeystick.fdp.gaussian_mechanism import GaussianMechanism
 
 
 def _run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -196,9 +196,9 @@ def test_argparse_errors_exit_2_and_point_to_help(capsys, argv, message):
 
 
 def test_figures_without_the_module_is_a_clear_error(capsys, tmp_path, monkeypatch):
-    monkeypatch.setitem(sys.modules, "hockeystick.figures", None)
+    monkeypatch.setitem(sys.modules, "hockeystick.reproduce.figures", None)
     code, _, err = _run(capsys, "figures", "--out-dir", str(tmp_path / "figs"))
-    assert code == 2 and "hockeystick.figures" in err
+    assert code == 2 and "hockeystick.reproduce.figures" in err
 
 
 @pytest.mark.slow
@@ -220,7 +220,7 @@ def test_the_readme_main_job_runs_end_to_end(tmp_path):
 
 
 def test_figures_writes_into_a_new_directory(capsys, tmp_path, monkeypatch):
-    import hockeystick.figures
+    import hockeystick.reproduce.figures
 
     def fake_write_figures(out_dir, written):  # the figures themselves are tested with the contraction accountants
         path = out_dir / "fig.png"
@@ -228,7 +228,7 @@ def test_figures_writes_into_a_new_directory(capsys, tmp_path, monkeypatch):
         written(path)
         return [path]
 
-    monkeypatch.setattr(hockeystick.figures, "write_figures", fake_write_figures)
+    monkeypatch.setattr(hockeystick.reproduce.figures, "write_figures", fake_write_figures)
     code, out, _ = _run(capsys, "figures", "--out-dir", str(tmp_path / "new" / "figs"))
     assert code == 0 and f"figure written to {tmp_path / 'new' / 'figs' / 'fig.png'}" in out
 
@@ -326,7 +326,7 @@ def test_allow_large_lets_a_large_sweep_start(capsys, tmp_path, monkeypatch):
 
 
 def test_the_example_does_not_replace_its_files_unless_forced(capsys, tmp_path, monkeypatch):
-    from hockeystick import example
+    from hockeystick.reproduce import example
 
     monkeypatch.setattr(
         example, "_TRUSTED_AGGREGATOR", example._TRUSTED_AGGREGATOR.replace("250", "5").replace("1000]", "20]")

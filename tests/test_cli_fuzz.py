@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-import hockeystick.figures
+import hockeystick.reproduce.figures
 from hockeystick.cli import build_parser, main
 
 from .test_fuzz_public_api import WALK_VALUES
@@ -208,7 +208,7 @@ def inputs(tmp_path, monkeypatch):
     rows = [f"{score},{label}" for score, label in zip(range(40), [1, 0] * 20)]
     (tmp_path / "scores.csv").write_text("score,in\n" + "\n".join(rows) + "\n")
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(hockeystick.figures, "write_figures", lambda out_dir, written: None)
+    monkeypatch.setattr(hockeystick.reproduce.figures, "write_figures", lambda out_dir, written: None)
     code, _, err = run_line(
         [
             "sweep",

@@ -14,7 +14,7 @@ pytest.importorskip("xarray")
 import hockeystick as hs  # noqa: E402
 from hockeystick import plots  # noqa: E402
 from hockeystick.cli import main  # noqa: E402
-from hockeystick.gaussian_mechanism import GaussianMechanism  # noqa: E402
+from hockeystick.fdp.gaussian_mechanism import GaussianMechanism  # noqa: E402
 from hockeystick.sweep import Grid, run_sweep  # noqa: E402
 
 _AXES = ["-p", "sigma=log:0.5:10:12", "-p", "rounds=1,10,100", "--delta", "1e-6,1e-5"]

@@ -16,7 +16,7 @@ import hockeystick.pld.compose.fft
 from hockeystick import training
 from hockeystick.cli import main
 from hockeystick.cli.arguments import COMMAND_LINE_WORDS, command_line_words
-from hockeystick.example import run_example
+from hockeystick.reproduce.example import run_example
 from hockeystick.simulate.row_stream import RowStream
 from hockeystick.sweep.checkpoint import parts_directory
 from hockeystick.sweep.grid import Grid

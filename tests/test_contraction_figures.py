@@ -12,7 +12,7 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from hockeystick import figures
+from hockeystick.reproduce import figures
 
 from . import test_contraction_reference as ref
 

@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 from dp_accounting import dp_event
 
-from hockeystick import _validation, pld, registry, training
+from hockeystick import pld, registry, training
+from hockeystick.base import validation as _validation
 from hockeystick.calibrate import calibrate
 from hockeystick.cli import main
 from hockeystick.interop import opacus

@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 from scipy import optimize, special
 
-from hockeystick import certified_theta
 from hockeystick.fdp import (
     SCHEDULES,
     NoisyFedAvg,
@@ -24,6 +23,7 @@ from hockeystick.fdp import (
     rounds_from_learning_rates,
     schedule_round_factors,
 )
+from hockeystick.numerics import certified_theta
 
 SEEDS = dict(clients=20, sigma=1.0, clip=10.0, lipschitz=1.0, learning_rate=0.01, local_steps=5, rounds=600)
 

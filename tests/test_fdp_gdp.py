@@ -9,7 +9,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import hockeystick as hs
-from hockeystick import certified_theta
 from hockeystick.fdp import (
     GaussianDP,
     GaussianTradeOff,
@@ -18,6 +17,7 @@ from hockeystick.fdp import (
     gaussian_tradeoff,
     gdp_to_rdp,
 )
+from hockeystick.numerics import certified_theta
 from hockeystick.rdp import gaussian_rdp
 
 MP_DPS = 50

@@ -9,7 +9,7 @@ pytest.importorskip("dp_accounting")
 from dp_accounting import dp_event as ev  # noqa: E402
 from dp_accounting.privacy_accountant import NeighboringRelation  # noqa: E402
 
-from hockeystick.gaussian_mechanism import GaussianMechanism  # noqa: E402
+from hockeystick.fdp.gaussian_mechanism import GaussianMechanism  # noqa: E402
 from hockeystick.interop.allocation_events import BallsInBinsGaussianDpEvent, ShuffledBatchGaussianDpEvent  # noqa: E402
 from hockeystick.interop.dp_accounting import HockeystickAccountant  # noqa: E402
 from hockeystick.training import DPSGD  # noqa: E402

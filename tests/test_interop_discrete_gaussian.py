@@ -21,10 +21,10 @@ from dp_accounting import dp_event as E  # noqa: E402
 from dp_accounting.pld import privacy_loss_distribution as their_pld  # noqa: E402
 from dp_accounting.privacy_accountant import NeighboringRelation, UnsupportedEventError  # noqa: E402
 
-from hockeystick.certified_theta import theta_lower, theta_upper  # noqa: E402
 from hockeystick.interop.catalogue_events import DiscreteGaussianDpEvent  # noqa: E402
 from hockeystick.interop.dp_accounting import HockeystickAccountant  # noqa: E402
 from hockeystick.interop.loss_reach import ParameterOutOfRange  # noqa: E402
+from hockeystick.numerics.certified_theta import theta_lower, theta_upper  # noqa: E402
 from hockeystick.pld.compose import finite_atoms  # noqa: E402
 from hockeystick.pld.mechanisms import discrete_gaussian as dg  # noqa: E402
 

@@ -24,8 +24,8 @@ pytest.importorskip("dp_accounting")
 from dp_accounting import dp_event as E  # noqa: E402
 from dp_accounting.privacy_accountant import NeighboringRelation, UnsupportedEventError  # noqa: E402
 
-from hockeystick.hockey_stick import theta  # noqa: E402
 from hockeystick.interop.dp_accounting import HockeystickAccountant  # noqa: E402
+from hockeystick.numerics.hockey_stick import theta  # noqa: E402
 from hockeystick.pld.mechanisms.group_privacy import dyadic_step, group_upper_curves  # noqa: E402
 
 REPLACE = NeighboringRelation.REPLACE_ONE

@@ -26,7 +26,7 @@ class Absent:
         if name.split(".")[0] in ("dp_accounting", "attr"):
             raise ModuleNotFoundError(f"No module named {name!r}", name=name)
 sys.meta_path.insert(0, Absent())
-from hockeystick._optional import MissingExtraError
+from hockeystick.base.optional import MissingExtraError
 try:
     __import__(MODULE)
 except MissingExtraError as error:

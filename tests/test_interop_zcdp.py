@@ -18,8 +18,8 @@ from dp_accounting import dp_event as E  # noqa: E402
 from dp_accounting.privacy_accountant import NeighboringRelation, UnsupportedEventError  # noqa: E402
 from dp_accounting.rdp import RdpAccountant  # noqa: E402
 
-from hockeystick.certified_theta import theta_lower, theta_upper  # noqa: E402
 from hockeystick.interop.dp_accounting import HockeystickAccountant, HockeystickRdpAccountant  # noqa: E402
+from hockeystick.numerics.certified_theta import theta_lower, theta_upper  # noqa: E402
 from hockeystick.rdp import zcdp_to_delta, zcdp_to_epsilon  # noqa: E402
 
 MP_DPS = 50

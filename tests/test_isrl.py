@@ -207,7 +207,7 @@ def test_certified_sigma_buys_accuracy_at_the_same_privacy():
     gives a lower test error than Theorem 2.1's, by a clear margin at eps0 = 6."""
     pytest.importorskip("numba")
     pytest.importorskip("sklearn")
-    from hockeystick.errata_003 import utility_rows
+    from hockeystick.reproduce.errata_003 import utility_rows
 
     rows = utility_rows((1.5, 6.0), seeds=2)
     for row in rows:
@@ -224,7 +224,7 @@ def test_figures_without_the_simulate_extra_skip_only_the_utility_figure(monkeyp
     pytest.importorskip("matplotlib")
     import importlib.util
 
-    from hockeystick import errata_003
+    from hockeystick.reproduce import errata_003
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "numba" else real(name, *a))

@@ -8,9 +8,9 @@ import pytest
 from scipy import stats
 
 from hockeystick import registry
-from hockeystick.certified_theta import theta_lower
 from hockeystick.isrl import NoisyMBSGD, ShuffledApproximateLDP, ShuffledLDP, ShuffledNoisyMBSGD, fmt_theorem_3_8_charge
 from hockeystick.isrl.shuffle import clone_delta
+from hockeystick.numerics.certified_theta import theta_lower
 
 
 def shuffled_leaky_response_delta(eps0: float, delta0: float, n: int, eps: float) -> float:
@@ -194,7 +194,7 @@ def test_theorem_d5_round_is_fmt_closed_form_at_one_record_and_refused_where_its
 
 @pytest.mark.slow
 def test_errata_shuffle_rows_numerical_bound_is_below_theorem_d5_and_the_unshuffled_silo():
-    from hockeystick.errata_003 import shuffle_rows
+    from hockeystick.reproduce.errata_003 import shuffle_rows
 
     rows = shuffle_rows(((10_000, 1, 1, 10.0), (25, 1238, 91, 1.0)))
     fmt_row, app_i = rows

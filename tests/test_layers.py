@@ -15,38 +15,28 @@ PACKAGE = Path(hockeystick.__file__).parent
 
 # Lower number = lower layer.  A module may import its own subpackage's siblings and any lower layer.
 LAYERS = {
-    "_core": 0,
-    "accountant": 0,
-    "progress": 0,
-    "_optional": 0,
-    "_moved": 0,  # the old module paths (strings only)
-    "_validation": 1,
-    "_elementwise": 2,
-    "gaussian": 3,
-    "hockey_stick": 3,
-    "certified_theta": 3.5,  # theta and its inverses rounded outward, over hockey_stick
-    "contraction": 4,
-    "fdp": 4,
-    "rdp": 3.8,  # RDP and zCDP conversions; the PLD adapters' zCDP runs read them
-    "pld": 4,
-    "leakage": 4,
-    "gaussian_mechanism": 5,
-    "interop": 5,
-    "training": 6,
-    "isrl": 6,  # accountants built on pld and gaussian_mechanism
-    "matrix": 6,  # matrix-factorization mechanisms: sensitivity, then gaussian_mechanism and rdp
-    "registry": 7,
-    "simulate": 7,
-    "calibrate": 8,
-    "risk": 8.5,  # attack risk from a profile: calibrate + registry + pld
-    "audit": 8.7,  # canary scores against an accountant: risk's certified curve + registry
+    "_core": 0,  # the compiled module
+    "base": 0,  # the Protocol, progress, validation, broadcasting, optional extras, old paths
+    "numerics": 1,  # Q, theta and their inverses; theta rounded outward
+    "rdp": 2,  # RDP and zCDP conversions; the PLD adapters' zCDP runs read them
+    "contraction": 3,
+    "fdp": 3,
+    "pld": 3,
+    "leakage": 3,
+    "interop": 4,  # dp_accounting's events and RDP accountant, Opacus's accountant, over pld and rdp
+    "isrl": 4,  # accountants built on pld and fdp's Gaussian mechanism
+    "matrix": 4,  # matrix-factorization mechanisms: sensitivity, then fdp's Gaussian mechanism and rdp
+    "training": 4,  # DP-SGD / DP-FedAvg vocabulary over the pld accountants
+    "registry": 5,
+    "simulate": 5,
+    "calibrate": 6,
+    "risk": 7,  # attack risk from a profile: calibrate + registry + pld
+    "audit": 8,  # canary scores against an accountant's certified curve
     "sweep": 9,
     "plots": 10,
-    "errata_003": 11,  # calibrate + isrl + plots + simulate
-    "figures": 12,
-    "example": 13,
-    "cli": 14,
-    "__main__": 15,
+    "reproduce": 11,  # the papers' figures, paper 003's tables, the README's example
+    "cli": 12,
+    "__main__": 13,
 }
 
 KNOWN_EXCEPTIONS: set[tuple[str, str]] = set()

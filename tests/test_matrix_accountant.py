@@ -12,7 +12,7 @@ import pytest
 from dp_accounting.rdp import rdp_privacy_accountant as R
 
 from hockeystick.calibrate import calibrate
-from hockeystick.gaussian_mechanism import GaussianMechanism
+from hockeystick.fdp.gaussian_mechanism import GaussianMechanism
 from hockeystick.matrix import BLT, DPFTRL, Banded, MatrixMechanism, MinSeparation, Tree, l2_sensitivity
 from hockeystick.rdp.tree_aggregation import single_epoch_tree_aggregation_rdp, tree_depth
 

@@ -468,7 +468,7 @@ def test_a_sweep_word_naming_a_file_is_the_sweep_file(capsys, tmp_path, monkeypa
     assert from_file == _printed(
         capsys, "sweep", "gaussian", "-p", "sigma=2", "-p", "rounds=10", "--epsilon", "1", "-o", "-", "--no-progress"
     )
-    from hockeystick.gaussian_mechanism import GaussianMechanism
+    from hockeystick.fdp.gaussian_mechanism import GaussianMechanism
 
     assert float(from_file.splitlines()[1].split(",")[-1]) == GaussianMechanism(sigma=2.0, rounds=10).delta(1.0)
 

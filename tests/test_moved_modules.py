@@ -1,5 +1,5 @@
 """Old module paths of hockeystick.pld and hockeystick.interop keep importing, with a DeprecationWarning naming
-the new path (hockeystick._moved), and give the very module (or name) at the new path."""
+the new path (hockeystick.base.moved), and give the very module (or name) at the new path."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ import sys
 
 import pytest
 
-from hockeystick._moved import MOVED
+from hockeystick.base.moved import MOVED
 
 CHECK_EVERY_OLD_PATH = """
 import importlib, warnings
-from hockeystick._moved import MOVED
+from hockeystick.base.moved import MOVED
 wrong = []
 for old, new in sorted(MOVED.items()):
     if new.startswith(old + "."):  # now a package: its old names are forwarded

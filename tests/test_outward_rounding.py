@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 
 import hockeystick as hs
-from hockeystick import certified_theta as ct
 from hockeystick.calibrate import calibrate
 from hockeystick.fdp import GaussianDP, NoisyFedAvg
-from hockeystick.gaussian_mechanism import GaussianMechanism
+from hockeystick.fdp.gaussian_mechanism import GaussianMechanism
+from hockeystick.numerics import certified_theta as ct
 from hockeystick.pld import SubsampledGaussianPLD
 
 from . import reference

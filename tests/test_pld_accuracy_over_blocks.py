@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import hockeystick.pld as pld
-from hockeystick import progress
+from hockeystick.base import progress
 from hockeystick.pld.compose import fft as compose
 from hockeystick.pld.grid.grid_start import StartGrid, ladder_rung
 from hockeystick.pld.mechanisms.constructors import subsampled_gaussians

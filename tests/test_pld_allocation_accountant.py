@@ -10,7 +10,7 @@ import pytest
 from scipy.special import logsumexp
 
 import hockeystick.pld as pld
-from hockeystick.gaussian_mechanism import GaussianMechanism
+from hockeystick.fdp.gaussian_mechanism import GaussianMechanism
 
 from . import reference
 

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import hockeystick.pld as pld
-from hockeystick.gaussian_mechanism import GaussianMechanism
+from hockeystick.fdp.gaussian_mechanism import GaussianMechanism
 
 NOISE = st.floats(math.log(0.5), math.log(100.0)).map(math.exp)
 SETTINGS = settings(max_examples=12, deadline=None, derandomize=True, database=None)

@@ -15,7 +15,7 @@ import pytest
 
 import hockeystick.pld as pld
 from hockeystick import _core
-from hockeystick.certified_theta import radius_down, radius_up, theta_lower, theta_upper
+from hockeystick.numerics.certified_theta import radius_down, radius_up, theta_lower, theta_upper
 
 # (sigma, q, rounds, h): many rounds, one-round support short beside the window (the band path taken),
 # and W2's, whose 13173 cells are too many for it (the full transform)

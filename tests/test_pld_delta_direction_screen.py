@@ -129,7 +129,7 @@ def test_epsilon_rule_brackets_overlap_the_two_direction_ones_at_the_edges(sigma
     """Many rounds at the edges: the epsilon rule's bracket (screened add direction) and the relative rule's
     (two-direction PLD) are both certified, so they overlap; both lie in [0, 1]; and no sampling rate below 1
     exceeds the Gaussian mechanism's delta (rounded up, certified_theta)."""
-    from hockeystick.certified_theta import radius_up, theta_upper
+    from hockeystick.numerics.certified_theta import radius_up, theta_upper
 
     kw = dict(sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=1e-2, workers=1)
     lo, up = SubsampledGaussianPLD(**kw, delta_accuracy="epsilon").delta(EDGE_EPS, bound="both")

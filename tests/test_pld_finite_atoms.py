@@ -15,7 +15,7 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from hockeystick.hockey_stick import theta
+from hockeystick.numerics.hockey_stick import theta
 from hockeystick.pld.compose import atoms as atoms_core
 from hockeystick.pld.compose import finite_atoms as fa
 from hockeystick.pld.mechanisms.discrete_laplace import discrete_laplace_pair

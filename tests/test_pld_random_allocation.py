@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import hockeystick.pld as pld
-from hockeystick.gaussian_mechanism import GaussianMechanism
+from hockeystick.fdp.gaussian_mechanism import GaussianMechanism
 from hockeystick.pld import PrivacyLossDistribution
 
 MP_DPS = 30

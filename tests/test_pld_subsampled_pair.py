@@ -24,8 +24,8 @@ from dp_accounting.pld import privacy_loss_distribution as their  # noqa: E402
 from dp_accounting.privacy_accountant import NeighboringRelation, UnsupportedEventError  # noqa: E402
 
 from hockeystick import pld  # noqa: E402
-from hockeystick.hockey_stick import theta  # noqa: E402
 from hockeystick.interop.dp_accounting import HockeystickAccountant  # noqa: E402
+from hockeystick.numerics.hockey_stick import theta  # noqa: E402
 from hockeystick.pld.mechanisms.randomized_response import randomized_response_pair  # noqa: E402
 from hockeystick.pld.sampling.subsampled_pair import poisson_subsampled_curves, without_replacement_curves  # noqa: E402
 

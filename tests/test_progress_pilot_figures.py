@@ -11,7 +11,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from hockeystick import errata_003, progress
+from hockeystick.base import progress
+from hockeystick.reproduce import errata_003
 from hockeystick.sweep import Grid, plan, run_sweep
 from hockeystick.sweep.plan import plan_sweep
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hockeystick import progress
+from hockeystick.base import progress
 from hockeystick.calibrate import calibrate
 
 _PLD = dict(sampling_rate=0.01, rounds=100, accuracy=0.05)
@@ -82,7 +82,7 @@ def _stub_paper_003(monkeypatch, capsys, seen: list[str]):
     printed before they are computed, i.e. after the tables were written."""
     import importlib.util
 
-    from hockeystick import errata_003
+    from hockeystick.reproduce import errata_003
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "numba" else real(name, *a))

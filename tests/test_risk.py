@@ -14,7 +14,7 @@ import pytest
 from hockeystick import pld, rdp, risk
 from hockeystick.cli import main
 from hockeystick.fdp import GaussianDP
-from hockeystick.gaussian_mechanism import GaussianMechanism
+from hockeystick.fdp.gaussian_mechanism import GaussianMechanism
 from hockeystick.training import DPSGD
 
 MP_DPS = 50

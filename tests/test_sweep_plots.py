@@ -9,7 +9,7 @@ pytest.importorskip("matplotlib")
 
 import hockeystick as hs  # noqa: E402
 from hockeystick import plots  # noqa: E402
-from hockeystick.gaussian_mechanism import GaussianMechanism  # noqa: E402
+from hockeystick.fdp.gaussian_mechanism import GaussianMechanism  # noqa: E402
 from hockeystick.sweep import Grid  # noqa: E402
 
 

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import hockeystick as hs
-from hockeystick.gaussian_mechanism import GaussianMechanism
+from hockeystick.fdp.gaussian_mechanism import GaussianMechanism
 from hockeystick.sweep import Grid, dataframe, registry, run_sweep
 from hockeystick.sweep import run as run_module
 from hockeystick.sweep.registry import AccountantEntry, Calibratable

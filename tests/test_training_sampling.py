@@ -9,7 +9,7 @@ import pytest
 
 import hockeystick.pld as pld
 from hockeystick.cli import main
-from hockeystick.gaussian_mechanism import GaussianMechanism
+from hockeystick.fdp.gaussian_mechanism import GaussianMechanism
 from hockeystick.training import DPSGD, DPFedAvg
 
 RUN = {"dataset_size": 6000, "batch_size": 64, "epochs": 5, "noise_multiplier": 1.0}  # 94 steps per epoch

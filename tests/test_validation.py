@@ -10,7 +10,7 @@ import pytest
 
 import hockeystick as hs
 from hockeystick import contraction, fdp, pld, rdp
-from hockeystick.gaussian_mechanism import GaussianMechanism
+from hockeystick.fdp.gaussian_mechanism import GaussianMechanism
 
 TA = dict(n=100, batch_size=10, sigma=1.0, learning_rate=0.1, lipschitz=1.0, radius=1.0)
 
@@ -184,7 +184,7 @@ def test_renamed_keywords_warn_for_one_release_and_the_new_names_work():
 def test_an_integer_beyond_the_doubles_is_refused_by_name(value) -> None:
     """A Python int of 2^1024 or more has no double: a ValueError naming the argument and abbreviating the
     number, never an OverflowError, at every real-number and count check."""
-    from hockeystick import _validation
+    from hockeystick.base import validation as _validation
 
     for check in (
         lambda: _validation.positive(value, "rounds"),

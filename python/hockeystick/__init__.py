@@ -15,12 +15,19 @@ import importlib.util
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .gaussian import gaussian_tail, gaussian_tail_inverse, log_gaussian_tail, mills_ratio
-    from .hockey_stick import laplace_hockey_stick, log_theta, theta, theta_depsilon, theta_epsilon, theta_radius
+    from .numerics.gaussian import gaussian_tail, gaussian_tail_inverse, log_gaussian_tail, mills_ratio
+    from .numerics.hockey_stick import (
+        laplace_hockey_stick,
+        log_theta,
+        theta,
+        theta_depsilon,
+        theta_epsilon,
+        theta_radius,
+    )
 
 __version__ = "0.2.0"  # the one place the version is written: pyproject.toml reads it at build time
 
-from . import _moved  # noqa: E402  (old module paths of pld and interop keep importing, with a warning)
+from .base import moved as _moved  # noqa: E402  (old module paths of pld and interop keep importing, with a warning)
 
 _moved.install()
 
@@ -28,16 +35,16 @@ _moved.install()
 # without numpy or the compiled core.  The top-level functions come from their modules on first use
 # (PEP 562), and so does every submodule (``hockeystick.pld``, ``hockeystick.theta`` ...).
 _FUNCTIONS = {
-    "gaussian_tail": "gaussian",
-    "gaussian_tail_inverse": "gaussian",
-    "log_gaussian_tail": "gaussian",
-    "mills_ratio": "gaussian",
-    "laplace_hockey_stick": "hockey_stick",
-    "log_theta": "hockey_stick",
-    "theta": "hockey_stick",
-    "theta_depsilon": "hockey_stick",
-    "theta_epsilon": "hockey_stick",
-    "theta_radius": "hockey_stick",
+    "gaussian_tail": "numerics.gaussian",
+    "gaussian_tail_inverse": "numerics.gaussian",
+    "log_gaussian_tail": "numerics.gaussian",
+    "mills_ratio": "numerics.gaussian",
+    "laplace_hockey_stick": "numerics.hockey_stick",
+    "log_theta": "numerics.hockey_stick",
+    "theta": "numerics.hockey_stick",
+    "theta_depsilon": "numerics.hockey_stick",
+    "theta_epsilon": "numerics.hockey_stick",
+    "theta_radius": "numerics.hockey_stick",
 }
 
 

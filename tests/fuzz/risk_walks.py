@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hockeystick import risk, training
-from hockeystick.gaussian_mechanism import GaussianMechanism
+from hockeystick.fdp.gaussian_mechanism import GaussianMechanism
 
 GAUSSIAN = GaussianMechanism(sigma=1.0, rounds=4)
 RUN = training.DPSGD(

@@ -8,7 +8,7 @@ import dp_accounting
 import numpy as np
 
 import hockeystick as hs
-from hockeystick.accountant import Accountant
+from hockeystick.base.accountant import Accountant
 from hockeystick.calibrate import calibrate
 from hockeystick.contraction import TrustedAggregator
 from hockeystick.fdp import GaussianDP, NoisyFedAvg

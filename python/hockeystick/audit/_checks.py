@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import _validation
+from ..base import validation as _validation
 
 __all__ = ["delta_value", "significance_level"]
 

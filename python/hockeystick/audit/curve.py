@@ -27,7 +27,8 @@ from typing import Any, cast
 
 import numpy as np
 
-from .. import _validation, risk
+from .. import risk
+from ..base import validation as _validation
 from ._checks import significance_level
 from .epsilon import split_parts
 from .one_run import Tradeoff, fdp_refutes

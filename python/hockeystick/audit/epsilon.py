@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import _validation
-from ..certified_theta import theta_epsilon_lower
+from ..base import validation as _validation
+from ..numerics.certified_theta import theta_epsilon_lower
 from ._checks import delta_value, significance_level
 from .roc import hull_tpr
 from .scores import Scores, as_scores

@@ -33,8 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import _validation
-from ..hockey_stick import theta_radius
+from ..base import validation as _validation
+from ..numerics.hockey_stick import theta_radius
 from ._checks import delta_value, significance_level
 from .epsilon import split_parts
 from .scores import Scores, as_scores

@@ -19,8 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import _validation, risk
-from .._optional import require_extra
+from .. import risk
+from ..base import validation as _validation
+from ..base.optional import require_extra
 from ._checks import significance_level
 from .scores import as_scores
 from .tails import clopper_pearson_lower, clopper_pearson_upper

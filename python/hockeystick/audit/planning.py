@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _validation
+from ..base import validation as _validation
 from ._checks import delta_value, significance_level
 from .epsilon import log_ratio_lower
 from .tails import clopper_pearson_lower, clopper_pearson_upper

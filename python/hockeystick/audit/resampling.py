@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _validation
+from ..base import validation as _validation
 from .scores import Scores, as_scores
 
 __all__ = ["BootstrapParams", "bootstrap"]

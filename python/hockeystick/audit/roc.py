@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _validation
+from ..base import validation as _validation
 from ._checks import significance_level
 from .scores import Scores
 from .tails import clopper_pearson_upper

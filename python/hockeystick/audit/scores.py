@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _validation
+from ..base import validation as _validation
 
 __all__ = ["Hull", "Scores", "as_scores", "read_csv"]
 

@@ -27,7 +27,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from .. import _validation
+from ..base import validation as _validation
 
 __all__ = [
     "BONFERRONI",

@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import _validation, risk
+from .. import risk
+from ..base import validation as _validation
 from ._checks import delta_value, significance_level
 from .curve import CurveAudit, audit_curve
 from .epsilon import clopper_pearson_search

@@ -36,7 +36,7 @@ import warnings
 from typing import Any
 
 from .. import __version__
-from .._optional import MissingExtraError, extra_of
+from ..base.optional import MissingExtraError, extra_of
 from . import accountants, audit, calibrate, compose, demo, evaluate, figures, plot, risk, simulate, sweep
 from .arguments import command_line_words, given_words
 from .common import EXIT_FAILURE, EXIT_USAGE, GIVEN, PROG, Parser, UsageError, _families, check_domains

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ..accountant import BOUND_SIDES
+from ..base.accountant import BOUND_SIDES
 
 __all__ = [
     "EXIT_USAGE",

@@ -23,8 +23,8 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..certified_theta import theta_epsilon_upper, theta_radius_lower
-    from ..hockey_stick import theta
+    from ..numerics.certified_theta import theta_epsilon_upper, theta_radius_lower
+    from ..numerics.hockey_stick import theta
 
     # validate (and compute) before printing anything: bad input gets a message, no half output
     if not (0 < args.sensitivity < float("inf")):

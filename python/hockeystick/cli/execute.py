@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .._optional import require_extra
+from ..base.optional import require_extra
 from .common import UsageError
 from .report import STDOUT
 

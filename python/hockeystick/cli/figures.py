@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .. import progress
-from .._optional import install_command, require_extra
+from ..base import progress
+from ..base.optional import install_command, require_extra
 from .common import UsageError, progress_options
 
 __all__ = ["register", "run"]
@@ -39,10 +39,10 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        from ..figures import write_figures
+        from ..reproduce.figures import write_figures
     except ImportError:
         raise UsageError(
-            "this build has no paper figures (hockeystick.figures is missing); "
+            "this build has no paper figures (hockeystick.reproduce.figures is missing); "
             "install a release that includes the contraction accountant"
         ) from None
     require_extra("hockeystick figures", "matplotlib")

@@ -145,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
     check_plot_path(args.out, args.force, "-o")
     if not Path(args.file).exists():
         raise UsageError(f"sweep file {args.file!r} does not exist")
-    from .._optional import MissingExtraError
+    from ..base.optional import MissingExtraError
     from ..plots import plot_dataset
     from ..sweep.labelled import read_sweep
 

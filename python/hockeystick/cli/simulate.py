@@ -110,7 +110,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Run the sweep the file describes (see the module docstring); every refusal is a ValueError."""
-    from .._optional import require_extra
+    from ..base.optional import require_extra
 
     require_extra("hockeystick simulate", "numba", "pandas", extra="simulate")
     if args.dask is not None:

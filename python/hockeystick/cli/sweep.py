@@ -144,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _example(args: argparse.Namespace) -> int:
-    from ..example import run_example
+    from ..reproduce.example import run_example
 
     report = run_example(Path(args.out_dir), progress=args.progress, overwrite=args.force)
     print(

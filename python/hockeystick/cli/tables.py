@@ -80,7 +80,7 @@ def print_points(result: Any, max_rows: int) -> None:
 
 def print_plot(path: str | None) -> None:
     if path is None:
-        from .._optional import install_command
+        from ..base.optional import install_command
 
         print(f"plot skipped: matplotlib is not installed ({install_command('plot')})")
     else:

@@ -1,5 +1,5 @@
 """The contraction theorems' own conditions (eta <= 2/beta, M, finite radii); generic domains come
-from ``hockeystick._validation`` and are re-exported here for the family's modules."""
+from ``hockeystick.base.validation`` and are re-exported here for the family's modules."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import cast
 import numpy as np
 import numpy.typing as npt
 
-from .._validation import (
+from ..base.validation import (
     broadcastable,
     delta_values,
     epsilon_values,

@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from .. import _core
-from .._elementwise import FloatOrArray, check_threads
+from ..base.elementwise import FloatOrArray, check_threads
 
 
 def _finish(result: np.ndarray, scalar: bool) -> FloatOrArray:

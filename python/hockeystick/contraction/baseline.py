@@ -19,8 +19,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from .._elementwise import FloatOrArray, check_threads
-from ..accountant import Bound
+from ..base.accountant import Bound
+from ..base.elementwise import FloatOrArray, check_threads
 from . import _checks
 from .pnsgd import record_index
 

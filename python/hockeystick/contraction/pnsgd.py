@@ -23,8 +23,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from .._elementwise import FloatOrArray
-from ..accountant import Bound
+from ..base.accountant import Bound
+from ..base.elementwise import FloatOrArray
 from . import _checks, _kernels
 
 

@@ -22,9 +22,9 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from .._elementwise import FloatOrArray
-from .._validation import describe
-from ..accountant import Bound
+from ..base.accountant import Bound
+from ..base.elementwise import FloatOrArray
+from ..base.validation import describe
 from . import _checks, _kernels
 from .schedule import TrustedAggregatorSchedule
 from .trusted_aggregator import TrustedAggregator

@@ -23,9 +23,9 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
-from .. import _validation
-from .._elementwise import FloatOrArray
-from ..accountant import Bound
+from ..base import validation as _validation
+from ..base.accountant import Bound
+from ..base.elementwise import FloatOrArray
 from . import _checks, _kernels
 from .trusted_aggregator import TrustedAggregator
 

@@ -37,8 +37,8 @@ from typing import cast
 import numpy as np
 import numpy.typing as npt
 
-from .._elementwise import FloatOrArray
-from ..accountant import Bound
+from ..base.accountant import Bound
+from ..base.elementwise import FloatOrArray
 from . import _checks, _kernels
 
 

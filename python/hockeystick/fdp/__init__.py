@@ -4,6 +4,8 @@
 * ``GaussianTradeOff``, ``TradeOffFunction``, ``gaussian_tradeoff``: trade-off functions.
 * ``interpolation_bound(rho, gamma)``: the shifted-interpolation engine (eq. 12-16) for any
   per-round factors; ``rounds_from_learning_rates`` turns any eta_{k,t} schedule into them.
+* ``GaussianMechanism(sigma, sensitivity, rounds)``: the composed Gaussian mechanism, exactly
+  mu-GDP with mu = sqrt(rounds) * sensitivity / sigma, its sides rounded outward.
 * ``NoisyFedAvg`` (Theorem 12) and ``NoisyFedProx`` (Theorem 15): accountants over parameter grids.
   Their ``mu`` is always a valid bound.  The paper's "convergent" H0 values (``mu_paper_h0``) are
   false for constant and cyclic FedAvg rates and for FedProx (errata section 1).
@@ -13,6 +15,7 @@ See docs/paper-004-errata.md for every place the paper's printed formulas differ
 
 from .fedavg import SCHEDULES, NoisyFedAvg, schedule_round_factors
 from .fedprox import NoisyFedProx
+from .gaussian_mechanism import GaussianMechanism
 from .gdp import GaussianDP, compose_gdp, gdp_to_rdp
 from .interpolation import (
     BOUNDS,
@@ -28,6 +31,7 @@ __all__ = [
     "BOUNDS",
     "SCHEDULES",
     "GaussianDP",
+    "GaussianMechanism",
     "GaussianTradeOff",
     "InterpolationBound",
     "NoisyFedAvg",

@@ -39,8 +39,8 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _core
-from .._elementwise import check_threads
-from .._validation import (
+from ..base.elementwise import check_threads
+from ..base.validation import (
     MAX_EXACT_INTEGER,
     broadcast,
     choice,

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from .._validation import broadcast, choice, nonnegative, positive, positive_integer
+from ..base.validation import broadcast, choice, nonnegative, positive, positive_integer
 from .interpolation import (
     InterpolationBound,
     LastIterateAccountant,

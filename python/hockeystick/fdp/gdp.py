@@ -9,7 +9,7 @@
 delta(eps) is exact (mu-GDP is equivalent to this whole profile); as an accountant it reports it
 rounded outward (docs/architecture.md, "Outward rounding"): delta(eps) is theta widened by its
 documented error (1e-12 relative) and rounded up, epsilon(delta) an eps whose widened theta is
-<= delta, and mu_for a mu whose widened theta is <= delta (``hockeystick.certified_theta``).
+<= delta, and mu_for a mu whose widened theta is <= delta (``hockeystick.numerics.certified_theta``).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from typing import Any, cast
 import numpy as np
 import numpy.typing as npt
 
-from .. import certified_theta as _ct
-from .._validation import (
+from ..base.accountant import Bound
+from ..base.validation import (
     bound_side,
     broadcast,
     certified_sides,
@@ -30,7 +30,7 @@ from .._validation import (
     positive,
     scalar_or_array,
 )
-from ..accountant import Bound
+from ..numerics import certified_theta as _ct
 from .tradeoff import gaussian_tradeoff
 
 __all__ = ["GaussianDP", "compose_gdp", "gdp_to_rdp"]

@@ -42,9 +42,9 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _core
-from .. import certified_theta as _ct
-from .._elementwise import check_threads
-from .._validation import (
+from ..base.accountant import Bound
+from ..base.elementwise import check_threads
+from ..base.validation import (
     choice,
     delta_values,
     epsilon_values,
@@ -54,7 +54,7 @@ from .._validation import (
     scalar_or_array,
     upper_only,
 )
-from ..accountant import Bound
+from ..numerics import certified_theta as _ct
 
 __all__ = [
     "InterpolationBound",

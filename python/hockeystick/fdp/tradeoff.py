@@ -24,9 +24,8 @@ from typing import Any, cast
 import numpy as np
 import numpy.typing as npt
 
-from .. import certified_theta as _ct
-from .. import gaussian as _gaussian
-from .._validation import (
+from ..base.accountant import Bound
+from ..base.validation import (
     certified_sides,
     delta_values,
     epsilon_values,
@@ -36,7 +35,8 @@ from .._validation import (
     scalar_or_array,
     upper_only,
 )
-from ..accountant import Bound
+from ..numerics import certified_theta as _ct
+from ..numerics import gaussian as _gaussian
 
 __all__ = ["TradeOffFunction", "GaussianTradeOff", "gaussian_tradeoff"]
 

@@ -26,12 +26,12 @@ try:
     from dp_accounting import dp_event
     from dp_accounting.privacy_accountant import NeighboringRelation, PrivacyAccountant
 except ModuleNotFoundError:  # name the extra that installs dp_accounting
-    from .._optional import require_extra
+    from ..base.optional import require_extra
 
     require_extra("hockeystick.interop.dp_accounting", "dp_accounting")
     raise
 
-from .. import _validation
+from ..base import validation as _validation
 from ..pld.accountants.composition_plan import CompositionPlan
 from ..pld.accountants.plan import PlanProfile, default_grid_profile
 from ..pld.accountants.zcdp_plan import zcdp_total

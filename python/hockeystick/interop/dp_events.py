@@ -84,12 +84,12 @@ try:
     from dp_accounting import dp_event as ev
     from dp_accounting.privacy_accountant import NeighboringRelation
 except ModuleNotFoundError:  # name the extra that installs dp_accounting
-    from .._optional import require_extra
+    from ..base.optional import require_extra
 
     require_extra("hockeystick.interop.dp_events", "dp_accounting")
     raise
 
-from .. import _validation
+from ..base import validation as _validation
 from ..pld.accountants.composition_plan import CompositionPlan
 from ..pld.accountants.plan import COPY_COUNT_CUT, group_plan, mechanism_of
 from ..pld.accountants.zcdp_plan import Zcdp, has_zcdp, zcdp_alone

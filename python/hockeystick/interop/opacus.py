@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .. import _validation
+from ..base import validation as _validation
 from ..pld.accountants.composition_plan import CompositionPlan
 from ..pld.accountants.plan import PlanProfile
 from ..pld.mechanisms.constructors import DEFAULT_INTERVAL

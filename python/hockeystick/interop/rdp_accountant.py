@@ -57,12 +57,12 @@ try:
     from dp_accounting import dp_event as ev
     from dp_accounting.privacy_accountant import NeighboringRelation, PrivacyAccountant
 except ModuleNotFoundError:  # name the extra that installs dp_accounting
-    from .._optional import require_extra
+    from ..base.optional import require_extra
 
     require_extra("hockeystick.interop.rdp_accountant", "dp_accounting")
     raise
 
-from .. import _validation
+from ..base import validation as _validation
 from ..rdp import DEFAULT_ORDERS, gaussian_rdp, rdp_to_delta, rdp_to_epsilon, subsampled_gaussian_rdp
 from ..rdp.bounded_range import bounded_range_rdp
 from ..rdp.laplace import laplace_rdp

@@ -25,7 +25,7 @@ try:
     import attr
     from dp_accounting import dp_event as ev
 except ModuleNotFoundError:  # attr comes with dp_accounting: name the extra that installs both
-    from .._optional import require_extra
+    from ..base.optional import require_extra
 
     require_extra("hockeystick.interop.selection_events (dp_accounting's events)", "dp_accounting")
     raise

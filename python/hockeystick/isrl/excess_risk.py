@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._elementwise import ArrayLike, FloatOrArray, broadcast_float_arrays
+from ..base.elementwise import ArrayLike, FloatOrArray, broadcast_float_arrays
 
 __all__ = ["lemma_d6_excess_risk", "lemma_d6_best_step_size"]
 

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _validation
-from .._elementwise import ArrayLike
-from ..gaussian_mechanism import GaussianMechanism
+from ..base import validation as _validation
+from ..base.elementwise import ArrayLike
+from ..fdp.gaussian_mechanism import GaussianMechanism
 from ..pld.accountants.fixed_batch import WithReplacementBatchGaussianPLD
 from ..pld.compose.distribution import Bound, Result
 from ..pld.mechanisms.constructors import DEFAULT_INTERVAL

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._elementwise import ArrayLike, FloatOrArray, broadcast_float_arrays
+from ..base.elementwise import ArrayLike, FloatOrArray, broadcast_float_arrays
 
 __all__ = [
     "theorem_2_1_sigma",

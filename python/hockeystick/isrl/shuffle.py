@@ -29,7 +29,7 @@ import math
 
 import numpy as np
 
-from .._elementwise import ArrayLike, FloatOrArray, broadcast_float_arrays
+from ..base.elementwise import ArrayLike, FloatOrArray, broadcast_float_arrays
 
 __all__ = ["ShuffledLDP", "check_shuffle_parameters", "clone_delta", "clone_delta_curve", "closed_form_shuffle_epsilon"]
 

@@ -41,7 +41,7 @@ import math
 
 import numpy as np
 
-from .._elementwise import ArrayLike, FloatOrArray, broadcast_float_arrays
+from ..base.elementwise import ArrayLike, FloatOrArray, broadcast_float_arrays
 from .shuffle import check_shuffle_parameters, clone_delta
 
 __all__ = ["ShuffledApproximateLDP", "shuffled_approximate_delta", "fmt_theorem_3_8_charge", "tv_charge"]

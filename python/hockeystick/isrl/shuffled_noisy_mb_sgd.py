@@ -29,9 +29,9 @@ import math
 
 import numpy as np
 
-from .. import _validation
-from .._elementwise import ArrayLike
-from ..certified_theta import radius_up, theta_epsilon_upper
+from ..base import validation as _validation
+from ..base.elementwise import ArrayLike
+from ..numerics.certified_theta import radius_up, theta_epsilon_upper
 from ..pld.accountants.fixed_batch import WithReplacementBatchGaussianPLD
 from ..pld.compose import finite_atoms
 from ..pld.compose.distribution import Bound

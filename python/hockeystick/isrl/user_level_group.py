@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _validation
-from .._elementwise import ArrayLike, broadcast_float_arrays
+from ..base import validation as _validation
+from ..base.elementwise import ArrayLike, broadcast_float_arrays
 from ..pld.accountants.fixed_batch import WithReplacementBatchGaussianPLD
 from ..pld.compose.distribution import Bound, Result
 from ..pld.mechanisms.constructors import DEFAULT_INTERVAL

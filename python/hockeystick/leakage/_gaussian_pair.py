@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from .._validation import nonnegative, positive, positive_integer
+from ..base.validation import nonnegative, positive, positive_integer
 
 # Largest noncentrality lambda_P = s^2 / rho^2 at which scipy's noncentral chi-square is used
 # (verified against mpmath in tests/test_leakage_exact.py; it returns NaN near 1e12).

@@ -17,7 +17,7 @@ from typing import cast
 import numpy as np
 import numpy.typing as npt
 
-from .._validation import positive, positive_integer, real
+from ..base.validation import positive, positive_integer, real
 from ._gaussian_pair import GaussianPair
 from .tv import _tv
 

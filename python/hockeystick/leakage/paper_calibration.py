@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from .._validation import nonnegative, positive, positive_integer, real
+from ..base.validation import nonnegative, positive, positive_integer, real
 
 __all__ = ["paper_distortion_variance", "paper_required_tv"]
 

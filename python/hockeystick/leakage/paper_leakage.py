@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from .._validation import nonnegative
+from ..base.validation import nonnegative
 
 __all__ = ["c2_constant", "js_bound_from_tv", "lemma_b1_lower_bound", "lemma_5_5_upper_bound"]
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from .._validation import nonnegative, positive
+from ..base.validation import nonnegative, positive
 
 __all__ = ["sampling_variance", "thm_5_11_sampling_rates", "eq_20_sampling_rates"]
 

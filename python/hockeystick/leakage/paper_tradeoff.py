@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from .._validation import nonnegative, positive
+from ..base.validation import nonnegative, positive
 from .paper_leakage import c2_constant
 
 __all__ = ["nfl_constant", "nfl_privacy_floor", "thm_5_12_upper_bound", "thm_5_14_optimal_variance"]

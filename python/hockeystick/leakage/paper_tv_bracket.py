@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from .._validation import nonnegative, positive, positive_integer
+from ..base.validation import nonnegative, positive, positive_integer
 
 __all__ = ["tv_bracket"]
 

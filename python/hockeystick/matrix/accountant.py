@@ -30,7 +30,8 @@ from typing import Any, Literal, cast
 import numpy as np
 import numpy.typing as npt
 
-from .._validation import (
+from ..base.accountant import Bound
+from ..base.validation import (
     ParameterTypeError,
     broadcast,
     choice,
@@ -41,8 +42,7 @@ from .._validation import (
     scalar_or_array,
     single,
 )
-from ..accountant import Bound
-from ..gaussian_mechanism import GaussianMechanism
+from ..fdp.gaussian_mechanism import GaussianMechanism
 from ..rdp.mechanisms import check_orders
 from .participation import FixedEpochs, MinSeparation, Participation
 from .round_off import UNIT_ROUNDOFF

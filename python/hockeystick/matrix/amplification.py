@@ -65,8 +65,8 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from .._validation import count, derived, in_interval, positive, scalar_or_array
-from ..accountant import Bound
+from ..base.accountant import Bound
+from ..base.validation import count, derived, in_interval, positive, scalar_or_array
 from ..pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
 from .round_off import gamma, widen_down, widen_up
 from .strategies import Banded, DenseStrategy, Strategy, strategy_from

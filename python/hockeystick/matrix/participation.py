@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import count, flag
+from ..base.validation import count, flag
 
 __all__ = ["Participation", "EveryRound", "FixedEpochs", "MinSeparation"]
 

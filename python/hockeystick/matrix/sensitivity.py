@@ -58,7 +58,7 @@ from typing import Literal
 
 import numpy as np
 
-from .._validation import ParameterTypeError, choice, count, describe, nonnegative, positive, single
+from ..base.validation import ParameterTypeError, choice, count, describe, nonnegative, positive, single
 from .participation import Participation
 from .round_off import UNIT_ROUNDOFF, compose, gamma, widen_down, widen_up
 from .selection import best_separated_pattern, count_patterns, max_separated_sum, patterns

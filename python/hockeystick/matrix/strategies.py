@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .._validation import ParameterTypeError, count, describe, real
+from ..base.validation import ParameterTypeError, count, describe, real
 from .round_off import gamma
 
 __all__ = ["Strategy", "Tree", "BLT", "Banded", "DenseStrategy", "ToeplitzCoefficients", "strategy_from"]

@@ -13,8 +13,8 @@ from typing import cast
 import numpy as np
 import numpy.typing as npt
 
-from .._validation import broadcast, choice, in_interval, nonnegative, positive, positive_integer, upper_only
-from ..accountant import Bound
+from ..base.accountant import Bound
+from ..base.validation import broadcast, choice, in_interval, nonnegative, positive, positive_integer, upper_only
 from .conversion import CONVERSIONS, rdp_to_delta, rdp_to_epsilon
 from .mechanisms import check_orders, subsampled_gaussian_rdp
 

@@ -53,7 +53,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-from .. import _validation
+from ..base import validation as _validation
 from .mechanisms import check_orders
 from .pure_dp import TINY_EPSILON, round_up
 from .randomized_response import _entropy_remainder, _exp_remainder, _log_moment

@@ -25,7 +25,7 @@ from typing import cast
 import numpy as np
 import numpy.typing as npt
 
-from .._validation import choice, delta_values, epsilon_values, scalar_or_array
+from ..base.validation import choice, delta_values, epsilon_values, scalar_or_array
 from .mechanisms import check_orders
 
 __all__ = ["CONVERSIONS", "rdp_to_epsilon", "rdp_to_delta"]

@@ -42,7 +42,7 @@ from typing import cast
 import numpy as np
 import numpy.typing as npt
 
-from .._validation import broadcast, choice, in_interval, positive
+from ..base.validation import broadcast, choice, in_interval, positive
 
 __all__ = [
     "DEFAULT_ORDERS",

@@ -40,7 +40,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-from .. import _validation
+from ..base import validation as _validation
 from .mechanisms import check_orders
 
 __all__ = ["RELATIVE_MARGIN", "TINY_EPSILON", "pure_dp_rdp", "round_up"]

@@ -42,7 +42,7 @@ from typing import cast
 import numpy as np
 import numpy.typing as npt
 
-from .._validation import in_interval, positive_integer
+from ..base.validation import in_interval, positive_integer
 from .mechanisms import check_orders
 
 __all__ = ["RELATIONS", "randomized_response_rdp"]

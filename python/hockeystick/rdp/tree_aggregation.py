@@ -22,7 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from .._validation import nonnegative
+from ..base.validation import nonnegative
 from .mechanisms import check_orders
 
 __all__ = ["tree_depth", "single_epoch_tree_aggregation_rdp"]

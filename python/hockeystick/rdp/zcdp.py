@@ -28,7 +28,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .. import _validation
+from ..base import validation as _validation
 
 __all__ = ["zcdp_to_delta", "zcdp_to_epsilon"]
 

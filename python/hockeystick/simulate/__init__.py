@@ -15,7 +15,7 @@ Empirical checks of the bounds: :mod:`hockeystick.simulate.empirical`; paper 000
 bound for the trusted aggregator: :func:`strongly_convex_excess_loss_bound`, :func:`least_squares_constants`.
 """
 
-from .._optional import require_extra
+from ..base.optional import require_extra
 
 require_extra("hockeystick.simulate", "numba", "pandas", extra="simulate")
 

@@ -14,7 +14,7 @@ from typing import Literal
 
 import numpy as np
 
-from .._optional import require_extra
+from ..base.optional import require_extra
 from .data import FederatedData, from_client_arrays
 
 __all__ = ["BUNDLED", "bundled"]

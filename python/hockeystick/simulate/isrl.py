@@ -27,7 +27,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from .._elementwise import ArrayLike
+from ..base.elementwise import ArrayLike
 from . import privacy
 from .data import FederatedData
 from .evaluation import evaluate

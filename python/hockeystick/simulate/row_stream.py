@@ -17,7 +17,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from .._optional import require_extra
+from ..base.optional import require_extra
 
 __all__ = ["RUN_COLUMNS", "RowStream", "check_output_path"]
 

@@ -34,7 +34,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from .._optional import require_extra
+from ..base.optional import require_extra
 from .data import FederatedData
 from .fedavg import noisy_fedavg, noisy_fedprox
 from .isrl import isrl_local_sgd, isrl_minibatch_sgd

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .._validation import nonnegative, positive, positive_integer, scalar_or_array
+from ..base.validation import nonnegative, positive, positive_integer, scalar_or_array
 from .data import FederatedData
 
 __all__ = ["LeastSquaresConstants", "corollary_1_table", "least_squares_constants", "strongly_convex_excess_loss_bound"]

@@ -20,7 +20,7 @@ import os
 import time
 from typing import Any
 
-from .._optional import require_extra
+from ..base.optional import require_extra
 from .checkpoint import Workspace, save_part
 from .grid import Grid
 from .plan import plan_sweep

@@ -45,8 +45,9 @@ from typing import Any, Literal, cast
 
 import numpy as np
 
-from .. import _validation, registry
-from ..accountant import BOUND_SIDES, Bound
+from .. import registry
+from ..base import validation as _validation
+from ..base.accountant import BOUND_SIDES, Bound
 from ..registry import AccountantEntry, CalculatorEntry
 
 __all__ = ["Axis", "Grid", "Chunk", "parse_value", "load_toml", "read_toml", "chunk_size_setting"]

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from .._optional import require_extra
+from ..base.optional import require_extra
 from .grid import Grid
 
 __all__ = ["to_dataset", "read_sweep"]

@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import progress as progress_hook
+from ..base import progress as progress_hook
 from .grid import Chunk, Grid
 
 __all__ = ["MAX_POINTS", "MAX_SECONDS", "SweepPlan", "plan_sweep"]
@@ -229,7 +229,7 @@ def _pipeline_seconds(
 ) -> float:
     """Wall seconds for one chunk as a run handles it: evaluate, summarize, save, write (the threads the
     accountants use and the machine's load are in it, as in the run).  ``advance``: the listener of the
-    accountants' finished blocks (``hockeystick.progress``) during the evaluation."""
+    accountants' finished blocks (``hockeystick.base.progress``) during the evaluation."""
     from .run import Summary, evaluate  # the run module imports this one
     from .writers import open_writer
 

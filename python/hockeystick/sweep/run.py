@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import progress as progress_hook
-from .._optional import require_extra
+from ..base import progress as progress_hook
+from ..base.optional import require_extra
 from ..registry import CalculatorEntry
 from .checkpoint import Workspace
 from .grid import Chunk, Grid
@@ -321,7 +321,7 @@ class Pace:
 
 class BlockProgress:
     """Moves the bar within a chunk as the accountants report finished blocks of points
-    (``hockeystick.progress``: a PLD accountant reports each batch it composed), so a chunk
+    (``hockeystick.base.progress``: a PLD accountant reports each batch it composed), so a chunk
     of slow points does not sit at 0 %; ``finish`` moves it to the chunk's end."""
 
     def __init__(self, bar: Any, size: int, accountants: int) -> None:

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from .._optional import require_extra
+from ..base.optional import require_extra
 from .checkpoint import new_file_mode, publish
 from .grid import Chunk, Grid
 

@@ -55,9 +55,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from ... import _validation, progress
-from ..._elementwise import ArrayLike, broadcast_float_arrays
-from ...certified_theta import (
+from ...base import progress
+from ...base import validation as _validation
+from ...base.elementwise import ArrayLike, broadcast_float_arrays
+from ...numerics.certified_theta import (
     radius_down,
     radius_up,
     theta_epsilon_lower,

@@ -18,8 +18,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ... import _validation, progress
-from ..._elementwise import ArrayLike, broadcast_float_arrays
+from ...base import progress
+from ...base import validation as _validation
+from ...base.elementwise import ArrayLike, broadcast_float_arrays
 from ..compose.distribution import (
     Bound,
     PrivacyLossDistribution,

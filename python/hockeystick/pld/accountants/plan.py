@@ -35,7 +35,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ...certified_theta import theta_epsilon_lower, theta_epsilon_upper
+from ...numerics.certified_theta import theta_epsilon_lower, theta_epsilon_upper
 from ..compose import finite_atoms
 from ..compose.distribution import PrivacyLossDistribution
 from ..compose.fft import BYTES_PER_POINT

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ...certified_theta import theta_lower, theta_upper
+from ...numerics.certified_theta import theta_lower, theta_upper
 from ..mechanisms.constructors import Laplace
 from ..mechanisms.discrete_laplace import DiscreteLaplace
 from ..mechanisms.mechanism import Mechanism, Spec

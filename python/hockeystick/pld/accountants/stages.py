@@ -35,7 +35,7 @@ import inspect
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..._validation import did_you_mean
+from ...base.validation import did_you_mean
 from ..compose.distribution import PrivacyLossDistribution
 from ..mechanisms.constructors import (
     DEFAULT_INTERVAL,

@@ -18,9 +18,10 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ... import _validation, progress
-from ..._elementwise import ArrayLike, broadcast_float_arrays, broadcast_shape
-from ...certified_theta import (
+from ...base import progress
+from ...base import validation as _validation
+from ...base.elementwise import ArrayLike, broadcast_float_arrays, broadcast_shape
+from ...numerics.certified_theta import (
     radius_down,
     radius_up,
     theta_epsilon_lower,
@@ -146,7 +147,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
     delta(eps) = max over add/remove of the T-fold composition of the discretized PLD (Doroshenko et al. 2022
     connect-the-dots; Zhu, Dong, Wang 2022 for the dominating pairs).  With ``sampling_rate == 1`` the rounds are
     Gaussian and compose exactly, delta = theta(sqrt(T) sensitivity / sigma, eps) (paper 000 eq. 6, paper 004
-    eq. 8), the two bounds that closed form rounded outward (``hockeystick.certified_theta``).
+    eq. 8), the two bounds that closed form rounded outward (``hockeystick.numerics.certified_theta``).
 
     Parameters broadcast with each other and with the argument; one PLD is built per distinct
     (sigma, sampling_rate, rounds, sensitivity), discretized ``BATCH`` points per parallel C++ call.

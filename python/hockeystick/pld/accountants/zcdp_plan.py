@@ -25,7 +25,7 @@ import math
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ...certified_theta import theta_epsilon_lower, theta_lower
+from ...numerics.certified_theta import theta_epsilon_lower, theta_lower
 from ...rdp.zcdp import zcdp_to_delta, zcdp_to_epsilon
 from ..compose.distribution import PrivacyLossDistribution
 from ..mechanisms.mechanism import Mechanism

@@ -7,6 +7,6 @@ sized to the delta asked), ``charged_grid`` (a PMF's masses, round-off charges a
 and ``pmf_envelope`` (its optimistic suffix maxima).
 """
 
-from ..._moved import forwarding
+from ...base.moved import forwarding
 
 __getattr__ = forwarding(__name__, globals())

@@ -22,8 +22,8 @@ from typing import Any, Literal, cast
 
 import numpy as np
 
-from ... import _validation
-from ..._elementwise import ArrayLike
+from ...base import validation as _validation
+from ...base.elementwise import ArrayLike
 from .fft import DEFAULT_TAIL, compose_many, lower_sides, upper_sides
 from .pmf import GridPMF
 

@@ -9,6 +9,6 @@ or its exact finite pair where it has one, with the proof of the pair in its doc
 ``group_privacy`` and ``group_of_records`` (groups of c records), ``neighbouring`` (the relation each bounds).
 """
 
-from ..._moved import forwarding
+from ...base.moved import forwarding
 
 __getattr__ = forwarding(__name__, globals())

@@ -18,8 +18,9 @@ from typing import Any, ClassVar, Literal
 
 import numpy as np
 
-from ... import _core, _validation
-from ..._elementwise import ArrayLike
+from ... import _core
+from ...base import validation as _validation
+from ...base.elementwise import ArrayLike
 from ..compose.distribution import Factor, PrivacyLossDistribution
 from ..compose.fft import DEFAULT_TAIL
 from ..compose.finite_atoms import SMALLEST_NORMAL, UNIT_ROUNDOFF, WINDOW_FLOOR, loss_round_off, split_near_underflow

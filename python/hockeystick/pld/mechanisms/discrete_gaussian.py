@@ -49,7 +49,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ... import _validation
+from ...base import validation as _validation
 from ..compose.distribution import PrivacyLossDistribution
 from ..compose.finite_atoms import INFINITY_FLOOR, SMALLEST_NORMAL, UNIT_ROUNDOFF, Atoms
 from .constructors import _positive, from_distributions

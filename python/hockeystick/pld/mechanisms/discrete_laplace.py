@@ -18,7 +18,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ... import _validation
+from ...base import validation as _validation
 from ..compose.distribution import PrivacyLossDistribution
 from ..compose.finite_atoms import UNIT_ROUNDOFF, Atoms
 from .constructors import DEFAULT_INTERVAL, _positive, from_distributions

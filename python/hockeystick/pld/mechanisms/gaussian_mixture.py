@@ -20,8 +20,8 @@ from typing import ClassVar, cast
 
 import numpy as np
 
-from ..._elementwise import ArrayLike
-from ...gaussian import gaussian_tail_inverse
+from ...base.elementwise import ArrayLike
+from ...numerics.gaussian import gaussian_tail_inverse
 from ..compose.distribution import PrivacyLossDistribution
 from ..compose.fft import DEFAULT_TAIL
 from .constructors import DEFAULT_INTERVAL, _check_tail, _positive, checked_interval, from_distributions

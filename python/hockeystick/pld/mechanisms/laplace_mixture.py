@@ -18,8 +18,8 @@ from typing import ClassVar, cast
 
 import numpy as np
 
-from ... import _validation
-from ..._elementwise import ArrayLike
+from ...base import validation as _validation
+from ...base.elementwise import ArrayLike
 from ..compose.distribution import PrivacyLossDistribution
 from .constructors import DEFAULT_INTERVAL, _positive, checked_interval, from_distributions, laplace
 from .mechanism import Mechanism

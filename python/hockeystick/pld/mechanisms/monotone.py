@@ -39,7 +39,8 @@ from typing import Any, cast
 
 import numpy as np
 
-from ... import _core, _validation
+from ... import _core
+from ...base import validation as _validation
 from ..compose.distribution import Factor
 from ..compose.finite_atoms import loss_round_off
 from ..compose.pmf import GridPMF

@@ -21,7 +21,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ... import _validation
+from ...base import validation as _validation
 from ..compose.distribution import PrivacyLossDistribution
 from .constructors import DEFAULT_INTERVAL, from_distributions
 from .mechanism import Mechanism, Pair, two_directions

@@ -57,7 +57,8 @@ from typing import ClassVar, cast
 
 import numpy as np
 
-from ... import _core, _validation
+from ... import _core
+from ...base import validation as _validation
 from ..compose.distribution import Factor, PrivacyLossDistribution
 from ..compose.finite_atoms import SMALLEST_NORMAL, UNIT_ROUNDOFF
 from ..compose.pmf import GridPMF

@@ -35,8 +35,8 @@ from typing import Any, Literal, Protocol, cast
 
 import numpy as np
 
-from ... import _validation
-from ..._elementwise import ArrayLike
+from ...base import validation as _validation
+from ...base.elementwise import ArrayLike
 from ..compose.distribution import PrivacyLossDistribution, brackets
 
 Quantity = Literal["epsilon", "delta"]

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ...hockey_stick import theta_radius
+from ...numerics.hockey_stick import theta_radius
 from ..mechanisms.constructors import DEFAULT_INTERVAL
 
 _EXP_CAP = 700.0  # e^{1/s^2} - 1 overflows beyond this exponent; such an s is far below any answer

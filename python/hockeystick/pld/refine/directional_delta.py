@@ -29,7 +29,7 @@ from typing import Literal
 
 import numpy as np
 
-from ... import _validation
+from ...base import validation as _validation
 from ..compose.distribution import upper_values
 from ..compose.fft import DEFAULT_TAIL
 from ..mechanisms.constructors import DEFAULT_INTERVAL, MAX_INTERVAL, checked_interval, subsampled_gaussians

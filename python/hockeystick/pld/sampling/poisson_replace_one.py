@@ -45,7 +45,7 @@ from typing import ClassVar, cast
 
 import numpy as np
 
-from ...gaussian import gaussian_tail_inverse
+from ...numerics.gaussian import gaussian_tail_inverse
 from ..compose.distribution import PrivacyLossDistribution
 from ..compose.fft import DEFAULT_TAIL
 from ..mechanisms.constructors import DEFAULT_INTERVAL, _check_tail, _positive, checked_interval

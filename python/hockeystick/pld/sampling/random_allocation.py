@@ -55,8 +55,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from ... import _core, _validation
-from ...gaussian import gaussian_tail_inverse
+from ... import _core
+from ...base import validation as _validation
+from ...numerics.gaussian import gaussian_tail_inverse
 from ..compose.distribution import Factor, PrivacyLossDistribution
 from ..compose.fft import DEFAULT_TAIL
 from ..mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, gaussian, pair_factor, subsampled_gaussian

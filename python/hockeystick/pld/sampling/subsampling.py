@@ -18,8 +18,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from ... import _validation
-from ..._elementwise import ArrayLike
+from ...base import validation as _validation
+from ...base.elementwise import ArrayLike
 from ..compose.distribution import PrivacyLossDistribution
 from ..mechanisms.constructors import DEFAULT_INTERVAL, from_distributions
 from ..mechanisms.discrete_gaussian import discrete_gaussian_pair

@@ -63,8 +63,8 @@ from typing import ClassVar, Literal, cast
 
 import numpy as np
 
-from ... import _validation
-from ...gaussian import gaussian_tail_inverse
+from ...base import validation as _validation
+from ...numerics.gaussian import gaussian_tail_inverse
 from ..compose.distribution import Factor, PrivacyLossDistribution
 from ..compose.fft import DEFAULT_TAIL
 from ..mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, from_distributions, subsampled_gaussians

@@ -58,12 +58,13 @@ from typing import Any, cast
 
 import numpy as np
 
-from . import _validation, registry, training
-from . import progress as progress_hook
-from ._elementwise import ArrayLike
-from ._validation import as_real_array, bound_side, delta_values, epsilon_values, in_interval
-from .accountant import Bound
-from .registry import AccountantEntry, Calibratable
+from .. import registry, training
+from ..base import progress as progress_hook
+from ..base import validation as _validation
+from ..base.accountant import Bound
+from ..base.elementwise import ArrayLike
+from ..base.validation import as_real_array, bound_side, delta_values, epsilon_values, in_interval
+from ..registry import AccountantEntry, Calibratable
 
 __all__ = ["calibrate", "calibrate_batch_size", "calibrate_fixed_compute", "default_batch_sizes", "FixedComputeTable"]
 
@@ -119,8 +120,8 @@ def calibrate(
         integer one the last integer the lower bound accepts; a sigma whose lower bound meets
         the target even at the smallest value searched gets 0 (nothing is certain above it).
     progress : a tqdm bar on stderr counting the points evaluated (moved per block of work an
-        accountant reports, ``hockeystick.progress``: a PLD batch) and the targets still open.
-        Whatever ``progress``, a listener the caller installed (``hockeystick.progress.reporting``: a
+        accountant reports, ``hockeystick.base.progress``: a PLD batch) and the targets still open.
+        Whatever ``progress``, a listener the caller installed (``hockeystick.base.progress.reporting``: a
         sweep's bar) is moved by each block of targets as it is solved, in targets.
     workers : threads solving blocks of targets at once (scipy's convention: a positive count; -1
         every core, -2 all but one; None, the default, every core but at most ``OMP_NUM_THREADS``
@@ -310,7 +311,7 @@ def _every_noise_meets(
     poisson_run = factory in (training.DPSGD, training.DPFedAvg) and bound.get("sampling") == "poisson"
     if not poisson_run or side not in ("upper", "lower") or parameter != "noise_multiplier" or not eps.size:
         return unsettled
-    from .pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
+    from ..pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
 
     try:
         run = entry.build(**{**params, parameter: np.ones(eps.size)})
@@ -319,7 +320,7 @@ def _every_noise_meets(
     pld = getattr(run, "_accountant", None)
     if not isinstance(pld, SubsampledGaussianPLD):
         return unsettled
-    from .rdp import DEFAULT_ORDERS, rdp_to_epsilon, subsampled_gaussian_rdp
+    from ..rdp import DEFAULT_ORDERS, rdp_to_epsilon, subsampled_gaussian_rdp
 
     floor = float(np.finfo(float).tiny) ** 0.25
     rate = np.broadcast_to(np.asarray(pld.sampling_rate, dtype=float), eps.shape)

@@ -21,8 +21,8 @@ from typing import overload
 
 import numpy as np
 
-from . import _core
-from ._elementwise import ArrayLike, FloatOrArray, NonScalar, apply, as_float_array, broadcast_float_arrays
+from .. import _core
+from ..base.elementwise import ArrayLike, FloatOrArray, NonScalar, apply, as_float_array, broadcast_float_arrays
 
 __all__ = [
     "theta",

@@ -21,11 +21,11 @@ from typing import Any, cast
 import numpy as np
 import numpy.typing as npt
 
-from ._optional import require_extra
-from .pld.reads.along_run import CurveAlongRun
-from .sweep.grid import Axis, Grid
-from .sweep.labelled import to_dataset
-from .sweep.run import default_chunk_size, evaluate_chunk
+from ..base.optional import require_extra
+from ..pld.reads.along_run import CurveAlongRun
+from ..sweep.grid import Axis, Grid
+from ..sweep.labelled import to_dataset
+from ..sweep.run import default_chunk_size, evaluate_chunk
 
 __all__ = [
     "curve_along_run",
@@ -817,7 +817,7 @@ def frontier_plot(
     import pandas as pd
 
     # imported here, not at the top: hockeystick.simulate brings numba, which plain plots do not need
-    from .simulate.frontier import frontier, mean_over_seeds
+    from ..simulate.frontier import frontier, mean_over_seeds
 
     frame = pd.DataFrame(rows)
     fig, ax = _figure()

@@ -72,17 +72,17 @@ from typing import Any, Literal
 
 import numpy as np
 
-from . import _validation
-from ._elementwise import ArrayLike, broadcast_float_arrays
-from .hockey_stick import theta_radius
-from .pld.accountants.allocation import BallsInBinsGaussianPLD, ShuffledBatchGaussianPLD, shuffled_radius
-from .pld.accountants.fixed_batch import FixedBatchGaussianPLD
-from .pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
-from .pld.compose.distribution import Bound, Result
-from .pld.reads import along_run
-from .pld.reads.along_run import CurveAlongRun
-from .pld.refine.calibration_start import calibration_grids as pld_calibration_grids
-from .pld.refine.calibration_start import calibration_start as pld_calibration_start
+from ..base import validation as _validation
+from ..base.elementwise import ArrayLike, broadcast_float_arrays
+from ..numerics.hockey_stick import theta_radius
+from ..pld.accountants.allocation import BallsInBinsGaussianPLD, ShuffledBatchGaussianPLD, shuffled_radius
+from ..pld.accountants.fixed_batch import FixedBatchGaussianPLD
+from ..pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
+from ..pld.compose.distribution import Bound, Result
+from ..pld.reads import along_run
+from ..pld.reads.along_run import CurveAlongRun
+from ..pld.refine.calibration_start import calibration_grids as pld_calibration_grids
+from ..pld.refine.calibration_start import calibration_start as pld_calibration_start
 
 __all__ = ["DPSGD", "DPFedAvg", "Sampling", "StepsPerEpoch", "STEPS_PER_EPOCH", "SAMPLE_RATE_SYNONYMS"]
 

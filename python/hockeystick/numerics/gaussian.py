@@ -14,8 +14,8 @@ from typing import overload
 
 import numpy as np
 
-from . import _core
-from ._elementwise import ArrayLike, FloatOrArray, NonScalar, apply, broadcast_float_arrays
+from .. import _core
+from ..base.elementwise import ArrayLike, FloatOrArray, NonScalar, apply, broadcast_float_arrays
 
 _ASYMPTOTIC_LOG_TAIL = 1e150  # above, log Q(x) is formed in Python (the C++ x^2 overflows past 1.34e154)
 

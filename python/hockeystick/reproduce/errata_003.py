@@ -10,7 +10,7 @@ bracket on what it spends.  ``sigma_curves()``: prescribed and needed sigma over
 same privacy for less noise.  delta0 = 1/n^2 as in the paper's experiments; the
 PLD grid is 1e-3, whose brackets are certified (upper bounds never below the truth).
 
-Each of these reports a row (a point of a curve) done through ``hockeystick.progress`` as it finishes
+Each of these reports a row (a point of a curve) done through ``hockeystick.base.progress`` as it finishes
 it; ``write_tables_and_figure`` runs each table and curve as a ``progress.stage``: a bar per table on
 stderr under ``progress.showing(True)`` (``hockeystick figures --progress``).
 """
@@ -25,9 +25,9 @@ from typing import Any, cast
 
 import numpy as np
 
-from . import progress
-from .calibrate import calibrate
-from .isrl import (
+from ..base import progress
+from ..calibrate import calibrate
+from ..isrl import (
     GroupNoisyMBSGD,
     NoisyMBSGD,
     ShuffledNoisyMBSGD,
@@ -38,7 +38,7 @@ from .isrl import (
     theorem_d5_round,
     user_level_group_privacy,
 )
-from .plots import parameter_curves
+from ..plots import parameter_curves
 
 __all__ = [
     "THEORY",
@@ -184,7 +184,7 @@ def utility_rows(
 ) -> list[dict[str, Any]]:
     """Test error of ISRL-DP Noisy MB-SGD (averaged iterate, clip L = 1) at Theorem 2.1's sigma and at
     the certified sigma, per eps0 (delta0 = 1/n^2, n the smallest silo, K of Theorem 2.1), mean over seeds."""
-    from . import simulate
+    from .. import simulate
 
     train, test = simulate.bundled("breast_cancer", silos, seed=0)
     n = int(np.min(np.diff(train.offsets)))

@@ -22,11 +22,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ._elementwise import ArrayLike
-from ._validation import broadcast, certified_sides, positive, positive_integer, scalar_or_array
-from .accountant import Bound
-from .certified_theta import radius_down, radius_up
-from .fdp.gdp import GaussianDP
+from ..base.accountant import Bound
+from ..base.elementwise import ArrayLike
+from ..base.validation import broadcast, certified_sides, positive, positive_integer, scalar_or_array
+from ..numerics.certified_theta import radius_down, radius_up
+from .gdp import GaussianDP
 
 __all__ = ["GaussianMechanism"]
 

@@ -43,8 +43,8 @@ from typing import Any, cast
 
 import numpy as np
 
+from ..base.elementwise import ArrayLike, FloatOrArray
 from . import hockey_stick as _hs
-from ._elementwise import ArrayLike, FloatOrArray
 
 __all__ = [
     "FLOOR",

@@ -14,14 +14,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .plots import plot_grid
-from .sweep.grid import Grid, load_toml
+from ..plots import plot_grid
+from ..sweep.grid import Grid, load_toml
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
-from .sweep.run import SweepResult, preflight, run_sweep
+from ..sweep.run import SweepResult, preflight, run_sweep
 
 __all__ = ["ExampleReport", "example_toml", "run_example"]
 

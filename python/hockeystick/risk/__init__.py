@@ -87,15 +87,16 @@ from typing import Any, Literal, cast
 
 import numpy as np
 
-from . import _validation, pld, registry
-from ._elementwise import ArrayLike
-from .accountant import Bound
-from .calibrate import _search_range, calibrate
-from .pld.accountants.allocation import BallsInBinsGaussianPLD, ShuffledBatchGaussianPLD
-from .pld.accountants.fixed_batch import FixedBatchGaussianPLD
-from .pld.mechanisms.constructors import subsampled_gaussians
-from .registry import AccountantEntry
-from .training import DPSGD, DPFedAvg
+from .. import pld, registry
+from ..base import validation as _validation
+from ..base.accountant import Bound
+from ..base.elementwise import ArrayLike
+from ..calibrate import _search_range, calibrate
+from ..pld.accountants.allocation import BallsInBinsGaussianPLD, ShuffledBatchGaussianPLD
+from ..pld.accountants.fixed_batch import FixedBatchGaussianPLD
+from ..pld.mechanisms.constructors import subsampled_gaussians
+from ..registry import AccountantEntry
+from ..training import DPSGD, DPFedAvg
 
 __all__ = ["Direction", "DEFAULT_RTOL", "advantage", "calibrate_tpr", "tpr_at_fpr", "tradeoff_curve"]
 

@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from . import _validation
-from ._validation import as_real_array
+from . import validation as _validation
+from .validation import as_real_array
 
 ArrayLike = npt.ArrayLike
 FloatOrArray = float | np.ndarray

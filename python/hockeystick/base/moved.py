@@ -63,6 +63,23 @@ MOVED = {
     "hockeystick.pld.fixed_batch": "hockeystick.pld.accountants.fixed_batch",
     "hockeystick.pld.allocation_accountant": "hockeystick.pld.accountants.allocation",
     "hockeystick.pld.stages": "hockeystick.pld.accountants.stages",
+    "hockeystick.pld.refine.round_cache": "hockeystick.pld.grid.round_cache",
+    "hockeystick.pld.refine.grid_start": "hockeystick.pld.grid.grid_start",
+    "hockeystick.pld.refine.near_one": "hockeystick.pld.grid.near_one",
+    "hockeystick.pld.refine.constants": "hockeystick.pld.grid.constants",
+    "hockeystick.accountant": "hockeystick.base.accountant",
+    "hockeystick.progress": "hockeystick.base.progress",
+    "hockeystick._optional": "hockeystick.base.optional",
+    "hockeystick._validation": "hockeystick.base.validation",
+    "hockeystick._elementwise": "hockeystick.base.elementwise",
+    "hockeystick._moved": "hockeystick.base.moved",
+    "hockeystick.gaussian": "hockeystick.numerics.gaussian",
+    "hockeystick.hockey_stick": "hockeystick.numerics.hockey_stick",
+    "hockeystick.certified_theta": "hockeystick.numerics.certified_theta",
+    "hockeystick.gaussian_mechanism": "hockeystick.fdp.gaussian_mechanism",
+    "hockeystick.figures": "hockeystick.reproduce.figures",
+    "hockeystick.errata_003": "hockeystick.reproduce.errata_003",
+    "hockeystick.example": "hockeystick.reproduce.example",
 }
 
 

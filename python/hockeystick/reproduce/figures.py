@@ -21,9 +21,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ._elementwise import FloatOrArray
-from ._optional import require_extra
-from .contraction import PNSGDGaussian, PNSGDRenyiBaseline, TrustedAggregator
+from ..base.elementwise import FloatOrArray
+from ..base.optional import require_extra
+from ..contraction import PNSGDGaussian, PNSGDRenyiBaseline, TrustedAggregator
 from .errata_003 import write_tables_and_figure
 
 #: The epsilon grid the figures are drawn on.
@@ -85,7 +85,7 @@ def write_figures(out_dir: str | Path, *, written: Callable[[Path], None] | None
     """Draw the three figures as PNG files in ``out_dir`` (created if needed), then paper 003's tables and
     figures (``errata_003.write_tables_and_figure``); return their paths.  ``written``: called with each
     path as soon as that file is written (``hockeystick figures`` lists them as they come).  Paper 003's tables
-    and curves report their rows as ``hockeystick.progress`` stages: wrap the call in
+    and curves report their rows as ``hockeystick.base.progress`` stages: wrap the call in
     ``progress.showing(True)`` for a bar per table on stderr."""
     require_extra("write_figures", "matplotlib")
     import matplotlib

@@ -30,10 +30,11 @@ from typing import Any, Literal, cast
 
 import numpy as np
 
-from . import _validation, contraction, fdp, isrl, leakage, matrix, pld, rdp, training
-from ._validation import scalar_or_array
-from .accountant import Bound
-from .gaussian_mechanism import GaussianMechanism
+from .. import contraction, fdp, isrl, leakage, matrix, pld, rdp, training
+from ..base import validation as _validation
+from ..base.accountant import Bound
+from ..base.validation import scalar_or_array
+from ..fdp.gaussian_mechanism import GaussianMechanism
 
 __all__ = [
     "Calibratable",
