@@ -2,7 +2,7 @@
 
     python examples/paper_001_errata_tables.py > tables.md
 
-tests/test_leakage_errata.py checks that every table in the errata page is this script's output.
+tests/leakage/test_leakage_errata.py checks that every table in the errata page is this script's output.
 """
 
 from __future__ import annotations

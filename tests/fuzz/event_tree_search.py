@@ -15,7 +15,7 @@ wall-clock limit (a hang kills the worker; a new one is started), and must:
   .their_pld``, add/remove trees it knows), where that answers within its own limit.
 
 Every failure is printed (and appended to ``--log`` as a JSON line with the event's repr).
-``tests/test_interop_event_tree_fuzz.py`` runs a small seeded sample of the same generator.
+``tests/interop/test_interop_event_tree_fuzz.py`` runs a small seeded sample of the same generator.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ root, whatever its distance from it.
 
 scipy.special's quantiles (betainccinv, betaincinv) and tails (bdtr, bdtrc) carry a relative error that
 grows with n (measured against 50-digit mpmath at n = 10^6: bdtr up to 2.4e-9, at k = n / 2;
-tests/test_audit_tails.py).  So every tail here is widened by ``tail_margin(n)``, a relative margin of
+tests/audit/test_audit_tails.py).  So every tail here is widened by ``tail_margin(n)``, a relative margin of
 2^-40 (n + 16) (9.1e-7 at n = 10^6, 370 times the largest error measured), and every limit starts from the
 scipy quantile at the significance narrowed by four margins, then is stepped outward by doubling ulps until
 the widened tail there is at most ``s``.  The margin moves a limit by less than 1e-5 relative at 10^6

@@ -4,7 +4,7 @@ A refusal raised by the library tells a Python caller what to pass (``pass overw
 same refusal reaching the command line is printed with the flag or key that does it there
 (``pass --force``).  Every error line and every warning line the command line prints goes through
 ``command_line_words``, and the phrases it rewrites are the keys of ``COMMAND_LINE_WORDS``, each the
-exact Python phrase of a library message (tests/test_cli_errors.py runs every one through the
+exact Python phrase of a library message (tests/cli/test_cli_errors.py runs every one through the
 command line and through Python).  A Python phrase whose argument the command line does not offer
 (``max_points``) maps to the advice that works there.
 """

@@ -32,7 +32,7 @@ import numpy.typing as npt
 from ..base.validation import nonnegative, positive, positive_integer
 
 # Largest noncentrality lambda_P = s^2 / rho^2 at which scipy's noncentral chi-square is used
-# (verified against mpmath in tests/test_leakage_exact.py; it returns NaN near 1e12).
+# (verified against mpmath in tests/leakage/test_leakage_exact.py; it returns NaN near 1e12).
 MAX_NONCENTRALITY = 1e8
 
 

@@ -18,7 +18,7 @@ and E_P~ over V = W / (1 + rho) ~ ncx2(d, lambda_Q), each integrated by tanh-sin
 large lambda), or from W = 0 when the lower quantile is below 1 (the d = 1 endpoint singularity).
 The summed error estimate must be below 1e-10 of the result, else RuntimeError.  For rho = 0 (pure
 shift) it is the one-dimensional E_{x ~ N(0,1)} h((s x - s^2 / 2) / 2).  Checked against mpmath at
-30 digits with the KL definition in tests/test_leakage_exact.py (relative error below 1e-10).
+30 digits with the KL definition in tests/leakage/test_leakage_exact.py (relative error below 1e-10).
 """
 
 from __future__ import annotations

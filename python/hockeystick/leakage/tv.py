@@ -18,7 +18,7 @@ interval [a, b] is narrow (b - a <= min(a, sqrt(2d)) / 2, which is when TV is sm
 density is integrated over [a, b] with 32-point Gauss-Legendre instead, exact to ~1e-15 relative
 (the density is analytic on a neighbourhood of [a, b] at least twice the interval's width).  With a
 shift the noncentral CDFs are differenced: ~1e-13 absolute.  Both are checked against mpmath at 30
-digits in tests/test_leakage_exact.py.
+digits in tests/leakage/test_leakage_exact.py.
 """
 
 from __future__ import annotations

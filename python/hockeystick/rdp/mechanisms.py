@@ -16,7 +16,7 @@ sign for i > alpha.  ``fractional_series="absolute"`` (default) sums their magni
 dp_accounting 0.6 does: an upper bound on A, so a valid but loose RDP (measured: +1.5% at
 alpha = 2.5, q = 0.1, sigma = 1; +73% at alpha = 1.5, q = 0.2, sigma = 2), kept as the default
 because it is the baseline users compare against.  ``"signed"`` keeps the signs: the exact
-expansion, equal to the defining integral to ~1e-12 (tests/test_rdp.py checks both against
+expansion, equal to the defining integral to ~1e-12 (tests/rdp/test_rdp.py checks both against
 mpmath quadrature).  The series stops by dp_accounting's rule (both
 parts decreasing and the new terms below e^-30 of the total; orders that do not settle within
 1000 terms get eps = inf, which is safe), so the two libraries agree term for term.  Its terms decay

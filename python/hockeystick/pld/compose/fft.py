@@ -37,7 +37,7 @@ from .pmf import GridPMF
 DEFAULT_TAIL = 1e-15
 # Peak resident bytes per point of the largest window, measured for epsilon(bound="both") of a
 # two-direction PLD (both sides composed, profiles built): 125 for a 2.4e6-point window;
-# tests/test_pld_compose_core.py checks a large composition stays below it.
+# tests/pld/test_pld_compose_core.py checks a large composition stays below it.
 BYTES_PER_POINT = 128
 MEMORY_FRACTION = 0.25
 
