@@ -1,13 +1,16 @@
-"""Where modules of ``hockeystick.pld`` and ``hockeystick.interop`` moved, and the old paths kept importing.
+"""Where modules of ``hockeystick`` moved, and the old paths kept importing until ``REMOVED_IN``.
 
-``hockeystick.pld`` is laid out as its pipeline (docs/architecture.md): ``mechanisms`` (one round's pair and
-its discretization on each side), ``sampling`` (how a record enters a round), ``compose`` (the composition and
-its charges), ``reads`` (what a composed PLD answers), ``grid`` (what every grid needs), ``refine`` (grids
-chosen for an accuracy) and ``accountants`` (the front ends, which say what is composed).  An import of a
-module's old path returns the module at its new path, with a ``DeprecationWarning`` naming it; the names
-``hockeystick.pld`` exports did not move.  ``hockeystick.pld.compose`` and ``hockeystick.pld.mechanisms`` are
-packages now: the names of the modules they were (``compose.fft``, ``mechanisms.constructors``) are forwarded
-from them the same way.
+The package is laid out as its layers (docs/architecture.md): ``base`` (the Protocol, progress, validation,
+broadcasting), ``numerics`` (Q and theta), the families, ``reproduce`` (figures, tables, the README example);
+``hockeystick.pld`` as its pipeline: ``mechanisms`` (one round's pair and its discretization on each side),
+``sampling`` (how a record enters a round), ``compose`` (the composition and its charges), ``reads`` (what a
+composed PLD answers), ``grid`` (what every grid needs), ``refine`` (grids chosen for an accuracy) and
+``accountants`` (the front ends, which say what is composed).  An import of a module's old path returns the
+module at its new path, with a ``DeprecationWarning`` naming it and the release that removes the old path; the
+names ``hockeystick`` and its subpackages export did not move.  ``hockeystick.pld.compose`` and
+``hockeystick.pld.mechanisms`` are packages now: the names of the modules they were (``compose.fft``,
+``mechanisms.constructors``) are forwarded from them the same way.  Nothing inside the package imports an old
+path (tests/test_layers.py).
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ import warnings
 from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any
+
+REMOVED_IN = "0.4.0"  # the release that drops every old path below (CHANGELOG.md, "Deprecated")
 
 MOVED = {
     "hockeystick.pld.mechanisms": "hockeystick.pld.mechanisms.constructors",
@@ -84,7 +89,11 @@ MOVED = {
 
 
 def _warn(old: str, new: str) -> None:
-    warnings.warn(f"{old} moved to {new}; import it from there", DeprecationWarning, stacklevel=3)
+    warnings.warn(
+        f"{old} moved to {new}; import it from there (the old path is removed in hockeystick {REMOVED_IN})",
+        DeprecationWarning,
+        stacklevel=3,
+    )
 
 
 class _Alias(importlib.abc.Loader):
