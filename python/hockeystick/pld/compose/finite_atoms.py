@@ -13,8 +13,8 @@ and composing it with any other PLD G (losses add, Doroshenko et al., PETS 2022,
 
 (condition on the finite part's loss; delta_G is G's profile extended to eps < 0, which every
 certified side of a grid PMF answers).  Placing these atoms on a loss grid instead moves each by
-up to one grid step per round, so a k-fold composition of atoms narrows its bracket only like k h:
-the reason discrete-Laplace trees were slow.  Here they are never put on the grid.
+up to one grid step per round, so a k-fold composition of atoms narrows its bracket only like k h.
+Here they are never put on the grid.
 
 Certification.  delta above is non-decreasing in every l_j and every p_j, and shifting every loss
 by at most e changes delta(eps) to a value between delta(eps - e) and delta(eps + e); so:
@@ -77,12 +77,14 @@ true one is infinite).
 Few atoms (a lone or briefly self-composed pair: at most ``LEAN_ATOMS``) take a lean path in plain
 Python floats (``math``), the same operations on the same doubles as the numpy path, summed in
 order (a sequential sum of n non-negative terms errs by at most (n - 1)u relative, inside the same
-charge): there numpy's per-call cost, not the arithmetic, was the time.
+charge), so that few atoms do not pay numpy's per-call cost.
 
-The pieces, one idea each: ``atoms`` (``Atoms`` and the rules every composition keeps), ``atoms_from_pairs``
-(a pair's atoms), ``atoms_compose`` (compositions), ``atoms_window`` (long compositions on a window),
-``atoms_delta`` (delta(eps) on each side) and ``atoms_epsilon`` (epsilon(delta)); the names below are the
-public ones.
+This module is the public face of finite atoms: the method above, and its public names re-exported from the
+pieces that compute them, one idea each: ``atoms`` (``Atoms`` and the rules every composition keeps),
+``atoms_from_pairs`` (a pair's atoms), ``atoms_compose`` (compositions), ``atoms_window`` (long compositions on
+a window), ``atoms_delta`` (delta(eps) on each side) and ``atoms_epsilon`` (epsilon(delta)).  Modules of the
+package import from the pieces; users, the documentation and the old path ``hockeystick.pld.finite_atoms``
+import from here.
 """
 
 from .atoms import (

@@ -21,9 +21,10 @@ import numpy as np
 from ... import _core
 from ...base import validation as _validation
 from ...base.elementwise import ArrayLike
+from ..compose.atoms import SMALLEST_NORMAL, UNIT_ROUNDOFF, WINDOW_FLOOR
+from ..compose.atoms_from_pairs import loss_round_off, split_near_underflow
 from ..compose.distribution import Factor, PrivacyLossDistribution
 from ..compose.fft import DEFAULT_TAIL
-from ..compose.finite_atoms import SMALLEST_NORMAL, UNIT_ROUNDOFF, WINDOW_FLOOR, loss_round_off, split_near_underflow
 from ..compose.pmf import GridPMF
 from .mechanism import Mechanism
 

@@ -41,8 +41,8 @@ import numpy as np
 
 from ... import _core
 from ...base import validation as _validation
+from ..compose.atoms_from_pairs import loss_round_off
 from ..compose.distribution import Factor
-from ..compose.finite_atoms import loss_round_off
 from ..compose.pmf import GridPMF
 from .constructors import MAX_CELLS, _factor
 

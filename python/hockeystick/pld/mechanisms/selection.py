@@ -59,8 +59,8 @@ import numpy as np
 
 from ... import _core
 from ...base import validation as _validation
+from ..compose.atoms import SMALLEST_NORMAL, UNIT_ROUNDOFF
 from ..compose.distribution import Factor, PrivacyLossDistribution
-from ..compose.finite_atoms import SMALLEST_NORMAL, UNIT_ROUNDOFF
 from ..compose.pmf import GridPMF
 from .canonical import canonical_pair, eps_delta_dp
 from .constructors import DEFAULT_INTERVAL, MAX_CELLS, _factor, checked_interval, from_distributions
