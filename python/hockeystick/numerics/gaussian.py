@@ -27,10 +27,49 @@ def gaussian_tail(x: float, *, threads: int | None = None) -> float: ...
 @overload
 def gaussian_tail(x: NonScalar, *, threads: int | None = None) -> np.ndarray: ...
 def gaussian_tail(x: ArrayLike, *, threads: int | None = None) -> FloatOrArray:
-    """Q(x) = P(N(0,1) > x) = erfc(x / sqrt 2) / 2, element-wise with broadcasting.
+    r"""Standard normal tail Q(x) = P(N(0,1) > x), with full relative precision everywhere.
 
-    Computed as phi(x) M(x) for x >= 0 and 1 - Q(-x) below, so every value keeps
-    full relative precision (no ``1 - Phi`` cancellation).
+    .. math::
+
+        Q(x) = \tfrac12 \operatorname{erfc}(x/\sqrt2) = \varphi(x)\, M(x)
+
+    computed as :math:`\varphi(x) M(x)` for x >= 0 and :math:`1 - Q(-x)` below, so no value suffers the
+    :math:`1 - \Phi` cancellation.
+
+    Parameters
+    ----------
+    x : array_like
+        Real numbers; ``inf`` gives 0, ``-inf`` gives 1.
+    threads : int, optional
+        OpenMP threads.  ``None`` (the default) uses every core when there are at least 2**15 points and one
+        thread below; an explicit count is used as given (capped at 4x the processors).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        A float for scalar inputs, else an array of the broadcast shape of the inputs.
+        Relative error at most 1e-12 against 50-digit mpmath wherever Q >= 1e-300.
+
+    Raises
+    ------
+    ValueError
+        If x is NaN.
+    ParameterTypeError
+        If an argument is a string, a boolean or None (a TypeError and a ValueError).
+
+    See Also
+    --------
+    log_gaussian_tail : log Q, finite far below the double range.
+
+    References
+    ----------
+    W. J. Cody, "Rational Chebyshev approximations for the error function", Math. Comp. 23 (1969).
+
+    Examples
+    --------
+    >>> from hockeystick import gaussian_tail
+    >>> round(gaussian_tail(1.0), 6)
+    0.158655
     """
     return apply(_core.gaussian_tail, threads, x=x)
 
@@ -40,12 +79,46 @@ def log_gaussian_tail(x: float, *, threads: int | None = None) -> float: ...
 @overload
 def log_gaussian_tail(x: NonScalar, *, threads: int | None = None) -> np.ndarray: ...
 def log_gaussian_tail(x: ArrayLike, *, threads: int | None = None) -> FloatOrArray:
-    """log Q(x) = -x^2/2 - log sqrt(2 pi) + log M(x) (x >= 0), log1p(-Q(-x)) (x < 0).
+    r"""Natural logarithm of the standard normal tail, log Q(x).
 
-    Finite for x below sqrt(2 DBL_MAX) = 1.9e154 (for example log Q(1e4) = -5.0e7); above, the
-    value is below -DBL_MAX and rounds to -inf.  For x > 1e150 the asymptotic
-    log Q(x) = -x^2/2 - log x - log sqrt(2 pi) + O(x^-2) is used (x^2 is formed as (x / sqrt 2)^2
-    so it does not overflow early; the O(x^-2) term is below 1e-300).
+    .. math::
+
+        \log Q(x) = -x^2/2 - \log\sqrt{2\pi} + \log M(x) \quad (x \ge 0), \qquad
+        \log Q(x) = \operatorname{log1p}(-Q(-x)) \quad (x < 0)
+
+    Finite for x below :math:`\sqrt{2\,\mathrm{DBL\_MAX}} \approx 1.9 \times 10^{154}`; above 1e150 the
+    asymptotic :math:`-x^2/2 - \log x - \log\sqrt{2\pi}` is used (its error is below 1e-300).
+
+    Parameters
+    ----------
+    x : array_like
+        Real numbers.
+    threads : int, optional
+        OpenMP threads.  ``None`` (the default) uses every core when there are at least 2**15 points and one
+        thread below; an explicit count is used as given (capped at 4x the processors).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        A float for scalar inputs, else an array of the broadcast shape of the inputs.
+        ``-inf`` where the value is below -DBL_MAX.
+
+    Raises
+    ------
+    ValueError
+        If x is NaN.
+    ParameterTypeError
+        If an argument is a string, a boolean or None (a TypeError and a ValueError).
+
+    References
+    ----------
+    W. J. Cody, Math. Comp. 23 (1969), for M.
+
+    Examples
+    --------
+    >>> from hockeystick import log_gaussian_tail
+    >>> round(log_gaussian_tail(1e4))
+    -50000010
     """
     (arr,), _, scalar = broadcast_float_arrays(x=x)
     large = arr > _ASYMPTOTIC_LOG_TAIL
@@ -63,9 +136,40 @@ def gaussian_tail_inverse(p: float, *, threads: int | None = None) -> float: ...
 @overload
 def gaussian_tail_inverse(p: NonScalar, *, threads: int | None = None) -> np.ndarray: ...
 def gaussian_tail_inverse(p: ArrayLike, *, threads: int | None = None) -> FloatOrArray:
-    """Q^{-1}(p): the x with Q(x) = p, for p in [0, 1] (Q^{-1}(0) = inf, Q^{-1}(1) = -inf).
+    r"""Inverse of the standard normal tail: the x with Q(x) = p.
 
-    Abramowitz & Stegun 26.2.23 as a start, then Newton steps on log Q.
+    Abramowitz & Stegun 26.2.23 as a start, then Newton steps on log Q.  :math:`Q^{-1}(0) = \infty`,
+    :math:`Q^{-1}(1) = -\infty`.
+
+    Parameters
+    ----------
+    p : array_like
+        Probabilities in [0, 1].
+    threads : int, optional
+        OpenMP threads.  ``None`` (the default) uses every core when there are at least 2**15 points and one
+        thread below; an explicit count is used as given (capped at 4x the processors).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        A float for scalar inputs, else an array of the broadcast shape of the inputs.
+
+    Raises
+    ------
+    ValueError
+        If p is outside [0, 1] or NaN.
+    ParameterTypeError
+        If an argument is a string, a boolean or None (a TypeError and a ValueError).
+
+    References
+    ----------
+    M. Abramowitz and I. A. Stegun, Handbook of Mathematical Functions, 26.2.23.
+
+    Examples
+    --------
+    >>> from hockeystick import gaussian_tail_inverse
+    >>> round(gaussian_tail_inverse(0.025), 6)
+    1.959964
     """
     return apply(_core.gaussian_tail_inverse, threads, p=p)
 
@@ -75,5 +179,40 @@ def mills_ratio(x: float, *, threads: int | None = None) -> float: ...
 @overload
 def mills_ratio(x: NonScalar, *, threads: int | None = None) -> np.ndarray: ...
 def mills_ratio(x: ArrayLike, *, threads: int | None = None) -> FloatOrArray:
-    """Mills ratio M(x) = Q(x) / phi(x) = sqrt(pi/2) erfcx(x / sqrt 2)."""
+    r"""Mills ratio M(x) = Q(x) / phi(x) of the standard normal law.
+
+    .. math::
+
+        M(x) = \frac{Q(x)}{\varphi(x)} = \sqrt{\pi/2}\, \operatorname{erfcx}(x/\sqrt2)
+
+    Parameters
+    ----------
+    x : array_like
+        Real numbers.
+    threads : int, optional
+        OpenMP threads.  ``None`` (the default) uses every core when there are at least 2**15 points and one
+        thread below; an explicit count is used as given (capped at 4x the processors).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        A float for scalar inputs, else an array of the broadcast shape of the inputs.
+
+    Raises
+    ------
+    ValueError
+        If x is NaN.
+    ParameterTypeError
+        If an argument is a string, a boolean or None (a TypeError and a ValueError).
+
+    References
+    ----------
+    W. J. Cody, Math. Comp. 23 (1969).
+
+    Examples
+    --------
+    >>> from hockeystick import mills_ratio
+    >>> round(mills_ratio(0.0), 6)
+    1.253314
+    """
     return apply(_core.mills_ratio, threads, x=x)
