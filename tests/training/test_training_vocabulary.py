@@ -10,6 +10,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from hockeystick import pld
 from hockeystick.calibrate import calibrate
 from hockeystick.interop import opacus
 from hockeystick.training import DPSGD, DPFedAvg
@@ -231,22 +232,20 @@ def test_a_misspelled_keyword_is_named_with_its_spelling_even_when_it_was_requir
 
 def test_dp_sgd_noise_is_calibrated_as_its_accountant_sigma_is(monkeypatch):
     """The README's calibration: the DP-SGD entry starts from the subsampled Gaussian's central-limit value and
-    its coarse grids, as the accountant's own sigma does, so it gives that calibration's answer with as few
-    evaluations on the run's grid (5; from a start of 1 it took 15), and the answer meets the target."""
-    from hockeystick.training import _SubsampledTraining
-
+    its coarse grids, as the accountant's own sigma does, so it gives that calibration's answer with at most 6
+    evaluations on the run's grid (a start of 1 takes 15), and the answer meets the target."""
     grids: list[float] = []
-    real = _SubsampledTraining.delta
+    real = pld.SubsampledGaussianPLD.delta
 
     def delta(self, epsilon, bound="upper"):
-        grids.append(self._accountant.value_discretization_interval)
+        grids.append(self.value_discretization_interval)
         return real(self, epsilon, bound)
 
-    monkeypatch.setattr(_SubsampledTraining, "delta", delta)
+    monkeypatch.setattr(pld.SubsampledGaussianPLD, "delta", delta)
     run = dict(dataset_size=60_000, batch_size=256, epochs=60)
     z = calibrate("dp_sgd", "noise_multiplier", target_epsilon=3, target_delta=1e-5, **run)
     fine = min(grids)
     assert sum(h == fine for h in grids) <= 6
     steps = DPSGD(noise_multiplier=1.0, **run).steps
     assert z == calibrate("pld_subsampled_gaussian", "sigma", epsilon=3, delta=1e-5, sampling_rate=B / N, rounds=steps)
-    assert real(DPSGD(noise_multiplier=z, **run), 3.0) <= 1e-5
+    assert DPSGD(noise_multiplier=z, **run).delta(3.0) <= 1e-5

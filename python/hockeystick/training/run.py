@@ -1,0 +1,263 @@
+"""A training run's accounting: T steps of a subsampled Gaussian with noise multiplier z, on the PLD accountant
+of how its batches are drawn (the table in ``hockeystick.training``'s docstring), read in training words."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import math
+from collections.abc import Callable, Iterator
+
+import numpy as np
+
+from ..base import validation as _validation
+from ..base.elementwise import ArrayLike, broadcast_float_arrays
+from ..pld.accountants.allocation import BallsInBinsGaussianPLD, ShuffledBatchGaussianPLD
+from ..pld.accountants.fixed_batch import FixedBatchGaussianPLD
+from ..pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
+from ..pld.compose.distribution import Bound, Result
+from ..pld.reads import along_run
+from ..pld.reads.along_run import CurveAlongRun
+from .steps import broadcast_like, ceil_ratio, steps_taken
+from .vocabulary import SAMPLINGS, STEPS_PER_EPOCH, Sampling, StepsPerEpoch
+
+_Accountant = SubsampledGaussianPLD | FixedBatchGaussianPLD | BallsInBinsGaussianPLD | ShuffledBatchGaussianPLD
+
+# the accountant of batches drawn otherwise than by Poisson sampling, from the noise z, batch m, population n,
+# steps t, the steps per epoch as the ratio (a, b) and the grid keywords given
+_DRAWN_BATCHES: dict[str, Callable[..., _Accountant]] = {
+    "fixed_size": lambda z, m, n, t, per_epoch, grid: FixedBatchGaussianPLD(
+        sigma=z, batch_size=m, n=n, rounds=t, **grid
+    ),
+    "balls_in_bins": lambda z, m, n, t, per_epoch, grid: BallsInBinsGaussianPLD(
+        sigma=z, steps_per_epoch=per_epoch[0], rounds=t, **grid
+    ),
+    "shuffle": lambda z, m, n, t, per_epoch, grid: ShuffledBatchGaussianPLD(
+        sigma=z, batch_size=m, n=n, rounds=t, **grid
+    ),
+}
+
+
+class _SubsampledTraining:
+    """Shared by DP-SGD and DP-FedAvg: T steps of a subsampled Gaussian with multiplier z.
+
+    ``names``: the population, batch, epochs and steps words of the subclass."""
+
+    def __init__(
+        self,
+        noise_multiplier: ArrayLike,
+        population: ArrayLike | None,
+        batch: ArrayLike | None,
+        sample_rate: ArrayLike | None,
+        epochs: ArrayLike | None,
+        steps: ArrayLike | None,
+        steps_per_epoch: StepsPerEpoch | None,
+        names: tuple[str, str, str, str],
+        sampling: Sampling,
+        value_discretization_interval: float | None,
+        accuracy: float | None,
+    ):
+        if steps_per_epoch is not None:
+            _validation.choice(steps_per_epoch, "steps_per_epoch", STEPS_PER_EPOCH)
+        _validation.choice(sampling, "sampling", SAMPLINGS)
+        z = _validation.positive(noise_multiplier, "noise_multiplier")
+        if sample_rate is not None:
+            self._by_rate(sample_rate, population, batch, steps_per_epoch, names, sampling)
+            self._from_rate(z, sample_rate, epochs, steps, names, value_discretization_interval, accuracy)
+        else:
+            self._from_batches(
+                z,
+                population,
+                batch,
+                epochs,
+                steps,
+                steps_per_epoch,
+                names,
+                sampling,
+                value_discretization_interval,
+                accuracy,
+            )
+        self.sampling = sampling
+
+    def _from_rate(
+        self,
+        z: np.ndarray,
+        sample_rate: ArrayLike,
+        epochs: ArrayLike | None,
+        steps: ArrayLike | None,
+        names: tuple[str, str, str, str],
+        value_discretization_interval: float | None,
+        accuracy: float | None,
+    ) -> None:
+        """A Poisson run given by its rate q: 1 / q steps per epoch (the "opacus" count, as the ratio (1, q))."""
+        q = _validation.in_interval(sample_rate, "sample_rate", 0.0, 1.0, open_low=True, open_high=False)
+        (z, q), _, _ = broadcast_float_arrays(noise_multiplier=z, sample_rate=q)
+        one = np.ones_like(q)
+        t = steps_taken(epochs, steps, (one, q), names[2:], "a larger sample_rate")
+        self._accountant: _Accountant = SubsampledGaussianPLD(
+            sigma=z,
+            sampling_rate=q,
+            rounds=t,
+            value_discretization_interval=value_discretization_interval,
+            accuracy=accuracy,
+        )
+        self.noise_multiplier, self.steps = z, t
+        self._epoch_ratio = (broadcast_like(one, t), broadcast_like(q, t))
+
+    def _from_batches(
+        self,
+        z: np.ndarray,
+        population: ArrayLike | None,
+        batch: ArrayLike | None,
+        epochs: ArrayLike | None,
+        steps: ArrayLike | None,
+        steps_per_epoch: StepsPerEpoch | None,
+        names: tuple[str, str, str, str],
+        sampling: Sampling,
+        value_discretization_interval: float | None,
+        accuracy: float | None,
+    ) -> None:
+        """A run given by its population n and batch m: Poisson sampling at q = m / n, or the accountant of how
+        its batches are drawn (``_DRAWN_BATCHES``)."""
+        if population is None or batch is None:
+            raise ValueError(
+                f"give {names[0]} and {names[1]} (or, for Poisson sampling, sample_rate); "
+                f"missing: {' and '.join(n for n, v in zip(names[:2], (population, batch)) if v is None)}"
+            )
+        (z, n, m), _, _ = broadcast_float_arrays(
+            noise_multiplier=z,
+            **{
+                names[0]: _validation.positive_integer(population, names[0], maximum=_validation.MAX_EXACT_INTEGER),
+                names[1]: _validation.positive_integer(batch, names[1], maximum=_validation.MAX_EXACT_INTEGER),
+            },
+        )
+        if np.any(m > n):
+            raise ValueError(
+                f"{names[1]} must be <= {names[0]}, got {names[1]} {m[m > n].ravel()[0]:g} > {n[m > n].ravel()[0]:g}"
+            )
+        # steps per epoch as the exact ratio a / b: ceil(n / m) / 1, or n / m
+        per_epoch = (-np.floor_divide(-n, m), np.ones_like(n)) if steps_per_epoch != "opacus" else (n, m)
+        t = steps_taken(epochs, steps, per_epoch, names[2:])
+        if sampling == "poisson":
+            self._accountant = SubsampledGaussianPLD(
+                sigma=z,
+                sampling_rate=m / n,
+                rounds=t,
+                value_discretization_interval=value_discretization_interval,
+                accuracy=accuracy,
+            )
+        else:
+            self._check_drawn(sampling, steps_per_epoch, accuracy, names)
+            grid = (
+                {}
+                if value_discretization_interval is None
+                else {"value_discretization_interval": value_discretization_interval}
+            )
+            self._accountant = _DRAWN_BATCHES[sampling](z, m, n, t, per_epoch, grid)
+        self.noise_multiplier, self.steps = z, t
+        self._epoch_ratio = (broadcast_like(per_epoch[0], t), broadcast_like(per_epoch[1], t))
+
+    @staticmethod
+    def _check_drawn(
+        sampling: Sampling, steps_per_epoch: StepsPerEpoch | None, accuracy: float | None, names: tuple[str, ...]
+    ) -> None:
+        """The rules of batches drawn otherwise than by Poisson sampling: their grid is given by its interval,
+        and balls-in-bins and shuffled batches take ceil(population / batch) steps per epoch."""
+        if accuracy is not None:
+            raise ValueError(
+                f'accuracy is available with sampling="poisson"; for "{sampling}" give value_discretization_interval'
+            )
+        if sampling in ("balls_in_bins", "shuffle") and steps_per_epoch == "opacus":
+            raise ValueError(
+                f'sampling="{sampling}" has ceil({names[0]} / {names[1]}) steps per epoch (every record in one '
+                f'of them): steps_per_epoch="opacus" (1 / q) does not describe it; leave steps_per_epoch unset'
+            )
+
+    @staticmethod
+    def _by_rate(
+        sample_rate: ArrayLike,
+        population: ArrayLike | None,
+        batch: ArrayLike | None,
+        steps_per_epoch: StepsPerEpoch | None,
+        names: tuple[str, str, str, str],
+        sampling: Sampling,
+    ) -> None:
+        """The rules of a run given by its sampling rate: Poisson sampling, 1 / q steps per epoch, no batch words."""
+        if population is not None or batch is not None:
+            raise ValueError(f"give sample_rate or {names[0]} and {names[1]}, not both (q = {names[1]} / {names[0]})")
+        if sampling != "poisson":
+            raise ValueError(
+                f'sampling="{sampling}" is described by {names[0]} and {names[1]}: give those, '
+                "not sample_rate (a rate describes Poisson subsampling)"
+            )
+        if steps_per_epoch == "ceil":
+            raise ValueError(
+                f'steps_per_epoch="ceil" counts ceil({names[0]} / {names[1]}) steps per epoch: give {names[0]} '
+                f'and {names[1]}, or steps_per_epoch="opacus" (1 / sample_rate steps per epoch)'
+            )
+
+    def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
+        """Certified upper bound on delta(epsilon) over the whole run (``bound="lower"``/``"both"``)."""
+        with _in_training_words():
+            return self._accountant.delta(epsilon, bound)
+
+    def epsilon(self, delta: ArrayLike, bound: Bound = "upper") -> Result:
+        """Smallest epsilon whose certified delta bound is <= delta (``bound="lower"``/``"both"``)."""
+        with _in_training_words():
+            return self._accountant.epsilon(delta, bound)
+
+    def epsilon_curve(self, delta: float, *, every: int | None = None, steps: ArrayLike | None = None) -> CurveAlongRun:
+        """The certified bracket of epsilon at ``delta`` after every epoch of the run (and its last step), or after
+        every ``every`` steps (and the last), or after each of ``steps`` (strictly increasing, at most the run's):
+        a ``CurveAlongRun`` with arrays ``steps``, ``epochs``, ``lower``, ``upper``.  Each point is
+        ``epsilon(delta, bound="both")`` of this run stopped at that step (to the round-off of shared transforms,
+        each certified), all of them in one evaluation (``pld.along_run``: one discretization, the checkpoints'
+        compositions batched).  One run: every parameter a single value."""
+        with _in_training_words():
+            curve = self._accountant.epsilon_curve(delta, steps=self.checkpoints(every=every, steps=steps))
+        return dataclasses.replace(curve, steps_per_epoch=self._epoch_length())
+
+    def delta_curve(self, epsilon: float, *, every: int | None = None, steps: ArrayLike | None = None) -> CurveAlongRun:
+        """``epsilon_curve``'s twin: the certified bracket of delta at ``epsilon`` after each checkpoint."""
+        with _in_training_words():
+            curve = self._accountant.delta_curve(epsilon, steps=self.checkpoints(every=every, steps=steps))
+        return dataclasses.replace(curve, steps_per_epoch=self._epoch_length())
+
+    def _epoch_length(self) -> float:
+        """Steps per epoch, a / b rounded (``steps_per_epoch``: ceil(n / m), or n / m = 1 / q)."""
+        a, b = (float(np.ravel(x)[0]) for x in self._epoch_ratio)
+        return a / b
+
+    def checkpoints(self, *, every: int | None = None, steps: ArrayLike | None = None) -> np.ndarray:
+        """The steps ``epsilon_curve`` evaluates (``pld.along_run.checkpoints``): every ``every`` steps, or ``steps``,
+        or else the last step of each whole epoch k, ceil(k a / b) of the exact epoch ratio (the steps ``epochs=k``
+        runs), and the run's last step."""
+        if any(np.size(x) != 1 for x in (self.noise_multiplier, self.steps, *self._epoch_ratio)):
+            raise ValueError(
+                "a curve along the run needs one run: give single values of the noise multiplier, the data set "
+                "(clients) and batch sizes and the epochs (steps, rounds); loop over the runs for several"
+            )
+        total = int(np.ravel(self.steps)[0])
+        if every is not None or steps is not None:
+            return along_run.checkpoints(total, every, steps)
+        a, b = (float(np.ravel(x)[0]) for x in self._epoch_ratio)
+        count = math.floor(total * b / a) + 1  # at least the whole epochs in the run (the rounding: one more)
+        if count > along_run.MAX_CHECKPOINTS:
+            raise ValueError(
+                f"one checkpoint per epoch gives {count - 1} or more, above {along_run.MAX_CHECKPOINTS}: give every="
+                "(a checkpoint every so many steps) or steps="
+            )
+        ends = ceil_ratio(np.arange(1.0, count + 1.0), np.full(count, a), np.full(count, b))
+        return np.union1d(ends[ends <= total], [total]).astype(np.int64)
+
+
+@contextlib.contextmanager
+def _in_training_words() -> Iterator[None]:
+    """A PLD's refusal of its grid at a noise multiplier (its ``sigma``, over sensitivity 1) names the argument
+    the caller gave: noise_multiplier."""
+    try:
+        yield
+    except ValueError as error:
+        if "sigma / sensitivity" not in str(error):
+            raise
+        raise ValueError(f"noise_multiplier (the PLD's sigma, sensitivity 1): {error}") from None
