@@ -1,0 +1,207 @@
+"""The documentation site builds, and its built HTML holds what a reader looks for.
+
+The site (docs/, Sphinx) is built once per module, nitpicky (every cross-reference must resolve), from
+a copy of docs/ and CHANGELOG.md in a temporary directory, so that the pages the build writes (the API
+reference's, the pictures) stay out of the source tree. Then, in the HTML:
+
+* every public name (each public namespace's ``__all__``, as docs/_ext/hockeystick_api.py reads them)
+  has its page, and so has every namespace;
+* the search index holds every public name as an object (what the search box finds);
+* every link of the landing page resolves to a file of the build, and its #fragment to an id there;
+* with playwright and a headless Chromium installed (playwright's own, or the system's ``chromium``), a
+  real browser opens the landing page, follows each of its links, and searches for a public name;
+  without them that test skips.
+
+The warnings are split in two: those of the site's own files (its configuration, extensions, landing,
+migration, CLI and reference pages) must not exist; those of docstrings and of the guide's pages are
+listed by a non-strict xfail until the docstrings are written in reStructuredText.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+for _module in ("sphinx", "furo", "myst_parser", "sphinxarg", "numpydoc"):
+    pytest.importorskip(_module, reason=f"the docs site needs {_module}: pip install '.[docs]'")
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+
+# the files of the site itself, relative to docs/: a warning located in one of them is a defect here
+SITE_FILES = re.compile(
+    r"(^|/)docs/(conf\.py|_ext/|api/(index|_templates)|index\.md|migrating-from-[\w-]+\.md|changelog\.md"
+    r"|cli-reference\.md|pictures\.md)"
+)
+WARNING = re.compile(r"\b(WARNING|ERROR|CRITICAL):")
+
+pytestmark = pytest.mark.slow  # one build of the whole site: about a minute on two cores
+
+
+@dataclass(frozen=True)
+class Site:
+    html: Path
+    warnings: list[str]
+
+
+def _public_names() -> dict[str, Any]:
+    sys.path.insert(0, str(DOCS / "_ext"))
+    try:
+        import hockeystick_api
+    finally:
+        sys.path.remove(str(DOCS / "_ext"))
+    return hockeystick_api.public_names()
+
+
+def _namespaces() -> list[str]:
+    sys.path.insert(0, str(DOCS / "_ext"))
+    try:
+        import hockeystick_api
+    finally:
+        sys.path.remove(str(DOCS / "_ext"))
+    return [space.name for space in hockeystick_api.public_namespaces()]
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Site:
+    root = tmp_path_factory.mktemp("site")
+    ignore = shutil.ignore_patterns("_build", "generated", "_pictures", "__pycache__")
+    shutil.copytree(DOCS, root / "docs", ignore=ignore)
+    shutil.copy(ROOT / "CHANGELOG.md", root / "CHANGELOG.md")
+    html, warnings = root / "html", root / "warnings.txt"
+    command = [sys.executable, "-m", "sphinx", "-n", "--keep-going", "-q", "-b", "html"]
+    command += ["-d", str(root / "doctrees"), "-w", str(warnings), str(root / "docs"), str(html)]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=900, cwd=root)
+    assert result.returncode == 0, f"sphinx failed ({result.returncode}):\n{result.stderr[-4000:]}"
+    lines = warnings.read_text(encoding="utf-8").splitlines() if warnings.exists() else []
+    return Site(html, [line.replace(str(root), "") for line in lines if WARNING.search(line)])
+
+
+def test_the_site_files_build_without_a_warning(site: Site) -> None:
+    """Configuration, extensions and the site's own pages: no warning, no unresolved reference."""
+    own = [line for line in site.warnings if SITE_FILES.search(line.split(":", 1)[0])]
+    assert own == []
+
+
+@pytest.mark.xfail(strict=False, reason="docstrings not yet written in reStructuredText / numpydoc")
+def test_the_whole_build_is_warning_free(site: Site) -> None:
+    by_source: dict[str, int] = {}
+    for line in site.warnings:
+        source = re.sub(r":\d+:.*", "", line.split(" WARNING:")[0].split(" ERROR:")[0])
+        by_source[source] = by_source.get(source, 0) + 1
+    print(f"{len(site.warnings)} warnings:")
+    for source, count in sorted(by_source.items()):
+        print(f"  {count:3d}  {source}")
+    assert site.warnings == []
+
+
+def test_every_public_name_and_namespace_has_a_page(site: Site) -> None:
+    pages = site.html / "api" / "generated"
+    names = [*_public_names(), *_namespaces()]
+    assert len(names) > 200
+    assert [name for name in names if not (pages / f"{name}.html").is_file()] == []
+
+
+def _search_index(site: Site) -> dict[str, Any]:
+    text = (site.html / "searchindex.js").read_text(encoding="utf-8")
+    return json.loads(text[text.index("(") + 1 : text.rindex(")")])
+
+
+def test_the_search_index_holds_every_public_name(site: Site) -> None:
+    index = _search_index(site)
+    objects = {
+        f"{prefix}.{entry[4]}" if prefix and entry[4] else prefix or entry[4]
+        for prefix, entries in index["objects"].items()
+        for entry in entries
+    }
+    assert sorted(set(_public_names()) - objects) == []
+    assert sorted(set(_namespaces()) - objects) == []
+
+
+class _Anchors(HTMLParser):
+    """The href of every <a> inside the page's <article> (its content, not the navigation), and every id."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.links: list[str] = []
+        self.ids: set[str] = set()
+        self._depth = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = dict(attrs)
+        if values.get("id"):
+            self.ids.add(values["id"] or "")
+        if tag == "article":
+            self._depth += 1
+        if tag == "a" and self._depth and values.get("href"):
+            self.links.append(values["href"] or "")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "article":
+            self._depth -= 1
+
+
+def _parse(page: Path) -> _Anchors:
+    parser = _Anchors()
+    parser.feed(page.read_text(encoding="utf-8"))
+    return parser
+
+
+def test_every_landing_page_link_resolves(site: Site) -> None:
+    landing = site.html / "index.html"
+    links = _parse(landing).links
+    assert len(links) >= 15  # the three entry paths
+    broken = []
+    for href in links:
+        parts = urlsplit(href)
+        if parts.scheme or href.startswith("mailto:"):
+            continue
+        target = (landing.parent / unquote(parts.path)).resolve() if parts.path else landing
+        if not target.is_file():
+            broken.append(f"{href}: no file")
+        elif parts.fragment and unquote(parts.fragment) not in _parse(target).ids:
+            broken.append(f"{href}: no id {unquote(parts.fragment)!r}")
+    assert broken == []
+
+
+def test_a_browser_follows_the_landing_page_and_finds_a_name(site: Site) -> None:
+    """A real browser (playwright's headless Chromium): each link of the landing page loads, and the
+    search page lists a public name's page when asked for it."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    with sync_api.sync_playwright() as playwright:
+        try:
+            browser = playwright.chromium.launch()
+        except Exception as error:  # playwright's own browser is not installed: a system Chromium, if any
+            system = shutil.which("chromium") or shutil.which("chromium-browser")
+            if system is None:
+                pytest.skip(f"no headless Chromium (`python -m playwright install chromium`): {error}")
+            browser = playwright.chromium.launch(executable_path=system)
+        try:
+            page = browser.new_page()
+            landing = (site.html / "index.html").as_uri()
+            page.goto(landing)
+            hrefs = page.eval_on_selector_all("article a[href]", "links => links.map(a => a.href)")
+            local = sorted({href.split("#")[0] for href in hrefs if href.startswith("file:")})
+            assert len(local) >= 10
+            failed = []
+            for href in local:
+                response = page.goto(href)
+                if response is None or not response.ok or not page.title():
+                    failed.append(href)
+            assert failed == []
+            page.goto((site.html / "search.html").as_uri() + "?q=SubsampledGaussianPLD")
+            page.wait_for_selector("#search-results li a", timeout=30_000)
+            found = page.eval_on_selector_all("#search-results li a", "links => links.map(a => a.href)")
+            assert any("hockeystick.pld.SubsampledGaussianPLD.html" in href for href in found), found
+        finally:
+            browser.close()
