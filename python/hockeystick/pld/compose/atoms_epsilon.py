@@ -46,95 +46,134 @@ def epsilon_search(
     ``cluster`` more points spread evenly over the bracket shrink it at least cluster + 1 times a
     call where the false position is off; the first call puts such a cluster around every hint.
     """
-    guesses = list(hints) if hints else np.linspace(0.0, float(top), first_pass + 2)[1:-1].tolist()
-    if hints and cluster > 0:  # each hint with points around it reaching the others (the answer is near one)
-        half = max(cluster // 2, 1)
-        reach = max(max(hints) - min(hints), 2.0 * tolerance)
-        spread = (
-            INNER * tolerance * max(2.0, (reach / (INNER * tolerance)) ** (1.0 / max(half - 1, 1))) ** np.arange(half)
+    points = np.unique(
+        np.concatenate(
+            [[0.0, float(top)], [x for x in _guesses(hints, first_pass, cluster, top, tolerance) if 0.0 < x < top]]
         )
-        guesses = (
-            np.concatenate(
-                [
-                    np.asarray(hints, dtype=np.float64)[:, None] + np.concatenate([-spread, spread])[None, :],
-                    np.asarray(hints, dtype=np.float64)[:, None],
-                ],
-                axis=1,
-            )
-            .ravel()
-            .tolist()
-        )
-    points = np.unique(np.concatenate([[0.0, float(top)], [x for x in guesses if 0.0 < x < top]]))
+    )
     values = np.asarray(delta_of(points), dtype=np.float64)
+    settled = _settled_end(points, values, target, upper)
+    if settled is not None:
+        return settled
+    first = int(np.argmax(values <= target))  # >= 1: the first evaluated point at or below the target
+    log_target = math.log(target)
+    b = _Bracket(
+        float(points[first - 1]),
+        float(points[first]),
+        _log_gap(float(values[first - 1]), log_target),
+        _log_gap(float(values[first]), log_target),
+    )
+    width_before = b.hi - b.lo
+    steps = 0
+    # cluster mode: the evaluated points beside the bracket, for the inverse cubic interpolation
+    seen_x, seen_v = (points, values) if cluster > 0 else (np.empty(0), np.empty(0))
+    while b.hi - b.lo > max(tolerance, 4.0 * math.ulp(b.hi)):  # an answer near 1e10 has a spacing above tolerance
+        steps += 1
+        x = b.false_position()
+        if cluster > 0 and steps % 3 != 0:
+            x = _inverse_cubic(seen_x, seen_v, b.lo, b.hi, log_target, x)
+        if steps % 3 == 0:  # a bisection whenever two steps have not halved the interval
+            if b.hi - b.lo > 0.5 * width_before:
+                x = 0.5 * (b.lo + b.hi)
+            width_before = b.hi - b.lo
+        margin = 0.25 * tolerance
+        x = min(max(x, b.lo + margin), b.hi - margin)
+        if cluster > 0:
+            trial = _cluster_points(b.lo, b.hi, x, cluster, tolerance)
+            tried_v = np.asarray(delta_of(trial), dtype=np.float64)
+            seen_x, seen_v = np.concatenate([seen_x, trial]), np.concatenate([seen_v, tried_v])
+            b.narrow_to(trial, tried_v.tolist(), target, log_target)
+            continue
+        gx = _log_gap(float(delta_of(np.array([x]))[0]), log_target)
+        if gx > 0:
+            b.move((x, gx), None)
+        else:
+            b.move(None, (x, gx))
+    return b.hi if upper else b.lo
+
+
+def _log_gap(value: float, log_target: float) -> float:
+    """g = log delta - log target (delta floored at 1e-300): nearly linear in eps, where the false position aims."""
+    return math.log(max(value, 1e-300)) - log_target
+
+
+def _spread(half: int, reach: float, tolerance: float) -> np.ndarray:
+    """INNER tolerance r^i, i < half, with r >= 2 reaching ``reach`` at i = half - 1."""
+    return INNER * tolerance * max(2.0, (reach / (INNER * tolerance)) ** (1.0 / max(half - 1, 1))) ** np.arange(half)
+
+
+def _guesses(hints: Sequence[float], first_pass: int, cluster: int, top: float, tolerance: float) -> list[float]:
+    """The points ``epsilon_search`` evaluates with the two ends: the hints, each with a cluster around it
+    reaching the others (the answer is near one) where ``cluster`` > 0; without hints, ``first_pass`` evenly
+    spaced points."""
+    if not hints:
+        return np.linspace(0.0, float(top), first_pass + 2)[1:-1].tolist()
+    if cluster <= 0:
+        return list(hints)
+    spread = _spread(max(cluster // 2, 1), max(max(hints) - min(hints), 2.0 * tolerance), tolerance)
+    centres = np.asarray(hints, dtype=np.float64)[:, None]
+    around = np.concatenate([centres + np.concatenate([-spread, spread])[None, :], centres], axis=1)
+    return around.ravel().tolist()
+
+
+def _settled_end(points: np.ndarray, values: np.ndarray, target: float, upper: bool) -> float | None:
+    """The answer where the evaluated ends settle it: inf (upper side above the target even at ``top``), 0
+    (at or below the target at eps = 0), ``top`` (lower side above the target there); None otherwise."""
     if upper and values[-1] > target:
         return math.inf
     if values[0] <= target:
         return 0.0
     if not upper and values[-1] > target:
         return float(points[-1])
-    first = int(np.argmax(values <= target))  # >= 1: the first evaluated point at or below the target
-    lo, hi = float(points[first - 1]), float(points[first])
-    f_lo, f_hi = float(values[first - 1]), float(values[first])
-    log_target = math.log(target)
+    return None
 
-    def g(value: float) -> float:
-        return math.log(max(value, 1e-300)) - log_target
 
-    g_lo, g_hi = g(f_lo), g(f_hi)
-    kept = 0  # -1: the last step moved lo, +1: it moved hi (Illinois: a side moved twice halves the other g)
-    width_before = hi - lo
-    steps = 0
-    # cluster mode: the evaluated points beside the bracket, for the inverse cubic interpolation
-    seen_x, seen_v = (points, values) if cluster > 0 else (np.empty(0), np.empty(0))
-    while hi - lo > max(tolerance, 4.0 * math.ulp(hi)):  # an answer near 1e10 has a spacing above tolerance
-        steps += 1
-        x = hi - g_hi * (hi - lo) / (g_hi - g_lo) if g_hi < g_lo else 0.5 * (lo + hi)
-        if cluster > 0 and steps % 3 != 0:
-            x = _inverse_cubic(seen_x, seen_v, lo, hi, log_target, x)
-        if steps % 3 == 0:
-            if hi - lo > 0.5 * width_before:
-                x = 0.5 * (lo + hi)
-            width_before = hi - lo
-        margin = 0.25 * tolerance
-        x = min(max(x, lo + margin), hi - margin)
-        if cluster > 0:
-            # ``cluster`` points evenly over the bracket (it shrinks at least cluster + 1 times) and
-            # x +- INNER tolerance r^i, i < cluster / 2, r >= 2 reaching the even spacing
-            half = max(cluster // 2, 1)
-            even = lo + (hi - lo) * np.arange(1, cluster + 1) / (cluster + 1)
-            ratio = max(2.0, ((hi - lo) / (cluster + 1) / (INNER * tolerance)) ** (1.0 / max(half - 1, 1)))
-            spread = INNER * tolerance * ratio ** np.arange(half)
-            around = np.sort(np.concatenate([even, x - spread, [x], x + spread]))
-            trial = around[(around > lo) & (around < hi)]
-            tried_v = np.asarray(delta_of(trial), dtype=np.float64)
-            tried = tried_v.tolist()
-            seen_x, seen_v = np.concatenate([seen_x, trial]), np.concatenate([seen_v, tried_v])
-            at_or_below = [i for i, v in enumerate(tried) if v <= target]
-            first = at_or_below[0] if at_or_below else trial.size  # the first trial point at or below
-            moved_lo, moved_hi = first > 0, first < trial.size
-            if moved_lo:
-                lo, g_lo = float(trial[first - 1]), g(tried[first - 1])
-            if moved_hi:
-                hi, g_hi = float(trial[first]), g(tried[first])
-            if moved_lo and moved_hi:
-                kept = 0
-            elif moved_lo:  # one side moved: Illinois, as below
-                g_hi, kept = (0.5 * g_hi if kept == -1 else g_hi), -1
-            else:
-                g_lo, kept = (0.5 * g_lo if kept == 1 else g_lo), 1
-            continue
-        gx = g(float(delta_of(np.array([x]))[0]))
-        if gx > 0:
-            lo, g_lo = x, gx
-            if kept == -1:
-                g_hi *= 0.5
-            kept = -1
+def _cluster_points(lo: float, hi: float, x: float, cluster: int, tolerance: float) -> np.ndarray:
+    """``cluster`` points evenly over (lo, hi) (the bracket shrinks at least cluster + 1 times) and
+    x +- INNER tolerance r^i, i < cluster / 2, r >= 2 reaching the even spacing: those inside (lo, hi), sorted."""
+    even = lo + (hi - lo) * np.arange(1, cluster + 1) / (cluster + 1)
+    spread = _spread(max(cluster // 2, 1), (hi - lo) / (cluster + 1), tolerance)
+    around = np.sort(np.concatenate([even, x - spread, [x], x + spread]))
+    return around[(around > lo) & (around < hi)]
+
+
+class _Bracket:
+    """lo with delta(lo) > target and hi with delta(hi) <= target, both evaluated, with g (``_log_gap``) at
+    each; ``kept`` is -1 where the last step moved lo only, +1 where it moved hi only, 0 otherwise (Illinois:
+    a side moved twice in a row halves the other side's g)."""
+
+    __slots__ = ("g_hi", "g_lo", "hi", "kept", "lo")
+
+    def __init__(self, lo: float, hi: float, g_lo: float, g_hi: float):
+        self.lo, self.hi, self.g_lo, self.g_hi = lo, hi, g_lo, g_hi
+        self.kept = 0
+
+    def false_position(self) -> float:
+        """The false position of g = 0 on (lo, hi); the midpoint where g does not fall across it."""
+        lo, hi, g_lo, g_hi = self.lo, self.hi, self.g_lo, self.g_hi
+        return hi - g_hi * (hi - lo) / (g_hi - g_lo) if g_hi < g_lo else 0.5 * (lo + hi)
+
+    def move(self, lo: tuple[float, float] | None, hi: tuple[float, float] | None) -> None:
+        """Moves lo and/or hi (each a point and its g), then the Illinois halving."""
+        if lo is not None:
+            self.lo, self.g_lo = lo
+        if hi is not None:
+            self.hi, self.g_hi = hi
+        if lo is not None and hi is not None:
+            self.kept = 0
+        elif lo is not None:
+            self.g_hi, self.kept = (0.5 * self.g_hi if self.kept == -1 else self.g_hi), -1
         else:
-            hi, g_hi = x, gx
-            if kept == 1:
-                g_lo *= 0.5
-            kept = 1
-    return hi if upper else lo
+            self.g_lo, self.kept = (0.5 * self.g_lo if self.kept == 1 else self.g_lo), 1
+
+    def narrow_to(self, trial: np.ndarray, tried: list[float], target: float, log_target: float) -> None:
+        """Moves the ends to the sorted trial points either side of the first one at or below the target."""
+        at_or_below = [i for i, v in enumerate(tried) if v <= target]
+        first = at_or_below[0] if at_or_below else trial.size  # the first trial point at or below
+        self.move(
+            (float(trial[first - 1]), _log_gap(tried[first - 1], log_target)) if first > 0 else None,
+            (float(trial[first]), _log_gap(tried[first], log_target)) if first < trial.size else None,
+        )
 
 
 def _inverse_cubic(
@@ -258,36 +297,62 @@ def _pure_side(a: Atoms, target: float, upper: bool, points: list[float], crossi
     def at(x: float) -> float:
         return _lean_delta(a, x, upper) if lean else float(delta(a, np.array([x]), upper)[0])
 
-    beyond = points[-1]
     if crossing is not None:
-        left, right = points[crossing - 1] if crossing > 0 else 0.0, points[crossing]
-        if (at(left) > target) if upper else (at(right) <= target):
-            root = _interval_root(a, left, right, target, upper, lean)
-            if (at(root) <= target) if upper else (at(root) > target):
-                return root
+        root = _confirmed_crossing(a, target, upper, points, crossing, at, lean)
+        if root is not None:
+            return root
     if not lean and len(points) <= _ONE_PASS_POINTS:  # few points (a lone pair): all in one evaluation
-        values = delta(a, np.array([0.0] + points), upper)
-        if values[0] <= target:
-            return 0.0
-        if values[-1] > target:  # delta >= p_inf > target for every eps
-            return math.inf
-        hi = int(np.argmax(values[1:] <= target))  # the first crossing: values[hi] > target >= values[hi + 1]
-        lo = hi - 1
+        found = _crossing_in_one_pass(a, target, upper, points)
     else:
-        if at(0.0) <= target:
-            return 0.0
-        if at(beyond) > target:  # delta >= p_inf > target for every eps
-            return math.inf
-        lo, hi = -1, len(points) - 1  # delta(points[lo]) > target (lo = -1: eps = 0), delta(points[hi]) <= target
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if at(points[mid]) > target:
-                lo = mid
-            else:
-                hi = mid
+        found = _crossing_by_bisection(at, target, points)
+    if not isinstance(found, tuple):
+        return found
+    lo, hi = found
     left = points[lo] if lo >= 0 else 0.0
     right = points[hi]
     candidate = _interval_root(a, left, right, target, upper, lean)
     if upper:
         return candidate if at(candidate) <= target else right
     return candidate if at(candidate) > target else left
+
+
+def _confirmed_crossing(
+    a: Atoms, target: float, upper: bool, points: list[float], crossing: int, at: Callable[[float], float], lean: bool
+) -> float | None:
+    """The root on the estimated crossing's interval where the certified side confirms it (upper: delta above
+    the target at the interval's left end and at most the target at the root; lower: at most the target at the
+    right end and above it at the root); None otherwise."""
+    left, right = points[crossing - 1] if crossing > 0 else 0.0, points[crossing]
+    if (at(left) > target) if upper else (at(right) <= target):
+        root = _interval_root(a, left, right, target, upper, lean)
+        if (at(root) <= target) if upper else (at(root) > target):
+            return root
+    return None
+
+
+def _crossing_in_one_pass(a: Atoms, target: float, upper: bool, points: list[float]) -> float | tuple[int, int]:
+    """(lo, hi), consecutive point indices (lo = -1: eps = 0) with delta(points[lo]) > target >=
+    delta(points[hi]), from one evaluation at every point; the answer itself (0 or inf) where the ends settle it."""
+    values = delta(a, np.array([0.0] + points), upper)
+    if values[0] <= target:
+        return 0.0
+    if values[-1] > target:  # delta >= p_inf > target for every eps
+        return math.inf
+    hi = int(np.argmax(values[1:] <= target))  # the first crossing: values[hi] > target >= values[hi + 1]
+    return hi - 1, hi
+
+
+def _crossing_by_bisection(at: Callable[[float], float], target: float, points: list[float]) -> float | tuple[int, int]:
+    """``_crossing_in_one_pass``'s answer by bisection over the points, one evaluation at a time."""
+    if at(0.0) <= target:
+        return 0.0
+    if at(points[-1]) > target:  # delta >= p_inf > target for every eps
+        return math.inf
+    lo, hi = -1, len(points) - 1  # delta(points[lo]) > target (lo = -1: eps = 0), delta(points[hi]) <= target
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if at(points[mid]) > target:
+            lo = mid
+        else:
+            hi = mid
+    return lo, hi

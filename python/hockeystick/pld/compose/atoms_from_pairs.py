@@ -62,6 +62,16 @@ def pair_atoms(p: np.ndarray, q: np.ndarray) -> Atoms:
 
 def _pair_atoms_lean(p: list[float], q: list[float]) -> Atoms:
     """``pair_atoms`` for a few outcomes, in plain floats: the same losses, lattice, bounds and masses."""
+    losses, masses, near, err = _lean_losses(p, q)
+    eta, index, miss = _lean_lattice(losses)
+    bound = err + max((m + UNIT_ROUNDOFF * abs(i * eta) for i, m in zip(index, miss)), default=0.0)
+    out = _lean_atoms(index, masses, eta, bound)
+    return _with_near_underflow(out, near) if near else out
+
+
+def _lean_losses(p: list[float], q: list[float]) -> tuple[list[float], list[float], list[tuple[float, float]], float]:
+    """The losses log p - log q and P-masses of the outcomes with P > 0 and both masses at least 2^-1022, the
+    outcomes with a mass below it (near underflow), and the largest round-off of the losses."""
     losses: list[float] = []
     masses: list[float] = []
     near: list[tuple[float, float]] = []
@@ -76,29 +86,42 @@ def _pair_atoms_lean(p: list[float], q: list[float]) -> Atoms:
         losses.append(lp - lq)
         masses.append(pi)
         err = max(err, loss_round_off(lp, lq))
+    return losses, masses, near, err
+
+
+def _lean_indices(losses: list[float], eta: float) -> tuple[list[int], list[float]]:
+    """Each loss's nearest lattice index on the spacing eta, and its distance |loss - index eta|."""
+    index = [round(x / eta) for x in losses]
+    return index, [abs(x - i * eta) for x, i in zip(losses, index)]
+
+
+def _lean_lattice(losses: list[float]) -> tuple[float, list[int], list[float]]:
+    """The lattice of the losses (spacing, indices, distances): the smallest non-zero |loss| where every loss
+    is a multiple of it (within ``LATTICE_TOLERANCE`` relative, indices within ``MAX_LATTICE_INDEX``), else ``ETA``."""
     nonzero = [abs(x) for x in losses if x != 0.0]
     eta = min(nonzero) if nonzero else ETA
-    index = [round(x / eta) for x in losses]
-    miss = [abs(x - i * eta) for x, i in zip(losses, index)]
+    index, miss = _lean_indices(losses, eta)
     if not all(
         m <= LATTICE_TOLERANCE * max(abs(x), eta) and abs(i) <= MAX_LATTICE_INDEX
         for x, i, m in zip(losses, index, miss)
     ):
         eta = ETA
-        index = [round(x / eta) for x in losses]
-        miss = [abs(x - i * eta) for x, i in zip(losses, index)]
-    bound = err + max((m + UNIT_ROUNDOFF * abs(i * eta) for i, m in zip(index, miss)), default=0.0)
+        index, miss = _lean_indices(losses, eta)
+    return eta, index, miss
+
+
+def _lean_atoms(index: list[int], masses: list[float], eta: float, bound: float) -> Atoms:
+    """The atoms at the lattice indices with the masses (16u relative each), merged where indices repeat."""
     if all(i < j for i, j in zip(index, index[1:])):  # distinct and sorted (the pairs here): nothing to merge
         out = Atoms(
             np.array(index, dtype=np.int64), np.array(masses, dtype=np.float64), 0.0, eta, bound, 16.0 * UNIT_ROUNDOFF
         )
         out.__dict__["loss_list"] = [i * eta for i in index]  # what the cached properties would compute
         out.__dict__["mass_list"] = masses
-    else:
-        out = _merged(
-            np.array(index, dtype=np.int64), np.array(masses, dtype=np.float64), 0.0, eta, bound, 16.0 * UNIT_ROUNDOFF
-        )
-    return _with_near_underflow(out, near) if near else out
+        return out
+    return _merged(
+        np.array(index, dtype=np.int64), np.array(masses, dtype=np.float64), 0.0, eta, bound, 16.0 * UNIT_ROUNDOFF
+    )
 
 
 def loss_round_off(lp: Any, lq: Any) -> Any:

@@ -364,12 +364,8 @@ def _lower_values(
         for d in wanted:
             by_tail.setdefault(pld.tail, []).append((i, d))
     for tail, group in by_tail.items():
-        items = [[term for f, c in plds[i].directions[d].items() for term in f.lower_terms(c)] for i, d in group]
-        if any(pmf is None for item in items for pmf, _ in item):
-            raise ValueError(
-                'this PLD was built without its optimistic side (optimistic=False): only bound="upper" is available'
-            )
-        checked = cast("list[list[tuple[GridPMF, int]]]", items)  # no PMF is None: refused just above
+        items = [_side_terms(plds[i].directions[d], False) for i, d in group]
+        checked = _with_every_side(items)
         sides = lower_sides(
             checked, [xs[i] for i, _ in group], method, tail=tail, workers=workers, shared_transform=shared_transform
         )
@@ -377,6 +373,37 @@ def _lower_values(
             lows[i][d] = np.maximum(values, 0.0) if method == "epsilon" else values
             if pmf is not None:
                 plds[i]._composed.setdefault(False, [None] * len(plds[i].directions))[d] = pmf
+
+
+def _with_every_side(items: list[list[tuple[GridPMF | None, int]]]) -> list[list[tuple[GridPMF, int]]]:
+    """The (PMF, count) terms, refused if some PMF is None (a PLD built without its optimistic side)."""
+    if any(pmf is None for item in items for pmf, _ in item):
+        raise ValueError(
+            'this PLD was built without its optimistic side (optimistic=False): only bound="upper" is available'
+        )
+    return cast("list[list[tuple[GridPMF, int]]]", items)  # no PMF is None: refused just above
+
+
+def _uncomposed_by_tail(
+    plds: Sequence[PrivacyLossDistribution], key: bool, directions: Sequence[Sequence[int]] | None
+) -> dict[float, list[tuple[PrivacyLossDistribution, list[int]]]]:
+    """Per tail, each PLD with its directions (all, or those listed) not yet composed on side ``key``; every PLD's
+    ``_composed[key]`` exists afterwards."""
+    todo: dict[float, list[tuple[PrivacyLossDistribution, list[int]]]] = {}
+    for i, pld in enumerate(plds):
+        done = pld._composed.setdefault(key, [None] * len(pld.directions))
+        wanted = range(len(pld.directions)) if directions is None else directions[i]
+        missing = [d for d in wanted if done[d] is None]
+        if missing:
+            todo.setdefault(pld.tail, []).append((pld, missing))
+    return todo
+
+
+def _side_terms(direction: dict[Factor, int], pessimistic: bool) -> list[tuple[GridPMF | None, int]]:
+    """A direction's (PMF, count) terms on one side: each factor's upper PMF, or its lower terms."""
+    if pessimistic:
+        return [(f.upper, c) for f, c in direction.items()]
+    return [term for f, c in direction.items() for term in f.lower_terms(c)]
 
 
 def compose_all(
@@ -391,35 +418,17 @@ def compose_all(
     """Composes, on one side, every direction (or, per PLD, the ``directions`` listed) of every PLD
     not yet composed on it, in one batch (``workers``: scipy.fft's threads, None: all cores for a batch;
     ``direct_bins``: the low-frequency bins many rounds amplify recomputed accurately, by one long-double
-    FFT per factor where the band is wide (pld_long_spectrum.hpp, round-off charge ~100-1000x smaller)
-    or by blocked direct sums where it is short (pld_direct_spectrum.hpp, ~100x smaller), for more
-    CPU: ``compose.compose_many``, as its ``direct_min_charge`` and ``shared_transform``).
+    FFT per factor where the band is wide (pld_long_spectrum.hpp) or by blocked direct sums where it is
+    short (pld_direct_spectrum.hpp), for a smaller round-off charge at more CPU: ``compose.compose_many``, as its ``direct_min_charge`` and ``shared_transform``).
 
     A sweep over many PLDs then pays one ``compose_many`` (shared 2-d FFTs) per tail
     instead of one composition per direction; each PLD keeps its result (a direction not
     composed yet is None in ``_composed``).
     """
     key = bool(pessimistic)
-    todo: dict[float, list[tuple[PrivacyLossDistribution, list[int]]]] = {}
-    for i, pld in enumerate(plds):
-        done = pld._composed.setdefault(key, [None] * len(pld.directions))
-        wanted = range(len(pld.directions)) if directions is None else directions[i]
-        missing = [d for d in wanted if done[d] is None]
-        if missing:
-            todo.setdefault(pld.tail, []).append((pld, missing))
-    for tail, group in todo.items():
-        items = [
-            [(f.upper, c) for f, c in pld.directions[d].items()]
-            if key
-            else [term for f, c in pld.directions[d].items() for term in f.lower_terms(c)]
-            for pld, missing in group
-            for d in missing
-        ]
-        if any(pmf is None for item in items for pmf, _ in item):
-            raise ValueError(
-                'this PLD was built without its optimistic side (optimistic=False): only bound="upper" is available'
-            )
-        checked = cast("list[list[tuple[GridPMF, int]]]", items)  # no PMF is None: refused just above
+    for tail, group in _uncomposed_by_tail(plds, key, directions).items():
+        items = [_side_terms(pld.directions[d], key) for pld, missing in group for d in missing]
+        checked = _with_every_side(items)
         composed = iter(
             compose_many(
                 checked,

@@ -86,17 +86,30 @@ def check_mixture(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Shifts >= 0 and finite, weights >= 0 summing to 1 (one length), zero-weight entries dropped; a refusal
     names the arguments as the caller calls them (``names``)."""
-    if (
+    if _plain_mixture(shifts, weights):  # a few valid Python floats (the plans' specs): no array checks
+        kept = [(x, y) for x, y in zip(shifts, weights) if y > 0.0]
+        return np.array([x for x, _ in kept]), np.array([y for _, y in kept])
+    s = np.atleast_1d(_validation.as_real_array(shifts, names[0]))
+    w = np.atleast_1d(_validation.as_real_array(weights, names[1]))
+    _check_mixture_arrays(s, w, names)
+    keep = w > 0
+    return s[keep], w[keep]
+
+
+def _plain_mixture(shifts: Any, weights: Any) -> bool:
+    """Whether shifts and weights are a few valid Python floats in tuples or lists: one length, finite, >= 0,
+    the weights summing to 1 within 1e-9."""
+    return bool(
         type(shifts) in (tuple, list)
         and type(weights) in (tuple, list)
         and 0 < len(shifts) == len(weights) <= _PLAIN_COMPONENTS
         and all(type(x) is float and 0.0 <= x < math.inf for x in (*shifts, *weights))
         and abs(sum(weights) - 1.0) <= 1e-9
-    ):  # a few valid Python floats (the plans' specs): no array checks
-        kept = [(x, y) for x, y in zip(shifts, weights) if y > 0.0]
-        return np.array([x for x, _ in kept]), np.array([y for _, y in kept])
-    s = np.atleast_1d(_validation.as_real_array(shifts, names[0]))
-    w = np.atleast_1d(_validation.as_real_array(weights, names[1]))
+    )
+
+
+def _check_mixture_arrays(s: np.ndarray, w: np.ndarray, names: tuple[str, str]) -> None:
+    """``check_mixture``'s refusals of the arrays s (shifts) and w (weights)."""
     if s.ndim != 1 or s.shape != w.shape or s.size == 0:
         raise ValueError(
             f"{names[0]} and {names[1]} must be non-empty 1-d sequences of one length, got {s.shape}, {w.shape}"
@@ -105,8 +118,6 @@ def check_mixture(
         raise ValueError(f"{names[0]} must be finite and >= 0, got {s.tolist()}")
     if not np.all(np.isfinite(w) & (w >= 0)) or abs(w.sum() - 1.0) > 1e-9:
         raise ValueError(f"{names[1]} must be >= 0 and sum to 1, got {w.tolist()}")
-    keep = w > 0
-    return s[keep], w[keep]
 
 
 def log_sum_exp_rows(terms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -42,27 +42,35 @@ def mixture(
 ) -> PrivacyLossDistribution:
     """The PLD of running component i with probability weights[i] (weights >= 0, summing to 1)."""
     w = np.asarray(weights, dtype=np.float64)
+    _check_components(components, w)
+    factors = [_single_round(c) for c in components]
+    n_dir = max(len(f) for f in factors)
+    if any(len(f) not in (1, n_dir) for f in factors):
+        raise ValueError("cannot pair the neighbouring directions of the components")
+    directions = [{_mixed_factor([f[j] if len(f) > 1 else f[0] for f in factors], w): 1} for j in range(n_dir)]
+    return PrivacyLossDistribution(directions, min(c.tail for c in components))
+
+
+def _check_components(components: Sequence[PrivacyLossDistribution], w: np.ndarray) -> None:
+    """One weight per component (at least one), weights >= 0 summing to 1, one grid spacing."""
     if len(components) == 0 or w.shape != (len(components),):
         raise ValueError("mixture needs one weight per component (and at least one component)")
     if not np.all(np.isfinite(w) & (w >= 0)) or abs(w.sum() - 1.0) > 1e-12:
         raise ValueError(f"weights must be >= 0 and sum to 1, got {w.tolist()}")
     if len({c.value_discretization_interval for c in components}) != 1:
         raise ValueError("every component must use one value_discretization_interval")
-    factors = []
-    for c in components:
-        if any(len(d) != 1 or next(iter(d.values())) != 1 for d in c.directions):
-            raise ValueError("each component must be one round of one mechanism (not a composition)")
-        factors.append([next(iter(d)) for d in c.directions])
-    n_dir = max(len(f) for f in factors)
-    if any(len(f) not in (1, n_dir) for f in factors):
-        raise ValueError("cannot pair the neighbouring directions of the components")
-    directions = []
-    for j in range(n_dir):
-        parts = [f[j] if len(f) > 1 else f[0] for f in factors]
-        upper = _mix([f.upper for f in parts], w)
-        lower = (
-            None if any(f.lower is None for f in parts) else _mix([f.lower for f in parts if f.lower is not None], w)
-        )
-        name = "mixture(" + ", ".join(f"{wi:g} {f.name}" for wi, f in zip(w, parts)) + ")"
-        directions.append({Factor(name, upper, lower, all(f.connect_dots for f in parts)): 1})
-    return PrivacyLossDistribution(directions, min(c.tail for c in components))
+
+
+def _single_round(component: PrivacyLossDistribution) -> list[Factor]:
+    """The component's factor per direction, refused unless each direction is one round of one mechanism."""
+    if any(len(d) != 1 or next(iter(d.values())) != 1 for d in component.directions):
+        raise ValueError("each component must be one round of one mechanism (not a composition)")
+    return [next(iter(d)) for d in component.directions]
+
+
+def _mixed_factor(parts: list[Factor], w: np.ndarray) -> Factor:
+    """The factors mixed with weights w: both sides mixed (no lower side where some part has none)."""
+    upper = _mix([f.upper for f in parts], w)
+    lower = None if any(f.lower is None for f in parts) else _mix([f.lower for f in parts if f.lower is not None], w)
+    name = "mixture(" + ", ".join(f"{wi:g} {f.name}" for wi, f in zip(w, parts)) + ")"
+    return Factor(name, upper, lower, all(f.connect_dots for f in parts))

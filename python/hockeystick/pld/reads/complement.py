@@ -1,7 +1,7 @@
 """Certified bounds on delta near 1, read from bounds on its complement 1 - delta.
 
 Where T rounds leave delta(eps) within ~1e-7 of 1 (sigma 0.5-0.8, q 0.03-0.1, hundreds of rounds and
-more: 6,991 of G1's 10^6 points), the composed PMFs bracket delta only to a few 1e-10 whatever the grid:
+more), the composed PMFs bracket delta only to a few 1e-10 whatever the grid:
 each round's masses carry a relative error (the cells' round-off, their
 edges' factor e^{+-e}, the suffix sums' slack) that T rounds turn into an absolute error of delta, while
 1 - delta itself is ~1e-8 there and its epsilon width needs it to ~0.2 %.  On the complement every such
@@ -390,21 +390,40 @@ def delta_brackets(
     leads = compose_many(
         [[(lead.dominating.pmf, t)] for t in counts], pessimistic=False, workers=workers, direct_bins=True
     )
-    masses = (
-        compose_many(
-            [[(pmf, t)] for t in counts for f in tests for pmf in (f.p_masses.pmf, f.q_masses.pmf)],
-            pessimistic=True,
-            workers=workers,
-            direct_bins=True,
-        )
-        if tests
-        else []
-    )
+    masses = _test_compositions(tests, counts, workers)
     upper = [_upper_delta(lead.dominating, pmf, t, x) for pmf, t, x in zip(leads, counts, eps)]
-    given = others if others is not None else [None] * len(counts)
-    wanted = [
-        i for i, (known, up) in enumerate(zip(given, upper)) if rest and not np.all(known is not None and known <= up)
-    ]
+    if rest:
+        _with_other_directions(
+            upper, rest, counts, eps, others if others is not None else [None] * len(counts), workers
+        )
+    return [(_lower_delta(tests, masses, i, t, x), upper[i]) for i, (t, x) in enumerate(zip(counts, eps))]
+
+
+def _test_compositions(tests: list[TestFactors], counts: list[int], workers: int | None) -> list[GridPMF]:
+    """The pessimistic T-fold compositions of every test's tilted P- and Q-masses, for every count in turn:
+    index 2 (i len(tests) + j) is count i's of test j's P-masses, the next its Q-masses'."""
+    if not tests:
+        return []
+    return compose_many(
+        [[(pmf, t)] for t in counts for f in tests for pmf in (f.p_masses.pmf, f.q_masses.pmf)],
+        pessimistic=True,
+        workers=workers,
+        direct_bins=True,
+    )
+
+
+def _with_other_directions(
+    upper: list[np.ndarray],
+    rest: list[DirectionFactors],
+    counts: list[int],
+    eps: list[np.ndarray],
+    given: list[np.ndarray | None],
+    workers: int | None,
+) -> None:
+    """Raises each upper[i] to the other directions' upper delta: their (2), the least of it and ``given[i]``
+    where that is known, composed only where ``given[i]`` is not at most upper[i] at every argument (there
+    ``given[i]`` itself)."""
+    wanted = [i for i, (known, up) in enumerate(zip(given, upper)) if not np.all(known is not None and known <= up)]
     if wanted:
         composed = compose_many(
             [[(f.dominating.pmf, counts[i])] for i in wanted for f in rest],
@@ -418,16 +437,18 @@ def delta_brackets(
                 known = given[i]
                 upper[i] = np.maximum(upper[i], other if known is None else np.minimum(other, known))
     for i in range(len(counts)):
-        if i not in wanted and rest:
+        if i not in wanted:
             known = given[i]
             assert known is not None
             upper[i] = np.maximum(upper[i], known)
-    out = []
-    for i, (t, x) in enumerate(zip(counts, eps)):
-        lower = np.zeros(x.shape)
-        for j, f in enumerate(tests):
-            k = 2 * (i * len(tests) + j)
-            above = _upper_complement(masses[k], masses[k + 1], f, t, x)
-            lower = np.maximum(lower, np.maximum(np.nextafter(1.0 - above, 0.0), 0.0))
-        out.append((lower, upper[i]))
-    return out
+
+
+def _lower_delta(tests: list[TestFactors], masses: list[GridPMF], i: int, rounds: int, eps: np.ndarray) -> np.ndarray:
+    """1 - (3) rounded down, the largest over the tests (0 where there is none), for count i of
+    ``_test_compositions``."""
+    lower = np.zeros(eps.shape)
+    for j, f in enumerate(tests):
+        k = 2 * (i * len(tests) + j)
+        above = _upper_complement(masses[k], masses[k + 1], f, rounds, eps)
+        lower = np.maximum(lower, np.maximum(np.nextafter(1.0 - above, 0.0), 0.0))
+    return lower

@@ -67,7 +67,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 
@@ -463,49 +463,23 @@ def with_replacement_curves(
     ``top_loss``: where the curve of the largest group stops changing.
     """
     k, size = batch_size, n
-    if (
-        isinstance(k, bool)
-        or isinstance(size, bool)
-        or not isinstance(k, (int, np.integer))
-        or not isinstance(size, (int, np.integer))
-        or k < 1
-        or size < 2
-    ):
-        raise ValueError(f"batch_size must be a positive integer and n an integer >= 2, got {batch_size!r}, {n!r}")
+    _check_batches(k, size)
     h = checked_interval(value_discretization_interval)
     weights, tail = copy_count_weights(int(k), int(size), float(cut))
-    eta = -math.expm1(int(k) * math.log1p(-1.0 / int(size)))
-    if not 0.0 < eta < 1.0:
-        raise ValueError(f"the chance {eta!r} that the record is drawn must lie in (0, 1) (batch_size and n)")
-    # counts too rare to matter (all of them together below ``cut``) add their mass, like the tail
-    rare = weights[1:] <= cut / weights.size
-    counts = [c for c in range(1, weights.size) if not rare[c - 1]]
-    tail += float(weights[1:][rare].sum())
+    eta = _drawn_chance(int(k), int(size))
+    counts, tail = _kept_counts(weights, tail, cut)
     floor = math.log1p(-eta)
     ups = [poisson_remove_curve(group(c)[0], eta, True) for c in counts]
     los = [poisson_remove_curve(group(c)[1], eta, False) for c in counts] if realizable is None else []
-
-    def mixed(curves: list[Curve], upper: bool) -> Curve:
-        def curve(eps: np.ndarray) -> np.ndarray:
-            total = np.zeros(np.shape(eps))  # stays 0 when every count is rare (n huge: only the tail)
-            for c, f in zip(counts, curves):
-                total += weights[c] / eta * f(eps)
-            if not upper:
-                return total * (1.0 - 1e-12)
-            # a missing count c adds at most (b_c / eta) times its term: <= eta above log(1 - eta), <= 1 below
-            missing = np.where(np.asarray(eps) > floor, tail, tail / eta)
-            return np.minimum(total * (1.0 + 1e-12) + missing, 1.0)
-
-        return curve
-
-    one_order = mixed(ups, True)
+    mix = _CountMixture(counts, weights, eta, tail, floor)
+    one_order = mix.curve(ups, True)
     top = _sampled_top(float(top_loss), eta) + h
     bottom = min(math.log1p(-eta), -top) - h
     name = f"with_replacement_subsampled(K={k}, n={n}, replace-one)"
     upper = _remembered(mirrored_curve(one_order, True))  # both orders' factors ask for it on one grid
     if realizable is None:
         return PrivacyLossDistribution(
-            [{grid_factor(name, upper, mixed(los, False), bottom, top, h, 0.0, one_order): 1}]
+            [{grid_factor(name, upper, mix.curve(los, False), bottom, top, h, 0.0, one_order): 1}]
         )
     # the realizable pair's curve lies below the symmetrised bound in both orders: it may serve the secants
     return PrivacyLossDistribution(
@@ -525,3 +499,56 @@ def with_replacement_curves(
             for i, (lower, secant) in enumerate(realizable)
         ]
     )
+
+
+def _check_batches(k: Any, size: Any) -> None:
+    """batch_size a positive integer and n an integer >= 2 (bools refused)."""
+    if (
+        isinstance(k, bool)
+        or isinstance(size, bool)
+        or not isinstance(k, (int, np.integer))
+        or not isinstance(size, (int, np.integer))
+        or k < 1
+        or size < 2
+    ):
+        raise ValueError(f"batch_size must be a positive integer and n an integer >= 2, got {k!r}, {size!r}")
+
+
+def _drawn_chance(k: int, size: int) -> float:
+    """eta = 1 - (1 - 1/n)^K, the chance that the record is drawn at least once, refused outside (0, 1)."""
+    eta = -math.expm1(k * math.log1p(-1.0 / size))
+    if not 0.0 < eta < 1.0:
+        raise ValueError(f"the chance {eta!r} that the record is drawn must lie in (0, 1) (batch_size and n)")
+    return eta
+
+
+def _kept_counts(weights: np.ndarray, tail: float, cut: float) -> tuple[list[int], float]:
+    """The counts c >= 1 kept, and the tail with the mass of those too rare to matter added (each at most
+    ``cut`` / the number of counts: all of them together below ``cut``)."""
+    rare = weights[1:] <= cut / weights.size
+    counts = [c for c in range(1, weights.size) if not rare[c - 1]]
+    return counts, tail + float(weights[1:][rare].sum())
+
+
+class _CountMixture:
+    """sum over the kept counts c of (b_c / eta) H_c, each side's H_c given, with the missing counts' mass
+    added on the upper side."""
+
+    def __init__(self, counts: list[int], weights: np.ndarray, eta: float, tail: float, floor: float):
+        self.counts, self.weights, self.eta, self.tail, self.floor = counts, weights, eta, tail, floor
+
+    def curve(self, curves: list[Curve], upper: bool) -> Curve:
+        """The mixture of ``curves`` (one per kept count) on one side."""
+        counts, weights, eta, tail, floor = self.counts, self.weights, self.eta, self.tail, self.floor
+
+        def mixed(eps: np.ndarray) -> np.ndarray:
+            total = np.zeros(np.shape(eps))  # stays 0 when every count is rare (n huge: only the tail)
+            for c, f in zip(counts, curves):
+                total += weights[c] / eta * f(eps)
+            if not upper:
+                return total * (1.0 - 1e-12)
+            # a missing count c adds at most (b_c / eta) times its term: <= eta above log(1 - eta), <= 1 below
+            missing = np.where(np.asarray(eps) > floor, tail, tail / eta)
+            return np.minimum(total * (1.0 + 1e-12) + missing, 1.0)
+
+        return mixed
