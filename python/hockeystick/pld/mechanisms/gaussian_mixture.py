@@ -31,7 +31,7 @@ from .monotone import MonotonePair, check_mixture, log_sum_exp_rows, monotone_fa
 
 def normal_interval(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """P(a < Z <= b) for Z ~ N(0, 1), from the tail each end lies in (no cancellation in the tails)."""
-    from scipy import special
+    from scipy import special  # lazy: scipy loads at its first use, not with the package
 
     lower = special.ndtr(np.minimum(b, 0.0)) - special.ndtr(np.minimum(a, 0.0))
     upper = special.ndtr(-np.maximum(a, 0.0)) - special.ndtr(-np.maximum(b, 0.0))

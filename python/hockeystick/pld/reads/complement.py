@@ -152,7 +152,7 @@ def balancing_tilt(masses: np.ndarray, k_lo: int, h: float, offset: float = 0.0)
         return 0.0
     if tilted_mean(1.0) >= 0.0:
         return 1.0
-    import scipy.optimize
+    import scipy.optimize  # lazy: scipy loads at its first use, not with the package
 
     return float(scipy.optimize.brentq(tilted_mean, 0.0, 1.0, xtol=1e-9))
 

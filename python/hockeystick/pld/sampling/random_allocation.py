@@ -121,7 +121,7 @@ def sum_grid(sigma: float, steps: int, resolution: float) -> np.ndarray:
     BOTTOM_MASS (that mass sits at R = 0), but not below the band of ``cell_ends`` (Y lies below that point with
     probability 5.7e-300 at most, so neither criterion loses anything there).  Spacing ``resolution`` in log(s),
     widened to keep at most MAX_POINTS."""
-    from scipy import special
+    from scipy import special  # lazy: scipy loads at its first use, not with the package
 
     z = float(gaussian_tail_inverse(TAIL_QUANTILE))
     log_top = max(z / sigma + 0.5 / (sigma * sigma), math.log(16.0 * steps))
@@ -154,7 +154,7 @@ def _lognormal_cells(sigma: float, grid: np.ndarray, ends: np.ndarray) -> tuple[
     """Q-mass and E_Q[Y; cell] of Y on each cell [g_ends[i], g_ends[i+1]) (the last cell [g_ends[-1], inf)), and
     the largest relative error of those masses (NDTR_ULPS units of each end's tail value, over the cell's mass;
     every tail value is a normal number, ``cell_ends``)."""
-    from scipy import special
+    from scipy import special  # lazy: scipy loads at its first use, not with the package
 
     with np.errstate(divide="ignore"):  # log 0 = -inf: the first cell's lower end
         z = sigma * np.log(grid[ends]) + 0.5 / sigma  # Y <= g  <=>  X <= z

@@ -88,7 +88,7 @@ FAR_ATOMS = 40.0  # sigmas past the cells beyond which an atom's mass is all in 
 
 def _binomial_cdf(k: np.ndarray | int, m: int, q: float) -> np.ndarray:
     """P(Binomial(m, q) <= k), 0 below 0 and 1 from m on."""
-    from scipy import stats
+    from scipy import stats  # lazy: scipy loads at its first use, not with the package
 
     return np.asarray(stats.binom.cdf(k, m, q), dtype=np.float64)
 
@@ -107,7 +107,7 @@ def _quantile_below(m: int, q: float, tail: float) -> int:
 
 def _quantile_above(m: int, q: float, tail: float) -> int:
     """The least k with P(Binomial(m, q) > k) <= tail."""
-    from scipy import stats
+    from scipy import stats  # lazy: scipy loads at its first use, not with the package
 
     lo, hi = 0, m
     while lo < hi:
@@ -123,7 +123,7 @@ def conditioned_components(n: int, q: float, b: int) -> tuple[np.ndarray, np.nda
     """(weights, rates, sensitivities) of the conditioned dominating pair (module docstring): the
     component k <= B - 1 (rate q, sensitivity 1), then the buckets of k >= B, each at the rate
     q B / (k_lo + 1) of its least k and sensitivity 2, weights raised by ``WEIGHT_MARGIN``."""
-    from scipy import stats
+    from scipy import stats  # lazy: scipy loads at its first use, not with the package
 
     m = n - 1
     if b > m:
@@ -180,7 +180,7 @@ def replace_pair(s: float, q: float, tail: float) -> MonotonePair:
 
 def _dp_accounting_upper(n: int, q: float, b: int, sigma: float, h: float, tail: float) -> PrivacyLossDistribution:
     """The dominating mixture of Ganesh 2025, arXiv:2508.15089 (module docstring)."""
-    from scipy import stats
+    from scipy import stats  # lazy: scipy loads at its first use, not with the package
 
     poisson = subsampled_gaussians([sigma], [q], value_discretization_interval=h, tail=tail, optimistic=False)[0]
     t = float(stats.binom.sf(b - 1, n - 1, q))
@@ -208,7 +208,7 @@ def _conditioned_upper(n: int, q: float, b: int, sigma: float, h: float, tail: f
 def kept_probability(n: int, q: float, b: int) -> float:
     """P(x is sampled and kept) = q P(K <= B - 1) + B P(Binomial(n, q) > B) / n, rounded down (q where
     no cut is possible, B >= n)."""
-    from scipy import stats
+    from scipy import stats  # lazy: scipy loads at its first use, not with the package
 
     if b >= n:
         return q
@@ -239,7 +239,7 @@ def opposite_records_pair(n: int, q: float, b: int, sigma: float) -> tuple[np.nd
     In u = output + B: Q has atoms at 0 (mass P(K >= B)) and at d = 1 .. B (mass P(K = B - d)); D' is
     (1 - q) Q + q R with R's atoms at d + 1 (mass P(K = B - d), d >= 1), at 2 (x kept after a cut,
     mass B P(Binomial(n, q) > B) / (n q)) and at 0 (the rest of P(K >= B)).  Returned unmargined."""
-    from scipy import stats
+    from scipy import stats  # lazy: scipy loads at its first use, not with the package
 
     m = n - 1
     edges = _cell_edges(sigma, 2.0)
@@ -262,7 +262,7 @@ def opposite_records_pair(n: int, q: float, b: int, sigma: float) -> tuple[np.nd
 
 
 def _kl(p: np.ndarray, q: np.ndarray) -> float:
-    from scipy import special
+    from scipy import special  # lazy: scipy loads at its first use, not with the package
 
     keep = p > 0
     return float(np.sum(special.rel_entr(p[keep], q[keep])))

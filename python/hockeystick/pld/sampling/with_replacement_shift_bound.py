@@ -72,7 +72,7 @@ _KNOT_ULPS = 4 * np.finfo(float).eps
 def copy_count_weights(batch_size: int, n: int, cut: float) -> tuple[np.ndarray, float]:
     """b_c = Binom(c; K, 1/n) for c = 0 .. c_max (the smallest c_max >= 1 whose upper tail is <= cut),
     and that tail's mass."""
-    from scipy import stats
+    from scipy import stats  # lazy: scipy loads at its first use, not with the package
 
     # only the counts up to the binomial's (1 - cut)-quantile (plus a margin) are tabulated: O(c_max),
     # not O(K), so a batch of 10^12 draws costs what its few likely counts cost
@@ -90,7 +90,7 @@ def copy_count_weights(batch_size: int, n: int, cut: float) -> tuple[np.ndarray,
 
 def shift_constrained_curve(log_gamma: np.ndarray, weights: np.ndarray, s: float) -> np.ndarray:
     """An upper bound on D(gamma) at gamma = e^log_gamma >= 1 (formula in the module docstring)."""
-    from scipy import special
+    from scipy import special  # lazy: scipy loads at its first use, not with the package
 
     lg = np.asarray(log_gamma, dtype=float)
     gamma = np.exp(lg)
