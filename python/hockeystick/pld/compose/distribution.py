@@ -182,10 +182,9 @@ def brackets(
 
     Both sides are the maximum over the neighbouring directions (Zhu, Dong, Wang, AISTATS 2022,
     Sec. 5): every direction's pessimistic composition (one batch), and the optimistic ones
-    ``undominated_lower_sides`` does not skip.  On W3 (q = 1e-3, sigma = 0.8, 10^5 rounds,
-    delta = 1e-5) the add direction's epsilon is at most 2.43 and the remove direction's at
-    least 2.57, so the add direction's optimistic composition (a quarter of the transforms) is
-    skipped.  ``uppers``: each direction's certified upper values, as the caller computed them
+    ``undominated_lower_sides`` does not skip: a direction whose upper values lie below another's lower
+    values at every argument (the Poisson-subsampled Gaussian's add direction, typically) has its optimistic
+    composition (a quarter of the transforms) skipped.  ``uppers``: each direction's certified upper values, as the caller computed them
     (``direction_uppers``, from the spectra where few frequencies live), instead of the pessimistic
     compositions' windows; the lower sides are then read the same way (``undominated_lower_values``:
     from the optimistic spectra where few frequencies live, no inverse transform), else from the
@@ -419,7 +418,8 @@ def compose_all(
     not yet composed on it, in one batch (``workers``: scipy.fft's threads, None: all cores for a batch;
     ``direct_bins``: the low-frequency bins many rounds amplify recomputed accurately, by one long-double
     FFT per factor where the band is wide (pld_long_spectrum.hpp) or by blocked direct sums where it is
-    short (pld_direct_spectrum.hpp), for a smaller round-off charge at more CPU: ``compose.compose_many``, as its ``direct_min_charge`` and ``shared_transform``).
+    short (pld_direct_spectrum.hpp), for a smaller round-off charge at more CPU: ``compose.compose_many``, as
+    its ``direct_min_charge`` and ``shared_transform``).
 
     A sweep over many PLDs then pays one ``compose_many`` (shared 2-d FFTs) per tail
     instead of one composition per direction; each PLD keeps its result (a direction not

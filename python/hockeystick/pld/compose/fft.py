@@ -35,9 +35,9 @@ from ... import _core
 from .pmf import GridPMF
 
 DEFAULT_TAIL = 1e-15
-# Peak resident bytes per point of the largest window, measured for epsilon(bound="both") of a
-# two-direction PLD (both sides composed, profiles built): 125 for a 2.4e6-point window;
-# tests/pld/test_pld_compose_core.py checks a large composition stays below it.
+# Peak resident bytes per point of the largest window, for epsilon(bound="both") of a two-direction PLD
+# (both sides composed, profiles built); tests/pld/test_pld_compose_core.py checks a large composition stays
+# below it.
 BYTES_PER_POINT = 128
 MEMORY_FRACTION = 0.25
 
@@ -108,7 +108,7 @@ def compose_many(
     factor (round-off bound about 8 u_L ceil(log2 M) ||p||_1, u_L = 2^-64: pld_long_spectrum.hpp)
     where the band is wide, else by direct sums (about 1.1 u ||p||_1: pld_direct_spectrum.hpp),
     instead of the FFT's 8 u ceil(log2 M) ||p||_1: the charges (``total_error``, ``entry_error``)
-    fall 100-1000x after 10^4-10^5 rounds, at up to a few times the composition's CPU, so it pays
+    fall by the ratio of those bounds, at more CPU than the composition itself, so it pays
     only where the charge limits the answer (delta near 1e-9).  A row takes them where its estimated
     spectral charge reaches ``direct_min_charge`` (None: the core's kDirectMinCharge, 1e-11; 0: every row
     whose accurate bound is the smaller, for a caller that knows the charge limits its answer), and takes the
@@ -157,7 +157,7 @@ def upper_sides(
     (``shared_transform``: as ``compose_many``'s).
 
     The certified upper side at each argument (validated by the caller), in one C++ call per grid.  After
-    many rounds a composition keeps a few dozen live frequencies of thousands (W4: 26-37 of 1921-55297), and
+    many rounds a composition keeps a few dozen live frequencies of thousands, and
     the suffix sums of the hockey-stick curve over its window are geometric sums of those: such an item is read
     from its spectrum (O(live bins) per grid threshold, an epsilon by a search over the grid), with no inverse
     transform and no window (cpp/include/hockeystick/pld_spectral_profile.hpp, where its round-off is bounded in long double:
@@ -165,7 +165,7 @@ def upper_sides(
     inverse transform's, so its values are at most the window's plus that bound.  An item whose spectrum keeps
     too many bins, or asked for so many values, that reading it costs more than its inverse transform goes
     through its window, as ``GridPMF.epsilon`` and ``GridPMF.delta`` do (each epsilon about log2(window) + 3
-    reads of the bins, each delta one; on W4's items up to 4 epsilons are read from the spectrum): the same
+    reads of the bins, each delta one): the same
     item asked for many values at once may so differ from it asked for a few, by at most the window's inverse
     charge, both certified.
     """

@@ -16,17 +16,16 @@ the window it implies is what the transforms pay for (about sqrt(2 log(1 / tail)
 side).  ``tails`` sizes both truncations to the smallest delta the bracket must resolve instead: each adds at
 most s / 2 of it, s = ``SHARE_OF_ACCURACY`` x accuracy, at the largest rung of a ladder (4 per decade) from
 1e-15 to ``MAX_TAIL`` that stays within that, and never below the user's ``tail``.  An error s delta in delta
-moves epsilon by s delta / |d delta / d eps|, about s / 7 on W3 (q = 1e-3, sigma = 0.8, 10^5 rounds,
-delta = 1e-5), so ~1.4 % of the accuracy, and the smaller window's round-off charge pays it back: W3's bracket
-at accuracy 1e-3 narrows from [2.57460, 2.57543] to [2.57462, 2.57542] (t_round = 5.6e-12, t_window = 1e-11),
-in less time.  Either way the bracket is certified: the tails only decide its width and
-its cost.  The add direction keeps ``tail`` (its mass beyond each end is tail / 2, with no factor q).
+moves epsilon by s delta / |d delta / d eps|, at most s where |d delta / d eps| >= delta (about s / 7 at
+q = 1e-3, sigma = 0.8, 10^5 rounds, delta = 1e-5), and the smaller window's round-off charge pays it back.
+Either way the bracket is certified: the tails only decide its width and its cost.  The add direction keeps
+``tail`` (its mass beyond each end is tail / 2, with no factor q).
 
 ``.epsilon(delta)`` resolves the deltas asked.  ``delta_accuracy="epsilon"``'s delta(eps) resolves none below
 its floor (1e-9, ``DELTA_FLOOR``), so its truncations are sized to that (t_window = 1.8e-13 at accuracy 1e-2),
 each one-round tail the least over the rounds values of its (sigma, q) in a call, whose discretization they
-share (``dominated_direction.delta_sides``): the shorter windows cost less and meet more of G1's points,
-most where a long one-round loss tail (sigma 0.5, q 1e-4) would widen every window.
+share (``dominated_direction.delta_sides``): the shorter windows cost less, most where a long one-round loss
+tail (sigma 0.5, q 1e-4) would widen every window.
 """
 
 from __future__ import annotations
@@ -37,7 +36,7 @@ from functools import lru_cache
 from ... import _core
 
 SHARE_OF_ACCURACY = 0.1  # the truncations' share of delta, per unit of the epsilon accuracy asked
-MAX_TAIL = 1e-11  # no coarser: at 1e-9 W3's bracket widened (round-off no longer dominant)
+MAX_TAIL = 1e-11  # no coarser: the truncations stay below the round-off charge, which sets a bracket's width
 LADDER = tuple(10.0 ** (-k / 4) for k in range(44, 61))  # MAX_TAIL down to 1e-15, coarsest first, 4 per decade
 
 
@@ -61,7 +60,7 @@ def tails(
 
 @lru_cache(maxsize=4096)
 def _tails(point: tuple[float, ...], budget: float, tail: float) -> tuple[float, float]:
-    """``tails`` once its budget is known (each refinement step of a point asks again: ~10-30 us a call)."""
+    """``tails`` once its budget is known (each refinement step of a point asks again)."""
     sigma, q, rounds, sensitivity = point
     t_round = next((t for t in LADDER if rounds * remove_mass_above(t, sigma, q, sensitivity) <= budget), tail)
     t_window = next((t for t in LADDER if 2.0 * t <= budget), tail)

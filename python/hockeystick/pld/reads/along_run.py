@@ -41,9 +41,8 @@ from ..compose.distribution import PrivacyLossDistribution, brackets
 
 Quantity = Literal["epsilon", "delta"]
 
-# Every checkpoint keeps a power of the spectrum and reads (or an inverse transform) of its own (0.2-0.3 ms each at
-# DP-SGD's windows, more at finer grids), so a curve asks for at most this many: under a minute, where every step
-# of a 2^53-step run would never end.
+# Every checkpoint keeps a power of the spectrum and reads (or an inverse transform) of its own, so a curve asks
+# for at most this many, where every step of a 2^53-step run would never end.
 MAX_CHECKPOINTS = 100_000
 
 __all__ = ["MAX_CHECKPOINTS", "CurveAlongRun", "RoundsAccountant", "checkpoints", "prefix_curve", "rounds_curve"]

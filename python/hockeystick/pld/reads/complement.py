@@ -60,8 +60,8 @@ log-likelihood ratio log A_k - log B_k (made non-decreasing) crosses eps, and it
 (the T-fold convolution of masses m_j on the grid, at l_k = k h, against that of the tilted ones; exact for
 any lam and N > 0, as e^{-lam l} is multiplicative over a sum of losses).  The compositions' round-off charges
 are absolute, a few 1e-12 after 10^5 rounds, and near delta = 1 the masses that (2) and (3) sum lie in a far
-tail of the untilted composition (1 - delta ~ 1e-9 at eps 6.5 for sigma 2.471, q 0.1, 10^5 rounds: charges of
-1.1e-11 left its bracket 1.1 % wide, 126 of G1's points).  Tilted by ``balancing_tilt``'s lam, the lam in
+tail of the untilted composition (1 - delta ~ 1e-9 at eps 6.5 for sigma 2.471, q 0.1, 10^5 rounds, beside
+charges of ~1e-11).  Tilted by ``balancing_tilt``'s lam, the lam in
 [0, 1] that centres the tilted masses' mean loss at 0 (the dominating masses) or at -h / 2 (the test's
 P-masses, whose labels under-state the losses by h / 2 on average; the Q-masses take lam - 1, tilting them to
 the same measure), those masses lie near the middle of the tilted composition for every T, where the charges
@@ -70,9 +70,10 @@ e^{-lam (l_k - l_j)} below the first grid loss l_k at or above eps - s and e^{ep
 l_k)} from it up; in (3) e^{-lam (l' - l_j)} on A^c and e^{-(1 - lam) (l_j - l')} on A, l' the first loss in A:
 all in [0, 1], so the shift, the truncated mass and the round-off charge (of the weights' sum and Euclidean
 norm, geometric series) enter at most as they are, before N^T e^{lam l} multiplies.  Both sides also compose with
-the direct DFT bins (``compose_many``'s ``direct_bins``), which keep those charges ~100x below the FFT's.  delta is the largest over the neighbouring directions: the upper side is the largest
+the direct DFT bins (``compose_many``'s ``direct_bins``), which keep those charges below the FFT's.  delta is the largest over the neighbouring directions: the upper side is the largest
 over both directions' (2), the lower side that of the directions given (3)'s factors (the accountant gives
-the remove direction's: it sets delta near 1 in G1, the add direction's complement being the larger there).
+the remove direction's: it sets delta near 1 for the Poisson-subsampled Gaussian, the add direction's complement
+being the larger there).
 """
 
 from __future__ import annotations

@@ -70,7 +70,7 @@ SIGNIFICAND_BITS = 16  # grid values' significands: a sum of two grid values nee
 EXACT_RATIO = 2.0**35  # up to this ratio of its terms a sum of two grid values is exact
 MIN_NOISE = 0.05  # below it the tilted Y's 1e-18 quantile exceeds e^300 (z / s + 1 / (2 s^2) > 300)
 # grid points at most: the sums cost their square; at the smallest noise (log range about 800) the spacing is
-# then 0.1, which keeps the bracket of an epoch within 1e-3 of an epsilon near 280 in a few seconds of CPU
+# then 0.1
 MAX_POINTS = 8_000
 DEFAULT_RESOLUTION = 0.005  # spacing of the sum grid in log(s)
 TAIL_QUANTILE = 1e-18  # the tilted Y above the grid's top has at most this probability

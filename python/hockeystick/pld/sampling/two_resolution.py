@@ -61,8 +61,8 @@ def block_log2(sigma: float, sampling_rate: float, sensitivity: float, h: float)
 def applies(sigma: float, sampling_rate: float, sensitivity: float, h: float, cells: int) -> bool:
     """Whether the two-resolution lower side is built for this point: q < h, a block reaches BLOCK_CELLS,
     and the fine grid's one-round PMF, about ``cells`` (the one-round PMF's cells on grid h) times N,
-    fits ``FINE_CELLS``: small sigma reaches far in loss (sigma 0.3, q 3e-6, h 1e-3: 2e7 fine cells,
-    183 s and 5 GB for the blocks), and there the one-round lower side is kept."""
+    fits ``FINE_CELLS``: small sigma reaches far in loss (sigma 0.3, q 3e-6, h 1e-3: 2e7 fine cells), and
+    there the one-round lower side is kept."""
     return (
         sampling_rate < h
         and block_log2(sigma, sampling_rate, sensitivity, h) is not None
