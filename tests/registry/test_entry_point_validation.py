@@ -271,9 +271,11 @@ def test_get_noise_multiplier_refuses_bad_arguments_by_name(kwargs, kind, messag
 
 def test_get_noise_multiplier_rounds_epochs_up_from_the_exact_quotient():
     # 1 / 0.1 is 9.99999999999999944... as exact doubles: 10 steps; (1 + 2^-52) / 0.1 is just above 10: 11 steps
-    assert opacus._steps_of_epochs(1.0, 0.1) == 10
-    assert opacus._steps_of_epochs(1.0 + 2.0**-52, 0.1) == 11
-    assert opacus._steps_of_epochs(5.0, 0.01) == 500
+    target = dict(target_epsilon=1.0, target_delta=1e-5, sample_rate=0.1)
+    ten, eleven = (opacus.get_noise_multiplier(**target, steps=steps) for steps in (10, 11))
+    assert ten != eleven
+    assert opacus.get_noise_multiplier(**target, epochs=1.0) == ten
+    assert opacus.get_noise_multiplier(**target, epochs=1.0 + 2.0**-52) == eleven
 
 
 def test_get_noise_multiplier_where_every_sigma_meets_the_target_returns_the_smallest_searched():

@@ -1,0 +1,94 @@
+"""The registered training runs: DP-SGD and DP-FedAvg per sampling (``hockeystick.training``), with the start and
+coarse grids ``calibrate`` uses for their noise multiplier."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping
+from typing import cast
+
+import numpy as np
+
+from ... import training
+from ...base import validation as _validation
+from ..entries import AccountantEntry, Calibratable
+from ..store import register
+from .calibratables import ROUNDS, SIGMA
+
+
+def _population(name: str) -> Callable[[Mapping[str, np.ndarray]], np.ndarray]:
+    """A batch size's largest value: the population it is drawn from (a run given without it is refused by
+    the class, which names what is missing)."""
+    return lambda p: np.asarray(np.inf) if name not in p else _validation.positive_integer(p[name], name).astype(float)
+
+
+# the sampling rate of a Poisson run given by its rate (sampling_probability, sampling_rate: the class's synonyms)
+_SAMPLE_RATE = {"sample_rate": Calibratable("increasing", 0.0, 1.0)}
+
+_TRAINING_SUMMARY = (
+    "{what}, every step released, in training terms (noise multiplier, {population}, {batch}, "
+    "epochs or {steps}): {how}, certified upper bound"
+)
+for _sampling, _suffix, _how in (
+    ("poisson", "", "Poisson-subsampled Gaussian PLD"),
+    ("fixed_size", "_fixed_size", "fixed-size batches, replace-one PLD"),
+    ("balls_in_bins", "_balls_in_bins", "balls-in-bins batches (random allocation), add/remove PLD"),
+    ("shuffle", "_shuffle", "shuffled batches, replace-one: Gaussian per epoch above, shift-2 balls-in-bins PLD below"),
+):
+    _sgd = functools.partial(training.DPSGD, sampling=cast(training.Sampling, _sampling))
+    _fedavg = functools.partial(training.DPFedAvg, sampling=cast(training.Sampling, _sampling))
+    if _sampling in ("poisson", "balls_in_bins", "shuffle"):  # calibrate's start (a partial takes attributes)
+        _how_drawn = cast(training.Sampling, _sampling)
+        _sgd_words = ("dataset_size", "batch_size", "epochs", "steps")
+        _fedavg_words = ("total_clients", "clients_per_round", "epochs", "rounds")
+        setattr(_sgd, "calibration_start", training.epoch_noise_start(_how_drawn, _sgd_words))  # noqa: B010
+        setattr(_fedavg, "calibration_start", training.epoch_noise_start(_how_drawn, _fedavg_words))  # noqa: B010
+    if _sampling == "poisson":  # coarse grids for the noise, as the accountant's sigma has them
+        setattr(_sgd, "calibration_grids", training.noise_grids)  # noqa: B010
+        setattr(_fedavg, "calibration_grids", training.noise_grids)  # noqa: B010
+    register(
+        AccountantEntry(
+            name=f"dp_sgd{_suffix}",
+            factory=_sgd,
+            hidden=frozenset({"sampling", "steps_per_epoch"}),
+            max_chunk=1 << 10,
+            summary=_TRAINING_SUMMARY.format(
+                what="DP-SGD", population="dataset size", batch="batch size", steps="steps", how=_how
+            ),
+            integers=frozenset({"dataset_size", "batch_size", "steps"}),
+            calibratable={
+                "noise_multiplier": SIGMA,
+                "epochs": Calibratable("increasing", 1.0, float("inf"), integer=True),
+                **(
+                    {}  # the shuffled upper side does not depend on the batch size
+                    if _sampling == "shuffle"
+                    else {"batch_size": Calibratable("increasing", 1.0, _population("dataset_size"), integer=True)}
+                ),
+                **(_SAMPLE_RATE if _sampling == "poisson" else {}),
+            },
+        )
+    )
+    register(
+        AccountantEntry(
+            name=f"dp_fedavg{_suffix}",
+            factory=_fedavg,
+            hidden=frozenset({"sampling", "steps_per_epoch"}),
+            max_chunk=1 << 10,
+            summary=_TRAINING_SUMMARY.format(
+                what="DP-FedAvg", population="total clients", batch="clients per round", steps="rounds", how=_how
+            ),
+            integers=frozenset({"total_clients", "clients_per_round", "rounds"}),
+            calibratable={
+                "noise_multiplier": SIGMA,
+                "rounds": ROUNDS,
+                **(
+                    {}
+                    if _sampling == "shuffle"
+                    else {
+                        "clients_per_round": Calibratable("increasing", 1.0, _population("total_clients"), integer=True)
+                    }
+                ),
+                **(_SAMPLE_RATE if _sampling == "poisson" else {}),
+            },
+        )
+    )

@@ -1,0 +1,144 @@
+"""What the registry holds about an accountant or a calculator: its factory, its parameters and their roles
+(integers, calibratable and in which direction the bound moves with them, a calculator's inverses)."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Calibratable:
+    """A parameter the bound is monotone in, and the interval to search it over.
+
+    ``direction``: "decreasing" if delta(eps) falls as the parameter grows (sigma:
+    calibration returns the SMALLEST feasible value), "increasing" if it rises
+    (rounds, sampling rate: calibration returns the LARGEST feasible value).
+    ``upper`` may depend on the other parameters (rounds <= n / batch_size).
+    """
+
+    direction: Literal["decreasing", "increasing"]
+    lower: float
+    upper: float | Callable[[Mapping[str, np.ndarray]], np.ndarray]
+    integer: bool = False
+
+
+@dataclass(frozen=True)
+class AccountantEntry:
+    """One registered accountant: its class, its parameter names and their roles."""
+
+    name: str
+    factory: Callable[..., Any]
+    summary: str
+    integers: frozenset[str] = frozenset()
+    calibratable: dict[str, Calibratable] = field(default_factory=dict)
+    hidden: frozenset[str] = frozenset()  # constructor options that are not numeric grid parameters
+    max_chunk: int | None = None  # points per call the accountant handles in bounded memory
+    # options each taking ONE vector of numbers that describes the mechanism (a strategy's coefficients), not a
+    # grid axis: an entry with vectors is a family, and ``configure`` binds them into an accountant named with them
+    vectors: frozenset[str] = frozenset()
+
+    @property
+    def parameters(self) -> tuple[str, ...]:
+        """Every keyword the constructor takes, in signature order."""
+        return tuple(self._signature().parameters)
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        """The keywords without a default."""
+        return tuple(n for n, p in self._signature().parameters.items() if p.default is inspect.Parameter.empty)
+
+    @property
+    def defaults(self) -> dict[str, Any]:
+        return {
+            n: p.default for n, p in self._signature().parameters.items() if p.default is not inspect.Parameter.empty
+        }
+
+    def _signature(self) -> inspect.Signature:
+        return keyword_signature(self.factory, self.hidden | self.vectors)
+
+    def build(self, **params: Any) -> Any:
+        """Construct the accountant from the parameters it takes, a family's vectors included (extra keys are
+        ignored)."""
+        return self.factory(**{k: v for k, v in params.items() if k in self.parameters or k in self.vectors})
+
+
+def keyword_signature(function: Callable[..., Any], hidden: frozenset[str] = frozenset()) -> inspect.Signature:
+    """The keyword parameters of ``function`` a grid can set (not ``hidden`` options, not ``threads`` or
+    ``workers``: how many cores evaluate is not a point of the grid)."""
+    sig = inspect.signature(function)
+    return sig.replace(
+        parameters=[
+            p
+            for p in sig.parameters.values()
+            if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
+            and p.name not in hidden
+            and p.name not in ("threads", "workers")
+        ]
+    )
+
+
+@dataclass(frozen=True)
+class Inverse:
+    """How a calculator solves for one of its parameters: ``function`` takes the calculator's other
+    parameters (those in its own signature) plus the target value of the quantity as ``target``."""
+
+    function: Callable[..., Any]
+    target: str
+
+
+CalculatorKind = Literal["exact", "paper formula, not a guarantee"]
+
+
+@dataclass(frozen=True)
+class CalculatorEntry:
+    """One registered calculator: a broadcasting function computing ``quantity`` from keyword parameters.
+
+    ``kind`` says what the number is: "exact" (a value, computed to the accuracy its docstring
+    states) or "paper formula, not a guarantee" (a paper's expression as printed).
+    ``inverses``: parameter -> how to solve for it given a target value of ``quantity``.
+    """
+
+    name: str
+    factory: Callable[..., Any]
+    quantity: str
+    summary: str
+    kind: CalculatorKind
+    integers: frozenset[str] = frozenset()
+    inverses: dict[str, Inverse] = field(default_factory=dict)
+    max_chunk: int | None = None
+
+    @property
+    def parameters(self) -> tuple[str, ...]:
+        return tuple(keyword_signature(self.factory).parameters)
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        return tuple(
+            n for n, p in keyword_signature(self.factory).parameters.items() if p.default is inspect.Parameter.empty
+        )
+
+    def inverse_parameters(self, parameter: str) -> tuple[str, ...]:
+        """What solving for ``parameter`` takes: the inverse's parameters, its target named ``quantity``."""
+        inverse = self.inverses[parameter]
+        return tuple(
+            self.quantity if p == inverse.target else p for p in keyword_signature(inverse.function).parameters
+        )
+
+    def evaluate(self, **params: Any) -> np.ndarray:
+        """The quantity at the (broadcast) parameters, as a float array (extra keys are ignored)."""
+        return np.asarray(self.factory(**{k: v for k, v in params.items() if k in self.parameters}), dtype=float)
+
+    def solve(self, parameter: str, **params: Any) -> np.ndarray:
+        """The value of ``parameter`` at which the quantity equals ``params[quantity]`` (the target)."""
+        inverse = self.inverses[parameter]
+        given = {
+            inverse.target if k == self.quantity else k: v
+            for k, v in params.items()
+            if k in self.inverse_parameters(parameter)
+        }
+        return np.asarray(inverse.function(**given), dtype=float)

@@ -1,0 +1,64 @@
+"""Accountants whose parameters must be scalars (per-round schedules), driven over arrays of points."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from ..base import validation as _validation
+from ..base.accountant import Bound
+
+
+class PerPoint:
+    """An accountant whose parameters must be scalars (a per-round schedule), over arrays of points.
+
+    ``PerPoint.of(cls)(**params)`` broadcasts ``params``, builds one ``cls`` per distinct point and
+    evaluates ``delta`` / ``epsilon`` there, so sweeps and calibration can drive it like any other
+    accountant.  One accountant per point: meant for short chunks (``max_chunk``).
+    """
+
+    def __init__(self, cls: Callable[..., Any], params: Mapping[str, Any]) -> None:
+        self._cls = cls
+        names = [k for k, v in params.items() if v is not None]
+        arrays = np.broadcast_arrays(*(np.asarray(params[k]) for k in names)) if names else []
+        self._shape = arrays[0].shape if arrays else ()
+        self._points: dict[tuple[Any, ...], Any] = {}
+        # .item() of a numeric element; an object array's element (a Python int beyond the doubles) as it is,
+        # for the accountant's own check to refuse by name
+        self._keys = [tuple(np.asarray(a.ravel()[i]).item() for a in arrays) for i in range(int(np.prod(self._shape)))]
+        self._names, self._fixed = names, {k: v for k, v in params.items() if v is None}
+        for key in dict.fromkeys(self._keys):
+            self._points[key] = cls(**dict(zip(names, key)), **self._fixed)
+
+    @classmethod
+    def of(cls, accountant: Callable[..., Any]) -> Callable[..., PerPoint]:
+        """A factory with ``accountant``'s keyword signature, building a PerPoint over it."""
+
+        @functools.wraps(accountant)
+        def build(**params: Any) -> PerPoint:
+            return cls(accountant, params)
+
+        build.__signature__ = inspect.signature(accountant)  # type: ignore[attr-defined]
+        return build
+
+    def _each(self, method: str, arg: np.ndarray, bound: str) -> Any:
+        shape = np.broadcast_shapes(arg.shape, self._shape)
+        flat_x = np.broadcast_to(arg, shape).reshape(-1)
+        flat_keys = np.broadcast_to(np.arange(len(self._keys)).reshape(self._shape), shape).reshape(-1)
+        out = np.array(
+            [getattr(self._points[self._keys[k]], method)(float(v), bound=bound) for v, k in zip(flat_x, flat_keys)],
+            dtype=np.float64,
+        ).reshape(shape)
+        return float(out) if shape == () else out
+
+    def delta(self, epsilon: Any, *, bound: Bound = "upper") -> Any:
+        """delta(eps) of each point's accountant (upper bounds); epsilon by the shared rule (``_validation``)."""
+        return self._each("delta", _validation.epsilon_values(epsilon), bound)
+
+    def epsilon(self, delta: Any, *, bound: Bound = "upper") -> Any:
+        """epsilon(delta) of each point's accountant (upper bounds); delta by the shared rule (``_validation``)."""
+        return self._each("epsilon", _validation.delta_values(delta), bound)
