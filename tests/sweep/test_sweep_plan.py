@@ -87,15 +87,13 @@ def test_exactly_1e9_points_needs_consent(tmp_path):
 def test_the_pilot_times_the_wall_clock(monkeypatch):
     """Time a chunk spends without the CPU (other processes' load, waiting on threads or I/O) is time the run
     takes too: the pilot's seconds include it."""
-    from hockeystick.sweep import run as run_module
-
-    evaluate = run_module.evaluate
+    evaluate = plan.evaluate
 
     def waiting(*args):
         time.sleep(0.05)
         return evaluate(*args)
 
-    monkeypatch.setattr(run_module, "evaluate", waiting)
+    monkeypatch.setattr(plan, "evaluate", waiting)
     grid = Grid.from_parameters("gaussian", "delta", {"sigma": "log:0.5:20:100", "epsilon": "linear:0.1:8:100"})
     with tempfile.TemporaryDirectory() as scratch:
         seconds = plan._pipeline_seconds(grid, grid.chunk(0, 16), None, Path(scratch))

@@ -12,20 +12,22 @@ import numpy as np
 import pytest
 
 from hockeystick.cli import main
-from hockeystick.sweep import Grid, run_sweep
+from hockeystick.sweep import Grid, evaluation, plan, run_sweep
 from hockeystick.sweep import run as run_module
 
 
 def _counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The number of points of each evaluation the sweep makes (its preflight, pilot and chunks)."""
+    """The number of points of each evaluation the sweep makes (its preflight, pilot and chunks), counted in
+    every module that calls ``evaluate``."""
     sizes: list[int] = []
-    evaluate = run_module.evaluate
+    evaluate = evaluation.evaluate
 
     def counted(grid, params, shape):
         sizes.append(int(np.prod(shape)))
         return evaluate(grid, params, shape)
 
-    monkeypatch.setattr(run_module, "evaluate", counted)
+    for module in (evaluation, plan, run_module):
+        monkeypatch.setattr(module, "evaluate", counted)
     return sizes
 
 

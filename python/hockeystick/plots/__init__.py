@@ -25,7 +25,7 @@ from ..base.optional import require_extra
 from ..pld.reads.along_run import CurveAlongRun
 from ..sweep.grid import Axis, Grid
 from ..sweep.labelled import to_dataset
-from ..sweep.run import default_chunk_size, evaluate_chunk
+from ..sweep.evaluation import default_chunk_size, evaluate_chunk
 
 __all__ = [
     "curve_along_run",

@@ -21,28 +21,21 @@ import time
 from typing import Any
 
 from ..base.optional import require_extra
+from .bars import progress_bar
 from .checkpoint import Workspace, save_part
+from .evaluation import default_chunk_size, evaluate_chunk
 from .grid import Grid
 from .plan import plan_sweep
-from .run import (
-    Summary,
-    SweepResult,
-    check_plan,
-    check_run_flags,
-    default_chunk_size,
-    evaluate_chunk,
-    preflight,
-    progress_bar,
-)
+from .run import SweepResult, check_plan, check_run_flags, preflight
+from .summary import Summary
 from .writers import open_writer
 
 __all__ = ["run_on_dask", "compute_part", "local_cluster"]
 
 # Dask's nanny starts its worker processes with MALLOC_TRIM_THRESHOLD_=65536 (and leaves it in this
 # process's environment, for every process spawned after it); glibc then also stops raising its mmap
-# threshold, so every buffer above 128 KiB is a fresh mmap whose pages fault in: 100 G1 blocks of the
-# PLD grid took 41.5 CPU s instead of 28.4 (one thread).  With these values, 27.7 CPU s: buffers up to
-# 32 MiB are reused from the heap, and a worker keeps at most 128 MiB of free heap top.
+# threshold, so every buffer above 128 KiB is a fresh mmap whose pages fault in on first use.  With these
+# values buffers up to 32 MiB are reused from the heap, and a worker keeps at most 128 MiB of free heap top.
 MALLOC_ENVIRON = {"MALLOC_TRIM_THRESHOLD_": 1 << 27, "MALLOC_MMAP_THRESHOLD_": 1 << 25}
 
 
@@ -52,13 +45,12 @@ def local_cluster(workers: int, processes: bool = True) -> Any:
     Dask's nanny reads such a variable from this process's environment first, and before it spawns a worker
     writes every variable of that configuration, and PYTHONHASHSEED, into this process's environment and
     leaves them there; the environment is restored here once the cluster is up, so this process keeps its
-    own OMP_NUM_THREADS (Dask's 1 left behind made every later in-process call run on one thread: G2's 1000
-    sigma targets on a Zen 5 box took 42.5 s instead of 22.0).  The nanny keeps the values for the workers it
-    restarts, and writes them here again when it does.  For a cluster of your own, put ``MALLOC_ENVIRON`` in its
-    ``distributed.nanny.pre-spawn-environ``."""
+    own OMP_NUM_THREADS (Dask's 1, left behind, would run every later in-process call on one thread).  The
+    nanny keeps the values for the workers it restarts, and writes them here again when it does.  For a
+    cluster of your own, put ``MALLOC_ENVIRON`` in its ``distributed.nanny.pre-spawn-environ``."""
     require_extra("local_cluster", "dask", "distributed")
-    import dask
-    from dask.distributed import LocalCluster
+    import dask  # lazy: dask is an optional extra
+    from dask.distributed import LocalCluster  # lazy: dask is an optional extra
 
     environ = {**dask.config.get("distributed.nanny.pre-spawn-environ", {}), **MALLOC_ENVIRON}
     saved = dict(os.environ)
@@ -109,18 +101,15 @@ def run_on_dask(
 
     scheduler : address of a running scheduler; None starts a LocalCluster of ``workers``
         single-threaded workers on 127.0.0.1 (``processes=False``: threads in this process;
-        ``local_cluster``: malloc tuned, as Dask's default MALLOC_TRIM_THRESHOLD_ costs PLD grids 45 % CPU).
+        ``local_cluster``: malloc tuned, as Dask's default MALLOC_TRIM_THRESHOLD_ turns every large buffer into fresh pages).
     retries : how often Dask may re-run a chunk whose task raised (a lost worker's tasks are
         rescheduled by Dask itself).
     overwrite, resume, allow_large : as for ``run_sweep``.
     """
     require_extra("run_on_dask", "dask", "distributed")
-    from dask.distributed import Client
+    from dask.distributed import Client  # lazy: dask is an optional extra
 
-    if scheduler is None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-        raise ValueError(f"workers must be a positive integer, got {workers!r}")
-    if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
-        raise ValueError(f"retries must be an integer >= 0, got {retries!r}")
+    _check_counts(scheduler, workers, retries)
     chunk_size = default_chunk_size(grid) if chunk_size is None else chunk_size
     grid.chunk_layout(chunk_size)
     check_run_flags(path, overwrite=overwrite, resume=resume)
@@ -149,6 +138,14 @@ def run_on_dask(
     return result
 
 
+def _check_counts(scheduler: str | None, workers: Any, retries: Any) -> None:
+    """``workers`` (for a cluster started here) a positive integer, ``retries`` an integer >= 0."""
+    if scheduler is None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise ValueError(f"workers must be a positive integer, got {workers!r}")
+    if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+        raise ValueError(f"retries must be an integer >= 0, got {retries!r}")
+
+
 def _run(
     client: Any,
     grid: Grid,
@@ -160,7 +157,7 @@ def _run(
     overwrite: bool,
     resume: bool,
 ) -> SweepResult:
-    from dask.distributed import as_completed
+    from dask.distributed import as_completed  # lazy: dask is an optional extra
 
     try:
         writer = open_writer(grid, path, workspace.path, overwrite=overwrite)

@@ -45,6 +45,11 @@ from typing import Any, Literal, cast
 
 import numpy as np
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
 from .. import registry
 from ..base import validation as _validation
 from ..base.accountant import BOUND_SIDES, Bound
@@ -219,18 +224,7 @@ class Grid:
     bound: Bound = "upper"
 
     def __post_init__(self) -> None:
-        accountants = (self.accountants,) if isinstance(self.accountants, str) else self.accountants
-        if not isinstance(accountants, Sequence) or not all(isinstance(a, str) for a in accountants):
-            raise TypeError(f"accountants must be a name or a sequence of names, got {self.accountants!r}")
-        if not isinstance(self.output, str):
-            raise TypeError(
-                f"output must be a string (delta, epsilon or a parameter to calibrate), got {self.output!r}"
-            )
-        accountants = tuple(accountants)
-        if not accountants:
-            raise ValueError("give at least one accountant; registered: " + ", ".join(registry.names()))
-        if len(set(accountants)) != len(accountants):
-            raise ValueError(f"accountants are listed twice: {', '.join(accountants)}")
+        accountants = _accountant_names(self.accountants, self.output)
         entries = [registry.lookup(a) for a in accountants]
         object.__setattr__(self, "accountants", accountants)
         object.__setattr__(self, "fixed", {k: _finite(k, v) for k, v in dict(self.fixed).items()})
@@ -246,11 +240,7 @@ class Grid:
                 "compute values, not brackets: leave bound at 'upper'"
             )
         object.__setattr__(self, "axes", tuple(_integral_axis(a, entries) for a in self.axes))
-        for name, value in self.fixed.items():
-            if any(name in e.integers for e in entries):
-                if not value.is_integer():
-                    raise ValueError(f"{name} takes integers, got {value:g}")
-                _integer_range(name, np.array([value]))
+        _check_fixed_integers(self.fixed, entries)
         if self.size > MAX_POINTS:
             raise ValueError(
                 f"the grid has {self.size:.3g} points ({' x '.join(map(str, self.shape))}), "
@@ -450,6 +440,30 @@ class Grid:
         return probe
 
 
+def _accountant_names(accountants: Any, output: Any) -> tuple[str, ...]:
+    """A grid's accountants as a tuple of distinct names (one name stands for itself), its output a string."""
+    names = (accountants,) if isinstance(accountants, str) else accountants
+    if not isinstance(names, Sequence) or not all(isinstance(a, str) for a in names):
+        raise TypeError(f"accountants must be a name or a sequence of names, got {accountants!r}")
+    if not isinstance(output, str):
+        raise TypeError(f"output must be a string (delta, epsilon or a parameter to calibrate), got {output!r}")
+    names = tuple(names)
+    if not names:
+        raise ValueError("give at least one accountant; registered: " + ", ".join(registry.names()))
+    if len(set(names)) != len(names):
+        raise ValueError(f"accountants are listed twice: {', '.join(names)}")
+    return names
+
+
+def _check_fixed_integers(fixed: Mapping[str, float], entries: list[AccountantEntry | CalculatorEntry]) -> None:
+    """A fixed value of an integer parameter is an integer an int64 and a double both hold exactly."""
+    for name, value in fixed.items():
+        if any(name in e.integers for e in entries):
+            if not value.is_integer():
+                raise ValueError(f"{name} takes integers, got {value:g}")
+            _integer_range(name, np.array([value]))
+
+
 def _finite(name: str, value: Any) -> float:
     """A fixed parameter: a finite real number; the targets by the rule of every entry point
     (``_validation``: delta strictly between 0 and 1, epsilon >= 0 with +inf allowed, delta(inf) = 0)."""
@@ -473,27 +487,39 @@ def _check_output(output: str, entries: list[AccountantEntry | CalculatorEntry],
                 f"a sweep evaluates accountants or calculators, not both ({names}): run one sweep for each"
             )
         return _check_calculator_output(output, calculators, given)
-    accountants = cast(list[AccountantEntry], entries)
-    if output in ("delta", "epsilon"):
-        needs, forbidden = {"delta": ("epsilon", "delta"), "epsilon": ("delta", "epsilon")}[output]
-        targets = {needs}
-    else:
-        cannot = [e.name for e in accountants if output not in e.calibratable]
-        if cannot:
-            options = sorted(set.intersection(*(set(e.calibratable) for e in accountants)))
-            close = difflib.get_close_matches(output, options + ["delta", "epsilon"], n=1, cutoff=0.6)
-            raise ValueError(
-                f"output must be delta, epsilon or a parameter to calibrate "
-                f"({', '.join(options) or 'none in common'} for {names}); got {output!r}"
-                + (f" (did you mean {close[0]!r}?)" if close else "")
-            )
-        forbidden, targets = output, {"epsilon", "delta"}
+    forbidden, targets = _output_targets(output, cast(list[AccountantEntry], entries), names)
     if forbidden in given:
         raise ValueError(f"{forbidden!r} is what the sweep computes (output = {output!r}); do not give it a value")
     missing = sorted(targets - given)
     if missing:
         raise ValueError(f"output {output!r} needs {' and '.join(missing)}: give a value or an axis for it")
-    allowed = set().union(*(e.parameters for e in entries)) | targets
+    _check_known_parameters(given, set().union(*(e.parameters for e in entries)) | targets, output, names)
+    for e in entries:
+        lacking = sorted(set(e.required) - given - {output})
+        if lacking:
+            raise ValueError(f"accountant {e.name!r} needs {', '.join(map(repr, lacking))}")
+
+
+def _output_targets(output: str, accountants: list[AccountantEntry], names: str) -> tuple[str, set[str]]:
+    """(the parameter the sweep computes and must not be given, the targets it needs): delta needs epsilon,
+    epsilon needs delta, a parameter every accountant calibrates needs both."""
+    if output in ("delta", "epsilon"):
+        needs, forbidden = {"delta": ("epsilon", "delta"), "epsilon": ("delta", "epsilon")}[output]
+        return forbidden, {needs}
+    cannot = [e.name for e in accountants if output not in e.calibratable]
+    if cannot:
+        options = sorted(set.intersection(*(set(e.calibratable) for e in accountants)))
+        close = difflib.get_close_matches(output, options + ["delta", "epsilon"], n=1, cutoff=0.6)
+        raise ValueError(
+            f"output must be delta, epsilon or a parameter to calibrate "
+            f"({', '.join(options) or 'none in common'} for {names}); got {output!r}"
+            + (f" (did you mean {close[0]!r}?)" if close else "")
+        )
+    return output, {"epsilon", "delta"}
+
+
+def _check_known_parameters(given: set[str], allowed: set[str], output: str, names: str) -> None:
+    """Every parameter given is one an accountant takes (or a target), a misspelt one named with the closest."""
     unknown = sorted(given - allowed)
     if unknown:
         nearest = {u: difflib.get_close_matches(u, sorted(allowed - {output}), n=1, cutoff=0.6) for u in unknown}
@@ -502,34 +528,12 @@ def _check_output(output: str, entries: list[AccountantEntry | CalculatorEntry],
             f"unknown parameter(s) {', '.join(map(repr, unknown))} for {names}{hints}; "
             f"allowed: {', '.join(sorted(allowed - {output}))}"
         )
-    for e in entries:
-        lacking = sorted(set(e.required) - given - {output})
-        if lacking:
-            raise ValueError(f"accountant {e.name!r} needs {', '.join(map(repr, lacking))}")
 
 
 def _check_calculator_output(output: str, entries: list[CalculatorEntry], given: set[str]) -> None:
     """A calculator grid outputs the calculators' common quantity, or a parameter each can solve for."""
     names = ", ".join(e.name for e in entries)
-    quantities = sorted({e.quantity for e in entries})
-    if len(quantities) > 1:
-        raise ValueError(
-            f"{names} compute different quantities ({', '.join(quantities)}): a sweep's calculators share one quantity"
-        )
-    quantity = quantities[0]
-    if output == quantity:
-        takes = [set(e.parameters) for e in entries]
-        needs = [(e, set(e.required)) for e in entries]
-    elif all(output in e.inverses for e in entries):
-        takes = [set(e.inverse_parameters(output)) for e in entries]
-        needs = [(e, set(e.inverse_parameters(output))) for e in entries]
-    else:
-        solvable = sorted(set.intersection(*(set(e.inverses) for e in entries)))
-        raise ValueError(
-            f"output must be {quantity!r}"
-            + (f" or a parameter to solve for ({', '.join(solvable)})" if solvable else "")
-            + f" for {names}; got {output!r}"
-        )
+    takes, needs = _calculator_parameters(output, entries, names)
     if output in given:
         raise ValueError(f"{output!r} is what the sweep computes (output = {output!r}); do not give it a value")
     allowed = set().union(*takes)
@@ -543,6 +547,32 @@ def _check_calculator_output(output: str, entries: list[CalculatorEntry], given:
         lacking = sorted(required - given)
         if lacking:
             raise ValueError(f"calculator {e.name!r} needs {', '.join(map(repr, lacking))} for output {output!r}")
+
+
+def _calculator_parameters(
+    output: str, entries: list[CalculatorEntry], names: str
+) -> tuple[list[set[str]], list[tuple[CalculatorEntry, set[str]]]]:
+    """(the parameters each calculator takes, each one's required parameters) for ``output``: their common
+    quantity, or a parameter every one of them solves for."""
+    quantities = sorted({e.quantity for e in entries})
+    if len(quantities) > 1:
+        raise ValueError(
+            f"{names} compute different quantities ({', '.join(quantities)}): a sweep's calculators share one quantity"
+        )
+    quantity = quantities[0]
+    if output == quantity:
+        return [set(e.parameters) for e in entries], [(e, set(e.required)) for e in entries]
+    if all(output in e.inverses for e in entries):
+        return (
+            [set(e.inverse_parameters(output)) for e in entries],
+            [(e, set(e.inverse_parameters(output))) for e in entries],
+        )
+    solvable = sorted(set.intersection(*(set(e.inverses) for e in entries)))
+    raise ValueError(
+        f"output must be {quantity!r}"
+        + (f" or a parameter to solve for ({', '.join(solvable)})" if solvable else "")
+        + f" for {names}; got {output!r}"
+    )
 
 
 def _check_bound(bound: Any, output: str, accountants: Sequence[str]) -> None:
@@ -574,7 +604,7 @@ def _integral_axis(axis: Axis, entries: list[AccountantEntry | CalculatorEntry])
 
 def _integer_range(name: str, values: np.ndarray) -> None:
     """Integer parameters are written as 64-bit integers and given to the accountants as doubles: both
-    exact up to 2^53 in magnitude (1e20 was written as -9223372036854775808)."""
+    exact up to 2^53 in magnitude (beyond 2^63 a cast to int64 wraps: 1e20 becomes -9223372036854775808)."""
     if (np.abs(values) > MAX_INTEGER).any():
         raise ValueError(
             f"{name} takes integers of magnitude at most 2^53 = {MAX_INTEGER:,}, got "
@@ -584,10 +614,6 @@ def _integer_range(name: str, values: np.ndarray) -> None:
 
 def read_toml(path: str | os.PathLike[str], what: str = "sweep file") -> dict[str, Any]:
     """The raw contents of a sweep file (accountants, output, [parameters], chunk_size)."""
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - Python 3.10
-        import tomli as tomllib
     try:
         with open(path, "rb") as fh:
             return tomllib.load(fh)

@@ -35,7 +35,7 @@ __all__ = ["to_dataset", "read_sweep"]
 def to_dataset(grid: Grid, arrays: Mapping[str, np.ndarray]) -> Any:
     """The outputs ``arrays`` (each of ``grid.shape``, or flat in grid order) as an ``xarray.Dataset``."""
     require_extra("to_xarray / to_dataset", "xarray")
-    import xarray as xr
+    import xarray as xr  # lazy: xarray is an optional extra
 
     dims = [a.name for a in grid.axes]
     coords: dict[str, Any] = {a.name: (a.name, a.values, {"spacing": a.kind}) for a in grid.axes}
@@ -66,7 +66,7 @@ def read_sweep(path: str | os.PathLike[str]) -> Any:
     suffix = p.suffix.lower()
     require_extra("read_sweep", "xarray", "pandas", extra="xarray")
     require_extra(f"reading {suffix}", *_READERS.get(suffix, ()))
-    import xarray as xr
+    import xarray as xr  # lazy: xarray is an optional extra
 
     if suffix == ".nc":
         return xr.load_dataset(p, engine="netcdf4")
@@ -86,22 +86,13 @@ _READERS = {".nc": ("netCDF4",), ".zarr": ("zarr",), ".parquet": ("pyarrow",)}
 
 
 def _from_npz(path: Path) -> Any:
-    import xarray as xr
+    import xarray as xr  # lazy: xarray is an optional extra
 
     with np.load(path) as npz:
         arrays = {k: npz[k] for k in npz.files}
     accountants = [str(a) for a in arrays.pop("accountants", [])]
-    # the writer stores the axes first (1-D), then the fixed parameters (0-d), then the outputs (one
-    # dimension per axis); with one axis the outputs are 1-D too, and the axis is the first of them
-    rank = max(v.ndim for v in arrays.values())
-    if rank == 1:
-        one_d = [k for k, v in arrays.items() if v.ndim == 1 and k != "best"]
-        axes, shaped = one_d[:1], one_d[1:]
-    else:
-        shaped = [k for k, v in arrays.items() if v.ndim == rank and k != "best"]
-        axes = [k for k, v in arrays.items() if v.ndim == 1]
+    dims, shaped = _npz_layout(arrays)
     fixed = {k: v for k, v in arrays.items() if v.ndim == 0}
-    dims = axes
     data = {k: (dims, arrays[k]) for k in shaped + (["best"] if "best" in arrays else [])}
     coords: dict[str, Any] = {a: arrays[a] for a in dims}
     coords.update({k: ((), v) for k, v in fixed.items()})
@@ -109,22 +100,49 @@ def _from_npz(path: Path) -> Any:
     return xr.Dataset(data, coords=coords, attrs=attrs)
 
 
+def _npz_layout(arrays: Mapping[str, np.ndarray]) -> tuple[list[str], list[str]]:
+    """(the axes, the outputs other than ``best``) of a sweep's NPZ arrays: the writer stores the axes first
+    (1-D), then the fixed parameters (0-d), then the outputs (one dimension per axis); with one axis the
+    outputs are 1-D too, and the axis is the first of them."""
+    rank = max(v.ndim for v in arrays.values())
+    if rank == 1:
+        one_d = [k for k, v in arrays.items() if v.ndim == 1 and k != "best"]
+        return one_d[:1], one_d[1:]
+    shaped = [k for k, v in arrays.items() if v.ndim == rank and k != "best"]
+    return [k for k, v in arrays.items() if v.ndim == 1], shaped
+
+
 def _from_table(path: Path) -> Any:
-    import pandas as pd
-    import xarray as xr
+    import pandas as pd  # lazy: pandas is an optional extra
 
-    frame = pd.read_parquet(path) if path.suffix.lower() == ".parquet" else pd.read_csv(path)
-    attrs: dict[str, Any] = {}
-    if path.suffix.lower() == ".parquet":
-        import pyarrow.parquet as pq
-
-        meta = pq.read_schema(path).metadata or {}
-        if b"hockeystick.accountants" in meta:
-            attrs["accountants"] = ",".join(json.loads(meta[b"hockeystick.accountants"]))
-            attrs["output"] = meta[b"hockeystick.output"].decode()
+    parquet = path.suffix.lower() == ".parquet"
+    frame = pd.read_parquet(path) if parquet else pd.read_csv(path)
+    attrs = _parquet_attributes(path) if parquet else {}
     if frame.empty:
         raise ValueError(f"sweep file {str(path)!r} holds no points (a sweep table has a header and a row per point)")
-    outputs = _output_columns(frame, attrs.get("output"))
+    dataset = _table_dataset(frame, _output_columns(frame, attrs.get("output")))
+    dataset.attrs.update(attrs)
+    return dataset
+
+
+def _parquet_attributes(path: Path) -> dict[str, Any]:
+    """The accountants and output a sweep's Parquet file names in its schema's metadata (none: {})."""
+    import pyarrow.parquet as pq  # lazy: pyarrow is an optional extra
+
+    meta = pq.read_schema(path).metadata or {}
+    if b"hockeystick.accountants" not in meta:
+        return {}
+    return {
+        "accountants": ",".join(json.loads(meta[b"hockeystick.accountants"])),
+        "output": meta[b"hockeystick.output"].decode(),
+    }
+
+
+def _table_dataset(frame: Any, outputs: list[str]) -> Any:
+    """A table of one row per point as a Dataset: the input columns that vary are its dimensions, the others
+    scalar coordinates (fixed parameters)."""
+    import xarray as xr  # lazy: xarray is an optional extra
+
     inputs = [c for c in frame.columns if c not in outputs]
     varying = [c for c in inputs if frame[c].nunique() > 1]
     fixed = {c: frame[c].iloc[0] for c in inputs if c not in varying}
@@ -134,9 +152,7 @@ def _from_table(path: Path) -> Any:
         dataset = frame.set_index(varying).to_xarray().drop_vars([c for c in fixed if c in frame.columns])
     else:
         dataset = xr.Dataset({c: ((), frame[c].iloc[0]) for c in outputs})
-    dataset = dataset.assign_coords({c: ((), np.asarray(v)) for c, v in fixed.items()})
-    dataset.attrs.update(attrs)
-    return dataset
+    return dataset.assign_coords({c: ((), np.asarray(v)) for c, v in fixed.items()})
 
 
 def _output_columns(frame: Any, output: str | None) -> list[str]:

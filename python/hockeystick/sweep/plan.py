@@ -28,19 +28,22 @@ from __future__ import annotations
 import io
 import os
 import shutil
-import sys
 import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
 
 import numpy as np
 
 from ..base import progress as progress_hook
+from .bars import BlockProgress, pilot_bar
+from .evaluation import evaluate
 from .grid import Chunk, Grid
+from .summary import Summary
+from .units import duration_text, size_text
+from .writers import open_writer
 
 __all__ = ["MAX_POINTS", "MAX_SECONDS", "SweepPlan", "plan_sweep"]
 
@@ -80,9 +83,9 @@ class SweepPlan:
         needed = self.output_bytes + self.scratch_bytes
         if self.free_bytes is not None and needed > self.free_bytes:
             where = "memory available" if self.destination is None else "free where the output goes"
-            out.append(f"~{_size(needed)} needed, {_size(self.free_bytes)} {where}")
+            out.append(f"~{size_text(needed)} needed, {size_text(self.free_bytes)} {where}")
         if self.seconds is not None and self.seconds > MAX_SECONDS:
-            out.append(f"~{_duration(self.seconds)} estimated (limit {_duration(MAX_SECONDS)})")
+            out.append(f"~{duration_text(self.seconds)} estimated (limit {duration_text(MAX_SECONDS)})")
         return out
 
     def check(self, allow_large: bool) -> None:
@@ -99,14 +102,14 @@ class SweepPlan:
     def describe(self) -> str:
         """One line: points, bytes, free space, time estimate and the pilot it came from."""
         where = "in memory" if self.destination is None else f"to {self.destination}"
-        text = f"{self.points:,} points, ~{_size(self.output_bytes)} {where}"
+        text = f"{self.points:,} points, ~{size_text(self.output_bytes)} {where}"
         if self.scratch_bytes:
-            text += f" (+{_size(self.scratch_bytes)} of chunk files while it runs)"
+            text += f" (+{size_text(self.scratch_bytes)} of chunk files while it runs)"
         if self.free_bytes is not None:
-            text += f", {_size(self.free_bytes)} {'available' if self.destination is None else 'free'}"
+            text += f", {size_text(self.free_bytes)} {'available' if self.destination is None else 'free'}"
         if self.seconds is not None:
             text += (
-                f", ~{_duration(self.seconds)} estimated ({self.measured_by}: {self.pilot_points:,} points"
+                f", ~{duration_text(self.seconds)} estimated ({self.measured_by}: {self.pilot_points:,} points"
                 + (f", the last {self.timed_points:,}" if self.timed_points not in (0, self.pilot_points) else "")
                 + f" in {self.pilot_seconds:.2g} s"
                 + (f", {self.workers} workers" if self.workers > 1 else "")
@@ -184,8 +187,6 @@ def _pilot(grid: Grid, chunk_size: int, suffix: str | None) -> tuple[float | Non
     """(estimated wall seconds for the whole grid, points timed, the last chunk's points and wall seconds, which
     give the rate), or (None, 0, 0, 0) for small grids.  The caller's progress listener counts the points timed
     (not the warm-up's), moved as the accountants finish blocks."""
-    from .run import BlockProgress  # the run module imports this one
-
     cap = _pilot_cap(grid, chunk_size)
     if cap < 1:
         return None, 0, 0, 0.0
@@ -215,24 +216,12 @@ def _pilot_cap(grid: Grid, chunk_size: int) -> int:
     return min(_PILOT_MAX_POINTS, chunk_size, grid.size // _PILOT_FRACTION)
 
 
-def pilot_bar(progress: bool | None) -> Any:
-    """The pilot's bar over the points it evaluates (how many is not known in advance: it grows its chunk
-    until one takes ``_PILOT_SECONDS``), cleared when done so the sweep's bar takes its line."""
-    from tqdm.auto import tqdm
-
-    enabled = sys.stderr.isatty() if progress is None else progress
-    return tqdm(unit="pt", disable=not enabled, file=sys.stderr, desc="timing pilot", leave=False)
-
-
 def _pipeline_seconds(
     grid: Grid, chunk: Chunk, suffix: str | None, scratch: Path, advance: Callable[[int], None] | None = None
 ) -> float:
     """Wall seconds for one chunk as a run handles it: evaluate, summarize, save, write (the threads the
     accountants use and the machine's load are in it, as in the run).  ``advance``: the listener of the
     accountants' finished blocks (``hockeystick.base.progress``) during the evaluation."""
-    from .run import Summary, evaluate  # the run module imports this one
-    from .writers import open_writer
-
     started = time.perf_counter()
     with progress_hook.reporting(advance):
         outputs = evaluate(grid, grid.chunk_parameters(chunk), grid.block_shape(chunk))
@@ -258,17 +247,3 @@ def _free_bytes(path: str | os.PathLike[str] | None) -> int | None:
         return shutil.disk_usage(parent).free
     except OSError:
         return None
-
-
-def _size(n: float) -> str:
-    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if n >= scale:
-            return f"{n / scale:.3g} {unit}"
-    return f"{int(n)} B"
-
-
-def _duration(seconds: float) -> str:
-    for unit, scale in (("years", 365.25 * 86400), ("days", 86400.0), ("h", 3600.0), ("min", 60.0)):
-        if seconds >= scale:
-            return f"{seconds / scale:.3g} {unit}"
-    return f"{seconds:.2g} s"

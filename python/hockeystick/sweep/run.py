@@ -17,20 +17,23 @@ from __future__ import annotations
 
 import logging
 import os
-import sys
 import time
 from contextlib import nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..base import progress as progress_hook
 from ..base.optional import require_extra
-from ..registry import CalculatorEntry
+from .bars import BlockProgress, checking_bar, progress_bar
 from .checkpoint import Workspace
+from .evaluation import default_chunk_size, evaluate, evaluate_chunk
 from .grid import Chunk, Grid
-from .plan import SweepPlan, _duration, plan_sweep
+from .labelled import read_sweep, to_dataset
+from .plan import SweepPlan, plan_sweep
+from .summary import Summary
+from .units import duration_text
 from .writers import MemoryWriter, check_destination, open_writer
 
 __all__ = [
@@ -47,67 +50,6 @@ __all__ = [
 ]
 
 log = logging.getLogger("hockeystick.sweep")
-
-
-def default_chunk_size(grid: Grid) -> int:
-    """~1M points for delta (a few theta calls each), fewer for the iterative outputs and for
-    accountants that hold per-point tables (RDP orders)."""
-    size = 1 << 20 if grid.output == "delta" else 1 << 17
-    return min([size] + [e.max_chunk for e in grid.entries if e.max_chunk])
-
-
-def evaluate(grid: Grid, params: dict[str, Any], shape: tuple[int, ...]) -> dict[str, np.ndarray]:
-    """Outputs at the points ``params`` (arrays broadcastable to ``shape``), flat, by column name."""
-    from ..calibrate import calibrate  # here, not at the top: calibrate imports the registry
-
-    values = []
-    value: Any
-    if grid.bound != "upper":  # one accountant (Grid checks it): its lower side, or both sides
-        entry = grid.entries[0]
-        assert not isinstance(entry, CalculatorEntry)  # Grid allows bound != "upper" for accountants only
-        mine = {k: v for k, v in params.items() if k in entry.parameters}
-        if grid.output == "delta":
-            sides = entry.build(**mine).delta(params["epsilon"], bound=grid.bound)
-        elif grid.output == "epsilon":
-            sides = entry.build(**mine).epsilon(params["delta"], bound=grid.bound)
-        else:
-            sides = calibrate(
-                entry, grid.output, epsilon=params["epsilon"], delta=params["delta"], bound=grid.bound, **mine
-            )
-        sides = sides if grid.bound == "both" else (sides,)
-        return {
-            name: np.broadcast_to(np.asarray(side, dtype=np.float64), shape).ravel()
-            for name, side in zip(grid.outputs, sides)
-        }
-    for entry in grid.entries:
-        mine = {k: v for k, v in params.items() if k in entry.parameters}
-        if isinstance(entry, CalculatorEntry):
-            value = entry.evaluate(**params) if grid.output == entry.quantity else entry.solve(grid.output, **params)
-        elif grid.output == "delta":
-            value = entry.build(**mine).delta(params["epsilon"])
-        elif grid.output == "epsilon":
-            value = entry.build(**mine).epsilon(params["delta"])
-        else:
-            value = calibrate(entry, grid.output, epsilon=params["epsilon"], delta=params["delta"], **mine)
-        values.append(np.broadcast_to(np.asarray(value, dtype=np.float64), shape).ravel())
-    if len(values) == 1:
-        return {grid.output: values[0]}
-    outputs = dict(zip(grid.outputs, values))
-    if grid.calculators:
-        return outputs
-    stacked = np.stack(values)
-    invalid = -np.inf if grid.best_is_max else np.inf
-    stacked = np.where(np.isnan(stacked), invalid, stacked)
-    best = np.argmax(stacked, axis=0) if grid.best_is_max else np.argmin(stacked, axis=0)
-    chosen = np.take_along_axis(stacked, best[None, :], axis=0)[0]
-    outputs[grid.output] = np.where(chosen == invalid, np.nan, chosen)
-    outputs["best"] = best.astype(np.int8)
-    return outputs
-
-
-def evaluate_chunk(grid: Grid, chunk: Chunk) -> dict[str, np.ndarray]:
-    """The outputs of one chunk (what a Dask task computes)."""
-    return evaluate(grid, grid.chunk_parameters(chunk), grid.block_shape(chunk))
 
 
 def preflight(
@@ -165,40 +107,6 @@ def _span(values: np.ndarray) -> str:
     return f"{values[0]:g}" if len(values) == 1 else f"{values[0]:g}..{values[-1]:g}"
 
 
-@dataclass
-class Summary:
-    """Running extremes of each output column and, for several accountants, who was best how often."""
-
-    grid: Grid
-    low: dict[str, tuple[float, int]] = field(default_factory=dict)
-    high: dict[str, tuple[float, int]] = field(default_factory=dict)
-    best_counts: np.ndarray | None = None
-
-    def update(self, chunk: Chunk, outputs: dict[str, np.ndarray]) -> None:
-        """Fold one chunk's outputs into the running extremes."""
-        for name in self.grid.outputs:
-            col = outputs[name]
-            if not col.size:
-                continue
-            i, j = int(np.argmin(col)), int(np.argmax(col))  # one pass each; NaN (never expected) wins
-            if np.isnan(col[i]):
-                if np.all(np.isnan(col)):
-                    continue
-                i, j = int(np.nanargmin(col)), int(np.nanargmax(col))
-            if name not in self.low or col[i] < self.low[name][0]:
-                self.low[name] = (float(col[i]), chunk.start + i)
-            if name not in self.high or col[j] > self.high[name][0]:
-                self.high[name] = (float(col[j]), chunk.start + j)
-        if "best" in outputs:
-            counts = np.bincount(outputs["best"], minlength=len(self.grid.accountants))
-            self.best_counts = counts if self.best_counts is None else self.best_counts + counts
-
-    def point(self, flat_index: int) -> dict[str, float]:
-        """The axis values at a flat grid index."""
-        idx = np.unravel_index(flat_index, self.grid.shape) if self.grid.shape else ()
-        return {a.name: a.values[i].item() for a, i in zip(self.grid.axes, idx)}
-
-
 @dataclass(repr=False)
 class SweepResult:
     """What a sweep produced: the file (or in-memory columns), its size, time and summary."""
@@ -229,8 +137,6 @@ class SweepResult:
         """The result as an ``xarray.Dataset``: a dimension per axis with its values as coordinate,
         fixed parameters as scalar coordinates, outputs as variables (``labelled.to_dataset``); a sweep
         written to a file and not kept in memory is read back from it."""
-        from .labelled import read_sweep, to_dataset
-
         if self.columns is None:
             if self.path is None:
                 raise ValueError("this sweep kept no values: run it with a path or in memory")
@@ -241,7 +147,7 @@ class SweepResult:
     def to_pandas(self) -> Any:
         """The in-memory result as a DataFrame (``best`` as a categorical of accountant names)."""
         require_extra("to_pandas", "pandas")
-        import pandas as pd
+        import pandas as pd  # lazy: pandas is an optional extra
 
         if self.columns is None:
             raise ValueError(
@@ -251,42 +157,6 @@ class SweepResult:
         if "best" in data:
             data["best"] = pd.Categorical.from_codes(data["best"], categories=list(self.grid.accountants))
         return pd.DataFrame(data)
-
-
-# a bar counts points as integers (6/96), with SI prefixes (1.00M/4.00M) from this many on
-_SCALED_BAR = 100_000
-
-
-def progress_bar(total: int, progress: bool | None) -> Any:
-    """The sweep's bar over its points; its rate and remaining time are the run's measured pace."""
-    from tqdm.auto import tqdm
-
-    enabled = sys.stderr.isatty() if progress is None else progress
-    return tqdm(
-        total=total,
-        unit="pt",
-        unit_scale=total >= _SCALED_BAR,
-        disable=not enabled,
-        file=sys.stderr,
-        desc="sweep",
-        smoothing=0.1,
-    )
-
-
-def checking_bar(total: int, progress: bool | None) -> Any:
-    """The preflight's bar over the probe's points (every axis value, every corner of the grid), cleared when
-    done so the sweep's bar takes its line."""
-    from tqdm.auto import tqdm
-
-    enabled = sys.stderr.isatty() if progress is None else progress
-    return tqdm(
-        total=total,
-        unit="pt",
-        disable=not enabled,
-        file=sys.stderr,
-        desc="checking each axis value and corner",
-        leave=False,
-    )
 
 
 class Pace:
@@ -312,33 +182,11 @@ class Pace:
             log.info(
                 "estimate corrected by the run's pace (%s points in %s): ~%s in all, ~%s left",
                 f"{self.done:,}",
-                _duration(elapsed),
-                _duration(projected),
-                _duration(projected - elapsed),
+                duration_text(elapsed),
+                duration_text(projected),
+                duration_text(projected - elapsed),
             )
             self.stated = projected
-
-
-class BlockProgress:
-    """Moves the bar within a chunk as the accountants report finished blocks of points
-    (``hockeystick.base.progress``: a PLD accountant reports each batch it composed), so a chunk
-    of slow points does not sit at 0 %; ``finish`` moves it to the chunk's end."""
-
-    def __init__(self, bar: Any, size: int, accountants: int) -> None:
-        self.bar, self.size, self.accountants, self.moved, self.reported = bar, size, accountants, 0, 0
-
-    def advance(self, done: int) -> None:
-        """``done`` more output elements of one accountant (each accountant covers the chunk once)."""
-        self.reported += done
-        self._move_to(min(self.size, self.reported // self.accountants))
-
-    def finish(self) -> None:
-        self._move_to(self.size)
-
-    def _move_to(self, position: int) -> None:
-        if position > self.moved:
-            self.bar.update(position - self.moved)
-            self.moved = position
 
 
 def run_sweep(
@@ -367,44 +215,20 @@ def run_sweep(
     check_run_flags(path, keep=keep, overwrite=overwrite, resume=resume)
     checking = time.perf_counter()
     evaluated = preflight(grid, path, overwrite=overwrite, progress=progress)  # the whole grid, when small
-    # the check's points are points of this grid, timed on the wall clock like the pilot's
-    checked = grid.size if evaluated is not None else _probe_points(grid.probe_parameters())
-    measured = (checked, time.perf_counter() - checking)
-    plan = plan_sweep(grid, path, chunk_size, progress=progress, measured=measured)
+    plan = plan_sweep(grid, path, chunk_size, progress=progress, measured=_measured(grid, evaluated, checking))
     check_plan(plan, allow_large)
     started = time.perf_counter() if evaluated is None else checking  # the run's seconds count its evaluation
     pace = Pace(grid.size, plan.seconds)
     workspace = None if path is None else Workspace.open_for(path, grid, chunk_size, resume=resume)
-    try:
-        writers = [open_writer(grid, path, None if workspace is None else workspace.path, overwrite=overwrite)]
-    except BaseException:
-        if workspace is not None:
-            workspace.release()
-        raise
-    if keep and path is not None:
-        writers.append(MemoryWriter(grid))
+    writers = _open_writers(grid, path, workspace, keep=keep, overwrite=overwrite)
     finished = workspace.finished() if workspace is not None and resume else set()
+    source = _ChunkOutputs(grid, workspace, finished, evaluated, pace)
     summary = Summary(grid)
     try:
         # a grid the preflight evaluated whole has had its bar (the sweep's): its chunks take those outputs
         with progress_bar(grid.size, progress) if evaluated is None else nullcontext() as bar:
             for chunk in grid.chunks(chunk_size):
-                outputs = workspace.load(chunk) if chunk.index in finished else None  # type: ignore[union-attr]
-                moved = None if bar is None else BlockProgress(bar, chunk.size, len(grid.entries))
-                if outputs is None:
-                    if evaluated is not None:
-                        outputs = {name: column[chunk.start : chunk.stop] for name, column in evaluated.items()}
-                    else:
-                        with progress_hook.reporting(None if moved is None else moved.advance):
-                            outputs = evaluate_chunk(grid, chunk)
-                        pace.update(chunk.size)
-                    if workspace is not None:
-                        workspace.save(chunk.index, outputs)
-                for writer in writers:
-                    writer.write(chunk, outputs)
-                summary.update(chunk, outputs)
-                if moved is not None:
-                    moved.finish()
+                _write_chunk(grid, chunk, source, writers, summary, bar)
         for writer in writers:
             writer.close()
     except BaseException:
@@ -423,6 +247,68 @@ def run_sweep(
         summary,
         getattr(writers[-1], "columns", None),
     )
+
+
+def _measured(grid: Grid, evaluated: dict[str, np.ndarray] | None, checking: float) -> tuple[int, float]:
+    """(points, wall seconds) of the preflight's check begun at ``checking``: points of this grid, timed on the
+    wall clock like the pilot's (the whole grid where the check evaluated it, else the probe)."""
+    checked = grid.size if evaluated is not None else _probe_points(grid.probe_parameters())
+    return checked, time.perf_counter() - checking
+
+
+def _open_writers(
+    grid: Grid, path: str | os.PathLike[str] | None, workspace: Workspace | None, *, keep: bool, overwrite: bool
+) -> list[Any]:
+    """The run's writers: the file's (or memory's), and memory's beside a file with ``keep``; a writer that cannot
+    open releases the workspace."""
+    try:
+        writers = [open_writer(grid, path, None if workspace is None else workspace.path, overwrite=overwrite)]
+    except BaseException:
+        if workspace is not None:
+            workspace.release()
+        raise
+    if keep and path is not None:
+        writers.append(MemoryWriter(grid))
+    return writers
+
+
+@dataclass
+class _ChunkOutputs:
+    """Where each chunk's outputs come from: the workspace for a chunk a resumed run finished, the preflight's
+    evaluation of a small grid, else the accountants; a chunk evaluated here is saved to the workspace."""
+
+    grid: Grid
+    workspace: Workspace | None
+    finished: set[int]
+    evaluated: dict[str, np.ndarray] | None
+    pace: Pace
+
+    def of(self, chunk: Chunk, moved: BlockProgress | None) -> dict[str, np.ndarray]:
+        outputs = self.workspace.load(chunk) if chunk.index in self.finished else None  # type: ignore[union-attr]
+        if outputs is not None:
+            return outputs
+        if self.evaluated is not None:
+            outputs = {name: column[chunk.start : chunk.stop] for name, column in self.evaluated.items()}
+        else:
+            with progress_hook.reporting(None if moved is None else moved.advance):
+                outputs = evaluate_chunk(self.grid, chunk)
+            self.pace.update(chunk.size)
+        if self.workspace is not None:
+            self.workspace.save(chunk.index, outputs)
+        return outputs
+
+
+def _write_chunk(
+    grid: Grid, chunk: Chunk, source: _ChunkOutputs, writers: list[Any], summary: Summary, bar: Any
+) -> None:
+    """One chunk's outputs to every writer and the summary, its bar moved within it as the accountants report."""
+    moved = None if bar is None else BlockProgress(bar, chunk.size, len(grid.entries))
+    outputs = source.of(chunk, moved)
+    for writer in writers:
+        writer.write(chunk, outputs)
+    summary.update(chunk, outputs)
+    if moved is not None:
+        moved.finish()
 
 
 def check_run_flags(path: str | os.PathLike[str] | None, **flags: Any) -> None:

@@ -36,6 +36,7 @@ import numpy as np
 from ..base.optional import require_extra
 from .checkpoint import new_file_mode, publish
 from .grid import Chunk, Grid
+from .labelled import to_dataset
 
 __all__ = ["FORMATS", "check_destination", "csv_text", "integer_columns", "open_writer", "MemoryWriter", "table_rows"]
 
@@ -166,7 +167,7 @@ def csv_text(grid: Grid, columns: dict[str, np.ndarray]) -> str:
     if "best" in columns:
         columns = {**columns, "best": np.array(grid.accountants, dtype=object)[columns["best"]]}
     try:
-        import pyarrow as pa
+        import pyarrow as pa  # lazy: pyarrow is an optional extra
         import pyarrow.csv as pacsv
     except ImportError:
         return _csv_lines(list(columns.values()), [name in integer_columns(grid) for name in columns])
@@ -212,7 +213,7 @@ class _ParquetWriter(_FileWriter):
 
     def __init__(self, grid: Grid, path: str | os.PathLike[str], scratch: Path) -> None:
         super().__init__(grid, path, scratch)
-        import pyarrow as pa
+        import pyarrow as pa  # lazy: pyarrow is an optional extra
         import pyarrow.parquet as pq
 
         self.pa = pa
@@ -298,8 +299,6 @@ class _LabelledWriter(_NpzWriter):
     """NetCDF or Zarr: outputs staged as memory maps like NPZ, then written as one labelled Dataset."""
 
     def _assemble(self, names: list[str]) -> None:
-        from .labelled import to_dataset
-
         arrays = {name: np.load(self.workdir / f"{name}.npy", mmap_mode="r") for name in names}
         dataset = to_dataset(self.grid, arrays)
         if self.path.suffix.lower() == ".nc":
