@@ -112,32 +112,34 @@ def test_many_gaussian_rounds_bracket_the_closed_form_with_smaller_charges(sigma
     lo, up = _bracket(dist, rounds, eps, True)
     assert np.all(lo <= exact) and np.all(exact <= up)
     for pessimistic in (True, False):
-        for new, old in zip(_composed(dist, rounds, pessimistic, True), _composed(dist, rounds, pessimistic, False)):
-            assert np.array_equal(new.p.shape, old.p.shape)
-            assert new.total_error * 20 <= old.total_error
-            assert new.entry_error * 20 <= old.entry_error
-            # the values themselves differ only by round-off, well inside the old charge
-            assert np.max(np.abs(new.p - old.p)) <= old.entry_error
+        for direct, fft_only in zip(
+            _composed(dist, rounds, pessimistic, True), _composed(dist, rounds, pessimistic, False)
+        ):
+            assert np.array_equal(direct.p.shape, fft_only.p.shape)
+            assert direct.total_error * 20 <= fft_only.total_error
+            assert direct.entry_error * 20 <= fft_only.entry_error
+            # the values themselves differ only by round-off, well inside the FFT-only charge
+            assert np.max(np.abs(direct.p - fft_only.p)) <= fft_only.entry_error
 
 
 @x87_long_double
 def test_charge_limited_subsampled_gaussian_point_moves_below_the_floor():
-    """sigma 0.5, q 1e-4, 47 149 rounds, eps 10 (G1's charge-limited corner): the upper delta was
-    ~3.1e-9 on every grid, all FFT round-off charge; with the direct bins it is below 1e-10 and
+    """sigma 0.5, q 1e-4, 47 149 rounds, eps 10 (a charge-limited corner): with FFT bins only the upper delta
+    is ~3.1e-9 on every grid, all FFT round-off charge; with the direct bins it is below 1e-10 and
     still above the certified lower sides of this grid and of a finer one, and the pessimistic charge
     is at least 20x smaller."""
     h, rounds, eps = 2e-3, 47149, np.array([10.0])
     dist = pld.subsampled_gaussian(0.5, 1e-4, value_discretization_interval=h)
     lo, up = _bracket(dist, rounds, eps, True)
-    old_lo, old_up = _bracket(dist, rounds, eps, False)
-    assert 0.0 <= lo[0] <= up[0] < 1e-10 < 1e-9 < old_up[0]
-    for new, old in zip(_composed(dist, rounds, True, True), _composed(dist, rounds, True, False)):
-        assert new.total_error * 20 <= old.total_error
-        assert old.total_error > 1e-9 > 1e-10 > new.total_error
+    fft_lo, fft_up = _bracket(dist, rounds, eps, False)
+    assert 0.0 <= lo[0] <= up[0] < 1e-10 < 1e-9 < fft_up[0]
+    for direct, fft_only in zip(_composed(dist, rounds, True, True), _composed(dist, rounds, True, False)):
+        assert direct.total_error * 20 <= fft_only.total_error
+        assert fft_only.total_error > 1e-9 > 1e-10 > direct.total_error
     # A finer grid's certified lower side (the accountant's, FFT charges) never exceeds this upper side.
     fine = pld.subsampled_gaussian(0.5, 1e-4, value_discretization_interval=2.5e-4).self_compose(rounds)
     assert fine.delta(10.0, bound="lower") <= up[0]
-    assert old_lo[0] <= up[0] and lo[0] <= old_up[0]
+    assert fft_lo[0] <= up[0] and lo[0] <= fft_up[0]
 
 
 def test_the_default_keeps_the_fft_charges():

@@ -54,9 +54,9 @@ def test_width_is_zero_below_the_floor_and_the_certified_epsilon_width_above():
 
 @pytest.mark.parametrize("sigma, q, rounds, eps", [(1.0, 0.01, 1000, 3.3), (2.71, 0.0038, 56899, 2.3)])
 def test_below_the_floor_the_first_grid_is_kept_and_the_bracket_is_certified(visited_grids, sigma, q, rounds, eps):
-    """Points whose certified upper delta is below 1e-9 (they met G1 by the floor) were refined before
-    (1e-9 relative was sought below it); now they keep their first grid, whose bracket still holds the
-    truth as a finer fixed grid brackets it."""
+    """Points whose certified upper delta is below the 1e-9 floor meet the criterion by the floor, so no
+    relative accuracy is sought below it: they keep their first grid, whose bracket still holds the truth
+    as a finer fixed grid brackets it."""
     lo, up = pld.SubsampledGaussianPLD(
         sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=1e-2, delta_accuracy="epsilon"
     ).delta(eps, bound="both")

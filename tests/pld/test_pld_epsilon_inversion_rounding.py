@@ -5,8 +5,8 @@ true crossing, the lower never ulps above it.
 The pair P = (1/2, 1/2), Q = (1 - e^-L / 2, e^-L / 2) has delta(eps) = (1 - e^{eps - L}) / 2 for
 eps in [-log 2 + ..., L) (the outcome of loss L alone), so epsilon(target) = L + log1p(-2 target),
 in closed form; at a target where this crossing lies on the steep side of the atom, the plain
-inversion l + log1p(arg) rounded to nearest used to land 1-2 ulps below it (found by the event-tree
-fuzz search, tests/fuzz/event_tree_search.py).  Checked in 50-digit mpmath.
+inversion l + log1p(arg) rounded to nearest lands 1-2 ulps below it, so the inversion must round outward
+(such targets are what tests/fuzz/event_tree_search.py searches for).  Checked in 50-digit mpmath.
 """
 
 import math

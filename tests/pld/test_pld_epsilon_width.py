@@ -190,7 +190,7 @@ def test_the_widths_are_the_numpy_forms_bit_for_bit(seed):
     n = 400
     pick = lambda: np.where(rng.random(n) < 0.3, rng.choice(_SPECIAL, n), 10.0 ** rng.uniform(-15, 1, n))
     eps = np.where(rng.random(n) < 0.3, rng.choice(_SPECIAL[:-1], n), rng.uniform(0.0, 10.0, n))
-    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf: NaN arguments, as the old code met them
+    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf: NaN arguments, which the rules must pass through
         other = eps + np.where(rng.random(n) < 0.3, rng.choice(_SPECIAL, n), rng.uniform(-0.2, 0.2, n))
         lo, up, bound = pick(), pick(), pick()
         chord, left = _chord_reference(eps, lo, up, other, bound), _left_reference(eps, up, other, bound)

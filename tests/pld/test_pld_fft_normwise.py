@@ -76,20 +76,20 @@ def test_composed_masses_stay_within_the_charge_the_normwise_bound_gives(rounds)
     window = exact[got.k_lo - rounds * factor.k_lo :][: got.p.size]
     err = np.abs(got.p - window.astype(np.float64))  # the window's tail folded in: <= 2 tail, ~1e-15
     n = got.p.size
-    new = got.charge_of_masses(np.arange(1, n + 1, dtype=np.float64))
-    old = np.minimum(
+    normwise = got.charge_of_masses(np.arange(1, n + 1, dtype=np.float64))
+    entrywise = np.minimum(
         np.minimum(got.entry_error * np.arange(1, n + 1), got.total_error),
         got.spectral_l2 * np.sqrt(np.arange(1, n + 1)) + got.inverse_error * np.arange(1, n + 1),
     )
-    assert new[-1] < 0.2 * old[-1]  # the normwise part is the one charged here
+    assert normwise[-1] < 0.2 * entrywise[-1]  # the normwise part is the one charged here
     # every suffix of the window (the grid points above an eps) within its charge
     suffix = np.cumsum(err[::-1])
-    assert np.all(suffix <= new + 2 * pc.DEFAULT_TAIL)
+    assert np.all(suffix <= normwise + 2 * pc.DEFAULT_TAIL)
 
 
 def test_subsampled_gaussian_after_few_rounds_brackets_delta_within_a_few_percent():
-    """G1's floor misses (sigma 0.5, q 1e-4, 10-20 rounds, delta ~ 1e-9): the inverse's charge was 5-20 % of
-    delta; with the normwise bound the bracket is a few percent wide, on both sides of the same PLD."""
+    """sigma 0.5, q 1e-4, 10-20 rounds, delta ~ 1e-9 (near the 1e-9 floor): the inverse transform's charge
+    is bounded normwise, so the bracket is a few percent wide, on both sides of the same PLD."""
     dist = pld.subsampled_gaussian(0.5, 1e-4, value_discretization_interval=8e-5).self_compose(10)
     lo, up = dist.delta(np.array([2.0]), bound="both")
     assert 0.0 < lo[0] <= up[0]

@@ -3,9 +3,10 @@ against the exact binomial law at 50 digits.
 
 Sensitivity 1 makes the composed PLD binomial: j of k runs at loss +a (P-mass p = 1 / (1 + e^-a)),
 the others at -a, so delta(eps) = sum_j C(k, j) p^j (1 - p)^(k - j) (1 - e^(eps - a (2j - k)))_+,
-summed in mpmath from the first j past eps until its terms are negligible.  These counts used to
-square dense lattices until the span passed 2^14 atoms, whose coarsened copies then met on the
-2^-32 sub-lattice: 10^6 runs of DiscreteLaplace(1) did not return within a minute.
+summed in mpmath from the first j past eps until its terms are negligible.  At these counts the
+composition runs on a window of at most ``WINDOW_POINTS`` points on the pair's own lattice (squaring dense
+lattices would pass 2^14 atoms, whose coarsened copies would meet on the 2^-32 sub-lattice); the tests
+bound its atom count.
 """
 
 from __future__ import annotations
@@ -103,8 +104,8 @@ def test_large_self_composition_beside_a_gaussian() -> None:
 
 @pytest.mark.parametrize("count", [10**6, 10**8])
 def test_window_power_sides_differ_only_by_the_dropped_mass(count: int) -> None:
-    """The dropped tails sit at the top reachable loss (count times the pair's top index: review 10 moved
-    them there from +infinity, so a pure epsilon stays finite) on the upper side only."""
+    """The dropped tails sit at the top reachable loss (count times the pair's top index, a finite loss, so
+    a pure epsilon stays finite) on the upper side only."""
     one = discrete_laplace_atoms(0.5, 1)
     atoms = fa.self_compose(one, count)
     lower = atoms.lower
@@ -118,7 +119,7 @@ def test_window_power_sides_differ_only_by_the_dropped_mass(count: int) -> None:
 
 
 def test_poisson_sampled_lattice_free_pair_many_times() -> None:
-    """A pair on no lattice (the 2^-32 sub-grid) self-composed 10^6 times: windowed (it used to multiply
+    """A pair on no lattice (the 2^-32 sub-grid) self-composed 10^6 times: windowed (never a product of
     2^14 atoms by 2^14), both sides finite and ordered."""
     p, q = poisson_subsampled_pair(*discrete_laplace_pair(1.0, 1), 0.01)
     atoms = fa.pair_atoms(p, q)

@@ -1,10 +1,10 @@
 """pld.finite_atoms with Q-masses computed subnormal or 0 (underflowed) while the true Q-mass is
 positive, both sides against 50-digit mpmath: lower <= truth <= upper for delta and epsilon.
 
-A P-mass whose computed Q is 0 used to sit at loss +infinity on both sides, so the lower side of
-Poisson-subsampled discrete Laplace at a >= 745 (e^-a underflows) reported the upper side's
-infinite epsilon and delta = 1/2 where the truth is 0: on the atoms path (pld.finite_atoms) and on the
-grid path (pld.from_distributions).  Each pair below is computed in floats the
+A P-mass whose computed Q is 0 has a finite true loss: only the upper side may put it at +infinity.  Were
+the lower side to do so too, Poisson-subsampled discrete Laplace at a >= 745 (e^-a underflows) would report
+the upper side's infinite epsilon and delta = 1/2 where the truth is 0; the tests hold both the atoms path
+(pld.finite_atoms) and the grid path (pld.from_distributions) to the truth.  Each pair below is computed in floats the
 way the library computes it (the inputs are the same doubles) and its truth in mpmath from the
 same inputs, by the pair's closed form.
 """

@@ -91,7 +91,7 @@ def test_delta_many_with_few_queries_is_delta_until_the_envelope_is_built():
     eps = np.array([0.3, 1.2, 5.0])
     np.testing.assert_array_equal(lower.delta_many(eps), lower.delta(eps))
     lower.delta_many(np.linspace(0.0, 20.0, lower.p.size))  # builds the suffix maxima
-    after = lower.delta_many(eps)  # a few queries now read them
+    after = lower.delta_many(eps)  # once built, a few queries read them too
     assert np.all(after >= lower.delta(eps))
     at = lower.curve_argument(eps)  # eps moved down by the loss shift (the cells' rounded edges)
     np.testing.assert_array_equal(

@@ -51,9 +51,9 @@ def test_brackets_contain_the_exact_delta_down_to_the_floor():
 
 
 def test_a_steep_point_refines_until_its_left_lower_side_certifies_the_width():
-    """G1's sigma 3.13, q 8.9e-4, 10^5 rounds at eps 0.5 (delta ~ 6e-10, halving every ~0.01 of eps):
-    before the left rule its bracket stopped at [2.8e-10, 1.3e-9] on h = 1.6e-4, whose chord widths were
-    0.39 and more; now its lower side at eps - 0.0099 lies above its upper side at eps."""
+    """sigma 3.13, q 8.9e-4, 10^5 rounds at eps 0.5 (delta ~ 6e-10, halving every ~0.01 of eps): the
+    refinement goes on past h = 1.6e-4 (bracket [2.8e-10, 1.3e-9], chord widths 0.39 and more) until its
+    lower side at eps - 0.0099 lies above its upper side at eps."""
     kw = dict(sigma=3.1267, sampling_rate=8.8587e-4, rounds=100000, accuracy=1e-2, delta_accuracy="epsilon")
     eps = 0.5
     lo, up = pld.SubsampledGaussianPLD(**kw).delta(eps, bound="both")

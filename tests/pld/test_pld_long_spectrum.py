@@ -167,18 +167,18 @@ def test_many_gaussian_rounds_bracket_the_closed_form_with_long_fft_bins(sigma, 
     exact = hs.theta(r, eps)
     for pessimistic in (True, False):
         side = factor.upper if pessimistic else factor.lower
-        (new,) = _core_compose([[(side, count * rounds)]], pessimistic, True)
-        (old,) = _core_compose([[(side, count * rounds)]], pessimistic, False)
+        (long,) = _core_compose([[(side, count * rounds)]], pessimistic, True)
+        (short,) = _core_compose([[(side, count * rounds)]], pessimistic, False)
         if pessimistic:
-            assert np.all(new.delta(eps) >= exact)
+            assert np.all(long.delta(eps) >= exact)
         else:
-            assert np.all(new.delta(eps) <= exact)
-        assert new.total_error * 5 <= old.total_error and new.entry_error * 5 <= old.entry_error
-        assert np.max(np.abs(new.p - old.p)) <= old.entry_error  # the values differ only by round-off
+            assert np.all(long.delta(eps) <= exact)
+        assert long.total_error * 5 <= short.total_error and long.entry_error * 5 <= short.entry_error
+        assert np.max(np.abs(long.p - short.p)) <= short.entry_error  # the values differ only by round-off
 
 
 def test_charge_limited_subsampled_gaussian_point_with_long_fft_bins():
-    """sigma 0.5, q 1e-4, 47 149 rounds, h 2e-3 (G1's charge-limited corner): the pessimistic charge of the
+    """sigma 0.5, q 1e-4, 47 149 rounds, h 2e-3 (a charge-limited corner): the pessimistic charge of the
     long-double bins at least 5x below the direct sums', the remove direction's upper delta(10) (all round-off
     charge on this grid: 3.1e-9 with FFT bins, 3.3e-11 with direct sums) below 1e-11, and the larger of the
     two directions still above a finer grid's certified lower side."""
@@ -186,10 +186,10 @@ def test_charge_limited_subsampled_gaussian_point_with_long_fft_bins():
     ups = []
     for direction in dist.directions:
         ((factor, count),) = direction.items()
-        (new,) = _core_compose([[(factor.upper, count * 47149)]], True, True)
-        (old,) = _core_compose([[(factor.upper, count * 47149)]], True, False)
-        assert new.total_error * 5 <= old.total_error < 1e-10
-        ups.append(new.delta(np.array([10.0]))[0])
+        (long,) = _core_compose([[(factor.upper, count * 47149)]], True, True)
+        (short,) = _core_compose([[(factor.upper, count * 47149)]], True, False)
+        assert long.total_error * 5 <= short.total_error < 1e-10
+        ups.append(long.delta(np.array([10.0]))[0])
     assert ups[0] < 1e-11
     fine = pld.subsampled_gaussian(0.5, 1e-4, value_discretization_interval=2.5e-4).self_compose(47149)
     assert fine.delta(10.0, bound="lower") <= max(ups)

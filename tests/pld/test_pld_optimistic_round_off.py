@@ -138,7 +138,8 @@ def test_atom_grid_lower_side_is_below_the_atoms_curve(seed: int) -> None:
         assert _profile(lower, lo_k, h, e + snapped) <= truth, (seed, eps)
 
 
-# the two sets the review found (the lower profile at the heavy atom was 2.9e-17 and 5.2e-17 above)
+# two sets where tent heights and e_j without an allowance for their rounding (module docstring, the second edge)
+# put the lower profile at the heavy atom 2.9e-17 and 5.2e-17 above the curve
 APEX_CASES = [
     ([22.030346007662473, 21.37424383347847], [4.9629636299176294e-05, 1 - 4.9629636299176294e-05], 1.0),
     ([7.928750603483975, 6.7339908834066975], [2.891225496984414e-06, 1 - 2.891225496984414e-06], 1.0),
@@ -146,7 +147,7 @@ APEX_CASES = [
 
 
 def _apex_atoms(seed: int) -> tuple[np.ndarray, np.ndarray, float]:
-    """Three atoms: a light one in the top cell, two heavier ones in the cell below (the review's search)."""
+    """Three atoms: a light one in the top cell, two heavier ones in the cell below (random, seeded)."""
     rng = np.random.default_rng(seed)
     h = float(rng.choice([1.0, 0.3, 2.0]))
     base = float(rng.choice([0.0, 5.0, 20.0]))
@@ -171,11 +172,11 @@ def test_lower_chord_meeting_the_curve_stays_below_it(case: int | str) -> None:
         assert _profile(lower, int(raw["lower_k_lo"]), h, e + snapped) <= _atom_curve(loss, mass, e), (case, eps)
 
 
-# The second review's sets: a lower end returned to the chord by the bottom-tangent pass undid the
-# raise the cell below needed (an atom exactly at its cell's top gave that cell a spurious kink), and
-# the top point's e_top = c_top - (the top atom's part) was rounded to nearest (a top atom of 1e-12
-# came out 5e-5 of itself too heavy).
-SECOND_REVIEW_CASES = {
+# Sets where the bottom-tangent pass must keep the raise the cell below needs when it returns a lower end to the
+# chord (an atom exactly at its cell's top gives that cell a kink), and where the top point's
+# e_top = c_top - (the top atom's part) must be rounded down (rounded to nearest, a top atom of 1e-12 comes out
+# 5e-5 of itself too heavy).
+KINK_AND_TOP_ATOM_CASES = {
     "tangent pass": (
         [-2.9908771484522494, -2.9909964529437616],
         [3.5880383263985497e-09, 9.036450963249139e-17],
@@ -210,9 +211,9 @@ SECOND_REVIEW_CASES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(SECOND_REVIEW_CASES))
-def test_lower_side_of_the_second_review_sets_stays_below(name: str) -> None:
-    losses, masses, h = SECOND_REVIEW_CASES[name]
+@pytest.mark.parametrize("name", sorted(KINK_AND_TOP_ATOM_CASES))
+def test_lower_side_of_kink_and_top_atom_sets_stays_below(name: str) -> None:
+    losses, masses, h = KINK_AND_TOP_ATOM_CASES[name]
     loss, mass = np.array(losses), np.array(masses)
     raw = _core.pld_atoms(loss, mass, h, MAX_CELLS)
     lower, snapped = np.asarray(raw["lower"]), mp.mpf(float(raw["loss_shift"]))
@@ -223,8 +224,8 @@ def test_lower_side_of_the_second_review_sets_stays_below(name: str) -> None:
 
 @pytest.mark.parametrize("h", [24.0, 30.0, 35.0, 37.0])
 def test_lower_side_at_coarse_grids_stays_below(h: float) -> None:
-    """The third review's set: at h >= 24 a double-double rho with e^{-h} as 1 + expm1(-h) lost up to
-    21 % (never landed; kept as a regression test of the pinned point's anchoring)."""
+    """At h >= 24 the lower side stays below the atoms' curve: the pinned point's anchoring holds where a
+    double-double rho with e^{-h} as 1 + expm1(-h) would lose up to 21 %."""
     loss, mass = np.array([0.5 * h, 2.01 * h]), np.array([0.5, 0.1])
     raw = _core.pld_atoms(loss, mass, h, MAX_CELLS)
     lower, snapped = np.asarray(raw["lower"]), mp.mpf(float(raw["loss_shift"]))

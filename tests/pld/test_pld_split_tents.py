@@ -143,9 +143,9 @@ def test_small_q_lower_side_below_dp_accounting_pessimistic(sigma, q, rounds):
 
 
 def test_lower_side_no_looser_than_upper_side_for_small_q():
-    """W3 (q = 1e-3, sigma = 0.8, 10^5 rounds) at h = 1e-4: against a 4x finer grid's bracket, the lower
-    side's distance to the truth is at most the upper side's (with tents only it was 1.9 times as
-    large, 1.3e-3 against 7e-4: the tent is twice the chord's true gap for a smooth law)."""
+    """q = 1e-3, sigma = 0.8, 10^5 rounds at h = 1e-4: against a 4x finer grid's bracket, the lower side's
+    distance to the truth is at most the upper side's (with tents only it would be about twice as large: the
+    tent is twice the chord's true gap for a smooth law)."""
 
     def bracket(h):
         return pld.SubsampledGaussianPLD(

@@ -137,8 +137,8 @@ def test_grid_subnormal_p_mass_costs_at_most_its_size():
 
 
 def test_normal_masses_never_take_the_subnormal_paths(monkeypatch):
-    """Normal masses (every mass, and every product a composition forms, at least 2^-1022) keep the old
-    paths bit for bit: the functions handling masses below 2^-1022 are never called."""
+    """Normal masses (every mass, and every product a composition forms, at least 2^-1022) take the normal
+    paths only: the functions handling masses below 2^-1022 are never called."""
 
     def refuse(*args, **kwargs):
         raise AssertionError("a subnormal path was taken for normal masses")
@@ -155,7 +155,7 @@ def test_normal_masses_never_take_the_subnormal_paths(monkeypatch):
         fa.delta(fa.self_compose(atoms, count), np.array([0.0, 1.0]), False)
         if count > 1:
             fa.delta(fa.compose(atoms, fa.pair_atoms(q, p)), np.array([0.0, 1.0]), True)
-        if p.min() >= mechanisms.grid_mass_floor(1e-3):  # the grid's own floor (2^-1000 here): review 10
+        if p.min() >= mechanisms.grid_mass_floor(1e-3):  # the grid's own floor (2^-1000 here)
             pld.from_distributions(p, q, value_discretization_interval=1e-3).delta(0.5, bound="both")
     pld.from_distributions(*_distributions(2.0**-999, 1e-300, (0.5, 0.5)), value_discretization_interval=1e-3)
     # their two sides share one set of atoms, as before
@@ -242,9 +242,9 @@ U = 2.0**-1074
 @pytest.mark.parametrize("count,eps", [(2, 1.0), (3, 1.0), (2, 0.0)])
 @pytest.mark.parametrize("rest", [(0.3, 0.7), (0.5, 0.5000000000000001)])
 def test_grid_subnormal_p_mass_with_an_exact_zero_q_brackets_the_truth(rest, count, eps):
-    """Review 10: a subnormal P-mass with Q given as exactly 0 (``exact_zeros``) was kept at +infinity
-    on both sides, where the grid's compositions err by 2^-1075 absolute: lower 6.0 2^-1074 above the
-    exact 5.99999999999999967 2^-1074 at two runs."""
+    """A subnormal P-mass with Q given as exactly 0 (``exact_zeros``): the grid's compositions err by 2^-1075
+    absolute there, so keeping it at +infinity on both sides would put the lower side above the truth (6.0
+    2^-1074 against the exact 5.99999999999999967 2^-1074 at two runs); both sides bracket it."""
     s = 3.0 * U
     p, q = np.array([s, rest[0], rest[1]]), np.array([0.0, rest[0], rest[1]])
     lo, up = pld.from_distributions(p, q, symmetric=True).self_compose(count).delta(eps, bound="both")
@@ -254,8 +254,9 @@ def test_grid_subnormal_p_mass_with_an_exact_zero_q_brackets_the_truth(rest, cou
 
 @pytest.mark.parametrize("eps0,d0", [(0.3, 7.0 * U), (1.0, 3.0 * U), (1.0, 1e-310), (2.0, 1e-315)])
 def test_eps_delta_pair_with_a_subnormal_delta_brackets_the_truth(eps0, d0):
-    """Review 10: ``eps_delta_dp(0.3, 7 2^-1074)`` twice gave an upper delta(1.1) of 14.0 2^-1074 below
-    the exact 14.00000000000000078 2^-1074."""
+    """An (eps, delta) pair with a subnormal delta, composed: the upper side stays at or above the truth (for
+    ``eps_delta_dp(0.3, 7 2^-1074)`` twice, delta(1.1) is exactly 14.00000000000000078 2^-1074, above the
+    double 14.0 2^-1074)."""
     p, q = canonical_pair(eps0, d0)
     d = pld.eps_delta_dp(eps0, d0)
     for count in [1, 2, 3]:
@@ -280,9 +281,9 @@ def test_eps_delta_pair_with_a_subnormal_delta_brackets_the_truth(eps0, d0):
     ],
 )
 def test_grid_normal_p_mass_near_the_subnormal_range_brackets_the_truth(a, b, h):
-    """Review 10: a NORMAL P-mass just above 2^-1022 still meets the grid's cell arithmetic
-    m (1 - e^-u) / (e^h - 1), which goes subnormal: p = 2^-1021, q = 2^-1022 at h = 1e-4 gave a
-    lower delta(0) of 2.225073858521807e-308 above the exact 2.2250738585072014e-308."""
+    """A NORMAL P-mass just above 2^-1022 still meets the grid's cell arithmetic m (1 - e^-u) / (e^h - 1),
+    which goes subnormal: both sides bracket the truth (p = 2^-1021, q = 2^-1022 at h = 1e-4 has the exact
+    lower delta(0) 2.2250738585072014e-308, which an uncharged cell would exceed)."""
     p, q = _distributions(a, b, (0.5, 0.5))
     grid = pld.from_distributions(p, q, symmetric=True, value_discretization_interval=h)
     lower, upper = grid.delta(np.array(GRID_EPS), bound="both")
@@ -292,16 +293,16 @@ def test_grid_normal_p_mass_near_the_subnormal_range_brackets_the_truth(a, b, h)
 
 
 def test_discrete_laplace_with_a_subnormal_mass_keeps_a_finite_epsilon():
-    """Review 10: moving the subnormal P-mass of a discrete Laplace of parameter 720 (e^-720 ~ 1e-313,
-    at loss -720) to +infinity made every epsilon infinite; the true loss is finite, so a pessimistic
-    side that keeps it at a finite loss reports the pure epsilon 720 (and 2 720 for two runs)."""
+    """The subnormal P-mass of a discrete Laplace of parameter 720 (e^-720 ~ 1e-313, at loss -720) has a
+    finite true loss: the pessimistic side keeps it at a finite loss and reports the pure epsilon 720 (and
+    2 720 for two runs), not the infinite epsilon of a mass at +infinity."""
     from hockeystick.pld.mechanisms.discrete_laplace import discrete_laplace_atoms
 
     grid = pld.discrete_laplace(720.0)
     lo, up = grid.epsilon(1e-305, bound="both")
     assert 719.99 <= lo <= up <= 720.01
     atoms = fa.self_compose(discrete_laplace_atoms(720.0, 1), 2)
-    # at delta 0 the search reports the point past the top loss (1440 + 1), as before the subnormal rule
+    # at delta 0 the search reports the point past the top loss (1440 + 1)
     assert 1439.99 <= fa.pure_epsilon(atoms, 0.0, False) <= fa.pure_epsilon(atoms, 0.0, True) <= 1441.01
     assert 1439.99 <= fa.pure_epsilon(atoms, 1e-305, False) <= fa.pure_epsilon(atoms, 1e-305, True) <= 1441.01
     for eps in [-1440.0, -1.0, 0.0, 1439.0]:
@@ -317,8 +318,8 @@ def discrete_laplace_pair_of(a: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def test_interop_discrete_laplace_with_a_subnormal_mass_keeps_a_finite_epsilon():
-    """Review 10: dp_accounting's DiscreteLaplaceDpEvent(720, 1) three times reported epsilon inf at
-    delta 1e-320 (2161 before the subnormal rule; the pure epsilon is 3 720 = 2160)."""
+    """dp_accounting's DiscreteLaplaceDpEvent(720, 1) three times has a finite epsilon at delta 1e-320: within
+    the point past the top loss (2161) of the pure epsilon 3 720 = 2160."""
     dp_event = pytest.importorskip("dp_accounting.dp_event")
     from hockeystick.interop.dp_accounting import HockeystickAccountant
 
@@ -329,7 +330,7 @@ def test_interop_discrete_laplace_with_a_subnormal_mass_keeps_a_finite_epsilon()
 
 @pytest.mark.parametrize("grid", [False, True])
 def test_many_subnormal_p_masses_cost_their_sum_not_one_floor_each(grid):
-    """Review 10: 10^4 outcomes of P-mass 1e-310 (sum 1e-306) each raised to 2^-1000 put 9.3e-298 on the
+    """10^4 outcomes of P-mass 1e-310 (sum 1e-306), each raised to 2^-1000, would put 9.3e-298 on the
     upper delta and 0 on the lower; pooled they cost at most max(sum, 2^-1000) above and the lower side
     keeps their rounded-down sum (normal) at their least loss.  Each side is compared with the same
     pair whose tiny outcomes are merged into one normal outcome (its bound's own slack factored out)."""

@@ -153,7 +153,7 @@ def test_accountant_reports_the_smaller_of_the_two_proved_upper_sides():
 def test_paper_003_appendix_i_bracket_closes_to_ten_percent():
     """App. I, eps = 1.5 row (n = 1238, K = 128, R = 35, delta = 1/n^2): composed, the
     shift-constrained curve is below the labelled pair (*), and the bracket
-    [realizable, D] is at most 10 % of epsilon wide (it was [1.61, 4.02] with (*) alone)."""
+    [realizable, D] is at most 10 % of epsilon wide (with (*) alone it is [1.61, 4.02])."""
     from hockeystick.isrl import appendix_i_batch_size, appendix_i_sigma
 
     n, R, eps = 1238, 35, 1.5
