@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 
 from hockeystick.pld.compose import atoms as atoms_core
-from hockeystick.pld.compose import atoms_compose
 from hockeystick.pld.compose import finite_atoms as fa
 from hockeystick.pld.mechanisms.discrete_laplace import discrete_laplace_pair
 
@@ -25,11 +24,12 @@ CASES = [(0.4839990325713871, 1, 8), (0.3, 3, 5), (0.2, 2, 7), (0.05, 5, 3), (1.
 
 
 def _numpy_dense(a: fa.Atoms, count: int) -> fa.Atoms:
-    """The numpy dense self-composition by repeated squaring (an independent path to the same atoms)."""
-    base = atoms_compose._Dense(
-        int(a.index[0]), atoms_compose._spread(a.index, a.mass), a.p_inf, a.loss_error, a.rel_error
-    )
-    return atoms_compose._from_dense(atoms_core._power(base, count, atoms_compose._dense_compose), a.eta)
+    """The self-composition with the lean (plain float) and dense paths off: numpy's outer products and merging
+    (an independent path to the same atoms)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(atoms_core, "LEAN_ATOMS", 0)
+        patch.setattr(atoms_core, "DENSE_FILL", 0)
+        return fa.self_compose(a, count)
 
 
 def _exact_atoms(a: float, s: int, count: int) -> dict[int, mp.mpf]:

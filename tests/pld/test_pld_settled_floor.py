@@ -1,5 +1,5 @@
 """``delta_accuracy="epsilon"``: points whose upper side is below ``DELTA_FLOOR`` at every argument are done on
-their upper side alone (``SubsampledGaussianPLD._settled_uppers``, ``dominated_direction.delta_sides``' ``settled``).
+their upper side alone (``StepBrackets.settled_uppers``, ``dominated_direction.delta_sides``' ``settled``).
 
 Such a point's bracket is [0, U] with U a certified upper bound below 1e-9, so it must lie above every certified
 lower bound of the same delta (the relative rule's fine-grid bracket, the two-direction PLD's optimistic side)
@@ -52,7 +52,7 @@ def test_settled_point_is_zero_below_a_certified_upper_bound_under_the_floor(sig
 
 
 def test_unblinded_points_below_the_floor_settle_on_their_span_grid():
-    """The below-rate start (``_unblinded_start``) is skipped where the span grid's upper side settles the point;
+    """The below-rate start is skipped where the span grid's upper side settles the point;
     a point above the floor is not settled, and gets the below-rate grid's composed lower side
     (> 0 at eps = 0.5, where delta is 3.6e-7)."""
     points = [(1.0, 5e-4, 8000.0, 1.0), (2.0, 3e-4, 1e4, 1.0), (0.8, 8.86e-4, 1000.0, 1.0)]
