@@ -29,6 +29,17 @@ def test_log_mgf_never_below_the_exact_value(lam):
     assert got - exact <= 1e-10 * max(1.0, abs(float(exact)))
 
 
+def _whole_delta(pmf: GridPMF, eps: np.ndarray) -> np.ndarray:
+    """The uncharged curve from the whole grid's suffix sums, by the one-shot kernel (the kept profile's
+    numbers: ``test_kept_profile_equals_the_one_shot_evaluation``)."""
+    return _core.pld_delta(pmf.p, pmf.k_lo, pmf.h, pmf.p_inf, np.ascontiguousarray(eps), 1)
+
+
+def _whole_epsilon(pmf: GridPMF, deltas: np.ndarray) -> np.ndarray:
+    """The inverse of ``_whole_delta``'s curve, by the one-shot kernel."""
+    return _core.pld_epsilon(pmf.p, pmf.k_lo, pmf.h, pmf.p_inf, np.ascontiguousarray(deltas), 1)
+
+
 def test_kept_profile_equals_the_one_shot_evaluation():
     """GridPMF keeps its suffix sums; delta/epsilon through them equal the one-shot kernels exactly."""
     composed = pld.subsampled_gaussian(1.0, 0.1, value_discretization_interval=5e-3).self_compose(30).composed(True)[0]
@@ -77,12 +88,12 @@ def test_top_profile_answers_exactly_as_the_whole_profile():
     assert composed.top_index > 0 and composed._top_profile is not composed._profile
     eps = np.linspace(-3, 9, 2001)
     deltas = np.concatenate([np.logspace(-14, -0.01, 300), composed.delta(eps[::20])])
-    np.testing.assert_array_equal(composed.raw_delta(eps, 1), composed._profile.delta(eps, 1))
+    np.testing.assert_array_equal(composed.raw_delta(eps, 1), _whole_delta(composed, eps))
     # The optimistic scan (C++) of an uncharged PMF is the inversion of its curve scaled by 1 - slack,
     # rounded down by its round-off (pld_hockey_stick.hpp's inversion_error): never above it, within ulps.
     uncharged = GridPMF(composed.k_lo, composed.h, composed.p, composed.p_inf, 0.0, False)
     scanned = uncharged.epsilon(deltas)
-    inverted = composed._profile.epsilon(deltas / (1.0 - uncharged.suffix_sum_slack()), 1)
+    inverted = _whole_epsilon(composed, deltas / (1.0 - uncharged.suffix_sum_slack()))
     finite = np.isfinite(inverted)
     np.testing.assert_array_equal(scanned[~finite], inverted[~finite])
     assert np.all(scanned[finite] <= inverted[finite])
@@ -106,9 +117,9 @@ def test_upper_part_of_the_profile_answers_exactly_as_the_whole_profile():
         got = composed.raw_delta(first, 1)
         part = composed.__dict__.get("_upper_part")
         assert part is not None and part[0] > composed.top_index and "_top_profile" not in composed.__dict__
-        np.testing.assert_array_equal(got, composed._profile.delta(first, 1))
-        np.testing.assert_array_equal(composed.raw_delta(eps, 1), composed._profile.delta(eps, 1))
+        np.testing.assert_array_equal(got, _whole_delta(composed, first))
+        np.testing.assert_array_equal(composed.raw_delta(eps, 1), _whole_delta(composed, eps))
         np.testing.assert_array_equal(composed.delta(eps), fresh().delta(eps))
     for eps in (np.array([np.inf]), np.array([1e300, np.inf]), np.array([-np.inf, 7.0])):  # no grid index holds
         composed = fresh()
-        np.testing.assert_array_equal(composed.raw_delta(eps, 1), composed._profile.delta(eps, 1))
+        np.testing.assert_array_equal(composed.raw_delta(eps, 1), _whole_delta(composed, eps))
