@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from typing import cast
 
 import numpy as np
 
@@ -99,7 +100,8 @@ def _log_gap(value: float, log_target: float) -> float:
 
 def _spread(half: int, reach: float, tolerance: float) -> np.ndarray:
     """INNER tolerance r^i, i < half, with r >= 2 reaching ``reach`` at i = half - 1."""
-    return INNER * tolerance * max(2.0, (reach / (INNER * tolerance)) ** (1.0 / max(half - 1, 1))) ** np.arange(half)
+    ratio = max(2.0, (reach / (INNER * tolerance)) ** (1.0 / max(half - 1, 1)))
+    return cast(np.ndarray, INNER * tolerance * ratio ** np.arange(half))
 
 
 def _guesses(hints: Sequence[float], first_pass: int, cluster: int, top: float, tolerance: float) -> list[float]:
@@ -107,7 +109,7 @@ def _guesses(hints: Sequence[float], first_pass: int, cluster: int, top: float, 
     reaching the others (the answer is near one) where ``cluster`` > 0; without hints, ``first_pass`` evenly
     spaced points."""
     if not hints:
-        return np.linspace(0.0, float(top), first_pass + 2)[1:-1].tolist()
+        return cast("list[float]", np.linspace(0.0, float(top), first_pass + 2)[1:-1].tolist())
     if cluster <= 0:
         return list(hints)
     spread = _spread(max(cluster // 2, 1), max(max(hints) - min(hints), 2.0 * tolerance), tolerance)
