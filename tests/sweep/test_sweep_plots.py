@@ -10,6 +10,7 @@ pytest.importorskip("matplotlib")
 import hockeystick as hs  # noqa: E402
 from hockeystick import plots  # noqa: E402
 from hockeystick.fdp.gaussian_mechanism import GaussianMechanism  # noqa: E402
+from hockeystick.plots import canvas, curves, heatmaps  # noqa: E402
 from hockeystick.sweep import Grid  # noqa: E402
 
 
@@ -17,14 +18,18 @@ from hockeystick.sweep import Grid  # noqa: E402
 def drawn(monkeypatch):
     """Record what each drawing function receives, then let it draw."""
     calls: list[tuple[str, tuple, dict]] = []
-    for name in ("delta_epsilon_curves", "parameter_curves", "heatmap"):
-        real = getattr(plots, name)
+    for module, name in (
+        (curves, "delta_epsilon_curves"),
+        (curves, "parameter_curves"),
+        (heatmaps, "heatmap"),
+    ):
+        real = getattr(module, name)
 
         def spy(*args, _real=real, _name=name, **kwargs):
             calls.append((_name, args, kwargs))
             return _real(*args, **kwargs)
 
-        monkeypatch.setattr(plots, name, spy)
+        monkeypatch.setattr(module, name, spy)
     return calls
 
 
@@ -129,13 +134,13 @@ def test_a_sweep_file_draws_the_same_curves_as_its_grid(tmp_path, drawn):
 def figures(monkeypatch):
     """The figure objects the plots save."""
     saved: list = []
-    real = plots._save
+    real = canvas.save
 
     def keep(fig, path):
         saved.append(fig)
         return real(fig, path)
 
-    monkeypatch.setattr(plots, "_save", keep)
+    monkeypatch.setattr(canvas, "save", keep)
     return saved
 
 

@@ -1,0 +1,279 @@
+"""The picture of a sweep: ``plot_dataset`` draws a saved (or in-memory) sweep from its labelled arrays alone,
+``plot_grid`` the same picture of a grid from a small sub-grid it evaluates itself; both follow
+``choose_picture`` and title the picture with the fixed parameters and the axes held at one value."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..sweep.evaluation import default_chunk_size, evaluate_chunk
+from ..sweep.grid import Axis, Grid
+from ..sweep.labelled import to_dataset
+from . import canvas, curves, heatmaps
+from .picture import Choice, Picture, thin_index
+from .scales import axis_scale
+
+__all__ = ["plot_grid", "plot_dataset"]
+
+
+def plot_grid(
+    grid: Any,
+    path: str | os.PathLike[str],
+    *,
+    max_points: int = 200,
+    levels: Sequence[float] | None = None,
+    x: str | None = None,
+    y: str | None = None,
+    hue: str | None = None,
+    facet: str | None = None,
+    slices: Mapping[str, float] | None = None,
+    kind: str | None = None,
+) -> str:
+    """The picture of a sweep (``choose_picture``: the natural one, or the axes, kind and slices given),
+    from a sub-grid of at most ``max_points`` values per drawn axis, each held axis at its one value.
+
+    The sub-grid is evaluated here and drawn as ``plot_dataset`` draws a saved sweep; the title names
+    the fixed parameters and, apart, the held axes with their value and range."""
+    axes = {a.name: a for a in grid.axes}
+    choice = Choice(x, y, hue, facet, slices, kind, max_points)
+    picture, counts = choice.picture(grid.output, {n: a.values for n, a in axes.items()}, grid.fixed)
+    sub_axes = tuple(
+        Axis(n, a.values[[picture.held[n]]] if n in picture.held else a.values[thin_index(len(a), counts[n])], a.kind)
+        for n, a in axes.items()
+    )
+    sub = Grid(
+        accountants=grid.accountants,
+        output=grid.output,
+        axes=sub_axes,
+        fixed=dict(grid.fixed),
+        bound=getattr(grid, "bound", "upper"),
+    )
+    # evaluated here, chunk by chunk, not through run_sweep: a picture is no sweep to plan or resume
+    parts = [evaluate_chunk(sub, chunk) for chunk in sub.chunks(default_chunk_size(sub))]
+    values = {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
+    ds = to_dataset(sub, values).isel({n: 0 for n in picture.held})
+    title_axes = {n: a.values for n, a in axes.items()}
+    return _draw(ds, picture, path, title_axes, dict(grid.fixed), levels)
+
+
+def plot_dataset(
+    ds: Any,
+    path: str | os.PathLike[str],
+    *,
+    max_points: int = 200,
+    levels: Sequence[float] | None = None,
+    x: str | None = None,
+    y: str | None = None,
+    hue: str | None = None,
+    facet: str | None = None,
+    slices: Mapping[str, float] | None = None,
+    kind: str | None = None,
+) -> str:
+    """The picture of a saved (or in-memory) sweep, from its labelled arrays alone.
+
+    ``ds``: an ``xarray.Dataset`` as ``SweepResult.to_xarray()`` or ``sweep.read_sweep(path)`` gives.
+    The picture follows ``choose_picture`` (the natural one, or the axes, kind and slices given); the
+    title names the fixed parameters and, apart, the axes held at one value (sliced, or at their
+    middle).  Every axis's scale is ``axis_scale``'s (log where the sweep's axis was log-spaced, or its
+    listed values are positive and span more than 20x); a heat map gets contour lines at
+    ``levels`` (default: the target epsilons 0.5 ... 8, or deltas, that the values cross), one per
+    accountant for a sweep of several, with a legend; curves get a dotted line at each level.
+    """
+    main, _, _ = _main_variable(ds)
+    dims = [str(d) for d in ds[main].dims]
+    if not dims:
+        raise ValueError("nothing to plot: the sweep has no axis (give a list or range for a parameter)")
+    axes = {d: ds[d].values for d in dims}
+    fixed = {str(k): ds[k].item() for k in ds.coords if ds[k].ndim == 0}
+    choice = Choice(x, y, hue, facet, slices, kind, max_points)
+    picture, counts = choice.picture(_main_variable(ds)[1], axes, fixed)
+    ds = ds.isel(picture.held).isel({d: thin_index(ds.sizes[d], n) for d, n in counts.items()})
+    return _draw(ds, picture, path, axes, fixed, levels)
+
+
+def _main_variable(ds: Any) -> tuple[str, str, list[str]]:
+    """(the variable to draw, the output it is, the accountants with a column of their own)."""
+    names = [str(v) for v in ds.data_vars if v != "best"]
+    if not names:
+        raise ValueError("nothing to plot: the sweep file holds no output column")
+    main = next((n for n in names if all(m == n or m.startswith(n + "_") for m in names)), None)
+    if main is None:  # both sides of a bracket: draw the upper one
+        main = next((n for n in names if n.endswith("_upper")), names[0])
+    output = main.rsplit("_", 1)[0] if main.endswith(("_lower", "_upper")) else main
+    accountants = [
+        n[len(output) + 1 :] for n in names if n.startswith(output + "_") and not n.endswith(("_lower", "_upper"))
+    ]
+    return main, output, accountants
+
+
+# the target values a heat map's contour lines are drawn at, where the values cross them
+_DEFAULT_LEVELS = {"epsilon": [0.5, 1.0, 2.0, 4.0, 8.0], "delta": [1e-10, 1e-8, 1e-6, 1e-5, 1e-3]}
+
+
+def _default_levels(output: str, values: np.ndarray) -> list[float]:
+    """Target epsilons (0.5 ... 8) or deltas (1e-10 ... 1e-3) that the values cross."""
+    finite = values[np.isfinite(values)]
+    return [c for c in _DEFAULT_LEVELS.get(output, []) if finite.size and finite.min() < c < finite.max()]
+
+
+def _draw(
+    ds: Any,
+    picture: Picture,
+    path: str | os.PathLike[str],
+    axes: Mapping[str, np.ndarray],
+    fixed: Mapping[str, Any],
+    levels: Sequence[float] | None,
+) -> str:
+    """Draw ``ds`` (its dimensions: the picture's drawn axes, thinned) as ``picture`` says."""
+    main, output, accountants = _main_variable(ds)
+    names = ds.attrs.get("accountants", "") or " / ".join(accountants)
+    side = " (the upper side of the certified bracket)" if main.endswith("_upper") else ""
+    lines = [(names.replace(",", " / ") + side).strip()]
+    fixed_text = ", ".join(
+        f"{k}={v:g}" for k, v in sorted(fixed.items()) if k not in axes and isinstance(v, (int, float))
+    )
+    if fixed_text:
+        lines.append(textwrap.fill("fixed: " + fixed_text, 90))
+    if picture.held:
+        lines.append(textwrap.fill("sliced: " + "; ".join(picture.describe_held(n, axes[n]) for n in picture.held), 90))
+    title = "\n".join(line for line in lines if line)
+    facet = picture.facet
+    panels = [ds] if facet is None else [ds.isel({facet: i}) for i in range(ds.sizes[facet])]
+    if picture.kind == "heatmap":
+        return _draw_heatmap(ds, panels, picture, main, output, accountants, path, title, levels)
+    return _draw_curves(ds, panels, picture, main, output, path, title, levels)
+
+
+def _draw_heatmap(
+    ds: Any,
+    panels: list[Any],
+    picture: Picture,
+    main: str,
+    output: str,
+    accountants: list[str],
+    path: str | os.PathLike[str],
+    title: str,
+    levels: Sequence[float] | None,
+) -> str:
+    """The output as colours over (x, second), one panel per facet value, contour lines at ``levels``."""
+    x, y = picture.x, picture.second
+    assert y is not None  # choose_picture gives a heat map two axes
+    tables: list[np.ndarray] = [p[main].transpose(y, x).values for p in panels]
+    finite = np.concatenate([t[np.isfinite(t)] for t in tables])
+    levels = _heatmap_levels(panels, tables, output, accountants, levels, finite)
+    columns = [
+        {a: p[f"{output}_{a}"].transpose(y, x).values for a in accountants} or {output: t}
+        for p, t in zip(panels, tables)
+    ]
+    log_x, log_y = (axis_scale(ds[d].values, ds[d].attrs.get("spacing")) == "log" for d in (x, y))
+    if picture.facet is None:
+        return heatmaps.heatmap(
+            ds[x].values,
+            ds[y].values,
+            tables[0],
+            path,
+            xlabel=x,
+            ylabel=y,
+            zlabel=output,
+            title=title,
+            log_x=log_x,
+            log_y=log_y,
+            contours=columns[0],
+            levels=levels,
+        )
+    fig, grid_axes = canvas.panels(len(panels))
+    norm = _panels_norm(tables, finite)
+    for ax, panel, table, column in zip(grid_axes, panels, tables, columns):
+        mesh = heatmaps.heatmap_on(ax, ds[x].values, ds[y].values, table, norm, log_x, log_y, column, levels, output)
+        ax.set_title(f"{picture.facet}={panel[picture.facet].item():g}", fontsize=8)
+    fig.colorbar(mesh, ax=grid_axes, label=output)
+    return canvas.finish_panels(fig, grid_axes, title, x, y, path)
+
+
+def _heatmap_levels(
+    panels: list[Any],
+    tables: list[np.ndarray],
+    output: str,
+    accountants: list[str],
+    levels: Sequence[float] | None,
+    finite: np.ndarray,
+) -> Sequence[float]:
+    """The contour levels: the default targets the values cross, or the ones given where at least one of them
+    lies within some panel's values (each accountant's column, or the output's)."""
+    if levels is None:
+        return _default_levels(output, finite)
+    if not any(
+        heatmaps.levels_inside(p[f"{output}_{a}"].values if accountants else t, levels)
+        for p, t in zip(panels, tables)
+        for a in accountants or [output]
+    ):
+        raise ValueError(
+            f"levels {', '.join(f'{v:g}' for v in levels)}: none lies within the values drawn "
+            f"({finite.min():g} .. {finite.max():g}); give levels between them"
+        )
+    return levels
+
+
+def _panels_norm(tables: list[np.ndarray], finite: np.ndarray) -> Any:
+    """One colour scale for every panel: log where the values span more than 100x, else linear between the
+    finite extremes (None: no finite value)."""
+    norm = heatmaps.colour_norm(tables)
+    if norm is None and finite.size:
+        from matplotlib.colors import Normalize  # lazy: matplotlib is an optional extra
+
+        norm = Normalize(finite.min(), finite.max())
+    return norm
+
+
+# the vertical axis's label of curves, by output (a calibrated parameter: what the targets need)
+_CURVES_YLABEL = {"delta": "delta(epsilon)", "epsilon": "epsilon(delta)"}
+
+
+def _draw_curves(
+    ds: Any,
+    panels: list[Any],
+    picture: Picture,
+    main: str,
+    output: str,
+    path: str | os.PathLike[str],
+    title: str,
+    levels: Sequence[float] | None,
+) -> str:
+    """The output against x, one curve per hue value, one panel per facet value, dotted lines at ``levels``."""
+    x, facet = picture.x, picture.facet
+    curves_of = [_panel_curves(p, main, x, picture.second) for p in panels]
+    along_epsilon = output == "delta" and x == "epsilon"
+    ylabel = _CURVES_YLABEL.get(output, f"{output} needed for (epsilon, delta)")
+    spacing = ds[x].attrs.get("spacing")
+    if facet is None:
+        if along_epsilon:
+            return curves.delta_epsilon_curves(
+                ds[x].values, curves_of[0], path, title=title, levels=levels, x_spacing=spacing
+            )
+        return curves.parameter_curves(
+            ds[x].values, curves_of[0], path, xlabel=x, ylabel=ylabel, title=title, levels=levels, x_spacing=spacing
+        )
+    fig, grid_axes = canvas.panels(len(panels))
+    for ax, panel, drawn in zip(grid_axes, panels, curves_of):
+        if along_epsilon:
+            curves.delta_epsilon_on(ax, ds[x].values, drawn, levels, x_spacing=spacing)
+        else:
+            curves.parameter_curves_on(ax, ds[x].values, drawn, x, ylabel, levels, x_spacing=spacing)
+        ax.set_title(f"{facet}={panel[facet].item():g}", fontsize=8)
+        ax.grid(True, which="both", alpha=0.3)
+    if 1 < len(curves_of[0]) + bool(levels) and len(curves_of[0]) <= canvas.MAX_CURVES:
+        grid_axes[0].legend(fontsize=7)
+    return canvas.finish_panels(fig, grid_axes, title, x, ylabel, path)
+
+
+def _panel_curves(panel: Any, main: str, x: str, hue: str | None) -> dict[str, np.ndarray]:
+    """The output along ``x``, one curve per value of ``hue`` labelled 'hue=value' (or one, named after it)."""
+    if hue is None:
+        return {main: panel[main].values}
+    table = panel[main].transpose(x, hue).values
+    return {f"{hue}={v:g}": table[:, i] for i, v in enumerate(panel[hue].values)}
