@@ -11,9 +11,9 @@ Each event is one epoch; compose epochs with ``count`` (or ``SelfComposedDpEvent
 
 ``BallsInBinsGaussianDpEvent`` (add/remove neighbours): each record joins one of the epoch's ``num_steps``
 steps, chosen uniformly; the Gaussian of noise multiplier ``noise_multiplier`` on each step's sum
-(``pld.random_allocation``: certified both sides).  ``ShuffledBatchGaussianDpEvent`` (replace-one): a fresh
+(``pld.sampling.random_allocation``: certified both sides).  ``ShuffledBatchGaussianDpEvent`` (replace-one): a fresh
 permutation of ``dataset_size`` records cut into batches of ``batch_size``; its upper side is the Gaussian of
-shift 2, its lower side a realizable pair (``pld.allocation_accountant``).
+shift 2, its lower side a realizable pair (``pld.accountants.allocation``).
 """
 
 from __future__ import annotations

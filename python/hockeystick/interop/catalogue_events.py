@@ -9,9 +9,9 @@
     accountant.get_epsilon(1e-5)
 
 ``DiscreteGaussianDpEvent``: the discrete Gaussian N_Z(0, sigma^2) added to an integer query whose value one
-record moves by at most ``sensitivity`` (Canonne, Kamath, Steinke 2020; ``pld.discrete_gaussian``: exact
+record moves by at most ``sensitivity`` (Canonne, Kamath, Steinke 2020; ``pld.mechanisms.discrete_gaussian``: exact
 finite atoms, both sides certified).  ``EpsilonDeltaDpEvent``: any mechanism known only to be
-(``epsilon``, ``delta``)-DP (its worst case, the canonical pair of ``pld.canonical``: exact).
+(``epsilon``, ``delta``)-DP (its worst case, the canonical pair of ``pld.mechanisms.canonical``: exact).
 """
 
 from __future__ import annotations

@@ -115,14 +115,7 @@ def pure_epsilon_bracket(plan: CompositionPlan, profile: Callable[[], PlanProfil
         return math.inf, math.inf
     if plan.empty:
         return 0.0, 0.0
-    survive = math.prod((1.0 - _delta_floor(m)) ** c for m, c in plan.counts.items())
-    floor = -math.expm1(sum(c * math.log1p(-_delta_floor(m)) for m, c in plan.counts.items())) if survive < 1 else 0.0
-    if floor > 0.0:
-        raise ValueError(
-            f"target_delta = 0 has no finite epsilon here: the composition's delta(epsilon) is at least {floor:.6g} at "
-            "every epsilon (an event that fails with probability delta: an EpsilonDeltaDpEvent with delta > 0, or a "
-            "sample of a non-private event); ask at a target_delta above that floor"
-        )
+    _check_no_delta_floor(plan)
     zcdp = zcdp_total(plan)
     if plan.gaussian_r2 > 0 or (zcdp is not None and zcdp.rho_lower > 0):
         return math.inf, math.inf  # a Gaussian's loss is unbounded (and rho-zCDP allows one): epsilon(0) = +inf
@@ -131,7 +124,23 @@ def pure_epsilon_bracket(plan: CompositionPlan, profile: Callable[[], PlanProfil
         lower = sum((cast("tuple[Fraction, Fraction]", side)[0] * c for side, c in sides), Fraction(0))
         upper = sum((cast("tuple[Fraction, Fraction]", side)[1] * c for side, c in sides), Fraction(0))
         return _round(lower, False), _round(upper, True)
-    p = profile()
+    return _profile_epsilon_zero(profile())
+
+
+def _check_no_delta_floor(plan: CompositionPlan) -> None:
+    """Refuse a plan whose delta(epsilon) is at least 1 - prod (1 - floor)^count > 0 at every epsilon."""
+    survive = math.prod((1.0 - _delta_floor(m)) ** c for m, c in plan.counts.items())
+    floor = -math.expm1(sum(c * math.log1p(-_delta_floor(m)) for m, c in plan.counts.items())) if survive < 1 else 0.0
+    if floor > 0.0:
+        raise ValueError(
+            f"target_delta = 0 has no finite epsilon here: the composition's delta(epsilon) is at least {floor:.6g} at "
+            "every epsilon (an event that fails with probability delta: an EpsilonDeltaDpEvent with delta > 0, or a "
+            "sample of a non-private event); ask at a target_delta above that floor"
+        )
+
+
+def _profile_epsilon_zero(p: PlanProfile) -> tuple[float, float]:
+    """epsilon(0) from a profile whose certified upper delta vanishes past every finite loss; else refused."""
     top = p.delta(1e300)[1]
     if top > 0.0:
         raise ValueError(

@@ -72,7 +72,7 @@ from ..rdp.repeat_and_select import repeat_and_select_rdp
 from ..rdp.sampled_without_replacement import sampled_without_replacement_gaussian_rdp
 from ..rdp.tree_aggregation import single_epoch_tree_aggregation_rdp
 from .catalogue_events import DiscreteGaussianDpEvent, EpsilonDeltaDpEvent
-from .dp_events import ADD_REMOVE, Unsupported, _integer, check_count, real_field
+from .dp_events import ADD_REMOVE, Unsupported, _integer, case_of, check_count, real_field
 from .loss_reach import MAX_NOISE
 from .selection_events import ExponentialMechanismDpEvent, PermuteAndFlipDpEvent
 
@@ -162,113 +162,8 @@ class HockeystickRdpAccountant(PrivacyAccountant):
         return None
 
     def _rdp_of(self, event: ev.DpEvent, count: int) -> np.ndarray:
-        o = self._orders
-        if isinstance(event, ev.NoOpDpEvent):
-            return np.zeros_like(o)
-        if isinstance(event, ev.NonPrivateDpEvent):
-            return np.full_like(o, np.inf)
-        if isinstance(event, ev.SelfComposedDpEvent):
-            return self._rdp_of(event.event, count * check_count(event.count))
-        if isinstance(event, ev.ComposedDpEvent):
-            return sum((self._rdp_of(e, count) for e in event.events), np.zeros_like(o))
-        if isinstance(event, ev.GaussianDpEvent):
-            s = _sigma(event)
-            if s == 0:
-                return np.full_like(o, np.inf)
-            if s == math.inf:  # infinite noise releases nothing (dp_accounting's RdpAccountant: 0 too)
-                return np.zeros_like(o)
-            return count * gaussian_rdp(s / self._replace_factor(), o)
-        if isinstance(event, ev.ZCDpEvent):
-            rho, xi = _at_least_zero(event, "rho"), _at_least_zero(event, "xi")
-            return count * (xi + rho * o)
-        if isinstance(event, ev.LaplaceDpEvent):
-            if self.neighboring_relation not in ADD_REMOVE:
-                raise Unsupported(
-                    event,
-                    "neighboring_relation must be `ADD_OR_REMOVE_ONE` or `REPLACE_SPECIAL` "
-                    f"for `LaplaceDpEvent`. Found {self.neighboring_relation}.",
-                )
-            b = _at_least_zero(event, "noise_multiplier")
-            if b == 0:
-                return np.full_like(o, np.inf)
-            if b > MAX_NOISE:
-                # (1/b)-DP implies (1/b)^2/2-zCDP (Bun & Steinke 2016, Prop. 1.4): RDP <= alpha / (2 b^2),
-                # where the exact Laplace formula's terms underflow (0 for b = inf)
-                return count * o * (0.5 / b) / b
-            return count * laplace_rdp(b, o)
-        if isinstance(event, ev.PoissonSampledDpEvent):
-            if self.neighboring_relation not in ADD_REMOVE:
-                raise Unsupported(
-                    event,
-                    "neighboring_relation must be `ADD_OR_REMOVE_ONE` or `REPLACE_SPECIAL` "
-                    f"for `PoissonSampledDpEvent`. Found {self.neighboring_relation}.",
-                )
-            q = _at_least_zero(event, "sampling_probability")
-            if not q <= 1:
-                raise ValueError(
-                    f"PoissonSampledDpEvent.sampling_probability must be in [0, 1]. Found {event.sampling_probability}."
-                )
-            s = _effective_sigma(event.event)
-            if q == 0 or s == math.inf:
-                return np.zeros_like(o)
-            if s == 0:
-                return np.full_like(o, np.inf)
-            if q == 1 or s > MAX_NOISE:  # sampling only lowers the curve: the Gaussian's bounds it (~0 past 1e150)
-                return count * gaussian_rdp(s, o)
-            if s < 1.0 / MAX_NOISE:  # the subsampled series' terms overflow: no finite bound is computed
-                return np.full_like(o, np.inf)
-            return count * subsampled_gaussian_rdp(s, q, o)
-        if isinstance(event, ev.SampledWithoutReplacementDpEvent):
-            return count * self._without_replacement(event)
-        if isinstance(event, ev.RepeatAndSelectDpEvent):
-            return count * repeat_and_select_rdp(self._rdp_of(event.event, 1), o, event.mean, event.shape)
-        if isinstance(event, ev.RandomizedResponseDpEvent):
-            if self.neighboring_relation == NeighboringRelation.REPLACE_ONE:
-                relation = "replace_one"
-            elif self.neighboring_relation == NeighboringRelation.REPLACE_SPECIAL:
-                relation = "replace_special"
-            else:
-                raise Unsupported(
-                    event,
-                    "neighboring_relation must be `REPLACE_SPECIAL` or `REPLACE_ONE` for "
-                    f"`RandomizedResponseDpEvent`. Found {self.neighboring_relation}.",
-                )
-            p, k = _at_least_zero(event, "noise_parameter"), event.num_buckets
-            if not p <= 1:
-                raise ValueError(f"RandomizedResponseDpEvent.noise_parameter must lie in [0, 1], got {p!r}")
-            if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-                raise ValueError(f"RandomizedResponseDpEvent.num_buckets must be an integer >= 1, got {k!r}")
-            return count * randomized_response_rdp(p, k, o, relation=relation)
-        if isinstance(event, ev.SingleEpochTreeAggregationDpEvent):
-            if self.neighboring_relation != NeighboringRelation.REPLACE_SPECIAL:
-                raise Unsupported(
-                    event,
-                    "neighboring_relation must be `REPLACE_SPECIAL` for "
-                    f"`SingleEpochTreeAggregationDpEvent`. Found {self.neighboring_relation}.",
-                )
-            return count * single_epoch_tree_aggregation_rdp(event.noise_multiplier, event.step_counts, o)
-        if isinstance(event, ExponentialMechanismDpEvent):  # any relation (module docstring)
-            return count * bounded_range_rdp(_selection_epsilon(event), o)
-        if isinstance(event, PermuteAndFlipDpEvent):
-            return count * pure_dp_rdp(_selection_epsilon(event), o)
-        if isinstance(event, DiscreteGaussianDpEvent):  # at most the Gaussian's curve (module docstring)
-            sigma = _at_least_zero(event, "sigma")
-            shift = self._replace_factor() * _integer(event, "sensitivity", 1)
-            if sigma == 0:
-                return np.full_like(o, np.inf)
-            return count * gaussian_rdp(sigma / shift, o)
-        if isinstance(event, EpsilonDeltaDpEvent):  # pure DP: that of epsilon-DP; no RDP bound holds for delta > 0
-            delta = _at_least_zero(event, "delta")
-            if delta > 1:
-                raise ValueError(f"EpsilonDeltaDpEvent.delta must lie in [0, 1], got {event.delta!r}")
-            if delta != 0:
-                raise Unsupported(
-                    event,
-                    f"EpsilonDeltaDpEvent.delta must be 0 for the RDP accountant (no Renyi bound follows from "
-                    f"(epsilon, delta)-DP with delta > 0), got {delta!r}: compose it with HockeystickAccountant",
-                )
-            return count * pure_dp_rdp(_selection_epsilon(event), o)
-        raise Unsupported(event, "Unsupported event.")
+        """The RDP curve of ``count`` runs of ``event`` at ``orders``: the event's case in ``_RDP_CURVES``."""
+        return case_of(_RDP_CURVES, event)(self, event, count)
 
     def _replace_factor(self) -> float:
         """The Gaussian's shift per unit sensitivity: 2 under REPLACE_ONE (the record's old and new
@@ -325,3 +220,184 @@ class HockeystickRdpAccountant(PrivacyAccountant):
         if not self._rdp.any():
             return 0.0
         return float(rdp_to_delta(self._rdp, self._orders, e))
+
+
+def _infinite(acc: HockeystickRdpAccountant) -> np.ndarray:
+    return np.full_like(acc.orders, np.inf)
+
+
+def _zero(acc: HockeystickRdpAccountant) -> np.ndarray:
+    return np.zeros_like(acc.orders)
+
+
+def _require_add_remove(acc: HockeystickRdpAccountant, event: ev.DpEvent, kind: str) -> None:
+    if acc.neighboring_relation not in ADD_REMOVE:
+        raise Unsupported(
+            event,
+            "neighboring_relation must be `ADD_OR_REMOVE_ONE` or `REPLACE_SPECIAL` "
+            f"for `{kind}`. Found {acc.neighboring_relation}.",
+        )
+
+
+def _noop_rdp(acc: HockeystickRdpAccountant, event: ev.NoOpDpEvent, count: int) -> np.ndarray:
+    return _zero(acc)
+
+
+def _non_private_rdp(acc: HockeystickRdpAccountant, event: ev.NonPrivateDpEvent, count: int) -> np.ndarray:
+    return _infinite(acc)
+
+
+def _self_composed_rdp(acc: HockeystickRdpAccountant, event: ev.SelfComposedDpEvent, count: int) -> np.ndarray:
+    return acc._rdp_of(event.event, count * check_count(event.count))
+
+
+def _composed_rdp(acc: HockeystickRdpAccountant, event: ev.ComposedDpEvent, count: int) -> np.ndarray:
+    return sum((acc._rdp_of(e, count) for e in event.events), _zero(acc))
+
+
+def _gaussian_rdp(acc: HockeystickRdpAccountant, event: ev.GaussianDpEvent, count: int) -> np.ndarray:
+    s = _sigma(event)
+    if s == 0:
+        return _infinite(acc)
+    if s == math.inf:  # infinite noise releases nothing (dp_accounting's RdpAccountant: 0 too)
+        return _zero(acc)
+    return count * gaussian_rdp(s / acc._replace_factor(), acc.orders)
+
+
+def _zcdp_rdp(acc: HockeystickRdpAccountant, event: ev.ZCDpEvent, count: int) -> np.ndarray:
+    rho, xi = _at_least_zero(event, "rho"), _at_least_zero(event, "xi")
+    return count * (xi + rho * acc.orders)
+
+
+def _laplace_rdp(acc: HockeystickRdpAccountant, event: ev.LaplaceDpEvent, count: int) -> np.ndarray:
+    _require_add_remove(acc, event, "LaplaceDpEvent")
+    b = _at_least_zero(event, "noise_multiplier")
+    if b == 0:
+        return _infinite(acc)
+    if b > MAX_NOISE:
+        # (1/b)-DP implies (1/b)^2/2-zCDP (Bun & Steinke 2016, Prop. 1.4): RDP <= alpha / (2 b^2),
+        # where the exact Laplace formula's terms underflow (0 for b = inf)
+        return count * acc.orders * (0.5 / b) / b
+    return count * laplace_rdp(b, acc.orders)
+
+
+def _poisson_rdp(acc: HockeystickRdpAccountant, event: ev.PoissonSampledDpEvent, count: int) -> np.ndarray:
+    _require_add_remove(acc, event, "PoissonSampledDpEvent")
+    q = _at_least_zero(event, "sampling_probability")
+    if not q <= 1:
+        raise ValueError(
+            f"PoissonSampledDpEvent.sampling_probability must be in [0, 1]. Found {event.sampling_probability}."
+        )
+    s = _effective_sigma(event.event)
+    o = acc.orders
+    if q == 0 or s == math.inf:
+        return _zero(acc)
+    if s == 0:
+        return _infinite(acc)
+    if q == 1 or s > MAX_NOISE:  # sampling only lowers the curve: the Gaussian's bounds it (~0 past 1e150)
+        return count * gaussian_rdp(s, o)
+    if s < 1.0 / MAX_NOISE:  # the subsampled series' terms overflow: no finite bound is computed
+        return _infinite(acc)
+    return count * subsampled_gaussian_rdp(s, q, o)
+
+
+def _without_replacement_rdp(
+    acc: HockeystickRdpAccountant, event: ev.SampledWithoutReplacementDpEvent, count: int
+) -> np.ndarray:
+    return count * acc._without_replacement(event)
+
+
+def _repeat_and_select_rdp(acc: HockeystickRdpAccountant, event: ev.RepeatAndSelectDpEvent, count: int) -> np.ndarray:
+    return count * repeat_and_select_rdp(acc._rdp_of(event.event, 1), acc.orders, event.mean, event.shape)
+
+
+# randomized response's relations, as ``rdp.randomized_response`` names them
+_RANDOMIZED_RESPONSE_RELATIONS = {
+    NeighboringRelation.REPLACE_ONE: "replace_one",
+    NeighboringRelation.REPLACE_SPECIAL: "replace_special",
+}
+
+
+def _randomized_response_rdp(
+    acc: HockeystickRdpAccountant, event: ev.RandomizedResponseDpEvent, count: int
+) -> np.ndarray:
+    relation = _RANDOMIZED_RESPONSE_RELATIONS.get(acc.neighboring_relation)
+    if relation is None:
+        raise Unsupported(
+            event,
+            "neighboring_relation must be `REPLACE_SPECIAL` or `REPLACE_ONE` for "
+            f"`RandomizedResponseDpEvent`. Found {acc.neighboring_relation}.",
+        )
+    p, k = _at_least_zero(event, "noise_parameter"), event.num_buckets
+    if not p <= 1:
+        raise ValueError(f"RandomizedResponseDpEvent.noise_parameter must lie in [0, 1], got {p!r}")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"RandomizedResponseDpEvent.num_buckets must be an integer >= 1, got {k!r}")
+    return count * randomized_response_rdp(p, k, acc.orders, relation=relation)
+
+
+def _tree_aggregation_rdp(
+    acc: HockeystickRdpAccountant, event: ev.SingleEpochTreeAggregationDpEvent, count: int
+) -> np.ndarray:
+    if acc.neighboring_relation != NeighboringRelation.REPLACE_SPECIAL:
+        raise Unsupported(
+            event,
+            "neighboring_relation must be `REPLACE_SPECIAL` for "
+            f"`SingleEpochTreeAggregationDpEvent`. Found {acc.neighboring_relation}.",
+        )
+    return count * single_epoch_tree_aggregation_rdp(event.noise_multiplier, event.step_counts, acc.orders)
+
+
+def _exponential_mechanism_rdp(
+    acc: HockeystickRdpAccountant, event: ExponentialMechanismDpEvent, count: int
+) -> np.ndarray:
+    """Any relation (module docstring)."""
+    return count * bounded_range_rdp(_selection_epsilon(event), acc.orders)
+
+
+def _permute_and_flip_rdp(acc: HockeystickRdpAccountant, event: PermuteAndFlipDpEvent, count: int) -> np.ndarray:
+    return count * pure_dp_rdp(_selection_epsilon(event), acc.orders)
+
+
+def _discrete_gaussian_rdp(acc: HockeystickRdpAccountant, event: DiscreteGaussianDpEvent, count: int) -> np.ndarray:
+    """At most the Gaussian's curve (module docstring)."""
+    sigma = _at_least_zero(event, "sigma")
+    shift = acc._replace_factor() * _integer(event, "sensitivity", 1)
+    if sigma == 0:
+        return _infinite(acc)
+    return count * gaussian_rdp(sigma / shift, acc.orders)
+
+
+def _eps_delta_rdp(acc: HockeystickRdpAccountant, event: EpsilonDeltaDpEvent, count: int) -> np.ndarray:
+    """Pure DP: that of epsilon-DP; no RDP bound holds for delta > 0."""
+    delta = _at_least_zero(event, "delta")
+    if delta > 1:
+        raise ValueError(f"EpsilonDeltaDpEvent.delta must lie in [0, 1], got {event.delta!r}")
+    if delta != 0:
+        raise Unsupported(
+            event,
+            f"EpsilonDeltaDpEvent.delta must be 0 for the RDP accountant (no Renyi bound follows from "
+            f"(epsilon, delta)-DP with delta > 0), got {delta!r}: compose it with HockeystickAccountant",
+        )
+    return count * pure_dp_rdp(_selection_epsilon(event), acc.orders)
+
+
+# Each event type's RDP curve (``dp_events.case_of``: a subclass takes its nearest base's).
+_RDP_CURVES = {
+    ev.NoOpDpEvent: _noop_rdp,
+    ev.NonPrivateDpEvent: _non_private_rdp,
+    ev.SelfComposedDpEvent: _self_composed_rdp,
+    ev.ComposedDpEvent: _composed_rdp,
+    ev.GaussianDpEvent: _gaussian_rdp,
+    ev.ZCDpEvent: _zcdp_rdp,
+    ev.LaplaceDpEvent: _laplace_rdp,
+    ev.PoissonSampledDpEvent: _poisson_rdp,
+    ev.SampledWithoutReplacementDpEvent: _without_replacement_rdp,
+    ev.RepeatAndSelectDpEvent: _repeat_and_select_rdp,
+    ev.RandomizedResponseDpEvent: _randomized_response_rdp,
+    ev.SingleEpochTreeAggregationDpEvent: _tree_aggregation_rdp,
+    ExponentialMechanismDpEvent: _exponential_mechanism_rdp,
+    PermuteAndFlipDpEvent: _permute_and_flip_rdp,
+    DiscreteGaussianDpEvent: _discrete_gaussian_rdp,
+    EpsilonDeltaDpEvent: _eps_delta_rdp,
+}

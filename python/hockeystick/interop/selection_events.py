@@ -16,7 +16,7 @@ relation (any of the three); ``epsilon`` is the mechanism's parameter:
 - ``PermuteAndFlipDpEvent(epsilon)``: permute-and-flip (McKenna & Sheldon 2020), epsilon-DP: composed as
   the canonical (epsilon, 0)-DP pair, a realizable pair below.
 
-``pld.selection`` states the pairs and their proofs.
+``pld.mechanisms.selection`` states the pairs and their proofs.
 """
 
 from __future__ import annotations
