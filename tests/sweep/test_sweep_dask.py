@@ -170,7 +170,7 @@ def test_dask_refuses_to_overwrite_and_resumes_a_failed_run(tmp_path, cluster, m
     before = set(os.listdir(markers))
     sweep_dask.run_on_dask(grid, path, scheduler=cluster.scheduler_address, chunk_size=500, progress=False, resume=True)
     again = {name.split("-")[0] for name in set(os.listdir(markers)) - before}
-    assert "5" in again and "0" not in again  # finished chunks were not sent again
+    assert "5" in again and "0" not in again  # finished chunks are not sent again
     run_sweep(grid, tmp_path / "local.parquet", chunk_size=500, progress=False)
     assert _same_file(tmp_path / "local.parquet", path)
     with pytest.raises(ValueError, match="already exists"):

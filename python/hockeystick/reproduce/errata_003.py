@@ -184,7 +184,7 @@ def utility_rows(
 ) -> list[dict[str, Any]]:
     """Test error of ISRL-DP Noisy MB-SGD (averaged iterate, clip L = 1) at Theorem 2.1's sigma and at
     the certified sigma, per eps0 (delta0 = 1/n^2, n the smallest silo, K of Theorem 2.1), mean over seeds."""
-    from .. import simulate
+    from .. import simulate  # lazy: hockeystick.simulate imports numba, which the tables do not need
 
     train, test = simulate.bundled("breast_cancer", silos, seed=0)
     n = int(np.min(np.diff(train.offsets)))

@@ -90,7 +90,7 @@ def run_example(out_dir: Path, *, progress: bool | None = None, overwrite: bool 
         ) from None
     toml_path = out_dir / "example.toml"
     try:
-        import pyarrow  # noqa: F401
+        import pyarrow  # noqa: F401  # lazy: whether the optional extra is installed picks the format
 
         result_path = out_dir / "sweep.parquet"
     except ImportError:

@@ -88,7 +88,7 @@ def write_figures(out_dir: str | Path, *, written: Callable[[Path], None] | None
     and curves report their rows as ``hockeystick.base.progress`` stages: wrap the call in
     ``progress.showing(True)`` for a bar per table on stderr."""
     require_extra("write_figures", "matplotlib")
-    import matplotlib
+    import matplotlib  # lazy: matplotlib is an optional extra
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
