@@ -1,4 +1,4 @@
-"""calibrate's upper side direction by direction (calibrate._Directions, pld/refine/directional_delta.py).
+"""calibrate's upper side direction by direction (calibrate/directions.py, pld/refine/directional_delta.py).
 
 A trial whose leading direction misses the target needs no other direction; a feasible trial takes the
 others' certified bound from a screen at a value every later trial lies beyond (the others' delta is

@@ -67,7 +67,7 @@ def test_issue_example_sampling_rate_is_extremal() -> None:
         sigma=1.1993220805029614,
         rounds=203,
     )
-    assert q > 4.3e-11  # 4.3e-11 meets the target; 1.42e-14 was returned
+    assert q > 4.3e-11  # 4.3e-11 meets the target, so the largest rate is above it (not 1.42e-14)
 
 
 EPS = st.floats(0.05, 8.0)
@@ -125,7 +125,7 @@ def test_noisy_fedavg(eps: float, delta: float, sigma: float, rounds: int) -> No
 )
 def test_pld_subsampled_gaussian(parameter: str, given_params: dict[str, float]) -> None:
     """A PLD bound is noisy at 1e-10 in its parameter (the composed PMF's charged round-off: log delta jumps by
-    ~3e-8 where sigma moves by 1e-10, against a slope of ~20; calibrate._settle), so one step of 1e-10
+    ~3e-8 where sigma moves by 1e-10, against a slope of ~20; calibrate.refinement.settle), so one step of 1e-10
     past the answer may meet the target again on one machine's rounding and not on another's (sigma at
     q 0.01, 100 rounds: delta 1e-5 (1 - 4e-11) one step past).  A step of 1e-7 clears that noise ~50-fold."""
     _check_extremal(

@@ -13,6 +13,7 @@ import pytest
 
 from hockeystick.base import progress
 from hockeystick.calibrate import calibrate
+from hockeystick.fdp.gaussian_mechanism import GaussianMechanism
 from hockeystick.pld.grid import round_cache
 from hockeystick.pld.refine import directional_delta
 
@@ -45,12 +46,12 @@ def test_rdp_answers_are_bit_identical_for_any_worker_count():
 def test_a_closed_form_is_one_block_whatever_the_count(monkeypatch):
     """The Gaussian (no max_chunk: a closed form) is solved in one vectorized call per step: threads
     would cost it more in calls than they give."""
-    import hockeystick.calibrate as module
-
     sizes: list[int] = []
-    original = module._Problem.log_excess
+    original = GaussianMechanism.delta
     monkeypatch.setattr(
-        module._Problem, "log_excess", lambda self, x, idx: sizes.append(idx.size) or original(self, x, idx)
+        GaussianMechanism,
+        "delta",
+        lambda self, epsilon, *a, **k: sizes.append(np.size(epsilon)) or original(self, epsilon, *a, **k),
     )
     eps, rounds = np.linspace(0.5, 8, 40), np.round(np.logspace(0, 4, 40))
     calibrate("gaussian", "sigma", epsilon=eps, delta=DELTA, rounds=rounds, workers=4)
@@ -187,13 +188,19 @@ def test_an_accountant_in_a_block_thread_runs_single_threaded(monkeypatch):
         return real(self, *args, **kwargs)
 
     monkeypatch.setattr(pld.SubsampledGaussianPLD, "delta", spy)
-    one_direction = directional_delta.SubsampledGaussianDirections._delta  # the sigma search's trials
+    directions = directional_delta.SubsampledGaussianDirections  # the sigma search's trials, one direction each
+    leading, others = directions.leading, directions.others
 
-    def spy_direction(self, params, epsilon, direction, h, threads):
+    def spy_leading(self, params, epsilon, threads):
         seen.append(threads)
-        return one_direction(self, params, epsilon, direction, h, threads)
+        return leading(self, params, epsilon, threads)
 
-    monkeypatch.setattr(directional_delta.SubsampledGaussianDirections, "_delta", spy_direction)
+    def spy_others(self, params, epsilon, threads, screen=False):
+        seen.append(threads)
+        return others(self, params, epsilon, threads, screen)
+
+    monkeypatch.setattr(directions, "leading", spy_leading)
+    monkeypatch.setattr(directions, "others", spy_others)
     for parameter, fixed in (("sigma", {"rounds": ROUNDS}), ("rounds", {"sigma": 2.0})):
         seen.clear()
         calibrate("pld_subsampled_gaussian", parameter, epsilon=EPS, delta=DELTA, sampling_rate=Q, workers=2, **fixed)

@@ -15,6 +15,7 @@ from hockeystick import pld, rdp, risk
 from hockeystick.cli import main
 from hockeystick.fdp import GaussianDP
 from hockeystick.fdp.gaussian_mechanism import GaussianMechanism
+from hockeystick.risk import tpr_calibration
 from hockeystick.training import DPSGD
 
 MP_DPS = 50
@@ -278,16 +279,16 @@ def test_calibrate_tpr_subsampled_gaussian_meets_the_target() -> None:
 def test_calibrate_tpr_locates_the_line_by_the_estimate_and_calibrates_few(monkeypatch: pytest.MonkeyPatch) -> None:
     """An accountant with its own estimate of the noise (the subsampled Gaussian's central-limit value): the
     estimate chooses the eps of the line, then ten targets are calibrated coarsely around it and one at rtol
-    (the levels over every eps calibrated 48 at rtol); the answer keeps the certified TPR within the target and
-    is within 1% of the extreme noise."""
+    (not levels x points at rtol); the answer keeps the certified TPR within the target and is within 1% of the
+    extreme noise."""
     calls: list[tuple[int, float]] = []
-    real = risk.calibrate
+    real = tpr_calibration.calibrate
 
     def counted(*args: object, **kwargs: object) -> object:
         calls.append((int(np.size(kwargs["epsilon"])), float(kwargs["rtol"])))  # type: ignore[arg-type]
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(risk, "calibrate", counted)
+    monkeypatch.setattr(tpr_calibration, "calibrate", counted)
     run = dict(sampling_rate=0.1, rounds=20)
     sigma = risk.calibrate_tpr("pld_subsampled_gaussian", "sigma", fpr=1e-3, tpr=0.05, **run)
     assert sum(n for n, _ in calls) <= 11 and sum(n for n, r in calls if r <= 1e-10) == 1

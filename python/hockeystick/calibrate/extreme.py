@@ -1,0 +1,298 @@
+"""The extreme value of a registered accountant's parameter within a target (eps, delta): the calibration problem
+(which accountant, which parameter, which targets, which side) laid out in blocks of targets and searched."""
+
+from __future__ import annotations
+
+import contextvars
+import dataclasses
+import inspect
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from typing import Any
+
+import numpy as np
+
+from .. import registry
+from ..base import progress as progress_hook
+from ..base import validation as _validation
+from ..base.accountant import Bound
+from ..base.elementwise import ArrayLike
+from ..base.validation import as_real_array, bound_side, delta_values, epsilon_values, in_interval
+from ..registry import AccountantEntry, Calibratable
+from .coarse_grids import from_coarse_grids
+from .directions import SCREEN_MARGIN, Directions
+from .every_noise import every_noise_meets
+from .problem import NEAR_STEP, STEP, Problem
+from .progress_bar import ProgressBar
+from .vocabulary import calibrated_spec, one_vocabulary
+
+_BLOCKS = 16  # targets are solved in this many interleaved blocks (fewer if fewer targets)
+
+
+def calibrate(
+    accountant: str | AccountantEntry,
+    parameter: str,
+    *,
+    epsilon: ArrayLike | None = None,
+    delta: ArrayLike | None = None,
+    rtol: float = 1e-10,
+    start: float | None = None,
+    bound: Bound = "upper",
+    progress: bool = False,
+    workers: int | None = None,
+    **params: Any,
+) -> Any:
+    """The smallest (or largest) ``parameter`` keeping ``accountant`` within (epsilon, delta).
+
+    Parameters
+    ----------
+    accountant : registered name (see ``hockeystick.registry.names()``) or entry
+    parameter : a calibratable parameter of that accountant ("sigma", "rounds", ...)
+    epsilon, delta : target; delta in (0, 1).  Broadcast with ``params``.  Opacus's and dp_accounting's
+        names ``target_epsilon`` and ``target_delta`` are accepted for them, and for a training run
+        (``dp_sgd``, ``dp_fedavg``) ``sampling_probability`` / ``sampling_rate`` for ``sample_rate``
+        and ``steps_per_epoch`` ("ceil" or "opacus", see ``hockeystick.training``).
+    rtol : relative width of the final bracket for continuous parameters.
+    start : where bracketing starts (clipped to the parameter's range).  Default: the accountant's
+        estimate where it has one (its ``calibration_start(parameter, epsilon, delta, params)``, per
+        target: ``pld_subsampled_gaussian``'s central-limit value), bracketed by factors 1.2, 1.44,
+        2.07, ...; otherwise 1, bracketed by factors 4, 16, 256, ...  Given a start, no coarse grids
+        are used either (see the module docstring).
+    bound : which side of the accountant's delta the calibration uses.  "upper" (default): the
+        value the certified upper bound allows, safe to use.  "lower": the value from the
+        certified lower bound, beyond which the target is certainly missed (for sigma: every
+        sigma at or below it breaks the target; for rounds: every count above it does), so the
+        true extreme lies between the two; "both": the tuple (lower side, upper side).  For a
+        continuous parameter the lower side is the infeasible end of the final bracket, for an
+        integer one the last integer the lower bound accepts; a sigma whose lower bound meets
+        the target even at the smallest value searched gets 0 (nothing is certain above it).
+    progress : a tqdm bar on stderr counting the points evaluated (moved per block of work an
+        accountant reports, ``hockeystick.base.progress``: a PLD batch) and the targets still open.
+        Whatever ``progress``, a listener the caller installed (``hockeystick.base.progress.reporting``: a
+        sweep's bar) is moved by each block of targets as it is solved, in targets.
+    workers : threads solving blocks of targets at once (scipy's convention: a positive count; -1
+        every core, -2 all but one; None, the default, every core but at most ``OMP_NUM_THREADS``
+        where that is set, see ``_validation.workers``).
+        The answers are bit-identical for any count: the blocks are the same, only who solves them
+        changes.
+    **params : the accountant's other parameters (arrays broadcast together).
+
+    Returns the calibrated value at each broadcast point (float for scalar input); an integer
+    parameter (rounds) comes back as int / an int64 array, unless some point is unbounded (inf).
+    For a "decreasing" parameter (sigma) whose every value meets the target the result
+    is the smallest value searched (``tiny ** 0.25`` ~ 1.5e-77 for sigma > 0): a value the
+    accountant accepts, unlike 0; where the accountant refuses values that small (a PLD whose
+    loss grid would exceed its cells), the search range ends there, and the result is the last
+    value the bracketing evaluated before the refusal (it met the target).  The noise multiplier of a
+    Poisson-sampled training run (``dp_sgd``, ``dp_fedavg``) whose RDP bound at that smallest value is
+    within the target (every noise meets it: epsilon 1e308 or inf) is its start (``start``, the estimate,
+    or 1), evaluated and meeting the target, without the walk down to where the PLD refuses its loss grid;
+    its lower side is 0, the walk's answer there.  For an "increasing"
+    one (rounds) the result is the parameter's cap when the cap still meets the target (rounds =
+    n / batch_size, however large), and ``inf`` when there is no cap and no value breaks it.
+    """
+    entry = _entry(accountant)
+    entry, parameter, epsilon, delta, params = one_vocabulary(entry, parameter, epsilon, delta, params)
+    spec = calibrated_spec(entry, parameter, params)
+    if start is not None:
+        start = float(_validation.positive(_validation.single(start, "start"), "start"))
+    side = bound_side(bound)
+    if side == "both":
+        with progress_hook.shared(2):  # each side reports every target: the caller counts it once
+            return tuple(
+                calibrate(
+                    entry,
+                    parameter,
+                    epsilon=epsilon,
+                    delta=delta,
+                    rtol=rtol,
+                    start=start,
+                    bound=s,
+                    progress=progress,
+                    workers=workers,
+                    **params,
+                )
+                for s in ("lower", "upper")
+            )
+    rtol = float(in_interval(rtol, "rtol", 0.0, 1.0, open_low=True, open_high=True))
+    targets = _targets(epsilon, delta, params)
+    if not isinstance(progress, bool):
+        raise TypeError(f"progress must be True or False, got {progress!r}")
+    threads = _validation.workers(workers)
+    first, estimated = _first(entry, parameter, start, targets)
+    flat_result = np.empty(targets.eps.size)
+    # targets every noise multiplier meets (a run's RDP bound at the search floor within them): the start, evaluated
+    settled, settled_at = every_noise_meets(entry, parameter, spec, side, targets.eps, targets.dlt, targets.flat, first)
+    flat_result[settled] = settled_at[settled]
+    progress_hook.advance(int(settled.sum()))
+    blocks = _blocks(entry, np.flatnonzero(~settled))
+    search = _BlockSearch.of(entry, parameter, spec, side, targets, first, estimated, start, threads, len(blocks))
+    # the caller's progress listener (a sweep's bar) counts targets: each block solved moves it by its size,
+    # from this thread (the accountant's own reports inside a block go to ``ProgressBar`` or nowhere)
+    with ProgressBar(progress, entry.name, parameter) as bar:
+        _solve_blocks(lambda block: search.solve(bar, block, rtol), blocks, threads, flat_result)
+    return _answer(flat_result, targets, spec)
+
+
+def _entry(accountant: Any) -> AccountantEntry:
+    """The entry of a registered name, or the entry given (ParameterTypeError for anything else)."""
+    if not isinstance(accountant, (str, AccountantEntry)):
+        raise _validation.ParameterTypeError(
+            f"accountant must be a registered name (see hockeystick.registry.names()) "
+            f"or an AccountantEntry, got {_validation.describe(accountant)} "
+            f"({type(accountant).__name__})"
+        )
+    return registry.get(accountant) if isinstance(accountant, str) else accountant
+
+
+@dataclasses.dataclass(frozen=True)
+class _Targets:
+    """The targets and the accountant's other parameters broadcast together and flattened (a parameter given as a
+    scalar stays one: some accountants take scalar-only options), their shape, and whether every input was a
+    scalar."""
+
+    eps: np.ndarray
+    dlt: np.ndarray
+    flat: dict[str, float | np.ndarray]
+    shape: tuple[int, ...]
+    scalar: bool
+
+
+def _targets(epsilon: ArrayLike, delta: ArrayLike, params: dict[str, Any]) -> _Targets:
+    """The targets (epsilon, delta) and ``params`` checked and broadcast (a ValueError names the shapes)."""
+    named = {k: as_real_array(v, k) for k, v in dict(epsilon=epsilon, delta=delta, **params).items()}
+    epsilon_values(named["epsilon"])
+    delta_values(named["delta"])
+    try:
+        shape = np.broadcast_shapes(*(a.shape for a in named.values()))
+    except ValueError:
+        given = ", ".join(f"{k} {a.shape}" for k, a in named.items())
+        raise ValueError(f"shapes do not broadcast together: {given}") from None
+    scalar = all(a.ndim == 0 for a in named.values())
+    eps = np.broadcast_to(named.pop("epsilon"), shape).ravel()
+    dlt = np.broadcast_to(named.pop("delta"), shape).ravel()
+    flat: dict[str, float | np.ndarray] = {
+        k: float(a) if a.ndim == 0 else np.broadcast_to(a, shape).ravel() for k, a in named.items()
+    }
+    return _Targets(eps, dlt, flat, shape, scalar)
+
+
+def _first(entry: AccountantEntry, parameter: str, start: float | None, targets: _Targets) -> tuple[np.ndarray, bool]:
+    """Per target, where bracketing starts, and whether that is the accountant's own estimate (its
+    ``calibration_start``, unless a ``start`` is given); otherwise ``start``, or 1."""
+    estimate = getattr(entry.factory, "calibration_start", None) if start is None else None
+    first: np.ndarray | None = None if estimate is None else estimate(parameter, targets.eps, targets.dlt, targets.flat)
+    if first is None:
+        return np.full(targets.eps.size, 1.0 if start is None else float(start)), False
+    return first, True
+
+
+def _blocks(entry: AccountantEntry, rest: np.ndarray) -> list[np.ndarray]:
+    """The targets ``rest`` in interleaved blocks: ``_BLOCKS`` where a point is real work (the registry's
+    ``max_chunk``: compositions, RDP orders, schedules), one where the accountant is a closed form (one
+    vectorized call costs it less than many)."""
+    count = min(_BLOCKS, rest.size) if entry.max_chunk is not None else min(1, rest.size)
+    return [rest[b::count] for b in range(count)]
+
+
+@dataclasses.dataclass(frozen=True)
+class _BlockSearch:
+    """How each block of targets is searched, from what the accountant's class offers: its coarse grids (a start
+    extrapolated from them, ``calibration_grids``), its directions apart (the upper side, ``calibration_directions``)
+    and its own threads (``workers``: one per block when blocks run side by side)."""
+
+    entry: AccountantEntry
+    parameter: str
+    spec: Calibratable
+    side: str
+    targets: _Targets
+    first: np.ndarray
+    step: float
+    ladder: list[tuple[float, dict[str, float]]]
+    split: Any
+    inner: int | None
+
+    @classmethod
+    def of(
+        cls,
+        entry: AccountantEntry,
+        parameter: str,
+        spec: Calibratable,
+        side: str,
+        targets: _Targets,
+        first: np.ndarray,
+        estimated: bool,
+        start: float | None,
+        threads: int,
+        blocks: int,
+    ) -> _BlockSearch:
+        # coarse grids move the search's start from an estimate's neighbourhood: not without an estimate (a target
+        # every value meets, epsilon ~1e308, would walk each coarse grid down to where it refuses)
+        grids = getattr(entry.factory, "calibration_grids", None) if start is None and estimated else None
+        # the upper side of an accountant whose directions can be evaluated apart (the PLD's remove and add)
+        split = getattr(entry.factory, "calibration_directions", None) if side == "upper" else None
+        takes_workers = "workers" in inspect.signature(entry.factory).parameters
+        inner = (1 if threads == 1 or blocks > 1 else threads) if takes_workers else None
+        ladder = [] if grids is None else grids(parameter, targets.flat)
+        step = NEAR_STEP if estimated else STEP
+        return cls(entry, parameter, spec, side, targets, first, step, ladder, split, inner)
+
+    def problem(self, bar: ProgressBar, block: np.ndarray, overrides: dict[str, float]) -> Problem:
+        """The search of the targets ``block`` on the grid ``overrides`` sets (none: the requested grid)."""
+        sub = {k: v[block] if isinstance(v, np.ndarray) else v for k, v in self.targets.flat.items()}
+        t = self.targets
+        made = Problem(
+            self.entry, self.parameter, self.spec, t.eps[block], t.dlt[block], {**sub, **overrides}, self.side
+        )
+        made.step, made.bar, made.inner_workers = self.step, bar, self.inner
+        evaluator = None if self.split is None else self.split(self.parameter, made.params)
+        if evaluator is not None:
+            made.directions = Directions(evaluator, made, np.log(self.step))
+        return made
+
+    def solve(self, bar: ProgressBar, block: np.ndarray, rtol: float) -> np.ndarray:
+        """The calibrated value of each target of ``block``: from the coarse grids' extrapolation where there are
+        some, else from ``first``."""
+        x, slope = from_coarse_grids(
+            lambda overrides: self.problem(bar, block, overrides), self.ladder, self.first[block]
+        )
+        fine = self.problem(bar, block, {})
+        fine.slope = slope
+        if slope is not None and fine.directions is not None:  # started from an extrapolation: its error is small
+            fine.directions.margin = np.full(block.size, SCREEN_MARGIN)
+        return fine.solve(x, rtol)
+
+
+def _solve_blocks(
+    solve: Callable[[np.ndarray], np.ndarray], blocks: list[np.ndarray], threads: int, flat_result: np.ndarray
+) -> None:
+    """``solve`` of each block into ``flat_result``, in ``threads`` threads, the caller's listener moved per block."""
+    if threads == 1 or len(blocks) <= 1:
+        for block in blocks:
+            flat_result[block] = solve(block)
+            progress_hook.advance(block.size)
+        return
+    # each block in a copy of the caller's context (its progress listener); the first failing
+    # block in block order raises, whichever thread finished first
+    with ThreadPoolExecutor(max_workers=min(threads, len(blocks))) as pool:
+        futures = [pool.submit(contextvars.copy_context().run, solve, block) for block in blocks]
+        sizes = {future: block.size for block, future in zip(blocks, futures)}
+        try:
+            for future in as_completed(futures):  # reported as blocks finish, until one fails
+                if future.exception() is not None:
+                    break
+                progress_hook.advance(sizes[future])
+            for block, future in zip(blocks, futures):
+                flat_result[block] = future.result()
+        finally:
+            for future in futures:
+                future.cancel()
+
+
+def _answer(flat_result: np.ndarray, targets: _Targets, spec: Calibratable) -> Any:
+    """The calibrated values in the targets' shape: rounds as integers (inf, uncapped, stays float), a float or an
+    int for scalar input."""
+    result = flat_result.reshape(targets.shape)
+    if spec.integer and np.isfinite(result).all():
+        return int(result) if targets.scalar else result.astype(np.int64)
+    return float(result) if targets.scalar else result
