@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal
 
@@ -47,8 +47,9 @@ from ..grid.near_one import NearOne
 from ..mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, subsampled_gaussian
 from ..reads import along_run
 from ..refine.calibration_start import calibration_grids, calibration_start
-from ..refine.controller import AccuracyNotMetWarning, Refinement, unmet_flags
 from ..refine.directional_delta import calibration_directions
+from ..refine.points import Refinement
+from ..refine.unmet import AccuracyNotMetWarning, unmet_flags
 from ..sampling import two_resolution
 
 # an evaluation point of SubsampledGaussianPLD: (sigma, sampling_rate, rounds, sensitivity)
@@ -153,13 +154,12 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
     (sigma, sampling_rate, rounds, sensitivity), discretized ``BATCH`` points per parallel C++ call.
 
     Grid: either a fixed ``value_discretization_interval`` h, or ``accuracy``: then each distinct point's
-    grid is refined (``refine.controller``, where the rules and their reasons are stated) until its
-    certified bracket is no wider than the tolerance at every argument, or until no grid within reach
-    narrows it further; the bounds returned are certified either way.  The tolerance:
+    grid is refined (``refine.points``, driven by ``refine.controller``; the rules and their reasons are
+    stated there) until its certified bracket is no wider than the tolerance at every argument, or until no
+    grid within reach narrows it further; the bounds returned are certified either way.  The tolerance:
 
     - ``.epsilon``: ``max(accuracy, relative_accuracy * eps)`` wide in epsilon (``relative_accuracy`` 0 by
-      default: ``accuracy`` absolute; G1's criterion, docs/references.md, is ``accuracy=1e-2,
-      relative_accuracy=1e-3``).  A bracket left wider is flagged in ``unmet`` (a boolean array of the
+      default: ``accuracy`` absolute).  A bracket left wider is flagged in ``unmet`` (a boolean array of the
       result's shape; None before any such call or without ``accuracy``) and counted in one
       ``AccuracyNotMetWarning``: certified, only wider than asked, where no grid within ``MAX_WINDOW`` and
       ``FINEST_INTERVAL`` narrows it (the round-off charges of many rounds at deltas near 1e-10).
@@ -301,39 +301,60 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
                 self.accuracy, self.delta_accuracy, self.tail, self._build, self._near_one, self.relative_accuracy
             )
             return refinement.refined(pts, xs, method, threads), {}
-        h, optimistic, shared = self.value_discretization_interval, bound != "upper", self._along_run
+        h, optimistic = self.value_discretization_interval, bound != "upper"
         wanted = set(pts)
         store = {k: v for k, v in self._plds.items() if k[:4] in wanted}
         self._build(store, pts, h, optimistic, threads, blocks=True)
         dists = [store[(*p, h, optimistic)] for p in pts]
-        # The upper side needs no composed PMF: read from the spectra where few frequencies live
-        # (direction_uppers), the same numbers alone and in a bracket.
-        workers = threads or None
-        sides: Sequence[tuple[np.ndarray | None, np.ndarray | None]]
-        if bound == "lower":  # read as the bracket reads its lower side (lower_values: spectral where few bins live)
-            sides = [(low, None) for low in lower_values(dists, method, xs, workers, shared)]
-        else:
-            uppers = direction_uppers(dists, method, xs, workers, shared)
-            sides = (
-                [(None, functools.reduce(np.maximum, u)) for u in uppers]
-                if bound == "upper"
-                else brackets(dists, method, xs, workers, uppers=uppers, shared_transform=shared)
-            )
-        out = []
-        for (point, x), (side_low, side_high) in zip(zip(pts, xs), sides):
-            lo, up = np.empty(x.size), np.empty(x.size)
-            if side_low is not None:
-                lo[:] = side_low
-            if side_high is not None:
-                up[:] = side_high
-            if method == "delta" and bound != "upper":  # bound="lower": no upper side to test, raise everywhere
-                lo = self._near_one.raised(point, x, lo, up if bound == "both" else np.ones(x.size))
-            if method == "delta":  # the complement's bracket near 1 (bound="lower": where the lower side is)
-                select = up if bound != "lower" else np.where(lo > constants.COMPLEMENT_ABOVE, 1.0, lo)
-                ((low, high),) = self._near_one.complement_brackets([point], [h], [x], [(lo, select)], threads)[0]
-                lo, up = (low if bound != "upper" else lo), (high if bound != "lower" else up)
-            out.append((lo, up))
+        sides = self._fixed_sides(dists, xs, bound, method, threads)
+        out = [
+            self._fixed_bracket(point, x, side_low, side_high, bound, method, h, threads)
+            for (point, x), (side_low, side_high) in zip(zip(pts, xs), sides)
+        ]
         return out, store if keep else {}
+
+    def _fixed_sides(
+        self, dists: list[PrivacyLossDistribution], xs: list[np.ndarray], bound: Bound, method: str, threads: int
+    ) -> Sequence[tuple[np.ndarray | None, np.ndarray | None]]:
+        """The sides ``bound`` asks of each composed PLD on the fixed grid (None for a side not asked).  The upper
+        side needs no composed PMF: read from the spectra where few frequencies live (``direction_uppers``), the
+        same numbers alone and in a bracket; the lower side alone is read as the bracket reads it
+        (``lower_values``: spectral where few bins live)."""
+        workers, shared = threads or None, self._along_run
+        if bound == "lower":
+            return [(low, None) for low in lower_values(dists, method, xs, workers, shared)]
+        uppers = direction_uppers(dists, method, xs, workers, shared)
+        if bound == "upper":
+            return [(None, functools.reduce(np.maximum, u)) for u in uppers]
+        return brackets(dists, method, xs, workers, uppers=uppers, shared_transform=shared)
+
+    def _fixed_bracket(
+        self,
+        point: Point,
+        x: np.ndarray,
+        side_low: np.ndarray | None,
+        side_high: np.ndarray | None,
+        bound: Bound,
+        method: str,
+        h: float,
+        threads: int,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """One point's (lower, upper) on the fixed grid from its sides; for delta, the lower side raised near 1
+        (``NearOne.raised``; bound="lower": no upper side to test, raised everywhere) and the bracket intersected
+        with the complement's (``NearOne.complement_brackets``; bound="lower": where the lower side is above
+        ``COMPLEMENT_ABOVE``)."""
+        lo, up = np.empty(x.size), np.empty(x.size)
+        if side_low is not None:
+            lo[:] = side_low
+        if side_high is not None:
+            up[:] = side_high
+        if method != "delta":
+            return lo, up
+        if bound != "upper":
+            lo = self._near_one.raised(point, x, lo, up if bound == "both" else np.ones(x.size))
+        select = up if bound != "lower" else np.where(lo > constants.COMPLEMENT_ABOVE, 1.0, lo)
+        ((low, high),) = self._near_one.complement_brackets([point], [h], [x], [(lo, select)], threads)[0]
+        return (low if bound != "upper" else lo), (high if bound != "lower" else up)
 
     def _pool_copy(self) -> SubsampledGaussianPLD:
         """What a pool's task needs (``_pool_task``): the settings, without the broadcast parameters,
@@ -354,9 +375,6 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         gaussian: Callable[[float, np.ndarray], tuple[np.ndarray, np.ndarray]],
         method: str,
     ) -> Result:
-        # The points are found among the parameters' own broadcast (self.sigma's shape), not over the full
-        # shape with the arguments' axes: a 10^6-point grid asked at 80 arguments each would stack 3e6 rows of
-        # four parameters (96 MB) and sort them, ~0.3 GB held for the whole call.
         (xa, _, _, _, _), shape, scalar = broadcast_shape(
             **{name: x},
             sigma=self.sigma,
@@ -367,6 +385,27 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         _validation.bound_side(bound)
         lower = np.empty(shape)
         upper = np.empty(shape)
+        flat_x, flat_lo, flat_up = np.broadcast_to(xa, shape).ravel(), lower.reshape(-1), upper.reshape(-1)
+        pending: list[tuple[Point, np.ndarray]] = []
+        closed = 0
+        for point, sel in self._point_rows(shape):
+            if point[1] == 1.0:  # q = 1: the Gaussian mechanism, in closed form
+                flat_lo[sel], flat_up[sel] = gaussian(math.sqrt(point[2]) * point[3] / point[0], flat_x[sel])
+                closed += sel.size
+                continue
+            pending.append((point, sel))
+        progress.advance(closed)
+        self._run_units(pending, flat_x, flat_lo, flat_up, bound, method)
+        if method == "epsilon" and self.accuracy is not None:
+            self.unmet = unmet_flags(lower, upper, self.accuracy, self.relative_accuracy)
+        return bound_result(lower, upper, bound, scalar)
+
+    def _point_rows(self, shape: tuple[int, ...]) -> Iterator[tuple[Point, np.ndarray]]:
+        """Each distinct point (sigma, q, rounds, sensitivity) with the flat positions of the result of ``shape``
+        that ask for it (a point no argument asks for, as with an empty argument array, left out).  The points are
+        found among the parameters' own broadcast (self.sigma's shape), not over the full shape with the
+        arguments' axes: a 10^6-point grid asked at 80 arguments each would stack 3e6 rows of four parameters
+        (96 MB) and sort them, ~0.3 GB held for the whole call."""
         points = np.stack([a.ravel() for a in (self.sigma, self.sampling_rate, self.rounds, self.sensitivity)], axis=1)
         unique, inverse = np.unique(points, axis=0, return_inverse=True)
         own = (1,) * (len(shape) - self.sigma.ndim) + self.sigma.shape
@@ -374,19 +413,23 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         order = np.argsort(point_of, kind="stable")
         bounds = np.searchsorted(point_of[order], np.arange(unique.shape[0] + 1))
         del points, inverse, point_of
-        flat_x, flat_lo, flat_up = np.broadcast_to(xa, shape).ravel(), lower.reshape(-1), upper.reshape(-1)
-        pending: list[tuple[Point, np.ndarray]] = []
-        closed = 0
         for i, (si, qi, ti, ci) in enumerate(unique):
             sel = order[bounds[i] : bounds[i + 1]]
-            if sel.size == 0:  # no argument asks for this point (an empty argument array)
-                continue
-            if qi == 1.0:
-                flat_lo[sel], flat_up[sel] = gaussian(math.sqrt(ti) * ci / si, flat_x[sel])
-                closed += sel.size
-                continue
-            pending.append(((float(si), float(qi), float(ti), float(ci)), sel))
-        progress.advance(closed)
+            if sel.size:
+                yield (float(si), float(qi), float(ti), float(ci)), sel
+
+    def _run_units(
+        self,
+        pending: list[tuple[Point, np.ndarray]],
+        flat_x: np.ndarray,
+        flat_lo: np.ndarray,
+        flat_up: np.ndarray,
+        bound: Bound,
+        method: str,
+    ) -> None:
+        """The brackets of the ``pending`` points (each with the flat positions asking for it) into ``flat_lo`` and
+        ``flat_up``, unit by unit (``work_units``: the points sharing a discretization), in this accountant's
+        threads or its caller's pool; the last unit's PLDs are kept."""
         units = work_units(
             pending,
             lambda point: (
@@ -419,8 +462,8 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
                 )
             else:
                 results = executor.map(run, units) if executor is not None else map(run, units)
-            for unit, (brackets, store) in zip(units, results):  # in order, in this thread
-                for (_, sel), (lo, up) in zip(unit, brackets):
+            for unit, (unit_brackets, store) in zip(units, results):  # in order, in this thread
+                for (_, sel), (lo, up) in zip(unit, unit_brackets):
                     flat_lo[sel], flat_up[sel] = lo, up
                 if unit is units[-1]:
                     self._plds = store  # memory: the last unit's PLDs only
@@ -428,9 +471,6 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         finally:
             if executor is not None:
                 executor.shutdown(wait=True, cancel_futures=True)
-        if method == "epsilon" and self.accuracy is not None:
-            self.unmet = unmet_flags(lower, upper, self.accuracy, self.relative_accuracy)
-        return bound_result(lower, upper, bound, scalar)
 
     def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
         """Certified upper bound on delta(epsilon) (``bound="lower"``: certified lower bound)."""

@@ -70,12 +70,8 @@ class NearOne:
         above = constants.COMPLEMENT_ABOVE
         out = list(brackets)
         taken: list[np.ndarray | None] = [None] * len(brackets)
-        groups: dict[tuple[float, float, float], list[int]] = {}
-        for i, (point, h, (_, up)) in enumerate(zip(points, hs, brackets)):
-            if h <= complement.MAX_INTERVAL and np.any(up > above):
-                groups.setdefault((point[0] / point[3], point[1], h), []).append(i)
         given = adds if adds is not None else [None] * len(brackets)
-        for key, members in groups.items():
+        for key, members in groups_above(points, hs, brackets, above).items():
             factors = self.factors(key)
             if not factors:
                 continue
@@ -118,3 +114,16 @@ class NearOne:
                 while len(self.complement_factors) > constants.COMPLEMENT_KEPT:
                     self.complement_factors.popitem(last=False)
         return factors
+
+
+def groups_above(
+    points: list[Point], hs: list[float], brackets: list[tuple[np.ndarray, np.ndarray]], above: float
+) -> dict[tuple[float, float, float], list[int]]:
+    """The brackets whose upper side is above ``above`` somewhere, on a grid the complement reads
+    (``complement.MAX_INTERVAL``), grouped by (sigma / sensitivity, q, h): the points that share complement
+    factors."""
+    groups: dict[tuple[float, float, float], list[int]] = {}
+    for i, (point, h, (_, up)) in enumerate(zip(points, hs, brackets)):
+        if h <= complement.MAX_INTERVAL and np.any(up > above):
+            groups.setdefault((point[0] / point[3], point[1], h), []).append(i)
+    return groups

@@ -9,12 +9,10 @@ the composed privacy loss tends to that of mu-GDP with
 Dong, Roth, Su, JRSS-B 2022, Cor. 5.4), and mu-GDP meets (eps, delta) exactly when
 mu = theta_radius(eps, delta) (paper 004, eq. 8).  Solved for sigma, rounds or q in closed form,
 that is where ``calibrate`` starts bracketing with small steps, instead of at 1 with factors 4,
-16, 256, ... (which evaluated 1e9 rounds, or sigma = 1/4, on the way: 12 s and 4 s of PLD
-composition for a handful of points).  Only the start: the answer is bracketed and checked on
-the PLD itself, so a poor estimate costs steps, never validity.  The approximation is
-optimistic for heavy-tailed losses (small sigma, few rounds): measured on 20 random G2 targets
-(q 1e-3 - 0.1, T 1e2 - 1e4, eps 1 - 8), 0.75 - 0.99 of the calibrated sigma.  With q = 1 the
-rounds are Gaussian and mu = sqrt(T) / s exactly.
+16, 256, ... (which pass through 1e9 rounds, or sigma = 1/4, on the way).  Only the start: the answer is
+bracketed and checked on the PLD itself, so a poor estimate costs steps, never validity.  The approximation is
+optimistic for heavy-tailed losses (small sigma, few rounds): there it falls below the calibrated sigma.
+With q = 1 the rounds are Gaussian and mu = sqrt(T) / s exactly.
 """
 
 from __future__ import annotations
@@ -66,11 +64,9 @@ def calibration_grids(parameter: str, params: Mapping[str, float | np.ndarray]) 
 
     Every grid's bound is certified, so the grids only move where the search on the requested grid
     starts, never what it accepts.  On grid h the calibrated log value lies about c h^2 from its
-    limit (the bracket of the connect-the-dots PLD shrinks like h^2, see ``SubsampledGaussianPLD
-    ._first_interval``; measured on 20 G2 targets, log sigma at h = 2e-3, 1e-3, 4e-4 is 7.7e-3,
-    1.9e-3, 2.9e-4 above its value at 1e-4), so two coarse answers extrapolate (Richardson) to the
-    requested grid, and a coarse evaluation costs about 1/20 of a fine one (window and cells scale
-    like 1/h).  None with ``accuracy=`` (the grid is chosen per point there) or where the requested
+    limit (the bracket of the connect-the-dots PLD shrinks like h^2, see ``grid_start.StartGrid``), so
+    two coarse answers extrapolate (Richardson) to the requested grid, and a coarse evaluation costs a fraction
+    of a fine one (window and cells scale like 1/h).  None with ``accuracy=`` (the grid is chosen per point there) or where the requested
     grid is already too coarse for two coarser grids below ``COARSEST_GRID``.
     """
     if parameter not in ("sigma", "rounds", "sampling_rate") or params.get("accuracy") is not None:

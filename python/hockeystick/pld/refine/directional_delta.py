@@ -15,9 +15,7 @@ U_r > target alone proves the target missed by every such bound.  ``calibrate`` 
   = 4 times coarser than the requested one (``dominated_direction.COARSENING``: 4 times fewer cells and
   transform points), serves every later trial above sigma_s.
 
-On the 20 G2 targets (q 10^U(-3,-1), T 10^U(2,4), eps U(1,8), delta 1e-5, h = 1e-4) the add
-direction is ~45 % of an evaluation on the requested grid, and its delta at the calibrated sigma is
-1e-13 - 7e-6 against the 1e-5 target.  Nothing here assumes which direction is larger: where the add
+Nothing here assumes which direction is larger: where the add
 direction leads, its screen misses the target and ``calibrate`` composes it on the requested grid at
 every trial that needs it, as without screens.
 """

@@ -7,7 +7,7 @@ AISTATS 2022, Sec. 5): eps = max(eps_remove, eps_add), so with certified bracket
     U_a <= lo_r  implies  eps_add <= lo_r <= eps_remove,  so  eps = eps_remove in [lo_r, up_r],
 
 and the add direction's own bracket is not needed.  For small sampling rates the remove direction
-is far ahead (W3: q = 1e-3, sigma = 0.8, 10^5 rounds, delta = 1e-5: eps_add <= 2.43, eps_remove >= 2.57),
+is far ahead (q = 1e-3, sigma = 0.8, 10^5 rounds, delta = 1e-5: eps_add <= 2.43, eps_remove >= 2.57),
 so U_a comes from the add direction's pessimistic PMF on a grid ``COARSENING`` = 4 times coarser (4 times
 fewer cells and transform points, no optimistic side; at h = 8.5e-5 its upper bound moves from 2.425 to
 2.432, against a margin of 0.14), and the add direction is not discretized on the fine grid at all.  Where the
@@ -31,7 +31,7 @@ clears, the add direction is neither discretized nor composed on the fine grid.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 
@@ -211,28 +211,15 @@ def delta_sides(
     that one discretization still serves every rounds value of the pair (a tail per rounds value would split it
     into one discretization per rounds value, costing more than the shorter windows save).
     """
-    workers = threads or None
     rounds_tails, windows = _shared_tails(points, settled, tail, accuracy)
+    compose = {"workers": threads or None, "direct_bins": direct_bins, "direct_min_charge": direct_min_charge}
     removes = _one_round(points, hs, rounds_tails, "remove", True, threads=threads, windows=windows)
-    compose_all(removes, True, workers=workers, direct_bins=direct_bins, direct_min_charge=direct_min_charge)
+    compose_all(removes, True, **compose)
     ups = [removes[i].composed(True)[0].delta(xs[i], threads) for i in range(len(points))]
     screens = _one_round(points, hs, tail, "add", False, COARSENING, threads, windows)
-    compose_all(screens, True, workers=workers, direct_bins=direct_bins, direct_min_charge=direct_min_charge)
+    compose_all(screens, True, **compose)
     bounds = [screen.composed(True)[0].delta(x, threads) for screen, x in zip(screens, xs)]
-    open_ = [i for i, (up, bound) in enumerate(zip(ups, bounds)) if not np.all(np.maximum(up, bound) < settled)]
-    lows: list[dict[int, tuple[GridPMF, np.ndarray]]] = [{} for _ in points]
-    for i, side in zip(
-        open_,
-        undominated_lower_sides(
-            [removes[i] for i in open_],
-            [[ups[i]] for i in open_],
-            lambda pmf, k: pmf.delta(xs[open_[k]], threads, envelope=False),
-            workers,
-            direct_bins,
-            direct_min_charge,
-        ),
-    ):
-        lows[i] = side
+    lows = _remove_lower_sides(removes, ups, bounds, xs, settled, threads, direct_bins, direct_min_charge)
     out: list[DeltaSides] = []
     rest = []
     for i, (screen, bound) in enumerate(zip(screens, bounds)):
@@ -246,8 +233,56 @@ def delta_sides(
         )
         if not cleared:
             rest.append(i)
-    if not rest:
-        return out
+    if rest:
+        _add_direction(out, rest, points, hs, xs, tail, windows, lows, threads, compose)
+    return out
+
+
+def _remove_lower_sides(
+    removes: list[PrivacyLossDistribution],
+    ups: list[np.ndarray],
+    bounds: list[np.ndarray],
+    xs: Sequence[np.ndarray],
+    settled: float,
+    threads: int,
+    direct_bins: bool,
+    direct_min_charge: float | None,
+) -> list[dict[int, tuple[GridPMF, np.ndarray]]]:
+    """``delta_sides``: per point, the remove direction's optimistic sides that can raise the lower bound
+    (``undominated_lower_sides``, charged lower values at ``xs[i]``), none where the upper side (the larger of
+    ``ups[i]`` and the screen's ``bounds[i]``) is below ``settled`` at every argument."""
+    open_ = [i for i, (up, bound) in enumerate(zip(ups, bounds)) if not np.all(np.maximum(up, bound) < settled)]
+    lows: list[dict[int, tuple[GridPMF, np.ndarray]]] = [{} for _ in removes]
+    for i, side in zip(
+        open_,
+        undominated_lower_sides(
+            [removes[i] for i in open_],
+            [[ups[i]] for i in open_],
+            lambda pmf, k: pmf.delta(xs[open_[k]], threads, envelope=False),
+            threads or None,
+            direct_bins,
+            direct_min_charge,
+        ),
+    ):
+        lows[i] = side
+    return lows
+
+
+def _add_direction(
+    out: list[DeltaSides],
+    rest: list[int],
+    points: Sequence[Point],
+    hs: Sequence[float],
+    xs: Sequence[np.ndarray],
+    tail: float,
+    windows: list[float],
+    lows: list[dict[int, tuple[GridPMF, np.ndarray]]],
+    threads: int,
+    compose: dict[str, Any],
+) -> None:
+    """``delta_sides``: the points ``rest`` whose screen did not clear, with the add direction discretized and
+    composed on the fine grid (its optimistic side where its upper values are not all at or below the remove
+    direction's lower ones) added to their entries of ``out``."""
     adds = _one_round(
         [points[i] for i in rest],
         [hs[i] for i in rest],
@@ -257,17 +292,16 @@ def delta_sides(
         threads=threads,
         windows=[windows[i] for i in rest],
     )
-    compose_all(adds, True, workers=workers, direct_bins=direct_bins, direct_min_charge=direct_min_charge)
+    compose_all(adds, True, **compose)
     add_ups = [add.composed(True)[0].delta(xs[i], threads) for add, i in zip(adds, rest)]
     needed = [[0] if not np.all(up <= lows[i][0][1]) else [] for up, i in zip(add_ups, rest)]
-    compose_all(adds, False, needed, workers, direct_bins, direct_min_charge)
+    compose_all(adds, False, needed, compose["workers"], compose["direct_bins"], compose["direct_min_charge"])
     for add, i, up, more in zip(adds, rest, add_ups, needed):
         pessimistic, uppers, sides = out[i]
         if more:
             pmf = cast(GridPMF, add._composed[False][0])  # composed just above
             sides = {**sides, 1: (pmf, pmf.delta(xs[i], threads, envelope=False))}
         out[i] = (pessimistic + [add.composed(True)[0]], uppers + [up], sides)
-    return out
 
 
 def delta_uppers(

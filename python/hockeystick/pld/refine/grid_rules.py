@@ -206,33 +206,71 @@ class NextGrid:
         tolerance or more, cannot be brought within it by refining; the others ask for
         h = sqrt((0.9 accuracy - f) / c), and the finest of those (at most 0.9 h) is taken.
         """
-        accuracy = self.accuracy
-        wide = width > accuracy
+        wide = width > self.accuracy
         if not wide.any():
             return None
         charged = self.charged(width, alone)
         if before is None or before[0] <= h:
-            asked: list[float] = [] if capped_h is None else [capped_h]
-            scaling = wide & ~capped & ~charged
-            if scaling.any():
-                worst = float(np.max(width[scaling]))
-                asked.append(h * (0.9 * math.sqrt(accuracy / worst) if math.isfinite(worst) else 0.5))
-            if asked and h > constants.FINEST_INTERVAL:
-                return self.rung(max(min(asked), constants.FINEST_INTERVAL))
-            return h if before is None and (wide & charged).any() else None
+            return self.first_step(h, width, wide, capped, capped_h, charged, before is None)
         if h <= constants.FINEST_INTERVAL:
             return None
-        h0, _, _, width0 = before
         if alone is not None:
-            was_capped = width0 >= cap * (1.0 - 1e-9)
-            finer = self.power_step(h, h0, width, width0, alone, wide & ~charged, was_capped, h0 > 0.5 * q)
-            # charge-limited arguments whose width fell from its cap to near the tolerance: one rung finer, their
-            # charges being known on one grid only (they need not stay as the grid shrinks)
-            near = width < constants.CAP_LEFT_WITHIN_TOLERANCES * accuracy
-            if (wide & charged & was_capped & near).any():
-                rung = self.rung(max(0.9 * h, constants.FINEST_INTERVAL))
-                finer = rung if finer is None else min(finer, rung)
-            return finer
+            return self.charged_step(h, width, before, wide, charged, alone, cap, q)
+        return self.fitted_step(h, width, before, wide)
+
+    def first_step(
+        self,
+        h: float,
+        width: np.ndarray,
+        wide: np.ndarray,
+        capped: np.ndarray,
+        capped_h: float | None,
+        charged: np.ndarray,
+        first: bool,
+    ) -> float | None:
+        """``next_interval`` where no fit through two grids exists: the finest of ``capped_h`` and
+        h 0.9 sqrt(accuracy / widest) over the arguments whose width scales like h^2 (on the ladder, at least
+        ``FINEST_INTERVAL``); where none asks, h again on the ``first`` grid if charge-limited arguments are too
+        wide (a recomposition with the direct bins), else None."""
+        asked: list[float] = [] if capped_h is None else [capped_h]
+        scaling = wide & ~capped & ~charged
+        if scaling.any():
+            worst = float(np.max(width[scaling]))
+            asked.append(h * (0.9 * math.sqrt(self.accuracy / worst) if math.isfinite(worst) else 0.5))
+        if asked and h > constants.FINEST_INTERVAL:
+            return self.rung(max(min(asked), constants.FINEST_INTERVAL))
+        return h if first and (wide & charged).any() else None
+
+    def charged_step(
+        self,
+        h: float,
+        width: np.ndarray,
+        before: Before,
+        wide: np.ndarray,
+        charged: np.ndarray,
+        alone: np.ndarray,
+        cap: np.ndarray,
+        q: float,
+    ) -> float | None:
+        """``next_interval`` where the part no grid removes is known (``alone``): ``power_step``, and one rung
+        finer for charge-limited arguments whose width fell from its cap to near the tolerance."""
+        h0, _, _, width0 = before
+        was_capped = width0 >= cap * (1.0 - 1e-9)
+        finer = self.power_step(h, h0, width, width0, alone, wide & ~charged, was_capped, h0 > 0.5 * q)
+        # charge-limited arguments whose width fell from its cap to near the tolerance: one rung finer, their
+        # charges being known on one grid only (they need not stay as the grid shrinks)
+        near = width < constants.CAP_LEFT_WITHIN_TOLERANCES * self.accuracy
+        if (wide & charged & was_capped & near).any():
+            rung = self.rung(max(0.9 * h, constants.FINEST_INTERVAL))
+            finer = rung if finer is None else min(finer, rung)
+        return finer
+
+    def fitted_step(self, h: float, width: np.ndarray, before: Before, wide: np.ndarray) -> float | None:
+        """``next_interval`` from a fit of width = c h^2 + f through the two grids, per argument still too wide
+        and narrowing (below ``STALLED`` of the last): those whose floor f is below half the tolerance ask
+        h = sqrt((0.9 accuracy - f) / c); the finest (at most 0.9 h, on the ladder), or None."""
+        h0, _, _, width0 = before
+        accuracy = self.accuracy
         hopeful = wide & (width < constants.STALLED * width0)
         if not hopeful.any():
             return None

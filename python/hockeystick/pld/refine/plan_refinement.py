@@ -18,7 +18,7 @@ Its constants (``constants.PLAN_*``, with their reasons) are read when a refinem
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,6 +26,7 @@ import numpy as np
 from ... import _core
 from ..compose.pmf import GridPMF
 from ..grid import constants
+from .controller import Step, refine
 from .grid_rules import Before, NextGrid
 
 _NONE = np.zeros(1, dtype=bool)
@@ -85,43 +86,89 @@ class GridRefinement:
         target: float,
     ) -> tuple[float, float]:
         """The (lower, upper) ``evaluate(h, hints)`` gives, intersected over the grids of the refinement (module
-        docstring): every grid's bracket is certified, so their intersection is.
+        docstring; the loop is ``controller.refine``): every grid's bracket is certified, so their intersection is.
 
         ``relative``: the width is (upper - lower) / upper (delta) rather than upper - lower (epsilon);
         ``target``: the width asked for.  ``hints`` is the bracket so far (empty on the first grid).
         """
-        rules = NextGrid(target, rung=float)  # the grids are aligned here, after the budget's floor
-        h = self.resolving(self.aligned(constants.PLAN_COARSEST_INTERVAL))
-        before: Before | None = None
-        hints: tuple[float, ...] = ()
-        while True:
-            lo, up = evaluate(h, hints)
-            if before is not None:
-                lo, up = max(lo, float(before[1][0])), min(up, float(before[2][0]))
-            hints = (lo, up)  # the next, finer grid's epsilon searches start from this bracket
-            width = (up - lo) / max(up, 1e-300) if relative else up - lo
-            if width <= target or h <= constants.PLAN_FINEST_INTERVAL:
-                return lo, up
-            widths = np.array([width])
-            # no argument capped, no charge known apart (the whole width follows the grid's law), no sampling
-            # rate: a width narrowing slower than the law is followed where its own law reaches the target soon
-            nxt = rules.next_interval(h, widths, before, _NONE, None, _NO_CHARGE, _NO_CAP)
-            if nxt is None:
-                return lo, up  # no finer grid narrows it: the rest of the width is no discretization
-            # Budget: the composed grid grows like 1/h; stop where the next one would exceed PLAN_MAX_POINTS.
-            points = max(pmf.p.size for pmf in self.composed(h))
-            floor = h * points / constants.PLAN_MAX_POINTS
-            if (
-                before is None
-                and nxt < h / constants.PLAN_PROBE_SHRINK**2
-                and points * constants.PLAN_PROBE_SHRINK**2 > constants.PLAN_PROBE_POINTS
-            ):
-                # A big first jump on the assumed h^2 law: probe a grid PLAN_PROBE_SHRINK times finer first, whose
-                # width measures the law (or shows a stall, a gap between a bound and a realizable pair).
-                nxt = h / constants.PLAN_PROBE_SHRINK
-            nxt = max(nxt, constants.PLAN_FINEST_INTERVAL, floor)
-            if nxt >= 0.95 * h:
-                return lo, up
-            before = (h, np.array([lo]), np.array([up]), widths)
-            aligned = self.aligned(nxt)
-            h = aligned if aligned >= floor else nxt
+        front = PlanFront(self, evaluate, relative, target)
+        refine(front)
+        return front.result
+
+
+class PlanFront:
+    """A plan's refinement as the refinement loop sees it (``controller.FrontEnd``): one point (0), its bracket
+    a pair of floats, aimed by ``NextGrid`` with the plan's first grid, finest grid, budget and probe."""
+
+    def __init__(
+        self,
+        grid: GridRefinement,
+        evaluate: Callable[[float, tuple[float, ...]], tuple[float, float]],
+        relative: bool,
+        target: float,
+    ):
+        self.grid = grid
+        self.evaluate = evaluate
+        self.relative = relative
+        self.target = target
+        self.rules = NextGrid(target, rung=float)  # the grids are aligned here, after the budget's floor
+        self.hints: tuple[float, ...] = ()  # the next, finer grid's epsilon searches start from this bracket
+        self.result: tuple[float, float] = (0.0, 0.0)
+
+    def first(self) -> dict[int, float]:
+        return {0: self.grid.resolving(self.grid.aligned(constants.PLAN_COARSEST_INTERVAL))}
+
+    def brackets(self, grids: dict[int, float], best: dict[int, Before]) -> Iterator[Step]:
+        h = grids[0]
+        lo, up = self.evaluate(h, self.hints)
+        yield 0, h, lo, up, None
+
+    @staticmethod
+    def intersect(lo: float, up: float, before: Before) -> tuple[float, float]:
+        return max(lo, float(before[1][0])), min(up, float(before[2][0]))
+
+    def width(self, i: int, lo: float, up: float) -> float:
+        self.hints = (lo, up)
+        return (up - lo) / max(up, 1e-300) if self.relative else up - lo
+
+    @staticmethod
+    def record(h: float, lo: float, up: float, width: float) -> Before:
+        return (h, np.array([lo]), np.array([up]), np.array([width]))
+
+    def done(self, i: int, lo: float, up: float) -> None:
+        self.result = (lo, up)
+
+    def next_grid(self, step: Step, width: float, before: Before | None) -> float | None:
+        """The next grid (None: the bracket stands): none once the width meets the target or the grid is
+        ``PLAN_FINEST_INTERVAL``; else ``NextGrid.next_interval``'s ask (no argument capped, no charge known apart:
+        the whole width follows the grid's law; no sampling rate), probed first where it is a big first jump
+        (``probed``), at least the finest grid and the budget's floor, and only if at most 0.95 h; aligned
+        (``GridRefinement.aligned``) unless that falls below the budget's floor."""
+        h = step[1]
+        if width <= self.target or h <= constants.PLAN_FINEST_INTERVAL:
+            return None
+        # a width narrowing slower than the law is followed where its own law reaches the target soon
+        nxt = self.rules.next_interval(h, np.array([width]), before, _NONE, None, _NO_CHARGE, _NO_CAP)
+        if nxt is None:
+            return None  # no finer grid narrows it: the rest of the width is no discretization
+        # Budget: the composed grid grows like 1/h; stop where the next one would exceed PLAN_MAX_POINTS.
+        points = max(pmf.p.size for pmf in self.grid.composed(h))
+        floor = h * points / constants.PLAN_MAX_POINTS
+        nxt = max(probed(nxt, h, points, before), constants.PLAN_FINEST_INTERVAL, floor)
+        if nxt >= 0.95 * h:
+            return None
+        aligned = self.grid.aligned(nxt)
+        return aligned if aligned >= floor else nxt
+
+
+def probed(nxt: float, h: float, points: int, before: Before | None) -> float:
+    """A big first jump on the assumed h^2 law (finer than h / ``PLAN_PROBE_SHRINK``^2 from a grid whose next one
+    would pass ``PLAN_PROBE_POINTS``): a grid ``PLAN_PROBE_SHRINK`` times finer first, whose width measures the law
+    (or shows a stall, a gap between a bound and a realizable pair); else ``nxt``."""
+    if (
+        before is None
+        and nxt < h / constants.PLAN_PROBE_SHRINK**2
+        and points * constants.PLAN_PROBE_SHRINK**2 > constants.PLAN_PROBE_POINTS
+    ):
+        return h / constants.PLAN_PROBE_SHRINK
+    return nxt

@@ -17,6 +17,7 @@ from ..grid import constants
 from ..grid.grid_start import Point, StartGrid, loss_span, windows_within_budget
 from . import dominated_direction
 from .bracket_width import bracket_width, offset_rows
+from .dominated_direction import DeltaSides
 
 # a composed PLD's key: its point, its grid h, and whether its optimistic side was built
 PLDKey = tuple[float, float, float, float, float, bool]
@@ -181,51 +182,11 @@ class StepBrackets:
         compositions recompute their low-frequency bins directly, in rows from an estimated charge of ``charge``
         (``batches``)."""
         if method == "epsilon":
-            return [
-                (lo, up, np.zeros((2,) + lo.shape), None)
-                for lo, up in dominated_direction.epsilon_brackets(
-                    [points[i] for i in batch],
-                    [step[i] for i in batch],
-                    [xs[i] for i in batch],
-                    self.tail,
-                    threads,
-                    self.accuracy,
-                    direct,
-                    charge,
-                )
-            ]
+            return self.epsilon_brackets(batch, points, step, xs, threads, direct, charge)
         if self.delta_accuracy == "epsilon":
-            # the add direction screened on a coarse grid (``dominated_direction.delta_sides``)
-            parts = dominated_direction.delta_sides(
-                [points[i] for i in batch],
-                [step[i] for i in batch],
-                [xs[i] for i in batch],
-                self.tail,
-                threads,
-                direct,
-                0.1 * constants.DELTA_FLOOR,
-                constants.DELTA_FLOOR,
-                self.accuracy,
-                charge,
-            )
+            parts = self.screened_parts(batch, points, step, xs, threads, direct, charge)
         else:
-            store: dict[PLDKey, PrivacyLossDistribution] = {}
-            for h in sorted({step[i] for i in batch}, reverse=True):
-                self.build(store, [points[i] for i in batch if step[i] == h], h, threads=threads)
-            dists = [store[(*points[i], step[i], True)] for i in batch]
-            compose_all(dists, True, workers=threads or None, direct_bins=direct, direct_min_charge=charge)
-            uppers = [[pmf.delta(xs[i], threads) for pmf in dist.composed(True)] for i, dist in zip(batch, dists)]
-            # The optimistic sides that can raise the lower bound (``undominated_lower_sides``), each with its
-            # charged lower value at the point's arguments (no suffix maxima: ``delta_bracket`` adds them).
-            sides = undominated_lower_sides(
-                dists,
-                uppers,
-                lambda pmf, k: pmf.delta(xs[batch[k]], threads, envelope=False),
-                threads or None,
-                direct,
-                charge,
-            )
-            parts = [(dist.composed(True), ups, side) for dist, ups, side in zip(dists, uppers, sides)]
+            parts = self.composed_parts(batch, points, step, xs, threads, direct, charge)
         # per argument, the fixed part of the direction whose upper side is the bound (not the largest over
         # directions: one direction's mass at +infinity is no part of a bound the other one sets)
         return [
@@ -243,6 +204,88 @@ class StepBrackets:
             )
             for i, (pess, ups, side) in zip(batch, parts)
         ]
+
+    def epsilon_brackets(
+        self,
+        batch: list[int],
+        points: list[Point],
+        step: dict[int, float],
+        xs: list[np.ndarray],
+        threads: int,
+        direct: bool,
+        charge: float | None,
+    ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]]:
+        """``.epsilon``'s brackets (``brackets``): the add direction screened on a coarse grid
+        (``dominated_direction.epsilon_brackets``), no fixed part (zeros), no add-direction upper side."""
+        return [
+            (lo, up, np.zeros((2,) + lo.shape), None)
+            for lo, up in dominated_direction.epsilon_brackets(
+                [points[i] for i in batch],
+                [step[i] for i in batch],
+                [xs[i] for i in batch],
+                self.tail,
+                threads,
+                self.accuracy,
+                direct,
+                charge,
+            )
+        ]
+
+    def screened_parts(
+        self,
+        batch: list[int],
+        points: list[Point],
+        step: dict[int, float],
+        xs: list[np.ndarray],
+        threads: int,
+        direct: bool,
+        charge: float | None,
+    ) -> list[DeltaSides]:
+        """``delta_accuracy="epsilon"``: the add direction screened on a coarse grid
+        (``dominated_direction.delta_sides``; below a tenth of DELTA_FLOOR the screen's upper side stands for the
+        add direction's)."""
+        return dominated_direction.delta_sides(
+            [points[i] for i in batch],
+            [step[i] for i in batch],
+            [xs[i] for i in batch],
+            self.tail,
+            threads,
+            direct,
+            0.1 * constants.DELTA_FLOOR,
+            constants.DELTA_FLOOR,
+            self.accuracy,
+            charge,
+        )
+
+    def composed_parts(
+        self,
+        batch: list[int],
+        points: list[Point],
+        step: dict[int, float],
+        xs: list[np.ndarray],
+        threads: int,
+        direct: bool,
+        charge: float | None,
+    ) -> list[DeltaSides]:
+        """The relative ``.delta`` rule: the batch's PLDs built (``build``, coarsest grid first) and composed
+        together, each direction's pessimistic PMF and certified upper values, and the optimistic sides that can
+        raise the lower bound (``undominated_lower_sides``), each with its charged lower value at the point's
+        arguments (no suffix maxima: ``delta_bracket`` adds them)."""
+        store: dict[PLDKey, PrivacyLossDistribution] = {}
+        for h in sorted({step[i] for i in batch}, reverse=True):
+            self.build(store, [points[i] for i in batch if step[i] == h], h, threads=threads)
+        dists = [store[(*points[i], step[i], True)] for i in batch]
+        compose_all(dists, True, workers=threads or None, direct_bins=direct, direct_min_charge=charge)
+        uppers = [[pmf.delta(xs[i], threads) for pmf in dist.composed(True)] for i, dist in zip(batch, dists)]
+        sides = undominated_lower_sides(
+            dists,
+            uppers,
+            lambda pmf, k: pmf.delta(xs[batch[k]], threads, envelope=False),
+            threads or None,
+            direct,
+            charge,
+        )
+        return [(list(dist.composed(True)), ups, side) for dist, ups, side in zip(dists, uppers, sides)]
 
     def delta_bracket(
         self,

@@ -1,0 +1,260 @@
+"""The ``accuracy=`` refinement of ``SubsampledGaussianPLD`` and its kin: many points, each refined on its own grid
+ladder, driven by the refinement loop (``controller.refine``): per point, grids from its first (``grid_start``)
+through the next ones the rules ask (``grid_rules``), each step's brackets (``step_brackets``), near delta = 1
+with the affinity and complement bounds (``near_one``), until every argument meets ``accuracy`` or no grid
+narrows it further."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+
+from ..grid.grid_start import Point, StartGrid, loss_span, windows_within_budget, within_window
+from ..grid.near_one import NearOne
+from ..reads.epsilon_width import LEFT_FRACTIONS, RIGHT_OFFSETS
+from .bracket_width import bracket_width, offset_rows
+from .controller import Step, refine
+from .grid_rules import Before, NextGrid, least
+from .step_brackets import Build, StepBrackets
+
+# one unit of a refinement step: its points, whether it composes direct bins, from what charge, and whether it
+# recomposes the complement alone
+Unit = tuple[list[int], bool, "float | None", bool]
+# a point's bracket on a grid as ``StepBrackets.brackets`` gives it: (lower, upper, fixed part, add upper side)
+Found = tuple[np.ndarray, np.ndarray, np.ndarray, "np.ndarray | None"]
+
+
+class Refinement:
+    """Refines points to ``accuracy`` (``delta_accuracy``: the ``.delta`` criterion, "relative" or "epsilon";
+    ``relative_accuracy``: ``.epsilon``'s tolerance grows to relative_accuracy eps), truncations sized by ``tail``,
+    PLDs built by ``build`` (the accountant's), delta near 1 read by ``near_one``."""
+
+    def __init__(
+        self,
+        accuracy: float,
+        delta_accuracy: str,
+        tail: float,
+        build: Build,
+        near_one: NearOne,
+        relative_accuracy: float = 0.0,
+    ):
+        self.accuracy = accuracy
+        self.relative_accuracy = relative_accuracy  # .epsilon: the tolerance max(accuracy, relative_accuracy eps)
+        self.delta_accuracy = delta_accuracy
+        self.start = StartGrid(accuracy, delta_accuracy, relative_accuracy)
+        self.rules = NextGrid(accuracy)
+        self.steps = StepBrackets(accuracy, delta_accuracy, tail, build)
+        self.near_one = near_one
+
+    def refined(
+        self, points: list[Point], xs: list[np.ndarray], method: str, threads: int = 0
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per point, the certified (lower, upper) at its arguments on a grid that meets ``accuracy``
+        (or on which the bracket stopped narrowing).
+
+        Starts at ``StartGrid.first`` (of the point and its arguments); a point still too wide moves to
+        h 0.9 sqrt(accuracy / width) (the bracket shrinks about like h^2), so it lands near the coarsest
+        adequate grid in one or two steps instead of halving through every level; each step is at most 0.9 h
+        (down to FINEST_INTERVAL), save one recomposition of the same grid with direct bins for charge-limited
+        arguments (``NextGrid.next_interval``).
+
+        A point keeps, per argument, the intersection of the brackets of all its grids (``controller``).
+        An argument still too wide drives the next step only while its width keeps narrowing, each step below
+        ``STALLED`` of the last: otherwise its width is set by what no grid removes (the window's round-off and
+        tail charges, the mass at +infinity), so a finer grid would only cost time; the point is done when no
+        argument drives it.  The points of one step are discretized in one batch and composed in batches whose
+        estimated windows fit ``BUDGET`` points; each batch is evaluated and dropped at once, so memory stays
+        bounded however fine a refinement goes.
+
+        ``delta_accuracy="epsilon"``: each point's arguments are followed by the same arguments
+        shifted by each of ``RIGHT_OFFSETS``, then by minus each of ``LEFT_FRACTIONS`` times ``accuracy``
+        (floored at 0): the upper bounds to the right and the lower bounds to the left certify the epsilon width
+        (``bracket_width``, ``offset_rows``); only the point's own arguments drive the refinement and are
+        returned.  ``threads``: the OpenMP and scipy.fft threads of the C++ calls (0: all cores).
+        """
+        front = PointsFront(self, points, xs, method, threads)
+        refine(front)
+        return [c for c in front.chosen if c is not None]  # every point ends with a bracket
+
+
+def with_offsets(xs: list[np.ndarray], accuracy: float) -> list[np.ndarray]:
+    """Each point's arguments followed by the same shifted by each of ``RIGHT_OFFSETS``, then by minus each of
+    ``LEFT_FRACTIONS`` times ``accuracy`` (floored at 0): ``delta_accuracy="epsilon"``'s rows (``offset_rows``)."""
+    lefts = [f * accuracy for f in LEFT_FRACTIONS]
+    return [np.concatenate([x] + [x + d for d in RIGHT_OFFSETS] + [np.maximum(x - d, 0.0) for d in lefts]) for x in xs]
+
+
+class PointsFront:
+    """One ``Refinement.refined`` call as the refinement loop sees it (``controller.FrontEnd``): its points, their
+    arguments, and what its steps keep between them."""
+
+    def __init__(self, refinement: Refinement, points: list[Point], xs: list[np.ndarray], method: str, threads: int):
+        self.r = refinement
+        self.points = points
+        self.method = method
+        self.threads = threads
+        self.by_epsilon = method == "delta" and refinement.delta_accuracy == "epsilon"
+        self.own = [x.size for x in xs]
+        self.xs = with_offsets(xs, refinement.accuracy) if self.by_epsilon else xs
+        self.chosen: list[tuple[np.ndarray, np.ndarray] | None] = [None] * len(points)
+        # points that start below their sampling rate instead of on a blind grid (``StartGrid.below_rate_start``)
+        self.below_rate: set[int] = set()
+        # points whose arguments still too wide all took the complement's bracket
+        # (``NearOne.complement_brackets``): their next grid recomposes the complement alone, the composed PMFs'
+        # bracket standing from the record of their last grid
+        self.only: set[int] = set()
+        self.next_only: set[int] = set()
+        self.add_upper: dict[int, np.ndarray] = {}  # the least add-direction upper side over a point's grids
+
+    # --- the first grids ---------------------------------------------------------------------------------------
+
+    def first(self) -> dict[int, float]:
+        """Each point's first grid (``StartGrid.first``, within ``MAX_WINDOW``), less the points that would start
+        below their sampling rate and settle on their span grid (``StepBrackets.settled_uppers``: done there)."""
+        points, xs, own, start = self.points, self.xs, self.own, self.r.start
+        step = {i: within_window(points[i], start.first(points[i], xs[i], self.method)) for i in range(len(points))}
+        self.below_rate = {i for i, h in step.items() if self.by_epsilon and h < start.span_start(points[i])}
+        # settled by their own arguments (delta is larger at the left ones, smaller at the right ones)
+        right_xs = [x[: offset_rows(x.size, n)[0].stop] for x, n in zip(xs, own)]
+        for i, up in self.r.steps.settled_uppers(sorted(self.below_rate), points, right_xs, self.threads).items():
+            self.chosen[i] = (np.zeros(own[i]), up[: own[i]])
+            del step[i]
+        return step
+
+    # --- one step's brackets -----------------------------------------------------------------------------------
+
+    def units(self, step: dict[int, float], best: dict[int, Before]) -> list[Unit]:
+        """The units of one step: the batches of ``StepBrackets.batches`` (less the points that recompose the
+        complement alone), then those points' batches."""
+        steps, only = self.r.steps, self.only
+        charges = {} if self.method == "delta" else steps.round_off_charges(step, self.xs, self.own)
+        units: list[Unit] = [
+            (batch, direct, charge, False)
+            for batch, direct, charge in steps.batches(
+                {i: h for i, h in step.items() if i not in only}, self.points, best, self.below_rate, charges
+            )
+        ]
+        spans = [(i, loss_span(*self.points[i]) / step[i]) for i in sorted(only)]
+        return units + [(batch, True, None, True) for batch in windows_within_budget(spans)]
+
+    def brackets(self, grids: dict[int, float], best: dict[int, Before]) -> Iterator[Step]:
+        """Each point's bracket on its grid, unit by unit (every unit computed once the points of the one before
+        are done); the rules read besides: the bracket's fixed part, where the complement's bracket was taken
+        (None: nowhere) and whether the unit composed direct bins."""
+        self.only, self.next_only = self.next_only, set()
+        for batch, direct, charge, complement_only in self.units(grids, best):
+            found = self.found(batch, grids, best, direct, charge, complement_only)
+            sides = [(np.asarray(lo, dtype=np.float64), np.asarray(up, dtype=np.float64)) for lo, up, _, _ in found]
+            taken: list[np.ndarray | None] = [None] * len(batch)
+            if self.method == "delta":
+                sides, taken, found = self.near_one_sides(batch, grids, found, sides, complement_only)
+            for i, (lo, up), (_, _, fixed, _), near in zip(batch, sides, found, taken):
+                yield i, grids[i], lo, up, (fixed, near, direct)
+
+    def found(
+        self,
+        batch: list[int],
+        step: dict[int, float],
+        best: dict[int, Before],
+        direct: bool,
+        charge: float | None,
+        complement_only: bool,
+    ) -> list[Found]:
+        """One unit's brackets (``StepBrackets.brackets``; a unit recomposing the complement alone: the brackets
+        recorded on its points' last grids), each grid's add-direction upper side folded into ``add_upper``."""
+        if complement_only:
+            found = [(best[i][1], best[i][2], np.zeros((2, self.xs[i].size)), self.add_upper.get(i)) for i in batch]
+        else:
+            found = self.r.steps.brackets(
+                batch, self.points, step, self.xs, self.method, best, self.own, self.threads, direct, charge
+            )
+        for i, (_, _, _, add) in zip(batch, found):  # every grid's add-direction upper side holds
+            if add is not None:
+                self.add_upper[i] = add if i not in self.add_upper else np.minimum(add, self.add_upper[i])
+        return found
+
+    def near_one_sides(
+        self,
+        batch: list[int],
+        step: dict[int, float],
+        found: list[Found],
+        sides: list[tuple[np.ndarray, np.ndarray]],
+        complement_only: bool,
+    ) -> tuple[list[tuple[np.ndarray, np.ndarray]], list[np.ndarray | None], list[Found]]:
+        """Delta near 1: the lower sides raised to the affinity bound (``NearOne.raised``; not on a complement-only
+        unit, whose sides were raised on their grid), the brackets intersected with the complement's
+        (``NearOne.complement_brackets``), and, where that was taken, the fixed part cleared."""
+        points, xs, near_one = self.points, self.xs, self.r.near_one
+        if not complement_only:
+            sides = [(near_one.raised(points[i], xs[i], lo, up), up) for i, (lo, up) in zip(batch, sides)]
+        sides, taken = near_one.complement_brackets(
+            [points[i] for i in batch],
+            [step[i] for i in batch],
+            [xs[i] for i in batch],
+            sides,
+            self.threads,
+            [self.add_upper.get(i) for i in batch],
+        )
+        # where the complement's bracket was taken, the composed PMFs' fixed parts no longer bound the gap: it
+        # narrows with the grid (``NextGrid.charge_width`` then leaves those arguments to it)
+        found = [
+            (lo, up, fixed if n is None else np.where(n, 0.0, fixed), add)
+            for (lo, up, fixed, add), n in zip(found, taken)
+        ]
+        return sides, taken, found
+
+    # --- a bracket, its width, the next grid --------------------------------------------------------------------
+
+    @staticmethod
+    def intersect(lo: np.ndarray, up: np.ndarray, before: Before) -> tuple[np.ndarray, np.ndarray]:
+        return np.maximum(lo, before[1]), np.minimum(up, before[2])
+
+    def width(self, i: int, lo: np.ndarray, up: np.ndarray) -> np.ndarray:
+        r = self.r
+        return bracket_width(
+            r.delta_accuracy, self.method, self.xs[i], lo, up, self.own[i], r.accuracy, r.relative_accuracy
+        )
+
+    @staticmethod
+    def record(h: float, lo: np.ndarray, up: np.ndarray, width: np.ndarray) -> Before:
+        return (h, lo, up, width)
+
+    def done(self, i: int, lo: np.ndarray, up: np.ndarray) -> None:
+        self.chosen[i] = (lo[: self.own[i]], up[: self.own[i]])
+
+    def next_grid(self, step: Step, width: np.ndarray, before: Before | None) -> float | None:
+        """The grid a point asks next (``asked``), within ``MAX_WINDOW``; None where no finer grid fits it, or
+        where it asks its own grid again after a unit that composed direct bins (the same grid again would only
+        add the direct bins it had).  A point that goes on with every argument still too wide on the complement's
+        bracket recomposes the complement alone on its next grid."""
+        i, h, _, _, (_, near, direct) = step
+        finer = self.asked(step, width, before)
+        if finer is not None and finer < h:
+            finer = within_window(self.points[i], finer)
+            finer = finer if finer < h else None  # no finer grid fits MAX_WINDOW: this bracket stands
+        if finer == h and direct:
+            finer = None  # the same grid again only adds the direct bins this one had
+        accuracy = self.r.accuracy
+        if finer is not None and near is not None and np.all(near[: self.own[i]][width > accuracy]):
+            self.next_only.add(i)
+        return finer
+
+    def asked(self, step: Step, width: np.ndarray, before: Before | None) -> float | None:
+        """The grid rules' ask for a point (``NextGrid``): the charge-limited arguments, the capped ones and (the
+        first step under ``delta_accuracy="epsilon"``) the offset-limited ones, then ``next_interval``."""
+        i, h, lo, up, (fixed, _, _) = step
+        rules, x, own, q = self.r.rules, self.xs[i], self.own[i], self.points[i][1]
+        by_epsilon = self.by_epsilon
+        alone = rules.charge_width(by_epsilon, x, lo, up, fixed, own, q, h)
+        charged = rules.charged(width, alone)
+        capped, blind = rules.capped_without_chord(by_epsilon, x, lo, width, q, h, own, charged)
+        capped_h = rules.capped_interval(h, x, lo, up, width, own, capped, blind, q)
+        if by_epsilon and (before is None or before[0] <= h):  # a first step: the widths' rule
+            limited, limited_h = rules.offset_limited(h, x, lo, up, width, own, capped | charged)
+            capped, capped_h = capped | limited, least(capped_h, limited_h)
+        if self.method == "epsilon" and before is not None and np.any(before[1][before[3] > self.r.accuracy] == 0):
+            # the grid before left a lower epsilon 0 where too wide (blind: its width was the upper side's alone),
+            # so no law is fitted through it: the next grid is asked as a first one's
+            before = None
+        return rules.next_interval(h, width, before, capped, capped_h, alone, x[:own], q)
