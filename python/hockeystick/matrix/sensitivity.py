@@ -316,61 +316,94 @@ def l2_sensitivity(strategy: Strategy, rounds: int, schema: Participation) -> Se
 
 
 def _l2_sensitivity(strategy: Strategy, rounds: int, schema: Participation) -> Sensitivity:
-    """``l2_sensitivity`` on checked arguments."""
+    """``l2_sensitivity`` on checked arguments: the first method that applies, from the exact closed forms
+    (Toeplitz, orthogonal columns, X >= 0 in every round) to the enumeration of patterns and the row bound."""
     toeplitz = _toeplitz(strategy, rounds, schema)
     if toeplitz is not None:
         return toeplitz
     gram = _gram(strategy, rounds)
     b, k = schema.separation, schema.participations(rounds)
-    terms = k * k + 2  # the pattern sums, and the one rounding of each bound entry
-
     orthogonal = k == 1 or _orthogonal_beyond(gram, b)  # one participation: no cross terms at all
     if orthogonal and not schema.fixed:
-        value, pattern = best_separated_pattern(np.diag(gram.high), b, k)
-        low = widen_down(float(np.diag(gram.low)[list(pattern)].sum()), gram.gamma(k + 2)) if pattern else 0.0
-        return _result(
-            widen_up(value, gram.gamma(k + 2)),
-            low,
-            "exact",
-            "columns >= b apart orthogonal: best separated selection of the diagonal of X",
-            pattern,
-        )
+        return _orthogonal_diagonal(gram, b, k)
     if gram.nonnegative and not schema.fixed and b == 1 and k == rounds:
-        everything = tuple(range(rounds))  # X >= 0: adding a round never lowers 1^T X 1
-        square_down, pattern = _lower_side(gram, everything, terms, rounds, schema)
-        return _result(
-            widen_up(_pattern_sum(gram.high, everything), gram.gamma(terms)),
-            square_down,
-            "exact",
-            "X >= 0, every round: 1^T X 1",
-            pattern,
-        )
-
-    if schema.fixed:
-        candidates: list[tuple[int, ...]] = [tuple(int(i) for i in p) for p in schema.fixed_patterns(rounds)]
-        exhaustive = True
-    elif count_patterns(rounds, b, k, MAX_ENUMERATED) <= MAX_ENUMERATED:
-        candidates = list(patterns(rounds, b, k))
-        exhaustive = True
-    else:
-        candidates = []
-        exhaustive = False
-
+        return _every_round(gram, rounds, schema, k)
     # within a fixed-epoch pattern of orthogonal columns the cross terms vanish: the diagonal alone, exactly
     bound = np.diag(np.diag(gram.high)) if orthogonal else gram.high if gram.nonnegative else gram.absolute
-    exact = orthogonal or gram.nonnegative
-    if exhaustive:
-        sums = [_pattern_sum(bound, p) for p in candidates]
-        best = int(np.argmax(sums))
-        square_up = widen_up(sums[best], gram.gamma(terms))
-        method = f"every pattern of the schema ({len(candidates)}): max of 1^T X 1 over the pattern" + (
-            "" if exact else " with |X| (X has negative entries)"
-        )
-        square_down, pattern = _lower_side(gram, candidates[best], terms, rounds, schema)
-        attained = gram.exact and square_down == square_up  # a realizable pattern reaches the |X| bound
-        kind: Kind = "exact" if exact or attained else "upper bound"
-        return _result(square_up, square_down, kind, method, pattern)
+    candidates = _candidate_patterns(rounds, schema, b, k)
+    if candidates is not None:
+        return _best_enumerated(gram, bound, candidates, orthogonal or gram.nonnegative, rounds, schema, k)
+    return _row_bound(strategy, gram, bound, rounds, schema, k)
 
+
+def _orthogonal_diagonal(gram: _Gram, b: int, k: int) -> Sensitivity:
+    """Columns >= b apart orthogonal: the best separated selection of the diagonal of X, exactly."""
+    value, pattern = best_separated_pattern(np.diag(gram.high), b, k)
+    low = widen_down(float(np.diag(gram.low)[list(pattern)].sum()), gram.gamma(k + 2)) if pattern else 0.0
+    return _result(
+        widen_up(value, gram.gamma(k + 2)),
+        low,
+        "exact",
+        "columns >= b apart orthogonal: best separated selection of the diagonal of X",
+        pattern,
+    )
+
+
+def _every_round(gram: _Gram, rounds: int, schema: Participation, k: int) -> Sensitivity:
+    """X >= 0 and every round allowed: adding a round never lowers 1^T X 1, so every round is the worst pattern."""
+    everything = tuple(range(rounds))
+    square_down, pattern = _lower_side(gram, everything, _terms(k), rounds, schema)
+    return _result(
+        widen_up(_pattern_sum(gram.high, everything), gram.gamma(_terms(k))),
+        square_down,
+        "exact",
+        "X >= 0, every round: 1^T X 1",
+        pattern,
+    )
+
+
+def _terms(k: int) -> int:
+    """The roundings in one bound entry: the pattern sums, and the one rounding of each bound entry."""
+    return k * k + 2
+
+
+def _candidate_patterns(rounds: int, schema: Participation, b: int, k: int) -> list[tuple[int, ...]] | None:
+    """Every participation pattern of the schema, or None if there are more than ``MAX_ENUMERATED``."""
+    if schema.fixed:
+        return [tuple(int(i) for i in p) for p in schema.fixed_patterns(rounds)]
+    if count_patterns(rounds, b, k, MAX_ENUMERATED) <= MAX_ENUMERATED:
+        return list(patterns(rounds, b, k))
+    return None
+
+
+def _best_enumerated(
+    gram: _Gram,
+    bound: np.ndarray,
+    candidates: list[tuple[int, ...]],
+    exact: bool,
+    rounds: int,
+    schema: Participation,
+    k: int,
+) -> Sensitivity:
+    """The largest 1^T X 1 over every pattern (on |X| where X has negative entries)."""
+    terms = _terms(k)
+    sums = [_pattern_sum(bound, p) for p in candidates]
+    best = int(np.argmax(sums))
+    square_up = widen_up(sums[best], gram.gamma(terms))
+    method = f"every pattern of the schema ({len(candidates)}): max of 1^T X 1 over the pattern" + (
+        "" if exact else " with |X| (X has negative entries)"
+    )
+    square_down, pattern = _lower_side(gram, candidates[best], terms, rounds, schema)
+    attained = gram.exact and square_down == square_up  # a realizable pattern reaches the |X| bound
+    kind: Kind = "exact" if exact or attained else "upper bound"
+    return _result(square_up, square_down, kind, method, pattern)
+
+
+def _row_bound(
+    strategy: Strategy, gram: _Gram, bound: np.ndarray, rounds: int, schema: Participation, k: int
+) -> Sensitivity:
+    """Too many patterns to enumerate: the best pattern per row, then of rows (and a tree's level bound)."""
+    b = schema.separation
     rows = max_separated_sum(bound, b, k)
     value, pattern = best_separated_pattern(rows, b, k)
     square_up = widen_up(value, compose(gram.gamma(k + 2), gram.gamma(k + 2)))
@@ -381,7 +414,7 @@ def _l2_sensitivity(strategy: Strategy, rounds: int, schema: Participation) -> S
         levels = float(tree_level_bound(rounds, strategy.restart_every, schema))
         if levels < square_up:
             square_up, method = levels, "sum over the tree's levels of each level's largest squared counts"
-    square_down, pattern = _lower_side(gram, pattern, terms, rounds, schema)
+    square_down, pattern = _lower_side(gram, pattern, _terms(k), rounds, schema)
     if gram.exact and square_down == square_up:  # a realizable pattern attains the proved bound
         return _result(square_up, square_down, "exact", method + ", attained by a pattern", pattern)
     return _result(square_up, square_down, "upper bound", method, pattern)
