@@ -201,7 +201,7 @@ def test_masses_to_ten_ulps():
     sigma, s = 3.7, 2
     offset, p, _ = _masses(sigma, s)
     ours, _ = dg.discrete_gaussian_pair(sigma, s)
-    d = dg._half_width(sigma)
+    d = (dg.outcomes(sigma, s) - s - 1) // 2  # the window's half-width D: s + 2D + 1 outcomes
     start = -d - offset
     for i, m in enumerate(ours[:-2]):
         if m >= finite_atoms.SMALLEST_NORMAL:

@@ -41,10 +41,10 @@ EVENTS = [
 @pytest.mark.parametrize("event", EVENTS)
 def test_rdp_parity_with_dp_accounting(event):
     theirs = RdpAccountant().compose(event, 3)
-    ours = HockeystickRdpAccountant(orders=theirs._orders).compose(event, 3)
-    finite = np.isfinite(theirs._rdp)
+    ours = HockeystickRdpAccountant(orders=theirs.orders).compose(event, 3)
+    finite = np.isfinite(theirs.rdp)
     assert np.array_equal(finite, np.isfinite(ours.rdp))
-    assert np.allclose(ours.rdp[finite], theirs._rdp[finite], rtol=1e-9, atol=0)
+    assert np.allclose(ours.rdp[finite], theirs.rdp[finite], rtol=1e-9, atol=0)
     for delta in (1e-5, 1e-9):
         assert ours.get_epsilon(delta) == pytest.approx(theirs.get_epsilon(delta), rel=1e-9)
     assert ours.get_delta(1.0) == pytest.approx(theirs.get_delta(1.0), rel=1e-9)

@@ -73,10 +73,10 @@ def test_randomized_response_parity_with_dp_accounting(relation):
         event = E.RandomizedResponseDpEvent(p, k)
         theirs = R.RdpAccountant(ORDERS, relation).compose(event, count)
         ours = HockeystickRdpAccountant(ORDERS, relation).compose(event, count)
-        close = np.isclose(ours.rdp, theirs._rdp, rtol=1e-9, atol=0)
+        close = np.isclose(ours.rdp, theirs.rdp, rtol=1e-9, atol=0)
         for i in np.flatnonzero(~close):  # only where dp_accounting's own log-sum-exp is off the exact value
             exact = count * _rr_mpmath(p, k, ORDERS[i], RELATION_NAMES[relation])
-            assert abs(ours.rdp[i] - exact) <= 1e-12 * exact < abs(theirs._rdp[i] - exact)
+            assert abs(ours.rdp[i] - exact) <= 1e-12 * exact < abs(theirs.rdp[i] - exact)
         compared += close.sum()
         for delta in (1e-3, 1e-6, 1e-10):
             assert ours.get_epsilon(delta) == pytest.approx(theirs.get_epsilon(delta), rel=1e-9, abs=1e-15)
@@ -180,7 +180,7 @@ def test_repeat_and_select_parity_with_dp_accounting(relation):
         count = int(rng.integers(1, 4))
         theirs = R.RdpAccountant(ORDERS, relation).compose(E.GaussianDpEvent(7.0)).compose(event, count)
         ours = HockeystickRdpAccountant(ORDERS, relation).compose(E.GaussianDpEvent(7.0)).compose(event, count)
-        _agree(ours.rdp, theirs._rdp, shape, count)
+        _agree(ours.rdp, theirs.rdp, shape, count)
         for delta in (1e-5, 1e-9):
             e_ours, e_theirs = ours.get_epsilon(delta), theirs.get_epsilon(delta)
             assert abs(e_ours - e_theirs) <= 1e-9 * e_theirs + _bisection_slack(shape, count)
@@ -222,7 +222,7 @@ def test_tree_aggregation_parity_with_dp_accounting():
         count = int(rng.integers(1, 100))
         theirs = R.RdpAccountant(ORDERS, N.REPLACE_SPECIAL).compose(event, count)
         ours = HockeystickRdpAccountant(ORDERS, N.REPLACE_SPECIAL).compose(event, count)
-        assert np.allclose(ours.rdp, theirs._rdp, rtol=1e-12, atol=0)
+        assert np.allclose(ours.rdp, theirs.rdp, rtol=1e-12, atol=0)
         assert ours.get_epsilon(1e-6) == pytest.approx(theirs.get_epsilon(1e-6), rel=1e-9)
         assert ours.get_delta(2.0) == pytest.approx(theirs.get_delta(2.0), rel=1e-9)
 
@@ -242,7 +242,7 @@ def test_compositions_of_every_kind_match_dp_accounting():
                 # against dp_accounting on the same tree at half the noise multipliers
                 theirs = R.RdpAccountant(ORDERS, relation).compose(_halve_gaussians(event))
             ours.compose(event)
-            _agree(ours.rdp, theirs._rdp, 1.0)
+            _agree(ours.rdp, theirs.rdp, 1.0)
             for delta in (1e-4, 1e-8):
                 assert ours.get_epsilon(delta) == pytest.approx(theirs.get_epsilon(delta), rel=1e-9)
             assert ours.get_delta(3.0) == pytest.approx(theirs.get_delta(3.0), rel=1e-9, abs=1e-300)

@@ -177,7 +177,7 @@ def test_permute_and_flip_pairs_and_laplace_stay_below_the_pure_dp_curve():
     # dp_accounting's Laplace RDP (a (1/b)-DP mechanism, Mironov 2017 Prop. 6) is below it, close at small orders
     orders = np.array(R.DEFAULT_RDP_ORDERS, dtype=np.float64)
     for b in [0.5, 2.0, 20.0]:
-        theirs = R.RdpAccountant(orders).compose(E.LaplaceDpEvent(b))._rdp
+        theirs = R.RdpAccountant(orders).compose(E.LaplaceDpEvent(b)).rdp
         ours = pure_dp_rdp(1 / b, orders)
         assert np.all(theirs <= ours), b
         assert theirs[0] >= 0.5 * ours[0]
@@ -272,4 +272,4 @@ def test_dp_accounting_rdp_accountant_on_selection_events_when_it_has_them():
         pytest.skip("the installed dp_accounting's RdpAccountant does not take its exponential-mechanism event")
     theirs.compose(native(1.0))
     ours = bounded_range_rdp(1.0, ORDERS)
-    assert np.all(ours <= theirs._rdp * (1 + 1e-9) + 1e-12)  # ours is the supremum over the event's pairs
+    assert np.all(ours <= theirs.rdp * (1 + 1e-9) + 1e-12)  # ours is the supremum over the event's pairs

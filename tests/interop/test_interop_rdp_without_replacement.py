@@ -31,7 +31,7 @@ def test_parity_with_dp_accounting_at_half_the_noise(n, m, sigma):
     theirs = R.RdpAccountant(orders=ORDERS, neighboring_relation=N.REPLACE_ONE).compose(
         E.SelfComposedDpEvent(E.SampledWithoutReplacementDpEvent(n, m, E.GaussianDpEvent(sigma / 2)), 7)
     )
-    np.testing.assert_allclose(ours.rdp, theirs._rdp, rtol=1e-9)
+    np.testing.assert_allclose(ours.rdp, theirs.rdp, rtol=1e-9)
     assert ours.get_epsilon(1e-5) == pytest.approx(theirs.get_epsilon(1e-5), rel=1e-9)
 
 

@@ -27,7 +27,7 @@ def test_single_epoch_tree_rdp_matches_dp_accounting(rounds, noise):
     and hockeystick's rdp.tree_aggregation; ours is certified, so at most a few ulps above."""
     acc = DPFTRL(rounds=rounds, noise_multiplier=noise, max_participations=1)
     event = dp_accounting.SingleEpochTreeAggregationDpEvent(noise, rounds)
-    theirs = R.RdpAccountant(ORDERS, dp_accounting.NeighboringRelation.REPLACE_SPECIAL).compose(event)._rdp
+    theirs = R.RdpAccountant(ORDERS, dp_accounting.NeighboringRelation.REPLACE_SPECIAL).compose(event).rdp
     ours = acc.rdp(ORDERS)
     assert (ours >= theirs).all()
     np.testing.assert_allclose(ours, theirs, rtol=1e-13)

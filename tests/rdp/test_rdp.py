@@ -45,9 +45,9 @@ def reference(sigma: float, q: float, rounds: int) -> dpa.rdp.RdpAccountant:
 def test_matches_dp_accounting(sigma: float, q: float, rounds: int) -> None:
     ref = reference(sigma, q, rounds)
     ours = SubsampledGaussianRDP(sigma=sigma, sampling_rate=q, rounds=rounds)
-    finite = np.isfinite(ref._rdp)
+    finite = np.isfinite(ref.rdp)
     assert np.array_equal(np.isfinite(ours.rdp), finite)
-    assert np.allclose(ours.rdp[finite], ref._rdp[finite], rtol=1e-9, atol=0)
+    assert np.allclose(ours.rdp[finite], ref.rdp[finite], rtol=1e-9, atol=0)
     for delta in (1e-5, 1e-9):
         assert ours.epsilon(delta) == pytest.approx(ref.get_epsilon(delta), rel=1e-9)
     for eps in (0.3, 1.0, 4.0):
@@ -160,8 +160,8 @@ def test_invalid_inputs() -> None:
 @pytest.mark.parametrize("q", [1e-9, 1e-12, 1e-15])
 def test_small_rate_delta_is_not_below_the_exact_total_variation(q: float) -> None:
     # One round of the subsampled Gaussian: delta(0) is the total variation q (1 - 2 Q(1/(2 sigma)))
-    # exactly (mpmath, 50 digits); an upper bound must not fall below it.  It used to be 0 (1 - e^-r
-    # rounded to 0 for r < 1.1e-16).
+    # exactly (mpmath, 50 digits); an upper bound must not fall below it, even where 1 - e^-r rounds
+    # to 0 (r < 1.1e-16).
     sigma = 1.0
     mp.mp.dps = 50
     exact = float(mp.mpf(q) * mp.erf(1 / (2 * mp.sqrt(2) * sigma)))
