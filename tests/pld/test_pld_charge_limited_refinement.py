@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
-from hockeystick.pld.grid import constants
 from hockeystick.pld.grid.grid_start import ladder_rung
 from hockeystick.pld.reads.epsilon_width import RIGHT_OFFSETS, certified_epsilon_width, left_epsilon_width
+from hockeystick.pld.refine import tuning
 from hockeystick.pld.refine.grid_rules import NextGrid
 
 EPS = np.linspace(0.5, 10.0, 20)
@@ -152,7 +152,7 @@ def test_a_charge_limited_argument_down_from_its_cap_takes_one_rung_more(visited
     above_floor = up >= SubsampledGaussianPLD.DELTA_FLOOR
     assert above_floor[-1] and np.all(_epsilon_width(sigma, q, rounds, lo, up)[above_floor] <= 1e-2)
     _overlaps_fixed_grids(sigma, q, rounds, lo, up, (2.56e-3, 1.6e-4))
-    monkeypatch.setattr(constants, "CAP_LEFT_WITHIN_TOLERANCES", 0.0)  # no argument is near its cap: it stops
+    monkeypatch.setattr(tuning, "CAP_LEFT_WITHIN_TOLERANCES", 0.0)  # no argument is near its cap: it stops
     stopped_lo, stopped_up = _refined(sigma, q, rounds)
     assert stopped_up[-1] >= SubsampledGaussianPLD.DELTA_FLOOR
     assert _epsilon_width(sigma, q, rounds, stopped_lo, stopped_up)[-1] > 1e-2

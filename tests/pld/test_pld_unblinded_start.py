@@ -16,6 +16,7 @@ from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPL
 from hockeystick.pld.grid import constants
 from hockeystick.pld.grid.grid_start import StartGrid, ladder_rung
 from hockeystick.pld.reads.epsilon_width import RIGHT_OFFSETS, certified_epsilon_width, left_epsilon_width
+from hockeystick.pld.refine import tuning
 from hockeystick.pld.refine.grid_rules import NextGrid
 
 EPS = np.linspace(0.5, 10.0, 20)
@@ -107,11 +108,11 @@ def test_a_capped_argument_with_no_lower_side_steps_by_a_quarter():
     blind = np.zeros(2, dtype=bool)
     width = EPS[:2].copy()
     no_lower = NextGrid(acc.accuracy).capped_interval(h, x, np.zeros(x.size), up, width, 2, capped, blind, 7.85e-3)
-    assert no_lower == pytest.approx(h * constants.NO_LOWER_STEP)
+    assert no_lower == pytest.approx(h * tuning.NO_LOWER_STEP)
     flat = NextGrid(acc.accuracy).capped_interval(
         h, x, np.full(x.size, 1 - 2e-7), np.full(x.size, 1 - 1e-7), width, 2, capped, blind, 7.85e-3
     )
-    assert flat == pytest.approx(h * constants.CAPPED_STEP)
+    assert flat == pytest.approx(h * tuning.CAPPED_STEP)
 
 
 def test_a_slow_width_is_followed_only_near_the_rate():

@@ -11,6 +11,7 @@ import numpy as np
 from ..grid import constants
 from ..grid.grid_start import ladder_rung
 from ..reads.epsilon_width import epsilon_gap
+from . import tuning
 from .bracket_width import least_epsilon_width
 
 # a point's bracket on an earlier grid: (h, lower, upper, width)
@@ -141,10 +142,10 @@ class NextGrid:
             with np.errstate(divide="ignore"):
                 ratio = np.where(
                     np.isfinite(gap),
-                    np.sqrt(constants.GAP_TARGET * self.accuracy / gap),
-                    np.where(no_lower, constants.NO_LOWER_STEP, 0.0),
+                    np.sqrt(tuning.GAP_TARGET * self.accuracy / gap),
+                    np.where(no_lower, tuning.NO_LOWER_STEP, 0.0),
                 )
-            wanted.append(h * max(float(np.min(ratio)), constants.CAPPED_STEP))
+            wanted.append(h * max(float(np.min(ratio)), tuning.CAPPED_STEP))
         return min(wanted)
 
     def offset_limited(
@@ -165,10 +166,10 @@ class NextGrid:
             return wide, None
         gap = np.full(width.shape, np.inf)
         gap[wide] = epsilon_gap(x[:own][wide], lo[:own][wide], up[:own][wide], x[own:], up[own:])
-        limited = wide & np.isfinite(gap) & (gap > 0.0) & (width > constants.OFFSET_LIMITED * gap)
+        limited = wide & np.isfinite(gap) & (gap > 0.0) & (width > tuning.OFFSET_LIMITED * gap)
         if not limited.any():
             return limited, None
-        target = constants.OFFSET_GAP_TARGET * self.accuracy
+        target = tuning.OFFSET_GAP_TARGET * self.accuracy
         return limited, h * min(0.9, math.sqrt(target / float(np.max(gap[limited]))))
 
     def next_interval(
@@ -259,7 +260,7 @@ class NextGrid:
         finer = self.power_step(h, h0, width, width0, alone, wide & ~charged, was_capped, h0 > 0.5 * q)
         # charge-limited arguments whose width fell from its cap to near the tolerance: one rung finer, their
         # charges being known on one grid only (they need not stay as the grid shrinks)
-        near = width < constants.CAP_LEFT_WITHIN_TOLERANCES * self.accuracy
+        near = width < tuning.CAP_LEFT_WITHIN_TOLERANCES * self.accuracy
         if (wide & charged & was_capped & near).any():
             rung = self.rung(max(0.9 * h, constants.FINEST_INTERVAL))
             finer = rung if finer is None else min(finer, rung)
@@ -271,7 +272,7 @@ class NextGrid:
         h = sqrt((0.9 accuracy - f) / c); the finest (at most 0.9 h, on the ladder), or None."""
         h0, _, _, width0 = before
         accuracy = self.accuracy
-        hopeful = wide & (width < constants.STALLED * width0)
+        hopeful = wide & (width < tuning.STALLED * width0)
         if not hopeful.any():
             return None
         w, w0 = width[hopeful], width0[hopeful]
@@ -310,14 +311,12 @@ class NextGrid:
         target = 0.9 * self.accuracy - alone
         with np.errstate(divide="ignore", invalid="ignore"):
             power = np.where(wide & (rest > 0.0) & (rest0 > rest), np.log(rest0 / rest) / math.log(h0 / h), 0.0)
-        near = was_capped & wide & (rest > 0.0) & (width < constants.CAP_LEFT_WITHIN_TOLERANCES * self.accuracy)
+        near = was_capped & wide & (rest > 0.0) & (width < tuning.CAP_LEFT_WITHIN_TOLERANCES * self.accuracy)
         power = np.where(was_capped, np.where(near, 2.0, 0.0), power)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             reach = np.where((power > 0.0) & (target > 0.0), (target / rest) ** (1.0 / np.maximum(power, 1e-300)), 0.0)
-        close = near_rate & ~was_capped & (power > 0.0) & (reach >= constants.SLOW_REACH)
-        hopeful = (
-            wide & (rest < constants.STALLED * rest0) & (target > 0.0) & ((power >= constants.SLOWEST_POWER) | close)
-        )
+        close = near_rate & ~was_capped & (power > 0.0) & (reach >= tuning.SLOW_REACH)
+        hopeful = wide & (rest < tuning.STALLED * rest0) & (target > 0.0) & ((power >= tuning.SLOWEST_POWER) | close)
         if not hopeful.any():
             return None
         power = np.clip(power[hopeful], 1.0, 2.0)

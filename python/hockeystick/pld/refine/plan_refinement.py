@@ -12,7 +12,7 @@ caller (``grid_alignment``).  Beside exact atoms the first grid resolves a narro
 ``PLAN_PROBE_POINTS`` goes ``PLAN_PROBE_SHRINK`` times finer first, so a width that is no grid error stalls on
 a cheap grid rather than on the budget's.
 
-Its constants (``constants.PLAN_*``, with their reasons) are read when a refinement runs, so a test may patch one there.
+Its constants (``tuning.PLAN_*``, with their reasons) are read when a refinement runs, so a test may patch one there.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import numpy as np
 
 from ... import _core
 from ..compose.pmf import GridPMF
-from ..grid import constants
+from . import tuning
 from .controller import Step, refine
 from .grid_rules import Before, NextGrid
 
@@ -71,11 +71,9 @@ class GridRefinement:
         if not self.beside_atoms:
             return h
         spread = min(loss_spread(pmf) for pmf in self.composed(h))
-        if not spread < constants.PLAN_RESOLVE_CELLS * h:
+        if not spread < tuning.PLAN_RESOLVE_CELLS * h:
             return h
-        finer = max(
-            spread / constants.PLAN_RESOLVE_CELLS, h / constants.PLAN_RESOLVE_SHRINK, constants.PLAN_FINEST_INTERVAL
-        )
+        finer = max(spread / tuning.PLAN_RESOLVE_CELLS, h / tuning.PLAN_RESOLVE_SHRINK, tuning.PLAN_FINEST_INTERVAL)
         self.discard(h)  # not searched: only its spread was read
         return self.aligned(finer)
 
@@ -116,7 +114,7 @@ class PlanFront:
         self.result: tuple[float, float] = (0.0, 0.0)
 
     def first(self) -> dict[int, float]:
-        return {0: self.grid.resolving(self.grid.aligned(constants.PLAN_COARSEST_INTERVAL))}
+        return {0: self.grid.resolving(self.grid.aligned(tuning.PLAN_COARSEST_INTERVAL))}
 
     def brackets(self, grids: dict[int, float], best: dict[int, Before]) -> Iterator[Step]:
         h = grids[0]
@@ -145,7 +143,7 @@ class PlanFront:
         (``probed``), at least the finest grid and the budget's floor, and only if at most 0.95 h; aligned
         (``GridRefinement.aligned``) unless that falls below the budget's floor."""
         h = step[1]
-        if width <= self.target or h <= constants.PLAN_FINEST_INTERVAL:
+        if width <= self.target or h <= tuning.PLAN_FINEST_INTERVAL:
             return None
         # a width narrowing slower than the law is followed where its own law reaches the target soon
         nxt = self.rules.next_interval(h, np.array([width]), before, _NONE, None, _NO_CHARGE, _NO_CAP)
@@ -153,8 +151,8 @@ class PlanFront:
             return None  # no finer grid narrows it: the rest of the width is no discretization
         # Budget: the composed grid grows like 1/h; stop where the next one would exceed PLAN_MAX_POINTS.
         points = max(pmf.p.size for pmf in self.grid.composed(h))
-        floor = h * points / constants.PLAN_MAX_POINTS
-        nxt = max(probed(nxt, h, points, before), constants.PLAN_FINEST_INTERVAL, floor)
+        floor = h * points / tuning.PLAN_MAX_POINTS
+        nxt = max(probed(nxt, h, points, before), tuning.PLAN_FINEST_INTERVAL, floor)
         if nxt >= 0.95 * h:
             return None
         aligned = self.grid.aligned(nxt)
@@ -167,8 +165,8 @@ def probed(nxt: float, h: float, points: int, before: Before | None) -> float:
     (or shows a stall, a gap between a bound and a realizable pair); else ``nxt``."""
     if (
         before is None
-        and nxt < h / constants.PLAN_PROBE_SHRINK**2
-        and points * constants.PLAN_PROBE_SHRINK**2 > constants.PLAN_PROBE_POINTS
+        and nxt < h / tuning.PLAN_PROBE_SHRINK**2
+        and points * tuning.PLAN_PROBE_SHRINK**2 > tuning.PLAN_PROBE_POINTS
     ):
-        return h / constants.PLAN_PROBE_SHRINK
+        return h / tuning.PLAN_PROBE_SHRINK
     return nxt

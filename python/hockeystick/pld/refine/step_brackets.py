@@ -15,7 +15,7 @@ from ..compose.distribution import PrivacyLossDistribution, compose_all, undomin
 from ..compose.pmf import GridPMF
 from ..grid import constants
 from ..grid.grid_start import Point, StartGrid, loss_span, windows_within_budget
-from . import dominated_direction
+from . import dominated_direction, tuning
 from .bracket_width import bracket_width, offset_rows
 from .dominated_direction import DeltaSides
 
@@ -127,8 +127,8 @@ class StepBrackets:
         charges = {}
         for i in step:
             least = float(np.min(xs[i][: own[i]]))
-            if least < constants.DIRECT_FIRST_DELTA:
-                charge = min(float(_core.pld_direct_min_charge), constants.DIRECT_CHARGE_SHARE * least)
+            if least < tuning.DIRECT_FIRST_DELTA:
+                charge = min(float(_core.pld_direct_min_charge), tuning.DIRECT_CHARGE_SHARE * least)
                 charges[i] = 10.0 ** math.floor(math.log10(charge)) if charge > 0.0 else 0.0
         return charges
 
@@ -146,7 +146,7 @@ class StepBrackets:
         (``round_off_charges``).  From the point's charge in ``charges``, else the core's kDirectMinCharge (None);
         a point stepping to the grid it was on (``NextGrid.next_interval``: its charges, not the grid, left it
         wide) from at most ``SAME_GRID_DIRECT_CHARGE``."""
-        same_grid = constants.SAME_GRID_DIRECT_CHARGE
+        same_grid = tuning.SAME_GRID_DIRECT_CHARGE
         kinds: dict[tuple[bool, float | None], list[tuple[int, float]]] = {}
         for i, h in step.items():
             if i in best and best[i][0] == h:
