@@ -4,19 +4,14 @@
     d = pld.subsampled_gaussian(sigma=1.0, sampling_rate=0.01).self_compose(10_000)
     d.epsilon(1e-5, bound="both")   # (certified lower bound, certified upper bound)
 
-Modules: ``mechanisms`` (constructors), ``pmf`` (grid PMF and its hockey-stick
-curve), ``compose`` (FFT composition with charged truncation and round-off),
-``distribution`` (the PLD object), ``accountant`` (accountants over rounds),
-``fixed_batch`` (accountants for fixed-size batches under replace-one), ``allocation_accountant``
-(epochs of balls-in-bins and of shuffled batches); exact finite pairs in
-``canonical`` (any (eps, delta)-DP mechanism), ``randomized_response``, ``discrete_laplace``;
-location mixtures with a monotone loss (``monotone``: one atom per loss cell) in
-``gaussian_mixture`` (dp_accounting's mixture of Gaussians) and ``laplace_mixture``
-(Poisson-subsampled Laplace); ``subsampling`` (Poisson sampling of any finite dominating pair),
-``subsampled_pair`` (Poisson and fixed-size sampling, with or without replacement, of any mechanism
-given by certified curves),
-``pld_mixture`` (a mechanism chosen at random), ``truncated_subsampling`` (truncated Poisson
-batches) and ``random_allocation`` (balls-in-bins: each record in one uniformly chosen step of an epoch).
+Laid out as its pipeline (docs/architecture.md, "The PLD pipeline"), each stage importing only the ones before
+it: ``compose`` (grid PMFs, FFT composition with charged truncation and round-off, the PLD object, finite pairs
+composed exactly), ``mechanisms`` (one round: the constructors, exact finite pairs, location mixtures, a mechanism
+chosen at random, group privacy), ``reads`` (what a composed PLD answers: the epsilon width, delta near 1, the
+bracket along a run), ``sampling`` (how a record enters a round: Poisson, fixed size, with replacement,
+truncated, balls-in-bins), ``grid`` (what every grid needs, fixed or refined), ``refine`` (grids chosen for an
+accuracy) and ``accountants`` (the front ends: the subsampled Gaussian over rounds, fixed-size batches, epochs
+of balls-in-bins and of shuffled batches, composition plans).
 """
 
 from .accountants.allocation import BallsInBinsGaussianPLD, ShuffledBatchGaussianPLD

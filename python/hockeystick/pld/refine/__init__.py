@@ -1,9 +1,12 @@
 """Grids chosen for an accuracy: which grid comes next, when to stop, where a calibration starts.
 
-``SubsampledGaussianPLD``'s refinement: ``controller`` (the loop over grids; ``AccuracyNotMetWarning``),
-``grid_rules`` (which grid next), ``step_brackets`` (one step's brackets), ``bracket_width`` (a bracket's width
-in accuracy's units), ``dominated_direction`` (a direction screened on a coarser grid).  A composition plan's:
-``plan_refinement`` and ``grid_alignment``.  Calibration: ``directional_delta`` (calibrate's trials one
+One loop refines every ``accuracy=`` front end: ``controller`` (``refine``: per point, a bracket on its grid,
+intersected over its grids, until the front end asks no finer grid).  Its front ends: ``points`` (``Refinement``:
+the many points of ``SubsampledGaussianPLD`` and its kin, each on its own grid ladder) with ``step_brackets`` (one
+step's brackets), ``bracket_width`` (a bracket's width in accuracy's units), ``dominated_direction`` (a direction
+screened on a coarser grid) and ``unmet`` (``AccuracyNotMetWarning``); ``plan_refinement`` (``GridRefinement``: a
+composition plan's one composition) with ``grid_alignment``.  Both aim their grids by ``grid_rules`` (``NextGrid``)
+and read their tuning constants from ``tuning``.  Calibration: ``directional_delta`` (calibrate's trials one
 direction at a time), ``calibration_start`` (its central-limit start).  What a fixed grid needs too (the first
-grid, the ladder, the one-round cache, delta near 1, the constants) is one stage below, in ``pld.grid``.
+grid, the ladder, the one-round cache, delta near 1, the grids' constants) is one stage below, in ``pld.grid``.
 """
