@@ -274,6 +274,18 @@ def readable_defaults(
     return _UNREADABLE_DEFAULT.sub("=...", signature), returns
 
 
+def documented_elsewhere(app: Sphinx, what: str, name: str, obj: Any, skip: bool, options: Any) -> bool | None:
+    """A module member that a namespace exports under another name is documented there, once: a module
+    that re-exports (``hockeystick.sweep.registry`` is ``hockeystick.registry``) lists it only through
+    its docstring. Scalars are left alone (equal small numbers can be one object)."""
+    if what != "module" or not (callable(obj) or isinstance(obj, (dict, list, ModuleType))):
+        return None
+    public = app.env_public.get(id(obj))  # type: ignore[attr-defined]
+    if public is not None and public.rsplit(".", 1)[-1] == name.rsplit(".", 1)[-1]:
+        return True
+    return None
+
+
 def _alias_by_name() -> None:
     """``autodoc_type_aliases`` names an alias (``numpy.typing.ArrayLike``) by its name at the top of an
     annotation but by its repr inside a union (``ArrayLike | None``); give both the name."""
@@ -288,4 +300,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("builder-inited", find_pages, priority=400)
     app.connect("missing-reference", resolve_internal)
     app.connect("autodoc-process-signature", readable_defaults, priority=400)
+    app.connect("autodoc-skip-member", documented_elsewhere)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -128,6 +128,26 @@ def test_the_search_index_holds_every_public_name(site: Site) -> None:
     assert sorted(set(_namespaces()) - objects) == []
 
 
+def test_the_cli_reference_has_every_subcommand_and_flag(site: Site) -> None:
+    """Each subcommand of the parser the command builds has its section, and each of its long flags
+    appears in it."""
+    import argparse
+
+    from hockeystick.cli import build_parser
+
+    page = (site.html / "cli-reference.html").read_text(encoding="utf-8")
+    ids = _parse(site.html / "cli-reference.html").ids
+    (subcommands,) = [action for action in build_parser()._actions if isinstance(action, argparse._SubParsersAction)]
+    missing = []
+    for name, parser in subcommands.choices.items():
+        if f"hockeystick-{name}" not in ids:
+            missing.append(name)
+        flags = [flag for action in parser._actions for flag in action.option_strings if flag.startswith("--")]
+        missing += [f"{name} {flag}" for flag in flags if flag not in page]
+    assert len(subcommands.choices) >= 10
+    assert missing == []
+
+
 class _Anchors(HTMLParser):
     """The href of every <a> inside the page's <article> (its content, not the navigation), and every id."""
 
