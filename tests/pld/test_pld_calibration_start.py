@@ -147,8 +147,7 @@ def test_the_first_step_on_the_requested_grid_lands_just_past_the_answer(q, roun
     """From the Richardson start, the step the coarser grid's slope predicts (``_newton_step``, 1.2 Newton
     steps) crosses the answer and lands past it by a fifth of the start's error, not a whole one: so the
     secant between those two ends lands within a few rtol of the answer, and few evaluations on the
-    requested grid follow (overshoot 2 put the second end as far past the answer as the start was short
-    of it, and the secant 2-3 rtol off)."""
+    requested grid follow."""
     import hockeystick.calibrate as calibrate_module  # as test_calibrate_workers.py patches it
 
     fine: list[tuple[float, float]] = []

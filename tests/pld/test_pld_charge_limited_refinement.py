@@ -1,5 +1,6 @@
 """``SubsampledGaussianPLD(accuracy=..., delta_accuracy="epsilon")``: charge-limited arguments and the steps
-after the first grid (``_charge_width``, ``_next_interval``, ``_power_step``, the blind arguments' rung).
+after the first grid (``NextGrid.charge_width``, ``NextGrid.next_interval``, ``NextGrid.power_step``, the blind
+arguments' rung).
 
 An argument whose gap is mostly the round-off charges (and the mass at +infinity) is not narrowed by a finer
 grid, so it does not drive the h^2 jump: where it is all that is too wide, the same grid is recomposed with
@@ -67,7 +68,7 @@ def test_an_argument_whose_charges_fit_the_tolerance_is_refined_until_met(visite
 
 
 def test_the_step_after_a_same_grid_recomposition_divides_by_nothing():
-    """``_next_interval`` after a recomposition of the same grid (before[0] == h) has no two grids to fit:
+    """``NextGrid.next_interval`` after a recomposition of the same grid (before[0] == h) has no two grids to fit:
     it takes the first-step rule, with no division by zero, and stops where only charge-limited
     arguments remain."""
     acc = SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=1000, accuracy=1e-2, delta_accuracy="epsilon")
@@ -124,7 +125,7 @@ def test_blind_arguments_step_below_the_sampling_rate_and_meet_the_tolerance(rou
 def test_a_gap_near_one_set_by_the_cells_edge_factor_is_not_refined(visited_grids):
     """G1's block sigma 0.549, q 0.048 (all 50 rounds values): from ~5000 rounds delta is within 1e-6 of 1,
     and much of the gap there is the cells' edge factor (each round's masses scaled by about e^{+-e}, e the
-    edge error: ~loss_shift = 6e-10 on each side after 5964 rounds, at every h), which ``_fixed_part`` counts
+    edge error: ~loss_shift = 6e-10 on each side after 5964 rounds, at every h), which ``step_brackets.fixed_part`` counts
     as what no grid removes.  Were a point above NEAR_ONE counted as grid-led whatever its gap, the refinement
     would follow 5964 rounds down to h = 1.4e-5 for no point met; the block stops on the grids it visits
     before the edge factor decides (the finest 9e-4).  Its brackets still hold every
@@ -142,9 +143,10 @@ def test_a_gap_near_one_set_by_the_cells_edge_factor_is_not_refined(visited_grid
 def test_a_charge_limited_argument_down_from_its_cap_takes_one_rung_more(visited_grids, monkeypatch):
     """sigma 3.125, q 0.0162, 82864 rounds (one of G1's rows), eps 10: capped on the first grid (h = 2.56e-3), then
     at h = 2.26e-4 its charges alone are 0.0099 wide in epsilon ([9.96e-10, 1.036e-9]: charge-limited, which stopped
-    it there, missing G1), and 4x smaller one rung finer (1.6e-4: 0.0022 wide), where it meets G1.  Without the rung
-    the point stops at 2.26e-4 too wide; with it the bracket meets G1 and overlaps the fixed grids' certified
-    brackets.  NEAR_CAPPED = 0 also turns off ``_power_step``'s near-cap rule, which this row does not reach: at
+    it there short of G1), and 4x smaller one rung finer (1.6e-4: 0.0022 wide), where it meets G1.  With the rung the
+    bracket meets G1 and overlaps the fixed grids' certified brackets; without it (CAP_LEFT_WITHIN_TOLERANCES = 0)
+    the point stops at 2.26e-4 too wide.  CAP_LEFT_WITHIN_TOLERANCES = 0 also turns off
+    ``NextGrid.power_step``'s near-cap rule, which this row does not reach: at
     2.26e-4 eps 10 is its only argument still too wide, and it is charge-limited."""
     sigma, q, rounds = 3.1252759626369855, 0.01623776739188721, 82864
     lo, up = _refined(sigma, q, rounds)

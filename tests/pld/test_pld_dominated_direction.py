@@ -59,7 +59,7 @@ def test_brackets_equal_the_eager_composition(sigma, q, rounds, h):
 
 
 def test_a_dominated_direction_is_not_composed_optimistically():
-    """W3 shortened (2000 rounds): the add direction's upper epsilon lies below the remove direction's lower."""
+    """q = 1e-3, sigma = 0.8, 2000 rounds: the add direction's upper epsilon lies below the remove direction's lower."""
     dist = mechanisms.subsampled_gaussian(0.8, 1e-3, value_discretization_interval=2e-4).self_compose(2000)
     brackets([dist], "epsilon", [np.array([1e-5])])
     assert dist._composed[False][0] is not None and dist._composed[False][1] is None

@@ -12,6 +12,7 @@ import numpy as np
 
 import hockeystick.pld as pld
 from hockeystick.pld.compose import pmf_envelope
+from hockeystick.pld.grid import round_cache
 from hockeystick.pld.grid.grid_start import StartGrid
 
 EPS = np.linspace(0.5, 10.0, 20)
@@ -52,13 +53,13 @@ def test_refined_bracket_is_no_wider_than_its_start_grid_and_overlaps_fine_grids
 def test_refinement_stops_where_the_width_is_set_by_charges(monkeypatch):
     """26 827 rounds: eps = 1.5-2.5 (delta ~ 1e-10) stay ~0.5 wide from h = 8e-5 to 1e-5; no 1e-5 grid is built."""
     built: list[float] = []
-    original = pld.SubsampledGaussianPLD._build
+    original = round_cache.discretized
 
-    def record(self, store, points, h, *args, **kwargs):
+    def record(pairs, h, *args, **kwargs):  # every grid a step builds discretizes its pairs here
         built.append(h)
-        return original(self, store, points, h, *args, **kwargs)
+        return original(pairs, h, *args, **kwargs)
 
-    monkeypatch.setattr(pld.SubsampledGaussianPLD, "_build", record)
+    monkeypatch.setattr(round_cache, "discretized", record)
     lo, up = pld.SubsampledGaussianPLD(sigma=SIGMA, sampling_rate=Q, rounds=26827, accuracy=1e-2).delta(
         EPS, bound="both"
     )

@@ -1,10 +1,10 @@
 """``SubsampledGaussianPLD(accuracy=..., delta_accuracy="epsilon")`` at small sampling rates: the first grid
-below the rate (``_unblinded_start``), the steps of capped arguments whose lower side is 0
-(``NO_LOWER_STEP``), and slow widths near the rate (``_power_step``'s ``near_rate``).
+below the rate (``StartGrid.below_rate_start``), the steps of capped arguments whose lower side is 0
+(``NO_LOWER_STEP``), and slow widths near the rate (``NextGrid.power_step``'s ``near_rate``).
 
 These rules choose grids, never bounds: every grid's bracket is certified, so the brackets must overlap
 every fixed grid's certified bracket (each contains the truth), stay below dp_accounting's pessimistic PLD
-on the lower side, and meet G1's criterion where the grids used to.
+on the lower side, and meet G1's criterion (an epsilon width within accuracy above DELTA_FLOOR).
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def test_start_is_the_rung_below_the_rate_only_where_it_is_small_and_near():
 
 @pytest.mark.parametrize("rounds", [100, 5964])
 def test_a_point_started_below_the_rate_meets_g1_and_its_bracket_holds(rounds, visited_grids):
-    """sigma 0.8, q 8.86e-4 (G1's block that cost 2.8 CPU s, 1.9 of them on blind first grids): the first grid
+    """sigma 0.8, q 8.86e-4 (a block of G1): the first grid
     is 6.4e-4 < q, no grid of the point is at or above q, and none is composed twice (that first grid already
     has the direct bins a same-grid recomposition would add)."""
     lo, up = _accountant(0.8, 8.86e-4, rounds).delta(EPS, bound="both")

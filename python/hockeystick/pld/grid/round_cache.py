@@ -40,6 +40,12 @@ def clear() -> None:
         _points = 0
 
 
+def held() -> tuple[int, int]:
+    """The grid points the kept PLDs hold, counted as ``MAX_POINTS`` counts them, and how many PLDs are kept."""
+    with _lock:
+        return sum(_size(value) for value in _kept.values()), len(_kept)
+
+
 def _size(dist: PrivacyLossDistribution | list[tuple[GridPMF, ...]]) -> int:
     if isinstance(dist, list):
         return sum(b.p.size for blocks in dist for b in blocks)
