@@ -47,7 +47,53 @@ def canonical_pair(epsilon: float, delta: float = 0.0) -> tuple[np.ndarray, np.n
 def eps_delta_dp(
     epsilon: float, delta: float = 0.0, *, value_discretization_interval: float = DEFAULT_INTERVAL
 ) -> PrivacyLossDistribution:
-    """The PLD of any (epsilon, delta)-DP mechanism, as the worst case (the canonical pair)."""
+    r"""Discretized PLD of the canonical pair that dominates every (epsilon, delta)-DP mechanism.
+
+    Every (eps, delta)-DP mechanism is a post-processing of the four-outcome pair
+
+    .. math::
+
+        P = \Bigl(\delta, \tfrac{(1-\delta) e^\varepsilon}{1+e^\varepsilon}, \tfrac{1-\delta}{1+e^\varepsilon}, 0\Bigr),
+        \qquad
+        Q = \Bigl(0, \tfrac{1-\delta}{1+e^\varepsilon}, \tfrac{(1-\delta) e^\varepsilon}{1+e^\varepsilon}, \delta\Bigr),
+
+    whose profile is :math:`\delta(\varepsilon') = \delta + (1-\delta)(e^\varepsilon - e^{\varepsilon'})_+ / (1 + e^\varepsilon)`
+    for eps' >= 0; so its composition bounds the composition of any such mechanisms.  The pair is
+    symmetric (one direction); its losses are -eps, eps and +infinity, so both sides are exact up to the grid.
+
+    Parameters
+    ----------
+    epsilon : float
+        The mechanism's epsilon, finite and >= 0.
+    delta : float, optional
+        The mechanism's delta, 0 <= delta <= 1 (default 0: pure epsilon-DP).
+    value_discretization_interval : float, optional
+        Spacing h of the loss grid, 0 < h <= 100 (default 1e-4).
+
+    Returns
+    -------
+    PrivacyLossDistribution
+        One direction with atoms at -epsilon, epsilon and mass delta at +infinity.
+
+    Raises
+    ------
+    ValueError
+        If epsilon is negative, infinite or NaN, delta lies outside [0, 1], ``value_discretization_interval``
+        lies outside (0, 100], or (for epsilon past about 708, where the pair's middle masses underflow)
+        epsilon / ``value_discretization_interval`` exceeds 2**52.
+    ParameterTypeError
+        If an argument is a string, a boolean or None.
+
+    References
+    ----------
+    Kairouz, Oh & Viswanath 2015, Thm 2.1; Murtagh & Vadhan 2016.
+
+    Examples
+    --------
+    >>> import hockeystick.pld as pld
+    >>> [round(x, 6) for x in pld.eps_delta_dp(1.0, 1e-3).delta(0.5, bound="both")]
+    [0.288361, 0.288361]
+    """
     p, q = canonical_pair(epsilon, delta)
     # The zeros at the ends are the pair's own (exact); a middle mass below 2^-1022 (eps past ~700) may
     # have underflowed, and from_distributions then treats every small mass as uncertain.

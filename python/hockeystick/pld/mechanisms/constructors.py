@@ -129,11 +129,65 @@ def subsampled_gaussian(
     value_discretization_interval: float = DEFAULT_INTERVAL,
     tail: float = DEFAULT_TAIL,
 ) -> PrivacyLossDistribution:
-    """Poisson-subsampled Gaussian mechanism, add and remove neighbours.
+    r"""Discretized PLD of the Poisson-subsampled Gaussian mechanism under add/remove neighbours.
 
-    Remove: P = (1-q) N(0, s^2) + q N(1, s^2) vs Q = N(0, s^2); add: the pair
-    swapped (Zhu, Dong, Wang 2022, Thm 11), with s = sigma / sensitivity.
-    ``sampling_rate=1`` is the Gaussian mechanism (one symmetric direction).
+    Each record enters the batch independently with probability q; the sum of the batch's contributions
+    (each of norm at most ``sensitivity``) plus Gaussian noise of standard deviation ``sigma`` is released.
+    With s = sigma / sensitivity the dominating pairs are
+
+    .. math::
+
+        \text{remove: } P = (1-q)\,N(0, s^2) + q\,N(1, s^2) \text{ vs } Q = N(0, s^2), \qquad
+        \text{add: the pair swapped.}
+
+    ``sampling_rate=1`` is the Gaussian mechanism (one symmetric direction).  Both sides are discretized
+    in C++: the pessimistic by connect-the-dots, the optimistic by a chord lowered by its interpolation gap.
+
+    Parameters
+    ----------
+    sigma : float
+        Standard deviation of the Gaussian noise, sigma > 0, in the units of ``sensitivity``.
+    sampling_rate : float
+        Poisson sampling probability q, 0 < q <= 1.
+    sensitivity : float, optional
+        Norm bound of one record's contribution, > 0 (default 1); only sigma / sensitivity matters.
+    value_discretization_interval : float, optional
+        Spacing h of the loss grid, 0 < h <= 100 (default 1e-4); smaller is tighter and slower.
+    tail : float, optional
+        Probability mass of the loss cut from the continuous mechanism's tails (sent to +infinity on the
+        pessimistic side, dropped on the optimistic side), 1e-300 <= tail < 1e-3 (default 1e-15).
+
+    Returns
+    -------
+    PrivacyLossDistribution
+        The remove and the add direction (one direction for q = 1), each with certified pessimistic and
+        optimistic PMFs; compose rounds with ``.self_compose(rounds)``.
+
+    Raises
+    ------
+    ValueError
+        If sigma or sensitivity is not finite and > 0, sigma / sensitivity overflows, ``sampling_rate`` lies
+        outside (0, 1], ``value_discretization_interval`` outside (0, 100], ``tail`` outside [1e-300, 1e-3), or the
+        grid would need more than 2**26 cells (a small sigma / sensitivity on a fine grid).
+    ParameterTypeError
+        If an argument is a string, a boolean or None.
+
+    See Also
+    --------
+    gaussian : ``sampling_rate=1``.
+    SubsampledGaussianPLD : the accountant over rounds, with ``accuracy=``.
+
+    References
+    ----------
+    Zhu, Dong & Wang, AISTATS 2022, Thm 11 (the remove and add pairs); Doroshenko et al. 2022, Sec. 3
+    (connect-the-dots).
+
+    Examples
+    --------
+    >>> import hockeystick.pld as pld
+    >>> d = pld.subsampled_gaussian(sigma=1.0, sampling_rate=0.1)
+    >>> [round(x, 6) for x in d.delta(0.5, bound="both")]
+    [0.002033, 0.002033]
     """
     return subsampled_gaussians(
         [sigma],
@@ -240,8 +294,9 @@ def fixed_size_subsampled_gaussian(
     value_discretization_interval: float = DEFAULT_INTERVAL,
     tail: float = DEFAULT_TAIL,
 ) -> PrivacyLossDistribution:
-    """Batches of ``batch_size`` = m drawn without replacement from the ``n`` records, replace-one neighbours.
+    r"""Discretized PLD of the Gaussian mechanism on batches drawn without replacement, replace-one neighbours.
 
+    Each round draws a batch of ``batch_size`` = m of the ``n`` records uniformly without replacement.
     ``sensitivity`` = Delta is the norm bound of one record's contribution (for a mean of m
     gradients clipped to L: Delta = L/m), s = sigma/Delta, q = m/n. The replaced record is in
     the batch with probability q and then moves the output by up to 2 Delta, so for eps >= 0
@@ -258,6 +313,50 @@ def fixed_size_subsampled_gaussian(
     REPLACE_ONE pair with sensitivity Delta (it assumes the others' mean sits midway between the
     two records); with sensitivity 2 Delta that pair is valid but looser than this one.
     m = n is the Gaussian mechanism with shift 2 Delta.
+
+    Parameters
+    ----------
+    sigma : float
+        Standard deviation of the Gaussian noise, sigma > 0, in the units of ``sensitivity``.
+    batch_size : int
+        Batch size m, an integer with 1 <= m <= n.
+    n : int
+        Number of records, an integer >= 1 (the keyword ``dataset_size`` is accepted for it, with a
+        DeprecationWarning).
+    sensitivity : float, optional
+        Norm bound Delta of one record's contribution, > 0 (default 1).
+    value_discretization_interval : float, optional
+        Spacing h of the loss grid, 0 < h <= 100 (default 1e-4); smaller is tighter and slower.
+    tail : float, optional
+        Probability mass of the loss cut from the continuous mechanism's tails (sent to +infinity on the
+        pessimistic side, dropped on the optimistic side), 1e-300 <= tail < 1e-3 (default 1e-15).
+
+    Returns
+    -------
+    PrivacyLossDistribution
+        One direction: the symmetrised upper pair above and the realizable lower pair; compose rounds with
+        ``.self_compose(rounds)``.
+
+    Raises
+    ------
+    ValueError
+        If sigma or sensitivity is not finite and > 0, ``batch_size`` or ``n`` is not an integer >= 1,
+        ``batch_size`` > ``n``, ``value_discretization_interval`` outside (0, 100], ``tail`` outside
+        [1e-300, 1e-3), or the grid would need more than 2**26 cells.
+    ParameterTypeError
+        If an argument is a string, a boolean or None.
+
+    References
+    ----------
+    Balle, Barthe & Gaboardi 2018, Thm 2 (advanced joint convexity); Zhu, Dong & Wang, AISTATS 2022
+    (adaptive composition of a dominating pair).
+
+    Examples
+    --------
+    >>> import hockeystick.pld as pld
+    >>> d = pld.fixed_size_subsampled_gaussian(2.0, batch_size=10, n=100)
+    >>> round(d.delta(0.5), 6)
+    0.002033
     """
     s = _positive("sigma", sigma) / _positive("sensitivity", sensitivity)
     m, size = _validation.count(batch_size, "batch_size"), _validation.count(n, "n")
@@ -283,8 +382,10 @@ def with_replacement_subsampled_gaussian(
     value_discretization_interval: float = DEFAULT_INTERVAL,
     tail: float = DEFAULT_TAIL,
 ) -> PrivacyLossDistribution:
-    """Batches of ``batch_size`` = K indices drawn uniformly WITH replacement from the ``n`` records
-    records, replace-one neighbours (the per-silo message of Noisy MB-SGD, paper 003, Alg. 2).
+    """Discretized PLD of the Gaussian mechanism on batches drawn with replacement, replace-one neighbours.
+
+    Each round draws ``batch_size`` = K indices uniformly with replacement from the ``n`` records (the
+    per-silo message of Noisy MB-SGD, paper 003, Alg. 2).
 
     ``sensitivity`` = Delta is the norm bound of one record's contribution to the released
     statistic (for the mean of K gradients clipped to norm L: Delta = L/K), s = sigma/Delta.
@@ -316,6 +417,48 @@ def with_replacement_subsampled_gaussian(
     silos' messages independent of its data), so its (eps0, delta0) is
         with_replacement_subsampled_gaussian(sigma, K, n, sensitivity=L / K).self_compose(R).epsilon(delta0)
     (docs/paper-003-errata.md compares this with the paper's calibrations).
+
+    Parameters
+    ----------
+    sigma : float
+        Standard deviation of the Gaussian noise, sigma > 0, in the units of ``sensitivity``.
+    batch_size : int
+        Number of draws K per batch, an integer with 1 <= K <= 2**62 (it may exceed ``n``).
+    n : int
+        Number of records, an integer with 1 <= n <= 2**62 (the keyword ``dataset_size`` is accepted for
+        it, with a DeprecationWarning).
+    sensitivity : float, optional
+        Norm bound Delta of one record's contribution to the released statistic, > 0 (default 1).
+    value_discretization_interval : float, optional
+        Spacing h of the loss grid, 0 < h <= 100 (default 1e-4); smaller is tighter and slower.
+    tail : float, optional
+        Probability mass of the loss cut from the continuous mechanism's tails (sent to +infinity on the
+        pessimistic side, dropped on the optimistic side), 1e-300 <= tail < 1e-3 (default 1e-15).
+
+    Returns
+    -------
+    PrivacyLossDistribution
+        One direction: the symmetrised upper curve and the realizable lower pair above.
+
+    Raises
+    ------
+    ValueError
+        If sigma or sensitivity is not finite and > 0, ``batch_size`` or ``n`` is not an integer in
+        [1, 2**62], ``value_discretization_interval`` outside (0, 100], ``tail`` outside [1e-300, 1e-3),
+        or the grid would need more than 2**26 cells.
+    ParameterTypeError
+        If an argument is a string, a boolean or None.
+
+    References
+    ----------
+    Paper 003, Alg. 2; Balle, Barthe & Gaboardi 2018, Thm 2; Zhu, Dong & Wang, AISTATS 2022.
+
+    Examples
+    --------
+    >>> import hockeystick.pld as pld
+    >>> d = pld.with_replacement_subsampled_gaussian(1.0, batch_size=1, n=10, value_discretization_interval=1e-3)
+    >>> round(d.delta(1.0), 6)
+    0.019648
     """
     s = _positive("sigma", sigma) / _positive("sensitivity", sensitivity)
     # batch_size may exceed n (draws are with replacement); both are passed to the core as int64
@@ -338,7 +481,57 @@ def gaussian(
     value_discretization_interval: float = DEFAULT_INTERVAL,
     tail: float = DEFAULT_TAIL,
 ) -> PrivacyLossDistribution:
-    """Gaussian mechanism: P = N(sensitivity, sigma^2), Q = N(0, sigma^2); exact delta = theta(sensitivity/sigma, eps)."""
+    r"""Discretized PLD of the Gaussian mechanism, P = N(sensitivity, sigma^2) vs Q = N(0, sigma^2).
+
+    Its exact profile is the hockey-stick divergence of two Gaussians,
+
+    .. math::
+
+        \delta(\varepsilon) = \theta_\varepsilon(r) = Q(\varepsilon/r - r/2) - e^\varepsilon Q(\varepsilon/r + r/2),
+        \qquad r = \text{sensitivity} / \sigma,
+
+    which the two discretized sides bracket.  One symmetric direction (``subsampled_gaussian`` at
+    ``sampling_rate=1``).
+
+    Parameters
+    ----------
+    sigma : float
+        Standard deviation of the noise, sigma > 0, in the units of ``sensitivity``.
+    sensitivity : float, optional
+        Distance between the two means, > 0 (default 1); only sigma / sensitivity matters.
+    value_discretization_interval : float, optional
+        Spacing h of the loss grid, 0 < h <= 100 (default 1e-4); smaller is tighter and slower.
+    tail : float, optional
+        Probability mass of the loss cut from the continuous mechanism's tails (sent to +infinity on the
+        pessimistic side, dropped on the optimistic side), 1e-300 <= tail < 1e-3 (default 1e-15).
+
+    Returns
+    -------
+    PrivacyLossDistribution
+        One direction with certified pessimistic and optimistic PMFs.
+
+    Raises
+    ------
+    ValueError
+        If sigma or sensitivity is not finite and > 0, ``value_discretization_interval`` outside (0, 100], ``tail``
+        outside [1e-300, 1e-3), or the grid would need more than 2**26 cells.
+    ParameterTypeError
+        If an argument is a string, a boolean or None.
+
+    See Also
+    --------
+    hockeystick.theta : the exact profile.
+
+    References
+    ----------
+    Paper 000, eq. 6 and Lemma 1 (the hockey-stick divergence of two Gaussians).
+
+    Examples
+    --------
+    >>> import hockeystick.pld as pld
+    >>> round(pld.gaussian(1.0).delta(1.0), 6)
+    0.126937
+    """
     return subsampled_gaussian(
         sigma, 1.0, sensitivity=sensitivity, value_discretization_interval=value_discretization_interval, tail=tail
     )
@@ -347,14 +540,53 @@ def gaussian(
 def laplace(
     scale: float, *, sensitivity: float = 1.0, value_discretization_interval: float = DEFAULT_INTERVAL
 ) -> PrivacyLossDistribution:
-    """Laplace mechanism: P = Lap(sensitivity, scale), Q = Lap(0, scale) (paper 002, Lemma 1).
+    r"""Discretized PLD of the Laplace mechanism, P = Lap(sensitivity, scale) vs Q = Lap(0, scale).
 
-    Its loss has atoms at +-sensitivity/scale; a grid whose spacing divides
+    With a = sensitivity / scale the loss takes values in [-a, a], with atoms at -a and a, and for
+    0 <= eps <= a
+
+    .. math::
+
+        \delta(\varepsilon) = 1 - e^{(\varepsilon - a)/2},
+
+    0 beyond.  Its loss has atoms at +-sensitivity/scale; a grid whose spacing divides
     sensitivity/scale keeps the top atom exactly on the optimistic side.  The loss is |a + Z| - |Z|
     under P (Z standard Laplace, a = sensitivity/scale), so by the triangle inequality the PLD of the
     computed a (within u a of the true ratio, one division) lies within |a - a_true| <= u a of the
     true one, outcome by outcome: charged as ``GridPMF.loss_shift`` (with any move of an atom onto
-    a grid point), a few ulps of a in eps.
+    a grid point), a few ulps of a in eps.  One symmetric direction.
+
+    Parameters
+    ----------
+    scale : float
+        Scale b of the Laplace noise, b > 0, in the units of ``sensitivity``.
+    sensitivity : float, optional
+        Distance between the two locations, > 0 (default 1).
+    value_discretization_interval : float, optional
+        Spacing h of the loss grid, 0 < h <= 100 (default 1e-4); smaller is tighter and slower.
+
+    Returns
+    -------
+    PrivacyLossDistribution
+        One direction with certified pessimistic and optimistic PMFs.
+
+    Raises
+    ------
+    ValueError
+        If scale or sensitivity is not finite and > 0, ``value_discretization_interval`` outside (0, 100], or the
+        grid would need more than 2**26 cells.
+    ParameterTypeError
+        If an argument is a string, a boolean or None.
+
+    References
+    ----------
+    Paper 002, Lemma 1.
+
+    Examples
+    --------
+    >>> import hockeystick.pld as pld
+    >>> round(pld.laplace(1.0).delta(0.5), 6)
+    0.221199
     """
     b = _positive("scale", scale)
     dist = _positive("sensitivity", sensitivity)
@@ -382,7 +614,10 @@ def from_distributions(
     symmetric: bool = False,
     exact_zeros: bool = True,
 ) -> PrivacyLossDistribution:
-    """The PLD of two discrete distributions on one finite outcome set.
+    """Discretized PLD of the pair (P, Q) of two distributions on one finite outcome set.
+
+    The losses are log(p_i / q_i), each outcome an atom of P-mass p_i; delta(eps) = sum_i
+    (p_i - e^eps q_i)_+ is bracketed by the two sides up to the grid.
 
     Losses log(p/q) are placed exactly by their cell integrals; their round-off (at most
     4u (|log p| + |log q|) + 32u each) is charged as a shift of the curve (``atom_loss_shift``).
@@ -401,6 +636,41 @@ def from_distributions(
     ``pld.randomized_response``): such a zero of q then puts the P-mass at +infinity on the pessimistic
     side (q_lo = 0) and at a finite loss ~log p + 741 on the optimistic side (the grid spans that far).
     Unless ``symmetric``, the pair (q, p) is kept as a second direction and the worse one is reported.
+
+    Parameters
+    ----------
+    p : array_like
+        Masses of P, finite, >= 0, summing to 1 within 1e-9 (flattened).
+    q : array_like
+        Masses of Q on the same outcomes, same shape and rules as ``p``.
+    value_discretization_interval : float, optional
+        Spacing h of the loss grid, 0 < h <= 100 (default 1e-4).
+    symmetric : bool, optional
+        If True, (P, Q) is the only direction (the caller knows (Q, P) has the same profile); default False
+        keeps (Q, P) as a second direction.
+    exact_zeros : bool, optional
+        If True (default), a mass given as 0 is exact (an outcome with q = 0 < p has loss +infinity on both
+        sides); False for computed masses that may have underflowed to 0.
+
+    Returns
+    -------
+    PrivacyLossDistribution
+        One direction if ``symmetric``, else two: (P, Q) and (Q, P).
+
+    Raises
+    ------
+    ValueError
+        If ``p`` and ``q`` differ in shape, a mass is negative or not finite, either does not sum to 1
+        within 1e-9, or ``value_discretization_interval`` outside (0, 100].
+    ParameterTypeError
+        If ``p`` or ``q`` is a string, a boolean or None.
+
+    Examples
+    --------
+    >>> import hockeystick.pld as pld
+    >>> d = pld.from_distributions([0.75, 0.25], [0.25, 0.75])
+    >>> [round(x, 4) for x in d.delta(0.0, bound="both")]
+    [0.5, 0.5]
     """
     pa = _validation.as_real_array(p, "p").ravel()
     qa = _validation.as_real_array(q, "q").ravel()

@@ -96,7 +96,51 @@ def discrete_laplace_atoms(parameter: float, sensitivity: int) -> Atoms:
 def discrete_laplace(
     parameter: float, sensitivity: int = 1, *, value_discretization_interval: float = DEFAULT_INTERVAL
 ) -> PrivacyLossDistribution:
-    """The PLD of the discrete Laplace mechanism (exact finite pair, see the module docstring)."""
+    r"""Discretized PLD of the discrete Laplace mechanism, P = DLap(a) + s vs Q = DLap(a) on the integers.
+
+    DLap(a) has pmf :math:`\tanh(a/2)\, e^{-a|x|}`.  The loss :math:`a(|x| - |x - s|)` is constant for
+    x <= 0 and for x >= s, so merging each end leaves the exact finite pair of s + 1 outcomes
+
+    .. math::
+
+        P(x \le 0) = Q(x \ge s) = \frac{e^{-as}}{1 + e^{-a}}, \quad P(x \ge s) = Q(x \le 0) = \frac{1}{1 + e^{-a}},
+        \quad P(x) = \tanh(a/2)\, e^{-a(s - x)},\ Q(x) = \tanh(a/2)\, e^{-ax}\ (0 < x < s),
+
+    symmetric (x -> s - x swaps P and Q), so one direction serves add and remove.  Both sides are exact
+    up to the grid (``from_distributions``).
+
+    Parameters
+    ----------
+    parameter : float
+        The decay a of DLap(a), finite and > 0 (larger is less noise).
+    sensitivity : int, optional
+        The shift s, an integer >= 1 (default 1; an integral float is accepted).
+    value_discretization_interval : float, optional
+        Spacing h of the loss grid, 0 < h <= 100 (default 1e-4).
+
+    Returns
+    -------
+    PrivacyLossDistribution
+        One direction.
+
+    Raises
+    ------
+    ValueError
+        If ``parameter`` is not finite and > 0, ``sensitivity`` is not an integer >= 1, or
+        ``value_discretization_interval`` lies outside (0, 100].
+    ParameterTypeError
+        If an argument is a string, a boolean or None.
+
+    References
+    ----------
+    Inusah & Kozubowski 2006 (the discrete Laplace law); dp_accounting's ``DiscreteLaplaceDpEvent``.
+
+    Examples
+    --------
+    >>> import hockeystick.pld as pld
+    >>> [round(x, 6) for x in pld.discrete_laplace(1.0, 2).delta(1.0, bound="both")]
+    [0.462117, 0.462117]
+    """
     p, q = discrete_laplace_pair(parameter, sensitivity)
     return from_distributions(
         p, q, value_discretization_interval=value_discretization_interval, symmetric=True, exact_zeros=False

@@ -40,7 +40,43 @@ def _mix(pmfs: Sequence[GridPMF], weights: Sequence[float] | np.ndarray) -> Grid
 def mixture(
     components: Sequence[PrivacyLossDistribution], weights: Sequence[float] | np.ndarray
 ) -> PrivacyLossDistribution:
-    """The PLD of running component i with probability weights[i] (weights >= 0, summing to 1)."""
+    """Discretized PLD of a mechanism that runs component i with probability ``weights[i]``.
+
+    The mixture of dominating pairs (P_i, Q_i) weighted by w_i (the same on both neighbours) dominates the
+    mixed mechanism; its loss PMF is sum_i w_i PMF_i.  Mixing the pessimistic PMFs gives a dominating pair,
+    mixing the optimistic ones a dominated pair, so both certified sides survive, also after composition.
+
+    Parameters
+    ----------
+    components : sequence of PrivacyLossDistribution
+        At least one PLD, each one round of one mechanism (no composition), all on one loss grid.  A
+        symmetric component (one direction) serves both directions.
+    weights : sequence of float
+        One probability per component, >= 0, summing to 1 within 1e-12.
+
+    Returns
+    -------
+    PrivacyLossDistribution
+        As many directions as the components have (one or two); its ``tail`` is the least of theirs.
+
+    Raises
+    ------
+    ValueError
+        If there is no component or not one weight per component, a weight is negative or not finite, the
+        weights do not sum to 1, the grids' spacings differ, a component is a composition, or the
+        components' directions cannot be paired.
+
+    References
+    ----------
+    dp_accounting's ``compute_mixture``.
+
+    Examples
+    --------
+    >>> import hockeystick.pld as pld
+    >>> d = pld.mixture([pld.laplace(1.0), pld.laplace(0.5)], [0.5, 0.5])
+    >>> round(d.delta(0.5), 6)
+    0.374416
+    """
     w = np.asarray(weights, dtype=np.float64)
     _check_components(components, w)
     factors = [_single_round(c) for c in components]

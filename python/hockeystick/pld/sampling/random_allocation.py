@@ -262,13 +262,75 @@ def random_allocation_gaussian(
     value_discretization_interval: float = DEFAULT_INTERVAL,
     sum_resolution: float = DEFAULT_RESOLUTION,
 ) -> PrivacyLossDistribution:
-    """Remove and add PLDs of one epoch of random allocation (balls-in-bins) with Gaussian noise (module docstring).
+    r"""Discretized remove and add PLDs of one epoch of random allocation (balls-in-bins) with Gaussian noise.
 
-    ``steps`` t >= 1 steps per epoch, each record in exactly one of them (``absent``: the probability that its step
-    is not released); ``noise_multiplier`` sigma over the ``sensitivity``; ``sum_resolution`` the spacing of the
-    sum grid in log(s) (finer is tighter and slower: the cost grows as (log range / resolution)^2 log2 t).
-    The upper side dominates the epoch; the lower side is the binned realizable pair's, below it.
-    Compose epochs with ``.self_compose(epochs)``.
+    Each record joins one of the t steps of the epoch, uniformly and independently; each step releases the
+    sum of its records' contributions plus Gaussian noise.  With s = noise_multiplier / sensitivity and
+    alpha = ``absent``, one epoch is dominated by
+
+    .. math::
+
+        P = \alpha\, N(0, s^2 I_t) + (1 - \alpha)\, \frac{1}{t} \sum_{j=1}^t N(e_j, s^2 I_t)
+        \text{ vs } Q = N(0, s^2 I_t)
+
+    (remove; add is the pair swapped).  Both directions are functions of the law of the likelihood ratio
+    R = alpha + (1 - alpha) S / t, S a sum of t lognormals, under Q: the upper side spreads that law on a
+    geometric grid of sums (a law above it in the convex order, so a pair that dominates the epoch), the
+    lower side merges it (the binned realizable pair, below it).  Where the noise is so large that the grid
+    holds too few cells (s above about 300 at the default resolution), the epoch is bracketed instead by the
+    Gaussian pair N(1, s^2) vs N(0, s^2) above and the Poisson-subsampled Gaussian of the epoch's summed
+    outputs below.  Compose epochs with ``.self_compose(epochs)``.
+
+    Parameters
+    ----------
+    steps : int
+        Number of steps t per epoch, an integer >= 1.
+    noise_multiplier : float
+        Standard deviation of each step's Gaussian noise, > 0, in the units of ``sensitivity``;
+        noise_multiplier / sensitivity must be at least 0.05.
+    absent : float, optional
+        Probability that the record's step is not released (a shuffled epoch's short last batch),
+        0 <= absent < 1 (default 0).
+    sensitivity : float, optional
+        Norm bound of one record's contribution, > 0 (default 1).
+    value_discretization_interval : float, optional
+        Spacing h of the loss grid, 0 < h <= 100 (default 1e-4).
+    sum_resolution : float, optional
+        Spacing of the sum grid in log(s), 1e-3 <= sum_resolution <= 0.5 (default 0.005); finer is tighter
+        and slower (the cost grows as (log range / resolution)^2 log2 t).
+
+    Returns
+    -------
+    PrivacyLossDistribution
+        The remove and the add direction of one epoch.
+
+    Raises
+    ------
+    ValueError
+        If ``steps`` is not an integer >= 1, noise_multiplier or sensitivity is not finite and > 0, their
+        ratio overflows or lies below 0.05, ``absent`` lies outside [0, 1), ``sum_resolution`` outside
+        [1e-3, 0.5], or ``value_discretization_interval`` outside (0, 100].
+    ParameterTypeError
+        If an argument is a string, a boolean or None.
+
+    See Also
+    --------
+    BallsInBinsGaussianPLD : the accountant over epochs.
+
+    References
+    ----------
+    Chua et al. 2025, Sec. 3 (the tightly dominating pair); Feldman & Shenfeld 2025 (random allocation);
+    Zhu, Dong & Wang, AISTATS 2022, Def. 7 and Thm 10 (dominance and its composition).
+
+    Examples
+    --------
+    One step per epoch is the Gaussian mechanism, whose exact delta the two sides bracket:
+
+    >>> import hockeystick.pld as pld
+    >>> from hockeystick import theta
+    >>> lower, upper = pld.random_allocation_gaussian(1, 2.0, sum_resolution=0.02).delta(1.0, bound="both")
+    >>> bool(lower <= theta(0.5, 1.0) <= upper)
+    True
     """
     t = _validation.count(steps, "steps")
     sigma = float(_validation.positive(_validation.single(noise_multiplier, "noise_multiplier"), "noise_multiplier"))

@@ -57,7 +57,52 @@ def _distribution(masses: ArrayLike, name: str) -> np.ndarray:
 def poisson_subsampled(
     p: ArrayLike, q: ArrayLike, sampling_rate: float, *, value_discretization_interval: float = DEFAULT_INTERVAL
 ) -> PrivacyLossDistribution:
-    """Remove and add PLDs of a finite dominating pair (P, Q) under Poisson sampling (see above)."""
+    r"""Discretized remove and add PLDs of a mechanism given by a finite dominating pair, Poisson-sampled.
+
+    If (P, Q) dominates a mechanism under remove (P the output with the record, Q without), running it on a
+    Poisson sample of rate q is dominated, for add/remove neighbours, by
+
+    .. math::
+
+        \text{remove: } \bigl((1 - q) Q + q P,\ Q\bigr), \qquad \text{add: } \bigl(Q,\ (1 - q) Q + q P\bigr).
+
+    Both are finite pairs, so both sides are exact up to the grid (``from_distributions``).
+
+    Parameters
+    ----------
+    p : array_like
+        Masses of P, finite, >= 0, summing to 1 within 1e-9 (flattened).
+    q : array_like
+        Masses of Q on the same outcomes, same shape and rules as ``p``.
+    sampling_rate : float
+        Poisson sampling probability, 0 <= sampling_rate <= 1 (0 releases nothing about the record).
+    value_discretization_interval : float, optional
+        Spacing h of the loss grid, 0 < h <= 100 (default 1e-4).
+
+    Returns
+    -------
+    PrivacyLossDistribution
+        The remove and the add direction.
+
+    Raises
+    ------
+    ValueError
+        If ``sampling_rate`` lies outside [0, 1], a mass is negative or not finite, ``p`` or ``q`` does not
+        sum to 1 within 1e-9, they differ in shape, or ``value_discretization_interval`` lies outside (0, 100].
+    ParameterTypeError
+        If an argument is a string, a boolean or None.
+
+    References
+    ----------
+    Zhu, Dong & Wang, AISTATS 2022, Thm 11.
+
+    Examples
+    --------
+    >>> import hockeystick.pld as pld
+    >>> d = pld.poisson_subsampled([0.75, 0.25], [0.25, 0.75], 0.1)
+    >>> round(d.delta(0.0), 6)
+    0.05
+    """
     mixed, base = poisson_subsampled_pair(p, q, sampling_rate)
     return from_distributions(
         mixed, base, value_discretization_interval=value_discretization_interval, exact_zeros=False

@@ -319,11 +319,69 @@ def truncated_subsampled_gaussian(
     value_discretization_interval: float = DEFAULT_INTERVAL,
     tail: float = DEFAULT_TAIL,
 ) -> PrivacyLossDistribution:
-    """Remove and add PLDs of the truncated-Poisson-sampled Gaussian (see the module docstring).
+    r"""Discretized remove and add PLDs of the Gaussian mechanism on a truncated Poisson sample.
 
-    The upper side is the conditioned dominating pair (``analysis="conditioned"``) or
-    the mixture of Ganesh 2025, arXiv:2508.15089 (``analysis="dp_accounting"``); the lower side, either way, is a
-    realizable pair of datasets.
+    Each of the n records is sampled with probability q; a sample larger than B is cut to a uniformly random
+    subset of B; the sum of the kept records' contributions (each of norm at most 1) plus N(0, sigma^2 I) is
+    released.  Neighbours are add/remove, so the other records' sample size is K ~ Binomial(n - 1, q).
+
+    The upper side is, for ``analysis="conditioned"``, the disjoint union over K = k of Poisson-subsampled
+    Gaussian pairs (rate q and shift 1 for k <= B - 1, rate p_k = q B / (k + 1) and shift 2 for k >= B,
+    grouped in buckets of k at the rate of their smallest k), weighted by P(K = k) rounded up:
+
+    .. math::
+
+        E_\gamma(\text{mechanism}) \le \sum_k P(K = k)\, E_\gamma(\text{pair}_k)
+
+    by joint convexity; for ``analysis="dp_accounting"`` it is the mixture of Ganesh 2025 (as dp_accounting
+    computes it).  The lower side, either way, is a realizable pair of datasets in one dimension.
+
+    Parameters
+    ----------
+    dataset_size : int
+        Number of records n, an integer >= 1 (counting the added record).
+    sampling_probability : float
+        Poisson sampling probability q, 0 < q <= 1.
+    truncated_batch_size : int
+        Largest batch B, an integer >= 1.
+    noise_multiplier : float
+        Standard deviation sigma of the Gaussian noise over the contributions' norm bound, sigma > 0.
+    analysis : {"conditioned", "dp_accounting"}, optional
+        The upper side's dominating pair (default ``"conditioned"``).
+    value_discretization_interval : float, optional
+        Spacing h of the loss grid, 0 < h <= 100 (default 1e-4).
+    tail : float, optional
+        Probability mass cut from the Gaussian pairs' tails, 1e-300 <= tail < 1e-3 (default 1e-15).
+
+    Returns
+    -------
+    PrivacyLossDistribution
+        The remove and the add direction (one direction when q = 1 and nothing is cut: the Gaussian
+        mechanism).
+
+    Raises
+    ------
+    ValueError
+        If ``dataset_size`` or ``truncated_batch_size`` is not an integer >= 1, ``sampling_probability`` lies
+        outside (0, 1], ``noise_multiplier`` is not finite and > 0, ``analysis`` is not one of the two,
+        ``value_discretization_interval`` lies outside (0, 100], ``tail`` outside [1e-300, 1e-3), or the grid
+        would need more than 2**26 cells.
+    ParameterTypeError
+        If an argument is a string, a boolean or None.
+
+    References
+    ----------
+    Zhu, Dong & Wang, AISTATS 2022, Def. 7 and Thm 10; Ganesh 2025, arXiv:2508.15089; dp_accounting's
+    ``TruncatedSubsampledGaussianDpEvent``.
+
+    Examples
+    --------
+    With q = 1 and B >= n nothing is cut: the Gaussian mechanism.
+
+    >>> import hockeystick.pld as pld
+    >>> d = pld.truncated_subsampled_gaussian(10, 1.0, 20, 1.0, value_discretization_interval=1e-3)
+    >>> [round(x, 6) for x in d.delta(1.0, bound="both")]
+    [0.126937, 0.126937]
     """
     n = _validation.count(dataset_size, "dataset_size")
     b = _validation.count(truncated_batch_size, "truncated_batch_size")
