@@ -290,7 +290,7 @@ TOML_FILES = [
     (SWEEP_FILE.format(top="", params="sensitivity = nan"), "sensitivity must be finite"),
     (SWEEP_FILE.format(top="", params="sensitivity = inf"), "sensitivity must be finite"),
     (SWEEP_FILE.format(top="", params="rounds = 1.5"), "rounds takes integers, got 1.5"),
-    # integers that do not fit were rounded to a double and written as int64 -9223372036854775808
+    # an integer a double cannot hold is refused, not rounded to a double (nor written as int64 -2^63)
     (
         SWEEP_FILE.format(top="", params="rounds = 99999999999999999999"),
         "rounds = 99999999999999999999 does not fit in a double",
@@ -387,13 +387,14 @@ def test_unreadable_sweep_file(capsys, places, path, message):
 
 
 def test_an_arithmetic_error_inside_calibrate_is_a_usage_error(capsys, places, monkeypatch):
-    """An OverflowError from the library (here forced) names the accountant and the parameters."""
-    import hockeystick.calibrate
+    """An OverflowError from the library (here forced, in the calibration a sweep's point calls) names the
+    accountant and the parameters."""
+    from hockeystick.sweep import evaluation
 
     def overflowing(*args, **kwargs):
         raise OverflowError("math range error")
 
-    monkeypatch.setattr(hockeystick.calibrate, "calibrate", overflowing)
+    monkeypatch.setattr(evaluation, "calibrate", overflowing)
     code, out, err = _invoke(capsys, ["calibrate", *GAUSS, "--epsilon", "1", "--delta", "1e-5", "-p", "rounds=10"])
     _check_refused(
         code,
@@ -457,7 +458,7 @@ def test_debug_shows_the_traceback_and_the_console_script_does_not():
 
 def test_the_license_file_is_the_apache_license():
     """pyproject.toml declares Apache-2.0; the text must ship with the source."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/cli/ -> the root
     text = open(os.path.join(root, "LICENSE")).read()
     assert 'license = { text = "Apache-2.0" }' in open(os.path.join(root, "pyproject.toml")).read()
     assert "Apache License" in text and "Version 2.0, January 2004" in text and "END OF TERMS AND CONDITIONS" in text

@@ -5,6 +5,8 @@ runs."""
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -22,7 +24,8 @@ _AXES = ["-p", "sigma=log:0.5:10:12", "-p", "rounds=1,10,100", "--delta", "1e-6,
 
 @pytest.fixture
 def drawn(monkeypatch):
-    """Record what each one-panel drawing function receives, then let it draw."""
+    """Record what each one-panel drawing function receives, then let it draw: the function is replaced both
+    where plots exports it and in the module that defines it (where the sweep pictures call it)."""
     calls: list[tuple[str, tuple, dict]] = []
     for name in ("delta_epsilon_curves", "parameter_curves", "heatmap"):
         real = getattr(plots, name)
@@ -31,7 +34,8 @@ def drawn(monkeypatch):
             calls.append((_name, args, kwargs))
             return _real(*args, **kwargs)
 
-        monkeypatch.setattr(plots, name, spy)
+        for module in {plots, sys.modules[real.__module__]}:
+            monkeypatch.setattr(module, name, spy)
     return calls
 
 
@@ -111,17 +115,24 @@ def test_levels_no_contour_crosses_are_refused(capsys, tmp_path, saved):
 
 
 def test_y_and_facet_draw_a_heat_map_per_value(capsys, tmp_path, saved, monkeypatch):
-    panels: list[int] = []
-    real = plots._panels
+    """--facet delta over two deltas: one figure, one heat-map panel titled by each delta."""
+    from matplotlib.figure import Figure
 
-    def counting(count):
-        panels.append(count)
-        return real(count)
+    figures: list[Figure] = []
+    real = Figure.savefig
 
-    monkeypatch.setattr(plots, "_panels", counting)
+    def keeping(self, *args, **kwargs):
+        figures.append(self)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", keeping)
     png = tmp_path / "heat.png"
     code, _, _ = _run(capsys, "plot", str(saved), "-o", str(png), "--x", "rounds", "--y", "sigma", "--facet", "delta")
-    assert code == 0 and panels == [2] and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert code == 0 and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    (figure,) = figures
+    panels = [ax for ax in figure.axes if ax.get_title()]
+    assert [ax.get_title() for ax in panels] == ["delta=1e-06", "delta=1e-05"]
+    assert all(any(type(c).__name__ == "QuadMesh" for c in ax.collections) for ax in panels)  # a heat map each
 
 
 def test_delta_against_a_parameter_is_drawn_against_it(tmp_path, drawn):

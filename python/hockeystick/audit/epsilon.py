@@ -334,7 +334,7 @@ def gdp_mu_lower(data: Scores, significance: float, delta: float) -> float:
     float
         mu_low, lowered past its round-off.
     """
-    from scipy import special
+    from scipy import special  # lazy: scipy loads at its first use, not with the package
 
     hull = data.hull
     per = significance / (2 * hull.thresholds.size)

@@ -66,14 +66,14 @@ def one_run_p_value(m: int, guesses: int, correct: int, epsilon: float, delta: f
     float
         The p-value bound, in [0, 1].
     """
-    from scipy import special
+    from scipy import special  # lazy: scipy loads at its first use, not with the package
 
     q = min(float(special.expit(epsilon)) * (1.0 + 4 * _U), 1.0)
     g = np.int64(guesses)
     beta = float(binomial_sf_upper(np.int64(correct), g, np.float64(q)))
     if delta == 0.0 or correct == 0:
         return beta
-    from scipy import stats
+    from scipy import stats  # lazy: scipy loads at its first use, not with the package
 
     pmf = stats.binom.pmf(np.arange(correct)[::-1], guesses, q)  # P(X = c - i) for i = 1..c
     window = np.cumsum(pmf) * (1.0 + float(tail_margin(guesses)))
@@ -97,7 +97,7 @@ def gaussian_blow_up(epsilon: float, delta: float) -> Tradeoff:
         x -> a lower bound on G_mu(x) = Phi(Phi^-1(1 - x) - mu) (mu raised 1e-9 relative, the value
         lowered 1e-12 relative: the solve's and ndtr's round-off).
     """
-    from scipy import special
+    from scipy import special  # lazy: scipy loads at its first use, not with the package
 
     mu = float(theta_radius(epsilon, delta)) * (1.0 + 1e-9)
 

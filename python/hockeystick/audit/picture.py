@@ -75,8 +75,8 @@ def plot_audit(
     if path is not None and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
         raise ValueError(f"path {os.fspath(path)!r}: its directory does not exist")
     require_extra("drawing an audit", "matplotlib")
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+    from matplotlib.backends.backend_agg import FigureCanvasAgg  # lazy: the plot extra
+    from matplotlib.figure import Figure  # lazy: the plot extra
 
     floor = 0.5 / data.n_out
     fprs = np.geomspace(floor, 1.0, 200)

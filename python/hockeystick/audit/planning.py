@@ -76,7 +76,7 @@ def canaries_needed(
             f"fpr must leave the true TPR e^(factor epsilon) fpr + delta below 1, got {tpr:.6g} at fpr = {rate!r}; "
             "choose a smaller fpr"
         )
-    from scipy import stats
+    from scipy import stats  # lazy: scipy loads at its first use, not with the package
 
     def refutes(n: int) -> bool:
         tp = int(stats.binom.ppf(1.0 - want, n, tpr))

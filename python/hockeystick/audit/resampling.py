@@ -134,7 +134,7 @@ def bootstrap(
     asked = np.asarray(params.quantiles, dtype=np.float64)
     if not params.bias_correction:
         return np.asarray(np.quantile(values, asked, method="linear"))
-    from scipy import special
+    from scipy import special  # lazy: scipy loads at its first use, not with the package
 
     full = statistic(data)
     z0 = special.ndtri((np.sum(values < full) + 1) / (params.num_samples + 2))

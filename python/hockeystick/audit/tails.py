@@ -10,9 +10,9 @@ P(X <= k) falls and P(X >= k) rises with p: a limit is valid when it lies on its
 root, whatever its distance from it.
 
 scipy.special's quantiles (betainccinv, betaincinv) and tails (bdtr, bdtrc) carry a relative error that
-grows with n (measured against 50-digit mpmath at n = 10^6: bdtr up to 2.4e-9, at k = n / 2;
-tests/audit/test_audit_tails.py).  So every tail here is widened by ``tail_margin(n)``, a relative margin of
-2^-40 (n + 16) (9.1e-7 at n = 10^6, 370 times the largest error measured), and every limit starts from the
+grows with n (tests/audit/test_audit_tails.py checks the widened tails and the limits against 50-digit
+mpmath).  So every tail here is widened by ``tail_margin(n)``, a relative margin of 2^-40 (n + 16)
+(9.1e-7 at n = 10^6), above that error, and every limit starts from the
 scipy quantile at the significance narrowed by four margins, then is stepped outward by doubling ulps until
 the widened tail there is at most ``s``.  The margin moves a limit by less than 1e-5 relative at 10^6
 trials: nothing a count can resolve.
@@ -72,7 +72,7 @@ def binomial_cdf_upper(k: npt.ArrayLike, n: npt.ArrayLike, p: npt.ArrayLike) -> 
     numpy.ndarray
         The bound, in [0, 1].
     """
-    from scipy import special
+    from scipy import special  # lazy: scipy loads at its first use, not with the package
 
     k, n, p = np.broadcast_arrays(np.asarray(k, dtype=np.int64), np.asarray(n, dtype=np.int64), np.asarray(p))
     inside = k < n
@@ -98,7 +98,7 @@ def binomial_sf_upper(k: npt.ArrayLike, n: npt.ArrayLike, p: npt.ArrayLike) -> n
     numpy.ndarray
         The bound, in [0, 1].
     """
-    from scipy import special
+    from scipy import special  # lazy: scipy loads at its first use, not with the package
 
     k, n, p = np.broadcast_arrays(np.asarray(k, dtype=np.int64), np.asarray(n, dtype=np.int64), np.asarray(p))
     out = np.where(k <= 0, 1.0, 0.0)
@@ -123,7 +123,7 @@ def clopper_pearson_upper(k: npt.ArrayLike, n: npt.ArrayLike, significance: npt.
     numpy.ndarray
         p with P(Binomial(n, p) <= k) <= significance certified by ``binomial_cdf_upper``; 1 at k = n.
     """
-    from scipy import special
+    from scipy import special  # lazy: scipy loads at its first use, not with the package
 
     k, n, s = np.broadcast_arrays(
         np.asarray(k, dtype=np.int64), np.asarray(n, dtype=np.int64), np.asarray(significance, dtype=np.float64)
@@ -159,7 +159,7 @@ def clopper_pearson_lower(k: npt.ArrayLike, n: npt.ArrayLike, significance: npt.
     numpy.ndarray
         p with P(Binomial(n, p) >= k) <= significance certified by ``binomial_sf_upper``; 0 at k = 0.
     """
-    from scipy import special
+    from scipy import special  # lazy: scipy loads at its first use, not with the package
 
     k, n, s = np.broadcast_arrays(
         np.asarray(k, dtype=np.int64), np.asarray(n, dtype=np.int64), np.asarray(significance, dtype=np.float64)

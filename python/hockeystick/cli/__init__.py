@@ -32,6 +32,7 @@ import logging
 import os
 import signal
 import sys
+import threading
 import warnings
 from typing import Any
 
@@ -66,8 +67,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     for module in SUBCOMMANDS:
         module.register(subparsers)
-    # subcommands that live outside this package register here, one line each (the simulate
-    # subcommand of hockeystick/cli_simulate.py: `cli_simulate.register(subparsers)`, until it moves in)
     return parser
 
 
@@ -114,7 +113,7 @@ class _CommandLineFormatter(logging.Formatter):
 
 
 def _leftovers(args: argparse.Namespace) -> str:
-    from ..sweep.checkpoint import describe_leftovers
+    from ..sweep.checkpoint import describe_leftovers  # lazy: start-up time
 
     kept = describe_leftovers(args.out) if getattr(args, "out", None) else None
     return f"; {kept}" if kept else ""
@@ -155,8 +154,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _is_main_thread() -> bool:
-    import threading
-
     return threading.current_thread() is threading.main_thread()
 
 

@@ -8,7 +8,8 @@ import math
 import os
 from typing import Any
 
-from .common import UsageError, accountant_argument, matrix_options, training_options
+from .common import UsageError, accountant_argument, matrix_options, one_point, training_options
+from .picture import check_plot_path
 
 __all__ = ["register"]
 
@@ -69,9 +70,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .. import audit
-    from .common import one_point
-    from .execute import check_plot_path
+    from .. import audit  # lazy: start-up time
 
     entry, values = one_point(args, "audit checks one run", ("delta",))  # --delta is the audit's
     delta = _number(args.delta, "--delta")

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+import json
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 from .common import UsageError, accountant_names, accountant_options, output_options, parameters, positive_int
 from .execute import execute
@@ -73,24 +79,13 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..registry import CalculatorEntry, lookup
-    from ..sweep.grid import Grid
+    from ..sweep.grid import Grid  # lazy: start-up time
 
     params = parameters(args)
     if args.fixed_compute or args.examples is not None:
         return _fixed_compute(args, params)
     accountants = accountant_names(args)
-    first = lookup(accountants[0])
-    if isinstance(first, CalculatorEntry):  # a calculator solves for a parameter from its quantity's target
-        if first.quantity not in params:
-            raise UsageError(f"calibration needs a target: give -p {first.quantity}=VALUE")
-        parameter = args.parameter or next(iter(first.inverses), first.quantity)
-    else:
-        for name in ("epsilon", "delta"):
-            if name not in params:
-                raise UsageError(f"calibration needs a target: give --{name} VALUE")
-        noise = [name for name in ("noise_multiplier", "sigma") if name in first.calibratable]
-        parameter = args.parameter or next(iter(noise or first.calibratable), "sigma")
+    parameter = _calibrated(accountants[0], params, args.parameter)
     grid = Grid.from_parameters(accountants, parameter, params, args.bound or "upper")
     check_format(args, grid.size, args.max_rows)
     result = execute(grid, args, out=args.out, keep=grid.size <= args.max_rows)
@@ -98,47 +93,39 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _calibrated(name: str, params: dict[str, str], asked: str | None) -> str:
+    """The parameter calibrated (``asked``, else the accountant's noise, else its first calibratable parameter;
+    a calculator's first inverse), once the target is given: epsilon and delta, or a calculator's quantity."""
+    from ..registry import CalculatorEntry, lookup  # lazy: start-up time
+
+    first = lookup(name)
+    if isinstance(first, CalculatorEntry):  # a calculator solves for a parameter from its quantity's target
+        if first.quantity not in params:
+            raise UsageError(f"calibration needs a target: give -p {first.quantity}=VALUE")
+        return asked or next(iter(first.inverses), first.quantity)
+    for target in ("epsilon", "delta"):
+        if target not in params:
+            raise UsageError(f"calibration needs a target: give --{target} VALUE")
+    noise = [p for p in ("noise_multiplier", "sigma") if p in first.calibratable]
+    return asked or next(iter(noise or first.calibratable), "sigma")
+
+
+# --fixed-compute's settings: the one value of each, the batch sizes a list, those it needs
+_FIXED_COMPUTE_SINGLE = ("epsilon", "delta", "dataset_size", "epochs")
+_FIXED_COMPUTE_SETTINGS = {*_FIXED_COMPUTE_SINGLE, "batch_size"}
+_FIXED_COMPUTE_NEEDS = ("epsilon", "delta", "dataset_size")
+
+
 def _fixed_compute(args: argparse.Namespace, params: dict[str, str]) -> int:
     """``calibrate_fixed_compute`` of the run the flags give, its table printed (--format table, csv or json)."""
-    import json
-    import math
+    from ..calibrate import calibrate_fixed_compute  # lazy: start-up time
 
-    from ..calibrate import calibrate_fixed_compute
-    from ..sweep.grid import Axis, parse_value
-
-    if not args.fixed_compute:
-        raise UsageError("--examples is a compute budget: it goes with --fixed-compute")
-    if args.out is not None or args.plot is not None or args.accountant or args.param:
-        raise UsageError(
-            "--fixed-compute prints its table (one row per batch size); drop -o, --plot, the accountant (NAME or "
-            "-a) and -p"
-        )
-    allowed = {"epsilon", "delta", "dataset_size", "batch_size", "epochs"}
-    extra = sorted(set(params) - allowed)
-    if extra:
-        raise UsageError(
-            f"--fixed-compute calibrates the noise multiplier of a DP-SGD run over batch sizes: drop "
-            f"{', '.join('--' + e.replace('_', '-') for e in extra)}"
-        )
-    for name in ("epsilon", "delta", "dataset_size"):
-        if name not in params:
-            raise UsageError(f"--fixed-compute needs --{name.replace('_', '-')} VALUE")
-    single = {}
-    for name in ("epsilon", "delta", "dataset_size", "epochs"):
-        if name in params:
-            value = parse_value(name, params[name])
-            if isinstance(value, Axis):
-                raise UsageError(f"--fixed-compute takes one --{name.replace('_', '-')}, got {params[name]}")
-            single[name] = value
-    sizes = None
-    if "batch_size" in params:
-        value = parse_value("batch_size", params["batch_size"])
-        sizes = value.values if isinstance(value, Axis) else [value]
-    size = single["dataset_size"]
-    if not (math.isfinite(size) and size >= 1 and size == math.floor(size)):
-        raise UsageError(f"--dataset-size must be a whole number >= 1, got {params['dataset_size']}")
+    _check_fixed_compute(args, params)
+    single = _single_values(params)
+    sizes = _batch_sizes(params)
+    dataset_size = _dataset_size(single["dataset_size"], params["dataset_size"])
     table = calibrate_fixed_compute(
-        dataset_size=int(size),
+        dataset_size=dataset_size,
         epsilon=single["epsilon"],
         delta=single["delta"],
         epochs=single.get("epochs"),
@@ -147,12 +134,71 @@ def _fixed_compute(args: argparse.Namespace, params: dict[str, str]) -> int:
         sampling=args.sampling or "poisson",
         progress=bool(args.progress),
     )
-    if args.format == "json":
-        print(json.dumps(table.rows()))
-    elif args.format == "csv":
-        print("batch_size,steps,noise_multiplier,epsilon")
-        for row in table.rows():
-            print(f"{row['batch_size']},{row['steps']},{row['noise_multiplier']!r},{row['epsilon']!r}")
-    else:
-        print(table)
+    _FIXED_COMPUTE_FORMATS[args.format or "table"](table)
     return 0
+
+
+def _check_fixed_compute(args: argparse.Namespace, params: dict[str, str]) -> None:
+    """--fixed-compute prints its table from a DP-SGD run's flags: --examples goes with it; no output file, no
+    accountant, no -p, no other parameter; epsilon, delta and the data set's size given."""
+    if not args.fixed_compute:
+        raise UsageError("--examples is a compute budget: it goes with --fixed-compute")
+    if args.out is not None or args.plot is not None or args.accountant or args.param:
+        raise UsageError(
+            "--fixed-compute prints its table (one row per batch size); drop -o, --plot, the accountant (NAME or "
+            "-a) and -p"
+        )
+    extra = sorted(set(params) - _FIXED_COMPUTE_SETTINGS)
+    if extra:
+        raise UsageError(
+            f"--fixed-compute calibrates the noise multiplier of a DP-SGD run over batch sizes: drop "
+            f"{', '.join('--' + e.replace('_', '-') for e in extra)}"
+        )
+    for name in _FIXED_COMPUTE_NEEDS:
+        if name not in params:
+            raise UsageError(f"--fixed-compute needs --{name.replace('_', '-')} VALUE")
+
+
+def _single_values(params: dict[str, str]) -> dict[str, float]:
+    """The one value of each setting --fixed-compute takes once (a list or range is refused)."""
+    from ..sweep.grid import Axis, parse_value  # lazy: start-up time
+
+    single = {}
+    for name in _FIXED_COMPUTE_SINGLE:
+        if name in params:
+            value = parse_value(name, params[name])
+            if isinstance(value, Axis):
+                raise UsageError(f"--fixed-compute takes one --{name.replace('_', '-')}, got {params[name]}")
+            single[name] = value
+    return single
+
+
+def _batch_sizes(params: dict[str, str]) -> ArrayLike | None:
+    """--batch-size's values (one or a list), or None for the default sizes."""
+    from ..sweep.grid import Axis, parse_value  # lazy: start-up time
+
+    if "batch_size" not in params:
+        return None
+    value = parse_value("batch_size", params["batch_size"])
+    return value.values if isinstance(value, Axis) else [value]
+
+
+def _dataset_size(size: float, written: str) -> int:
+    """--dataset-size as the whole number >= 1 it must be."""
+    if not (math.isfinite(size) and size >= 1 and size == math.floor(size)):
+        raise UsageError(f"--dataset-size must be a whole number >= 1, got {written}")
+    return int(size)
+
+
+def _print_json(table: Any) -> None:
+    print(json.dumps(table.rows()))
+
+
+def _print_csv(table: Any) -> None:
+    print("batch_size,steps,noise_multiplier,epsilon")
+    for row in table.rows():
+        print(f"{row['batch_size']},{row['steps']},{row['noise_multiplier']!r},{row['epsilon']!r}")
+
+
+# --format -> how the fixed-compute table is printed
+_FIXED_COMPUTE_FORMATS: dict[str, Callable[[Any], None]] = {"json": _print_json, "csv": _print_csv, "table": print}

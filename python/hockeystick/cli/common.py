@@ -444,7 +444,7 @@ def _families(args: argparse.Namespace) -> list[Any]:
     names = _named(args)
     if not names:
         return []
-    from ..registry import REGISTRY
+    from ..registry import REGISTRY  # lazy: start-up time
 
     return [REGISTRY[n] for n in names if n in REGISTRY and REGISTRY[n].vectors]
 
@@ -463,7 +463,7 @@ def one_point(args: argparse.Namespace, what: str, own: Sequence[str] = ()) -> t
     """The one accountant -a names and its parameters at one point, for a subcommand that evaluates a single run
     (``what`` completes its refusals: "risk evaluates one mechanism"); ``own`` lists the subcommand's own settings
     that ``parameters`` also collects (audit's --delta), left out of the accountant's."""
-    from ..registry import get
+    from ..registry import get  # lazy: start-up time
 
     names = accountant_names(args)
     if len(names) != 1:
@@ -487,36 +487,50 @@ def one_point(args: argparse.Namespace, what: str, own: Sequence[str] = ()) -> t
 
 
 def accountant_names(args: argparse.Namespace, default: Sequence[str] | None = None) -> list[str]:
-    from ..sweep import registry
-
+    """The accountants the command line names: the training run the training flags describe, else the names -a
+    gives (a family's vectors bound from -p or its flags, a configured name spelled the one way), else
+    ``default``; an unknown name is refused with the closest."""
     names = _named(args)
     training = training_accountant(args)
     _check_known(names, training)
     if training is not None:
-        if names and names != [training]:
-            flags = [
-                f"--{flag}"
-                for flag in TRAINING_FLAGS
-                if getattr(args, f"run_{flag.replace('-', '_')}", None) is not None
-            ]
-            raise UsageError(
-                f"the training flags ({' '.join(flags)}) describe accountant {training!r}; drop -a "
-                f"{','.join(names)} (or the NAME after the subcommand), or the training flags"
-            )
+        _check_training_names(args, names, training)
         return [training]
     if not names:
-        if default:
-            return list(default)
-        raise UsageError(
-            f"say which accountant with -a NAME (or NAME after the subcommand); registered: "
-            f"{', '.join(registry.names())}"
-        )
+        return _default_names(default)
     families = {entry.name: entry for entry in _families(args)}
     if not families and not any("[" in n for n in names):
         return names
-    from ..registry import configure, get
+    return _configured(args, names, families)
 
-    # a family named bare gets its vectors from -p or the flags; a configured name is spelled the one way
+
+def _check_training_names(args: argparse.Namespace, names: list[str], training: str) -> None:
+    """-a (or the NAME) beside the training flags names the accountant they describe, or nothing."""
+    if names and names != [training]:
+        flags = [
+            f"--{flag}" for flag in TRAINING_FLAGS if getattr(args, f"run_{flag.replace('-', '_')}", None) is not None
+        ]
+        raise UsageError(
+            f"the training flags ({' '.join(flags)}) describe accountant {training!r}; drop -a "
+            f"{','.join(names)} (or the NAME after the subcommand), or the training flags"
+        )
+
+
+def _default_names(default: Sequence[str] | None) -> list[str]:
+    """``default`` when no accountant is named; without one, a refusal listing the registered accountants."""
+    if default:
+        return list(default)
+    from ..sweep import registry  # lazy: start-up time
+
+    raise UsageError(
+        f"say which accountant with -a NAME (or NAME after the subcommand); registered: {', '.join(registry.names())}"
+    )
+
+
+def _configured(args: argparse.Namespace, names: list[str], families: dict[str, Any]) -> list[str]:
+    """The names with a bare family's vectors bound from -p or the flags, a configured name spelled the one way."""
+    from ..registry import configure, get  # lazy: start-up time
+
     given = _given(args)
     return [
         configure(n, **{k: given[k] for k in families[n].vectors if k in given})
@@ -531,7 +545,7 @@ def accountant_names(args: argparse.Namespace, default: Sequence[str] | None = N
 def _check_known(names: list[str], training: str | None) -> None:
     """Refuse a name no accountant, family or calculator has, with the closest registered name (the full
     list is long: 'hockeystick accountants' prints it with each one's parameters)."""
-    from ..registry import CALCULATORS, REGISTRY
+    from ..registry import CALCULATORS, REGISTRY  # lazy: start-up time
 
     known = sorted({*REGISTRY, *CALCULATORS})
     for name in names:

@@ -7,10 +7,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from .common import UsageError
 from .report import FORMATS, json_value
+from .tables import table
 
 __all__ = ["register", "run"]
 
@@ -74,21 +76,9 @@ def _values(text: str, flag: str) -> list[float]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..pld.accountants.stages import compose_stages, stage_relations
-    from ..pld.mechanisms.neighbouring import RELATION_WORDS
-    from ..sweep.grid import read_toml
-    from .tables import table
+    from ..pld.accountants.stages import compose_stages, stage_relations  # lazy: start-up time
 
-    spec = read_toml(args.stages, "compose file")
-    known = {"stage", "value_discretization_interval"}
-    unknown = sorted(set(spec) - known)
-    if unknown:
-        raise UsageError(
-            f"compose file {args.stages!r}: unknown key(s) {', '.join(unknown)}; it has [[stage]] "
-            "tables and optionally value_discretization_interval"
-        )
-    if "stage" not in spec:
-        raise UsageError(f"compose file {args.stages!r} has no [[stage]] table; see 'hockeystick compose --help'")
+    spec = _read(args.stages)
     given, asked = ("delta", "epsilon") if args.delta is not None else ("epsilon", "delta")
     xs = _values(args.delta if args.delta is not None else args.epsilon, f"--{given}")
     interval = spec.get("value_discretization_interval", 1e-4)
@@ -100,18 +90,54 @@ def run(args: argparse.Namespace) -> int:
     # the run's refusals are the compose file's; the values asked about are the flag's (--delta, --epsilon)
     answer = getattr(accountant, asked)(xs, bound=args.bound)
     sides = ("lower", "upper") if args.bound == "both" else (args.bound,)
-    columns = [f"{asked}_{side}" for side in sides]
+    columns = [given] + [f"{asked}_{side}" for side in sides]
     values = answer if args.bound == "both" else (answer,)
     rows = [[x] + [float(v[i]) for v in values] for i, x in enumerate(xs)]
-    if args.format == "json":
-        json.dump([{k: json_value(v) for k, v in zip([given] + columns, row)} for row in rows], sys.stdout, indent=1)
-        print()
-    elif args.format == "csv":
-        print(",".join([given] + columns))
-        for row in rows:
-            print(",".join(repr(v) for v in row))
-    else:
-        under = " and ".join(RELATION_WORDS[r] for r in relations)
-        print(f"{len(spec['stage'])} stages, {given} -> certified {asked} ({args.bound}), {under} neighbours")
-        print(table([given] + columns, [[f"{v:.10g}" for v in row] for row in rows]))
+    _PRINTERS[args.format](
+        columns, rows, f"{len(spec['stage'])} stages, {given} -> certified {asked} ({args.bound})", relations
+    )
     return 0
+
+
+def _read(path: str) -> dict[str, Any]:
+    """The compose file: [[stage]] tables and optionally value_discretization_interval."""
+    from ..sweep.grid import read_toml  # lazy: start-up time
+
+    spec = read_toml(path, "compose file")
+    unknown = sorted(set(spec) - {"stage", "value_discretization_interval"})
+    if unknown:
+        raise UsageError(
+            f"compose file {path!r}: unknown key(s) {', '.join(unknown)}; it has [[stage]] "
+            "tables and optionally value_discretization_interval"
+        )
+    if "stage" not in spec:
+        raise UsageError(f"compose file {path!r} has no [[stage]] table; see 'hockeystick compose --help'")
+    return spec
+
+
+def _print_json(columns: list[str], rows: list[list[float]], heading: str, relations: Any) -> None:
+    json.dump([{k: json_value(v) for k, v in zip(columns, row)} for row in rows], sys.stdout, indent=1)
+    print()
+
+
+def _print_csv(columns: list[str], rows: list[list[float]], heading: str, relations: Any) -> None:
+    print(",".join(columns))
+    for row in rows:
+        print(",".join(repr(v) for v in row))
+
+
+def _print_table(columns: list[str], rows: list[list[float]], heading: str, relations: Any) -> None:
+    """The heading with the neighbouring relations the run holds under, then the table."""
+    from ..pld.mechanisms.neighbouring import RELATION_WORDS  # lazy: start-up time
+
+    under = " and ".join(RELATION_WORDS[r] for r in relations)
+    print(f"{heading}, {under} neighbours")
+    print(table(columns, [[f"{v:.10g}" for v in row] for row in rows]))
+
+
+# --format -> how the rows are printed
+_PRINTERS: dict[str, Callable[[list[str], list[list[float]], str, Any], None]] = {
+    "json": _print_json,
+    "csv": _print_csv,
+    "table": _print_table,
+}

@@ -23,8 +23,8 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..numerics.certified_theta import theta_epsilon_upper, theta_radius_lower
-    from ..numerics.hockey_stick import theta
+    from ..numerics.certified_theta import theta_epsilon_upper, theta_radius_lower  # lazy: start-up time
+    from ..numerics.hockey_stick import theta  # lazy: start-up time
 
     # validate (and compute) before printing anything: bad input gets a message, no half output
     if not (0 < args.sensitivity < float("inf")):

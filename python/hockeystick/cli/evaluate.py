@@ -52,7 +52,7 @@ def register(subparsers: Any) -> None:
 
 def _command(output: str) -> Callable[[argparse.Namespace], int]:
     def command(args: argparse.Namespace) -> int:
-        from ..sweep.grid import Grid
+        from ..sweep.grid import Grid  # lazy: start-up time
 
         names, params, max_rows = accountant_names(args), parameters(args), args.max_rows
         epochs = None

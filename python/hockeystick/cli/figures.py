@@ -39,7 +39,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        from ..reproduce.figures import write_figures
+        from ..reproduce.figures import write_figures  # lazy: start-up time; matplotlib
     except ImportError:
         raise UsageError(
             "this build has no paper figures (hockeystick.reproduce.figures is missing); "

@@ -17,6 +17,7 @@ import sys
 from typing import Any, TextIO
 
 from .common import UsageError
+from .picture import picture_choices
 from .tables import print_points, print_summary
 
 __all__ = ["FORMATS", "STDOUT", "check_format", "format_options", "json_value", "records", "report", "report_files"]
@@ -58,7 +59,7 @@ def _table(result: Any) -> dict[str, Any]:
     """The columns of an in-memory result as a table file holds them (axes, fixed parameters, outputs, best)."""
     grid = result.grid
     names = grid.outputs + (("best",) if grid.has_best else ())
-    from ..sweep.writers import table_rows
+    from ..sweep.writers import table_rows  # lazy: start-up time
 
     return table_rows(grid, {name: result.columns[name] for name in names})
 
@@ -66,7 +67,7 @@ def _table(result: Any) -> dict[str, Any]:
 def records(result: Any) -> list[dict[str, Any]]:
     """One JSON object per point: an integer parameter of the accountants as an integer (a calibrated
     rounds too, "inf" where unbounded), ``best`` by the accountant's name."""
-    from ..sweep.writers import integer_columns
+    from ..sweep.writers import integer_columns  # lazy: start-up time
 
     grid = result.grid
     integers = integer_columns(grid)
@@ -93,7 +94,7 @@ def _write(result: Any, fmt: str, stream: TextIO) -> None:
         json.dump(records(result), stream, indent=1)
         stream.write("\n")
     else:
-        from ..sweep.writers import csv_header, csv_text
+        from ..sweep.writers import csv_header, csv_text  # lazy: start-up time
 
         stream.write(csv_header(result.grid) + csv_text(result.grid, _table(result)))
 
@@ -123,8 +124,7 @@ def report_files(result: Any, args: argparse.Namespace) -> None:
     if result.path:
         print(f"result written to {os.path.abspath(result.path)}", file=messages)
     if getattr(args, "plot", None):
-        from ..plots import plot_grid
-        from .plot import picture_choices
+        from ..plots import plot_grid  # lazy: start-up time
 
         drawn = plot_grid(result.grid, args.plot, **picture_choices(args))
         print(f"plot written to {os.path.abspath(drawn)}", file=messages)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from typing import Any
 
-from .common import UsageError, accountant_argument, matrix_options, training_options
+from .common import UsageError, accountant_argument, matrix_options, one_point, training_options
 from .report import FORMATS, json_value
 from .tables import table
 
@@ -69,17 +70,17 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=run)
 
 
+# --bound -> the sides of the bracket printed
+_SIDES = {"lower": ("lower",), "upper": ("upper",), "both": ("lower", "upper")}
+
+
 def run(args: argparse.Namespace) -> int:
-    from .. import risk
-    from .common import one_point
+    from .. import risk  # lazy: start-up time
 
     entry, values = one_point(args, "risk evaluates one mechanism")
-    try:
-        fprs = [float(v) for v in args.fpr.split(",")]
-    except ValueError:
-        raise UsageError(f"--fpr {args.fpr!r}: give numbers in [0, 1], comma-separated, e.g. --fpr 1e-3,0.01") from None
+    fprs = _fprs(args.fpr)
     accountant = entry.build(**values)
-    heads = {"lower": ("lower",), "upper": ("upper",), "both": ("lower", "upper")}[args.bound]
+    heads = _SIDES[args.bound]
     tpr = risk.tpr_at_fpr(accountant, fprs, bound=args.bound, direction=args.direction)
     adv = risk.advantage(accountant, bound=args.bound)
     tprs, advs = (value if args.bound == "both" else (value,) for value in (tpr, adv))
@@ -91,16 +92,39 @@ def run(args: argparse.Namespace) -> int:
         }
         for i, fpr in enumerate(fprs)
     ]
-    if args.format == "json":
-        print(json.dumps([{k: json_value(v) for k, v in row.items()} for row in rows]))
-    elif args.format == "csv":
-        print(",".join(rows[0]))
-        for row in rows:
-            print(",".join(repr(v) for v in row.values()))
-    else:
-        tpr_heads = ["fpr", *(f"tpr_{h}" for h in heads)]
-        print(table(tpr_heads, [[row[k] for k in tpr_heads] for row in rows]))
-        print()
-        advantage_heads = [f"advantage_{h}" for h in heads]  # max TPR - FPR = delta(0)
-        print(table(advantage_heads, [[rows[0][k] for k in advantage_heads]]))
+    _PRINTERS[args.format](rows, heads)
     return 0
+
+
+def _fprs(text: str) -> list[float]:
+    try:
+        return [float(v) for v in text.split(",")]
+    except ValueError:
+        raise UsageError(f"--fpr {text!r}: give numbers in [0, 1], comma-separated, e.g. --fpr 1e-3,0.01") from None
+
+
+def _print_json(rows: list[dict[str, float]], heads: tuple[str, ...]) -> None:
+    print(json.dumps([{k: json_value(v) for k, v in row.items()} for row in rows]))
+
+
+def _print_csv(rows: list[dict[str, float]], heads: tuple[str, ...]) -> None:
+    print(",".join(rows[0]))
+    for row in rows:
+        print(",".join(repr(v) for v in row.values()))
+
+
+def _print_table(rows: list[dict[str, float]], heads: tuple[str, ...]) -> None:
+    """The TPR at each FPR, then the advantage (one row: it does not depend on the FPR)."""
+    tpr_heads = ["fpr", *(f"tpr_{h}" for h in heads)]
+    print(table(tpr_heads, [[row[k] for k in tpr_heads] for row in rows]))
+    print()
+    advantage_heads = [f"advantage_{h}" for h in heads]  # max TPR - FPR = delta(0)
+    print(table(advantage_heads, [[rows[0][k] for k in advantage_heads]]))
+
+
+# --format -> how the rows are printed
+_PRINTERS: dict[str, Callable[[list[dict[str, float]], tuple[str, ...]], None]] = {
+    "json": _print_json,
+    "csv": _print_csv,
+    "table": _print_table,
+}

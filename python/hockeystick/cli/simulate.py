@@ -19,13 +19,17 @@ one line on stderr (the command line's error handling, ``cli._dispatch``).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from ..base.optional import require_extra
 from .common import progress_options
+from .execute import check_address
+from .picture import check_plot_path
 
 __all__ = ["register", "run"]
 
@@ -110,25 +114,47 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Run the sweep the file describes (see the module docstring); every refusal is a ValueError."""
-    from ..base.optional import require_extra
+    _check_where(args)
+    import pandas as pd  # lazy: the simulate extra, checked by _check_where
 
+    plan, train, test, seeds, algorithms = _read(args.config)
+    _check_outputs(args)
+    progress = args.progress if args.progress is not None else sys.stderr.isatty()
+    columns = _stream_columns(algorithms)
+    total = sum(len(c) for c in algorithms.values()) * len(seeds)
+    print(
+        f"{total} runs: "
+        + ", ".join(f"{name} {len(c)} configurations" for name, c in algorithms.items())
+        + f" x {len(seeds)} seeds on {plan['name']} ({train.n_clients} clients)",
+        file=sys.stderr,
+    )
+    with _scheduler(args) as scheduler:
+        frames = _simulate(args, plan, (train, test), seeds, columns, scheduler=scheduler, progress=progress)
+    print(f"rows written to {os.path.abspath(args.out)}")
+    everything = pd.concat(frames, ignore_index=True)
+    _print_frontiers(everything, plan, seeds)
+    bound = _corollary_1(everything, plan, train, test)
+    if args.plot:
+        _draw(everything, args.plot, plan, train, bound)
+    return 0
+
+
+def _check_where(args: argparse.Namespace) -> None:
+    """The extras the run needs and the Dask scheduler's address, before anything is read."""
     require_extra("hockeystick simulate", "numba", "pandas", extra="simulate")
     if args.dask is not None:
         require_extra("--dask", "dask", "distributed")
         if args.dask != "local":
-            from .execute import check_address
-
             check_address(args.dask, "--dask")
-    import pandas as pd
 
-    from ..simulate.frontier import frontier
-    from ..simulate.row_stream import RowStream, check_output_path
-    from ..simulate.sweep import check_configurations, configurations, seed_list, simulate_sweep
-    from ..sweep.grid import read_toml
-    from .execute import check_plot_path
 
-    spec = read_toml(args.config)
-    where = f"simulate file {args.config!r}"
+def _read(config: str) -> tuple[dict[str, Any], Any, Any, list[int], dict[str, list[dict[str, Any]]]]:
+    """The file's plan, the (train, test) data, the seeds and each algorithm's configurations, checked against
+    the data; a refusal names the file."""
+    from ..simulate.sweep import check_configurations, configurations, seed_list  # lazy: start-up time
+    from ..sweep.grid import read_toml  # lazy: start-up time
+
+    spec = read_toml(config)
     try:
         plan = _plan(spec)
         train, test = _load(plan["data"])
@@ -137,7 +163,14 @@ def run(args: argparse.Namespace) -> int:
         for name, configs in algorithms.items():
             check_configurations(name, configs, train)
     except (ValueError, TypeError) as exc:
-        raise ValueError(f"{where}: {exc}") from None
+        raise ValueError(f"simulate file {config!r}: {exc}") from None
+    return plan, train, test, seeds, algorithms
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """-o FILE and --plot PNG writable (replaced only with --force), --processes and --workers at least 1."""
+    from ..simulate.row_stream import check_output_path  # lazy: start-up time
+
     check_output_path(args.out, args.force)
     if args.plot:
         check_plot_path(args.plot, args.force)
@@ -145,52 +178,74 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--processes must be an integer >= 1, got {args.processes}")
     if args.workers < 1:
         raise ValueError(f"--workers must be an integer >= 1, got {args.workers}")
-    progress = args.progress if args.progress is not None else sys.stderr.isatty()
+
+
+def _stream_columns(algorithms: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, list[Any]]:
+    """The streamed file's columns: the algorithm, then every parameter any configuration sets."""
     columns: dict[str, list[Any]] = {"algorithm": list(algorithms)}
     for configs in algorithms.values():
         for config in configs:
             for key, value in config.items():
                 columns.setdefault(key, []).append(value)
-    total = sum(len(c) for c in algorithms.values()) * len(seeds)
-    print(
-        f"{total} runs: "
-        + ", ".join(f"{name} {len(c)} configurations" for name, c in algorithms.items())
-        + f" x {len(seeds)} seeds on {plan['name']} ({train.n_clients} clients)",
-        file=sys.stderr,
-    )
-    cluster = None
-    scheduler = None
-    if args.dask == "local":
-        from dask.distributed import LocalCluster
+    return columns
 
-        cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, host="127.0.0.1", dashboard_address=None)
-        scheduler = cluster.scheduler_address
-    elif args.dask is not None:
-        scheduler = args.dask
-    frames = []
+
+@contextlib.contextmanager
+def _scheduler(args: argparse.Namespace) -> Iterator[str | None]:
+    """The Dask scheduler's address: a LocalCluster of --workers workers (closed afterwards) for --dask local,
+    the address --dask gives, or None (in-process)."""
+    if args.dask != "local":
+        yield args.dask
+        return
+    from dask.distributed import LocalCluster  # lazy: the dask extra, checked by _check_where
+
+    cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, host="127.0.0.1", dashboard_address=None)
     try:
-        with RowStream(args.out, columns, overwrite=args.force) as stream:
-            for name, table in plan["algorithms"].items():
-                rows = simulate_sweep(
-                    name,
-                    train,
-                    grid=table["grid"],
-                    fixed=table["fixed"],
-                    seeds=seeds,
-                    delta=plan["delta"],
-                    test=test,
-                    every=plan["every"],
-                    processes=args.processes,
-                    scheduler=scheduler,
-                    progress=progress,
-                    on_row=functools.partial(_stream_row, stream, name),
-                )
-                frames.append(rows.assign(algorithm=name))
+        yield cluster.scheduler_address
     finally:
-        if cluster is not None:
-            cluster.close()
-    print(f"rows written to {os.path.abspath(args.out)}")
-    everything = pd.concat(frames, ignore_index=True)
+        cluster.close()
+
+
+def _simulate(
+    args: argparse.Namespace,
+    plan: Mapping[str, Any],
+    data: tuple[Any, Any],
+    seeds: list[int],
+    columns: dict[str, list[Any]],
+    *,
+    scheduler: str | None,
+    progress: bool,
+) -> list[Any]:
+    """Every algorithm's sweep, its rows streamed to -o as they finish: one frame per algorithm."""
+    from ..simulate.row_stream import RowStream  # lazy: start-up time
+    from ..simulate.sweep import simulate_sweep  # lazy: start-up time
+
+    train, test = data
+    frames = []
+    with RowStream(args.out, columns, overwrite=args.force) as stream:
+        for name, table in plan["algorithms"].items():
+            rows = simulate_sweep(
+                name,
+                train,
+                grid=table["grid"],
+                fixed=table["fixed"],
+                seeds=seeds,
+                delta=plan["delta"],
+                test=test,
+                every=plan["every"],
+                processes=args.processes,
+                scheduler=scheduler,
+                progress=progress,
+                on_row=functools.partial(_stream_row, stream, name),
+            )
+            frames.append(rows.assign(algorithm=name))
+    return frames
+
+
+def _print_frontiers(everything: Any, plan: Mapping[str, Any], seeds: list[int]) -> None:
+    """Each algorithm's frontier of the metric against epsilon, with the configuration reaching it."""
+    from ..simulate.frontier import frontier  # lazy: start-up time
+
     metric = plan["metric"]
     for name, table in plan["algorithms"].items():
         part = everything[everything["algorithm"] == name].drop(columns=["algorithm"]).dropna(axis=1, how="all")
@@ -199,30 +254,40 @@ def run(args: argparse.Namespace) -> int:
         )
         print(f"\n{name}: frontier of {metric} (mean over {len(seeds)} seeds) at delta = {plan['delta']:g}")
         print(_frontier_table(front, metric, list(table["grid"])))
-    bound = None
-    if "trusted_aggregator" in plan["algorithms"]:
-        from ..simulate.utility_bound import corollary_1_table
 
-        part = everything[everything["algorithm"] == "trusted_aggregator"].drop(columns=["algorithm"])
-        table = corollary_1_table(part.dropna(axis=1, how="all"), test, n=train.n_clients)
-        if len(table):
-            print("\ntrusted_aggregator: paper 000 Corollary 1 (excess test loss; the test rows standing in for P_X)")
-            print(_bound_table(table))
-            bound = table.rename(columns={"bound_loss": "value"})[["epsilon", "value"]]
-    if args.plot:
-        from ..plots import frontier_plot
 
-        path = frontier_plot(
-            everything,
-            args.plot,
-            metric=metric,
-            algorithm_column="algorithm",
-            title=f"{plan['name']}, {train.n_clients} clients",
-            bound=bound if metric == "test_loss" else None,
-            bound_label="trusted_aggregator: paper 000 Cor. 1 bound",
-        )
-        print(f"plot written to {os.path.abspath(path)}")
-    return 0
+def _corollary_1(everything: Any, plan: Mapping[str, Any], train: Any, test: Any) -> Any:
+    """Paper 000 Corollary 1's bound of the trusted aggregator's runs that it covers, printed; the (epsilon,
+    value) frame drawn beside the test loss, or None."""
+    if "trusted_aggregator" not in plan["algorithms"]:
+        return None
+    from ..simulate.utility_bound import corollary_1_table  # lazy: start-up time
+
+    part = everything[everything["algorithm"] == "trusted_aggregator"].drop(columns=["algorithm"])
+    table = corollary_1_table(part.dropna(axis=1, how="all"), test, n=train.n_clients)
+    if not len(table):
+        return None
+    print("\ntrusted_aggregator: paper 000 Corollary 1 (excess test loss; the test rows standing in for P_X)")
+    print(_bound_table(table))
+    return table.rename(columns={"bound_loss": "value"})[["epsilon", "value"]]
+
+
+def _draw(everything: Any, path: str, plan: Mapping[str, Any], train: Any, bound: Any) -> None:
+    """The frontier picture: the metric against epsilon, one curve per algorithm (Corollary 1's bound beside
+    the test loss)."""
+    from ..plots import frontier_plot  # lazy: start-up time
+
+    metric = plan["metric"]
+    drawn = frontier_plot(
+        everything,
+        path,
+        metric=metric,
+        algorithm_column="algorithm",
+        title=f"{plan['name']}, {train.n_clients} clients",
+        bound=bound if metric == "test_loss" else None,
+        bound_label="trusted_aggregator: paper 000 Cor. 1 bound",
+    )
+    print(f"plot written to {os.path.abspath(drawn)}")
 
 
 def _stream_row(stream: Any, algorithm: str, row: dict[str, Any]) -> None:
@@ -231,8 +296,8 @@ def _stream_row(stream: Any, algorithm: str, row: dict[str, Any]) -> None:
 
 def _load(data: Mapping[str, Any]) -> Any:
     """(train, test) federated data: a bundled set, or a synthetic one split per client."""
-    from ..simulate.data import synthetic
-    from ..simulate.datasets import bundled
+    from ..simulate.data import synthetic  # lazy: start-up time
+    from ..simulate.datasets import bundled  # lazy: start-up time
 
     options = {k: v for k, v in data.items() if k not in ("bundled", "synthetic")}
     if "bundled" in data:
@@ -271,42 +336,11 @@ def _plan(spec: Mapping[str, Any]) -> dict[str, Any]:
     unknown = sorted(set(spec) - set(_TOP_KEYS))
     if unknown:
         raise ValueError(f"unknown key {unknown[0]!r}; a simulate file has {', '.join(_TOP_KEYS)}")
-    data = spec.get("data")
-    if not isinstance(data, dict) or ("bundled" in data) == ("synthetic" in data):
-        raise ValueError(
-            '[data] must name one data set: bundled = "digits" (or breast_cancer, wine, iris, diabetes), '
-            'or synthetic = "linear" (or logistic, softmax)'
-        )
-    keys = _DATA_KEYS if "bundled" in data else _SYNTHETIC_KEYS
-    unknown = sorted(set(data) - set(keys))
-    if unknown:
-        raise ValueError(f"[data] has no key {unknown[0]!r}; its keys: {', '.join(keys)}")
-    tables = spec.get("algorithms")
-    if not isinstance(tables, dict) or not tables:
-        raise ValueError("give at least one [algorithms.NAME] table with grid = {...} and fixed = {...}")
-    algorithms = {}
-    for name, table in tables.items():
-        if not isinstance(table, dict) or set(table) - {"grid", "fixed"}:
-            raise ValueError(f"[algorithms.{name}] takes grid = {{name = [values]}} and fixed = {{name = value}}")
-        grid = dict(table.get("grid", {}))
-        for key, values in grid.items():
-            if not isinstance(values, list):
-                raise ValueError(f"[algorithms.{name}] grid.{key} must be a list of values, got {values!r}")
-        if not grid:
-            raise ValueError(f"[algorithms.{name}] needs a grid: at least one parameter with a list of values")
-        algorithms[name] = {
-            "grid": {k: [_value(k, v) for v in vs] for k, vs in grid.items()},
-            "fixed": {k: _value(k, v) for k, v in dict(table.get("fixed", {})).items()},
-        }
-    metric = spec.get("metric", "test_accuracy")
-    if metric not in _METRICS:
-        raise ValueError(f"metric must be one of {', '.join(_METRICS)}, got {metric!r}")
-    delta = spec.get("delta", 1e-5)
-    if isinstance(delta, bool) or not isinstance(delta, (int, float)) or not 0 < delta < 1:
-        raise ValueError(f"delta must be a number strictly between 0 and 1, got {delta!r}")
-    every = spec.get("every")
-    if every is not None and (isinstance(every, bool) or not isinstance(every, int) or every < 1):
-        raise ValueError(f"every must be an integer >= 1 (rounds between metric points), got {every!r}")
+    data = _data(spec.get("data"))
+    algorithms = _algorithms(spec.get("algorithms"))
+    metric = _metric(spec.get("metric", "test_accuracy"))
+    delta = _delta(spec.get("delta", 1e-5))
+    every = _every(spec.get("every"))
     name = data.get("bundled") or f"synthetic {data['synthetic']}"
     return {
         "data": data,
@@ -317,6 +351,61 @@ def _plan(spec: Mapping[str, Any]) -> dict[str, Any]:
         "seeds": spec.get("seeds", 1),
         "every": every,
     }
+
+
+def _data(data: Any) -> dict[str, Any]:
+    """[data]: one bundled or synthetic data set, with the keys of its kind."""
+    if not isinstance(data, dict) or ("bundled" in data) == ("synthetic" in data):
+        raise ValueError(
+            '[data] must name one data set: bundled = "digits" (or breast_cancer, wine, iris, diabetes), '
+            'or synthetic = "linear" (or logistic, softmax)'
+        )
+    keys = _DATA_KEYS if "bundled" in data else _SYNTHETIC_KEYS
+    unknown = sorted(set(data) - set(keys))
+    if unknown:
+        raise ValueError(f"[data] has no key {unknown[0]!r}; its keys: {', '.join(keys)}")
+    return data
+
+
+def _algorithms(tables: Any) -> dict[str, dict[str, dict[str, Any]]]:
+    """[algorithms.NAME] tables, at least one: each its grid (lists of values) and fixed values."""
+    if not isinstance(tables, dict) or not tables:
+        raise ValueError("give at least one [algorithms.NAME] table with grid = {...} and fixed = {...}")
+    return {name: _algorithm(name, table) for name, table in tables.items()}
+
+
+def _algorithm(name: str, table: Any) -> dict[str, dict[str, Any]]:
+    """One [algorithms.NAME] table: grid = {name = [values]} (at least one) and fixed = {name = value}."""
+    if not isinstance(table, dict) or set(table) - {"grid", "fixed"}:
+        raise ValueError(f"[algorithms.{name}] takes grid = {{name = [values]}} and fixed = {{name = value}}")
+    grid = dict(table.get("grid", {}))
+    for key, values in grid.items():
+        if not isinstance(values, list):
+            raise ValueError(f"[algorithms.{name}] grid.{key} must be a list of values, got {values!r}")
+    if not grid:
+        raise ValueError(f"[algorithms.{name}] needs a grid: at least one parameter with a list of values")
+    return {
+        "grid": {k: [_value(k, v) for v in vs] for k, vs in grid.items()},
+        "fixed": {k: _value(k, v) for k, v in dict(table.get("fixed", {})).items()},
+    }
+
+
+def _metric(metric: Any) -> str:
+    if metric not in _METRICS:
+        raise ValueError(f"metric must be one of {', '.join(_METRICS)}, got {metric!r}")
+    return str(metric)
+
+
+def _delta(delta: Any) -> float:
+    if isinstance(delta, bool) or not isinstance(delta, (int, float)) or not 0 < delta < 1:
+        raise ValueError(f"delta must be a number strictly between 0 and 1, got {delta!r}")
+    return float(delta)
+
+
+def _every(every: Any) -> int | None:
+    if every is not None and (isinstance(every, bool) or not isinstance(every, int) or every < 1):
+        raise ValueError(f"every must be an integer >= 1 (rounds between metric points), got {every!r}")
+    return every
 
 
 def _value(name: str, value: Any) -> Any:

@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import os
 import re
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
 from .common import UsageError, accountant_names, accountant_options, output_options, parameters, positive_int
 from .execute import execute
-from .plot import check_picture, picture_choices, picture_options
+from .picture import check_picture, picture_choices, picture_options
 from .report import STDOUT, check_format, format_options, report, report_files
 from .tables import print_plot, print_points, print_summary
 
@@ -94,37 +95,12 @@ def _accountant_word(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..sweep.grid import Grid, chunk_size_setting, read_toml
-
     _accountant_word(args)
     if args.example:
         if picture_choices(args):
             raise UsageError("--example draws its own pictures: the picture flags go with --plot PNG on a sweep")
         return _example(args)
-    from ..registry import default_output
-
-    spec: dict[str, Any] = read_toml(args.config) if args.config else {}
-    try:
-        chunk_size = chunk_size_setting(spec)
-        if not isinstance(spec.get("parameters", {}), dict):
-            raise TypeError(f"[parameters] must be a table of name = value, got {spec['parameters']!r}")
-        params = dict(spec.get("parameters", {}))
-        params.update(parameters(args))
-        if args.accountant or not spec:
-            spec["accountants"] = accountant_names(args)
-            spec.pop("accountant", None)
-        if args.bound:
-            spec["bound"] = args.bound
-        if args.quantity or "output" not in spec:
-            names = spec.get("accountants", spec.get("accountant", ()))
-            spec["output"] = args.quantity or default_output([names] if isinstance(names, str) else list(names))
-        spec["parameters"] = params
-        spec.pop("chunk_size", None)
-        grid = Grid.from_dict(spec)
-    except (ValueError, TypeError) as exc:
-        if not args.config:
-            raise
-        raise UsageError(f"sweep file {args.config!r}: {exc}") from None
+    grid, chunk_size = _grid(args)
     if args.chunk_size is None:
         args.chunk_size = chunk_size
     if not args.out:
@@ -143,8 +119,44 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _grid(args: argparse.Namespace) -> tuple[Any, int | None]:
+    """The grid of the sweep file, with the flags added to it or overriding it, and the file's chunk size; a
+    refusal of the file's content names the file."""
+    from ..sweep.grid import Grid, chunk_size_setting, read_toml  # lazy: start-up time
+
+    spec: dict[str, Any] = read_toml(args.config) if args.config else {}
+    try:
+        chunk_size = chunk_size_setting(spec)
+        _with_flags(spec, args)
+        return Grid.from_dict(spec), chunk_size
+    except (ValueError, TypeError) as exc:
+        if not args.config:
+            raise
+        raise UsageError(f"sweep file {args.config!r}: {exc}") from None
+
+
+def _with_flags(spec: dict[str, Any], args: argparse.Namespace) -> None:
+    """``spec`` (a sweep file's table) with the flags' parameters, accountants, bound and output in it."""
+    from ..registry import default_output  # lazy: start-up time
+
+    if not isinstance(spec.get("parameters", {}), dict):
+        raise TypeError(f"[parameters] must be a table of name = value, got {spec['parameters']!r}")
+    params = dict(spec.get("parameters", {}))
+    params.update(parameters(args))
+    if args.accountant or not spec:
+        spec["accountants"] = accountant_names(args)
+        spec.pop("accountant", None)
+    if args.bound:
+        spec["bound"] = args.bound
+    if args.quantity or "output" not in spec:
+        names = spec.get("accountants", spec.get("accountant", ()))
+        spec["output"] = args.quantity or default_output([names] if isinstance(names, str) else list(names))
+    spec["parameters"] = params
+    spec.pop("chunk_size", None)
+
+
 def _example(args: argparse.Namespace) -> int:
-    from ..reproduce.example import run_example
+    from ..reproduce.example import run_example  # lazy: start-up time
 
     report = run_example(Path(args.out_dir), progress=args.progress, overwrite=args.force)
     print(
@@ -165,8 +177,6 @@ def _example(args: argparse.Namespace) -> int:
 def _written_suffix() -> str:
     """The file format a hint names: Parquet where pyarrow imports (as the example writes), else CSV, which
     needs nothing beyond the core install."""
-    from importlib.util import find_spec
-
     try:
         found = find_spec("pyarrow") is not None
     except (ImportError, ValueError):

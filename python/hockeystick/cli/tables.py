@@ -6,6 +6,8 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from ..base.optional import install_command
+
 __all__ = ["table", "cell", "describe", "rate", "print_summary", "print_points", "print_plot"]
 
 
@@ -80,8 +82,6 @@ def print_points(result: Any, max_rows: int) -> None:
 
 def print_plot(path: str | None) -> None:
     if path is None:
-        from ..base.optional import install_command
-
         print(f"plot skipped: matplotlib is not installed ({install_command('plot')})")
     else:
         print(f"plot written to {os.path.abspath(path)}")
