@@ -22,7 +22,40 @@ __all__ = ["SubsampledGaussianRDP", "compose_rdp"]
 
 
 def compose_rdp(*rdp: npt.ArrayLike) -> np.ndarray:
-    """RDP of a composition at common orders: the sum of the curves (Mironov 2017, Prop. 1)."""
+    r"""RDP curve of a composition at common orders: the sum of the mechanisms' curves.
+
+    .. math::
+
+        \varepsilon_R(\alpha) = \sum_i \varepsilon_{R,i}(\alpha).
+
+    Parameters
+    ----------
+    *rdp : array_like
+        One RDP curve per mechanism, each >= 0 (``inf`` allowed, NaN refused), with the orders on the last
+        axis; the curves broadcast together.
+
+    Returns
+    -------
+    numpy.ndarray
+        The sum, of the curves' broadcast shape.
+
+    Raises
+    ------
+    ValueError
+        If no curve is given, a value is negative or NaN, or the curves do not broadcast together.
+    ParameterTypeError
+        If a curve is a string, a boolean or None.
+
+    References
+    ----------
+    Mironov 2017, Prop. 1.
+
+    Examples
+    --------
+    >>> from hockeystick.rdp import compose_rdp
+    >>> compose_rdp([0.5, 1.0], [0.25, 0.5])
+    array([0.75, 1.5 ])
+    """
     if not rdp:
         raise ValueError("give at least one RDP curve")
     curves = [nonnegative(r, f"rdp[{i}]", finite=False) for i, r in enumerate(rdp)]
@@ -33,14 +66,75 @@ def compose_rdp(*rdp: npt.ArrayLike) -> np.ndarray:
 
 
 class SubsampledGaussianRDP:
-    """RDP accountant of ``rounds`` steps of the Poisson-subsampled Gaussian (noise multiplier ``sigma``).
+    r"""RDP accountant of ``rounds`` steps of the Poisson-subsampled Gaussian with noise multiplier ``sigma``.
 
-    Parameters broadcast together (keyword-only): sigma > 0, sampling_rate q in [0, 1] (1 = no
-    sampling: the plain Gaussian), rounds >= 1 (whole), orders (default: dp_accounting's default
-    orders), conversion "tight" (Balle et al. 2020 / Canonne et al. 2020, as dp_accounting) or "classic",
-    fractional_series "absolute" (dp_accounting's upper bound at fractional orders) or "signed" (exact,
-    tighter; see ``hockeystick.rdp.mechanisms``).
-    ``rdp`` has shape params.shape + (len(orders),).  Each distinct (sigma, q) is computed once.
+    The RDP of the composition is ``rounds`` times one step's curve,
+    :math:`\varepsilon_R(\alpha) = T\, \varepsilon_{\text{step}}(\alpha)`, and ``epsilon``/``delta`` convert it
+    to (eps, delta), minimised over the orders (``rdp_to_epsilon``, ``rdp_to_delta``).  These are upper
+    bounds only, loose by design: the baseline dp_accounting's and Opacus' RDP accountants report.
+
+    Parameters
+    ----------
+    sigma : array_like
+        Noise multiplier (noise standard deviation over the sensitivity), sigma > 0.  Keyword-only, as all
+        parameters; ``sigma``, ``sampling_rate`` and ``rounds`` broadcast together.
+    sampling_rate : array_like, optional
+        Poisson sampling probability q, 0 <= q <= 1 (default 1: no sampling, the plain Gaussian mechanism).
+    rounds : array_like, optional
+        Number of steps T, a whole number >= 1 (default 1).
+    orders : array_like, optional
+        Renyi orders, a non-empty 1-d sequence in (1, 10^4]; default (None): ``DEFAULT_ORDERS``,
+        dp_accounting's default orders.
+    conversion : {"tight", "classic"}, optional
+        The RDP to (eps, delta) conversion: ``"tight"`` (default; Balle et al. 2020, as dp_accounting) or
+        ``"classic"`` (Mironov 2017, Prop. 3).
+    fractional_series : {"absolute", "signed"}, optional
+        The series at fractional orders: ``"absolute"`` (default; dp_accounting's upper bound) or
+        ``"signed"`` (exact, tighter; see ``hockeystick.rdp.mechanisms``).
+
+    Attributes
+    ----------
+    rdp : numpy.ndarray
+        The composed RDP curve, of shape ``broadcast shape + (len(orders),)``; each distinct (sigma, q) is
+        computed once.
+    orders : numpy.ndarray
+        The orders used.
+    conversion : str
+        The default conversion of ``epsilon`` and ``delta``.
+    parameters : dict
+        ``sigma``, ``sampling_rate`` and ``rounds`` broadcast to one shape.
+
+    Raises
+    ------
+    ValueError
+        If sigma is not finite and > 0, ``sampling_rate`` lies outside [0, 1], ``rounds`` is not a whole
+        number >= 1, the three do not broadcast together, an order lies outside (1, 10^4], or ``conversion``
+        or ``fractional_series`` is not one of its two values.
+    ParameterTypeError
+        If a parameter is a string, a boolean or None.
+
+    See Also
+    --------
+    hockeystick.pld.SubsampledGaussianPLD : the certified two-sided accountant of the same mechanism.
+
+    Notes
+    -----
+    ``epsilon(delta, bound="upper", conversion=None)`` is the least eps the curve certifies at delta,
+    0 < delta < 1; ``delta(epsilon, bound="upper", conversion=None)`` the least delta at epsilon >= 0.  Both
+    broadcast their argument with the parameters and return a float for scalar inputs; ``conversion``
+    overrides the accountant's; ``bound`` other than ``"upper"`` is refused (no lower bound is known).
+
+    References
+    ----------
+    Mironov 2017, Prop. 1 (composition) and Prop. 3 (classic conversion); Mironov, Talwar & Zhang 2019
+    (the subsampled Gaussian's RDP); Balle et al. 2020, Thm 21 (tight conversion).
+
+    Examples
+    --------
+    >>> from hockeystick.rdp import SubsampledGaussianRDP
+    >>> acc = SubsampledGaussianRDP(sigma=1.0, sampling_rate=0.01, rounds=1000)
+    >>> round(acc.epsilon(1e-5), 4)
+    2.1014
     """
 
     def __init__(
@@ -70,14 +164,55 @@ class SubsampledGaussianRDP:
     def epsilon(
         self, delta: npt.ArrayLike, *, bound: Bound = "upper", conversion: str | None = None
     ) -> float | np.ndarray:
-        """Smallest eps certified at ``delta`` (broadcast with the parameters); an upper bound only."""
+        """Upper bound on the smallest eps with delta(eps) <= ``delta``, from the RDP curve.
+
+        Parameters
+        ----------
+        delta : array_like
+            Target delta, 0 < delta < 1; broadcasts with the parameters.
+        bound : {"upper"}, optional
+            Only ``"upper"`` (the default): RDP certifies no lower bound.
+        conversion : {"tight", "classic"}, optional
+            Overrides the accountant's conversion (None, the default, keeps it).
+
+        Returns
+        -------
+        float or numpy.ndarray
+            A float for scalar inputs, else an array of the broadcast shape.
+
+        Raises
+        ------
+        ValueError
+            If ``delta`` lies outside (0, 1), ``bound`` is not ``"upper"``, or ``conversion`` is not one of the two.
+        """
         upper_only(bound, type(self).__name__)
         return rdp_to_epsilon(self.rdp, self.orders, delta, conversion=conversion or self.conversion)
 
     def delta(
         self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", conversion: str | None = None
     ) -> float | np.ndarray:
-        """Smallest delta certified at ``epsilon`` (broadcast with the parameters); an upper bound only."""
+        """Upper bound on delta(``epsilon``), from the RDP curve.
+
+        Parameters
+        ----------
+        epsilon : array_like
+            The eps, >= 0 (``inf`` gives 0); broadcasts with the parameters.
+        bound : {"upper"}, optional
+            Only ``"upper"`` (the default): RDP certifies no lower bound.
+        conversion : {"tight", "classic"}, optional
+            Overrides the accountant's conversion (None, the default, keeps it).
+
+        Returns
+        -------
+        float or numpy.ndarray
+            A float for scalar inputs, else an array of the broadcast shape; at most 1.
+
+        Raises
+        ------
+        ValueError
+            If ``epsilon`` is negative or NaN, ``bound`` is not ``"upper"``, or ``conversion`` is not one of the
+            two.
+        """
         upper_only(bound, type(self).__name__)
         return rdp_to_delta(self.rdp, self.orders, epsilon, conversion=conversion or self.conversion)
 

@@ -54,7 +54,59 @@ def _prepare(
 def rdp_to_epsilon(
     rdp: npt.ArrayLike, orders: npt.ArrayLike, delta: npt.ArrayLike, *, conversion: str = "tight"
 ) -> float | np.ndarray:
-    """Smallest eps the RDP curve certifies at ``delta`` in (0, 1)."""
+    r"""Upper bound on the smallest eps with delta(eps) <= ``delta``, from an RDP curve, minimised over the orders.
+
+    ``conversion="tight"`` (dp_accounting's, term for term), for orders above 1.01:
+
+    .. math::
+
+        \varepsilon(\delta) = \min_\alpha\ \varepsilon_R(\alpha) + \log(1 - 1/\alpha)
+        - \frac{\log(\delta\alpha)}{\alpha - 1},
+
+    and eps = 0 wherever :math:`\delta^2 > 1 - e^{-\varepsilon_R(\alpha)}` at some order (the total-variation
+    bound); ``conversion="classic"``:
+    :math:`\varepsilon(\delta) = \min_\alpha \varepsilon_R(\alpha) + \log(1/\delta)/(\alpha - 1)`.
+
+    Parameters
+    ----------
+    rdp : array_like
+        RDP values eps_R(alpha) >= 0 (``inf`` allowed, NaN refused), with the orders on the last axis; for a
+        scalar ``orders`` every entry is a curve's value at that one order.
+    orders : array_like
+        The Renyi orders alpha, finite and > 1: a 1-d sequence matching the last axis of ``rdp``, or one
+        order.
+    delta : array_like
+        Target delta, 0 < delta < 1; broadcasts with the leading axes of ``rdp``.
+    conversion : {"tight", "classic"}, optional
+        The conversion (default ``"tight"``).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        eps >= 0 (``inf`` where no order certifies ``delta``); a float for scalar inputs, else an array of the
+        broadcast leading shape.
+
+    Raises
+    ------
+    ValueError
+        If ``delta`` lies outside (0, 1), an order is not finite and > 1, ``rdp`` is negative or NaN or its last
+        axis does not match ``orders``, the shapes do not broadcast, or ``conversion`` is not one of the two.
+    ParameterTypeError
+        If an argument is a string, a boolean or None.
+
+    References
+    ----------
+    Balle et al. 2020, Thm 21; Canonne, Kamath & Steinke 2020, Prop. 12 (tight); Mironov 2017, Prop. 3
+    (classic); Bretagnolle & Huber 1979 (the total-variation bound).
+
+    Examples
+    --------
+    >>> from hockeystick.rdp import rdp_to_epsilon
+    >>> round(rdp_to_epsilon([0.5, 1.0, 2.0], [2.0, 3.0, 5.0], 1e-5), 6)
+    4.252728
+    >>> round(rdp_to_epsilon([0.5, 1.0, 2.0], [2.0, 3.0, 5.0], 1e-5, conversion="classic"), 6)
+    4.878231
+    """
     choice(conversion, "conversion", CONVERSIONS)
     d = delta_values(delta)
     r, alpha, d = _prepare(rdp, orders, d)
@@ -72,7 +124,58 @@ def rdp_to_epsilon(
 def rdp_to_delta(
     rdp: npt.ArrayLike, orders: npt.ArrayLike, epsilon: npt.ArrayLike, *, conversion: str = "tight"
 ) -> float | np.ndarray:
-    """Smallest delta the RDP curve certifies at ``epsilon`` >= 0."""
+    r"""Upper bound on delta(``epsilon``) from an RDP curve, minimised over the orders.
+
+    ``conversion="tight"`` (dp_accounting's, term for term):
+
+    .. math::
+
+        \delta(\varepsilon) = \min\Bigl( \min_{\alpha > 1.01} e^{(\alpha - 1)(\varepsilon_R(\alpha) - \varepsilon
+        + \log(1 - 1/\alpha)) - \log\alpha},\ \min_\alpha \sqrt{1 - e^{-\varepsilon_R(\alpha)}} \Bigr),
+
+    the second term the total-variation bound; ``conversion="classic"``:
+    :math:`\delta(\varepsilon) = \min_\alpha e^{(\alpha - 1)(\varepsilon_R(\alpha) - \varepsilon)}`.  Capped at 1.
+
+    Parameters
+    ----------
+    rdp : array_like
+        RDP values eps_R(alpha) >= 0 (``inf`` allowed, NaN refused), with the orders on the last axis; for a
+        scalar ``orders`` every entry is a curve's value at that one order.
+    orders : array_like
+        The Renyi orders alpha, finite and > 1: a 1-d sequence matching the last axis of ``rdp``, or one
+        order.
+    epsilon : array_like
+        The eps, >= 0 (``inf`` gives 0); broadcasts with the leading axes of ``rdp``.
+    conversion : {"tight", "classic"}, optional
+        The conversion (default ``"tight"``).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        delta in [0, 1]; a float for scalar inputs, else an array of the broadcast leading shape.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` is negative or NaN, an order is not finite and > 1, ``rdp`` is negative or NaN or its
+        last axis does not match ``orders``, the shapes do not broadcast, or ``conversion`` is not one of the
+        two.
+    ParameterTypeError
+        If an argument is a string, a boolean or None.
+
+    References
+    ----------
+    Balle et al. 2020, Thm 21; Canonne, Kamath & Steinke 2020, Prop. 12 (tight); Mironov 2017, Prop. 3
+    (classic); Bretagnolle & Huber 1979 (the total-variation bound).
+
+    Examples
+    --------
+    >>> from hockeystick.rdp import rdp_to_delta
+    >>> round(rdp_to_delta([0.5, 1.0, 2.0], [2.0, 3.0, 5.0], 3.0), 6)
+    0.0015
+    >>> round(rdp_to_delta([0.5, 1.0, 2.0], [2.0, 3.0, 5.0], 3.0, conversion="classic"), 6)
+    0.018316
+    """
     choice(conversion, "conversion", CONVERSIONS)
     e = epsilon_values(epsilon)  # inf allowed: delta(inf) = 0
     r, alpha, e = _prepare(rdp, orders, e)
