@@ -34,22 +34,8 @@ class FederatedData:
 
     def __post_init__(self) -> None:
         code = model_code(self.model)
-        f, y, o = self.features, self.labels, self.offsets
-        if f.ndim != 2 or f.dtype not in (np.float64, np.float32) or not f.flags.c_contiguous:
-            raise ValueError("features must be a C-contiguous float64 (or float32) array of shape (n_samples, d)")
-        if y.shape != (f.shape[0],) or y.dtype != np.float64:
-            raise ValueError("labels must be float64 with one entry per row of features")
-        if o.ndim != 1 or o.dtype != np.int64 or o[0] != 0 or o[-1] != f.shape[0]:
-            raise ValueError("offsets must be int64, start at 0 and end at n_samples")
-        if np.any(np.diff(o) < 1):
-            raise ValueError("offsets: every client needs at least one sample")
-        if not np.all(np.isfinite(f)) or not np.all(np.isfinite(y)):
-            raise ValueError("features and labels must be finite")
-        if code != LINEAR:
-            if np.any(y != np.round(y)) or np.any(y < 0) or np.any(y >= self.n_classes):
-                raise ValueError(f"labels must be integers in [0, {self.n_classes}) for {self.model}")
-        if code != SOFTMAX and self.n_classes != (1 if code == LINEAR else 2):
-            raise ValueError("n_classes must be 2 for logistic and 1 for linear regression")
+        _check_arrays(self.features, self.labels, self.offsets)
+        _check_labels(code, self.model, self.labels, self.n_classes)
 
     @property
     def n_clients(self) -> int:
@@ -178,3 +164,26 @@ def synthetic(
         n_out = k
     offsets = np.arange(0, (n_clients + 1) * samples_per_client, samples_per_client, dtype=np.int64)
     return FederatedData(features, labels, offsets, model, n_out)
+
+
+def _check_arrays(f: np.ndarray, y: np.ndarray, o: np.ndarray) -> None:
+    """Features (n_samples, d) float64 or float32 C-contiguous, labels float64 per row, offsets int64 from 0 to
+    n_samples with at least one sample per client; features and labels finite."""
+    if f.ndim != 2 or f.dtype not in (np.float64, np.float32) or not f.flags.c_contiguous:
+        raise ValueError("features must be a C-contiguous float64 (or float32) array of shape (n_samples, d)")
+    if y.shape != (f.shape[0],) or y.dtype != np.float64:
+        raise ValueError("labels must be float64 with one entry per row of features")
+    if o.ndim != 1 or o.dtype != np.int64 or o[0] != 0 or o[-1] != f.shape[0]:
+        raise ValueError("offsets must be int64, start at 0 and end at n_samples")
+    if np.any(np.diff(o) < 1):
+        raise ValueError("offsets: every client needs at least one sample")
+    if not np.all(np.isfinite(f)) or not np.all(np.isfinite(y)):
+        raise ValueError("features and labels must be finite")
+
+
+def _check_labels(code: int, model: str, y: np.ndarray, n_classes: int) -> None:
+    """Class labels are integers in [0, n_classes); n_classes is 1 for linear regression, 2 for logistic."""
+    if code != LINEAR and (np.any(y != np.round(y)) or np.any(y < 0) or np.any(y >= n_classes)):
+        raise ValueError(f"labels must be integers in [0, {n_classes}) for {model}")
+    if code != SOFTMAX and n_classes != (1 if code == LINEAR else 2):
+        raise ValueError("n_classes must be 2 for logistic and 1 for linear regression")

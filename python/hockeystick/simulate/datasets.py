@@ -34,7 +34,7 @@ def _load(name: str) -> tuple[np.ndarray, np.ndarray, str]:
     if name not in BUNDLED:
         raise ValueError(f"unknown data set {name!r}; bundled: {', '.join(BUNDLED)}")
     require_extra("a bundled data set", "sklearn.datasets")
-    import sklearn.datasets
+    import sklearn.datasets  # lazy: optional extra (scikit-learn)
 
     loader, task = BUNDLED[name]
     raw = getattr(sklearn.datasets, loader)()
@@ -77,14 +77,7 @@ def bundled(
     model is "softmax" (multi-class), "logistic" (binary) or "linear" (regression targets
     standardized).  ``dtype="float32"`` stores the features in float32 (see :mod:`.data`).
     """
-    if not (isinstance(n_clients, (int, np.integer)) and not isinstance(n_clients, bool) and n_clients >= 1):
-        raise ValueError(f"n_clients must be an integer >= 1, got {n_clients!r}")
-    if partition not in ("iid", "dirichlet"):
-        raise ValueError(f'partition must be "iid" or "dirichlet", got {partition!r}')
-    if not (concentration > 0 and np.isfinite(concentration)):
-        raise ValueError(f"concentration must be finite and > 0, got {concentration!r}")
-    if not 0 < test_fraction < 1:
-        raise ValueError(f"test_fraction must lie in (0, 1), got {test_fraction!r}")
+    _check_split(n_clients, partition, concentration, test_fraction)
     features, labels, model = _load(name)
     if 2 * n_clients > labels.size:
         raise ValueError(
@@ -95,24 +88,50 @@ def bundled(
     order = rng.permutation(labels.size)
     n_test = max(n_clients, int(round(test_fraction * labels.size)))
     train_rows, test_rows = order[n_test:], order[:n_test]
-    mean, scale = features[train_rows].mean(axis=0), features[train_rows].std(axis=0)
-    features = (features - mean) / np.where(scale > 0, scale, 1.0)
-    features /= max(float(np.max(np.linalg.norm(features[train_rows], axis=1))), 1e-300)
-    features /= np.maximum(np.linalg.norm(features, axis=1, keepdims=True), 1.0)  # test rows too: norm <= 1
+    features = _unit_rows(features, train_rows)
     grouping = labels if model != "linear" else np.zeros_like(labels)
     parts = []
     for rows in (train_rows, test_rows):
-        for _ in range(1000):
-            shares = _shares(grouping[rows], n_clients, partition, concentration, rng)
-            if min(s.size for s in shares) >= 1:
-                break
-        else:
-            raise ValueError(
-                f"a Dirichlet({concentration}) split left a client without rows after 1000 draws: "
-                "raise concentration or lower n_clients"
-            )
+        shares = _nonempty_shares(grouping[rows], n_clients, partition, concentration, rng)
         n_classes = None if model == "linear" else int(np.unique(labels).size)
         parts.append(
             from_client_arrays([features[rows[s]] for s in shares], [labels[rows[s]] for s in shares], model, n_classes)
         )
     return parts[0].astype(dtype), parts[1].astype(dtype)
+
+
+def _check_split(n_clients: int, partition: str, concentration: float, test_fraction: float) -> None:
+    """``bundled``'s split arguments: n_clients an integer >= 1, a known partition, concentration finite
+    and > 0, test_fraction in (0, 1)."""
+    if not (isinstance(n_clients, (int, np.integer)) and not isinstance(n_clients, bool) and n_clients >= 1):
+        raise ValueError(f"n_clients must be an integer >= 1, got {n_clients!r}")
+    if partition not in ("iid", "dirichlet"):
+        raise ValueError(f'partition must be "iid" or "dirichlet", got {partition!r}')
+    if not (concentration > 0 and np.isfinite(concentration)):
+        raise ValueError(f"concentration must be finite and > 0, got {concentration!r}")
+    if not 0 < test_fraction < 1:
+        raise ValueError(f"test_fraction must lie in (0, 1), got {test_fraction!r}")
+
+
+def _unit_rows(features: np.ndarray, train_rows: np.ndarray) -> np.ndarray:
+    """Features standardized by the training rows' statistics, scaled so the largest training row has norm 1,
+    every longer (test) row projected onto the unit ball."""
+    mean, scale = features[train_rows].mean(axis=0), features[train_rows].std(axis=0)
+    features = (features - mean) / np.where(scale > 0, scale, 1.0)
+    features /= max(float(np.max(np.linalg.norm(features[train_rows], axis=1))), 1e-300)
+    features /= np.maximum(np.linalg.norm(features, axis=1, keepdims=True), 1.0)  # test rows too: norm <= 1
+    return features
+
+
+def _nonempty_shares(
+    grouping: np.ndarray, n_clients: int, partition: str, concentration: float, rng: np.random.Generator
+) -> list[np.ndarray]:
+    """``_shares`` redrawn until every client holds a row (at most 1000 draws)."""
+    for _ in range(1000):
+        shares = _shares(grouping, n_clients, partition, concentration, rng)
+        if min(s.size for s in shares) >= 1:
+            return shares
+    raise ValueError(
+        f"a Dirichlet({concentration}) split left a client without rows after 1000 draws: "
+        "raise concentration or lower n_clients"
+    )

@@ -126,6 +126,45 @@ def _distortion_variance(
     raise ValueError(f"calibration must be 'paper' or 'exact', got {calibration!r}")
 
 
+def _check_distortion(rounds: int, rate: float, sampling_rate: float, clip: float, parameter_variance: float) -> None:
+    """``parameter_distortion``'s scalar arguments: rounds >= 1, rate > 0, 0 < sampling_rate <= 1, clip > 0,
+    parameter_variance finite and > 0."""
+    if rounds < 1:
+        raise ValueError("rounds must be >= 1")
+    if not rate > 0 or not 0 < sampling_rate <= 1 or not clip > 0:
+        raise ValueError("need rate > 0, 0 < sampling_rate <= 1 and clip > 0")
+    if not (parameter_variance > 0 and math.isfinite(parameter_variance)):
+        raise ValueError("parameter_variance must be finite and > 0")
+
+
+def _start_and_optimum(
+    initial: np.ndarray | None, optimum: np.ndarray | None, p: int
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """W_0 (zeros, or a float copy of ``initial``) and W* (None if not given), each of shape (p,)."""
+    w0 = np.zeros(p) if initial is None else np.array(initial, dtype=float)
+    w_star = None if optimum is None else np.asarray(optimum, dtype=float)
+    if w0.shape != (p,) or (w_star is not None and w_star.shape != (p,)):
+        raise ValueError(f"initial and optimum must have shape ({p},)")
+    return w0, w_star
+
+
+def _leakage_report(
+    parameter_variance: float, variance: float, p: int, calibration: str, target: float | None
+) -> LeakageReport:
+    """The exact TV and JS between the two parameter laws, the TV bracket, and how sigma_eps^2 was chosen."""
+    bracket = leakage.tv_bracket(parameter_variance, variance, p)
+    return LeakageReport(
+        parameter_variance=float(parameter_variance),
+        distortion_variance=variance,
+        dimension=p,
+        tv=float(leakage.tv_exact(parameter_variance, variance, p)),
+        js=float(leakage.js_exact(parameter_variance, variance, p)),
+        tv_bracket=(float(bracket[0]), float(bracket[1])),
+        calibration="given" if target is None else calibration,
+        tv_target=target,
+    )
+
+
 def parameter_distortion(
     data: FederatedData,
     *,
@@ -153,19 +192,11 @@ def parameter_distortion(
     distortion_variance sigma_eps^2 >= 0, or c1 and tau with ``calibration`` ("paper": Lemma 5.8,
     "exact": exact TV = c1 - tau); optimum: W* for Definition 3's utility loss (optional).
     """
-    if rounds < 1:
-        raise ValueError("rounds must be >= 1")
-    if not rate > 0 or not 0 < sampling_rate <= 1 or not clip > 0:
-        raise ValueError("need rate > 0, 0 < sampling_rate <= 1 and clip > 0")
-    if not (parameter_variance > 0 and math.isfinite(parameter_variance)):
-        raise ValueError("parameter_variance must be finite and > 0")
+    _check_distortion(rounds, rate, sampling_rate, clip, parameter_variance)
     code = model_code(data.model)
     p = parameter_size(data.model, data.n_features, data.n_classes)
     variance, target = _distortion_variance(parameter_variance, p, distortion_variance, c1, tau, calibration)
-    w0 = np.zeros(p) if initial is None else np.array(initial, dtype=float)
-    w_star = None if optimum is None else np.asarray(optimum, dtype=float)
-    if w0.shape != (p,) or (w_star is not None and w_star.shape != (p,)):
-        raise ValueError(f"initial and optimum must have shape ({p},)")
+    w0, w_star = _start_and_optimum(initial, optimum, p)
     if threads is not None:
         numba.set_num_threads(threads)
     m = data.n_clients
@@ -212,17 +243,7 @@ def parameter_distortion(
         progress=progress,
         description="parameter distortion",
     )
-    bracket = leakage.tv_bracket(parameter_variance, variance, p)
-    report = LeakageReport(
-        parameter_variance=float(parameter_variance),
-        distortion_variance=variance,
-        dimension=p,
-        tv=float(leakage.tv_exact(parameter_variance, variance, p)),
-        js=float(leakage.js_exact(parameter_variance, variance, p)),
-        tv_bracket=(float(bracket[0]), float(bracket[1])),
-        calibration="given" if target is None else calibration,
-        tv_target=target,
-    )
+    report = _leakage_report(parameter_variance, variance, p, calibration, target)
     config = dict(
         rounds=rounds,
         rate=rate,

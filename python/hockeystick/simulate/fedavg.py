@@ -37,6 +37,7 @@ from .models import (
     smoothness_constants,
 )
 from .prefetch import prefetch_row
+from .privacy import Guarantee
 from .randomness import NOISE, SAMPLING, ClientStreams, generator
 from .result import RunResult
 from .rounds import run_rounds
@@ -209,18 +210,11 @@ def noisy_fedavg(
     reports, when sigma > 0 and clip < inf, paper 004's shifted-interpolation bound for the final
     model (optimal admissible weights) and the GDP composition over all rounds, both valid.
     """
-    if rounds < 1 or local_steps < 1:
-        raise ValueError("rounds and local_steps must be >= 1")
-    if not sigma >= 0 or not clip > 0 or not proximal >= 0:
-        raise ValueError("need sigma >= 0, clip > 0 and proximal >= 0")
-    if batch_size is not None and batch_size < 1:
-        raise ValueError("batch_size must be >= 1 or None (full local batch)")
+    _check_fedavg(rounds, local_steps, sigma, clip, proximal, batch_size)
     code = model_code(data.model)
     p = parameter_size(data.model, data.n_features, data.n_classes)
     etas = learning_rates(schedule, rate, rounds, local_steps)
-    w0 = np.zeros(p) if initial is None else np.array(initial, dtype=float)
-    if w0.shape != (p,):
-        raise ValueError(f"initial must have shape ({p},)")
+    w0 = _initial_model(initial, p)
     if threads is not None:
         numba.set_num_threads(threads)
     workers = numba.get_num_threads()
@@ -268,15 +262,7 @@ def noisy_fedavg(
         )
     finally:
         sampling.close()
-    guarantees = []
-    if sigma > 0 and math.isfinite(clip):
-        beta = (
-            smoothness
-            if smoothness is not None
-            else smoothness_constants(data.model, data.features, data.labels, 0.0)[1]
-        )
-        rho, gamma = privacy.fedprox_sensitivities(etas, beta, proximal, clip, m)
-        guarantees = privacy.last_iterate(rho, gamma, m, sigma)
+    guarantees = _guarantees(data, etas, sigma, clip, proximal, smoothness)
     config = dict(
         rounds=rounds,
         local_steps=local_steps,
@@ -301,6 +287,40 @@ def noisy_fedavg(
         out["test_accuracy"],
         out["trajectory"],
     )
+
+
+def _check_fedavg(
+    rounds: int, local_steps: int, sigma: float, clip: float, proximal: float, batch_size: int | None
+) -> None:
+    """``noisy_fedavg``'s scalar arguments: rounds, local_steps >= 1; sigma >= 0, clip > 0, proximal >= 0;
+    batch_size >= 1 or None."""
+    if rounds < 1 or local_steps < 1:
+        raise ValueError("rounds and local_steps must be >= 1")
+    if not sigma >= 0 or not clip > 0 or not proximal >= 0:
+        raise ValueError("need sigma >= 0, clip > 0 and proximal >= 0")
+    if batch_size is not None and batch_size < 1:
+        raise ValueError("batch_size must be >= 1 or None (full local batch)")
+
+
+def _initial_model(initial: np.ndarray | None, p: int) -> np.ndarray:
+    """The starting parameters: zeros, or a float copy of ``initial`` of shape (p,)."""
+    w0 = np.zeros(p) if initial is None else np.array(initial, dtype=float)
+    if w0.shape != (p,):
+        raise ValueError(f"initial must have shape ({p},)")
+    return w0
+
+
+def _guarantees(
+    data: FederatedData, etas: np.ndarray, sigma: float, clip: float, proximal: float, smoothness: float | None
+) -> list[Guarantee]:
+    """Paper 004's last-iterate guarantees when the uploads are clipped and noised; none otherwise."""
+    if not (sigma > 0 and math.isfinite(clip)):
+        return []
+    beta = (
+        smoothness if smoothness is not None else smoothness_constants(data.model, data.features, data.labels, 0.0)[1]
+    )
+    rho, gamma = privacy.fedprox_sensitivities(etas, beta, proximal, clip, data.n_clients)
+    return privacy.last_iterate(rho, gamma, data.n_clients, sigma)
 
 
 def noisy_fedprox(data: FederatedData, *, proximal: float, **options) -> RunResult:

@@ -145,19 +145,10 @@ def _isrl(
     threads,
     output: str = "last",
 ) -> RunResult:
-    if output not in ("last", "average"):
-        raise ValueError(f'output must be "last" or "average", got {output!r}')
     n = data.n_clients
     m = n if silos_per_round is None else silos_per_round
-    if rounds < 1 or steps < 1:
-        raise ValueError("rounds and the per-round sample count K must be >= 1")
-    if not 1 <= m <= n:
-        raise ValueError(f"silos_per_round must be in [1, {n}]")
-    given = _per_silo_sigma(sigma, n)
-    sigmas = given if isinstance(given, np.ndarray) else None  # one per silo, or None: one for all
-    sigma = 0.0 if isinstance(given, np.ndarray) else given
-    if not sigma >= 0 or not clip > 0 or not radius > 0:
-        raise ValueError("need sigma >= 0, clip > 0, radius > 0")
+    _check_isrl(output, rounds, steps, m, n)
+    sigmas, sigma = _split_sigma(sigma, n, clip, radius)
     etas = per_round(rate, rounds, "rate")
     code = model_code(data.model)
     n_coef = coefficient_count(code, data.n_classes)
@@ -175,8 +166,8 @@ def _isrl(
         state["sum"] += state["w"]  # w_t, t = 0..R-1: Algorithm 2's average with gamma_r = 1/R
         silos = everyone if m == n else np.sort(server.choice(n, m, replace=False)).astype(np.int64)
         uniforms = sampling.random((m, steps))
-        if local and sigmas is not None:  # silo silos[j] adds N(0, sigma_j^2 I) per step: the draws scaled here
-            noise = noising.standard_normal((m, steps, p)) * sigmas[silos][:, None, None]
+        if local:
+            noise, scale = _local_noise(noising, (m, steps, p), sigmas, silos, sigma)
             noisy_local_sgd(
                 code,
                 n_coef,
@@ -190,26 +181,7 @@ def _isrl(
                 etas[t],
                 float(clip),
                 noise,
-                1.0,
-                out,
-            )
-            state["w"] = project_to_ball(out.mean(axis=0), radius)
-        elif local:
-            noise = noising.standard_normal((m, steps, p)) if sigma > 0 else np.empty((m, steps, 0))
-            noisy_local_sgd(
-                code,
-                n_coef,
-                state["w"],
-                data.features,
-                norms,
-                data.labels,
-                data.offsets,
-                silos,
-                uniforms,
-                etas[t],
-                float(clip),
-                noise,
-                float(sigma),
+                scale,
                 out,
             )
             state["w"] = project_to_ball(out.mean(axis=0), radius)
@@ -228,10 +200,9 @@ def _isrl(
                 out,
             )
             g = out.mean(axis=0)
-            if sigmas is not None:  # the mean of the selected silos' N(0, sigma_i^2 I): N(0, sum sigma_i^2 / m^2 I)
-                g += (math.sqrt(float(np.sum(sigmas[silos] ** 2))) / m) * noising.standard_normal(p)
-            elif sigma > 0:  # the mean of the m silos' N(0, sigma^2 I) is N(0, sigma^2 I / m)
-                g += (sigma / math.sqrt(m)) * noising.standard_normal(p)
+            scale = _mean_noise_scale(sigmas, silos, sigma, m)
+            if scale is not None:
+                g += scale * noising.standard_normal(p)
             state["w"] = project_to_ball(state["w"] - etas[t] * g, radius)
         return state["w"]
 
@@ -248,44 +219,11 @@ def _isrl(
         description=name,
     )
     if output == "average":  # the released model is w_hat_R; the metrics at round R are its own
-        res["weights"] = state["sum"] / rounds
-        for split, loss, accuracy in (
-            (data, res["loss"], res["accuracy"]),
-            (test, res["test_loss"], res["test_accuracy"]),
-        ):
-            if split is not None and loss is not None and accuracy is not None:
-                loss[-1], accuracy[-1] = evaluate(split, res["weights"])
-    guarantees = []
-    silo_privacy: list[privacy.Guarantee] = []
-    if sigmas is not None and math.isfinite(clip):
-        sizes = np.diff(data.offsets)
-        if np.all(sigmas > 0):
-            silo_privacy = _silo_guarantees(local, clip, sigmas, rounds, steps, sizes)
-            worst = _WorstSilo(silo_privacy)
-            composition = _WorstSilo(
-                [privacy.isrl_composition(clip, float(s), rounds * (steps if local else 1)) for s in sigmas]
-            )
-            guarantees = [
-                privacy.Guarantee(
-                    "every silo, GDP composition without amplification (worst silo)",
-                    "paper 003 ISRL-DP, Thm H.1 per-silo sigma_i; Gaussian mechanism composed",
-                    True,
-                    composition,
-                ),
-                privacy.Guarantee(
-                    "every silo, with-replacement PLD (worst silo)",
-                    "paper 003 ISRL-DP, Thm H.1 per-silo sigma_i; PLD composition",
-                    True,
-                    worst,
-                ),
-            ]
-    elif sigmas is None and sigma > 0 and math.isfinite(clip):
-        guarantees = [privacy.isrl_composition(clip, sigma, rounds * (steps if local else 1))]
-        smallest = int(np.min(np.diff(data.offsets)))  # the silo with the fewest records is the worst
-        if local:
-            guarantees.append(privacy.isrl_one_sample_steps(clip, sigma, rounds * steps, smallest))
-        else:
-            guarantees.append(privacy.isrl_minibatch_rounds(clip, sigma, steps, rounds, smallest))
+        _release_average(res, state["sum"] / rounds, data, test)
+    if sigmas is not None:
+        guarantees, silo_privacy = _per_silo_privacy(local, clip, sigmas, rounds, steps, data)
+    else:
+        guarantees, silo_privacy = _shared_privacy(local, clip, sigma, rounds, steps, data), []
     config = dict(
         rounds=rounds,
         K=steps,
@@ -312,6 +250,106 @@ def _isrl(
         res["test_accuracy"],
         res["trajectory"],
     )
+
+
+def _check_isrl(output: str, rounds: int, steps: int, m: int, n: int) -> None:
+    """A known output, rounds and K >= 1, 1 <= silos_per_round <= n."""
+    if output not in ("last", "average"):
+        raise ValueError(f'output must be "last" or "average", got {output!r}')
+    if rounds < 1 or steps < 1:
+        raise ValueError("rounds and the per-round sample count K must be >= 1")
+    if not 1 <= m <= n:
+        raise ValueError(f"silos_per_round must be in [1, {n}]")
+
+
+def _split_sigma(sigma: float | np.ndarray, n: int, clip: float, radius: float) -> tuple[np.ndarray | None, float]:
+    """(sigmas, sigma): one sigma per silo and 0.0, or None and the one sigma of every silo; clip, radius > 0."""
+    given = _per_silo_sigma(sigma, n)
+    sigmas = given if isinstance(given, np.ndarray) else None  # one per silo, or None: one for all
+    shared = 0.0 if isinstance(given, np.ndarray) else given
+    if not shared >= 0 or not clip > 0 or not radius > 0:
+        raise ValueError("need sigma >= 0, clip > 0, radius > 0")
+    return sigmas, shared
+
+
+def _local_noise(
+    noising: np.random.Generator,
+    shape: tuple[int, int, int],
+    sigmas: np.ndarray | None,
+    silos: np.ndarray,
+    sigma: float,
+) -> tuple[np.ndarray, float]:
+    """Local SGD's (noise, scale) for one round: per silo, standard normals times silo silos[j]'s sigma (scale 1);
+    one sigma, standard normals and sigma (none drawn when sigma = 0)."""
+    m, steps, _ = shape
+    if sigmas is not None:  # silo silos[j] adds N(0, sigma_j^2 I) per step: the draws scaled here
+        return noising.standard_normal(shape) * sigmas[silos][:, None, None], 1.0
+    return (noising.standard_normal(shape) if sigma > 0 else np.empty((m, steps, 0))), float(sigma)
+
+
+def _mean_noise_scale(sigmas: np.ndarray | None, silos: np.ndarray, sigma: float, m: int) -> float | None:
+    """The standard deviation of the mean of the m selected silos' noise (None: no noise drawn)."""
+    if sigmas is not None:  # the mean of the selected silos' N(0, sigma_i^2 I): N(0, sum sigma_i^2 / m^2 I)
+        return math.sqrt(float(np.sum(sigmas[silos] ** 2))) / m
+    if sigma > 0:  # the mean of the m silos' N(0, sigma^2 I) is N(0, sigma^2 I / m)
+        return sigma / math.sqrt(m)
+    return None
+
+
+def _release_average(res: dict, weights: np.ndarray, data: FederatedData, test: FederatedData | None) -> None:
+    """Release w_hat_R: its weights, and its own loss and accuracy at round R."""
+    res["weights"] = weights
+    for split, loss, accuracy in (
+        (data, res["loss"], res["accuracy"]),
+        (test, res["test_loss"], res["test_accuracy"]),
+    ):
+        if split is not None and loss is not None and accuracy is not None:
+            loss[-1], accuracy[-1] = evaluate(split, res["weights"])
+
+
+def _per_silo_privacy(
+    local: bool, clip: float, sigmas: np.ndarray, rounds: int, steps: int, data: FederatedData
+) -> tuple[list[privacy.Guarantee], list[privacy.Guarantee]]:
+    """(the run's guarantees: the worst silo's, each silo's own) with one sigma per silo; none without
+    clipping or with a silo of sigma 0."""
+    if not math.isfinite(clip) or not np.all(sigmas > 0):
+        return [], []
+    silo_privacy = _silo_guarantees(local, clip, sigmas, rounds, steps, np.diff(data.offsets))
+    worst = _WorstSilo(silo_privacy)
+    composition = _WorstSilo(
+        [privacy.isrl_composition(clip, float(s), rounds * (steps if local else 1)) for s in sigmas]
+    )
+    guarantees = [
+        privacy.Guarantee(
+            "every silo, GDP composition without amplification (worst silo)",
+            "paper 003 ISRL-DP, Thm H.1 per-silo sigma_i; Gaussian mechanism composed",
+            True,
+            composition,
+        ),
+        privacy.Guarantee(
+            "every silo, with-replacement PLD (worst silo)",
+            "paper 003 ISRL-DP, Thm H.1 per-silo sigma_i; PLD composition",
+            True,
+            worst,
+        ),
+    ]
+    return guarantees, silo_privacy
+
+
+def _shared_privacy(
+    local: bool, clip: float, sigma: float, rounds: int, steps: int, data: FederatedData
+) -> list[privacy.Guarantee]:
+    """The Gaussian composition and the with-replacement PLD guarantee of the silo with the fewest records (the
+    worst), with one sigma for every silo; none without noise or clipping."""
+    if not (sigma > 0 and math.isfinite(clip)):
+        return []
+    guarantees = [privacy.isrl_composition(clip, sigma, rounds * (steps if local else 1))]
+    smallest = int(np.min(np.diff(data.offsets)))  # the silo with the fewest records is the worst
+    if local:
+        guarantees.append(privacy.isrl_one_sample_steps(clip, sigma, rounds * steps, smallest))
+    else:
+        guarantees.append(privacy.isrl_minibatch_rounds(clip, sigma, steps, rounds, smallest))
+    return guarantees
 
 
 def isrl_minibatch_sgd(

@@ -28,6 +28,7 @@ from . import privacy
 from .data import FederatedData
 from .gradients import client_gradients, project_to_ball
 from .models import coefficient_count, model_code, parameter_size, smoothness_constants
+from .privacy import Guarantee
 from .randomness import NOISE, SERVER, generator
 from .result import RunResult
 from .rounds import run_rounds
@@ -72,20 +73,9 @@ def trusted_aggregator(
     tau uniform on {max(1, ceil(suffix T)), ..., T} and report Corollary 3 (suffix = 0) or the
     alpha-suffix bound. ``config["stopped_at"]`` is the round the released model comes from."""
     n = data.n_clients
-    if not 1 <= batch <= n:
-        raise ValueError(f"batch must be in [1, n_clients = {n}]")
-    if not radius > 0 or not clip > 0:
-        raise ValueError("radius and clip must be > 0")
-    if not 0.0 <= suffix < 1.0:
-        raise ValueError(f"suffix (alpha) must satisfy 0 <= suffix < 1, got {suffix!r}")
-    if suffix > 0 and not random_stop:
-        raise ValueError("suffix only applies with random_stop=True")
-    if schedule not in ("constant", "inverse_t"):
-        raise ValueError(f'schedule must be "constant" or "inverse_t" (eta_t = rate / t), got {schedule!r}')
+    _check_trusted(n, batch, radius, clip, suffix, random_stop, schedule)
     rounds = n // batch
-    etas = per_round(rate, rounds, "rate")
-    if schedule == "inverse_t":
-        etas = etas / np.arange(1.0, rounds + 1.0)
+    etas = _step_sizes(rate, rounds, schedule)
     sigmas = per_round(sigma, rounds, "sigma")
     if np.any(etas == 0):
         raise ValueError("rate must be > 0")
@@ -134,23 +124,7 @@ def trusted_aggregator(
         progress=progress,
         description="trusted aggregator",
     )
-    guarantees = []
-    if np.all(sigmas > 0):
-        lipschitz, beta, _ = smoothness_constants(data.model, data.features, data.labels, radius)
-        nonexpansive = clip >= lipschitz and bool(np.all(etas <= 2.0 / beta))
-        guarantees = [
-            privacy.trusted_aggregator(
-                lipschitz=min(clip, lipschitz),
-                sigmas=sigmas,
-                etas=etas,
-                radius=radius,
-                batch=batch,
-                n_users=n,
-                smoothness=beta,
-                nonexpansive=nonexpansive,
-                suffix=suffix if random_stop else None,
-            )
-        ]
+    guarantees = _guarantees(data, sigmas, etas, radius, clip, batch, suffix if random_stop else None)
     config = dict(
         batch=batch,
         rounds=rounds,
@@ -177,3 +151,57 @@ def trusted_aggregator(
         out["test_accuracy"],
         out["trajectory"],
     )
+
+
+def _check_trusted(
+    n: int, batch: int, radius: float, clip: float, suffix: float, random_stop: bool, schedule: str
+) -> None:
+    """``trusted_aggregator``'s scalar arguments: 1 <= batch <= n, radius and clip > 0, 0 <= suffix < 1 (only
+    with ``random_stop``), a known schedule."""
+    if not 1 <= batch <= n:
+        raise ValueError(f"batch must be in [1, n_clients = {n}]")
+    if not radius > 0 or not clip > 0:
+        raise ValueError("radius and clip must be > 0")
+    if not 0.0 <= suffix < 1.0:
+        raise ValueError(f"suffix (alpha) must satisfy 0 <= suffix < 1, got {suffix!r}")
+    if suffix > 0 and not random_stop:
+        raise ValueError("suffix only applies with random_stop=True")
+    if schedule not in ("constant", "inverse_t"):
+        raise ValueError(f'schedule must be "constant" or "inverse_t" (eta_t = rate / t), got {schedule!r}')
+
+
+def _step_sizes(rate: float | np.ndarray, rounds: int, schedule: str) -> np.ndarray:
+    """eta_t per round: ``rate`` (a scalar or one per round), divided by t under "inverse_t"."""
+    etas = per_round(rate, rounds, "rate")
+    if schedule == "inverse_t":
+        etas = etas / np.arange(1.0, rounds + 1.0)
+    return etas
+
+
+def _guarantees(
+    data: FederatedData,
+    sigmas: np.ndarray,
+    etas: np.ndarray,
+    radius: float,
+    clip: float,
+    batch: int,
+    suffix: float | None,
+) -> list[Guarantee]:
+    """Theorem 2's guarantee (Corollary 3 or the suffix bound with a random stop) when every round adds noise."""
+    if not np.all(sigmas > 0):
+        return []
+    lipschitz, beta, _ = smoothness_constants(data.model, data.features, data.labels, radius)
+    nonexpansive = clip >= lipschitz and bool(np.all(etas <= 2.0 / beta))
+    return [
+        privacy.trusted_aggregator(
+            lipschitz=min(clip, lipschitz),
+            sigmas=sigmas,
+            etas=etas,
+            radius=radius,
+            batch=batch,
+            n_users=data.n_clients,
+            smoothness=beta,
+            nonexpansive=nonexpansive,
+            suffix=suffix,
+        )
+    ]
