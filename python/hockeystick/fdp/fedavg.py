@@ -99,7 +99,7 @@ def unit_rate_factors(
     only and the step sum is a times its value at a = 1: the pair at a = 1, L = x.  x = inf (a L past
     the largest double) gives log rho = inf.
     """
-    from scipy import special
+    from scipy import special  # lazy: scipy start-up time (import hockeystick loads no scipy)
 
     x, K, t = rate_times_lipschitz, local_steps, round_index
     if schedule == "constant":
@@ -160,7 +160,7 @@ class NoisyFedAvg(LastIterateAccountant):
         schedule: str = "constant",
         threads: int | None = None,
     ) -> None:
-        from scipy import special
+        from scipy import special  # lazy: scipy start-up time (import hockeystick loads no scipy)
 
         self.schedule = choice(schedule, "schedule", SCHEDULES)
         p = broadcast(

@@ -86,7 +86,7 @@ class TradeOffFunction:
         return scalar_or_array(np.asarray(self._curve(alpha_arr), dtype=np.float64))
 
     def _delta_one(self, eps: float) -> float:
-        from scipy import optimize
+        from scipy import optimize  # lazy: scipy start-up time (import hockeystick loads no scipy)
 
         gamma = np.exp(eps)
 
@@ -113,7 +113,7 @@ class TradeOffFunction:
 
     def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper") -> float | np.ndarray:
         """The smallest eps >= 0 with delta(eps) <= delta, element-wise over delta in (0, 1)."""
-        from scipy import optimize
+        from scipy import optimize  # lazy: scipy start-up time (import hockeystick loads no scipy)
 
         upper_only(bound, type(self).__name__)
         target = delta_values(delta)

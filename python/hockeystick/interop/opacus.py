@@ -15,7 +15,7 @@ Gaussian, composed exactly), composed by hockeystick's certified PLD (``interop.
 ``target_epsilon``.
 
 Both compute on the grid ``training.DPSGD`` and ``pld.SubsampledGaussianPLD`` use by default (a fixed
-loss spacing ``pld.mechanisms.DEFAULT_INTERVAL``), so one run gets one epsilon and one target one noise
+loss spacing ``pld.mechanisms.constructors.DEFAULT_INTERVAL``), so one run gets one epsilon and one target one noise
 multiplier whichever of them is asked (``accuracy=`` refines the grid instead, as there).
 
 Opacus (and torch) are imported only if installed: with Opacus the class subclasses its
@@ -37,6 +37,7 @@ from ..pld.accountants.composition_plan import CompositionPlan
 from ..pld.accountants.plan import PlanProfile
 from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
 from ..pld.refine.calibration_start import calibration_start
+from ..rdp import DEFAULT_ORDERS, gaussian_rdp, rdp_to_epsilon, subsampled_gaussian_rdp
 from .loss_reach import MAX_LOSS_REACH, MAX_NOISE, TAIL_RADII, ParameterOutOfRange, gaussian_reach
 
 if TYPE_CHECKING:  # checked as the plain class, with or without Opacus installed: every method is its own
@@ -247,8 +248,6 @@ def _rdp_meets(sigma: float, q: float, steps: int, epsilon: float, delta: float)
     """Whether the RDP bound of the run (``hockeystick.rdp``: the subsampled Gaussian's curve, Mironov, Talwar &
     Zhang 2019, converted as dp_accounting converts it) puts its epsilon at ``delta`` below ``epsilon`` by a margin
     of 1e-9 relative: an upper bound on the run's epsilon, so sigma then meets the target."""
-    from ..rdp import DEFAULT_ORDERS, gaussian_rdp, rdp_to_epsilon, subsampled_gaussian_rdp
-
     with np.errstate(over="ignore"):
         curve = steps * (
             gaussian_rdp(sigma, DEFAULT_ORDERS) if q == 1.0 else subsampled_gaussian_rdp(sigma, q, DEFAULT_ORDERS)

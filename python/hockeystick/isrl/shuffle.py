@@ -47,7 +47,7 @@ def clone_delta_curve(
     C ~ Bin(n - 1, p); e^{-eps0} (the default) for eps0-DP randomizers (FMT Lemma 3.3 with
     p = e^{-eps0}); a user whose output is only eps_ref-close to the target's pair gives p = e^{-eps_ref}
     (paper 003, Lemma D.10, any p in [0, 1]).  The window of C is shared by every eps."""
-    from scipy import stats
+    from scipy import stats  # lazy: scipy start-up time (import hockeystick loads no scipy)
 
     eps = np.asarray(eps, dtype=np.float64)
     out = np.zeros(eps.shape)

@@ -38,7 +38,7 @@ def distortion_variance_for_tv(
     variance sigma^2 > 0, dimension d (whole number >= 1), target_tv in (0, 1); broadcast.  The
     result's TV equals the target to ~1e-13 relative; every smaller variance gives a smaller TV.
     """
-    from scipy.optimize import elementwise
+    from scipy.optimize import elementwise  # lazy: scipy start-up time (import hockeystick loads no scipy)
 
     v = positive(variance, "variance")
     d = positive_integer(dimension, "dimension")

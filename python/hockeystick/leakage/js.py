@@ -40,7 +40,7 @@ _LOG2 = math.log(2.0)
 
 def js_integrand_h(y: np.ndarray | float) -> np.ndarray:
     """h(y) = y tanh y - log cosh y, accurate for every real y (tends to log 2 as |y| -> inf)."""
-    from scipy import special
+    from scipy import special  # lazy: scipy start-up time (import hockeystick loads no scipy)
 
     a = np.abs(np.asarray(y, dtype=float))
     b = np.minimum(a, 1.0)
@@ -86,7 +86,7 @@ def _integrate(f: Callable[..., np.ndarray], edges: np.ndarray, args: tuple[np.n
     """Sum over consecutive edges (one row per point, sorted) of tanh-sinh integrals of f; the
     summed error estimate must be below 1e-10 of the total (pieces far smaller than the total
     may stop at the finest level with a tiny absolute error)."""
-    from scipy import integrate
+    from scipy import integrate  # lazy: scipy start-up time (import hockeystick loads no scipy)
 
     total = np.zeros(edges.shape[0])
     error = np.zeros(edges.shape[0])
@@ -103,7 +103,7 @@ def _integrate(f: Callable[..., np.ndarray], edges: np.ndarray, args: tuple[np.n
 
 def _density(w: np.ndarray, d: np.ndarray, lam: np.ndarray) -> np.ndarray:
     """Chi-square (lam = 0) or noncentral chi-square density at w."""
-    from scipy.stats import chi2, ncx2
+    from scipy.stats import chi2, ncx2  # lazy: scipy start-up time (import hockeystick loads no scipy)
 
     central = lam == 0
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -136,7 +136,7 @@ def _expectation(
     1 - 1e-18, split at its mean.  The integration variable is t = W - lam (so l has no cancellation
     when lam is large), except when the lower quantile is below 1: then the range starts at W = 0
     and t = W, so the d = 1 density's endpoint singularity is resolved in full precision."""
-    from scipy.stats import chi2, ncx2
+    from scipy.stats import chi2, ncx2  # lazy: scipy start-up time (import hockeystick loads no scipy)
 
     central = lam == 0
     nc = np.where(central, 1.0, lam)
@@ -160,7 +160,7 @@ def _js_radial(rho: np.ndarray, d: np.ndarray, s: np.ndarray, lam_p: np.ndarray)
 
 
 def _shift_integrand(x: np.ndarray, s: np.ndarray) -> np.ndarray:
-    from scipy.stats import norm
+    from scipy.stats import norm  # lazy: scipy start-up time (import hockeystick loads no scipy)
 
     return cast(np.ndarray, norm.pdf(x) * js_integrand_h(0.5 * (s * x - 0.5 * s * s)))
 

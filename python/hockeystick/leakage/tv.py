@@ -55,8 +55,8 @@ def tv_exact(
 
 
 def _tv(pair: GaussianPair) -> np.ndarray:
-    from scipy import special
-    from scipy.stats import ncx2
+    from scipy import special  # lazy: scipy start-up time (import hockeystick loads no scipy)
+    from scipy.stats import ncx2  # lazy: scipy start-up time (import hockeystick loads no scipy)
 
     rho, d, s = pair.rho, pair.dimension, pair.shift
     out = np.zeros_like(rho)
@@ -77,7 +77,7 @@ def _tv(pair: GaussianPair) -> np.ndarray:
 
 def _tv_centred(rho: np.ndarray, d: np.ndarray) -> np.ndarray:
     """F_d(b) - F_d(a) for N(0, I_d) against N(0, (1 + rho) I_d)."""
-    from scipy import special
+    from scipy import special  # lazy: scipy start-up time (import hockeystick loads no scipy)
 
     a = d * np.log1p(rho) / rho
     width = d * np.log1p(rho)  # b - a, without forming b

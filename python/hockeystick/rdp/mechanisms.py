@@ -107,7 +107,7 @@ def gaussian_rdp(sigma: npt.ArrayLike, orders: npt.ArrayLike | None = None) -> n
 
 def _log_binomial(alpha: np.ndarray, i: np.ndarray | float) -> np.ndarray:
     """log |C(alpha, i)| (gammaln is log |Gamma|, so this holds for the generalised binomial too)."""
-    from scipy import special
+    from scipy import special  # lazy: scipy start-up time (import hockeystick loads no scipy)
 
     return cast(np.ndarray, special.gammaln(alpha + 1) - special.gammaln(i + 1) - special.gammaln(alpha - i + 1))
 
@@ -140,7 +140,7 @@ def _log_a_fractional(
 
     With ``signed`` the terms whose binomial is negative go to a separate log-sum, subtracted at the end.
     """
-    from scipy import special
+    from scipy import special  # lazy: scipy start-up time (import hockeystick loads no scipy)
 
     n = alpha.size
     z0 = np.square(sigma) * (log_1mq - log_q) + 0.5

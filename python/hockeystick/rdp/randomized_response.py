@@ -92,7 +92,7 @@ def _log_moment(
     S - 1 = sum_i w_i f_t(x_i) summed over non-negative parts (module docstring) where S < e; log-sum-exp
     of the positive terms w_i x_i^t beyond.
     """
-    from scipy.special import logsumexp
+    from scipy.special import logsumexp  # lazy: scipy start-up time (import hockeystick loads no scipy)
 
     s = alpha - 1.0
     excess = np.zeros(np.broadcast_shapes(alpha.shape, *(w.shape for w in weights)))

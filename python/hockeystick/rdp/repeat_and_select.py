@@ -54,7 +54,7 @@ def truncated_negative_binomial_mean(gamma: float, shape: float) -> float:
 
 def truncated_negative_binomial_gamma(shape: float, mean: float) -> float:
     """gamma with mu(gamma) = mean, rounded down (never above the root): the law's halting probability."""
-    from scipy.optimize import brentq
+    from scipy.optimize import brentq  # lazy: scipy start-up time (import hockeystick loads no scipy)
 
     if mean == 1:
         return 1.0

@@ -35,7 +35,7 @@ REFINED_ORDERS = 256
 
 
 def _log_binomial(n: int, k: np.ndarray) -> np.ndarray:
-    from scipy.special import gammaln
+    from scipy.special import gammaln  # lazy: scipy start-up time (import hockeystick loads no scipy)
 
     return cast(np.ndarray, gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1))
 
@@ -46,7 +46,7 @@ def log_even_differences(c: float, top: int) -> np.ndarray:
 
     Cached per (c, top): an accountant asks again for every event of the same noise.
     """
-    import mpmath
+    import mpmath  # lazy: mpmath start-up time, needed only by this high-precision path
 
     digits = 40 + int(top * math.log10(2.0) + 0.5 * top * max(0.0, math.log10(1.0 / c)))
     out = np.full(top + 1, -np.inf)

@@ -77,7 +77,7 @@ def _epsilon_terms(log_gap: float, rho: float, xi: float, log_delta: float) -> t
 def _best_log_gap(objective: np.ndarray, fine: Callable[[float], float]) -> float:
     """log(alpha - 1) near the minimum of ``objective`` (its values on ``LOG_GAP``), refined by Brent's method on
     ``fine`` (kept only where it improves on the grid's best)."""
-    from scipy import optimize
+    from scipy import optimize  # lazy: scipy start-up time (import hockeystick loads no scipy)
 
     values = np.where(np.isfinite(objective), objective, np.inf)
     i = int(np.argmin(values))

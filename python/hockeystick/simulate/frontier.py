@@ -25,7 +25,7 @@ def mean_over_seeds(rows: Any, parameters: Sequence[str] | None = None) -> Any:
 
     ``parameters``: the configuration columns (default: every column that is not a per-run output).
     """
-    import pandas as pd
+    import pandas as pd  # lazy: optional extra (pandas)
 
     frame = pd.DataFrame(rows)
     if frame.empty:
@@ -60,7 +60,7 @@ def frontier(
     configuration of smaller or equal epsilon (``metric`` ending in "loss": lower is better).
     With ``algorithm_column``, one frontier per value of that column.
     """
-    import pandas as pd
+    import pandas as pd  # lazy: optional extra (pandas)
 
     frame = pd.DataFrame(rows)
     if algorithm_column is not None:

@@ -9,9 +9,9 @@ accumulators are ``<4 x double>`` values multiplied and added lane by lane (``fm
 never contracted to a fused multiply-add), so the result is the same bit for bit on every machine
 (AVX2 runs each vector operation as one instruction, SSE2 as two) and with any thread count.  numba's
 own loops cannot express this: without ``fastmath`` reassociation LLVM keeps a scalar sum scalar
-(43 ns CPU time for d = 100 on the benchmark machine's AMD EPYC, against 16 ns here), and with it the
-lane count would follow the target's vector width, and so would the last bits.  Four accumulators
-(16 lanes) measured no faster than two at d = 100, one (4 lanes) slightly slower.
+(one dependent addition per feature), and with it the lane count would follow the target's vector
+width, and so would the last bits.  Two accumulators (8 lanes, ``QUADS``) keep two independent
+chains of additions in flight; another count would change the last bits.
 
 Used by every per-sample dot product w.x of the models (:mod:`.models`).  The caller guarantees
 ``offset + len(b) <= len(a)`` (the kernels index their own arrays; nothing is checked here).

@@ -55,7 +55,7 @@ def check_output_path(path: str | os.PathLike[str], overwrite: bool) -> str:
 
 def _parameter_types(parameters: Mapping[str, Sequence[Any]]) -> Any:
     """One Arrow type per parameter column, inferred from every value it will hold (strings if mixed)."""
-    import pyarrow as pa
+    import pyarrow as pa  # lazy: optional extra (pyarrow)
 
     fields = []
     for name, values in parameters.items():
@@ -90,8 +90,8 @@ class RowStream:
         self._writer: Any = None
         self._file: Any = None
         if self.path.endswith(".parquet"):
-            import pyarrow as pa
-            import pyarrow.parquet as pq
+            import pyarrow as pa  # lazy: optional extra (pyarrow)
+            import pyarrow.parquet as pq  # lazy: optional extra (pyarrow)
 
             run_fields = [pa.field("seed", pa.int64())] + [
                 pa.field(
@@ -127,7 +127,7 @@ class RowStream:
             return
         rows, self._pending = self._pending, []
         if self._file is None:
-            import pyarrow as pa
+            import pyarrow as pa  # lazy: optional extra (pyarrow)
 
             self._writer.write_table(
                 pa.Table.from_pylist([{c: r.get(c) for c in self.columns} for r in rows], schema=self._schema)

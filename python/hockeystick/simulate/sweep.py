@@ -10,8 +10,8 @@ configuration) with ``epsilon`` their minimum.  Runs are deterministic in (confi
 seed) at any thread count, so the rows do not depend on how the work was spread:
 
 - in-process (default): one run after the other, each on ``threads`` numba threads (default 1:
-  the small models a sweep explores run several times faster on one thread than on two, whose
-  per-round synchronisation costs more than the work);
+  for the small models a sweep explores, a second thread's per-round synchronisation costs more
+  than the work it takes over);
 - ``processes=N``: N spawned worker processes, one run each at a time, on ``threads`` threads;
 - Dask: ``scheduler="tcp://..."`` or ``dask_workers=N`` (a LocalCluster on 127.0.0.1). Each task
   receives its configurations and the data by value, so a lost worker's tasks are recomputed
@@ -220,7 +220,7 @@ def simulate_sweep(
     ``on_row``: called with every row in the DataFrame's order, as soon as it and every row before
     it are finished (in-process: after each run).
     """
-    import pandas as pd
+    import pandas as pd  # lazy: optional extra (pandas)
 
     configs = configurations(grid, fixed)
     check_configurations(algorithm, configs, data)
@@ -299,7 +299,7 @@ def _dispatch(
     progress: bool,
     emit: Callable[[dict[str, Any]], None],
 ) -> None:
-    from tqdm.auto import tqdm
+    from tqdm.auto import tqdm  # lazy: start-up time (tqdm, only for a progress bar)
 
     bar = tqdm(total=len(jobs), desc=f"simulate {algorithm}", unit="run", disable=not progress)
     ordered = _InOrder(emit)
@@ -338,7 +338,7 @@ def _on_dask(
     done: Callable[[list[tuple[int, dict[str, Any]]]], None],
 ) -> None:
     require_extra("simulate_sweep on Dask", "dask", "distributed")
-    from dask.distributed import Client, LocalCluster, as_completed
+    from dask.distributed import Client, LocalCluster, as_completed  # lazy: optional extra (dask)
 
     cluster = None
     if scheduler is None:

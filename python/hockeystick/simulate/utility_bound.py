@@ -35,6 +35,7 @@ import numpy.typing as npt
 
 from ..base.validation import nonnegative, positive, positive_integer, scalar_or_array
 from .data import FederatedData
+from .frontier import mean_over_seeds
 
 __all__ = ["LeastSquaresConstants", "corollary_1_table", "least_squares_constants", "strongly_convex_excess_loss_bound"]
 
@@ -149,9 +150,7 @@ def corollary_1_table(rows: Any, population: FederatedData, *, n: int) -> Any:
     Columns: the configuration, epsilon, ``test_loss_mean`` over seeds, ``minimum`` (min F),
     ``measured_excess``, ``bound`` (on the excess) and ``bound_loss`` = minimum + bound.
     """
-    import pandas as pd
-
-    from .frontier import mean_over_seeds
+    import pandas as pd  # lazy: optional extra (pandas)
 
     frame = pd.DataFrame(rows)
     columns = ["epsilon", "test_loss_mean", "minimum", "measured_excess", "bound", "bound_loss"]
