@@ -18,7 +18,7 @@ import importlib, warnings
 from hockeystick.base.moved import MOVED, REMOVED_IN
 wrong = []
 for old, new in sorted(MOVED.items()):
-    if new.startswith(old + "."):  # now a package: its old names are forwarded
+    if new.startswith(old + "."):  # a package at the old path: its old names are forwarded
         continue
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -137,23 +137,23 @@ def test_noise_so_small_that_the_radius_overflows_is_refused_with_the_range():
         )
 
 
-# --- found by tests/test_fuzz_public_api.py -------------------------------------------------------
+# --- edges of the public API that tests/test_fuzz_public_api.py explores ------------------------------
 
 
 def test_constant_rate_h0_at_subnormal_log_rho_is_the_flat_limit():
-    assert fdp.constant_rate_h0(5e-324, 0.0, 1) == 0.0  # was NaN (0/0 of two tanh underflows)
+    assert fdp.constant_rate_h0(5e-324, 0.0, 1) == 0.0  # not NaN (0/0 of two tanh underflows)
     assert fdp.constant_rate_h0(5e-324, 2.0, 3) == 12.0  # T gamma^2
-    assert fdp.constant_rate_h0_limit(5e-324, 0.0) == 0.0  # was NaN
+    assert fdp.constant_rate_h0_limit(5e-324, 0.0) == 0.0  # not NaN
     assert fdp.constant_rate_h0_limit(0.0, 0.0) == 0.0  # no step adds anything
     assert fdp.constant_rate_h0_limit(1e-200, 1.0) == 2e200  # gamma^2 / tanh(l/2) = 2 gamma^2 / l
     assert fdp.constant_rate_h0_limit(0.0, 1.0) == math.inf
 
 
 def test_pld_accountants_refuse_instead_of_zero_division_or_overflow():
-    # was ZeroDivisionError in the memory estimate; names sigma and the grid, not the core's max_cells
+    # a ValueError naming sigma and the grid (not the core's max_cells), not a ZeroDivisionError in the memory estimate
     with pytest.raises(ValueError, match=r"sigma / sensitivity = 4\.94066e-324 would need more than"):
         pld.SubsampledGaussianPLD(5e-324, 0.5, 1).delta(0.0)
-    with pytest.raises(ValueError, match=r"rounds must be <= 9007199254740992, got 1e\+308"):  # was OverflowError
+    with pytest.raises(ValueError, match=r"rounds must be <= 9007199254740992, got 1e\+308"):  # not OverflowError
         pld.WithReplacementBatchGaussianPLD(1.0, 1, 50, 1e308)
     with pytest.raises(ValueError, match=r"count must be an integer with 1 <= count <= 2\^53"):
         pld.gaussian(1.0).self_compose(10**300)

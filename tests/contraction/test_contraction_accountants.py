@@ -390,7 +390,7 @@ def test_delta_kernels_cap_at_one_but_never_turn_nan_into_one() -> None:
     }
     for name, (kernel, above, broken, argument) in kernels.items():
         assert kernel(*above, 1)[0] == 1.0, name
-        with pytest.raises(ValueError, match=f"^{argument} must not be NaN"):  # used to come back as a silent 1.0
+        with pytest.raises(ValueError, match=f"^{argument} must not be NaN"):  # refused, not a silent 1.0
             kernel(*broken, 1)
     radii = np.array([5.0, 5.0])
     assert _core.schedule_bound_delta(np.array([0.0]), 50.0, 0, radii, radii, 1)[0] == 1.0

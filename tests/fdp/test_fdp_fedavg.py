@@ -323,7 +323,7 @@ def test_extreme_rates_and_clips_give_the_one_round_closed_form(schedule: str) -
     factors a, V, 1/sigma sit from 1 and whatever a^2 overflows to (a = 1e308 included)."""
     for m, sigma, V, L, a, K in [
         (1, 1.0, 0.0, 5e-324, 1e308, 1),  # no sensitivity: mu = 0
-        (1, 5e-324, 0.0, 0.0, 5e-324, 1),  # 0 * (1 / sigma = inf) was NaN
+        (1, 5e-324, 0.0, 0.0, 5e-324, 1),  # 0 * (1 / sigma = inf): 0, not NaN
         (3, 1.0, 1e-300, 5e-324, 1e308, 4),
         (7, 1e-200, 1e-150, 1e-300, 1e250, 3),
         (2, 1e250, 1e200, 1.0, 1e-300, 5),

@@ -247,7 +247,7 @@ def test_unsupported_events_are_refused_with_dp_accountings_error(relation, even
     assert not acc.supports(event)
     with pytest.raises(UnsupportedEventError):
         acc.compose(event)
-    assert acc.get_epsilon(DELTA) == 0.0  # nothing was composed
+    assert acc.get_epsilon(DELTA) == 0.0  # nothing composed
 
 
 BAD = [

@@ -310,7 +310,7 @@ def test_dropped_copy_counts_keep_the_upper_side_above_the_full_bound():
         return numpy_laplace_curve(2 * c / b, 1 + 1e-12), numpy_laplace_curve(2 * c / b, 1 - 1e-12)
 
     d = with_replacement_curves(group, k, n, 2 * k / b + 1, value_discretization_interval=1e-3, cut=cut)
-    assert min(asked) > 1 and max(asked) < k  # both ends were dropped
+    assert min(asked) > 1 and max(asked) < k  # both ends are dropped
     for eps in (0.0, 0.2, 1.0, 3.0):
         lo, up = d.delta(eps, bound="both")
         full = float(with_replacement_bound(lambda c, x: laplace_curve(2 * c / b, x), k, n, eps))

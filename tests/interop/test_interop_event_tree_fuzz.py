@@ -56,8 +56,8 @@ def test_seeded_event_trees_keep_the_contract(worker, seed):
 
 
 def test_a_gaussian_whose_squared_radius_overflows_is_refused_naming_its_field():
-    """Found by the search: a Gaussian of noise 1e-300 beside a grid mechanism folded into radius^2 = inf,
-    then sigma 1/sqrt(inf) = 0 was refused as 'sigma must be finite and > 0' (no field named)."""
+    """A Gaussian of noise 1e-300 beside a grid mechanism folds into radius^2 = inf: the refusal names the
+    Gaussian's field (not the folded sigma 1/sqrt(inf) = 0)."""
     event = E.ComposedDpEvent([E.GaussianDpEvent(1e-300), E.TruncatedSubsampledGaussianDpEvent(11, 1e-6, 11, 1.0)])
     with pytest.raises(ParameterOutOfRange, match=r"GaussianDpEvent\.noise_multiplier"):
         HockeystickAccountant().compose(event).get_epsilon_bracket(1e-6)
@@ -67,8 +67,8 @@ def test_a_gaussian_whose_squared_radius_overflows_is_refused_naming_its_field()
 
 
 def test_with_replacement_drawing_the_record_surely_is_refused_naming_its_field():
-    """Found by the search: n = 2, K = 81 draws the record with probability 1 - 2^-81, which rounds to 1;
-    the copy-count mixture was refused as 'the chance 1.0 ... (batch_size and n)' (internal names)."""
+    """n = 2, K = 81 draws the record with probability 1 - 2^-81, which rounds to 1: the copy-count mixture
+    is refused naming the event's fields (sample_size, source_dataset_size), not internal names."""
     event = E.SampledWithReplacementDpEvent(2, 81, E.LaplaceDpEvent(0.25))
     with pytest.raises(ParameterOutOfRange, match=r"SampledWithReplacementDpEvent\.sample_size"):
         HockeystickAccountant(NR.REPLACE_ONE).compose(event).get_epsilon_bracket(1e-6)

@@ -132,8 +132,8 @@ def test_aligned_grid_keeps_the_top_atom_in_the_last_cell(b, k):
 def test_other_atoms_just_above_a_grid_point_keep_the_optimistic_side_tight():
     """Two Laplace scales (tree 78 of the drop-in benchmark without its discrete Laplace): the other
     scale's atom a2 is moved down to the grid point below on the optimistic side, so a grid with a2 at
-    21.96 cells (nearest to a point, the old rule) leaves a bracket ~100x wider than one with a2 at
-    29.04 cells; the rule now picks the latter kind.  Every bracket is certified: each overlaps a fine
+    21.96 cells (nearest to a point) leaves a bracket ~100x wider than one with a2 at 29.04 cells; the
+    rule picks the latter kind.  Every bracket is certified: each overlaps a fine
     grid's."""
     event = E.ComposedDpEvent(
         [E.SelfComposedDpEvent(E.LaplaceDpEvent(12.252676336000437), 11), E.LaplaceDpEvent(17.304296881260683)]

@@ -12,8 +12,8 @@ adapter must refuse (ValueError) or answer 0 <= lower <= upper without NaN, and
 - for (epsilon, delta)-DP asked above its delta floor, and for the batch events (one Gaussian of finite radius
   dominates them), the upper side is finite.
 
-The ``ci`` profile draws the same examples on every run (tests/conftest.py); the settings where a side was
-found wrong or infinite are explicit examples.
+The ``ci`` profile draws the same examples on every run (tests/conftest.py); settings at the edges of the
+sides (a side wrong or infinite there would show) are explicit examples.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ s.d. / RESOLVE_CELLS instead.  Checked, on both paths (``RESOLVE_CELLS`` 0 turns
   +-a; composing is the mixture sum_j m_j delta_G(eps - l_j)), each side on its own side of it, and
   the bracket no wider than asked;
 - tree 169 itself (15 rounds of the sampled Gaussian): both sides against dp_accounting's
-  pessimistic and optimistic PLDs on a grid of 1e-5, and one grid searched where three were.
+  pessimistic and optimistic PLDs on a grid of 1e-5, with one grid searched.
 """
 
 from __future__ import annotations

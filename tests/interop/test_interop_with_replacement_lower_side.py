@@ -6,8 +6,8 @@ realise P = sum_c b_c Lap(2c, b) vs Q = Lap(0, b), b_c = Binom(c; K, 1/n) (the c
 at least this pair's, computed here at 50 digits.  A certified lower side must not exceed the
 mechanism's delta, but the adapter's lower side brackets the joint-convexity bound
 sum_c b_c H_c(1 + (e^eps - 1)/eta) (``pld.subsampled_pair.with_replacement_curves``), which lies
-above the realizable pair: at n = K = 2, eps = 1 it reported 0.35493 where the pair gives 0.32771.
-The lower side now comes from the realizable pair itself (``pld.with_replacement_realizable``), so
+above the realizable pair (at n = K = 2, eps = 1: 0.35493 where the pair gives 0.32771), so it is
+no lower side.  The lower side is the realizable pair's own (``pld.with_replacement_realizable``), so
 it must not exceed this pair's delta (tests/interop/test_interop_with_replacement_realizable.py checks more
 settings, noises and orders).
 """

@@ -264,7 +264,7 @@ def test_one_rule_for_a_delta_below_the_doubles(capsys: pytest.CaptureFixture[st
 def test_gaussian_mechanism_lower_sides_at_mu_rounded_down() -> None:
     """Lower delta and lower epsilon of GaussianMechanism on a seeded sample where theta is steep in mu
     (eps / mu - mu / 2 in [5, 35], mu in [30, 3000]: a relative 1e-15 on mu moves delta by 1e-12 or more),
-    and the point where the lower delta was 5.1e-12 above the exact value."""
+    and a point where rounding mu to nearest puts the lower delta 5.1e-12 above the exact value."""
     rng = np.random.default_rng(55)
     points = [(0.1444726495906344, 394, 13963.910681065405)]
     for _ in range(25):

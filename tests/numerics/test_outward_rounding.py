@@ -3,8 +3,8 @@
 Each path is checked against 50-digit mpmath at a few hundred seeded random points: an
 upper bound is never below the truth, a lower bound never above it, an epsilon upper
 bound has true delta <= the target there, a lower one true delta >= the target (or is 0).
-Before the fix SubsampledGaussianPLD(sigma, 1, T) returned theta as both sides and its
-upper delta was below the truth in about a third of the points (by <= 6e-15 relative).
+SubsampledGaussianPLD(sigma, 1, T) included: theta rounded to nearest as both sides would put its
+upper delta below the truth in about a third of the points (by <= 6e-15 relative).
 """
 
 from __future__ import annotations

@@ -138,7 +138,7 @@ def test_trusted_aggregator_matches_numpy(model):
     for t, eta in enumerate([0.9, 0.5, 0.4]):
         w = trusted_aggregator_round(data, w, order[2 * t : 2 * t + 2], eta, 0.05, 0.4)
         np.testing.assert_allclose(run.trajectory[t + 1], w, rtol=TOL, atol=TOL)
-    assert np.linalg.norm(w) == pytest.approx(0.05)  # the projection was active
+    assert np.linalg.norm(w) == pytest.approx(0.05)  # the projection is active
 
 
 @pytest.mark.parametrize("local", [False, True])
