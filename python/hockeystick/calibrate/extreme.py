@@ -42,54 +42,112 @@ def calibrate(
     workers: int | None = None,
     **params: Any,
 ) -> Any:
-    """The smallest (or largest) ``parameter`` keeping ``accountant`` within (epsilon, delta).
+    r"""Smallest (or largest) value of an accountant's ``parameter`` whose certified delta meets (epsilon, delta).
+
+    For a parameter the bound falls with (``"decreasing"`` in the registry: sigma, the noise multiplier)
+    the answer is the smallest value, for one it grows with (``"increasing"``: rounds, the sampling rate,
+    the batch size) the largest:
+
+    .. math::
+
+        x^\star = \min\{x \in R : \delta_x(\varepsilon) \le \delta\} \ \text{(decreasing)},\qquad
+        x^\star = \max\{x \in R : \delta_x(\varepsilon) \le \delta\} \ \text{(increasing)},
+
+    with :math:`\delta_x` the accountant's certified upper bound at parameter value x (``bound="upper"``)
+    and R the parameter's search range (``registry.Calibratable``).
+    The search brackets the answer by geometric steps from a start, then refines it (Chandrupatla's
+    method, ``scipy.optimize.elementwise.find_root``, on log delta against log x; integers by bisection
+    to adjacent values); the module docstring gives the steps. The value returned was evaluated and met
+    the target, so it is valid even where the bound is not monotone (then it may not be the extreme
+    one). The targets and ``params`` broadcast together.
 
     Parameters
     ----------
-    accountant : registered name (see ``hockeystick.registry.names()``) or entry
-    parameter : a calibratable parameter of that accountant ("sigma", "rounds", ...)
-    epsilon, delta : target; delta in (0, 1).  Broadcast with ``params``.  Opacus's and dp_accounting's
-        names ``target_epsilon`` and ``target_delta`` are accepted for them, and for a training run
-        (``dp_sgd``, ``dp_fedavg``) ``sampling_probability`` / ``sampling_rate`` for ``sample_rate``
-        and ``steps_per_epoch`` ("ceil" or "opacus", see ``hockeystick.training``).
-    rtol : relative width of the final bracket for continuous parameters.
-    start : where bracketing starts (clipped to the parameter's range).  Default: the accountant's
-        estimate where it has one (its ``calibration_start(parameter, epsilon, delta, params)``, per
-        target: ``pld_subsampled_gaussian``'s central-limit value), bracketed by factors 1.2, 1.44,
-        2.07, ...; otherwise 1, bracketed by factors 4, 16, 256, ...  Given a start, no coarse grids
-        are used either (see the module docstring).
-    bound : which side of the accountant's delta the calibration uses.  "upper" (default): the
-        value the certified upper bound allows, safe to use.  "lower": the value from the
-        certified lower bound, beyond which the target is certainly missed (for sigma: every
-        sigma at or below it breaks the target; for rounds: every count above it does), so the
-        true extreme lies between the two; "both": the tuple (lower side, upper side).  For a
-        continuous parameter the lower side is the infeasible end of the final bracket, for an
-        integer one the last integer the lower bound accepts; a sigma whose lower bound meets
-        the target even at the smallest value searched gets 0 (nothing is certain above it).
-    progress : a tqdm bar on stderr counting the points evaluated (moved per block of work an
-        accountant reports, ``hockeystick.base.progress``: a PLD batch) and the targets still open.
-        Whatever ``progress``, a listener the caller installed (``hockeystick.base.progress.reporting``: a
-        sweep's bar) is moved by each block of targets as it is solved, in targets.
-    workers : threads solving blocks of targets at once (scipy's convention: a positive count; -1
-        every core, -2 all but one; None, the default, every core but at most ``OMP_NUM_THREADS``
-        where that is set, see ``_validation.workers``).
-        The answers are bit-identical for any count: the blocks are the same, only who solves them
-        changes.
-    **params : the accountant's other parameters (arrays broadcast together).
+    accountant : str or AccountantEntry
+        A registered name (``hockeystick.registry.names()``, or a configured family's name) or entry.
+    parameter : str
+        A calibratable parameter of that accountant ("sigma", "rounds", "noise_multiplier", ...); not also
+        given in ``params``. For a training run (``dp_sgd``, ``dp_fedavg``) ``sampling_probability`` /
+        ``sampling_rate`` name ``sample_rate``.
+    epsilon : array_like
+        Target epsilon >= 0 (inf allowed); Opacus's and dp_accounting's ``target_epsilon`` is accepted
+        instead.
+    delta : array_like
+        Target delta in (0, 1); ``target_delta`` is accepted instead.
+    rtol : float, default 1e-10
+        Relative width of the final bracket for a continuous parameter, in (0, 1).
+    start : float, optional
+        Where bracketing starts, > 0 (clipped to the parameter's range). Default: the accountant's
+        estimate where its class has one (``calibration_start(parameter, epsilon, delta, params)``, per
+        target), bracketed by factors 1.2, 1.44, 2.07, ...; otherwise 1, bracketed by factors 4, 16,
+        256, ... Given a start, no coarse grids are used either (the module docstring).
+    bound : {"upper", "lower", "both"}, default "upper"
+        Which side of the accountant's delta the calibration uses. "upper": the value the certified upper
+        bound allows, safe to use. "lower": the value from the certified lower bound, beyond which the
+        target is certainly missed (for sigma: every sigma at or below it breaks the target; for rounds:
+        every count above it does), so the true extreme lies between the two; "both": the tuple (lower
+        side, upper side). For a continuous parameter the lower side is the infeasible end of the final
+        bracket, for an integer one the last integer the lower bound accepts; a sigma whose lower bound
+        meets the target even at the smallest value searched gets 0 (nothing is certain above it).
+    progress : bool, default False
+        A tqdm bar on stderr counting the points evaluated (moved per block of work an accountant reports,
+        ``hockeystick.base.progress``: a PLD batch) and the targets still open. Whatever ``progress``, a
+        listener the caller installed (``hockeystick.base.progress.reporting``: a sweep's bar) is moved by
+        each block of targets as it is solved, in targets.
+    workers : int, optional
+        Threads solving blocks of targets at once (scipy's convention: a positive count; -1 every core, -2
+        all but one; None, the default, every core but at most ``OMP_NUM_THREADS`` where that is set). The
+        answers are bit-identical for any count: the blocks are the same, only who solves them changes.
+    **params
+        The accountant's other parameters (array_like, broadcast together with the targets); for a
+        training run also ``steps_per_epoch`` ("ceil" or "opacus", see ``hockeystick.training``).
 
-    Returns the calibrated value at each broadcast point (float for scalar input); an integer
-    parameter (rounds) comes back as int / an int64 array, unless some point is unbounded (inf).
-    For a "decreasing" parameter (sigma) whose every value meets the target the result
-    is the smallest value searched (``tiny ** 0.25`` ~ 1.5e-77 for sigma > 0): a value the
-    accountant accepts, unlike 0; where the accountant refuses values that small (a PLD whose
-    loss grid would exceed its cells), the search range ends there, and the result is the last
-    value the bracketing evaluated before the refusal (it met the target).  The noise multiplier of a
-    Poisson-sampled training run (``dp_sgd``, ``dp_fedavg``) whose RDP bound at that smallest value is
-    within the target (every noise meets it: epsilon 1e308 or inf) is its start (``start``, the estimate,
-    or 1), evaluated and meeting the target, without the walk down to where the PLD refuses its loss grid;
-    its lower side is 0, the walk's answer there.  For an "increasing"
-    one (rounds) the result is the parameter's cap when the cap still meets the target (rounds =
-    n / batch_size, however large), and ``inf`` when there is no cap and no value breaks it.
+    Returns
+    -------
+    float, int, numpy.ndarray or tuple
+        The calibrated value at each broadcast point (a float for scalar input; an integer parameter such
+        as rounds as int / an int64 array, unless some point is unbounded, inf); with ``bound="both"`` the
+        tuple (lower side, upper side). Edge cases:
+
+        - a "decreasing" parameter (sigma) whose every value meets the target: the smallest value searched
+          (``tiny ** 0.25``, about 1.2e-77, for a parameter whose range starts at 0), a value the
+          accountant accepts, unlike 0; where the accountant refuses values that small (a PLD whose loss
+          grid would exceed its cells), the search range ends there, and the result is the last value the
+          bracketing evaluated before the refusal (it met the target);
+        - the noise multiplier of a Poisson-sampled training run (``dp_sgd``, ``dp_fedavg``) whose RDP bound
+          at that smallest value is within the target (every noise meets it: epsilon 1e308 or inf): its
+          start (``start``, the estimate, or 1), evaluated and meeting the target; its lower side is 0;
+        - an "increasing" parameter (rounds): the parameter's cap when the cap still meets the target
+          (rounds = n / batch_size, however large), and inf when there is no cap and no value breaks it.
+
+    Raises
+    ------
+    ValueError
+        An unknown accountant name; ``parameter`` not calibratable, or also given a value; a parameter the
+        accountant does not take, or a required one missing; ``delta`` outside (0, 1), ``epsilon`` negative
+        or either NaN; shapes that do not broadcast; ``rtol`` outside (0, 1); ``start`` not finite and > 0;
+        an unknown ``bound``; ``workers`` 0; a target no value in the parameter's range meets (naming the
+        point and what the bound reaches there); what the accountant refuses.
+    ParameterTypeError
+        ``accountant`` neither a name nor an entry; ``parameter`` not a string; a target missing or given
+        twice (under its name and its synonym); a target or parameter a string, bool or None.
+    TypeError
+        ``progress`` not a bool.
+
+    See Also
+    --------
+    hockeystick.risk.calibrate_tpr : The same search for a target TPR at an FPR.
+    calibrate_batch_size : The largest batch size of a DP-SGD run.
+
+    Examples
+    --------
+    >>> from hockeystick.calibrate import calibrate
+    >>> round(calibrate("gaussian", "sigma", epsilon=1, delta=1e-5), 6)
+    3.730632
+    >>> calibrate("gaussian", "sigma", epsilon=1, delta=1e-5, rounds=[10, 100]).round(4)
+    array([11.7973, 37.3063])
+    >>> calibrate("gaussian", "rounds", epsilon=1, delta=1e-5, sigma=10)
+    7
     """
     entry = _entry(accountant)
     entry, parameter, epsilon, delta, params = one_vocabulary(entry, parameter, epsilon, delta, params)

@@ -134,7 +134,7 @@ class Problem:
 
         A point infeasible even at the easy limit is unreachable (ValueError); a point
         feasible even at the hard limit gets the range end: for sigma the smallest value
-        searched (the lower end nudged inside an open range, ~1.5e-77 when it is 0); for
+        searched (the lower end nudged inside an open range, ~1.2e-77 when it is 0); for
         rounds the largest the accountant allows, or inf when that is unbounded (the search
         stops a factor SPAN from the start; 2^52 for integers).
         """

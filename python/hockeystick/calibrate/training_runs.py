@@ -34,42 +34,77 @@ def calibrate_batch_size(
     workers: int | None = None,
     **targets: Any,
 ) -> Any:
-    """The largest batch size whose DP-SGD run (``training.DPSGD``) stays within (epsilon, delta).
-
-        calibrate_batch_size(noise_multiplier=1.1, dataset_size=60_000, epochs=60, epsilon=3, delta=1e-5)
+    r"""Largest batch size whose DP-SGD run (``training.DPSGD``) stays within (epsilon, delta).
 
     The run is fixed by the noise multiplier, the data set size and ``epochs`` (each of ``steps_per_epoch``
-    steps: fewer steps for larger batches) or ``steps``; epsilon grows with the batch size (the sampling
-    rate q = batch_size / dataset_size), so the answer is the largest whole batch size whose certified upper
-    bound meets the target: it was evaluated, and it met the target (a valid answer even where the ceilings
-    of the steps per epoch make the bound step non-monotonically; then it may not be the largest such).
-    ``target_epsilon`` / ``target_delta`` are accepted for ``epsilon`` / ``delta``; arrays broadcast.
-    The sampling rate of a run given by its rate is ``calibrate("dp_sgd", "sample_rate", ...)``.
+    steps: fewer steps for larger batches) or ``steps``; delta grows with the batch size m (the sampling
+    rate q = m / dataset_size), so the answer is
+
+    .. math::
+
+        m^\star = \max\{m \in \{1, \dots, n\} : \delta_m(\varepsilon) \le \delta\},
+
+    :math:`\delta_m` the run's certified upper bound at batch size m, searched as
+    ``calibrate("dp_sgd", "batch_size", ...)`` does: the answer was evaluated and met the target (a valid
+    answer even where the ceilings of the steps per epoch make the bound step non-monotonically; then it
+    may not be the largest such). Arrays broadcast. The sampling rate of a run given by its rate is
+    ``calibrate("dp_sgd", "sample_rate", ...)``.
 
     Parameters
     ----------
-    noise_multiplier, dataset_size, epochs or steps, steps_per_epoch, value_discretization_interval, accuracy
-        The run, as ``training.DPSGD`` takes it (without the batch size).
-    epsilon, delta : array_like
-        The target (or ``target_epsilon`` / ``target_delta``).
-    sampling : str
-        "poisson", "fixed_size" or "balls_in_bins" (shuffled batches: their upper side does not depend on the
-        batch size, so there is no largest one to search).
-    progress, workers
+    noise_multiplier : array_like
+        Noise multiplier z > 0, as ``training.DPSGD`` takes it.
+    dataset_size : array_like
+        Number of records n, an integer >= 1.
+    epsilon : array_like
+        Target epsilon >= 0 (or ``target_epsilon``).
+    delta : array_like
+        Target delta in (0, 1) (or ``target_delta``).
+    epochs : array_like, optional
+        Passes over the data, > 0. Exactly one of ``epochs`` and ``steps``.
+    steps : array_like, optional
+        Steps of the run, an integer >= 1.
+    sampling : {"poisson", "fixed_size", "balls_in_bins"}, default "poisson"
+        How batches are drawn (shuffled batches: their upper side does not depend on the batch size, so
+        there is no largest one to search).
+    steps_per_epoch : {"ceil", "opacus"}, optional
+        How an epoch's steps are counted, as in ``training.DPSGD``.
+    value_discretization_interval : float, optional
+        The PLD grid's interval, as in ``training.DPSGD``.
+    accuracy : float, optional
+        The PLD bracket's width, as in ``training.DPSGD`` (Poisson sampling only).
+    progress : bool, default False
         As ``calibrate``'s.
+    workers : int, optional
+        As ``calibrate``'s.
+    **targets
+        ``target_epsilon`` / ``target_delta`` (Opacus's and dp_accounting's names) for ``epsilon`` /
+        ``delta``.
 
     Returns
     -------
-    int or array of int64
-        The batch size per broadcast point.
+    int or numpy.ndarray of int64
+        The batch size per broadcast point (an int for scalar input).
 
     Raises
     ------
-    TypeError
-        An unknown keyword (naming the closest one), a target given twice.
+    ParameterTypeError
+        An unknown keyword (naming the closest one); a target missing or given twice; a string, bool or None
+        where a number is expected. It is a TypeError.
     ValueError
-        ``sampling="shuffle"`` or another sampling not listed; bad run parameters or targets (naming them);
-        a target no batch size meets.
+        ``sampling="shuffle"`` or a sampling not listed; both or neither of ``epochs`` and ``steps``; bad run
+        parameters or targets (naming them); a target no batch size meets (naming the point).
+
+    See Also
+    --------
+    calibrate : The general search.
+    calibrate_fixed_compute : The noise multiplier per batch size at a fixed compute budget.
+
+    Examples
+    --------
+    >>> from hockeystick.calibrate import calibrate_batch_size
+    >>> calibrate_batch_size(noise_multiplier=1.0, dataset_size=1000, steps=100, epsilon=3, delta=1e-5)
+    42
     """
     entry = _training_entry(sampling, steps_per_epoch)
     if "batch_size" not in entry.calibratable:
@@ -151,8 +186,32 @@ def _given(**values: Any) -> dict[str, Any]:
 
 @dataclasses.dataclass(frozen=True)
 class FixedComputeTable:
-    """Per candidate batch size at one compute budget: the steps it takes, the smallest noise multiplier
-    within the target and the certified upper epsilon at ``delta`` of that run (all arrays, one row each)."""
+    """Per candidate batch size at one compute budget: the steps, the noise multiplier and the epsilon of its run.
+
+    What ``calibrate_fixed_compute`` returns: one row per batch size. ``str(table)`` prints it with the
+    noise multipliers and epsilons rounded up to 6 significant digits (both are safe to round up only);
+    ``rows()`` gives one dict per batch size (keys batch_size, steps, noise_multiplier, epsilon).
+
+    Parameters
+    ----------
+    batch_size : numpy.ndarray of int64
+        The candidate batch sizes.
+    steps : numpy.ndarray of int64
+        The steps each takes within the budget.
+    noise_multiplier : numpy.ndarray of float
+        The smallest noise multiplier whose run's certified upper bound meets the target (``calibrate``).
+    epsilon : numpy.ndarray of float
+        A certified upper bound on that run's epsilon at ``delta``: the least of its ``epsilon(delta)`` and
+        the target epsilon (which the calibration certified).
+    delta : float
+        The target delta.
+    sampling : str
+        How batches are drawn (``training.SAMPLINGS``).
+
+    See Also
+    --------
+    calibrate_fixed_compute : Builds the table.
+    """
 
     batch_size: np.ndarray
     steps: np.ndarray
@@ -190,8 +249,34 @@ def _up(x: float, digits: int = 6) -> str:
 
 
 def default_batch_sizes(dataset_size: int) -> np.ndarray:
-    """The candidates ``calibrate_fixed_compute`` tries unless given: the powers of two from 16 up to
-    dataset_size / 8 (at least one, the smallest of 16 and dataset_size)."""
+    """Candidate batch sizes ``calibrate_fixed_compute`` tries unless given: powers of two from 16 to n / 8.
+
+    Parameters
+    ----------
+    dataset_size : int
+        Number of records n, an integer >= 1.
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        The powers of two 2^k, k >= 4, at most max(floor(n / 8), min(16, n)); [min(16, n)] where there is
+        none.
+
+    Raises
+    ------
+    ValueError
+        ``dataset_size`` not an integer >= 1.
+    ParameterTypeError
+        ``dataset_size`` a string, bool or None.
+
+    Examples
+    --------
+    >>> from hockeystick.calibrate import default_batch_sizes
+    >>> default_batch_sizes(1000)
+    array([16, 32, 64])
+    >>> default_batch_sizes(10)
+    array([10])
+    """
     n = int(_validation.count(dataset_size, "dataset_size"))
     top = max(n // 8, min(16, n))
     sizes = [b for b in (2**k for k in range(4, 63)) if b <= top]
@@ -215,16 +300,11 @@ def calibrate_fixed_compute(
     workers: int | None = None,
     **targets: Any,
 ) -> FixedComputeTable:
-    """The noise multiplier and the batch size together at a fixed compute budget: for each candidate batch
-    size, the steps the budget allows and the smallest noise multiplier meeting (epsilon, delta) there.
-
-        print(calibrate_fixed_compute(dataset_size=60_000, epochs=60, epsilon=3, delta=1e-5))
+    """Smallest noise multiplier meeting (epsilon, delta) for each candidate batch size at a fixed compute budget.
 
     The budget is ``epochs`` passes over the data (each of ``steps_per_epoch`` steps, as in
     ``training.DPSGD``: steps x batch_size stays about epochs x dataset_size) or ``examples`` processed
-    (steps = floor(examples / batch_size), the most whole steps within it).  ``batch_sizes``: the candidates
-    (whole numbers, at most dataset_size; default ``default_batch_sizes``).  ``sampling``: how batches are
-    drawn, any of ``training.SAMPLINGS`` (Poisson, fixed size, balls in bins, shuffled).  Each row's noise multiplier is
+    (steps = floor(examples / batch_size), the most whole steps within it). Each row's noise multiplier is
     calibrated as ``calibrate("dp_sgd", "noise_multiplier", ...)`` does it (certified: its run's upper bound
     meets the target), and its ``epsilon`` is a certified upper bound on that run's epsilon at ``delta``:
     the least of its ``epsilon(delta)`` and the target (which the calibration certified).
@@ -232,6 +312,63 @@ def calibrate_fixed_compute(
     Which row to train with is the caller's choice: fewer, larger batches need less noise per example
     but take fewer steps, and how that trades against the model's utility depends on the model and the
     data, which this table does not see.
+
+    Parameters
+    ----------
+    dataset_size : int
+        Number of records n, an integer >= 1.
+    epsilon : float
+        Target epsilon >= 0, one number (or ``target_epsilon``).
+    delta : float
+        Target delta in (0, 1), one number (or ``target_delta``).
+    epochs : float, optional
+        The budget as passes over the data, one number > 0. Exactly one of ``epochs`` and ``examples``.
+    examples : int, optional
+        The budget as examples processed, an integer >= 1 allowing one step of every batch size.
+    batch_sizes : array_like, optional
+        The candidates: a list of whole numbers in [1, n] (default ``default_batch_sizes(dataset_size)``).
+    sampling : {"poisson", "fixed_size", "balls_in_bins", "shuffle"}, default "poisson"
+        How batches are drawn, as in ``training.DPSGD``.
+    steps_per_epoch : {"ceil", "opacus"}, optional
+        How an epoch's steps are counted, as in ``training.DPSGD``.
+    value_discretization_interval : float, optional
+        The PLD grid's interval, as in ``training.DPSGD``.
+    accuracy : float, optional
+        The PLD bracket's width, as in ``training.DPSGD`` (Poisson sampling only).
+    progress : bool, default False
+        As ``calibrate``'s.
+    workers : int, optional
+        As ``calibrate``'s.
+    **targets
+        ``target_epsilon`` / ``target_delta`` for ``epsilon`` / ``delta``.
+
+    Returns
+    -------
+    FixedComputeTable
+        One row per batch size: its steps, noise multiplier and certified epsilon.
+
+    Raises
+    ------
+    ValueError
+        Both or neither of ``epochs`` and ``examples``; ``examples`` below a batch size; ``batch_sizes`` not
+        a 1-D list of whole numbers in [1, n]; ``dataset_size`` not an integer >= 1; bad targets or run
+        parameters (naming them); a target no noise multiplier meets.
+    ParameterTypeError
+        An unknown keyword (naming the closest one); ``epochs`` or a target not a single number, missing or
+        given twice. It is a TypeError.
+
+    See Also
+    --------
+    calibrate_batch_size : The largest batch size at a given noise multiplier.
+
+    Examples
+    --------
+    >>> from hockeystick.calibrate import calibrate_fixed_compute
+    >>> print(calibrate_fixed_compute(dataset_size=1000, examples=10_000, batch_sizes=[50, 100], epsilon=3, delta=1e-5))
+    delta = 1e-05, poisson sampling
+    batch_size       steps  noise_multiplier     epsilon
+            50         200           1.28679           3
+           100         100           1.67466           3
     """
     n = _validation.count(dataset_size, "dataset_size")
     sizes = (

@@ -9,8 +9,36 @@ from .store import CALCULATORS, REGISTRY, unknown
 
 
 def get(name: str) -> AccountantEntry:
-    """The accountant called ``name`` (a family configured by its name, ``configure``), or a ValueError listing
-    the registered names."""
+    """The registry entry of the accountant called ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A registered accountant's name (``names``), or a family configured by its name,
+        FAMILY[option=v1,v2,...;option=...] (``configure``).
+
+    Returns
+    -------
+    AccountantEntry
+        The accountant's entry.
+
+    Raises
+    ------
+    ValueError
+        No accountant is registered under ``name`` (a calculator's name included: ``lookup`` finds
+        those); the message gives the closest name and every registered one. A configured name that is
+        malformed or whose options the family refuses (``configure``).
+
+    See Also
+    --------
+    lookup : The entry of an accountant or a calculator.
+
+    Examples
+    --------
+    >>> from hockeystick.registry import get
+    >>> get("dp_sgd").calibratable["noise_multiplier"].direction
+    'decreasing'
+    """
     entry = REGISTRY.get(name)
     if entry is None and isinstance(name, str) and "[" in name:
         return configured(name)
@@ -20,13 +48,62 @@ def get(name: str) -> AccountantEntry:
 
 
 def default_output(names: list[str] | tuple[str, ...]) -> str:
-    """What a sweep over ``names`` computes unless told: delta for accountants, the quantity for calculators."""
+    """What a sweep over ``names`` computes unless told: delta for accountants, the quantity for calculators.
+
+    Parameters
+    ----------
+    names : list or tuple of str
+        The names swept; the first one decides.
+
+    Returns
+    -------
+    str
+        ``"delta"`` when the first name is an accountant (or ``names`` is empty), else the first
+        calculator's ``quantity``.
+
+    Raises
+    ------
+    ValueError
+        The first name is neither an accountant's nor a calculator's (``lookup``).
+
+    Examples
+    --------
+    >>> from hockeystick.registry import default_output
+    >>> default_output(["dp_sgd"]), default_output(["leakage_tv"])
+    ('delta', 'tv')
+    """
     entry = lookup(names[0]) if names else None
     return entry.quantity if isinstance(entry, CalculatorEntry) else "delta"
 
 
 def lookup(name: str) -> AccountantEntry | CalculatorEntry:
-    """The accountant or calculator called ``name`` (what a sweep can evaluate)."""
+    """The registry entry of the accountant or calculator called ``name`` (what a sweep can evaluate).
+
+    Parameters
+    ----------
+    name : str
+        A registered accountant's or calculator's name, or a configured family's name (``configure``).
+
+    Returns
+    -------
+    AccountantEntry or CalculatorEntry
+        The entry.
+
+    Raises
+    ------
+    ValueError
+        Nothing is registered under ``name``; the message gives the closest name and every registered one.
+
+    See Also
+    --------
+    get : The entry of an accountant only.
+
+    Examples
+    --------
+    >>> from hockeystick.registry import lookup
+    >>> lookup("leakage_tv").kind
+    'exact'
+    """
     entry = REGISTRY.get(name) or CALCULATORS.get(name)
     if entry is None and isinstance(name, str) and "[" in name:
         return configured(name)

@@ -13,12 +13,34 @@ import numpy as np
 
 @dataclass(frozen=True)
 class Calibratable:
-    """A parameter the bound is monotone in, and the interval to search it over.
+    """A parameter the bound is monotone in, and the interval ``calibrate`` searches it over.
 
-    ``direction``: "decreasing" if delta(eps) falls as the parameter grows (sigma:
-    calibration returns the SMALLEST feasible value), "increasing" if it rises
-    (rounds, sampling rate: calibration returns the LARGEST feasible value).
-    ``upper`` may depend on the other parameters (rounds <= n / batch_size).
+    Parameters
+    ----------
+    direction : {"decreasing", "increasing"}
+        "decreasing" if delta(eps) falls as the parameter grows (sigma: calibration returns the SMALLEST
+        value that meets the target), "increasing" if it rises (rounds, sampling rate: calibration returns
+        the LARGEST value that meets it).
+    lower : float
+        Smallest value searched. A ``lower`` <= 0 is an open end: the search starts at
+        ``tiny ** 0.25`` (about 1.2e-77) for a real parameter, at 1 for an integer one; an integer
+        parameter's ``lower`` > 0 is rounded up.
+    upper : float or callable
+        Largest value searched (``inf`` for none; rounded down for an integer parameter), or a function
+        of the other parameters (a mapping of name to array) returning it per point, such as
+        rounds <= n / batch_size.
+    integer : bool, default False
+        Whether the parameter takes whole values only (calibration returns an integer).
+
+    See Also
+    --------
+    AccountantEntry : Holds the calibratable parameters of an accountant.
+
+    Examples
+    --------
+    >>> from hockeystick.registry import get
+    >>> get("dp_sgd").calibratable["noise_multiplier"]
+    Calibratable(direction='decreasing', lower=0.0, upper=inf, integer=False)
     """
 
     direction: Literal["decreasing", "increasing"]
@@ -29,7 +51,55 @@ class Calibratable:
 
 @dataclass(frozen=True)
 class AccountantEntry:
-    """One registered accountant: its class, its parameter names and their roles."""
+    """One registered accountant: its class, its parameter names and their roles.
+
+    Parameters
+    ----------
+    name : str
+        The name sweeps, ``calibrate`` and the command line know it by (unique among accountants and
+        calculators).
+    factory : callable
+        The accountant class (or a function building one) of keyword parameters that broadcast, whose
+        instances have ``delta(epsilon, bound=...)`` and ``epsilon(delta, bound=...)``.
+    summary : str
+        One line saying what the accountant computes.
+    integers : frozenset of str, optional
+        The parameters that take whole values (a sweep's axis of them is integer).
+    calibratable : dict of str to Calibratable, optional
+        The parameters ``calibrate`` can solve for, with their direction and search range.
+    hidden : frozenset of str, optional
+        Constructor options that are not numeric grid parameters (left out of ``parameters``).
+    max_chunk : int, optional
+        Points per call the accountant handles in bounded memory; None for no limit (a closed form).
+    vectors : frozenset of str, optional
+        Options that each take one vector of numbers describing the mechanism (a strategy's
+        coefficients), not a grid axis: an entry with vectors is a family, and ``configure`` binds them
+        into an accountant named with them.
+
+    Attributes
+    ----------
+    parameters : tuple of str
+        Every keyword a grid can set, in signature order (not ``hidden``, ``vectors``, ``threads`` or
+        ``workers``).
+    required : tuple of str
+        Those of ``parameters`` without a default.
+    defaults : dict
+        Those of ``parameters`` with a default, and the default.
+
+    See Also
+    --------
+    register : Adds an entry to the registry.
+    get : The entry of a registered name.
+
+    Examples
+    --------
+    >>> from hockeystick.registry import get
+    >>> entry = get("dp_sgd")
+    >>> entry.required
+    ('noise_multiplier',)
+    >>> sorted(entry.integers)
+    ['batch_size', 'dataset_size', 'steps']
+    """
 
     name: str
     factory: Callable[..., Any]
@@ -84,8 +154,21 @@ def keyword_signature(function: Callable[..., Any], hidden: frozenset[str] = fro
 
 @dataclass(frozen=True)
 class Inverse:
-    """How a calculator solves for one of its parameters: ``function`` takes the calculator's other
-    parameters (those in its own signature) plus the target value of the quantity as ``target``."""
+    """How a calculator solves for one of its parameters given a target value of its quantity.
+
+    Parameters
+    ----------
+    function : callable
+        Broadcasting function of keywords: the calculator's other parameters (those in its own signature)
+        and the target value of the calculator's quantity, under the keyword ``target`` names; it returns
+        the parameter solved for.
+    target : str
+        The keyword of ``function`` that takes the quantity's target value.
+
+    See Also
+    --------
+    CalculatorEntry.solve : Calls the inverse with the quantity's name mapped onto ``target``.
+    """
 
     function: Callable[..., Any]
     target: str
@@ -98,9 +181,37 @@ CalculatorKind = Literal["exact", "paper formula, not a guarantee"]
 class CalculatorEntry:
     """One registered calculator: a broadcasting function computing ``quantity`` from keyword parameters.
 
-    ``kind`` says what the number is: "exact" (a value, computed to the accuracy its docstring
-    states) or "paper formula, not a guarantee" (a paper's expression as printed).
-    ``inverses``: parameter -> how to solve for it given a target value of ``quantity``.
+    Parameters
+    ----------
+    name : str
+        The name sweeps and the command line know it by (unique among accountants and calculators).
+    factory : callable
+        Broadcasting function of keyword parameters returning the quantity.
+    quantity : str
+        Name of the quantity computed (a sweep's output column), such as "tv".
+    summary : str
+        One line saying what the calculator computes.
+    kind : {"exact", "paper formula, not a guarantee"}
+        What the number is: "exact" (a value, computed to the accuracy its docstring states) or "paper
+        formula, not a guarantee" (a paper's expression as printed).
+    integers : frozenset of str, optional
+        The parameters that take whole values.
+    inverses : dict of str to Inverse, optional
+        Parameter -> how to solve for it given a target value of ``quantity``.
+    max_chunk : int, optional
+        Points per call the calculator handles in bounded memory; None for no limit.
+
+    Attributes
+    ----------
+    parameters : tuple of str
+        Every keyword of ``factory`` a grid can set, in signature order.
+    required : tuple of str
+        Those of ``parameters`` without a default.
+
+    See Also
+    --------
+    register_calculator : Adds an entry to the registry.
+    lookup : The entry of a registered accountant or calculator name.
     """
 
     name: str

@@ -26,8 +26,32 @@ _SPELLED = re.compile(r"\s*(\w+)\s*\[(.*)\]\s*", re.DOTALL)
 
 
 def vector(value: Any, name: str) -> tuple[float, ...]:
-    """One vector option: a non-empty list of finite numbers, given as a sequence, a 1-D array, a number or
-    the command line's text "0.9,0.5"; a ValueError naming ``name`` otherwise."""
+    """One vector option read as a non-empty tuple of finite numbers.
+
+    Parameters
+    ----------
+    value : sequence of float, numpy.ndarray, float or str
+        A sequence, a 0-D or 1-D array, a number, or the command line's text "0.9,0.5".
+    name : str
+        The option's name, for the error message.
+
+    Returns
+    -------
+    tuple of float
+        The numbers, in order.
+
+    Raises
+    ------
+    ValueError
+        ``value`` is empty, has a non-finite or non-numeric item, is nested (2-D or ragged) or is a bool;
+        the message names ``name``.
+
+    Examples
+    --------
+    >>> from hockeystick.registry import vector
+    >>> vector("0.9,0.5", "coefficients")
+    (0.9, 0.5)
+    """
     rule = f"{name} must be one non-empty list of finite numbers (such as {name}=0.9,0.5)"
     if isinstance(value, str):
         items = [item.strip() for item in value.split(",")]
@@ -52,10 +76,40 @@ def vector(value: Any, name: str) -> tuple[float, ...]:
 
 
 def configure(name: str, **vectors: Any) -> str:
-    """The name of the accountant of family ``name`` with its vector options ``vectors`` bound (each one list
-    of numbers, ``vector``), such as ``dp_ftrl_banded[coefficients=1.0,0.5]``: what a sweep, ``calibrate`` and
-    the command line take.  A ValueError names an option that is missing, unknown or not a list of finite
-    numbers, and a combination the family refuses (a BLT's two lists of different lengths)."""
+    """The name of family ``name``'s accountant with its vector options bound: what sweeps and ``calibrate`` take.
+
+    The name spells the options, FAMILY[option=v1,v2,...;option=...] (options in the factory's signature
+    order, values as Python writes them), so ``get`` and ``lookup`` rebuild the entry from the name in any
+    process.
+
+    Parameters
+    ----------
+    name : str
+        A registered family (``family_names``).
+    **vectors
+        Every vector option of the family, each one list of numbers (``vector``).
+
+    Returns
+    -------
+    str
+        The configured accountant's name, such as ``dp_ftrl_banded[coefficients=1.0,0.5]``.
+
+    Raises
+    ------
+    ValueError
+        ``name`` is not a registered family (an unknown name, or an accountant with no vector options);
+        an option that is missing, unknown or not a list of finite numbers; a combination the family refuses
+        (a BLT's two lists of different lengths).
+
+    Examples
+    --------
+    >>> from hockeystick.registry import configure, get
+    >>> spelled = configure("dp_ftrl_banded", coefficients=[1.0, 0.5])
+    >>> spelled
+    'dp_ftrl_banded[coefficients=1.0,0.5]'
+    >>> get(spelled).name == spelled
+    True
+    """
     entry = _family(name)
     order = [p for p in inspect.signature(entry.factory).parameters if p in entry.vectors]
     _check_options(name, entry, vectors, order)

@@ -18,7 +18,23 @@ class PerPoint:
 
     ``PerPoint.of(cls)(**params)`` broadcasts ``params``, builds one ``cls`` per distinct point and
     evaluates ``delta`` / ``epsilon`` there, so sweeps and calibration can drive it like any other
-    accountant.  One accountant per point: meant for short chunks (``max_chunk``).
+    accountant.  One accountant per point: meant for short chunks (``max_chunk``).  The constructor's
+    first argument ``cls`` is the scalar accountant class (a callable of keyword parameters).
+
+    Parameters
+    ----------
+    params : mapping of str to array_like
+        The keyword parameters of ``cls``; those not None broadcast with each other, and each distinct
+        point of them builds one ``cls``; those None are passed to every point as None.
+
+    Raises
+    ------
+    ValueError
+        Parameters that do not broadcast, or whatever ``cls`` refuses at a point.
+
+    See Also
+    --------
+    AccountantEntry : Whose ``factory`` a ``PerPoint.of(cls)`` can be.
     """
 
     def __init__(self, cls: Callable[..., Any], params: Mapping[str, Any]) -> None:
@@ -36,7 +52,19 @@ class PerPoint:
 
     @classmethod
     def of(cls, accountant: Callable[..., Any]) -> Callable[..., PerPoint]:
-        """A factory with ``accountant``'s keyword signature, building a PerPoint over it."""
+        """A factory with ``accountant``'s keyword signature, building a PerPoint over it.
+
+        Parameters
+        ----------
+        accountant : callable
+            The scalar accountant class.
+
+        Returns
+        -------
+        callable
+            ``build(**params)`` returning ``PerPoint(accountant, params)``, with ``accountant``'s signature
+            (so a registry entry reads its parameters).
+        """
 
         @functools.wraps(accountant)
         def build(**params: Any) -> PerPoint:
@@ -56,9 +84,49 @@ class PerPoint:
         return float(out) if shape == () else out
 
     def delta(self, epsilon: Any, *, bound: Bound = "upper") -> Any:
-        """delta(eps) of each point's accountant (upper bounds); epsilon by the shared rule (``_validation``)."""
+        """delta(epsilon) of each point's accountant, broadcast over the points and ``epsilon``.
+
+        Parameters
+        ----------
+        epsilon : array_like
+            epsilon >= 0; broadcasts with the points.
+        bound : {"upper", "lower"}, default "upper"
+            The side each point's accountant returns (``"both"`` is not supported).
+
+        Returns
+        -------
+        float or numpy.ndarray
+            A float for a scalar result, else an array of the broadcast shape.
+
+        Raises
+        ------
+        ValueError
+            ``epsilon`` negative or NaN.
+        ParameterTypeError
+            ``epsilon`` a string, bool or None.
+        """
         return self._each("delta", _validation.epsilon_values(epsilon), bound)
 
     def epsilon(self, delta: Any, *, bound: Bound = "upper") -> Any:
-        """epsilon(delta) of each point's accountant (upper bounds); delta by the shared rule (``_validation``)."""
+        """epsilon(delta) of each point's accountant, broadcast over the points and ``delta``.
+
+        Parameters
+        ----------
+        delta : array_like
+            0 < delta < 1; broadcasts with the points.
+        bound : {"upper", "lower"}, default "upper"
+            The side each point's accountant returns (``"both"`` is not supported).
+
+        Returns
+        -------
+        float or numpy.ndarray
+            A float for a scalar result, else an array of the broadcast shape.
+
+        Raises
+        ------
+        ValueError
+            ``delta`` outside (0, 1) or NaN.
+        ParameterTypeError
+            ``delta`` a string, bool or None.
+        """
         return self._each("epsilon", _validation.delta_values(delta), bound)

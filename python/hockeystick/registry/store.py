@@ -13,7 +13,24 @@ CALCULATORS: dict[str, CalculatorEntry] = {}
 
 
 def register(entry: AccountantEntry) -> AccountantEntry:
-    """Add ``entry`` under ``entry.name`` (a name can be registered once)."""
+    """Add an accountant's entry to the registry under ``entry.name``.
+
+    Parameters
+    ----------
+    entry : AccountantEntry
+        The entry; its name must not be registered yet.
+
+    Returns
+    -------
+    AccountantEntry
+        ``entry`` itself.
+
+    Raises
+    ------
+    ValueError
+        ``entry.name`` is already an accountant's; an integer or calibratable name that is not a parameter
+        of ``entry.factory``; a vector option that is not a keyword of ``entry.factory`` or is hidden.
+    """
     if entry.name in REGISTRY:
         raise ValueError(f"accountant {entry.name!r} is already registered")
     _check_parameter_names(entry, entry.calibratable)
@@ -26,7 +43,24 @@ def register(entry: AccountantEntry) -> AccountantEntry:
 
 
 def register_calculator(entry: CalculatorEntry) -> CalculatorEntry:
-    """Add a calculator under ``entry.name`` (names are shared with the accountants and unique)."""
+    """Add a calculator's entry to the registry under ``entry.name``.
+
+    Parameters
+    ----------
+    entry : CalculatorEntry
+        The entry; its name must be neither an accountant's nor a calculator's yet.
+
+    Returns
+    -------
+    CalculatorEntry
+        ``entry`` itself.
+
+    Raises
+    ------
+    ValueError
+        ``entry.name`` is already registered; an integer or inverse name that is not a parameter of
+        ``entry.factory``.
+    """
     if entry.name in REGISTRY or entry.name in CALCULATORS:
         raise ValueError(f"{entry.name!r} is already registered")
     _check_parameter_names(entry, entry.inverses)
@@ -42,17 +76,53 @@ def _check_parameter_names(entry: AccountantEntry | CalculatorEntry, solved: Ite
 
 
 def names() -> list[str]:
-    """The registered accountants' names (built from numeric parameters alone: not the families)."""
+    """The registered accountants' names (built from numeric parameters alone: not the families).
+
+    Returns
+    -------
+    list of str
+        The names, sorted.
+
+    Examples
+    --------
+    >>> from hockeystick.registry import names
+    >>> "dp_sgd" in names()
+    True
+    """
     return sorted(n for n, e in REGISTRY.items() if not e.vectors)
 
 
 def family_names() -> list[str]:
-    """The registered families: accountants that also take vector options (``configure`` names one)."""
+    """The registered families: accountants that also take vector options (``configure`` names one).
+
+    Returns
+    -------
+    list of str
+        The families' names, sorted.
+
+    Examples
+    --------
+    >>> from hockeystick.registry import family_names
+    >>> "dp_ftrl_banded" in family_names()
+    True
+    """
     return sorted(n for n, e in REGISTRY.items() if e.vectors)
 
 
 def calculator_names() -> list[str]:
-    """The registered calculators' names."""
+    """The registered calculators' names.
+
+    Returns
+    -------
+    list of str
+        The names, sorted.
+
+    Examples
+    --------
+    >>> from hockeystick.registry import calculator_names
+    >>> "leakage_tv" in calculator_names()
+    True
+    """
     return sorted(CALCULATORS)
 
 

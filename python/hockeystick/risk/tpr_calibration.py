@@ -33,15 +33,27 @@ def calibrate_tpr(
     points: int = 16,
     **params: ArrayLike,
 ) -> Any:
-    """The smallest (or, for a parameter the bound grows with, the largest) ``parameter`` of a registered
-    accountant whose certified TPR at false-positive rate ``fpr`` is at most ``tpr``.
+    r"""Extreme ``parameter`` of an accountant keeping its certified TPR at FPR ``fpr`` at most ``tpr``.
 
-    Through ``calibrate`` (the module docstring): ``points`` eps values spread over [0, eps_max), eps_max
-    the largest eps with d(eps) > 0, each a target (eps, d(eps)); then ``levels`` - 1 times the same
-    number spread between the best value's neighbours.  Where the accountant estimates the parameter itself
-    (its ``calibration_start``: the PLD families and DP-SGD's noise), these levels compare the estimates,
-    and only ``LOCAL_POINTS`` lines around the estimate's best, over two first-level spacings each way and
-    then between the best one's neighbours, are calibrated (to ``LOCATING_RTOL``), and the best of those to
+    The smallest value (or, for a parameter the bound grows with, the largest) of a registered
+    accountant's ``parameter`` found to keep the power at :math:`\alpha` = ``fpr`` at most :math:`\tau` =
+    ``tpr``. That holds as soon as one (eps, delta)-line does: :math:`\delta(\varepsilon) \le d(\varepsilon)`
+    at one :math:`\varepsilon \ge 0`, with
+
+    .. math::
+
+        d(\varepsilon) = \max\bigl(\tau - e^{\varepsilon} \alpha,\;
+        1 - \alpha - e^{\varepsilon} (1 - \tau)\bigr)
+
+    (``hockeystick.risk``'s docstring), so the answer is the best of ``calibrate``'s answers for the
+    targets :math:`(\varepsilon, d(\varepsilon))`.
+
+    Through ``calibrate``: ``points`` eps values spread over [0, eps_max), eps_max the largest eps with
+    d(eps) > 0, each a target (eps, d(eps)); then ``levels`` - 1 times the same number spread between the
+    best value's neighbours.  Where the accountant estimates the parameter itself (its
+    ``calibration_start``: the PLD families and DP-SGD's noise), these levels compare the estimates, and
+    only ``LOCAL_POINTS`` lines around the estimate's best, over two first-level spacings each way and then
+    between the best one's neighbours, are calibrated (to ``LOCATING_RTOL``), and the best of those to
     ``rtol``: 11 calibrations instead of ``levels`` x ``points``.  The answer is ``calibrate``'s at its eps,
     so it meets delta(eps) <= d(eps) there: its power at ``fpr`` is at most ``tpr`` by that one line,
     whatever grid ``tpr_at_fpr`` uses later.
@@ -73,11 +85,33 @@ def calibrate_tpr(
 
     Raises
     ------
-    TypeError
-        ``accountant`` is neither a name nor an entry.
+    ParameterTypeError
+        ``accountant`` is neither a name nor an entry; ``fpr`` or ``tpr`` not a single number (a TypeError).
     ValueError
-        ``fpr`` or ``tpr`` out of range, ``parameter`` not calibratable or also given a value, or no value
-        of the parameter in its range keeps the TPR within ``tpr`` (naming the point).
+        An unknown accountant name; ``fpr`` or ``tpr`` outside (0, 1), or ``tpr`` <= ``fpr``; ``levels``
+        outside 1 to 64 or ``points`` outside 3 to 4096; ``parameter`` not calibratable or also given a
+        value; no value of the parameter in its range keeps the TPR within ``tpr`` (naming the point);
+        what ``calibrate`` refuses.
+
+    See Also
+    --------
+    tpr_at_fpr : The certified TPR at the answer.
+    hockeystick.calibrate.calibrate : The calibration to an (epsilon, delta) target.
+
+    References
+    ----------
+    Dong, Roth & Su 2022, Def. 2.1 and Prop. 2.12 (each (eps, delta) guarantee is a line below the
+    trade-off curve).
+
+    Examples
+    --------
+    >>> from hockeystick.fdp import GaussianMechanism
+    >>> from hockeystick.risk import calibrate_tpr, tpr_at_fpr
+    >>> sigma = calibrate_tpr("gaussian", "sigma", fpr=0.01, tpr=0.05)
+    >>> round(sigma, 4)
+    1.4674
+    >>> tpr_at_fpr(GaussianMechanism(sigma=sigma), 0.01) <= 0.05
+    True
     """
     alpha, tau = _rates(fpr, tpr)
     levels = _validation.count(levels, "levels", minimum=1, maximum=64)

@@ -22,8 +22,17 @@ def tradeoff_curve(
     direction: Direction = "symmetric",
     rtol: float = DEFAULT_RTOL,
 ) -> Any:
-    """beta(alpha), the least false-negative rate at false-positive rate ``alpha``, certified from the
-    accountant's privacy profile (the module docstring gives the construction and its proof).
+    r"""Certified trade-off curve beta(alpha): the least false-negative rate of any test at false-positive rate alpha.
+
+    Read off the accountant's privacy profile :math:`D(t) = \sup_S H_1(S) - t H_0(S)` (``D(e^eps)`` is
+    delta(eps); ``hockeystick.risk``'s docstring gives the construction and its proof) by the convex
+    conjugate
+
+    .. math::
+
+        \beta(\alpha) = 1 - \min_{t \ge 0} \bigl(D(t) + \alpha t\bigr),
+
+    bounded on both sides from the accountant's certified delta at finitely many eps.
 
     Parameters
     ----------
@@ -52,11 +61,28 @@ def tradeoff_curve(
 
     Raises
     ------
-    TypeError
-        ``accountant`` has no callable ``.delta``.
+    ParameterTypeError
+        ``accountant`` has no callable ``.delta`` (a TypeError); ``alpha`` a string, bool or None.
     ValueError
         ``alpha`` outside [0, 1] or NaN, an unknown ``bound`` or ``direction``, ``rtol`` outside (0, 1), an
         accountant of several mechanisms (array parameters), or a direction the accountant does not keep.
+
+    See Also
+    --------
+    tpr_at_fpr : The attacker's TPR, 1 - beta.
+
+    References
+    ----------
+    Dong, Roth & Su 2022, Def. 2.1 (the trade-off function) and Prop. 2.12 (its dual, the privacy
+    profile); Zhu, Dong & Wang 2022, Sec. 2.
+
+    Examples
+    --------
+    >>> from hockeystick.fdp import GaussianMechanism
+    >>> from hockeystick.risk import tradeoff_curve
+    >>> lower, upper = tradeoff_curve(GaussianMechanism(sigma=1.0), 0.1)
+    >>> round(lower, 4), round(upper, 4)
+    (0.6109, 0.6109)
     """
     alphas = _validation.in_interval(alpha, "alpha", 0.0, 1.0, open_low=False, open_high=False)
     side = _validation.bound_side(bound)
@@ -77,7 +103,10 @@ def tpr_at_fpr(
     direction: Direction = "symmetric",
     rtol: float = DEFAULT_RTOL,
 ) -> Any:
-    """The attacker's largest true-positive rate at false-positive rate ``fpr``, 1 - beta(fpr).
+    r"""Certified bound on the largest true-positive rate of any attack at false-positive rate ``fpr``.
+
+    The power :math:`1 - \beta(\alpha) = \min_{t \ge 0} D(t) + \alpha t` at :math:`\alpha` = ``fpr``, read
+    off the accountant's privacy profile as in ``tradeoff_curve``.
 
     Parameters
     ----------
@@ -97,10 +126,26 @@ def tpr_at_fpr(
 
     Raises
     ------
-    TypeError
-        ``accountant`` has no callable ``.delta``.
+    ParameterTypeError
+        ``accountant`` has no callable ``.delta`` (a TypeError); ``fpr`` a string, bool or None.
     ValueError
         As ``tradeoff_curve``'s, naming ``fpr``.
+
+    See Also
+    --------
+    tradeoff_curve : beta itself.
+    calibrate_tpr : The parameter that keeps this TPR within a target.
+
+    References
+    ----------
+    Dong, Roth & Su 2022, Def. 2.1 and Prop. 2.12; Zhu, Dong & Wang 2022, Sec. 2.
+
+    Examples
+    --------
+    >>> from hockeystick.fdp import GaussianMechanism
+    >>> from hockeystick.risk import tpr_at_fpr
+    >>> round(tpr_at_fpr(GaussianMechanism(sigma=1.0), 0.01), 4)
+    0.0924
     """
     rates = _validation.in_interval(fpr, "fpr", 0.0, 1.0, open_low=False, open_high=False)
     side = _validation.bound_side(bound)
@@ -109,10 +154,15 @@ def tpr_at_fpr(
 
 
 def advantage(accountant: Any, *, bound: Bound = "upper") -> Any:
-    """The largest advantage TPR - FPR of any attack, max over alpha of 1 - beta(alpha) - alpha = delta(0)
-    (the total variation distance of the pair; Yeom et al. 2018's membership advantage under
-    ``direction="remove"``, equal for every direction since delta_{H1||H0}(0) = delta_{H0||H1}(0)): the
-    accountant's own delta at epsilon = 0.
+    r"""Certified bound on the largest advantage TPR - FPR of any attack: the accountant's delta at epsilon = 0.
+
+    .. math::
+
+        \max_{\alpha} \bigl(1 - \beta(\alpha) - \alpha\bigr) = D(1) = \delta(0),
+
+    the total variation distance of the pair (Yeom et al. 2018's membership advantage under
+    ``direction="remove"``, equal for every direction since
+    :math:`\delta_{H_1 \| H_0}(0) = \delta_{H_0 \| H_1}(0)`).
 
     Parameters
     ----------
@@ -128,10 +178,21 @@ def advantage(accountant: Any, *, bound: Bound = "upper") -> Any:
 
     Raises
     ------
-    TypeError
-        ``accountant`` has no callable ``.delta``.
+    ParameterTypeError
+        ``accountant`` has no callable ``.delta`` (a TypeError).
     ValueError
         An unknown ``bound``.
+
+    References
+    ----------
+    Dong, Roth & Su 2022, Prop. 2.12 (the profile at t = 1); Yeom et al. 2018 (membership advantage).
+
+    Examples
+    --------
+    >>> from hockeystick.fdp import GaussianMechanism
+    >>> from hockeystick.risk import advantage
+    >>> round(advantage(GaussianMechanism(sigma=1.0)), 6)  # 2 Phi(1 / 2) - 1
+    0.382925
     """
     side = _validation.bound_side(bound)
     return profiled(accountant).delta(0.0, bound=side)

@@ -12,26 +12,102 @@ from .vocabulary import SAMPLE_RATE_SYNONYMS, Sampling, StepsPerEpoch
 
 
 class DPSGD(_SubsampledTraining):
-    """DP-SGD (Abadi et al. 2016, Alg. 1) with every step released: record-level privacy.
+    r"""Certified (epsilon, delta) of DP-SGD with every step released: record-level privacy.
 
-        DPSGD(dataset_size=60_000, batch_size=256, epochs=60, noise_multiplier=1.1).epsilon(1e-5)
-        DPSGD(sample_rate=256 / 60_000, steps=14_100, noise_multiplier=1.1).epsilon(1e-5)   # Opacus's words
+    Each of the T steps adds :math:`\mathcal N(0, (z C)^2 I)` to the sum of the batch's per-example
+    gradients, each clipped to norm C (Abadi et al. 2016, Alg. 1), so each step is a subsampled Gaussian
+    mechanism of noise multiplier z, and the run is its T-fold composition, accounted on the PLD
+    accountant of how the batches are drawn (``sampling``; the table in ``hockeystick.training``). For
+    Poisson sampling at rate q (add-or-remove-one), with the hockey-stick divergence
+    :math:`E_\gamma(P \| Q) = \int (dP - \gamma\, dQ)_+`,
 
-    Parameters (numpy arrays broadcast)
+    .. math::
+
+        \delta(\varepsilon) = \max\{E_{e^\varepsilon}(P^{\otimes T} \| Q^{\otimes T}),\;
+        E_{e^\varepsilon}(Q^{\otimes T} \| P^{\otimes T})\},\qquad
+        P = (1 - q)\,\mathcal N(0, z^2) + q\,\mathcal N(1, z^2),\quad Q = \mathcal N(0, z^2),
+
+    bounded above and below on a discretized privacy loss distribution (``pld.SubsampledGaussianPLD``),
+    and :math:`\varepsilon(\delta) = \inf\{\varepsilon \ge 0 : \delta(\varepsilon) \le \delta\}`.
+    The numeric parameters broadcast with each other and with the argument of ``delta``/``epsilon``.
+
+    Parameters
     ----------
-    noise_multiplier : z > 0, noise std over the per-example clipping norm
-    dataset_size, batch_size : integers, batch_size <= dataset_size (expected batch size
-        for Poisson sampling, q = batch_size / dataset_size)
-    sample_rate : q in (0, 1], instead of dataset_size and batch_size (Poisson sampling); synonyms
-        ``sampling_probability`` (dp_accounting) and ``sampling_rate`` (the accountants)
-    epochs or steps : one of them; epochs of ``steps_per_epoch`` steps each
-    steps_per_epoch : "ceil" (ceil(dataset_size / batch_size), the default with batch_size) or
-        "opacus" (1 / q, the default and only meaning with sample_rate); see the module docstring
-    sampling : "poisson" (add-or-remove-one), "fixed_size" (replace-one), "balls_in_bins" (add-or-remove-one)
-        or "shuffle" (replace-one), see the module docstring
-    value_discretization_interval, accuracy : the PLD grid, as in ``pld.SubsampledGaussianPLD``
+    noise_multiplier : array_like
+        Noise multiplier z: the noise's standard deviation over the clipping norm C; finite, z > 0.
+    dataset_size : array_like, optional
+        Number of records n, an integer >= 1 (at most 2^53). Given with ``batch_size``, or neither when
+        ``sample_rate`` is given.
+    batch_size : array_like, optional
+        Batch size m, an integer with 1 <= m <= n (the expected batch size under Poisson sampling, whose
+        rate is q = m / n).
+    sample_rate : array_like, optional
+        Poisson sampling rate q in (0, 1], instead of ``dataset_size`` and ``batch_size`` (Opacus's word;
+        ``sampling="poisson"`` only).
+    epochs : array_like, optional
+        Passes over the data, > 0: the run takes ceil(epochs x steps per epoch) steps (of the exact
+        product). Exactly one of ``epochs`` and ``steps``.
+    steps : array_like, optional
+        Steps T, an integer >= 1 (at most 2^53; 2.5 is refused, not rounded).
+    steps_per_epoch : {"ceil", "opacus"}, optional
+        How an epoch's steps are counted: "ceil" is ceil(n / m) (the default with ``batch_size``),
+        "opacus" is 1 / q (the default, and the only meaning, with ``sample_rate``).
+    sampling : {"poisson", "fixed_size", "balls_in_bins", "shuffle"}, default "poisson"
+        How batches are drawn: Poisson sampling (add-or-remove-one), a uniformly random batch of exactly m
+        records (replace-one), random allocation of each record to one step per epoch (add-or-remove-one),
+        or a fresh permutation each epoch cut into batches (replace-one).
+    value_discretization_interval : float, optional
+        The PLD grid's interval, as in ``pld.SubsampledGaussianPLD``.
+    accuracy : float, optional
+        Width the certified bracket is refined to, as in ``pld.SubsampledGaussianPLD``;
+        ``sampling="poisson"`` only.
+    **synonyms
+        ``sampling_probability`` (dp_accounting) or ``sampling_rate`` (the accountants) for
+        ``sample_rate``.
 
-    A keyword that is none of these is refused (TypeError, naming the closest one).
+
+    Attributes
+    ----------
+    noise_multiplier : numpy.ndarray
+        z, broadcast with the run's other parameters.
+    steps : numpy.ndarray
+        The steps T each run takes (float array of whole numbers).
+    sampling : str
+        How batches are drawn.
+
+    Raises
+    ------
+    ValueError
+        ``noise_multiplier`` not finite and > 0; ``batch_size`` > ``dataset_size`` or either not an
+        integer >= 1; ``sample_rate`` outside (0, 1]; both or neither of ``epochs`` and ``steps``; a
+        ``steps`` that is not a whole number >= 1, or more than 2^53 steps; ``sample_rate`` given with
+        ``dataset_size``/``batch_size``, with a ``sampling`` other than "poisson" or with
+        ``steps_per_epoch="ceil"``; neither ``sample_rate`` nor both of ``dataset_size`` and
+        ``batch_size``; ``accuracy`` with a ``sampling`` other than "poisson"; ``steps_per_epoch="opacus"``
+        with "balls_in_bins" or "shuffle"; a ``sampling`` or ``steps_per_epoch`` outside its choices.
+    ParameterTypeError
+        A string, bool or None where a number is expected, a keyword that is none of these (naming the
+        closest one), or ``sample_rate`` given twice (under two of its names). It is a TypeError.
+
+    See Also
+    --------
+    DPFedAvg : The same accounting over clients.
+
+    References
+    ----------
+    Abadi et al. 2016, Alg. 1 (DP-SGD); Zhu, Dong & Wang 2022 (the dominating pairs of the subsampled
+    Gaussian); Doroshenko et al. 2022 (the PLD's discretization, "connect the dots").
+
+    Examples
+    --------
+    >>> from hockeystick.training import DPSGD
+    >>> run = DPSGD(dataset_size=1000, batch_size=100, epochs=10, noise_multiplier=1.0)
+    >>> int(run.steps)
+    100
+    >>> round(run.epsilon(1e-5), 3)
+    7.047
+    >>> round(DPSGD(sample_rate=0.1, steps=100, noise_multiplier=1.0).epsilon(1e-5), 3)  # Opacus's words
+    7.047
     """
 
     @_validation.known_keywords("DPSGD", *SAMPLE_RATE_SYNONYMS)
@@ -68,16 +144,87 @@ class DPSGD(_SubsampledTraining):
 
 
 class DPFedAvg(_SubsampledTraining):
-    """DP-FedAvg (McMahan et al. 2018) with every round's model released: client-level privacy.
+    r"""Certified (epsilon, delta) of DP-FedAvg with every round's model released: client-level privacy.
 
-        DPFedAvg(total_clients=3400, clients_per_round=100, rounds=1000, noise_multiplier=1.0).epsilon(1e-5)
+    Each round samples clients (Poisson sampling at rate q = clients_per_round / total_clients, or as
+    ``sampling`` says), clips each client's update to norm C and adds :math:`\mathcal N(0, (z C)^2 I)` to
+    their sum (McMahan et al. 2018). One round is one subsampled Gaussian step over clients, so the
+    accounting is ``DPSGD``'s with clients for records: for Poisson sampling,
 
-    Each round samples clients (Poisson with rate clients_per_round / total_clients, given so or as
-    ``sample_rate`` and its synonyms, or exactly clients_per_round of them), clips each client's update
-    to norm C and adds N(0, (z C)^2 I) to their sum.  One round is one subsampled Gaussian step over
-    clients, so the accounting is DP-SGD's with clients for records (``epochs`` counts passes over the
-    clients, ``steps_per_epoch`` as in ``DPSGD``; ``steps`` is accepted as a synonym of ``rounds``).
-    A keyword that is none of these is refused (TypeError, naming the closest one).
+    .. math::
+
+        \delta(\varepsilon) = \max\{E_{e^\varepsilon}(P^{\otimes T} \| Q^{\otimes T}),\;
+        E_{e^\varepsilon}(Q^{\otimes T} \| P^{\otimes T})\},\qquad
+        P = (1 - q)\,\mathcal N(0, z^2) + q\,\mathcal N(1, z^2),\quad Q = \mathcal N(0, z^2),
+
+    over T rounds, and :math:`\varepsilon(\delta) = \inf\{\varepsilon \ge 0 : \delta(\varepsilon) \le \delta\}`.
+    The numeric parameters broadcast with each other and with the argument of ``delta``/``epsilon``.
+
+    Parameters
+    ----------
+    noise_multiplier : array_like
+        Noise multiplier z: the noise's standard deviation over the clipping norm C; finite, z > 0.
+    total_clients : array_like, optional
+        Number of clients n, an integer >= 1 (at most 2^53). Given with ``clients_per_round``, or neither
+        when ``sample_rate`` is given.
+    clients_per_round : array_like, optional
+        Clients per round m, an integer with 1 <= m <= n (the expected count under Poisson sampling, whose
+        rate is q = m / n).
+    sample_rate : array_like, optional
+        Poisson sampling rate q in (0, 1], instead of ``total_clients`` and ``clients_per_round``
+        (``sampling="poisson"`` only).
+    rounds : array_like, optional
+        Rounds T, an integer >= 1 (at most 2^53). Exactly one of ``rounds`` and ``epochs``.
+    epochs : array_like, optional
+        Passes over the clients, > 0: ceil(epochs x rounds per epoch) rounds (of the exact product).
+    steps_per_epoch : {"ceil", "opacus"}, optional
+        Rounds per epoch: "ceil" is ceil(n / m) (the default with ``clients_per_round``), "opacus" is
+        1 / q (the default, and the only meaning, with ``sample_rate``).
+    sampling : {"poisson", "fixed_size", "balls_in_bins", "shuffle"}, default "poisson"
+        How each round's clients are drawn, as in ``DPSGD``.
+    value_discretization_interval : float, optional
+        The PLD grid's interval, as in ``pld.SubsampledGaussianPLD``.
+    accuracy : float, optional
+        Width the certified bracket is refined to, as in ``pld.SubsampledGaussianPLD``;
+        ``sampling="poisson"`` only.
+    **synonyms
+        ``steps`` for ``rounds``; ``sampling_probability`` or ``sampling_rate`` for ``sample_rate``.
+
+
+    Attributes
+    ----------
+    noise_multiplier : numpy.ndarray
+        z, broadcast with the run's other parameters.
+    steps : numpy.ndarray
+        The rounds T each run takes (float array of whole numbers).
+    sampling : str
+        How clients are drawn.
+
+    Raises
+    ------
+    ValueError
+        As ``DPSGD``'s, with ``total_clients``, ``clients_per_round`` and ``rounds`` for its
+        ``dataset_size``, ``batch_size`` and ``steps``.
+    ParameterTypeError
+        A string, bool or None where a number is expected, a keyword that is none of these (naming the
+        closest one), or ``rounds`` or ``sample_rate`` given twice (under two of its names). It is a
+        TypeError.
+
+    See Also
+    --------
+    DPSGD : The same accounting over records.
+
+    References
+    ----------
+    McMahan et al. 2018 (DP-FedAvg with client-level clipping); Zhu, Dong & Wang 2022 (the dominating
+    pairs of the subsampled Gaussian); Doroshenko et al. 2022 (the PLD's discretization).
+
+    Examples
+    --------
+    >>> from hockeystick.training import DPFedAvg
+    >>> run = DPFedAvg(total_clients=1000, clients_per_round=100, rounds=100, noise_multiplier=1.0)
+    >>> round(run.epsilon(1e-5), 3)
+    7.047
     """
 
     @_validation.known_keywords("DPFedAvg", *SAMPLE_RATE_SYNONYMS, "steps")

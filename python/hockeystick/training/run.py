@@ -197,12 +197,66 @@ class _SubsampledTraining:
             )
 
     def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
-        """Certified upper bound on delta(epsilon) over the whole run (``bound="lower"``/``"both"``)."""
+        r"""Certified bound on delta(epsilon) of the whole run.
+
+        :math:`\delta(\varepsilon)` is the hockey-stick divergence :math:`E_{e^\varepsilon}` of the run's
+        T-step composition, maximized over the neighbouring relation's two directions (the class docstring);
+        the bounds are certified on the PLD accountant of how the batches are drawn.
+
+        Parameters
+        ----------
+        epsilon : array_like
+            epsilon >= 0 (inf allowed); broadcasts with the run's parameters.
+        bound : {"upper", "lower", "both"}, default "upper"
+            Which certified side to return.
+
+        Returns
+        -------
+        float or numpy.ndarray or tuple
+            The certified upper bound on delta (``bound="upper"``), the certified lower bound
+            (``"lower"``), or the pair (lower, upper) (``"both"``); a float for scalar arguments and
+            parameters, else an array of the broadcast shape.
+
+        Raises
+        ------
+        ValueError
+            ``epsilon`` negative or NaN; ``bound`` not one of "upper", "lower", "both"; a noise multiplier
+            whose PLD grid the accountant refuses (the message names ``noise_multiplier``).
+        ParameterTypeError
+            ``epsilon`` a string, bool or None.
+        """
         with _in_training_words():
             return self._accountant.delta(epsilon, bound)
 
     def epsilon(self, delta: ArrayLike, bound: Bound = "upper") -> Result:
-        """Smallest epsilon whose certified delta bound is <= delta (``bound="lower"``/``"both"``)."""
+        r"""Certified bound on the smallest epsilon at which the whole run is (epsilon, delta)-DP.
+
+        :math:`\varepsilon(\delta) = \inf\{\varepsilon \ge 0 : \delta(\varepsilon) \le \delta\}` of the
+        run's privacy profile ``delta``; the upper side is the smallest epsilon whose certified upper delta
+        bound is <= delta.
+
+        Parameters
+        ----------
+        delta : array_like
+            0 < delta < 1; broadcasts with the run's parameters.
+        bound : {"upper", "lower", "both"}, default "upper"
+            Which certified side to return.
+
+        Returns
+        -------
+        float or numpy.ndarray or tuple
+            The certified upper bound on epsilon (``bound="upper"``), the certified lower bound
+            (``"lower"``), or the pair (lower, upper) (``"both"``); a float for scalar arguments and
+            parameters, else an array of the broadcast shape.
+
+        Raises
+        ------
+        ValueError
+            ``delta`` outside (0, 1) or NaN; ``bound`` not one of "upper", "lower", "both"; a noise
+            multiplier whose PLD grid the accountant refuses (the message names ``noise_multiplier``).
+        ParameterTypeError
+            ``delta`` a string, bool or None.
+        """
         with _in_training_words():
             return self._accountant.epsilon(delta, bound)
 
