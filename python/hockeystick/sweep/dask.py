@@ -97,14 +97,71 @@ def run_on_dask(
     resume: bool = False,
     allow_large: bool = False,
 ) -> SweepResult:
-    """Evaluate ``grid`` on Dask and write it to ``path`` (or memory), exactly as ``run_sweep`` would.
+    """Evaluate every point of ``grid`` on a Dask cluster and write the same file (or columns) as ``run_sweep``.
 
-    scheduler : address of a running scheduler; None starts a LocalCluster of ``workers``
-        single-threaded workers on 127.0.0.1 (``processes=False``: threads in this process;
-        ``local_cluster``: malloc tuned, as Dask's default MALLOC_TRIM_THRESHOLD_ turns every large buffer into fresh pages).
-    retries : how often Dask may re-run a chunk whose task raised (a lost worker's tasks are
-        rescheduled by Dask itself).
-    overwrite, resume, allow_large : as for ``run_sweep``.
+    The run checks first (``preflight``) and plans for the cluster's workers (refused above the limits
+    unless ``allow_large``); each chunk is a task that receives its chunk by value (``Grid.chunk_grid``)
+    and saves its outputs as a part file in the run's working directory beside ``path``; this process
+    writes the parts in grid order as each one's turn comes, so the file is identical to
+    ``run_sweep(grid, path)``'s and a killed run continues with ``resume=True``.
+
+    Parameters
+    ----------
+    grid : Grid
+        The sweep.
+    path : str, os.PathLike or None, optional
+        The output file (*.csv, *.npz, *.parquet, *.nc, *.zarr), as for ``run_sweep``; on a cluster of
+        your own its directory must be shared with the workers.  None (the default): in memory.
+    scheduler : str or None, optional
+        The address of a running scheduler (``"tcp://host:8786"``); None (the default) starts a
+        LocalCluster on 127.0.0.1 for the run (``local_cluster``: glibc's malloc tuned for the workers)
+        and closes it after.
+    workers : int, optional
+        The local cluster's single-threaded workers, an integer >= 1 (default 2; not read with a
+        ``scheduler``, whose workers' threads the plan counts instead).
+    processes : bool, optional
+        Local workers as processes (default True) or as threads of this process.
+    chunk_size : int or None, optional
+        Points per chunk (a task), an integer >= 1 (None: ``run_sweep``'s default).
+    progress : bool or None, optional
+        A bar on stderr over the grid's points; None (the default): when stderr is a terminal.
+    retries : int, optional
+        How often Dask may re-run a task that raised, an integer >= 0 (default 3; a lost worker's tasks
+        are rescheduled by Dask itself).
+    overwrite : bool, optional
+        Replace an existing ``path`` (default False), as for ``run_sweep``.
+    resume : bool, optional
+        Reuse the parts a killed run of the same grid and chunk size left for ``path`` (default False).
+    allow_large : bool, optional
+        Run even above the plan's limits (default False), as for ``run_sweep``.
+
+    Returns
+    -------
+    SweepResult
+        As ``run_sweep``'s; its ``seconds`` count the run from the cluster's start, after the check and
+        the plan.
+
+    Raises
+    ------
+    ValueError
+        If ``workers`` (without a ``scheduler``) is not an integer >= 1 or ``retries`` not an integer
+        >= 0; any refusal of ``run_sweep`` (the chunk size, ``resume`` without a path, the preflight, the
+        plan's limits, a locked or foreign working directory).
+    TypeError
+        If ``overwrite``, ``resume`` or ``allow_large`` is not a bool, or ``chunk_size`` not an integer.
+    ImportError
+        If dask.distributed is not installed (``pip install "hockeystick[dask]"``).
+
+    Examples
+    --------
+    >>> from hockeystick.sweep import Grid, run_on_dask
+    >>> grid = Grid.from_parameters("gaussian", "delta", {"sigma": [1, 2], "rounds": 10, "epsilon": [0.5, 1]})
+    >>> run_on_dask(grid, workers=1, processes=False, progress=False).columns["delta"].round(6)  # doctest: +SKIP
+    array([0.855046, 0.818518, 0.461129, 0.352518])
+    >>> run_on_dask(grid, workers=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: workers must be a positive integer, got 0
     """
     require_extra("run_on_dask", "dask", "distributed")
     from dask.distributed import Client  # lazy: dask is an optional extra

@@ -28,7 +28,50 @@ def default_chunk_size(grid: Grid) -> int:
 
 
 def evaluate(grid: Grid, params: dict[str, Any], shape: tuple[int, ...]) -> dict[str, np.ndarray]:
-    """Outputs at the points ``params`` (arrays broadcastable to ``shape``), flat, by column name."""
+    r"""Evaluate a grid's accountants at given points and return each output column, flat.
+
+    Each accountant is called once, vectorized over the points: ``delta(epsilon)``, ``epsilon(delta)``,
+    or ``calibrate`` for a parameter (a calculator evaluates its quantity or solves for the parameter),
+    on the side ``grid.bound`` names.  With several accountants, the column ``<output>`` is the best
+    valid value at each point and ``best`` the index :math:`b` of the accountant that gave it,
+
+    .. math::
+
+        b = \operatorname*{arg\,min}_{a} v_a, \qquad \text{output} = v_b,
+
+    NaN counting as the worst value (arg max for a parameter calibrated "increasing", such as rounds;
+    a point where every accountant gives NaN stays NaN); a grid of calculators has no best-of columns.
+
+    Parameters
+    ----------
+    grid : Grid
+        The sweep: its accountants, output and bound (its axes are not read: ``params`` gives the points).
+    params : dict of str to array_like
+        Every parameter the accountants take, and the targets the output needs (``epsilon`` for delta,
+        ``delta`` for epsilon, both for a calibration), as numbers or arrays broadcastable to ``shape``
+        (``Grid.chunk_parameters`` gives those of a chunk).
+    shape : tuple of int
+        The shape the points broadcast to.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        The columns ``grid.outputs`` (and ``best``, int8, for several accountants), each flat in C order
+        with ``prod(shape)`` values, float64.
+
+    Raises
+    ------
+    ValueError
+        Whatever an accountant refuses: a value out of its range, a calibration target it cannot reach.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hockeystick.sweep import Grid, evaluate
+    >>> grid = Grid.from_parameters("gaussian", "delta", {"sigma": [1, 2], "rounds": 10, "epsilon": 1.0})
+    >>> evaluate(grid, {"sigma": np.array([1.0, 2.0]), "rounds": 10, "epsilon": 1.0}, (2,))["delta"].round(6)
+    array([0.818518, 0.352518])
+    """
     if grid.bound != "upper":  # one accountant (Grid checks it): its lower side, or both sides
         return _sides(grid, params, shape)
     values = [_flat(_upper_value(grid, entry, params), shape) for entry in grid.entries]

@@ -66,7 +66,37 @@ MAX_INTEGER = 2**53  # integers exact in a double and in int64
 
 @dataclass(frozen=True)
 class Axis:
-    """One named axis: a non-empty, finite, strictly monotone 1-D array of values."""
+    """One named axis of a grid: a non-empty, finite, strictly monotone 1-D array of parameter values.
+
+    Parameters
+    ----------
+    name : str
+        The parameter the axis varies (an accountant's keyword, or a target ``epsilon`` / ``delta``).
+    values : array_like
+        The values: 1-D, real, finite, at least one, strictly increasing or strictly decreasing (no
+        repeats); stored as a numpy array.
+    kind : {"list", "linear", "log"}, optional
+        How the values were made: listed (the default), or evenly spaced on a linear or a log scale
+        (``Axis.linear``, ``Axis.log``); a picture of the sweep takes the axis's scale from it.
+
+    Raises
+    ------
+    ValueError
+        If ``values`` is not a 1-D array of real numbers, is empty, holds a non-finite value, or is not
+        strictly monotone.
+
+    See Also
+    --------
+    parse_value : An axis (or a fixed number) from a value specification.
+
+    Examples
+    --------
+    >>> from hockeystick.sweep import Axis
+    >>> Axis.log("sigma", 1, 100, 3).values
+    array([  1.,  10., 100.])
+    >>> len(Axis("rounds", [1, 10, 100]))
+    3
+    """
 
     name: str
     values: np.ndarray
@@ -135,7 +165,44 @@ def _exact(name: str, value: Any) -> Any:
 
 
 def parse_value(name: str, spec: Any) -> Axis | float:
-    """A fixed number or an Axis from a TOML / command-line / Python value specification."""
+    """Parse a TOML, command-line or Python value specification into a fixed number or an Axis.
+
+    Parameters
+    ----------
+    name : str
+        The parameter the value is for (the axis's name, and the name error messages give).
+    spec : float, int, str, sequence, mapping or Axis
+        A number (fixed); a list or array of numbers (an axis of kind "list"); a range
+        ``{log = [start, stop, num]}`` / ``{linear = [start, stop, num]}``; a string: a number
+        ``"1.5"``, a list ``"1,2,4"``, or a range ``"log:start:stop:num"`` / ``"linear:start:stop:num"``
+        (``"lin:..."`` too); an ``Axis`` is returned as it is.  A range holds ``num`` values from start
+        to stop inclusive (``num`` an integer >= 1; a log range needs start > 0 and stop > 0).
+        An integer must equal its double (every integer up to 2^53 in magnitude does).
+
+    Returns
+    -------
+    float or Axis
+        The fixed value as a float, or the axis.
+
+    Raises
+    ------
+    ValueError
+        If ``spec`` is a bool, None or of another type; a string that is empty or neither a number, a
+        list nor a range; a mapping other than one ``log`` or ``linear`` range; a range without three
+        numbers, with ``num`` not an integer >= 1 (or above 10^8 values), or a log range with start or
+        stop <= 0; a list of non-numbers or one not strictly monotone; an integer a double does not
+        hold exactly.
+
+    Examples
+    --------
+    >>> from hockeystick.sweep import parse_value
+    >>> parse_value("sigma", "1.5")
+    1.5
+    >>> parse_value("sigma", "log:1:100:3")
+    Axis(name='sigma', values=array([  1.,  10., 100.]), kind='log')
+    >>> parse_value("rounds", "1,2,4").values
+    array([1., 2., 4.])
+    """
     if isinstance(spec, Axis):
         return spec
     if isinstance(spec, bool):
@@ -198,7 +265,47 @@ def _range(name: str, kind: str, args: Any) -> Axis:
 
 @dataclass(frozen=True)
 class Chunk:
-    """Points [start, stop) of a grid: rows [row_start, row_stop) of axis ``split`` at ``outer``."""
+    r"""A block of a grid's points: rows [row_start, row_stop) of axis ``split`` at ``outer``.
+
+    Every chunk is a contiguous run of points, [start, stop) in grid order, that is also a rectangle:
+    with the grid's shape :math:`(n_0, \dots, n_{k-1})` (C order, the last axis fastest), it holds the
+    points whose indices on the axes before ``split`` are ``outer``, whose index on axis ``split`` lies in
+    [row_start, row_stop), and every index on the later axes, so
+
+    .. math::
+
+        \mathrm{start} = (o \, n_s + r_0) \prod_{j > s} n_j, \qquad
+        \mathrm{stop} - \mathrm{start} = (r_1 - r_0) \prod_{j > s} n_j,
+
+    with :math:`s` = ``split``, :math:`r_0, r_1` = ``row_start``, ``row_stop`` and :math:`o` the flat
+    index of ``outer`` over the axes before :math:`s`.  ``Grid.chunk`` and ``Grid.chunks`` make them.
+
+    Parameters
+    ----------
+    index : int
+        The chunk's position among the grid's chunks (0, 1, ...), in grid order.
+    start : int
+        The flat grid index of its first point.
+    stop : int
+        One past the flat grid index of its last point.
+    split : int
+        The axis the chunk cuts into rows (0 for a grid without axes).
+    outer : tuple of int
+        The chunk's index on each axis before ``split`` (empty when ``split`` is 0).
+    row_start : int
+        Its first row (index) on axis ``split``.
+    row_stop : int
+        One past its last row on axis ``split``.
+
+    Examples
+    --------
+    >>> from hockeystick.sweep import Grid
+    >>> grid = Grid.from_parameters("gaussian", "delta", {"sigma": [1, 2, 4], "rounds": 10, "epsilon": [0.5, 1]})
+    >>> grid.chunk(1, 4)
+    Chunk(index=1, start=4, stop=6, split=0, outer=(), row_start=2, row_stop=3)
+    >>> grid.chunk(1, 4).size
+    2
+    """
 
     index: int
     start: int
@@ -215,7 +322,70 @@ class Chunk:
 
 @dataclass(frozen=True)
 class Grid:
-    """A sweep: accountants x (axes product) x fixed parameters -> one output quantity."""
+    """A sweep's specification: accountants evaluated at every point of a product of axes, one output each.
+
+    The points are the Cartesian product of the axes in C order (the last axis varies fastest), the
+    fixed parameters added at every point: ``shape`` is the axes' lengths and ``size`` their product.
+    ``output`` is what each point gets: ``"delta"`` (each accountant's delta(epsilon), ``epsilon`` an
+    axis or fixed), ``"epsilon"`` (epsilon(delta), ``delta`` given), or a parameter every accountant
+    can calibrate (``"sigma"``, ``"rounds"``, ...: its extreme value meeting the targets ``epsilon``
+    and ``delta``, as ``hockeystick.calibrate`` finds it).  A grid of calculators
+    (``registry.CalculatorEntry``) outputs their common quantity (``"tv"``) or a parameter each of them
+    solves for.  The output columns are ``outputs``: ``<output>`` for one accountant; for several, one
+    column ``<output>_<accountant>`` each and, for accountants (bounds, not calculators), ``<output>``
+    holding the best valid value at each point (the smallest; the largest for a parameter calibrated
+    "increasing", such as rounds) and ``best``, the index of the accountant that gave it.  Build one
+    with ``Grid.from_parameters`` or ``Grid.from_dict`` (a sweep file's layout, ``load_toml``).
+
+    Parameters
+    ----------
+    accountants : str or sequence of str
+        Registered accountant or calculator names (``hockeystick.registry.names()``), distinct, at least
+        one; stored as a tuple.  Accountants and calculators are not mixed in one grid.
+    output : str
+        ``"delta"``, ``"epsilon"``, a parameter every accountant calibrates, or (calculators) their
+        quantity or a parameter each solves for.
+    axes : tuple of Axis, optional
+        The axes, in grid order (none: one point).  An axis of an integer parameter (rounds, say) must
+        list integers; its range's values are rounded and repeats dropped.
+    fixed : mapping of str to float, optional
+        The parameters held at one value: finite real numbers, ``delta`` strictly between 0 and 1,
+        ``epsilon`` >= 0 (+inf allowed); integers where the parameter takes integers.
+    bound : {"upper", "lower", "both"}, optional
+        The side of each accountant's certified bracket: "upper" (the default: column ``<output>``, never
+        below the true value), "lower" (column ``<output>_lower``, never above it) or "both" (columns
+        ``<output>_lower`` and ``<output>_upper``).  Other than "upper" it takes one accountant and no
+        calculator.
+
+    Raises
+    ------
+    TypeError
+        If ``accountants`` is not a name or a sequence of names, ``output`` is not a string, or a fixed
+        value is not a real number (``ParameterTypeError``, a TypeError, for a fixed ``epsilon`` or
+        ``delta`` that is a string, a bool or None).
+    ValueError
+        If no accountant is given, one is listed twice or is not registered; a parameter is given twice
+        (as an axis and fixed, say), or is given where it is the output; the output needs a target or an
+        accountant a parameter that is not given; a parameter is one no accountant takes; the output is
+        neither delta, epsilon nor a parameter every accountant calibrates; accountants and calculators
+        are mixed; a fixed value is not finite or a target is out of its range; an integer parameter gets
+        a non-integer or a magnitude above 2^53; ``bound`` is none of the three, or other than "upper"
+        with several accountants or calculators; the grid has more than 2^62 points.
+
+    See Also
+    --------
+    run_sweep : Evaluate a grid.
+    parse_value : The value specifications ``from_parameters`` reads.
+
+    Examples
+    --------
+    >>> from hockeystick.sweep import Grid
+    >>> grid = Grid.from_parameters("gaussian", "delta", {"sigma": [1, 2, 4], "rounds": 10, "epsilon": "log:0.1:10:5"})
+    >>> grid.shape, grid.size, grid.outputs, grid.fixed
+    ((3, 5), 15, ('delta',), {'rounds': 10.0})
+    >>> Grid.from_parameters("gaussian", "sigma", {"rounds": [1, 10], "epsilon": 1, "delta": 1e-5}).outputs
+    ('sigma',)
+    """
 
     accountants: tuple[str, ...]
     output: str
@@ -640,7 +810,47 @@ def chunk_size_setting(spec: Mapping[str, Any]) -> int | None:
 
 
 def load_toml(path: str | os.PathLike[str]) -> tuple[Grid, dict[str, Any]]:
-    """A Grid from a sweep file, and the file's other settings (chunk_size)."""
+    """Read a sweep file (TOML) into a Grid and the file's other settings.
+
+    The file holds ``accountants`` (or ``accountant``), ``output``, an optional ``bound``, an optional
+    ``chunk_size`` and a ``[parameters]`` table of name = value specification (``parse_value``: numbers
+    are fixed, lists and ranges are axes, in the file's order).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The sweep file, UTF-8 TOML.
+
+    Returns
+    -------
+    grid : Grid
+        The grid the file specifies (``Grid.from_dict``).
+    settings : dict
+        ``{"chunk_size": n}`` where the file sets it, else empty.
+
+    Raises
+    ------
+    ValueError
+        If the file cannot be read, is not UTF-8 or not valid TOML, has a key other than those above, or
+        lacks the accountants or the output; any error of ``Grid`` and ``parse_value``;
+        ``chunk_size`` < 1.
+    TypeError
+        If ``accountants``, ``output`` or ``[parameters]`` is of the wrong type, or ``chunk_size`` is not
+        an integer.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from hockeystick.sweep import load_toml
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = os.path.join(folder, "sweep.toml")
+    ...     with open(path, "w") as f:
+    ...         _ = f.write('accountants = ["gaussian"]\\noutput = "delta"\\nchunk_size = 1000\\n'
+    ...                     '[parameters]\\nsigma = "log:0.5:20:10"\\nrounds = [1, 10]\\nepsilon = 1.0\\n')
+    ...     grid, settings = load_toml(path)
+    >>> grid.shape, settings
+    ((10, 2), {'chunk_size': 1000})
+    """
     spec = read_toml(path)
     grid = Grid.from_dict(spec)
     chunk_size = chunk_size_setting(spec)

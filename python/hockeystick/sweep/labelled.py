@@ -9,11 +9,13 @@
   attribute, with CF ``flag_values`` / ``flag_meanings``);
 - attributes ``accountants`` (comma-separated), ``output`` and ``bound``.
 
-``read_sweep(path)`` gives the same Dataset back from any file a sweep writes (CSV, Parquet, NPZ,
-NetCDF, Zarr), so pictures and analyses start from the file, never from a second evaluation.
-NetCDF and Zarr store the Dataset itself; NPZ stores the same arrays; CSV and Parquet hold one
-row per point (axes, fixed parameters, outputs), from which the axes are the distinct values
-of the input columns that vary, and the inputs that do not are fixed.
+``read_sweep(path)`` gives the sweep's arrays back as a Dataset from any file a sweep writes (CSV,
+Parquet, NPZ, NetCDF, Zarr), so pictures and analyses start from the file, never from a second
+evaluation.  NetCDF and Zarr store the Dataset itself, attributes included; NPZ stores the same
+arrays (the ``accountants`` attribute where there are several); CSV and Parquet hold one row per
+point (axes, fixed parameters, outputs), from which the axes are the distinct values of the input
+columns that vary, and the inputs that do not are fixed (Parquet keeps the ``accountants`` and
+``output`` attributes; ``best`` comes back as the accountants' names).
 """
 
 from __future__ import annotations
@@ -33,7 +35,39 @@ __all__ = ["to_dataset", "read_sweep"]
 
 
 def to_dataset(grid: Grid, arrays: Mapping[str, np.ndarray]) -> Any:
-    """The outputs ``arrays`` (each of ``grid.shape``, or flat in grid order) as an ``xarray.Dataset``."""
+    """Lay a grid's outputs out on its axes as an ``xarray.Dataset``.
+
+    Parameters
+    ----------
+    grid : Grid
+        The sweep the outputs belong to: its axes give the dimensions and their coordinates (attribute
+        ``spacing``: the axis's kind, "list", "linear" or "log"), its fixed parameters the scalar
+        coordinates.
+    arrays : mapping of str to numpy.ndarray
+        The outputs by column name, each with ``grid.size`` values: of ``grid.shape``, or flat in grid
+        order (C order, the last axis fastest).  A column ``best`` (the accountants' indices) gets the CF
+        attributes ``flag_values`` and ``flag_meanings``.
+
+    Returns
+    -------
+    xarray.Dataset
+        One data variable per column over the axes; attributes ``accountants`` (comma-separated),
+        ``output``, ``bound`` and ``fixed`` (the fixed parameters as JSON).
+
+    Raises
+    ------
+    ValueError
+        If a column does not hold ``grid.size`` values (numpy's reshape refuses it).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hockeystick.sweep import Grid, to_dataset
+    >>> grid = Grid.from_parameters("gaussian", "delta", {"sigma": [1, 2], "rounds": 10, "epsilon": [0.5, 1, 2]})
+    >>> ds = to_dataset(grid, {"delta": np.arange(6.0)})
+    >>> ds["delta"].sel(sigma=2.0).values, float(ds.rounds), ds.attrs["output"]
+    (array([3., 4., 5.]), 10.0, 'delta')
+    """
     require_extra("to_xarray / to_dataset", "xarray")
     import xarray as xr  # lazy: xarray is an optional extra
 
@@ -59,7 +93,44 @@ def to_dataset(grid: Grid, arrays: Mapping[str, np.ndarray]) -> Any:
 
 
 def read_sweep(path: str | os.PathLike[str]) -> Any:
-    """The Dataset of a sweep saved at ``path`` (*.nc, *.zarr, *.npz, *.parquet, *.csv)."""
+    """Read a saved sweep back as an ``xarray.Dataset`` over its axes.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A file a sweep wrote: *.nc, *.zarr, *.npz, *.parquet or *.csv (the format by its suffix).
+
+    Returns
+    -------
+    xarray.Dataset
+        A dimension per axis with its values as coordinate, each fixed parameter as a scalar
+        coordinate, each output column as a data variable over the axes (``to_dataset``'s layout).
+        NetCDF and Zarr give back the Dataset as written, attributes included; from NPZ, CSV and
+        Parquet the attributes are those the file keeps (the accountants of several, from NPZ; the
+        accountants and the output, from Parquet; none from CSV), and from a table (CSV, Parquet) the
+        axes are the input columns that vary (an axis of one value comes back fixed) and ``best`` holds
+        the accountants' names.
+
+    Raises
+    ------
+    ValueError
+        If ``path`` does not exist, its suffix is none of the five, or a table file holds no points.
+    ImportError
+        If xarray or pandas, or the format's reader (netCDF4, zarr, pyarrow), is not installed.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from hockeystick.sweep import Grid, read_sweep, run_sweep
+    >>> grid = Grid.from_parameters("gaussian", "delta", {"sigma": [1, 2], "rounds": 10, "epsilon": [0.5, 1]})
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = os.path.join(folder, "sweep.npz")
+    ...     _ = run_sweep(grid, path, progress=False)
+    ...     ds = read_sweep(path)
+    >>> dict(ds.sizes), ds["delta"].values.round(6)
+    ({'sigma': 2, 'epsilon': 2}, array([[0.855046, 0.818518],
+           [0.461129, 0.352518]]))
+    """
     p = Path(path)
     if not p.exists():
         raise ValueError(f"sweep file {str(p)!r} does not exist")

@@ -55,20 +55,58 @@ log = logging.getLogger("hockeystick.sweep")
 def preflight(
     grid: Grid, path: str | os.PathLike[str] | None, *, overwrite: bool = False, progress: bool | None = False
 ) -> dict[str, np.ndarray] | None:
-    """Raise ValueError now for anything that would fail later: output path (an existing file
-    without ``overwrite``), parameter values, unreachable calibration targets (probed on each
-    axis's values and on the grid's corners).
+    """Check a sweep before it runs: its output path, and every accountant on each axis value and corner.
 
-    A grid with no more points than its probe (one axis, or a few values on each) is evaluated
-    whole instead, which checks every point the probe holds and costs no more: its outputs, flat in
-    grid order, are returned so that the run does not evaluate them again; otherwise None.
+    Anything that would fail later fails here, before a file is written: the output path (its format,
+    its directory, an existing file without ``overwrite``) and the parameter values and calibration
+    targets, through one evaluation of a probe (``Grid.probe_parameters``: each axis's values at the
+    other axes' first values, plus every corner of the grid).  A grid with no more points than its probe
+    (one axis, or a few values on each) is evaluated whole instead, which checks every point the probe
+    would and costs no more.
 
-    ``progress``: a bar on stderr (None: when stderr is a terminal) that moves as the accountants
-    report finished blocks, "sweep" over the grid's points when it is evaluated whole (the run's own
-    bar), else "checking" over the probe's points, cleared when done.
+    Parameters
+    ----------
+    grid : Grid
+        The sweep to check.
+    path : str, os.PathLike or None
+        Where the sweep will be written (*.csv, *.npz, *.parquet, *.nc, *.zarr; its directory must exist
+        and be writable); None: kept in memory, nothing to check.
+    overwrite : bool, optional
+        Allow ``path`` to be an existing file (default False).
+    progress : bool or None, optional
+        A bar on stderr that moves as the accountants report finished blocks: over the grid's points
+        (the run's "sweep" bar) when it is evaluated whole, else over the probe's points, cleared when
+        done.  None: when stderr is a terminal; False (the default): none.
 
-    An arithmetic error inside an accountant on the probe (an overflow, a division by zero)
-    becomes a ValueError naming the accountant and the parameters it was given."""
+    Returns
+    -------
+    dict of str to numpy.ndarray or None
+        For a grid evaluated whole, its outputs by column name (``Grid.outputs``, and ``best``), flat in
+        grid order, so that the run does not evaluate them again; otherwise None.
+
+    Raises
+    ------
+    ValueError
+        If ``path`` is a directory, has an unknown suffix, lies in a directory that does not exist or
+        cannot be written, or is an existing file without ``overwrite``; if an accountant refuses a value
+        of the probe (a calibration target it cannot reach, say); if an arithmetic error (an overflow, a
+        division by zero) arises inside an accountant, the ValueError naming the accountants and the
+        parameters' ranges.
+    TypeError
+        If ``overwrite`` is not a bool.
+
+    Examples
+    --------
+    >>> from hockeystick.sweep import Grid, preflight
+    >>> grid = Grid.from_parameters("gaussian", "delta", {"sigma": [1, 2], "rounds": 10, "epsilon": 1.0})
+    >>> {name: values.round(6) for name, values in preflight(grid, None).items()}   # small: evaluated whole
+    {'delta': array([0.818518, 0.352518])}
+    >>> grid = Grid.from_parameters("gaussian", "rounds", {"sigma": [0.1, 1], "epsilon": 0.01, "delta": 1e-10})
+    >>> preflight(grid, None)
+    Traceback (most recent call last):
+    ...
+    ValueError: target (epsilon=0.01, delta=1e-10) is unreachable for 'gaussian' at sigma=0.1: ...
+    """
     if path is not None:
         check_destination(path, overwrite=overwrite)
     probe = grid.probe_parameters()
@@ -109,7 +147,41 @@ def _span(values: np.ndarray) -> str:
 
 @dataclass(repr=False)
 class SweepResult:
-    """What a sweep produced: the file (or in-memory columns), its size, time and summary."""
+    """The outcome of a sweep: where its values are (a file, or columns in memory), its size, time and summary.
+
+    ``run_sweep`` and ``run_on_dask`` return one; ``to_xarray()`` gives the values as labelled arrays
+    (read back from the file where none were kept in memory) and ``to_pandas()`` the in-memory columns
+    as a DataFrame; ``points_per_second`` is ``points / seconds``.
+
+    Parameters
+    ----------
+    grid : Grid
+        The sweep's grid.
+    path : str or None
+        The file written, or None for a sweep kept in memory.
+    points : int
+        The points evaluated (``grid.size``).
+    seconds : float
+        The run's wall time in seconds (from the start of the evaluation to the file closed).
+    summary : sweep.summary.Summary
+        Each output column's smallest and largest value with their flat grid index (``low``, ``high``)
+        and, for several accountants, how often each gave the best value (``best_counts``).
+    columns : dict of str to numpy.ndarray or None, optional
+        The values in memory, flat in grid order: the axis columns, then the outputs (and ``best``);
+        None when the sweep went to a file without ``keep=True``.
+
+    Examples
+    --------
+    >>> from hockeystick.sweep import Grid, run_sweep
+    >>> grid = Grid.from_parameters("gaussian", "delta", {"sigma": [1, 2], "rounds": 10, "epsilon": [0.5, 1]})
+    >>> result = run_sweep(grid, progress=False)
+    >>> result.points, result.path, list(result.columns)
+    (4, None, ['sigma', 'epsilon', 'delta'])
+    >>> round(result.summary.low["delta"][0], 6), result.summary.low["delta"][1]
+    (0.352518, 3)
+    >>> result.to_xarray()["delta"].sel(sigma=2.0).values.round(6)
+    array([0.461129, 0.352518])
+    """
 
     grid: Grid
     path: str | None
@@ -200,15 +272,71 @@ def run_sweep(
     resume: bool = False,
     allow_large: bool = False,
 ) -> SweepResult:
-    """Evaluate ``grid`` in-process and write it to ``path`` (*.csv, *.npz, *.parquet) or memory.
+    """Evaluate every point of ``grid`` in this process and write the outputs to ``path`` or keep them in memory.
 
-    ``progress``: a tqdm bar on stderr (default: when stderr is a terminal).
-    ``keep``: also keep the columns in memory when writing a file (``result.columns``).
-    ``overwrite``: replace an existing ``path`` (refused otherwise).
-    ``resume``: reuse the finished chunks a killed or failed run of the same grid and chunk
-    size left for ``path`` (refused for chunks of another grid).
-    ``allow_large``: run even above the limits of ``plan.py`` (10^9 points or more, more bytes than
-    the free space, more than 12 hours estimated); the plan is logged to ``hockeystick.sweep``.
+    The run checks first (``preflight``), plans (points, bytes, a timed pilot: ``plan.plan_sweep``) and
+    refuses a plan above the limits unless ``allow_large``; it then evaluates chunk after chunk (one
+    vectorized call per chunk and accountant), saving each chunk's outputs in a working directory beside
+    ``path`` so that a killed run can continue (``resume``), and hands each to the writer.  Memory is
+    bounded by the chunk size, except for a result kept in memory.  The file is written under a
+    temporary name and moved into place when complete.
+
+    Parameters
+    ----------
+    grid : Grid
+        The sweep.
+    path : str, os.PathLike or None, optional
+        The output file, its format by suffix: *.csv, *.parquet (one row per point: axes, fixed
+        parameters, outputs), *.npz, *.nc, *.zarr (arrays over the axes); its directory must exist.
+        None (the default): the values are kept in memory (``SweepResult.columns``).
+    chunk_size : int or None, optional
+        Points per chunk, an integer >= 1 (None: about 2^20 for delta, 2^17 for the other outputs,
+        fewer for accountants that cap it).
+    progress : bool or None, optional
+        A tqdm bar on stderr over the grid's points; None (the default): when stderr is a terminal.
+    keep : bool, optional
+        Also keep the columns in memory when writing a file (default False).
+    overwrite : bool, optional
+        Replace an existing ``path`` (default False: refused).
+    resume : bool, optional
+        Reuse the chunks a killed or failed run of the same grid and chunk size finished for ``path``
+        (default False; needs a ``path``; refused for the chunks of another grid).
+    allow_large : bool, optional
+        Run even above the limits of ``plan`` (default False): 10^9 points or more, more bytes than the
+        destination's free space (half the available memory for a result kept in memory), more than
+        12 hours estimated.  The plan is logged to the ``hockeystick.sweep`` logger either way.
+
+    Returns
+    -------
+    SweepResult
+        The path, the points, the wall time, the summary and (in memory, or with ``keep``) the columns.
+
+    Raises
+    ------
+    TypeError
+        If ``keep``, ``overwrite``, ``resume`` or ``allow_large`` is not a bool, or ``chunk_size`` not an
+        integer.
+    ValueError
+        If ``chunk_size`` < 1; ``resume`` without a ``path``; any refusal of ``preflight`` (the path, the
+        values); the plan exceeds a limit without ``allow_large``; another live run writes ``path``, or
+        ``resume`` finds the chunks of another grid.
+
+    See Also
+    --------
+    run_on_dask : The same run on a Dask cluster.
+    read_sweep : A saved sweep as labelled arrays.
+
+    Examples
+    --------
+    >>> from hockeystick.sweep import Grid, run_sweep
+    >>> grid = Grid.from_parameters("gaussian", "delta", {"sigma": [1, 2], "rounds": 10, "epsilon": [0.5, 1]})
+    >>> result = run_sweep(grid, progress=False)
+    >>> result.columns["delta"].round(6)
+    array([0.855046, 0.818518, 0.461129, 0.352518])
+    >>> run_sweep(grid, progress=False, resume=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: resume=True continues a sweep written to a file: give the killed run's path
     """
     chunk_size = default_chunk_size(grid) if chunk_size is None else chunk_size
     grid.chunk_layout(chunk_size)
@@ -327,5 +455,39 @@ def check_plan(plan: SweepPlan, allow_large: bool) -> None:
 
 
 def dataframe(grid: Grid, *, chunk_size: int | None = None, progress: bool | None = False) -> Any:
-    """The sweep as a pandas DataFrame (one row per point)."""
+    """Evaluate a sweep in memory and return it as a pandas DataFrame, one row per point.
+
+    The same as ``run_sweep(grid, None, chunk_size=chunk_size, progress=progress).to_pandas()``.
+
+    Parameters
+    ----------
+    grid : Grid
+        The sweep.
+    chunk_size : int or None, optional
+        Points per chunk, an integer >= 1 (None: ``run_sweep``'s default).
+    progress : bool or None, optional
+        A bar on stderr (None: when stderr is a terminal; False, the default: none).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per point in grid order: the axis columns, then the outputs (``best`` as a categorical
+        of the accountant names).
+
+    Raises
+    ------
+    ValueError
+        As ``run_sweep`` (a grid above the plan's limits is refused: no ``allow_large`` here).
+    TypeError
+        If ``chunk_size`` is not an integer.
+
+    Examples
+    --------
+    >>> from hockeystick.sweep import Grid, dataframe
+    >>> grid = Grid.from_parameters("gaussian", "delta", {"sigma": [1, 2], "rounds": 10, "epsilon": 1.0})
+    >>> dataframe(grid).round(6)
+       sigma     delta
+    0    1.0  0.818518
+    1    2.0  0.352518
+    """
     return run_sweep(grid, None, chunk_size=chunk_size, progress=progress).to_pandas()
