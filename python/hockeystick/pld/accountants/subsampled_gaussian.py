@@ -10,9 +10,8 @@ accountant contract: keyword parameters that broadcast (numpy arrays allowed),
 
 from __future__ import annotations
 
-import functools
 import math
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal
 
@@ -34,11 +33,8 @@ from ..compose.distribution import (
     PrivacyLossDistribution,
     Result,
     bound_result,
-    brackets,
     delta_values,
-    direction_uppers,
     epsilon_values,
-    lower_values,
 )
 from ..compose.fft import DEFAULT_TAIL
 from ..grid import constants, round_cache
@@ -51,6 +47,7 @@ from ..refine.directional_delta import calibration_directions
 from ..refine.points import Refinement
 from ..refine.unmet import AccuracyNotMetWarning, unmet_flags
 from ..sampling import two_resolution
+from .fixed_grid import fixed_bracket, fixed_sides
 
 # an evaluation point of SubsampledGaussianPLD: (sigma, sampling_rate, rounds, sensitivity)
 Point = tuple[float, float, float, float]
@@ -306,55 +303,12 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         store = {k: v for k, v in self._plds.items() if k[:4] in wanted}
         self._build(store, pts, h, optimistic, threads, blocks=True)
         dists = [store[(*p, h, optimistic)] for p in pts]
-        sides = self._fixed_sides(dists, xs, bound, method, threads)
+        sides = fixed_sides(dists, xs, bound, method, threads, self._along_run)
         out = [
-            self._fixed_bracket(point, x, side_low, side_high, bound, method, h, threads)
+            fixed_bracket(self._near_one, point, x, side_low, side_high, bound, method, h, threads)
             for (point, x), (side_low, side_high) in zip(zip(pts, xs), sides)
         ]
         return out, store if keep else {}
-
-    def _fixed_sides(
-        self, dists: list[PrivacyLossDistribution], xs: list[np.ndarray], bound: Bound, method: str, threads: int
-    ) -> Sequence[tuple[np.ndarray | None, np.ndarray | None]]:
-        """The sides ``bound`` asks of each composed PLD on the fixed grid (None for a side not asked).  The upper
-        side needs no composed PMF: read from the spectra where few frequencies live (``direction_uppers``), the
-        same numbers alone and in a bracket; the lower side alone is read as the bracket reads it
-        (``lower_values``: spectral where few bins live)."""
-        workers, shared = threads or None, self._along_run
-        if bound == "lower":
-            return [(low, None) for low in lower_values(dists, method, xs, workers, shared)]
-        uppers = direction_uppers(dists, method, xs, workers, shared)
-        if bound == "upper":
-            return [(None, functools.reduce(np.maximum, u)) for u in uppers]
-        return brackets(dists, method, xs, workers, uppers=uppers, shared_transform=shared)
-
-    def _fixed_bracket(
-        self,
-        point: Point,
-        x: np.ndarray,
-        side_low: np.ndarray | None,
-        side_high: np.ndarray | None,
-        bound: Bound,
-        method: str,
-        h: float,
-        threads: int,
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """One point's (lower, upper) on the fixed grid from its sides; for delta, the lower side raised near 1
-        (``NearOne.raised``; bound="lower": no upper side to test, raised everywhere) and the bracket intersected
-        with the complement's (``NearOne.complement_brackets``; bound="lower": where the lower side is above
-        ``COMPLEMENT_ABOVE``)."""
-        lo, up = np.empty(x.size), np.empty(x.size)
-        if side_low is not None:
-            lo[:] = side_low
-        if side_high is not None:
-            up[:] = side_high
-        if method != "delta":
-            return lo, up
-        if bound != "upper":
-            lo = self._near_one.raised(point, x, lo, up if bound == "both" else np.ones(x.size))
-        select = up if bound != "lower" else np.where(lo > constants.COMPLEMENT_ABOVE, 1.0, lo)
-        ((low, high),) = self._near_one.complement_brackets([point], [h], [x], [(lo, select)], threads)[0]
-        return (low if bound != "upper" else lo), (high if bound != "lower" else up)
 
     def _pool_copy(self) -> SubsampledGaussianPLD:
         """What a pool's task needs (``_pool_task``): the settings, without the broadcast parameters,
@@ -388,7 +342,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         flat_x, flat_lo, flat_up = np.broadcast_to(xa, shape).ravel(), lower.reshape(-1), upper.reshape(-1)
         pending: list[tuple[Point, np.ndarray]] = []
         closed = 0
-        for point, sel in self._point_rows(shape):
+        for point, sel in point_rows((self.sigma, self.sampling_rate, self.rounds, self.sensitivity), shape):
             if point[1] == 1.0:  # q = 1: the Gaussian mechanism, in closed form
                 flat_lo[sel], flat_up[sel] = gaussian(math.sqrt(point[2]) * point[3] / point[0], flat_x[sel])
                 closed += sel.size
@@ -399,24 +353,6 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         if method == "epsilon" and self.accuracy is not None:
             self.unmet = unmet_flags(lower, upper, self.accuracy, self.relative_accuracy)
         return bound_result(lower, upper, bound, scalar)
-
-    def _point_rows(self, shape: tuple[int, ...]) -> Iterator[tuple[Point, np.ndarray]]:
-        """Each distinct point (sigma, q, rounds, sensitivity) with the flat positions of the result of ``shape``
-        that ask for it (a point no argument asks for, as with an empty argument array, left out).  The points are
-        found among the parameters' own broadcast (self.sigma's shape), not over the full shape with the
-        arguments' axes: a 10^6-point grid asked at 80 arguments each would stack 3e6 rows of four parameters
-        (96 MB) and sort them, ~0.3 GB held for the whole call."""
-        points = np.stack([a.ravel() for a in (self.sigma, self.sampling_rate, self.rounds, self.sensitivity)], axis=1)
-        unique, inverse = np.unique(points, axis=0, return_inverse=True)
-        own = (1,) * (len(shape) - self.sigma.ndim) + self.sigma.shape
-        point_of = np.broadcast_to(inverse.reshape(own), shape).ravel()  # each element's point
-        order = np.argsort(point_of, kind="stable")
-        bounds = np.searchsorted(point_of[order], np.arange(unique.shape[0] + 1))
-        del points, inverse, point_of
-        for i, (si, qi, ti, ci) in enumerate(unique):
-            sel = order[bounds[i] : bounds[i + 1]]
-            if sel.size:
-                yield (float(si), float(qi), float(ti), float(ci)), sel
 
     def _run_units(
         self,
@@ -479,6 +415,25 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
     def epsilon(self, delta: ArrayLike, bound: Bound = "upper") -> Result:
         """Smallest epsilon >= 0 whose delta bound is <= delta (upper: certified)."""
         return self._evaluate(delta_values(delta), "delta", bound, _gaussian_epsilon_bracket, "epsilon")
+
+
+def point_rows(parameters: tuple[np.ndarray, ...], shape: tuple[int, ...]) -> Iterator[tuple[Point, np.ndarray]]:
+    """Each distinct point (sigma, q, rounds, sensitivity) of the broadcast ``parameters`` with the flat positions
+    of the result of ``shape`` that ask for it (a point no argument asks for, as with an empty argument array, left
+    out).  The points are found among the parameters' own broadcast, not over the full shape with the arguments'
+    axes: a 10^6-point grid asked at 80 arguments each would stack 3e6 rows of four parameters (96 MB) and sort
+    them, ~0.3 GB held for the whole call."""
+    points = np.stack([a.ravel() for a in parameters], axis=1)
+    unique, inverse = np.unique(points, axis=0, return_inverse=True)
+    own = (1,) * (len(shape) - parameters[0].ndim) + parameters[0].shape
+    point_of = np.broadcast_to(inverse.reshape(own), shape).ravel()  # each element's point
+    order = np.argsort(point_of, kind="stable")
+    bounds = np.searchsorted(point_of[order], np.arange(unique.shape[0] + 1))
+    del points, inverse, point_of
+    for i, (si, qi, ti, ci) in enumerate(unique):
+        sel = order[bounds[i] : bounds[i + 1]]
+        if sel.size:
+            yield (float(si), float(qi), float(ti), float(ci)), sel
 
 
 def _pool_task(

@@ -31,7 +31,7 @@ clears, the add direction is neither discretized nor composed on the fine grid.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import cast
 
 import numpy as np
 
@@ -212,12 +212,12 @@ def delta_sides(
     into one discretization per rounds value, costing more than the shorter windows save).
     """
     rounds_tails, windows = _shared_tails(points, settled, tail, accuracy)
-    compose = {"workers": threads or None, "direct_bins": direct_bins, "direct_min_charge": direct_min_charge}
+    workers = threads or None
     removes = _one_round(points, hs, rounds_tails, "remove", True, threads=threads, windows=windows)
-    compose_all(removes, True, **compose)
+    compose_all(removes, True, workers=workers, direct_bins=direct_bins, direct_min_charge=direct_min_charge)
     ups = [removes[i].composed(True)[0].delta(xs[i], threads) for i in range(len(points))]
     screens = _one_round(points, hs, tail, "add", False, COARSENING, threads, windows)
-    compose_all(screens, True, **compose)
+    compose_all(screens, True, workers=workers, direct_bins=direct_bins, direct_min_charge=direct_min_charge)
     bounds = [screen.composed(True)[0].delta(x, threads) for screen, x in zip(screens, xs)]
     lows = _remove_lower_sides(removes, ups, bounds, xs, settled, threads, direct_bins, direct_min_charge)
     out: list[DeltaSides] = []
@@ -234,7 +234,7 @@ def delta_sides(
         if not cleared:
             rest.append(i)
     if rest:
-        _add_direction(out, rest, points, hs, xs, tail, windows, lows, threads, compose)
+        _add_direction(out, rest, points, hs, xs, tail, windows, lows, threads, direct_bins, direct_min_charge)
     return out
 
 
@@ -278,7 +278,8 @@ def _add_direction(
     windows: list[float],
     lows: list[dict[int, tuple[GridPMF, np.ndarray]]],
     threads: int,
-    compose: dict[str, Any],
+    direct_bins: bool,
+    direct_min_charge: float | None,
 ) -> None:
     """``delta_sides``: the points ``rest`` whose screen did not clear, with the add direction discretized and
     composed on the fine grid (its optimistic side where its upper values are not all at or below the remove
@@ -292,10 +293,11 @@ def _add_direction(
         threads=threads,
         windows=[windows[i] for i in rest],
     )
-    compose_all(adds, True, **compose)
+    workers = threads or None
+    compose_all(adds, True, workers=workers, direct_bins=direct_bins, direct_min_charge=direct_min_charge)
     add_ups = [add.composed(True)[0].delta(xs[i], threads) for add, i in zip(adds, rest)]
     needed = [[0] if not np.all(up <= lows[i][0][1]) else [] for up, i in zip(add_ups, rest)]
-    compose_all(adds, False, needed, compose["workers"], compose["direct_bins"], compose["direct_min_charge"])
+    compose_all(adds, False, needed, workers, direct_bins, direct_min_charge)
     for add, i, up, more in zip(adds, rest, add_ups, needed):
         pessimistic, uppers, sides = out[i]
         if more:
