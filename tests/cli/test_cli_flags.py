@@ -172,7 +172,7 @@ def test_a_synonym_repeating_the_same_value_is_accepted(capsys):
 
 # --- every refusal names the flag given ---------------------------------------------------------
 
-# the issue's cases: (argv, the flag named at the start of the rule)
+# a value outside its domain, refused by the flag as typed: (argv, the flag named at the start of the rule)
 NAMED = [
     (
         ["epsilon", "-a", "gaussian", "-p", "sigma=1", "-p", "rounds=10", "--delta", "0"],
@@ -384,7 +384,7 @@ def test_risk_prints_aligned_tables_and_json_and_csv_of_the_same_values(capsys):
     assert [float(v) for v in values[1].split(",")] == [0.01, low[1], up[1], adv_low, adv_up]
 
 
-def test_the_commands_of_the_issue_as_typed(tmp_path):
+def test_a_shell_gets_the_prefix_refused_and_output_written(tmp_path):
     """End to end, as a shell runs them: a prefix refused, --output written."""
     env = {**os.environ, "PYTHONWARNINGS": "ignore"}
     run = subprocess.run(
