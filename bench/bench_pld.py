@@ -62,7 +62,11 @@ def test_hockey_stick_many_epsilons(benchmark, size):
     """delta(eps) of a composed PMF at 10^6 epsilons (short: 10^4): O(grid + n_eps)."""
     composed = pld.gaussian(1.0, value_discretization_interval=1e-3).self_compose(100).composed(True)[0]
     eps = np.linspace(0, 60, size(1_000_000, 10_000))
-    out = benchmark(lambda: _core.pld_delta(composed.p, composed.k_lo, composed.h, composed.p_inf, eps, 0))
+    out = benchmark(
+        lambda: _core.pld.delta(
+            composed.p, k_lo=composed.k_lo, h=composed.h, p_inf=composed.p_inf, epsilon=eps, threads=0
+        )
+    )
     assert np.all(np.diff(out) <= 0)
 
 

@@ -39,6 +39,9 @@ import numpy as np
 from hockeystick import _core
 
 H, TAIL, MAX_CELLS = 1e-4, 1e-10, 1 << 26
+# the geometric bound's arrays by name (its bindings take them as keywords)
+_GEOMETRIC = ("epsilon", "weight", "terms", "r_first", "r_product")
+_GEOMETRIC_INVERSE = ("delta", *_GEOMETRIC[1:])
 
 
 def workloads(scale: float) -> dict[str, tuple[str, Callable[[int], Any]]]:
@@ -59,54 +62,66 @@ def workloads(scale: float) -> dict[str, tuple[str, Callable[[int], Any]]]:
     rate, lip = rng.uniform(0.001, 0.05, m), rng.uniform(0.5, 2.0, m)
     rho, gamma = rng.uniform(0.9, 1.2, (m, 100)), rng.uniform(0.0, 1.0, (m, 100))
     pmf = rng.dirichlet(np.ones(1_000_000))
-    profile = _core.PldGridProfile(pmf, -500_000, 1e-5, 1e-9)
+    profile = _core.pld.GridProfile(pmf, k_lo=-500_000, h=1e-5, p_inf=1e-9)
     many_deltas = np.resize(delta, n)
     sig = np.linspace(0.6, 3.0, max(2, int(64 * scale)))  # 88 to 7574 cells each: the core's cell loop stays serial
     return {
-        "theta": ("hs.theta; flat batch (AVX2 pieces of 4096)", lambda t: _core.theta(r, eps, t)),
-        "log_theta": ("hs.log_theta; flat element-wise", lambda t: _core.log_theta(r, eps, t)),
+        "theta": ("hs.theta; flat batch (AVX2 pieces of 4096)", lambda t: _core.hockey_stick.theta(r, eps, threads=t)),
+        "log_theta": ("hs.log_theta; flat element-wise", lambda t: _core.hockey_stick.log_theta(r, eps, threads=t)),
         "theta_epsilon": (
             "hs.theta_epsilon; flat element-wise (root solve)",
-            lambda t: _core.theta_epsilon(r[: n // 20], delta, t),
+            lambda t: _core.hockey_stick.theta_epsilon(r[: n // 20], delta, threads=t),
         ),
         "gaussian_factor_pairs": (
             "contraction grids (sweep); flat, 4 outputs",
-            lambda t: _core.gaussian_factor_pairs(eps[: n // 4], r[: n // 4], r[1 : n // 4 + 1], t),
+            lambda t: _core.contraction.gaussian_factor_pairs(eps[: n // 4], r[: n // 4], r[1 : n // 4 + 1], threads=t),
         ),
         "geometric_bound_delta": (
             "TrustedAggregator.delta; strided broadcast",
-            lambda t: _core.geometric_bound_delta(*geo_delta, t),
+            lambda t: _core.contraction.geometric_bound_delta(**dict(zip(_GEOMETRIC, geo_delta)), threads=t),
         ),
         "geometric_bound_epsilon": (
             "TrustedAggregator.epsilon; strided broadcast (warm-started solve)",
-            lambda t: _core.geometric_bound_epsilon(*geo_eps, t),
+            lambda t: _core.contraction.geometric_bound_epsilon(**dict(zip(_GEOMETRIC_INVERSE, geo_eps)), threads=t),
         ),
         "schedule_bound_delta": (
             "schedule accountants .delta; per item, O(T) each",
-            lambda t: _core.schedule_bound_delta(eps[: int(2000 * scale)], 0.01, 0, radii, radii, t),
+            lambda t: _core.contraction.schedule_bound_delta(
+                eps[: int(2000 * scale)], weight=0.01, first_stop=0, r_first=radii, r_product=radii, threads=t
+            ),
         ),
         "schedule_bound_epsilon": (
             "schedule accountants .epsilon; per item",
-            lambda t: _core.schedule_bound_epsilon(delta[: int(400 * scale)], 0.01, 0, radii, radii, t),
+            lambda t: _core.contraction.schedule_bound_epsilon(
+                delta[: int(400 * scale)], weight=0.01, first_stop=0, r_first=radii, r_product=radii, threads=t
+            ),
         ),
         "fedavg_interpolation": (
             "fdp NoisyFedAvg (stagewise); per item, O(T) each",
-            lambda t: _core.fedavg_interpolation(1, rate, lip, np.full(m, 5.0), np.full(m, 200.0), t),
+            lambda t: _core.fdp.fedavg_interpolation(
+                1, learning_rate=rate, lipschitz=lip, local_steps=np.full(m, 5.0), rounds=np.full(m, 200.0), threads=t
+            ),
         ),
         "interpolation_from_rounds": (
             "fdp.interpolation_bound; per item (rows)",
-            lambda t: _core.interpolation_from_rounds(rho, gamma, np.full(m, 100.0), t),
+            lambda t: _core.fdp.interpolation_from_rounds(rho, gamma, np.full(m, 100.0), threads=t),
         ),
         "pld_subsampled_gaussian_many": (
             "pld.subsampled_gaussians; per item (one grid each)",
-            lambda t: _core.pld_subsampled_gaussian_many(
-                sig, np.full(sig.size, 0.01), np.ones(sig.size, bool), 1e-3, TAIL, MAX_CELLS, t
+            lambda t: _core.pld.subsampled_gaussian_many(
+                sig, np.full(sig.size, 0.01), np.ones(sig.size, bool), h=1e-3, tail=TAIL, max_cells=MAX_CELLS, threads=t
             ),
         ),
         "pld_subsampled_gaussian_many/1": (
             "pld.subsampled_gaussian (q = 1); one item: the core's cell loop",
-            lambda t: _core.pld_subsampled_gaussian_many(
-                np.array([0.6]), np.array([1.0]), np.array([True]), 1e-5 / scale, TAIL, MAX_CELLS, t
+            lambda t: _core.pld.subsampled_gaussian_many(
+                np.array([0.6]),
+                np.array([1.0]),
+                np.array([True]),
+                h=1e-5 / scale,
+                tail=TAIL,
+                max_cells=MAX_CELLS,
+                threads=t,
             ),
         ),
         "PldGridProfile.delta": ("PLD .delta on a 10^6-point PMF; flat element-wise", lambda t: profile.delta(eps, t)),
@@ -119,7 +134,7 @@ def workloads(scale: float) -> dict[str, tuple[str, Callable[[int], Any]]]:
 
 def core_cell_loop() -> None:
     """One subsampled-Gaussian PLD (both sides) at h = 1e-5: the OpenMP cell loop of pld_cells.hpp."""
-    _core.pld_subsampled_gaussian(0.8, 0.01, True, 1e-5, TAIL, MAX_CELLS)
+    _core.pld.subsampled_gaussian(0.8, 0.01, remove=True, h=1e-5, tail=TAIL, max_cells=MAX_CELLS)
 
 
 def child_times(threads: int) -> Timing:

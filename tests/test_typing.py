@@ -4,8 +4,10 @@ a user imports (pyproject.toml), and user scripts pass ``mypy --strict``."""
 from __future__ import annotations
 
 import pkgutil
+import re
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -13,7 +15,7 @@ import pytest
 import hockeystick._core as core
 
 ROOT = Path(__file__).resolve().parents[1]
-STUB = ROOT / "python" / "hockeystick" / "_core.pyi"
+STUB = ROOT / "python" / "hockeystick" / "_core"  # the stubs: __init__.pyi and one per submodule
 
 # the modules a user imports: the top level and its numerics, the Accountant protocol, the DP-SGD /
 # DP-FedAvg vocabulary, calibrate, the registry, and every module of the families of accountants and
@@ -44,14 +46,43 @@ def _mypy(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def _block(text: str, name: str) -> str:
+    """The lines of ``class name`` in a stub's text (up to the next top-level line)."""
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith(f"class {name}")), None)
+    if start is None:
+        return ""
+    end = next((i for i in range(start + 1, len(lines)) if lines[i] and not lines[i][0].isspace()), len(lines))
+    return "\n".join(lines[start:end])
+
+
+def _declares(text: str, name: str, indent: str = "") -> bool:
+    """Whether ``text`` declares ``name`` at ``indent``: a function, a class or an annotated attribute."""
+    return re.search(rf"^{indent}(def {name}\(|class {name}\b|{name}:)", text, re.MULTILINE) is not None
+
+
 def test_the_stub_declares_every_compiled_name():
-    text = STUB.read_text()
-    missing = [
-        n
-        for n in dir(core)
-        if not n.startswith("__") and f"def {n}(" not in text and f"class {n}" not in text and f"{n}:" not in text
-    ]
-    assert not missing, f"add these bindings to python/hockeystick/_core.pyi: {missing}"
+    """Each submodule of the compiled core (``_core.pld``, ``_core.pld_compose``, ...) has its stub
+    (``_core/<submodule>.pyi``), listed by the package's stub, which declares each of its names; a bound class's
+    stub declares each of its fields and methods (the option structs' fields among them)."""
+    init = (STUB / "__init__.pyi").read_text()
+    missing = []
+    for name in (n for n in dir(core) if not n.startswith("__")):
+        value = getattr(core, name)
+        if not isinstance(value, types.ModuleType):
+            missing += [] if _declares(init, name) else [f"__init__.pyi: {name}"]
+            continue
+        path = STUB / f"{name}.pyi"
+        text = path.read_text() if path.exists() else ""
+        missing += [] if f'"{name}"' in init else [f"__init__.pyi: the submodule {name}"]
+        for n in (n for n in dir(value) if not n.startswith("__")):
+            if not _declares(text, n):
+                missing.append(f"{name}.pyi: {n}")
+            elif isinstance(getattr(value, n), type):
+                block = _block(text, n)
+                fields = [f for f in dir(getattr(value, n)) if not f.startswith("_")]
+                missing += [f"{name}.pyi: {n}.{f}" for f in fields if not _declares(block, f, indent="    ")]
+    assert not missing, f"add these bindings to python/hockeystick/_core/: {missing}"
 
 
 @pytest.mark.slow

@@ -171,7 +171,7 @@ void register_factors(py::module_& m) {
                 });
             return out;
         },
-        py::arg("epsilon"), py::arg("r_first"), py::arg("r_product"), py::arg("threads") = 0);
+        py::arg("epsilon"), py::arg("r_first"), py::arg("r_product"), py::kw_only(), py::arg("threads") = 0);
     m.def(
         "geometric_bound_from_factors",
         [](arr w, arr terms, arr av, arr al, arr bc, arr bl, int threads) {
@@ -185,7 +185,7 @@ void register_factors(py::module_& m) {
                 },
                 threads);
         },
-        py::arg("weight"), py::arg("terms"), py::arg("first_value"), py::arg("first_log"),
+        py::arg("weight"), py::arg("terms"), py::kw_only(), py::arg("first_value"), py::arg("first_log"),
         py::arg("product_complement"), py::arg("product_log"), py::arg("threads") = 0);
     m.def(
         "random_stop_bound_from_factors",
@@ -200,8 +200,8 @@ void register_factors(py::module_& m) {
                 },
                 threads);
         },
-        py::arg("weight"), py::arg("terms"), py::arg("first_stop"), py::arg("first_value"), py::arg("first_log"),
-        py::arg("product_complement"), py::arg("product_log"), py::arg("threads") = 0);
+        py::arg("weight"), py::arg("terms"), py::kw_only(), py::arg("first_stop"), py::arg("first_value"),
+        py::arg("first_log"), py::arg("product_complement"), py::arg("product_log"), py::arg("threads") = 0);
 }
 
 // The closed forms of constant-radius runs (000 Thm 2, the random stop, the power bound), both directions.
@@ -218,8 +218,8 @@ void register_closed_forms(py::module_& m) {
                 },
                 threads);
         },
-        py::arg("epsilon"), py::arg("weight"), py::arg("terms"), py::arg("r_first"), py::arg("r_product"),
-        py::arg("threads") = 0);
+        py::arg("epsilon"), py::kw_only(), py::arg("weight"), py::arg("terms"), py::arg("r_first"),
+        py::arg("r_product"), py::arg("threads") = 0);
     m.def(
         "geometric_bound_epsilon",
         [](arr delta, arr w, arr terms, arr r1, arr r2, int threads) {
@@ -233,7 +233,7 @@ void register_closed_forms(py::module_& m) {
                 },
                 threads);
         },
-        py::arg("delta"), py::arg("weight"), py::arg("terms"), py::arg("r_first"), py::arg("r_product"),
+        py::arg("delta"), py::kw_only(), py::arg("weight"), py::arg("terms"), py::arg("r_first"), py::arg("r_product"),
         py::arg("threads") = 0);
     m.def(
         "random_stop_bound_delta",
@@ -249,8 +249,8 @@ void register_closed_forms(py::module_& m) {
                 },
                 threads);
         },
-        py::arg("epsilon"), py::arg("weight"), py::arg("terms"), py::arg("first_stop"), py::arg("r_first"),
-        py::arg("r_product"), py::arg("threads") = 0);
+        py::arg("epsilon"), py::kw_only(), py::arg("weight"), py::arg("terms"), py::arg("first_stop"),
+        py::arg("r_first"), py::arg("r_product"), py::arg("threads") = 0);
     m.def(
         "random_stop_bound_epsilon",
         [](arr delta, arr w, arr terms, arr stop, arr r1, arr r2, int threads) {
@@ -264,7 +264,7 @@ void register_closed_forms(py::module_& m) {
                 },
                 threads);
         },
-        py::arg("delta"), py::arg("weight"), py::arg("terms"), py::arg("first_stop"), py::arg("r_first"),
+        py::arg("delta"), py::kw_only(), py::arg("weight"), py::arg("terms"), py::arg("first_stop"), py::arg("r_first"),
         py::arg("r_product"), py::arg("threads") = 0);
     m.def(
         "power_bound_delta",
@@ -278,8 +278,8 @@ void register_closed_forms(py::module_& m) {
                 },
                 threads);
         },
-        py::arg("noise"), py::arg("epsilon"), py::arg("exponent"), py::arg("g_first"), py::arg("g_product"),
-        py::arg("threads") = 0);
+        py::arg("noise"), py::arg("epsilon"), py::kw_only(), py::arg("exponent"), py::arg("g_first"),
+        py::arg("g_product"), py::arg("threads") = 0);
     m.def(
         "power_bound_epsilon",
         [](const std::string& noise, arr delta, arr k, arr g1, arr g2, int threads) {
@@ -294,8 +294,8 @@ void register_closed_forms(py::module_& m) {
                 },
                 threads);
         },
-        py::arg("noise"), py::arg("delta"), py::arg("exponent"), py::arg("g_first"), py::arg("g_product"),
-        py::arg("threads") = 0);
+        py::arg("noise"), py::arg("delta"), py::kw_only(), py::arg("exponent"), py::arg("g_first"),
+        py::arg("g_product"), py::arg("threads") = 0);
 }
 
 // Any per-round schedule of radii (O(T) sums of products, contraction_sums.hpp).
@@ -312,8 +312,8 @@ void register_schedules(py::module_& m) {
                 eps, rounds, [=](double e) { return schedule_bound_delta(e, weight, first_stop, rounds, a, b); },
                 [](double e) { return nonnegative("epsilon", e); }, threads);
         },
-        py::arg("epsilon"), py::arg("weight"), py::arg("first_stop"), py::arg("r_first"), py::arg("r_product"),
-        py::arg("threads") = 0);
+        py::arg("epsilon"), py::kw_only(), py::arg("weight"), py::arg("first_stop"), py::arg("r_first"),
+        py::arg("r_product"), py::arg("threads") = 0);
     m.def(
         "schedule_bound_epsilon",
         [](contiguous delta, double weight, std::int64_t first_stop, contiguous r1, contiguous r2, int threads) {
@@ -325,13 +325,13 @@ void register_schedules(py::module_& m) {
                 delta, rounds, [=](double d) { return schedule_bound_epsilon(d, weight, first_stop, rounds, a, b); },
                 [](double d) { return hb::probability_open("delta", d); }, threads);
         },
-        py::arg("delta"), py::arg("weight"), py::arg("first_stop"), py::arg("r_first"), py::arg("r_product"),
-        py::arg("threads") = 0);
+        py::arg("delta"), py::kw_only(), py::arg("weight"), py::arg("first_stop"), py::arg("r_first"),
+        py::arg("r_product"), py::arg("threads") = 0);
 }
 
 }  // namespace
 
-void register_contraction(py::module_& m) {
+void register_contraction(py::module_ m) {
     register_factors(m);
     register_closed_forms(m);
     register_schedules(m);

@@ -145,12 +145,12 @@ result interpolation_from_rounds(input_array rho, input_array gamma, input_array
 
 }  // namespace
 
-void register_fdp(py::module_& m) {
-    m.def("fedavg_interpolation", &fedavg_interpolation, py::arg("schedule"), py::arg("learning_rate"),
+void register_fdp(py::module_ m) {
+    m.def("fedavg_interpolation", &fedavg_interpolation, py::arg("schedule"), py::kw_only(), py::arg("learning_rate"),
           py::arg("lipschitz"), py::arg("local_steps"), py::arg("rounds"), py::arg("threads") = 0,
           "Shifted-interpolation H values (h0, h_optimal, h_composition, h0_attained) of noisy FedAvg "
           "in units of (sum_k eta)^2; paper 004 eq. 12-16.");
     m.def("interpolation_from_rounds", &interpolation_from_rounds, py::arg("rho"), py::arg("gamma"), py::arg("lengths"),
-          py::arg("threads") = 0,
+          py::kw_only(), py::arg("threads") = 0,
           "Shifted-interpolation H values from per-round rho_t and gamma_t (rows of a 2-D array).");
 }

@@ -50,7 +50,7 @@ using ternary = std::array<input_array, 3>;
 
 }  // namespace
 
-void register_hockey_stick(py::module_& m) {
+void register_hockey_stick(py::module_ m) {
     m.def("_exp_avx2", &avx2_kernel_for_tests<false>, py::arg("x"));
     m.def("_expm1_avx2", &avx2_kernel_for_tests<true>, py::arg("x"));
     // The scalar theta element by element (theta below runs theta_batch): for tests.
@@ -60,7 +60,7 @@ void register_hockey_stick(py::module_& m) {
             return elementwise<2>(
                 binary{r, eps}, [](double a, double b) { return hockeystick::theta(a, b); }, explain_r_eps, threads);
         },
-        py::arg("r"), py::arg("epsilon"), py::arg("threads") = 0);
+        py::arg("r"), py::arg("epsilon"), py::kw_only(), py::arg("threads") = 0);
     m.def(
         "gaussian_tail",
         [](input_array x, int threads) {
@@ -68,7 +68,7 @@ void register_hockey_stick(py::module_& m) {
                 unary{x}, [](double v) { return hockeystick::gaussian_tail(v); },
                 [](double) { return std::string("x must not be NaN"); }, threads);
         },
-        py::arg("x"), py::arg("threads") = 0);
+        py::arg("x"), py::kw_only(), py::arg("threads") = 0);
     m.def(
         "log_gaussian_tail",
         [](input_array x, int threads) {
@@ -76,7 +76,7 @@ void register_hockey_stick(py::module_& m) {
                 unary{x}, [](double v) { return hockeystick::log_gaussian_tail(v); },
                 [](double) { return std::string("x must not be NaN"); }, threads);
         },
-        py::arg("x"), py::arg("threads") = 0);
+        py::arg("x"), py::kw_only(), py::arg("threads") = 0);
     m.def(
         "gaussian_tail_inverse",
         [](input_array p, int threads) {
@@ -84,7 +84,7 @@ void register_hockey_stick(py::module_& m) {
                 unary{p}, [](double v) { return hockeystick::gaussian_tail_inverse(v); },
                 [](double) { return std::string("p must lie in [0, 1]"); }, threads);
         },
-        py::arg("p"), py::arg("threads") = 0);
+        py::arg("p"), py::kw_only(), py::arg("threads") = 0);
     m.def(
         "mills_ratio",
         [](input_array x, int threads) {
@@ -92,7 +92,7 @@ void register_hockey_stick(py::module_& m) {
                 unary{x}, [](double v) { return hockeystick::mills_ratio(v); },
                 [](double) { return std::string("x must not be NaN"); }, threads);
         },
-        py::arg("x"), py::arg("threads") = 0);
+        py::arg("x"), py::kw_only(), py::arg("threads") = 0);
     m.def(
         "theta",
         [](input_array r, input_array eps, int threads) {
@@ -103,7 +103,7 @@ void register_hockey_stick(py::module_& m) {
                 },
                 explain_r_eps, threads);
         },
-        py::arg("r"), py::arg("epsilon"), py::arg("threads") = 0);
+        py::arg("r"), py::arg("epsilon"), py::kw_only(), py::arg("threads") = 0);
     m.def(
         "log_theta",
         [](input_array r, input_array eps, int threads) {
@@ -111,7 +111,7 @@ void register_hockey_stick(py::module_& m) {
                 binary{r, eps}, [](double a, double b) { return hockeystick::log_theta(a, b); }, explain_r_eps,
                 threads);
         },
-        py::arg("r"), py::arg("epsilon"), py::arg("threads") = 0);
+        py::arg("r"), py::arg("epsilon"), py::kw_only(), py::arg("threads") = 0);
     m.def(
         "theta_depsilon",
         [](input_array r, input_array eps, int threads) {
@@ -119,7 +119,7 @@ void register_hockey_stick(py::module_& m) {
                 binary{r, eps}, [](double a, double b) { return hockeystick::theta_depsilon(a, b); }, explain_r_eps,
                 threads);
         },
-        py::arg("r"), py::arg("epsilon"), py::arg("threads") = 0);
+        py::arg("r"), py::arg("epsilon"), py::kw_only(), py::arg("threads") = 0);
     m.def(
         "theta_epsilon",
         [](input_array r, input_array delta, int threads) {
@@ -131,7 +131,7 @@ void register_hockey_stick(py::module_& m) {
                 },
                 threads);
         },
-        py::arg("r"), py::arg("delta"), py::arg("threads") = 0);
+        py::arg("r"), py::arg("delta"), py::kw_only(), py::arg("threads") = 0);
     m.def(
         "theta_radius",
         [](input_array eps, input_array delta, int threads) {
@@ -143,7 +143,7 @@ void register_hockey_stick(py::module_& m) {
                 },
                 threads);
         },
-        py::arg("epsilon"), py::arg("delta"), py::arg("threads") = 0);
+        py::arg("epsilon"), py::arg("delta"), py::kw_only(), py::arg("threads") = 0);
     m.def(
         "laplace_hockey_stick",
         [](input_array distance, input_array scale, input_array eps, int threads) {
@@ -162,5 +162,5 @@ void register_hockey_stick(py::module_& m) {
                 },
                 threads);
         },
-        py::arg("distance"), py::arg("scale"), py::arg("epsilon"), py::arg("threads") = 0);
+        py::arg("distance"), py::arg("scale"), py::arg("epsilon"), py::kw_only(), py::arg("threads") = 0);
 }

@@ -43,13 +43,12 @@ template <class Scan>
 void def_charged_scan(py::module_& m, const char* name, Scan scan) {
     m.def(
         name,
-        [scan](input_array p, std::int64_t k_lo, double h, double p_inf, double shift, double slack, double entry,
-               double total, double l2, double inverse, double loss_shift, input_array delta, double inverse_l2) {
+        [scan](input_array p, std::int64_t k_lo, double h, double p_inf, const pld::GridCharges& ch,
+               input_array delta) {
             if (p.ndim() != 1) throw py::value_error("internal: the PMF must be one-dimensional");
             for (py::ssize_t i = 0; i < delta.size(); ++i)
                 if (std::isnan(delta.data()[i])) throw py::value_error("delta must not be NaN");
-            if (!(inverse_l2 >= 0.0)) throw py::value_error("inverse_l2 must be >= 0 (a bound; inf: none)");
-            const pld::GridCharges ch{shift, slack, entry, total, l2, inverse, loss_shift, inverse_l2};
+            if (!(ch.inverse_l2 >= 0.0)) throw py::value_error("inverse_l2 must be >= 0 (a bound; inf: none)");
             py::array_t<double> out(delta.size());
             const double* pp = p.data();
             const double* dd = delta.data();
@@ -61,9 +60,8 @@ void def_charged_scan(py::module_& m, const char* name, Scan scan) {
             }
             return out;
         },
-        py::arg("p"), py::arg("k_lo"), py::arg("h"), py::arg("p_inf"), py::arg("shift"), py::arg("slack"),
-        py::arg("entry_error"), py::arg("total_error"), py::arg("spectral_l2"), py::arg("inverse_error"),
-        py::arg("loss_shift"), py::arg("delta"), py::arg("inverse_l2") = std::numeric_limits<double>::infinity());
+        py::arg("p"), py::kw_only(), py::arg("k_lo"), py::arg("h"), py::arg("p_inf"), py::arg("charges"),
+        py::arg("delta"));
 }
 
 py::array_t<double> to_array(const std::vector<double>& v) {
@@ -196,18 +194,47 @@ py::array_t<double> over_grid_profile(input_array p, std::int64_t k_lo, double h
     return over_profile(profile, x, name, threads, eval);
 }
 
+// The charges a grid PMF carries (pld_hockey_stick.hpp's GridCharges), one object for the scans and curves
+// that read them: the shift and the suffix sums' slack, the round-off bounds of its entries, and its loss
+// shift.  The defaults charge nothing (inverse_l2 inf: no Euclidean bound on the inverse transform).
+void register_charges(py::module_& m) {
+    py::class_<pld::GridCharges>(m, "Charges")
+        .def(py::init([](double shift, double slack, double entry_error, double total_error, double spectral_l2,
+                         double inverse_error, double loss_shift, double inverse_l2) {
+                 return pld::GridCharges{shift,       slack,         entry_error, total_error,
+                                         spectral_l2, inverse_error, loss_shift,  inverse_l2};
+             }),
+             py::kw_only(), py::arg("shift") = 0.0, py::arg("slack") = 0.0, py::arg("entry_error") = 0.0,
+             py::arg("total_error") = 0.0, py::arg("spectral_l2") = 0.0, py::arg("inverse_error") = 0.0,
+             py::arg("loss_shift") = 0.0, py::arg("inverse_l2") = std::numeric_limits<double>::infinity())
+        .def_readwrite("shift", &pld::GridCharges::shift)
+        .def_readwrite("slack", &pld::GridCharges::slack)
+        .def_readwrite("entry_error", &pld::GridCharges::entry)
+        .def_readwrite("total_error", &pld::GridCharges::total)
+        .def_readwrite("spectral_l2", &pld::GridCharges::l2)
+        .def_readwrite("inverse_error", &pld::GridCharges::inverse)
+        .def_readwrite("loss_shift", &pld::GridCharges::loss_shift)
+        .def_readwrite("inverse_l2", &pld::GridCharges::inverse_l2)
+        .def("__repr__", [](const pld::GridCharges& c) {
+            return py::str(
+                       "Charges(shift={!r}, slack={!r}, entry_error={!r}, total_error={!r}, spectral_l2={!r}, "
+                       "inverse_error={!r}, loss_shift={!r}, inverse_l2={!r})")
+                .format(c.shift, c.slack, c.entry, c.total, c.l2, c.inverse, c.loss_shift, c.inverse_l2);
+        });
+}
+
 // A PMF's curves and their charged sides: the suffix-sum profile, the charged curve, the charges at
 // arguments, loss shifts, and the epsilon width a delta bracket certifies.
 void register_pld_curves(py::module_& m) {
     // The suffix sums of one PMF, built once (O(grid)) and kept, so that the several
     // delta/epsilon evaluations of a charged inversion do not rebuild them each time.
-    py::class_<pld::GridProfile>(m, "PldGridProfile")
+    py::class_<pld::GridProfile>(m, "GridProfile")
         .def(py::init([](input_array p, std::int64_t k_lo, double h, double p_inf) {
                  if (p.ndim() != 1) throw py::value_error("internal: the PMF must be one-dimensional");
                  py::gil_scoped_release release;
                  return pld::GridProfile(p.data(), static_cast<std::int64_t>(p.size()), k_lo, h, p_inf);
              }),
-             py::arg("p"), py::arg("k_lo"), py::arg("h"), py::arg("p_inf"))
+             py::arg("p"), py::kw_only(), py::arg("k_lo"), py::arg("h"), py::arg("p_inf"))
         .def(
             "delta",
             [](const pld::GridProfile& g, input_array eps, int threads) {
@@ -224,7 +251,7 @@ void register_pld_curves(py::module_& m) {
             py::arg("delta"), py::arg("threads") = 0);
     // A grid PMF's certified side read from its tables, at the argument moved by its loss shift
     // (pld_charged_curve.hpp; python pmf.GridPMF.delta_tabled): one call per root-search step.
-    py::class_<pld::ChargedGridCurve>(m, "PldChargedCurve")
+    py::class_<pld::ChargedGridCurve>(m, "ChargedCurve")
         .def(py::init([](const pld::GridProfile& profile, input_array charge, double shift, double slack,
                          double loss_shift, bool pessimistic, bool with_envelope) {
                  if (charge.ndim() != 1) throw py::value_error("internal: the charge table must be one-dimensional");
@@ -235,8 +262,8 @@ void register_pld_curves(py::module_& m) {
                                                   with_envelope);
                  } catch (const std::invalid_argument& error) { throw py::value_error(error.what()); }
              }),
-             py::arg("profile"), py::arg("charge"), py::arg("shift"), py::arg("slack"), py::arg("loss_shift"),
-             py::arg("pessimistic"), py::arg("with_envelope"))
+             py::arg("profile"), py::arg("charge"), py::kw_only(), py::arg("shift"), py::arg("slack"),
+             py::arg("loss_shift"), py::arg("pessimistic"), py::arg("with_envelope"))
         .def_property_readonly("envelope", [](const pld::ChargedGridCurve& c) { return to_array(c.envelope()); })
         .def(
             "delta",
@@ -249,12 +276,9 @@ void register_pld_curves(py::module_& m) {
     // The same side at arguments already moved, the charges computed per argument (charged_side: no table),
     // read from the given profile (the PMF's suffix sums or a top part that answers every argument).
     m.def(
-        "pld_charged_delta",
-        [](const pld::GridProfile& profile, input_array eps, std::int64_t k_lo, std::int64_t n, double h, double shift,
-           double slack, double entry_error, double total_error, double spectral_l2, double inverse_error,
-           double inverse_l2, bool pessimistic, int threads) {
-            const pld::GridCharges charges{shift,       slack,         entry_error, total_error,
-                                           spectral_l2, inverse_error, 0.0,         inverse_l2};
+        "charged_delta",
+        [](const pld::GridProfile& profile, input_array eps, std::int64_t k_lo, std::int64_t n, double h,
+           const pld::GridCharges& charges, bool pessimistic, int threads) {
             const double lo = static_cast<double>(k_lo), size = static_cast<double>(n);
             return hb::elementwise<1>(
                 {eps},
@@ -263,26 +287,24 @@ void register_pld_curves(py::module_& m) {
                 },
                 [](double v) { return hb::not_nan("epsilon", v); }, threads);
         },
-        py::arg("profile"), py::arg("epsilon"), py::arg("k_lo"), py::arg("n"), py::arg("h"), py::arg("shift"),
-        py::arg("slack"), py::arg("entry_error"), py::arg("total_error"), py::arg("spectral_l2"),
-        py::arg("inverse_error"), py::arg("inverse_l2"), py::arg("pessimistic"), py::arg("threads") = 0);
+        py::arg("profile"), py::arg("epsilon"), py::kw_only(), py::arg("k_lo"), py::arg("n"), py::arg("h"),
+        py::arg("charges"), py::arg("pessimistic"), py::arg("threads") = 0,
+        "The charged side at arguments already moved (the charges' loss_shift is not applied here).");
     m.def(
-        "pld_round_off_charge_at",
-        [](input_array eps, std::int64_t k_lo, std::int64_t n, double h, double entry_error, double total_error,
-           double spectral_l2, double inverse_error, double inverse_l2) {
-            const pld::GridCharges charges{0.0,         0.0,           entry_error, total_error,
-                                           spectral_l2, inverse_error, 0.0,         inverse_l2};
+        "round_off_charge_at",
+        [](input_array eps, std::int64_t k_lo, std::int64_t n, double h, const pld::GridCharges& charges) {
             const double lo = static_cast<double>(k_lo), size = static_cast<double>(n);
             return hb::elementwise<1>(
                 {eps}, [&](double e) { return std::isnan(e) ? e : pld::charge_at_argument(e, lo, size, h, charges); },
                 [](double v) { return hb::not_nan("epsilon", v); }, 1);
         },
-        py::arg("epsilon"), py::arg("k_lo"), py::arg("n"), py::arg("h"), py::arg("entry_error"), py::arg("total_error"),
-        py::arg("spectral_l2"), py::arg("inverse_error"), py::arg("inverse_l2"));
+        py::arg("epsilon"), py::kw_only(), py::arg("k_lo"), py::arg("n"), py::arg("h"), py::arg("charges"),
+        "The round-off charge at each epsilon: that of the grid points above it (the charges' round-off "
+        "fields; shift, slack and loss_shift take no part).");
     // Values moved by a loss shift, rounded outward (pld_hockey_stick.hpp's loss_shifted); NaN stays
     // (the caller's curve evaluation names it).
     m.def(
-        "pld_loss_shifted",
+        "loss_shifted",
         [](input_array values, double loss_shift, bool up) {
             if (!(loss_shift >= 0.0 && loss_shift < std::numeric_limits<double>::infinity()))
                 throw py::value_error("loss_shift must be a finite number >= 0");
@@ -292,29 +314,30 @@ void register_pld_curves(py::module_& m) {
             for (py::ssize_t i = 0; i < values.size(); ++i) dst[i] = pld::loss_shifted(src[i], loss_shift, up);
             return out;
         },
-        py::arg("values"), py::arg("loss_shift"), py::arg("up"));
+        py::arg("values"), py::arg("loss_shift"), py::kw_only(), py::arg("up"));
     // The epsilon width a delta bracket certifies (pld_epsilon_width.hpp): the chord's and the left
     // one's elementwise over arrays of one shape (the facade broadcasts; only a NaN epsilon gives NaN),
     // and one point's least over its shifted arguments (the accountant's layout: own, right rows, left rows).
     m.def(
-        "pld_chord_epsilon_width",
+        "chord_epsilon_width",
         [](hb::strided_array eps, hb::strided_array lo, hb::strided_array up, hb::strided_array eps2,
            hb::strided_array up2) {
             return hb::broadcast_elementwise<5>(
                 {eps, lo, up, eps2, up2}, &pld::chord_epsilon_width,
                 [](double e, double, double, double, double) { return hb::not_nan("epsilon", e); }, 1);
         },
-        py::arg("epsilon"), py::arg("lower"), py::arg("upper"), py::arg("right_epsilon"), py::arg("right_upper"));
+        py::arg("epsilon"), py::kw_only(), py::arg("lower"), py::arg("upper"), py::arg("right_epsilon"),
+        py::arg("right_upper"));
     m.def(
-        "pld_left_epsilon_width",
+        "left_epsilon_width",
         [](hb::strided_array eps, hb::strided_array up, hb::strided_array eps1, hb::strided_array lo1) {
             return hb::broadcast_elementwise<4>(
                 {eps, up, eps1, lo1}, &pld::left_epsilon_width,
                 [](double e, double, double, double) { return hb::not_nan("epsilon", e); }, 1);
         },
-        py::arg("epsilon"), py::arg("upper"), py::arg("left_epsilon"), py::arg("left_lower"));
+        py::arg("epsilon"), py::kw_only(), py::arg("upper"), py::arg("left_epsilon"), py::arg("left_lower"));
     m.def(
-        "pld_least_epsilon_width",
+        "least_epsilon_width",
         [](input_array x, std::int64_t own, input_array lower, input_array upper, std::int64_t right_rows) {
             const std::int64_t size = static_cast<std::int64_t>(x.size());
             if (x.ndim() != 1 || lower.ndim() != 1 || upper.ndim() != 1 || lower.size() != x.size() ||
@@ -326,28 +349,28 @@ void register_pld_curves(py::module_& m) {
             pld::least_epsilon_width(x.data(), lower.data(), upper.data(), size, own, right_rows, out.mutable_data());
             return out;
         },
-        py::arg("x"), py::arg("own"), py::arg("lower"), py::arg("upper"), py::arg("right_rows"));
+        py::arg("x"), py::kw_only(), py::arg("own"), py::arg("lower"), py::arg("upper"), py::arg("right_rows"));
 }
 
 // The mechanisms' cells and both-sided PMFs (pld_cells.hpp, pld_replace_one.hpp), with their test hooks.
 void register_pld_mechanisms(py::module_& m) {
-    m.attr("pld_max_interval") = pld::max_interval;
+    m.attr("max_interval") = pld::max_interval;
     // pld_cells.hpp's bound on a cell's two numbers: |dc| + |dd| <= cell_round_off (c + d)
-    m.attr("pld_cell_round_off") = pld::cell_round_off;
+    m.attr("cell_round_off") = pld::cell_round_off;
     m.def(
-        "pld_subsampled_gaussian",
+        "subsampled_gaussian",
         [](double sigma, double q, bool remove, double h, double tail, std::int64_t max_cells) {
             return both_sides([=] { return pld::subsampled_gaussian_cells(sigma, q, remove, h, tail, max_cells); });
         },
-        py::arg("sigma"), py::arg("sampling_rate"), py::arg("remove"), py::arg("h"), py::arg("tail"),
+        py::arg("sigma"), py::arg("sampling_rate"), py::kw_only(), py::arg("remove"), py::arg("h"), py::arg("tail"),
         py::arg("max_cells"));
-    m.def("pld_subsampled_gaussian_many", &many_subsampled_gaussians, py::arg("sigma"), py::arg("sampling_rate"),
-          py::arg("remove"), py::arg("h"), py::arg("tail"), py::arg("max_cells"), py::arg("threads") = 0,
+    m.def("subsampled_gaussian_many", &many_subsampled_gaussians, py::arg("sigma"), py::arg("sampling_rate"),
+          py::arg("remove"), py::kw_only(), py::arg("h"), py::arg("tail"), py::arg("max_cells"), py::arg("threads") = 0,
           py::arg("optimistic") = true);
     // Fixed-size batches under replace-one (pld_replace_one.hpp): the two sides come from two
     // different pairs (a proved upper pair, a realizable lower pair), so each has its own grid.
     m.def(
-        "pld_with_replacement_subsampled_gaussian",
+        "with_replacement_subsampled_gaussian",
         [](double sigma, std::int64_t batch_size, std::int64_t dataset_size, double h, double tail,
            std::int64_t max_cells) {
             return replace_one_sides(
@@ -358,23 +381,23 @@ void register_pld_mechanisms(py::module_& m) {
                 },
                 sigma, h, tail, max_cells);
         },
-        py::arg("sigma"), py::arg("batch_size"), py::arg("dataset_size"), py::arg("h"), py::arg("tail"),
+        py::arg("sigma"), py::kw_only(), py::arg("batch_size"), py::arg("dataset_size"), py::arg("h"), py::arg("tail"),
         py::arg("max_cells"));
     m.def(
-        "pld_without_replacement_subsampled_gaussian",
+        "without_replacement_subsampled_gaussian",
         [](double sigma, double q, double h, double tail, std::int64_t max_cells) {
             return replace_one_sides([=] { return std::make_pair(pld::bernoulli_counts(q), pld::bernoulli_counts(q)); },
                                      sigma, h, tail, max_cells);
         },
-        py::arg("sigma"), py::arg("sampling_rate"), py::arg("h"), py::arg("tail"), py::arg("max_cells"));
-    m.def("pld_subsampled_gaussian_mass_above", &pld::subsampled_gaussian_mass_above, py::arg("sigma"),
-          py::arg("sampling_rate"), py::arg("tail"),
+        py::arg("sigma"), py::arg("sampling_rate"), py::kw_only(), py::arg("h"), py::arg("tail"), py::arg("max_cells"));
+    m.def("subsampled_gaussian_mass_above", &pld::subsampled_gaussian_mass_above, py::arg("sigma"),
+          py::arg("sampling_rate"), py::kw_only(), py::arg("tail"),
           "The remove direction's P-mass above its integration range: its pessimistic PMF's mass at +infinity.");
     // Test hook: the subsampled Gaussian's cell edges x_of_loss(l) (unclamped; pld_cells.hpp) for the given
     // losses, and their edge_loss_error over the finite ones (what continuous_cells charges, before
     // the rounding of l = fl(k h) and of the offset).
     m.def(
-        "_pld_subsampled_gaussian_edges",
+        "_subsampled_gaussian_edges",
         [](double sigma, double q, bool remove, input_array l) {
             if (l.ndim() != 1) throw py::value_error("internal: l must be one-dimensional");
             const pld::detail::mixture_vs_gaussian mg{sigma, q};
@@ -394,7 +417,7 @@ void register_pld_mechanisms(py::module_& m) {
                                           : gm.edge_loss_error(lf.data(), xf.data(), m_);
             return py::make_tuple(to_array(x), bound);
         },
-        py::arg("sigma"), py::arg("sampling_rate"), py::arg("remove"), py::arg("l"));
+        py::arg("sigma"), py::arg("sampling_rate"), py::kw_only(), py::arg("remove"), py::arg("l"));
     // Test hook: gaussian_exponent.hpp over arrays, the batched path (AVX2 where the CPU has it) and the
     // one-node path, as (argument, factor) pairs of each: they must agree bit for bit.
     m.def(
@@ -415,9 +438,9 @@ void register_pld_mechanisms(py::module_& m) {
             }
             return py::make_tuple(to_array(arg), to_array(fac), to_array(arg1), to_array(fac1));
         },
-        py::arg("base"), py::arg("dx"), py::arg("l"), py::arg("shift"), py::arg("s"));
+        py::arg("base"), py::arg("dx"), py::arg("l"), py::kw_only(), py::arg("shift"), py::arg("s"));
     m.def(
-        "pld_subsampled_gaussian_cells",
+        "subsampled_gaussian_cells",
         [](double sigma, double q, bool remove, double h, double tail, std::int64_t max_cells, bool halves) {
             pld::Cells cells;
             {
@@ -447,16 +470,16 @@ void register_pld_mechanisms(py::module_& m) {
             out["d_hi"] = to_array(cells.d_hi);
             return out;
         },
-        py::arg("sigma"), py::arg("sampling_rate"), py::arg("remove"), py::arg("h"), py::arg("tail"),
+        py::arg("sigma"), py::arg("sampling_rate"), py::kw_only(), py::arg("remove"), py::arg("h"), py::arg("tail"),
         py::arg("max_cells"), py::arg("halves") = true);
     m.def(
-        "pld_laplace",
+        "laplace",
         [](double distance, double scale, double h, std::int64_t max_cells) {
             return both_sides([=] { return pld::laplace_cells(distance, scale, h, max_cells); });
         },
-        py::arg("distance"), py::arg("scale"), py::arg("h"), py::arg("max_cells"));
+        py::arg("distance"), py::arg("scale"), py::kw_only(), py::arg("h"), py::arg("max_cells"));
     m.def(
-        "pld_atoms",
+        "atoms",
         [](input_array loss, input_array mass, double h, std::int64_t max_cells) {
             if (loss.ndim() != 1 || mass.ndim() != 1 || loss.size() != mass.size())
                 throw py::value_error("internal: losses and masses must be 1-d arrays of one length");
@@ -465,21 +488,19 @@ void register_pld_mechanisms(py::module_& m) {
             const std::int64_t n = static_cast<std::int64_t>(loss.size());
             return both_sides([=] { return pld::atom_cells(l, w, n, h, max_cells); });
         },
-        py::arg("loss"), py::arg("mass"), py::arg("h"), py::arg("max_cells"));
+        py::arg("loss"), py::arg("mass"), py::kw_only(), py::arg("h"), py::arg("max_cells"));
 }
 
 // Passes over one grid PMF: its round-off charges, charged epsilon scans, moments, the complement's scans, and
 // delta and epsilon read from its suffix sums.
 void register_pld_scans(py::module_& m) {
-    m.def("pld_suffix_sum_slack", &pld::suffix_sum_slack, py::arg("n"),
+    m.def("suffix_sum_slack", &pld::suffix_sum_slack, py::arg("n"),
           "Relative round-off of the suffix sums of an n-point grid PMF, 4 (n + 4) u (pld_epsilon_bracket.hpp).");
     m.def(
-        "pld_round_off_charge",
-        [](input_array sum, input_array norm, double entry, double total, double l2, double inverse,
-           double inverse_l2) {
+        "round_off_charge",
+        [](input_array sum, input_array norm, const pld::GridCharges& ch) {
             if (sum.ndim() != 1 || norm.ndim() != 1 || sum.size() != norm.size())
                 throw py::value_error("internal: sum and norm must be 1-d arrays of one length");
-            const pld::GridCharges ch{0.0, 0.0, entry, total, l2, inverse, 0.0, inverse_l2};
             py::array_t<double> out(sum.size());
             const double* a = sum.data();
             const double* b = norm.data();
@@ -487,25 +508,24 @@ void register_pld_scans(py::module_& m) {
             for (py::ssize_t i = 0; i < sum.size(); ++i) dst[i] = ch.weighted(a[i], b[i]);
             return out;
         },
-        py::arg("sum"), py::arg("norm"), py::arg("entry_error"), py::arg("total_error"), py::arg("spectral_l2"),
-        py::arg("inverse_error"), py::arg("inverse_l2"),
+        py::arg("sum"), py::arg("norm"), py::kw_only(), py::arg("charges"),
         "Round-off charge of weighted sums of composed grid masses (weights in [0, 1], their sum at most `sum` and "
         "Euclidean norm at most `norm`): GridCharges::weighted (pld_hockey_stick.hpp), elementwise.");
-    def_charged_scan(m, "pld_charged_epsilon", [](auto... args) { pld::charged_epsilon(args...); });
-    def_charged_scan(m, "pld_charged_lower_epsilon", [](auto... args) { pld::charged_lower_epsilon(args...); });
+    def_charged_scan(m, "charged_epsilon", [](auto... args) { pld::charged_epsilon(args...); });
+    def_charged_scan(m, "charged_lower_epsilon", [](auto... args) { pld::charged_lower_epsilon(args...); });
     m.def(
-        "pld_loss_variance",
+        "loss_variance",
         [](input_array p, double h) {
             const double* pp = p.data();
             const std::int64_t n = static_cast<std::int64_t>(p.size());
             py::gil_scoped_release release;
             return pld::grid_loss_variance(pp, n, h);
         },
-        py::arg("p"), py::arg("h"));
+        py::arg("p"), py::kw_only(), py::arg("h"));
     // The complement's scans over a composed PMF (pld_complement_scans.hpp): its geometric sums read at
     // grid indices (any shape; the result has it), and its likelihood-ratio threshold per eps.
     m.def(
-        "pld_geometric_sums_at",
+        "geometric_sums_at",
         [](input_array p, double decay, index_array at, bool rising) {
             if (p.ndim() != 1) throw py::value_error("internal: the masses must be one-dimensional");
             const std::int64_t n = static_cast<std::int64_t>(p.size()), count = static_cast<std::int64_t>(at.size());
@@ -519,9 +539,9 @@ void register_pld_scans(py::module_& m) {
             pld::geometric_sums_at(masses, n, decay, rising, index, count, values);
             return out;
         },
-        py::arg("p"), py::arg("decay"), py::arg("at"), py::arg("rising"));
+        py::arg("p"), py::kw_only(), py::arg("decay"), py::arg("at"), py::arg("rising"));
     m.def(
-        "pld_ratio_threshold",
+        "ratio_threshold",
         [](input_array a, std::int64_t a_lo, input_array b, std::int64_t b_lo, double h, double offset,
            input_array eps) {
             if (a.ndim() != 1 || b.ndim() != 1) throw py::value_error("internal: the masses must be one-dimensional");
@@ -534,10 +554,10 @@ void register_pld_scans(py::module_& m) {
             pld::ratio_threshold(pa, a_lo, na, pb, b_lo, nb, h, offset, pe, count, threshold);
             return out;
         },
-        py::arg("a"), py::arg("a_lo"), py::arg("b"), py::arg("b_lo"), py::arg("h"), py::arg("offset"),
+        py::arg("a"), py::kw_only(), py::arg("a_lo"), py::arg("b"), py::arg("b_lo"), py::arg("h"), py::arg("offset"),
         py::arg("epsilon"));
     m.def(
-        "pld_log_mgf",
+        "log_mgf",
         [](input_array p, std::int64_t k_lo, double h, input_array lam) {
             py::array_t<double> out(lam.size());
             const double* pp = p.data();
@@ -550,26 +570,29 @@ void register_pld_scans(py::module_& m) {
             }
             return out;
         },
-        py::arg("p"), py::arg("k_lo"), py::arg("h"), py::arg("lam"));
+        py::arg("p"), py::kw_only(), py::arg("k_lo"), py::arg("h"), py::arg("lam"));
     m.def(
-        "pld_delta",
+        "delta",
         [](input_array p, std::int64_t k_lo, double h, double p_inf, input_array eps, int threads) {
             return over_grid_profile(p, k_lo, h, p_inf, eps, "epsilon", threads,
                                      [](const pld::GridProfile& g, double e) { return g.delta(e); });
         },
-        py::arg("p"), py::arg("k_lo"), py::arg("h"), py::arg("p_inf"), py::arg("epsilon"), py::arg("threads") = 0);
+        py::arg("p"), py::kw_only(), py::arg("k_lo"), py::arg("h"), py::arg("p_inf"), py::arg("epsilon"),
+        py::arg("threads") = 0);
     m.def(
-        "pld_epsilon",
+        "epsilon",
         [](input_array p, std::int64_t k_lo, double h, double p_inf, input_array delta, int threads) {
             return over_grid_profile(p, k_lo, h, p_inf, delta, "delta", threads,
                                      [](const pld::GridProfile& g, double d) { return g.epsilon(d); });
         },
-        py::arg("p"), py::arg("k_lo"), py::arg("h"), py::arg("p_inf"), py::arg("delta"), py::arg("threads") = 0);
+        py::arg("p"), py::kw_only(), py::arg("k_lo"), py::arg("h"), py::arg("p_inf"), py::arg("delta"),
+        py::arg("threads") = 0);
 }
 
 }  // namespace
 
-void register_pld(py::module_& m) {
+void register_pld(py::module_ m) {
+    register_charges(m);
     register_pld_curves(m);
     register_pld_mechanisms(m);
     register_pld_scans(m);

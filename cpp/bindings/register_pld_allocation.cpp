@@ -11,9 +11,9 @@ namespace py = pybind11;
 namespace pld = hockeystick::pld;
 using input_array = py::array_t<double, py::array::c_style | py::array::forcecast>;
 
-void register_pld_allocation(py::module_& m) {
+void register_pld_allocation(py::module_ m) {
     m.def(
-        "pld_allocation_spread_sum",
+        "spread_sum",
         [](input_array grid, input_array a, input_array b, bool square, double exact_ratio, double negligible) {
             const std::int64_t n = static_cast<std::int64_t>(grid.size());
             if (grid.ndim() != 1 || a.size() != grid.size() || b.size() != grid.size())
@@ -28,9 +28,10 @@ void register_pld_allocation(py::module_& m) {
             }
             return py::make_tuple(out, sum.infinite, sum.most_terms);
         },
-        py::arg("grid"), py::arg("a"), py::arg("b"), py::arg("square"), py::arg("exact_ratio"), py::arg("negligible"));
+        py::arg("grid"), py::arg("a"), py::arg("b"), py::kw_only(), py::arg("square"), py::arg("exact_ratio"),
+        py::arg("negligible"));
     m.def(
-        "pld_allocation_merged_sum",
+        "merged_sum",
         [](input_array grid, input_array qa, input_array wa, input_array qb, input_array wb, bool square,
            double negligible) {
             const std::int64_t n = static_cast<std::int64_t>(grid.size());
@@ -49,6 +50,6 @@ void register_pld_allocation(py::module_& m) {
             }
             return py::make_tuple(q, w, sum.most_terms);
         },
-        py::arg("grid"), py::arg("qa"), py::arg("wa"), py::arg("qb"), py::arg("wb"), py::arg("square"),
+        py::arg("grid"), py::arg("qa"), py::arg("wa"), py::arg("qb"), py::arg("wb"), py::kw_only(), py::arg("square"),
         py::arg("negligible"));
 }

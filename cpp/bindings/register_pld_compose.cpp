@@ -209,6 +209,12 @@ class ScipyFft final : public pld::RealFftBackend {
     const std::optional<PocketFft>* pocket_ = nullptr;
 };
 
+// The tuning of a composition as the facade passes it: the core's pld::ComposeOptions (its threads set from
+// `workers`, composed()) and whether the backend may offer its long-double transform.
+struct BoundComposeOptions : pld::ComposeOptions {
+    bool long_fft = true;
+};
+
 py::array_t<double> owned_array(std::vector<double>&& v) {
     auto* heap = new std::vector<double>(std::move(v));
     py::capsule owner(heap, [](void* ptr) { delete static_cast<std::vector<double>*>(ptr); });
@@ -280,27 +286,13 @@ py::dict as_dict(pld::ComposedPMF& r) {
 py::list compose_many(const std::vector<input_array>& masses, const std::vector<std::int64_t>& k_lo,
                       const std::vector<double>& p_inf, double h,
                       const std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>& items, bool pessimistic,
-                      double tail, std::int64_t max_points, py::object workers, bool direct_bins, bool long_fft,
-                      double long_fft_products, bool band_rows, const std::vector<double>& loss_shifts,
-                      double direct_min_charge, bool shared_transform) {
-    pld::ComposeOptions options;
-    options.shared_transform = shared_transform;
-    options.direct_bins = direct_bins;
-    options.long_fft_products = long_fft_products;
-    options.band_rows = band_rows;
-    options.direct_min_charge = direct_min_charge;
+                      double tail, std::int64_t max_points, py::object workers, const std::vector<double>& loss_shifts,
+                      const BoundComposeOptions& options) {
     std::vector<pld::ComposedPMF> done = composed(masses, k_lo, p_inf, h, items, pessimistic, tail, max_points,
-                                                  std::move(workers), options, long_fft, loss_shifts);
+                                                  std::move(workers), options, options.long_fft, loss_shifts);
     py::list out;
     for (pld::ComposedPMF& r : done) out.append(as_dict(r));
     return out;
-}
-
-// The facade's options, with pld::ComposeOptions::shared_transform as asked (a curve along a run).
-pld::ComposeOptions shared_options(bool shared_transform) {
-    pld::ComposeOptions options;
-    options.shared_transform = shared_transform;
-    return options;
 }
 
 // The reads of each item of a spectral side (compose_upper_many, compose_lower_many), after checking the
@@ -329,12 +321,12 @@ py::list compose_upper_many(const std::vector<input_array>& masses, const std::v
                             const std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>& items, double tail,
                             std::int64_t max_points, py::object workers, const std::vector<double>& loss_shifts,
                             const std::vector<input_array>& arguments, const std::string& method, bool spectral,
-                            bool shared_transform) {
+                            const BoundComposeOptions& options) {
     const std::vector<pld::SpectralReads> reads = spectral_reads(items.size(), arguments, method, spectral, false);
     const bool search = method == "epsilon";
     const std::vector<pld::ComposedPMF> done =
-        composed(masses, k_lo, p_inf, h, items, true, tail, max_points, std::move(workers),
-                 shared_options(shared_transform), true, loss_shifts, reads);
+        composed(masses, k_lo, p_inf, h, items, true, tail, max_points, std::move(workers), options, options.long_fft,
+                 loss_shifts, reads);
     py::list out;
     for (std::size_t i = 0; i < done.size(); ++i) {
         py::array_t<double> values(arguments[i].size());
@@ -354,7 +346,7 @@ py::list compose_upper_many(const std::vector<input_array>& masses, const std::v
 // The certified lower side of each item's optimistic composition at its arguments: epsilon at deltas (method
 // "epsilon", not clipped at 0) or delta at epsilons ("delta").  An item whose composed spectrum keeps few bins
 // is read through it (pld_spectral_profile.hpp's spectral_lower_epsilon, spectral_lower_delta: no inverse
-// transform) and comes back as (values, None); any other as (None, its composed window as pld_compose_many
+// transform) and comes back as (values, None); any other as (None, its composed window as compose_many
 // gives it), which the facade reads as it reads any optimistic composition.  Each reads as `log2(width) + 3`
 // thresholds per argument (a lower delta probes grid points above its argument).  `spectral` false: every
 // item as its window.
@@ -363,12 +355,11 @@ py::list compose_lower_many(const std::vector<input_array>& masses, const std::v
                             const std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>& items, double tail,
                             std::int64_t max_points, py::object workers, const std::vector<double>& loss_shifts,
                             const std::vector<input_array>& arguments, const std::string& method, bool spectral,
-                            bool shared_transform) {
+                            const BoundComposeOptions& options) {
     const std::vector<pld::SpectralReads> reads = spectral_reads(items.size(), arguments, method, spectral, true);
     const bool search = method == "epsilon";
-    std::vector<pld::ComposedPMF> done =
-        composed(masses, k_lo, p_inf, h, items, false, tail, max_points, std::move(workers),
-                 shared_options(shared_transform), true, loss_shifts, reads);
+    std::vector<pld::ComposedPMF> done = composed(masses, k_lo, p_inf, h, items, false, tail, max_points,
+                                                  std::move(workers), options, options.long_fft, loss_shifts, reads);
     py::list out;
     for (std::size_t i = 0; i < done.size(); ++i) {
         pld::ComposedPMF& r = done[i];
@@ -425,10 +416,11 @@ py::tuple spectral_sums(const spectrum_bins& bins, std::int64_t m, std::int64_t 
 // at deltas, method "epsilon", or spectral_lower_delta at epsilons, "delta"; no inverse transform's charges, slack
 // 0): the facade's tests check it against long-double sums of the exact inverse over the window.
 py::array_t<double> spectral_lower(const spectrum_bins& bins, std::int64_t m, std::int64_t start, std::int64_t width,
-                                   std::int64_t k_lo, double h, double p_inf, double shift, double entry_error,
-                                   double total_error, double spectral_l2, double loss_shift,
+                                   std::int64_t k_lo, double h, double p_inf, const pld::GridCharges& charges,
                                    const input_array& arguments, const std::string& method) {
     const pld::ComposedSpectrum s = checked_spectrum(bins, m, start, width, k_lo, h);
+    const double shift = charges.shift, entry_error = charges.entry, total_error = charges.total,
+                 spectral_l2 = charges.l2, loss_shift = charges.loss_shift;
     if (!(p_inf >= 0.0 && p_inf <= 1.0 && shift <= 0.0 && entry_error >= 0.0 && total_error >= 0.0 &&
           spectral_l2 >= 0.0 && loss_shift >= 0.0 && std::isfinite(loss_shift)))
         throw py::value_error("need p_inf in [0, 1], shift <= 0, charges >= 0 and a finite loss_shift >= 0");
@@ -436,6 +428,7 @@ py::array_t<double> spectral_lower(const spectrum_bins& bins, std::int64_t m, st
     if (arguments.ndim() != 1) throw py::value_error("arguments must be one-dimensional");
     for (py::ssize_t i = 0; i < arguments.size(); ++i)
         if (std::isnan(arguments.data()[i])) throw py::value_error("arguments must not be NaN");
+    // read from the spectrum: no suffix sums (slack 0) and no inverse transform (its charges 0)
     const pld::GridCharges ch{shift, 0.0, entry_error, total_error, spectral_l2, 0.0, loss_shift, 0.0};
     py::array_t<double> out(arguments.size());
     const std::int64_t count = static_cast<std::int64_t>(arguments.size());
@@ -497,7 +490,7 @@ py::tuple long_fft_bins(const input_array& masses, std::int64_t m) {
     for (const std::int64_t f : {2, 3, 5})
         while (rest % f == 0) rest /= f;
     if (rest != 1)  // other radices (Bluestein's for large primes) are outside the stated error model
-        throw py::value_error("m must be 5-smooth (2^a 3^b 5^c, the lengths pld_fft_length gives)");
+        throw py::value_error("m must be 5-smooth (2^a 3^b 5^c, the lengths fft_length gives)");
     const std::int64_t n = static_cast<std::int64_t>(masses.size());
     std::vector<long double> folded(static_cast<std::size_t>(m));
     pld::fold_long(masses.data(), n, m, folded.data());
@@ -542,51 +535,82 @@ py::tuple taylor_bins(const input_array& masses, std::int64_t m, std::int64_t ke
 
 }  // namespace
 
-void register_pld_compose(py::module_& m) {
-    m.attr("pld_direct_min_charge") = pld::kDirectMinCharge;
-    m.def(
-        "pld_compose_many", &compose_many, py::arg("masses"), py::arg("k_lo"), py::arg("p_inf"), py::arg("h"),
-        py::arg("items"), py::arg("pessimistic"), py::arg("tail"), py::arg("max_points"),
-        py::arg("workers") = py::none(), py::arg("direct_bins") = false, py::arg("long_fft") = true,
-        py::arg("long_fft_products") = pld::kLongFftProducts, py::arg("band_rows") = true,
-        py::arg("loss_shifts") = std::vector<double>{}, py::arg("direct_min_charge") = pld::kDirectMinCharge,
-        py::arg("shared_transform") = false,
-        "Composes each item (a list of (factor index, count)) of grid PMFs on grid h; scipy.fft transforms "
-        "(long_fft = False: no long-double transform, the direct bins by direct sums; long_fft_products: "
-        "a long-double transform's cost in direct products per m ceil(log2 m), 0 to take it wherever its "
-        "bound is the smaller; loss_shifts: each factor's loss error, summed per item into its loss_shift; "
-        "direct_min_charge: the least estimated charge of a row given direct bins, 0 for every row; shared_transform: "
-        "every item on a divisor of the widest window's FFT length, each factor transformed once at it).");
-    m.def("pld_compose_upper_many", &compose_upper_many, py::arg("masses"), py::arg("k_lo"), py::arg("p_inf"),
-          py::arg("h"), py::arg("items"), py::arg("tail"), py::arg("max_points"), py::arg("workers"),
+void register_pld_compose(py::module_ m) {
+    m.attr("direct_min_charge") = pld::kDirectMinCharge;
+    py::class_<BoundComposeOptions>(m, "ComposeOptions",
+                                    "The tuning of a composition (pld_compose_options.hpp's ComposeOptions) and "
+                                    "long_fft: whether the backend may offer its long-double transform (False: "
+                                    "the direct bins by direct sums).")
+        .def(py::init([](bool direct_bins, bool long_fft, double long_fft_products, bool band_rows,
+                         double direct_min_charge, bool shared_transform, std::int64_t group_cells) {
+                 BoundComposeOptions o;
+                 o.direct_bins = direct_bins;
+                 o.long_fft = long_fft;
+                 o.long_fft_products = long_fft_products;
+                 o.band_rows = band_rows;
+                 o.direct_min_charge = direct_min_charge;
+                 o.shared_transform = shared_transform;
+                 o.group_cells = group_cells;
+                 return o;
+             }),
+             py::kw_only(), py::arg("direct_bins") = false, py::arg("long_fft") = true,
+             py::arg("long_fft_products") = pld::kLongFftProducts, py::arg("band_rows") = true,
+             py::arg("direct_min_charge") = pld::kDirectMinCharge, py::arg("shared_transform") = false,
+             py::arg("group_cells") = pld::kBatchCells)
+        .def_readwrite("direct_bins", &BoundComposeOptions::direct_bins)
+        .def_readwrite("long_fft", &BoundComposeOptions::long_fft)
+        .def_readwrite("long_fft_products", &BoundComposeOptions::long_fft_products)
+        .def_readwrite("band_rows", &BoundComposeOptions::band_rows)
+        .def_readwrite("direct_min_charge", &BoundComposeOptions::direct_min_charge)
+        .def_readwrite("shared_transform", &BoundComposeOptions::shared_transform)
+        .def_readwrite("group_cells", &BoundComposeOptions::group_cells)
+        .def("__repr__", [](const BoundComposeOptions& o) {
+            return py::str(
+                       "ComposeOptions(direct_bins={!r}, long_fft={!r}, long_fft_products={!r}, band_rows={!r}, "
+                       "direct_min_charge={!r}, shared_transform={!r}, group_cells={!r})")
+                .format(o.direct_bins, o.long_fft, o.long_fft_products, o.band_rows, o.direct_min_charge,
+                        o.shared_transform, o.group_cells);
+        });
+    m.def("compose_many", &compose_many, py::arg("masses"), py::kw_only(), py::arg("k_lo"), py::arg("p_inf"),
+          py::arg("h"), py::arg("items"), py::arg("pessimistic"), py::arg("tail"), py::arg("max_points"),
+          py::arg("workers") = py::none(), py::arg("loss_shifts") = std::vector<double>{},
+          py::arg("options") = BoundComposeOptions{},
+          "Composes each item (a list of (factor index, count)) of grid PMFs on grid h; scipy.fft transforms "
+          "(loss_shifts: each factor's loss error, summed per item into its loss_shift; options: ComposeOptions, "
+          "long_fft = False: no long-double transform, the direct bins by direct sums; long_fft_products: "
+          "a long-double transform's cost in direct products per m ceil(log2 m), 0 to take it wherever its "
+          "bound is the smaller; direct_min_charge: the least estimated charge of a row given direct bins, 0 for "
+          "every row; shared_transform: every item on a divisor of the widest window's FFT length, each factor "
+          "transformed once at it).");
+    m.def("compose_upper_many", &compose_upper_many, py::arg("masses"), py::kw_only(), py::arg("k_lo"),
+          py::arg("p_inf"), py::arg("h"), py::arg("items"), py::arg("tail"), py::arg("max_points"), py::arg("workers"),
           py::arg("loss_shifts"), py::arg("arguments"), py::arg("method"), py::arg("spectral") = true,
-          py::arg("shared_transform") = false,
+          py::arg("options") = BoundComposeOptions{},
           "The certified upper side of each item's pessimistic composition at its arguments (one array per item): "
           "epsilon at deltas (method 'epsilon', not clipped at 0) or delta at epsilons ('delta'), items whose "
-          "composed spectrum keeps few bins read through it (pld_spectral_profile.hpp); shared_transform: as "
-          "pld_compose_many's.");
-    m.def("pld_compose_lower_many", &compose_lower_many, py::arg("masses"), py::arg("k_lo"), py::arg("p_inf"),
-          py::arg("h"), py::arg("items"), py::arg("tail"), py::arg("max_points"), py::arg("workers"),
+          "composed spectrum keeps few bins read through it (pld_spectral_profile.hpp); options: as compose_many's.");
+    m.def("compose_lower_many", &compose_lower_many, py::arg("masses"), py::kw_only(), py::arg("k_lo"),
+          py::arg("p_inf"), py::arg("h"), py::arg("items"), py::arg("tail"), py::arg("max_points"), py::arg("workers"),
           py::arg("loss_shifts"), py::arg("arguments"), py::arg("method"), py::arg("spectral") = true,
-          py::arg("shared_transform") = false,
+          py::arg("options") = BoundComposeOptions{},
           "The certified lower side of each item's optimistic composition at its arguments: (values, None) for an "
           "item read through its composed spectrum (pld_spectral_profile.hpp: epsilon at deltas, method "
           "'epsilon', not clipped at 0, or delta at epsilons, 'delta'), else (None, its composed window as "
-          "pld_compose_many's dict); shared_transform: as pld_compose_many's.");
-    m.def("pld_spectral_sums", &spectral_sums, py::arg("bins"), py::arg("m"), py::arg("start"), py::arg("width"),
-          py::arg("h"), py::arg("J"), py::arg("long_double") = true,
+          "compose_many's dict); options: as compose_many's.");
+    m.def("spectral_sums", &spectral_sums, py::arg("bins"), py::kw_only(), py::arg("m"), py::arg("start"),
+          py::arg("width"), py::arg("h"), py::arg("J"), py::arg("long_double") = true,
           "(A, R, D, R_error, D_error) of the window points j >= J of irfft(bins, m) read from start "
           "(pld_spectral_profile.hpp; long_double = False: the sums in double, as where long double lacks its "
           "64 bits).");
-    m.def("pld_spectral_lower", &spectral_lower, py::arg("bins"), py::arg("m"), py::arg("start"), py::arg("width"),
-          py::arg("k_lo"), py::arg("h"), py::arg("p_inf"), py::arg("shift"), py::arg("entry_error"),
-          py::arg("total_error"), py::arg("spectral_l2"), py::arg("loss_shift"), py::arg("arguments"),
+    m.def("spectral_lower", &spectral_lower, py::arg("bins"), py::kw_only(), py::arg("m"), py::arg("start"),
+          py::arg("width"), py::arg("k_lo"), py::arg("h"), py::arg("p_inf"), py::arg("charges"), py::arg("arguments"),
           py::arg("method"),
           "The certified lower epsilon at deltas (method 'epsilon') or delta at epsilons ('delta') of the window of "
           "irfft(bins, m) read from start, grid indices k_lo.. (pld_spectral_profile.hpp's lower side), with the "
-          "given charges.");
+          "given charges (their shift, round-off bounds and loss_shift: no suffix sums and no inverse transform "
+          "here, so no slack and no inverse charges).");
     m.def(
-        "pld_working_memory_limit",
+        "working_memory_limit",
         [](std::optional<std::int64_t> bytes) {   // a negative limit: the gate's std::invalid_argument, a ValueError
             return bytes ? pld::working_memory_gate().set_limit(*bytes) : pld::working_memory_gate().limit();
         },
@@ -594,18 +618,19 @@ void register_pld_compose(py::module_& m) {
         "The bytes of composition buffers admitted at once process-wide (working_memory_gate.hpp); with limit, "
         "sets it and returns the previous one.");
     m.def(
-        "pld_working_memory_high_water", [](bool reset) { return pld::working_memory_gate().high_water(reset); },
-        py::arg("reset") = false, "The most composition bytes admitted at once (reset: start again from now).");
-    m.def("pld_fft_length", &pld::fft_length, py::arg("width"));
-    m.def("pld_taylor_bins", &taylor_bins, py::arg("masses"), py::arg("m"), py::arg("keep"));
-    m.def("pld_direct_bins", &direct_bins, py::arg("masses"), py::arg("m"), py::arg("bins"),
+        "working_memory_high_water", [](bool reset) { return pld::working_memory_gate().high_water(reset); },
+        py::kw_only(), py::arg("reset") = false,
+        "The most composition bytes admitted at once (reset: start again from now).");
+    m.def("fft_length", &pld::fft_length, py::arg("width"));
+    m.def("taylor_bins", &taylor_bins, py::arg("masses"), py::kw_only(), py::arg("m"), py::arg("keep"));
+    m.def("direct_bins", &direct_bins, py::arg("masses"), py::kw_only(), py::arg("m"), py::arg("bins"),
           "Bins of the length-m DFT of masses (folded mod m) by a blocked long-double direct sum, and their error "
           "bound.");
-    m.def("pld_long_fft_bins", &long_fft_bins, py::arg("masses"), py::arg("m"),
+    m.def("long_fft_bins", &long_fft_bins, py::arg("masses"), py::kw_only(), py::arg("m"),
           "The half spectrum of the length-m DFT of masses (folded mod m) by one long-double scipy.fft transform, "
           "its error bound in long double and rounded to double.");
     // Test hook: whether the compositions call scipy's pocketfft directly (PocketFft's probe passed).
-    m.def("_pld_fft_direct", [] {
+    m.def("_fft_direct", [] {
         const py::module_ fft = py::module_::import("scipy.fft");
         return PocketFft::found(fft.attr("rfft"), fft.attr("irfft")).has_value();
     });

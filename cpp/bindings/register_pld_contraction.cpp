@@ -39,9 +39,9 @@ py::dict mean_contraction(const input_array& p, std::int64_t k_lo, double h_fine
 
 }  // namespace
 
-void register_pld_contraction(py::module_& m) {
-    m.def("pld_mean_contraction", &mean_contraction, py::arg("p"), py::arg("k_lo"), py::arg("h_fine"), py::arg("ratio"),
-          py::arg("p_inf"), py::arg("entry_error"), py::arg("alias"),
+void register_pld_contraction(py::module_ m) {
+    m.def("mean_contraction", &mean_contraction, py::arg("p"), py::kw_only(), py::arg("k_lo"), py::arg("h_fine"),
+          py::arg("ratio"), py::arg("p_inf"), py::arg("entry_error"), py::arg("alias"),
           "A fine grid PMF merged onto the grid ratio * h_fine, each merged group's mean of e^{-loss} exactly on a "
           "grid point or rounded down in loss (a lower side; pld_mean_contraction.hpp).");
 }

@@ -364,38 +364,51 @@ def test_delta_kernels_cap_at_one_but_never_turn_nan_into_one() -> None:
     nan = float("nan")
     kernels = {  # (kernel, arguments giving a delta above 1, the same with one argument NaN, its name)
         "geometric": (
-            _core.geometric_bound_delta,
+            _core.contraction.geometric_bound_delta,
             _f(0.0, 50.0, 3.0, 5.0, 5.0),
             _f(nan, 50.0, 3.0, 5.0, 5.0),
             "epsilon",
         ),
         "random_stop": (
-            _core.random_stop_bound_delta,
+            _core.contraction.random_stop_bound_delta,
             _f(0.0, 50.0, 3.0, 1.0, 5.0, 5.0),
             _f(nan, 50.0, 3.0, 1.0, 5.0, 5.0),
             "epsilon",
         ),
         "geometric_factors": (
-            _core.geometric_bound_from_factors,
+            _core.contraction.geometric_bound_from_factors,
             _f(50.0, 3.0, 0.9, np.log(0.9), 0.1, np.log(0.9)),
             _f(nan, 3.0, 0.9, np.log(0.9), 0.1, np.log(0.9)),
             "weight",
         ),
         "random_stop_factors": (
-            _core.random_stop_bound_from_factors,
+            _core.contraction.random_stop_bound_from_factors,
             _f(50.0, 3.0, 1.0, 0.9, np.log(0.9), 0.1, np.log(0.9)),
             _f(nan, 3.0, 1.0, 0.9, np.log(0.9), 0.1, np.log(0.9)),
             "weight",
         ),
     }
+    names = {  # each kernel's parameters, in the order of the arguments above (the kernels take them by name)
+        "geometric": "epsilon weight terms r_first r_product",
+        "random_stop": "epsilon weight terms first_stop r_first r_product",
+        "geometric_factors": "weight terms first_value first_log product_complement product_log",
+        "random_stop_factors": "weight terms first_stop first_value first_log product_complement product_log",
+    }
     for name, (kernel, above, broken, argument) in kernels.items():
-        assert kernel(*above, 1)[0] == 1.0, name
+        assert kernel(**dict(zip(names[name].split(), above)), threads=1)[0] == 1.0, name
         with pytest.raises(ValueError, match=f"^{argument} must not be NaN"):  # refused, not a silent 1.0
-            kernel(*broken, 1)
+            kernel(**dict(zip(names[name].split(), broken)), threads=1)
     radii = np.array([5.0, 5.0])
-    assert _core.schedule_bound_delta(np.array([0.0]), 50.0, 0, radii, radii, 1)[0] == 1.0
+    assert (
+        _core.contraction.schedule_bound_delta(
+            np.array([0.0]), weight=50.0, first_stop=0, r_first=radii, r_product=radii, threads=1
+        )[0]
+        == 1.0
+    )
     with pytest.raises(ValueError, match="^epsilon must not be NaN"):
-        _core.schedule_bound_delta(np.array([nan]), 50.0, 0, radii, radii, 1)
+        _core.contraction.schedule_bound_delta(
+            np.array([nan]), weight=50.0, first_stop=0, r_first=radii, r_product=radii, threads=1
+        )
 
 
 def test_tiny_radius_is_never_reported_as_delta_one() -> None:

@@ -43,9 +43,20 @@ def _broadcast(*arrays: npt.ArrayLike) -> list[np.ndarray]:
     return [np.asarray(a, dtype=np.float64) for a in np.broadcast_arrays(*arrays)]
 
 
+def _named(names: str, arrays: list[np.ndarray]) -> dict[str, np.ndarray]:
+    """Arrays as a binding's keyword arguments, one per name of ``names`` in order."""
+    return dict(zip(names.split(), arrays))
+
+
+_GEOMETRIC = "epsilon weight terms r_first r_product"
+_RANDOM_STOP = "epsilon weight terms first_stop r_first r_product"
+
+
 def _pld_many(threads: int) -> list[np.ndarray]:
     sigma, q = np.array([0.8, 1.0, 2.0, 4.0]), np.array([0.01, 0.1, 0.5, 1.0])
-    raw = _core.pld_subsampled_gaussian_many(sigma, q, np.array([True, False, True, True]), H, TAIL, MAX_CELLS, threads)
+    raw = _core.pld.subsampled_gaussian_many(
+        sigma, q, np.array([True, False, True, True]), h=H, tail=TAIL, max_cells=MAX_CELLS, threads=threads
+    )
     return [np.asarray(item[key], dtype=np.float64) for item in raw for key in ("upper", "lower")]
 
 
@@ -54,36 +65,63 @@ _CHARGE = np.linspace(1e-12, 0.0, _PMF.size + 1)
 
 def _charged_curve() -> Any:
     """An optimistic charged curve of ``_PMF`` with a loss shift (pld_charged_curve.hpp), its charges made up."""
-    return _core.PldChargedCurve(
-        _core.PldGridProfile(_PMF, -1500, 0.01, 1e-9), _CHARGE, 1e-10, 1e-12, 3e-15, False, True
+    return _core.pld.ChargedCurve(
+        _core.pld.GridProfile(_PMF, k_lo=-1500, h=0.01, p_inf=1e-9),
+        _CHARGE,
+        shift=1e-10,
+        slack=1e-12,
+        loss_shift=3e-15,
+        pessimistic=False,
+        with_envelope=True,
     )
 
 
 CALLS: dict[str, Callable[[int], Any]] = {
-    "theta": lambda t: _core.theta(_R, _S, t),
-    "log_theta": lambda t: _core.log_theta(_R, _S, t),
-    "theta_radius": lambda t: _core.theta_radius(_EPS, _DELTA, t),
-    "gaussian_factor_pairs": lambda t: _core.gaussian_factor_pairs(_EPS, _R, _S, t),
-    "geometric_bound_delta": lambda t: _core.geometric_bound_delta(*_broadcast(_COLUMN, 0.01, 50.0, _ROW, _ROW), t),
-    "geometric_bound_epsilon": lambda t: _core.geometric_bound_epsilon(
-        *_broadcast(10.0 ** -np.linspace(1, 10, 300)[:, None], 0.01, 50.0, _ROW, _ROW), t
+    "theta": lambda t: _core.hockey_stick.theta(_R, _S, threads=t),
+    "log_theta": lambda t: _core.hockey_stick.log_theta(_R, _S, threads=t),
+    "theta_radius": lambda t: _core.hockey_stick.theta_radius(_EPS, _DELTA, threads=t),
+    "gaussian_factor_pairs": lambda t: _core.contraction.gaussian_factor_pairs(_EPS, _R, _S, threads=t),
+    "geometric_bound_delta": lambda t: _core.contraction.geometric_bound_delta(
+        **_named(_GEOMETRIC, _broadcast(_COLUMN, 0.01, 50.0, _ROW, _ROW)), threads=t
     ),
-    "random_stop_bound_delta": lambda t: _core.random_stop_bound_delta(
-        *_broadcast(_COLUMN, 0.01, 50.0, 5.0, _ROW, _ROW), t
+    "geometric_bound_epsilon": lambda t: _core.contraction.geometric_bound_epsilon(
+        **_named(
+            _GEOMETRIC.replace("epsilon", "delta"),
+            _broadcast(10.0 ** -np.linspace(1, 10, 300)[:, None], 0.01, 50.0, _ROW, _ROW),
+        ),
+        threads=t,
     ),
-    "power_bound_epsilon": lambda t: _core.power_bound_epsilon(
-        "laplace", *_broadcast(10.0 ** -np.linspace(1, 10, 300)[:, None], 3.0, _ROW, _ROW), t
+    "random_stop_bound_delta": lambda t: _core.contraction.random_stop_bound_delta(
+        **_named(_RANDOM_STOP, _broadcast(_COLUMN, 0.01, 50.0, 5.0, _ROW, _ROW)), threads=t
     ),
-    "schedule_bound_delta": lambda t: _core.schedule_bound_delta(_EPS[:500], 0.01, 0, _R1, _R2, t),
-    "schedule_bound_epsilon": lambda t: _core.schedule_bound_epsilon(_DELTA[:200], 0.01, 3, _R1, _R2, t),
-    "fedavg_interpolation": lambda t: _core.fedavg_interpolation(
-        1, _RATE, _LIPSCHITZ, np.full(2000, 3.0), np.full(2000, 40.0), t
+    "power_bound_epsilon": lambda t: _core.contraction.power_bound_epsilon(
+        "laplace",
+        **_named(
+            "delta exponent g_first g_product", _broadcast(10.0 ** -np.linspace(1, 10, 300)[:, None], 3.0, _ROW, _ROW)
+        ),
+        threads=t,
     ),
-    "interpolation_from_rounds": lambda t: _core.interpolation_from_rounds(_RHO, _GAMMA, np.full(_ROWS, 30.0), t),
+    "schedule_bound_delta": lambda t: _core.contraction.schedule_bound_delta(
+        _EPS[:500], weight=0.01, first_stop=0, r_first=_R1, r_product=_R2, threads=t
+    ),
+    "schedule_bound_epsilon": lambda t: _core.contraction.schedule_bound_epsilon(
+        _DELTA[:200], weight=0.01, first_stop=3, r_first=_R1, r_product=_R2, threads=t
+    ),
+    "fedavg_interpolation": lambda t: _core.fdp.fedavg_interpolation(
+        1,
+        learning_rate=_RATE,
+        lipschitz=_LIPSCHITZ,
+        local_steps=np.full(2000, 3.0),
+        rounds=np.full(2000, 40.0),
+        threads=t,
+    ),
+    "interpolation_from_rounds": lambda t: _core.fdp.interpolation_from_rounds(
+        _RHO, _GAMMA, np.full(_ROWS, 30.0), threads=t
+    ),
     "pld_subsampled_gaussian_many": _pld_many,
-    "pld_delta": lambda t: _core.pld_delta(_PMF, -1500, 0.01, 1e-9, _EPS, t),
-    "pld_epsilon": lambda t: _core.pld_epsilon(_PMF, -1500, 0.01, 1e-9, _DELTA, t),
-    "PldGridProfile.epsilon": lambda t: _core.PldGridProfile(_PMF, -1500, 0.01, 1e-9).epsilon(_DELTA, t),
+    "pld_delta": lambda t: _core.pld.delta(_PMF, k_lo=-1500, h=0.01, p_inf=1e-9, epsilon=_EPS, threads=t),
+    "pld_epsilon": lambda t: _core.pld.epsilon(_PMF, k_lo=-1500, h=0.01, p_inf=1e-9, delta=_DELTA, threads=t),
+    "PldGridProfile.epsilon": lambda t: _core.pld.GridProfile(_PMF, k_lo=-1500, h=0.01, p_inf=1e-9).epsilon(_DELTA, t),
     "PldChargedCurve.delta": lambda t: _charged_curve().delta(_EPS - 15.0, t),
 }
 
@@ -108,7 +146,10 @@ def test_broadcast_views_are_read_in_place_and_agree_with_copies() -> None:
     views = _broadcast(_COLUMN, 0.01, 50.0, _ROW, _ROW)
     assert any(0 in v.strides for v in views)
     copies = [np.ascontiguousarray(v) for v in views]
-    assert np.array_equal(_core.geometric_bound_delta(*views, 2), _core.geometric_bound_delta(*copies, 2))
+    assert np.array_equal(
+        _core.contraction.geometric_bound_delta(**_named(_GEOMETRIC, views), threads=2),
+        _core.contraction.geometric_bound_delta(**_named(_GEOMETRIC, copies), threads=2),
+    )
 
 
 def _with_nan_at(values: np.ndarray, *indices: int) -> np.ndarray:
@@ -118,60 +159,85 @@ def _with_nan_at(values: np.ndarray, *indices: int) -> np.ndarray:
 
 
 BAD: dict[str, tuple[Callable[[int], Any], str, int | None]] = {  # call, message start, first flat index
-    "theta": (lambda t: _core.theta(_R, _with_nan_at(_S, 30001, 7000), t), "epsilon must not be NaN", 7000),
+    "theta": (
+        lambda t: _core.hockey_stick.theta(_R, _with_nan_at(_S, 30001, 7000), threads=t),
+        "epsilon must not be NaN",
+        7000,
+    ),
     "gaussian_factor_pairs": (
-        lambda t: _core.gaussian_factor_pairs(_EPS, _with_nan_at(_R, 9000, 20000), _S, t),
+        lambda t: _core.contraction.gaussian_factor_pairs(_EPS, _with_nan_at(_R, 9000, 20000), _S, threads=t),
         "r_first must not be NaN",
         9000,
     ),
     "geometric_bound_delta": (
-        lambda t: _core.geometric_bound_delta(*_broadcast(_COLUMN, 0.01, 50.0, _ROW, -_ROW), t),
+        lambda t: _core.contraction.geometric_bound_delta(
+            **_named(_GEOMETRIC, _broadcast(_COLUMN, 0.01, 50.0, _ROW, -_ROW)), threads=t
+        ),
         "r_product must be >= 0",
         0,
     ),
     "random_stop_bound_epsilon": (
-        lambda t: _core.random_stop_bound_epsilon(
-            *_broadcast(_with_nan_at(np.full((300, 1), 1e-3), 20, 250), 0.01, 50.0, 5.0, _ROW, _ROW), t
+        lambda t: _core.contraction.random_stop_bound_epsilon(
+            **_named(
+                _RANDOM_STOP.replace("epsilon", "delta"),
+                _broadcast(_with_nan_at(np.full((300, 1), 1e-3), 20, 250), 0.01, 50.0, 5.0, _ROW, _ROW),
+            ),
+            threads=t,
         ),
         "delta must not be NaN",
         20 * 150,
     ),
     "random_stop_bound_delta": (
-        lambda t: _core.random_stop_bound_delta(*_broadcast(_COLUMN, 0.01, 4.0, 5.0, _ROW, _ROW), t),
+        lambda t: _core.contraction.random_stop_bound_delta(
+            **_named(_RANDOM_STOP, _broadcast(_COLUMN, 0.01, 4.0, 5.0, _ROW, _ROW)), threads=t
+        ),
         "first_stop must lie in [1, terms]",
         0,
     ),
     "schedule_bound_delta": (
-        lambda t: _core.schedule_bound_delta(_with_nan_at(_EPS[:500], 400, 17), 0.01, 0, _R1, _R2, t),
+        lambda t: _core.contraction.schedule_bound_delta(
+            _with_nan_at(_EPS[:500], 400, 17), weight=0.01, first_stop=0, r_first=_R1, r_product=_R2, threads=t
+        ),
         "epsilon must not be NaN",
         17,
     ),
     "schedule_bound_epsilon": (
-        lambda t: _core.schedule_bound_epsilon(_DELTA[:50], 0.01, 0, _R1, _with_nan_at(_R2, 30, 7), t),
+        lambda t: _core.contraction.schedule_bound_epsilon(
+            _DELTA[:50], weight=0.01, first_stop=0, r_first=_R1, r_product=_with_nan_at(_R2, 30, 7), threads=t
+        ),
         "r_product must not be NaN (round 7)",
         None,
     ),  # checked once, before the loop
     "fedavg_interpolation": (
-        lambda t: _core.fedavg_interpolation(
-            1, _with_nan_at(np.full(2000, 0.01), 1500, 300), np.ones(2000), np.full(2000, 3.0), np.full(2000, 40.0), t
+        lambda t: _core.fdp.fedavg_interpolation(
+            1,
+            learning_rate=_with_nan_at(np.full(2000, 0.01), 1500, 300),
+            lipschitz=np.ones(2000),
+            local_steps=np.full(2000, 3.0),
+            rounds=np.full(2000, 40.0),
+            threads=t,
         ),
         "learning_rate must not be NaN",
         300,
     ),
     "interpolation_from_rounds": (
-        lambda t: _core.interpolation_from_rounds(
-            _with_nan_at(_RHO, 500 * 30 + 4, 123 * 30 + 29), _GAMMA, np.full(_ROWS, 30.0), t
+        lambda t: _core.fdp.interpolation_from_rounds(
+            _with_nan_at(_RHO, 500 * 30 + 4, 123 * 30 + 29), _GAMMA, np.full(_ROWS, 30.0), threads=t
         ),
         "rho must not be NaN (round 29)",
         123,
     ),
     "pld_delta": (
-        lambda t: _core.pld_delta(_PMF, -1500, 0.01, 1e-9, _with_nan_at(_EPS, 39999, 12345), t),
+        lambda t: _core.pld.delta(
+            _PMF, k_lo=-1500, h=0.01, p_inf=1e-9, epsilon=_with_nan_at(_EPS, 39999, 12345), threads=t
+        ),
         "epsilon must not be NaN",
         12345,
     ),
     "PldGridProfile.epsilon": (
-        lambda t: _core.PldGridProfile(_PMF, -1500, 0.01, 1e-9).epsilon(_with_nan_at(_DELTA, 222, 33333), t),
+        lambda t: _core.pld.GridProfile(_PMF, k_lo=-1500, h=0.01, p_inf=1e-9).epsilon(
+            _with_nan_at(_DELTA, 222, 33333), t
+        ),
         "delta must not be NaN",
         222,
     ),
@@ -200,9 +266,13 @@ def test_per_item_errors_report_the_lowest_item(threads: int) -> None:
     sigma = np.array([1.0, 1.0, 1e-4, 1.0, 1.0, -1.0])  # item 2 needs too many cells, item 5 is invalid
     ones = np.ones(sigma.size)
     with pytest.raises(ValueError, match="more cells than max_cells; use a coarser value_discretization_interval"):
-        _core.pld_subsampled_gaussian_many(sigma, ones, np.ones(sigma.size, bool), 1e-2, TAIL, 100000, threads)
+        _core.pld.subsampled_gaussian_many(
+            sigma, ones, np.ones(sigma.size, bool), h=1e-2, tail=TAIL, max_cells=100000, threads=threads
+        )
     with pytest.raises(ValueError, match="^sigma must be positive and finite$"):
-        _core.pld_subsampled_gaussian_many(sigma[[0, 5, 2]], ones[:3], np.ones(3, bool), 1e-2, TAIL, 100000, threads)
+        _core.pld.subsampled_gaussian_many(
+            sigma[[0, 5, 2]], ones[:3], np.ones(3, bool), h=1e-2, tail=TAIL, max_cells=100000, threads=threads
+        )
 
 
 def _thread_cpu_ns() -> dict[str, int]:
@@ -219,8 +289,8 @@ def _thread_cpu_ns() -> dict[str, int]:
 def _one_gaussian_pld(threads: int) -> list[Any]:
     # One Gaussian-mechanism PLD of ~2e5 cells: the core's own cell loop (pld_cells.hpp) is parallel
     # for grids above 20000 cells.
-    return _core.pld_subsampled_gaussian_many(
-        np.array([0.6]), np.array([1.0]), np.array([True]), 1e-4, TAIL, MAX_CELLS, threads
+    return _core.pld.subsampled_gaussian_many(
+        np.array([0.6]), np.array([1.0]), np.array([True]), h=1e-4, tail=TAIL, max_cells=MAX_CELLS, threads=threads
     )
 
 

@@ -1,5 +1,5 @@
 """theta over arrays (hockeystick::theta_batch: AVX2 lanes, packed queues, scalar remainder, which
-hs.theta runs) against the scalar hockeystick::theta (the test hook _core._theta_scalar) and
+hs.theta runs) against the scalar hockeystick::theta (the test hook _core.hockey_stick._theta_scalar) and
 50-digit mpmath, on awkward lengths and inputs; its independence of position and neighbours;
 and the vector exp it uses.
 """
@@ -72,7 +72,7 @@ def _regions(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _scalar_path(r: np.ndarray, eps: np.ndarray) -> np.ndarray:
-    return _core._theta_scalar(np.asarray(r, dtype=float), np.asarray(eps, dtype=float), 1)
+    return _core.hockey_stick._theta_scalar(np.asarray(r, dtype=float), np.asarray(eps, dtype=float), threads=1)
 
 
 @pytest.mark.parametrize(
@@ -219,7 +219,7 @@ def test_vector_exp_within_one_ulp_over_its_whole_range():
             ],
         ]
     )
-    got = _core._exp_avx2(x)
+    got = _core.hockey_stick._exp_avx2(x)
     if got is None:
         pytest.skip("no AVX2 + FMA kernels on this machine")
     worst = 0.0
@@ -231,7 +231,7 @@ def test_vector_exp_within_one_ulp_over_its_whole_range():
                 continue
             worst = max(worst, _ulps(float(gi), ref))
     assert worst <= 1.0, worst
-    special = _core._exp_avx2(np.array([np.inf, -np.inf, np.nan, 0.0]))
+    special = _core.hockey_stick._exp_avx2(np.array([np.inf, -np.inf, np.nan, 0.0]))
     assert special[0] == math.inf and special[1] == 0.0 and math.isnan(special[2]) and special[3] == 1.0
 
 
@@ -266,12 +266,12 @@ def test_vector_expm1_within_two_ulp_over_its_whole_range():
     )
     with mp.workdps(40):
         for n in (x.size, 1, 2, 3, 5, 7):
-            got = _core._expm1_avx2(x[:n])
+            got = _core.hockey_stick._expm1_avx2(x[:n])
             if got is None:
                 pytest.skip("no AVX2 + FMA kernels on this machine")
             worst = max(_ulps(float(g), mp.expm1(mp.mpf(float(xi)))) for xi, g in zip(x[:n], got))
             assert worst <= 2.0, (n, worst)
-    special = _core._expm1_avx2(np.array([np.inf, -np.inf, np.nan, 710.0, 1e308, -1e308]))
+    special = _core.hockey_stick._expm1_avx2(np.array([np.inf, -np.inf, np.nan, 710.0, 1e308, -1e308]))
     assert special[0] == math.inf and special[1] == -1.0 and math.isnan(special[2])
     assert special[3] == math.inf and special[4] == math.inf and special[5] == -1.0
 

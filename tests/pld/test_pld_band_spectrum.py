@@ -29,20 +29,19 @@ def _factor(sigma: float, q: float, h: float, pessimistic: bool):
 
 
 def _compose(pmf, rounds: int, pessimistic: bool, direct: bool, band: bool) -> dict:
-    return _core.pld_compose_many(
+    return _core.pld_compose.compose_many(
         [pmf.p],
-        [pmf.k_lo],
-        [pmf.p_inf],
-        pmf.h,
-        [[(0, int(rounds))]],
-        pessimistic,
-        1e-15,
-        1 << 27,
-        1,
-        direct,
-        True,
-        0.35,
-        band,
+        k_lo=[pmf.k_lo],
+        p_inf=[pmf.p_inf],
+        h=pmf.h,
+        items=[[(0, int(rounds))]],
+        pessimistic=pessimistic,
+        tail=1e-15,
+        max_points=1 << 27,
+        workers=1,
+        options=_core.pld_compose.ComposeOptions(
+            direct_bins=direct, long_fft=True, long_fft_products=0.35, band_rows=band
+        ),
     )[0]
 
 
@@ -79,7 +78,7 @@ def test_bins_past_the_certified_band_are_below_the_dropped_power(sigma, q, roun
     """band_end's bins against numpy's full-length spectrum: every bin the samples certify has |X|^c <= 2^-64."""
     pmf = _factor(sigma, q, h, True)
     window = _compose(pmf, rounds, True, False, False)["p"].size
-    m = int(_core.pld_fft_length(window))
+    m = int(_core.pld_compose.fft_length(window))
     m_f, split = m // 8, 8
     folded = np.bincount(np.arange(pmf.p.size) % m_f, weights=pmf.p, minlength=m_f)
     coarse = np.fft.rfft(folded)

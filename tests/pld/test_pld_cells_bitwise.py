@@ -41,8 +41,8 @@ def _vector_or_libm(hook, libm):
     return lambda x: float(hook(np.array([x]))[0])
 
 
-BATCH_EXP = _vector_or_libm(_core._exp_avx2, math.exp)
-BATCH_EXPM1 = _vector_or_libm(_core._expm1_avx2, math.expm1)
+BATCH_EXP = _vector_or_libm(_core.hockey_stick._exp_avx2, math.exp)
+BATCH_EXPM1 = _vector_or_libm(_core.hockey_stick._expm1_avx2, math.expm1)
 
 
 def std_max(a: float, b: float) -> float:
@@ -183,7 +183,7 @@ def cell_integrals(mech, xa: float, xb: float, l: float, off: float, h: float) -
 
 
 def restated_cells(sigma: float, q: float, remove: bool, h: float, tail: float) -> dict[str, np.ndarray]:
-    z = _core.gaussian_tail_inverse(0.5 * tail)
+    z = _core.hockey_stick.gaussian_tail_inverse(0.5 * tail)
     mech = Mixture(sigma, q) if remove else Added(sigma, q)
     x_lo, x_hi = (-z * sigma, 1.0 + z * sigma) if remove else (1.0 - z * sigma, 1.0 + z * sigma)
     l_lo = mech.loss(x_lo)
@@ -220,7 +220,7 @@ def restated_cells(sigma: float, q: float, remove: bool, h: float, tail: float) 
 @pytest.mark.parametrize("sigma, q, h", [(0.7, 0.08, 1e-2), (1.3, 0.004, 2e-3), (3.0, 0.03, 5e-3), (0.55, 0.3, 2e-2)])
 @pytest.mark.parametrize("remove", [True, False])
 def test_cells_are_their_formulas_bit_for_bit(sigma, q, h, remove):
-    core = _core.pld_subsampled_gaussian_cells(sigma, q, remove, h, 1e-12, 1 << 22)
+    core = _core.pld.subsampled_gaussian_cells(sigma, q, remove=remove, h=h, tail=1e-12, max_cells=1 << 22)
     ours = restated_cells(sigma, q, remove, h, 1e-12)
     assert int(core["k_lo"]) == int(ours["k_lo"])
     for name in ("c", "d", "c_lo", "d_lo", "c_hi", "d_hi"):
@@ -241,7 +241,7 @@ def test_batched_gaussian_exponents_are_the_one_node_values_and_exact_to_first_o
     base = rng.uniform(-10.0, 11.0, n) * s
     dx = rng.uniform(0.0, 0.3, n) * s
     l = rng.uniform(-3.0, 20.0, n)
-    arg, fac, arg1, fac1 = _core._gaussian_exponents(base, dx, l, shift, s)
+    arg, fac, arg1, fac1 = _core.pld._gaussian_exponents(base, dx, l, shift=shift, s=s)
     assert np.array_equal(arg, arg1) and np.array_equal(fac, fac1)
     mp = pytest.importorskip("mpmath")
     worst = 0.0

@@ -108,7 +108,7 @@ def test_compositions_call_scipys_pocketfft_directly_where_scipy_has_it():
     except ImportError:
         pytest.skip("this scipy has no scipy.fft._pocketfft: the compositions call scipy.fft")
     offered = all(hasattr(pypocketfft, f) for f in ("r2c", "c2r")) and hasattr(helper, "_workers")
-    assert _core._pld_fft_direct() == offered
+    assert _core.pld_compose._fft_direct() == offered
 
 
 def test_default_cap_is_a_stated_fraction_of_physical_memory():
@@ -195,10 +195,14 @@ def test_window_edges_are_the_best_rungs_of_the_whole_ladder():
     for sigma, q, rounds, h in CASES:
         factor = next(iter(pld.subsampled_gaussian(sigma, q, value_discretization_interval=h).directions[0])).upper
         got = pc.compose([(factor, rounds)], pessimistic=True)
-        var = rounds * float(_core.pld_loss_variance(factor.p, h))
+        var = rounds * float(_core.pld.loss_variance(factor.p, h=h))
         lams = [_snapped(f * math.sqrt(2.0 * math.log(1.0 / tail)) / math.sqrt(max(var, 1e-300))) for f in LADDER]
-        up = [rounds * float(_core.pld_log_mgf(factor.p, factor.k_lo, h, np.array([lam]))[0]) for lam in lams]
-        down = [rounds * float(_core.pld_log_mgf(factor.p, factor.k_lo, h, np.array([-lam]))[0]) for lam in lams]
+        up = [
+            rounds * float(_core.pld.log_mgf(factor.p, k_lo=factor.k_lo, h=h, lam=np.array([lam]))[0]) for lam in lams
+        ]
+        down = [
+            rounds * float(_core.pld.log_mgf(factor.p, k_lo=factor.k_lo, h=h, lam=np.array([-lam]))[0]) for lam in lams
+        ]
         tops = [(k - math.log(tail)) / lam for k, lam in zip(up, lams)]
         bottoms = [(math.log(tail) - k) / lam for k, lam in zip(down, lams)]
         overshot = not (math.isfinite(min(tops)) and math.isfinite(max(bottoms))) or 0 in (
@@ -209,11 +213,18 @@ def test_window_edges_are_the_best_rungs_of_the_whole_ladder():
         if not width < 2**20 or (overshot and not width < 4 * 4096):  # kFixedLadderWidth, kOvershotLadderWidth
             fixed = [10.0 ** (-3.0 + 0.5 * i) for i in range(19)]
             tops += [
-                (rounds * float(_core.pld_log_mgf(factor.p, factor.k_lo, h, np.array([lam]))[0]) - math.log(tail)) / lam
+                (
+                    rounds * float(_core.pld.log_mgf(factor.p, k_lo=factor.k_lo, h=h, lam=np.array([lam]))[0])
+                    - math.log(tail)
+                )
+                / lam
                 for lam in fixed
             ]
             bottoms += [
-                (math.log(tail) - rounds * float(_core.pld_log_mgf(factor.p, factor.k_lo, h, np.array([-lam]))[0]))
+                (
+                    math.log(tail)
+                    - rounds * float(_core.pld.log_mgf(factor.p, k_lo=factor.k_lo, h=h, lam=np.array([-lam]))[0])
+                )
                 / lam
                 for lam in fixed
             ]

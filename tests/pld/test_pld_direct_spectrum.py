@@ -47,7 +47,7 @@ def test_direct_bins_match_a_50_digit_dft_within_their_bound(m, n, seed):
     p = rng.random(n) ** 6  # uneven masses, some tiny
     p /= p.sum()
     ks = list(range(m)) if m <= 96 else sorted({0, 1, m - 1, m // 2, m // 3, *rng.integers(0, m, 6).tolist()})
-    values, bound = _core.pld_direct_bins(p, m, ks)
+    values, bound = _core.pld_compose.direct_bins(p, m=m, bins=ks)
     l1 = float(np.sum(p))
     assert 0.0 < bound <= 1.5 * U * l1  # about 1.1 u ||p||_1 (x86-64 long double)
     with mpmath.workdps(50):
@@ -62,7 +62,7 @@ def test_direct_bins_beat_plain_summation_on_many_terms():
     double sum stays within its bound (about u) of the exact DFT of the masses."""
     n = 200_000
     p = np.full(n, 1.0 / 3.0 / n)
-    values, bound = _core.pld_direct_bins(p, 4096, [0, 1, 5])
+    values, bound = _core.pld_compose.direct_bins(p, m=4096, bins=[0, 1, 5])
     with mpmath.workdps(50):
         exact0 = sum(mpmath.mpf(float(x)) for x in p[:1]) * n  # all masses equal
         assert abs(mpmath.mpf(values[0].real) - exact0) <= bound
@@ -76,11 +76,11 @@ def test_direct_bins_beat_plain_summation_on_many_terms():
 
 def test_direct_bins_refuse_what_they_cannot_bound():
     with pytest.raises(ValueError, match="masses"):
-        _core.pld_direct_bins(np.array([0.5, -0.1]), 8, [0])
+        _core.pld_compose.direct_bins(np.array([0.5, -0.1]), m=8, bins=[0])
     with pytest.raises(ValueError, match="bin"):
-        _core.pld_direct_bins(np.array([0.5, 0.5]), 8, [8])
+        _core.pld_compose.direct_bins(np.array([0.5, 0.5]), m=8, bins=[8])
     with pytest.raises(ValueError, match="m must"):
-        _core.pld_direct_bins(np.array([0.5, 0.5]), 0, [0])
+        _core.pld_compose.direct_bins(np.array([0.5, 0.5]), m=0, bins=[0])
 
 
 def _composed(dist, rounds: int, pessimistic: bool, direct_bins: bool) -> list:

@@ -51,7 +51,7 @@ def _mpmath_dft(p: np.ndarray, m: int, k: int) -> mpmath.mpc:
 def _check_bins(p: np.ndarray, m: int, ks: list[int]) -> tuple[float, float]:
     """Every bin of ks within the long-double bound of the 50-digit DFT, and within the double bound once
     rounded to double; returns both bounds."""
-    values, bound, bound_double = _core.pld_long_fft_bins(p, m)
+    values, bound, bound_double = _core.pld_compose.long_fft_bins(p, m=m)
     assert values.dtype == np.clongdouble and values.shape == (m // 2 + 1,)
     with mpmath.workdps(50):
         for k in ks:
@@ -93,7 +93,7 @@ def test_long_fft_bins_match_a_50_digit_dft_within_their_bound(m, n, seed):
     assert bound <= (8 * U_LONG * stages + gamma) * l1 * 1.01 + 1e-300  # the stated formula, not more
     assert bound_double <= 1.01 * U * l1 + bound * 1.01  # once rounded: about u ||p||_1
     if m > 64:  # far below the blocked direct sums' ~1.1 u ||p||_1
-        direct = _core.pld_direct_bins(p, m, [0])[1]
+        direct = _core.pld_compose.direct_bins(p, m=m, bins=[0])[1]
         assert bound * 10 <= direct
 
 
@@ -111,13 +111,13 @@ def test_long_fft_bins_hold_for_masses_near_the_bottom_of_double(scale):
 
 def test_long_fft_bins_refuse_what_they_cannot_bound():
     with pytest.raises(ValueError, match="masses"):
-        _core.pld_long_fft_bins(np.array([0.5, -0.1]), 8)
+        _core.pld_compose.long_fft_bins(np.array([0.5, -0.1]), m=8)
     with pytest.raises(ValueError, match="masses"):
-        _core.pld_long_fft_bins(np.array([0.5, np.nan]), 8)
+        _core.pld_compose.long_fft_bins(np.array([0.5, np.nan]), m=8)
     with pytest.raises(ValueError, match="m must"):
-        _core.pld_long_fft_bins(np.array([0.5, 0.5]), 0)
+        _core.pld_compose.long_fft_bins(np.array([0.5, 0.5]), m=0)
     with pytest.raises(ValueError, match="5-smooth"):
-        _core.pld_long_fft_bins(np.array([0.5, 0.5]), 7)
+        _core.pld_compose.long_fft_bins(np.array([0.5, 0.5]), m=7)
 
 
 def _core_compose(
@@ -138,20 +138,19 @@ def _core_compose(
             if all(pmf is not q for q in pmfs):
                 pmfs.append(pmf)
     terms = [[(next(i for i, q in enumerate(pmfs) if q is pmf), count) for pmf, count in item] for item in items]
-    done = _core.pld_compose_many(
+    done = _core.pld_compose.compose_many(
         [q.p for q in pmfs],
-        [q.k_lo for q in pmfs],
-        [q.p_inf for q in pmfs],
-        pmfs[0].h,
-        terms,
-        pessimistic,
-        pc.DEFAULT_TAIL,
-        pc.DEFAULT_MAX_POINTS,
-        1,
-        True,
-        long_fft,
-        products,
-        band_rows,
+        k_lo=[q.k_lo for q in pmfs],
+        p_inf=[q.p_inf for q in pmfs],
+        h=pmfs[0].h,
+        items=terms,
+        pessimistic=pessimistic,
+        tail=pc.DEFAULT_TAIL,
+        max_points=pc.DEFAULT_MAX_POINTS,
+        workers=1,
+        options=_core.pld_compose.ComposeOptions(
+            direct_bins=True, long_fft=long_fft, long_fft_products=products, band_rows=band_rows
+        ),
     )
     return [pc._grid_pmf(r, pmfs[0].h, pessimistic) for r in done]
 
@@ -276,7 +275,7 @@ def test_a_lowered_x87_precision_turns_the_long_double_bins_off():
     try:
         lowered = pc.compose(item, pessimistic=True, direct_bins=True, workers=1)
         with pytest.raises(ValueError, match="precision"):
-            _core.pld_long_fft_bins(np.array([0.5, 0.5]), 2)
+            _core.pld_compose.long_fft_bins(np.array([0.5, 0.5]), m=2)
     finally:
         _x87_control(libm, saved=saved)
     assert lowered.total_error == fft_only.total_error

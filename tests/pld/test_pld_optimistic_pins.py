@@ -40,24 +40,32 @@ def _cases() -> dict[str, Callable[[], dict[str, Any]]]:
             for remove in (True, False):
                 for h in (1e-1, 1e-2):
                     cases[f"subsampled_gaussian({sigma}, {q}, remove={remove}, h={h})"] = partial(
-                        _core.pld_subsampled_gaussian, sigma, q, remove, h, TAIL, MAX_CELLS
+                        _core.pld.subsampled_gaussian, sigma, q, remove=remove, h=h, tail=TAIL, max_cells=MAX_CELLS
                     )
     for distance, scale, h in ((1.0, 1.0, 0.1), (1.0, 0.3, 0.01), (2.0, 5.0, 0.05), (1.0, 1.0, 0.25)):
-        cases[f"laplace({distance}, {scale}, h={h})"] = partial(_core.pld_laplace, distance, scale, h, MAX_CELLS)
+        cases[f"laplace({distance}, {scale}, h={h})"] = partial(
+            _core.pld.laplace, distance, scale, h=h, max_cells=MAX_CELLS
+        )
     atoms = {
         "on_grid": (np.array([-0.5, 0.0, 0.3, 0.5]), np.array([0.1, 0.2, 0.3, 0.4]), 0.1),
         "off_grid": (np.array([-1.23, 0.017, 0.77]), np.array([0.25, 0.5, 0.25]), 0.05),
         "wide": (np.array([-800.0, -2.0, 3.0, 900.0]), np.array([1e-300, 0.4, 0.6 - 1e-12, 1e-12]), 0.5),
     }
     for name, (loss, mass, h) in atoms.items():
-        cases[f"atoms_{name}"] = partial(_core.pld_atoms, loss, mass, h, MAX_CELLS)
+        cases[f"atoms_{name}"] = partial(_core.pld.atoms, loss, mass, h=h, max_cells=MAX_CELLS)
     for sigma, m, n, h in ((1.0, 10, 100, 0.05), (0.8, 1, 1000, 0.02), (2.0, 50, 60, 0.1)):
         cases[f"with_replacement({sigma}, {m}, {n}, h={h})"] = partial(
-            _core.pld_with_replacement_subsampled_gaussian, sigma, m, n, h, TAIL, MAX_CELLS
+            _core.pld.with_replacement_subsampled_gaussian,
+            sigma,
+            batch_size=m,
+            dataset_size=n,
+            h=h,
+            tail=TAIL,
+            max_cells=MAX_CELLS,
         )
     for sigma, q, h in ((1.0, 0.01, 0.05), (0.5, 0.3, 0.02)):
         cases[f"without_replacement({sigma}, {q}, h={h})"] = partial(
-            _core.pld_without_replacement_subsampled_gaussian, sigma, q, h, TAIL, MAX_CELLS
+            _core.pld.without_replacement_subsampled_gaussian, sigma, q, h=h, tail=TAIL, max_cells=MAX_CELLS
         )
     return cases
 
@@ -74,7 +82,7 @@ def _digest(raw: dict[str, Any]) -> dict[str, Any]:
 
 
 def _platform() -> str:
-    kernels = "scalar" if _core._exp_avx2(np.zeros(1)) is None else "avx2"
+    kernels = "scalar" if _core.hockey_stick._exp_avx2(np.zeros(1)) is None else "avx2"
     return f"{platform.machine()} {' '.join(platform.libc_ver())} {kernels}"
 
 

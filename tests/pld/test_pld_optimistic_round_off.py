@@ -113,7 +113,7 @@ def _random_atoms(seed: int) -> tuple[np.ndarray, np.ndarray, float]:
 @pytest.mark.parametrize("seed", range(40))
 def test_atom_grid_lower_side_is_below_the_atoms_curve(seed: int) -> None:
     loss, mass, h = _random_atoms(seed)
-    raw = _core.pld_atoms(loss, mass, h, MAX_CELLS)
+    raw = _core.pld.atoms(loss, mass, h=h, max_cells=MAX_CELLS)
     snapped = mp.mpf(float(raw["loss_shift"]))
     lower = np.asarray(raw["lower"])
     assert mp.fsum(mp.mpf(float(x)) for x in lower) <= mp.fsum(mp.mpf(float(m)) for m in mass)
@@ -164,7 +164,7 @@ def test_lower_chord_meeting_the_curve_stays_below_it(case: int | str) -> None:
         loss, mass = np.array(losses), np.array(masses)
     else:
         loss, mass, h = _apex_atoms(int(case.split()[1]))
-    raw = _core.pld_atoms(loss, mass, h, MAX_CELLS)
+    raw = _core.pld.atoms(loss, mass, h=h, max_cells=MAX_CELLS)
     lower, snapped = np.asarray(raw["lower"]), mp.mpf(float(raw["loss_shift"]))
     assert raw["connect_dots"]  # the chord itself, not the rounded-down fallback
     for eps in loss:  # the curve is met at the atoms
@@ -215,7 +215,7 @@ KINK_AND_TOP_ATOM_CASES = {
 def test_lower_side_of_kink_and_top_atom_sets_stays_below(name: str) -> None:
     losses, masses, h = KINK_AND_TOP_ATOM_CASES[name]
     loss, mass = np.array(losses), np.array(masses)
-    raw = _core.pld_atoms(loss, mass, h, MAX_CELLS)
+    raw = _core.pld.atoms(loss, mass, h=h, max_cells=MAX_CELLS)
     lower, snapped = np.asarray(raw["lower"]), mp.mpf(float(raw["loss_shift"]))
     for eps in np.concatenate([np.linspace(loss.min() - h, loss.max(), 80), loss]):
         e = mp.mpf(float(eps))
@@ -227,7 +227,7 @@ def test_lower_side_at_coarse_grids_stays_below(h: float) -> None:
     """At h >= 24 the lower side stays below the atoms' curve: the pinned point's anchoring holds where a
     double-double rho with e^{-h} as 1 + expm1(-h) would lose up to 21 %."""
     loss, mass = np.array([0.5 * h, 2.01 * h]), np.array([0.5, 0.1])
-    raw = _core.pld_atoms(loss, mass, h, MAX_CELLS)
+    raw = _core.pld.atoms(loss, mass, h=h, max_cells=MAX_CELLS)
     lower, snapped = np.asarray(raw["lower"]), mp.mpf(float(raw["loss_shift"]))
     for eps in [0.5 * h, 0.25 * h, 1.5 * h, 2.0 * h]:
         e = mp.mpf(eps)

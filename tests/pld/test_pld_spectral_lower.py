@@ -235,8 +235,24 @@ def test_lower_read_against_the_exact_inverse(sigma: float, q: float, rounds: in
     shift, loss_shift = -1e-14, 1e-9
 
     def read(arguments: np.ndarray, method: str) -> np.ndarray:
-        return _core.pld_spectral_lower(
-            bins, m, start, width, k_lo, h, 0.0, shift, *charges, loss_shift, arguments, method
+        entry_error, total_error, spectral_l2 = charges
+        return _core.pld_compose.spectral_lower(
+            bins,
+            m=m,
+            start=start,
+            width=width,
+            k_lo=k_lo,
+            h=h,
+            p_inf=0.0,
+            charges=_core.pld.Charges(
+                shift=shift,
+                entry_error=entry_error,
+                total_error=total_error,
+                spectral_l2=spectral_l2,
+                loss_shift=loss_shift,
+            ),
+            arguments=arguments,
+            method=method,
         )
 
     def curve(e: float) -> float:

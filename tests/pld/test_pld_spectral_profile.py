@@ -79,7 +79,7 @@ def test_suffix_sums_within_their_bounds(sigma: float, q: float, rounds: int, h:
     for start in (0, int(rng.integers(1, m)), m - width // 2):  # the last window wraps around the transform
         y = _window(bins, m, start, width)
         for J in (0, 1, width // 3, width // 2, width - 7, width - 1):
-            A, R, D, R_error, D_error = _core.pld_spectral_sums(bins, m, start, width, h, J)
+            A, R, D, R_error, D_error = _core.pld_compose.spectral_sums(bins, m=m, start=start, width=width, h=h, J=J)
             A_ref, R_ref, D_ref = _window_sums(y, h, J)
             assert abs(R - R_ref) <= R_error and abs(D - D_ref) <= D_error, (start, J, R - R_ref, R_error)
             assert abs(A - A_ref) <= 4 * U * abs(A_ref) + 1e-17
@@ -100,7 +100,9 @@ def test_suffix_sums_of_a_coarse_grid_and_random_bins(long_double: bool) -> None
         start = int(rng.integers(0, m))
         y = _window(bins, m, start, width)
         for J in (0, width // 4, width - 2):
-            _, R, D, R_error, D_error = _core.pld_spectral_sums(bins, m, start, width, h, J, long_double)
+            _, R, D, R_error, D_error = _core.pld_compose.spectral_sums(
+                bins, m=m, start=start, width=width, h=h, J=J, long_double=long_double
+            )
             _, R_ref, D_ref = _window_sums(y, h, J)
             assert abs(R - R_ref) <= R_error and abs(D - D_ref) <= D_error, (m, live, J)
 
@@ -108,9 +110,9 @@ def test_suffix_sums_of_a_coarse_grid_and_random_bins(long_double: bool) -> None
 def test_spectral_sums_refuse_what_the_bounds_do_not_cover() -> None:
     bins = np.ones(5, dtype=complex)
     with pytest.raises(ValueError, match="m / 4"):
-        _core.pld_spectral_sums(bins, 16, 0, 10, 1e-3, 0)  # 5 bins of a length-16 transform
+        _core.pld_compose.spectral_sums(bins, m=16, start=0, width=10, h=1e-3, J=0)  # 5 bins of a length-16 transform
     with pytest.raises(ValueError, match="J < width"):
-        _core.pld_spectral_sums(bins, 64, 0, 10, 1e-3, 10)
+        _core.pld_compose.spectral_sums(bins, m=64, start=0, width=10, h=1e-3, J=10)
 
 
 def _gaussian_delta(mu: float, eps: float) -> mpmath.mpf:
@@ -174,18 +176,18 @@ def test_the_spectral_switch_and_the_fallback() -> None:
     deltas = np.array([1e-4, 1e-7])
     windows = [compose.compose_many([item], pessimistic=True)[0].epsilon(deltas) for item in items]
     spectral = compose.upper_sides(items, [deltas] * len(items), "epsilon")
-    off = _core.pld_compose_upper_many(
+    off = _core.pld_compose.compose_upper_many(
         [f.p for f in factors],
-        [f.k_lo for f in factors],
-        [f.p_inf for f in factors],
-        1e-3,
-        [[(i, c)] for i, ((_, c),) in enumerate(items)],
-        compose.DEFAULT_TAIL,
-        compose.DEFAULT_MAX_POINTS,
-        None,
-        [f.loss_shift for f in factors],
-        [deltas] * len(items),
-        "epsilon",
+        k_lo=[f.k_lo for f in factors],
+        p_inf=[f.p_inf for f in factors],
+        h=1e-3,
+        items=[[(i, c)] for i, ((_, c),) in enumerate(items)],
+        tail=compose.DEFAULT_TAIL,
+        max_points=compose.DEFAULT_MAX_POINTS,
+        workers=None,
+        loss_shifts=[f.loss_shift for f in factors],
+        arguments=[deltas] * len(items),
+        method="epsilon",
         spectral=False,
     )
     for i in (0, 1, 3):  # (item 2, one factor once, is the factor's own scan in the facade; composed in C++ here)

@@ -69,7 +69,7 @@ def test_half_cells_match_mpmath():
     the small-q remove pair: heavy cells near loss 0 (split into halves) and light tail cells (3-point
     Gauss-Legendre, no halves: -1)."""
     s, q, h = 0.8, 1e-3, 1e-4
-    cells = _core.pld_subsampled_gaussian_cells(s, q, True, h, 1e-12, 1 << 22)
+    cells = _core.pld.subsampled_gaussian_cells(s, q, remove=True, h=h, tail=1e-12, max_cells=1 << 22)
     n = len(cells["c"])
     heavy = int(np.argmax(np.asarray(cells["c"]) + np.asarray(cells["d"])))
     with mp.workdps(30):

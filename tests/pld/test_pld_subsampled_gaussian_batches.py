@@ -20,9 +20,13 @@ def test_batched_discretization_equals_one_at_a_time():
     sigma, q, h, tail = np.array([0.7, 2.0, 0.7]), np.array([0.02, 0.3, 1.0]), 2e-3, 1e-12
     remove = np.array([True, False, True])
     for threads in (1, 2):
-        many = _core.pld_subsampled_gaussian_many(sigma, q, remove, h, tail, MAX_CELLS, threads)
+        many = _core.pld.subsampled_gaussian_many(
+            sigma, q, remove, h=h, tail=tail, max_cells=MAX_CELLS, threads=threads
+        )
         for i, got in enumerate(many):
-            one = _core.pld_subsampled_gaussian(sigma[i], q[i], bool(remove[i]), h, tail, MAX_CELLS)
+            one = _core.pld.subsampled_gaussian(
+                sigma[i], q[i], remove=bool(remove[i]), h=h, tail=tail, max_cells=MAX_CELLS
+            )
             assert got["k_lo"] == one["k_lo"] and got["upper_inf"] == one["upper_inf"]
             np.testing.assert_array_equal(got["upper"], one["upper"])
             np.testing.assert_array_equal(got["lower"], one["lower"])

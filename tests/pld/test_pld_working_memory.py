@@ -21,9 +21,9 @@ def _factor(sigma: float, q: float, h: float):
 
 
 def _admitted(run) -> int:
-    _core.pld_working_memory_high_water(True)
+    _core.pld_compose.working_memory_high_water(reset=True)
     run()
-    return int(_core.pld_working_memory_high_water())
+    return int(_core.pld_compose.working_memory_high_water())
 
 
 def test_threads_composing_at_once_stay_within_the_gate():
@@ -78,13 +78,13 @@ def test_accuracy_builds_no_window_above_max_window(monkeypatch):
     point = dict(sigma=1.0, sampling_rate=0.01, rounds=10_000)
     eps = np.array([1.0, 3.0, 6.0])
     grids: list[float] = []
-    compose_many = _core.pld_compose_many
+    compose_many = _core.pld_compose.compose_many
 
-    def spy(masses, k_lo, p_inf, h, *args, **kwargs):
-        grids.append(h)
-        return compose_many(masses, k_lo, p_inf, h, *args, **kwargs)
+    def spy(masses, **kwargs):
+        grids.append(kwargs["h"])
+        return compose_many(masses, **kwargs)
 
-    monkeypatch.setattr(_core, "pld_compose_many", spy)
+    monkeypatch.setattr(_core.pld_compose, "compose_many", spy)
     free_lo, free_up = SubsampledGaussianPLD(**point, accuracy=1e-4).delta(eps, bound="both")
     finest = min(grids)
     span = loss_span(1.0, 0.01, 10_000, 1.0)
@@ -100,9 +100,9 @@ def test_points_no_argument_asks_for_are_not_composed(monkeypatch):
     """The points are found among the parameters' own broadcast: an empty argument array asks for none of
     them, so nothing is discretized or composed and the result has the broadcast (empty) shape."""
     calls: list[float] = []
-    for name in ("pld_compose_many", "pld_compose_upper_many", "pld_compose_lower_many"):  # every composition
-        binding = getattr(_core, name)
-        monkeypatch.setattr(_core, name, lambda *a, _f=binding, **k: calls.append(a[3]) or _f(*a, **k))
+    for name in ("compose_many", "compose_upper_many", "compose_lower_many"):  # every composition
+        binding = getattr(_core.pld_compose, name)
+        monkeypatch.setattr(_core.pld_compose, name, lambda *a, _f=binding, **k: calls.append(k["h"]) or _f(*a, **k))
     acc = SubsampledGaussianPLD(
         sigma=[1.0, 2.0], sampling_rate=0.01, rounds=[[10], [100]], value_discretization_interval=1e-3
     )

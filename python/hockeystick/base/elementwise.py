@@ -64,5 +64,5 @@ def apply(kernel: Callable[..., np.ndarray], threads: int | None, **named: Array
     """Evaluate a compiled element-wise kernel with numpy broadcasting over ``named``."""
     nthreads = check_threads(threads)
     arrays, _, scalar = broadcast_float_arrays(**named)
-    result = kernel(*arrays, nthreads)
+    result = kernel(**dict(zip(named, arrays)), threads=nthreads)
     return float(result) if scalar else result

@@ -35,7 +35,7 @@ def _factor_table(
         return None
     lead = (1,) * (len(full) - len(small))
     e, a, b = (np.ascontiguousarray(np.broadcast_to(x, small)) for x in (epsilon, r_first, r_product))
-    table = _core.gaussian_factor_pairs(e, a, b, threads)
+    table = _core.contraction.gaussian_factor_pairs(e, a, b, threads=threads)
     return [t.reshape(lead + small) for t in table]
 
 
@@ -53,10 +53,12 @@ def geometric_delta(
     table = _factor_table(epsilon, r_first, r_product, nthreads, full)
     if table is not None:
         w, t, a1, a2, b1, b2 = np.broadcast_arrays(weight, terms, *table)
-        out = _core.geometric_bound_from_factors(w, t, a1, a2, b1, b2, nthreads)
+        out = _core.contraction.geometric_bound_from_factors(
+            w, t, first_value=a1, first_log=a2, product_complement=b1, product_log=b2, threads=nthreads
+        )
     else:
         e, w, t, r1, r2 = np.broadcast_arrays(epsilon, weight, terms, r_first, r_product)
-        out = _core.geometric_bound_delta(e, w, t, r1, r2, nthreads)
+        out = _core.contraction.geometric_bound_delta(e, weight=w, terms=t, r_first=r1, r_product=r2, threads=nthreads)
     return _finish(out, full == ())
 
 
@@ -69,7 +71,12 @@ def geometric_epsilon(
     threads: int | None,
 ) -> FloatOrArray:
     d, w, t, r1, r2 = np.broadcast_arrays(delta, weight, terms, r_first, r_product)
-    return _finish(_core.geometric_bound_epsilon(d, w, t, r1, r2, check_threads(threads)), d.shape == ())
+    return _finish(
+        _core.contraction.geometric_bound_epsilon(
+            d, weight=w, terms=t, r_first=r1, r_product=r2, threads=check_threads(threads)
+        ),
+        d.shape == (),
+    )
 
 
 def random_stop_delta(
@@ -89,10 +96,14 @@ def random_stop_delta(
     table = _factor_table(epsilon, r_first, r_product, nthreads, full)
     if table is not None:
         w, t, f, a1, a2, b1, b2 = np.broadcast_arrays(weight, terms, first_stop, *table)
-        out = _core.random_stop_bound_from_factors(w, t, f, a1, a2, b1, b2, nthreads)
+        out = _core.contraction.random_stop_bound_from_factors(
+            w, t, first_stop=f, first_value=a1, first_log=a2, product_complement=b1, product_log=b2, threads=nthreads
+        )
     else:
         e, w, t, f, r1, r2 = np.broadcast_arrays(epsilon, weight, terms, first_stop, r_first, r_product)
-        out = _core.random_stop_bound_delta(e, w, t, f, r1, r2, nthreads)
+        out = _core.contraction.random_stop_bound_delta(
+            e, weight=w, terms=t, first_stop=f, r_first=r1, r_product=r2, threads=nthreads
+        )
     return _finish(out, full == ())
 
 
@@ -106,7 +117,12 @@ def random_stop_epsilon(
     threads: int | None,
 ) -> FloatOrArray:
     d, w, t, f, r1, r2 = np.broadcast_arrays(delta, weight, terms, first_stop, r_first, r_product)
-    return _finish(_core.random_stop_bound_epsilon(d, w, t, f, r1, r2, check_threads(threads)), d.shape == ())
+    return _finish(
+        _core.contraction.random_stop_bound_epsilon(
+            d, weight=w, terms=t, first_stop=f, r_first=r1, r_product=r2, threads=check_threads(threads)
+        ),
+        d.shape == (),
+    )
 
 
 def power_delta(
@@ -119,27 +135,37 @@ def power_delta(
 ) -> FloatOrArray:
     """F(g1) F(g2)^k with F = theta_eps (noise='gaussian') or the Laplace factor."""
     e, k, g1, g2 = np.broadcast_arrays(epsilon, exponent, g_first, g_product)
-    return _finish(_core.power_bound_delta(noise, e, k, g1, g2, check_threads(threads)), e.shape == ())
+    return _finish(
+        _core.contraction.power_bound_delta(
+            noise, e, exponent=k, g_first=g1, g_product=g2, threads=check_threads(threads)
+        ),
+        e.shape == (),
+    )
 
 
 def power_epsilon(
     noise: str, delta: np.ndarray, exponent: np.ndarray, g_first: np.ndarray, g_product: np.ndarray, threads: int | None
 ) -> FloatOrArray:
     d, k, g1, g2 = np.broadcast_arrays(delta, exponent, g_first, g_product)
-    return _finish(_core.power_bound_epsilon(noise, d, k, g1, g2, check_threads(threads)), d.shape == ())
+    return _finish(
+        _core.contraction.power_bound_epsilon(
+            noise, d, exponent=k, g_first=g1, g_product=g2, threads=check_threads(threads)
+        ),
+        d.shape == (),
+    )
 
 
 def schedule_delta(
     epsilon: np.ndarray, weight: float, first_stop: int, r_first: np.ndarray, r_product: np.ndarray, threads: int | None
 ) -> FloatOrArray:
     """w sum_t theta(r1_t) prod_{j>t} theta(r2_j) (first_stop = 0) or its random-stop sum."""
-    out = _core.schedule_bound_delta(
+    out = _core.contraction.schedule_bound_delta(
         np.ascontiguousarray(epsilon),
-        weight,
-        first_stop,
-        np.ascontiguousarray(r_first),
-        np.ascontiguousarray(r_product),
-        check_threads(threads),
+        weight=weight,
+        first_stop=first_stop,
+        r_first=np.ascontiguousarray(r_first),
+        r_product=np.ascontiguousarray(r_product),
+        threads=check_threads(threads),
     )
     return _finish(out.reshape(epsilon.shape), epsilon.shape == ())
 
@@ -147,12 +173,12 @@ def schedule_delta(
 def schedule_epsilon(
     delta: np.ndarray, weight: float, first_stop: int, r_first: np.ndarray, r_product: np.ndarray, threads: int | None
 ) -> FloatOrArray:
-    out = _core.schedule_bound_epsilon(
+    out = _core.contraction.schedule_bound_epsilon(
         np.ascontiguousarray(delta),
-        weight,
-        first_stop,
-        np.ascontiguousarray(r_first),
-        np.ascontiguousarray(r_product),
-        check_threads(threads),
+        weight=weight,
+        first_stop=first_stop,
+        r_first=np.ascontiguousarray(r_first),
+        r_product=np.ascontiguousarray(r_product),
+        threads=check_threads(threads),
     )
     return _finish(out.reshape(delta.shape), delta.shape == ())

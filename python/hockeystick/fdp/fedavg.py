@@ -203,7 +203,9 @@ class NoisyFedAvg(LastIterateAccountant):
         code = SCHEDULES.index(schedule)
         unit_rate = np.ones(x.size)
         fx, fk, ft = (np.ascontiguousarray(v.ravel()) for v in (x, K, T))
-        raw = _core.fedavg_interpolation(code, unit_rate, fx, fk, ft, check_threads(threads))
+        raw = _core.fdp.fedavg_interpolation(
+            code, learning_rate=unit_rate, lipschitz=fx, local_steps=fk, rounds=ft, threads=check_threads(threads)
+        )
         h0, h_opt, h_comp, attained = (np.asarray(r).reshape(m.shape) for r in raw)
         if not (np.isfinite(h0).all() and np.isfinite(h_opt).all()):
             raise RuntimeError("hockeystick internal error: non-finite interpolation bound; please report it")

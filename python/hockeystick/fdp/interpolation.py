@@ -106,7 +106,9 @@ def interpolation_bound(rho: npt.ArrayLike, gamma: npt.ArrayLike, *, threads: in
     rho_rows = np.ascontiguousarray(rho_b.reshape(-1, rounds))
     gam = np.ascontiguousarray(gamma_b.reshape(-1, rounds))
     lengths = np.full(rho_rows.shape[0], float(rounds))
-    return _bound_from_core(_core.interpolation_from_rounds(rho_rows, gam, lengths, check_threads(threads)), lead)
+    return _bound_from_core(
+        _core.fdp.interpolation_from_rounds(rho_rows, gam, lengths, threads=check_threads(threads)), lead
+    )
 
 
 def rounds_from_learning_rates(

@@ -71,7 +71,7 @@ def gaussian_tail(x: ArrayLike, *, threads: int | None = None) -> FloatOrArray:
     >>> round(gaussian_tail(1.0), 6)
     0.158655
     """
-    return apply(_core.gaussian_tail, threads, x=x)
+    return apply(_core.hockey_stick.gaussian_tail, threads, x=x)
 
 
 @overload
@@ -123,8 +123,10 @@ def log_gaussian_tail(x: ArrayLike, *, threads: int | None = None) -> FloatOrArr
     (arr,), _, scalar = broadcast_float_arrays(x=x)
     large = arr > _ASYMPTOTIC_LOG_TAIL
     if not large.any():
-        return apply(_core.log_gaussian_tail, threads, x=arr)
-    out = np.asarray(apply(_core.log_gaussian_tail, threads, x=np.where(large, 0.0, arr)), dtype=np.float64)
+        return apply(_core.hockey_stick.log_gaussian_tail, threads, x=arr)
+    out = np.asarray(
+        apply(_core.hockey_stick.log_gaussian_tail, threads, x=np.where(large, 0.0, arr)), dtype=np.float64
+    )
     big = arr[large]
     with np.errstate(over="ignore"):
         out[large] = -np.square(big * math.sqrt(0.5)) - np.log(big) - 0.5 * math.log(2.0 * math.pi)
@@ -171,7 +173,7 @@ def gaussian_tail_inverse(p: ArrayLike, *, threads: int | None = None) -> FloatO
     >>> round(gaussian_tail_inverse(0.025), 6)
     1.959964
     """
-    return apply(_core.gaussian_tail_inverse, threads, p=p)
+    return apply(_core.hockey_stick.gaussian_tail_inverse, threads, p=p)
 
 
 @overload
@@ -215,4 +217,4 @@ def mills_ratio(x: ArrayLike, *, threads: int | None = None) -> FloatOrArray:
     >>> round(mills_ratio(0.0), 6)
     1.253314
     """
-    return apply(_core.mills_ratio, threads, x=x)
+    return apply(_core.hockey_stick.mills_ratio, threads, x=x)

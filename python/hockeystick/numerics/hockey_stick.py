@@ -101,7 +101,7 @@ def theta(r: ArrayLike, epsilon: ArrayLike, *, threads: int | None = None) -> Fl
     >>> round(theta(1.0, 1.0), 6)
     0.126937
     """
-    return apply(_core.theta, threads, r=r, epsilon=epsilon)
+    return apply(_core.hockey_stick.theta, threads, r=r, epsilon=epsilon)
 
 
 @overload
@@ -162,10 +162,10 @@ def log_theta(r: ArrayLike, epsilon: ArrayLike, *, threads: int | None = None) -
     (r_arr, eps_arr), _, scalar = broadcast_float_arrays(r=r, epsilon=epsilon)
     tiny = (r_arr > 0) & (r_arr < _TINY_RADIUS)
     if not tiny.any():
-        return apply(_core.log_theta, threads, r=r_arr, epsilon=eps_arr)
+        return apply(_core.hockey_stick.log_theta, threads, r=r_arr, epsilon=eps_arr)
     scale = np.where(tiny, _RADIUS_SCALE, 1.0)
     with np.errstate(over="ignore"):  # eps s = inf only where eps / r > 2^1000: log theta = -inf there
-        out = np.asarray(apply(_core.log_theta, threads, r=r_arr * scale, epsilon=eps_arr * scale))
+        out = np.asarray(apply(_core.hockey_stick.log_theta, threads, r=r_arr * scale, epsilon=eps_arr * scale))
     out = out - np.where(tiny, _LOG_RADIUS_SCALE, 0.0)
     return float(out) if scalar else out
 
@@ -217,7 +217,7 @@ def theta_depsilon(r: ArrayLike, epsilon: ArrayLike, *, threads: int | None = No
     >>> round(theta_depsilon(1.0, 1.0), 6)
     -0.181601
     """
-    return apply(_core.theta_depsilon, threads, r=r, epsilon=epsilon)
+    return apply(_core.hockey_stick.theta_depsilon, threads, r=r, epsilon=epsilon)
 
 
 @overload
@@ -270,7 +270,7 @@ def theta_epsilon(r: ArrayLike, delta: ArrayLike, *, threads: int | None = None)
     >>> round(theta_epsilon(1.0, 1e-5), 6)
     4.377178
     """
-    return apply(_core.theta_epsilon, threads, r=r, delta=delta)
+    return apply(_core.hockey_stick.theta_epsilon, threads, r=r, delta=delta)
 
 
 @overload
@@ -332,7 +332,7 @@ def theta_radius(epsilon: ArrayLike, delta: ArrayLike, *, threads: int | None = 
             f"epsilon must be <= {MAX_RADIUS_EPSILON:g} for theta_radius, got {bad!r}: "
             "the solve forms 2 epsilon, which must stay a finite double"
         )
-    return apply(_core.theta_radius, threads, epsilon=eps_arr, delta=delta)
+    return apply(_core.hockey_stick.theta_radius, threads, epsilon=eps_arr, delta=delta)
 
 
 @overload
@@ -393,4 +393,4 @@ def laplace_hockey_stick(
     >>> round(laplace_hockey_stick(1.0, 1.0, 0.5), 6)
     0.221199
     """
-    return apply(_core.laplace_hockey_stick, threads, distance=distance, scale=scale, epsilon=epsilon)
+    return apply(_core.hockey_stick.laplace_hockey_stick, threads, distance=distance, scale=scale, epsilon=epsilon)

@@ -59,12 +59,12 @@ def working_memory_limit(limit: int | None = None) -> int:
     """The bytes of composition buffers that threads of this process may hold at once (default 512 MiB;
     a batch alone above it still runs, alone).  With ``limit`` (an int >= 0; 0 composes one batch at a
     time), sets it and returns the previous one; without, returns it."""
-    return int(_core.pld_working_memory_limit(limit))
+    return int(_core.pld_compose.working_memory_limit(limit))
 
 
 def fft_length(width: int) -> int:
     """The FFT length used for a composition window of ``width`` grid points (5-smooth, <= 12.5 % above)."""
-    return int(_core.pld_fft_length(int(width)))
+    return int(_core.pld_compose.fft_length(int(width)))
 
 
 def compose(
@@ -122,20 +122,24 @@ def compose_many(
     for i, pmf in passed.items():
         out[i] = pmf
     for h, group, pmfs, terms in batches:
-        done = _core.pld_compose_many(
+        done = _core.pld_compose.compose_many(
             [pmf.p for pmf in pmfs],
-            [pmf.k_lo for pmf in pmfs],
-            [pmf.p_inf for pmf in pmfs],
-            h,
-            terms,
-            pessimistic,
-            float(tail),
-            cap,
-            workers,
-            bool(direct_bins),
+            k_lo=[pmf.k_lo for pmf in pmfs],
+            p_inf=[pmf.p_inf for pmf in pmfs],
+            h=h,
+            items=terms,
+            pessimistic=pessimistic,
+            tail=float(tail),
+            max_points=cap,
+            workers=workers,
             loss_shifts=[pmf.loss_shift for pmf in pmfs],
-            direct_min_charge=float(_core.pld_direct_min_charge if direct_min_charge is None else direct_min_charge),
-            shared_transform=bool(shared_transform),
+            options=_core.pld_compose.ComposeOptions(
+                direct_bins=bool(direct_bins),
+                direct_min_charge=float(
+                    _core.pld_compose.direct_min_charge if direct_min_charge is None else direct_min_charge
+                ),
+                shared_transform=bool(shared_transform),
+            ),
         )
         for i, r in zip(group, done):
             out[i] = _grid_pmf(r, h, pessimistic)
@@ -171,16 +175,16 @@ def upper_sides(
     """
     out: list[np.ndarray | None] = [None] * len(items)
     passed, calls = _side_calls(
-        _core.pld_compose_upper_many,
+        _core.pld_compose.compose_upper_many,
         items,
         arguments,
-        method,
-        True,
-        "upper_sides",
-        tail,
-        max_points,
-        workers,
-        shared_transform=bool(shared_transform),
+        method=method,
+        pessimistic=True,
+        caller="upper_sides",
+        tail=tail,
+        max_points=max_points,
+        workers=workers,
+        options=_core.pld_compose.ComposeOptions(shared_transform=bool(shared_transform)),
     )
     for i, pmf in passed.items():
         out[i] = pmf.epsilon(arguments[i]) if method == "epsilon" else pmf.delta(arguments[i])
@@ -223,17 +227,17 @@ def lower_sides(
         return (pmf.epsilon(x) if method == "epsilon" else pmf.delta(x)), pmf
 
     passed, calls = _side_calls(
-        _core.pld_compose_lower_many,
+        _core.pld_compose.compose_lower_many,
         items,
         arguments,
-        method,
-        False,
-        "lower_sides",
-        tail,
-        max_points,
-        workers,
+        method=method,
+        pessimistic=False,
+        caller="lower_sides",
+        tail=tail,
+        max_points=max_points,
+        workers=workers,
         spectral=bool(spectral),
-        shared_transform=bool(shared_transform),
+        options=_core.pld_compose.ComposeOptions(shared_transform=bool(shared_transform)),
     )
     for i, pmf in passed.items():
         out[i] = read(pmf, arguments[i])
@@ -275,16 +279,16 @@ def _side_calls(
     for h, group, pmfs, terms in batches:
         done = binding(
             [pmf.p for pmf in pmfs],
-            [pmf.k_lo for pmf in pmfs],
-            [pmf.p_inf for pmf in pmfs],
-            h,
-            terms,
-            float(tail),
-            cap,
-            workers,
-            [pmf.loss_shift for pmf in pmfs],
-            [np.ascontiguousarray(arguments[i], dtype=np.float64).ravel() for i in group],
-            method,
+            k_lo=[pmf.k_lo for pmf in pmfs],
+            p_inf=[pmf.p_inf for pmf in pmfs],
+            h=h,
+            items=terms,
+            tail=float(tail),
+            max_points=cap,
+            workers=workers,
+            loss_shifts=[pmf.loss_shift for pmf in pmfs],
+            arguments=[np.ascontiguousarray(arguments[i], dtype=np.float64).ravel() for i in group],
+            method=method,
             **options,
         )
         calls.append((h, group, done))

@@ -2,7 +2,7 @@
 
 delta(eps) = sum_k p_k (1 - e^{eps - l_k})_+ + p_inf
 
-is evaluated in C++ (``_core.PldGridProfile``: suffix sums built once per
+is evaluated in C++ (``_core.pld.GridProfile``: suffix sums built once per
 PMF, then O(1) per eps), and epsilon(delta) inverts it exactly (its
 ``epsilon``).  A composed PMF also carries its error charges, applied in the
 safe direction (added on a pessimistic PMF, subtracted on an optimistic one):
@@ -17,7 +17,7 @@ safe direction (added on a pessimistic PMF, subtracted on an optimistic one):
   (cpp/include/hockeystick/pld_fft_backend.hpp's normwise model); by Cauchy-Schwarz a part of
   Euclidean norm E adds at most E sqrt(n) over n entries (with weights in [0, 1]);
 - ``slack``: the relative round-off of the suffix sums, 4 (n + 4) u for n grid points
-  (``_core.pld_suffix_sum_slack``, cpp/include/hockeystick/pld_epsilon_bracket.hpp);
+  (``_core.pld.suffix_sum_slack``, cpp/include/hockeystick/pld_epsilon_bracket.hpp);
 - ``loss_shift``: a bound s on how far the true losses may lie from the losses the grid
   masses were built from (an atom loss log p - log q computed in floating point errs by up to
   ``finite_atoms.loss_round_off``; a continuous cell's rounded edge by up to its ``Cells::edge_error``,
@@ -117,26 +117,28 @@ class GridPMF(ChargedGrid):
         """
         given = np.asarray(delta, dtype=np.float64)
         want = np.ascontiguousarray(given.ravel())
-        scan = _core.pld_charged_epsilon if self.pessimistic else _core.pld_charged_lower_epsilon
+        scan = _core.pld.charged_epsilon if self.pessimistic else _core.pld.charged_lower_epsilon
         # the true curve is the built one moved by the loss shift (module docstring): so is its inverse,
         # each answer moved inside the scan
         return scan(
             self.p,
-            self.k_lo,
-            self.h,
-            self.p_inf,
-            self.shift,
-            self.suffix_sum_slack(),
-            self.entry_error,
-            self.total_error,
-            self.spectral_l2,
-            self.inverse_error,
-            self.loss_shift,
-            want,
-            self.inverse_l2,
+            k_lo=self.k_lo,
+            h=self.h,
+            p_inf=self.p_inf,
+            charges=_core.pld.Charges(
+                shift=self.shift,
+                slack=self.suffix_sum_slack(),
+                entry_error=self.entry_error,
+                total_error=self.total_error,
+                spectral_l2=self.spectral_l2,
+                inverse_error=self.inverse_error,
+                loss_shift=self.loss_shift,
+                inverse_l2=self.inverse_l2,
+            ),
+            delta=want,
         ).reshape(given.shape)
 
     def log_mgf(self, lam: np.ndarray) -> np.ndarray:
         """log sum_k p_k e^{lam l_k} for each lam (the finite part; a sub-probability)."""
         lam = np.ascontiguousarray(np.atleast_1d(lam), dtype=np.float64)
-        return _core.pld_log_mgf(self.p, self.k_lo, self.h, lam)
+        return _core.pld.log_mgf(self.p, k_lo=self.k_lo, h=self.h, lam=lam)

@@ -43,7 +43,7 @@ LADDER = tuple(10.0 ** (-k / 4) for k in range(44, 61))  # MAX_TAIL down to 1e-1
 def remove_mass_above(tail: float, sigma: float, sampling_rate: float, sensitivity: float) -> float:
     """above(tail) of the module docstring: the remove direction's P-mass above its integration range, the mass
     its pessimistic PMF puts at +infinity (pld_cells.hpp's ``subsampled_gaussian_mass_above``)."""
-    return float(_core.pld_subsampled_gaussian_mass_above(sigma / sensitivity, sampling_rate, tail))
+    return float(_core.pld.subsampled_gaussian_mass_above(sigma / sensitivity, sampling_rate, tail=tail))
 
 
 def tails(

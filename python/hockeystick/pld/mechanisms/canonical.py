@@ -118,7 +118,9 @@ def eps_delta_dp(
     d = float(p[0])
     rest = 1.0 - d
     rest = rest if Fraction(rest) + Fraction(d) >= 1 else math.nextafter(rest, math.inf)
-    atoms = _core.pld_atoms(np.array([float(epsilon), math.inf]), np.array([rest, d]), factor.upper.h, MAX_CELLS)
+    atoms = _core.pld.atoms(
+        np.array([float(epsilon), math.inf]), np.array([rest, d]), h=factor.upper.h, max_cells=MAX_CELLS
+    )
     upper = _factor(f"eps_delta_dp(epsilon={float(epsilon)}, delta={d})", atoms).upper
     return PrivacyLossDistribution([{Factor(factor.name, upper, factor.lower, factor.connect_dots): 1}])
 

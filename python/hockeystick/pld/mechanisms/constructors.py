@@ -30,7 +30,7 @@ from .mechanism import Mechanism
 
 DEFAULT_INTERVAL = 1e-4
 MAX_CELLS = 1 << 26
-MAX_INTERVAL = float(_core.pld_max_interval)  # the coarsest grid accepted; see checked_interval
+MAX_INTERVAL = float(_core.pld.max_interval)  # the coarsest grid accepted; see checked_interval
 Directions = Literal["both", "remove", "add"]
 
 
@@ -248,8 +248,15 @@ def subsampled_gaussians(
     item_q = np.concatenate([q[kept], q[added]])
     item_remove = np.concatenate([np.ones(kept.size, bool), np.zeros(added.size, bool)])
     try:
-        raw = _core.pld_subsampled_gaussian_many(
-            item_s, item_q, item_remove, h, t, MAX_CELLS, int(threads), bool(optimistic)
+        raw = _core.pld.subsampled_gaussian_many(
+            item_s,
+            item_q,
+            item_remove,
+            h=h,
+            tail=t,
+            max_cells=MAX_CELLS,
+            threads=int(threads),
+            optimistic=bool(optimistic),
         )
     except ValueError as error:
         if "max_cells" not in str(error):
@@ -365,7 +372,7 @@ def fixed_size_subsampled_gaussian(
     h = checked_interval(value_discretization_interval)
     t = _check_tail(tail)
     try:
-        raw = _core.pld_without_replacement_subsampled_gaussian(s, m / size, h, t, MAX_CELLS)
+        raw = _core.pld.without_replacement_subsampled_gaussian(s, m / size, h=h, tail=t, max_cells=MAX_CELLS)
     except ValueError as error:
         raise _grid_cells_refused(error, s, h) from None
     f = _factor(f"fixed_size_subsampled_gaussian(sigma={s}, q={m}/{n}, replace-one)", raw)
@@ -467,7 +474,9 @@ def with_replacement_subsampled_gaussian(
     h = checked_interval(value_discretization_interval)
     t = _check_tail(tail)
     try:
-        raw = _core.pld_with_replacement_subsampled_gaussian(s, k, size, h, t, MAX_CELLS)
+        raw = _core.pld.with_replacement_subsampled_gaussian(
+            s, batch_size=k, dataset_size=size, h=h, tail=t, max_cells=MAX_CELLS
+        )
     except ValueError as error:
         raise _grid_cells_refused(error, s, h) from None
     f = _factor(f"with_replacement_subsampled_gaussian(sigma={s}, K={k}, n={n}, replace-one)", raw)
@@ -593,7 +602,7 @@ def laplace(
     h = checked_interval(value_discretization_interval)
     division = math.nextafter(UNIT_ROUNDOFF * (dist / b), math.inf)
     try:
-        raw = _core.pld_laplace(dist, b, h, MAX_CELLS)
+        raw = _core.pld.laplace(dist, b, h=h, max_cells=MAX_CELLS)
     except ValueError as error:
         if "max_cells" not in str(error):
             raise
@@ -694,7 +703,9 @@ def pair_factor(a: np.ndarray, b: np.ndarray, label: str, h: float, exact_zeros:
 
     def atoms(loss: np.ndarray, mass: np.ndarray, loss_shift: float) -> Factor:
         f = _factor(
-            label, _core.pld_atoms(np.ascontiguousarray(loss), np.ascontiguousarray(mass), h, MAX_CELLS), loss_shift
+            label,
+            _core.pld.atoms(np.ascontiguousarray(loss), np.ascontiguousarray(mass), h=h, max_cells=MAX_CELLS),
+            loss_shift,
         )
         # The C++ optimistic side drops all mass above the grid (for continuous laws, a cut tail); here
         # the mass at +infinity (exact zeros of q) is exact, so it is kept.

@@ -223,7 +223,9 @@ def factor_from_atoms(
     atoms' loss error ``loss_shift`` (``GridPMF.loss_shift``); ``outside``: mass the atoms leave out, at
     +infinity on the pessimistic side (and dropped on the optimistic one)."""
     live = p_mass > 0
-    raw = _core.pld_atoms(np.ascontiguousarray(loss[live]), np.ascontiguousarray(p_mass[live]), h, MAX_CELLS)
+    raw = _core.pld.atoms(
+        np.ascontiguousarray(loss[live]), np.ascontiguousarray(p_mass[live]), h=h, max_cells=MAX_CELLS
+    )
     f = _factor(name, raw, loss_shift)
     upper = GridPMF(
         f.upper.k_lo,

@@ -171,7 +171,9 @@ def _many_candidates_lower(eps: float, h: float) -> GridPMF | None:
     margin = 4.0 * UNIT_ROUNDOFF * eps + 1e-150
     loss = np.array([math.nextafter(eps - log2 - margin, -math.inf), math.nextafter(-log2 - 1e-150, -math.inf)])
     mass = np.full(2, 0.5 * (1.0 - 2.0**-52))
-    return _factor("exponential_mechanism(many candidates)", _core.pld_atoms(loss, mass, h, MAX_CELLS)).lower
+    return _factor(
+        "exponential_mechanism(many candidates)", _core.pld.atoms(loss, mass, h=h, max_cells=MAX_CELLS)
+    ).lower
 
 
 def permute_and_flip(

@@ -61,11 +61,11 @@ def subsampled_gaussian_log_affinity(sigma: float, sampling_rate: float) -> np.n
     # The remove direction's loss spans at most (1 + 2 z s) / s^2 + |log(1 - q)| over the cells' range.
     wide = max(s, 1e-100)  # the span only picks h: below this it is far past what cells can hold anyway
     span = (1.0 + 2.0 * _TAIL_Z * wide) / (wide * wide) - math.log1p(-q) + 1.0
-    h = min(max(CELL_INTERVAL, span / MAX_CELLS), _core.pld_max_interval)
+    h = min(max(CELL_INTERVAL, span / MAX_CELLS), _core.pld.max_interval)
     out = np.zeros((2, LAMBDAS.size))  # log A <= 0 always (Hoelder): the bound where no cells are built
     for row, remove in enumerate((True, False)):
         try:
-            cells = _core.pld_subsampled_gaussian_cells(s, q, remove, h, TAIL, 64 * MAX_CELLS)
+            cells = _core.pld.subsampled_gaussian_cells(s, q, remove=remove, h=h, tail=TAIL, max_cells=64 * MAX_CELLS)
         except ValueError:  # sigma so small that even the coarsest cells are too many: nothing to add
             return np.zeros((2, LAMBDAS.size))
         a_j, s_j = cells["p_mass"], cells["q_mass_scaled"]  # a_j and e^{l_j} b_j (pld_cells.hpp's cell_mass)

@@ -202,8 +202,14 @@ def subsampled_gaussian_factors(
     many cells, edges too coarse for the grid)."""
     if not 0.0 < h <= MAX_INTERVAL:
         raise ValueError(f"h must lie in (0, {MAX_INTERVAL}] for the complement's slack, got {h!r}")
-    cells = _core.pld_subsampled_gaussian_cells(
-        float(sigma), float(sampling_rate), bool(remove), float(h), TAIL, MAX_CELLS, False
+    cells = _core.pld.subsampled_gaussian_cells(
+        float(sigma),
+        float(sampling_rate),
+        remove=bool(remove),
+        h=float(h),
+        tail=TAIL,
+        max_cells=MAX_CELLS,
+        halves=False,
     )
     c, d, k_lo = cells["c"], cells["d"], int(cells["k_lo"])
     n = c.size
@@ -213,7 +219,7 @@ def subsampled_gaussian_factors(
     eh = math.exp(h)
     c_prev, d_prev = np.concatenate([[0.0], c]), np.concatenate([[0.0], d])
     c_next, d_next = np.concatenate([c, [0.0]]), np.concatenate([d, [0.0]])
-    own = _core.pld_cell_round_off * ((c_next + d_next) + eh * (c_prev + d_prev))
+    own = _core.pld.cell_round_off * ((c_next + d_next) + eh * (c_prev + d_prev))
     low = np.maximum((d_next + eh * c_prev) - own, 0.0) / (math.expm1(h) * grow)
     lam = balancing_tilt(low, k_lo, h)
     dominating = _tilted(
@@ -272,14 +278,14 @@ def _decayed_sums(p: np.ndarray, decay: float, at: np.ndarray) -> np.ndarray:
     """after_i = sum_{j >= i} p_j e^{-(j - i) decay} at the indices ``at`` (in [0, n]; after_n = 0), by the
     recursion after_i = p_i + e^{-decay} after_{i+1} (relative error below 3 (n + 1) u for p >= 0), in one
     core pass (pld_complement_scans.hpp)."""
-    return _core.pld_geometric_sums_at(p, decay, at, False)
+    return _core.pld.geometric_sums_at(p, decay=decay, at=at, rising=False)
 
 
 def _rising_sums(p: np.ndarray, decay: float, at: np.ndarray) -> np.ndarray:
     """before_i = sum_{j < i} p_j e^{-(i - j) decay} at the indices ``at`` (in [0, n]; before_0 = 0), by the
     recursion before_{i+1} = e^{-decay} (before_i + p_i) (relative error below 3 (n + 1) u for p >= 0), in one
     core pass (pld_complement_scans.hpp)."""
-    return _core.pld_geometric_sums_at(p, decay, at, True)
+    return _core.pld.geometric_sums_at(p, decay=decay, at=at, rising=True)
 
 
 def _lower_complement(factor: Tilted, pmf: GridPMF, rounds: int, eps: np.ndarray) -> np.ndarray:
@@ -289,7 +295,7 @@ def _lower_complement(factor: Tilted, pmf: GridPMF, rounds: int, eps: np.ndarray
     after_k = sum_{j >= k} C~_j e^{-(1 - lam) (l_j - l_k)}: every weight in [0, 1], so the shift and the charge
     (of those weights' sum and norm) enter as they are."""
     lam, h = factor.tilt, pmf.h
-    at = _core.pld_loss_shifted(eps, pmf.loss_shift, False) if pmf.loss_shift > 0.0 else eps
+    at = _core.pld.loss_shifted(eps, pmf.loss_shift, up=False) if pmf.loss_shift > 0.0 else eps
     p = np.maximum(pmf.p, 0.0)
     n = p.size
     with np.errstate(over="ignore", invalid="ignore"):
@@ -332,7 +338,7 @@ def _upper_complement(p: GridPMF, q: GridPMF, factors: TestFactors, rounds: int,
     # the threshold (absolute grid index m: A^c = {sum <= m h}) where log A_m - log B_m crosses eps: over the
     # indices where both carry mass, the last whose running maximum of log A - log B + (norm_a - norm_b) is
     # below eps (pld_complement_scans.hpp)
-    m0 = _core.pld_ratio_threshold(a, p.k_lo, b, q.k_lo, h, norm_a - norm_b, eps)
+    m0 = _core.pld.ratio_threshold(a, a_lo=p.k_lo, b=b, b_lo=q.k_lo, h=h, offset=norm_a - norm_b, epsilon=eps)
     m = m0[..., None] + np.arange(-3, 4)
     ia = np.clip(m - p.k_lo + 1, 0, na)
     ib = np.clip(m - q.k_lo + 1, 0, nb)

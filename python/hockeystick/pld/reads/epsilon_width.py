@@ -70,10 +70,11 @@ def certified_epsilon_width(
     nothing: e.g. epsilon = inf, or epsilon + d rounding back to epsilon) or x >= 1.  The
     derivation (convexity of delta in e^eps) is in the module docstring.
     """
-    return _core.pld_chord_epsilon_width(
-        *np.broadcast_arrays(
-            *(np.asarray(v, dtype=np.float64) for v in (epsilon, lower, upper, right_epsilon, right_upper))
-        )
+    epsilon, lower, upper, right_epsilon, right_upper = np.broadcast_arrays(
+        *(np.asarray(v, dtype=np.float64) for v in (epsilon, lower, upper, right_epsilon, right_upper))
+    )
+    return _core.pld.chord_epsilon_width(
+        epsilon, lower=lower, upper=upper, right_epsilon=right_epsilon, right_upper=right_upper
     )[()]
 
 
@@ -91,9 +92,10 @@ def left_epsilon_width(
     does not grow where delta falls steeply (delta ~ 1e-9, halving every 0.01 of eps: a bracket 4x wide
     in delta is about 0.02 wide in epsilon this way and 0.4 by the chord in e^eps).
     """
-    return _core.pld_left_epsilon_width(
-        *np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (epsilon, upper, left_epsilon, left_lower)))
-    )[()]
+    epsilon, upper, left_epsilon, left_lower = np.broadcast_arrays(
+        *(np.asarray(v, dtype=np.float64) for v in (epsilon, upper, left_epsilon, left_lower))
+    )
+    return _core.pld.left_epsilon_width(epsilon, upper=upper, left_epsilon=left_epsilon, left_lower=left_lower)[()]
 
 
 def epsilon_gap(

@@ -27,7 +27,7 @@ def least_epsilon_width(x: np.ndarray, own: int, lower: np.ndarray, upper: np.nd
     rows' upper sides (``certified_epsilon_width``) and of the left rows' lower sides (``left_epsilon_width``);
     ``lower`` and ``upper`` give both sides at every argument of ``x`` (layout: ``offset_rows``).  One call of
     the core's ``least_epsilon_width`` (pld_epsilon_width.hpp), which a refinement makes per step and point."""
-    return _core.pld_least_epsilon_width(x, own, lower, upper, len(RIGHT_OFFSETS))
+    return _core.pld.least_epsilon_width(x, own=own, lower=lower, upper=upper, right_rows=len(RIGHT_OFFSETS))
 
 
 def epsilon_tolerance(accuracy: float, relative_accuracy: float, eps: np.ndarray) -> np.ndarray:

@@ -128,7 +128,7 @@ class StepBrackets:
         for i in step:
             least = float(np.min(xs[i][: own[i]]))
             if least < tuning.DIRECT_FIRST_DELTA:
-                charge = min(float(_core.pld_direct_min_charge), tuning.DIRECT_CHARGE_SHARE * least)
+                charge = min(float(_core.pld_compose.direct_min_charge), tuning.DIRECT_CHARGE_SHARE * least)
                 charges[i] = 10.0 ** math.floor(math.log10(charge)) if charge > 0.0 else 0.0
         return charges
 

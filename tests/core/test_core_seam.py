@@ -1,0 +1,59 @@
+"""The seam between the facade and the compiled core is narrow and typed: every call into ``hockeystick._core``
+from the package's own modules passes at most five arguments by position, never a bare ``True`` or ``False`` by
+position (a flag is named where it is passed) and never arguments unpacked by position (``*args``), so that a
+call says what it passes.  The bindings enforce the same at run time with keyword-only parameters
+(cpp/bindings/register_*.cpp); this reads the package's source, so it also covers a path no test runs."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[2] / "python" / "hockeystick"
+MOST_POSITIONAL = 5
+
+
+def _is_core(node: ast.expr) -> bool:
+    """Whether ``node`` names the compiled module or something in it (``_core``, ``_core.pld.delta``, ...)."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name) and node.id == "_core"
+
+
+def _wide_calls(source: str, name: str) -> list[str]:
+    """The calls into ``_core`` in ``source`` (module ``name``) with more than five positional arguments, a bare
+    boolean by position, or arguments unpacked by position (their count cannot be read)."""
+    found = []
+    for node in ast.walk(ast.parse(source, filename=name)):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _is_core(node.func)):
+            continue
+        where = f"{name}:{node.lineno} {ast.unparse(node.func)}"
+        if len(node.args) > MOST_POSITIONAL:
+            found.append(f"{where}: {len(node.args)} positional arguments (at most {MOST_POSITIONAL})")
+        if any(isinstance(a, ast.Constant) and isinstance(a.value, bool) for a in node.args):
+            found.append(f"{where}: a bare True/False by position (pass it by keyword)")
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            found.append(f"{where}: arguments unpacked by position (pass them by keyword)")
+    return found
+
+
+def test_the_check_reports_wide_calls_bare_flags_and_unpacked_arguments() -> None:
+    source = (
+        "from . import _core\n"
+        "_core.pld.delta(p, k, h, q, e, 1)\n"
+        "_core.pld.loss_shifted(v, 0.1, True)\n"
+        "_core.pld.delta(*args)\n"
+        "_core.pld.loss_shifted(v, 0.1, up=True)\n"
+        "_core.pld.delta(p, k_lo=k, h=h, p_inf=q, epsilon=e, threads=1)\n"
+    )
+    found = _wide_calls(source, "probe.py")
+    assert [f.split(" ")[0] for f in found] == ["probe.py:2", "probe.py:3", "probe.py:4"], found
+
+
+def test_no_call_into_the_core_is_wide_or_passes_a_bare_flag() -> None:
+    found = [
+        call
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for call in _wide_calls(path.read_text(), str(path.relative_to(PACKAGE.parent)))
+    ]
+    assert not found, "\n".join(found)
