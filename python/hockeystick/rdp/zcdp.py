@@ -108,7 +108,51 @@ def _tv_upper(rho: float, xi: float) -> float:
 
 
 def zcdp_to_delta(rho: float, epsilon: float, *, xi: float = 0.0) -> float:
-    """A certified upper bound on delta(``epsilon``) of any (``xi``, ``rho``)-zCDP mechanism (module docstring)."""
+    r"""Certified upper bound on delta(``epsilon``) of any (``xi``, ``rho``)-zCDP mechanism.
+
+    The RDP curve xi + rho alpha converted at a near-optimal order alpha > 1, and capped by the
+    total-variation bound:
+
+    .. math::
+
+        \delta(\varepsilon) \le \min\Bigl(e^{(\alpha - 1)(\xi + \rho\alpha - \varepsilon)
+        + (\alpha - 1)\log(1 - 1/\alpha) - \log\alpha},\ \sqrt{1 - e^{-(\xi + \rho)}}\Bigr).
+
+    alpha is searched in floating point and the value at the alpha found is rounded up past every
+    rounding error, so the result is a certified upper bound.
+
+    Parameters
+    ----------
+    rho : float
+        The zCDP parameter rho, finite and >= 0.
+    epsilon : float
+        The eps, >= 0 (``inf`` gives 0).
+    xi : float, optional
+        The zCDP offset xi, finite and >= 0 (default 0: rho-zCDP).
+
+    Returns
+    -------
+    float
+        The bound, in [0, 1]; 0 for rho = xi = 0.
+
+    Raises
+    ------
+    ValueError
+        If rho or xi is negative or not finite, or epsilon is negative or NaN.
+    ParameterTypeError
+        If an argument is a string, a boolean, None or an array (one number each).
+
+    References
+    ----------
+    Bun & Steinke 2016, Def. 1.1 (zCDP); Canonne, Kamath & Steinke 2020, Prop. 12 and Cor. 13 (the
+    conversion); Bretagnolle & Huber 1979 (the total-variation bound).
+
+    Examples
+    --------
+    >>> from hockeystick.rdp import zcdp_to_delta
+    >>> round(zcdp_to_delta(0.5, 1.0), 6)
+    0.246846
+    """
     r, x = _checked(rho, xi)
     eps = float(_validation.epsilon_target(epsilon))
     if r == 0.0 and x == 0.0:
@@ -129,7 +173,49 @@ def zcdp_to_delta(rho: float, epsilon: float, *, xi: float = 0.0) -> float:
 
 
 def zcdp_to_epsilon(rho: float, delta: float, *, xi: float = 0.0) -> float:
-    """A certified upper bound on eps(``delta``), delta in (0, 1), of any (``xi``, ``rho``)-zCDP mechanism."""
+    r"""Certified upper bound on the least eps with delta(eps) <= ``delta`` for any (``xi``, ``rho``)-zCDP mechanism.
+
+    The RDP curve xi + rho alpha converted at a near-optimal order alpha > 1,
+
+    .. math::
+
+        \varepsilon(\delta) \le \xi + \rho\alpha + \log(1 - 1/\alpha) - \frac{\log\delta + \log\alpha}{\alpha - 1},
+
+    and 0 when delta is at least the total-variation bound :math:`\sqrt{1 - e^{-(\xi + \rho)}}`.  alpha is
+    searched in floating point and the value at the alpha found is rounded up past every rounding error.
+
+    Parameters
+    ----------
+    rho : float
+        The zCDP parameter rho, finite and >= 0.
+    delta : float
+        The target delta, 0 < delta < 1.
+    xi : float, optional
+        The zCDP offset xi, finite and >= 0 (default 0: rho-zCDP).
+
+    Returns
+    -------
+    float
+        The bound, >= 0; 0 for rho = xi = 0.
+
+    Raises
+    ------
+    ValueError
+        If rho or xi is negative or not finite, or delta lies outside (0, 1).
+    ParameterTypeError
+        If an argument is a string, a boolean, None or an array (one number each).
+
+    References
+    ----------
+    Bun & Steinke 2016, Def. 1.1; Canonne, Kamath & Steinke 2020, Prop. 12 and Cor. 13; Bretagnolle & Huber
+    1979.
+
+    Examples
+    --------
+    >>> from hockeystick.rdp import zcdp_to_epsilon
+    >>> round(zcdp_to_epsilon(0.5, 1e-5), 6)
+    4.728387
+    """
     r, x = _checked(rho, xi)
     d = _validation.delta_target(delta)
     if r == 0.0 and x == 0.0:
