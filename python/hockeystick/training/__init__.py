@@ -9,19 +9,19 @@ follow the accountant contract (keyword parameters that broadcast, ``.delta(epsi
 ``.epsilon(delta)`` returning certified upper bounds, ``bound="lower"`` / ``"both"`` for the
 certified lower side):
 
-======================  =========================================  ===========================================
-sampling                one step                                    accountant (neighbouring relation)
-======================  =========================================  ===========================================
-``"poisson"``           each record (client) joins with             ``pld.SubsampledGaussianPLD``,
-                        probability q = batch_size / dataset_size   sigma = z, add-or-remove-one
-``"fixed_size"``        a uniformly random batch of exactly          ``pld.FixedBatchGaussianPLD``,
-                        batch_size records, drawn anew each step    sigma = z, sensitivity 1, replace-one
-``"balls_in_bins"``     each epoch, each record joins one of its     ``pld.BallsInBinsGaussianPLD``,
-                        ceil(dataset_size / batch_size) steps,      sigma = z, add-or-remove-one
-                        chosen uniformly (random allocation)
-``"shuffle"``           each epoch, a fresh permutation cut into     ``pld.ShuffledBatchGaussianPLD``,
-                        batches of batch_size                       sigma = z, replace-one
-======================  =========================================  ===========================================
+===================  =========================================  =====================================
+sampling             one step                                   accountant (neighbouring relation)
+===================  =========================================  =====================================
+``"poisson"``        each record (client) joins with            ``pld.SubsampledGaussianPLD``,
+                     probability q = batch_size / dataset_size  sigma = z, add-or-remove-one
+``"fixed_size"``     a uniformly random batch of exactly        ``pld.FixedBatchGaussianPLD``,
+                     batch_size records, drawn anew each step   sigma = z, sensitivity 1, replace-one
+``"balls_in_bins"``  each epoch, each record joins one of its   ``pld.BallsInBinsGaussianPLD``,
+                     ceil(dataset_size / batch_size) steps,     sigma = z, add-or-remove-one
+                     chosen uniformly (random allocation)
+``"shuffle"``        each epoch, a fresh permutation cut into   ``pld.ShuffledBatchGaussianPLD``,
+                     batches of batch_size                      sigma = z, replace-one
+===================  =========================================  =====================================
 
 ``"shuffle"`` is what most training loops do; its certified bracket is wide (its upper side is the
 Gaussian of shift 2 per epoch begun: no amplification by shuffling is proved for adaptive steps), and its
@@ -43,16 +43,16 @@ the accounting needs with ``steps``.
 Steps: ``steps`` directly (whole numbers: 2.5 is refused, not rounded), or ``epochs`` passes over the
 data, each of a number of steps ``steps_per_epoch`` names:
 
-=============  ==========================================  ================================================
-steps_per_epoch  steps per epoch                             steps for ``epochs``
-=============  ==========================================  ================================================
-``"ceil"``     ceil(dataset_size / batch_size): the          ceil(epochs * ceil(dataset_size / batch_size))
-               batches of a loader that keeps the last,
-               partial batch (default with ``batch_size``)
-``"opacus"``   1 / q = dataset_size / batch_size: the        ceil(epochs / q) (Opacus's and dp_accounting's
-               expected count of Poisson batches (the only   count, which Opacus truncates)
-               meaning with ``sample_rate``, its default)
-=============  ==========================================  ================================================
+===============  ===========================================  ==============================================
+steps_per_epoch  steps per epoch                              steps for ``epochs``
+===============  ===========================================  ==============================================
+``"ceil"``       ceil(dataset_size / batch_size): the         ceil(epochs * ceil(dataset_size / batch_size))
+                 batches of a loader that keeps the last,
+                 partial batch (default with ``batch_size``)
+``"opacus"``     1 / q = dataset_size / batch_size: the       ceil(epochs / q) (Opacus's and dp_accounting's
+                 expected count of Poisson batches (the only  count, which Opacus truncates)
+                 meaning with ``sample_rate``, its default)
+===============  ===========================================  ==============================================
 
 Each count is the ceiling of the exact product or quotient of the numbers given (the rounding up
 never understates the steps taken, so never the privacy spent).  The two conventions answer the
