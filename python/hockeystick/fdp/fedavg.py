@@ -70,10 +70,58 @@ def schedule_round_factors(
     local_steps: npt.ArrayLike,
     round_index: npt.ArrayLike,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Exact (log rho_t, sum_k eta_{k,t}) of a FedAvg schedule at round t (0-based), broadcast.
+    r"""Exact per-round factors (log rho_t, sum_k eta_{k,t}) of a noisy-FedAvg schedule at round t.
 
-    Closed forms (gamma functions, digamma) of the products and sums over the K local steps;
-    see the module docstring.  gamma_t = (2V/m) * the returned step sum.
+    :math:`\rho_t = \prod_{k<K}(1 + \eta_{k,t} L)` and :math:`\sum_{k<K} \eta_{k,t}`, in closed form
+    (log-gamma, digamma) where one exists:
+
+    - constant, :math:`\eta = a`: :math:`\log\rho_t = K\log(1 + aL)`, step sum :math:`aK`;
+    - cyclic, :math:`a/(k+1)`: :math:`\log\rho_t = -\log K - \log B(1 + aL, K)`, step sum
+      :math:`a H_K`;
+    - stagewise, :math:`a/(t+1)`: :math:`\log\rho_t = K\log(1 + aL/(t+1))`, step sum :math:`aK/(t+1)`;
+    - continuous, :math:`a/(tK+k+1)`: :math:`\log\rho_t = \sum_{k<K}\log(1 + aL/(tK+k+1))`, step sum
+      :math:`a(\psi((t+1)K+1) - \psi(tK+1))`
+
+    (the cyclic product below aL = 0.01 by its series in aL, to 8 terms). The paper's printed eq. 18 and
+    20 drop the factor a in gamma and replace these sums by approximations (paper-004 errata, sections 3
+    and 5); these are the exact values. :math:`\gamma_t = (2V/m)` times the returned step sum.
+
+    Parameters
+    ----------
+    schedule : {"constant", "cyclic", "stagewise", "continuous"}
+        Local rates :math:`\eta_{k,t}`: a, a/(k+1), a/(t+1), a/(tK+k+1).
+    learning_rate : array_like
+        Base rate a, finite and > 0.
+    lipschitz : array_like
+        Smoothness constant L, finite and >= 0.
+    local_steps : array_like
+        Local steps K, a whole number >= 1 (at most 2^24 for "continuous", 2^53 otherwise).
+    round_index : array_like
+        Round t, 0-based, a whole number in [0, 2^53].
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(log_rho, step_sum)`` at each broadcast point (numpy scalars for scalar input).
+
+    Raises
+    ------
+    ValueError
+        An unknown ``schedule``; an argument outside its range above; shapes that do not broadcast.
+    ParameterTypeError
+        A numeric argument that is a string, bool or None.
+
+    References
+    ----------
+    Paper 004, Theorem 12 (eq. 17-20), Lemmas 20-21 (eq. 29-30), Table 3; docs/paper-004-errata.md,
+    sections 2-5.
+
+    Examples
+    --------
+    >>> from hockeystick.fdp import schedule_round_factors
+    >>> log_rho, steps = schedule_round_factors("stagewise", 0.01, 1.0, 5, [0, 1])
+    >>> log_rho.round(6), steps.round(6)
+    (array([0.049752, 0.024938]), array([0.05 , 0.025]))
     """
     choice(schedule, "schedule", SCHEDULES)
     a = positive(learning_rate, "learning_rate")
@@ -127,24 +175,82 @@ def unit_rate_factors(
 
 
 class NoisyFedAvg(LastIterateAccountant):
-    """mu-GDP of the final model of noisy FedAvg (paper 004 Theorem 12), vectorized over every parameter.
+    r"""GDP parameter mu and privacy profile of the final model of noisy FedAvg (paper 004, Theorem 12).
 
-    Parameters (keyword-only, numpy arrays broadcast together):
-        clients m >= 1, sigma > 0 (per-client noise std), clip V >= 0, lipschitz L >= 0 (smoothness),
-        learning_rate a > 0, local_steps K >= 1 (whole), rounds T >= 1 (whole),
-        schedule in {"constant", "cyclic", "stagewise", "continuous"}.
+    m clients each run K local steps of clipped gradient descent (clip V, L-smooth loss, rates
+    :math:`\eta_{k,t}` of the schedule) in each of T rounds and upload their model plus
+    :math:`N(0, \sigma^2 I)`; only the final average is released. Per round
 
-    Attributes: ``mu`` (exact minimum over interpolation weights: valid; the default of
-    ``delta``/``epsilon``), ``mu_composition`` (GDP composition over rounds: valid),
-    ``mu_paper_h0`` (paper eq. 16, optimized H0: rests on eq. 41, false where it fails; see
-    ``h0_attained``), ``mu_paper`` / ``mu_paper_limit`` (the theorem's closed form and its
-    T -> infinity limit, see the module docstring).  ``interpolation="h0"`` in ``delta``/``epsilon``
-    reproduces the paper's numbers and is NOT a valid bound in general; ``interpolation="composition"``
-    gives the baseline.
+    .. math::
 
-    For the constant and cyclic schedules rho_t is constant and > 1, so eq. 41 fails for T >= 2 and
-    the exact optimum is the composition value (the optimal weights are all 1): ``mu`` ==
-    ``mu_composition``, attained by a linear loss.  Decaying schedules (stage-wise, continuous) can reach H0.
+        \rho_t = \prod_{k<K} (1 + \eta_{k,t} L), \qquad \gamma_t = \frac{2V}{m} \sum_{k<K} \eta_{k,t},
+
+    and the released model is mu-GDP with :math:`\mu = \sqrt{m H}/\sigma`, H from
+    ``interpolation_bound``. ``delta(epsilon)`` is :math:`\theta(\mu, \varepsilon)` rounded up
+    (eq. 8), ``epsilon(delta)`` its inverse.
+
+    Attributes ``mu`` (the exact minimum of H over admissible interpolation weights: valid, the default of
+    ``delta``/``epsilon``), ``mu_composition`` (GDP composition over the rounds, :math:`H = \sum_t
+    \gamma_t^2`: valid), ``mu_paper_h0`` (the paper's eq. 16: a bound only where ``h0_attained``),
+    ``mu_paper`` and ``mu_paper_limit`` (the theorem's closed forms, eq. 17-20 with exact sums, and their
+    T -> infinity limits; the module docstring lists them per schedule).
+
+    For the constant and cyclic schedules rho is constant and > 1, so eq. 41 fails for T >= 2: ``mu``
+    equals ``mu_composition`` :math:`= \sqrt{mT}\,\gamma/\sigma`, which a linear loss attains, and the
+    paper's convergent value (``mu_paper_h0`` = ``mu_paper``, eq. 17/18) is not a valid bound
+    (paper-004 errata, section 1). Decaying schedules (stage-wise, continuous) can meet eq. 41.
+
+    Parameters
+    ----------
+    clients : array_like
+        Number of clients m (all take part each round), finite and > 0.
+    sigma : array_like
+        Standard deviation of each client's upload noise, finite and > 0.
+    clip : array_like
+        Clipping norm V of the local gradients, finite and >= 0.
+    lipschitz : array_like
+        Smoothness constant L of the loss (Lipschitz constant of its gradient), finite and >= 0.
+    learning_rate : array_like
+        Base learning rate a, finite and > 0.
+    local_steps : array_like
+        Local steps K per round, a whole number in [1, 2^53].
+    rounds : array_like
+        Rounds T, a whole number in [1, 2^53].
+    schedule : {"constant", "cyclic", "stagewise", "continuous"}, default "constant"
+        Local rates :math:`\eta_{k,t}`: a, a/(k+1), a/(t+1), a/(tK+k+1).
+    threads : int, optional
+        OpenMP threads of the stage-wise and continuous engine.
+
+    Raises
+    ------
+    ValueError
+        A parameter outside its range above; an unknown ``schedule``; for the stage-wise and continuous
+        schedules, :math:`(1 + aL)^K` at or above :math:`e^{700}`; shapes that do not broadcast.
+    ParameterTypeError
+        A numeric parameter that is a string, bool or None.
+
+    Notes
+    -----
+    The parameters are keyword-only; the numeric ones broadcast together, and with the argument of
+    ``delta``/``epsilon``.
+
+    References
+    ----------
+    Paper 004, Algorithm 1, Theorem 12 (eq. 16-20), Lemmas 20-21 (eq. 29-30), Lemma 7 (eq. 8);
+    docs/paper-004-errata.md, sections 1-5 (what is computed where the printed formulas differ).
+
+    Examples
+    --------
+    Paper 004's regression parameters: the paper's eq. 17 value and the valid (tight) one.
+
+    >>> from hockeystick.fdp import NoisyFedAvg
+    >>> fedavg = NoisyFedAvg(
+    ...     clients=20, sigma=1.0, clip=10.0, lipschitz=1.0, learning_rate=0.01, local_steps=5, rounds=600
+    ... )
+    >>> round(fedavg.mu_paper_h0, 9), round(fedavg.mu, 6), fedavg.h0_attained
+    (1.417885043, 5.477226, False)
+    >>> round(fedavg.epsilon(1e-5), 4)
+    37.6225
     """
 
     def __init__(

@@ -38,19 +38,83 @@ CONSTANTS = ("theorem", "exact")
 
 
 class NoisyFedProx(LastIterateAccountant):
-    """mu-GDP of the final model of noisy FedProx (paper 004 Theorem 15), vectorized over every parameter.
+    r"""GDP parameter mu and privacy profile of the final model of noisy FedProx (paper 004, Theorem 15).
 
-    Parameters (keyword-only, broadcast together): clients m, sigma, clip V, lipschitz L,
-    proximal alpha > L, learning_rate a with a * alpha <= 1, rounds T, local_steps K (needed for
-    ``constants="exact"``).  ``constants="theorem"`` uses the K-free bounds rho = alpha/(alpha-L),
-    gamma = 2V/(m alpha), so ``mu_paper_h0`` is exactly eq. 21; ``"exact"`` uses the exact constant-rate
-    rho, gamma (smaller, so ``mu`` and ``mu_composition`` are tighter).
+    Each local step is :math:`w \leftarrow w - a[g + \alpha(w - w_t)]` (proximal coefficient
+    :math:`\alpha > L`, constant rate a, K steps). Per round, exactly and with the theorem's K-free
+    upper bounds,
 
-    rho > 1 is constant, so the paper's condition eq. 41 fails for T >= 2 and ``mu`` (valid, the
-    default of ``delta``/``epsilon``) equals ``mu_composition`` = sqrt(m T) gamma / sigma.  With
-    ``constants="exact"`` the linear loss +-V w_1 attains it (tight); with the theorem's constants it is
-    valid but loose.  ``mu_paper_h0`` (eq. 21) is false for T >= 2: reported, labelled, and used only
-    with ``interpolation="h0"`` to reproduce the paper.
+    .. math::
+
+        \rho = \frac{\alpha}{\alpha - L} - \frac{L (1 - a(\alpha - L))^K}{\alpha - L}
+              \le \frac{\alpha}{\alpha - L}, \qquad
+        \gamma = \frac{2V}{m} \cdot \frac{1 - (1 - a\alpha)^K}{\alpha} \le \frac{2V}{m\alpha},
+
+    and eq. 16 with these constants gives eq. 21,
+
+    .. math::
+
+        \mu_{H_0} = \frac{2V}{\sqrt{m}\,\alpha\sigma}
+          \sqrt{\frac{2\alpha - L}{L} \cdot \frac{\alpha^T - (\alpha - L)^T}{\alpha^T + (\alpha - L)^T}}
+          \quad (\text{theorem constants}).
+
+    rho > 1 is constant, so eq. 41 fails for T >= 2 and ``mu`` (valid, the default of
+    ``delta``/``epsilon``) equals ``mu_composition`` :math:`= \sqrt{mT}\,\gamma/\sigma`; with
+    ``constants="exact"`` a linear loss attains it (tight), with the theorem's constants it is valid but
+    loose. ``mu_paper_h0`` (eq. 21 with ``constants="theorem"``) and ``mu_paper_h0_limit`` are NOT valid
+    bounds for T >= 2; they reproduce the paper (``interpolation="h0"``). ``delta(epsilon)`` is
+    :math:`\theta(\mu, \varepsilon)` rounded up (eq. 8), ``epsilon(delta)`` its inverse.
+
+    Parameters
+    ----------
+    clients : array_like
+        Number of clients m, finite and > 0.
+    sigma : array_like
+        Standard deviation of each client's upload noise, finite and > 0.
+    clip : array_like
+        Clipping norm V, finite and >= 0.
+    lipschitz : array_like
+        Smoothness constant L of the loss, finite and > 0.
+    proximal : array_like
+        Proximal coefficient alpha, finite and > ``lipschitz``.
+    learning_rate : array_like
+        Constant local rate a, finite and > 0, with ``learning_rate * proximal <= 1`` (the proofs of
+        Lemmas 22-23 need it; the theorem's printed :math:`a < 1/(\alpha - L)` is not enough).
+    rounds : array_like
+        Rounds T, a whole number >= 1.
+    local_steps : array_like, optional
+        Local steps K, a whole number >= 1; required with ``constants="exact"``, unused otherwise.
+    constants : {"theorem", "exact"}, default "theorem"
+        The theorem's K-free rho, gamma (so ``mu_paper_h0`` is eq. 21) or the exact constant-rate ones
+        (smaller: ``mu`` tighter).
+
+    Raises
+    ------
+    ValueError
+        A parameter outside its range above; ``proximal <= lipschitz``; ``learning_rate * proximal > 1``;
+        ``local_steps`` missing with ``constants="exact"``; an unknown ``constants``; shapes that do not
+        broadcast.
+    ParameterTypeError
+        A numeric parameter that is a string, bool or None.
+
+    Notes
+    -----
+    The parameters are keyword-only; the numeric ones broadcast together, and with the argument of
+    ``delta``/``epsilon``.
+
+    References
+    ----------
+    Paper 004, eq. 4, Theorem 15 (eq. 21), Lemmas 22-23, Lemma 7 (eq. 8); docs/paper-004-errata.md,
+    sections 1, 6 and 7.
+
+    Examples
+    --------
+    >>> from hockeystick.fdp import NoisyFedProx
+    >>> fedprox = NoisyFedProx(
+    ...     clients=20, sigma=1.0, clip=10.0, lipschitz=1.0, proximal=5.0, learning_rate=0.01, rounds=600
+    ... )
+    >>> round(fedprox.mu_paper_h0, 9), round(fedprox.mu, 6)
+    (2.683281573, 21.908902)
     """
 
     def __init__(

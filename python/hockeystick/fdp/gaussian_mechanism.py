@@ -32,20 +32,57 @@ __all__ = ["GaussianMechanism"]
 
 
 class GaussianMechanism(GaussianDP):
-    """T-fold composition of the Gaussian mechanism: mu = sqrt(rounds) * sensitivity / sigma.
+    r"""Privacy profile of the Gaussian mechanism composed over rounds, mu = sqrt(rounds) * sensitivity / sigma.
 
-    Parameters (numpy arrays broadcast with each other and with the argument)
+    Each of T releases adds :math:`N(0, \sigma^2 I)` to a query of L2 sensitivity :math:`\Delta`; the
+    composition is exactly mu-GDP with
+
+    .. math::
+
+        \mu = \frac{\sqrt{T}\,\Delta}{\sigma}, \qquad
+        \delta(\varepsilon) = \theta(\mu, \varepsilon)
+        = \Phi\Big(-\frac{\varepsilon}{\mu} + \frac{\mu}{2}\Big)
+          - e^{\varepsilon}\,\Phi\Big(-\frac{\varepsilon}{\mu} - \frac{\mu}{2}\Big).
+
+    ``mu`` (the radius of the upper sides) is that value rounded up, ``mu_lower`` (the lower sides')
+    rounded down; ``delta(epsilon)`` and ``epsilon(delta)`` grow with mu, so each side is
+    ``GaussianDP``'s at that radius, rounded outward.
+
+    Parameters
     ----------
-    sigma : array_like, > 0
-        Standard deviation of the noise added in each round.
-    sensitivity : array_like, > 0
-        L2 sensitivity of each round's query (default 1).
-    rounds : array_like, integer >= 1
-        Number of composed releases (default 1).
+    sigma : array_like
+        Standard deviation of the noise added in each round, finite and > 0.
+    sensitivity : array_like, default 1.0
+        L2 sensitivity of each round's query, finite and > 0.
+    rounds : array_like, default 1
+        Number of composed releases, a whole number >= 1.
 
-    ``delta(epsilon)`` = theta_eps(mu) (004 eq. 8) and ``epsilon(delta)`` its inverse, each side
-    rounded outward: ``mu`` (the upper sides' radius) is rounded up, ``mu_lower`` (the lower
-    sides') rounded down.
+    Raises
+    ------
+    ValueError
+        ``sigma`` or ``sensitivity`` not finite and > 0; ``rounds`` not a whole number >= 1; shapes that
+        do not broadcast.
+    ParameterTypeError
+        A parameter that is a string, bool or None.
+
+    Notes
+    -----
+    The three parameters are keyword-only and broadcast with each other and with the argument of
+    ``delta``/``epsilon``.
+
+    References
+    ----------
+    Paper 004, Lemma 7 (eq. 8) and GDP composition below Definition 4; paper 000, eq. 6;
+    Dong, Roth & Su 2022, Corollary 3.3.
+
+    Examples
+    --------
+    >>> from hockeystick.fdp import GaussianMechanism
+    >>> mechanism = GaussianMechanism(sigma=2.0, rounds=4)
+    >>> round(mechanism.mu, 6)
+    1.0
+    >>> round(mechanism.delta(1.0), 6)
+    0.126937
     """
 
     def __init__(self, *, sigma: ArrayLike, sensitivity: ArrayLike = 1.0, rounds: ArrayLike = 1) -> None:
@@ -61,8 +98,32 @@ class GaussianMechanism(GaussianDP):
         self._lower = GaussianDP(self.mu_lower)
 
     def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> Any:
-        """delta(eps) = theta(mu, eps) (paper 004 eq. 8): the upper side at ``mu`` rounded up, the lower
-        side at ``mu_lower`` (theta grows with mu), each rounded outward."""
+        """Privacy profile delta(eps) = theta(mu, eps) (paper 004 eq. 8), each side rounded outward.
+
+        The upper side is theta at ``mu`` (rounded up), the lower side theta at ``mu_lower`` (rounded
+        down); theta grows with mu.
+
+        Parameters
+        ----------
+        epsilon : array_like
+            Epsilon >= 0 (inf allowed); broadcasts with the parameters.
+        bound : {"upper", "lower", "both"}, default "upper"
+            The side, or the tuple (lower, upper) for "both".
+        threads : int, optional
+            OpenMP threads for array input.
+
+        Returns
+        -------
+        float, numpy.ndarray or tuple
+            delta in [0, 1] at each broadcast point; with ``bound="both"`` the tuple (lower, upper).
+
+        Raises
+        ------
+        ValueError
+            ``epsilon`` negative or NaN; an unknown ``bound``; shapes that do not broadcast.
+        ParameterTypeError
+            ``epsilon`` a string, bool or None.
+        """
         return certified_sides(
             bound,
             lambda: self._lower.delta(epsilon, bound="lower", threads=threads),
@@ -70,8 +131,32 @@ class GaussianMechanism(GaussianDP):
         )
 
     def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> Any:
-        """Smallest eps >= 0 with theta(mu, eps) <= delta, delta in (0, 1): the upper side at ``mu``
-        rounded up, the lower side at ``mu_lower`` (epsilon(delta) grows with mu), each rounded outward."""
+        """Smallest eps >= 0 with theta(mu, eps) <= delta, each side rounded outward.
+
+        The upper side is computed at ``mu`` (rounded up), the lower side at ``mu_lower`` (rounded
+        down); epsilon(delta) grows with mu.
+
+        Parameters
+        ----------
+        delta : array_like
+            Target delta, strictly between 0 and 1; broadcasts with the parameters.
+        bound : {"upper", "lower", "both"}, default "upper"
+            The side, or the tuple (lower, upper) for "both".
+        threads : int, optional
+            OpenMP threads for array input.
+
+        Returns
+        -------
+        float, numpy.ndarray or tuple
+            epsilon >= 0 at each broadcast point; with ``bound="both"`` the tuple (lower, upper).
+
+        Raises
+        ------
+        ValueError
+            ``delta`` outside (0, 1) or NaN; an unknown ``bound``; shapes that do not broadcast.
+        ParameterTypeError
+            ``delta`` a string, bool or None.
+        """
         return certified_sides(
             bound,
             lambda: self._lower.epsilon(delta, bound="lower", threads=threads),

@@ -37,7 +37,39 @@ __all__ = ["GaussianDP", "compose_gdp", "gdp_to_rdp"]
 
 
 def compose_gdp(*mu: npt.ArrayLike) -> float | np.ndarray:
-    """mu of the composition of mu_i-GDP mechanisms: sqrt(sum mu_i^2) (Dong, Roth, Su 2022, Cor. 3.3)."""
+    r"""GDP parameter of the composition of mu_i-GDP mechanisms, sqrt(sum mu_i^2).
+
+    .. math::
+
+        \mu = \sqrt{\textstyle\sum_i \mu_i^2}.
+
+    Parameters
+    ----------
+    *mu : array_like
+        The mechanisms' GDP parameters, each >= 0 (inf allowed); they broadcast together.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The composed mu (a float for scalar input).
+
+    Raises
+    ------
+    ValueError
+        No ``mu`` given; a ``mu`` negative or NaN (naming ``mu[i]``); shapes that do not broadcast.
+    ParameterTypeError
+        A ``mu`` that is a string, bool or None.
+
+    References
+    ----------
+    Dong, Roth & Su 2022, Corollary 3.3; paper 004, GDP composition below Definition 4.
+
+    Examples
+    --------
+    >>> from hockeystick.fdp import compose_gdp
+    >>> round(compose_gdp(3.0, 4.0), 6)
+    5.0
+    """
     if not mu:
         raise ValueError("give at least one mu")
     arrays = [nonnegative(m, f"mu[{i}]", finite=False) for i, m in enumerate(mu)]
@@ -46,7 +78,41 @@ def compose_gdp(*mu: npt.ArrayLike) -> float | np.ndarray:
 
 
 def gdp_to_rdp(mu: npt.ArrayLike, orders: npt.ArrayLike) -> float | np.ndarray:
-    """Renyi DP of mu-GDP at order zeta > 1: mu^2 zeta / 2 (paper 004 Lemma 8), broadcast."""
+    r"""Renyi DP of a mu-GDP mechanism at each order zeta > 1, mu^2 zeta / 2.
+
+    .. math::
+
+        \varepsilon_{\mathrm{RDP}}(\zeta) = \frac{\mu^2 \zeta}{2}, \qquad \zeta > 1.
+
+    Parameters
+    ----------
+    mu : array_like
+        GDP parameter, finite and >= 0.
+    orders : array_like
+        Renyi orders zeta, > 1; broadcasts with ``mu``.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The RDP epsilon at each order (a float for scalar input).
+
+    Raises
+    ------
+    ValueError
+        ``mu`` negative, infinite or NaN; an order <= 1 or not finite; shapes that do not broadcast.
+    ParameterTypeError
+        ``mu`` or ``orders`` a string, bool or None.
+
+    References
+    ----------
+    Paper 004, Lemma 8.
+
+    Examples
+    --------
+    >>> from hockeystick.fdp import gdp_to_rdp
+    >>> gdp_to_rdp(1.0, [2.0, 4.0])
+    array([1., 2.])
+    """
     mu_arr = nonnegative(mu, "mu")
     zeta = positive(orders, "orders")
     if (zeta <= 1).any():
@@ -55,17 +121,73 @@ def gdp_to_rdp(mu: npt.ArrayLike, orders: npt.ArrayLike) -> float | np.ndarray:
 
 
 class GaussianDP:
-    """A mu-GDP guarantee as an accountant: ``delta(eps) = theta(mu, eps)``, ``epsilon(delta)``.
+    r"""A mu-GDP guarantee as an accountant, delta(eps) = theta(mu, eps) and its inverse epsilon(delta).
 
-    ``mu`` may be an array; every call broadcasts it with its argument.
+    A mechanism is mu-GDP when its trade-off function is at least
+    :math:`T_{G(\mu)}(\alpha) = \Phi(\Phi^{-1}(1-\alpha) - \mu)`; that is equivalent to the whole
+    privacy profile
+
+    .. math::
+
+        \delta(\varepsilon) = \theta(\mu, \varepsilon)
+        = \Phi\Big(-\frac{\varepsilon}{\mu} + \frac{\mu}{2}\Big)
+          - e^{\varepsilon}\,\Phi\Big(-\frac{\varepsilon}{\mu} - \frac{\mu}{2}\Big),
+
+    which ``delta`` reports rounded outward (its documented error, 1e-12 relative, widened and rounded
+    up for the upper side, down for the lower; docs/architecture.md, "Outward rounding").
+
+    Parameters
+    ----------
+    mu : array_like
+        GDP parameter, >= 0 (inf allowed: delta = 1). An array broadcasts with the argument of every call.
+
+    Raises
+    ------
+    ValueError
+        ``mu`` negative or NaN.
+    ParameterTypeError
+        ``mu`` a string, bool or None.
+
+    References
+    ----------
+    Paper 004, Definition 4 and Lemma 7 (eq. 8); paper 000, eq. 6 (the same theta); Dong, Roth & Su 2022.
+
+    Examples
+    --------
+    >>> from hockeystick.fdp import GaussianDP
+    >>> round(GaussianDP(1.0).delta(1.0), 6)
+    0.126937
+    >>> round(GaussianDP(1.0).epsilon(1e-5), 6)
+    4.377178
     """
 
     def __init__(self, mu: npt.ArrayLike) -> None:
         self.mu = scalar_or_array(nonnegative(mu, "mu", finite=False))
 
     def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> Any:
-        """delta(eps) = theta(mu, eps)  (paper 004 Lemma 7, eq. 8), exact; reported rounded outward
-        (docs/architecture.md): ``bound="upper"`` theta rounded up, ``"lower"`` rounded down."""
+        """Privacy profile delta(eps) = theta(mu, eps) (paper 004 Lemma 7, eq. 8), rounded outward.
+
+        Parameters
+        ----------
+        epsilon : array_like
+            Epsilon >= 0 (inf allowed: delta = 0); broadcasts with ``mu``.
+        bound : {"upper", "lower", "both"}, default "upper"
+            The side: theta rounded up, rounded down, or the tuple (lower, upper).
+        threads : int, optional
+            OpenMP threads for array input (default: every core, at most ``OMP_NUM_THREADS``).
+
+        Returns
+        -------
+        float, numpy.ndarray or tuple
+            delta in [0, 1] at each broadcast point; with ``bound="both"`` the tuple (lower, upper).
+
+        Raises
+        ------
+        ValueError
+            ``epsilon`` negative or NaN; an unknown ``bound``; shapes that do not broadcast.
+        ParameterTypeError
+            ``epsilon`` a string, bool or None.
+        """
         bound_side(bound)
         eps = epsilon_values(epsilon)
         return certified_sides(
@@ -75,7 +197,31 @@ class GaussianDP:
         )
 
     def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> Any:
-        """Smallest eps >= 0 with theta(mu, eps) <= delta, delta in (0, 1), rounded outward on each side."""
+        """Smallest eps >= 0 with theta(mu, eps) <= delta, rounded outward on each side.
+
+        Parameters
+        ----------
+        delta : array_like
+            Target delta, strictly between 0 and 1; broadcasts with ``mu``.
+        bound : {"upper", "lower", "both"}, default "upper"
+            The side: an epsilon certainly at or above the exact one, at or below it, or the tuple
+            (lower, upper).
+        threads : int, optional
+            OpenMP threads for array input (default: every core, at most ``OMP_NUM_THREADS``).
+
+        Returns
+        -------
+        float, numpy.ndarray or tuple
+            epsilon >= 0 at each broadcast point (0 where theta(mu, 0) <= delta; inf where mu is inf);
+            with ``bound="both"`` the tuple (lower, upper).
+
+        Raises
+        ------
+        ValueError
+            ``delta`` outside (0, 1) or NaN; an unknown ``bound``; shapes that do not broadcast.
+        ParameterTypeError
+            ``delta`` a string, bool or None.
+        """
         bound_side(bound)
         dlt = delta_values(delta)
         return certified_sides(
@@ -85,19 +231,73 @@ class GaussianDP:
         )
 
     def tradeoff(self, alpha: npt.ArrayLike) -> float | np.ndarray:
-        """T_G(mu)(alpha), the type II error floor at type I error alpha."""
+        """Trade-off function T_G(mu)(alpha), the smallest type II error at type I error alpha.
+
+        Parameters
+        ----------
+        alpha : array_like
+            Type I error in [0, 1]; broadcasts with ``mu``.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            ``gaussian_tradeoff(mu, alpha)``.
+        """
         return gaussian_tradeoff(self.mu, alpha)
 
     def rdp(self, orders: npt.ArrayLike) -> float | np.ndarray:
-        """(zeta, mu^2 zeta / 2)-RDP  (Lemma 8)."""
+        """Renyi DP at each order zeta > 1, mu^2 zeta / 2 (paper 004 Lemma 8).
+
+        Parameters
+        ----------
+        orders : array_like
+            Renyi orders zeta, > 1.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            ``gdp_to_rdp(mu, orders)``.
+        """
         return gdp_to_rdp(self.mu, orders)
 
     def compose(self, other: GaussianDP) -> GaussianDP:
+        """GDP guarantee of running both mechanisms, mu = sqrt(mu_self^2 + mu_other^2).
+
+        Parameters
+        ----------
+        other : GaussianDP
+            The second guarantee.
+
+        Returns
+        -------
+        GaussianDP
+            The composed guarantee (``compose_gdp``).
+        """
         return GaussianDP(compose_gdp(self.mu, other.mu))
 
     @staticmethod
     def mu_for(epsilon: npt.ArrayLike, delta: npt.ArrayLike, *, threads: int | None = None) -> float | np.ndarray:
-        """The largest mu whose GDP guarantee is (eps, delta)-DP: theta(mu, eps) = delta, rounded down (certified)."""
+        """Largest mu whose GDP guarantee is (eps, delta)-DP, the root of theta(mu, eps) = delta, rounded down.
+
+        Parameters
+        ----------
+        epsilon : array_like
+            Epsilon, finite and >= 0.
+        delta : array_like
+            Delta, strictly between 0 and 1; broadcasts with ``epsilon``.
+        threads : int, optional
+            OpenMP threads for array input.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            A mu whose widened theta(mu, epsilon) is <= delta (certified).
+
+        Raises
+        ------
+        ValueError
+            ``epsilon`` negative, infinite or NaN; ``delta`` outside (0, 1).
+        """
         return _ct.theta_radius_lower(nonnegative(epsilon, "epsilon"), delta_values(delta), threads=threads)
 
     def __repr__(self) -> str:

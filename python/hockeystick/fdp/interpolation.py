@@ -73,7 +73,28 @@ BOUNDS = INTERPOLATIONS  # the earlier name (when ``bound=`` chose the interpola
 
 
 class InterpolationBound(NamedTuple):
-    """H values of the shifted-interpolation bound, in the units of gamma^2 (mu = sqrt(m H)/sigma)."""
+    r"""The three values of the shifted-interpolation H of paper 004 (eq. 12-16), in units of gamma^2.
+
+    The released model is mu-GDP with :math:`\mu = \sqrt{m H} / \sigma` for ``h_optimal`` and
+    ``h_composition``; always :math:`H_0 \le H_{\mathrm{opt}} \le H_{\mathrm{comp}}`.
+
+    Parameters
+    ----------
+    h0 : numpy.ndarray
+        The paper's eq. 16, :math:`H_0 = (\sum_t P_t \gamma_t)^2 / \sum_t P_t^2` with
+        :math:`P_t = \prod_{j=t+1}^{T-1} \rho_j`: a lower bound on H over the interpolation weights, a
+        privacy bound only where ``h0_attained`` (paper-004 errata, section 1).
+    h_optimal : numpy.ndarray
+        The exact minimum of H over every admissible weight lambda in [0, 1]: a valid bound.
+    h_composition : numpy.ndarray
+        :math:`\sum_t \gamma_t^2` (lambda = 1, GDP composition of the rounds): a valid bound.
+    h0_attained : numpy.ndarray of bool
+        Whether the paper's optimality condition eq. 41 can be met, i.e. ``h0 == h_optimal``.
+
+    References
+    ----------
+    Paper 004, eq. 12-16 and Appendix A.3 (eq. 41); docs/paper-004-errata.md, section 1.
+    """
 
     h0: np.ndarray
     h_optimal: np.ndarray
@@ -87,12 +108,57 @@ def _bound_from_core(result: tuple[np.ndarray, ...], shape: tuple[int, ...]) -> 
 
 
 def interpolation_bound(rho: npt.ArrayLike, gamma: npt.ArrayLike, *, threads: int | None = None) -> InterpolationBound:
-    """Shifted-interpolation H for per-round factors: rho, gamma of shape (..., T), rounds on the last axis.
+    r"""Shifted-interpolation H of the released last iterate for per-round factors rho_t, gamma_t.
 
-    ``rho`` > 0 is the per-round expansion of the model gap (Theorem 10's model sensitivity),
-    ``gamma`` >= 0 the per-round data sensitivity; they broadcast together.  Any local
-    learning-rate schedule reduces to these through ``rounds_from_learning_rates``.
-    Returns arrays of shape ``...`` (the leading axes).
+    Each round satisfies :math:`\|\phi(w) - \phi'(\tilde w)\| \le \rho_t \|w - \tilde w\| + \gamma_t`
+    (paper 004, Theorem 10). With interpolation weights :math:`\lambda_{t+1} \in [0, 1]`,
+    :math:`\lambda_T = 1`, and gaps :math:`D_0 = 0`,
+    :math:`D_{t+1} = (1 - \lambda_{t+1})(\rho_t D_t + \gamma_t)`, the final model is
+    :math:`\sqrt{m H}/\sigma`-GDP for
+
+    .. math::
+
+        H(\lambda) = \sum_{t<T} \lambda_{t+1}^2 (\rho_t D_t + \gamma_t)^2 .
+
+    Returned: its exact minimum over the weights (``h_optimal``: a weighted isotonic regression, solved
+    exactly by pool-adjacent-violators in O(T), in C++), lambda = 1 (``h_composition`` =
+    :math:`\sum_t \gamma_t^2`), and the paper's Cauchy-Schwarz value ``h0`` (eq. 16), which is a
+    bound only where ``h0_attained``.
+
+    Parameters
+    ----------
+    rho : array_like
+        Per-round expansion of the model gap, finite and > 0, shape (..., T): rounds on the last axis.
+    gamma : array_like
+        Per-round data sensitivity, finite and >= 0, shape (..., T); broadcasts with ``rho``.
+    threads : int, optional
+        OpenMP threads over the leading axes (default: every core, at most ``OMP_NUM_THREADS``).
+
+    Returns
+    -------
+    InterpolationBound
+        ``h0``, ``h_optimal``, ``h_composition`` and ``h0_attained``, each an array of the leading
+        shape ``...``.
+
+    Raises
+    ------
+    ValueError
+        ``rho`` not finite and > 0; ``gamma`` negative or not finite; both scalars (no rounds axis);
+        shapes that do not broadcast.
+    ParameterTypeError
+        ``rho`` or ``gamma`` a string, bool or None.
+
+    References
+    ----------
+    Paper 004, eq. 12-16 and Appendix A.3; docs/paper-004-errata.md, section 1 (why ``h0`` is not a
+    bound where eq. 41 fails).
+
+    Examples
+    --------
+    >>> from hockeystick.fdp import interpolation_bound
+    >>> b = interpolation_bound([1.1, 1.1, 1.1], [1.0, 1.0, 1.0])
+    >>> round(float(b.h0), 6), float(b.h_optimal), float(b.h_composition), bool(b.h0_attained)
+    (2.981982, 3.0, 3.0, False)
     """
     rho_arr = positive(rho, "rho")
     gamma_arr = nonnegative(gamma, "gamma")
@@ -114,11 +180,54 @@ def interpolation_bound(rho: npt.ArrayLike, gamma: npt.ArrayLike, *, threads: in
 def rounds_from_learning_rates(
     eta: npt.ArrayLike, *, lipschitz: npt.ArrayLike, clip: npt.ArrayLike, clients: npt.ArrayLike
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(rho_t, gamma_t) of noisy FedAvg from local rates eta of shape (..., T, K)  (paper 004 Lemmas 20-21).
+    r"""Per-round factors (rho_t, gamma_t) of noisy FedAvg from any local learning-rate schedule eta_{k,t}.
 
-    rho_t = prod_k (1 + eta_{k,t} L)   (eq. 30: 1 + eta(K, t) L telescopes to this product),
-    gamma_t = (2 V / m) sum_k eta_{k,t}   (eq. 29).
-    ``lipschitz``, ``clip`` and ``clients`` broadcast with the leading axes of ``eta``.
+    .. math::
+
+        \rho_t = \prod_{k<K} (1 + \eta_{k,t} L), \qquad
+        \gamma_t = \frac{2V}{m} \sum_{k<K} \eta_{k,t}
+
+    (eq. 30's :math:`1 + \eta(K, t) L` telescopes to this product). The pair feeds
+    ``interpolation_bound``.
+
+    Parameters
+    ----------
+    eta : array_like
+        Local learning rates, finite and >= 0, shape (..., T, K): rounds, then local steps.
+    lipschitz : array_like
+        Smoothness constant L of the loss, finite and >= 0.
+    clip : array_like
+        Clipping norm V, finite and >= 0.
+    clients : array_like
+        Number of clients m, finite and > 0.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(rho, gamma)``, each of shape (..., T).
+
+    Raises
+    ------
+    ValueError
+        ``eta`` with fewer than two axes; a value outside its range above; shapes that do not broadcast.
+    ParameterTypeError
+        An argument that is a string, bool or None.
+
+    Notes
+    -----
+    ``lipschitz``, ``clip`` and ``clients`` broadcast with the leading axes ``...`` of ``eta``.
+
+    References
+    ----------
+    Paper 004, Lemmas 20-21 (eq. 29-30); docs/paper-004-errata.md, section 2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hockeystick.fdp import rounds_from_learning_rates
+    >>> rho, gamma = rounds_from_learning_rates(np.full((3, 2), 0.1), lipschitz=1.0, clip=1.0, clients=10)
+    >>> rho.round(6), gamma.round(6)
+    (array([1.21, 1.21, 1.21]), array([0.04, 0.04, 0.04]))
     """
     eta_arr = nonnegative(eta, "eta")
     if eta_arr.ndim < 2:
@@ -132,10 +241,48 @@ def rounds_from_learning_rates(
 
 
 def constant_rate_h0(log_rho: npt.ArrayLike, gamma: npt.ArrayLike, rounds: npt.ArrayLike) -> np.ndarray:
-    """eq. 16 for rho_t = rho, gamma_t = gamma: gamma^2 (rho+1)/(rho-1) (rho^T-1)/(rho^T+1).
+    r"""The paper's H0 (eq. 16) for constant per-round factors rho and gamma over T rounds.
 
-    Written as gamma^2 tanh(T l/2) / tanh(l/2), l = log rho, which is exact and stable for every
-    l >= 0 (it tends to T gamma^2 as l -> 0).  This is eq. 17 (FedAvg) and eq. 21 (FedProx).
+    .. math::
+
+        H_0 = \gamma^2 \frac{\rho + 1}{\rho - 1} \cdot \frac{\rho^T - 1}{\rho^T + 1}
+            = \gamma^2 \frac{\tanh(T\ell/2)}{\tanh(\ell/2)}, \qquad \ell = \log\rho,
+
+    computed in the tanh form, stable for every :math:`\ell \ge 0`; below :math:`\ell = 10^{-150}`
+    it is :math:`T\gamma^2` (its limit, exact in double precision there). This is the H behind eq. 17
+    (FedAvg, constant rate) and eq. 21 (FedProx). For :math:`\rho > 1` and T >= 2 it is NOT a privacy
+    bound: eq. 41 fails and the valid optimum is :math:`T\gamma^2` (paper-004 errata, section 1).
+
+    Parameters
+    ----------
+    log_rho : array_like
+        :math:`\ell = \log\rho`, >= 0 (inf allowed).
+    gamma : array_like
+        Per-round sensitivity, >= 0 (inf allowed).
+    rounds : array_like
+        Number of rounds T, a whole number >= 1.
+
+    Returns
+    -------
+    numpy.ndarray
+        H0 at each broadcast point (a 0-d array for scalar input).
+
+    Raises
+    ------
+    ValueError
+        ``log_rho`` or ``gamma`` negative or NaN; ``rounds`` not a whole number >= 1.
+    ParameterTypeError
+        An argument that is a string, bool or None.
+
+    References
+    ----------
+    Paper 004, eq. 16, 17 and 21; docs/paper-004-errata.md, section 1.
+
+    Examples
+    --------
+    >>> from hockeystick.fdp import constant_rate_h0
+    >>> round(float(constant_rate_h0(0.1, 1.0, 10)), 6)
+    9.250044
     """
     ell = nonnegative(log_rho, "log_rho", finite=False)
     g2 = np.square(nonnegative(gamma, "gamma", finite=False))
@@ -146,10 +293,46 @@ def constant_rate_h0(log_rho: npt.ArrayLike, gamma: npt.ArrayLike, rounds: npt.A
 
 
 def constant_rate_h0_limit(log_rho: npt.ArrayLike, gamma: npt.ArrayLike) -> np.ndarray:
-    """T -> infinity limit of ``constant_rate_h0``: gamma^2 (rho+1)/(rho-1) = gamma^2 / tanh(l/2).
+    r"""Limit as T -> infinity of the paper's constant-factor H0 (eq. 16), gamma^2 / tanh(log(rho) / 2).
 
-    gamma = 0 gives 0 (every round adds nothing); l = 0 with gamma > 0 gives inf; l below 1e-150
-    uses tanh(l/2) = l/2, exact in double precision there (and free of subnormal round-off).
+    .. math::
+
+        \lim_{T\to\infty} H_0 = \gamma^2 \frac{\rho + 1}{\rho - 1} = \frac{\gamma^2}{\tanh(\ell/2)},
+        \qquad \ell = \log\rho .
+
+    gamma = 0 gives 0 (every round adds nothing); :math:`\ell = 0` with gamma > 0 gives inf;
+    :math:`\ell < 10^{-150}` uses :math:`\tanh(\ell/2) = \ell/2`, exact in double precision there.
+    This is the limit of Table 1 ("convergent"); it comes from H0 only, which is not a valid bound for
+    :math:`\rho > 1` (paper-004 errata, section 1).
+
+    Parameters
+    ----------
+    log_rho : array_like
+        :math:`\ell = \log\rho`, >= 0 (inf allowed).
+    gamma : array_like
+        Per-round sensitivity, >= 0 (inf allowed); broadcasts with ``log_rho``.
+
+    Returns
+    -------
+    numpy.ndarray
+        The limit at each broadcast point (a 0-d array for scalar input).
+
+    Raises
+    ------
+    ValueError
+        ``log_rho`` or ``gamma`` negative or NaN.
+    ParameterTypeError
+        An argument that is a string, bool or None.
+
+    References
+    ----------
+    Paper 004, eq. 17 and 21 (their T -> infinity limits, Table 1); docs/paper-004-errata.md, section 1.
+
+    Examples
+    --------
+    >>> from hockeystick.fdp import constant_rate_h0_limit
+    >>> round(float(constant_rate_h0_limit(0.1, 1.0)), 6)
+    20.016664
     """
     ell = np.abs(nonnegative(log_rho, "log_rho", finite=False))  # -0.0 is 0: the limit is +inf, not -inf
     g2 = np.square(nonnegative(gamma, "gamma", finite=False))
@@ -266,7 +449,32 @@ class LastIterateAccountant:
         interpolation: Interpolation = "optimal",
         threads: int | None = None,
     ) -> float | np.ndarray:
-        """delta(eps) = theta(mu, eps) for the mu that ``interpolation`` selects (paper 004 Lemma 7), theta rounded up."""
+        """Privacy profile delta(eps) = theta(mu, eps) of the released model, theta rounded up.
+
+        Paper 004, Lemma 7 (eq. 8), at the mu that ``interpolation`` selects.
+
+        Parameters
+        ----------
+        epsilon : array_like
+            Epsilon >= 0 (inf allowed); broadcasts with the parameters.
+        bound : {"upper"}, default "upper"
+            The side; only "upper" (no lower bound is known).
+        interpolation : {"optimal", "composition", "h0"}, default "optimal"
+            Which mu: ``mu`` (valid), ``mu_composition`` (valid), or the paper's ``mu_paper_h0`` (eq. 16;
+            NOT a valid bound where ``h0_attained`` is False, for reproducing the paper only).
+        threads : int, optional
+            OpenMP threads for array input.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            delta in [0, 1] at each broadcast point.
+
+        Raises
+        ------
+        ValueError
+            ``epsilon`` negative or NaN; ``bound`` not "upper"; an unknown ``interpolation``.
+        """
         return _ct.theta_upper(self._mu(bound, interpolation), epsilon_values(epsilon), threads=threads)
 
     def epsilon(
@@ -277,5 +485,27 @@ class LastIterateAccountant:
         interpolation: Interpolation = "optimal",
         threads: int | None = None,
     ) -> float | np.ndarray:
-        """Smallest eps >= 0 with theta(mu, eps) <= delta, for the mu that ``interpolation`` selects, rounded up."""
+        """Smallest eps >= 0 with theta(mu, eps) <= delta, at the mu that ``interpolation`` selects, rounded up.
+
+        Parameters
+        ----------
+        delta : array_like
+            Target delta, strictly between 0 and 1; broadcasts with the parameters.
+        bound : {"upper"}, default "upper"
+            The side; only "upper" (no lower bound is known).
+        interpolation : {"optimal", "composition", "h0"}, default "optimal"
+            Which mu, as in ``delta``.
+        threads : int, optional
+            OpenMP threads for array input.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            epsilon >= 0 at each broadcast point.
+
+        Raises
+        ------
+        ValueError
+            ``delta`` outside (0, 1) or NaN; ``bound`` not "upper"; an unknown ``interpolation``.
+        """
         return _ct.theta_epsilon_upper(self._mu(bound, interpolation), delta_values(delta), threads=threads)

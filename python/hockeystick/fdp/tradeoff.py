@@ -42,11 +42,43 @@ __all__ = ["TradeOffFunction", "GaussianTradeOff", "gaussian_tradeoff"]
 
 
 def gaussian_tradeoff(mu: npt.ArrayLike, alpha: npt.ArrayLike) -> float | np.ndarray:
-    """T_G(mu)(alpha) = Phi(Phi^{-1}(1 - alpha) - mu) = Q(mu - Q^{-1}(alpha)), broadcast.
+    r"""Gaussian trade-off function T_G(mu)(alpha), the smallest type II error at type I error alpha.
 
-    The type II error of the best level-alpha test between N(0, 1) and N(mu, 1).
-    Computed with the library's Q and Q^{-1}, so it keeps full relative accuracy when
-    alpha or the result is tiny.
+    .. math::
+
+        T_{G(\mu)}(\alpha) = \Phi\big(\Phi^{-1}(1 - \alpha) - \mu\big) = Q\big(\mu - Q^{-1}(\alpha)\big),
+
+    the type II error of the best level-alpha test between N(0, 1) and N(mu, 1). It is computed with the
+    library's Q and Q^{-1}, so it keeps full relative accuracy when alpha or the result is tiny.
+
+    Parameters
+    ----------
+    mu : array_like
+        GDP parameter, >= 0 (inf allowed: the curve is 0).
+    alpha : array_like
+        Type I error in [0, 1]; broadcasts with ``mu``.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The type II error in [0, 1 - alpha] at each broadcast point (a float for scalar input).
+
+    Raises
+    ------
+    ValueError
+        ``mu`` negative or NaN; ``alpha`` outside [0, 1] or NaN; shapes that do not broadcast.
+    ParameterTypeError
+        ``mu`` or ``alpha`` a string, bool or None.
+
+    References
+    ----------
+    Paper 004, Definition 4; Dong, Roth & Su 2022.
+
+    Examples
+    --------
+    >>> from hockeystick.fdp import gaussian_tradeoff
+    >>> round(gaussian_tradeoff(1.0, 0.05), 6)
+    0.740489
     """
     mu_arr = nonnegative(mu, "mu", finite=False)
     alpha_arr = in_interval(alpha, "alpha", 0.0, 1.0, open_low=False, open_high=False)
@@ -54,12 +86,46 @@ def gaussian_tradeoff(mu: npt.ArrayLike, alpha: npt.ArrayLike) -> float | np.nda
 
 
 class TradeOffFunction:
-    """A trade-off function given as a callable alpha -> type II error, with its privacy profile.
+    r"""A trade-off function given as a callable alpha -> type II error, with its privacy profile.
 
-    ``curve`` must accept a numpy array of alpha in [0, 1] and be a valid trade-off function
-    (convex, non-increasing, f <= 1 - alpha); construction spot-checks these properties on a grid.
-    ``delta(eps)`` maximises 1 - f(alpha) - e^eps alpha over alpha (in log alpha, where the
-    objective is unimodal: a grid search, then Brent), to about 1e-12 absolute; ``epsilon(delta)`` inverts it by root finding.
+    A trade-off function f(alpha) is the smallest type II error of a test between the outputs on two
+    neighbouring datasets at type I error alpha; a mechanism whose trade-off curve lies above f is
+    f-DP, and so (eps, delta(eps))-DP for its convex conjugate
+
+    .. math::
+
+        \delta(\varepsilon) = \sup_{\alpha \in [0, 1]} \big(1 - f(\alpha) - e^{\varepsilon} \alpha\big).
+
+    ``delta`` maximises this numerically (over log alpha: a grid search, then a bounded Brent search,
+    to about 1e-12 absolute) and ``epsilon`` inverts it by root finding (Brent); both are upper sides
+    only.
+
+    Parameters
+    ----------
+    curve : callable
+        Maps a numpy array of alpha in [0, 1] to an array of the same shape: a valid trade-off function
+        (convex, non-increasing, 0 <= f(alpha) <= 1 - alpha).
+    check : bool, default True
+        Spot-check those properties on a grid of 1025 alphas at construction.
+
+    Raises
+    ------
+    ValueError
+        With ``check``: ``curve`` returns another shape or NaN, leaves [0, 1 - alpha], increases, or is
+        not convex (each named in the message).
+    ParameterTypeError
+        ``check`` not a bool.
+
+    References
+    ----------
+    Paper 004, Definitions 3-4; Dong, Roth & Su 2022.
+
+    Examples
+    --------
+    >>> from hockeystick.fdp import TradeOffFunction, gaussian_tradeoff
+    >>> f = TradeOffFunction(lambda alpha: gaussian_tradeoff(1.0, alpha))
+    >>> round(f.delta(1.0), 6)
+    0.126937
     """
 
     def __init__(self, curve: Callable[[np.ndarray], np.ndarray], *, check: bool = True) -> None:
@@ -81,7 +147,18 @@ class TradeOffFunction:
             raise ValueError("curve must be convex in alpha")
 
     def __call__(self, alpha: npt.ArrayLike) -> float | np.ndarray:
-        """f(alpha): the smallest type II error at type I error alpha."""
+        """Type II error f(alpha), the smallest one at type I error alpha.
+
+        Parameters
+        ----------
+        alpha : array_like
+            Type I error in [0, 1].
+
+        Returns
+        -------
+        float or numpy.ndarray
+            The curve's value at each alpha.
+        """
         alpha_arr = in_interval(alpha, "alpha", 0.0, 1.0, open_low=False, open_high=False)
         return scalar_or_array(np.asarray(self._curve(alpha_arr), dtype=np.float64))
 
@@ -104,15 +181,54 @@ class TradeOffFunction:
         return max(0.0, at_zero, float(gains[i]), -float(best.fun))
 
     def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper") -> float | np.ndarray:
-        """delta(eps) = sup_alpha (1 - f(alpha) - e^eps alpha), element-wise over epsilon (upper side:
-        the numerical supremum may fall short by the optimizer's tolerance, so no lower side is claimed)."""
+        """Privacy profile delta(eps) = sup_alpha (1 - f(alpha) - e^eps alpha), element-wise over epsilon.
+
+        The numerical supremum may fall short of the exact one by the optimizer's tolerance (about
+        1e-12 absolute), so only the upper side is offered.
+
+        Parameters
+        ----------
+        epsilon : array_like
+            Epsilon, finite and >= 0.
+        bound : {"upper"}, default "upper"
+            The side; only "upper".
+
+        Returns
+        -------
+        float or numpy.ndarray
+            delta in [0, 1] at each epsilon.
+
+        Raises
+        ------
+        ValueError
+            ``epsilon`` negative, infinite or NaN; ``bound`` not "upper".
+        """
         upper_only(bound, type(self).__name__)
         eps = nonnegative(epsilon, "epsilon")
         out = np.vectorize(self._delta_one, otypes=[np.float64])(eps)
         return scalar_or_array(out)
 
     def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper") -> float | np.ndarray:
-        """The smallest eps >= 0 with delta(eps) <= delta, element-wise over delta in (0, 1)."""
+        """Smallest eps >= 0 with delta(eps) <= delta, element-wise over delta.
+
+        Parameters
+        ----------
+        delta : array_like
+            Target delta, strictly between 0 and 1.
+        bound : {"upper"}, default "upper"
+            The side; only "upper".
+
+        Returns
+        -------
+        float or numpy.ndarray
+            epsilon at each delta (Brent to 1e-13); 0 where delta(0) <= delta, inf where delta(eps) still
+            exceeds delta at eps = 8192 (the search doubles eps from 1 and stops there).
+
+        Raises
+        ------
+        ValueError
+            ``delta`` outside (0, 1) or NaN; ``bound`` not "upper".
+        """
         from scipy import optimize  # lazy: scipy start-up time (import hockeystick loads no scipy)
 
         upper_only(bound, type(self).__name__)
@@ -132,10 +248,40 @@ class TradeOffFunction:
 
 
 class GaussianTradeOff(TradeOffFunction):
-    """mu-GDP: f = T_G(mu) (paper 004 Definition 4), with the closed-form profile theta(mu, eps).
+    r"""The Gaussian trade-off function T_G(mu) of mu-GDP, with its closed-form profile theta(mu, eps).
 
-    ``mu`` may be an array; calls broadcast over it.  ``a @ b`` (or ``a.compose(b)``) is the
-    tensor product T_G(mu_a) (x) T_G(mu_b) = T_G(sqrt(mu_a^2 + mu_b^2)) (Dong et al. 2022, Cor. 3.3).
+    .. math::
+
+        f(\alpha) = \Phi\big(\Phi^{-1}(1 - \alpha) - \mu\big), \qquad
+        \delta(\varepsilon) = \Phi\Big(-\frac{\varepsilon}{\mu} + \frac{\mu}{2}\Big)
+          - e^{\varepsilon}\,\Phi\Big(-\frac{\varepsilon}{\mu} - \frac{\mu}{2}\Big).
+
+    ``delta`` and ``epsilon`` are exact and rounded outward (upper side up, lower side down).
+    ``a @ b`` (or ``a.compose(b)``) is the tensor product
+    :math:`T_{G(\mu_a)} \otimes T_{G(\mu_b)} = T_{G(\sqrt{\mu_a^2 + \mu_b^2})}`.
+
+    Parameters
+    ----------
+    mu : array_like
+        GDP parameter, >= 0 (inf allowed). An array broadcasts with the argument of every call.
+
+    Raises
+    ------
+    ValueError
+        ``mu`` negative or NaN.
+    ParameterTypeError
+        ``mu`` a string, bool or None.
+
+    References
+    ----------
+    Paper 004, Definition 4 and Lemma 7 (eq. 8); Dong, Roth & Su 2022, Corollary 3.3 (composition).
+
+    Examples
+    --------
+    >>> from hockeystick.fdp import GaussianTradeOff
+    >>> composed = GaussianTradeOff(0.6) @ GaussianTradeOff(0.8)
+    >>> round(composed.mu, 6), round(composed.delta(1.0), 6)
+    (1.0, 0.126937)
     """
 
     def __init__(self, mu: npt.ArrayLike) -> None:
@@ -146,19 +292,73 @@ class GaussianTradeOff(TradeOffFunction):
         return gaussian_tradeoff(self.mu, alpha)
 
     def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
-        """theta(mu, eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)  (paper 004 eq. 8), exact;
-        reported rounded outward (upper side up, lower side down)."""
+        """Privacy profile theta(mu, eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2), rounded outward.
+
+        Paper 004, Lemma 7 (eq. 8): exact, reported with the upper side rounded up and the lower down.
+
+        Parameters
+        ----------
+        epsilon : array_like
+            Epsilon >= 0 (inf allowed); broadcasts with ``mu``.
+        bound : {"upper", "lower", "both"}, default "upper"
+            The side, or the tuple (lower, upper) for "both".
+
+        Returns
+        -------
+        float, numpy.ndarray or tuple
+            delta in [0, 1] at each broadcast point; with ``bound="both"`` the tuple (lower, upper).
+
+        Raises
+        ------
+        ValueError
+            ``epsilon`` negative or NaN; an unknown ``bound``.
+        """
         eps = epsilon_values(epsilon)
         return certified_sides(bound, lambda: _ct.theta_lower(self.mu, eps), lambda: _ct.theta_upper(self.mu, eps))
 
     def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
-        """The eps solving theta(mu, eps) = delta (0 when theta(mu, 0) <= delta), rounded outward on each side."""
+        """Epsilon solving theta(mu, eps) = delta (0 when theta(mu, 0) <= delta), rounded outward on each side.
+
+        Parameters
+        ----------
+        delta : array_like
+            Target delta, strictly between 0 and 1; broadcasts with ``mu``.
+        bound : {"upper", "lower", "both"}, default "upper"
+            The side, or the tuple (lower, upper) for "both".
+
+        Returns
+        -------
+        float, numpy.ndarray or tuple
+            epsilon >= 0 at each broadcast point; with ``bound="both"`` the tuple (lower, upper).
+
+        Raises
+        ------
+        ValueError
+            ``delta`` outside (0, 1) or NaN; an unknown ``bound``.
+        """
         dlt = delta_values(delta)
         return certified_sides(
             bound, lambda: _ct.theta_epsilon_lower(self.mu, dlt), lambda: _ct.theta_epsilon_upper(self.mu, dlt)
         )
 
     def compose(self, other: GaussianTradeOff) -> GaussianTradeOff:
+        """Tensor product T_G(mu) (x) T_G(mu_other) = T_G(sqrt(mu^2 + mu_other^2)) (also ``self @ other``).
+
+        Parameters
+        ----------
+        other : GaussianTradeOff
+            The second Gaussian trade-off function.
+
+        Returns
+        -------
+        GaussianTradeOff
+            The composed trade-off function.
+
+        Raises
+        ------
+        ValueError
+            ``other`` not a ``GaussianTradeOff`` (compose other mechanisms with ``hockeystick.pld``).
+        """
         if not isinstance(other, GaussianTradeOff):
             raise ValueError(
                 "only Gaussian trade-off functions compose in closed form; "
