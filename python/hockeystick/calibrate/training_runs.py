@@ -221,7 +221,13 @@ class FixedComputeTable:
     sampling: str
 
     def rows(self) -> list[dict[str, Any]]:
-        """One dict per batch size: batch_size, steps, noise_multiplier, epsilon."""
+        """One dict per batch size: batch_size, steps, noise_multiplier, epsilon.
+
+        Returns
+        -------
+        list of dict
+            Per batch size, ``batch_size`` and ``steps`` as int, ``noise_multiplier`` and ``epsilon`` as float.
+        """
         return [
             {"batch_size": int(b), "steps": int(t), "noise_multiplier": float(z), "epsilon": float(e)}
             for b, t, z, e in zip(self.batch_size, self.steps, self.noise_multiplier, self.epsilon)

@@ -132,8 +132,18 @@ class AccountantEntry:
         return keyword_signature(self.factory, self.hidden | self.vectors)
 
     def build(self, **params: Any) -> Any:
-        """Construct the accountant from the parameters it takes, a family's vectors included (extra keys are
-        ignored)."""
+        """Construct the accountant from the parameters it takes, a family's vectors included.
+
+        Parameters
+        ----------
+        **params
+            Keyword parameters; those the factory does not take are ignored.
+
+        Returns
+        -------
+        object
+            ``factory(**params)`` of the parameters it takes.
+        """
         return self.factory(**{k: v for k, v in params.items() if k in self.parameters or k in self.vectors})
 
 
@@ -234,18 +244,63 @@ class CalculatorEntry:
         )
 
     def inverse_parameters(self, parameter: str) -> tuple[str, ...]:
-        """What solving for ``parameter`` takes: the inverse's parameters, its target named ``quantity``."""
+        """What solving for ``parameter`` takes: the inverse's parameters, its target named ``quantity``.
+
+        Parameters
+        ----------
+        parameter : str
+            A parameter with an inverse (a key of ``inverses``).
+
+        Returns
+        -------
+        tuple of str
+            The inverse's keyword parameters, its ``target`` keyword renamed to ``quantity``.
+
+        Raises
+        ------
+        KeyError
+            ``parameter`` has no inverse.
+        """
         inverse = self.inverses[parameter]
         return tuple(
             self.quantity if p == inverse.target else p for p in keyword_signature(inverse.function).parameters
         )
 
     def evaluate(self, **params: Any) -> np.ndarray:
-        """The quantity at the (broadcast) parameters, as a float array (extra keys are ignored)."""
+        """The quantity at the (broadcast) parameters.
+
+        Parameters
+        ----------
+        **params
+            Keyword parameters; those ``factory`` does not take are ignored.
+
+        Returns
+        -------
+        numpy.ndarray
+            The quantity as a float array.
+        """
         return np.asarray(self.factory(**{k: v for k, v in params.items() if k in self.parameters}), dtype=float)
 
     def solve(self, parameter: str, **params: Any) -> np.ndarray:
-        """The value of ``parameter`` at which the quantity equals ``params[quantity]`` (the target)."""
+        """The value of ``parameter`` at which the quantity equals ``params[quantity]`` (the target).
+
+        Parameters
+        ----------
+        parameter : str
+            A parameter with an inverse (a key of ``inverses``).
+        **params
+            The inverse's parameters, the target under the name ``quantity``; others are ignored.
+
+        Returns
+        -------
+        numpy.ndarray
+            The solved parameter as a float array.
+
+        Raises
+        ------
+        KeyError
+            ``parameter`` has no inverse.
+        """
         inverse = self.inverses[parameter]
         given = {
             inverse.target if k == self.quantity else k: v

@@ -261,18 +261,77 @@ class _SubsampledTraining:
             return self._accountant.epsilon(delta, bound)
 
     def epsilon_curve(self, delta: float, *, every: int | None = None, steps: ArrayLike | None = None) -> CurveAlongRun:
-        """The certified bracket of epsilon at ``delta`` after every epoch of the run (and its last step), or after
-        every ``every`` steps (and the last), or after each of ``steps`` (strictly increasing, at most the run's):
-        a ``CurveAlongRun`` with arrays ``steps``, ``epochs``, ``lower``, ``upper``.  Each point is
-        ``epsilon(delta, bound="both")`` of this run stopped at that step (to the round-off of shared transforms,
-        each certified), all of them in one evaluation (``pld.along_run``: one discretization, the checkpoints'
-        compositions batched).  One run: every parameter a single value."""
+        """Certified bracket of epsilon at ``delta`` after each checkpoint of the run (by default each epoch).
+
+        Each point is ``epsilon(delta, bound="both")`` of this run stopped at that step (to the round-off of
+        shared transforms, each certified), all of them in one evaluation (``pld.along_run``: one
+        discretization, the checkpoints' compositions batched). One run: every parameter a single value.
+
+        Parameters
+        ----------
+        delta : float
+            0 < delta < 1, one number.
+        every : int, optional
+            A checkpoint every ``every`` steps (an integer >= 1), and the last step.
+        steps : array_like, optional
+            The checkpoints: whole numbers in [1, the run's steps], strictly increasing, at most 100000.
+            At most one of ``every`` and ``steps``; neither: the last step of each whole epoch k (the steps
+            ``epochs=k`` runs) and the run's last step.
+
+        Returns
+        -------
+        CurveAlongRun
+            Arrays ``steps`` (int64), ``epochs`` (steps over the steps per epoch), ``lower`` and ``upper``
+            (certified bounds on epsilon), one entry per checkpoint.
+
+        Raises
+        ------
+        ValueError
+            A run of several points (array parameters); ``delta`` outside (0, 1); both ``every`` and
+            ``steps``; ``every`` not an integer >= 1 or leaving more than 100000 checkpoints; ``steps`` not
+            strictly increasing whole numbers within the run; more than 100000 epochs without ``every`` or
+            ``steps``.
+        ParameterTypeError
+            ``delta`` not a single number.
+
+        Examples
+        --------
+        >>> from hockeystick.training import DPSGD
+        >>> run = DPSGD(dataset_size=1000, batch_size=100, epochs=3, noise_multiplier=1.0)
+        >>> curve = run.epsilon_curve(1e-5)
+        >>> curve.steps, curve.epochs
+        (array([10, 20, 30]), array([1., 2., 3.]))
+        >>> curve.upper.round(3)
+        array([2.855, 3.591, 4.178])
+        """
         with _in_training_words():
             curve = self._accountant.epsilon_curve(delta, steps=self.checkpoints(every=every, steps=steps))
         return dataclasses.replace(curve, steps_per_epoch=self._epoch_length())
 
     def delta_curve(self, epsilon: float, *, every: int | None = None, steps: ArrayLike | None = None) -> CurveAlongRun:
-        """``epsilon_curve``'s twin: the certified bracket of delta at ``epsilon`` after each checkpoint."""
+        """Certified bracket of delta at ``epsilon`` after each checkpoint of the run (``epsilon_curve``'s twin).
+
+        Parameters
+        ----------
+        epsilon : float
+            epsilon >= 0, one number.
+        every : int, optional
+            As in ``epsilon_curve``.
+        steps : array_like, optional
+            As in ``epsilon_curve``.
+
+        Returns
+        -------
+        CurveAlongRun
+            Arrays ``steps``, ``epochs``, ``lower`` and ``upper`` (certified bounds on delta).
+
+        Raises
+        ------
+        ValueError
+            As ``epsilon_curve``'s, with ``epsilon`` negative or NaN for ``delta``'s range.
+        ParameterTypeError
+            ``epsilon`` not a single number.
+        """
         with _in_training_words():
             curve = self._accountant.delta_curve(epsilon, steps=self.checkpoints(every=every, steps=steps))
         return dataclasses.replace(curve, steps_per_epoch=self._epoch_length())
@@ -283,9 +342,36 @@ class _SubsampledTraining:
         return a / b
 
     def checkpoints(self, *, every: int | None = None, steps: ArrayLike | None = None) -> np.ndarray:
-        """The steps ``epsilon_curve`` evaluates (``pld.along_run.checkpoints``): every ``every`` steps, or ``steps``,
-        or else the last step of each whole epoch k, ceil(k a / b) of the exact epoch ratio (the steps ``epochs=k``
-        runs), and the run's last step."""
+        """The steps at which ``epsilon_curve`` and ``delta_curve`` evaluate the run.
+
+        Every ``every`` steps, or ``steps``, or else the last step of each whole epoch k, ceil(k a / b) of the
+        exact epoch ratio a / b (the steps ``epochs=k`` runs), and the run's last step
+        (``pld.along_run.checkpoints``).
+
+        Parameters
+        ----------
+        every : int, optional
+            A checkpoint every ``every`` steps (an integer >= 1), and the last step.
+        steps : array_like, optional
+            The checkpoints themselves: whole numbers in [1, the run's steps], strictly increasing.
+
+        Returns
+        -------
+        numpy.ndarray of int64
+            The checkpoints, strictly increasing, the last one the run's last step unless ``steps`` is given.
+
+        Raises
+        ------
+        ValueError
+            As ``epsilon_curve``'s (for the run and the checkpoints).
+
+        Examples
+        --------
+        >>> from hockeystick.training import DPSGD
+        >>> run = DPSGD(dataset_size=1000, batch_size=300, epochs=2.5, noise_multiplier=1.0)
+        >>> run.checkpoints(), run.checkpoints(every=3)
+        (array([ 4,  8, 10]), array([ 3,  6,  9, 10]))
+        """
         if any(np.size(x) != 1 for x in (self.noise_multiplier, self.steps, *self._epoch_ratio)):
             raise ValueError(
                 "a curve along the run needs one run: give single values of the noise multiplier, the data set "
