@@ -70,7 +70,10 @@ def calibrate_tpr(
     tpr : float
         The largest certified TPR allowed, in (fpr, 1) (a TPR at or below the FPR is guessing's, which no
         parameter beats).
-    rtol, workers : as ``calibrate``'s.
+    rtol : float, default 1e-10
+        Relative width of the final bracket of the best line's calibration, in (0, 1), as ``calibrate``'s.
+    workers : int, optional
+        Threads, as ``calibrate``'s.
     levels : int
         Rounds of eps values, 1 to 64.
     points : int
