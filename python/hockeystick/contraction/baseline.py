@@ -28,10 +28,69 @@ _SAFE_SIDE = 1.0 + 2.0**-42
 
 
 class PNSGDRenyiBaseline:
-    """002 Proposition 1 (adapted from Balle et al. 2019, Thm 5), Gaussian PNSGD, i-th record.
+    r"""Delta(epsilon) of the Renyi-DP baseline for Gaussian projected noisy SGD, i-th record (paper 002, Prop. 1).
 
-    Parameters (broadcast): n, index, sigma, learning_rate, lipschitz, smoothness,
-    strong_convexity (default 0, M = 1).
+    Privacy amplification by iteration gives :math:`(\alpha, \alpha\kappa)`-RDP for the i-th record
+    (Balle et al. 2019, Theorem 5), converted to (epsilon, delta) by Mironov 2017, Proposition 3, optimized
+    over alpha > 1 (paper 002, eq. 15):
+
+    .. math::
+
+        \tilde\delta(\varepsilon) = \exp\Big(-\frac{(\varepsilon - \kappa)^2}{4\kappa}\Big)
+          \ (\varepsilon > \kappa), \qquad
+        \varepsilon(\delta) = \kappa + 2\sqrt{\kappa \log(1/\delta)},
+
+        \kappa = \frac{2L^2 M^{n-i+1}}{(n - i)\,\sigma^2} \ (i < n), \qquad
+        \kappa = \frac{2L^2}{\sigma^2} \ (i = n),
+
+    M as in paper 002, eq. 14. For :math:`\varepsilon \le \kappa` the conversion gives nothing and 1
+    is returned; otherwise the value is rounded up by 2^-42 relative. The attribute ``kappa`` holds
+    kappa.
+
+    Parameters
+    ----------
+    n : array_like
+        Number of records (iterations), a whole number >= 1.
+    index : array_like
+        Position i of the protected record, a whole number with 1 <= i <= n.
+    sigma : array_like
+        Standard deviation of the Gaussian noise, finite and > 0.
+    learning_rate : array_like
+        Step eta, finite and > 0, with eta <= 2/(beta + lambda).
+    lipschitz : array_like
+        Lipschitz constant L of the loss, finite and > 0.
+    smoothness : array_like
+        Smoothness beta, finite and > 0.
+    strong_convexity : array_like, default 0.0
+        Strong-convexity modulus lambda, finite, >= 0 and <= ``smoothness`` (0: M = 1).
+
+    Raises
+    ------
+    ValueError
+        A parameter outside its range above; ``index`` outside [1, n]; ``strong_convexity > smoothness``;
+        ``learning_rate > 2 / (smoothness + strong_convexity)``; shapes that do not broadcast.
+    ParameterTypeError
+        A parameter that is a string, bool or None.
+
+    Notes
+    -----
+    The parameters are keyword-only and broadcast with each other and with the argument of
+    ``delta``/``epsilon``.
+
+    References
+    ----------
+    Paper 002, Proposition 1 (eq. 15); Balle et al. 2019, Theorem 5; Mironov 2017, Proposition 3.
+
+    Examples
+    --------
+    Paper 002's Figure 2 at i = 39 (compare ``PNSGDGaussian``'s 0.016113):
+
+    >>> from hockeystick.contraction import PNSGDRenyiBaseline
+    >>> baseline = PNSGDRenyiBaseline(
+    ...     n=40, index=39, sigma=2.0, learning_rate=0.5, lipschitz=1.0, smoothness=0.5
+    ... )
+    >>> round(float(baseline.kappa), 6), round(baseline.delta(1.0), 6)
+    (0.5, 0.882497)
     """
 
     def __init__(
@@ -67,7 +126,29 @@ class PNSGDRenyiBaseline:
         self.kappa = np.where(later > 0, amplified, base)
 
     def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> FloatOrArray:
-        """exp(-(eps - kappa)^2 / (4 kappa)) for eps > kappa, else 1  (002 eq. 15)."""
+        """Baseline's delta(eps) = exp(-(eps - kappa)^2 / (4 kappa)) for eps > kappa, else 1 (paper 002 eq. 15).
+
+        Parameters
+        ----------
+        epsilon : array_like
+            Epsilon >= 0 (inf allowed); broadcasts with the parameters.
+        bound : {"upper"}, default "upper"
+            The side; only "upper".
+        threads : int, optional
+            Checked (a positive integer or None) for a common signature; the closed form runs in numpy.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            delta in (0, 1] at each broadcast point (0 at epsilon = inf), rounded up by 2^-42 relative.
+
+        Raises
+        ------
+        ValueError
+            ``epsilon`` negative or NaN; ``bound`` not "upper"; ``threads`` not a positive integer.
+        ParameterTypeError
+            ``epsilon`` a string, bool or None.
+        """
         _checks.upper_only(bound, type(self).__name__)
         check_threads(threads)
         eps = _checks.epsilon_values(epsilon)
@@ -78,7 +159,29 @@ class PNSGDRenyiBaseline:
         return float(out) if out.ndim == 0 else out
 
     def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> FloatOrArray:
-        """kappa + 2 sqrt(kappa log(1/delta))."""
+        """Baseline's epsilon(delta) = kappa + 2 sqrt(kappa log(1/delta)), in closed form.
+
+        Parameters
+        ----------
+        delta : array_like
+            Target delta, strictly between 0 and 1; broadcasts with the parameters.
+        bound : {"upper"}, default "upper"
+            The side; only "upper".
+        threads : int, optional
+            Checked (a positive integer or None) for a common signature; the closed form runs in numpy.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            epsilon > 0 at each broadcast point.
+
+        Raises
+        ------
+        ValueError
+            ``delta`` outside (0, 1) or NaN; ``bound`` not "upper"; ``threads`` not a positive integer.
+        ParameterTypeError
+            ``delta`` a string, bool or None.
+        """
         _checks.upper_only(bound, type(self).__name__)
         check_threads(threads)
         d = _checks.delta_values(delta)

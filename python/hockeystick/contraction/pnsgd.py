@@ -69,14 +69,61 @@ class _PNSGDPower:
         )
 
     def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> FloatOrArray:
-        """The theorem's delta(eps) for the i-th record."""
+        """Theorem's delta(eps) for the i-th record, F(g1) F(g2)^(n-i), rounded up by 2^-42 relative.
+
+        F is theta_eps (Theorem 4) or the Laplace factor (Theorem 3); see the class docstring.
+
+        Parameters
+        ----------
+        epsilon : array_like
+            Epsilon >= 0 (inf allowed: delta = 0); broadcasts with the parameters.
+        bound : {"upper"}, default "upper"
+            The side; only "upper" (the theorem gives no lower bound).
+        threads : int, optional
+            OpenMP threads for array input.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            delta in [0, 1] at each broadcast point.
+
+        Raises
+        ------
+        ValueError
+            ``epsilon`` negative or NaN; ``bound`` not "upper"; ``threads`` not a positive integer.
+        ParameterTypeError
+            ``epsilon`` a string, bool or None.
+        """
         _checks.upper_only(bound, type(self).__name__)
         return _kernels.power_delta(
             self._noise, _checks.epsilon_values(epsilon), self._exponent, self._g_first, self._g_product, threads
         )
 
     def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> FloatOrArray:
-        """Smallest eps >= 0 with delta(eps) <= delta."""
+        """Smallest epsilon >= 0 whose reported delta(eps) is <= delta (bracketed Newton in C++, per point).
+
+        Parameters
+        ----------
+        delta : array_like
+            Target delta, strictly between 0 and 1; broadcasts with the parameters.
+        bound : {"upper"}, default "upper"
+            The side; only "upper".
+        threads : int, optional
+            OpenMP threads for array input.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            epsilon >= 0 at each broadcast point (0 where delta(0) <= delta), within about 1e-15
+            relative above the root.
+
+        Raises
+        ------
+        ValueError
+            ``delta`` outside (0, 1) or NaN; ``bound`` not "upper"; ``threads`` not a positive integer.
+        ParameterTypeError
+            ``delta`` a string, bool or None.
+        """
         _checks.upper_only(bound, type(self).__name__)
         return _kernels.power_epsilon(
             self._noise, _checks.delta_values(delta), self._exponent, self._g_first, self._g_product, threads
@@ -84,10 +131,69 @@ class _PNSGDPower:
 
 
 class PNSGDGaussian(_PNSGDPower):
-    """002 Theorem 4: Gaussian noise N(0, sigma^2 I), (eps, delta)-DP for the i-th input.
+    r"""Delta(epsilon) of projected noisy SGD with Gaussian noise for the i-th record (paper 002, Theorem 4).
 
-    Parameters (broadcast): n, index (1 <= i <= n), sigma, learning_rate, lipschitz,
-    smoothness, diameter (D_K), strong_convexity (default 0, so M = 1).
+    One pass over n records, :math:`Y_{t+1} = \Pi_K(Y_t - \eta[\nabla\ell(Y_t, x_{t+1}) + Z_{t+1}])`,
+    :math:`Z \sim N(0, \sigma^2 I)`, K convex compact of diameter :math:`D_K`, loss L-Lipschitz,
+    beta-smooth and lambda-strongly convex (lambda = 0 allowed), only the last iterate released:
+
+    .. math::
+
+        \delta(\varepsilon) = \theta_{e^\varepsilon}\Big(\frac{2L}{\sigma}\Big)\,
+          \theta_{e^\varepsilon}\Big(\frac{M D_K}{\eta\sigma}\Big)^{n-i},
+        \qquad M = \sqrt{1 - \frac{2\eta\beta\lambda}{\beta + \lambda}} \ \text{(eq. 14)},
+
+    with :math:`\theta_\gamma(r) = Q(\log\gamma/r - r/2) - \gamma Q(\log\gamma/r + r/2)` (Definition 1,
+    eq. 10). :math:`\eta \le 2/(\beta + \lambda)` makes the step an M-contraction and is checked.
+    ``delta`` is rounded up by 2^-42 relative; both sides are upper bounds only.
+
+    Parameters
+    ----------
+    n : array_like
+        Number of records (iterations), a whole number >= 1.
+    index : array_like
+        Position i of the protected record, a whole number with 1 <= i <= n.
+    sigma : array_like
+        Standard deviation of the Gaussian noise, finite and > 0.
+    learning_rate : array_like
+        Step eta, finite and > 0, with eta <= 2/(beta + lambda).
+    lipschitz : array_like
+        Lipschitz constant L of the loss, finite and > 0.
+    smoothness : array_like
+        Smoothness beta, finite and > 0.
+    diameter : array_like
+        Diameter D_K of the convex compact set K projected onto, finite and > 0.
+    strong_convexity : array_like, default 0.0
+        Strong-convexity modulus lambda, finite, >= 0 and <= ``smoothness`` (0: M = 1).
+
+    Raises
+    ------
+    ValueError
+        A parameter outside its range above; ``index`` outside [1, n]; ``strong_convexity > smoothness``;
+        ``learning_rate > 2 / (smoothness + strong_convexity)``; an overflowing radius (noise below ~1e-300
+        times its numerator); shapes that do not broadcast.
+    ParameterTypeError
+        A parameter that is a string, bool or None.
+
+    Notes
+    -----
+    The parameters are keyword-only and broadcast with each other and with the argument of
+    ``delta``/``epsilon``.
+
+    References
+    ----------
+    Paper 002, Algorithm 1, Theorem 4 (Definition 1, eq. 14).
+
+    Examples
+    --------
+    Paper 002's Figure 2 at i = 39:
+
+    >>> from hockeystick.contraction import PNSGDGaussian
+    >>> accountant = PNSGDGaussian(
+    ...     n=40, index=39, sigma=2.0, learning_rate=0.5, lipschitz=1.0, smoothness=0.5, diameter=1.0
+    ... )
+    >>> round(accountant.delta(1.0), 6)
+    0.016113
     """
 
     def __init__(
@@ -117,10 +223,67 @@ class PNSGDGaussian(_PNSGDPower):
 
 
 class PNSGDLaplace(_PNSGDPower):
-    """002 Theorem 3: Laplace noise L(0, v) on an interval K = [a, b] (``diameter`` = b - a).
+    r"""Delta(epsilon) of projected noisy SGD with Laplace noise for the i-th record (paper 002, Theorem 3).
 
-    Parameters (broadcast): n, index, scale (v > 0), learning_rate, lipschitz, smoothness,
-    diameter, strong_convexity (default 0).
+    One-dimensional PNSGD on K = [a, b] (``diameter`` = b - a) with Laplace noise of scale v, the loss and
+    M as in ``PNSGDGaussian``:
+
+    .. math::
+
+        \delta(\varepsilon) = \big(1 - e^{\varepsilon/2 - L/v}\big)_+
+          \big(1 - e^{\varepsilon/2 - M(b-a)/(2\eta v)}\big)_+^{\,n-i},
+
+    from Lemma 1, :math:`E_\gamma(\mathcal{L}(m_1, v)\|\mathcal{L}(m_2, v)) =
+    [1 - \exp((v\log\gamma - |m_1 - m_2|)/(2v))]_+`. delta is 0 once
+    :math:`\varepsilon \ge 2L/v` and, for i < n, once :math:`\varepsilon \ge M(b-a)/(\eta v)`; the
+    paper states min{2L/v, M(b-a)/(eta v)} for every i, but for i = n the product is empty and only
+    :math:`2L/v` applies. ``delta`` is rounded up by 2^-42 relative.
+
+    Parameters
+    ----------
+    n : array_like
+        Number of records (iterations), a whole number >= 1.
+    index : array_like
+        Position i of the protected record, a whole number with 1 <= i <= n.
+    scale : array_like
+        Laplace scale v, finite and > 0.
+    learning_rate : array_like
+        Step eta, finite and > 0, with eta <= 2/(beta + lambda).
+    lipschitz : array_like
+        Lipschitz constant L of the loss, finite and > 0.
+    smoothness : array_like
+        Smoothness beta, finite and > 0.
+    diameter : array_like
+        Diameter D_K b - a of the interval K = [a, b], finite and > 0.
+    strong_convexity : array_like, default 0.0
+        Strong-convexity modulus lambda, finite, >= 0 and <= ``smoothness`` (0: M = 1).
+
+    Raises
+    ------
+    ValueError
+        A parameter outside its range above; ``index`` outside [1, n]; ``strong_convexity > smoothness``;
+        ``learning_rate > 2 / (smoothness + strong_convexity)``; an overflowing radius (noise below ~1e-300
+        times its numerator); shapes that do not broadcast.
+    ParameterTypeError
+        A parameter that is a string, bool or None.
+
+    Notes
+    -----
+    The parameters are keyword-only and broadcast with each other and with the argument of
+    ``delta``/``epsilon``.
+
+    References
+    ----------
+    Paper 002, Theorem 3 and Lemma 1 (eq. 14 for M).
+
+    Examples
+    --------
+    >>> from hockeystick.contraction import PNSGDLaplace
+    >>> accountant = PNSGDLaplace(
+    ...     n=40, index=39, scale=1.0, learning_rate=0.5, lipschitz=1.0, smoothness=0.5, diameter=1.0
+    ... )
+    >>> accountant.delta([1.0, 2.0]).round(6)
+    array([0.154818, 0.      ])
     """
 
     _noise = "laplace"
@@ -152,12 +315,64 @@ class PNSGDLaplace(_PNSGDPower):
 
 
 class PNSGDRandomStop:
-    """002 Theorem 5: PNSGD stopped at tau uniform on {1, ..., n}, Gaussian noise.
+    r"""Delta(epsilon) of projected noisy SGD stopped at a uniformly random iteration (paper 002, Theorem 5).
 
-    Parameters (broadcast) as PNSGDGaussian without ``index``, plus
-    index : the record i (default None: the worst record, i = 1, which bounds every record)
-    paper_form : True gives eq. 16 exactly, (1/n) theta(2L/sigma) / (1 - theta(M D/(eta sigma)));
-        False (default) the finite sum the proof bounds, which is smaller.
+    ``PNSGDGaussian``'s algorithm outputs :math:`Y_\tau`, :math:`\tau` uniform on {1, ..., n}. Record i
+    is seen only if :math:`\tau \ge i`, so
+
+    .. math::
+
+        \delta_i(\varepsilon) = \frac{1}{n}\, \theta_{e^\varepsilon}\Big(\frac{2L}{\sigma}\Big)
+          \sum_{k=0}^{n-i} \theta_{e^\varepsilon}\Big(\frac{M D_K}{\eta\sigma}\Big)^k
+        \;\le\; \frac{1}{n}\, \frac{\theta_{e^\varepsilon}(2L/\sigma)}{1 - \theta_{e^\varepsilon}(M D_K/(\eta\sigma))}
+        \quad \text{(eq. 16)},
+
+    largest at i = 1. The default is the finite sum; ``paper_form=True`` gives the paper's eq. 16.
+    ``delta`` is rounded up by 2^-42 relative.
+
+    Parameters
+    ----------
+    n : array_like
+        Number of records (iterations), a whole number >= 1.
+    sigma : array_like
+        Standard deviation of the Gaussian noise, finite and > 0.
+    learning_rate : array_like
+        Step eta, finite and > 0, with eta <= 2/(beta + lambda).
+    lipschitz : array_like
+        Lipschitz constant L of the loss, finite and > 0.
+    smoothness : array_like
+        Smoothness beta, finite and > 0.
+    diameter : array_like
+        Diameter D_K of the convex compact set K projected onto, finite and > 0.
+    strong_convexity : array_like, default 0.0
+        Strong-convexity modulus lambda, finite, >= 0 and <= ``smoothness`` (0: M = 1).
+    index : array_like, optional
+        Record i, a whole number with 1 <= i <= n; default None, the worst record i = 1 (which bounds every
+        record). Checked but unused with ``paper_form``.
+    paper_form : bool, default False
+        True: eq. 16 exactly (the infinite geometric sum); False: the finite sum, which is smaller.
+
+    Raises
+    ------
+    ValueError
+        A parameter outside its range above; ``index`` outside [1, n]; ``strong_convexity > smoothness``;
+        ``learning_rate > 2 / (smoothness + strong_convexity)``; an overflowing radius (noise below ~1e-300
+        times its numerator); shapes that do not broadcast.
+    ParameterTypeError
+        A parameter that is a string, bool or None; ``paper_form`` not a bool.
+
+    References
+    ----------
+    Paper 002, Theorem 5 (eq. 16) and Theorem 4.
+
+    Examples
+    --------
+    >>> from hockeystick.contraction import PNSGDRandomStop
+    >>> accountant = PNSGDRandomStop(
+    ...     n=40, sigma=0.5, learning_rate=0.5, lipschitz=1.0, smoothness=0.5, diameter=1.0
+    ... )
+    >>> round(accountant.delta(1.0), 6)
+    0.301064
     """
 
     def __init__(
@@ -201,14 +416,61 @@ class PNSGDRandomStop:
         )
 
     def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> FloatOrArray:
-        """(1/n) theta(2L/sigma) sum_{k=0}^{n-i} theta(M D/(eta sigma))^k  (eq. 16 when paper_form)."""
+        """Theorem's delta(eps) = (1/n) theta(2L/sigma) sum_{k=0}^{n-i} theta(M D/(eta sigma))^k, rounded up.
+
+        With ``paper_form`` the sum runs to infinity (eq. 16).
+
+        Parameters
+        ----------
+        epsilon : array_like
+            Epsilon >= 0 (inf allowed: delta = 0); broadcasts with the parameters.
+        bound : {"upper"}, default "upper"
+            The side; only "upper".
+        threads : int, optional
+            OpenMP threads for array input.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            delta in [0, 1] at each broadcast point.
+
+        Raises
+        ------
+        ValueError
+            ``epsilon`` negative or NaN; ``bound`` not "upper"; ``threads`` not a positive integer.
+        ParameterTypeError
+            ``epsilon`` a string, bool or None.
+        """
         _checks.upper_only(bound, type(self).__name__)
         return _kernels.geometric_delta(
             _checks.epsilon_values(epsilon), self._weight, self._terms, self._r_first, self._r_product, threads
         )
 
     def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> FloatOrArray:
-        """Smallest eps >= 0 with delta(eps) <= delta."""
+        """Smallest epsilon >= 0 whose reported delta(eps) is <= delta (bracketed Newton in C++, per point).
+
+        Parameters
+        ----------
+        delta : array_like
+            Target delta, strictly between 0 and 1; broadcasts with the parameters.
+        bound : {"upper"}, default "upper"
+            The side; only "upper".
+        threads : int, optional
+            OpenMP threads for array input.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            epsilon >= 0 at each broadcast point (0 where delta(0) <= delta), within about 1e-15
+            relative above the root.
+
+        Raises
+        ------
+        ValueError
+            ``delta`` outside (0, 1) or NaN; ``bound`` not "upper"; ``threads`` not a positive integer.
+        ParameterTypeError
+            ``delta`` a string, bool or None.
+        """
         _checks.upper_only(bound, type(self).__name__)
         return _kernels.geometric_epsilon(
             _checks.delta_values(delta), self._weight, self._terms, self._r_first, self._r_product, threads

@@ -45,18 +45,64 @@ def _per_round(value: npt.ArrayLike, name: str) -> np.ndarray:
 
 
 class TrustedAggregatorSchedule:
-    """000 Theorem 2, general form: per-round sigma_t and eta_t (1-d arrays of length T, or scalars).
+    r"""Delta(epsilon) of paper 000's Theorem 2 with per-round learning rates eta_t and noise sigma_t.
+
+    .. math::
+
+        \delta(\varepsilon) = \frac{m}{n} \sum_{t=1}^{T} \theta_\varepsilon\Big(\frac{2L}{\sqrt{m}\,\sigma_t}\Big)
+          \prod_{j=t+1}^{T} \theta_\varepsilon\Big(\frac{D_j\sqrt{m}}{\eta_j\sigma_j}\Big),
+        \qquad D_j = 2\rho \ \text{(convex)}, \quad D_j = 2(\rho + \eta_j L) \ \text{(nonconvex)},
+
+    evaluated by the recursion :math:`S_t = b_t S_{t-1} + a_t` in O(T) per epsilon (C++), rounded up by
+    2^-42 relative. A schedule is one fixed sequence of rounds: only the argument of ``delta``/``epsilon``
+    broadcasts (any shape); the parameters are scalars, ``sigma`` and ``learning_rate`` scalars or 1-d
+    arrays of one per round.
 
     Parameters
     ----------
-    n, batch_size : users and users per round (whole numbers, batch_size <= n)
-    sigma, learning_rate : scalars or 1-d arrays of one common length T (the rounds)
-    lipschitz, radius : L and rho (scalars > 0)
-    rounds : T when both sigma and learning_rate are scalars (default floor(n/m))
-    smoothness : beta; checked eta_t <= 2/beta for every t when given
-    nonconvex : use the diameter 2(rho + eta_t L) (no convexity/smoothness needed)
+    n : int
+        Total number of users, a whole number >= 1 (scalar).
+    batch_size : int
+        Users per round m, a whole number with 1 <= m <= n (scalar).
+    sigma : array_like
+        Per-user noise standard deviation sigma_t, finite and > 0: a scalar, or a 1-d array of length T.
+    learning_rate : array_like
+        Step eta_t, finite and > 0: a scalar, or a 1-d array of length T (the same as ``sigma``'s).
+    lipschitz : float
+        Lipschitz constant L of the loss, finite and > 0 (scalar).
+    radius : float
+        Radius rho of the projection ball, finite and > 0 (scalar).
+    rounds : int, optional
+        Rounds T when ``sigma`` and ``learning_rate`` are both scalars (default floor(n/m)); otherwise,
+        if given, it must equal the schedule's length. 1 <= T <= floor(n/m) in every case.
+    smoothness : array_like, optional
+        Smoothness beta, finite and > 0; if given (and not ``nonconvex``), eta_t <= 2/beta is checked for
+        every t. Ignored when ``nonconvex``.
+    nonconvex : bool, default False
+        Use the diameter 2(rho + eta_t L), which needs neither convexity nor smoothness.
 
-    The number of rounds must be <= floor(n / batch_size) (see trusted_aggregator.py).
+    Raises
+    ------
+    ValueError
+        A parameter outside its range above or not a scalar; ``sigma`` or ``learning_rate`` with more than
+        one axis, or of different lengths; ``rounds`` differing from the schedule's length; a number of
+        rounds outside [1, floor(n / batch_size)]; ``batch_size > n``; an eta_t above 2 / ``smoothness``;
+        an overflowing radius.
+    ParameterTypeError
+        A parameter that is a string, bool or None; ``nonconvex`` not a bool.
+
+    References
+    ----------
+    Paper 000, Algorithm 1, Theorem 2 and the remark after it.
+
+    Examples
+    --------
+    >>> from hockeystick.contraction import TrustedAggregatorSchedule
+    >>> accountant = TrustedAggregatorSchedule(
+    ...     n=100, batch_size=10, sigma=1.5, learning_rate=[0.5, 0.4, 0.3], lipschitz=1.0, radius=1.0
+    ... )
+    >>> accountant.rounds, round(accountant.delta(1.0), 6)
+    (3, 0.000606)
     """
 
     def __init__(
@@ -114,14 +160,54 @@ class TrustedAggregatorSchedule:
     _first_stop = 0  # 0: the last iterate (a random-stop subclass sets tau0 >= 1)
 
     def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> FloatOrArray:
-        """(m/n) sum_t theta(r1_t) prod_{j>t} theta(r2_j), O(T) per epsilon."""
+        """Theorem's delta(eps) = (m/n) sum_t theta(r1_t) prod_{j>t} theta(r2_j), O(T) per epsilon, rounded up.
+
+        Parameters
+        ----------
+        epsilon : array_like
+            Epsilon >= 0 (inf allowed), any shape.
+        bound : {"upper"}, default "upper"
+            The side; only "upper".
+        threads : int, optional
+            OpenMP threads for array input.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            delta in [0, 1], of ``epsilon``'s shape.
+
+        Raises
+        ------
+        ValueError
+            ``epsilon`` negative or NaN; ``bound`` not "upper"; ``threads`` not a positive integer.
+        """
         _checks.upper_only(bound, type(self).__name__)
         return _kernels.schedule_delta(
             _checks.epsilon_values(epsilon), self._weight, self._first_stop, self._r_first, self._r_product, threads
         )
 
     def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> FloatOrArray:
-        """Smallest eps >= 0 with delta(eps) <= delta."""
+        """Smallest epsilon >= 0 whose reported delta(eps) is <= delta.
+
+        Parameters
+        ----------
+        delta : array_like
+            Target delta strictly between 0 and 1, any shape.
+        bound : {"upper"}, default "upper"
+            The side; only "upper".
+        threads : int, optional
+            OpenMP threads for array input.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            epsilon >= 0, of ``delta``'s shape (0 where delta(0) <= delta).
+
+        Raises
+        ------
+        ValueError
+            ``delta`` outside (0, 1) or NaN; ``bound`` not "upper"; ``threads`` not a positive integer.
+        """
         _checks.upper_only(bound, type(self).__name__)
         return _kernels.schedule_epsilon(
             _checks.delta_values(delta), self._weight, self._first_stop, self._r_first, self._r_product, threads
@@ -132,10 +218,62 @@ MAX_SCHEDULE_ROUNDS = 10**8  # one float64 learning rate per round: 0.8 GB of sc
 
 
 class InverseTimeRateTrustedAggregator(TrustedAggregatorSchedule):
-    """000 Corollary 1: eta_t = 1/(lambda t), sigma_t = sigma, T = floor(n/m) (or ``rounds``).
+    r"""Delta(epsilon) of paper 000's Corollary 1, the trusted aggregator with rates eta_t = 1/(lambda t).
 
-    The loss is lambda-strongly convex and beta-smooth; when ``smoothness`` is given the
-    theorem's eta_t <= 2/beta is checked (it binds at t = 1: lambda >= beta/2).
+    Theorem 2's per-round sum (``TrustedAggregatorSchedule``, convex diameter 2 rho) with
+    :math:`\eta_t = 1/(\lambda t)` and :math:`\sigma_t = \sigma`, so the product radii are
+    :math:`2\rho\sqrt{m}/(\eta_j\sigma) = 2\rho\sqrt{m}\,\lambda j/\sigma`:
+
+    .. math::
+
+        \delta(\varepsilon) = \frac{m}{n} \sum_{t=1}^{T} \theta_\varepsilon\Big(\frac{2L}{\sqrt{m}\,\sigma}\Big)
+          \prod_{j=t+1}^{T} \theta_\varepsilon\Big(\frac{2\rho\sqrt{m}\,\lambda j}{\sigma}\Big).
+
+    The paper's eq. 11 prints :math:`\theta_\varepsilon(2\rho\sqrt{\lambda m j}/\sigma)`, a typo: the radius
+    above is what Theorem 2 gives and what the paper's own bound at j = T implies.
+    ``paper_closed_form()`` returns eq. 11's looser closed form.
+
+    Parameters
+    ----------
+    n : int
+        Total number of users, a whole number >= 1 (scalar).
+    batch_size : int
+        Users per round m, a whole number with 1 <= m <= n (scalar).
+    sigma : array_like
+        Per-user noise standard deviation, finite and > 0: a scalar, or a 1-d array of length T.
+    strong_convexity : float
+        Strong-convexity modulus lambda, finite and > 0 (scalar), with every 1/(lambda t), t <= T, a
+        positive finite double.
+    lipschitz : float
+        Lipschitz constant L of the loss, finite and > 0 (scalar).
+    radius : float
+        Radius rho of the projection ball, finite and > 0 (scalar).
+    rounds : int, optional
+        Rounds T, 1 <= T <= floor(n/m) and at most 1e8; default floor(n/m).
+    smoothness : array_like, optional
+        Smoothness beta, finite and > 0; if given, eta_t <= 2/beta is checked (it binds at t = 1:
+        lambda >= beta/2).
+
+    Raises
+    ------
+    ValueError
+        As ``TrustedAggregatorSchedule``; more than 1e8 rounds; a ``strong_convexity`` that makes a rate
+        1/(lambda t) overflow or underflow to 0.
+    ParameterTypeError
+        A parameter that is a string, bool or None.
+
+    References
+    ----------
+    Paper 000, Corollary 1 (eq. 11) and Theorem 2.
+
+    Examples
+    --------
+    >>> from hockeystick.contraction import InverseTimeRateTrustedAggregator
+    >>> accountant = InverseTimeRateTrustedAggregator(
+    ...     n=100, batch_size=10, sigma=1.5, strong_convexity=1.0, lipschitz=1.0, radius=1.0
+    ... )
+    >>> round(accountant.delta(1.0), 6), round(accountant.paper_closed_form().delta(1.0), 6)
+    (0.002021, 0.002022)
     """
 
     def __init__(
@@ -182,7 +320,14 @@ class InverseTimeRateTrustedAggregator(TrustedAggregatorSchedule):
         )
 
     def paper_closed_form(self) -> TrustedAggregator:
-        """000 eq. 11's upper bound: every product factor replaced by the last one (eta_T = 1/(lambda T))."""
+        """Paper 000 eq. 11's closed-form upper bound: every product factor replaced by the last one.
+
+        Returns
+        -------
+        TrustedAggregator
+            The constant-schedule accountant at eta = eta_T = 1/(lambda T) and sigma = sigma_1, whose
+            ``delta`` is at least this one's.
+        """
         return TrustedAggregator(
             n=self.n,
             batch_size=self.batch_size,

@@ -43,23 +43,76 @@ from . import _checks, _kernels
 
 
 class TrustedAggregator:
-    """(eps, delta)-DP of the last model of 000 Algorithm 1: Theorem 2, constant schedule.
+    r"""Delta(epsilon) of the last model of federated learning with a trusted aggregator (paper 000, Theorem 2).
 
-    Parameters (all broadcast with each other and with epsilon / delta)
+    Paper 000's Algorithm 1 with a constant step and noise, a convex, L-Lipschitz, beta-smooth loss,
+    :math:`\eta \le 2/\beta`, projection onto the ball of radius rho, and only the last model released:
+
+    .. math::
+
+        \delta(\varepsilon) = \frac{m}{n} \sum_{t=1}^{T} \theta_\varepsilon(r_1)\, \theta_\varepsilon(r_2)^{T-t}
+          = \frac{m}{n}\, \theta_\varepsilon(r_1)\, \frac{1 - \theta_\varepsilon(r_2)^T}{1 - \theta_\varepsilon(r_2)},
+        \qquad r_1 = \frac{2L}{\sqrt{m}\,\sigma}, \quad r_2 = \frac{D\sqrt{m}}{\eta\sigma}, \quad D = 2\rho,
+
+    with :math:`\theta_\varepsilon(r) = Q(\varepsilon/r - r/2) - e^\varepsilon Q(\varepsilon/r + r/2)`
+    (paper 000, eq. 6), the contraction coefficient of the projected Gaussian kernel (Lemma 2).
+    ``delta`` reports the value rounded up by 2^-42 relative, and ``epsilon(delta)`` the smallest
+    epsilon >= 0 whose reported delta is at most the target; both are upper bounds only.
+
+    Parameters
     ----------
-    n : total number of users (whole number >= 1)
-    batch_size : users per round m (whole number, 1 <= m <= n); the rate is q = m/n
-    sigma : per-user Gaussian noise std (> 0)
-    learning_rate : step eta (> 0)
-    lipschitz : Lipschitz constant L of the loss (> 0)
-    radius : projection radius rho (> 0)
-    rounds : T, whole number with 1 <= T <= floor(n/m); default floor(n/m)
-    smoothness : beta; if given, eta <= 2/beta is checked (the theorem's condition).
+    n : array_like
+        Total number of users, a whole number >= 1.
+    batch_size : array_like
+        Users per round m, a whole number with 1 <= m <= n (drawn without replacement; rate q = m/n).
+    sigma : array_like
+        Standard deviation of each user's Gaussian noise, finite and > 0.
+    learning_rate : array_like
+        Step eta, finite and > 0.
+    lipschitz : array_like
+        Lipschitz constant L of the loss, finite and > 0.
+    radius : array_like
+        Radius rho of the projection ball, finite and > 0.
+    rounds : array_like, optional
+        Rounds T, a whole number with 1 <= T <= floor(n/m); default floor(n/m) (the paper's T = n/m).
+        Each user is in one batch, so more rounds would reuse records, which the theorem does not cover.
+    smoothness : array_like, optional
+        Smoothness beta, finite and > 0; if given, the theorem's :math:`\eta \le 2/\beta` is checked.
         If omitted, the caller vouches for it.
 
-    ``delta(epsilon)`` is the theorem's delta (an upper bound on the hockey-stick
-    divergence between the outputs on neighbouring datasets); ``epsilon(delta)`` the
-    smallest epsilon >= 0 whose delta is <= the given one.
+    Raises
+    ------
+    ValueError
+        A parameter outside its range above; ``batch_size > n``; ``rounds > floor(n / batch_size)``;
+        ``learning_rate > 2 / smoothness``; a radius r1 or r2 that overflows (noise below ~1e-300 times
+        its numerator); shapes that do not broadcast.
+    ParameterTypeError
+        A parameter that is a string, bool or None.
+
+    Notes
+    -----
+    Each user is in exactly one batch, with probability m/n for each round t <= floor(n/m), so the proof's
+    sum holds for any T <= floor(n/m); where m does not divide n the n mod m users left over are never
+    used. The parameters are keyword-only and broadcast with each other and with the argument of
+    ``delta``/``epsilon``. The paper's appendix prints :math:`\theta_\varepsilon(2L\sqrt{m}/\sigma)` in its
+    last display; the theorem and eq. 24 have :math:`2L/(\sqrt{m}\,\sigma)`, which is what is computed.
+
+    References
+    ----------
+    Paper 000, Algorithm 1, Theorem 2 (eq. 6, Lemma 2).
+
+    Examples
+    --------
+    Paper 000's Figure 2 at q = m/n = 0.1:
+
+    >>> from hockeystick.contraction import TrustedAggregator
+    >>> accountant = TrustedAggregator(
+    ...     n=100, batch_size=10, sigma=1.5, learning_rate=0.5, lipschitz=1.0, radius=1.0
+    ... )
+    >>> round(accountant.delta(1.0), 6)
+    0.002021
+    >>> round(accountant.epsilon(1e-2), 6)
+    0.732117
     """
 
     def __init__(
@@ -117,18 +170,72 @@ class TrustedAggregator:
         _checks.smoothness_rate(self.learning_rate, smoothness)
 
     def diameter(self) -> np.ndarray:
-        """Diameter D of the gradient step's image of the ball: 2 rho (convex, eta <= 2/beta)."""
+        """Diameter D of the gradient step's image of the ball, 2 rho (convex loss, eta <= 2/beta).
+
+        Returns
+        -------
+        numpy.ndarray
+            D at each broadcast point of the parameters.
+        """
         return 2.0 * self.radius
 
     def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> FloatOrArray:
-        """delta(eps) = (m/n) theta_eps(r1) (1 - theta_eps(r2)^T) / (1 - theta_eps(r2))  (000 Thm 2)."""
+        """Theorem's delta(eps) = (m/n) theta_eps(r1) (1 - theta_eps(r2)^T) / (1 - theta_eps(r2)), rounded up.
+
+        Paper 000, Theorem 2 (constant schedule), with this class's diameter D in r2; the formula's
+        value is rounded up by 2^-42 relative and capped at 1.
+
+        Parameters
+        ----------
+        epsilon : array_like
+            Epsilon >= 0 (inf allowed: delta = 0); broadcasts with the parameters.
+        bound : {"upper"}, default "upper"
+            The side; only "upper" (the theorem gives no lower bound).
+        threads : int, optional
+            OpenMP threads for array input (default: every core, at most ``OMP_NUM_THREADS``).
+
+        Returns
+        -------
+        float or numpy.ndarray
+            delta in [0, 1] at each broadcast point (a float for scalar input).
+
+        Raises
+        ------
+        ValueError
+            ``epsilon`` negative or NaN; ``bound`` not "upper"; ``threads`` not a positive integer.
+        ParameterTypeError
+            ``epsilon`` a string, bool or None.
+        """
         _checks.upper_only(bound, type(self).__name__)
         return _kernels.geometric_delta(
             _checks.epsilon_values(epsilon), self._weight, self.rounds, self._r_first, self._r_product, threads
         )
 
     def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> FloatOrArray:
-        """Smallest eps >= 0 with delta(eps) <= delta (bracketed Newton in C++, per point)."""
+        """Smallest epsilon >= 0 whose reported delta(eps) is <= delta (bracketed Newton in C++, per point).
+
+        Parameters
+        ----------
+        delta : array_like
+            Target delta, strictly between 0 and 1; broadcasts with the parameters.
+        bound : {"upper"}, default "upper"
+            The side; only "upper".
+        threads : int, optional
+            OpenMP threads for array input.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            epsilon >= 0 at each broadcast point (0 where delta(0) <= delta), within about 1e-15
+            relative above the root.
+
+        Raises
+        ------
+        ValueError
+            ``delta`` outside (0, 1) or NaN; ``bound`` not "upper"; ``threads`` not a positive integer.
+        ParameterTypeError
+            ``delta`` a string, bool or None.
+        """
         _checks.upper_only(bound, type(self).__name__)
         return _kernels.geometric_epsilon(
             _checks.delta_values(delta), self._weight, self.rounds, self._r_first, self._r_product, threads
@@ -136,22 +243,130 @@ class TrustedAggregator:
 
 
 class NonconvexTrustedAggregator(TrustedAggregator):
-    """000 Thm 2 without convexity or smoothness: the diameter becomes 2(rho + eta L)
-    (000, remark after Thm 2), so no condition on the learning rate."""
+    r"""Delta(epsilon) of paper 000's Theorem 2 for a loss neither convex nor smooth, diameter 2(rho + eta L).
+
+    A gradient step moves a point by at most :math:`\eta L`, so the image of the ball has diameter
+    :math:`D = 2(\rho + \eta L)` (paper 000, remark after Theorem 2) and no condition on the learning rate
+    is needed; otherwise ``TrustedAggregator``'s bound,
+
+    .. math::
+
+        \delta(\varepsilon) = \frac{m}{n}\, \theta_\varepsilon(r_1)\, \frac{1 - \theta_\varepsilon(r_2)^T}{1 - \theta_\varepsilon(r_2)},
+        \qquad r_1 = \frac{2L}{\sqrt{m}\,\sigma}, \quad r_2 = \frac{2(\rho + \eta L)\sqrt{m}}{\eta\sigma}.
+
+    Parameters
+    ----------
+    n : array_like
+        Total number of users, a whole number >= 1.
+    batch_size : array_like
+        Users per round m, a whole number with 1 <= m <= n (drawn without replacement; rate q = m/n).
+    sigma : array_like
+        Standard deviation of each user's Gaussian noise, finite and > 0.
+    learning_rate : array_like
+        Step eta, finite and > 0.
+    lipschitz : array_like
+        Lipschitz constant L of the loss, finite and > 0.
+    radius : array_like
+        Radius rho of the projection ball, finite and > 0.
+    rounds : array_like, optional
+        Rounds T, a whole number with 1 <= T <= floor(n/m); default floor(n/m) (the paper's T = n/m).
+        Each user is in one batch, so more rounds would reuse records, which the theorem does not cover.
+    smoothness : array_like, optional
+        Accepted for a common signature; only checked to be finite and > 0 (no condition on eta).
+
+    Raises
+    ------
+    ValueError
+        As ``TrustedAggregator``, without the condition on ``learning_rate``.
+    ParameterTypeError
+        A parameter that is a string, bool or None.
+
+    References
+    ----------
+    Paper 000, Theorem 2 and the remark after it.
+
+    Examples
+    --------
+    >>> from hockeystick.contraction import NonconvexTrustedAggregator
+    >>> accountant = NonconvexTrustedAggregator(
+    ...     n=100, batch_size=10, sigma=1.5, learning_rate=0.5, lipschitz=1.0, radius=1.0
+    ... )
+    >>> round(accountant.delta(1.0), 6)
+    0.002022
+    """
 
     def _check_loss(self, smoothness: npt.ArrayLike | None) -> None:
         if smoothness is not None:
             _checks.positive(smoothness, "smoothness")
 
     def diameter(self) -> np.ndarray:
-        """D = 2 (rho + eta L): a gradient step moves a point by at most eta L."""
+        """Diameter D = 2 (rho + eta L): a gradient step moves a point by at most eta L.
+
+        Returns
+        -------
+        numpy.ndarray
+            D at each broadcast point of the parameters.
+        """
         return cast(np.ndarray, 2.0 * (self.radius + self.learning_rate * self.lipschitz))
 
 
 class StronglyConvexTrustedAggregator(TrustedAggregator):
-    """000 Thm 2 for a lambda-strongly convex, beta-smooth loss: the gradient step is an
-    M-contraction, M = sqrt(1 - 2 eta beta lambda / (beta + lambda)) (002 eq. 14), for
-    eta <= 2 / (beta + lambda); the diameter becomes 2 rho M."""
+    r"""Delta(epsilon) of paper 000's Theorem 2 for a strongly convex loss, diameter 2 rho M.
+
+    For a lambda-strongly convex, beta-smooth loss and :math:`\eta \le 2/(\beta + \lambda)` the gradient
+    step is an M-contraction (paper 000, remark after Theorem 2; M from paper 002, eq. 14), so the image
+    of the ball has diameter :math:`D = 2\rho M`; otherwise ``TrustedAggregator``'s bound:
+
+    .. math::
+
+        M = \sqrt{1 - \frac{2\eta\beta\lambda}{\beta + \lambda}}, \qquad
+        \delta(\varepsilon) = \frac{m}{n}\, \theta_\varepsilon(r_1)\, \frac{1 - \theta_\varepsilon(r_2)^T}{1 - \theta_\varepsilon(r_2)},
+        \qquad r_1 = \frac{2L}{\sqrt{m}\,\sigma}, \quad r_2 = \frac{2\rho M\sqrt{m}}{\eta\sigma}.
+
+    Parameters
+    ----------
+    n : array_like
+        Total number of users, a whole number >= 1.
+    batch_size : array_like
+        Users per round m, a whole number with 1 <= m <= n (drawn without replacement; rate q = m/n).
+    sigma : array_like
+        Standard deviation of each user's Gaussian noise, finite and > 0.
+    learning_rate : array_like
+        Step eta, finite and > 0.
+    lipschitz : array_like
+        Lipschitz constant L of the loss, finite and > 0.
+    radius : array_like
+        Radius rho of the projection ball, finite and > 0.
+    smoothness : array_like
+        Smoothness beta, finite and > 0.
+    strong_convexity : array_like
+        Strong-convexity modulus lambda, finite, > 0 and <= ``smoothness``.
+    rounds : array_like, optional
+        Rounds T, a whole number with 1 <= T <= floor(n/m); default floor(n/m) (the paper's T = n/m).
+        Each user is in one batch, so more rounds would reuse records, which the theorem does not cover.
+
+    Raises
+    ------
+    ValueError
+        As ``TrustedAggregator``; ``strong_convexity > smoothness``;
+        ``learning_rate > 2 / (smoothness + strong_convexity)``.
+    ParameterTypeError
+        A parameter that is a string, bool or None.
+
+    References
+    ----------
+    Paper 000, Theorem 2 and the remark after it; paper 002, eq. 14.
+
+    Examples
+    --------
+    >>> from hockeystick.contraction import StronglyConvexTrustedAggregator
+    >>> accountant = StronglyConvexTrustedAggregator(
+    ...     n=100, batch_size=10, sigma=1.5, learning_rate=0.5, lipschitz=1.0, radius=1.0,
+    ...     smoothness=1.0, strong_convexity=0.5,
+    ... )
+    >>> round(accountant.delta(1.0), 6)
+    0.002013
+    """
 
     def __init__(
         self,
@@ -194,5 +409,11 @@ class StronglyConvexTrustedAggregator(TrustedAggregator):
         self.modulus = _checks.contraction_modulus(self.learning_rate, self.smoothness, self.strong_convexity)
 
     def diameter(self) -> np.ndarray:
-        """D = 2 rho M."""
+        """Diameter D = 2 rho M of the contracted ball.
+
+        Returns
+        -------
+        numpy.ndarray
+            D at each broadcast point of the parameters.
+        """
         return cast(np.ndarray, 2.0 * self.radius * self.modulus)
