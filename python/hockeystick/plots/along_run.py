@@ -15,10 +15,48 @@ __all__ = ["curve_along_run"]
 
 
 def curve_along_run(curve: CurveAlongRun, path: str | os.PathLike[str], *, title: str = "") -> str:
-    """A run's certified bracket (``pld.along_run.CurveAlongRun``, from ``epsilon_curve`` or ``delta_curve``)
-    against its checkpoints, in epochs where the run counts them, else in steps: the upper side as a line,
-    the lower side dashed, the bracket between them shaded (a log scale for delta); returns the PNG's path.
-    An unbounded side (epsilon's upper side where delta is below what can be certified) is left out."""
+    """Draw a run's certified bracket of epsilon (or delta) against its checkpoints and save it as a PNG.
+
+    The horizontal axis counts epochs where the run counts them (``curve.steps_per_epoch`` set), else
+    steps; the upper side is drawn as a line (marked points where there are at most 30 checkpoints),
+    the lower side dashed, the bracket between them shaded.  The vertical axis is log for delta where
+    every finite lower value is positive, else linear.  A non-finite value (epsilon's upper side where
+    delta is below what can be certified) is left out.
+
+    Parameters
+    ----------
+    curve : hockeystick.pld.reads.along_run.CurveAlongRun
+        The bracket after each checkpoint, as a PLD accountant's or a training run's ``epsilon_curve``
+        (epsilon at a delta) or ``delta_curve`` (delta at an epsilon) gives it.
+    path : str or os.PathLike
+        The PNG to write; its directory must exist (an existing file is replaced).
+    title : str, optional
+        The picture's title (default: none).
+
+    Returns
+    -------
+    str
+        ``path``.
+
+    Raises
+    ------
+    ValueError
+        If the directory of ``path`` does not exist.
+    ImportError
+        If matplotlib is not installed (``pip install "hockeystick[plot]"``).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from hockeystick.plots import curve_along_run
+    >>> from hockeystick.pld.reads.along_run import CurveAlongRun
+    >>> curve = CurveAlongRun(np.array([1, 10, 100]), np.array([0.1, 0.5, 1.0]), np.array([0.2, 0.8, np.inf]),
+    ...                       "epsilon", 1e-5)
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     os.path.basename(curve_along_run(curve, os.path.join(folder, "bracket.png"), title="a run"))
+    'bracket.png'
+    """
     fig, ax = canvas.figure()
     x = curve.steps if curve.steps_per_epoch is None else curve.epochs
     lower = np.where(np.isfinite(curve.lower), curve.lower, np.nan)

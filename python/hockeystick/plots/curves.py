@@ -27,8 +27,52 @@ def delta_epsilon_curves(
     levels: Sequence[float] | None = None,
     x_spacing: str | None = None,
 ) -> str:
-    """delta(eps) on a log scale, one curve per label, a dotted line at each delta of ``levels``;
-    returns the PNG's path.  The epsilon axis: ``axis_scale(epsilon, x_spacing)``."""
+    """Draw delta against epsilon on a log scale, one curve per label, and save it as a PNG.
+
+    Non-positive deltas are left out of their curve; the delta axis runs from the smallest positive
+    delta (or level) drawn, but not below ``DELTA_FLOOR`` = 1e-16, up to 1.5.  A legend names the curves
+    where there are 2 to 8 of them (or 1 with levels).
+
+    Parameters
+    ----------
+    epsilon : array_like
+        The epsilons, 1-D, the horizontal axis (its scale ``axis_scale(epsilon, x_spacing)``).
+    curves : mapping of str to array_like
+        delta at each epsilon (as long as ``epsilon``), by the curve's label.
+    path : str or os.PathLike
+        The PNG to write; its directory must exist (an existing file is replaced).
+    title : str, optional
+        The picture's title (default: none).
+    levels : sequence of float, optional
+        Deltas to mark with a dotted horizontal line each (target deltas; each > 0).
+    x_spacing : {"log", "linear", "list"} or None, optional
+        How a sweep made the epsilons (its coordinate's ``spacing``): "log" or "linear" decide the axis's
+        scale where the epsilons are positive; "list" or None (the default) leave it to their span.
+
+    Returns
+    -------
+    str
+        ``path``.
+
+    Raises
+    ------
+    ValueError
+        If a level is <= 0, or the directory of ``path`` does not exist.
+    ImportError
+        If matplotlib is not installed (``pip install "hockeystick[plot]"``).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from hockeystick.fdp import GaussianMechanism
+    >>> from hockeystick.plots import delta_epsilon_curves
+    >>> epsilon = np.linspace(0.1, 8, 40)
+    >>> curves = {f"sigma={s}": GaussianMechanism(sigma=s, rounds=10).delta(epsilon) for s in (2, 4)}
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     os.path.basename(delta_epsilon_curves(epsilon, curves, os.path.join(folder, "d.png"), levels=[1e-5]))
+    'd.png'
+    """
     fig, ax = canvas.figure()
     delta_epsilon_on(ax, epsilon, curves, levels, x_spacing)
     canvas.finish(ax, title, len(curves), levels=bool(levels))
@@ -68,8 +112,56 @@ def parameter_curves(
     levels: Sequence[float] | None = None,
     x_spacing: str | None = None,
 ) -> str:
-    """A quantity against one parameter (e.g. sigma needed vs rounds), a dotted line at each value of
-    ``levels``; each axis's scale is ``axis_scale`` of its values (x: with a sweep's ``x_spacing``)."""
+    """Draw a quantity against one parameter (the sigma needed against rounds, say) and save it as a PNG.
+
+    One curve per label (marked points where there are at most 30); each axis's scale is
+    ``axis_scale`` of its values (log where they are positive and span more than ``LOG_SPAN`` = 20x;
+    the horizontal one also by the sweep's ``x_spacing``).  A legend names the curves where there are
+    2 to 8 of them (or 1 with levels).
+
+    Parameters
+    ----------
+    x : array_like
+        The parameter's values, 1-D, the horizontal axis.
+    curves : mapping of str to array_like
+        The quantity at each ``x`` (as long as ``x``), by the curve's label.
+    path : str or os.PathLike
+        The PNG to write; its directory must exist (an existing file is replaced).
+    xlabel : str
+        The horizontal axis's label.
+    ylabel : str
+        The vertical axis's label.
+    title : str, optional
+        The picture's title (default: none).
+    levels : sequence of float, optional
+        Values of the quantity to mark with a dotted horizontal line each (each > 0 where the vertical
+        axis is log).
+    x_spacing : {"log", "linear", "list"} or None, optional
+        How a sweep made ``x`` (its coordinate's ``spacing``): "log" or "linear" decide the horizontal
+        scale where the values are positive; "list" or None (the default) leave it to their span.
+
+    Returns
+    -------
+    str
+        ``path``.
+
+    Raises
+    ------
+    ValueError
+        If a level is <= 0 on a log vertical axis, or the directory of ``path`` does not exist.
+    ImportError
+        If matplotlib is not installed (``pip install "hockeystick[plot]"``).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from hockeystick.plots import parameter_curves
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = parameter_curves([1, 10, 100, 1000], {"gaussian": [3.7, 11.8, 37.3, 118.0]},
+    ...                             os.path.join(folder, "sigma.png"), xlabel="rounds", ylabel="sigma needed")
+    ...     os.path.basename(path)
+    'sigma.png'
+    """
     fig, ax = canvas.figure()
     parameter_curves_on(ax, x, curves, xlabel, ylabel, levels, x_spacing)
     canvas.finish(ax, title, len(curves), levels=bool(levels))

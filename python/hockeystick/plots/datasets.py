@@ -34,11 +34,71 @@ def plot_grid(
     slices: Mapping[str, float] | None = None,
     kind: str | None = None,
 ) -> str:
-    """The picture of a sweep (``choose_picture``: the natural one, or the axes, kind and slices given),
-    from a sub-grid of at most ``max_points`` values per drawn axis, each held axis at its one value.
+    """Draw the picture of a grid from a small sub-grid it evaluates, and save it as a PNG.
 
-    The sub-grid is evaluated here and drawn as ``plot_dataset`` draws a saved sweep; the title names
-    the fixed parameters and, apart, the held axes with their value and range."""
+    The picture is ``choose_picture``'s (the natural one, or the axes, kind and slices given).  The
+    sub-grid keeps each held axis at its one value and thins each drawn axis evenly, both ends kept:
+    at most ``min(max_points, 200)`` values across (and on a heat map's vertical axis), 8 curves, 6
+    panels.  It is evaluated here, chunk by chunk (no plan, no file), and drawn as ``plot_dataset``
+    draws a saved sweep; the title names the accountants, the fixed parameters and, apart, the held
+    axes with their value and range.
+
+    Parameters
+    ----------
+    grid : Grid
+        The sweep (``hockeystick.sweep.Grid``).
+    path : str or os.PathLike
+        The PNG to write; its directory must exist (an existing file is replaced).
+    max_points : int, optional
+        At most this many values of the axis across and of a heat map's vertical axis (default 200, and
+        never more than 200).
+    levels : sequence of float, optional
+        A heat map's contour levels (default: the target epsilons 0.5, 1, 2, 4, 8, or deltas 1e-10,
+        1e-8, 1e-6, 1e-5, 1e-3, that the values cross); curves' dotted lines (default: none).
+    x : str, optional
+        The axis across.
+    y : str, optional
+        A heat map's vertical axis.
+    hue : str, optional
+        The axis of the curves, one per value.
+    facet : str, optional
+        An axis drawn as one panel per value.
+    slices : mapping of str to float, optional
+        Axes held at the value nearest to the one given.
+    kind : {"curves", "heatmap"}, optional
+        The kind of picture (None: the natural one).
+
+    Returns
+    -------
+    str
+        ``path``.
+
+    Raises
+    ------
+    ValueError
+        Any refusal of ``choose_picture`` (a role naming no axis, a contradictory request, ...); levels
+        of a heat map none of which lies within the values drawn, or a level <= 0 on a log vertical axis;
+        an accountant's refusal of a value of the sub-grid; the directory of ``path`` does not exist.
+    TypeError
+        If a role is not a string.
+    ImportError
+        If matplotlib or xarray is not installed (``pip install "hockeystick[plot]"``).
+
+    See Also
+    --------
+    plot_dataset : The same picture of a saved sweep, evaluated nothing again.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from hockeystick.sweep import Grid
+    >>> from hockeystick.plots import plot_grid
+    >>> parameters = {"sigma": [1, 2, 4], "rounds": 10, "epsilon": "linear:0.1:8:20"}
+    >>> grid = Grid.from_parameters("gaussian", "delta", parameters)
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     os.path.basename(plot_grid(grid, os.path.join(folder, "grid.png"), levels=[1e-5]))
+    'grid.png'
+    """
     axes = {a.name: a for a in grid.axes}
     choice = Choice(x, y, hue, facet, slices, kind, max_points)
     picture, counts = choice.picture(grid.output, {n: a.values for n, a in axes.items()}, grid.fixed)
@@ -74,15 +134,71 @@ def plot_dataset(
     slices: Mapping[str, float] | None = None,
     kind: str | None = None,
 ) -> str:
-    """The picture of a saved (or in-memory) sweep, from its labelled arrays alone.
+    """Draw the picture of a saved (or in-memory) sweep from its labelled arrays alone, and save it as a PNG.
 
-    ``ds``: an ``xarray.Dataset`` as ``SweepResult.to_xarray()`` or ``sweep.read_sweep(path)`` gives.
-    The picture follows ``choose_picture`` (the natural one, or the axes, kind and slices given); the
-    title names the fixed parameters and, apart, the axes held at one value (sliced, or at their
-    middle).  Every axis's scale is ``axis_scale``'s (log where the sweep's axis was log-spaced, or its
-    listed values are positive and span more than 20x); a heat map gets contour lines at
-    ``levels`` (default: the target epsilons 0.5 ... 8, or deltas, that the values cross), one per
-    accountant for a sweep of several, with a legend; curves get a dotted line at each level.
+    Nothing is evaluated again.  The picture follows ``choose_picture`` (the natural one, or the axes,
+    kind and slices given); each drawn axis is thinned evenly, both ends kept (at most
+    ``min(max_points, 200)`` values across and on a heat map's vertical axis, 8 curves, 6 panels).  The
+    variable drawn is the output (the best-of column for several accountants, the first one's column for
+    several calculators; the upper side where both sides of the bracket were swept).  The title names the accountants, the fixed parameters and, apart,
+    the axes held at one value (sliced, or at their middle).  Every axis's scale is ``axis_scale``'s:
+    the sweep's spacing where its coordinate records one (a log-spaced axis on a log scale), else log
+    where the values are positive and span more than 20x.  A heat map gets contour lines at ``levels``,
+    one line style per accountant for a sweep of several, with a legend; curves get a dotted line at each
+    level.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        The sweep, as ``SweepResult.to_xarray()`` or ``sweep.read_sweep(path)`` gives it.
+    path : str or os.PathLike
+        The PNG to write; its directory must exist (an existing file is replaced).
+    max_points : int, optional
+        At most this many values of the axis across and of a heat map's vertical axis (default 200, and
+        never more than 200).
+    levels : sequence of float, optional
+        A heat map's contour levels (default: the target epsilons 0.5, 1, 2, 4, 8, or deltas 1e-10,
+        1e-8, 1e-6, 1e-5, 1e-3, that the values cross); curves' dotted lines (default: none).
+    x : str, optional
+        The axis across.
+    y : str, optional
+        A heat map's vertical axis.
+    hue : str, optional
+        The axis of the curves, one per value.
+    facet : str, optional
+        An axis drawn as one panel per value.
+    slices : mapping of str to float, optional
+        Axes held at the value nearest to the one given.
+    kind : {"curves", "heatmap"}, optional
+        The kind of picture (None: the natural one).
+
+    Returns
+    -------
+    str
+        ``path``.
+
+    Raises
+    ------
+    ValueError
+        If ``ds`` holds no output variable or its output has no axis; any refusal of ``choose_picture``;
+        levels of a heat map none of which lies within the values drawn, or a level <= 0 on a log
+        vertical axis; the directory of ``path`` does not exist.
+    TypeError
+        If a role is not a string.
+    ImportError
+        If matplotlib is not installed (``pip install "hockeystick[plot]"``).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from hockeystick.sweep import Grid, run_sweep
+    >>> from hockeystick.plots import plot_dataset
+    >>> parameters = {"sigma": [1, 2, 4], "rounds": 10, "epsilon": "linear:0.1:8:20"}
+    >>> grid = Grid.from_parameters("gaussian", "delta", parameters)
+    >>> ds = run_sweep(grid, progress=False).to_xarray()
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     os.path.basename(plot_dataset(ds, os.path.join(folder, "sweep.png"), hue="sigma"))
+    'sweep.png'
     """
     main, _, _ = _main_variable(ds)
     dims = [str(d) for d in ds[main].dims]

@@ -27,12 +27,59 @@ def frontier_plot(
     bound: Any = None,
     bound_label: str = "analytic bound",
 ) -> str:
-    """Accuracy (or loss) against epsilon: every configuration's mean over seeds as a point with its
-    seeds' spread, and the frontier (``simulate.frontier``) as a staircase, one colour per algorithm.
+    """Draw simulated runs' accuracy (or loss) against epsilon with its frontier, and save it as a PNG.
 
-    ``bound``: rows with ``epsilon`` and ``value`` (in ``metric``'s units), an analytic guarantee such
-    as paper 000 Corollary 1's (``simulate.utility_bound.corollary_1_table``'s ``bound_loss``), drawn
-    as crosses beside the measured points (log scale when it is far above them)."""
+    Every configuration's mean over seeds (``simulate.frontier.mean_over_seeds``) is a point with an
+    error bar of one standard deviation over its seeds; the frontier (``simulate.frontier.frontier``:
+    the configurations whose mean beats every one of smaller or equal epsilon) is a staircase, one
+    colour per algorithm.  Configurations of non-finite epsilon are left out.  The epsilon axis and,
+    with a bound, the metric's axis take ``axis_scale``'s rule (log where the values are positive and
+    span more than 20x); the epsilon axis is labelled with the rows' delta where they have one.
+
+    Parameters
+    ----------
+    rows : sequence of mapping, or pandas.DataFrame
+        One row per run (``simulate``'s result rows): the configuration's parameters, ``seed``,
+        ``epsilon``, optionally ``delta``, and the metric.
+    path : str or os.PathLike
+        The PNG to write; its directory must exist (an existing file is replaced).
+    metric : str, optional
+        The column drawn: "test_accuracy" (the default), "test_loss", "final_accuracy" or "final_loss"
+        (a loss: lower is better on the frontier).
+    parameters : sequence of str, optional
+        The columns that name a configuration (None, the default: every column that is not a per-run
+        output, ``epsilon`` or ``delta``).
+    algorithm_column : str, optional
+        A column whose values are drawn apart, a frontier and a colour each (None: one group).
+    title : str, optional
+        The picture's title (default: none).
+    bound : sequence of mapping, or pandas.DataFrame, optional
+        An analytic guarantee to draw beside the measured points as black crosses: rows with
+        ``epsilon`` and ``value`` (in ``metric``'s units), such as paper 000 Corollary 1's
+        (``simulate.utility_bound.corollary_1_table``'s ``bound_loss``).
+    bound_label : str, optional
+        The bound's legend entry (default "analytic bound").
+
+    Returns
+    -------
+    str
+        ``path``.
+
+    Raises
+    ------
+    ValueError
+        If ``rows`` is empty, a parameter is not a column, ``metric`` is not a metric column of the
+        rows, or the directory of ``path`` does not exist.
+    KeyError
+        If ``algorithm_column``, or a bound row's ``epsilon`` or ``value``, is not a column.
+    ImportError
+        If matplotlib or pandas is not installed (``pip install "hockeystick[plot]"``), or numba, which
+        ``hockeystick.simulate`` needs (``pip install "hockeystick[simulate]"``).
+
+    References
+    ----------
+    Paper 000, Corollary 1 (the analytic bound the ``bound`` rows may hold).
+    """
     require_extra("frontier_plot", "pandas", extra="plot")
     import pandas as pd  # lazy: pandas is an optional extra
 

@@ -33,11 +33,69 @@ def heatmap(
     contours: Mapping[str, np.ndarray] | None = None,
     levels: Sequence[float] | None = None,
 ) -> str:
-    """z[i, j] at (x[j], y[i]) as colours (log colour scale when z > 0 spans decades).
+    """Draw a quantity over two axes as coloured cells, with contour lines at target levels, and save it as a PNG.
 
-    ``log_x`` / ``log_y``: log axes (None: ``axis_scale`` of the values).
-    ``contours``: arrays shaped like z (one per accountant) drawn as contour lines at ``levels``
-    (target epsilons, say), one line style per array with a legend entry each."""
+    Cell ``z[i, j]`` sits at ``(x[j], y[i])``, centred on the axis values (its edges midway between
+    neighbours, geometric means on a log axis).  The colour scale is log where the positive finite
+    values of ``z`` span more than 100x (non-positive cells left blank), else linear between the finite
+    extremes; a colour bar labelled ``zlabel`` stands beside it.
+
+    Parameters
+    ----------
+    x : array_like
+        The horizontal axis's values, 1-D, ascending or descending (``z.shape[1]`` of them).
+    y : array_like
+        The vertical axis's values, 1-D, ascending or descending (``z.shape[0]`` of them).
+    z : numpy.ndarray
+        The quantity, shape ``(len(y), len(x))``; non-finite cells are left blank.
+    path : str or os.PathLike
+        The PNG to write; its directory must exist (an existing file is replaced).
+    xlabel : str
+        The horizontal axis's label.
+    ylabel : str
+        The vertical axis's label.
+    zlabel : str
+        The quantity's name: the colour bar's label and the contour lines' legend.
+    title : str, optional
+        The picture's title (default: none).
+    log_x : bool or None, optional
+        A log horizontal axis (True, where the values are positive) or a linear one (False); None (the
+        default): ``axis_scale`` of the values.
+    log_y : bool or None, optional
+        The same for the vertical axis.
+    contours : mapping of str to numpy.ndarray, optional
+        Arrays shaped like ``z`` (one per accountant, say), by label, each drawn as white contour lines
+        at the ``levels`` strictly between its smallest and largest finite value, one line style per
+        array and a legend entry each (an array crossing no level gets neither).  Drawn only with
+        ``levels`` and at least two values on each axis.
+    levels : sequence of float, optional
+        The contour levels (target epsilons, say).
+
+    Returns
+    -------
+    str
+        ``path``.
+
+    Raises
+    ------
+    ValueError
+        If the directory of ``path`` does not exist.
+    ImportError
+        If matplotlib is not installed (``pip install "hockeystick[plot]"``).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from hockeystick.plots import heatmap
+    >>> sigma, rounds = np.array([1.0, 2.0, 4.0]), np.array([1, 10, 100, 1000])
+    >>> mu = np.sqrt(rounds)[:, None] / sigma[None, :]   # the Gaussian mechanism's mu over (rounds, sigma)
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = heatmap(sigma, rounds, mu, os.path.join(folder, "mu.png"), xlabel="sigma", ylabel="rounds",
+    ...                    zlabel="mu", contours={"gaussian": mu}, levels=[1.0, 4.0])
+    ...     os.path.basename(path)
+    'mu.png'
+    """
     fig, ax = canvas.figure()
     z = np.asarray(z, dtype=float)
     mesh = heatmap_on(ax, x, y, z, colour_norm([z]), log_x, log_y, contours, levels, zlabel)

@@ -29,12 +29,35 @@ _PARTNER = {"delta": "epsilon", "epsilon": "delta"}  # an output's natural x: th
 
 @dataclass(frozen=True)
 class Picture:
-    """What a picture of a sweep draws (``choose_picture``).
+    """The picture of a sweep ``choose_picture`` chose: its kind, the axes it draws and where the others are held.
 
-    ``kind``: "curves" (the output against ``x``, one curve per value of ``second``, the hue) or
-    "heatmap" (the output as colours over ``x`` and ``second``, the vertical axis); ``facet``: one
-    panel per value of that axis; ``held``: every other axis, held at one value (its position on
-    the axis); ``requested``: the values the caller sliced at (the others are held at their middle)."""
+    Parameters
+    ----------
+    kind : {"curves", "heatmap"}
+        "curves": the output against ``x``, one curve per value of ``second`` (the hue); "heatmap": the
+        output as colours over ``x`` and ``second`` (the vertical axis).
+    x : str
+        The axis drawn across.
+    second : str or None
+        The curves' hue or the heat map's vertical axis; None: a single curve.
+    facet : str or None
+        An axis drawn as one panel per value, or None.
+    held : dict of str to int
+        Every axis not drawn, held at one value: its position (index) on the axis.
+    requested : dict of str to float
+        The values the caller sliced axes at (the held axes not in it sit at their middle value).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hockeystick.plots import choose_picture
+    >>> sigma = np.geomspace(0.5, 20, 100)
+    >>> picture = choose_picture("delta", {"sigma": sigma, "epsilon": np.linspace(0.1, 8, 50)}, slices={"sigma": 2})
+    >>> picture
+    Picture(kind='curves', x='epsilon', second=None, facet=None, held={'sigma': 37}, requested={'sigma': 2.0})
+    >>> picture.describe_held("sigma", sigma)
+    'sigma=1.98481 (nearest to 2, of 100 values, 0.5..20)'
+    """
 
     kind: str
     x: str
@@ -204,21 +227,77 @@ def choose_picture(
     slices: Mapping[str, float] | None = None,
     kind: str | None = None,
 ) -> Picture:
-    """The picture of a sweep with output ``output`` over ``axes`` (name -> values) and ``fixed`` parameters.
+    """Choose the picture of a sweep: curves or a heat map, the axes drawn, and the value each other axis is held at.
 
     Every choice is optional; what is not chosen follows the natural picture:
 
     - output delta with an ``epsilon`` axis: delta-eps curves; output epsilon with a ``delta`` axis:
       epsilon against delta;
-    - output delta or epsilon without that axis, over two axes of more than 8 values each: a heat map
-      of the two longest (the longest vertical);
+    - output delta or epsilon without that axis, over two axes (besides the facet and the slices) of
+      more than 8 values each: a heat map of the two longest (the longest vertical);
     - otherwise curves: the output against rounds where it is an axis, else against the longest axis;
-    - curves get one curve per value of the longest other axis (at most 8, evenly thinned);
-    - ``facet``: one panel per value of that axis (at most 6); ``slices`` (name -> value): hold an
-      axis at the value nearest to the one given; every axis left over is held at its middle value.
+    - curves get one curve per value of the longest other axis (drawn at most 8, evenly thinned);
+    - ``facet``: one panel per value of that axis (drawn at most 6); ``slices``: hold an axis at the
+      value nearest to the one given; every axis left over is held at its middle value.
 
-    ``y`` names a heat map's vertical axis and ``hue`` the axis of curves (each implies its kind).
-    A name that is no axis of the sweep is refused with the closest one and the list of axes."""
+    The thinning to at most 8 curves, 6 panels and ``max_points`` values across is the drawing's
+    (``plot_dataset``, ``plot_grid``); the picture names the axes.
+
+    Parameters
+    ----------
+    output : str
+        What the sweep computed: "delta", "epsilon" or a calibrated parameter ("sigma", ...).
+    axes : mapping of str to numpy.ndarray
+        The sweep's axes, name -> values, in the sweep's order (ties of length keep it).
+    fixed : mapping of str to float, optional
+        The sweep's fixed parameters (to refuse a role or slice naming one, and to drop a slice of one
+        at its own value).
+    x : str, optional
+        The axis across.
+    y : str, optional
+        A heat map's vertical axis (implies ``kind="heatmap"``).
+    hue : str, optional
+        The axis of the curves, one per value (implies ``kind="curves"``).
+    facet : str, optional
+        An axis drawn as one panel per value.
+    slices : mapping of str to float, optional
+        Axes held at a value, name -> a finite number (the axis value nearest to it is taken: nearest in
+        ratio on a positive axis).  A fixed parameter may be sliced at its own value.
+    kind : {"curves", "heatmap"}, optional
+        The kind of picture (None: the natural one).
+
+    Returns
+    -------
+    Picture
+        The kind, the axis across, the second axis, the facet, the positions of the held axes and the
+        slices asked for.
+
+    Raises
+    ------
+    ValueError
+        If ``axes`` is empty; ``kind`` is neither "curves" nor "heatmap"; a role or slice names no axis
+        (the message gives the closest name and the axes) or a fixed parameter (a slice of one at
+        another value); an axis has two roles; ``y`` and ``hue`` are both given, ``y`` with
+        ``kind="curves"`` or ``hue`` with ``kind="heatmap"``; a slice's value is not a finite number;
+        a heat map lacks two free axes, or curves have no axis left for ``x``.
+    TypeError
+        If a role (``x``, ``y``, ``hue``, ``facet``, a slice's key) is not a string.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hockeystick.plots import choose_picture
+    >>> axes = {"sigma": np.geomspace(0.5, 20, 100), "rounds": np.array([1, 10, 100, 1000]),
+    ...         "epsilon": np.linspace(0.1, 8, 50)}
+    >>> choose_picture("delta", axes)
+    Picture(kind='curves', x='epsilon', second='sigma', facet=None, held={'rounds': 2}, requested={})
+    >>> choose_picture("epsilon", {"sigma": axes["sigma"], "rounds": np.arange(1, 50)}, {"delta": 1e-5})
+    Picture(kind='heatmap', x='rounds', second='sigma', facet=None, held={}, requested={})
+    >>> choose_picture("delta", axes, x="sigmaa")
+    Traceback (most recent call last):
+    ...
+    ValueError: x 'sigmaa' is not an axis of this sweep (did you mean 'sigma'?); its axes: sigma, rounds, epsilon
+    """
     request = _checked_request(output, axes, dict(fixed or {}), x, y, hue, facet, dict(slices or {}), kind)
     chosen = request.kind if request.kind is not None else _natural_kind(request)
     across, second = _AXES_OF[chosen](request)

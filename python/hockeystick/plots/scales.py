@@ -34,6 +34,12 @@ def axis_scale(values: npt.ArrayLike, spacing: str | None = None) -> str:
     str
         "log" where the finite values are positive and span more than ``LOG_SPAN`` (1, 10, 100, 1000: each
         decade as wide as the next), or the sweep made them log-spaced; otherwise "linear".
+
+    Examples
+    --------
+    >>> from hockeystick.plots import axis_scale
+    >>> axis_scale([1, 10, 100, 1000]), axis_scale([1, 2, 4]), axis_scale([1, 2, 4], "log"), axis_scale([-1, 2], "log")
+    ('log', 'linear', 'log', 'linear')
     """
     v = np.asarray(values, dtype=float).ravel()
     v = v[np.isfinite(v)]

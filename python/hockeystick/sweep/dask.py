@@ -110,8 +110,9 @@ def run_on_dask(
     grid : Grid
         The sweep.
     path : str, os.PathLike or None, optional
-        The output file (*.csv, *.npz, *.parquet, *.nc, *.zarr), as for ``run_sweep``; on a cluster of
-        your own its directory must be shared with the workers.  None (the default): in memory.
+        The output file (``*.csv``, ``*.npz``, ``*.parquet``, ``*.nc``, ``*.zarr``), as for
+        ``run_sweep``; on a cluster of your own its directory must be shared with the workers.  None (the
+        default): in memory.
     scheduler : str or None, optional
         The address of a running scheduler (``"tcp://host:8786"``); None (the default) starts a
         LocalCluster on 127.0.0.1 for the run (``local_cluster``: glibc's malloc tuned for the workers)
@@ -138,8 +139,8 @@ def run_on_dask(
     Returns
     -------
     SweepResult
-        As ``run_sweep``'s; its ``seconds`` count the run from the cluster's start, after the check and
-        the plan.
+        As ``run_sweep``'s; its ``seconds`` count the run from the start of the cluster (or the connection
+        to the scheduler), after the check.
 
     Raises
     ------

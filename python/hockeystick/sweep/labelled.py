@@ -98,7 +98,7 @@ def read_sweep(path: str | os.PathLike[str]) -> Any:
     Parameters
     ----------
     path : str or os.PathLike
-        A file a sweep wrote: *.nc, *.zarr, *.npz, *.parquet or *.csv (the format by its suffix).
+        A file a sweep wrote: ``*.nc``, ``*.zarr``, ``*.npz``, ``*.parquet`` or ``*.csv`` (the format by its suffix).
 
     Returns
     -------

@@ -69,8 +69,8 @@ def preflight(
     grid : Grid
         The sweep to check.
     path : str, os.PathLike or None
-        Where the sweep will be written (*.csv, *.npz, *.parquet, *.nc, *.zarr; its directory must exist
-        and be writable); None: kept in memory, nothing to check.
+        Where the sweep will be written (``*.csv``, ``*.npz``, ``*.parquet``, ``*.nc``, ``*.zarr``; its
+        directory must exist and be writable); None: kept in memory, nothing to check.
     overwrite : bool, optional
         Allow ``path`` to be an existing file (default False).
     progress : bool or None, optional
@@ -93,7 +93,7 @@ def preflight(
         division by zero) arises inside an accountant, the ValueError naming the accountants and the
         parameters' ranges.
     TypeError
-        If ``overwrite`` is not a bool.
+        If ``overwrite`` is not a bool (checked with a ``path``).
 
     Examples
     --------
@@ -162,7 +162,8 @@ class SweepResult:
     points : int
         The points evaluated (``grid.size``).
     seconds : float
-        The run's wall time in seconds (from the start of the evaluation to the file closed).
+        The run's wall time in seconds: its evaluation and writing (the check and the plan not counted,
+        except a small grid's evaluation within the check).
     summary : sweep.summary.Summary
         Each output column's smallest and largest value with their flat grid index (``low``, ``high``)
         and, for several accountants, how often each gave the best value (``best_counts``).
@@ -276,8 +277,9 @@ def run_sweep(
 
     The run checks first (``preflight``), plans (points, bytes, a timed pilot: ``plan.plan_sweep``) and
     refuses a plan above the limits unless ``allow_large``; it then evaluates chunk after chunk (one
-    vectorized call per chunk and accountant), saving each chunk's outputs in a working directory beside
-    ``path`` so that a killed run can continue (``resume``), and hands each to the writer.  Memory is
+    vectorized call per chunk and accountant), hands each chunk to the writer and, with a ``path``, saves
+    its outputs in a working directory beside it (``.NAME.parts``, removed at the end) so that a killed run
+    can continue (``resume``).  Memory is
     bounded by the chunk size, except for a result kept in memory.  The file is written under a
     temporary name and moved into place when complete.
 
@@ -286,8 +288,8 @@ def run_sweep(
     grid : Grid
         The sweep.
     path : str, os.PathLike or None, optional
-        The output file, its format by suffix: *.csv, *.parquet (one row per point: axes, fixed
-        parameters, outputs), *.npz, *.nc, *.zarr (arrays over the axes); its directory must exist.
+        The output file, its format by suffix: ``*.csv``, ``*.parquet`` (one row per point: axes, fixed
+        parameters, outputs), ``*.npz``, ``*.nc``, ``*.zarr`` (arrays over the axes); its directory must exist.
         None (the default): the values are kept in memory (``SweepResult.columns``).
     chunk_size : int or None, optional
         Points per chunk, an integer >= 1 (None: about 2^20 for delta, 2^17 for the other outputs,
