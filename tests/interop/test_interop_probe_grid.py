@@ -22,11 +22,11 @@ import pytest
 pytest.importorskip("dp_accounting")
 from dp_accounting import dp_event as E  # noqa: E402
 from dp_accounting.privacy_accountant import NeighboringRelation as N  # noqa: E402
+from tests.plan_grids import searched_grids  # noqa: E402
 
 from hockeystick.interop.dp_events import plan_for  # noqa: E402
 from hockeystick.pld.accountants.plan import PlanProfile  # noqa: E402
-from hockeystick.pld.grid import constants  # noqa: E402
-from tests.plan_grids import searched_grids  # noqa: E402
+from hockeystick.pld.refine import tuning  # noqa: E402
 
 DELTA = 1e-5
 ACCURACY = 1e-4
@@ -83,13 +83,13 @@ def _pair_epsilon(n: int, k: int) -> float:
 def test_probe_bracket_contains_the_realizable_pair_and_matches_the_jump(k, monkeypatch):
     grids = searched_grids(monkeypatch)
     lo, up = _profile(1000, k).epsilon(DELTA)
-    assert len(grids) == 2 and grids[1] == pytest.approx(grids[0] / constants.PLAN_PROBE_SHRINK, rel=1e-9)
+    assert len(grids) == 2 and grids[1] == pytest.approx(grids[0] / tuning.PLAN_PROBE_SHRINK, rel=1e-9)
     pair = _pair_epsilon(1000, k)
     assert lo <= pair + 1e-12 <= up + 1e-12  # the pair is below the truth, the upper side above it
     assert pair - lo < ACCURACY  # the lower side is that pair's, up to the accuracy asked
     # the path it replaces: straight to the budget (2^18 points here), stalling there
-    monkeypatch.setattr(constants, "PLAN_PROBE_SHRINK", 1e9)
-    monkeypatch.setattr(constants, "PLAN_MAX_POINTS", 1 << 18)
+    monkeypatch.setattr(tuning, "PLAN_PROBE_SHRINK", 1e9)
+    monkeypatch.setattr(tuning, "PLAN_MAX_POINTS", 1 << 18)
     grids.clear()
     lo_jump, up_jump = _profile(1000, k).epsilon(DELTA)
     assert len(grids) == 2 and grids[1] < grids[0] / 8
@@ -105,4 +105,4 @@ def test_probe_leaves_small_grids_alone(monkeypatch):
     grids = searched_grids(monkeypatch)
     event = E.SelfComposedDpEvent(E.PoissonSampledDpEvent(0.01, E.GaussianDpEvent(1.0)), 100)
     PlanProfile(plan_for(event, 1, N.ADD_OR_REMOVE_ONE), None, 1e-6).epsilon(DELTA)
-    assert len(grids) >= 2 and grids[1] < grids[0] / (2 * constants.PLAN_PROBE_SHRINK)
+    assert len(grids) >= 2 and grids[1] < grids[0] / (2 * tuning.PLAN_PROBE_SHRINK)

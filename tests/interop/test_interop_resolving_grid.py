@@ -25,14 +25,14 @@ import pytest
 pytest.importorskip("dp_accounting")
 from dp_accounting import dp_event as E  # noqa: E402
 from dp_accounting.privacy_accountant import NeighboringRelation as N  # noqa: E402
+from tests.plan_grids import searched_grids  # noqa: E402
 
 from hockeystick.interop.dp_events import plan_for  # noqa: E402
 from hockeystick.pld.accountants.plan import PlanProfile  # noqa: E402
 from hockeystick.pld.compose.pmf import GridPMF  # noqa: E402
-from hockeystick.pld.grid import constants  # noqa: E402
-from hockeystick.pld.grid.constants import PLAN_COARSEST_INTERVAL as COARSEST_INTERVAL  # noqa: E402
+from hockeystick.pld.refine import tuning  # noqa: E402
 from hockeystick.pld.refine.plan_refinement import loss_spread  # noqa: E402
-from tests.plan_grids import searched_grids  # noqa: E402
+from hockeystick.pld.refine.tuning import PLAN_COARSEST_INTERVAL as COARSEST_INTERVAL  # noqa: E402
 
 SIGMA, A, ROUNDS = 2.5, 0.46, 10
 DELTA = 1e-5
@@ -98,7 +98,7 @@ def _exact_epsilon(q: float, delta: float) -> float:
 @pytest.fixture(params=[True, False], ids=["resolving", "coarse-first"])
 def resolving(request, monkeypatch):
     if not request.param:
-        monkeypatch.setattr(constants, "PLAN_RESOLVE_CELLS", 0.0)  # the rule never fires: the coarse grid first
+        monkeypatch.setattr(tuning, "PLAN_RESOLVE_CELLS", 0.0)  # the rule never fires: the coarse grid first
     return request.param
 
 
@@ -117,7 +117,7 @@ def test_rule_fires_only_beside_atoms_on_a_narrow_grid_part():
     first = narrow._resolving(COARSEST_INTERVAL)
     assert first < COARSEST_INTERVAL / 2
     spread = min(loss_spread(p) for p in narrow._pld(first).composed(True))
-    assert spread >= 0.9 * constants.PLAN_RESOLVE_CELLS * first  # resolved: about RESOLVE_CELLS cells per s.d.
+    assert spread >= 0.9 * tuning.PLAN_RESOLVE_CELLS * first  # resolved: about RESOLVE_CELLS cells per s.d.
     alone = _profile(E.PoissonSampledDpEvent(0.01, E.GaussianDpEvent(SIGMA)), accuracy=1e-3)  # no atoms
     assert alone._resolving(COARSEST_INTERVAL) == COARSEST_INTERVAL
     wide = _profile(

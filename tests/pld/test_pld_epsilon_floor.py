@@ -11,6 +11,7 @@ import hockeystick.pld as pld
 from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
 from hockeystick.pld.grid import constants
 from hockeystick.pld.reads.epsilon_width import RIGHT_OFFSETS, certified_epsilon_width
+from hockeystick.pld.refine import tuning
 from hockeystick.pld.refine.bracket_width import bracket_width
 
 FLOOR = SubsampledGaussianPLD.DELTA_FLOOR
@@ -90,7 +91,7 @@ def test_a_capped_epsilon_width_steps_by_capped_step_and_the_bracket_holds(visit
     monkeypatch.setattr(constants, "COMPLEMENT_ABOVE", 1.0)
     lo, up = pld.SubsampledGaussianPLD(**kw, accuracy=1e-2, delta_accuracy="epsilon").delta(eps, bound="both")
     grids = list(visited_grids)
-    assert len(grids) >= 2 and grids[1] >= grids[0] * constants.CAPPED_STEP * (1 - 1e-12)
+    assert len(grids) >= 2 and grids[1] >= grids[0] * tuning.CAPPED_STEP * (1 - 1e-12)
     f_lo, f_up = pld.SubsampledGaussianPLD(**kw, value_discretization_interval=2e-3).delta(eps, bound="both")
     assert np.all(lo <= f_up) and np.all(f_lo <= up) and np.all(up <= 1.0)
     monkeypatch.setattr(constants, "COMPLEMENT_ABOVE", above)

@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 from scipy.stats import norm
 
 import hockeystick.pld as pld
-from hockeystick.pld.grid import constants
 from hockeystick.pld.grid.grid_start import ladder_rung
 from hockeystick.pld.reads.epsilon_width import RIGHT_OFFSETS, certified_epsilon_width, epsilon_gap
+from hockeystick.pld.refine import tuning
 
 
 def gaussian_delta(mu: float, eps: np.ndarray) -> np.ndarray:
@@ -87,7 +87,7 @@ def test_a_capped_argument_with_a_gap_steps_by_it_not_by_capped_step(visited_gri
     eps = np.array([1.0, 3.0, 8.0])
     lo, up = pld.SubsampledGaussianPLD(**kw, accuracy=1e-2, delta_accuracy="epsilon").delta(eps, bound="both")
     grids = list(visited_grids)
-    assert len(grids) == 2 and grids[1] >= 2 * constants.CAPPED_STEP * grids[0]
+    assert len(grids) == 2 and grids[1] >= 2 * tuning.CAPPED_STEP * grids[0]
     assert np.all(_epsilon_widths(kw, eps, lo, up) <= 1e-2)
     f_lo, f_up = pld.SubsampledGaussianPLD(**kw, value_discretization_interval=2.5e-4).delta(eps, bound="both")
     assert np.all(lo <= f_up) and np.all(f_lo <= up) and np.all((0 <= lo) & (lo <= up) & (up <= 1))
@@ -121,7 +121,7 @@ def test_an_offset_limited_width_steps_by_its_gap_not_by_its_h2_law(visited_grid
     by_gap = list(visited_grids)
     visited_grids.clear()
     with monkeypatch.context() as patched:
-        patched.setattr(constants, "OFFSET_LIMITED", math.inf)  # no argument is offset-limited
+        patched.setattr(tuning, "OFFSET_LIMITED", math.inf)  # no argument is offset-limited
         h2_lo, h2_up = pld.SubsampledGaussianPLD(**kw, accuracy=1e-2, delta_accuracy="epsilon").delta(eps, bound="both")
     by_width = list(visited_grids)
     assert len(by_gap) == len(by_width) == 2 and by_gap[0] == by_width[0]

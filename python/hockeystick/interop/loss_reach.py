@@ -3,7 +3,7 @@
 A noise scale above ``MAX_NOISE`` (1e150) leaves a per-run privacy loss whose square underflows the
 doubles (a Gaussian of radius 1/sigma folds into sum r^2), and a run whose privacy loss can reach
 beyond ``MAX_LOSS_REACH`` (1e4) needs a loss grid of tens of millions of points at the adapters'
-first grid (3e-3, ``pld.grid.constants.PLAN_COARSEST_INTERVAL``): a Laplace of scale 1e-5 (reach 1e5)
+first grid (3e-3, ``pld.refine.tuning.PLAN_COARSEST_INTERVAL``): a Laplace of scale 1e-5 (reach 1e5)
 spans some 7e7 points there, gigabytes of buffers for one run.  A Gaussian pair of radius r has its privacy loss
 L ~ N(r^2/2, r^2), so beyond ``gaussian_reach(r)`` = r^2/2 + 40 r lies a mass below 1e-300.
 
