@@ -3,7 +3,7 @@
 Each round every one of the M participating silos sends its Noisy MB-SGD message (K draws with
 replacement from its n records, mean of gradients clipped to L, plus N(0, sigma^2 I)); a shuffler
 permutes the M messages.  Replace one record of one silo (the target silo).  Per round
-(:mod:`.shuffle_approximate` step by step, paper 003 Thm D.5's proof with FMT's clone pair evaluated exactly):
+(``shuffle_approximate`` step by step, paper 003 Thm D.5's proof with FMT's clone pair evaluated exactly):
 
 - the target silo's message is (eps0, delta0)-DP in its record: eps0(delta0) from the certified
   one-round with-replacement PLD (``pld.WithReplacementBatchGaussianPLD``, rounds = 1);
@@ -33,7 +33,7 @@ from ..base import validation as _validation
 from ..base.elementwise import ArrayLike
 from ..numerics.certified_theta import radius_up, theta_epsilon_upper
 from ..pld.accountants.fixed_batch import WithReplacementBatchGaussianPLD
-from ..pld.compose import finite_atoms
+from ..pld.compose import atoms_compose, atoms_delta, atoms_epsilon, atoms_from_pairs
 from ..pld.compose.distribution import Bound
 from ..pld.mechanisms.canonical import canonical_pair
 from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
@@ -60,10 +60,70 @@ def _scalar(value: ArrayLike, name: str) -> float:
 
 
 class ShuffledNoisyMBSGD:
-    """Central (eps, delta) of paper 003's shuffled Noisy MB-SGD, one record replaced (module docstring).
+    r"""Certified central (eps, delta) of paper 003's shuffled Noisy MB-SGD, one record of one silo replaced.
 
-    Parameters: ``sigma``, ``lipschitz`` (L), ``batch_size`` (K, with replacement), ``silo_size`` (n),
-    ``silos`` (M >= 2 messages shuffled per round), ``rounds`` (R).  Upper bounds only.
+    Per round, M silo messages are shuffled; the target silo's message is :math:`(\epsilon_0, \delta_0)`-DP
+    (the certified one-round with-replacement PLD) and every other message is
+    :math:`(\epsilon_{\mathrm{ref}}, \delta_{\mathrm{ref}})`-close to its pair, so the round is
+    :math:`(\epsilon_r, \delta_r)`-DP with
+
+    .. math::
+
+        \delta_r = \min_{\delta_0, \delta_{\mathrm{ref}}} \mathrm{clone}(\epsilon_0, M, \epsilon_r,
+            e^{-\epsilon_{\mathrm{ref}}}) + \mathrm{TV}_P + e^{\epsilon_r}\, \mathrm{TV}_Q
+
+    (and :math:`\delta_0` once :math:`\epsilon_r \ge \epsilon_0`), over fixed grids (module docstring).
+    The R rounds compose exactly as finite atoms, minimized over the grid of :math:`\epsilon_r`; the
+    smaller of that and the unshuffled :class:`hockeystick.isrl.NoisyMBSGD` bound is reported.
+
+    - ``delta(epsilon, *, bound="upper")``: certified upper bound on delta(epsilon), epsilon >= 0;
+    - ``epsilon(delta, *, bound="upper")``: certified upper bound on epsilon(delta), delta in (0, 1),
+      the shuffled side found by a certified bracketing search (tolerance 1e-6).
+
+    Upper bounds only: ``bound`` other than ``"upper"`` is refused (ValueError).  The argument may be an
+    array; a scalar gives a float.
+
+    Parameters
+    ----------
+    sigma : array_like
+        Standard deviation :math:`\sigma` of the Gaussian noise added to each message, a finite scalar > 0.
+    lipschitz : array_like
+        Gradient norm bound L (the clipping norm, or the loss's Lipschitz constant), a finite scalar > 0.
+    batch_size : array_like
+        Draws K per round, with replacement, a whole number >= 1 (scalar).
+    silo_size : array_like
+        Records n per silo, a whole number in [1, 2^62] (scalar).
+    silos : array_like
+        Messages M shuffled together per round, a whole number in [2, 10^6] (scalar).
+    rounds : array_like
+        Number of rounds R, a whole number >= 1 (scalar).
+    value_discretization_interval : float, default 1e-4
+        Spacing of the privacy-loss grid, in (0, 100]; smaller is tighter and slower.
+        All keyword-only; parameters are scalars (sweeps build one accountant per point).
+
+    Attributes
+    ----------
+    round_guarantees : list of tuple of float
+        The :math:`(\epsilon_r, \delta_r)` pairs one shuffled round satisfies (:math:`\delta_r < 1`).
+
+    Raises
+    ------
+    ValueError
+        A parameter outside its rule above (the message names it), or an array parameter.
+    ParameterTypeError
+        A parameter that is a string, bool or None.
+
+    References
+    ----------
+    Paper 003, Theorems 5.1, G.1 and D.5 (its proof); Feldman, McMillan & Talwar 2021, Theorem 3.8;
+    Kairouz, Oh & Viswanath 2015, Theorem 2.1; docs/paper-003-errata.md, section 5.
+
+    Examples
+    --------
+    >>> from hockeystick.isrl import ShuffledNoisyMBSGD
+    >>> shuffled = ShuffledNoisyMBSGD(sigma=2.0, lipschitz=1.0, batch_size=10, silo_size=1000, silos=100, rounds=10)
+    >>> round(shuffled.epsilon(1e-5), 6)
+    0.007949
     """
 
     def __init__(
@@ -109,7 +169,7 @@ class ShuffledNoisyMBSGD:
         eps_ref = np.asarray(theta_epsilon_upper(radius_up(2 * lip / s), _DELTA_GRID), dtype=np.float64)
         self.round_guarantees = self._round_guarantees(eps0, eps_ref, int(m))
         self._atoms = [
-            finite_atoms.self_compose(finite_atoms.pair_atoms(*canonical_pair(e, d)), r)
+            atoms_compose.self_compose(atoms_from_pairs.pair_atoms(*canonical_pair(e, d)), r)
             for e, d in self.round_guarantees
         ]
         self._top = r * max((e for e, _ in self.round_guarantees), default=0.0) + 1.0
@@ -139,7 +199,7 @@ class ShuffledNoisyMBSGD:
     def _shuffled_delta(self, eps: np.ndarray) -> np.ndarray:
         out = np.ones(eps.shape)
         for atoms in self._atoms:
-            out = np.minimum(out, finite_atoms.delta(atoms, eps, True))
+            out = np.minimum(out, atoms_delta.delta(atoms, eps, True))
         return out
 
     def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> float | np.ndarray:
@@ -159,7 +219,7 @@ class ShuffledNoisyMBSGD:
         unshuffled = np.asarray(self._unshuffled.epsilon(flat), dtype=np.float64).reshape(-1)
         shuffled = np.array(
             [
-                finite_atoms.epsilon_search(self._shuffled_delta, float(d), True, self._top, _TOLERANCE)
+                atoms_epsilon.epsilon_search(self._shuffled_delta, float(d), True, self._top, _TOLERANCE)
                 if self._atoms
                 else math.inf
                 for d in flat

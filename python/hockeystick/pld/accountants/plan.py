@@ -36,7 +36,8 @@ from typing import ClassVar
 import numpy as np
 
 from ...numerics.certified_theta import theta_epsilon_lower, theta_epsilon_upper
-from ..compose import finite_atoms
+from ..compose import atoms_compose, atoms_delta, atoms_epsilon, atoms_from_pairs
+from ..compose.atoms import Atoms
 from ..compose.distribution import PrivacyLossDistribution
 from ..compose.fft import BYTES_PER_POINT
 from ..compose.pmf import GridPMF
@@ -112,7 +113,7 @@ class PlanProfile:
 
     Mechanisms with a finite pair (``Mechanism.finite_pairs``) are composed exactly as atoms, once; the rest
     (and the folded Gaussian) on the loss grid, refined for ``accuracy``; the two are combined by
-    ``finite_atoms.delta_with`` (a Gaussian alone beside the atoms in closed form, theta extended
+    ``atoms_delta.delta_with`` (a Gaussian alone beside the atoms in closed form, theta extended
     to eps < 0 by the symmetry of its pair: delta(eps) = 1 - e^eps + e^eps theta(r, -eps)).
     """
 
@@ -125,7 +126,7 @@ class PlanProfile:
         self._grid = {m: c for m, c in plan.counts.items() if self._pairs[m] is None}
         self._composed: dict[tuple[float, int], PrivacyLossDistribution] = {}
         self._factors: dict[tuple[Spec, float, bool], PrivacyLossDistribution] = {}
-        self._atoms: list[finite_atoms.Atoms] | None = None
+        self._atoms: list[Atoms] | None = None
 
     @property
     def _upper_variants(self) -> tuple[int, ...]:
@@ -173,20 +174,20 @@ class PlanProfile:
         """Whether ``variant`` takes the mechanism's second upper side: variant 1 and the mechanism has one."""
         return variant == 1 and mechanism_of(mechanism).has_upper_alternative()
 
-    def _atom_directions(self) -> list[finite_atoms.Atoms]:
+    def _atom_directions(self) -> list[Atoms]:
         """The finite mechanisms composed exactly, per neighbouring direction (both sides share them)."""
         if self._atoms is None:
             parts = [(self._exact_atoms(m), c) for m, c in self._finite.items()]
             directions = max(len(a) for a, _ in parts)
-            self._atoms = [finite_atoms.compose_all([(a[d % len(a)], c) for a, c in parts]) for d in range(directions)]
+            self._atoms = [atoms_compose.compose_all([(a[d % len(a)], c) for a, c in parts]) for d in range(directions)]
         return self._atoms
 
-    def _exact_atoms(self, mechanism: Spec) -> list[finite_atoms.Atoms]:
+    def _exact_atoms(self, mechanism: Spec) -> list[Atoms]:
         """One finite mechanism's atoms per direction: in closed form where it has them, else from its pairs."""
         atoms = mechanism_of(mechanism).exact_atoms()
         pairs = self._pairs[mechanism]
         assert pairs is not None
-        return atoms if atoms is not None else [finite_atoms.pair_atoms(*p) for p in pairs]
+        return atoms if atoms is not None else [atoms_from_pairs.pair_atoms(*p) for p in pairs]
 
     def _gaussian_side(self, upper: bool) -> Callable[[np.ndarray], np.ndarray]:
         """The folded Gaussian's certified side at any real eps (``gaussian_side``)."""
@@ -196,16 +197,16 @@ class PlanProfile:
         """delta(eps) per direction on one side: the atoms combined with the rest (grid h, or closed form)."""
         atoms = self._atom_directions()
         if not self._grid and self.plan.gaussian_r2 == 0:
-            return [partial(finite_atoms.delta, a, upper=upper) for a in atoms]
+            return [partial(atoms_delta.delta, a, upper=upper) for a in atoms]
         if not self._grid:
             g = self._gaussian_side(upper)
-            return [partial(finite_atoms.delta_with, a, g, upper=upper) for a in atoms]
+            return [partial(atoms_delta.delta_with, a, g, upper=upper) for a in atoms]
         assert h is not None
         pmfs = self._pld(h, variant).composed(upper)
         n = max(len(pmfs), len(atoms))
         return [
             partial(
-                finite_atoms.delta_with, atoms[d % len(atoms)], finite_atoms.grid_side(pmfs[d % len(pmfs)]), upper=upper
+                atoms_delta.delta_with, atoms[d % len(atoms)], atoms_delta.grid_side(pmfs[d % len(pmfs)]), upper=upper
             )
             for d in range(n)
         ]
@@ -216,7 +217,7 @@ class PlanProfile:
             return self._sides(h, upper)
         if not self._grid:
             return [self._gaussian_side(upper)]
-        return [finite_atoms.grid_side(pmf) for pmf in self._pld(h).composed(upper)]
+        return [atoms_delta.grid_side(pmf) for pmf in self._pld(h).composed(upper)]
 
     def top_loss(self, h: float) -> float:
         """A loss above which every direction's delta(eps) is (all but) constant."""
@@ -255,7 +256,7 @@ class PlanProfile:
                 up = min(up, getattr(self._pld(h, variant), method)(x, bound="upper"))
             return float(lo), float(up)
         if method == "epsilon" and not self._grid and self.plan.gaussian_r2 == 0:  # atoms alone: exact roots
-            brackets = [finite_atoms.pure_epsilon_bracket(a, x) for a in self._atom_directions()]
+            brackets = [atoms_epsilon.pure_epsilon_bracket(a, x) for a in self._atom_directions()]
             return max(lo for lo, _ in brackets), max(up for _, up in brackets)
         lower = self._evaluate_side(method, x, h, False, 0, hints)
         return lower, min(self._evaluate_side(method, x, h, True, v, hints + (lower,)) for v in self._upper_variants)
@@ -270,7 +271,7 @@ class PlanProfile:
             return max(float(f(np.array([x]))[0]) for f in sides)
         tolerance = 1e-9 if self.accuracy is None else min(float(self.accuracy) / 20.0, 1e-6)
         few = max(a.mass.size for a in self._atom_directions()) <= FIRST_PASS_ATOMS
-        return finite_atoms.epsilon_search(
+        return atoms_epsilon.epsilon_search(
             worst(sides),
             x,
             upper,
