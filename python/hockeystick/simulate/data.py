@@ -24,7 +24,30 @@ from .models import LINEAR, SOFTMAX, model_code
 
 @dataclass(frozen=True)
 class FederatedData:
-    """Samples of all clients; ``n_classes`` is 1 for linear regression, 2 for logistic."""
+    """The samples of all clients, stored contiguously: client i owns rows ``offsets[i]:offsets[i+1]``.
+
+    Parameters
+    ----------
+    features : numpy.ndarray
+        Shape (n_samples, d), float64 or float32, C-contiguous, finite.
+    labels : numpy.ndarray
+        Shape (n_samples,), float64, finite: class indices in [0, n_classes) for ``"logistic"`` and
+        ``"softmax"``, real targets for ``"linear"``.
+    offsets : numpy.ndarray
+        Shape (n_clients + 1,), int64, from 0 to n_samples, strictly increasing (every client owns at
+        least one sample).
+    model : {"logistic", "linear", "softmax"}
+        The model trained on the data.
+    n_classes : int
+        1 for linear regression, 2 for logistic, the class count C >= 2 for softmax.
+
+    Raises
+    ------
+    ValueError
+        When an array has the wrong shape, dtype or layout, a value is not finite, ``offsets`` does not
+        run from 0 to n_samples with a sample per client, a class label is outside [0, n_classes), or
+        ``n_classes`` does not match ``model``.
+    """
 
     features: np.ndarray  # (n_samples, d) float64 (or float32), C-contiguous
     labels: np.ndarray  # (n_samples,) float64
@@ -96,7 +119,37 @@ class FederatedData:
 def from_client_arrays(
     features: Sequence[np.ndarray], labels: Sequence[np.ndarray], model: str, n_classes: int | None = None
 ) -> FederatedData:
-    """Stack per-client (features_i, labels_i) arrays into one :class:`FederatedData`."""
+    """Stack per-client (features_i, labels_i) arrays into one :class:`FederatedData`.
+
+    Parameters
+    ----------
+    features : sequence of array_like
+        Client i's features, shape (n_i, d) (a 1-D array is one row); converted to float64.
+    labels : sequence of array_like
+        Client i's labels, n_i of them; same length as ``features``.
+    model : {"logistic", "linear", "softmax"}
+        The model trained on the data.
+    n_classes : int, optional
+        Default: 1 for linear, 2 for logistic, the largest label + 1 for softmax.
+
+    Returns
+    -------
+    FederatedData
+        The clients' rows in order, client i owning the i-th block.
+
+    Raises
+    ------
+    ValueError
+        When ``features`` and ``labels`` are empty or differ in length, ``model`` is unknown, or the
+        stacked arrays fail :class:`FederatedData`'s checks.
+
+    Examples
+    --------
+    >>> from hockeystick.simulate import from_client_arrays
+    >>> data = from_client_arrays([[[1.0, 0.0], [0.0, 1.0]], [[1.0, 1.0]]], [[0, 1], [1]], "logistic")
+    >>> data.n_clients, data.n_features, data.offsets.tolist()
+    (2, 2, [0, 2, 3])
+    """
     if len(features) != len(labels) or len(features) == 0:
         raise ValueError("features and labels must be non-empty lists of the same length")
     f = np.ascontiguousarray(np.concatenate([np.atleast_2d(np.asarray(a, float)) for a in features]))
@@ -121,13 +174,58 @@ def synthetic(
     noise: float = 0.1,
     seed: int = 0,
 ) -> FederatedData:
-    """A synthetic federated data set with a planted model and controllable heterogeneity.
+    r"""A synthetic federated data set with a planted model and controllable heterogeneity.
 
-    Each client draws class proportions from Dirichlet(label_concentration * 1) (inf = uniform),
-    labels from them, then features x = mu_y + s_i + N(0, I / d) with class means mu_y of norm 1
-    and a client shift s_i of norm ``feature_shift``. For linear regression the labels are
-    y = <w*, x> + noise N(0, noise^2) with ||w*|| = 1 (the Dirichlet skew then acts on the sign
-    of the planted response's class). Features are scaled so typical ||x|| is about 1.
+    Each client draws class proportions from Dirichlet(``label_concentration`` 1) (uniform for inf),
+    classes from them, then features
+
+    .. math:: x = \mu_y + s_i + \mathcal{N}(0, I_d / d),
+
+    with class means :math:`\mu_y` of norm 1 and a client shift :math:`s_i` of norm ``feature_shift``.
+    For classification the label is the class y. For linear regression (two latent classes) the label
+    is :math:`\langle w^*, x\rangle + \mathcal{N}(0, \text{noise}^2)` with :math:`\|w^*\| = 1`, and the
+    Dirichlet skew acts on the latent class. Every client has ``samples_per_client`` samples.
+
+    Parameters
+    ----------
+    model : {"logistic", "linear", "softmax"}
+        The model the labels are drawn for.
+    n_clients : int
+        Number of clients, >= 1.
+    samples_per_client : int
+        Samples per client, >= 1.
+    n_features : int
+        Dimension d, >= 1.
+    n_classes : int, default 2
+        Class count C >= 2 for softmax (logistic uses 2, linear 1; ignored for them).
+    label_concentration : float, default inf
+        Dirichlet concentration of each client's class proportions, > 0; smaller is more skewed,
+        inf gives every client uniform proportions.
+    feature_shift : float, default 0.0
+        Norm of each client's feature offset, >= 0.
+    noise : float, default 0.1
+        Standard deviation of the regression label noise, >= 0 (linear only).
+    seed : int, default 0
+        Seed of numpy's ``default_rng``; the same seed gives the same data.
+
+    Returns
+    -------
+    FederatedData
+        ``n_clients * samples_per_client`` rows.
+
+    Raises
+    ------
+    ValueError
+        When ``model`` is unknown, ``n_clients``, ``samples_per_client`` or ``n_features`` < 1,
+        ``label_concentration`` <= 0, ``feature_shift`` or ``noise`` < 0, or ``n_classes`` < 2 for
+        softmax.
+
+    Examples
+    --------
+    >>> from hockeystick.simulate import synthetic
+    >>> data = synthetic("logistic", n_clients=4, samples_per_client=50, n_features=5, label_concentration=0.5)
+    >>> data.n_clients, data.features.shape, data.n_classes
+    (4, (200, 5), 2)
     """
     code = model_code(model)
     if n_clients < 1 or samples_per_client < 1 or n_features < 1:

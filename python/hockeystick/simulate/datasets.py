@@ -70,12 +70,59 @@ def bundled(
     seed: int = 0,
     dtype: str = "float64",
 ) -> tuple[FederatedData, FederatedData]:
-    """(train, test) federated data from a bundled data set (see ``BUNDLED``).
+    """Train and test federated data from one of scikit-learn's bundled data sets, nothing downloaded.
 
-    The test rows are one client's worth per client dealt the same way; every client keeps at
-    least one training and one test row (a Dirichlet split is redrawn until it does).  The
-    model is "softmax" (multi-class), "logistic" (binary) or "linear" (regression targets
-    standardized).  ``dtype="float32"`` stores the features in float32 (see :mod:`.data`).
+    The features are standardized with the training rows' statistics and scaled so the largest
+    training row has norm 1 (a longer test row is projected onto the unit ball). A shuffled
+    ``test_fraction`` of the rows (at least ``n_clients``) is held out; the training rows and the test
+    rows are each dealt to the clients the same way, and every client keeps at least one training and
+    one test row (a Dirichlet split is redrawn, up to 1000 times, until it does). The model is
+    "softmax" (multi-class), "logistic" (binary) or "linear" (regression, targets standardized).
+
+    Parameters
+    ----------
+    name : {"digits", "breast_cancer", "wine", "iris", "diabetes"}
+        The data set (``hockeystick.simulate.datasets.BUNDLED``).
+    n_clients : int
+        Number of clients, an integer >= 1 and at most half the data set's rows.
+    partition : {"iid", "dirichlet"}, default "iid"
+        Equal i.i.d. shares, or for each class a Dirichlet(``concentration``) share per client
+        (Hsu, Qi, Brown 2019); a regression set is one class.
+    concentration : float, default 0.5
+        The Dirichlet concentration, finite and > 0 (used by ``"dirichlet"``); smaller is more skewed.
+    test_fraction : float, default 0.25
+        Fraction of the rows held out for test, in (0, 1).
+    seed : int, default 0
+        Seed of the shuffle and the split.
+    dtype : {"float64", "float32"}, default "float64"
+        Storage of the features; the kernels compute in float64 either way.
+
+    Returns
+    -------
+    tuple of (FederatedData, FederatedData)
+        (train, test), both with ``n_clients`` clients.
+
+    Raises
+    ------
+    ValueError
+        When ``name`` is unknown, ``n_clients`` is not an integer >= 1 or exceeds half the rows,
+        ``partition`` is unknown, ``concentration`` is not finite and > 0, ``test_fraction`` is not in
+        (0, 1), a Dirichlet split leaves a client without rows after 1000 draws, or ``dtype`` is neither
+        float64 nor float32.
+    ImportError
+        When scikit-learn is not installed.
+
+    References
+    ----------
+    T.-M. H. Hsu, H. Qi, M. Brown, "Measuring the effects of non-identical data distribution for
+    federated visual classification", 2019 (the Dirichlet label split).
+
+    Examples
+    --------
+    >>> from hockeystick.simulate import bundled
+    >>> train, test = bundled("iris", 3, seed=1)
+    >>> train.n_clients, train.model, train.n_classes, train.features.shape[0] + test.features.shape[0]
+    (3, 'softmax', 3, 150)
     """
     _check_split(n_clients, partition, concentration, test_fraction)
     features, labels, model = _load(name)

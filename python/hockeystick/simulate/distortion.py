@@ -61,10 +61,35 @@ def poisson_client_gradients(model, n_coef, w, features, norms, labels, offsets,
 
 @dataclass(frozen=True)
 class LeakageReport:
-    """Paper 001's leakage quantities for one client's upload (all clients share the variance).
+    r"""Paper 001's leakage quantities for one client's upload (all clients share the variance).
 
-    tv, js: exact TV and JS (nats) between N(., sigma^2 I_d) and N(., (sigma^2 + sigma_eps^2) I_d);
-    tv_bracket: Lemma 5.7's (lower, upper), a paper formula; tv_target: C_1 - tau when calibrated."""
+    The two laws compared are :math:`P = \mathcal{N}(\cdot, \sigma^2 I_d)` (the undistorted parameter)
+    and :math:`\tilde P = \mathcal{N}(\cdot, (\sigma^2 + \sigma_\epsilon^2) I_d)` (the distorted upload).
+    This is Bayesian leakage as paper 001 defines it, not (epsilon, delta)-DP.
+
+    Parameters
+    ----------
+    parameter_variance : float
+        σ², the variance of the undistorted parameter, > 0.
+    distortion_variance : float
+        σ_ε², the variance of the distortion noise, >= 0.
+    dimension : int
+        d, the parameter dimension.
+    tv : float
+        The exact total variation distance TV(P, P~), in [0, 1].
+    js : float
+        The exact Jensen-Shannon divergence JS(P, P~), in nats.
+    tv_bracket : tuple of (float, float)
+        Lemma 5.7's (lower, upper) bracket on the TV, the paper's formula.
+    calibration : {"given", "paper", "exact"}
+        How σ_ε² was chosen: given, Lemma 5.8's calibration, or the exact TV target.
+    tv_target : float or None
+        C_1 − τ when σ_ε² was calibrated, else None.
+
+    References
+    ----------
+    Paper 001, Lemmas 5.7 and 5.8.
+    """
 
     parameter_variance: float
     distortion_variance: float
@@ -88,7 +113,23 @@ class LeakageReport:
 
 @dataclass
 class DistortionRunResult(RunResult):
-    """A :class:`RunResult` with paper 001's leakage report and, given W*, Definition 3's utility loss."""
+    """A :class:`RunResult` with paper 001's leakage report and, given W*, Definition 3's utility loss.
+
+    ``privacy`` stays empty: the run's guarantee is Bayesian leakage (``leakage``), not DP.
+
+    Parameters
+    ----------
+    algorithm, config, weights, metric_rounds, loss, accuracy, privacy, test_loss, test_accuracy, trajectory
+        As in :class:`RunResult`.
+    leakage : LeakageReport or None
+        The leakage quantities of one client's upload.
+    utility_loss : float or None
+        Definition 3's utility loss ε_u, when the optimum W* was given, else None.
+
+    References
+    ----------
+    Paper 001, Definition 3 (eqs. 2-4).
+    """
 
     leakage: LeakageReport | None = None
     utility_loss: float | None = None
@@ -186,11 +227,74 @@ def parameter_distortion(
     progress: bool = False,
     threads: int | None = None,
 ) -> DistortionRunResult:
-    """Train with paper 001's Algorithms 1-3 and report utility beside the leakage quantities.
+    r"""Train with paper 001's Algorithms 1-3 and report utility beside the leakage quantities.
 
-    rate: the step eta > 0; sampling_rate: p in (0, 1]; parameter_variance: sigma^2 > 0;
-    distortion_variance sigma_eps^2 >= 0, or c1 and tau with ``calibration`` ("paper": Lemma 5.8,
-    "exact": exact TV = c1 - tau); optimum: W* for Definition 3's utility loss (optional).
+    Each round every client k draws each of its records with probability p, takes one step
+    :math:`W_t^{(k)} = \tilde W_t - \eta\,\frac{1}{|S|}\sum_{i\in S}\nabla L(\tilde W_t, d_i)` (none when
+    it draws no record), and uploads :math:`\tilde W_{t+1}^{(k)} = W_t^{(k)} +
+    \mathcal{N}(0, \sigma_\epsilon^2 I_d)`; the server averages
+    :math:`\tilde W_{t+1} = \sum_k (n_k/n)\,\tilde W_{t+1}^{(k)}`. Given W*, the utility loss is
+
+    .. math::
+
+        \epsilon_u = \frac{1}{T}\sum_{t} \operatorname{mean}_k
+        \left(\|W_t^{(k)} - W^*\|^2 - \|\tilde W_{t+1}^{(k)} - W^*\|^2\right).
+
+    Parameters
+    ----------
+    data : FederatedData
+        The clients' training samples.
+    rounds : int
+        T, the number of rounds, >= 1.
+    rate : float
+        The step size η, > 0.
+    sampling_rate : float
+        p, each record's probability of being drawn in a round, in (0, 1].
+    parameter_variance : float
+        σ², the variance of the undistorted parameter (the paper's modelling input), finite and > 0.
+    distortion_variance : float, optional
+        σ_ε², finite and >= 0; give it, or ``c1`` and ``tau``, not both.
+    c1, tau : float, optional
+        The leakage budget: σ_ε² is calibrated so the TV is C_1 − τ.
+    calibration : {"paper", "exact"}, default "paper"
+        "paper": Lemma 5.8's σ_ε² = 100 σ² (C_1 − τ)/√d (valid for 0 < C_1 − τ < 0.01); "exact": the
+        smallest σ_ε² whose exact TV is C_1 − τ.
+    clip : float, default inf
+        Per-sample gradient clipping norm V, > 0 (inf: no clipping).
+    optimum : array_like, optional
+        W*, shape (p,), for Definition 3's utility loss.
+    seed : int, default 0
+        Seed of the sampling and noise streams (independent of the thread count).
+    initial : array_like, optional
+        W_0, shape (p,); default zeros.
+    test : FederatedData, optional
+        Held-out data on which the metrics are also taken.
+    every : int, optional
+        Take the metrics every ``every`` rounds (and at round 0 and the last); default max(1, T // 10).
+    trajectory : bool, default False
+        Keep every iterate.
+    progress : bool, default False
+        Show a progress bar.
+    threads : int, optional
+        numba's thread count for the run.
+
+    Returns
+    -------
+    DistortionRunResult
+        The run, with ``leakage`` (exact TV and JS, Lemma 5.7's bracket) and ``utility_loss`` (given
+        ``optimum``); ``privacy`` is empty.
+
+    Raises
+    ------
+    ValueError
+        When ``rounds`` < 1, ``rate`` <= 0, ``sampling_rate`` not in (0, 1], ``clip`` <= 0,
+        ``parameter_variance`` not finite and > 0, both or neither of ``distortion_variance`` and
+        (``c1``, ``tau``) are given, ``distortion_variance`` is not finite and >= 0, ``calibration`` is
+        unknown, ``initial`` or ``optimum`` has the wrong shape, or ``every`` < 1.
+
+    References
+    ----------
+    Paper 001, Algorithms 1-3, Definition 3 (eqs. 2-4), Lemmas 5.7 and 5.8.
     """
     _check_distortion(rounds, rate, sampling_rate, clip, parameter_variance)
     code = model_code(data.model)

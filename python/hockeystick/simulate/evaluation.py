@@ -32,7 +32,25 @@ def _client_sums(model, n_coef, w, features, labels, offsets, loss_sums, correct
 
 
 def evaluate(data: FederatedData, weights: np.ndarray) -> tuple[float, float]:
-    """(mean loss, accuracy) over all samples; accuracy is nan for linear regression."""
+    r"""Mean loss and accuracy of ``weights`` over all samples of ``data``.
+
+    The loss is the per-sample loss of the data's model (logistic: softplus(z) - y z; linear:
+    (z - y)^2 / 2; softmax: cross-entropy), averaged over every sample of every client; the figures do
+    not depend on the thread count.
+
+    Parameters
+    ----------
+    data : FederatedData
+        The samples to evaluate on.
+    weights : array_like
+        The parameter vector, shape (p,): p = d, or C d for softmax (class c's weights at c d).
+
+    Returns
+    -------
+    tuple of (float, float)
+        (mean loss, accuracy); accuracy is the fraction of samples whose predicted class is the label,
+        nan for linear regression.
+    """
     loss_sums = np.empty(data.n_clients)
     correct_sums = np.empty(data.n_clients)
     code = model_code(data.model)

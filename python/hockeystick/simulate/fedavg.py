@@ -203,12 +203,81 @@ def noisy_fedavg(
     threads: int | None = None,
     smoothness: float | None = None,
 ) -> RunResult:
-    """Train noisy FedAvg (``proximal = 0``) or noisy FedProx (``proximal = alpha > 0``).
+    r"""Train noisy FedAvg (``proximal = 0``) or noisy FedProx (``proximal = alpha > 0``) on all clients.
 
-    ``batch_size=None`` uses each client's full local batch at every step. ``smoothness`` (beta,
-    paper 004's L) defaults to the data bound of :func:`models.smoothness_constants`. The run
-    reports, when sigma > 0 and clip < inf, paper 004's shifted-interpolation bound for the final
-    model (optimal admissible weights) and the GDP composition over all rounds, both valid.
+    Every round t each of the m clients starts from :math:`w_t` and takes K local steps
+
+    .. math:: w_{i,k+1} = w_{i,k} - \eta_{k,t}\,\bigl(g_{i,k} + \alpha (w_{i,k} - w_t)\bigr),
+
+    with g the mean of per-sample gradients clipped to norm V over a minibatch drawn with replacement
+    (or the full local batch), uploads :math:`w_{i,K} + \mathcal{N}(0, \sigma^2 I)`, and the server
+    averages the uploads. When σ > 0 and V < inf the run reports two μ-GDP guarantees, both valid:
+    paper 004's shifted-interpolation bound for the final model with the optimal admissible weights
+    (``hockeystick.fdp.interpolation_bound``), and the GDP composition over all rounds.
+
+    Parameters
+    ----------
+    data : FederatedData
+        The clients' training samples.
+    rounds : int
+        T, the number of rounds, >= 1.
+    local_steps : int
+        K, local steps per round, >= 1.
+    rate : float
+        The base learning rate a, finite and > 0.
+    schedule : {"constant", "cyclic", "stagewise", "continuous"}, default "constant"
+        The local step sizes :math:`\eta_{k,t}`: a, a/(k+1), a/(t+1) or a/(tK+k+1) (paper 004,
+        Table 1).
+    clip : float, default inf
+        V, the per-sample gradient clipping norm, > 0 (inf: no clipping, no guarantee).
+    sigma : float, default 0.0
+        σ, the standard deviation of each client's upload noise, >= 0 (0: no guarantee).
+    proximal : float, default 0.0
+        α, the proximal coefficient, >= 0 (0: FedAvg).
+    batch_size : int or None, default 1
+        Samples per local step, >= 1; None uses each client's full local batch at every step.
+    seed : int, default 0
+        Seed of the run's random streams; a seed gives the same run whatever the thread count.
+    initial : array_like, optional
+        The starting parameters, shape (p,) (p = d, or C d for softmax); default zeros.
+    test : FederatedData, optional
+        Held-out data on which the metrics are also taken.
+    every : int, optional
+        Take the metrics every ``every`` rounds (and at 0 and at the end), >= 1; default
+        max(1, rounds // 10).
+    trajectory : bool, default False
+        Keep every iterate in the result's ``trajectory``.
+    progress : bool, default False
+        Show a progress bar.
+    threads : int, optional
+        numba's thread count for the run (results do not depend on it).
+    smoothness : float, optional
+        β (paper 004's L), the smoothness constant of the per-sample loss used by the guarantee;
+        default the bound computed from the data (largest row norm and, for linear, largest label).
+
+    Returns
+    -------
+    RunResult
+        The run; ``privacy`` holds the two GDP guarantees when σ > 0 and V < inf, else nothing.
+
+    Raises
+    ------
+    ValueError
+        When ``rounds`` or ``local_steps`` < 1, ``sigma`` < 0, ``clip`` <= 0, ``proximal`` < 0,
+        ``batch_size`` < 1, ``schedule`` is unknown, ``rate`` is not finite and > 0, ``initial`` has the
+        wrong shape, or ``every`` < 1.
+
+    References
+    ----------
+    Paper 004, Algorithm 1 with eqs. 2 and 4, eqs. 12-16 (the sensitivity recursion), Theorem 12.
+
+    Examples
+    --------
+    >>> from hockeystick.simulate import noisy_fedavg, synthetic
+    >>> data = synthetic("logistic", n_clients=4, samples_per_client=20, n_features=3)
+    >>> run = noisy_fedavg(data, rounds=5, local_steps=2, rate=0.1, clip=1.0, sigma=1.0)
+    >>> run.metric_rounds.tolist(), len(run.privacy)
+    ([0, 1, 2, 3, 4, 5], 2)
     """
     _check_fedavg(rounds, local_steps, sigma, clip, proximal, batch_size)
     code = model_code(data.model)
@@ -324,7 +393,32 @@ def _guarantees(
 
 
 def noisy_fedprox(data: FederatedData, *, proximal: float, **options) -> RunResult:
-    """Noisy FedProx (paper 004 eq. 4): :func:`noisy_fedavg` with proximal coefficient alpha > 0."""
+    """Noisy FedProx: :func:`noisy_fedavg` with proximal coefficient alpha > 0.
+
+    Parameters
+    ----------
+    data : FederatedData
+        The clients' training samples.
+    proximal : float
+        α, the proximal coefficient, > 0.
+    **options
+        Every other keyword argument of :func:`noisy_fedavg` (``rounds``, ``local_steps`` and
+        ``rate`` are required).
+
+    Returns
+    -------
+    RunResult
+        The run, named "noisy FedProx".
+
+    Raises
+    ------
+    ValueError
+        When ``proximal`` <= 0, or as :func:`noisy_fedavg` refuses.
+
+    References
+    ----------
+    Paper 004, eq. 4 and Theorem 15.
+    """
     if not proximal > 0:
         raise ValueError("proximal (alpha) must be > 0 for FedProx")
     return noisy_fedavg(data, proximal=proximal, **options)

@@ -23,7 +23,25 @@ _PER_RUN = ("seed", "metric_rounds", "loss_curve", "accuracy_curve", "epsilon_so
 def mean_over_seeds(rows: Any, parameters: Sequence[str] | None = None) -> Any:
     """One row per configuration: mean and standard deviation over seeds of every metric.
 
-    ``parameters``: the configuration columns (default: every column that is not a per-run output).
+    Parameters
+    ----------
+    rows : pandas.DataFrame or list of dict
+        The rows of a sweep (:func:`simulate_sweep`), one per run, with an ``epsilon`` column.
+    parameters : sequence of str, optional
+        The configuration columns to group by. Default: every column that is not a per-run output
+        (seed, curves, metrics, epsilon source) nor ``epsilon`` or ``delta``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per configuration: the ``parameters`` columns, ``<metric>_mean`` and ``<metric>_std``
+        for each of final_loss, final_accuracy, test_loss, test_accuracy present, ``epsilon`` (the
+        largest over the seeds) and ``seeds`` (the run count).
+
+    Raises
+    ------
+    ValueError
+        When there are no rows, or a name of ``parameters`` is not a column.
     """
     import pandas as pd  # lazy: optional extra (pandas)
 
@@ -58,7 +76,30 @@ def frontier(
 
     Each returned row is a configuration that reaches a better mean ``metric`` than every
     configuration of smaller or equal epsilon (``metric`` ending in "loss": lower is better).
-    With ``algorithm_column``, one frontier per value of that column.
+    Configurations with an infinite epsilon or no value of ``metric`` are left out.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame or list of dict
+        The rows of a sweep (:func:`simulate_sweep`), one per run.
+    metric : str, default "test_accuracy"
+        One of final_loss, final_accuracy, test_loss, test_accuracy present in the rows.
+    parameters : sequence of str, optional
+        The configuration columns (see :func:`mean_over_seeds`).
+    algorithm_column : str, optional
+        A column whose values get one frontier each, concatenated in sorted order with that column
+        appended.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The frontier's rows of :func:`mean_over_seeds`, by increasing epsilon.
+
+    Raises
+    ------
+    ValueError
+        When ``algorithm_column`` or a name of ``parameters`` is not a column, there are no rows, or
+        ``metric`` is not one of the metrics present.
     """
     import pandas as pd  # lazy: optional extra (pandas)
 

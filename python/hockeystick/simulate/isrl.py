@@ -371,12 +371,76 @@ def isrl_minibatch_sgd(
     threads: int | None = None,
     output: str = "last",
 ) -> RunResult:
-    """ISRL-DP noisy minibatch SGD (paper 003 Algorithm 2) with K = ``batch`` samples per silo per round.
+    r"""ISRL-DP noisy minibatch SGD (paper 003 Algorithm 2), K = ``batch`` samples per silo per round.
 
-    ``output="average"`` releases Algorithm 2's output w_hat_R = (1/R) sum_{r<R} w_r (the weights
-    gamma_r = 1/R of Lemma D.6, convex case), whose metrics are reported at round R; ``"last"``
-    releases w_R. The privacy guarantee is the same: it covers the whole transcript.  ``sigma``: one value
-    or one per silo (module docstring)."""
+    Each round r the server draws :math:`S_r`, M of the N silos without replacement; silo i draws K of
+    its records with replacement and sends the mean of their clipped gradients at :math:`w_r` plus
+    :math:`\mathcal{N}(0, \sigma^2 I)`, and
+
+    .. math:: w_{r+1} = \Pi_W\Bigl(w_r - \eta_r \frac{1}{M}\sum_{i \in S_r} \tilde g_i\Bigr).
+
+    Every silo's transcript gets two guarantees, both for the silo with the fewest records (the
+    worst) when σ > 0 and V < inf: the Gaussian composition without amplification
+    (μ = 2V√(releases)/σ) and the certified PLD composition with the amplification of its
+    with-replacement sampling.
+
+    Parameters
+    ----------
+    data : FederatedData
+        The silos' records, one silo per client.
+    rounds : int
+        R, the number of rounds, >= 1.
+    batch : int
+        K, records each selected silo draws per round (with replacement), >= 1.
+    rate : float or array_like
+        η_r, the step size, or one per round (R entries), finite and >= 0.
+    sigma : float or array_like
+        σ, the noise standard deviation, >= 0, or one σ_i per silo (paper 003 Theorem H.1: each
+        silo gets its own guarantee, reported in ``config["silo_privacy"]``; the run's guarantees are
+        the worst silo's). An array whose entries are all equal runs exactly as the scalar.
+    clip : float, default inf
+        V, the per-sample gradient clipping norm, > 0 (inf: no clipping, no guarantee).
+    silos_per_round : int, optional
+        M, silos drawn without replacement each round, in [1, N]; default all N.
+    radius : float, default inf
+        The radius of the parameter ball W projected onto, > 0.
+    seed : int, default 0
+        Seed of the run's random streams; a seed gives the same run whatever the thread count.
+    initial : array_like, optional
+        The starting parameters, shape (p,) (p = d, or C d for softmax); default zeros.
+    test : FederatedData, optional
+        Held-out data on which the metrics are also taken.
+    every : int, optional
+        Take the metrics every ``every`` rounds (and at 0 and at the end), >= 1; default
+        max(1, rounds // 10).
+    trajectory : bool, default False
+        Keep every iterate in the result's ``trajectory``.
+    progress : bool, default False
+        Show a progress bar.
+    threads : int, optional
+        numba's thread count for the run (results do not depend on it).
+    output : {"last", "average"}, default "last"
+        Release :math:`w_R`, or Algorithm 2's average :math:`\hat w_R = rac{1}{R}\sum_{r<R} w_r`
+        (γ_r = 1/R of Lemma D.6, convex case), whose metrics are reported at round R. The guarantee
+        is the same: it covers the whole transcript.
+
+    Returns
+    -------
+    RunResult
+        The run; ``config["K"]`` is ``batch``.
+
+    Raises
+    ------
+    ValueError
+        When ``output`` is unknown, ``rounds`` or K < 1, ``silos_per_round`` is not in [1, N], ``sigma`` is negative or an
+        array without one entry per silo, ``clip`` <= 0, ``rate`` is not a scalar or a length-R array
+        of finite values >= 0, ``radius`` <= 0, ``initial`` has the wrong
+        shape, or ``every`` < 1.
+
+    References
+    ----------
+    Paper 003, Algorithm 2, Lemma D.6, Theorem H.1.
+    """
     return _isrl(
         data,
         False,
@@ -415,8 +479,67 @@ def isrl_local_sgd(
     progress: bool = False,
     threads: int | None = None,
 ) -> RunResult:
-    """ISRL-DP local SGD (paper 003 Appendix I): K = ``local_steps`` noisy one-sample steps per round;
-    ``sigma``: one value or one per silo (module docstring)."""
+    r"""ISRL-DP local SGD (paper 003 Appendix I): K = ``local_steps`` noisy one-sample steps per round.
+
+    Each round r the server draws :math:`S_r`, M of the N silos without replacement; silo i starts from
+    :math:`w_r` and takes K steps :math:`w \leftarrow w - \eta_r (\nabla_V \ell(w, x) + u)`, x one of
+    its records drawn uniformly, :math:`\nabla_V` the gradient clipped to norm V and
+    :math:`u \sim \mathcal{N}(0, \sigma^2 I)` fresh each step; :math:`w_{r+1}` is the mean of the M
+    silos' K-th iterates. Every silo's transcript gets two guarantees, both for the silo with the fewest records (the
+    worst) when σ > 0 and V < inf: the Gaussian composition without amplification
+    (μ = 2V√(releases)/σ) and the certified PLD composition with the amplification of its
+    with-replacement sampling.
+
+    Parameters
+    ----------
+    data : FederatedData
+        The silos' records, one silo per client.
+    rounds : int
+        R, the number of rounds, >= 1.
+    local_steps : int
+        K, noisy one-record steps per silo per round, >= 1.
+    rate : float or array_like
+        η_r, the step size, or one per round (R entries), finite and >= 0.
+    sigma : float or array_like
+        σ, the noise standard deviation, >= 0, or one σ_i per silo (paper 003 Theorem H.1: each
+        silo gets its own guarantee, reported in ``config["silo_privacy"]``; the run's guarantees are
+        the worst silo's). An array whose entries are all equal runs exactly as the scalar.
+    clip : float, default inf
+        V, the per-sample gradient clipping norm, > 0 (inf: no clipping, no guarantee).
+    silos_per_round : int, optional
+        M, silos drawn without replacement each round, in [1, N]; default all N.
+    seed : int, default 0
+        Seed of the run's random streams; a seed gives the same run whatever the thread count.
+    initial : array_like, optional
+        The starting parameters, shape (p,) (p = d, or C d for softmax); default zeros.
+    test : FederatedData, optional
+        Held-out data on which the metrics are also taken.
+    every : int, optional
+        Take the metrics every ``every`` rounds (and at 0 and at the end), >= 1; default
+        max(1, rounds // 10).
+    trajectory : bool, default False
+        Keep every iterate in the result's ``trajectory``.
+    progress : bool, default False
+        Show a progress bar.
+    threads : int, optional
+        numba's thread count for the run (results do not depend on it).
+
+    Returns
+    -------
+    RunResult
+        The run; ``config["K"]`` is ``local_steps``.
+
+    Raises
+    ------
+    ValueError
+        When ``rounds`` or K < 1, ``silos_per_round`` is not in [1, N], ``sigma`` is negative or an
+        array without one entry per silo, ``clip`` <= 0, ``rate`` is not a scalar or a length-R array
+        of finite values >= 0, ``initial`` has the wrong shape, or ``every`` < 1.
+
+    References
+    ----------
+    Paper 003, Appendix I and Theorem H.1.
+    """
     return _isrl(
         data,
         True,

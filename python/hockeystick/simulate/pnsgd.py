@@ -90,9 +90,64 @@ def pnsgd_guarantee(
     random_stop: bool = False,
     record: int | None = None,
 ) -> privacy.Guarantee | None:
-    """Paper 002's bound for this configuration: Theorem 4 (Gaussian), Theorem 3 (Laplace, d = 1)
-    or Theorem 5 (Gaussian, random stop), for input ``record`` (1-based; default the worst record).
-    None where the paper gives no bound (Laplace in d > 1, random stop with Laplace)."""
+    r"""Paper 002's privacy bound for one record of projected noisy SGD in this configuration.
+
+    The algorithm is
+
+    .. math::
+
+        Y_{t+1} = \Pi_K\bigl(Y_t - \eta\,[\nabla \ell(Y_t, x_{t+1}) + Z_{t+1}]\bigr),
+        \quad t = 0, \dots, n - 1,
+
+    one pass over the n samples of all clients in their stored order, K the ball of diameter D
+    around 0, Z Gaussian :math:`\mathcal{N}(0, \sigma^2 I)` or Laplace with scale v per coordinate.
+    The bound is Theorem 4 (Gaussian), Theorem 3 (Laplace, one parameter) or Theorem 5 (Gaussian,
+    stopped at a uniformly random step, its finite sum), with the Lipschitz, smoothness and
+    strong-convexity constants of the data's loss on the ball of radius D/2.
+
+    Parameters
+    ----------
+    data : FederatedData
+        The samples, visited once in their stored order.
+    rate : float
+        η, the step size, finite and > 0 (the guarantee needs η <= 2/(β + λ) of the data's loss).
+    noise : {"gaussian", "laplace"}
+        The noise distribution.
+    scale : float
+        σ for Gaussian noise, v for Laplace noise, finite and >= 0.
+    diameter : float
+        D, the diameter of the ball K, finite and > 0.
+    random_stop : bool, default False
+        The chain releases :math:`Y_\tau`, τ uniform on {1, ..., n}, instead of :math:`Y_n`.
+    record : int, optional
+        The record i (1-based, in [1, n]) the bound is for; default the worst-protected one (i = n, or
+        i = 1 under random stopping), whose bound covers every record.
+
+    Returns
+    -------
+    Guarantee or None
+        An accountant (``.delta(eps)``, ``.epsilon(delta)``) with its name and source; None when
+        ``scale`` is 0 or the paper gives no bound (Laplace noise with more than one parameter, or
+        with random stopping).
+
+    Raises
+    ------
+    ValueError
+        When ``noise`` is unknown, ``rate`` or ``diameter`` is not finite and > 0, ``scale``
+        is not finite and >= 0, ``record`` is outside [1, n], or ``rate`` > 2/(β + λ).
+
+    References
+    ----------
+    Paper 002, Algorithm 1 (eq. 12), Theorems 3, 4 and 5.
+
+    Examples
+    --------
+    >>> from hockeystick.simulate import pnsgd_guarantee, synthetic
+    >>> data = synthetic("logistic", n_clients=2, samples_per_client=20, n_features=1)
+    >>> bound = pnsgd_guarantee(data, rate=0.5, noise="gaussian", scale=1.0, diameter=1.0)
+    >>> bound.source
+    'paper 002 Theorem 4'
+    """
     _check(data, rate, noise, scale, diameter)
     if scale == 0:
         return None
@@ -137,8 +192,58 @@ def pnsgd_final_iterates(
     initial: np.ndarray | None = None,
     threads: int | None = None,
 ) -> np.ndarray:
-    """The released iterate (Y_n, or Y_tau under random stopping) of ``replicas`` independent
-    chains, shape (replicas, p). Chain r's randomness depends only on (seed, r)."""
+    r"""The released iterate of ``replicas`` independent projected noisy SGD chains.
+
+    Each chain runs
+
+    .. math::
+
+        Y_{t+1} = \Pi_K\bigl(Y_t - \eta\,[\nabla \ell(Y_t, x_{t+1}) + Z_{t+1}]\bigr),
+        \quad t = 0, \dots, n - 1,
+
+    one pass over the n samples of all clients in their stored order, K the ball of diameter D
+    around 0, Z Gaussian :math:`\mathcal{N}(0, \sigma^2 I)` or Laplace with scale v per coordinate.
+    The gradients are not clipped. Chain r's randomness depends only on (seed, r), not on the thread
+    count; this is the sample the Monte-Carlo checks of paper 002's bounds use.
+
+    Parameters
+    ----------
+    data : FederatedData
+        The samples, visited once in their stored order.
+    rate : float
+        η, the step size, finite and > 0 (the guarantee needs η <= 2/(β + λ) of the data's loss).
+    noise : {"gaussian", "laplace"}, default "gaussian"
+        The noise distribution.
+    scale : float
+        σ for Gaussian noise, v for Laplace noise, finite and >= 0.
+    diameter : float
+        D, the diameter of the ball K, finite and > 0.
+    replicas : int
+        Number of independent chains, >= 1.
+    seed : int, default 0
+        Seed of the chains' noise and stopping times.
+    random_stop : bool, default False
+        Release :math:`Y_\tau`, τ uniform on {1, ..., n} drawn per chain, instead of :math:`Y_n`.
+    initial : array_like, optional
+        :math:`Y_0`, shape (p,), the same for every chain; default zeros.
+    threads : int, optional
+        numba's thread count (the result does not depend on it).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (replicas, p): row r is chain r's released iterate.
+
+    Raises
+    ------
+    ValueError
+        When ``noise`` is unknown, ``rate`` or ``diameter`` is not finite and > 0, ``scale``
+        is not finite and >= 0, or ``replicas`` < 1.
+
+    References
+    ----------
+    Paper 002, Algorithm 1 (eq. 12) and Theorem 5.
+    """
     _check(data, rate, noise, scale, diameter)
     if replicas < 1:
         raise ValueError("replicas must be >= 1")
@@ -191,9 +296,65 @@ def pnsgd(
     trajectory: bool = False,
     progress: bool = False,
 ) -> RunResult:
-    """One PNSGD chain with metrics every ``every`` steps and paper 002's guarantee for its
-    worst-protected input (the last one; Theorem 5's uniform bound under random stopping).
-    ``scale`` is sigma for Gaussian noise and v for Laplace noise."""
+    r"""One projected noisy SGD chain with its metrics and paper 002's bound for its worst record.
+
+    The chain runs
+
+    .. math::
+
+        Y_{t+1} = \Pi_K\bigl(Y_t - \eta\,[\nabla \ell(Y_t, x_{t+1}) + Z_{t+1}]\bigr),
+        \quad t = 0, \dots, n - 1,
+
+    one pass over the n samples of all clients in their stored order, K the ball of diameter D
+    around 0, Z Gaussian :math:`\mathcal{N}(0, \sigma^2 I)` or Laplace with scale v per coordinate.
+    The gradients are not clipped. The guarantee is :func:`pnsgd_guarantee`'s for the worst-protected
+    record (i = n, or i = 1 under random stopping), which bounds every record.
+
+    Parameters
+    ----------
+    data : FederatedData
+        The samples, visited once in their stored order.
+    rate : float
+        η, the step size, finite and > 0 (the guarantee needs η <= 2/(β + λ) of the data's loss).
+    noise : {"gaussian", "laplace"}, default "gaussian"
+        The noise distribution.
+    scale : float
+        σ for Gaussian noise, v for Laplace noise, finite and >= 0.
+    diameter : float
+        D, the diameter of the ball K, finite and > 0.
+    seed : int, default 0
+        Seed of the noise and of the stopping time.
+    initial : array_like, optional
+        The starting parameters, shape (p,) (p = d, or C d for softmax), :math:`Y_0`; default zeros.
+    test : FederatedData, optional
+        Held-out data on which the metrics are also taken.
+    every : int, optional
+        Take the metrics every ``every`` steps (and at 0 and at the end), >= 1; default
+        max(1, steps // 10).
+    trajectory : bool, default False
+        Keep every iterate in the result's ``trajectory``.
+    progress : bool, default False
+        Show a progress bar.
+    random_stop : bool, default False
+        Release :math:`Y_\tau`, τ uniform on {1, ..., n}, instead of :math:`Y_n`; the metrics run to τ.
+
+    Returns
+    -------
+    RunResult
+        The run (``config["steps"]`` is the number of steps taken); ``privacy`` holds the guarantee,
+        or nothing where :func:`pnsgd_guarantee` gives None.
+
+    Raises
+    ------
+    ValueError
+        When ``noise`` is unknown, ``rate`` or ``diameter`` is not finite and > 0, ``scale``
+        is not finite and >= 0, ``rate`` > 2/(β + λ) (the guarantee's condition), or
+        ``every`` < 1.
+
+    References
+    ----------
+    Paper 002, Algorithm 1 (eq. 12), Theorems 3, 4 and 5.
+    """
     guarantee = pnsgd_guarantee(data, rate=rate, noise=noise, scale=scale, diameter=diameter, random_stop=random_stop)
     code = model_code(data.model)
     p = parameter_size(data.model, data.n_features, data.n_classes)

@@ -4,9 +4,9 @@
 fixed={"rounds": 50, "local_steps": 2, "clip": 1.0}, seeds=3, test=test, delta=1e-5)``
 trains every configuration of the Cartesian product of ``grid`` (plus ``fixed``) once per seed
 and returns a pandas DataFrame with, per run: the configuration, the seed, the final train and
-test loss and accuracy, the metric curves every ``every`` rounds, and epsilon at ``delta`` from
-each *proven* guarantee the algorithm reports (its accountants, called on the exact
-configuration) with ``epsilon`` their minimum.  Runs are deterministic in (configuration,
+test loss and accuracy, the metric curves every ``every`` rounds, ``epsilon``: the smallest epsilon
+at ``delta`` among the *proven* guarantees the algorithm reports (its accountants, called on the
+exact configuration), and ``epsilon_source``: that guarantee's name.  Runs are deterministic in (configuration,
 seed) at any thread count, so the rows do not depend on how the work was spread:
 
 - in-process (default): one run after the other, each on ``threads`` numba threads (default 1:
@@ -213,12 +213,83 @@ def simulate_sweep(
     progress: bool = False,
     on_row: Callable[[dict[str, Any]], None] | None = None,
 ) -> Any:
-    """Run every configuration x seed; return the rows as a pandas DataFrame (see the module docstring).
+    """Train every configuration of a grid once per seed and return one row per run.
 
-    ``output``: also stream the rows to a ``.parquet`` or ``.csv`` file (curves as JSON text in CSV)
-    while the sweep runs (:class:`row_stream.RowStream`), refused if it exists unless ``overwrite``.
-    ``on_row``: called with every row in the DataFrame's order, as soon as it and every row before
-    it are finished (in-process: after each run).
+    The configurations are the Cartesian product of ``grid``'s value lists (last name fastest), each
+    merged with ``fixed``; every one is checked before the first run starts. Runs are deterministic in
+    (configuration, seed) at any thread count, so the rows do not depend on how the work is spread:
+    in-process (default), ``processes`` spawned worker processes, or Dask.
+
+    Parameters
+    ----------
+    algorithm : {"trusted_aggregator", "noisy_fedavg", "noisy_fedprox", "isrl_minibatch_sgd", \
+"isrl_local_sgd", "pnsgd"}
+        The training function run.
+    data : FederatedData
+        The training data of every run.
+    grid : mapping of str to sequence
+        Each swept parameter of the algorithm and its non-empty list of values.
+    fixed : mapping of str to Any, optional
+        Parameters held fixed; a name may not also appear in ``grid``.
+    seeds : int or sequence of int, default 1
+        A count n (seeds 0..n-1), or the seeds, integers >= 0.
+    delta : float, default 1e-5
+        The delta at which each run's epsilon is reported, in (0, 1).
+    test : FederatedData, optional
+        Held-out data for the test metrics (nan without it).
+    every : int, optional
+        Take the metrics every ``every`` rounds; default the algorithm's.
+    output : str or os.PathLike, optional
+        Also stream the rows to this ``.parquet`` or ``.csv`` file while the sweep runs (curves as JSON
+        text in CSV); its directory must exist. The rows go to ``output + ".partial"``, renamed to
+        ``output`` after the last row; a sweep stopped by an error leaves its finished rows there.
+    overwrite : bool, default False
+        Replace an existing ``output`` file.
+    processes : int, optional
+        Run on this many spawned worker processes (more than 1), one run each at a time.
+    scheduler : str, optional
+        The address of a Dask scheduler (``"tcp://..."``) to run on.
+    dask_workers : int, optional
+        Run on a Dask LocalCluster of this many single-threaded workers on 127.0.0.1.
+    retries : int, default 3
+        Dask's retries of a task whose worker was lost.
+    threads : int, default 1
+        numba threads of each run, an integer >= 1.
+    progress : bool, default False
+        Show a progress bar over the runs.
+    on_row : callable, optional
+        Called with every row in the result's order, as soon as it and every row before it are
+        finished (in-process: after each run).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (configuration, seed), configurations in order with the seeds innermost: the
+        configuration's parameters, ``seed``, ``final_loss``, ``final_accuracy``, ``test_loss``,
+        ``test_accuracy``, ``metric_rounds``, ``loss_curve``, ``accuracy_curve``, ``epsilon`` (the
+        smallest epsilon at ``delta`` among the run's proven guarantees; inf without one),
+        ``epsilon_source`` (that guarantee's name) and ``delta``.
+
+    Raises
+    ------
+    ValueError
+        When ``algorithm`` is unknown, a grid entry is not a non-empty list, a parameter is in both
+        ``grid`` and ``fixed``, a configuration has an unknown parameter, lacks a required one or breaks
+        a parameter's rule (e.g. negative ``sigma``, a ``clip`` of 0, more ``batch`` or
+        ``silos_per_round`` than clients), ``delta`` is not in (0, 1), ``seeds`` is not a count >= 1 or
+        a list of integers >= 0, ``threads`` is not an integer >= 1, or ``output`` does not end in
+        .parquet or .csv, exists without ``overwrite`` or lies in a missing directory.
+    ImportError
+        When pandas, or for Dask dask and distributed, is not installed.
+
+    Examples
+    --------
+    >>> from hockeystick.simulate import simulate_sweep, synthetic
+    >>> data = synthetic("logistic", n_clients=4, samples_per_client=20, n_features=3)
+    >>> rows = simulate_sweep("noisy_fedavg", data, grid={"sigma": [0.5, 1.0]},
+    ...     fixed={"rounds": 5, "local_steps": 2, "rate": 0.1, "clip": 1.0}, seeds=2)
+    >>> len(rows), rows["sigma"].tolist()
+    (4, [0.5, 0.5, 1.0, 1.0])
     """
     import pandas as pd  # lazy: optional extra (pandas)
 

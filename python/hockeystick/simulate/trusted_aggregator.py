@@ -67,11 +67,85 @@ def trusted_aggregator(
     suffix: float = 0.0,
     schedule: str = "constant",
 ) -> RunResult:
-    """Run paper 000's Algorithm 1 for one pass (T = floor(n/m) rounds) and report Theorem 2's
-    user-level guarantee (convex losses; non-expansive step when clipping is inactive and
-    eta_t <= 2/beta, else the relaxed diameter 2(rho + eta_t L)); with ``random_stop``, stop at
-    tau uniform on {max(1, ceil(suffix T)), ..., T} and report Corollary 3 (suffix = 0) or the
-    alpha-suffix bound. ``config["stopped_at"]`` is the round the released model comes from."""
+    r"""Run paper 000's Algorithm 1 for one pass and report Theorem 2's user-level guarantee.
+
+    The n users (clients) are permuted once and round t = 1..T, :math:`T = \lfloor n/m \rfloor`, takes
+    the t-th block of m; each sends the mean of its per-sample clipped gradients plus
+    :math:`\sigma_t Z_j`, and the aggregator sets
+
+    .. math:: W_t = \Pi_\rho\Bigl(W_{t-1} - \frac{\eta_t}{m}\sum_j \bigl(\nabla_j(W_{t-1}) + \sigma_t Z_j\bigr)\Bigr),
+
+    :math:`\Pi_\rho` the projection onto the ball of radius ρ; only the last model is released. When
+    every σ_t > 0, the guarantee is Theorem 2's (hidden intermediate models, convex losses) with the
+    diameter 2ρ when the step is non-expansive (clipping inactive, V >= L, and
+    :math:`\eta_t \le 2/\beta`), else the relaxed diameter :math:`2(\rho + \eta_t L)`. With
+    ``random_stop`` the released model is :math:`W_\tau`, τ uniform on
+    {max(1, ceil(suffix T)), ..., T}, with Corollary 3's bound (suffix = 0) or its suffix form;
+    ``config["stopped_at"]`` is τ.
+
+    Parameters
+    ----------
+    data : FederatedData
+        The users' samples, one user per client.
+    batch : int
+        m, users per round, in [1, n].
+    rate : float or array_like
+        The step size η, or one per round (T entries), finite and > 0.
+    sigma : float or array_like
+        σ_t, each user's noise standard deviation, or one per round (T entries), finite and >= 0
+        (no guarantee unless every σ_t > 0).
+    radius : float
+        ρ, the radius of the parameter ball, > 0.
+    clip : float, default inf
+        V, the per-sample gradient clipping norm, > 0.
+    seed : int, default 0
+        Seed of the run's random streams; a seed gives the same run whatever the thread count.
+    initial : array_like, optional
+        The starting parameters, shape (p,) (p = d, or C d for softmax); default zeros.
+    test : FederatedData, optional
+        Held-out data on which the metrics are also taken.
+    every : int, optional
+        Take the metrics every ``every`` rounds (and at 0 and at the end), >= 1; default
+        max(1, T // 10).
+    trajectory : bool, default False
+        Keep every iterate in the result's ``trajectory``.
+    progress : bool, default False
+        Show a progress bar.
+    threads : int, optional
+        numba's thread count for the run (results do not depend on it).
+    random_stop : bool, default False
+        Release the model of a uniformly random round.
+    suffix : float, default 0.0
+        α in [0, 1): the random stop is drawn from the last rounds {max(1, ceil(α T)), ..., T}; only
+        with ``random_stop``.
+    schedule : {"constant", "inverse_t"}, default "constant"
+        :math:`\eta_t` = ``rate``, or ``rate`` / t (Corollary 1's 1/(λ t) with ``rate`` = 1/λ).
+
+    Returns
+    -------
+    RunResult
+        The run; the metrics are taken up to the released round, and ``privacy`` holds the guarantee
+        when every σ_t > 0, else nothing.
+
+    Raises
+    ------
+    ValueError
+        When ``batch`` is not in [1, n], ``radius`` or ``clip`` <= 0, ``suffix`` is not in [0, 1) or is
+        > 0 without ``random_stop``, ``schedule`` is unknown, ``rate`` or ``sigma`` is not a scalar or a
+        length-T array of finite values >= 0, a rate is 0, or ``every`` < 1.
+
+    References
+    ----------
+    Paper 000, Algorithm 1, Theorem 2, Corollaries 1 and 3.
+
+    Examples
+    --------
+    >>> from hockeystick.simulate import synthetic, trusted_aggregator
+    >>> data = synthetic("logistic", n_clients=40, samples_per_client=5, n_features=3)
+    >>> run = trusted_aggregator(data, batch=10, rate=0.5, sigma=1.0, radius=1.0)
+    >>> run.config["rounds"], run.metric_rounds.tolist(), len(run.privacy)
+    (4, [0, 1, 2, 3, 4], 1)
+    """
     n = data.n_clients
     _check_trusted(n, batch, radius, clip, suffix, random_stop, schedule)
     rounds = n // batch

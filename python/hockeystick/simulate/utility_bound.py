@@ -51,11 +51,62 @@ def strongly_convex_excess_loss_bound(
     n: npt.ArrayLike,
     dimension: npt.ArrayLike,
 ) -> float | np.ndarray:
-    """Paper 000 Corollary 1: E F(W_T) − min F ≤ 2β (D² + (G² + d σ²)/m) / (λ² T), T = floor(n/m).
+    r"""Paper 000 Corollary 1's bound on the trusted aggregator's expected excess loss.
 
-    ``gradient_norm`` is D (‖∇F‖ ≤ D on W), ``gradient_variance`` is G² (the variance of one user's
-    gradient), ``sigma`` the per-user noise of Algorithm 1 (N(0, σ² I_d) per upload), ``batch_size`` m
-    users per round, ``n`` users.  Broadcasts; refuses m > n (no round is run) and λ > β.
+    For a λ-strongly convex, β-smooth F with an interior minimizer, Algorithm 1 with
+    :math:`\eta_t = 1/(\lambda t)` run for :math:`T = \lfloor n/m \rfloor` rounds releases
+    :math:`W_T` with
+
+    .. math::
+
+        \mathbb{E} F(W_T) - \min F \le \frac{2\beta\,(D^2 + (G^2 + d\sigma^2)/m)}{\lambda^2 T}.
+
+    The noise term is :math:`d\sigma^2` (paper 000 prints :math:`\sigma^2`, right for d = 1): each
+    upload carries :math:`\mathcal{N}(0, \sigma^2 I_d)`. All arguments broadcast against each other.
+
+    Parameters
+    ----------
+    smoothness : array_like
+        β, the smoothness constant of F, finite and > 0.
+    strong_convexity : array_like
+        λ, the strong-convexity constant of F, finite, > 0 and <= β.
+    gradient_norm : array_like
+        D, a bound on ‖∇F‖ over the domain, finite and >= 0.
+    gradient_variance : array_like
+        G², a bound on the variance of one user's gradient over the domain, finite and >= 0.
+    sigma : array_like
+        The per-user noise standard deviation σ of Algorithm 1, finite and >= 0.
+    batch_size : array_like
+        m, users per round, an integer >= 1 and <= n.
+    n : array_like
+        Number of users, an integer >= 1.
+    dimension : array_like
+        d, the parameter dimension, an integer >= 1.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The bound on E F(W_T) − min F; a float for scalar arguments, else the broadcast array.
+
+    Raises
+    ------
+    ValueError
+        When a real argument is not finite or out of its range, an integer argument is not an integer
+        >= 1, ``batch_size`` > ``n`` (no round is run) or ``strong_convexity`` > ``smoothness``.
+    ParameterTypeError
+        When an argument is a string, a bool or None.
+
+    References
+    ----------
+    Paper 000, Corollary 1 (with the noise term d σ²); A. Rakhlin, O. Shamir, K. Sridharan, "Making
+    gradient descent optimal for strongly convex stochastic optimization", 2012, Theorem 1.
+
+    Examples
+    --------
+    >>> from hockeystick.simulate import strongly_convex_excess_loss_bound
+    >>> round(float(strongly_convex_excess_loss_bound(smoothness=2.0, strong_convexity=1.0, gradient_norm=1.0,
+    ...     gradient_variance=1.0, sigma=1.0, batch_size=10, n=100, dimension=3)), 6)
+    0.56
     """
     beta = positive(smoothness, "smoothness")
     lam = positive(strong_convexity, "strong_convexity")
@@ -92,13 +143,42 @@ class LeastSquaresConstants:
 
 
 def least_squares_constants(features: npt.ArrayLike, labels: npt.ArrayLike, radius: float) -> LeastSquaresConstants:
-    """β, λ, D, G² and min F of linear least squares under the rows' empirical distribution, on ball(radius).
+    r"""Corollary 1's constants β, λ, D, G² and min F for linear least squares on ball(radius).
 
-    With Σ = E x xᵀ, b = E x y, w* = Σ⁻¹ b: F(w) − F(w*) = (w − w*)ᵀ Σ (w − w*)/2, so β, λ are Σ's extreme
-    eigenvalues; ‖∇F(w)‖ = ‖Σ(w − w*)‖ ≤ β (radius + ‖w*‖) = D; the gradient's variance is the quadratic
-    wᵀ M w − 2 cᵀ w + e (M = E (x xᵀ − Σ)², c = E (x xᵀ − Σ)(x y − b), e = E ‖x y − b‖²), at most
-    ‖M‖ radius² + 2 ‖c‖ radius + e = G².  Refused (ValueError) when λ = 0 or w* lies outside the ball
-    (Corollary 1 needs strong convexity and an interior minimizer).
+    F(w) = E (w·x − y)²/2 under the rows' empirical distribution. With :math:`\Sigma = E\,x x^T`,
+    :math:`b = E\,x y` and :math:`w^* = \Sigma^{-1} b`,
+    :math:`F(w) - F(w^*) = (w - w^*)^T \Sigma (w - w^*)/2`, so β and λ are Σ's largest and smallest
+    eigenvalues, and :math:`\|\nabla F(w)\| = \|\Sigma(w - w^*)\| \le \beta(\rho + \|w^*\|) = D`. The
+    gradient's variance is the quadratic :math:`w^T M w - 2 c^T w + e` with
+    :math:`M = E (x x^T - \Sigma)^2`, :math:`c = E (x x^T - \Sigma)(x y - b)`,
+    :math:`e = E \|x y - b\|^2`, at most :math:`\|M\| \rho^2 + 2\|c\|\rho + e = G^2` on the ball.
+
+    Parameters
+    ----------
+    features : array_like
+        The rows x, shape (rows, d), at least one row.
+    labels : array_like
+        The targets y, shape (rows,).
+    radius : float
+        ρ, the radius of the domain ball, finite and > 0.
+
+    Returns
+    -------
+    LeastSquaresConstants
+        Fields ``smoothness`` (β), ``strong_convexity`` (λ), ``gradient_norm`` (D),
+        ``gradient_variance`` (G²), ``minimum`` (min F), ``minimizer`` (w*) and ``dimension`` (d); its
+        ``excess(value)`` is value − min F.
+
+    Raises
+    ------
+    ValueError
+        When the shapes do not match or there is no row, ``radius`` is not finite and > 0, Σ is
+        singular (λ = 0: not strongly convex), or ‖w*‖ >= ``radius`` (Corollary 1 needs an interior
+        minimizer).
+
+    References
+    ----------
+    Paper 000, Corollary 1.
     """
     x = np.asarray(features, dtype=np.float64)
     y = np.asarray(labels, dtype=np.float64)
