@@ -76,26 +76,52 @@ def _up(x: np.ndarray) -> np.ndarray:
 
 
 class MatrixMechanism:
-    """The Gaussian guarantee of C x + z N(0, I) for one strategy, a number of rounds and a participation schema.
+    r"""Gaussian guarantee of the matrix mechanism C x + z N(0, I) given the L2 sensitivity of its strategy.
 
-    ``noise_multiplier`` (z) broadcasts; ``sensitivity`` is sensitivity.py's certified bracket.
-    ``delta(epsilon)`` / ``epsilon(delta)`` follow the accountant contract (accountant.py), "upper" at
-    mu = sens.upper / z and "lower" at sens.lower / z; ``zcdp_rho`` and ``rdp(orders)`` are upper bounds.
+    In units of the clip norm the release is the Gaussian mechanism of L2 sensitivity sens and noise z, so
+    it is exactly
+
+    .. math::
+
+        \mu = \frac{\mathrm{sens}}{z}\text{-GDP}, \qquad \rho = \frac{\mu^2}{2}\text{-zCDP}, \qquad
+        \varepsilon_{\mathrm{RDP}}(\alpha) = \alpha\rho, \qquad
+        \delta(\varepsilon) = \Phi\Big(-\frac{\varepsilon}{\mu} + \frac{\mu}{2}\Big)
+          - e^{\varepsilon}\,\Phi\Big(-\frac{\varepsilon}{\mu} - \frac{\mu}{2}\Big).
+
+    ``mu`` is at the upper sensitivity, rounded up; ``zcdp_rho`` and ``rdp(orders)`` are rounded up;
+    ``delta``/``epsilon`` have an upper side at the upper sensitivity and a lower side at the realizable
+    one, each rounded outward (``fdp.GaussianMechanism``). Where the sensitivity is only an upper bound
+    (``sensitivity_kind == "upper bound"``) the two sides may be far apart. No amplification by sampling or
+    shuffling is claimed.
 
     Parameters
     ----------
     sensitivity : Sensitivity or array of Sensitivity
         The certified bracket of the L2 sensitivity (``l2_sensitivity(strategy, rounds, schema)``).
-    noise_multiplier : float or array, finite and > 0
-        z, in units of the clip norm.
+    noise_multiplier : array_like
+        z, the noise standard deviation in units of the clip norm, finite and > 0; broadcasts with
+        ``sensitivity`` and with the argument of ``delta``/``epsilon``.
 
     Raises
     ------
-    TypeError
+    ParameterTypeError
         ``sensitivity`` holding anything but ``Sensitivity`` objects (a bare number is refused: its bracket,
-        exact or an upper bound, would be unknown).
+        exact or an upper bound, would be unknown); ``noise_multiplier`` a string, bool or None.
     ValueError
-        ``noise_multiplier`` not finite and > 0.
+        ``noise_multiplier`` not finite and > 0; shapes that do not broadcast.
+
+    References
+    ----------
+    Dong, Roth & Su 2022, Theorem 2.7; Denisov et al. 2022 (adaptive inputs); Bun & Steinke 2016,
+    Proposition 1.6; Balle & Wang 2018, Theorem 8.
+
+    Examples
+    --------
+    >>> from hockeystick.matrix import MatrixMechanism, MinSeparation, Tree, l2_sensitivity
+    >>> sens = l2_sensitivity(Tree(), 16, MinSeparation(4))
+    >>> mechanism = MatrixMechanism(sensitivity=sens, noise_multiplier=2.0)
+    >>> round(mechanism.mu, 9), round(mechanism.zcdp_rho, 9)
+    (3.0, 4.5)
     """
 
     def __init__(self, *, sensitivity: Sensitivity | np.ndarray, noise_multiplier: npt.ArrayLike) -> None:
@@ -125,19 +151,59 @@ class MatrixMechanism:
 
     @property
     def zcdp_rho(self) -> float | np.ndarray:
-        """rho = mu^2 / 2 (Bun & Steinke 2016, Prop. 1.6) at the upper mu, rounded up."""
+        """zCDP parameter rho = mu^2 / 2 (Bun & Steinke 2016, Prop. 1.6) at the upper mu, rounded up."""
         mu = np.asarray(self.mu, dtype=float)
         with np.errstate(over="ignore"):  # mu above 1.3e154: rho is +inf, an upper bound still
             return scalar_or_array(_up(_up(mu * mu) / 2.0))
 
     def rdp(self, orders: npt.ArrayLike | None = None) -> np.ndarray:
-        """RDP epsilon(alpha) = alpha rho at each order (> 1), rounded up: shape noise_multiplier.shape + (orders,)."""
+        """Renyi DP epsilon(alpha) = alpha rho at each order alpha > 1, rounded up.
+
+        Parameters
+        ----------
+        orders : array_like, optional
+            A 1-D sequence of finite orders > 1; None (default): the library's default orders.
+
+        Returns
+        -------
+        numpy.ndarray
+            Of shape ``noise_multiplier.shape + (len(orders),)``.
+
+        Raises
+        ------
+        ValueError
+            An order <= 1 or not finite; ``orders`` empty or not 1-D.
+        """
         alpha = check_orders(orders)
         rho = np.asarray(self.zcdp_rho, dtype=float)
         return _up(alpha * rho[..., None])
 
     def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
-        """delta(eps) of mu-GDP: the upper side at the upper sensitivity, the lower at the realizable one."""
+        """Privacy profile delta(eps) = theta(mu, eps) of mu-GDP, each side rounded outward.
+
+        The upper side is at mu = ``sensitivity`` / z (rounded up), the lower side at the realizable
+        ``sensitivity_lower`` / z (rounded down); theta (Balle & Wang 2018, Theorem 8; paper 004 eq. 8) is
+        rounded outward on each side.
+
+        Parameters
+        ----------
+        epsilon : array_like
+            Epsilon >= 0 (inf allowed); broadcasts with ``noise_multiplier``.
+        bound : {"upper", "lower", "both"}, default "upper"
+            The side, or the tuple (lower, upper) for "both".
+
+        Returns
+        -------
+        float, numpy.ndarray or tuple
+            delta in [0, 1] at each broadcast point; with ``bound="both"`` the tuple (lower, upper).
+
+        Raises
+        ------
+        ValueError
+            ``epsilon`` negative or NaN; an unknown ``bound``; shapes that do not broadcast.
+        ParameterTypeError
+            ``epsilon`` a string, bool or None.
+        """
         if bound == "both":
             return self._lower.delta(epsilon, bound="lower"), self._upper.delta(epsilon, bound="upper")
         if bound == "lower":
@@ -145,7 +211,27 @@ class MatrixMechanism:
         return self._upper.delta(epsilon, bound=bound)
 
     def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
-        """The smallest eps >= 0 with delta(eps) <= delta, each side as ``delta`` takes it."""
+        """Smallest epsilon >= 0 with delta(eps) <= delta, each side as ``delta`` takes it.
+
+        Parameters
+        ----------
+        delta : array_like
+            Target delta, strictly between 0 and 1; broadcasts with ``noise_multiplier``.
+        bound : {"upper", "lower", "both"}, default "upper"
+            The side, or the tuple (lower, upper) for "both".
+
+        Returns
+        -------
+        float, numpy.ndarray or tuple
+            epsilon >= 0 at each broadcast point; with ``bound="both"`` the tuple (lower, upper).
+
+        Raises
+        ------
+        ValueError
+            ``delta`` outside (0, 1) or NaN; an unknown ``bound``; shapes that do not broadcast.
+        ParameterTypeError
+            ``delta`` a string, bool or None.
+        """
         if bound == "both":
             return self._lower.epsilon(delta, bound="lower"), self._upper.epsilon(delta, bound="upper")
         if bound == "lower":
@@ -188,41 +274,76 @@ def _causal(strategy: Strategy) -> None:
 
 
 class DPFTRL(MatrixMechanism):
-    """DP-FTRL / DP-FedAvg with correlated noise (Kairouz et al. 2021; Denisov et al. 2022), in training terms.
+    r"""Gaussian guarantee of DP-FTRL / DP-FedAvg with correlated noise, in training terms (rounds, separation).
 
-    Parameters (numeric ones broadcast with each other and with the argument of delta / epsilon)
+    A ``MatrixMechanism`` whose sensitivity is ``l2_sensitivity(strategy, rounds, schema)``, schema
+    ``MinSeparation(b, k)`` or ``FixedEpochs(b, k)``: the release C x + z * clip * N(0, I) is
+    :math:`\mu`-GDP with :math:`\mu = \mathrm{sens}/z`, :math:`(\mu^2/2)`-zCDP, and
+    :math:`\delta(\varepsilon) = \theta(\mu, \varepsilon)` (formulas in ``MatrixMechanism``). Neighbouring
+    streams add or remove one user (replacing a user moves each x_i by up to twice the clip norm: give half
+    the noise multiplier). No amplification by sampling or shuffling is claimed: the clients per round do
+    not enter (``AmplifiedBandedMF`` is the amplified banded case).
+
+    ``sensitivity`` (upper), ``sensitivity_lower`` and ``sensitivity_kind`` ("exact" or "upper bound") say
+    what was computed; ``mu``, ``zcdp_rho``, ``rdp(orders)``, ``delta(epsilon)``, ``epsilon(delta)`` the
+    guarantee.
+
+    Parameters
     ----------
-    rounds : integer >= 1
-        Training rounds (steps) n.
-    noise_multiplier : > 0
-        z: the noise added to C x has standard deviation z times the clip norm.
-    min_separation : integer >= 1
-        b: a client who took part in round t takes no part before round t + b (1: every round allowed).
-        With ``participation="fixed_epochs"``, the exact spacing: rounds s, s + b, s + 2b, ...
-    max_participations : integer >= 1 or None
-        k: at most this many rounds per client (None: as many as the separation allows).
-    strategy : "tree", "tree_restart", BLT(...), Banded(...), a Strategy or a 2-D matrix C
-        "tree" is one binary tree over all rounds, "tree_restart" a tree restarted every
-        ``min_separation`` rounds (one participation per tree at most).
-    participation : "min_separation" (default) or "fixed_epochs"
+    rounds : array_like
+        Training rounds (steps) n, a whole number in [1, 2^31].
+    noise_multiplier : array_like
+        z, finite and > 0: the noise added to C x has standard deviation z times the clip norm.
+    min_separation : array_like, default 1
+        b, a whole number in [1, 2^31]: a client who took part in round t takes no part before round t + b
+        (1: every round allowed). With ``participation="fixed_epochs"``, the exact spacing: rounds s, s + b,
+        s + 2b, ...
+    max_participations : array_like, optional
+        k, a whole number >= 1: at most this many rounds per client (None: as many as the separation allows).
+    strategy : {"tree", "tree_restart"}, Strategy or array_like, default "tree"
+        "tree" is one binary tree over all rounds, "tree_restart" a tree restarted every ``min_separation``
+        rounds (one participation per tree at most); or ``BLT(...)``, ``Banded(...)``, any ``Strategy``, or a
+        2-D matrix C with one column per round.
+    participation : {"min_separation", "fixed_epochs"}, default "min_separation"
+        The participation schema.
     adaptive_inputs : bool, default True
         Whether each round's contributions may depend on what earlier rounds released, as a model's gradients
-        do in training.  The guarantee covers such inputs when C is lower triangular (Denisov et al. 2022,
+        do in training. The guarantee covers such inputs when C is lower triangular (Denisov et al. 2022,
         Thm 2.1: row i released at round i uses rounds up to i only), as every named strategy is; a square C
         with a non-zero entry above its diagonal is then refused (a C given transposed is the usual cause).
         ``False`` accepts any C, and the guarantee then covers only a stream fixed before the mechanism runs.
         A C with more rows than rounds is taken as released row by row once its last round is in (as the
         tree's nodes are).
 
-    ``sensitivity`` (upper), ``sensitivity_lower`` and ``sensitivity_kind`` ("exact" or "upper bound") say
-    what was computed; ``mu``, ``zcdp_rho``, ``rdp(orders)``, ``delta(epsilon)``, ``epsilon(delta)`` the guarantee.
-
     Raises
     ------
     ValueError
-        A numeric argument outside its rule; with ``adaptive_inputs=True``, a square C not lower triangular.
-    TypeError
-        An argument of the wrong kind (a string for a number, a flag that is not a bool).
+        A numeric argument outside its rule; an unknown ``strategy`` name or ``participation``; with
+        ``adaptive_inputs=True``, a square C not lower triangular; what ``l2_sensitivity`` refuses (a dense C
+        over more than 2048 rounds, a C whose columns count differs from ``rounds``); shapes that do not
+        broadcast.
+    ParameterTypeError
+        A numeric argument that is a string, bool or None; ``strategy`` a number, bool or None;
+        ``adaptive_inputs`` not a bool.
+
+    Notes
+    -----
+    The parameters are keyword-only; the numeric ones broadcast with each other and with the argument of
+    ``delta``/``epsilon`` (one sensitivity is computed per distinct point, and cached).
+
+    References
+    ----------
+    Kairouz et al. 2021; Denisov et al. 2022, Theorem 2.1; Choquette-Choo et al. 2023a, 2023b;
+    Dong, Roth & Su 2022; Bun & Steinke 2016, Proposition 1.6; Balle & Wang 2018, Theorem 8.
+
+    Examples
+    --------
+    >>> from hockeystick.matrix import DPFTRL
+    >>> run = DPFTRL(rounds=16, noise_multiplier=2.0, min_separation=4)
+    >>> round(run.sensitivity, 9), run.sensitivity_kind, round(run.mu, 9)
+    (6.0, 'exact', 3.0)
+    >>> round(run.delta(1.0), 6)
+    0.787601
     """
 
     def __init__(
@@ -266,7 +387,12 @@ def noise_multiplier_for_zcdp(
     participation: ParticipationName = "min_separation",
     adaptive_inputs: bool = True,
 ) -> float:
-    """The smallest noise multiplier whose certified rho, at the upper sensitivity, is at most ``rho``.
+    r"""Smallest noise multiplier whose certified zCDP rho, at the upper sensitivity, is at most ``rho``.
+
+    .. math::
+
+        z^\star = \min\{z : \rho(z) \le \rho\}, \qquad
+        \rho(z) = \frac{1}{2}\Big(\frac{\mathrm{sens}}{z}\Big)^2 .
 
     The certified rho (``MatrixMechanism.zcdp_rho``, mu = sens / z rounded up, then rho = mu^2 / 2 rounded up)
     does not increase with z, so the smallest such z is found exactly by bisection on the doubles, from
@@ -290,6 +416,16 @@ def noise_multiplier_for_zcdp(
     ValueError
         ``rho`` not finite and > 0, or not one number; no double z reaches ``rho`` (the strategy's sensitivity
         over the smallest positive z still exceeds it, or z would overflow); the ``DPFTRL`` arguments' own rules.
+
+    References
+    ----------
+    Bun & Steinke 2016, Proposition 1.6.
+
+    Examples
+    --------
+    >>> from hockeystick.matrix import noise_multiplier_for_zcdp
+    >>> round(noise_multiplier_for_zcdp(0.5, rounds=16, min_separation=4), 9)
+    6.0
     """
     target = float(positive(single(rho, "rho"), "rho"))
     unit = DPFTRL(

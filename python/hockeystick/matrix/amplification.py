@@ -166,28 +166,71 @@ def _dense_norms(strategy: Strategy, rounds: int, separation: int) -> tuple[tupl
 
 
 class AmplifiedBandedMF:
-    """Banded matrix factorization with cyclic Poisson sampling (Choquette-Choo et al. 2023), in training terms.
+    r"""Amplified guarantee of banded matrix factorization with cyclic Poisson sampling, in training terms.
+
+    The records are split into b groups by a rule that does not look at the data; round i takes each record
+    of group i mod b independently with probability q and releases row i of C x + z * clip * N(0, I), for a
+    lower-triangular b-banded C. The release is dominated, in each direction, by k = ceil(n / b) adaptively
+    composed Poisson-subsampled Gaussian mechanisms of sampling rate q and noise multiplier z / zeta,
+
+    .. math::
+
+        \zeta = \max_j \|C e_j\|_2, \qquad k = \lceil n / b \rceil,
+
+    under add or remove one record (Choquette-Choo et al. 2023b, Theorem 1, Theorems 4-5; dominating pairs
+    compose by Zhu, Dong & Wang 2022, Theorem 10). ``delta``/``epsilon`` "upper" are the certified upper side
+    of that k-round subsampled Gaussian (``pld.SubsampledGaussianPLD``, zeta rounded up); "lower" the
+    larger certified lower side of pairs a data set realizes (``lower_pairs``); ``kind`` is "exact" when a
+    realizable pair is the dominating one. Not covered: replace-one neighbours, data-dependent groups,
+    truncated batches, shuffled or balls-in-bins batches, and strategies that are not b-banded.
+
+    ``participations`` (k), ``column_norm`` (zeta, rounded up), ``column_norm_lower`` and ``kind`` say what
+    was computed.
 
     Parameters
     ----------
-    rounds : integer >= 1
-        Training rounds (steps) n.
-    noise_multiplier : > 0 (broadcasts with sampling_rate and with the argument of delta / epsilon)
-        z: the noise added to each row of C x has standard deviation z times the clip norm.
-    sampling_rate : in (0, 1]
-        q: the probability that a record of the round's group is taken (the expected batch is q times the
-        group's size, about q / b of the data).
-    strategy : Banded(coefficients), or a square lower-triangular banded matrix C (a DenseStrategy)
-        b' bands, b' <= min_separation.  Trees and BLT strategies are not banded and are refused.
-    min_separation : integer >= 1, or None
-        b: the number of groups; round i takes from group i mod b, so a record's rounds are exactly b apart
-        (None: the strategy's band count, for a Banded strategy).
-    value_discretization_interval, accuracy
-        The PLD grid, as for ``pld.SubsampledGaussianPLD`` (at most one of the two).
+    rounds : int
+        Training rounds (steps) n, a whole number >= 1.
+    noise_multiplier : array_like
+        z, finite and > 0: the noise added to each row of C x has standard deviation z times the clip norm.
+        Broadcasts with ``sampling_rate`` and with the argument of ``delta``/``epsilon``.
+    sampling_rate : array_like
+        q in (0, 1]: the probability that a record of the round's group is taken (the expected batch is q
+        times the group's size, about q / b of the data).
+    strategy : Banded or array_like
+        ``Banded(coefficients)`` with b' <= ``min_separation`` bands, or a square lower-triangular
+        ``min_separation``-banded matrix C (n x n). Trees and BLT strategies are not banded and are refused.
+    min_separation : int, optional
+        b, the number of groups, a whole number >= 1: round i takes from group i mod b, so a record's rounds
+        are exactly b apart. None (default): the strategy's band count, for a ``Banded`` strategy.
+    value_discretization_interval : float, optional
+        The PLD grid's interval, as for ``pld.SubsampledGaussianPLD``; not with ``accuracy``.
+    accuracy : float, optional
+        A target width of the certified bracket, as for ``pld.SubsampledGaussianPLD``; not with
+        ``value_discretization_interval``.
 
-    ``participations`` (k = ceil(n / b)), ``column_norm`` (zeta, rounded up), ``column_norm_lower`` and ``kind``
-    ("exact" when a realizable pair is the dominating one, "upper bound" otherwise) say what was computed;
-    ``delta(epsilon)`` / ``epsilon(delta)`` follow the accountant contract (module docstring for both sides).
+    Raises
+    ------
+    ValueError
+        ``rounds`` not a whole number >= 1; ``noise_multiplier`` not finite and > 0; ``sampling_rate``
+        outside (0, 1]; ``min_separation`` missing for a strategy other than ``Banded``, or below the band
+        count; a strategy that is not b-banded lower-triangular (a tree, a BLT, a matrix with an entry outside
+        the band, a non-square matrix) or is all zero; both ``value_discretization_interval`` and
+        ``accuracy``.
+    ParameterTypeError
+        A numeric argument that is a string, bool or None.
+
+    References
+    ----------
+    Choquette-Choo et al. 2023b, Section 5, Algorithm 2, Theorems 1, 4 and 5; Zhu, Dong & Wang 2022,
+    Theorem 10.
+
+    Examples
+    --------
+    >>> from hockeystick.matrix import AmplifiedBandedMF, Banded
+    >>> run = AmplifiedBandedMF(rounds=16, noise_multiplier=1.0, sampling_rate=0.1, strategy=Banded([1.0, 0.5]))
+    >>> run.participations, round(run.column_norm, 9), run.kind
+    (8, 1.118033989, 'exact')
     """
 
     def __init__(
@@ -274,10 +317,48 @@ class AmplifiedBandedMF:
         return lower, getattr(self._upper, method)(argument, bound="upper")
 
     def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
-        """delta(eps): the upper side of the k-round subsampled Gaussian at zeta, the lower side of the realizable
-        pairs (the larger)."""
+        """Privacy profile delta(eps), certified on each side.
+
+        The upper side is that of the k-round Poisson-subsampled Gaussian at noise z / zeta (zeta rounded up),
+        the lower side the larger of the realizable pairs' certified lower sides.
+
+        Parameters
+        ----------
+        epsilon : array_like
+            Epsilon >= 0; broadcasts with ``noise_multiplier`` and ``sampling_rate``.
+        bound : {"upper", "lower", "both"}, default "upper"
+            The side, or the tuple (lower, upper) for "both".
+
+        Returns
+        -------
+        float, numpy.ndarray or tuple
+            delta in [0, 1] at each broadcast point; with ``bound="both"`` the tuple (lower, upper).
+
+        Raises
+        ------
+        ValueError
+            An unknown ``bound``; what ``pld.SubsampledGaussianPLD.delta`` refuses.
+        """
         return self._sides("delta", epsilon, bound)
 
     def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
-        """The smallest eps >= 0 with delta(eps) <= delta, each side as ``delta`` takes it."""
+        """Smallest epsilon >= 0 with delta(eps) <= delta, each side as ``delta`` takes it.
+
+        Parameters
+        ----------
+        delta : array_like
+            Target delta, strictly between 0 and 1; broadcasts with ``noise_multiplier`` and ``sampling_rate``.
+        bound : {"upper", "lower", "both"}, default "upper"
+            The side, or the tuple (lower, upper) for "both".
+
+        Returns
+        -------
+        float, numpy.ndarray or tuple
+            epsilon >= 0 at each broadcast point; with ``bound="both"`` the tuple (lower, upper).
+
+        Raises
+        ------
+        ValueError
+            An unknown ``bound``; what ``pld.SubsampledGaussianPLD.epsilon`` refuses.
+        """
         return self._sides("epsilon", delta, bound)

@@ -94,8 +94,40 @@ def _dense_rounds(rounds: int) -> None:
 
 
 class Tree(Strategy):
-    """Binary-tree aggregation (Honaker 2015; Kairouz et al. 2021), restarted every ``restart_every`` rounds
-    when given (None: one tree over all rounds)."""
+    """Strategy matrix C of binary-tree aggregation, optionally restarted every ``restart_every`` rounds.
+
+    One row per node: the node covering the dyadic interval of rounds [j 2^l, (j + 1) 2^l) for every level l
+    and every j with (j + 1) 2^l <= n (a node is released once its interval has ended; an unfinished node
+    never is). With ``restart_every = r`` the tree is restarted every r rounds (block diagonal: one tree over
+    each block of r rounds, the last block possibly shorter), the "tree with restarts". Entries are 0 or 1,
+    computed exactly; C is non-negative.
+
+    Parameters
+    ----------
+    restart_every : int, optional
+        r, a whole number >= 1; None (default): one tree over all rounds.
+
+    Raises
+    ------
+    ValueError
+        ``restart_every`` not a whole number >= 1; ``matrix(rounds)`` with more than 2048 rounds (the dense
+        path's limit).
+    ParameterTypeError
+        ``restart_every`` a string or bool.
+
+    References
+    ----------
+    Honaker 2015; Kairouz et al. 2021, Section 3 and Appendix D.
+
+    Examples
+    --------
+    >>> from hockeystick.matrix import Tree
+    >>> c, error = Tree().matrix(2)
+    >>> c, error
+    (array([[1., 0.],
+           [0., 1.],
+           [1., 1.]]), None)
+    """
 
     nonnegative = True
 
@@ -177,7 +209,18 @@ class BLT(_Toeplitz):
     ------
     ValueError
         A vector is empty, not 1-D or not finite, the two differ in length, or a buffer decay lies outside
-        [0, 1] (the coefficients would grow without bound, or alternate in sign).
+        [0, 1] (the coefficients would grow without bound, or alternate in sign); ``matrix``/``coefficients``
+        for output scales whose coefficients overflow.
+
+    Notes
+    -----
+    The coefficients are non-negative and non-increasing when every omega_i >= 0 and sum_i omega_i <= 1
+    (checked in exact rational arithmetic); ``l2_sensitivity`` is then exact. The computed coefficients carry a
+    certified error bound (Higham 2002, Lemma 3.1).
+
+    References
+    ----------
+    Dvijotham et al. 2024.
     """
 
     def __init__(self, buffer_decay: npt.ArrayLike, output_scale: npt.ArrayLike) -> None:
@@ -230,7 +273,40 @@ class BLT(_Toeplitz):
 
 
 class Banded(_Toeplitz):
-    """Lower-triangular Toeplitz C with first column ``coefficients`` (b bands), zero below the b-th diagonal."""
+    r"""Banded lower-triangular Toeplitz strategy C with first column (c_0, ..., c_(b-1), 0, ...).
+
+    .. math::
+
+        C_{ij} = c_{i-j} \ \text{for } 0 \le i - j < b, \qquad C_{ij} = 0 \ \text{otherwise};
+
+    a full-length column gives any lower-triangular Toeplitz C. When the coefficients are non-negative and
+    non-increasing (:math:`c_0 \ge c_1 \ge \dots \ge 0`), ``l2_sensitivity`` is exact for up to 2^24
+    rounds (Kalinin & Lampert 2024, Theorem 2).
+
+    Parameters
+    ----------
+    coefficients : array_like
+        The b bands c_0, ..., c_(b-1): a non-empty 1-D sequence of finite numbers with a non-zero entry.
+
+    Raises
+    ------
+    ValueError
+        ``coefficients`` empty, not 1-D, not finite, or all zero.
+    ParameterTypeError
+        ``coefficients`` a string, bool or None.
+
+    References
+    ----------
+    McKenna 2025 (banded Toeplitz strategies); Choquette-Choo et al. 2023b.
+
+    Examples
+    --------
+    >>> from hockeystick.matrix import Banded
+    >>> Banded([1.0, 0.5]).matrix(3)[0]
+    array([[1. , 0. , 0. ],
+           [0.5, 1. , 0. ],
+           [0. , 0.5, 1. ]])
+    """
 
     def __init__(self, coefficients: npt.ArrayLike) -> None:
         self.bands = _finite_vector(coefficients, "coefficients")
@@ -264,7 +340,31 @@ def _dense_matrix(value: npt.ArrayLike, name: str) -> np.ndarray:
 
 
 class DenseStrategy(Strategy):
-    """Any C given as a 2-D array of finite numbers, one column per round (rows in any number)."""
+    """Strategy of any matrix C given as a 2-D array of finite numbers, one column per round.
+
+    C may have any number of rows; its entries are taken as exact. Its sensitivity is computed on the dense
+    rounds x rounds matrix C^T C, so at most 2048 rounds.
+
+    Parameters
+    ----------
+    matrix : array_like
+        C, a non-empty 2-D array of finite numbers with a non-zero entry, one column per round.
+
+    Raises
+    ------
+    ValueError
+        ``matrix`` empty, not 2-D, not finite, or all zero; ``matrix(rounds)`` with ``rounds`` other than
+        C's column count, or above 2048.
+    ParameterTypeError
+        ``matrix`` a string, bool or None.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hockeystick.matrix import DenseStrategy
+    >>> DenseStrategy(np.eye(3))
+    DenseStrategy(shape=(3, 3))
+    """
 
     def __init__(self, matrix: npt.ArrayLike) -> None:
         self.c = _dense_matrix(matrix, "matrix")
