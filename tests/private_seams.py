@@ -1,0 +1,55 @@
+"""The private names the tests read, each with the reason no public one serves (tests/test_private_seams.py keeps
+this list and the tests' reads equal).  A test reads a private name only to check a piece below the public
+surface that has no public handle of its own: the compiled core's bindings, a cache's contents, a builder a
+property test must drive, or a reference formula of another library."""
+
+SEAMS = {
+    # the compiled core, below the facade
+    "_core": "the bindings' kernels called directly: checked against mpmath and closed forms, thread counts, NaN "
+    "policy and the C++ embedding (tests/core, numerics, pld, contraction)",
+    "_theta_scalar": "the core's scalar theta, which the AVX2 batch kernel must match bit for bit",
+    "_exp_avx2": "the core's vector exp, checked against the scalar exp it stands in for",
+    "_expm1_avx2": "the core's vector expm1, checked against the scalar expm1 it stands in for",
+    "_gaussian_exponents": "the cell exponents the bitwise cell test recomputes in numpy",
+    "_fft_direct": "the direct (long-double) transform the FFT backend is compared with",
+    "_subsampled_gaussian_edges": "the discretization's cell edges, checked against their defining equation",
+    # numerical pieces with no public entry point of their own
+    "_kernels": "contraction's closed-form sums (geometric, random stop) checked against the general schedule sum",
+    "_lean_delta": "finite atoms' plain-float delta checked against numpy's delta on the same atoms",
+    "_lean_self_compose": "the binomial closed form of a self-composition checked bit for bit against the lattice",
+    "_binomial_self_compose": "the same closed form's refusal near underflow",
+    "_inverse_cubic": "the epsilon search's interpolation step and its fallbacks, unit-tested",
+    "_profile": "GridPMF's kept suffix-sum cache: identity across queries",
+    "_top_profile": "GridPMF's kept top profile: which part a query built",
+    "_grid_pmf": "a GridPMF built from a direct core composition with a chosen backend",
+    "_composed": "which directions a bracket composed (the public composed() composes them instead of reporting)",
+    "_plds": "bound='upper' builds no optimistic PMF: the accountant's per-side PLDs",
+    "_build": "the accountant's grid builder, which StepBrackets (settled floor) needs",
+    "_pool_copy": "a worker pool's copy of an accountant carries no flags",
+    "_Problem": "calibrate's bracketing problem, patched to count the evaluations a calibration start saves",
+    "_evaluate": "the composition plan's evaluation on a searched grid (tests/plan_grids.py)",
+    "_aligned": "the loss grid a plan chose to pass through the Laplace atoms (nothing public returns it)",
+    "_alignment_atoms": "the atoms that grid choice aligns to",
+    "_resolving": "the resolving grid a plan chose",
+    "_pld": "the plan's PLDs on that grid, to measure their loss spread",
+    "_current": "Opacus adapter's composed profile, which the rarely-sampled shortcut must agree with",
+    "_SMALLEST_SIGMA": "the Opacus adapter's noise floor, the edge its tests walk",
+    "_TRUSTED_AGGREGATOR": "the built-in example's sweep, shrunk so the CLI's --force test runs in seconds",
+    "_crossing_guess": "patched to a wrong estimate so that the epsilon search's fallback runs",
+    "_with_near_underflow": "patched to show normal masses never take the subnormal path of pair atoms",
+    "_near_underflow_atoms": "patched likewise for the constructors' near-underflow atoms",
+    "_underflow_charged": "patched likewise for the composition's underflow charge",
+    "_EVALUATION_STEP": "a coarse evaluation step, so that the with-replacement chords span grid points",
+    "_run_batch": "the simulated sweep's batch runner, patched to count what a resumed sweep sends again",
+    "_free_bytes": "the test machine's free space, set to 1000 bytes to reach the sweep plan's disk limit",
+    "_MEASURED_SECONDS": "how long a check must take to replace the pilot, set to 0 so a few points reach it",
+    # other libraries' private names
+    "_workers": "scipy's pocketfft keyword probe: the FFT backend is used only where scipy offers it",
+    "_actions": "argparse has no public list of a parser's subcommands and flags; the CLI tests walk every flag",
+    "_SubParsersAction": "argparse's subcommand action, the only handle on the subcommands",
+    "_option_string_actions": "argparse has no public flag lookup",
+    "_get_dprv": "prv_accountant's discretized PRV, the anchor the Opacus analysis is compared with",
+    "_compute_randomized_response_rdp": "dp_accounting's randomized-response RDP, the reference formula",
+    "_gamma_truncated_negative_binomial": "dp_accounting's truncated negative binomial RDP, the reference formula",
+    "_compute_rdp_sample_wor_gaussian": "dp_accounting's without-replacement RDP, the reference formula",
+}
