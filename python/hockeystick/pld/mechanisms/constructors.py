@@ -170,7 +170,7 @@ def subsampled_gaussian(
         outside (0, 1], ``value_discretization_interval`` outside (0, 100], ``tail`` outside [1e-300, 1e-3), or the
         grid would need more than 2**26 cells (a small sigma / sensitivity on a fine grid).
     ParameterTypeError
-        If an argument is a string, a boolean or None.
+        If an argument is a string, a boolean, None or an array (each argument is one number).
 
     See Also
     --------
@@ -189,10 +189,11 @@ def subsampled_gaussian(
     >>> [round(x, 6) for x in d.delta(0.5, bound="both")]
     [0.002033, 0.002033]
     """
+    # each checked as one number before it is wrapped, so that a refusal shows the value as given
     return subsampled_gaussians(
-        [sigma],
-        [sampling_rate],
-        sensitivity=[sensitivity],
+        [_validation.single(sigma, "sigma")],
+        [_validation.single(sampling_rate, "sampling_rate")],
+        sensitivity=[_validation.single(sensitivity, "sensitivity")],
         value_discretization_interval=value_discretization_interval,
         tail=tail,
     )[0]
@@ -351,7 +352,7 @@ def fixed_size_subsampled_gaussian(
         ``batch_size`` > ``n``, ``value_discretization_interval`` outside (0, 100], ``tail`` outside
         [1e-300, 1e-3), or the grid would need more than 2**26 cells.
     ParameterTypeError
-        If an argument is a string, a boolean or None.
+        If an argument is a string, a boolean, None or an array (each argument is one number).
 
     References
     ----------
@@ -454,7 +455,7 @@ def with_replacement_subsampled_gaussian(
         [1, 2**62], ``value_discretization_interval`` outside (0, 100], ``tail`` outside [1e-300, 1e-3),
         or the grid would need more than 2**26 cells.
     ParameterTypeError
-        If an argument is a string, a boolean or None.
+        If an argument is a string, a boolean, None or an array (each argument is one number).
 
     References
     ----------
@@ -525,7 +526,7 @@ def gaussian(
         If sigma or sensitivity is not finite and > 0, ``value_discretization_interval`` outside (0, 100], ``tail``
         outside [1e-300, 1e-3), or the grid would need more than 2**26 cells.
     ParameterTypeError
-        If an argument is a string, a boolean or None.
+        If an argument is a string, a boolean, None or an array (each argument is one number).
 
     See Also
     --------
@@ -585,7 +586,7 @@ def laplace(
         If scale or sensitivity is not finite and > 0, ``value_discretization_interval`` outside (0, 100], or the
         grid would need more than 2**26 cells.
     ParameterTypeError
-        If an argument is a string, a boolean or None.
+        If an argument is a string, a boolean, None or an array (each argument is one number).
 
     References
     ----------
