@@ -234,10 +234,10 @@ class PNSGDLaplace(_PNSGDPower):
           \big(1 - e^{\varepsilon/2 - M(b-a)/(2\eta v)}\big)_+^{\,n-i},
 
     from Lemma 1, :math:`E_\gamma(\mathcal{L}(m_1, v)\|\mathcal{L}(m_2, v)) =
-    [1 - \exp((v\log\gamma - |m_1 - m_2|)/(2v))]_+`. delta is 0 once
-    :math:`\varepsilon \ge 2L/v` and, for i < n, once :math:`\varepsilon \ge M(b-a)/(\eta v)`; the
-    paper states min{2L/v, M(b-a)/(eta v)} for every i, but for i = n the product is empty and only
-    :math:`2L/v` applies. ``delta`` is rounded up by 2^-42 relative.
+    [1 - \exp((v\log\gamma - |m_1 - m_2|)/(2v))]_+`. For i < n, delta is 0 once
+    :math:`\varepsilon \ge \min\{2L/v,\ M(b-a)/(\eta v)\}`, as the paper states; for i = n the product is
+    empty and delta is 0 only once :math:`\varepsilon \ge 2L/v` (the paper states the minimum for every i).
+    ``delta`` is rounded up by 2^-42 relative.
 
     Parameters
     ----------
@@ -254,7 +254,7 @@ class PNSGDLaplace(_PNSGDPower):
     smoothness : array_like
         Smoothness beta, finite and > 0.
     diameter : array_like
-        Diameter D_K b - a of the interval K = [a, b], finite and > 0.
+        Length b - a of the interval K = [a, b], finite and > 0.
     strong_convexity : array_like, default 0.0
         Strong-convexity modulus lambda, finite, >= 0 and <= ``smoothness`` (0: M = 1).
 

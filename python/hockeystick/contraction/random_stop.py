@@ -145,7 +145,7 @@ class RandomStopTrustedAggregator(TrustedAggregator):
         bound : {"upper"}, default "upper"
             The side; only "upper" (the theorem gives no lower bound).
         threads : int, optional
-            OpenMP threads for array input (default: every core, at most ``OMP_NUM_THREADS``).
+            OpenMP threads, a positive integer; None (default): automatic (every core for large input, one for small).
 
         Returns
         -------

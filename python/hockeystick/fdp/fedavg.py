@@ -190,8 +190,8 @@ class NoisyFedAvg(LastIterateAccountant):
     (eq. 8), ``epsilon(delta)`` its inverse.
 
     Attributes ``mu`` (the exact minimum of H over admissible interpolation weights: valid, the default of
-    ``delta``/``epsilon``), ``mu_composition`` (GDP composition over the rounds, :math:`H = \sum_t
-    \gamma_t^2`: valid), ``mu_paper_h0`` (the paper's eq. 16: a bound only where ``h0_attained``),
+    ``delta``/``epsilon``), ``mu_composition`` (GDP composition over the rounds,
+    :math:`H = \sum_t \gamma_t^2`: valid), ``mu_paper_h0`` (the paper's eq. 16: a bound only where ``h0_attained``),
     ``mu_paper`` and ``mu_paper_limit`` (the theorem's closed forms, eq. 17-20 with exact sums, and their
     T -> infinity limits; the module docstring lists them per schedule).
 
@@ -225,7 +225,7 @@ class NoisyFedAvg(LastIterateAccountant):
     ------
     ValueError
         A parameter outside its range above; an unknown ``schedule``; for the stage-wise and continuous
-        schedules, :math:`(1 + aL)^K` at or above :math:`e^{700}`; shapes that do not broadcast.
+        schedules, :math:`(1 + aL)^K` above :math:`e^{700}`; shapes that do not broadcast.
     ParameterTypeError
         A numeric parameter that is a string, bool or None.
 

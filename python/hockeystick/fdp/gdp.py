@@ -133,8 +133,8 @@ class GaussianDP:
         = \Phi\Big(-\frac{\varepsilon}{\mu} + \frac{\mu}{2}\Big)
           - e^{\varepsilon}\,\Phi\Big(-\frac{\varepsilon}{\mu} - \frac{\mu}{2}\Big),
 
-    which ``delta`` reports rounded outward (its documented error, 1e-12 relative, widened and rounded
-    up for the upper side, down for the lower; docs/architecture.md, "Outward rounding").
+    which ``delta`` reports rounded outward: theta widened by its documented error (1e-12 relative) and
+    rounded up for the upper side, down for the lower (docs/architecture.md, "Outward rounding").
 
     Parameters
     ----------
@@ -174,7 +174,7 @@ class GaussianDP:
         bound : {"upper", "lower", "both"}, default "upper"
             The side: theta rounded up, rounded down, or the tuple (lower, upper).
         threads : int, optional
-            OpenMP threads for array input (default: every core, at most ``OMP_NUM_THREADS``).
+            OpenMP threads, a positive integer; None (default): automatic (every core for large input, one for small).
 
         Returns
         -------
@@ -207,7 +207,7 @@ class GaussianDP:
             The side: an epsilon certainly at or above the exact one, at or below it, or the tuple
             (lower, upper).
         threads : int, optional
-            OpenMP threads for array input (default: every core, at most ``OMP_NUM_THREADS``).
+            OpenMP threads, a positive integer; None (default): automatic (every core for large input, one for small).
 
         Returns
         -------

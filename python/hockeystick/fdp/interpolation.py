@@ -132,7 +132,7 @@ def interpolation_bound(rho: npt.ArrayLike, gamma: npt.ArrayLike, *, threads: in
     gamma : array_like
         Per-round data sensitivity, finite and >= 0, shape (..., T); broadcasts with ``rho``.
     threads : int, optional
-        OpenMP threads over the leading axes (default: every core, at most ``OMP_NUM_THREADS``).
+        OpenMP threads over the leading axes, a positive integer; None (default): automatic.
 
     Returns
     -------

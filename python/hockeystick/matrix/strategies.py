@@ -60,7 +60,7 @@ MAX_DENSE_ROUNDS = 2048
 
 @dataclass(frozen=True)
 class ToeplitzCoefficients:
-    """First column of a lower-triangular Toeplitz C, computed, with ``error[k] >= |c_k - coefficients[k]|``."""
+    """First column of a lower-triangular Toeplitz C, computed, with ``error[k] >= abs(c_k - coefficients[k])``."""
 
     coefficients: np.ndarray
     error: np.ndarray
@@ -72,7 +72,19 @@ class Strategy:
     nonnegative: bool = False
 
     def matrix(self, rounds: int) -> tuple[np.ndarray, np.ndarray | None]:
-        """(C computed, E >= |C - C computed| entrywise or None when exact) for ``rounds`` columns."""
+        """Computed strategy matrix C over ``rounds`` columns, with an entrywise bound on its error.
+
+        Parameters
+        ----------
+        rounds : int
+            The number of rounds n (columns of C), >= 1.
+
+        Returns
+        -------
+        tuple
+            ``(C, E)``: C computed (float64), and E >= ``abs(C - C_computed)`` entrywise, or None when every
+            entry is exact.
+        """
         raise NotImplementedError
 
     def decreasing_toeplitz(self, rounds: int) -> ToeplitzCoefficients | None:
@@ -252,9 +264,28 @@ class BLT(_Toeplitz):
         return self._decreasing
 
     def coefficients(self, rounds: int) -> ToeplitzCoefficients:
-        """c_0 = 1 and c_k for k = 1..rounds-1: theta^p by successive products (p - 1 roundings), times omega
-        (one), summed over the d buffers (d - 1): |c_k - computed| <= gamma_(k + d) sum_i |omega_i theta_i^(k-1)|
-        (Higham Lemma 3.1), taken twice over to cover the computed magnitudes standing in for the exact ones."""
+        r"""Coefficients c_0 = 1 and c_k = sum_i omega_i theta_i^(k-1), k < rounds, with a bound on their error.
+
+        theta^p is formed by successive products (p - 1 roundings), times omega (one), summed over the d
+        buffers (d - 1), so :math:`|c_k - \hat c_k| \le \gamma_{k+d} \sum_i |\omega_i \theta_i^{k-1}|`
+        (Higham 2002, Lemma 3.1); the bound returned is :math:`2\gamma_{n+d+1}` times the computed
+        magnitudes (the factor 2 covers the computed magnitudes standing in for the exact ones).
+
+        Parameters
+        ----------
+        rounds : int
+            The number of coefficients n, >= 1.
+
+        Returns
+        -------
+        ToeplitzCoefficients
+            The computed coefficients and their error bounds.
+
+        Raises
+        ------
+        ValueError
+            Output scales whose coefficients overflow.
+        """
         d = self.buffer_decay.size
         powers = np.ones((rounds, d))
         with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused below
