@@ -89,6 +89,25 @@ class DPSGD(_SubsampledTraining):
         A string, bool or None where a number is expected, a keyword that is none of these (naming the
         closest one), or ``sample_rate`` given twice (under two of its names). It is a TypeError.
 
+    Methods
+    -------
+    delta(epsilon, bound="upper")
+        Certified bound on delta(epsilon) of the whole run, epsilon >= 0: the upper bound, the lower
+        (``bound="lower"``) or the pair (lower, upper) (``"both"``); a float for scalar arguments and
+        parameters, else an array of the broadcast shape. ValueError for epsilon negative or NaN or an
+        unknown ``bound``; ParameterTypeError for a string, bool or None.
+    epsilon(delta, bound="upper")
+        Certified bound on the smallest epsilon whose delta is at most ``delta``, 0 < delta < 1, with the
+        same sides and shapes. ValueError for delta outside (0, 1) or NaN or an unknown ``bound``;
+        ParameterTypeError for a string, bool or None.
+    epsilon_curve(delta, every=None, steps=None)
+        The certified bracket of epsilon after each epoch (or each checkpoint) of one run, a
+        ``CurveAlongRun``.
+    delta_curve(epsilon, every=None, steps=None)
+        The certified bracket of delta after each checkpoint, a ``CurveAlongRun``.
+    checkpoints(every=None, steps=None)
+        The steps the curves evaluate, an int64 array.
+
     See Also
     --------
     DPFedAvg : The same accounting over clients.
@@ -209,6 +228,25 @@ class DPFedAvg(_SubsampledTraining):
         A string, bool or None where a number is expected, a keyword that is none of these (naming the
         closest one), or ``rounds`` or ``sample_rate`` given twice (under two of its names). It is a
         TypeError.
+
+    Methods
+    -------
+    delta(epsilon, bound="upper")
+        Certified bound on delta(epsilon) of the whole run, epsilon >= 0: the upper bound, the lower
+        (``bound="lower"``) or the pair (lower, upper) (``"both"``); a float for scalar arguments and
+        parameters, else an array of the broadcast shape. ValueError for epsilon negative or NaN or an
+        unknown ``bound``; ParameterTypeError for a string, bool or None.
+    epsilon(delta, bound="upper")
+        Certified bound on the smallest epsilon whose delta is at most ``delta``, 0 < delta < 1, with the
+        same sides and shapes. ValueError for delta outside (0, 1) or NaN or an unknown ``bound``;
+        ParameterTypeError for a string, bool or None.
+    epsilon_curve(delta, every=None, steps=None)
+        The certified bracket of epsilon after each epoch (or each checkpoint) of one run, a
+        ``CurveAlongRun``.
+    delta_curve(epsilon, every=None, steps=None)
+        The certified bracket of delta after each checkpoint, a ``CurveAlongRun``.
+    checkpoints(every=None, steps=None)
+        The steps the curves evaluate, an int64 array.
 
     See Also
     --------
